@@ -1,0 +1,49 @@
+//! The built-in catalog: real config.json files embedded at build time, with their provenance.
+
+/// Date the catalog's configs were copied from their repositories.
+pub const SNAPSHOT: &str = "2026-11-29";
+
+/// The model `anatomy show` draws when given none.
+pub const DEFAULT: &str = "llama-3.2-3b";
+
+pub struct Entry {
+    /// Lowercase stem of the config file (`llama-3.1-70b`).
+    pub name: &'static str,
+    /// Hugging Face repository the config comes from.
+    pub repo: &'static str,
+    pub notes: &'static str,
+    pub json: &'static str,
+}
+
+macro_rules! entry {
+    ($name:literal, $repo:literal, $notes:literal) => {
+        Entry { name: $name, repo: $repo, notes: $notes, json: include_str!(concat!("../catalog/", $name, ".json")) }
+    };
+}
+
+pub static ENTRIES: &[Entry] = &[
+    entry!("llama-3.2-1b", "meta-llama/Llama-3.2-1B", "tied embeddings, head_dim 64"),
+    entry!("llama-3.2-3b", "meta-llama/Llama-3.2-3B", "tied embeddings"),
+    entry!("llama-3.1-8b", "meta-llama/Llama-3.1-8B", "llama3 RoPE scaling"),
+    entry!("llama-3.1-70b", "meta-llama/Llama-3.1-70B", "llama3 RoPE scaling"),
+    entry!("smollm2-135m", "HuggingFaceTB/SmolLM2-135M", "llama family"),
+    entry!("mistral-7b-v0.1", "mistralai/Mistral-7B-v0.1", "sliding window 4096"),
+    entry!("qwen2.5-0.5b", "Qwen/Qwen2.5-0.5B", "QKV bias"),
+    entry!("qwen3-0.6b", "Qwen/Qwen3-0.6B", "head_dim 128 > hidden/heads; q/k RMSNorm"),
+];
+
+pub fn get(name: &str) -> Option<&'static Entry> {
+    let lower = name.to_ascii_lowercase();
+    ENTRIES.iter().find(|e| e.name == lower)
+}
+
+/// The catalog name closest to `name`, if any is close enough to be a likely typo.
+pub fn suggest(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    ENTRIES
+        .iter()
+        .map(|e| (strsim::normalized_damerau_levenshtein(&lower, e.name), e.name))
+        .filter(|(score, _)| *score >= 0.6)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, n)| n)
+}

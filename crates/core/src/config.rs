@@ -1,0 +1,205 @@
+//! Typed, validating access to a raw `config.json` object.
+//!
+//! Every accessor takes the default that the family's `transformers` config class uses, so an
+//! absent field means exactly what it means there, and every error names the file and the field.
+
+use crate::error::{Error, Result};
+use serde_json::{Map, Value};
+
+/// Upper bounds on structural counts. They bound what anatomy allocates for one model (a per-layer
+/// plan, one manifest entry per expert) by what any real model needs, with room to spare.
+pub const MAX_LAYERS: u64 = 100_000;
+pub const MAX_EXPERTS: u64 = 1_000_000;
+
+pub struct Config<'a> {
+    pub file: &'a str,
+    /// JSON path prefix of this object (`text_config.`), for error messages.
+    pub prefix: String,
+    pub map: &'a Map<String, Value>,
+}
+
+impl<'a> Config<'a> {
+    pub fn new(file: &'a str, value: &'a Value) -> Result<Self> {
+        match value {
+            Value::Object(map) => Ok(Config { file, prefix: String::new(), map }),
+            _ => Err(Error::file(file, "expected a JSON object at the top level (a Hugging Face config.json)")),
+        }
+    }
+
+    /// The nested object `key` (such as `text_config`), if present and an object.
+    pub fn sub(&self, key: &str) -> Result<Option<Config<'a>>> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(map)) => {
+                Ok(Some(Config { file: self.file, prefix: format!("{}{}.", self.prefix, key), map }))
+            }
+            Some(other) => Err(self.err(key, format!("must be an object, found {}", kind(other)))),
+        }
+    }
+
+    pub fn err(&self, key: &str, message: impl Into<String>) -> Error {
+        Error::new(self.file, format!("{}{}", self.prefix, key), message)
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        !matches!(self.map.get(key), None | Some(Value::Null))
+    }
+
+    pub fn get(&self, key: &str) -> Option<&'a Value> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v),
+        }
+    }
+
+    /// A size that must be a positive integer; `default` is the config class's default.
+    pub fn size(&self, key: &str, default: Option<u64>) -> Result<u64> {
+        match self.get(key) {
+            None => default.ok_or_else(|| self.err(key, "is missing; it must be a positive integer")),
+            Some(v) => self.positive(key, v),
+        }
+    }
+
+    /// The first of several spellings of one size that is present (GPT-2's `n_embd` is `hidden_size`).
+    pub fn size_any(&self, keys: &[&str], default: Option<u64>) -> Result<u64> {
+        for key in keys {
+            if self.has(key) {
+                return self.size(key, None);
+            }
+        }
+        self.size(keys[0], default)
+    }
+
+    pub fn opt_size(&self, key: &str) -> Result<Option<u64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(v) => self.positive(key, v).map(Some),
+        }
+    }
+
+    /// A count that may be zero (`first_k_dense_replace`, `n_shared_experts`).
+    pub fn count(&self, key: &str, default: u64) -> Result<u64> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => self.integer(key, v),
+        }
+    }
+
+    fn positive(&self, key: &str, v: &Value) -> Result<u64> {
+        let n = self.integer(key, v)?;
+        if n == 0 {
+            return Err(self.err(key, "is 0; it must be a positive integer"));
+        }
+        Ok(n)
+    }
+
+    fn integer(&self, key: &str, v: &Value) -> Result<u64> {
+        let valid = "it must be a non-negative integer";
+        match v {
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    Ok(u)
+                } else if let Some(i) = n.as_i64() {
+                    Err(self.err(key, format!("is negative ({i}); {valid}")))
+                } else {
+                    let f = n.as_f64().unwrap_or(f64::NAN);
+                    if f < 0.0 {
+                        Err(self.err(key, format!("is negative ({n}); {valid}")))
+                    } else if f.fract() == 0.0 && f <= 9_007_199_254_740_992.0 {
+                        Ok(f as u64)
+                    } else {
+                        Err(self.err(key, format!("is {n}, not an integer; {valid}")))
+                    }
+                }
+            }
+            other => Err(self.err(key, format!("is {}; {valid}", kind(other)))),
+        }
+    }
+
+    pub fn float(&self, key: &str, default: f64) -> Result<f64> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(v) => self.float_value(key, v),
+        }
+    }
+
+    pub fn opt_float(&self, key: &str) -> Result<Option<f64>> {
+        self.get(key).map(|v| self.float_value(key, v)).transpose()
+    }
+
+    pub fn float_value(&self, key: &str, v: &Value) -> Result<f64> {
+        match v.as_f64() {
+            Some(f) if f.is_finite() => Ok(f),
+            _ => Err(self.err(key, format!("is {}; it must be a number", kind(v)))),
+        }
+    }
+
+    pub fn flag(&self, key: &str, default: bool) -> Result<bool> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(self.err(key, format!("is {}; it must be true or false", kind(other)))),
+        }
+    }
+
+    pub fn string(&self, key: &str, default: &str) -> Result<String> {
+        match self.get(key) {
+            None => Ok(default.to_string()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(self.err(key, format!("is {}; it must be a string", kind(other)))),
+        }
+    }
+
+    pub fn opt_string(&self, key: &str) -> Result<Option<String>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(self.err(key, format!("is {}; it must be a string", kind(other)))),
+        }
+    }
+
+    /// An array of `n` items, each read by `item`; absent gives `None`.
+    pub fn list<T>(
+        &self,
+        key: &str,
+        n: u64,
+        item: impl Fn(&Value) -> Option<T>,
+        expect: &str,
+    ) -> Result<Option<Vec<T>>> {
+        let Some(v) = self.get(key) else { return Ok(None) };
+        let Value::Array(items) = v else {
+            return Err(self.err(key, format!("is {}; it must be an array of {n} {expect}", kind(v))));
+        };
+        if items.len() as u64 != n {
+            return Err(self.err(
+                key,
+                format!("has {} entries; it must have one per layer ({n}), each {expect}", items.len()),
+            ));
+        }
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| item(x).ok_or_else(|| self.err(&format!("{key}[{i}]"), format!("is {x}; expected {expect}"))))
+            .collect::<Result<Vec<T>>>()
+            .map(Some)
+    }
+
+    /// A structural count with an upper bound, so a hostile file cannot make anatomy allocate without limit.
+    pub fn bounded(&self, key: &str, n: u64, max: u64) -> Result<u64> {
+        if n > max {
+            return Err(self.err(key, format!("is {n}; anatomy supports at most {max}")));
+        }
+        Ok(n)
+    }
+}
+
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -1,0 +1,148 @@
+//! The Llama lineage: `llama`, `mistral`, `qwen2`, `qwen3`.
+//!
+//! Pre-norm decoder, RMSNorm, RoPE, gated SiLU MLP; they differ by defaults, biases, QK-norm and
+//! sliding windows. Defaults follow `LlamaConfig`, `MistralConfig`, `Qwen2Config`, `Qwen3Config`.
+
+use super::{attn_kind, heads, layer_count, layer_types, rope};
+use crate::config::Config;
+use crate::error::Result;
+use crate::spec::*;
+
+struct Defaults {
+    vocab: u64,
+    hidden: u64,
+    intermediate: u64,
+    layers: u64,
+    heads: u64,
+    kv_heads: Option<u64>,
+    head_dim: Option<u64>,
+    context: u64,
+}
+
+fn defaults(model_type: &str) -> Defaults {
+    match model_type {
+        "mistral" => Defaults {
+            vocab: 32000,
+            hidden: 4096,
+            intermediate: 14336,
+            layers: 32,
+            heads: 32,
+            kv_heads: Some(8),
+            head_dim: None,
+            context: 4096 * 32,
+        },
+        "qwen2" => Defaults {
+            vocab: 151936,
+            hidden: 4096,
+            intermediate: 22016,
+            layers: 32,
+            heads: 32,
+            kv_heads: None,
+            head_dim: None,
+            context: 32768,
+        },
+        "qwen3" => Defaults {
+            vocab: 151936,
+            hidden: 4096,
+            intermediate: 22016,
+            layers: 32,
+            heads: 32,
+            kv_heads: None,
+            head_dim: Some(128),
+            context: 32768,
+        },
+        _ => Defaults {
+            vocab: 32000,
+            hidden: 4096,
+            intermediate: 11008,
+            layers: 32,
+            heads: 32,
+            kv_heads: None,
+            head_dim: None,
+            context: 2048,
+        },
+    }
+}
+
+pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let d = defaults(model_type);
+    let hidden = cfg.size("hidden_size", Some(d.hidden))?;
+    let vocab = cfg.size("vocab_size", Some(d.vocab))?;
+    let layers = layer_count(cfg, &["num_hidden_layers"], Some(d.layers))?;
+    let (heads, kv_heads, head_dim) = heads(cfg, hidden, Some(d.heads), d.kv_heads, d.head_dim)?;
+    let intermediate = cfg.size("intermediate_size", Some(d.intermediate))?;
+
+    let qwen2 = model_type == "qwen2";
+    let qwen3 = model_type == "qwen3";
+    // Qwen2 always has a bias on q, k and v (no config field); the others follow attention_bias.
+    let attention_bias = cfg.flag("attention_bias", false)?;
+    let qkv_bias = qwen2 || attention_bias;
+    let o_bias = !qwen2 && attention_bias;
+    let mlp_bias = model_type == "llama" && cfg.flag("mlp_bias", false)?;
+
+    // Sliding windows: Mistral applies its window to every layer; Qwen2/3 only with use_sliding_window,
+    // from layer max_window_layers on, unless layer_types says otherwise.
+    let spans: Vec<AttnSpan> = match model_type {
+        "mistral" => {
+            let window = if cfg.map.contains_key("sliding_window") { cfg.opt_size("sliding_window")? } else { Some(4096) };
+            let span = window.map_or(AttnSpan::Full, AttnSpan::Sliding);
+            vec![span; layers as usize]
+        }
+        "qwen2" | "qwen3" => {
+            let use_sliding = cfg.flag("use_sliding_window", false)?;
+            let window = if use_sliding {
+                if cfg.map.contains_key("sliding_window") { cfg.opt_size("sliding_window")? } else { Some(4096) }
+            } else {
+                None
+            };
+            match layer_types(cfg, layers, window)? {
+                Some(spans) => spans,
+                None => {
+                    let from = cfg.count("max_window_layers", 28)?;
+                    (0..layers)
+                        .map(|i| match window {
+                            Some(w) if i >= from => AttnSpan::Sliding(w),
+                            _ => AttnSpan::Full,
+                        })
+                        .collect()
+                }
+            }
+        }
+        _ => vec![AttnSpan::Full; layers as usize],
+    };
+
+    Ok(Spec {
+        name: name.to_string(),
+        model_type: model_type.to_string(),
+        family: family.to_string(),
+        vocab,
+        hidden,
+        layers,
+        context: cfg.size("max_position_embeddings", Some(d.context))?,
+        embedding: Embedding { scale_by_sqrt_hidden: false, learned_positions: None },
+        attn: Attention {
+            kind: attn_kind(heads, kv_heads),
+            heads,
+            kv_heads,
+            head_dim,
+            v_head_dim: head_dim,
+            qkv_bias,
+            o_bias,
+            qk_norm: if qwen3 { QkNorm::PerHead } else { QkNorm::None },
+            softcap: None,
+            sinks: false,
+            scale_dim: head_dim as f64,
+            mla: None,
+        },
+        mlp: Mlp { intermediate, act: cfg.string("hidden_act", "silu")?, gated: true, bias: mlp_bias },
+        moe: None,
+        plan: spans.into_iter().map(|attn| LayerPlan { attn, rope: true, moe: false }).collect(),
+        norm: Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-6)?, unit_offset: false, place: NormPlace::Pre },
+        position: Position::Rope(rope(cfg, 10000.0)?),
+        tied: cfg.flag("tie_word_embeddings", false)?,
+        final_softcap: None,
+        layout: Layout::Llama,
+        not_drawn: vec![],
+        mtp_layers: 0,
+    })
+}

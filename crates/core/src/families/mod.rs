@@ -1,0 +1,212 @@
+//! Loaders: one raw `config.json` → one validated [`Spec`], per `model_type`.
+//!
+//! Each family reads its fields with the defaults of its `transformers` config class. The helpers
+//! here are the parts families share: RoPE parameters in both the classic and the transformers 5
+//! format, per-layer attention plans, and the checks every Spec must pass.
+
+mod llama;
+
+use crate::config::{Config, MAX_LAYERS};
+use crate::error::{Error, Result};
+use crate::spec::{AttnKind, AttnSpan, Rope, RopeScaling, Spec};
+use serde_json::Value;
+
+/// The `model_type`s anatomy reads, with their family's display name.
+pub const SUPPORTED: &[(&str, &str)] = &[
+    ("llama", "Llama"),
+    ("mistral", "Mistral"),
+    ("qwen2", "Qwen2"),
+    ("qwen3", "Qwen3"),
+];
+
+/// Parse `text` (the contents of `file`) as a config.json and load its Spec.
+pub fn load_json(file: &str, text: &str, name: &str) -> Result<Spec> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        Error::file(file, format!("invalid JSON at line {}, column {}: {}", e.line(), e.column(), json_reason(&e)))
+    })?;
+    load(file, &value, name)
+}
+
+fn json_reason(e: &serde_json::Error) -> String {
+    // serde_json appends " at line L column C"; the position is already in our message.
+    let s = e.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+pub fn load(file: &str, value: &Value, name: &str) -> Result<Spec> {
+    let top = Config::new(file, value)?;
+    let model_type = top.opt_string("model_type")?.ok_or_else(|| {
+        top.err("model_type", format!("is missing; supported model types: {}", supported_list()))
+    })?;
+    let family = SUPPORTED.iter().find(|(t, _)| *t == model_type).map(|(_, f)| *f).ok_or_else(|| {
+        top.err("model_type", format!("`{model_type}` is not supported; supported model types: {}", supported_list()))
+    })?;
+    let spec = llama::load(&top, &model_type, family, name)?;
+    check(&top, &spec)?;
+    Ok(spec)
+}
+
+pub fn supported_list() -> String {
+    SUPPORTED.iter().map(|(t, _)| *t).collect::<Vec<_>>().join(", ")
+}
+
+/// Number of layers, bounded.
+pub(crate) fn layer_count(cfg: &Config, keys: &[&str], default: Option<u64>) -> Result<u64> {
+    let n = cfg.size_any(keys, default)?;
+    let key = keys.iter().find(|k| cfg.has(k)).unwrap_or(&keys[0]);
+    cfg.bounded(key, n, MAX_LAYERS)
+}
+
+/// Attention heads, K/V heads and head_dim, with the checks transformers' shapes imply.
+pub(crate) fn heads(
+    cfg: &Config,
+    hidden: u64,
+    heads_default: Option<u64>,
+    kv_default: Option<u64>,
+    head_dim_default: Option<u64>,
+) -> Result<(u64, u64, u64)> {
+    let heads = cfg.size("num_attention_heads", heads_default)?;
+    let kv = match cfg.opt_size("num_key_value_heads")? {
+        Some(kv) => kv,
+        None => kv_default.unwrap_or(heads),
+    };
+    if heads % kv != 0 {
+        return Err(cfg.err(
+            "num_key_value_heads",
+            format!("is {kv}, which does not divide num_attention_heads ({heads}); it must be a divisor of it"),
+        ));
+    }
+    let head_dim = match cfg.opt_size("head_dim")? {
+        Some(d) => d,
+        None => match head_dim_default {
+            Some(d) => d,
+            None => {
+                if hidden % heads != 0 {
+                    return Err(cfg.err(
+                        "hidden_size",
+                        format!(
+                            "is {hidden}, not divisible by num_attention_heads ({heads}), and head_dim is absent; \
+                             give head_dim or make hidden_size a multiple of the head count"
+                        ),
+                    ));
+                }
+                hidden / heads
+            }
+        },
+    };
+    Ok((heads, kv, head_dim))
+}
+
+pub(crate) fn attn_kind(heads: u64, kv: u64) -> AttnKind {
+    if kv == heads {
+        AttnKind::Mha
+    } else if kv == 1 {
+        AttnKind::Mqa
+    } else {
+        AttnKind::Gqa
+    }
+}
+
+/// RoPE base and scaling, from `rope_parameters` (transformers 5) or `rope_theta` + `rope_scaling`.
+pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
+    let (params_cfg, theta) = if let Some(p) = cfg.sub("rope_parameters")? {
+        // Per-layer-type parameters (`{"full_attention": {...}, "sliding_attention": {...}}`): the
+        // full-attention entry is the model's main RoPE.
+        let main = match p.sub("full_attention")? {
+            Some(full) => full,
+            None => p,
+        };
+        let theta = main.float("rope_theta", cfg.float("rope_theta", theta_default)?)?;
+        (Some(main), theta)
+    } else {
+        (cfg.sub("rope_scaling")?, cfg.float("rope_theta", theta_default)?)
+    };
+    if theta <= 0.0 {
+        return Err(cfg.err("rope_theta", format!("is {theta}; it must be a positive number")));
+    }
+    let scaling = match params_cfg {
+        None => RopeScaling::none(),
+        Some(s) => {
+            let kind = match s.opt_string("rope_type")? {
+                Some(k) => k,
+                None => s.string("type", "default")?,
+            };
+            const KINDS: &[&str] = &["default", "linear", "dynamic", "llama3", "yarn", "longrope", "proportional"];
+            if !KINDS.contains(&kind.as_str()) {
+                return Err(s.err("rope_type", format!("`{kind}` is not a RoPE type anatomy knows; valid: {}", KINDS.join(", "))));
+            }
+            let mut params = Vec::new();
+            for (k, v) in s.map {
+                if matches!(k.as_str(), "rope_type" | "type" | "rope_theta" | "factor" | "original_max_position_embeddings") {
+                    continue;
+                }
+                if let Some(f) = v.as_f64() {
+                    params.push((k.clone(), f));
+                }
+            }
+            RopeScaling {
+                kind,
+                factor: s.opt_float("factor")?,
+                original_context: s.opt_size("original_max_position_embeddings")?,
+                params,
+            }
+        }
+    };
+    Ok(Rope { theta, scaling, local_theta: None, partial: 1.0 })
+}
+
+/// Per-layer attention spans from `layer_types` (`"sliding_attention"`, `"full_attention"`, …).
+pub(crate) fn layer_types(cfg: &Config, layers: u64, window: Option<u64>) -> Result<Option<Vec<AttnSpan>>> {
+    let parsed = cfg.list(
+        "layer_types",
+        layers,
+        |v| match v.as_str()? {
+            "full_attention" => Some(None),
+            "sliding_attention" => Some(Some(())),
+            _ => None,
+        },
+        "\"full_attention\" or \"sliding_attention\"",
+    )?;
+    let Some(kinds) = parsed else { return Ok(None) };
+    let mut out = Vec::with_capacity(kinds.len());
+    for k in kinds {
+        out.push(match (k, window) {
+            (None, _) => AttnSpan::Full,
+            (Some(()), Some(w)) => AttnSpan::Sliding(w),
+            (Some(()), None) => {
+                return Err(cfg.err("sliding_window", "is missing, but layer_types has sliding_attention layers; give the window size"))
+            }
+        });
+    }
+    Ok(Some(out))
+}
+
+/// Checks every Spec must pass whatever its family: counts that fit in u64.
+fn check(cfg: &Config, spec: &Spec) -> Result<()> {
+    let a = &spec.attn;
+    let per_layer = [spec.hidden, a.heads, a.head_dim.max(a.v_head_dim), 4]
+        .iter()
+        .try_fold(1u128, |acc, &x| acc.checked_mul(x as u128));
+    let mlp = [spec.hidden, spec.mlp.intermediate, 3].iter().try_fold(1u128, |acc, &x| acc.checked_mul(x as u128));
+    let embed = (spec.vocab as u128).checked_mul(spec.hidden as u128 * 2);
+    let total = per_layer
+        .zip(mlp)
+        .and_then(|(p, m)| p.checked_add(m))
+        .and_then(|x| x.checked_mul(spec.layers as u128))
+        .zip(embed)
+        .and_then(|(x, e)| x.checked_add(e));
+    match total {
+        Some(t) if t <= u64::MAX as u128 => Ok(()),
+        _ => Err(cfg.err(
+            "hidden_size",
+            format!(
+                "sizes too large: hidden_size {} with vocab_size {}, intermediate_size {}, {} layers of {} heads × {} \
+                 gives a parameter count that overflows 64 bits; check these fields",
+                spec.hidden, spec.vocab, spec.mlp.intermediate, spec.layers, a.heads, a.head_dim
+            ),
+        )),
+    }
+}

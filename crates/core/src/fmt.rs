@@ -1,0 +1,78 @@
+//! Number formatting shared by the views.
+
+/// `3212749824` → `3,212,749,824`.
+pub fn grouped(n: u128) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `3212749824` → `3.21B`; `134515008` → `135M`.
+pub fn short(n: u128) -> String {
+    let f = n as f64;
+    let (v, unit) = if f >= 1e12 {
+        (f / 1e12, "T")
+    } else if f >= 1e9 {
+        (f / 1e9, "B")
+    } else if f >= 1e6 {
+        (f / 1e6, "M")
+    } else if f >= 1e3 {
+        (f / 1e3, "K")
+    } else {
+        return n.to_string();
+    };
+    if v >= 100.0 {
+        format!("{v:.0}{unit}")
+    } else if v >= 10.0 {
+        format!("{v:.1}{unit}")
+    } else {
+        format!("{v:.2}{unit}")
+    }
+}
+
+/// Bytes with binary units: `1.50 GiB`.
+pub fn bytes(n: u128) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = n as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < units.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.2} {}", units[i])
+    }
+}
+
+/// Context lengths as people say them: 131072 → `128K`.
+pub fn context(n: u64) -> String {
+    if n >= 1024 && n % 1024 == 0 {
+        format!("{}K", n / 1024)
+    } else {
+        n.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(grouped(3212749824), "3,212,749,824");
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(100), "100");
+        assert_eq!(short(3212749824), "3.21B");
+        assert_eq!(short(134515008), "135M");
+        assert_eq!(bytes(1536), "1.50 KiB");
+        assert_eq!(context(131072), "128K");
+    }
+}

@@ -1,0 +1,258 @@
+//! The Graph: the model as nested scopes holding numbered steps, every tensor with its dims and,
+//! for a weight, the checkpoint tensor (and slice) it comes from.
+//!
+//! Everything after the Spec reads this: parameter counts are sums over `params`, the manifest is
+//! their names, the terminal view draws `root`.
+
+mod build;
+
+pub use build::build;
+
+use crate::layers::LayerSet;
+use crate::spec::Spec;
+
+#[derive(Debug, Clone)]
+pub struct Graph {
+    pub spec: Spec,
+    /// Every checkpoint tensor template the model reads, in first-use order.
+    pub params: Vec<Param>,
+    pub tensors: Vec<Tensor>,
+    pub root: Scope,
+    pub step_count: usize,
+}
+
+/// What a parameter counts towards in `stats`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Component {
+    Embedding,
+    Attention,
+    Ffn,
+    Norm,
+    LmHead,
+}
+
+impl Component {
+    pub const ALL: [Component; 5] =
+        [Component::Embedding, Component::Attention, Component::Ffn, Component::Norm, Component::LmHead];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Component::Embedding => "embedding",
+            Component::Attention => "attention",
+            Component::Ffn => "ffn",
+            Component::Norm => "norms",
+            Component::LmHead => "lm_head",
+        }
+    }
+}
+
+/// Drawing category (color and legend).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Category {
+    Attention,
+    Ffn,
+    /// Norms and residual adds.
+    Norm,
+    /// Embedding and LM head.
+    Embed,
+    Aux,
+}
+
+/// One checkpoint tensor template: `{b}` repeats it per layer, `{e}` per expert.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub hf: String,
+    pub gguf: String,
+    /// Shape as stored (PyTorch order, rows first).
+    pub shape: Vec<u64>,
+    pub component: Component,
+    /// The layers holding one instance each; `None` for tensors outside the blocks.
+    pub layers: Option<LayerSet>,
+    /// Instances per layer over `{e}` (1 when not per expert).
+    pub experts: u64,
+    /// Belongs to routed experts: only `top_k` of `experts` are active per token.
+    pub routed: bool,
+}
+
+impl Param {
+    pub fn numel(&self) -> u128 {
+        self.shape.iter().map(|&d| d as u128).product()
+    }
+
+    /// Number of stored instances (layers × experts).
+    pub fn instances(&self) -> u128 {
+        self.layers.as_ref().map_or(1, |l| l.len() as u128) * self.experts as u128
+    }
+}
+
+/// A size along one edge of a drawn tensor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dim {
+    /// The sequence length: symbolic.
+    Seq,
+    N(u64),
+    /// A size with a worked label (`128×3×8=3072`).
+    Labeled(String, u64),
+}
+
+impl Dim {
+    pub fn size(&self) -> Option<u64> {
+        match self {
+            Dim::Seq => None,
+            Dim::N(n) | Dim::Labeled(_, n) => Some(*n),
+        }
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            Dim::Seq => "seq".into(),
+            Dim::N(n) => n.to_string(),
+            Dim::Labeled(s, _) => s.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TensorKind {
+    Activation {
+        /// Kept in the KV cache.
+        cached: bool,
+    },
+    Weight {
+        param: usize,
+        /// The part of the checkpoint tensor read here, in Python slice notation (`[128*i:128*(i+1), :]`).
+        slice: Option<String>,
+        /// Drawn transposed relative to storage (an embedding drawn hidden × vocab).
+        note: Option<String>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tensor {
+    /// Display name with sub- and superscripts (`Xᵦ′`, `Kᵣᵀ`).
+    pub name: String,
+    /// Drawn as rows × cols: `[rows]` for vectors drawn as a column.
+    pub dims: [Dim; 2],
+    pub kind: TensorKind,
+}
+
+impl Tensor {
+    pub fn is_weight(&self) -> bool {
+        matches!(self.kind, TensorKind::Weight { .. })
+    }
+
+    /// Elements per sequence position (product of the non-`seq` dims), or all elements of a weight.
+    pub fn elems(&self) -> u128 {
+        self.dims.iter().filter_map(Dim::size).map(|n| n as u128).product()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Lookup,
+    Route,
+    Norm,
+    MatMul,
+    Rope,
+    /// Q·Kᵀ over `dim` per attended position.
+    Scores { dim: u64 },
+    Softmax,
+    /// A·V over `dim` per attended position.
+    WeightedSum { dim: u64 },
+    Concat,
+    Add,
+    Activation,
+}
+
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// 1-based, in drawing order.
+    pub number: usize,
+    pub title: String,
+    pub op: Op,
+    pub category: Category,
+    pub inputs: Vec<usize>,
+    pub output: usize,
+    pub operation: String,
+    pub equation: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScopeKind {
+    Model,
+    Embedding,
+    Block,
+    Group,
+    Head,
+    Mlp,
+    Final,
+}
+
+#[derive(Debug, Clone)]
+pub struct Scope {
+    pub kind: ScopeKind,
+    /// Frame title without the count (`GQA Group i`).
+    pub title: String,
+    /// Closing rule (`GQA end`).
+    pub end: String,
+    /// Instances (×N); 1 draws no badge.
+    pub repeat: u64,
+    /// For a block: the layers it stands for.
+    pub layers: Option<LayerSet>,
+    pub children: Vec<Node>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Node {
+    Scope(Scope),
+    Step(Step),
+}
+
+/// A step in context: its enclosing scopes, outermost first.
+pub struct Visit<'g> {
+    pub step: &'g Step,
+    pub scopes: Vec<&'g Scope>,
+}
+
+impl Visit<'_> {
+    /// Instances of this step within one layer (product of the repeats inside the block).
+    pub fn per_layer(&self) -> u128 {
+        self.scopes
+            .iter()
+            .filter(|s| !matches!(s.kind, ScopeKind::Block | ScopeKind::Model))
+            .map(|s| s.repeat as u128)
+            .product()
+    }
+
+    /// Layers this step runs in; `None` outside the blocks.
+    pub fn layers(&self) -> Option<&LayerSet> {
+        self.scopes.iter().rev().find_map(|s| s.layers.as_ref())
+    }
+}
+
+impl Graph {
+    /// Every step in drawing order, with its enclosing scopes.
+    pub fn steps(&self) -> Vec<Visit<'_>> {
+        fn walk<'g>(scope: &'g Scope, stack: &mut Vec<&'g Scope>, out: &mut Vec<Visit<'g>>) {
+            stack.push(scope);
+            for node in &scope.children {
+                match node {
+                    Node::Scope(s) => walk(s, stack, out),
+                    Node::Step(step) => out.push(Visit { step, scopes: stack.clone() }),
+                }
+            }
+            stack.pop();
+        }
+        let mut out = Vec::new();
+        walk(&self.root, &mut Vec::new(), &mut out);
+        out
+    }
+
+    pub fn step(&self, number: usize) -> Option<Visit<'_>> {
+        self.steps().into_iter().find(|v| v.step.number == number)
+    }
+
+    pub fn tensor(&self, id: usize) -> &Tensor {
+        &self.tensors[id]
+    }
+}

@@ -1,0 +1,19 @@
+//! anatomy-core: from a model definition to an exact architecture graph and its views.
+//!
+//! `source` → [`spec::Spec`] → [`graph::Graph`] → (`stats`, `manifest`, `render`).
+
+pub mod catalog;
+pub mod config;
+pub mod error;
+pub mod families;
+pub mod fmt;
+pub mod graph;
+pub mod layers;
+pub mod manifest;
+pub mod naming;
+pub mod render;
+pub mod source;
+pub mod spec;
+pub mod stats;
+
+pub use error::{Error, Result};

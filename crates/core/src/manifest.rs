@@ -1,0 +1,58 @@
+//! The checkpoint layout the Graph implies: every stored tensor with its shape.
+
+use crate::error::{Error, Result};
+use crate::graph::Graph;
+use crate::naming::instantiate;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Naming {
+    Hf,
+    Gguf,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub shape: Vec<u64>,
+}
+
+/// More entries than any real checkpoint has; beyond it the listing is refused rather than built.
+pub const MAX_ENTRIES: u128 = 10_000_000;
+
+/// Every checkpoint tensor, in graph order (layer by layer within each template).
+pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
+    let count: u128 = g.params.iter().map(|p| p.instances()).sum();
+    if count > MAX_ENTRIES {
+        return Err(Error::new(
+            g.spec.name.clone(),
+            "",
+            format!("would list {count} tensors; anatomy lists at most {MAX_ENTRIES} (check num_hidden_layers and the expert count)"),
+        ));
+    }
+    let mut out = Vec::with_capacity(count as usize);
+    for p in &g.params {
+        let template = match naming {
+            Naming::Hf => &p.hf,
+            Naming::Gguf => &p.gguf,
+        };
+        let experts: Vec<Option<u64>> =
+            if template.contains("{e}") { (0..p.experts).map(Some).collect() } else { vec![None] };
+        match &p.layers {
+            None => out.push(Entry { name: template.clone(), shape: p.shape.clone() }),
+            Some(layers) => {
+                for b in layers.iter() {
+                    for &e in &experts {
+                        out.push(Entry { name: instantiate(template, Some(b), e), shape: p.shape.clone() });
+                    }
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| natural_key(&a.name).cmp(&natural_key(&b.name)));
+    Ok(out)
+}
+
+/// Sort key that orders `layers.10` after `layers.9`.
+fn natural_key(name: &str) -> Vec<(u64, String)> {
+    name.split('.').map(|part| part.parse::<u64>().map_or((u64::MAX, part.to_string()), |n| (n, String::new()))).collect()
+}

@@ -1,0 +1,114 @@
+//! Tensor boxes: heavy lines for weights, double lines for activations, dims on the edges.
+//!
+//! A box's size grows with the logarithm of its dims and is capped, so a 128256-wide vocabulary
+//! takes a few more columns than a 3072-wide hidden state, not forty times as many.
+
+use super::line::{width, Line, Style};
+use crate::graph::{Dim, Tensor};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Scale {
+    pub max_inner_width: usize,
+    pub max_inner_height: usize,
+}
+
+impl Scale {
+    pub const FULL: Scale = Scale { max_inner_width: 15, max_inner_height: 5 };
+    pub const COMPACT: Scale = Scale { max_inner_width: 9, max_inner_height: 3 };
+    pub const TINY: Scale = Scale { max_inner_width: 7, max_inner_height: 1 };
+}
+
+fn log2(n: u64) -> f64 {
+    (n.max(1) as f64).log2()
+}
+
+fn inner_width(d: &Dim, s: Scale) -> usize {
+    let w = match d.size() {
+        None => 13,
+        Some(n) => 3 + (log2(n) * 0.65).round() as usize,
+    };
+    w.clamp(3, s.max_inner_width)
+}
+
+fn inner_height(d: &Dim, s: Scale) -> usize {
+    let h = match d.size() {
+        None => 5,
+        Some(n) => 1 + (log2(n) / 3.5).round() as usize,
+    };
+    h.clamp(1, s.max_inner_height)
+}
+
+/// Lines of one tensor's box, each of the same width: left dim label column, then the box.
+pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
+    let weight = t.is_weight();
+    let (tl, tr, bl, br, h, v) =
+        if weight { ('┏', '┓', '┗', '┛', '━', '┃') } else { ('╔', '╗', '╚', '╝', '═', '║') };
+    let [rows, cols] = &t.dims;
+    let top_label = cols.label();
+    let left_label = rows.label();
+    let mut w = inner_width(cols, scale).max(width(&top_label) + 2).max(width(&t.name) + 2);
+    if w % 2 == 0 && width(&top_label) % 2 == 1 {
+        w += 1;
+    }
+    let ih = inner_height(rows, scale);
+    let lw = width(&left_label) + 1;
+
+    let edge = |label: &str| {
+        let lab = width(label);
+        let left = (w - lab) / 2;
+        format!("{}{}{}", h.to_string().repeat(left), label, h.to_string().repeat(w - lab - left))
+    };
+    let mut lines = Vec::new();
+    let mut top = Line::new();
+    top.push(&" ".repeat(lw), Style::default()).push(&format!("{tl}{}{tr}", edge(&top_label)), style);
+    lines.push(top);
+    let name_row = (ih - 1) / 2;
+    for r in 0..ih {
+        let mut l = Line::new();
+        l.push(if r == 0 { &left_label } else { "" }, Style::default());
+        l.pad(lw);
+        let inner = if r == name_row {
+            let nw = width(&t.name);
+            let left = (w - nw) / 2;
+            format!("{}{}{}", " ".repeat(left), t.name, " ".repeat(w - nw - left))
+        } else {
+            " ".repeat(w)
+        };
+        l.push(&v.to_string(), style).push(&inner, Style { bold: true, ..style }).push(&v.to_string(), style);
+        lines.push(l);
+    }
+    // ◇ marks the contracted side of a weight: its columns, summed against the input.
+    let bottom: String = (0..w)
+        .map(|i| if weight && i == if w > 3 { w - 2 } else { w / 2 } { '◇' } else { h })
+        .collect();
+    let mut bot = Line::new();
+    bot.push(&" ".repeat(lw), Style::default()).push(&format!("{bl}{bottom}{br}"), style);
+    lines.push(bot);
+    lines
+}
+
+/// Boxes side by side, top-aligned, two columns apart.
+pub fn row(boxes: Vec<Vec<Line>>) -> Vec<Line> {
+    let height = boxes.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = boxes.iter().map(|b| b.iter().map(Line::width).max().unwrap_or(0)).collect();
+    (0..height)
+        .map(|r| {
+            let mut l = Line::new();
+            for (i, b) in boxes.iter().enumerate() {
+                if i > 0 {
+                    l.push("  ", Style::default());
+                }
+                match b.get(r) {
+                    Some(x) => {
+                        l.append(x);
+                        l.pad(l.width() + widths[i] - x.width());
+                    }
+                    None => {
+                        l.pad(l.width() + widths[i]);
+                    }
+                }
+            }
+            l
+        })
+        .collect()
+}

@@ -1,0 +1,130 @@
+//! Styled text lines whose visible width is known, so layout never counts escape codes.
+
+use crate::graph::Category;
+use unicode_width::UnicodeWidthStr;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Style {
+    pub category: Option<Category>,
+    pub bold: bool,
+    pub dim: bool,
+}
+
+impl Style {
+    pub fn cat(c: Category) -> Self {
+        Style { category: Some(c), ..Default::default() }
+    }
+
+    fn ansi(self) -> Option<String> {
+        let mut codes: Vec<&str> = Vec::new();
+        if self.bold {
+            codes.push("1");
+        }
+        if self.dim {
+            codes.push("2");
+        }
+        if let Some(c) = self.category {
+            codes.push(match c {
+                Category::Attention => "34",
+                Category::Ffn => "32",
+                Category::Norm => "35",
+                Category::Embed => "33",
+                Category::Aux => "90",
+            });
+        }
+        (!codes.is_empty()).then(|| format!("\x1b[{}m", codes.join(";")))
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Line {
+    spans: Vec<(String, Style)>,
+}
+
+impl Line {
+    pub fn new() -> Self {
+        Line::default()
+    }
+
+    pub fn plain(s: &str) -> Self {
+        let mut l = Line::new();
+        l.push(s, Style::default());
+        l
+    }
+
+    pub fn push(&mut self, s: &str, style: Style) -> &mut Self {
+        if !s.is_empty() {
+            self.spans.push((s.to_string(), style));
+        }
+        self
+    }
+
+    pub fn append(&mut self, other: &Line) -> &mut Self {
+        self.spans.extend(other.spans.iter().cloned());
+        self
+    }
+
+    pub fn width(&self) -> usize {
+        self.spans.iter().map(|(s, _)| s.width()).sum()
+    }
+
+    /// Pad with spaces to `w` columns.
+    pub fn pad(&mut self, w: usize) -> &mut Self {
+        let have = self.width();
+        if have < w {
+            self.push(&" ".repeat(w - have), Style::default());
+        }
+        self
+    }
+
+    /// Cut to at most `w` columns, marking the cut with `…`.
+    pub fn truncate(&mut self, w: usize) -> &mut Self {
+        if self.width() <= w {
+            return self;
+        }
+        let mut out = Vec::new();
+        let mut used = 0;
+        for (s, st) in &self.spans {
+            let mut piece = String::new();
+            for ch in s.chars() {
+                let cw = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+                if used + cw + 1 > w {
+                    break;
+                }
+                piece.push(ch);
+                used += cw;
+            }
+            let full = piece.len() == s.len();
+            out.push((piece, *st));
+            if !full {
+                break;
+            }
+        }
+        out.push(("…".to_string(), Style::default()));
+        self.spans = out;
+        self
+    }
+
+    pub fn text(&self) -> String {
+        self.spans.iter().map(|(s, _)| s.as_str()).collect()
+    }
+
+    pub fn render(&self, color: bool) -> String {
+        let mut out = String::new();
+        for (s, st) in &self.spans {
+            match st.ansi().filter(|_| color) {
+                Some(code) => {
+                    out.push_str(&code);
+                    out.push_str(s);
+                    out.push_str("\x1b[0m");
+                }
+                None => out.push_str(s),
+            }
+        }
+        out.trim_end().to_string()
+    }
+}
+
+pub fn width(s: &str) -> usize {
+    s.width()
+}

@@ -1,0 +1,8 @@
+//! Views of a Graph. The terminal walkthrough lives here; the web page and op view come later.
+
+pub mod boxes;
+pub mod line;
+pub mod report;
+pub mod terminal;
+
+pub use terminal::{render, Options};

@@ -1,0 +1,114 @@
+//! Text reports of `stats`, `manifest` and `list`.
+
+use crate::fmt::{bytes, context, grouped, short};
+use crate::graph::{Component, Graph};
+use crate::manifest::Entry;
+use crate::stats::Stats;
+
+pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
+    let spec = &g.spec;
+    let mut out = String::new();
+    let mut line = |l: String| {
+        out.push_str(&l);
+        out.push('\n');
+    };
+    line(format!("{} · {} ({}) · {origin}", spec.name, spec.family, spec.model_type));
+    if !spec.not_drawn.is_empty() {
+        line(format!("not counted (not drawn): {}", spec.not_drawn.join(", ")));
+    }
+    line(String::new());
+    line("Parameters".into());
+    let total = s.total_params as u128;
+    line(format!("  {:<26}{:>20}  ({})", "total", grouped(total), short(total)));
+    let dense = s.active_params == s.total_params;
+    line(format!(
+        "  {:<26}{:>20}  ({}){}",
+        "active per token",
+        grouped(s.active_params as u128),
+        short(s.active_params as u128),
+        if dense { ", dense: every parameter is active" } else { "" }
+    ));
+    line(format!(
+        "  {:<26}{:>20}  ({})",
+        "active without embedding",
+        grouped(s.active_params_without_embedding as u128),
+        short(s.active_params_without_embedding as u128)
+    ));
+    line("  by component".into());
+    for c in Component::ALL {
+        let n = s.params_by_component.get(c.label()).copied().unwrap_or(0) as u128;
+        let note = if c == Component::LmHead && spec.tied { "  tied to the embedding" } else { "" };
+        line(format!("    {:<24}{:>20}  {:>5.1}%{note}", c.label(), grouped(n), pct(n, total)));
+    }
+    line("  per layer".into());
+    for run in &s.layer_runs {
+        line(format!(
+            "    {:<24}{:>20}  each ({} layers, {} in all)",
+            format!("layers {}", run.layers),
+            grouped(run.params_per_layer as u128),
+            run.count,
+            short(run.params_per_layer as u128 * run.count as u128)
+        ));
+    }
+    let kv = &s.kv_cache;
+    line(String::new());
+    line(format!("KV cache ({} values per token over {} layers)", grouped(kv.values_per_token as u128), spec.layers));
+    line(format!(
+        "  {:<26}{:>20}  fp8 {}",
+        "per token, bf16",
+        format!("{} B", grouped(kv.bytes_per_token_bf16 as u128)),
+        format!("{} B", grouped(kv.bytes_per_token_fp8 as u128))
+    ));
+    line(format!(
+        "  {:<26}{:>20}  fp8 {}",
+        format!("at {} tokens, bf16", grouped(kv.context as u128)),
+        bytes(kv.bytes_at_context_bf16 as u128),
+        bytes(kv.bytes_at_context_fp8 as u128)
+    ));
+    let w = &s.weight_bytes;
+    line(String::new());
+    line("Weight memory".into());
+    for (k, v) in [("fp32", w.fp32), ("bf16", w.bf16), ("fp8", w.fp8), ("int4", w.int4)] {
+        line(format!("  {:<26}{:>20}", k, bytes(v as u128)));
+    }
+    let f = &s.flops;
+    line(String::new());
+    line(format!("FLOPs per token at context {} (2 per multiply-add; matmuls and attention)", context(f.context)));
+    line(format!("  {:<26}{:>20}", "weights (matmuls)", flops(f.matmul_per_token as f64)));
+    line(format!("  {:<26}{:>20}", "prefill, mean per token", flops(f.prefill_per_token)));
+    line(format!("  {:<26}{:>20}", "decode, next token", flops(f.decode_per_token as f64)));
+    out
+}
+
+fn pct(n: u128, total: u128) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        n as f64 * 100.0 / total as f64
+    }
+}
+
+fn flops(x: f64) -> String {
+    if x >= 1e12 {
+        format!("{:.2} TFLOP", x / 1e12)
+    } else if x >= 1e9 {
+        format!("{:.2} GFLOP", x / 1e9)
+    } else if x >= 1e6 {
+        format!("{:.2} MFLOP", x / 1e6)
+    } else {
+        format!("{x:.0} FLOP")
+    }
+}
+
+pub fn manifest(entries: &[Entry]) -> String {
+    let w = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    let mut total: u128 = 0;
+    for e in entries {
+        total += e.shape.iter().map(|&d| d as u128).product::<u128>();
+        let dims: Vec<String> = e.shape.iter().map(u64::to_string).collect();
+        out.push_str(&format!("{:<w$}  [{}]\n", e.name, dims.join(", ")));
+    }
+    out.push_str(&format!("{} tensors, {} parameters\n", entries.len(), grouped(total)));
+    out
+}

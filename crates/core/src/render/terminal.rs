@@ -1,0 +1,346 @@
+//! The terminal tensor walkthrough (seed 000): frames for scopes with ×N, tensors as boxes, steps
+//! numbered `[NN/MM]` with titles beside them, and an Operation / Equation / Source callout.
+
+use super::boxes::{self, Scale};
+use super::line::{width, Line, Style};
+use crate::error::{Error, Result};
+use crate::fmt;
+use crate::graph::{Graph, Node, Scope, ScopeKind, Step, TensorKind, Visit};
+use crate::stats;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Columns available; every line fits.
+    pub width: usize,
+    pub color: bool,
+    /// Expand this step into its callout.
+    pub step: Option<usize>,
+}
+
+struct Row {
+    diagram: Line,
+    label: Option<Line>,
+}
+
+/// Where step titles go.
+#[derive(Clone, Copy, PartialEq)]
+enum Mode {
+    /// In a column right of the diagram.
+    Side,
+    /// On their own line above each step's boxes.
+    Above,
+}
+
+pub fn render(g: &Graph, opts: &Options) -> Result<String> {
+    if let Some(n) = opts.step {
+        if n == 0 || n > g.step_count {
+            return Err(Error::new(
+                g.spec.name.clone(),
+                "--step",
+                format!("is {n}; this model has {} steps, so give a number from 1 to {}", g.step_count, g.step_count),
+            ));
+        }
+    }
+    let width = opts.width.max(20);
+    let mut out: Vec<Line> = header(g);
+
+    let label_w = g.steps().iter().map(|v| width_of_label(g, v.step)).max().unwrap_or(0);
+    let mut chosen = None;
+    for scale in [Scale::FULL, Scale::COMPACT, Scale::TINY] {
+        let d = diagram_width(g, scale);
+        if d + 1 + label_w <= width {
+            chosen = Some((scale, Mode::Side, d));
+            break;
+        }
+    }
+    let (scale, mode, d) = chosen.unwrap_or_else(|| {
+        for scale in [Scale::FULL, Scale::COMPACT] {
+            let d = diagram_width(g, scale);
+            if d <= width {
+                return (scale, Mode::Above, d);
+            }
+        }
+        (Scale::TINY, Mode::Above, diagram_width(g, Scale::TINY).min(width))
+    });
+
+    let layout = Layout { g, scale, mode, d, callout_step: opts.step, callout_w: width.saturating_sub(d + 1) };
+    let mut rows = Vec::new();
+    for node in &g.root.children {
+        layout.node(node, 0, &mut rows);
+    }
+    let side_callout = mode == Mode::Side && layout.callout_w >= 32;
+    for row in rows {
+        let mut l = row.diagram;
+        if let Some(label) = row.label {
+            l.pad(d).push(" ", Style::default()).append(&label);
+        }
+        out.push(l);
+    }
+    if let (Some(n), false) = (opts.step, side_callout) {
+        out.push(Line::new());
+        out.extend(callout(g, n, width));
+    }
+    Ok(out
+        .into_iter()
+        .map(|mut l| {
+            l.truncate(width);
+            l.render(opts.color)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n")
+}
+
+fn header(g: &Graph) -> Vec<Line> {
+    let spec = &g.spec;
+    let s = stats::stats(g, None);
+    let mut first = Line::new();
+    first.push(&spec.name, Style { bold: true, ..Default::default() });
+    first.push(
+        &format!(
+            " · {} ({}) · {} params · {} layers · hidden {} · context {} · vocab {}",
+            spec.family,
+            spec.model_type,
+            fmt::short(s.total_params as u128),
+            spec.layers,
+            spec.hidden,
+            fmt::context(spec.context),
+            fmt::grouped(spec.vocab as u128)
+        ),
+        Style::default(),
+    );
+    let mut lines = vec![first];
+    if !spec.not_drawn.is_empty() {
+        lines.push(Line::plain(&format!("not drawn: {}", spec.not_drawn.join(", "))));
+    }
+    lines.push(Line::plain(&format!(
+        "legend: ┏━┓ weight  ╔═╗ activation  ◇ contracted side  edges: columns on top, rows on the left; {} steps",
+        g.step_count
+    )));
+    lines.push(Line::new());
+    lines
+}
+
+fn label_text(g: &Graph, s: &Step) -> String {
+    let digits = g.step_count.to_string().len().max(2);
+    format!("[{:0w$}/{:0w$}] {}", s.number, g.step_count, s.title, w = digits)
+}
+
+fn width_of_label(g: &Graph, s: &Step) -> usize {
+    width(&label_text(g, s))
+}
+
+fn scope_title(s: &Scope) -> String {
+    if s.repeat > 1 || s.kind == ScopeKind::Block {
+        format!("{} ×{}", s.title, s.repeat)
+    } else {
+        s.title.clone()
+    }
+}
+
+/// Columns the diagram needs at `scale`: the widest step or frame title at its depth.
+fn diagram_width(g: &Graph, scale: Scale) -> usize {
+    fn walk(g: &Graph, scope: &Scope, depth: usize, scale: Scale, best: &mut usize) {
+        for node in &scope.children {
+            match node {
+                Node::Scope(s) => {
+                    *best = (*best).max(4 * depth + width(&scope_title(s)) + 6).max(4 * depth + width(&s.end) + 6);
+                    walk(g, s, depth + 1, scale, best);
+                }
+                Node::Step(step) => {
+                    let w = step_lines(g, step, scale).iter().map(Line::width).max().unwrap_or(0);
+                    *best = (*best).max(4 * depth + w);
+                }
+            }
+        }
+    }
+    let mut best = 0;
+    walk(g, &g.root, 0, scale, &mut best);
+    best
+}
+
+fn step_lines(g: &Graph, step: &Step, scale: Scale) -> Vec<Line> {
+    let style = Style::cat(step.category);
+    let mut drawn: Vec<Vec<Line>> = step.inputs.iter().map(|&i| boxes::draw(g.tensor(i), style, scale)).collect();
+    drawn.push(boxes::draw(g.tensor(step.output), style, scale));
+    boxes::row(drawn)
+}
+
+struct Layout<'g> {
+    g: &'g Graph,
+    scale: Scale,
+    mode: Mode,
+    d: usize,
+    callout_step: Option<usize>,
+    callout_w: usize,
+}
+
+impl Layout<'_> {
+    /// A diagram line inside `depth` frames: `│ ` … ` │` around content padded to fit.
+    fn framed(&self, depth: usize, content: &Line) -> Line {
+        let frame = Style { dim: true, ..Default::default() };
+        let mut l = Line::new();
+        for _ in 0..depth {
+            l.push("│ ", frame);
+        }
+        l.append(content);
+        l.pad(self.d - 2 * depth);
+        for _ in 0..depth {
+            l.push(" │", frame);
+        }
+        l
+    }
+
+    fn node(&self, node: &Node, depth: usize, rows: &mut Vec<Row>) {
+        match node {
+            Node::Scope(s) => self.scope(s, depth, rows),
+            Node::Step(s) => self.step(s, depth, rows),
+        }
+    }
+
+    fn scope(&self, s: &Scope, depth: usize, rows: &mut Vec<Row>) {
+        let frame = Style { dim: true, ..Default::default() };
+        let inner = self.d - 4 * depth;
+        let title = scope_title(s);
+        let mut top = Line::new();
+        let fill = inner.saturating_sub(width(&title) + 5);
+        top.push("┌─ ", frame).push(&title, Style { bold: true, ..Default::default() }).push(&format!(" {}┐", "─".repeat(fill)), frame);
+        rows.push(Row { diagram: self.framed(depth, &top), label: None });
+        for child in &s.children {
+            self.node(child, depth + 1, rows);
+        }
+        let mut bottom = Line::new();
+        let fill = inner.saturating_sub(width(&s.end) + 4);
+        bottom.push(&format!("└{} ", "─".repeat(fill)), frame).push(&s.end, frame).push(" ┘", frame);
+        rows.push(Row { diagram: self.framed(depth, &bottom), label: None });
+    }
+
+    fn step(&self, step: &Step, depth: usize, rows: &mut Vec<Row>) {
+        let mut label = Line::new();
+        let text = label_text(self.g, step);
+        let split = text.find(']').map_or(0, |i| i + 1);
+        label.push(&text[..split], Style { bold: true, ..Style::cat(step.category) }).push(&text[split..], Style::default());
+        let lines = step_lines(self.g, step, self.scale);
+        if self.mode == Mode::Above {
+            let mut l = label.clone();
+            l.truncate(self.d.saturating_sub(4 * depth));
+            rows.push(Row { diagram: self.framed(depth, &l), label: None });
+        }
+        let label_row = lines.len().saturating_sub(1) / 2;
+        let mut callout_lines = if self.mode == Mode::Side && self.callout_step == Some(step.number) && self.callout_w >= 32 {
+            callout(self.g, step.number, self.callout_w)
+        } else {
+            Vec::new()
+        };
+        let start = rows.len();
+        for (i, l) in lines.iter().enumerate() {
+            let label = (self.mode == Mode::Side && callout_lines.is_empty() && i == label_row).then(|| label.clone());
+            rows.push(Row { diagram: self.framed(depth, l), label });
+        }
+        if !callout_lines.is_empty() {
+            while rows.len() - start < callout_lines.len() {
+                rows.push(Row { diagram: self.framed(depth, &Line::new()), label: None });
+            }
+            for (i, c) in callout_lines.drain(..).enumerate() {
+                rows[start + i].label = Some(c);
+            }
+        }
+    }
+}
+
+/// The Operation / Equation / Source callout of step `n`, at most `w` columns wide.
+pub fn callout(g: &Graph, n: usize, w: usize) -> Vec<Line> {
+    let Some(v) = g.step(n) else { return Vec::new() };
+    let step = v.step;
+    let w = w.clamp(24, 78);
+    let inner = w - 4;
+    let key_w = 11;
+    let mut body: Vec<(String, String)> = vec![
+        ("Operation:".into(), step.operation.clone()),
+        ("Equation:".into(), step.equation.clone()),
+    ];
+    let sources = sources(g, step);
+    if sources.is_empty() {
+        body.push(("Source:".into(), "none (runtime activation routing)".into()));
+    } else {
+        for (i, s) in sources.into_iter().enumerate() {
+            body.push((if i == 0 { "Source:".into() } else { String::new() }, s));
+        }
+    }
+    if let Some(layers) = scope_layers(&v) {
+        body.push(("Layers:".into(), layers));
+    }
+    let frame = Style::cat(step.category);
+    let title = format!(" {} ", label_text(g, step).to_uppercase());
+    let mut out = Vec::new();
+    let mut top = Line::new();
+    top.push(&format!("┌─{title}"), frame).push(&"─".repeat(inner.saturating_sub(width(&title) - 1) + 1), frame).push("┐", frame);
+    top.truncate(w);
+    out.push(top);
+    for (key, value) in body {
+        for (i, piece) in wrap(&value, inner - key_w).into_iter().enumerate() {
+            let mut l = Line::new();
+            l.push("│ ", frame).push(&format!("{:<key_w$}", if i == 0 { key.as_str() } else { "" }), Style { bold: true, ..Default::default() });
+            l.push(&piece, Style::default());
+            l.pad(w - 2).push(" │", frame);
+            out.push(l);
+        }
+    }
+    let mut bottom = Line::new();
+    bottom.push(&format!("└{}┘", "─".repeat(w - 2)), frame);
+    out.push(bottom);
+    out
+}
+
+fn scope_layers(v: &Visit) -> Option<String> {
+    let layers = v.layers()?;
+    Some(format!("{} (of {})", layers, v.scopes.iter().find(|s| s.kind == ScopeKind::Block).map_or(0, |s| s.repeat)))
+}
+
+/// Checkpoint tensors a step reads, in Hugging Face and GGUF naming.
+fn sources(g: &Graph, step: &Step) -> Vec<String> {
+    let mut out = Vec::new();
+    for &i in &step.inputs {
+        if let TensorKind::Weight { param, slice, note } = &g.tensor(i).kind {
+            let p = &g.params[*param];
+            let slice = slice.as_deref().unwrap_or("");
+            let mut s = format!("{}{slice}", p.hf);
+            if let Some(note) = note {
+                s += &format!(" ({note})");
+            }
+            out.push(s);
+            out.push(format!("GGUF {}{slice}", p.gguf));
+        }
+    }
+    out
+}
+
+/// Word-wrap `text` to `w` columns; words longer than `w` are split.
+fn wrap(text: &str, w: usize) -> Vec<String> {
+    let w = w.max(8);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in text.split(' ') {
+        let mut word = word.to_string();
+        while width(&word) > w {
+            if !cur.is_empty() {
+                lines.push(std::mem::take(&mut cur));
+            }
+            let cut: String = word.chars().take(w).collect();
+            word = word.chars().skip(w).collect();
+            lines.push(cut);
+        }
+        if cur.is_empty() {
+            cur = word;
+        } else if width(&cur) + 1 + width(&word) <= w {
+            cur.push(' ');
+            cur.push_str(&word);
+        } else {
+            lines.push(std::mem::replace(&mut cur, word));
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}

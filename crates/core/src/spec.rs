@@ -1,0 +1,250 @@
+//! The Spec: the normalized, validated hyper-parameters of one model, family-agnostic.
+//!
+//! Loaders (`families`) turn a config into a Spec; nothing downstream reads a raw config again.
+//! A family differs from another only by what its Spec says.
+
+use crate::layers::LayerSet;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// Display name: the catalog name, or the file's folder name.
+    pub name: String,
+    /// `model_type` of the language model (of `text_config` for multimodal wrappers).
+    pub model_type: String,
+    /// Family display name ("Llama", "Qwen3").
+    pub family: String,
+    pub vocab: u64,
+    pub hidden: u64,
+    pub layers: u64,
+    /// Longest context the model is configured for (`max_position_embeddings`).
+    pub context: u64,
+    pub embedding: Embedding,
+    pub attn: Attention,
+    /// The dense FFN (every layer for dense models; the dense layers of a MoE model).
+    pub mlp: Mlp,
+    pub moe: Option<Moe>,
+    /// One entry per layer.
+    pub plan: Vec<LayerPlan>,
+    pub norm: Norm,
+    pub position: Position,
+    /// The LM head reuses the embedding matrix.
+    pub tied: bool,
+    /// Tanh softcap applied to the final logits.
+    pub final_softcap: Option<f64>,
+    /// How checkpoint tensors are named and laid out.
+    pub layout: Layout,
+    /// Parts of the checkpoint that anatomy does not draw (vision tower, projector).
+    pub not_drawn: Vec<String>,
+    /// Auxiliary modules outside the main forward pass.
+    pub mtp_layers: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Embedding {
+    /// Multiply embeddings by √hidden (Gemma).
+    pub scale_by_sqrt_hidden: bool,
+    /// Learned absolute position embeddings of this many positions (GPT-2).
+    pub learned_positions: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttnKind {
+    /// Every query head has its own K and V head.
+    Mha,
+    /// Query heads share K/V heads in groups.
+    Gqa,
+    /// All query heads share one K/V head.
+    Mqa,
+    /// Multi-head latent attention (DeepSeek V2/V3): K and V come from a cached low-rank latent.
+    Mla,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attention {
+    pub kind: AttnKind,
+    pub heads: u64,
+    pub kv_heads: u64,
+    pub head_dim: u64,
+    /// Head dim of V when it differs from Q/K (MLA).
+    pub v_head_dim: u64,
+    pub qkv_bias: bool,
+    pub o_bias: bool,
+    pub qk_norm: QkNorm,
+    /// Tanh softcap on attention scores (Gemma 2).
+    pub softcap: Option<f64>,
+    /// A learned per-head sink logit joins the softmax (gpt-oss).
+    pub sinks: bool,
+    /// Scores are scaled by 1/√scale_dim (query_pre_attn_scalar for Gemma, head_dim otherwise).
+    pub scale_dim: f64,
+    pub mla: Option<Mla>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QkNorm {
+    None,
+    /// RMSNorm over each head's head_dim, one weight shared by all heads (Qwen3, Gemma 3).
+    PerHead,
+    /// RMSNorm over the whole projection (OLMo 2).
+    Full,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mla {
+    pub q_lora_rank: Option<u64>,
+    pub kv_lora_rank: u64,
+    pub qk_nope_head_dim: u64,
+    pub qk_rope_head_dim: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mlp {
+    pub intermediate: u64,
+    pub act: String,
+    /// gate ⊙ act(…) · up (SwiGLU, GeGLU) rather than a plain two-matrix MLP.
+    pub gated: bool,
+    pub bias: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Moe {
+    pub experts: u64,
+    pub top_k: u64,
+    pub expert_intermediate: u64,
+    pub shared_experts: u64,
+    pub shared_intermediate: u64,
+    /// A sigmoid gate on the shared expert's output (Qwen2-MoE style).
+    pub shared_gate: bool,
+    pub scoring: Scoring,
+    pub norm_topk_prob: bool,
+    pub router_bias: bool,
+    /// Per-expert score correction bias used for selection only (DeepSeek V3 noaux_tc).
+    pub correction_bias: bool,
+    pub expert_bias: bool,
+    pub n_group: u64,
+    pub topk_group: u64,
+    pub routed_scaling: f64,
+    /// Clamp on SwiGLU inputs (gpt-oss).
+    pub swiglu_limit: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scoring {
+    Softmax,
+    Sigmoid,
+    /// Softmax over the top-k logits only (gpt-oss, Mixtral computes the same up to normalization).
+    TopkSoftmax,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerPlan {
+    pub attn: AttnSpan,
+    pub rope: bool,
+    pub moe: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AttnSpan {
+    Full,
+    Sliding(u64),
+    Chunked(u64),
+}
+
+impl AttnSpan {
+    /// Tokens this layer keeps in its KV cache at `context`.
+    pub fn cached_tokens(self, context: u64) -> u64 {
+        match self {
+            AttnSpan::Full => context,
+            AttnSpan::Sliding(w) | AttnSpan::Chunked(w) => w.min(context),
+        }
+    }
+
+    pub fn describe(self) -> String {
+        match self {
+            AttnSpan::Full => "full".into(),
+            AttnSpan::Sliding(w) => format!("sliding {w}"),
+            AttnSpan::Chunked(w) => format!("chunked {w}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NormKind {
+    Rms,
+    /// LayerNorm with a bias (GPT-2).
+    Layer,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NormPlace {
+    /// Norm before each sublayer (Llama).
+    Pre,
+    /// Norm after each sublayer, before the residual add (OLMo 2).
+    Post,
+    /// Norm before and after each sublayer (Gemma 2 and 3).
+    Sandwich,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Norm {
+    pub kind: NormKind,
+    pub eps: f64,
+    /// Weights are stored as w and applied as (1 + w) (Gemma).
+    pub unit_offset: bool,
+    pub place: NormPlace,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Position {
+    Rope(Rope),
+    /// Learned absolute positions added to the embedding (GPT-2).
+    Learned,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rope {
+    pub theta: f64,
+    pub scaling: RopeScaling,
+    /// RoPE base of sliding-window layers when it differs (Gemma 3's local base).
+    pub local_theta: Option<f64>,
+    /// Fraction of head_dim that is rotated (1.0 for all of it).
+    pub partial: f64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RopeScaling {
+    /// default, linear, dynamic, llama3, yarn, longrope.
+    pub kind: String,
+    pub factor: Option<f64>,
+    pub original_context: Option<u64>,
+    /// Other numeric parameters, as given (low_freq_factor, beta_fast …).
+    pub params: Vec<(String, f64)>,
+}
+
+impl RopeScaling {
+    pub fn none() -> Self {
+        RopeScaling { kind: "default".into(), factor: None, original_context: None, params: vec![] }
+    }
+}
+
+/// How a family names and lays out its checkpoint tensors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `model.layers.{b}.self_attn.q_proj.weight`, `mlp.gate_proj` (Llama, Mistral, Qwen, Gemma, OLMo, SmolLM3).
+    Llama,
+}
+
+impl Spec {
+    pub fn is_moe(&self) -> bool {
+        self.moe.is_some() && self.plan.iter().any(|l| l.moe)
+    }
+
+    /// Layers whose plan entry satisfies `f`.
+    pub fn layers_where(&self, f: impl Fn(&LayerPlan) -> bool) -> LayerSet {
+        LayerSet::from_fn(self.layers, |b| f(&self.plan[b as usize]))
+    }
+
+    /// The query heads that share one K/V head.
+    pub fn group_size(&self) -> u64 {
+        self.attn.heads / self.attn.kv_heads
+    }
+}

@@ -1,0 +1,202 @@
+//! Numbers summed from the Graph: parameters, KV cache, weight memory, FLOPs.
+
+use crate::graph::{Component, Graph, Op, TensorKind};
+use crate::layers::LayerSet;
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    pub model: String,
+    pub total_params: u64,
+    pub active_params: u64,
+    /// Active parameters less the input embedding (as vendors often quote).
+    pub active_params_without_embedding: u64,
+    pub params_by_component: std::collections::BTreeMap<String, u64>,
+    pub layer_runs: Vec<LayerRun>,
+    pub kv_cache: KvCache,
+    pub weight_bytes: WeightBytes,
+    pub flops: Flops,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LayerRun {
+    /// Layers with this same parameter count, as text (`0–27`).
+    pub layers: String,
+    pub count: u64,
+    pub params_per_layer: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct KvCache {
+    /// Cached values per token over all layers, while no window is full.
+    pub values_per_token: u64,
+    pub bytes_per_token_bf16: u64,
+    pub bytes_per_token_fp8: u64,
+    pub context: u64,
+    /// Cached values at `context`, windows capped.
+    pub values_at_context: u64,
+    pub bytes_at_context_bf16: u64,
+    pub bytes_at_context_fp8: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct WeightBytes {
+    pub fp32: u64,
+    pub bf16: u64,
+    pub fp8: u64,
+    pub int4: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Flops {
+    pub context: u64,
+    /// Weight matmuls per token (2 × active matmul parameters).
+    pub matmul_per_token: u64,
+    /// Average per token over a prefill of `context` tokens (attention grows with position).
+    pub prefill_per_token: f64,
+    /// One decoded token with `context` tokens already cached.
+    pub decode_per_token: u64,
+}
+
+/// Stats at `context` tokens (the model's maximum when `None`).
+pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
+    let spec = &g.spec;
+    let context = context.unwrap_or(spec.context);
+
+    let mut total: u128 = 0;
+    let mut inactive: u128 = 0;
+    let mut by_component = [0u128; Component::ALL.len()];
+    for p in &g.params {
+        let n = p.numel() * p.instances();
+        total += n;
+        by_component[Component::ALL.iter().position(|c| *c == p.component).unwrap_or(0)] += n;
+        if p.routed {
+            if let Some(moe) = &spec.moe {
+                inactive += n * (moe.experts - moe.top_k) as u128 / moe.experts as u128;
+            }
+        }
+    }
+    let active = total - inactive;
+    let embedding = by_component[0];
+
+    let per_layer = per_layer_params(g);
+    let mut layer_runs: Vec<LayerRun> = Vec::new();
+    let mut start = 0usize;
+    for b in 1..=per_layer.len() {
+        if b == per_layer.len() || per_layer[b] != per_layer[start] {
+            layer_runs.push(LayerRun {
+                layers: LayerSet::range(start as u64, b as u64).to_string(),
+                count: (b - start) as u64,
+                params_per_layer: per_layer[start] as u64,
+            });
+            start = b;
+        }
+    }
+
+    // KV cache and FLOPs walk the steps.
+    let mut kv_per_token: u128 = 0;
+    let mut kv_at_context: u128 = 0;
+    let mut matmul: u128 = 0;
+    let mut prefill_attn: f64 = 0.0;
+    let mut decode_attn: u128 = 0;
+    let all = LayerSet::all(spec.layers);
+    for v in g.steps() {
+        let step = v.step;
+        let per_layer = v.per_layer();
+        let layers = v.layers().cloned();
+        let layer_count = layers.as_ref().map_or(1, |l| l.len() as u128);
+        let out = g.tensor(step.output);
+        if let TensorKind::Activation { cached: true } = out.kind {
+            for b in layers.as_ref().unwrap_or(&all).iter() {
+                let span = spec.plan[b as usize].attn;
+                kv_per_token += out.elems() * per_layer;
+                kv_at_context += out.elems() * per_layer * span.cached_tokens(context) as u128;
+            }
+        }
+        match step.op {
+            Op::MatMul => {
+                for &i in &step.inputs {
+                    let t = g.tensor(i);
+                    if t.is_weight() {
+                        matmul += 2 * t.elems() * per_layer * layer_count;
+                    }
+                }
+            }
+            Op::Scores { dim } | Op::WeightedSum { dim } => {
+                for b in layers.as_ref().unwrap_or(&all).iter() {
+                    let span = spec.plan[b as usize].attn;
+                    let per = 2.0 * dim as f64 * per_layer as f64;
+                    prefill_attn += per * mean_attended(span.cached_tokens(u64::MAX), context);
+                    decode_attn += 2 * dim as u128 * per_layer * span.cached_tokens(context) as u128;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let sat = |x: u128| x.min(u64::MAX as u128) as u64;
+    Stats {
+        model: spec.name.clone(),
+        total_params: sat(total),
+        active_params: sat(active),
+        active_params_without_embedding: sat(active - embedding.min(active)),
+        params_by_component: Component::ALL
+            .iter()
+            .zip(by_component)
+            .map(|(c, n)| (c.label().to_string(), sat(n)))
+            .collect(),
+        layer_runs,
+        kv_cache: KvCache {
+            values_per_token: sat(kv_per_token),
+            bytes_per_token_bf16: sat(kv_per_token * 2),
+            bytes_per_token_fp8: sat(kv_per_token),
+            context,
+            values_at_context: sat(kv_at_context),
+            bytes_at_context_bf16: sat(kv_at_context * 2),
+            bytes_at_context_fp8: sat(kv_at_context),
+        },
+        weight_bytes: WeightBytes { fp32: sat(total * 4), bf16: sat(total * 2), fp8: sat(total), int4: sat(total.div_ceil(2)) },
+        flops: Flops {
+            context,
+            matmul_per_token: sat(matmul),
+            prefill_per_token: matmul as f64 + prefill_attn,
+            decode_per_token: sat(matmul + decode_attn),
+        },
+    }
+}
+
+/// Mean number of keys a query attends to over positions 1..=n, each seeing at most `window`.
+fn mean_attended(window: u64, n: u64) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let (w, n) = (window.min(n) as f64, n as f64);
+    // Σ_{p=1}^{w} p + (n − w)·w, over n.
+    (w * (w + 1.0) / 2.0 + (n - w) * w) / n
+}
+
+/// Parameters stored per layer, for each layer.
+pub fn per_layer_params(g: &Graph) -> Vec<u128> {
+    let mut out = vec![0u128; g.spec.layers as usize];
+    for p in &g.params {
+        if let Some(layers) = &p.layers {
+            let n = p.numel() * p.experts as u128;
+            for b in layers.iter() {
+                out[b as usize] += n;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attended_keys() {
+        assert_eq!(mean_attended(u64::MAX, 4), 2.5);
+        // window 2 over 4 positions: 1, 2, 2, 2
+        assert_eq!(mean_attended(2, 4), 7.0 / 4.0);
+    }
+}

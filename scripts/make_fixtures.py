@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Make the reference fixtures that anatomy's exactness tests compare against.
+
+For every catalog config (crates/core/catalog/*.json) and for generated configs of the same families
+that the catalog has never seen (random sizes, fixed seed, some fields left to their defaults), build
+the model with Hugging Face `transformers` on the meta device (no weights are allocated) and record the
+checkpoint layout that `save_pretrained` writes: the state_dict with tied weights removed and the
+weight conversions of transformers 5 reverted (one tensor per expert where checkpoints keep them so).
+
+Writes crates/core/tests/fixtures/reference/<name>.json:
+  {"source": ..., "transformers": version, "total_params": int, "active_params": int,
+   "tensors": {name: [dims...]}}
+
+Active parameters follow the rule of the Breadth issue: the total minus the routed experts a token does
+not use (each MoE layer keeps top_k of its n routed experts); everything else is active.
+
+Usage: python3 scripts/make_fixtures.py [NAME ...]     (needs: pip install torch transformers)
+"""
+import json
+import random
+import re
+import sys
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoModelForCausalLM, CONFIG_MAPPING
+from transformers.core_model_loading import revert_weight_conversion
+from transformers.modeling_utils import remove_tied_weights_from_state_dict
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "crates/core/catalog"
+FIXTURES = ROOT / "crates/core/tests/fixtures"
+
+
+def build_config(raw):
+    cls = CONFIG_MAPPING[raw["model_type"]]
+    return cls.from_dict(dict(raw))
+
+
+def text_part(config):
+    """The language model of a multimodal wrapper, else the config itself."""
+    return getattr(config, "text_config", None) or config
+
+
+def checkpoint_layout(config):
+    with torch.device("meta"):
+        model = AutoModelForCausalLM.from_config(config)
+    state = model.state_dict()
+    state = remove_tied_weights_from_state_dict(state, model)
+    state = revert_weight_conversion(model, state)
+    return {name: list(t.shape) for name, t in state.items()}
+
+
+def expert_counts(text):
+    n = None
+    for key in ("num_local_experts", "num_experts", "n_routed_experts"):
+        if getattr(text, key, None):
+            n = getattr(text, key)
+            break
+    k = getattr(text, "num_experts_per_tok", None) or getattr(text, "experts_per_token", None)
+    return n, k
+
+
+ROUTED = re.compile(r"\.experts\.")
+SHARED = re.compile(r"shared_expert")
+
+
+def active_params(tensors, text):
+    total = sum(numel(s) for s in tensors.values())
+    n, k = expert_counts(text)
+    if not n or not k:
+        return total
+    routed = {}
+    for name, shape in tensors.items():
+        if ROUTED.search(name) and not SHARED.search(name):
+            layer = re.search(r"layers\.(\d+)\.", name).group(1)
+            routed[layer] = routed.get(layer, 0) + numel(shape)
+    inactive = 0
+    for layer, count in routed.items():
+        assert count * (n - k) % n == 0, (layer, count, n, k)
+        inactive += count * (n - k) // n
+    return total - inactive
+
+
+def numel(shape):
+    out = 1
+    for d in shape:
+        out *= d
+    return out
+
+
+def write(name, source, raw):
+    config = build_config(raw)
+    tensors = checkpoint_layout(config)
+    out = {
+        "source": source,
+        "transformers": transformers.__version__,
+        "total_params": sum(numel(s) for s in tensors.values()),
+        "active_params": active_params(tensors, text_part(config)),
+        "tensors": tensors,
+    }
+    path = FIXTURES / "reference" / f"{name}.json"
+    path.write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
+    print(f"{name}: {out['total_params']:,} total, {out['active_params']:,} active, {len(tensors)} tensors")
+
+
+# ---- configs the catalog has never seen -------------------------------------------------------
+
+def heads_and_kv(rng):
+    kv = rng.choice([1, 2, 3, 4])
+    group = rng.choice([1, 2, 3, 5])
+    return kv * group, kv
+
+
+def unseen_llama_like(rng, model_type):
+    heads, kv = heads_and_kv(rng)
+    head_dim = rng.choice([8, 16, 24])
+    raw = {
+        "model_type": model_type,
+        "hidden_size": heads * head_dim if rng.random() < 0.5 else rng.choice([48, 96, 120]),
+        "intermediate_size": rng.choice([40, 72, 136]),
+        "num_hidden_layers": rng.randint(1, 4),
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv,
+        "vocab_size": rng.choice([97, 128, 1000]),
+        "head_dim": head_dim,
+        "tie_word_embeddings": rng.random() < 0.5,
+    }
+    if raw["hidden_size"] != heads * head_dim and rng.random() < 0.3:
+        raw["hidden_size"] = heads * head_dim
+        del raw["head_dim"]  # the default, hidden / heads
+    if model_type == "llama":
+        raw["attention_bias"] = rng.random() < 0.3
+        raw["mlp_bias"] = rng.random() < 0.3
+    if model_type == "qwen3":
+        raw["attention_bias"] = rng.random() < 0.3
+    if rng.random() < 0.3:
+        raw.pop("num_key_value_heads")  # the class default
+        if model_type == "mistral":  # MistralConfig's default is 8 K/V heads
+            raw["num_attention_heads"] = 8 * rng.choice([1, 2])
+            raw["head_dim"] = head_dim
+    return raw
+
+
+UNSEEN = {
+    "llama": lambda rng: unseen_llama_like(rng, "llama"),
+    "mistral": lambda rng: unseen_llama_like(rng, "mistral"),
+    "qwen2": lambda rng: unseen_llama_like(rng, "qwen2"),
+    "qwen3": lambda rng: unseen_llama_like(rng, "qwen3"),
+}
+
+
+def main(only):
+    rng = random.Random(20261129)
+    for path in sorted(CATALOG.glob("*.json")):
+        name = path.stem
+        if only and name not in only:
+            continue
+        raw = json.loads(path.read_text())
+        write(name, f"catalog/{path.name}", raw)
+    for family, make in UNSEEN.items():
+        for i in range(3):
+            raw = make(rng)
+            name = f"unseen-{family}-{i}"
+            if only and name not in only:
+                continue
+            (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
+            write(name, f"unseen/{name}.json", raw)
+
+
+if __name__ == "__main__":
+    main(set(sys.argv[1:]))

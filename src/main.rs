@@ -1,0 +1,138 @@
+//! `anatomy`: a thin command-line shell over anatomy-core.
+
+use anatomy_core::{catalog, families, fmt, graph, manifest, render, source, stats};
+use clap::{Parser, Subcommand, ValueEnum};
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "anatomy", version, about = "Shows exactly how a large language model is built")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Draw the model tensor by tensor in the terminal.
+    Show {
+        /// Catalog name, config.json, or a folder holding one.
+        #[arg(default_value = catalog::DEFAULT)]
+        model: String,
+        /// Expand step N into its Operation / Equation / Source callout.
+        #[arg(long)]
+        step: Option<usize>,
+        /// Columns to fit (default: the terminal's width, else 100).
+        #[arg(long)]
+        width: Option<usize>,
+    },
+    /// Parameters, KV cache, weight memory and FLOPs, summed from the graph.
+    Stats {
+        model: String,
+        /// Context length for KV cache and FLOPs (default: the model's maximum).
+        #[arg(long)]
+        context: Option<u64>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Every checkpoint tensor with its shape.
+    Manifest {
+        model: String,
+        #[arg(long, value_enum, default_value_t = Naming::Hf)]
+        naming: Naming,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The built-in catalog, one model a line.
+    List,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Naming {
+    Hf,
+    Gguf,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(out) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`anatomy show | head`) is not an error worth reporting.
+            let _ = stdout.write_all(out.as_bytes());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn build(model: &str) -> anatomy_core::Result<(graph::Graph, source::Origin)> {
+    let loaded = source::load(model)?;
+    Ok((graph::build(&loaded.spec)?, loaded.origin))
+}
+
+fn run(cli: Cli) -> anatomy_core::Result<String> {
+    match cli.command {
+        Command::Show { model, step, width } => {
+            let (g, _) = build(&model)?;
+            let stdout = std::io::stdout();
+            let width = width.or_else(|| terminal_size::terminal_size().map(|(w, _)| w.0 as usize)).unwrap_or(100);
+            let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty());
+            render::render(&g, &render::Options { width, color, step })
+        }
+        Command::Stats { model, context, json } => {
+            let (g, origin) = build(&model)?;
+            if context == Some(0) {
+                return Err(anatomy_core::Error::new(model, "--context", "is 0; give a positive number of tokens"));
+            }
+            let s = stats::stats(&g, context);
+            Ok(if json {
+                serde_json::to_string_pretty(&s).expect("stats serialize") + "\n"
+            } else {
+                render::report::stats(&g, &s, &origin.describe())
+            })
+        }
+        Command::Manifest { model, naming, json } => {
+            let (g, _) = build(&model)?;
+            let naming = match naming {
+                Naming::Hf => manifest::Naming::Hf,
+                Naming::Gguf => manifest::Naming::Gguf,
+            };
+            let entries = manifest::manifest(&g, naming)?;
+            Ok(if json {
+                let tensors: serde_json::Map<String, serde_json::Value> =
+                    entries.iter().map(|e| (e.name.clone(), serde_json::json!(e.shape))).collect();
+                serde_json::to_string_pretty(&serde_json::json!({ "tensors": tensors })).expect("json") + "\n"
+            } else {
+                render::report::manifest(&entries)
+            })
+        }
+        Command::List => {
+            let mut out = format!("{:<24}{:<10}{:>9}{:>8}{:>9}  {}\n", "name", "family", "params", "layers", "context", "source");
+            for e in catalog::ENTRIES {
+                let (g, _) = build(e.name)?;
+                let s = stats::stats(&g, None);
+                let params = if s.active_params != s.total_params {
+                    format!("{} ({} active)", fmt::short(s.total_params as u128), fmt::short(s.active_params as u128))
+                } else {
+                    fmt::short(s.total_params as u128)
+                };
+                out += &format!(
+                    "{:<24}{:<10}{:>9}{:>8}{:>9}  {} ({})\n",
+                    e.name,
+                    g.spec.family,
+                    params,
+                    g.spec.layers,
+                    fmt::context(g.spec.context),
+                    e.repo,
+                    catalog::SNAPSHOT
+                );
+            }
+            let _ = families::SUPPORTED;
+            Ok(out)
+        }
+    }
+}
