@@ -137,8 +137,10 @@ def unseen_llama_like(rng, model_type):
         raw["attention_bias"] = rng.random() < 0.3
     if rng.random() < 0.3:
         raw.pop("num_key_value_heads")  # the class default
-        if model_type == "mistral":  # MistralConfig's default is 8 K/V heads
-            raw["num_attention_heads"] = 8 * rng.choice([1, 2])
+        # The class default of K/V heads: Mistral 8, Qwen2/Qwen3 32, Llama the head count.
+        kv_default = {"mistral": 8, "qwen2": 32, "qwen3": 32}.get(model_type)
+        if kv_default:
+            raw["num_attention_heads"] = kv_default * rng.choice([1, 2])
             raw["head_dim"] = head_dim
     return raw
 

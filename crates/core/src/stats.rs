@@ -109,8 +109,9 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
         if let TensorKind::Activation { cached: true } = out.kind {
             for b in layers.as_ref().unwrap_or(&all).iter() {
                 let span = spec.plan[b as usize].attn;
-                kv_per_token += out.elems() * per_layer;
-                kv_at_context += out.elems() * per_layer * span.cached_tokens(context) as u128;
+                let per_token = out.elems().saturating_mul(per_layer);
+                kv_per_token = kv_per_token.saturating_add(per_token);
+                kv_at_context = kv_at_context.saturating_add(per_token.saturating_mul(span.cached_tokens(context) as u128));
             }
         }
         match step.op {
@@ -118,7 +119,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
                 for &i in &step.inputs {
                     let t = g.tensor(i);
                     if t.is_weight() {
-                        matmul += 2 * t.elems() * per_layer * layer_count;
+                        matmul = matmul.saturating_add(2 * t.elems().saturating_mul(per_layer).saturating_mul(layer_count));
                     }
                 }
             }
@@ -127,7 +128,8 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
                     let span = spec.plan[b as usize].attn;
                     let per = 2.0 * dim as f64 * per_layer as f64;
                     prefill_attn += per * mean_attended(span.cached_tokens(u64::MAX), context);
-                    decode_attn += 2 * dim as u128 * per_layer * span.cached_tokens(context) as u128;
+                    decode_attn = decode_attn
+                        .saturating_add((2 * dim as u128).saturating_mul(per_layer).saturating_mul(span.cached_tokens(context) as u128));
                 }
             }
             _ => {}
@@ -148,11 +150,11 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
         layer_runs,
         kv_cache: KvCache {
             values_per_token: sat(kv_per_token),
-            bytes_per_token_bf16: sat(kv_per_token * 2),
+            bytes_per_token_bf16: sat(kv_per_token.saturating_mul(2)),
             bytes_per_token_fp8: sat(kv_per_token),
             context,
             values_at_context: sat(kv_at_context),
-            bytes_at_context_bf16: sat(kv_at_context * 2),
+            bytes_at_context_bf16: sat(kv_at_context.saturating_mul(2)),
             bytes_at_context_fp8: sat(kv_at_context),
         },
         weight_bytes: WeightBytes { fp32: sat(total * 4), bf16: sat(total * 2), fp8: sat(total), int4: sat(total.div_ceil(2)) },
@@ -160,7 +162,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
             context,
             matmul_per_token: sat(matmul),
             prefill_per_token: matmul as f64 + prefill_attn,
-            decode_per_token: sat(matmul + decode_attn),
+            decode_per_token: sat(matmul.saturating_add(decode_attn)),
         },
     }
 }

@@ -113,10 +113,7 @@ fn header(g: &Graph) -> Vec<Line> {
     if !spec.not_drawn.is_empty() {
         lines.push(Line::plain(&format!("not drawn: {}", spec.not_drawn.join(", "))));
     }
-    lines.push(Line::plain(&format!(
-        "legend: ┏━┓ weight  ╔═╗ activation  ◇ contracted side  edges: columns on top, rows on the left; {} steps",
-        g.step_count
-    )));
+    lines.push(Line::plain("┏━┓ weight  ╔═╗ activation  ◇ contracted side  top edge: columns, left edge: rows"));
     lines.push(Line::new());
     lines
 }
@@ -252,7 +249,7 @@ impl Layout<'_> {
 pub fn callout(g: &Graph, n: usize, w: usize) -> Vec<Line> {
     let Some(v) = g.step(n) else { return Vec::new() };
     let step = v.step;
-    let w = w.clamp(24, 78);
+    let w = w.clamp(24, 100);
     let inner = w - 4;
     let key_w = 11;
     let mut body: Vec<(String, String)> = vec![
@@ -274,7 +271,7 @@ pub fn callout(g: &Graph, n: usize, w: usize) -> Vec<Line> {
     let title = format!(" {} ", label_text(g, step).to_uppercase());
     let mut out = Vec::new();
     let mut top = Line::new();
-    top.push(&format!("┌─{title}"), frame).push(&"─".repeat(inner.saturating_sub(width(&title) - 1) + 1), frame).push("┐", frame);
+    top.push(&format!("┌─{title}"), frame).push(&"─".repeat(w.saturating_sub(3 + width(&title))), frame).push("┐", frame);
     top.truncate(w);
     out.push(top);
     for (key, value) in body {

@@ -1,0 +1,136 @@
+//! Bad configs give errors that name the file and the field and say what is valid.
+
+use anatomy_core::{families, graph, source};
+use serde_json::{json, Value};
+
+fn base() -> Value {
+    serde_json::from_str(anatomy_core::catalog::get("llama-3.2-1b").unwrap().json).unwrap()
+}
+
+fn err_of(v: &Value) -> anatomy_core::Error {
+    match families::load_json("cfg.json", &v.to_string(), "t").and_then(|s| graph::build(&s).map(|_| ())) {
+        Ok(()) => panic!("expected an error for {v}"),
+        Err(e) => e,
+    }
+}
+
+fn with(key: &str, value: Value) -> Value {
+    let mut v = base();
+    v[key] = value;
+    v
+}
+
+fn without(key: &str) -> Value {
+    let mut v = base();
+    v.as_object_mut().unwrap().remove(key);
+    v
+}
+
+#[test]
+fn unknown_model_type_lists_supported() {
+    let e = err_of(&with("model_type", json!("mamba9")));
+    assert_eq!(e.file, "cfg.json");
+    assert_eq!(e.field, "model_type");
+    assert!(e.message.contains("`mamba9` is not supported"), "{e}");
+    assert!(e.message.contains("llama, mistral, qwen2, qwen3"), "{e}");
+}
+
+#[test]
+fn missing_model_type() {
+    let e = err_of(&without("model_type"));
+    assert_eq!(e.field, "model_type");
+    assert!(e.message.contains("is missing"), "{e}");
+}
+
+#[test]
+fn zero_negative_and_non_integer_sizes() {
+    for (value, says) in [
+        (json!(0), "is 0; it must be a positive integer"),
+        (json!(-8), "is negative (-8)"),
+        (json!(2048.5), "is 2048.5, not an integer"),
+        (json!("2048"), "is a string"),
+        (json!(true), "is a boolean"),
+    ] {
+        let e = err_of(&with("hidden_size", value.clone()));
+        assert_eq!(e.field, "hidden_size", "{value}");
+        assert!(e.message.contains(says), "{value}: {e}");
+    }
+}
+
+#[test]
+fn missing_size_takes_the_class_default() {
+    // LlamaConfig's default intermediate_size is 11008.
+    let spec = families::load_json("cfg.json", &without("intermediate_size").to_string(), "t").unwrap();
+    assert_eq!(spec.mlp.intermediate, 11008);
+}
+
+#[test]
+fn heads_not_a_multiple_of_kv_heads() {
+    let e = err_of(&with("num_key_value_heads", json!(5)));
+    assert_eq!(e.field, "num_key_value_heads");
+    assert!(e.message.contains("does not divide num_attention_heads (32)"), "{e}");
+}
+
+#[test]
+fn hidden_not_divisible_by_heads_without_head_dim() {
+    let mut v = with("hidden_size", json!(2050));
+    v.as_object_mut().unwrap().remove("head_dim");
+    let e = err_of(&v);
+    assert_eq!(e.field, "hidden_size");
+    assert!(e.message.contains("not divisible by num_attention_heads (32)"), "{e}");
+}
+
+#[test]
+fn counts_that_overflow_u64() {
+    let mut v = with("hidden_size", json!(u64::MAX / 2));
+    v["vocab_size"] = json!(u64::MAX / 2);
+    let e = err_of(&v);
+    assert!(e.message.contains("overflows 64 bits"), "{e}");
+    let e = err_of(&with("num_hidden_layers", json!(10_000_000u64)));
+    assert_eq!(e.field, "num_hidden_layers");
+    assert!(e.message.contains("at most 100000"), "{e}");
+}
+
+#[test]
+fn invalid_json_gives_line_and_column() {
+    let e = families::load_json("cfg.json", "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 12,,\n}", "t").unwrap_err();
+    assert_eq!(e.file, "cfg.json");
+    assert!(e.message.contains("invalid JSON at line 3, column"), "{e}");
+    let e = families::load_json("cfg.json", "[1, 2]", "t").unwrap_err();
+    assert!(e.message.contains("expected a JSON object"), "{e}");
+}
+
+#[test]
+fn unknown_rope_type() {
+    let mut v = base();
+    v["rope_scaling"]["rope_type"] = json!("spiral");
+    let e = err_of(&v);
+    assert_eq!(e.field, "rope_scaling.rope_type");
+    assert!(e.message.contains("valid: default, linear, dynamic, llama3, yarn"), "{e}");
+}
+
+#[test]
+fn missing_file_and_near_miss_names() {
+    let e = source::load("/no/such/dir/config.json").err().unwrap();
+    assert!(e.message.contains("no such file"), "{e}");
+    let e = source::load("llama-3.2-3").err().unwrap();
+    assert!(e.message.contains("did you mean `llama-3.2-3b`?"), "{e}");
+    let e = source::load("qwen3-0.6").err().unwrap();
+    assert!(e.message.contains("`qwen3-0.6b`"), "{e}");
+}
+
+#[test]
+fn both_rope_formats_load() {
+    // Classic: rope_theta + rope_scaling; transformers 5: rope_parameters.
+    let classic = families::load_json("a.json", &base().to_string(), "t").unwrap();
+    let mut v5 = base();
+    let obj = v5.as_object_mut().unwrap();
+    let mut params = obj.remove("rope_scaling").unwrap();
+    params["rope_theta"] = obj.remove("rope_theta").unwrap();
+    obj.insert("rope_parameters".into(), params);
+    let modern = families::load_json("b.json", &v5.to_string(), "t").unwrap();
+    assert_eq!(classic.position, modern.position);
+    let anatomy_core::spec::Position::Rope(r) = &modern.position else { panic!() };
+    assert_eq!((r.theta, r.scaling.kind.as_str(), r.scaling.factor), (500000.0, "llama3", Some(32.0)));
+    assert_eq!(r.scaling.original_context, Some(8192));
+}

@@ -1,0 +1,77 @@
+//! The Graph's checkpoint layout and parameter counts against `transformers`.
+//!
+//! Fixtures come from `scripts/make_fixtures.py` (transformers on the meta device): for every catalog
+//! model and for generated configs the catalog has never seen.
+
+use anatomy_core::{catalog, families, graph, manifest, stats};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+fn fixture(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reference").join(format!("{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+}
+
+fn check(name: &str, config_file: &str, json: &str) {
+    let spec = families::load_json(config_file, json, name).unwrap_or_else(|e| panic!("{e}"));
+    let g = graph::build(&spec).unwrap();
+    let expected = fixture(name);
+    let want: BTreeMap<String, Vec<u64>> = serde_json::from_value(expected["tensors"].clone()).unwrap();
+    let got: BTreeMap<String, Vec<u64>> =
+        manifest::manifest(&g, manifest::Naming::Hf).unwrap().into_iter().map(|e| (e.name, e.shape)).collect();
+    let missing: Vec<_> = want.keys().filter(|k| !got.contains_key(*k)).take(5).collect();
+    let extra: Vec<_> = got.keys().filter(|k| !want.contains_key(*k)).take(5).collect();
+    assert!(missing.is_empty() && extra.is_empty(), "{name}: missing {missing:?}, unexpected {extra:?}");
+    for (k, shape) in &want {
+        assert_eq!(&got[k], shape, "{name}: shape of {k}");
+    }
+    let s = stats::stats(&g, None);
+    assert_eq!(s.total_params, expected["total_params"].as_u64().unwrap(), "{name}: total params");
+    assert_eq!(s.active_params, expected["active_params"].as_u64().unwrap(), "{name}: active params");
+}
+
+#[test]
+fn catalog_models_match_transformers() {
+    for entry in catalog::ENTRIES {
+        check(entry.name, entry.name, entry.json);
+    }
+}
+
+#[test]
+fn unseen_configs_match_transformers() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/unseen");
+    let mut n = 0;
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let path = f.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let model_type = serde_json::from_str::<Value>(&std::fs::read_to_string(&path).unwrap()).unwrap()["model_type"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if !families::SUPPORTED.iter().any(|(t, _)| *t == model_type) {
+            continue;
+        }
+        check(&name, &path.display().to_string(), &std::fs::read_to_string(&path).unwrap());
+        n += 1;
+    }
+    assert!(n >= 12, "expected generated configs for every family, found {n}");
+}
+
+/// The figures the Core issue quotes, read from the fixtures so a stale fixture cannot hide.
+#[test]
+fn quoted_figures() {
+    for (name, total) in [
+        ("llama-3.2-1b", 1_235_814_400u64),
+        ("llama-3.2-3b", 3_212_749_824),
+        ("llama-3.1-8b", 8_030_261_248),
+        ("llama-3.1-70b", 70_553_706_496),
+        ("smollm2-135m", 134_515_008),
+        ("mistral-7b-v0.1", 7_241_732_096),
+        ("qwen2.5-0.5b", 494_032_768),
+        ("qwen3-0.6b", 596_049_920),
+    ] {
+        assert_eq!(fixture(name)["total_params"].as_u64(), Some(total), "{name}");
+    }
+    assert_eq!(fixture("llama-3.2-3b")["tensors"].as_object().unwrap().len(), 254);
+}

@@ -1,0 +1,46 @@
+//! Random mutations of valid configs never panic: every one loads, or fails with an error.
+
+use anatomy_core::{catalog, families, graph, manifest, render, stats};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+fn value() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<u64>().prop_map(Value::from),
+        (0u64..70000).prop_map(Value::from),
+        (0u64..8).prop_map(Value::from),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        "[a-z_]{0,12}".prop_map(Value::from),
+        Just(json!({"rope_type": "yarn", "factor": 4})),
+        Just(json!(["full_attention", "sliding_attention"])),
+        Just(json!([])),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #[test]
+    fn mutated_configs_never_panic(
+        model in 0..catalog::ENTRIES.len(),
+        edits in prop::collection::vec((0usize..64, value(), any::<bool>()), 1..4),
+    ) {
+        let mut v: Value = serde_json::from_str(catalog::ENTRIES[model].json).unwrap();
+        let obj = v.as_object_mut().unwrap();
+        let keys: Vec<String> = obj.keys().cloned().collect();
+        for (k, val, remove) in edits {
+            let key = keys[k % keys.len()].clone();
+            if remove { obj.remove(&key); } else { obj.insert(key, val); }
+        }
+        if let Ok(spec) = families::load_json("m.json", &v.to_string(), "m") {
+            if let Ok(g) = graph::build(&spec) {
+                let s = stats::stats(&g, Some(4096));
+                prop_assert!(s.active_params <= s.total_params);
+                let _ = manifest::manifest(&g, manifest::Naming::Gguf);
+                let _ = render::render(&g, &render::Options { width: 80, color: false, step: Some(3) });
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! The terminal walkthrough: snapshots of what a person sees, and fitting any width.
+
+use anatomy_core::{catalog, graph, render, source};
+use unicode_width::UnicodeWidthStr;
+
+fn show(model: &str, width: usize, step: Option<usize>) -> String {
+    let loaded = source::load(model).unwrap();
+    let g = graph::build(&loaded.spec).unwrap();
+    render::render(&g, &render::Options { width, color: false, step }).unwrap()
+}
+
+#[test]
+fn llama_3_2_3b_default() {
+    insta::assert_snapshot!(show("llama-3.2-3b", 100, None));
+}
+
+#[test]
+fn llama_3_2_3b_step_2_callout() {
+    insta::assert_snapshot!(show("llama-3.2-3b", 100, Some(2)));
+}
+
+#[test]
+fn llama_3_2_3b_step_4_callout_names_checkpoint_rows() {
+    let out = show("llama-3.2-3b", 160, Some(4));
+    assert!(out.contains("model.layers.{b}.self_attn.k_proj.weight[128*i:128*(i+1), :]"), "{out}");
+    assert!(out.contains("GGUF blk.{b}.attn_k.weight[128*i:128*(i+1), :]"), "{out}");
+}
+
+/// Seven query heads per K/V head, and biases on q, k and v.
+#[test]
+fn qwen2_5_group_ratio_and_biases() {
+    insta::assert_snapshot!(show("qwen2.5-0.5b", 110, None));
+}
+
+/// Per-head RMSNorm on Q and K.
+#[test]
+fn qwen3_qk_norm() {
+    insta::assert_snapshot!(show("qwen3-0.6b", 110, Some(5)));
+}
+
+#[test]
+fn llama_3_2_3b_has_the_22_steps_of_seed_000() {
+    let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();
+    let titles: Vec<String> = g.steps().iter().map(|v| v.step.title.clone()).collect();
+    assert_eq!(
+        titles,
+        [
+            "Token embedding", "Block input", "Attention RMSNorm", "K projection", "K rotary position encoding",
+            "V projection", "Q projection", "Q rotary position encoding", "Attention scores", "Causal softmax",
+            "Weighted value aggregation", "Head concatenation", "Attention output projection", "Attention residual",
+            "MLP RMSNorm", "Gate projection", "Up projection", "Gated activation", "Down projection", "MLP residual",
+            "Final RMSNorm", "Language-model head",
+        ]
+    );
+    let out = show("llama-3.2-3b", 100, None);
+    for frame in ["Embedding", "Llama Block b ×28", "GQA Group i ×8", "Query Head j ×3", "MLP", "Final"] {
+        assert!(out.contains(&format!("┌─ {frame} ")), "missing frame {frame}");
+    }
+}
+
+#[test]
+fn every_catalog_model_fits_every_width() {
+    for entry in catalog::ENTRIES {
+        for width in [30, 60, 80, 100, 132, 200] {
+            for step in [None, Some(1), Some(4)] {
+                let out = show(entry.name, width, step);
+                for line in out.lines() {
+                    assert!(line.width() <= width, "{} at width {width}: {line:?} is {} wide", entry.name, line.width());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn step_out_of_range_is_an_error() {
+    let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();
+    let e = render::render(&g, &render::Options { width: 100, color: false, step: Some(23) }).unwrap_err();
+    assert!(e.message.contains("this model has 22 steps"), "{e}");
+}
+
+#[test]
+fn color_only_when_asked() {
+    let g = graph::build(&source::load("smollm2-135m").unwrap().spec).unwrap();
+    let plain = render::render(&g, &render::Options { width: 100, color: false, step: None }).unwrap();
+    let color = render::render(&g, &render::Options { width: 100, color: true, step: None }).unwrap();
+    assert!(!plain.contains('\x1b'));
+    assert!(color.contains("\x1b[34m"), "attention steps are blue");
+}
