@@ -38,6 +38,23 @@ fn inner_height(d: &Dim, s: Scale) -> usize {
     h.clamp(1, s.max_inner_height)
 }
 
+/// Columns of a tensor's box with its left label: (label column, inner width).
+fn widths(t: &Tensor, scale: Scale) -> (usize, usize) {
+    let [rows, cols] = &t.dims;
+    let top = width(&cols.label());
+    let mut w = inner_width(cols, scale).max(top + 2).max(width(&t.name) + 2);
+    if w % 2 == 0 && top % 2 == 1 {
+        w += 1;
+    }
+    (width(&rows.label()) + 1, w)
+}
+
+/// Total columns `draw` will use for `t`.
+pub fn box_width(t: &Tensor, scale: Scale) -> usize {
+    let (lw, w) = widths(t, scale);
+    lw + w + 2
+}
+
 /// Lines of one tensor's box, each of the same width: left dim label column, then the box.
 pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
     let weight = t.is_weight();
@@ -46,12 +63,8 @@ pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
     let [rows, cols] = &t.dims;
     let top_label = cols.label();
     let left_label = rows.label();
-    let mut w = inner_width(cols, scale).max(width(&top_label) + 2).max(width(&t.name) + 2);
-    if w % 2 == 0 && width(&top_label) % 2 == 1 {
-        w += 1;
-    }
+    let (lw, w) = widths(t, scale);
     let ih = inner_height(rows, scale);
-    let lw = width(&left_label) + 1;
 
     let edge = |label: &str| {
         let lab = width(label);

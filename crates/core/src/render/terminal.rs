@@ -145,7 +145,8 @@ fn diagram_width(g: &Graph, scale: Scale) -> usize {
                     walk(g, s, depth + 1, scale, best);
                 }
                 Node::Step(step) => {
-                    let w = step_lines(g, step, scale).iter().map(Line::width).max().unwrap_or(0);
+                    let boxes = step.inputs.iter().chain([&step.output]).map(|&i| boxes::box_width(g.tensor(i), scale));
+                    let w = boxes.map(|w| w + 2).sum::<usize>() - 2;
                     *best = (*best).max(4 * depth + w);
                 }
             }
