@@ -145,11 +145,33 @@ def unseen_llama_like(rng, model_type):
     return raw
 
 
+def unseen_moe(rng, model_type):
+    raw = unseen_llama_like(rng, "mistral" if model_type == "mixtral" else "qwen3")
+    raw["model_type"] = model_type
+    raw.pop("attention_bias", None)
+    experts = rng.choice([4, 6, 16])
+    raw["num_experts_per_tok"] = rng.choice([1, 2, 3])
+    if model_type == "mixtral":
+        raw["num_local_experts"] = experts
+    else:
+        raw["num_experts"] = experts
+        raw["moe_intermediate_size"] = rng.choice([16, 24])
+        raw["norm_topk_prob"] = rng.random() < 0.5
+        raw["num_hidden_layers"] = rng.randint(2, 5)
+        if rng.random() < 0.5:
+            raw["decoder_sparse_step"] = 2
+        if rng.random() < 0.5:
+            raw["mlp_only_layers"] = [0]
+    return raw
+
+
 UNSEEN = {
     "llama": lambda rng: unseen_llama_like(rng, "llama"),
     "mistral": lambda rng: unseen_llama_like(rng, "mistral"),
     "qwen2": lambda rng: unseen_llama_like(rng, "qwen2"),
     "qwen3": lambda rng: unseen_llama_like(rng, "qwen3"),
+    "mixtral": lambda rng: unseen_moe(rng, "mixtral"),
+    "qwen3_moe": lambda rng: unseen_moe(rng, "qwen3_moe"),
 }
 
 

@@ -184,6 +184,20 @@ impl<'a> Config<'a> {
             .map(Some)
     }
 
+    /// An array of any length (bounded by the file it came from), each item read by `item`.
+    pub fn list_any<T>(&self, key: &str, item: impl Fn(&Value) -> Option<T>, expect: &str) -> Result<Option<Vec<T>>> {
+        let Some(v) = self.get(key) else { return Ok(None) };
+        let Value::Array(items) = v else {
+            return Err(self.err(key, format!("is {}; it must be an array, each item {expect}", kind(v))));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| item(x).ok_or_else(|| self.err(&format!("{key}[{i}]"), format!("is {x}; expected {expect}"))))
+            .collect::<Result<Vec<T>>>()
+            .map(Some)
+    }
+
     /// A structural count with an upper bound, so a hostile file cannot make anatomy allocate without limit.
     pub fn bounded(&self, key: &str, n: u64, max: u64) -> Result<u64> {
         if n > max {

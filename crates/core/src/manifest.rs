@@ -35,14 +35,20 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
             Naming::Hf => &p.hf,
             Naming::Gguf => &p.gguf,
         };
-        let experts: Vec<Option<u64>> =
-            if template.contains("{e}") { (0..p.experts).map(Some).collect() } else { vec![None] };
+        let per_expert = template.contains("{e}");
+        let experts: Vec<Option<u64>> = if per_expert { (0..p.experts).map(Some).collect() } else { vec![None] };
+        // A template without `{e}` holds all of a layer's experts in one tensor, stacked first.
+        let shape = if !per_expert && p.experts > 1 {
+            std::iter::once(p.experts).chain(p.shape.iter().copied()).collect()
+        } else {
+            p.shape.clone()
+        };
         match &p.layers {
-            None => out.push(Entry { name: template.clone(), shape: p.shape.clone() }),
+            None => out.push(Entry { name: template.clone(), shape }),
             Some(layers) => {
                 for b in layers.iter() {
                     for &e in &experts {
-                        out.push(Entry { name: instantiate(template, Some(b), e), shape: p.shape.clone() });
+                        out.push(Entry { name: instantiate(template, Some(b), e), shape: shape.clone() });
                     }
                 }
             }

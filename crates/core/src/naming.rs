@@ -21,12 +21,17 @@ pub enum Role {
     Down,
     FinalNorm,
     LmHead,
+    Router,
+    ExpertGate,
+    ExpertUp,
+    ExpertDown,
 }
 
 /// `(hf, gguf)` name templates of `role`'s weight (`bias = false`) or bias.
 pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let (hf, gguf) = match layout {
         Layout::Llama => llama(role),
+        Layout::Mixtral => mixtral(role),
     };
     let suffix = if bias { "bias" } else { "weight" };
     (format!("{hf}.{suffix}"), format!("{gguf}.{suffix}"))
@@ -49,6 +54,22 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         Down => ("model.layers.{b}.mlp.down_proj", "blk.{b}.ffn_down"),
         FinalNorm => ("model.norm", "output_norm"),
         LmHead => ("lm_head", "output"),
+        Router => ("model.layers.{b}.mlp.gate", "blk.{b}.ffn_gate_inp"),
+        // GGUF stacks a layer's experts into one tensor (`ffn_gate_exps`, shape [E, …]).
+        ExpertGate => ("model.layers.{b}.mlp.experts.{e}.gate_proj", "blk.{b}.ffn_gate_exps"),
+        ExpertUp => ("model.layers.{b}.mlp.experts.{e}.up_proj", "blk.{b}.ffn_up_exps"),
+        ExpertDown => ("model.layers.{b}.mlp.experts.{e}.down_proj", "blk.{b}.ffn_down_exps"),
+    }
+}
+
+fn mixtral(role: Role) -> (&'static str, &'static str) {
+    use Role::*;
+    match role {
+        Router => ("model.layers.{b}.block_sparse_moe.gate", "blk.{b}.ffn_gate_inp"),
+        ExpertGate => ("model.layers.{b}.block_sparse_moe.experts.{e}.w1", "blk.{b}.ffn_gate_exps"),
+        ExpertUp => ("model.layers.{b}.block_sparse_moe.experts.{e}.w3", "blk.{b}.ffn_up_exps"),
+        ExpertDown => ("model.layers.{b}.block_sparse_moe.experts.{e}.w2", "blk.{b}.ffn_down_exps"),
+        other => llama(other),
     }
 }
 

@@ -231,6 +231,8 @@ impl RopeScaling {
 pub enum Layout {
     /// `model.layers.{b}.self_attn.q_proj.weight`, `mlp.gate_proj` (Llama, Mistral, Qwen, Gemma, OLMo, SmolLM3).
     Llama,
+    /// Llama names with `block_sparse_moe.gate` and `experts.{e}.w1/w2/w3` (Mixtral).
+    Mixtral,
 }
 
 impl Spec {

@@ -38,6 +38,12 @@ fn qwen3_qk_norm() {
     insta::assert_snapshot!(show("qwen3-0.6b", 110, Some(5)));
 }
 
+/// Router, top-k selection, experts ×128 with 8 active, and their weighted sum.
+#[test]
+fn qwen3_moe_router_and_experts() {
+    insta::assert_snapshot!(show("qwen3-30b-a3b", 110, Some(19)));
+}
+
 #[test]
 fn llama_3_2_3b_has_the_22_steps_of_seed_000() {
     let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();

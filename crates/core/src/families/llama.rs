@@ -1,10 +1,11 @@
-//! The Llama lineage: `llama`, `mistral`, `qwen2`, `qwen3`.
+//! The Llama lineage: `llama`, `mistral`, `qwen2`, `qwen3`, and their mixtures of experts
+//! `mixtral` and `qwen3_moe`.
 //!
-//! Pre-norm decoder, RMSNorm, RoPE, gated SiLU MLP; they differ by defaults, biases, QK-norm and
-//! sliding windows. Defaults follow `LlamaConfig`, `MistralConfig`, `Qwen2Config`, `Qwen3Config`.
+//! Pre-norm decoder, RMSNorm, RoPE, gated SiLU MLP; they differ by defaults, biases, QK-norm,
+//! sliding windows and routed experts. Defaults follow each family's `transformers` config class.
 
 use super::{attn_kind, heads, layer_count, layer_types, rope};
-use crate::config::Config;
+use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
 use crate::spec::*;
 
@@ -41,6 +42,26 @@ fn defaults(model_type: &str) -> Defaults {
             head_dim: None,
             context: 32768,
         },
+        "mixtral" => Defaults {
+            vocab: 32000,
+            hidden: 4096,
+            intermediate: 14336,
+            layers: 32,
+            heads: 32,
+            kv_heads: Some(8),
+            head_dim: None,
+            context: 4096 * 32,
+        },
+        "qwen3_moe" => Defaults {
+            vocab: 151936,
+            hidden: 2048,
+            intermediate: 6144,
+            layers: 24,
+            heads: 32,
+            kv_heads: Some(4),
+            head_dim: None,
+            context: 32768,
+        },
         "qwen3" => Defaults {
             vocab: 151936,
             hidden: 4096,
@@ -73,7 +94,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let intermediate = cfg.size("intermediate_size", Some(d.intermediate))?;
 
     let qwen2 = model_type == "qwen2";
-    let qwen3 = model_type == "qwen3";
+    let qwen3 = matches!(model_type, "qwen3" | "qwen3_moe");
     // Qwen2 always has a bias on q, k and v (no config field); the others follow attention_bias.
     let attention_bias = cfg.flag("attention_bias", false)?;
     let qkv_bias = qwen2 || attention_bias;
@@ -88,7 +109,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             let span = window.map_or(AttnSpan::Full, AttnSpan::Sliding);
             vec![span; layers as usize]
         }
-        "qwen2" | "qwen3" => {
+        "mixtral" => {
+            let span = cfg.opt_size("sliding_window")?.map_or(AttnSpan::Full, AttnSpan::Sliding);
+            vec![span; layers as usize]
+        }
+        "qwen2" | "qwen3" | "qwen3_moe" => {
             let use_sliding = cfg.flag("use_sliding_window", false)?;
             let window = if use_sliding {
                 if cfg.map.contains_key("sliding_window") { cfg.opt_size("sliding_window")? } else { Some(4096) }
@@ -111,6 +136,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         _ => vec![AttnSpan::Full; layers as usize],
     };
 
+    let (moe, moe_layers) = experts(cfg, model_type, layers)?;
     Ok(Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),
@@ -135,14 +161,68 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             mla: None,
         },
         mlp: Mlp { intermediate, act: cfg.string("hidden_act", "silu")?, gated: true, bias: mlp_bias },
-        moe: None,
-        plan: spans.into_iter().map(|attn| LayerPlan { attn, rope: true, moe: false }).collect(),
+        moe,
+        plan: spans.into_iter().zip(moe_layers).map(|(attn, moe)| LayerPlan { attn, rope: true, moe }).collect(),
         norm: Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-6)?, unit_offset: false, place: NormPlace::Pre },
         position: Position::Rope(rope(cfg, 10000.0)?),
         tied: cfg.flag("tie_word_embeddings", false)?,
         final_softcap: None,
-        layout: Layout::Llama,
+        layout: if model_type == "mixtral" { Layout::Mixtral } else { Layout::Llama },
         not_drawn: vec![],
         mtp_layers: 0,
     })
+}
+
+/// Routed experts and the layers that use them: Mixtral's every layer; Qwen3-MoE's every
+/// `decoder_sparse_step`-th layer not listed in `mlp_only_layers`.
+fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, Vec<bool>)> {
+    let none = Ok((None, vec![false; layers as usize]));
+    let (experts_key, e_default, k_default, f, norm_topk) = match model_type {
+        "mixtral" => ("num_local_experts", 8, 2, cfg.size("intermediate_size", Some(14336))?, true),
+        "qwen3_moe" => (
+            "num_experts",
+            128,
+            8,
+            cfg.size("moe_intermediate_size", Some(768))?,
+            cfg.flag("norm_topk_prob", false)?,
+        ),
+        _ => return none,
+    };
+    let e = cfg.bounded(experts_key, cfg.count(experts_key, e_default)?, MAX_EXPERTS)?;
+    if e == 0 {
+        return none;
+    }
+    let k = cfg.size("num_experts_per_tok", Some(k_default))?;
+    if k > e {
+        return Err(cfg.err("num_experts_per_tok", format!("is {k}, more than the {e} experts; it must be at most {e}")));
+    }
+    let plan = if model_type == "qwen3_moe" {
+        let step = cfg.size("decoder_sparse_step", Some(1))?;
+        let dense = cfg
+            .list_any("mlp_only_layers", |v| v.as_u64(), "a layer index")?
+            .unwrap_or_default();
+        (0..layers).map(|i| !dense.contains(&i) && (i + 1) % step == 0).collect()
+    } else {
+        vec![true; layers as usize]
+    };
+    Ok((
+        Some(Moe {
+            experts: e,
+            top_k: k,
+            expert_intermediate: f,
+            shared_experts: 0,
+            shared_intermediate: 0,
+            shared_gate: false,
+            scoring: Scoring::Softmax,
+            norm_topk_prob: norm_topk,
+            router_bias: false,
+            correction_bias: false,
+            expert_bias: false,
+            n_group: 1,
+            topk_group: 1,
+            routed_scaling: 1.0,
+            swiglu_limit: None,
+        }),
+        plan,
+    ))
 }

@@ -17,6 +17,8 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("mistral", "Mistral"),
     ("qwen2", "Qwen2"),
     ("qwen3", "Qwen3"),
+    ("mixtral", "Mixtral"),
+    ("qwen3_moe", "Qwen3-MoE"),
 ];
 
 /// Parse `text` (the contents of `file`) as a config.json and load its Spec.

@@ -7,7 +7,7 @@ use crate::naming::{names, Role};
 use crate::spec::{AttnKind, AttnSpan, NormKind, Position, QkNorm, Spec};
 
 pub fn build(spec: &Spec) -> Result<Graph> {
-    let mut b = Builder { spec, params: Vec::new(), tensors: Vec::new(), steps: 0 };
+    let mut b = Builder { spec, params: Vec::new(), tensors: Vec::new(), steps: 0, layers: LayerSet::all(spec.layers), experts: None };
     let embedding = b.embedding();
     let block = b.block();
     let last = b.final_scope();
@@ -20,6 +20,7 @@ pub fn build(spec: &Spec) -> Result<Graph> {
             title: spec.name.clone(),
             end: String::new(),
             repeat: 1,
+            active: None,
             layers: None,
             children: vec![Node::Scope(embedding), Node::Scope(block), Node::Scope(last)],
         },
@@ -54,6 +55,10 @@ struct Builder<'s> {
     params: Vec<Param>,
     tensors: Vec<Tensor>,
     steps: usize,
+    /// Layers the tensors being built belong to (a variant's layers inside a gated scope).
+    layers: LayerSet,
+    /// Set while building routed experts: their count, for `{e}` templates.
+    experts: Option<u64>,
 }
 
 struct Draft {
@@ -81,8 +86,12 @@ impl<'s> Builder<'s> {
         if let Some(i) = self.params.iter().position(|p| p.hf == hf) {
             return i;
         }
-        let layers = per_layer.then(|| self.all_layers());
-        self.params.push(Param { hf, gguf, shape, component, layers, experts: 1, routed: false });
+        let layers = per_layer.then(|| self.layers.clone());
+        let (experts, routed) = match self.experts {
+            Some(e) if hf.contains("{e}") => (e, true),
+            _ => (1, false),
+        };
+        self.params.push(Param { hf, gguf, shape, component, layers, experts, routed });
         self.params.len() - 1
     }
 
@@ -118,7 +127,7 @@ impl<'s> Builder<'s> {
     }
 
     fn scope(&self, kind: ScopeKind, title: &str, end: &str, repeat: u64, children: Vec<Node>) -> Scope {
-        Scope { kind, title: title.into(), end: end.into(), repeat, layers: None, children }
+        Scope { kind, title: title.into(), end: end.into(), repeat, active: None, layers: None, children }
     }
 
     fn seq(&self, rows: u64) -> [Dim; 2] {
@@ -212,7 +221,22 @@ impl<'s> Builder<'s> {
         }));
         let title = format!("MLP {}", self.norm_name());
         children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "R", "R′", d, true));
-        children.push(Node::Scope(self.mlp(r)));
+        let dense = spec.layers_where(|l| !l.moe);
+        let sparse = spec.layers_where(|l| l.moe);
+        let mixed = !dense.is_empty() && !sparse.is_empty();
+        for (set, moe) in [(dense, false), (sparse, true)] {
+            if set.is_empty() {
+                continue;
+            }
+            self.layers = set.clone();
+            let mut scope = if moe { self.moe(r) } else { self.mlp(r) };
+            if mixed {
+                scope.title = format!("{} (layers {set})", scope.title);
+                scope.layers = Some(set);
+            }
+            children.push(Node::Scope(scope));
+        }
+        self.layers = self.all_layers();
 
         let mut block = self.scope(
             ScopeKind::Block,
@@ -443,12 +467,12 @@ impl<'s> Builder<'s> {
         nodes
     }
 
-    fn mlp(&mut self, residual: usize) -> Scope {
+    /// Gate, up, gated activation and down projections of one FFN of width `f`, reading `input`.
+    fn ffn_steps(&mut self, roles: [Role; 3], f: u64, input: &str, sub: &str, out: &str) -> Vec<Node> {
         let spec = self.spec;
-        let (d, f) = (spec.hidden, spec.mlp.intermediate);
+        let d = spec.hidden;
         let bias = spec.mlp.bias;
         let act = spec.mlp.act.clone();
-        let mut children = Vec::new();
         let proj = |b: &mut Self, role: Role, w: &str, out: &str, rows: u64, cols: u64, title: &str, input: &str| {
             let p = b.param(role, false, vec![rows, cols], Component::Ffn, true);
             let wt = b.weight(p, w, [n(rows), n(cols)], None);
@@ -471,30 +495,101 @@ impl<'s> Builder<'s> {
                 equation: eq,
             })
         };
-        children.push(proj(self, Role::Gate, "Wg", "G", f, d, "Gate projection", "R′"));
-        children.push(proj(self, Role::Up, "Wu", "U", f, d, "Up projection", "R′"));
-        let pa = self.act("P", self.seq(f));
-        children.push(self.step(Draft {
+        let (g, u, p) = (format!("G{sub}"), format!("U{sub}"), format!("P{sub}"));
+        let mut nodes = vec![
+            proj(self, roles[0], &format!("Wg{sub}"), &g, f, d, "Gate projection", input),
+            proj(self, roles[1], &format!("Wu{sub}"), &u, f, d, "Up projection", input),
+        ];
+        let pa = self.act(&p, self.seq(f));
+        nodes.push(self.step(Draft {
             title: "Gated activation".into(),
             op: Op::Activation,
             category: Category::Ffn,
             inputs: vec![],
             output: pa,
             operation: format!("Gate the up projection with {act} of the gate projection"),
-            equation: format!("P = {}(G) ⊙ U", act_name(&act)),
+            equation: format!("{p} = {}({g}) ⊙ {u}", act_name(&act)),
         }));
-        children.push(proj(self, Role::Down, "Wd", "M", d, f, "Down projection", "P"));
-        let xn = self.act("Xᵦ₊₁", self.seq(d));
-        children.push(self.step(Draft {
+        nodes.push(proj(self, roles[2], &format!("Wd{sub}"), out, d, f, "Down projection", &p));
+        nodes
+    }
+
+    fn residual(&mut self, residual: usize, from: &str) -> Node {
+        let xn = self.act("Xᵦ₊₁", self.seq(self.spec.hidden));
+        self.step(Draft {
             title: "MLP residual".into(),
             op: Op::Add,
             category: Category::Norm,
             inputs: vec![residual],
             output: xn,
-            operation: "Add the MLP output to the attention residual; this is the block's output".into(),
-            equation: "Xᵦ₊₁ = R + M".into(),
-        }));
+            operation: "Add the FFN output to the attention residual; this is the block's output".into(),
+            equation: format!("Xᵦ₊₁ = R + {from}"),
+        })
+    }
+
+    fn mlp(&mut self, residual: usize) -> Scope {
+        let mut children = self.ffn_steps([Role::Gate, Role::Up, Role::Down], self.spec.mlp.intermediate, "R′", "", "M");
+        children.push(self.residual(residual, "M"));
         self.scope(ScopeKind::Mlp, "MLP", "MLP end", 1, children)
+    }
+
+    /// Router, top-k selection, routed experts and their weighted sum.
+    fn moe(&mut self, residual: usize) -> Scope {
+        let spec = self.spec;
+        let moe = spec.moe.clone().expect("a MoE layer has a MoE spec");
+        let (d, e, k) = (spec.hidden, moe.experts, moe.top_k);
+        let mut children = Vec::new();
+        let p = self.param(Role::Router, false, vec![e, d], Component::Ffn, true);
+        let wr = self.weight(p, "Wᵣ", [n(e), n(d)], None);
+        let logits = self.act("Lᵣ", self.seq(e));
+        children.push(self.step(Draft {
+            title: "Router logits".into(),
+            op: Op::MatMul,
+            category: Category::Ffn,
+            inputs: vec![wr],
+            output: logits,
+            operation: format!("Score each token against all {e} experts"),
+            equation: "Lᵣ = Wᵣ · R′".into(),
+        }));
+        let gates = self.act("Gᵣ", self.seq(e));
+        let select = match moe.scoring {
+            crate::spec::Scoring::Sigmoid => "sigmoid(Lᵣ)".to_string(),
+            _ => "softmax(Lᵣ)".to_string(),
+        };
+        let renorm = if moe.norm_topk_prob { ", renormalized to sum to 1" } else { "" };
+        children.push(self.step(Draft {
+            title: format!("Top-{k} expert selection"),
+            op: Op::TopK,
+            category: Category::Ffn,
+            inputs: vec![],
+            output: gates,
+            operation: format!("Keep each token's {k} best experts; the other {} get weight 0", e - k),
+            equation: format!("Gᵣ = top-{k}({select}){renorm}; zeros elsewhere"),
+        }));
+        self.experts = Some(e);
+        let expert_steps = self.ffn_steps(
+            [Role::ExpertGate, Role::ExpertUp, Role::ExpertDown],
+            moe.expert_intermediate,
+            "R′",
+            "ₑ",
+            "Mₑ",
+        );
+        self.experts = None;
+        let mut experts = self.scope(ScopeKind::Experts, "Expert e", "Expert end", e, expert_steps);
+        experts.active = Some(k);
+        children.push(Node::Scope(experts));
+        let m = self.act("M", self.seq(d));
+        children.push(self.step(Draft {
+            title: "Expert combination".into(),
+            op: Op::Combine,
+            category: Category::Ffn,
+            inputs: vec![gates],
+            output: m,
+            operation: format!("Sum the chosen experts' outputs, each scaled by its router weight"),
+            equation: "M = Σₑ Gᵣ[e] · Mₑ over the chosen experts".into(),
+        }));
+        children.push(self.residual(residual, "M"));
+        self.scope(ScopeKind::Moe, "MoE", "MoE end", 1, children)
     }
 
     fn final_scope(&mut self) -> Scope {

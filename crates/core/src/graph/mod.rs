@@ -162,6 +162,10 @@ pub enum Op {
     Concat,
     Add,
     Activation,
+    /// Choose each token's experts and their weights.
+    TopK,
+    /// Weighted sum of the chosen experts' outputs.
+    Combine,
 }
 
 #[derive(Debug, Clone)]
@@ -185,6 +189,8 @@ pub enum ScopeKind {
     Group,
     Head,
     Mlp,
+    Moe,
+    Experts,
     Final,
 }
 
@@ -197,6 +203,8 @@ pub struct Scope {
     pub end: String,
     /// Instances (×N); 1 draws no badge.
     pub repeat: u64,
+    /// Instances that run for one token, when fewer than `repeat` (routed experts: top-k).
+    pub active: Option<u64>,
     /// For a block: the layers it stands for.
     pub layers: Option<LayerSet>,
     pub children: Vec<Node>,
@@ -215,12 +223,13 @@ pub struct Visit<'g> {
 }
 
 impl Visit<'_> {
-    /// Instances of this step within one layer (product of the repeats inside the block).
+    /// Instances of this step that run per token within one layer: the product of the repeats
+    /// inside the block, counting only the active ones of routed experts.
     pub fn per_layer(&self) -> u128 {
         self.scopes
             .iter()
             .filter(|s| !matches!(s.kind, ScopeKind::Block | ScopeKind::Model))
-            .map(|s| s.repeat as u128)
+            .map(|s| s.active.unwrap_or(s.repeat) as u128)
             .product()
     }
 

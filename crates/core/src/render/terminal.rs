@@ -128,7 +128,9 @@ fn width_of_label(g: &Graph, s: &Step) -> usize {
 }
 
 fn scope_title(s: &Scope) -> String {
-    if s.repeat > 1 || s.kind == ScopeKind::Block {
+    if let Some(k) = s.active {
+        format!("{} ×{} ({k} active per token)", s.title, s.repeat)
+    } else if s.repeat > 1 || s.kind == ScopeKind::Block {
         format!("{} ×{}", s.title, s.repeat)
     } else {
         s.title.clone()
