@@ -165,6 +165,21 @@ def unseen_moe(rng, model_type):
     return raw
 
 
+def unseen_smollm3(rng):
+    raw = unseen_llama_like(rng, "llama")
+    raw["model_type"] = "smollm3"
+    raw["pad_token_id"] = 0  # the class default (128004) lies outside a tiny vocabulary
+    raw["num_hidden_layers"] = rng.randint(3, 6)
+    if rng.random() < 0.5:
+        raw["no_rope_layer_interval"] = rng.choice([2, 3])
+    else:
+        raw["no_rope_layers"] = [rng.choice([0, 1]) for _ in range(raw["num_hidden_layers"])]
+    if "num_key_value_heads" not in raw:  # SmolLM3Config's default is 4 K/V heads
+        raw["num_attention_heads"] = 4 * rng.choice([1, 2])
+        raw["head_dim"] = 16
+    return raw
+
+
 UNSEEN = {
     "llama": lambda rng: unseen_llama_like(rng, "llama"),
     "mistral": lambda rng: unseen_llama_like(rng, "mistral"),
@@ -172,6 +187,7 @@ UNSEEN = {
     "qwen3": lambda rng: unseen_llama_like(rng, "qwen3"),
     "mixtral": lambda rng: unseen_moe(rng, "mixtral"),
     "qwen3_moe": lambda rng: unseen_moe(rng, "qwen3_moe"),
+    "smollm3": lambda rng: unseen_smollm3(rng),
 }
 
 

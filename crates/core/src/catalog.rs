@@ -30,6 +30,7 @@ pub static ENTRIES: &[Entry] = &[
     entry!("mistral-7b-v0.1", "mistralai/Mistral-7B-v0.1", "sliding window 4096"),
     entry!("qwen2.5-0.5b", "Qwen/Qwen2.5-0.5B", "QKV bias"),
     entry!("qwen3-0.6b", "Qwen/Qwen3-0.6B", "head_dim 128 > hidden/heads; q/k RMSNorm"),
+    entry!("smollm3-3b", "HuggingFaceTB/SmolLM3-3B", "no RoPE in every 4th layer"),
     entry!("mixtral-8x7b-v0.1", "mistralai/Mixtral-8x7B-v0.1", "8 experts, top-2"),
     entry!("qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B", "128 experts, top-8"),
 ];

@@ -245,6 +245,33 @@ impl Spec {
         LayerSet::from_fn(self.layers, |b| f(&self.plan[b as usize]))
     }
 
+    /// How layers differ, one line per property that varies: attention span, RoPE, FFN kind
+    /// (`FFN: dense in 0–2 · MoE in 3–60`). Empty when every layer is alike.
+    pub fn plan_summary(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut describe = |what: &str, kinds: Vec<(String, LayerSet)>| {
+            let kinds: Vec<_> = kinds.into_iter().filter(|(_, s)| !s.is_empty()).collect();
+            if kinds.len() > 1 {
+                let parts: Vec<String> = kinds.iter().map(|(k, s)| format!("{k} in {s}")).collect();
+                out.push(format!("{what}: {}", parts.join(" · ")));
+            }
+        };
+        let mut spans: Vec<AttnSpan> = self.plan.iter().map(|l| l.attn).collect();
+        spans.sort();
+        spans.dedup();
+        describe("attention", spans.iter().map(|k| (k.describe(), self.layers_where(|l| l.attn == *k))).collect());
+        describe(
+            "RoPE",
+            vec![("applied".into(), self.layers_where(|l| l.rope)), ("none".into(), self.layers_where(|l| !l.rope))],
+        );
+        let moe = match &self.moe {
+            Some(m) => format!("MoE ({} experts, {} active)", m.experts, m.top_k),
+            None => "MoE".into(),
+        };
+        describe("FFN", vec![("dense".into(), self.layers_where(|l| !l.moe)), (moe, self.layers_where(|l| l.moe))]);
+        out
+    }
+
     /// The query heads that share one K/V head.
     pub fn group_size(&self) -> u64 {
         self.attn.heads / self.attn.kv_heads

@@ -44,6 +44,12 @@ fn qwen3_moe_router_and_experts() {
     insta::assert_snapshot!(show("qwen3-30b-a3b", 110, Some(19)));
 }
 
+/// RoPE runs in three layers of four: the step names the layers it skips.
+#[test]
+fn smollm3_no_rope_layers() {
+    insta::assert_snapshot!(show("smollm3-3b", 120, Some(5)));
+}
+
 #[test]
 fn llama_3_2_3b_has_the_22_steps_of_seed_000() {
     let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();

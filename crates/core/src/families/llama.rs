@@ -62,6 +62,16 @@ fn defaults(model_type: &str) -> Defaults {
             head_dim: None,
             context: 32768,
         },
+        "smollm3" => Defaults {
+            vocab: 128256,
+            hidden: 2048,
+            intermediate: 11008,
+            layers: 36,
+            heads: 16,
+            kv_heads: Some(4),
+            head_dim: None,
+            context: 32768,
+        },
         "qwen3" => Defaults {
             vocab: 151936,
             hidden: 4096,
@@ -99,7 +109,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let attention_bias = cfg.flag("attention_bias", false)?;
     let qkv_bias = qwen2 || attention_bias;
     let o_bias = !qwen2 && attention_bias;
-    let mlp_bias = model_type == "llama" && cfg.flag("mlp_bias", false)?;
+    let mlp_bias = matches!(model_type, "llama" | "smollm3") && cfg.flag("mlp_bias", false)?;
 
     // Sliding windows: Mistral applies its window to every layer; Qwen2/3 only with use_sliding_window,
     // from layer max_window_layers on, unless layer_types says otherwise.
@@ -112,6 +122,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         "mixtral" => {
             let span = cfg.opt_size("sliding_window")?.map_or(AttnSpan::Full, AttnSpan::Sliding);
             vec![span; layers as usize]
+        }
+        "smollm3" => {
+            let window = if cfg.flag("use_sliding_window", false)? { cfg.opt_size("sliding_window")? } else { None };
+            layer_types(cfg, layers, window)?.unwrap_or_else(|| vec![AttnSpan::Full; layers as usize])
         }
         "qwen2" | "qwen3" | "qwen3_moe" => {
             let use_sliding = cfg.flag("use_sliding_window", false)?;
@@ -137,6 +151,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
 
     let (moe, moe_layers) = experts(cfg, model_type, layers)?;
+    let rope_layers = rope_layers(cfg, model_type, layers)?;
     Ok(Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),
@@ -162,10 +177,15 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         },
         mlp: Mlp { intermediate, act: cfg.string("hidden_act", "silu")?, gated: true, bias: mlp_bias },
         moe,
-        plan: spans.into_iter().zip(moe_layers).map(|(attn, moe)| LayerPlan { attn, rope: true, moe }).collect(),
+        plan: spans
+            .into_iter()
+            .zip(moe_layers)
+            .zip(rope_layers)
+            .map(|((attn, moe), rope)| LayerPlan { attn, rope, moe })
+            .collect(),
         norm: Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-6)?, unit_offset: false, place: NormPlace::Pre },
         position: Position::Rope(rope(cfg, 10000.0)?),
-        tied: cfg.flag("tie_word_embeddings", false)?,
+        tied: cfg.flag("tie_word_embeddings", model_type == "smollm3")?,
         final_softcap: None,
         layout: if model_type == "mixtral" { Layout::Mixtral } else { Layout::Llama },
         not_drawn: vec![],
@@ -225,4 +245,29 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
         }),
         plan,
     ))
+}
+
+/// Layers that apply RoPE. SmolLM3 skips it in every `no_rope_layer_interval`-th layer, or where
+/// `no_rope_layers` (1 = RoPE, 0 = none) says so.
+fn rope_layers(cfg: &Config, model_type: &str, layers: u64) -> Result<Vec<bool>> {
+    if model_type != "smollm3" {
+        return Ok(vec![true; layers as usize]);
+    }
+    let listed = cfg.list(
+        "no_rope_layers",
+        layers,
+        |v| match v.as_u64()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        },
+        "1 (RoPE) or 0 (no RoPE)",
+    )?;
+    match listed {
+        Some(l) => Ok(l),
+        None => {
+            let every = cfg.size("no_rope_layer_interval", Some(4))?;
+            Ok((0..layers).map(|i| (i + 1) % every != 0).collect())
+        }
+    }
 }

@@ -19,6 +19,7 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("qwen3", "Qwen3"),
     ("mixtral", "Mixtral"),
     ("qwen3_moe", "Qwen3-MoE"),
+    ("smollm3", "SmolLM3"),
 ];
 
 /// Parse `text` (the contents of `file`) as a config.json and load its Spec.

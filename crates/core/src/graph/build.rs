@@ -123,6 +123,7 @@ impl<'s> Builder<'s> {
             output: d.output,
             operation: d.operation,
             equation: d.equation,
+            layers: None,
         })
     }
 
@@ -249,6 +250,19 @@ impl<'s> Builder<'s> {
         block
     }
 
+    /// Restrict a step to `layers` when they are not all of the block's (NoPE layers skip RoPE).
+    fn gate(&self, mut node: Node, layers: &LayerSet) -> Node {
+        if let Node::Step(s) = &mut node {
+            if layers.len() != self.spec.layers {
+                let skipped = self.spec.layers_where(|l| !l.rope);
+                s.title += &format!(" ({} of {} layers)", layers.len(), self.spec.layers);
+                s.equation += &format!("; identity in layers {skipped} (no positional encoding)");
+                s.layers = Some(layers.clone());
+            }
+        }
+        node
+    }
+
     fn rope_text(&self) -> String {
         match &self.spec.position {
             Position::Rope(r) => {
@@ -349,7 +363,8 @@ impl<'s> Builder<'s> {
             "K"
         };
         let kr = self.cached("Kᵣ", self.seq(hd));
-        kv_nodes.push(self.step(Draft {
+        let rope_layers = spec.layers_where(|l| l.rope);
+        let k_rope = self.step(Draft {
             title: "K rotary position encoding".into(),
             op: Op::Rope,
             category: Category::Attention,
@@ -357,7 +372,8 @@ impl<'s> Builder<'s> {
             output: kr,
             operation: "Rotate pairs of K's dims by angles that grow with position".into(),
             equation: format!("Kᵣ = RoPE({k_in}, pos), {rope}"),
-        }));
+        });
+        kv_nodes.push(self.gate(k_rope, &rope_layers));
         kv_nodes.push(self.projection(Role::V, hd, "Wv", "V", kv_slice, a.qkv_bias, "V projection", true));
         let v = self.tensors.len() - 1;
 
@@ -370,7 +386,7 @@ impl<'s> Builder<'s> {
             "Q"
         };
         let qr = self.act("Qᵣ", self.seq(hd));
-        q_nodes.push(self.step(Draft {
+        let q_rope = self.step(Draft {
             title: "Q rotary position encoding".into(),
             op: Op::Rope,
             category: Category::Attention,
@@ -378,7 +394,8 @@ impl<'s> Builder<'s> {
             output: qr,
             operation: "Rotate pairs of Q's dims by angles that grow with position".into(),
             equation: format!("Qᵣ = RoPE({q_in}, pos), {rope}"),
-        }));
+        });
+        q_nodes.push(self.gate(q_rope, &rope_layers));
         let krt = self.act("Kᵣᵀ", [Dim::Seq, n(hd)]);
         let s = self.act("S", [Dim::Seq, Dim::Seq]);
         q_nodes.push(self.step(Draft {

@@ -179,6 +179,8 @@ pub struct Step {
     pub output: usize,
     pub operation: String,
     pub equation: String,
+    /// Runs only in these layers of its block (RoPE skipped in NoPE layers); `None`: in all of them.
+    pub layers: Option<LayerSet>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,7 +237,7 @@ impl Visit<'_> {
 
     /// Layers this step runs in; `None` outside the blocks.
     pub fn layers(&self) -> Option<&LayerSet> {
-        self.scopes.iter().rev().find_map(|s| s.layers.as_ref())
+        self.step.layers.as_ref().or_else(|| self.scopes.iter().rev().find_map(|s| s.layers.as_ref()))
     }
 }
 

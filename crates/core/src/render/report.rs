@@ -40,6 +40,9 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         let note = if c == Component::LmHead && spec.tied { "  tied to the embedding" } else { "" };
         line(format!("    {:<24}{:>20}  {:>5.1}%{note}", c.label(), grouped(n), pct(n, total)));
     }
+    for l in spec.plan_summary() {
+        line(format!("  layers differ · {l}"));
+    }
     line("  per layer".into());
     for run in &s.layer_runs {
         line(format!(

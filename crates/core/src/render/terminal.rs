@@ -113,6 +113,9 @@ fn header(g: &Graph) -> Vec<Line> {
     if !spec.not_drawn.is_empty() {
         lines.push(Line::plain(&format!("not drawn: {}", spec.not_drawn.join(", "))));
     }
+    for l in spec.plan_summary() {
+        lines.push(Line::plain(&format!("layers differ · {l}")));
+    }
     lines.push(Line::plain("┏━┓ weight  ╔═╗ activation  ◇ contracted side  top edge: columns, left edge: rows"));
     lines.push(Line::new());
     lines
