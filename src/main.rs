@@ -1,6 +1,6 @@
 //! `anatomy`: a thin command-line shell over anatomy-core.
 
-use anatomy_core::{catalog, families, fmt, graph, manifest, render, source, stats};
+use anatomy_core::{catalog, fmt, graph, manifest, render, source, stats};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -131,7 +131,6 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
                     catalog::SNAPSHOT
                 );
             }
-            let _ = families::SUPPORTED;
             Ok(out)
         }
     }
