@@ -158,7 +158,7 @@ impl<'a> Config<'a> {
         }
     }
 
-    /// An array of `n` items, each read by `item`; absent gives `None`.
+    /// An array of exactly `n` items (one per layer), each read by `item`; absent gives `None`.
     pub fn list<T>(
         &self,
         key: &str,
@@ -166,22 +166,14 @@ impl<'a> Config<'a> {
         item: impl Fn(&Value) -> Option<T>,
         expect: &str,
     ) -> Result<Option<Vec<T>>> {
-        let Some(v) = self.get(key) else { return Ok(None) };
-        let Value::Array(items) = v else {
-            return Err(self.err(key, format!("is {}; it must be an array of {n} {expect}", kind(v))));
-        };
+        let Some(items) = self.list_any(key, item, expect)? else { return Ok(None) };
         if items.len() as u64 != n {
             return Err(self.err(
                 key,
                 format!("has {} entries; it must have one per layer ({n}), each {expect}", items.len()),
             ));
         }
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, x)| item(x).ok_or_else(|| self.err(&format!("{key}[{i}]"), format!("is {x}; expected {expect}"))))
-            .collect::<Result<Vec<T>>>()
-            .map(Some)
+        Ok(Some(items))
     }
 
     /// An array of any length (bounded by the file it came from), each item read by `item`.

@@ -22,7 +22,8 @@ struct Defaults {
 
 fn defaults(model_type: &str) -> Defaults {
     match model_type {
-        "mistral" => Defaults {
+        // MixtralConfig's dense defaults are MistralConfig's.
+        "mistral" | "mixtral" => Defaults {
             vocab: 32000,
             hidden: 4096,
             intermediate: 14336,
@@ -41,16 +42,6 @@ fn defaults(model_type: &str) -> Defaults {
             kv_heads: Some(32),
             head_dim: None,
             context: 32768,
-        },
-        "mixtral" => Defaults {
-            vocab: 32000,
-            hidden: 4096,
-            intermediate: 14336,
-            layers: 32,
-            heads: 32,
-            kv_heads: Some(8),
-            head_dim: None,
-            context: 4096 * 32,
         },
         "qwen3_moe" => Defaults {
             vocab: 151936,
