@@ -92,6 +92,13 @@ fn counts_that_overflow_u64() {
 }
 
 #[test]
+fn odd_rotary_dimension() {
+    let e = err_of(&with("head_dim", json!(63)));
+    assert_eq!(e.field, "head_dim");
+    assert!(e.message.contains("head_dim 63, which is odd"), "{e}");
+}
+
+#[test]
 fn invalid_json_gives_line_and_column() {
     let e = families::load_json("cfg.json", "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 12,,\n}", "t").unwrap_err();
     assert_eq!(e.file, "cfg.json");

@@ -187,9 +187,17 @@ pub(crate) fn layer_types(cfg: &Config, layers: u64, window: Option<u64>) -> Res
     Ok(Some(out))
 }
 
-/// Checks every Spec must pass whatever its family: counts that fit in u64.
+/// Checks every Spec must pass whatever its family: an even rotary dimension, counts that fit in u64.
 fn check(cfg: &Config, spec: &Spec) -> Result<()> {
     let a = &spec.attn;
+    // RoPE rotates pairs of dims; transformers refuses an odd rotary dimension too.
+    if matches!(spec.position, crate::spec::Position::Rope(_)) && a.head_dim % 2 == 1 && spec.plan.iter().any(|l| l.rope) {
+        let field = if cfg.has("head_dim") { "head_dim" } else { "hidden_size" };
+        return Err(cfg.err(
+            field,
+            format!("gives head_dim {}, which is odd; RoPE rotates pairs of dims, so head_dim must be even", a.head_dim),
+        ));
+    }
     let per_layer = [spec.hidden, a.heads, a.head_dim.max(a.v_head_dim), 4]
         .iter()
         .try_fold(1u128, |acc, &x| acc.checked_mul(x as u128));
