@@ -80,7 +80,7 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             let (g, _) = build(&model)?;
             let stdout = std::io::stdout();
             let width = width.or_else(|| terminal_size::terminal_size().map(|(w, _)| w.0 as usize)).unwrap_or(100);
-            let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").map_or(true, |v| v.is_empty());
+            let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
             render::render(&g, &render::Options { width, color, step })
         }
         Command::Stats { model, context, json } => {

@@ -5,7 +5,7 @@ pub fn grouped(n: u128) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -54,7 +54,7 @@ pub fn bytes(n: u128) -> String {
 
 /// Context lengths as people say them: 131072 → `128K`.
 pub fn context(n: u64) -> String {
-    if n >= 1024 && n % 1024 == 0 {
+    if n >= 1024 && n.is_multiple_of(1024) {
         format!("{}K", n / 1024)
     } else {
         n.to_string()

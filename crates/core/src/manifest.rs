@@ -54,7 +54,7 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
             }
         }
     }
-    out.sort_by(|a, b| natural_key(&a.name).cmp(&natural_key(&b.name)));
+    out.sort_by_cached_key(|a| natural_key(&a.name));
     Ok(out)
 }
 

@@ -87,7 +87,7 @@ pub(crate) fn heads(
         None => match head_dim_default {
             Some(d) => d,
             None => {
-                if hidden % heads != 0 {
+                if !hidden.is_multiple_of(heads) {
                     return Err(cfg.err(
                         "hidden_size",
                         format!(
@@ -187,7 +187,9 @@ pub(crate) fn layer_types(cfg: &Config, layers: u64, window: Option<u64>) -> Res
     Ok(Some(out))
 }
 
-/// Checks every Spec must pass whatever its family: an even rotary dimension, counts that fit in u64.
+/// Checks every Spec must pass whatever its family: an even rotary dimension, and sizes whose
+/// products the Graph computes in u64 (heads × head_dim, vocab × hidden) staying in range. The
+/// Graph then checks the exact total (`graph::build`).
 fn check(cfg: &Config, spec: &Spec) -> Result<()> {
     let a = &spec.attn;
     // RoPE rotates pairs of dims; transformers refuses an odd rotary dimension too.

@@ -35,16 +35,13 @@ fn check_counts(g: &Graph) -> Result<()> {
     let mut total: u128 = 0;
     for p in &g.params {
         let n = p.shape.iter().try_fold(1u128, |acc, &d| acc.checked_mul(d as u128));
-        total = match n.and_then(|n| n.checked_mul(p.instances())).and_then(|n| total.checked_add(n)) {
-            Some(t) => t,
-            None => u128::MAX,
-        };
+        total = n.and_then(|n| n.checked_mul(p.instances())).and_then(|n| total.checked_add(n)).unwrap_or(u128::MAX);
     }
     if total > u64::MAX as u128 {
         return Err(Error::new(
             g.spec.name.clone(),
             "",
-            format!("the parameter count overflows 64 bits (tensor sizes too large); check hidden_size, vocab_size, intermediate_size and num_hidden_layers"),
+            "the parameter count overflows 64 bits (tensor sizes too large); check hidden_size, vocab_size, intermediate_size and num_hidden_layers".to_string(),
         ));
     }
     Ok(())
@@ -297,32 +294,36 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// Projection of one head-sized slice: `W · Xᵦ′ (+ b)`.
-    fn projection(&mut self, role: Role, rows: u64, w: &str, out: &str, slice: String, bias: bool, title: &str, cached: bool) -> Node {
+    /// Projection of one head: `W · Xᵦ′ (+ b)` over the checkpoint rows `rows` (Python slice
+    /// syntax, `128*i:128*(i+1)`). `letter` is Q, K or V; V is the one kept in the cache.
+    fn projection(&mut self, role: Role, letter: &str, rows: &str) -> Node {
         let spec = self.spec;
         let a = &spec.attn;
+        let hd = a.head_dim;
         let total_rows = match role {
-            Role::Q => a.heads * a.head_dim,
-            _ => a.kv_heads * a.head_dim,
+            Role::Q => a.heads * hd,
+            _ => a.kv_heads * hd,
         };
+        let (w, out, title) = (format!("W{}", letter.to_lowercase()), letter, format!("{letter} projection"));
         let p = self.param(role, false, vec![total_rows, spec.hidden], Component::Attention, true);
-        let wt = self.weight(p, w, [n(rows), n(spec.hidden)], Some(slice.clone()));
+        let wt = self.weight(p, &w, [n(hd), n(spec.hidden)], Some(format!("[{rows}, :]")));
         let mut inputs = vec![wt];
         let mut eq = format!("{out} = {w} · Xᵦ′");
-        if bias {
+        if a.qkv_bias {
             let pb = self.param(role, true, vec![total_rows], Component::Attention, true);
-            let bname = format!("b{}", &w["W".len()..]);
-            inputs.push(self.weight(pb, &bname, [n(rows), n(1)], Some(format!("[{}]", &slice[1..slice.find(',').unwrap_or(slice.len() - 1)]))));
+            let bname = format!("b{}", letter.to_lowercase());
+            inputs.push(self.weight(pb, &bname, [n(hd), n(1)], Some(format!("[{rows}]"))));
             eq += &format!(" + {bname}");
         }
+        let (cached, rows) = (role == Role::V, hd);
         let o = if cached { self.cached(out, self.seq(rows)) } else { self.act(out, self.seq(rows)) };
         self.step(Draft {
-            title: title.into(),
+            title,
             op: Op::MatMul,
             category: Category::Attention,
             inputs,
             output: o,
-            operation: format!("Project the normalized input to this head's {rows}-dim {}", &title[..1]),
+            operation: format!("Project the normalized input to this head's {rows}-dim {letter}"),
             equation: eq,
         })
     }
@@ -346,16 +347,15 @@ impl<'s> Builder<'s> {
         let g = spec.group_size();
         let rope = self.rope_text();
         // Index names and slices of one K/V head (i) and one query head (j).
-        let (kv_slice, q_slice, head_name) = match a.kind {
-            AttnKind::Mha => (format!("[{hd}*i:{hd}*(i+1), :]"), format!("[{hd}*i:{hd}*(i+1), :]"), "Hᵢ"),
-            AttnKind::Mqa => (":".to_string(), format!("[{hd}*j:{hd}*(j+1), :]"), "Hⱼ"),
-            _ => (format!("[{hd}*i:{hd}*(i+1), :]"), format!("[{hd}*({g}*i+j):{hd}*({g}*i+j+1), :]"), "Hᵢⱼ"),
+        let (kv_rows, q_rows, head_name) = match a.kind {
+            AttnKind::Mha => (format!("{hd}*i:{hd}*(i+1)"), format!("{hd}*i:{hd}*(i+1)"), "Hᵢ"),
+            AttnKind::Mqa => (":".to_string(), format!("{hd}*j:{hd}*(j+1)"), "Hⱼ"),
+            _ => (format!("{hd}*i:{hd}*(i+1)"), format!("{hd}*({g}*i+j):{hd}*({g}*i+j+1)"), "Hᵢⱼ"),
         };
-        let kv_slice = if kv_slice == ":" { "[:, :]".to_string() } else { kv_slice };
         let qk_norm = a.qk_norm == QkNorm::PerHead;
 
         let mut kv_nodes = Vec::new();
-        kv_nodes.push(self.projection(Role::K, hd, "Wk", "K", kv_slice.clone(), a.qkv_bias, "K projection", false));
+        kv_nodes.push(self.projection(Role::K, "K", &kv_rows));
         let k_in = if qk_norm {
             kv_nodes.push(self.qk_norm("K", Role::KNorm, "K", "Kₙ"));
             "Kₙ"
@@ -374,11 +374,11 @@ impl<'s> Builder<'s> {
             equation: format!("Kᵣ = RoPE({k_in}, pos), {rope}"),
         });
         kv_nodes.push(self.gate(k_rope, &rope_layers));
-        kv_nodes.push(self.projection(Role::V, hd, "Wv", "V", kv_slice, a.qkv_bias, "V projection", true));
+        kv_nodes.push(self.projection(Role::V, "V", &kv_rows));
         let v = self.tensors.len() - 1;
 
         let mut q_nodes = Vec::new();
-        q_nodes.push(self.projection(Role::Q, hd, "Wq", "Q", q_slice, a.qkv_bias, "Q projection", false));
+        q_nodes.push(self.projection(Role::Q, "Q", &q_rows));
         let q_in = if qk_norm {
             q_nodes.push(self.qk_norm("Q", Role::QNorm, "Q", "Qₙ"));
             "Qₙ"
@@ -442,7 +442,7 @@ impl<'s> Builder<'s> {
             _ => {
                 let heads = self.scope(ScopeKind::Head, "Query Head j", "Head end", g, q_nodes);
                 kv_nodes.push(Node::Scope(heads));
-                let title = format!("GQA Group i");
+                let title = "GQA Group i".to_string();
                 nodes.push(Node::Scope(self.scope(ScopeKind::Group, &title, "GQA end", a.kv_heads, kv_nodes)));
             }
         }
@@ -602,7 +602,7 @@ impl<'s> Builder<'s> {
             category: Category::Ffn,
             inputs: vec![gates],
             output: m,
-            operation: format!("Sum the chosen experts' outputs, each scaled by its router weight"),
+            operation: "Sum the chosen experts' outputs, each scaled by its router weight".to_string(),
             equation: "M = Σₑ Gᵣ[e] · Mₑ over the chosen experts".into(),
         }));
         children.push(self.residual(residual, "M"));

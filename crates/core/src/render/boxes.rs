@@ -43,7 +43,7 @@ fn widths(t: &Tensor, scale: Scale) -> (usize, usize) {
     let [rows, cols] = &t.dims;
     let top = width(&cols.label());
     let mut w = inner_width(cols, scale).max(top + 2).max(width(&t.name) + 2);
-    if w % 2 == 0 && top % 2 == 1 {
+    if w.is_multiple_of(2) && top % 2 == 1 {
         w += 1;
     }
     (width(&rows.label()) + 1, w)
