@@ -1,6 +1,7 @@
 //! Checkpoint tensor names per layout, in Hugging Face and GGUF naming.
 //!
-//! One table per layout; `{b}` stands for the layer index and `{e}` for the expert index.
+//! One table per layout; `{b}` stands for the layer index and `{e}` for the expert index. A
+//! template without `{e}` for an expert tensor holds all of a layer's experts, stacked first.
 
 use crate::spec::Layout;
 
@@ -8,32 +9,93 @@ use crate::spec::Layout;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     Embed,
+    PosEmbed,
     AttnNorm,
     Q,
     K,
     V,
+    /// Q, K and V fused.
+    Qkv,
     O,
     QNorm,
     KNorm,
+    /// MLA: Q down-projection, its norm, Q up-projection.
+    QA,
+    QANorm,
+    QB,
+    /// MLA: joint KV down-projection (latent and rotary key), its norm, KV up-projection.
+    KvA,
+    KvANorm,
+    KvB,
+    Sinks,
+    PostAttnNorm,
     FfnNorm,
+    PostFfnNorm,
     Gate,
     Up,
+    /// Gate and up fused.
+    GateUp,
     Down,
-    FinalNorm,
-    LmHead,
     Router,
+    /// Per-expert bias added to the scores for selection only (DeepSeek V3).
+    CorrectionBias,
     ExpertGate,
     ExpertUp,
+    ExpertGateUp,
     ExpertDown,
+    SharedGate,
+    SharedUp,
+    SharedDown,
+    FinalNorm,
+    LmHead,
 }
 
-/// `(hf, gguf)` name templates of `role`'s weight (`bias = false`) or bias.
+/// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
 pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
+    use Role::*;
+    let suffix = if bias { "bias" } else { "weight" };
+    // Tensors stored without a .weight suffix.
+    match (layout, role) {
+        (_, Sinks) => return ("model.layers.{b}.self_attn.sinks".into(), "blk.{b}.attn_sinks.weight".into()),
+        (_, CorrectionBias) => {
+            return ("model.layers.{b}.mlp.gate.e_score_correction_bias".into(), "blk.{b}.exp_probs_b.bias".into())
+        }
+        (Layout::GptOss, ExpertGateUp | ExpertDown) => {
+            let (hf, gguf) = if role == ExpertDown { ("down_proj", "ffn_down_exps") } else { ("gate_up_proj", "ffn_gate_up_exps") };
+            let hf = if bias { format!("model.layers.{{b}}.mlp.experts.{hf}_bias") } else { format!("model.layers.{{b}}.mlp.experts.{hf}") };
+            return (hf, format!("blk.{{b}}.{gguf}.{suffix}"));
+        }
+        _ => {}
+    }
     let (hf, gguf) = match layout {
         Layout::Llama => llama(role),
         Layout::Mixtral => mixtral(role),
+        Layout::Phi3 => match role {
+            Qkv => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.attn_qkv"),
+            GateUp => ("model.layers.{b}.mlp.gate_up_proj", "blk.{b}.ffn_up"),
+            other => llama(other),
+        },
+        Layout::Sandwich => match role {
+            PostAttnNorm => ("model.layers.{b}.post_attention_layernorm", "blk.{b}.post_attention_norm"),
+            FfnNorm => ("model.layers.{b}.pre_feedforward_layernorm", "blk.{b}.ffn_norm"),
+            PostFfnNorm => ("model.layers.{b}.post_feedforward_layernorm", "blk.{b}.post_ffw_norm"),
+            other => llama(other),
+        },
+        Layout::Gpt2 => gpt2(role),
+        Layout::DeepSeek => match role {
+            QA => ("model.layers.{b}.self_attn.q_a_proj", "blk.{b}.attn_q_a"),
+            QANorm => ("model.layers.{b}.self_attn.q_a_layernorm", "blk.{b}.attn_q_a_norm"),
+            QB => ("model.layers.{b}.self_attn.q_b_proj", "blk.{b}.attn_q_b"),
+            KvA => ("model.layers.{b}.self_attn.kv_a_proj_with_mqa", "blk.{b}.attn_kv_a_mqa"),
+            KvANorm => ("model.layers.{b}.self_attn.kv_a_layernorm", "blk.{b}.attn_kv_a_norm"),
+            KvB => ("model.layers.{b}.self_attn.kv_b_proj", "blk.{b}.attn_kv_b"),
+            other => llama(other),
+        },
+        Layout::GptOss => match role {
+            Router => ("model.layers.{b}.mlp.router", "blk.{b}.ffn_gate_inp"),
+            other => llama(other),
+        },
     };
-    let suffix = if bias { "bias" } else { "weight" };
     (format!("{hf}.{suffix}"), format!("{gguf}.{suffix}"))
 }
 
@@ -48,7 +110,9 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         O => ("model.layers.{b}.self_attn.o_proj", "blk.{b}.attn_output"),
         QNorm => ("model.layers.{b}.self_attn.q_norm", "blk.{b}.attn_q_norm"),
         KNorm => ("model.layers.{b}.self_attn.k_norm", "blk.{b}.attn_k_norm"),
-        FfnNorm => ("model.layers.{b}.post_attention_layernorm", "blk.{b}.ffn_norm"),
+        // A pre-norm model's second norm sits before the MLP, under this historical name.
+        FfnNorm | PostAttnNorm => ("model.layers.{b}.post_attention_layernorm", "blk.{b}.ffn_norm"),
+        PostFfnNorm => ("model.layers.{b}.post_feedforward_layernorm", "blk.{b}.post_ffw_norm"),
         Gate => ("model.layers.{b}.mlp.gate_proj", "blk.{b}.ffn_gate"),
         Up => ("model.layers.{b}.mlp.up_proj", "blk.{b}.ffn_up"),
         Down => ("model.layers.{b}.mlp.down_proj", "blk.{b}.ffn_down"),
@@ -59,6 +123,20 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         ExpertGate => ("model.layers.{b}.mlp.experts.{e}.gate_proj", "blk.{b}.ffn_gate_exps"),
         ExpertUp => ("model.layers.{b}.mlp.experts.{e}.up_proj", "blk.{b}.ffn_up_exps"),
         ExpertDown => ("model.layers.{b}.mlp.experts.{e}.down_proj", "blk.{b}.ffn_down_exps"),
+        ExpertGateUp => ("model.layers.{b}.mlp.experts.{e}.gate_up_proj", "blk.{b}.ffn_gate_up_exps"),
+        SharedGate => ("model.layers.{b}.mlp.shared_experts.gate_proj", "blk.{b}.ffn_gate_shexp"),
+        SharedUp => ("model.layers.{b}.mlp.shared_experts.up_proj", "blk.{b}.ffn_up_shexp"),
+        SharedDown => ("model.layers.{b}.mlp.shared_experts.down_proj", "blk.{b}.ffn_down_shexp"),
+        PosEmbed => ("model.embed_positions", "position_embd"),
+        Qkv => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.attn_qkv"),
+        GateUp => ("model.layers.{b}.mlp.gate_up_proj", "blk.{b}.ffn_up"),
+        QA => ("model.layers.{b}.self_attn.q_a_proj", "blk.{b}.attn_q_a"),
+        QANorm => ("model.layers.{b}.self_attn.q_a_layernorm", "blk.{b}.attn_q_a_norm"),
+        QB => ("model.layers.{b}.self_attn.q_b_proj", "blk.{b}.attn_q_b"),
+        KvA => ("model.layers.{b}.self_attn.kv_a_proj_with_mqa", "blk.{b}.attn_kv_a_mqa"),
+        KvANorm => ("model.layers.{b}.self_attn.kv_a_layernorm", "blk.{b}.attn_kv_a_norm"),
+        KvB => ("model.layers.{b}.self_attn.kv_b_proj", "blk.{b}.attn_kv_b"),
+        Sinks | CorrectionBias => unreachable!("named in `names`"),
     }
 }
 
@@ -69,6 +147,22 @@ fn mixtral(role: Role) -> (&'static str, &'static str) {
         ExpertGate => ("model.layers.{b}.block_sparse_moe.experts.{e}.w1", "blk.{b}.ffn_gate_exps"),
         ExpertUp => ("model.layers.{b}.block_sparse_moe.experts.{e}.w3", "blk.{b}.ffn_up_exps"),
         ExpertDown => ("model.layers.{b}.block_sparse_moe.experts.{e}.w2", "blk.{b}.ffn_down_exps"),
+        other => llama(other),
+    }
+}
+
+fn gpt2(role: Role) -> (&'static str, &'static str) {
+    use Role::*;
+    match role {
+        Embed => ("transformer.wte", "token_embd"),
+        PosEmbed => ("transformer.wpe", "position_embd"),
+        AttnNorm => ("transformer.h.{b}.ln_1", "blk.{b}.attn_norm"),
+        Qkv => ("transformer.h.{b}.attn.c_attn", "blk.{b}.attn_qkv"),
+        O => ("transformer.h.{b}.attn.c_proj", "blk.{b}.attn_output"),
+        FfnNorm => ("transformer.h.{b}.ln_2", "blk.{b}.ffn_norm"),
+        Up => ("transformer.h.{b}.mlp.c_fc", "blk.{b}.ffn_up"),
+        Down => ("transformer.h.{b}.mlp.c_proj", "blk.{b}.ffn_down"),
+        FinalNorm => ("transformer.ln_f", "output_norm"),
         other => llama(other),
     }
 }

@@ -76,7 +76,11 @@ pub struct Attention {
     pub sinks: bool,
     /// Scores are scaled by 1/√scale_dim (query_pre_attn_scalar for Gemma, head_dim otherwise).
     pub scale_dim: f64,
+    /// Extra factor on the score scale (DeepSeek's YaRN mscale²); 1 otherwise.
+    pub scale_mult: f64,
     pub mla: Option<Mla>,
+    /// Q, K and V are row blocks of one stored tensor (Phi-3 `qkv_proj`, GPT-2 `c_attn`).
+    pub fused_qkv: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +107,8 @@ pub struct Mlp {
     /// gate ⊙ act(…) · up (SwiGLU, GeGLU) rather than a plain two-matrix MLP.
     pub gated: bool,
     pub bias: bool,
+    /// Gate and up are the two halves of one stored tensor (Phi-3 `gate_up_proj`).
+    pub fused_gate_up: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -125,6 +131,9 @@ pub struct Moe {
     pub routed_scaling: f64,
     /// Clamp on SwiGLU inputs (gpt-oss).
     pub swiglu_limit: Option<f64>,
+    /// All experts of a layer are stored as one tensor per projection, gate and up interleaved
+    /// (gpt-oss `experts.gate_up_proj`, shape [E, hidden, 2·inter]).
+    pub stacked_experts: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -233,6 +242,24 @@ pub enum Layout {
     Llama,
     /// Llama names with `block_sparse_moe.gate` and `experts.{e}.w1/w2/w3` (Mixtral).
     Mixtral,
+    /// Llama names with `qkv_proj` and `gate_up_proj` (Phi-3).
+    Phi3,
+    /// Llama names with norms around each sublayer: `post_attention_layernorm` after attention,
+    /// `pre_/post_feedforward_layernorm` around the MLP (Gemma 2/3, OLMo 2).
+    Sandwich,
+    /// `transformer.h.{b}.attn.c_attn`, Conv1D weights stored [in, out] (GPT-2).
+    Gpt2,
+    /// Llama names plus MLA projections, `mlp.shared_experts` and `gate.e_score_correction_bias` (DeepSeek V2/V3, GLM-4.5).
+    DeepSeek,
+    /// Llama names plus `self_attn.sinks`, `mlp.router` and stacked `mlp.experts.gate_up_proj` (gpt-oss).
+    GptOss,
+}
+
+impl Layout {
+    /// Linear weights are stored [in, out] (GPT-2's Conv1D) rather than [out, in].
+    pub fn stores_in_out(self) -> bool {
+        self == Layout::Gpt2
+    }
 }
 
 impl Spec {

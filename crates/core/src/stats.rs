@@ -107,7 +107,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
         let layer_count = layers.as_ref().map_or(1, |l| l.len() as u128);
         let out = g.tensor(step.output);
         if let TensorKind::Activation { cached: true } = out.kind {
-            for b in layers.as_ref().unwrap_or(&all).iter() {
+            for b in v.scope_layers().unwrap_or(&all).iter() {
                 let span = spec.plan[b as usize].attn;
                 let per_token = out.elems().saturating_mul(per_layer);
                 kv_per_token = kv_per_token.saturating_add(per_token);

@@ -164,9 +164,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             softcap: None,
             sinks: false,
             scale_dim: head_dim as f64,
+            scale_mult: 1.0,
             mla: None,
+            fused_qkv: false,
         },
-        mlp: Mlp { intermediate, act: cfg.string("hidden_act", "silu")?, gated: true, bias: mlp_bias },
+        mlp: Mlp { intermediate, act: cfg.string("hidden_act", "silu")?, gated: true, bias: mlp_bias, fused_gate_up: false },
         moe,
         plan: spans
             .into_iter()
@@ -233,6 +235,7 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
             topk_group: 1,
             routed_scaling: 1.0,
             swiglu_limit: None,
+            stacked_experts: false,
         }),
         plan,
     ))

@@ -4,7 +4,9 @@
 //! Everything after the Spec reads this: parameter counts are sums over `params`, the manifest is
 //! their names, the terminal view draws `root`.
 
+mod attention;
 mod build;
+mod ffn;
 
 pub use build::build;
 
@@ -166,6 +168,8 @@ pub enum Op {
     TopK,
     /// Weighted sum of the chosen experts' outputs.
     Combine,
+    /// Multiplication by a constant.
+    Scale,
 }
 
 #[derive(Debug, Clone)]
@@ -233,6 +237,12 @@ impl Visit<'_> {
             .filter(|s| !matches!(s.kind, ScopeKind::Block | ScopeKind::Model))
             .map(|s| s.active.unwrap_or(s.repeat) as u128)
             .product()
+    }
+
+    /// Layers of the scope holding this step, ignoring the step's own gate: a K cached in every
+    /// layer is cached whether or not its layer rotates it.
+    pub fn scope_layers(&self) -> Option<&LayerSet> {
+        self.scopes.iter().rev().find_map(|s| s.layers.as_ref())
     }
 
     /// Layers this step runs in; `None` outside the blocks.

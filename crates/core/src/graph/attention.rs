@@ -1,0 +1,448 @@
+//! The attention sublayer: grouped-query attention (MHA, GQA, MQA as its cases) and multi-head
+//! latent attention, drawn head by head with the checkpoint rows each head reads.
+
+use super::build::{fmt_f, n, Builder, Draft, Linear};
+use super::*;
+use crate::naming::Role;
+use crate::spec::{AttnKind, AttnSpan, Position, QkNorm};
+
+/// A bias-free attention matmul of MLA.
+#[allow(clippy::too_many_arguments)]
+fn lin<'a>(
+    role: Role,
+    title: &str,
+    w: &'a str,
+    out: &'a str,
+    input: &'a str,
+    rows: u64,
+    cols: u64,
+    stored_rows: u64,
+    block: Option<String>,
+    cached: bool,
+    operation: String,
+) -> Linear<'a> {
+    Linear {
+        role,
+        title: title.into(),
+        w,
+        out,
+        input,
+        rows,
+        cols,
+        stored_rows,
+        block,
+        bias: false,
+        component: Component::Attention,
+        category: Category::Attention,
+        cached,
+        operation,
+    }
+}
+
+/// The rows `[off + size·idx, off + size·(idx+1))` in Python slice syntax.
+fn rows(off: u64, size: u64, idx: &str) -> String {
+    let idx_p = if idx.contains(['+', '*']) { format!("({idx})") } else { idx.to_string() };
+    let at = |end: &str| if off == 0 { end.to_string() } else { format!("{off}+{end}") };
+    at(&format!("{size}*{idx_p}")) + ":" + &at(&format!("{size}*({idx}+1)"))
+}
+
+impl Builder<'_> {
+    fn rope_text(&self) -> String {
+        match &self.spec.position {
+            Position::Rope(r) => {
+                let mut s = format!("θ = {}", r.theta);
+                if let Some(local) = r.local_theta {
+                    s += &format!(" (sliding layers: {local})");
+                }
+                if r.partial < 1.0 {
+                    s += &format!(", first {}% of dims rotated", fmt_f(r.partial * 100.0));
+                }
+                if r.scaling.kind != "default" {
+                    s += &format!(", {} scaling", r.scaling.kind);
+                    if let Some(f) = r.scaling.factor {
+                        s += &format!(" ×{f}");
+                    }
+                }
+                s
+            }
+            Position::Learned => "learned positions".into(),
+        }
+    }
+
+    fn window_text(&self) -> String {
+        let mut kinds: Vec<AttnSpan> = self.spec.plan.iter().map(|l| l.attn).collect();
+        kinds.sort();
+        kinds.dedup();
+        let describe = |k: &AttnSpan| match k {
+            AttnSpan::Full => "full causal".to_string(),
+            AttnSpan::Sliding(w) => format!("only the last {w} keys"),
+            AttnSpan::Chunked(c) => format!("only keys in the same {c}-token chunk"),
+        };
+        match kinds.as_slice() {
+            [AttnSpan::Full] | [] => String::new(),
+            [one] => format!("; {}", describe(one)),
+            _ => {
+                let parts: Vec<String> =
+                    kinds.iter().map(|k| format!("{} in layers {}", describe(k), self.spec.layers_where(|l| l.attn == *k))).collect();
+                format!("; {}", parts.join(", "))
+            }
+        }
+    }
+
+    fn rope_step(&mut self, which: &str, input: &str, out: &str, dim: u64, cached: bool) -> Node {
+        let rope = self.rope_text();
+        let o = if cached { self.cached(out, self.seq(dim)) } else { self.act(out, self.seq(dim)) };
+        let node = self.step(Draft {
+            title: format!("{which} rotary position encoding"),
+            op: Op::Rope,
+            category: Category::Attention,
+            inputs: vec![],
+            output: o,
+            operation: format!("Rotate pairs of {which}'s dims by angles that grow with position"),
+            equation: format!("{out} = RoPE({input}, pos), {rope}"),
+        });
+        let layers = self.spec.layers_where(|l| l.rope);
+        self.gate(node, &layers)
+    }
+
+    /// Where Q, K or V sits in the checkpoint: (role, rows of the stored tensor, row offset).
+    fn qkv_place(&self, role: Role) -> (Role, u64, u64) {
+        let a = &self.spec.attn;
+        let (q, kv) = (a.heads * a.head_dim, a.kv_heads * a.head_dim);
+        if a.fused_qkv {
+            let off = match role {
+                Role::Q => 0,
+                Role::K => q,
+                _ => q + kv,
+            };
+            (Role::Qkv, q + 2 * kv, off)
+        } else {
+            (role, if role == Role::Q { q } else { kv }, 0)
+        }
+    }
+
+    /// Projection of one head (`idx` names it; `None` for the single K/V head of MQA).
+    fn head_projection(&mut self, role: Role, letter: &str, idx: Option<&str>, input: &str, cached: bool) -> Node {
+        let spec = self.spec;
+        let hd = spec.attn.head_dim;
+        let (stored_role, stored_rows, off) = self.qkv_place(role);
+        let block = match idx {
+            Some(i) => Some(rows(off, hd, i)),
+            None if stored_rows == hd => None,
+            None => Some(format!("{off}:{}", off + hd)),
+        };
+        let w = format!("W{}", letter.to_lowercase());
+        self.linear(Linear {
+            role: stored_role,
+            title: format!("{letter} projection"),
+            w: &w,
+            out: letter,
+            input,
+            rows: hd,
+            cols: spec.hidden,
+            stored_rows,
+            block,
+            bias: spec.attn.qkv_bias,
+            component: Component::Attention,
+            category: Category::Attention,
+            cached,
+            operation: format!("Project the normalized input to this head's {hd}-dim {letter}"),
+        })
+    }
+
+    fn qk_norm(&mut self, which: &str, role: Role, idx: Option<&str>, input: &str, out: &str) -> Node {
+        let a = &self.spec.attn;
+        let hd = a.head_dim;
+        let heads = if which == "Q" { a.heads } else { a.kv_heads };
+        let gamma = if which == "Q" { "γq" } else { "γk" };
+        let title = format!("{which} {}", self.norm_name());
+        let full = a.qk_norm == QkNorm::Full;
+        let block = if full { Some((heads * hd, idx.map_or(format!("0:{hd}"), |i| rows(0, hd, i)))) } else { None };
+        let mut node = self.norm_step(&title, role, gamma, input, out, hd, true, block);
+        if let Node::Step(s) = &mut node {
+            s.category = Category::Attention;
+            s.operation = if full {
+                format!("Normalize {which} over all {} dims of every head together, then scale this head's {hd}", heads * hd)
+            } else {
+                format!("Normalize each head's {which} over its {hd} dims (one weight shared by all heads)")
+            };
+            if full {
+                s.equation = s.equation.replace(&format!("mean({input}²)"), &format!("mean over all heads of {which}²"));
+            }
+        }
+        node
+    }
+
+    fn scores_equation(&self, k: &str, q: &str) -> String {
+        let a = &self.spec.attn;
+        let mut eq = format!("S = {k} · {q} / √{}", fmt_f(a.scale_dim));
+        if a.scale_mult != 1.0 {
+            eq += &format!(" · {:.6}", a.scale_mult);
+        }
+        if let Some(c) = a.softcap {
+            eq += &format!(", then S = {c}·tanh(S/{c})");
+        }
+        eq
+    }
+
+    /// Causal softmax (with the head's sink logit where the Spec has sinks) and the weighted sum of values.
+    fn softmax_and_values(&mut self, head: Option<&str>, v: usize, head_name: &str) -> Vec<Node> {
+        let a = self.spec.attn.clone();
+        let mut nodes = Vec::new();
+        let att = self.act("A", [Dim::Seq, Dim::Seq]);
+        let window = self.window_text();
+        let mut inputs = vec![];
+        let mut eq = format!("A = softmax(S + M) over keys, M = −∞ above the diagonal{window}");
+        if a.sinks {
+            let p = self.param(Role::Sinks, false, vec![a.heads], Component::Attention, true);
+            inputs.push(self.weight(p, "σₛ", [n(1), n(1)], head.map(|h| format!("[{h}]"))));
+            eq = format!("A = softmax([S + M, σₛ]) with the sink logit σₛ as an extra key, then dropped{window}");
+        }
+        nodes.push(self.step(Draft {
+            title: "Causal softmax".into(),
+            op: Op::Softmax,
+            category: Category::Attention,
+            inputs,
+            output: att,
+            operation: "Mask future positions, then normalize each query's scores to weights".into(),
+            equation: eq,
+        }));
+        let h = self.act(head_name, self.seq(a.v_head_dim));
+        nodes.push(self.step(Draft {
+            title: "Weighted value aggregation".into(),
+            op: Op::WeightedSum { dim: a.v_head_dim },
+            category: Category::Attention,
+            inputs: vec![v],
+            output: h,
+            operation: "Mix the value vectors by the attention weights".into(),
+            equation: format!("{head_name} = V · A"),
+        }));
+        nodes
+    }
+
+    /// Concatenate the heads and project back to the hidden size.
+    fn attention_output(&mut self, label: String) -> Vec<Node> {
+        let spec = self.spec;
+        let a = spec.attn.clone();
+        let width = a.heads * a.v_head_dim;
+        let concat = self.act("H", [Dim::Labeled(label, width), Dim::Seq]);
+        let cat = self.step(Draft {
+            title: "Head concatenation".into(),
+            op: Op::Concat,
+            category: Category::Attention,
+            inputs: vec![],
+            output: concat,
+            operation: format!("Stack the {} head outputs into one {width}-dim vector per position", a.heads),
+            equation: format!("H = concat(H₀ … H_{})", a.heads - 1),
+        });
+        let out = self.linear(Linear {
+            role: Role::O,
+            title: "Attention output projection".into(),
+            w: "Wₒ",
+            out: "Y",
+            input: "H",
+            rows: spec.hidden,
+            cols: width,
+            stored_rows: spec.hidden,
+            block: None,
+            bias: a.o_bias,
+            component: Component::Attention,
+            category: Category::Attention,
+            cached: false,
+            operation: "Project the concatenated heads back to the hidden size".into(),
+        });
+        vec![cat, out]
+    }
+
+    /// Grouped-query attention: MHA and MQA are its cases with one query head per K/V head, or
+    /// one K/V head for all.
+    pub(super) fn attention(&mut self, x_in: &str) -> Vec<Node> {
+        let spec = self.spec;
+        let a = spec.attn.clone();
+        let hd = a.head_dim;
+        let g = spec.group_size();
+        let rope = self.has_rope();
+        let (kv_idx, q_idx, head_name, q_head) = match a.kind {
+            AttnKind::Mha => (Some("i".to_string()), "i".to_string(), "Hᵢ", "i".to_string()),
+            AttnKind::Mqa => (None, "j".to_string(), "Hⱼ", "j".to_string()),
+            _ => (Some("i".to_string()), format!("{g}*i+j"), "Hᵢⱼ", format!("{g}*i+j")),
+        };
+        let qk_norm = a.qk_norm != QkNorm::None;
+
+        let mut kv_nodes = Vec::new();
+        // The K that is cached: after RoPE where there is RoPE, else as projected (and normed).
+        kv_nodes.push(self.head_projection(Role::K, "K", kv_idx.as_deref(), x_in, !rope && !qk_norm));
+        let mut k = "K";
+        if qk_norm {
+            kv_nodes.push(self.qk_norm("K", Role::KNorm, kv_idx.as_deref(), "K", "Kₙ"));
+            if !rope {
+                if let TensorKind::Activation { cached } = &mut self.tensors.last_mut().expect("K norm output").kind {
+                    *cached = true;
+                }
+            }
+            k = "Kₙ";
+        }
+        if rope {
+            kv_nodes.push(self.rope_step("K", k, "Kᵣ", hd, true));
+            k = "Kᵣ";
+        }
+        kv_nodes.push(self.head_projection(Role::V, "V", kv_idx.as_deref(), x_in, true));
+        let v = self.tensors.len() - 1;
+
+        let mut q_nodes = Vec::new();
+        q_nodes.push(self.head_projection(Role::Q, "Q", Some(&q_idx), x_in, false));
+        let mut q = "Q";
+        if qk_norm {
+            q_nodes.push(self.qk_norm("Q", Role::QNorm, Some(&q_idx), "Q", "Qₙ"));
+            q = "Qₙ";
+        }
+        if rope {
+            q_nodes.push(self.rope_step("Q", q, "Qᵣ", hd, false));
+            q = "Qᵣ";
+        }
+        let kt = format!("{k}ᵀ");
+        let krt = self.act(&kt, [Dim::Seq, n(hd)]);
+        let s = self.act("S", [Dim::Seq, Dim::Seq]);
+        q_nodes.push(self.step(Draft {
+            title: "Attention scores".into(),
+            op: Op::Scores { dim: hd },
+            category: Category::Attention,
+            inputs: vec![krt],
+            output: s,
+            operation: "Score every query position against every key position".into(),
+            equation: self.scores_equation(&kt, q),
+        }));
+        q_nodes.extend(self.softmax_and_values(Some(&q_head), v, head_name));
+
+        let mut nodes = Vec::new();
+        match a.kind {
+            AttnKind::Mha => {
+                kv_nodes.extend(q_nodes);
+                nodes.push(Node::Scope(self.scope(ScopeKind::Head, "Attention Head i", "Head end", a.heads, kv_nodes)));
+            }
+            AttnKind::Mqa => {
+                nodes.extend(kv_nodes);
+                nodes.push(Node::Scope(self.scope(ScopeKind::Head, "Query Head j", "Head end", a.heads, q_nodes)));
+            }
+            _ => {
+                let heads = self.scope(ScopeKind::Head, "Query Head j", "Head end", g, q_nodes);
+                kv_nodes.push(Node::Scope(heads));
+                nodes.push(Node::Scope(self.scope(ScopeKind::Group, "GQA Group i", "GQA end", a.kv_heads, kv_nodes)));
+            }
+        }
+        let width = a.heads * a.v_head_dim;
+        let label = match a.kind {
+            AttnKind::Gqa => format!("{}×{g}×{}={width}", a.v_head_dim, a.kv_heads),
+            _ => format!("{}×{}={width}", a.v_head_dim, a.heads),
+        };
+        nodes.extend(self.attention_output(label));
+        nodes
+    }
+
+    /// Multi-head latent attention (DeepSeek V2/V3): Q and KV pass through low-rank latents; the
+    /// cache holds the KV latent and one shared rotary key per token.
+    pub(super) fn mla(&mut self, x_in: &str) -> Vec<Node> {
+        let spec = self.spec;
+        let a = spec.attn.clone();
+        let m = a.mla.clone().expect("MLA spec");
+        let (d, h) = (spec.hidden, a.heads);
+        let (nope, rope_d, vd, kvl) = (m.qk_nope_head_dim, m.qk_rope_head_dim, a.v_head_dim, m.kv_lora_rank);
+        let qk = nope + rope_d;
+        let mut nodes = Vec::new();
+        let (q_role, q_input, q_cols) = match m.q_lora_rank {
+            Some(ql) => {
+                nodes.push(self.linear(lin(Role::QA, "Q down-projection", "Wqa", "Cq", x_in, ql, d, ql, None, false, format!("Compress the input to a {ql}-dim query latent"))));
+                let mut norm = self.norm_step("Q latent RMSNorm", Role::QANorm, "γqa", "Cq", "Cq′", ql, true, None);
+                if let Node::Step(s) = &mut norm {
+                    s.category = Category::Attention;
+                }
+                nodes.push(norm);
+                (Role::QB, "Cq′", ql)
+            }
+            None => (Role::Q, x_in, d),
+        };
+        nodes.push(self.linear(lin(
+            Role::KvA,
+            "KV down-projection",
+            "Wkva",
+            "Ckv",
+            x_in,
+            kvl,
+            d,
+            kvl + rope_d,
+            Some(format!("0:{kvl}")),
+            false,
+            format!("Compress the input to the {kvl}-dim KV latent that every head expands"),
+        )));
+        let mut norm = self.norm_step("KV latent RMSNorm", Role::KvANorm, "γkv", "Ckv", "Ckv′", kvl, true, None);
+        if let Node::Step(s) = &mut norm {
+            s.category = Category::Attention;
+        }
+        nodes.push(norm);
+        if let TensorKind::Activation { cached } = &mut self.tensors.last_mut().expect("latent").kind {
+            *cached = true;
+        }
+        nodes.push(self.linear(lin(
+            Role::KvA,
+            "Shared rotary key projection",
+            "Wkva",
+            "Kₚₑ",
+            x_in,
+            rope_d,
+            d,
+            kvl + rope_d,
+            Some(format!("{kvl}:{}", kvl + rope_d)),
+            false,
+            format!("Project the {rope_d}-dim key part that carries position, shared by all heads"),
+        )));
+        nodes.push(self.rope_step("Kₚₑ", "Kₚₑ", "Kₚₑᵣ", rope_d, true));
+
+        let mut head = Vec::new();
+        let nv = nope + vd;
+        head.push(self.linear(lin(Role::KvB, "K up-projection", "Wkb", "Kₙₒₚₑ", "Ckv′", nope, kvl, h * nv, Some(format!("{nv}*i:{nv}*i+{nope}")), false, format!("Expand the latent to this head's {nope}-dim position-free key"))));
+        head.push(self.linear(lin(Role::KvB, "V up-projection", "Wvb", "V", "Ckv′", vd, kvl, h * nv, Some(format!("{nv}*i+{nope}:{nv}*(i+1)")), false, format!("Expand the latent to this head's {vd}-dim value"))));
+        let v = self.tensors.len() - 1;
+        let stored_q = h * qk;
+        head.push(self.linear(lin(q_role, "Q projection", "Wq", "Q", q_input, qk, q_cols, stored_q, Some(rows(0, qk, "i")), false, format!("Project to this head's {qk}-dim query ({nope} position-free + {rope_d} rotary)"))));
+        let qr = self.act("Qᵣ", self.seq(qk));
+        let rope_text = self.rope_text();
+        let q_rope = self.step(Draft {
+            title: "Q rotary position encoding".into(),
+            op: Op::Rope,
+            category: Category::Attention,
+            inputs: vec![],
+            output: qr,
+            operation: format!("Rotate the last {rope_d} dims of Q by position"),
+            equation: format!("Qᵣ = [Q[:{nope}], RoPE(Q[{nope}:], pos)], {rope_text}"),
+        });
+        let layers = spec.layers_where(|l| l.rope);
+        head.push(self.gate(q_rope, &layers));
+        let kt = self.act("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", [Dim::Seq, n(qk)]);
+        let s = self.act("S", [Dim::Seq, Dim::Seq]);
+        head.push(self.step(Draft {
+            title: "Attention scores".into(),
+            op: Op::Scores { dim: qk },
+            category: Category::Attention,
+            inputs: vec![kt],
+            output: s,
+            operation: "Score queries against keys: the head's own key part and the shared rotary part".into(),
+            equation: self.scores_equation("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", "Qᵣ"),
+        }));
+        head.extend(self.softmax_and_values(Some("i"), v, "Hᵢ"));
+        nodes.push(Node::Scope(self.scope(ScopeKind::Head, "Attention Head i", "Head end", h, head)));
+        nodes.extend(self.attention_output(format!("{vd}×{h}={}", vd * h)));
+        nodes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rows;
+
+    #[test]
+    fn row_blocks() {
+        assert_eq!(rows(0, 128, "i"), "128*i:128*(i+1)");
+        assert_eq!(rows(0, 128, "3*i+j"), "128*(3*i+j):128*(3*i+j+1)");
+        assert_eq!(rows(3072, 96, "i"), "3072+96*i:3072+96*(i+1)");
+    }
+}

@@ -1,0 +1,227 @@
+//! The FFN sublayer: a dense MLP (gated or plain) or a mixture of experts with its router,
+//! routed experts, shared experts and weighted combination.
+
+use super::build::{act_name, Builder, Draft, Linear};
+use super::*;
+use crate::naming::Role;
+use crate::spec::Scoring;
+
+/// Which FFN a set of projections belongs to.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Dense,
+    Routed,
+    Shared,
+}
+
+impl Kind {
+    /// Roles of gate, up, gate+up fused, and down.
+    fn roles(self) -> [Role; 4] {
+        match self {
+            Kind::Dense => [Role::Gate, Role::Up, Role::GateUp, Role::Down],
+            Kind::Routed => [Role::ExpertGate, Role::ExpertUp, Role::ExpertGateUp, Role::ExpertDown],
+            Kind::Shared => [Role::SharedGate, Role::SharedUp, Role::SharedGate, Role::SharedDown],
+        }
+    }
+}
+
+impl Builder<'_> {
+    /// Gate, up, activation and down projections of one FFN of width `f`, reading `input`.
+    fn ffn_steps(&mut self, kind: Kind, f: u64, input: &str, sub: &str, out: &str) -> Vec<Node> {
+        let spec = self.spec;
+        let d = spec.hidden;
+        let [gate_role, up_role, fused_role, down_role] = kind.roles();
+        let moe = spec.moe.clone();
+        let (bias, fused, interleaved) = match kind {
+            Kind::Dense => (spec.mlp.bias, spec.mlp.fused_gate_up, false),
+            Kind::Routed => {
+                let m = moe.as_ref().expect("experts have a MoE spec");
+                (m.expert_bias, m.stacked_experts, m.stacked_experts)
+            }
+            Kind::Shared => (false, false, false),
+        };
+        let component = Component::Ffn;
+        let (wg, wu, wd) = (format!("Wg{sub}"), format!("Wu{sub}"), format!("Wd{sub}"));
+        let (g, u, p) = (format!("G{sub}"), format!("U{sub}"), format!("P{sub}"));
+        let mut nodes = Vec::new();
+        let up = |role: Role, w: &'_ str, o: &'_ str, title: &str, block: Option<String>, stored: u64| UpSpec {
+            role,
+            title: title.into(),
+            block,
+            stored,
+            gate: o.starts_with('G'),
+            w: w.to_string(),
+            out: o.to_string(),
+        };
+        let ups = if !spec.mlp.gated {
+            vec![up(up_role, &wu, &u, "Up projection", None, f)]
+        } else if fused {
+            let (gb, ub) = if interleaved { ("0::2".to_string(), "1::2".to_string()) } else { (format!("0:{f}"), format!("{f}:{}", 2 * f)) };
+            vec![up(fused_role, &wg, &g, "Gate projection", Some(gb), 2 * f), up(fused_role, &wu, &u, "Up projection", Some(ub), 2 * f)]
+        } else {
+            vec![up(gate_role, &wg, &g, "Gate projection", None, f), up(up_role, &wu, &u, "Up projection", None, f)]
+        };
+        for s in ups {
+            nodes.push(self.linear(Linear {
+                role: s.role,
+                title: s.title,
+                w: &s.w,
+                out: &s.out,
+                input,
+                rows: f,
+                cols: d,
+                stored_rows: s.stored,
+                block: s.block,
+                bias,
+                component,
+                category: Category::Ffn,
+                cached: false,
+                operation: format!("Project {d} features to {f} ({})", if s.gate { "gate" } else { "up" }),
+            }));
+        }
+        let act = act_name(&spec.mlp.act);
+        let limit = moe.as_ref().and_then(|m| m.swiglu_limit).filter(|_| kind == Kind::Routed);
+        let equation = match (spec.mlp.gated, limit) {
+            (true, Some(l)) => format!(
+                "{p} = (clamp({u}, −{l}, {l}) + 1) ⊙ G′ · σ(1.702 · G′), G′ = min({g}, {l})"
+            ),
+            (true, None) => format!("{p} = {act}({g}) ⊙ {u}"),
+            (false, _) => format!("{p} = {act}({u})"),
+        };
+        let pa = self.act(&p, self.seq(f));
+        nodes.push(self.step(Draft {
+            title: if spec.mlp.gated { "Gated activation".into() } else { format!("{act} activation") },
+            op: Op::Activation,
+            category: Category::Ffn,
+            inputs: vec![],
+            output: pa,
+            operation: if spec.mlp.gated {
+                format!("Gate the up projection with {act} of the gate projection")
+            } else {
+                format!("Apply {act} to every feature")
+            },
+            equation,
+        }));
+        nodes.push(self.linear(Linear {
+            role: down_role,
+            title: "Down projection".into(),
+            w: &wd,
+            out,
+            input: &p,
+            rows: d,
+            cols: f,
+            stored_rows: d,
+            block: None,
+            bias,
+            component,
+            category: Category::Ffn,
+            cached: false,
+            operation: format!("Project {f} features back to {d}"),
+        }));
+        nodes
+    }
+
+    pub(super) fn mlp(&mut self, input: &str, residual: usize) -> Scope {
+        let mut children = self.ffn_steps(Kind::Dense, self.spec.mlp.intermediate, input, "", "M");
+        children.extend(self.ffn_close(residual, "M"));
+        self.scope(ScopeKind::Mlp, "MLP", "MLP end", 1, children)
+    }
+
+    /// Router, top-k selection, routed experts, shared experts and the weighted sum.
+    pub(super) fn moe(&mut self, input: &str, residual: usize) -> Scope {
+        let spec = self.spec;
+        let moe = spec.moe.clone().expect("a MoE layer has a MoE spec");
+        let (d, e, k) = (spec.hidden, moe.experts, moe.top_k);
+        let mut children = vec![self.linear(Linear {
+            role: Role::Router,
+            title: "Router logits".into(),
+            w: "Wᵣ",
+            out: "Lᵣ",
+            input,
+            rows: e,
+            cols: d,
+            stored_rows: e,
+            block: None,
+            bias: moe.router_bias,
+            component: Component::Ffn,
+            category: Category::Ffn,
+            cached: false,
+            operation: format!("Score each token against all {e} experts"),
+        })];
+        let gates = self.act("Gᵣ", self.seq(e));
+        let mut inputs = vec![];
+        if moe.correction_bias {
+            let p = self.param(Role::CorrectionBias, false, vec![e], Component::Ffn, true);
+            inputs.push(self.weight(p, "bᵣ", [n(e), n(1)], None));
+        }
+        let renorm = if moe.norm_topk_prob { ", renormalized to sum to 1" } else { "" };
+        let scaled = if moe.routed_scaling != 1.0 { format!(", × {}", moe.routed_scaling) } else { String::new() };
+        let groups = if moe.n_group > 1 {
+            format!(
+                "; only experts in the best {} of {} groups of {} compete (groups ranked by their two best scores)",
+                moe.topk_group,
+                moe.n_group,
+                e / moe.n_group
+            )
+        } else {
+            String::new()
+        };
+        let equation = match moe.scoring {
+            Scoring::Softmax => format!("Gᵣ = top-{k}(softmax(Lᵣ)){renorm}{scaled}; zeros elsewhere{groups}"),
+            Scoring::TopkSoftmax => format!("Gᵣ = softmax over the top-{k} of Lᵣ{scaled}; zeros elsewhere{groups}"),
+            Scoring::Sigmoid => {
+                let choose = if moe.correction_bias { "σ(Lᵣ) + bᵣ" } else { "σ(Lᵣ)" };
+                format!("chosen = top-{k}({choose}){groups}; Gᵣ = σ(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere")
+            }
+        };
+        children.push(self.step(Draft {
+            title: format!("Top-{k} expert selection"),
+            op: Op::TopK,
+            category: Category::Ffn,
+            inputs,
+            output: gates,
+            operation: format!("Keep each token's {k} best experts; the other {} get weight 0", e - k),
+            equation,
+        }));
+        self.experts = Some(e);
+        let expert_steps = self.ffn_steps(Kind::Routed, moe.expert_intermediate, input, "ₑ", "Mₑ");
+        self.experts = None;
+        let mut experts = self.scope(ScopeKind::Experts, "Expert e", "Expert end", e, expert_steps);
+        experts.active = Some(k);
+        children.push(Node::Scope(experts));
+        let mut sum = "M = Σₑ Gᵣ[e] · Mₑ over the chosen experts".to_string();
+        let mut combine_inputs = vec![gates];
+        if moe.shared_experts > 0 {
+            let shared = self.ffn_steps(Kind::Shared, moe.shared_intermediate, input, "ₛ", "Mₛ");
+            combine_inputs.push(self.tensors.len() - 1);
+            let title = if moe.shared_experts > 1 { format!("Shared experts ({}, fused)", moe.shared_experts) } else { "Shared expert".into() };
+            children.push(Node::Scope(self.scope(ScopeKind::Mlp, &title, "Shared end", 1, shared)));
+            sum += " + Mₛ";
+        }
+        let m = self.act("M", self.seq(d));
+        children.push(self.step(Draft {
+            title: "Expert combination".into(),
+            op: Op::Combine,
+            category: Category::Ffn,
+            inputs: combine_inputs,
+            output: m,
+            operation: "Sum the chosen experts' outputs, each scaled by its router weight".into(),
+            equation: sum,
+        }));
+        children.extend(self.ffn_close(residual, "M"));
+        self.scope(ScopeKind::Moe, "MoE", "MoE end", 1, children)
+    }
+}
+
+use super::build::n;
+
+/// One up-projection (gate or up) of an FFN, before it becomes a step.
+struct UpSpec {
+    role: Role,
+    title: String,
+    block: Option<String>,
+    stored: u64,
+    gate: bool,
+    w: String,
+    out: String,
+}
