@@ -43,9 +43,13 @@ def text_part(config):
     return getattr(config, "text_config", None) or config
 
 
-def checkpoint_layout(config):
+def checkpoint_layout(config, raw):
+    # A multimodal wrapper is built as its published class, so the layout is the real checkpoint's
+    # (AutoModelForCausalLM would build Llama 4 as text only, under other names).
+    arch = (raw.get("architectures") or [None])[0]
+    cls = getattr(transformers, arch, None) if "text_config" in raw and arch else None
     with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(config)
+        model = cls._from_config(config) if cls else AutoModelForCausalLM.from_config(config)
     state = model.state_dict()
     state = remove_tied_weights_from_state_dict(state, model)
     state = revert_weight_conversion(model, state)
@@ -92,7 +96,7 @@ def numel(shape):
 
 def write(name, source, raw):
     config = build_config(raw)
-    tensors = checkpoint_layout(config)
+    tensors = checkpoint_layout(config, raw)
     out = {
         "source": source,
         "transformers": transformers.__version__,
@@ -180,6 +184,45 @@ def unseen_smollm3(rng):
     return raw
 
 
+def unseen_simple(rng, model_type):
+    raw = unseen_llama_like(rng, "llama")
+    raw["model_type"] = model_type
+    raw["pad_token_id"] = 0  # class defaults (Phi-3: 32000) can lie outside a tiny vocabulary
+    raw.pop("mlp_bias", None)
+    if "num_key_value_heads" not in raw and model_type in ("gemma2", "gemma3_text"):
+        raw["num_attention_heads"] = 4 * rng.choice([1, 2])  # the Gemma classes default to 4 K/V heads
+        raw["head_dim"] = 16
+    if model_type == "phi3" and rng.random() < 0.5:
+        raw["partial_rotary_factor"] = 0.5
+        raw["head_dim"] = 16
+        raw["hidden_size"] = raw["num_attention_heads"] * 16
+    if model_type in ("gemma2", "gemma3_text"):
+        raw["num_hidden_layers"] = rng.randint(2, 7)
+        raw["sliding_window"] = rng.choice([16, 64])
+        raw["query_pre_attn_scalar"] = rng.choice([16, 32])
+        raw.setdefault("head_dim", 16)
+        if model_type == "gemma3_text" and rng.random() < 0.5:
+            raw["sliding_window_pattern"] = 3
+    return raw
+
+
+def unseen_gpt2(rng):
+    heads = rng.choice([2, 3, 4])
+    raw = {
+        "model_type": "gpt2",
+        "n_embd": heads * rng.choice([8, 16]),
+        "n_head": heads,
+        "n_layer": rng.randint(1, 4),
+        "n_positions": rng.choice([32, 128]),
+        "vocab_size": rng.choice([97, 1000]),
+    }
+    if rng.random() < 0.5:
+        raw["n_inner"] = rng.choice([40, 100])
+    if rng.random() < 0.3:
+        raw["tie_word_embeddings"] = False
+    return raw
+
+
 UNSEEN = {
     "llama": lambda rng: unseen_llama_like(rng, "llama"),
     "mistral": lambda rng: unseen_llama_like(rng, "mistral"),
@@ -188,6 +231,11 @@ UNSEEN = {
     "mixtral": lambda rng: unseen_moe(rng, "mixtral"),
     "qwen3_moe": lambda rng: unseen_moe(rng, "qwen3_moe"),
     "smollm3": lambda rng: unseen_smollm3(rng),
+    "phi3": lambda rng: unseen_simple(rng, "phi3"),
+    "olmo2": lambda rng: unseen_simple(rng, "olmo2"),
+    "gpt2": unseen_gpt2,
+    "gemma2": lambda rng: unseen_simple(rng, "gemma2"),
+    "gemma3_text": lambda rng: unseen_simple(rng, "gemma3_text"),
 }
 
 

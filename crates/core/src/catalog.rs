@@ -31,6 +31,11 @@ pub static ENTRIES: &[Entry] = &[
     entry!("qwen2.5-0.5b", "Qwen/Qwen2.5-0.5B", "QKV bias"),
     entry!("qwen3-0.6b", "Qwen/Qwen3-0.6B", "head_dim 128 > hidden/heads; q/k RMSNorm"),
     entry!("smollm3-3b", "HuggingFaceTB/SmolLM3-3B", "no RoPE in every 4th layer"),
+    entry!("phi-3-mini-4k", "microsoft/Phi-3-mini-4k-instruct", "fused qkv and gate_up weights"),
+    entry!("olmo-2-1124-7b", "allenai/OLMo-2-1124-7B", "norms after each sublayer, QK-norm"),
+    entry!("gemma-2-9b", "google/gemma-2-9b", "sandwich norms, softcaps, local/global layers"),
+    entry!("gemma-3-27b", "google/gemma-3-27b-pt", "multimodal wrapper; 5 local : 1 global layers"),
+    entry!("gpt-2", "openai-community/gpt2", "LayerNorm, learned positions, GELU, tied"),
     entry!("mixtral-8x7b-v0.1", "mistralai/Mixtral-8x7B-v0.1", "8 experts, top-2"),
     entry!("qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B", "128 experts, top-8"),
 ];

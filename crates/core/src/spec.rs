@@ -33,10 +33,26 @@ pub struct Spec {
     pub final_softcap: Option<f64>,
     /// How checkpoint tensors are named and laid out.
     pub layout: Layout,
-    /// Parts of the checkpoint that anatomy does not draw (vision tower, projector).
-    pub not_drawn: Vec<String>,
+    /// Prefix of every Hugging Face tensor name (`language_model.` inside a multimodal wrapper).
+    pub hf_prefix: String,
+    /// Parts of the checkpoint that anatomy does not draw or count (vision tower, projector).
+    pub not_drawn: Vec<NotDrawn>,
     /// Auxiliary modules outside the main forward pass.
     pub mtp_layers: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotDrawn {
+    /// What it is ("vision tower").
+    pub what: String,
+    /// Hugging Face name prefix of its tensors (`vision_tower.`).
+    pub prefix: String,
+}
+
+impl std::fmt::Display for NotDrawn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}*)", self.what, self.prefix)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

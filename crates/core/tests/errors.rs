@@ -95,7 +95,7 @@ fn counts_that_overflow_u64() {
 fn odd_rotary_dimension() {
     let e = err_of(&with("head_dim", json!(63)));
     assert_eq!(e.field, "head_dim");
-    assert!(e.message.contains("head_dim 63, which is odd"), "{e}");
+    assert!(e.message.contains("head_dim 63 and a rotary dimension of 63, which is odd"), "{e}");
 }
 
 #[test]

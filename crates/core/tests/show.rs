@@ -50,6 +50,38 @@ fn smollm3_no_rope_layers() {
     insta::assert_snapshot!(show("smollm3-3b", 120, Some(5)));
 }
 
+/// LayerNorm with bias, learned positions, q/k/v as column blocks of one Conv1D, plain GELU MLP.
+#[test]
+fn gpt2_fused_conv1d_and_learned_positions() {
+    insta::assert_snapshot!(show("gpt-2", 120, Some(5)));
+}
+
+/// Q, K and V as row blocks of `qkv_proj`; gate and up as halves of `gate_up_proj`.
+#[test]
+fn phi3_fused_weights() {
+    insta::assert_snapshot!(show("phi-3-mini-4k", 120, Some(7)));
+}
+
+/// Norms before and after both sublayers, (1 + w), embedding scale, softcaps, local/global layers.
+#[test]
+fn gemma2_sandwich_norms_and_softcaps() {
+    insta::assert_snapshot!(show("gemma-2-9b", 120, Some(10)));
+}
+
+/// Norms after each sublayer only; QK-norm over all heads together.
+#[test]
+fn olmo2_post_norms_and_full_qk_norm() {
+    insta::assert_snapshot!(show("olmo-2-1124-7b", 120, Some(4)));
+}
+
+/// A multimodal wrapper: the language model is drawn, the vision parts are named as not drawn.
+#[test]
+fn gemma3_wrapper_names_what_is_not_drawn() {
+    let out = show("gemma-3-27b", 120, None);
+    assert!(out.contains("not drawn: vision tower (vision_tower.*), multimodal projector (multi_modal_projector.*)"), "{out}");
+    assert!(out.contains("layers differ · attention: full in 5, 11, 17 … 59 (every 6th) · sliding 1024 in 0–4"), "{out}");
+}
+
 #[test]
 fn llama_3_2_3b_has_the_22_steps_of_seed_000() {
     let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();

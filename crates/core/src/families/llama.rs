@@ -63,6 +63,26 @@ fn defaults(model_type: &str) -> Defaults {
             head_dim: None,
             context: 32768,
         },
+        "phi3" => Defaults {
+            vocab: 32064,
+            hidden: 3072,
+            intermediate: 8192,
+            layers: 32,
+            heads: 32,
+            kv_heads: None,
+            head_dim: None,
+            context: 4096,
+        },
+        "olmo2" => Defaults {
+            vocab: 50304,
+            hidden: 4096,
+            intermediate: 11008,
+            layers: 32,
+            heads: 32,
+            kv_heads: None,
+            head_dim: None,
+            context: 2048,
+        },
         "qwen3" => Defaults {
             vocab: 151936,
             hidden: 4096,
@@ -96,8 +116,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
 
     let qwen2 = model_type == "qwen2";
     let qwen3 = matches!(model_type, "qwen3" | "qwen3_moe");
-    // Qwen2 always has a bias on q, k and v (no config field); the others follow attention_bias.
-    let attention_bias = cfg.flag("attention_bias", false)?;
+    // Qwen2 always has a bias on q, k and v (no config field); Mistral, Mixtral and Phi-3 never do;
+    // the others follow attention_bias.
+    let attention_bias =
+        !matches!(model_type, "mistral" | "mixtral" | "phi3" | "qwen2") && cfg.flag("attention_bias", false)?;
     let qkv_bias = qwen2 || attention_bias;
     let o_bias = !qwen2 && attention_bias;
     let mlp_bias = matches!(model_type, "llama" | "smollm3") && cfg.flag("mlp_bias", false)?;
@@ -110,7 +132,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             let span = window.map_or(AttnSpan::Full, AttnSpan::Sliding);
             vec![span; layers as usize]
         }
-        "mixtral" => {
+        "mixtral" | "phi3" => {
             let span = cfg.opt_size("sliding_window")?.map_or(AttnSpan::Full, AttnSpan::Sliding);
             vec![span; layers as usize]
         }
@@ -143,7 +165,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
 
     let (moe, moe_layers) = experts(cfg, model_type, layers)?;
     let rope_layers = rope_layers(cfg, model_type, layers)?;
-    Ok(Spec {
+    let eps_default = if matches!(model_type, "phi3" | "olmo2") { 1e-5 } else { 1e-6 };
+    let mut spec = Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),
         family: family.to_string(),
@@ -176,14 +199,31 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             .zip(rope_layers)
             .map(|((attn, moe), rope)| LayerPlan { attn, rope, moe })
             .collect(),
-        norm: Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-6)?, unit_offset: false, place: NormPlace::Pre },
+        norm: Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", eps_default)?, unit_offset: false, place: NormPlace::Pre },
         position: Position::Rope(rope(cfg, 10000.0)?),
         tied: cfg.flag("tie_word_embeddings", model_type == "smollm3")?,
         final_softcap: None,
         layout: if model_type == "mixtral" { Layout::Mixtral } else { Layout::Llama },
+        hf_prefix: String::new(),
         not_drawn: vec![],
         mtp_layers: 0,
-    })
+    };
+    match model_type {
+        // Phi-3 stores q, k and v as one tensor, and gate and up as another.
+        "phi3" => {
+            spec.attn.fused_qkv = true;
+            spec.mlp.fused_gate_up = true;
+            spec.layout = Layout::Phi3;
+        }
+        // OLMo 2 normalizes each sublayer's output, and Q and K over all heads together.
+        "olmo2" => {
+            spec.norm.place = NormPlace::Post;
+            spec.attn.qk_norm = QkNorm::Full;
+            spec.layout = Layout::Sandwich;
+        }
+        _ => {}
+    }
+    Ok(spec)
 }
 
 /// Routed experts and the layers that use them: Mixtral's every layer; Qwen3-MoE's every

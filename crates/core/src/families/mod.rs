@@ -4,11 +4,13 @@
 //! here are the parts families share: RoPE parameters in both the classic and the transformers 5
 //! format, per-layer attention plans, and the checks every Spec must pass.
 
+mod gemma;
+mod gpt2;
 mod llama;
 
 use crate::config::{Config, MAX_LAYERS};
 use crate::error::{Error, Result};
-use crate::spec::{AttnKind, AttnSpan, Rope, RopeScaling, Spec};
+use crate::spec::{AttnKind, AttnSpan, NotDrawn, Rope, RopeScaling, Spec};
 use serde_json::Value;
 
 /// The `model_type`s anatomy reads, with their family's display name.
@@ -20,6 +22,12 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("mixtral", "Mixtral"),
     ("qwen3_moe", "Qwen3-MoE"),
     ("smollm3", "SmolLM3"),
+    ("phi3", "Phi-3"),
+    ("olmo2", "OLMo 2"),
+    ("gpt2", "GPT-2"),
+    ("gemma2", "Gemma 2"),
+    ("gemma3", "Gemma 3"),
+    ("gemma3_text", "Gemma 3"),
 ];
 
 /// Parse `text` (the contents of `file`) as a config.json and load its Spec.
@@ -47,9 +55,79 @@ pub fn load(file: &str, value: &Value, name: &str) -> Result<Spec> {
     let family = SUPPORTED.iter().find(|(t, _)| *t == model_type).map(|(_, f)| *f).ok_or_else(|| {
         top.err("model_type", format!("`{model_type}` is not supported; supported model types: {}", supported_list()))
     })?;
-    let spec = llama::load(&top, &model_type, family, name)?;
-    check(&top, &spec)?;
+    // A multimodal wrapper holds its language model in `text_config`, stored under `language_model.`.
+    let (cfg, text_type) = match top.sub("text_config")? {
+        Some(text) => {
+            let t = text.opt_string("model_type")?.unwrap_or_else(|| format!("{model_type}_text"));
+            (text, t)
+        }
+        None => (Config { file: top.file, prefix: String::new(), map: top.map }, model_type.clone()),
+    };
+    let mut spec = match text_type.as_str() {
+        "gpt2" => gpt2::load(&cfg, family, name)?,
+        "gemma2" | "gemma3_text" => gemma::load(&cfg, &text_type, family, name)?,
+        _ => llama::load(&cfg, &text_type, family, name)?,
+    };
+    spec.model_type = model_type.clone();
+    if cfg.prefix.is_empty() {
+        spec.model_type = text_type;
+    } else {
+        spec.hf_prefix = "language_model.".into();
+        spec.not_drawn = wrapper_parts(&model_type);
+    }
+    check(&cfg, &spec)?;
     Ok(spec)
+}
+
+/// The parts of a multimodal checkpoint besides its language model.
+fn wrapper_parts(model_type: &str) -> Vec<NotDrawn> {
+    let part = |what: &str, prefix: &str| NotDrawn { what: what.into(), prefix: prefix.into() };
+    match model_type {
+        "llama4" => vec![part("vision encoder", "vision_model."), part("multimodal projector", "multi_modal_projector.")],
+        _ => vec![part("vision tower", "vision_tower."), part("multimodal projector", "multi_modal_projector.")],
+    }
+}
+
+/// A Spec with every size zero and every option off, for a loader to fill in.
+pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
+    use crate::spec::*;
+    Spec {
+        name: name.to_string(),
+        model_type: model_type.to_string(),
+        family: family.to_string(),
+        vocab: 0,
+        hidden: 0,
+        layers: 0,
+        context: 0,
+        embedding: Embedding { scale_by_sqrt_hidden: false, learned_positions: None },
+        attn: Attention {
+            kind: AttnKind::Mha,
+            heads: 0,
+            kv_heads: 0,
+            head_dim: 0,
+            v_head_dim: 0,
+            qkv_bias: false,
+            o_bias: false,
+            qk_norm: QkNorm::None,
+            softcap: None,
+            sinks: false,
+            scale_dim: 1.0,
+            scale_mult: 1.0,
+            mla: None,
+            fused_qkv: false,
+        },
+        mlp: Mlp { intermediate: 0, act: "silu".into(), gated: true, bias: false, fused_gate_up: false },
+        moe: None,
+        plan: Vec::new(),
+        norm: Norm { kind: NormKind::Rms, eps: 1e-6, unit_offset: false, place: NormPlace::Pre },
+        position: Position::Learned,
+        tied: false,
+        final_softcap: None,
+        layout: Layout::Llama,
+        hf_prefix: String::new(),
+        not_drawn: Vec::new(),
+        mtp_layers: 0,
+    }
 }
 
 pub fn supported_list() -> String {
@@ -130,7 +208,7 @@ pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
     if theta <= 0.0 {
         return Err(cfg.err("rope_theta", format!("is {theta}; it must be a positive number")));
     }
-    let scaling = match params_cfg {
+    let scaling = match &params_cfg {
         None => RopeScaling::none(),
         Some(s) => {
             let kind = match s.opt_string("rope_type")? {
@@ -143,7 +221,10 @@ pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
             }
             let mut params = Vec::new();
             for (k, v) in s.map {
-                if matches!(k.as_str(), "rope_type" | "type" | "rope_theta" | "factor" | "original_max_position_embeddings") {
+                if matches!(
+                    k.as_str(),
+                    "rope_type" | "type" | "rope_theta" | "factor" | "original_max_position_embeddings" | "partial_rotary_factor"
+                ) {
                     continue;
                 }
                 if let Some(f) = v.as_f64() {
@@ -158,7 +239,14 @@ pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
             }
         }
     };
-    Ok(Rope { theta, scaling, local_theta: None, partial: 1.0 })
+    let partial = match params_cfg.as_ref().map(|p| p.opt_float("partial_rotary_factor")).transpose()?.flatten() {
+        Some(p) => p,
+        None => cfg.float("partial_rotary_factor", 1.0)?,
+    };
+    if !(partial > 0.0 && partial <= 1.0) {
+        return Err(cfg.err("partial_rotary_factor", format!("is {partial}; it must be in (0, 1]")));
+    }
+    Ok(Rope { theta, scaling, local_theta: None, partial })
 }
 
 /// Per-layer attention spans from `layer_types` (`"sliding_attention"`, `"full_attention"`, …).
@@ -193,12 +281,19 @@ pub(crate) fn layer_types(cfg: &Config, layers: u64, window: Option<u64>) -> Res
 fn check(cfg: &Config, spec: &Spec) -> Result<()> {
     let a = &spec.attn;
     // RoPE rotates pairs of dims; transformers refuses an odd rotary dimension too.
-    if matches!(spec.position, crate::spec::Position::Rope(_)) && a.head_dim % 2 == 1 && spec.plan.iter().any(|l| l.rope) {
-        let field = if cfg.has("head_dim") { "head_dim" } else { "hidden_size" };
-        return Err(cfg.err(
-            field,
-            format!("gives head_dim {}, which is odd; RoPE rotates pairs of dims, so head_dim must be even", a.head_dim),
-        ));
+    if let crate::spec::Position::Rope(r) = &spec.position {
+        let rotary = (a.head_dim as f64 * r.partial) as u64;
+        if rotary % 2 == 1 && spec.plan.iter().any(|l| l.rope) && a.mla.is_none() {
+            let field = if cfg.has("head_dim") { "head_dim" } else { "hidden_size" };
+            return Err(cfg.err(
+                field,
+                format!(
+                    "gives head_dim {} and a rotary dimension of {rotary}, which is odd; RoPE rotates pairs of dims, \
+                     so it must be even",
+                    a.head_dim
+                ),
+            ));
+        }
     }
     let per_layer = [spec.hidden, a.heads, a.head_dim.max(a.v_head_dim), 4]
         .iter()

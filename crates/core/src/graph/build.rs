@@ -113,6 +113,7 @@ impl<'s> Builder<'s> {
     /// Register a checkpoint tensor (once per name) and return its index.
     pub(super) fn param(&mut self, role: Role, bias: bool, shape: Vec<u64>, component: Component, per_layer: bool) -> usize {
         let (hf, gguf) = names(self.spec.layout, role, bias);
+        let hf = format!("{}{hf}", self.spec.hf_prefix);
         if let Some(i) = self.params.iter().position(|p| p.hf == hf) {
             return i;
         }

@@ -14,7 +14,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     };
     line(format!("{} · {} ({}) · {origin}", spec.name, spec.family, spec.model_type));
     if !spec.not_drawn.is_empty() {
-        line(format!("not counted (not drawn): {}", spec.not_drawn.join(", ")));
+        line(format!("not counted (not drawn): {}", spec.not_drawn.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")));
     }
     line(String::new());
     line("Parameters".into());

@@ -111,7 +111,7 @@ fn header(g: &Graph) -> Vec<Line> {
     );
     let mut lines = vec![first];
     if !spec.not_drawn.is_empty() {
-        lines.push(Line::plain(&format!("not drawn: {}", spec.not_drawn.join(", "))));
+        lines.push(Line::plain(&format!("not drawn: {}", spec.not_drawn.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "))));
     }
     for l in spec.plan_summary() {
         lines.push(Line::plain(&format!("layers differ · {l}")));

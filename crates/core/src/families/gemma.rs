@@ -1,0 +1,84 @@
+//! Gemma 2 and Gemma 3 (`gemma2`, `gemma3_text`, and `gemma3`'s `text_config`).
+//!
+//! Norms before and after each sublayer, stored w applied as (1 + w); embeddings scaled by √hidden;
+//! GELU-tanh gating; scores scaled by query_pre_attn_scalar; local (sliding) and global layers,
+//! Gemma 3 with its own RoPE base for local layers and per-head QK-norm; Gemma 2 with attention
+//! and final logit softcaps. Defaults follow `Gemma2Config` and `Gemma3TextConfig`.
+
+use super::{attn_kind, heads, layer_count, layer_types, rope};
+use crate::config::Config;
+use crate::error::Result;
+use crate::spec::*;
+
+pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let gemma3 = model_type == "gemma3_text";
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("hidden_size", Some(2304))?;
+    s.vocab = cfg.size("vocab_size", Some(if gemma3 { 262_208 } else { 256_000 }))?;
+    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(26))?;
+    s.context = cfg.size("max_position_embeddings", Some(if gemma3 { 131_072 } else { 8192 }))?;
+    let (h, kv, hd) = heads(cfg, s.hidden, Some(8), Some(4), Some(256))?;
+    let bias = cfg.flag("attention_bias", false)?;
+    s.attn = Attention {
+        kind: attn_kind(h, kv),
+        heads: h,
+        kv_heads: kv,
+        head_dim: hd,
+        v_head_dim: hd,
+        qkv_bias: bias,
+        o_bias: bias,
+        qk_norm: if gemma3 { QkNorm::PerHead } else { QkNorm::None },
+        softcap: None,
+        sinks: false,
+        scale_dim: cfg.size("query_pre_attn_scalar", Some(256))? as f64,
+        scale_mult: 1.0,
+        mla: None,
+        fused_qkv: false,
+    };
+    // Gemma 2 caps scores at 50 and logits at 30 unless told otherwise (an explicit null turns a
+    // cap off); Gemma 3 caps neither.
+    let cap = |key: &str, gemma2_default: f64| -> Result<Option<f64>> {
+        if cfg.map.contains_key(key) {
+            cfg.opt_float(key)
+        } else {
+            Ok((!gemma3).then_some(gemma2_default))
+        }
+    };
+    s.attn.softcap = cap("attn_logit_softcapping", 50.0)?;
+    s.final_softcap = cap("final_logit_softcapping", 30.0)?;
+    // Gemma reads `hidden_activation`; `hidden_act` is a legacy alias some configs carry too.
+    let act = match cfg.opt_string("hidden_activation")? {
+        Some(a) => a,
+        None => "gelu_pytorch_tanh".into(),
+    };
+    s.mlp = Mlp { intermediate: cfg.size("intermediate_size", Some(9216))?, act, gated: true, bias: false, fused_gate_up: false };
+    s.embedding.scale_by_sqrt_hidden = true;
+    s.norm = Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-6)?, unit_offset: true, place: NormPlace::Sandwich };
+    let window = if cfg.map.contains_key("sliding_window") { cfg.opt_size("sliding_window")? } else { Some(4096) };
+    let spans = match layer_types(cfg, s.layers, window)? {
+        Some(spans) => spans,
+        None => {
+            // Gemma 2 alternates local and global; Gemma 3 has `sliding_window_pattern` − 1 local per global.
+            let pattern = if gemma3 { cfg.size("sliding_window_pattern", Some(6))? } else { 2 };
+            (0..s.layers)
+                .map(|i| match window {
+                    Some(w) if (i + 1) % pattern != 0 => AttnSpan::Sliding(w),
+                    _ => AttnSpan::Full,
+                })
+                .collect()
+        }
+    };
+    s.plan = spans.into_iter().map(|attn| LayerPlan { attn, rope: true, moe: false }).collect();
+    let mut r = rope(cfg, if gemma3 { 1_000_000.0 } else { 10_000.0 })?;
+    if gemma3 {
+        let local = match cfg.sub("rope_parameters")?.map(|p| p.sub("sliding_attention")).transpose()?.flatten() {
+            Some(p) => p.float("rope_theta", 10_000.0)?,
+            None => cfg.float("rope_local_base_freq", 10_000.0)?,
+        };
+        r.local_theta = Some(local);
+    }
+    s.position = Position::Rope(r);
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    s.layout = Layout::Sandwich;
+    Ok(s)
+}

@@ -1,0 +1,46 @@
+//! GPT-2 (`gpt2`): LayerNorm with bias, learned absolute positions, a plain GELU MLP, multi-head
+//! attention with q, k and v fused in one Conv1D (weights stored [in, out]), tied LM head.
+//! Defaults follow `GPT2Config`.
+
+use super::{heads, layer_count};
+use crate::config::Config;
+use crate::error::Result;
+use crate::spec::*;
+
+pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, "gpt2", family);
+    s.hidden = cfg.size_any(&["n_embd", "hidden_size"], Some(768))?;
+    s.vocab = cfg.size("vocab_size", Some(50257))?;
+    s.layers = layer_count(cfg, &["n_layer", "num_hidden_layers"], Some(12))?;
+    s.context = cfg.size_any(&["n_positions", "max_position_embeddings"], Some(1024))?;
+    let n_head = cfg.size_any(&["n_head", "num_attention_heads"], Some(12))?;
+    if s.hidden % n_head != 0 {
+        return Err(cfg.err("n_embd", format!("is {}, not divisible by n_head ({n_head}); it must be a multiple of it", s.hidden)));
+    }
+    let (_, _, head_dim) = heads(cfg, s.hidden, Some(n_head), Some(n_head), Some(s.hidden / n_head))?;
+    s.attn.heads = n_head;
+    s.attn.kv_heads = n_head;
+    s.attn.head_dim = head_dim;
+    s.attn.v_head_dim = head_dim;
+    s.attn.scale_dim = if cfg.flag("scale_attn_weights", true)? { head_dim as f64 } else { 1.0 };
+    s.attn.qkv_bias = true;
+    s.attn.o_bias = true;
+    s.attn.fused_qkv = true;
+    s.mlp = Mlp {
+        intermediate: match cfg.opt_size("n_inner")? {
+            Some(n) => n,
+            None => 4 * s.hidden,
+        },
+        act: cfg.string("activation_function", "gelu_new")?,
+        gated: false,
+        bias: true,
+        fused_gate_up: false,
+    };
+    s.embedding.learned_positions = Some(s.context);
+    s.norm = Norm { kind: NormKind::Layer, eps: cfg.float("layer_norm_epsilon", 1e-5)?, unit_offset: false, place: NormPlace::Pre };
+    s.position = Position::Learned;
+    s.plan = vec![LayerPlan { attn: AttnSpan::Full, rope: false, moe: false }; s.layers as usize];
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    s.layout = Layout::Gpt2;
+    Ok(s)
+}
