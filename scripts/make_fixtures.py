@@ -34,8 +34,11 @@ FIXTURES = ROOT / "crates/core/tests/fixtures"
 
 
 def build_config(raw):
+    raw = dict(raw)
+    if raw["model_type"] not in CONFIG_MAPPING and raw.get("architectures") == ["DeepseekV3ForCausalLM"]:
+        raw["model_type"] = "deepseek_v3"  # Kimi K2 and others reuse DeepSeek V3's architecture
     cls = CONFIG_MAPPING[raw["model_type"]]
-    return cls.from_dict(dict(raw))
+    return cls.from_dict(raw)
 
 
 def text_part(config):
@@ -223,6 +226,77 @@ def unseen_gpt2(rng):
     return raw
 
 
+def unseen_deepseek(rng, model_type):
+    raw = {
+        "model_type": model_type,
+        "hidden_size": rng.choice([48, 64]),
+        "intermediate_size": rng.choice([40, 72]),
+        "moe_intermediate_size": rng.choice([16, 24]),
+        "num_hidden_layers": rng.randint(2, 4),
+        "num_attention_heads": rng.choice([2, 3, 4]),
+        "vocab_size": rng.choice([97, 1000]),
+        "n_routed_experts": rng.choice([8, 16]),
+        "n_shared_experts": rng.choice([1, 2]),
+        "num_experts_per_tok": rng.choice([2, 3]),
+        "first_k_dense_replace": rng.choice([0, 1]),
+        "tie_word_embeddings": rng.random() < 0.3,
+    }
+    if model_type == "glm4_moe":
+        raw["num_key_value_heads"] = 1
+        raw["head_dim"] = rng.choice([8, 16])
+        raw["attention_bias"] = rng.random() < 0.5
+        raw["use_qk_norm"] = rng.random() < 0.5
+    else:
+        raw["kv_lora_rank"] = rng.choice([16, 32])
+        raw["q_lora_rank"] = rng.choice([None, 24])
+        raw["qk_nope_head_dim"] = rng.choice([8, 16])
+        raw["qk_rope_head_dim"] = 8
+        raw["v_head_dim"] = rng.choice([8, 12])
+        raw["n_group"] = rng.choice([1, 2, 4])
+        raw["topk_group"] = 1
+        if model_type == "deepseek_v2":
+            raw["topk_method"] = rng.choice(["greedy", "group_limited_greedy"])
+        if model_type == "kimi_k2":
+            raw["architectures"] = ["DeepseekV3ForCausalLM"]
+    return raw
+
+
+def unseen_gpt_oss(rng):
+    return {
+        "model_type": "gpt_oss",
+        "hidden_size": 64,
+        "intermediate_size": rng.choice([32, 48]),
+        "num_hidden_layers": rng.randint(2, 4),
+        "num_attention_heads": 4,
+        "num_key_value_heads": rng.choice([1, 2]),
+        "head_dim": 16,
+        "num_local_experts": rng.choice([4, 8]),
+        "num_experts_per_tok": 2,
+        "sliding_window": 8,
+        "vocab_size": 97,
+    }
+
+
+def unseen_llama4(rng):
+    return {
+        "model_type": "llama4_text",
+        "hidden_size": 64,
+        "intermediate_size": 32,
+        "intermediate_size_mlp": 48,
+        "num_hidden_layers": 4,
+        "num_attention_heads": 4,
+        "num_key_value_heads": 2,
+        "head_dim": 16,
+        "num_local_experts": rng.choice([4, 8]),
+        "num_experts_per_tok": rng.choice([1, 2]),
+        "interleave_moe_layer_step": rng.choice([1, 2]),
+        "attention_chunk_size": 16,
+        "use_qk_norm": rng.random() < 0.5,
+        "vocab_size": 97,
+        "pad_token_id": 0,
+    }
+
+
 UNSEEN = {
     "llama": lambda rng: unseen_llama_like(rng, "llama"),
     "mistral": lambda rng: unseen_llama_like(rng, "mistral"),
@@ -236,6 +310,12 @@ UNSEEN = {
     "gpt2": unseen_gpt2,
     "gemma2": lambda rng: unseen_simple(rng, "gemma2"),
     "gemma3_text": lambda rng: unseen_simple(rng, "gemma3_text"),
+    "deepseek_v2": lambda rng: unseen_deepseek(rng, "deepseek_v2"),
+    "deepseek_v3": lambda rng: unseen_deepseek(rng, "deepseek_v3"),
+    "kimi_k2": lambda rng: unseen_deepseek(rng, "kimi_k2"),
+    "glm4_moe": lambda rng: unseen_deepseek(rng, "glm4_moe"),
+    "gpt_oss": unseen_gpt_oss,
+    "llama4_text": unseen_llama4,
 }
 
 

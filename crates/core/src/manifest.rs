@@ -1,7 +1,7 @@
 //! The checkpoint layout the Graph implies: every stored tensor with its shape.
 
 use crate::error::{Error, Result};
-use crate::graph::Graph;
+use crate::graph::{Component, Graph};
 use crate::naming::instantiate;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,7 +21,9 @@ pub const MAX_ENTRIES: u128 = 10_000_000;
 
 /// Every checkpoint tensor, in graph order (layer by layer within each template).
 pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
-    let count: u128 = g.params.iter().map(|p| p.instances()).sum();
+    // The layout transformers saves: auxiliary modules (multi-token prediction) are not in it.
+    let params: Vec<_> = g.params.iter().filter(|p| p.component != Component::Aux).collect();
+    let count: u128 = params.iter().map(|p| p.instances()).sum();
     if count > MAX_ENTRIES {
         return Err(Error::new(
             g.spec.name.clone(),
@@ -30,7 +32,7 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
         ));
     }
     let mut out = Vec::with_capacity(count as usize);
-    for p in &g.params {
+    for p in params {
         let template = match naming {
             Naming::Hf => &p.hf,
             Naming::Gguf => &p.gguf,

@@ -48,6 +48,14 @@ pub enum Role {
     SharedDown,
     FinalNorm,
     LmHead,
+    /// DeepSeek's multi-token-prediction module: its embedding copy, input norms, projection,
+    /// output norm and head copy.
+    MtpEmbed,
+    MtpENorm,
+    MtpHNorm,
+    MtpProj,
+    MtpNorm,
+    MtpHead,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -60,9 +68,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         (_, CorrectionBias) => {
             return ("model.layers.{b}.mlp.gate.e_score_correction_bias".into(), "blk.{b}.exp_probs_b.bias".into())
         }
-        (Layout::GptOss, ExpertGateUp | ExpertDown) => {
+        (Layout::GptOss | Layout::Llama4, ExpertGateUp | ExpertDown) => {
+            let module = if layout == Layout::GptOss { "mlp" } else { "feed_forward" };
             let (hf, gguf) = if role == ExpertDown { ("down_proj", "ffn_down_exps") } else { ("gate_up_proj", "ffn_gate_up_exps") };
-            let hf = if bias { format!("model.layers.{{b}}.mlp.experts.{hf}_bias") } else { format!("model.layers.{{b}}.mlp.experts.{hf}") };
+            let hf = format!("model.layers.{{b}}.{module}.experts.{hf}{}", if bias { "_bias" } else { "" });
             return (hf, format!("blk.{{b}}.{gguf}.{suffix}"));
         }
         _ => {}
@@ -93,6 +102,16 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         },
         Layout::GptOss => match role {
             Router => ("model.layers.{b}.mlp.router", "blk.{b}.ffn_gate_inp"),
+            other => llama(other),
+        },
+        Layout::Llama4 => match role {
+            Router => ("model.layers.{b}.feed_forward.router", "blk.{b}.ffn_gate_inp"),
+            Gate => ("model.layers.{b}.feed_forward.gate_proj", "blk.{b}.ffn_gate"),
+            Up => ("model.layers.{b}.feed_forward.up_proj", "blk.{b}.ffn_up"),
+            Down => ("model.layers.{b}.feed_forward.down_proj", "blk.{b}.ffn_down"),
+            SharedGate => ("model.layers.{b}.feed_forward.shared_expert.gate_proj", "blk.{b}.ffn_gate_shexp"),
+            SharedUp => ("model.layers.{b}.feed_forward.shared_expert.up_proj", "blk.{b}.ffn_up_shexp"),
+            SharedDown => ("model.layers.{b}.feed_forward.shared_expert.down_proj", "blk.{b}.ffn_down_shexp"),
             other => llama(other),
         },
     };
@@ -136,6 +155,12 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         KvA => ("model.layers.{b}.self_attn.kv_a_proj_with_mqa", "blk.{b}.attn_kv_a_mqa"),
         KvANorm => ("model.layers.{b}.self_attn.kv_a_layernorm", "blk.{b}.attn_kv_a_norm"),
         KvB => ("model.layers.{b}.self_attn.kv_b_proj", "blk.{b}.attn_kv_b"),
+        MtpEmbed => ("model.layers.{b}.embed_tokens", "blk.{b}.nextn.embed_tokens"),
+        MtpENorm => ("model.layers.{b}.enorm", "blk.{b}.nextn.enorm"),
+        MtpHNorm => ("model.layers.{b}.hnorm", "blk.{b}.nextn.hnorm"),
+        MtpProj => ("model.layers.{b}.eh_proj", "blk.{b}.nextn.eh_proj"),
+        MtpNorm => ("model.layers.{b}.shared_head.norm", "blk.{b}.nextn.shared_head_norm"),
+        MtpHead => ("model.layers.{b}.shared_head.head", "blk.{b}.nextn.shared_head_head"),
         Sinks | CorrectionBias => unreachable!("named in `names`"),
     }
 }

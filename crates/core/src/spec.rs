@@ -106,6 +106,8 @@ pub enum QkNorm {
     PerHead,
     /// RMSNorm over the whole projection (OLMo 2).
     Full,
+    /// Weightless RMS normalization of each head after RoPE, in RoPE layers only (Llama 4).
+    L2,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -147,17 +149,22 @@ pub struct Moe {
     pub routed_scaling: f64,
     /// Clamp on SwiGLU inputs (gpt-oss).
     pub swiglu_limit: Option<f64>,
-    /// All experts of a layer are stored as one tensor per projection, gate and up interleaved
-    /// (gpt-oss `experts.gate_up_proj`, shape [E, hidden, 2·inter]).
+    /// All experts of a layer are stored as one tensor per projection, [E, in, out], gate and
+    /// up fused (gpt-oss and Llama 4 `experts.gate_up_proj`, shape [E, hidden, 2·inter]).
     pub stacked_experts: bool,
+    /// In that fused tensor gate and up alternate column by column (gpt-oss) rather than being
+    /// its two halves (Llama 4).
+    pub gate_up_interleaved: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scoring {
     Softmax,
     Sigmoid,
-    /// Softmax over the top-k logits only (gpt-oss, Mixtral computes the same up to normalization).
+    /// Softmax over the top-k logits only (gpt-oss).
     TopkSoftmax,
+    /// Sigmoid of the top-k logits, scaling each chosen expert's input (Llama 4).
+    TopkSigmoid,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -269,6 +276,8 @@ pub enum Layout {
     DeepSeek,
     /// Llama names plus `self_attn.sinks`, `mlp.router` and stacked `mlp.experts.gate_up_proj` (gpt-oss).
     GptOss,
+    /// `feed_forward.router`, stacked `feed_forward.experts.gate_up_proj`, `feed_forward.shared_expert` (Llama 4).
+    Llama4,
 }
 
 impl Layout {

@@ -1,6 +1,6 @@
 //! Numbers summed from the Graph: parameters, KV cache, weight memory, FLOPs.
 
-use crate::graph::{Component, Graph, Op, TensorKind};
+use crate::graph::{Component, Graph, Op, ScopeKind, TensorKind};
 use crate::layers::LayerSet;
 use serde::Serialize;
 
@@ -11,6 +11,9 @@ pub struct Stats {
     pub active_params: u64,
     /// Active parameters less the input embedding (as vendors often quote).
     pub active_params_without_embedding: u64,
+    /// Auxiliary modules stored beside the model but outside its forward pass (DeepSeek's
+    /// multi-token prediction), not in `total_params`.
+    pub aux_params: u64,
     pub params_by_component: std::collections::BTreeMap<String, u64>,
     pub layer_runs: Vec<LayerRun>,
     pub kv_cache: KvCache,
@@ -66,8 +69,13 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
     let mut total: u128 = 0;
     let mut inactive: u128 = 0;
     let mut by_component = [0u128; Component::ALL.len()];
+    let mut aux: u128 = 0;
     for p in &g.params {
         let n = p.numel() * p.instances();
+        if p.component == Component::Aux {
+            aux += n;
+            continue;
+        }
         total += n;
         by_component[Component::ALL.iter().position(|c| *c == p.component).unwrap_or(0)] += n;
         if p.routed {
@@ -80,6 +88,8 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
     let embedding = by_component[0];
 
     let per_layer = per_layer_params(g);
+    // Each multi-token-prediction layer holds one more decoder block like the model's last.
+    aux += spec.mtp_layers as u128 * per_layer.last().copied().unwrap_or(0);
     let mut layer_runs: Vec<LayerRun> = Vec::new();
     let mut start = 0usize;
     for b in 1..=per_layer.len() {
@@ -100,7 +110,8 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
     let mut prefill_attn: f64 = 0.0;
     let mut decode_attn: u128 = 0;
     let all = LayerSet::all(spec.layers);
-    for v in g.steps() {
+    // Auxiliary modules (multi-token prediction) do not run in ordinary inference.
+    for v in g.steps().into_iter().filter(|v| !v.scopes.iter().any(|s| s.kind == ScopeKind::Aux)) {
         let step = v.step;
         let per_layer = v.per_layer();
         let layers = v.layers().cloned();
@@ -142,6 +153,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
         total_params: sat(total),
         active_params: sat(active),
         active_params_without_embedding: sat(active - embedding.min(active)),
+        aux_params: sat(aux),
         params_by_component: Component::ALL
             .iter()
             .zip(by_component)
@@ -180,7 +192,7 @@ fn mean_attended(window: u64, n: u64) -> f64 {
 /// Parameters stored per layer, for each layer.
 pub fn per_layer_params(g: &Graph) -> Vec<u128> {
     let mut out = vec![0u128; g.spec.layers as usize];
-    for p in &g.params {
+    for p in g.params.iter().filter(|p| p.component != Component::Aux) {
         if let Some(layers) = &p.layers {
             let n = p.numel() * p.experts as u128;
             for b in layers.iter() {

@@ -276,6 +276,7 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
             routed_scaling: 1.0,
             swiglu_limit: None,
             stacked_experts: false,
+            gate_up_interleaved: false,
         }),
         plan,
     ))

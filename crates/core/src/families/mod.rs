@@ -4,9 +4,12 @@
 //! here are the parts families share: RoPE parameters in both the classic and the transformers 5
 //! format, per-layer attention plans, and the checks every Spec must pass.
 
+mod deepseek;
 mod gemma;
 mod gpt2;
+mod gpt_oss;
 mod llama;
+mod llama4;
 
 use crate::config::{Config, MAX_LAYERS};
 use crate::error::{Error, Result};
@@ -28,6 +31,12 @@ pub const SUPPORTED: &[(&str, &str)] = &[
     ("gemma2", "Gemma 2"),
     ("gemma3", "Gemma 3"),
     ("gemma3_text", "Gemma 3"),
+    ("deepseek_v2", "DeepSeek-V2"),
+    ("deepseek_v3", "DeepSeek-V3"),
+    ("glm4_moe", "GLM-4.5"),
+    ("gpt_oss", "gpt-oss"),
+    ("llama4", "Llama 4"),
+    ("llama4_text", "Llama 4"),
 ];
 
 /// Parse `text` (the contents of `file`) as a config.json and load its Spec.
@@ -52,6 +61,9 @@ pub fn load(file: &str, value: &Value, name: &str) -> Result<Spec> {
     let model_type = top.opt_string("model_type")?.ok_or_else(|| {
         top.err("model_type", format!("is missing; supported model types: {}", supported_list()))
     })?;
+    // Configs of DeepSeek V3's architecture under another name (Kimi K2) load as DeepSeek V3.
+    let declares_v3 = top.get("architectures").and_then(|a| a.get(0)).and_then(|a| a.as_str()) == Some("DeepseekV3ForCausalLM");
+    let model_type = if declares_v3 && !SUPPORTED.iter().any(|(t, _)| *t == model_type) { "deepseek_v3".to_string() } else { model_type };
     let family = SUPPORTED.iter().find(|(t, _)| *t == model_type).map(|(_, f)| *f).ok_or_else(|| {
         top.err("model_type", format!("`{model_type}` is not supported; supported model types: {}", supported_list()))
     })?;
@@ -66,6 +78,9 @@ pub fn load(file: &str, value: &Value, name: &str) -> Result<Spec> {
     let mut spec = match text_type.as_str() {
         "gpt2" => gpt2::load(&cfg, family, name)?,
         "gemma2" | "gemma3_text" => gemma::load(&cfg, &text_type, family, name)?,
+        "deepseek_v2" | "deepseek_v3" | "glm4_moe" => deepseek::load(&cfg, &text_type, family, name)?,
+        "gpt_oss" => gpt_oss::load(&cfg, family, name)?,
+        "llama4_text" => llama4::load(&cfg, family, name)?,
         _ => llama::load(&cfg, &text_type, family, name)?,
     };
     spec.model_type = model_type.clone();

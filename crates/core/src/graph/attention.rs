@@ -173,6 +173,23 @@ impl Builder<'_> {
         node
     }
 
+    /// Weightless RMS normalization of a head after RoPE, in the layers that have RoPE (Llama 4).
+    fn l2_norm(&mut self, which: &str, input: &str, out: &str, cached: bool) -> Node {
+        let hd = self.spec.attn.head_dim;
+        let o = if cached { self.cached(out, self.seq(hd)) } else { self.act(out, self.seq(hd)) };
+        let node = self.step(Draft {
+            title: format!("{which} L2 norm"),
+            op: Op::Norm,
+            category: Category::Attention,
+            inputs: vec![],
+            output: o,
+            operation: format!("Normalize each head's rotated {which} to unit RMS (no learned weight)"),
+            equation: format!("{out} = {input} / √(mean({input}²) + ε), ε = {}", self.spec.norm.eps),
+        });
+        let layers = self.spec.layers_where(|l| l.rope);
+        self.gate(node, &layers)
+    }
+
     fn scores_equation(&self, k: &str, q: &str) -> String {
         let a = &self.spec.attn;
         let mut eq = format!("S = {k} · {q} / √{}", fmt_f(a.scale_dim));
@@ -267,7 +284,9 @@ impl Builder<'_> {
             AttnKind::Mqa => (None, "j".to_string(), "Hⱼ", "j".to_string()),
             _ => (Some("i".to_string()), format!("{g}*i+j"), "Hᵢⱼ", format!("{g}*i+j")),
         };
-        let qk_norm = a.qk_norm != QkNorm::None;
+        // Weighted QK-norm comes before RoPE; Llama 4's weightless one after it.
+        let qk_norm = matches!(a.qk_norm, QkNorm::PerHead | QkNorm::Full);
+        let l2 = a.qk_norm == QkNorm::L2 && rope;
 
         let mut kv_nodes = Vec::new();
         // The K that is cached: after RoPE where there is RoPE, else as projected (and normed).
@@ -283,8 +302,12 @@ impl Builder<'_> {
             k = "Kₙ";
         }
         if rope {
-            kv_nodes.push(self.rope_step("K", k, "Kᵣ", hd, true));
+            kv_nodes.push(self.rope_step("K", k, "Kᵣ", hd, !l2));
             k = "Kᵣ";
+        }
+        if l2 {
+            kv_nodes.push(self.l2_norm("K", k, "Kᵣₙ", true));
+            k = "Kᵣₙ";
         }
         kv_nodes.push(self.head_projection(Role::V, "V", kv_idx.as_deref(), x_in, true));
         let v = self.tensors.len() - 1;
@@ -299,6 +322,10 @@ impl Builder<'_> {
         if rope {
             q_nodes.push(self.rope_step("Q", q, "Qᵣ", hd, false));
             q = "Qᵣ";
+        }
+        if l2 {
+            q_nodes.push(self.l2_norm("Q", q, "Qᵣₙ", false));
+            q = "Qᵣₙ";
         }
         let kt = format!("{k}ᵀ");
         let krt = self.act(&kt, [Dim::Seq, n(hd)]);

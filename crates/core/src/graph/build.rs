@@ -21,6 +21,10 @@ pub fn build(spec: &Spec) -> Result<Graph> {
     let embedding = b.embedding();
     let block = b.block();
     let last = b.final_scope();
+    let mut children = vec![Node::Scope(embedding), Node::Scope(block), Node::Scope(last)];
+    if spec.mtp_layers > 0 {
+        children.push(Node::Scope(b.mtp()));
+    }
     let graph = Graph {
         spec: spec.clone(),
         params: b.params,
@@ -32,7 +36,7 @@ pub fn build(spec: &Spec) -> Result<Graph> {
             repeat: 1,
             active: None,
             layers: None,
-            children: vec![Node::Scope(embedding), Node::Scope(block), Node::Scope(last)],
+            children,
         },
         step_count: b.steps,
     };
@@ -442,6 +446,98 @@ impl<'s> Builder<'s> {
             equation: eq,
         });
         self.scope(ScopeKind::Final, "Final", "Final end", 1, vec![norm, head_step])
+    }
+}
+
+impl Builder<'_> {
+    /// DeepSeek's multi-token-prediction module: from the model's last hidden state and the next
+    /// token's embedding, one more decoder block predicts the token after. Stored in the
+    /// checkpoint as layers L…L+n−1, outside the model transformers builds: counted apart.
+    fn mtp(&mut self) -> Scope {
+        let spec = self.spec;
+        let (d, v, n_mtp) = (spec.hidden, spec.vocab, spec.mtp_layers);
+        self.layers = LayerSet::range(spec.layers, spec.layers + n_mtp);
+        let aux = |b: &mut Self, role: Role, shape: Vec<u64>| b.param(role, false, shape, Component::Aux, true);
+        let mut steps = Vec::new();
+        let pe = aux(self, Role::MtpEmbed, vec![v, d]);
+        let e = self.push("E′", [n(d), n(v)], TensorKind::Weight { param: pe, slice: None, note: Some("a stored copy of the embedding".into()) });
+        let xe = self.act("Xₑ", self.seq(d));
+        steps.push(self.step(Draft {
+            title: "MTP next-token embedding".into(),
+            op: Op::Lookup,
+            category: Category::Aux,
+            inputs: vec![e],
+            output: xe,
+            operation: "Embed the token one position ahead".into(),
+            equation: "Xₑ[:, t] = E′[T[t+1]]".into(),
+        }));
+        for (role, gamma, input, out, title) in
+            [(Role::MtpENorm, "γₑ", "Xₑ", "Xₑ′", "MTP embedding RMSNorm"), (Role::MtpHNorm, "γₕ", "Xₗ", "Hₗ′", "MTP hidden RMSNorm")]
+        {
+            let p = aux(self, role, vec![d]);
+            let g = self.weight(p, gamma, [n(d), n(1)], None);
+            let o = self.act(out, self.seq(d));
+            steps.push(self.step(Draft {
+                title: title.into(),
+                op: Op::Norm,
+                category: Category::Aux,
+                inputs: vec![g],
+                output: o,
+                operation: format!("Normalize {input} before joining the two streams"),
+                equation: format!("{out} = {gamma} ⊙ {input} / √(mean({input}²) + ε), ε = {}", spec.norm.eps),
+            }));
+        }
+        let pp = aux(self, Role::MtpProj, vec![d, 2 * d]);
+        let w = self.weight(pp, "Wₑₕ", [n(d), n(2 * d)], None);
+        let xm = self.act("Xₘ", self.seq(d));
+        steps.push(self.step(Draft {
+            title: "MTP projection".into(),
+            op: Op::MatMul,
+            category: Category::Aux,
+            inputs: vec![w],
+            output: xm,
+            operation: format!("Concatenate the two normalized streams and project {} features to {d}", 2 * d),
+            equation: "Xₘ = Wₑₕ · [Xₑ′; Hₗ′]".into(),
+        }));
+        let xb = self.act("Xₘ′", self.seq(d));
+        let last = spec.layers - 1;
+        steps.push(self.step(Draft {
+            title: "MTP decoder block".into(),
+            op: Op::Route,
+            category: Category::Aux,
+            inputs: vec![],
+            output: xb,
+            operation: format!("One more decoder block with the structure of layer {last} (its own weights, counted here)"),
+            equation: format!("Xₘ′ = Block(Xₘ), weights model.layers.{{b}}.* as in layer {last}"),
+        }));
+        let pn = aux(self, Role::MtpNorm, vec![d]);
+        let g = self.weight(pn, "γₘ", [n(d), n(1)], None);
+        let z = self.act("Zₘ", self.seq(d));
+        steps.push(self.step(Draft {
+            title: "MTP final RMSNorm".into(),
+            op: Op::Norm,
+            category: Category::Aux,
+            inputs: vec![g],
+            output: z,
+            operation: "Normalize before the MTP head".into(),
+            equation: format!("Zₘ = γₘ ⊙ Xₘ′ / √(mean(Xₘ′²) + ε), ε = {}", spec.norm.eps),
+        }));
+        let ph = aux(self, Role::MtpHead, vec![v, d]);
+        let wh = self.push("W′ₗₘ", [n(v), n(d)], TensorKind::Weight { param: ph, slice: None, note: Some("a stored copy of the LM head".into()) });
+        let logits = self.act("Logits′", self.seq(v));
+        steps.push(self.step(Draft {
+            title: "MTP head".into(),
+            op: Op::MatMul,
+            category: Category::Aux,
+            inputs: vec![wh],
+            output: logits,
+            operation: "Predict the token two positions ahead".into(),
+            equation: "Logits′ = W′ₗₘ · Zₘ".into(),
+        }));
+        self.layers = self.all_layers();
+        let mut scope = self.scope(ScopeKind::Aux, "Multi-token prediction (auxiliary) m", "MTP end", n_mtp, steps);
+        scope.layers = Some(LayerSet::range(spec.layers, spec.layers + n_mtp));
+        scope
     }
 }
 

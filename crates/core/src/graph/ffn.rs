@@ -36,7 +36,7 @@ impl Builder<'_> {
             Kind::Dense => (spec.mlp.bias, spec.mlp.fused_gate_up, false),
             Kind::Routed => {
                 let m = moe.as_ref().expect("experts have a MoE spec");
-                (m.expert_bias, m.stacked_experts, m.stacked_experts)
+                (m.expert_bias, m.stacked_experts, m.gate_up_interleaved)
             }
             Kind::Shared => (false, false, false),
         };
@@ -169,6 +169,9 @@ impl Builder<'_> {
         let equation = match moe.scoring {
             Scoring::Softmax => format!("Gᵣ = top-{k}(softmax(Lᵣ)){renorm}{scaled}; zeros elsewhere{groups}"),
             Scoring::TopkSoftmax => format!("Gᵣ = softmax over the top-{k} of Lᵣ{scaled}; zeros elsewhere{groups}"),
+            Scoring::TopkSigmoid => {
+                format!("Gᵣ = σ(Lᵣ) on the top-{k} of Lᵣ, zeros elsewhere; each chosen expert reads Gᵣ[e] · {input}")
+            }
             Scoring::Sigmoid => {
                 let choose = if moe.correction_bias { "σ(Lᵣ) + bᵣ" } else { "σ(Lᵣ)" };
                 format!("chosen = top-{k}({choose}){groups}; Gᵣ = σ(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere")

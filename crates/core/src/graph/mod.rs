@@ -31,6 +31,9 @@ pub enum Component {
     Ffn,
     Norm,
     LmHead,
+    /// An auxiliary module outside the model's forward pass (DeepSeek's multi-token prediction):
+    /// stored in checkpoints, counted apart.
+    Aux,
 }
 
 impl Component {
@@ -44,6 +47,7 @@ impl Component {
             Component::Ffn => "ffn",
             Component::Norm => "norms",
             Component::LmHead => "lm_head",
+            Component::Aux => "auxiliary",
         }
     }
 }
@@ -190,6 +194,8 @@ pub struct Step {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScopeKind {
     Model,
+    /// An auxiliary module (multi-token prediction), drawn after the model.
+    Aux,
     Embedding,
     Block,
     Group,

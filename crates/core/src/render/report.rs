@@ -34,6 +34,14 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         grouped(s.active_params_without_embedding as u128),
         short(s.active_params_without_embedding as u128)
     ));
+    if s.aux_params > 0 {
+        line(format!(
+            "  {:<26}{:>20}  ({}), stored with the model, not in the total",
+            "multi-token prediction",
+            grouped(s.aux_params as u128),
+            short(s.aux_params as u128)
+        ));
+    }
     line("  by component".into());
     for c in Component::ALL {
         let n = s.params_by_component.get(c.label()).copied().unwrap_or(0) as u128;

@@ -297,7 +297,10 @@ pub fn callout(g: &Graph, n: usize, w: usize) -> Vec<Line> {
 
 fn scope_layers(v: &Visit) -> Option<String> {
     let layers = v.layers()?;
-    Some(format!("{} (of {})", layers, v.scopes.iter().find(|s| s.kind == ScopeKind::Block).map_or(0, |s| s.repeat)))
+    Some(match v.scopes.iter().find(|s| s.kind == ScopeKind::Block) {
+        Some(block) => format!("{layers} (of {})", block.repeat),
+        None => format!("{layers} (checkpoint layer index)"),
+    })
 }
 
 /// Checkpoint tensors a step reads, in Hugging Face and GGUF naming.

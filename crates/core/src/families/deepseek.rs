@@ -1,0 +1,140 @@
+//! DeepSeek V2 and V3 (`deepseek_v2`, `deepseek_v3`, and configs such as Kimi K2's that declare
+//! `DeepseekV3ForCausalLM`), and GLM-4.5 (`glm4_moe`), which shares V3's routing.
+//!
+//! DeepSeek: multi-head latent attention (with or without a Q latent), the first
+//! `first_k_dense_replace` layers dense and the rest mixtures of routed experts plus shared experts.
+//! V3 and GLM score experts with a sigmoid, pick them with a correction bias and within the best
+//! groups; V2 uses a softmax. Defaults follow `DeepseekV2Config`, `DeepseekV3Config`, `Glm4MoeConfig`.
+
+use super::{attn_kind, heads, layer_count, rope};
+use crate::config::{Config, MAX_EXPERTS};
+use crate::error::Result;
+use crate::spec::*;
+
+pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let v2 = model_type == "deepseek_v2";
+    let glm = model_type == "glm4_moe";
+    let mut s = super::skeleton(name, model_type, family);
+    let (vocab, hidden, inter, layers, heads_d, moe_inter, experts, shared, context) = match model_type {
+        "deepseek_v2" => (102_400, 4096, 11008, 32, 32, 1407, 64, 2, 2048),
+        "glm4_moe" => (151_552, 4096, 10944, 46, 96, 1408, 128, 1, 131_072),
+        _ => (129_280, 7168, 18432, 61, 128, 2048, 256, 1, 4096),
+    };
+    s.vocab = cfg.size("vocab_size", Some(vocab))?;
+    s.hidden = cfg.size("hidden_size", Some(hidden))?;
+    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(layers))?;
+    s.context = cfg.size("max_position_embeddings", Some(context))?;
+    s.mlp = Mlp {
+        intermediate: cfg.size("intermediate_size", Some(inter))?,
+        act: cfg.string("hidden_act", "silu")?,
+        gated: true,
+        bias: false,
+        fused_gate_up: false,
+    };
+    s.norm = Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", if glm { 1e-5 } else { 1e-6 })?, unit_offset: false, place: NormPlace::Pre };
+    let mut r = rope(cfg, 10_000.0)?;
+    if glm && !cfg.has("partial_rotary_factor") && r.partial == 1.0 {
+        r.partial = 0.5; // Glm4MoeConfig's default
+    }
+    s.tied = cfg.flag("tie_word_embeddings", false)?;
+
+    if glm {
+        let (h, kv, hd) = heads(cfg, s.hidden, Some(heads_d), Some(8), None)?;
+        let bias = cfg.flag("attention_bias", false)?;
+        s.attn = Attention {
+            kind: attn_kind(h, kv),
+            heads: h,
+            kv_heads: kv,
+            head_dim: hd,
+            v_head_dim: hd,
+            qkv_bias: bias,
+            o_bias: false,
+            qk_norm: if cfg.flag("use_qk_norm", false)? { QkNorm::PerHead } else { QkNorm::None },
+            softcap: None,
+            sinks: false,
+            scale_dim: hd as f64,
+            scale_mult: 1.0,
+            mla: None,
+            fused_qkv: false,
+        };
+    } else {
+        let h = cfg.size("num_attention_heads", Some(heads_d))?;
+        let nope = cfg.size("qk_nope_head_dim", Some(128))?;
+        let rope_d = cfg.size("qk_rope_head_dim", Some(64))?;
+        let vd = cfg.size("v_head_dim", Some(128))?;
+        let q_lora = if cfg.map.contains_key("q_lora_rank") { cfg.opt_size("q_lora_rank")? } else { Some(1536) };
+        if rope_d % 2 == 1 {
+            return Err(cfg.err("qk_rope_head_dim", format!("is {rope_d}, which is odd; RoPE rotates pairs of dims, so it must be even")));
+        }
+        let qk = nope + rope_d;
+        // YaRN's attention factor enters the score scale squared (DeepSeek's mscale_all_dim).
+        let mscale = match (&r.scaling.kind[..], r.scaling.factor) {
+            ("yarn", Some(f)) => {
+                let all = r.scaling.params.iter().find(|(k, _)| k == "mscale_all_dim").map_or(0.0, |p| p.1);
+                if all != 0.0 { (0.1 * all * f.ln() + 1.0).powi(2) } else { 1.0 }
+            }
+            _ => 1.0,
+        };
+        s.attn = Attention {
+            kind: AttnKind::Mla,
+            heads: h,
+            kv_heads: h,
+            head_dim: qk,
+            v_head_dim: vd,
+            qkv_bias: false,
+            o_bias: false,
+            qk_norm: QkNorm::None,
+            softcap: None,
+            sinks: false,
+            scale_dim: qk as f64,
+            scale_mult: mscale,
+            mla: Some(Mla { q_lora_rank: q_lora, kv_lora_rank: cfg.size("kv_lora_rank", Some(512))?, qk_nope_head_dim: nope, qk_rope_head_dim: rope_d }),
+            fused_qkv: false,
+        };
+    }
+    s.position = Position::Rope(r);
+
+    let e = cfg.bounded("n_routed_experts", cfg.size("n_routed_experts", Some(experts))?, MAX_EXPERTS)?;
+    let k = cfg.size("num_experts_per_tok", if v2 { None } else { Some(8) })?;
+    if k > e {
+        return Err(cfg.err("num_experts_per_tok", format!("is {k}, more than the {e} routed experts; it must be at most {e}")));
+    }
+    let n_shared = cfg.count("n_shared_experts", shared)?;
+    let moe_f = cfg.size("moe_intermediate_size", Some(moe_inter))?;
+    let (n_group, topk_group) = if v2 && cfg.string("topk_method", "greedy")? == "greedy" {
+        (1, 1)
+    } else {
+        let default = if glm || v2 { 1 } else { 8 };
+        (cfg.size("n_group", Some(default))?, cfg.size("topk_group", Some(if glm || v2 { 1 } else { 4 }))?)
+    };
+    if e % n_group != 0 {
+        return Err(cfg.err("n_group", format!("is {n_group}, which does not divide n_routed_experts ({e})")));
+    }
+    if topk_group > n_group {
+        return Err(cfg.err("topk_group", format!("is {topk_group}, more than n_group ({n_group})")));
+    }
+    s.moe = Some(Moe {
+        experts: e,
+        top_k: k,
+        expert_intermediate: moe_f,
+        shared_experts: n_shared,
+        shared_intermediate: moe_f * n_shared,
+        shared_gate: false,
+        scoring: if v2 { Scoring::Softmax } else { Scoring::Sigmoid },
+        norm_topk_prob: cfg.flag("norm_topk_prob", !v2)?,
+        router_bias: false,
+        correction_bias: !v2,
+        expert_bias: false,
+        n_group,
+        topk_group,
+        routed_scaling: cfg.float("routed_scaling_factor", if v2 || glm { 1.0 } else { 2.5 })?,
+        swiglu_limit: None,
+        stacked_experts: false,
+        gate_up_interleaved: false,
+    });
+    let first_dense = cfg.count("first_k_dense_replace", if v2 { 0 } else if glm { 1 } else { 3 })?;
+    s.plan = (0..s.layers).map(|i| LayerPlan { attn: AttnSpan::Full, rope: true, moe: i >= first_dense }).collect();
+    s.mtp_layers = if v2 { 0 } else { cfg.count("num_nextn_predict_layers", 0)? };
+    s.layout = Layout::DeepSeek;
+    Ok(s)
+}

@@ -1,0 +1,87 @@
+//! gpt-oss (`gpt_oss`): GQA with a bias on every projection and a learned sink logit per head,
+//! sliding-window (128) and full layers alternating, YaRN RoPE; every layer a mixture of experts
+//! with a biased router (softmax over the top-k logits), experts stored stacked with biases and
+//! gate/up interleaved, and a clamped SwiGLU. Defaults follow `GptOssConfig`.
+
+use super::{attn_kind, heads, layer_count, layer_types, rope};
+use crate::config::{Config, MAX_EXPERTS};
+use crate::error::Result;
+use crate::spec::*;
+
+pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, "gpt_oss", family);
+    s.vocab = cfg.size("vocab_size", Some(201_088))?;
+    s.hidden = cfg.size("hidden_size", Some(2880))?;
+    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(36))?;
+    s.context = cfg.size("max_position_embeddings", Some(131_072))?;
+    let (h, kv, hd) = heads(cfg, s.hidden, Some(64), Some(8), Some(64))?;
+    let bias = cfg.flag("attention_bias", true)?;
+    s.attn = Attention {
+        kind: attn_kind(h, kv),
+        heads: h,
+        kv_heads: kv,
+        head_dim: hd,
+        v_head_dim: hd,
+        qkv_bias: bias,
+        o_bias: bias,
+        qk_norm: QkNorm::None,
+        softcap: None,
+        sinks: true,
+        scale_dim: hd as f64,
+        scale_mult: 1.0,
+        mla: None,
+        fused_qkv: false,
+    };
+    let f = cfg.size("intermediate_size", Some(2880))?;
+    s.mlp = Mlp { intermediate: f, act: cfg.string("hidden_act", "silu")?, gated: true, bias: true, fused_gate_up: false };
+    let e = cfg.bounded("num_local_experts", cfg.size("num_local_experts", Some(128))?, MAX_EXPERTS)?;
+    let k = cfg.size("num_experts_per_tok", Some(4))?;
+    if k > e {
+        return Err(cfg.err("num_experts_per_tok", format!("is {k}, more than the {e} experts; it must be at most {e}")));
+    }
+    s.moe = Some(Moe {
+        experts: e,
+        top_k: k,
+        expert_intermediate: f,
+        shared_experts: 0,
+        shared_intermediate: 0,
+        shared_gate: false,
+        scoring: Scoring::TopkSoftmax,
+        norm_topk_prob: false,
+        router_bias: true,
+        correction_bias: false,
+        expert_bias: true,
+        n_group: 1,
+        topk_group: 1,
+        routed_scaling: 1.0,
+        swiglu_limit: Some(cfg.float("swiglu_limit", 7.0)?),
+        stacked_experts: true,
+        gate_up_interleaved: true,
+    });
+    let window = if cfg.map.contains_key("sliding_window") { cfg.opt_size("sliding_window")? } else { Some(128) };
+    let spans = match layer_types(cfg, s.layers, window)? {
+        Some(spans) => spans,
+        None => (0..s.layers)
+            .map(|i| match window {
+                Some(w) if (i + 1) % 2 == 1 => AttnSpan::Sliding(w),
+                _ => AttnSpan::Full,
+            })
+            .collect(),
+    };
+    s.plan = spans.into_iter().map(|attn| LayerPlan { attn, rope: true, moe: true }).collect();
+    s.norm = Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-5)?, unit_offset: false, place: NormPlace::Pre };
+    let mut r = rope(cfg, 150_000.0)?;
+    if !cfg.has("rope_scaling") && !cfg.has("rope_parameters") {
+        // GptOssConfig's default: YaRN ×32 from 4096 tokens.
+        r.scaling = RopeScaling {
+            kind: "yarn".into(),
+            factor: Some(32.0),
+            original_context: Some(4096),
+            params: vec![("beta_fast".into(), 32.0), ("beta_slow".into(), 1.0)],
+        };
+    }
+    s.position = Position::Rope(r);
+    s.tied = cfg.flag("tie_word_embeddings", false)?;
+    s.layout = Layout::GptOss;
+    Ok(s)
+}

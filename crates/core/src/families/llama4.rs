@@ -1,0 +1,99 @@
+//! Llama 4 text (`llama4_text`, and `llama4`'s `text_config`): GQA with weightless QK
+//! normalization after RoPE; every fourth layer without RoPE and with full attention, the others
+//! chunked; mixture-of-experts layers (every `interleave_moe_layer_step`-th, or `moe_layers`) with
+//! stacked experts, a sigmoid router scaling each expert's input, and one shared expert; dense
+//! layers of width `intermediate_size_mlp`. Defaults follow `Llama4TextConfig`.
+
+use super::{attn_kind, heads, layer_count, rope};
+use crate::config::{Config, MAX_EXPERTS};
+use crate::error::Result;
+use crate::spec::*;
+
+pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, "llama4_text", family);
+    s.vocab = cfg.size("vocab_size", Some(202_048))?;
+    s.hidden = cfg.size("hidden_size", Some(5120))?;
+    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(48))?;
+    s.context = cfg.size("max_position_embeddings", Some(4096 * 32))?;
+    let (h, kv, hd) = heads(cfg, s.hidden, Some(40), Some(8), Some(128))?;
+    let bias = cfg.flag("attention_bias", false)?;
+    s.attn = Attention {
+        kind: attn_kind(h, kv),
+        heads: h,
+        kv_heads: kv,
+        head_dim: hd,
+        v_head_dim: hd,
+        qkv_bias: bias,
+        o_bias: bias,
+        qk_norm: if cfg.flag("use_qk_norm", true)? { QkNorm::L2 } else { QkNorm::None },
+        softcap: None,
+        sinks: false,
+        scale_dim: hd as f64,
+        scale_mult: 1.0,
+        mla: None,
+        fused_qkv: false,
+    };
+    let act = cfg.string("hidden_act", "silu")?;
+    s.mlp = Mlp { intermediate: cfg.size("intermediate_size_mlp", Some(16384))?, act, gated: true, bias: false, fused_gate_up: false };
+    let e = cfg.bounded("num_local_experts", cfg.size("num_local_experts", Some(16))?, MAX_EXPERTS)?;
+    let k = cfg.size("num_experts_per_tok", Some(1))?;
+    if k > e {
+        return Err(cfg.err("num_experts_per_tok", format!("is {k}, more than the {e} experts; it must be at most {e}")));
+    }
+    let f = cfg.size("intermediate_size", Some(8192))?;
+    s.moe = Some(Moe {
+        experts: e,
+        top_k: k,
+        expert_intermediate: f,
+        shared_experts: 1,
+        shared_intermediate: f,
+        shared_gate: false,
+        scoring: Scoring::TopkSigmoid,
+        norm_topk_prob: false,
+        router_bias: false,
+        correction_bias: false,
+        expert_bias: false,
+        n_group: 1,
+        topk_group: 1,
+        routed_scaling: 1.0,
+        swiglu_limit: None,
+        stacked_experts: true,
+        gate_up_interleaved: false,
+    });
+    let n = s.layers;
+    let rope_layers: Vec<bool> = match cfg.list_any("no_rope_layers", |v| v.as_u64().filter(|x| *x <= 1), "1 (RoPE) or 0 (no RoPE)")? {
+        Some(list) if !list.is_empty() => {
+            if list.len() as u64 != n {
+                return Err(cfg.err("no_rope_layers", format!("has {} entries; it must have one per layer ({n})", list.len())));
+            }
+            list.into_iter().map(|x| x == 1).collect()
+        }
+        _ => {
+            let every = cfg.size("no_rope_layer_interval", Some(4))?;
+            (0..n).map(|i| (i + 1) % every != 0).collect()
+        }
+    };
+    let moe_layers: Vec<bool> = match cfg.list_any("moe_layers", |v| v.as_u64(), "a layer index")? {
+        Some(list) => (0..n).map(|i| list.contains(&i)).collect(),
+        None => {
+            let step = cfg.size("interleave_moe_layer_step", Some(1))?;
+            (0..n).map(|i| (i + 1) % step == 0).collect()
+        }
+    };
+    let chunk = if cfg.map.contains_key("attention_chunk_size") { cfg.opt_size("attention_chunk_size")? } else { Some(8192) };
+    s.plan = (0..n as usize)
+        .map(|i| LayerPlan {
+            attn: match chunk {
+                Some(c) if rope_layers[i] => AttnSpan::Chunked(c),
+                _ => AttnSpan::Full,
+            },
+            rope: rope_layers[i],
+            moe: moe_layers[i],
+        })
+        .collect();
+    s.norm = Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-5)?, unit_offset: false, place: NormPlace::Pre };
+    s.position = Position::Rope(rope(cfg, 500_000.0)?);
+    s.tied = cfg.flag("tie_word_embeddings", false)?;
+    s.layout = Layout::Llama4;
+    Ok(s)
+}
