@@ -20,5 +20,34 @@ fn pipeline(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pipeline);
+/// A Kimi-K2-shaped config: DeepSeek V3's architecture with 384 experts over 61 layers.
+fn kimi_like() -> String {
+    let mut v: serde_json::Value = serde_json::from_str(catalog::get("deepseek-v3").unwrap().json).unwrap();
+    v["model_type"] = "kimi_k2".into();
+    v["n_routed_experts"] = 384.into();
+    v["num_attention_heads"] = 64.into();
+    v["first_k_dense_replace"] = 1.into();
+    v["n_group"] = 1.into();
+    v["topk_group"] = 1.into();
+    v["vocab_size"] = 163_840.into();
+    v.to_string()
+}
+
+/// Graph and stats alone (no drawing) for the largest configs.
+fn build_and_stats(c: &mut Criterion) {
+    let mut group = c.benchmark_group("build_stats");
+    let kimi = kimi_like();
+    for (name, json) in [("deepseek-v3", catalog::get("deepseek-v3").unwrap().json), ("384-experts-61-layers", kimi.as_str())] {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let spec = families::load_json(name, black_box(json), name).unwrap();
+                let g = graph::build(&spec).unwrap();
+                black_box(stats::stats(&g, None).total_params)
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, pipeline, build_and_stats);
 criterion_main!(benches);

@@ -82,6 +82,35 @@ fn gemma3_wrapper_names_what_is_not_drawn() {
     assert!(out.contains("layers differ · attention: full in 5, 11, 17 … 59 (every 6th) · sliding 1024 in 0–4"), "{out}");
 }
 
+/// Latent Q and KV projections, the shared rotary key, dense and MoE layer runs, shared expert,
+/// sigmoid routing with correction bias, the auxiliary multi-token-prediction module.
+#[test]
+fn deepseek_v3_latent_attention_and_variants() {
+    insta::assert_snapshot!(show("deepseek-v3", 130, Some(6)));
+}
+
+/// The learned sink logit of each head joins the softmax; biased router and experts.
+#[test]
+fn gpt_oss_sinks() {
+    insta::assert_snapshot!(show("gpt-oss-20b", 130, Some(10)));
+}
+
+/// Chunked RoPE layers with weightless QK-norm, full NoPE layers, a shared expert.
+#[test]
+fn llama4_chunked_and_nope_layers() {
+    insta::assert_snapshot!(show("llama-4-scout-17b-16e", 130, Some(6)));
+}
+
+#[test]
+fn glm45_group_routing() {
+    let out = show("glm-4.5-air", 220, Some(22));
+    assert!(out.contains("[22/41] TOP-8 EXPERT SELECTION"), "{out}");
+    assert!(out.contains("σ(Lᵣ) + bᵣ"), "{out}");
+    assert!(out.contains("model.layers.{b}.mlp.gate.e_score_correction_bias"), "{out}");
+    let out = show("glm-4.5-air", 220, Some(5));
+    assert!(out.contains("first 50% of dims rotated"), "partial rotary: {out}");
+}
+
 #[test]
 fn llama_3_2_3b_has_the_22_steps_of_seed_000() {
     let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();

@@ -535,7 +535,7 @@ impl Builder<'_> {
             equation: "Logits′ = W′ₗₘ · Zₘ".into(),
         }));
         self.layers = self.all_layers();
-        let mut scope = self.scope(ScopeKind::Aux, "Multi-token prediction (auxiliary) m", "MTP end", n_mtp, steps);
+        let mut scope = self.scope(ScopeKind::Aux, "Multi-token prediction (auxiliary)", "MTP end", n_mtp, steps);
         scope.layers = Some(LayerSet::range(spec.layers, spec.layers + n_mtp));
         scope
     }

@@ -39,6 +39,8 @@ impl Style {
 #[derive(Debug, Clone, Default)]
 pub struct Line {
     spans: Vec<(String, Style)>,
+    /// Visible columns, kept up to date so layout never re-measures a line.
+    width: usize,
 }
 
 impl Line {
@@ -52,20 +54,32 @@ impl Line {
         l
     }
 
+    /// Add text; runs of one style share a span, which keeps lines cheap to build and render.
     pub fn push(&mut self, s: &str, style: Style) -> &mut Self {
-        if !s.is_empty() {
-            self.spans.push((s.to_string(), style));
+        if s.is_empty() {
+            return self;
+        }
+        self.width += s.width();
+        match self.spans.last_mut() {
+            Some((last, st)) if *st == style => last.push_str(s),
+            _ => self.spans.push((s.to_string(), style)),
         }
         self
     }
 
     pub fn append(&mut self, other: &Line) -> &mut Self {
-        self.spans.extend(other.spans.iter().cloned());
+        for (s, st) in &other.spans {
+            match self.spans.last_mut() {
+                Some((last, style)) if style == st => last.push_str(s),
+                _ => self.spans.push((s.clone(), *st)),
+            }
+        }
+        self.width += other.width;
         self
     }
 
     pub fn width(&self) -> usize {
-        self.spans.iter().map(|(s, _)| s.width()).sum()
+        self.width
     }
 
     /// Pad with spaces to `w` columns.
@@ -102,6 +116,7 @@ impl Line {
         }
         out.push(("…".to_string(), Style::default()));
         self.spans = out;
+        self.width = used + 1;
         self
     }
 
@@ -110,9 +125,12 @@ impl Line {
     }
 
     pub fn render(&self, color: bool) -> String {
+        if !color {
+            return self.text().trim_end().to_string();
+        }
         let mut out = String::new();
         for (s, st) in &self.spans {
-            match st.ansi().filter(|_| color) {
+            match st.ansi() {
                 Some(code) => {
                     out.push_str(&code);
                     out.push_str(s);
