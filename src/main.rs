@@ -111,20 +111,19 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             })
         }
         Command::List => {
-            let mut out = format!("{:<24}{:<10}{:>9}{:>8}{:>9}  {}\n", "name", "family", "params", "layers", "context", "source");
+            let mut out = format!(
+                "{:<24}{:<13}{:>8}{:>8}{:>8}{:>9}  {}\n",
+                "name", "family", "params", "active", "layers", "context", "source"
+            );
             for e in catalog::ENTRIES {
                 let (g, _) = build(e.name)?;
                 let s = stats::stats(&g, None);
-                let params = if s.active_params != s.total_params {
-                    format!("{} ({} active)", fmt::short(s.total_params as u128), fmt::short(s.active_params as u128))
-                } else {
-                    fmt::short(s.total_params as u128)
-                };
                 out += &format!(
-                    "{:<24}{:<10}{:>9}{:>8}{:>9}  {} ({})\n",
+                    "{:<24}{:<13}{:>8}{:>8}{:>8}{:>9}  {} ({})\n",
                     e.name,
                     g.spec.family,
-                    params,
+                    fmt::short(s.total_params as u128),
+                    fmt::short(s.active_params as u128),
                     g.spec.layers,
                     fmt::context(g.spec.context),
                     e.repo,

@@ -54,7 +54,9 @@ pub fn bytes(n: u128) -> String {
 
 /// Context lengths as people say them: 131072 → `128K`.
 pub fn context(n: u64) -> String {
-    if n >= 1024 && n.is_multiple_of(1024) {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{}M", n >> 20)
+    } else if n >= 1024 && n.is_multiple_of(1024) {
         format!("{}K", n / 1024)
     } else {
         n.to_string()
@@ -74,5 +76,6 @@ mod tests {
         assert_eq!(short(134515008), "135M");
         assert_eq!(bytes(1536), "1.50 KiB");
         assert_eq!(context(131072), "128K");
+        assert_eq!(context(10485760), "10M");
     }
 }

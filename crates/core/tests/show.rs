@@ -101,6 +101,16 @@ fn llama4_chunked_and_nope_layers() {
     insta::assert_snapshot!(show("llama-4-scout-17b-16e", 130, Some(6)));
 }
 
+/// Mixtral keeps one tensor per expert under `block_sparse_moe.experts.{e}.w1`.
+#[test]
+fn mixtral_expert_names() {
+    let out = show("mixtral-8x7b-v0.1", 220, Some(18));
+    assert!(out.contains("[18/25] GATE PROJECTION"), "{out}");
+    assert!(out.contains("model.layers.{b}.block_sparse_moe.experts.{e}.w1.weight"), "{out}");
+    assert!(out.contains("GGUF blk.{b}.ffn_gate_exps.weight"), "{out}");
+    assert!(out.contains("Expert e ×8 (2 active per token)"), "{out}");
+}
+
 #[test]
 fn glm45_group_routing() {
     let out = show("glm-4.5-air", 220, Some(22));
