@@ -10,6 +10,9 @@ use serde_json::{Map, Value};
 /// plan, one manifest entry per expert) by what any real model needs, with room to spare.
 pub const MAX_LAYERS: u64 = 100_000;
 pub const MAX_EXPERTS: u64 = 1_000_000;
+/// Upper bound on any one size (hidden, vocabulary, heads, context …): 2^28, far above any real
+/// model's. It keeps every product of two sizes well inside 64 bits; larger products are checked.
+pub const MAX_SIZE: u64 = 1 << 28;
 
 pub struct Config<'a> {
     pub file: &'a str,
@@ -94,6 +97,14 @@ impl<'a> Config<'a> {
     }
 
     fn integer(&self, key: &str, v: &Value) -> Result<u64> {
+        let n = self.any_integer(key, v)?;
+        if n > MAX_SIZE {
+            return Err(self.err(key, format!("is {n}; anatomy supports sizes up to {MAX_SIZE} (2^28)")));
+        }
+        Ok(n)
+    }
+
+    fn any_integer(&self, key: &str, v: &Value) -> Result<u64> {
         let valid = "it must be a non-negative integer";
         match v {
             Value::Number(n) => {

@@ -82,13 +82,19 @@ fn hidden_not_divisible_by_heads_without_head_dim() {
 
 #[test]
 fn counts_that_overflow_u64() {
-    let mut v = with("hidden_size", json!(u64::MAX / 2));
-    v["vocab_size"] = json!(u64::MAX / 2);
+    // Each size is plausible alone; together they overflow.
+    let mut v = with("hidden_size", json!(1u64 << 27));
+    v["intermediate_size"] = json!(1u64 << 27);
+    v["num_hidden_layers"] = json!(100_000);
+    v.as_object_mut().unwrap().remove("head_dim");
     let e = err_of(&v);
     assert!(e.message.contains("overflows 64 bits"), "{e}");
     let e = err_of(&with("num_hidden_layers", json!(10_000_000u64)));
     assert_eq!(e.field, "num_hidden_layers");
     assert!(e.message.contains("at most 100000"), "{e}");
+    let e = err_of(&with("vocab_size", json!(u64::MAX / 2)));
+    assert_eq!(e.field, "vocab_size");
+    assert!(e.message.contains("supports sizes up to 268435456"), "{e}");
 }
 
 #[test]
