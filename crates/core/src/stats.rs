@@ -1,6 +1,6 @@
 //! Numbers summed from the Graph: parameters, KV cache, weight memory, FLOPs.
 
-use crate::graph::{Component, Graph, Op, ScopeKind, TensorKind};
+use crate::graph::{Component, Dim, Graph, Op, ScopeKind, TensorKind, Visit};
 use crate::layers::LayerSet;
 use serde::Serialize;
 
@@ -103,49 +103,13 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
         }
     }
 
-    // KV cache and FLOPs walk the steps.
-    let mut kv_per_token: u128 = 0;
-    let mut kv_at_context: u128 = 0;
-    let mut matmul: u128 = 0;
-    let mut prefill_attn: f64 = 0.0;
-    let mut decode_attn: u128 = 0;
-    let all = LayerSet::all(spec.layers);
-    // Auxiliary modules (multi-token prediction) do not run in ordinary inference.
-    for v in g.steps().into_iter().filter(|v| !v.scopes.iter().any(|s| s.kind == ScopeKind::Aux)) {
-        let step = v.step;
-        let per_layer = v.per_layer();
-        let layers = v.layers().cloned();
-        let layer_count = layers.as_ref().map_or(1, |l| l.len() as u128);
-        let out = g.tensor(step.output);
-        if let TensorKind::Activation { cached: true } = out.kind {
-            for b in v.scope_layers().unwrap_or(&all).iter() {
-                let span = spec.plan[b as usize].attn;
-                let per_token = out.elems().saturating_mul(per_layer);
-                kv_per_token = kv_per_token.saturating_add(per_token);
-                kv_at_context = kv_at_context.saturating_add(per_token.saturating_mul(span.cached_tokens(context) as u128));
-            }
-        }
-        match step.op {
-            Op::MatMul => {
-                for &i in &step.inputs {
-                    let t = g.tensor(i);
-                    if t.is_weight() {
-                        matmul = matmul.saturating_add(2 * t.elems().saturating_mul(per_layer).saturating_mul(layer_count));
-                    }
-                }
-            }
-            Op::Scores { dim } | Op::WeightedSum { dim } => {
-                for b in layers.as_ref().unwrap_or(&all).iter() {
-                    let span = spec.plan[b as usize].attn;
-                    let per = 2.0 * dim as f64 * per_layer as f64;
-                    prefill_attn += per * mean_attended(span.cached_tokens(u64::MAX), context);
-                    decode_attn = decode_attn
-                        .saturating_add((2 * dim as u128).saturating_mul(per_layer).saturating_mul(span.cached_tokens(context) as u128));
-                }
-            }
-            _ => {}
-        }
+    // KV cache and FLOPs walk the steps; auxiliary modules (multi-token prediction) do not run in
+    // ordinary inference.
+    let mut sum = Cost::default();
+    for v in g.steps().iter().filter(|v| !v.scopes.iter().any(|s| s.kind == ScopeKind::Aux)) {
+        sum.add(&step_cost(g, v, context));
     }
+    let Cost { kv_per_token, kv_at_context, matmul, prefill_attn, decode_attn } = sum;
 
     let sat = |x: u128| x.min(u64::MAX as u128) as u64;
     Stats {
@@ -177,6 +141,70 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
             decode_per_token: sat(matmul.saturating_add(decode_attn)),
         },
     }
+}
+
+/// What one step costs per token, over all the layers it runs in.
+#[derive(Debug, Clone, Default)]
+pub struct Cost {
+    /// Values this step adds to the KV cache per token, and at the context length.
+    pub kv_per_token: u128,
+    pub kv_at_context: u128,
+    /// FLOPs of matmuls against weights (2 per multiply-add).
+    pub matmul: u128,
+    /// FLOPs of attention (scores and weighted values): mean per token over a prefill, and for
+    /// one decoded token.
+    pub prefill_attn: f64,
+    pub decode_attn: u128,
+}
+
+impl Cost {
+    pub fn add(&mut self, o: &Cost) {
+        self.kv_per_token = self.kv_per_token.saturating_add(o.kv_per_token);
+        self.kv_at_context = self.kv_at_context.saturating_add(o.kv_at_context);
+        self.matmul = self.matmul.saturating_add(o.matmul);
+        self.prefill_attn += o.prefill_attn;
+        self.decode_attn = self.decode_attn.saturating_add(o.decode_attn);
+    }
+}
+
+/// The cost of one step at `context` tokens.
+pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
+    let spec = &g.spec;
+    let step = v.step;
+    let per_layer = v.per_layer();
+    let all = LayerSet::all(spec.layers);
+    let layers = v.layers().unwrap_or(&all);
+    let mut c = Cost::default();
+    let out = g.tensor(step.output);
+    if let TensorKind::Activation { cached: true } = out.kind {
+        // A cached tensor is cached in every layer of its scope, even where its step is skipped.
+        for b in v.scope_layers().unwrap_or(&all).iter() {
+            let per_token = out.elems().saturating_mul(per_layer);
+            c.kv_per_token = c.kv_per_token.saturating_add(per_token);
+            let kept = spec.plan[b as usize].attn.cached_tokens(context) as u128;
+            c.kv_at_context = c.kv_at_context.saturating_add(per_token.saturating_mul(kept));
+        }
+    }
+    match step.op {
+        Op::MatMul => {
+            // Weight matrices only: a bias is an add, not a multiply-add per weight.
+            for t in step.inputs.iter().map(|&i| g.tensor(i)).filter(|t| t.is_weight() && t.dims[1] != Dim::N(1)) {
+                let n = 2 * t.elems().saturating_mul(per_layer).saturating_mul(layers.len() as u128);
+                c.matmul = c.matmul.saturating_add(n);
+            }
+        }
+        Op::Scores { dim } | Op::WeightedSum { dim } => {
+            for b in layers.iter() {
+                let span = spec.plan[b as usize].attn;
+                let per = 2.0 * dim as f64 * per_layer as f64;
+                c.prefill_attn += per * mean_attended(span.cached_tokens(u64::MAX), context);
+                let decode = (2 * dim as u128).saturating_mul(per_layer).saturating_mul(span.cached_tokens(context) as u128);
+                c.decode_attn = c.decode_attn.saturating_add(decode);
+            }
+        }
+        _ => {}
+    }
+    c
 }
 
 /// Mean number of keys a query attends to over positions 1..=n, each seeing at most `window`.
