@@ -50,6 +50,19 @@ impl LayerSet {
         self.runs.iter().flat_map(|&(s, e)| s..e)
     }
 
+    pub fn union(&self, other: &LayerSet) -> LayerSet {
+        let mut all: Vec<(u64, u64)> = self.runs.iter().chain(&other.runs).copied().collect();
+        all.sort();
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for (s, e) in all {
+            match runs.last_mut() {
+                Some(last) if s <= last.1 => last.1 = last.1.max(e),
+                _ => runs.push((s, e)),
+            }
+        }
+        LayerSet { runs }
+    }
+
     pub fn intersect(&self, other: &LayerSet) -> LayerSet {
         let mut runs = Vec::new();
         for &(a, b) in &self.runs {
@@ -116,5 +129,7 @@ mod tests {
         let a = LayerSet::range(0, 10);
         let b = LayerSet::from_fn(12, |x| x % 2 == 1);
         assert_eq!(a.intersect(&b).iter().collect::<Vec<_>>(), vec![1, 3, 5, 7, 9]);
+        assert_eq!(LayerSet::range(0, 3).union(&LayerSet::range(3, 61)), LayerSet::range(0, 61));
+        assert_eq!(LayerSet::range(5, 6).union(&LayerSet::range(0, 2)).to_string(), "0–1, 5");
     }
 }

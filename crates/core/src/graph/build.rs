@@ -119,6 +119,11 @@ impl<'s> Builder<'s> {
         let (hf, gguf) = names(self.spec.layout, role, bias);
         let hf = format!("{}{hf}", self.spec.hf_prefix);
         if let Some(i) = self.params.iter().position(|p| p.hf == hf) {
+            // The same tensor read by another layer variant (a post-FFN norm after both the dense
+            // and the MoE FFN) exists in the layers of both.
+            if let (true, Some(layers)) = (per_layer, &self.params[i].layers) {
+                self.params[i].layers = Some(layers.union(&self.layers));
+            }
             return i;
         }
         let layers = per_layer.then(|| self.layers.clone());
