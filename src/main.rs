@@ -3,10 +3,15 @@
 use anatomy_core::{catalog, fmt, graph, manifest, render, source, stats};
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "anatomy", version, about = "Shows exactly how a large language model is built")]
+#[command(
+    name = "anatomy",
+    version,
+    about = "Shows exactly how a large language model is built"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -45,6 +50,30 @@ enum Command {
     },
     /// The built-in catalog, one model a line.
     List,
+    /// One self-contained interactive web page for a model.
+    Html {
+        model: String,
+        /// The page to write.
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Context length for KV cache and FLOPs (default: the model's maximum).
+        #[arg(long)]
+        context: Option<u64>,
+        /// Overwrite a file that anatomy did not write.
+        #[arg(long)]
+        force: bool,
+    },
+    /// The whole catalog as a static site: an index and one page per model.
+    Site {
+        /// The folder to write (created if missing).
+        #[arg(short, long)]
+        output: PathBuf,
+        #[arg(long)]
+        force: bool,
+    },
+    /// The PyTorch reference of a model as one module (every part and a Model composing them).
+    #[command(hide = true)]
+    Torch { model: String },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -79,14 +108,25 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
         Command::Show { model, step, width } => {
             let (g, _) = build(&model)?;
             let stdout = std::io::stdout();
-            let width = width.or_else(|| terminal_size::terminal_size().map(|(w, _)| w.0 as usize)).unwrap_or(100);
-            let color = stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            let width = width
+                .or_else(|| terminal_size::terminal_size().map(|(w, _)| w.0 as usize))
+                .unwrap_or(100);
+            let color =
+                stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
             render::render(&g, &render::Options { width, color, step })
         }
-        Command::Stats { model, context, json } => {
+        Command::Stats {
+            model,
+            context,
+            json,
+        } => {
             let (g, origin) = build(&model)?;
             if context == Some(0) {
-                return Err(anatomy_core::Error::new(model, "--context", "is 0; give a positive number of tokens"));
+                return Err(anatomy_core::Error::new(
+                    model,
+                    "--context",
+                    "is 0; give a positive number of tokens",
+                ));
             }
             let s = stats::stats(&g, context);
             Ok(if json {
@@ -95,7 +135,11 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
                 render::report::stats(&g, &s, &origin.describe())
             })
         }
-        Command::Manifest { model, naming, json } => {
+        Command::Manifest {
+            model,
+            naming,
+            json,
+        } => {
             let (g, _) = build(&model)?;
             let naming = match naming {
                 Naming::Hf => manifest::Naming::Hf,
@@ -103,12 +147,80 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             };
             let entries = manifest::manifest(&g, naming)?;
             Ok(if json {
-                let tensors: serde_json::Map<String, serde_json::Value> =
-                    entries.iter().map(|e| (e.name.clone(), serde_json::json!(e.shape))).collect();
-                serde_json::to_string_pretty(&serde_json::json!({ "tensors": tensors })).expect("json") + "\n"
+                let tensors: serde_json::Map<String, serde_json::Value> = entries
+                    .iter()
+                    .map(|e| (e.name.clone(), serde_json::json!(e.shape)))
+                    .collect();
+                serde_json::to_string_pretty(&serde_json::json!({ "tensors": tensors }))
+                    .expect("json")
+                    + "\n"
             } else {
                 render::report::manifest(&entries)
             })
+        }
+        Command::Html {
+            model,
+            output,
+            context,
+            force,
+        } => {
+            let (g, origin) = build(&model)?;
+            let page = render::html::page(&render::html::PageInput {
+                graph: &g,
+                provenance: &origin.describe(),
+                context,
+            });
+            anatomy_core::output::write(&output, &page, force)?;
+            Ok(format!(
+                "wrote {} ({} bytes)\n",
+                output.display(),
+                page.len()
+            ))
+        }
+        Command::Site { output, force } => {
+            std::fs::create_dir_all(&output).map_err(|e| {
+                anatomy_core::Error::file(
+                    output.display().to_string(),
+                    format!("cannot create the folder: {e}"),
+                )
+            })?;
+            let mut graphs = Vec::new();
+            for e in catalog::ENTRIES {
+                let (g, origin) = build(e.name)?;
+                let page = render::html::page(&render::html::PageInput {
+                    graph: &g,
+                    provenance: &origin.describe(),
+                    context: None,
+                });
+                anatomy_core::output::write(
+                    &output.join(format!("{}.html", e.name)),
+                    &page,
+                    force,
+                )?;
+                graphs.push((g, e));
+            }
+            let rows: Vec<render::html::site::Row> = graphs
+                .iter()
+                .map(|(g, e)| render::html::site::Row {
+                    graph: g,
+                    href: format!("{}.html", e.name),
+                    source: e.repo.to_string(),
+                })
+                .collect();
+            anatomy_core::output::write(
+                &output.join("index.html"),
+                &render::html::site::index(&rows),
+                force,
+            )?;
+            Ok(format!(
+                "wrote {} pages and index.html to {}\n",
+                rows.len(),
+                output.display()
+            ))
+        }
+        Command::Torch { model } => {
+            let (g, _) = build(&model)?;
+            Ok(render::html::torch::module(&g.spec))
         }
         Command::List => {
             let mut out = format!(

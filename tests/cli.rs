@@ -12,7 +12,11 @@ fn anatomy() -> Command {
 
 fn json(args: &[&str]) -> Value {
     let out = anatomy().args(args).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -22,7 +26,10 @@ fn show_defaults_to_llama_3_2_3b_without_color_when_piped() {
         .arg("show")
         .assert()
         .success()
-        .stdout(predicate::str::contains("llama-3.2-3b").and(predicate::str::contains("[22/22] Language-model head")))
+        .stdout(
+            predicate::str::contains("llama-3.2-3b")
+                .and(predicate::str::contains("[22/22] Language-model head")),
+        )
         .stdout(predicate::str::contains("\x1b[").not());
 }
 
@@ -32,8 +39,14 @@ fn stats_json_has_integer_totals() {
     assert_eq!(v["total_params"].as_u64(), Some(3_212_749_824));
     assert_eq!(v["active_params"], v["total_params"]);
     // 28 layers × (K and V of 8 heads × 128 dims) × 2 bytes.
-    assert_eq!(v["kv_cache"]["bytes_per_token_bf16"].as_u64(), Some(28 * 2 * 8 * 128 * 2));
-    assert_eq!(v["kv_cache"]["bytes_at_context_fp8"].as_u64(), Some(28 * 2 * 8 * 128 * 131072));
+    assert_eq!(
+        v["kv_cache"]["bytes_per_token_bf16"].as_u64(),
+        Some(28 * 2 * 8 * 128 * 2)
+    );
+    assert_eq!(
+        v["kv_cache"]["bytes_at_context_fp8"].as_u64(),
+        Some(28 * 2 * 8 * 128 * 131072)
+    );
     assert_eq!(v["weight_bytes"]["bf16"].as_u64(), Some(2 * 3_212_749_824));
 }
 
@@ -42,12 +55,21 @@ fn stats_context_caps_sliding_windows() {
     // Mistral 7B: every layer slides over 4096 tokens, so the cache stops growing there.
     let at_4k = json(&["stats", "mistral-7b-v0.1", "--json", "--context", "4096"]);
     let at_32k = json(&["stats", "mistral-7b-v0.1", "--json", "--context", "32768"]);
-    assert_eq!(at_4k["kv_cache"]["bytes_at_context_bf16"], at_32k["kv_cache"]["bytes_at_context_bf16"]);
+    assert_eq!(
+        at_4k["kv_cache"]["bytes_at_context_bf16"],
+        at_32k["kv_cache"]["bytes_at_context_bf16"]
+    );
     let decode_4k = at_4k["flops"]["decode_per_token"].as_u64().unwrap();
-    assert_eq!(decode_4k, at_32k["flops"]["decode_per_token"].as_u64().unwrap());
+    assert_eq!(
+        decode_4k,
+        at_32k["flops"]["decode_per_token"].as_u64().unwrap()
+    );
     let llama_4k = json(&["stats", "llama-3.1-8b", "--json", "--context", "4096"]);
     let llama_32k = json(&["stats", "llama-3.1-8b", "--json", "--context", "32768"]);
-    assert!(llama_32k["flops"]["decode_per_token"].as_u64() > llama_4k["flops"]["decode_per_token"].as_u64());
+    assert!(
+        llama_32k["flops"]["decode_per_token"].as_u64()
+            > llama_4k["flops"]["decode_per_token"].as_u64()
+    );
 }
 
 #[test]
@@ -56,7 +78,10 @@ fn stats_text_report() {
         .args(["stats", "qwen2.5-0.5b", "--context", "8192"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("494,032,768").and(predicate::str::contains("at 8,192 tokens")))
+        .stdout(
+            predicate::str::contains("494,032,768")
+                .and(predicate::str::contains("at 8,192 tokens")),
+        )
         .stdout(predicate::str::contains("tied to the embedding"));
 }
 
@@ -65,8 +90,14 @@ fn manifest_json_in_both_namings() {
     let hf = json(&["manifest", "llama-3.2-1b", "--json"]);
     let t = hf["tensors"].as_object().unwrap();
     assert_eq!(t.len(), 146);
-    assert_eq!(t["model.layers.15.self_attn.k_proj.weight"], serde_json::json!([512, 2048]));
-    assert!(!t.contains_key("lm_head.weight"), "a tied head is stored once");
+    assert_eq!(
+        t["model.layers.15.self_attn.k_proj.weight"],
+        serde_json::json!([512, 2048])
+    );
+    assert!(
+        !t.contains_key("lm_head.weight"),
+        "a tied head is stored once"
+    );
     let gguf = json(&["manifest", "llama-3.2-1b", "--naming", "gguf", "--json"]);
     let t = gguf["tensors"].as_object().unwrap();
     assert_eq!(t.len(), 146);
@@ -87,7 +118,11 @@ fn list_shows_the_catalog() {
 fn config_path_and_folder_both_load() {
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("config.json");
-    std::fs::write(&cfg, anatomy_core::catalog::get("smollm2-135m").unwrap().json).unwrap();
+    std::fs::write(
+        &cfg,
+        anatomy_core::catalog::get("smollm2-135m").unwrap().json,
+    )
+    .unwrap();
     for arg in [cfg.to_str().unwrap(), dir.path().to_str().unwrap()] {
         let v = json(&["stats", arg, "--json"]);
         assert_eq!(v["total_params"].as_u64(), Some(134_515_008));
@@ -104,7 +139,9 @@ fn bad_input_fails_cleanly() {
         .assert()
         .code(2)
         .stdout("")
-        .stderr(predicate::str::contains("config.json: field `hidden_size`: is negative (-4)"));
+        .stderr(predicate::str::contains(
+            "config.json: field `hidden_size`: is negative (-4)",
+        ));
     std::fs::write(&cfg, "{\"model_type\": \"llama\",\n \"hidden_size\": }").unwrap();
     anatomy()
         .args(["stats", cfg.to_str().unwrap()])
@@ -116,14 +153,26 @@ fn bad_input_fails_cleanly() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("nope.json: no such file"));
-    anatomy().args(["show", "mistral-7b"]).assert().code(2).stderr(predicate::str::contains("did you mean `mistral-7b-v0.1`?"));
-    anatomy().args(["show", "--step", "99"]).assert().code(2).stderr(predicate::str::contains("from 1 to 22"));
+    anatomy()
+        .args(["show", "mistral-7b"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("did you mean `mistral-7b-v0.1`?"));
+    anatomy()
+        .args(["show", "--step", "99"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("from 1 to 22"));
 }
 
 #[test]
 fn every_catalog_model_runs_every_command() {
     for e in anatomy_core::catalog::ENTRIES {
-        for args in [vec!["show", e.name, "--width", "120"], vec!["stats", e.name], vec!["manifest", e.name]] {
+        for args in [
+            vec!["show", e.name, "--width", "120"],
+            vec!["stats", e.name],
+            vec!["manifest", e.name],
+        ] {
             anatomy().args(&args).assert().success();
         }
     }

@@ -9,10 +9,19 @@ fn pipeline(c: &mut Criterion) {
     for entry in catalog::ENTRIES {
         group.bench_function(entry.name, |b| {
             b.iter(|| {
-                let spec = families::load_json(entry.name, black_box(entry.json), entry.name).unwrap();
+                let spec =
+                    families::load_json(entry.name, black_box(entry.json), entry.name).unwrap();
                 let g = graph::build(&spec).unwrap();
                 let s = stats::stats(&g, None);
-                let out = render::render(&g, &render::Options { width: 100, color: false, step: None }).unwrap();
+                let out = render::render(
+                    &g,
+                    &render::Options {
+                        width: 100,
+                        color: false,
+                        step: None,
+                    },
+                )
+                .unwrap();
                 black_box((s.total_params, out.len()))
             })
         });
@@ -22,7 +31,8 @@ fn pipeline(c: &mut Criterion) {
 
 /// A Kimi-K2-shaped config: DeepSeek V3's architecture with 384 experts over 61 layers.
 fn kimi_like() -> String {
-    let mut v: serde_json::Value = serde_json::from_str(catalog::get("deepseek-v3").unwrap().json).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(catalog::get("deepseek-v3").unwrap().json).unwrap();
     v["model_type"] = "kimi_k2".into();
     v["n_routed_experts"] = 384.into();
     v["num_attention_heads"] = 64.into();
@@ -37,7 +47,10 @@ fn kimi_like() -> String {
 fn build_and_stats(c: &mut Criterion) {
     let mut group = c.benchmark_group("build_stats");
     let kimi = kimi_like();
-    for (name, json) in [("deepseek-v3", catalog::get("deepseek-v3").unwrap().json), ("384-experts-61-layers", kimi.as_str())] {
+    for (name, json) in [
+        ("deepseek-v3", catalog::get("deepseek-v3").unwrap().json),
+        ("384-experts-61-layers", kimi.as_str()),
+    ] {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let spec = families::load_json(name, black_box(json), name).unwrap();

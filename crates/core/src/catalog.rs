@@ -17,30 +17,99 @@ pub struct Entry {
 
 macro_rules! entry {
     ($name:literal, $repo:literal, $notes:literal) => {
-        Entry { name: $name, repo: $repo, notes: $notes, json: include_str!(concat!("../catalog/", $name, ".json")) }
+        Entry {
+            name: $name,
+            repo: $repo,
+            notes: $notes,
+            json: include_str!(concat!("../catalog/", $name, ".json")),
+        }
     };
 }
 
 pub static ENTRIES: &[Entry] = &[
-    entry!("llama-3.2-1b", "meta-llama/Llama-3.2-1B", "tied embeddings, head_dim 64"),
+    entry!(
+        "llama-3.2-1b",
+        "meta-llama/Llama-3.2-1B",
+        "tied embeddings, head_dim 64"
+    ),
     entry!("llama-3.2-3b", "meta-llama/Llama-3.2-3B", "tied embeddings"),
-    entry!("llama-3.1-8b", "meta-llama/Llama-3.1-8B", "llama3 RoPE scaling"),
-    entry!("llama-3.1-70b", "meta-llama/Llama-3.1-70B", "llama3 RoPE scaling"),
+    entry!(
+        "llama-3.1-8b",
+        "meta-llama/Llama-3.1-8B",
+        "llama3 RoPE scaling"
+    ),
+    entry!(
+        "llama-3.1-70b",
+        "meta-llama/Llama-3.1-70B",
+        "llama3 RoPE scaling"
+    ),
     entry!("smollm2-135m", "HuggingFaceTB/SmolLM2-135M", "llama family"),
-    entry!("mistral-7b-v0.1", "mistralai/Mistral-7B-v0.1", "sliding window 4096"),
+    entry!(
+        "mistral-7b-v0.1",
+        "mistralai/Mistral-7B-v0.1",
+        "sliding window 4096"
+    ),
     entry!("qwen2.5-0.5b", "Qwen/Qwen2.5-0.5B", "QKV bias"),
-    entry!("qwen3-0.6b", "Qwen/Qwen3-0.6B", "head_dim 128 > hidden/heads; q/k RMSNorm"),
-    entry!("deepseek-v3", "deepseek-ai/DeepSeek-V3", "MLA, 256 routed + 1 shared expert, 3 dense layers, 1 MTP layer"),
-    entry!("glm-4.5-air", "zai-org/GLM-4.5-Air", "128 routed + 1 shared expert, sigmoid routing"),
-    entry!("gpt-oss-20b", "openai/gpt-oss-20b", "32 experts, top-4, sinks, alternating sliding 128"),
-    entry!("llama-4-scout-17b-16e", "meta-llama/Llama-4-Scout-17B-16E", "multimodal wrapper; 16 experts + shared, chunked attention"),
-    entry!("smollm3-3b", "HuggingFaceTB/SmolLM3-3B", "no RoPE in every 4th layer"),
-    entry!("phi-3-mini-4k", "microsoft/Phi-3-mini-4k-instruct", "fused qkv and gate_up weights"),
-    entry!("olmo-2-1124-7b", "allenai/OLMo-2-1124-7B", "norms after each sublayer, QK-norm"),
-    entry!("gemma-2-9b", "google/gemma-2-9b", "sandwich norms, softcaps, local/global layers"),
-    entry!("gemma-3-27b", "google/gemma-3-27b-pt", "multimodal wrapper; 5 local : 1 global layers"),
-    entry!("gpt-2", "openai-community/gpt2", "LayerNorm, learned positions, GELU, tied"),
-    entry!("mixtral-8x7b-v0.1", "mistralai/Mixtral-8x7B-v0.1", "8 experts, top-2"),
+    entry!(
+        "qwen3-0.6b",
+        "Qwen/Qwen3-0.6B",
+        "head_dim 128 > hidden/heads; q/k RMSNorm"
+    ),
+    entry!(
+        "deepseek-v3",
+        "deepseek-ai/DeepSeek-V3",
+        "MLA, 256 routed + 1 shared expert, 3 dense layers, 1 MTP layer"
+    ),
+    entry!(
+        "glm-4.5-air",
+        "zai-org/GLM-4.5-Air",
+        "128 routed + 1 shared expert, sigmoid routing"
+    ),
+    entry!(
+        "gpt-oss-20b",
+        "openai/gpt-oss-20b",
+        "32 experts, top-4, sinks, alternating sliding 128"
+    ),
+    entry!(
+        "llama-4-scout-17b-16e",
+        "meta-llama/Llama-4-Scout-17B-16E",
+        "multimodal wrapper; 16 experts + shared, chunked attention"
+    ),
+    entry!(
+        "smollm3-3b",
+        "HuggingFaceTB/SmolLM3-3B",
+        "no RoPE in every 4th layer"
+    ),
+    entry!(
+        "phi-3-mini-4k",
+        "microsoft/Phi-3-mini-4k-instruct",
+        "fused qkv and gate_up weights"
+    ),
+    entry!(
+        "olmo-2-1124-7b",
+        "allenai/OLMo-2-1124-7B",
+        "norms after each sublayer, QK-norm"
+    ),
+    entry!(
+        "gemma-2-9b",
+        "google/gemma-2-9b",
+        "sandwich norms, softcaps, local/global layers"
+    ),
+    entry!(
+        "gemma-3-27b",
+        "google/gemma-3-27b-pt",
+        "multimodal wrapper; 5 local : 1 global layers"
+    ),
+    entry!(
+        "gpt-2",
+        "openai-community/gpt2",
+        "LayerNorm, learned positions, GELU, tied"
+    ),
+    entry!(
+        "mixtral-8x7b-v0.1",
+        "mistralai/Mixtral-8x7B-v0.1",
+        "8 experts, top-2"
+    ),
     entry!("qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B", "128 experts, top-8"),
 ];
 
@@ -54,7 +123,12 @@ pub fn suggest(name: &str) -> Option<&'static str> {
     let lower = name.to_ascii_lowercase();
     ENTRIES
         .iter()
-        .map(|e| (strsim::normalized_damerau_levenshtein(&lower, e.name), e.name))
+        .map(|e| {
+            (
+                strsim::normalized_damerau_levenshtein(&lower, e.name),
+                e.name,
+            )
+        })
         .filter(|(score, _)| *score >= 0.6)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, n)| n)

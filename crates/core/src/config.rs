@@ -24,8 +24,15 @@ pub struct Config<'a> {
 impl<'a> Config<'a> {
     pub fn new(file: &'a str, value: &'a Value) -> Result<Self> {
         match value {
-            Value::Object(map) => Ok(Config { file, prefix: String::new(), map }),
-            _ => Err(Error::file(file, "expected a JSON object at the top level (a Hugging Face config.json)")),
+            Value::Object(map) => Ok(Config {
+                file,
+                prefix: String::new(),
+                map,
+            }),
+            _ => Err(Error::file(
+                file,
+                "expected a JSON object at the top level (a Hugging Face config.json)",
+            )),
         }
     }
 
@@ -33,9 +40,11 @@ impl<'a> Config<'a> {
     pub fn sub(&self, key: &str) -> Result<Option<Config<'a>>> {
         match self.map.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(Value::Object(map)) => {
-                Ok(Some(Config { file: self.file, prefix: format!("{}{}.", self.prefix, key), map }))
-            }
+            Some(Value::Object(map)) => Ok(Some(Config {
+                file: self.file,
+                prefix: format!("{}{}.", self.prefix, key),
+                map,
+            })),
             Some(other) => Err(self.err(key, format!("must be an object, found {}", kind(other)))),
         }
     }
@@ -58,7 +67,9 @@ impl<'a> Config<'a> {
     /// A size that must be a positive integer; `default` is the config class's default.
     pub fn size(&self, key: &str, default: Option<u64>) -> Result<u64> {
         match self.get(key) {
-            None => default.ok_or_else(|| self.err(key, "is missing; it must be a positive integer")),
+            None => {
+                default.ok_or_else(|| self.err(key, "is missing; it must be a positive integer"))
+            }
             Some(v) => self.positive(key, v),
         }
     }
@@ -99,7 +110,10 @@ impl<'a> Config<'a> {
     fn integer(&self, key: &str, v: &Value) -> Result<u64> {
         let n = self.any_integer(key, v)?;
         if n > MAX_SIZE {
-            return Err(self.err(key, format!("is {n}; anatomy supports sizes up to {MAX_SIZE} (2^28)")));
+            return Err(self.err(
+                key,
+                format!("is {n}; anatomy supports sizes up to {MAX_SIZE} (2^28)"),
+            ));
         }
         Ok(n)
     }
@@ -149,7 +163,9 @@ impl<'a> Config<'a> {
         match self.get(key) {
             None => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err(self.err(key, format!("is {}; it must be true or false", kind(other)))),
+            Some(other) => {
+                Err(self.err(key, format!("is {}; it must be true or false", kind(other))))
+            }
         }
     }
 
@@ -177,26 +193,45 @@ impl<'a> Config<'a> {
         item: impl Fn(&Value) -> Option<T>,
         expect: &str,
     ) -> Result<Option<Vec<T>>> {
-        let Some(items) = self.list_any(key, item, expect)? else { return Ok(None) };
+        let Some(items) = self.list_any(key, item, expect)? else {
+            return Ok(None);
+        };
         if items.len() as u64 != n {
             return Err(self.err(
                 key,
-                format!("has {} entries; it must have one per layer ({n}), each {expect}", items.len()),
+                format!(
+                    "has {} entries; it must have one per layer ({n}), each {expect}",
+                    items.len()
+                ),
             ));
         }
         Ok(Some(items))
     }
 
     /// An array of any length (bounded by the file it came from), each item read by `item`.
-    pub fn list_any<T>(&self, key: &str, item: impl Fn(&Value) -> Option<T>, expect: &str) -> Result<Option<Vec<T>>> {
-        let Some(v) = self.get(key) else { return Ok(None) };
+    pub fn list_any<T>(
+        &self,
+        key: &str,
+        item: impl Fn(&Value) -> Option<T>,
+        expect: &str,
+    ) -> Result<Option<Vec<T>>> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
         let Value::Array(items) = v else {
-            return Err(self.err(key, format!("is {}; it must be an array, each item {expect}", kind(v))));
+            return Err(self.err(
+                key,
+                format!("is {}; it must be an array, each item {expect}", kind(v)),
+            ));
         };
         items
             .iter()
             .enumerate()
-            .map(|(i, x)| item(x).ok_or_else(|| self.err(&format!("{key}[{i}]"), format!("is {x}; expected {expect}"))))
+            .map(|(i, x)| {
+                item(x).ok_or_else(|| {
+                    self.err(&format!("{key}[{i}]"), format!("is {x}; expected {expect}"))
+                })
+            })
             .collect::<Result<Vec<T>>>()
             .map(Some)
     }

@@ -13,8 +13,16 @@ pub struct Error {
 }
 
 impl Error {
-    pub fn new(file: impl Into<String>, field: impl Into<String>, message: impl Into<String>) -> Self {
-        Error { file: file.into(), field: field.into(), message: message.into() }
+    pub fn new(
+        file: impl Into<String>,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Error {
+            file: file.into(),
+            field: field.into(),
+            message: message.into(),
+        }
     }
 
     /// An error about the file as a whole (unreadable, not JSON, unknown name).

@@ -36,6 +36,15 @@ pub fn short(n: u128) -> String {
     }
 }
 
+/// A float as written in a config: integers without a decimal point.
+pub fn float(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
+    }
+}
+
 /// Bytes with binary units: `1.50 GiB`.
 pub fn bytes(n: u128) -> String {
     let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];

@@ -14,7 +14,13 @@ impl LayerSet {
     }
 
     pub fn range(start: u64, end: u64) -> Self {
-        LayerSet { runs: if start < end { vec![(start, end)] } else { vec![] } }
+        LayerSet {
+            runs: if start < end {
+                vec![(start, end)]
+            } else {
+                vec![]
+            },
+        }
     }
 
     pub fn from_fn(n: u64, f: impl Fn(u64) -> bool) -> Self {
@@ -86,13 +92,25 @@ impl fmt::Display for LayerSet {
             let stride = self.runs[1].0 - self.runs[0].0;
             if self.runs.windows(2).all(|w| w[1].0 - w[0].0 == stride) {
                 let (a, b) = (self.runs[0].0, self.runs[self.runs.len() - 1].0);
-                return write!(f, "{a}, {}, {} … {b} (every {})", a + stride, a + 2 * stride, ordinal(stride));
+                return write!(
+                    f,
+                    "{a}, {}, {} … {b} (every {})",
+                    a + stride,
+                    a + 2 * stride,
+                    ordinal(stride)
+                );
             }
         }
         let parts: Vec<String> = self
             .runs
             .iter()
-            .map(|&(s, e)| if e == s + 1 { s.to_string() } else { format!("{s}–{}", e - 1) })
+            .map(|&(s, e)| {
+                if e == s + 1 {
+                    s.to_string()
+                } else {
+                    format!("{s}–{}", e - 1)
+                }
+            })
             .collect();
         if parts.len() > 6 {
             write!(f, "{} … ({} layers)", parts[..4].join(", "), self.len())
@@ -119,7 +137,10 @@ mod tests {
     #[test]
     fn describes_runs_and_strides() {
         assert_eq!(LayerSet::range(3, 61).to_string(), "3–60");
-        assert_eq!(LayerSet::from_fn(36, |b| b % 4 == 3).to_string(), "3, 7, 11 … 35 (every 4th)");
+        assert_eq!(
+            LayerSet::from_fn(36, |b| b % 4 == 3).to_string(),
+            "3, 7, 11 … 35 (every 4th)"
+        );
         assert_eq!(LayerSet::from_fn(5, |b| b != 2).to_string(), "0–1, 3–4");
         assert_eq!(LayerSet::from_fn(5, |b| b != 2).len(), 4);
     }
@@ -128,8 +149,19 @@ mod tests {
     fn intersects() {
         let a = LayerSet::range(0, 10);
         let b = LayerSet::from_fn(12, |x| x % 2 == 1);
-        assert_eq!(a.intersect(&b).iter().collect::<Vec<_>>(), vec![1, 3, 5, 7, 9]);
-        assert_eq!(LayerSet::range(0, 3).union(&LayerSet::range(3, 61)), LayerSet::range(0, 61));
-        assert_eq!(LayerSet::range(5, 6).union(&LayerSet::range(0, 2)).to_string(), "0–1, 5");
+        assert_eq!(
+            a.intersect(&b).iter().collect::<Vec<_>>(),
+            vec![1, 3, 5, 7, 9]
+        );
+        assert_eq!(
+            LayerSet::range(0, 3).union(&LayerSet::range(3, 61)),
+            LayerSet::range(0, 61)
+        );
+        assert_eq!(
+            LayerSet::range(5, 6)
+                .union(&LayerSet::range(0, 2))
+                .to_string(),
+            "0–1, 5"
+        );
     }
 }

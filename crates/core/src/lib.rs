@@ -11,6 +11,7 @@ pub mod graph;
 pub mod layers;
 pub mod manifest;
 pub mod naming;
+pub mod output;
 pub mod render;
 pub mod source;
 pub mod spec;

@@ -22,7 +22,11 @@ pub const MAX_ENTRIES: u128 = 10_000_000;
 /// Every checkpoint tensor, in graph order (layer by layer within each template).
 pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
     // The layout transformers saves: auxiliary modules (multi-token prediction) are not in it.
-    let params: Vec<_> = g.params.iter().filter(|p| p.component != Component::Aux).collect();
+    let params: Vec<_> = g
+        .params
+        .iter()
+        .filter(|p| p.component != Component::Aux)
+        .collect();
     let count: u128 = params.iter().map(|p| p.instances()).sum();
     if count > MAX_ENTRIES {
         return Err(Error::new(
@@ -38,19 +42,31 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
             Naming::Gguf => &p.gguf,
         };
         let per_expert = template.contains("{e}");
-        let experts: Vec<Option<u64>> = if per_expert { (0..p.experts).map(Some).collect() } else { vec![None] };
+        let experts: Vec<Option<u64>> = if per_expert {
+            (0..p.experts).map(Some).collect()
+        } else {
+            vec![None]
+        };
         // A template without `{e}` holds all of a layer's experts in one tensor, stacked first.
         let shape = if !per_expert && p.experts > 1 {
-            std::iter::once(p.experts).chain(p.shape.iter().copied()).collect()
+            std::iter::once(p.experts)
+                .chain(p.shape.iter().copied())
+                .collect()
         } else {
             p.shape.clone()
         };
         match &p.layers {
-            None => out.push(Entry { name: template.clone(), shape }),
+            None => out.push(Entry {
+                name: template.clone(),
+                shape,
+            }),
             Some(layers) => {
                 for b in layers.iter() {
                     for &e in &experts {
-                        out.push(Entry { name: instantiate(template, Some(b), e), shape: shape.clone() });
+                        out.push(Entry {
+                            name: instantiate(template, Some(b), e),
+                            shape: shape.clone(),
+                        });
                     }
                 }
             }
@@ -62,5 +78,10 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
 
 /// Sort key that orders `layers.10` after `layers.9`.
 fn natural_key(name: &str) -> Vec<(u64, String)> {
-    name.split('.').map(|part| part.parse::<u64>().map_or((u64::MAX, part.to_string()), |n| (n, String::new()))).collect()
+    name.split('.')
+        .map(|part| {
+            part.parse::<u64>()
+                .map_or((u64::MAX, part.to_string()), |n| (n, String::new()))
+        })
+        .collect()
 }

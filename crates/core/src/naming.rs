@@ -64,14 +64,33 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let suffix = if bias { "bias" } else { "weight" };
     // Tensors stored without a .weight suffix.
     match (layout, role) {
-        (_, Sinks) => return ("model.layers.{b}.self_attn.sinks".into(), "blk.{b}.attn_sinks.weight".into()),
+        (_, Sinks) => {
+            return (
+                "model.layers.{b}.self_attn.sinks".into(),
+                "blk.{b}.attn_sinks.weight".into(),
+            )
+        }
         (_, CorrectionBias) => {
-            return ("model.layers.{b}.mlp.gate.e_score_correction_bias".into(), "blk.{b}.exp_probs_b.bias".into())
+            return (
+                "model.layers.{b}.mlp.gate.e_score_correction_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
         }
         (Layout::GptOss | Layout::Llama4, ExpertGateUp | ExpertDown) => {
-            let module = if layout == Layout::GptOss { "mlp" } else { "feed_forward" };
-            let (hf, gguf) = if role == ExpertDown { ("down_proj", "ffn_down_exps") } else { ("gate_up_proj", "ffn_gate_up_exps") };
-            let hf = format!("model.layers.{{b}}.{module}.experts.{hf}{}", if bias { "_bias" } else { "" });
+            let module = if layout == Layout::GptOss {
+                "mlp"
+            } else {
+                "feed_forward"
+            };
+            let (hf, gguf) = if role == ExpertDown {
+                ("down_proj", "ffn_down_exps")
+            } else {
+                ("gate_up_proj", "ffn_gate_up_exps")
+            };
+            let hf = format!(
+                "model.layers.{{b}}.{module}.experts.{hf}{}",
+                if bias { "_bias" } else { "" }
+            );
             return (hf, format!("blk.{{b}}.{gguf}.{suffix}"));
         }
         _ => {}
@@ -85,18 +104,36 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => llama(other),
         },
         Layout::Sandwich => match role {
-            PostAttnNorm => ("model.layers.{b}.post_attention_layernorm", "blk.{b}.post_attention_norm"),
-            FfnNorm => ("model.layers.{b}.pre_feedforward_layernorm", "blk.{b}.ffn_norm"),
-            PostFfnNorm => ("model.layers.{b}.post_feedforward_layernorm", "blk.{b}.post_ffw_norm"),
+            PostAttnNorm => (
+                "model.layers.{b}.post_attention_layernorm",
+                "blk.{b}.post_attention_norm",
+            ),
+            FfnNorm => (
+                "model.layers.{b}.pre_feedforward_layernorm",
+                "blk.{b}.ffn_norm",
+            ),
+            PostFfnNorm => (
+                "model.layers.{b}.post_feedforward_layernorm",
+                "blk.{b}.post_ffw_norm",
+            ),
             other => llama(other),
         },
         Layout::Gpt2 => gpt2(role),
         Layout::DeepSeek => match role {
             QA => ("model.layers.{b}.self_attn.q_a_proj", "blk.{b}.attn_q_a"),
-            QANorm => ("model.layers.{b}.self_attn.q_a_layernorm", "blk.{b}.attn_q_a_norm"),
+            QANorm => (
+                "model.layers.{b}.self_attn.q_a_layernorm",
+                "blk.{b}.attn_q_a_norm",
+            ),
             QB => ("model.layers.{b}.self_attn.q_b_proj", "blk.{b}.attn_q_b"),
-            KvA => ("model.layers.{b}.self_attn.kv_a_proj_with_mqa", "blk.{b}.attn_kv_a_mqa"),
-            KvANorm => ("model.layers.{b}.self_attn.kv_a_layernorm", "blk.{b}.attn_kv_a_norm"),
+            KvA => (
+                "model.layers.{b}.self_attn.kv_a_proj_with_mqa",
+                "blk.{b}.attn_kv_a_mqa",
+            ),
+            KvANorm => (
+                "model.layers.{b}.self_attn.kv_a_layernorm",
+                "blk.{b}.attn_kv_a_norm",
+            ),
             KvB => ("model.layers.{b}.self_attn.kv_b_proj", "blk.{b}.attn_kv_b"),
             other => llama(other),
         },
@@ -105,13 +142,31 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => llama(other),
         },
         Layout::Llama4 => match role {
-            Router => ("model.layers.{b}.feed_forward.router", "blk.{b}.ffn_gate_inp"),
-            Gate => ("model.layers.{b}.feed_forward.gate_proj", "blk.{b}.ffn_gate"),
+            Router => (
+                "model.layers.{b}.feed_forward.router",
+                "blk.{b}.ffn_gate_inp",
+            ),
+            Gate => (
+                "model.layers.{b}.feed_forward.gate_proj",
+                "blk.{b}.ffn_gate",
+            ),
             Up => ("model.layers.{b}.feed_forward.up_proj", "blk.{b}.ffn_up"),
-            Down => ("model.layers.{b}.feed_forward.down_proj", "blk.{b}.ffn_down"),
-            SharedGate => ("model.layers.{b}.feed_forward.shared_expert.gate_proj", "blk.{b}.ffn_gate_shexp"),
-            SharedUp => ("model.layers.{b}.feed_forward.shared_expert.up_proj", "blk.{b}.ffn_up_shexp"),
-            SharedDown => ("model.layers.{b}.feed_forward.shared_expert.down_proj", "blk.{b}.ffn_down_shexp"),
+            Down => (
+                "model.layers.{b}.feed_forward.down_proj",
+                "blk.{b}.ffn_down",
+            ),
+            SharedGate => (
+                "model.layers.{b}.feed_forward.shared_expert.gate_proj",
+                "blk.{b}.ffn_gate_shexp",
+            ),
+            SharedUp => (
+                "model.layers.{b}.feed_forward.shared_expert.up_proj",
+                "blk.{b}.ffn_up_shexp",
+            ),
+            SharedDown => (
+                "model.layers.{b}.feed_forward.shared_expert.down_proj",
+                "blk.{b}.ffn_down_shexp",
+            ),
             other => llama(other),
         },
     };
@@ -130,8 +185,14 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         QNorm => ("model.layers.{b}.self_attn.q_norm", "blk.{b}.attn_q_norm"),
         KNorm => ("model.layers.{b}.self_attn.k_norm", "blk.{b}.attn_k_norm"),
         // A pre-norm model's second norm sits before the MLP, under this historical name.
-        FfnNorm | PostAttnNorm => ("model.layers.{b}.post_attention_layernorm", "blk.{b}.ffn_norm"),
-        PostFfnNorm => ("model.layers.{b}.post_feedforward_layernorm", "blk.{b}.post_ffw_norm"),
+        FfnNorm | PostAttnNorm => (
+            "model.layers.{b}.post_attention_layernorm",
+            "blk.{b}.ffn_norm",
+        ),
+        PostFfnNorm => (
+            "model.layers.{b}.post_feedforward_layernorm",
+            "blk.{b}.post_ffw_norm",
+        ),
         Gate => ("model.layers.{b}.mlp.gate_proj", "blk.{b}.ffn_gate"),
         Up => ("model.layers.{b}.mlp.up_proj", "blk.{b}.ffn_up"),
         Down => ("model.layers.{b}.mlp.down_proj", "blk.{b}.ffn_down"),
@@ -139,28 +200,67 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         LmHead => ("lm_head", "output"),
         Router => ("model.layers.{b}.mlp.gate", "blk.{b}.ffn_gate_inp"),
         // GGUF stacks a layer's experts into one tensor (`ffn_gate_exps`, shape [E, …]).
-        ExpertGate => ("model.layers.{b}.mlp.experts.{e}.gate_proj", "blk.{b}.ffn_gate_exps"),
-        ExpertUp => ("model.layers.{b}.mlp.experts.{e}.up_proj", "blk.{b}.ffn_up_exps"),
-        ExpertDown => ("model.layers.{b}.mlp.experts.{e}.down_proj", "blk.{b}.ffn_down_exps"),
-        ExpertGateUp => ("model.layers.{b}.mlp.experts.{e}.gate_up_proj", "blk.{b}.ffn_gate_up_exps"),
-        SharedGate => ("model.layers.{b}.mlp.shared_experts.gate_proj", "blk.{b}.ffn_gate_shexp"),
-        SharedUp => ("model.layers.{b}.mlp.shared_experts.up_proj", "blk.{b}.ffn_up_shexp"),
-        SharedDown => ("model.layers.{b}.mlp.shared_experts.down_proj", "blk.{b}.ffn_down_shexp"),
+        ExpertGate => (
+            "model.layers.{b}.mlp.experts.{e}.gate_proj",
+            "blk.{b}.ffn_gate_exps",
+        ),
+        ExpertUp => (
+            "model.layers.{b}.mlp.experts.{e}.up_proj",
+            "blk.{b}.ffn_up_exps",
+        ),
+        ExpertDown => (
+            "model.layers.{b}.mlp.experts.{e}.down_proj",
+            "blk.{b}.ffn_down_exps",
+        ),
+        ExpertGateUp => (
+            "model.layers.{b}.mlp.experts.{e}.gate_up_proj",
+            "blk.{b}.ffn_gate_up_exps",
+        ),
+        SharedGate => (
+            "model.layers.{b}.mlp.shared_experts.gate_proj",
+            "blk.{b}.ffn_gate_shexp",
+        ),
+        SharedUp => (
+            "model.layers.{b}.mlp.shared_experts.up_proj",
+            "blk.{b}.ffn_up_shexp",
+        ),
+        SharedDown => (
+            "model.layers.{b}.mlp.shared_experts.down_proj",
+            "blk.{b}.ffn_down_shexp",
+        ),
         PosEmbed => ("model.embed_positions", "position_embd"),
         Qkv => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.attn_qkv"),
         GateUp => ("model.layers.{b}.mlp.gate_up_proj", "blk.{b}.ffn_up"),
         QA => ("model.layers.{b}.self_attn.q_a_proj", "blk.{b}.attn_q_a"),
-        QANorm => ("model.layers.{b}.self_attn.q_a_layernorm", "blk.{b}.attn_q_a_norm"),
+        QANorm => (
+            "model.layers.{b}.self_attn.q_a_layernorm",
+            "blk.{b}.attn_q_a_norm",
+        ),
         QB => ("model.layers.{b}.self_attn.q_b_proj", "blk.{b}.attn_q_b"),
-        KvA => ("model.layers.{b}.self_attn.kv_a_proj_with_mqa", "blk.{b}.attn_kv_a_mqa"),
-        KvANorm => ("model.layers.{b}.self_attn.kv_a_layernorm", "blk.{b}.attn_kv_a_norm"),
+        KvA => (
+            "model.layers.{b}.self_attn.kv_a_proj_with_mqa",
+            "blk.{b}.attn_kv_a_mqa",
+        ),
+        KvANorm => (
+            "model.layers.{b}.self_attn.kv_a_layernorm",
+            "blk.{b}.attn_kv_a_norm",
+        ),
         KvB => ("model.layers.{b}.self_attn.kv_b_proj", "blk.{b}.attn_kv_b"),
-        MtpEmbed => ("model.layers.{b}.embed_tokens", "blk.{b}.nextn.embed_tokens"),
+        MtpEmbed => (
+            "model.layers.{b}.embed_tokens",
+            "blk.{b}.nextn.embed_tokens",
+        ),
         MtpENorm => ("model.layers.{b}.enorm", "blk.{b}.nextn.enorm"),
         MtpHNorm => ("model.layers.{b}.hnorm", "blk.{b}.nextn.hnorm"),
         MtpProj => ("model.layers.{b}.eh_proj", "blk.{b}.nextn.eh_proj"),
-        MtpNorm => ("model.layers.{b}.shared_head.norm", "blk.{b}.nextn.shared_head_norm"),
-        MtpHead => ("model.layers.{b}.shared_head.head", "blk.{b}.nextn.shared_head_head"),
+        MtpNorm => (
+            "model.layers.{b}.shared_head.norm",
+            "blk.{b}.nextn.shared_head_norm",
+        ),
+        MtpHead => (
+            "model.layers.{b}.shared_head.head",
+            "blk.{b}.nextn.shared_head_head",
+        ),
         Sinks | CorrectionBias => unreachable!("named in `names`"),
     }
 }
@@ -168,10 +268,22 @@ fn llama(role: Role) -> (&'static str, &'static str) {
 fn mixtral(role: Role) -> (&'static str, &'static str) {
     use Role::*;
     match role {
-        Router => ("model.layers.{b}.block_sparse_moe.gate", "blk.{b}.ffn_gate_inp"),
-        ExpertGate => ("model.layers.{b}.block_sparse_moe.experts.{e}.w1", "blk.{b}.ffn_gate_exps"),
-        ExpertUp => ("model.layers.{b}.block_sparse_moe.experts.{e}.w3", "blk.{b}.ffn_up_exps"),
-        ExpertDown => ("model.layers.{b}.block_sparse_moe.experts.{e}.w2", "blk.{b}.ffn_down_exps"),
+        Router => (
+            "model.layers.{b}.block_sparse_moe.gate",
+            "blk.{b}.ffn_gate_inp",
+        ),
+        ExpertGate => (
+            "model.layers.{b}.block_sparse_moe.experts.{e}.w1",
+            "blk.{b}.ffn_gate_exps",
+        ),
+        ExpertUp => (
+            "model.layers.{b}.block_sparse_moe.experts.{e}.w3",
+            "blk.{b}.ffn_up_exps",
+        ),
+        ExpertDown => (
+            "model.layers.{b}.block_sparse_moe.experts.{e}.w2",
+            "blk.{b}.ffn_down_exps",
+        ),
         other => llama(other),
     }
 }

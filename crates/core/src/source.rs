@@ -9,14 +9,20 @@ use std::path::Path;
 /// Where a Spec came from, for headers and provenance lines.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Origin {
-    Catalog { name: &'static str, repo: &'static str },
+    Catalog {
+        name: &'static str,
+        repo: &'static str,
+    },
     File(String),
 }
 
 impl Origin {
     pub fn describe(&self) -> String {
         match self {
-            Origin::Catalog { repo, .. } => format!("catalog: {repo} config.json, snapshot {}", catalog::SNAPSHOT),
+            Origin::Catalog { repo, .. } => format!(
+                "catalog: {repo} config.json, snapshot {}",
+                catalog::SNAPSHOT
+            ),
             Origin::File(p) => format!("file: {p}"),
         }
     }
@@ -30,7 +36,11 @@ pub struct Loaded {
 pub fn load(arg: &str) -> Result<Loaded> {
     let path = Path::new(arg);
     if path.exists() {
-        let file = if path.is_dir() { path.join("config.json") } else { path.to_path_buf() };
+        let file = if path.is_dir() {
+            path.join("config.json")
+        } else {
+            path.to_path_buf()
+        };
         let shown = file.display().to_string();
         if !file.is_file() {
             return Err(Error::file(&shown, "no config.json in this folder; give a config.json, a folder holding one, or a catalog name (see `anatomy list`)"));
@@ -38,12 +48,21 @@ pub fn load(arg: &str) -> Result<Loaded> {
         let text = read_bounded(&file, &shown)?;
         let name = model_name(&file);
         let spec = families::load_json(&shown, &text, &name)?;
-        return Ok(Loaded { spec, origin: Origin::File(shown) });
+        return Ok(Loaded {
+            spec,
+            origin: Origin::File(shown),
+        });
     }
     if let Some(entry) = catalog::get(arg) {
         let file = format!("catalog:{}", entry.name);
         let spec = families::load_json(&file, entry.json, entry.name)?;
-        return Ok(Loaded { spec, origin: Origin::Catalog { name: entry.name, repo: entry.repo } });
+        return Ok(Loaded {
+            spec,
+            origin: Origin::Catalog {
+                name: entry.name,
+                repo: entry.repo,
+            },
+        });
     }
     let looks_like_path = arg.contains('/') || arg.ends_with(".json");
     let mut msg = if looks_like_path {
@@ -63,9 +82,17 @@ pub fn load(arg: &str) -> Result<Loaded> {
 const MAX_CONFIG_BYTES: u64 = 16 << 20;
 
 fn read_bounded(file: &Path, shown: &str) -> Result<String> {
-    let meta = std::fs::metadata(file).map_err(|e| Error::file(shown, format!("cannot read: {e}")))?;
+    let meta =
+        std::fs::metadata(file).map_err(|e| Error::file(shown, format!("cannot read: {e}")))?;
     if meta.len() > MAX_CONFIG_BYTES {
-        return Err(Error::file(shown, format!("is {} bytes; a config.json is at most {} bytes", meta.len(), MAX_CONFIG_BYTES)));
+        return Err(Error::file(
+            shown,
+            format!(
+                "is {} bytes; a config.json is at most {} bytes",
+                meta.len(),
+                MAX_CONFIG_BYTES
+            ),
+        ));
     }
     std::fs::read_to_string(file).map_err(|e| Error::file(shown, format!("cannot read: {e}")))
 }
@@ -74,7 +101,11 @@ fn read_bounded(file: &Path, shown: &str) -> Result<String> {
 fn model_name(file: &Path) -> String {
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("model");
     if stem == "config" {
-        if let Some(dir) = file.parent().and_then(|p| p.file_name()).and_then(|s| s.to_str()) {
+        if let Some(dir) = file
+            .parent()
+            .and_then(|p| p.file_name())
+            .and_then(|s| s.to_str())
+        {
             return dir.to_string();
         }
     }

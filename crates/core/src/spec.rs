@@ -254,7 +254,12 @@ pub struct RopeScaling {
 
 impl RopeScaling {
     pub fn none() -> Self {
-        RopeScaling { kind: "default".into(), factor: None, original_context: None, params: vec![] }
+        RopeScaling {
+            kind: "default".into(),
+            factor: None,
+            original_context: None,
+            params: vec![],
+        }
     }
 }
 
@@ -311,16 +316,31 @@ impl Spec {
         let mut spans: Vec<AttnSpan> = self.plan.iter().map(|l| l.attn).collect();
         spans.sort();
         spans.dedup();
-        describe("attention", spans.iter().map(|k| (k.describe(), self.layers_where(|l| l.attn == *k))).collect());
+        describe(
+            "attention",
+            spans
+                .iter()
+                .map(|k| (k.describe(), self.layers_where(|l| l.attn == *k)))
+                .collect(),
+        );
         describe(
             "RoPE",
-            vec![("applied".into(), self.layers_where(|l| l.rope)), ("none".into(), self.layers_where(|l| !l.rope))],
+            vec![
+                ("applied".into(), self.layers_where(|l| l.rope)),
+                ("none".into(), self.layers_where(|l| !l.rope)),
+            ],
         );
         let moe = match &self.moe {
             Some(m) => format!("MoE ({} experts, {} active)", m.experts, m.top_k),
             None => "MoE".into(),
         };
-        describe("FFN", vec![("dense".into(), self.layers_where(|l| !l.moe)), (moe, self.layers_where(|l| l.moe))]);
+        describe(
+            "FFN",
+            vec![
+                ("dense".into(), self.layers_where(|l| !l.moe)),
+                (moe, self.layers_where(|l| l.moe)),
+            ],
+        );
         out
     }
 

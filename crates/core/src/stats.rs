@@ -77,7 +77,10 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
             continue;
         }
         total += n;
-        by_component[Component::ALL.iter().position(|c| *c == p.component).unwrap_or(0)] += n;
+        by_component[Component::ALL
+            .iter()
+            .position(|c| *c == p.component)
+            .unwrap_or(0)] += n;
         if p.routed {
             if let Some(moe) = &spec.moe {
                 inactive += n * (moe.experts - moe.top_k) as u128 / moe.experts as u128;
@@ -106,10 +109,20 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
     // KV cache and FLOPs walk the steps; auxiliary modules (multi-token prediction) do not run in
     // ordinary inference.
     let mut sum = Cost::default();
-    for v in g.steps().iter().filter(|v| !v.scopes.iter().any(|s| s.kind == ScopeKind::Aux)) {
+    for v in g
+        .steps()
+        .iter()
+        .filter(|v| !v.scopes.iter().any(|s| s.kind == ScopeKind::Aux))
+    {
         sum.add(&step_cost(g, v, context));
     }
-    let Cost { kv_per_token, kv_at_context, matmul, prefill_attn, decode_attn } = sum;
+    let Cost {
+        kv_per_token,
+        kv_at_context,
+        matmul,
+        prefill_attn,
+        decode_attn,
+    } = sum;
 
     let sat = |x: u128| x.min(u64::MAX as u128) as u64;
     Stats {
@@ -133,7 +146,12 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
             bytes_at_context_bf16: sat(kv_at_context.saturating_mul(2)),
             bytes_at_context_fp8: sat(kv_at_context),
         },
-        weight_bytes: WeightBytes { fp32: sat(total * 4), bf16: sat(total * 2), fp8: sat(total), int4: sat(total.div_ceil(2)) },
+        weight_bytes: WeightBytes {
+            fp32: sat(total * 4),
+            bf16: sat(total * 2),
+            fp8: sat(total),
+            int4: sat(total.div_ceil(2)),
+        },
         flops: Flops {
             context,
             matmul_per_token: sat(matmul),
@@ -182,14 +200,24 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
             let per_token = out.elems().saturating_mul(per_layer);
             c.kv_per_token = c.kv_per_token.saturating_add(per_token);
             let kept = spec.plan[b as usize].attn.cached_tokens(context) as u128;
-            c.kv_at_context = c.kv_at_context.saturating_add(per_token.saturating_mul(kept));
+            c.kv_at_context = c
+                .kv_at_context
+                .saturating_add(per_token.saturating_mul(kept));
         }
     }
     match step.op {
         Op::MatMul => {
             // Weight matrices only: a bias is an add, not a multiply-add per weight.
-            for t in step.inputs.iter().map(|&i| g.tensor(i)).filter(|t| t.is_weight() && t.dims[1] != Dim::N(1)) {
-                let n = 2 * t.elems().saturating_mul(per_layer).saturating_mul(layers.len() as u128);
+            for t in step
+                .inputs
+                .iter()
+                .map(|&i| g.tensor(i))
+                .filter(|t| t.is_weight() && t.dims[1] != Dim::N(1))
+            {
+                let n = 2 * t
+                    .elems()
+                    .saturating_mul(per_layer)
+                    .saturating_mul(layers.len() as u128);
                 c.matmul = c.matmul.saturating_add(n);
             }
         }
@@ -198,7 +226,9 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                 let span = spec.plan[b as usize].attn;
                 let per = 2.0 * dim as f64 * per_layer as f64;
                 c.prefill_attn += per * mean_attended(span.cached_tokens(u64::MAX), context);
-                let decode = (2 * dim as u128).saturating_mul(per_layer).saturating_mul(span.cached_tokens(context) as u128);
+                let decode = (2 * dim as u128)
+                    .saturating_mul(per_layer)
+                    .saturating_mul(span.cached_tokens(context) as u128);
                 c.decode_attn = c.decode_attn.saturating_add(decode);
             }
         }

@@ -8,7 +8,9 @@ fn base() -> Value {
 }
 
 fn err_of(v: &Value) -> anatomy_core::Error {
-    match families::load_json("cfg.json", &v.to_string(), "t").and_then(|s| graph::build(&s).map(|_| ())) {
+    match families::load_json("cfg.json", &v.to_string(), "t")
+        .and_then(|s| graph::build(&s).map(|_| ()))
+    {
         Ok(()) => panic!("expected an error for {v}"),
         Err(e) => e,
     }
@@ -60,7 +62,8 @@ fn zero_negative_and_non_integer_sizes() {
 #[test]
 fn missing_size_takes_the_class_default() {
     // LlamaConfig's default intermediate_size is 11008.
-    let spec = families::load_json("cfg.json", &without("intermediate_size").to_string(), "t").unwrap();
+    let spec =
+        families::load_json("cfg.json", &without("intermediate_size").to_string(), "t").unwrap();
     assert_eq!(spec.mlp.intermediate, 11008);
 }
 
@@ -68,7 +71,11 @@ fn missing_size_takes_the_class_default() {
 fn heads_not_a_multiple_of_kv_heads() {
     let e = err_of(&with("num_key_value_heads", json!(5)));
     assert_eq!(e.field, "num_key_value_heads");
-    assert!(e.message.contains("does not divide num_attention_heads (32)"), "{e}");
+    assert!(
+        e.message
+            .contains("does not divide num_attention_heads (32)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -77,7 +84,11 @@ fn hidden_not_divisible_by_heads_without_head_dim() {
     v.as_object_mut().unwrap().remove("head_dim");
     let e = err_of(&v);
     assert_eq!(e.field, "hidden_size");
-    assert!(e.message.contains("not divisible by num_attention_heads (32)"), "{e}");
+    assert!(
+        e.message
+            .contains("not divisible by num_attention_heads (32)"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -101,12 +112,21 @@ fn counts_that_overflow_u64() {
 fn odd_rotary_dimension() {
     let e = err_of(&with("head_dim", json!(63)));
     assert_eq!(e.field, "head_dim");
-    assert!(e.message.contains("head_dim 63 and a rotary dimension of 63, which is odd"), "{e}");
+    assert!(
+        e.message
+            .contains("head_dim 63 and a rotary dimension of 63, which is odd"),
+        "{e}"
+    );
 }
 
 #[test]
 fn invalid_json_gives_line_and_column() {
-    let e = families::load_json("cfg.json", "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 12,,\n}", "t").unwrap_err();
+    let e = families::load_json(
+        "cfg.json",
+        "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 12,,\n}",
+        "t",
+    )
+    .unwrap_err();
     assert_eq!(e.file, "cfg.json");
     assert!(e.message.contains("invalid JSON at line 3, column"), "{e}");
     let e = families::load_json("cfg.json", "[1, 2]", "t").unwrap_err();
@@ -119,7 +139,11 @@ fn unknown_rope_type() {
     v["rope_scaling"]["rope_type"] = json!("spiral");
     let e = err_of(&v);
     assert_eq!(e.field, "rope_scaling.rope_type");
-    assert!(e.message.contains("valid: default, linear, dynamic, llama3, yarn"), "{e}");
+    assert!(
+        e.message
+            .contains("valid: default, linear, dynamic, llama3, yarn"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -143,7 +167,12 @@ fn both_rope_formats_load() {
     obj.insert("rope_parameters".into(), params);
     let modern = families::load_json("b.json", &v5.to_string(), "t").unwrap();
     assert_eq!(classic.position, modern.position);
-    let anatomy_core::spec::Position::Rope(r) = &modern.position else { panic!() };
-    assert_eq!((r.theta, r.scaling.kind.as_str(), r.scaling.factor), (500000.0, "llama3", Some(32.0)));
+    let anatomy_core::spec::Position::Rope(r) = &modern.position else {
+        panic!()
+    };
+    assert_eq!(
+        (r.theta, r.scaling.kind.as_str(), r.scaling.factor),
+        (500000.0, "llama3", Some(32.0))
+    );
     assert_eq!(r.scaling.original_context, Some(8192));
 }

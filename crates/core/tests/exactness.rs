@@ -9,30 +9,59 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 fn fixture(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/reference").join(format!("{name}.json"));
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).unwrap()
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/reference")
+        .join(format!("{name}.json"));
+    serde_json::from_str(
+        &std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    )
+    .unwrap()
 }
 
 fn check(name: &str, config_file: &str, json: &str) {
     let spec = families::load_json(config_file, json, name).unwrap_or_else(|e| panic!("{e}"));
     let g = graph::build(&spec).unwrap();
     let expected = fixture(name);
-    let all: BTreeMap<String, Vec<u64>> = serde_json::from_value(expected["tensors"].clone()).unwrap();
+    let all: BTreeMap<String, Vec<u64>> =
+        serde_json::from_value(expected["tensors"].clone()).unwrap();
     // A multimodal checkpoint's vision parts are named in the Spec as not drawn; the rest must match.
-    let (want, skipped): (BTreeMap<_, _>, BTreeMap<_, _>) =
-        all.into_iter().partition(|(k, _)| !spec.not_drawn.iter().any(|n| k.starts_with(&n.prefix)));
+    let (want, skipped): (BTreeMap<_, _>, BTreeMap<_, _>) = all
+        .into_iter()
+        .partition(|(k, _)| !spec.not_drawn.iter().any(|n| k.starts_with(&n.prefix)));
     let skipped_params: u64 = skipped.values().map(|s| s.iter().product::<u64>()).sum();
-    let got: BTreeMap<String, Vec<u64>> =
-        manifest::manifest(&g, manifest::Naming::Hf).unwrap().into_iter().map(|e| (e.name, e.shape)).collect();
-    let missing: Vec<_> = want.keys().filter(|k| !got.contains_key(*k)).take(5).collect();
-    let extra: Vec<_> = got.keys().filter(|k| !want.contains_key(*k)).take(5).collect();
-    assert!(missing.is_empty() && extra.is_empty(), "{name}: missing {missing:?}, unexpected {extra:?}");
+    let got: BTreeMap<String, Vec<u64>> = manifest::manifest(&g, manifest::Naming::Hf)
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.name, e.shape))
+        .collect();
+    let missing: Vec<_> = want
+        .keys()
+        .filter(|k| !got.contains_key(*k))
+        .take(5)
+        .collect();
+    let extra: Vec<_> = got
+        .keys()
+        .filter(|k| !want.contains_key(*k))
+        .take(5)
+        .collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "{name}: missing {missing:?}, unexpected {extra:?}"
+    );
     for (k, shape) in &want {
         assert_eq!(&got[k], shape, "{name}: shape of {k}");
     }
     let s = stats::stats(&g, None);
-    assert_eq!(s.total_params, expected["total_params"].as_u64().unwrap() - skipped_params, "{name}: total params");
-    assert_eq!(s.active_params, expected["active_params"].as_u64().unwrap() - skipped_params, "{name}: active params");
+    assert_eq!(
+        s.total_params,
+        expected["total_params"].as_u64().unwrap() - skipped_params,
+        "{name}: total params"
+    );
+    assert_eq!(
+        s.active_params,
+        expected["active_params"].as_u64().unwrap() - skipped_params,
+        "{name}: active params"
+    );
 }
 
 #[test]
@@ -49,10 +78,17 @@ fn unseen_configs_match_transformers() {
     for f in std::fs::read_dir(&dir).unwrap() {
         let path = f.unwrap().path();
         let name = path.file_stem().unwrap().to_str().unwrap().to_string();
-        check(&name, &path.display().to_string(), &std::fs::read_to_string(&path).unwrap());
+        check(
+            &name,
+            &path.display().to_string(),
+            &std::fs::read_to_string(&path).unwrap(),
+        );
         n += 1;
     }
-    assert!(n >= 54, "expected three generated configs for each of 18 model types, found {n}");
+    assert!(
+        n >= 54,
+        "expected three generated configs for each of 18 model types, found {n}"
+    );
 }
 
 /// The figures the Core issue quotes, read from the fixtures so a stale fixture cannot hide.
@@ -68,7 +104,17 @@ fn quoted_figures() {
         ("qwen2.5-0.5b", 494_032_768),
         ("qwen3-0.6b", 596_049_920),
     ] {
-        assert_eq!(fixture(name)["total_params"].as_u64(), Some(total), "{name}");
+        assert_eq!(
+            fixture(name)["total_params"].as_u64(),
+            Some(total),
+            "{name}"
+        );
     }
-    assert_eq!(fixture("llama-3.2-3b")["tensors"].as_object().unwrap().len(), 254);
+    assert_eq!(
+        fixture("llama-3.2-3b")["tensors"]
+            .as_object()
+            .unwrap()
+            .len(),
+        254
+    );
 }

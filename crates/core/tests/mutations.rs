@@ -12,7 +12,9 @@ fn value() -> impl Strategy<Value = Value> {
         any::<u64>().prop_map(Value::from),
         (0u64..70000).prop_map(Value::from),
         (0u64..8).prop_map(Value::from),
-        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+        any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(Value::from),
         "[a-z_]{0,12}".prop_map(Value::from),
         Just(json!({"rope_type": "yarn", "factor": 4})),
         Just(json!(["full_attention", "sliding_attention"])),

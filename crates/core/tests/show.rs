@@ -6,7 +6,15 @@ use unicode_width::UnicodeWidthStr;
 fn show(model: &str, width: usize, step: Option<usize>) -> String {
     let loaded = source::load(model).unwrap();
     let g = graph::build(&loaded.spec).unwrap();
-    render::render(&g, &render::Options { width, color: false, step }).unwrap()
+    render::render(
+        &g,
+        &render::Options {
+            width,
+            color: false,
+            step,
+        },
+    )
+    .unwrap()
 }
 
 #[test]
@@ -22,8 +30,14 @@ fn llama_3_2_3b_step_2_callout() {
 #[test]
 fn llama_3_2_3b_step_4_callout_names_checkpoint_rows() {
     let out = show("llama-3.2-3b", 160, Some(4));
-    assert!(out.contains("model.layers.{b}.self_attn.k_proj.weight[128*i:128*(i+1), :]"), "{out}");
-    assert!(out.contains("GGUF blk.{b}.attn_k.weight[128*i:128*(i+1), :]"), "{out}");
+    assert!(
+        out.contains("model.layers.{b}.self_attn.k_proj.weight[128*i:128*(i+1), :]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("GGUF blk.{b}.attn_k.weight[128*i:128*(i+1), :]"),
+        "{out}"
+    );
 }
 
 /// Seven query heads per K/V head, and biases on q, k and v.
@@ -79,7 +93,12 @@ fn olmo2_post_norms_and_full_qk_norm() {
 fn gemma3_wrapper_names_what_is_not_drawn() {
     let out = show("gemma-3-27b", 120, None);
     assert!(out.contains("not drawn: vision tower (vision_tower.*), multimodal projector (multi_modal_projector.*)"), "{out}");
-    assert!(out.contains("layers differ · attention: full in 5, 11, 17 … 59 (every 6th) · sliding 1024 in 0–4"), "{out}");
+    assert!(
+        out.contains(
+            "layers differ · attention: full in 5, 11, 17 … 59 (every 6th) · sliding 1024 in 0–4"
+        ),
+        "{out}"
+    );
 }
 
 /// Latent Q and KV projections, the shared rotary key, dense and MoE layer runs, shared expert,
@@ -106,7 +125,10 @@ fn llama4_chunked_and_nope_layers() {
 fn mixtral_expert_names() {
     let out = show("mixtral-8x7b-v0.1", 220, Some(18));
     assert!(out.contains("[18/25] GATE PROJECTION"), "{out}");
-    assert!(out.contains("model.layers.{b}.block_sparse_moe.experts.{e}.w1.weight"), "{out}");
+    assert!(
+        out.contains("model.layers.{b}.block_sparse_moe.experts.{e}.w1.weight"),
+        "{out}"
+    );
     assert!(out.contains("GGUF blk.{b}.ffn_gate_exps.weight"), "{out}");
     assert!(out.contains("Expert e ×8 (2 active per token)"), "{out}");
 }
@@ -116,9 +138,15 @@ fn glm45_group_routing() {
     let out = show("glm-4.5-air", 220, Some(22));
     assert!(out.contains("[22/41] TOP-8 EXPERT SELECTION"), "{out}");
     assert!(out.contains("σ(Lᵣ) + bᵣ"), "{out}");
-    assert!(out.contains("model.layers.{b}.mlp.gate.e_score_correction_bias"), "{out}");
+    assert!(
+        out.contains("model.layers.{b}.mlp.gate.e_score_correction_bias"),
+        "{out}"
+    );
     let out = show("glm-4.5-air", 220, Some(5));
-    assert!(out.contains("first 50% of dims rotated"), "partial rotary: {out}");
+    assert!(
+        out.contains("first 50% of dims rotated"),
+        "partial rotary: {out}"
+    );
 }
 
 #[test]
@@ -128,16 +156,43 @@ fn llama_3_2_3b_has_the_22_steps_of_seed_000() {
     assert_eq!(
         titles,
         [
-            "Token embedding", "Block input", "Attention RMSNorm", "K projection", "K rotary position encoding",
-            "V projection", "Q projection", "Q rotary position encoding", "Attention scores", "Causal softmax",
-            "Weighted value aggregation", "Head concatenation", "Attention output projection", "Attention residual",
-            "MLP RMSNorm", "Gate projection", "Up projection", "Gated activation", "Down projection", "MLP residual",
-            "Final RMSNorm", "Language-model head",
+            "Token embedding",
+            "Block input",
+            "Attention RMSNorm",
+            "K projection",
+            "K rotary position encoding",
+            "V projection",
+            "Q projection",
+            "Q rotary position encoding",
+            "Attention scores",
+            "Causal softmax",
+            "Weighted value aggregation",
+            "Head concatenation",
+            "Attention output projection",
+            "Attention residual",
+            "MLP RMSNorm",
+            "Gate projection",
+            "Up projection",
+            "Gated activation",
+            "Down projection",
+            "MLP residual",
+            "Final RMSNorm",
+            "Language-model head",
         ]
     );
     let out = show("llama-3.2-3b", 100, None);
-    for frame in ["Embedding", "Llama Block b ×28", "GQA Group i ×8", "Query Head j ×3", "MLP", "Final"] {
-        assert!(out.contains(&format!("┌─ {frame} ")), "missing frame {frame}");
+    for frame in [
+        "Embedding",
+        "Llama Block b ×28",
+        "GQA Group i ×8",
+        "Query Head j ×3",
+        "MLP",
+        "Final",
+    ] {
+        assert!(
+            out.contains(&format!("┌─ {frame} ")),
+            "missing frame {frame}"
+        );
     }
 }
 
@@ -148,7 +203,12 @@ fn every_catalog_model_fits_every_width() {
             for step in [None, Some(1), Some(4)] {
                 let out = show(entry.name, width, step);
                 for line in out.lines() {
-                    assert!(line.width() <= width, "{} at width {width}: {line:?} is {} wide", entry.name, line.width());
+                    assert!(
+                        line.width() <= width,
+                        "{} at width {width}: {line:?} is {} wide",
+                        entry.name,
+                        line.width()
+                    );
                 }
             }
         }
@@ -158,15 +218,39 @@ fn every_catalog_model_fits_every_width() {
 #[test]
 fn step_out_of_range_is_an_error() {
     let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();
-    let e = render::render(&g, &render::Options { width: 100, color: false, step: Some(23) }).unwrap_err();
+    let e = render::render(
+        &g,
+        &render::Options {
+            width: 100,
+            color: false,
+            step: Some(23),
+        },
+    )
+    .unwrap_err();
     assert!(e.message.contains("this model has 22 steps"), "{e}");
 }
 
 #[test]
 fn color_only_when_asked() {
     let g = graph::build(&source::load("smollm2-135m").unwrap().spec).unwrap();
-    let plain = render::render(&g, &render::Options { width: 100, color: false, step: None }).unwrap();
-    let color = render::render(&g, &render::Options { width: 100, color: true, step: None }).unwrap();
+    let plain = render::render(
+        &g,
+        &render::Options {
+            width: 100,
+            color: false,
+            step: None,
+        },
+    )
+    .unwrap();
+    let color = render::render(
+        &g,
+        &render::Options {
+            width: 100,
+            color: true,
+            step: None,
+        },
+    )
+    .unwrap();
     assert!(!plain.contains('\x1b'));
     assert!(color.contains("\x1b[34m"), "attention steps are blue");
 }

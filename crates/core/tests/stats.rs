@@ -16,12 +16,26 @@ fn quoted_totals_and_active() {
         ("deepseek-v3", 671_026_419_200u64, 37_552_297_472u64, None),
         ("mixtral-8x7b-v0.1", 46_702_792_704, 12_879_925_248, None),
         ("qwen3-30b-a3b", 30_532_122_624, 3_353_032_704, None),
-        ("gpt-oss-20b", 20_914_757_184, 4_187_440_704, Some(3_608_307_264u64)),
-        ("gemma-2-9b", 9_241_705_984, 9_241_705_984, Some(8_324_201_984)),
+        (
+            "gpt-oss-20b",
+            20_914_757_184,
+            4_187_440_704,
+            Some(3_608_307_264u64),
+        ),
+        (
+            "gemma-2-9b",
+            9_241_705_984,
+            9_241_705_984,
+            Some(8_324_201_984),
+        ),
         ("gpt-2", 124_439_808, 124_439_808, None),
     ] {
         let s = stats_of(model, None);
-        assert_eq!((s.total_params, s.active_params), (total, active), "{model}");
+        assert_eq!(
+            (s.total_params, s.active_params),
+            (total, active),
+            "{model}"
+        );
         if let Some(n) = active_no_embed {
             assert_eq!(s.active_params_without_embedding, n, "{model}");
         }
@@ -40,28 +54,58 @@ fn deepseek_mtp_counted_apart() {
 #[test]
 fn kv_cache_per_attention_kind() {
     // MLA: the KV latent (512) and the shared rotary key (64), per layer.
-    assert_eq!(stats_of("deepseek-v3", None).kv_cache.values_per_token, 61 * (512 + 64));
+    assert_eq!(
+        stats_of("deepseek-v3", None).kv_cache.values_per_token,
+        61 * (512 + 64)
+    );
     // GQA: K and V of each K/V head.
-    assert_eq!(stats_of("llama-3.1-70b", None).kv_cache.values_per_token, 80 * 2 * 8 * 128);
+    assert_eq!(
+        stats_of("llama-3.1-70b", None).kv_cache.values_per_token,
+        80 * 2 * 8 * 128
+    );
     // MHA: every head has its own K and V.
-    assert_eq!(stats_of("gpt-2", None).kv_cache.values_per_token, 12 * 2 * 768);
+    assert_eq!(
+        stats_of("gpt-2", None).kv_cache.values_per_token,
+        12 * 2 * 768
+    );
     // NoPE layers cache K all the same.
-    assert_eq!(stats_of("smollm3-3b", None).kv_cache.values_per_token, 36 * 2 * 4 * 128);
+    assert_eq!(
+        stats_of("smollm3-3b", None).kv_cache.values_per_token,
+        36 * 2 * 4 * 128
+    );
     // Sinks add nothing; sliding layers stop at their window of 128.
     let s = stats_of("gpt-oss-20b", Some(131_072));
     assert_eq!(s.kv_cache.values_per_token, 24 * 2 * 8 * 64);
-    assert_eq!(s.kv_cache.values_at_context, 12 * 2 * 8 * 64 * 131_072 + 12 * 2 * 8 * 64 * 128);
+    assert_eq!(
+        s.kv_cache.values_at_context,
+        12 * 2 * 8 * 64 * 131_072 + 12 * 2 * 8 * 64 * 128
+    );
     // Chunked layers stop at their chunk.
     let s = stats_of("llama-4-scout-17b-16e", Some(1 << 20));
-    assert_eq!(s.kv_cache.values_at_context, 36 * 2 * 8 * 128 * 8192 + 12 * 2 * 8 * 128 * (1 << 20));
+    assert_eq!(
+        s.kv_cache.values_at_context,
+        36 * 2 * 8 * 128 * 8192 + 12 * 2 * 8 * 128 * (1 << 20)
+    );
 }
 
 #[test]
 fn layer_runs_in_stats() {
     let s = stats_of("deepseek-v3", None);
-    let runs: Vec<(String, u64)> = s.layer_runs.iter().map(|r| (r.layers.clone(), r.count)).collect();
+    let runs: Vec<(String, u64)> = s
+        .layer_runs
+        .iter()
+        .map(|r| (r.layers.clone(), r.count))
+        .collect();
     assert_eq!(runs, [("0–2".to_string(), 3), ("3–60".to_string(), 58)]);
-    assert_eq!(s.layer_runs.iter().map(|r| r.params_per_layer as u128 * r.count as u128).sum::<u128>() + 2 * 926_679_040 + 7168, s.total_params as u128);
+    assert_eq!(
+        s.layer_runs
+            .iter()
+            .map(|r| r.params_per_layer as u128 * r.count as u128)
+            .sum::<u128>()
+            + 2 * 926_679_040
+            + 7168,
+        s.total_params as u128
+    );
 }
 
 /// MQA: one K/V head shared by every query head.
@@ -71,5 +115,8 @@ fn mqa_caches_one_head() {
     spec.attn.kv_heads = 1;
     spec.attn.kind = anatomy_core::spec::AttnKind::Mqa;
     let g = graph::build(&spec).unwrap();
-    assert_eq!(stats::stats(&g, None).kv_cache.values_per_token, 16 * 2 * 64);
+    assert_eq!(
+        stats::stats(&g, None).kv_cache.values_per_token,
+        16 * 2 * 64
+    );
 }

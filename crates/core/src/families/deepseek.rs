@@ -15,11 +15,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let v2 = model_type == "deepseek_v2";
     let glm = model_type == "glm4_moe";
     let mut s = super::skeleton(name, model_type, family);
-    let (vocab, hidden, inter, layers, heads_d, moe_inter, experts, shared, context) = match model_type {
-        "deepseek_v2" => (102_400, 4096, 11008, 32, 32, 1407, 64, 2, 2048),
-        "glm4_moe" => (151_552, 4096, 10944, 46, 96, 1408, 128, 1, 131_072),
-        _ => (129_280, 7168, 18432, 61, 128, 2048, 256, 1, 4096),
-    };
+    let (vocab, hidden, inter, layers, heads_d, moe_inter, experts, shared, context) =
+        match model_type {
+            "deepseek_v2" => (102_400, 4096, 11008, 32, 32, 1407, 64, 2, 2048),
+            "glm4_moe" => (151_552, 4096, 10944, 46, 96, 1408, 128, 1, 131_072),
+            _ => (129_280, 7168, 18432, 61, 128, 2048, 256, 1, 4096),
+        };
     s.vocab = cfg.size("vocab_size", Some(vocab))?;
     s.hidden = cfg.size("hidden_size", Some(hidden))?;
     s.layers = layer_count(cfg, &["num_hidden_layers"], Some(layers))?;
@@ -31,7 +32,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias: false,
         fused_gate_up: false,
     };
-    s.norm = Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", if glm { 1e-5 } else { 1e-6 })?, unit_offset: false, place: NormPlace::Pre };
+    s.norm = Norm {
+        kind: NormKind::Rms,
+        eps: cfg.float("rms_norm_eps", if glm { 1e-5 } else { 1e-6 })?,
+        unit_offset: false,
+        place: NormPlace::Pre,
+    };
     let mut r = rope(cfg, 10_000.0)?;
     if glm && !cfg.has("partial_rotary_factor") && r.partial == 1.0 {
         r.partial = 0.5; // Glm4MoeConfig's default
@@ -49,7 +55,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             v_head_dim: hd,
             qkv_bias: bias,
             o_bias: false,
-            qk_norm: if cfg.flag("use_qk_norm", false)? { QkNorm::PerHead } else { QkNorm::None },
+            qk_norm: if cfg.flag("use_qk_norm", false)? {
+                QkNorm::PerHead
+            } else {
+                QkNorm::None
+            },
             softcap: None,
             sinks: false,
             scale_dim: hd as f64,
@@ -62,16 +72,34 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         let nope = cfg.size("qk_nope_head_dim", Some(128))?;
         let rope_d = cfg.size("qk_rope_head_dim", Some(64))?;
         let vd = cfg.size("v_head_dim", Some(128))?;
-        let q_lora = if cfg.map.contains_key("q_lora_rank") { cfg.opt_size("q_lora_rank")? } else { Some(1536) };
+        let q_lora = if cfg.map.contains_key("q_lora_rank") {
+            cfg.opt_size("q_lora_rank")?
+        } else {
+            Some(1536)
+        };
         if rope_d % 2 == 1 {
-            return Err(cfg.err("qk_rope_head_dim", format!("is {rope_d}, which is odd; RoPE rotates pairs of dims, so it must be even")));
+            return Err(cfg.err(
+                "qk_rope_head_dim",
+                format!(
+                    "is {rope_d}, which is odd; RoPE rotates pairs of dims, so it must be even"
+                ),
+            ));
         }
         let qk = nope + rope_d;
         // YaRN's attention factor enters the score scale squared (DeepSeek's mscale_all_dim).
         let mscale = match (&r.scaling.kind[..], r.scaling.factor) {
             ("yarn", Some(f)) => {
-                let all = r.scaling.params.iter().find(|(k, _)| k == "mscale_all_dim").map_or(0.0, |p| p.1);
-                if all != 0.0 { (0.1 * all * f.ln() + 1.0).powi(2) } else { 1.0 }
+                let all = r
+                    .scaling
+                    .params
+                    .iter()
+                    .find(|(k, _)| k == "mscale_all_dim")
+                    .map_or(0.0, |p| p.1);
+                if all != 0.0 {
+                    (0.1 * all * f.ln() + 1.0).powi(2)
+                } else {
+                    1.0
+                }
             }
             _ => 1.0,
         };
@@ -88,16 +116,28 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             sinks: false,
             scale_dim: qk as f64,
             scale_mult: mscale,
-            mla: Some(Mla { q_lora_rank: q_lora, kv_lora_rank: cfg.size("kv_lora_rank", Some(512))?, qk_nope_head_dim: nope, qk_rope_head_dim: rope_d }),
+            mla: Some(Mla {
+                q_lora_rank: q_lora,
+                kv_lora_rank: cfg.size("kv_lora_rank", Some(512))?,
+                qk_nope_head_dim: nope,
+                qk_rope_head_dim: rope_d,
+            }),
             fused_qkv: false,
         };
     }
     s.position = Position::Rope(r);
 
-    let e = cfg.bounded("n_routed_experts", cfg.size("n_routed_experts", Some(experts))?, MAX_EXPERTS)?;
+    let e = cfg.bounded(
+        "n_routed_experts",
+        cfg.size("n_routed_experts", Some(experts))?,
+        MAX_EXPERTS,
+    )?;
     let k = cfg.size("num_experts_per_tok", if v2 { None } else { Some(8) })?;
     if k > e {
-        return Err(cfg.err("num_experts_per_tok", format!("is {k}, more than the {e} routed experts; it must be at most {e}")));
+        return Err(cfg.err(
+            "num_experts_per_tok",
+            format!("is {k}, more than the {e} routed experts; it must be at most {e}"),
+        ));
     }
     let n_shared = cfg.count("n_shared_experts", shared)?;
     let moe_f = cfg.size("moe_intermediate_size", Some(moe_inter))?;
@@ -105,13 +145,22 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         (1, 1)
     } else {
         let default = if glm || v2 { 1 } else { 8 };
-        (cfg.size("n_group", Some(default))?, cfg.size("topk_group", Some(if glm || v2 { 1 } else { 4 }))?)
+        (
+            cfg.size("n_group", Some(default))?,
+            cfg.size("topk_group", Some(if glm || v2 { 1 } else { 4 }))?,
+        )
     };
     if e % n_group != 0 {
-        return Err(cfg.err("n_group", format!("is {n_group}, which does not divide n_routed_experts ({e})")));
+        return Err(cfg.err(
+            "n_group",
+            format!("is {n_group}, which does not divide n_routed_experts ({e})"),
+        ));
     }
     if topk_group > n_group {
-        return Err(cfg.err("topk_group", format!("is {topk_group}, more than n_group ({n_group})")));
+        return Err(cfg.err(
+            "topk_group",
+            format!("is {topk_group}, more than n_group ({n_group})"),
+        ));
     }
     s.moe = Some(Moe {
         experts: e,
@@ -120,7 +169,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         shared_experts: n_shared,
         shared_intermediate: moe_f * n_shared,
         shared_gate: false,
-        scoring: if v2 { Scoring::Softmax } else { Scoring::Sigmoid },
+        scoring: if v2 {
+            Scoring::Softmax
+        } else {
+            Scoring::Sigmoid
+        },
         norm_topk_prob: cfg.flag("norm_topk_prob", !v2)?,
         router_bias: false,
         correction_bias: !v2,
@@ -132,9 +185,28 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         stacked_experts: false,
         gate_up_interleaved: false,
     });
-    let first_dense = cfg.count("first_k_dense_replace", if v2 { 0 } else if glm { 1 } else { 3 })?;
-    s.plan = (0..s.layers).map(|i| LayerPlan { attn: AttnSpan::Full, rope: true, moe: i >= first_dense }).collect();
-    s.mtp_layers = if v2 { 0 } else { cfg.count("num_nextn_predict_layers", 0)? };
+    let first_dense = cfg.count(
+        "first_k_dense_replace",
+        if v2 {
+            0
+        } else if glm {
+            1
+        } else {
+            3
+        },
+    )?;
+    s.plan = (0..s.layers)
+        .map(|i| LayerPlan {
+            attn: AttnSpan::Full,
+            rope: true,
+            moe: i >= first_dense,
+        })
+        .collect();
+    s.mtp_layers = if v2 {
+        0
+    } else {
+        cfg.count("num_nextn_predict_layers", 0)?
+    };
     s.layout = Layout::DeepSeek;
     Ok(s)
 }

@@ -16,7 +16,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.hidden = cfg.size("hidden_size", Some(2304))?;
     s.vocab = cfg.size("vocab_size", Some(if gemma3 { 262_208 } else { 256_000 }))?;
     s.layers = layer_count(cfg, &["num_hidden_layers"], Some(26))?;
-    s.context = cfg.size("max_position_embeddings", Some(if gemma3 { 131_072 } else { 8192 }))?;
+    s.context = cfg.size(
+        "max_position_embeddings",
+        Some(if gemma3 { 131_072 } else { 8192 }),
+    )?;
     let (h, kv, hd) = heads(cfg, s.hidden, Some(8), Some(4), Some(256))?;
     let bias = cfg.flag("attention_bias", false)?;
     s.attn = Attention {
@@ -27,7 +30,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         v_head_dim: hd,
         qkv_bias: bias,
         o_bias: bias,
-        qk_norm: if gemma3 { QkNorm::PerHead } else { QkNorm::None },
+        qk_norm: if gemma3 {
+            QkNorm::PerHead
+        } else {
+            QkNorm::None
+        },
         softcap: None,
         sinks: false,
         scale_dim: cfg.size("query_pre_attn_scalar", Some(256))? as f64,
@@ -51,15 +58,34 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         Some(a) => a,
         None => "gelu_pytorch_tanh".into(),
     };
-    s.mlp = Mlp { intermediate: cfg.size("intermediate_size", Some(9216))?, act, gated: true, bias: false, fused_gate_up: false };
+    s.mlp = Mlp {
+        intermediate: cfg.size("intermediate_size", Some(9216))?,
+        act,
+        gated: true,
+        bias: false,
+        fused_gate_up: false,
+    };
     s.embedding.scale_by_sqrt_hidden = true;
-    s.norm = Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-6)?, unit_offset: true, place: NormPlace::Sandwich };
-    let window = if cfg.map.contains_key("sliding_window") { cfg.opt_size("sliding_window")? } else { Some(4096) };
+    s.norm = Norm {
+        kind: NormKind::Rms,
+        eps: cfg.float("rms_norm_eps", 1e-6)?,
+        unit_offset: true,
+        place: NormPlace::Sandwich,
+    };
+    let window = if cfg.map.contains_key("sliding_window") {
+        cfg.opt_size("sliding_window")?
+    } else {
+        Some(4096)
+    };
     let spans = match layer_types(cfg, s.layers, window)? {
         Some(spans) => spans,
         None => {
             // Gemma 2 alternates local and global; Gemma 3 has `sliding_window_pattern` − 1 local per global.
-            let pattern = if gemma3 { cfg.size("sliding_window_pattern", Some(6))? } else { 2 };
+            let pattern = if gemma3 {
+                cfg.size("sliding_window_pattern", Some(6))?
+            } else {
+                2
+            };
             (0..s.layers)
                 .map(|i| match window {
                     Some(w) if (i + 1) % pattern != 0 => AttnSpan::Sliding(w),
@@ -68,10 +94,22 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 .collect()
         }
     };
-    s.plan = spans.into_iter().map(|attn| LayerPlan { attn, rope: true, moe: false }).collect();
+    s.plan = spans
+        .into_iter()
+        .map(|attn| LayerPlan {
+            attn,
+            rope: true,
+            moe: false,
+        })
+        .collect();
     let mut r = rope(cfg, if gemma3 { 1_000_000.0 } else { 10_000.0 })?;
     if gemma3 {
-        let local = match cfg.sub("rope_parameters")?.map(|p| p.sub("sliding_attention")).transpose()?.flatten() {
+        let local = match cfg
+            .sub("rope_parameters")?
+            .map(|p| p.sub("sliding_attention"))
+            .transpose()?
+            .flatten()
+        {
             Some(p) => p.float("rope_theta", 10_000.0)?,
             None => cfg.float("rope_local_base_freq", 10_000.0)?,
         };

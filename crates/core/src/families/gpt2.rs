@@ -15,14 +15,30 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
     s.context = cfg.size_any(&["n_positions", "max_position_embeddings"], Some(1024))?;
     let n_head = cfg.size_any(&["n_head", "num_attention_heads"], Some(12))?;
     if s.hidden % n_head != 0 {
-        return Err(cfg.err("n_embd", format!("is {}, not divisible by n_head ({n_head}); it must be a multiple of it", s.hidden)));
+        return Err(cfg.err(
+            "n_embd",
+            format!(
+                "is {}, not divisible by n_head ({n_head}); it must be a multiple of it",
+                s.hidden
+            ),
+        ));
     }
-    let (_, _, head_dim) = heads(cfg, s.hidden, Some(n_head), Some(n_head), Some(s.hidden / n_head))?;
+    let (_, _, head_dim) = heads(
+        cfg,
+        s.hidden,
+        Some(n_head),
+        Some(n_head),
+        Some(s.hidden / n_head),
+    )?;
     s.attn.heads = n_head;
     s.attn.kv_heads = n_head;
     s.attn.head_dim = head_dim;
     s.attn.v_head_dim = head_dim;
-    s.attn.scale_dim = if cfg.flag("scale_attn_weights", true)? { head_dim as f64 } else { 1.0 };
+    s.attn.scale_dim = if cfg.flag("scale_attn_weights", true)? {
+        head_dim as f64
+    } else {
+        1.0
+    };
     s.attn.qkv_bias = true;
     s.attn.o_bias = true;
     s.attn.fused_qkv = true;
@@ -37,9 +53,21 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         fused_gate_up: false,
     };
     s.embedding.learned_positions = Some(s.context);
-    s.norm = Norm { kind: NormKind::Layer, eps: cfg.float("layer_norm_epsilon", 1e-5)?, unit_offset: false, place: NormPlace::Pre };
+    s.norm = Norm {
+        kind: NormKind::Layer,
+        eps: cfg.float("layer_norm_epsilon", 1e-5)?,
+        unit_offset: false,
+        place: NormPlace::Pre,
+    };
     s.position = Position::Learned;
-    s.plan = vec![LayerPlan { attn: AttnSpan::Full, rope: false, moe: false }; s.layers as usize];
+    s.plan = vec![
+        LayerPlan {
+            attn: AttnSpan::Full,
+            rope: false,
+            moe: false
+        };
+        s.layers as usize
+    ];
     s.tied = cfg.flag("tie_word_embeddings", true)?;
     s.layout = Layout::Gpt2;
     Ok(s)

@@ -33,11 +33,24 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         fused_qkv: false,
     };
     let f = cfg.size("intermediate_size", Some(2880))?;
-    s.mlp = Mlp { intermediate: f, act: cfg.string("hidden_act", "silu")?, gated: true, bias: true, fused_gate_up: false };
-    let e = cfg.bounded("num_local_experts", cfg.size("num_local_experts", Some(128))?, MAX_EXPERTS)?;
+    s.mlp = Mlp {
+        intermediate: f,
+        act: cfg.string("hidden_act", "silu")?,
+        gated: true,
+        bias: true,
+        fused_gate_up: false,
+    };
+    let e = cfg.bounded(
+        "num_local_experts",
+        cfg.size("num_local_experts", Some(128))?,
+        MAX_EXPERTS,
+    )?;
     let k = cfg.size("num_experts_per_tok", Some(4))?;
     if k > e {
-        return Err(cfg.err("num_experts_per_tok", format!("is {k}, more than the {e} experts; it must be at most {e}")));
+        return Err(cfg.err(
+            "num_experts_per_tok",
+            format!("is {k}, more than the {e} experts; it must be at most {e}"),
+        ));
     }
     s.moe = Some(Moe {
         experts: e,
@@ -58,7 +71,11 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         stacked_experts: true,
         gate_up_interleaved: true,
     });
-    let window = if cfg.map.contains_key("sliding_window") { cfg.opt_size("sliding_window")? } else { Some(128) };
+    let window = if cfg.map.contains_key("sliding_window") {
+        cfg.opt_size("sliding_window")?
+    } else {
+        Some(128)
+    };
     let spans = match layer_types(cfg, s.layers, window)? {
         Some(spans) => spans,
         None => (0..s.layers)
@@ -68,8 +85,20 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
             })
             .collect(),
     };
-    s.plan = spans.into_iter().map(|attn| LayerPlan { attn, rope: true, moe: true }).collect();
-    s.norm = Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-5)?, unit_offset: false, place: NormPlace::Pre };
+    s.plan = spans
+        .into_iter()
+        .map(|attn| LayerPlan {
+            attn,
+            rope: true,
+            moe: true,
+        })
+        .collect();
+    s.norm = Norm {
+        kind: NormKind::Rms,
+        eps: cfg.float("rms_norm_eps", 1e-5)?,
+        unit_offset: false,
+        place: NormPlace::Pre,
+    };
     let mut r = rope(cfg, 150_000.0)?;
     if !cfg.has("rope_scaling") && !cfg.has("rope_parameters") {
         // GptOssConfig's default: YaRN ×32 from 4096 tokens.

@@ -118,8 +118,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let qwen3 = matches!(model_type, "qwen3" | "qwen3_moe");
     // Qwen2 always has a bias on q, k and v (no config field); Mistral, Mixtral and Phi-3 never do;
     // the others follow attention_bias.
-    let attention_bias =
-        !matches!(model_type, "mistral" | "mixtral" | "phi3" | "qwen2") && cfg.flag("attention_bias", false)?;
+    let attention_bias = !matches!(model_type, "mistral" | "mixtral" | "phi3" | "qwen2")
+        && cfg.flag("attention_bias", false)?;
     let qkv_bias = qwen2 || attention_bias;
     let o_bias = !qwen2 && attention_bias;
     let mlp_bias = matches!(model_type, "llama" | "smollm3") && cfg.flag("mlp_bias", false)?;
@@ -128,22 +128,37 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     // from layer max_window_layers on, unless layer_types says otherwise.
     let spans: Vec<AttnSpan> = match model_type {
         "mistral" => {
-            let window = if cfg.map.contains_key("sliding_window") { cfg.opt_size("sliding_window")? } else { Some(4096) };
+            let window = if cfg.map.contains_key("sliding_window") {
+                cfg.opt_size("sliding_window")?
+            } else {
+                Some(4096)
+            };
             let span = window.map_or(AttnSpan::Full, AttnSpan::Sliding);
             vec![span; layers as usize]
         }
         "mixtral" | "phi3" => {
-            let span = cfg.opt_size("sliding_window")?.map_or(AttnSpan::Full, AttnSpan::Sliding);
+            let span = cfg
+                .opt_size("sliding_window")?
+                .map_or(AttnSpan::Full, AttnSpan::Sliding);
             vec![span; layers as usize]
         }
         "smollm3" => {
-            let window = if cfg.flag("use_sliding_window", false)? { cfg.opt_size("sliding_window")? } else { None };
-            layer_types(cfg, layers, window)?.unwrap_or_else(|| vec![AttnSpan::Full; layers as usize])
+            let window = if cfg.flag("use_sliding_window", false)? {
+                cfg.opt_size("sliding_window")?
+            } else {
+                None
+            };
+            layer_types(cfg, layers, window)?
+                .unwrap_or_else(|| vec![AttnSpan::Full; layers as usize])
         }
         "qwen2" | "qwen3" | "qwen3_moe" => {
             let use_sliding = cfg.flag("use_sliding_window", false)?;
             let window = if use_sliding {
-                if cfg.map.contains_key("sliding_window") { cfg.opt_size("sliding_window")? } else { Some(4096) }
+                if cfg.map.contains_key("sliding_window") {
+                    cfg.opt_size("sliding_window")?
+                } else {
+                    Some(4096)
+                }
             } else {
                 None
             };
@@ -165,7 +180,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
 
     let (moe, moe_layers) = experts(cfg, model_type, layers)?;
     let rope_layers = rope_layers(cfg, model_type, layers)?;
-    let eps_default = if matches!(model_type, "phi3" | "olmo2") { 1e-5 } else { 1e-6 };
+    let eps_default = if matches!(model_type, "phi3" | "olmo2") {
+        1e-5
+    } else {
+        1e-6
+    };
     let mut spec = Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),
@@ -174,7 +193,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         hidden,
         layers,
         context: cfg.size("max_position_embeddings", Some(d.context))?,
-        embedding: Embedding { scale_by_sqrt_hidden: false, learned_positions: None },
+        embedding: Embedding {
+            scale_by_sqrt_hidden: false,
+            learned_positions: None,
+        },
         attn: Attention {
             kind: attn_kind(heads, kv_heads),
             heads,
@@ -191,7 +213,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             mla: None,
             fused_qkv: false,
         },
-        mlp: Mlp { intermediate, act: cfg.string("hidden_act", "silu")?, gated: true, bias: mlp_bias, fused_gate_up: false },
+        mlp: Mlp {
+            intermediate,
+            act: cfg.string("hidden_act", "silu")?,
+            gated: true,
+            bias: mlp_bias,
+            fused_gate_up: false,
+        },
         moe,
         plan: spans
             .into_iter()
@@ -199,11 +227,20 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             .zip(rope_layers)
             .map(|((attn, moe), rope)| LayerPlan { attn, rope, moe })
             .collect(),
-        norm: Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", eps_default)?, unit_offset: false, place: NormPlace::Pre },
+        norm: Norm {
+            kind: NormKind::Rms,
+            eps: cfg.float("rms_norm_eps", eps_default)?,
+            unit_offset: false,
+            place: NormPlace::Pre,
+        },
         position: Position::Rope(rope(cfg, 10000.0)?),
         tied: cfg.flag("tie_word_embeddings", model_type == "smollm3")?,
         final_softcap: None,
-        layout: if model_type == "mixtral" { Layout::Mixtral } else { Layout::Llama },
+        layout: if model_type == "mixtral" {
+            Layout::Mixtral
+        } else {
+            Layout::Llama
+        },
         hf_prefix: String::new(),
         not_drawn: vec![],
         mtp_layers: 0,
@@ -231,7 +268,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
 fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, Vec<bool>)> {
     let none = Ok((None, vec![false; layers as usize]));
     let (experts_key, e_default, k_default, f, norm_topk) = match model_type {
-        "mixtral" => ("num_local_experts", 8, 2, cfg.size("intermediate_size", Some(14336))?, true),
+        "mixtral" => (
+            "num_local_experts",
+            8,
+            2,
+            cfg.size("intermediate_size", Some(14336))?,
+            true,
+        ),
         "qwen3_moe" => (
             "num_experts",
             128,
@@ -247,14 +290,19 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
     }
     let k = cfg.size("num_experts_per_tok", Some(k_default))?;
     if k > e {
-        return Err(cfg.err("num_experts_per_tok", format!("is {k}, more than the {e} experts; it must be at most {e}")));
+        return Err(cfg.err(
+            "num_experts_per_tok",
+            format!("is {k}, more than the {e} experts; it must be at most {e}"),
+        ));
     }
     let plan = if model_type == "qwen3_moe" {
         let step = cfg.size("decoder_sparse_step", Some(1))?;
         let dense = cfg
             .list_any("mlp_only_layers", |v| v.as_u64(), "a layer index")?
             .unwrap_or_default();
-        (0..layers).map(|i| !dense.contains(&i) && (i + 1) % step == 0).collect()
+        (0..layers)
+            .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
+            .collect()
     } else {
         vec![true; layers as usize]
     };

@@ -25,7 +25,11 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         v_head_dim: hd,
         qkv_bias: bias,
         o_bias: bias,
-        qk_norm: if cfg.flag("use_qk_norm", true)? { QkNorm::L2 } else { QkNorm::None },
+        qk_norm: if cfg.flag("use_qk_norm", true)? {
+            QkNorm::L2
+        } else {
+            QkNorm::None
+        },
         softcap: None,
         sinks: false,
         scale_dim: hd as f64,
@@ -34,11 +38,24 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         fused_qkv: false,
     };
     let act = cfg.string("hidden_act", "silu")?;
-    s.mlp = Mlp { intermediate: cfg.size("intermediate_size_mlp", Some(16384))?, act, gated: true, bias: false, fused_gate_up: false };
-    let e = cfg.bounded("num_local_experts", cfg.size("num_local_experts", Some(16))?, MAX_EXPERTS)?;
+    s.mlp = Mlp {
+        intermediate: cfg.size("intermediate_size_mlp", Some(16384))?,
+        act,
+        gated: true,
+        bias: false,
+        fused_gate_up: false,
+    };
+    let e = cfg.bounded(
+        "num_local_experts",
+        cfg.size("num_local_experts", Some(16))?,
+        MAX_EXPERTS,
+    )?;
     let k = cfg.size("num_experts_per_tok", Some(1))?;
     if k > e {
-        return Err(cfg.err("num_experts_per_tok", format!("is {k}, more than the {e} experts; it must be at most {e}")));
+        return Err(cfg.err(
+            "num_experts_per_tok",
+            format!("is {k}, more than the {e} experts; it must be at most {e}"),
+        ));
     }
     let f = cfg.size("intermediate_size", Some(8192))?;
     s.moe = Some(Moe {
@@ -61,10 +78,20 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         gate_up_interleaved: false,
     });
     let n = s.layers;
-    let rope_layers: Vec<bool> = match cfg.list_any("no_rope_layers", |v| v.as_u64().filter(|x| *x <= 1), "1 (RoPE) or 0 (no RoPE)")? {
+    let rope_layers: Vec<bool> = match cfg.list_any(
+        "no_rope_layers",
+        |v| v.as_u64().filter(|x| *x <= 1),
+        "1 (RoPE) or 0 (no RoPE)",
+    )? {
         Some(list) if !list.is_empty() => {
             if list.len() as u64 != n {
-                return Err(cfg.err("no_rope_layers", format!("has {} entries; it must have one per layer ({n})", list.len())));
+                return Err(cfg.err(
+                    "no_rope_layers",
+                    format!(
+                        "has {} entries; it must have one per layer ({n})",
+                        list.len()
+                    ),
+                ));
             }
             list.into_iter().map(|x| x == 1).collect()
         }
@@ -80,7 +107,11 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
             (0..n).map(|i| (i + 1) % step == 0).collect()
         }
     };
-    let chunk = if cfg.map.contains_key("attention_chunk_size") { cfg.opt_size("attention_chunk_size")? } else { Some(8192) };
+    let chunk = if cfg.map.contains_key("attention_chunk_size") {
+        cfg.opt_size("attention_chunk_size")?
+    } else {
+        Some(8192)
+    };
     s.plan = (0..n as usize)
         .map(|i| LayerPlan {
             attn: match chunk {
@@ -91,7 +122,12 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
             moe: moe_layers[i],
         })
         .collect();
-    s.norm = Norm { kind: NormKind::Rms, eps: cfg.float("rms_norm_eps", 1e-5)?, unit_offset: false, place: NormPlace::Pre };
+    s.norm = Norm {
+        kind: NormKind::Rms,
+        eps: cfg.float("rms_norm_eps", 1e-5)?,
+        unit_offset: false,
+        place: NormPlace::Pre,
+    };
     s.position = Position::Rope(rope(cfg, 500_000.0)?);
     s.tied = cfg.flag("tie_word_embeddings", false)?;
     s.layout = Layout::Llama4;

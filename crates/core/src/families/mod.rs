@@ -42,7 +42,15 @@ pub const SUPPORTED: &[(&str, &str)] = &[
 /// Parse `text` (the contents of `file`) as a config.json and load its Spec.
 pub fn load_json(file: &str, text: &str, name: &str) -> Result<Spec> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
-        Error::file(file, format!("invalid JSON at line {}, column {}: {}", e.line(), e.column(), json_reason(&e)))
+        Error::file(
+            file,
+            format!(
+                "invalid JSON at line {}, column {}: {}",
+                e.line(),
+                e.column(),
+                json_reason(&e)
+            ),
+        )
     })?;
     load(file, &value, name)
 }
@@ -59,26 +67,58 @@ fn json_reason(e: &serde_json::Error) -> String {
 pub fn load(file: &str, value: &Value, name: &str) -> Result<Spec> {
     let top = Config::new(file, value)?;
     let model_type = top.opt_string("model_type")?.ok_or_else(|| {
-        top.err("model_type", format!("is missing; supported model types: {}", supported_list()))
+        top.err(
+            "model_type",
+            format!("is missing; supported model types: {}", supported_list()),
+        )
     })?;
     // Configs of DeepSeek V3's architecture under another name (Kimi K2) load as DeepSeek V3.
-    let declares_v3 = top.get("architectures").and_then(|a| a.get(0)).and_then(|a| a.as_str()) == Some("DeepseekV3ForCausalLM");
-    let model_type = if declares_v3 && !SUPPORTED.iter().any(|(t, _)| *t == model_type) { "deepseek_v3".to_string() } else { model_type };
-    let family = SUPPORTED.iter().find(|(t, _)| *t == model_type).map(|(_, f)| *f).ok_or_else(|| {
-        top.err("model_type", format!("`{model_type}` is not supported; supported model types: {}", supported_list()))
-    })?;
+    let declares_v3 = top
+        .get("architectures")
+        .and_then(|a| a.get(0))
+        .and_then(|a| a.as_str())
+        == Some("DeepseekV3ForCausalLM");
+    let model_type = if declares_v3 && !SUPPORTED.iter().any(|(t, _)| *t == model_type) {
+        "deepseek_v3".to_string()
+    } else {
+        model_type
+    };
+    let family = SUPPORTED
+        .iter()
+        .find(|(t, _)| *t == model_type)
+        .map(|(_, f)| *f)
+        .ok_or_else(|| {
+            top.err(
+                "model_type",
+                format!(
+                    "`{model_type}` is not supported; supported model types: {}",
+                    supported_list()
+                ),
+            )
+        })?;
     // A multimodal wrapper holds its language model in `text_config`, stored under `language_model.`.
     let (cfg, text_type) = match top.sub("text_config")? {
         Some(text) => {
-            let t = text.opt_string("model_type")?.unwrap_or_else(|| format!("{model_type}_text"));
+            let t = text
+                .opt_string("model_type")?
+                .unwrap_or_else(|| format!("{model_type}_text"));
             (text, t)
         }
-        None => (Config { file: top.file, prefix: String::new(), map: top.map }, model_type.clone()),
+        None => (
+            Config {
+                file: top.file,
+                prefix: String::new(),
+                map: top.map,
+            },
+            model_type.clone(),
+        ),
     };
     let mut spec = match text_type.as_str() {
         "gpt2" => gpt2::load(&cfg, family, name)?,
         "gemma2" | "gemma3_text" => gemma::load(&cfg, &text_type, family, name)?,
-        "deepseek_v2" | "deepseek_v3" | "glm4_moe" => deepseek::load(&cfg, &text_type, family, name)?,
+        "deepseek_v2" | "deepseek_v3" | "glm4_moe" => {
+            deepseek::load(&cfg, &text_type, family, name)?
+        }
         "gpt_oss" => gpt_oss::load(&cfg, family, name)?,
         "llama4_text" => llama4::load(&cfg, family, name)?,
         _ => llama::load(&cfg, &text_type, family, name)?,
@@ -96,10 +136,19 @@ pub fn load(file: &str, value: &Value, name: &str) -> Result<Spec> {
 
 /// The parts of a multimodal checkpoint besides its language model.
 fn wrapper_parts(model_type: &str) -> Vec<NotDrawn> {
-    let part = |what: &str, prefix: &str| NotDrawn { what: what.into(), prefix: prefix.into() };
+    let part = |what: &str, prefix: &str| NotDrawn {
+        what: what.into(),
+        prefix: prefix.into(),
+    };
     match model_type {
-        "llama4" => vec![part("vision encoder", "vision_model."), part("multimodal projector", "multi_modal_projector.")],
-        _ => vec![part("vision tower", "vision_tower."), part("multimodal projector", "multi_modal_projector.")],
+        "llama4" => vec![
+            part("vision encoder", "vision_model."),
+            part("multimodal projector", "multi_modal_projector."),
+        ],
+        _ => vec![
+            part("vision tower", "vision_tower."),
+            part("multimodal projector", "multi_modal_projector."),
+        ],
     }
 }
 
@@ -114,7 +163,10 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         hidden: 0,
         layers: 0,
         context: 0,
-        embedding: Embedding { scale_by_sqrt_hidden: false, learned_positions: None },
+        embedding: Embedding {
+            scale_by_sqrt_hidden: false,
+            learned_positions: None,
+        },
         attn: Attention {
             kind: AttnKind::Mha,
             heads: 0,
@@ -131,10 +183,21 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             mla: None,
             fused_qkv: false,
         },
-        mlp: Mlp { intermediate: 0, act: "silu".into(), gated: true, bias: false, fused_gate_up: false },
+        mlp: Mlp {
+            intermediate: 0,
+            act: "silu".into(),
+            gated: true,
+            bias: false,
+            fused_gate_up: false,
+        },
         moe: None,
         plan: Vec::new(),
-        norm: Norm { kind: NormKind::Rms, eps: 1e-6, unit_offset: false, place: NormPlace::Pre },
+        norm: Norm {
+            kind: NormKind::Rms,
+            eps: 1e-6,
+            unit_offset: false,
+            place: NormPlace::Pre,
+        },
         position: Position::Learned,
         tied: false,
         final_softcap: None,
@@ -146,7 +209,11 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
 }
 
 pub fn supported_list() -> String {
-    SUPPORTED.iter().map(|(t, _)| *t).collect::<Vec<_>>().join(", ")
+    SUPPORTED
+        .iter()
+        .map(|(t, _)| *t)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Number of layers, bounded.
@@ -218,10 +285,16 @@ pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
         let theta = main.float("rope_theta", cfg.float("rope_theta", theta_default)?)?;
         (Some(main), theta)
     } else {
-        (cfg.sub("rope_scaling")?, cfg.float("rope_theta", theta_default)?)
+        (
+            cfg.sub("rope_scaling")?,
+            cfg.float("rope_theta", theta_default)?,
+        )
     };
     if theta <= 0.0 {
-        return Err(cfg.err("rope_theta", format!("is {theta}; it must be a positive number")));
+        return Err(cfg.err(
+            "rope_theta",
+            format!("is {theta}; it must be a positive number"),
+        ));
     }
     let scaling = match &params_cfg {
         None => RopeScaling::none(),
@@ -230,15 +303,34 @@ pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
                 Some(k) => k,
                 None => s.string("type", "default")?,
             };
-            const KINDS: &[&str] = &["default", "linear", "dynamic", "llama3", "yarn", "longrope", "proportional"];
+            const KINDS: &[&str] = &[
+                "default",
+                "linear",
+                "dynamic",
+                "llama3",
+                "yarn",
+                "longrope",
+                "proportional",
+            ];
             if !KINDS.contains(&kind.as_str()) {
-                return Err(s.err("rope_type", format!("`{kind}` is not a RoPE type anatomy knows; valid: {}", KINDS.join(", "))));
+                return Err(s.err(
+                    "rope_type",
+                    format!(
+                        "`{kind}` is not a RoPE type anatomy knows; valid: {}",
+                        KINDS.join(", ")
+                    ),
+                ));
             }
             let mut params = Vec::new();
             for (k, v) in s.map {
                 if matches!(
                     k.as_str(),
-                    "rope_type" | "type" | "rope_theta" | "factor" | "original_max_position_embeddings" | "partial_rotary_factor"
+                    "rope_type"
+                        | "type"
+                        | "rope_theta"
+                        | "factor"
+                        | "original_max_position_embeddings"
+                        | "partial_rotary_factor"
                 ) {
                     continue;
                 }
@@ -254,18 +346,35 @@ pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
             }
         }
     };
-    let partial = match params_cfg.as_ref().map(|p| p.opt_float("partial_rotary_factor")).transpose()?.flatten() {
+    let partial = match params_cfg
+        .as_ref()
+        .map(|p| p.opt_float("partial_rotary_factor"))
+        .transpose()?
+        .flatten()
+    {
         Some(p) => p,
         None => cfg.float("partial_rotary_factor", 1.0)?,
     };
     if !(partial > 0.0 && partial <= 1.0) {
-        return Err(cfg.err("partial_rotary_factor", format!("is {partial}; it must be in (0, 1]")));
+        return Err(cfg.err(
+            "partial_rotary_factor",
+            format!("is {partial}; it must be in (0, 1]"),
+        ));
     }
-    Ok(Rope { theta, scaling, local_theta: None, partial })
+    Ok(Rope {
+        theta,
+        scaling,
+        local_theta: None,
+        partial,
+    })
 }
 
 /// Per-layer attention spans from `layer_types` (`"sliding_attention"`, `"full_attention"`, …).
-pub(crate) fn layer_types(cfg: &Config, layers: u64, window: Option<u64>) -> Result<Option<Vec<AttnSpan>>> {
+pub(crate) fn layer_types(
+    cfg: &Config,
+    layers: u64,
+    window: Option<u64>,
+) -> Result<Option<Vec<AttnSpan>>> {
     let parsed = cfg.list(
         "layer_types",
         layers,
@@ -282,9 +391,10 @@ pub(crate) fn layer_types(cfg: &Config, layers: u64, window: Option<u64>) -> Res
         out.push(match (k, window) {
             (None, _) => AttnSpan::Full,
             (Some(()), Some(w)) => AttnSpan::Sliding(w),
-            (Some(()), None) => {
-                return Err(cfg.err("sliding_window", "is missing, but layer_types has sliding_attention layers; give the window size"))
-            }
+            (Some(()), None) => return Err(cfg.err(
+                "sliding_window",
+                "is missing, but layer_types has sliding_attention layers; give the window size",
+            )),
         });
     }
     Ok(Some(out))
@@ -299,7 +409,11 @@ fn check(cfg: &Config, spec: &Spec) -> Result<()> {
     if let crate::spec::Position::Rope(r) = &spec.position {
         let rotary = (a.head_dim as f64 * r.partial) as u64;
         if rotary % 2 == 1 && spec.plan.iter().any(|l| l.rope) && a.mla.is_none() {
-            let field = if cfg.has("head_dim") { "head_dim" } else { "hidden_size" };
+            let field = if cfg.has("head_dim") {
+                "head_dim"
+            } else {
+                "hidden_size"
+            };
             return Err(cfg.err(
                 field,
                 format!(
@@ -313,7 +427,9 @@ fn check(cfg: &Config, spec: &Spec) -> Result<()> {
     let per_layer = [spec.hidden, a.heads, a.head_dim.max(a.v_head_dim), 4]
         .iter()
         .try_fold(1u128, |acc, &x| acc.checked_mul(x as u128));
-    let mlp = [spec.hidden, spec.mlp.intermediate, 3].iter().try_fold(1u128, |acc, &x| acc.checked_mul(x as u128));
+    let mlp = [spec.hidden, spec.mlp.intermediate, 3]
+        .iter()
+        .try_fold(1u128, |acc, &x| acc.checked_mul(x as u128));
     let embed = (spec.vocab as u128).checked_mul(spec.hidden as u128 * 2);
     let total = per_layer
         .zip(mlp)

@@ -1,8 +1,9 @@
 //! The attention sublayer: grouped-query attention (MHA, GQA, MQA as its cases) and multi-head
 //! latent attention, drawn head by head with the checkpoint rows each head reads.
 
-use super::build::{fmt_f, n, Builder, Draft, Linear};
+use super::build::{n, Builder, Draft, Linear};
 use super::*;
+use crate::fmt::float as fmt_f;
 use crate::naming::Role;
 use crate::spec::{AttnKind, AttnSpan, Position, QkNorm};
 
@@ -41,8 +42,18 @@ fn lin<'a>(
 
 /// The rows `[off + size·idx, off + size·(idx+1))` in Python slice syntax.
 fn rows(off: u64, size: u64, idx: &str) -> String {
-    let idx_p = if idx.contains(['+', '*']) { format!("({idx})") } else { idx.to_string() };
-    let at = |end: &str| if off == 0 { end.to_string() } else { format!("{off}+{end}") };
+    let idx_p = if idx.contains(['+', '*']) {
+        format!("({idx})")
+    } else {
+        idx.to_string()
+    };
+    let at = |end: &str| {
+        if off == 0 {
+            end.to_string()
+        } else {
+            format!("{off}+{end}")
+        }
+    };
     at(&format!("{size}*{idx_p}")) + ":" + &at(&format!("{size}*({idx}+1)"))
 }
 
@@ -82,8 +93,16 @@ impl Builder<'_> {
             [AttnSpan::Full] | [] => String::new(),
             [one] => format!("; {}", describe(one)),
             _ => {
-                let parts: Vec<String> =
-                    kinds.iter().map(|k| format!("{} in layers {}", describe(k), self.spec.layers_where(|l| l.attn == *k))).collect();
+                let parts: Vec<String> = kinds
+                    .iter()
+                    .map(|k| {
+                        format!(
+                            "{} in layers {}",
+                            describe(k),
+                            self.spec.layers_where(|l| l.attn == *k)
+                        )
+                    })
+                    .collect();
                 format!("; {}", parts.join(", "))
             }
         }
@@ -91,7 +110,11 @@ impl Builder<'_> {
 
     fn rope_step(&mut self, which: &str, input: &str, out: &str, dim: u64, cached: bool) -> Node {
         let rope = self.rope_text();
-        let o = if cached { self.cached(out, self.seq(dim)) } else { self.act(out, self.seq(dim)) };
+        let o = if cached {
+            self.cached(out, self.seq(dim))
+        } else {
+            self.act(out, self.seq(dim))
+        };
         let node = self.step(Draft {
             title: format!("{which} rotary position encoding"),
             op: Op::Rope,
@@ -122,7 +145,14 @@ impl Builder<'_> {
     }
 
     /// Projection of one head (`idx` names it; `None` for the single K/V head of MQA).
-    fn head_projection(&mut self, role: Role, letter: &str, idx: Option<&str>, input: &str, cached: bool) -> Node {
+    fn head_projection(
+        &mut self,
+        role: Role,
+        letter: &str,
+        idx: Option<&str>,
+        input: &str,
+        cached: bool,
+    ) -> Node {
         let spec = self.spec;
         let hd = spec.attn.head_dim;
         let (stored_role, stored_rows, off) = self.qkv_place(role);
@@ -150,14 +180,28 @@ impl Builder<'_> {
         })
     }
 
-    fn qk_norm(&mut self, which: &str, role: Role, idx: Option<&str>, input: &str, out: &str) -> Node {
+    fn qk_norm(
+        &mut self,
+        which: &str,
+        role: Role,
+        idx: Option<&str>,
+        input: &str,
+        out: &str,
+    ) -> Node {
         let a = &self.spec.attn;
         let hd = a.head_dim;
         let heads = if which == "Q" { a.heads } else { a.kv_heads };
         let gamma = if which == "Q" { "γq" } else { "γk" };
         let title = format!("{which} {}", self.norm_name());
         let full = a.qk_norm == QkNorm::Full;
-        let block = if full { Some((heads * hd, idx.map_or(format!("0:{hd}"), |i| rows(0, hd, i)))) } else { None };
+        let block = if full {
+            Some((
+                heads * hd,
+                idx.map_or(format!("0:{hd}"), |i| rows(0, hd, i)),
+            ))
+        } else {
+            None
+        };
         let mut node = self.norm_step(&title, role, gamma, input, out, hd, true, block);
         if let Node::Step(s) = &mut node {
             s.category = Category::Attention;
@@ -167,7 +211,10 @@ impl Builder<'_> {
                 format!("Normalize each head's {which} over its {hd} dims (one weight shared by all heads)")
             };
             if full {
-                s.equation = s.equation.replace(&format!("mean({input}²)"), &format!("mean over all heads of {which}²"));
+                s.equation = s.equation.replace(
+                    &format!("mean({input}²)"),
+                    &format!("mean over all heads of {which}²"),
+                );
             }
         }
         node
@@ -176,15 +223,24 @@ impl Builder<'_> {
     /// Weightless RMS normalization of a head after RoPE, in the layers that have RoPE (Llama 4).
     fn l2_norm(&mut self, which: &str, input: &str, out: &str, cached: bool) -> Node {
         let hd = self.spec.attn.head_dim;
-        let o = if cached { self.cached(out, self.seq(hd)) } else { self.act(out, self.seq(hd)) };
+        let o = if cached {
+            self.cached(out, self.seq(hd))
+        } else {
+            self.act(out, self.seq(hd))
+        };
         let node = self.step(Draft {
             title: format!("{which} L2 norm"),
             op: Op::Norm,
             category: Category::Attention,
             inputs: vec![],
             output: o,
-            operation: format!("Normalize each head's rotated {which} to unit RMS (no learned weight)"),
-            equation: format!("{out} = {input} / √(mean({input}²) + ε), ε = {}", self.spec.norm.eps),
+            operation: format!(
+                "Normalize each head's rotated {which} to unit RMS (no learned weight)"
+            ),
+            equation: format!(
+                "{out} = {input} / √(mean({input}²) + ε), ε = {}",
+                self.spec.norm.eps
+            ),
         });
         let layers = self.spec.layers_where(|l| l.rope);
         self.gate(node, &layers)
@@ -211,7 +267,13 @@ impl Builder<'_> {
         let mut inputs = vec![];
         let mut eq = format!("A = softmax(S + M) over keys, M = −∞ above the diagonal{window}");
         if a.sinks {
-            let p = self.param(Role::Sinks, false, vec![a.heads], Component::Attention, true);
+            let p = self.param(
+                Role::Sinks,
+                false,
+                vec![a.heads],
+                Component::Attention,
+                true,
+            );
             inputs.push(self.weight(p, "σₛ", [n(1), n(1)], head.map(|h| format!("[{h}]"))));
             eq = format!("A = softmax([S + M, σₛ]) with the sink logit σₛ as an extra key, then dropped{window}");
         }
@@ -221,7 +283,8 @@ impl Builder<'_> {
             category: Category::Attention,
             inputs,
             output: att,
-            operation: "Mask future positions, then normalize each query's scores to weights".into(),
+            operation:
+                "Mask future positions, then normalize each query's scores to weights".into(),
             equation: eq,
         }));
         let h = self.act(head_name, self.seq(a.v_head_dim));
@@ -249,7 +312,10 @@ impl Builder<'_> {
             category: Category::Attention,
             inputs: vec![],
             output: concat,
-            operation: format!("Stack the {} head outputs into one {width}-dim vector per position", a.heads),
+            operation: format!(
+                "Stack the {} head outputs into one {width}-dim vector per position",
+                a.heads
+            ),
             equation: format!("H = concat(H₀ … H_{})", a.heads - 1),
         });
         let out = self.linear(Linear {
@@ -280,9 +346,19 @@ impl Builder<'_> {
         let g = spec.group_size();
         let rope = self.has_rope();
         let (kv_idx, q_idx, head_name, q_head) = match a.kind {
-            AttnKind::Mha => (Some("i".to_string()), "i".to_string(), "Hᵢ", "i".to_string()),
+            AttnKind::Mha => (
+                Some("i".to_string()),
+                "i".to_string(),
+                "Hᵢ",
+                "i".to_string(),
+            ),
             AttnKind::Mqa => (None, "j".to_string(), "Hⱼ", "j".to_string()),
-            _ => (Some("i".to_string()), format!("{g}*i+j"), "Hᵢⱼ", format!("{g}*i+j")),
+            _ => (
+                Some("i".to_string()),
+                format!("{g}*i+j"),
+                "Hᵢⱼ",
+                format!("{g}*i+j"),
+            ),
         };
         // Weighted QK-norm comes before RoPE; Llama 4's weightless one after it.
         let qk_norm = matches!(a.qk_norm, QkNorm::PerHead | QkNorm::Full);
@@ -290,12 +366,20 @@ impl Builder<'_> {
 
         let mut kv_nodes = Vec::new();
         // The K that is cached: after RoPE where there is RoPE, else as projected (and normed).
-        kv_nodes.push(self.head_projection(Role::K, "K", kv_idx.as_deref(), x_in, !rope && !qk_norm));
+        kv_nodes.push(self.head_projection(
+            Role::K,
+            "K",
+            kv_idx.as_deref(),
+            x_in,
+            !rope && !qk_norm,
+        ));
         let mut k = "K";
         if qk_norm {
             kv_nodes.push(self.qk_norm("K", Role::KNorm, kv_idx.as_deref(), "K", "Kₙ"));
             if !rope {
-                if let TensorKind::Activation { cached } = &mut self.tensors.last_mut().expect("K norm output").kind {
+                if let TensorKind::Activation { cached } =
+                    &mut self.tensors.last_mut().expect("K norm output").kind
+                {
                     *cached = true;
                 }
             }
@@ -345,16 +429,34 @@ impl Builder<'_> {
         match a.kind {
             AttnKind::Mha => {
                 kv_nodes.extend(q_nodes);
-                nodes.push(Node::Scope(self.scope(ScopeKind::Head, "Attention Head i", "Head end", a.heads, kv_nodes)));
+                nodes.push(Node::Scope(self.scope(
+                    ScopeKind::Head,
+                    "Attention Head i",
+                    "Head end",
+                    a.heads,
+                    kv_nodes,
+                )));
             }
             AttnKind::Mqa => {
                 nodes.extend(kv_nodes);
-                nodes.push(Node::Scope(self.scope(ScopeKind::Head, "Query Head j", "Head end", a.heads, q_nodes)));
+                nodes.push(Node::Scope(self.scope(
+                    ScopeKind::Head,
+                    "Query Head j",
+                    "Head end",
+                    a.heads,
+                    q_nodes,
+                )));
             }
             _ => {
                 let heads = self.scope(ScopeKind::Head, "Query Head j", "Head end", g, q_nodes);
                 kv_nodes.push(Node::Scope(heads));
-                nodes.push(Node::Scope(self.scope(ScopeKind::Group, "GQA Group i", "GQA end", a.kv_heads, kv_nodes)));
+                nodes.push(Node::Scope(self.scope(
+                    ScopeKind::Group,
+                    "GQA Group i",
+                    "GQA end",
+                    a.kv_heads,
+                    kv_nodes,
+                )));
             }
         }
         let width = a.heads * a.v_head_dim;
@@ -373,13 +475,39 @@ impl Builder<'_> {
         let a = spec.attn.clone();
         let m = a.mla.clone().expect("MLA spec");
         let (d, h) = (spec.hidden, a.heads);
-        let (nope, rope_d, vd, kvl) = (m.qk_nope_head_dim, m.qk_rope_head_dim, a.v_head_dim, m.kv_lora_rank);
+        let (nope, rope_d, vd, kvl) = (
+            m.qk_nope_head_dim,
+            m.qk_rope_head_dim,
+            a.v_head_dim,
+            m.kv_lora_rank,
+        );
         let qk = nope + rope_d;
         let mut nodes = Vec::new();
         let (q_role, q_input, q_cols) = match m.q_lora_rank {
             Some(ql) => {
-                nodes.push(self.linear(lin(Role::QA, "Q down-projection", "Wqa", "Cq", x_in, ql, d, ql, None, false, format!("Compress the input to a {ql}-dim query latent"))));
-                let mut norm = self.norm_step("Q latent RMSNorm", Role::QANorm, "γqa", "Cq", "Cq′", ql, true, None);
+                nodes.push(self.linear(lin(
+                    Role::QA,
+                    "Q down-projection",
+                    "Wqa",
+                    "Cq",
+                    x_in,
+                    ql,
+                    d,
+                    ql,
+                    None,
+                    false,
+                    format!("Compress the input to a {ql}-dim query latent"),
+                )));
+                let mut norm = self.norm_step(
+                    "Q latent RMSNorm",
+                    Role::QANorm,
+                    "γqa",
+                    "Cq",
+                    "Cq′",
+                    ql,
+                    true,
+                    None,
+                );
                 if let Node::Step(s) = &mut norm {
                     s.category = Category::Attention;
                 }
@@ -401,12 +529,23 @@ impl Builder<'_> {
             false,
             format!("Compress the input to the {kvl}-dim KV latent that every head expands"),
         )));
-        let mut norm = self.norm_step("KV latent RMSNorm", Role::KvANorm, "γkv", "Ckv", "Ckv′", kvl, true, None);
+        let mut norm = self.norm_step(
+            "KV latent RMSNorm",
+            Role::KvANorm,
+            "γkv",
+            "Ckv",
+            "Ckv′",
+            kvl,
+            true,
+            None,
+        );
         if let Node::Step(s) = &mut norm {
             s.category = Category::Attention;
         }
         nodes.push(norm);
-        if let TensorKind::Activation { cached } = &mut self.tensors.last_mut().expect("latent").kind {
+        if let TensorKind::Activation { cached } =
+            &mut self.tensors.last_mut().expect("latent").kind
+        {
             *cached = true;
         }
         nodes.push(self.linear(lin(
@@ -426,11 +565,49 @@ impl Builder<'_> {
 
         let mut head = Vec::new();
         let nv = nope + vd;
-        head.push(self.linear(lin(Role::KvB, "K up-projection", "Wkb", "Kₙₒₚₑ", "Ckv′", nope, kvl, h * nv, Some(format!("{nv}*i:{nv}*i+{nope}")), false, format!("Expand the latent to this head's {nope}-dim position-free key"))));
-        head.push(self.linear(lin(Role::KvB, "V up-projection", "Wvb", "V", "Ckv′", vd, kvl, h * nv, Some(format!("{nv}*i+{nope}:{nv}*(i+1)")), false, format!("Expand the latent to this head's {vd}-dim value"))));
+        head.push(self.linear(lin(
+            Role::KvB,
+            "K up-projection",
+            "Wkb",
+            "Kₙₒₚₑ",
+            "Ckv′",
+            nope,
+            kvl,
+            h * nv,
+            Some(format!("{nv}*i:{nv}*i+{nope}")),
+            false,
+            format!("Expand the latent to this head's {nope}-dim position-free key"),
+        )));
+        head.push(self.linear(lin(
+            Role::KvB,
+            "V up-projection",
+            "Wvb",
+            "V",
+            "Ckv′",
+            vd,
+            kvl,
+            h * nv,
+            Some(format!("{nv}*i+{nope}:{nv}*(i+1)")),
+            false,
+            format!("Expand the latent to this head's {vd}-dim value"),
+        )));
         let v = self.tensors.len() - 1;
         let stored_q = h * qk;
-        head.push(self.linear(lin(q_role, "Q projection", "Wq", "Q", q_input, qk, q_cols, stored_q, Some(rows(0, qk, "i")), false, format!("Project to this head's {qk}-dim query ({nope} position-free + {rope_d} rotary)"))));
+        head.push(self.linear(lin(
+            q_role,
+            "Q projection",
+            "Wq",
+            "Q",
+            q_input,
+            qk,
+            q_cols,
+            stored_q,
+            Some(rows(0, qk, "i")),
+            false,
+            format!(
+                "Project to this head's {qk}-dim query ({nope} position-free + {rope_d} rotary)"
+            ),
+        )));
         let qr = self.act("Qᵣ", self.seq(qk));
         let rope_text = self.rope_text();
         let q_rope = self.step(Draft {
@@ -446,17 +623,27 @@ impl Builder<'_> {
         head.push(self.gate(q_rope, &layers));
         let kt = self.act("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", [Dim::Seq, n(qk)]);
         let s = self.act("S", [Dim::Seq, Dim::Seq]);
-        head.push(self.step(Draft {
-            title: "Attention scores".into(),
-            op: Op::Scores { dim: qk },
-            category: Category::Attention,
-            inputs: vec![kt],
-            output: s,
-            operation: "Score queries against keys: the head's own key part and the shared rotary part".into(),
-            equation: self.scores_equation("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", "Qᵣ"),
-        }));
+        head.push(
+            self.step(Draft {
+                title: "Attention scores".into(),
+                op: Op::Scores { dim: qk },
+                category: Category::Attention,
+                inputs: vec![kt],
+                output: s,
+                operation:
+                    "Score queries against keys: the head's own key part and the shared rotary part"
+                        .into(),
+                equation: self.scores_equation("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", "Qᵣ"),
+            }),
+        );
         head.extend(self.softmax_and_values(Some("i"), v, "Hᵢ"));
-        nodes.push(Node::Scope(self.scope(ScopeKind::Head, "Attention Head i", "Head end", h, head)));
+        nodes.push(Node::Scope(self.scope(
+            ScopeKind::Head,
+            "Attention Head i",
+            "Head end",
+            h,
+            head,
+        )));
         nodes.extend(self.attention_output(format!("{vd}×{h}={}", vd * h)));
         nodes
     }

@@ -21,7 +21,11 @@ pub fn build(spec: &Spec) -> Result<Graph> {
     let embedding = b.embedding();
     let block = b.block();
     let last = b.final_scope();
-    let mut children = vec![Node::Scope(embedding), Node::Scope(block), Node::Scope(last)];
+    let mut children = vec![
+        Node::Scope(embedding),
+        Node::Scope(block),
+        Node::Scope(last),
+    ];
     if spec.mtp_layers > 0 {
         children.push(Node::Scope(b.mtp()));
     }
@@ -48,8 +52,14 @@ pub fn build(spec: &Spec) -> Result<Graph> {
 fn check_counts(g: &Graph) -> Result<()> {
     let mut total: u128 = 0;
     for p in &g.params {
-        let n = p.shape.iter().try_fold(1u128, |acc, &d| acc.checked_mul(d as u128));
-        total = n.and_then(|n| n.checked_mul(p.instances())).and_then(|n| total.checked_add(n)).unwrap_or(u128::MAX);
+        let n = p
+            .shape
+            .iter()
+            .try_fold(1u128, |acc, &d| acc.checked_mul(d as u128));
+        total = n
+            .and_then(|n| n.checked_mul(p.instances()))
+            .and_then(|n| total.checked_add(n))
+            .unwrap_or(u128::MAX);
     }
     if total > u64::MAX as u128 {
         return Err(Error::new(
@@ -115,7 +125,14 @@ impl<'s> Builder<'s> {
     }
 
     /// Register a checkpoint tensor (once per name) and return its index.
-    pub(super) fn param(&mut self, role: Role, bias: bool, shape: Vec<u64>, component: Component, per_layer: bool) -> usize {
+    pub(super) fn param(
+        &mut self,
+        role: Role,
+        bias: bool,
+        shape: Vec<u64>,
+        component: Component,
+        per_layer: bool,
+    ) -> usize {
         let (hf, gguf) = names(self.spec.layout, role, bias);
         let hf = format!("{}{hf}", self.spec.hf_prefix);
         if let Some(i) = self.params.iter().position(|p| p.hf == hf) {
@@ -128,15 +145,44 @@ impl<'s> Builder<'s> {
         }
         let layers = per_layer.then(|| self.layers.clone());
         let (experts, routed) = match self.experts {
-            Some(e) if matches!(role, Role::ExpertGate | Role::ExpertUp | Role::ExpertGateUp | Role::ExpertDown) => (e, true),
+            Some(e)
+                if matches!(
+                    role,
+                    Role::ExpertGate | Role::ExpertUp | Role::ExpertGateUp | Role::ExpertDown
+                ) =>
+            {
+                (e, true)
+            }
             _ => (1, false),
         };
-        self.params.push(Param { hf, gguf, shape, component, layers, experts, routed });
+        self.params.push(Param {
+            hf,
+            gguf,
+            shape,
+            component,
+            layers,
+            experts,
+            routed,
+        });
         self.params.len() - 1
     }
 
-    pub(super) fn weight(&mut self, param: usize, name: &str, dims: [Dim; 2], slice: Option<String>) -> usize {
-        self.push(name, dims, TensorKind::Weight { param, slice, note: None })
+    pub(super) fn weight(
+        &mut self,
+        param: usize,
+        name: &str,
+        dims: [Dim; 2],
+        slice: Option<String>,
+    ) -> usize {
+        self.push(
+            name,
+            dims,
+            TensorKind::Weight {
+                param,
+                slice,
+                note: None,
+            },
+        )
     }
 
     pub(super) fn act(&mut self, name: &str, dims: [Dim; 2]) -> usize {
@@ -148,7 +194,11 @@ impl<'s> Builder<'s> {
     }
 
     pub(super) fn push(&mut self, name: &str, dims: [Dim; 2], kind: TensorKind) -> usize {
-        self.tensors.push(Tensor { name: name.to_string(), dims, kind });
+        self.tensors.push(Tensor {
+            name: name.to_string(),
+            dims,
+            kind,
+        });
         self.tensors.len() - 1
     }
 
@@ -167,8 +217,23 @@ impl<'s> Builder<'s> {
         })
     }
 
-    pub(super) fn scope(&self, kind: ScopeKind, title: &str, end: &str, repeat: u64, children: Vec<Node>) -> Scope {
-        Scope { kind, title: title.into(), end: end.into(), repeat, active: None, layers: None, children }
+    pub(super) fn scope(
+        &self,
+        kind: ScopeKind,
+        title: &str,
+        end: &str,
+        repeat: u64,
+        children: Vec<Node>,
+    ) -> Scope {
+        Scope {
+            kind,
+            title: title.into(),
+            end: end.into(),
+            repeat,
+            active: None,
+            layers: None,
+            children,
+        }
     }
 
     pub(super) fn seq(&self, rows: u64) -> [Dim; 2] {
@@ -178,26 +243,54 @@ impl<'s> Builder<'s> {
     /// Linear weights of this layout (and GPT-OSS's stacked experts) are stored [in, out].
     fn stores_in_out(&self, role: Role) -> bool {
         let stacked = self.spec.moe.as_ref().is_some_and(|m| m.stacked_experts);
-        self.spec.layout.stores_in_out() || (stacked && matches!(role, Role::ExpertGateUp | Role::ExpertDown))
+        self.spec.layout.stores_in_out()
+            || (stacked && matches!(role, Role::ExpertGateUp | Role::ExpertDown))
     }
 
     /// A matmul step: `out = W · input (+ b)`.
     pub(super) fn linear(&mut self, l: Linear) -> Node {
         let in_out = self.stores_in_out(l.role);
-        let shape = if in_out { vec![l.cols, l.stored_rows] } else { vec![l.stored_rows, l.cols] };
+        let shape = if in_out {
+            vec![l.cols, l.stored_rows]
+        } else {
+            vec![l.stored_rows, l.cols]
+        };
         let p = self.param(l.role, false, shape, l.component, true);
-        let slice = l.block.as_ref().map(|r| if in_out { format!("[:, {r}]") } else { format!("[{r}, :]") });
+        let slice = l.block.as_ref().map(|r| {
+            if in_out {
+                format!("[:, {r}]")
+            } else {
+                format!("[{r}, :]")
+            }
+        });
         let wt = self.weight(p, l.w, [n(l.rows), n(l.cols)], slice);
         let mut inputs = vec![wt];
         let mut eq = format!("{} = {} · {}", l.out, l.w, l.input);
         if l.bias {
             let pb = self.param(l.role, true, vec![l.stored_rows], l.component, true);
             let name = format!("b{}", l.w.strip_prefix('W').unwrap_or(l.w));
-            inputs.push(self.weight(pb, &name, [n(l.rows), n(1)], l.block.as_ref().map(|r| format!("[{r}]"))));
+            inputs.push(self.weight(
+                pb,
+                &name,
+                [n(l.rows), n(1)],
+                l.block.as_ref().map(|r| format!("[{r}]")),
+            ));
             eq += &format!(" + {name}");
         }
-        let o = if l.cached { self.cached(l.out, self.seq(l.rows)) } else { self.act(l.out, self.seq(l.rows)) };
-        self.step(Draft { title: l.title, op: Op::MatMul, category: l.category, inputs, output: o, operation: l.operation, equation: eq })
+        let o = if l.cached {
+            self.cached(l.out, self.seq(l.rows))
+        } else {
+            self.act(l.out, self.seq(l.rows))
+        };
+        self.step(Draft {
+            title: l.title,
+            op: Op::MatMul,
+            category: l.category,
+            inputs,
+            output: o,
+            operation: l.operation,
+            equation: eq,
+        })
     }
 
     pub(super) fn norm_name(&self) -> &'static str {
@@ -234,11 +327,17 @@ impl<'s> Builder<'s> {
             inputs.push(self.weight(pb, &beta, [n(dim), n(1)], slice));
         }
         let out = self.act(output, self.seq(dim));
-        let w = if spec.norm.unit_offset { format!("(1 + {gamma})") } else { gamma.to_string() };
+        let w = if spec.norm.unit_offset {
+            format!("(1 + {gamma})")
+        } else {
+            gamma.to_string()
+        };
         let eps = spec.norm.eps;
         let equation = match spec.norm.kind {
             NormKind::Rms => format!("{output} = {w} ⊙ {input} / √(mean({input}²) + ε), ε = {eps}"),
-            NormKind::Layer => format!("{output} = {w} ⊙ ({input} − mean) / √(var({input}) + ε) + β, ε = {eps}"),
+            NormKind::Layer => {
+                format!("{output} = {w} ⊙ ({input} − mean) / √(var({input}) + ε) + β, ε = {eps}")
+            }
         };
         self.step(Draft {
             title: title.into(),
@@ -246,7 +345,10 @@ impl<'s> Builder<'s> {
             category: Category::Norm,
             inputs,
             output: out,
-            operation: format!("Normalize each position's {dim} features ({})", self.norm_name()),
+            operation: format!(
+                "Normalize each position's {dim} features ({})",
+                self.norm_name()
+            ),
             equation,
         })
     }
@@ -254,12 +356,22 @@ impl<'s> Builder<'s> {
     fn embedding(&mut self) -> Scope {
         let spec = self.spec;
         let d = spec.hidden;
-        let p = self.param(Role::Embed, false, vec![spec.vocab, d], Component::Embedding, false);
+        let p = self.param(
+            Role::Embed,
+            false,
+            vec![spec.vocab, d],
+            Component::Embedding,
+            false,
+        );
         let t = self.act("T", [n(spec.vocab), Dim::Seq]);
         let e = self.push(
             "E",
             [n(d), n(spec.vocab)],
-            TensorKind::Weight { param: p, slice: None, note: Some("drawn transposed: one column per token".into()) },
+            TensorKind::Weight {
+                param: p,
+                slice: None,
+                note: Some("drawn transposed: one column per token".into()),
+            },
         );
         let x = self.act("X", self.seq(d));
         let mut steps = vec![self.step(Draft {
@@ -272,11 +384,21 @@ impl<'s> Builder<'s> {
             equation: "X = E · T  (column t of X is row T[t] of the embedding)".into(),
         })];
         if let Some(positions) = spec.embedding.learned_positions {
-            let pp = self.param(Role::PosEmbed, false, vec![positions, d], Component::Embedding, false);
+            let pp = self.param(
+                Role::PosEmbed,
+                false,
+                vec![positions, d],
+                Component::Embedding,
+                false,
+            );
             let w = self.push(
                 "Wₚ",
                 [n(d), n(positions)],
-                TensorKind::Weight { param: pp, slice: None, note: Some("drawn transposed: one column per position".into()) },
+                TensorKind::Weight {
+                    param: pp,
+                    slice: None,
+                    note: Some("drawn transposed: one column per position".into()),
+                },
             );
             let xp = self.act("X", self.seq(d));
             steps.push(self.step(Draft {
@@ -285,7 +407,9 @@ impl<'s> Builder<'s> {
                 category: Category::Embed,
                 inputs: vec![w],
                 output: xp,
-                operation: format!("Add the learned embedding of each position (at most {positions})"),
+                operation: format!(
+                    "Add the learned embedding of each position (at most {positions})"
+                ),
                 equation: "X = X + Wₚ[:, pos]".into(),
             }));
         }
@@ -336,7 +460,16 @@ impl<'s> Builder<'s> {
             "Y"
         } else {
             let title = format!("Post-attention {}", self.norm_name());
-            children.push(self.norm_step(&title, Role::PostAttnNorm, "γₐ", "Y", "Y′", d, true, None));
+            children.push(self.norm_step(
+                &title,
+                Role::PostAttnNorm,
+                "γₐ",
+                "Y",
+                "Y′",
+                d,
+                true,
+                None,
+            ));
             "Y′"
         };
         let r = self.act("R", self.seq(d));
@@ -364,7 +497,11 @@ impl<'s> Builder<'s> {
                 continue;
             }
             self.layers = set.clone();
-            let mut scope = if moe { self.moe(ffn_in, r) } else { self.mlp(ffn_in, r) };
+            let mut scope = if moe {
+                self.moe(ffn_in, r)
+            } else {
+                self.mlp(ffn_in, r)
+            };
             if mixed {
                 scope.title = format!("{} (layers {set})", scope.title);
                 scope.layers = Some(set);
@@ -392,7 +529,16 @@ impl<'s> Builder<'s> {
         } else {
             let title = format!("Post-MLP {}", self.norm_name());
             let normed = format!("{out}′");
-            nodes.push(self.norm_step(&title, Role::PostFfnNorm, "γₘ", out, &normed, self.spec.hidden, true, None));
+            nodes.push(self.norm_step(
+                &title,
+                Role::PostFfnNorm,
+                "γₘ",
+                out,
+                &normed,
+                self.spec.hidden,
+                true,
+                None,
+            ));
             normed
         };
         let xn = self.act("Xᵦ₊₁", self.seq(self.spec.hidden));
@@ -402,7 +548,8 @@ impl<'s> Builder<'s> {
             category: Category::Norm,
             inputs: vec![residual],
             output: xn,
-            operation: "Add the FFN output to the attention residual; this is the block's output".into(),
+            operation:
+                "Add the FFN output to the attention residual; this is the block's output".into(),
             equation: format!("Xᵦ₊₁ = R + {m}"),
         }));
         nodes
@@ -428,14 +575,47 @@ impl<'s> Builder<'s> {
     fn final_scope(&mut self) -> Scope {
         let spec = self.spec;
         let title = format!("Final {}", self.norm_name());
-        let norm = self.norm_step(&title, Role::FinalNorm, "γf", "Xₗ", "Z", spec.hidden, false, None);
+        let norm = self.norm_step(
+            &title,
+            Role::FinalNorm,
+            "γf",
+            "Xₗ",
+            "Z",
+            spec.hidden,
+            false,
+            None,
+        );
         let (head, name, source_note) = if spec.tied {
-            let p = self.param(Role::Embed, false, vec![spec.vocab, spec.hidden], Component::Embedding, false);
+            let p = self.param(
+                Role::Embed,
+                false,
+                vec![spec.vocab, spec.hidden],
+                Component::Embedding,
+                false,
+            );
             (p, "Eᵀ", Some("tied: the embedding matrix".to_string()))
         } else {
-            (self.param(Role::LmHead, false, vec![spec.vocab, spec.hidden], Component::LmHead, false), "Wₗₘ", None)
+            (
+                self.param(
+                    Role::LmHead,
+                    false,
+                    vec![spec.vocab, spec.hidden],
+                    Component::LmHead,
+                    false,
+                ),
+                "Wₗₘ",
+                None,
+            )
         };
-        let w = self.push(name, [n(spec.vocab), n(spec.hidden)], TensorKind::Weight { param: head, slice: None, note: source_note });
+        let w = self.push(
+            name,
+            [n(spec.vocab), n(spec.hidden)],
+            TensorKind::Weight {
+                param: head,
+                slice: None,
+                note: source_note,
+            },
+        );
         let logits = self.act("Logits", self.seq(spec.vocab));
         let mut eq = format!("Logits = {name} · Z");
         if let Some(c) = spec.final_softcap {
@@ -447,10 +627,19 @@ impl<'s> Builder<'s> {
             category: Category::Embed,
             inputs: vec![w],
             output: logits,
-            operation: format!("Score all {} vocabulary entries at every position", spec.vocab),
+            operation: format!(
+                "Score all {} vocabulary entries at every position",
+                spec.vocab
+            ),
             equation: eq,
         });
-        self.scope(ScopeKind::Final, "Final", "Final end", 1, vec![norm, head_step])
+        self.scope(
+            ScopeKind::Final,
+            "Final",
+            "Final end",
+            1,
+            vec![norm, head_step],
+        )
     }
 }
 
@@ -462,10 +651,20 @@ impl Builder<'_> {
         let spec = self.spec;
         let (d, v, n_mtp) = (spec.hidden, spec.vocab, spec.mtp_layers);
         self.layers = LayerSet::range(spec.layers, spec.layers + n_mtp);
-        let aux = |b: &mut Self, role: Role, shape: Vec<u64>| b.param(role, false, shape, Component::Aux, true);
+        let aux = |b: &mut Self, role: Role, shape: Vec<u64>| {
+            b.param(role, false, shape, Component::Aux, true)
+        };
         let mut steps = Vec::new();
         let pe = aux(self, Role::MtpEmbed, vec![v, d]);
-        let e = self.push("E′", [n(d), n(v)], TensorKind::Weight { param: pe, slice: None, note: Some("a stored copy of the embedding".into()) });
+        let e = self.push(
+            "E′",
+            [n(d), n(v)],
+            TensorKind::Weight {
+                param: pe,
+                slice: None,
+                note: Some("a stored copy of the embedding".into()),
+            },
+        );
         let xe = self.act("Xₑ", self.seq(d));
         steps.push(self.step(Draft {
             title: "MTP next-token embedding".into(),
@@ -476,9 +675,10 @@ impl Builder<'_> {
             operation: "Embed the token one position ahead".into(),
             equation: "Xₑ[:, t] = E′[T[t+1]]".into(),
         }));
-        for (role, gamma, input, out, title) in
-            [(Role::MtpENorm, "γₑ", "Xₑ", "Xₑ′", "MTP embedding RMSNorm"), (Role::MtpHNorm, "γₕ", "Xₗ", "Hₗ′", "MTP hidden RMSNorm")]
-        {
+        for (role, gamma, input, out, title) in [
+            (Role::MtpENorm, "γₑ", "Xₑ", "Xₑ′", "MTP embedding RMSNorm"),
+            (Role::MtpHNorm, "γₕ", "Xₗ", "Hₗ′", "MTP hidden RMSNorm"),
+        ] {
             let p = aux(self, role, vec![d]);
             let g = self.weight(p, gamma, [n(d), n(1)], None);
             let o = self.act(out, self.seq(d));
@@ -489,7 +689,10 @@ impl Builder<'_> {
                 inputs: vec![g],
                 output: o,
                 operation: format!("Normalize {input} before joining the two streams"),
-                equation: format!("{out} = {gamma} ⊙ {input} / √(mean({input}²) + ε), ε = {}", spec.norm.eps),
+                equation: format!(
+                    "{out} = {gamma} ⊙ {input} / √(mean({input}²) + ε), ε = {}",
+                    spec.norm.eps
+                ),
             }));
         }
         let pp = aux(self, Role::MtpProj, vec![d, 2 * d]);
@@ -501,7 +704,10 @@ impl Builder<'_> {
             category: Category::Aux,
             inputs: vec![w],
             output: xm,
-            operation: format!("Concatenate the two normalized streams and project {} features to {d}", 2 * d),
+            operation: format!(
+                "Concatenate the two normalized streams and project {} features to {d}",
+                2 * d
+            ),
             equation: "Xₘ = Wₑₕ · [Xₑ′; Hₗ′]".into(),
         }));
         let xb = self.act("Xₘ′", self.seq(d));
@@ -528,7 +734,15 @@ impl Builder<'_> {
             equation: format!("Zₘ = γₘ ⊙ Xₘ′ / √(mean(Xₘ′²) + ε), ε = {}", spec.norm.eps),
         }));
         let ph = aux(self, Role::MtpHead, vec![v, d]);
-        let wh = self.push("W′ₗₘ", [n(v), n(d)], TensorKind::Weight { param: ph, slice: None, note: Some("a stored copy of the LM head".into()) });
+        let wh = self.push(
+            "W′ₗₘ",
+            [n(v), n(d)],
+            TensorKind::Weight {
+                param: ph,
+                slice: None,
+                note: Some("a stored copy of the LM head".into()),
+            },
+        );
         let logits = self.act("Logits′", self.seq(v));
         steps.push(self.step(Draft {
             title: "MTP head".into(),
@@ -540,7 +754,13 @@ impl Builder<'_> {
             equation: "Logits′ = W′ₗₘ · Zₘ".into(),
         }));
         self.layers = self.all_layers();
-        let mut scope = self.scope(ScopeKind::Aux, "Multi-token prediction (auxiliary)", "MTP end", n_mtp, steps);
+        let mut scope = self.scope(
+            ScopeKind::Aux,
+            "Multi-token prediction (auxiliary)",
+            "MTP end",
+            n_mtp,
+            steps,
+        );
         scope.layers = Some(LayerSet::range(spec.layers, spec.layers + n_mtp));
         scope
     }
@@ -553,13 +773,5 @@ pub(crate) fn act_name(act: &str) -> &'static str {
         "gelu" => "GELU",
         "relu" => "ReLU",
         _ => "act",
-    }
-}
-
-pub(crate) fn fmt_f(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{}", x as i64)
-    } else {
-        format!("{x}")
     }
 }

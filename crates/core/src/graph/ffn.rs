@@ -19,8 +19,18 @@ impl Kind {
     fn roles(self) -> [Role; 4] {
         match self {
             Kind::Dense => [Role::Gate, Role::Up, Role::GateUp, Role::Down],
-            Kind::Routed => [Role::ExpertGate, Role::ExpertUp, Role::ExpertGateUp, Role::ExpertDown],
-            Kind::Shared => [Role::SharedGate, Role::SharedUp, Role::SharedGate, Role::SharedDown],
+            Kind::Routed => [
+                Role::ExpertGate,
+                Role::ExpertUp,
+                Role::ExpertGateUp,
+                Role::ExpertDown,
+            ],
+            Kind::Shared => [
+                Role::SharedGate,
+                Role::SharedUp,
+                Role::SharedGate,
+                Role::SharedDown,
+            ],
         }
     }
 }
@@ -44,7 +54,12 @@ impl Builder<'_> {
         let (wg, wu, wd) = (format!("Wg{sub}"), format!("Wu{sub}"), format!("Wd{sub}"));
         let (g, u, p) = (format!("G{sub}"), format!("U{sub}"), format!("P{sub}"));
         let mut nodes = Vec::new();
-        let up = |role: Role, w: &'_ str, o: &'_ str, title: &str, block: Option<String>, stored: u64| UpSpec {
+        let up = |role: Role,
+                  w: &'_ str,
+                  o: &'_ str,
+                  title: &str,
+                  block: Option<String>,
+                  stored: u64| UpSpec {
             role,
             title: title.into(),
             block,
@@ -56,10 +71,20 @@ impl Builder<'_> {
         let ups = if !spec.mlp.gated {
             vec![up(up_role, &wu, &u, "Up projection", None, f)]
         } else if fused {
-            let (gb, ub) = if interleaved { ("0::2".to_string(), "1::2".to_string()) } else { (format!("0:{f}"), format!("{f}:{}", 2 * f)) };
-            vec![up(fused_role, &wg, &g, "Gate projection", Some(gb), 2 * f), up(fused_role, &wu, &u, "Up projection", Some(ub), 2 * f)]
+            let (gb, ub) = if interleaved {
+                ("0::2".to_string(), "1::2".to_string())
+            } else {
+                (format!("0:{f}"), format!("{f}:{}", 2 * f))
+            };
+            vec![
+                up(fused_role, &wg, &g, "Gate projection", Some(gb), 2 * f),
+                up(fused_role, &wu, &u, "Up projection", Some(ub), 2 * f),
+            ]
         } else {
-            vec![up(gate_role, &wg, &g, "Gate projection", None, f), up(up_role, &wu, &u, "Up projection", None, f)]
+            vec![
+                up(gate_role, &wg, &g, "Gate projection", None, f),
+                up(up_role, &wu, &u, "Up projection", None, f),
+            ]
         };
         for s in ups {
             nodes.push(self.linear(Linear {
@@ -76,11 +101,17 @@ impl Builder<'_> {
                 component,
                 category: Category::Ffn,
                 cached: false,
-                operation: format!("Project {d} features to {f} ({})", if s.gate { "gate" } else { "up" }),
+                operation: format!(
+                    "Project {d} features to {f} ({})",
+                    if s.gate { "gate" } else { "up" }
+                ),
             }));
         }
         let act = act_name(&spec.mlp.act);
-        let limit = moe.as_ref().and_then(|m| m.swiglu_limit).filter(|_| kind == Kind::Routed);
+        let limit = moe
+            .as_ref()
+            .and_then(|m| m.swiglu_limit)
+            .filter(|_| kind == Kind::Routed);
         let equation = match (spec.mlp.gated, limit) {
             (true, Some(l)) => format!(
                 "{p} = (clamp({u}, −{l}, {l}) + 1) ⊙ G′ · σ(1.702 · G′), G′ = min({g}, {l})"
@@ -90,7 +121,11 @@ impl Builder<'_> {
         };
         let pa = self.act(&p, self.seq(f));
         nodes.push(self.step(Draft {
-            title: if spec.mlp.gated { "Gated activation".into() } else { format!("{act} activation") },
+            title: if spec.mlp.gated {
+                "Gated activation".into()
+            } else {
+                format!("{act} activation")
+            },
             op: Op::Activation,
             category: Category::Ffn,
             inputs: vec![],
@@ -154,8 +189,16 @@ impl Builder<'_> {
             let p = self.param(Role::CorrectionBias, false, vec![e], Component::Ffn, true);
             inputs.push(self.weight(p, "bᵣ", [n(e), n(1)], None));
         }
-        let renorm = if moe.norm_topk_prob { ", renormalized to sum to 1" } else { "" };
-        let scaled = if moe.routed_scaling != 1.0 { format!(", × {}", moe.routed_scaling) } else { String::new() };
+        let renorm = if moe.norm_topk_prob {
+            ", renormalized to sum to 1"
+        } else {
+            ""
+        };
+        let scaled = if moe.routed_scaling != 1.0 {
+            format!(", × {}", moe.routed_scaling)
+        } else {
+            String::new()
+        };
         let groups = if moe.n_group > 1 {
             format!(
                 "; only experts in the best {} of {} groups of {} compete (groups ranked by their two best scores)",
@@ -167,13 +210,21 @@ impl Builder<'_> {
             String::new()
         };
         let equation = match moe.scoring {
-            Scoring::Softmax => format!("Gᵣ = top-{k}(softmax(Lᵣ)){renorm}{scaled}; zeros elsewhere{groups}"),
-            Scoring::TopkSoftmax => format!("Gᵣ = softmax over the top-{k} of Lᵣ{scaled}; zeros elsewhere{groups}"),
+            Scoring::Softmax => {
+                format!("Gᵣ = top-{k}(softmax(Lᵣ)){renorm}{scaled}; zeros elsewhere{groups}")
+            }
+            Scoring::TopkSoftmax => {
+                format!("Gᵣ = softmax over the top-{k} of Lᵣ{scaled}; zeros elsewhere{groups}")
+            }
             Scoring::TopkSigmoid => {
                 format!("Gᵣ = σ(Lᵣ) on the top-{k} of Lᵣ, zeros elsewhere; each chosen expert reads Gᵣ[e] · {input}")
             }
             Scoring::Sigmoid => {
-                let choose = if moe.correction_bias { "σ(Lᵣ) + bᵣ" } else { "σ(Lᵣ)" };
+                let choose = if moe.correction_bias {
+                    "σ(Lᵣ) + bᵣ"
+                } else {
+                    "σ(Lᵣ)"
+                };
                 format!("chosen = top-{k}({choose}){groups}; Gᵣ = σ(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere")
             }
         };
@@ -183,13 +234,22 @@ impl Builder<'_> {
             category: Category::Ffn,
             inputs,
             output: gates,
-            operation: format!("Keep each token's {k} best experts; the other {} get weight 0", e - k),
+            operation: format!(
+                "Keep each token's {k} best experts; the other {} get weight 0",
+                e - k
+            ),
             equation,
         }));
         self.experts = Some(e);
         let expert_steps = self.ffn_steps(Kind::Routed, moe.expert_intermediate, input, "ₑ", "Mₑ");
         self.experts = None;
-        let mut experts = self.scope(ScopeKind::Experts, "Expert e", "Expert end", e, expert_steps);
+        let mut experts = self.scope(
+            ScopeKind::Experts,
+            "Expert e",
+            "Expert end",
+            e,
+            expert_steps,
+        );
         experts.active = Some(k);
         children.push(Node::Scope(experts));
         let mut sum = "M = Σₑ Gᵣ[e] · Mₑ over the chosen experts".to_string();
@@ -197,8 +257,18 @@ impl Builder<'_> {
         if moe.shared_experts > 0 {
             let shared = self.ffn_steps(Kind::Shared, moe.shared_intermediate, input, "ₛ", "Mₛ");
             combine_inputs.push(self.tensors.len() - 1);
-            let title = if moe.shared_experts > 1 { format!("Shared experts ({}, fused)", moe.shared_experts) } else { "Shared expert".into() };
-            children.push(Node::Scope(self.scope(ScopeKind::Mlp, &title, "Shared end", 1, shared)));
+            let title = if moe.shared_experts > 1 {
+                format!("Shared experts ({}, fused)", moe.shared_experts)
+            } else {
+                "Shared expert".into()
+            };
+            children.push(Node::Scope(self.scope(
+                ScopeKind::Mlp,
+                &title,
+                "Shared end",
+                1,
+                shared,
+            )));
             sum += " + Mₛ";
         }
         let m = self.act("M", self.seq(d));

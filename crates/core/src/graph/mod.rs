@@ -37,8 +37,13 @@ pub enum Component {
 }
 
 impl Component {
-    pub const ALL: [Component; 5] =
-        [Component::Embedding, Component::Attention, Component::Ffn, Component::Norm, Component::LmHead];
+    pub const ALL: [Component; 5] = [
+        Component::Embedding,
+        Component::Attention,
+        Component::Ffn,
+        Component::Norm,
+        Component::LmHead,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -149,7 +154,11 @@ impl Tensor {
 
     /// Elements per sequence position (product of the non-`seq` dims), or all elements of a weight.
     pub fn elems(&self) -> u128 {
-        self.dims.iter().filter_map(Dim::size).map(|n| n as u128).product()
+        self.dims
+            .iter()
+            .filter_map(Dim::size)
+            .map(|n| n as u128)
+            .product()
     }
 }
 
@@ -161,10 +170,14 @@ pub enum Op {
     MatMul,
     Rope,
     /// Q·Kᵀ over `dim` per attended position.
-    Scores { dim: u64 },
+    Scores {
+        dim: u64,
+    },
     Softmax,
     /// A·V over `dim` per attended position.
-    WeightedSum { dim: u64 },
+    WeightedSum {
+        dim: u64,
+    },
     Concat,
     Add,
     Activation,
@@ -253,7 +266,10 @@ impl Visit<'_> {
 
     /// Layers this step runs in; `None` outside the blocks.
     pub fn layers(&self) -> Option<&LayerSet> {
-        self.step.layers.as_ref().or_else(|| self.scopes.iter().rev().find_map(|s| s.layers.as_ref()))
+        self.step
+            .layers
+            .as_ref()
+            .or_else(|| self.scopes.iter().rev().find_map(|s| s.layers.as_ref()))
     }
 }
 
@@ -265,7 +281,10 @@ impl Graph {
             for node in &scope.children {
                 match node {
                     Node::Scope(s) => walk(s, stack, out),
-                    Node::Step(step) => out.push(Visit { step, scopes: stack.clone() }),
+                    Node::Step(step) => out.push(Visit {
+                        step,
+                        scopes: stack.clone(),
+                    }),
                 }
             }
             stack.pop();

@@ -13,9 +13,18 @@ pub struct Scale {
 }
 
 impl Scale {
-    pub const FULL: Scale = Scale { max_inner_width: 15, max_inner_height: 5 };
-    pub const COMPACT: Scale = Scale { max_inner_width: 9, max_inner_height: 3 };
-    pub const TINY: Scale = Scale { max_inner_width: 7, max_inner_height: 1 };
+    pub const FULL: Scale = Scale {
+        max_inner_width: 15,
+        max_inner_height: 5,
+    };
+    pub const COMPACT: Scale = Scale {
+        max_inner_width: 9,
+        max_inner_height: 3,
+    };
+    pub const TINY: Scale = Scale {
+        max_inner_width: 7,
+        max_inner_height: 1,
+    };
 }
 
 fn log2(n: u64) -> f64 {
@@ -42,7 +51,9 @@ fn inner_height(d: &Dim, s: Scale) -> usize {
 fn widths(t: &Tensor, scale: Scale) -> (usize, usize) {
     let [rows, cols] = &t.dims;
     let top = width(&cols.label());
-    let mut w = inner_width(cols, scale).max(top + 2).max(width(&t.name) + 2);
+    let mut w = inner_width(cols, scale)
+        .max(top + 2)
+        .max(width(&t.name) + 2);
     if w.is_multiple_of(2) && top % 2 == 1 {
         w += 1;
     }
@@ -58,8 +69,11 @@ pub fn box_width(t: &Tensor, scale: Scale) -> usize {
 /// Lines of one tensor's box, each of the same width: left dim label column, then the box.
 pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
     let weight = t.is_weight();
-    let (tl, tr, bl, br, h, v) =
-        if weight { ('┏', '┓', '┗', '┛', '━', '┃') } else { ('╔', '╗', '╚', '╝', '═', '║') };
+    let (tl, tr, bl, br, h, v) = if weight {
+        ('┏', '┓', '┗', '┛', '━', '┃')
+    } else {
+        ('╔', '╗', '╚', '╝', '═', '║')
+    };
     let [rows, cols] = &t.dims;
     let top_label = cols.label();
     let left_label = rows.label();
@@ -69,11 +83,17 @@ pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
     let edge = |label: &str| {
         let lab = width(label);
         let left = (w - lab) / 2;
-        format!("{}{}{}", h.to_string().repeat(left), label, h.to_string().repeat(w - lab - left))
+        format!(
+            "{}{}{}",
+            h.to_string().repeat(left),
+            label,
+            h.to_string().repeat(w - lab - left)
+        )
     };
     let mut lines = Vec::new();
     let mut top = Line::new();
-    top.push(&" ".repeat(lw), Style::default()).push(&format!("{tl}{}{tr}", edge(&top_label)), style);
+    top.push(&" ".repeat(lw), Style::default())
+        .push(&format!("{tl}{}{tr}", edge(&top_label)), style);
     lines.push(top);
     let name_row = (ih - 1) / 2;
     for r in 0..ih {
@@ -83,19 +103,39 @@ pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
         let inner = if r == name_row {
             let nw = width(&t.name);
             let left = (w - nw) / 2;
-            format!("{}{}{}", " ".repeat(left), t.name, " ".repeat(w - nw - left))
+            format!(
+                "{}{}{}",
+                " ".repeat(left),
+                t.name,
+                " ".repeat(w - nw - left)
+            )
         } else {
             " ".repeat(w)
         };
-        l.push(&v.to_string(), style).push(&inner, Style { bold: true, ..style }).push(&v.to_string(), style);
+        l.push(&v.to_string(), style)
+            .push(
+                &inner,
+                Style {
+                    bold: true,
+                    ..style
+                },
+            )
+            .push(&v.to_string(), style);
         lines.push(l);
     }
     // ◇ marks the contracted side of a weight: its columns, summed against the input.
     let bottom: String = (0..w)
-        .map(|i| if weight && i == if w > 3 { w - 2 } else { w / 2 } { '◇' } else { h })
+        .map(|i| {
+            if weight && i == if w > 3 { w - 2 } else { w / 2 } {
+                '◇'
+            } else {
+                h
+            }
+        })
         .collect();
     let mut bot = Line::new();
-    bot.push(&" ".repeat(lw), Style::default()).push(&format!("{bl}{bottom}{br}"), style);
+    bot.push(&" ".repeat(lw), Style::default())
+        .push(&format!("{bl}{bottom}{br}"), style);
     lines.push(bot);
     lines
 }
@@ -103,7 +143,10 @@ pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
 /// Boxes side by side, top-aligned, two columns apart.
 pub fn row(boxes: Vec<Vec<Line>>) -> Vec<Line> {
     let height = boxes.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = boxes.iter().map(|b| b.iter().map(Line::width).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = boxes
+        .iter()
+        .map(|b| b.iter().map(Line::width).max().unwrap_or(0))
+        .collect();
     (0..height)
         .map(|r| {
             let mut l = Line::new();

@@ -12,7 +12,10 @@ pub struct Style {
 
 impl Style {
     pub fn cat(c: Category) -> Self {
-        Style { category: Some(c), ..Default::default() }
+        Style {
+            category: Some(c),
+            ..Default::default()
+        }
     }
 
     fn ansi(self) -> Option<String> {

@@ -12,21 +12,40 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         out.push_str(&l);
         out.push('\n');
     };
-    line(format!("{} · {} ({}) · {origin}", spec.name, spec.family, spec.model_type));
+    line(format!(
+        "{} · {} ({}) · {origin}",
+        spec.name, spec.family, spec.model_type
+    ));
     if !spec.not_drawn.is_empty() {
-        line(format!("not counted (not drawn): {}", spec.not_drawn.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")));
+        line(format!(
+            "not counted (not drawn): {}",
+            spec.not_drawn
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
     }
     line(String::new());
     line("Parameters".into());
     let total = s.total_params as u128;
-    line(format!("  {:<26}{:>20}  ({})", "total", grouped(total), short(total)));
+    line(format!(
+        "  {:<26}{:>20}  ({})",
+        "total",
+        grouped(total),
+        short(total)
+    ));
     let dense = s.active_params == s.total_params;
     line(format!(
         "  {:<26}{:>20}  ({}){}",
         "active per token",
         grouped(s.active_params as u128),
         short(s.active_params as u128),
-        if dense { ", dense: every parameter is active" } else { "" }
+        if dense {
+            ", dense: every parameter is active"
+        } else {
+            ""
+        }
     ));
     line(format!(
         "  {:<26}{:>20}  ({})",
@@ -45,8 +64,17 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     line("  by component".into());
     for c in Component::ALL {
         let n = s.params_by_component.get(c.label()).copied().unwrap_or(0) as u128;
-        let note = if c == Component::LmHead && spec.tied { "  tied to the embedding" } else { "" };
-        line(format!("    {:<24}{:>20}  {:>5.1}%{note}", c.label(), grouped(n), pct(n, total)));
+        let note = if c == Component::LmHead && spec.tied {
+            "  tied to the embedding"
+        } else {
+            ""
+        };
+        line(format!(
+            "    {:<24}{:>20}  {:>5.1}%{note}",
+            c.label(),
+            grouped(n),
+            pct(n, total)
+        ));
     }
     for l in spec.plan_summary() {
         line(format!("  layers differ · {l}"));
@@ -63,7 +91,11 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     }
     let kv = &s.kv_cache;
     line(String::new());
-    line(format!("KV cache ({} values per token over {} layers)", grouped(kv.values_per_token as u128), spec.layers));
+    line(format!(
+        "KV cache ({} values per token over {} layers)",
+        grouped(kv.values_per_token as u128),
+        spec.layers
+    ));
     line(format!(
         "  {:<26}{:>20}  fp8 {}",
         "per token, bf16",
@@ -79,15 +111,35 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     let w = &s.weight_bytes;
     line(String::new());
     line("Weight memory".into());
-    for (k, v) in [("fp32", w.fp32), ("bf16", w.bf16), ("fp8", w.fp8), ("int4", w.int4)] {
+    for (k, v) in [
+        ("fp32", w.fp32),
+        ("bf16", w.bf16),
+        ("fp8", w.fp8),
+        ("int4", w.int4),
+    ] {
         line(format!("  {:<26}{:>20}", k, bytes(v as u128)));
     }
     let f = &s.flops;
     line(String::new());
-    line(format!("FLOPs per token at context {} (2 per multiply-add; matmuls and attention)", context(f.context)));
-    line(format!("  {:<26}{:>20}", "weights (matmuls)", flops(f.matmul_per_token as f64)));
-    line(format!("  {:<26}{:>20}", "prefill, mean per token", flops(f.prefill_per_token)));
-    line(format!("  {:<26}{:>20}", "decode, next token", flops(f.decode_per_token as f64)));
+    line(format!(
+        "FLOPs per token at context {} (2 per multiply-add; matmuls and attention)",
+        context(f.context)
+    ));
+    line(format!(
+        "  {:<26}{:>20}",
+        "weights (matmuls)",
+        flops(f.matmul_per_token as f64)
+    ));
+    line(format!(
+        "  {:<26}{:>20}",
+        "prefill, mean per token",
+        flops(f.prefill_per_token)
+    ));
+    line(format!(
+        "  {:<26}{:>20}",
+        "decode, next token",
+        flops(f.decode_per_token as f64)
+    ));
     out
 }
 
@@ -120,6 +172,10 @@ pub fn manifest(entries: &[Entry]) -> String {
         let dims: Vec<String> = e.shape.iter().map(u64::to_string).collect();
         out.push_str(&format!("{:<w$}  [{}]\n", e.name, dims.join(", ")));
     }
-    out.push_str(&format!("{} tensors, {} parameters\n", entries.len(), grouped(total)));
+    out.push_str(&format!(
+        "{} tensors, {} parameters\n",
+        entries.len(),
+        grouped(total)
+    ));
     out
 }

@@ -37,14 +37,22 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
             return Err(Error::new(
                 g.spec.name.clone(),
                 "--step",
-                format!("is {n}; this model has {} steps, so give a number from 1 to {}", g.step_count, g.step_count),
+                format!(
+                    "is {n}; this model has {} steps, so give a number from 1 to {}",
+                    g.step_count, g.step_count
+                ),
             ));
         }
     }
     let width = opts.width.max(20);
     let mut out: Vec<Line> = header(g);
 
-    let label_w = g.steps().iter().map(|v| width_of_label(g, v.step)).max().unwrap_or(0);
+    let label_w = g
+        .steps()
+        .iter()
+        .map(|v| width_of_label(g, v.step))
+        .max()
+        .unwrap_or(0);
     let mut chosen = None;
     for scale in [Scale::FULL, Scale::COMPACT, Scale::TINY] {
         let d = diagram_width(g, scale);
@@ -60,10 +68,21 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
                 return (scale, Mode::Above, d);
             }
         }
-        (Scale::TINY, Mode::Above, diagram_width(g, Scale::TINY).min(width))
+        (
+            Scale::TINY,
+            Mode::Above,
+            diagram_width(g, Scale::TINY).min(width),
+        )
     });
 
-    let layout = Layout { g, scale, mode, d, callout_step: opts.step, callout_w: width.saturating_sub(d + 1) };
+    let layout = Layout {
+        g,
+        scale,
+        mode,
+        d,
+        callout_step: opts.step,
+        callout_w: width.saturating_sub(d + 1),
+    };
     let mut rows = Vec::new();
     for node in &g.root.children {
         layout.node(node, 0, &mut rows);
@@ -95,7 +114,13 @@ fn header(g: &Graph) -> Vec<Line> {
     let spec = &g.spec;
     let s = stats::stats(g, None);
     let mut first = Line::new();
-    first.push(&spec.name, Style { bold: true, ..Default::default() });
+    first.push(
+        &spec.name,
+        Style {
+            bold: true,
+            ..Default::default()
+        },
+    );
     first.push(
         &format!(
             " · {} ({}) · {} params · {} layers · hidden {} · context {} · vocab {}",
@@ -111,19 +136,34 @@ fn header(g: &Graph) -> Vec<Line> {
     );
     let mut lines = vec![first];
     if !spec.not_drawn.is_empty() {
-        lines.push(Line::plain(&format!("not drawn: {}", spec.not_drawn.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", "))));
+        lines.push(Line::plain(&format!(
+            "not drawn: {}",
+            spec.not_drawn
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
     }
     for l in spec.plan_summary() {
         lines.push(Line::plain(&format!("layers differ · {l}")));
     }
-    lines.push(Line::plain("┏━┓ weight  ╔═╗ activation  ◇ contracted side  top edge: columns, left edge: rows"));
+    lines.push(Line::plain(
+        "┏━┓ weight  ╔═╗ activation  ◇ contracted side  top edge: columns, left edge: rows",
+    ));
     lines.push(Line::new());
     lines
 }
 
 fn label_text(g: &Graph, s: &Step) -> String {
     let digits = g.step_count.to_string().len().max(2);
-    format!("[{:0w$}/{:0w$}] {}", s.number, g.step_count, s.title, w = digits)
+    format!(
+        "[{:0w$}/{:0w$}] {}",
+        s.number,
+        g.step_count,
+        s.title,
+        w = digits
+    )
 }
 
 fn width_of_label(g: &Graph, s: &Step) -> usize {
@@ -146,11 +186,17 @@ fn diagram_width(g: &Graph, scale: Scale) -> usize {
         for node in &scope.children {
             match node {
                 Node::Scope(s) => {
-                    *best = (*best).max(4 * depth + width(&scope_title(s)) + 6).max(4 * depth + width(&s.end) + 6);
+                    *best = (*best)
+                        .max(4 * depth + width(&scope_title(s)) + 6)
+                        .max(4 * depth + width(&s.end) + 6);
                     walk(g, s, depth + 1, scale, best);
                 }
                 Node::Step(step) => {
-                    let boxes = step.inputs.iter().chain([&step.output]).map(|&i| boxes::box_width(g.tensor(i), scale));
+                    let boxes = step
+                        .inputs
+                        .iter()
+                        .chain([&step.output])
+                        .map(|&i| boxes::box_width(g.tensor(i), scale));
                     let w = boxes.map(|w| w + 2).sum::<usize>() - 2;
                     *best = (*best).max(4 * depth + w);
                 }
@@ -164,7 +210,11 @@ fn diagram_width(g: &Graph, scale: Scale) -> usize {
 
 fn step_lines(g: &Graph, step: &Step, scale: Scale) -> Vec<Line> {
     let style = Style::cat(step.category);
-    let mut drawn: Vec<Vec<Line>> = step.inputs.iter().map(|&i| boxes::draw(g.tensor(i), style, scale)).collect();
+    let mut drawn: Vec<Vec<Line>> = step
+        .inputs
+        .iter()
+        .map(|&i| boxes::draw(g.tensor(i), style, scale))
+        .collect();
     drawn.push(boxes::draw(g.tensor(step.output), style, scale));
     boxes::row(drawn)
 }
@@ -181,7 +231,10 @@ struct Layout<'g> {
 impl Layout<'_> {
     /// A diagram line inside `depth` frames: `│ ` … ` │` around content padded to fit.
     fn framed(&self, depth: usize, content: &Line) -> Line {
-        let frame = Style { dim: true, ..Default::default() };
+        let frame = Style {
+            dim: true,
+            ..Default::default()
+        };
         let mut l = Line::new();
         for _ in 0..depth {
             l.push("│ ", frame);
@@ -202,47 +255,88 @@ impl Layout<'_> {
     }
 
     fn scope(&self, s: &Scope, depth: usize, rows: &mut Vec<Row>) {
-        let frame = Style { dim: true, ..Default::default() };
+        let frame = Style {
+            dim: true,
+            ..Default::default()
+        };
         let inner = self.d - 4 * depth;
         let title = scope_title(s);
         let mut top = Line::new();
         let fill = inner.saturating_sub(width(&title) + 5);
-        top.push("┌─ ", frame).push(&title, Style { bold: true, ..Default::default() }).push(&format!(" {}┐", "─".repeat(fill)), frame);
-        rows.push(Row { diagram: self.framed(depth, &top), label: None });
+        top.push("┌─ ", frame)
+            .push(
+                &title,
+                Style {
+                    bold: true,
+                    ..Default::default()
+                },
+            )
+            .push(&format!(" {}┐", "─".repeat(fill)), frame);
+        rows.push(Row {
+            diagram: self.framed(depth, &top),
+            label: None,
+        });
         for child in &s.children {
             self.node(child, depth + 1, rows);
         }
         let mut bottom = Line::new();
         let fill = inner.saturating_sub(width(&s.end) + 4);
-        bottom.push(&format!("└{} ", "─".repeat(fill)), frame).push(&s.end, frame).push(" ┘", frame);
-        rows.push(Row { diagram: self.framed(depth, &bottom), label: None });
+        bottom
+            .push(&format!("└{} ", "─".repeat(fill)), frame)
+            .push(&s.end, frame)
+            .push(" ┘", frame);
+        rows.push(Row {
+            diagram: self.framed(depth, &bottom),
+            label: None,
+        });
     }
 
     fn step(&self, step: &Step, depth: usize, rows: &mut Vec<Row>) {
         let mut label = Line::new();
         let text = label_text(self.g, step);
         let split = text.find(']').map_or(0, |i| i + 1);
-        label.push(&text[..split], Style { bold: true, ..Style::cat(step.category) }).push(&text[split..], Style::default());
+        label
+            .push(
+                &text[..split],
+                Style {
+                    bold: true,
+                    ..Style::cat(step.category)
+                },
+            )
+            .push(&text[split..], Style::default());
         let lines = step_lines(self.g, step, self.scale);
         if self.mode == Mode::Above {
             let mut l = label.clone();
             l.truncate(self.d.saturating_sub(4 * depth));
-            rows.push(Row { diagram: self.framed(depth, &l), label: None });
+            rows.push(Row {
+                diagram: self.framed(depth, &l),
+                label: None,
+            });
         }
         let label_row = lines.len().saturating_sub(1) / 2;
-        let mut callout_lines = if self.mode == Mode::Side && self.callout_step == Some(step.number) && self.callout_w >= 32 {
+        let mut callout_lines = if self.mode == Mode::Side
+            && self.callout_step == Some(step.number)
+            && self.callout_w >= 32
+        {
             callout(self.g, step.number, self.callout_w)
         } else {
             Vec::new()
         };
         let start = rows.len();
         for (i, l) in lines.iter().enumerate() {
-            let label = (self.mode == Mode::Side && callout_lines.is_empty() && i == label_row).then(|| label.clone());
-            rows.push(Row { diagram: self.framed(depth, l), label });
+            let label = (self.mode == Mode::Side && callout_lines.is_empty() && i == label_row)
+                .then(|| label.clone());
+            rows.push(Row {
+                diagram: self.framed(depth, l),
+                label,
+            });
         }
         if !callout_lines.is_empty() {
             while rows.len() - start < callout_lines.len() {
-                rows.push(Row { diagram: self.framed(depth, &Line::new()), label: None });
+                rows.push(Row {
+                    diagram: self.framed(depth, &Line::new()),
+                    label: None,
+                });
             }
             for (i, c) in callout_lines.drain(..).enumerate() {
                 rows[start + i].label = Some(c);
@@ -253,7 +347,9 @@ impl Layout<'_> {
 
 /// The Operation / Equation / Source callout of step `n`, at most `w` columns wide.
 pub fn callout(g: &Graph, n: usize, w: usize) -> Vec<Line> {
-    let Some(v) = g.step(n) else { return Vec::new() };
+    let Some(v) = g.step(n) else {
+        return Vec::new();
+    };
     let step = v.step;
     let w = w.clamp(24, 100);
     let inner = w - 4;
@@ -267,7 +363,14 @@ pub fn callout(g: &Graph, n: usize, w: usize) -> Vec<Line> {
         body.push(("Source:".into(), "none (runtime activation routing)".into()));
     } else {
         for (i, s) in sources.into_iter().enumerate() {
-            body.push((if i == 0 { "Source:".into() } else { String::new() }, s));
+            body.push((
+                if i == 0 {
+                    "Source:".into()
+                } else {
+                    String::new()
+                },
+                s,
+            ));
         }
     }
     if let Some(layers) = scope_layers(&v) {
@@ -277,13 +380,21 @@ pub fn callout(g: &Graph, n: usize, w: usize) -> Vec<Line> {
     let title = format!(" {} ", label_text(g, step).to_uppercase());
     let mut out = Vec::new();
     let mut top = Line::new();
-    top.push(&format!("┌─{title}"), frame).push(&"─".repeat(w.saturating_sub(3 + width(&title))), frame).push("┐", frame);
+    top.push(&format!("┌─{title}"), frame)
+        .push(&"─".repeat(w.saturating_sub(3 + width(&title))), frame)
+        .push("┐", frame);
     top.truncate(w);
     out.push(top);
     for (key, value) in body {
         for (i, piece) in wrap(&value, inner - key_w).into_iter().enumerate() {
             let mut l = Line::new();
-            l.push("│ ", frame).push(&format!("{:<key_w$}", if i == 0 { key.as_str() } else { "" }), Style { bold: true, ..Default::default() });
+            l.push("│ ", frame).push(
+                &format!("{:<key_w$}", if i == 0 { key.as_str() } else { "" }),
+                Style {
+                    bold: true,
+                    ..Default::default()
+                },
+            );
             l.push(&piece, Style::default());
             l.pad(w - 2).push(" │", frame);
             out.push(l);

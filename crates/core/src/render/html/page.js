@@ -1,0 +1,192 @@
+// anatomy web explorer: hover for a summary, click or Enter for details, arrows to move,
+// Escape to close; the URL hash keeps the selection and the layer variant.
+(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("data").textContent);
+  var svg = document.querySelector("#diagram svg");
+  var detail = document.getElementById("detail");
+  var tooltip = document.getElementById("tooltip");
+  var state = { part: null, variant: 0 };
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function visibleParts() {
+    return Array.prototype.filter.call(svg.querySelectorAll(".part"), function (g) {
+      return g.getClientRects().length > 0;
+    });
+  }
+
+  function parseHash() {
+    var out = { part: null, variant: 0 };
+    location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+      var i = kv.indexOf("=");
+      if (i < 0) return;
+      var k = kv.slice(0, i), v = decodeURIComponent(kv.slice(i + 1));
+      if (k === "part" && Object.prototype.hasOwnProperty.call(data.parts, v)) out.part = v;
+      if (k === "v" && /^\d+$/.test(v) && +v < Math.max(1, data.variants.length)) out.variant = +v;
+    });
+    return out;
+  }
+
+  function hashOf(s) {
+    var parts = [];
+    if (s.part) parts.push("part=" + encodeURIComponent(s.part));
+    if (s.variant) parts.push("v=" + s.variant);
+    return parts.length ? "#" + parts.join("&") : location.pathname + location.search;
+  }
+
+  function applyVariant(v) {
+    for (var i = 0; i < 8; i++) svg.classList.remove("show-v" + i);
+    svg.classList.add("show-v" + v);
+    Array.prototype.forEach.call(document.querySelectorAll(".variant"), function (b) {
+      b.setAttribute("aria-pressed", String(+b.dataset.variant === v));
+    });
+  }
+
+  function render(s) {
+    applyVariant(s.variant);
+    Array.prototype.forEach.call(svg.querySelectorAll(".part.selected"), function (g) { g.classList.remove("selected"); });
+    if (!s.part) {
+      detail.hidden = true;
+      detail.textContent = "";
+      return;
+    }
+    var p = data.parts[s.part];
+    var box = document.getElementById("part-" + s.part);
+    if (box) box.classList.add("selected");
+    detail.textContent = "";
+    var close = el("button", "close", "close");
+    close.type = "button";
+    close.setAttribute("aria-label", "close details");
+    close.addEventListener("click", function () { go({ part: null, variant: state.variant }); });
+    detail.appendChild(close);
+    detail.appendChild(el("div", "kind", p.category));
+    detail.appendChild(el("h2", null, p.title));
+    detail.appendChild(el("p", "summary", p.summary));
+    if (p.layers) detail.appendChild(el("p", "layers", "In layers " + p.layers + "."));
+    detail.appendChild(el("p", null, p.explanation));
+    if (p.subtleties.length) {
+      detail.appendChild(el("h3", null, "Subtleties"));
+      var ul = el("ul");
+      p.subtleties.forEach(function (t) { ul.appendChild(el("li", null, t)); });
+      detail.appendChild(ul);
+    }
+    if (p.numbers.length) {
+      detail.appendChild(el("h3", null, "In this model"));
+      var nl = el("ul", "numbers");
+      p.numbers.forEach(function (t) { nl.appendChild(el("li", null, t)); });
+      detail.appendChild(nl);
+    }
+    detail.appendChild(el("h3", null, "Reference implementation (PyTorch)"));
+    var copy = el("button", "copy", "copy");
+    copy.type = "button";
+    copy.addEventListener("click", function () { copyText(p.code, copy); });
+    detail.appendChild(copy);
+    detail.appendChild(el("pre", "code", p.code));
+    if (p.steps.length) {
+      var steps = el("details", "steps-box");
+      steps.appendChild(el("summary", null, "Tensor-level steps (" + p.steps.length + ")"));
+      var ol = el("ol", "steps");
+      p.steps.forEach(function (st) {
+        var li = el("li");
+        li.value = st.n;
+        li.appendChild(el("strong", null, st.title));
+        li.appendChild(el("div", null, st.operation));
+        li.appendChild(el("code", null, st.equation));
+        st.sources.forEach(function (src) { li.appendChild(el("div", "source", "reads " + src)); });
+        ol.appendChild(li);
+      });
+      steps.appendChild(ol);
+      detail.appendChild(steps);
+    }
+    detail.hidden = false;
+  }
+
+  function copyText(text, button) {
+    function done() { button.textContent = "copied"; setTimeout(function () { button.textContent = "copy"; }, 1200); }
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else {
+      fallback();
+    }
+    function fallback() {
+      var ta = el("textarea");
+      ta.value = text;
+      document.body.appendChild(ta);
+      ta.select();
+      try { document.execCommand("copy"); done(); } catch (e) { /* nothing to do */ }
+      document.body.removeChild(ta);
+    }
+  }
+
+  function go(s) {
+    state = s;
+    history.pushState(null, "", hashOf(s));
+    render(s);
+  }
+
+  function showTip(g, x, y) {
+    var p = data.parts[g.dataset.part];
+    if (!p) return;
+    tooltip.textContent = p.summary;
+    tooltip.hidden = false;
+    tooltip.style.left = Math.min(x + 14, window.innerWidth - 360) + "px";
+    tooltip.style.top = (y + 14) + "px";
+  }
+
+  Array.prototype.forEach.call(svg.querySelectorAll(".part"), function (g) {
+    g.addEventListener("mouseenter", function (e) { showTip(g, e.clientX, e.clientY); });
+    g.addEventListener("mousemove", function (e) { showTip(g, e.clientX, e.clientY); });
+    g.addEventListener("mouseleave", function () { tooltip.hidden = true; });
+    g.addEventListener("focus", function () {
+      var r = g.getBoundingClientRect();
+      showTip(g, r.right, r.top);
+    });
+    g.addEventListener("blur", function () { tooltip.hidden = true; });
+    g.addEventListener("click", function () { go({ part: g.dataset.part, variant: state.variant }); });
+    g.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        go({ part: g.dataset.part, variant: state.variant });
+      } else if (e.key === "ArrowDown" || e.key === "ArrowRight" || e.key === "ArrowUp" || e.key === "ArrowLeft") {
+        e.preventDefault();
+        var list = visibleParts();
+        var i = list.indexOf(g);
+        var next = e.key === "ArrowDown" || e.key === "ArrowRight" ? i + 1 : i - 1;
+        if (next >= 0 && next < list.length) list[next].focus();
+      }
+    });
+  });
+
+  Array.prototype.forEach.call(document.querySelectorAll(".variant"), function (b) {
+    b.addEventListener("click", function () {
+      var v = +b.dataset.variant;
+      var part = state.part;
+      var box = part && document.getElementById("part-" + part);
+      go({ part: part, variant: v });
+      // A part the chosen layers do not have is closed.
+      if (box && box.getClientRects().length === 0) go({ part: null, variant: v });
+    });
+  });
+
+  document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && state.part) {
+      var box = document.getElementById("part-" + state.part);
+      go({ part: null, variant: state.variant });
+      if (box) box.focus();
+    }
+  });
+
+  window.addEventListener("popstate", function () {
+    state = parseHash();
+    render(state);
+  });
+
+  state = parseHash();
+  render(state);
+})();

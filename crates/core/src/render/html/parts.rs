@@ -1,0 +1,335 @@
+//! The boxes of the block diagram, derived from the Graph: each part is a run of steps (the
+//! embedding, a norm, the attention sublayer, an FFN variant, a residual add …) with its
+//! parameters and costs summed from those steps.
+
+use crate::graph::{Category, Graph, Node, Op, Scope, ScopeKind, TensorKind, Visit};
+use crate::layers::LayerSet;
+use crate::stats;
+use std::collections::BTreeSet;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Embedding,
+    Norm,
+    Attention,
+    Residual,
+    Mlp,
+    Moe,
+    Head,
+    Aux,
+}
+
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// Stable id, used in the URL (`attention`, `ffn-moe`).
+    pub id: String,
+    pub kind: Kind,
+    pub title: String,
+    pub category: Category,
+    /// Inside the repeated block.
+    pub in_block: bool,
+    /// Layers it exists in, when not all of the block's.
+    pub layers: Option<LayerSet>,
+    /// Step numbers it is made of.
+    pub steps: Vec<usize>,
+    /// Width of the activation it outputs.
+    pub out_dim: u64,
+    /// Parameters stored for it over all its layers, and of those the ones an earlier part
+    /// already counts (a tied LM head reads the embedding).
+    pub params: u128,
+    pub shared_params: u128,
+    param_ids: BTreeSet<usize>,
+    pub cost: stats::Cost,
+}
+
+/// Every part in drawing order.
+pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
+    let visits = g.steps();
+    let mut out: Vec<Part> = Vec::new();
+    for node in &g.root.children {
+        let Node::Scope(scope) = node else { continue };
+        match scope.kind {
+            ScopeKind::Embedding => out.push(part(
+                g,
+                &visits,
+                "embedding",
+                Kind::Embedding,
+                "Token embedding",
+                false,
+                None,
+                steps_in(scope),
+                context,
+            )),
+            ScopeKind::Block => block_parts(g, &visits, scope, context, &mut out),
+            ScopeKind::Final => {
+                for n in &scope.children {
+                    if let Node::Step(s) = n {
+                        let (id, kind) = if s.op == Op::Norm {
+                            ("final-norm", Kind::Norm)
+                        } else {
+                            ("lm-head", Kind::Head)
+                        };
+                        out.push(part(
+                            g,
+                            &visits,
+                            id,
+                            kind,
+                            &s.title,
+                            false,
+                            None,
+                            vec![s.number],
+                            context,
+                        ));
+                    }
+                }
+            }
+            ScopeKind::Aux => out.push(part(
+                g,
+                &visits,
+                "mtp",
+                Kind::Aux,
+                &scope.title,
+                false,
+                None,
+                steps_in(scope),
+                context,
+            )),
+            _ => {}
+        }
+    }
+    // The multi-token-prediction module holds one more decoder block besides its own tensors.
+    let block = stats::per_layer_params(g).last().copied().unwrap_or(0) * g.spec.mtp_layers as u128;
+    let mut counted = BTreeSet::new();
+    for p in &mut out {
+        let size = |i: &usize| g.params[*i].numel() * g.params[*i].instances();
+        p.shared_params = p.param_ids.intersection(&counted).map(size).sum();
+        p.params = p.param_ids.iter().map(size).sum::<u128>() - p.shared_params;
+        if p.kind == Kind::Aux {
+            p.params += block;
+        }
+        counted.extend(p.param_ids.iter().copied());
+    }
+    out
+}
+
+fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &mut Vec<Part>) {
+    let mut attention: Vec<usize> = Vec::new();
+    let mut residuals = 0;
+    let mut norms = 0;
+    let mut seen_post: BTreeSet<String> = BTreeSet::new();
+    // Post-norms and residual adds that close the FFN variants, drawn once after all of them.
+    let mut tails: Vec<&crate::graph::Step> = Vec::new();
+    let flush = |attention: &mut Vec<usize>, out: &mut Vec<Part>| {
+        if !attention.is_empty() {
+            let title = if g.spec.attn.mla.is_some() {
+                "Multi-head latent attention"
+            } else {
+                attention_title(g)
+            };
+            out.push(part(
+                g,
+                visits,
+                "attention",
+                Kind::Attention,
+                title,
+                true,
+                None,
+                std::mem::take(attention),
+                context,
+            ));
+        }
+    };
+    for node in &block.children {
+        match node {
+            Node::Step(s) if s.op == Op::Route => {}
+            Node::Step(s) if s.op == Op::Norm && s.category == crate::graph::Category::Norm => {
+                flush(&mut attention, out);
+                norms += 1;
+                out.push(part(
+                    g,
+                    visits,
+                    &format!("norm-{norms}"),
+                    Kind::Norm,
+                    &s.title,
+                    true,
+                    None,
+                    vec![s.number],
+                    context,
+                ));
+            }
+            Node::Step(s) if s.op == Op::Add => {
+                flush(&mut attention, out);
+                residuals += 1;
+                out.push(part(
+                    g,
+                    visits,
+                    &format!("residual-{residuals}"),
+                    Kind::Residual,
+                    &s.title,
+                    true,
+                    None,
+                    vec![s.number],
+                    context,
+                ));
+            }
+            Node::Step(s) => attention.push(s.number),
+            Node::Scope(s) if matches!(s.kind, ScopeKind::Group | ScopeKind::Head) => {
+                attention.extend(steps_in(s))
+            }
+            Node::Scope(s) => {
+                flush(&mut attention, out);
+                // An FFN scope ends with its post-norm (where the Spec has one) and the residual add:
+                // those are parts of their own, drawn once for all variants.
+                let (mut ffn, mut tail) = (Vec::new(), Vec::new());
+                for n in &s.children {
+                    match n {
+                        Node::Step(st)
+                            if (st.op == Op::Norm && st.category == Category::Norm)
+                                || st.op == Op::Add =>
+                        {
+                            tail.push(st)
+                        }
+                        Node::Step(st) => ffn.push(st.number),
+                        Node::Scope(inner) => ffn.extend(steps_in(inner)),
+                    }
+                }
+                let (id, kind) = if s.kind == ScopeKind::Moe {
+                    ("ffn-moe", Kind::Moe)
+                } else {
+                    ("ffn-mlp", Kind::Mlp)
+                };
+                let title = if kind == Kind::Moe {
+                    "Mixture of experts"
+                } else {
+                    "Feed-forward (MLP)"
+                };
+                out.push(part(
+                    g,
+                    visits,
+                    id,
+                    kind,
+                    title,
+                    true,
+                    s.layers.clone(),
+                    ffn,
+                    context,
+                ));
+                tails.extend(tail);
+            }
+        }
+    }
+    flush(&mut attention, out);
+    {
+        {
+            for st in tails {
+                if !seen_post.insert(st.title.clone()) {
+                    // The same post-norm or residual of another variant: add its steps to the part drawn.
+                    if let Some(p) = out.iter_mut().rev().find(|p| p.title == st.title) {
+                        p.steps.push(st.number);
+                    }
+                    continue;
+                }
+                let (id, kind) = if st.op == Op::Add {
+                    residuals += 1;
+                    (format!("residual-{residuals}"), Kind::Residual)
+                } else {
+                    norms += 1;
+                    (format!("norm-{norms}"), Kind::Norm)
+                };
+                out.push(part(
+                    g,
+                    visits,
+                    &id,
+                    kind,
+                    &st.title,
+                    true,
+                    None,
+                    vec![st.number],
+                    context,
+                ));
+            }
+        }
+    }
+    // Parts that merged steps of several variants need their sums redone.
+    for p in out.iter_mut() {
+        if p.steps.len() > 1 && matches!(p.kind, Kind::Residual | Kind::Norm) {
+            *p = part(
+                g,
+                visits,
+                &p.id.clone(),
+                p.kind,
+                &p.title.clone(),
+                true,
+                None,
+                p.steps.clone(),
+                context,
+            );
+        }
+    }
+}
+
+fn attention_title(g: &Graph) -> &'static str {
+    match g.spec.attn.kind {
+        crate::spec::AttnKind::Mha => "Multi-head attention",
+        crate::spec::AttnKind::Mqa => "Multi-query attention",
+        _ => "Grouped-query attention",
+    }
+}
+
+fn steps_in(scope: &Scope) -> Vec<usize> {
+    let mut out = Vec::new();
+    for n in &scope.children {
+        match n {
+            Node::Step(s) => out.push(s.number),
+            Node::Scope(s) => out.extend(steps_in(s)),
+        }
+    }
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn part(
+    g: &Graph,
+    visits: &[Visit],
+    id: &str,
+    kind: Kind,
+    title: &str,
+    in_block: bool,
+    layers: Option<LayerSet>,
+    steps: Vec<usize>,
+    context: u64,
+) -> Part {
+    let mut params_seen = BTreeSet::new();
+    let mut cost = stats::Cost::default();
+    let mut out_dim = g.spec.hidden;
+    for v in visits.iter().filter(|v| steps.contains(&v.step.number)) {
+        for &i in &v.step.inputs {
+            if let TensorKind::Weight { param, .. } = g.tensor(i).kind {
+                params_seen.insert(param);
+            }
+        }
+        cost.add(&stats::step_cost(g, v, context));
+        out_dim = g.tensor(v.step.output).dims[0].size().unwrap_or(out_dim);
+    }
+    let category = match kind {
+        Kind::Attention => Category::Attention,
+        Kind::Mlp | Kind::Moe => Category::Ffn,
+        Kind::Norm | Kind::Residual => Category::Norm,
+        Kind::Embedding | Kind::Head => Category::Embed,
+        Kind::Aux => Category::Aux,
+    };
+    Part {
+        id: id.into(),
+        kind,
+        title: title.into(),
+        category,
+        in_block,
+        layers,
+        steps,
+        out_dim,
+        params: 0,
+        shared_params: 0,
+        param_ids: params_seen,
+        cost,
+    }
+}

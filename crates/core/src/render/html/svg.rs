@@ -1,0 +1,182 @@
+//! The block diagram as SVG, laid out top to bottom: boxes in one column, solid edges labelled
+//! with shapes, dashed residual paths on the right, a frame around the repeated block with its ×N
+//! badge, and a dotted edge to auxiliary modules. Parts of different layer variants share a slot.
+
+use super::escape;
+use super::parts::{Kind, Part};
+use crate::fmt::short;
+use crate::graph::Category;
+
+const W: u32 = 560;
+const BOX_X: u32 = 120;
+const BOX_W: u32 = 260;
+const BOX_H: u32 = 46;
+const GAP: u32 = 30;
+const RESID_X: u32 = BOX_X + BOX_W + 48;
+
+pub fn category_class(c: Category) -> &'static str {
+    match c {
+        Category::Attention => "attention",
+        Category::Ffn => "ffn",
+        Category::Norm => "norm",
+        Category::Embed => "embed",
+        Category::Aux => "aux",
+    }
+}
+
+/// `variant_of(part)`: the variants (by index) a gated part belongs to.
+pub fn diagram(
+    parts: &[Part],
+    layers: u64,
+    variant_of: &dyn Fn(&Part) -> Vec<usize>,
+    aria_summary: &dyn Fn(&Part) -> String,
+) -> String {
+    let mut body = String::new();
+    let mut y = 20;
+    let arrow = |body: &mut String, y0: u32, y1: u32, label: &str| {
+        let x = BOX_X + BOX_W / 2;
+        body.push_str(&format!(
+            "<line class=\"edge\" x1=\"{x}\" y1=\"{y0}\" x2=\"{x}\" y2=\"{}\" marker-end=\"url(#arrow)\"/><text class=\"shape\" x=\"{}\" y=\"{}\">{}</text>",
+            y1 - 2,
+            x + 8,
+            (y0 + y1) / 2 + 4,
+            escape(label)
+        ));
+    };
+    body.push_str(&format!(
+        "<text class=\"io\" x=\"{}\" y=\"{}\" text-anchor=\"end\">input ids [B, T]</text>",
+        BOX_X + BOX_W / 2 - 8,
+        y + 12
+    ));
+    y += 20;
+    let mut block_top = None;
+    let mut block_bottom = 0;
+    let mut stream_y = 0; // where the residual stream last left the column
+    let mut last_dim: Option<u64> = None;
+    let mut i = 0;
+    let mut aux_anchor = 0;
+    while i < parts.len() {
+        // Consecutive gated parts are variants of one slot.
+        let mut slot = vec![&parts[i]];
+        while parts[i].layers.is_some() && i + 1 < parts.len() && parts[i + 1].layers.is_some() {
+            i += 1;
+            slot.push(&parts[i]);
+        }
+        i += 1;
+        let p = slot[0];
+        if p.kind == Kind::Aux {
+            continue; // drawn beside the column at the end
+        }
+        if p.in_block && block_top.is_none() {
+            y += 14;
+            block_top = Some(y);
+            y += 34;
+            stream_y = y - 8;
+        }
+        if !p.in_block && block_top.is_some() && block_bottom == 0 {
+            y += 10;
+            block_bottom = y;
+            y += 24;
+        }
+        let label = last_dim.map_or(String::new(), |d| format!("[B, T, {d}]"));
+        arrow(&mut body, y - GAP + 4, y, &label);
+        if p.kind == Kind::Norm && p.id == "final-norm" {
+            aux_anchor = y + BOX_H / 2;
+        }
+        for part in &slot {
+            let variants = variant_of(part);
+            let vclass = if part.layers.is_some() {
+                variants
+                    .iter()
+                    .map(|v| format!(" v{v}"))
+                    .collect::<String>()
+            } else {
+                String::new()
+            };
+            let gated = if part.layers.is_some() { " gated" } else { "" };
+            let sub = match (part.params, part.shared_params) {
+                (0, 0) => String::new(),
+                (0, s) => format!("shares {}", short(s)),
+                (n, _) => format!("{} params", short(n)),
+            };
+            let layers_note = part
+                .layers
+                .as_ref()
+                .map(|l| format!(" · layers {l}"))
+                .unwrap_or_default();
+            body.push_str(&format!(
+                "<g class=\"part cat-{cat}{gated}{vclass}\" id=\"part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\">{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\">{sub}{layers_note}</text></g>",
+                cat = category_class(part.category),
+                id = escape(&part.id),
+                aria = escape(&format!("{}: {}", part.title, aria_summary(part))),
+                tx = BOX_X + BOX_W / 2,
+                ty = y + 20,
+                sy = y + 36,
+                title = escape(&part.title),
+                sub = escape(&sub),
+                layers_note = escape(&layers_note),
+            ));
+        }
+        if p.kind == Kind::Residual {
+            // The stream skips the sublayer and rejoins here.
+            let ym = y + BOX_H / 2;
+            body.push_str(&format!(
+                "<path class=\"residual\" d=\"M{} {stream_y} H{RESID_X} V{ym} H{}\" marker-end=\"url(#arrow-res)\"/>",
+                BOX_X + BOX_W / 2 + 90,
+                BOX_X + BOX_W + 2
+            ));
+            stream_y = y + BOX_H + 6;
+        }
+        last_dim = Some(p.out_dim);
+        y += BOX_H + GAP;
+    }
+    let out_label = format!("logits [B, T, {}]", last_dim.unwrap_or(0));
+    arrow(&mut body, y - GAP + 4, y, "");
+    body.push_str(&format!(
+        "<text class=\"io\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+        BOX_X + BOX_W / 2,
+        y + 14,
+        escape(&out_label)
+    ));
+    y += 30;
+    let mut frame = String::new();
+    if let Some(top) = block_top {
+        let bottom = if block_bottom == 0 { y } else { block_bottom };
+        frame = format!(
+            "<rect class=\"block\" x=\"{}\" y=\"{top}\" width=\"{}\" height=\"{}\" rx=\"10\"/><g class=\"part frame\" id=\"part-block\" data-part=\"block\" tabindex=\"0\" role=\"button\" aria-label=\"Decoder layer, repeated {layers} times\"><text class=\"block-title\" x=\"{}\" y=\"{}\">decoder layer</text><g class=\"badge\"><rect x=\"{}\" y=\"{}\" width=\"62\" height=\"22\" rx=\"11\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">×{layers}</text></g></g>",
+            BOX_X - 30,
+            BOX_W + 60 + 70,
+            bottom - top,
+            BOX_X - 18,
+            top + 22,
+            BOX_X + BOX_W + 38,
+            top + 6,
+            BOX_X + BOX_W + 69,
+            top + 21,
+        );
+    }
+    if let Some(aux) = parts.iter().find(|p| p.kind == Kind::Aux) {
+        let ay = aux_anchor.max(60) - BOX_H / 2;
+        let ax = RESID_X + 24;
+        body.push_str(&format!(
+            "<path class=\"auxedge\" d=\"M{} {} H{ax}\"/><g class=\"part cat-aux\" id=\"part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{ax}\" y=\"{ay}\" width=\"120\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">MTP module</text><text class=\"sub\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} params</text></g>",
+            BOX_X + BOX_W,
+            ay + BOX_H / 2,
+            ax + 60,
+            ay + 20,
+            ax + 60,
+            ay + 36,
+            escape(&short(aux.params)),
+            id = escape(&aux.id),
+            aria = escape(&format!("{}: {}", aux.title, aria_summary(aux))),
+        ));
+    }
+    let width = if parts.iter().any(|p| p.kind == Kind::Aux) {
+        W + 100
+    } else {
+        W
+    };
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {y}\" width=\"{width}\" height=\"{y}\" role=\"group\" aria-label=\"architecture diagram\"><defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead\"/></marker><marker id=\"arrow-res\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead-res\"/></marker></defs>{frame}{body}</svg>"
+    )
+}

@@ -1,0 +1,430 @@
+//! What each part is, in words, with this model's numbers: a one-line summary for hover, an
+//! explanation, and the subtleties worth knowing. Generated from the Spec and the part's sums.
+
+use super::parts::{Kind, Part};
+use crate::fmt::{grouped, short};
+use crate::graph::Graph;
+use crate::spec::{AttnKind, AttnSpan, NormKind, NormPlace, Position, QkNorm, Scoring, Spec};
+
+pub struct Text {
+    pub summary: String,
+    pub explanation: String,
+    pub subtleties: Vec<String>,
+}
+
+fn act_name(a: &str) -> &str {
+    match a {
+        "silu" | "swish" => "SiLU",
+        "gelu_pytorch_tanh" | "gelu_new" | "gelu_fast" => "tanh-approximated GELU",
+        "gelu" => "GELU",
+        other => other,
+    }
+}
+
+/// Which layers use which attention span, in words (`sliding 4096 in 0, 2, 4 … 40; full in …`).
+pub fn spans(spec: &Spec) -> String {
+    let mut kinds: Vec<AttnSpan> = spec.plan.iter().map(|l| l.attn).collect();
+    kinds.sort();
+    kinds.dedup();
+    if kinds.len() == 1 {
+        return match kinds[0] {
+            AttnSpan::Full => "full causal attention in every layer".into(),
+            other => format!("{} in every layer", other.describe()),
+        };
+    }
+    kinds
+        .iter()
+        .map(|k| {
+            format!(
+                "{} in layers {}",
+                k.describe(),
+                spec.layers_where(|l| l.attn == *k)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+pub fn rope_words(spec: &Spec) -> String {
+    match &spec.position {
+        Position::Learned => "learned absolute position embeddings".into(),
+        Position::Rope(r) => {
+            let mut s = format!("RoPE base θ={}", crate::fmt::float(r.theta));
+            if let Some(l) = r.local_theta {
+                s += &format!(" (θ={} in sliding layers)", crate::fmt::float(l));
+            }
+            if r.scaling.kind != "default" {
+                s += &format!(" with {} scaling", r.scaling.kind);
+                if let Some(f) = r.scaling.factor {
+                    s += &format!(" ×{}", crate::fmt::float(f));
+                }
+            }
+            if r.partial < 1.0 {
+                s += &format!(
+                    ", rotating {}% of each head",
+                    crate::fmt::float(r.partial * 100.0)
+                );
+            }
+            s
+        }
+    }
+}
+
+pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
+    let spec = &g.spec;
+    let d = spec.hidden;
+    let share = |n: u128| {
+        if total == 0 {
+            0.0
+        } else {
+            n as f64 * 100.0 / total as f64
+        }
+    };
+    match part.kind {
+        Kind::Embedding => {
+            let mut sub = vec![format!(
+                "Scale: at d={d} and V={}, this table alone is {} parameters ({:.1}% of the model).",
+                grouped(spec.vocab as u128),
+                short(part.params),
+                share(part.params)
+            )];
+            sub.push(if spec.tied {
+                "Weight tying is ON: the LM head reuses this matrix, so it is stored once.".into()
+            } else {
+                "Weight tying is OFF: the LM head has its own V×d matrix.".into()
+            });
+            match &spec.position {
+                Position::Learned => sub.push(format!(
+                    "Positions are learned too: a second table of {} rows is added here, so the model cannot read past {} tokens.",
+                    spec.embedding.learned_positions.unwrap_or(0),
+                    spec.embedding.learned_positions.unwrap_or(0)
+                )),
+                Position::Rope(_) => sub.push("No positional information is added here: position enters inside attention through RoPE.".into()),
+            }
+            if spec.embedding.scale_by_sqrt_hidden {
+                sub.push(format!("The embeddings are multiplied by √{d} ≈ {:.1} before the first layer.", (d as f64).sqrt()));
+            }
+            Text {
+                summary: format!("Maps each of the {} vocabulary ids to a learned {d}-dim vector.", grouped(spec.vocab as u128)),
+                explanation: format!(
+                    "The embedding is a learned matrix W_E ∈ ℝ^{{{} × {d}}}. A token id indexes a row, so the computation is a gather, not a matmul. The output is the residual stream every layer reads from and writes to.",
+                    spec.vocab
+                ),
+                subtleties: sub,
+            }
+        }
+        Kind::Norm => {
+            let (what, eq) = match spec.norm.kind {
+                NormKind::Rms => ("RMSNorm", format!("y = x / √(mean(x²) + {}) · {}", spec.norm.eps, if spec.norm.unit_offset { "(1 + g)" } else { "g" })),
+                NormKind::Layer => ("LayerNorm", format!("y = (x − mean(x)) / √(var(x) + {}) · g + b", spec.norm.eps)),
+            };
+            let place = match spec.norm.place {
+                NormPlace::Pre => "Pre-norm: the norm sits on the branch before each sublayer; the residual stream itself is never normalized in place.",
+                NormPlace::Post => "Post-norm on the branch: each sublayer's output is normalized before it is added to the stream (OLMo 2's placement); the stream itself stays unnormalized.",
+                NormPlace::Sandwich => "Sandwich norms: each sublayer is normalized both before and after, and only then added to the stream.",
+            };
+            let mut sub = vec![place.to_string()];
+            if spec.norm.unit_offset {
+                sub.push("The stored weight is an offset: it is applied as (1 + w), so a zero-initialized weight means identity.".into());
+            }
+            sub.push("The reduction runs in float32 even in bf16 models; eps guards the near-zero case.".into());
+            Text {
+                summary: format!("{}: rescales each token vector over its {d} features (eps={}).", part.title, spec.norm.eps),
+                explanation: format!("{what}: {eq}, with a learned per-feature gain g ∈ ℝ^{{{d}}}."),
+                subtleties: sub,
+            }
+        }
+        Kind::Attention => attention_text(g, part, share(part.params)),
+        Kind::Residual => Text {
+            summary: "Adds the sublayer's output back onto the residual stream.".into(),
+            explanation: format!("y = x + f(x): every sublayer computes a {d}-dim delta and adds it to the stream, so the identity path from the embedding to the LM head is unobstructed."),
+            subtleties: vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".into()],
+        },
+        Kind::Mlp => {
+            let f = spec.mlp.intermediate;
+            let act = act_name(&spec.mlp.act);
+            let (summary, explanation) = if spec.mlp.gated {
+                (
+                    format!("Gated MLP: {d} → 2×{f} ({act} gate ⊙ up) → {d}."),
+                    format!("down(act(gate(x)) ⊙ up(x)): two projections to {f} features, one passed through {act} and used to gate the other, then a projection back to {d}."),
+                )
+            } else {
+                (format!("MLP: {d} → {f} ({act}) → {d}."), format!("down({act}(up(x))): expand to {f} features, apply {act}, project back to {d}."))
+            };
+            let mut sub = vec!["Each position is transformed on its own: the FFN never mixes positions, which is why it parallelizes perfectly and holds most of a dense model's parameters.".to_string()];
+            if spec.mlp.fused_gate_up {
+                sub.push(format!("The checkpoint stores gate and up as one {}-row tensor (gate_up_proj): the first half gates, the second half is the up projection.", 2 * f));
+            }
+            if spec.mlp.bias {
+                sub.push("The projections have biases.".into());
+            }
+            if let Some(l) = &part.layers {
+                sub.push(format!("Only layers {l} use this dense FFN; the others route tokens to experts."));
+            }
+            Text { summary, explanation, subtleties: sub }
+        }
+        Kind::Moe => moe_text(g, part, share(part.params)),
+        Kind::Head => {
+            let mut sub = vec![];
+            if spec.tied {
+                sub.push(format!("Tied to the embedding: it reuses those {} parameters and stores none of its own.", short(part.shared_params)));
+            } else {
+                sub.push(format!("Its own {} × {d} matrix: {} parameters.", grouped(spec.vocab as u128), short(part.params)));
+            }
+            if let Some(c) = spec.final_softcap {
+                sub.push(format!("Logits are softcapped: {c}·tanh(logits/{c}) keeps them in (−{c}, {c})."));
+            }
+            Text {
+                summary: format!("Scores all {} vocabulary entries at every position.", grouped(spec.vocab as u128)),
+                explanation: format!("logits = z · Wᵀ with W ∈ ℝ^{{{} × {d}}}; a softmax over them gives the next-token distribution.", spec.vocab),
+                subtleties: sub,
+            }
+        }
+        Kind::Aux => Text {
+            summary: "Multi-token prediction: an auxiliary block that predicts the token after next.".into(),
+            explanation: format!(
+                "Trained alongside the model to densify the training signal and usable for speculative decoding. It joins the last hidden state with the next token's embedding, runs one more decoder block, and scores with its own head. Stored in the checkpoint as layer {}.",
+                spec.layers
+            ),
+            subtleties: vec![
+                "transformers does not build it, and ordinary decoding does not run it: its parameters are counted apart from the model's total.".into(),
+                "Its embedding and head are stored copies of the main model's.".into(),
+            ],
+        },
+    }
+}
+
+fn attention_text(g: &Graph, _part: &Part, share: f64) -> Text {
+    let spec = &g.spec;
+    let a = &spec.attn;
+    let _ = share;
+    let mut sub = vec![
+        format!("{}; {}.", rope_words(spec), spans(spec)),
+        "At inference the KV cache, not the FLOPs, limits batch size and context: its size is set by how many K/V heads (or how large a latent) each token keeps.".to_string(),
+    ];
+    if a.qkv_bias || a.o_bias {
+        sub.push(format!(
+            "Biases on {}.",
+            if a.o_bias {
+                "q, k, v and the output projection"
+            } else {
+                "q, k and v"
+            }
+        ));
+    }
+    match a.qk_norm {
+        QkNorm::PerHead => sub.push("Q and K are RMS-normalized per head before RoPE (one weight shared by all heads), which keeps attention logits bounded.".into()),
+        QkNorm::Full => sub.push("Q and K are RMS-normalized over all heads together before being split into heads.".into()),
+        QkNorm::L2 => sub.push("Q and K are normalized without a weight after RoPE, in the RoPE layers only.".into()),
+        QkNorm::None => {}
+    }
+    if let Some(c) = a.softcap {
+        sub.push(format!("Scores are softcapped: {c}·tanh(s/{c})."));
+    }
+    if a.sinks {
+        sub.push("Each head has a learned sink logit that joins the softmax and is then dropped, so a head can attend to nothing.".into());
+    }
+    if a.fused_qkv {
+        sub.push(
+            "The checkpoint stores q, k and v as one tensor; each head reads its block of rows."
+                .into(),
+        );
+    }
+    if a.scale_dim != a.head_dim as f64 && a.mla.is_none() {
+        sub.push(format!(
+            "Scores are scaled by 1/√{} (query_pre_attn_scalar), not 1/√head_dim.",
+            crate::fmt::float(a.scale_dim)
+        ));
+    }
+    let (summary, explanation) = if let Some(m) = &a.mla {
+        (
+            format!("{} heads read keys and values from a {}-dim latent; the cache holds {} values per token per layer.", a.heads, m.kv_lora_rank, m.kv_lora_rank + m.qk_rope_head_dim),
+            format!(
+                "Multi-head latent attention compresses the input to a {kvl}-dim KV latent (and {q}), which every head expands to its own {nope}-dim key and {v}-dim value. Position enters through a separate {r}-dim rotary key shared by all heads. Only the latent and the rotary key are cached: {c} values per token per layer instead of {full} for full multi-head attention.",
+                kvl = m.kv_lora_rank,
+                q = m.q_lora_rank.map_or("queries directly from the input".to_string(), |q| format!("a {q}-dim query latent")),
+                nope = m.qk_nope_head_dim,
+                v = a.v_head_dim,
+                r = m.qk_rope_head_dim,
+                c = m.kv_lora_rank + m.qk_rope_head_dim,
+                full = 2 * a.heads * a.head_dim,
+            ),
+        )
+    } else {
+        let kind = match a.kind {
+            AttnKind::Mha => format!(
+                "{} heads, each with its own K and V (d_h={})",
+                a.heads, a.head_dim
+            ),
+            AttnKind::Mqa => format!(
+                "{} query heads share a single K/V head (d_h={})",
+                a.heads, a.head_dim
+            ),
+            _ => format!(
+                "{} query heads share {} KV heads (d_h={})",
+                a.heads, a.kv_heads, a.head_dim
+            ),
+        };
+        (
+            format!("{kind}."),
+            format!(
+                "Causal self-attention: each position scores every earlier one, softmax turns the scores into weights, and the values are mixed by them. {kind}: the KV cache stores {} keys and values per token per layer.",
+                a.kv_heads * a.head_dim
+            ),
+        )
+    };
+    Text {
+        summary,
+        explanation,
+        subtleties: sub,
+    }
+}
+
+fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
+    let spec = &g.spec;
+    let m = spec.moe.as_ref().expect("MoE part of a MoE model");
+    let routing = match m.scoring {
+        Scoring::Softmax => "a softmax over all experts' logits picks the top-k".to_string(),
+        Scoring::Sigmoid => format!(
+            "each expert's sigmoid score{} picks the top-k{}",
+            if m.correction_bias {
+                " plus a learned correction bias (used for choosing only)"
+            } else {
+                ""
+            },
+            if m.n_group > 1 {
+                format!(
+                    ", only among the best {} of {} expert groups",
+                    m.topk_group, m.n_group
+                )
+            } else {
+                String::new()
+            }
+        ),
+        Scoring::TopkSoftmax => {
+            "the top-k logits are chosen, then softmaxed among themselves".into()
+        }
+        Scoring::TopkSigmoid => {
+            "the top-k logits are chosen and their sigmoids scale each chosen expert's input".into()
+        }
+    };
+    let mut sub = vec![
+        format!("Routing: {routing}{}.", if m.routed_scaling != 1.0 { format!("; weights are scaled by {}", m.routed_scaling) } else { String::new() }),
+        format!("Of the {} stored here, a token uses {} experts' worth ({share:.1}% of the model is in this part).", short(part.params), m.top_k),
+    ];
+    if m.shared_experts > 0 {
+        sub.push(format!(
+            "{} shared expert{} of width {} run{} on every token, beside the routed ones.",
+            m.shared_experts,
+            if m.shared_experts > 1 { "s" } else { "" },
+            m.shared_intermediate,
+            if m.shared_experts > 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(l) = m.swiglu_limit {
+        sub.push(format!(
+            "The experts' SwiGLU is clamped at {l} and uses (up + 1) · gate · σ(1.702 · gate)."
+        ));
+    }
+    if m.stacked_experts {
+        sub.push("The checkpoint stores all experts of a layer as one tensor per projection, [experts, in, out].".into());
+    }
+    if let Some(l) = &part.layers {
+        sub.push(format!(
+            "Layers {l} use this mixture; the others have a dense FFN."
+        ));
+    }
+    Text {
+        summary: format!("{} experts of width {}, {} active per token{}.", m.experts, m.expert_intermediate, m.top_k, if m.shared_experts > 0 { format!(" + {} shared", m.shared_experts) } else { String::new() }),
+        explanation: format!(
+            "A router scores each token against all {} experts and keeps the best {}; only those run, and their outputs are summed with the router's weights. Capacity grows with the expert count while the compute per token stays that of {} expert{}.",
+            m.experts,
+            m.top_k,
+            m.top_k,
+            if m.top_k > 1 { "s" } else { "" }
+        ),
+        subtleties: sub,
+    }
+}
+
+/// One line on what makes this model what it is.
+pub fn character(spec: &Spec) -> String {
+    let attn = match (spec.attn.mla.is_some(), spec.attn.kind) {
+        (true, _) => "multi-head latent attention".to_string(),
+        (_, AttnKind::Mha) => "multi-head attention".into(),
+        (_, AttnKind::Mqa) => "multi-query attention".into(),
+        _ => "grouped-query attention".into(),
+    };
+    let ffn = match &spec.moe {
+        Some(m) if spec.is_moe() => format!(
+            "mixture of {} experts ({} active{})",
+            m.experts,
+            m.top_k,
+            if m.shared_experts > 0 {
+                " + shared"
+            } else {
+                ""
+            }
+        ),
+        _ => format!("dense {}", if spec.mlp.gated { "gated MLP" } else { "MLP" }),
+    };
+    let mut extras = Vec::new();
+    if spec.norm.place == NormPlace::Sandwich {
+        extras.push("sandwich norms".to_string());
+    }
+    if spec.norm.place == NormPlace::Post {
+        extras.push("post-sublayer norms".into());
+    }
+    if spec.attn.sinks {
+        extras.push("attention sinks".into());
+    }
+    if spec.attn.softcap.is_some() || spec.final_softcap.is_some() {
+        extras.push("logit softcapping".into());
+    }
+    if spec
+        .plan
+        .iter()
+        .any(|l| matches!(l.attn, AttnSpan::Sliding(_) | AttnSpan::Chunked(_)))
+    {
+        extras.push("local and global layers".into());
+    }
+    if spec.plan.iter().any(|l| !l.rope) && matches!(spec.position, Position::Rope(_)) {
+        extras.push("layers without RoPE".into());
+    }
+    let extras = if extras.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", extras.join(", "))
+    };
+    format!("A {} decoder: {attn}, {ffn}{extras}.", spec.family)
+}
+
+/// The highlights line: what is active, how attention shares heads, how far the context reaches.
+pub fn highlights(spec: &Spec, total: u64, active: u64) -> Vec<String> {
+    let mut out = Vec::new();
+    out.push(if total == active {
+        "dense — every parameter active every token".to_string()
+    } else {
+        format!(
+            "sparse — {} of {} parameters active per token",
+            short(active as u128),
+            short(total as u128)
+        )
+    });
+    let a = &spec.attn;
+    out.push(match (a.mla.as_ref(), a.kind) {
+        (Some(m), _) => format!(
+            "MLA: a {}-dim KV latent shared by {} heads",
+            m.kv_lora_rank, a.heads
+        ),
+        (_, AttnKind::Gqa) => format!("GQA: {} query heads share {} KV heads", a.heads, a.kv_heads),
+        (_, AttnKind::Mqa) => format!("MQA: {} query heads share one KV head", a.heads),
+        _ => format!("MHA: {} heads", a.heads),
+    });
+    out.push(format!(
+        "{} to {} context",
+        rope_words(spec),
+        crate::fmt::context(spec.context)
+    ));
+    out
+}
