@@ -156,6 +156,32 @@ fn missing_file_and_near_miss_names() {
     assert!(e.message.contains("`qwen3-0.6b`"), "{e}");
 }
 
+/// An absent RoPE base or norm epsilon takes the family's config-class default (values read from
+/// transformers 5.24's configuration classes).
+#[test]
+fn rope_base_and_eps_defaults_per_family() {
+    for (model_type, theta, eps) in [
+        ("llama", 10_000.0, 1e-6),
+        ("mistral", 10_000.0, 1e-6),
+        ("mixtral", 1_000_000.0, 1e-5),
+        ("qwen3_moe", 10_000.0, 1e-6),
+        ("smollm3", 2_000_000.0, 1e-6),
+        ("phi3", 10_000.0, 1e-5),
+        ("olmo2", 10_000.0, 1e-5),
+        ("gpt_oss", 150_000.0, 1e-5),
+        ("llama4_text", 500_000.0, 1e-5),
+        ("gemma3_text", 1_000_000.0, 1e-6),
+        ("deepseek_v3", 10_000.0, 1e-6),
+        ("glm4_moe", 10_000.0, 1e-5),
+    ] {
+        // GLM-4.5's default 96 heads do not divide its default hidden size: give head_dim.
+        let config = json!({ "model_type": model_type, "head_dim": 128 });
+        let spec = families::load_json("c.json", &config.to_string(), "t").unwrap();
+        let anatomy_core::spec::Position::Rope(r) = &spec.position else { panic!("{model_type}") };
+        assert_eq!((r.theta, spec.norm.eps), (theta, eps), "{model_type}");
+    }
+}
+
 #[test]
 fn both_rope_formats_load() {
     // Classic: rope_theta + rope_scaling; transformers 5: rope_parameters.

@@ -180,7 +180,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
 
     let (moe, moe_layers) = experts(cfg, model_type, layers)?;
     let rope_layers = rope_layers(cfg, model_type, layers)?;
-    let eps_default = if matches!(model_type, "phi3" | "olmo2") {
+    let eps_default = if matches!(model_type, "phi3" | "olmo2" | "mixtral") {
         1e-5
     } else {
         1e-6
@@ -233,7 +233,15 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             unit_offset: false,
             place: NormPlace::Pre,
         },
-        position: Position::Rope(rope(cfg, 10000.0)?),
+        position: Position::Rope(rope(
+            cfg,
+            // MixtralConfig and SmolLM3Config have their own default bases.
+            match model_type {
+                "mixtral" => 1_000_000.0,
+                "smollm3" => 2_000_000.0,
+                _ => 10_000.0,
+            },
+        )?),
         tied: cfg.flag("tie_word_embeddings", model_type == "smollm3")?,
         final_softcap: None,
         layout: if model_type == "mixtral" {

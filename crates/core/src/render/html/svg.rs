@@ -70,6 +70,17 @@ pub fn diagram(
         if p.in_block && block_top.is_none() {
             y += 14;
             block_top = Some(y);
+            // The frame's title and ×N badge open the block itself; in reading order they come
+            // after the embedding.
+            body.push_str(&format!(
+                "<g class=\"part frame\" id=\"part-block\" data-part=\"block\" tabindex=\"0\" role=\"button\" aria-label=\"Decoder layer, repeated {layers} times\"><text class=\"block-title\" x=\"{}\" y=\"{}\">decoder layer</text><g class=\"badge\"><rect x=\"{}\" y=\"{}\" width=\"62\" height=\"22\" rx=\"11\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">×{layers}</text></g></g>",
+                BOX_X - 18,
+                y + 22,
+                BOX_X + BOX_W + 38,
+                y + 6,
+                BOX_X + BOX_W + 69,
+                y + 21,
+            ));
             y += 34;
             stream_y = y - 8;
         }
@@ -143,16 +154,10 @@ pub fn diagram(
     if let Some(top) = block_top {
         let bottom = if block_bottom == 0 { y } else { block_bottom };
         frame = format!(
-            "<rect class=\"block\" x=\"{}\" y=\"{top}\" width=\"{}\" height=\"{}\" rx=\"10\"/><g class=\"part frame\" id=\"part-block\" data-part=\"block\" tabindex=\"0\" role=\"button\" aria-label=\"Decoder layer, repeated {layers} times\"><text class=\"block-title\" x=\"{}\" y=\"{}\">decoder layer</text><g class=\"badge\"><rect x=\"{}\" y=\"{}\" width=\"62\" height=\"22\" rx=\"11\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">×{layers}</text></g></g>",
+            "<rect class=\"block\" x=\"{}\" y=\"{top}\" width=\"{}\" height=\"{}\" rx=\"10\"/>",
             BOX_X - 30,
             BOX_W + 60 + 70,
             bottom - top,
-            BOX_X - 18,
-            top + 22,
-            BOX_X + BOX_W + 38,
-            top + 6,
-            BOX_X + BOX_W + 69,
-            top + 21,
         );
     }
     if let Some(aux) = parts.iter().find(|p| p.kind == Kind::Aux) {

@@ -307,6 +307,12 @@ fn mlp(spec: &Spec, class: &str, f: u64) -> String {
             act_expr(&spec.mlp.act, "self.up_proj(x)")
         );
     }
+    if spec.mlp.fused_gate_up && moe.is_none() {
+        return format!(
+            "class {class}(nn.Module):\n    def __init__(self, d_model={d}, d_ff={f}):\n        super().__init__()\n        self.gate_up_proj = nn.Linear(d_model, 2 * d_ff, bias={bias})   # gate and up stacked\n        self.down_proj = nn.Linear(d_ff, d_model, bias={bias})\n\n    def forward(self, x):                                  # [B, T, {d}]\n        gate, up = self.gate_up_proj(x).chunk(2, dim=-1)\n        return self.down_proj({} * up)   # [B, T, {d}]",
+            act_expr(&spec.mlp.act, "gate")
+        );
+    }
     if let Some(limit) = moe.and_then(|m| m.swiglu_limit) {
         return format!(
             "class {class}(nn.Module):\n    \"\"\"Clamped SwiGLU: gate capped at {limit}, up clipped to ±{limit}, (up + 1) · gate · σ(1.702 · gate).\"\"\"\n\n    def __init__(self, d_model={d}, d_ff={f}):\n        super().__init__()\n        self.gate_proj = nn.Linear(d_model, d_ff, bias={bias})\n        self.up_proj = nn.Linear(d_model, d_ff, bias={bias})\n        self.down_proj = nn.Linear(d_ff, d_model, bias={bias})\n\n    def forward(self, x):\n        gate = self.gate_proj(x).clamp(max={limit})\n        up = self.up_proj(x).clamp(-{limit}, {limit})\n        return self.down_proj((up + 1) * gate * torch.sigmoid(1.702 * gate))"
@@ -368,9 +374,9 @@ fn moe(spec: &Spec) -> String {
         String::new()
     };
     let apply = if m.scoring == Scoring::TopkSigmoid {
-        "                out[rows] += expert(x[rows] * weights[rows, slot, None].to(x.dtype))\n"
+        "                    out[rows] += expert(x[rows] * weights[rows, slot, None].to(x.dtype))\n"
     } else {
-        "                out[rows] += weights[rows, slot, None].to(x.dtype) * expert(x[rows])\n"
+        "                    out[rows] += weights[rows, slot, None].to(x.dtype) * expert(x[rows])\n"
     };
     let shared = if m.shared_experts > 0 {
         "        out = out + self.shared_experts(x)\n"

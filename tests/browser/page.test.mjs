@@ -1,0 +1,135 @@
+// The web explorer in real headless Chromium: it loads offline and quietly, hovers, clicks,
+// keeps its state in the URL, works from the keyboard, switches layer variants, and renders
+// hostile strings inert.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { anatomy, launch, open, tempDir } from "./helpers.mjs";
+
+let browser, dir;
+before(async () => {
+  dir = tempDir();
+  anatomy("html", "llama-3.1-70b", "-o", join(dir, "llama.html"));
+  anatomy("html", "deepseek-v3", "-o", join(dir, "deepseek.html"));
+  browser = await launch();
+});
+after(async () => { await browser?.close(); });
+
+test("loads with no console error and no network request", async () => {
+  for (const f of ["llama.html", "deepseek.html"]) {
+    const { page, problems } = await open(browser, join(dir, f));
+    await page.waitForLoadState("load");
+    await page.click("#part-attention");
+    await page.hover("#part-embedding");
+    assert.deepEqual(problems, [], f);
+    await page.close();
+  }
+});
+
+test("hovering a box shows its one-line summary", async () => {
+  const { page } = await open(browser, join(dir, "llama.html"));
+  await page.hover("#part-attention");
+  const tip = page.locator("#tooltip");
+  await tip.waitFor({ state: "visible" });
+  assert.equal(await tip.textContent(), "64 query heads share 8 KV heads (d_h=128).");
+  await page.close();
+});
+
+test("clicking a box shows this model's numbers and a PyTorch reference", async () => {
+  const { page } = await open(browser, join(dir, "llama.html"));
+  await page.click("#part-embedding");
+  const detail = page.locator("#detail");
+  await detail.waitFor({ state: "visible" });
+  const text = await detail.textContent();
+  assert.match(text, /1,050,673,152 parameters/);
+  assert.match(text, /this table alone is 1\.05B parameters/);
+  assert.match(await page.locator("#detail pre.code").textContent(), /nn\.Embedding\(vocab_size, d_model\)/);
+  assert.match(await page.locator("#detail pre.code").textContent(), /vocab_size=128256, d_model=8192/);
+  // Opened down to its tensor-level steps, the ones `anatomy show` numbers.
+  await page.click("#detail .steps-box summary");
+  assert.match(await page.locator("#detail ol.steps").textContent(), /Token embedding.*model\.embed_tokens\.weight/s);
+  await page.close();
+});
+
+test("the URL keeps the selection; back and forward restore it", async () => {
+  const { page } = await open(browser, join(dir, "llama.html"));
+  await page.click("#part-attention");
+  assert.equal(new URL(page.url()).hash, "#part=attention");
+  await page.click("#part-embedding");
+  await page.goBack();
+  assert.equal(new URL(page.url()).hash, "#part=attention");
+  assert.equal(await page.locator("#detail h2").textContent(), "Grouped-query attention");
+  await page.goForward();
+  assert.equal(await page.locator("#detail h2").textContent(), "Token embedding");
+  // Opening a shared URL restores it.
+  const fresh = await open(browser, join(dir, "llama.html"), "#part=ffn-mlp");
+  assert.equal(await fresh.page.locator("#detail h2").textContent(), "Feed-forward (MLP)");
+  assert.ok(await fresh.page.locator("#part-ffn-mlp.selected").count());
+  await fresh.page.close();
+  await page.close();
+});
+
+test("keyboard: Tab reaches a box, arrows move, Enter opens, Escape closes", async () => {
+  const { page } = await open(browser, join(dir, "llama.html"));
+  // Tab past the variant-free header to the first box.
+  for (let i = 0; i < 10; i++) {
+    await page.keyboard.press("Tab");
+    if (await page.evaluate(() => document.activeElement?.dataset?.part)) break;
+  }
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.part), "embedding");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  const focused = await page.evaluate(() => document.activeElement.dataset.part);
+  assert.equal(focused, "norm-1", "embedding, then the block frame, then its first norm");
+  await page.keyboard.press("Enter");
+  await page.locator("#detail").waitFor({ state: "visible" });
+  assert.equal(await page.locator("#detail h2").textContent(), "Attention RMSNorm");
+  await page.keyboard.press("Escape");
+  assert.equal(await page.locator("#detail").isHidden(), true);
+  // Every box has an accessible name.
+  const unnamed = await page.$$eval(".part", (gs) => gs.filter((g) => !g.getAttribute("aria-label")).length);
+  assert.equal(unnamed, 0);
+  await page.close();
+});
+
+test("DeepSeek-V3's variant switch shows the dense and the MoE layers", async () => {
+  const { page } = await open(browser, join(dir, "deepseek.html"));
+  const variants = page.locator("button.variant");
+  assert.equal(await variants.count(), 2);
+  assert.match(await variants.nth(0).textContent(), /layers 0–2.*dense FFN/);
+  assert.equal(await page.locator("#part-ffn-mlp").isVisible(), true);
+  assert.equal(await page.locator("#part-ffn-moe").isVisible(), false);
+  await variants.nth(1).click();
+  assert.match(await variants.nth(1).textContent(), /layers 3–60.*MoE FFN/);
+  assert.equal(await page.locator("#part-ffn-mlp").isVisible(), false);
+  assert.equal(await page.locator("#part-ffn-moe").isVisible(), true);
+  assert.equal(new URL(page.url()).hash, "#v=1");
+  await page.click("#part-ffn-moe");
+  assert.match(await page.locator("#detail").textContent(), /256 experts of width 2048, 8 active per token \+ 1 shared/);
+  await page.close();
+});
+
+test("a config full of markup renders inert", async () => {
+  const evil = join(dir, "<img src=x onerror=window.__pwned=2>");
+  mkdirSync(evil, { recursive: true });
+  const config = JSON.parse(anatomy("manifest", "smollm2-135m", "--json") && "{}");
+  Object.assign(config, {
+    model_type: "llama", hidden_size: 64, intermediate_size: 128, num_hidden_layers: 2, num_attention_heads: 4,
+    num_key_value_heads: 2, vocab_size: 100,
+    hidden_act: "</svg></script><script>window.__pwned=1</script>\"'<b>",
+  });
+  writeFileSync(join(evil, "config.json"), JSON.stringify(config));
+  const out = join(dir, "evil.html");
+  anatomy("html", evil, "-o", out);
+  const { page, problems } = await open(browser, out);
+  await page.waitForLoadState("load");
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.locator("h1").textContent(), "<img src=x onerror=window.__pwned=2>");
+  await page.click("#part-ffn-mlp");
+  assert.match(await page.locator("#detail").textContent(), /<\/svg><\/script><script>window\.__pwned=1<\/script>/);
+  assert.equal(await page.evaluate(() => window.__pwned), undefined);
+  assert.equal(await page.locator("script").count(), 2, "only the page's own scripts exist");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
