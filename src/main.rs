@@ -71,6 +71,13 @@ enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Check a checkpoint (a folder of safetensors with its config.json, or a .gguf file) tensor by
+    /// tensor against the graph; exits 0 only when everything matches.
+    Verify {
+        path: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// The PyTorch reference of a model as one module (every part and a Model composing them).
     #[command(hide = true)]
     Torch { model: String },
@@ -98,7 +105,15 @@ fn main() -> ExitCode {
     }
 }
 
+/// The graph of MODEL: a catalog name, a config.json or a folder holding one, or a GGUF file (whose
+/// metadata is its config; only its header is read).
 fn build(model: &str) -> anatomy_core::Result<(graph::Graph, source::Origin)> {
+    let path = std::path::Path::new(model);
+    if path.extension().is_some_and(|e| e == "gguf") {
+        let c = anatomy_checkpoint::open(path)?;
+        let spec = anatomy_checkpoint::spec(&c)?;
+        return Ok((graph::build(&spec)?, source::Origin::File(c.path)));
+    }
     let loaded = source::load(model)?;
     Ok((graph::build(&loaded.spec)?, loaded.origin))
 }
@@ -217,6 +232,37 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
                 rows.len(),
                 output.display()
             ))
+        }
+        Command::Verify { path, json } => {
+            let c = anatomy_checkpoint::open(&path)?;
+            let g = graph::build(&anatomy_checkpoint::spec(&c)?)?;
+            let r = anatomy_checkpoint::verify::verify(&g, &c)?;
+            let out = if json {
+                let list = |v: Vec<String>| serde_json::json!(v);
+                serde_json::to_string_pretty(&serde_json::json!({
+                    "clean": r.clean(),
+                    "matched": r.matched,
+                    "params": r.params as u64,
+                    "missing": list(r.missing.iter().map(|m| m.0.clone()).collect()),
+                    "unexpected": list(r.unexpected.iter().map(|t| t.name.clone()).collect()),
+                    "misshaped": list(r.misshaped.iter().map(|m| m.0.clone()).collect()),
+                    "formats": r.formats.iter().map(|(f, (n, p))| (f.clone(), serde_json::json!({"tensors": n, "params": *p as u64}))).collect::<serde_json::Map<_, _>>(),
+                }))
+                .expect("json")
+                    + "\n"
+            } else {
+                anatomy_checkpoint::verify::report_text(&g, &c, &r)
+            };
+            if r.clean() {
+                Ok(out)
+            } else {
+                // The report goes to stdout; the exit status says it failed.
+                print!("{out}");
+                Err(anatomy_core::Error::file(
+                    c.path,
+                    "does not match the graph (see the report above)",
+                ))
+            }
         }
         Command::Torch { model } => {
             let (g, _) = build(&model)?;

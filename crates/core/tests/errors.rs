@@ -177,7 +177,9 @@ fn rope_base_and_eps_defaults_per_family() {
         // GLM-4.5's default 96 heads do not divide its default hidden size: give head_dim.
         let config = json!({ "model_type": model_type, "head_dim": 128 });
         let spec = families::load_json("c.json", &config.to_string(), "t").unwrap();
-        let anatomy_core::spec::Position::Rope(r) = &spec.position else { panic!("{model_type}") };
+        let anatomy_core::spec::Position::Rope(r) = &spec.position else {
+            panic!("{model_type}")
+        };
         assert_eq!((r.theta, spec.norm.eps), (theta, eps), "{model_type}");
     }
 }

@@ -6,7 +6,11 @@ use anatomy_core::{graph, source};
 fn page_of(model: &str) -> String {
     let loaded = source::load(model).unwrap();
     let g = graph::build(&loaded.spec).unwrap();
-    page(&PageInput { graph: &g, provenance: &loaded.origin.describe(), context: None })
+    page(&PageInput {
+        graph: &g,
+        provenance: &loaded.origin.describe(),
+        context: None,
+    })
 }
 
 #[test]
@@ -21,18 +25,30 @@ fn self_contained() {
     for model in ["llama-3.1-70b", "deepseek-v3", "gemma-3-27b"] {
         let html = page_of(model);
         for needle in ["http://", "https://", "src=\"", "@import", "url(http"] {
-            let hits: Vec<_> = html.match_indices(needle).map(|(i, _)| &html[i.saturating_sub(30)..(i + 40).min(html.len())]).collect();
+            let hits: Vec<_> = html
+                .match_indices(needle)
+                .map(|(i, _)| &html[i.saturating_sub(30)..(i + 40).min(html.len())])
+                .collect();
             // The only URL is SVG's XML namespace, which is a name, not a request.
-            assert!(hits.iter().all(|h| h.contains("www.w3.org/2000/svg")), "{model}: {hits:?}");
+            assert!(
+                hits.iter().all(|h| h.contains("www.w3.org/2000/svg")),
+                "{model}: {hits:?}"
+            );
         }
     }
 }
 
 #[test]
 fn escaping() {
-    assert_eq!(escape("<a href=\"x\">'&'</a>"), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+    assert_eq!(
+        escape("<a href=\"x\">'&'</a>"),
+        "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+    );
     let v = serde_json::json!({ "s": "</script><!-- & -->" });
     let out = json_for_script(&v);
-    assert!(!out.contains('<') && !out.contains('>') && !out.contains('&'), "{out}");
+    assert!(
+        !out.contains('<') && !out.contains('>') && !out.contains('&'),
+        "{out}"
+    );
     assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap(), v);
 }

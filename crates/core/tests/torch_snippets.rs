@@ -12,11 +12,17 @@ fn every_snippet_compiles() {
     for e in catalog::ENTRIES {
         let g = graph::build(&source::load(e.name).unwrap().spec).unwrap();
         for p in parts(&g, g.spec.context) {
-            let path = dir.path().join(format!("{}_{}.py", e.name.replace(['.', '-'], "_"), p.id.replace('-', "_")));
+            let path = dir.path().join(format!(
+                "{}_{}.py",
+                e.name.replace(['.', '-'], "_"),
+                p.id.replace('-', "_")
+            ));
             std::fs::write(&path, torch::snippet(&g.spec, &p)).unwrap();
             files.push(path);
         }
-        let path = dir.path().join(format!("{}_module.py", e.name.replace(['.', '-'], "_")));
+        let path = dir
+            .path()
+            .join(format!("{}_module.py", e.name.replace(['.', '-'], "_")));
         std::fs::write(&path, torch::module(&g.spec)).unwrap();
         files.push(path);
     }
@@ -26,6 +32,10 @@ fn every_snippet_compiles() {
         .args(&files)
         .output()
         .expect("python3 runs (it is on every machine of this project)");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(files.len() > 150, "{} files", files.len());
 }

@@ -1,0 +1,246 @@
+//! A checkpoint against the Graph, tensor by tensor: what is missing, unexpected or mis-shaped,
+//! and in which storage formats the weights are kept.
+//!
+//! Weights stored another way are recognized as the same weights and counted by logical shape:
+//! fp8 with block scales (`weight_scale_inv`, DeepSeek-V3), MXFP4 `_blocks` and `_scales`
+//! (gpt-oss, stored [experts, out, in/32, 16]), GGUF quant types, and the multi-token-prediction
+//! layers DeepSeek-V3 stores after the model's own.
+
+use crate::{Checkpoint, Format, Stored};
+use anatomy_core::graph::{Component, Graph};
+use anatomy_core::manifest::{self, Naming};
+use anatomy_core::naming::instantiate;
+use anatomy_core::Error;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Debug, Default)]
+pub struct Report {
+    pub matched: usize,
+    /// Parameters of the matched tensors, by logical shape.
+    pub params: u128,
+    pub missing: Vec<(String, Vec<u64>)>,
+    pub unexpected: Vec<Stored>,
+    /// (name, expected shape, stored shape)
+    pub misshaped: Vec<(String, Vec<u64>, Vec<u64>)>,
+    /// Storage format → (tensors, parameters).
+    pub formats: BTreeMap<String, (usize, u128)>,
+    /// Auxiliary tensors (multi-token prediction) found, and their parameters.
+    pub aux: (usize, u128),
+}
+
+impl Report {
+    pub fn clean(&self) -> bool {
+        self.missing.is_empty() && self.unexpected.is_empty() && self.misshaped.is_empty()
+    }
+}
+
+fn numel(shape: &[u64]) -> u128 {
+    shape.iter().map(|&d| d as u128).product()
+}
+
+/// Auxiliary tensors the checkpoint may hold: the MTP module's own and, for each MTP layer, one
+/// more decoder block shaped like the model's last layer.
+fn optional(g: &Graph, naming: Naming) -> Vec<(String, Vec<u64>)> {
+    let spec = &g.spec;
+    let mut out = Vec::new();
+    if spec.mtp_layers == 0 {
+        return out;
+    }
+    let last = spec.layers - 1;
+    let mtp = spec.layers..spec.layers + spec.mtp_layers;
+    for p in &g.params {
+        let template = if naming == Naming::Hf { &p.hf } else { &p.gguf };
+        let in_last = p.layers.as_ref().is_some_and(|l| l.contains(last));
+        if p.component != Component::Aux && !in_last {
+            continue;
+        }
+        for b in mtp.clone() {
+            let experts: Vec<Option<u64>> = if template.contains("{e}") {
+                (0..p.experts).map(Some).collect()
+            } else {
+                vec![None]
+            };
+            for e in experts {
+                out.push((instantiate(template, Some(b), e), p.shape.clone()));
+            }
+        }
+    }
+    out
+}
+
+pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
+    let naming = if c.format == Format::Gguf {
+        Naming::Gguf
+    } else {
+        Naming::Hf
+    };
+    let expected = manifest::manifest(g, naming)?;
+    let stored: BTreeMap<&str, &Stored> = c.tensors.iter().map(|t| (t.name.as_str(), t)).collect();
+    let mut used: BTreeSet<&str> = BTreeSet::new();
+    let mut r = Report::default();
+    let matched = |r: &mut Report, format: String, shape: &[u64]| {
+        r.matched += 1;
+        r.params += numel(shape);
+        let f = r.formats.entry(format).or_default();
+        f.0 += 1;
+        f.1 += numel(shape);
+    };
+    for e in &expected {
+        let name = e.name.as_str();
+        if let Some(t) = stored.get(name) {
+            used.insert(name);
+            if t.shape == e.shape {
+                // fp8 weights come with one scale per 128×128 block.
+                let scale = format!("{}_scale_inv", name);
+                let format = match stored.get(scale.as_str()) {
+                    Some(_) if t.dtype.starts_with("F8") => {
+                        used.insert(
+                            stored
+                                .get_key_value(scale.as_str())
+                                .map(|(k, _)| *k)
+                                .unwrap_or(""),
+                        );
+                        format!("{} with block scales", t.dtype)
+                    }
+                    _ => t.dtype.clone(),
+                };
+                matched(&mut r, format, &e.shape);
+            } else {
+                r.misshaped
+                    .push((e.name.clone(), e.shape.clone(), t.shape.clone()));
+            }
+            continue;
+        }
+        // MXFP4: X_blocks [E, out, in/32, 16] and X_scales [E, out, in/32] hold X [E, in, out].
+        let (blocks, scales) = (format!("{name}_blocks"), format!("{name}_scales"));
+        if let (Some(b), Some(s)) = (stored.get(blocks.as_str()), stored.get(scales.as_str())) {
+            let logical: Option<Vec<u64>> = match (b.shape.as_slice(), e.shape.as_slice()) {
+                ([ex, out, groups, 16], [ee, ein, eout])
+                    if ex == ee && out == eout && groups * 32 == *ein =>
+                {
+                    Some(e.shape.clone())
+                }
+                _ => None,
+            };
+            used.insert(
+                stored
+                    .get_key_value(blocks.as_str())
+                    .map(|(k, _)| *k)
+                    .unwrap_or(""),
+            );
+            used.insert(
+                stored
+                    .get_key_value(scales.as_str())
+                    .map(|(k, _)| *k)
+                    .unwrap_or(""),
+            );
+            match logical {
+                Some(shape) if s.shape.len() == 3 => matched(
+                    &mut r,
+                    "MXFP4 (32-value blocks, e8m0 scales)".into(),
+                    &shape,
+                ),
+                _ => r
+                    .misshaped
+                    .push((e.name.clone(), e.shape.clone(), b.shape.clone())),
+            }
+            continue;
+        }
+        r.missing.push((e.name.clone(), e.shape.clone()));
+    }
+    for (name, shape) in optional(g, naming) {
+        if let Some((k, t)) = stored.get_key_value(name.as_str()) {
+            used.insert(k);
+            if let Some((sk, _)) = stored.get_key_value(format!("{name}_scale_inv").as_str()) {
+                used.insert(sk);
+            }
+            if t.shape == shape {
+                r.aux.0 += 1;
+                r.aux.1 += numel(&shape);
+            } else {
+                r.misshaped.push((name, shape, t.shape.clone()));
+            }
+        }
+    }
+    r.unexpected = c
+        .tensors
+        .iter()
+        .filter(|t| !used.contains(t.name.as_str()))
+        .cloned()
+        .collect();
+    Ok(r)
+}
+
+pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> String {
+    use anatomy_core::fmt::grouped;
+    let mut out = format!(
+        "{} · {} checkpoint · {} tensors stored, {} expected by the graph\n",
+        c.path,
+        if c.format == Format::Gguf {
+            "GGUF"
+        } else {
+            "safetensors"
+        },
+        c.tensors.len(),
+        r.matched + r.missing.len() + r.misshaped.len()
+    );
+    out += &format!(
+        "matched {} tensors, {} parameters (graph total {})\n",
+        r.matched,
+        grouped(r.params),
+        grouped(anatomy_core::stats::stats(g, None).total_params as u128)
+    );
+    out += "storage:\n";
+    for (f, (n, p)) in &r.formats {
+        out += &format!("  {f:<40} {n:>6} tensors {:>20} params\n", grouped(*p));
+    }
+    if r.aux.0 > 0 {
+        out += &format!(
+            "auxiliary (multi-token prediction): {} tensors, {} parameters\n",
+            r.aux.0,
+            grouped(r.aux.1)
+        );
+    }
+    let list = |out: &mut String, title: &str, items: Vec<String>| {
+        if items.is_empty() {
+            return;
+        }
+        *out += &format!("{title} ({}):\n", items.len());
+        for i in items.iter().take(20) {
+            *out += &format!("  {i}\n");
+        }
+        if items.len() > 20 {
+            *out += &format!("  … and {} more\n", items.len() - 20);
+        }
+    };
+    list(
+        &mut out,
+        "missing",
+        r.missing
+            .iter()
+            .map(|(n, s)| format!("{n} {s:?}"))
+            .collect(),
+    );
+    list(
+        &mut out,
+        "mis-shaped (expected, stored)",
+        r.misshaped
+            .iter()
+            .map(|(n, e, s)| format!("{n} {e:?} ≠ {s:?}"))
+            .collect(),
+    );
+    list(
+        &mut out,
+        "unexpected",
+        r.unexpected
+            .iter()
+            .map(|t| format!("{} {:?} {}", t.name, t.shape, t.dtype))
+            .collect(),
+    );
+    out += if r.clean() {
+        "verify: OK, the checkpoint is what the graph says\n"
+    } else {
+        "verify: FAILED\n"
+    };
+    out
+}

