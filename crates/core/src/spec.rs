@@ -240,6 +240,9 @@ pub struct Rope {
     pub local_theta: Option<f64>,
     /// Fraction of head_dim that is rotated (1.0 for all of it).
     pub partial: f64,
+    /// Rotates interleaved pairs (x₀,x₁), (x₂,x₃) … (Llama 4, as complex numbers) rather than
+    /// the two halves of each head (rotate_half, the transformers default).
+    pub interleaved: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -128,7 +128,9 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         unit_offset: false,
         place: NormPlace::Pre,
     };
-    s.position = Position::Rope(rope(cfg, 500_000.0)?);
+    let mut r = rope(cfg, 500_000.0)?;
+    r.interleaved = true; // Llama 4 rotates (x₂ᵢ, x₂ᵢ₊₁) pairs as complex numbers
+    s.position = Position::Rope(r);
     s.tied = cfg.flag("tie_word_embeddings", false)?;
     s.layout = Layout::Llama4;
     Ok(s)

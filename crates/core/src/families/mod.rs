@@ -366,6 +366,7 @@ pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
         scaling,
         local_theta: None,
         partial,
+        interleaved: false,
     })
 }
 

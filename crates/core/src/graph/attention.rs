@@ -68,6 +68,9 @@ impl Builder<'_> {
                 if r.partial < 1.0 {
                     s += &format!(", first {}% of dims rotated", fmt_f(r.partial * 100.0));
                 }
+                if r.interleaved {
+                    s += ", interleaved pairs";
+                }
                 if r.scaling.kind != "default" {
                     s += &format!(", {} scaling", r.scaling.kind);
                     if let Some(f) = r.scaling.factor {

@@ -156,9 +156,14 @@ fn rope(spec: &Spec) -> String {
         None => String::new(),
     };
     format!(
-        "def rope_frequencies(dim={rot}, base={theta}):\n    \"\"\"Inverse frequencies of the rotary embedding ({rot} of {hd} dims rotated), and the factor on cos/sin.\"\"\"\n    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))\n    attention_factor = 1.0\n{scaling}    return inv_freq, attention_factor\n\n\ndef rotate_half(x):\n    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]\n    return torch.cat((-x2, x1), dim=-1)\n\n\ndef apply_rope(x, pos, base={theta}):                       # x: [B, heads, T, {hd}]\n    inv_freq, factor = rope_frequencies(base=base)\n    freqs = pos[:, None].float() * inv_freq[None, :]       # [T, {half}]\n    emb = torch.cat((freqs, freqs), dim=-1)\n    cos, sin = (emb.cos() * factor).to(x.dtype), (emb.sin() * factor).to(x.dtype)\n    rot, rest = x[..., :{rot}], x[..., {rot}:]\n    return torch.cat((rot * cos + rotate_half(rot) * sin, rest), dim=-1){local}",
+        "def rope_frequencies(dim={rot}, base={theta}):\n    \"\"\"Inverse frequencies of the rotary embedding ({rot} of {hd} dims rotated), and the factor on cos/sin.\"\"\"\n    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))\n    attention_factor = 1.0\n{scaling}    return inv_freq, attention_factor\n\n\ndef rotate_half(x):\n    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]\n    return torch.cat((-x2, x1), dim=-1)\n\n\ndef apply_rope(x, pos, base={theta}):                       # x: [B, heads, T, {hd}]\n    inv_freq, factor = rope_frequencies(base=base)\n    freqs = pos[:, None].float() * inv_freq[None, :]       # [T, {half}]\n    emb = torch.cat((freqs, freqs), dim=-1)\n    cos, sin = (emb.cos() * factor).to(x.dtype), (emb.sin() * factor).to(x.dtype)\n    rot, rest = x[..., :{rot}], x[..., {rot}:]\n{apply}{local}",
         theta = r.theta,
         half = rot / 2,
+        apply = if r.interleaved {
+            "    # interleaved pairs (x0, x1), (x2, x3) … rotate as complex numbers\n    a, b = rot[..., 0::2], rot[..., 1::2]\n    c, s = cos[..., : cos.shape[-1] // 2], sin[..., : sin.shape[-1] // 2]\n    rot = torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)\n    return torch.cat((rot, rest), dim=-1)"
+        } else {
+            "    return torch.cat((rot * cos + rotate_half(rot) * sin, rest), dim=-1)"
+        },
     )
 }
 

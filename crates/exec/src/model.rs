@@ -1,0 +1,733 @@
+//! The forward pass, as the Spec describes the model and with the Graph's checkpoint names: one
+//! decoder layer after another over a KV cache. Each computation follows the model's
+//! `transformers` definition (where eps sits, (1 + w) norms, softcaps, sinks, routing); the parity
+//! tests compare logits with transformers on tiny random models of every family it runs.
+
+use crate::weights::Weights;
+use anatomy_checkpoint::Format;
+use anatomy_core::naming::{instantiate, names, Role};
+use anatomy_core::spec::{AttnSpan, NormKind, NormPlace, Position, QkNorm, Scoring, Spec};
+use anatomy_core::Error;
+use candle_core::{DType, Device, IndexOp, Tensor, D};
+
+type R<T> = candle_core::Result<T>;
+
+pub struct Model {
+    pub spec: Spec,
+    weights: Weights,
+}
+
+/// Keys and values of every layer seen so far.
+pub struct Cache {
+    k: Vec<Option<Tensor>>,
+    v: Vec<Option<Tensor>>,
+    pub pos: usize,
+}
+
+impl Cache {
+    pub fn new(layers: usize) -> Self {
+        Cache {
+            k: vec![None; layers],
+            v: vec![None; layers],
+            pos: 0,
+        }
+    }
+}
+
+fn ce(e: candle_core::Error) -> Error {
+    Error::file("executor", e.to_string())
+}
+
+impl Model {
+    /// A model the executor can run: every family but latent attention (MLA) for now.
+    pub fn new(spec: Spec, weights: Weights) -> Result<Model, Error> {
+        if spec.attn.mla.is_some() {
+            return Err(Error::new(
+                &spec.name,
+                "kv_lora_rank",
+                "multi-head latent attention is drawn and counted but not executed yet",
+            ));
+        }
+        if weights.format == Format::Gguf && spec.is_moe() {
+            return Err(Error::new(
+                &spec.name,
+                "",
+                "mixture-of-experts GGUF checkpoints are not executed yet",
+            ));
+        }
+        Ok(Model { spec, weights })
+    }
+
+    fn name(&self, role: Role, bias: bool, b: Option<usize>, e: Option<usize>) -> String {
+        let (hf, gguf) = names(self.spec.layout, role, bias);
+        let t = match self.weights.format {
+            Format::Gguf => gguf,
+            Format::Safetensors => format!("{}{hf}", self.spec.hf_prefix),
+        };
+        instantiate(&t, b.map(|b| b as u64), e.map(|e| e as u64))
+    }
+
+    fn w(&self, role: Role, b: Option<usize>) -> Result<&Tensor, Error> {
+        self.weights.get(&self.name(role, false, b, None))
+    }
+
+    fn bias(&self, role: Role, b: Option<usize>) -> Result<&Tensor, Error> {
+        self.weights.get(&self.name(role, true, b, None))
+    }
+
+    /// `x · Wᵀ (+ b)`, for weights stored [out, in] (or [in, out] for GPT-2's Conv1D).
+    fn linear(&self, x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> R<Tensor> {
+        let y = if self.spec.layout.stores_in_out() {
+            x.matmul(w)?
+        } else {
+            x.matmul(&w.t()?)?
+        };
+        match b {
+            Some(b) => y.broadcast_add(b),
+            None => Ok(y),
+        }
+    }
+
+    fn proj(&self, x: &Tensor, role: Role, b: usize, bias: bool) -> Result<Tensor, Error> {
+        let w = self.w(role, Some(b))?;
+        let bias = if bias {
+            Some(self.bias(role, Some(b))?)
+        } else {
+            None
+        };
+        self.linear(x, w, bias).map_err(ce)
+    }
+
+    fn norm(&self, x: &Tensor, role: Role, b: Option<usize>) -> Result<Tensor, Error> {
+        let w = self.w(role, b)?;
+        let bias = if self.spec.norm.kind == NormKind::Layer {
+            Some(self.bias(role, b)?)
+        } else {
+            None
+        };
+        norm(x, w, bias, &self.spec).map_err(ce)
+    }
+
+    /// Logits [T, vocab] for `ids`, continuing from `cache`.
+    pub fn forward(&self, ids: &[u32], cache: &mut Cache) -> Result<Tensor, Error> {
+        let spec = &self.spec;
+        let t = ids.len();
+        let ids_t = Tensor::new(ids, &Device::Cpu).map_err(ce)?;
+        let embed = self.w(Role::Embed, None)?;
+        let mut x = embed.embedding(&ids_t).map_err(ce)?;
+        if spec.embedding.learned_positions.is_some() {
+            let pos: Vec<u32> = (cache.pos..cache.pos + t).map(|p| p as u32).collect();
+            let pe = self
+                .w(Role::PosEmbed, None)?
+                .embedding(&Tensor::new(pos.as_slice(), &Device::Cpu).map_err(ce)?)
+                .map_err(ce)?;
+            x = (x + pe).map_err(ce)?;
+        }
+        if spec.embedding.scale_by_sqrt_hidden {
+            x = x.affine((spec.hidden as f64).sqrt(), 0.0).map_err(ce)?;
+        }
+        for b in 0..spec.layers as usize {
+            x = self.layer(&x, b, cache)?;
+        }
+        cache.pos += t;
+        let z = self.norm(&x, Role::FinalNorm, None)?;
+        let head = if spec.tied {
+            embed
+        } else {
+            self.w(Role::LmHead, None)?
+        };
+        let mut logits = z.matmul(&head.t().map_err(ce)?).map_err(ce)?;
+        if let Some(c) = spec.final_softcap {
+            logits = softcap(&logits, c).map_err(ce)?;
+        }
+        Ok(logits)
+    }
+
+    fn layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
+        let place = self.spec.norm.place;
+        let h = if place == NormPlace::Post {
+            x.clone()
+        } else {
+            self.norm(x, Role::AttnNorm, Some(b))?
+        };
+        let mut a = self.attention(&h, b, cache)?;
+        if place != NormPlace::Pre {
+            a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
+        }
+        let r = (x + a).map_err(ce)?;
+        let h = if place == NormPlace::Post {
+            r.clone()
+        } else {
+            self.norm(&r, Role::FfnNorm, Some(b))?
+        };
+        let mut m = if self.spec.plan[b].moe {
+            self.moe(&h, b)?
+        } else {
+            self.mlp(&h, b)?
+        };
+        if place != NormPlace::Pre {
+            m = self.norm(&m, Role::PostFfnNorm, Some(b))?;
+        }
+        (r + m).map_err(ce)
+    }
+
+    fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
+        let spec = &self.spec;
+        let a = &spec.attn;
+        let (t, h, kv, hd) = (
+            x.dim(0).map_err(ce)?,
+            a.heads as usize,
+            a.kv_heads as usize,
+            a.head_dim as usize,
+        );
+        let (mut q, mut k, v) = if a.fused_qkv {
+            let qkv = self.proj(x, Role::Qkv, b, a.qkv_bias)?;
+            (
+                qkv.narrow(1, 0, h * hd).map_err(ce)?,
+                qkv.narrow(1, h * hd, kv * hd).map_err(ce)?,
+                qkv.narrow(1, (h + kv) * hd, kv * hd).map_err(ce)?,
+            )
+        } else {
+            (
+                self.proj(x, Role::Q, b, a.qkv_bias)?,
+                self.proj(x, Role::K, b, a.qkv_bias)?,
+                self.proj(x, Role::V, b, a.qkv_bias)?,
+            )
+        };
+        if a.qk_norm == QkNorm::Full {
+            q = self.norm(&q, Role::QNorm, Some(b))?;
+            k = self.norm(&k, Role::KNorm, Some(b))?;
+        }
+        let heads = |t_: Tensor, n: usize| -> R<Tensor> {
+            t_.reshape((t, n, hd))?.transpose(0, 1)?.contiguous()
+        };
+        let mut q = heads(q, h).map_err(ce)?;
+        let mut k = heads(k, kv).map_err(ce)?;
+        let v = heads(v, kv).map_err(ce)?;
+        if a.qk_norm == QkNorm::PerHead {
+            q = self.norm(&q, Role::QNorm, Some(b))?;
+            k = self.norm(&k, Role::KNorm, Some(b))?;
+        }
+        let plan = &spec.plan[b];
+        if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
+            let theta = match (plan.attn, r.local_theta) {
+                (AttnSpan::Sliding(_), Some(local)) => local,
+                _ => r.theta,
+            };
+            let (cos, sin) = rope_tables(spec, theta, cache.pos, t).map_err(ce)?;
+            q = rope(&q, &cos, &sin, r.interleaved).map_err(ce)?;
+            k = rope(&k, &cos, &sin, r.interleaved).map_err(ce)?;
+            if a.qk_norm == QkNorm::L2 {
+                q = rms(&q, spec.norm.eps).map_err(ce)?;
+                k = rms(&k, spec.norm.eps).map_err(ce)?;
+            }
+        }
+        let (k, v) = match (&cache.k[b], &cache.v[b]) {
+            (Some(pk), Some(pv)) => (
+                Tensor::cat(&[pk, &k], 1).map_err(ce)?,
+                Tensor::cat(&[pv, &v], 1).map_err(ce)?,
+            ),
+            _ => (k, v),
+        };
+        cache.k[b] = Some(k.clone());
+        cache.v[b] = Some(v.clone());
+        let total = k.dim(1).map_err(ce)?;
+        let group = h / kv;
+        let k = repeat_kv(&k, group).map_err(ce)?;
+        let v = repeat_kv(&v, group).map_err(ce)?;
+        let scale = a.scale_mult / a.scale_dim.sqrt();
+        let mut s = q
+            .matmul(&k.t().map_err(ce)?)
+            .map_err(ce)?
+            .affine(scale, 0.0)
+            .map_err(ce)?; // [h, t, total]
+        if let Some(c) = a.softcap {
+            s = softcap(&s, c).map_err(ce)?;
+        }
+        let mask = mask(plan.attn, cache.pos, t, total).map_err(ce)?;
+        let s = s.broadcast_add(&mask).map_err(ce)?;
+        let p = if a.sinks {
+            let sinks = self
+                .weights
+                .get(&self.name(Role::Sinks, false, Some(b), None))?;
+            let sink = sinks
+                .reshape((h, 1, 1))
+                .map_err(ce)?
+                .broadcast_as((h, t, 1))
+                .map_err(ce)?;
+            let all = Tensor::cat(&[&s, &sink], 2).map_err(ce)?;
+            softmax(&all).map_err(ce)?.narrow(2, 0, total).map_err(ce)?
+        } else {
+            softmax(&s).map_err(ce)?
+        };
+        let o = p
+            .matmul(&v)
+            .map_err(ce)?
+            .transpose(0, 1)
+            .map_err(ce)?
+            .contiguous()
+            .map_err(ce)?
+            .reshape((t, h * hd))
+            .map_err(ce)?;
+        self.proj(&o, Role::O, b, a.o_bias)
+    }
+
+    fn act(&self, x: &Tensor) -> R<Tensor> {
+        match self.spec.mlp.act.as_str() {
+            "gelu_pytorch_tanh" | "gelu_new" | "gelu_fast" => x.gelu(),
+            "gelu" => x.gelu_erf(),
+            "relu" => x.relu(),
+            _ => x.silu(),
+        }
+    }
+
+    fn mlp(&self, x: &Tensor, b: usize) -> Result<Tensor, Error> {
+        let spec = &self.spec;
+        let bias = spec.mlp.bias;
+        let f = spec.mlp.intermediate as usize;
+        let hidden = if !spec.mlp.gated {
+            self.act(&self.proj(x, Role::Up, b, bias)?).map_err(ce)?
+        } else if spec.mlp.fused_gate_up {
+            let gu = self.proj(x, Role::GateUp, b, bias)?;
+            (self.act(&gu.narrow(1, 0, f).map_err(ce)?).map_err(ce)?
+                * gu.narrow(1, f, f).map_err(ce)?)
+            .map_err(ce)?
+        } else {
+            (self.act(&self.proj(x, Role::Gate, b, bias)?).map_err(ce)?
+                * self.proj(x, Role::Up, b, bias)?)
+            .map_err(ce)?
+        };
+        self.proj(&hidden, Role::Down, b, bias)
+    }
+
+    fn moe(&self, x: &Tensor, b: usize) -> Result<Tensor, Error> {
+        let spec = &self.spec;
+        let m = spec.moe.as_ref().expect("MoE layer");
+        let (t, e, k) = (x.dim(0).map_err(ce)?, m.experts as usize, m.top_k as usize);
+        let logits = self.proj(x, Role::Router, b, m.router_bias)?;
+        let lg: Vec<Vec<f32>> = logits.to_vec2().map_err(ce)?;
+        let correction: Option<Vec<f32>> = if m.correction_bias {
+            Some(
+                self.weights
+                    .get(&self.name(Role::CorrectionBias, false, Some(b), None))?
+                    .to_vec1()
+                    .map_err(ce)?,
+            )
+        } else {
+            None
+        };
+        // Routing on the host: per token, the chosen experts and their weights.
+        let mut choices: Vec<Vec<(usize, f32)>> = Vec::with_capacity(t);
+        for row in &lg {
+            choices.push(route(row, m, correction.as_deref(), e, k));
+        }
+        let mut out =
+            Tensor::zeros((t, spec.hidden as usize), DType::F32, &Device::Cpu).map_err(ce)?;
+        for ex in 0..e {
+            let rows: Vec<(u32, f32)> = choices
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| {
+                    c.iter()
+                        .find(|(id, _)| *id == ex)
+                        .map(|(_, w)| (i as u32, *w))
+                })
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let idx = Tensor::new(
+                rows.iter().map(|r| r.0).collect::<Vec<_>>().as_slice(),
+                &Device::Cpu,
+            )
+            .map_err(ce)?;
+            let wts = Tensor::new(
+                rows.iter().map(|r| r.1).collect::<Vec<_>>().as_slice(),
+                &Device::Cpu,
+            )
+            .map_err(ce)?
+            .unsqueeze(1)
+            .map_err(ce)?;
+            let xs = x.index_select(&idx, 0).map_err(ce)?;
+            let y = if m.scoring == Scoring::TopkSigmoid {
+                self.expert(&xs.broadcast_mul(&wts).map_err(ce)?, b, ex)?
+            } else {
+                self.expert(&xs, b, ex)?.broadcast_mul(&wts).map_err(ce)?
+            };
+            out = out.index_add(&idx, &y, 0).map_err(ce)?;
+        }
+        if m.shared_experts > 0 {
+            let g = self
+                .linear(x, self.w(Role::SharedGate, Some(b))?, None)
+                .map_err(ce)?;
+            let u = self
+                .linear(x, self.w(Role::SharedUp, Some(b))?, None)
+                .map_err(ce)?;
+            let s = self
+                .linear(
+                    &(self.act(&g).map_err(ce)? * u).map_err(ce)?,
+                    self.w(Role::SharedDown, Some(b))?,
+                    None,
+                )
+                .map_err(ce)?;
+            out = (out + s).map_err(ce)?;
+        }
+        Ok(out)
+    }
+
+    fn expert(&self, x: &Tensor, b: usize, e: usize) -> Result<Tensor, Error> {
+        let m = self.spec.moe.as_ref().expect("MoE");
+        let f = m.expert_intermediate as usize;
+        if m.stacked_experts {
+            // [E, in, out] tensors, gate and up fused (interleaved or in halves).
+            let gu_w = self
+                .weights
+                .get(&self.name(Role::ExpertGateUp, false, Some(b), None))?
+                .i(e)
+                .map_err(ce)?;
+            let mut gu = x.matmul(&gu_w).map_err(ce)?;
+            if m.expert_bias {
+                gu = gu
+                    .broadcast_add(
+                        &self
+                            .weights
+                            .get(&self.name(Role::ExpertGateUp, true, Some(b), None))?
+                            .i(e)
+                            .map_err(ce)?,
+                    )
+                    .map_err(ce)?;
+            }
+            let (g, u) = if m.gate_up_interleaved {
+                let pairs = gu.reshape((gu.dim(0).map_err(ce)?, f, 2)).map_err(ce)?;
+                (
+                    pairs.i((.., .., 0)).map_err(ce)?,
+                    pairs.i((.., .., 1)).map_err(ce)?,
+                )
+            } else {
+                (
+                    gu.narrow(1, 0, f).map_err(ce)?,
+                    gu.narrow(1, f, f).map_err(ce)?,
+                )
+            };
+            let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
+            let down = self
+                .weights
+                .get(&self.name(Role::ExpertDown, false, Some(b), None))?
+                .i(e)
+                .map_err(ce)?;
+            let mut y = hidden.matmul(&down).map_err(ce)?;
+            if m.expert_bias {
+                y = y
+                    .broadcast_add(
+                        &self
+                            .weights
+                            .get(&self.name(Role::ExpertDown, true, Some(b), None))?
+                            .i(e)
+                            .map_err(ce)?,
+                    )
+                    .map_err(ce)?;
+            }
+            return Ok(y);
+        }
+        let w = |role| self.weights.get(&self.name(role, false, Some(b), Some(e)));
+        let g = self.linear(x, w(Role::ExpertGate)?, None).map_err(ce)?;
+        let u = self.linear(x, w(Role::ExpertUp)?, None).map_err(ce)?;
+        let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
+        self.linear(&hidden, w(Role::ExpertDown)?, None).map_err(ce)
+    }
+
+    /// act(gate) ⊙ up, or gpt-oss's clamped form: (clamp(up) + 1) · g · σ(1.702 g), g = min(gate, limit).
+    fn glu(&self, g: &Tensor, u: &Tensor, limit: Option<f64>) -> R<Tensor> {
+        match limit {
+            Some(l) => {
+                let g = g.clamp(f32::MIN, l as f32)?;
+                let u = u.clamp(-l as f32, l as f32)?;
+                let sig = sigmoid(&g.affine(1.702, 0.0)?)?;
+                (u.affine(1.0, 1.0)? * g)? * sig
+            }
+            None => self.act(g)? * u,
+        }
+    }
+}
+
+/// The experts a token's router row chooses, with their weights.
+fn route(
+    row: &[f32],
+    m: &anatomy_core::spec::Moe,
+    correction: Option<&[f32]>,
+    e: usize,
+    k: usize,
+) -> Vec<(usize, f32)> {
+    let top = |scores: &[f32], n: usize| -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..scores.len()).collect();
+        idx.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        idx.truncate(n);
+        idx
+    };
+    let softmax = |v: &[f32]| -> Vec<f32> {
+        let mx = v.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+        let ex: Vec<f32> = v.iter().map(|x| (x - mx).exp()).collect();
+        let s: f32 = ex.iter().sum();
+        ex.iter().map(|x| x / s).collect()
+    };
+    let mut chosen: Vec<(usize, f32)> = match m.scoring {
+        Scoring::TopkSoftmax | Scoring::TopkSigmoid => {
+            let idx = top(row, k);
+            let vals: Vec<f32> = idx.iter().map(|&i| row[i]).collect();
+            let w = if m.scoring == Scoring::TopkSoftmax {
+                softmax(&vals)
+            } else {
+                vals.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect()
+            };
+            idx.into_iter().zip(w).collect()
+        }
+        Scoring::Softmax | Scoring::Sigmoid => {
+            let probs: Vec<f32> = if m.scoring == Scoring::Softmax {
+                softmax(row)
+            } else {
+                row.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect()
+            };
+            let mut choice: Vec<f32> = probs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| p + correction.map_or(0.0, |c| c[i]))
+                .collect();
+            let groups = m.n_group as usize;
+            if groups > 1 {
+                let per = e / groups;
+                let score = |g: usize| -> f32 {
+                    let mut s: Vec<f32> = choice[g * per..(g + 1) * per].to_vec();
+                    s.sort_by(|a, b| b.total_cmp(a));
+                    if m.scoring == Scoring::Sigmoid {
+                        s[0] + s.get(1).copied().unwrap_or(0.0)
+                    } else {
+                        s[0]
+                    }
+                };
+                let gs: Vec<f32> = (0..groups).map(score).collect();
+                let keep = top(&gs, m.topk_group as usize);
+                for (i, c) in choice.iter_mut().enumerate() {
+                    if !keep.contains(&(i / per)) {
+                        *c = 0.0;
+                    }
+                }
+            }
+            let idx = top(&choice, k);
+            let mut w: Vec<f32> = idx.iter().map(|&i| probs[i]).collect();
+            if m.norm_topk_prob {
+                let s: f32 = w.iter().sum::<f32>()
+                    + if m.scoring == Scoring::Sigmoid {
+                        1e-20
+                    } else {
+                        0.0
+                    };
+                w.iter_mut().for_each(|x| *x /= s);
+            }
+            idx.into_iter().zip(w).collect()
+        }
+    };
+    for c in &mut chosen {
+        c.1 *= m.routed_scaling as f32;
+    }
+    chosen
+}
+
+fn sigmoid(x: &Tensor) -> R<Tensor> {
+    (x.neg()?.exp()? + 1.0)?.recip()
+}
+
+fn softcap(x: &Tensor, c: f64) -> R<Tensor> {
+    x.affine(1.0 / c, 0.0)?.tanh()?.affine(c, 0.0)
+}
+
+fn softmax(x: &Tensor) -> R<Tensor> {
+    let max = x.max_keepdim(D::Minus1)?;
+    let e = x.broadcast_sub(&max)?.exp()?;
+    e.broadcast_div(&e.sum_keepdim(D::Minus1)?)
+}
+
+fn rms(x: &Tensor, eps: f64) -> R<Tensor> {
+    x.broadcast_div(&(x.sqr()?.mean_keepdim(D::Minus1)? + eps)?.sqrt()?)
+}
+
+fn norm(x: &Tensor, w: &Tensor, b: Option<&Tensor>, spec: &Spec) -> R<Tensor> {
+    let eps = spec.norm.eps;
+    match spec.norm.kind {
+        NormKind::Layer => {
+            let mean = x.mean_keepdim(D::Minus1)?;
+            let c = x.broadcast_sub(&mean)?;
+            let var = c.sqr()?.mean_keepdim(D::Minus1)?;
+            let y = c.broadcast_div(&(var + eps)?.sqrt()?)?.broadcast_mul(w)?;
+            match b {
+                Some(b) => y.broadcast_add(b),
+                None => Ok(y),
+            }
+        }
+        NormKind::Rms => {
+            let y = rms(x, eps)?;
+            if spec.norm.unit_offset {
+                y.broadcast_mul(&(w + 1.0)?)
+            } else {
+                y.broadcast_mul(w)
+            }
+        }
+    }
+}
+
+/// cos and sin of RoPE for positions start..start+t: [t, rotary_dim].
+fn rope_tables(spec: &Spec, theta: f64, start: usize, t: usize) -> R<(Tensor, Tensor)> {
+    let Position::Rope(r) = &spec.position else {
+        unreachable!("RoPE layer")
+    };
+    let hd = spec.attn.head_dim as usize;
+    let dim = ((hd as f64 * r.partial) as usize) / 2 * 2;
+    let mut inv: Vec<f64> = (0..dim / 2)
+        .map(|i| 1.0 / theta.powf(2.0 * i as f64 / dim as f64))
+        .collect();
+    let param = |k: &str, d: f64| {
+        r.scaling
+            .params
+            .iter()
+            .find(|(n, _)| n == k)
+            .map_or(d, |p| p.1)
+    };
+    let factor = r.scaling.factor.unwrap_or(1.0);
+    let old = r.scaling.original_context.unwrap_or(spec.context) as f64;
+    let mut attention_factor = 1.0;
+    match r.scaling.kind.as_str() {
+        "linear" => inv.iter_mut().for_each(|f| *f /= factor),
+        "llama3" => {
+            let (low, high) = (
+                param("low_freq_factor", 1.0),
+                param("high_freq_factor", 4.0),
+            );
+            let (low_wl, high_wl) = (old / low, old / high);
+            for f in inv.iter_mut() {
+                let wl = 2.0 * std::f64::consts::PI / *f;
+                let scaled = if wl > low_wl { *f / factor } else { *f };
+                let smooth = (old / wl - low) / (high - low);
+                *f = if wl >= high_wl && wl <= low_wl {
+                    (1.0 - smooth) * scaled / factor + smooth * scaled
+                } else {
+                    scaled
+                };
+            }
+        }
+        "yarn" => {
+            let get = |m: f64| {
+                if factor <= 1.0 {
+                    1.0
+                } else {
+                    0.1 * m * factor.ln() + 1.0
+                }
+            };
+            let (ms, ms_all) = (param("mscale", 0.0), param("mscale_all_dim", 0.0));
+            attention_factor = param(
+                "attention_factor",
+                if ms != 0.0 && ms_all != 0.0 {
+                    get(ms) / get(ms_all)
+                } else {
+                    get(1.0)
+                },
+            );
+            let cdim = |rot: f64| {
+                (dim as f64 * (old / (rot * 2.0 * std::f64::consts::PI)).ln()) / (2.0 * theta.ln())
+            };
+            let (mut lo, mut hi) = (
+                cdim(param("beta_fast", 32.0)),
+                cdim(param("beta_slow", 1.0)),
+            );
+            if param("truncate", 1.0) != 0.0 {
+                lo = lo.floor();
+                hi = hi.ceil();
+            }
+            let (lo, mut hi) = (lo.max(0.0), hi.min(dim as f64 - 1.0));
+            if lo == hi {
+                hi += 0.001;
+            }
+            for (i, f) in inv.iter_mut().enumerate() {
+                let ramp = ((i as f64 - lo) / (hi - lo)).clamp(0.0, 1.0);
+                let extra = 1.0 - ramp;
+                *f = *f / factor * (1.0 - extra) + *f * extra;
+            }
+        }
+        _ => {}
+    }
+    let mut cos = Vec::with_capacity(t * dim);
+    let mut sin = Vec::with_capacity(t * dim);
+    for p in start..start + t {
+        for half in 0..2 {
+            let _ = half;
+            for f in &inv {
+                // Computed in f32 like transformers: position × inverse frequency in float32.
+                let a = (p as f32) * (*f as f32);
+                cos.push(a.cos() * attention_factor as f32);
+                sin.push(a.sin() * attention_factor as f32);
+            }
+        }
+    }
+    Ok((
+        Tensor::from_vec(cos, (t, dim), &Device::Cpu)?,
+        Tensor::from_vec(sin, (t, dim), &Device::Cpu)?,
+    ))
+}
+
+/// Rotate the first rotary_dim dims of x [heads, t, hd]: the two halves of each head, or
+/// interleaved pairs.
+fn rope(x: &Tensor, cos: &Tensor, sin: &Tensor, interleaved: bool) -> R<Tensor> {
+    let dim = cos.dim(1)?;
+    let (heads, t, hd) = x.dims3()?;
+    let rot = x.narrow(2, 0, dim)?;
+    let y = if interleaved {
+        // Pair i is (x₂ᵢ, x₂ᵢ₊₁) with frequency i: the tables' first half.
+        let pairs = rot.reshape((heads, t, dim / 2, 2))?;
+        let (a, b) = (
+            pairs.narrow(3, 0, 1)?.squeeze(3)?,
+            pairs.narrow(3, 1, 1)?.squeeze(3)?,
+        );
+        let (c, s) = (cos.narrow(1, 0, dim / 2)?, sin.narrow(1, 0, dim / 2)?);
+        let ra = (a.broadcast_mul(&c)? - b.broadcast_mul(&s)?)?;
+        let rb = (a.broadcast_mul(&s)? + b.broadcast_mul(&c)?)?;
+        Tensor::stack(&[ra, rb], 3)?.reshape((heads, t, dim))?
+    } else {
+        let x1 = rot.narrow(2, 0, dim / 2)?;
+        let x2 = rot.narrow(2, dim / 2, dim / 2)?;
+        let rotated = Tensor::cat(&[&x2.neg()?, &x1], 2)?;
+        (rot.broadcast_mul(cos)? + rotated.broadcast_mul(sin)?)?
+    };
+    if dim == hd {
+        Ok(y)
+    } else {
+        Tensor::cat(&[&y, &x.narrow(2, dim, hd - dim)?], 2)
+    }
+}
+
+fn repeat_kv(x: &Tensor, n: usize) -> R<Tensor> {
+    if n == 1 {
+        return Ok(x.clone());
+    }
+    let (kv, t, hd) = x.dims3()?;
+    x.unsqueeze(1)?
+        .broadcast_as((kv, n, t, hd))?
+        .reshape((kv * n, t, hd))
+}
+
+/// Additive mask [t, total]: 0 where query (at absolute position start+i) may see key j.
+fn mask(span: AttnSpan, start: usize, t: usize, total: usize) -> R<Tensor> {
+    let mut m = vec![0f32; t * total];
+    for i in 0..t {
+        let qpos = start + i;
+        for j in 0..total {
+            let ok = j <= qpos
+                && match span {
+                    AttnSpan::Full => true,
+                    AttnSpan::Sliding(w) => (qpos - j) < w as usize,
+                    AttnSpan::Chunked(c) => j / c as usize == qpos / c as usize,
+                };
+            if !ok {
+                m[i * total + j] = f32::NEG_INFINITY;
+            }
+        }
+    }
+    Tensor::from_vec(m, (t, total), &Device::Cpu)
+}

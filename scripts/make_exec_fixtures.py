@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Make the executor's parity fixtures: tiny random-weight models of one config per family the
+executor runs, saved by transformers (config.json + model.safetensors, float32), with the logits
+transformers computes for fixed token ids.
+
+Writes crates/exec/tests/fixtures/<name>/{config.json, model.safetensors, expected.json}.
+Usage: python3 scripts/make_exec_fixtures.py [NAME ...]   (needs: pip install torch transformers)
+"""
+import json
+import sys
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoModelForCausalLM, CONFIG_MAPPING
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "crates/exec/tests/fixtures"
+IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20, 33, 2]
+
+BASE = dict(hidden_size=32, intermediate_size=48, num_hidden_layers=2, num_attention_heads=4,
+            num_key_value_heads=2, vocab_size=97, max_position_embeddings=128, pad_token_id=0)
+
+CONFIGS = {
+    "llama": dict(BASE, model_type="llama", attention_bias=True, mlp_bias=True),
+    "llama3-tied": dict(BASE, model_type="llama", rope_theta=500000.0, tie_word_embeddings=True,
+                        rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                                      "high_freq_factor": 4.0, "original_max_position_embeddings": 16}),
+    "mistral": dict(BASE, model_type="mistral", sliding_window=4),
+    "qwen2": dict(BASE, model_type="qwen2"),
+    "qwen3": dict(BASE, model_type="qwen3", head_dim=16),
+    "smollm3": dict(BASE, model_type="smollm3", no_rope_layer_interval=2),
+    "phi3": dict(BASE, model_type="phi3", partial_rotary_factor=0.5),
+    "olmo2": dict(BASE, model_type="olmo2"),
+    "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
+    "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
+    "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,
+                   sliding_window_pattern=2),
+    "mixtral": dict(BASE, model_type="mixtral", num_local_experts=4, num_experts_per_tok=2),
+    "qwen3-moe": dict(BASE, model_type="qwen3_moe", num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                      norm_topk_prob=True, head_dim=8),
+    "glm4-moe": dict(BASE, model_type="glm4_moe", head_dim=8, n_routed_experts=8, n_shared_experts=1,
+                     num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1, n_group=2,
+                     topk_group=1, routed_scaling_factor=1.5, attention_bias=True, use_qk_norm=True),
+    "gpt-oss": dict(BASE, model_type="gpt_oss", head_dim=8, num_local_experts=4, num_experts_per_tok=2,
+                    intermediate_size=32, sliding_window=4),
+    "llama4": dict(BASE, model_type="llama4_text", head_dim=8, num_local_experts=4, num_experts_per_tok=1,
+                   intermediate_size=32, intermediate_size_mlp=48, interleave_moe_layer_step=2,
+                   attention_chunk_size=4, no_rope_layer_interval=2, num_hidden_layers=4),
+}
+
+
+def make(name, raw):
+    torch.manual_seed(0)
+    config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
+    config._attn_implementation = "eager"
+    model = AutoModelForCausalLM.from_config(config).float().eval()
+    # Random biases and norm weights too, so a wrong placement cannot hide behind zeros and ones.
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if p.dim() == 1 or "sinks" in n or "bias" in n:
+                p.add_(torch.randn_like(p) * 0.1)
+        for n, b in model.named_buffers():
+            if "correction_bias" in n:
+                b.add_(torch.randn_like(b) * 0.1)
+    with torch.no_grad():
+        logits = model(torch.tensor([IDS])).logits[0]
+    d = OUT / name
+    d.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(d, safe_serialization=True)
+    for extra in ("generation_config.json",):
+        (d / extra).unlink(missing_ok=True)
+    # The config as the project reads it: the input dict, not transformers' full dump.
+    (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
+    (d / "expected.json").write_text(json.dumps({"transformers": transformers.__version__, "ids": IDS,
+                                                  "logits": logits.tolist()}) + "\n")
+    print(f"{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
+
+
+if __name__ == "__main__":
+    only = set(sys.argv[1:])
+    for name, raw in CONFIGS.items():
+        if not only or name in only:
+            make(name, raw)
