@@ -96,6 +96,9 @@ enum Command {
         /// Print prompt ids, generated ids and text as one JSON object.
         #[arg(long)]
         json: bool,
+        /// Run a scaled-down copy of MODEL (any catalog name or config) on seeded random weights.
+        #[arg(long)]
+        tiny: bool,
     },
     /// The PyTorch reference of a model as one module (every part and a Model composing them).
     #[command(hide = true)]
@@ -290,7 +293,14 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             max_tokens,
             logits,
             json,
-        } => run_model(&model, prompt, ids, max_tokens, logits, json),
+            tiny,
+        } => {
+            if tiny {
+                run_tiny(&model, ids, max_tokens, logits, json)
+            } else {
+                run_model(&model, prompt, ids, max_tokens, logits, json)
+            }
+        }
         Command::Torch { model } => {
             let (g, _) = build(&model)?;
             Ok(render::html::torch::module(&g.spec))
@@ -458,4 +468,62 @@ fn run_model(
             + "\n");
     }
     Ok("\n".into())
+}
+
+/// `anatomy run --tiny`: the model's structure at toy sizes, on seeded random weights.
+fn run_tiny(
+    model: &std::path::Path,
+    ids: Option<Vec<u32>>,
+    max_tokens: usize,
+    logits: Option<PathBuf>,
+    json: bool,
+) -> anatomy_core::Result<String> {
+    use anatomy_core::Error;
+    let (g, _) = build(&model.to_string_lossy())?;
+    let spec = anatomy_exec::tiny::shrink(&g.spec);
+    let tiny_graph = graph::build(&spec)?;
+    let weights = anatomy_exec::tiny::random_weights(&tiny_graph, 0)?;
+    let ids = ids.ok_or_else(|| {
+        Error::new(
+            model.display().to_string(),
+            "--ids",
+            "a tiny model has random weights and no tokenizer: give token ids (--ids 1,2,3)",
+        )
+    })?;
+    if let Some(bad) = ids.iter().find(|&&i| i as u64 >= spec.vocab) {
+        return Err(Error::new(
+            model.display().to_string(),
+            "--ids",
+            format!(
+                "{bad} is not a token id; the tiny copy's vocabulary has {} ids",
+                spec.vocab
+            ),
+        ));
+    }
+    eprintln!(
+        "random weights on a scaled-down copy: hidden {}, {} layers, {} heads ({} K/V), vocab {}",
+        spec.hidden, spec.layers, spec.attn.heads, spec.attn.kv_heads, spec.vocab
+    );
+    let m = anatomy_exec::Model::new(spec, weights)?;
+    let err = |e: candle_core::Error| Error::file("executor", e.to_string());
+    if let Some(out) = logits {
+        let l = m.forward(&ids, &mut anatomy_exec::Cache::new(m.spec.layers as usize))?;
+        let data: Vec<f32> = l.flatten_all().and_then(|t| t.to_vec1()).map_err(err)?;
+        anatomy_core::output::write_atomic(
+            &out,
+            &anatomy_exec::npy::encode_f32(&[ids.len(), m.spec.vocab as usize], &data),
+        )?;
+        return Ok(format!(
+            "wrote {} ({} positions × {} logits, f32)\n",
+            out.display(),
+            ids.len(),
+            m.spec.vocab
+        ));
+    }
+    let g = anatomy_exec::generate(&m, &ids, max_tokens, &mut |_| true)?;
+    Ok(if json {
+        serde_json::json!({ "prompt_ids": ids, "generated_ids": g.ids }).to_string() + "\n"
+    } else {
+        format!("{:?}\n", g.ids)
+    })
 }

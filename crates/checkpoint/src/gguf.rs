@@ -20,8 +20,16 @@ pub fn open(path: &Path) -> Result<Checkpoint, Error> {
     let shown = path.display().to_string();
     let file =
         std::fs::File::open(path).map_err(|e| Error::file(&shown, format!("cannot open: {e}")))?;
-    let mut reader = std::io::BufReader::new(file);
-    let content = Content::read(&mut reader).map_err(|e| {
+    read(&mut std::io::BufReader::new(file), &shown)
+}
+
+/// Read a GGUF header (metadata and tensor infos) from `reader`; tensor data is not read.
+pub fn read<R: std::io::Read + std::io::Seek>(
+    reader: &mut R,
+    shown: &str,
+) -> Result<Checkpoint, Error> {
+    let shown = shown.to_string();
+    let content = Content::read(reader).map_err(|e| {
         let msg = e.to_string();
         let hint = if msg.contains("dtype") { " (anatomy reads F32, F16, BF16, Q4_0–Q8_1 and the K-quants; IQ types are not supported)" } else { "" };
         Error::file(&shown, format!("not a readable GGUF file: {msg}{hint}"))

@@ -42,8 +42,13 @@ pub fn header(path: &Path) -> Result<Vec<Stored>, Error> {
     // could fault, which is the usual caveat of memory-mapped reading.
     let map = unsafe { memmap2::Mmap::map(&file) }
         .map_err(|e| Error::file(&shown, format!("cannot map: {e}")))?;
-    let (_, meta) = safetensors::SafeTensors::read_metadata(&map)
-        .map_err(|e| Error::file(&shown, format!("not a valid safetensors file: {e}")))?;
+    parse(&map, &shown)
+}
+
+/// The tensors a safetensors file's bytes declare (only the header is looked at).
+pub fn parse(bytes: &[u8], shown: &str) -> Result<Vec<Stored>, Error> {
+    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes)
+        .map_err(|e| Error::file(shown, format!("not a valid safetensors file: {e}")))?;
     let mut out: Vec<Stored> = meta
         .tensors()
         .into_iter()

@@ -4,6 +4,7 @@
 
 pub mod model;
 pub mod npy;
+pub mod tiny;
 pub mod tokenizer;
 pub mod weights;
 

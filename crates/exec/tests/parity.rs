@@ -76,3 +76,25 @@ fn the_kv_cache_gives_the_same_logits() {
         assert!(d < 1e-4, "{}: max |Δlogit| = {d}", dir.display());
     }
 }
+
+/// Every catalog model the executor runs has a scaled-down copy that runs on random weights.
+#[test]
+fn every_catalog_model_runs_tiny() {
+    for e in anatomy_core::catalog::ENTRIES {
+        let spec = anatomy_core::source::load(e.name).unwrap().spec;
+        let tiny = anatomy_exec::tiny::shrink(&spec);
+        let g = anatomy_core::graph::build(&tiny).unwrap();
+        let w = anatomy_exec::tiny::random_weights(&g, 7).unwrap();
+        match Model::new(tiny.clone(), w) {
+            Ok(model) => {
+                let logits = model
+                    .forward(&[1, 2, 3, 4, 5], &mut Cache::new(tiny.layers as usize))
+                    .unwrap();
+                assert_eq!(logits.dims(), [5, tiny.vocab as usize], "{}", e.name);
+                let v: Vec<Vec<f32>> = logits.to_vec2().unwrap();
+                assert!(v.iter().flatten().all(|x| x.is_finite()), "{}", e.name);
+            }
+            Err(err) => assert!(tiny.attn.mla.is_some(), "{}: {err}", e.name),
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! A scaled-down copy of any Spec with seeded random weights: every structural choice kept (the
+//! layer variants, attention kind, norms, routing), every size made small, so any model can be run
+//! and its activations looked at without its checkpoint.
+
+use crate::weights::Weights;
+use anatomy_checkpoint::Format;
+use anatomy_core::graph::Graph;
+use anatomy_core::manifest::{manifest, Naming};
+use anatomy_core::spec::{AttnSpan, LayerPlan, Spec};
+use anatomy_core::Error;
+use candle_core::{Device, Tensor};
+use std::collections::HashMap;
+
+/// The scaled-down Spec: hidden 64, 4 query heads of 16 (K/V heads in the same ratio), one layer
+/// for each distinct kind of layer (at most 4), at most 8 experts, a 256-token vocabulary.
+pub fn shrink(spec: &Spec) -> Spec {
+    let mut s = spec.clone();
+    s.name = format!("{} (tiny)", spec.name);
+    let a = &spec.attn;
+    let heads = a.heads.min(4);
+    let ratio = (a.heads / a.kv_heads).min(heads).max(1);
+    s.attn.heads = heads;
+    s.attn.kv_heads = (heads / ratio).max(1);
+    s.attn.heads = s.attn.kv_heads * ratio.min(heads);
+    s.attn.head_dim = 16;
+    s.attn.v_head_dim = 16;
+    s.attn.scale_dim = 16.0;
+    if let Some(m) = &mut s.attn.mla {
+        m.kv_lora_rank = 32;
+        m.q_lora_rank = m.q_lora_rank.map(|_| 48);
+        m.qk_nope_head_dim = 8;
+        m.qk_rope_head_dim = 8;
+        s.attn.head_dim = 16;
+        s.attn.scale_dim = 16.0;
+    }
+    s.hidden = 64;
+    s.vocab = spec.vocab.min(256);
+    s.mlp.intermediate = 128;
+    s.context = spec.context.min(1024);
+    if let Some(m) = &mut s.moe {
+        m.experts = m.experts.min(8);
+        m.top_k = m.top_k.min(2).min(m.experts);
+        m.expert_intermediate = 32;
+        m.shared_intermediate = 32 * m.shared_experts;
+        m.n_group = if m.n_group > 1 { 2 } else { 1 };
+        m.topk_group = m.topk_group.min(m.n_group);
+    }
+    // One layer of each kind, in order of first appearance, windows and chunks made small.
+    let mut plan: Vec<LayerPlan> = Vec::new();
+    for l in &spec.plan {
+        let mut l = l.clone();
+        l.attn = match l.attn {
+            AttnSpan::Sliding(w) => AttnSpan::Sliding(w.min(8)),
+            AttnSpan::Chunked(c) => AttnSpan::Chunked(c.min(8)),
+            full => full,
+        };
+        if !plan.contains(&l) && plan.len() < 4 {
+            plan.push(l);
+        }
+    }
+    s.layers = plan.len() as u64;
+    s.plan = plan;
+    s.embedding.learned_positions = spec.embedding.learned_positions.map(|p| p.min(1024));
+    s.mtp_layers = 0;
+    s.hf_prefix = String::new();
+    s
+}
+
+/// Seeded normal(0, 0.02) weights for every tensor of `g`; norm weights near their identity.
+pub fn random_weights(g: &Graph, seed: u64) -> Result<Weights, Error> {
+    let mut rng = SplitMix(seed);
+    let mut tensors = HashMap::new();
+    for e in manifest(g, Naming::Hf)? {
+        let n: usize = e.shape.iter().map(|&d| d as usize).product();
+        let is_norm = e.name.contains("norm") || e.name.contains("ln_");
+        let values: Vec<f32> = (0..n)
+            .map(|_| {
+                let z = rng.normal() as f32;
+                if is_norm && e.shape.len() == 1 && !e.name.ends_with("bias") {
+                    (if g.spec.norm.unit_offset { 0.0 } else { 1.0 }) + 0.1 * z
+                } else {
+                    0.02 * z
+                }
+            })
+            .collect();
+        let shape: Vec<usize> = e.shape.iter().map(|&d| d as usize).collect();
+        let t = Tensor::from_vec(values, shape, &Device::Cpu)
+            .map_err(|err| Error::file(&e.name, err.to_string()))?;
+        tensors.insert(e.name, t);
+    }
+    Ok(Weights {
+        tensors,
+        format: Format::Safetensors,
+    })
+}
+
+/// SplitMix64 with Box–Muller: the same numbers on every machine.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn uniform(&mut self) -> f64 {
+        ((self.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+
+    fn normal(&mut self) -> f64 {
+        (-2.0 * self.uniform().ln()).sqrt() * (2.0 * std::f64::consts::PI * self.uniform()).cos()
+    }
+}
