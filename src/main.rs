@@ -100,6 +100,17 @@ enum Command {
         #[arg(long)]
         tiny: bool,
     },
+    /// Every op with its glyph and output shape, in the order the forward pass runs them.
+    Ops { model: String },
+    /// The model as one runnable NumPy file: `python3 model.py --weights DIR --ids 1,2,3 --out logits.npy`.
+    Numpy {
+        model: String,
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Overwrite an existing file.
+        #[arg(long)]
+        force: bool,
+    },
     /// The PyTorch reference of a model as one module (every part and a Model composing them).
     #[command(hide = true)]
     Torch { model: String },
@@ -300,6 +311,30 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             } else {
                 run_model(&model, prompt, ids, max_tokens, logits, json)
             }
+        }
+        Command::Ops { model } => {
+            let (g, _) = build(&model)?;
+            Ok(render::report::ops(&g))
+        }
+        Command::Numpy {
+            model,
+            output,
+            force,
+        } => {
+            let (g, _) = build(&model)?;
+            if output.exists() && !force {
+                return Err(anatomy_core::Error::file(
+                    output.display().to_string(),
+                    "exists; pass --force to overwrite it",
+                ));
+            }
+            let code = render::numpy::module(&g.spec);
+            anatomy_core::output::write_atomic(&output, code.as_bytes())?;
+            Ok(format!(
+                "wrote {} ({} lines)\n",
+                output.display(),
+                code.lines().count()
+            ))
         }
         Command::Torch { model } => {
             let (g, _) = build(&model)?;

@@ -149,6 +149,13 @@ fn glm45_group_routing() {
     );
 }
 
+/// `anatomy ops`: glyphs, repeats (active experts of all), layer variants, named dims.
+#[test]
+fn deepseek_ops_list() {
+    let g = graph::build(&source::load("deepseek-v3").unwrap().spec).unwrap();
+    insta::assert_snapshot!(anatomy_core::render::report::ops(&g));
+}
+
 #[test]
 fn llama_3_2_3b_has_the_22_steps_of_seed_000() {
     let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();

@@ -3,6 +3,7 @@
 pub mod boxes;
 pub mod html;
 pub mod line;
+pub mod numpy;
 pub mod report;
 pub mod terminal;
 

@@ -179,3 +179,101 @@ pub fn manifest(entries: &[Entry]) -> String {
     ));
     out
 }
+
+/// Seed 004's op glyphs: L lookup, N norm, P RoPE, H attention head, R router, C concat,
+/// S activation, X expert combine, + add, × scale, @ matmul, → routing.
+pub fn glyph(op: crate::graph::Op) -> &'static str {
+    use crate::graph::Op::*;
+    match op {
+        Lookup => "L",
+        Norm => "N",
+        Rope => "P",
+        Scores { .. } | Softmax | WeightedSum { .. } => "H",
+        TopK => "R",
+        Concat => "C",
+        Activation => "S",
+        Combine => "X",
+        Add => "+",
+        Scale => "×",
+        MatMul => "@",
+        Route => "→",
+    }
+}
+
+/// A size's name when exactly one of the model's sizes has that value.
+fn dim_name(spec: &crate::spec::Spec, d: &crate::graph::Dim) -> String {
+    let Some(n) = d.size() else {
+        return "seq_len".into();
+    };
+    let a = &spec.attn;
+    let mut known: Vec<(&str, u64)> = vec![
+        ("hidden_size", spec.hidden),
+        ("vocab_size", spec.vocab),
+        ("d_head", a.head_dim),
+        ("q_heads·d_head", a.heads * a.v_head_dim),
+        ("inter_size", spec.mlp.intermediate),
+    ];
+    if let Some(m) = &spec.moe {
+        known.push(("num_experts", m.experts));
+        known.push(("expert_inter", m.expert_intermediate));
+    }
+    if let Some(m) = &a.mla {
+        known.push(("kv_lora_rank", m.kv_lora_rank));
+        known.push(("d_rope", m.qk_rope_head_dim));
+        known.push(("d_nope", m.qk_nope_head_dim));
+    }
+    let hits: Vec<&str> = known
+        .iter()
+        .filter(|(_, v)| *v == n)
+        .map(|(k, _)| *k)
+        .collect();
+    match (n, hits.as_slice()) {
+        (1, _) => "1".into(),
+        (_, [one]) => format!("{one}={n}"),
+        _ => n.to_string(),
+    }
+}
+
+/// `anatomy ops`: every op of the graph with its glyph, the scopes it repeats in, and its output's shape.
+pub fn ops(g: &Graph) -> String {
+    let mut out = format!(
+        "{:>3}  {}  {:<36} {:<28} {}\n",
+        "#", "op", "step", "repeated in", "output"
+    );
+    for v in g.steps() {
+        let s = v.step;
+        let t = g.tensor(s.output);
+        let mut scopes: Vec<String> = v
+            .scopes
+            .iter()
+            .filter(|sc| sc.repeat > 1)
+            .map(|sc| {
+                format!(
+                    "{}×{}",
+                    sc.title.split_whitespace().next().unwrap_or(""),
+                    sc.active
+                        .map_or(sc.repeat.to_string(), |k| format!("{}/{}", k, sc.repeat))
+                )
+            })
+            .collect();
+        if let Some(l) = v.layers().filter(|l| {
+            l.len() != g.spec.layers
+                && v.scopes
+                    .iter()
+                    .any(|s| s.kind == crate::graph::ScopeKind::Block)
+        }) {
+            scopes.push(format!("(layers {l})"));
+        }
+        let dims: Vec<String> = t.dims.iter().rev().map(|d| dim_name(&g.spec, d)).collect();
+        out += &format!(
+            "{:>3}  {:<2}  {:<36} {:<28} {} [{}]\n",
+            s.number,
+            glyph(s.op),
+            s.title,
+            scopes.join(" "),
+            t.name,
+            dims.join(", ")
+        );
+    }
+    out
+}

@@ -1,0 +1,422 @@
+//! `anatomy numpy`: one runnable Python file holding the model in NumPy — every op a function with
+//! its shapes commented, a forward() that composes them as the Graph does, and a loader of
+//! safetensors weights in Hugging Face naming. It needs only NumPy and the standard library.
+
+use crate::naming::{names, Role};
+use crate::spec::{AttnSpan, NormKind, NormPlace, Position, QkNorm, Scoring, Spec};
+use serde_json::json;
+
+fn py(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// The checkpoint name templates the file reads, by role, in Hugging Face naming.
+fn name_table(spec: &Spec) -> String {
+    use Role::*;
+    let roles = [
+        ("embed", Embed),
+        ("pos_embed", PosEmbed),
+        ("attn_norm", AttnNorm),
+        ("q", Q),
+        ("k", K),
+        ("v", V),
+        ("qkv", Qkv),
+        ("o", O),
+        ("q_norm", QNorm),
+        ("k_norm", KNorm),
+        ("sinks", Sinks),
+        ("post_attn_norm", PostAttnNorm),
+        ("ffn_norm", FfnNorm),
+        ("post_ffn_norm", PostFfnNorm),
+        ("gate", Gate),
+        ("up", Up),
+        ("gate_up", GateUp),
+        ("down", Down),
+        ("router", Router),
+        ("correction_bias", CorrectionBias),
+        ("expert_gate", ExpertGate),
+        ("expert_up", ExpertUp),
+        ("expert_gate_up", ExpertGateUp),
+        ("expert_down", ExpertDown),
+        ("shared_gate", SharedGate),
+        ("shared_up", SharedUp),
+        ("shared_down", SharedDown),
+        ("final_norm", FinalNorm),
+        ("lm_head", LmHead),
+    ];
+    let mut out = String::from("NAMES = {\n");
+    for (key, role) in roles {
+        let (w, _) = names(spec.layout, role, false);
+        let (b, _) = names(spec.layout, role, true);
+        out += &format!(
+            "    {key:?}: ({:?}, {:?}),\n",
+            format!("{}{w}", spec.hf_prefix),
+            format!("{}{b}", spec.hf_prefix)
+        );
+    }
+    out + "}\n"
+}
+
+pub fn module(spec: &Spec) -> String {
+    let a = &spec.attn;
+    let (rope_theta, local_theta, partial, interleaved, scaling) = match &spec.position {
+        Position::Rope(r) => (
+            r.theta,
+            r.local_theta,
+            r.partial,
+            r.interleaved,
+            json!({
+                "kind": r.scaling.kind,
+                "factor": r.scaling.factor,
+                "original": r.scaling.original_context,
+                "params": r.scaling.params.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
+            }),
+        ),
+        Position::Learned => (0.0, None, 1.0, false, json!(null)),
+    };
+    let moe = spec.moe.as_ref().map(|m| {
+        json!({
+            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "scoring": match m.scoring {
+                Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid" },
+            "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
+            "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
+            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved,
+            "expert_intermediate": m.expert_intermediate,
+        })
+    });
+    let plan: Vec<String> = spec
+        .plan
+        .iter()
+        .map(|l| {
+            let span = match l.attn {
+                AttnSpan::Full => "(\"full\", 0)".to_string(),
+                AttnSpan::Sliding(w) => format!("(\"sliding\", {w})"),
+                AttnSpan::Chunked(c) => format!("(\"chunked\", {c})"),
+            };
+            format!("({span}, {}, {})", py(l.rope), py(l.moe))
+        })
+        .collect();
+    let config = json!({
+        "hidden": spec.hidden, "vocab": spec.vocab, "heads": a.heads, "kv_heads": a.kv_heads, "head_dim": a.head_dim,
+        "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2" },
+        "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "fused_qkv": a.fused_qkv,
+        "intermediate": spec.mlp.intermediate, "act": spec.mlp.act, "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
+        "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
+        "norm": match spec.norm.kind { NormKind::Rms => "rms", NormKind::Layer => "layer" }, "eps": spec.norm.eps,
+        "unit_offset": spec.norm.unit_offset, "place": match spec.norm.place { NormPlace::Pre => "pre", NormPlace::Post => "post", NormPlace::Sandwich => "sandwich" },
+        "rope_theta": rope_theta, "local_theta": local_theta, "partial": partial, "interleaved": interleaved, "scaling": scaling,
+        "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
+        "tied": spec.tied, "final_softcap": spec.final_softcap, "in_out": spec.layout.stores_in_out(),
+        "mla": spec.attn.mla.is_some(),
+    });
+    let config_py = serde_json::to_string_pretty(&config)
+        .expect("json")
+        .replace("null", "None")
+        .replace("true", "True")
+        .replace("false", "False");
+    let mla_note = if spec.attn.mla.is_some() {
+        "\n# Note: this model's multi-head latent attention is not in this file yet; forward() raises.\n"
+    } else {
+        ""
+    };
+    format!(
+        "{head}{mla_note}\nimport argparse\nimport json\nimport math\nfrom pathlib import Path\n\nimport numpy as np\n\nCONFIG = {config_py}\n\n# Per layer: (attention span, RoPE on, MoE FFN).\nPLAN = [\n    {plan},\n]\n\n{names}\n{body}",
+        head = format!(
+            "#!/usr/bin/env python3\n\"\"\"{} in NumPy, generated by anatomy from its architecture graph.\n\nRun: python3 {{this file}} --weights DIR --ids 1,2,3 --out logits.npy\n(DIR holds config.json and the safetensors files; only NumPy is needed.)\n\"\"\"",
+            spec.name.replace('"', "'")
+        ),
+        plan = plan.join(",\n    "),
+        names = name_table(spec),
+        body = BODY,
+    )
+}
+
+/// The model-independent part: ops, each with shape comments, and forward().
+const BODY: &str = r#"
+
+def load_safetensors(directory):
+    """Every tensor of every .safetensors file in `directory`, as float32 arrays."""
+    weights = {}
+    for path in sorted(Path(directory).glob("*.safetensors")):
+        data = path.read_bytes()
+        n = int.from_bytes(data[:8], "little")
+        header = json.loads(data[8 : 8 + n])
+        base = 8 + n
+        for name, info in header.items():
+            if name == "__metadata__":
+                continue
+            start, end = info["data_offsets"]
+            raw = data[base + start : base + end]
+            dtype = info["dtype"]
+            if dtype == "BF16":
+                a = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
+            else:
+                a = np.frombuffer(raw, dtype={"F32": "<f4", "F16": "<f2", "F64": "<f8", "I64": "<i8", "I32": "<i4", "U8": "u1"}[dtype])
+            weights[name] = a.astype(np.float32).reshape(info["shape"])
+    return weights
+
+
+def w(W, key, b=None, e=None, bias=False):
+    name = NAMES[key][1 if bias else 0].replace("{b}", str(b)).replace("{e}", str(e))
+    return W[name]
+
+
+def has(W, key, b=None, bias=False):
+    return NAMES[key][1 if bias else 0].replace("{b}", str(b)) in W
+
+
+def linear(x, weight, bias=None):
+    # x: [T, in]; weight: [out, in] (or [in, out] for Conv1D checkpoints) -> [T, out]
+    y = x @ weight if CONFIG["in_out"] else x @ weight.T
+    return y + bias if bias is not None else y
+
+
+def norm(x, weight, bias=None):
+    # x: [..., d] -> [..., d], statistics over the last dim in float32
+    eps = CONFIG["eps"]
+    if CONFIG["norm"] == "layer":
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + eps) * weight + bias
+    y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
+    return y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight
+
+
+def act(x):
+    kind = CONFIG["act"]
+    if kind in ("gelu_pytorch_tanh", "gelu_new", "gelu_fast"):
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    if kind == "gelu":
+        return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)).astype(np.float32))
+    if kind == "relu":
+        return np.maximum(x, 0)
+    return x / (1.0 + np.exp(-x))  # SiLU
+
+
+def softmax(x):
+    x = x - x.max(-1, keepdims=True)
+    e = np.exp(x)
+    return e / e.sum(-1, keepdims=True)
+
+
+def rope_tables(T, start, base):
+    # -> cos, sin: [T, rot_dim] for positions start..start+T
+    dim = int(CONFIG["head_dim"] * CONFIG["partial"]) // 2 * 2
+    inv = 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)  # [dim/2]
+    s = CONFIG["scaling"] or {}
+    kind, factor = s.get("kind", "default"), s.get("factor") or 1.0
+    old, p = s.get("original") or CONFIG["context"], s.get("params", {})
+    factor_out = 1.0
+    if kind == "linear":
+        inv = inv / factor
+    elif kind == "llama3":
+        low, high = p.get("low_freq_factor", 1.0), p.get("high_freq_factor", 4.0)
+        wl = 2 * math.pi / inv
+        scaled = np.where(wl > old / low, inv / factor, inv)
+        smooth = (old / wl - low) / (high - low)
+        medium = (wl >= old / high) & (wl <= old / low)
+        inv = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
+    elif kind == "yarn":
+        get = lambda m: 1.0 if factor <= 1 else 0.1 * m * math.log(factor) + 1.0
+        ms, ms_all = p.get("mscale", 0), p.get("mscale_all_dim", 0)
+        factor_out = p.get("attention_factor", get(ms) / get(ms_all) if ms and ms_all else get(1.0))
+        cdim = lambda r: (dim * math.log(old / (r * 2 * math.pi))) / (2 * math.log(base))
+        lo, hi = cdim(p.get("beta_fast", 32.0)), cdim(p.get("beta_slow", 1.0))
+        if p.get("truncate", 1.0):
+            lo, hi = math.floor(lo), math.ceil(hi)
+        lo, hi = max(lo, 0), min(hi, dim - 1)
+        if lo == hi:
+            hi += 0.001
+        extra = 1 - np.clip((np.arange(dim // 2) - lo) / (hi - lo), 0, 1)
+        inv = inv / factor * (1 - extra) + inv * extra
+    inv = inv.astype(np.float32)
+    ang = np.arange(start, start + T, dtype=np.float32)[:, None] * inv[None, :]  # [T, dim/2]
+    ang = np.concatenate([ang, ang], -1)  # [T, dim]
+    return (np.cos(ang) * factor_out).astype(np.float32), (np.sin(ang) * factor_out).astype(np.float32)
+
+
+def apply_rope(x, cos, sin):
+    # x: [heads, T, d_head] -> same; rotates the first rot_dim dims
+    dim = cos.shape[-1]
+    rot, rest = x[..., :dim], x[..., dim:]
+    if CONFIG["interleaved"]:
+        a, b = rot[..., 0::2], rot[..., 1::2]  # [heads, T, dim/2]
+        c, s = cos[:, : dim // 2], sin[:, : dim // 2]
+        rot = np.stack([a * c - b * s, a * s + b * c], -1).reshape(rot.shape)
+    else:
+        half = np.concatenate([-rot[..., dim // 2 :], rot[..., : dim // 2]], -1)
+        rot = rot * cos + half * sin
+    return np.concatenate([rot, rest], -1)
+
+
+def attention_mask(span, T):
+    # -> [T, T] additive mask: 0 where query i may attend to key j, -inf elsewhere
+    i, j = np.arange(T)[:, None], np.arange(T)[None, :]
+    ok = j <= i
+    if span[0] == "sliding":
+        ok &= (i - j) < span[1]
+    if span[0] == "chunked":
+        ok &= (j // span[1]) == (i // span[1])
+    return np.where(ok, 0.0, -np.inf).astype(np.float32)
+
+
+def attention(x, W, b, span, use_rope):
+    # x: [T, hidden] -> [T, hidden]
+    C = CONFIG
+    T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]
+    bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
+    if C["fused_qkv"]:
+        qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # [T, (H + 2 KV) D]
+        q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]
+    else:
+        q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
+    if C["qk_norm"] == "full":
+        q, k = norm(q, w(W, "q_norm", b)), norm(k, w(W, "k_norm", b))  # over all heads at once
+    q = q.reshape(T, H, D).transpose(1, 0, 2)  # q: [H, T, D]
+    k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]
+    v = v.reshape(T, KV, D).transpose(1, 0, 2)  # v: [KV, T, D]
+    if C["qk_norm"] == "per_head":
+        q, k = norm(q, w(W, "q_norm", b)), norm(k, w(W, "k_norm", b))
+    if use_rope and C["rope_theta"]:
+        base = C["local_theta"] if (span[0] == "sliding" and C["local_theta"]) else C["rope_theta"]
+        cos, sin = rope_tables(T, 0, base)  # [T, rot_dim]
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        if C["qk_norm"] == "l2":
+            q = q / np.sqrt((q * q).mean(-1, keepdims=True) + C["eps"])
+            k = k / np.sqrt((k * k).mean(-1, keepdims=True) + C["eps"])
+    k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # [H, T, D]
+    s = (q @ k.transpose(0, 2, 1)) * np.float32(C["scale"])  # s: [H, T, T]
+    if C["softcap"]:
+        s = C["softcap"] * np.tanh(s / C["softcap"])
+    s = s + attention_mask(span, T)
+    if C["sinks"]:
+        sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))
+        p = softmax(np.concatenate([s, sink], -1))[..., :T]  # the sink takes its share, then is dropped
+    else:
+        p = softmax(s)  # p: [H, T, T]
+    out = (p @ v).transpose(1, 0, 2).reshape(T, H * D)  # [T, H D]
+    return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)
+
+
+def mlp(x, W, b):
+    # x: [T, hidden] -> [T, hidden]
+    C = CONFIG
+    bias = lambda key: w(W, key, b, bias=True) if C["mlp_bias"] else None
+    if not C["gated"]:
+        return linear(act(linear(x, w(W, "up", b), bias("up"))), w(W, "down", b), bias("down"))
+    if C["fused_gate_up"]:
+        gu = linear(x, w(W, "gate_up", b))  # [T, 2F]
+        g, u = np.split(gu, 2, axis=-1)
+    else:
+        g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # [T, F]
+    return linear(act(g) * u, w(W, "down", b), bias("down"))
+
+
+def glu(g, u, limit):
+    if limit is None:
+        return act(g) * u
+    g = np.minimum(g, limit)
+    u = np.clip(u, -limit, limit)
+    return (u + 1) * g / (1 + np.exp(-1.702 * g))
+
+
+def route(logits, correction):
+    # logits: [E] -> list of (expert, weight) for one token
+    M = CONFIG["moe"]
+    k, kind = M["top_k"], M["scoring"]
+    if kind in ("topk_softmax", "topk_sigmoid"):
+        idx = np.argsort(-logits, kind="stable")[:k]
+        vals = logits[idx]
+        wts = softmax(vals) if kind == "topk_softmax" else 1 / (1 + np.exp(-vals))
+    else:
+        probs = softmax(logits) if kind == "softmax" else 1 / (1 + np.exp(-logits))
+        choice = probs + (correction if correction is not None else 0)
+        if M["n_group"] > 1:
+            g = M["n_group"]
+            per = len(choice) // g
+            grouped = np.sort(choice.reshape(g, per), -1)[:, ::-1]
+            score = grouped[:, :2].sum(-1) if kind == "sigmoid" else grouped[:, 0]
+            keep = np.argsort(-score, kind="stable")[: M["topk_group"]]
+            choice = np.where(np.isin(np.arange(len(choice)) // per, keep), choice, 0.0)
+        idx = np.argsort(-choice, kind="stable")[:k]
+        wts = probs[idx]
+        if M["norm_topk_prob"]:
+            wts = wts / (wts.sum() + (1e-20 if kind == "sigmoid" else 0))
+    return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))
+
+
+def moe(x, W, b):
+    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts
+    M = CONFIG["moe"]
+    logits = linear(x, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # [T, E]
+    corr = w(W, "correction_bias", b) if M["correction_bias"] else None
+    out = np.zeros_like(x)
+    for t in range(x.shape[0]):
+        for e, weight in route(logits[t], corr):
+            xe = x[t : t + 1] * weight if M["scoring"] == "topk_sigmoid" else x[t : t + 1]
+            if M["stacked"]:
+                gu = xe @ w(W, "expert_gate_up", b)[e]  # [1, 2F]
+                if M["expert_bias"]:
+                    gu = gu + w(W, "expert_gate_up", b, bias=True)[e]
+                g, u = (gu[:, 0::2], gu[:, 1::2]) if M["interleaved"] else np.split(gu, 2, axis=-1)
+                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b)[e]
+                if M["expert_bias"]:
+                    y = y + w(W, "expert_down", b, bias=True)[e]
+            else:
+                g = xe @ w(W, "expert_gate", b, e).T
+                u = xe @ w(W, "expert_up", b, e).T
+                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b, e).T
+            out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]
+    if M["shared"]:
+        g, u = x @ w(W, "shared_gate", b).T, x @ w(W, "shared_up", b).T
+        out = out + (act(g) * u) @ w(W, "shared_down", b).T
+    return out
+
+
+def forward(ids, W):
+    # ids: [T] int -> logits [T, vocab]
+    C = CONFIG
+    if C["mla"]:
+        raise NotImplementedError("multi-head latent attention is not in anatomy's NumPy export yet")
+    x = w(W, "embed")[ids]  # [T, hidden]
+    if C["learned_positions"]:
+        x = x + w(W, "pos_embed")[np.arange(len(ids))]
+    if C["embed_scale"]:
+        x = x * np.float32(math.sqrt(C["hidden"]))
+    for b, (span, use_rope, is_moe) in enumerate(PLAN):
+        nb = lambda key: w(W, key, b, bias=True) if C["norm"] == "layer" else None
+        h = x if C["place"] == "post" else norm(x, w(W, "attn_norm", b), nb("attn_norm"))
+        a = attention(h, W, b, span, use_rope)
+        if C["place"] != "pre":
+            a = norm(a, w(W, "post_attn_norm", b))
+        x = x + a
+        h = x if C["place"] == "post" else norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))
+        m = moe(h, W, b) if is_moe else mlp(h, W, b)
+        if C["place"] != "pre":
+            m = norm(m, w(W, "post_ffn_norm", b))
+        x = x + m
+    z = norm(x, w(W, "final_norm"), w(W, "final_norm", bias=True) if C["norm"] == "layer" else None)
+    head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # [vocab, hidden]
+    logits = z @ head.T  # [T, vocab]
+    if C["final_softcap"]:
+        logits = C["final_softcap"] * np.tanh(logits / C["final_softcap"])
+    return logits.astype(np.float32)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--weights", required=True, help="folder with config.json and *.safetensors")
+    ap.add_argument("--ids", required=True, help="comma-separated token ids")
+    ap.add_argument("--out", required=True, help="where to write the logits (.npy, float32 [T, vocab])")
+    a = ap.parse_args()
+    ids = np.array([int(i) for i in a.ids.split(",")])
+    np.save(a.out, forward(ids, load_safetensors(a.weights)))
+
+
+if __name__ == "__main__":
+    main()
+"#;
