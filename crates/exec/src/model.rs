@@ -15,7 +15,31 @@ type R<T> = candle_core::Result<T>;
 pub struct Model {
     pub spec: Spec,
     weights: Weights,
+    /// When set, every activation the forward pass computes is summarized here.
+    capture: std::cell::RefCell<Option<Vec<Captured>>>,
 }
+
+/// One activation of a forward pass: where it was computed, its statistics, and — when small —
+/// its values.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    /// Layer index, `None` outside the blocks.
+    pub layer: Option<usize>,
+    /// What it is: `embed`, `attn_norm`, `q`, `k`, `v`, `scores`, `probs`, `heads`, `attn_out`,
+    /// `resid_attn`, `ffn_norm`, `gate`, `up`, `act`, `down`, `router`, `routing`, `combine`,
+    /// `resid_ffn`, `final_norm`, `logits`.
+    pub point: &'static str,
+    pub shape: Vec<usize>,
+    pub mean: f32,
+    pub std: f32,
+    pub min: f32,
+    pub max: f32,
+    /// All values (row-major) when there are at most `SMALL` of them.
+    pub values: Option<Vec<f32>>,
+}
+
+/// Activations of at most this many values are captured whole.
+pub const SMALL: usize = 4096;
 
 /// Keys and values of every layer seen so far.
 pub struct Cache {
@@ -55,7 +79,45 @@ impl Model {
                 "mixture-of-experts GGUF checkpoints are not executed yet",
             ));
         }
-        Ok(Model { spec, weights })
+        Ok(Model {
+            spec,
+            weights,
+            capture: std::cell::RefCell::new(None),
+        })
+    }
+
+    /// Logits for `ids` and every activation computed on the way.
+    pub fn forward_captured(&self, ids: &[u32]) -> Result<(Tensor, Vec<Captured>), Error> {
+        *self.capture.borrow_mut() = Some(Vec::new());
+        let logits = self.forward(ids, &mut Cache::new(self.spec.layers as usize));
+        let captured = self.capture.borrow_mut().take().unwrap_or_default();
+        Ok((logits?, captured))
+    }
+
+    fn keep(&self, layer: Option<usize>, point: &'static str, t: &Tensor) {
+        let mut guard = self.capture.borrow_mut();
+        let Some(list) = guard.as_mut() else { return };
+        let Ok(v) = t
+            .flatten_all()
+            .and_then(|f| f.to_dtype(DType::F32))
+            .and_then(|f| f.to_vec1::<f32>())
+        else {
+            return;
+        };
+        let finite: Vec<f32> = v.iter().copied().filter(|x| x.is_finite()).collect();
+        let n = finite.len().max(1) as f32;
+        let mean = finite.iter().sum::<f32>() / n;
+        let std = (finite.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / n).sqrt();
+        list.push(Captured {
+            layer,
+            point,
+            shape: t.dims().to_vec(),
+            mean,
+            std,
+            min: finite.iter().copied().fold(f32::INFINITY, f32::min),
+            max: finite.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+            values: (v.len() <= SMALL).then_some(v),
+        });
     }
 
     fn name(&self, role: Role, bias: bool, b: Option<usize>, e: Option<usize>) -> String {
@@ -126,11 +188,13 @@ impl Model {
         if spec.embedding.scale_by_sqrt_hidden {
             x = x.affine((spec.hidden as f64).sqrt(), 0.0).map_err(ce)?;
         }
+        self.keep(None, "embed", &x);
         for b in 0..spec.layers as usize {
             x = self.layer(&x, b, cache)?;
         }
         cache.pos += t;
         let z = self.norm(&x, Role::FinalNorm, None)?;
+        self.keep(None, "final_norm", &z);
         let head = if spec.tied {
             embed
         } else {
@@ -140,6 +204,7 @@ impl Model {
         if let Some(c) = spec.final_softcap {
             logits = softcap(&logits, c).map_err(ce)?;
         }
+        self.keep(None, "logits", &logits);
         Ok(logits)
     }
 
@@ -150,16 +215,20 @@ impl Model {
         } else {
             self.norm(x, Role::AttnNorm, Some(b))?
         };
+        self.keep(Some(b), "attn_norm", &h);
         let mut a = self.attention(&h, b, cache)?;
         if place != NormPlace::Pre {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
         }
+        self.keep(Some(b), "attn_out", &a);
         let r = (x + a).map_err(ce)?;
+        self.keep(Some(b), "resid_attn", &r);
         let h = if place == NormPlace::Post {
             r.clone()
         } else {
             self.norm(&r, Role::FfnNorm, Some(b))?
         };
+        self.keep(Some(b), "ffn_norm", &h);
         let mut m = if self.spec.plan[b].moe {
             self.moe(&h, b)?
         } else {
@@ -168,7 +237,10 @@ impl Model {
         if place != NormPlace::Pre {
             m = self.norm(&m, Role::PostFfnNorm, Some(b))?;
         }
-        (r + m).map_err(ce)
+        self.keep(Some(b), "down", &m);
+        let out = (r + m).map_err(ce)?;
+        self.keep(Some(b), "resid_ffn", &out);
+        Ok(out)
     }
 
     fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
@@ -229,6 +301,9 @@ impl Model {
             ),
             _ => (k, v),
         };
+        self.keep(Some(b), "q", &q);
+        self.keep(Some(b), "k", &k);
+        self.keep(Some(b), "v", &v);
         cache.k[b] = Some(k.clone());
         cache.v[b] = Some(v.clone());
         let total = k.dim(1).map_err(ce)?;
@@ -246,6 +321,7 @@ impl Model {
         }
         let mask = mask(plan.attn, cache.pos, t, total).map_err(ce)?;
         let s = s.broadcast_add(&mask).map_err(ce)?;
+        self.keep(Some(b), "scores", &s);
         let p = if a.sinks {
             let sinks = self
                 .weights
@@ -260,6 +336,7 @@ impl Model {
         } else {
             softmax(&s).map_err(ce)?
         };
+        self.keep(Some(b), "probs", &p);
         let o = p
             .matmul(&v)
             .map_err(ce)?
@@ -269,6 +346,7 @@ impl Model {
             .map_err(ce)?
             .reshape((t, h * hd))
             .map_err(ce)?;
+        self.keep(Some(b), "heads", &o);
         self.proj(&o, Role::O, b, a.o_bias)
     }
 
@@ -316,11 +394,24 @@ impl Model {
         } else {
             None
         };
+        self.keep(Some(b), "router", &logits);
         // Routing on the host: per token, the chosen experts and their weights.
         let mut choices: Vec<Vec<(usize, f32)>> = Vec::with_capacity(t);
         for row in &lg {
             choices.push(route(row, m, correction.as_deref(), e, k));
         }
+        // The routing table: each token's weight for each expert, zero where not chosen.
+        let mut table = vec![0f32; t * e];
+        for (i, c) in choices.iter().enumerate() {
+            for &(ex, w) in c {
+                table[i * e + ex] = w;
+            }
+        }
+        self.keep(
+            Some(b),
+            "routing",
+            &Tensor::from_vec(table, (t, e), &Device::Cpu).map_err(ce)?,
+        );
         let mut out =
             Tensor::zeros((t, spec.hidden as usize), DType::F32, &Device::Cpu).map_err(ce)?;
         for ex in 0..e {

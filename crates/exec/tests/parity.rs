@@ -98,3 +98,64 @@ fn every_catalog_model_runs_tiny() {
         }
     }
 }
+
+/// A captured run records every activation with its statistics, and small ones whole; the routing
+/// table has each token's chosen experts and zeros elsewhere.
+#[test]
+fn capture_records_every_activation() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mixtral");
+    let (model, ids, want) = load(&dir);
+    let (logits, captured) = model.forward_captured(&ids).unwrap();
+    assert!(
+        max_diff(&logits.to_vec2().unwrap(), &want) < 1e-4,
+        "capturing changes nothing"
+    );
+    for point in [
+        "embed",
+        "attn_norm",
+        "q",
+        "k",
+        "v",
+        "scores",
+        "probs",
+        "heads",
+        "attn_out",
+        "resid_attn",
+        "ffn_norm",
+        "router",
+        "routing",
+        "down",
+        "resid_ffn",
+        "final_norm",
+        "logits",
+    ] {
+        let c = captured
+            .iter()
+            .find(|c| c.point == point)
+            .unwrap_or_else(|| panic!("{point} not captured"));
+        assert!(c.std.is_finite() && c.max >= c.min, "{point}: {c:?}");
+    }
+    let routing = captured
+        .iter()
+        .find(|c| c.point == "routing" && c.layer == Some(0))
+        .unwrap();
+    let (t, e) = (routing.shape[0], routing.shape[1]);
+    let table = routing.values.as_ref().unwrap();
+    for row in table.chunks(e) {
+        assert_eq!(row.iter().filter(|w| **w != 0.0).count(), 2, "top-2 of {e}");
+        assert!(
+            (row.iter().sum::<f32>() - 1.0).abs() < 1e-5,
+            "renormalized weights"
+        );
+    }
+    assert_eq!(t, ids.len());
+    let probs = captured
+        .iter()
+        .find(|c| c.point == "probs" && c.layer == Some(1))
+        .unwrap();
+    let p = probs.values.as_ref().unwrap();
+    assert!(
+        (p[..ids.len()].iter().sum::<f32>() - 1.0).abs() < 1e-5,
+        "each attention row sums to 1"
+    );
+}
