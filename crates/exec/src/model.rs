@@ -63,15 +63,8 @@ fn ce(e: candle_core::Error) -> Error {
 }
 
 impl Model {
-    /// A model the executor can run: every family but latent attention (MLA) for now.
+    /// A model the executor can run (every family; MoE GGUF checkpoints not yet).
     pub fn new(spec: Spec, weights: Weights) -> Result<Model, Error> {
-        if spec.attn.mla.is_some() {
-            return Err(Error::new(
-                &spec.name,
-                "kv_lora_rank",
-                "multi-head latent attention is drawn and counted but not executed yet",
-            ));
-        }
         if weights.format == Format::Gguf && spec.is_moe() {
             return Err(Error::new(
                 &spec.name,
@@ -244,6 +237,9 @@ impl Model {
     }
 
     fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
+        if self.spec.attn.mla.is_some() {
+            return self.mla(x, b, cache);
+        }
         let spec = &self.spec;
         let a = &spec.attn;
         let (t, h, kv, hd) = (
@@ -348,6 +344,96 @@ impl Model {
             .map_err(ce)?;
         self.keep(Some(b), "heads", &o);
         self.proj(&o, Role::O, b, a.o_bias)
+    }
+
+    /// Multi-head latent attention: Q (through its latent when there is one) and a KV latent that
+    /// every head expands; one rotary key shared by all heads.
+    fn mla(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
+        let spec = &self.spec;
+        let a = &spec.attn;
+        let m = a.mla.as_ref().expect("MLA");
+        let t = x.dim(0).map_err(ce)?;
+        let (h, nope, rd, vd, kvl) = (
+            a.heads as usize,
+            m.qk_nope_head_dim as usize,
+            m.qk_rope_head_dim as usize,
+            a.v_head_dim as usize,
+            m.kv_lora_rank as usize,
+        );
+        let q = match m.q_lora_rank {
+            Some(_) => {
+                let qa = self.proj(x, Role::QA, b, false)?;
+                self.proj(&self.norm(&qa, Role::QANorm, Some(b))?, Role::QB, b, false)?
+            }
+            None => self.proj(x, Role::Q, b, false)?,
+        };
+        // [h, t, nope + rope]
+        let q = q
+            .reshape((t, h, nope + rd))
+            .and_then(|q| q.transpose(0, 1)?.contiguous())
+            .map_err(ce)?;
+        let q_nope = q.narrow(2, 0, nope).map_err(ce)?;
+        let q_rot = q
+            .narrow(2, nope, rd)
+            .and_then(|t| t.contiguous())
+            .map_err(ce)?;
+        let kva = self.proj(x, Role::KvA, b, false)?; // [t, kv_lora + rope]
+        let c_kv = self.norm(&kva.narrow(1, 0, kvl).map_err(ce)?, Role::KvANorm, Some(b))?;
+        let k_rot = kva
+            .narrow(1, kvl, rd)
+            .and_then(|k| k.contiguous()?.reshape((1, t, rd)))
+            .map_err(ce)?;
+        let Position::Rope(r) = &spec.position else {
+            unreachable!("MLA has RoPE")
+        };
+        let (cos, sin) = rope_tables_dim(spec, r.theta, cache.pos, t, rd).map_err(ce)?;
+        let q_rot = rope(&q_rot, &cos, &sin, r.interleaved).map_err(ce)?;
+        let k_rot = rope(&k_rot, &cos, &sin, r.interleaved).map_err(ce)?;
+        let kv = self
+            .proj(&c_kv, Role::KvB, b, false)?
+            .reshape((t, h, nope + vd))
+            .and_then(|kv| kv.transpose(0, 1)?.contiguous())
+            .map_err(ce)?;
+        let k_shared = k_rot
+            .broadcast_as((h, t, rd))
+            .and_then(|k| k.contiguous())
+            .map_err(ce)?;
+        let k = Tensor::cat(&[&kv.narrow(2, 0, nope).map_err(ce)?, &k_shared], 2).map_err(ce)?;
+        let v = kv
+            .narrow(2, nope, vd)
+            .and_then(|v| v.contiguous())
+            .map_err(ce)?;
+        let q = Tensor::cat(&[&q_nope, &q_rot], 2).map_err(ce)?;
+        let (k, v) = match (&cache.k[b], &cache.v[b]) {
+            (Some(pk), Some(pv)) => (
+                Tensor::cat(&[pk, &k], 1).map_err(ce)?,
+                Tensor::cat(&[pv, &v], 1).map_err(ce)?,
+            ),
+            _ => (k, v),
+        };
+        self.keep(Some(b), "q", &q);
+        self.keep(Some(b), "k", &k);
+        self.keep(Some(b), "v", &v);
+        cache.k[b] = Some(k.clone());
+        cache.v[b] = Some(v.clone());
+        let total = k.dim(1).map_err(ce)?;
+        let scale = a.scale_mult / a.scale_dim.sqrt();
+        let s = q
+            .matmul(&k.t().map_err(ce)?)
+            .and_then(|s| s.affine(scale, 0.0))
+            .map_err(ce)?;
+        let s = s
+            .broadcast_add(&mask(spec.plan[b].attn, cache.pos, t, total).map_err(ce)?)
+            .map_err(ce)?;
+        self.keep(Some(b), "scores", &s);
+        let p = softmax(&s).map_err(ce)?;
+        self.keep(Some(b), "probs", &p);
+        let o = p
+            .matmul(&v)
+            .and_then(|o| o.transpose(0, 1)?.contiguous()?.reshape((t, h * vd)))
+            .map_err(ce)?;
+        self.keep(Some(b), "heads", &o);
+        self.proj(&o, Role::O, b, false)
     }
 
     fn act(&self, x: &Tensor) -> R<Tensor> {
@@ -670,8 +756,21 @@ fn rope_tables(spec: &Spec, theta: f64, start: usize, t: usize) -> R<(Tensor, Te
     let Position::Rope(r) = &spec.position else {
         unreachable!("RoPE layer")
     };
-    let hd = spec.attn.head_dim as usize;
-    let dim = ((hd as f64 * r.partial) as usize) / 2 * 2;
+    let dim = ((spec.attn.head_dim as f64 * r.partial) as usize) / 2 * 2;
+    rope_tables_dim(spec, theta, start, t, dim)
+}
+
+/// The same for an explicit rotary dimension (MLA's rotary key).
+fn rope_tables_dim(
+    spec: &Spec,
+    theta: f64,
+    start: usize,
+    t: usize,
+    dim: usize,
+) -> R<(Tensor, Tensor)> {
+    let Position::Rope(r) = &spec.position else {
+        unreachable!("RoPE layer")
+    };
     let mut inv: Vec<f64> = (0..dim / 2)
         .map(|i| 1.0 / theta.powf(2.0 * i as f64 / dim as f64))
         .collect();

@@ -125,6 +125,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             fused_qkv: false,
         };
     }
+    // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).
+    r.interleaved = !glm && cfg.flag("rope_interleave", true)?;
     s.position = Position::Rope(r);
 
     let e = cfg.bounded(

@@ -47,6 +47,12 @@ fn name_table(spec: &Spec) -> String {
         ("shared_down", SharedDown),
         ("final_norm", FinalNorm),
         ("lm_head", LmHead),
+        ("q_a", QA),
+        ("q_a_norm", QANorm),
+        ("q_b", QB),
+        ("kv_a", KvA),
+        ("kv_a_norm", KvANorm),
+        ("kv_b", KvB),
     ];
     let mut out = String::from("NAMES = {\n");
     for (key, role) in roles {
@@ -111,18 +117,17 @@ pub fn module(spec: &Spec) -> String {
         "rope_theta": rope_theta, "local_theta": local_theta, "partial": partial, "interleaved": interleaved, "scaling": scaling,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
         "tied": spec.tied, "final_softcap": spec.final_softcap, "in_out": spec.layout.stores_in_out(),
-        "mla": spec.attn.mla.is_some(),
+        "mla": spec.attn.mla.as_ref().map(|m| json!({
+            "q_lora": m.q_lora_rank, "kv_lora": m.kv_lora_rank, "nope": m.qk_nope_head_dim, "rope": m.qk_rope_head_dim,
+            "v": spec.attn.v_head_dim,
+        })),
     });
     let config_py = serde_json::to_string_pretty(&config)
         .expect("json")
         .replace("null", "None")
         .replace("true", "True")
         .replace("false", "False");
-    let mla_note = if spec.attn.mla.is_some() {
-        "\n# Note: this model's multi-head latent attention is not in this file yet; forward() raises.\n"
-    } else {
-        ""
-    };
+    let mla_note = "";
     format!(
         "{head}{mla_note}\nimport argparse\nimport json\nimport math\nfrom pathlib import Path\n\nimport numpy as np\n\nCONFIG = {config_py}\n\n# Per layer: (attention span, RoPE on, MoE FFN).\nPLAN = [\n    {plan},\n]\n\n{names}\n{body}",
         head = format!(
@@ -203,9 +208,9 @@ def softmax(x):
     return e / e.sum(-1, keepdims=True)
 
 
-def rope_tables(T, start, base):
+def rope_tables(T, start, base, dim=None):
     # -> cos, sin: [T, rot_dim] for positions start..start+T
-    dim = int(CONFIG["head_dim"] * CONFIG["partial"]) // 2 * 2
+    dim = dim or int(CONFIG["head_dim"] * CONFIG["partial"]) // 2 * 2
     inv = 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)  # [dim/2]
     s = CONFIG["scaling"] or {}
     kind, factor = s.get("kind", "default"), s.get("factor") or 1.0
@@ -264,9 +269,35 @@ def attention_mask(span, T):
     return np.where(ok, 0.0, -np.inf).astype(np.float32)
 
 
+def mla_attention(x, W, b, span):
+    # Multi-head latent attention. x: [T, hidden] -> [T, hidden]
+    C, M = CONFIG, CONFIG["mla"]
+    T, H, nope, rd, vd, kvl = x.shape[0], C["heads"], M["nope"], M["rope"], M["v"], M["kv_lora"]
+    if M["q_lora"]:
+        q = linear(norm(linear(x, w(W, "q_a", b)), w(W, "q_a_norm", b)), w(W, "q_b", b))  # [T, H (nope + rope)]
+    else:
+        q = linear(x, w(W, "q", b))
+    q = q.reshape(T, H, nope + rd).transpose(1, 0, 2)  # q: [H, T, nope + rope]
+    kva = linear(x, w(W, "kv_a", b))  # [T, kv_lora + rope]
+    c_kv = norm(kva[:, :kvl], w(W, "kv_a_norm", b))  # c_kv: [T, kv_lora], the cached latent
+    k_rot = kva[None, :, kvl:]  # k_rot: [1, T, rope], one rotary key for all heads (cached)
+    cos, sin = rope_tables(T, 0, C["rope_theta"], rd)
+    q_rot = apply_rope(q[..., nope:], cos, sin)
+    k_rot = apply_rope(k_rot, cos, sin)
+    kv = linear(c_kv, w(W, "kv_b", b)).reshape(T, H, nope + vd).transpose(1, 0, 2)  # [H, T, nope + v]
+    k = np.concatenate([kv[..., :nope], np.broadcast_to(k_rot, (H, T, rd))], -1)  # k: [H, T, nope + rope]
+    v = kv[..., nope:]  # v: [H, T, v]
+    qq = np.concatenate([q[..., :nope], q_rot], -1)
+    s = (qq @ k.transpose(0, 2, 1)) * np.float32(C["scale"]) + attention_mask(span, T)  # s: [H, T, T]
+    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]
+    return linear(out, w(W, "o", b))
+
+
 def attention(x, W, b, span, use_rope):
     # x: [T, hidden] -> [T, hidden]
     C = CONFIG
+    if C["mla"]:
+        return mla_attention(x, W, b, span)
     T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
     if C["fused_qkv"]:
@@ -380,8 +411,6 @@ def moe(x, W, b):
 def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
     C = CONFIG
-    if C["mla"]:
-        raise NotImplementedError("multi-head latent attention is not in anatomy's NumPy export yet")
     x = w(W, "embed")[ids]  # [T, hidden]
     if C["learned_positions"]:
         x = x + w(W, "pos_embed")[np.arange(len(ids))]
