@@ -213,10 +213,12 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             force,
         } => {
             let (g, origin) = build(&model)?;
+            let values = run_values(&model, &g);
             let page = render::html::page(&render::html::PageInput {
                 graph: &g,
                 provenance: &origin.describe(),
                 context,
+                values: values.as_ref(),
             });
             anatomy_core::output::write(&output, &page, force)?;
             Ok(format!(
@@ -235,10 +237,12 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             let mut graphs = Vec::new();
             for e in catalog::ENTRIES {
                 let (g, origin) = build(e.name)?;
+                let values = run_values(e.name, &g);
                 let page = render::html::page(&render::html::PageInput {
                     graph: &g,
                     provenance: &origin.describe(),
                     context: None,
+                    values: values.as_ref(),
                 });
                 anatomy_core::output::write(
                     &output.join(format!("{}.html", e.name)),
@@ -561,4 +565,52 @@ fn run_tiny(
     } else {
         format!("{:?}\n", g.ids)
     })
+}
+
+/// Values for the op view: a run of the checkpoint on a short prompt when MODEL is one, otherwise a
+/// run of a scaled-down copy on random weights. `None` when the model cannot be run.
+fn run_values(model: &str, g: &graph::Graph) -> Option<render::html::ops::Values> {
+    let path = std::path::Path::new(model);
+    if anatomy_checkpoint::is_checkpoint(path) {
+        let c = anatomy_checkpoint::open(path).ok()?;
+        let spec = anatomy_checkpoint::spec(&c).ok()?;
+        let tok = if c.format == anatomy_checkpoint::Format::Gguf {
+            anatomy_exec::tokenizer::from_gguf(path).ok()?
+        } else {
+            anatomy_exec::tokenizer::from_file(&path.join("tokenizer.json")).ok()?
+        };
+        let enc = tok.encode("The capital of France is", false).ok()?;
+        let ids = enc.get_ids().to_vec();
+        let pieces = ids
+            .iter()
+            .map(|&i| tok.decode(&[i], false).unwrap_or_default())
+            .collect();
+        let w = anatomy_exec::weights::Weights::load(&c, &spec, &mut |_, _| {}).ok()?;
+        let m = anatomy_exec::Model::new(spec, w).ok()?;
+        let (_, captured) = m.forward_captured(&ids).ok()?;
+        let note = format!("Values from a run of {} on its own weights.", c.path);
+        return Some(anatomy_exec::values::values(
+            g, &captured, &ids, pieces, note,
+        ));
+    }
+    let spec = anatomy_exec::tiny::shrink(&g.spec);
+    let tiny = graph::build(&spec).ok()?;
+    let w = anatomy_exec::tiny::random_weights(&tiny, 0).ok()?;
+    let m = anatomy_exec::Model::new(spec.clone(), w).ok()?;
+    let ids: Vec<u32> = vec![1, 7, 3, 12, 5, 9];
+    let (_, captured) = m.forward_captured(&ids).ok()?;
+    let note = format!(
+        "Values from a run of a scaled-down copy on random weights (hidden {}, {} heads, {} layers, {} experts): the shapes here are the full model's, the numbers the copy's.",
+        spec.hidden,
+        spec.attn.heads,
+        spec.layers,
+        spec.moe.as_ref().map_or(0, |m| m.experts)
+    );
+    Some(anatomy_exec::values::values(
+        &tiny,
+        &captured,
+        &ids,
+        Vec::new(),
+        note,
+    ))
 }

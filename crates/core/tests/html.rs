@@ -10,6 +10,7 @@ fn page_of(model: &str) -> String {
         graph: &g,
         provenance: &loaded.origin.describe(),
         context: None,
+        values: None,
     })
 }
 

@@ -42,7 +42,7 @@ proptest! {
                 prop_assert!(s.active_params <= s.total_params);
                 let _ = manifest::manifest(&g, manifest::Naming::Gguf);
                 let _ = render::render(&g, &render::Options { width: 80, color: false, step: Some(3) });
-                let page = render::html::page(&render::html::PageInput { graph: &g, provenance: "m.json", context: Some(4096) });
+                let page = render::html::page(&render::html::PageInput { graph: &g, provenance: "m.json", context: Some(4096), values: None });
                 prop_assert!(page.ends_with("</html>\n"));
                 let _ = render::html::torch::module(&g.spec);
             }

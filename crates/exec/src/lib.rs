@@ -6,6 +6,7 @@ pub mod model;
 pub mod npy;
 pub mod tiny;
 pub mod tokenizer;
+pub mod values;
 pub mod weights;
 
 pub use model::{Cache, Model};

@@ -11,17 +11,20 @@ use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
 
-/// The scaled-down Spec: hidden 64, 4 query heads of 16 (K/V heads in the same ratio), one layer
+/// The scaled-down Spec: hidden 64, 4 query heads of 16 (K/V heads as the attention kind has them), one layer
 /// for each distinct kind of layer (at most 4), at most 8 experts, a 256-token vocabulary.
 pub fn shrink(spec: &Spec) -> Spec {
     let mut s = spec.clone();
     s.name = format!("{} (tiny)", spec.name);
-    let a = &spec.attn;
-    let heads = a.heads.min(4);
-    let ratio = (a.heads / a.kv_heads).min(heads).max(1);
+    // The same kind of attention (and so the same graph): MHA 4/4, GQA 4 queries on 2 K/V heads,
+    // MQA 4 on 1, MLA 4.
+    let (heads, kv) = match spec.attn.kind {
+        anatomy_core::spec::AttnKind::Gqa => (4, 2),
+        anatomy_core::spec::AttnKind::Mqa => (4, 1),
+        _ => (4, 4),
+    };
     s.attn.heads = heads;
-    s.attn.kv_heads = (heads / ratio).max(1);
-    s.attn.heads = s.attn.kv_heads * ratio.min(heads);
+    s.attn.kv_heads = kv;
     s.attn.head_dim = 16;
     s.attn.v_head_dim = 16;
     s.attn.scale_dim = 16.0;

@@ -408,32 +408,50 @@ def moe(x, W, b):
     return out
 
 
+def embed(ids, W):
+    # ids: [T] int -> x: [T, hidden]
+    C = CONFIG
+    x = w(W, "embed")[ids]  # row ids[t] of the embedding for each position
+    if C["learned_positions"]:
+        x = x + w(W, "pos_embed")[np.arange(len(ids))]  # + learned position rows
+    if C["embed_scale"]:
+        x = x * np.float32(math.sqrt(C["hidden"]))  # scaled by sqrt(hidden)
+    return x
+
+
+def residual(x, delta):
+    # x, delta: [T, hidden] -> [T, hidden]
+    return x + delta
+
+
+def lm_head(z, W):
+    # z: [T, hidden] -> logits: [T, vocab]
+    C = CONFIG
+    head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # [vocab, hidden]
+    logits = z @ head.T  # [T, vocab]
+    if C["final_softcap"]:
+        logits = C["final_softcap"] * np.tanh(logits / C["final_softcap"])
+    return logits.astype(np.float32)
+
+
 def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
     C = CONFIG
-    x = w(W, "embed")[ids]  # [T, hidden]
-    if C["learned_positions"]:
-        x = x + w(W, "pos_embed")[np.arange(len(ids))]
-    if C["embed_scale"]:
-        x = x * np.float32(math.sqrt(C["hidden"]))
+    x = embed(ids, W)  # [T, hidden]
     for b, (span, use_rope, is_moe) in enumerate(PLAN):
         nb = lambda key: w(W, key, b, bias=True) if C["norm"] == "layer" else None
         h = x if C["place"] == "post" else norm(x, w(W, "attn_norm", b), nb("attn_norm"))
         a = attention(h, W, b, span, use_rope)
         if C["place"] != "pre":
             a = norm(a, w(W, "post_attn_norm", b))
-        x = x + a
+        x = residual(x, a)
         h = x if C["place"] == "post" else norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))
         m = moe(h, W, b) if is_moe else mlp(h, W, b)
         if C["place"] != "pre":
             m = norm(m, w(W, "post_ffn_norm", b))
-        x = x + m
+        x = residual(x, m)
     z = norm(x, w(W, "final_norm"), w(W, "final_norm", bias=True) if C["norm"] == "layer" else None)
-    head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # [vocab, hidden]
-    logits = z @ head.T  # [T, vocab]
-    if C["final_softcap"]:
-        logits = C["final_softcap"] * np.tanh(logits / C["final_softcap"])
-    return logits.astype(np.float32)
+    return lm_head(z, W)
 
 
 def main():
@@ -449,3 +467,20 @@ def main():
 if __name__ == "__main__":
     main()
 "#;
+
+/// The source of one function of the generated file (`norm`, `attention` …), for the op view.
+pub fn function(name: &str) -> Option<&'static str> {
+    let start = BODY.find(&format!("\ndef {name}("))? + 1;
+    let end = BODY[start..]
+        .find("\n\n\n")
+        .map_or(BODY.len(), |e| start + e);
+    Some(&BODY[start..end])
+}
+
+/// This model's CONFIG as the generated file writes it.
+pub fn config_line(spec: &Spec) -> String {
+    let m = module(spec);
+    let start = m.find("CONFIG = ").unwrap_or(0);
+    let end = m[start..].find("\n\n").map_or(m.len(), |e| start + e);
+    m[start..end].to_string()
+}

@@ -4,6 +4,7 @@
 //! Nothing is fetched: styles, script and data are inlined. Every string that came from an input
 //! is escaped, in the markup (`escape`) and in the embedded JSON (`json_for_script`).
 
+pub mod ops;
 mod parts;
 pub mod site;
 mod svg;
@@ -87,6 +88,8 @@ pub struct PageInput<'a> {
     pub provenance: &'a str,
     /// Context length for KV cache and FLOPs.
     pub context: Option<u64>,
+    /// Values from a run, for the op view.
+    pub values: Option<&'a ops::Values>,
 }
 
 pub fn page(input: &PageInput) -> String {
@@ -121,9 +124,11 @@ pub fn page(input: &PageInput) -> String {
         data_parts.insert(p.id.clone(), part_json(g, &s, p, t, &variant_of(p)));
     }
     data_parts.insert("block".into(), block_json(g));
+    let (op_html, op_data) = ops::op_view(g, input.values);
     let data = json!({
         "model": spec.name,
         "parts": data_parts,
+        "ops": op_data,
         "variants": vs.iter().map(|v| json!({"label": v.label, "layers": v.layers.to_string()})).collect::<Vec<_>>(),
     });
 
@@ -194,9 +199,11 @@ pub fn page(input: &PageInput) -> String {
 <li><span class="line solid"></span>data flow</li><li><span class="line dashed"></span>residual</li><li><span class="line dotted"></span>auxiliary</li>
 </ul>
 <details class="reading"><summary>Reading this diagram</summary><p>Data flows top to bottom. Solid edges carry activations (shapes on the labels), dashed grey edges are residual paths, dotted edges attach auxiliary modules. The layer stack draws one representative layer with its ×{layers} badge; where layers differ, the buttons above the diagram switch between them. Hover a box for a summary, click it (or press Enter) for details, numbers and a PyTorch reference; the URL keeps the selection.</p></details>
+<div class="views" role="group" aria-label="view"><button type="button" id="to-blocks" aria-pressed="true">block view</button><button type="button" id="to-ops" aria-pressed="false">op-level view</button></div>
 {tabs}
 <main>
 <div class="diagram" id="diagram">{diagram}</div>
+{op_html}
 <aside id="detail" hidden aria-live="polite"></aside>
 </main>
 <div id="tooltip" role="tooltip" hidden></div>

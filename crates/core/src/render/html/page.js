@@ -6,7 +6,8 @@
   var svg = document.querySelector("#diagram svg");
   var detail = document.getElementById("detail");
   var tooltip = document.getElementById("tooltip");
-  var state = { part: null, variant: 0 };
+  var state = { part: null, variant: 0, ops: false, op: null };
+  var opsView = document.getElementById("ops");
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -22,13 +23,15 @@
   }
 
   function parseHash() {
-    var out = { part: null, variant: 0 };
+    var out = { part: null, variant: 0, ops: false, op: null };
     location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
       var i = kv.indexOf("=");
       if (i < 0) return;
       var k = kv.slice(0, i), v = decodeURIComponent(kv.slice(i + 1));
       if (k === "part" && Object.prototype.hasOwnProperty.call(data.parts, v)) out.part = v;
       if (k === "v" && /^\d+$/.test(v) && +v < Math.max(1, data.variants.length)) out.variant = +v;
+      if (k === "ops" && v === "1") out.ops = true;
+      if (k === "op" && Object.prototype.hasOwnProperty.call(data.ops, v)) out.op = v;
     });
     return out;
   }
@@ -37,6 +40,8 @@
     var parts = [];
     if (s.part) parts.push("part=" + encodeURIComponent(s.part));
     if (s.variant) parts.push("v=" + s.variant);
+    if (s.ops) parts.push("ops=1");
+    if (s.op) parts.push("op=" + encodeURIComponent(s.op));
     return parts.length ? "#" + parts.join("&") : location.pathname + location.search;
   }
 
@@ -48,7 +53,31 @@
     });
   }
 
+  function renderOp(id) {
+    var o = data.ops[id];
+    detail.textContent = "";
+    var close = el("button", "close", "close");
+    close.type = "button";
+    close.addEventListener("click", function () { go({ part: null, variant: state.variant, ops: true, op: null }); });
+    detail.appendChild(close);
+    detail.appendChild(el("div", "kind", "op " + o.glyph + " · step " + id));
+    detail.appendChild(el("h2", null, o.title));
+    detail.appendChild(el("code", "equation", o.equation));
+    if (o.stats) detail.appendChild(el("p", "stats", "In the run: " + o.stats));
+    detail.appendChild(el("h3", null, "NumPy (anatomy numpy writes the whole model)"));
+    detail.appendChild(el("pre", "code", o.code));
+    detail.hidden = false;
+  }
+
   function render(s) {
+    document.getElementById("diagram").hidden = s.ops;
+    opsView.hidden = !s.ops;
+    document.getElementById("to-ops").setAttribute("aria-pressed", String(s.ops));
+    document.getElementById("to-blocks").setAttribute("aria-pressed", String(!s.ops));
+    if (s.ops) {
+      if (s.op) renderOp(s.op); else { detail.hidden = true; detail.textContent = ""; }
+      return;
+    }
     applyVariant(s.variant);
     Array.prototype.forEach.call(svg.querySelectorAll(".part.selected"), function (g) { g.classList.remove("selected"); });
     if (!s.part) {
@@ -65,6 +94,13 @@
     close.setAttribute("aria-label", "close details");
     close.addEventListener("click", function () { go({ part: null, variant: state.variant }); });
     detail.appendChild(close);
+    if (s.part === "block") {
+      var toOps = el("button", "close", "open op-level view");
+      toOps.type = "button";
+      toOps.id = "open-ops";
+      toOps.addEventListener("click", function () { go({ part: null, variant: state.variant, ops: true, op: null }); });
+      detail.appendChild(toOps);
+    }
     detail.appendChild(el("div", "kind", p.category));
     detail.appendChild(el("h2", null, p.title));
     detail.appendChild(el("p", "summary", p.summary));
@@ -175,11 +211,23 @@
   });
 
   document.addEventListener("keydown", function (e) {
+    if (e.key === "Escape" && state.op) {
+      go({ part: null, variant: state.variant, ops: true, op: null });
+      return;
+    }
     if (e.key === "Escape" && state.part) {
       var box = document.getElementById("part-" + state.part);
       go({ part: null, variant: state.variant });
       if (box) box.focus();
     }
+  });
+
+  document.getElementById("to-ops").addEventListener("click", function () { go({ part: null, variant: state.variant, ops: true, op: null }); });
+  document.getElementById("to-blocks").addEventListener("click", function () { go({ part: null, variant: state.variant, ops: false, op: null }); });
+  Array.prototype.forEach.call(opsView.querySelectorAll(".op"), function (node) {
+    function open() { go({ part: null, variant: state.variant, ops: true, op: node.dataset.op }); }
+    node.addEventListener("click", open);
+    node.addEventListener("keydown", function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); open(); } });
   });
 
   window.addEventListener("popstate", function () {

@@ -73,7 +73,10 @@ pub fn diagram(
             // The frame's title and ×N badge open the block itself; in reading order they come
             // after the embedding.
             body.push_str(&format!(
-                "<g class=\"part frame\" id=\"part-block\" data-part=\"block\" tabindex=\"0\" role=\"button\" aria-label=\"Decoder layer, repeated {layers} times\"><text class=\"block-title\" x=\"{}\" y=\"{}\">decoder layer</text><g class=\"badge\"><rect x=\"{}\" y=\"{}\" width=\"62\" height=\"22\" rx=\"11\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">×{layers}</text></g></g>",
+                "<g class=\"part frame\" id=\"part-block\" data-part=\"block\" tabindex=\"0\" role=\"button\" aria-label=\"Decoder layer, repeated {layers} times\"><rect class=\"hit\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"30\"/><text class=\"block-title\" x=\"{}\" y=\"{}\">decoder layer</text><g class=\"badge\"><rect x=\"{}\" y=\"{}\" width=\"62\" height=\"22\" rx=\"11\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">×{layers}</text></g></g>",
+                BOX_X - 30,
+                y,
+                BOX_W + 130,
                 BOX_X - 18,
                 y + 22,
                 BOX_X + BOX_W + 38,

@@ -1,0 +1,303 @@
+//! The op-level view (seed 004): every op of the embedding, one block (framed "stacked ×N", its
+//! variants labelled) and the head, as glyph nodes with their output tensors; parallel groups,
+//! heads and experts as lanes, folded beyond three; each op opens its NumPy function; values from
+//! a real run of the executor beside them.
+
+use super::escape;
+use crate::graph::{Dim, Graph, Node, Scope, ScopeKind, Step};
+use crate::render::{numpy, report};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// Statistics of one step's output in a run.
+#[derive(Debug, Clone)]
+pub struct StepValues {
+    pub shape: Vec<usize>,
+    pub mean: f32,
+    pub std: f32,
+    pub max: f32,
+}
+
+/// A small table of numbers from the run (router weights per token, one head's attention).
+#[derive(Debug, Clone)]
+pub struct Table {
+    pub title: String,
+    pub rows: Vec<String>,
+    pub cols: Vec<String>,
+    pub cells: Vec<Vec<f32>>,
+}
+
+/// Values from a run of the Graph by anatomy's executor.
+#[derive(Debug, Clone)]
+pub struct Values {
+    /// What was run: the checkpoint, or "random weights on a scaled-down copy".
+    pub note: String,
+    pub ids: Vec<u32>,
+    /// The text of each token, where a tokenizer was at hand.
+    pub pieces: Vec<String>,
+    /// By graph step number (of the model that ran).
+    pub steps: BTreeMap<usize, StepValues>,
+    pub tables: Vec<Table>,
+}
+
+const LANES_SHOWN: u64 = 3;
+
+/// Named dims of a tensor as the op view writes them: `[seq_len, hidden_size=3072]`.
+fn dims(g: &Graph, d: &[Dim; 2]) -> String {
+    let spec = &g.spec;
+    let name = |d: &Dim| -> String {
+        let Some(n) = d.size() else {
+            return "seq_len".into();
+        };
+        let a = &spec.attn;
+        let mut known: Vec<(&str, u64)> = vec![
+            ("hidden_size", spec.hidden),
+            ("vocab", spec.vocab),
+            ("d_head", a.head_dim),
+            ("inter_size", spec.mlp.intermediate),
+        ];
+        if let Some(m) = &spec.moe {
+            known.push(("num_experts", m.experts));
+            known.push(("expert_inter", m.expert_intermediate));
+        }
+        if let Some(m) = &a.mla {
+            known.push(("kv_lora_rank", m.kv_lora_rank));
+            known.push(("d_rope", m.qk_rope_head_dim));
+        }
+        let hits: Vec<&str> = known
+            .iter()
+            .filter(|(_, v)| *v == n)
+            .map(|(k, _)| *k)
+            .collect();
+        match (n, hits.as_slice()) {
+            (1, _) => "1".into(),
+            (_, [one]) => format!("{one}={n}"),
+            _ => n.to_string(),
+        }
+    };
+    format!(
+        "[{}]",
+        d.iter().rev().map(name).collect::<Vec<_>>().join(", ")
+    )
+}
+
+/// The NumPy function that implements a step.
+fn function_for(g: &Graph, s: &Step) -> &'static str {
+    use crate::graph::Op::*;
+    let name = match s.op {
+        Lookup | Scale => "embed",
+        Norm => "norm",
+        Rope => "apply_rope",
+        Scores { .. } | Softmax | WeightedSum { .. } | Concat if g.spec.attn.mla.is_some() => {
+            "mla_attention"
+        }
+        Scores { .. } | Softmax | WeightedSum { .. } | Concat => "attention",
+        TopK => "route",
+        Combine => "moe",
+        Add => "residual",
+        Activation => {
+            if g.spec
+                .moe
+                .as_ref()
+                .is_some_and(|m| m.swiglu_limit.is_some())
+            {
+                "glu"
+            } else {
+                "act"
+            }
+        }
+        MatMul if s.title == "Language-model head" => "lm_head",
+        MatMul => "linear",
+        Route => "forward",
+    };
+    numpy::function(name).unwrap_or("")
+}
+
+struct Ctx<'a> {
+    g: &'a Graph,
+    values: Option<&'a Values>,
+    ops: serde_json::Map<String, Value>,
+}
+
+impl Ctx<'_> {
+    fn step(&mut self, s: &Step, lane: &str) -> String {
+        let t = self.g.tensor(s.output);
+        let stats = self.values.and_then(|v| v.steps.get(&s.number));
+        let stats_html = stats.map_or(String::new(), |v| {
+            format!(
+                "<span class=\"stats\">mean {:.3} · std {:.3} · max {:.3}</span>",
+                v.mean, v.std, v.max
+            )
+        });
+        let weights: Vec<String> = s
+            .inputs
+            .iter()
+            .map(|&i| self.g.tensor(i))
+            .filter(|t| t.is_weight())
+            .map(|t| {
+                format!(
+                    "<span class=\"tensor weight\">{} {}</span>",
+                    escape(&t.name),
+                    escape(&dims(self.g, &t.dims))
+                )
+            })
+            .collect();
+        let key = s.number.to_string();
+        if !self.ops.contains_key(&key) {
+            self.ops.insert(
+                key.clone(),
+                json!({
+                    "title": s.title,
+                    "glyph": report::glyph(s.op),
+                    "equation": s.equation,
+                    "code": format!("# {}\n{}\n\n{}", "this model's constants:", numpy::config_line(&self.g.spec), function_for(self.g, s)),
+                    "stats": stats.map(|v| format!("output shape {:?}: mean {:.4}, std {:.4}, max {:.4}", v.shape, v.mean, v.std, v.max)),
+                }),
+            );
+        }
+        format!(
+            "<div class=\"op\" data-op=\"{key}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><span class=\"glyph\">{glyph}</span><span class=\"op-title\">{title}</span>{weights}<span class=\"tensor act\">{name} {dims}</span>{stats_html}</div>",
+            aria = escape(&format!("{} {} {}", s.number, s.title, lane)),
+            glyph = escape(report::glyph(s.op)),
+            title = escape(&s.title),
+            weights = weights.join(""),
+            name = escape(&t.name),
+            dims = escape(&dims(self.g, &t.dims)),
+        )
+    }
+
+    fn nodes(&mut self, children: &[Node], lane: &str) -> String {
+        children
+            .iter()
+            .map(|n| match n {
+                Node::Step(s) => self.step(s, lane),
+                Node::Scope(sc) => self.scope(sc, lane),
+            })
+            .collect()
+    }
+
+    fn scope(&mut self, sc: &Scope, lane: &str) -> String {
+        let gate = sc
+            .layers
+            .as_ref()
+            .filter(|_| !matches!(sc.kind, ScopeKind::Block))
+            .map(|l| format!(" · layers {l}"))
+            .unwrap_or_default();
+        if sc.repeat <= 1 || sc.kind == ScopeKind::Block || sc.kind == ScopeKind::Aux {
+            let title = if sc.kind == ScopeKind::Block {
+                format!("decoder block — stacked ×{}", sc.repeat)
+            } else {
+                sc.title.clone()
+            };
+            return format!(
+                "<div class=\"frame\"><div class=\"frame-title\">{}{}</div>{}</div>",
+                escape(&title),
+                escape(&gate),
+                self.nodes(&sc.children, lane)
+            );
+        }
+        let noun = sc
+            .title
+            .split_whitespace()
+            .next()
+            .unwrap_or("lane")
+            .to_lowercase();
+        let index = sc
+            .title
+            .split_whitespace()
+            .last()
+            .unwrap_or("i")
+            .to_string();
+        let shown = sc.repeat.min(LANES_SHOWN);
+        let lanes: String = (0..shown)
+            .map(|i| {
+                let name = format!(
+                    "{} {index}={i}",
+                    sc.title.split_whitespace().next().unwrap_or("")
+                );
+                format!(
+                    "<div class=\"lane\"><div class=\"lane-title\">{}</div>{}</div>",
+                    escape(&name),
+                    self.nodes(&sc.children, &format!("{lane} {name}"))
+                )
+            })
+            .collect();
+        let fold = if sc.repeat > shown {
+            let rest = sc.repeat - shown;
+            let chips: String = (shown..sc.repeat.min(shown + 512))
+                .map(|i| format!("<span class=\"chip\">{index}={i}</span>"))
+                .collect();
+            format!(
+                "<details class=\"fold\"><summary>… {rest} more {noun}{}</summary><p>The same ops on their own weights:</p><div class=\"chips\">{chips}</div></details>",
+                if rest == 1 { "" } else { "s" }
+            )
+        } else {
+            String::new()
+        };
+        let active = sc
+            .active
+            .map(|k| format!(", {k} active per token"))
+            .unwrap_or_default();
+        format!(
+            "<div class=\"frame lanes-frame\"><div class=\"frame-title\">{} ×{}{}{}</div><div class=\"lanes\">{lanes}</div>{fold}</div>",
+            escape(&sc.title),
+            sc.repeat,
+            escape(&active),
+            escape(&gate)
+        )
+    }
+}
+
+fn table_html(t: &Table) -> String {
+    let head: String = t
+        .cols
+        .iter()
+        .map(|c| format!("<th>{}</th>", escape(c)))
+        .collect();
+    let rows: String = t
+        .rows
+        .iter()
+        .zip(&t.cells)
+        .map(|(r, cells)| {
+            let tds: String = cells
+                .iter()
+                .map(|v| {
+                    if *v == 0.0 {
+                        "<td class=\"zero\">0</td>".to_string()
+                    } else {
+                        format!("<td>{v:.3}</td>")
+                    }
+                })
+                .collect();
+            format!("<tr><th>{}</th>{tds}</tr>", escape(r))
+        })
+        .collect();
+    format!("<figure class=\"values-table\"><figcaption>{}</figcaption><table><tr><th></th>{head}</tr>{rows}</table></figure>", escape(&t.title))
+}
+
+/// The op view's markup and the per-op data its script reads.
+pub fn op_view(g: &Graph, values: Option<&Values>) -> (String, Value) {
+    let mut ctx = Ctx {
+        g,
+        values,
+        ops: serde_json::Map::new(),
+    };
+    let body = ctx.nodes(&g.root.children, "");
+    let values_html = match values {
+        None => "<p class=\"note\">No run: values appear when the page is made with an executable model.</p>".to_string(),
+        Some(v) => {
+            let tokens: String = v
+                .ids
+                .iter()
+                .enumerate()
+                .map(|(i, id)| format!("<span class=\"token\"><b>{id}</b>{}</span>", v.pieces.get(i).map(|p| format!(" {}", escape(&format!("{p:?}")))).unwrap_or_default()))
+                .collect();
+            let tables: String = v.tables.iter().map(table_html).collect();
+            format!("<p class=\"note\">{}</p><p class=\"tokens\">input ids: {tokens}</p>{tables}", escape(&v.note))
+        }
+    };
+    let html = format!(
+        "<section id=\"ops\" hidden aria-label=\"op-level view\"><h2>Op-level view</h2><p class=\"glyphs\">L lookup · N norm · P RoPE · H attention head · R router · C concat · S activation · X expert combine · + add · × scale · @ matmul</p><div class=\"values\">{values_html}</div>{body}</section>"
+    );
+    (html, Value::Object(ctx.ops))
+}

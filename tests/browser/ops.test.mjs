@@ -1,0 +1,51 @@
+// The op-level view: opened from the block view, every op shows its NumPy function, folded lanes
+// open, and values from a run of the executor are there.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { anatomy, launch, open, tempDir } from "./helpers.mjs";
+
+let browser, dir;
+before(async () => {
+  dir = tempDir();
+  anatomy("html", "deepseek-v3", "-o", join(dir, "deepseek.html"));
+  browser = await launch();
+});
+after(async () => { await browser?.close(); });
+
+test("the op view opens from the block view and shows code, lanes and values", async () => {
+  const { page, problems } = await open(browser, join(dir, "deepseek.html"));
+  assert.equal(await page.locator("#ops").isHidden(), true);
+  // From the block: the decoder layer's detail offers the op view.
+  await page.click("#part-block");
+  await page.click("#open-ops");
+  assert.equal(await page.locator("#ops").isVisible(), true);
+  assert.equal(await page.locator("#diagram").isHidden(), true);
+  assert.match(new URL(page.url()).hash, /ops=1/);
+
+  // Values from a run: token ids, a router table with zeros for unchosen experts, activation stats.
+  const values = await page.locator("#ops .values").textContent();
+  assert.match(values, /scaled-down copy on random weights/);
+  assert.deepEqual(await page.locator("#ops .tokens .token b").allTextContents(), ["1", "7", "3", "12", "5", "9"]);
+  assert.match(values, /Router weights in layer 1/);
+  const zeros = await page.locator("#ops .values-table td.zero").count();
+  assert.ok(zeros > 0, "unchosen experts are zeros");
+  assert.ok(await page.locator("#ops .op .stats").count() > 10, "stats beside the ops");
+
+  // A node shows its NumPy function.
+  const router = page.locator('#ops .op[aria-label^="27 Top-8 expert selection"]').first();
+  await router.click();
+  const code = await page.locator("#detail pre.code").textContent();
+  assert.match(code, /def route\(logits, correction\):/);
+  assert.match(code, /"experts": 256/);
+  assert.match(new URL(page.url()).hash, /op=27/);
+
+  // Lanes beyond three fold into a count that opens.
+  const fold = page.locator("#ops details.fold", { hasText: "253 more experts" }).first();
+  assert.equal(await fold.getAttribute("open"), null);
+  await fold.locator("summary").click();
+  assert.equal(await fold.getAttribute("open"), "");
+  assert.match(await fold.textContent(), /e=255/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
