@@ -203,6 +203,7 @@ impl Model {
 
     fn layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
         let place = self.spec.norm.place;
+        self.keep(Some(b), "block_in", x);
         let h = if place == NormPlace::Post {
             x.clone()
         } else {
@@ -266,6 +267,8 @@ impl Model {
             q = self.norm(&q, Role::QNorm, Some(b))?;
             k = self.norm(&k, Role::KNorm, Some(b))?;
         }
+        self.keep(Some(b), "q_proj", &q);
+        self.keep(Some(b), "k_proj", &k);
         let heads = |t_: Tensor, n: usize| -> R<Tensor> {
             t_.reshape((t, n, hd))?.transpose(0, 1)?.contiguous()
         };
@@ -450,17 +453,27 @@ impl Model {
         let bias = spec.mlp.bias;
         let f = spec.mlp.intermediate as usize;
         let hidden = if !spec.mlp.gated {
-            self.act(&self.proj(x, Role::Up, b, bias)?).map_err(ce)?
-        } else if spec.mlp.fused_gate_up {
-            let gu = self.proj(x, Role::GateUp, b, bias)?;
-            (self.act(&gu.narrow(1, 0, f).map_err(ce)?).map_err(ce)?
-                * gu.narrow(1, f, f).map_err(ce)?)
-            .map_err(ce)?
+            let u = self.proj(x, Role::Up, b, bias)?;
+            self.keep(Some(b), "up", &u);
+            self.act(&u).map_err(ce)?
         } else {
-            (self.act(&self.proj(x, Role::Gate, b, bias)?).map_err(ce)?
-                * self.proj(x, Role::Up, b, bias)?)
-            .map_err(ce)?
+            let (g, u) = if spec.mlp.fused_gate_up {
+                let gu = self.proj(x, Role::GateUp, b, bias)?;
+                (
+                    gu.narrow(1, 0, f).map_err(ce)?,
+                    gu.narrow(1, f, f).map_err(ce)?,
+                )
+            } else {
+                (
+                    self.proj(x, Role::Gate, b, bias)?,
+                    self.proj(x, Role::Up, b, bias)?,
+                )
+            };
+            self.keep(Some(b), "gate", &g);
+            self.keep(Some(b), "up", &u);
+            (self.act(&g).map_err(ce)? * u).map_err(ce)?
         };
+        self.keep(Some(b), "act", &hidden);
         self.proj(&hidden, Role::Down, b, bias)
     }
 

@@ -37,12 +37,16 @@ fn step_for(steps: &[(bool, Step)], point: &str, moe: bool) -> Option<usize> {
             .take_while(|n| *n < norms.first().copied().unwrap_or(usize::MAX))
             .last(),
         "attn_norm" => norms.first().copied(),
-        "q" => find(&|s| s.title == "Q projection", true),
+        "q_proj" => find(&|s| s.title == "Q projection", true),
+        "k_proj" => find(&|s| s.title == "K projection", true),
+        "q" => find(&|s| s.title.starts_with("Q rotary"), true),
         "k" => find(
             &|s| s.title.starts_with("K rotary") || s.title.starts_with("Kₚₑ"),
             true,
-        )
-        .or_else(|| find(&|s| s.title == "K projection", true)),
+        ),
+        "gate" => find(&|s| s.title == "Gate projection", true),
+        "up" => find(&|s| s.title == "Up projection", true),
+        "act" => find(&|s| s.op == Op::Activation, true),
         "v" => find(
             &|s| s.title == "V projection" || s.title == "V up-projection",
             true,
@@ -50,6 +54,9 @@ fn step_for(steps: &[(bool, Step)], point: &str, moe: bool) -> Option<usize> {
         "scores" => find(&|s| matches!(s.op, Op::Scores { .. }), true),
         "probs" => find(&|s| s.op == Op::Softmax, true),
         "heads" => find(&|s| s.op == Op::Concat, true),
+        // Each head's output: the same values, before the heads are stacked.
+        "heads_each" => find(&|s| matches!(s.op, Op::WeightedSum { .. }), true),
+        "block_in" => find(&|s| s.op == Op::Route, true),
         "attn_out" => find(&|s| s.title == "Attention output projection", true),
         "resid_attn" => find(&|s| s.title == "Attention residual", true),
         "ffn_norm" => find(
@@ -92,13 +99,21 @@ pub fn values(
             continue;
         }
         let moe = c.layer.is_some_and(|b| g.spec.plan[b].moe);
-        if let Some(n) = step_for(&steps_list, c.point, moe) {
-            steps.entry(n).or_insert(StepValues {
-                shape: c.shape.clone(),
-                mean: c.mean,
-                std: c.std,
-                max: c.max,
-            });
+        // A head's output is also each head's: the same values before the heads are stacked.
+        let points: &[&str] = if c.point == "heads" {
+            &["heads", "heads_each"]
+        } else {
+            std::slice::from_ref(&c.point)
+        };
+        for p in points {
+            if let Some(n) = step_for(&steps_list, p, moe) {
+                steps.entry(n).or_insert(StepValues {
+                    shape: c.shape.clone(),
+                    mean: c.mean,
+                    std: c.std,
+                    max: c.max,
+                });
+            }
         }
     }
     let label = |i: usize| {
