@@ -69,19 +69,6 @@ impl LayerSet {
         LayerSet { runs }
     }
 
-    pub fn intersect(&self, other: &LayerSet) -> LayerSet {
-        let mut runs = Vec::new();
-        for &(a, b) in &self.runs {
-            for &(c, d) in &other.runs {
-                let (s, e) = (a.max(c), b.min(d));
-                if s < e {
-                    runs.push((s, e));
-                }
-            }
-        }
-        runs.sort();
-        LayerSet { runs }
-    }
 }
 
 impl fmt::Display for LayerSet {
@@ -146,13 +133,7 @@ mod tests {
     }
 
     #[test]
-    fn intersects() {
-        let a = LayerSet::range(0, 10);
-        let b = LayerSet::from_fn(12, |x| x % 2 == 1);
-        assert_eq!(
-            a.intersect(&b).iter().collect::<Vec<_>>(),
-            vec![1, 3, 5, 7, 9]
-        );
+    fn unions() {
         assert_eq!(
             LayerSet::range(0, 3).union(&LayerSet::range(3, 61)),
             LayerSet::range(0, 61)

@@ -136,8 +136,6 @@ pub struct Moe {
     pub expert_intermediate: u64,
     pub shared_experts: u64,
     pub shared_intermediate: u64,
-    /// A sigmoid gate on the shared expert's output (Qwen2-MoE style).
-    pub shared_gate: bool,
     pub scoring: Scoring,
     pub norm_topk_prob: bool,
     pub router_bias: bool,

@@ -170,7 +170,6 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         expert_intermediate: moe_f,
         shared_experts: n_shared,
         shared_intermediate: moe_f * n_shared,
-        shared_gate: false,
         scoring: if v2 {
             Scoring::Softmax
         } else {

@@ -58,7 +58,6 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         expert_intermediate: f,
         shared_experts: 0,
         shared_intermediate: 0,
-        shared_gate: false,
         scoring: Scoring::TopkSoftmax,
         norm_topk_prob: false,
         router_bias: true,

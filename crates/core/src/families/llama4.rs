@@ -64,7 +64,6 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         expert_intermediate: f,
         shared_experts: 1,
         shared_intermediate: f,
-        shared_gate: false,
         scoring: Scoring::TopkSigmoid,
         norm_topk_prob: false,
         router_bias: false,
