@@ -68,7 +68,6 @@ impl LayerSet {
         }
         LayerSet { runs }
     }
-
 }
 
 impl fmt::Display for LayerSet {

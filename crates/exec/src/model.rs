@@ -170,6 +170,7 @@ impl Model {
         let ids_t = Tensor::new(ids, &Device::Cpu).map_err(ce)?;
         let embed = self.w(Role::Embed, None)?;
         let mut x = embed.embedding(&ids_t).map_err(ce)?;
+        self.keep(None, "embed_tokens", &x);
         if spec.embedding.learned_positions.is_some() {
             let pos: Vec<u32> = (cache.pos..cache.pos + t).map(|p| p as u32).collect();
             let pe = self
@@ -213,6 +214,7 @@ impl Model {
         let mut a = self.attention(&h, b, cache)?;
         if place != NormPlace::Pre {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
+            self.keep(Some(b), "post_attn_norm", &a);
         }
         self.keep(Some(b), "attn_out", &a);
         let r = (x + a).map_err(ce)?;
@@ -228,10 +230,19 @@ impl Model {
         } else {
             self.mlp(&h, b)?
         };
+        self.keep(
+            Some(b),
+            if self.spec.plan[b].moe {
+                "combine"
+            } else {
+                "down"
+            },
+            &m,
+        );
         if place != NormPlace::Pre {
             m = self.norm(&m, Role::PostFfnNorm, Some(b))?;
+            self.keep(Some(b), "post_ffn_norm", &m);
         }
-        self.keep(Some(b), "down", &m);
         let out = (r + m).map_err(ce)?;
         self.keep(Some(b), "resid_ffn", &out);
         Ok(out)
@@ -263,12 +274,14 @@ impl Model {
                 self.proj(x, Role::V, b, a.qkv_bias)?,
             )
         };
+        self.keep(Some(b), "q_proj", &q);
+        self.keep(Some(b), "k_proj", &k);
         if a.qk_norm == QkNorm::Full {
             q = self.norm(&q, Role::QNorm, Some(b))?;
             k = self.norm(&k, Role::KNorm, Some(b))?;
+            self.keep(Some(b), "q_norm", &q);
+            self.keep(Some(b), "k_norm", &k);
         }
-        self.keep(Some(b), "q_proj", &q);
-        self.keep(Some(b), "k_proj", &k);
         let heads = |t_: Tensor, n: usize| -> R<Tensor> {
             t_.reshape((t, n, hd))?.transpose(0, 1)?.contiguous()
         };
@@ -278,6 +291,8 @@ impl Model {
         if a.qk_norm == QkNorm::PerHead {
             q = self.norm(&q, Role::QNorm, Some(b))?;
             k = self.norm(&k, Role::KNorm, Some(b))?;
+            self.keep(Some(b), "q_norm", &q);
+            self.keep(Some(b), "k_norm", &k);
         }
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
@@ -288,9 +303,13 @@ impl Model {
             let (cos, sin) = rope_tables(spec, theta, cache.pos, t).map_err(ce)?;
             q = rope(&q, &cos, &sin, r.interleaved).map_err(ce)?;
             k = rope(&k, &cos, &sin, r.interleaved).map_err(ce)?;
+            self.keep(Some(b), "q", &q);
+            self.keep(Some(b), "k", &k);
             if a.qk_norm == QkNorm::L2 {
                 q = rms(&q, spec.norm.eps).map_err(ce)?;
                 k = rms(&k, spec.norm.eps).map_err(ce)?;
+                self.keep(Some(b), "q_l2", &q);
+                self.keep(Some(b), "k_l2", &k);
             }
         }
         let (k, v) = match (&cache.k[b], &cache.v[b]) {
@@ -366,7 +385,10 @@ impl Model {
         let q = match m.q_lora_rank {
             Some(_) => {
                 let qa = self.proj(x, Role::QA, b, false)?;
-                self.proj(&self.norm(&qa, Role::QANorm, Some(b))?, Role::QB, b, false)?
+                self.keep(Some(b), "q_latent", &qa);
+                let qn = self.norm(&qa, Role::QANorm, Some(b))?;
+                self.keep(Some(b), "q_latent_norm", &qn);
+                self.proj(&qn, Role::QB, b, false)?
             }
             None => self.proj(x, Role::Q, b, false)?,
         };
@@ -375,23 +397,29 @@ impl Model {
             .reshape((t, h, nope + rd))
             .and_then(|q| q.transpose(0, 1)?.contiguous())
             .map_err(ce)?;
+        self.keep(Some(b), "q_proj", &q);
         let q_nope = q.narrow(2, 0, nope).map_err(ce)?;
         let q_rot = q
             .narrow(2, nope, rd)
             .and_then(|t| t.contiguous())
             .map_err(ce)?;
         let kva = self.proj(x, Role::KvA, b, false)?; // [t, kv_lora + rope]
-        let c_kv = self.norm(&kva.narrow(1, 0, kvl).map_err(ce)?, Role::KvANorm, Some(b))?;
+        let latent = kva.narrow(1, 0, kvl).map_err(ce)?;
+        self.keep(Some(b), "kv_latent", &latent);
+        let c_kv = self.norm(&latent, Role::KvANorm, Some(b))?;
+        self.keep(Some(b), "kv_latent_norm", &c_kv);
         let k_rot = kva
             .narrow(1, kvl, rd)
             .and_then(|k| k.contiguous()?.reshape((1, t, rd)))
             .map_err(ce)?;
+        self.keep(Some(b), "k_pe", &k_rot);
         let Position::Rope(r) = &spec.position else {
             unreachable!("MLA has RoPE")
         };
         let (cos, sin) = rope_tables_dim(spec, r.theta, cache.pos, t, rd).map_err(ce)?;
         let q_rot = rope(&q_rot, &cos, &sin, r.interleaved).map_err(ce)?;
         let k_rot = rope(&k_rot, &cos, &sin, r.interleaved).map_err(ce)?;
+        self.keep(Some(b), "k_pe_rot", &k_rot);
         let kv = self
             .proj(&c_kv, Role::KvB, b, false)?
             .reshape((t, h, nope + vd))
@@ -406,6 +434,7 @@ impl Model {
             .narrow(2, nope, vd)
             .and_then(|v| v.contiguous())
             .map_err(ce)?;
+        self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope).map_err(ce)?);
         let q = Tensor::cat(&[&q_nope, &q_rot], 2).map_err(ce)?;
         let (k, v) = match (&cache.k[b], &cache.v[b]) {
             (Some(pk), Some(pv)) => (
@@ -553,13 +582,14 @@ impl Model {
             let u = self
                 .linear(x, self.w(Role::SharedUp, Some(b))?, None)
                 .map_err(ce)?;
+            self.keep(Some(b), "shared_gate", &g);
+            self.keep(Some(b), "shared_up", &u);
+            let a = (self.act(&g).map_err(ce)? * u).map_err(ce)?;
+            self.keep(Some(b), "shared_act", &a);
             let s = self
-                .linear(
-                    &(self.act(&g).map_err(ce)? * u).map_err(ce)?,
-                    self.w(Role::SharedDown, Some(b))?,
-                    None,
-                )
+                .linear(&a, self.w(Role::SharedDown, Some(b))?, None)
                 .map_err(ce)?;
+            self.keep(Some(b), "shared_down", &s);
             out = (out + s).map_err(ce)?;
         }
         Ok(out)
@@ -599,7 +629,10 @@ impl Model {
                     gu.narrow(1, f, f).map_err(ce)?,
                 )
             };
+            self.keep(Some(b), "expert_gate", &g);
+            self.keep(Some(b), "expert_up", &u);
             let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
+            self.keep(Some(b), "expert_act", &hidden);
             let down = self
                 .weights
                 .get(&self.name(Role::ExpertDown, false, Some(b), None))?
@@ -617,13 +650,21 @@ impl Model {
                     )
                     .map_err(ce)?;
             }
+            self.keep(Some(b), "expert_down", &y);
             return Ok(y);
         }
         let w = |role| self.weights.get(&self.name(role, false, Some(b), Some(e)));
         let g = self.linear(x, w(Role::ExpertGate)?, None).map_err(ce)?;
         let u = self.linear(x, w(Role::ExpertUp)?, None).map_err(ce)?;
+        self.keep(Some(b), "expert_gate", &g);
+        self.keep(Some(b), "expert_up", &u);
         let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
-        self.linear(&hidden, w(Role::ExpertDown)?, None).map_err(ce)
+        self.keep(Some(b), "expert_act", &hidden);
+        let y = self
+            .linear(&hidden, w(Role::ExpertDown)?, None)
+            .map_err(ce)?;
+        self.keep(Some(b), "expert_down", &y);
+        Ok(y)
     }
 
     /// act(gate) ⊙ up, or gpt-oss's clamped form: (clamp(up) + 1) · g · σ(1.702 g), g = min(gate, limit).

@@ -1,78 +1,108 @@
 //! A captured run as the op view shows it: each activation placed on the graph step that computes
-//! it, router weights per token, and one head's attention weights.
+//! it (in the layer variant it ran in), router weights per token, and one head's attention.
 
 use crate::model::Captured;
 use anatomy_core::graph::{Category, Graph, Node, Op, Scope, ScopeKind, Step};
+use anatomy_core::layers::LayerSet;
 use anatomy_core::render::html::ops::{StepValues, Table, Values};
 use std::collections::BTreeMap;
 
-/// The steps of the block (first variant wins), and of the model outside it, in order.
-fn steps_of(scope: &Scope, out: &mut Vec<(bool, Step)>, in_block: bool) {
+/// Where a step sits.
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    Outside,
+    Block,
+    Mlp,
+    Experts,
+    Shared,
+}
+
+struct Site {
+    step: Step,
+    place: Place,
+    /// Layers it runs in; `None` outside the blocks.
+    layers: Option<LayerSet>,
+}
+
+fn sites(scope: &Scope, place: Place, layers: Option<LayerSet>, out: &mut Vec<Site>) {
     for n in &scope.children {
         match n {
-            Node::Step(s) => out.push((in_block, s.clone())),
-            Node::Scope(s) => steps_of(s, out, in_block || s.kind == ScopeKind::Block),
+            Node::Step(s) => out.push(Site {
+                step: s.clone(),
+                place,
+                layers: s.layers.clone().or_else(|| layers.clone()),
+            }),
+            Node::Scope(sc) => {
+                let inner = match sc.kind {
+                    ScopeKind::Block => Place::Block,
+                    ScopeKind::Experts => Place::Experts,
+                    // Inside a mixture, an MLP scope is its shared expert.
+                    ScopeKind::Moe => Place::Mlp,
+                    ScopeKind::Mlp if place == Place::Block => Place::Mlp,
+                    ScopeKind::Mlp => Place::Shared,
+                    ScopeKind::Aux => Place::Outside,
+                    _ => place,
+                };
+                sites(sc, inner, sc.layers.clone().or_else(|| layers.clone()), out);
+            }
         }
     }
 }
 
-/// Which graph step computes each capture point.
-fn step_for(steps: &[(bool, Step)], point: &str, moe: bool) -> Option<usize> {
-    let find = |f: &dyn Fn(&Step) -> bool, in_block: bool| {
-        steps
-            .iter()
-            .find(|(b, s)| *b == in_block && f(s))
-            .map(|(_, s)| s.number)
-    };
-    let norms: Vec<usize> = steps
-        .iter()
-        .filter(|(b, s)| *b && s.op == Op::Norm && s.category == Category::Norm)
-        .map(|(_, s)| s.number)
-        .collect();
-    match point {
-        "embed" => steps
-            .iter()
-            .filter(|(b, s)| !b && matches!(s.op, Op::Lookup | Op::Scale | Op::Add))
-            .map(|(_, s)| s.number)
-            .take_while(|n| *n < norms.first().copied().unwrap_or(usize::MAX))
-            .last(),
-        "attn_norm" => norms.first().copied(),
-        "q_proj" => find(&|s| s.title == "Q projection", true),
-        "k_proj" => find(&|s| s.title == "K projection", true),
-        "q" => find(&|s| s.title.starts_with("Q rotary"), true),
-        "k" => find(
-            &|s| s.title.starts_with("K rotary") || s.title.starts_with("Kₚₑ"),
-            true,
-        ),
-        "gate" => find(&|s| s.title == "Gate projection", true),
-        "up" => find(&|s| s.title == "Up projection", true),
-        "act" => find(&|s| s.op == Op::Activation, true),
-        "v" => find(
-            &|s| s.title == "V projection" || s.title == "V up-projection",
-            true,
-        ),
-        "scores" => find(&|s| matches!(s.op, Op::Scores { .. }), true),
-        "probs" => find(&|s| s.op == Op::Softmax, true),
-        "heads" => find(&|s| s.op == Op::Concat, true),
-        // Each head's output: the same values, before the heads are stacked.
-        "heads_each" => find(&|s| matches!(s.op, Op::WeightedSum { .. }), true),
-        "block_in" => find(&|s| s.op == Op::Route, true),
-        "attn_out" => find(&|s| s.title == "Attention output projection", true),
-        "resid_attn" => find(&|s| s.title == "Attention residual", true),
-        "ffn_norm" => find(
-            &|s| s.op == Op::Norm && s.category == Category::Norm && s.title.starts_with("MLP"),
-            true,
-        ),
-        "router" => find(&|s| s.title == "Router logits", true),
-        "routing" => find(&|s| s.op == Op::TopK, true),
-        "down" if moe => find(&|s| s.op == Op::Combine, true),
-        "down" => find(&|s| s.title == "Down projection", true),
-        "resid_ffn" => find(&|s| s.title == "MLP residual", true),
-        "final_norm" => {
-            find(&|s| s.op == Op::Norm, false).filter(|n| *n > norms.last().copied().unwrap_or(0))
+/// Does capture `point` belong to `s`?
+fn matches(point: &str, s: &Site) -> bool {
+    let t = s.step.title.as_str();
+    let op = s.step.op;
+    let norm = op == Op::Norm && s.step.category == Category::Norm;
+    match (point, s.place) {
+        ("embed_tokens", Place::Outside) => op == Op::Lookup && t == "Token embedding",
+        ("embed", Place::Outside) => matches!(op, Op::Add | Op::Scale) && !t.starts_with("MTP"),
+        ("final_norm", Place::Outside) => norm && t.starts_with("Final"),
+        ("logits", Place::Outside) => t == "Language-model head",
+        (_, Place::Outside) => false,
+        ("block_in", Place::Block) => op == Op::Route,
+        ("attn_norm", Place::Block) => norm && t.starts_with("Attention "),
+        ("ffn_norm", Place::Block) => norm && t.starts_with("MLP "),
+        ("post_attn_norm", Place::Block) => norm && t.starts_with("Post-attention"),
+        ("q_proj", Place::Block) => t == "Q projection",
+        ("k_proj", Place::Block) => t == "K projection",
+        ("q_norm", Place::Block) => op == Op::Norm && t.starts_with("Q ") && !t.contains("latent"),
+        ("k_norm", Place::Block) => op == Op::Norm && t.starts_with("K ") && !t.contains("latent"),
+        ("q_l2", Place::Block) => t.starts_with("Q L2"),
+        ("k_l2", Place::Block) => t.starts_with("K L2"),
+        ("q", Place::Block) => t.starts_with("Q rotary"),
+        ("k", Place::Block) => t.starts_with("K rotary"),
+        ("v", Place::Block) => t == "V projection" || t == "V up-projection",
+        ("q_latent", Place::Block) => t == "Q down-projection",
+        ("q_latent_norm", Place::Block) => t == "Q latent RMSNorm",
+        ("kv_latent", Place::Block) => t == "KV down-projection",
+        ("kv_latent_norm", Place::Block) => t == "KV latent RMSNorm",
+        ("k_pe", Place::Block) => t == "Shared rotary key projection",
+        ("k_pe_rot", Place::Block) => t.starts_with("Kₚₑ rotary"),
+        ("k_nope", Place::Block) => t == "K up-projection",
+        ("scores", Place::Block) => matches!(op, Op::Scores { .. }),
+        ("probs", Place::Block) => op == Op::Softmax,
+        ("heads", Place::Block) => op == Op::Concat || matches!(op, Op::WeightedSum { .. }),
+        ("attn_out", Place::Block) => t == "Attention output projection",
+        ("resid_attn", Place::Block) => t == "Attention residual",
+        ("gate", Place::Mlp) | ("expert_gate", Place::Experts) | ("shared_gate", Place::Shared) => {
+            t == "Gate projection"
         }
-        "logits" => find(&|s| s.title == "Language-model head", false),
-        _ => None,
+        ("up", Place::Mlp) | ("expert_up", Place::Experts) | ("shared_up", Place::Shared) => {
+            t == "Up projection"
+        }
+        ("act", Place::Mlp) | ("expert_act", Place::Experts) | ("shared_act", Place::Shared) => {
+            op == Op::Activation
+        }
+        ("down", Place::Mlp) | ("expert_down", Place::Experts) | ("shared_down", Place::Shared) => {
+            t == "Down projection"
+        }
+        ("router", Place::Mlp | Place::Block) => t == "Router logits",
+        ("routing", Place::Mlp | Place::Block) => op == Op::TopK,
+        ("combine", Place::Mlp | Place::Block) => op == Op::Combine,
+        ("post_ffn_norm", Place::Mlp | Place::Block) => norm && t.starts_with("Post-MLP"),
+        ("resid_ffn", Place::Mlp | Place::Block) => t == "MLP residual",
+        _ => false,
     }
 }
 
@@ -84,30 +114,19 @@ pub fn values(
     pieces: Vec<String>,
     note: String,
 ) -> Values {
-    let mut steps_list = Vec::new();
-    steps_of(&g.root, &mut steps_list, false);
+    let mut all = Vec::new();
+    sites(&g.root, Place::Outside, None, &mut all);
     let mut steps = BTreeMap::new();
-    // Layer 0 for the block's steps; the first MoE layer for the expert steps.
-    let first_moe = g.spec.plan.iter().position(|l| l.moe);
     for c in captured {
-        let wanted = match c.point {
-            "router" | "routing" => first_moe,
-            "down" if first_moe == Some(0) => Some(0),
-            _ => Some(0),
-        };
-        if c.layer.is_some() && c.layer != wanted {
-            continue;
-        }
-        let moe = c.layer.is_some_and(|b| g.spec.plan[b].moe);
-        // A head's output is also each head's: the same values before the heads are stacked.
-        let points: &[&str] = if c.point == "heads" {
-            &["heads", "heads_each"]
-        } else {
-            std::slice::from_ref(&c.point)
-        };
-        for p in points {
-            if let Some(n) = step_for(&steps_list, p, moe) {
-                steps.entry(n).or_insert(StepValues {
+        for s in all.iter().filter(|s| matches(c.point, s)) {
+            let in_layers = match (&s.layers, c.layer) {
+                (Some(l), Some(b)) => l.contains(b as u64),
+                (None, None) => true,
+                _ => false,
+            };
+            if in_layers {
+                // The first layer of each variant to run speaks for it.
+                steps.entry(s.step.number).or_insert(StepValues {
                     shape: c.shape.clone(),
                     mean: c.mean,
                     std: c.std,
@@ -139,8 +158,7 @@ pub fn values(
         .iter()
         .find(|c| c.point == "probs" && c.layer == Some(0) && c.values.is_some())
     {
-        let t = p.shape[1];
-        let total = p.shape[2];
+        let (t, total) = (p.shape[1], p.shape[2]);
         let v = p.values.as_ref().expect("checked");
         tables.push(Table {
             title: "Attention weights of head 0 in layer 0 — rows are queries, columns keys".into(),
