@@ -176,36 +176,38 @@ def has(W, key, b=None, bias=False):
 
 def linear(x, weight, bias=None):
     # x: [T, in]; weight: [out, in] (or [in, out] for Conv1D checkpoints) -> [T, out]
-    y = x @ weight if CONFIG["in_out"] else x @ weight.T
-    return y + bias if bias is not None else y
+    y = x @ weight if CONFIG["in_out"] else x @ weight.T  # y: [T, out]
+    return y + bias if bias is not None else y  # [T, out]
 
 
 def norm(x, weight, bias=None):
     # x: [..., d] -> [..., d], statistics over the last dim in float32
-    eps = CONFIG["eps"]
+    eps = CONFIG["eps"]  # scalar
     if CONFIG["norm"] == "layer":
-        mu = x.mean(-1, keepdims=True)
-        var = ((x - mu) ** 2).mean(-1, keepdims=True)
-        return (x - mu) / np.sqrt(var + eps) * weight + bias
-    y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)
-    return y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight
+        mu = x.mean(-1, keepdims=True)  # mu: [..., 1]
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)  # var: [..., 1]
+        return (x - mu) / np.sqrt(var + eps) * weight + bias  # [..., d]
+    y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)  # y: [..., d], eps inside the root
+    return y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
 
 
 def act(x):
-    kind = CONFIG["act"]
+    # x: [T, F] -> [T, F], elementwise
+    kind = CONFIG["act"]  # str
     if kind in ("gelu_pytorch_tanh", "gelu_new", "gelu_fast"):
-        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))  # [T, F]
     if kind == "gelu":
-        return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)).astype(np.float32))
+        return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)).astype(np.float32))  # [T, F]
     if kind == "relu":
-        return np.maximum(x, 0)
-    return x / (1.0 + np.exp(-x))  # SiLU
+        return np.maximum(x, 0)  # [T, F]
+    return x / (1.0 + np.exp(-x))  # SiLU: [T, F]
 
 
 def softmax(x):
-    x = x - x.max(-1, keepdims=True)
-    e = np.exp(x)
-    return e / e.sum(-1, keepdims=True)
+    # x: [..., n] -> [..., n], over the last axis
+    x = x - x.max(-1, keepdims=True)  # x: [..., n], shifted for stability
+    e = np.exp(x)  # e: [..., n]
+    return e / e.sum(-1, keepdims=True)  # [..., n]
 
 
 def rope_tables(T, start, base, dim=None):
@@ -246,16 +248,16 @@ def rope_tables(T, start, base, dim=None):
 
 def apply_rope(x, cos, sin):
     # x: [heads, T, d_head] -> same; rotates the first rot_dim dims
-    dim = cos.shape[-1]
-    rot, rest = x[..., :dim], x[..., dim:]
+    dim = cos.shape[-1]  # rot_dim
+    rot, rest = x[..., :dim], x[..., dim:]  # rot: [heads, T, rot_dim]; rest: [heads, T, d_head - rot_dim]
     if CONFIG["interleaved"]:
-        a, b = rot[..., 0::2], rot[..., 1::2]  # [heads, T, dim/2]
-        c, s = cos[:, : dim // 2], sin[:, : dim // 2]
-        rot = np.stack([a * c - b * s, a * s + b * c], -1).reshape(rot.shape)
+        a, b = rot[..., 0::2], rot[..., 1::2]  # a, b: [heads, T, rot_dim/2]
+        c, s = cos[:, : dim // 2], sin[:, : dim // 2]  # c, s: [T, rot_dim/2]
+        rot = np.stack([a * c - b * s, a * s + b * c], -1).reshape(rot.shape)  # rot: [heads, T, rot_dim]
     else:
-        half = np.concatenate([-rot[..., dim // 2 :], rot[..., : dim // 2]], -1)
-        rot = rot * cos + half * sin
-    return np.concatenate([rot, rest], -1)
+        half = np.concatenate([-rot[..., dim // 2 :], rot[..., : dim // 2]], -1)  # half: [heads, T, rot_dim]
+        rot = rot * cos + half * sin  # rot: [heads, T, rot_dim]
+    return np.concatenate([rot, rest], -1)  # [heads, T, d_head]
 
 
 def attention_mask(span, T):
@@ -276,21 +278,21 @@ def mla_attention(x, W, b, span):
     if M["q_lora"]:
         q = linear(norm(linear(x, w(W, "q_a", b)), w(W, "q_a_norm", b)), w(W, "q_b", b))  # [T, H (nope + rope)]
     else:
-        q = linear(x, w(W, "q", b))
+        q = linear(x, w(W, "q", b))  # q: [T, H (nope + rope)]
     q = q.reshape(T, H, nope + rd).transpose(1, 0, 2)  # q: [H, T, nope + rope]
     kva = linear(x, w(W, "kv_a", b))  # [T, kv_lora + rope]
     c_kv = norm(kva[:, :kvl], w(W, "kv_a_norm", b))  # c_kv: [T, kv_lora], the cached latent
     k_rot = kva[None, :, kvl:]  # k_rot: [1, T, rope], one rotary key for all heads (cached)
-    cos, sin = rope_tables(T, 0, C["rope_theta"], rd)
-    q_rot = apply_rope(q[..., nope:], cos, sin)
-    k_rot = apply_rope(k_rot, cos, sin)
+    cos, sin = rope_tables(T, 0, C["rope_theta"], rd)  # cos, sin: [T, rope]
+    q_rot = apply_rope(q[..., nope:], cos, sin)  # q_rot: [H, T, rope]
+    k_rot = apply_rope(k_rot, cos, sin)  # k_rot: [1, T, rope]
     kv = linear(c_kv, w(W, "kv_b", b)).reshape(T, H, nope + vd).transpose(1, 0, 2)  # [H, T, nope + v]
     k = np.concatenate([kv[..., :nope], np.broadcast_to(k_rot, (H, T, rd))], -1)  # k: [H, T, nope + rope]
     v = kv[..., nope:]  # v: [H, T, v]
-    qq = np.concatenate([q[..., :nope], q_rot], -1)
+    qq = np.concatenate([q[..., :nope], q_rot], -1)  # qq: [H, T, nope + rope]
     s = (qq @ k.transpose(0, 2, 1)) * np.float32(C["scale"]) + attention_mask(span, T)  # s: [H, T, T]
     out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]
-    return linear(out, w(W, "o", b))
+    return linear(out, w(W, "o", b))  # [T, hidden]
 
 
 def attention(x, W, b, span, use_rope):
@@ -298,39 +300,40 @@ def attention(x, W, b, span, use_rope):
     C = CONFIG
     if C["mla"]:
         return mla_attention(x, W, b, span)
-    T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]
+    T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]  # tokens, query heads, K/V heads, d_head
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
     if C["fused_qkv"]:
-        qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # [T, (H + 2 KV) D]
-        q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]
+        qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (H + 2 KV) D]
+        q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]  # [T, H D], [T, KV D], [T, KV D]
     else:
+        # q: [T, H D]; k, v: [T, KV D]
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
     if C["qk_norm"] == "full":
-        q, k = norm(q, w(W, "q_norm", b)), norm(k, w(W, "k_norm", b))  # over all heads at once
+        q, k = norm(q, w(W, "q_norm", b)), norm(k, w(W, "k_norm", b))  # q: [T, H D], k: [T, KV D], over all heads at once
     q = q.reshape(T, H, D).transpose(1, 0, 2)  # q: [H, T, D]
     k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]
     v = v.reshape(T, KV, D).transpose(1, 0, 2)  # v: [KV, T, D]
     if C["qk_norm"] == "per_head":
-        q, k = norm(q, w(W, "q_norm", b)), norm(k, w(W, "k_norm", b))
+        q, k = norm(q, w(W, "q_norm", b)), norm(k, w(W, "k_norm", b))  # q: [H, T, D], k: [KV, T, D], per head
     if use_rope and C["rope_theta"]:
-        base = C["local_theta"] if (span[0] == "sliding" and C["local_theta"]) else C["rope_theta"]
-        cos, sin = rope_tables(T, 0, base)  # [T, rot_dim]
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        base = C["local_theta"] if (span[0] == "sliding" and C["local_theta"]) else C["rope_theta"]  # scalar
+        cos, sin = rope_tables(T, 0, base)  # cos, sin: [T, rot_dim]
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]
         if C["qk_norm"] == "l2":
-            q = q / np.sqrt((q * q).mean(-1, keepdims=True) + C["eps"])
-            k = k / np.sqrt((k * k).mean(-1, keepdims=True) + C["eps"])
+            q = q / np.sqrt((q * q).mean(-1, keepdims=True) + C["eps"])  # q: [H, T, D], no weight
+            k = k / np.sqrt((k * k).mean(-1, keepdims=True) + C["eps"])  # k: [KV, T, D]
     k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # [H, T, D]
     s = (q @ k.transpose(0, 2, 1)) * np.float32(C["scale"])  # s: [H, T, T]
     if C["softcap"]:
-        s = C["softcap"] * np.tanh(s / C["softcap"])
-    s = s + attention_mask(span, T)
+        s = C["softcap"] * np.tanh(s / C["softcap"])  # s: [H, T, T]
+    s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
     if C["sinks"]:
-        sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))
-        p = softmax(np.concatenate([s, sink], -1))[..., :T]  # the sink takes its share, then is dropped
+        sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1]
+        p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
     else:
         p = softmax(s)  # p: [H, T, T]
     out = (p @ v).transpose(1, 0, 2).reshape(T, H * D)  # [T, H D]
-    return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)
+    return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]
 
 
 def mlp(x, W, b):
@@ -338,100 +341,102 @@ def mlp(x, W, b):
     C = CONFIG
     bias = lambda key: w(W, key, b, bias=True) if C["mlp_bias"] else None
     if not C["gated"]:
-        return linear(act(linear(x, w(W, "up", b), bias("up"))), w(W, "down", b), bias("down"))
+        u = linear(x, w(W, "up", b), bias("up"))  # u: [T, F]
+        return linear(act(u), w(W, "down", b), bias("down"))  # [T, hidden]
     if C["fused_gate_up"]:
-        gu = linear(x, w(W, "gate_up", b))  # [T, 2F]
-        g, u = np.split(gu, 2, axis=-1)
+        gu = linear(x, w(W, "gate_up", b))  # gu: [T, 2F]
+        g, u = np.split(gu, 2, axis=-1)  # g, u: [T, F]
     else:
-        g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # [T, F]
-    return linear(act(g) * u, w(W, "down", b), bias("down"))
+        g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # g, u: [T, F]
+    return linear(act(g) * u, w(W, "down", b), bias("down"))  # [T, hidden]
 
 
 def glu(g, u, limit):
+    # g, u: [T, F] -> [T, F]
     if limit is None:
-        return act(g) * u
-    g = np.minimum(g, limit)
-    u = np.clip(u, -limit, limit)
-    return (u + 1) * g / (1 + np.exp(-1.702 * g))
+        return act(g) * u  # [T, F]
+    g = np.minimum(g, limit)  # g: [T, F], capped above
+    u = np.clip(u, -limit, limit)  # u: [T, F], clipped both ways
+    return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]
 
 
 def route(logits, correction):
     # logits: [E] -> list of (expert, weight) for one token
     M = CONFIG["moe"]
-    k, kind = M["top_k"], M["scoring"]
+    k, kind = M["top_k"], M["scoring"]  # experts per token, how they are scored
     if kind in ("topk_softmax", "topk_sigmoid"):
-        idx = np.argsort(-logits, kind="stable")[:k]
-        vals = logits[idx]
-        wts = softmax(vals) if kind == "topk_softmax" else 1 / (1 + np.exp(-vals))
+        idx = np.argsort(-logits, kind="stable")[:k]  # idx: [k]
+        vals = logits[idx]  # vals: [k]
+        wts = softmax(vals) if kind == "topk_softmax" else 1 / (1 + np.exp(-vals))  # wts: [k]
     else:
-        probs = softmax(logits) if kind == "softmax" else 1 / (1 + np.exp(-logits))
-        choice = probs + (correction if correction is not None else 0)
+        probs = softmax(logits) if kind == "softmax" else 1 / (1 + np.exp(-logits))  # probs: [E]
+        choice = probs + (correction if correction is not None else 0)  # choice: [E], bias for choosing only
         if M["n_group"] > 1:
-            g = M["n_group"]
-            per = len(choice) // g
-            grouped = np.sort(choice.reshape(g, per), -1)[:, ::-1]
-            score = grouped[:, :2].sum(-1) if kind == "sigmoid" else grouped[:, 0]
-            keep = np.argsort(-score, kind="stable")[: M["topk_group"]]
-            choice = np.where(np.isin(np.arange(len(choice)) // per, keep), choice, 0.0)
-        idx = np.argsort(-choice, kind="stable")[:k]
-        wts = probs[idx]
+            g = M["n_group"]  # groups
+            per = len(choice) // g  # experts per group
+            grouped = np.sort(choice.reshape(g, per), -1)[:, ::-1]  # grouped: [groups, per], best first
+            score = grouped[:, :2].sum(-1) if kind == "sigmoid" else grouped[:, 0]  # score: [groups]
+            keep = np.argsort(-score, kind="stable")[: M["topk_group"]]  # keep: [topk_group]
+            choice = np.where(np.isin(np.arange(len(choice)) // per, keep), choice, 0.0)  # choice: [E]
+        idx = np.argsort(-choice, kind="stable")[:k]  # idx: [k]
+        wts = probs[idx]  # wts: [k]
         if M["norm_topk_prob"]:
-            wts = wts / (wts.sum() + (1e-20 if kind == "sigmoid" else 0))
-    return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))
+            wts = wts / (wts.sum() + (1e-20 if kind == "sigmoid" else 0))  # wts: [k], summing to 1
+    return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
 
 
 def moe(x, W, b):
     # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts
     M = CONFIG["moe"]
-    logits = linear(x, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # [T, E]
-    corr = w(W, "correction_bias", b) if M["correction_bias"] else None
-    out = np.zeros_like(x)
+    logits = linear(x, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
+    corr = w(W, "correction_bias", b) if M["correction_bias"] else None  # corr: [E] or None
+    out = np.zeros_like(x)  # out: [T, hidden]
     for t in range(x.shape[0]):
         for e, weight in route(logits[t], corr):
-            xe = x[t : t + 1] * weight if M["scoring"] == "topk_sigmoid" else x[t : t + 1]
+            xe = x[t : t + 1] * weight if M["scoring"] == "topk_sigmoid" else x[t : t + 1]  # xe: [1, hidden]
             if M["stacked"]:
-                gu = xe @ w(W, "expert_gate_up", b)[e]  # [1, 2F]
+                gu = xe @ w(W, "expert_gate_up", b)[e]  # gu: [1, 2F]
                 if M["expert_bias"]:
-                    gu = gu + w(W, "expert_gate_up", b, bias=True)[e]
-                g, u = (gu[:, 0::2], gu[:, 1::2]) if M["interleaved"] else np.split(gu, 2, axis=-1)
-                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b)[e]
+                    gu = gu + w(W, "expert_gate_up", b, bias=True)[e]  # gu: [1, 2F]
+                g, u = (gu[:, 0::2], gu[:, 1::2]) if M["interleaved"] else np.split(gu, 2, axis=-1)  # g, u: [1, F]
+                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b)[e]  # y: [1, hidden]
                 if M["expert_bias"]:
-                    y = y + w(W, "expert_down", b, bias=True)[e]
+                    y = y + w(W, "expert_down", b, bias=True)[e]  # y: [1, hidden]
             else:
-                g = xe @ w(W, "expert_gate", b, e).T
-                u = xe @ w(W, "expert_up", b, e).T
-                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b, e).T
-            out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]
+                g = xe @ w(W, "expert_gate", b, e).T  # g: [1, F]
+                u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
+                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b, e).T  # y: [1, hidden]
+            out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]  # out[t]: [hidden]
     if M["shared"]:
-        g, u = x @ w(W, "shared_gate", b).T, x @ w(W, "shared_up", b).T
-        out = out + (act(g) * u) @ w(W, "shared_down", b).T
-    return out
+        g, u = x @ w(W, "shared_gate", b).T, x @ w(W, "shared_up", b).T  # g, u: [T, F_shared]
+        out = out + (act(g) * u) @ w(W, "shared_down", b).T  # out: [T, hidden]
+    return out  # [T, hidden]
 
 
 def embed(ids, W):
     # ids: [T] int -> x: [T, hidden]
     C = CONFIG
-    x = w(W, "embed")[ids]  # row ids[t] of the embedding for each position
+    x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
     if C["learned_positions"]:
-        x = x + w(W, "pos_embed")[np.arange(len(ids))]  # + learned position rows
+        x = x + w(W, "pos_embed")[np.arange(len(ids))]  # x: [T, hidden], + learned position rows
     if C["embed_scale"]:
-        x = x * np.float32(math.sqrt(C["hidden"]))  # scaled by sqrt(hidden)
-    return x
+        x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], scaled by sqrt(hidden)
+    return x  # [T, hidden]
 
 
 def residual(x, delta):
     # x, delta: [T, hidden] -> [T, hidden]
-    return x + delta
+    return x + delta  # [T, hidden]
 
 
 def lm_head(z, W):
     # z: [T, hidden] -> logits: [T, vocab]
     C = CONFIG
-    head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # [vocab, hidden]
-    logits = z @ head.T  # [T, vocab]
+    head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # head: [vocab, hidden]
+    logits = z @ head.T  # logits: [T, vocab]
     if C["final_softcap"]:
-        logits = C["final_softcap"] * np.tanh(logits / C["final_softcap"])
-    return logits.astype(np.float32)
+        logits = C["final_softcap"] * np.tanh(logits / C["final_softcap"])  # logits: [T, vocab], in (-cap, cap)
+    return logits.astype(np.float32)  # [T, vocab]
 
 
 def forward(ids, W):
