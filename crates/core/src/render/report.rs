@@ -201,7 +201,7 @@ pub fn glyph(op: crate::graph::Op) -> &'static str {
 }
 
 /// A size's name when exactly one of the model's sizes has that value.
-fn dim_name(spec: &crate::spec::Spec, d: &crate::graph::Dim) -> String {
+pub(crate) fn dim_name(spec: &crate::spec::Spec, d: &crate::graph::Dim) -> String {
     let Some(n) = d.size() else {
         return "seq_len".into();
     };

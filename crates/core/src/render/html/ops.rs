@@ -44,40 +44,13 @@ const LANES_SHOWN: u64 = 3;
 
 /// Named dims of a tensor as the op view writes them: `[seq_len, hidden_size=3072]`.
 fn dims(g: &Graph, d: &[Dim; 2]) -> String {
-    let spec = &g.spec;
-    let name = |d: &Dim| -> String {
-        let Some(n) = d.size() else {
-            return "seq_len".into();
-        };
-        let a = &spec.attn;
-        let mut known: Vec<(&str, u64)> = vec![
-            ("hidden_size", spec.hidden),
-            ("vocab", spec.vocab),
-            ("d_head", a.head_dim),
-            ("inter_size", spec.mlp.intermediate),
-        ];
-        if let Some(m) = &spec.moe {
-            known.push(("num_experts", m.experts));
-            known.push(("expert_inter", m.expert_intermediate));
-        }
-        if let Some(m) = &a.mla {
-            known.push(("kv_lora_rank", m.kv_lora_rank));
-            known.push(("d_rope", m.qk_rope_head_dim));
-        }
-        let hits: Vec<&str> = known
-            .iter()
-            .filter(|(_, v)| *v == n)
-            .map(|(k, _)| *k)
-            .collect();
-        match (n, hits.as_slice()) {
-            (1, _) => "1".into(),
-            (_, [one]) => format!("{one}={n}"),
-            _ => n.to_string(),
-        }
-    };
     format!(
         "[{}]",
-        d.iter().rev().map(name).collect::<Vec<_>>().join(", ")
+        d.iter()
+            .rev()
+            .map(|d| report::dim_name(&g.spec, d))
+            .collect::<Vec<_>>()
+            .join(", ")
     )
 }
 
