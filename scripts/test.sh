@@ -10,5 +10,5 @@ if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "Chromium not found at ${CHROMIUM:-/usr/bin/chromium}: install Debian's chromium (apt-get install chromium) to run the browser tests" >&2
   exit 1
 fi
-cargo build --locked --bin anatomy
+# `cargo test` built target/debug/anatomy for the CLI tests; the browser tests drive that binary.
 (cd tests/browser && npm ci --no-audit --no-fund --silent && ANATOMY_BIN="$PWD/../../target/debug/anatomy" node --test)
