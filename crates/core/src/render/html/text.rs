@@ -134,7 +134,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 subtleties: sub,
             }
         }
-        Kind::Attention => attention_text(g, part, share(part.params)),
+        Kind::Attention => attention_text(g),
         Kind::Residual => Text {
             summary: "Adds the sublayer's output back onto the residual stream.".into(),
             explanation: format!("y = x + f(x): every sublayer computes a {d}-dim delta and adds it to the stream, so the identity path from the embedding to the LM head is unobstructed."),
@@ -194,10 +194,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
     }
 }
 
-fn attention_text(g: &Graph, _part: &Part, share: f64) -> Text {
+fn attention_text(g: &Graph) -> Text {
     let spec = &g.spec;
     let a = &spec.attn;
-    let _ = share;
     let mut sub = vec![
         format!("{}; {}.", rope_words(spec), spans(spec)),
         "At inference the KV cache, not the FLOPs, limits batch size and context: its size is set by how many K/V heads (or how large a latent) each token keeps.".to_string(),
