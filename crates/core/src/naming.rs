@@ -96,13 +96,9 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         _ => {}
     }
     let (hf, gguf) = match layout {
-        Layout::Llama => llama(role),
+        // Phi-3's fused tensors, DeepSeek's MLA projections and shared experts are in the common table.
+        Layout::Llama | Layout::Phi3 | Layout::DeepSeek => llama(role),
         Layout::Mixtral => mixtral(role),
-        Layout::Phi3 => match role {
-            Qkv => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.attn_qkv"),
-            GateUp => ("model.layers.{b}.mlp.gate_up_proj", "blk.{b}.ffn_up"),
-            other => llama(other),
-        },
         Layout::Sandwich => match role {
             PostAttnNorm => (
                 "model.layers.{b}.post_attention_layernorm",
@@ -119,24 +115,6 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => llama(other),
         },
         Layout::Gpt2 => gpt2(role),
-        Layout::DeepSeek => match role {
-            QA => ("model.layers.{b}.self_attn.q_a_proj", "blk.{b}.attn_q_a"),
-            QANorm => (
-                "model.layers.{b}.self_attn.q_a_layernorm",
-                "blk.{b}.attn_q_a_norm",
-            ),
-            QB => ("model.layers.{b}.self_attn.q_b_proj", "blk.{b}.attn_q_b"),
-            KvA => (
-                "model.layers.{b}.self_attn.kv_a_proj_with_mqa",
-                "blk.{b}.attn_kv_a_mqa",
-            ),
-            KvANorm => (
-                "model.layers.{b}.self_attn.kv_a_layernorm",
-                "blk.{b}.attn_kv_a_norm",
-            ),
-            KvB => ("model.layers.{b}.self_attn.kv_b_proj", "blk.{b}.attn_kv_b"),
-            other => llama(other),
-        },
         Layout::GptOss => match role {
             Router => ("model.layers.{b}.mlp.router", "blk.{b}.ffn_gate_inp"),
             other => llama(other),
