@@ -312,6 +312,23 @@ impl Model {
                 self.keep(Some(b), "k_l2", &k);
             }
         }
+        self.attend(q, k, v, b, cache)
+    }
+
+    /// The part every attention shares: append K and V to the cache, score every query against
+    /// every cached key (scaled, softcapped and masked as the layer says, with the head's sink
+    /// where there is one), mix the values, stack the heads and project back.
+    /// q: [H, T, d_qk]; k: [KV, T, d_qk]; v: [KV, T, d_v].
+    fn attend(
+        &self,
+        q: Tensor,
+        k: Tensor,
+        v: Tensor,
+        b: usize,
+        cache: &mut Cache,
+    ) -> Result<Tensor, Error> {
+        let a = &self.spec.attn;
+        let (h, t, _) = q.dims3().map_err(ce)?;
         let (k, v) = match (&cache.k[b], &cache.v[b]) {
             (Some(pk), Some(pv)) => (
                 Tensor::cat(&[pk, &k], 1).map_err(ce)?,
@@ -324,21 +341,20 @@ impl Model {
         self.keep(Some(b), "v", &v);
         cache.k[b] = Some(k.clone());
         cache.v[b] = Some(v.clone());
-        let total = k.dim(1).map_err(ce)?;
-        let group = h / kv;
-        let k = repeat_kv(&k, group).map_err(ce)?;
-        let v = repeat_kv(&v, group).map_err(ce)?;
+        let (kv, total, vd) = v.dims3().map_err(ce)?;
+        let k = repeat_kv(&k, h / kv).map_err(ce)?;
+        let v = repeat_kv(&v, h / kv).map_err(ce)?;
         let scale = a.scale_mult / a.scale_dim.sqrt();
         let mut s = q
             .matmul(&k.t().map_err(ce)?)
-            .map_err(ce)?
-            .affine(scale, 0.0)
-            .map_err(ce)?; // [h, t, total]
+            .and_then(|s| s.affine(scale, 0.0))
+            .map_err(ce)?; // [H, T, total]
         if let Some(c) = a.softcap {
             s = softcap(&s, c).map_err(ce)?;
         }
-        let mask = mask(plan.attn, cache.pos, t, total).map_err(ce)?;
-        let s = s.broadcast_add(&mask).map_err(ce)?;
+        let s = s
+            .broadcast_add(&mask(self.spec.plan[b].attn, cache.pos, t, total).map_err(ce)?)
+            .map_err(ce)?;
         self.keep(Some(b), "scores", &s);
         let p = if a.sinks {
             let sinks = self
@@ -346,23 +362,19 @@ impl Model {
                 .get(&self.name(Role::Sinks, false, Some(b), None))?;
             let sink = sinks
                 .reshape((h, 1, 1))
-                .map_err(ce)?
-                .broadcast_as((h, t, 1))
+                .and_then(|s| s.broadcast_as((h, t, 1)))
                 .map_err(ce)?;
             let all = Tensor::cat(&[&s, &sink], 2).map_err(ce)?;
-            softmax(&all).map_err(ce)?.narrow(2, 0, total).map_err(ce)?
+            softmax(&all)
+                .and_then(|p| p.narrow(2, 0, total))
+                .map_err(ce)?
         } else {
             softmax(&s).map_err(ce)?
         };
         self.keep(Some(b), "probs", &p);
         let o = p
             .matmul(&v)
-            .map_err(ce)?
-            .transpose(0, 1)
-            .map_err(ce)?
-            .contiguous()
-            .map_err(ce)?
-            .reshape((t, h * hd))
+            .and_then(|o| o.transpose(0, 1)?.contiguous()?.reshape((t, h * vd)))
             .map_err(ce)?;
         self.keep(Some(b), "heads", &o);
         self.proj(&o, Role::O, b, a.o_bias)
@@ -436,36 +448,7 @@ impl Model {
             .map_err(ce)?;
         self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope).map_err(ce)?);
         let q = Tensor::cat(&[&q_nope, &q_rot], 2).map_err(ce)?;
-        let (k, v) = match (&cache.k[b], &cache.v[b]) {
-            (Some(pk), Some(pv)) => (
-                Tensor::cat(&[pk, &k], 1).map_err(ce)?,
-                Tensor::cat(&[pv, &v], 1).map_err(ce)?,
-            ),
-            _ => (k, v),
-        };
-        self.keep(Some(b), "q", &q);
-        self.keep(Some(b), "k", &k);
-        self.keep(Some(b), "v", &v);
-        cache.k[b] = Some(k.clone());
-        cache.v[b] = Some(v.clone());
-        let total = k.dim(1).map_err(ce)?;
-        let scale = a.scale_mult / a.scale_dim.sqrt();
-        let s = q
-            .matmul(&k.t().map_err(ce)?)
-            .and_then(|s| s.affine(scale, 0.0))
-            .map_err(ce)?;
-        let s = s
-            .broadcast_add(&mask(spec.plan[b].attn, cache.pos, t, total).map_err(ce)?)
-            .map_err(ce)?;
-        self.keep(Some(b), "scores", &s);
-        let p = softmax(&s).map_err(ce)?;
-        self.keep(Some(b), "probs", &p);
-        let o = p
-            .matmul(&v)
-            .and_then(|o| o.transpose(0, 1)?.contiguous()?.reshape((t, h * vd)))
-            .map_err(ce)?;
-        self.keep(Some(b), "heads", &o);
-        self.proj(&o, Role::O, b, false)
+        self.attend(q, k, v, b, cache)
     }
 
     fn act(&self, x: &Tensor) -> R<Tensor> {
