@@ -585,28 +585,18 @@ impl<'s> Builder<'s> {
             false,
             None,
         );
-        let (head, name, source_note) = if spec.tied {
-            let p = self.param(
-                Role::Embed,
-                false,
-                vec![spec.vocab, spec.hidden],
-                Component::Embedding,
-                false,
-            );
-            (p, "Eᵀ", Some("tied: the embedding matrix".to_string()))
-        } else {
+        // A tied head reads the embedding matrix; the parameter is counted once.
+        let (role, component, name, source_note) = if spec.tied {
             (
-                self.param(
-                    Role::LmHead,
-                    false,
-                    vec![spec.vocab, spec.hidden],
-                    Component::LmHead,
-                    false,
-                ),
-                "Wₗₘ",
-                None,
+                Role::Embed,
+                Component::Embedding,
+                "Eᵀ",
+                Some("tied: the embedding matrix".to_string()),
             )
+        } else {
+            (Role::LmHead, Component::LmHead, "Wₗₘ", None)
         };
+        let head = self.param(role, false, vec![spec.vocab, spec.hidden], component, false);
         let w = self.push(
             name,
             [n(spec.vocab), n(spec.hidden)],
