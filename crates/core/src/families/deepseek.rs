@@ -6,7 +6,7 @@
 //! V3 and GLM score experts with a sigmoid, pick them with a correction bias and within the best
 //! groups; V2 uses a softmax. Defaults follow `DeepseekV2Config`, `DeepseekV3Config`, `Glm4MoeConfig`.
 
-use super::{attn_kind, heads, layer_count, rope};
+use super::{heads, layer_count, plain_attention, rope, top_k};
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
 use crate::spec::*;
@@ -48,24 +48,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         let (h, kv, hd) = heads(cfg, s.hidden, Some(heads_d), Some(8), None)?;
         let bias = cfg.flag("attention_bias", false)?;
         s.attn = Attention {
-            kind: attn_kind(h, kv),
-            heads: h,
-            kv_heads: kv,
-            head_dim: hd,
-            v_head_dim: hd,
             qkv_bias: bias,
-            o_bias: false,
             qk_norm: if cfg.flag("use_qk_norm", false)? {
                 QkNorm::PerHead
             } else {
                 QkNorm::None
             },
-            softcap: None,
-            sinks: false,
-            scale_dim: hd as f64,
-            scale_mult: 1.0,
-            mla: None,
-            fused_qkv: false,
+            ..plain_attention(h, kv, hd)
         };
     } else {
         let h = cfg.size("num_attention_heads", Some(heads_d))?;
@@ -134,13 +123,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         cfg.size("n_routed_experts", Some(experts))?,
         MAX_EXPERTS,
     )?;
-    let k = cfg.size("num_experts_per_tok", if v2 { None } else { Some(8) })?;
-    if k > e {
-        return Err(cfg.err(
-            "num_experts_per_tok",
-            format!("is {k}, more than the {e} routed experts; it must be at most {e}"),
-        ));
-    }
+    let k = top_k(cfg, e, if v2 { None } else { Some(8) })?;
     let n_shared = cfg.count("n_shared_experts", shared)?;
     let moe_f = cfg.size("moe_intermediate_size", Some(moe_inter))?;
     let (n_group, topk_group) = if v2 && cfg.string("topk_method", "greedy")? == "greedy" {

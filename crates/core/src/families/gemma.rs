@@ -5,7 +5,7 @@
 //! Gemma 3 with its own RoPE base for local layers and per-head QK-norm; Gemma 2 with attention
 //! and final logit softcaps. Defaults follow `Gemma2Config` and `Gemma3TextConfig`.
 
-use super::{attn_kind, heads, layer_count, layer_types, rope};
+use super::{heads, layer_count, layer_types, plain_attention, rope};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -23,11 +23,6 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let (h, kv, hd) = heads(cfg, s.hidden, Some(8), Some(4), Some(256))?;
     let bias = cfg.flag("attention_bias", false)?;
     s.attn = Attention {
-        kind: attn_kind(h, kv),
-        heads: h,
-        kv_heads: kv,
-        head_dim: hd,
-        v_head_dim: hd,
         qkv_bias: bias,
         o_bias: bias,
         qk_norm: if gemma3 {
@@ -35,12 +30,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         } else {
             QkNorm::None
         },
-        softcap: None,
-        sinks: false,
         scale_dim: cfg.size("query_pre_attn_scalar", Some(256))? as f64,
-        scale_mult: 1.0,
-        mla: None,
-        fused_qkv: false,
+        ..plain_attention(h, kv, hd)
     };
     // Gemma 2 caps scores at 50 and logits at 30 unless told otherwise (an explicit null turns a
     // cap off); Gemma 3 caps neither.

@@ -3,7 +3,7 @@
 //! with a biased router (softmax over the top-k logits), experts stored stacked with biases and
 //! gate/up interleaved, and a clamped SwiGLU. Defaults follow `GptOssConfig`.
 
-use super::{attn_kind, heads, layer_count, layer_types, rope};
+use super::{heads, layer_count, layer_types, plain_attention, rope, top_k};
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
 use crate::spec::*;
@@ -17,20 +17,10 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
     let (h, kv, hd) = heads(cfg, s.hidden, Some(64), Some(8), Some(64))?;
     let bias = cfg.flag("attention_bias", true)?;
     s.attn = Attention {
-        kind: attn_kind(h, kv),
-        heads: h,
-        kv_heads: kv,
-        head_dim: hd,
-        v_head_dim: hd,
         qkv_bias: bias,
         o_bias: bias,
-        qk_norm: QkNorm::None,
-        softcap: None,
         sinks: true,
-        scale_dim: hd as f64,
-        scale_mult: 1.0,
-        mla: None,
-        fused_qkv: false,
+        ..plain_attention(h, kv, hd)
     };
     let f = cfg.size("intermediate_size", Some(2880))?;
     s.mlp = Mlp {
@@ -45,13 +35,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         cfg.size("num_local_experts", Some(128))?,
         MAX_EXPERTS,
     )?;
-    let k = cfg.size("num_experts_per_tok", Some(4))?;
-    if k > e {
-        return Err(cfg.err(
-            "num_experts_per_tok",
-            format!("is {k}, more than the {e} experts; it must be at most {e}"),
-        ));
-    }
+    let k = top_k(cfg, e, Some(4))?;
     s.moe = Some(Moe {
         experts: e,
         top_k: k,

@@ -4,7 +4,7 @@
 //! Pre-norm decoder, RMSNorm, RoPE, gated SiLU MLP; they differ by defaults, biases, QK-norm,
 //! sliding windows and routed experts. Defaults follow each family's `transformers` config class.
 
-use super::{attn_kind, heads, layer_count, layer_types, rope};
+use super::{heads, layer_count, layer_types, plain_attention, rope, top_k};
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
 use crate::spec::*;
@@ -198,20 +198,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             learned_positions: None,
         },
         attn: Attention {
-            kind: attn_kind(heads, kv_heads),
-            heads,
-            kv_heads,
-            head_dim,
-            v_head_dim: head_dim,
             qkv_bias,
             o_bias,
             qk_norm: if qwen3 { QkNorm::PerHead } else { QkNorm::None },
-            softcap: None,
-            sinks: false,
-            scale_dim: head_dim as f64,
-            scale_mult: 1.0,
-            mla: None,
-            fused_qkv: false,
+            ..plain_attention(heads, kv_heads, head_dim)
         },
         mlp: Mlp {
             intermediate,
@@ -296,13 +286,7 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
     if e == 0 {
         return none;
     }
-    let k = cfg.size("num_experts_per_tok", Some(k_default))?;
-    if k > e {
-        return Err(cfg.err(
-            "num_experts_per_tok",
-            format!("is {k}, more than the {e} experts; it must be at most {e}"),
-        ));
-    }
+    let k = top_k(cfg, e, Some(k_default))?;
     let plan = if model_type == "qwen3_moe" {
         let step = cfg.size("decoder_sparse_step", Some(1))?;
         let dense = cfg

@@ -4,7 +4,7 @@
 //! stacked experts, a sigmoid router scaling each expert's input, and one shared expert; dense
 //! layers of width `intermediate_size_mlp`. Defaults follow `Llama4TextConfig`.
 
-use super::{attn_kind, heads, layer_count, rope};
+use super::{heads, layer_count, plain_attention, rope, top_k};
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
 use crate::spec::*;
@@ -18,11 +18,6 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
     let (h, kv, hd) = heads(cfg, s.hidden, Some(40), Some(8), Some(128))?;
     let bias = cfg.flag("attention_bias", false)?;
     s.attn = Attention {
-        kind: attn_kind(h, kv),
-        heads: h,
-        kv_heads: kv,
-        head_dim: hd,
-        v_head_dim: hd,
         qkv_bias: bias,
         o_bias: bias,
         qk_norm: if cfg.flag("use_qk_norm", true)? {
@@ -30,12 +25,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         } else {
             QkNorm::None
         },
-        softcap: None,
-        sinks: false,
-        scale_dim: hd as f64,
-        scale_mult: 1.0,
-        mla: None,
-        fused_qkv: false,
+        ..plain_attention(h, kv, hd)
     };
     let act = cfg.string("hidden_act", "silu")?;
     s.mlp = Mlp {
@@ -50,13 +40,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         cfg.size("num_local_experts", Some(16))?,
         MAX_EXPERTS,
     )?;
-    let k = cfg.size("num_experts_per_tok", Some(1))?;
-    if k > e {
-        return Err(cfg.err(
-            "num_experts_per_tok",
-            format!("is {k}, more than the {e} experts; it must be at most {e}"),
-        ));
-    }
+    let k = top_k(cfg, e, Some(1))?;
     let f = cfg.size("intermediate_size", Some(8192))?;
     s.moe = Some(Moe {
         experts: e,

@@ -263,7 +263,40 @@ pub(crate) fn heads(
     Ok((heads, kv, head_dim))
 }
 
-pub(crate) fn attn_kind(heads: u64, kv: u64) -> AttnKind {
+/// Softmax attention over `heads` query heads sharing `kv` K/V heads of `head_dim`, scaled by
+/// 1/√head_dim, with every option off; a loader switches on what its family has.
+pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec::Attention {
+    crate::spec::Attention {
+        kind: attn_kind(heads, kv),
+        heads,
+        kv_heads: kv,
+        head_dim,
+        v_head_dim: head_dim,
+        qkv_bias: false,
+        o_bias: false,
+        qk_norm: crate::spec::QkNorm::None,
+        softcap: None,
+        sinks: false,
+        scale_dim: head_dim as f64,
+        scale_mult: 1.0,
+        mla: None,
+        fused_qkv: false,
+    }
+}
+
+/// `num_experts_per_tok`, which must not exceed the `experts` there are.
+pub(crate) fn top_k(cfg: &Config, experts: u64, default: Option<u64>) -> Result<u64> {
+    let k = cfg.size("num_experts_per_tok", default)?;
+    if k > experts {
+        return Err(cfg.err(
+            "num_experts_per_tok",
+            format!("is {k}, more than the {experts} experts; it must be at most {experts}"),
+        ));
+    }
+    Ok(k)
+}
+
+fn attn_kind(heads: u64, kv: u64) -> AttnKind {
     if kv == heads {
         AttnKind::Mha
     } else if kv == 1 {
