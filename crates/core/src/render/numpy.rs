@@ -14,6 +14,22 @@ fn py(b: bool) -> &'static str {
     }
 }
 
+/// One Python tuple per layer, `((span kind, window), rope, moe)`: the PLAN list that both the
+/// NumPy file and the PyTorch module iterate.
+pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
+    spec.plan
+        .iter()
+        .map(|l| {
+            let span = match l.attn {
+                AttnSpan::Full => "(\"full\", 0)".to_string(),
+                AttnSpan::Sliding(w) => format!("(\"sliding\", {w})"),
+                AttnSpan::Chunked(c) => format!("(\"chunked\", {c})"),
+            };
+            format!("({span}, {}, {})", py(l.rope), py(l.moe))
+        })
+        .collect()
+}
+
 /// The checkpoint name templates the file reads, by role, in Hugging Face naming.
 fn name_table(spec: &Spec) -> String {
     use Role::*;
@@ -94,18 +110,7 @@ pub fn module(spec: &Spec) -> String {
             "expert_intermediate": m.expert_intermediate,
         })
     });
-    let plan: Vec<String> = spec
-        .plan
-        .iter()
-        .map(|l| {
-            let span = match l.attn {
-                AttnSpan::Full => "(\"full\", 0)".to_string(),
-                AttnSpan::Sliding(w) => format!("(\"sliding\", {w})"),
-                AttnSpan::Chunked(c) => format!("(\"chunked\", {c})"),
-            };
-            format!("({span}, {}, {})", py(l.rope), py(l.moe))
-        })
-        .collect();
+    let plan = python_plan(spec);
     let config = json!({
         "hidden": spec.hidden, "vocab": spec.vocab, "heads": a.heads, "kv_heads": a.kv_heads, "head_dim": a.head_dim,
         "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2" },

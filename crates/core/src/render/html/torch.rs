@@ -452,19 +452,10 @@ fn block(spec: &Spec) -> String {
         format!("self.post_feedforward_layernorm({ffn})")
     };
     fwd += &format!("        x = x + {ffn}\n");
-    let plan: Vec<String> = spec
-        .plan
-        .iter()
-        .map(|l| {
-            let span = match l.attn {
-                AttnSpan::Full => "(\"full\", 0)".to_string(),
-                AttnSpan::Sliding(w) => format!("(\"sliding\", {w})"),
-                AttnSpan::Chunked(c) => format!("(\"chunked\", {c})"),
-            };
-            format!("({span}, {}, {})", py_bool(l.rope), py_bool(l.moe))
-        })
-        .collect();
-    let plan_text = format!("[\n    {},\n]", plan.join(",\n    "));
+    let plan_text = format!(
+        "[\n    {},\n]",
+        crate::render::numpy::python_plan(spec).join(",\n    ")
+    );
     let rope_kind = if matches!(spec.attn.kind, AttnKind::Mla) {
         "MLA"
     } else {
@@ -474,14 +465,6 @@ fn block(spec: &Spec) -> String {
         "class DecoderLayer(nn.Module):\n    def __init__(self, moe=False):\n        super().__init__()\n{init}\n    def forward(self, x, span=(\"full\", 0), use_rope=True):\n{fwd}        return x\n\n\n# Per layer: (attention span, RoPE on, MoE FFN) — the {rope_kind} and FFN each layer uses.\nPLAN = {plan_text}\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = TokenEmbedding()\n        self.layers = nn.ModuleList(DecoderLayer(moe) for _, _, moe in PLAN)\n        self.norm = Norm()\n        self.lm_head = LMHead(self.embed)\n\n    def forward(self, input_ids):                          # [B, T] int64\n        x = self.embed(input_ids)\n        for layer, (span, use_rope, _) in zip(self.layers, PLAN):\n            x = layer(x, span, use_rope)\n        return self.lm_head(self.norm(x))                  # [B, T, {}]",
         spec.vocab
     )
-}
-
-fn py_bool(b: bool) -> &'static str {
-    if b {
-        "True"
-    } else {
-        "False"
-    }
 }
 
 fn mtp(spec: &Spec) -> String {
