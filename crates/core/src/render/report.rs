@@ -1,6 +1,6 @@
 //! Text reports of `stats`, `manifest` and `list`.
 
-use crate::fmt::{bytes, context, grouped, short};
+use crate::fmt::{bytes, context, flops, grouped, short};
 use crate::graph::{Component, Graph};
 use crate::manifest::Entry;
 use crate::stats::Stats;
@@ -148,18 +148,6 @@ fn pct(n: u128, total: u128) -> f64 {
         0.0
     } else {
         n as f64 * 100.0 / total as f64
-    }
-}
-
-fn flops(x: f64) -> String {
-    if x >= 1e12 {
-        format!("{:.2} TFLOP", x / 1e12)
-    } else if x >= 1e9 {
-        format!("{:.2} GFLOP", x / 1e9)
-    } else if x >= 1e6 {
-        format!("{:.2} MFLOP", x / 1e6)
-    } else {
-        format!("{x:.0} FLOP")
     }
 }
 

@@ -13,7 +13,7 @@ pub mod torch;
 
 pub use parts::{parts, Kind, Part};
 
-use crate::fmt::{context as ctx, grouped, short};
+use crate::fmt::{context as ctx, flops, grouped, short};
 use crate::graph::{Graph, TensorKind};
 use crate::layers::LayerSet;
 use crate::stats::{self, Stats};
@@ -219,18 +219,6 @@ pub fn page(input: &PageInput) -> String {
         layers = spec.layers,
         data = json_for_script(&data),
     )
-}
-
-fn flops(x: f64) -> String {
-    if x >= 1e12 {
-        format!("{:.2} TFLOP", x / 1e12)
-    } else if x >= 1e9 {
-        format!("{:.2} GFLOP", x / 1e9)
-    } else if x >= 1e6 {
-        format!("{:.2} MFLOP", x / 1e6)
-    } else {
-        format!("{x:.0} FLOP")
-    }
 }
 
 fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize]) -> Value {
