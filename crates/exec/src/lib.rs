@@ -2,6 +2,7 @@
 //! with weights from safetensors or GGUF (dequantized to f32), looked up by the Graph's own
 //! checkpoint names.
 
+pub mod linear;
 pub mod model;
 pub mod npy;
 pub mod tiny;

@@ -41,7 +41,9 @@ pub struct Captured {
 /// Activations of at most this many values are captured whole.
 pub const SMALL: usize = 4096;
 
-/// Keys and values of every layer seen so far.
+/// Keys and values of every layer seen so far. Cloning shares the tensors, which are never
+/// written in place.
+#[derive(Clone)]
 pub struct Cache {
     k: Vec<Option<Tensor>>,
     v: Vec<Option<Tensor>>,
@@ -72,11 +74,44 @@ impl Model {
                 "mixture-of-experts GGUF checkpoints are not executed yet",
             ));
         }
-        Ok(Model {
+        let mut model = Model {
             spec,
             weights,
             capture: std::cell::RefCell::new(None),
-        })
+        };
+        let read = model.packable();
+        model.weights.pack(|name| read.contains(name))?;
+        Ok(model)
+    }
+
+    /// The names of the weights `linear` reads stored [out, in], to be packed for its kernel:
+    /// all of them, the LM head included (the embedding when they are tied), except GPT-2's
+    /// Conv1D weights, stored [in, out], which go through candle's matmul.
+    fn packable(&self) -> std::collections::HashSet<String> {
+        use Role::*;
+        let head = if self.spec.tied { Embed } else { LmHead };
+        let mut read = std::collections::HashSet::from([self.name(head, false, None, None)]);
+        if self.spec.layout.stores_in_out() {
+            return read;
+        }
+        let experts = match &self.spec.moe {
+            Some(m) if !m.stacked_experts => m.experts as usize,
+            _ => 0,
+        };
+        for b in 0..self.spec.layers as usize {
+            for role in [
+                Q, K, V, Qkv, O, QA, QB, KvA, KvB, Gate, Up, GateUp, Down, Router, SharedGate,
+                SharedUp, SharedDown,
+            ] {
+                read.insert(self.name(role, false, Some(b), None));
+            }
+            for e in 0..experts {
+                for role in [ExpertGate, ExpertUp, ExpertDown] {
+                    read.insert(self.name(role, false, Some(b), Some(e)));
+                }
+            }
+        }
+        read
     }
 
     /// Logits for `ids` and every activation computed on the way.
@@ -130,27 +165,28 @@ impl Model {
         self.weights.get(&self.name(role, true, b, None))
     }
 
-    /// `x · Wᵀ (+ b)`, for weights stored [out, in] (or [in, out] for GPT-2's Conv1D).
-    fn linear(&self, x: &Tensor, w: &Tensor, b: Option<&Tensor>) -> R<Tensor> {
-        let y = if self.spec.layout.stores_in_out() {
-            x.matmul(w)?
-        } else {
-            x.matmul(&w.t()?)?
-        };
+    /// `x · Wᵀ (+ b)` for the weight `name`, stored [out, in] (packed, see `Model::new`), or
+    /// `x · W` for GPT-2's Conv1D weights, stored [in, out].
+    fn linear(&self, x: &Tensor, name: &str, b: Option<&Tensor>) -> Result<Tensor, Error> {
+        let y = match self.weights.packed.get(name) {
+            Some(p) => p.times(x),
+            None if self.spec.layout.stores_in_out() => x.matmul(self.weights.get(name)?),
+            None => self.weights.get(name)?.t().and_then(|w| x.matmul(&w)),
+        }
+        .map_err(ce)?;
         match b {
-            Some(b) => y.broadcast_add(b),
+            Some(b) => y.broadcast_add(b).map_err(ce),
             None => Ok(y),
         }
     }
 
     fn proj(&self, x: &Tensor, role: Role, b: usize, bias: bool) -> Result<Tensor, Error> {
-        let w = self.w(role, Some(b))?;
         let bias = if bias {
             Some(self.bias(role, Some(b))?)
         } else {
             None
         };
-        self.linear(x, w, bias).map_err(ce)
+        self.linear(x, &self.name(role, false, Some(b), None), bias)
     }
 
     fn norm(&self, x: &Tensor, role: Role, b: Option<usize>) -> Result<Tensor, Error> {
@@ -168,8 +204,12 @@ impl Model {
         let spec = &self.spec;
         let t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu).map_err(ce)?;
-        let embed = self.w(Role::Embed, None)?;
-        let mut x = embed.embedding(&ids_t).map_err(ce)?;
+        let embed = self.name(Role::Embed, false, None, None);
+        let mut x = match self.weights.packed.get(&embed) {
+            Some(p) => p.rows(ids),
+            None => self.weights.get(&embed)?.embedding(&ids_t),
+        }
+        .map_err(ce)?;
         self.keep(None, "embed_tokens", &x);
         if spec.embedding.learned_positions.is_some() {
             let pos: Vec<u32> = (cache.pos..cache.pos + t).map(|p| p as u32).collect();
@@ -192,9 +232,9 @@ impl Model {
         let head = if spec.tied {
             embed
         } else {
-            self.w(Role::LmHead, None)?
+            self.name(Role::LmHead, false, None, None)
         };
-        let mut logits = z.matmul(&head.t().map_err(ce)?).map_err(ce)?;
+        let mut logits = self.linear(&z, &head, None)?;
         if let Some(c) = spec.final_softcap {
             logits = softcap(&logits, c).map_err(ce)?;
         }
@@ -559,19 +599,13 @@ impl Model {
             out = out.index_add(&idx, &y, 0).map_err(ce)?;
         }
         if m.shared_experts > 0 {
-            let g = self
-                .linear(x, self.w(Role::SharedGate, Some(b))?, None)
-                .map_err(ce)?;
-            let u = self
-                .linear(x, self.w(Role::SharedUp, Some(b))?, None)
-                .map_err(ce)?;
+            let g = self.linear(x, &self.name(Role::SharedGate, false, Some(b), None), None)?;
+            let u = self.linear(x, &self.name(Role::SharedUp, false, Some(b), None), None)?;
             self.keep(Some(b), "shared_gate", &g);
             self.keep(Some(b), "shared_up", &u);
             let a = (self.act(&g).map_err(ce)? * u).map_err(ce)?;
             self.keep(Some(b), "shared_act", &a);
-            let s = self
-                .linear(&a, self.w(Role::SharedDown, Some(b))?, None)
-                .map_err(ce)?;
+            let s = self.linear(&a, &self.name(Role::SharedDown, false, Some(b), None), None)?;
             self.keep(Some(b), "shared_down", &s);
             out = (out + s).map_err(ce)?;
         }
@@ -636,16 +670,14 @@ impl Model {
             self.keep(Some(b), "expert_down", &y);
             return Ok(y);
         }
-        let w = |role| self.weights.get(&self.name(role, false, Some(b), Some(e)));
-        let g = self.linear(x, w(Role::ExpertGate)?, None).map_err(ce)?;
-        let u = self.linear(x, w(Role::ExpertUp)?, None).map_err(ce)?;
+        let w = |role| self.name(role, false, Some(b), Some(e));
+        let g = self.linear(x, &w(Role::ExpertGate), None)?;
+        let u = self.linear(x, &w(Role::ExpertUp), None)?;
         self.keep(Some(b), "expert_gate", &g);
         self.keep(Some(b), "expert_up", &u);
         let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
         self.keep(Some(b), "expert_act", &hidden);
-        let y = self
-            .linear(&hidden, w(Role::ExpertDown)?, None)
-            .map_err(ce)?;
+        let y = self.linear(&hidden, &w(Role::ExpertDown), None)?;
         self.keep(Some(b), "expert_down", &y);
         Ok(y)
     }

@@ -91,10 +91,7 @@ pub fn random_weights(g: &Graph, seed: u64) -> Result<Weights, Error> {
             .map_err(|err| Error::file(&e.name, err.to_string()))?;
         tensors.insert(e.name, t);
     }
-    Ok(Weights {
-        tensors,
-        format: Format::Safetensors,
-    })
+    Ok(Weights::new(tensors, Format::Safetensors))
 }
 
 /// SplitMix64 with Box–Muller: the same numbers on every machine.

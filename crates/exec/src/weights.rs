@@ -1,6 +1,7 @@
 //! Weights by checkpoint name, as f32 tensors: from safetensors files (memory-mapped) or a GGUF
 //! file (dequantized; llama.cpp's Q/K row permutation undone so RoPE reads them as transformers does).
 
+use crate::linear::Packed;
 use anatomy_checkpoint::{Checkpoint, Format};
 use anatomy_core::spec::Spec;
 use anatomy_core::Error;
@@ -10,6 +11,8 @@ use std::path::Path;
 
 pub struct Weights {
     pub tensors: HashMap<String, Tensor>,
+    /// Projection weights, moved out of `tensors` and packed for the kernel of `linear`.
+    pub packed: HashMap<String, Packed>,
     pub format: Format,
 }
 
@@ -47,10 +50,7 @@ impl Weights {
             }
             progress(i + 1, files.len());
         }
-        Ok(Weights {
-            tensors,
-            format: Format::Safetensors,
-        })
+        Ok(Weights::new(tensors, Format::Safetensors))
     }
 
     fn gguf(
@@ -83,10 +83,31 @@ impl Weights {
             tensors.insert(name.clone(), t);
             progress(i + 1, names.len());
         }
-        Ok(Weights {
+        Ok(Weights::new(tensors, Format::Gguf))
+    }
+
+    pub fn new(tensors: HashMap<String, Tensor>, format: Format) -> Weights {
+        Weights {
             tensors,
-            format: Format::Gguf,
-        })
+            packed: HashMap::new(),
+            format,
+        }
+    }
+
+    /// Packs every 2-D f32 tensor that `which` accepts, freeing its unpacked values.
+    pub fn pack(&mut self, which: impl Fn(&str) -> bool) -> Result<(), Error> {
+        let names: Vec<String> = self
+            .tensors
+            .iter()
+            .filter(|(name, t)| t.rank() == 2 && t.dtype() == DType::F32 && which(name))
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in names {
+            let t = self.tensors.remove(&name).expect("listed above");
+            let p = Packed::from_tensor(&t).map_err(|e| err(&name, e))?;
+            self.packed.insert(name, p);
+        }
+        Ok(())
     }
 
     pub fn get(&self, name: &str) -> Result<&Tensor, Error> {

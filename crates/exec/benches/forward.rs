@@ -1,0 +1,30 @@
+//! The executor's forward pass on the real SmolLM2-135M-Instruct (Q4_1 GGUF, dequantized to
+//! f32): a 21-token prefill and one decode step after it. Skipped when the GGUF is absent (see
+//! tests/support/smollm2.rs). `cargo bench -p anatomy-exec --bench forward`; compare with PyTorch
+//! through scripts/bench_run.py.
+use anatomy_exec::{weights::Weights, Cache, Model};
+use criterion::{criterion_group, criterion_main, Criterion};
+
+#[path = "../../../tests/support/smollm2.rs"]
+mod smollm2;
+
+fn bench(c: &mut Criterion) {
+    let Some(path) = smollm2::gguf() else { return };
+    let ckpt = anatomy_checkpoint::open(&path).unwrap();
+    let spec = anatomy_checkpoint::spec(&ckpt).unwrap();
+    let weights = Weights::load(&ckpt, &spec, &mut |_, _| {}).unwrap();
+    let model = Model::new(spec, weights).unwrap();
+    let prompt: Vec<u32> = (0..21).map(|i| 100 + 37 * i).collect();
+    let fresh = || Cache::new(model.spec.layers as usize);
+    c.bench_function("prefill 21 tokens", |b| {
+        b.iter(|| model.forward(&prompt, &mut fresh()).unwrap())
+    });
+    let mut after = fresh();
+    model.forward(&prompt, &mut after).unwrap();
+    c.bench_function("decode 1 token after 21", |b| {
+        b.iter(|| model.forward(&[42], &mut after.clone()).unwrap())
+    });
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
