@@ -2,9 +2,11 @@
 //! with weights from safetensors or GGUF (dequantized to f32), looked up by the Graph's own
 //! checkpoint names.
 
+pub mod attention;
 pub mod linear;
 pub mod model;
 pub mod npy;
+mod pool;
 pub mod tiny;
 pub mod tokenizer;
 pub mod values;

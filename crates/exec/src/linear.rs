@@ -5,10 +5,10 @@
 //! every call. So `W` is packed once, when the model loads, into panels of 32 output rows laid out
 //! column by column: the kernel streams each panel once from memory, keeps a tile of `x` rows ×
 //! 32 outputs in registers, and needs no horizontal sums. The panels are shared among the threads
-//! of candle's barrier pool (the caller works too, and idle workers spin before they sleep, so a
-//! call costs no context switch). SIMD goes through `pulp`, which picks AVX-512, AVX2 + FMA, NEON
-//! or scalar code at run time. `benches/linear.rs` measures it against candle's matmul.
+//! of `pool`. SIMD goes through `pulp`, which picks AVX-512, AVX2 + FMA, NEON or scalar code at
+//! run time. `benches/linear.rs` measures it against candle's matmul.
 
+use crate::pool::{for_ranges, Shared};
 use candle_core::{Device, Tensor};
 use pulp::{Simd, WithSimd};
 
@@ -16,8 +16,6 @@ use pulp::{Simd, WithSimd};
 const PANEL: usize = 32;
 /// Panels start on this many floats (a cache line), so no vector load straddles two lines.
 const ALIGN: usize = 16;
-/// Below this many multiply–adds a product runs on the calling thread alone.
-const PARALLEL_MIN: usize = 1 << 16;
 
 /// A weight [out, n] in panels: panel p holds rows 32p..32p+32 column-major, element (k, j) at
 /// 32k + j, zero-padded past `out`.
@@ -35,14 +33,12 @@ impl Packed {
         let panels = out.div_ceil(PANEL);
         let mut data = vec![0f32; panels * PANEL * n + ALIGN];
         let start = data.as_ptr().align_offset(ALIGN * 4).min(ALIGN);
-        let packed = &Shared(data[start..].as_mut_ptr());
+        let packed = &Shared::new(&mut data[start..]);
         let panels = if n == 0 { 0 } else { panels };
-        candle_core::utils::barrier_pool().execute_chunked(panels, |chunk| {
+        for_ranges(panels, out * n, |chunk| {
             for p in chunk {
                 // SAFETY: panel p is inside `data` and written by this thread alone.
-                let panel = unsafe {
-                    std::slice::from_raw_parts_mut(packed.0.add(p * PANEL * n), PANEL * n)
-                };
+                let panel = unsafe { packed.part(p * PANEL * n, PANEL * n) };
                 // Written in order, read from the panel's rows side by side.
                 let rows: Vec<&[f32]> = w[p * PANEL * n..].chunks_exact(n).take(PANEL).collect();
                 for (k, column) in panel.chunks_exact_mut(PANEL).enumerate() {
@@ -117,31 +113,20 @@ impl Packed {
             return y.fill(0.0);
         }
         let panels = self.panels();
-        let y = Shared(y.as_mut_ptr());
-        let run = |first: usize, last: usize| {
+        let y = Shared::new(y);
+        for_ranges(out.div_ceil(PANEL), m * out * n, |p| {
             pulp::Arch::new().dispatch(Product {
                 x,
-                panels: &panels[first * PANEL * n..last * PANEL * n],
+                panels: &panels[p.start * PANEL * n..p.end * PANEL * n],
                 n,
                 m,
-                first,
+                first: p.start,
                 out,
                 y: &y,
             })
-        };
-        let count = out.div_ceil(PANEL);
-        if m * out * n < PARALLEL_MIN {
-            return run(0, count);
-        }
-        candle_core::utils::barrier_pool().execute_chunked(count, |p| run(p.start, p.end));
+        });
     }
 }
-
-/// An output's address, shared with the pool's threads.
-struct Shared(*mut f32);
-// SAFETY: each thread writes only its own panels (`Packed::new`) or the columns of its own
-// panels (`Product::store`), and the pool returns only when every thread is done.
-unsafe impl Sync for Shared {}
 
 /// Panels `first..` against every row of `x`.
 struct Product<'a> {
@@ -245,7 +230,7 @@ impl Product<'_> {
         if o < self.out {
             // SAFETY: i < m and o < out, so the index is inside y ([m, out]); output o belongs
             // to this thread's panels alone.
-            unsafe { *self.y.0.add(i * self.out + o) = v }
+            unsafe { self.y.part(i * self.out + o, 1)[0] = v }
         }
     }
 }
@@ -339,7 +324,7 @@ mod tests {
             let packed = Packed::new(&w, out, n);
             let run = |f: &dyn Fn(Product)| {
                 let mut y = vec![f32::NAN; m * out];
-                let shared = Shared(y.as_mut_ptr());
+                let shared = Shared::new(&mut y);
                 f(Product {
                     x: &x,
                     panels: packed.panels(),

@@ -3,6 +3,7 @@
 //! `transformers` definition (where eps sits, (1 + w) norms, softcaps, sinks, routing); the parity
 //! tests compare logits with transformers on tiny random models of every family it runs.
 
+use crate::attention;
 use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
@@ -120,6 +121,10 @@ impl Model {
         let logits = self.forward(ids, &mut Cache::new(self.spec.layers as usize));
         let captured = self.capture.borrow_mut().take().unwrap_or_default();
         Ok((logits?, captured))
+    }
+
+    fn capturing(&self) -> bool {
+        self.capture.borrow().is_some()
     }
 
     fn keep(&self, layer: Option<usize>, point: &'static str, t: &Tensor) {
@@ -382,40 +387,39 @@ impl Model {
         cache.k[b] = Some(k.clone());
         cache.v[b] = Some(v.clone());
         let (kv, total, vd) = v.dims3().map_err(ce)?;
-        let k = repeat_kv(&k, h / kv).map_err(ce)?;
-        let v = repeat_kv(&v, h / kv).map_err(ce)?;
-        let scale = a.scale_mult / a.scale_dim.sqrt();
-        let mut s = q
-            .matmul(&k.t().map_err(ce)?)
-            .and_then(|s| s.affine(scale, 0.0))
-            .map_err(ce)?; // [H, T, total]
-        if let Some(c) = a.softcap {
-            s = softcap(&s, c).map_err(ce)?;
-        }
-        let s = s
-            .broadcast_add(&mask(self.spec.plan[b].attn, cache.pos, t, total).map_err(ce)?)
-            .map_err(ce)?;
-        self.keep(Some(b), "scores", &s);
-        let p = if a.sinks {
-            let sinks = self
-                .weights
-                .get(&self.name(Role::Sinks, false, Some(b), None))?;
-            let sink = sinks
-                .reshape((h, 1, 1))
-                .and_then(|s| s.broadcast_as((h, t, 1)))
-                .map_err(ce)?;
-            let all = Tensor::cat(&[&s, &sink], 2).map_err(ce)?;
-            softmax(&all)
-                .and_then(|p| p.narrow(2, 0, total))
-                .map_err(ce)?
+        let sinks: Option<Vec<f32>> = if a.sinks {
+            let name = self.name(Role::Sinks, false, Some(b), None);
+            Some(self.weights.get(&name)?.to_vec1().map_err(ce)?)
         } else {
-            softmax(&s).map_err(ce)?
+            None
         };
-        self.keep(Some(b), "probs", &p);
-        let o = p
-            .matmul(&v)
-            .and_then(|o| o.transpose(0, 1)?.contiguous()?.reshape((t, h * vd)))
-            .map_err(ce)?;
+        let flat = |t: &Tensor| t.flatten_all().and_then(|t| t.to_vec1::<f32>()).map_err(ce);
+        let (qv, kv_, vv) = (flat(&q)?, flat(&k)?, flat(&v)?);
+        let heads = attention::Heads {
+            q: &qv,
+            k: &kv_,
+            v: &vv,
+            heads: h,
+            kv_heads: kv,
+            d: q.dim(2).map_err(ce)?,
+            dv: vd,
+            start: cache.pos,
+        };
+        let rule = attention::Rule {
+            scale: (a.scale_mult / a.scale_dim.sqrt()) as f32,
+            softcap: a.softcap.map(|c| c as f32),
+            span: self.spec.plan[b].attn,
+            sinks: sinks.as_deref(),
+        };
+        let done = attention::attend(&heads, &rule, self.capturing());
+        let cpu = |v: Vec<f32>, shape: (usize, usize, usize)| {
+            Tensor::from_vec(v, shape, &Device::Cpu).map_err(ce)
+        };
+        if let (Some(s), Some(p)) = (done.scores, done.probs) {
+            self.keep(Some(b), "scores", &cpu(s, (h, t, total))?);
+            self.keep(Some(b), "probs", &cpu(p, (h, t, total))?);
+        }
+        let o = Tensor::from_vec(done.out, (t, h * vd), &Device::Cpu).map_err(ce)?;
         self.keep(Some(b), "heads", &o);
         self.proj(&o, Role::O, b, a.o_bias)
     }
@@ -786,12 +790,6 @@ fn softcap(x: &Tensor, c: f64) -> R<Tensor> {
     x.affine(1.0 / c, 0.0)?.tanh()?.affine(c, 0.0)
 }
 
-fn softmax(x: &Tensor) -> R<Tensor> {
-    let max = x.max_keepdim(D::Minus1)?;
-    let e = x.broadcast_sub(&max)?.exp()?;
-    e.broadcast_div(&e.sum_keepdim(D::Minus1)?)
-}
-
 fn rms(x: &Tensor, eps: f64) -> R<Tensor> {
     x.broadcast_div(&(x.sqr()?.mean_keepdim(D::Minus1)? + eps)?.sqrt()?)
 }
@@ -959,34 +957,4 @@ fn rope(x: &Tensor, cos: &Tensor, sin: &Tensor, interleaved: bool) -> R<Tensor> 
     } else {
         Tensor::cat(&[&y, &x.narrow(2, dim, hd - dim)?], 2)
     }
-}
-
-fn repeat_kv(x: &Tensor, n: usize) -> R<Tensor> {
-    if n == 1 {
-        return Ok(x.clone());
-    }
-    let (kv, t, hd) = x.dims3()?;
-    x.unsqueeze(1)?
-        .broadcast_as((kv, n, t, hd))?
-        .reshape((kv * n, t, hd))
-}
-
-/// Additive mask [t, total]: 0 where query (at absolute position start+i) may see key j.
-fn mask(span: AttnSpan, start: usize, t: usize, total: usize) -> R<Tensor> {
-    let mut m = vec![0f32; t * total];
-    for i in 0..t {
-        let qpos = start + i;
-        for j in 0..total {
-            let ok = j <= qpos
-                && match span {
-                    AttnSpan::Full => true,
-                    AttnSpan::Sliding(w) => (qpos - j) < w as usize,
-                    AttnSpan::Chunked(c) => j / c as usize == qpos / c as usize,
-                };
-            if !ok {
-                m[i * total + j] = f32::NEG_INFINITY;
-            }
-        }
-    }
-    Tensor::from_vec(m, (t, total), &Device::Cpu)
 }
