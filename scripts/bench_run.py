@@ -40,9 +40,10 @@ def pytorch(path, prompt, tokens, threads):
     model = AutoModelForCausalLM.from_pretrained(path.parent, gguf_file=path.name, dtype=torch.float32).eval()
     ids = tok(prompt, return_tensors="pt").input_ids
     with torch.no_grad():
-        model(ids)  # warm up
+        model(ids, logits_to_keep=1)  # warm up
         t = time.perf_counter()
-        out = model(ids, use_cache=True)
+        # Only the last position's logits, as transformers' generate() asks and anatomy run does.
+        out = model(ids, use_cache=True, logits_to_keep=1)
         prefill = ids.shape[1] / (time.perf_counter() - t)
         cache, nxt = out.past_key_values, out.logits[0, -1].argmax()
         generated = [int(nxt)]

@@ -17,19 +17,19 @@ fn bench(c: &mut Criterion) {
     let prompt: Vec<u32> = (0..336).map(|i| 100 + 37 * i).collect();
     let fresh = || Cache::new(model.spec.layers as usize);
     c.bench_function("prefill 21 tokens", |b| {
-        b.iter(|| model.forward(&prompt[..21], &mut fresh()).unwrap())
+        b.iter(|| model.forward_last(&prompt[..21], &mut fresh()).unwrap())
     });
     let mut long = c.benchmark_group("long");
     long.sample_size(10);
     long.bench_function("prefill 336 tokens", |b| {
-        b.iter(|| model.forward(&prompt, &mut fresh()).unwrap())
+        b.iter(|| model.forward_last(&prompt, &mut fresh()).unwrap())
     });
     long.finish();
     let prompt = &prompt[..21];
     let mut after = fresh();
     model.forward(prompt, &mut after).unwrap();
     c.bench_function("decode 1 token after 21", |b| {
-        b.iter(|| model.forward(&[42], &mut after.clone()).unwrap())
+        b.iter(|| model.forward_last(&[42], &mut after.clone()).unwrap())
     });
 }
 

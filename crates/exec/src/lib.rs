@@ -25,14 +25,8 @@ pub fn generate(
     let err = |e: candle_core::Error| anatomy_core::Error::file("executor", e.to_string());
     let mut cache = Cache::new(model.spec.layers as usize);
     let start = std::time::Instant::now();
-    let logits = model.forward(prompt, &mut cache)?;
-    let mut next = argmax(
-        &logits
-            .get(prompt.len() - 1)
-            .map_err(err)?
-            .to_vec1::<f32>()
-            .map_err(err)?,
-    );
+    let logits = model.forward_last(prompt, &mut cache)?;
+    let mut next = argmax(&logits.get(0).map_err(err)?.to_vec1::<f32>().map_err(err)?);
     let prefill = start.elapsed();
     let mut out = Vec::with_capacity(max_new);
     let start = std::time::Instant::now();
@@ -41,7 +35,7 @@ pub fn generate(
         if !on_token(next) || i + 1 == max_new {
             break;
         }
-        let logits = model.forward(&[next], &mut cache)?;
+        let logits = model.forward_last(&[next], &mut cache)?;
         next = argmax(&logits.get(0).map_err(err)?.to_vec1::<f32>().map_err(err)?);
     }
     Ok(Generation {

@@ -206,6 +206,16 @@ impl Model {
 
     /// Logits [T, vocab] for `ids`, continuing from `cache`.
     pub fn forward(&self, ids: &[u32], cache: &mut Cache) -> Result<Tensor, Error> {
+        self.run(ids, cache, false)
+    }
+
+    /// The logits of the last of `ids` alone, [1, vocab]: all that decoding needs, without the
+    /// LM head's product for the other positions of a prompt.
+    pub fn forward_last(&self, ids: &[u32], cache: &mut Cache) -> Result<Tensor, Error> {
+        self.run(ids, cache, true)
+    }
+
+    fn run(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Result<Tensor, Error> {
         let spec = &self.spec;
         let t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu).map_err(ce)?;
@@ -232,6 +242,9 @@ impl Model {
             x = self.layer(&x, b, cache)?;
         }
         cache.pos += t;
+        if last && t > 1 {
+            x = x.narrow(0, t - 1, 1).map_err(ce)?;
+        }
         let z = self.norm(&x, Role::FinalNorm, None)?;
         self.keep(None, "final_norm", &z);
         let head = if spec.tied {

@@ -28,6 +28,8 @@ fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>) {
 }
 
 fn max_diff(got: &[Vec<f32>], want: &[Vec<f32>]) -> f32 {
+    assert_eq!(got.len(), want.len(), "positions");
+    assert!(got.iter().zip(want).all(|(g, w)| g.len() == w.len()), "vocabulary");
     got.iter()
         .zip(want)
         .flat_map(|(g, w)| g.iter().zip(w).map(|(a, b)| (a - b).abs()))
@@ -74,6 +76,14 @@ fn the_kv_cache_gives_the_same_logits() {
         }
         let d = max_diff(&got, &want);
         assert!(d < 1e-4, "{}: max |Δlogit| = {d}", dir.display());
+        // Decoding asks for the last position's logits alone.
+        let last: Vec<Vec<f32>> = model
+            .forward_last(&ids, &mut Cache::new(model.spec.layers as usize))
+            .unwrap()
+            .to_vec2()
+            .unwrap();
+        let d = max_diff(&last, &want[want.len() - 1..]);
+        assert!(d < 1e-4, "{}: last position, max |Δlogit| = {d}", dir.display());
     }
 }
 
