@@ -1,12 +1,22 @@
-//! Scaled dot-product attention over the KV cache, one query row at a time: score the keys the
-//! layer lets it see (causal, and within its window or chunk), softcap, softmax with the head's
-//! sink, mix the values. Masked keys are skipped rather than scored and zeroed, K/V heads are
-//! shared by index rather than copied per query head, and the rows are spread across `pool`;
-//! the scores and weights are kept only when a caller asks (the op view shows them).
+//! Scaled dot-product attention over the KV cache: score the keys each query may see (causal,
+//! and within its window or chunk), softcap, softmax with the head's sink, mix the values. K/V
+//! heads are shared by index rather than copied per query head, and the scores and weights are
+//! kept only when a caller asks (the op view shows them).
+//!
+//! Two schedules compute the same thing. A prompt multiplies blocks of queries by all the keys
+//! they can see with `linear`'s packed kernel (keys packed as a weight, values as a transposed
+//! one), masking afterwards; a decode step, one query per head, goes row by row and skips masked
+//! keys, which saves packing the cache on every token.
 
+use crate::linear::Packed;
 use crate::pool::{for_ranges, Shared};
 use anatomy_core::spec::AttnSpan;
 use pulp::{Simd, WithSimd};
+
+/// Query rows per K/V head from which the blocked schedule pays off.
+const BLOCKED_MIN: usize = 16;
+/// Query positions per block: bounds the scores held at once to BLOCK × keys.
+const BLOCK: usize = 128;
 
 /// One layer's heads: q [heads, t, d], k [kv_heads, total, d], v [kv_heads, total, dv], all
 /// row-major; query i sits at absolute position `start + i`, key j at position j.
@@ -49,14 +59,114 @@ pub fn first_visible(span: AttnSpan, qpos: usize) -> usize {
 
 pub fn attend(h: &Heads, rule: &Rule, keep: bool) -> Attended {
     let t = h.q.len() / (h.heads * h.d).max(1);
+    if t * (h.heads / h.kv_heads.max(1)) >= BLOCKED_MIN {
+        blocked(h, rule, keep)
+    } else {
+        by_row(h, rule, keep)
+    }
+}
+
+/// Buffers for `Attended`, and their shapes.
+fn buffers(h: &Heads, keep: bool) -> (usize, usize, Attended) {
+    let t = h.q.len() / (h.heads * h.d).max(1);
     let total = h.k.len() / (h.kv_heads * h.d).max(1);
-    let mut out = vec![0f32; t * h.heads * h.dv];
-    let mut scores = keep.then(|| vec![f32::NEG_INFINITY; h.heads * t * total]);
-    let mut probs = keep.then(|| vec![0f32; h.heads * t * total]);
+    let done = Attended {
+        out: vec![0f32; t * h.heads * h.dv],
+        scores: keep.then(|| vec![f32::NEG_INFINITY; h.heads * t * total]),
+        probs: keep.then(|| vec![0f32; h.heads * t * total]),
+    };
+    (t, total, done)
+}
+
+/// q·k of the visible keys `row` (positions lo..) into scores: scaled and softcapped.
+#[inline(always)]
+fn score(rule: &Rule, row: &mut [f32]) {
+    for x in row.iter_mut() {
+        *x *= rule.scale;
+        if let Some(c) = rule.softcap {
+            *x = c * (*x / c).tanh();
+        }
+    }
+}
+
+/// Scores into weights, in place: softmax with the sink's logit in the denominator.
+#[inline(always)]
+fn softmax(row: &mut [f32], sink: Option<f32>) {
+    let max = row
+        .iter()
+        .copied()
+        .chain(sink)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let mut sum = sink.map_or(0.0, |s| (s - max).exp());
+    for x in row.iter_mut() {
+        *x = (*x - max).exp();
+        sum += *x;
+    }
+    row.iter_mut().for_each(|x| *x /= sum);
+}
+
+/// The prompt's schedule: blocks of query positions of one head times the keys the block's last
+/// query sees, through the packed kernel; the (head, block) pairs spread across the pool.
+fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
+    let (t, total, mut done) = buffers(h, keep);
+    let (d, dv) = (h.d, h.dv);
+    let group = (h.heads / h.kv_heads.max(1)).max(1);
+    let blocks = t.div_ceil(BLOCK);
+    let out = Shared::new(&mut done.out);
+    let scores = done.scores.as_deref_mut().map(Shared::new);
+    let probs = done.probs.as_deref_mut().map(Shared::new);
+    let work = h.heads * t * total * (d + dv);
+    for_ranges(h.heads * blocks, work, |tasks| {
+        for task in tasks {
+            let (head, i0) = (task / blocks, task % blocks * BLOCK);
+            let kv = head / group;
+            let i1 = t.min(i0 + BLOCK);
+            let (rows, seen) = (i1 - i0, h.start + i1);
+            let keys = Packed::new(&h.k[kv * total * d..][..seen * d], seen, d);
+            let values = Packed::new_transposed(&h.v[kv * total * dv..][..seen * dv], dv, seen);
+            let mut p = vec![0f32; rows * seen];
+            keys.product(
+                &h.q[(head * t + i0) * d..(head * t + i1) * d],
+                rows,
+                d,
+                seen,
+                &mut p,
+            );
+            for (r, row) in p.chunks_exact_mut(seen).enumerate() {
+                let qpos = h.start + i0 + r;
+                let lo = first_visible(rule.span, qpos);
+                row[..lo].fill(0.0);
+                row[qpos + 1..].fill(0.0);
+                let visible = &mut row[lo..=qpos];
+                score(rule, visible);
+                let at = (head * t + i0 + r) * total + lo;
+                // SAFETY (here and below): rows i0..i1 of head `head`, in the kept scores and
+                // weights and in the output, are this task's alone.
+                if let Some(s) = &scores {
+                    unsafe { s.part(at, visible.len()) }.copy_from_slice(visible);
+                }
+                softmax(visible, rule.sinks.map(|s| s[head]));
+                if let Some(s) = &probs {
+                    unsafe { s.part(at, visible.len()) }.copy_from_slice(visible);
+                }
+            }
+            let mut o = vec![0f32; rows * dv];
+            values.product(&p, rows, seen, dv, &mut o);
+            for (r, o) in o.chunks_exact(dv).enumerate() {
+                unsafe { out.part(((i0 + r) * h.heads + head) * dv, dv) }.copy_from_slice(o);
+            }
+        }
+    });
+    done
+}
+
+/// The decode schedule: one query row at a time over the keys it sees, rows across the pool.
+fn by_row(h: &Heads, rule: &Rule, keep: bool) -> Attended {
+    let (t, total, mut done) = buffers(h, keep);
     {
-        let out = Shared::new(&mut out);
-        let scores = scores.as_deref_mut().map(Shared::new);
-        let probs = probs.as_deref_mut().map(Shared::new);
+        let out = Shared::new(&mut done.out);
+        let scores = done.scores.as_deref_mut().map(Shared::new);
+        let probs = done.probs.as_deref_mut().map(Shared::new);
         let work = h.heads * t * total * (h.d + h.dv);
         for_ranges(h.heads * t, work, |rows| {
             pulp::Arch::new().dispatch(Rows {
@@ -71,7 +181,7 @@ pub fn attend(h: &Heads, rule: &Rule, keep: bool) -> Attended {
             })
         });
     }
-    Attended { out, scores, probs }
+    done
 }
 
 /// Query rows `rows` of [heads · t], for one thread.
@@ -105,27 +215,14 @@ impl WithSimd for Rows<'_> {
             let values = &h.v[kv * total * dv..][..total * dv];
             let seen = &mut p[lo..=qpos];
             for (j, x) in (lo..=qpos).zip(seen.iter_mut()) {
-                *x = dot(s, q, &keys[j * d..][..d]) * rule.scale;
-                if let Some(c) = rule.softcap {
-                    *x = c * (*x / c).tanh();
-                }
+                *x = dot(s, q, &keys[j * d..][..d]);
             }
+            score(rule, seen);
             if let Some(scores) = self.scores {
                 // SAFETY: row `row` of [heads · t, total] is this thread's alone.
                 unsafe { scores.part(row * total + lo, seen.len()) }.copy_from_slice(seen);
             }
-            let sink = rule.sinks.map(|s| s[head]);
-            let max = seen
-                .iter()
-                .copied()
-                .chain(sink)
-                .fold(f32::NEG_INFINITY, f32::max);
-            let mut sum = sink.map_or(0.0, |s| (s - max).exp());
-            for x in seen.iter_mut() {
-                *x = (*x - max).exp();
-                sum += *x;
-            }
-            seen.iter_mut().for_each(|x| *x /= sum);
+            softmax(seen, rule.sinks.map(|s| s[head]));
             // SAFETY: the columns of head `head` in output row i are this thread's alone.
             let o = unsafe { self.out.part((i * h.heads + head) * dv, dv) };
             mix(s, seen, &values[lo * dv..(qpos + 1) * dv], o);
@@ -285,6 +382,7 @@ mod tests {
             (5, 4, 12, 10),
             (0, 40, 12, 10),
             (3, 7, 67, 115),
+            (7, 150, 20, 17),
         ] {
             let total = start + t;
             let (q, k, v) = (
@@ -311,22 +409,25 @@ mod tests {
                         span,
                         sinks,
                     };
-                    let got = attend(&h, &rule, true);
                     let (out, probs) = reference(&h, &rule, t, total);
-                    for (g, w) in got.out.iter().zip(&out) {
-                        assert!(
-                            (*g as f64 - w).abs() < 1e-5,
-                            "{span:?} {softcap:?}: {g} vs {w}"
+                    // Both schedules, whichever `attend` would pick.
+                    for got in [blocked(&h, &rule, true), by_row(&h, &rule, true)] {
+                        assert_eq!(got.out.len(), out.len());
+                        for (g, w) in got.out.iter().zip(&out) {
+                            assert!(
+                                (*g as f64 - w).abs() < 1e-5,
+                                "{span:?} {softcap:?}: {g} vs {w}"
+                            );
+                        }
+                        for (g, w) in got.probs.unwrap().iter().zip(&probs) {
+                            assert!((*g as f64 - w).abs() < 1e-6, "{span:?}: {g} vs {w}");
+                        }
+                        let scores = got.scores.unwrap();
+                        assert_eq!(
+                            scores.iter().filter(|s| s.is_finite()).count(),
+                            probs.iter().filter(|p| **p > 0.0).count()
                         );
                     }
-                    for (g, w) in got.probs.unwrap().iter().zip(&probs) {
-                        assert!((*g as f64 - w).abs() < 1e-6, "{span:?}: {g} vs {w}");
-                    }
-                    let scores = got.scores.unwrap();
-                    assert_eq!(
-                        scores.iter().filter(|s| s.is_finite()).count(),
-                        probs.iter().filter(|p| **p > 0.0).count()
-                    );
                 }
             }
         }

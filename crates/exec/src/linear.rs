@@ -14,6 +14,8 @@ use pulp::{Simd, WithSimd};
 
 /// Output rows per panel.
 const PANEL: usize = 32;
+/// Rows of `x` per unit of work: a multiple of every tile height below.
+const ROWS: usize = 96;
 /// Panels start on this many floats (a cache line), so no vector load straddles two lines.
 const ALIGN: usize = 16;
 
@@ -48,6 +50,36 @@ impl Packed {
                 }
             }
         });
+        Packed {
+            data,
+            start,
+            out,
+            n,
+        }
+    }
+
+    /// Packs W from its transpose `wt`, row-major [n, out]: each panel column is a run of `wt`.
+    pub fn new_transposed(wt: &[f32], out: usize, n: usize) -> Packed {
+        assert_eq!(
+            wt.len(),
+            out * n,
+            "Packed::new_transposed: Wᵀ is not [n, out]"
+        );
+        let panels = out.div_ceil(PANEL);
+        let mut data = vec![0f32; panels * PANEL * n + ALIGN];
+        let start = data.as_ptr().align_offset(ALIGN * 4).min(ALIGN);
+        if n > 0 {
+            for (p, panel) in data[start..]
+                .chunks_exact_mut(PANEL * n)
+                .take(panels)
+                .enumerate()
+            {
+                let cols = PANEL.min(out - p * PANEL);
+                for (column, row) in panel.chunks_exact_mut(PANEL).zip(wt.chunks_exact(out)) {
+                    column[..cols].copy_from_slice(&row[p * PANEL..][..cols]);
+                }
+            }
+        }
         Packed {
             data,
             start,
@@ -103,46 +135,61 @@ impl Packed {
 
     /// `y[i, o] = Σₖ x[i, k] · W[o, k]`; `x` is [m, n] and `y` [m, out], both row-major.
     fn x_wt(&self, x: &[f32], m: usize, y: &mut [f32]) {
-        let (n, out) = (self.n, self.out);
+        self.product(x, m, self.n, self.out, y)
+    }
+
+    /// The same over W's first `outs` rows and first `n` columns: `x` is [m, n] and `y`
+    /// [m, outs]. Attention uses it to skip keys no query of a block can see.
+    pub fn product(&self, x: &[f32], m: usize, n: usize, outs: usize, y: &mut [f32]) {
+        assert!(n <= self.n && outs <= self.out, "product: past the weight");
         assert_eq!(
             (x.len(), y.len()),
-            (m * n, m * out),
-            "x_wt: x or y is not [m, _]"
+            (m * n, m * outs),
+            "product: x or y is not [m, _]"
         );
         if n == 0 {
             return y.fill(0.0);
         }
-        let panels = self.panels();
+        let (panels, stride) = (self.panels(), PANEL * self.n);
+        // Units of one panel by up to ROWS rows, panel by panel, so the units a thread takes
+        // in a row share their panel in cache.
+        let blocks = m.div_ceil(ROWS);
         let y = Shared::new(y);
-        for_ranges(out.div_ceil(PANEL), m * out * n, |p| {
-            pulp::Arch::new().dispatch(Product {
-                x,
-                panels: &panels[p.start * PANEL * n..p.end * PANEL * n],
-                n,
-                m,
-                first: p.start,
-                out,
-                y: &y,
-            })
+        for_ranges(outs.div_ceil(PANEL) * blocks, m * outs * n, |units| {
+            for u in units {
+                let (p, rows) = (
+                    u / blocks,
+                    (u % blocks) * ROWS..(m.min((u % blocks + 1) * ROWS)),
+                );
+                pulp::Arch::new().dispatch(Product {
+                    x: &x[rows.start * n..rows.end * n],
+                    panel: &panels[p * stride..][..PANEL * n],
+                    n,
+                    row0: rows.start,
+                    col0: p * PANEL,
+                    outs,
+                    y: &y,
+                })
+            }
         });
     }
 }
 
-/// Panels `first..` against every row of `x`.
+/// Rows of `x` times one panel: rows `row0..` and columns `col0..col0 + 32` of y.
 struct Product<'a> {
     x: &'a [f32],
-    panels: &'a [f32],
+    panel: &'a [f32],
     n: usize,
-    m: usize,
-    first: usize,
-    out: usize,
+    row0: usize,
+    col0: usize,
+    outs: usize,
     y: &'a Shared,
 }
 
 impl WithSimd for Product<'_> {
     type Output = ();
 
-    /// Tiles of XR rows of `x` by one panel, in XR × V accumulators of V vectors: 8 × 2 for
+    /// Tiles of XR rows of `x` by the panel, in XR × V accumulators of V vectors: 8 × 2 for
     /// AVX-512's 32 registers, 3 × 4 for AVX2's 16, 3 × 8 for NEON's 32.
     #[inline(always)]
     fn with_simd<S: Simd>(self, s: S) {
@@ -151,13 +198,11 @@ impl WithSimd for Product<'_> {
             8 => self.run::<S, 3, 4>(s),
             4 => self.run::<S, 3, 8>(s),
             _ => {
-                for (p, panel) in self.panels.chunks_exact(PANEL * self.n).enumerate() {
-                    for i in 0..self.m {
-                        for j in 0..PANEL {
-                            let v =
-                                (0..self.n).map(|k| panel[k * PANEL + j] * self.x[i * self.n + k]);
-                            self.store(i, p, j, v.sum());
-                        }
+                let n = self.n;
+                for (i, x) in self.x.chunks_exact(n).enumerate() {
+                    for j in 0..PANEL {
+                        let v = (0..n).map(|k| self.panel[k * PANEL + j] * x[k]);
+                        self.store(i, j, v.sum());
                     }
                 }
             }
@@ -169,36 +214,29 @@ impl Product<'_> {
     #[inline(always)]
     fn run<S: Simd, const XR: usize, const V: usize>(&self, s: S) {
         assert_eq!(V * S::F32_LANES, PANEL);
-        for (p, panel) in self.panels.chunks_exact(PANEL * self.n).enumerate() {
-            let panel = S::as_simd_f32s(panel).0;
-            let mut i = 0;
-            while i + XR <= self.m {
-                self.tile::<S, XR, V>(s, panel, p, i);
-                i += XR;
-            }
-            match self.m - i {
-                0 => {}
-                1 => self.tile::<S, 1, V>(s, panel, p, i),
-                2 => self.tile::<S, 2, V>(s, panel, p, i),
-                3 => self.tile::<S, 3, V>(s, panel, p, i),
-                4 => self.tile::<S, 4, V>(s, panel, p, i),
-                5 => self.tile::<S, 5, V>(s, panel, p, i),
-                6 => self.tile::<S, 6, V>(s, panel, p, i),
-                _ => (i..self.m).for_each(|i| self.tile::<S, 1, V>(s, panel, p, i)),
-            }
+        let panel = S::as_simd_f32s(self.panel).0;
+        let m = self.x.len() / self.n;
+        let mut i = 0;
+        while i + XR <= m {
+            self.tile::<S, XR, V>(s, panel, i);
+            i += XR;
+        }
+        match m - i {
+            0 => {}
+            1 => self.tile::<S, 1, V>(s, panel, i),
+            2 => self.tile::<S, 2, V>(s, panel, i),
+            3 => self.tile::<S, 3, V>(s, panel, i),
+            4 => self.tile::<S, 4, V>(s, panel, i),
+            5 => self.tile::<S, 5, V>(s, panel, i),
+            6 => self.tile::<S, 6, V>(s, panel, i),
+            _ => (i..m).for_each(|i| self.tile::<S, 1, V>(s, panel, i)),
         }
     }
 
-    /// Rows i..i+XR of `x` against panel p: per column k, V vector loads of the panel and XR
+    /// Rows i..i+XR of `x` against the panel: per column k, V vector loads of the panel and XR
     /// broadcasts of x feed XR × V multiply–adds.
     #[inline(always)]
-    fn tile<S: Simd, const XR: usize, const V: usize>(
-        &self,
-        s: S,
-        panel: &[S::f32s],
-        p: usize,
-        i: usize,
-    ) {
+    fn tile<S: Simd, const XR: usize, const V: usize>(&self, s: S, panel: &[S::f32s], i: usize) {
         let n = self.n;
         let x: [&[f32]; XR] = std::array::from_fn(|r| &self.x[(i + r) * n..][..n]);
         let mut acc = [[s.splat_f32s(0.0); V]; XR];
@@ -218,19 +256,19 @@ impl Product<'_> {
             let mut lanes = [0f32; PANEL];
             S::as_mut_simd_f32s(&mut lanes).0.copy_from_slice(acc);
             for (j, v) in lanes.iter().enumerate() {
-                self.store(i + r, p, j, *v);
+                self.store(i + r, j, *v);
             }
         }
     }
 
-    /// y[row i, output 32·(first + p) + j], unless that output is padding.
+    /// y[row0 + i, col0 + j], unless that column is padding or past `outs`.
     #[inline(always)]
-    fn store(&self, i: usize, p: usize, j: usize, v: f32) {
-        let o = (self.first + p) * PANEL + j;
-        if o < self.out {
-            // SAFETY: i < m and o < out, so the index is inside y ([m, out]); output o belongs
-            // to this thread's panels alone.
-            unsafe { self.y.part(i * self.out + o, 1)[0] = v }
+    fn store(&self, i: usize, j: usize, v: f32) {
+        let o = self.col0 + j;
+        if o < self.outs {
+            // SAFETY: row0 + i < m and o < outs, so the index is inside y ([m, outs]); the
+            // unit (panel, rows) is this thread's alone.
+            unsafe { self.y.part((self.row0 + i) * self.outs + o, 1)[0] = v }
         }
     }
 }
@@ -275,7 +313,7 @@ mod tests {
         /// table's rows are W's rows.
         #[test]
         fn matches_a_double_precision_sum(
-            m in 1usize..20, out in 1usize..100, n in 1usize..300, seed in 0u64..1000
+            m in 1usize..200, out in 1usize..100, n in 1usize..300, seed in 0u64..1000
         ) {
             let (x, w) = (values(seed, m * n), values(seed + 1, out * n));
             let packed = Packed::new(&w, out, n);
@@ -286,6 +324,22 @@ mod tests {
                     let want: f64 = (0..n).map(|k| x[i * n + k] as f64 * w[o * n + k] as f64).sum();
                     let got = y[i * out + o] as f64;
                     prop_assert!((got - want).abs() <= 1e-5 * (1.0 + want.abs()), "[{i},{o}] {got} vs {want}");
+                }
+            }
+            // Packed from Wᵀ, the same panels.
+            let wt: Vec<f32> = (0..n * out).map(|e| w[(e % out) * n + e / out]).collect();
+            let from_wt = Packed::new_transposed(&wt, out, n);
+            prop_assert_eq!(from_wt.panels(), packed.panels());
+            // The first `outs` rows of W over its first `k` columns.
+            let (outs, k) = (out / 2 + 1, n / 2 + 1);
+            let xk: Vec<f32> = x.chunks_exact(n).flat_map(|r| r[..k].iter().copied()).collect();
+            let mut yk = vec![f32::NAN; m * outs];
+            packed.product(&xk, m, k, outs, &mut yk);
+            for i in 0..m {
+                for o in 0..outs {
+                    let want: f64 = (0..k).map(|c| x[i * n + c] as f64 * w[o * n + c] as f64).sum();
+                    let got = yk[i * outs + o] as f64;
+                    prop_assert!((got - want).abs() <= 1e-5 * (1.0 + want.abs()), "prefix [{i},{o}]");
                 }
             }
             let ids: Vec<u32> = (0..out as u32).rev().collect();
@@ -325,15 +379,17 @@ mod tests {
             let run = |f: &dyn Fn(Product)| {
                 let mut y = vec![f32::NAN; m * out];
                 let shared = Shared::new(&mut y);
-                f(Product {
-                    x: &x,
-                    panels: packed.panels(),
-                    n,
-                    m,
-                    first: 0,
-                    out,
-                    y: &shared,
-                });
+                for (p, panel) in packed.panels().chunks_exact(PANEL * n).enumerate() {
+                    f(Product {
+                        x: &x,
+                        panel,
+                        n,
+                        row0: 0,
+                        col0: p * PANEL,
+                        outs: out,
+                        y: &shared,
+                    });
+                }
                 y
             };
             let mut paths = vec![("scalar", run(&|p| p.with_simd(pulp::Scalar::new())))];

@@ -2,19 +2,35 @@
 //! caller works too, and idle workers spin before they sleep, so a call costs no context switch
 //! (rayon's pool, entered from outside, costs two).
 
+use std::cell::Cell;
 use std::ops::Range;
 
 /// Below this much work (multiply–adds or so) a job runs on the calling thread alone.
 const PARALLEL_MIN: usize = 1 << 16;
 
+thread_local! {
+    /// Set while this thread runs a share of `for_ranges`.
+    static INSIDE: Cell<bool> = const { Cell::new(false) };
+}
+
 /// Calls `f` on ranges that together cover `0..n` exactly once, spread across the pool when
-/// `work` is large enough to be worth it.
+/// `work` is large enough to be worth it. A call from inside another runs on its thread alone:
+/// the pool takes one job at a time, and the caller's share of a job would wait on itself.
 pub fn for_ranges(n: usize, work: usize, f: impl Fn(Range<usize>) + Sync) {
-    if work < PARALLEL_MIN {
-        f(0..n)
-    } else {
-        candle_core::utils::barrier_pool().execute_chunked(n, f)
+    if work < PARALLEL_MIN || INSIDE.get() {
+        return f(0..n);
     }
+    candle_core::utils::barrier_pool().execute_chunked(n, |range| {
+        struct Leave;
+        impl Drop for Leave {
+            fn drop(&mut self) {
+                INSIDE.set(false);
+            }
+        }
+        INSIDE.set(true);
+        let _leave = Leave;
+        f(range)
+    })
 }
 
 /// An output the pool's threads write, each into parts no other thread writes.
@@ -37,5 +53,26 @@ impl Shared {
     #[allow(clippy::mut_from_ref)]
     pub unsafe fn part(&self, start: usize, len: usize) -> &mut [f32] {
         std::slice::from_raw_parts_mut(self.0.add(start), len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Nested calls cover their ranges once each and return (the caller's share of the outer
+    /// job would deadlock on the pool if they did not run inline).
+    #[test]
+    fn nested_calls_run_inline_and_cover_everything() {
+        let count = AtomicUsize::new(0);
+        for_ranges(64, PARALLEL_MIN, |outer| {
+            for _ in outer {
+                for_ranges(10, PARALLEL_MIN, |inner| {
+                    count.fetch_add(inner.len(), Ordering::Relaxed);
+                });
+            }
+        });
+        assert_eq!(count.into_inner(), 640);
     }
 }

@@ -29,7 +29,10 @@ fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>) {
 
 fn max_diff(got: &[Vec<f32>], want: &[Vec<f32>]) -> f32 {
     assert_eq!(got.len(), want.len(), "positions");
-    assert!(got.iter().zip(want).all(|(g, w)| g.len() == w.len()), "vocabulary");
+    assert!(
+        got.iter().zip(want).all(|(g, w)| g.len() == w.len()),
+        "vocabulary"
+    );
     got.iter()
         .zip(want)
         .flat_map(|(g, w)| g.iter().zip(w).map(|(a, b)| (a - b).abs()))
@@ -83,7 +86,11 @@ fn the_kv_cache_gives_the_same_logits() {
             .to_vec2()
             .unwrap();
         let d = max_diff(&last, &want[want.len() - 1..]);
-        assert!(d < 1e-4, "{}: last position, max |Δlogit| = {d}", dir.display());
+        assert!(
+            d < 1e-4,
+            "{}: last position, max |Δlogit| = {d}",
+            dir.display()
+        );
     }
 }
 
