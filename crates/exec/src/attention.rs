@@ -9,6 +9,7 @@
 //! keys, which saves packing the cache on every token.
 
 use crate::linear::Packed;
+use crate::math::softmax;
 use crate::pool::{for_ranges, Shared};
 use anatomy_core::spec::AttnSpan;
 use pulp::{Simd, WithSimd};
@@ -87,22 +88,6 @@ fn score(rule: &Rule, row: &mut [f32]) {
             *x = c * (*x / c).tanh();
         }
     }
-}
-
-/// Scores into weights, in place: softmax with the sink's logit in the denominator.
-#[inline(always)]
-fn softmax(row: &mut [f32], sink: Option<f32>) {
-    let max = row
-        .iter()
-        .copied()
-        .chain(sink)
-        .fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = sink.map_or(0.0, |s| (s - max).exp());
-    for x in row.iter_mut() {
-        *x = (*x - max).exp();
-        sum += *x;
-    }
-    row.iter_mut().for_each(|x| *x /= sum);
 }
 
 /// The prompt's schedule: blocks of query positions of one head times the keys the block's last

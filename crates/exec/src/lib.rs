@@ -4,6 +4,7 @@
 
 pub mod attention;
 pub mod linear;
+mod math;
 pub mod model;
 pub mod npy;
 mod pool;
