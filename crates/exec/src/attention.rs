@@ -331,8 +331,8 @@ mod tests {
                     .chain(sink)
                     .fold(f64::NEG_INFINITY, f64::max);
                 let sum: f64 = s.iter().chain(&sink).map(|x| (x - max).exp()).sum();
-                for j in 0..total {
-                    let p = (s[j] - max).exp() / sum;
+                for (j, s) in s.iter().enumerate() {
+                    let p = (s - max).exp() / sum;
                     probs.push(p);
                     for c in 0..h.dv {
                         out[(i * h.heads + head) * h.dv + c] +=

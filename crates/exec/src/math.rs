@@ -18,12 +18,12 @@ pub fn exp(x: f32) -> f32 {
     let t = x * std::f32::consts::LOG2_E + ROUND;
     let n = t - ROUND;
     // ln 2 in two parts, so n · ln 2 loses nothing.
-    let r = x - n * 0.693_359_375 + n * 2.121_944_4e-4;
+    let r = x - n * 0.693_359_4 + n * 2.121_944_4e-4;
     let p = (((((1.987_569_1e-4 * r + 1.398_199_9e-3) * r + 8.333_452e-3) * r + 4.166_579_6e-2)
         * r
         + 1.666_666_5e-1)
         * r
-        + 5.000_000_1e-1)
+        + 0.5)
         * r
         * r
         + r
