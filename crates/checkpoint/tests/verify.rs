@@ -25,12 +25,12 @@ fn write_safetensors(path: &Path, tensors: &[(String, Vec<u64>, &str)]) {
         offset += n;
     }
     let mut h = Value::Object(header).to_string().into_bytes();
-    while h.len() % 8 != 0 {
+    while !h.len().is_multiple_of(8) {
         h.push(b' ');
     }
     let mut bytes = (h.len() as u64).to_le_bytes().to_vec();
     bytes.extend(h);
-    bytes.extend(std::iter::repeat(0u8).take(offset as usize));
+    bytes.extend(std::iter::repeat_n(0u8, offset as usize));
     std::fs::write(path, bytes).unwrap();
 }
 

@@ -72,6 +72,20 @@ pub fn context(n: u64) -> String {
     }
 }
 
+/// A count of floating-point operations in TFLOP, GFLOP or MFLOP, the largest that keeps it ≥ 1
+/// (plain FLOP below a million).
+pub fn flops(x: f64) -> String {
+    if x >= 1e12 {
+        format!("{:.2} TFLOP", x / 1e12)
+    } else if x >= 1e9 {
+        format!("{:.2} GFLOP", x / 1e9)
+    } else if x >= 1e6 {
+        format!("{:.2} MFLOP", x / 1e6)
+    } else {
+        format!("{x:.0} FLOP")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -86,19 +100,5 @@ mod tests {
         assert_eq!(bytes(1536), "1.50 KiB");
         assert_eq!(context(131072), "128K");
         assert_eq!(context(10485760), "10M");
-    }
-}
-
-/// A count of floating-point operations in TFLOP, GFLOP or MFLOP, the largest that keeps it ≥ 1
-/// (plain FLOP below a million).
-pub fn flops(x: f64) -> String {
-    if x >= 1e12 {
-        format!("{:.2} TFLOP", x / 1e12)
-    } else if x >= 1e9 {
-        format!("{:.2} GFLOP", x / 1e9)
-    } else if x >= 1e6 {
-        format!("{:.2} MFLOP", x / 1e6)
-    } else {
-        format!("{x:.0} FLOP")
     }
 }

@@ -14,7 +14,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
     s.layers = layer_count(cfg, &["n_layer", "num_hidden_layers"], Some(12))?;
     s.context = cfg.size_any(&["n_positions", "max_position_embeddings"], Some(1024))?;
     let n_head = cfg.size_any(&["n_head", "num_attention_heads"], Some(12))?;
-    if s.hidden % n_head != 0 {
+    if !s.hidden.is_multiple_of(n_head) {
         return Err(cfg.err(
             "n_embd",
             format!(

@@ -83,7 +83,7 @@ fn norm(spec: &Spec) -> String {
 
 fn embedding(spec: &Spec) -> String {
     let (v, d) = (spec.vocab, spec.hidden);
-    let mut init = format!("        self.embed_tokens = nn.Embedding(vocab_size, d_model)\n");
+    let mut init = "        self.embed_tokens = nn.Embedding(vocab_size, d_model)\n".to_string();
     let mut fwd =
         format!("        x = self.embed_tokens(input_ids)                   # [B, T, {d}]\n");
     if let Some(p) = spec.embedding.learned_positions {
