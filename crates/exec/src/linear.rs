@@ -29,18 +29,28 @@ pub struct Packed {
 }
 
 impl Packed {
+    /// Zeros in the packed layout of a weight [out, n].
+    fn zeroed(out: usize, n: usize) -> Packed {
+        let data = vec![0f32; out.div_ceil(PANEL) * PANEL * n + ALIGN];
+        let start = data.as_ptr().align_offset(ALIGN * 4).min(ALIGN);
+        Packed {
+            data,
+            start,
+            out,
+            n,
+        }
+    }
+
     /// Packs `w`, row-major [out, n].
     pub fn new(w: &[f32], out: usize, n: usize) -> Packed {
         assert_eq!(w.len(), out * n, "Packed::new: W is not [out, n]");
-        let panels = out.div_ceil(PANEL);
-        let mut data = vec![0f32; panels * PANEL * n + ALIGN];
-        let start = data.as_ptr().align_offset(ALIGN * 4).min(ALIGN);
-        let packed = &Shared::new(&mut data[start..]);
-        let panels = if n == 0 { 0 } else { panels };
-        for_ranges(panels, out * n, |chunk| {
+        let mut packed = Packed::zeroed(out, n);
+        let count = if n == 0 { 0 } else { out.div_ceil(PANEL) };
+        let panels = &Shared::new(packed.panels_mut());
+        for_ranges(count, out * n, |chunk| {
             for p in chunk {
-                // SAFETY: panel p is inside `data` and written by this thread alone.
-                let panel = unsafe { packed.part(p * PANEL * n, PANEL * n) };
+                // SAFETY: panel p is inside the panels and written by this thread alone.
+                let panel = unsafe { panels.part(p * PANEL * n, PANEL * n) };
                 // Written in order, read from the panel's rows side by side.
                 let rows: Vec<&[f32]> = w[p * PANEL * n..].chunks_exact(n).take(PANEL).collect();
                 for (k, column) in panel.chunks_exact_mut(PANEL).enumerate() {
@@ -50,12 +60,7 @@ impl Packed {
                 }
             }
         });
-        Packed {
-            data,
-            start,
-            out,
-            n,
-        }
+        packed
     }
 
     /// Packs W from its transpose `wt`, row-major [n, out]: each panel column is a run of `wt`.
@@ -65,27 +70,16 @@ impl Packed {
             out * n,
             "Packed::new_transposed: Wᵀ is not [n, out]"
         );
-        let panels = out.div_ceil(PANEL);
-        let mut data = vec![0f32; panels * PANEL * n + ALIGN];
-        let start = data.as_ptr().align_offset(ALIGN * 4).min(ALIGN);
+        let mut packed = Packed::zeroed(out, n);
         if n > 0 {
-            for (p, panel) in data[start..]
-                .chunks_exact_mut(PANEL * n)
-                .take(panels)
-                .enumerate()
-            {
+            for (p, panel) in packed.panels_mut().chunks_exact_mut(PANEL * n).enumerate() {
                 let cols = PANEL.min(out - p * PANEL);
                 for (column, row) in panel.chunks_exact_mut(PANEL).zip(wt.chunks_exact(out)) {
                     column[..cols].copy_from_slice(&row[p * PANEL..][..cols]);
                 }
             }
         }
-        Packed {
-            data,
-            start,
-            out,
-            n,
-        }
+        packed
     }
 
     /// Packs a 2-D f32 CPU tensor [out, n], reading its values in place.
@@ -104,6 +98,11 @@ impl Packed {
 
     fn panels(&self) -> &[f32] {
         &self.data[self.start..self.start + self.out.div_ceil(PANEL) * PANEL * self.n]
+    }
+
+    fn panels_mut(&mut self) -> &mut [f32] {
+        let len = self.out.div_ceil(PANEL) * PANEL * self.n;
+        &mut self.data[self.start..self.start + len]
     }
 
     /// Rows `ids` of `W` as a tensor [ids, n]: an embedding lookup in a packed (tied) table.
@@ -129,17 +128,12 @@ impl Packed {
         }
         let x = x.contiguous()?.flatten_all()?.to_vec1::<f32>()?;
         let mut y = vec![0f32; m * self.out];
-        self.x_wt(&x, m, &mut y);
+        self.product(&x, m, n, self.out, &mut y);
         Tensor::from_vec(y, (m, self.out), &Device::Cpu)
     }
 
-    /// `y[i, o] = Σₖ x[i, k] · W[o, k]`; `x` is [m, n] and `y` [m, out], both row-major.
-    fn x_wt(&self, x: &[f32], m: usize, y: &mut [f32]) {
-        self.product(x, m, self.n, self.out, y)
-    }
-
-    /// The same over W's first `outs` rows and first `n` columns: `x` is [m, n] and `y`
-    /// [m, outs]. Attention uses it to skip keys no query of a block can see.
+    /// `y[i, o] = Σₖ x[i, k] · W[o, k]` over W's first `outs` rows and first `n` columns: `x`
+    /// is [m, n] and `y` [m, outs], both row-major.
     pub fn product(&self, x: &[f32], m: usize, n: usize, outs: usize, y: &mut [f32]) {
         assert!(n <= self.n && outs <= self.out, "product: past the weight");
         assert_eq!(
@@ -318,7 +312,7 @@ mod tests {
             let (x, w) = (values(seed, m * n), values(seed + 1, out * n));
             let packed = Packed::new(&w, out, n);
             let mut y = vec![f32::NAN; m * out];
-            packed.x_wt(&x, m, &mut y);
+            packed.product(&x, m, n, out, &mut y);
             for i in 0..m {
                 for o in 0..out {
                     let want: f64 = (0..n).map(|k| x[i * n + k] as f64 * w[o * n + k] as f64).sum();
