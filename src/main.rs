@@ -99,6 +99,10 @@ enum Command {
         /// Run a scaled-down copy of MODEL (any catalog name or config) on seeded random weights.
         #[arg(long)]
         tiny: bool,
+        /// Threads for the forward pass (default: one per physical core, or
+        /// $CANDLE_NUM_THREADS / $RAYON_NUM_THREADS).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
     },
     /// Every op with its glyph and output shape, in the order the forward pass runs them.
     Ops { model: String },
@@ -309,7 +313,13 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             logits,
             json,
             tiny,
+            threads,
         } => {
+            if let Some(n) = threads {
+                // Read once, when candle first starts its thread pools, which is later.
+                std::env::set_var("CANDLE_NUM_THREADS", n.to_string());
+                std::env::set_var("RAYON_NUM_THREADS", n.to_string());
+            }
             if tiny {
                 run_tiny(&model, ids, max_tokens, logits, json)
             } else {

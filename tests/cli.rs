@@ -347,6 +347,11 @@ fn run_rejects_bad_requests() {
             "tokenizer.json: not a usable tokenizer.json",
         ));
     anatomy()
+        .args(["run", model.to_str().unwrap(), "--ids", "1", "--threads", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--threads"));
+    anatomy()
         .args(["run", "/no/such/model.gguf", "--prompt", "x"])
         .assert()
         .code(2)
@@ -368,6 +373,10 @@ fn run_greedy_decodes_smollm2_like_transformers() {
             "--max-tokens",
             "16",
             "--json",
+            // Every output of the kernels is summed by one thread, in one order, whatever the
+            // thread count: one thread gives the same tokens.
+            "--threads",
+            "1",
         ])
         .output()
         .unwrap();
