@@ -24,10 +24,9 @@ PROMPT = "The capital of France is a city whose history, architecture and food d
 
 
 def anatomy(path, prompt, tokens, threads):
-    env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     out = subprocess.run([str(ROOT / "target/release/anatomy"), "run", str(path), "--prompt", prompt,
-                          "--max-tokens", str(tokens), "--json"], capture_output=True, text=True, check=True, env=env)
+                          "--max-tokens", str(tokens), "--json", "--threads", str(threads)],
+                         capture_output=True, text=True, check=True)
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     m = re.search(r"prefill: (\d+) tokens in (\d+) ms .*decode: (\d+) tokens in (\d+) ms", out.stderr)
     n_p, ms_p, n_d, ms_d = map(int, m.groups())
