@@ -347,7 +347,14 @@ fn run_rejects_bad_requests() {
             "tokenizer.json: not a usable tokenizer.json",
         ));
     anatomy()
-        .args(["run", model.to_str().unwrap(), "--ids", "1", "--threads", "0"])
+        .args([
+            "run",
+            model.to_str().unwrap(),
+            "--ids",
+            "1",
+            "--threads",
+            "0",
+        ])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--threads"));

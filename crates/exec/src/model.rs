@@ -955,31 +955,31 @@ fn rope_tables_dim(
 }
 
 /// Rotate the first rotary_dim dims of x [heads, t, hd]: the two halves of each head, or
-/// interleaved pairs.
+/// interleaved pairs; one pass over the values, with transformers' products and sums.
 fn rope(x: &Tensor, cos: &Tensor, sin: &Tensor, interleaved: bool) -> R<Tensor> {
     let dim = cos.dim(1)?;
     let (heads, t, hd) = x.dims3()?;
-    let rot = x.narrow(2, 0, dim)?;
-    let y = if interleaved {
-        // Pair i is (x₂ᵢ, x₂ᵢ₊₁) with frequency i: the tables' first half.
-        let pairs = rot.reshape((heads, t, dim / 2, 2))?;
-        let (a, b) = (
-            pairs.narrow(3, 0, 1)?.squeeze(3)?,
-            pairs.narrow(3, 1, 1)?.squeeze(3)?,
-        );
-        let (c, s) = (cos.narrow(1, 0, dim / 2)?, sin.narrow(1, 0, dim / 2)?);
-        let ra = (a.broadcast_mul(&c)? - b.broadcast_mul(&s)?)?;
-        let rb = (a.broadcast_mul(&s)? + b.broadcast_mul(&c)?)?;
-        Tensor::stack(&[ra, rb], 3)?.reshape((heads, t, dim))?
-    } else {
-        let x1 = rot.narrow(2, 0, dim / 2)?;
-        let x2 = rot.narrow(2, dim / 2, dim / 2)?;
-        let rotated = Tensor::cat(&[&x2.neg()?, &x1], 2)?;
-        (rot.broadcast_mul(cos)? + rotated.broadcast_mul(sin)?)?
-    };
-    if dim == hd {
-        Ok(y)
-    } else {
-        Tensor::cat(&[&y, &x.narrow(2, dim, hd - dim)?], 2)
+    let (cos, sin) = (
+        cos.flatten_all()?.to_vec1::<f32>()?,
+        sin.flatten_all()?.to_vec1::<f32>()?,
+    );
+    let mut v = x.flatten_all()?.to_vec1::<f32>()?;
+    let half = dim / 2;
+    for (r, row) in v.chunks_exact_mut(hd).enumerate() {
+        let (c, s) = (&cos[r % t * dim..][..dim], &sin[r % t * dim..][..dim]);
+        for j in 0..half {
+            if interleaved {
+                // Pair j is (x₂ⱼ, x₂ⱼ₊₁) with frequency j: the tables' first half.
+                let (a, b) = (row[2 * j], row[2 * j + 1]);
+                row[2 * j] = a * c[j] - b * s[j];
+                row[2 * j + 1] = a * s[j] + b * c[j];
+            } else {
+                // x·cos + rotate_half(x)·sin, rotate_half(x) = (−x₂, x₁).
+                let (a, b) = (row[j], row[j + half]);
+                row[j] = a * c[j] - b * s[j];
+                row[j + half] = b * c[j + half] + a * s[j + half];
+            }
+        }
     }
+    Tensor::from_vec(v, (heads, t, hd), &Device::Cpu)
 }
