@@ -82,18 +82,10 @@ impl Packed {
         packed
     }
 
-    /// Packs a 2-D f32 CPU tensor [out, n], reading its values in place.
+    /// Packs a 2-D f32 CPU tensor [out, n].
     pub fn from_tensor(w: &Tensor) -> candle_core::Result<Packed> {
         let (out, n) = w.dims2()?;
-        let w = w.contiguous()?;
-        let (storage, layout) = w.storage_and_layout();
-        let candle_core::Storage::Cpu(cpu) = &*storage else {
-            candle_core::bail!("the executor runs on the CPU")
-        };
-        let Some((start, end)) = layout.contiguous_offsets() else {
-            candle_core::bail!("not contiguous")
-        };
-        Ok(Packed::new(&cpu.as_slice::<f32>()?[start..end], out, n))
+        with_values(w, |w| Packed::new(w, out, n))
     }
 
     fn panels(&self) -> &[f32] {
@@ -126,9 +118,8 @@ impl Packed {
         if n != self.n {
             candle_core::bail!("x has {n} columns, the weight {}", self.n)
         }
-        let x = x.contiguous()?.flatten_all()?.to_vec1::<f32>()?;
         let mut y = vec![0f32; m * self.out];
-        self.product(&x, m, n, self.out, &mut y);
+        with_values(x, |x| self.product(x, m, n, self.out, &mut y))?;
         Tensor::from_vec(y, (m, self.out), &Device::Cpu)
     }
 
@@ -167,6 +158,20 @@ impl Packed {
             }
         });
     }
+}
+
+/// Calls `f` with the values of an f32 CPU tensor, row-major, read in place when it is
+/// contiguous.
+fn with_values<T>(t: &Tensor, f: impl FnOnce(&[f32]) -> T) -> candle_core::Result<T> {
+    let t = t.contiguous()?;
+    let (storage, layout) = t.storage_and_layout();
+    let candle_core::Storage::Cpu(cpu) = &*storage else {
+        candle_core::bail!("the executor runs on the CPU")
+    };
+    let Some((start, end)) = layout.contiguous_offsets() else {
+        candle_core::bail!("not contiguous")
+    };
+    Ok(f(&cpu.as_slice::<f32>()?[start..end]))
 }
 
 /// Rows of `x` times one panel: rows `row0..` and columns `col0..col0 + 32` of y.
