@@ -162,7 +162,7 @@ impl Packed {
 
 /// Calls `f` with the values of an f32 CPU tensor, row-major, read in place when it is
 /// contiguous.
-fn with_values<T>(t: &Tensor, f: impl FnOnce(&[f32]) -> T) -> candle_core::Result<T> {
+pub(crate) fn with_values<T>(t: &Tensor, f: impl FnOnce(&[f32]) -> T) -> candle_core::Result<T> {
     let t = t.contiguous()?;
     let (storage, layout) = t.storage_and_layout();
     let candle_core::Storage::Cpu(cpu) = &*storage else {

@@ -3,6 +3,7 @@
 //! row, and the SiLU gate times up. Each loop runs under `pulp`'s dispatch, so it is compiled for
 //! the CPU's widest vectors.
 
+use crate::pool::{for_ranges, Shared};
 use pulp::{Simd, WithSimd};
 
 /// e^x, within 2 ulp of the exact value: Cephes' expf (x = n·ln 2 + r, a degree-7 polynomial in
@@ -95,14 +96,22 @@ impl WithSimd for Softmax<'_> {
     }
 }
 
-/// `silu(g) · u`, with silu(g) = g / (1 + e^−g) as torch computes it.
+/// `silu(g) · u`, with silu(g) = g / (1 + e^−g) as torch computes it; blocks of values across
+/// the pool.
 pub fn silu_mul(g: &[f32], u: &[f32]) -> Vec<f32> {
+    const BLOCK: usize = 1 << 14;
     assert_eq!(g.len(), u.len(), "silu_mul: gate and up differ");
     let mut out = vec![0f32; g.len()];
-    pulp::Arch::new().dispatch(SiluMul {
-        g,
-        u,
-        out: &mut out,
+    let shared = Shared::new(&mut out);
+    for_ranges(g.len().div_ceil(BLOCK), g.len() * 16, |blocks| {
+        let (start, end) = (blocks.start * BLOCK, g.len().min(blocks.end * BLOCK));
+        // SAFETY: the blocks of each call are its own.
+        let out = unsafe { shared.part(start, end - start) };
+        pulp::Arch::new().dispatch(SiluMul {
+            g: &g[start..end],
+            u: &u[start..end],
+            out,
+        });
     });
     out
 }

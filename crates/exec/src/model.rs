@@ -4,6 +4,7 @@
 //! tests compare logits with transformers on tiny random models of every family it runs.
 
 use crate::attention;
+use crate::linear::with_values;
 use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
@@ -522,8 +523,7 @@ impl Model {
         match self.spec.mlp.act.as_str() {
             "gelu_pytorch_tanh" | "gelu_new" | "gelu_fast" | "gelu" | "relu" => self.act(g)? * u,
             _ => {
-                let flat = |t: &Tensor| t.flatten_all()?.to_vec1::<f32>();
-                let y = crate::math::silu_mul(&flat(g)?, &flat(u)?);
+                let y = with_values(g, |g| with_values(u, |u| crate::math::silu_mul(g, u)))??;
                 Tensor::from_vec(y, g.dims(), &Device::Cpu)
             }
         }
