@@ -170,13 +170,17 @@ mod tests {
                 assert!((*g as f64 - want).abs() < 1e-7, "{g} vs {want}");
             }
         }
-        let u: Vec<f32> = row.iter().map(|x| x * 0.5 - 1.0).collect();
-        for ((got, g), u) in silu_mul(&row, &u).iter().zip(&row).zip(&u) {
-            let want = *g as f64 / (1.0 + (-*g as f64).exp()) * *u as f64;
-            assert!(
-                (*got as f64 - want).abs() < 1e-6 * (1.0 + want.abs()),
-                "{got} vs {want}"
-            );
+        // Short, and long enough to be split across the pool in blocks with a partial last.
+        for len in [37, 70_001] {
+            let g: Vec<f32> = (0..len).map(|i| (i as f32 * 0.37).sin() * 9.0).collect();
+            let u: Vec<f32> = g.iter().map(|x| x * 0.5 - 1.0).collect();
+            let got = silu_mul(&g, &u);
+            assert_eq!(got.len(), len);
+            for ((got, g), u) in got.iter().zip(&g).zip(&u) {
+                let want = *g as f64 / (1.0 + (-*g as f64).exp()) * *u as f64;
+                let tol = 1e-6 * (1.0 + want.abs());
+                assert!((*got as f64 - want).abs() < tol, "{got} vs {want}");
+            }
         }
     }
 }
