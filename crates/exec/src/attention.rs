@@ -345,15 +345,7 @@ mod tests {
     }
 
     fn values(seed: u64, len: usize) -> Vec<f32> {
-        let mut s = seed;
-        (0..len)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect()
+        crate::uniform(seed, len, 1.0)
     }
 
     #[test]

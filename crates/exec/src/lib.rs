@@ -62,3 +62,17 @@ pub fn argmax(v: &[f32]) -> u32 {
     }
     best as u32
 }
+
+/// Seeded values for the kernels' tests, uniform in [−w, w) and the same on every machine.
+#[cfg(test)]
+fn uniform(seed: u64, len: usize, w: f32) -> Vec<f32> {
+    let mut s = seed;
+    (0..len)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0) * w
+        })
+        .collect()
+}

@@ -295,15 +295,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn values(seed: u64, len: usize) -> Vec<f32> {
-        let mut s = seed;
-        (0..len)
-            .map(|_| {
-                s = s
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                ((s >> 40) as f32 / (1u64 << 24) as f32) - 0.5
-            })
-            .collect()
+        crate::uniform(seed, len, 0.5)
     }
 
     proptest! {
