@@ -1,8 +1,9 @@
-//! anatomy-exec: runs a model as its Spec and Graph describe it, on candle tensors on the CPU,
-//! with weights from safetensors or GGUF (dequantized to f32), looked up by the Graph's own
-//! checkpoint names.
+//! anatomy-exec: runs a model as its Spec and Graph describe it, on the CPU, with weights from
+//! safetensors or GGUF (dequantized to f32), looked up by the Graph's own checkpoint names. Most
+//! steps are candle ops; the products that take the time, every projection and attention, run in
+//! kernels of their own (`linear`, `attention`) on the same values.
 
-pub mod attention;
+mod attention;
 pub mod linear;
 mod math;
 pub mod model;
