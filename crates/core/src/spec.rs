@@ -262,6 +262,15 @@ impl RopeScaling {
             params: vec![],
         }
     }
+
+    /// The numeric parameter `name` (beta_fast, mscale_all_dim …), or `default` when the config
+    /// does not give it.
+    pub fn param(&self, name: &str, default: f64) -> f64 {
+        self.params
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(default, |p| p.1)
+    }
 }
 
 /// How a family names and lays out its checkpoint tensors.

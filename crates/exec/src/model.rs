@@ -866,13 +866,7 @@ fn rope_tables_dim(
     let mut inv: Vec<f64> = (0..dim / 2)
         .map(|i| 1.0 / theta.powf(2.0 * i as f64 / dim as f64))
         .collect();
-    let param = |k: &str, d: f64| {
-        r.scaling
-            .params
-            .iter()
-            .find(|(n, _)| n == k)
-            .map_or(d, |p| p.1)
-    };
+    let param = |k: &str, d: f64| r.scaling.param(k, d);
     let factor = r.scaling.factor.unwrap_or(1.0);
     let old = r.scaling.original_context.unwrap_or(spec.context) as f64;
     let mut attention_factor = 1.0;

@@ -78,12 +78,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         // YaRN's attention factor enters the score scale squared (DeepSeek's mscale_all_dim).
         let mscale = match (&r.scaling.kind[..], r.scaling.factor) {
             ("yarn", Some(f)) => {
-                let all = r
-                    .scaling
-                    .params
-                    .iter()
-                    .find(|(k, _)| k == "mscale_all_dim")
-                    .map_or(0.0, |p| p.1);
+                let all = r.scaling.param("mscale_all_dim", 0.0);
                 if all != 0.0 {
                     (0.1 * all * f.ln() + 1.0).powi(2)
                 } else {

@@ -112,13 +112,7 @@ fn rope(spec: &Spec) -> String {
         spec.attn.head_dim
     };
     let rot = ((hd as f64 * r.partial) as u64) / 2 * 2;
-    let param = |k: &str, default: f64| {
-        r.scaling
-            .params
-            .iter()
-            .find(|(n, _)| n == k)
-            .map_or(default, |p| p.1)
-    };
+    let param = |k: &str, default: f64| r.scaling.param(k, default);
     let factor = r.scaling.factor.unwrap_or(1.0);
     let old = r.scaling.original_context.unwrap_or(spec.context);
     let scaling = match r.scaling.kind.as_str() {
