@@ -294,21 +294,13 @@ fn run_writes_the_logits_of_every_position_as_npy() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("logits.npy");
     let model = exec_fixture("qwen3");
-    let expected: Value =
-        serde_json::from_str(&std::fs::read_to_string(model.join("expected.json")).unwrap())
-            .unwrap();
-    let ids: Vec<String> = expected["ids"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.to_string())
-        .collect();
+    let (ids, count, want) = npy::expected(&model);
     anatomy()
         .args([
             "run",
             model.to_str().unwrap(),
             "--ids",
-            &ids.join(","),
+            &ids,
             "--logits",
             out.to_str().unwrap(),
         ])
@@ -316,16 +308,10 @@ fn run_writes_the_logits_of_every_position_as_npy() {
         .success();
     let (header, data) = npy::read_f32(&out);
     assert!(
-        header.contains(&format!("'shape': ({}, 97)", ids.len())),
+        header.contains(&format!("'shape': ({count}, 97)")),
         "{header}"
     );
-    let want = npy::rows(&expected["logits"]);
-    assert_eq!(data.len(), want.len());
-    let worst = data
-        .iter()
-        .zip(&want)
-        .map(|(a, b)| (a - b).abs())
-        .fold(0.0, f32::max);
+    let worst = npy::max_diff(&data, &want);
     assert!(worst < 1e-4, "max |Δlogit| = {worst}");
 }
 

@@ -2,7 +2,6 @@
 //! random-weight model of the executor's fixtures (made by transformers) within 1e-4.
 
 use assert_cmd::Command;
-use serde_json::Value;
 use std::path::Path;
 
 #[path = "support/npy.rs"]
@@ -28,22 +27,14 @@ fn exported_numpy_matches_transformers() {
             .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
             .assert()
             .success();
-        let expected: Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
-                .unwrap();
-        let ids: Vec<String> = expected["ids"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_string())
-            .collect();
+        let (ids, _, want) = npy::expected(&dir);
         let run = std::process::Command::new("python3")
             .args([
                 py.to_str().unwrap(),
                 "--weights",
                 dir.to_str().unwrap(),
                 "--ids",
-                &ids.join(","),
+                &ids,
                 "--out",
                 out.to_str().unwrap(),
             ])
@@ -55,13 +46,7 @@ fn exported_numpy_matches_transformers() {
             String::from_utf8_lossy(&run.stderr)
         );
         let (_, got) = npy::read_f32(&out);
-        let want = npy::rows(&expected["logits"]);
-        assert_eq!(got.len(), want.len(), "{name}");
-        let worst = got
-            .iter()
-            .zip(&want)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f32::max);
+        let worst = npy::max_diff(&got, &want);
         assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
         checked.push((name, worst));
     }

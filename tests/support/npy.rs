@@ -19,8 +19,31 @@ pub fn read_f32(path: &Path) -> (String, Vec<f32>) {
     (header, data)
 }
 
+/// A fixture's token ids, comma-separated as `--ids` takes them, their count, and the expected
+/// logits flattened row by row (from its `expected.json`, made by transformers).
+pub fn expected(dir: &Path) -> (String, usize, Vec<f32>) {
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let ids: Vec<String> = expected["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_string())
+        .collect();
+    (ids.join(","), ids.len(), rows(&expected["logits"]))
+}
+
+/// The largest |got − want|, asserting both hold as many values.
+pub fn max_diff(got: &[f32], want: &[f32]) -> f32 {
+    assert_eq!(got.len(), want.len(), "number of logits");
+    got.iter()
+        .zip(want)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f32::max)
+}
+
 /// A JSON list of rows of numbers, flattened row by row.
-pub fn rows(v: &Value) -> Vec<f32> {
+fn rows(v: &Value) -> Vec<f32> {
     v.as_array()
         .unwrap()
         .iter()
