@@ -7,7 +7,7 @@
 //! groups; V2 uses a softmax. Defaults follow `DeepseekV2Config`, `DeepseekV3Config`, `Glm4MoeConfig`.
 
 use super::{heads, layer_count, plain_attention, rope, top_k};
-use crate::config::{Config, MAX_EXPERTS};
+use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
 
@@ -113,11 +113,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     r.interleaved = !glm && cfg.flag("rope_interleave", true)?;
     s.position = Position::Rope(r);
 
-    let e = cfg.bounded(
-        "n_routed_experts",
-        cfg.size("n_routed_experts", Some(experts))?,
-        MAX_EXPERTS,
-    )?;
+    let e = super::experts(cfg, "n_routed_experts", Some(experts))?;
     let k = top_k(cfg, e, if v2 { None } else { Some(8) })?;
     let n_shared = cfg.count("n_shared_experts", shared)?;
     let moe_f = cfg.size("moe_intermediate_size", Some(moe_inter))?;

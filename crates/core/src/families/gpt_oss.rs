@@ -3,8 +3,8 @@
 //! with a biased router (softmax over the top-k logits), experts stored stacked with biases and
 //! gate/up interleaved, and a clamped SwiGLU. Defaults follow `GptOssConfig`.
 
-use super::{heads, layer_count, layer_types, plain_attention, rope, top_k};
-use crate::config::{Config, MAX_EXPERTS};
+use super::{experts, heads, layer_count, layer_types, plain_attention, rope, top_k};
+use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
 
@@ -30,11 +30,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         bias: true,
         fused_gate_up: false,
     };
-    let e = cfg.bounded(
-        "num_local_experts",
-        cfg.size("num_local_experts", Some(128))?,
-        MAX_EXPERTS,
-    )?;
+    let e = experts(cfg, "num_local_experts", Some(128))?;
     let k = top_k(cfg, e, Some(4))?;
     s.moe = Some(Moe {
         experts: e,

@@ -4,8 +4,8 @@
 //! stacked experts, a sigmoid router scaling each expert's input, and one shared expert; dense
 //! layers of width `intermediate_size_mlp`. Defaults follow `Llama4TextConfig`.
 
-use super::{heads, layer_count, plain_attention, rope, top_k};
-use crate::config::{Config, MAX_EXPERTS};
+use super::{experts, heads, layer_count, plain_attention, rope, top_k};
+use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
 
@@ -35,11 +35,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         bias: false,
         fused_gate_up: false,
     };
-    let e = cfg.bounded(
-        "num_local_experts",
-        cfg.size("num_local_experts", Some(16))?,
-        MAX_EXPERTS,
-    )?;
+    let e = experts(cfg, "num_local_experts", Some(16))?;
     let k = top_k(cfg, e, Some(1))?;
     let f = cfg.size("intermediate_size", Some(8192))?;
     s.moe = Some(Moe {

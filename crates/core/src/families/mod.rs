@@ -285,6 +285,11 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
 }
 
 /// `num_experts_per_tok`, which must not exceed the `experts` there are.
+/// The number of routed experts under `key`, positive and at most MAX_EXPERTS.
+pub(crate) fn experts(cfg: &Config, key: &str, default: Option<u64>) -> Result<u64> {
+    cfg.bounded(key, cfg.size(key, default)?, crate::config::MAX_EXPERTS)
+}
+
 pub(crate) fn top_k(cfg: &Config, experts: u64, default: Option<u64>) -> Result<u64> {
     let k = cfg.size("num_experts_per_tok", default)?;
     if k > experts {
