@@ -22,6 +22,23 @@ use serde_json::{json, Value};
 /// Marks files anatomy wrote, so it never overwrites anything else without `--force`.
 pub const GENERATOR: &str = "<meta name=\"generator\" content=\"anatomy\">";
 
+/// The start of every page anatomy writes, up to its styles: offline by policy (no source
+/// but the page itself; `csp_extra` widens it), with the generator mark `output` recognizes.
+/// `title` is HTML, escaped by the caller.
+fn preamble(title: &str, csp_extra: &str) -> String {
+    format!(
+        r#"<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+{GENERATOR}
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'{csp_extra}">
+<title>{title}</title>
+"#
+    )
+}
+
 const CSS: &str = include_str!("page.css");
 const JS: &str = include_str!("page.js");
 
@@ -175,15 +192,7 @@ pub fn page(input: &PageInput) -> String {
         String::new()
     };
     format!(
-        r#"<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-{GENERATOR}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
-<title>{title} · anatomy</title>
-<style>{CSS}</style>
+        r#"{head}<style>{CSS}</style>
 </head>
 <body>
 <header>
@@ -212,6 +221,10 @@ pub fn page(input: &PageInput) -> String {
 </body>
 </html>
 "#,
+        head = preamble(
+            &format!("{} · anatomy", escape(&spec.name)),
+            "; img-src data:"
+        ),
         title = escape(&spec.name),
         character = escape(&text::character(spec)),
         provenance = escape(input.provenance),

@@ -1,7 +1,7 @@
 //! The static gallery: an index of many models (a sortable table of their figures, each with a
 //! mini diagram) linking one page per model.
 
-use super::{escape, parts, svg::category_class, GENERATOR};
+use super::{escape, parts, preamble, svg::category_class};
 use crate::fmt::{context, grouped, short};
 use crate::graph::Graph;
 use crate::stats;
@@ -82,15 +82,7 @@ pub fn index(rows: &[Row]) -> String {
         ));
     }
     format!(
-        r#"<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-{GENERATOR}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
-<title>anatomy · model gallery</title>
-<style>
+        r#"{head}<style>
 :root {{ --bg: #fff; --fg: #1d2127; --muted: #5c6470; --line: #c9ced5; }}
 @media (prefers-color-scheme: dark) {{ :root {{ --bg: #15181c; --fg: #e6e9ed; --muted: #a3abb6; --line: #3a4048; }} }}
 body {{ margin: 0; padding: 1.2rem 1.6rem; background: var(--bg); color: var(--fg); font: 15px/1.4 system-ui, sans-serif; }}
@@ -138,6 +130,7 @@ td.src {{ color: var(--muted); font-size: .85rem; }} a {{ color: inherit; font-w
 </body>
 </html>
 "#,
+        head = preamble("anatomy · model gallery", ""),
         n = rows.len()
     )
 }
