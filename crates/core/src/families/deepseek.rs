@@ -6,7 +6,7 @@
 //! V3 and GLM score experts with a sigmoid, pick them with a correction bias and within the best
 //! groups; V2 uses a softmax. Defaults follow `DeepseekV2Config`, `DeepseekV3Config`, `Glm4MoeConfig`.
 
-use super::{heads, layer_count, plain_attention, rope, top_k};
+use super::{heads, layer_count, plain_attention, plain_moe, rope, top_k};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -139,9 +139,6 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         ));
     }
     s.moe = Some(Moe {
-        experts: e,
-        top_k: k,
-        expert_intermediate: moe_f,
         shared_experts: n_shared,
         shared_intermediate: moe_f * n_shared,
         scoring: if v2 {
@@ -150,15 +147,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             Scoring::Sigmoid
         },
         norm_topk_prob: cfg.flag("norm_topk_prob", !v2)?,
-        router_bias: false,
         correction_bias: !v2,
-        expert_bias: false,
         n_group,
         topk_group,
         routed_scaling: cfg.float("routed_scaling_factor", if v2 || glm { 1.0 } else { 2.5 })?,
-        swiglu_limit: None,
-        stacked_experts: false,
-        gate_up_interleaved: false,
+        ..plain_moe(e, k, moe_f)
     });
     let first_dense = cfg.count(
         "first_k_dense_replace",

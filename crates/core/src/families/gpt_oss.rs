@@ -3,7 +3,7 @@
 //! with a biased router (softmax over the top-k logits), experts stored stacked with biases and
 //! gate/up interleaved, and a clamped SwiGLU. Defaults follow `GptOssConfig`.
 
-use super::{experts, heads, layer_count, layer_types, plain_attention, rope, top_k};
+use super::{experts, heads, layer_count, layer_types, plain_attention, plain_moe, rope, top_k};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -33,22 +33,13 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
     let e = experts(cfg, "num_local_experts", Some(128))?;
     let k = top_k(cfg, e, Some(4))?;
     s.moe = Some(Moe {
-        experts: e,
-        top_k: k,
-        expert_intermediate: f,
-        shared_experts: 0,
-        shared_intermediate: 0,
         scoring: Scoring::TopkSoftmax,
-        norm_topk_prob: false,
         router_bias: true,
-        correction_bias: false,
         expert_bias: true,
-        n_group: 1,
-        topk_group: 1,
-        routed_scaling: 1.0,
         swiglu_limit: Some(cfg.float("swiglu_limit", 7.0)?),
         stacked_experts: true,
         gate_up_interleaved: true,
+        ..plain_moe(e, k, f)
     });
     let window = if cfg.map.contains_key("sliding_window") {
         cfg.opt_size("sliding_window")?

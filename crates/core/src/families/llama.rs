@@ -4,7 +4,7 @@
 //! Pre-norm decoder, RMSNorm, RoPE, gated SiLU MLP; they differ by defaults, biases, QK-norm,
 //! sliding windows and routed experts. Defaults follow each family's `transformers` config class.
 
-use super::{heads, layer_count, layer_types, plain_attention, rope, top_k};
+use super::{heads, layer_count, layer_types, plain_attention, plain_moe, rope, top_k};
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
 use crate::spec::*;
@@ -300,22 +300,8 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
     };
     Ok((
         Some(Moe {
-            experts: e,
-            top_k: k,
-            expert_intermediate: f,
-            shared_experts: 0,
-            shared_intermediate: 0,
-            scoring: Scoring::Softmax,
             norm_topk_prob: norm_topk,
-            router_bias: false,
-            correction_bias: false,
-            expert_bias: false,
-            n_group: 1,
-            topk_group: 1,
-            routed_scaling: 1.0,
-            swiglu_limit: None,
-            stacked_experts: false,
-            gate_up_interleaved: false,
+            ..plain_moe(e, k, f)
         }),
         plan,
     ))

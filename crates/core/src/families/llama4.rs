@@ -4,7 +4,7 @@
 //! stacked experts, a sigmoid router scaling each expert's input, and one shared expert; dense
 //! layers of width `intermediate_size_mlp`. Defaults follow `Llama4TextConfig`.
 
-use super::{experts, heads, layer_count, plain_attention, rope, top_k};
+use super::{experts, heads, layer_count, plain_attention, plain_moe, rope, top_k};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -39,22 +39,11 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
     let k = top_k(cfg, e, Some(1))?;
     let f = cfg.size("intermediate_size", Some(8192))?;
     s.moe = Some(Moe {
-        experts: e,
-        top_k: k,
-        expert_intermediate: f,
         shared_experts: 1,
         shared_intermediate: f,
         scoring: Scoring::TopkSigmoid,
-        norm_topk_prob: false,
-        router_bias: false,
-        correction_bias: false,
-        expert_bias: false,
-        n_group: 1,
-        topk_group: 1,
-        routed_scaling: 1.0,
-        swiglu_limit: None,
         stacked_experts: true,
-        gate_up_interleaved: false,
+        ..plain_moe(e, k, f)
     });
     let n = s.layers;
     let rope_layers: Vec<bool> = match cfg.list_any(

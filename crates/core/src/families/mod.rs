@@ -285,6 +285,29 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
 }
 
 /// `num_experts_per_tok`, which must not exceed the `experts` there are.
+/// A Mixtral-style router: `experts` experts of `intermediate`, the top `top_k` by softmax, no
+/// shared expert, no biases, no groups, one tensor per expert. Families state what differs.
+pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::spec::Moe {
+    crate::spec::Moe {
+        experts,
+        top_k,
+        expert_intermediate: intermediate,
+        shared_experts: 0,
+        shared_intermediate: 0,
+        scoring: crate::spec::Scoring::Softmax,
+        norm_topk_prob: false,
+        router_bias: false,
+        correction_bias: false,
+        expert_bias: false,
+        n_group: 1,
+        topk_group: 1,
+        routed_scaling: 1.0,
+        swiglu_limit: None,
+        stacked_experts: false,
+        gate_up_interleaved: false,
+    }
+}
+
 /// The number of routed experts under `key`, positive and at most MAX_EXPERTS.
 pub(crate) fn experts(cfg: &Config, key: &str, default: Option<u64>) -> Result<u64> {
     cfg.bounded(key, cfg.size(key, default)?, crate::config::MAX_EXPERTS)
