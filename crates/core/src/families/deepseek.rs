@@ -6,7 +6,7 @@
 //! V3 and GLM score experts with a sigmoid, pick them with a correction bias and within the best
 //! groups; V2 uses a softmax. Defaults follow `DeepseekV2Config`, `DeepseekV3Config`, `Glm4MoeConfig`.
 
-use super::{heads, layer_count, plain_attention, plain_moe, rope, top_k};
+use super::{heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -32,12 +32,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias: false,
         fused_gate_up: false,
     };
-    s.norm = Norm {
-        kind: NormKind::Rms,
-        eps: cfg.float("rms_norm_eps", if glm { 1e-5 } else { 1e-6 })?,
-        unit_offset: false,
-        place: NormPlace::Pre,
-    };
+    s.norm = pre_rms(cfg, if glm { 1e-5 } else { 1e-6 })?;
     let mut r = rope(cfg, 10_000.0)?;
     if glm && !cfg.has("partial_rotary_factor") && r.partial == 1.0 {
         r.partial = 0.5; // Glm4MoeConfig's default

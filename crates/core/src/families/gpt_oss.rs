@@ -3,7 +3,9 @@
 //! with a biased router (softmax over the top-k logits), experts stored stacked with biases and
 //! gate/up interleaved, and a clamped SwiGLU. Defaults follow `GptOssConfig`.
 
-use super::{experts, heads, layer_count, layer_types, plain_attention, plain_moe, rope, top_k};
+use super::{
+    experts, heads, layer_count, layer_types, plain_attention, plain_moe, pre_rms, rope, top_k,
+};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -63,12 +65,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
             moe: true,
         })
         .collect();
-    s.norm = Norm {
-        kind: NormKind::Rms,
-        eps: cfg.float("rms_norm_eps", 1e-5)?,
-        unit_offset: false,
-        place: NormPlace::Pre,
-    };
+    s.norm = pre_rms(cfg, 1e-5)?;
     let mut r = rope(cfg, 150_000.0)?;
     if !cfg.has("rope_scaling") && !cfg.has("rope_parameters") {
         // GptOssConfig's default: YaRN ×32 from 4096 tokens.

@@ -4,7 +4,7 @@
 //! Pre-norm decoder, RMSNorm, RoPE, gated SiLU MLP; they differ by defaults, biases, QK-norm,
 //! sliding windows and routed experts. Defaults follow each family's `transformers` config class.
 
-use super::{heads, layer_count, layer_types, plain_attention, plain_moe, rope, top_k};
+use super::{heads, layer_count, layer_types, plain_attention, plain_moe, pre_rms, rope, top_k};
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
 use crate::spec::*;
@@ -217,12 +217,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             .zip(rope_layers)
             .map(|((attn, moe), rope)| LayerPlan { attn, rope, moe })
             .collect(),
-        norm: Norm {
-            kind: NormKind::Rms,
-            eps: cfg.float("rms_norm_eps", eps_default)?,
-            unit_offset: false,
-            place: NormPlace::Pre,
-        },
+        norm: pre_rms(cfg, eps_default)?,
         position: Position::Rope(rope(
             cfg,
             // MixtralConfig and SmolLM3Config have their own default bases.

@@ -4,7 +4,7 @@
 //! stacked experts, a sigmoid router scaling each expert's input, and one shared expert; dense
 //! layers of width `intermediate_size_mlp`. Defaults follow `Llama4TextConfig`.
 
-use super::{experts, heads, layer_count, plain_attention, plain_moe, rope, top_k};
+use super::{experts, heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -90,12 +90,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
             moe: moe_layers[i],
         })
         .collect();
-    s.norm = Norm {
-        kind: NormKind::Rms,
-        eps: cfg.float("rms_norm_eps", 1e-5)?,
-        unit_offset: false,
-        place: NormPlace::Pre,
-    };
+    s.norm = pre_rms(cfg, 1e-5)?;
     let mut r = rope(cfg, 500_000.0)?;
     r.interleaved = true; // Llama 4 rotates (x₂ᵢ, x₂ᵢ₊₁) pairs as complex numbers
     s.position = Position::Rope(r);

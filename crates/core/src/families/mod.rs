@@ -308,6 +308,16 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
     }
 }
 
+/// RMSNorm before each sublayer, with `rms_norm_eps` (the config class's `eps` when absent).
+pub(crate) fn pre_rms(cfg: &Config, eps: f64) -> Result<crate::spec::Norm> {
+    Ok(crate::spec::Norm {
+        kind: crate::spec::NormKind::Rms,
+        eps: cfg.float("rms_norm_eps", eps)?,
+        unit_offset: false,
+        place: crate::spec::NormPlace::Pre,
+    })
+}
+
 /// The number of routed experts under `key`, positive and at most MAX_EXPERTS.
 pub(crate) fn experts(cfg: &Config, key: &str, default: Option<u64>) -> Result<u64> {
     cfg.bounded(key, cfg.size(key, default)?, crate::config::MAX_EXPERTS)
