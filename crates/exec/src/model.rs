@@ -646,23 +646,20 @@ impl Model {
         let f = m.expert_intermediate as usize;
         if m.stacked_experts {
             // [E, in, out] tensors, gate and up fused (interleaved or in halves).
-            let gu_w = self
-                .weights
-                .get(&self.name(Role::ExpertGateUp, false, Some(b), None))?
-                .i(e)
-                .map_err(ce)?;
-            let mut gu = x.matmul(&gu_w).map_err(ce)?;
-            if m.expert_bias {
-                gu = gu
-                    .broadcast_add(
-                        &self
-                            .weights
-                            .get(&self.name(Role::ExpertGateUp, true, Some(b), None))?
-                            .i(e)
-                            .map_err(ce)?,
-                    )
-                    .map_err(ce)?;
-            }
+            let slice = |role, bias| -> Result<Tensor, Error> {
+                let name = self.name(role, bias, Some(b), None);
+                self.weights.get(&name)?.i(e).map_err(ce)
+            };
+            // x · W (+ b) with expert e's slice of the stacked weight and bias.
+            let times = |x: &Tensor, role| -> Result<Tensor, Error> {
+                let y = x.matmul(&slice(role, false)?).map_err(ce)?;
+                if m.expert_bias {
+                    y.broadcast_add(&slice(role, true)?).map_err(ce)
+                } else {
+                    Ok(y)
+                }
+            };
+            let gu = times(x, Role::ExpertGateUp)?;
             let (g, u) = if m.gate_up_interleaved {
                 let pairs = gu.reshape((gu.dim(0).map_err(ce)?, f, 2)).map_err(ce)?;
                 (
@@ -679,23 +676,7 @@ impl Model {
             self.keep(Some(b), "expert_up", &u);
             let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
             self.keep(Some(b), "expert_act", &hidden);
-            let down = self
-                .weights
-                .get(&self.name(Role::ExpertDown, false, Some(b), None))?
-                .i(e)
-                .map_err(ce)?;
-            let mut y = hidden.matmul(&down).map_err(ce)?;
-            if m.expert_bias {
-                y = y
-                    .broadcast_add(
-                        &self
-                            .weights
-                            .get(&self.name(Role::ExpertDown, true, Some(b), None))?
-                            .i(e)
-                            .map_err(ce)?,
-                    )
-                    .map_err(ce)?;
-            }
+            let y = times(&hidden, Role::ExpertDown)?;
             self.keep(Some(b), "expert_down", &y);
             return Ok(y);
         }
