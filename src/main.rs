@@ -15,6 +15,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Ignore config keys anatomy does not understand instead of refusing the model; every
+    /// output then lists them ("anatomy ignored: key = value").
+    #[arg(long, global = true)]
+    lenient: bool,
 }
 
 #[derive(Subcommand)]
@@ -126,8 +130,16 @@ enum Naming {
     Gguf,
 }
 
+static LENIENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `--lenient`, for every command.
+fn lenient() -> bool {
+    LENIENT.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    LENIENT.store(cli.lenient, std::sync::atomic::Ordering::Relaxed);
     match run(cli) {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
@@ -145,13 +157,14 @@ fn main() -> ExitCode {
 /// The graph of MODEL: a catalog name, a config.json or a folder holding one, or a GGUF file (whose
 /// metadata is its config; only its header is read).
 fn build(model: &str) -> anatomy_core::Result<(graph::Graph, source::Origin)> {
+    let lenient = lenient();
     let path = std::path::Path::new(model);
     if path.extension().is_some_and(|e| e == "gguf") {
         let c = anatomy_checkpoint::open(path)?;
-        let spec = anatomy_checkpoint::spec(&c)?;
+        let spec = anatomy_checkpoint::spec(&c, lenient)?;
         return Ok((graph::build(&spec)?, source::Origin::File(c.path)));
     }
-    let loaded = source::load(model)?;
+    let loaded = source::load(model, lenient)?;
     Ok((graph::build(&loaded.spec)?, loaded.origin))
 }
 
@@ -276,7 +289,7 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
         }
         Command::Verify { path, json } => {
             let c = anatomy_checkpoint::open(&path)?;
-            let g = graph::build(&anatomy_checkpoint::spec(&c)?)?;
+            let g = graph::build(&anatomy_checkpoint::spec(&c, lenient())?)?;
             let r = anatomy_checkpoint::verify::verify(&g, &c)?;
             let out = if json {
                 let list = |v: Vec<String>| serde_json::json!(v);
@@ -390,7 +403,7 @@ fn run_model(
 ) -> anatomy_core::Result<String> {
     use anatomy_core::Error;
     let c = anatomy_checkpoint::open(path)?;
-    let spec = anatomy_checkpoint::spec(&c)?;
+    let spec = anatomy_checkpoint::spec(&c, lenient())?;
     let shown = path.display().to_string();
     let tokenizer = || -> anatomy_core::Result<tokenizers::Tokenizer> {
         if c.format == anatomy_checkpoint::Format::Gguf {
@@ -583,7 +596,7 @@ fn run_values(model: &str, g: &graph::Graph) -> Option<render::html::ops::Values
     let path = std::path::Path::new(model);
     if anatomy_checkpoint::is_checkpoint(path) {
         let c = anatomy_checkpoint::open(path).ok()?;
-        let spec = anatomy_checkpoint::spec(&c).ok()?;
+        let spec = anatomy_checkpoint::spec(&c, lenient()).ok()?;
         let tok = if c.format == anatomy_checkpoint::Format::Gguf {
             anatomy_exec::tokenizer::from_gguf(path).ok()?
         } else {

@@ -53,12 +53,12 @@ pub fn open(path: &Path) -> Result<Checkpoint, Error> {
     }
 }
 
-/// The Spec of a checkpoint, from its config.
-pub fn spec(c: &Checkpoint) -> Result<anatomy_core::spec::Spec, Error> {
+/// The Spec of a checkpoint, from its config; `lenient` as for a config.json.
+pub fn spec(c: &Checkpoint, lenient: bool) -> Result<anatomy_core::spec::Spec, Error> {
     let name = Path::new(&c.path)
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("model")
         .to_string();
-    anatomy_core::families::load(&c.config_file, &c.config, &name)
+    anatomy_core::families::load(&c.config_file, &c.config, &name, lenient)
 }

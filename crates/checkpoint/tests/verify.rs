@@ -52,7 +52,7 @@ fn checkpoint(
 ) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
-    let g = graph::build(&families::load("c", config, "t").unwrap()).unwrap();
+    let g = graph::build(&families::load("c", config, "t", false).unwrap()).unwrap();
     let mut tensors: Vec<_> = manifest(&g, Naming::Hf)
         .unwrap()
         .into_iter()
@@ -65,7 +65,7 @@ fn checkpoint(
 
 fn check(dir: &Path) -> anatomy_checkpoint::verify::Report {
     let c = open(dir).unwrap();
-    let g = graph::build(&spec(&c).unwrap()).unwrap();
+    let g = graph::build(&spec(&c, false).unwrap()).unwrap();
     verify(&g, &c).unwrap()
 }
 
@@ -164,10 +164,10 @@ fn fp8_block_scales_are_the_same_weights() {
         json!({
             "n_routed_experts": 4, "num_experts_per_tok": 2, "n_group": 1, "topk_group": 1, "moe_intermediate_size": 16,
             "kv_lora_rank": 16, "q_lora_rank": 24, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
-            "first_k_dense_replace": 1, "num_nextn_predict_layers": 1
+            "first_k_dense_replace": 1, "num_nextn_predict_layers": 1, "num_key_value_heads": 4
         }),
     );
-    let g = graph::build(&families::load("c", &config, "t").unwrap()).unwrap();
+    let g = graph::build(&families::load("c", &config, "t", false).unwrap()).unwrap();
     let dir = checkpoint(&config, |t| {
         for (name, shape, dtype) in t.iter_mut() {
             if name.ends_with("proj.weight") && shape.len() == 2 {
@@ -301,7 +301,7 @@ mod smollm2;
 fn smollm2_gguf_verifies_clean() {
     let Some(path) = smollm2::gguf() else { return };
     let c = open(&path).unwrap();
-    let g = graph::build(&spec(&c).unwrap()).unwrap();
+    let g = graph::build(&spec(&c, false).unwrap()).unwrap();
     let r = verify(&g, &c).unwrap();
     assert!(r.clean(), "{r:?}");
     assert_eq!(r.matched, 272);
@@ -348,7 +348,7 @@ fn malformed_gguf_are_errors_not_panics() {
             Err(e) => assert!(e.file.ends_with("m.gguf"), "{e}"),
             Ok(c) => {
                 // A prefix that still holds the whole header reads, and the spec is still checked.
-                let _ = spec(&c);
+                let _ = spec(&c, false);
             }
         }
     }

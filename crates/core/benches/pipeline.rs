@@ -10,7 +10,8 @@ fn pipeline(c: &mut Criterion) {
         group.bench_function(entry.name, |b| {
             b.iter(|| {
                 let spec =
-                    families::load_json(entry.name, black_box(entry.json), entry.name).unwrap();
+                    families::load_json(entry.name, black_box(entry.json), entry.name, false)
+                        .unwrap();
                 let g = graph::build(&spec).unwrap();
                 let s = stats::stats(&g, None);
                 let out = render::render(
@@ -53,7 +54,7 @@ fn build_and_stats(c: &mut Criterion) {
     ] {
         group.bench_function(name, |b| {
             b.iter(|| {
-                let spec = families::load_json(name, black_box(json), name).unwrap();
+                let spec = families::load_json(name, black_box(json), name, false).unwrap();
                 let g = graph::build(&spec).unwrap();
                 black_box(stats::stats(&g, None).total_params)
             })

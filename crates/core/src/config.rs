@@ -5,6 +5,9 @@
 
 use crate::error::{Error, Result};
 use serde_json::{Map, Value};
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+use std::rc::Rc;
 
 /// Upper bounds on structural counts. They bound what anatomy allocates for one model (a per-layer
 /// plan, one manifest entry per expert) by what any real model needs, with room to spare.
@@ -19,6 +22,9 @@ pub struct Config<'a> {
     /// JSON path prefix of this object (`text_config.`), for error messages.
     pub prefix: String,
     pub map: &'a Map<String, Value>,
+    /// JSON paths of every key a loader looked at, shared by an object and its sub-objects: what
+    /// no loader read is accounted for afterwards (`families::account`).
+    read: Rc<RefCell<BTreeSet<String>>>,
 }
 
 impl<'a> Config<'a> {
@@ -28,6 +34,7 @@ impl<'a> Config<'a> {
                 file,
                 prefix: String::new(),
                 map,
+                read: Rc::default(),
             }),
             _ => Err(Error::file(
                 file,
@@ -38,12 +45,13 @@ impl<'a> Config<'a> {
 
     /// The nested object `key` (such as `text_config`), if present and an object.
     pub fn sub(&self, key: &str) -> Result<Option<Config<'a>>> {
-        match self.map.get(key) {
-            None | Some(Value::Null) => Ok(None),
+        match self.get(key) {
+            None => Ok(None),
             Some(Value::Object(map)) => Ok(Some(Config {
                 file: self.file,
                 prefix: format!("{}{}.", self.prefix, key),
                 map,
+                read: self.read.clone(),
             })),
             Some(other) => Err(self.err(key, format!("must be an object, found {}", kind(other)))),
         }
@@ -54,14 +62,70 @@ impl<'a> Config<'a> {
     }
 
     pub fn has(&self, key: &str) -> bool {
-        !matches!(self.map.get(key), None | Some(Value::Null))
+        self.get(key).is_some()
+    }
+
+    /// Is `key` in the object at all, even as `null` (an explicit null can mean "off", where
+    /// absence means the class default)?
+    pub fn present(&self, key: &str) -> bool {
+        self.mark(key);
+        self.map.contains_key(key)
     }
 
     pub fn get(&self, key: &str) -> Option<&'a Value> {
+        self.mark(key);
         match self.map.get(key) {
             None | Some(Value::Null) => None,
             Some(v) => Some(v),
         }
+    }
+
+    fn mark(&self, key: &str) {
+        if self.map.contains_key(key) {
+            self.read
+                .borrow_mut()
+                .insert(format!("{}{key}", self.prefix));
+        }
+    }
+
+    /// The same object seen from its enclosing prefix (a multimodal wrapper's top level as the
+    /// text model's config), sharing what has been read.
+    pub fn view(&self) -> Config<'a> {
+        Config {
+            file: self.file,
+            prefix: self.prefix.clone(),
+            map: self.map,
+            read: self.read.clone(),
+        }
+    }
+
+    /// Every key of this object and of the objects a loader entered (`sub`) that no loader read,
+    /// as (JSON path, value), in file order.
+    pub fn unread(&self) -> Vec<(String, &'a Value)> {
+        let read = self.read.borrow();
+        let mut out = Vec::new();
+        fn walk<'v>(
+            prefix: &str,
+            map: &'v Map<String, Value>,
+            read: &BTreeSet<String>,
+            out: &mut Vec<(String, &'v Value)>,
+        ) {
+            for (k, v) in map {
+                let path = format!("{prefix}{k}");
+                if !read.contains(&path) {
+                    out.push((path, v));
+                } else if let Value::Object(inner) = v {
+                    // An object a loader entered: its keys are accounted one by one. One it only
+                    // looked at (present or not) is whole.
+                    let inner_prefix = format!("{path}.");
+                    if read.iter().any(|r| r.starts_with(&inner_prefix)) {
+                        walk(&inner_prefix, inner, read, out);
+                    }
+                }
+            }
+        }
+        walk(&self.prefix, self.map, &read, &mut out);
+        out
     }
 
     /// A size that must be a positive integer; `default` is the config class's default.

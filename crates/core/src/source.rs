@@ -33,7 +33,8 @@ pub struct Loaded {
     pub origin: Origin,
 }
 
-pub fn load(arg: &str) -> Result<Loaded> {
+/// Load MODEL; `lenient` turns config keys anatomy does not understand from errors into notes.
+pub fn load(arg: &str, lenient: bool) -> Result<Loaded> {
     let path = Path::new(arg);
     if path.exists() {
         let file = if path.is_dir() {
@@ -47,7 +48,7 @@ pub fn load(arg: &str) -> Result<Loaded> {
         }
         let text = read_bounded(&file, &shown)?;
         let name = model_name(&file);
-        let spec = families::load_json(&shown, &text, &name)?;
+        let spec = families::load_json(&shown, &text, &name, lenient)?;
         return Ok(Loaded {
             spec,
             origin: Origin::File(shown),
@@ -55,7 +56,7 @@ pub fn load(arg: &str) -> Result<Loaded> {
     }
     if let Some(entry) = catalog::get(arg) {
         let file = format!("catalog:{}", entry.name);
-        let spec = families::load_json(&file, entry.json, entry.name)?;
+        let spec = families::load_json(&file, entry.json, entry.name, lenient)?;
         return Ok(Loaded {
             spec,
             origin: Origin::Catalog {

@@ -39,6 +39,23 @@ pub struct Spec {
     pub not_drawn: Vec<NotDrawn>,
     /// Auxiliary modules outside the main forward pass.
     pub mtp_layers: u64,
+    /// Config keys anatomy did not understand and ignored because it was asked to (`--lenient`):
+    /// every view that prints figures says so.
+    pub ignored: Vec<Ignored>,
+}
+
+/// A config key ignored under `--lenient`, with its value as JSON.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ignored {
+    /// JSON path of the key (`text_config.rope_scaling.mrope_section`).
+    pub key: String,
+    pub value: String,
+}
+
+impl std::fmt::Display for Ignored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "anatomy ignored: {} = {}", self.key, self.value)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -113,6 +130,9 @@ pub enum QkNorm {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mla {
     pub q_lora_rank: Option<u64>,
+    /// The Q and KV down-projections carry a bias (`attention_bias`; the output projection's
+    /// is `Attention::o_bias`).
+    pub bias: bool,
     pub kv_lora_rank: u64,
     pub qk_nope_head_dim: u64,
     pub qk_rope_head_dim: u64,
@@ -121,7 +141,7 @@ pub struct Mla {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mlp {
     pub intermediate: u64,
-    pub act: String,
+    pub act: Act,
     /// gate ⊙ act(…) · up (SwiGLU, GeGLU) rather than a plain two-matrix MLP.
     pub gated: bool,
     pub bias: bool,
@@ -232,10 +252,11 @@ pub enum Position {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rope {
-    pub theta: f64,
-    pub scaling: RopeScaling,
-    /// RoPE base of sliding-window layers when it differs (Gemma 3's local base).
-    pub local_theta: Option<f64>,
+    /// The frequencies of full-attention layers (of every layer unless `sliding` is set).
+    pub full: RopeFreqs,
+    /// The frequencies of sliding-window layers when they differ (Gemma 3: its own base, no
+    /// scaling): transformers' `rope_parameters` per layer type.
+    pub sliding: Option<RopeFreqs>,
     /// Fraction of head_dim that is rotated (1.0 for all of it).
     pub partial: f64,
     /// Rotates interleaved pairs (x₀,x₁), (x₂,x₃) … (Llama 4, as complex numbers) rather than
@@ -243,33 +264,224 @@ pub struct Rope {
     pub interleaved: bool,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct RopeScaling {
-    /// default, linear, dynamic, llama3, yarn, longrope.
-    pub kind: String,
-    pub factor: Option<f64>,
-    pub original_context: Option<u64>,
-    /// Other numeric parameters, as given (low_freq_factor, beta_fast …).
-    pub params: Vec<(String, f64)>,
-}
-
-impl RopeScaling {
-    pub fn none() -> Self {
-        RopeScaling {
-            kind: "default".into(),
-            factor: None,
-            original_context: None,
-            params: vec![],
+impl Rope {
+    /// The frequencies a layer of this span uses.
+    pub fn freqs(&self, span: AttnSpan) -> &RopeFreqs {
+        match (span, &self.sliding) {
+            (AttnSpan::Sliding(_), Some(s)) => s,
+            _ => &self.full,
         }
     }
 
-    /// The numeric parameter `name` (beta_fast, mscale_all_dim …), or `default` when the config
-    /// does not give it.
-    pub fn param(&self, name: &str, default: f64) -> f64 {
-        self.params
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or(default, |p| p.1)
+    /// Rotated dims of a head of `head_dim`: transformers' `int(head_dim × partial)`, made even.
+    pub fn rotary_dim(&self, head_dim: u64) -> u64 {
+        ((head_dim as f64 * self.partial) as u64) / 2 * 2
+    }
+}
+
+/// One set of rotary frequencies: a base and how it is scaled.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RopeFreqs {
+    pub theta: f64,
+    pub scaling: RopeScaling,
+}
+
+/// How a RoPE's inverse frequencies are rescaled for longer contexts, with every parameter
+/// resolved to the value transformers computes with (`modeling_rope_utils`). Every view, the
+/// executor and the reference code match this exhaustively; the loader refuses any other kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RopeScaling {
+    None,
+    /// Every frequency divided by `factor` (positions interpolated).
+    Linear {
+        factor: f64,
+    },
+    /// Dynamic NTK: the base grows with the sequence once it passes `original` positions
+    /// (transformers' `max_position_embeddings`); below that the frequencies are unscaled.
+    Dynamic {
+        factor: f64,
+        original: u64,
+    },
+    /// Llama 3.1: long wavelengths slowed by `factor`, short ones kept, a smooth ramp between.
+    Llama3 {
+        factor: f64,
+        low_freq_factor: f64,
+        high_freq_factor: f64,
+        original: u64,
+    },
+    /// YaRN: interpolation by `factor` ramped in between the dims that turn `beta_fast` and
+    /// `beta_slow` times over `original` positions; cos and sin scaled by `attention_factor`.
+    Yarn {
+        factor: f64,
+        original: u64,
+        beta_fast: f64,
+        beta_slow: f64,
+        attention_factor: f64,
+        /// Round the ramp's ends to whole dims (transformers' default; gpt-oss turns it off).
+        truncate: bool,
+    },
+    /// LongRoPE (Phi-3 long-context): one rescale factor per frequency, `short` up to
+    /// `original` positions and `long` beyond; cos and sin scaled by `attention_factor`.
+    LongRope {
+        short: Vec<f64>,
+        long: Vec<f64>,
+        original: u64,
+        attention_factor: f64,
+    },
+}
+
+impl RopeScaling {
+    /// The name transformers gives this kind (`rope_type`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RopeScaling::None => "default",
+            RopeScaling::Linear { .. } => "linear",
+            RopeScaling::Dynamic { .. } => "dynamic",
+            RopeScaling::Llama3 { .. } => "llama3",
+            RopeScaling::Yarn { .. } => "yarn",
+            RopeScaling::LongRope { .. } => "longrope",
+        }
+    }
+
+    /// The factor by which the context is stretched, where the kind has one.
+    pub fn factor(&self) -> Option<f64> {
+        match self {
+            RopeScaling::None | RopeScaling::LongRope { .. } => None,
+            RopeScaling::Linear { factor }
+            | RopeScaling::Dynamic { factor, .. }
+            | RopeScaling::Llama3 { factor, .. }
+            | RopeScaling::Yarn { factor, .. } => Some(*factor),
+        }
+    }
+}
+
+impl RopeScaling {
+    /// In words (`llama3 scaling ×8 from 8192 positions`); empty for none.
+    pub fn describe(&self) -> String {
+        use crate::fmt::float;
+        match self {
+            RopeScaling::None => String::new(),
+            RopeScaling::Linear { factor } => format!("linear scaling ×{}", float(*factor)),
+            RopeScaling::Dynamic { factor, original } => {
+                format!(
+                    "dynamic NTK scaling ×{} beyond {original} positions",
+                    float(*factor)
+                )
+            }
+            RopeScaling::Llama3 {
+                factor, original, ..
+            } => {
+                format!(
+                    "llama3 scaling ×{} from {original} positions",
+                    float(*factor)
+                )
+            }
+            RopeScaling::Yarn {
+                factor,
+                original,
+                truncate,
+                ..
+            } => format!(
+                "YaRN scaling ×{} from {original} positions{}",
+                float(*factor),
+                if *truncate {
+                    ""
+                } else {
+                    " (ramp not truncated)"
+                }
+            ),
+            RopeScaling::LongRope { original, .. } => {
+                format!("LongRoPE per-dim factors (short up to {original} positions, long beyond)")
+            }
+        }
+    }
+}
+
+impl RopeFreqs {
+    /// `θ=500000, llama3 scaling ×8 from 8192 positions`.
+    pub fn describe(&self) -> String {
+        let scaling = self.scaling.describe();
+        let theta = crate::fmt::float(self.theta);
+        if scaling.is_empty() {
+            format!("θ={theta}")
+        } else {
+            format!("θ={theta}, {scaling}")
+        }
+    }
+}
+
+impl Rope {
+    /// The frequencies in words, with the sliding layers' own where they differ.
+    pub fn describe(&self) -> String {
+        match &self.sliding {
+            None => self.full.describe(),
+            Some(s) => format!(
+                "{} in full-attention layers; {} in sliding layers",
+                self.full.describe(),
+                s.describe()
+            ),
+        }
+    }
+}
+
+/// An MLP activation, as transformers' `ACT2FN` computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Act {
+    /// x·σ(x) (`silu`, `swish`).
+    Silu,
+    /// x·Φ(x) with the exact normal CDF (`gelu`).
+    Gelu,
+    /// GELU's tanh approximation (`gelu_new`, `gelu_pytorch_tanh`, `gelu_fast`, `gelu_accurate`).
+    GeluTanh,
+    /// x·σ(1.702·x) (`quick_gelu`).
+    QuickGelu,
+    Relu,
+    /// relu(x)² (`relu2`).
+    Relu2,
+}
+
+impl Act {
+    /// The activation a config names, or `None` for one anatomy does not compute.
+    pub fn parse(name: &str) -> Option<Act> {
+        Some(match name {
+            "silu" | "swish" => Act::Silu,
+            "gelu" | "gelu_python" => Act::Gelu,
+            "gelu_new" | "gelu_pytorch_tanh" | "gelu_fast" | "gelu_accurate"
+            | "gelu_python_tanh" => Act::GeluTanh,
+            "quick_gelu" => Act::QuickGelu,
+            "relu" => Act::Relu,
+            "relu2" => Act::Relu2,
+            _ => return None,
+        })
+    }
+
+    /// The names `parse` accepts, for error messages.
+    pub const NAMES: &'static str =
+        "silu, swish, gelu, gelu_python, gelu_new, gelu_pytorch_tanh, gelu_fast, \
+        gelu_accurate, gelu_python_tanh, quick_gelu, relu, relu2";
+
+    /// Short display name (`SiLU`, `GELU-tanh`).
+    pub fn label(self) -> &'static str {
+        match self {
+            Act::Silu => "SiLU",
+            Act::Gelu => "GELU",
+            Act::GeluTanh => "GELU-tanh",
+            Act::QuickGelu => "QuickGELU",
+            Act::Relu => "ReLU",
+            Act::Relu2 => "ReLU²",
+        }
+    }
+
+    /// The name in words, for prose.
+    pub fn words(self) -> &'static str {
+        match self {
+            Act::Silu => "SiLU",
+            Act::Gelu => "GELU (exact, with the error function)",
+            Act::GeluTanh => "tanh-approximated GELU",
+            Act::QuickGelu => "quick GELU, x·σ(1.702x)",
+            Act::Relu => "ReLU",
+            Act::Relu2 => "squared ReLU",
+        }
     }
 }
 

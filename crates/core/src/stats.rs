@@ -19,6 +19,8 @@ pub struct Stats {
     pub kv_cache: KvCache,
     pub weight_bytes: WeightBytes,
     pub flops: Flops,
+    /// Config keys ignored under `--lenient` (`key = value`); empty otherwise.
+    pub ignored: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -126,6 +128,11 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
 
     let sat = |x: u128| x.min(u64::MAX as u128) as u64;
     Stats {
+        ignored: spec
+            .ignored
+            .iter()
+            .map(|i| format!("{} = {}", i.key, i.value))
+            .collect(),
         model: spec.name.clone(),
         total_params: sat(total),
         active_params: sat(active),

@@ -8,7 +8,7 @@ fn base() -> Value {
 }
 
 fn err_of(v: &Value) -> anatomy_core::Error {
-    match families::load_json("cfg.json", &v.to_string(), "t")
+    match families::load_json("cfg.json", &v.to_string(), "t", false)
         .and_then(|s| graph::build(&s).map(|_| ()))
     {
         Ok(()) => panic!("expected an error for {v}"),
@@ -62,8 +62,13 @@ fn zero_negative_and_non_integer_sizes() {
 #[test]
 fn missing_size_takes_the_class_default() {
     // LlamaConfig's default intermediate_size is 11008.
-    let spec =
-        families::load_json("cfg.json", &without("intermediate_size").to_string(), "t").unwrap();
+    let spec = families::load_json(
+        "cfg.json",
+        &without("intermediate_size").to_string(),
+        "t",
+        false,
+    )
+    .unwrap();
     assert_eq!(spec.mlp.intermediate, 11008);
 }
 
@@ -125,11 +130,12 @@ fn invalid_json_gives_line_and_column() {
         "cfg.json",
         "{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 12,,\n}",
         "t",
+        false,
     )
     .unwrap_err();
     assert_eq!(e.file, "cfg.json");
     assert!(e.message.contains("invalid JSON at line 3, column"), "{e}");
-    let e = families::load_json("cfg.json", "[1, 2]", "t").unwrap_err();
+    let e = families::load_json("cfg.json", "[1, 2]", "t", false).unwrap_err();
     assert!(e.message.contains("expected a JSON object"), "{e}");
 }
 
@@ -148,11 +154,13 @@ fn unknown_rope_type() {
 
 #[test]
 fn missing_file_and_near_miss_names() {
-    let e = source::load("/no/such/dir/config.json").err().unwrap();
+    let e = source::load("/no/such/dir/config.json", false)
+        .err()
+        .unwrap();
     assert!(e.message.contains("no such file"), "{e}");
-    let e = source::load("llama-3.2-3").err().unwrap();
+    let e = source::load("llama-3.2-3", false).err().unwrap();
     assert!(e.message.contains("did you mean `llama-3.2-3b`?"), "{e}");
-    let e = source::load("qwen3-0.6").err().unwrap();
+    let e = source::load("qwen3-0.6", false).err().unwrap();
     assert!(e.message.contains("`qwen3-0.6b`"), "{e}");
 }
 
@@ -176,31 +184,36 @@ fn rope_base_and_eps_defaults_per_family() {
     ] {
         // GLM-4.5's default 96 heads do not divide its default hidden size: give head_dim.
         let config = json!({ "model_type": model_type, "head_dim": 128 });
-        let spec = families::load_json("c.json", &config.to_string(), "t").unwrap();
+        let spec = families::load_json("c.json", &config.to_string(), "t", false).unwrap();
         let anatomy_core::spec::Position::Rope(r) = &spec.position else {
             panic!("{model_type}")
         };
-        assert_eq!((r.theta, spec.norm.eps), (theta, eps), "{model_type}");
+        assert_eq!((r.full.theta, spec.norm.eps), (theta, eps), "{model_type}");
     }
 }
 
 #[test]
 fn both_rope_formats_load() {
     // Classic: rope_theta + rope_scaling; transformers 5: rope_parameters.
-    let classic = families::load_json("a.json", &base().to_string(), "t").unwrap();
+    let classic = families::load_json("a.json", &base().to_string(), "t", false).unwrap();
     let mut v5 = base();
     let obj = v5.as_object_mut().unwrap();
     let mut params = obj.remove("rope_scaling").unwrap();
     params["rope_theta"] = obj.remove("rope_theta").unwrap();
     obj.insert("rope_parameters".into(), params);
-    let modern = families::load_json("b.json", &v5.to_string(), "t").unwrap();
+    let modern = families::load_json("b.json", &v5.to_string(), "t", false).unwrap();
     assert_eq!(classic.position, modern.position);
     let anatomy_core::spec::Position::Rope(r) = &modern.position else {
         panic!()
     };
+    assert_eq!(r.full.theta, 500000.0);
     assert_eq!(
-        (r.theta, r.scaling.kind.as_str(), r.scaling.factor),
-        (500000.0, "llama3", Some(32.0))
+        r.full.scaling,
+        anatomy_core::spec::RopeScaling::Llama3 {
+            factor: 32.0,
+            low_freq_factor: 1.0,
+            high_freq_factor: 4.0,
+            original: 8192
+        }
     );
-    assert_eq!(r.scaling.original_context, Some(8192));
 }

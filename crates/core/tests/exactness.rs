@@ -19,7 +19,8 @@ fn fixture(name: &str) -> Value {
 }
 
 fn check(name: &str, config_file: &str, json: &str) {
-    let spec = families::load_json(config_file, json, name).unwrap_or_else(|e| panic!("{e}"));
+    let spec =
+        families::load_json(config_file, json, name, false).unwrap_or_else(|e| panic!("{e}"));
     let g = graph::build(&spec).unwrap();
     let expected = fixture(name);
     let all: BTreeMap<String, Vec<u64>> =

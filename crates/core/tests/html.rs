@@ -4,7 +4,7 @@ use anatomy_core::render::html::{escape, json_for_script, page, PageInput};
 use anatomy_core::{graph, source};
 
 fn page_of(model: &str) -> String {
-    let loaded = source::load(model).unwrap();
+    let loaded = source::load(model, false).unwrap();
     let g = graph::build(&loaded.spec).unwrap();
     page(&PageInput {
         graph: &g,

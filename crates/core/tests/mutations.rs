@@ -36,7 +36,7 @@ proptest! {
             let key = keys[k % keys.len()].clone();
             if remove { obj.remove(&key); } else { obj.insert(key, val); }
         }
-        if let Ok(spec) = families::load_json("m.json", &v.to_string(), "m") {
+        if let Ok(spec) = families::load_json("m.json", &v.to_string(), "m", false) {
             if let Ok(g) = graph::build(&spec) {
                 let s = stats::stats(&g, Some(4096));
                 prop_assert!(s.active_params <= s.total_params);

@@ -4,7 +4,7 @@ use anatomy_core::{catalog, graph, render, source};
 use unicode_width::UnicodeWidthStr;
 
 fn show(model: &str, width: usize, step: Option<usize>) -> String {
-    let loaded = source::load(model).unwrap();
+    let loaded = source::load(model, false).unwrap();
     let g = graph::build(&loaded.spec).unwrap();
     render::render(
         &g,
@@ -152,13 +152,13 @@ fn glm45_group_routing() {
 /// `anatomy ops`: glyphs, repeats (active experts of all), layer variants, named dims.
 #[test]
 fn deepseek_ops_list() {
-    let g = graph::build(&source::load("deepseek-v3").unwrap().spec).unwrap();
+    let g = graph::build(&source::load("deepseek-v3", false).unwrap().spec).unwrap();
     insta::assert_snapshot!(anatomy_core::render::report::ops(&g));
 }
 
 #[test]
 fn llama_3_2_3b_has_the_22_steps_of_seed_000() {
-    let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();
+    let g = graph::build(&source::load("llama-3.2-3b", false).unwrap().spec).unwrap();
     let titles: Vec<String> = g.steps().iter().map(|v| v.step.title.clone()).collect();
     assert_eq!(
         titles,
@@ -224,7 +224,7 @@ fn every_catalog_model_fits_every_width() {
 
 #[test]
 fn step_out_of_range_is_an_error() {
-    let g = graph::build(&source::load("llama-3.2-3b").unwrap().spec).unwrap();
+    let g = graph::build(&source::load("llama-3.2-3b", false).unwrap().spec).unwrap();
     let e = render::render(
         &g,
         &render::Options {
@@ -239,7 +239,7 @@ fn step_out_of_range_is_an_error() {
 
 #[test]
 fn color_only_when_asked() {
-    let g = graph::build(&source::load("smollm2-135m").unwrap().spec).unwrap();
+    let g = graph::build(&source::load("smollm2-135m", false).unwrap().spec).unwrap();
     let plain = render::render(
         &g,
         &render::Options {

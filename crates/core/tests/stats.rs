@@ -4,7 +4,7 @@
 use anatomy_core::{graph, source, stats};
 
 fn stats_of(model: &str, context: Option<u64>) -> stats::Stats {
-    let g = graph::build(&source::load(model).unwrap().spec).unwrap();
+    let g = graph::build(&source::load(model, false).unwrap().spec).unwrap();
     stats::stats(&g, context)
 }
 
@@ -111,7 +111,7 @@ fn layer_runs_in_stats() {
 /// MQA: one K/V head shared by every query head.
 #[test]
 fn mqa_caches_one_head() {
-    let mut spec = source::load("llama-3.2-1b").unwrap().spec;
+    let mut spec = source::load("llama-3.2-1b", false).unwrap().spec;
     spec.attn.kv_heads = 1;
     spec.attn.kind = anatomy_core::spec::AttnKind::Mqa;
     let g = graph::build(&spec).unwrap();

@@ -9,6 +9,7 @@ mod math;
 pub mod model;
 pub mod npy;
 mod pool;
+pub mod rope;
 pub mod tiny;
 pub mod tokenizer;
 pub mod values;

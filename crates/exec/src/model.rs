@@ -5,10 +5,11 @@
 
 use crate::attention;
 use crate::linear::with_values;
+use crate::rope;
 use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
-use anatomy_core::spec::{AttnSpan, NormKind, NormPlace, Position, QkNorm, Scoring, Spec};
+use anatomy_core::spec::{Act, NormKind, NormPlace, Position, QkNorm, Scoring, Spec};
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 
@@ -355,13 +356,10 @@ impl Model {
         }
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
-            let theta = match (plan.attn, r.local_theta) {
-                (AttnSpan::Sliding(_), Some(local)) => local,
-                _ => r.theta,
-            };
-            let (cos, sin) = rope_tables(spec, theta, cache.pos, t).map_err(ce)?;
-            q = rope(&q, &cos, &sin, r.interleaved).map_err(ce)?;
-            k = rope(&k, &cos, &sin, r.interleaved).map_err(ce)?;
+            let dim = r.rotary_dim(a.head_dim) as usize;
+            let (cos, sin) = rope::tables(r.freqs(plan.attn), dim, cache.pos, t).map_err(ce)?;
+            q = rope::rotate(&q, &cos, &sin, r.interleaved).map_err(ce)?;
+            k = rope::rotate(&k, &cos, &sin, r.interleaved).map_err(ce)?;
             self.keep(Some(b), "q", &q);
             self.keep(Some(b), "k", &k);
             if a.qk_norm == QkNorm::L2 {
@@ -454,7 +452,7 @@ impl Model {
         );
         let q = match m.q_lora_rank {
             Some(_) => {
-                let qa = self.proj(x, Role::QA, b, false)?;
+                let qa = self.proj(x, Role::QA, b, m.bias)?;
                 self.keep(Some(b), "q_latent", &qa);
                 let qn = self.norm(&qa, Role::QANorm, Some(b))?;
                 self.keep(Some(b), "q_latent_norm", &qn);
@@ -473,7 +471,7 @@ impl Model {
             .narrow(2, nope, rd)
             .and_then(|t| t.contiguous())
             .map_err(ce)?;
-        let kva = self.proj(x, Role::KvA, b, false)?; // [t, kv_lora + rope]
+        let kva = self.proj(x, Role::KvA, b, m.bias)?; // [t, kv_lora + rope]
         let latent = kva.narrow(1, 0, kvl).map_err(ce)?;
         self.keep(Some(b), "kv_latent", &latent);
         let c_kv = self.norm(&latent, Role::KvANorm, Some(b))?;
@@ -486,9 +484,16 @@ impl Model {
         let Position::Rope(r) = &spec.position else {
             unreachable!("MLA has RoPE")
         };
-        let (cos, sin) = rope_tables_dim(spec, r.theta, cache.pos, t, rd).map_err(ce)?;
-        let q_rot = rope(&q_rot, &cos, &sin, r.interleaved).map_err(ce)?;
-        let k_rot = rope(&k_rot, &cos, &sin, r.interleaved).map_err(ce)?;
+        let span = spec.plan[b].attn;
+        let (cos, sin) = rope::tables(
+            r.freqs(span),
+            r.rotary_dim(rd as u64) as usize,
+            cache.pos,
+            t,
+        )
+        .map_err(ce)?;
+        let q_rot = rope::rotate(&q_rot, &cos, &sin, r.interleaved).map_err(ce)?;
+        let k_rot = rope::rotate(&k_rot, &cos, &sin, r.interleaved).map_err(ce)?;
         self.keep(Some(b), "k_pe_rot", &k_rot);
         let kv = self
             .proj(&c_kv, Role::KvB, b, false)?
@@ -510,22 +515,24 @@ impl Model {
     }
 
     fn act(&self, x: &Tensor) -> R<Tensor> {
-        match self.spec.mlp.act.as_str() {
-            "gelu_pytorch_tanh" | "gelu_new" | "gelu_fast" => x.gelu(),
-            "gelu" => x.gelu_erf(),
-            "relu" => x.relu(),
-            _ => x.silu(),
+        match self.spec.mlp.act {
+            Act::Silu => x.silu(),
+            Act::GeluTanh => x.gelu(),
+            Act::Gelu => x.gelu_erf(),
+            Act::QuickGelu => x * sigmoid(&x.affine(1.702, 0.0)?)?,
+            Act::Relu => x.relu(),
+            Act::Relu2 => x.relu()?.sqr(),
         }
     }
 
     /// act(g) ⊙ u, in one pass for SiLU.
     fn act_mul(&self, g: &Tensor, u: &Tensor) -> R<Tensor> {
-        match self.spec.mlp.act.as_str() {
-            "gelu_pytorch_tanh" | "gelu_new" | "gelu_fast" | "gelu" | "relu" => self.act(g)? * u,
-            _ => {
+        match self.spec.mlp.act {
+            Act::Silu => {
                 let y = with_values(g, |g| with_values(u, |u| crate::math::silu_mul(g, u)))??;
                 Tensor::from_vec(y, g.dims(), &Device::Cpu)
             }
+            Act::Gelu | Act::GeluTanh | Act::QuickGelu | Act::Relu | Act::Relu2 => self.act(g)? * u,
         }
     }
 
@@ -822,139 +829,4 @@ fn norm(x: &Tensor, w: &Tensor, b: Option<&Tensor>, spec: &Spec) -> R<Tensor> {
             }
         }
     }
-}
-
-/// cos and sin of RoPE for positions start..start+t: [t, rotary_dim].
-fn rope_tables(spec: &Spec, theta: f64, start: usize, t: usize) -> R<(Tensor, Tensor)> {
-    let Position::Rope(r) = &spec.position else {
-        unreachable!("RoPE layer")
-    };
-    let dim = ((spec.attn.head_dim as f64 * r.partial) as usize) / 2 * 2;
-    rope_tables_dim(spec, theta, start, t, dim)
-}
-
-/// The same for an explicit rotary dimension (MLA's rotary key).
-fn rope_tables_dim(
-    spec: &Spec,
-    theta: f64,
-    start: usize,
-    t: usize,
-    dim: usize,
-) -> R<(Tensor, Tensor)> {
-    let Position::Rope(r) = &spec.position else {
-        unreachable!("RoPE layer")
-    };
-    let mut inv: Vec<f64> = (0..dim / 2)
-        .map(|i| 1.0 / theta.powf(2.0 * i as f64 / dim as f64))
-        .collect();
-    let param = |k: &str, d: f64| r.scaling.param(k, d);
-    let factor = r.scaling.factor.unwrap_or(1.0);
-    let old = r.scaling.original_context.unwrap_or(spec.context) as f64;
-    let mut attention_factor = 1.0;
-    match r.scaling.kind.as_str() {
-        "linear" => inv.iter_mut().for_each(|f| *f /= factor),
-        "llama3" => {
-            let (low, high) = (
-                param("low_freq_factor", 1.0),
-                param("high_freq_factor", 4.0),
-            );
-            let (low_wl, high_wl) = (old / low, old / high);
-            for f in inv.iter_mut() {
-                let wl = 2.0 * std::f64::consts::PI / *f;
-                let scaled = if wl > low_wl { *f / factor } else { *f };
-                let smooth = (old / wl - low) / (high - low);
-                *f = if wl >= high_wl && wl <= low_wl {
-                    (1.0 - smooth) * scaled / factor + smooth * scaled
-                } else {
-                    scaled
-                };
-            }
-        }
-        "yarn" => {
-            let get = |m: f64| {
-                if factor <= 1.0 {
-                    1.0
-                } else {
-                    0.1 * m * factor.ln() + 1.0
-                }
-            };
-            let (ms, ms_all) = (param("mscale", 0.0), param("mscale_all_dim", 0.0));
-            attention_factor = param(
-                "attention_factor",
-                if ms != 0.0 && ms_all != 0.0 {
-                    get(ms) / get(ms_all)
-                } else {
-                    get(1.0)
-                },
-            );
-            let cdim = |rot: f64| {
-                (dim as f64 * (old / (rot * 2.0 * std::f64::consts::PI)).ln()) / (2.0 * theta.ln())
-            };
-            let (mut lo, mut hi) = (
-                cdim(param("beta_fast", 32.0)),
-                cdim(param("beta_slow", 1.0)),
-            );
-            if param("truncate", 1.0) != 0.0 {
-                lo = lo.floor();
-                hi = hi.ceil();
-            }
-            let (lo, mut hi) = (lo.max(0.0), hi.min(dim as f64 - 1.0));
-            if lo == hi {
-                hi += 0.001;
-            }
-            for (i, f) in inv.iter_mut().enumerate() {
-                let ramp = ((i as f64 - lo) / (hi - lo)).clamp(0.0, 1.0);
-                let extra = 1.0 - ramp;
-                *f = *f / factor * (1.0 - extra) + *f * extra;
-            }
-        }
-        _ => {}
-    }
-    let mut cos = Vec::with_capacity(t * dim);
-    let mut sin = Vec::with_capacity(t * dim);
-    for p in start..start + t {
-        for half in 0..2 {
-            let _ = half;
-            for f in &inv {
-                // Computed in f32 like transformers: position × inverse frequency in float32.
-                let a = (p as f32) * (*f as f32);
-                cos.push(a.cos() * attention_factor as f32);
-                sin.push(a.sin() * attention_factor as f32);
-            }
-        }
-    }
-    Ok((
-        Tensor::from_vec(cos, (t, dim), &Device::Cpu)?,
-        Tensor::from_vec(sin, (t, dim), &Device::Cpu)?,
-    ))
-}
-
-/// Rotate the first rotary_dim dims of x [heads, t, hd]: the two halves of each head, or
-/// interleaved pairs; one pass over the values, with transformers' products and sums.
-fn rope(x: &Tensor, cos: &Tensor, sin: &Tensor, interleaved: bool) -> R<Tensor> {
-    let dim = cos.dim(1)?;
-    let (heads, t, hd) = x.dims3()?;
-    let (cos, sin) = (
-        cos.flatten_all()?.to_vec1::<f32>()?,
-        sin.flatten_all()?.to_vec1::<f32>()?,
-    );
-    let mut v = x.flatten_all()?.to_vec1::<f32>()?;
-    let half = dim / 2;
-    for (r, row) in v.chunks_exact_mut(hd).enumerate() {
-        let (c, s) = (&cos[r % t * dim..][..dim], &sin[r % t * dim..][..dim]);
-        for j in 0..half {
-            if interleaved {
-                // Pair j is (x₂ⱼ, x₂ⱼ₊₁) with frequency j: the tables' first half.
-                let (a, b) = (row[2 * j], row[2 * j + 1]);
-                row[2 * j] = a * c[j] - b * s[j];
-                row[2 * j + 1] = a * s[j] + b * c[j];
-            } else {
-                // x·cos + rotate_half(x)·sin, rotate_half(x) = (−x₂, x₁).
-                let (a, b) = (row[j], row[j + half]);
-                row[j] = a * c[j] - b * s[j];
-                row[j + half] = b * c[j + half] + a * s[j + half];
-            }
-        }
-    }
-    Tensor::from_vec(v, (heads, t, hd), &Device::Cpu)
 }

@@ -18,7 +18,7 @@ fn fixtures() -> Vec<PathBuf> {
 
 fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>) {
     let c = anatomy_checkpoint::open(dir).unwrap();
-    let spec = anatomy_checkpoint::spec(&c).unwrap();
+    let spec = anatomy_checkpoint::spec(&c, false).unwrap();
     let w = Weights::load(&c, &spec, &mut |_, _| {}).unwrap();
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
@@ -98,7 +98,7 @@ fn the_kv_cache_gives_the_same_logits() {
 #[test]
 fn every_catalog_model_runs_tiny() {
     for e in anatomy_core::catalog::ENTRIES {
-        let spec = anatomy_core::source::load(e.name).unwrap().spec;
+        let spec = anatomy_core::source::load(e.name, false).unwrap().spec;
         let tiny = anatomy_exec::tiny::shrink(&spec);
         let g = anatomy_core::graph::build(&tiny).unwrap();
         let w = anatomy_exec::tiny::random_weights(&g, 7).unwrap();

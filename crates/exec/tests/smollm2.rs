@@ -29,10 +29,15 @@ fn greedy_continuation_matches_transformers() {
     assert_eq!(prompt, ids("prompt_ids"), "tokenization");
 
     let c = anatomy_checkpoint::open(&path).unwrap();
-    let spec = anatomy_checkpoint::spec(&c).unwrap();
+    let spec = anatomy_checkpoint::spec(&c, false).unwrap();
     let model = Model::new(
         spec,
-        Weights::load(&c, &anatomy_checkpoint::spec(&c).unwrap(), &mut |_, _| {}).unwrap(),
+        Weights::load(
+            &c,
+            &anatomy_checkpoint::spec(&c, false).unwrap(),
+            &mut |_, _| {},
+        )
+        .unwrap(),
     )
     .unwrap();
 

@@ -6,7 +6,7 @@
 //! V3 and GLM score experts with a sigmoid, pick them with a correction bias and within the best
 //! groups; V2 uses a softmax. Defaults follow `DeepseekV2Config`, `DeepseekV3Config`, `Glm4MoeConfig`.
 
-use super::{heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k};
+use super::{heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k, RopeDefaults};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -27,13 +27,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.context = cfg.size("max_position_embeddings", Some(context))?;
     s.mlp = Mlp {
         intermediate: cfg.size("intermediate_size", Some(inter))?,
-        act: cfg.string("hidden_act", "silu")?,
+        act: super::act(cfg, "hidden_act", "silu")?,
         gated: true,
         bias: false,
         fused_gate_up: false,
     };
     s.norm = pre_rms(cfg, if glm { 1e-5 } else { 1e-6 })?;
-    let mut r = rope(cfg, 10_000.0)?;
+    let mut r = rope(cfg, &RopeDefaults::new(10_000.0, s.context))?;
     if glm && !cfg.has("partial_rotary_factor") && r.partial == 1.0 {
         r.partial = 0.5; // Glm4MoeConfig's default
     }
@@ -53,10 +53,27 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         };
     } else {
         let h = cfg.size("num_attention_heads", Some(heads_d))?;
+        if v2 && !s.hidden.is_multiple_of(h) {
+            return Err(cfg.err(
+                "hidden_size",
+                format!("is {}, not a multiple of num_attention_heads ({h}); DeepseekV2Config requires it", s.hidden),
+            ));
+        }
+        // transformers repeats MLA's per-head keys num_heads / num_key_value_heads times, which
+        // only fits when they are equal.
+        if let Some(kv) = cfg.opt_size("num_key_value_heads")? {
+            if kv != h {
+                return Err(cfg.err(
+                    "num_key_value_heads",
+                    format!("is {kv}; with multi-head latent attention it must equal num_attention_heads ({h})"),
+                ));
+            }
+        }
+        let bias = cfg.flag("attention_bias", false)?;
         let nope = cfg.size("qk_nope_head_dim", Some(128))?;
         let rope_d = cfg.size("qk_rope_head_dim", Some(64))?;
         let vd = cfg.size("v_head_dim", Some(128))?;
-        let q_lora = if cfg.map.contains_key("q_lora_rank") {
+        let q_lora = if cfg.present("q_lora_rank") {
             cfg.opt_size("q_lora_rank")?
         } else {
             Some(1536)
@@ -70,18 +87,21 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             ));
         }
         let qk = nope + rope_d;
-        // YaRN's attention factor enters the score scale squared (DeepSeek's mscale_all_dim).
-        let mscale = match (&r.scaling.kind[..], r.scaling.factor) {
-            ("yarn", Some(f)) => {
-                let all = r.scaling.param("mscale_all_dim", 0.0);
-                if all != 0.0 {
-                    (0.1 * all * f.ln() + 1.0).powi(2)
-                } else {
-                    1.0
+        // With any RoPE scaling, `mscale_all_dim` enters the score scale squared
+        // (transformers' `yarn_apply_mscale`).
+        let mut mscale = 1.0;
+        if let Some(p) = match cfg.sub("rope_parameters")? {
+            Some(p) => Some(p),
+            None => cfg.sub("rope_scaling")?,
+        } {
+            let all = p.opt_float("mscale_all_dim")?.unwrap_or(0.0);
+            if r.full.scaling != RopeScaling::None && all != 0.0 {
+                let f = p.float("factor", 1.0)?;
+                if f > 1.0 {
+                    mscale = (0.1 * all * f.ln() + 1.0).powi(2);
                 }
             }
-            _ => 1.0,
-        };
+        }
         s.attn = Attention {
             kind: AttnKind::Mla,
             heads: h,
@@ -89,7 +109,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             head_dim: qk,
             v_head_dim: vd,
             qkv_bias: false,
-            o_bias: false,
+            o_bias: bias,
             qk_norm: QkNorm::None,
             softcap: None,
             sinks: false,
@@ -97,6 +117,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             scale_mult: mscale,
             mla: Some(Mla {
                 q_lora_rank: q_lora,
+                bias,
                 kv_lora_rank: cfg.size("kv_lora_rank", Some(512))?,
                 qk_nope_head_dim: nope,
                 qk_rope_head_dim: rope_d,
@@ -112,15 +133,27 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let k = top_k(cfg, e, if v2 { None } else { Some(8) })?;
     let n_shared = cfg.count("n_shared_experts", shared)?;
     let moe_f = cfg.size("moe_intermediate_size", Some(moe_inter))?;
-    let (n_group, topk_group) = if v2 && cfg.string("topk_method", "greedy")? == "greedy" {
-        (1, 1)
-    } else {
-        let default = if glm || v2 { 1 } else { 8 };
-        (
-            cfg.size("n_group", Some(default))?,
-            cfg.size("topk_group", Some(if glm || v2 { 1 } else { 4 }))?,
-        )
-    };
+    // V2 groups experts only with `group_limited_greedy`; V3 and GLM always.
+    let default_groups = if glm || v2 { (1, 1) } else { (8, 4) };
+    let groups = (
+        cfg.size("n_group", Some(default_groups.0))?,
+        cfg.size("topk_group", Some(default_groups.1))?,
+    );
+    let (n_group, topk_group) =
+        if !v2 {
+            groups
+        } else {
+            match cfg.string("topk_method", "greedy")?.as_str() {
+                "greedy" => (1, 1),
+                "group_limited_greedy" => groups,
+                other => return Err(cfg.err(
+                    "topk_method",
+                    format!(
+                        "is `{other}`; DeepSeek-V2 routes with `greedy` or `group_limited_greedy`"
+                    ),
+                )),
+            }
+        };
     if e % n_group != 0 {
         return Err(cfg.err(
             "n_group",

@@ -5,7 +5,7 @@
 //! Gemma 3 with its own RoPE base for local layers and per-head QK-norm; Gemma 2 with attention
 //! and final logit softcaps. Defaults follow `Gemma2Config` and `Gemma3TextConfig`.
 
-use super::{heads, layer_count, layer_types, plain_attention, rope};
+use super::{heads, layer_count, layer_types, plain_attention, rope, RopeDefaults};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -36,7 +36,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     // Gemma 2 caps scores at 50 and logits at 30 unless told otherwise (an explicit null turns a
     // cap off); Gemma 3 caps neither.
     let cap = |key: &str, gemma2_default: f64| -> Result<Option<f64>> {
-        if cfg.map.contains_key(key) {
+        if cfg.present(key) {
             cfg.opt_float(key)
         } else {
             Ok((!gemma3).then_some(gemma2_default))
@@ -45,10 +45,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.attn.softcap = cap("attn_logit_softcapping", 50.0)?;
     s.final_softcap = cap("final_logit_softcapping", 30.0)?;
     // Gemma reads `hidden_activation`; `hidden_act` is a legacy alias some configs carry too.
-    let act = match cfg.opt_string("hidden_activation")? {
-        Some(a) => a,
-        None => "gelu_pytorch_tanh".into(),
-    };
+    let act = super::act(cfg, "hidden_activation", "gelu_pytorch_tanh")?;
     s.mlp = Mlp {
         intermediate: cfg.size("intermediate_size", Some(9216))?,
         act,
@@ -63,12 +60,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         unit_offset: true,
         place: NormPlace::Sandwich,
     };
-    let window = if cfg.map.contains_key("sliding_window") {
+    let window = if cfg.present("sliding_window") {
         cfg.opt_size("sliding_window")?
     } else {
         Some(4096)
     };
-    let spans = match layer_types(cfg, s.layers, window)? {
+    let spans = match layer_types(cfg, s.layers, window, false)? {
         Some(spans) => spans,
         None => {
             // Gemma 2 alternates local and global; Gemma 3 has `sliding_window_pattern` − 1 local per global.
@@ -93,18 +90,17 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             moe: false,
         })
         .collect();
-    let mut r = rope(cfg, if gemma3 { 1_000_000.0 } else { 10_000.0 })?;
-    if gemma3 {
-        let local = match cfg
-            .sub("rope_parameters")?
-            .map(|p| p.sub("sliding_attention"))
-            .transpose()?
-            .flatten()
-        {
-            Some(p) => p.float("rope_theta", 10_000.0)?,
-            None => cfg.float("rope_local_base_freq", 10_000.0)?,
-        };
-        r.local_theta = Some(local);
+    let mut r = rope(
+        cfg,
+        &RopeDefaults::new(if gemma3 { 1_000_000.0 } else { 10_000.0 }, s.context),
+    )?;
+    if gemma3 && r.sliding.is_none() {
+        // Gemma3TextConfig puts `rope_scaling` on the full-attention layers only; local layers
+        // rotate with their own base, unscaled.
+        r.sliding = Some(RopeFreqs {
+            theta: cfg.float("rope_local_base_freq", 10_000.0)?,
+            scaling: RopeScaling::None,
+        });
     }
     s.position = Position::Rope(r);
     s.tied = cfg.flag("tie_word_embeddings", true)?;

@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
 
-pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
+pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result<Spec> {
     let mut s = super::skeleton(name, "gpt2", family);
     s.hidden = cfg.size_any(&["n_embd", "hidden_size"], Some(768))?;
     s.vocab = cfg.size("vocab_size", Some(50257))?;
@@ -47,7 +47,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
             Some(n) => n,
             None => 4 * s.hidden,
         },
-        act: cfg.string("activation_function", "gelu_new")?,
+        act: super::act(cfg, "activation_function", "gelu_new")?,
         gated: false,
         bias: true,
         fused_gate_up: false,

@@ -5,12 +5,13 @@
 
 use super::{
     experts, heads, layer_count, layer_types, plain_attention, plain_moe, pre_rms, rope, top_k,
+    RopeDefaults,
 };
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
 
-pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
+pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result<Spec> {
     let mut s = super::skeleton(name, "gpt_oss", family);
     s.vocab = cfg.size("vocab_size", Some(201_088))?;
     s.hidden = cfg.size("hidden_size", Some(2880))?;
@@ -27,7 +28,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
     let f = cfg.size("intermediate_size", Some(2880))?;
     s.mlp = Mlp {
         intermediate: f,
-        act: cfg.string("hidden_act", "silu")?,
+        act: super::act(cfg, "hidden_act", "silu")?,
         gated: true,
         bias: true,
         fused_gate_up: false,
@@ -43,12 +44,12 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         gate_up_interleaved: true,
         ..plain_moe(e, k, f)
     });
-    let window = if cfg.map.contains_key("sliding_window") {
+    let window = if cfg.present("sliding_window") {
         cfg.opt_size("sliding_window")?
     } else {
         Some(128)
     };
-    let spans = match layer_types(cfg, s.layers, window)? {
+    let spans = match layer_types(cfg, s.layers, window, false)? {
         Some(spans) => spans,
         None => (0..s.layers)
             .map(|i| match window {
@@ -66,17 +67,19 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         })
         .collect();
     s.norm = pre_rms(cfg, 1e-5)?;
-    let mut r = rope(cfg, 150_000.0)?;
-    if !cfg.has("rope_scaling") && !cfg.has("rope_parameters") {
-        // GptOssConfig's default: YaRN ×32 from 4096 tokens.
-        r.scaling = RopeScaling {
-            kind: "yarn".into(),
-            factor: Some(32.0),
-            original_context: Some(4096),
-            params: vec![("beta_fast".into(), 32.0), ("beta_slow".into(), 1.0)],
-        };
-    }
-    s.position = Position::Rope(r);
+    // GptOssConfig's default: YaRN ×32 from 4096 tokens, without truncation.
+    let defaults = RopeDefaults {
+        scaling: Some(|_| RopeScaling::Yarn {
+            factor: 32.0,
+            original: 4096,
+            beta_fast: 32.0,
+            beta_slow: 1.0,
+            attention_factor: 0.1 * 32f64.ln() + 1.0,
+            truncate: false,
+        }),
+        ..RopeDefaults::new(150_000.0, s.context)
+    };
+    s.position = Position::Rope(rope(cfg, &defaults)?);
     s.tied = cfg.flag("tie_word_embeddings", false)?;
     s.layout = Layout::GptOss;
     Ok(s)

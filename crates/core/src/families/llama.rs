@@ -4,7 +4,9 @@
 //! Pre-norm decoder, RMSNorm, RoPE, gated SiLU MLP; they differ by defaults, biases, QK-norm,
 //! sliding windows and routed experts. Defaults follow each family's `transformers` config class.
 
-use super::{heads, layer_count, layer_types, plain_attention, plain_moe, pre_rms, rope, top_k};
+use super::{
+    heads, layer_count, layer_types, plain_attention, plain_moe, pre_rms, rope, top_k, RopeDefaults,
+};
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
 use crate::spec::*;
@@ -113,6 +115,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let layers = layer_count(cfg, &["num_hidden_layers"], Some(d.layers))?;
     let (heads, kv_heads, head_dim) = heads(cfg, hidden, Some(d.heads), d.kv_heads, d.head_dim)?;
     let intermediate = cfg.size("intermediate_size", Some(d.intermediate))?;
+    let context = cfg.size("max_position_embeddings", Some(d.context))?;
 
     let qwen2 = model_type == "qwen2";
     let qwen3 = matches!(model_type, "qwen3" | "qwen3_moe");
@@ -128,7 +131,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     // from layer max_window_layers on, unless layer_types says otherwise.
     let spans: Vec<AttnSpan> = match model_type {
         "mistral" => {
-            let window = if cfg.map.contains_key("sliding_window") {
+            let window = if cfg.present("sliding_window") {
                 cfg.opt_size("sliding_window")?
             } else {
                 Some(4096)
@@ -143,36 +146,40 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             vec![span; layers as usize]
         }
         "smollm3" => {
-            let window = if cfg.flag("use_sliding_window", false)? {
-                cfg.opt_size("sliding_window")?
-            } else {
-                None
-            };
-            layer_types(cfg, layers, window)?
-                .unwrap_or_else(|| vec![AttnSpan::Full; layers as usize])
+            // Sliding windows, when on, only in the layers without RoPE.
+            let use_sliding = cfg.flag("use_sliding_window", false)?;
+            let window = cfg.opt_size("sliding_window")?.filter(|_| use_sliding);
+            let nope = rope_layers(cfg, model_type, layers)?;
+            match layer_types(cfg, layers, window, true)? {
+                Some(spans) => spans,
+                None => nope
+                    .iter()
+                    .map(|rope| match window {
+                        Some(w) if !rope => AttnSpan::Sliding(w),
+                        _ => AttnSpan::Full,
+                    })
+                    .collect(),
+            }
         }
         "qwen2" | "qwen3" | "qwen3_moe" => {
+            // The window applies only with use_sliding_window, from layer max_window_layers on,
+            // unless layer_types says which layers; without it, "sliding" layers attend fully.
             let use_sliding = cfg.flag("use_sliding_window", false)?;
-            let window = if use_sliding {
-                if cfg.map.contains_key("sliding_window") {
-                    cfg.opt_size("sliding_window")?
-                } else {
-                    Some(4096)
-                }
+            let window = if cfg.present("sliding_window") {
+                cfg.opt_size("sliding_window")?
             } else {
-                None
-            };
-            match layer_types(cfg, layers, window)? {
+                Some(4096)
+            }
+            .filter(|_| use_sliding);
+            let from = cfg.count("max_window_layers", 28)?;
+            match layer_types(cfg, layers, window, true)? {
                 Some(spans) => spans,
-                None => {
-                    let from = cfg.count("max_window_layers", 28)?;
-                    (0..layers)
-                        .map(|i| match window {
-                            Some(w) if i >= from => AttnSpan::Sliding(w),
-                            _ => AttnSpan::Full,
-                        })
-                        .collect()
-                }
+                None => (0..layers)
+                    .map(|i| match window {
+                        Some(w) if i >= from => AttnSpan::Sliding(w),
+                        _ => AttnSpan::Full,
+                    })
+                    .collect(),
             }
         }
         _ => vec![AttnSpan::Full; layers as usize],
@@ -192,7 +199,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         vocab,
         hidden,
         layers,
-        context: cfg.size("max_position_embeddings", Some(d.context))?,
+        context,
         embedding: Embedding {
             scale_by_sqrt_hidden: false,
             learned_positions: None,
@@ -205,7 +212,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         },
         mlp: Mlp {
             intermediate,
-            act: cfg.string("hidden_act", "silu")?,
+            act: super::act(cfg, "hidden_act", "silu")?,
             gated: true,
             bias: mlp_bias,
             fused_gate_up: false,
@@ -218,15 +225,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             .map(|((attn, moe), rope)| LayerPlan { attn, rope, moe })
             .collect(),
         norm: pre_rms(cfg, eps_default)?,
-        position: Position::Rope(rope(
-            cfg,
-            // MixtralConfig and SmolLM3Config have their own default bases.
-            match model_type {
-                "mixtral" => 1_000_000.0,
-                "smollm3" => 2_000_000.0,
-                _ => 10_000.0,
-            },
-        )?),
+        position: Position::Rope(rope(cfg, &rope_defaults(model_type, context))?),
         tied: cfg.flag("tie_word_embeddings", model_type == "smollm3")?,
         final_softcap: None,
         layout: if model_type == "mixtral" {
@@ -237,6 +236,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         hf_prefix: String::new(),
         not_drawn: vec![],
         mtp_layers: 0,
+        ignored: vec![],
     };
     match model_type {
         // Phi-3 stores q, k and v as one tensor, and gate and up as another.
@@ -318,11 +318,22 @@ fn rope_layers(cfg: &Config, model_type: &str, layers: u64) -> Result<Vec<bool>>
         },
         "1 (RoPE) or 0 (no RoPE)",
     )?;
-    match listed {
-        Some(l) => Ok(l),
-        None => {
-            let every = cfg.size("no_rope_layer_interval", Some(4))?;
-            Ok((0..layers).map(|i| (i + 1) % every != 0).collect())
-        }
+    let every = cfg.size("no_rope_layer_interval", Some(4))?;
+    Ok(listed.unwrap_or_else(|| (0..layers).map(|i| (i + 1) % every != 0).collect()))
+}
+
+/// RoPE as each config class defaults it: MixtralConfig and SmolLM3Config have their own bases;
+/// Phi3Config has its own pretraining length (4096) and reads `su` and `yarn` as `longrope`.
+fn rope_defaults(model_type: &str, context: u64) -> RopeDefaults {
+    let theta = match model_type {
+        "mixtral" => 1_000_000.0,
+        "smollm3" => 2_000_000.0,
+        _ => 10_000.0,
+    };
+    let mut d = RopeDefaults::new(theta, context);
+    if model_type == "phi3" {
+        d.original = Some(4096);
+        d.renames = &[("su", "longrope"), ("yarn", "longrope")];
     }
+    d
 }

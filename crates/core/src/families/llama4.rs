@@ -4,12 +4,14 @@
 //! stacked experts, a sigmoid router scaling each expert's input, and one shared expert; dense
 //! layers of width `intermediate_size_mlp`. Defaults follow `Llama4TextConfig`.
 
-use super::{experts, heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k};
+use super::{
+    experts, heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k, RopeDefaults,
+};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
 
-pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
+pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result<Spec> {
     let mut s = super::skeleton(name, "llama4_text", family);
     s.vocab = cfg.size("vocab_size", Some(202_048))?;
     s.hidden = cfg.size("hidden_size", Some(5120))?;
@@ -27,10 +29,9 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         },
         ..plain_attention(h, kv, hd)
     };
-    let act = cfg.string("hidden_act", "silu")?;
     s.mlp = Mlp {
         intermediate: cfg.size("intermediate_size_mlp", Some(16384))?,
-        act,
+        act: super::act(cfg, "hidden_act", "silu")?,
         gated: true,
         bias: false,
         fused_gate_up: false,
@@ -75,7 +76,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
             (0..n).map(|i| (i + 1) % step == 0).collect()
         }
     };
-    let chunk = if cfg.map.contains_key("attention_chunk_size") {
+    let chunk = if cfg.present("attention_chunk_size") {
         cfg.opt_size("attention_chunk_size")?
     } else {
         Some(8192)
@@ -91,7 +92,7 @@ pub fn load(cfg: &Config, family: &str, name: &str) -> Result<Spec> {
         })
         .collect();
     s.norm = pre_rms(cfg, 1e-5)?;
-    let mut r = rope(cfg, 500_000.0)?;
+    let mut r = rope(cfg, &RopeDefaults::new(500_000.0, s.context))?;
     r.interleaved = true; // Llama 4 rotates (x₂ᵢ, x₂ᵢ₊₁) pairs as complex numbers
     s.position = Position::Rope(r);
     s.tied = cfg.flag("tie_word_embeddings", false)?;

@@ -10,37 +10,17 @@ mod gpt2;
 mod gpt_oss;
 mod llama;
 mod llama4;
+mod registry;
 
 use crate::config::{Config, MAX_LAYERS};
 use crate::error::{Error, Result};
-use crate::spec::{AttnKind, AttnSpan, NotDrawn, Rope, RopeScaling, Spec};
+use crate::spec::{AttnKind, AttnSpan, Ignored, NotDrawn, Rope, RopeFreqs, RopeScaling, Spec};
 use serde_json::Value;
 
-/// The `model_type`s anatomy reads, with their family's display name.
-pub const SUPPORTED: &[(&str, &str)] = &[
-    ("llama", "Llama"),
-    ("mistral", "Mistral"),
-    ("qwen2", "Qwen2"),
-    ("qwen3", "Qwen3"),
-    ("mixtral", "Mixtral"),
-    ("qwen3_moe", "Qwen3-MoE"),
-    ("smollm3", "SmolLM3"),
-    ("phi3", "Phi-3"),
-    ("olmo2", "OLMo 2"),
-    ("gpt2", "GPT-2"),
-    ("gemma2", "Gemma 2"),
-    ("gemma3", "Gemma 3"),
-    ("gemma3_text", "Gemma 3"),
-    ("deepseek_v2", "DeepSeek-V2"),
-    ("deepseek_v3", "DeepSeek-V3"),
-    ("glm4_moe", "GLM-4.5"),
-    ("gpt_oss", "gpt-oss"),
-    ("llama4", "Llama 4"),
-    ("llama4_text", "Llama 4"),
-];
+pub use registry::{Family, FAMILIES};
 
 /// Parse `text` (the contents of `file`) as a config.json and load its Spec.
-pub fn load_json(file: &str, text: &str, name: &str) -> Result<Spec> {
+pub fn load_json(file: &str, text: &str, name: &str, lenient: bool) -> Result<Spec> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         Error::file(
             file,
@@ -52,7 +32,7 @@ pub fn load_json(file: &str, text: &str, name: &str) -> Result<Spec> {
             ),
         )
     })?;
-    load(file, &value, name)
+    load(file, &value, name, lenient)
 }
 
 fn json_reason(e: &serde_json::Error) -> String {
@@ -64,7 +44,10 @@ fn json_reason(e: &serde_json::Error) -> String {
     }
 }
 
-pub fn load(file: &str, value: &Value, name: &str) -> Result<Spec> {
+/// Load the Spec of a config.json's `value`. Every key must be one the family's loader reads or
+/// one its registry row knows leaves the forward pass unchanged; any other is refused with an error
+/// naming it, or, when `lenient`, listed in the Spec's `ignored`.
+pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec> {
     let top = Config::new(file, value)?;
     let model_type = top.opt_string("model_type")?.ok_or_else(|| {
         top.err(
@@ -78,78 +61,106 @@ pub fn load(file: &str, value: &Value, name: &str) -> Result<Spec> {
         .and_then(|a| a.get(0))
         .and_then(|a| a.as_str())
         == Some("DeepseekV3ForCausalLM");
-    let model_type = if declares_v3 && !SUPPORTED.iter().any(|(t, _)| *t == model_type) {
-        "deepseek_v3".to_string()
-    } else {
-        model_type
-    };
-    let family = SUPPORTED
-        .iter()
-        .find(|(t, _)| *t == model_type)
-        .map(|(_, f)| *f)
-        .ok_or_else(|| {
-            top.err(
+    let (row, model_type) = match registry::find(&model_type) {
+        Some(row) => (row, model_type),
+        None if declares_v3 => (
+            registry::find("deepseek_v3").expect("a registry row"),
+            "deepseek_v3".to_string(),
+        ),
+        None => {
+            return Err(top.err(
                 "model_type",
                 format!(
                     "`{model_type}` is not supported; supported model types: {}",
                     supported_list()
                 ),
-            )
-        })?;
+            ))
+        }
+    };
     // A multimodal wrapper holds its language model in `text_config`, stored under `language_model.`.
-    let (cfg, text_type) = match top.sub("text_config")? {
-        Some(text) => {
-            let t = text
-                .opt_string("model_type")?
-                .unwrap_or_else(|| format!("{model_type}_text"));
-            (text, t)
+    let (cfg, text_row) = match row.text {
+        Some(text_type) => {
+            let text = top.sub("text_config")?.ok_or_else(|| {
+                top.err(
+                    "text_config",
+                    format!("is missing; a `{model_type}` config holds its language model there"),
+                )
+            })?;
+            let t = text.opt_string("model_type")?.unwrap_or(text_type.into());
+            let text_row = registry::find(&t).filter(|r| r.text.is_none()).ok_or_else(|| {
+                text.err(
+                    "model_type",
+                    format!("`{t}` is not a language model anatomy reads inside `{model_type}`; expected `{text_type}`"),
+                )
+            })?;
+            (text, text_row)
         }
-        None => (
-            Config {
-                file: top.file,
-                prefix: String::new(),
-                map: top.map,
-            },
-            model_type.clone(),
-        ),
+        None => (top.view(), row),
     };
-    let mut spec = match text_type.as_str() {
-        "gpt2" => gpt2::load(&cfg, family, name)?,
-        "gemma2" | "gemma3_text" => gemma::load(&cfg, &text_type, family, name)?,
-        "deepseek_v2" | "deepseek_v3" | "glm4_moe" => {
-            deepseek::load(&cfg, &text_type, family, name)?
-        }
-        "gpt_oss" => gpt_oss::load(&cfg, family, name)?,
-        "llama4_text" => llama4::load(&cfg, family, name)?,
-        _ => llama::load(&cfg, &text_type, family, name)?,
-    };
-    spec.model_type = model_type.clone();
-    if cfg.prefix.is_empty() {
-        spec.model_type = text_type;
+    let text_type = if row.text.is_some() {
+        text_row.model_type
     } else {
+        &model_type
+    };
+    let mut spec = (text_row.load)(&cfg, text_type, text_row.name, name)?;
+    spec.model_type = model_type.clone();
+    if row.text.is_some() {
+        spec.tied = top.flag("tie_word_embeddings", row.wrapper_tied)?;
         spec.hf_prefix = "language_model.".into();
-        spec.not_drawn = wrapper_parts(&model_type);
+        spec.not_drawn = row
+            .parts
+            .iter()
+            .map(|(what, prefix)| NotDrawn {
+                what: what.to_string(),
+                prefix: prefix.to_string(),
+            })
+            .collect();
     }
     check(&cfg, &spec)?;
+    spec.ignored = account(&top, row, text_row, lenient)?;
     Ok(spec)
 }
 
-/// The parts of a multimodal checkpoint besides its language model.
-fn wrapper_parts(model_type: &str) -> Vec<NotDrawn> {
-    let part = |what: &str, prefix: &str| NotDrawn {
-        what: what.into(),
-        prefix: prefix.into(),
-    };
-    match model_type {
-        "llama4" => vec![
-            part("vision encoder", "vision_model."),
-            part("multimodal projector", "multi_modal_projector."),
-        ],
-        _ => vec![
-            part("vision tower", "vision_tower."),
-            part("multimodal projector", "multi_modal_projector."),
-        ],
+/// Every key no loader read: inert for its family, or refused (listed when `lenient`).
+fn account(top: &Config, row: &Family, text_row: &Family, lenient: bool) -> Result<Vec<Ignored>> {
+    let mut ignored = Vec::new();
+    for (path, value) in top.unread() {
+        let (rows, key) = match path.strip_prefix("text_config.") {
+            Some(inner) if row.text.is_some() => (vec![text_row], inner),
+            _ => (vec![row], path.as_str()),
+        };
+        if rows.iter().any(|r| r.is_inert(key)) {
+            continue;
+        }
+        let shown = value.to_string();
+        let shown = if shown.len() > 120 {
+            format!(
+                "{}…",
+                &shown[..shown
+                    .char_indices()
+                    .nth(117)
+                    .map_or(shown.len(), |(i, _)| i)]
+            )
+        } else {
+            shown
+        };
+        if !lenient {
+            return Err(Error::new(
+                top.file,
+                path.clone(),
+                format!(
+                    "= {shown}: anatomy does not know how this key changes a `{}` model, so its numbers could be wrong; \
+                     remove the key if it is not the model's, or pass --lenient to ignore it (every output then says so)",
+                    text_row.model_type
+                ),
+            ));
+        }
+        ignored.push(Ignored {
+            key: path,
+            value: shown,
+        });
     }
+    Ok(ignored)
 }
 
 /// A Spec with every size zero and every option off, for a loader to fill in.
@@ -185,7 +196,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         },
         mlp: Mlp {
             intermediate: 0,
-            act: "silu".into(),
+            act: crate::spec::Act::Silu,
             gated: true,
             bias: false,
             fused_gate_up: false,
@@ -205,13 +216,14 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         hf_prefix: String::new(),
         not_drawn: Vec::new(),
         mtp_layers: 0,
+        ignored: Vec::new(),
     }
 }
 
 pub fn supported_list() -> String {
-    SUPPORTED
+    FAMILIES
         .iter()
-        .map(|(t, _)| *t)
+        .flat_map(|f| std::iter::once(f.model_type).chain(f.aliases.iter().copied()))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -318,6 +330,21 @@ pub(crate) fn pre_rms(cfg: &Config, eps: f64) -> Result<crate::spec::Norm> {
     })
 }
 
+/// The activation named by `key` (`hidden_act`), as transformers' `ACT2FN` computes it; an
+/// unknown name is refused rather than run as something else.
+pub(crate) fn act(cfg: &Config, key: &str, default: &str) -> Result<crate::spec::Act> {
+    let name = cfg.string(key, default)?;
+    crate::spec::Act::parse(&name).ok_or_else(|| {
+        cfg.err(
+            key,
+            format!(
+                "`{name}` is not an activation anatomy computes; valid: {}",
+                crate::spec::Act::NAMES
+            ),
+        )
+    })
+}
+
 /// The number of routed experts under `key`, positive and at most MAX_EXPERTS.
 pub(crate) fn experts(cfg: &Config, key: &str, default: Option<u64>) -> Result<u64> {
     cfg.bounded(key, cfg.size(key, default)?, crate::config::MAX_EXPERTS)
@@ -344,85 +371,93 @@ fn attn_kind(heads: u64, kv: u64) -> AttnKind {
     }
 }
 
-/// RoPE base and scaling, from `rope_parameters` (transformers 5) or `rope_theta` + `rope_scaling`.
-pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
-    let (params_cfg, theta) = if let Some(p) = cfg.sub("rope_parameters")? {
-        // Per-layer-type parameters (`{"full_attention": {...}, "sliding_attention": {...}}`): the
-        // full-attention entry is the model's main RoPE.
-        let main = match p.sub("full_attention")? {
-            Some(full) => full,
-            None => p,
-        };
-        let theta = main.float("rope_theta", cfg.float("rope_theta", theta_default)?)?;
-        (Some(main), theta)
-    } else {
-        (
-            cfg.sub("rope_scaling")?,
-            cfg.float("rope_theta", theta_default)?,
-        )
-    };
-    if theta <= 0.0 {
+/// What a family's config class says about RoPE when the config does not.
+pub(crate) struct RopeDefaults {
+    pub theta: f64,
+    /// `max_position_embeddings` as read: what dynamic NTK scales from, and the pretraining
+    /// length of llama3, YaRN and LongRoPE when nothing else gives one.
+    pub context: u64,
+    /// The class's own `original_max_position_embeddings` attribute (Phi-3: 4096), which takes
+    /// precedence over the one inside the scaling dict, as in transformers.
+    pub original: Option<u64>,
+    /// RoPE types the class renames (Phi-3 reads `su` and `yarn` as `longrope`).
+    pub renames: &'static [(&'static str, &'static str)],
+    /// The scaling the class uses when the config gives none (gpt-oss: YaRN).
+    pub scaling: Option<fn(&RopeDefaults) -> RopeScaling>,
+}
+
+impl RopeDefaults {
+    pub fn new(theta: f64, context: u64) -> Self {
+        RopeDefaults {
+            theta,
+            context,
+            original: None,
+            renames: &[],
+            scaling: None,
+        }
+    }
+}
+
+/// RoPE base, scaling and rotated fraction, from `rope_parameters` (transformers 5: flat, or one
+/// entry per layer type) or the classic `rope_theta` + `rope_scaling`. Every key of the scaling
+/// dict is read, and every kind is resolved to the numbers transformers computes with
+/// (`modeling_rope_utils`), or refused.
+pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
+    let top_theta = cfg.float("rope_theta", d.theta)?;
+    if top_theta <= 0.0 {
         return Err(cfg.err(
             "rope_theta",
-            format!("is {theta}; it must be a positive number"),
+            format!("is {top_theta}; it must be a positive number"),
         ));
     }
-    let scaling = match &params_cfg {
-        None => RopeScaling::none(),
-        Some(s) => {
-            let kind = match s.opt_string("rope_type")? {
-                Some(k) => k,
-                None => s.string("type", "default")?,
+    // A top-level `original_max_position_embeddings` (an attribute of the config) wins over the
+    // dict's, as `standardize_rope_params` does.
+    let original_attr = match cfg.opt_size("original_max_position_embeddings")? {
+        Some(o) => Some(o),
+        None => d.original,
+    };
+    let params = match cfg.sub("rope_parameters")? {
+        Some(p) => Some(p),
+        None => cfg.sub("rope_scaling")?,
+    };
+    let (full, sliding, partial_in) = match &params {
+        None => {
+            let scaling = d.scaling.map_or(RopeScaling::None, |f| f(d));
+            (
+                RopeFreqs {
+                    theta: top_theta,
+                    scaling,
+                },
+                None,
+                None,
+            )
+        }
+        Some(p) if p.has("full_attention") || p.has("sliding_attention") => {
+            // Per layer type: transformers fills each entry's gaps from the top level.
+            let full = match p.sub("full_attention")? {
+                Some(f) => freqs(&f, top_theta, d, None)?,
+                None => RopeFreqs {
+                    theta: top_theta,
+                    scaling: RopeScaling::None,
+                },
             };
-            const KINDS: &[&str] = &[
-                "default",
-                "linear",
-                "dynamic",
-                "llama3",
-                "yarn",
-                "longrope",
-                "proportional",
-            ];
-            if !KINDS.contains(&kind.as_str()) {
-                return Err(s.err(
-                    "rope_type",
-                    format!(
-                        "`{kind}` is not a RoPE type anatomy knows; valid: {}",
-                        KINDS.join(", ")
-                    ),
-                ));
-            }
-            let mut params = Vec::new();
-            for (k, v) in s.map {
-                if matches!(
-                    k.as_str(),
-                    "rope_type"
-                        | "type"
-                        | "rope_theta"
-                        | "factor"
-                        | "original_max_position_embeddings"
-                        | "partial_rotary_factor"
-                ) {
-                    continue;
-                }
-                if let Some(f) = v.as_f64() {
-                    params.push((k.clone(), f));
-                }
-            }
-            RopeScaling {
-                kind,
-                factor: s.opt_float("factor")?,
-                original_context: s.opt_size("original_max_position_embeddings")?,
-                params,
-            }
+            let sliding = p
+                .sub("sliding_attention")?
+                .map(|s| freqs(&s, top_theta, d, None))
+                .transpose()?;
+            let partial = p
+                .sub("full_attention")?
+                .map(|f| f.opt_float("partial_rotary_factor"))
+                .transpose()?
+                .flatten();
+            (full, sliding, partial)
+        }
+        Some(p) => {
+            let partial = p.opt_float("partial_rotary_factor")?;
+            (freqs(p, top_theta, d, original_attr)?, None, partial)
         }
     };
-    let partial = match params_cfg
-        .as_ref()
-        .map(|p| p.opt_float("partial_rotary_factor"))
-        .transpose()?
-        .flatten()
-    {
+    let partial = match partial_in {
         Some(p) => p,
         None => cfg.float("partial_rotary_factor", 1.0)?,
     };
@@ -433,19 +468,162 @@ pub(crate) fn rope(cfg: &Config, theta_default: f64) -> Result<Rope> {
         ));
     }
     Ok(Rope {
-        theta,
-        scaling,
-        local_theta: None,
+        full,
+        sliding,
         partial,
         interleaved: false,
     })
 }
 
+/// One scaling dict: its base and its kind's parameters, each checked.
+fn freqs(
+    s: &Config,
+    top_theta: f64,
+    d: &RopeDefaults,
+    original_attr: Option<u64>,
+) -> Result<RopeFreqs> {
+    let theta = s.float("rope_theta", top_theta)?;
+    if theta <= 0.0 {
+        return Err(s.err(
+            "rope_theta",
+            format!("is {theta}; it must be a positive number"),
+        ));
+    }
+    let (kind_key, kind) = match s.opt_string("rope_type")? {
+        Some(k) => ("rope_type", k),
+        None => ("type", s.string("type", "default")?),
+    };
+    // Both spellings may be present; the one not used must agree.
+    if s.has("rope_type") {
+        s.get("type");
+    }
+    let kind = d
+        .renames
+        .iter()
+        .find(|(from, _)| *from == kind)
+        .map_or(kind.clone(), |(_, to)| to.to_string());
+    let positive = |key: &str, v: f64| -> Result<f64> {
+        if v > 0.0 {
+            Ok(v)
+        } else {
+            Err(s.err(key, format!("is {v}; it must be a positive number")))
+        }
+    };
+    let factor = |required: bool| -> Result<Option<f64>> {
+        match s.opt_float("factor")? {
+            Some(f) => positive("factor", f).map(Some),
+            None if required => Err(s.err(
+                "factor",
+                format!("is missing; RoPE scaling `{kind}` needs its factor"),
+            )),
+            None => Ok(None),
+        }
+    };
+    let original = |s: &Config| -> Result<u64> {
+        let inner = s.opt_size("original_max_position_embeddings")?;
+        Ok(original_attr.or(inner).unwrap_or(d.context))
+    };
+    let scaling = match kind.as_str() {
+        "default" => RopeScaling::None,
+        "linear" => RopeScaling::Linear {
+            factor: factor(true)?.expect("required"),
+        },
+        "dynamic" => {
+            // transformers scales from `max_position_embeddings`; a pretraining length in the
+            // dict does not enter dynamic NTK.
+            s.get("original_max_position_embeddings");
+            RopeScaling::Dynamic {
+                factor: factor(true)?.expect("required"),
+                original: d.context,
+            }
+        }
+        "llama3" => {
+            let need = |key: &str| -> Result<f64> {
+                match s.opt_float(key)? {
+                    Some(v) => Ok(v),
+                    None => Err(s.err(key, "is missing; llama3 RoPE scaling needs it")),
+                }
+            };
+            let (low, high) = (need("low_freq_factor")?, need("high_freq_factor")?);
+            RopeScaling::Llama3 {
+                factor: factor(true)?.expect("required"),
+                low_freq_factor: low,
+                high_freq_factor: high,
+                original: original(s)?,
+            }
+        }
+        "yarn" => {
+            let original = original(s)?;
+            let factor = factor(false)?.unwrap_or(d.context as f64 / original as f64);
+            let get = |scale: f64, m: f64| if scale <= 1.0 { 1.0 } else { 0.1 * m * scale.ln() + 1.0 };
+            let mscale = s.opt_float("mscale")?.unwrap_or(0.0);
+            let mscale_all = s.opt_float("mscale_all_dim")?.unwrap_or(0.0);
+            let attention_factor = match s.opt_float("attention_factor")? {
+                Some(a) => positive("attention_factor", a)?,
+                None if mscale != 0.0 && mscale_all != 0.0 => get(factor, mscale) / get(factor, mscale_all),
+                None => get(factor, 1.0),
+            };
+            // transformers reads `beta_fast or 32`: a zero counts as absent.
+            let beta = |key: &str, default: f64| -> Result<f64> {
+                Ok(s.opt_float(key)?.filter(|b| *b != 0.0).unwrap_or(default))
+            };
+            RopeScaling::Yarn {
+                factor,
+                original,
+                beta_fast: beta("beta_fast", 32.0)?,
+                beta_slow: beta("beta_slow", 1.0)?,
+                attention_factor,
+                truncate: s.flag("truncate", true)?,
+            }
+        }
+        "longrope" => {
+            let original = original(s)?;
+            let list = |key: &str| -> Result<Vec<f64>> {
+                let v = s
+                    .list_any(key, |v| v.as_f64().filter(|f| f.is_finite() && *f > 0.0), "a positive number")?
+                    .ok_or_else(|| s.err(key, "is missing; longrope RoPE scaling needs one factor per rotated pair of dims"))?;
+                Ok(v)
+            };
+            let (short, long) = (list("short_factor")?, list("long_factor")?);
+            if short.len() != long.len() {
+                return Err(s.err(
+                    "long_factor",
+                    format!("has {} entries and short_factor {}; they must be as long (one per rotated pair of dims)", long.len(), short.len()),
+                ));
+            }
+            let factor = factor(false)?.unwrap_or(d.context as f64 / original as f64);
+            let attention_factor = match s.opt_float("attention_factor")? {
+                Some(a) => positive("attention_factor", a)?,
+                None if factor <= 1.0 => 1.0,
+                None => (1.0 + factor.ln() / (original as f64).ln()).sqrt(),
+            };
+            RopeScaling::LongRope {
+                short,
+                long,
+                original,
+                attention_factor,
+            }
+        }
+        other => {
+            return Err(s.err(
+                kind_key,
+                format!(
+                    "`{other}` is not a RoPE type anatomy computes; valid: default, linear, dynamic, llama3, yarn, longrope"
+                ),
+            ))
+        }
+    };
+    Ok(RopeFreqs { theta, scaling })
+}
+
 /// Per-layer attention spans from `layer_types` (`"sliding_attention"`, `"full_attention"`, …).
+/// `unwindowed_is_full`: a "sliding_attention" layer without a window attends fully (Qwen's
+/// classes drop the window when `use_sliding_window` is off), rather than being an error.
 pub(crate) fn layer_types(
     cfg: &Config,
     layers: u64,
     window: Option<u64>,
+    unwindowed_is_full: bool,
 ) -> Result<Option<Vec<AttnSpan>>> {
     let parsed = cfg.list(
         "layer_types",
@@ -463,6 +641,7 @@ pub(crate) fn layer_types(
         out.push(match (k, window) {
             (None, _) => AttnSpan::Full,
             (Some(()), Some(w)) => AttnSpan::Sliding(w),
+            (Some(()), None) if unwindowed_is_full => AttnSpan::Full,
             (Some(()), None) => return Err(cfg.err(
                 "sliding_window",
                 "is missing, but layer_types has sliding_attention layers; give the window size",
@@ -478,7 +657,31 @@ pub(crate) fn layer_types(
 fn check(cfg: &Config, spec: &Spec) -> Result<()> {
     let a = &spec.attn;
     // RoPE rotates pairs of dims; transformers refuses an odd rotary dimension too.
+    if spec.norm.eps < 0.0 {
+        return Err(cfg.err(
+            "rms_norm_eps",
+            format!(
+                "is {}; a norm's epsilon must not be negative",
+                spec.norm.eps
+            ),
+        ));
+    }
     if let crate::spec::Position::Rope(r) = &spec.position {
+        // LongRoPE rescales each rotated pair of dims by its own factor.
+        let pairs = r.rotary_dim(a.mla.as_ref().map_or(a.head_dim, |m| m.qk_rope_head_dim)) / 2;
+        for f in std::iter::once(&r.full).chain(&r.sliding) {
+            if let RopeScaling::LongRope { short, .. } = &f.scaling {
+                if short.len() as u64 != pairs {
+                    return Err(cfg.err(
+                        "rope_scaling.short_factor",
+                        format!(
+                            "has {} entries; LongRoPE needs one per rotated pair of dims, {pairs} here",
+                            short.len()
+                        ),
+                    ));
+                }
+            }
+        }
         let rotary = (a.head_dim as f64 * r.partial) as u64;
         if rotary % 2 == 1 && spec.plan.iter().any(|l| l.rope) && a.mla.is_none() {
             let field = if cfg.has("head_dim") {

@@ -61,21 +61,12 @@ impl Builder<'_> {
     fn rope_text(&self) -> String {
         match &self.spec.position {
             Position::Rope(r) => {
-                let mut s = format!("θ = {}", r.theta);
-                if let Some(local) = r.local_theta {
-                    s += &format!(" (sliding layers: {local})");
-                }
+                let mut s = r.describe();
                 if r.partial < 1.0 {
                     s += &format!(", first {}% of dims rotated", fmt_f(r.partial * 100.0));
                 }
                 if r.interleaved {
                     s += ", interleaved pairs";
-                }
-                if r.scaling.kind != "default" {
-                    s += &format!(", {} scaling", r.scaling.kind);
-                    if let Some(f) = r.scaling.factor {
-                        s += &format!(" ×{f}");
-                    }
                 }
                 s
             }
@@ -488,19 +479,22 @@ impl Builder<'_> {
         let mut nodes = Vec::new();
         let (q_role, q_input, q_cols) = match m.q_lora_rank {
             Some(ql) => {
-                nodes.push(self.linear(lin(
-                    Role::QA,
-                    "Q down-projection",
-                    "Wqa",
-                    "Cq",
-                    x_in,
-                    ql,
-                    d,
-                    ql,
-                    None,
-                    false,
-                    format!("Compress the input to a {ql}-dim query latent"),
-                )));
+                nodes.push(self.linear(Linear {
+                    bias: m.bias,
+                    ..lin(
+                        Role::QA,
+                        "Q down-projection",
+                        "Wqa",
+                        "Cq",
+                        x_in,
+                        ql,
+                        d,
+                        ql,
+                        None,
+                        false,
+                        format!("Compress the input to a {ql}-dim query latent"),
+                    )
+                }));
                 let mut norm = self.norm_step(
                     "Q latent RMSNorm",
                     Role::QANorm,
@@ -519,19 +513,22 @@ impl Builder<'_> {
             }
             None => (Role::Q, x_in, d),
         };
-        nodes.push(self.linear(lin(
-            Role::KvA,
-            "KV down-projection",
-            "Wkva",
-            "Ckv",
-            x_in,
-            kvl,
-            d,
-            kvl + rope_d,
-            Some(format!("0:{kvl}")),
-            false,
-            format!("Compress the input to the {kvl}-dim KV latent that every head expands"),
-        )));
+        nodes.push(self.linear(Linear {
+            bias: m.bias,
+            ..lin(
+                Role::KvA,
+                "KV down-projection",
+                "Wkva",
+                "Ckv",
+                x_in,
+                kvl,
+                d,
+                kvl + rope_d,
+                Some(format!("0:{kvl}")),
+                false,
+                format!("Compress the input to the {kvl}-dim KV latent that every head expands"),
+            )
+        }));
         let mut norm = self.norm_step(
             "KV latent RMSNorm",
             Role::KvANorm,
@@ -551,19 +548,24 @@ impl Builder<'_> {
         {
             *cached = true;
         }
-        nodes.push(self.linear(lin(
-            Role::KvA,
-            "Shared rotary key projection",
-            "Wkva",
-            "Kₚₑ",
-            x_in,
-            rope_d,
-            d,
-            kvl + rope_d,
-            Some(format!("{kvl}:{}", kvl + rope_d)),
-            false,
-            format!("Project the {rope_d}-dim key part that carries position, shared by all heads"),
-        )));
+        nodes.push(self.linear(Linear {
+            bias: m.bias,
+            ..lin(
+                Role::KvA,
+                "Shared rotary key projection",
+                "Wkva",
+                "Kₚₑ",
+                x_in,
+                rope_d,
+                d,
+                kvl + rope_d,
+                Some(format!("{kvl}:{}", kvl + rope_d)),
+                false,
+                format!(
+                    "Project the {rope_d}-dim key part that carries position, shared by all heads"
+                ),
+            )
+        }));
         nodes.push(self.rope_step("Kₚₑ", "Kₚₑ", "Kₚₑᵣ", rope_d, true));
 
         let mut head = Vec::new();

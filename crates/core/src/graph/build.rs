@@ -755,13 +755,3 @@ impl Builder<'_> {
         scope
     }
 }
-
-pub(crate) fn act_name(act: &str) -> &'static str {
-    match act {
-        "silu" | "swish" => "SiLU",
-        "gelu_pytorch_tanh" | "gelu_new" | "gelu_fast" => "GELU-tanh",
-        "gelu" => "GELU",
-        "relu" => "ReLU",
-        _ => "act",
-    }
-}

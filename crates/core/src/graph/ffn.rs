@@ -1,7 +1,7 @@
 //! The FFN sublayer: a dense MLP (gated or plain) or a mixture of experts with its router,
 //! routed experts, shared experts and weighted combination.
 
-use super::build::{act_name, Builder, Draft, Linear};
+use super::build::{Builder, Draft, Linear};
 use super::*;
 use crate::naming::Role;
 use crate::spec::Scoring;
@@ -107,7 +107,7 @@ impl Builder<'_> {
                 ),
             }));
         }
-        let act = act_name(&spec.mlp.act);
+        let act = spec.mlp.act.label();
         let limit = moe
             .as_ref()
             .and_then(|m| m.swiglu_limit)

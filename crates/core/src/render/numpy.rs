@@ -3,7 +3,9 @@
 //! safetensors weights in Hugging Face naming. It needs only NumPy and the standard library.
 
 use crate::naming::{names, Role};
-use crate::spec::{AttnSpan, NormKind, NormPlace, Position, QkNorm, Scoring, Spec};
+use crate::spec::{
+    Act, AttnSpan, NormKind, NormPlace, Position, QkNorm, RopeFreqs, RopeScaling, Scoring, Spec,
+};
 use serde_json::json;
 
 fn py(b: bool) -> &'static str {
@@ -85,21 +87,7 @@ fn name_table(spec: &Spec) -> String {
 
 pub fn module(spec: &Spec) -> String {
     let a = &spec.attn;
-    let (rope_theta, local_theta, partial, interleaved, scaling) = match &spec.position {
-        Position::Rope(r) => (
-            r.theta,
-            r.local_theta,
-            r.partial,
-            r.interleaved,
-            json!({
-                "kind": r.scaling.kind,
-                "factor": r.scaling.factor,
-                "original": r.scaling.original_context,
-                "params": r.scaling.params.iter().map(|(k, v)| (k.clone(), json!(v))).collect::<serde_json::Map<_, _>>(),
-            }),
-        ),
-        Position::Learned => (0.0, None, 1.0, false, json!(null)),
-    };
+    let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
         json!({
             "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "scoring": match m.scoring {
@@ -115,15 +103,15 @@ pub fn module(spec: &Spec) -> String {
         "hidden": spec.hidden, "vocab": spec.vocab, "heads": a.heads, "kv_heads": a.kv_heads, "head_dim": a.head_dim,
         "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2" },
         "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "fused_qkv": a.fused_qkv,
-        "intermediate": spec.mlp.intermediate, "act": spec.mlp.act, "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
+        "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
         "norm": match spec.norm.kind { NormKind::Rms => "rms", NormKind::Layer => "layer" }, "eps": spec.norm.eps,
         "unit_offset": spec.norm.unit_offset, "place": match spec.norm.place { NormPlace::Pre => "pre", NormPlace::Post => "post", NormPlace::Sandwich => "sandwich" },
-        "rope_theta": rope_theta, "local_theta": local_theta, "partial": partial, "interleaved": interleaved, "scaling": scaling,
+        "rope": matches!(spec.position, Position::Rope(_)), "interleaved": interleaved,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
         "tied": spec.tied, "final_softcap": spec.final_softcap, "in_out": spec.layout.stores_in_out(),
         "mla": spec.attn.mla.as_ref().map(|m| json!({
-            "q_lora": m.q_lora_rank, "kv_lora": m.kv_lora_rank, "nope": m.qk_nope_head_dim, "rope": m.qk_rope_head_dim,
+            "q_lora": m.q_lora_rank, "kv_lora": m.kv_lora_rank, "bias": m.bias, "nope": m.qk_nope_head_dim, "rope": m.qk_rope_head_dim,
             "v": spec.attn.v_head_dim,
         })),
     });
@@ -141,7 +129,79 @@ pub fn module(spec: &Spec) -> String {
         ),
         plan = plan.join(",\n    "),
         names = name_table(spec),
-        body = BODY,
+        body = BODY.replacen("\n\ndef apply_rope(", &format!("\n\n{}\n\n\ndef apply_rope(", rope(spec)), 1),
+    )
+}
+
+/// The activation's name in CONFIG, one per kind `act()` computes.
+fn act_name(a: Act) -> &'static str {
+    match a {
+        Act::Silu => "silu",
+        Act::Gelu => "gelu",
+        Act::GeluTanh => "gelu_tanh",
+        Act::QuickGelu => "quick_gelu",
+        Act::Relu => "relu",
+        Act::Relu2 => "relu2",
+    }
+}
+
+/// This model's RoPE: a function per set of frequencies (full-attention layers, and sliding ones
+/// where they differ) and `rope_tables` choosing by the layer's span. Empty without RoPE.
+fn rope(spec: &Spec) -> String {
+    let Position::Rope(r) = &spec.position else {
+        return "def rope_tables(T, span):\n    raise AssertionError(\"this model has no rotary embedding\")".into();
+    };
+    let hd = spec
+        .attn
+        .mla
+        .as_ref()
+        .map_or(spec.attn.head_dim, |m| m.qk_rope_head_dim);
+    let dim = r.rotary_dim(hd);
+    let mut out = freqs(&r.full, "rope_frequencies", dim);
+    let pick = match &r.sliding {
+        Some(s) => {
+            out += "\n\n\n";
+            out += &freqs(s, "sliding_rope_frequencies", dim);
+            "    frequencies = sliding_rope_frequencies if span[0] == \"sliding\" else rope_frequencies\n"
+        }
+        None => "    frequencies = rope_frequencies  # the same in every layer\n",
+    };
+    out + &format!(
+        "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, {dim}] for positions 0..T-1 in a layer of this span\n{pick}    inv, factor = frequencies(T)  # inv: [{half}]\n    ang = np.arange(T, dtype=np.float32)[:, None] * inv[None, :]  # [T, {half}]\n    ang = np.concatenate([ang, ang], -1)  # [T, {dim}]\n    return (np.cos(ang) * factor).astype(np.float32), (np.sin(ang) * factor).astype(np.float32)",
+        half = dim / 2
+    )
+}
+
+/// One set of inverse frequencies for a sequence of `seq_len` tokens, as transformers computes
+/// them (`modeling_rope_utils`), with this model's numbers written in.
+fn freqs(f: &RopeFreqs, name: &str, dim: u64) -> String {
+    use crate::fmt::float;
+    let base = float(f.theta);
+    let body = match &f.scaling {
+        RopeScaling::None => String::new(),
+        RopeScaling::Linear { factor } => format!("    inv = inv / {}  # linear scaling\n", float(*factor)),
+        RopeScaling::Dynamic { factor, original } => format!(
+            "    if seq_len > {original}:  # dynamic NTK: the base grows past {original} positions\n        base = {base} * (({f} * seq_len / {original}) - ({f} - 1)) ** ({dim} / ({dim} - 2))\n        inv = 1.0 / base ** (np.arange(0, {dim}, 2, dtype=np.float64) / {dim})\n",
+            f = float(*factor)
+        ),
+        RopeScaling::Llama3 { factor, low_freq_factor, high_freq_factor, original } => format!(
+            "    # llama3: long wavelengths slowed by {f}, short ones kept, a smooth ramp between\n    wl = 2 * math.pi / inv  # [{half}]\n    scaled = np.where(wl > {original} / {low}, inv / {f}, inv)\n    smooth = ({original} / wl - {low}) / ({high} - {low})\n    medium = (wl >= {original} / {high}) & (wl <= {original} / {low})\n    inv = np.where(medium, (1 - smooth) * scaled / {f} + smooth * scaled, scaled)\n",
+            f = float(*factor), low = float(*low_freq_factor), high = float(*high_freq_factor), half = dim / 2
+        ),
+        RopeScaling::Yarn { factor, original, beta_fast, beta_slow, attention_factor, truncate } => format!(
+            "    # YaRN: low frequencies interpolated ×{f}, high ones kept, a linear ramp between\n    cdim = lambda r: ({dim} * math.log({original} / (r * 2 * math.pi))) / (2 * math.log({base}))\n    lo, hi = cdim({fast}), cdim({slow})\n{trunc}    lo, hi = max(lo, 0), min(hi, {dim} - 1)\n    if lo == hi:\n        hi += 0.001\n    extra = 1 - np.clip((np.arange({half}) - lo) / (hi - lo), 0, 1)  # [{half}]\n    inv = inv / {f} * (1 - extra) + inv * extra\n    factor = {attention_factor}\n",
+            f = float(*factor), fast = float(*beta_fast), slow = float(*beta_slow), half = dim / 2,
+            trunc = if *truncate { "    lo, hi = math.floor(lo), math.ceil(hi)\n" } else { "    # truncate: false, the ramp's ends stay fractional\n" }
+        ),
+        RopeScaling::LongRope { short, long, original, attention_factor } => format!(
+            "    # LongRoPE: one factor per rotated pair, short up to {original} positions, long beyond\n    ext = np.array({long:?} if seq_len > {original} else {short:?})  # [{half}]\n    inv = 1.0 / (ext * {base} ** (np.arange(0, {dim}, 2, dtype=np.float64) / {dim}))\n    factor = {attention_factor}\n",
+            half = dim / 2
+        ),
+    };
+    format!(
+        "def {name}(seq_len):\n    # -> inverse frequencies [{half}] of {dim} rotated dims ({desc}), and the factor on cos and sin\n    inv = 1.0 / {base} ** (np.arange(0, {dim}, 2, dtype=np.float64) / {dim})  # [{half}]\n    factor = 1.0\n{body}    return inv.astype(np.float32), factor",
+        half = dim / 2,
+        desc = f.describe()
     )
 }
 
@@ -199,12 +259,17 @@ def norm(x, weight, bias=None):
 def act(x):
     # x: [T, F] -> [T, F], elementwise
     kind = CONFIG["act"]  # str
-    if kind in ("gelu_pytorch_tanh", "gelu_new", "gelu_fast"):
+    if kind == "gelu_tanh":
         return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))  # [T, F]
     if kind == "gelu":
         return 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)).astype(np.float32))  # [T, F]
+    if kind == "quick_gelu":
+        return x / (1.0 + np.exp(-1.702 * x))  # [T, F]
     if kind == "relu":
         return np.maximum(x, 0)  # [T, F]
+    if kind == "relu2":
+        return np.maximum(x, 0) ** 2  # [T, F]
+    assert kind == "silu", kind
     return x / (1.0 + np.exp(-x))  # SiLU: [T, F]
 
 
@@ -213,42 +278,6 @@ def softmax(x):
     x = x - x.max(-1, keepdims=True)  # x: [..., n], shifted for stability
     e = np.exp(x)  # e: [..., n]
     return e / e.sum(-1, keepdims=True)  # [..., n]
-
-
-def rope_tables(T, start, base, dim=None):
-    # -> cos, sin: [T, rot_dim] for positions start..start+T
-    dim = dim or int(CONFIG["head_dim"] * CONFIG["partial"]) // 2 * 2
-    inv = 1.0 / base ** (np.arange(0, dim, 2, dtype=np.float64) / dim)  # [dim/2]
-    s = CONFIG["scaling"] or {}
-    kind, factor = s.get("kind", "default"), s.get("factor") or 1.0
-    old, p = s.get("original") or CONFIG["context"], s.get("params", {})
-    factor_out = 1.0
-    if kind == "linear":
-        inv = inv / factor
-    elif kind == "llama3":
-        low, high = p.get("low_freq_factor", 1.0), p.get("high_freq_factor", 4.0)
-        wl = 2 * math.pi / inv
-        scaled = np.where(wl > old / low, inv / factor, inv)
-        smooth = (old / wl - low) / (high - low)
-        medium = (wl >= old / high) & (wl <= old / low)
-        inv = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
-    elif kind == "yarn":
-        get = lambda m: 1.0 if factor <= 1 else 0.1 * m * math.log(factor) + 1.0
-        ms, ms_all = p.get("mscale", 0), p.get("mscale_all_dim", 0)
-        factor_out = p.get("attention_factor", get(ms) / get(ms_all) if ms and ms_all else get(1.0))
-        cdim = lambda r: (dim * math.log(old / (r * 2 * math.pi))) / (2 * math.log(base))
-        lo, hi = cdim(p.get("beta_fast", 32.0)), cdim(p.get("beta_slow", 1.0))
-        if p.get("truncate", 1.0):
-            lo, hi = math.floor(lo), math.ceil(hi)
-        lo, hi = max(lo, 0), min(hi, dim - 1)
-        if lo == hi:
-            hi += 0.001
-        extra = 1 - np.clip((np.arange(dim // 2) - lo) / (hi - lo), 0, 1)
-        inv = inv / factor * (1 - extra) + inv * extra
-    inv = inv.astype(np.float32)
-    ang = np.arange(start, start + T, dtype=np.float32)[:, None] * inv[None, :]  # [T, dim/2]
-    ang = np.concatenate([ang, ang], -1)  # [T, dim]
-    return (np.cos(ang) * factor_out).astype(np.float32), (np.sin(ang) * factor_out).astype(np.float32)
 
 
 def apply_rope(x, cos, sin):
@@ -281,14 +310,15 @@ def mla_attention(x, W, b, span):
     C, M = CONFIG, CONFIG["mla"]
     T, H, nope, rd, vd, kvl = x.shape[0], C["heads"], M["nope"], M["rope"], M["v"], M["kv_lora"]
     if M["q_lora"]:
-        q = linear(norm(linear(x, w(W, "q_a", b)), w(W, "q_a_norm", b)), w(W, "q_b", b))  # [T, H (nope + rope)]
+        qa = linear(x, w(W, "q_a", b), w(W, "q_a", b, bias=True) if M["bias"] else None)  # [T, q_lora]
+        q = linear(norm(qa, w(W, "q_a_norm", b)), w(W, "q_b", b))  # [T, H (nope + rope)]
     else:
         q = linear(x, w(W, "q", b))  # q: [T, H (nope + rope)]
     q = q.reshape(T, H, nope + rd).transpose(1, 0, 2)  # q: [H, T, nope + rope]
-    kva = linear(x, w(W, "kv_a", b))  # [T, kv_lora + rope]
+    kva = linear(x, w(W, "kv_a", b), w(W, "kv_a", b, bias=True) if M["bias"] else None)  # [T, kv_lora + rope]
     c_kv = norm(kva[:, :kvl], w(W, "kv_a_norm", b))  # c_kv: [T, kv_lora], the cached latent
     k_rot = kva[None, :, kvl:]  # k_rot: [1, T, rope], one rotary key for all heads (cached)
-    cos, sin = rope_tables(T, 0, C["rope_theta"], rd)  # cos, sin: [T, rope]
+    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]
     q_rot = apply_rope(q[..., nope:], cos, sin)  # q_rot: [H, T, rope]
     k_rot = apply_rope(k_rot, cos, sin)  # k_rot: [1, T, rope]
     kv = linear(c_kv, w(W, "kv_b", b)).reshape(T, H, nope + vd).transpose(1, 0, 2)  # [H, T, nope + v]
@@ -297,7 +327,7 @@ def mla_attention(x, W, b, span):
     qq = np.concatenate([q[..., :nope], q_rot], -1)  # qq: [H, T, nope + rope]
     s = (qq @ k.transpose(0, 2, 1)) * np.float32(C["scale"]) + attention_mask(span, T)  # s: [H, T, T]
     out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]
-    return linear(out, w(W, "o", b))  # [T, hidden]
+    return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]
 
 
 def attention(x, W, b, span, use_rope):
@@ -320,9 +350,8 @@ def attention(x, W, b, span, use_rope):
     v = v.reshape(T, KV, D).transpose(1, 0, 2)  # v: [KV, T, D]
     if C["qk_norm"] == "per_head":
         q, k = norm(q, w(W, "q_norm", b)), norm(k, w(W, "k_norm", b))  # q: [H, T, D], k: [KV, T, D], per head
-    if use_rope and C["rope_theta"]:
-        base = C["local_theta"] if (span[0] == "sliding" and C["local_theta"]) else C["rope_theta"]  # scalar
-        cos, sin = rope_tables(T, 0, base)  # cos, sin: [T, rot_dim]
+    if use_rope and C["rope"]:
+        cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]
         if C["qk_norm"] == "l2":
             q = q / np.sqrt((q * q).mean(-1, keepdims=True) + C["eps"])  # q: [H, T, D], no weight

@@ -12,15 +12,6 @@ pub struct Text {
     pub subtleties: Vec<String>,
 }
 
-fn act_name(a: &str) -> &str {
-    match a {
-        "silu" | "swish" => "SiLU",
-        "gelu_pytorch_tanh" | "gelu_new" | "gelu_fast" => "tanh-approximated GELU",
-        "gelu" => "GELU",
-        other => other,
-    }
-}
-
 /// Which layers use which attention span, in words (`sliding 4096 in 0, 2, 4 … 40; full in …`).
 pub fn spans(spec: &Spec) -> String {
     let mut kinds: Vec<AttnSpan> = spec.plan.iter().map(|l| l.attn).collect();
@@ -49,16 +40,7 @@ pub fn rope_words(spec: &Spec) -> String {
     match &spec.position {
         Position::Learned => "learned absolute position embeddings".into(),
         Position::Rope(r) => {
-            let mut s = format!("RoPE base θ={}", crate::fmt::float(r.theta));
-            if let Some(l) = r.local_theta {
-                s += &format!(" (θ={} in sliding layers)", crate::fmt::float(l));
-            }
-            if r.scaling.kind != "default" {
-                s += &format!(" with {} scaling", r.scaling.kind);
-                if let Some(f) = r.scaling.factor {
-                    s += &format!(" ×{}", crate::fmt::float(f));
-                }
-            }
+            let mut s = format!("RoPE, {}", r.describe());
             if r.partial < 1.0 {
                 s += &format!(
                     ", rotating {}% of each head",
@@ -142,7 +124,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
         },
         Kind::Mlp => {
             let f = spec.mlp.intermediate;
-            let act = act_name(&spec.mlp.act);
+            let act = spec.mlp.act.words();
             let (summary, explanation) = if spec.mlp.gated {
                 (
                     format!("Gated MLP: {d} → 2×{f} ({act} gate ⊙ up) → {d}."),

@@ -1,344 +1,858 @@
-//! PyTorch reference code for each part, written with this model's sizes.
+//! The PyTorch reference: one module per model, written with its sizes, whose parameters are
+//! named as its checkpoint names them, so `Model().load_state_dict(load_file(path))` takes the
+//! published safetensors as they are (stacked experts, fused projections, Conv1D and router
+//! buffers included). The page shows each part's piece of it.
 //!
-//! Class and attribute names follow `transformers` (`q_proj`, `input_layernorm`, `mlp.gate_proj`),
-//! so the snippets assembled (`module`) load a Hugging Face state dict of the same model with only
-//! the top-level prefixes renamed; `scripts/check_torch_snippets.py` does that and compares logits.
+//! The Python is written as templates (`${name}` placeholders) and holds only what this model
+//! uses; every attribute name comes from the layout's checkpoint names (`naming`).
 
 use super::parts::{Kind, Part};
 use crate::fmt::float as fmt_f;
-use crate::spec::{AttnKind, AttnSpan, NormKind, NormPlace, Position, QkNorm, Scoring, Spec};
+use crate::naming::{names, Role};
+use crate::spec::{
+    Act, AttnSpan, NormKind, NormPlace, Position, QkNorm, Rope, RopeFreqs, RopeScaling, Scoring,
+    Spec,
+};
 
 const HEADER: &str =
-    "import math\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n";
+    "import math\n\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n";
 
-/// The snippet shown for `part`: imports, the helpers it uses, and its class.
-pub fn snippet(spec: &Spec, part: &Part) -> String {
-    let body = match part.kind {
-        Kind::Embedding => embedding(spec),
-        Kind::Norm => norm(spec),
-        Kind::Attention if spec.attn.mla.is_some() => format!("{}\n\n{}", rope(spec), mla(spec)),
-        Kind::Attention => format!("{}\n\n{}", rope(spec), attention(spec)),
-        Kind::Mlp => mlp(spec, "MLP", spec.mlp.intermediate),
-        Kind::Moe => format!(
-            "{}\n\n{}",
-            mlp(
-                spec,
-                "ExpertMLP",
-                spec.moe.as_ref().map_or(0, |m| m.expert_intermediate)
-            ),
-            moe(spec)
-        ),
-        Kind::Residual => RESIDUAL.to_string(),
-        Kind::Head => head(spec),
-        Kind::Aux => mtp(spec),
-    };
-    format!("{HEADER}\n\n{body}\n")
-}
-
-/// All parts as one module with a `Model` that composes them as the Graph does.
-pub fn module(spec: &Spec) -> String {
-    let mut out = String::from(HEADER);
-    out += "\n\n";
-    out += &norm(spec);
-    out += "\n\n";
-    out += &embedding(spec);
-    out += "\n\n";
-    out += &rope(spec);
-    out += "\n\n";
-    out += &if spec.attn.mla.is_some() {
-        mla(spec)
-    } else {
-        attention(spec)
-    };
-    out += "\n\n";
-    out += &mlp(spec, "MLP", spec.mlp.intermediate);
-    if let Some(m) = &spec.moe {
-        out += "\n\n";
-        out += &mlp(spec, "ExpertMLP", m.expert_intermediate);
-        out += "\n\n";
-        out += &moe(spec);
+/// `${name}` → value, for each pair.
+fn fill(template: &str, vars: &[(&str, String)]) -> String {
+    let mut out = template.to_string();
+    for (k, v) in vars {
+        out = out.replace(&format!("${{{k}}}"), v);
     }
-    out += "\n\n";
-    out += &head(spec);
-    out += "\n\n";
-    out += &block(spec);
-    out += "\n";
+    debug_assert!(!out.contains("${"), "unfilled placeholder in {out}");
     out
 }
 
-fn norm(spec: &Spec) -> String {
-    let (d, eps) = (spec.hidden, spec.norm.eps);
-    match spec.norm.kind {
-        NormKind::Layer => format!(
-            "def Norm(dim={d}, eps={eps}):\n    # LayerNorm: subtract the mean, divide by the standard deviation, scale and shift.\n    return nn.LayerNorm(dim, eps=eps)"
-        ),
-        NormKind::Rms if spec.norm.unit_offset => format!(
-            "class Norm(nn.Module):\n    \"\"\"RMSNorm whose stored weight w is applied as (1 + w), computed in float32.\"\"\"\n\n    def __init__(self, dim={d}, eps={eps}):\n        super().__init__()\n        self.eps = eps\n        self.weight = nn.Parameter(torch.zeros(dim))\n\n    def forward(self, x):                                  # [B, T, dim]\n        h = x.float()\n        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)\n        return (h * (1.0 + self.weight.float())).type_as(x)"
-        ),
-        NormKind::Rms => format!(
-            "class Norm(nn.Module):\n    \"\"\"RMSNorm: rescale each vector to unit root-mean-square, then apply a learned gain.\"\"\"\n\n    def __init__(self, dim={d}, eps={eps}):\n        super().__init__()\n        self.eps = eps\n        self.weight = nn.Parameter(torch.ones(dim))\n\n    def forward(self, x):                                  # [B, T, dim]\n        h = x.float()\n        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)\n        return self.weight * h.type_as(x)"
-        ),
-    }
+fn py_bool(b: bool) -> String {
+    if b { "True" } else { "False" }.into()
 }
 
-fn embedding(spec: &Spec) -> String {
-    let (v, d) = (spec.vocab, spec.hidden);
-    let mut init = "        self.embed_tokens = nn.Embedding(vocab_size, d_model)\n".to_string();
-    let mut fwd =
-        format!("        x = self.embed_tokens(input_ids)                   # [B, T, {d}]\n");
-    if let Some(p) = spec.embedding.learned_positions {
-        init += &format!("        self.embed_positions = nn.Embedding({p}, d_model)   # learned absolute positions\n");
-        fwd += "        pos = torch.arange(input_ids.shape[1], device=input_ids.device)\n        x = x + self.embed_positions(pos)\n";
+/// The snippet shown for `part`: imports, the helpers it uses, and its classes.
+pub fn snippet(spec: &Spec, part: &Part) -> String {
+    let n = Names::new(spec);
+    let body = match part.kind {
+        Kind::Embedding => embedding_note(spec, &n),
+        Kind::Norm => norm(spec),
+        Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
+        Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
+        Kind::Moe => moe_classes(spec, &n),
+        Kind::Residual => RESIDUAL.to_string(),
+        Kind::Head => model(spec, &n),
+        Kind::Aux => mtp(spec),
+    };
+    format!("{HEADER}\n\n{}\n", body.trim_end())
+}
+
+/// The whole model as one runnable module.
+pub fn module(spec: &Spec) -> String {
+    let n = Names::new(spec);
+    let mut parts = vec![docstring(spec), HEADER.trim_end().to_string(), norm(spec)];
+    if matches!(spec.position, Position::Rope(_)) {
+        parts.push(rope(spec));
     }
-    if spec.embedding.scale_by_sqrt_hidden {
-        fwd += &format!(
-            "        x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)   # scale by sqrt(d_model)\n"
-        );
+    parts.push(mask(spec));
+    parts.push(attention(spec, &n));
+    if spec.layout.stores_in_out() {
+        parts.push(CONV1D.to_string());
     }
+    if spec.plan.iter().any(|l| !l.moe) {
+        parts.push(mlp(spec, &n, "MLP", Ffn::Dense));
+    }
+    if spec.is_moe() {
+        parts.push(moe_classes(spec, &n));
+    }
+    parts.push(layer(spec, &n));
+    parts.push(model(spec, &n));
+    parts.join("\n\n\n") + "\n"
+}
+
+fn docstring(spec: &Spec) -> String {
+    let load = if spec.not_drawn.is_empty() {
+        "model.load_state_dict(load_file(\"model.safetensors\"))".to_string()
+    } else {
+        "model.load_state_dict(language_model_only(load_file(\"model.safetensors\")))".to_string()
+    };
     format!(
-        "class TokenEmbedding(nn.Module):\n    def __init__(self, vocab_size={v}, d_model={d}):\n        super().__init__()\n{init}\n    def forward(self, input_ids):                          # [B, T] int64\n{fwd}        return x"
+        "\"\"\"{} in PyTorch, generated by anatomy from its architecture graph.\n\nParameters are named as the checkpoint names them, so its safetensors load as they are:\n\n    from safetensors.torch import load_file\n    model = Model()\n    {load}\n    logits = model(torch.tensor([[1, 2, 3]]))\n\"\"\"",
+        spec.name.replace('"', "'")
     )
 }
 
-/// RoPE frequencies with this model's base and scaling, and the rotation itself.
+/// Where each tensor sits, from the layout's checkpoint names: the attribute path below a layer
+/// (`self_attn.q_proj`) and outside the layers (`model.embed_tokens`).
+struct Names {
+    layout: crate::spec::Layout,
+    /// The layer list's path (`model.layers`, `transformer.h`).
+    layers: String,
+}
+
+impl Names {
+    fn new(spec: &Spec) -> Names {
+        let (hf, _) = names(spec.layout, Role::AttnNorm, false);
+        let layers = hf
+            .split(".{b}.")
+            .next()
+            .unwrap_or("model.layers")
+            .to_string();
+        Names {
+            layout: spec.layout,
+            layers,
+        }
+    }
+
+    /// The module path of `role`'s tensor (without `.weight`), below a layer for layer roles.
+    fn path(&self, role: Role) -> String {
+        let (hf, _) = names(self.layout, role, false);
+        let hf = hf.strip_suffix(".weight").unwrap_or(&hf).to_string();
+        match hf.split_once(".{b}.") {
+            Some((_, rest)) => rest.replace(".{e}", ""),
+            None => hf,
+        }
+    }
+
+    /// The attribute holding `role`'s tensor in its own module (`q_proj`).
+    fn attr(&self, role: Role) -> String {
+        let p = self.path(role);
+        p.rsplit('.').next().unwrap_or(&p).to_string()
+    }
+
+    /// The first component of `role`'s path below a layer (`self_attn`, `mlp`).
+    fn sublayer(&self, role: Role) -> String {
+        let p = self.path(role);
+        p.split('.').next().unwrap_or(&p).to_string()
+    }
+
+    /// The path of `role`'s tensor inside its sublayer (`experts.gate_up_proj`).
+    fn inside(&self, role: Role) -> String {
+        let p = self.path(role);
+        p.split_once('.').map_or(p.clone(), |(_, r)| r.to_string())
+    }
+}
+
+// ---- norms --------------------------------------------------------------------------------------
+
+fn norm(spec: &Spec) -> String {
+    let eps = spec.norm.eps;
+    match (spec.norm.kind, spec.norm.unit_offset) {
+        (NormKind::Layer, _) => fill(
+            r#"def Norm(dim, eps=${eps}):
+    """LayerNorm: subtract the mean, divide by the standard deviation, scale and shift."""
+    return nn.LayerNorm(dim, eps=eps)"#,
+            &[("eps", eps.to_string())],
+        ),
+        (NormKind::Rms, true) => fill(
+            r#"class Norm(nn.Module):
+    """RMSNorm whose stored weight w is applied as (1 + w), computed in float32."""
+
+    def __init__(self, dim, eps=${eps}):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.zeros(dim))
+
+    def forward(self, x):  # [..., dim]
+        h = x.float()
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return (h * (1.0 + self.weight.float())).type_as(x)"#,
+            &[("eps", eps.to_string())],
+        ),
+        (NormKind::Rms, false) => fill(
+            r#"class Norm(nn.Module):
+    """RMSNorm: rescale each vector to unit root-mean-square (in float32), then apply a learned gain."""
+
+    def __init__(self, dim, eps=${eps}):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):  # [..., dim]
+        h = x.float()
+        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
+        return self.weight * h.type_as(x)"#,
+            &[("eps", eps.to_string())],
+        ),
+    }
+}
+
+// ---- rotary positions ---------------------------------------------------------------------------
+
+fn rope_dim(spec: &Spec, r: &Rope) -> u64 {
+    let hd = spec
+        .attn
+        .mla
+        .as_ref()
+        .map_or(spec.attn.head_dim, |m| m.qk_rope_head_dim);
+    r.rotary_dim(hd)
+}
+
+/// The function computing one set of inverse frequencies for a sequence of `seq_len` tokens.
+fn freqs_fn(name: &str, f: &RopeFreqs, dim: u64) -> String {
+    let base = fmt_f(f.theta);
+    let scaled = match &f.scaling {
+        RopeScaling::None => String::new(),
+        RopeScaling::Linear { factor } => fill(
+            "    inv_freq = inv_freq / ${factor}  # linear: every position squeezed ×${factor}\n",
+            &[("factor", fmt_f(*factor))],
+        ),
+        RopeScaling::Dynamic { factor, original } => fill(
+            r#"    if seq_len > ${original}:
+        # dynamic NTK: past ${original} positions the base grows with the sequence
+        base = ${base} * ((${factor} * seq_len / ${original}) - (${factor} - 1)) ** (${dim} / (${dim} - 2))
+        inv_freq = 1.0 / (base ** (torch.arange(0, ${dim}, 2, dtype=torch.float32) / ${dim}))
+"#,
+            &[
+                ("original", original.to_string()),
+                ("factor", fmt_f(*factor)),
+                ("base", base.clone()),
+                ("dim", dim.to_string()),
+            ],
+        ),
+        RopeScaling::Llama3 {
+            factor,
+            low_freq_factor,
+            high_freq_factor,
+            original,
+        } => fill(
+            r#"    # llama3: wavelengths longer than ${original}/${low} slowed ×${factor}, shorter than ${original}/${high} kept, a ramp between
+    wavelen = 2 * math.pi / inv_freq
+    scaled = torch.where(wavelen > ${original} / ${low}, inv_freq / ${factor}, inv_freq)
+    smooth = (${original} / wavelen - ${low}) / (${high} - ${low})
+    smoothed = (1 - smooth) * scaled / ${factor} + smooth * scaled
+    medium = ~(wavelen < ${original} / ${high}) & ~(wavelen > ${original} / ${low})
+    inv_freq = torch.where(medium, smoothed, scaled)
+"#,
+            &[
+                ("original", original.to_string()),
+                ("factor", fmt_f(*factor)),
+                ("low", fmt_f(*low_freq_factor)),
+                ("high", fmt_f(*high_freq_factor)),
+            ],
+        ),
+        RopeScaling::Yarn {
+            factor,
+            original,
+            beta_fast,
+            beta_slow,
+            attention_factor,
+            truncate,
+        } => fill(
+            r#"    # YaRN: low frequencies interpolated ×${factor}, high ones kept, a linear ramp between
+    def correction_dim(rotations):
+        return (${dim} * math.log(${original} / (rotations * 2 * math.pi))) / (2 * math.log(${base}))
+
+    low, high = correction_dim(${fast}), correction_dim(${slow})
+${truncate}    low, high = max(low, 0), min(high, ${dim} - 1)
+    if low == high:
+        high += 0.001
+    ramp = torch.clamp((torch.arange(${half}, dtype=torch.float32) - low) / (high - low), 0, 1)
+    extrapolation = 1 - ramp
+    inv_freq = inv_freq / ${factor} * (1 - extrapolation) + inv_freq * extrapolation
+    attention_factor = ${attn}
+"#,
+            &[
+                ("factor", fmt_f(*factor)),
+                ("original", original.to_string()),
+                ("base", base.clone()),
+                ("dim", dim.to_string()),
+                ("half", (dim / 2).to_string()),
+                ("fast", fmt_f(*beta_fast)),
+                ("slow", fmt_f(*beta_slow)),
+                ("attn", attention_factor.to_string()),
+                (
+                    "truncate",
+                    if *truncate {
+                        "    low, high = math.floor(low), math.ceil(high)\n".into()
+                    } else {
+                        "    # the ramp's ends are not rounded to whole dims (truncate: false)\n"
+                            .into()
+                    },
+                ),
+            ],
+        ),
+        RopeScaling::LongRope {
+            short,
+            long,
+            original,
+            attention_factor,
+        } => {
+            let list = |v: &[f64]| {
+                let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
+                format!("[{}]", items.join(", "))
+            };
+            fill(
+                r#"    # LongRoPE: one factor per rotated pair, the short set up to ${original} positions, the long beyond
+    short = torch.tensor(${short}, dtype=torch.float32)
+    long = torch.tensor(${long}, dtype=torch.float32)
+    factors = long if seq_len > ${original} else short
+    inv_freq = 1.0 / (factors * ${base} ** (torch.arange(0, ${dim}, 2, dtype=torch.float32) / ${dim}))
+    attention_factor = ${attn}
+"#,
+                &[
+                    ("original", original.to_string()),
+                    ("short", list(short)),
+                    ("long", list(long)),
+                    ("base", base.clone()),
+                    ("dim", dim.to_string()),
+                    ("attn", attention_factor.to_string()),
+                ],
+            )
+        }
+    };
+    fill(
+        r#"def ${name}(seq_len):
+    """Inverse frequencies of ${dim} rotated dims (${desc}), and the factor on cos and sin."""
+    inv_freq = 1.0 / (${base} ** (torch.arange(0, ${dim}, 2, dtype=torch.float32) / ${dim}))
+    attention_factor = 1.0
+${scaled}    return inv_freq, attention_factor"#,
+        &[
+            ("name", name.to_string()),
+            ("dim", dim.to_string()),
+            ("desc", f.describe()),
+            ("base", base),
+            ("scaled", scaled),
+        ],
+    )
+}
+
 fn rope(spec: &Spec) -> String {
     let Position::Rope(r) = &spec.position else {
         return "# No rotary embedding: positions enter as learned embeddings added to the tokens."
             .into();
     };
-    let hd = if let Some(m) = &spec.attn.mla {
-        m.qk_rope_head_dim
+    let dim = rope_dim(spec, r);
+    let mut out = vec![freqs_fn("rope_frequencies", &r.full, dim)];
+    if let Some(s) = &r.sliding {
+        out.push(freqs_fn("sliding_rope_frequencies", s, dim));
+    }
+    out.push(fill(
+        r#"def rope_cos_sin(frequencies, T, dtype):
+    """cos and sin of every position's angles: [T, ${dim}]."""
+    inv_freq, factor = frequencies(T)
+    angles = torch.arange(T, dtype=torch.float32)[:, None] * inv_freq[None, :]  # [T, ${half}]
+    angles = torch.cat((angles, angles), dim=-1)
+    return (angles.cos() * factor).to(dtype), (angles.sin() * factor).to(dtype)"#,
+        &[("dim", dim.to_string()), ("half", (dim / 2).to_string())],
+    ));
+    out.push(if r.interleaved {
+        fill(
+            r#"def apply_rope(x, cos, sin):  # x: [B, heads, T, d]; the first ${dim} dims rotate
+    """Rotate interleaved pairs (x0, x1), (x2, x3) … as complex numbers."""
+    rot, rest = x[..., :${dim}], x[..., ${dim}:]
+    a, b = rot[..., 0::2], rot[..., 1::2]
+    c, s = cos[..., :${half}], sin[..., :${half}]
+    rot = torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)
+    return torch.cat((rot, rest), dim=-1)"#,
+            &[("dim", dim.to_string()), ("half", (dim / 2).to_string())],
+        )
     } else {
-        spec.attn.head_dim
-    };
-    let rot = ((hd as f64 * r.partial) as u64) / 2 * 2;
-    let param = |k: &str, default: f64| r.scaling.param(k, default);
-    let factor = r.scaling.factor.unwrap_or(1.0);
-    let old = r.scaling.original_context.unwrap_or(spec.context);
-    let scaling = match r.scaling.kind.as_str() {
-        "linear" => format!("    inv_freq = inv_freq / {factor}                     # linear scaling: positions squeezed ×{factor}\n"),
-        "llama3" => format!(
-            "    # llama3 scaling: long wavelengths slowed by {factor}, short ones kept, a smooth ramp between.\n    low_freq_wavelen = {old} / {low}\n    high_freq_wavelen = {old} / {high}\n    wavelen = 2 * math.pi / inv_freq\n    scaled = torch.where(wavelen > low_freq_wavelen, inv_freq / {factor}, inv_freq)\n    smooth = ({old} / wavelen - {low}) / ({high} - {low})\n    smoothed = (1 - smooth) * scaled / {factor} + smooth * scaled\n    medium = (wavelen >= high_freq_wavelen) & (wavelen <= low_freq_wavelen)\n    inv_freq = torch.where(medium, smoothed, scaled)\n",
-            low = param("low_freq_factor", 1.0),
-            high = param("high_freq_factor", 4.0)
-        ),
-        "yarn" => {
-            let (mscale, mscale_all) = (param("mscale", 0.0), param("mscale_all_dim", 0.0));
-            let get = |m: f64| if factor <= 1.0 { 1.0 } else { 0.1 * m * factor.ln() + 1.0 };
-            let attn_factor = param(
-                "attention_factor",
-                if mscale != 0.0 && mscale_all != 0.0 { get(mscale) / get(mscale_all) } else { get(1.0) },
-            );
-            let truncate = param("truncate", 1.0) != 0.0;
-            format!(
-                "    # YaRN: interpolate low frequencies by {factor}, keep high ones, ramp between.\n    def correction_dim(rotations):\n        return ({rot} * math.log({old} / (rotations * 2 * math.pi))) / (2 * math.log({theta}))\n    low, high = correction_dim({fast}), correction_dim({slow})\n{trunc}    low, high = max(low, 0), min(high, {rot} - 1)\n    if low == high:\n        high += 0.001\n    ramp = torch.clamp((torch.arange({half}, dtype=torch.float32) - low) / (high - low), 0, 1)\n    extrapolation = 1 - ramp\n    inv_freq = inv_freq / {factor} * (1 - extrapolation) + inv_freq * extrapolation\n    attention_factor = {attn_factor}\n",
-                theta = r.theta,
-                fast = param("beta_fast", 32.0),
-                slow = param("beta_slow", 1.0),
-                trunc = if truncate { "    low, high = math.floor(low), math.ceil(high)\n" } else { "" },
-                half = rot / 2,
-            )
-        }
-        "dynamic" => format!("    # dynamic NTK: the base grows only once a sequence exceeds {} tokens; below that, as here.\n", spec.context),
-        "default" => String::new(),
-        other => format!("    # {other} scaling rescales these frequencies per dimension from the config's factors (not reproduced here).\n"),
-    };
-    let local = match r.local_theta {
-        Some(t) => {
-            format!("\n\n# Sliding-window layers use their own base: rope_frequencies(base={t}).")
-        }
-        None => String::new(),
-    };
-    format!(
-        "def rope_frequencies(dim={rot}, base={theta}):\n    \"\"\"Inverse frequencies of the rotary embedding ({rot} of {hd} dims rotated), and the factor on cos/sin.\"\"\"\n    inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.float32) / dim))\n    attention_factor = 1.0\n{scaling}    return inv_freq, attention_factor\n\n\ndef rotate_half(x):\n    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]\n    return torch.cat((-x2, x1), dim=-1)\n\n\ndef apply_rope(x, pos, base={theta}):                       # x: [B, heads, T, {hd}]\n    inv_freq, factor = rope_frequencies(base=base)\n    freqs = pos[:, None].float() * inv_freq[None, :]       # [T, {half}]\n    emb = torch.cat((freqs, freqs), dim=-1)\n    cos, sin = (emb.cos() * factor).to(x.dtype), (emb.sin() * factor).to(x.dtype)\n    rot, rest = x[..., :{rot}], x[..., {rot}:]\n{apply}{local}",
-        theta = r.theta,
-        half = rot / 2,
-        apply = if r.interleaved {
-            "    # interleaved pairs (x0, x1), (x2, x3) … rotate as complex numbers\n    a, b = rot[..., 0::2], rot[..., 1::2]\n    c, s = cos[..., : cos.shape[-1] // 2], sin[..., : sin.shape[-1] // 2]\n    rot = torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)\n    return torch.cat((rot, rest), dim=-1)"
-        } else {
-            "    return torch.cat((rot * cos + rotate_half(rot) * sin, rest), dim=-1)"
-        },
-    )
+        fill(
+            r#"def rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def apply_rope(x, cos, sin):  # x: [B, heads, T, d]; the first ${dim} dims rotate
+    rot, rest = x[..., :${dim}], x[..., ${dim}:]
+    return torch.cat((rot * cos + rotate_half(rot) * sin, rest), dim=-1)"#,
+            &[("dim", dim.to_string())],
+        )
+    });
+    out.join("\n\n\n")
 }
 
-fn window_mask(spec: &Spec) -> String {
+fn mask(spec: &Spec) -> String {
     let mut spans: Vec<AttnSpan> = spec.plan.iter().map(|l| l.attn).collect();
     spans.sort();
     spans.dedup();
-    let mut s = "    i = torch.arange(T)[:, None]\n    j = torch.arange(T)[None, :]\n    allowed = j <= i                                       # causal\n".to_string();
-    if spans.iter().any(|s| matches!(s, AttnSpan::Sliding(_))) {
-        s += "    if span[0] == \"sliding\":\n        allowed &= j > i - span[1]                         # only the last span[1] keys\n";
-    }
-    if spans.iter().any(|s| matches!(s, AttnSpan::Chunked(_))) {
-        s += "    if span[0] == \"chunked\":\n        allowed &= (j // span[1]) == (i // span[1])        # only keys of the same chunk\n";
-    }
-    format!("def attention_mask(T, span):\n    \"\"\"True where query i may attend to key j; span is (\"full\", 0), (\"sliding\", w) or (\"chunked\", c).\"\"\"\n{s}    return allowed")
-}
-
-fn attention(spec: &Spec) -> String {
-    let a = &spec.attn;
-    let (d, h, kv, hd) = (spec.hidden, a.heads, a.kv_heads, a.head_dim);
-    let qkv_bias = if a.qkv_bias { "True" } else { "False" };
-    let o_bias = if a.o_bias { "True" } else { "False" };
-    let mut init = String::new();
-    if a.fused_qkv {
-        init += &format!("        self.qkv_proj = nn.Linear({d}, ({h} + 2 * {kv}) * {hd}, bias={qkv_bias})   # q, k, v stacked\n");
-    } else {
-        init += &format!(
-            "        self.q_proj = nn.Linear({d}, {h} * {hd}, bias={qkv_bias})\n        self.k_proj = nn.Linear({d}, {kv} * {hd}, bias={qkv_bias})\n        self.v_proj = nn.Linear({d}, {kv} * {hd}, bias={qkv_bias})\n"
-        );
-    }
-    init += &format!("        self.o_proj = nn.Linear({h} * {hd}, {d}, bias={o_bias})\n");
-    if spec.layout.stores_in_out() {
-        init += "        # GPT-2 stores these as Conv1D weights, [in, out]: transpose them into these layers.\n";
-    }
-    match a.qk_norm {
-        QkNorm::PerHead => init += &format!("        self.q_norm = Norm({hd})                            # over each head's {hd} dims\n        self.k_norm = Norm({hd})\n"),
-        QkNorm::Full => init += &format!("        self.q_norm = Norm({h} * {hd})                     # over all heads together\n        self.k_norm = Norm({kv} * {hd})\n"),
-        _ => {}
-    }
-    if a.sinks {
-        init += &format!("        self.sinks = nn.Parameter(torch.zeros({h}))              # one learned sink logit per head\n");
-    }
-    let mut fwd = String::from("        B, T, _ = x.shape\n");
-    if a.fused_qkv {
-        fwd += &format!("        q, k, v = self.qkv_proj(x).split([{h} * {hd}, {kv} * {hd}, {kv} * {hd}], dim=-1)\n");
-    } else {
-        fwd += "        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)\n";
-    }
-    if a.qk_norm == QkNorm::Full {
-        fwd += "        q, k = self.q_norm(q), self.k_norm(k)\n";
-    }
-    fwd += &format!(
-        "        q = q.view(B, T, {h}, {hd}).transpose(1, 2)          # [B, {h}, T, {hd}]\n        k = k.view(B, T, {kv}, {hd}).transpose(1, 2)          # [B, {kv}, T, {hd}]\n        v = v.view(B, T, {kv}, {hd}).transpose(1, 2)\n"
-    );
-    if a.qk_norm == QkNorm::PerHead {
-        fwd += "        q, k = self.q_norm(q), self.k_norm(k)\n";
-    }
-    if let Position::Rope(r) = &spec.position {
-        let base = match r.local_theta {
-            Some(t) => format!("{t} if span[0] == \"sliding\" else {}", r.theta),
-            None => r.theta.to_string(),
-        };
-        fwd += &format!("        if use_rope:\n            pos = torch.arange(T, device=x.device)\n            q, k = apply_rope(q, pos, {base}), apply_rope(k, pos, {base})\n");
-        if a.qk_norm == QkNorm::L2 {
-            fwd += &format!("            # weightless RMS normalization after RoPE\n            q = q * torch.rsqrt(q.float().pow(2).mean(-1, keepdim=True) + {}).type_as(q)\n            k = k * torch.rsqrt(k.float().pow(2).mean(-1, keepdim=True) + {}).type_as(k)\n", spec.norm.eps, spec.norm.eps);
+    let mut rules = String::new();
+    for s in spans {
+        match s {
+            AttnSpan::Full => {}
+            AttnSpan::Sliding(_) => rules += "    if span[0] == \"sliding\":\n        allowed &= i - j < span[1]  # only the last span[1] keys\n",
+            AttnSpan::Chunked(_) => rules += "    if span[0] == \"chunked\":\n        allowed &= (j // span[1]) == (i // span[1])  # only keys of the same chunk\n",
         }
     }
-    if h != kv {
-        fwd += &format!("        k = k.repeat_interleave({}, dim=1)                    # each K/V head serves {} query heads\n        v = v.repeat_interleave({}, dim=1)\n", h / kv, h / kv, h / kv);
-    }
-    fwd += &format!(
-        "        scores = (q @ k.transpose(-1, -2)) * {}              # [B, {h}, T, T]\n",
-        scale_text(spec)
-    );
-    if let Some(c) = a.softcap {
-        fwd += &format!("        scores = {c} * torch.tanh(scores / {c})             # softcap\n");
-    }
-    fwd += "        scores = scores.masked_fill(~attention_mask(T, span).to(x.device), float(\"-inf\"))\n";
-    if a.sinks {
-        fwd += &format!(
-            "        sink = self.sinks.view(1, {h}, 1, 1).expand(B, {h}, T, 1).to(scores.dtype)\n        probs = torch.cat([scores, sink], dim=-1).float().softmax(dim=-1)[..., :-1].to(q.dtype)   # the sink takes its share, then is dropped\n"
-        );
-    } else {
-        fwd += "        probs = scores.float().softmax(dim=-1).to(q.dtype)\n";
-    }
-    fwd += &format!("        out = (probs @ v).transpose(1, 2).reshape(B, T, {h} * {hd})\n        return self.o_proj(out)                            # [B, T, {d}]");
-    format!(
-        "{}\n\n\nclass Attention(nn.Module):\n    def __init__(self):\n        super().__init__()\n{init}\n    def forward(self, x, span=(\"full\", 0), use_rope=True):   # x: [B, T, {d}]\n{fwd}",
-        window_mask(spec)
+    fill(
+        r#"def attention_mask(T, span):
+    """True where query i may attend to key j; span is ("full", 0), ("sliding", w) or ("chunked", c)."""
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    allowed = j <= i  # causal
+${rules}    return allowed"#,
+        &[("rules", rules)],
     )
 }
+
+// ---- attention ----------------------------------------------------------------------------------
 
 /// The score scale as a Python expression: 1/√d, times YaRN's mscale² where the Spec has it.
 fn scale_text(spec: &Spec) -> String {
     let a = &spec.attn;
     if a.scale_mult != 1.0 {
-        format!("({} ** -0.5 * {})", fmt_f(a.scale_dim), a.scale_mult)
+        format!("{} ** -0.5 * {}", fmt_f(a.scale_dim), a.scale_mult)
     } else {
         format!("{} ** -0.5", fmt_f(a.scale_dim))
     }
 }
 
-fn mla(spec: &Spec) -> String {
+/// A linear layer's constructor: nn.Linear, or GPT-2's Conv1D stored [in, out].
+fn linear(spec: &Spec, inp: &str, out: &str, bias: bool) -> String {
+    if spec.layout.stores_in_out() {
+        format!("Conv1D({inp}, {out})")
+    } else {
+        format!("nn.Linear({inp}, {out}, bias={})", py_bool(bias))
+    }
+}
+
+const CONV1D: &str = r#"class Conv1D(nn.Module):
+    """GPT-2's linear layer: the weight stored [in, out], with a bias."""
+
+    def __init__(self, n_in, n_out):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(n_in, n_out))
+        self.bias = nn.Parameter(torch.zeros(n_out))
+
+    def forward(self, x):
+        return x @ self.weight + self.bias"#;
+
+/// Attention's last steps, shared by GQA and MLA: scale, softcap, mask, sink, softmax, values.
+fn attend(spec: &Spec, heads: u64, vd: u64) -> String {
+    let a = &spec.attn;
+    let mut s = format!(
+        "        scores = (q @ k.transpose(-1, -2)) * {}  # [B, {heads}, T, T]\n",
+        scale_text(spec)
+    );
+    if let Some(c) = a.softcap {
+        s += &format!("        scores = {c} * torch.tanh(scores / {c})  # softcap\n");
+    }
+    s += "        scores = scores.masked_fill(~attention_mask(T, self.span).to(x.device), float(\"-inf\"))\n";
+    if a.sinks {
+        s += &format!(
+            "        sink = self.sinks.view(1, {heads}, 1, 1).expand(B, {heads}, T, 1).to(scores.dtype)\n        probs = torch.cat([scores, sink], dim=-1).float().softmax(dim=-1)[..., :-1].to(q.dtype)  # the sink takes its share, then is dropped\n"
+        );
+    } else {
+        s += "        probs = scores.float().softmax(dim=-1).to(q.dtype)\n";
+    }
+    s += &format!("        out = (probs @ v).transpose(1, 2).reshape(B, T, {heads} * {vd})\n");
+    s
+}
+
+fn attention(spec: &Spec, n: &Names) -> String {
+    if spec.attn.mla.is_some() {
+        return mla(spec, n);
+    }
+    let a = &spec.attn;
+    let (d, h, kv, hd) = (spec.hidden, a.heads, a.kv_heads, a.head_dim);
+    let mut init = String::new();
+    let mut fwd = String::from("        B, T, _ = x.shape\n");
+    if a.fused_qkv {
+        let qkv = n.attr(Role::Qkv);
+        init += &format!(
+            "        self.{qkv} = {}  # q, k and v stacked\n",
+            linear(
+                spec,
+                &d.to_string(),
+                &format!("({h} + 2 * {kv}) * {hd}"),
+                a.qkv_bias
+            )
+        );
+        fwd += &format!(
+            "        q, k, v = self.{qkv}(x).split([{h} * {hd}, {kv} * {hd}, {kv} * {hd}], dim=-1)\n"
+        );
+    } else {
+        let (q, k, v) = (n.attr(Role::Q), n.attr(Role::K), n.attr(Role::V));
+        init += &format!(
+            "        self.{q} = {}\n        self.{k} = {}\n        self.{v} = {}\n",
+            linear(spec, &d.to_string(), &format!("{h} * {hd}"), a.qkv_bias),
+            linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias),
+            linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias),
+        );
+        fwd += &format!("        q, k, v = self.{q}(x), self.{k}(x), self.{v}(x)\n");
+    }
+    let o = n.attr(Role::O);
+    init += &format!(
+        "        self.{o} = {}\n",
+        linear(spec, &format!("{h} * {hd}"), &d.to_string(), a.o_bias)
+    );
+    let (qn, kn) = (n.attr(Role::QNorm), n.attr(Role::KNorm));
+    match a.qk_norm {
+        QkNorm::PerHead => {
+            init += &format!("        self.{qn} = Norm({hd})  # over each head's {hd} dims, shared by the heads\n        self.{kn} = Norm({hd})\n");
+        }
+        QkNorm::Full => {
+            init += &format!("        self.{qn} = Norm({h} * {hd})  # over all heads together\n        self.{kn} = Norm({kv} * {hd})\n");
+            fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
+        }
+        QkNorm::None | QkNorm::L2 => {}
+    }
+    if a.sinks {
+        init += &format!(
+            "        self.{} = nn.Parameter(torch.zeros({h}))  # one learned sink logit per head\n",
+            n.attr(Role::Sinks)
+        );
+    }
+    fwd += &format!(
+        "        q = q.view(B, T, {h}, {hd}).transpose(1, 2)  # [B, {h}, T, {hd}]\n        k = k.view(B, T, {kv}, {hd}).transpose(1, 2)  # [B, {kv}, T, {hd}]\n        v = v.view(B, T, {kv}, {hd}).transpose(1, 2)\n"
+    );
+    if a.qk_norm == QkNorm::PerHead {
+        fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
+    }
+    if matches!(spec.position, Position::Rope(_)) {
+        fwd += "        if self.use_rope:\n            cos, sin = rope\n            q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)\n";
+        if a.qk_norm == QkNorm::L2 {
+            let eps = spec.norm.eps;
+            fwd += &format!("            # weightless RMS normalization of each rotated head\n            q = (q.float() * torch.rsqrt(q.float().pow(2).mean(-1, keepdim=True) + {eps})).type_as(q)\n            k = (k.float() * torch.rsqrt(k.float().pow(2).mean(-1, keepdim=True) + {eps})).type_as(k)\n");
+        }
+    }
+    if h != kv {
+        let g = h / kv;
+        fwd += &format!("        k = k.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n        v = v.repeat_interleave({g}, dim=1)\n");
+    }
+    fwd += &attend(spec, h, hd);
+    fwd += &format!("        return self.{o}(out)  # [B, T, {d}]\n");
+    fill(
+        r#"class Attention(nn.Module):
+    def __init__(self, span=("full", 0), use_rope=True):
+        super().__init__()
+        self.span, self.use_rope = span, use_rope
+${init}
+    def forward(self, x, rope=None):  # x: [B, T, ${d}]
+${fwd}"#,
+        &[("init", init), ("fwd", fwd), ("d", d.to_string())],
+    )
+    .trim_end()
+    .to_string()
+}
+
+fn mla(spec: &Spec, n: &Names) -> String {
     let a = &spec.attn;
     let m = a.mla.as_ref().expect("MLA");
     let (d, h, vd) = (spec.hidden, a.heads, a.v_head_dim);
-    let (nope, rope_d, kvl) = (m.qk_nope_head_dim, m.qk_rope_head_dim, m.kv_lora_rank);
-    let qk = nope + rope_d;
+    let (nope, rd, kvl) = (m.qk_nope_head_dim, m.qk_rope_head_dim, m.kv_lora_rank);
+    let qk = nope + rd;
     let (q_init, q_fwd) = match m.q_lora_rank {
-        Some(ql) => (
-            format!("        self.q_a_proj = nn.Linear({d}, {ql}, bias=False)           # Q latent\n        self.q_a_layernorm = Norm({ql})\n        self.q_b_proj = nn.Linear({ql}, {h} * {qk}, bias=False)\n"),
-            "        q = self.q_b_proj(self.q_a_layernorm(self.q_a_proj(x)))\n".to_string(),
-        ),
-        None => (format!("        self.q_proj = nn.Linear({d}, {h} * {qk}, bias=False)\n"), "        q = self.q_proj(x)\n".to_string()),
-    };
-    format!(
-        "{mask}\n\n\nclass Attention(nn.Module):\n    \"\"\"Multi-head latent attention: the cache holds c_kv ({kvl}) and k_pe ({rope_d}) per token.\"\"\"\n\n    def __init__(self):\n        super().__init__()\n{q_init}        self.kv_a_proj_with_mqa = nn.Linear({d}, {kvl} + {rope_d}, bias=False)   # latent + shared rotary key\n        self.kv_a_layernorm = Norm({kvl})\n        self.kv_b_proj = nn.Linear({kvl}, {h} * ({nope} + {vd}), bias=False)\n        self.o_proj = nn.Linear({h} * {vd}, {d}, bias=False)\n\n    def forward(self, x, span=(\"full\", 0), use_rope=True):   # x: [B, T, {d}]\n        B, T, _ = x.shape\n{q_fwd}        q = q.view(B, T, {h}, {qk}).transpose(1, 2)            # [B, {h}, T, {qk}]\n        q_nope, q_pe = q.split([{nope}, {rope_d}], dim=-1)\n        c_kv, k_pe = self.kv_a_proj_with_mqa(x).split([{kvl}, {rope_d}], dim=-1)\n        kv = self.kv_b_proj(self.kv_a_layernorm(c_kv)).view(B, T, {h}, {nope} + {vd}).transpose(1, 2)\n        k_nope, v = kv.split([{nope}, {vd}], dim=-1)\n        pos = torch.arange(T, device=x.device)\n        q_pe = apply_rope(q_pe, pos)\n        k_pe = apply_rope(k_pe.view(B, 1, T, {rope_d}), pos).expand(B, {h}, T, {rope_d})   # one rotary key for all heads\n        q = torch.cat([q_nope, q_pe], dim=-1)\n        k = torch.cat([k_nope, k_pe], dim=-1)\n        scores = (q @ k.transpose(-1, -2)) * {scale}\n        scores = scores.masked_fill(~attention_mask(T, span).to(x.device), float(\"-inf\"))\n        probs = scores.float().softmax(dim=-1).to(q.dtype)\n        out = (probs @ v).transpose(1, 2).reshape(B, T, {h} * {vd})\n        return self.o_proj(out)",
-        mask = window_mask(spec),
-        scale = scale_text(spec),
-    )
-}
-
-fn act_expr(act: &str, x: &str) -> String {
-    match act {
-        "silu" | "swish" => format!("F.silu({x})"),
-        "gelu_pytorch_tanh" | "gelu_new" | "gelu_fast" => {
-            format!("F.gelu({x}, approximate=\"tanh\")")
+        Some(ql) => {
+            let (qa, qan, qb) = (n.attr(Role::QA), n.attr(Role::QANorm), n.attr(Role::QB));
+            (
+                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql})\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n", py_bool(m.bias)),
+                format!("        q = self.{qb}(self.{qan}(self.{qa}(x)))\n"),
+            )
         }
-        "gelu" => format!("F.gelu({x})"),
-        "relu" => format!("F.relu({x})"),
-        other => format!("ACT[{other:?}]({x})"),
-    }
-}
-
-fn mlp(spec: &Spec, class: &str, f: u64) -> String {
-    let d = spec.hidden;
-    let moe = spec.moe.as_ref().filter(|_| class == "ExpertMLP");
-    let bias = if moe.map_or(spec.mlp.bias, |m| m.expert_bias) {
-        "True"
-    } else {
-        "False"
+        None => {
+            let q = n.attr(Role::Q);
+            (
+                format!("        self.{q} = nn.Linear({d}, {h} * {qk}, bias=False)\n"),
+                format!("        q = self.{q}(x)\n"),
+            )
+        }
     };
-    if !spec.mlp.gated {
-        return format!(
-            "class {class}(nn.Module):\n    def __init__(self, d_model={d}, d_ff={f}):\n        super().__init__()\n        self.up_proj = nn.Linear(d_model, d_ff, bias={bias})\n        self.down_proj = nn.Linear(d_ff, d_model, bias={bias})\n\n    def forward(self, x):                                  # [B, T, {d}]\n        return self.down_proj({})           # [B, T, {d}]",
-            act_expr(&spec.mlp.act, "self.up_proj(x)")
-        );
-    }
-    if spec.mlp.fused_gate_up && moe.is_none() {
-        return format!(
-            "class {class}(nn.Module):\n    def __init__(self, d_model={d}, d_ff={f}):\n        super().__init__()\n        self.gate_up_proj = nn.Linear(d_model, 2 * d_ff, bias={bias})   # gate and up stacked\n        self.down_proj = nn.Linear(d_ff, d_model, bias={bias})\n\n    def forward(self, x):                                  # [B, T, {d}]\n        gate, up = self.gate_up_proj(x).chunk(2, dim=-1)\n        return self.down_proj({} * up)   # [B, T, {d}]",
-            act_expr(&spec.mlp.act, "gate")
-        );
-    }
-    if let Some(limit) = moe.and_then(|m| m.swiglu_limit) {
-        return format!(
-            "class {class}(nn.Module):\n    \"\"\"Clamped SwiGLU: gate capped at {limit}, up clipped to ±{limit}, (up + 1) · gate · σ(1.702 · gate).\"\"\"\n\n    def __init__(self, d_model={d}, d_ff={f}):\n        super().__init__()\n        self.gate_proj = nn.Linear(d_model, d_ff, bias={bias})\n        self.up_proj = nn.Linear(d_model, d_ff, bias={bias})\n        self.down_proj = nn.Linear(d_ff, d_model, bias={bias})\n\n    def forward(self, x):\n        gate = self.gate_proj(x).clamp(max={limit})\n        up = self.up_proj(x).clamp(-{limit}, {limit})\n        return self.down_proj((up + 1) * gate * torch.sigmoid(1.702 * gate))"
-        );
-    }
-    format!(
-        "class {class}(nn.Module):\n    def __init__(self, d_model={d}, d_ff={f}):\n        super().__init__()\n        self.gate_proj = nn.Linear(d_model, d_ff, bias={bias})\n        self.up_proj = nn.Linear(d_model, d_ff, bias={bias})\n        self.down_proj = nn.Linear(d_ff, d_model, bias={bias})\n\n    def forward(self, x):                                  # [B, T, {d}]\n        return self.down_proj({} * self.up_proj(x))   # [B, T, {d}]",
-        act_expr(&spec.mlp.act, "self.gate_proj(x)")
+    let (kva, kvan, kvb, o) = (
+        n.attr(Role::KvA),
+        n.attr(Role::KvANorm),
+        n.attr(Role::KvB),
+        n.attr(Role::O),
+    );
+    fill(
+        r#"class Attention(nn.Module):
+    """Multi-head latent attention: the cache holds c_kv (${kvl}) and k_pe (${rd}) per token."""
+
+    def __init__(self, span=("full", 0), use_rope=True):
+        super().__init__()
+        self.span, self.use_rope = span, use_rope
+${q_init}        self.${kva} = nn.Linear(${d}, ${kvl} + ${rd}, bias=${bias})  # latent + one shared rotary key
+        self.${kvan} = Norm(${kvl})
+        self.${kvb} = nn.Linear(${kvl}, ${h} * (${nope} + ${vd}), bias=False)
+        self.${o} = nn.Linear(${h} * ${vd}, ${d}, bias=${o_bias})
+
+    def forward(self, x, rope=None):  # x: [B, T, ${d}]
+        B, T, _ = x.shape
+${q_fwd}        q = q.view(B, T, ${h}, ${qk}).transpose(1, 2)  # [B, ${h}, T, ${qk}]
+        q_nope, q_pe = q.split([${nope}, ${rd}], dim=-1)
+        c_kv, k_pe = self.${kva}(x).split([${kvl}, ${rd}], dim=-1)
+        kv = self.${kvb}(self.${kvan}(c_kv)).view(B, T, ${h}, ${nope} + ${vd}).transpose(1, 2)
+        k_nope, v = kv.split([${nope}, ${vd}], dim=-1)
+        cos, sin = rope
+        q_pe = apply_rope(q_pe, cos, sin)
+        k_pe = apply_rope(k_pe.view(B, 1, T, ${rd}), cos, sin).expand(B, ${h}, T, ${rd})
+        q = torch.cat([q_nope, q_pe], dim=-1)
+        k = torch.cat([k_nope, k_pe], dim=-1)
+${attend}        return self.${o}(out)  # [B, T, ${d}]"#,
+        &[
+            ("kvl", kvl.to_string()),
+            ("rd", rd.to_string()),
+            ("q_init", q_init),
+            ("q_fwd", q_fwd),
+            ("kva", kva),
+            ("kvan", kvan),
+            ("kvb", kvb),
+            ("o", o),
+            ("d", d.to_string()),
+            ("h", h.to_string()),
+            ("nope", nope.to_string()),
+            ("vd", vd.to_string()),
+            ("qk", qk.to_string()),
+            ("attend", attend(spec, h, vd)),
+            ("bias", py_bool(m.bias)),
+            ("o_bias", py_bool(a.o_bias)),
+        ],
     )
 }
 
-fn moe(spec: &Spec) -> String {
+// ---- feed-forward -------------------------------------------------------------------------------
+
+fn act_expr(act: Act, x: &str) -> String {
+    match act {
+        Act::Silu => format!("F.silu({x})"),
+        Act::Gelu => format!("F.gelu({x})"),
+        Act::GeluTanh => format!("F.gelu({x}, approximate=\"tanh\")"),
+        Act::QuickGelu => format!("({x}) * torch.sigmoid(1.702 * ({x}))"),
+        Act::Relu => format!("F.relu({x})"),
+        Act::Relu2 => format!("F.relu({x}).square()"),
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Ffn {
+    Dense,
+    Expert,
+    Shared,
+}
+
+/// A two- or three-matrix MLP: the dense FFN, one routed expert, or the shared expert(s).
+fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
+    let d = spec.hidden;
+    let moe = spec.moe.as_ref();
+    let (f, bias, roles) = match which {
+        Ffn::Dense => (
+            spec.mlp.intermediate,
+            spec.mlp.bias,
+            [Role::Gate, Role::Up, Role::Down, Role::GateUp],
+        ),
+        Ffn::Expert => {
+            let m = moe.expect("MoE");
+            (
+                m.expert_intermediate,
+                m.expert_bias,
+                [
+                    Role::ExpertGate,
+                    Role::ExpertUp,
+                    Role::ExpertDown,
+                    Role::ExpertGateUp,
+                ],
+            )
+        }
+        Ffn::Shared => {
+            let m = moe.expect("MoE");
+            (
+                m.shared_intermediate,
+                false,
+                [
+                    Role::SharedGate,
+                    Role::SharedUp,
+                    Role::SharedDown,
+                    Role::GateUp,
+                ],
+            )
+        }
+    };
+    let [gate, up, down, gate_up] = roles.map(|r| n.attr(r));
+    let act = spec.mlp.act;
+    let lin = |i: &str, o: &str| linear(spec, i, o, bias);
+    if !spec.mlp.gated {
+        return fill(
+            r#"class ${class}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.${up} = ${up_l}
+        self.${down} = ${down_l}
+
+    def forward(self, x):  # [B, T, ${d}]
+        return self.${down}(${act})"#,
+            &[
+                ("class", class.into()),
+                ("up", up),
+                ("down", down.clone()),
+                ("up_l", lin(&d.to_string(), &f.to_string())),
+                ("down_l", lin(&f.to_string(), &d.to_string())),
+                ("d", d.to_string()),
+                (
+                    "act",
+                    act_expr(act, &format!("self.{}(x)", n.attr(roles[1]))),
+                ),
+            ],
+        );
+    }
+    if spec.mlp.fused_gate_up && which == Ffn::Dense {
+        return fill(
+            r#"class ${class}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.${gate_up} = ${gu_l}  # gate and up stacked
+        self.${down} = ${down_l}
+
+    def forward(self, x):  # [B, T, ${d}]
+        gate, up = self.${gate_up}(x).chunk(2, dim=-1)
+        return self.${down}(${act} * up)"#,
+            &[
+                ("class", class.into()),
+                ("gate_up", gate_up),
+                ("down", down),
+                ("gu_l", lin(&d.to_string(), &format!("2 * {f}"))),
+                ("down_l", lin(&f.to_string(), &d.to_string())),
+                ("d", d.to_string()),
+                ("act", act_expr(act, "gate")),
+            ],
+        );
+    }
+    fill(
+        r#"class ${class}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.${gate} = ${gate_l}
+        self.${up} = ${up_l}
+        self.${down} = ${down_l}
+
+    def forward(self, x):  # [B, T, ${d}]
+        return self.${down}(${act} * self.${up}(x))"#,
+        &[
+            ("class", class.into()),
+            ("gate_l", lin(&d.to_string(), &f.to_string())),
+            ("up_l", lin(&d.to_string(), &f.to_string())),
+            ("down_l", lin(&f.to_string(), &d.to_string())),
+            ("act", act_expr(act, &format!("self.{gate}(x)"))),
+            ("gate", gate),
+            ("up", up),
+            ("down", down),
+            ("d", d.to_string()),
+        ],
+    )
+}
+
+/// The routed experts stored one tensor per projection for all of them ([E, in, out]).
+fn stacked_experts(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
-    let (d, e, k) = (spec.hidden, m.experts, m.top_k);
+    let (d, e, f) = (spec.hidden, m.experts, m.expert_intermediate);
+    let gu = n.attr(Role::ExpertGateUp);
+    let down = n.attr(Role::ExpertDown);
     let mut init = format!(
-        "        self.gate = nn.Linear({d}, {e}, bias={})                # the router\n        self.experts = nn.ModuleList(ExpertMLP() for _ in range({e}))\n",
-        if m.router_bias { "True" } else { "False" }
+        "        self.{gu} = nn.Parameter(torch.empty({e}, {d}, 2 * {f}))  # every expert's gate and up, [in, out]\n        self.{down} = nn.Parameter(torch.empty({e}, {f}, {d}))\n"
     );
-    if m.correction_bias {
-        init += &format!("        self.register_buffer(\"e_score_correction_bias\", torch.zeros({e}))   # for choosing only\n");
+    let mut gate_up = format!("        gate_up = x @ self.{gu}[e]\n");
+    let mut out = format!("        return h @ self.{down}[e]");
+    if m.expert_bias {
+        init += &format!("        self.{gu}_bias = nn.Parameter(torch.zeros({e}, 2 * {f}))\n        self.{down}_bias = nn.Parameter(torch.zeros({e}, {d}))\n");
+        gate_up = format!("        gate_up = x @ self.{gu}[e] + self.{gu}_bias[e]\n");
+        out += &format!(" + self.{down}_bias[e]");
+    }
+    let split = if m.gate_up_interleaved {
+        "        gate, up = gate_up[..., 0::2], gate_up[..., 1::2]  # gate and up alternate column by column\n"
+    } else {
+        "        gate, up = gate_up.chunk(2, dim=-1)\n"
+    };
+    let h = match m.swiglu_limit {
+        Some(l) => format!("        gate = gate.clamp(max={l})\n        up = up.clamp(-{l}, {l})\n        h = (up + 1) * gate * torch.sigmoid(1.702 * gate)  # clamped SwiGLU\n"),
+        None => format!("        h = {} * up\n", act_expr(spec.mlp.act, "gate")),
+    };
+    fill(
+        r#"class Experts(nn.Module):
+    """All ${e} routed experts, each projection stored as one tensor."""
+
+    def __init__(self):
+        super().__init__()
+${init}
+    def forward(self, x, e):  # x: [tokens, ${d}] -> [tokens, ${d}], expert e
+${gate_up}${split}${h}${out}"#,
+        &[
+            ("e", e.to_string()),
+            ("init", init),
+            ("d", d.to_string()),
+            ("gate_up", gate_up),
+            ("split", split.into()),
+            ("h", h),
+            ("out", out),
+        ],
+    )
+}
+
+fn moe_classes(spec: &Spec, n: &Names) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    let mut out = Vec::new();
+    if m.stacked_experts {
+        out.push(stacked_experts(spec, n));
+    } else if let Some(l) = m.swiglu_limit {
+        out.push(format!("# experts use the clamped SwiGLU (limit {l})"));
+        out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert));
+    } else {
+        out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert));
     }
     if m.shared_experts > 0 {
+        out.push(mlp(spec, n, "SharedMLP", Ffn::Shared));
+    }
+    out.push(router(spec, n));
+    out.push(moe(spec, n));
+    out.join("\n\n\n")
+}
+
+/// The router as its own module when the checkpoint stores a buffer beside its weight.
+fn router(spec: &Spec, n: &Names) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    let (d, e) = (spec.hidden, m.experts);
+    if !m.correction_bias {
+        return format!("# The router is one linear map: {d} features to {e} expert scores.");
+    }
+    let buf = n.path(Role::CorrectionBias);
+    let buf = buf.rsplit('.').next().unwrap_or(&buf).to_string();
+    fill(
+        r#"class Router(nn.Module):
+    """Scores each token against the ${e} experts; the correction bias only steers the choice."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(${e}, ${d}))
+        self.register_buffer("${buf}", torch.zeros(${e}))
+
+    def forward(self, x):
+        return F.linear(x.float(), self.weight.float())"#,
+        &[("e", e.to_string()), ("d", d.to_string()), ("buf", buf)],
+    )
+}
+
+fn moe(spec: &Spec, n: &Names) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    let (d, e, k) = (spec.hidden, m.experts, m.top_k);
+    let router_attr = n.inside(Role::Router);
+    let mut init = if m.correction_bias {
+        format!("        self.{router_attr} = Router()\n")
+    } else {
+        format!(
+            "        self.{router_attr} = nn.Linear({d}, {e}, bias={})  # the router\n",
+            py_bool(m.router_bias)
+        )
+    };
+    let experts_attr = n.inside(Role::ExpertDown);
+    let experts_attr = experts_attr
+        .split('.')
+        .next()
+        .unwrap_or("experts")
+        .to_string();
+    if m.stacked_experts {
+        init += &format!("        self.{experts_attr} = Experts()\n");
+    } else {
         init += &format!(
-            "        self.shared_experts = ExpertMLP(d_ff={})\n",
-            m.shared_intermediate
+            "        self.{experts_attr} = nn.ModuleList(ExpertMLP() for _ in range({e}))\n"
         );
     }
+    let mut shared = String::new();
+    if m.shared_experts > 0 {
+        let s = n.inside(Role::SharedDown);
+        let s = s.split('.').next().unwrap_or("shared_experts").to_string();
+        init += &format!("        self.{s} = SharedMLP()\n");
+        shared = format!("        out = out + self.{s}(x)\n");
+    }
+    let corr = format!("self.{router_attr}.{}", n.attr(Role::CorrectionBias));
     let groups = if m.n_group > 1 {
         let per = e / m.n_group;
         let rank = if m.scoring == Scoring::Sigmoid {
@@ -347,7 +861,7 @@ fn moe(spec: &Spec) -> String {
             "max(dim=-1).values"
         };
         format!(
-            "        group_scores = choice.view(-1, {g}, {per}).{rank}   # rank the {g} groups\n        keep = torch.zeros_like(group_scores).scatter_(1, group_scores.topk({tg}, dim=-1).indices, 1.0)\n        choice = choice.masked_fill(~keep.bool().repeat_interleave({per}, dim=1), 0.0)\n",
+            "        group_scores = choice.view(-1, {g}, {per}).{rank}  # rank the {g} groups\n        keep = torch.zeros_like(group_scores).scatter_(1, group_scores.topk({tg}, dim=-1).indices, 1.0)\n        choice = choice.masked_fill(~keep.bool().repeat_interleave({per}, dim=1), 0.0)\n",
             g = m.n_group,
             tg = m.topk_group
         )
@@ -357,114 +871,385 @@ fn moe(spec: &Spec) -> String {
     let select = match m.scoring {
         Scoring::Softmax => format!(
             "        probs = logits.float().softmax(dim=-1)\n        choice = probs\n{groups}        weights, idx = choice.topk({k}, dim=-1)\n{}",
-            if m.norm_topk_prob { "        weights = weights / weights.sum(-1, keepdim=True)\n" } else { "" }
+            if m.norm_topk_prob {
+                "        weights = weights / weights.sum(-1, keepdim=True)\n"
+            } else {
+                ""
+            }
         ),
         Scoring::Sigmoid => format!(
             "        probs = logits.float().sigmoid()\n        choice = probs{}\n{groups}        idx = choice.topk({k}, dim=-1).indices\n        weights = probs.gather(1, idx)\n{}",
-            if m.correction_bias { " + self.e_score_correction_bias" } else { "" },
-            if m.norm_topk_prob { "        weights = weights / (weights.sum(-1, keepdim=True) + 1e-20)\n" } else { "" }
+            if m.correction_bias {
+                format!(" + {corr}")
+            } else {
+                String::new()
+            },
+            if m.norm_topk_prob {
+                "        weights = weights / (weights.sum(-1, keepdim=True) + 1e-20)\n"
+            } else {
+                ""
+            }
         ),
-        Scoring::TopkSoftmax => format!("        top, idx = logits.topk({k}, dim=-1)\n        weights = top.float().softmax(dim=-1)\n"),
-        Scoring::TopkSigmoid => format!("        top, idx = logits.topk({k}, dim=-1)\n        weights = top.float().sigmoid()          # scales each chosen expert's input\n"),
+        Scoring::TopkSoftmax => format!(
+            "        top, idx = logits.topk({k}, dim=-1)\n        weights = top.float().softmax(dim=-1)\n"
+        ),
+        Scoring::TopkSigmoid => format!(
+            "        top, idx = logits.topk({k}, dim=-1)\n        weights = top.float().sigmoid()  # scales each chosen expert's input\n"
+        ),
     };
     let scale = if m.routed_scaling != 1.0 {
         format!("        weights = weights * {}\n", m.routed_scaling)
     } else {
         String::new()
     };
+    let run = if m.stacked_experts {
+        format!("self.{experts_attr}(xs, e)")
+    } else {
+        format!("self.{experts_attr}[e](xs)")
+    };
     let apply = if m.scoring == Scoring::TopkSigmoid {
-        "                    out[rows] += expert(x[rows] * weights[rows, slot, None].to(x.dtype))\n"
+        format!("                xs = x[rows] * weights[rows, slot, None].to(x.dtype)\n                out[rows] += {run}\n")
     } else {
-        "                    out[rows] += weights[rows, slot, None].to(x.dtype) * expert(x[rows])\n"
+        format!("                xs = x[rows]\n                out[rows] += weights[rows, slot, None].to(x.dtype) * {run}\n")
     };
-    let shared = if m.shared_experts > 0 {
-        "        out = out + self.shared_experts(x)\n"
-    } else {
-        ""
-    };
-    format!(
-        "class MoE(nn.Module):\n    \"\"\"{e} routed experts, {k} active per token{}.\"\"\"\n\n    def __init__(self):\n        super().__init__()\n{init}\n    def forward(self, x):                                  # [B, T, {d}]\n        shape = x.shape\n        x = x.reshape(-1, {d})                              # one row per token\n        logits = self.gate(x)                              # [tokens, {e}]\n{select}{scale}        out = torch.zeros_like(x)\n        for slot in range({k}):\n            for e, expert in enumerate(self.experts):\n                rows = idx[:, slot] == e\n                if rows.any():\n{apply}{shared}        return out.reshape(shape)",
-        if m.shared_experts > 0 { format!(", plus {} shared", m.shared_experts) } else { String::new() }
+    fill(
+        r#"class MoE(nn.Module):
+    """${e} routed experts, ${k} active per token${shared_note}."""
+
+    def __init__(self):
+        super().__init__()
+${init}
+    def forward(self, x):  # [B, T, ${d}]
+        shape = x.shape
+        x = x.reshape(-1, ${d})  # one row per token
+        logits = self.${router}(x)  # [tokens, ${e}]
+${select}${scale}        out = torch.zeros_like(x)
+        for slot in range(${k}):
+            for e in range(${e}):
+                rows = idx[:, slot] == e
+                if not rows.any():
+                    continue
+${apply}${shared}        return out.reshape(shape)"#,
+        &[
+            ("e", e.to_string()),
+            ("k", k.to_string()),
+            (
+                "shared_note",
+                if m.shared_experts > 0 {
+                    format!(", plus {} shared", m.shared_experts)
+                } else {
+                    String::new()
+                },
+            ),
+            ("init", init),
+            ("d", d.to_string()),
+            ("router", router_attr),
+            ("select", select),
+            ("scale", scale),
+            ("apply", apply),
+            ("shared", shared),
+        ],
     )
 }
+
+// ---- the block and the model --------------------------------------------------------------------
 
 const RESIDUAL: &str = "def residual(x, delta):\n    \"\"\"The residual stream: each sublayer adds its output to what came in.\"\"\"\n    return x + delta";
 
-fn head(spec: &Spec) -> String {
-    let (v, d) = (spec.vocab, spec.hidden);
-    let weight = if spec.tied {
-        "        self.weight = embedding.embed_tokens.weight        # tied: the embedding matrix itself\n".to_string()
-    } else {
-        format!("        self.weight = nn.Parameter(torch.empty({v}, {d}))\n")
-    };
-    let cap = match spec.final_softcap {
-        Some(c) => {
-            format!("        logits = {c} * torch.tanh(logits / {c})          # final softcap\n")
-        }
-        None => String::new(),
-    };
+fn plan_list(spec: &Spec) -> String {
     format!(
-        "class LMHead(nn.Module):\n    def __init__(self, embedding):\n        super().__init__()\n{weight}\n    def forward(self, z):                                  # [B, T, {d}]\n        logits = z @ self.weight.T                         # [B, T, {v}]\n{cap}        return logits"
+        "[\n    {},\n]",
+        crate::render::numpy::python_plan(spec).join(",\n    ")
     )
 }
 
-fn block(spec: &Spec) -> String {
+fn layer(spec: &Spec, n: &Names) -> String {
     let place = spec.norm.place;
+    let d = spec.hidden;
+    let attn = n.sublayer(Role::O);
+    let ffn = n.sublayer(if spec.plan.iter().any(|l| !l.moe) {
+        Role::Down
+    } else {
+        Role::Router
+    });
+    let norm_attr = |r: Role| n.path(r);
     let mut init = String::new();
-    let mut fwd = String::new();
-    if place != NormPlace::Post {
-        init += "        self.input_layernorm = Norm()\n";
-    }
-    init += "        self.self_attn = Attention()\n";
-    match place {
-        NormPlace::Pre => init += "        self.post_attention_layernorm = Norm()            # before the FFN, despite its name\n",
-        NormPlace::Post => init += "        self.post_attention_layernorm = Norm()\n        self.post_feedforward_layernorm = Norm()\n",
-        NormPlace::Sandwich => init += "        self.post_attention_layernorm = Norm()\n        self.pre_feedforward_layernorm = Norm()\n        self.post_feedforward_layernorm = Norm()\n",
-    }
-    init += "        self.mlp = MoE() if moe else MLP()\n";
     let attn_in = if place == NormPlace::Post {
-        "x"
+        "x".to_string()
     } else {
-        "self.input_layernorm(x)"
+        let a = norm_attr(Role::AttnNorm);
+        init += &format!("        self.{a} = Norm({d})\n");
+        format!("self.{a}(x)")
     };
-    let attn = format!("self.self_attn({attn_in}, span, use_rope)");
-    let attn = if place == NormPlace::Pre {
-        attn
+    init += &format!("        self.{attn} = Attention(span, use_rope)\n");
+    let mut a_out = format!("self.{attn}({attn_in}, rope)");
+    if place != NormPlace::Pre {
+        let p = norm_attr(Role::PostAttnNorm);
+        init += &format!("        self.{p} = Norm({d})  # on the attention's output\n");
+        a_out = format!("self.{p}({a_out})");
+    }
+    let ffn_in = if place == NormPlace::Post {
+        "x".to_string()
     } else {
-        format!("self.post_attention_layernorm({attn})")
+        let f = norm_attr(Role::FfnNorm);
+        let note = if place == NormPlace::Pre && f.contains("post_attention") {
+            "  # before the FFN, despite its name"
+        } else {
+            ""
+        };
+        init += &format!("        self.{f} = Norm({d}){note}\n");
+        format!("self.{f}(x)")
     };
-    fwd += &format!("        x = x + {attn}\n");
-    let ffn_in = match place {
-        NormPlace::Pre => "self.post_attention_layernorm(x)",
-        NormPlace::Post => "x",
-        NormPlace::Sandwich => "self.pre_feedforward_layernorm(x)",
+    let has_dense = spec.plan.iter().any(|l| !l.moe);
+    init += &match (has_dense, spec.is_moe()) {
+        (true, true) => format!("        self.{ffn} = MoE() if moe else MLP()\n"),
+        (false, true) => format!("        self.{ffn} = MoE()\n"),
+        _ => format!("        self.{ffn} = MLP()\n"),
     };
-    let ffn = format!("self.mlp({ffn_in})");
-    let ffn = if place == NormPlace::Pre {
-        ffn
-    } else {
-        format!("self.post_feedforward_layernorm({ffn})")
-    };
-    fwd += &format!("        x = x + {ffn}\n");
-    let plan_text = format!(
-        "[\n    {},\n]",
-        crate::render::numpy::python_plan(spec).join(",\n    ")
-    );
-    let rope_kind = if matches!(spec.attn.kind, AttnKind::Mla) {
-        "MLA"
-    } else {
-        "attention"
-    };
-    format!(
-        "class DecoderLayer(nn.Module):\n    def __init__(self, moe=False):\n        super().__init__()\n{init}\n    def forward(self, x, span=(\"full\", 0), use_rope=True):\n{fwd}        return x\n\n\n# Per layer: (attention span, RoPE on, MoE FFN) — the {rope_kind} and FFN each layer uses.\nPLAN = {plan_text}\n\n\nclass Model(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = TokenEmbedding()\n        self.layers = nn.ModuleList(DecoderLayer(moe) for _, _, moe in PLAN)\n        self.norm = Norm()\n        self.lm_head = LMHead(self.embed)\n\n    def forward(self, input_ids):                          # [B, T] int64\n        x = self.embed(input_ids)\n        for layer, (span, use_rope, _) in zip(self.layers, PLAN):\n            x = layer(x, span, use_rope)\n        return self.lm_head(self.norm(x))                  # [B, T, {}]",
-        spec.vocab
+    let mut f_out = format!("self.{ffn}({ffn_in})");
+    if place != NormPlace::Pre {
+        let p = norm_attr(Role::PostFfnNorm);
+        init += &format!("        self.{p} = Norm({d})  # on the FFN's output\n");
+        f_out = format!("self.{p}({f_out})");
+    }
+    fill(
+        r#"# Per layer: (attention span, RoPE on, MoE FFN).
+PLAN = ${plan}
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, span, use_rope, moe):
+        super().__init__()
+${init}
+    def forward(self, x, rope):  # [B, T, ${d}]
+        x = x + ${a_out}
+        x = x + ${f_out}
+        return x"#,
+        &[
+            ("plan", plan_list(spec)),
+            ("init", init),
+            ("d", d.to_string()),
+            ("a_out", a_out),
+            ("f_out", f_out),
+        ],
     )
+}
+
+/// How the page describes the embedding: the model's own lines for it.
+fn embedding_note(spec: &Spec, n: &Names) -> String {
+    let (v, d) = (spec.vocab, spec.hidden);
+    let embed = n.attr(Role::Embed);
+    let mut s = format!("# In the model (see the whole module): the token embedding, one row per id.\nembed_tokens = nn.Embedding({v}, {d})  # stored as {}\n", n.path(Role::Embed));
+    if let Some(p) = spec.embedding.learned_positions {
+        s += &format!(
+            "positions = nn.Embedding({p}, {d})  # learned absolute positions, stored as {}\n",
+            n.path(Role::PosEmbed)
+        );
+    }
+    s += &format!(
+        "\n\ndef embed(input_ids):  # [B, T] int64 -> [B, T, {d}]\n    x = {embed}(input_ids)\n"
+    );
+    if spec.embedding.learned_positions.is_some() {
+        s += "    x = x + positions(torch.arange(input_ids.shape[1]))\n";
+    }
+    if spec.embedding.scale_by_sqrt_hidden {
+        s += &format!(
+            "    x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)  # scaled by sqrt(d_model)\n"
+        );
+    }
+    s + "    return x"
+}
+
+fn model(spec: &Spec, n: &Names) -> String {
+    let (v, d) = (spec.vocab, spec.hidden);
+    // The decoder's own module (`model`, `transformer`) and the attributes in it.
+    let embed_path = n.path(Role::Embed);
+    let (outer, embed) = embed_path
+        .split_once('.')
+        .unwrap_or(("model", "embed_tokens"));
+    let layers = n
+        .layers
+        .strip_prefix(&format!("{outer}."))
+        .unwrap_or("layers")
+        .to_string();
+    let final_norm = n.path(Role::FinalNorm);
+    let final_norm = final_norm.rsplit('.').next().unwrap_or("norm").to_string();
+    let mut init = format!("        self.{embed} = nn.Embedding({v}, {d})\n");
+    let mut fwd = format!("        x = self.{embed}(input_ids)  # [B, T, {d}]\n");
+    if let Some(p) = spec.embedding.learned_positions {
+        let pos = n.path(Role::PosEmbed);
+        let pos = pos.rsplit('.').next().unwrap_or("wpe").to_string();
+        init +=
+            &format!("        self.{pos} = nn.Embedding({p}, {d})  # learned absolute positions\n");
+        fwd += &format!("        x = x + self.{pos}(torch.arange(T, device=input_ids.device))\n");
+    }
+    if spec.embedding.scale_by_sqrt_hidden {
+        fwd += &format!(
+            "        x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)  # scaled by sqrt(d_model)\n"
+        );
+    }
+    init += &format!(
+        "        self.{layers} = nn.ModuleList(DecoderLayer(*p) for p in PLAN)\n        self.{final_norm} = Norm({d})\n"
+    );
+    if let Position::Rope(r) = &spec.position {
+        fwd += "        full = rope_cos_sin(rope_frequencies, T, x.dtype)\n";
+        if r.sliding.is_some() {
+            fwd += "        sliding = rope_cos_sin(sliding_rope_frequencies, T, x.dtype)\n";
+        }
+        let pick = if r.sliding.is_some() {
+            "sliding if layer.self_attn.span[0] == \"sliding\" else full"
+        } else {
+            "full"
+        };
+        let attn = n.sublayer(Role::O);
+        let pick = pick.replace("self_attn", &attn);
+        fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, {pick})\n");
+    } else {
+        fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, None)\n");
+    }
+    fwd += &format!("        return self.{final_norm}(x)\n");
+    let head = if spec.tied {
+        format!(
+            "        logits = h @ self.{outer}.{embed}.weight.T  # tied: the embedding matrix\n"
+        )
+    } else {
+        "        logits = self.lm_head(h)\n".into()
+    };
+    let head_init = if spec.tied {
+        String::new()
+    } else {
+        format!("        self.lm_head = nn.Linear({d}, {v}, bias=False)\n")
+    };
+    let cap = match spec.final_softcap {
+        Some(c) => format!("        logits = {c} * torch.tanh(logits / {c})  # final softcap\n"),
+        None => String::new(),
+    };
+    let mut out = fill(
+        r#"class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+${init}
+    def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${d}] after the final norm
+        T = input_ids.shape[1]
+${fwd}
+
+class ${lm}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.${outer} = Decoder()
+${head_init}
+    def forward(self, input_ids):  # [B, T] int64 -> logits [B, T, ${v}]
+        h = self.${outer}(input_ids)
+${head}${cap}        return logits"#,
+        &[
+            ("init", init),
+            ("d", d.to_string()),
+            ("v", v.to_string()),
+            ("fwd", fwd),
+            ("outer", outer.to_string()),
+            ("head_init", head_init),
+            ("head", head),
+            ("cap", cap),
+            (
+                "lm",
+                if spec.hf_prefix.is_empty() {
+                    "Model".into()
+                } else {
+                    "LanguageModel".into()
+                },
+            ),
+        ],
+    );
+    if let Some(prefix) = spec.hf_prefix.strip_suffix('.') {
+        let parts: Vec<String> = spec
+            .not_drawn
+            .iter()
+            .map(|p| format!("{:?}", p.prefix))
+            .collect();
+        out += &fill(
+            r#"
+
+
+class Model(nn.Module):
+    """The language model of a multimodal checkpoint, under its prefix."""
+
+    def __init__(self):
+        super().__init__()
+        self.${prefix} = LanguageModel()
+
+    def forward(self, input_ids):
+        return self.${prefix}(input_ids)
+
+
+def language_model_only(state_dict):
+    """The checkpoint without its parts this module does not hold (${parts})."""
+    return {k: v for k, v in state_dict.items() if not k.startswith((${parts},))}"#,
+            &[("prefix", prefix.to_string()), ("parts", parts.join(", "))],
+        );
+    }
+    out
 }
 
 fn mtp(spec: &Spec) -> String {
     let d = spec.hidden;
-    format!(
-        "class MultiTokenPrediction(nn.Module):\n    \"\"\"Predicts the token after next from the last hidden state and the next token's embedding.\n    Not used in ordinary decoding; stored in the checkpoint as layer {}.\"\"\"\n\n    def __init__(self):\n        super().__init__()\n        self.embed_tokens = nn.Embedding({}, {d})           # a stored copy of the embedding\n        self.enorm, self.hnorm = Norm(), Norm()\n        self.eh_proj = nn.Linear(2 * {d}, {d}, bias=False)\n        self.block = DecoderLayer(moe=True)\n        self.shared_head_norm = Norm()\n        self.shared_head = nn.Linear({d}, {}, bias=False)   # a stored copy of the LM head\n\n    def forward(self, hidden, next_ids):                   # hidden: [B, T, {d}] before the final norm\n        e = self.enorm(self.embed_tokens(next_ids))\n        x = self.eh_proj(torch.cat([e, self.hnorm(hidden)], dim=-1))\n        return self.shared_head(self.shared_head_norm(self.block(x)))",
-        spec.layers, spec.vocab, spec.vocab
+    fill(
+        r#"class MultiTokenPrediction(nn.Module):
+    """Predicts the token after next from the last hidden state and the next token's embedding.
+    Not used in ordinary decoding; stored in the checkpoint as layer ${layer}."""
+
+    def __init__(self):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(${v}, ${d})  # a stored copy of the embedding
+        self.enorm, self.hnorm = Norm(${d}), Norm(${d})
+        self.eh_proj = nn.Linear(2 * ${d}, ${d}, bias=False)
+        self.block = DecoderLayer(("full", 0), True, True)
+        self.shared_head_norm = Norm(${d})
+        self.shared_head = nn.Linear(${d}, ${v}, bias=False)  # a stored copy of the LM head
+
+    def forward(self, hidden, next_ids, rope):  # hidden: [B, T, ${d}] before the final norm
+        e = self.enorm(self.embed_tokens(next_ids))
+        x = self.eh_proj(torch.cat([e, self.hnorm(hidden)], dim=-1))
+        return self.shared_head(self.shared_head_norm(self.block(x, rope)))"#,
+        &[
+            ("layer", spec.layers.to_string()),
+            ("v", spec.vocab.to_string()),
+            ("d", d.to_string()),
+        ],
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_the_checkpoint() {
+        let spec = crate::source::load("mixtral-8x7b-v0.1", false)
+            .unwrap()
+            .spec;
+        let n = Names::new(&spec);
+        assert_eq!(n.layers, "model.layers");
+        assert_eq!(n.path(Role::Q), "self_attn.q_proj");
+        assert_eq!(n.inside(Role::ExpertGate), "experts.w1");
+        assert_eq!(n.inside(Role::Router), "gate");
+        let gpt2 = crate::source::load("gpt-2", false).unwrap().spec;
+        let n = Names::new(&gpt2);
+        assert_eq!(n.layers, "transformer.h");
+        assert_eq!(n.path(Role::Qkv), "attn.c_attn");
+        assert_eq!(n.path(Role::Embed), "transformer.wte");
+    }
+
+    #[test]
+    fn the_module_holds_only_what_the_model_uses() {
+        let llama = module(&crate::source::load("llama-3.1-8b", false).unwrap().spec);
+        assert!(!llama.contains("class MoE"), "{llama}");
+        assert!(!llama.contains("Conv1D"));
+        assert!(llama.contains("llama3"));
+        let mixtral = module(
+            &crate::source::load("mixtral-8x7b-v0.1", false)
+                .unwrap()
+                .spec,
+        );
+        assert!(mixtral.contains("class MoE") && !mixtral.contains("class MLP("));
+    }
 }
