@@ -2,24 +2,19 @@
 //! random-weight model of the executor's fixtures (made by transformers) within 1e-4.
 
 use assert_cmd::Command;
-use std::path::Path;
+
 
 #[path = "support/npy.rs"]
 mod npy;
+#[path = "support/fixtures.rs"]
+mod fixtures;
 
 #[test]
 fn exported_numpy_matches_transformers() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/exec/tests/fixtures");
     let tmp = tempfile::tempdir().unwrap();
     let mut checked = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&fixtures)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    for dir in dirs {
-        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+    for dir in fixtures::all() {
+        let name = fixtures::name(&dir).replace('/', "-");
         let py = tmp.path().join(format!("{name}.py"));
         let out = tmp.path().join(format!("{name}.npy"));
         Command::cargo_bin("anatomy")
@@ -50,6 +45,6 @@ fn exported_numpy_matches_transformers() {
         assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
         checked.push((name, worst));
     }
-    assert!(checked.len() >= 16, "{checked:?}");
+    assert!(checked.len() >= 16 + 20, "{checked:?}");
     eprintln!("{checked:?}");
 }

@@ -26,6 +26,9 @@ pub struct Report {
     pub formats: BTreeMap<String, (usize, u128)>,
     /// Auxiliary tensors (multi-token prediction) found, and their parameters.
     pub aux: (usize, u128),
+    /// Parts of a multimodal checkpoint the graph does not draw (vision tower, projector), by
+    /// what they are: their tensors and parameters.
+    pub not_drawn: BTreeMap<String, (usize, u128)>,
 }
 
 impl Report {
@@ -162,12 +165,16 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
             }
         }
     }
-    r.unexpected = c
-        .tensors
-        .iter()
-        .filter(|t| !used.contains(t.name.as_str()))
-        .cloned()
-        .collect();
+    for t in c.tensors.iter().filter(|t| !used.contains(t.name.as_str())) {
+        match g.spec.not_drawn.iter().find(|p| t.name.starts_with(&p.prefix)) {
+            Some(part) => {
+                let e = r.not_drawn.entry(part.to_string()).or_default();
+                e.0 += 1;
+                e.1 += numel(&t.shape);
+            }
+            None => r.unexpected.push(t.clone()),
+        }
+    }
     Ok(r)
 }
 
@@ -200,6 +207,9 @@ pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> String {
             r.aux.0,
             grouped(r.aux.1)
         );
+    }
+    for (part, (n, p)) in &r.not_drawn {
+        out += &format!("not drawn: {part}: {n} tensors, {} parameters\n", grouped(*p));
     }
     let list = |out: &mut String, title: &str, items: Vec<String>| {
         if items.is_empty() {

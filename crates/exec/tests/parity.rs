@@ -1,24 +1,20 @@
 //! The executor against transformers: logits of tiny random-weight models of every family it runs
-//! (made by scripts/make_exec_fixtures.py) agree within 1e-4, in one pass and token by token
-//! through the KV cache.
+//! (scripts/make_exec_fixtures.py) and of toy-size copies of every catalog config with all their
+//! keys (scripts/make_toy_fixtures.py) agree within 1e-4, in one pass and token by token through
+//! the KV cache; each checkpoint is exactly what the graph says (`verify`).
 
 use anatomy_exec::{weights::Weights, Cache, Model};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn fixtures() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    out.sort();
-    out
-}
+#[path = "../../../tests/support/fixtures.rs"]
+mod fixtures;
+
+use fixtures::all as fixtures;
 
 fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>) {
     let c = anatomy_checkpoint::open(dir).unwrap();
-    let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+    let spec = anatomy_checkpoint::spec(&c, false)
+        .unwrap_or_else(|e| panic!("{}: {e}", fixtures::name(dir)));
     let w = Weights::load(&c, &spec, &mut |_, _| {}).unwrap();
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
@@ -50,10 +46,10 @@ fn logits_match_transformers() {
             .to_vec2()
             .unwrap();
         let d = max_diff(&got, &want);
-        report.push((dir.file_name().unwrap().to_string_lossy().to_string(), d));
+        report.push((fixtures::name(&dir), d));
     }
     eprintln!("{report:?}");
-    assert!(report.len() >= 16, "{report:?}");
+    assert!(report.len() >= 16 + anatomy_core::catalog::ENTRIES.len(), "{report:?}");
     let bad: Vec<_> = report.iter().filter(|(_, d)| *d >= 1e-4).collect();
     assert!(bad.is_empty(), "max |Δlogit| ≥ 1e-4: {bad:?}");
 }
@@ -78,7 +74,7 @@ fn the_kv_cache_gives_the_same_logits() {
             );
         }
         let d = max_diff(&got, &want);
-        assert!(d < 1e-4, "{}: max |Δlogit| = {d}", dir.display());
+        assert!(d < 1e-4, "{}: max |Δlogit| = {d}", fixtures::name(&dir));
         // Decoding asks for the last position's logits alone.
         let last: Vec<Vec<f32>> = model
             .forward_last(&ids, &mut Cache::new(model.spec.layers as usize))
@@ -90,6 +86,29 @@ fn the_kv_cache_gives_the_same_logits() {
             d < 1e-4,
             "{}: last position, max |Δlogit| = {d}",
             dir.display()
+        );
+    }
+}
+
+/// Every catalog entry has its toy copy, and each toy checkpoint holds exactly the tensors the
+/// graph of its config names, with their shapes.
+#[test]
+fn every_catalog_config_has_a_toy_copy_the_graph_matches() {
+    let toys: Vec<String> = fixtures::toys().iter().map(|d| fixtures::name(d)).collect();
+    for e in anatomy_core::catalog::ENTRIES {
+        assert!(toys.contains(&format!("toy/{}", e.name)), "no toy copy of {}: run scripts/make_toy_fixtures.py {}", e.name, e.name);
+    }
+    for dir in fixtures::all() {
+        let c = anatomy_checkpoint::open(&dir).unwrap();
+        let g = anatomy_core::graph::build(&anatomy_checkpoint::spec(&c, false).unwrap()).unwrap();
+        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+        assert!(
+            r.clean(),
+            "{}: missing {:?} unexpected {:?} mis-shaped {:?}",
+            fixtures::name(&dir),
+            r.missing,
+            r.unexpected.iter().map(|t| &t.name).collect::<Vec<_>>(),
+            r.misshaped
         );
     }
 }

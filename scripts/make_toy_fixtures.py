@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""Make toy-size copies of published configs, the parity suite that catches keys the code ignores.
+
+Each copy keeps every key of the real config.json and changes only sizes: hidden size, heads
+(keeping the attention kind: MHA, GQA, MQA, MLA), head dims, FFN widths, experts (keeping top-k
+and the group structure), layers (keeping one layer of each kind, per-layer lists cut to match),
+vocabulary, windows and chunks (small enough that 10 tokens cross them), LongRoPE factor lists
+(one per rotated pair) and the vision tower of a multimodal wrapper. Token ids that fall outside
+the small vocabulary are moved inside it. transformers then builds the model with random weights
+(norm weights, biases and buffers perturbed too, so nothing hides behind zeros and ones), and the
+copy is saved with its logits for 10 token ids.
+
+Writes crates/exec/tests/fixtures/toy/<name>/{config.json, model.safetensors, expected.json}.
+With --mutants N, also writes N copies with random keys removed or set to another valid value
+(the property test's cases) under fixtures/mutant/<name>-<i>/, each with transformers' logits,
+or with "refused" where transformers will not build it.
+
+Usage: python3 scripts/make_toy_fixtures.py [--mutants N] [NAME ...]
+(needs: pip install torch transformers; runs on the CPU in about a minute)
+"""
+import argparse
+import copy
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+import torch
+import transformers
+from transformers import AutoModelForCausalLM, CONFIG_MAPPING
+
+ROOT = Path(__file__).resolve().parent.parent
+CATALOG = ROOT / "crates/core/catalog"
+OUT = ROOT / "crates/exec/tests/fixtures"
+IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20]
+
+# Heads keep a real head size where the config gives one (64), so RoPE rotates as many pairs
+# as in a real model and a wrongly scaled frequency shows in the logits; derived, it is 32.
+VOCAB = 128
+HIDDEN = 128
+HEADS = 4
+HEAD_DIM = 64
+FFN = 96
+EXPERT_FFN = 32
+WINDOW = 4
+
+# Sizes, by key name, wherever they appear (top level, text_config).
+SIZES = {
+    "hidden_size": HIDDEN,
+    "n_embd": HIDDEN,
+    "intermediate_size": FFN,
+    "intermediate_size_mlp": FFN + 32,
+    "n_inner": FFN,
+    "moe_intermediate_size": EXPERT_FFN,
+    "shared_expert_intermediate_size": EXPERT_FFN,
+    "vocab_size": VOCAB,
+    "head_dim": HEAD_DIM,
+    "kv_lora_rank": 16,
+    "q_lora_rank": 24,
+    "qk_nope_head_dim": 8,
+    "qk_rope_head_dim": 8,
+    "v_head_dim": 8,
+}
+WINDOWS = ("sliding_window", "attention_chunk_size")
+TOKEN_IDS = ("bos_token_id", "eos_token_id", "pad_token_id", "boi_token_index", "eoi_token_index",
+             "image_token_index", "decoder_start_token_id")
+
+
+def layer_count(text):
+    """Layers of the toy copy: enough for one layer of each kind the config makes."""
+    need = 2
+    for key in ("sliding_window_pattern", "no_rope_layer_interval", "interleave_moe_layer_step",
+                "decoder_sparse_step"):
+        if isinstance(text.get(key), int):
+            need = max(need, text[key])
+    if isinstance(text.get("first_k_dense_replace"), int) and text["first_k_dense_replace"] > 0:
+        need = max(need, 2)
+    return need
+
+
+def cut_lists(text, n):
+    """Per-layer lists cut to n layers, keeping a layer of each kind present in the original."""
+    for key in ("layer_types", "no_rope_layers"):
+        v = text.get(key)
+        if isinstance(v, list) and len(v) > n:
+            kinds = []
+            for x in v:
+                if x not in kinds:
+                    kinds.append(x)
+            head = v[:n]
+            for k in kinds:
+                if k not in head:
+                    head[-1] = k
+            text[key] = head
+    for key in ("mlp_only_layers", "moe_layers"):
+        v = text.get(key)
+        if isinstance(v, list):
+            text[key] = [i for i in v if i < n]
+
+
+def shrink_text(text):
+    heads = text.get("num_attention_heads", text.get("n_head"))
+    kv = text.get("num_key_value_heads")
+    for key, value in SIZES.items():
+        if isinstance(text.get(key), int):
+            text[key] = value
+    for key in ("num_attention_heads", "n_head"):
+        if key in text:
+            text[key] = HEADS
+    if isinstance(kv, int) and isinstance(heads, int):
+        text["num_key_value_heads"] = HEADS if kv == heads else (1 if kv == 1 else 2)
+    for key in WINDOWS:
+        if isinstance(text.get(key), int):
+            text[key] = WINDOW
+    if isinstance(text.get("query_pre_attn_scalar"), int):
+        text["query_pre_attn_scalar"] = HEAD_DIM
+    # Experts: twice top-k (at least 8), a multiple of the groups with two or more in each.
+    k = text.get("num_experts_per_tok") or 1
+    groups = text.get("n_group") or 1
+    for key in ("num_local_experts", "num_experts", "n_routed_experts"):
+        e = text.get(key)
+        if isinstance(e, int):
+            want = max(8, 2 * k, 2 * groups)
+            text[key] = min(e, -(-want // groups) * groups)
+    n = layer_count(text)
+    for key in ("num_hidden_layers", "n_layer"):
+        if key in text:
+            text[key] = n
+    if isinstance(text.get("first_k_dense_replace"), int):
+        text["first_k_dense_replace"] = min(text["first_k_dense_replace"], 1)
+    if isinstance(text.get("max_window_layers"), int):
+        text["max_window_layers"] = min(text["max_window_layers"], n - 1)
+    cut_lists(text, n)
+    for rope_key in ("rope_scaling", "rope_parameters"):
+        r = text.get(rope_key)
+        if isinstance(r, dict):
+            for f in ("short_factor", "long_factor"):
+                if isinstance(r.get(f), list):
+                    pairs = rotary_pairs(text)
+                    step = len(r[f]) / pairs
+                    r[f] = [r[f][int(i * step)] for i in range(pairs)]
+
+
+def rotary_pairs(text):
+    hd = text.get("head_dim") or text["hidden_size"] // text["num_attention_heads"]
+    partial = text.get("partial_rotary_factor", 1.0)
+    return int(hd * partial) // 2
+
+
+def shrink_vision(v):
+    # Set even where the class default applies: a vision tower is not what the copy tests.
+    for key in ("hidden_size", "intermediate_size", "projector_input_dim", "projector_output_dim",
+                "vision_output_dim"):
+        v[key] = 32
+    for key in ("num_hidden_layers",):
+        if isinstance(v.get(key), int):
+            v[key] = 1
+    for key in ("num_attention_heads",):
+        if isinstance(v.get(key), int):
+            v[key] = 2
+
+
+def token_ids_inside(cfg, vocab):
+    for key in TOKEN_IDS:
+        v = cfg.get(key)
+        if isinstance(v, int) and v >= vocab:
+            cfg[key] = vocab - 1 - TOKEN_IDS.index(key)
+        elif isinstance(v, list):
+            cfg[key] = [x if x < vocab else vocab - 1 for x in v]
+
+
+def shrink(raw):
+    cfg = copy.deepcopy(raw)
+    text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
+    shrink_text(text)
+    # The vocabulary is a size even where the class default gives it (Gemma 3: 262,208).
+    text.setdefault("vocab_size", VOCAB)
+    if isinstance(cfg.get("vision_config"), dict):
+        shrink_vision(cfg["vision_config"])
+    token_ids_inside(cfg, VOCAB)
+    if text is not cfg:
+        token_ids_inside(text, VOCAB)
+    return cfg
+
+
+def build(raw):
+    """The model transformers builds for `raw`, float32, eager attention, random weights."""
+    raw = dict(raw)
+    model_type = raw["model_type"]
+    if model_type not in CONFIG_MAPPING and raw.get("architectures") == ["DeepseekV3ForCausalLM"]:
+        model_type = "deepseek_v3"
+    config = CONFIG_MAPPING[model_type].from_dict(copy.deepcopy(raw))
+    text = config.get_text_config()
+    if getattr(text, "pad_token_id", None) is not None and text.pad_token_id >= text.vocab_size:
+        # A class default outside the small vocabulary (Phi-3: 32000); ids never reach the math.
+        raw["pad_token_id"] = None
+        return build(raw)
+    arch = (raw.get("architectures") or [None])[0]
+    cls = getattr(transformers, arch, None) if "text_config" in raw and arch else None
+    torch.manual_seed(0)
+    if cls is not None:
+        model = cls._from_config(config, attn_implementation="eager", dtype=torch.float32)
+    else:
+        model = AutoModelForCausalLM.from_config(config, attn_implementation="eager", dtype=torch.float32)
+    model = model.float().eval()
+    with torch.no_grad():
+        for n, p in model.named_parameters():
+            if p.dim() >= 2:
+                # Unit-scale products (transformers' 0.02 makes every attention nearly uniform,
+                # where positions and masks cannot show).
+                fan_in = p.shape[-1] if "experts" not in n or p.dim() < 3 else p.shape[-2]
+                p.normal_(0.0, fan_in ** -0.5)
+            if p.dim() == 1 or "sinks" in n or "bias" in n:
+                p.add_(torch.randn_like(p) * 0.1)
+        for n, b in model.named_buffers():
+            if "correction_bias" in n:
+                b.add_(torch.randn_like(b) * 0.1)
+    return model
+
+
+def logits_of(model, ids):
+    with torch.no_grad():
+        try:
+            return model(input_ids=torch.tensor([ids])).logits[0].float()
+        except AttributeError:
+            # transformers 5.24's Llama4ForConditionalGeneration fails on text alone (it reads
+            # `image_outputs` from a text-only output); its language model is a causal LM.
+            return model.language_model(input_ids=torch.tensor([ids])).logits[0].float()
+
+
+def save(d, raw, model, extra=None):
+    d.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(d, safe_serialization=True)
+    for f in d.iterdir():
+        if f.name not in ("model.safetensors",):
+            f.unlink()
+    (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
+    logits = logits_of(model, IDS)
+    out = {"transformers": transformers.__version__, "ids": IDS, "logits": logits.tolist()}
+    out.update(extra or {})
+    (d / "expected.json").write_text(json.dumps(out) + "\n")
+    return logits
+
+
+# ---- mutants: random keys removed or set to another valid value --------------------------------
+
+def alternatives(key, value):
+    """Other values `key` could validly hold, by its type."""
+    if isinstance(value, bool):
+        return [not value]
+    if isinstance(value, int) and key.endswith(("_token_id", "_token_index")):
+        return []
+    if isinstance(value, float):
+        return [value * 2, value / 2]
+    if isinstance(value, int) and key in WINDOWS:
+        return [2, 8, None]
+    if isinstance(value, str) and key in ("hidden_act", "hidden_activation", "activation_function"):
+        return ["gelu", "gelu_pytorch_tanh", "relu", "silu", "relu2", "quick_gelu"]
+    if isinstance(value, int) and key in ("num_key_value_heads",):
+        return [1, 2, 4]
+    return []
+
+
+def mutate(cfg, rng):
+    cfg = copy.deepcopy(cfg)
+    text = cfg["text_config"] if isinstance(cfg.get("text_config"), dict) else cfg
+    keys = [k for k in text if k not in ("model_type", "architectures")]
+    rng.shuffle(keys)
+    changed = []
+    for key in keys[: rng.randint(1, 3)]:
+        options = alternatives(key, text[key])
+        if options and rng.random() < 0.7:
+            text[key] = rng.choice(options)
+            changed.append(f"{key} = {json.dumps(text[key])}")
+        elif not isinstance(text[key], (dict, list)) or rng.random() < 0.5:
+            del text[key]
+            changed.append(f"{key} removed")
+    return cfg, changed
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("names", nargs="*")
+    ap.add_argument("--mutants", type=int, default=0)
+    a = ap.parse_args()
+    for path in sorted(CATALOG.glob("*.json")):
+        name = path.stem
+        if a.names and name not in a.names:
+            continue
+        raw = json.loads(path.read_text())
+        toy = shrink(raw)
+        model = build(toy)
+        save(OUT / "toy" / name, toy, model)
+        print(f"toy/{name}: {sum(p.numel() for p in model.state_dict().values()):,} params")
+    if a.mutants:
+        rng = random.Random(20261130)
+        paths = sorted(CATALOG.glob("*.json"))
+        for i in range(a.mutants):
+            path = rng.choice(paths)
+            toy = shrink(json.loads(path.read_text()))
+            cfg, changed = mutate(toy, rng)
+            d = OUT / "mutant" / f"{path.stem}-{i}"
+            try:
+                model = build(cfg)
+                logits_of(model, IDS)
+            except Exception as e:  # transformers refuses: anatomy must refuse too
+                d.mkdir(parents=True, exist_ok=True)
+                (d / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
+                (d / "expected.json").write_text(json.dumps({"refused": f"{type(e).__name__}: {e}"[:300],
+                                                             "changed": changed}) + "\n")
+                print(f"mutant {d.name}: {changed}: transformers refuses ({type(e).__name__})")
+                continue
+            save(d, cfg, model, {"changed": changed})
+            print(f"mutant {d.name}: {changed}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+//! The parity fixtures made by transformers, for the test crates of the workspace (`#[path]`):
+//! tiny models of each family's default config (`scripts/make_exec_fixtures.py`) and toy-size
+//! copies of every catalog config with every key kept (`scripts/make_toy_fixtures.py`).
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .find(|p| p.join("crates/exec/tests/fixtures").is_dir())
+        .expect("the workspace root")
+        .join("crates/exec/tests/fixtures")
+}
+
+fn checkpoints(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("model.safetensors").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every fixture checkpoint with logits: the default-config ones, then the toy copies.
+#[allow(dead_code)]
+pub fn all() -> Vec<PathBuf> {
+    let mut out = checkpoints(&root());
+    out.extend(toys());
+    out
+}
+
+/// The toy copies of the catalog's configs, one per catalog entry.
+#[allow(dead_code)]
+pub fn toys() -> Vec<PathBuf> {
+    checkpoints(&root().join("toy"))
+}
+
+/// The property test's cases: toy copies with keys removed or changed.
+#[allow(dead_code)]
+pub fn mutants() -> Vec<PathBuf> {
+    let dir = root().join("mutant");
+    if !dir.is_dir() {
+        return Vec::new();
+    }
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("expected.json").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
+/// The fixture's name as the tests report it (`toy/gemma-3-27b`, `llama`).
+#[allow(dead_code)]
+pub fn name(dir: &Path) -> String {
+    let leaf = dir.file_name().unwrap().to_string_lossy().to_string();
+    match dir.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().to_string()) {
+        Some(p) if p == "toy" || p == "mutant" => format!("{p}/{leaf}"),
+        _ => leaf,
+    }
+}
