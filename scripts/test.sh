@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
-# Every test: the Rust suite, then the pages in headless Chromium.
-# Needs cargo, python3, node with npm, and Chromium (/usr/bin/chromium, or CHROMIUM=path).
+# Every test: the Rust suite, then the pages in headless Chromium. It installs or checks what the
+# tests need first (scripts/setup.sh), so on a fresh machine this one command is enough; and since
+# everything is there, a test reported as ignored (a missing resource) fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-cargo test --workspace --locked
+command -v cargo >/dev/null || { echo "cargo is required (the machine's Rust toolchain)" >&2; exit 1; }
+eval "$(scripts/setup.sh)"
 
-if [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
-  echo "Chromium not found at ${CHROMIUM:-/usr/bin/chromium}: install Debian's chromium (apt-get install chromium) to run the browser tests" >&2
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+cargo test --workspace --locked 2>&1 | tee "$log"
+if grep -E '^test .* \.\.\. ignored' "$log"; then
+  echo "test.sh: the tests above were ignored although setup.sh provided their resources" >&2
   exit 1
 fi
-# `cargo test` built target/debug/anatomy for the CLI tests; the browser tests drive that binary.
-(cd tests/browser && npm ci --no-audit --no-fund --silent && ANATOMY_BIN="$PWD/../../target/debug/anatomy" node --test)
+
+# The browser tests drive the binary `cargo test` built (honouring CARGO_TARGET_DIR).
+export ANATOMY_BIN="${ANATOMY_BIN:-$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/anatomy}"
+(cd tests/browser && npm ci --no-audit --no-fund --silent && node --test)

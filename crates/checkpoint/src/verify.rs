@@ -166,7 +166,12 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
         }
     }
     for t in c.tensors.iter().filter(|t| !used.contains(t.name.as_str())) {
-        match g.spec.not_drawn.iter().find(|p| t.name.starts_with(&p.prefix)) {
+        match g
+            .spec
+            .not_drawn
+            .iter()
+            .find(|p| t.name.starts_with(&p.prefix))
+        {
             Some(part) => {
                 let e = r.not_drawn.entry(part.to_string()).or_default();
                 e.0 += 1;
@@ -209,7 +214,10 @@ pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> String {
         );
     }
     for (part, (n, p)) in &r.not_drawn {
-        out += &format!("not drawn: {part}: {n} tensors, {} parameters\n", grouped(*p));
+        out += &format!(
+            "not drawn: {part}: {n} tensors, {} parameters\n",
+            grouped(*p)
+        );
     }
     let list = |out: &mut String, title: &str, items: Vec<String>| {
         if items.is_empty() {

@@ -1,5 +1,19 @@
 //! Number formatting shared by the views.
 
+/// `s` with control characters (ESC, newlines, …) written as escapes, so a string from an input
+/// file cannot drive the terminal it is printed on.
+pub fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// `3212749824` → `3,212,749,824`.
 pub fn grouped(n: u128) -> String {
     let s = n.to_string();

@@ -49,7 +49,10 @@ fn logits_match_transformers() {
         report.push((fixtures::name(&dir), d));
     }
     eprintln!("{report:?}");
-    assert!(report.len() >= 16 + anatomy_core::catalog::ENTRIES.len(), "{report:?}");
+    assert!(
+        report.len() >= 16 + anatomy_core::catalog::ENTRIES.len(),
+        "{report:?}"
+    );
     let bad: Vec<_> = report.iter().filter(|(_, d)| *d >= 1e-4).collect();
     assert!(bad.is_empty(), "max |Δlogit| ≥ 1e-4: {bad:?}");
 }
@@ -96,7 +99,12 @@ fn the_kv_cache_gives_the_same_logits() {
 fn every_catalog_config_has_a_toy_copy_the_graph_matches() {
     let toys: Vec<String> = fixtures::toys().iter().map(|d| fixtures::name(d)).collect();
     for e in anatomy_core::catalog::ENTRIES {
-        assert!(toys.contains(&format!("toy/{}", e.name)), "no toy copy of {}: run scripts/make_toy_fixtures.py {}", e.name, e.name);
+        assert!(
+            toys.contains(&format!("toy/{}", e.name)),
+            "no toy copy of {}: run scripts/make_toy_fixtures.py {}",
+            e.name,
+            e.name
+        );
     }
     for dir in fixtures::all() {
         let c = anatomy_checkpoint::open(&dir).unwrap();

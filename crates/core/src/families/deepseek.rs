@@ -139,21 +139,22 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         cfg.size("n_group", Some(default_groups.0))?,
         cfg.size("topk_group", Some(default_groups.1))?,
     );
-    let (n_group, topk_group) =
-        if !v2 {
-            groups
-        } else {
-            match cfg.string("topk_method", "greedy")?.as_str() {
-                "greedy" => (1, 1),
-                "group_limited_greedy" => groups,
-                other => return Err(cfg.err(
+    let (n_group, topk_group) = if !v2 {
+        groups
+    } else {
+        match cfg.string("topk_method", "greedy")?.as_str() {
+            "greedy" => (1, 1),
+            "group_limited_greedy" => groups,
+            other => {
+                return Err(cfg.err(
                     "topk_method",
                     format!(
                         "is `{other}`; DeepSeek-V2 routes with `greedy` or `group_limited_greedy`"
                     ),
-                )),
+                ))
             }
-        };
+        }
+    };
     if e % n_group != 0 {
         return Err(cfg.err(
             "n_group",

@@ -16,6 +16,9 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         "{} · {} ({}) · {origin}",
         spec.name, spec.family, spec.model_type
     ));
+    for i in &spec.ignored {
+        line(crate::fmt::printable(&i.to_string()));
+    }
     if !spec.not_drawn.is_empty() {
         line(format!(
             "not counted (not drawn): {}",

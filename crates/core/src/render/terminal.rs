@@ -135,6 +135,9 @@ fn header(g: &Graph) -> Vec<Line> {
         Style::default(),
     );
     let mut lines = vec![first];
+    for i in &spec.ignored {
+        lines.push(Line::plain(&fmt::printable(&i.to_string())));
+    }
     if !spec.not_drawn.is_empty() {
         lines.push(Line::plain(&format!(
             "not drawn: {}",

@@ -179,6 +179,17 @@ pub fn page(input: &PageInput) -> String {
             )
         )
     };
+    // Keys ignored under --lenient: the page says what it was not built from.
+    let ignored = if spec.ignored.is_empty() {
+        String::new()
+    } else {
+        let items: String = spec
+            .ignored
+            .iter()
+            .map(|i| format!("<li>{}</li>", escape(&i.to_string())))
+            .collect();
+        format!("<div class=\"warning\" role=\"note\"><p>This page was made with --lenient: anatomy did not understand these config keys and drew the model without them, so its numbers may be wrong.</p><ul>{items}</ul></div>")
+    };
     let tabs = if vs.len() > 1 {
         let buttons: String = vs
             .iter()
@@ -202,6 +213,7 @@ pub fn page(input: &PageInput) -> String {
 <p class="provenance">source: {provenance}</p>
 <p class="highlights">highlights: {highlights}</p>
 {not_drawn}
+{ignored}
 </header>
 <ul class="legend" aria-label="legend">
 <li><span class="swatch cat-attention"></span>attention</li><li><span class="swatch cat-ffn"></span>FFN / MoE</li><li><span class="swatch cat-norm"></span>norm / residual</li><li><span class="swatch cat-embed"></span>embedding / head</li><li><span class="swatch cat-aux"></span>auxiliary</li>

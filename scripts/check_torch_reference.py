@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Run anatomy's PyTorch reference modules on fixture checkpoints and compare their logits.
+
+Each argument pair is a module written by `anatomy torch` and a fixture folder holding
+model.safetensors and expected.json (transformers' logits for its ids). The module's Model loads
+the checkpoint's own state dict with strict=True (a multimodal checkpoint less the parts the
+module does not hold, through its language_model_only), runs the ids, and this prints one JSON
+line per pair: {"fixture", "max_diff"} or {"fixture", "error"}.
+
+Usage: python3 scripts/check_torch_reference.py MODULE.py FIXTURE_DIR [MODULE.py FIXTURE_DIR ...]
+(needs torch, safetensors and numpy; the test suite runs it with $ANATOMY_PYTHON)
+"""
+import importlib.util
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file
+
+
+def check(module_path, fixture):
+    spec = importlib.util.spec_from_file_location(Path(module_path).stem, module_path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    expected = json.loads((Path(fixture) / "expected.json").read_text())
+    state = load_file(str(Path(fixture) / "model.safetensors"))
+    if hasattr(m, "language_model_only"):
+        state = m.language_model_only(state)
+    torch.manual_seed(0)
+    model = m.Model()
+    model.load_state_dict(state, strict=True)
+    model.eval()
+    with torch.no_grad():
+        logits = model(torch.tensor([expected["ids"]]))[0].float()
+    want = torch.tensor(expected["logits"], dtype=torch.float32)
+    if logits.shape != want.shape:
+        raise ValueError(f"logits of shape {tuple(logits.shape)}, expected {tuple(want.shape)}")
+    return (logits - want).abs().max().item()
+
+
+def main(args):
+    torch.set_num_threads(1)
+    for module_path, fixture in zip(args[::2], args[1::2]):
+        try:
+            out = {"fixture": fixture, "max_diff": check(module_path, fixture)}
+        except Exception as e:  # reported per fixture; the test says which failed and why
+            out = {"fixture": fixture, "error": f"{type(e).__name__}: {e}",
+                   "trace": traceback.format_exc()[-1500:]}
+        print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

