@@ -392,3 +392,45 @@ fn run_greedy_decodes_smollm2_like_transformers() {
     assert_eq!(got["text"], fixture["text"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("tokens/s"));
 }
+
+/// A key anatomy does not understand stops every command; under --lenient every output says
+/// the model was drawn without it: show, stats (text and JSON), manifest --json and the page.
+#[test]
+fn lenient_outputs_name_the_ignored_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config: Value =
+        serde_json::from_str(anatomy_core::catalog::get("qwen3-0.6b").unwrap().json).unwrap();
+    config["attn_output_gate"] = serde_json::json!(true);
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let p = path.to_str().unwrap();
+    let line = "anatomy ignored: attn_output_gate = true";
+    anatomy().args(["show", p]).assert().code(2).stderr(
+        predicate::str::contains("field `attn_output_gate`: = true")
+            .and(predicate::str::contains("--lenient")),
+    );
+    anatomy()
+        .args(["show", p, "--lenient"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(line));
+    anatomy()
+        .args(["stats", p, "--lenient"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(line));
+    assert_eq!(
+        json(&["stats", p, "--json", "--lenient"])["ignored"][0],
+        "attn_output_gate = true"
+    );
+    assert_eq!(
+        json(&["manifest", p, "--json", "--lenient"])["ignored"][0],
+        "attn_output_gate = true"
+    );
+    let page = dir.path().join("page.html");
+    anatomy()
+        .args(["html", p, "-o", page.to_str().unwrap(), "--lenient"])
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&page).unwrap().contains(line));
+}

@@ -49,3 +49,25 @@ test("the op view opens from the block view and shows code, lanes and values", a
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test("each head lane shows its own head's values", async () => {
+  // Llama 3.1 8B's scaled-down copy: 4 query heads in 2 groups of K/V heads, random weights, so
+  // no two heads compute the same thing.
+  anatomy("html", "llama-3.1-8b", "-o", join(dir, "llama.html"));
+  const { page, problems } = await open(browser, join(dir, "llama.html"));
+  await page.click("#to-ops");
+  // The stats of every drawn lane of the op titled `title` (lanes of heads the scaled-down copy
+  // does not have show none).
+  const stats = async (title) =>
+    (await page.locator(`#ops .op[aria-label*=" ${title} GQA"] .stats`).allTextContents());
+  const q = await stats("Q projection");
+  assert.equal(q.length, 4, `a Q projection with values per head the copy has, 2 groups × 2 heads: ${q}`);
+  assert.equal(new Set(q).size, 4, `each query head has its own values: ${q}`);
+  const k = await stats("K projection");
+  assert.equal(k.length, 2);
+  assert.notEqual(k[0], k[1], "each K/V head has its own values");
+  const probs = await stats("Causal softmax");
+  assert.equal(new Set(probs).size, probs.length, `attention weights differ by head: ${probs}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

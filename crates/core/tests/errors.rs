@@ -217,3 +217,124 @@ fn both_rope_formats_load() {
         }
     );
 }
+
+fn load(v: &Value, lenient: bool) -> anatomy_core::Result<anatomy_core::spec::Spec> {
+    families::load_json("cfg.json", &v.to_string(), "t", lenient)
+}
+
+#[test]
+fn unknown_activation_is_refused() {
+    let e = err_of(&with("hidden_act", json!("frobnicate")));
+    assert_eq!(e.field, "hidden_act");
+    assert!(
+        e.message.contains("`frobnicate` is not an activation"),
+        "{e}"
+    );
+    assert!(e.message.contains("gelu_pytorch_tanh"), "{e}");
+}
+
+#[test]
+fn unknown_rope_kind_is_refused() {
+    let mut v = base();
+    v["rope_scaling"] = json!({"rope_type": "proportional-ish", "factor": 2.0});
+    let e = err_of(&v);
+    assert_eq!(e.field, "rope_scaling.rope_type");
+    assert!(
+        e.message.contains("not a RoPE type anatomy computes"),
+        "{e}"
+    );
+    assert!(e.message.contains("longrope"), "{e}");
+}
+
+#[test]
+fn unknown_keys_are_refused_or_listed_under_lenient() {
+    // At the top level, inside rope_scaling, of any JSON type.
+    for (v, key) in [
+        (with("frobnicate", json!(true)), "frobnicate"),
+        (
+            with("attention_gate", json!({"kind": "sigmoid"})),
+            "attention_gate",
+        ),
+        (
+            {
+                let mut v = base();
+                v["rope_scaling"]["mrope_section"] = json!([16, 24, 24]);
+                v
+            },
+            "rope_scaling.mrope_section",
+        ),
+    ] {
+        let e = err_of(&v);
+        assert_eq!(e.field, key);
+        assert!(e.message.contains("--lenient"), "{e}");
+        let spec = load(&v, true).unwrap();
+        assert_eq!(spec.ignored.len(), 1, "{:?}", spec.ignored);
+        assert_eq!(spec.ignored[0].key, key);
+    }
+    // A key one family ignores is not ignored by another: Gemma's legacy `hidden_act` is inert
+    // for Gemma, but a Llama config's `hidden_activation` is not understood.
+    let e = err_of(&with("hidden_activation", json!("gelu")));
+    assert_eq!(e.field, "hidden_activation");
+}
+
+#[test]
+fn booleans_in_rope_dicts_are_honoured() {
+    let yarn = |truncate: Option<bool>| {
+        let mut v = base();
+        v["rope_scaling"] =
+            json!({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192});
+        if let Some(t) = truncate {
+            v["rope_scaling"]["truncate"] = json!(t);
+        }
+        let anatomy_core::spec::Position::Rope(r) = load(&v, false).unwrap().position else {
+            panic!()
+        };
+        r.full.scaling
+    };
+    let t = |s: anatomy_core::spec::RopeScaling| match s {
+        anatomy_core::spec::RopeScaling::Yarn { truncate, .. } => truncate,
+        other => panic!("{other:?}"),
+    };
+    assert!(t(yarn(None)));
+    assert!(!t(yarn(Some(false))));
+    let mut v = base();
+    v["rope_scaling"] = json!({"rope_type": "yarn", "factor": 4.0, "truncate": "no"});
+    assert_eq!(err_of(&v).field, "rope_scaling.truncate");
+}
+
+#[test]
+fn degenerate_values_are_refused() {
+    let mut zero_factor = base();
+    zero_factor["rope_scaling"]["factor"] = json!(0.0);
+    assert_eq!(err_of(&zero_factor).field, "rope_scaling.factor");
+    let e = err_of(&with("rms_norm_eps", json!(-1e-5)));
+    assert_eq!(e.field, "rms_norm_eps");
+    assert!(e.message.contains("must not be negative"), "{e}");
+    let e = err_of(&with("rope_theta", json!(0)));
+    assert_eq!(e.field, "rope_theta");
+    // Mixtral with no experts but a top-k cannot route; it is not drawn as a dense model.
+    let mut mixtral: Value = serde_json::from_str(
+        anatomy_core::catalog::get("mixtral-8x7b-v0.1")
+            .unwrap()
+            .json,
+    )
+    .unwrap();
+    mixtral["num_local_experts"] = json!(0);
+    let e = err_of(&mixtral);
+    assert_eq!(e.field, "num_local_experts");
+    // LongRoPE needs one factor per rotated pair of dims.
+    let mut phi: Value =
+        serde_json::from_str(anatomy_core::catalog::get("phi-3-mini-4k").unwrap().json).unwrap();
+    phi["rope_scaling"] =
+        json!({"rope_type": "longrope", "short_factor": [1.0, 1.0], "long_factor": [2.0, 2.0]});
+    let e = err_of(&phi);
+    assert!(e.message.contains("one per rotated pair"), "{e}");
+}
+
+#[test]
+fn every_catalog_config_loads_without_lenient() {
+    for e in anatomy_core::catalog::ENTRIES {
+        let spec = source::load(e.name, false).unwrap_or_else(|err| panic!("{err}"));
+        assert!(spec.spec.ignored.is_empty(), "{}", e.name);
+    }
+}

@@ -33,12 +33,71 @@ pub struct Captured {
     /// `resid_ffn`, `final_norm`, `logits`.
     pub point: &'static str,
     pub shape: Vec<usize>,
+    /// Statistics of its finite values.
+    pub summary: Summary,
+    /// Values that are NaN or infinite (masked attention scores, −∞ by design, not counted).
+    pub nonfinite: usize,
+    /// For an activation with a head axis (Q, K, V, scores, weights, head outputs): each head's
+    /// own statistics, in head order (query heads, or K/V heads for K and V).
+    pub heads: Vec<Summary>,
+    /// The routed expert that computed it.
+    pub expert: Option<usize>,
+    /// All values (row-major) when there are at most `SMALL` of them.
+    pub values: Option<Vec<f32>>,
+}
+
+/// Mean, standard deviation and range of the finite values of an activation or of a part of it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
     pub mean: f32,
     pub std: f32,
     pub min: f32,
     pub max: f32,
-    /// All values (row-major) when there are at most `SMALL` of them.
-    pub values: Option<Vec<f32>>,
+}
+
+impl Summary {
+    pub fn of(v: &[f32]) -> Summary {
+        let finite: Vec<f32> = v.iter().copied().filter(|x| x.is_finite()).collect();
+        let n = finite.len().max(1) as f32;
+        let mean = finite.iter().sum::<f32>() / n;
+        Summary {
+            mean,
+            std: (finite.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / n).sqrt(),
+            min: finite.iter().copied().fold(f32::INFINITY, f32::min),
+            max: finite.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+        }
+    }
+}
+
+/// Where the heads of capture `point` are: (axis, count). Projections are [T, heads · d]; the
+/// rotated, scored and weighted tensors [heads, T, …].
+fn head_axis(spec: &Spec, point: &str, dims: &[usize]) -> Option<(usize, usize)> {
+    let a = &spec.attn;
+    let (q, kv) = (a.heads as usize, a.kv_heads as usize);
+    match (point, dims.len()) {
+        (
+            "q" | "k" | "v" | "q_norm" | "k_norm" | "q_l2" | "k_l2" | "scores" | "probs" | "k_nope",
+            3,
+        ) => Some((0, dims[0])),
+        ("q_proj" | "q_norm" | "heads", 2) => Some((1, q)),
+        ("k_proj" | "k_norm", 2) if a.mla.is_none() => Some((1, kv)),
+        _ => None,
+    }
+    .filter(|(axis, n)| *n > 0 && dims[*axis] % n == 0)
+}
+
+/// The values of each of `n` equal parts along `axis` of a row-major tensor of `dims`.
+fn split(v: &[f32], dims: &[usize], axis: usize, n: usize) -> Vec<Vec<f32>> {
+    let outer: usize = dims[..axis].iter().product();
+    let inner: usize = dims[axis + 1..].iter().product::<usize>() * (dims[axis] / n);
+    let mut out = vec![Vec::new(); n];
+    for o in 0..outer {
+        for (h, part) in out.iter_mut().enumerate() {
+            let start = (o * n + h) * inner;
+            part.extend_from_slice(&v[start..start + inner]);
+        }
+    }
+    out
 }
 
 /// Activations of at most this many values are captured whole.
@@ -130,6 +189,15 @@ impl Model {
     }
 
     fn keep(&self, layer: Option<usize>, point: &'static str, t: &Tensor) {
+        self.record(layer, point, t, None);
+    }
+
+    /// An activation of routed expert `e`.
+    fn keep_expert(&self, layer: usize, point: &'static str, t: &Tensor, e: usize) {
+        self.record(Some(layer), point, t, Some(e));
+    }
+
+    fn record(&self, layer: Option<usize>, point: &'static str, t: &Tensor, expert: Option<usize>) {
         let mut guard = self.capture.borrow_mut();
         let Some(list) = guard.as_mut() else { return };
         let Ok(v) = t
@@ -139,18 +207,26 @@ impl Model {
         else {
             return;
         };
-        let finite: Vec<f32> = v.iter().copied().filter(|x| x.is_finite()).collect();
-        let n = finite.len().max(1) as f32;
-        let mean = finite.iter().sum::<f32>() / n;
-        let std = (finite.iter().map(|x| (x - mean) * (x - mean)).sum::<f32>() / n).sqrt();
+        // Masked scores are −∞ by design; anything else not finite is a fault.
+        let nonfinite = v
+            .iter()
+            .filter(|x| !x.is_finite() && !(point == "scores" && **x == f32::NEG_INFINITY))
+            .count();
+        let heads = match head_axis(&self.spec, point, t.dims()) {
+            Some((axis, n)) => split(&v, t.dims(), axis, n)
+                .iter()
+                .map(|h| Summary::of(h))
+                .collect(),
+            None => Vec::new(),
+        };
         list.push(Captured {
             layer,
             point,
             shape: t.dims().to_vec(),
-            mean,
-            std,
-            min: finite.iter().copied().fold(f32::INFINITY, f32::min),
-            max: finite.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+            summary: Summary::of(&v),
+            nonfinite,
+            heads,
+            expert,
             values: (v.len() <= SMALL).then_some(v),
         });
     }
@@ -217,7 +293,26 @@ impl Model {
         self.run(ids, cache, true)
     }
 
+    /// The forward pass, refusing to return logits that are not all finite: it runs the same
+    /// step again with every activation captured and names the first step whose output was not.
     fn run(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Result<Tensor, Error> {
+        let before = cache.clone();
+        let logits = self.run_steps(ids, cache, last)?;
+        let values: Vec<f32> = logits.flatten_all().and_then(|l| l.to_vec1()).map_err(ce)?;
+        if values.iter().all(|x| x.is_finite()) {
+            return Ok(logits);
+        }
+        let captured = if self.capturing() {
+            self.capture.borrow().clone().unwrap_or_default()
+        } else {
+            *self.capture.borrow_mut() = Some(Vec::new());
+            let _ = self.run_steps(ids, &mut before.clone(), last);
+            self.capture.borrow_mut().take().unwrap_or_default()
+        };
+        Err(crate::values::non_finite(&self.spec, &captured))
+    }
+
+    fn run_steps(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Result<Tensor, Error> {
         let spec = &self.spec;
         let t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu).map_err(ce)?;
@@ -679,23 +774,23 @@ impl Model {
                     gu.narrow(1, f, f).map_err(ce)?,
                 )
             };
-            self.keep(Some(b), "expert_gate", &g);
-            self.keep(Some(b), "expert_up", &u);
+            self.keep_expert(b, "expert_gate", &g, e);
+            self.keep_expert(b, "expert_up", &u, e);
             let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
-            self.keep(Some(b), "expert_act", &hidden);
+            self.keep_expert(b, "expert_act", &hidden, e);
             let y = times(&hidden, Role::ExpertDown)?;
-            self.keep(Some(b), "expert_down", &y);
+            self.keep_expert(b, "expert_down", &y, e);
             return Ok(y);
         }
         let w = |role| self.name(role, false, Some(b), Some(e));
         let g = self.linear(x, &w(Role::ExpertGate), None)?;
         let u = self.linear(x, &w(Role::ExpertUp), None)?;
-        self.keep(Some(b), "expert_gate", &g);
-        self.keep(Some(b), "expert_up", &u);
+        self.keep_expert(b, "expert_gate", &g, e);
+        self.keep_expert(b, "expert_up", &u, e);
         let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
-        self.keep(Some(b), "expert_act", &hidden);
+        self.keep_expert(b, "expert_act", &hidden, e);
         let y = self.linear(&hidden, &w(Role::ExpertDown), None)?;
-        self.keep(Some(b), "expert_down", &y);
+        self.keep_expert(b, "expert_down", &y, e);
         Ok(y)
     }
 

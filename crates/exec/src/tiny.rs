@@ -69,20 +69,33 @@ pub fn shrink(spec: &Spec) -> Spec {
     s
 }
 
-/// Seeded normal(0, 0.02) weights for every tensor of `g`; norm weights near their identity.
+/// Seeded random weights for every tensor of `g`: matrices normal with standard deviation
+/// 1/√fan-in, so activations stay near unit scale and attention is far from uniform (heads and
+/// positions show in the values); norm weights near their identity, biases small.
 pub fn random_weights(g: &Graph, seed: u64) -> Result<Weights, Error> {
     let mut rng = SplitMix(seed);
     let mut tensors = HashMap::new();
     for e in manifest(g, Naming::Hf)? {
         let n: usize = e.shape.iter().map(|&d| d as usize).product();
         let is_norm = e.name.contains("norm") || e.name.contains("ln_");
+        // Inputs are the last dim of [out, in]; the first of a Conv1D's [in, out]; the middle of
+        // stacked experts' [E, in, out].
+        let fan_in = match e.shape.as_slice() {
+            [_, i, _] => *i,
+            [i, _] if g.spec.layout.stores_in_out() => *i,
+            [.., i] => *i,
+            [] => 1,
+        };
+        let std = (fan_in.max(1) as f64).powf(-0.5) as f32;
         let values: Vec<f32> = (0..n)
             .map(|_| {
                 let z = rng.normal() as f32;
                 if is_norm && e.shape.len() == 1 && !e.name.ends_with("bias") {
                     (if g.spec.norm.unit_offset { 0.0 } else { 1.0 }) + 0.1 * z
-                } else {
+                } else if e.shape.len() == 1 {
                     0.02 * z
+                } else {
+                    std * z
                 }
             })
             .collect();

@@ -20,16 +20,25 @@ enum Place {
 struct Site {
     step: Step,
     place: Place,
+    /// The repeated frames around it (groups, heads, experts), outermost first.
+    frames: Vec<ScopeKind>,
     /// Layers it runs in; `None` outside the blocks.
     layers: Option<LayerSet>,
 }
 
-fn sites(scope: &Scope, place: Place, layers: Option<LayerSet>, out: &mut Vec<Site>) {
+fn sites(
+    scope: &Scope,
+    place: Place,
+    layers: Option<LayerSet>,
+    frames: &[ScopeKind],
+    out: &mut Vec<Site>,
+) {
     for n in &scope.children {
         match n {
             Node::Step(s) => out.push(Site {
                 step: s.clone(),
                 place,
+                frames: frames.to_vec(),
                 layers: s.layers.clone().or_else(|| layers.clone()),
             }),
             Node::Scope(sc) => {
@@ -43,7 +52,22 @@ fn sites(scope: &Scope, place: Place, layers: Option<LayerSet>, out: &mut Vec<Si
                     ScopeKind::Aux => Place::Outside,
                     _ => place,
                 };
-                sites(sc, inner, sc.layers.clone().or_else(|| layers.clone()), out);
+                let mut frames = frames.to_vec();
+                if sc.repeat > 1
+                    && matches!(
+                        sc.kind,
+                        ScopeKind::Group | ScopeKind::Head | ScopeKind::Experts
+                    )
+                {
+                    frames.push(sc.kind);
+                }
+                sites(
+                    sc,
+                    inner,
+                    sc.layers.clone().or_else(|| layers.clone()),
+                    &frames,
+                    out,
+                );
             }
         }
     }
@@ -106,6 +130,42 @@ fn matches(point: &str, s: &Site) -> bool {
     }
 }
 
+/// The error for a forward pass whose logits were not all finite, naming the first step (in the
+/// order the pass ran them) whose output held NaN or infinite values.
+pub fn non_finite(spec: &anatomy_core::spec::Spec, captured: &[Captured]) -> anatomy_core::Error {
+    let first = captured.iter().find(|c| c.nonfinite > 0);
+    let message = match first {
+        None => "the forward pass produced NaN or infinite logits".to_string(),
+        Some(c) => {
+            let step = anatomy_core::graph::build(spec).ok().and_then(|g| {
+                let mut all = Vec::new();
+                sites(&g.root, Place::Outside, None, &[], &mut all);
+                all.into_iter()
+                    .find(|s| {
+                        matches(c.point, s)
+                            && match (&s.layers, c.layer) {
+                                (Some(l), Some(b)) => l.contains(b as u64),
+                                (None, None) => true,
+                                _ => false,
+                            }
+                    })
+                    .map(|s| format!("step {} ({})", s.step.number, s.step.title))
+            });
+            let place = match c.layer {
+                Some(b) => format!(" in layer {b}"),
+                None => String::new(),
+            };
+            let total: usize = c.shape.iter().product();
+            format!(
+                "the forward pass produced NaN or infinite logits; the first output that was not finite is {}{place}: {} of its {total} values; the weights may hold NaN or infinite values",
+                step.unwrap_or_else(|| c.point.to_string()),
+                c.nonfinite
+            )
+        }
+    };
+    anatomy_core::Error::new(&spec.name, "", message)
+}
+
 /// The op view's values from a captured run of the model whose graph is `g`.
 pub fn values(
     g: &Graph,
@@ -115,8 +175,15 @@ pub fn values(
     note: String,
 ) -> Values {
     let mut all = Vec::new();
-    sites(&g.root, Place::Outside, None, &mut all);
+    sites(&g.root, Place::Outside, None, &[], &mut all);
     let mut steps = BTreeMap::new();
+    let mut lanes = BTreeMap::new();
+    let stats = |c: &Captured, s: &crate::model::Summary| StepValues {
+        shape: c.shape.clone(),
+        mean: s.mean,
+        std: s.std,
+        max: s.max,
+    };
     for c in captured {
         for s in all.iter().filter(|s| matches(c.point, s)) {
             let in_layers = match (&s.layers, c.layer) {
@@ -124,14 +191,32 @@ pub fn values(
                 (None, None) => true,
                 _ => false,
             };
-            if in_layers {
-                // The first layer of each variant to run speaks for it.
-                steps.entry(s.step.number).or_insert(StepValues {
-                    shape: c.shape.clone(),
-                    mean: c.mean,
-                    std: c.std,
-                    max: c.max,
-                });
+            if !in_layers {
+                continue;
+            }
+            // The first layer of each variant to run speaks for it; each head and expert for
+            // its own lane.
+            steps
+                .entry(s.step.number)
+                .or_insert_with(|| stats(c, &c.summary));
+            // A head's place among the frames: query head h of a GQA layer sits in group
+            // h / g as its head h % g; K/V head i in group i; any other head in its own lane.
+            let group = g.spec.group_size();
+            for (h, part) in c.heads.iter().enumerate() {
+                let h = h as u64;
+                let path = match s.frames.as_slice() {
+                    [ScopeKind::Group, ScopeKind::Head] => vec![h / group, h % group],
+                    [ScopeKind::Group | ScopeKind::Head] => vec![h],
+                    _ => continue,
+                };
+                lanes
+                    .entry((s.step.number, path))
+                    .or_insert_with(|| stats(c, part));
+            }
+            if let (Some(e), [ScopeKind::Experts]) = (c.expert, s.frames.as_slice()) {
+                lanes
+                    .entry((s.step.number, vec![e as u64]))
+                    .or_insert_with(|| stats(c, &c.summary));
             }
         }
     }
@@ -172,6 +257,7 @@ pub fn values(
         ids: ids.to_vec(),
         pieces,
         steps,
+        lanes,
         tables,
     }
 }

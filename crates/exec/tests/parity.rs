@@ -206,3 +206,36 @@ fn capture_records_every_activation() {
         "each attention row sums to 1"
     );
 }
+
+/// A forward pass whose logits are not all finite is an error naming the first step whose
+/// output was not, in the layer where it happened, whether decoding or not.
+#[test]
+fn non_finite_logits_name_the_first_bad_step() {
+    let dir = fixtures::all()
+        .into_iter()
+        .find(|d| fixtures::name(d) == "llama")
+        .unwrap();
+    let c = anatomy_checkpoint::open(&dir).unwrap();
+    let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+    let mut w = Weights::load(&c, &spec, &mut |_, _| {}).unwrap();
+    let name = "model.layers.1.post_attention_layernorm.weight";
+    let mut v: Vec<f32> = w.tensors[name].to_vec1().unwrap();
+    v[3] = f32::NAN;
+    w.tensors.insert(
+        name.into(),
+        candle_core::Tensor::from_vec(v, w.tensors[name].dims(), &candle_core::Device::Cpu)
+            .unwrap(),
+    );
+    let model = Model::new(spec, w).unwrap();
+    let e = model
+        .forward(&[1, 2, 3], &mut Cache::new(model.spec.layers as usize))
+        .unwrap_err();
+    assert!(
+        e.message.contains("MLP RMSNorm") && e.message.contains("in layer 1"),
+        "{e}"
+    );
+    assert!(e.message.contains("3 of its 96 values"), "{e}");
+    // In a decode step too, on the state the cache had.
+    let mut cache = Cache::new(model.spec.layers as usize);
+    assert!(model.forward(&[1], &mut cache).is_err());
+}

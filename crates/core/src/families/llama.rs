@@ -278,15 +278,32 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
         _ => return none,
     };
     let e = cfg.bounded(experts_key, cfg.count(experts_key, e_default)?, MAX_EXPERTS)?;
+    // Read before deciding, so that a config with no experts has them understood all the same.
+    let qwen = model_type == "qwen3_moe";
+    let step = if qwen {
+        cfg.size("decoder_sparse_step", Some(1))?
+    } else {
+        1
+    };
+    let dense = if qwen {
+        cfg.list_any("mlp_only_layers", |v| v.as_u64(), "a layer index")?
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     if e == 0 {
-        return none;
+        cfg.get("num_experts_per_tok");
+        // Qwen3-MoE with no experts is a dense model in transformers; Mixtral cannot route.
+        return match model_type {
+            "qwen3_moe" => none,
+            _ => Err(cfg.err(
+                experts_key,
+                "is 0; a mixture of experts needs at least one expert to route each token to",
+            )),
+        };
     }
     let k = top_k(cfg, e, Some(k_default))?;
-    let plan = if model_type == "qwen3_moe" {
-        let step = cfg.size("decoder_sparse_step", Some(1))?;
-        let dense = cfg
-            .list_any("mlp_only_layers", |v| v.as_u64(), "a layer index")?
-            .unwrap_or_default();
+    let plan = if qwen {
         (0..layers)
             .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
             .collect()

@@ -35,8 +35,11 @@ pub struct Values {
     pub ids: Vec<u32>,
     /// The text of each token, where a tokenizer was at hand.
     pub pieces: Vec<String>,
-    /// By graph step number (of the model that ran).
+    /// By graph step number (of the model that ran), over the whole output.
     pub steps: BTreeMap<usize, StepValues>,
+    /// By step number and lane, the lane given by its index in each repeated frame around the
+    /// step (`[group, head]`, `[head]`, `[expert]`): that lane's own part of the output.
+    pub lanes: BTreeMap<(usize, Vec<u64>), StepValues>,
     pub tables: Vec<Table>,
 }
 
@@ -92,10 +95,28 @@ struct Ctx<'a> {
     ops: serde_json::Map<String, Value>,
 }
 
+/// Where a step is drawn: the lanes it sits in, for its label and its values.
+#[derive(Clone, Default)]
+struct Lane {
+    label: String,
+    /// The repeated frames around it, outermost first, with the lane's index in each.
+    path: Vec<(ScopeKind, u64)>,
+}
+
+impl Lane {
+    fn indices(&self) -> Vec<u64> {
+        self.path.iter().map(|(_, i)| *i).collect()
+    }
+}
+
 impl Ctx<'_> {
-    fn step(&mut self, s: &Step, lane: &str) -> String {
+    fn step(&mut self, s: &Step, lane: &Lane) -> String {
         let t = self.g.tensor(s.output);
-        let stats = self.values.and_then(|v| v.steps.get(&s.number));
+        // In a lane, only that lane's own values: a head shows its head's numbers, or none.
+        let stats = self.values.and_then(|v| match lane.path.is_empty() {
+            true => v.steps.get(&s.number),
+            false => v.lanes.get(&(s.number, lane.indices())),
+        });
         let stats_html = stats.map_or(String::new(), |v| {
             format!(
                 "<span class=\"stats\">mean {:.3} · std {:.3} · max {:.3}</span>",
@@ -130,7 +151,7 @@ impl Ctx<'_> {
         }
         format!(
             "<div class=\"op\" data-op=\"{key}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><span class=\"glyph\">{glyph}</span><span class=\"op-title\">{title}</span>{weights}<span class=\"tensor act\">{name} {dims}</span>{stats_html}</div>",
-            aria = escape(&format!("{} {} {}", s.number, s.title, lane)),
+            aria = escape(&format!("{} {}{}", s.number, s.title, lane.label)),
             glyph = escape(report::glyph(s.op)),
             title = escape(&s.title),
             weights = weights.join(""),
@@ -139,7 +160,7 @@ impl Ctx<'_> {
         )
     }
 
-    fn nodes(&mut self, children: &[Node], lane: &str) -> String {
+    fn nodes(&mut self, children: &[Node], lane: &Lane) -> String {
         children
             .iter()
             .map(|n| match n {
@@ -149,7 +170,7 @@ impl Ctx<'_> {
             .collect()
     }
 
-    fn scope(&mut self, sc: &Scope, lane: &str) -> String {
+    fn scope(&mut self, sc: &Scope, lane: &Lane) -> String {
         let gate = sc
             .layers
             .as_ref()
@@ -191,7 +212,13 @@ impl Ctx<'_> {
                 format!(
                     "<div class=\"lane\"><div class=\"lane-title\">{}</div>{}</div>",
                     escape(&name),
-                    self.nodes(&sc.children, &format!("{lane} {name}"))
+                    self.nodes(
+                        &sc.children,
+                        &Lane {
+                            label: format!("{} {name}", lane.label),
+                            path: [lane.path.as_slice(), &[(sc.kind, i)]].concat(),
+                        }
+                    )
                 )
             })
             .collect();
@@ -255,7 +282,7 @@ pub fn op_view(g: &Graph, values: Option<&Values>) -> (String, Value) {
         values,
         ops: serde_json::Map::new(),
     };
-    let body = ctx.nodes(&g.root.children, "");
+    let body = ctx.nodes(&g.root.children, &Lane::default());
     let values_html = match values {
         None => "<p class=\"note\">No run: values appear when the page is made with an executable model.</p>".to_string(),
         Some(v) => {
