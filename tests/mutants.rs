@@ -1,0 +1,113 @@
+//! The property behind the toy copies: take a catalog config at toy size, remove some of its keys
+//! or give them another valid value (at the top level and inside the RoPE dict), and anatomy
+//! either refuses the config with an error or builds the model transformers builds: the same
+//! tensors (names, shapes, so the same counts) and the same logits within 1e-4. Where
+//! transformers refuses a config, anatomy must refuse it too.
+//!
+//! The cases come from scripts/make_toy_fixtures.py --mutants (transformers builds each one);
+//! $ANATOMY_MUTANTS sets how many (40) and $ANATOMY_MUTANT_SEED which (a fixed seed).
+
+use anatomy_exec::{weights::Weights, Cache, Model};
+use std::path::Path;
+
+#[path = "support/paths.rs"]
+mod paths;
+
+#[test]
+#[cfg_attr(
+    not(has_transformers),
+    ignore = "needs Python with transformers, torch and safetensors ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn changed_configs_match_transformers_or_are_refused() {
+    let n = std::env::var("ANATOMY_MUTANTS").unwrap_or_else(|_| "40".into());
+    let seed = std::env::var("ANATOMY_MUTANT_SEED").unwrap_or_else(|_| "20261130".into());
+    let tmp = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/make_toy_fixtures.py");
+    let out = std::process::Command::new(paths::python())
+        .arg(script)
+        .args(["--mutants", &n, "--seed", &seed, "--out"])
+        .arg(tmp.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut dirs: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    let (mut matched, mut refused_both, mut refused_by_anatomy) = (0, 0, Vec::new());
+    let mut bad = Vec::new();
+    for dir in &dirs {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
+                .unwrap();
+        let changed = expected["changed"].to_string();
+        let config = std::fs::read_to_string(dir.join("config.json")).unwrap();
+        let spec = anatomy_core::families::load_json("config.json", &config, &name, false)
+            .and_then(|s| anatomy_core::graph::build(&s).map(|_| s));
+        if let Some(why) = expected["refused"].as_str() {
+            match spec {
+                Err(_) => refused_both += 1,
+                Ok(_) => bad.push(format!(
+                    "{name} {changed}: transformers refuses ({why}), anatomy accepts"
+                )),
+            }
+            continue;
+        }
+        let spec = match spec {
+            Ok(s) => s,
+            Err(e) => {
+                refused_by_anatomy.push(format!("{name} {changed}: {e}"));
+                continue;
+            }
+        };
+        let c = anatomy_checkpoint::open(dir).unwrap();
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+        if !r.clean() {
+            bad.push(format!(
+                "{name} {changed}: tensors differ: missing {:?} unexpected {:?} mis-shaped {:?}",
+                r.missing,
+                r.unexpected.iter().map(|t| &t.name).collect::<Vec<_>>(),
+                r.misshaped
+            ));
+            continue;
+        }
+        let w = Weights::load(&c, &spec, &mut |_, _| {}).unwrap();
+        let model = Model::new(spec, w).unwrap();
+        let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
+        let want: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
+        let got: Vec<Vec<f32>> = model
+            .forward(&ids, &mut Cache::new(model.spec.layers as usize))
+            .unwrap()
+            .to_vec2()
+            .unwrap();
+        let d = got
+            .iter()
+            .flatten()
+            .zip(want.iter().flatten())
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
+        if d < 1e-4 {
+            matched += 1;
+        } else {
+            bad.push(format!("{name} {changed}: max |Δlogit| = {d}"));
+        }
+    }
+    eprintln!(
+        "{} cases: {matched} match transformers, {refused_both} refused by both, {} refused by anatomy alone:\n{}",
+        dirs.len(),
+        refused_by_anatomy.len(),
+        refused_by_anatomy.join("\n")
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(
+        matched * 2 > dirs.len(),
+        "most cases must build and match, not be refused"
+    );
+}
