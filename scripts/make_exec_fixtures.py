@@ -14,6 +14,8 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
+from make_toy_fixtures import randomize
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "crates/exec/tests/fixtures"
 IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20, 33, 2]
@@ -32,6 +34,17 @@ CONFIGS = {
     "smollm3": dict(BASE, model_type="smollm3", no_rope_layer_interval=2),
     "phi3": dict(BASE, model_type="phi3", partial_rotary_factor=0.5),
     "olmo2": dict(BASE, model_type="olmo2"),
+    # LongRoPE as Phi-3.5 and Phi-4-mini use it: short factors within the pretraining length,
+    # long ones beyond (the second fixture's 12 tokens pass its 8).
+    "phi3-longrope": dict(BASE, model_type="phi3", original_max_position_embeddings=64,
+                          rope_scaling={"rope_type": "longrope", "short_factor": [1.0, 1.1, 1.3, 1.6],
+                                        "long_factor": [1.0, 2.0, 4.0, 8.0]}),
+    "phi3-longrope-long": dict(BASE, model_type="phi3", original_max_position_embeddings=8,
+                               rope_scaling={"rope_type": "longrope", "short_factor": [1.0, 1.1, 1.3, 1.6],
+                                             "long_factor": [1.0, 2.0, 4.0, 8.0], "attention_factor": 1.2}),
+    # Dynamic NTK grows the base once the sequence passes max_position_embeddings (8 here).
+    "llama-dynamic": dict(BASE, model_type="llama", max_position_embeddings=8,
+                          rope_scaling={"rope_type": "dynamic", "factor": 2.0}),
     "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
     "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
     "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,
@@ -64,15 +77,7 @@ def make(name, raw):
     torch.manual_seed(0)
     config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
     config._attn_implementation = "eager"
-    model = AutoModelForCausalLM.from_config(config).float().eval()
-    # Random biases and norm weights too, so a wrong placement cannot hide behind zeros and ones.
-    with torch.no_grad():
-        for n, p in model.named_parameters():
-            if p.dim() == 1 or "sinks" in n or "bias" in n:
-                p.add_(torch.randn_like(p) * 0.1)
-        for n, b in model.named_buffers():
-            if "correction_bias" in n:
-                b.add_(torch.randn_like(b) * 0.1)
+    model = randomize(AutoModelForCausalLM.from_config(config).float().eval())
     with torch.no_grad():
         logits = model(torch.tensor([IDS])).logits[0]
     d = OUT / name

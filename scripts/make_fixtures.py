@@ -241,6 +241,9 @@ def unseen_deepseek(rng, model_type):
         "first_k_dense_replace": rng.choice([0, 1]),
         "tie_word_embeddings": rng.random() < 0.3,
     }
+    if model_type != "glm4_moe":
+        # MLA repeats each head's keys num_heads / num_key_value_heads times: they must be equal.
+        raw["num_key_value_heads"] = raw["num_attention_heads"]
     if model_type == "glm4_moe":
         raw["num_key_value_heads"] = 1
         raw["head_dim"] = rng.choice([8, 16])

@@ -227,12 +227,15 @@ def build(raw):
         model = cls._from_config(config, attn_implementation="eager", dtype=torch.float32)
     else:
         model = AutoModelForCausalLM.from_config(config, attn_implementation="eager", dtype=torch.float32)
-    model = model.float().eval()
+    return randomize(model.float().eval())
+
+
+def randomize(model):
+    """Random weights at unit scale (transformers' 0.02 makes every attention nearly uniform,
+    where positions and masks cannot show), norm weights, biases and buffers perturbed too."""
     with torch.no_grad():
         for n, p in model.named_parameters():
             if p.dim() >= 2:
-                # Unit-scale products (transformers' 0.02 makes every attention nearly uniform,
-                # where positions and masks cannot show).
                 fan_in = p.shape[-1] if "experts" not in n or p.dim() < 3 else p.shape[-2]
                 p.normal_(0.0, fan_in ** -0.5)
             if p.dim() == 1 or "sinks" in n or "bias" in n:

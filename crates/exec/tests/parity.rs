@@ -57,10 +57,31 @@ fn logits_match_transformers() {
     assert!(bad.is_empty(), "max |Δlogit| ≥ 1e-4: {bad:?}");
 }
 
+/// Dynamic NTK and LongRoPE choose frequencies by the sequence length: once decoding passes
+/// their threshold, keys already cached keep the rotation of the shorter sequence (as in
+/// transformers' own generation), so a one-pass forward of all the ids is not the reference.
+fn rescales_within(spec: &anatomy_core::spec::Spec, len: usize) -> bool {
+    use anatomy_core::spec::{Position, RopeScaling};
+    let Position::Rope(r) = &spec.position else {
+        return false;
+    };
+    std::iter::once(&r.full)
+        .chain(&r.sliding)
+        .any(|f| match &f.scaling {
+            RopeScaling::Dynamic { original, .. } | RopeScaling::LongRope { original, .. } => {
+                (*original as usize) < len
+            }
+            _ => false,
+        })
+}
+
 #[test]
 fn the_kv_cache_gives_the_same_logits() {
     for dir in fixtures() {
         let (model, ids, want) = load(&dir);
+        if rescales_within(&model.spec, ids.len()) {
+            continue;
+        }
         let mut cache = Cache::new(model.spec.layers as usize);
         let mut got: Vec<Vec<f32>> = model
             .forward(&ids[..5], &mut cache)
@@ -180,7 +201,8 @@ fn capture_records_every_activation() {
             .iter()
             .find(|c| c.point == point)
             .unwrap_or_else(|| panic!("{point} not captured"));
-        assert!(c.std.is_finite() && c.max >= c.min, "{point}: {c:?}");
+        let s = c.summary;
+        assert!(s.std.is_finite() && s.max >= s.min, "{point}: {c:?}");
     }
     let routing = captured
         .iter()
