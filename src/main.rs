@@ -1,9 +1,11 @@
-//! `anatomy`: a thin command-line shell over anatomy-core.
+//! `anatomy`: a thin command-line shell over the libraries. Each command parses its arguments,
+//! calls anatomy-core, -checkpoint or -exec, and prints or writes what they return.
 
-use anatomy_core::{catalog, fmt, graph, manifest, render, source, stats};
+use anatomy_core::{catalog, fmt, graph, manifest, output, render, source, stats, Error};
+use anatomy_exec::session;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -21,12 +23,15 @@ struct Cli {
     lenient: bool,
 }
 
+/// MODEL: a catalog name (`anatomy list`), a config.json or a folder holding one, or a checkpoint.
+const MODEL: &str =
+    "Catalog name (see `anatomy list`), a config.json or a folder holding one, or a .gguf file";
+
 #[derive(Subcommand)]
 enum Command {
     /// Draw the model tensor by tensor in the terminal.
     Show {
-        /// Catalog name, config.json, or a folder holding one.
-        #[arg(default_value = catalog::DEFAULT)]
+        #[arg(default_value = catalog::DEFAULT, help = MODEL)]
         model: String,
         /// Expand step N into its Operation / Equation / Source callout.
         #[arg(long)]
@@ -37,18 +42,23 @@ enum Command {
     },
     /// Parameters, KV cache, weight memory and FLOPs, summed from the graph.
     Stats {
+        #[arg(help = MODEL)]
         model: String,
         /// Context length for KV cache and FLOPs (default: the model's maximum).
         #[arg(long)]
         context: Option<u64>,
+        /// Print the figures as one JSON object.
         #[arg(long)]
         json: bool,
     },
     /// Every checkpoint tensor with its shape.
     Manifest {
+        #[arg(help = MODEL)]
         model: String,
+        /// Tensor names as Hugging Face checkpoints (hf) or llama.cpp's GGUF files (gguf) have them.
         #[arg(long, value_enum, default_value_t = Naming::Hf)]
         naming: Naming,
+        /// Print the tensors as one JSON object.
         #[arg(long)]
         json: bool,
     },
@@ -56,6 +66,7 @@ enum Command {
     List,
     /// One self-contained interactive web page for a model.
     Html {
+        #[arg(help = MODEL)]
         model: String,
         /// The page to write.
         #[arg(short, long)]
@@ -63,7 +74,7 @@ enum Command {
         /// Context length for KV cache and FLOPs (default: the model's maximum).
         #[arg(long)]
         context: Option<u64>,
-        /// Overwrite a file that anatomy did not write.
+        /// Overwrite a file that anatomy did not write (never a folder, device or pipe).
         #[arg(long)]
         force: bool,
     },
@@ -72,19 +83,26 @@ enum Command {
         /// The folder to write (created if missing).
         #[arg(short, long)]
         output: PathBuf,
+        /// Overwrite files in it that anatomy did not write.
         #[arg(long)]
         force: bool,
     },
     /// Check a checkpoint (a folder of safetensors with its config.json, or a .gguf file) tensor by
-    /// tensor against the graph; exits 0 only when everything matches.
+    /// tensor against the graph, and where every tensor's bytes lie; exits 0 only when all is sound.
     Verify {
+        /// A .gguf file, or a folder with config.json and safetensors.
         path: PathBuf,
+        /// Also read every tensor once and report NaN, infinite and all-zero tensors.
+        #[arg(long)]
+        data: bool,
+        /// Print the report as one JSON object.
         #[arg(long)]
         json: bool,
     },
     /// Run a checkpoint: greedy decoding from a prompt, or the logits of given token ids.
     Run {
-        /// A .gguf file, or a folder with config.json, safetensors and tokenizer.json.
+        /// A .gguf file, or a folder with config.json, safetensors and tokenizer.json (with
+        /// --tiny: any MODEL).
         model: PathBuf,
         /// Text to continue (tokenized with the checkpoint's own tokenizer).
         #[arg(long, conflicts_with = "ids")]
@@ -92,11 +110,15 @@ enum Command {
         /// Token ids instead of a prompt, comma-separated (`1,2,3`).
         #[arg(long, value_delimiter = ',')]
         ids: Option<Vec<u32>>,
+        /// Most new tokens to generate; the prompt and these must fit the model's context.
         #[arg(long, default_value_t = 32)]
-        max_tokens: usize,
+        max_tokens: u64,
         /// Write the logits of every position of --ids / --prompt as an f32 .npy file [T, vocab].
         #[arg(long)]
         logits: Option<PathBuf>,
+        /// Overwrite an existing --logits file.
+        #[arg(long)]
+        force: bool,
         /// Print prompt ids, generated ids and text as one JSON object.
         #[arg(long)]
         json: bool,
@@ -109,19 +131,26 @@ enum Command {
         threads: Option<u16>,
     },
     /// Every op with its glyph and output shape, in the order the forward pass runs them.
-    Ops { model: String },
+    Ops {
+        #[arg(help = MODEL)]
+        model: String,
+    },
     /// The model as one runnable NumPy file: `python3 model.py --weights DIR --ids 1,2,3 --out logits.npy`.
     Numpy {
+        #[arg(help = MODEL)]
         model: String,
+        /// The Python file to write.
         #[arg(short, long)]
         output: PathBuf,
-        /// Overwrite an existing file.
+        /// Overwrite a file that anatomy did not write.
         #[arg(long)]
         force: bool,
     },
-    /// The PyTorch reference of a model as one module (every part and a Model composing them).
-    #[command(hide = true)]
-    Torch { model: String },
+    /// The PyTorch reference of a model as one module, parameters named as in its checkpoint.
+    Torch {
+        #[arg(help = MODEL)]
+        model: String,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -130,16 +159,8 @@ enum Naming {
     Gguf,
 }
 
-static LENIENT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `--lenient`, for every command.
-fn lenient() -> bool {
-    LENIENT.load(std::sync::atomic::Ordering::Relaxed)
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    LENIENT.store(cli.lenient, std::sync::atomic::Ordering::Relaxed);
     match run(cli) {
         Ok(out) => {
             let mut stdout = std::io::stdout().lock();
@@ -148,19 +169,25 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eprintln!("error: {}", fmt::printable(&e.to_string()));
             ExitCode::from(2)
         }
     }
 }
 
-/// The graph of MODEL: a catalog name, a config.json or a folder holding one, or a GGUF file (whose
-/// metadata is its config; only its header is read).
-fn build(model: &str) -> anatomy_core::Result<(graph::Graph, source::Origin)> {
-    let lenient = lenient();
-    let path = std::path::Path::new(model);
+/// The graph of MODEL: a catalog name, a config.json or a folder holding one, or a GGUF file
+/// (whose metadata is its config; only its header is read).
+fn build(model: &str, lenient: bool) -> Result<(graph::Graph, source::Origin), Error> {
+    let path = Path::new(model);
     if path.extension().is_some_and(|e| e == "gguf") {
         let c = anatomy_checkpoint::open(path)?;
+        if !c.problems.is_empty() {
+            eprintln!(
+                "warning: {} tensors of {} are not where or what its header says; `anatomy verify` lists them",
+                c.problems.len(),
+                fmt::printable(&c.path)
+            );
+        }
         let spec = anatomy_checkpoint::spec(&c, lenient)?;
         return Ok((graph::build(&spec)?, source::Origin::File(c.path)));
     }
@@ -168,16 +195,16 @@ fn build(model: &str) -> anatomy_core::Result<(graph::Graph, source::Origin)> {
     Ok((graph::build(&loaded.spec)?, loaded.origin))
 }
 
-fn run(cli: Cli) -> anatomy_core::Result<String> {
+fn run(cli: Cli) -> Result<String, Error> {
+    let lenient = cli.lenient;
     match cli.command {
         Command::Show { model, step, width } => {
-            let (g, _) = build(&model)?;
-            let stdout = std::io::stdout();
+            let (g, _) = build(&model, lenient)?;
             let width = width
                 .or_else(|| terminal_size::terminal_size().map(|(w, _)| w.0 as usize))
                 .unwrap_or(100);
-            let color =
-                stdout.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+            let color = std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
             render::render(&g, &render::Options { width, color, step })
         }
         Command::Stats {
@@ -185,15 +212,8 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             context,
             json,
         } => {
-            let (g, origin) = build(&model)?;
-            if context == Some(0) {
-                return Err(anatomy_core::Error::new(
-                    model,
-                    "--context",
-                    "is 0; give a positive number of tokens",
-                ));
-            }
-            let s = stats::stats(&g, context);
+            let (g, origin) = build(&model, lenient)?;
+            let s = stats::stats(&g, context)?;
             Ok(if json {
                 serde_json::to_string_pretty(&s).expect("stats serialize") + "\n"
             } else {
@@ -205,28 +225,14 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             naming,
             json,
         } => {
-            let (g, _) = build(&model)?;
+            let (g, _) = build(&model, lenient)?;
             let naming = match naming {
                 Naming::Hf => manifest::Naming::Hf,
                 Naming::Gguf => manifest::Naming::Gguf,
             };
             let entries = manifest::manifest(&g, naming)?;
             Ok(if json {
-                let tensors: serde_json::Map<String, serde_json::Value> = entries
-                    .iter()
-                    .map(|e| (e.name.clone(), serde_json::json!(e.shape)))
-                    .collect();
-                let ignored: Vec<String> = g
-                    .spec
-                    .ignored
-                    .iter()
-                    .map(|i| format!("{} = {}", i.key, i.value))
-                    .collect();
-                serde_json::to_string_pretty(
-                    &serde_json::json!({ "tensors": tensors, "ignored": ignored }),
-                )
-                .expect("json")
-                    + "\n"
+                render::report::manifest_json(&g, &entries)
             } else {
                 render::report::manifest(&entries)
             })
@@ -237,101 +243,25 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             context,
             force,
         } => {
-            let (g, origin) = build(&model)?;
-            let values = run_values(&model, &g);
-            let page = render::html::page(&render::html::PageInput {
-                graph: &g,
-                provenance: &origin.describe(),
-                context,
-                values: values.as_ref(),
-            });
-            anatomy_core::output::write(&output, &page, force)?;
+            output::check_target(&output, force)?;
+            let (g, origin) = build(&model, lenient)?;
+            let page = page(&model, &g, &origin, context, lenient)?;
+            output::write(&output, page.as_bytes(), force)?;
             Ok(format!(
                 "wrote {} ({} bytes)\n",
                 output.display(),
                 page.len()
             ))
         }
-        Command::Site { output, force } => {
-            std::fs::create_dir_all(&output).map_err(|e| {
-                anatomy_core::Error::file(
-                    output.display().to_string(),
-                    format!("cannot create the folder: {e}"),
-                )
-            })?;
-            let mut graphs = Vec::new();
-            for e in catalog::ENTRIES {
-                let (g, origin) = build(e.name)?;
-                let values = run_values(e.name, &g);
-                let page = render::html::page(&render::html::PageInput {
-                    graph: &g,
-                    provenance: &origin.describe(),
-                    context: None,
-                    values: values.as_ref(),
-                });
-                anatomy_core::output::write(
-                    &output.join(format!("{}.html", e.name)),
-                    &page,
-                    force,
-                )?;
-                graphs.push((g, e));
-            }
-            let rows: Vec<render::html::site::Row> = graphs
-                .iter()
-                .map(|(g, e)| render::html::site::Row {
-                    graph: g,
-                    href: format!("{}.html", e.name),
-                    source: e.repo.to_string(),
-                })
-                .collect();
-            anatomy_core::output::write(
-                &output.join("index.html"),
-                &render::html::site::index(&rows),
-                force,
-            )?;
-            Ok(format!(
-                "wrote {} pages and index.html to {}\n",
-                rows.len(),
-                output.display()
-            ))
-        }
-        Command::Verify { path, json } => {
-            let c = anatomy_checkpoint::open(&path)?;
-            let g = graph::build(&anatomy_checkpoint::spec(&c, lenient())?)?;
-            let r = anatomy_checkpoint::verify::verify(&g, &c)?;
-            let out = if json {
-                let list = |v: Vec<String>| serde_json::json!(v);
-                serde_json::to_string_pretty(&serde_json::json!({
-                    "clean": r.clean(),
-                    "matched": r.matched,
-                    "params": r.params as u64,
-                    "missing": list(r.missing.iter().map(|m| m.0.clone()).collect()),
-                    "unexpected": list(r.unexpected.iter().map(|t| t.name.clone()).collect()),
-                    "misshaped": list(r.misshaped.iter().map(|m| m.0.clone()).collect()),
-                    "formats": r.formats.iter().map(|(f, (n, p))| (f.clone(), serde_json::json!({"tensors": n, "params": *p as u64}))).collect::<serde_json::Map<_, _>>(),
-                }))
-                .expect("json")
-                    + "\n"
-            } else {
-                anatomy_checkpoint::verify::report_text(&g, &c, &r)
-            };
-            if r.clean() {
-                Ok(out)
-            } else {
-                // The report goes to stdout; the exit status says it failed.
-                print!("{out}");
-                Err(anatomy_core::Error::file(
-                    c.path,
-                    "does not match the graph (see the report above)",
-                ))
-            }
-        }
+        Command::Site { output, force } => site(&output, force),
+        Command::Verify { path, data, json } => verify(&path, data, json, lenient),
         Command::Run {
             model,
             prompt,
             ids,
             max_tokens,
             logits,
+            force,
             json,
             tiny,
             threads,
@@ -341,14 +271,22 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
                 std::env::set_var("CANDLE_NUM_THREADS", n.to_string());
                 std::env::set_var("RAYON_NUM_THREADS", n.to_string());
             }
+            let req = Request {
+                prompt,
+                ids,
+                max_tokens,
+                logits,
+                force,
+                json,
+            };
             if tiny {
-                run_tiny(&model, ids, max_tokens, logits, json)
+                run_tiny(&model, req, lenient)
             } else {
-                run_model(&model, prompt, ids, max_tokens, logits, json)
+                run_model(&model, req, lenient)
             }
         }
         Command::Ops { model } => {
-            let (g, _) = build(&model)?;
+            let (g, _) = build(&model, lenient)?;
             Ok(render::report::ops(&g))
         }
         Command::Numpy {
@@ -356,15 +294,10 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             output,
             force,
         } => {
-            let (g, _) = build(&model)?;
-            if output.exists() && !force {
-                return Err(anatomy_core::Error::file(
-                    output.display().to_string(),
-                    "exists; pass --force to overwrite it",
-                ));
-            }
+            output::check_target(&output, force)?;
+            let (g, _) = build(&model, lenient)?;
             let code = render::numpy::module(&g.spec);
-            anatomy_core::output::write_atomic(&output, code.as_bytes())?;
+            output::write(&output, code.as_bytes(), force)?;
             Ok(format!(
                 "wrote {} ({} lines)\n",
                 output.display(),
@@ -372,7 +305,7 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
             ))
         }
         Command::Torch { model } => {
-            let (g, _) = build(&model)?;
+            let (g, _) = build(&model, lenient)?;
             Ok(render::html::torch::module(&g.spec))
         }
         Command::List => {
@@ -381,8 +314,8 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
                 "name", "family", "params", "active", "layers", "context", "source"
             );
             for e in catalog::ENTRIES {
-                let (g, _) = build(e.name)?;
-                let s = stats::stats(&g, None);
+                let (g, _) = build(e.name, false)?;
+                let s = stats::stats(&g, None)?;
                 out += &format!(
                     "{:<24}{:<13}{:>8}{:>8}{:>8}{:>9}  {} ({})\n",
                     e.name,
@@ -400,38 +333,165 @@ fn run(cli: Cli) -> anatomy_core::Result<String> {
     }
 }
 
-/// `anatomy run`: load weights (with a progress bar on a terminal), then decode or dump logits.
-fn run_model(
-    path: &std::path::Path,
-    prompt: Option<String>,
-    ids: Option<Vec<u32>>,
-    max_tokens: usize,
-    logits: Option<PathBuf>,
-    json: bool,
-) -> anatomy_core::Result<String> {
-    use anatomy_core::Error;
+/// A model's page, with the op view's values from a run of it.
+fn page(
+    model: &str,
+    g: &graph::Graph,
+    origin: &source::Origin,
+    context: Option<u64>,
+    lenient: bool,
+) -> Result<String, Error> {
+    let values = session::op_values(Path::new(model), g, lenient).map_err(|e| {
+        Error::new(
+            e.file,
+            e.field,
+            format!(
+                "{} (while running the model for the op view's values)",
+                e.message
+            ),
+        )
+    })?;
+    render::html::page(&render::html::PageInput {
+        graph: g,
+        provenance: &origin.describe(),
+        context,
+        values: Some(&values),
+    })
+}
+
+/// `anatomy site`: every page is made and every target checked before the first is written.
+fn site(dir: &Path, force: bool) -> Result<String, Error> {
+    if !dir.exists() {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Error::file(
+                dir.display().to_string(),
+                format!("cannot create the folder: {e}"),
+            )
+        })?;
+    } else if !dir.is_dir() {
+        return Err(Error::file(dir.display().to_string(), "is not a folder"));
+    }
+    let mut graphs = Vec::new();
+    for e in catalog::ENTRIES {
+        let (g, origin) = build(e.name, false)?;
+        graphs.push((g, origin, e));
+    }
+    let mut files = Vec::new();
+    for (g, origin, e) in &graphs {
+        files.push((
+            dir.join(format!("{}.html", e.name)),
+            page(e.name, g, origin, None, false)?,
+        ));
+    }
+    let rows: Vec<render::html::site::Row> = graphs
+        .iter()
+        .map(|(g, _, e)| render::html::site::Row {
+            graph: g,
+            href: format!("{}.html", e.name),
+            source: e.repo.to_string(),
+        })
+        .collect();
+    files.push((dir.join("index.html"), render::html::site::index(&rows)?));
+    for (path, _) in &files {
+        output::check_target(path, force)?;
+    }
+    for (path, contents) in &files {
+        output::write(path, contents.as_bytes(), force)?;
+    }
+    Ok(format!(
+        "wrote {} pages and index.html to {}\n",
+        rows.len(),
+        dir.display()
+    ))
+}
+
+fn verify(path: &Path, data: bool, json: bool, lenient: bool) -> Result<String, Error> {
     let c = anatomy_checkpoint::open(path)?;
-    let spec = anatomy_checkpoint::spec(&c, lenient())?;
-    let shown = path.display().to_string();
-    let tokenizer = || -> anatomy_core::Result<tokenizers::Tokenizer> {
-        if c.format == anatomy_checkpoint::Format::Gguf {
-            anatomy_exec::tokenizer::from_gguf(path)
-        } else {
-            anatomy_exec::tokenizer::from_file(&path.join("tokenizer.json"))
+    let g = graph::build(&anatomy_checkpoint::spec(&c, lenient)?)?;
+    let r = anatomy_checkpoint::verify::verify(&g, &c)?;
+    let findings = if data && r.problems.is_empty() {
+        let bar = progress_bar("reading tensors");
+        let f = anatomy_checkpoint::verify::data(&c, &mut |done, total| {
+            if let Some(b) = &bar {
+                b.set_length(total as u64);
+                b.set_position(done as u64);
+            }
+        })?;
+        if let Some(b) = bar {
+            b.finish_and_clear();
         }
-    };
-    let tok = if prompt.is_some() || ids.is_none() {
-        Some(tokenizer()?)
+        Some(f)
     } else {
         None
     };
-    let prompt_ids: Vec<u32> = match (&prompt, &ids, &tok) {
-        (Some(p), _, Some(t)) => t
-            .encode(p.as_str(), false)
-            .map_err(|e| Error::file(&shown, format!("cannot tokenize: {e}")))?
-            .get_ids()
-            .to_vec(),
-        (None, Some(ids), _) => ids.clone(),
+    let clean = r.clean() && findings.as_ref().is_none_or(|f| f.is_empty());
+    let out = if json {
+        serde_json::to_string_pretty(&anatomy_checkpoint::verify::report_json(
+            &r,
+            findings.as_deref(),
+        ))
+        .expect("json")
+            + "\n"
+    } else {
+        let mut text = anatomy_checkpoint::verify::report_text(&g, &c, &r)?;
+        if let Some(f) = &findings {
+            text += &format!("data: read every tensor; {} findings\n", f.len());
+            for f in f {
+                text += &format!("  {} {}\n", f.tensor, f.what);
+            }
+        }
+        text
+    };
+    if clean {
+        Ok(out)
+    } else {
+        // The report goes to stdout; the exit status says it failed.
+        print!("{out}");
+        Err(Error::file(
+            c.path,
+            "does not match the graph (see the report above)",
+        ))
+    }
+}
+
+/// What `run` was asked for, besides the model.
+struct Request {
+    prompt: Option<String>,
+    ids: Option<Vec<u32>>,
+    max_tokens: u64,
+    logits: Option<PathBuf>,
+    force: bool,
+    json: bool,
+}
+
+fn progress_bar(what: &str) -> Option<indicatif::ProgressBar> {
+    std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(&format!("{what} {{bar:40}} {{pos}}/{{len}}"))
+                .expect("template"),
+        );
+        b
+    })
+}
+
+/// `anatomy run`: load weights (with a progress bar on a terminal), then decode or dump logits.
+fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> {
+    if let Some(out) = &req.logits {
+        output::check_target(out, req.force)?;
+    }
+    let opened = session::open(path, lenient)?;
+    opened.checkpoint.data_is_sound()?;
+    let shown = opened.checkpoint.path.clone();
+    // A prompt needs the tokenizer; ids are decoded to text with it where there is one.
+    let tok = match (&req.prompt, &req.logits) {
+        (Some(_), _) => Some(opened.tokenizer()?),
+        (None, None) => opened.tokenizer().ok(),
+        (None, Some(_)) => None,
+    };
+    let (ids, arg) = match (&req.prompt, &req.ids, &tok) {
+        (Some(p), _, Some(t)) => (session::encode(t, p, &shown)?, "--prompt"),
+        (None, Some(ids), _) => (ids.clone(), "--ids"),
         _ => {
             return Err(Error::new(
                 &shown,
@@ -440,32 +500,14 @@ fn run_model(
             ))
         }
     };
-    if prompt_ids.is_empty() {
-        return Err(Error::new(
-            &shown,
-            "--prompt",
-            "tokenizes to nothing; give some text",
-        ));
-    }
-    if let Some(bad) = prompt_ids.iter().find(|&&i| i as u64 >= spec.vocab) {
-        return Err(Error::new(
-            &shown,
-            "--ids",
-            format!(
-                "{bad} is not a token id; this model's vocabulary has {} ids",
-                spec.vocab
-            ),
-        ));
-    }
-    let bar = std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template("loading weights {bar:40} {pos}/{len}")
-                .expect("template"),
-        );
-        b
-    });
-    let weights = anatomy_exec::weights::Weights::load(&c, &spec, &mut |done, total| {
+    let new = if req.logits.is_some() {
+        0
+    } else {
+        req.max_tokens
+    };
+    session::check_ids(&ids, new, &opened.spec, &shown, arg)?;
+    let bar = progress_bar("loading weights");
+    let model = opened.load(&mut |done, total| {
         if let Some(b) = &bar {
             b.set_length(total as u64);
             b.set_position(done as u64);
@@ -474,37 +516,33 @@ fn run_model(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
-    let model = anatomy_exec::Model::new(spec, weights)?;
-    if let Some(out) = logits {
-        let l = model.forward(
-            &prompt_ids,
-            &mut anatomy_exec::Cache::new(model.spec.layers as usize),
-        )?;
-        let data: Vec<f32> = l
-            .flatten_all()
-            .and_then(|t| t.to_vec1())
-            .map_err(|e| Error::file("executor", e.to_string()))?;
-        let bytes =
-            anatomy_exec::npy::encode_f32(&[prompt_ids.len(), model.spec.vocab as usize], &data);
-        anatomy_core::output::write_atomic(&out, &bytes)?;
+    if let Some(out) = req.logits {
+        output::write(&out, &session::logits_npy(&model, &ids)?, req.force)?;
         return Ok(format!(
             "wrote {} ({} positions × {} logits, f32)\n",
             out.display(),
-            prompt_ids.len(),
+            ids.len(),
             model.spec.vocab
         ));
     }
-    let tok = match tok {
-        Some(t) => t,
-        None => tokenizer()?,
-    };
-    // Stream text as it comes: decode everything so far and print what is new.
+    decode(&model, &ids, req.max_tokens, req.json, tok.as_ref(), &shown)
+}
+
+/// Greedy decoding with text streamed as it comes (or one JSON object at the end).
+fn decode(
+    model: &anatomy_exec::Model,
+    ids: &[u32],
+    max_tokens: u64,
+    json: bool,
+    tok: Option<&tokenizers::Tokenizer>,
+    shown: &str,
+) -> Result<String, Error> {
     let mut text = String::new();
     let mut generated = Vec::new();
     let mut stdout = std::io::stdout().lock();
-    let generation = anatomy_exec::generate(&model, &prompt_ids, max_tokens, &mut |id| {
+    let generation = anatomy_exec::generate(model, ids, max_tokens as usize, &mut |id| {
         generated.push(id);
-        if !json {
+        if let (false, Some(tok)) = (json, tok) {
             if let Ok(all) = tok.decode(&generated, false) {
                 if all.len() > text.len() && all.is_char_boundary(text.len()) {
                     let _ = write!(stdout, "{}", &all[text.len()..]);
@@ -518,71 +556,59 @@ fn run_model(
     let rate = |n: usize, d: std::time::Duration| n as f64 / d.as_secs_f64().max(1e-9);
     eprintln!(
         "\nprefill: {} tokens in {:.0} ms ({:.1} tokens/s) · decode: {} tokens in {:.0} ms ({:.1} tokens/s)",
-        prompt_ids.len(),
+        ids.len(),
         generation.prefill.as_secs_f64() * 1e3,
-        rate(prompt_ids.len(), generation.prefill),
+        rate(ids.len(), generation.prefill),
         generation.ids.len().saturating_sub(1),
         generation.decode.as_secs_f64() * 1e3,
         rate(generation.ids.len().saturating_sub(1), generation.decode)
     );
-    if json {
-        let text = tok
-            .decode(&generation.ids, false)
-            .map_err(|e| Error::file(&shown, e.to_string()))?;
-        return Ok(serde_json::to_string(&serde_json::json!({
-            "prompt_ids": prompt_ids,
-            "generated_ids": generation.ids,
-            "text": text,
-        }))
-        .expect("json")
-            + "\n");
+    if !json {
+        return Ok(match tok {
+            Some(_) => "\n".into(),
+            None => format!("{:?}\n", generation.ids),
+        });
     }
-    Ok("\n".into())
+    let mut out = serde_json::json!({
+        "prompt_ids": ids,
+        "generated_ids": generation.ids,
+    });
+    if let Some(tok) = tok {
+        out["text"] = serde_json::json!(tok
+            .decode(&generation.ids, false)
+            .map_err(|e| Error::file(shown, e.to_string()))?);
+    }
+    Ok(out.to_string() + "\n")
 }
 
 /// `anatomy run --tiny`: the model's structure at toy sizes, on seeded random weights.
-fn run_tiny(
-    model: &std::path::Path,
-    ids: Option<Vec<u32>>,
-    max_tokens: usize,
-    logits: Option<PathBuf>,
-    json: bool,
-) -> anatomy_core::Result<String> {
-    use anatomy_core::Error;
-    let (g, _) = build(&model.to_string_lossy())?;
-    let spec = anatomy_exec::tiny::shrink(&g.spec);
-    let tiny_graph = graph::build(&spec)?;
-    let weights = anatomy_exec::tiny::random_weights(&tiny_graph, 0)?;
-    let ids = ids.ok_or_else(|| {
+fn run_tiny(model: &Path, req: Request, lenient: bool) -> Result<String, Error> {
+    let shown = model.display().to_string();
+    if let Some(out) = &req.logits {
+        output::check_target(out, req.force)?;
+    }
+    let (g, _) = build(&model.to_string_lossy(), lenient)?;
+    let ids = req.ids.ok_or_else(|| {
         Error::new(
-            model.display().to_string(),
+            &shown,
             "--ids",
             "a tiny model has random weights and no tokenizer: give token ids (--ids 1,2,3)",
         )
     })?;
-    if let Some(bad) = ids.iter().find(|&&i| i as u64 >= spec.vocab) {
-        return Err(Error::new(
-            model.display().to_string(),
-            "--ids",
-            format!(
-                "{bad} is not a token id; the tiny copy's vocabulary has {} ids",
-                spec.vocab
-            ),
-        ));
-    }
+    let m = session::tiny(&g.spec)?;
+    let new = if req.logits.is_some() {
+        0
+    } else {
+        req.max_tokens
+    };
+    session::check_ids(&ids, new, &m.spec, &shown, "--ids")?;
+    let s = &m.spec;
     eprintln!(
         "random weights on a scaled-down copy: hidden {}, {} layers, {} heads ({} K/V), vocab {}",
-        spec.hidden, spec.layers, spec.attn.heads, spec.attn.kv_heads, spec.vocab
+        s.hidden, s.layers, s.attn.heads, s.attn.kv_heads, s.vocab
     );
-    let m = anatomy_exec::Model::new(spec, weights)?;
-    let err = |e: candle_core::Error| Error::file("executor", e.to_string());
-    if let Some(out) = logits {
-        let l = m.forward(&ids, &mut anatomy_exec::Cache::new(m.spec.layers as usize))?;
-        let data: Vec<f32> = l.flatten_all().and_then(|t| t.to_vec1()).map_err(err)?;
-        anatomy_core::output::write_atomic(
-            &out,
-            &anatomy_exec::npy::encode_f32(&[ids.len(), m.spec.vocab as usize], &data),
-        )?;
+    if let Some(out) = req.logits {
+        output::write(&out, &session::logits_npy(&m, &ids)?, req.force)?;
         return Ok(format!(
             "wrote {} ({} positions × {} logits, f32)\n",
             out.display(),
@@ -590,58 +616,10 @@ fn run_tiny(
             m.spec.vocab
         ));
     }
-    let g = anatomy_exec::generate(&m, &ids, max_tokens, &mut |_| true)?;
-    Ok(if json {
+    let g = anatomy_exec::generate(&m, &ids, req.max_tokens as usize, &mut |_| true)?;
+    Ok(if req.json {
         serde_json::json!({ "prompt_ids": ids, "generated_ids": g.ids }).to_string() + "\n"
     } else {
         format!("{:?}\n", g.ids)
     })
-}
-
-/// Values for the op view: a run of the checkpoint on a short prompt when MODEL is one, otherwise a
-/// run of a scaled-down copy on random weights. `None` when the model cannot be run.
-fn run_values(model: &str, g: &graph::Graph) -> Option<render::html::ops::Values> {
-    let path = std::path::Path::new(model);
-    if anatomy_checkpoint::is_checkpoint(path) {
-        let c = anatomy_checkpoint::open(path).ok()?;
-        let spec = anatomy_checkpoint::spec(&c, lenient()).ok()?;
-        let tok = if c.format == anatomy_checkpoint::Format::Gguf {
-            anatomy_exec::tokenizer::from_gguf(path).ok()?
-        } else {
-            anatomy_exec::tokenizer::from_file(&path.join("tokenizer.json")).ok()?
-        };
-        let enc = tok.encode("The capital of France is", false).ok()?;
-        let ids = enc.get_ids().to_vec();
-        let pieces = ids
-            .iter()
-            .map(|&i| tok.decode(&[i], false).unwrap_or_default())
-            .collect();
-        let w = anatomy_exec::weights::Weights::load(&c, &spec, &mut |_, _| {}).ok()?;
-        let m = anatomy_exec::Model::new(spec, w).ok()?;
-        let (_, captured) = m.forward_captured(&ids).ok()?;
-        let note = format!("Values from a run of {} on its own weights.", c.path);
-        return Some(anatomy_exec::values::values(
-            g, &captured, &ids, pieces, note,
-        ));
-    }
-    let spec = anatomy_exec::tiny::shrink(&g.spec);
-    let tiny = graph::build(&spec).ok()?;
-    let w = anatomy_exec::tiny::random_weights(&tiny, 0).ok()?;
-    let m = anatomy_exec::Model::new(spec.clone(), w).ok()?;
-    let ids: Vec<u32> = vec![1, 7, 3, 12, 5, 9];
-    let (_, captured) = m.forward_captured(&ids).ok()?;
-    let note = format!(
-        "Values from a run of a scaled-down copy on random weights (hidden {}, {} heads, {} layers, {} experts): the shapes here are the full model's, the numbers the copy's.",
-        spec.hidden,
-        spec.attn.heads,
-        spec.layers,
-        spec.moe.as_ref().map_or(0, |m| m.experts)
-    );
-    Some(anatomy_exec::values::values(
-        &tiny,
-        &captured,
-        &ids,
-        Vec::new(),
-        note,
-    ))
 }

@@ -283,7 +283,7 @@ fn verify_reports_and_sets_the_exit_status() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "cut.gguf: not a readable GGUF file",
+            "cut.gguf: declares 272 tensors and 33 metadata entries, which need at least",
         ));
 }
 
@@ -327,14 +327,14 @@ fn run_rejects_bad_requests() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "500 is not a token id; this model's vocabulary has 97 ids",
+            "field `--ids`: has 500, not a token id: this model's vocabulary has ids 0 to 96",
         ));
     anatomy()
         .args(["run", model.to_str().unwrap(), "--prompt", "hello"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "tokenizer.json: not a usable tokenizer.json",
+            "tokenizer.json: is missing; a prompt needs the checkpoint's tokenizer.json",
         ));
     anatomy()
         .args([
@@ -352,7 +352,9 @@ fn run_rejects_bad_requests() {
         .args(["run", "/no/such/model.gguf", "--prompt", "x"])
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("model.gguf: cannot open"));
+        .stderr(predicate::str::contains(
+            "model.gguf: cannot read: No such file",
+        ));
 }
 
 #[test]

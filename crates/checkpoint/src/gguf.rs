@@ -1,10 +1,12 @@
-//! GGUF checkpoints: metadata and tensor infos read with candle's GGUF reader (which bounds every
-//! length by the file's size); the Spec comes from the metadata alone, through the same loaders
-//! as a config.json, by writing the metadata as the config.json it stands for.
+//! GGUF checkpoints: the header read and checked by `gguf_header`; the Spec comes from the
+//! metadata alone, through the same loaders (and so the same checks) as a config.json, by
+//! writing the metadata as the config.json it stands for. An error about a value names the GGUF
+//! key it came from.
 
+use crate::gguf_header::{self, Header};
 use crate::{Checkpoint, Format, Stored};
 use anatomy_core::Error;
-use candle_core::quantized::gguf_file::{Content, Value};
+use candle_core::quantized::gguf_file::Value;
 use serde_json::{json, Map};
 use std::path::Path;
 
@@ -18,39 +20,46 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
 
 pub fn open(path: &Path) -> Result<Checkpoint, Error> {
     let shown = path.display().to_string();
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::file(&shown, format!("cannot open: {e}")))?;
-    read(&mut std::io::BufReader::new(file), &shown)
+    let file = crate::open_regular(path)?;
+    let len = file
+        .metadata()
+        .map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?
+        .len();
+    read(&mut std::io::BufReader::new(file), len, &shown)
 }
 
-/// Read a GGUF header (metadata and tensor infos) from `reader`; tensor data is not read.
+/// Read a GGUF header (metadata and tensor infos) of `len` bytes from `reader`; tensor data is
+/// located and checked, not read.
 pub fn read<R: std::io::Read + std::io::Seek>(
     reader: &mut R,
+    len: u64,
     shown: &str,
 ) -> Result<Checkpoint, Error> {
-    let shown = shown.to_string();
-    let content = Content::read(reader).map_err(|e| {
-        let msg = e.to_string();
-        let hint = if msg.contains("dtype") { " (anatomy reads F32, F16, BF16, Q4_0–Q8_1 and the K-quants; IQ types are not supported)" } else { "" };
-        Error::file(&shown, format!("not a readable GGUF file: {msg}{hint}"))
-    })?;
-    let mut tensors: Vec<Stored> = content
-        .tensor_infos
+    let (header, mut problems) =
+        gguf_header::read(reader, len).map_err(|m| Error::file(shown, m))?;
+    for p in &mut problems {
+        p.file = shown.to_string();
+    }
+    let mut tensors: Vec<Stored> = header
+        .tensors
         .iter()
-        .map(|(name, info)| Stored {
-            name: name.clone(),
-            shape: info.shape.dims().iter().map(|&d| d as u64).collect(),
-            dtype: format!("{:?}", info.ggml_dtype),
+        .map(|t| Stored {
+            name: t.name.clone(),
+            shape: t.shape.clone(),
+            dtype: gguf_header::type_name(t.type_id),
         })
         .collect();
     tensors.sort_by(|a, b| a.name.cmp(&b.name));
-    let config = config(&content, &tensors, &shown)?;
+    let (config, keys) = config(&header, &tensors, shown)?;
     Ok(Checkpoint {
         format: Format::Gguf,
-        path: shown.clone(),
+        path: shown.to_string(),
         tensors,
         config,
-        config_file: shown,
+        config_file: shown.to_string(),
+        field_names: keys,
+        problems,
+        gguf: Some(header),
     })
 }
 
@@ -70,20 +79,23 @@ fn number(v: &Value) -> Option<f64> {
     })
 }
 
-/// The config.json the metadata stands for.
-fn config(c: &Content, tensors: &[Stored], shown: &str) -> Result<serde_json::Value, Error> {
-    let arch = c
-        .metadata
-        .get("general.architecture")
-        .and_then(|v| v.to_string().ok())
-        .ok_or_else(|| {
-            Error::new(
-                shown,
-                "general.architecture",
-                "is missing; a GGUF model names its architecture there",
-            )
-        })?
-        .clone();
+/// The config.json the metadata stands for, and which GGUF key each of its fields came from.
+fn config(
+    h: &Header,
+    tensors: &[Stored],
+    shown: &str,
+) -> Result<(serde_json::Value, Vec<(String, String)>), Error> {
+    let string = |k: &str| match h.get(k) {
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let arch = string("general.architecture").ok_or_else(|| {
+        Error::new(
+            shown,
+            "general.architecture",
+            "is missing or not a string; a GGUF model names its architecture there",
+        )
+    })?;
     let model_type = ARCHITECTURES
         .iter()
         .find(|(a, _)| *a == arch)
@@ -94,19 +106,29 @@ fn config(c: &Content, tensors: &[Stored], shown: &str) -> Result<serde_json::Va
                 shown,
                 "general.architecture",
                 format!(
-                    "`{arch}` is not supported; supported GGUF architectures: {}",
+                    "`{}` is not supported; supported GGUF architectures: {}",
+                    anatomy_core::fmt::printable(&arch),
                     list.join(", ")
                 ),
             )
         })?;
-    let key = |k: &str| c.metadata.get(&format!("{arch}.{k}"));
+    let key = |k: &str| h.get(&format!("{arch}.{k}"));
     let mut cfg = Map::new();
+    let mut keys = Vec::new();
     cfg.insert("model_type".into(), json!(model_type));
-    // Integer sizes stay integers so the loaders' checks read them as such.
+    // Integer sizes stay integers so the loaders' checks read them as such; a non-finite float
+    // is refused here, since JSON has no NaN.
     let mut put = |name: &str, k: &str, integer: bool| -> Result<(), Error> {
+        let full = format!("{arch}.{k}");
         if let Some(v) = key(k) {
-            let n = number(v)
-                .ok_or_else(|| Error::new(shown, format!("{arch}.{k}"), "must be a number"))?;
+            let n = number(v).ok_or_else(|| Error::new(shown, &full, "must be a number"))?;
+            if !n.is_finite() {
+                return Err(Error::new(
+                    shown,
+                    &full,
+                    format!("is {n}; it must be a finite number"),
+                ));
+            }
             cfg.insert(
                 name.into(),
                 if integer && n.fract() == 0.0 && n >= 0.0 {
@@ -115,6 +137,7 @@ fn config(c: &Content, tensors: &[Stored], shown: &str) -> Result<serde_json::Va
                     json!(n)
                 },
             );
+            keys.push((name.to_string(), full));
         }
         Ok(())
     };
@@ -132,8 +155,24 @@ fn config(c: &Content, tensors: &[Stored], shown: &str) -> Result<serde_json::Va
     put("final_logit_softcapping", "final_logit_softcapping", false)?;
     put("vocab_size", "vocab_size", true)?;
     if !cfg.contains_key("vocab_size") {
-        if let Some(Ok(tokens)) = c.metadata.get("tokenizer.ggml.tokens").map(|v| v.to_vec()) {
+        if let Some(Value::Array(tokens)) = h.get("tokenizer.ggml.tokens") {
             cfg.insert("vocab_size".into(), json!(tokens.len()));
+        }
+    }
+    // The rotated dims: a fraction of the head, which the loaders check (even, within the head).
+    if let Some(v) = key("rope.dimension_count") {
+        let full = format!("{arch}.rope.dimension_count");
+        let rot = number(v).ok_or_else(|| Error::new(shown, &full, "must be a number"))?;
+        let heads = cfg.get("num_attention_heads").and_then(|v| v.as_f64());
+        let head_dim = cfg
+            .get("head_dim")
+            .and_then(|v| v.as_f64())
+            .or_else(|| Some(cfg.get("hidden_size")?.as_f64()? / heads?));
+        if let Some(hd) = head_dim.filter(|hd| *hd > 0.0) {
+            if rot != hd {
+                cfg.insert("partial_rotary_factor".into(), json!(rot / hd));
+                keys.push(("partial_rotary_factor".into(), full));
+            }
         }
     }
     if arch == "gemma2" {
@@ -142,16 +181,29 @@ fn config(c: &Content, tensors: &[Stored], shown: &str) -> Result<serde_json::Va
             cfg.insert("query_pre_attn_scalar".into(), hd);
         }
     }
-    if let (Some(kind), Some(factor)) = (
-        key("rope.scaling.type").and_then(|v| v.to_string().ok()),
-        key("rope.scaling.factor").and_then(number),
-    ) {
+    if let Some(kind) = key("rope.scaling.type") {
+        let full = format!("{arch}.rope.scaling.type");
+        let Value::String(kind) = kind else {
+            return Err(Error::new(shown, &full, "must be a string"));
+        };
         if kind != "none" {
-            let mut scaling = json!({ "rope_type": kind, "factor": factor });
-            if let Some(orig) = key("rope.scaling.original_context_length").and_then(number) {
-                scaling["original_max_position_embeddings"] = json!(orig as u64);
+            let mut scaling = Map::new();
+            scaling.insert("rope_type".into(), json!(kind));
+            keys.push(("rope_scaling.rope_type".into(), full));
+            if let Some(f) = key("rope.scaling.factor").and_then(number) {
+                scaling.insert("factor".into(), json!(f));
+                keys.push((
+                    "rope_scaling.factor".into(),
+                    format!("{arch}.rope.scaling.factor"),
+                ));
             }
-            cfg.insert("rope_scaling".into(), scaling);
+            if let Some(orig) = key("rope.scaling.original_context_length").and_then(number) {
+                scaling.insert(
+                    "original_max_position_embeddings".into(),
+                    json!(orig as u64),
+                );
+            }
+            cfg.insert("rope_scaling".into(), serde_json::Value::Object(scaling));
         }
     }
     // A GGUF without an output matrix ties the LM head to the embedding.
@@ -159,12 +211,8 @@ fn config(c: &Content, tensors: &[Stored], shown: &str) -> Result<serde_json::Va
         "tie_word_embeddings".into(),
         json!(!tensors.iter().any(|t| t.name == "output.weight")),
     );
-    if let Some(name) = c
-        .metadata
-        .get("general.name")
-        .and_then(|v| v.to_string().ok())
-    {
+    if let Some(name) = string("general.name") {
         cfg.insert("_name_or_path".into(), json!(name));
     }
-    Ok(serde_json::Value::Object(cfg))
+    Ok((serde_json::Value::Object(cfg), keys))
 }

@@ -1,7 +1,10 @@
-//! anatomy-checkpoint: what a checkpoint on disk holds, read from its headers only (memory-mapped
-//! safetensors, GGUF metadata and tensor infos), and how it compares with the Graph.
+//! anatomy-checkpoint: what a checkpoint on disk holds, read from its headers only, and how it
+//! compares with the Graph. Each format has one checked reader that bounds every offset, length
+//! and count by the file before trusting it, and locates every tensor's bytes; only then does a
+//! checkpoint reach candle's readers (`anatomy-exec`).
 
 pub mod gguf;
+pub mod gguf_header;
 pub mod safetensors;
 pub mod verify;
 
@@ -14,8 +17,42 @@ pub struct Stored {
     pub name: String,
     /// Row-major (PyTorch order) for both formats.
     pub shape: Vec<u64>,
-    /// Storage type as the format names it (`BF16`, `F8_E4M3`, `q4_1`).
+    /// Storage type as the format names it (`BF16`, `F8_E4M3`, `Q4_1`).
     pub dtype: String,
+}
+
+/// Something wrong with where a tensor's bytes are: outside the file, overlapping another,
+/// misaligned, or not the size its type and shape need. Headers with such problems still show
+/// the model; `verify` reports each and `run` refuses them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub tensor: String,
+    /// The file it is in.
+    pub file: String,
+    /// Its bytes in the file, where they could be computed.
+    pub range: Option<(u64, u64)>,
+    pub what: String,
+}
+
+impl Problem {
+    pub fn new(tensor: &str, range: Option<(u64, u64)>, what: impl Into<String>) -> Problem {
+        Problem {
+            tensor: tensor.to_string(),
+            file: String::new(),
+            range,
+            what: what.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some((a, b)) = self.range {
+            write!(f, " bytes {a}..{b}")?;
+        }
+        write!(f, ": {} {}", self.tensor, self.what)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,6 +71,34 @@ pub struct Checkpoint {
     pub config: serde_json::Value,
     /// The name of the config's file, for errors.
     pub config_file: String,
+    /// For a config made from GGUF metadata: the metadata key each field came from, so errors
+    /// name the key the file has.
+    pub field_names: Vec<(String, String)>,
+    /// Where tensor data is not what the header says.
+    pub problems: Vec<Problem>,
+    /// A GGUF file's checked header, from which its tensors are read.
+    pub gguf: Option<gguf_header::Header>,
+}
+
+impl Checkpoint {
+    /// An error unless every tensor's bytes are where and what the header says.
+    pub fn data_is_sound(&self) -> Result<(), Error> {
+        match self.problems.first() {
+            None => Ok(()),
+            Some(p) => Err(Error::file(
+                &p.file,
+                format!(
+                    "{} {}{}; `anatomy verify` lists every problem",
+                    p.tensor,
+                    p.what,
+                    match self.problems.len() {
+                        1 => String::new(),
+                        n => format!(" (and {} more problems)", n - 1),
+                    }
+                ),
+            )),
+        }
+    }
 }
 
 /// Does `path` look like a checkpoint (a .gguf file, or a folder with safetensors)?
@@ -53,12 +118,38 @@ pub fn open(path: &Path) -> Result<Checkpoint, Error> {
     }
 }
 
-/// The Spec of a checkpoint, from its config; `lenient` as for a config.json.
+/// Open `path` for reading only if it is a regular file: a FIFO would block, a device could
+/// be endless, and a folder is not a file.
+pub fn open_regular(path: &Path) -> Result<std::fs::File, Error> {
+    let shown = path.display().to_string();
+    let meta =
+        std::fs::metadata(path).map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a folder"
+        } else {
+            "not a regular file (a pipe, socket or device)"
+        };
+        return Err(Error::file(
+            &shown,
+            format!("is {what}; anatomy reads regular files"),
+        ));
+    }
+    std::fs::File::open(path).map_err(|e| Error::file(&shown, format!("cannot open: {e}")))
+}
+
+/// The Spec of a checkpoint, from its config; `lenient` as for a config.json. An error about a
+/// GGUF value names its metadata key.
 pub fn spec(c: &Checkpoint, lenient: bool) -> Result<anatomy_core::spec::Spec, Error> {
     let name = Path::new(&c.path)
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("model")
         .to_string();
-    anatomy_core::families::load(&c.config_file, &c.config, &name, lenient)
+    anatomy_core::families::load(&c.config_file, &c.config, &name, lenient).map_err(|mut e| {
+        if let Some((_, key)) = c.field_names.iter().find(|(f, _)| *f == e.field) {
+            e.field = key.clone();
+        }
+        e
+    })
 }

@@ -1,31 +1,37 @@
 //! Safetensors checkpoints: a folder with config.json and one `.safetensors` file, or shards
-//! listed in `model.safetensors.index.json`. Only headers are read, through a memory map, so a
-//! checkpoint of any size opens in milliseconds.
+//! listed in `model.safetensors.index.json`. Only headers are read (the first bytes of each
+//! file), so a checkpoint of any size opens in milliseconds. The header is checked here, with
+//! errors that name the tensor and its bytes: unique names, known types, offsets inside the file,
+//! sizes that fit the type and shape, no overlaps or gaps; the index must agree with the shards.
 
-use crate::{Checkpoint, Format, Stored};
+use crate::{open_regular, Checkpoint, Format, Problem, Stored};
 use anatomy_core::Error;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
 
 /// The largest config.json or index file anatomy reads.
 const MAX_JSON_BYTES: u64 = 64 << 20;
+/// The largest safetensors header (the format's own limit is 100 MB).
+const MAX_HEADER: u64 = 100_000_000;
 
+/// A JSON file, regular and bounded, a UTF-8 byte-order mark allowed.
 fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
     let shown = path.display().to_string();
-    let meta =
-        std::fs::metadata(path).map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?;
-    if meta.len() > MAX_JSON_BYTES {
+    let file = open_regular(path)?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if len > MAX_JSON_BYTES {
         return Err(Error::file(
             &shown,
-            format!(
-                "is {} bytes; anatomy reads JSON files of at most {MAX_JSON_BYTES}",
-                meta.len()
-            ),
+            format!("is {len} bytes; anatomy reads JSON files of at most {MAX_JSON_BYTES}"),
         ));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?;
-    serde_json::from_str(&text).map_err(|e| {
+    let mut text = String::new();
+    file.take(MAX_JSON_BYTES)
+        .read_to_string(&mut text)
+        .map_err(|e| Error::file(&shown, format!("cannot read as UTF-8 text: {e}")))?;
+    serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
         Error::file(
             &shown,
             format!("invalid JSON at line {}, column {}", e.line(), e.column()),
@@ -33,33 +39,229 @@ fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
     })
 }
 
-/// The tensors of one safetensors file, from its header.
-pub fn header(path: &Path) -> Result<Vec<Stored>, Error> {
-    let shown = path.display().to_string();
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::file(&shown, format!("cannot open: {e}")))?;
-    // SAFETY: the map is read-only and only the header is read; a file truncated while mapped
-    // could fault, which is the usual caveat of memory-mapped reading.
-    let map = unsafe { memmap2::Mmap::map(&file) }
-        .map_err(|e| Error::file(&shown, format!("cannot map: {e}")))?;
-    parse(&map, &shown)
+/// A JSON object's entries in file order, duplicates kept (serde_json keeps only the last).
+struct Entries(Vec<(String, serde_json::Value)>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(e) = m.next_entry::<String, serde_json::Value>()? {
+                    out.push(e);
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
-/// The tensors a safetensors file's bytes declare (only the header is looked at).
-pub fn parse(bytes: &[u8], shown: &str) -> Result<Vec<Stored>, Error> {
-    let (_, meta) = safetensors::SafeTensors::read_metadata(bytes)
-        .map_err(|e| Error::file(shown, format!("not a valid safetensors file: {e}")))?;
-    let mut out: Vec<Stored> = meta
-        .tensors()
-        .into_iter()
-        .map(|(name, info)| Stored {
-            name,
-            shape: info.shape.iter().map(|&d| d as u64).collect(),
-            dtype: format!("{:?}", info.dtype),
-        })
-        .collect();
-    out.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(out)
+/// Bits per value of each safetensors type.
+fn bits(dtype: &str) -> Option<u64> {
+    Some(match dtype {
+        "F4" => 4,
+        "F6_E2M3" | "F6_E3M2" => 6,
+        "BOOL" | "U8" | "I8" | "F8_E5M2" | "F8_E4M3" | "F8_E8M0" => 8,
+        "I16" | "U16" | "F16" | "BF16" => 16,
+        "I32" | "U32" | "F32" => 32,
+        "I64" | "U64" | "F64" | "C64" => 64,
+        _ => return None,
+    })
+}
+
+/// The tensors a safetensors file's header declares, given its first bytes (at least the
+/// header) and the file's length, with the problems of where their bytes lie.
+pub fn parse_header(
+    head: &[u8],
+    file_len: u64,
+    shown: &str,
+) -> Result<(Vec<Stored>, Vec<Problem>), Error> {
+    let err = |m: String| Error::file(shown, m);
+    if file_len < 8 || head.len() < 8 {
+        return Err(err(format!(
+            "is {file_len} bytes; a safetensors file starts with an 8-byte header length"
+        )));
+    }
+    let n = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
+    if n > MAX_HEADER || n > file_len - 8 {
+        return Err(err(format!(
+            "declares a header of {n} bytes, but the file has {} after the length (and headers are at most {MAX_HEADER}); it is not a safetensors file or is cut short",
+            file_len - 8
+        )));
+    }
+    let json = head
+        .get(8..8 + n as usize)
+        .ok_or_else(|| err("is cut short inside its header".into()))?;
+    let entries: Entries = serde_json::from_slice(json).map_err(|e| {
+        err(format!(
+            "has a header that is not a JSON object of tensors: {e} (at byte {})",
+            8 + e.column()
+        ))
+    })?;
+    let data_len = file_len - 8 - n;
+    let base = 8 + n;
+    let mut seen = std::collections::HashSet::new();
+    let mut tensors = Vec::new();
+    let mut spans = Vec::new();
+    let mut problems = Vec::new();
+    for (name, v) in entries.0 {
+        if !seen.insert(name.clone()) {
+            return Err(err(format!(
+                "declares tensor `{name}` twice in its header; names must be unique"
+            )));
+        }
+        if name == "__metadata__" {
+            if !v
+                .as_object()
+                .is_some_and(|m| m.values().all(|x| x.is_string()))
+            {
+                return Err(err(
+                    "has `__metadata__` that is not an object of strings".into()
+                ));
+            }
+            continue;
+        }
+        let field = |k: &str| {
+            v.get(k)
+                .ok_or_else(|| err(format!("tensor `{name}` has no `{k}` in the header")))
+        };
+        let dtype = field("dtype")?
+            .as_str()
+            .ok_or_else(|| {
+                err(format!(
+                    "tensor `{name}` has a `dtype` that is not a string"
+                ))
+            })?
+            .to_string();
+        let bits = bits(&dtype).ok_or_else(|| {
+            err(format!(
+                "tensor `{name}` has dtype `{}`, which safetensors does not define",
+                anatomy_core::fmt::printable(&dtype)
+            ))
+        })?;
+        let shape: Vec<u64> = field("shape")?
+            .as_array()
+            .and_then(|a| a.iter().map(|d| d.as_u64()).collect())
+            .ok_or_else(|| {
+                err(format!(
+                    "tensor `{name}` has a `shape` that is not a list of sizes"
+                ))
+            })?;
+        let offsets: Vec<u64> = field("data_offsets")?
+            .as_array()
+            .and_then(|a| a.iter().map(|d| d.as_u64()).collect())
+            .filter(|o: &Vec<u64>| o.len() == 2)
+            .ok_or_else(|| {
+                err(format!(
+                    "tensor `{name}` has `data_offsets` that are not [start, end]"
+                ))
+            })?;
+        let (start, end) = (offsets[0], offsets[1]);
+        let range = Some((base.saturating_add(start), base.saturating_add(end)));
+        let need = shape
+            .iter()
+            .try_fold(1u64, |a, &d| a.checked_mul(d))
+            .and_then(|n| n.checked_mul(bits))
+            .map(|b| b.div_ceil(8));
+        if end < start {
+            problems.push(Problem::new(
+                &name,
+                range,
+                format!("ends (data offset {end}) before it starts ({start})"),
+            ));
+        } else if end > data_len {
+            problems.push(Problem::new(
+                &name,
+                range,
+                format!("ends past the end of the file: the data section has {data_len} bytes"),
+            ));
+        } else {
+            match need {
+                Some(need) if need == end - start => spans.push((start, end, name.clone())),
+                Some(need) => problems.push(Problem::new(
+                    &name,
+                    range,
+                    format!(
+                        "holds {} bytes, but {dtype} of shape {shape:?} takes {need}",
+                        end - start
+                    ),
+                )),
+                None => problems.push(Problem::new(
+                    &name,
+                    range,
+                    format!("has shape {shape:?}, whose size overflows"),
+                )),
+            }
+        }
+        tensors.push(Stored { name, shape, dtype });
+    }
+    // The data section is the tensors back to back: no overlaps, no gaps, nothing after.
+    spans.sort();
+    let mut at = 0;
+    for (s, e, name) in &spans {
+        if *s < at {
+            problems.push(Problem::new(
+                name,
+                Some((base + s, base + e)),
+                "overlaps the tensor before it".to_string(),
+            ));
+        } else if *s > at {
+            problems.push(Problem::new(
+                name,
+                Some((base + at, base + s)),
+                "is preceded by bytes that belong to no tensor".to_string(),
+            ));
+        }
+        at = at.max(*e);
+    }
+    if spans.len() == tensors.len() && at < data_len {
+        problems.push(Problem::new(
+            "(end of file)",
+            Some((base + at, file_len)),
+            "bytes after the last tensor belong to no tensor",
+        ));
+    }
+    for p in &mut problems {
+        p.file = shown.to_string();
+    }
+    tensors.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok((tensors, problems))
+}
+
+/// The tensors of one safetensors file given whole, from its header (the fuzz target's entry).
+pub fn parse(bytes: &[u8], shown: &str) -> Result<(Vec<Stored>, Vec<Problem>), Error> {
+    parse_header(bytes, bytes.len() as u64, shown)
+}
+
+/// The tensors of one safetensors file, from its header (only the header is read).
+pub fn header(path: &Path) -> Result<(Vec<Stored>, Vec<Problem>), Error> {
+    let shown = path.display().to_string();
+    let file = open_regular(path)?;
+    let len = file
+        .metadata()
+        .map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?
+        .len();
+    let mut head = Vec::new();
+    let mut r = file.take(8);
+    r.read_to_end(&mut head)
+        .map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?;
+    if head.len() == 8 {
+        let n = u64::from_le_bytes(head[..8].try_into().expect("8 bytes"));
+        if n <= MAX_HEADER && n <= len - 8 {
+            let mut file = r.into_inner();
+            (&mut file)
+                .take(n)
+                .read_to_end(&mut head)
+                .map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?;
+        }
+    }
+    parse_header(&head, len, &shown)
 }
 
 pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
@@ -68,7 +270,7 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
         return Err(Error::file(&shown, "is not a folder; give a folder holding config.json and .safetensors files, or a .gguf file"));
     }
     let config_path = dir.join("config.json");
-    if !config_path.is_file() {
+    if !config_path.exists() {
         return Err(Error::file(
             config_path.display().to_string(),
             "is missing; a safetensors checkpoint needs its config.json beside it",
@@ -77,7 +279,8 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
     let config = read_json(&config_path)?;
     let index_path = dir.join("model.safetensors.index.json");
     let mut tensors = Vec::new();
-    if index_path.is_file() {
+    let mut problems = Vec::new();
+    if index_path.exists() {
         let index = read_json(&index_path)?;
         let shown_index = index_path.display().to_string();
         let map = index
@@ -99,11 +302,14 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
                     "must be a file name",
                 )
             })?;
-            if file.contains('/') || file.contains("..") {
+            if file.contains(['/', '\\']) || file == ".." || file.is_empty() {
                 return Err(Error::new(
                     &shown_index,
                     format!("weight_map.{name}"),
-                    format!("`{file}` is not a file name in this folder"),
+                    format!(
+                        "`{}` is not a file name in this folder",
+                        anatomy_core::fmt::printable(file)
+                    ),
                 ));
             }
             by_file
@@ -112,7 +318,9 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
                 .push(name.clone());
         }
         for (file, names) in by_file {
-            let shard = header(&dir.join(&file))?;
+            let path = dir.join(&file);
+            let (shard, shard_problems) = header(&path)?;
+            problems.extend(shard_problems);
             let have: std::collections::BTreeSet<&str> =
                 shard.iter().map(|t| t.name.as_str()).collect();
             if let Some(n) = names.iter().find(|n| !have.contains(n.as_str())) {
@@ -126,7 +334,7 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
                 names.iter().map(String::as_str).collect();
             if let Some(extra) = shard.iter().find(|t| !listed.contains(t.name.as_str())) {
                 return Err(Error::file(
-                    dir.join(&file).display().to_string(),
+                    path.display().to_string(),
                     format!("holds {}, which the index does not list: the index and the shards disagree", extra.name),
                 ));
             }
@@ -141,7 +349,11 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
         files.sort();
         match files.len() {
             0 => return Err(Error::file(&shown, "holds no .safetensors file")),
-            1 => tensors = header(&files[0])?,
+            1 => {
+                let (t, p) = header(&files[0])?;
+                tensors = t;
+                problems = p;
+            }
             n => {
                 return Err(Error::file(
                     &shown,
@@ -163,5 +375,8 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
         tensors,
         config,
         config_file: config_path.display().to_string(),
+        field_names: Vec::new(),
+        problems,
+        gguf: None,
     })
 }

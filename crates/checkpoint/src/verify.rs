@@ -29,11 +29,16 @@ pub struct Report {
     /// Parts of a multimodal checkpoint the graph does not draw (vision tower, projector), by
     /// what they are: their tensors and parameters.
     pub not_drawn: BTreeMap<String, (usize, u128)>,
+    /// Tensors whose bytes are not where or what the header says.
+    pub problems: Vec<crate::Problem>,
 }
 
 impl Report {
     pub fn clean(&self) -> bool {
-        self.missing.is_empty() && self.unexpected.is_empty() && self.misshaped.is_empty()
+        self.missing.is_empty()
+            && self.unexpected.is_empty()
+            && self.misshaped.is_empty()
+            && self.problems.is_empty()
     }
 }
 
@@ -80,7 +85,10 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
     let expected = manifest::manifest(g, naming)?;
     let stored: BTreeMap<&str, &Stored> = c.tensors.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut used: BTreeSet<&str> = BTreeSet::new();
-    let mut r = Report::default();
+    let mut r = Report {
+        problems: c.problems.clone(),
+        ..Report::default()
+    };
     let matched = |r: &mut Report, format: String, shape: &[u64]| {
         r.matched += 1;
         r.params += numel(shape);
@@ -183,7 +191,7 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
     Ok(r)
 }
 
-pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> String {
+pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> Result<String, Error> {
     use anatomy_core::fmt::grouped;
     let mut out = format!(
         "{} · {} checkpoint · {} tensors stored, {} expected by the graph\n",
@@ -200,7 +208,7 @@ pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> String {
         "matched {} tensors, {} parameters (graph total {})\n",
         r.matched,
         grouped(r.params),
-        grouped(anatomy_core::stats::stats(g, None).total_params as u128)
+        grouped(anatomy_core::stats::stats(g, None)?.total_params as u128)
     );
     out += "storage:\n";
     for (f, (n, p)) in &r.formats {
@@ -249,6 +257,11 @@ pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> String {
     );
     list(
         &mut out,
+        "data problems",
+        r.problems.iter().map(|p| p.to_string()).collect(),
+    );
+    list(
+        &mut out,
         "unexpected",
         r.unexpected
             .iter()
@@ -260,5 +273,143 @@ pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> String {
     } else {
         "verify: FAILED\n"
     };
-    out
+    Ok(out)
+}
+
+/// The report as data (`verify --json`).
+pub fn report_json(r: &Report, findings: Option<&[Finding]>) -> serde_json::Value {
+    use serde_json::json;
+    let mut v = json!({
+        "clean": r.clean() && findings.is_none_or(|f| f.is_empty()),
+        "matched": r.matched,
+        "params": r.params as u64,
+        "missing": r.missing.iter().map(|m| json!({"name": m.0, "shape": m.1})).collect::<Vec<_>>(),
+        "unexpected": r.unexpected.iter().map(|t| json!({"name": t.name, "shape": t.shape, "dtype": t.dtype})).collect::<Vec<_>>(),
+        "misshaped": r.misshaped.iter().map(|m| json!({"name": m.0, "expected": m.1, "stored": m.2})).collect::<Vec<_>>(),
+        "problems": r.problems.iter().map(|p| json!({"tensor": p.tensor, "file": p.file, "bytes": p.range.map(|(a, b)| [a, b]), "problem": p.what})).collect::<Vec<_>>(),
+        "formats": r.formats.iter().map(|(f, (n, p))| (f.clone(), json!({"tensors": n, "params": *p as u64}))).collect::<serde_json::Map<_, _>>(),
+        "not_drawn": r.not_drawn.iter().map(|(f, (n, p))| (f.clone(), json!({"tensors": n, "params": *p as u64}))).collect::<serde_json::Map<_, _>>(),
+    });
+    if let Some(f) = findings {
+        v["data"] = json!(f
+            .iter()
+            .map(|f| json!({"tensor": f.tensor, "finding": f.what}))
+            .collect::<Vec<_>>());
+    }
+    v
+}
+
+/// What reading a tensor's values found: NaN or infinite values, or nothing but zeros.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub tensor: String,
+    pub what: String,
+}
+
+/// Read every tensor's values once (`verify --data`): report NaN and infinite values and tensors
+/// that are all zeros. Safetensors values are decoded from the mapped file (F32, F16, BF16, F64;
+/// other types are checked for all-zero bytes); GGUF tensors are dequantized. `progress(done,
+/// total)` is called after each tensor.
+pub fn data(c: &Checkpoint, progress: &mut dyn FnMut(usize, usize)) -> Result<Vec<Finding>, Error> {
+    c.data_is_sound()?;
+    let mut out = Vec::new();
+    let total = c.tensors.len();
+    let mut done = 0;
+    let mut check =
+        |name: &str, values: Option<Vec<f32>>, zero_bytes: bool, out: &mut Vec<Finding>| {
+            if let Some(v) = values {
+                let nan = v.iter().filter(|x| x.is_nan()).count();
+                let inf = v.iter().filter(|x| x.is_infinite()).count();
+                if nan + inf > 0 {
+                    out.push(Finding {
+                        tensor: name.to_string(),
+                        what: format!("{nan} NaN and {inf} infinite values of {}", v.len()),
+                    });
+                } else if v.iter().all(|x| *x == 0.0) {
+                    out.push(Finding {
+                        tensor: name.to_string(),
+                        what: "is all zeros".into(),
+                    });
+                }
+            } else if zero_bytes {
+                out.push(Finding {
+                    tensor: name.to_string(),
+                    what: "is all zeros".into(),
+                });
+            }
+            done += 1;
+            progress(done, total);
+        };
+    match (&c.format, &c.gguf) {
+        (Format::Gguf, Some(h)) => {
+            let content = h.content();
+            let path = std::path::Path::new(&c.path);
+            let mut reader = std::io::BufReader::new(crate::open_regular(path)?);
+            for t in &h.tensors {
+                let q = content
+                    .tensor(&mut reader, &t.name, &candle_core::Device::Cpu)
+                    .map_err(|e| Error::file(&c.path, format!("cannot read {}: {e}", t.name)))?;
+                let v = q
+                    .dequantize(&candle_core::Device::Cpu)
+                    .and_then(|t| t.flatten_all()?.to_vec1::<f32>())
+                    .map_err(|e| Error::file(&c.path, format!("cannot read {}: {e}", t.name)))?;
+                check(&t.name, Some(v), false, &mut out);
+            }
+        }
+        _ => {
+            let dir = std::path::Path::new(&c.path);
+            let mut files: Vec<_> = std::fs::read_dir(dir)
+                .map_err(|e| Error::file(&c.path, format!("cannot list: {e}")))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
+                .collect();
+            files.sort();
+            for f in files {
+                let shown = f.display().to_string();
+                let file = crate::open_regular(&f)?;
+                // SAFETY: read-only; the header was checked against the file's length.
+                let map = unsafe { memmap2::Mmap::map(&file) }
+                    .map_err(|e| Error::file(&shown, format!("cannot map: {e}")))?;
+                let st = safetensors::SafeTensors::deserialize(&map).map_err(|e| {
+                    Error::file(&shown, format!("not a valid safetensors file: {e}"))
+                })?;
+                let mut names: Vec<String> = st.names().into_iter().map(String::from).collect();
+                names.sort();
+                for name in names {
+                    let view = st
+                        .tensor(&name)
+                        .map_err(|e| Error::file(&shown, e.to_string()))?;
+                    let bytes = view.data();
+                    let values = decode(view.dtype(), bytes);
+                    let zero = values.is_none() && bytes.iter().all(|b| *b == 0);
+                    check(&name, values, zero, &mut out);
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The values of a tensor's little-endian bytes as f32, for the float types NaN can hide in.
+fn decode(dtype: safetensors::Dtype, b: &[u8]) -> Option<Vec<f32>> {
+    use safetensors::Dtype::*;
+    Some(match dtype {
+        F32 => b
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect(),
+        F64 => b
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()) as f32)
+            .collect(),
+        F16 => b
+            .chunks_exact(2)
+            .map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
+        BF16 => b
+            .chunks_exact(2)
+            .map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f32())
+            .collect(),
+        _ => return None,
+    })
 }

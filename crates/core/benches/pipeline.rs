@@ -13,7 +13,7 @@ fn pipeline(c: &mut Criterion) {
                     families::load_json(entry.name, black_box(entry.json), entry.name, false)
                         .unwrap();
                 let g = graph::build(&spec).unwrap();
-                let s = stats::stats(&g, None);
+                let s = stats::stats(&g, None).unwrap();
                 let out = render::render(
                     &g,
                     &render::Options {
@@ -56,7 +56,7 @@ fn build_and_stats(c: &mut Criterion) {
             b.iter(|| {
                 let spec = families::load_json(name, black_box(json), name, false).unwrap();
                 let g = graph::build(&spec).unwrap();
-                black_box(stats::stats(&g, None).total_params)
+                black_box(stats::stats(&g, None).unwrap().total_params)
             })
         });
     }

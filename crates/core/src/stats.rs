@@ -1,5 +1,6 @@
 //! Numbers summed from the Graph: parameters, KV cache, weight memory, FLOPs.
 
+use crate::error::{Error, Result};
 use crate::graph::{Component, Dim, Graph, Op, ScopeKind, TensorKind, Visit};
 use crate::layers::LayerSet;
 use serde::Serialize;
@@ -57,16 +58,28 @@ pub struct Flops {
     pub context: u64,
     /// Weight matmuls per token (2 × active matmul parameters).
     pub matmul_per_token: u64,
-    /// Average per token over a prefill of `context` tokens (attention grows with position).
-    pub prefill_per_token: f64,
+    /// Average per token over a prefill of `context` tokens (attention grows with position),
+    /// rounded to a whole FLOP.
+    pub prefill_per_token: u64,
     /// One decoded token with `context` tokens already cached.
     pub decode_per_token: u64,
 }
 
-/// Stats at `context` tokens (the model's maximum when `None`).
-pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
+/// The longest context anatomy computes figures for.
+pub const MAX_CONTEXT: u64 = 1 << 40;
+
+/// Stats at `context` tokens (the model's maximum when `None`). A context outside 1..=2^40, or a
+/// figure that does not fit in 64 bits, is an error: no figure is ever printed saturated.
+pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     let spec = &g.spec;
     let context = context.unwrap_or(spec.context);
+    if context == 0 || context > MAX_CONTEXT {
+        return Err(Error::new(
+            &spec.name,
+            "--context",
+            format!("is {context}; give a number of tokens from 1 to {MAX_CONTEXT} (2^40)"),
+        ));
+    }
 
     let mut total: u128 = 0;
     let mut inactive: u128 = 0;
@@ -126,46 +139,58 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Stats {
         decode_attn,
     } = sum;
 
-    let sat = |x: u128| x.min(u64::MAX as u128) as u64;
-    Stats {
+    let fit = |what: &str, x: u128| -> Result<u64> {
+        u64::try_from(x).map_err(|_| {
+            Error::new(
+                &spec.name,
+                "--context",
+                format!("gives {what} too large for 64 bits at {context} tokens; give a smaller context"),
+            )
+        })
+    };
+    let prefill = (matmul as f64 + prefill_attn).round();
+    if prefill.is_nan() || prefill >= u64::MAX as f64 {
+        return Err(fit("a prefill FLOP count", u128::MAX).unwrap_err());
+    }
+    Ok(Stats {
         ignored: spec
             .ignored
             .iter()
             .map(|i| format!("{} = {}", i.key, i.value))
             .collect(),
         model: spec.name.clone(),
-        total_params: sat(total),
-        active_params: sat(active),
-        active_params_without_embedding: sat(active - embedding.min(active)),
-        aux_params: sat(aux),
+        total_params: fit("a parameter count", total)?,
+        active_params: fit("a parameter count", active)?,
+        active_params_without_embedding: fit("a parameter count", active - embedding.min(active))?,
+        aux_params: fit("a parameter count", aux)?,
         params_by_component: Component::ALL
             .iter()
             .zip(by_component)
-            .map(|(c, n)| (c.label().to_string(), sat(n)))
-            .collect(),
+            .map(|(c, n)| Ok((c.label().to_string(), fit("a parameter count", n)?)))
+            .collect::<Result<_>>()?,
         layer_runs,
         kv_cache: KvCache {
-            values_per_token: sat(kv_per_token),
-            bytes_per_token_bf16: sat(kv_per_token.saturating_mul(2)),
-            bytes_per_token_fp8: sat(kv_per_token),
+            values_per_token: fit("a KV cache size", kv_per_token)?,
+            bytes_per_token_bf16: fit("a KV cache size", kv_per_token.saturating_mul(2))?,
+            bytes_per_token_fp8: fit("a KV cache size", kv_per_token)?,
             context,
-            values_at_context: sat(kv_at_context),
-            bytes_at_context_bf16: sat(kv_at_context.saturating_mul(2)),
-            bytes_at_context_fp8: sat(kv_at_context),
+            values_at_context: fit("a KV cache size", kv_at_context)?,
+            bytes_at_context_bf16: fit("a KV cache size", kv_at_context.saturating_mul(2))?,
+            bytes_at_context_fp8: fit("a KV cache size", kv_at_context)?,
         },
         weight_bytes: WeightBytes {
-            fp32: sat(total * 4),
-            bf16: sat(total * 2),
-            fp8: sat(total),
-            int4: sat(total.div_ceil(2)),
+            fp32: fit("a weight size in bytes", total * 4)?,
+            bf16: fit("a weight size in bytes", total * 2)?,
+            fp8: fit("a weight size in bytes", total)?,
+            int4: fit("a weight size in bytes", total.div_ceil(2))?,
         },
         flops: Flops {
             context,
-            matmul_per_token: sat(matmul),
-            prefill_per_token: matmul as f64 + prefill_attn,
-            decode_per_token: sat(matmul.saturating_add(decode_attn)),
+            matmul_per_token: fit("a FLOP count", matmul)?,
+            prefill_per_token: prefill as u64,
+            decode_per_token: fit("a FLOP count", matmul.saturating_add(decode_attn))?,
         },
-    }
+    })
 }
 
 /// What one step costs per token, over all the layers it runs in.

@@ -52,7 +52,7 @@ fn check(name: &str, config_file: &str, json: &str) {
     for (k, shape) in &want {
         assert_eq!(&got[k], shape, "{name}: shape of {k}");
     }
-    let s = stats::stats(&g, None);
+    let s = stats::stats(&g, None).unwrap();
     assert_eq!(
         s.total_params,
         expected["total_params"].as_u64().unwrap() - skipped_params,

@@ -12,6 +12,7 @@ fn page_of(model: &str) -> String {
         context: None,
         values: None,
     })
+    .unwrap()
 }
 
 #[test]

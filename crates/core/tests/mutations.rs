@@ -38,12 +38,15 @@ proptest! {
         }
         if let Ok(spec) = families::load_json("m.json", &v.to_string(), "m", false) {
             if let Ok(g) = graph::build(&spec) {
-                let s = stats::stats(&g, Some(4096));
-                prop_assert!(s.active_params <= s.total_params);
+                // Figures too large for 64 bits are errors, never saturated numbers.
+                if let Ok(s) = stats::stats(&g, Some(4096)) {
+                    prop_assert!(s.active_params <= s.total_params);
+                }
                 let _ = manifest::manifest(&g, manifest::Naming::Gguf);
                 let _ = render::render(&g, &render::Options { width: 80, color: false, step: Some(3) });
-                let page = render::html::page(&render::html::PageInput { graph: &g, provenance: "m.json", context: Some(4096), values: None });
-                prop_assert!(page.ends_with("</html>\n"));
+                if let Ok(page) = render::html::page(&render::html::PageInput { graph: &g, provenance: "m.json", context: Some(4096), values: None }) {
+                    prop_assert!(page.ends_with("</html>\n"));
+                }
                 let _ = render::html::torch::module(&g.spec);
             }
         }

@@ -5,7 +5,7 @@ use anatomy_core::{graph, source, stats};
 
 fn stats_of(model: &str, context: Option<u64>) -> stats::Stats {
     let g = graph::build(&source::load(model, false).unwrap().spec).unwrap();
-    stats::stats(&g, context)
+    stats::stats(&g, context).unwrap()
 }
 
 /// The figures the Breadth issue quotes, computed by anatomy (the fixtures check them against
@@ -116,7 +116,7 @@ fn mqa_caches_one_head() {
     spec.attn.kind = anatomy_core::spec::AttnKind::Mqa;
     let g = graph::build(&spec).unwrap();
     assert_eq!(
-        stats::stats(&g, None).kv_cache.values_per_token,
+        stats::stats(&g, None).unwrap().kv_cache.values_per_token,
         16 * 2 * 64
     );
 }

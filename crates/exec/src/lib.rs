@@ -10,6 +10,7 @@ pub mod model;
 pub mod npy;
 mod pool;
 pub mod rope;
+pub mod session;
 pub mod tiny;
 pub mod tokenizer;
 pub mod values;

@@ -83,7 +83,7 @@ fn head_axis(spec: &Spec, point: &str, dims: &[usize]) -> Option<(usize, usize)>
         ("k_proj" | "k_norm", 2) if a.mla.is_none() => Some((1, kv)),
         _ => None,
     }
-    .filter(|(axis, n)| *n > 0 && dims[*axis] % n == 0)
+    .filter(|(axis, n)| *n > 0 && dims[*axis].is_multiple_of(*n))
 }
 
 /// The values of each of `n` equal parts along `axis` of a row-major tensor of `dims`.
@@ -210,7 +210,7 @@ impl Model {
         // Masked scores are −∞ by design; anything else not finite is a fault.
         let nonfinite = v
             .iter()
-            .filter(|x| !x.is_finite() && !(point == "scores" && **x == f32::NEG_INFINITY))
+            .filter(|x| !x.is_finite() && (point != "scores" || **x != f32::NEG_INFINITY))
             .count();
         let heads = match head_axis(&self.spec, point, t.dims()) {
             Some((axis, n)) => split(&v, t.dims(), axis, n)

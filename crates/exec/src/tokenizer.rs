@@ -2,7 +2,7 @@
 //! embedded in a GGUF file, with the pre-tokenizer its `tokenizer.ggml.pre` names.
 
 use anatomy_core::Error;
-use candle_core::quantized::gguf_file::{Content, Value};
+use candle_core::quantized::gguf_file::Value;
 use std::path::Path;
 use tokenizers::models::bpe::BPE;
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
@@ -10,24 +10,31 @@ use tokenizers::pre_tokenizers::digits::Digits;
 use tokenizers::pre_tokenizers::sequence::Sequence;
 use tokenizers::{AddedToken, Tokenizer};
 
+/// The largest tokenizer.json anatomy reads (real ones are a few MB).
+const MAX_TOKENIZER_BYTES: u64 = 256 << 20;
+
 pub fn from_file(path: &Path) -> Result<Tokenizer, Error> {
-    Tokenizer::from_file(path).map_err(|e| {
-        Error::file(
-            path.display().to_string(),
-            format!("not a usable tokenizer.json: {e}"),
-        )
-    })
+    use std::io::Read;
+    let shown = path.display().to_string();
+    let mut bytes = Vec::new();
+    anatomy_checkpoint::open_regular(path)?
+        .take(MAX_TOKENIZER_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?;
+    Tokenizer::from_bytes(&bytes)
+        .map_err(|e| Error::file(&shown, format!("not a usable tokenizer.json: {e}")))
 }
 
 /// GGUF pre-tokenizers anatomy knows, by `tokenizer.ggml.pre`.
 const PRE: &[&str] = &["smollm", "gpt2", "default"];
 
-pub fn from_gguf(path: &Path) -> Result<Tokenizer, Error> {
-    let shown = path.display().to_string();
-    let mut reader = std::io::BufReader::new(
-        std::fs::File::open(path).map_err(|e| Error::file(&shown, e.to_string()))?,
-    );
-    let c = Content::read(&mut reader).map_err(|e| Error::file(&shown, e.to_string()))?;
+/// The tokenizer embedded in a GGUF file, from its checked header.
+pub fn from_gguf(
+    header: &anatomy_checkpoint::gguf_header::Header,
+    shown: &str,
+) -> Result<Tokenizer, Error> {
+    let shown = shown.to_string();
+    let c = header.content();
     let field = |k: &str| {
         c.metadata.get(k).ok_or_else(|| {
             Error::new(

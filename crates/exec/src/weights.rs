@@ -27,9 +27,14 @@ impl Weights {
         spec: &Spec,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Weights, Error> {
-        match checkpoint.format {
-            Format::Safetensors => Self::safetensors(Path::new(&checkpoint.path), progress),
-            Format::Gguf => Self::gguf(Path::new(&checkpoint.path), spec, progress),
+        // Only a checkpoint whose tensor bytes are all where its header says reaches candle.
+        checkpoint.data_is_sound()?;
+        match (&checkpoint.format, &checkpoint.gguf) {
+            (Format::Safetensors, _) => Self::safetensors(Path::new(&checkpoint.path), progress),
+            (Format::Gguf, Some(header)) => {
+                Self::gguf(Path::new(&checkpoint.path), header, spec, progress)
+            }
+            (Format::Gguf, None) => Err(Error::file(&checkpoint.path, "has no GGUF header read")),
         }
     }
 
@@ -55,14 +60,13 @@ impl Weights {
 
     fn gguf(
         path: &Path,
+        header: &anatomy_checkpoint::gguf_header::Header,
         spec: &Spec,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Weights, Error> {
-        use candle_core::quantized::gguf_file::Content;
         let shown = path.display().to_string();
-        let mut reader =
-            std::io::BufReader::new(std::fs::File::open(path).map_err(|e| err(&shown, e))?);
-        let content = Content::read(&mut reader).map_err(|e| err(&shown, e))?;
+        let content = header.content();
+        let mut reader = std::io::BufReader::new(anatomy_checkpoint::open_regular(path)?);
         let names: Vec<String> = content.tensor_infos.keys().cloned().collect();
         let mut tensors = HashMap::new();
         // llama.cpp stores a llama model's Q and K rows permuted for its RoPE layout.

@@ -24,7 +24,8 @@ fn greedy_continuation_matches_transformers() {
     .unwrap();
     let ids = |k: &str| -> Vec<u32> { serde_json::from_value(fixture[k].clone()).unwrap() };
 
-    let tok = tokenizer::from_gguf(&path).unwrap();
+    let c = anatomy_checkpoint::open(&path).unwrap();
+    let tok = tokenizer::from_gguf(c.gguf.as_ref().unwrap(), &c.path).unwrap();
     let prompt = tok
         .encode(fixture["prompt"].as_str().unwrap(), false)
         .unwrap()
@@ -32,7 +33,6 @@ fn greedy_continuation_matches_transformers() {
         .to_vec();
     assert_eq!(prompt, ids("prompt_ids"), "tokenization");
 
-    let c = anatomy_checkpoint::open(&path).unwrap();
     let spec = anatomy_checkpoint::spec(&c, false).unwrap();
     let model = Model::new(
         spec,

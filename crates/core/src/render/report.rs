@@ -136,7 +136,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     line(format!(
         "  {:<26}{:>20}",
         "prefill, mean per token",
-        flops(f.prefill_per_token)
+        flops(f.prefill_per_token as f64)
     ));
     line(format!(
         "  {:<26}{:>20}",
@@ -169,6 +169,23 @@ pub fn manifest(entries: &[Entry]) -> String {
         grouped(total)
     ));
     out
+}
+
+/// The manifest as one JSON object: `{"tensors": {name: shape}, "ignored": […]}`.
+pub fn manifest_json(g: &Graph, entries: &[Entry]) -> String {
+    let tensors: serde_json::Map<String, serde_json::Value> = entries
+        .iter()
+        .map(|e| (e.name.clone(), serde_json::json!(e.shape)))
+        .collect();
+    let ignored: Vec<String> = g
+        .spec
+        .ignored
+        .iter()
+        .map(|i| format!("{} = {}", i.key, i.value))
+        .collect();
+    serde_json::to_string_pretty(&serde_json::json!({ "tensors": tensors, "ignored": ignored }))
+        .expect("json")
+        + "\n"
 }
 
 /// Seed 004's op glyphs: L lookup, N norm, P RoPE, H attention head, R router, C concat,

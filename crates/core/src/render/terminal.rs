@@ -45,7 +45,7 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
         }
     }
     let width = opts.width.max(20);
-    let mut out: Vec<Line> = header(g);
+    let mut out: Vec<Line> = header(g)?;
 
     let label_w = g
         .steps()
@@ -110,9 +110,9 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
         + "\n")
 }
 
-fn header(g: &Graph) -> Vec<Line> {
+fn header(g: &Graph) -> Result<Vec<Line>> {
     let spec = &g.spec;
-    let s = stats::stats(g, None);
+    let s = stats::stats(g, None)?;
     let mut first = Line::new();
     first.push(
         &spec.name,
@@ -155,7 +155,7 @@ fn header(g: &Graph) -> Vec<Line> {
         "┏━┓ weight  ╔═╗ activation  ◇ contracted side  top edge: columns, left edge: rows",
     ));
     lines.push(Line::new());
-    lines
+    Ok(lines)
 }
 
 fn label_text(g: &Graph, s: &Step) -> String {

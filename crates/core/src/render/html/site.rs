@@ -49,11 +49,11 @@ pub fn thumbnail(g: &Graph) -> String {
     format!("<svg viewBox=\"0 0 64 {}\" width=\"48\" height=\"{}\" aria-hidden=\"true\">{frame}{out}</svg>", y + 2, (y + 2) * 3 / 4)
 }
 
-pub fn index(rows: &[Row]) -> String {
+pub fn index(rows: &[Row]) -> crate::Result<String> {
     let mut body = String::new();
     for r in rows {
         let g = r.graph;
-        let s = stats::stats(g, None);
+        let s = stats::stats(g, None)?;
         let a = &g.spec.attn;
         let attn = if a.mla.is_some() {
             "MLA".to_string()
@@ -81,7 +81,7 @@ pub fn index(rows: &[Row]) -> String {
             source = escape(&r.source),
         ));
     }
-    format!(
+    Ok(format!(
         r#"{head}<style>
 :root {{ --bg: #fff; --fg: #1d2127; --muted: #5c6470; --line: #c9ced5; }}
 @media (prefers-color-scheme: dark) {{ :root {{ --bg: #15181c; --fg: #e6e9ed; --muted: #a3abb6; --line: #3a4048; }} }}
@@ -132,5 +132,5 @@ td.src {{ color: var(--muted); font-size: .85rem; }} a {{ color: inherit; font-w
 "#,
         head = preamble("anatomy · model gallery", ""),
         n = rows.len()
-    )
+    ))
 }

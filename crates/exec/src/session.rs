@@ -1,0 +1,176 @@
+//! What `anatomy run` and the page's op view do with a model, as library calls: open a checkpoint
+//! with its tokenizer, turn a prompt or ids into checked ids, write every position's logits, make
+//! a scaled-down copy on random weights, and capture a run for the op view.
+
+use crate::model::{Cache, Model};
+use crate::weights::Weights;
+use anatomy_checkpoint::{Checkpoint, Format};
+use anatomy_core::graph::Graph;
+use anatomy_core::render::html::ops::Values;
+use anatomy_core::spec::Spec;
+use anatomy_core::Error;
+use std::path::Path;
+use tokenizers::Tokenizer;
+
+/// A checkpoint opened for running: its header, Spec and (on demand) tokenizer.
+pub struct Opened {
+    pub checkpoint: Checkpoint,
+    pub spec: Spec,
+}
+
+/// Open the checkpoint at `path` (a .gguf file or a folder of safetensors) and read its Spec.
+pub fn open(path: &Path, lenient: bool) -> Result<Opened, Error> {
+    let checkpoint = anatomy_checkpoint::open(path)?;
+    let spec = anatomy_checkpoint::spec(&checkpoint, lenient)?;
+    Ok(Opened { checkpoint, spec })
+}
+
+impl Opened {
+    /// The checkpoint's own tokenizer: embedded in a GGUF, or `tokenizer.json` beside safetensors.
+    pub fn tokenizer(&self) -> Result<Tokenizer, Error> {
+        let c = &self.checkpoint;
+        match (&c.format, &c.gguf) {
+            (Format::Gguf, Some(h)) => crate::tokenizer::from_gguf(h, &c.path),
+            _ => {
+                let file = Path::new(&c.path).join("tokenizer.json");
+                if !file.exists() {
+                    return Err(Error::file(
+                        file.display().to_string(),
+                        "is missing; a prompt needs the checkpoint's tokenizer.json (or give token ids with --ids)",
+                    ));
+                }
+                crate::tokenizer::from_file(&file)
+            }
+        }
+    }
+
+    /// Load every weight (dequantized to f32) and make the model, reporting `progress(done, total)`.
+    pub fn load(self, progress: &mut dyn FnMut(usize, usize)) -> Result<Model, Error> {
+        let w = Weights::load(&self.checkpoint, &self.spec, progress)?;
+        Model::new(self.spec, w)
+    }
+}
+
+/// The ids of `text` under `tok`; errors name `--prompt`.
+pub fn encode(tok: &Tokenizer, text: &str, file: &str) -> Result<Vec<u32>, Error> {
+    let ids = tok
+        .encode(text, false)
+        .map_err(|e| Error::new(file, "--prompt", format!("cannot be tokenized: {e}")))?
+        .get_ids()
+        .to_vec();
+    if ids.is_empty() {
+        return Err(Error::new(
+            file,
+            "--prompt",
+            "tokenizes to nothing; give some text",
+        ));
+    }
+    Ok(ids)
+}
+
+/// Ids checked against the model: each inside the vocabulary, and the prompt plus `new` tokens
+/// within the positions the model has. `arg` is the option they came from, for the error.
+pub fn check_ids(ids: &[u32], new: u64, spec: &Spec, file: &str, arg: &str) -> Result<(), Error> {
+    if ids.is_empty() {
+        return Err(Error::new(file, arg, "gives no token; give at least one"));
+    }
+    if let Some(bad) = ids.iter().find(|&&i| i as u64 >= spec.vocab) {
+        let what = if arg == "--prompt" {
+            "tokenizes to id"
+        } else {
+            "has"
+        };
+        return Err(Error::new(
+            file,
+            arg,
+            format!(
+                "{what} {bad}, not a token id: this model's vocabulary has ids 0 to {}",
+                spec.vocab - 1
+            ),
+        ));
+    }
+    let total = (ids.len() as u64).saturating_add(new);
+    if total > spec.context {
+        let room = spec.context.saturating_sub(ids.len() as u64);
+        let (field, msg) = if ids.len() as u64 > spec.context {
+            (
+                arg,
+                format!(
+                    "gives {} tokens; this model has {} positions",
+                    ids.len(),
+                    spec.context
+                ),
+            )
+        } else {
+            (
+                "--max-tokens",
+                format!(
+                    "is {new}: with the prompt's {} tokens that passes this model's {} positions; give at most {room}",
+                    ids.len(),
+                    spec.context
+                ),
+            )
+        };
+        return Err(Error::new(file, field, msg));
+    }
+    Ok(())
+}
+
+/// Every position's logits for `ids`, as an f32 `.npy` file [T, vocab].
+pub fn logits_npy(model: &Model, ids: &[u32]) -> Result<Vec<u8>, Error> {
+    let l = model.forward(ids, &mut Cache::new(model.spec.layers as usize))?;
+    let data: Vec<f32> = l
+        .flatten_all()
+        .and_then(|t| t.to_vec1())
+        .map_err(|e| Error::file("executor", e.to_string()))?;
+    Ok(crate::npy::encode_f32(
+        &[ids.len(), model.spec.vocab as usize],
+        &data,
+    ))
+}
+
+/// A scaled-down copy of `spec` on seeded random weights (`run --tiny`, the op view).
+pub fn tiny(spec: &Spec) -> Result<Model, Error> {
+    let small = crate::tiny::shrink(spec);
+    let g = anatomy_core::graph::build(&small)?;
+    let w = crate::tiny::random_weights(&g, 0)?;
+    Model::new(small, w)
+}
+
+/// The op view's values for the model `g` was built from: a run of its checkpoint on a short
+/// prompt when `path` is one, otherwise of a scaled-down copy on random weights.
+pub fn op_values(path: &Path, g: &Graph, lenient: bool) -> Result<Values, Error> {
+    if anatomy_checkpoint::is_checkpoint(path) {
+        let opened = open(path, lenient)?;
+        let tok = opened.tokenizer()?;
+        let shown = opened.checkpoint.path.clone();
+        let ids = encode(&tok, "The capital of France is", &shown)?;
+        let pieces = ids
+            .iter()
+            .map(|&i| tok.decode(&[i], false).unwrap_or_default())
+            .collect();
+        let m = opened.load(&mut |_, _| {})?;
+        let (_, captured) = m.forward_captured(&ids)?;
+        let note = format!("Values from a run of {shown} on its own weights.");
+        return Ok(crate::values::values(g, &captured, &ids, pieces, note));
+    }
+    let m = tiny(&g.spec)?;
+    let ids: Vec<u32> = vec![1, 7, 3, 12, 5, 9];
+    let (_, captured) = m.forward_captured(&ids)?;
+    let s = &m.spec;
+    let note = format!(
+        "Values from a run of a scaled-down copy on random weights (hidden {}, {} heads, {} layers, {} experts): the shapes here are the full model's, the numbers the copy's.",
+        s.hidden,
+        s.attn.heads,
+        s.layers,
+        s.moe.as_ref().map_or(0, |m| m.experts)
+    );
+    let tiny_graph = anatomy_core::graph::build(s)?;
+    Ok(crate::values::values(
+        &tiny_graph,
+        &captured,
+        &ids,
+        Vec::new(),
+        note,
+    ))
+}
