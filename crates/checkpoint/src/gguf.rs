@@ -169,6 +169,13 @@ fn config(
             .and_then(|v| v.as_f64())
             .or_else(|| Some(cfg.get("hidden_size")?.as_f64()? / heads?));
         if let Some(hd) = head_dim.filter(|hd| *hd > 0.0) {
+            if !(rot >= 2.0 && rot <= hd && rot.fract() == 0.0 && rot as u64 % 2 == 0) {
+                return Err(Error::new(
+                    shown,
+                    &full,
+                    format!("is {rot}; the rotated dims must be an even number from 2 to the head size ({hd})"),
+                ));
+            }
             if rot != hd {
                 cfg.insert("partial_rotary_factor".into(), json!(rot / hd));
                 keys.push(("partial_rotary_factor".into(), full));

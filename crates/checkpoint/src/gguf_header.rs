@@ -332,9 +332,11 @@ pub fn read<R: Read + Seek>(r: &mut R, len: u64) -> Result<(Header, Vec<Problem>
                 }
                 match (n / block).checked_mul(t.type_size() as u64) {
                     Some(bytes) => Some(bytes),
-                    None => return Err(format!(
+                    None => {
+                        return Err(format!(
                         "says {what} has shape {shape:?}, whose size in bytes overflows 64 bits"
-                    )),
+                    ))
+                    }
                 }
             }
             (None, Some(_)) => None,

@@ -141,11 +141,12 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File, Error> {
 /// The Spec of a checkpoint, from its config; `lenient` as for a config.json. An error about a
 /// GGUF value names its metadata key.
 pub fn spec(c: &Checkpoint, lenient: bool) -> Result<anatomy_core::spec::Spec, Error> {
-    let name = Path::new(&c.path)
-        .file_stem()
-        .and_then(|s| s.to_str())
-        .unwrap_or("model")
-        .to_string();
+    let name = anatomy_core::fmt::printable(
+        Path::new(&c.path)
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("model"),
+    );
     anatomy_core::families::load(&c.config_file, &c.config, &name, lenient).map_err(|mut e| {
         if let Some((_, key)) = c.field_names.iter().find(|(f, _)| *f == e.field) {
             e.field = key.clone();

@@ -264,6 +264,45 @@ pub fn header(path: &Path) -> Result<(Vec<Stored>, Vec<Problem>), Error> {
     parse_header(&head, len, &shown)
 }
 
+/// The shard files a `model.safetensors.index.json` names, each with the tensors it should hold;
+/// a file name must stay in the index's folder.
+pub fn shards(
+    index: &serde_json::Value,
+    shown: &str,
+) -> Result<BTreeMap<String, Vec<String>>, Error> {
+    let map = index
+        .get("weight_map")
+        .and_then(|m| m.as_object())
+        .ok_or_else(|| {
+            Error::new(
+                shown,
+                "weight_map",
+                "is missing or not an object; it maps each tensor name to its shard file",
+            )
+        })?;
+    let mut by_file: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, file) in map {
+        let file = file.as_str().ok_or_else(|| {
+            Error::new(shown, format!("weight_map.{name}"), "must be a file name")
+        })?;
+        if file.contains(['/', '\\']) || file == ".." || file == "." || file.is_empty() {
+            return Err(Error::new(
+                shown,
+                format!("weight_map.{name}"),
+                format!(
+                    "`{}` is not a file name in this folder",
+                    anatomy_core::fmt::printable(file)
+                ),
+            ));
+        }
+        by_file
+            .entry(file.to_string())
+            .or_default()
+            .push(name.clone());
+    }
+    Ok(by_file)
+}
+
 pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
     let shown = dir.display().to_string();
     if !dir.is_dir() {
@@ -281,42 +320,8 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
     let mut tensors = Vec::new();
     let mut problems = Vec::new();
     if index_path.exists() {
-        let index = read_json(&index_path)?;
         let shown_index = index_path.display().to_string();
-        let map = index
-            .get("weight_map")
-            .and_then(|m| m.as_object())
-            .ok_or_else(|| {
-                Error::new(
-                    &shown_index,
-                    "weight_map",
-                    "is missing or not an object; it maps each tensor name to its shard file",
-                )
-            })?;
-        let mut by_file: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for (name, file) in map {
-            let file = file.as_str().ok_or_else(|| {
-                Error::new(
-                    &shown_index,
-                    format!("weight_map.{name}"),
-                    "must be a file name",
-                )
-            })?;
-            if file.contains(['/', '\\']) || file == ".." || file.is_empty() {
-                return Err(Error::new(
-                    &shown_index,
-                    format!("weight_map.{name}"),
-                    format!(
-                        "`{}` is not a file name in this folder",
-                        anatomy_core::fmt::printable(file)
-                    ),
-                ));
-            }
-            by_file
-                .entry(file.to_string())
-                .or_default()
-                .push(name.clone());
-        }
+        let by_file = shards(&read_json(&index_path)?, &shown_index)?;
         for (file, names) in by_file {
             let path = dir.join(&file);
             let (shard, shard_problems) = header(&path)?;

@@ -195,7 +195,7 @@ pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> Result<String, Erro
     use anatomy_core::fmt::grouped;
     let mut out = format!(
         "{} · {} checkpoint · {} tensors stored, {} expected by the graph\n",
-        c.path,
+        anatomy_core::fmt::printable(&c.path),
         if c.format == Format::Gguf {
             "GGUF"
         } else {
@@ -233,7 +233,7 @@ pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> Result<String, Erro
         }
         *out += &format!("{title} ({}):\n", items.len());
         for i in items.iter().take(20) {
-            *out += &format!("  {i}\n");
+            *out += &format!("  {}\n", anatomy_core::fmt::printable(i));
         }
         if items.len() > 20 {
             *out += &format!("  … and {} more\n", items.len() - 20);

@@ -23,7 +23,7 @@ impl Origin {
                 "catalog: {repo} config.json, snapshot {}",
                 catalog::SNAPSHOT
             ),
-            Origin::File(p) => format!("file: {p}"),
+            Origin::File(p) => format!("file: {}", crate::fmt::printable(p)),
         }
     }
 }
@@ -43,11 +43,11 @@ pub fn load(arg: &str, lenient: bool) -> Result<Loaded> {
             path.to_path_buf()
         };
         let shown = file.display().to_string();
-        if !file.is_file() {
-            return Err(Error::file(&shown, "no config.json in this folder; give a config.json, a folder holding one, or a catalog name (see `anatomy list`)"));
+        if path.is_dir() && !file.exists() {
+            return Err(Error::file(&shown, "is missing: give a config.json, a folder holding one, or a catalog name (see `anatomy list`)"));
         }
         let text = read_bounded(&file, &shown)?;
-        let name = model_name(&file);
+        let name = clean(model_name(&file));
         let spec = families::load_json(&shown, &text, &name, lenient)?;
         return Ok(Loaded {
             spec,
@@ -83,8 +83,16 @@ pub fn load(arg: &str, lenient: bool) -> Result<Loaded> {
 const MAX_CONFIG_BYTES: u64 = 16 << 20;
 
 fn read_bounded(file: &Path, shown: &str) -> Result<String> {
+    use std::io::Read;
     let meta =
         std::fs::metadata(file).map_err(|e| Error::file(shown, format!("cannot read: {e}")))?;
+    // A pipe would block and a device could be endless: a config is a regular file.
+    if !meta.is_file() {
+        return Err(Error::file(
+            shown,
+            "is not a regular file (a pipe, socket or device); give a config.json",
+        ));
+    }
     if meta.len() > MAX_CONFIG_BYTES {
         return Err(Error::file(
             shown,
@@ -95,7 +103,11 @@ fn read_bounded(file: &Path, shown: &str) -> Result<String> {
             ),
         ));
     }
-    std::fs::read_to_string(file).map_err(|e| Error::file(shown, format!("cannot read: {e}")))
+    let mut text = String::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(MAX_CONFIG_BYTES).read_to_string(&mut text))
+        .map_err(|e| Error::file(shown, format!("cannot read as UTF-8 text: {e}")))?;
+    Ok(text)
 }
 
 /// A display name for a local file: its folder's name, or the file stem when that says more.
@@ -111,4 +123,9 @@ fn model_name(file: &Path) -> String {
         }
     }
     stem.trim_end_matches(".config").to_string()
+}
+
+/// A name taken from a file or folder, with control characters escaped: it reaches terminals.
+fn clean(name: String) -> String {
+    crate::fmt::printable(&name)
 }

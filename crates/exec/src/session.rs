@@ -45,7 +45,23 @@ impl Opened {
     }
 
     /// Load every weight (dequantized to f32) and make the model, reporting `progress(done, total)`.
+    /// A checkpoint missing a tensor the graph reads, or holding one of another shape, is refused
+    /// here, naming it, before any product could fail on it.
     pub fn load(self, progress: &mut dyn FnMut(usize, usize)) -> Result<Model, Error> {
+        let g = anatomy_core::graph::build(&self.spec)?;
+        let r = anatomy_checkpoint::verify::verify(&g, &self.checkpoint)?;
+        if let Some((name, want, have)) = r.misshaped.first() {
+            return Err(Error::file(
+                &self.checkpoint.path,
+                format!("holds {name} of shape {have:?}, but the graph of its config reads {want:?}; `anatomy verify` lists every difference"),
+            ));
+        }
+        if let Some((name, want)) = r.missing.first() {
+            return Err(Error::file(
+                &self.checkpoint.path,
+                format!("has no {name} {want:?}, which the graph of its config reads; `anatomy verify` lists every difference"),
+            ));
+        }
         let w = Weights::load(&self.checkpoint, &self.spec, progress)?;
         Model::new(self.spec, w)
     }
@@ -137,25 +153,44 @@ pub fn tiny(spec: &Spec) -> Result<Model, Error> {
     Model::new(small, w)
 }
 
+/// Token ids the op view runs where there is no tokenizer.
+const SAMPLE_IDS: [u32; 6] = [1, 7, 3, 12, 5, 9];
+
 /// The op view's values for the model `g` was built from: a run of its checkpoint on a short
 /// prompt when `path` is one, otherwise of a scaled-down copy on random weights.
 pub fn op_values(path: &Path, g: &Graph, lenient: bool) -> Result<Values, Error> {
     if anatomy_checkpoint::is_checkpoint(path) {
         let opened = open(path, lenient)?;
-        let tok = opened.tokenizer()?;
         let shown = opened.checkpoint.path.clone();
-        let ids = encode(&tok, "The capital of France is", &shown)?;
-        let pieces = ids
-            .iter()
-            .map(|&i| tok.decode(&[i], false).unwrap_or_default())
-            .collect();
+        // A short prompt in the checkpoint's own tokens where it has a tokenizer; else ids.
+        let (ids, pieces) = match opened.tokenizer() {
+            Ok(tok) => {
+                let ids = encode(&tok, "The capital of France is", &shown)?;
+                let pieces = ids
+                    .iter()
+                    .map(|&i| tok.decode(&[i], false).unwrap_or_default())
+                    .collect();
+                (ids, pieces)
+            }
+            Err(_) => (
+                SAMPLE_IDS
+                    .iter()
+                    .map(|&i| i % opened.spec.vocab as u32)
+                    .collect(),
+                Vec::new(),
+            ),
+        };
+        check_ids(&ids, 0, &opened.spec, &shown, "--prompt")?;
         let m = opened.load(&mut |_, _| {})?;
         let (_, captured) = m.forward_captured(&ids)?;
         let note = format!("Values from a run of {shown} on its own weights.");
         return Ok(crate::values::values(g, &captured, &ids, pieces, note));
     }
     let m = tiny(&g.spec)?;
-    let ids: Vec<u32> = vec![1, 7, 3, 12, 5, 9];
+    let ids: Vec<u32> = SAMPLE_IDS
+        .iter()
+        .map(|&i| i % m.spec.vocab as u32)
+        .collect();
     let (_, captured) = m.forward_captured(&ids)?;
     let s = &m.spec;
     let note = format!(

@@ -21,6 +21,8 @@ pub use registry::{Family, FAMILIES};
 
 /// Parse `text` (the contents of `file`) as a config.json and load its Spec.
 pub fn load_json(file: &str, text: &str, name: &str, lenient: bool) -> Result<Spec> {
+    // Editors on some systems start UTF-8 files with a byte-order mark; JSON has no use for it.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let value: Value = serde_json::from_str(text).map_err(|e| {
         Error::file(
             file,
