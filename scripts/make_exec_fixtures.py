@@ -45,6 +45,12 @@ CONFIGS = {
     # Dynamic NTK grows the base once the sequence passes max_position_embeddings (8 here).
     "llama-dynamic": dict(BASE, model_type="llama", max_position_embeddings=8,
                           rope_scaling={"rope_type": "dynamic", "factor": 2.0}),
+    "gemma": dict(BASE, model_type="gemma", head_dim=16, hidden_act="gelu"),
+    "seed-oss": dict(BASE, model_type="seed_oss", head_dim=8, attention_bias=True, attention_out_bias=True,
+                     mlp_bias=True),
+    "glm4": dict(BASE, model_type="glm4", head_dim=16, attention_bias=True),
+    "glm": dict(BASE, model_type="glm", head_dim=16, attention_bias=True),
+    "helium": dict(BASE, model_type="helium", head_dim=8),
     "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
     "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
     "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,

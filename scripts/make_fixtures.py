@@ -322,7 +322,28 @@ UNSEEN = {
 }
 
 
+# Every model type anatomy reads (its registry, crates/core/src/families/registry.rs): the counts
+# and layout of the config class's defaults, `{"model_type": T}` alone. A test fails when a
+# registry row has no such fixture.
+DEFAULT_TYPES = [
+    "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "smollm3", "phi3", "olmo2", "gemma",
+    "seed_oss", "glm4", "glm", "helium", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
+    "deepseek_v3", "glm4_moe", "gpt_oss", "llama4_text", "llama4",
+]
+
+
 def main(only):
+    for model_type in DEFAULT_TYPES:
+        name = f"default-{model_type}"
+        if only and name not in only:
+            continue
+        raw = {"model_type": model_type}
+        # A wrapper's published class holds its language model (Gemma3ForConditionalGeneration …).
+        arch = {"gemma3": "Gemma3ForConditionalGeneration", "llama4": "Llama4ForConditionalGeneration"}.get(model_type)
+        if arch:
+            raw["architectures"] = [arch]
+            raw["text_config"] = {}
+        write(name, f"the {model_type} config class's defaults", raw)
     rng = random.Random(20261129)
     for path in sorted(CATALOG.glob("*.json")):
         name = path.stem

@@ -325,7 +325,7 @@ fn run(cli: Cli) -> Result<String, Error> {
                     g.spec.layers,
                     fmt::context(g.spec.context),
                     e.repo,
-                    catalog::SNAPSHOT
+                    e.snapshot
                 );
             }
             Ok(out)

@@ -1,6 +1,6 @@
 //! The built-in catalog: real config.json files embedded at build time, with their provenance.
 
-/// Date the catalog's configs were copied from their repositories.
+/// Date the catalog's first configs were copied from their repositories; later ones give theirs.
 pub const SNAPSHOT: &str = "2026-11-29";
 
 /// The model `anatomy show` draws when given none.
@@ -13,15 +13,21 @@ pub struct Entry {
     pub repo: &'static str,
     pub notes: &'static str,
     pub json: &'static str,
+    /// When the config was copied.
+    pub snapshot: &'static str,
 }
 
 macro_rules! entry {
     ($name:literal, $repo:literal, $notes:literal) => {
+        entry!($name, $repo, $notes, "2026-11-29")
+    };
+    ($name:literal, $repo:literal, $notes:literal, $snapshot:literal) => {
         Entry {
             name: $name,
             repo: $repo,
             notes: $notes,
             json: include_str!(concat!("../catalog/", $name, ".json")),
+            snapshot: $snapshot,
         }
     };
 }
@@ -111,6 +117,24 @@ pub static ENTRIES: &[Entry] = &[
         "8 experts, top-2"
     ),
     entry!("qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B", "128 experts, top-8"),
+    entry!(
+        "gemma-7b",
+        "google/gemma-7b",
+        "Gemma 1: (1 + w) RMSNorm, GeGLU, scaled embeddings",
+        "2026-11-30"
+    ),
+    entry!(
+        "seed-oss-36b",
+        "ByteDance-Seed/Seed-OSS-36B-Instruct",
+        "QKV bias, 512K context",
+        "2026-11-30"
+    ),
+    entry!(
+        "glm-4-9b-0414",
+        "THUDM/GLM-4-9B-0414",
+        "norms around each sublayer, half-rotated interleaved RoPE",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

@@ -115,6 +115,21 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => llama(other),
         },
         Layout::Gpt2 => gpt2(role),
+        Layout::Glm4 => match role {
+            PostAttnNorm => (
+                "model.layers.{b}.post_self_attn_layernorm",
+                "blk.{b}.post_attention_norm",
+            ),
+            FfnNorm => (
+                "model.layers.{b}.post_attention_layernorm",
+                "blk.{b}.ffn_norm",
+            ),
+            PostFfnNorm => (
+                "model.layers.{b}.post_mlp_layernorm",
+                "blk.{b}.post_ffw_norm",
+            ),
+            other => llama(other),
+        },
         Layout::GptOss => match role {
             Router => ("model.layers.{b}.mlp.router", "blk.{b}.ffn_gate_inp"),
             other => llama(other),

@@ -12,6 +12,7 @@ pub enum Origin {
     Catalog {
         name: &'static str,
         repo: &'static str,
+        snapshot: &'static str,
     },
     File(String),
 }
@@ -19,10 +20,9 @@ pub enum Origin {
 impl Origin {
     pub fn describe(&self) -> String {
         match self {
-            Origin::Catalog { repo, .. } => format!(
-                "catalog: {repo} config.json, snapshot {}",
-                catalog::SNAPSHOT
-            ),
+            Origin::Catalog { repo, snapshot, .. } => {
+                format!("catalog: {repo} config.json, snapshot {snapshot}")
+            }
             Origin::File(p) => format!("file: {}", crate::fmt::printable(p)),
         }
     }
@@ -62,6 +62,7 @@ pub fn load(arg: &str, lenient: bool) -> Result<Loaded> {
             origin: Origin::Catalog {
                 name: entry.name,
                 repo: entry.repo,
+                snapshot: entry.snapshot,
             },
         });
     }

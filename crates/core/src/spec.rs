@@ -505,6 +505,10 @@ pub enum Layout {
     GptOss,
     /// `feed_forward.router`, stacked `feed_forward.experts.gate_up_proj`, `feed_forward.shared_expert` (Llama 4).
     Llama4,
+    /// Llama names with norms around each sublayer: `post_self_attn_layernorm` after attention,
+    /// `post_attention_layernorm` before the MLP and `post_mlp_layernorm` after it; gate and up
+    /// fused (GLM-4).
+    Glm4,
 }
 
 impl Layout {

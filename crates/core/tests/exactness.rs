@@ -119,3 +119,57 @@ fn quoted_figures() {
         254
     );
 }
+
+/// Every registry row's config class defaults (`{"model_type": T}` alone) build what transformers
+/// builds; and every row has its fixtures: these defaults, and a tiny model with logits among the
+/// executor's fixtures (crates/exec/tests/fixtures/<name>/config.json of that model_type).
+#[test]
+fn every_registry_row_has_fixtures_and_its_defaults_match() {
+    let exec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../exec/tests/fixtures");
+    let exec_types: Vec<String> = std::fs::read_dir(&exec)
+        .unwrap()
+        .filter_map(|e| {
+            let config = e.ok()?.path().join("config.json");
+            let v: Value = serde_json::from_str(&std::fs::read_to_string(config).ok()?).ok()?;
+            Some(v["model_type"].as_str()?.to_string())
+        })
+        .collect();
+    let mut missing = Vec::new();
+    for row in families::FAMILIES {
+        let t = row.model_type;
+        let name = format!("default-{t}");
+        if !Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/fixtures/reference/{name}.json"))
+            .exists()
+        {
+            missing.push(format!(
+                "{t}: no reference/{name}.json (scripts/make_fixtures.py {name})"
+            ));
+            continue;
+        }
+        // A wrapper's tiny model is its language model's.
+        let runs_as = row.text.unwrap_or(t);
+        if !exec_types.iter().any(|e| e == t || e == runs_as) {
+            missing.push(format!(
+                "{t}: no executor fixture (scripts/make_exec_fixtures.py)"
+            ));
+        }
+        let mut config = serde_json::json!({ "model_type": t });
+        if row.text.is_some() {
+            config["text_config"] = serde_json::json!({});
+        }
+        // Defaults transformers builds but cannot run, refused: DeepseekV2Config has no top-k;
+        // Glm4MoeConfig's 96 heads of 4096 // 96 = 42 dims rotate 21 of them, an odd count.
+        let cannot_run = [
+            ("deepseek_v2", "num_experts_per_tok"),
+            ("glm4_moe", "hidden_size"),
+        ];
+        if let Some((_, field)) = cannot_run.iter().find(|(r, _)| *r == t) {
+            let e = families::load_json("defaults", &config.to_string(), &name, false).unwrap_err();
+            assert_eq!(e.field, *field, "{e}");
+            continue;
+        }
+        check(&name, &name, &config.to_string());
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}

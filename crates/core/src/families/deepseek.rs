@@ -6,7 +6,9 @@
 //! V3 and GLM score experts with a sigmoid, pick them with a correction bias and within the best
 //! groups; V2 uses a softmax. Defaults follow `DeepseekV2Config`, `DeepseekV3Config`, `Glm4MoeConfig`.
 
-use super::{heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k, RopeDefaults};
+use super::{
+    heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k, HeadDim, RopeDefaults,
+};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -40,7 +42,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.tied = cfg.flag("tie_word_embeddings", false)?;
 
     if glm {
-        let (h, kv, hd) = heads(cfg, s.hidden, Some(heads_d), Some(8), None)?;
+        let (h, kv, hd) = heads(cfg, s.hidden, Some(heads_d), Some(8), HeadDim::Floor)?;
         let bias = cfg.flag("attention_bias", false)?;
         s.attn = Attention {
             qkv_bias: bias,

@@ -5,7 +5,7 @@
 //! Gemma 3 with its own RoPE base for local layers and per-head QK-norm; Gemma 2 with attention
 //! and final logit softcaps. Defaults follow `Gemma2Config` and `Gemma3TextConfig`.
 
-use super::{heads, layer_count, layer_types, plain_attention, rope, RopeDefaults};
+use super::{heads, layer_count, layer_types, plain_attention, rope, HeadDim, RopeDefaults};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -20,7 +20,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         "max_position_embeddings",
         Some(if gemma3 { 131_072 } else { 8192 }),
     )?;
-    let (h, kv, hd) = heads(cfg, s.hidden, Some(8), Some(4), Some(256))?;
+    let (h, kv, hd) = heads(cfg, s.hidden, Some(8), Some(4), HeadDim::Given(256))?;
     let bias = cfg.flag("attention_bias", false)?;
     s.attn = Attention {
         qkv_bias: bias,

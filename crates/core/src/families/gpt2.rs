@@ -2,7 +2,7 @@
 //! attention with q, k and v fused in one Conv1D (weights stored [in, out]), tied LM head.
 //! Defaults follow `GPT2Config`.
 
-use super::{heads, layer_count};
+use super::{heads, layer_count, HeadDim};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -28,7 +28,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         s.hidden,
         Some(n_head),
         Some(n_head),
-        Some(s.hidden / n_head),
+        HeadDim::Given(s.hidden / n_head),
     )?;
     s.attn.heads = n_head;
     s.attn.kv_heads = n_head;

@@ -5,7 +5,7 @@
 
 use super::{
     experts, heads, layer_count, layer_types, plain_attention, plain_moe, pre_rms, rope, top_k,
-    RopeDefaults,
+    HeadDim, RopeDefaults,
 };
 use crate::config::Config;
 use crate::error::Result;
@@ -17,7 +17,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     s.hidden = cfg.size("hidden_size", Some(2880))?;
     s.layers = layer_count(cfg, &["num_hidden_layers"], Some(36))?;
     s.context = cfg.size("max_position_embeddings", Some(131_072))?;
-    let (h, kv, hd) = heads(cfg, s.hidden, Some(64), Some(8), Some(64))?;
+    let (h, kv, hd) = heads(cfg, s.hidden, Some(64), Some(8), HeadDim::Given(64))?;
     let bias = cfg.flag("attention_bias", true)?;
     s.attn = Attention {
         qkv_bias: bias,

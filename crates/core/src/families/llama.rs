@@ -1,158 +1,260 @@
-//! The Llama lineage: `llama`, `mistral`, `qwen2`, `qwen3`, and their mixtures of experts
-//! `mixtral` and `qwen3_moe`.
-//!
-//! Pre-norm decoder, RMSNorm, RoPE, gated SiLU MLP; they differ by defaults, biases, QK-norm,
-//! sliding windows and routed experts. Defaults follow each family's `transformers` config class.
+//! The Llama lineage: a decoder of RMSNorm, RoPE attention and a gated MLP (or routed experts),
+//! read for every family whose registry row gives a `LlamaLike`: Llama, Mistral, Qwen 2/3 and
+//! their MoEs, Mixtral, SmolLM3, Phi-3, OLMo 2, Gemma 1, GLM-4, Seed-OSS … The row says what
+//! differs: the config class's defaults, where the biases come from, the norms' placement, the
+//! sliding windows, the experts. No family is named in this code.
 
 use super::{
-    heads, layer_count, layer_types, plain_attention, plain_moe, pre_rms, rope, top_k, RopeDefaults,
+    heads, layer_count, layer_types, plain_attention, plain_moe, pre_rms, rope, top_k, HeadDim,
+    RopeDefaults,
 };
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
 use crate::spec::*;
 
-struct Defaults {
-    vocab: u64,
-    hidden: u64,
-    intermediate: u64,
-    layers: u64,
-    heads: u64,
-    kv_heads: Option<u64>,
-    head_dim: Option<u64>,
-    context: u64,
+/// A config class's defaults for the fields every family reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Defaults {
+    pub vocab: u64,
+    pub hidden: u64,
+    pub intermediate: u64,
+    pub layers: u64,
+    pub heads: u64,
+    /// `None`: as many as query heads.
+    pub kv_heads: Option<u64>,
+    pub head_dim: HeadDim,
+    pub context: u64,
+    pub eps: f64,
+    pub theta: f64,
+    pub tied: bool,
+    pub act: &'static str,
 }
 
-fn defaults(model_type: &str) -> Defaults {
-    match model_type {
-        // MixtralConfig's dense defaults are MistralConfig's.
-        "mistral" | "mixtral" => Defaults {
-            vocab: 32000,
-            hidden: 4096,
-            intermediate: 14336,
-            layers: 32,
-            heads: 32,
-            kv_heads: Some(8),
-            head_dim: None,
-            context: 4096 * 32,
-        },
-        "qwen2" => Defaults {
-            vocab: 151936,
-            hidden: 4096,
-            intermediate: 22016,
-            layers: 32,
-            heads: 32,
-            kv_heads: Some(32),
-            head_dim: None,
-            context: 32768,
-        },
-        "qwen3_moe" => Defaults {
-            vocab: 151936,
-            hidden: 2048,
-            intermediate: 6144,
-            layers: 24,
-            heads: 32,
-            kv_heads: Some(4),
-            head_dim: None,
-            context: 32768,
-        },
-        "smollm3" => Defaults {
-            vocab: 128256,
-            hidden: 2048,
-            intermediate: 11008,
-            layers: 36,
-            heads: 16,
-            kv_heads: Some(4),
-            head_dim: None,
-            context: 32768,
-        },
-        "phi3" => Defaults {
-            vocab: 32064,
-            hidden: 3072,
-            intermediate: 8192,
-            layers: 32,
-            heads: 32,
-            kv_heads: None,
-            head_dim: None,
-            context: 4096,
-        },
-        "olmo2" => Defaults {
-            vocab: 50304,
-            hidden: 4096,
-            intermediate: 11008,
-            layers: 32,
-            heads: 32,
-            kv_heads: None,
-            head_dim: None,
-            context: 2048,
-        },
-        "qwen3" => Defaults {
-            vocab: 151936,
-            hidden: 4096,
-            intermediate: 22016,
-            layers: 32,
-            heads: 32,
-            kv_heads: Some(32),
-            head_dim: Some(128),
-            context: 32768,
-        },
-        _ => Defaults {
-            vocab: 32000,
-            hidden: 4096,
-            intermediate: 11008,
-            layers: 32,
-            heads: 32,
-            kv_heads: None,
-            head_dim: None,
-            context: 2048,
-        },
+/// Where a bias comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bias {
+    Never,
+    Always,
+    /// The config's flag of this name, with the class default.
+    Key(&'static str, bool),
+}
+
+/// Which layers slide their attention window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Windows {
+    None,
+    /// `sliding_window` (default as given) on every layer; null for none (Mistral, Mixtral, Phi-3).
+    Every(Option<u64>),
+    /// Qwen2/3: with `use_sliding_window`, `sliding_window` (default 4096) from layer
+    /// `max_window_layers` on, unless `layer_types` names the layers.
+    Qwen,
+    /// `layer_types` names the sliding layers (default: none), `sliding_window` their window.
+    LayerTypes,
+    /// SmolLM3: with `use_sliding_window`, the layers without RoPE slide.
+    NoRopeLayers,
+}
+
+/// Which layers skip RoPE.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum NoRope {
+    None,
+    /// `no_rope_layers` (1 = RoPE) or every `no_rope_layer_interval`-th layer (SmolLM3).
+    Interval,
+}
+
+/// Routed experts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Experts {
+    None,
+    /// Mixtral: `num_local_experts` (8) of width `intermediate_size`, top-`num_experts_per_tok`
+    /// (2) by softmax, renormalized, in every layer.
+    Mixtral,
+    /// Qwen3-MoE: `num_experts` (128) of `moe_intermediate_size` (768), top-8, renormalized with
+    /// `norm_topk_prob`, in every `decoder_sparse_step`-th layer not in `mlp_only_layers`.
+    Qwen3,
+}
+
+/// Everything about a Llama-like family that is data.
+#[derive(Debug, Clone, Copy)]
+pub struct LlamaLike {
+    pub defaults: Defaults,
+    pub qkv_bias: Bias,
+    pub o_bias: Bias,
+    pub mlp_bias: Bias,
+    pub qk_norm: QkNorm,
+    /// `use_qk_norm` switches the QK norm on (GLM-4.5's style of flag); otherwise it is always on.
+    pub qk_norm_key: Option<&'static str>,
+    pub place: NormPlace,
+    /// Norm weights applied as (1 + w), embeddings scaled by √hidden (Gemma).
+    pub gemma_norms: bool,
+    pub fused_qkv: bool,
+    pub fused_gate_up: bool,
+    pub interleaved_rope: bool,
+    /// The class default of `partial_rotary_factor`.
+    pub partial: f64,
+    pub windows: Windows,
+    pub no_rope: NoRope,
+    pub experts: Experts,
+    pub layout: Layout,
+    /// The class has its own `original_max_position_embeddings` (Phi-3: 4096) and reads `su` and
+    /// `yarn` scaling as `longrope`.
+    pub phi3_rope: bool,
+    /// Activation names the class rewrites (Gemma reads `gelu` as `gelu_pytorch_tanh`).
+    pub act_renames: &'static [(&'static str, &'static str)],
+    /// Flags that, when true, turn the model into something anatomy does not draw (Gemma's
+    /// `use_bidirectional_attention`): read, and refused when set.
+    pub refuse_when_true: &'static [&'static str],
+}
+
+impl LlamaLike {
+    /// Llama's own: no biases by default (`attention_bias`, `mlp_bias`), pre-norm, full attention.
+    pub const fn llama(defaults: Defaults) -> LlamaLike {
+        LlamaLike {
+            defaults,
+            qkv_bias: Bias::Key("attention_bias", false),
+            o_bias: Bias::Key("attention_bias", false),
+            mlp_bias: Bias::Key("mlp_bias", false),
+            qk_norm: QkNorm::None,
+            qk_norm_key: None,
+            place: NormPlace::Pre,
+            gemma_norms: false,
+            fused_qkv: false,
+            fused_gate_up: false,
+            interleaved_rope: false,
+            partial: 1.0,
+            windows: Windows::None,
+            no_rope: NoRope::None,
+            experts: Experts::None,
+            layout: Layout::Llama,
+            phi3_rope: false,
+            act_renames: &[],
+            refuse_when_true: &[],
+        }
     }
 }
 
-pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
-    let d = defaults(model_type);
+fn bias(cfg: &Config, b: Bias) -> Result<bool> {
+    match b {
+        Bias::Never => Ok(false),
+        Bias::Always => Ok(true),
+        Bias::Key(k, default) => cfg.flag(k, default),
+    }
+}
+
+pub fn load(
+    cfg: &Config,
+    f: &LlamaLike,
+    model_type: &str,
+    family: &str,
+    name: &str,
+) -> Result<Spec> {
+    let d = &f.defaults;
+    for key in f.refuse_when_true {
+        if cfg.flag(key, false)? {
+            return Err(cfg.err(
+                key,
+                "is true; anatomy draws causal decoders, and this flag makes the model something else",
+            ));
+        }
+    }
     let hidden = cfg.size("hidden_size", Some(d.hidden))?;
     let vocab = cfg.size("vocab_size", Some(d.vocab))?;
     let layers = layer_count(cfg, &["num_hidden_layers"], Some(d.layers))?;
     let (heads, kv_heads, head_dim) = heads(cfg, hidden, Some(d.heads), d.kv_heads, d.head_dim)?;
     let intermediate = cfg.size("intermediate_size", Some(d.intermediate))?;
     let context = cfg.size("max_position_embeddings", Some(d.context))?;
+    let (qkv_bias, o_bias, mlp_bias) = (
+        bias(cfg, f.qkv_bias)?,
+        bias(cfg, f.o_bias)?,
+        bias(cfg, f.mlp_bias)?,
+    );
+    let qk_norm = match f.qk_norm_key {
+        Some(k) if !cfg.flag(k, false)? => QkNorm::None,
+        _ => f.qk_norm,
+    };
+    let no_rope = rope_layers(cfg, f.no_rope, layers)?;
+    let spans = spans(cfg, f.windows, layers, &no_rope)?;
+    let (moe, moe_layers) = experts(cfg, f.experts, layers)?;
+    let mut rope_defaults = RopeDefaults::new(d.theta, context);
+    if f.phi3_rope {
+        rope_defaults.original = Some(4096);
+        rope_defaults.renames = &[("su", "longrope"), ("yarn", "longrope")];
+    }
+    let mut r = rope(cfg, &rope_defaults)?;
+    if !cfg.has("partial_rotary_factor") && r.partial == 1.0 {
+        r.partial = f.partial;
+    }
+    r.interleaved = f.interleaved_rope;
+    let mut norm = pre_rms(cfg, d.eps)?;
+    norm.place = f.place;
+    norm.unit_offset = f.gemma_norms;
+    Ok(Spec {
+        name: name.to_string(),
+        model_type: model_type.to_string(),
+        family: family.to_string(),
+        vocab,
+        hidden,
+        layers,
+        context,
+        embedding: Embedding {
+            scale_by_sqrt_hidden: f.gemma_norms,
+            learned_positions: None,
+        },
+        attn: Attention {
+            qkv_bias,
+            o_bias,
+            qk_norm,
+            fused_qkv: f.fused_qkv,
+            ..plain_attention(heads, kv_heads, head_dim)
+        },
+        mlp: Mlp {
+            intermediate,
+            act: super::act_renamed(cfg, "hidden_act", d.act, f.act_renames)?,
+            gated: true,
+            bias: mlp_bias,
+            fused_gate_up: f.fused_gate_up,
+        },
+        moe,
+        plan: spans
+            .into_iter()
+            .zip(moe_layers)
+            .zip(no_rope)
+            .map(|((attn, moe), rope)| LayerPlan { attn, rope, moe })
+            .collect(),
+        norm,
+        position: Position::Rope(r),
+        tied: cfg.flag("tie_word_embeddings", d.tied)?,
+        final_softcap: None,
+        layout: f.layout,
+        hf_prefix: String::new(),
+        not_drawn: vec![],
+        mtp_layers: 0,
+        ignored: vec![],
+    })
+}
 
-    let qwen2 = model_type == "qwen2";
-    let qwen3 = matches!(model_type, "qwen3" | "qwen3_moe");
-    // Qwen2 always has a bias on q, k and v (no config field); Mistral, Mixtral and Phi-3 never do;
-    // the others follow attention_bias.
-    let attention_bias = !matches!(model_type, "mistral" | "mixtral" | "phi3" | "qwen2")
-        && cfg.flag("attention_bias", false)?;
-    let qkv_bias = qwen2 || attention_bias;
-    let o_bias = !qwen2 && attention_bias;
-    let mlp_bias = matches!(model_type, "llama" | "smollm3") && cfg.flag("mlp_bias", false)?;
-
-    // Sliding windows: Mistral applies its window to every layer; Qwen2/3 only with use_sliding_window,
-    // from layer max_window_layers on, unless layer_types says otherwise.
-    let spans: Vec<AttnSpan> = match model_type {
-        "mistral" => {
+fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<AttnSpan>> {
+    let all = |s: AttnSpan| vec![s; layers as usize];
+    Ok(match w {
+        Windows::None => all(AttnSpan::Full),
+        Windows::Every(default) => {
             let window = if cfg.present("sliding_window") {
                 cfg.opt_size("sliding_window")?
             } else {
-                Some(4096)
+                default
             };
-            let span = window.map_or(AttnSpan::Full, AttnSpan::Sliding);
-            vec![span; layers as usize]
+            all(window.map_or(AttnSpan::Full, AttnSpan::Sliding))
         }
-        "mixtral" | "phi3" => {
-            let span = cfg
-                .opt_size("sliding_window")?
-                .map_or(AttnSpan::Full, AttnSpan::Sliding);
-            vec![span; layers as usize]
+        Windows::LayerTypes => {
+            let window = cfg.opt_size("sliding_window")?;
+            layer_types(cfg, layers, window, false)?.unwrap_or_else(|| all(AttnSpan::Full))
         }
-        "smollm3" => {
-            // Sliding windows, when on, only in the layers without RoPE.
+        Windows::NoRopeLayers => {
             let use_sliding = cfg.flag("use_sliding_window", false)?;
             let window = cfg.opt_size("sliding_window")?.filter(|_| use_sliding);
-            let nope = rope_layers(cfg, model_type, layers)?;
             match layer_types(cfg, layers, window, true)? {
                 Some(spans) => spans,
-                None => nope
+                None => rope
                     .iter()
                     .map(|rope| match window {
                         Some(w) if !rope => AttnSpan::Sliding(w),
@@ -161,9 +263,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                     .collect(),
             }
         }
-        "qwen2" | "qwen3" | "qwen3_moe" => {
-            // The window applies only with use_sliding_window, from layer max_window_layers on,
-            // unless layer_types says which layers; without it, "sliding" layers attend fully.
+        Windows::Qwen => {
+            // Without use_sliding_window the classes drop the window: "sliding" layers attend fully.
             let use_sliding = cfg.flag("use_sliding_window", false)?;
             let window = if cfg.present("sliding_window") {
                 cfg.opt_size("sliding_window")?
@@ -182,104 +283,32 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                     .collect(),
             }
         }
-        _ => vec![AttnSpan::Full; layers as usize],
-    };
-
-    let (moe, moe_layers) = experts(cfg, model_type, layers)?;
-    let rope_layers = rope_layers(cfg, model_type, layers)?;
-    let eps_default = if matches!(model_type, "phi3" | "olmo2" | "mixtral") {
-        1e-5
-    } else {
-        1e-6
-    };
-    let mut spec = Spec {
-        name: name.to_string(),
-        model_type: model_type.to_string(),
-        family: family.to_string(),
-        vocab,
-        hidden,
-        layers,
-        context,
-        embedding: Embedding {
-            scale_by_sqrt_hidden: false,
-            learned_positions: None,
-        },
-        attn: Attention {
-            qkv_bias,
-            o_bias,
-            qk_norm: if qwen3 { QkNorm::PerHead } else { QkNorm::None },
-            ..plain_attention(heads, kv_heads, head_dim)
-        },
-        mlp: Mlp {
-            intermediate,
-            act: super::act(cfg, "hidden_act", "silu")?,
-            gated: true,
-            bias: mlp_bias,
-            fused_gate_up: false,
-        },
-        moe,
-        plan: spans
-            .into_iter()
-            .zip(moe_layers)
-            .zip(rope_layers)
-            .map(|((attn, moe), rope)| LayerPlan { attn, rope, moe })
-            .collect(),
-        norm: pre_rms(cfg, eps_default)?,
-        position: Position::Rope(rope(cfg, &rope_defaults(model_type, context))?),
-        tied: cfg.flag("tie_word_embeddings", model_type == "smollm3")?,
-        final_softcap: None,
-        layout: if model_type == "mixtral" {
-            Layout::Mixtral
-        } else {
-            Layout::Llama
-        },
-        hf_prefix: String::new(),
-        not_drawn: vec![],
-        mtp_layers: 0,
-        ignored: vec![],
-    };
-    match model_type {
-        // Phi-3 stores q, k and v as one tensor, and gate and up as another.
-        "phi3" => {
-            spec.attn.fused_qkv = true;
-            spec.mlp.fused_gate_up = true;
-            spec.layout = Layout::Phi3;
-        }
-        // OLMo 2 normalizes each sublayer's output, and Q and K over all heads together.
-        "olmo2" => {
-            spec.norm.place = NormPlace::Post;
-            spec.attn.qk_norm = QkNorm::Full;
-            spec.layout = Layout::Sandwich;
-        }
-        _ => {}
-    }
-    Ok(spec)
+    })
 }
 
-/// Routed experts and the layers that use them: Mixtral's every layer; Qwen3-MoE's every
-/// `decoder_sparse_step`-th layer not listed in `mlp_only_layers`.
-fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, Vec<bool>)> {
+/// Routed experts and the layers that use them.
+fn experts(cfg: &Config, rule: Experts, layers: u64) -> Result<(Option<Moe>, Vec<bool>)> {
     let none = Ok((None, vec![false; layers as usize]));
-    let (experts_key, e_default, k_default, f, norm_topk) = match model_type {
-        "mixtral" => (
+    let (experts_key, e_default, k_default, f, norm_topk) = match rule {
+        Experts::Mixtral => (
             "num_local_experts",
             8,
             2,
             cfg.size("intermediate_size", Some(14336))?,
             true,
         ),
-        "qwen3_moe" => (
+        Experts::Qwen3 => (
             "num_experts",
             128,
             8,
             cfg.size("moe_intermediate_size", Some(768))?,
             cfg.flag("norm_topk_prob", false)?,
         ),
-        _ => return none,
+        Experts::None => return none,
     };
     let e = cfg.bounded(experts_key, cfg.count(experts_key, e_default)?, MAX_EXPERTS)?;
     // Read before deciding, so that a config with no experts has them understood all the same.
-    let qwen = model_type == "qwen3_moe";
+    let qwen = rule == Experts::Qwen3;
     let step = if qwen {
         cfg.size("decoder_sparse_step", Some(1))?
     } else {
@@ -294,8 +323,8 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
     if e == 0 {
         cfg.get("num_experts_per_tok");
         // Qwen3-MoE with no experts is a dense model in transformers; Mixtral cannot route.
-        return match model_type {
-            "qwen3_moe" => none,
+        return match rule {
+            Experts::Qwen3 => none,
             _ => Err(cfg.err(
                 experts_key,
                 "is 0; a mixture of experts needs at least one expert to route each token to",
@@ -303,13 +332,9 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
         };
     }
     let k = top_k(cfg, e, Some(k_default))?;
-    let plan = if qwen {
-        (0..layers)
-            .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
-            .collect()
-    } else {
-        vec![true; layers as usize]
-    };
+    let plan = (0..layers)
+        .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
+        .collect();
     Ok((
         Some(Moe {
             norm_topk_prob: norm_topk,
@@ -319,10 +344,9 @@ fn experts(cfg: &Config, model_type: &str, layers: u64) -> Result<(Option<Moe>, 
     ))
 }
 
-/// Layers that apply RoPE. SmolLM3 skips it in every `no_rope_layer_interval`-th layer, or where
-/// `no_rope_layers` (1 = RoPE, 0 = none) says so.
-fn rope_layers(cfg: &Config, model_type: &str, layers: u64) -> Result<Vec<bool>> {
-    if model_type != "smollm3" {
+/// Layers that apply RoPE.
+fn rope_layers(cfg: &Config, rule: NoRope, layers: u64) -> Result<Vec<bool>> {
+    if rule == NoRope::None {
         return Ok(vec![true; layers as usize]);
     }
     let listed = cfg.list(
@@ -337,20 +361,4 @@ fn rope_layers(cfg: &Config, model_type: &str, layers: u64) -> Result<Vec<bool>>
     )?;
     let every = cfg.size("no_rope_layer_interval", Some(4))?;
     Ok(listed.unwrap_or_else(|| (0..layers).map(|i| (i + 1) % every != 0).collect()))
-}
-
-/// RoPE as each config class defaults it: MixtralConfig and SmolLM3Config have their own bases;
-/// Phi3Config has its own pretraining length (4096) and reads `su` and `yarn` as `longrope`.
-fn rope_defaults(model_type: &str, context: u64) -> RopeDefaults {
-    let theta = match model_type {
-        "mixtral" => 1_000_000.0,
-        "smollm3" => 2_000_000.0,
-        _ => 10_000.0,
-    };
-    let mut d = RopeDefaults::new(theta, context);
-    if model_type == "phi3" {
-        d.original = Some(4096);
-        d.renames = &[("su", "longrope"), ("yarn", "longrope")];
-    }
-    d
 }

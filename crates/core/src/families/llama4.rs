@@ -5,7 +5,8 @@
 //! layers of width `intermediate_size_mlp`. Defaults follow `Llama4TextConfig`.
 
 use super::{
-    experts, heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k, RopeDefaults,
+    experts, heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k, HeadDim,
+    RopeDefaults,
 };
 use crate::config::Config;
 use crate::error::Result;
@@ -17,7 +18,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     s.hidden = cfg.size("hidden_size", Some(5120))?;
     s.layers = layer_count(cfg, &["num_hidden_layers"], Some(48))?;
     s.context = cfg.size("max_position_embeddings", Some(4096 * 32))?;
-    let (h, kv, hd) = heads(cfg, s.hidden, Some(40), Some(8), Some(128))?;
+    let (h, kv, hd) = heads(cfg, s.hidden, Some(40), Some(8), HeadDim::Given(128))?;
     let bias = cfg.flag("attention_bias", false)?;
     s.attn = Attention {
         qkv_bias: bias,

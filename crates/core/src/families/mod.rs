@@ -8,7 +8,7 @@ mod deepseek;
 mod gemma;
 mod gpt2;
 mod gpt_oss;
-mod llama;
+pub mod llama;
 mod llama4;
 mod registry;
 
@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::spec::{AttnKind, AttnSpan, Ignored, NotDrawn, Rope, RopeFreqs, RopeScaling, Spec};
 use serde_json::Value;
 
-pub use registry::{Family, FAMILIES};
+pub use registry::{Family, Reader, FAMILIES};
 
 /// Parse `text` (the contents of `file`) as a config.json and load its Spec.
 pub fn load_json(file: &str, text: &str, name: &str, lenient: bool) -> Result<Spec> {
@@ -104,7 +104,10 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
     } else {
         &model_type
     };
-    let mut spec = (text_row.load)(&cfg, text_type, text_row.name, name)?;
+    let mut spec = match &text_row.read {
+        registry::Reader::Llama(f) => llama::load(&cfg, f, text_type, text_row.name, name)?,
+        registry::Reader::Own(load) => load(&cfg, text_type, text_row.name, name)?,
+    };
     spec.model_type = model_type.clone();
     if row.text.is_some() {
         if let Some(default) = row.wrapper_tied {
@@ -240,12 +243,23 @@ pub(crate) fn layer_count(cfg: &Config, keys: &[&str], default: Option<u64>) -> 
 }
 
 /// Attention heads, K/V heads and head_dim, with the checks transformers' shapes imply.
+/// A config class's head size when `head_dim` is absent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum HeadDim {
+    /// This size.
+    Given(u64),
+    /// hidden / heads, which must divide exactly.
+    Divide,
+    /// hidden // heads, rounded down as the class computes it without checking (Mixtral, GLM-4.5).
+    Floor,
+}
+
 pub(crate) fn heads(
     cfg: &Config,
     hidden: u64,
     heads_default: Option<u64>,
     kv_default: Option<u64>,
-    head_dim_default: Option<u64>,
+    head_dim_default: HeadDim,
 ) -> Result<(u64, u64, u64)> {
     let heads = cfg.size("num_attention_heads", heads_default)?;
     let kv = match cfg.opt_size("num_key_value_heads")? {
@@ -261,8 +275,9 @@ pub(crate) fn heads(
     let head_dim = match cfg.opt_size("head_dim")? {
         Some(d) => d,
         None => match head_dim_default {
-            Some(d) => d,
-            None => {
+            HeadDim::Given(d) => d,
+            HeadDim::Floor => (hidden / heads).max(1),
+            HeadDim::Divide => {
                 if !hidden.is_multiple_of(heads) {
                     return Err(cfg.err(
                         "hidden_size",
@@ -337,7 +352,21 @@ pub(crate) fn pre_rms(cfg: &Config, eps: f64) -> Result<crate::spec::Norm> {
 /// The activation named by `key` (`hidden_act`), as transformers' `ACT2FN` computes it; an
 /// unknown name is refused rather than run as something else.
 pub(crate) fn act(cfg: &Config, key: &str, default: &str) -> Result<crate::spec::Act> {
+    act_renamed(cfg, key, default, &[])
+}
+
+/// `act`, with the names the config class rewrites first (`gelu` → `gelu_pytorch_tanh`).
+pub(crate) fn act_renamed(
+    cfg: &Config,
+    key: &str,
+    default: &str,
+    renames: &[(&str, &str)],
+) -> Result<crate::spec::Act> {
     let name = cfg.string(key, default)?;
+    let name = renames
+        .iter()
+        .find(|(from, _)| *from == name)
+        .map_or(name.clone(), |(_, to)| to.to_string());
     crate::spec::Act::parse(&name).ok_or_else(|| {
         cfg.err(
             key,

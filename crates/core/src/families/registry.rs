@@ -4,13 +4,23 @@
 //! Mechanisms (norms, attention, FFNs, routing) are code, in the Spec's enums; a family that
 //! reuses them is one row here and its fixtures.
 
-use super::{deepseek, gemma, gpt2, gpt_oss, llama, llama4};
+use super::llama::{Bias, Defaults, Experts, LlamaLike, NoRope, Windows};
+use super::HeadDim;
+use super::{deepseek, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
 use crate::error::Result;
-use crate::spec::Spec;
+use crate::spec::{Layout, NormPlace, QkNorm, Spec};
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
+
+/// How a family's config is read.
+pub enum Reader {
+    /// The shared Llama-like reader, with what this family changes.
+    Llama(LlamaLike),
+    /// A reader of its own structure.
+    Own(Loader),
+}
 
 pub struct Family {
     /// The `model_type` this row reads.
@@ -19,7 +29,7 @@ pub struct Family {
     pub aliases: &'static [&'static str],
     /// Display name ("Llama", "Qwen3-MoE").
     pub name: &'static str,
-    pub load: Loader,
+    pub read: Reader,
     /// llama.cpp's `general.architecture` for this family, where anatomy reads its GGUF files.
     pub gguf: Option<&'static str>,
     /// Keys of the config class that do not change the forward pass (dropout, init ranges, token
@@ -125,30 +135,121 @@ const TRAINING: &[&str] = &["initializer_range", "attention_dropout"];
 pub static FAMILIES: &[Family] = &[
     // `is_llama_config` and `rope_interleaved` come from nanotron exports (SmolLM2); LlamaConfig
     // keeps them as attributes and LlamaModel never reads them.
-    row(
+    llama(
         "llama",
         "Llama",
-        llama::load,
+        LlamaLike::llama(d(
+            32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
+        )),
         Some("llama"),
         &[
             TRAINING,
             &["pretraining_tp", "is_llama_config", "rope_interleaved"],
         ],
     ),
-    row("mistral", "Mistral", llama::load, None, &[TRAINING]),
-    // `use_mrope` belongs to Qwen2-VL's class; Qwen2Model never reads it.
-    row(
+    llama(
+        "mistral",
+        "Mistral",
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            windows: Windows::Every(Some(4096)),
+            ..LlamaLike::llama(d(
+                32000,
+                4096,
+                14336,
+                32,
+                32,
+                Some(8),
+                None,
+                131_072,
+                1e-6,
+                10_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING],
+    ),
+    // Qwen2 always has a bias on q, k and v (no config field); `use_mrope` belongs to Qwen2-VL's
+    // class and Qwen2Model never reads it.
+    llama(
         "qwen2",
         "Qwen2",
-        llama::load,
+        LlamaLike {
+            qkv_bias: Bias::Always,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            windows: Windows::Qwen,
+            ..LlamaLike::llama(d(
+                151_936,
+                4096,
+                22016,
+                32,
+                32,
+                Some(32),
+                None,
+                32768,
+                1e-6,
+                10_000.0,
+                false,
+            ))
+        },
         Some("qwen2"),
         &[TRAINING, &["use_mrope"]],
     ),
-    row("qwen3", "Qwen3", llama::load, Some("qwen3"), &[TRAINING]),
-    row(
+    llama(
+        "qwen3",
+        "Qwen3",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHead,
+            windows: Windows::Qwen,
+            ..LlamaLike::llama(d(
+                151_936,
+                4096,
+                22016,
+                32,
+                32,
+                Some(32),
+                Some(128),
+                32768,
+                1e-6,
+                10_000.0,
+                false,
+            ))
+        },
+        Some("qwen3"),
+        &[TRAINING],
+    ),
+    llama(
         "mixtral",
         "Mixtral",
-        llama::load,
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            windows: Windows::Every(None),
+            experts: Experts::Mixtral,
+            layout: Layout::Mixtral,
+            ..LlamaLike::llama(Defaults {
+                head_dim: HeadDim::Floor,
+                ..d(
+                    32000,
+                    4096,
+                    14336,
+                    32,
+                    32,
+                    Some(8),
+                    None,
+                    131_072,
+                    1e-5,
+                    1_000_000.0,
+                    false,
+                )
+            })
+        },
         None,
         &[
             TRAINING,
@@ -159,30 +260,229 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
-    row(
+    llama(
         "qwen3_moe",
         "Qwen3-MoE",
-        llama::load,
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHead,
+            windows: Windows::Qwen,
+            experts: Experts::Qwen3,
+            ..LlamaLike::llama(d(
+                151_936,
+                2048,
+                6144,
+                24,
+                32,
+                Some(4),
+                None,
+                32768,
+                1e-6,
+                10_000.0,
+                false,
+            ))
+        },
         None,
         &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
     ),
-    row(
+    llama(
         "smollm3",
         "SmolLM3",
-        llama::load,
+        LlamaLike {
+            windows: Windows::NoRopeLayers,
+            no_rope: NoRope::Interval,
+            ..LlamaLike::llama(d(
+                128_256,
+                2048,
+                11008,
+                36,
+                16,
+                Some(4),
+                None,
+                32768,
+                1e-6,
+                2_000_000.0,
+                true,
+            ))
+        },
         None,
         &[TRAINING, &["pretraining_tp"]],
     ),
-    // Phi-3's projections never have a bias, whatever `attention_bias` says.
-    row(
+    // Phi-3 stores q, k and v as one tensor, and gate and up as another; its projections never
+    // have a bias, whatever `attention_bias` says.
+    llama(
         "phi3",
         "Phi-3",
-        llama::load,
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            fused_qkv: true,
+            fused_gate_up: true,
+            windows: Windows::Every(None),
+            layout: Layout::Phi3,
+            phi3_rope: true,
+            ..LlamaLike::llama(d(
+                32064, 3072, 8192, 32, 32, None, None, 4096, 1e-5, 10_000.0, false,
+            ))
+        },
         None,
         &[TRAINING, &["resid_pdrop", "embd_pdrop", "attention_bias"]],
     ),
-    row("olmo2", "OLMo 2", llama::load, None, &[TRAINING]),
-    row(
+    // OLMo 2 normalizes each sublayer's output, and Q and K over all heads together.
+    llama(
+        "olmo2",
+        "OLMo 2",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::Full,
+            place: NormPlace::Post,
+            layout: Layout::Sandwich,
+            ..LlamaLike::llama(d(
+                50304, 4096, 11008, 32, 32, None, None, 2048, 1e-5, 10_000.0, false,
+            ))
+        },
+        None,
+        &[TRAINING],
+    ),
+    // Gemma 1: Gemma's (1 + w) norms and scaled embeddings, before each sublayer only; the class
+    // reads `gelu` as its tanh approximation.
+    llama(
+        "gemma",
+        "Gemma",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            gemma_norms: true,
+            act_renames: &[("gelu", "gelu_pytorch_tanh")],
+            refuse_when_true: &["use_bidirectional_attention"],
+            ..LlamaLike::llama(Defaults {
+                act: "gelu_pytorch_tanh",
+                ..d(
+                    256_000,
+                    3072,
+                    24576,
+                    28,
+                    16,
+                    Some(16),
+                    Some(256),
+                    8192,
+                    1e-6,
+                    10_000.0,
+                    true,
+                )
+            })
+        },
+        Some("gemma"),
+        &[TRAINING],
+    ),
+    // Seed-OSS: biases on q, k and v by `attention_bias`, on the output by `attention_out_bias`.
+    llama(
+        "seed_oss",
+        "Seed-OSS",
+        LlamaLike {
+            qkv_bias: Bias::Key("attention_bias", true),
+            o_bias: Bias::Key("attention_out_bias", false),
+            ..LlamaLike::llama(d(
+                155_136,
+                4096,
+                27648,
+                64,
+                80,
+                Some(8),
+                Some(128),
+                524_288,
+                1e-6,
+                10_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING, &["pretraining_tp", "residual_dropout"]],
+    ),
+    // GLM-4 (0414): norms around each sublayer under its own names, gate and up in one tensor,
+    // half of each head rotated in interleaved pairs.
+    llama(
+        "glm4",
+        "GLM-4",
+        LlamaLike {
+            qkv_bias: Bias::Key("attention_bias", true),
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            place: NormPlace::Sandwich,
+            fused_gate_up: true,
+            interleaved_rope: true,
+            partial: 0.5,
+            layout: Layout::Glm4,
+            ..LlamaLike::llama(d(
+                151_552,
+                4096,
+                13696,
+                40,
+                32,
+                Some(2),
+                Some(128),
+                131_072,
+                1.5625e-7,
+                10_000.0,
+                false,
+            ))
+        },
+        Some("glm4"),
+        &[TRAINING],
+    ),
+    // GLM (GLM-4 of 2024): GLM-4's attention and fused MLP, with Llama's norm placement.
+    llama(
+        "glm",
+        "GLM",
+        LlamaLike {
+            qkv_bias: Bias::Key("attention_bias", true),
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            fused_gate_up: true,
+            interleaved_rope: true,
+            partial: 0.5,
+            layout: Layout::Phi3,
+            ..LlamaLike::llama(d(
+                151_552,
+                4096,
+                13696,
+                40,
+                32,
+                Some(2),
+                Some(128),
+                131_072,
+                1.5625e-7,
+                10_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING],
+    ),
+    llama(
+        "helium",
+        "Helium",
+        // Helium rotates interleaved pairs.
+        LlamaLike {
+            interleaved_rope: true,
+            ..LlamaLike::llama(d(
+                48000,
+                2560,
+                7040,
+                24,
+                20,
+                Some(20),
+                Some(128),
+                4096,
+                1e-8,
+                100_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING],
+    ),
+    own(
         "gpt2",
         "GPT-2",
         gpt2::load,
@@ -203,14 +503,14 @@ pub static FAMILIES: &[Family] = &[
         ]],
     ),
     // Gemma reads `hidden_activation`; `hidden_act` is a legacy key its modeling never reads.
-    row(
+    own(
         "gemma2",
         "Gemma 2",
         gemma::load,
         Some("gemma2"),
         &[TRAINING, &["hidden_act"]],
     ),
-    row(
+    own(
         "gemma3_text",
         "Gemma 3",
         gemma::load,
@@ -224,7 +524,7 @@ pub static FAMILIES: &[Family] = &[
             ("vision tower", "vision_tower."),
             ("multimodal projector", "multi_modal_projector."),
         ],
-        ..row(
+        ..own(
             "gemma3",
             "Gemma 3",
             gemma::load,
@@ -243,24 +543,24 @@ pub static FAMILIES: &[Family] = &[
     // the MoE layer frequency (first_k_dense_replace decides), the scoring function and, for
     // V3, the top-k method (V3 always scores with a sigmoid and routes by groups); `head_dim`,
     // which both config classes overwrite with qk_rope_head_dim.
-    row(
+    own(
         "deepseek_v2",
         "DeepSeek-V2",
         deepseek::load,
         None,
         &[TRAINING, DEEPSEEK_UNREAD],
     ),
-    row(
+    own(
         "deepseek_v3",
         "DeepSeek-V3",
         deepseek::load,
         None,
         &[TRAINING, DEEPSEEK_UNREAD, &["topk_method"]],
     ),
-    row("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),
+    own("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),
     // `experts_per_token` and `initial_context_length` come from OpenAI's own format; GptOssConfig
     // reads `num_experts_per_tok` and the RoPE dict.
-    row(
+    own(
         "gpt_oss",
         "gpt-oss",
         gpt_oss::load,
@@ -275,7 +575,7 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
-    row(
+    own(
         "llama4_text",
         "Llama 4",
         llama4::load,
@@ -295,12 +595,12 @@ pub static FAMILIES: &[Family] = &[
             ("vision encoder", "vision_model."),
             ("multimodal projector", "multi_modal_projector."),
         ],
-        ..row(
+        // The language model owns the head: the wrapper's own tie flag changes nothing.
+        ..own(
             "llama4",
             "Llama 4",
             llama4::load,
             None,
-            // The language model owns the head: the wrapper's own tie flag changes nothing.
             &[&[
                 "vision_config",
                 "boi_token_index",
@@ -312,10 +612,65 @@ pub static FAMILIES: &[Family] = &[
     },
 ];
 
-const fn row(
+/// Defaults of a config class: sizes, eps, RoPE base, tying; SiLU.
+#[allow(clippy::too_many_arguments)]
+const fn d(
+    vocab: u64,
+    hidden: u64,
+    intermediate: u64,
+    layers: u64,
+    heads: u64,
+    kv_heads: Option<u64>,
+    head_dim: Option<u64>,
+    context: u64,
+    eps: f64,
+    theta: f64,
+    tied: bool,
+) -> Defaults {
+    let head_dim = match head_dim {
+        Some(h) => HeadDim::Given(h),
+        None => HeadDim::Divide,
+    };
+    Defaults {
+        vocab,
+        hidden,
+        intermediate,
+        layers,
+        heads,
+        kv_heads,
+        head_dim,
+        context,
+        eps,
+        theta,
+        tied,
+        act: "silu",
+    }
+}
+
+const fn llama(
+    model_type: &'static str,
+    name: &'static str,
+    f: LlamaLike,
+    gguf: Option<&'static str>,
+    inert: &'static [&'static [&'static str]],
+) -> Family {
+    base(model_type, name, Reader::Llama(f), gguf, inert)
+}
+
+const fn own(
     model_type: &'static str,
     name: &'static str,
     load: Loader,
+    gguf: Option<&'static str>,
+    inert: &'static [&'static [&'static str]],
+) -> Family {
+    base(model_type, name, Reader::Own(load), gguf, inert)
+}
+
+const fn base(
+    model_type: &'static str,
+    name: &'static str,
+    read: Reader,
     gguf: Option<&'static str>,
     inert: &'static [&'static [&'static str]],
 ) -> Family {
@@ -323,7 +678,7 @@ const fn row(
         model_type,
         aliases: &[],
         name,
-        load,
+        read,
         gguf,
         inert,
         text: None,
