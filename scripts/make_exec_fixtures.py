@@ -51,6 +51,7 @@ CONFIGS = {
     "glm4": dict(BASE, model_type="glm4", head_dim=16, attention_bias=True),
     "glm": dict(BASE, model_type="glm", head_dim=16, attention_bias=True),
     "helium": dict(BASE, model_type="helium", head_dim=8),
+    "starcoder2": dict(BASE, model_type="starcoder2", sliding_window=4),
     "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
     "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
     "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,

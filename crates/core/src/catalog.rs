@@ -135,6 +135,12 @@ pub static ENTRIES: &[Entry] = &[
         "norms around each sublayer, half-rotated interleaved RoPE",
         "2026-11-30"
     ),
+    entry!(
+        "starcoder2-15b",
+        "bigcode/starcoder2-15b",
+        "LayerNorm with bias, plain GELU MLP, sliding window 4096",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

@@ -115,6 +115,11 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => llama(other),
         },
         Layout::Gpt2 => gpt2(role),
+        Layout::Starcoder2 => match role {
+            Up => ("model.layers.{b}.mlp.c_fc", "blk.{b}.ffn_up"),
+            Down => ("model.layers.{b}.mlp.c_proj", "blk.{b}.ffn_down"),
+            other => llama(other),
+        },
         Layout::Glm4 => match role {
             PostAttnNorm => (
                 "model.layers.{b}.post_self_attn_layernorm",

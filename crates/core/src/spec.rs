@@ -509,6 +509,8 @@ pub enum Layout {
     /// `post_attention_layernorm` before the MLP and `post_mlp_layernorm` after it; gate and up
     /// fused (GLM-4).
     Glm4,
+    /// Llama names with a plain MLP of `mlp.c_fc` and `mlp.c_proj` (StarCoder2).
+    Starcoder2,
 }
 
 impl Layout {

@@ -5,7 +5,7 @@
 //! sliding windows, the experts. No family is named in this code.
 
 use super::{
-    heads, layer_count, layer_types, plain_attention, plain_moe, pre_rms, rope, top_k, HeadDim,
+    heads, layer_count, layer_types, plain_attention, plain_moe, rope, top_k, HeadDim,
     RopeDefaults,
 };
 use crate::config::{Config, MAX_EXPERTS};
@@ -104,6 +104,11 @@ pub struct LlamaLike {
     /// Flags that, when true, turn the model into something anatomy does not draw (Gemma's
     /// `use_bidirectional_attention`): read, and refused when set.
     pub refuse_when_true: &'static [&'static str],
+    /// RMSNorm or LayerNorm (with a bias), and the key of its epsilon.
+    pub norm: NormKind,
+    pub eps_key: &'static str,
+    /// gate ⊙ act(…) · up, or a plain up, act, down.
+    pub gated: bool,
 }
 
 impl LlamaLike {
@@ -129,6 +134,9 @@ impl LlamaLike {
             phi3_rope: false,
             act_renames: &[],
             refuse_when_true: &[],
+            norm: NormKind::Rms,
+            eps_key: "rms_norm_eps",
+            gated: true,
         }
     }
 }
@@ -185,9 +193,12 @@ pub fn load(
         r.partial = f.partial;
     }
     r.interleaved = f.interleaved_rope;
-    let mut norm = pre_rms(cfg, d.eps)?;
-    norm.place = f.place;
-    norm.unit_offset = f.gemma_norms;
+    let norm = Norm {
+        kind: f.norm,
+        eps: cfg.float(f.eps_key, d.eps)?,
+        unit_offset: f.gemma_norms,
+        place: f.place,
+    };
     Ok(Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),
@@ -210,7 +221,7 @@ pub fn load(
         mlp: Mlp {
             intermediate,
             act: super::act_renamed(cfg, "hidden_act", d.act, f.act_renames)?,
-            gated: true,
+            gated: f.gated,
             bias: mlp_bias,
             fused_gate_up: f.fused_gate_up,
         },

@@ -9,7 +9,7 @@ use super::HeadDim;
 use super::{deepseek, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
 use crate::error::Result;
-use crate::spec::{Layout, NormPlace, QkNorm, Spec};
+use crate::spec::{Layout, NormKind, NormPlace, QkNorm, Spec};
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
@@ -481,6 +481,28 @@ pub static FAMILIES: &[Family] = &[
         },
         None,
         &[TRAINING],
+    ),
+    // StarCoder2: LayerNorm with biases, a plain GELU MLP; `norm_type`, `mlp_type` and
+    // `rms_norm_eps` are in published configs but the class has one norm and one MLP.
+    llama(
+        "starcoder2",
+        "StarCoder2",
+        LlamaLike {
+            qkv_bias: Bias::Key("use_bias", true),
+            o_bias: Bias::Key("use_bias", true),
+            mlp_bias: Bias::Key("use_bias", true),
+            norm: NormKind::Layer,
+            eps_key: "norm_epsilon",
+            gated: false,
+            windows: Windows::Every(None),
+            layout: Layout::Starcoder2,
+            ..LlamaLike::llama(Defaults {
+                act: "gelu_pytorch_tanh",
+                ..d(49152, 3072, 12288, 30, 24, Some(2), None, 4096, 1e-5, 10_000.0, true)
+            })
+        },
+        Some("starcoder2"),
+        &[TRAINING, &["residual_dropout", "embedding_dropout", "norm_type", "mlp_type", "rms_norm_eps"]],
     ),
     own(
         "gpt2",
