@@ -31,6 +31,9 @@ pub struct Spec {
     pub tied: bool,
     /// Tanh softcap applied to the final logits.
     pub final_softcap: Option<f64>,
+    /// The LM head has a bias (Phi-2, GPT-J).
+    pub head_bias: bool,
+    pub block: Block,
     /// How checkpoint tensors are named and laid out.
     pub layout: Layout,
     /// Prefix of every Hugging Face tensor name (`language_model.` inside a multimodal wrapper).
@@ -112,8 +115,38 @@ pub struct Attention {
     /// Extra factor on the score scale (DeepSeek's YaRN mscale²); 1 otherwise.
     pub scale_mult: f64,
     pub mla: Option<Mla>,
-    /// Q, K and V are row blocks of one stored tensor (Phi-3 `qkv_proj`, GPT-2 `c_attn`).
-    pub fused_qkv: bool,
+    /// How Q, K and V are stored: three tensors, or row blocks of one.
+    pub qkv: Qkv,
+}
+
+/// How a model stores its Q, K and V projections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Qkv {
+    /// Three tensors.
+    Separate,
+    /// One tensor: every query head, then every key head, then every value head (Phi-3
+    /// `qkv_proj`, GPT-2 `c_attn`, Falcon-7B).
+    Stacked,
+    /// One tensor in K/V groups: each group's query heads, its key head, its value head, group
+    /// after group (GPT-NeoX and Bloom, one query head a group; Falcon-40B).
+    Grouped,
+}
+
+impl Qkv {
+    pub fn fused(self) -> bool {
+        self != Qkv::Separate
+    }
+}
+
+/// How a decoder layer joins its two sublayers to the residual stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Block {
+    /// Attention, then the FFN on the attention's result (Llama and most models).
+    Sequential,
+    /// Attention and FFN both read the layer's input and both add to it: x + attn(n(x)) +
+    /// ffn(n'(x)), with one norm shared by both when `shared_norm` (GPT-J, Phi-2, Cohere,
+    /// Falcon-7B) or two (GPT-NeoX, Falcon-40B).
+    Parallel { shared_norm: bool },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

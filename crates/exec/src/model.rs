@@ -9,7 +9,7 @@ use crate::rope;
 use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
-use anatomy_core::spec::{Act, NormKind, NormPlace, Position, QkNorm, Scoring, Spec};
+use anatomy_core::spec::{Act, Block, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec};
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 
@@ -349,7 +349,12 @@ impl Model {
         } else {
             self.name(Role::LmHead, false, None, None)
         };
-        let mut logits = self.linear(&z, &head, None)?;
+        let head_bias = if spec.head_bias {
+            Some(self.bias(Role::LmHead, None)?)
+        } else {
+            None
+        };
+        let mut logits = self.linear(&z, &head, head_bias)?;
         if let Some(c) = spec.final_softcap {
             logits = softcap(&logits, c).map_err(ce)?;
         }
@@ -374,10 +379,12 @@ impl Model {
         self.keep(Some(b), "attn_out", &a);
         let r = (x + a).map_err(ce)?;
         self.keep(Some(b), "resid_attn", &r);
-        let h = if place == NormPlace::Post {
-            r.clone()
-        } else {
-            self.norm(&r, Role::FfnNorm, Some(b))?
+        // A parallel block's FFN reads the block input: through the attention's norm, or its own.
+        let h = match (self.spec.block, place) {
+            (Block::Parallel { shared_norm: true }, _) => h,
+            (Block::Parallel { shared_norm: false }, _) => self.norm(x, Role::FfnNorm, Some(b))?,
+            (Block::Sequential, NormPlace::Post) => r.clone(),
+            (Block::Sequential, _) => self.norm(&r, Role::FfnNorm, Some(b))?,
         };
         self.keep(Some(b), "ffn_norm", &h);
         let mut m = if self.spec.plan[b].moe {
@@ -415,19 +422,36 @@ impl Model {
             a.kv_heads as usize,
             a.head_dim as usize,
         );
-        let (mut q, mut k, v) = if a.fused_qkv {
-            let qkv = self.proj(x, Role::Qkv, b, a.qkv_bias)?;
-            (
-                qkv.narrow(1, 0, h * hd).map_err(ce)?,
-                qkv.narrow(1, h * hd, kv * hd).map_err(ce)?,
-                qkv.narrow(1, (h + kv) * hd, kv * hd).map_err(ce)?,
-            )
-        } else {
-            (
+        let (mut q, mut k, v) = match a.qkv {
+            Qkv::Separate => (
                 self.proj(x, Role::Q, b, a.qkv_bias)?,
                 self.proj(x, Role::K, b, a.qkv_bias)?,
                 self.proj(x, Role::V, b, a.qkv_bias)?,
-            )
+            ),
+            Qkv::Stacked => {
+                let qkv = self.proj(x, Role::Qkv, b, a.qkv_bias)?;
+                (
+                    qkv.narrow(1, 0, h * hd).map_err(ce)?,
+                    qkv.narrow(1, h * hd, kv * hd).map_err(ce)?,
+                    qkv.narrow(1, (h + kv) * hd, kv * hd).map_err(ce)?,
+                )
+            }
+            Qkv::Grouped => {
+                // Per K/V group: its g query heads, its key, its value.
+                let g = h / kv;
+                let qkv = self
+                    .proj(x, Role::Qkv, b, a.qkv_bias)?
+                    .reshape((t, kv, g + 2, hd))
+                    .map_err(ce)?;
+                let part = |from: usize, n: usize, heads: usize| -> R<Tensor> {
+                    qkv.narrow(2, from, n)?.contiguous()?.reshape((t, heads * hd))
+                };
+                (
+                    part(0, g, h).map_err(ce)?,
+                    part(g, 1, kv).map_err(ce)?,
+                    part(g + 1, 1, kv).map_err(ce)?,
+                )
+            }
         };
         self.keep(Some(b), "q_proj", &q);
         self.keep(Some(b), "k_proj", &k);

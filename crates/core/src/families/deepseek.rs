@@ -35,10 +35,14 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         fused_gate_up: false,
     };
     s.norm = pre_rms(cfg, if glm { 1e-5 } else { 1e-6 })?;
-    let mut r = rope(cfg, &RopeDefaults::new(10_000.0, s.context))?;
-    if glm && !cfg.has("partial_rotary_factor") && r.partial == 1.0 {
-        r.partial = 0.5; // Glm4MoeConfig's default
-    }
+    // Glm4MoeConfig rotates half of each head by default.
+    let mut r = rope(
+        cfg,
+        &RopeDefaults {
+            partial: if glm { 0.5 } else { 1.0 },
+            ..RopeDefaults::new(10_000.0, s.context)
+        },
+    )?;
     s.tied = cfg.flag("tie_word_embeddings", false)?;
 
     if glm {
@@ -127,7 +131,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 qk_nope_head_dim: nope,
                 qk_rope_head_dim: rope_d,
             }),
-            fused_qkv: false,
+            qkv: Qkv::Separate,
         };
     }
     // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).

@@ -41,7 +41,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     };
     s.attn.qkv_bias = true;
     s.attn.o_bias = true;
-    s.attn.fused_qkv = true;
+    s.attn.qkv = Qkv::Stacked;
     s.mlp = Mlp {
         intermediate: match cfg.opt_size("n_inner")? {
             Some(n) => n,

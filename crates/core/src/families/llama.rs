@@ -5,8 +5,7 @@
 //! sliding windows, the experts. No family is named in this code.
 
 use super::{
-    heads, layer_count, layer_types, plain_attention, plain_moe, rope, top_k, HeadDim,
-    RopeDefaults,
+    heads, layer_count, layer_types, plain_attention, plain_moe, rope, top_k, HeadDim, RopeDefaults,
 };
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
@@ -87,7 +86,7 @@ pub struct LlamaLike {
     pub place: NormPlace,
     /// Norm weights applied as (1 + w), embeddings scaled by √hidden (Gemma).
     pub gemma_norms: bool,
-    pub fused_qkv: bool,
+    pub qkv: Qkv,
     pub fused_gate_up: bool,
     pub interleaved_rope: bool,
     /// The class default of `partial_rotary_factor`.
@@ -109,6 +108,15 @@ pub struct LlamaLike {
     pub eps_key: &'static str,
     /// gate ⊙ act(…) · up, or a plain up, act, down.
     pub gated: bool,
+    pub block: Block,
+    /// A flag that chooses `block` over the sequential one, with its default (GPT-NeoX's
+    /// `use_parallel_residual`).
+    pub parallel_key: Option<(&'static str, bool)>,
+    /// The LM head has a bias.
+    pub head_bias: bool,
+    /// Keys of the RoPE base and of the rotated fraction.
+    pub theta_key: &'static str,
+    pub partial_key: &'static str,
 }
 
 impl LlamaLike {
@@ -123,7 +131,7 @@ impl LlamaLike {
             qk_norm_key: None,
             place: NormPlace::Pre,
             gemma_norms: false,
-            fused_qkv: false,
+            qkv: Qkv::Separate,
             fused_gate_up: false,
             interleaved_rope: false,
             partial: 1.0,
@@ -137,6 +145,11 @@ impl LlamaLike {
             norm: NormKind::Rms,
             eps_key: "rms_norm_eps",
             gated: true,
+            block: Block::Sequential,
+            parallel_key: None,
+            head_bias: false,
+            theta_key: "rope_theta",
+            partial_key: "partial_rotary_factor",
         }
     }
 }
@@ -183,16 +196,23 @@ pub fn load(
     let no_rope = rope_layers(cfg, f.no_rope, layers)?;
     let spans = spans(cfg, f.windows, layers, &no_rope)?;
     let (moe, moe_layers) = experts(cfg, f.experts, layers)?;
-    let mut rope_defaults = RopeDefaults::new(d.theta, context);
+    let mut rope_defaults = RopeDefaults {
+        theta_key: f.theta_key,
+        partial: f.partial,
+        partial_key: f.partial_key,
+        ..RopeDefaults::new(d.theta, context)
+    };
     if f.phi3_rope {
         rope_defaults.original = Some(4096);
         rope_defaults.renames = &[("su", "longrope"), ("yarn", "longrope")];
     }
     let mut r = rope(cfg, &rope_defaults)?;
-    if !cfg.has("partial_rotary_factor") && r.partial == 1.0 {
-        r.partial = f.partial;
-    }
     r.interleaved = f.interleaved_rope;
+    let block = match f.parallel_key {
+        Some((key, default)) if cfg.flag(key, default)? => f.block,
+        Some(_) => Block::Sequential,
+        None => f.block,
+    };
     let norm = Norm {
         kind: f.norm,
         eps: cfg.float(f.eps_key, d.eps)?,
@@ -215,7 +235,7 @@ pub fn load(
             qkv_bias,
             o_bias,
             qk_norm,
-            fused_qkv: f.fused_qkv,
+            qkv: f.qkv,
             ..plain_attention(heads, kv_heads, head_dim)
         },
         mlp: Mlp {
@@ -236,6 +256,8 @@ pub fn load(
         position: Position::Rope(r),
         tied: cfg.flag("tie_word_embeddings", d.tied)?,
         final_softcap: None,
+        head_bias: f.head_bias,
+        block,
         layout: f.layout,
         hf_prefix: String::new(),
         not_drawn: vec![],

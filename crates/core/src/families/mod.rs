@@ -199,7 +199,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             scale_dim: 1.0,
             scale_mult: 1.0,
             mla: None,
-            fused_qkv: false,
+            qkv: Qkv::Separate,
         },
         mlp: Mlp {
             intermediate: 0,
@@ -219,6 +219,8 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         position: Position::Learned,
         tied: false,
         final_softcap: None,
+        head_bias: false,
+        block: Block::Sequential,
         layout: Layout::Llama,
         hf_prefix: String::new(),
         not_drawn: Vec::new(),
@@ -311,7 +313,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         scale_dim: head_dim as f64,
         scale_mult: 1.0,
         mla: None,
-        fused_qkv: false,
+        qkv: crate::spec::Qkv::Separate,
     }
 }
 
@@ -407,6 +409,12 @@ fn attn_kind(heads: u64, kv: u64) -> AttnKind {
 /// What a family's config class says about RoPE when the config does not.
 pub(crate) struct RopeDefaults {
     pub theta: f64,
+    /// The key of the base (`rope_theta`; GPT-NeoX `rotary_emb_base`).
+    pub theta_key: &'static str,
+    /// The rotated fraction of a head when the config gives none, and its key
+    /// (`partial_rotary_factor`; GPT-NeoX `rotary_pct`).
+    pub partial: f64,
+    pub partial_key: &'static str,
     /// `max_position_embeddings` as read: what dynamic NTK scales from, and the pretraining
     /// length of llama3, YaRN and LongRoPE when nothing else gives one.
     pub context: u64,
@@ -423,6 +431,9 @@ impl RopeDefaults {
     pub fn new(theta: f64, context: u64) -> Self {
         RopeDefaults {
             theta,
+            theta_key: "rope_theta",
+            partial: 1.0,
+            partial_key: "partial_rotary_factor",
             context,
             original: None,
             renames: &[],
@@ -436,10 +447,10 @@ impl RopeDefaults {
 /// dict is read, and every kind is resolved to the numbers transformers computes with
 /// (`modeling_rope_utils`), or refused.
 pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
-    let top_theta = cfg.float("rope_theta", d.theta)?;
+    let top_theta = cfg.float(d.theta_key, d.theta)?;
     if top_theta <= 0.0 {
         return Err(cfg.err(
-            "rope_theta",
+            d.theta_key,
             format!("is {top_theta}; it must be a positive number"),
         ));
     }
@@ -492,11 +503,11 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
     };
     let partial = match partial_in {
         Some(p) => p,
-        None => cfg.float("partial_rotary_factor", 1.0)?,
+        None => cfg.float(d.partial_key, d.partial)?,
     };
     if !(partial > 0.0 && partial <= 1.0) {
         return Err(cfg.err(
-            "partial_rotary_factor",
+            d.partial_key,
             format!("is {partial}; it must be in (0, 1]"),
         ));
     }

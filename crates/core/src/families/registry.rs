@@ -9,7 +9,7 @@ use super::HeadDim;
 use super::{deepseek, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
 use crate::error::Result;
-use crate::spec::{Layout, NormKind, NormPlace, QkNorm, Spec};
+use crate::spec::{Layout, NormKind, NormPlace, QkNorm, Qkv, Spec};
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
@@ -317,7 +317,7 @@ pub static FAMILIES: &[Family] = &[
             qkv_bias: Bias::Never,
             o_bias: Bias::Never,
             mlp_bias: Bias::Never,
-            fused_qkv: true,
+            qkv: Qkv::Stacked,
             fused_gate_up: true,
             windows: Windows::Every(None),
             layout: Layout::Phi3,
@@ -498,11 +498,32 @@ pub static FAMILIES: &[Family] = &[
             layout: Layout::Starcoder2,
             ..LlamaLike::llama(Defaults {
                 act: "gelu_pytorch_tanh",
-                ..d(49152, 3072, 12288, 30, 24, Some(2), None, 4096, 1e-5, 10_000.0, true)
+                ..d(
+                    49152,
+                    3072,
+                    12288,
+                    30,
+                    24,
+                    Some(2),
+                    None,
+                    4096,
+                    1e-5,
+                    10_000.0,
+                    true,
+                )
             })
         },
         Some("starcoder2"),
-        &[TRAINING, &["residual_dropout", "embedding_dropout", "norm_type", "mlp_type", "rms_norm_eps"]],
+        &[
+            TRAINING,
+            &[
+                "residual_dropout",
+                "embedding_dropout",
+                "norm_type",
+                "mlp_type",
+                "rms_norm_eps",
+            ],
+        ],
     ),
     own(
         "gpt2",

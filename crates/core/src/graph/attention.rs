@@ -5,7 +5,7 @@ use super::build::{n, Builder, Draft, Linear};
 use super::*;
 use crate::fmt::float as fmt_f;
 use crate::naming::Role;
-use crate::spec::{AttnKind, AttnSpan, Position, QkNorm};
+use crate::spec::{AttnKind, AttnSpan, Position, QkNorm, Qkv};
 
 /// A bias-free attention matmul of MLA.
 #[allow(clippy::too_many_arguments)]
@@ -122,19 +122,64 @@ impl Builder<'_> {
         self.gate(node, &layers)
     }
 
-    /// Where Q, K or V sits in the checkpoint: (role, rows of the stored tensor, row offset).
-    fn qkv_place(&self, role: Role) -> (Role, u64, u64) {
+    /// Where head `idx` of Q, K or V sits in the checkpoint: the stored tensor's role and rows,
+    /// and the rows read, in Python slice syntax (`None`: all of them). `idx` is the head's
+    /// index as the frames name it: `i` (a head, or a group's K/V), `j` (MQA's query heads),
+    /// `{g}*i+j` (a group's query head); `None` for MQA's single K/V head.
+    fn qkv_rows(&self, role: Role, idx: Option<&str>) -> (Role, u64, Option<String>) {
         let a = &self.spec.attn;
-        let (q, kv) = (a.heads * a.head_dim, a.kv_heads * a.head_dim);
-        if a.fused_qkv {
-            let off = match role {
-                Role::Q => 0,
-                Role::K => q,
-                _ => q + kv,
-            };
-            (Role::Qkv, q + 2 * kv, off)
-        } else {
-            (role, if role == Role::Q { q } else { kv }, 0)
+        let (hd, g) = (a.head_dim, self.spec.group_size());
+        let (q, kv) = (a.heads * hd, a.kv_heads * hd);
+        let fused = q + 2 * kv;
+        match a.qkv {
+            Qkv::Separate => {
+                let stored = if role == Role::Q { q } else { kv };
+                let block = match idx {
+                    Some(i) => Some(rows(0, hd, i)),
+                    None if stored == hd => None,
+                    None => Some(format!("0:{hd}")),
+                };
+                (role, stored, block)
+            }
+            Qkv::Stacked => {
+                let off = match role {
+                    Role::Q => 0,
+                    Role::K => q,
+                    _ => q + kv,
+                };
+                let block = match idx {
+                    Some(i) => rows(off, hd, i),
+                    None => format!("{off}:{}", off + hd),
+                };
+                (Role::Qkv, fused, Some(block))
+            }
+            Qkv::Grouped => {
+                // Group i holds its g query heads, then its key, then its value: (g + 2) heads.
+                let stride = (g + 2) * hd;
+                let (group, at) = match (role, a.kind) {
+                    (Role::Q, AttnKind::Mqa) => (None, Some("j".to_string())),
+                    (Role::Q, AttnKind::Mha) => (Some("i"), None),
+                    (Role::Q, _) => (Some("i"), Some("j".to_string())),
+                    (Role::K, _) => (idx, Some(g.to_string())),
+                    _ => (idx, Some((g + 1).to_string())),
+                };
+                let mut terms = Vec::new();
+                if let Some(group) = group {
+                    terms.push(format!("{stride}*{group}"));
+                }
+                match at.as_deref() {
+                    None => {}
+                    Some(n) if n.parse::<u64>().is_ok() => {
+                        terms.push((n.parse::<u64>().unwrap_or(0) * hd).to_string())
+                    }
+                    Some(j) => terms.push(format!("{hd}*{j}")),
+                }
+                let block = match terms.join("+") {
+                    base if base.is_empty() => format!("0:{hd}"),
+                    base => format!("{base}:{base}+{hd}"),
+                };
+                (Role::Qkv, fused, Some(block))
+            }
         }
     }
 
@@ -149,12 +194,7 @@ impl Builder<'_> {
     ) -> Node {
         let spec = self.spec;
         let hd = spec.attn.head_dim;
-        let (stored_role, stored_rows, off) = self.qkv_place(role);
-        let block = match idx {
-            Some(i) => Some(rows(off, hd, i)),
-            None if stored_rows == hd => None,
-            None => Some(format!("{off}:{}", off + hd)),
-        };
+        let (stored_role, stored_rows, block) = self.qkv_rows(role, idx);
         let w = format!("W{}", letter.to_lowercase());
         self.linear(Linear {
             role: stored_role,

@@ -7,7 +7,7 @@
 use super::*;
 use crate::error::{Error, Result};
 use crate::naming::{names, Role};
-use crate::spec::{NormKind, NormPlace, Position, Spec};
+use crate::spec::{Block, NormKind, NormPlace, Position, Spec};
 
 pub fn build(spec: &Spec) -> Result<Graph> {
     let mut b = Builder {
@@ -479,15 +479,27 @@ impl<'s> Builder<'s> {
             category: Category::Norm,
             inputs: vec![xb],
             output: r,
-            operation: "Add the attention output to the block input".into(),
+            operation: match spec.block {
+                Block::Sequential => "Add the attention output to the block input".into(),
+                Block::Parallel { .. } => "Add the attention output to the block input; the FFN, run beside the attention on the same input, adds its own below".into(),
+            },
             equation: format!("R = Xᵦ + {y}"),
         }));
-        let ffn_in = if place == NormPlace::Post {
-            "R"
-        } else {
-            let title = format!("MLP {}", self.norm_name());
-            children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "R", "R′", d, true, None));
-            "R′"
+        // A parallel block's FFN reads the block input too: through the attention's own norm, or
+        // a second norm of its own.
+        let ffn_in = match (spec.block, place) {
+            (Block::Parallel { shared_norm: true }, _) => attn_in,
+            (Block::Parallel { shared_norm: false }, _) => {
+                let title = format!("MLP {}", self.norm_name());
+                children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Xᵦ", "Xᵦ″", d, true, None));
+                "Xᵦ″"
+            }
+            (Block::Sequential, NormPlace::Post) => "R",
+            (Block::Sequential, _) => {
+                let title = format!("MLP {}", self.norm_name());
+                children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "R", "R′", d, true, None));
+                "R′"
+            }
         };
         let dense = spec.layers_where(|l| !l.moe);
         let sparse = spec.layers_where(|l| l.moe);
@@ -606,8 +618,14 @@ impl<'s> Builder<'s> {
                 note: source_note,
             },
         );
-        let logits = self.act("Logits", self.seq(spec.vocab));
+        let mut inputs = vec![w];
         let mut eq = format!("Logits = {name} · Z");
+        if spec.head_bias {
+            let pb = self.param(Role::LmHead, true, vec![spec.vocab], Component::LmHead, false);
+            inputs.push(self.weight(pb, "bₗₘ", [n(spec.vocab), n(1)], None));
+            eq += " + bₗₘ";
+        }
+        let logits = self.act("Logits", self.seq(spec.vocab));
         if let Some(c) = spec.final_softcap {
             eq += &format!(", then Logits = {c}·tanh(Logits/{c})");
         }
@@ -615,7 +633,7 @@ impl<'s> Builder<'s> {
             title: "Language-model head".into(),
             op: Op::MatMul,
             category: Category::Embed,
-            inputs: vec![w],
+            inputs,
             output: logits,
             operation: format!(
                 "Score all {} vocabulary entries at every position",

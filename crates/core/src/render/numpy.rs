@@ -4,7 +4,8 @@
 
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, NormKind, NormPlace, Position, QkNorm, RopeFreqs, RopeScaling, Scoring, Spec,
+    Act, AttnSpan, Block, NormKind, NormPlace, Position, QkNorm, Qkv, RopeFreqs, RopeScaling, Scoring,
+    Spec,
 };
 use serde_json::json;
 
@@ -102,14 +103,15 @@ pub fn module(spec: &Spec) -> String {
     let config = json!({
         "hidden": spec.hidden, "vocab": spec.vocab, "heads": a.heads, "kv_heads": a.kv_heads, "head_dim": a.head_dim,
         "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2" },
-        "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "fused_qkv": a.fused_qkv,
+        "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped" },
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
         "norm": match spec.norm.kind { NormKind::Rms => "rms", NormKind::Layer => "layer" }, "eps": spec.norm.eps,
         "unit_offset": spec.norm.unit_offset, "place": match spec.norm.place { NormPlace::Pre => "pre", NormPlace::Post => "post", NormPlace::Sandwich => "sandwich" },
         "rope": matches!(spec.position, Position::Rope(_)), "interleaved": interleaved,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
-        "tied": spec.tied, "final_softcap": spec.final_softcap, "in_out": spec.layout.stores_in_out(),
+        "tied": spec.tied, "final_softcap": spec.final_softcap, "head_bias": spec.head_bias,
+        "block": match spec.block { Block::Sequential => "sequential", Block::Parallel { shared_norm: true } => "parallel_shared", Block::Parallel { shared_norm: false } => "parallel" }, "in_out": spec.layout.stores_in_out(),
         "mla": spec.attn.mla.as_ref().map(|m| json!({
             "q_lora": m.q_lora_rank, "kv_lora": m.kv_lora_rank, "bias": m.bias, "nope": m.qk_nope_head_dim, "rope": m.qk_rope_head_dim,
             "v": spec.attn.v_head_dim,
@@ -337,9 +339,14 @@ def attention(x, W, b, span, use_rope):
         return mla_attention(x, W, b, span)
     T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]  # tokens, query heads, K/V heads, d_head
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
-    if C["fused_qkv"]:
+    if C["qkv"] == "stacked":
         qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (H + 2 KV) D]
         q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]  # [T, H D], [T, KV D], [T, KV D]
+    elif C["qkv"] == "grouped":
+        G = H // KV  # query heads per K/V group
+        qkv = linear(x, w(W, "qkv", b), bias("qkv")).reshape(T, KV, G + 2, D)  # per group: G queries, a key, a value
+        q = qkv[:, :, :G].reshape(T, H * D)  # q: [T, H D]
+        k, v = qkv[:, :, G].reshape(T, KV * D), qkv[:, :, G + 1].reshape(T, KV * D)  # k, v: [T, KV D]
     else:
         # q: [T, H D]; k, v: [T, KV D]
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
@@ -468,6 +475,8 @@ def lm_head(z, W):
     C = CONFIG
     head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # head: [vocab, hidden]
     logits = z @ head.T  # logits: [T, vocab]
+    if C["head_bias"]:
+        logits = logits + w(W, "lm_head", bias=True)  # logits: [T, vocab]
     if C["final_softcap"]:
         logits = C["final_softcap"] * np.tanh(logits / C["final_softcap"])  # logits: [T, vocab], in (-cap, cap)
     return logits.astype(np.float32)  # [T, vocab]
@@ -483,8 +492,14 @@ def forward(ids, W):
         a = attention(h, W, b, span, use_rope)
         if C["place"] != "pre":
             a = norm(a, w(W, "post_attn_norm", b))
-        x = residual(x, a)
-        h = x if C["place"] == "post" else norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))
+        r = residual(x, a)
+        if C["block"] == "parallel_shared":
+            pass  # the FFN reads the attention's normed input h
+        elif C["block"] == "parallel":
+            h = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the FFN's own norm of the block input
+        else:
+            h = r if C["place"] == "post" else norm(r, w(W, "ffn_norm", b), nb("ffn_norm"))
+        x = r
         m = moe(h, W, b) if is_moe else mlp(h, W, b)
         if C["place"] != "pre":
             m = norm(m, w(W, "post_ffn_norm", b))

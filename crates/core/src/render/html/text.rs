@@ -4,7 +4,7 @@
 use super::parts::{Kind, Part};
 use crate::fmt::{grouped, short};
 use crate::graph::Graph;
-use crate::spec::{AttnKind, AttnSpan, NormKind, NormPlace, Position, QkNorm, Scoring, Spec};
+use crate::spec::{AttnKind, AttnSpan, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec};
 
 pub struct Text {
     pub summary: String,
@@ -205,11 +205,16 @@ fn attention_text(g: &Graph) -> Text {
     if a.sinks {
         sub.push("Each head has a learned sink logit that joins the softmax and is then dropped, so a head can attend to nothing.".into());
     }
-    if a.fused_qkv {
-        sub.push(
-            "The checkpoint stores q, k and v as one tensor; each head reads its block of rows."
+    match a.qkv {
+        Qkv::Separate => {}
+        Qkv::Stacked => sub.push(
+            "The checkpoint stores q, k and v as one tensor (all query rows, then key, then value); each head reads its block of rows."
                 .into(),
-        );
+        ),
+        Qkv::Grouped => sub.push(
+            "The checkpoint stores q, k and v as one tensor grouped by K/V head: each group's query rows, then its key and value rows, group after group."
+                .into(),
+        ),
     }
     if a.scale_dim != a.head_dim as f64 && a.mla.is_none() {
         sub.push(format!(

@@ -10,8 +10,8 @@ use super::parts::{Kind, Part};
 use crate::fmt::float as fmt_f;
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, NormKind, NormPlace, Position, QkNorm, Rope, RopeFreqs, RopeScaling, Scoring,
-    Spec,
+    Act, AttnSpan, Block, NormKind, NormPlace, Position, QkNorm, Qkv, Rope, RopeFreqs, RopeScaling,
+    Scoring, Spec,
 };
 
 const HEADER: &str =
@@ -448,29 +448,38 @@ fn attention(spec: &Spec, n: &Names) -> String {
     let (d, h, kv, hd) = (spec.hidden, a.heads, a.kv_heads, a.head_dim);
     let mut init = String::new();
     let mut fwd = String::from("        B, T, _ = x.shape\n");
-    if a.fused_qkv {
-        let qkv = n.attr(Role::Qkv);
-        init += &format!(
-            "        self.{qkv} = {}  # q, k and v stacked\n",
-            linear(
-                spec,
-                &d.to_string(),
-                &format!("({h} + 2 * {kv}) * {hd}"),
-                a.qkv_bias
-            )
-        );
-        fwd += &format!(
-            "        q, k, v = self.{qkv}(x).split([{h} * {hd}, {kv} * {hd}, {kv} * {hd}], dim=-1)\n"
-        );
-    } else {
-        let (q, k, v) = (n.attr(Role::Q), n.attr(Role::K), n.attr(Role::V));
-        init += &format!(
-            "        self.{q} = {}\n        self.{k} = {}\n        self.{v} = {}\n",
-            linear(spec, &d.to_string(), &format!("{h} * {hd}"), a.qkv_bias),
-            linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias),
-            linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias),
-        );
-        fwd += &format!("        q, k, v = self.{q}(x), self.{k}(x), self.{v}(x)\n");
+    match a.qkv {
+        Qkv::Separate => {
+            let (q, k, v) = (n.attr(Role::Q), n.attr(Role::K), n.attr(Role::V));
+            init += &format!(
+                "        self.{q} = {}\n        self.{k} = {}\n        self.{v} = {}\n",
+                linear(spec, &d.to_string(), &format!("{h} * {hd}"), a.qkv_bias),
+                linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias),
+                linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias),
+            );
+            fwd += &format!("        q, k, v = self.{q}(x), self.{k}(x), self.{v}(x)\n");
+        }
+        Qkv::Stacked => {
+            let qkv = n.attr(Role::Qkv);
+            init += &format!(
+                "        self.{qkv} = {}  # q, k and v stacked: all query rows, then key, then value\n",
+                linear(spec, &d.to_string(), &format!("({h} + 2 * {kv}) * {hd}"), a.qkv_bias)
+            );
+            fwd += &format!(
+                "        q, k, v = self.{qkv}(x).split([{h} * {hd}, {kv} * {hd}, {kv} * {hd}], dim=-1)\n"
+            );
+        }
+        Qkv::Grouped => {
+            let qkv = n.attr(Role::Qkv);
+            let g = h / kv;
+            init += &format!(
+                "        self.{qkv} = {}  # per K/V group: its {g} query heads, its key, its value\n",
+                linear(spec, &d.to_string(), &format!("({h} + 2 * {kv}) * {hd}"), a.qkv_bias)
+            );
+            fwd += &format!(
+                "        qkv = self.{qkv}(x).view(B, T, {kv}, {g} + 2, {hd})\n        q = qkv[:, :, :, :{g}].reshape(B, T, {h} * {hd})\n        k = qkv[:, :, :, {g}].reshape(B, T, {kv} * {hd})\n        v = qkv[:, :, :, {g} + 1].reshape(B, T, {kv} * {hd})\n"
+            );
+        }
     }
     let o = n.attr(Role::O);
     init += &format!(
@@ -988,11 +997,14 @@ fn layer(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{p} = Norm({d})  # on the attention's output\n");
         a_out = format!("self.{p}({a_out})");
     }
+    let shared = spec.block == Block::Parallel { shared_norm: true };
     let ffn_in = if place == NormPlace::Post {
         "x".to_string()
+    } else if shared {
+        "h".to_string()
     } else {
         let f = norm_attr(Role::FfnNorm);
-        let note = if place == NormPlace::Pre && f.contains("post_attention") {
+        let note = if spec.block == Block::Sequential && place == NormPlace::Pre && f.contains("post_attention") {
             "  # before the FFN, despite its name"
         } else {
             ""
@@ -1012,6 +1024,19 @@ fn layer(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{p} = Norm({d})  # on the FFN's output\n");
         f_out = format!("self.{p}({f_out})");
     }
+    let body = match spec.block {
+        Block::Sequential => {
+            format!("        x = x + {a_out}\n        x = x + {f_out}\n        return x")
+        }
+        // Attention and FFN both read the layer's input, and both add to it.
+        Block::Parallel { shared_norm: true } => format!(
+            "        h = {attn_in}  # one norm for both sublayers\n        return x + {} + {f_out}",
+            a_out.replace(&attn_in, "h")
+        ),
+        Block::Parallel { shared_norm: false } => {
+            format!("        return x + {a_out} + {f_out}  # both sublayers read the layer's input")
+        }
+    };
     fill(
         r#"# Per layer: (attention span, RoPE on, MoE FFN).
 PLAN = ${plan}
@@ -1022,15 +1047,12 @@ class DecoderLayer(nn.Module):
         super().__init__()
 ${init}
     def forward(self, x, rope):  # [B, T, ${d}]
-        x = x + ${a_out}
-        x = x + ${f_out}
-        return x"#,
+${body}"#,
         &[
             ("plan", plan_list(spec)),
             ("init", init),
             ("d", d.to_string()),
-            ("a_out", a_out),
-            ("f_out", f_out),
+            ("body", body),
         ],
     )
 }
@@ -1118,7 +1140,10 @@ fn model(spec: &Spec, n: &Names) -> String {
     let head_init = if spec.tied {
         String::new()
     } else {
-        format!("        self.lm_head = nn.Linear({d}, {v}, bias=False)\n")
+        format!(
+            "        self.lm_head = nn.Linear({d}, {v}, bias={})\n",
+            py_bool(spec.head_bias)
+        )
     };
     let cap = match spec.final_softcap {
         Some(c) => format!("        logits = {c} * torch.tanh(logits / {c})  # final softcap\n"),
