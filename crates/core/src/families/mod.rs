@@ -501,10 +501,9 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
             (freqs(p, top_theta, d, original_attr)?, None, partial)
         }
     };
-    let partial = match partial_in {
-        Some(p) => p,
-        None => cfg.float(d.partial_key, d.partial)?,
-    };
+    // The top-level key is read either way: the dict's own value, where given, wins over it.
+    let top_partial = cfg.float(d.partial_key, d.partial)?;
+    let partial = partial_in.unwrap_or(top_partial);
     if !(partial > 0.0 && partial <= 1.0) {
         return Err(cfg.err(
             d.partial_key,
