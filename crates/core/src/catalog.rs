@@ -141,6 +141,18 @@ pub static ENTRIES: &[Entry] = &[
         "LayerNorm with bias, plain GELU MLP, sliding window 4096",
         "2026-11-30"
     ),
+    entry!(
+        "phi-2",
+        "microsoft/phi-2",
+        "parallel attention and MLP on one LayerNorm, 40% of each head rotated, LM-head bias",
+        "2026-11-30"
+    ),
+    entry!(
+        "gpt-neox-20b",
+        "EleutherAI/gpt-neox-20b",
+        "parallel residual on two LayerNorms, per-head fused QKV, a quarter of each head rotated",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

@@ -115,6 +115,33 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => llama(other),
         },
         Layout::Gpt2 => gpt2(role),
+        Layout::Phi => match role {
+            O => ("model.layers.{b}.self_attn.dense", "blk.{b}.attn_output"),
+            Up => ("model.layers.{b}.mlp.fc1", "blk.{b}.ffn_up"),
+            Down => ("model.layers.{b}.mlp.fc2", "blk.{b}.ffn_down"),
+            QNorm => ("model.layers.{b}.self_attn.q_layernorm", "blk.{b}.attn_q_norm"),
+            KNorm => ("model.layers.{b}.self_attn.k_layernorm", "blk.{b}.attn_k_norm"),
+            FinalNorm => ("model.final_layernorm", "output_norm"),
+            other => llama(other),
+        },
+        Layout::GptNeox => match role {
+            Embed => ("gpt_neox.embed_in", "token_embd"),
+            AttnNorm => ("gpt_neox.layers.{b}.input_layernorm", "blk.{b}.attn_norm"),
+            Qkv => (
+                "gpt_neox.layers.{b}.attention.query_key_value",
+                "blk.{b}.attn_qkv",
+            ),
+            O => ("gpt_neox.layers.{b}.attention.dense", "blk.{b}.attn_output"),
+            FfnNorm => (
+                "gpt_neox.layers.{b}.post_attention_layernorm",
+                "blk.{b}.ffn_norm",
+            ),
+            Up => ("gpt_neox.layers.{b}.mlp.dense_h_to_4h", "blk.{b}.ffn_up"),
+            Down => ("gpt_neox.layers.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
+            FinalNorm => ("gpt_neox.final_layer_norm", "output_norm"),
+            LmHead => ("embed_out", "output"),
+            other => llama(other),
+        },
         Layout::Starcoder2 => match role {
             Up => ("model.layers.{b}.mlp.c_fc", "blk.{b}.ffn_up"),
             Down => ("model.layers.{b}.mlp.c_proj", "blk.{b}.ffn_down"),

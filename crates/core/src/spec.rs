@@ -544,6 +544,12 @@ pub enum Layout {
     Glm4,
     /// Llama names with a plain MLP of `mlp.c_fc` and `mlp.c_proj` (StarCoder2).
     Starcoder2,
+    /// Llama names with `self_attn.dense`, `mlp.fc1`/`fc2`, `q_layernorm`/`k_layernorm` and
+    /// `model.final_layernorm` (Phi-2).
+    Phi,
+    /// `gpt_neox.layers.{b}.attention.query_key_value`, `attention.dense`,
+    /// `mlp.dense_h_to_4h`/`dense_4h_to_h`, `gpt_neox.embed_in`, `embed_out` (GPT-NeoX).
+    GptNeox,
 }
 
 impl Layout {

@@ -9,7 +9,7 @@ use super::HeadDim;
 use super::{deepseek, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
 use crate::error::Result;
-use crate::spec::{Layout, NormKind, NormPlace, QkNorm, Qkv, Spec};
+use crate::spec::{Block, Layout, NormKind, NormPlace, QkNorm, Qkv, Spec};
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
@@ -524,6 +524,60 @@ pub static FAMILIES: &[Family] = &[
                 "rms_norm_eps",
             ],
         ],
+    ),
+    // Phi-2: attention and MLP side by side on one LayerNorm, a partial rotary, biases
+    // everywhere, the LM head's included.
+    llama(
+        "phi",
+        "Phi",
+        LlamaLike {
+            qkv_bias: Bias::Always,
+            o_bias: Bias::Always,
+            mlp_bias: Bias::Always,
+            qk_norm: QkNorm::PerHead,
+            qk_norm_key: Some("qk_layernorm"),
+            norm: NormKind::Layer,
+            eps_key: "layer_norm_eps",
+            gated: false,
+            block: Block::Parallel { shared_norm: true },
+            head_bias: true,
+            partial: 0.5,
+            layout: Layout::Phi,
+            ..LlamaLike::llama(Defaults {
+                act: "gelu_new",
+                ..d(51200, 2048, 8192, 24, 32, Some(32), None, 2048, 1e-5, 10_000.0, false)
+            })
+        },
+        Some("phi2"),
+        &[TRAINING, &["resid_pdrop", "embd_pdrop"]],
+    ),
+    // GPT-NeoX (Pythia): q, k and v per head in one tensor, a quarter of each head rotated,
+    // attention and MLP side by side on two LayerNorms (or in sequence, by
+    // `use_parallel_residual`); its own names for the RoPE keys.
+    llama(
+        "gpt_neox",
+        "GPT-NeoX",
+        LlamaLike {
+            qkv_bias: Bias::Key("attention_bias", true),
+            o_bias: Bias::Key("attention_bias", true),
+            mlp_bias: Bias::Always,
+            qkv: Qkv::Grouped,
+            norm: NormKind::Layer,
+            eps_key: "layer_norm_eps",
+            gated: false,
+            block: Block::Parallel { shared_norm: false },
+            parallel_key: Some(("use_parallel_residual", true)),
+            partial: 0.25,
+            theta_key: "rotary_emb_base",
+            partial_key: "rotary_pct",
+            layout: Layout::GptNeox,
+            ..LlamaLike::llama(Defaults {
+                act: "gelu",
+                ..d(50432, 6144, 24576, 44, 64, None, None, 2048, 1e-5, 10_000.0, false)
+            })
+        },
+        Some("gptneox"),
+        &[TRAINING, &["hidden_dropout", "classifier_dropout", "attention_probs_dropout_prob", "hidden_dropout_prob"]],
     ),
     own(
         "gpt2",

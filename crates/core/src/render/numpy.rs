@@ -339,6 +339,7 @@ def attention(x, W, b, span, use_rope):
         return mla_attention(x, W, b, span)
     T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]  # tokens, query heads, K/V heads, d_head
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
+    nb = lambda key: w(W, key, b, bias=True) if C["norm"] == "layer" else None  # a LayerNorm's bias
     if C["qkv"] == "stacked":
         qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (H + 2 KV) D]
         q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]  # [T, H D], [T, KV D], [T, KV D]
@@ -351,12 +352,12 @@ def attention(x, W, b, span, use_rope):
         # q: [T, H D]; k, v: [T, KV D]
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
     if C["qk_norm"] == "full":
-        q, k = norm(q, w(W, "q_norm", b)), norm(k, w(W, "k_norm", b))  # q: [T, H D], k: [T, KV D], over all heads at once
+        q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [T, H D], k: [T, KV D], over all heads at once
     q = q.reshape(T, H, D).transpose(1, 0, 2)  # q: [H, T, D]
     k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]
     v = v.reshape(T, KV, D).transpose(1, 0, 2)  # v: [KV, T, D]
     if C["qk_norm"] == "per_head":
-        q, k = norm(q, w(W, "q_norm", b)), norm(k, w(W, "k_norm", b))  # q: [H, T, D], k: [KV, T, D], per head
+        q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head
     if use_rope and C["rope"]:
         cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]

@@ -1130,18 +1130,19 @@ fn model(spec: &Spec, n: &Names) -> String {
         fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, None)\n");
     }
     fwd += &format!("        return self.{final_norm}(x)\n");
+    let lm_head = n.path(Role::LmHead);
     let head = if spec.tied {
         format!(
             "        logits = h @ self.{outer}.{embed}.weight.T  # tied: the embedding matrix\n"
         )
     } else {
-        "        logits = self.lm_head(h)\n".into()
+        format!("        logits = self.{lm_head}(h)\n")
     };
     let head_init = if spec.tied {
         String::new()
     } else {
         format!(
-            "        self.lm_head = nn.Linear({d}, {v}, bias={})\n",
+            "        self.{lm_head} = nn.Linear({d}, {v}, bias={})\n",
             py_bool(spec.head_bias)
         )
     };
