@@ -59,6 +59,13 @@ CONFIGS = {
     "gpt-neox-sequential": dict(model_type="gpt_neox", hidden_size=32, intermediate_size=48, num_hidden_layers=2,
                                 num_attention_heads=4, vocab_size=97, max_position_embeddings=128,
                                 use_parallel_residual=False, hidden_act="gelu_fast"),
+    # Falcon's three generations: multi-query with one norm, a K/V per head, grouped with two norms.
+    "falcon-7b": dict(model_type="falcon", hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                      vocab_size=97, max_position_embeddings=128),
+    "falcon-mha-sequential": dict(model_type="falcon", hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                  vocab_size=97, multi_query=False, parallel_attn=False, bias=True),
+    "falcon-40b": dict(model_type="falcon", hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                       num_kv_heads=2, vocab_size=97, new_decoder_architecture=True, tie_word_embeddings=False),
     "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
     "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
     "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,

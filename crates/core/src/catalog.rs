@@ -153,6 +153,12 @@ pub static ENTRIES: &[Entry] = &[
         "parallel residual on two LayerNorms, per-head fused QKV, a quarter of each head rotated",
         "2026-11-30"
     ),
+    entry!(
+        "falcon-7b",
+        "tiiuae/falcon-7b",
+        "multi-query attention (one K/V head for 71 query heads), parallel attention and MLP",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

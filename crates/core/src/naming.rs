@@ -142,6 +142,25 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             LmHead => ("embed_out", "output"),
             other => llama(other),
         },
+        Layout::Falcon | Layout::FalconTwoNorms => match (layout, role) {
+            (_, Embed) => ("transformer.word_embeddings", "token_embd"),
+            (Layout::FalconTwoNorms, AttnNorm) => ("transformer.h.{b}.ln_attn", "blk.{b}.attn_norm"),
+            (Layout::FalconTwoNorms, FfnNorm) => ("transformer.h.{b}.ln_mlp", "blk.{b}.attn_norm_2"),
+            (_, AttnNorm) => ("transformer.h.{b}.input_layernorm", "blk.{b}.attn_norm"),
+            (_, FfnNorm) => (
+                "transformer.h.{b}.post_attention_layernorm",
+                "blk.{b}.ffn_norm",
+            ),
+            (_, Qkv) => (
+                "transformer.h.{b}.self_attention.query_key_value",
+                "blk.{b}.attn_qkv",
+            ),
+            (_, O) => ("transformer.h.{b}.self_attention.dense", "blk.{b}.attn_output"),
+            (_, Up) => ("transformer.h.{b}.mlp.dense_h_to_4h", "blk.{b}.ffn_up"),
+            (_, Down) => ("transformer.h.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
+            (_, FinalNorm) => ("transformer.ln_f", "output_norm"),
+            (_, other) => llama(other),
+        },
         Layout::Starcoder2 => match role {
             Up => ("model.layers.{b}.mlp.c_fc", "blk.{b}.ffn_up"),
             Down => ("model.layers.{b}.mlp.c_proj", "blk.{b}.ffn_down"),

@@ -550,6 +550,12 @@ pub enum Layout {
     /// `gpt_neox.layers.{b}.attention.query_key_value`, `attention.dense`,
     /// `mlp.dense_h_to_4h`/`dense_4h_to_h`, `gpt_neox.embed_in`, `embed_out` (GPT-NeoX).
     GptNeox,
+    /// `transformer.h.{b}.self_attention.query_key_value`, `self_attention.dense`,
+    /// `input_layernorm`, `mlp.dense_h_to_4h`/`dense_4h_to_h`, `transformer.word_embeddings`,
+    /// `transformer.ln_f` (Falcon).
+    Falcon,
+    /// Falcon's names with a norm for each sublayer: `ln_attn` and `ln_mlp` (Falcon-40B).
+    FalconTwoNorms,
 }
 
 impl Layout {

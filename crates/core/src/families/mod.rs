@@ -5,6 +5,7 @@
 //! format, per-layer attention plans, and the checks every Spec must pass.
 
 mod deepseek;
+mod falcon;
 mod gemma;
 mod gpt2;
 mod gpt_oss;

@@ -6,7 +6,7 @@
 
 use super::llama::{Bias, Defaults, Experts, LlamaLike, NoRope, Windows};
 use super::HeadDim;
-use super::{deepseek, gemma, gpt2, gpt_oss, llama4};
+use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{Block, Layout, NormKind, NormPlace, QkNorm, Qkv, Spec};
@@ -578,6 +578,15 @@ pub static FAMILIES: &[Family] = &[
         },
         Some("gptneox"),
         &[TRAINING, &["hidden_dropout", "classifier_dropout", "attention_probs_dropout_prob", "hidden_dropout_prob"]],
+    ),
+    // `apply_residual_connection_post_layernorm` is in Falcon-7B's config (a Bloom key); the
+    // Falcon classes never read it.
+    own(
+        "falcon",
+        "Falcon",
+        falcon::load,
+        Some("falcon"),
+        &[TRAINING, &["hidden_dropout", "apply_residual_connection_post_layernorm"]],
     ),
     own(
         "gpt2",
