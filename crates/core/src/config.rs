@@ -25,6 +25,10 @@ pub struct Config<'a> {
     /// JSON paths of every key a loader looked at, shared by an object and its sub-objects: what
     /// no loader read is accounted for afterwards (`families::account`).
     read: Rc<RefCell<BTreeSet<String>>>,
+    /// The config class's `attribute_map`: (name in the file, attribute it sets). A file's
+    /// `num_layers` is read as `num_hidden_layers` where the class says so, and wins over it when
+    /// both are present, as in transformers.
+    renames: &'static [(&'static str, &'static str)],
 }
 
 impl<'a> Config<'a> {
@@ -35,6 +39,7 @@ impl<'a> Config<'a> {
                 prefix: String::new(),
                 map,
                 read: Rc::default(),
+                renames: &[],
             }),
             _ => Err(Error::file(
                 file,
@@ -52,12 +57,14 @@ impl<'a> Config<'a> {
                 prefix: format!("{}{}.", self.prefix, key),
                 map,
                 read: self.read.clone(),
+                renames: &[],
             })),
             Some(other) => Err(self.err(key, format!("must be an object, found {}", kind(other)))),
         }
     }
 
     pub fn err(&self, key: &str, message: impl Into<String>) -> Error {
+        let key = self.file_key(key);
         Error::new(self.file, format!("{}{}", self.prefix, key), message)
     }
 
@@ -68,16 +75,38 @@ impl<'a> Config<'a> {
     /// Is `key` in the object at all, even as `null` (an explicit null can mean "off", where
     /// absence means the class default)?
     pub fn present(&self, key: &str) -> bool {
+        let key = self.resolve(key);
         self.mark(key);
         self.map.contains_key(key)
     }
 
     pub fn get(&self, key: &str) -> Option<&'a Value> {
+        let key = self.resolve(key);
         self.mark(key);
         match self.map.get(key) {
             None | Some(Value::Null) => None,
             Some(v) => Some(v),
         }
+    }
+
+    /// The same object read through a config class's `attribute_map`.
+    pub fn renamed(mut self, renames: &'static [(&'static str, &'static str)]) -> Self {
+        self.renames = renames;
+        self
+    }
+
+    /// The key in the file that sets attribute `key`: a renamed one present in the file, else
+    /// `key` itself. Reading an attribute marks both names as read.
+    fn resolve<'k>(&self, key: &'k str) -> &'k str {
+        self.mark(key);
+        self.file_key(key)
+    }
+
+    fn file_key<'k>(&self, key: &'k str) -> &'k str {
+        self.renames
+            .iter()
+            .find(|(from, to)| *to == key && self.map.contains_key(*from))
+            .map_or(key, |(from, _)| from)
     }
 
     fn mark(&self, key: &str) {
@@ -96,6 +125,7 @@ impl<'a> Config<'a> {
             prefix: self.prefix.clone(),
             map: self.map,
             read: self.read.clone(),
+            renames: self.renames,
         }
     }
 

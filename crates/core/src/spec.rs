@@ -556,6 +556,10 @@ pub enum Layout {
     Falcon,
     /// Falcon's names with a norm for each sublayer: `ln_attn` and `ln_mlp` (Falcon-40B).
     FalconTwoNorms,
+    /// `transformer.h.{b}.attn.attention.q_proj`, `attn.attention.out_proj`, `ln_1`/`ln_2`,
+    /// `mlp.c_fc_0` (gate), `c_fc_1` (up), `c_proj`, `transformer.wte`, `transformer.ln_f`
+    /// (EXAONE 3, which transformers loads and saves under these names).
+    Exaone,
 }
 
 impl Layout {

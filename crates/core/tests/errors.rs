@@ -338,3 +338,22 @@ fn every_catalog_config_loads_without_lenient() {
         assert!(spec.spec.ignored.is_empty(), "{}", e.name);
     }
 }
+
+/// A config class's `attribute_map` names: read as the attribute they set, winning over it as in
+/// transformers, and named in errors as the file spells them.
+#[test]
+fn renamed_keys_are_read_and_named_as_written() {
+    let load = |v: Value| families::load_json("cfg.json", &v.to_string(), "t", false);
+    let spec = load(json!({"model_type": "exaone", "num_layers": 3, "num_hidden_layers": 5})).unwrap();
+    assert_eq!(spec.layers, 3);
+    let e = load(json!({"model_type": "exaone", "num_layers": "many"})).unwrap_err();
+    assert_eq!(e.field, "num_layers", "{e}");
+    // InternLM3's attention and MLP biases must agree (`qkv_bias` and `bias` in its configs).
+    let spec = load(json!({"model_type": "internlm3", "qkv_bias": true, "bias": true})).unwrap();
+    assert!(spec.attn.qkv_bias && spec.mlp.bias);
+    let e = load(json!({"model_type": "internlm3", "qkv_bias": true})).unwrap_err();
+    assert_eq!(e.field, "mlp_bias", "{e}");
+    // Ministral's class has no head size of its own.
+    let e = load(json!({"model_type": "ministral"})).unwrap_err();
+    assert_eq!(e.field, "head_dim", "{e}");
+}

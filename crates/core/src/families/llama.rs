@@ -47,10 +47,22 @@ pub enum Windows {
     /// Qwen2/3: with `use_sliding_window`, `sliding_window` (default 4096) from layer
     /// `max_window_layers` on, unless `layer_types` names the layers.
     Qwen,
-    /// `layer_types` names the sliding layers (default: none), `sliding_window` their window.
-    LayerTypes,
+    /// `layer_types` names the sliding layers, `sliding_window` (default as given) their window;
+    /// without `layer_types`, `unlisted` says which slide.
+    LayerTypes {
+        window: Option<u64>,
+        unlisted: Unlisted,
+    },
     /// SmolLM3: with `use_sliding_window`, the layers without RoPE slide.
     NoRopeLayers,
+}
+
+/// Which layers slide when the config has no `layer_types`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Unlisted {
+    Full,
+    /// Every layer, when there is a window (Ministral).
+    Sliding,
 }
 
 /// Which layers skip RoPE.
@@ -117,6 +129,8 @@ pub struct LlamaLike {
     /// Keys of the RoPE base and of the rotated fraction.
     pub theta_key: &'static str,
     pub partial_key: &'static str,
+    /// The class refuses attention and MLP biases that differ (InternLM3).
+    pub same_bias: bool,
 }
 
 impl LlamaLike {
@@ -150,6 +164,7 @@ impl LlamaLike {
             head_bias: false,
             theta_key: "rope_theta",
             partial_key: "partial_rotary_factor",
+            same_bias: false,
         }
     }
 }
@@ -189,6 +204,16 @@ pub fn load(
         bias(cfg, f.o_bias)?,
         bias(cfg, f.mlp_bias)?,
     );
+    if f.same_bias && qkv_bias != mlp_bias {
+        let key = match f.mlp_bias {
+            Bias::Key(k, _) => k,
+            _ => "mlp_bias",
+        };
+        return Err(cfg.err(
+            key,
+            format!("is {mlp_bias} while the attention bias is {qkv_bias}; this model type needs both the same"),
+        ));
+    }
     let qk_norm = match f.qk_norm_key {
         Some(k) if !cfg.flag(k, false)? => QkNorm::None,
         _ => f.qk_norm,
@@ -278,9 +303,19 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
             };
             all(window.map_or(AttnSpan::Full, AttnSpan::Sliding))
         }
-        Windows::LayerTypes => {
-            let window = cfg.opt_size("sliding_window")?;
-            layer_types(cfg, layers, window, false)?.unwrap_or_else(|| all(AttnSpan::Full))
+        Windows::LayerTypes { window, unlisted } => {
+            let window = if cfg.present("sliding_window") {
+                cfg.opt_size("sliding_window")?
+            } else {
+                window
+            };
+            match layer_types(cfg, layers, window, false)? {
+                Some(spans) => spans,
+                None => all(match (unlisted, window) {
+                    (Unlisted::Sliding, Some(w)) => AttnSpan::Sliding(w),
+                    _ => AttnSpan::Full,
+                }),
+            }
         }
         Windows::NoRopeLayers => {
             let use_sliding = cfg.flag("use_sliding_window", false)?;

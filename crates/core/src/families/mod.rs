@@ -100,6 +100,7 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
         }
         None => (top.view(), row),
     };
+    let cfg = cfg.renamed(text_row.renames);
     let text_type = if row.text.is_some() {
         text_row.model_type
     } else {
@@ -255,6 +256,8 @@ pub enum HeadDim {
     Divide,
     /// hidden // heads, rounded down as the class computes it without checking (Mixtral, GLM-4.5).
     Floor,
+    /// No default: the class leaves it unset and its attention fails without one (Ministral).
+    Required,
 }
 
 pub(crate) fn heads(
@@ -280,6 +283,12 @@ pub(crate) fn heads(
         None => match head_dim_default {
             HeadDim::Given(d) => d,
             HeadDim::Floor => (hidden / heads).max(1),
+            HeadDim::Required => {
+                return Err(cfg.err(
+                    "head_dim",
+                    "is missing; this model type has no default head size, so the config must give one",
+                ))
+            }
             HeadDim::Divide => {
                 if !hidden.is_multiple_of(heads) {
                     return Err(cfg.err(

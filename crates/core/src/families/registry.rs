@@ -4,7 +4,7 @@
 //! Mechanisms (norms, attention, FFNs, routing) are code, in the Spec's enums; a family that
 //! reuses them is one row here and its fixtures.
 
-use super::llama::{Bias, Defaults, Experts, LlamaLike, NoRope, Windows};
+use super::llama::{Bias, Defaults, Experts, LlamaLike, NoRope, Unlisted, Windows};
 use super::HeadDim;
 use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
@@ -39,6 +39,8 @@ pub struct Family {
     pub text: Option<&'static str>,
     /// A wrapper's parts besides its language model: (what, Hugging Face name prefix).
     pub parts: &'static [(&'static str, &'static str)],
+    /// The config class's `attribute_map`: (key in the file, attribute it sets).
+    pub renames: &'static [(&'static str, &'static str)],
     /// Where a wrapper holds the LM head: on the wrapper itself (Gemma 3), when its own
     /// `tie_word_embeddings` decides tying, with this class default; `None` when the language
     /// model is a causal LM with its head (Llama 4) and the text config's flag decides.
@@ -579,6 +581,106 @@ pub static FAMILIES: &[Family] = &[
         Some("gptneox"),
         &[TRAINING, &["hidden_dropout", "classifier_dropout", "attention_probs_dropout_prob", "hidden_dropout_prob"]],
     ),
+    // Three classes built as LlamaForCausalLM: InternLM3 (`qkv_bias` and `bias` name the
+    // attention and MLP biases, which must agree), EXAONE 3 (its own names for the layer count,
+    // eps and activation) and IQuest-Coder.
+    Family {
+        renames: &[("qkv_bias", "attention_bias"), ("bias", "mlp_bias")],
+        ..llama(
+            "internlm3",
+            "InternLM3",
+            LlamaLike {
+                same_bias: true,
+                ..LlamaLike::llama(d(
+                    128_512, 4096, 10240, 48, 32, Some(2), Some(128), 32768, 1e-5, 10_000.0, false,
+                ))
+            },
+            None,
+            &[TRAINING],
+        )
+    },
+    Family {
+        renames: &[
+            ("num_layers", "num_hidden_layers"),
+            ("layer_norm_epsilon", "rms_norm_eps"),
+            ("activation_function", "hidden_act"),
+        ],
+        ..llama(
+            "exaone",
+            "EXAONE",
+            LlamaLike {
+                layout: Layout::Exaone,
+                ..LlamaLike::llama(d(
+                    102_400, 4096, 14336, 32, 32, Some(8), None, 4096, 1e-5, 500_000.0, false,
+                ))
+            },
+            Some("exaone"),
+            &[TRAINING, &["embed_dropout"]],
+        )
+    },
+    llama(
+        "iquestcoder",
+        "IQuest-Coder",
+        LlamaLike::llama(d(
+            76800, 5120, 27648, 80, 40, Some(8), Some(128), 131_072, 1e-5, 10_000.0, false,
+        )),
+        None,
+        &[TRAINING],
+    ),
+    // Arcee (AFM) and Jais 2: Llama with a plain up-projection MLP (ReLU² by default); Jais 2
+    // with LayerNorms and biases everywhere.
+    llama(
+        "arcee",
+        "Arcee",
+        LlamaLike {
+            gated: false,
+            ..LlamaLike::llama(Defaults {
+                act: "relu2",
+                ..d(32000, 2560, 18432, 32, 32, None, None, 4096, 1e-5, 10_000.0, false)
+            })
+        },
+        Some("arcee"),
+        &[TRAINING],
+    ),
+    llama(
+        "jais2",
+        "Jais 2",
+        LlamaLike {
+            qkv_bias: Bias::Key("attention_bias", true),
+            o_bias: Bias::Key("attention_bias", true),
+            mlp_bias: Bias::Key("mlp_bias", true),
+            norm: NormKind::Layer,
+            eps_key: "layer_norm_eps",
+            gated: false,
+            ..LlamaLike::llama(Defaults {
+                act: "relu2",
+                ..d(150_272, 3328, 26624, 32, 26, None, None, 8192, 1e-5, 10_000.0, false)
+            })
+        },
+        None,
+        &[TRAINING],
+    ),
+    // Ministral: Mistral whose `layer_types` may mix full and sliding layers (all sliding by
+    // default, when there is a window).
+    llama(
+        "ministral",
+        "Ministral",
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            windows: Windows::LayerTypes {
+                window: Some(4096),
+                unlisted: Unlisted::Sliding,
+            },
+            ..LlamaLike::llama(Defaults {
+                head_dim: HeadDim::Required,
+                ..d(32000, 4096, 14336, 32, 32, Some(8), None, 131_072, 1e-6, 10_000.0, false)
+            })
+        },
+        None,
+        &[TRAINING],
+    ),
     // `apply_residual_connection_post_layernorm` is in Falcon-7B's config (a Bloom key); the
     // Falcon classes never read it.
     own(
@@ -790,6 +892,7 @@ const fn base(
         text: None,
         parts: &[],
         wrapper_tied: None,
+        renames: &[],
     }
 }
 

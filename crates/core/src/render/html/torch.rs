@@ -450,7 +450,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
     let mut fwd = String::from("        B, T, _ = x.shape\n");
     match a.qkv {
         Qkv::Separate => {
-            let (q, k, v) = (n.attr(Role::Q), n.attr(Role::K), n.attr(Role::V));
+            let (q, k, v) = (n.inside(Role::Q), n.inside(Role::K), n.inside(Role::V));
             init += &format!(
                 "        self.{q} = {}\n        self.{k} = {}\n        self.{v} = {}\n",
                 linear(spec, &d.to_string(), &format!("{h} * {hd}"), a.qkv_bias),
@@ -460,7 +460,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
             fwd += &format!("        q, k, v = self.{q}(x), self.{k}(x), self.{v}(x)\n");
         }
         Qkv::Stacked => {
-            let qkv = n.attr(Role::Qkv);
+            let qkv = n.inside(Role::Qkv);
             init += &format!(
                 "        self.{qkv} = {}  # q, k and v stacked: all query rows, then key, then value\n",
                 linear(spec, &d.to_string(), &format!("({h} + 2 * {kv}) * {hd}"), a.qkv_bias)
@@ -470,7 +470,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
             );
         }
         Qkv::Grouped => {
-            let qkv = n.attr(Role::Qkv);
+            let qkv = n.inside(Role::Qkv);
             let g = h / kv;
             init += &format!(
                 "        self.{qkv} = {}  # per K/V group: its {g} query heads, its key, its value\n",
@@ -481,12 +481,12 @@ fn attention(spec: &Spec, n: &Names) -> String {
             );
         }
     }
-    let o = n.attr(Role::O);
+    let o = n.inside(Role::O);
     init += &format!(
         "        self.{o} = {}\n",
         linear(spec, &format!("{h} * {hd}"), &d.to_string(), a.o_bias)
     );
-    let (qn, kn) = (n.attr(Role::QNorm), n.attr(Role::KNorm));
+    let (qn, kn) = (n.inside(Role::QNorm), n.inside(Role::KNorm));
     match a.qk_norm {
         QkNorm::PerHead => {
             init += &format!("        self.{qn} = Norm({hd})  # over each head's {hd} dims, shared by the heads\n        self.{kn} = Norm({hd})\n");
@@ -500,7 +500,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
     if a.sinks {
         init += &format!(
             "        self.{} = nn.Parameter(torch.zeros({h}))  # one learned sink logit per head\n",
-            n.attr(Role::Sinks)
+            n.inside(Role::Sinks)
         );
     }
     fwd += &format!(
@@ -522,6 +522,18 @@ fn attention(spec: &Spec, n: &Names) -> String {
     }
     fwd += &attend(spec, h, hd);
     fwd += &format!("        return self.{o}(out)  # [B, T, {d}]\n");
+    // Tensors one module further down (EXAONE's `attn.attention.q_proj`) get that module first.
+    let mut holders: Vec<String> = [Role::Q, Role::Qkv, Role::O]
+        .iter()
+        .filter_map(|r| Some(n.inside(*r).rsplit_once('.')?.0.to_string()))
+        .collect();
+    holders.sort();
+    holders.dedup();
+    let holders: String = holders
+        .iter()
+        .map(|h| format!("        self.{h} = nn.Module()\n"))
+        .collect();
+    let init = holders + &init;
     fill(
         r#"class Attention(nn.Module):
     def __init__(self, span=("full", 0), use_rope=True):
