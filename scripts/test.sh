@@ -11,6 +11,8 @@ eval "$(scripts/setup.sh)"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
+# The benchmarks compile too, so a change cannot leave them broken.
+cargo check --workspace --locked --benches --quiet
 if grep -E '^test .* \.\.\. ignored' "$log"; then
   echo "test.sh: the tests above were ignored although setup.sh provided their resources" >&2
   exit 1

@@ -169,7 +169,7 @@ fn config(
             .and_then(|v| v.as_f64())
             .or_else(|| Some(cfg.get("hidden_size")?.as_f64()? / heads?));
         if let Some(hd) = head_dim.filter(|hd| *hd > 0.0) {
-            if !(rot >= 2.0 && rot <= hd && rot.fract() == 0.0 && rot as u64 % 2 == 0) {
+            if !(rot >= 2.0 && rot <= hd && rot.fract() == 0.0 && (rot as u64).is_multiple_of(2)) {
                 return Err(Error::new(
                     shown,
                     &full,

@@ -15,7 +15,7 @@ fn bench(c: &mut Criterion) {
     }
     let path = smollm2::gguf();
     let ckpt = anatomy_checkpoint::open(&path).unwrap();
-    let spec = anatomy_checkpoint::spec(&ckpt).unwrap();
+    let spec = anatomy_checkpoint::spec(&ckpt, false).unwrap();
     let weights = Weights::load(&ckpt, &spec, &mut |_, _| {}).unwrap();
     let model = Model::new(spec, weights).unwrap();
     let prompt: Vec<u32> = (0..336).map(|i| 100 + 37 * i).collect();

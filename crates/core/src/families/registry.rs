@@ -15,6 +15,8 @@ use crate::spec::{Block, Layout, NormKind, NormPlace, QkNorm, Qkv, Spec};
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
 
 /// How a family's config is read.
+// Rows are statics read in place: the variants' size difference costs nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum Reader {
     /// The shared Llama-like reader, with what this family changes.
     Llama(LlamaLike),
