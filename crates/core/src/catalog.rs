@@ -159,6 +159,12 @@ pub static ENTRIES: &[Entry] = &[
         "multi-query attention (one K/V head for 71 query heads), parallel attention and MLP",
         "2026-11-30"
     ),
+    entry!(
+        "olmoe-1b-7b-0924",
+        "allenai/OLMoE-1B-7B-0924",
+        "64 experts, 8 active, in every layer; Q and K normalized over the whole projection",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

@@ -117,6 +117,9 @@ pub struct Attention {
     pub mla: Option<Mla>,
     /// How Q, K and V are stored: three tensors, or row blocks of one.
     pub qkv: Qkv,
+    /// Q, K and V are clamped to [−c, c] once projected (and normed, with a whole-projection QK
+    /// norm): OLMo, OLMoE, DBRX.
+    pub clip_qkv: Option<f64>,
 }
 
 /// How a model stores its Q, K and V projections.

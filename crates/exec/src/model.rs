@@ -461,6 +461,14 @@ impl Model {
             self.keep(Some(b), "q_norm", &q);
             self.keep(Some(b), "k_norm", &k);
         }
+        let (q, k, v) = match a.clip_qkv {
+            Some(c) => (
+                q.clamp(-c, c).map_err(ce)?,
+                k.clamp(-c, c).map_err(ce)?,
+                v.clamp(-c, c).map_err(ce)?,
+            ),
+            None => (q, k, v),
+        };
         let heads = |t_: Tensor, n: usize| -> R<Tensor> {
             t_.reshape((t, n, hd))?.transpose(0, 1)?.contiguous()
         };

@@ -132,6 +132,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 qk_rope_head_dim: rope_d,
             }),
             qkv: Qkv::Separate,
+            clip_qkv: None,
         };
     }
     // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).

@@ -73,16 +73,42 @@ pub enum NoRope {
     Interval,
 }
 
-/// Routed experts.
+/// Routed experts, as a config class reads them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Experts {
     None,
-    /// Mixtral: `num_local_experts` (8) of width `intermediate_size`, top-`num_experts_per_tok`
-    /// (2) by softmax, renormalized, in every layer.
-    Mixtral,
-    /// Qwen3-MoE: `num_experts` (128) of `moe_intermediate_size` (768), top-8, renormalized with
-    /// `norm_topk_prob`, in every `decoder_sparse_step`-th layer not in `mlp_only_layers`.
-    Qwen3,
+    Routed(Routed),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Routed {
+    /// The key of the expert count and its default (`num_local_experts`: 8).
+    pub count: (&'static str, u64),
+    /// The default of `num_experts_per_tok`.
+    pub top_k: u64,
+    /// The key of an expert's width and its default; `None`: `intermediate_size`.
+    pub width: Option<(&'static str, u64)>,
+    /// Whether the chosen experts' weights are renormalized to sum to 1: always, or by
+    /// `norm_topk_prob` with this default.
+    pub renormalize: Option<bool>,
+    /// `decoder_sparse_step` and `mlp_only_layers` choose the layers with experts (Qwen MoEs);
+    /// otherwise every layer has them.
+    pub sparse_layers: bool,
+    /// With no experts the model is dense (Qwen3-MoE); otherwise such a config is refused.
+    pub zero_is_dense: bool,
+}
+
+impl Routed {
+    /// Mixtral: `num_local_experts` (8) of width `intermediate_size`, top-2 by softmax,
+    /// renormalized, in every layer.
+    pub const MIXTRAL: Routed = Routed {
+        count: ("num_local_experts", 8),
+        top_k: 2,
+        width: None,
+        renormalize: None,
+        sparse_layers: false,
+        zero_is_dense: false,
+    };
 }
 
 /// Everything about a Llama-like family that is data.
@@ -131,6 +157,8 @@ pub struct LlamaLike {
     pub partial_key: &'static str,
     /// The class refuses attention and MLP biases that differ (InternLM3).
     pub same_bias: bool,
+    /// `clip_qkv` (default none) clamps Q, K and V (OLMo, OLMoE).
+    pub clip_qkv: bool,
 }
 
 impl LlamaLike {
@@ -165,7 +193,19 @@ impl LlamaLike {
             theta_key: "rope_theta",
             partial_key: "partial_rotary_factor",
             same_bias: false,
+            clip_qkv: false,
         }
+    }
+}
+
+/// An optional positive number (a clamp bound).
+fn positive(cfg: &Config, key: &str) -> Result<Option<f64>> {
+    match cfg.opt_float(key)? {
+        Some(c) if !(c > 0.0 && c.is_finite()) => Err(cfg.err(
+            key,
+            format!("is {c}; it must be a positive number, or null for none"),
+        )),
+        c => Ok(c),
     }
 }
 
@@ -220,7 +260,7 @@ pub fn load(
     };
     let no_rope = rope_layers(cfg, f.no_rope, layers)?;
     let spans = spans(cfg, f.windows, layers, &no_rope)?;
-    let (moe, moe_layers) = experts(cfg, f.experts, layers)?;
+    let (moe, moe_layers) = experts(cfg, f.experts, layers, d)?;
     let mut rope_defaults = RopeDefaults {
         theta_key: f.theta_key,
         partial: f.partial,
@@ -261,6 +301,11 @@ pub fn load(
             o_bias,
             qk_norm,
             qkv: f.qkv,
+            clip_qkv: if f.clip_qkv {
+                positive(cfg, "clip_qkv")?
+            } else {
+                None
+            },
             ..plain_attention(heads, kv_heads, head_dim)
         },
         mlp: Mlp {
@@ -355,34 +400,28 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
 }
 
 /// Routed experts and the layers that use them.
-fn experts(cfg: &Config, rule: Experts, layers: u64) -> Result<(Option<Moe>, Vec<bool>)> {
+fn experts(cfg: &Config, rule: Experts, layers: u64, d: &Defaults) -> Result<(Option<Moe>, Vec<bool>)> {
     let none = Ok((None, vec![false; layers as usize]));
-    let (experts_key, e_default, k_default, f, norm_topk) = match rule {
-        Experts::Mixtral => (
-            "num_local_experts",
-            8,
-            2,
-            cfg.size("intermediate_size", Some(14336))?,
-            true,
-        ),
-        Experts::Qwen3 => (
-            "num_experts",
-            128,
-            8,
-            cfg.size("moe_intermediate_size", Some(768))?,
-            cfg.flag("norm_topk_prob", false)?,
-        ),
-        Experts::None => return none,
+    let Experts::Routed(r) = rule else {
+        return none;
     };
-    let e = cfg.bounded(experts_key, cfg.count(experts_key, e_default)?, MAX_EXPERTS)?;
+    let f = match r.width {
+        Some((key, default)) => cfg.size(key, Some(default))?,
+        None => cfg.size("intermediate_size", Some(d.intermediate))?,
+    };
+    let norm_topk = match r.renormalize {
+        None => true,
+        Some(default) => cfg.flag("norm_topk_prob", default)?,
+    };
+    let (key, default) = r.count;
+    let e = cfg.bounded(key, cfg.count(key, default)?, MAX_EXPERTS)?;
     // Read before deciding, so that a config with no experts has them understood all the same.
-    let qwen = rule == Experts::Qwen3;
-    let step = if qwen {
+    let step = if r.sparse_layers {
         cfg.size("decoder_sparse_step", Some(1))?
     } else {
         1
     };
-    let dense = if qwen {
+    let dense = if r.sparse_layers {
         cfg.list_any("mlp_only_layers", |v| v.as_u64(), "a layer index")?
             .unwrap_or_default()
     } else {
@@ -390,16 +429,16 @@ fn experts(cfg: &Config, rule: Experts, layers: u64) -> Result<(Option<Moe>, Vec
     };
     if e == 0 {
         cfg.get("num_experts_per_tok");
-        // Qwen3-MoE with no experts is a dense model in transformers; Mixtral cannot route.
-        return match rule {
-            Experts::Qwen3 => none,
-            _ => Err(cfg.err(
-                experts_key,
+        return if r.zero_is_dense {
+            none
+        } else {
+            Err(cfg.err(
+                key,
                 "is 0; a mixture of experts needs at least one expert to route each token to",
-            )),
+            ))
         };
     }
-    let k = top_k(cfg, e, Some(k_default))?;
+    let k = top_k(cfg, e, Some(r.top_k))?;
     let plan = (0..layers)
         .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
         .collect();

@@ -202,6 +202,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             scale_mult: 1.0,
             mla: None,
             qkv: Qkv::Separate,
+            clip_qkv: None,
         },
         mlp: Mlp {
             intermediate: 0,
@@ -324,6 +325,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         scale_mult: 1.0,
         mla: None,
         qkv: crate::spec::Qkv::Separate,
+        clip_qkv: None,
     }
 }
 

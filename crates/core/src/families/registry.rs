@@ -4,7 +4,7 @@
 //! Mechanisms (norms, attention, FFNs, routing) are code, in the Spec's enums; a family that
 //! reuses them is one row here and its fixtures.
 
-use super::llama::{Bias, Defaults, Experts, LlamaLike, NoRope, Unlisted, Windows};
+use super::llama::{Bias, Defaults, Experts, LlamaLike, NoRope, Routed, Unlisted, Windows};
 use super::HeadDim;
 use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
@@ -235,7 +235,7 @@ pub static FAMILIES: &[Family] = &[
             o_bias: Bias::Never,
             mlp_bias: Bias::Never,
             windows: Windows::Every(None),
-            experts: Experts::Mixtral,
+            experts: Experts::Routed(Routed::MIXTRAL),
             layout: Layout::Mixtral,
             ..LlamaLike::llama(Defaults {
                 head_dim: HeadDim::Floor,
@@ -271,7 +271,14 @@ pub static FAMILIES: &[Family] = &[
             mlp_bias: Bias::Never,
             qk_norm: QkNorm::PerHead,
             windows: Windows::Qwen,
-            experts: Experts::Qwen3,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 128),
+                top_k: 8,
+                width: Some(("moe_intermediate_size", 768)),
+                renormalize: Some(false),
+                sparse_layers: true,
+                zero_is_dense: true,
+            }),
             ..LlamaLike::llama(d(
                 151_936,
                 2048,
@@ -682,6 +689,30 @@ pub static FAMILIES: &[Family] = &[
         },
         None,
         &[TRAINING],
+    ),
+    // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
+    // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
+    llama(
+        "olmoe",
+        "OLMoE",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::Full,
+            clip_qkv: true,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 64),
+                top_k: 8,
+                width: None,
+                renormalize: Some(false),
+                sparse_layers: false,
+                zero_is_dense: false,
+            }),
+            ..LlamaLike::llama(d(
+                50304, 2048, 2048, 16, 16, None, None, 4096, 1e-5, 10_000.0, false,
+            ))
+        },
+        Some("olmoe"),
+        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
     ),
     // `apply_residual_connection_post_layernorm` is in Falcon-7B's config (a Bloom key); the
     // Falcon classes never read it.

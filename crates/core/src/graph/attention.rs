@@ -57,6 +57,16 @@ fn rows(off: u64, size: u64, idx: &str) -> String {
     at(&format!("{size}*{idx_p}")) + ":" + &at(&format!("{size}*({idx}+1)"))
 }
 
+/// A Q, K or V step whose output is clamped to [−c, c] (OLMo's `clip_qkv`).
+fn clipped(mut node: Node, clip: Option<f64>) -> Node {
+    if let (Node::Step(s), Some(c)) = (&mut node, clip) {
+        let c = fmt_f(c);
+        s.operation += &format!(", then clamp every entry to [−{c}, {c}]");
+        s.equation += &format!(", clamped to [−{c}, {c}]");
+    }
+    node
+}
+
 impl Builder<'_> {
     fn rope_text(&self) -> String {
         match &self.spec.position {
@@ -196,7 +206,12 @@ impl Builder<'_> {
         let hd = spec.attn.head_dim;
         let (stored_role, stored_rows, block) = self.qkv_rows(role, idx);
         let w = format!("W{}", letter.to_lowercase());
-        self.linear(Linear {
+        // The clamp follows the projection, or the whole-projection norm where Q and K have one.
+        let clip = spec
+            .attn
+            .clip_qkv
+            .filter(|_| role == Role::V || spec.attn.qk_norm != QkNorm::Full);
+        let node = self.linear(Linear {
             role: stored_role,
             title: format!("{letter} projection"),
             w: &w,
@@ -211,7 +226,8 @@ impl Builder<'_> {
             category: Category::Attention,
             cached,
             operation: format!("Project the normalized input to this head's {hd}-dim {letter}"),
-        })
+        });
+        clipped(node, clip)
     }
 
     fn qk_norm(
@@ -251,7 +267,7 @@ impl Builder<'_> {
                 );
             }
         }
-        node
+        clipped(node, a.clip_qkv.filter(|_| full))
     }
 
     /// Weightless RMS normalization of a head after RoPE, in the layers that have RoPE (Llama 4).

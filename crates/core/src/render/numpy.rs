@@ -103,7 +103,7 @@ pub fn module(spec: &Spec) -> String {
     let config = json!({
         "hidden": spec.hidden, "vocab": spec.vocab, "heads": a.heads, "kv_heads": a.kv_heads, "head_dim": a.head_dim,
         "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2" },
-        "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped" },
+        "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped" }, "clip_qkv": a.clip_qkv,
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
         "norm": match spec.norm.kind { NormKind::Rms => "rms", NormKind::Layer => "layer" }, "eps": spec.norm.eps,
@@ -353,6 +353,9 @@ def attention(x, W, b, span, use_rope):
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
     if C["qk_norm"] == "full":
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [T, H D], k: [T, KV D], over all heads at once
+    if C["clip_qkv"]:
+        c = np.float32(C["clip_qkv"])
+        q, k, v = np.clip(q, -c, c), np.clip(k, -c, c), np.clip(v, -c, c)  # every entry within [-c, c]
     q = q.reshape(T, H, D).transpose(1, 0, 2)  # q: [H, T, D]
     k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]
     v = v.reshape(T, KV, D).transpose(1, 0, 2)  # v: [KV, T, D]

@@ -199,6 +199,9 @@ fn attention_text(g: &Graph) -> Text {
         QkNorm::L2 => sub.push("Q and K are normalized without a weight after RoPE, in the RoPE layers only.".into()),
         QkNorm::None => {}
     }
+    if let Some(c) = a.clip_qkv {
+        sub.push(format!("Q, K and V are clamped to [−{c}, {c}] before attention, a guard against the activation spikes that destabilized training."));
+    }
     if let Some(c) = a.softcap {
         sub.push(format!("Scores are softcapped: {c}·tanh(s/{c})."));
     }

@@ -497,6 +497,9 @@ fn attention(spec: &Spec, n: &Names) -> String {
         }
         QkNorm::None | QkNorm::L2 => {}
     }
+    if let Some(c) = a.clip_qkv {
+        fwd += &format!("        q, k, v = q.clamp(-{c}, {c}), k.clamp(-{c}, {c}), v.clamp(-{c}, {c})\n");
+    }
     if a.sinks {
         init += &format!(
             "        self.{} = nn.Parameter(torch.zeros({h}))  # one learned sink logit per head\n",
