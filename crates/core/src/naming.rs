@@ -46,6 +46,8 @@ pub enum Role {
     SharedGate,
     SharedUp,
     SharedDown,
+    /// The shared expert's gate, one output (Qwen2-MoE).
+    SharedExpertGate,
     FinalNorm,
     LmHead,
     /// DeepSeek's multi-token-prediction module: its embedding copy, input norms, projection,
@@ -160,6 +162,21 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             (_, Down) => ("transformer.h.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
             (_, FinalNorm) => ("transformer.ln_f", "output_norm"),
             (_, other) => llama(other),
+        },
+        Layout::Qwen2Moe => match role {
+            SharedGate => (
+                "model.layers.{b}.mlp.shared_expert.gate_proj",
+                "blk.{b}.ffn_gate_shexp",
+            ),
+            SharedUp => (
+                "model.layers.{b}.mlp.shared_expert.up_proj",
+                "blk.{b}.ffn_up_shexp",
+            ),
+            SharedDown => (
+                "model.layers.{b}.mlp.shared_expert.down_proj",
+                "blk.{b}.ffn_down_shexp",
+            ),
+            other => llama(other),
         },
         Layout::Exaone => match role {
             Embed => ("transformer.wte", "token_embd"),
@@ -285,6 +302,10 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         SharedDown => (
             "model.layers.{b}.mlp.shared_experts.down_proj",
             "blk.{b}.ffn_down_shexp",
+        ),
+        SharedExpertGate => (
+            "model.layers.{b}.mlp.shared_expert_gate",
+            "blk.{b}.ffn_gate_inp_shexp",
         ),
         PosEmbed => ("model.embed_positions", "position_embd"),
         Qkv => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.attn_qkv"),

@@ -192,6 +192,8 @@ pub struct Moe {
     pub expert_intermediate: u64,
     pub shared_experts: u64,
     pub shared_intermediate: u64,
+    /// The shared expert's output is scaled by σ(x · w), a learned per-token gate (Qwen2-MoE).
+    pub shared_gate: bool,
     pub scoring: Scoring,
     pub norm_topk_prob: bool,
     pub router_bias: bool,
@@ -563,6 +565,8 @@ pub enum Layout {
     /// `mlp.c_fc_0` (gate), `c_fc_1` (up), `c_proj`, `transformer.wte`, `transformer.ln_f`
     /// (EXAONE 3, which transformers loads and saves under these names).
     Exaone,
+    /// Llama names with one `mlp.shared_expert` and its `mlp.shared_expert_gate` (Qwen2-MoE).
+    Qwen2Moe,
 }
 
 impl Layout {

@@ -163,7 +163,7 @@ impl Model {
         for b in 0..self.spec.layers as usize {
             for role in [
                 Q, K, V, Qkv, O, QA, QB, KvA, KvB, Gate, Up, GateUp, Down, Router, SharedGate,
-                SharedUp, SharedDown,
+                SharedUp, SharedDown, SharedExpertGate,
             ] {
                 read.insert(self.name(role, false, Some(b), None));
             }
@@ -768,8 +768,15 @@ impl Model {
             self.keep(Some(b), "shared_up", &u);
             let a = self.act_mul(&g, &u).map_err(ce)?;
             self.keep(Some(b), "shared_act", &a);
-            let s = self.linear(&a, &self.name(Role::SharedDown, false, Some(b), None), None)?;
+            let mut s = self.linear(&a, &self.name(Role::SharedDown, false, Some(b), None), None)?;
             self.keep(Some(b), "shared_down", &s);
+            if m.shared_gate {
+                let name = self.name(Role::SharedExpertGate, false, Some(b), None);
+                let g = self.linear(x, &name, None)?;
+                self.keep(Some(b), "shared_expert_gate", &g);
+                let g = sigmoid(&g).map_err(ce)?;
+                s = s.broadcast_mul(&g).map_err(ce)?;
+            }
             out = (out + s).map_err(ce)?;
         }
         Ok(out)

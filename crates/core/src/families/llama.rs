@@ -55,6 +55,9 @@ pub enum Windows {
     },
     /// SmolLM3: with `use_sliding_window`, the layers without RoPE slide.
     NoRopeLayers,
+    /// Qwen2-MoE: with `use_sliding_window`, `sliding_window` (default 4096) on the even-indexed
+    /// layers below `max_window_layers`, unless `layer_types` names the layers.
+    QwenMoe,
 }
 
 /// Which layers slide when the config has no `layer_types`.
@@ -96,6 +99,9 @@ pub struct Routed {
     pub sparse_layers: bool,
     /// With no experts the model is dense (Qwen3-MoE); otherwise such a config is refused.
     pub zero_is_dense: bool,
+    /// One shared expert beside the routed ones: the key of its width and that width's default,
+    /// and whether a learned sigmoid gate scales its output (Qwen2-MoE).
+    pub shared: Option<(&'static str, u64, bool)>,
 }
 
 impl Routed {
@@ -108,6 +114,7 @@ impl Routed {
         renormalize: None,
         sparse_layers: false,
         zero_is_dense: false,
+        shared: None,
     };
 }
 
@@ -376,6 +383,25 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
                     .collect(),
             }
         }
+        Windows::QwenMoe => {
+            let use_sliding = cfg.flag("use_sliding_window", false)?;
+            let window = if cfg.present("sliding_window") {
+                cfg.opt_size("sliding_window")?
+            } else {
+                Some(4096)
+            }
+            .filter(|_| use_sliding);
+            let below = cfg.count("max_window_layers", 28)?;
+            match layer_types(cfg, layers, window, false)? {
+                Some(spans) => spans,
+                None => (0..layers)
+                    .map(|i| match window {
+                        Some(w) if i % 2 == 0 && i < below => AttnSpan::Sliding(w),
+                        _ => AttnSpan::Full,
+                    })
+                    .collect(),
+            }
+        }
         Windows::Qwen => {
             // Without use_sliding_window the classes drop the window: "sliding" layers attend fully.
             let use_sliding = cfg.flag("use_sliding_window", false)?;
@@ -439,12 +465,19 @@ fn experts(cfg: &Config, rule: Experts, layers: u64, d: &Defaults) -> Result<(Op
         };
     }
     let k = top_k(cfg, e, Some(r.top_k))?;
+    let (shared_experts, shared_intermediate, shared_gate) = match r.shared {
+        Some((key, default, gate)) => (1, cfg.size(key, Some(default))?, gate),
+        None => (0, 0, false),
+    };
     let plan = (0..layers)
         .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
         .collect();
     Ok((
         Some(Moe {
             norm_topk_prob: norm_topk,
+            shared_experts,
+            shared_intermediate,
+            shared_gate,
             ..plain_moe(e, k, f)
         }),
         plan,

@@ -278,6 +278,7 @@ pub static FAMILIES: &[Family] = &[
                 renormalize: Some(false),
                 sparse_layers: true,
                 zero_is_dense: true,
+                shared: None,
             }),
             ..LlamaLike::llama(d(
                 151_936,
@@ -690,6 +691,33 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // Qwen2-MoE (Qwen1.5-MoE, Qwen2-57B-A14B): 60 routed experts, top-4 not renormalized, and
+    // one shared expert whose output a sigmoid gate scales.
+    llama(
+        "qwen2_moe",
+        "Qwen2-MoE",
+        LlamaLike {
+            qkv_bias: Bias::Key("qkv_bias", true),
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            windows: Windows::QwenMoe,
+            layout: Layout::Qwen2Moe,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 60),
+                top_k: 4,
+                width: Some(("moe_intermediate_size", 1408)),
+                renormalize: Some(false),
+                sparse_layers: true,
+                zero_is_dense: true,
+                shared: Some(("shared_expert_intermediate_size", 5632, true)),
+            }),
+            ..LlamaLike::llama(d(
+                151_936, 2048, 5632, 24, 16, Some(16), None, 32768, 1e-6, 10_000.0, false,
+            ))
+        },
+        Some("qwen2moe"),
+        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(
@@ -706,6 +734,7 @@ pub static FAMILIES: &[Family] = &[
                 renormalize: Some(false),
                 sparse_layers: false,
                 zero_is_dense: false,
+                shared: None,
             }),
             ..LlamaLike::llama(d(
                 50304, 2048, 2048, 16, 16, None, None, 4096, 1e-5, 10_000.0, false,

@@ -262,6 +262,26 @@ impl Builder<'_> {
             } else {
                 "Shared expert".into()
             };
+            let mut shared = shared;
+            if moe.shared_gate {
+                shared.push(self.linear(Linear {
+                    role: Role::SharedExpertGate,
+                    title: "Shared expert gate".into(),
+                    w: "wₛ",
+                    out: "gₛ",
+                    input,
+                    rows: 1,
+                    cols: d,
+                    stored_rows: 1,
+                    block: None,
+                    bias: false,
+                    component: Component::Ffn,
+                    category: Category::Ffn,
+                    cached: false,
+                    operation: "One score per token: how much of the shared expert's output to let through".into(),
+                }));
+                combine_inputs.push(self.tensors.len() - 1);
+            }
             children.push(Node::Scope(self.scope(
                 ScopeKind::Mlp,
                 &title,
@@ -269,7 +289,7 @@ impl Builder<'_> {
                 1,
                 shared,
             )));
-            sum += " + Mₛ";
+            sum += if moe.shared_gate { " + σ(gₛ) · Mₛ" } else { " + Mₛ" };
         }
         let m = self.act("M", self.seq(d));
         children.push(self.step(Draft {

@@ -64,6 +64,7 @@ fn name_table(spec: &Spec) -> String {
         ("shared_gate", SharedGate),
         ("shared_up", SharedUp),
         ("shared_down", SharedDown),
+        ("shared_expert_gate", SharedExpertGate),
         ("final_norm", FinalNorm),
         ("lm_head", LmHead),
         ("q_a", QA),
@@ -91,7 +92,7 @@ pub fn module(spec: &Spec) -> String {
     let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
         json!({
-            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "scoring": match m.scoring {
+            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "scoring": match m.scoring {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
@@ -454,7 +455,10 @@ def moe(x, W, b):
             out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]  # out[t]: [hidden]
     if M["shared"]:
         g, u = x @ w(W, "shared_gate", b).T, x @ w(W, "shared_up", b).T  # g, u: [T, F_shared]
-        out = out + (act(g) * u) @ w(W, "shared_down", b).T  # out: [T, hidden]
+        s = (act(g) * u) @ w(W, "shared_down", b).T  # s: [T, hidden]
+        if M["shared_gate"]:
+            s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]
+        out = out + s  # out: [T, hidden]
     return out  # [T, hidden]
 
 

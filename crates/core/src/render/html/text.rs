@@ -309,6 +309,9 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
             m.shared_intermediate,
             if m.shared_experts > 1 { "" } else { "s" }
         ));
+        if m.shared_gate {
+            sub.push("Its output is scaled by σ(x · wₛ): a learned per-token gate decides how much of it joins the routed experts' sum.".into());
+        }
     }
     if let Some(l) = m.swiglu_limit {
         sub.push(format!(

@@ -875,6 +875,14 @@ fn moe(spec: &Spec, n: &Names) -> String {
         let s = s.split('.').next().unwrap_or("shared_experts").to_string();
         init += &format!("        self.{s} = SharedMLP()\n");
         shared = format!("        out = out + self.{s}(x)\n");
+        if m.shared_gate {
+            let g = n.inside(Role::SharedExpertGate);
+            init += &format!(
+                "        self.{g} = nn.Linear({}, 1, bias=False)  # one gate score per token\n",
+                spec.hidden
+            );
+            shared = format!("        out = out + torch.sigmoid(self.{g}(x)) * self.{s}(x)\n");
+        }
     }
     let corr = format!("self.{router_attr}.{}", n.attr(Role::CorrectionBias));
     let groups = if m.n_group > 1 {
