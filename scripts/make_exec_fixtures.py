@@ -78,6 +78,8 @@ CONFIGS = {
     "olmoe": dict(BASE, model_type="olmoe", num_experts=4, num_experts_per_tok=2, clip_qkv=0.5),
     "qwen2-moe": dict(BASE, model_type="qwen2_moe", num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
                       shared_expert_intermediate_size=24, decoder_sparse_step=2, norm_topk_prob=True),
+    "granite": dict(BASE, model_type="granite", embedding_multiplier=12.0, residual_multiplier=0.22,
+                    attention_multiplier=0.0625, logits_scaling=6.0, mlp_bias=True),
     "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
     "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
     "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,

@@ -31,6 +31,12 @@ pub struct Spec {
     pub tied: bool,
     /// Tanh softcap applied to the final logits.
     pub final_softcap: Option<f64>,
+    /// The logits are multiplied by this (Cohere's `logit_scale`, 1 / Granite's
+    /// `logits_scaling`); 1 otherwise.
+    pub logits_mult: f64,
+    /// Each sublayer's output is multiplied by this before it joins the residual stream
+    /// (Granite's `residual_multiplier`); 1 otherwise.
+    pub residual_mult: f64,
     /// The LM head has a bias (Phi-2, GPT-J).
     pub head_bias: bool,
     pub block: Block,
@@ -81,6 +87,8 @@ pub struct Embedding {
     pub scale_by_sqrt_hidden: bool,
     /// Learned absolute position embeddings of this many positions (GPT-2).
     pub learned_positions: Option<u64>,
+    /// Embeddings are multiplied by this (Granite's `embedding_multiplier`); 1 otherwise.
+    pub multiplier: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

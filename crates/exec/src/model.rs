@@ -334,6 +334,9 @@ impl Model {
         if spec.embedding.scale_by_sqrt_hidden {
             x = x.affine((spec.hidden as f64).sqrt(), 0.0).map_err(ce)?;
         }
+        if spec.embedding.multiplier != 1.0 {
+            x = x.affine(spec.embedding.multiplier, 0.0).map_err(ce)?;
+        }
         self.keep(None, "embed", &x);
         for b in 0..spec.layers as usize {
             x = self.layer(&x, b, cache)?;
@@ -355,6 +358,9 @@ impl Model {
             None
         };
         let mut logits = self.linear(&z, &head, head_bias)?;
+        if spec.logits_mult != 1.0 {
+            logits = logits.affine(spec.logits_mult, 0.0).map_err(ce)?;
+        }
         if let Some(c) = spec.final_softcap {
             logits = softcap(&logits, c).map_err(ce)?;
         }
@@ -375,6 +381,10 @@ impl Model {
         if place != NormPlace::Pre {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
             self.keep(Some(b), "post_attn_norm", &a);
+        }
+        let m_res = self.spec.residual_mult;
+        if m_res != 1.0 {
+            a = a.affine(m_res, 0.0).map_err(ce)?;
         }
         self.keep(Some(b), "attn_out", &a);
         let r = (x + a).map_err(ce)?;
@@ -404,6 +414,9 @@ impl Model {
         if place != NormPlace::Pre {
             m = self.norm(&m, Role::PostFfnNorm, Some(b))?;
             self.keep(Some(b), "post_ffn_norm", &m);
+        }
+        if m_res != 1.0 {
+            m = m.affine(m_res, 0.0).map_err(ce)?;
         }
         let out = (r + m).map_err(ce)?;
         self.keep(Some(b), "resid_ffn", &out);

@@ -166,6 +166,10 @@ pub struct LlamaLike {
     pub same_bias: bool,
     /// `clip_qkv` (default none) clamps Q, K and V (OLMo, OLMoE).
     pub clip_qkv: bool,
+    /// Granite's μP multipliers (each 1 by default): `embedding_multiplier`,
+    /// `residual_multiplier`, `attention_multiplier` (the score scale, in place of 1/√head_dim)
+    /// and `logits_scaling` (the logits are divided by it).
+    pub multipliers: bool,
 }
 
 impl LlamaLike {
@@ -201,6 +205,7 @@ impl LlamaLike {
             partial_key: "partial_rotary_factor",
             same_bias: false,
             clip_qkv: false,
+            multipliers: false,
         }
     }
 }
@@ -291,6 +296,34 @@ pub fn load(
         unit_offset: f.gemma_norms,
         place: f.place,
     };
+    let mut attn = Attention {
+        qkv_bias,
+        o_bias,
+        qk_norm,
+        qkv: f.qkv,
+        clip_qkv: if f.clip_qkv {
+            positive(cfg, "clip_qkv")?
+        } else {
+            None
+        },
+        ..plain_attention(heads, kv_heads, head_dim)
+    };
+    let (mut embed_mult, mut residual_mult, mut logits_mult) = (1.0, 1.0, 1.0);
+    if f.multipliers {
+        let finite = |key: &str| -> Result<f64> {
+            let v = cfg.float(key, 1.0)?;
+            if v.is_finite() && v != 0.0 {
+                Ok(v)
+            } else {
+                Err(cfg.err(key, format!("is {v}; it must be a finite, non-zero number")))
+            }
+        };
+        embed_mult = finite("embedding_multiplier")?;
+        residual_mult = finite("residual_multiplier")?;
+        attn.scale_dim = 1.0;
+        attn.scale_mult = finite("attention_multiplier")?;
+        logits_mult = 1.0 / finite("logits_scaling")?;
+    }
     Ok(Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),
@@ -302,19 +335,9 @@ pub fn load(
         embedding: Embedding {
             scale_by_sqrt_hidden: f.gemma_norms,
             learned_positions: None,
+            multiplier: embed_mult,
         },
-        attn: Attention {
-            qkv_bias,
-            o_bias,
-            qk_norm,
-            qkv: f.qkv,
-            clip_qkv: if f.clip_qkv {
-                positive(cfg, "clip_qkv")?
-            } else {
-                None
-            },
-            ..plain_attention(heads, kv_heads, head_dim)
-        },
+        attn,
         mlp: Mlp {
             intermediate,
             act: super::act_renamed(cfg, "hidden_act", d.act, f.act_renames)?,
@@ -333,6 +356,8 @@ pub fn load(
         position: Position::Rope(r),
         tied: cfg.flag("tie_word_embeddings", d.tied)?,
         final_softcap: None,
+        logits_mult,
+        residual_mult,
         head_bias: f.head_bias,
         block,
         layout: f.layout,

@@ -186,6 +186,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         embedding: Embedding {
             scale_by_sqrt_hidden: false,
             learned_positions: None,
+            multiplier: 1.0,
         },
         attn: Attention {
             kind: AttnKind::Mha,
@@ -222,6 +223,8 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         position: Position::Learned,
         tied: false,
         final_softcap: None,
+        logits_mult: 1.0,
+        residual_mult: 1.0,
         head_bias: false,
         block: Block::Sequential,
         layout: Layout::Llama,

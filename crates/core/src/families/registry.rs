@@ -691,6 +691,20 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // Granite 3 dense: Llama with μP multipliers on the embeddings, the residual adds, the
+    // attention scores and the logits.
+    llama(
+        "granite",
+        "Granite",
+        LlamaLike {
+            multipliers: true,
+            ..LlamaLike::llama(d(
+                32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
+            ))
+        },
+        Some("granite"),
+        &[TRAINING],
+    ),
     // Qwen2-MoE (Qwen1.5-MoE, Qwen2-57B-A14B): 60 routed experts, top-4 not renormalized, and
     // one shared expert whose output a sigmoid gate scales.
     llama(

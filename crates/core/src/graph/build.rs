@@ -425,6 +425,19 @@ impl<'s> Builder<'s> {
                 equation: format!("X = X · √{d} (= {:.4})", (d as f64).sqrt()),
             }));
         }
+        let m = spec.embedding.multiplier;
+        if m != 1.0 {
+            let xs = self.act("X", self.seq(d));
+            steps.push(self.step(Draft {
+                title: "Embedding multiplier".into(),
+                op: Op::Scale,
+                category: Category::Embed,
+                inputs: vec![],
+                output: xs,
+                operation: format!("Scale the embeddings by a fixed {m} (μP-style width scaling)"),
+                equation: format!("X = X · {m}"),
+            }));
+        }
         self.scope(ScopeKind::Embedding, "Embedding", "Embedding end", 1, steps)
     }
 
@@ -483,7 +496,7 @@ impl<'s> Builder<'s> {
                 Block::Sequential => "Add the attention output to the block input".into(),
                 Block::Parallel { .. } => "Add the attention output to the block input; the FFN, run beside the attention on the same input, adds its own below".into(),
             },
-            equation: format!("R = Xᵦ + {y}"),
+            equation: format!("R = Xᵦ + {}{y}", residual_factor(spec)),
         }));
         // A parallel block's FFN reads the block input too: through the attention's own norm, or
         // a second norm of its own.
@@ -562,7 +575,7 @@ impl<'s> Builder<'s> {
             output: xn,
             operation:
                 "Add the FFN output to the attention residual; this is the block's output".into(),
-            equation: format!("Xᵦ₊₁ = R + {m}"),
+            equation: format!("Xᵦ₊₁ = R + {}{m}", residual_factor(self.spec)),
         }));
         nodes
     }
@@ -626,6 +639,9 @@ impl<'s> Builder<'s> {
             eq += " + bₗₘ";
         }
         let logits = self.act("Logits", self.seq(spec.vocab));
+        if spec.logits_mult != 1.0 {
+            eq += &format!(", then Logits = Logits · {}", spec.logits_mult);
+        }
         if let Some(c) = spec.final_softcap {
             eq += &format!(", then Logits = {c}·tanh(Logits/{c})");
         }
@@ -771,5 +787,14 @@ impl Builder<'_> {
         );
         scope.layers = Some(LayerSet::range(spec.layers, spec.layers + n_mtp));
         scope
+    }
+}
+
+/// "m · " before a sublayer's output where the residual add scales it (Granite), else nothing.
+fn residual_factor(spec: &Spec) -> String {
+    if spec.residual_mult == 1.0 {
+        String::new()
+    } else {
+        format!("{} · ", spec.residual_mult)
     }
 }

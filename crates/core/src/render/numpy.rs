@@ -101,7 +101,7 @@ pub fn module(spec: &Spec) -> String {
         })
     });
     let plan = python_plan(spec);
-    let config = json!({
+    let mut config = json!({
         "hidden": spec.hidden, "vocab": spec.vocab, "heads": a.heads, "kv_heads": a.kv_heads, "head_dim": a.head_dim,
         "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2" },
         "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped" }, "clip_qkv": a.clip_qkv,
@@ -118,6 +118,10 @@ pub fn module(spec: &Spec) -> String {
             "v": spec.attn.v_head_dim,
         })),
     });
+    // Multipliers beside the rest (one json! literal of everything exceeds macro recursion).
+    config["embed_mult"] = json!(spec.embedding.multiplier);
+    config["residual_mult"] = json!(spec.residual_mult);
+    config["logits_mult"] = json!(spec.logits_mult);
     let config_py = serde_json::to_string_pretty(&config)
         .expect("json")
         .replace("null", "None")
@@ -470,11 +474,15 @@ def embed(ids, W):
         x = x + w(W, "pos_embed")[np.arange(len(ids))]  # x: [T, hidden], + learned position rows
     if C["embed_scale"]:
         x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], scaled by sqrt(hidden)
+    if C["embed_mult"] != 1:
+        x = x * np.float32(C["embed_mult"])  # x: [T, hidden], a fixed multiplier
     return x  # [T, hidden]
 
 
 def residual(x, delta):
     # x, delta: [T, hidden] -> [T, hidden]
+    if CONFIG["residual_mult"] != 1:
+        delta = delta * np.float32(CONFIG["residual_mult"])  # the sublayer's output, scaled
     return x + delta  # [T, hidden]
 
 
@@ -485,6 +493,8 @@ def lm_head(z, W):
     logits = z @ head.T  # logits: [T, vocab]
     if C["head_bias"]:
         logits = logits + w(W, "lm_head", bias=True)  # logits: [T, vocab]
+    if C["logits_mult"] != 1:
+        logits = logits * np.float32(C["logits_mult"])  # logits: [T, vocab], scaled
     if C["final_softcap"]:
         logits = C["final_softcap"] * np.tanh(logits / C["final_softcap"])  # logits: [T, vocab], in (-cap, cap)
     return logits.astype(np.float32)  # [T, vocab]

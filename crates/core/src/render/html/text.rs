@@ -86,6 +86,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.embedding.scale_by_sqrt_hidden {
                 sub.push(format!("The embeddings are multiplied by √{d} ≈ {:.1} before the first layer.", (d as f64).sqrt()));
             }
+            if spec.embedding.multiplier != 1.0 {
+                sub.push(format!("The embeddings are multiplied by a fixed {} before the first layer (the config's embedding multiplier).", spec.embedding.multiplier));
+            }
             Text {
                 summary: format!("Maps each of the {} vocabulary ids to a learned {d}-dim vector.", grouped(spec.vocab as u128)),
                 explanation: format!(
@@ -117,11 +120,17 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             }
         }
         Kind::Attention => attention_text(g),
-        Kind::Residual => Text {
-            summary: "Adds the sublayer's output back onto the residual stream.".into(),
-            explanation: format!("y = x + f(x): every sublayer computes a {d}-dim delta and adds it to the stream, so the identity path from the embedding to the LM head is unobstructed."),
-            subtleties: vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".into()],
-        },
+        Kind::Residual => {
+            let mut sub = vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".to_string()];
+            if spec.residual_mult != 1.0 {
+                sub.push(format!("Each sublayer's output is multiplied by {} before it is added, keeping the stream's scale steady across {} layers.", spec.residual_mult, spec.layers));
+            }
+            Text {
+                summary: "Adds the sublayer's output back onto the residual stream.".into(),
+                explanation: format!("y = x + f(x): every sublayer computes a {d}-dim delta and adds it to the stream, so the identity path from the embedding to the LM head is unobstructed."),
+                subtleties: sub,
+            }
+        }
         Kind::Mlp => {
             let f = spec.mlp.intermediate;
             let act = spec.mlp.act.words();
@@ -152,6 +161,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 sub.push(format!("Tied to the embedding: it reuses those {} parameters and stores none of its own.", short(part.shared_params)));
             } else {
                 sub.push(format!("Its own {} × {d} matrix: {} parameters.", grouped(spec.vocab as u128), short(part.params)));
+            }
+            if spec.logits_mult != 1.0 {
+                sub.push(format!("The logits are multiplied by a fixed {} before the softmax over the vocabulary.", spec.logits_mult));
             }
             if let Some(c) = spec.final_softcap {
                 sub.push(format!("Logits are softcapped: {c}·tanh(logits/{c}) keeps them in (−{c}, {c})."));
@@ -219,7 +231,12 @@ fn attention_text(g: &Graph) -> Text {
                 .into(),
         ),
     }
-    if a.scale_dim != a.head_dim as f64 && a.mla.is_none() {
+    if a.scale_dim == 1.0 && a.head_dim != 1 {
+        sub.push(format!(
+            "Scores are scaled by the config's attention multiplier, {}, not by 1/√head_dim.",
+            a.scale_mult
+        ));
+    } else if a.scale_dim != a.head_dim as f64 && a.mla.is_none() {
         sub.push(format!(
             "Scores are scaled by 1/√{} (query_pre_attn_scalar), not 1/√head_dim.",
             crate::fmt::float(a.scale_dim)

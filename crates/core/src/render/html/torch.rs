@@ -40,7 +40,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
         Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
         Kind::Moe => moe_classes(spec, &n),
-        Kind::Residual => RESIDUAL.to_string(),
+        Kind::Residual => residual(spec),
         Kind::Head => model(spec, &n),
         Kind::Aux => mtp(spec),
     };
@@ -986,7 +986,15 @@ ${apply}${shared}        return out.reshape(shape)"#,
 
 // ---- the block and the model --------------------------------------------------------------------
 
-const RESIDUAL: &str = "def residual(x, delta):\n    \"\"\"The residual stream: each sublayer adds its output to what came in.\"\"\"\n    return x + delta";
+fn residual(spec: &Spec) -> String {
+    let m = spec.residual_mult;
+    let add = if m == 1.0 {
+        "x + delta".to_string()
+    } else {
+        format!("x + {m} * delta  # the sublayer's output, scaled")
+    };
+    format!("def residual(x, delta):\n    \"\"\"The residual stream: each sublayer adds its output to what came in.\"\"\"\n    return {add}")
+}
 
 fn plan_list(spec: &Spec) -> String {
     format!(
@@ -1047,6 +1055,11 @@ fn layer(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{p} = Norm({d})  # on the FFN's output\n");
         f_out = format!("self.{p}({f_out})");
     }
+    if spec.residual_mult != 1.0 {
+        // Each sublayer's output is scaled before it joins the stream.
+        a_out = format!("{} * {a_out}", spec.residual_mult);
+        f_out = format!("{} * {f_out}", spec.residual_mult);
+    }
     let body = match spec.block {
         Block::Sequential => {
             format!("        x = x + {a_out}\n        x = x + {f_out}\n        return x")
@@ -1102,6 +1115,9 @@ fn embedding_note(spec: &Spec, n: &Names) -> String {
             "    x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)  # scaled by sqrt(d_model)\n"
         );
     }
+    if spec.embedding.multiplier != 1.0 {
+        s += &format!("    x = x * {}  # embedding multiplier\n", spec.embedding.multiplier);
+    }
     s + "    return x"
 }
 
@@ -1132,6 +1148,9 @@ fn model(spec: &Spec, n: &Names) -> String {
         fwd += &format!(
             "        x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)  # scaled by sqrt(d_model)\n"
         );
+    }
+    if spec.embedding.multiplier != 1.0 {
+        fwd += &format!("        x = x * {}  # embedding multiplier\n", spec.embedding.multiplier);
     }
     init += &format!(
         "        self.{layers} = nn.ModuleList(DecoderLayer(*p) for p in PLAN)\n        self.{final_norm} = Norm({d})\n"
@@ -1169,10 +1188,13 @@ fn model(spec: &Spec, n: &Names) -> String {
             py_bool(spec.head_bias)
         )
     };
-    let cap = match spec.final_softcap {
-        Some(c) => format!("        logits = {c} * torch.tanh(logits / {c})  # final softcap\n"),
-        None => String::new(),
-    };
+    let mut cap = String::new();
+    if spec.logits_mult != 1.0 {
+        cap += &format!("        logits = logits * {}  # logit multiplier\n", spec.logits_mult);
+    }
+    if let Some(c) = spec.final_softcap {
+        cap += &format!("        logits = {c} * torch.tanh(logits / {c})  # final softcap\n");
+    }
     let mut out = fill(
         r#"class Decoder(nn.Module):
     def __init__(self):
