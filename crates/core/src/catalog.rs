@@ -165,6 +165,12 @@ pub static ENTRIES: &[Entry] = &[
         "64 experts, 8 active, in every layer; Q and K normalized over the whole projection",
         "2026-11-30"
     ),
+    entry!(
+        "granite-3.0-3b-a800m-instruct",
+        "ibm-granite/granite-3.0-3b-a800m-instruct",
+        "40 experts, 8 active; μP multipliers on embeddings, residuals, scores and logits",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

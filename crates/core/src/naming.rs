@@ -163,6 +163,21 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             (_, FinalNorm) => ("transformer.ln_f", "output_norm"),
             (_, other) => llama(other),
         },
+        Layout::GraniteMoe => match role {
+            Router => (
+                "model.layers.{b}.block_sparse_moe.router.layer",
+                "blk.{b}.ffn_gate_inp",
+            ),
+            ExpertGateUp => (
+                "model.layers.{b}.block_sparse_moe.input_linear",
+                "blk.{b}.ffn_gate_up_exps",
+            ),
+            ExpertDown => (
+                "model.layers.{b}.block_sparse_moe.output_linear",
+                "blk.{b}.ffn_down_exps",
+            ),
+            other => llama(other),
+        },
         Layout::Qwen2Moe => match role {
             SharedGate => (
                 "model.layers.{b}.mlp.shared_expert.gate_proj",

@@ -219,6 +219,9 @@ pub struct Moe {
     /// In that fused tensor gate and up alternate column by column (gpt-oss) rather than being
     /// its two halves (Llama 4).
     pub gate_up_interleaved: bool,
+    /// The stacked tensors hold each expert as [out, in] (GraniteMoE's `input_linear`
+    /// [E, 2·inter, hidden]) rather than [in, out].
+    pub stacked_out_in: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -575,6 +578,9 @@ pub enum Layout {
     Exaone,
     /// Llama names with one `mlp.shared_expert` and its `mlp.shared_expert_gate` (Qwen2-MoE).
     Qwen2Moe,
+    /// Llama names with `block_sparse_moe.router.layer` and every expert stacked in
+    /// `block_sparse_moe.input_linear` and `output_linear` (GraniteMoE).
+    GraniteMoe,
 }
 
 impl Layout {

@@ -799,10 +799,15 @@ impl Model {
         let m = self.spec.moe.as_ref().expect("MoE");
         let f = m.expert_intermediate as usize;
         if m.stacked_experts {
-            // [E, in, out] tensors, gate and up fused (interleaved or in halves).
+            // [E, in, out] (or [E, out, in]) tensors, gate and up fused (interleaved or in halves).
             let slice = |role, bias| -> Result<Tensor, Error> {
                 let name = self.name(role, bias, Some(b), None);
-                self.weights.get(&name)?.i(e).map_err(ce)
+                let w = self.weights.get(&name)?.i(e).map_err(ce)?;
+                if m.stacked_out_in && !bias {
+                    w.t().map_err(ce)
+                } else {
+                    Ok(w)
+                }
             };
             // x · W (+ b) with expert e's slice of the stacked weight and bias.
             let times = |x: &Tensor, role| -> Result<Tensor, Error> {

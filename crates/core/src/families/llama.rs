@@ -102,6 +102,10 @@ pub struct Routed {
     /// One shared expert beside the routed ones: the key of its width and that width's default,
     /// and whether a learned sigmoid gate scales its output (Qwen2-MoE).
     pub shared: Option<(&'static str, u64, bool)>,
+    /// Softmax over all experts then top-k, or softmax over the top-k logits (GraniteMoE).
+    pub scoring: Scoring,
+    /// Every expert of a layer in one [E, out, in] tensor per projection (GraniteMoE).
+    pub stacked_out_in: bool,
 }
 
 impl Routed {
@@ -115,6 +119,8 @@ impl Routed {
         sparse_layers: false,
         zero_is_dense: false,
         shared: None,
+        scoring: Scoring::Softmax,
+        stacked_out_in: false,
     };
 }
 
@@ -503,6 +509,9 @@ fn experts(cfg: &Config, rule: Experts, layers: u64, d: &Defaults) -> Result<(Op
             shared_experts,
             shared_intermediate,
             shared_gate,
+            scoring: r.scoring,
+            stacked_experts: r.stacked_out_in,
+            stacked_out_in: r.stacked_out_in,
             ..plain_moe(e, k, f)
         }),
         plan,

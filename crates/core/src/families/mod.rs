@@ -354,6 +354,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         swiglu_limit: None,
         stacked_experts: false,
         gate_up_interleaved: false,
+        stacked_out_in: false,
     }
 }
 

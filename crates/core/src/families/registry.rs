@@ -9,7 +9,7 @@ use super::HeadDim;
 use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
 use crate::error::Result;
-use crate::spec::{Block, Layout, NormKind, NormPlace, QkNorm, Qkv, Spec};
+use crate::spec::{Block, Layout, NormKind, NormPlace, QkNorm, Qkv, Scoring, Spec};
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
@@ -279,6 +279,7 @@ pub static FAMILIES: &[Family] = &[
                 sparse_layers: true,
                 zero_is_dense: true,
                 shared: None,
+                ..Routed::MIXTRAL
             }),
             ..LlamaLike::llama(d(
                 151_936,
@@ -705,6 +706,27 @@ pub static FAMILIES: &[Family] = &[
         Some("granite"),
         &[TRAINING],
     ),
+    // GraniteMoE (Granite 3.0 MoE): Granite's multipliers, routed experts stacked [E, out, in],
+    // softmax over each token's top-k logits.
+    llama(
+        "granitemoe",
+        "GraniteMoE",
+        LlamaLike {
+            multipliers: true,
+            mlp_bias: Bias::Never,
+            layout: Layout::GraniteMoe,
+            experts: Experts::Routed(Routed {
+                scoring: Scoring::TopkSoftmax,
+                stacked_out_in: true,
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
+            ))
+        },
+        Some("granitemoe"),
+        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+    ),
     // Qwen2-MoE (Qwen1.5-MoE, Qwen2-57B-A14B): 60 routed experts, top-4 not renormalized, and
     // one shared expert whose output a sigmoid gate scales.
     llama(
@@ -724,6 +746,7 @@ pub static FAMILIES: &[Family] = &[
                 sparse_layers: true,
                 zero_is_dense: true,
                 shared: Some(("shared_expert_intermediate_size", 5632, true)),
+                ..Routed::MIXTRAL
             }),
             ..LlamaLike::llama(d(
                 151_936, 2048, 5632, 24, 16, Some(16), None, 32768, 1e-6, 10_000.0, false,
@@ -749,6 +772,7 @@ pub static FAMILIES: &[Family] = &[
                 sparse_layers: false,
                 zero_is_dense: false,
                 shared: None,
+                ..Routed::MIXTRAL
             }),
             ..LlamaLike::llama(d(
                 50304, 2048, 2048, 16, 16, None, None, 4096, 1e-5, 10_000.0, false,

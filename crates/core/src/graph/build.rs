@@ -242,7 +242,11 @@ impl<'s> Builder<'s> {
 
     /// Linear weights of this layout (and GPT-OSS's stacked experts) are stored [in, out].
     fn stores_in_out(&self, role: Role) -> bool {
-        let stacked = self.spec.moe.as_ref().is_some_and(|m| m.stacked_experts);
+        let stacked = self
+            .spec
+            .moe
+            .as_ref()
+            .is_some_and(|m| m.stacked_experts && !m.stacked_out_in);
         self.spec.layout.stores_in_out()
             || (stacked && matches!(role, Role::ExpertGateUp | Role::ExpertDown))
     }

@@ -96,7 +96,7 @@ pub fn module(spec: &Spec) -> String {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
-            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved,
+            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in,
             "expert_intermediate": m.expert_intermediate,
         })
     });
@@ -445,11 +445,14 @@ def moe(x, W, b):
         for e, weight in route(logits[t], corr):
             xe = x[t : t + 1] * weight if M["scoring"] == "topk_sigmoid" else x[t : t + 1]  # xe: [1, hidden]
             if M["stacked"]:
-                gu = xe @ w(W, "expert_gate_up", b)[e]  # gu: [1, 2F]
+                wgu, wd = w(W, "expert_gate_up", b)[e], w(W, "expert_down", b)[e]  # expert e's slices
+                if M["out_in"]:
+                    wgu, wd = wgu.T, wd.T  # stored [out, in]
+                gu = xe @ wgu  # gu: [1, 2F]
                 if M["expert_bias"]:
                     gu = gu + w(W, "expert_gate_up", b, bias=True)[e]  # gu: [1, 2F]
                 g, u = (gu[:, 0::2], gu[:, 1::2]) if M["interleaved"] else np.split(gu, 2, axis=-1)  # g, u: [1, F]
-                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b)[e]  # y: [1, hidden]
+                y = glu(g, u, M["swiglu_limit"]) @ wd  # y: [1, hidden]
                 if M["expert_bias"]:
                     y = y + w(W, "expert_down", b, bias=True)[e]  # y: [1, hidden]
             else:

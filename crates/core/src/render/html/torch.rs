@@ -761,11 +761,31 @@ fn stacked_experts(spec: &Spec, n: &Names) -> String {
     let (d, e, f) = (spec.hidden, m.experts, m.expert_intermediate);
     let gu = n.attr(Role::ExpertGateUp);
     let down = n.attr(Role::ExpertDown);
-    let mut init = format!(
-        "        self.{gu} = nn.Parameter(torch.empty({e}, {d}, 2 * {f}))  # every expert's gate and up, [in, out]\n        self.{down} = nn.Parameter(torch.empty({e}, {f}, {d}))\n"
-    );
-    let mut gate_up = format!("        gate_up = x @ self.{gu}[e]\n");
-    let mut out = format!("        return h @ self.{down}[e]");
+    // GraniteMoE keeps each stacked tensor as the `weight` of a module of that name.
+    let (holders, gu, down) = if names(spec.layout, Role::ExpertGateUp, false)
+        .0
+        .ends_with(".weight")
+    {
+        (
+            format!("        self.{gu}, self.{down} = nn.Module(), nn.Module()\n"),
+            format!("{gu}.weight"),
+            format!("{down}.weight"),
+        )
+    } else {
+        (String::new(), gu, down)
+    };
+    let (mut init, t) = if m.stacked_out_in {
+        (format!(
+            "        self.{gu} = nn.Parameter(torch.empty({e}, 2 * {f}, {d}))  # every expert's gate and up, [out, in]\n        self.{down} = nn.Parameter(torch.empty({e}, {d}, {f}))\n"
+        ), ".T")
+    } else {
+        (format!(
+            "        self.{gu} = nn.Parameter(torch.empty({e}, {d}, 2 * {f}))  # every expert's gate and up, [in, out]\n        self.{down} = nn.Parameter(torch.empty({e}, {f}, {d}))\n"
+        ), "")
+    };
+    init = holders + &init;
+    let mut gate_up = format!("        gate_up = x @ self.{gu}[e]{t}\n");
+    let mut out = format!("        return h @ self.{down}[e]{t}");
     if m.expert_bias {
         init += &format!("        self.{gu}_bias = nn.Parameter(torch.zeros({e}, 2 * {f}))\n        self.{down}_bias = nn.Parameter(torch.zeros({e}, {d}))\n");
         gate_up = format!("        gate_up = x @ self.{gu}[e] + self.{gu}_bias[e]\n");
@@ -848,7 +868,13 @@ fn moe(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let (d, e, k) = (spec.hidden, m.experts, m.top_k);
     let router_attr = n.inside(Role::Router);
-    let mut init = if m.correction_bias {
+    // A router one module down (GraniteMoE's `router.layer`) gets that module first.
+    let holder = match router_attr.rsplit_once('.') {
+        Some((h, _)) => format!("        self.{h} = nn.Module()\n"),
+        None => String::new(),
+    };
+    let mut init = holder
+        + &if m.correction_bias {
         format!("        self.{router_attr} = Router()\n")
     } else {
         format!(
@@ -856,15 +882,18 @@ fn moe(spec: &Spec, n: &Names) -> String {
             py_bool(m.router_bias)
         )
     };
-    let experts_attr = n.inside(Role::ExpertDown);
-    let experts_attr = experts_attr
+    let experts_path = n.inside(Role::ExpertDown);
+    let experts_attr = experts_path
         .split('.')
         .next()
         .unwrap_or("experts")
         .to_string();
-    if m.stacked_experts {
+    // Stacked tensors held by the MoE module itself (GraniteMoE's `input_linear`): MoE is an
+    // Experts, so the parameters sit where the checkpoint has them.
+    let own_experts = m.stacked_experts && !experts_path.contains('.');
+    if m.stacked_experts && !own_experts {
         init += &format!("        self.{experts_attr} = Experts()\n");
-    } else {
+    } else if !m.stacked_experts {
         init += &format!(
             "        self.{experts_attr} = nn.ModuleList(ExpertMLP() for _ in range({e}))\n"
         );
@@ -934,7 +963,9 @@ fn moe(spec: &Spec, n: &Names) -> String {
     } else {
         String::new()
     };
-    let run = if m.stacked_experts {
+    let run = if own_experts {
+        "Experts.forward(self, xs, e)".to_string()
+    } else if m.stacked_experts {
         format!("self.{experts_attr}(xs, e)")
     } else {
         format!("self.{experts_attr}[e](xs)")
@@ -945,7 +976,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
         format!("                xs = x[rows]\n                out[rows] += weights[rows, slot, None].to(x.dtype) * {run}\n")
     };
     fill(
-        r#"class MoE(nn.Module):
+        r#"class MoE(${base}):
     """${e} routed experts, ${k} active per token${shared_note}."""
 
     def __init__(self):
@@ -973,6 +1004,7 @@ ${apply}${shared}        return out.reshape(shape)"#,
                     String::new()
                 },
             ),
+            ("base", if own_experts { "Experts" } else { "nn.Module" }.into()),
             ("init", init),
             ("d", d.to_string()),
             ("router", router_attr),
