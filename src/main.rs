@@ -63,7 +63,12 @@ enum Command {
         json: bool,
     },
     /// The built-in catalog, one model a line.
-    List,
+    List {
+        /// Instead, every config `model_type` anatomy reads, with its family and its llama.cpp
+        /// GGUF architecture where anatomy reads that too.
+        #[arg(long)]
+        model_types: bool,
+    },
     /// One self-contained interactive web page for a model.
     Html {
         #[arg(help = MODEL)]
@@ -308,7 +313,20 @@ fn run(cli: Cli) -> Result<String, Error> {
             let (g, _) = build(&model, lenient)?;
             Ok(render::html::torch::module(&g.spec))
         }
-        Command::List => {
+        Command::List { model_types: true } => {
+            let mut out = format!("{:<22}{:<16}{}\n", "model_type", "family", "gguf");
+            for f in anatomy_core::families::FAMILIES {
+                for t in std::iter::once(f.model_type).chain(f.aliases.iter().copied()) {
+                    let gguf = anatomy_checkpoint::gguf::ARCHITECTURES
+                        .iter()
+                        .find(|(_, mt)| *mt == t)
+                        .map_or("-", |(a, _)| a);
+                    out += &format!("{t:<22}{:<16}{gguf}\n", f.name);
+                }
+            }
+            Ok(out)
+        }
+        Command::List { model_types: false } => {
             let mut out = format!(
                 "{:<24}{:<13}{:>8}{:>8}{:>8}{:>9}  {}\n",
                 "name", "family", "params", "active", "layers", "context", "source"

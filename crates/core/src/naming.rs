@@ -121,8 +121,14 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             O => ("model.layers.{b}.self_attn.dense", "blk.{b}.attn_output"),
             Up => ("model.layers.{b}.mlp.fc1", "blk.{b}.ffn_up"),
             Down => ("model.layers.{b}.mlp.fc2", "blk.{b}.ffn_down"),
-            QNorm => ("model.layers.{b}.self_attn.q_layernorm", "blk.{b}.attn_q_norm"),
-            KNorm => ("model.layers.{b}.self_attn.k_layernorm", "blk.{b}.attn_k_norm"),
+            QNorm => (
+                "model.layers.{b}.self_attn.q_layernorm",
+                "blk.{b}.attn_q_norm",
+            ),
+            KNorm => (
+                "model.layers.{b}.self_attn.k_layernorm",
+                "blk.{b}.attn_k_norm",
+            ),
             FinalNorm => ("model.final_layernorm", "output_norm"),
             other => llama(other),
         },
@@ -146,8 +152,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         },
         Layout::Falcon | Layout::FalconTwoNorms => match (layout, role) {
             (_, Embed) => ("transformer.word_embeddings", "token_embd"),
-            (Layout::FalconTwoNorms, AttnNorm) => ("transformer.h.{b}.ln_attn", "blk.{b}.attn_norm"),
-            (Layout::FalconTwoNorms, FfnNorm) => ("transformer.h.{b}.ln_mlp", "blk.{b}.attn_norm_2"),
+            (Layout::FalconTwoNorms, AttnNorm) => {
+                ("transformer.h.{b}.ln_attn", "blk.{b}.attn_norm")
+            }
+            (Layout::FalconTwoNorms, FfnNorm) => {
+                ("transformer.h.{b}.ln_mlp", "blk.{b}.attn_norm_2")
+            }
             (_, AttnNorm) => ("transformer.h.{b}.input_layernorm", "blk.{b}.attn_norm"),
             (_, FfnNorm) => (
                 "transformer.h.{b}.post_attention_layernorm",
@@ -157,7 +167,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "transformer.h.{b}.self_attention.query_key_value",
                 "blk.{b}.attn_qkv",
             ),
-            (_, O) => ("transformer.h.{b}.self_attention.dense", "blk.{b}.attn_output"),
+            (_, O) => (
+                "transformer.h.{b}.self_attention.dense",
+                "blk.{b}.attn_output",
+            ),
             (_, Up) => ("transformer.h.{b}.mlp.dense_h_to_4h", "blk.{b}.ffn_up"),
             (_, Down) => ("transformer.h.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
             (_, FinalNorm) => ("transformer.ln_f", "output_norm"),
@@ -199,7 +212,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Q => ("transformer.h.{b}.attn.attention.q_proj", "blk.{b}.attn_q"),
             K => ("transformer.h.{b}.attn.attention.k_proj", "blk.{b}.attn_k"),
             V => ("transformer.h.{b}.attn.attention.v_proj", "blk.{b}.attn_v"),
-            O => ("transformer.h.{b}.attn.attention.out_proj", "blk.{b}.attn_output"),
+            O => (
+                "transformer.h.{b}.attn.attention.out_proj",
+                "blk.{b}.attn_output",
+            ),
             FfnNorm => ("transformer.h.{b}.ln_2", "blk.{b}.ffn_norm"),
             Gate => ("transformer.h.{b}.mlp.c_fc_0", "blk.{b}.ffn_gate"),
             Up => ("transformer.h.{b}.mlp.c_fc_1", "blk.{b}.ffn_up"),

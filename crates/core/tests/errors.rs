@@ -344,7 +344,8 @@ fn every_catalog_config_loads_without_lenient() {
 #[test]
 fn renamed_keys_are_read_and_named_as_written() {
     let load = |v: Value| families::load_json("cfg.json", &v.to_string(), "t", false);
-    let spec = load(json!({"model_type": "exaone", "num_layers": 3, "num_hidden_layers": 5})).unwrap();
+    let spec =
+        load(json!({"model_type": "exaone", "num_layers": 3, "num_hidden_layers": 5})).unwrap();
     assert_eq!(spec.layers, 3);
     let e = load(json!({"model_type": "exaone", "num_layers": "many"})).unwrap_err();
     assert_eq!(e.field, "num_layers", "{e}");

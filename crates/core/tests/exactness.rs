@@ -181,3 +181,33 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
+
+/// The README's table of transformers' model types says "read" for exactly the types the
+/// registry reads (scripts/model_types.py writes it).
+#[test]
+fn the_readme_lists_exactly_the_model_types_anatomy_reads() {
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .unwrap();
+    let table = readme
+        .split("<!-- model-types -->")
+        .nth(1)
+        .and_then(|s| s.split("<!-- /model-types -->").next())
+        .expect("README.md has the model-types table");
+    let mut listed: Vec<&str> = table
+        .lines()
+        .filter(|l| l.contains("| read ("))
+        .filter_map(|l| l.split('`').nth(1))
+        .collect();
+    let mut read: Vec<&str> = families::FAMILIES
+        .iter()
+        .flat_map(|f| std::iter::once(f.model_type).chain(f.aliases.iter().copied()))
+        .collect();
+    listed.sort();
+    read.sort();
+    assert_eq!(
+        listed, read,
+        "run `python3 scripts/model_types.py` to rewrite README.md's table"
+    );
+}

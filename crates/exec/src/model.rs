@@ -162,8 +162,24 @@ impl Model {
         };
         for b in 0..self.spec.layers as usize {
             for role in [
-                Q, K, V, Qkv, O, QA, QB, KvA, KvB, Gate, Up, GateUp, Down, Router, SharedGate,
-                SharedUp, SharedDown, SharedExpertGate,
+                Q,
+                K,
+                V,
+                Qkv,
+                O,
+                QA,
+                QB,
+                KvA,
+                KvB,
+                Gate,
+                Up,
+                GateUp,
+                Down,
+                Router,
+                SharedGate,
+                SharedUp,
+                SharedDown,
+                SharedExpertGate,
             ] {
                 read.insert(self.name(role, false, Some(b), None));
             }
@@ -457,7 +473,9 @@ impl Model {
                     .reshape((t, kv, g + 2, hd))
                     .map_err(ce)?;
                 let part = |from: usize, n: usize, heads: usize| -> R<Tensor> {
-                    qkv.narrow(2, from, n)?.contiguous()?.reshape((t, heads * hd))
+                    qkv.narrow(2, from, n)?
+                        .contiguous()?
+                        .reshape((t, heads * hd))
                 };
                 (
                     part(0, g, h).map_err(ce)?,
@@ -781,7 +799,8 @@ impl Model {
             self.keep(Some(b), "shared_up", &u);
             let a = self.act_mul(&g, &u).map_err(ce)?;
             self.keep(Some(b), "shared_act", &a);
-            let mut s = self.linear(&a, &self.name(Role::SharedDown, false, Some(b), None), None)?;
+            let mut s =
+                self.linear(&a, &self.name(Role::SharedDown, false, Some(b), None), None)?;
             self.keep(Some(b), "shared_down", &s);
             if m.shared_gate {
                 let name = self.name(Role::SharedExpertGate, false, Some(b), None);

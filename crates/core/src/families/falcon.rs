@@ -24,7 +24,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     if !s.hidden.is_multiple_of(heads) {
         return Err(cfg.err(
             "hidden_size",
-            format!("is {}, not a multiple of num_attention_heads ({heads}); Falcon requires it", s.hidden),
+            format!(
+                "is {}, not a multiple of num_attention_heads ({heads}); Falcon requires it",
+                s.hidden
+            ),
         ));
     }
     let hd = s.hidden / heads;
@@ -71,7 +74,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         None => 1,
     };
     (s.block, s.layout) = if new_arch && norms == 2 {
-        (Block::Parallel { shared_norm: false }, Layout::FalconTwoNorms)
+        (
+            Block::Parallel { shared_norm: false },
+            Layout::FalconTwoNorms,
+        )
     } else if new_arch || parallel {
         (Block::Parallel { shared_norm: true }, Layout::Falcon)
     } else {

@@ -457,7 +457,12 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
 }
 
 /// Routed experts and the layers that use them.
-fn experts(cfg: &Config, rule: Experts, layers: u64, d: &Defaults) -> Result<(Option<Moe>, Vec<bool>)> {
+fn experts(
+    cfg: &Config,
+    rule: Experts,
+    layers: u64,
+    d: &Defaults,
+) -> Result<(Option<Moe>, Vec<bool>)> {
     let none = Ok((None, vec![false; layers as usize]));
     let Experts::Routed(r) = rule else {
         return none;

@@ -287,12 +287,10 @@ pub(crate) fn heads(
         None => match head_dim_default {
             HeadDim::Given(d) => d,
             HeadDim::Floor => (hidden / heads).max(1),
-            HeadDim::Required => {
-                return Err(cfg.err(
-                    "head_dim",
-                    "is missing; this model type has no default head size, so the config must give one",
-                ))
-            }
+            HeadDim::Required => return Err(cfg.err(
+                "head_dim",
+                "is missing; this model type has no default head size, so the config must give one",
+            )),
             HeadDim::Divide => {
                 if !hidden.is_multiple_of(heads) {
                     return Err(cfg.err(
@@ -522,10 +520,7 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
     let top_partial = cfg.float(d.partial_key, d.partial)?;
     let partial = partial_in.unwrap_or(top_partial);
     if !(partial > 0.0 && partial <= 1.0) {
-        return Err(cfg.err(
-            d.partial_key,
-            format!("is {partial}; it must be in (0, 1]"),
-        ));
+        return Err(cfg.err(d.partial_key, format!("is {partial}; it must be in (0, 1]")));
     }
     Ok(Rope {
         full,

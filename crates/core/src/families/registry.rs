@@ -558,7 +558,19 @@ pub static FAMILIES: &[Family] = &[
             layout: Layout::Phi,
             ..LlamaLike::llama(Defaults {
                 act: "gelu_new",
-                ..d(51200, 2048, 8192, 24, 32, Some(32), None, 2048, 1e-5, 10_000.0, false)
+                ..d(
+                    51200,
+                    2048,
+                    8192,
+                    24,
+                    32,
+                    Some(32),
+                    None,
+                    2048,
+                    1e-5,
+                    10_000.0,
+                    false,
+                )
             })
         },
         Some("phi2"),
@@ -586,11 +598,21 @@ pub static FAMILIES: &[Family] = &[
             layout: Layout::GptNeox,
             ..LlamaLike::llama(Defaults {
                 act: "gelu",
-                ..d(50432, 6144, 24576, 44, 64, None, None, 2048, 1e-5, 10_000.0, false)
+                ..d(
+                    50432, 6144, 24576, 44, 64, None, None, 2048, 1e-5, 10_000.0, false,
+                )
             })
         },
         Some("gptneox"),
-        &[TRAINING, &["hidden_dropout", "classifier_dropout", "attention_probs_dropout_prob", "hidden_dropout_prob"]],
+        &[
+            TRAINING,
+            &[
+                "hidden_dropout",
+                "classifier_dropout",
+                "attention_probs_dropout_prob",
+                "hidden_dropout_prob",
+            ],
+        ],
     ),
     // Three classes built as LlamaForCausalLM: InternLM3 (`qkv_bias` and `bias` name the
     // attention and MLP biases, which must agree), EXAONE 3 (its own names for the layer count,
@@ -603,7 +625,17 @@ pub static FAMILIES: &[Family] = &[
             LlamaLike {
                 same_bias: true,
                 ..LlamaLike::llama(d(
-                    128_512, 4096, 10240, 48, 32, Some(2), Some(128), 32768, 1e-5, 10_000.0, false,
+                    128_512,
+                    4096,
+                    10240,
+                    48,
+                    32,
+                    Some(2),
+                    Some(128),
+                    32768,
+                    1e-5,
+                    10_000.0,
+                    false,
                 ))
             },
             None,
@@ -622,7 +654,17 @@ pub static FAMILIES: &[Family] = &[
             LlamaLike {
                 layout: Layout::Exaone,
                 ..LlamaLike::llama(d(
-                    102_400, 4096, 14336, 32, 32, Some(8), None, 4096, 1e-5, 500_000.0, false,
+                    102_400,
+                    4096,
+                    14336,
+                    32,
+                    32,
+                    Some(8),
+                    None,
+                    4096,
+                    1e-5,
+                    500_000.0,
+                    false,
                 ))
             },
             Some("exaone"),
@@ -633,7 +675,17 @@ pub static FAMILIES: &[Family] = &[
         "iquestcoder",
         "IQuest-Coder",
         LlamaLike::llama(d(
-            76800, 5120, 27648, 80, 40, Some(8), Some(128), 131_072, 1e-5, 10_000.0, false,
+            76800,
+            5120,
+            27648,
+            80,
+            40,
+            Some(8),
+            Some(128),
+            131_072,
+            1e-5,
+            10_000.0,
+            false,
         )),
         None,
         &[TRAINING],
@@ -647,7 +699,9 @@ pub static FAMILIES: &[Family] = &[
             gated: false,
             ..LlamaLike::llama(Defaults {
                 act: "relu2",
-                ..d(32000, 2560, 18432, 32, 32, None, None, 4096, 1e-5, 10_000.0, false)
+                ..d(
+                    32000, 2560, 18432, 32, 32, None, None, 4096, 1e-5, 10_000.0, false,
+                )
             })
         },
         Some("arcee"),
@@ -665,7 +719,9 @@ pub static FAMILIES: &[Family] = &[
             gated: false,
             ..LlamaLike::llama(Defaults {
                 act: "relu2",
-                ..d(150_272, 3328, 26624, 32, 26, None, None, 8192, 1e-5, 10_000.0, false)
+                ..d(
+                    150_272, 3328, 26624, 32, 26, None, None, 8192, 1e-5, 10_000.0, false,
+                )
             })
         },
         None,
@@ -686,7 +742,19 @@ pub static FAMILIES: &[Family] = &[
             },
             ..LlamaLike::llama(Defaults {
                 head_dim: HeadDim::Required,
-                ..d(32000, 4096, 14336, 32, 32, Some(8), None, 131_072, 1e-6, 10_000.0, false)
+                ..d(
+                    32000,
+                    4096,
+                    14336,
+                    32,
+                    32,
+                    Some(8),
+                    None,
+                    131_072,
+                    1e-6,
+                    10_000.0,
+                    false,
+                )
             })
         },
         None,
@@ -749,7 +817,17 @@ pub static FAMILIES: &[Family] = &[
                 ..Routed::MIXTRAL
             }),
             ..LlamaLike::llama(d(
-                151_936, 2048, 5632, 24, 16, Some(16), None, 32768, 1e-6, 10_000.0, false,
+                151_936,
+                2048,
+                5632,
+                24,
+                16,
+                Some(16),
+                None,
+                32768,
+                1e-6,
+                10_000.0,
+                false,
             ))
         },
         Some("qwen2moe"),
@@ -788,28 +866,35 @@ pub static FAMILIES: &[Family] = &[
         "Falcon",
         falcon::load,
         Some("falcon"),
-        &[TRAINING, &["hidden_dropout", "apply_residual_connection_post_layernorm"]],
+        &[
+            TRAINING,
+            &["hidden_dropout", "apply_residual_connection_post_layernorm"],
+        ],
     ),
-    own(
-        "gpt2",
-        "GPT-2",
-        gpt2::load,
-        None,
-        &[&[
-            "initializer_range",
-            "resid_pdrop",
-            "embd_pdrop",
-            "attn_pdrop",
-            "summary_type",
-            "summary_use_proj",
-            "summary_activation",
-            "summary_proj_to_labels",
-            "summary_first_dropout",
-            "reorder_and_upcast_attn",
-            "scale_attn_by_inverse_layer_idx",
-            "n_ctx",
-        ]],
-    ),
+    Family {
+        // GPT-SW3's configs name GPT2Config's own class.
+        aliases: &["gpt-sw3"],
+        ..own(
+            "gpt2",
+            "GPT-2",
+            gpt2::load,
+            None,
+            &[&[
+                "initializer_range",
+                "resid_pdrop",
+                "embd_pdrop",
+                "attn_pdrop",
+                "summary_type",
+                "summary_use_proj",
+                "summary_activation",
+                "summary_proj_to_labels",
+                "summary_first_dropout",
+                "reorder_and_upcast_attn",
+                "scale_attn_by_inverse_layer_idx",
+                "n_ctx",
+            ]],
+        )
+    },
     // Gemma reads `hidden_activation`; `hidden_act` is a legacy key its modeling never reads.
     own(
         "gemma2",

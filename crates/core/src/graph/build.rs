@@ -508,13 +508,31 @@ impl<'s> Builder<'s> {
             (Block::Parallel { shared_norm: true }, _) => attn_in,
             (Block::Parallel { shared_norm: false }, _) => {
                 let title = format!("MLP {}", self.norm_name());
-                children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Xᵦ", "Xᵦ″", d, true, None));
+                children.push(self.norm_step(
+                    &title,
+                    Role::FfnNorm,
+                    "γ′",
+                    "Xᵦ",
+                    "Xᵦ″",
+                    d,
+                    true,
+                    None,
+                ));
                 "Xᵦ″"
             }
             (Block::Sequential, NormPlace::Post) => "R",
             (Block::Sequential, _) => {
                 let title = format!("MLP {}", self.norm_name());
-                children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "R", "R′", d, true, None));
+                children.push(self.norm_step(
+                    &title,
+                    Role::FfnNorm,
+                    "γ′",
+                    "R",
+                    "R′",
+                    d,
+                    true,
+                    None,
+                ));
                 "R′"
             }
         };
@@ -638,7 +656,13 @@ impl<'s> Builder<'s> {
         let mut inputs = vec![w];
         let mut eq = format!("Logits = {name} · Z");
         if spec.head_bias {
-            let pb = self.param(Role::LmHead, true, vec![spec.vocab], Component::LmHead, false);
+            let pb = self.param(
+                Role::LmHead,
+                true,
+                vec![spec.vocab],
+                Component::LmHead,
+                false,
+            );
             inputs.push(self.weight(pb, "bₗₘ", [n(spec.vocab), n(1)], None));
             eq += " + bₗₘ";
         }

@@ -289,7 +289,11 @@ impl Builder<'_> {
                 1,
                 shared,
             )));
-            sum += if moe.shared_gate { " + σ(gₛ) · Mₛ" } else { " + Mₛ" };
+            sum += if moe.shared_gate {
+                " + σ(gₛ) · Mₛ"
+            } else {
+                " + Mₛ"
+            };
         }
         let m = self.act("M", self.seq(d));
         children.push(self.step(Draft {

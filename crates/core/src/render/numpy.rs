@@ -4,8 +4,8 @@
 
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, Block, NormKind, NormPlace, Position, QkNorm, Qkv, RopeFreqs, RopeScaling, Scoring,
-    Spec,
+    Act, AttnSpan, Block, NormKind, NormPlace, Position, QkNorm, Qkv, RopeFreqs, RopeScaling,
+    Scoring, Spec,
 };
 use serde_json::json;
 

@@ -498,7 +498,9 @@ fn attention(spec: &Spec, n: &Names) -> String {
         QkNorm::None | QkNorm::L2 => {}
     }
     if let Some(c) = a.clip_qkv {
-        fwd += &format!("        q, k, v = q.clamp(-{c}, {c}), k.clamp(-{c}, {c}), v.clamp(-{c}, {c})\n");
+        fwd += &format!(
+            "        q, k, v = q.clamp(-{c}, {c}), k.clamp(-{c}, {c}), v.clamp(-{c}, {c})\n"
+        );
     }
     if a.sinks {
         init += &format!(
@@ -875,13 +877,13 @@ fn moe(spec: &Spec, n: &Names) -> String {
     };
     let mut init = holder
         + &if m.correction_bias {
-        format!("        self.{router_attr} = Router()\n")
-    } else {
-        format!(
-            "        self.{router_attr} = nn.Linear({d}, {e}, bias={})  # the router\n",
-            py_bool(m.router_bias)
-        )
-    };
+            format!("        self.{router_attr} = Router()\n")
+        } else {
+            format!(
+                "        self.{router_attr} = nn.Linear({d}, {e}, bias={})  # the router\n",
+                py_bool(m.router_bias)
+            )
+        };
     let experts_path = n.inside(Role::ExpertDown);
     let experts_attr = experts_path
         .split('.')
@@ -1004,7 +1006,10 @@ ${apply}${shared}        return out.reshape(shape)"#,
                     String::new()
                 },
             ),
-            ("base", if own_experts { "Experts" } else { "nn.Module" }.into()),
+            (
+                "base",
+                if own_experts { "Experts" } else { "nn.Module" }.into(),
+            ),
             ("init", init),
             ("d", d.to_string()),
             ("router", router_attr),
@@ -1067,7 +1072,10 @@ fn layer(spec: &Spec, n: &Names) -> String {
         "h".to_string()
     } else {
         let f = norm_attr(Role::FfnNorm);
-        let note = if spec.block == Block::Sequential && place == NormPlace::Pre && f.contains("post_attention") {
+        let note = if spec.block == Block::Sequential
+            && place == NormPlace::Pre
+            && f.contains("post_attention")
+        {
             "  # before the FFN, despite its name"
         } else {
             ""
@@ -1148,7 +1156,10 @@ fn embedding_note(spec: &Spec, n: &Names) -> String {
         );
     }
     if spec.embedding.multiplier != 1.0 {
-        s += &format!("    x = x * {}  # embedding multiplier\n", spec.embedding.multiplier);
+        s += &format!(
+            "    x = x * {}  # embedding multiplier\n",
+            spec.embedding.multiplier
+        );
     }
     s + "    return x"
 }
@@ -1182,7 +1193,10 @@ fn model(spec: &Spec, n: &Names) -> String {
         );
     }
     if spec.embedding.multiplier != 1.0 {
-        fwd += &format!("        x = x * {}  # embedding multiplier\n", spec.embedding.multiplier);
+        fwd += &format!(
+            "        x = x * {}  # embedding multiplier\n",
+            spec.embedding.multiplier
+        );
     }
     init += &format!(
         "        self.{layers} = nn.ModuleList(DecoderLayer(*p) for p in PLAN)\n        self.{final_norm} = Norm({d})\n"
@@ -1222,7 +1236,10 @@ fn model(spec: &Spec, n: &Names) -> String {
     };
     let mut cap = String::new();
     if spec.logits_mult != 1.0 {
-        cap += &format!("        logits = logits * {}  # logit multiplier\n", spec.logits_mult);
+        cap += &format!(
+            "        logits = logits * {}  # logit multiplier\n",
+            spec.logits_mult
+        );
     }
     if let Some(c) = spec.final_softcap {
         cap += &format!("        logits = {c} * torch.tanh(logits / {c})  # final softcap\n");

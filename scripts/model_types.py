@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Write the README's table of transformers' causal-LM model types and what anatomy does with each.
+
+Every `model_type` in transformers' MODEL_FOR_CAUSAL_LM_MAPPING gets one row: read by anatomy
+(from `anatomy list --model-types`), or why not yet. The table sits in README.md between the
+markers `<!-- model-types -->` and `<!-- /model-types -->`; `cargo test` checks that its
+"read" rows are exactly the types anatomy reads.
+
+Usage: python3 scripts/model_types.py [path/to/anatomy]   (needs: pip install transformers)
+"""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import transformers
+from transformers import CONFIG_MAPPING
+from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Mixers other than softmax attention (state spaces, linear attention, recurrences, short
+# convolutions) and the hybrids built from them: Breadth II.
+RECURRENT = {
+    "bailing_hybrid", "bamba", "falcon_h1", "falcon_mamba", "granitemoehybrid", "inkling_text",
+    "inkling2_text", "inkling2_loop_text", "jamba", "kimi_linear", "lara_mini", "lfm2", "lfm2_moe",
+    "lfm3", "mamba", "mamba2", "minimax", "minimax_m3_vl_text", "nemotron_h", "olmo_hybrid",
+    "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_next", "qwen4_exp",
+    "qwen4_exp_text", "recurrent_gemma", "rwkv", "xlstm", "zamba", "zamba2", "zaya",
+}
+# Encoders with a causal-LM head, and decoders of speech, music or OCR models.
+NOT_DECODER_LM = {
+    "bert", "bert-generation", "big_bird", "camembert", "data2vec-text", "electra", "ernie",
+    "megatron-bert", "rembert", "roberta", "roberta-prelayernorm", "roc_bert", "roformer", "xlm",
+    "xlm-roberta", "xlm-roberta-xl", "xmod", "xlnet", "reformer", "trocr", "whisper", "musicgen",
+    "musicgen_melody", "moshi", "moss_transcribe_diarize",
+}
+
+
+def status(t, read):
+    if t in read:
+        return f"read ({read[t]})"
+    if t in RECURRENT:
+        return "not yet: recurrent or hybrid mixer"
+    try:
+        encdec = bool(getattr(CONFIG_MAPPING[t](), "is_encoder_decoder", False))
+    except Exception:
+        encdec = False
+    if encdec:
+        return "out of scope: encoder-decoder"
+    if t in NOT_DECODER_LM:
+        return "out of scope: encoder, or a speech/music/OCR decoder"
+    return "not yet: attention decoder"
+
+
+def main():
+    binary = sys.argv[1] if len(sys.argv) > 1 else str(ROOT / "target/debug/anatomy")
+    lines = subprocess.run([binary, "list", "--model-types"], check=True, capture_output=True,
+                           text=True).stdout.splitlines()[1:]
+    read = {l.split()[0]: " ".join(l.split()[1:-1]) for l in lines if l.strip()}
+    types = sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+    rows = [(t, status(t, read)) for t in types]
+    counts = {}
+    for _, s in rows:
+        key = s.split(" (")[0].split(":")[0]
+        counts[key] = counts.get(key, 0) + 1
+    table = [
+        f"transformers {transformers.__version__} maps {len(types)} model types to a causal-LM class. "
+        f"anatomy reads {counts.get('read', 0)} of them; "
+        f"{sum(1 for _, s in rows if s == 'not yet: attention decoder')} attention decoders and "
+        f"{sum(1 for _, s in rows if 'recurrent' in s)} recurrent or hybrid models are not read yet; "
+        f"{counts.get('out of scope', 0)} are encoders, encoder-decoders or speech/music/OCR decoders. "
+        "(`anatomy list --model-types` prints what this build reads; `scripts/model_types.py` "
+        "rewrites this table.)",
+        "",
+        "| model_type | anatomy |",
+        "|---|---|",
+    ] + [f"| `{t}` | {s} |" for t, s in rows]
+    readme = ROOT / "README.md"
+    text = readme.read_text()
+    new = re.sub(r"(<!-- model-types -->\n)(?:.*?\n)?(<!-- /model-types -->)",
+                 lambda m: m.group(1) + "\n".join(table) + "\n" + m.group(2), text, flags=re.S)
+    if new == text and "<!-- model-types -->" not in text:
+        sys.exit("README.md has no <!-- model-types --> markers")
+    readme.write_text(new)
+    print(f"README.md: {len(rows)} model types, {counts}")
+
+
+if __name__ == "__main__":
+    main()
