@@ -269,8 +269,15 @@ impl AttnSpan {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NormKind {
     Rms,
-    /// LayerNorm with a bias (GPT-2).
-    Layer,
+    /// LayerNorm: with a bias (GPT-2), or a learned scale only (Cohere).
+    Layer { bias: bool },
+}
+
+impl NormKind {
+    /// A LayerNorm with a learned shift β beside its scale.
+    pub fn has_bias(self) -> bool {
+        self == NormKind::Layer { bias: true }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

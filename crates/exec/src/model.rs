@@ -290,7 +290,7 @@ impl Model {
 
     fn norm(&self, x: &Tensor, role: Role, b: Option<usize>) -> Result<Tensor, Error> {
         let w = self.w(role, b)?;
-        let bias = if self.spec.norm.kind == NormKind::Layer {
+        let bias = if self.spec.norm.kind.has_bias() {
             Some(self.bias(role, b)?)
         } else {
             None
@@ -981,11 +981,16 @@ fn rms(x: &Tensor, eps: f64) -> R<Tensor> {
 fn norm(x: &Tensor, w: &Tensor, b: Option<&Tensor>, spec: &Spec) -> R<Tensor> {
     let eps = spec.norm.eps;
     match spec.norm.kind {
-        NormKind::Layer => {
+        NormKind::Layer { .. } => {
             let mean = x.mean_keepdim(D::Minus1)?;
             let c = x.broadcast_sub(&mean)?;
             let var = c.sqr()?.mean_keepdim(D::Minus1)?;
-            let y = c.broadcast_div(&(var + eps)?.sqrt()?)?.broadcast_mul(w)?;
+            let c = c.broadcast_div(&(var + eps)?.sqrt()?)?;
+            let y = if spec.norm.unit_offset {
+                c.broadcast_mul(&(w + 1.0)?)?
+            } else {
+                c.broadcast_mul(w)?
+            };
             match b {
                 Some(b) => y.broadcast_add(b),
                 None => Ok(y),

@@ -62,7 +62,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         fused_gate_up: false,
     };
     s.norm = Norm {
-        kind: NormKind::Layer,
+        kind: NormKind::Layer { bias: true },
         eps: cfg.float("layer_norm_epsilon", 1e-5)?,
         unit_offset: false,
         place: NormPlace::Pre,

@@ -54,7 +54,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     };
     s.embedding.learned_positions = Some(s.context);
     s.norm = Norm {
-        kind: NormKind::Layer,
+        kind: NormKind::Layer { bias: true },
         eps: cfg.float("layer_norm_epsilon", 1e-5)?,
         unit_offset: false,
         place: NormPlace::Pre,

@@ -137,6 +137,11 @@ pub struct LlamaLike {
     pub place: NormPlace,
     /// Norm weights applied as (1 + w), embeddings scaled by √hidden (Gemma).
     pub gemma_norms: bool,
+    /// Norm weights applied as (1 + w), embeddings as they are (Nemotron's LayerNorm1P).
+    pub one_plus: bool,
+    /// The class leaves `num_key_value_heads` unset and its attention fails without it
+    /// (Nemotron): a config must give it.
+    pub kv_heads_required: bool,
     pub qkv: Qkv,
     pub fused_gate_up: bool,
     pub interleaved_rope: bool,
@@ -190,6 +195,8 @@ impl LlamaLike {
             qk_norm_key: None,
             place: NormPlace::Pre,
             gemma_norms: false,
+            one_plus: false,
+            kv_heads_required: false,
             qkv: Qkv::Separate,
             fused_gate_up: false,
             interleaved_rope: false,
@@ -254,6 +261,12 @@ pub fn load(
     let hidden = cfg.size("hidden_size", Some(d.hidden))?;
     let vocab = cfg.size("vocab_size", Some(d.vocab))?;
     let layers = layer_count(cfg, &["num_hidden_layers"], Some(d.layers))?;
+    if f.kv_heads_required && !cfg.has("num_key_value_heads") {
+        return Err(cfg.err(
+            "num_key_value_heads",
+            "is missing; this model type has no default K/V head count, so the config must give one",
+        ));
+    }
     let (heads, kv_heads, head_dim) = heads(cfg, hidden, Some(d.heads), d.kv_heads, d.head_dim)?;
     let intermediate = cfg.size("intermediate_size", Some(d.intermediate))?;
     let context = cfg.size("max_position_embeddings", Some(d.context))?;
@@ -299,7 +312,7 @@ pub fn load(
     let norm = Norm {
         kind: f.norm,
         eps: cfg.float(f.eps_key, d.eps)?,
-        unit_offset: f.gemma_norms,
+        unit_offset: f.gemma_norms || f.one_plus,
         place: f.place,
     };
     let mut attn = Attention {

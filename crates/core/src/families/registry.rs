@@ -504,7 +504,7 @@ pub static FAMILIES: &[Family] = &[
             qkv_bias: Bias::Key("use_bias", true),
             o_bias: Bias::Key("use_bias", true),
             mlp_bias: Bias::Key("use_bias", true),
-            norm: NormKind::Layer,
+            norm: NormKind::Layer { bias: true },
             eps_key: "norm_epsilon",
             gated: false,
             windows: Windows::Every(None),
@@ -549,7 +549,7 @@ pub static FAMILIES: &[Family] = &[
             mlp_bias: Bias::Always,
             qk_norm: QkNorm::PerHead,
             qk_norm_key: Some("qk_layernorm"),
-            norm: NormKind::Layer,
+            norm: NormKind::Layer { bias: true },
             eps_key: "layer_norm_eps",
             gated: false,
             block: Block::Parallel { shared_norm: true },
@@ -587,7 +587,7 @@ pub static FAMILIES: &[Family] = &[
             o_bias: Bias::Key("attention_bias", true),
             mlp_bias: Bias::Always,
             qkv: Qkv::Grouped,
-            norm: NormKind::Layer,
+            norm: NormKind::Layer { bias: true },
             eps_key: "layer_norm_eps",
             gated: false,
             block: Block::Parallel { shared_norm: false },
@@ -714,7 +714,7 @@ pub static FAMILIES: &[Family] = &[
             qkv_bias: Bias::Key("attention_bias", true),
             o_bias: Bias::Key("attention_bias", true),
             mlp_bias: Bias::Key("mlp_bias", true),
-            norm: NormKind::Layer,
+            norm: NormKind::Layer { bias: true },
             eps_key: "layer_norm_eps",
             gated: false,
             ..LlamaLike::llama(Defaults {
@@ -832,6 +832,27 @@ pub static FAMILIES: &[Family] = &[
         },
         Some("qwen2moe"),
         &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+    ),
+    // Nemotron (Nemotron-4, Minitron): LayerNorm1P (weights applied as 1 + w), a plain ReLU²
+    // MLP, half of each head rotated.
+    llama(
+        "nemotron",
+        "Nemotron",
+        LlamaLike {
+            norm: NormKind::Layer { bias: true },
+            eps_key: "norm_eps",
+            one_plus: true,
+            kv_heads_required: true,
+            gated: false,
+            partial: 0.5,
+            ..LlamaLike::llama(Defaults {
+                act: "relu2",
+                head_dim: HeadDim::Floor,
+                ..d(256_000, 6144, 24576, 32, 48, None, None, 4096, 1e-5, 10_000.0, false)
+            })
+        },
+        Some("nemotron"),
+        &[TRAINING],
     ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.

@@ -300,7 +300,7 @@ impl<'s> Builder<'s> {
     pub(super) fn norm_name(&self) -> &'static str {
         match self.spec.norm.kind {
             NormKind::Rms => "RMSNorm",
-            NormKind::Layer => "LayerNorm",
+            NormKind::Layer { .. } => "LayerNorm",
         }
     }
 
@@ -325,7 +325,7 @@ impl<'s> Builder<'s> {
         let p = self.param(role, false, vec![stored], Component::Norm, per_layer);
         let g = self.weight(p, gamma, [n(dim), n(1)], slice.clone());
         let mut inputs = vec![g];
-        if spec.norm.kind == NormKind::Layer {
+        if spec.norm.kind.has_bias() {
             let pb = self.param(role, true, vec![stored], Component::Norm, per_layer);
             let beta = format!("β{}", gamma.strip_prefix('γ').unwrap_or(""));
             inputs.push(self.weight(pb, &beta, [n(dim), n(1)], slice));
@@ -339,9 +339,10 @@ impl<'s> Builder<'s> {
         let eps = spec.norm.eps;
         let equation = match spec.norm.kind {
             NormKind::Rms => format!("{output} = {w} ⊙ {input} / √(mean({input}²) + ε), ε = {eps}"),
-            NormKind::Layer => {
-                format!("{output} = {w} ⊙ ({input} − mean) / √(var({input}) + ε) + β, ε = {eps}")
-            }
+            NormKind::Layer { bias } => format!(
+                "{output} = {w} ⊙ ({input} − mean) / √(var({input}) + ε){}, ε = {eps}",
+                if bias { " + β" } else { "" }
+            ),
         };
         self.step(Draft {
             title: title.into(),

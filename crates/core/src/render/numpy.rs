@@ -107,7 +107,7 @@ pub fn module(spec: &Spec) -> String {
         "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped" }, "clip_qkv": a.clip_qkv,
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
-        "norm": match spec.norm.kind { NormKind::Rms => "rms", NormKind::Layer => "layer" }, "eps": spec.norm.eps,
+        "norm": match spec.norm.kind { NormKind::Rms => "rms", NormKind::Layer { .. } => "layer" }, "eps": spec.norm.eps,
         "unit_offset": spec.norm.unit_offset, "place": match spec.norm.place { NormPlace::Pre => "pre", NormPlace::Post => "post", NormPlace::Sandwich => "sandwich" },
         "rope": matches!(spec.position, Position::Rope(_)), "interleaved": interleaved,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
@@ -119,6 +119,7 @@ pub fn module(spec: &Spec) -> String {
         })),
     });
     // Multipliers beside the rest (one json! literal of everything exceeds macro recursion).
+    config["norm_bias"] = json!(spec.norm.kind.has_bias());
     config["embed_mult"] = json!(spec.embedding.multiplier);
     config["residual_mult"] = json!(spec.residual_mult);
     config["logits_mult"] = json!(spec.logits_mult);
@@ -258,7 +259,9 @@ def norm(x, weight, bias=None):
     if CONFIG["norm"] == "layer":
         mu = x.mean(-1, keepdims=True)  # mu: [..., 1]
         var = ((x - mu) ** 2).mean(-1, keepdims=True)  # var: [..., 1]
-        return (x - mu) / np.sqrt(var + eps) * weight + bias  # [..., d]
+        y = (x - mu) / np.sqrt(var + eps)  # y: [..., d]
+        y = y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
+        return y if bias is None else y + bias  # [..., d]
     y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)  # y: [..., d], eps inside the root
     return y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
 
@@ -344,7 +347,7 @@ def attention(x, W, b, span, use_rope):
         return mla_attention(x, W, b, span)
     T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]  # tokens, query heads, K/V heads, d_head
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
-    nb = lambda key: w(W, key, b, bias=True) if C["norm"] == "layer" else None  # a LayerNorm's bias
+    nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None  # a LayerNorm's bias
     if C["qkv"] == "stacked":
         qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (H + 2 KV) D]
         q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]  # [T, H D], [T, KV D], [T, KV D]
@@ -508,7 +511,7 @@ def forward(ids, W):
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
     for b, (span, use_rope, is_moe) in enumerate(PLAN):
-        nb = lambda key: w(W, key, b, bias=True) if C["norm"] == "layer" else None
+        nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
         h = x if C["place"] == "post" else norm(x, w(W, "attn_norm", b), nb("attn_norm"))
         a = attention(h, W, b, span, use_rope)
         if C["place"] != "pre":
@@ -525,7 +528,7 @@ def forward(ids, W):
         if C["place"] != "pre":
             m = norm(m, w(W, "post_ffn_norm", b))
         x = residual(x, m)
-    z = norm(x, w(W, "final_norm"), w(W, "final_norm", bias=True) if C["norm"] == "layer" else None)
+    z = norm(x, w(W, "final_norm"), w(W, "final_norm", bias=True) if C["norm_bias"] else None)
     return lm_head(z, W)
 
 

@@ -101,7 +101,12 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
         Kind::Norm => {
             let (what, eq) = match spec.norm.kind {
                 NormKind::Rms => ("RMSNorm", format!("y = x / √(mean(x²) + {}) · {}", spec.norm.eps, if spec.norm.unit_offset { "(1 + g)" } else { "g" })),
-                NormKind::Layer => ("LayerNorm", format!("y = (x − mean(x)) / √(var(x) + {}) · g + b", spec.norm.eps)),
+                NormKind::Layer { bias } => ("LayerNorm", format!(
+                    "y = (x − mean(x)) / √(var(x) + {}) · {}{}",
+                    spec.norm.eps,
+                    if spec.norm.unit_offset { "(1 + g)" } else { "g" },
+                    if bias { " + b" } else { " (no shift)" }
+                )),
             };
             let place = match spec.norm.place {
                 NormPlace::Pre => "Pre-norm: the norm sits on the branch before each sublayer; the residual stream itself is never normalized in place.",

@@ -138,11 +138,26 @@ impl Names {
 fn norm(spec: &Spec) -> String {
     let eps = spec.norm.eps;
     match (spec.norm.kind, spec.norm.unit_offset) {
-        (NormKind::Layer, _) => fill(
+        (NormKind::Layer { bias }, false) => fill(
             r#"def Norm(dim, eps=${eps}):
-    """LayerNorm: subtract the mean, divide by the standard deviation, scale and shift."""
-    return nn.LayerNorm(dim, eps=eps)"#,
-            &[("eps", eps.to_string())],
+    """LayerNorm: subtract the mean, divide by the standard deviation, scale${shift}."""
+    return nn.LayerNorm(dim, eps=eps, bias=${bias})"#,
+            &[
+                ("eps", eps.to_string()),
+                ("shift", if bias { " and shift" } else { " (no shift)" }.into()),
+                ("bias", py_bool(bias)),
+            ],
+        ),
+        (NormKind::Layer { bias }, true) => fill(
+            r#"class Norm(nn.LayerNorm):
+    """LayerNorm whose stored weight w is applied as (1 + w)."""
+
+    def __init__(self, dim, eps=${eps}):
+        super().__init__(dim, eps=eps, bias=${bias})
+
+    def forward(self, x):  # [..., dim]
+        return F.layer_norm(x, self.normalized_shape, self.weight + 1.0, self.bias, self.eps)"#,
+            &[("eps", eps.to_string()), ("bias", py_bool(bias))],
         ),
         (NormKind::Rms, true) => fill(
             r#"class Norm(nn.Module):
