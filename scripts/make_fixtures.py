@@ -107,6 +107,16 @@ def write(name, source, raw):
         "active_params": active_params(tensors, text_part(config)),
         "tensors": tensors,
     }
+    # The RoPE base of full-attention layers and the context, as the class resolves them from
+    # the config and its defaults.
+    text = text_part(config)
+    rope = getattr(text, "rope_parameters", None)
+    if isinstance(rope, dict):
+        rope = rope.get("full_attention", rope)
+        if isinstance(rope, dict) and rope.get("rope_theta") is not None:
+            out["rope_theta"] = float(rope["rope_theta"])
+    if isinstance(getattr(text, "max_position_embeddings", None), int):
+        out["context"] = text.max_position_embeddings
     path = FIXTURES / "reference" / f"{name}.json"
     path.write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
     print(f"{name}: {out['total_params']:,} total, {out['active_params']:,} active, {len(tensors)} tensors")
@@ -328,7 +338,7 @@ UNSEEN = {
 DEFAULT_TYPES = [
     "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "smollm3", "phi3", "olmo2", "gemma",
     "seed_oss", "glm4", "glm", "helium", "starcoder2", "phi", "gpt_neox", "falcon", "internlm3", "exaone",
-    "iquestcoder", "arcee", "jais2", "olmoe", "qwen2_moe", "granite", "granitemoe", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
+    "iquestcoder", "arcee", "jais2", "olmoe", "qwen2_moe", "granite", "granitemoe", "cohere", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
     "deepseek_v3", "glm4_moe", "gpt_oss", "llama4_text", "llama4",
 ]
 

@@ -171,6 +171,12 @@ pub static ENTRIES: &[Entry] = &[
         "40 experts, 8 active; μP multipliers on embeddings, residuals, scores and logits",
         "2026-11-30"
     ),
+    entry!(
+        "command-r-08-2024",
+        "CohereForAI/c4ai-command-r-08-2024",
+        "parallel attention and MLP on one LayerNorm without a shift, logits scaled by 1/16",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

@@ -52,6 +52,14 @@ fn check(name: &str, config_file: &str, json: &str) {
     for (k, shape) in &want {
         assert_eq!(&got[k], shape, "{name}: shape of {k}");
     }
+    if let (Some(theta), anatomy_core::spec::Position::Rope(r)) =
+        (expected["rope_theta"].as_f64(), &spec.position)
+    {
+        assert_eq!(r.full.theta, theta, "{name}: RoPE base");
+    }
+    if let Some(context) = expected["context"].as_u64() {
+        assert_eq!(spec.context, context, "{name}: context");
+    }
     let s = stats::stats(&g, None).unwrap();
     assert_eq!(
         s.total_params,

@@ -177,6 +177,8 @@ pub struct LlamaLike {
     pub same_bias: bool,
     /// `clip_qkv` (default none) clamps Q, K and V (OLMo, OLMoE).
     pub clip_qkv: bool,
+    /// The logits are multiplied by this key's value, with its default (Cohere's `logit_scale`).
+    pub logit_scale: Option<(&'static str, f64)>,
     /// Granite's μP multipliers (each 1 by default): `embedding_multiplier`,
     /// `residual_multiplier`, `attention_multiplier` (the score scale, in place of 1/√head_dim)
     /// and `logits_scaling` (the logits are divided by it).
@@ -219,6 +221,7 @@ impl LlamaLike {
             same_bias: false,
             clip_qkv: false,
             multipliers: false,
+            logit_scale: None,
         }
     }
 }
@@ -342,6 +345,15 @@ pub fn load(
         attn.scale_dim = 1.0;
         attn.scale_mult = finite("attention_multiplier")?;
         logits_mult = 1.0 / finite("logits_scaling")?;
+    }
+    if let Some((key, default)) = f.logit_scale {
+        logits_mult = cfg.float(key, default)?;
+        if !logits_mult.is_finite() || logits_mult == 0.0 {
+            return Err(cfg.err(
+                key,
+                format!("is {logits_mult}; it must be a finite, non-zero number"),
+            ));
+        }
     }
     Ok(Spec {
         name: name.to_string(),

@@ -854,6 +854,28 @@ pub static FAMILIES: &[Family] = &[
         Some("nemotron"),
         &[TRAINING],
     ),
+    // Cohere (Command R): attention and MLP side by side on one LayerNorm without a shift,
+    // interleaved RoPE, logits scaled by `logit_scale`, the head tied to the embedding. QK-norm
+    // (`use_qk_norm`, Command R+) normalizes each head with its own weights, which anatomy does
+    // not draw yet: refused.
+    llama(
+        "cohere",
+        "Cohere",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            norm: NormKind::Layer { bias: false },
+            eps_key: "layer_norm_eps",
+            block: Block::Parallel { shared_norm: true },
+            interleaved_rope: true,
+            logit_scale: Some(("logit_scale", 0.0625)),
+            refuse_when_true: &["use_qk_norm"],
+            ..LlamaLike::llama(d(
+                256_000, 8192, 22528, 40, 64, None, None, 8192, 1e-5, 500_000.0, true,
+            ))
+        },
+        Some("command-r"),
+        &[TRAINING],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(
