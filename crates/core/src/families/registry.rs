@@ -876,6 +876,29 @@ pub static FAMILIES: &[Family] = &[
         Some("command-r"),
         &[TRAINING],
     ),
+    // StableLM (2): LayerNorms with shifts, a quarter of each head rotated, a bias on q, k and v
+    // by `use_qkv_bias`, attention and MLP side by side on one norm by `use_parallel_residual`.
+    // Its QK LayerNorm (`qk_layernorm`) has one weight per head, not drawn yet: refused.
+    llama(
+        "stablelm",
+        "StableLM",
+        LlamaLike {
+            qkv_bias: Bias::Key("use_qkv_bias", false),
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            norm: NormKind::Layer { bias: true },
+            eps_key: "layer_norm_eps",
+            block: Block::Parallel { shared_norm: true },
+            parallel_key: Some(("use_parallel_residual", false)),
+            partial: 0.25,
+            refuse_when_true: &["qk_layernorm"],
+            ..LlamaLike::llama(d(
+                50304, 2560, 6912, 32, 32, Some(32), None, 4096, 1e-5, 10_000.0, false,
+            ))
+        },
+        Some("stablelm"),
+        &[TRAINING, &["hidden_dropout"]],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(
