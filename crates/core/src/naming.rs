@@ -176,6 +176,25 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             (_, FinalNorm) => ("transformer.ln_f", "output_norm"),
             (_, other) => llama(other),
         },
+        Layout::Persimmon => match role {
+            Qkv => (
+                "model.layers.{b}.self_attn.query_key_value",
+                "blk.{b}.attn_qkv",
+            ),
+            O => ("model.layers.{b}.self_attn.dense", "blk.{b}.attn_output"),
+            QNorm => (
+                "model.layers.{b}.self_attn.q_layernorm",
+                "blk.{b}.attn_q_norm",
+            ),
+            KNorm => (
+                "model.layers.{b}.self_attn.k_layernorm",
+                "blk.{b}.attn_k_norm",
+            ),
+            Up => ("model.layers.{b}.mlp.dense_h_to_4h", "blk.{b}.ffn_up"),
+            Down => ("model.layers.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
+            FinalNorm => ("model.final_layernorm", "output_norm"),
+            other => llama(other),
+        },
         Layout::GraniteMoe => match role {
             Router => (
                 "model.layers.{b}.block_sparse_moe.router.layer",

@@ -270,7 +270,9 @@ impl AttnSpan {
 pub enum NormKind {
     Rms,
     /// LayerNorm: with a bias (GPT-2), or a learned scale only (Cohere).
-    Layer { bias: bool },
+    Layer {
+        bias: bool,
+    },
 }
 
 impl NormKind {
@@ -583,6 +585,10 @@ pub enum Layout {
     /// `mlp.c_fc_0` (gate), `c_fc_1` (up), `c_proj`, `transformer.wte`, `transformer.ln_f`
     /// (EXAONE 3, which transformers loads and saves under these names).
     Exaone,
+    /// `self_attn.query_key_value` (per head: q, k, v), `self_attn.dense`,
+    /// `q_layernorm`/`k_layernorm`, `mlp.dense_h_to_4h`/`dense_4h_to_h`,
+    /// `model.final_layernorm` (Persimmon).
+    Persimmon,
     /// Llama names with one `mlp.shared_expert` and its `mlp.shared_expert_gate` (Qwen2-MoE).
     Qwen2Moe,
     /// Llama names with `block_sparse_moe.router.layer` and every expert stacked in

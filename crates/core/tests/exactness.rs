@@ -146,7 +146,10 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
     // Defaults transformers cannot build (MinistralConfig leaves head_dim unset and
     // NemotronConfig num_key_value_heads, and their attention divides by them), refused: there
     // is nothing to compare.
-    let cannot_build = [("ministral", "head_dim"), ("nemotron", "num_key_value_heads")];
+    let cannot_build = [
+        ("ministral", "head_dim"),
+        ("nemotron", "num_key_value_heads"),
+    ];
     for row in families::FAMILIES {
         let t = row.model_type;
         let name = format!("default-{t}");
@@ -195,10 +198,9 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
 /// registry reads (scripts/model_types.py writes it).
 #[test]
 fn the_readme_lists_exactly_the_model_types_anatomy_reads() {
-    let readme = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
-    )
-    .unwrap();
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
     let table = readme
         .split("<!-- model-types -->")
         .nth(1)

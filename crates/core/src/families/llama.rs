@@ -132,13 +132,16 @@ pub struct LlamaLike {
     pub o_bias: Bias,
     pub mlp_bias: Bias,
     pub qk_norm: QkNorm,
-    /// `use_qk_norm` switches the QK norm on (GLM-4.5's style of flag); otherwise it is always on.
-    pub qk_norm_key: Option<&'static str>,
+    /// A flag that switches the QK norm on, with its class default (Phi's `qk_layernorm`);
+    /// otherwise it is always on.
+    pub qk_norm_key: Option<(&'static str, bool)>,
     pub place: NormPlace,
     /// Norm weights applied as (1 + w), embeddings scaled by √hidden (Gemma).
     pub gemma_norms: bool,
     /// Norm weights applied as (1 + w), embeddings as they are (Nemotron's LayerNorm1P).
     pub one_plus: bool,
+    /// The class has no `num_key_value_heads`: every query head has its own K and V (Persimmon).
+    pub mha_only: bool,
     /// The class leaves `num_key_value_heads` unset and its attention fails without it
     /// (Nemotron): a config must give it.
     pub kv_heads_required: bool,
@@ -199,6 +202,7 @@ impl LlamaLike {
             gemma_norms: false,
             one_plus: false,
             kv_heads_required: false,
+            mha_only: false,
             qkv: Qkv::Separate,
             fused_gate_up: false,
             interleaved_rope: false,
@@ -270,7 +274,16 @@ pub fn load(
             "is missing; this model type has no default K/V head count, so the config must give one",
         ));
     }
-    let (heads, kv_heads, head_dim) = heads(cfg, hidden, Some(d.heads), d.kv_heads, d.head_dim)?;
+    let (heads, kv_heads, head_dim) = if f.mha_only {
+        let heads = cfg.size("num_attention_heads", Some(d.heads))?;
+        (
+            heads,
+            heads,
+            super::head_dim(cfg, hidden, heads, d.head_dim)?,
+        )
+    } else {
+        heads(cfg, hidden, Some(d.heads), d.kv_heads, d.head_dim)?
+    };
     let intermediate = cfg.size("intermediate_size", Some(d.intermediate))?;
     let context = cfg.size("max_position_embeddings", Some(d.context))?;
     let (qkv_bias, o_bias, mlp_bias) = (
@@ -289,7 +302,7 @@ pub fn load(
         ));
     }
     let qk_norm = match f.qk_norm_key {
-        Some(k) if !cfg.flag(k, false)? => QkNorm::None,
+        Some((k, default)) if !cfg.flag(k, default)? => QkNorm::None,
         _ => f.qk_norm,
     };
     let no_rope = rope_layers(cfg, f.no_rope, layers)?;

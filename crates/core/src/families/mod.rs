@@ -282,9 +282,15 @@ pub(crate) fn heads(
             format!("is {kv}, which does not divide num_attention_heads ({heads}); it must be a divisor of it"),
         ));
     }
-    let head_dim = match cfg.opt_size("head_dim")? {
+    let head_dim = head_dim(cfg, hidden, heads, head_dim_default)?;
+    Ok((heads, kv, head_dim))
+}
+
+/// `head_dim`, or the class's default for it given `heads` query heads.
+pub(crate) fn head_dim(cfg: &Config, hidden: u64, heads: u64, default: HeadDim) -> Result<u64> {
+    Ok(match cfg.opt_size("head_dim")? {
         Some(d) => d,
-        None => match head_dim_default {
+        None => match default {
             HeadDim::Given(d) => d,
             HeadDim::Floor => (hidden / heads).max(1),
             HeadDim::Required => return Err(cfg.err(
@@ -304,8 +310,7 @@ pub(crate) fn heads(
                 hidden / heads
             }
         },
-    };
-    Ok((heads, kv, head_dim))
+    })
 }
 
 /// Softmax attention over `heads` query heads sharing `kv` K/V heads of `head_dim`, scaled by

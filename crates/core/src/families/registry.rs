@@ -548,7 +548,7 @@ pub static FAMILIES: &[Family] = &[
             o_bias: Bias::Always,
             mlp_bias: Bias::Always,
             qk_norm: QkNorm::PerHead,
-            qk_norm_key: Some("qk_layernorm"),
+            qk_norm_key: Some(("qk_layernorm", false)),
             norm: NormKind::Layer { bias: true },
             eps_key: "layer_norm_eps",
             gated: false,
@@ -848,7 +848,9 @@ pub static FAMILIES: &[Family] = &[
             ..LlamaLike::llama(Defaults {
                 act: "relu2",
                 head_dim: HeadDim::Floor,
-                ..d(256_000, 6144, 24576, 32, 48, None, None, 4096, 1e-5, 10_000.0, false)
+                ..d(
+                    256_000, 6144, 24576, 32, 48, None, None, 4096, 1e-5, 10_000.0, false,
+                )
             })
         },
         Some("nemotron"),
@@ -893,10 +895,48 @@ pub static FAMILIES: &[Family] = &[
             partial: 0.25,
             refuse_when_true: &["qk_layernorm"],
             ..LlamaLike::llama(d(
-                50304, 2560, 6912, 32, 32, Some(32), None, 4096, 1e-5, 10_000.0, false,
+                50304,
+                2560,
+                6912,
+                32,
+                32,
+                Some(32),
+                None,
+                4096,
+                1e-5,
+                10_000.0,
+                false,
             ))
         },
         Some("stablelm"),
+        &[TRAINING, &["hidden_dropout"]],
+    ),
+    // Persimmon (and Fuyu's language model): q, k and v per head in one tensor, biases
+    // everywhere, LayerNorm on each head's q and k, half of each head rotated, a ReLU² MLP.
+    llama(
+        "persimmon",
+        "Persimmon",
+        LlamaLike {
+            qkv_bias: Bias::Always,
+            o_bias: Bias::Always,
+            mlp_bias: Bias::Always,
+            qkv: Qkv::Grouped,
+            qk_norm: QkNorm::PerHead,
+            qk_norm_key: Some(("qk_layernorm", true)),
+            mha_only: true,
+            norm: NormKind::Layer { bias: true },
+            eps_key: "layer_norm_eps",
+            gated: false,
+            partial: 0.5,
+            layout: Layout::Persimmon,
+            ..LlamaLike::llama(Defaults {
+                act: "relu2",
+                ..d(
+                    262_144, 4096, 16384, 36, 64, None, None, 16384, 1e-5, 10_000.0, false,
+                )
+            })
+        },
+        Some("persimmon"),
         &[TRAINING, &["hidden_dropout"]],
     ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of

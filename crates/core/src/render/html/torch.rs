@@ -144,7 +144,10 @@ fn norm(spec: &Spec) -> String {
     return nn.LayerNorm(dim, eps=eps, bias=${bias})"#,
             &[
                 ("eps", eps.to_string()),
-                ("shift", if bias { " and shift" } else { " (no shift)" }.into()),
+                (
+                    "shift",
+                    if bias { " and shift" } else { " (no shift)" }.into(),
+                ),
                 ("bias", py_bool(bias)),
             ],
         ),
