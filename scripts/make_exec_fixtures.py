@@ -88,6 +88,7 @@ CONFIGS = {
     "stablelm": dict(BASE, model_type="stablelm", use_qkv_bias=True),
     "stablelm-parallel": dict(BASE, model_type="stablelm", use_parallel_residual=True, partial_rotary_factor=0.5),
     "persimmon": {k: v for k, v in dict(BASE, model_type="persimmon").items() if k != "num_key_value_heads"},
+    "gptj": dict(model_type="gptj", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97, rotary_dim=4),
     "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
     "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
     "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,

@@ -585,6 +585,9 @@ pub enum Layout {
     /// `mlp.c_fc_0` (gate), `c_fc_1` (up), `c_proj`, `transformer.wte`, `transformer.ln_f`
     /// (EXAONE 3, which transformers loads and saves under these names).
     Exaone,
+    /// `transformer.h.{b}.ln_1`, `attn.q_proj`…`attn.out_proj`, `mlp.fc_in`/`fc_out`,
+    /// `transformer.wte`, `transformer.ln_f` (GPT-J).
+    Gptj,
     /// `self_attn.query_key_value` (per head: q, k, v), `self_attn.dense`,
     /// `q_layernorm`/`k_layernorm`, `mlp.dense_h_to_4h`/`dense_4h_to_h`,
     /// `model.final_layernorm` (Persimmon).

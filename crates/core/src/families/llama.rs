@@ -140,6 +140,12 @@ pub struct LlamaLike {
     pub gemma_norms: bool,
     /// Norm weights applied as (1 + w), embeddings as they are (Nemotron's LayerNorm1P).
     pub one_plus: bool,
+    /// GPT-J's rotary: base 10000 and no scaling, whatever the config says (the class reads no
+    /// RoPE keys), over the first `rotary_dim` dims of each head (default as given; null for
+    /// all of them).
+    pub gptj_rope: Option<Option<u64>>,
+    /// `intermediate_size` defaults to 4 × hidden (GPT-J's `n_inner`).
+    pub inner_x4: bool,
     /// The class has no `num_key_value_heads`: every query head has its own K and V (Persimmon).
     pub mha_only: bool,
     /// The class leaves `num_key_value_heads` unset and its attention fails without it
@@ -203,6 +209,8 @@ impl LlamaLike {
             one_plus: false,
             kv_heads_required: false,
             mha_only: false,
+            gptj_rope: None,
+            inner_x4: false,
             qkv: Qkv::Separate,
             fused_gate_up: false,
             interleaved_rope: false,
@@ -284,7 +292,16 @@ pub fn load(
     } else {
         heads(cfg, hidden, Some(d.heads), d.kv_heads, d.head_dim)?
     };
-    let intermediate = cfg.size("intermediate_size", Some(d.intermediate))?;
+    let intermediate = if f.inner_x4 {
+        match cfg.opt_size("intermediate_size")? {
+            Some(i) => i,
+            None => hidden.checked_mul(4).ok_or_else(|| {
+                cfg.err("hidden_size", format!("is {hidden}; 4 × it overflows"))
+            })?,
+        }
+    } else {
+        cfg.size("intermediate_size", Some(d.intermediate))?
+    };
     let context = cfg.size("max_position_embeddings", Some(d.context))?;
     let (qkv_bias, o_bias, mlp_bias) = (
         bias(cfg, f.qkv_bias)?,
@@ -318,8 +335,44 @@ pub fn load(
         rope_defaults.original = Some(4096);
         rope_defaults.renames = &[("su", "longrope"), ("yarn", "longrope")];
     }
-    let mut r = rope(cfg, &rope_defaults)?;
-    r.interleaved = f.interleaved_rope;
+    let mut r = match f.gptj_rope {
+        None => rope(cfg, &rope_defaults)?,
+        Some(default) => {
+            let dims = if cfg.present("rotary_dim") {
+                cfg.opt_size("rotary_dim")?
+            } else {
+                default
+            };
+            let partial = match dims {
+                None => 1.0,
+                Some(n) if n <= head_dim && n % 2 == 0 => {
+                    // As a fraction that rounds back down to exactly n dims.
+                    let f = n as f64 / head_dim as f64;
+                    if ((head_dim as f64 * f) as u64) < n {
+                        (n as f64 + 0.5) / head_dim as f64
+                    } else {
+                        f
+                    }
+                }
+                Some(n) => {
+                    return Err(cfg.err(
+                        "rotary_dim",
+                        format!("is {n}; it must be an even number of dims within the head ({head_dim})"),
+                    ))
+                }
+            };
+            Rope {
+                full: RopeFreqs {
+                    theta: 10_000.0,
+                    scaling: RopeScaling::None,
+                },
+                sliding: None,
+                partial,
+                interleaved: true,
+            }
+        }
+    };
+    r.interleaved |= f.interleaved_rope;
     let block = match f.parallel_key {
         Some((key, default)) if cfg.flag(key, default)? => f.block,
         Some(_) => Block::Sequential,

@@ -939,6 +939,43 @@ pub static FAMILIES: &[Family] = &[
         Some("persimmon"),
         &[TRAINING, &["hidden_dropout"]],
     ),
+    // GPT-J: attention and MLP side by side on one LayerNorm, the first `rotary_dim` dims of
+    // each head rotated in interleaved pairs at a fixed base, biases on the MLP and the LM head.
+    // Its config uses GPT-2's key names.
+    Family {
+        renames: &[
+            ("n_embd", "hidden_size"),
+            ("n_head", "num_attention_heads"),
+            ("n_layer", "num_hidden_layers"),
+            ("n_positions", "max_position_embeddings"),
+            ("n_inner", "intermediate_size"),
+            ("activation_function", "hidden_act"),
+        ],
+        ..llama(
+            "gptj",
+            "GPT-J",
+            LlamaLike {
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Always,
+                norm: NormKind::Layer { bias: true },
+                eps_key: "layer_norm_epsilon",
+                gated: false,
+                block: Block::Parallel { shared_norm: true },
+                head_bias: true,
+                gptj_rope: Some(Some(64)),
+                inner_x4: true,
+                mha_only: true,
+                layout: Layout::Gptj,
+                ..LlamaLike::llama(Defaults {
+                    act: "gelu_new",
+                    ..d(50400, 4096, 16384, 28, 16, None, None, 2048, 1e-5, 10_000.0, false)
+                })
+            },
+            Some("gptj"),
+            &[TRAINING, &["resid_pdrop", "embd_pdrop", "attn_pdrop"]],
+        )
+    },
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(
