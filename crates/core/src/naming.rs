@@ -116,7 +116,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             ),
             other => llama(other),
         },
-        Layout::Gpt2 => gpt2(role),
+        Layout::Gpt2 | Layout::GptBigCode => gpt2(role),
         Layout::Phi => match role {
             O => ("model.layers.{b}.self_attn.dense", "blk.{b}.attn_output"),
             Up => ("model.layers.{b}.mlp.fc1", "blk.{b}.ffn_up"),

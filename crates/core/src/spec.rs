@@ -557,6 +557,8 @@ pub enum Layout {
     Sandwich,
     /// `transformer.h.{b}.attn.c_attn`, Conv1D weights stored [in, out] (GPT-2).
     Gpt2,
+    /// GPT-2's names with `nn.Linear` weights, stored [out, in] (GPT-BigCode).
+    GptBigCode,
     /// Llama names plus MLA projections, `mlp.shared_experts` and `gate.e_score_correction_bias` (DeepSeek V2/V3, GLM-4.5).
     DeepSeek,
     /// Llama names plus `self_attn.sinks`, `mlp.router` and stacked `mlp.experts.gate_up_proj` (gpt-oss).

@@ -976,6 +976,25 @@ pub static FAMILIES: &[Family] = &[
             &[TRAINING, &["resid_pdrop", "embd_pdrop", "attn_pdrop"]],
         )
     },
+    // GPT-BigCode (StarCoder 1, SantaCoder): GPT-2 with Linear weights and one K/V head by
+    // `multi_query`. The softmax-precision flags change nothing in float32.
+    own(
+        "gpt_bigcode",
+        "GPT-BigCode",
+        gpt2::load_bigcode,
+        Some("starcoder"),
+        &[
+            TRAINING,
+            &[
+                "resid_pdrop",
+                "embd_pdrop",
+                "attn_pdrop",
+                "attention_softmax_in_fp32",
+                "scale_attention_softmax_in_fp32",
+                "n_ctx",
+            ],
+        ],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(

@@ -299,7 +299,9 @@ impl Builder<'_> {
     fn scores_equation(&self, k: &str, q: &str) -> String {
         let a = &self.spec.attn;
         let mut eq = format!("S = {k} · {q} / √{}", fmt_f(a.scale_dim));
-        if a.scale_dim == 1.0 {
+        if a.scale_dim == 1.0 && a.scale_mult == 1.0 {
+            eq = format!("S = {k} · {q}, unscaled");
+        } else if a.scale_dim == 1.0 {
             // A fixed multiplier in place of 1/√d (Granite).
             eq = format!("S = {k} · {q} · {}", a.scale_mult);
         } else if a.scale_mult != 1.0 {

@@ -236,7 +236,9 @@ fn attention_text(g: &Graph) -> Text {
                 .into(),
         ),
     }
-    if a.scale_dim == 1.0 && a.head_dim != 1 {
+    if a.scale_dim == 1.0 && a.scale_mult == 1.0 && a.head_dim != 1 {
+        sub.push("Scores are not scaled by 1/√head_dim (the config turns the scaling off).".into());
+    } else if a.scale_dim == 1.0 && a.head_dim != 1 {
         sub.push(format!(
             "Scores are scaled by the config's attention multiplier, {}, not by 1/√head_dim.",
             a.scale_mult
