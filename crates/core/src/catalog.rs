@@ -177,6 +177,12 @@ pub static ENTRIES: &[Entry] = &[
         "parallel attention and MLP on one LayerNorm without a shift, logits scaled by 1/16",
         "2026-11-30"
     ),
+    entry!(
+        "bloom-560m",
+        "bigscience/bloom-560m",
+        "ALiBi instead of positions, a LayerNorm right after the embedding",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

@@ -10,6 +10,8 @@ use crate::spec::Layout;
 pub enum Role {
     Embed,
     PosEmbed,
+    /// The norm right after the embedding (Bloom).
+    EmbedNorm,
     AttnNorm,
     Q,
     K,
@@ -175,6 +177,21 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             (_, Down) => ("transformer.h.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
             (_, FinalNorm) => ("transformer.ln_f", "output_norm"),
             (_, other) => llama(other),
+        },
+        Layout::Bloom => match role {
+            Embed => ("transformer.word_embeddings", "token_embd"),
+            EmbedNorm => ("transformer.word_embeddings_layernorm", "token_embd_norm"),
+            AttnNorm => ("transformer.h.{b}.input_layernorm", "blk.{b}.attn_norm"),
+            Qkv => (
+                "transformer.h.{b}.self_attention.query_key_value",
+                "blk.{b}.attn_qkv",
+            ),
+            O => ("transformer.h.{b}.self_attention.dense", "blk.{b}.attn_output"),
+            FfnNorm => ("transformer.h.{b}.post_attention_layernorm", "blk.{b}.ffn_norm"),
+            Up => ("transformer.h.{b}.mlp.dense_h_to_4h", "blk.{b}.ffn_up"),
+            Down => ("transformer.h.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
+            FinalNorm => ("transformer.ln_f", "output_norm"),
+            other => llama(other),
         },
         Layout::Gptj => match role {
             Embed => ("transformer.wte", "token_embd"),
@@ -370,6 +387,7 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "blk.{b}.ffn_gate_inp_shexp",
         ),
         PosEmbed => ("model.embed_positions", "position_embd"),
+        EmbedNorm => ("model.embed_layernorm", "token_embd_norm"),
         Qkv => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.attn_qkv"),
         GateUp => ("model.layers.{b}.mlp.gate_up_proj", "blk.{b}.ffn_up"),
         QA => ("model.layers.{b}.self_attn.q_a_proj", "blk.{b}.attn_q_a"),

@@ -89,6 +89,8 @@ pub struct Embedding {
     pub learned_positions: Option<u64>,
     /// Embeddings are multiplied by this (Granite's `embedding_multiplier`); 1 otherwise.
     pub multiplier: f64,
+    /// A norm (the model's kind) right after the lookup (Bloom's `word_embeddings_layernorm`).
+    pub norm: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -306,6 +308,23 @@ pub enum Position {
     Rope(Rope),
     /// Learned absolute positions added to the embedding (GPT-2).
     Learned,
+    /// ALiBi: each head's score of key j for the query at i gets slopes[h] · (j − i) (Bloom,
+    /// MPT); one slope per query head.
+    Alibi(Vec<f64>),
+}
+
+/// ALiBi's head slopes as Bloom computes them (`build_alibi_tensor`): a geometric series from
+/// 2^(−8/n) for the largest power of two n ≤ heads, the rest interleaved from the series of 2n.
+pub fn alibi_slopes_bloom(heads: u64) -> Vec<f64> {
+    let closest = 1u64 << (63 - heads.max(1).leading_zeros());
+    let base = |n: u64| 2f64.powf(-(2f64.powf(-((n as f64).log2() - 3.0))));
+    let mut s: Vec<f64> = (1..=closest).map(|p| base(closest).powi(p as i32)).collect();
+    if closest != heads {
+        let extra = base(2 * closest);
+        let remaining = closest.min(heads - closest);
+        s.extend((0..remaining).map(|i| extra.powi((1 + 2 * i) as i32)));
+    }
+    s
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -587,6 +606,10 @@ pub enum Layout {
     /// `mlp.c_fc_0` (gate), `c_fc_1` (up), `c_proj`, `transformer.wte`, `transformer.ln_f`
     /// (EXAONE 3, which transformers loads and saves under these names).
     Exaone,
+    /// `transformer.word_embeddings` and its `word_embeddings_layernorm`,
+    /// `transformer.h.{b}.self_attention.query_key_value` (per head: q, k, v),
+    /// `self_attention.dense`, `mlp.dense_h_to_4h`/`dense_4h_to_h`, `transformer.ln_f` (Bloom).
+    Bloom,
     /// `transformer.h.{b}.ln_1`, `attn.q_proj`…`attn.out_proj`, `mlp.fc_in`/`fc_out`,
     /// `transformer.wte`, `transformer.ln_f` (GPT-J).
     Gptj,

@@ -39,6 +39,8 @@ pub struct Rule<'a> {
     pub softcap: Option<f32>,
     pub span: AttnSpan,
     pub sinks: Option<&'a [f32]>,
+    /// ALiBi slopes, one per query head: key j's score for the query at i gains slope · (j − i).
+    pub alibi: Option<&'a [f32]>,
 }
 
 pub struct Attended {
@@ -79,11 +81,16 @@ fn buffers(h: &Heads, keep: bool) -> (usize, usize, Attended) {
     (t, total, done)
 }
 
-/// q·k of the visible keys `row` (positions lo..) into scores: scaled and softcapped.
+/// q·k of the visible keys `row` (positions lo..=qpos) of head `head` into scores: scaled,
+/// biased by distance (ALiBi) and softcapped.
 #[inline(always)]
-fn score(rule: &Rule, row: &mut [f32]) {
-    for x in row.iter_mut() {
+fn score(rule: &Rule, row: &mut [f32], head: usize, lo: usize, qpos: usize) {
+    let slope = rule.alibi.map(|s| s[head]);
+    for (j, x) in (lo..).zip(row.iter_mut()) {
         *x *= rule.scale;
+        if let Some(m) = slope {
+            *x += m * (j as f32 - qpos as f32);
+        }
         if let Some(c) = rule.softcap {
             *x = c * (*x / c).tanh();
         }
@@ -123,7 +130,7 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
                 row[..lo].fill(0.0);
                 row[qpos + 1..].fill(0.0);
                 let visible = &mut row[lo..=qpos];
-                score(rule, visible);
+                score(rule, visible, head, lo, qpos);
                 let at = (head * t + i0 + r) * total + lo;
                 // SAFETY (here and below): rows i0..i1 of head `head`, in the kept scores and
                 // weights and in the output, are this task's alone.
@@ -202,7 +209,7 @@ impl WithSimd for Rows<'_> {
             for (j, x) in (lo..=qpos).zip(seen.iter_mut()) {
                 *x = dot(s, q, &keys[j * d..][..d]);
             }
-            score(rule, seen);
+            score(rule, seen, head, lo, qpos);
             if let Some(scores) = self.scores {
                 // SAFETY: row `row` of [heads · t, total] is this thread's alone.
                 unsafe { scores.part(row * total + lo, seen.len()) }.copy_from_slice(seen);
@@ -320,7 +327,8 @@ mod tests {
                                     * h.k[(kv * total + j) * h.d + c] as f64
                             })
                             .sum::<f64>()
-                            * rule.scale as f64;
+                            * rule.scale as f64
+                            + rule.alibi.map_or(0.0, |m| m[head] as f64 * (j as f64 - qpos as f64));
                         rule.softcap.map_or(x, |c| c as f64 * (x / c as f64).tanh())
                     })
                     .collect();
@@ -378,13 +386,20 @@ mod tests {
                 start,
             };
             for span in [AttnSpan::Full, AttnSpan::Sliding(3), AttnSpan::Chunked(4)] {
-                for (softcap, sinks) in [(None, None), (Some(2.0), None), (None, Some(&sinks[..]))]
-                {
+                // Positive, as ALiBi's are (Bloom's lie in (0, 0.5]).
+                let slopes: Vec<f32> = values(5, heads).iter().map(|m| m.abs() * 0.5).collect();
+                for (softcap, sinks, alibi) in [
+                    (None, None, None),
+                    (Some(2.0), None, None),
+                    (None, Some(&sinks[..]), None),
+                    (None, None, Some(&slopes[..])),
+                ] {
                     let rule = Rule {
                         scale: 0.3,
                         softcap,
                         span,
                         sinks,
+                        alibi,
                     };
                     let (out, probs) = reference(&h, &rule, t, total);
                     // Both schedules, whichever `attend` would pick.

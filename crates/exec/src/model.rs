@@ -353,6 +353,9 @@ impl Model {
         if spec.embedding.multiplier != 1.0 {
             x = x.affine(spec.embedding.multiplier, 0.0).map_err(ce)?;
         }
+        if spec.embedding.norm {
+            x = self.norm(&x, Role::EmbedNorm, None)?;
+        }
         self.keep(None, "embed", &x);
         for b in 0..spec.layers as usize {
             x = self.layer(&x, b, cache)?;
@@ -563,6 +566,10 @@ impl Model {
         } else {
             None
         };
+        let alibi: Option<Vec<f32>> = match &self.spec.position {
+            Position::Alibi(slopes) => Some(slopes.iter().map(|&m| m as f32).collect()),
+            _ => None,
+        };
         let flat = |t: &Tensor| t.flatten_all().and_then(|t| t.to_vec1::<f32>()).map_err(ce);
         let (qv, kv_, vv) = (flat(&q)?, flat(&k)?, flat(&v)?);
         let heads = attention::Heads {
@@ -580,6 +587,7 @@ impl Model {
             softcap: a.softcap.map(|c| c as f32),
             span: self.spec.plan[b].attn,
             sinks: sinks.as_deref(),
+            alibi: alibi.as_deref(),
         };
         let done = attention::attend(&heads, &rule, self.capturing());
         let cpu = |v: Vec<f32>, shape: (usize, usize, usize)| {

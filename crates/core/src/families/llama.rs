@@ -146,6 +146,10 @@ pub struct LlamaLike {
     pub gptj_rope: Option<Option<u64>>,
     /// `intermediate_size` defaults to 4 × hidden (GPT-J's `n_inner`).
     pub inner_x4: bool,
+    /// ALiBi with Bloom's slopes instead of RoPE (the class reads no RoPE keys).
+    pub alibi: bool,
+    /// A norm right after the embedding lookup (Bloom's `word_embeddings_layernorm`).
+    pub embed_norm: bool,
     /// The class has no `num_key_value_heads`: every query head has its own K and V (Persimmon).
     pub mha_only: bool,
     /// The class leaves `num_key_value_heads` unset and its attention fails without it
@@ -211,6 +215,8 @@ impl LlamaLike {
             mha_only: false,
             gptj_rope: None,
             inner_x4: false,
+            alibi: false,
+            embed_norm: false,
             qkv: Qkv::Separate,
             fused_gate_up: false,
             interleaved_rope: false,
@@ -336,6 +342,15 @@ pub fn load(
         rope_defaults.renames = &[("su", "longrope"), ("yarn", "longrope")];
     }
     let mut r = match f.gptj_rope {
+        None if f.alibi => Rope {
+            full: RopeFreqs {
+                theta: 1.0,
+                scaling: RopeScaling::None,
+            },
+            sliding: None,
+            partial: 1.0,
+            interleaved: false,
+        },
         None => rope(cfg, &rope_defaults)?,
         Some(default) => {
             let dims = if cfg.present("rotary_dim") {
@@ -433,6 +448,7 @@ pub fn load(
             scale_by_sqrt_hidden: f.gemma_norms,
             learned_positions: None,
             multiplier: embed_mult,
+            norm: f.embed_norm,
         },
         attn,
         mlp: Mlp {
@@ -447,10 +463,18 @@ pub fn load(
             .into_iter()
             .zip(moe_layers)
             .zip(no_rope)
-            .map(|((attn, moe), rope)| LayerPlan { attn, rope, moe })
+            .map(|((attn, moe), rope)| LayerPlan {
+                attn,
+                rope: rope && !f.alibi,
+                moe,
+            })
             .collect(),
         norm,
-        position: Position::Rope(r),
+        position: if f.alibi {
+            Position::Alibi(alibi_slopes_bloom(heads))
+        } else {
+            Position::Rope(r)
+        },
         tied: cfg.flag("tie_word_embeddings", d.tied)?,
         final_softcap: None,
         logits_mult,

@@ -187,6 +187,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             scale_by_sqrt_hidden: false,
             learned_positions: None,
             multiplier: 1.0,
+            norm: false,
         },
         attn: Attention {
             kind: AttnKind::Mha,

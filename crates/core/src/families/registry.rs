@@ -995,6 +995,58 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
+    // Bloom: ALiBi instead of positions, a LayerNorm right after the embedding, q, k and v per
+    // head in one tensor, a 4× GELU MLP, biases everywhere. Its Megatron settings
+    // (`pretraining_tp`, `slow_but_exact`, the fusion flags, `offset_alibi`) leave the math as
+    // it is; `apply_residual_connection_post_layernorm` would not: refused.
+    Family {
+        renames: &[
+            ("n_layer", "num_hidden_layers"),
+            ("n_head", "num_attention_heads"),
+            ("n_embed", "hidden_size"),
+        ],
+        ..llama(
+            "bloom",
+            "Bloom",
+            LlamaLike {
+                qkv_bias: Bias::Always,
+                o_bias: Bias::Always,
+                mlp_bias: Bias::Always,
+                qkv: Qkv::Grouped,
+                norm: NormKind::Layer { bias: true },
+                eps_key: "layer_norm_epsilon",
+                gated: false,
+                inner_x4: true,
+                alibi: true,
+                embed_norm: true,
+                mha_only: true,
+                refuse_when_true: &["apply_residual_connection_post_layernorm"],
+                layout: Layout::Bloom,
+                // ALiBi sets no length limit; figures use the 2048 tokens Bloom trained on.
+                ..LlamaLike::llama(Defaults {
+                    act: "gelu_pytorch_tanh",
+                    ..d(250_880, 64, 256, 2, 8, None, None, 2048, 1e-5, 10_000.0, true)
+                })
+            },
+            Some("bloom"),
+            &[
+                TRAINING,
+                &[
+                    "hidden_dropout",
+                    "pretraining_tp",
+                    "slow_but_exact",
+                    "attention_softmax_in_fp32",
+                    "bias_dropout_fusion",
+                    "masked_softmax_fusion",
+                    "offset_alibi",
+                    "skip_bias_add",
+                    "skip_bias_add_qkv",
+                    "unk_token_id",
+                    "n_inner",
+                ],
+            ],
+        )
+    },
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(

@@ -81,6 +81,7 @@ impl Builder<'_> {
                 s
             }
             Position::Learned => "learned positions".into(),
+            Position::Alibi(_) => "ALiBi".into(),
         }
     }
 
@@ -306,6 +307,14 @@ impl Builder<'_> {
             eq = format!("S = {k} · {q} · {}", a.scale_mult);
         } else if a.scale_mult != 1.0 {
             eq += &format!(" · {:.6}", a.scale_mult);
+        }
+        if let Position::Alibi(slopes) = &self.spec.position {
+            let shown: Vec<String> = slopes.iter().take(3).map(|m| format!("{m:.6}")).collect();
+            eq += &format!(
+                " + mₕ·(j − i), ALiBi: key j's score for the query at i falls by the head's slope mₕ per position of distance (mₕ = {}{})",
+                shown.join(", "),
+                if slopes.len() > 3 { ", …" } else { "" }
+            );
         }
         if let Some(c) = a.softcap {
             eq += &format!(", then S = {c}·tanh(S/{c})");

@@ -443,6 +443,10 @@ impl<'s> Builder<'s> {
                 equation: format!("X = X · {m}"),
             }));
         }
+        if spec.embedding.norm {
+            let title = format!("Embedding {}", self.norm_name());
+            steps.push(self.norm_step(&title, Role::EmbedNorm, "γₑ", "X", "X", d, false, None));
+        }
         self.scope(ScopeKind::Embedding, "Embedding", "Embedding end", 1, steps)
     }
 

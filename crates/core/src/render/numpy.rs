@@ -66,6 +66,7 @@ fn name_table(spec: &Spec) -> String {
         ("shared_down", SharedDown),
         ("shared_expert_gate", SharedExpertGate),
         ("final_norm", FinalNorm),
+        ("embed_norm", EmbedNorm),
         ("lm_head", LmHead),
         ("q_a", QA),
         ("q_a_norm", QANorm),
@@ -120,7 +121,12 @@ pub fn module(spec: &Spec) -> String {
     });
     // Multipliers beside the rest (one json! literal of everything exceeds macro recursion).
     config["norm_bias"] = json!(spec.norm.kind.has_bias());
+    config["alibi"] = match &spec.position {
+        Position::Alibi(slopes) => json!(slopes),
+        _ => json!(null),
+    };
     config["embed_mult"] = json!(spec.embedding.multiplier);
+    config["embed_norm"] = json!(spec.embedding.norm);
     config["residual_mult"] = json!(spec.residual_mult);
     config["logits_mult"] = json!(spec.logits_mult);
     let config_py = serde_json::to_string_pretty(&config)
@@ -377,6 +383,9 @@ def attention(x, W, b, span, use_rope):
             k = k / np.sqrt((k * k).mean(-1, keepdims=True) + C["eps"])  # k: [KV, T, D]
     k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # [H, T, D]
     s = (q @ k.transpose(0, 2, 1)) * np.float32(C["scale"])  # s: [H, T, T]
+    if C["alibi"]:
+        distance = np.arange(T)[None, :] - np.arange(T)[:, None]  # j - i: [T, T]
+        s = s + np.array(C["alibi"], np.float32)[:, None, None] * distance  # ALiBi: [H, T, T]
     if C["softcap"]:
         s = C["softcap"] * np.tanh(s / C["softcap"])  # s: [H, T, T]
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
@@ -482,6 +491,8 @@ def embed(ids, W):
         x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], scaled by sqrt(hidden)
     if C["embed_mult"] != 1:
         x = x * np.float32(C["embed_mult"])  # x: [T, hidden], a fixed multiplier
+    if C["embed_norm"]:
+        x = norm(x, w(W, "embed_norm"), w(W, "embed_norm", bias=True) if C["norm_bias"] else None)  # x: [T, hidden], normed
     return x  # [T, hidden]
 
 

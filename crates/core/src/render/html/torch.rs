@@ -443,6 +443,13 @@ fn attend(spec: &Spec, heads: u64, vd: u64) -> String {
         "        scores = (q @ k.transpose(-1, -2)) * {}  # [B, {heads}, T, T]\n",
         scale_text(spec)
     );
+    if let Position::Alibi(slopes) = &spec.position {
+        let list: Vec<String> = slopes.iter().map(|m| format!("{m:?}")).collect();
+        s += &format!(
+            "        slopes = torch.tensor([{}])  # ALiBi: one slope per head\n        distance = torch.arange(T)[None, :] - torch.arange(T)[:, None]  # j - i\n        scores = scores + slopes.view(1, {heads}, 1, 1) * distance.to(x.device)\n",
+            list.join(", ")
+        );
+    }
     if let Some(c) = a.softcap {
         s += &format!("        scores = {c} * torch.tanh(scores / {c})  # softcap\n");
     }
@@ -1179,6 +1186,12 @@ fn embedding_note(spec: &Spec, n: &Names) -> String {
             spec.embedding.multiplier
         );
     }
+    if spec.embedding.norm {
+        s += &format!(
+            "    x = embed_norm(x)  # a norm right after the lookup, stored as {}\n",
+            n.path(Role::EmbedNorm)
+        );
+    }
     s + "    return x"
 }
 
@@ -1215,6 +1228,12 @@ fn model(spec: &Spec, n: &Names) -> String {
             "        x = x * {}  # embedding multiplier\n",
             spec.embedding.multiplier
         );
+    }
+    if spec.embedding.norm {
+        let path = n.path(Role::EmbedNorm);
+        let attr = path.rsplit('.').next().unwrap_or("embed_layernorm").to_string();
+        init += &format!("        self.{attr} = Norm({d})  # right after the lookup\n");
+        fwd += &format!("        x = self.{attr}(x)\n");
     }
     init += &format!(
         "        self.{layers} = nn.ModuleList(DecoderLayer(*p) for p in PLAN)\n        self.{final_norm} = Norm({d})\n"
