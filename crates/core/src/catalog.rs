@@ -183,6 +183,12 @@ pub static ENTRIES: &[Entry] = &[
         "ALiBi instead of positions, a LayerNorm right after the embedding",
         "2026-11-30"
     ),
+    entry!(
+        "minimax-m2.7",
+        "MiniMaxAI/MiniMax-M2.7",
+        "256 experts, 8 chosen by sigmoid scores plus a bias; half of each head rotated",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

@@ -74,6 +74,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.attn_sinks.weight".into(),
             )
         }
+        (Layout::MiniMaxM2, CorrectionBias) => {
+            return (
+                "model.layers.{b}.block_sparse_moe.e_score_correction_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (_, CorrectionBias) => {
             return (
                 "model.layers.{b}.mlp.gate.e_score_correction_bias".into(),
@@ -102,7 +108,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let (hf, gguf) = match layout {
         // Phi-3's fused tensors, DeepSeek's MLA projections and shared experts are in the common table.
         Layout::Llama | Layout::Phi3 | Layout::DeepSeek => llama(role),
-        Layout::Mixtral => mixtral(role),
+        Layout::Mixtral | Layout::MiniMaxM2 => mixtral(role),
         Layout::Sandwich => match role {
             PostAttnNorm => (
                 "model.layers.{b}.post_attention_layernorm",

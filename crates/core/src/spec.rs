@@ -569,6 +569,9 @@ pub enum Layout {
     Llama,
     /// Llama names with `block_sparse_moe.gate` and `experts.{e}.w1/w2/w3` (Mixtral).
     Mixtral,
+    /// Mixtral's names with the block's own `block_sparse_moe.e_score_correction_bias`
+    /// (MiniMax-M2).
+    MiniMaxM2,
     /// Llama names with `qkv_proj` and `gate_up_proj` (Phi-3).
     Phi3,
     /// Llama names with norms around each sublayer: `post_attention_layernorm` after attention,

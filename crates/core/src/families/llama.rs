@@ -106,6 +106,8 @@ pub struct Routed {
     pub scoring: Scoring,
     /// Every expert of a layer in one [E, out, in] tensor per projection (GraniteMoE).
     pub stacked_out_in: bool,
+    /// A per-expert bias steers the choice of experts, not their weights (MiniMax-M2).
+    pub correction_bias: bool,
 }
 
 impl Routed {
@@ -121,6 +123,7 @@ impl Routed {
         shared: None,
         scoring: Scoring::Softmax,
         stacked_out_in: false,
+        correction_bias: false,
     };
 }
 
@@ -146,6 +149,9 @@ pub struct LlamaLike {
     pub gptj_rope: Option<Option<u64>>,
     /// `intermediate_size` defaults to 4 × hidden (GPT-J's `n_inner`).
     pub inner_x4: bool,
+    /// A `rotary_dim` count sets the rotated fraction as rotary_dim / head_dim when the config
+    /// gives no `partial_rotary_factor` (MiniMax-M2's released configs).
+    pub rotary_dim_key: bool,
     /// ALiBi with Bloom's slopes instead of RoPE (the class reads no RoPE keys).
     pub alibi: bool,
     /// A norm right after the embedding lookup (Bloom's `word_embeddings_layernorm`).
@@ -217,6 +223,7 @@ impl LlamaLike {
             inner_x4: false,
             alibi: false,
             embed_norm: false,
+            rotary_dim_key: false,
             qkv: Qkv::Separate,
             fused_gate_up: false,
             interleaved_rope: false,
@@ -388,6 +395,19 @@ pub fn load(
         }
     };
     r.interleaved |= f.interleaved_rope;
+    if f.rotary_dim_key {
+        // Read either way: a given partial_rotary_factor wins over it, as in transformers.
+        let dims = cfg.opt_size("rotary_dim")?;
+        if let Some(n) = dims.filter(|_| !cfg.has("partial_rotary_factor")) {
+            if n > head_dim || n % 2 != 0 {
+                return Err(cfg.err(
+                    "rotary_dim",
+                    format!("is {n}; it must be an even number of dims within the head ({head_dim})"),
+                ));
+            }
+            r.partial = n as f64 / head_dim as f64;
+        }
+    }
     let block = match f.parallel_key {
         Some((key, default)) if cfg.flag(key, default)? => f.block,
         Some(_) => Block::Sequential,
@@ -632,6 +652,7 @@ fn experts(
             scoring: r.scoring,
             stacked_experts: r.stacked_out_in,
             stacked_out_in: r.stacked_out_in,
+            correction_bias: r.correction_bias,
             ..plain_moe(e, k, f)
         }),
         plan,

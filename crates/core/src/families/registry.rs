@@ -1047,6 +1047,50 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // MiniMax-M2: Q and K RMS-normalized over the whole projection, part of each head rotated
+    // (`rotary_dim`), 256 experts in Mixtral's layout chosen by sigmoid scores plus a correction
+    // bias. Its released configs carry keys of MiniMax's own code that the transformers class
+    // never reads (the routing and MTP settings, `attn_type_list`).
+    llama(
+        "minimax_m2",
+        "MiniMax-M2",
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::Full,
+            rotary_dim_key: true,
+            layout: Layout::MiniMaxM2,
+            experts: Experts::Routed(Routed {
+                count: ("num_local_experts", 256),
+                top_k: 8,
+                scoring: Scoring::Sigmoid,
+                correction_bias: true,
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                200_064, 3072, 1536, 62, 48, Some(8), Some(128), 196_608, 1e-6, 5_000_000.0, false,
+            ))
+        },
+        Some("minimax-m2"),
+        &[
+            TRAINING,
+            &[
+                "router_aux_loss_coef",
+                "output_router_logits",
+                "router_jitter_noise",
+                "attn_type_list",
+                "mtp_transformer_layers",
+                "num_mtp_modules",
+                "use_mtp",
+                "qk_norm_type",
+                "scoring_func",
+                "use_routing_bias",
+                "use_qk_norm",
+                "shared_intermediate_size",
+            ],
+        ],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(

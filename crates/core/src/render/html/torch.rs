@@ -871,7 +871,7 @@ fn moe_classes(spec: &Spec, n: &Names) -> String {
 fn router(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let (d, e) = (spec.hidden, m.experts);
-    if !m.correction_bias {
+    if !m.correction_bias || own_correction(n) {
         return format!("# The router is one linear map: {d} features to {e} expert scores.");
     }
     let buf = n.path(Role::CorrectionBias);
@@ -891,6 +891,11 @@ fn router(spec: &Spec, n: &Names) -> String {
     )
 }
 
+/// The correction bias is a buffer of the MoE block itself (MiniMax-M2), not of its router.
+fn own_correction(n: &Names) -> bool {
+    !n.inside(Role::CorrectionBias).contains('.')
+}
+
 fn moe(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let (d, e, k) = (spec.hidden, m.experts, m.top_k);
@@ -900,8 +905,9 @@ fn moe(spec: &Spec, n: &Names) -> String {
         Some((h, _)) => format!("        self.{h} = nn.Module()\n"),
         None => String::new(),
     };
+    let own_corr = m.correction_bias && own_correction(n);
     let mut init = holder
-        + &if m.correction_bias {
+        + &if m.correction_bias && !own_corr {
             format!("        self.{router_attr} = Router()\n")
         } else {
             format!(
@@ -940,7 +946,15 @@ fn moe(spec: &Spec, n: &Names) -> String {
             shared = format!("        out = out + torch.sigmoid(self.{g}(x)) * self.{s}(x)\n");
         }
     }
-    let corr = format!("self.{router_attr}.{}", n.attr(Role::CorrectionBias));
+    let corr = if own_corr {
+        let buf = n.inside(Role::CorrectionBias);
+        init += &format!(
+            "        self.register_buffer(\"{buf}\", torch.zeros({e}))  # steers the choice only\n"
+        );
+        format!("self.{buf}")
+    } else {
+        format!("self.{router_attr}.{}", n.attr(Role::CorrectionBias))
+    };
     let groups = if m.n_group > 1 {
         let per = e / m.n_group;
         let rank = if m.scoring == Scoring::Sigmoid {
