@@ -1,4 +1,5 @@
-//! Gemma 2 and Gemma 3 (`gemma2`, `gemma3_text`, and `gemma3`'s `text_config`).
+//! Gemma 2 and Gemma 3 (`gemma2`, `gemma3_text`, and `gemma3`'s `text_config`), and VaultGemma
+//! (Gemma 2 with a norm before each sublayer only).
 //!
 //! Norms before and after each sublayer, stored w applied as (1 + w); embeddings scaled by √hidden;
 //! GELU-tanh gating; scores scaled by query_pre_attn_scalar; local (sliding) and global layers,
@@ -58,7 +59,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         kind: NormKind::Rms,
         eps: cfg.float("rms_norm_eps", 1e-6)?,
         unit_offset: true,
-        place: NormPlace::Sandwich,
+        place: if model_type == "vaultgemma" {
+            NormPlace::Pre
+        } else {
+            NormPlace::Sandwich
+        },
     };
     let window = if cfg.present("sliding_window") {
         cfg.opt_size("sliding_window")?

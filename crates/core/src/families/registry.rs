@@ -1162,6 +1162,13 @@ pub static FAMILIES: &[Family] = &[
         &[TRAINING, &["hidden_act"]],
     ),
     own(
+        "vaultgemma",
+        "VaultGemma",
+        gemma::load,
+        None,
+        &[TRAINING, &["hidden_act"]],
+    ),
+    own(
         "gemma3_text",
         "Gemma 3",
         gemma::load,
