@@ -97,6 +97,8 @@ CONFIGS = {
     "minimax-m2": dict(BASE, model_type="minimax_m2", head_dim=16, rotary_dim=8, num_local_experts=4,
                        num_experts_per_tok=2),
     "vaultgemma": dict(BASE, model_type="vaultgemma", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
+    "olmo3": dict(BASE, model_type="olmo3", num_hidden_layers=4, sliding_window=4,
+                  rope_scaling={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32}),
     "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
     "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
     "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,

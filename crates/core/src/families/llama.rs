@@ -66,6 +66,8 @@ pub enum Unlisted {
     Full,
     /// Every layer, when there is a window (Ministral).
     Sliding,
+    /// Every n-th layer (i + 1 a multiple of n) is full, the others slide (OLMo 3: 4).
+    FullEvery(u64),
 }
 
 /// Which layers skip RoPE.
@@ -149,6 +151,9 @@ pub struct LlamaLike {
     pub gptj_rope: Option<Option<u64>>,
     /// `intermediate_size` defaults to 4 × hidden (GPT-J's `n_inner`).
     pub inner_x4: bool,
+    /// A flat `rope_scaling` scales the full-attention layers only; sliding layers rotate at the
+    /// same base, unscaled (OLMo 3's per-layer-type RoPE).
+    pub scaling_full_only: bool,
     /// A `rotary_dim` count sets the rotated fraction as rotary_dim / head_dim when the config
     /// gives no `partial_rotary_factor` (MiniMax-M2's released configs).
     pub rotary_dim_key: bool,
@@ -224,6 +229,7 @@ impl LlamaLike {
             alibi: false,
             embed_norm: false,
             rotary_dim_key: false,
+            scaling_full_only: false,
             qkv: Qkv::Separate,
             fused_gate_up: false,
             interleaved_rope: false,
@@ -395,6 +401,12 @@ pub fn load(
         }
     };
     r.interleaved |= f.interleaved_rope;
+    if f.scaling_full_only && r.sliding.is_none() {
+        r.sliding = Some(RopeFreqs {
+            theta: r.full.theta,
+            scaling: RopeScaling::None,
+        });
+    }
     if f.rotary_dim_key {
         // Read either way: a given partial_rotary_factor wins over it, as in transformers.
         let dims = cfg.opt_size("rotary_dim")?;
@@ -529,10 +541,15 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
             };
             match layer_types(cfg, layers, window, false)? {
                 Some(spans) => spans,
-                None => all(match (unlisted, window) {
-                    (Unlisted::Sliding, Some(w)) => AttnSpan::Sliding(w),
-                    _ => AttnSpan::Full,
-                }),
+                None => (0..layers)
+                    .map(|i| match (unlisted, window) {
+                        (Unlisted::Sliding, Some(w)) => AttnSpan::Sliding(w),
+                        (Unlisted::FullEvery(n), Some(w)) if (i + 1) % n != 0 => {
+                            AttnSpan::Sliding(w)
+                        }
+                        _ => AttnSpan::Full,
+                    })
+                    .collect(),
             }
         }
         Windows::NoRopeLayers => {

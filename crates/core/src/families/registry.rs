@@ -358,6 +358,28 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // OLMo 3: OLMo 2 with three sliding layers to each full one (by `layer_types`), RoPE
+    // scaling on the full layers only.
+    llama(
+        "olmo3",
+        "OLMo 3",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::Full,
+            place: NormPlace::Post,
+            layout: Layout::Sandwich,
+            windows: Windows::LayerTypes {
+                window: Some(4096),
+                unlisted: Unlisted::FullEvery(4),
+            },
+            scaling_full_only: true,
+            ..LlamaLike::llama(d(
+                50304, 4096, 11008, 32, 32, None, None, 2048, 1e-5, 500_000.0, false,
+            ))
+        },
+        None,
+        &[TRAINING],
+    ),
     // Gemma 1: Gemma's (1 + w) norms and scaled embeddings, before each sublayer only; the class
     // reads `gelu` as its tanh approximation.
     llama(
