@@ -40,11 +40,11 @@ IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20]
 # Heads keep a real head size where the config gives one (64), so RoPE rotates as many pairs
 # as in a real model and a wrongly scaled frequency shows in the logits; derived, it is 32.
 VOCAB = 128
-HIDDEN = 128
+HIDDEN = 64
 HEADS = 4
 HEAD_DIM = 64
-FFN = 96
-EXPERT_FFN = 32
+FFN = 64
+EXPERT_FFN = 16
 WINDOW = 4
 
 # Sizes, by key name, wherever they appear (top level, text_config).
