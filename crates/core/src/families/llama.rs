@@ -68,6 +68,8 @@ pub enum Unlisted {
     Sliding,
     /// Every n-th layer (i + 1 a multiple of n) is full, the others slide (OLMo 3: 4).
     FullEvery(u64),
+    /// The same, n from this key with this default (EXAONE 4's `sliding_window_pattern`).
+    FullEveryKey(&'static str, u64),
 }
 
 /// Which layers skip RoPE.
@@ -76,6 +78,9 @@ pub enum NoRope {
     None,
     /// `no_rope_layers` (1 = RoPE) or every `no_rope_layer_interval`-th layer (SmolLM3).
     Interval,
+    /// With a sliding window, only the sliding layers rotate; the full ones use no positions
+    /// (EXAONE 4).
+    FullLayers,
 }
 
 /// Routed experts, as a config class reads them.
@@ -341,8 +346,20 @@ pub fn load(
         Some((k, default)) if !cfg.flag(k, default)? => QkNorm::None,
         _ => f.qk_norm,
     };
-    let no_rope = rope_layers(cfg, f.no_rope, layers)?;
+    let mut no_rope = rope_layers(cfg, f.no_rope, layers)?;
     let spans = spans(cfg, f.windows, layers, &no_rope)?;
+    if f.no_rope == NoRope::FullLayers {
+        let window_set = !cfg.present("sliding_window") || cfg.has("sliding_window");
+        if window_set {
+            no_rope = spans.iter().map(|s| *s != AttnSpan::Full).collect();
+        } else if !cfg.has("layer_types") {
+            // The class then divides by a window pattern of 0.
+            return Err(cfg.err(
+                "sliding_window",
+                "is null and layer_types is absent; give a window, or layer_types naming every layer's attention",
+            ));
+        }
+    }
     let (moe, moe_layers) = experts(cfg, f.experts, layers, d)?;
     let mut rope_defaults = RopeDefaults {
         theta_key: f.theta_key,
@@ -539,6 +556,12 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
             } else {
                 window
             };
+            let unlisted = match unlisted {
+                Unlisted::FullEveryKey(key, default) => {
+                    Unlisted::FullEvery(cfg.size(key, Some(default))?)
+                }
+                u => u,
+            };
             match layer_types(cfg, layers, window, false)? {
                 Some(spans) => spans,
                 None => (0..layers)
@@ -678,7 +701,7 @@ fn experts(
 
 /// Layers that apply RoPE.
 fn rope_layers(cfg: &Config, rule: NoRope, layers: u64) -> Result<Vec<bool>> {
-    if rule == NoRope::None {
+    if rule != NoRope::Interval {
         return Ok(vec![true; layers as usize]);
     }
     let listed = cfg.list(

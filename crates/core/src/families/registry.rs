@@ -380,6 +380,30 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // EXAONE 4: OLMo 2's norms after each sublayer with per-head QK-norm; three sliding layers
+    // per full one (`sliding_window_pattern`), and with a window only the sliding layers rotate.
+    llama(
+        "exaone4",
+        "EXAONE 4",
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHead,
+            place: NormPlace::Post,
+            layout: Layout::Sandwich,
+            windows: Windows::LayerTypes {
+                window: Some(4096),
+                unlisted: Unlisted::FullEveryKey("sliding_window_pattern", 4),
+            },
+            no_rope: NoRope::FullLayers,
+            ..LlamaLike::llama(d(
+                102_400, 4096, 16384, 32, 32, Some(32), None, 2048, 1e-5, 10_000.0, false,
+            ))
+        },
+        Some("exaone4"),
+        &[TRAINING],
+    ),
     // Gemma 1: Gemma's (1 + w) norms and scaled embeddings, before each sublayer only; the class
     // reads `gelu` as its tanh approximation.
     llama(
