@@ -189,6 +189,12 @@ pub static ENTRIES: &[Entry] = &[
         "256 experts, 8 chosen by sigmoid scores plus a bias; half of each head rotated",
         "2026-11-30"
     ),
+    entry!(
+        "apertus-8b",
+        "swiss-ai/Apertus-8B-2509",
+        "xIELU, an activation with learned parameters, in a plain MLP; per-head QK-norm",
+        "2026-11-30"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

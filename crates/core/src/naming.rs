@@ -50,6 +50,11 @@ pub enum Role {
     SharedDown,
     /// The shared expert's gate, one output (Qwen2-MoE).
     SharedExpertGate,
+    /// xIELU's learned αₚ and αₙ and its stored β and ε (Apertus).
+    ActAlphaP,
+    ActAlphaN,
+    ActBeta,
+    ActEps,
     FinalNorm,
     LmHead,
     /// DeepSeek's multi-token-prediction module: its embedding copy, input norms, projection,
@@ -68,6 +73,18 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let suffix = if bias { "bias" } else { "weight" };
     // Tensors stored without a .weight suffix.
     match (layout, role) {
+        (_, ActAlphaP | ActAlphaN | ActBeta | ActEps) => {
+            let name = match role {
+                ActAlphaP => "alpha_p",
+                ActAlphaN => "alpha_n",
+                ActBeta => "beta",
+                _ => "eps",
+            };
+            return (
+                format!("model.layers.{{b}}.mlp.act_fn.{name}"),
+                format!("blk.{{b}}.ffn_act_{name}"),
+            );
+        }
         (_, Sinks) => {
             return (
                 "model.layers.{b}.self_attn.sinks".into(),
@@ -183,6 +200,11 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             (_, Down) => ("transformer.h.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
             (_, FinalNorm) => ("transformer.ln_f", "output_norm"),
             (_, other) => llama(other),
+        },
+        Layout::Apertus => match role {
+            AttnNorm => ("model.layers.{b}.attention_layernorm", "blk.{b}.attn_norm"),
+            FfnNorm => ("model.layers.{b}.feedforward_layernorm", "blk.{b}.ffn_norm"),
+            other => llama(other),
         },
         Layout::Bloom => match role {
             Embed => ("transformer.word_embeddings", "token_embd"),
@@ -426,7 +448,9 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.shared_head.head",
             "blk.{b}.nextn.shared_head_head",
         ),
-        Sinks | CorrectionBias => unreachable!("named in `names`"),
+        Sinks | CorrectionBias | ActAlphaP | ActAlphaN | ActBeta | ActEps => {
+            unreachable!("named in `names`")
+        }
     }
 }
 

@@ -515,6 +515,9 @@ pub enum Act {
     Relu,
     /// relu(x)² (`relu2`).
     Relu2,
+    /// xIELU (Apertus): αₚx² + βx for x > 0, else αₙ(expm1(min(x, ε)) − x) + βx, with αₚ and
+    /// αₙ learned per layer (stored through softplus) and β, ε stored beside them.
+    Xielu,
 }
 
 impl Act {
@@ -528,6 +531,7 @@ impl Act {
             "quick_gelu" => Act::QuickGelu,
             "relu" => Act::Relu,
             "relu2" => Act::Relu2,
+            "xielu" => Act::Xielu,
             _ => return None,
         })
     }
@@ -535,7 +539,7 @@ impl Act {
     /// The names `parse` accepts, for error messages.
     pub const NAMES: &'static str =
         "silu, swish, gelu, gelu_python, gelu_new, gelu_pytorch_tanh, gelu_fast, \
-        gelu_accurate, gelu_python_tanh, quick_gelu, relu, relu2";
+        gelu_accurate, gelu_python_tanh, quick_gelu, relu, relu2, xielu";
 
     /// Short display name (`SiLU`, `GELU-tanh`).
     pub fn label(self) -> &'static str {
@@ -546,6 +550,7 @@ impl Act {
             Act::QuickGelu => "QuickGELU",
             Act::Relu => "ReLU",
             Act::Relu2 => "ReLU²",
+            Act::Xielu => "xIELU",
         }
     }
 
@@ -558,6 +563,7 @@ impl Act {
             Act::QuickGelu => "quick GELU, x·σ(1.702x)",
             Act::Relu => "ReLU",
             Act::Relu2 => "squared ReLU",
+            Act::Xielu => "xIELU, a learned piecewise activation (quadratic above zero, exponential below)",
         }
     }
 }
@@ -609,6 +615,9 @@ pub enum Layout {
     /// `mlp.c_fc_0` (gate), `c_fc_1` (up), `c_proj`, `transformer.wte`, `transformer.ln_f`
     /// (EXAONE 3, which transformers loads and saves under these names).
     Exaone,
+    /// Llama names with `attention_layernorm` and `feedforward_layernorm` before the sublayers
+    /// and a plain MLP whose xIELU holds parameters (`mlp.act_fn.alpha_p`…) (Apertus).
+    Apertus,
     /// `transformer.word_embeddings` and its `word_embeddings_layernorm`,
     /// `transformer.h.{b}.self_attention.query_key_value` (per head: q, k, v),
     /// `self_attention.dense`, `mlp.dense_h_to_4h`/`dense_4h_to_h`, `transformer.ln_f` (Bloom).

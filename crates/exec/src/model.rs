@@ -688,7 +688,41 @@ impl Model {
             Act::QuickGelu => x * sigmoid(&x.affine(1.702, 0.0)?)?,
             Act::Relu => x.relu(),
             Act::Relu2 => x.relu()?.sqr(),
+            Act::Xielu => Err(candle_core::Error::Msg(
+                "xIELU reads its layer's parameters: use Model::xielu".into(),
+            )),
         }
+    }
+
+    /// xIELU with layer `b`'s learned αₚ, αₙ and stored β, ε (Apertus).
+    fn xielu(&self, x: &Tensor, b: usize) -> Result<Tensor, Error> {
+        let scalar = |role| -> Result<f32, Error> {
+            let t = self.weights.get(&self.name(role, false, Some(b), None))?;
+            t.flatten_all()
+                .and_then(|t| t.to_vec1::<f32>())
+                .map_err(ce)?
+                .first()
+                .copied()
+                .ok_or_else(|| Error::file(self.name(role, false, Some(b), None), "is empty"))
+        };
+        let softplus = |v: f32| (v as f64).exp().ln_1p() as f32;
+        let beta = scalar(Role::ActBeta)?;
+        let eps = scalar(Role::ActEps)?;
+        let ap = softplus(scalar(Role::ActAlphaP)?);
+        let an = beta + softplus(scalar(Role::ActAlphaN)?);
+        let y = with_values(x, |v| {
+            v.iter()
+                .map(|&x| {
+                    if x > 0.0 {
+                        ap * x * x + beta * x
+                    } else {
+                        (x.min(eps).exp_m1() - x) * an + beta * x
+                    }
+                })
+                .collect::<Vec<f32>>()
+        })
+        .map_err(ce)?;
+        Tensor::from_vec(y, x.dims(), &Device::Cpu).map_err(ce)
     }
 
     /// act(g) ⊙ u, in one pass for SiLU.
@@ -698,7 +732,9 @@ impl Model {
                 let y = with_values(g, |g| with_values(u, |u| crate::math::silu_mul(g, u)))??;
                 Tensor::from_vec(y, g.dims(), &Device::Cpu)
             }
-            Act::Gelu | Act::GeluTanh | Act::QuickGelu | Act::Relu | Act::Relu2 => self.act(g)? * u,
+            Act::Gelu | Act::GeluTanh | Act::QuickGelu | Act::Relu | Act::Relu2 | Act::Xielu => {
+                self.act(g)? * u
+            }
         }
     }
 
@@ -709,7 +745,11 @@ impl Model {
         let hidden = if !spec.mlp.gated {
             let u = self.proj(x, Role::Up, b, bias)?;
             self.keep(Some(b), "up", &u);
-            self.act(&u).map_err(ce)?
+            if spec.mlp.act == Act::Xielu {
+                self.xielu(&u, b)?
+            } else {
+                self.act(&u).map_err(ce)?
+            }
         } else {
             let (g, u) = if spec.mlp.fused_gate_up {
                 let gu = self.proj(x, Role::GateUp, b, bias)?;

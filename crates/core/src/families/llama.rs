@@ -156,6 +156,9 @@ pub struct LlamaLike {
     pub gptj_rope: Option<Option<u64>>,
     /// `intermediate_size` defaults to 4 × hidden (GPT-J's `n_inner`).
     pub inner_x4: bool,
+    /// Without a RoPE dict the class uses this scaling at its default base, and ignores a
+    /// top-level `rope_theta` (Apertus: llama3 ×8 at 12M).
+    pub rope_scaling_default: Option<fn() -> RopeScaling>,
     /// A flat `rope_scaling` scales the full-attention layers only; sliding layers rotate at the
     /// same base, unscaled (OLMo 3's per-layer-type RoPE).
     pub scaling_full_only: bool,
@@ -235,6 +238,7 @@ impl LlamaLike {
             embed_norm: false,
             rotary_dim_key: false,
             scaling_full_only: false,
+            rope_scaling_default: None,
             qkv: Qkv::Separate,
             fused_gate_up: false,
             interleaved_rope: false,
@@ -381,7 +385,18 @@ pub fn load(
             partial: 1.0,
             interleaved: false,
         },
-        None => rope(cfg, &rope_defaults)?,
+        None => match f.rope_scaling_default {
+            Some(scaling) if !cfg.has("rope_parameters") && !cfg.has("rope_scaling") => {
+                cfg.get(f.theta_key); // read, and ignored as the class ignores it
+                let mut r = rope(cfg, &rope_defaults)?;
+                r.full = RopeFreqs {
+                    theta: d.theta,
+                    scaling: scaling(),
+                };
+                r
+            }
+            _ => rope(cfg, &rope_defaults)?,
+        },
         Some(default) => {
             let dims = if cfg.present("rotary_dim") {
                 cfg.opt_size("rotary_dim")?

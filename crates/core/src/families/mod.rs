@@ -720,6 +720,16 @@ pub(crate) fn layer_types(
 /// products the Graph computes in u64 (heads × head_dim, vocab × hidden) staying in range. The
 /// Graph then checks the exact total (`graph::build`).
 fn check(cfg: &Config, spec: &Spec) -> Result<()> {
+    // xIELU's parameters live in a plain MLP's `act_fn` (Apertus); elsewhere transformers would
+    // give every projection its own, which anatomy does not draw.
+    if spec.mlp.act == crate::spec::Act::Xielu
+        && (spec.mlp.gated || spec.moe.is_some() || spec.layout != crate::spec::Layout::Apertus)
+    {
+        return Err(cfg.err(
+            "hidden_act",
+            "is xielu, which anatomy draws in Apertus's plain MLP only",
+        ));
+    }
     let a = &spec.attn;
     // RoPE rotates pairs of dims; transformers refuses an odd rotary dimension too.
     if spec.norm.eps < 0.0 {

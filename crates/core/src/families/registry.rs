@@ -404,6 +404,25 @@ pub static FAMILIES: &[Family] = &[
         Some("exaone4"),
         &[TRAINING],
     ),
+    // Apertus: Llama with per-head QK-norm, a plain MLP whose xIELU activation learns its own
+    // parameters, and llama3-scaled RoPE by default. Its released configs carry `qk_norm` and
+    // `post_norm`, which the class never reads (its QK-norm is always on).
+    llama(
+        "apertus",
+        "Apertus",
+        LlamaLike {
+            qk_norm: QkNorm::PerHead,
+            gated: false,
+            layout: Layout::Apertus,
+            rope_scaling_default: Some(apertus_rope),
+            ..LlamaLike::llama(Defaults {
+                act: "xielu",
+                ..d(131_072, 4096, 14336, 32, 32, None, None, 65536, 1e-5, 12_000_000.0, false)
+            })
+        },
+        None,
+        &[TRAINING, &["hidden_dropout", "qk_norm", "post_norm"]],
+    ),
     // Gemma 1: Gemma's (1 + w) norms and scaled embeddings, before each sublayer only; the class
     // reads `gelu` as its tanh approximation.
     llama(
@@ -1315,6 +1334,16 @@ pub static FAMILIES: &[Family] = &[
         )
     },
 ];
+
+/// Apertus's RoPE when its config has no RoPE dict: llama3, ×8 from 8192 positions.
+fn apertus_rope() -> crate::spec::RopeScaling {
+    crate::spec::RopeScaling::Llama3 {
+        factor: 8.0,
+        low_freq_factor: 1.0,
+        high_freq_factor: 4.0,
+        original: 8192,
+    }
+}
 
 /// Defaults of a config class: sizes, eps, RoPE base, tying; SiLU.
 #[allow(clippy::too_many_arguments)]

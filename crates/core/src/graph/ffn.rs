@@ -112,11 +112,27 @@ impl Builder<'_> {
             .as_ref()
             .and_then(|m| m.swiglu_limit)
             .filter(|_| kind == Kind::Routed);
+        // xIELU's own parameters: αₚ and αₙ learned (one each), β and ε stored as scalars.
+        let mut act_inputs = vec![];
+        if spec.mlp.act == crate::spec::Act::Xielu && kind == Kind::Dense {
+            for (role, shape, name) in [
+                (Role::ActAlphaP, vec![1], "αₚ"),
+                (Role::ActAlphaN, vec![1], "αₙ"),
+                (Role::ActBeta, vec![], "β"),
+                (Role::ActEps, vec![], "ε"),
+            ] {
+                let p = self.param(role, false, shape, component, true);
+                act_inputs.push(self.weight(p, name, [n(1), n(1)], None));
+            }
+        }
         let equation = match (spec.mlp.gated, limit) {
             (true, Some(l)) => format!(
                 "{p} = (clamp({u}, −{l}, {l}) + 1) ⊙ G′ · σ(1.702 · G′), G′ = min({g}, {l})"
             ),
             (true, None) => format!("{p} = {act}({g}) ⊙ {u}"),
+            (false, _) if !act_inputs.is_empty() => format!(
+                "{p} = αₚ′·{u}² + β·{u} where {u} > 0, else αₙ′·(expm1(min({u}, ε)) − {u}) + β·{u}; αₚ′ = softplus(αₚ), αₙ′ = β + softplus(αₙ)"
+            ),
             (false, _) => format!("{p} = {act}({u})"),
         };
         let pa = self.act(&p, self.seq(f));
@@ -128,7 +144,7 @@ impl Builder<'_> {
             },
             op: Op::Activation,
             category: Category::Ffn,
-            inputs: vec![],
+            inputs: act_inputs,
             output: pa,
             operation: if spec.mlp.gated {
                 format!("Gate the up projection with {act} of the gate projection")

@@ -65,6 +65,10 @@ fn name_table(spec: &Spec) -> String {
         ("shared_up", SharedUp),
         ("shared_down", SharedDown),
         ("shared_expert_gate", SharedExpertGate),
+        ("act_alpha_p", ActAlphaP),
+        ("act_alpha_n", ActAlphaN),
+        ("act_beta", ActBeta),
+        ("act_eps", ActEps),
         ("final_norm", FinalNorm),
         ("embed_norm", EmbedNorm),
         ("lm_head", LmHead),
@@ -156,6 +160,7 @@ fn act_name(a: Act) -> &'static str {
         Act::QuickGelu => "quick_gelu",
         Act::Relu => "relu",
         Act::Relu2 => "relu2",
+        Act::Xielu => "xielu",
     }
 }
 
@@ -285,6 +290,7 @@ def act(x):
         return np.maximum(x, 0)  # [T, F]
     if kind == "relu2":
         return np.maximum(x, 0) ** 2  # [T, F]
+    assert kind != "xielu", "xIELU reads its layer's parameters: see xielu()"
     assert kind == "silu", kind
     return x / (1.0 + np.exp(-x))  # SiLU: [T, F]
 
@@ -404,13 +410,24 @@ def mlp(x, W, b):
     bias = lambda key: w(W, key, b, bias=True) if C["mlp_bias"] else None
     if not C["gated"]:
         u = linear(x, w(W, "up", b), bias("up"))  # u: [T, F]
-        return linear(act(u), w(W, "down", b), bias("down"))  # [T, hidden]
+        h = xielu(u, W, b) if C["act"] == "xielu" else act(u)  # h: [T, F]
+        return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
     if C["fused_gate_up"]:
         gu = linear(x, w(W, "gate_up", b))  # gu: [T, 2F]
         g, u = np.split(gu, 2, axis=-1)  # g, u: [T, F]
     else:
         g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # g, u: [T, F]
     return linear(act(g) * u, w(W, "down", b), bias("down"))  # [T, hidden]
+
+
+def xielu(x, W, b):
+    # x: [T, F] -> [T, F]; xIELU with layer b's learned alpha_p, alpha_n and stored beta, eps
+    softplus = lambda v: np.log1p(np.exp(v))
+    beta, eps = w(W, "act_beta", b).reshape(()), w(W, "act_eps", b).reshape(())  # scalars
+    alpha_p = softplus(w(W, "act_alpha_p", b).reshape(()))  # scalar
+    alpha_n = beta + softplus(w(W, "act_alpha_n", b).reshape(()))  # scalar
+    below = (np.expm1(np.minimum(x, eps)) - x) * alpha_n + beta * x  # [T, F]
+    return np.where(x > 0, alpha_p * x * x + beta * x, below).astype(np.float32)  # [T, F]
 
 
 def glu(g, u, limit):

@@ -662,8 +662,27 @@ fn act_expr(act: Act, x: &str) -> String {
         Act::QuickGelu => format!("({x}) * torch.sigmoid(1.702 * ({x}))"),
         Act::Relu => format!("F.relu({x})"),
         Act::Relu2 => format!("F.relu({x}).square()"),
+        Act::Xielu => format!("self.act_fn({x})"),
     }
 }
+
+/// xIELU as a module holding its learned parameters and stored constants (Apertus).
+const XIELU: &str = r#"class XIELU(nn.Module):
+    """xIELU: alpha_p x^2 + beta x above zero, alpha_n (expm1(min(x, eps)) - x) + beta x below,
+    with alpha_p = softplus(stored alpha_p) and alpha_n = beta + softplus(stored alpha_n)."""
+
+    def __init__(self):
+        super().__init__()
+        self.alpha_p = nn.Parameter(torch.zeros(1))
+        self.alpha_n = nn.Parameter(torch.zeros(1))
+        self.register_buffer("beta", torch.tensor(0.5))
+        self.register_buffer("eps", torch.tensor(-1e-6))
+
+    def forward(self, x):
+        alpha_p = F.softplus(self.alpha_p)
+        alpha_n = self.beta + F.softplus(self.alpha_n)
+        below = (torch.expm1(torch.min(x, self.eps)) - x) * alpha_n + self.beta * x
+        return torch.where(x > 0, alpha_p * x * x + self.beta * x, below)"#;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Ffn {
@@ -713,12 +732,20 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
     let act = spec.mlp.act;
     let lin = |i: &str, o: &str| linear(spec, i, o, bias);
     if !spec.mlp.gated {
-        return fill(
+        let (pre, act_init) = if act == Act::Xielu {
+            (
+                format!("{XIELU}\n\n\n"),
+                "\n        self.act_fn = XIELU()".to_string(),
+            )
+        } else {
+            (String::new(), String::new())
+        };
+        return pre + &fill(
             r#"class ${class}(nn.Module):
     def __init__(self):
         super().__init__()
         self.${up} = ${up_l}
-        self.${down} = ${down_l}
+        self.${down} = ${down_l}${act_init}
 
     def forward(self, x):  # [B, T, ${d}]
         return self.${down}(${act})"#,
@@ -728,6 +755,7 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
                 ("down", down.clone()),
                 ("up_l", lin(&d.to_string(), &f.to_string())),
                 ("down_l", lin(&f.to_string(), &d.to_string())),
+                ("act_init", act_init),
                 ("d", d.to_string()),
                 (
                     "act",
