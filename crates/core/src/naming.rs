@@ -214,8 +214,14 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "transformer.h.{b}.self_attention.query_key_value",
                 "blk.{b}.attn_qkv",
             ),
-            O => ("transformer.h.{b}.self_attention.dense", "blk.{b}.attn_output"),
-            FfnNorm => ("transformer.h.{b}.post_attention_layernorm", "blk.{b}.ffn_norm"),
+            O => (
+                "transformer.h.{b}.self_attention.dense",
+                "blk.{b}.attn_output",
+            ),
+            FfnNorm => (
+                "transformer.h.{b}.post_attention_layernorm",
+                "blk.{b}.ffn_norm",
+            ),
             Up => ("transformer.h.{b}.mlp.dense_h_to_4h", "blk.{b}.ffn_up"),
             Down => ("transformer.h.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
             FinalNorm => ("transformer.ln_f", "output_norm"),

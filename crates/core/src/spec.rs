@@ -318,7 +318,9 @@ pub enum Position {
 pub fn alibi_slopes_bloom(heads: u64) -> Vec<f64> {
     let closest = 1u64 << (63 - heads.max(1).leading_zeros());
     let base = |n: u64| 2f64.powf(-(2f64.powf(-((n as f64).log2() - 3.0))));
-    let mut s: Vec<f64> = (1..=closest).map(|p| base(closest).powi(p as i32)).collect();
+    let mut s: Vec<f64> = (1..=closest)
+        .map(|p| base(closest).powi(p as i32))
+        .collect();
     if closest != heads {
         let extra = base(2 * closest);
         let remaining = closest.min(heads - closest);
@@ -563,7 +565,9 @@ impl Act {
             Act::QuickGelu => "quick GELU, x·σ(1.702x)",
             Act::Relu => "ReLU",
             Act::Relu2 => "squared ReLU",
-            Act::Xielu => "xIELU, a learned piecewise activation (quadratic above zero, exponential below)",
+            Act::Xielu => {
+                "xIELU, a learned piecewise activation (quadratic above zero, exponential below)"
+            }
         }
     }
 }

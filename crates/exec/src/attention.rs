@@ -328,7 +328,9 @@ mod tests {
                             })
                             .sum::<f64>()
                             * rule.scale as f64
-                            + rule.alibi.map_or(0.0, |m| m[head] as f64 * (j as f64 - qpos as f64));
+                            + rule
+                                .alibi
+                                .map_or(0.0, |m| m[head] as f64 * (j as f64 - qpos as f64));
                         rule.softcap.map_or(x, |c| c as f64 * (x / c as f64).tanh())
                     })
                     .collect();

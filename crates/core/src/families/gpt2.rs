@@ -75,7 +75,11 @@ fn read(cfg: &Config, model_type: &str, family: &str, name: &str, bigcode: bool)
         act: super::act(
             cfg,
             "activation_function",
-            if bigcode { "gelu_pytorch_tanh" } else { "gelu_new" },
+            if bigcode {
+                "gelu_pytorch_tanh"
+            } else {
+                "gelu_new"
+            },
         )?,
         gated: false,
         bias: true,

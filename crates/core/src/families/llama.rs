@@ -323,9 +323,9 @@ pub fn load(
     let intermediate = if f.inner_x4 {
         match cfg.opt_size("intermediate_size")? {
             Some(i) => i,
-            None => hidden.checked_mul(4).ok_or_else(|| {
-                cfg.err("hidden_size", format!("is {hidden}; 4 × it overflows"))
-            })?,
+            None => hidden
+                .checked_mul(4)
+                .ok_or_else(|| cfg.err("hidden_size", format!("is {hidden}; 4 × it overflows")))?,
         }
     } else {
         cfg.size("intermediate_size", Some(d.intermediate))?
@@ -414,12 +414,12 @@ pub fn load(
                         f
                     }
                 }
-                Some(n) => {
-                    return Err(cfg.err(
-                        "rotary_dim",
-                        format!("is {n}; it must be an even number of dims within the head ({head_dim})"),
-                    ))
-                }
+                Some(n) => return Err(cfg.err(
+                    "rotary_dim",
+                    format!(
+                        "is {n}; it must be an even number of dims within the head ({head_dim})"
+                    ),
+                )),
             };
             Rope {
                 full: RopeFreqs {
@@ -446,7 +446,9 @@ pub fn load(
             if n > head_dim || n % 2 != 0 {
                 return Err(cfg.err(
                     "rotary_dim",
-                    format!("is {n}; it must be an even number of dims within the head ({head_dim})"),
+                    format!(
+                        "is {n}; it must be an even number of dims within the head ({head_dim})"
+                    ),
                 ));
             }
             r.partial = n as f64 / head_dim as f64;

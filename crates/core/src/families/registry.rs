@@ -398,7 +398,17 @@ pub static FAMILIES: &[Family] = &[
             },
             no_rope: NoRope::FullLayers,
             ..LlamaLike::llama(d(
-                102_400, 4096, 16384, 32, 32, Some(32), None, 2048, 1e-5, 10_000.0, false,
+                102_400,
+                4096,
+                16384,
+                32,
+                32,
+                Some(32),
+                None,
+                2048,
+                1e-5,
+                10_000.0,
+                false,
             ))
         },
         Some("exaone4"),
@@ -417,7 +427,19 @@ pub static FAMILIES: &[Family] = &[
             rope_scaling_default: Some(apertus_rope),
             ..LlamaLike::llama(Defaults {
                 act: "xielu",
-                ..d(131_072, 4096, 14336, 32, 32, None, None, 65536, 1e-5, 12_000_000.0, false)
+                ..d(
+                    131_072,
+                    4096,
+                    14336,
+                    32,
+                    32,
+                    None,
+                    None,
+                    65536,
+                    1e-5,
+                    12_000_000.0,
+                    false,
+                )
             })
         },
         None,
@@ -1034,7 +1056,9 @@ pub static FAMILIES: &[Family] = &[
                 layout: Layout::Gptj,
                 ..LlamaLike::llama(Defaults {
                     act: "gelu_new",
-                    ..d(50400, 4096, 16384, 28, 16, None, None, 2048, 1e-5, 10_000.0, false)
+                    ..d(
+                        50400, 4096, 16384, 28, 16, None, None, 2048, 1e-5, 10_000.0, false,
+                    )
                 })
             },
             Some("gptj"),
@@ -1090,7 +1114,9 @@ pub static FAMILIES: &[Family] = &[
                 // ALiBi sets no length limit; figures use the 2048 tokens Bloom trained on.
                 ..LlamaLike::llama(Defaults {
                     act: "gelu_pytorch_tanh",
-                    ..d(250_880, 64, 256, 2, 8, None, None, 2048, 1e-5, 10_000.0, true)
+                    ..d(
+                        250_880, 64, 256, 2, 8, None, None, 2048, 1e-5, 10_000.0, true,
+                    )
                 })
             },
             Some("bloom"),
@@ -1134,7 +1160,17 @@ pub static FAMILIES: &[Family] = &[
                 ..Routed::MIXTRAL
             }),
             ..LlamaLike::llama(d(
-                200_064, 3072, 1536, 62, 48, Some(8), Some(128), 196_608, 1e-6, 5_000_000.0, false,
+                200_064,
+                3072,
+                1536,
+                62,
+                48,
+                Some(8),
+                Some(128),
+                196_608,
+                1e-6,
+                5_000_000.0,
+                false,
             ))
         },
         Some("minimax-m2"),

@@ -147,8 +147,50 @@ pub fn module(spec: &Spec) -> String {
         ),
         plan = plan.join(",\n    "),
         names = name_table(spec),
-        body = BODY.replacen("\n\ndef apply_rope(", &format!("\n\n{}\n\n\ndef apply_rope(", rope(spec)), 1),
+        body = prune(
+            spec,
+            &BODY.replacen("\n\ndef apply_rope(", &format!("\n\n{}\n\n\ndef apply_rope(", rope(spec)), 1)
+        ),
     )
+}
+
+/// The template without what this model never runs: MLA, the experts and their routing, xIELU,
+/// and the calls that would choose them, so the file reads top to bottom as this model.
+fn prune(spec: &Spec, body: &str) -> String {
+    let mut drop: Vec<&str> = Vec::new();
+    let mut lines: Vec<(&str, &str)> = Vec::new();
+    if spec.attn.mla.is_none() {
+        drop.push("mla_attention");
+        lines.push((
+            "    if C[\"mla\"]:\n        return mla_attention(x, W, b, span)\n",
+            "",
+        ));
+    }
+    if spec.mlp.act != Act::Xielu {
+        drop.push("xielu");
+        lines.push((
+            "xielu(u, W, b) if C[\"act\"] == \"xielu\" else act(u)",
+            "act(u)",
+        ));
+        lines.push((
+            "    assert kind != \"xielu\", \"xIELU reads its layer's parameters: see xielu()\"\n",
+            "",
+        ));
+    }
+    if spec.moe.is_none() {
+        drop.extend(["glu", "route", "moe"]);
+        lines.push(("moe(h, W, b) if is_moe else mlp(h, W, b)", "mlp(h, W, b)"));
+    }
+    let mut out = body.to_string();
+    for (from, to) in lines {
+        debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
+        out = out.replace(from, to);
+    }
+    // Top-level functions are separated by two blank lines.
+    out.split("\n\n\n")
+        .filter(|block| !drop.iter().any(|f| block.starts_with(&format!("def {f}("))))
+        .collect::<Vec<_>>()
+        .join("\n\n\n")
 }
 
 /// The activation's name in CONFIG, one per kind `act()` computes.
@@ -589,4 +631,37 @@ pub fn config_line(spec: &Spec) -> String {
     let start = m.find("CONFIG = ").unwrap_or(0);
     let end = m[start..].find("\n\n").map_or(m.len(), |e| start + e);
     m[start..end].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{catalog, families};
+
+    fn file(name: &str) -> String {
+        let e = catalog::get(name).unwrap();
+        super::module(&families::load_json(name, e.json, name, false).unwrap())
+    }
+
+    /// Each file holds the functions its model runs, and no others.
+    #[test]
+    fn holds_only_what_the_model_runs() {
+        let llama = file("llama-3.2-1b");
+        for absent in [
+            "def mla_attention(",
+            "def moe(",
+            "def route(",
+            "def xielu(",
+            "mla_attention(x",
+        ] {
+            assert!(!llama.contains(absent), "Llama's file has {absent}");
+        }
+        let deepseek = file("deepseek-v3");
+        for present in ["def mla_attention(", "def moe(", "def route("] {
+            assert!(
+                deepseek.contains(present),
+                "DeepSeek's file lacks {present}"
+            );
+        }
+        assert!(file("apertus-8b").contains("def xielu("));
+    }
 }

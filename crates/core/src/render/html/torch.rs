@@ -740,8 +740,9 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
         } else {
             (String::new(), String::new())
         };
-        return pre + &fill(
-            r#"class ${class}(nn.Module):
+        return pre
+            + &fill(
+                r#"class ${class}(nn.Module):
     def __init__(self):
         super().__init__()
         self.${up} = ${up_l}
@@ -749,20 +750,20 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
 
     def forward(self, x):  # [B, T, ${d}]
         return self.${down}(${act})"#,
-            &[
-                ("class", class.into()),
-                ("up", up),
-                ("down", down.clone()),
-                ("up_l", lin(&d.to_string(), &f.to_string())),
-                ("down_l", lin(&f.to_string(), &d.to_string())),
-                ("act_init", act_init),
-                ("d", d.to_string()),
-                (
-                    "act",
-                    act_expr(act, &format!("self.{}(x)", n.attr(roles[1]))),
-                ),
-            ],
-        );
+                &[
+                    ("class", class.into()),
+                    ("up", up),
+                    ("down", down.clone()),
+                    ("up_l", lin(&d.to_string(), &f.to_string())),
+                    ("down_l", lin(&f.to_string(), &d.to_string())),
+                    ("act_init", act_init),
+                    ("d", d.to_string()),
+                    (
+                        "act",
+                        act_expr(act, &format!("self.{}(x)", n.attr(roles[1]))),
+                    ),
+                ],
+            );
     }
     if spec.mlp.fused_gate_up && which == Ffn::Dense {
         return fill(
@@ -1273,7 +1274,11 @@ fn model(spec: &Spec, n: &Names) -> String {
     }
     if spec.embedding.norm {
         let path = n.path(Role::EmbedNorm);
-        let attr = path.rsplit('.').next().unwrap_or("embed_layernorm").to_string();
+        let attr = path
+            .rsplit('.')
+            .next()
+            .unwrap_or("embed_layernorm")
+            .to_string();
         init += &format!("        self.{attr} = Norm({d})  # right after the lookup\n");
         fwd += &format!("        x = self.{attr}(x)\n");
     }
