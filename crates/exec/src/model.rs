@@ -122,9 +122,36 @@ impl Cache {
     }
 }
 
-fn ce(e: candle_core::Error) -> Error {
-    Error::file("executor", e.to_string())
+/// A failure inside the forward pass: candle's or anatomy's, so that one `?` takes either;
+/// it becomes anatomy's `Error` at the public boundary.
+#[derive(Debug)]
+enum Fault {
+    Candle(candle_core::Error),
+    Anatomy(Error),
 }
+
+impl From<candle_core::Error> for Fault {
+    fn from(e: candle_core::Error) -> Self {
+        Fault::Candle(e)
+    }
+}
+
+impl From<Error> for Fault {
+    fn from(e: Error) -> Self {
+        Fault::Anatomy(e)
+    }
+}
+
+impl From<Fault> for Error {
+    fn from(f: Fault) -> Self {
+        match f {
+            Fault::Candle(e) => Error::file("executor", e.to_string()),
+            Fault::Anatomy(e) => e,
+        }
+    }
+}
+
+type Res<T> = std::result::Result<T, Fault>;
 
 impl Model {
     /// A model the executor can run (every family; MoE GGUF checkpoints not yet).
@@ -256,30 +283,29 @@ impl Model {
         instantiate(&t, b.map(|b| b as u64), e.map(|e| e as u64))
     }
 
-    fn w(&self, role: Role, b: Option<usize>) -> Result<&Tensor, Error> {
-        self.weights.get(&self.name(role, false, b, None))
+    fn w(&self, role: Role, b: Option<usize>) -> Res<&Tensor> {
+        Ok(self.weights.get(&self.name(role, false, b, None))?)
     }
 
-    fn bias(&self, role: Role, b: Option<usize>) -> Result<&Tensor, Error> {
-        self.weights.get(&self.name(role, true, b, None))
+    fn bias(&self, role: Role, b: Option<usize>) -> Res<&Tensor> {
+        Ok(self.weights.get(&self.name(role, true, b, None))?)
     }
 
     /// `x · Wᵀ (+ b)` for the weight `name`, stored [out, in] (packed, see `Model::new`), or
     /// `x · W` for GPT-2's Conv1D weights, stored [in, out].
-    fn linear(&self, x: &Tensor, name: &str, b: Option<&Tensor>) -> Result<Tensor, Error> {
+    fn linear(&self, x: &Tensor, name: &str, b: Option<&Tensor>) -> Res<Tensor> {
         let y = match self.weights.packed.get(name) {
             Some(p) => p.times(x),
             None if self.spec.layout.stores_in_out() => x.matmul(self.weights.get(name)?),
             None => self.weights.get(name)?.t().and_then(|w| x.matmul(&w)),
-        }
-        .map_err(ce)?;
+        }?;
         match b {
-            Some(b) => y.broadcast_add(b).map_err(ce),
+            Some(b) => Ok(y.broadcast_add(b)?),
             None => Ok(y),
         }
     }
 
-    fn proj(&self, x: &Tensor, role: Role, b: usize, bias: bool) -> Result<Tensor, Error> {
+    fn proj(&self, x: &Tensor, role: Role, b: usize, bias: bool) -> Res<Tensor> {
         let bias = if bias {
             Some(self.bias(role, Some(b))?)
         } else {
@@ -288,33 +314,33 @@ impl Model {
         self.linear(x, &self.name(role, false, Some(b), None), bias)
     }
 
-    fn norm(&self, x: &Tensor, role: Role, b: Option<usize>) -> Result<Tensor, Error> {
+    fn norm(&self, x: &Tensor, role: Role, b: Option<usize>) -> Res<Tensor> {
         let w = self.w(role, b)?;
         let bias = if self.spec.norm.kind.has_bias() {
             Some(self.bias(role, b)?)
         } else {
             None
         };
-        norm(x, w, bias, &self.spec).map_err(ce)
+        Ok(norm(x, w, bias, &self.spec)?)
     }
 
     /// Logits [T, vocab] for `ids`, continuing from `cache`.
     pub fn forward(&self, ids: &[u32], cache: &mut Cache) -> Result<Tensor, Error> {
-        self.run(ids, cache, false)
+        Ok(self.run(ids, cache, false)?)
     }
 
     /// The logits of the last of `ids` alone, [1, vocab]: all that decoding needs, without the
     /// LM head's product for the other positions of a prompt.
     pub fn forward_last(&self, ids: &[u32], cache: &mut Cache) -> Result<Tensor, Error> {
-        self.run(ids, cache, true)
+        Ok(self.run(ids, cache, true)?)
     }
 
     /// The forward pass, refusing to return logits that are not all finite: it runs the same
     /// step again with every activation captured and names the first step whose output was not.
-    fn run(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Result<Tensor, Error> {
+    fn run(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
         let before = cache.clone();
         let logits = self.run_steps(ids, cache, last)?;
-        let values: Vec<f32> = logits.flatten_all().and_then(|l| l.to_vec1()).map_err(ce)?;
+        let values: Vec<f32> = logits.flatten_all().and_then(|l| l.to_vec1())?;
         if values.iter().all(|x| x.is_finite()) {
             return Ok(logits);
         }
@@ -325,33 +351,31 @@ impl Model {
             let _ = self.run_steps(ids, &mut before.clone(), last);
             self.capture.borrow_mut().take().unwrap_or_default()
         };
-        Err(crate::values::non_finite(&self.spec, &captured))
+        Err(crate::values::non_finite(&self.spec, &captured).into())
     }
 
-    fn run_steps(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Result<Tensor, Error> {
+    fn run_steps(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
         let spec = &self.spec;
         let t = ids.len();
-        let ids_t = Tensor::new(ids, &Device::Cpu).map_err(ce)?;
+        let ids_t = Tensor::new(ids, &Device::Cpu)?;
         let embed = self.name(Role::Embed, false, None, None);
         let mut x = match self.weights.packed.get(&embed) {
             Some(p) => p.rows(ids),
             None => self.weights.get(&embed)?.embedding(&ids_t),
-        }
-        .map_err(ce)?;
+        }?;
         self.keep(None, "embed_tokens", &x);
         if spec.embedding.learned_positions.is_some() {
             let pos: Vec<u32> = (cache.pos..cache.pos + t).map(|p| p as u32).collect();
             let pe = self
                 .w(Role::PosEmbed, None)?
-                .embedding(&Tensor::new(pos.as_slice(), &Device::Cpu).map_err(ce)?)
-                .map_err(ce)?;
-            x = (x + pe).map_err(ce)?;
+                .embedding(&Tensor::new(pos.as_slice(), &Device::Cpu)?)?;
+            x = (x + pe)?;
         }
         if spec.embedding.scale_by_sqrt_hidden {
-            x = x.affine((spec.hidden as f64).sqrt(), 0.0).map_err(ce)?;
+            x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;
         }
         if spec.embedding.multiplier != 1.0 {
-            x = x.affine(spec.embedding.multiplier, 0.0).map_err(ce)?;
+            x = x.affine(spec.embedding.multiplier, 0.0)?;
         }
         if spec.embedding.norm {
             x = self.norm(&x, Role::EmbedNorm, None)?;
@@ -362,7 +386,7 @@ impl Model {
         }
         cache.pos += t;
         if last && t > 1 {
-            x = x.narrow(0, t - 1, 1).map_err(ce)?;
+            x = x.narrow(0, t - 1, 1)?;
         }
         let z = self.norm(&x, Role::FinalNorm, None)?;
         self.keep(None, "final_norm", &z);
@@ -378,16 +402,16 @@ impl Model {
         };
         let mut logits = self.linear(&z, &head, head_bias)?;
         if spec.logits_mult != 1.0 {
-            logits = logits.affine(spec.logits_mult, 0.0).map_err(ce)?;
+            logits = logits.affine(spec.logits_mult, 0.0)?;
         }
         if let Some(c) = spec.final_softcap {
-            logits = softcap(&logits, c).map_err(ce)?;
+            logits = softcap(&logits, c)?;
         }
         self.keep(None, "logits", &logits);
         Ok(logits)
     }
 
-    fn layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
+    fn layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let place = self.spec.norm.place;
         self.keep(Some(b), "block_in", x);
         let h = if place == NormPlace::Post {
@@ -403,10 +427,10 @@ impl Model {
         }
         let m_res = self.spec.residual_mult;
         if m_res != 1.0 {
-            a = a.affine(m_res, 0.0).map_err(ce)?;
+            a = a.affine(m_res, 0.0)?;
         }
         self.keep(Some(b), "attn_out", &a);
-        let r = (x + a).map_err(ce)?;
+        let r = (x + a)?;
         self.keep(Some(b), "resid_attn", &r);
         // A parallel block's FFN reads the block input: through the attention's norm, or its own.
         let h = match (self.spec.block, place) {
@@ -435,21 +459,21 @@ impl Model {
             self.keep(Some(b), "post_ffn_norm", &m);
         }
         if m_res != 1.0 {
-            m = m.affine(m_res, 0.0).map_err(ce)?;
+            m = m.affine(m_res, 0.0)?;
         }
-        let out = (r + m).map_err(ce)?;
+        let out = (r + m)?;
         self.keep(Some(b), "resid_ffn", &out);
         Ok(out)
     }
 
-    fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
+    fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         if self.spec.attn.mla.is_some() {
             return self.mla(x, b, cache);
         }
         let spec = &self.spec;
         let a = &spec.attn;
         let (t, h, kv, hd) = (
-            x.dim(0).map_err(ce)?,
+            x.dim(0)?,
             a.heads as usize,
             a.kv_heads as usize,
             a.head_dim as usize,
@@ -463,9 +487,9 @@ impl Model {
             Qkv::Stacked => {
                 let qkv = self.proj(x, Role::Qkv, b, a.qkv_bias)?;
                 (
-                    qkv.narrow(1, 0, h * hd).map_err(ce)?,
-                    qkv.narrow(1, h * hd, kv * hd).map_err(ce)?,
-                    qkv.narrow(1, (h + kv) * hd, kv * hd).map_err(ce)?,
+                    qkv.narrow(1, 0, h * hd)?,
+                    qkv.narrow(1, h * hd, kv * hd)?,
+                    qkv.narrow(1, (h + kv) * hd, kv * hd)?,
                 )
             }
             Qkv::Grouped => {
@@ -473,18 +497,13 @@ impl Model {
                 let g = h / kv;
                 let qkv = self
                     .proj(x, Role::Qkv, b, a.qkv_bias)?
-                    .reshape((t, kv, g + 2, hd))
-                    .map_err(ce)?;
+                    .reshape((t, kv, g + 2, hd))?;
                 let part = |from: usize, n: usize, heads: usize| -> R<Tensor> {
                     qkv.narrow(2, from, n)?
                         .contiguous()?
                         .reshape((t, heads * hd))
                 };
-                (
-                    part(0, g, h).map_err(ce)?,
-                    part(g, 1, kv).map_err(ce)?,
-                    part(g + 1, 1, kv).map_err(ce)?,
-                )
+                (part(0, g, h)?, part(g, 1, kv)?, part(g + 1, 1, kv)?)
             }
         };
         self.keep(Some(b), "q_proj", &q);
@@ -496,19 +515,15 @@ impl Model {
             self.keep(Some(b), "k_norm", &k);
         }
         let (q, k, v) = match a.clip_qkv {
-            Some(c) => (
-                q.clamp(-c, c).map_err(ce)?,
-                k.clamp(-c, c).map_err(ce)?,
-                v.clamp(-c, c).map_err(ce)?,
-            ),
+            Some(c) => (q.clamp(-c, c)?, k.clamp(-c, c)?, v.clamp(-c, c)?),
             None => (q, k, v),
         };
         let heads = |t_: Tensor, n: usize| -> R<Tensor> {
             t_.reshape((t, n, hd))?.transpose(0, 1)?.contiguous()
         };
-        let mut q = heads(q, h).map_err(ce)?;
-        let mut k = heads(k, kv).map_err(ce)?;
-        let v = heads(v, kv).map_err(ce)?;
+        let mut q = heads(q, h)?;
+        let mut k = heads(k, kv)?;
+        let v = heads(v, kv)?;
         if a.qk_norm == QkNorm::PerHead {
             q = self.norm(&q, Role::QNorm, Some(b))?;
             k = self.norm(&k, Role::KNorm, Some(b))?;
@@ -518,14 +533,14 @@ impl Model {
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
             let dim = r.rotary_dim(a.head_dim) as usize;
-            let (cos, sin) = rope::tables(r.freqs(plan.attn), dim, cache.pos, t).map_err(ce)?;
-            q = rope::rotate(&q, &cos, &sin, r.interleaved).map_err(ce)?;
-            k = rope::rotate(&k, &cos, &sin, r.interleaved).map_err(ce)?;
+            let (cos, sin) = rope::tables(r.freqs(plan.attn), dim, cache.pos, t)?;
+            q = rope::rotate(&q, &cos, &sin, r.interleaved)?;
+            k = rope::rotate(&k, &cos, &sin, r.interleaved)?;
             self.keep(Some(b), "q", &q);
             self.keep(Some(b), "k", &k);
             if a.qk_norm == QkNorm::L2 {
-                q = rms(&q, spec.norm.eps).map_err(ce)?;
-                k = rms(&k, spec.norm.eps).map_err(ce)?;
+                q = rms(&q, spec.norm.eps)?;
+                k = rms(&k, spec.norm.eps)?;
                 self.keep(Some(b), "q_l2", &q);
                 self.keep(Some(b), "k_l2", &k);
             }
@@ -537,21 +552,11 @@ impl Model {
     /// every cached key (scaled, softcapped and masked as the layer says, with the head's sink
     /// where there is one), mix the values, stack the heads and project back.
     /// q: [H, T, d_qk]; k: [KV, T, d_qk]; v: [KV, T, d_v].
-    fn attend(
-        &self,
-        q: Tensor,
-        k: Tensor,
-        v: Tensor,
-        b: usize,
-        cache: &mut Cache,
-    ) -> Result<Tensor, Error> {
+    fn attend(&self, q: Tensor, k: Tensor, v: Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let a = &self.spec.attn;
-        let (h, t, _) = q.dims3().map_err(ce)?;
+        let (h, t, _) = q.dims3()?;
         let (k, v) = match (&cache.k[b], &cache.v[b]) {
-            (Some(pk), Some(pv)) => (
-                Tensor::cat(&[pk, &k], 1).map_err(ce)?,
-                Tensor::cat(&[pv, &v], 1).map_err(ce)?,
-            ),
+            (Some(pk), Some(pv)) => (Tensor::cat(&[pk, &k], 1)?, Tensor::cat(&[pv, &v], 1)?),
             _ => (k, v),
         };
         self.keep(Some(b), "q", &q);
@@ -559,10 +564,10 @@ impl Model {
         self.keep(Some(b), "v", &v);
         cache.k[b] = Some(k.clone());
         cache.v[b] = Some(v.clone());
-        let (kv, total, vd) = v.dims3().map_err(ce)?;
+        let (kv, total, vd) = v.dims3()?;
         let sinks: Option<Vec<f32>> = if a.sinks {
             let name = self.name(Role::Sinks, false, Some(b), None);
-            Some(self.weights.get(&name)?.to_vec1().map_err(ce)?)
+            Some(self.weights.get(&name)?.to_vec1()?)
         } else {
             None
         };
@@ -570,7 +575,7 @@ impl Model {
             Position::Alibi(slopes) => Some(slopes.iter().map(|&m| m as f32).collect()),
             _ => None,
         };
-        let flat = |t: &Tensor| t.flatten_all().and_then(|t| t.to_vec1::<f32>()).map_err(ce);
+        let flat = |t: &Tensor| t.flatten_all().and_then(|t| t.to_vec1::<f32>());
         let (qv, kv_, vv) = (flat(&q)?, flat(&k)?, flat(&v)?);
         let heads = attention::Heads {
             q: &qv,
@@ -578,7 +583,7 @@ impl Model {
             v: &vv,
             heads: h,
             kv_heads: kv,
-            d: q.dim(2).map_err(ce)?,
+            d: q.dim(2)?,
             dv: vd,
             start: cache.pos,
         };
@@ -590,25 +595,24 @@ impl Model {
             alibi: alibi.as_deref(),
         };
         let done = attention::attend(&heads, &rule, self.capturing());
-        let cpu = |v: Vec<f32>, shape: (usize, usize, usize)| {
-            Tensor::from_vec(v, shape, &Device::Cpu).map_err(ce)
-        };
+        let cpu =
+            |v: Vec<f32>, shape: (usize, usize, usize)| Tensor::from_vec(v, shape, &Device::Cpu);
         if let (Some(s), Some(p)) = (done.scores, done.probs) {
             self.keep(Some(b), "scores", &cpu(s, (h, t, total))?);
             self.keep(Some(b), "probs", &cpu(p, (h, t, total))?);
         }
-        let o = Tensor::from_vec(done.out, (t, h * vd), &Device::Cpu).map_err(ce)?;
+        let o = Tensor::from_vec(done.out, (t, h * vd), &Device::Cpu)?;
         self.keep(Some(b), "heads", &o);
         self.proj(&o, Role::O, b, a.o_bias)
     }
 
     /// Multi-head latent attention: Q (through its latent when there is one) and a KV latent that
     /// every head expands; one rotary key shared by all heads.
-    fn mla(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
+    fn mla(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let spec = &self.spec;
         let a = &spec.attn;
         let m = a.mla.as_ref().expect("MLA");
-        let t = x.dim(0).map_err(ce)?;
+        let t = x.dim(0)?;
         let (h, nope, rd, vd, kvl) = (
             a.heads as usize,
             m.qk_nope_head_dim as usize,
@@ -629,23 +633,18 @@ impl Model {
         // [h, t, nope + rope]
         let q = q
             .reshape((t, h, nope + rd))
-            .and_then(|q| q.transpose(0, 1)?.contiguous())
-            .map_err(ce)?;
+            .and_then(|q| q.transpose(0, 1)?.contiguous())?;
         self.keep(Some(b), "q_proj", &q);
-        let q_nope = q.narrow(2, 0, nope).map_err(ce)?;
-        let q_rot = q
-            .narrow(2, nope, rd)
-            .and_then(|t| t.contiguous())
-            .map_err(ce)?;
+        let q_nope = q.narrow(2, 0, nope)?;
+        let q_rot = q.narrow(2, nope, rd).and_then(|t| t.contiguous())?;
         let kva = self.proj(x, Role::KvA, b, m.bias)?; // [t, kv_lora + rope]
-        let latent = kva.narrow(1, 0, kvl).map_err(ce)?;
+        let latent = kva.narrow(1, 0, kvl)?;
         self.keep(Some(b), "kv_latent", &latent);
         let c_kv = self.norm(&latent, Role::KvANorm, Some(b))?;
         self.keep(Some(b), "kv_latent_norm", &c_kv);
         let k_rot = kva
             .narrow(1, kvl, rd)
-            .and_then(|k| k.contiguous()?.reshape((1, t, rd)))
-            .map_err(ce)?;
+            .and_then(|k| k.contiguous()?.reshape((1, t, rd)))?;
         self.keep(Some(b), "k_pe", &k_rot);
         let Position::Rope(r) = &spec.position else {
             unreachable!("MLA has RoPE")
@@ -656,27 +655,21 @@ impl Model {
             r.rotary_dim(rd as u64) as usize,
             cache.pos,
             t,
-        )
-        .map_err(ce)?;
-        let q_rot = rope::rotate(&q_rot, &cos, &sin, r.interleaved).map_err(ce)?;
-        let k_rot = rope::rotate(&k_rot, &cos, &sin, r.interleaved).map_err(ce)?;
+        )?;
+        let q_rot = rope::rotate(&q_rot, &cos, &sin, r.interleaved)?;
+        let k_rot = rope::rotate(&k_rot, &cos, &sin, r.interleaved)?;
         self.keep(Some(b), "k_pe_rot", &k_rot);
         let kv = self
             .proj(&c_kv, Role::KvB, b, false)?
             .reshape((t, h, nope + vd))
-            .and_then(|kv| kv.transpose(0, 1)?.contiguous())
-            .map_err(ce)?;
+            .and_then(|kv| kv.transpose(0, 1)?.contiguous())?;
         let k_shared = k_rot
             .broadcast_as((h, t, rd))
-            .and_then(|k| k.contiguous())
-            .map_err(ce)?;
-        let k = Tensor::cat(&[&kv.narrow(2, 0, nope).map_err(ce)?, &k_shared], 2).map_err(ce)?;
-        let v = kv
-            .narrow(2, nope, vd)
-            .and_then(|v| v.contiguous())
-            .map_err(ce)?;
-        self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope).map_err(ce)?);
-        let q = Tensor::cat(&[&q_nope, &q_rot], 2).map_err(ce)?;
+            .and_then(|k| k.contiguous())?;
+        let k = Tensor::cat(&[&kv.narrow(2, 0, nope)?, &k_shared], 2)?;
+        let v = kv.narrow(2, nope, vd).and_then(|v| v.contiguous())?;
+        self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope)?);
+        let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
         self.attend(q, k, v, b, cache)
     }
 
@@ -695,15 +688,16 @@ impl Model {
     }
 
     /// xIELU with layer `b`'s learned αₚ, αₙ and stored β, ε (Apertus).
-    fn xielu(&self, x: &Tensor, b: usize) -> Result<Tensor, Error> {
-        let scalar = |role| -> Result<f32, Error> {
+    fn xielu(&self, x: &Tensor, b: usize) -> Res<Tensor> {
+        let scalar = |role| -> Res<f32> {
             let t = self.weights.get(&self.name(role, false, Some(b), None))?;
             t.flatten_all()
-                .and_then(|t| t.to_vec1::<f32>())
-                .map_err(ce)?
+                .and_then(|t| t.to_vec1::<f32>())?
                 .first()
                 .copied()
-                .ok_or_else(|| Error::file(self.name(role, false, Some(b), None), "is empty"))
+                .ok_or_else(|| {
+                    Error::file(self.name(role, false, Some(b), None), "is empty").into()
+                })
         };
         let softplus = |v: f32| (v as f64).exp().ln_1p() as f32;
         let beta = scalar(Role::ActBeta)?;
@@ -720,9 +714,8 @@ impl Model {
                     }
                 })
                 .collect::<Vec<f32>>()
-        })
-        .map_err(ce)?;
-        Tensor::from_vec(y, x.dims(), &Device::Cpu).map_err(ce)
+        })?;
+        Ok(Tensor::from_vec(y, x.dims(), &Device::Cpu)?)
     }
 
     /// act(g) ⊙ u, in one pass for SiLU.
@@ -738,7 +731,7 @@ impl Model {
         }
     }
 
-    fn mlp(&self, x: &Tensor, b: usize) -> Result<Tensor, Error> {
+    fn mlp(&self, x: &Tensor, b: usize) -> Res<Tensor> {
         let spec = &self.spec;
         let bias = spec.mlp.bias;
         let f = spec.mlp.intermediate as usize;
@@ -748,15 +741,12 @@ impl Model {
             if spec.mlp.act == Act::Xielu {
                 self.xielu(&u, b)?
             } else {
-                self.act(&u).map_err(ce)?
+                self.act(&u)?
             }
         } else {
             let (g, u) = if spec.mlp.fused_gate_up {
                 let gu = self.proj(x, Role::GateUp, b, bias)?;
-                (
-                    gu.narrow(1, 0, f).map_err(ce)?,
-                    gu.narrow(1, f, f).map_err(ce)?,
-                )
+                (gu.narrow(1, 0, f)?, gu.narrow(1, f, f)?)
             } else {
                 (
                     self.proj(x, Role::Gate, b, bias)?,
@@ -765,24 +755,23 @@ impl Model {
             };
             self.keep(Some(b), "gate", &g);
             self.keep(Some(b), "up", &u);
-            self.act_mul(&g, &u).map_err(ce)?
+            self.act_mul(&g, &u)?
         };
         self.keep(Some(b), "act", &hidden);
         self.proj(&hidden, Role::Down, b, bias)
     }
 
-    fn moe(&self, x: &Tensor, b: usize) -> Result<Tensor, Error> {
+    fn moe(&self, x: &Tensor, b: usize) -> Res<Tensor> {
         let spec = &self.spec;
         let m = spec.moe.as_ref().expect("MoE layer");
-        let (t, e, k) = (x.dim(0).map_err(ce)?, m.experts as usize, m.top_k as usize);
+        let (t, e, k) = (x.dim(0)?, m.experts as usize, m.top_k as usize);
         let logits = self.proj(x, Role::Router, b, m.router_bias)?;
-        let lg: Vec<Vec<f32>> = logits.to_vec2().map_err(ce)?;
+        let lg: Vec<Vec<f32>> = logits.to_vec2()?;
         let correction: Option<Vec<f32>> = if m.correction_bias {
             Some(
                 self.weights
                     .get(&self.name(Role::CorrectionBias, false, Some(b), None))?
-                    .to_vec1()
-                    .map_err(ce)?,
+                    .to_vec1()?,
             )
         } else {
             None
@@ -803,10 +792,9 @@ impl Model {
         self.keep(
             Some(b),
             "routing",
-            &Tensor::from_vec(table, (t, e), &Device::Cpu).map_err(ce)?,
+            &Tensor::from_vec(table, (t, e), &Device::Cpu)?,
         );
-        let mut out =
-            Tensor::zeros((t, spec.hidden as usize), DType::F32, &Device::Cpu).map_err(ce)?;
+        let mut out = Tensor::zeros((t, spec.hidden as usize), DType::F32, &Device::Cpu)?;
         for ex in 0..e {
             let rows: Vec<(u32, f32)> = choices
                 .iter()
@@ -823,29 +811,26 @@ impl Model {
             let idx = Tensor::new(
                 rows.iter().map(|r| r.0).collect::<Vec<_>>().as_slice(),
                 &Device::Cpu,
-            )
-            .map_err(ce)?;
+            )?;
             let wts = Tensor::new(
                 rows.iter().map(|r| r.1).collect::<Vec<_>>().as_slice(),
                 &Device::Cpu,
-            )
-            .map_err(ce)?
-            .unsqueeze(1)
-            .map_err(ce)?;
-            let xs = x.index_select(&idx, 0).map_err(ce)?;
+            )?
+            .unsqueeze(1)?;
+            let xs = x.index_select(&idx, 0)?;
             let y = if m.scoring == Scoring::TopkSigmoid {
-                self.expert(&xs.broadcast_mul(&wts).map_err(ce)?, b, ex)?
+                self.expert(&xs.broadcast_mul(&wts)?, b, ex)?
             } else {
-                self.expert(&xs, b, ex)?.broadcast_mul(&wts).map_err(ce)?
+                self.expert(&xs, b, ex)?.broadcast_mul(&wts)?
             };
-            out = out.index_add(&idx, &y, 0).map_err(ce)?;
+            out = out.index_add(&idx, &y, 0)?;
         }
         if m.shared_experts > 0 {
             let g = self.linear(x, &self.name(Role::SharedGate, false, Some(b), None), None)?;
             let u = self.linear(x, &self.name(Role::SharedUp, false, Some(b), None), None)?;
             self.keep(Some(b), "shared_gate", &g);
             self.keep(Some(b), "shared_up", &u);
-            let a = self.act_mul(&g, &u).map_err(ce)?;
+            let a = self.act_mul(&g, &u)?;
             self.keep(Some(b), "shared_act", &a);
             let mut s =
                 self.linear(&a, &self.name(Role::SharedDown, false, Some(b), None), None)?;
@@ -854,53 +839,47 @@ impl Model {
                 let name = self.name(Role::SharedExpertGate, false, Some(b), None);
                 let g = self.linear(x, &name, None)?;
                 self.keep(Some(b), "shared_expert_gate", &g);
-                let g = sigmoid(&g).map_err(ce)?;
-                s = s.broadcast_mul(&g).map_err(ce)?;
+                let g = sigmoid(&g)?;
+                s = s.broadcast_mul(&g)?;
             }
-            out = (out + s).map_err(ce)?;
+            out = (out + s)?;
         }
         Ok(out)
     }
 
-    fn expert(&self, x: &Tensor, b: usize, e: usize) -> Result<Tensor, Error> {
+    fn expert(&self, x: &Tensor, b: usize, e: usize) -> Res<Tensor> {
         let m = self.spec.moe.as_ref().expect("MoE");
         let f = m.expert_intermediate as usize;
         if m.stacked_experts {
             // [E, in, out] (or [E, out, in]) tensors, gate and up fused (interleaved or in halves).
-            let slice = |role, bias| -> Result<Tensor, Error> {
+            let slice = |role, bias| -> Res<Tensor> {
                 let name = self.name(role, bias, Some(b), None);
-                let w = self.weights.get(&name)?.i(e).map_err(ce)?;
+                let w = self.weights.get(&name)?.i(e)?;
                 if m.stacked_out_in && !bias {
-                    w.t().map_err(ce)
+                    Ok(w.t()?)
                 } else {
                     Ok(w)
                 }
             };
             // x · W (+ b) with expert e's slice of the stacked weight and bias.
-            let times = |x: &Tensor, role| -> Result<Tensor, Error> {
-                let y = x.matmul(&slice(role, false)?).map_err(ce)?;
+            let times = |x: &Tensor, role| -> Res<Tensor> {
+                let y = x.matmul(&slice(role, false)?)?;
                 if m.expert_bias {
-                    y.broadcast_add(&slice(role, true)?).map_err(ce)
+                    Ok(y.broadcast_add(&slice(role, true)?)?)
                 } else {
                     Ok(y)
                 }
             };
             let gu = times(x, Role::ExpertGateUp)?;
             let (g, u) = if m.gate_up_interleaved {
-                let pairs = gu.reshape((gu.dim(0).map_err(ce)?, f, 2)).map_err(ce)?;
-                (
-                    pairs.i((.., .., 0)).map_err(ce)?,
-                    pairs.i((.., .., 1)).map_err(ce)?,
-                )
+                let pairs = gu.reshape((gu.dim(0)?, f, 2))?;
+                (pairs.i((.., .., 0))?, pairs.i((.., .., 1))?)
             } else {
-                (
-                    gu.narrow(1, 0, f).map_err(ce)?,
-                    gu.narrow(1, f, f).map_err(ce)?,
-                )
+                (gu.narrow(1, 0, f)?, gu.narrow(1, f, f)?)
             };
             self.keep_expert(b, "expert_gate", &g, e);
             self.keep_expert(b, "expert_up", &u, e);
-            let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
+            let hidden = self.glu(&g, &u, m.swiglu_limit)?;
             self.keep_expert(b, "expert_act", &hidden, e);
             let y = times(&hidden, Role::ExpertDown)?;
             self.keep_expert(b, "expert_down", &y, e);
@@ -911,7 +890,7 @@ impl Model {
         let u = self.linear(x, &w(Role::ExpertUp), None)?;
         self.keep_expert(b, "expert_gate", &g, e);
         self.keep_expert(b, "expert_up", &u, e);
-        let hidden = self.glu(&g, &u, m.swiglu_limit).map_err(ce)?;
+        let hidden = self.glu(&g, &u, m.swiglu_limit)?;
         self.keep_expert(b, "expert_act", &hidden, e);
         let y = self.linear(&hidden, &w(Role::ExpertDown), None)?;
         self.keep_expert(b, "expert_down", &y, e);

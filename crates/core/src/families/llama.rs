@@ -414,12 +414,14 @@ pub fn load(
                         f
                     }
                 }
-                Some(n) => return Err(cfg.err(
-                    "rotary_dim",
-                    format!(
+                Some(n) => {
+                    return Err(cfg.err(
+                        "rotary_dim",
+                        format!(
                         "is {n}; it must be an even number of dims within the head ({head_dim})"
                     ),
-                )),
+                    ))
+                }
             };
             Rope {
                 full: RopeFreqs {
