@@ -123,9 +123,18 @@ def cut_lists(text, n):
             text[key] = [i for i in v if i < n]
 
 
+def head_size(text):
+    hidden = text.get("hidden_size", text.get("n_embd"))
+    heads = text.get("num_attention_heads", text.get("n_head"))
+    return text.get("head_dim") or (hidden // heads if hidden and heads else None)
+
+
 def shrink_text(text, n):
     heads = text.get("num_attention_heads", text.get("n_head"))
     kv = text.get("num_key_value_heads")
+    # A rotated dim count (GPT-J, MiniMax-M2) keeps its fraction of the head.
+    rotary = text.get("rotary_dim")
+    rotary_fraction = rotary / head_size(text) if isinstance(rotary, int) and head_size(text) else None
     for key, value in SIZES.items():
         if isinstance(text.get(key), int):
             text[key] = value
@@ -137,6 +146,8 @@ def shrink_text(text, n):
     for key in WINDOWS:
         if isinstance(text.get(key), int):
             text[key] = WINDOW
+    if rotary_fraction is not None:
+        text["rotary_dim"] = max(2, round(rotary_fraction * head_size(text) / 2) * 2)
     if isinstance(text.get("query_pre_attn_scalar"), int):
         text["query_pre_attn_scalar"] = HEAD_DIM
     # Experts: twice top-k (at least 8), a multiple of the groups with two or more in each.

@@ -327,24 +327,38 @@ fn run(cli: Cli) -> Result<String, Error> {
             Ok(out)
         }
         Command::List { model_types: false } => {
-            let mut out = format!(
-                "{:<24}{:<13}{:>8}{:>8}{:>8}{:>9}  {}\n",
-                "name", "family", "params", "active", "layers", "context", "source"
-            );
+            let mut rows = Vec::new();
             for e in catalog::ENTRIES {
                 let (g, _) = build(e.name, false)?;
                 let s = stats::stats(&g, None)?;
-                out += &format!(
-                    "{:<24}{:<13}{:>8}{:>8}{:>8}{:>9}  {} ({})\n",
-                    e.name,
-                    g.spec.family,
+                rows.push([
+                    e.name.to_string(),
+                    g.spec.family.clone(),
                     fmt::short(s.total_params as u128),
                     fmt::short(s.active_params as u128),
-                    g.spec.layers,
+                    g.spec.layers.to_string(),
                     fmt::context(g.spec.context),
-                    e.repo,
-                    e.snapshot
-                );
+                    e.provenance(),
+                ]);
+            }
+            let header = ["name", "family", "params", "active", "layers", "context", "source"];
+            let wide = |i: usize| {
+                rows.iter()
+                    .map(|r| r[i].chars().count())
+                    .chain([header[i].len()])
+                    .max()
+                    .unwrap_or(0)
+            };
+            let (w0, w1) = (wide(0) + 2, wide(1) + 2);
+            let line = |r: [&str; 7]| {
+                format!(
+                    "{:<w0$}{:<w1$}{:>8}{:>8}{:>8}{:>9}  {}\n",
+                    r[0], r[1], r[2], r[3], r[4], r[5], r[6]
+                )
+            };
+            let mut out = line(header);
+            for r in &rows {
+                out += &line(r.each_ref().map(|s| s.as_str()));
             }
             Ok(out)
         }

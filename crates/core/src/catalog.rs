@@ -15,6 +15,22 @@ pub struct Entry {
     pub json: &'static str,
     /// When the config was copied.
     pub snapshot: &'static str,
+    /// Where no published config was at hand: the transformers config class whose defaults the
+    /// file holds (the class documents them as `repo`'s; the real file may differ).
+    pub defaults_of: Option<&'static str>,
+}
+
+impl Entry {
+    /// Where the config comes from, in a line.
+    pub fn provenance(&self) -> String {
+        match self.defaults_of {
+            None => format!("{} config.json, snapshot {}", self.repo, self.snapshot),
+            Some(class) => format!(
+                "transformers 5.24 {class} defaults, documented as {}'s (not its published config.json)",
+                self.repo
+            ),
+        }
+    }
 }
 
 macro_rules! entry {
@@ -28,6 +44,13 @@ macro_rules! entry {
             notes: $notes,
             json: include_str!(concat!("../catalog/", $name, ".json")),
             snapshot: $snapshot,
+            defaults_of: None,
+        }
+    };
+    (defaults $class:literal, $name:literal, $repo:literal, $notes:literal) => {
+        Entry {
+            defaults_of: Some($class),
+            ..entry!($name, $repo, $notes, "2026-11-30")
         }
     };
 }
@@ -194,6 +217,54 @@ pub static ENTRIES: &[Entry] = &[
         "swiss-ai/Apertus-8B-2509",
         "xIELU, an activation with learned parameters, in a plain MLP; per-head QK-norm",
         "2026-11-30"
+    ),
+    entry!(
+        defaults "Qwen2MoeConfig",
+        "qwen1.5-moe-a2.7b",
+        "Qwen/Qwen1.5-MoE-A2.7B",
+        "60 experts, top-4, and a shared expert behind a sigmoid gate"
+    ),
+    entry!(
+        defaults "StableLmConfig",
+        "stablelm-3b-4e1t",
+        "stabilityai/stablelm-3b-4e1t",
+        "LayerNorm with shifts, a quarter of each head rotated"
+    ),
+    entry!(
+        defaults "GPTJConfig",
+        "gpt-j-6b",
+        "EleutherAI/gpt-j-6B",
+        "parallel attention and MLP, interleaved rotary over 64 dims"
+    ),
+    entry!(
+        defaults "PersimmonConfig",
+        "persimmon-8b-base",
+        "adept/persimmon-8b-base",
+        "per-head QK LayerNorm, ReLU² MLP, half of each head rotated"
+    ),
+    entry!(
+        defaults "InternLM3Config",
+        "internlm3-8b-instruct",
+        "internlm/internlm3-8b-instruct",
+        "GQA with 2 K/V heads for 32 query heads"
+    ),
+    entry!(
+        defaults "ExaoneConfig",
+        "exaone-3.0-7.8b-instruct",
+        "LGAI-EXAONE/EXAONE-3.0-7.8B-Instruct",
+        "Llama under its own tensor names"
+    ),
+    entry!(
+        defaults "IQuestCoderConfig",
+        "iquest-coder-v1-40b-instruct",
+        "IQuestLab/IQuest-Coder-V1-40B-Instruct",
+        "Llama, 80 layers"
+    ),
+    entry!(
+        defaults "Jais2Config",
+        "jais-2-8b-chat",
+        "inceptionai/Jais-2-8B-Chat",
+        "LayerNorm with shifts, ReLU² MLP, biases everywhere"
     ),
 ];
 

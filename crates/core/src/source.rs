@@ -13,6 +13,8 @@ pub enum Origin {
         name: &'static str,
         repo: &'static str,
         snapshot: &'static str,
+        /// The entry's provenance line (`catalog::Entry::provenance`).
+        provenance: String,
     },
     File(String),
 }
@@ -20,9 +22,7 @@ pub enum Origin {
 impl Origin {
     pub fn describe(&self) -> String {
         match self {
-            Origin::Catalog { repo, snapshot, .. } => {
-                format!("catalog: {repo} config.json, snapshot {snapshot}")
-            }
+            Origin::Catalog { provenance, .. } => format!("catalog: {provenance}"),
             Origin::File(p) => format!("file: {}", crate::fmt::printable(p)),
         }
     }
@@ -63,6 +63,7 @@ pub fn load(arg: &str, lenient: bool) -> Result<Loaded> {
                 name: entry.name,
                 repo: entry.repo,
                 snapshot: entry.snapshot,
+                provenance: entry.provenance(),
             },
         });
     }

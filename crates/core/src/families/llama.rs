@@ -609,13 +609,16 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
             }
         }
         Windows::QwenMoe => {
+            // Without use_sliding_window the class stores a window of 0, unread.
             let use_sliding = cfg.flag("use_sliding_window", false)?;
-            let window = if cfg.present("sliding_window") {
+            let window = if !use_sliding {
+                cfg.get("sliding_window");
+                None
+            } else if cfg.present("sliding_window") {
                 cfg.opt_size("sliding_window")?
             } else {
                 Some(4096)
-            }
-            .filter(|_| use_sliding);
+            };
             let below = cfg.count("max_window_layers", 28)?;
             match layer_types(cfg, layers, window, false)? {
                 Some(spans) => spans,

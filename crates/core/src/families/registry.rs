@@ -416,12 +416,14 @@ pub static FAMILIES: &[Family] = &[
     ),
     // Apertus: Llama with per-head QK-norm, a plain MLP whose xIELU activation learns its own
     // parameters, and llama3-scaled RoPE by default. Its released configs carry `qk_norm` and
-    // `post_norm`, which the class never reads (its QK-norm is always on).
+    // `post_norm` and `mlp_bias`, which the class never reads (its QK-norm is always on, its MLP
+    // never has biases).
     llama(
         "apertus",
         "Apertus",
         LlamaLike {
             qk_norm: QkNorm::PerHead,
+            mlp_bias: Bias::Never,
             gated: false,
             layout: Layout::Apertus,
             rope_scaling_default: Some(apertus_rope),
@@ -443,7 +445,7 @@ pub static FAMILIES: &[Family] = &[
             })
         },
         None,
-        &[TRAINING, &["hidden_dropout", "qk_norm", "post_norm"]],
+        &[TRAINING, &["hidden_dropout", "qk_norm", "post_norm", "mlp_bias"]],
     ),
     // Gemma 1: Gemma's (1 + w) norms and scaled embeddings, before each sublayer only; the class
     // reads `gelu` as its tanh approximation.
