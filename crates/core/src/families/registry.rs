@@ -447,6 +447,22 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["hidden_dropout", "qk_norm", "post_norm", "mlp_bias"]],
     ),
+    // ERNIE 4.5 (dense): Llama with interleaved RoPE and one `use_bias` flag for every projection.
+    llama(
+        "ernie4_5",
+        "ERNIE 4.5",
+        LlamaLike {
+            qkv_bias: Bias::Key("use_bias", false),
+            o_bias: Bias::Key("use_bias", false),
+            mlp_bias: Bias::Key("use_bias", false),
+            interleaved_rope: true,
+            ..LlamaLike::llama(d(
+                103_424, 1024, 3072, 18, 16, Some(2), Some(128), 131_072, 1e-5, 500_000.0, true,
+            ))
+        },
+        Some("ernie4_5"),
+        &[TRAINING],
+    ),
     // Gemma 1: Gemma's (1 + w) norms and scaled embeddings, before each sublayer only; the class
     // reads `gelu` as its tanh approximation.
     llama(
