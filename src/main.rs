@@ -341,7 +341,9 @@ fn run(cli: Cli) -> Result<String, Error> {
                     e.provenance(),
                 ]);
             }
-            let header = ["name", "family", "params", "active", "layers", "context", "source"];
+            let header = [
+                "name", "family", "params", "active", "layers", "context", "source",
+            ];
             let wide = |i: usize| {
                 rows.iter()
                     .map(|r| r[i].chars().count())

@@ -201,6 +201,17 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             (_, FinalNorm) => ("transformer.ln_f", "output_norm"),
             (_, other) => llama(other),
         },
+        Layout::HunYuan => match role {
+            QNorm => (
+                "model.layers.{b}.self_attn.query_layernorm",
+                "blk.{b}.attn_q_norm",
+            ),
+            KNorm => (
+                "model.layers.{b}.self_attn.key_layernorm",
+                "blk.{b}.attn_k_norm",
+            ),
+            other => llama(other),
+        },
         Layout::Apertus => match role {
             AttnNorm => ("model.layers.{b}.attention_layernorm", "blk.{b}.attn_norm"),
             FfnNorm => ("model.layers.{b}.feedforward_layernorm", "blk.{b}.ffn_norm"),

@@ -171,6 +171,8 @@ pub enum QkNorm {
     Full,
     /// Weightless RMS normalization of each head after RoPE, in RoPE layers only (Llama 4).
     L2,
+    /// RMSNorm over each head's head_dim after RoPE, one weight shared by the heads (HunYuan).
+    PerHeadPostRope,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -619,6 +621,8 @@ pub enum Layout {
     /// `mlp.c_fc_0` (gate), `c_fc_1` (up), `c_proj`, `transformer.wte`, `transformer.ln_f`
     /// (EXAONE 3, which transformers loads and saves under these names).
     Exaone,
+    /// Llama names with `self_attn.query_layernorm`/`key_layernorm` (HunYuan).
+    HunYuan,
     /// Llama names with `attention_layernorm` and `feedforward_layernorm` before the sublayers
     /// and a plain MLP whose xIELU holds parameters (`mlp.act_fn.alpha_p`…) (Apertus).
     Apertus,

@@ -545,6 +545,12 @@ impl Model {
                 self.keep(Some(b), "k_l2", &k);
             }
         }
+        if a.qk_norm == QkNorm::PerHeadPostRope {
+            q = self.norm(&q, Role::QNorm, Some(b))?;
+            k = self.norm(&k, Role::KNorm, Some(b))?;
+            self.keep(Some(b), "q_norm", &q);
+            self.keep(Some(b), "k_norm", &k);
+        }
         self.attend(q, k, v, b, cache)
     }
 

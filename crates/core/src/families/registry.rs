@@ -445,7 +445,10 @@ pub static FAMILIES: &[Family] = &[
             })
         },
         None,
-        &[TRAINING, &["hidden_dropout", "qk_norm", "post_norm", "mlp_bias"]],
+        &[
+            TRAINING,
+            &["hidden_dropout", "qk_norm", "post_norm", "mlp_bias"],
+        ],
     ),
     // ERNIE 4.5 (dense): Llama with interleaved RoPE and one `use_bias` flag for every projection.
     llama(
@@ -457,11 +460,40 @@ pub static FAMILIES: &[Family] = &[
             mlp_bias: Bias::Key("use_bias", false),
             interleaved_rope: true,
             ..LlamaLike::llama(d(
-                103_424, 1024, 3072, 18, 16, Some(2), Some(128), 131_072, 1e-5, 500_000.0, true,
+                103_424,
+                1024,
+                3072,
+                18,
+                16,
+                Some(2),
+                Some(128),
+                131_072,
+                1e-5,
+                500_000.0,
+                true,
             ))
         },
         Some("ernie4_5"),
         &[TRAINING],
+    ),
+    // HunYuan dense: Llama with per-head RMSNorm on q and k after RoPE. `eod_token_id` is a
+    // token id; `pretraining_tp` only splits matmuls in training.
+    llama(
+        "hunyuan_v1_dense",
+        "HunYuan",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHeadPostRope,
+            layout: Layout::HunYuan,
+            ..LlamaLike::llama(Defaults {
+                head_dim: HeadDim::Required,
+                ..d(
+                    290_943, 4096, 11008, 32, 32, None, None, 2048, 1e-5, 10_000.0, false,
+                )
+            })
+        },
+        Some("hunyuan-dense"),
+        &[TRAINING, &["eod_token_id", "pretraining_tp"]],
     ),
     // Gemma 1: Gemma's (1 + w) norms and scaled embeddings, before each sublayer only; the class
     // reads `gelu` as its tanh approximation.

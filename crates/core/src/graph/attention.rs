@@ -424,8 +424,10 @@ impl Builder<'_> {
                 format!("{g}*i+j"),
             ),
         };
-        // Weighted QK-norm comes before RoPE; Llama 4's weightless one after it.
-        let qk_norm = matches!(a.qk_norm, QkNorm::PerHead | QkNorm::Full);
+        // Weighted QK-norm comes before RoPE, except HunYuan's; Llama 4's weightless one after.
+        let qk_norm = matches!(a.qk_norm, QkNorm::PerHead | QkNorm::Full)
+            || (a.qk_norm == QkNorm::PerHeadPostRope && !rope);
+        let post_norm = a.qk_norm == QkNorm::PerHeadPostRope && rope;
         let l2 = a.qk_norm == QkNorm::L2 && rope;
 
         let mut kv_nodes = Vec::new();
@@ -450,8 +452,17 @@ impl Builder<'_> {
             k = "Kₙ";
         }
         if rope {
-            kv_nodes.push(self.rope_step("K", k, "Kᵣ", hd, !l2));
+            kv_nodes.push(self.rope_step("K", k, "Kᵣ", hd, !l2 && !post_norm));
             k = "Kᵣ";
+        }
+        if post_norm {
+            kv_nodes.push(self.qk_norm("K", Role::KNorm, kv_idx.as_deref(), k, "Kᵣₙ"));
+            if let TensorKind::Activation { cached } =
+                &mut self.tensors.last_mut().expect("K norm output").kind
+            {
+                *cached = true;
+            }
+            k = "Kᵣₙ";
         }
         if l2 {
             kv_nodes.push(self.l2_norm("K", k, "Kᵣₙ", true));
@@ -470,6 +481,10 @@ impl Builder<'_> {
         if rope {
             q_nodes.push(self.rope_step("Q", q, "Qᵣ", hd, false));
             q = "Qᵣ";
+        }
+        if post_norm {
+            q_nodes.push(self.qk_norm("Q", Role::QNorm, Some(&q_idx), q, "Qᵣₙ"));
+            q = "Qᵣₙ";
         }
         if l2 {
             q_nodes.push(self.l2_norm("Q", q, "Qᵣₙ", false));

@@ -215,6 +215,7 @@ fn attention_text(g: &Graph) -> Text {
     match a.qk_norm {
         QkNorm::PerHead => sub.push("Q and K are RMS-normalized per head before RoPE (one weight shared by all heads), which keeps attention logits bounded.".into()),
         QkNorm::Full => sub.push("Q and K are RMS-normalized over all heads together before being split into heads.".into()),
+        QkNorm::PerHeadPostRope => sub.push("Q and K are RMS-normalized per head after RoPE (one weight shared by all heads).".into()),
         QkNorm::L2 => sub.push("Q and K are normalized without a weight after RoPE, in the RoPE layers only.".into()),
         QkNorm::None => {}
     }

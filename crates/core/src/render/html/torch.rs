@@ -513,7 +513,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
     );
     let (qn, kn) = (n.inside(Role::QNorm), n.inside(Role::KNorm));
     match a.qk_norm {
-        QkNorm::PerHead => {
+        QkNorm::PerHead | QkNorm::PerHeadPostRope => {
             init += &format!("        self.{qn} = Norm({hd})  # over each head's {hd} dims, shared by the heads\n        self.{kn} = Norm({hd})\n");
         }
         QkNorm::Full => {
@@ -545,6 +545,9 @@ fn attention(spec: &Spec, n: &Names) -> String {
             let eps = spec.norm.eps;
             fwd += &format!("            # weightless RMS normalization of each rotated head\n            q = (q.float() * torch.rsqrt(q.float().pow(2).mean(-1, keepdim=True) + {eps})).type_as(q)\n            k = (k.float() * torch.rsqrt(k.float().pow(2).mean(-1, keepdim=True) + {eps})).type_as(k)\n");
         }
+    }
+    if a.qk_norm == QkNorm::PerHeadPostRope {
+        fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)  # normed after RoPE\n");
     }
     if h != kv {
         let g = h / kv;
