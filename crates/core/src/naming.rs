@@ -142,6 +142,13 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => llama(other),
         },
         Layout::Gpt2 | Layout::GptBigCode => gpt2(role),
+        Layout::GptNeo => match role {
+            Q => ("transformer.h.{b}.attn.attention.q_proj", "blk.{b}.attn_q"),
+            K => ("transformer.h.{b}.attn.attention.k_proj", "blk.{b}.attn_k"),
+            V => ("transformer.h.{b}.attn.attention.v_proj", "blk.{b}.attn_v"),
+            O => ("transformer.h.{b}.attn.attention.out_proj", "blk.{b}.attn_output"),
+            other => gpt2(other),
+        },
         Layout::Phi => match role {
             O => ("model.layers.{b}.self_attn.dense", "blk.{b}.attn_output"),
             Up => ("model.layers.{b}.mlp.fc1", "blk.{b}.ffn_up"),

@@ -593,6 +593,8 @@ pub enum Layout {
     Gpt2,
     /// GPT-2's names with `nn.Linear` weights, stored [out, in] (GPT-BigCode).
     GptBigCode,
+    /// GPT-2's names with `attn.attention.q_proj`…`out_proj` (GPT-Neo).
+    GptNeo,
     /// Llama names plus MLA projections, `mlp.shared_experts` and `gate.e_score_correction_bias` (DeepSeek V2/V3, GLM-4.5).
     DeepSeek,
     /// Llama names plus `self_attn.sinks`, `mlp.router` and stacked `mlp.experts.gate_up_proj` (gpt-oss).

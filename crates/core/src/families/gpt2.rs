@@ -109,3 +109,111 @@ fn read(cfg: &Config, model_type: &str, family: &str, name: &str, bigcode: bool)
     };
     Ok(s)
 }
+
+/// GPT-Neo: GPT-2's norms, MLP and learned positions, with separate unbiased q, k and v (the
+/// output projection has a bias), unscaled scores, and global layers alternating with local
+/// ones that see the last `window_size` tokens, as `attention_types` lays them out.
+pub fn load_neo(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("hidden_size", Some(2048))?;
+    s.vocab = cfg.size("vocab_size", Some(50257))?;
+    s.layers = layer_count(cfg, &["num_layers"], Some(24))?;
+    s.context = cfg.size("max_position_embeddings", Some(2048))?;
+    let heads = cfg.size("num_heads", Some(16))?;
+    if !s.hidden.is_multiple_of(heads) {
+        return Err(cfg.err(
+            "hidden_size",
+            format!(
+                "is {}, not divisible by num_heads ({heads}); it must be a multiple of it",
+                s.hidden
+            ),
+        ));
+    }
+    let head_dim = s.hidden / heads;
+    s.attn = Attention {
+        o_bias: true,
+        scale_dim: 1.0,
+        ..super::plain_attention(heads, heads, head_dim)
+    };
+    s.mlp = Mlp {
+        intermediate: match cfg.opt_size("intermediate_size")? {
+            Some(n) => n,
+            None => 4 * s.hidden,
+        },
+        act: super::act(cfg, "activation_function", "gelu_new")?,
+        gated: false,
+        bias: true,
+        fused_gate_up: false,
+    };
+    s.embedding.learned_positions = Some(s.context);
+    s.norm = Norm {
+        kind: NormKind::Layer { bias: true },
+        eps: cfg.float("layer_norm_epsilon", 1e-5)?,
+        unit_offset: false,
+        place: NormPlace::Pre,
+    };
+    s.position = Position::Learned;
+    let window = cfg.size("window_size", Some(256))?;
+    let kinds = attention_layers(cfg)?;
+    if kinds.len() as u64 != s.layers {
+        return Err(cfg.err(
+            "attention_types",
+            format!(
+                "lays out {} layers but num_layers is {}; they must agree",
+                kinds.len(),
+                s.layers
+            ),
+        ));
+    }
+    s.plan = kinds
+        .into_iter()
+        .map(|local| LayerPlan {
+            attn: if local {
+                AttnSpan::Sliding(window)
+            } else {
+                AttnSpan::Full
+            },
+            rope: false,
+            moe: false,
+        })
+        .collect();
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    s.layout = Layout::GptNeo;
+    Ok(s)
+}
+
+/// `attention_types` (`[[["global", "local"], 12]]` by default) expanded to one flag per layer,
+/// true for a local layer.
+fn attention_layers(cfg: &Config) -> Result<Vec<bool>> {
+    let bad = || {
+        cfg.err(
+            "attention_types",
+            "must be a list of [[kinds…], count] pairs with kinds \"global\" or \"local\"",
+        )
+    };
+    let Some(v) = cfg.get("attention_types") else {
+        return Ok([false, true].repeat(12));
+    };
+    let mut out = Vec::new();
+    for item in v.as_array().ok_or_else(bad)? {
+        let pair = item.as_array().filter(|p| p.len() == 2).ok_or_else(bad)?;
+        let kinds = pair[0].as_array().ok_or_else(bad)?;
+        let count = pair[1]
+            .as_u64()
+            .filter(|n| *n <= crate::config::MAX_LAYERS)
+            .ok_or_else(bad)?;
+        for _ in 0..count {
+            for k in kinds {
+                out.push(match k.as_str() {
+                    Some("global") => false,
+                    Some("local") => true,
+                    _ => return Err(bad()),
+                });
+                if out.len() as u64 > crate::config::MAX_LAYERS {
+                    return Err(bad());
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1115,6 +1115,20 @@ pub static FAMILIES: &[Family] = &[
             &[TRAINING, &["resid_pdrop", "embd_pdrop", "attn_pdrop"]],
         )
     },
+    // GPT-Neo: GPT-2 with local attention in every other layer and unscaled scores.
+    Family {
+        renames: &[("num_attention_heads", "num_heads"), ("num_hidden_layers", "num_layers")],
+        ..own(
+            "gpt_neo",
+            "GPT-Neo",
+            gpt2::load_neo,
+            None,
+            &[
+                TRAINING,
+                &["resid_dropout", "embed_dropout", "classifier_dropout", "attention_layers"],
+            ],
+        )
+    },
     // GPT-BigCode (StarCoder 1, SantaCoder): GPT-2 with Linear weights and one K/V head by
     // `multi_query`. The softmax-precision flags change nothing in float32.
     own(
