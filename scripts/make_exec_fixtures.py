@@ -106,6 +106,8 @@ CONFIGS = {
     "hunyuan": dict(BASE, model_type="hunyuan_v1_dense", head_dim=8, attention_bias=True),
     "gpt-neo": dict(model_type="gpt_neo", hidden_size=32, num_layers=2, num_heads=4, vocab_size=97,
                     max_position_embeddings=64, window_size=4, attention_types=[[["global", "local"], 1]]),
+    "opt": dict(model_type="opt", hidden_size=32, num_hidden_layers=2, num_attention_heads=4, ffn_dim=48,
+                vocab_size=97, max_position_embeddings=64, word_embed_proj_dim=32),
     "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
     "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
     "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,

@@ -87,6 +87,8 @@ pub struct Embedding {
     pub scale_by_sqrt_hidden: bool,
     /// Learned absolute position embeddings of this many positions (GPT-2).
     pub learned_positions: Option<u64>,
+    /// Position p reads row p + this of the learned table (OPT: 2).
+    pub position_offset: u64,
     /// Embeddings are multiplied by this (Granite's `embedding_multiplier`); 1 otherwise.
     pub multiplier: f64,
     /// A norm (the model's kind) right after the lookup (Bloom's `word_embeddings_layernorm`).
@@ -595,6 +597,9 @@ pub enum Layout {
     GptBigCode,
     /// GPT-2's names with `attn.attention.q_proj`…`out_proj` (GPT-Neo).
     GptNeo,
+    /// `model.decoder.layers.{b}.self_attn.q_proj`…`out_proj`, `self_attn_layer_norm`,
+    /// `fc1`/`fc2`, `final_layer_norm`, `model.decoder.embed_positions` (OPT).
+    Opt,
     /// Llama names plus MLA projections, `mlp.shared_experts` and `gate.e_score_correction_bias` (DeepSeek V2/V3, GLM-4.5).
     DeepSeek,
     /// Llama names plus `self_attn.sinks`, `mlp.router` and stacked `mlp.experts.gate_up_proj` (gpt-oss).

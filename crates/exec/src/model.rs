@@ -365,7 +365,10 @@ impl Model {
         }?;
         self.keep(None, "embed_tokens", &x);
         if spec.embedding.learned_positions.is_some() {
-            let pos: Vec<u32> = (cache.pos..cache.pos + t).map(|p| p as u32).collect();
+            let offset = spec.embedding.position_offset as usize;
+            let pos: Vec<u32> = (cache.pos + offset..cache.pos + t + offset)
+                .map(|p| p as u32)
+                .collect();
             let pe = self
                 .w(Role::PosEmbed, None)?
                 .embedding(&Tensor::new(pos.as_slice(), &Device::Cpu)?)?;

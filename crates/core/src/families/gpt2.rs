@@ -217,3 +217,82 @@ fn attention_layers(cfg: &Config) -> Result<Vec<bool>> {
     }
     Ok(out)
 }
+
+/// OPT: pre-norm LayerNorms, learned positions read two rows in (the table has two extra), a
+/// plain ReLU MLP (`ffn_dim`), biases by `enable_bias`, scores scaled as usual. The 350M
+/// model's post-norm layout and its embedding projections are refused.
+pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("hidden_size", Some(768))?;
+    s.vocab = cfg.size("vocab_size", Some(50272))?;
+    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(12))?;
+    s.context = cfg.size("max_position_embeddings", Some(2048))?;
+    for (key, default, why) in [
+        ("do_layer_norm_before", true, "false puts each LayerNorm after its residual add (OPT-350M), which anatomy does not draw"),
+        ("layer_norm_elementwise_affine", true, "false leaves the LayerNorms without weights, which anatomy does not draw"),
+    ] {
+        if cfg.flag(key, default)? != default {
+            return Err(cfg.err(key, format!("is {}; {why}", !default)));
+        }
+    }
+    if cfg.flag("_remove_final_layer_norm", false)? {
+        return Err(cfg.err(
+            "_remove_final_layer_norm",
+            "is true; anatomy draws OPT with its final LayerNorm",
+        ));
+    }
+    if let Some(p) = cfg.opt_size("word_embed_proj_dim")? {
+        if p != s.hidden {
+            return Err(cfg.err(
+                "word_embed_proj_dim",
+                format!(
+                    "is {p}, not hidden_size ({}); the projections in and out of the embedding are not drawn yet",
+                    s.hidden
+                ),
+            ));
+        }
+    }
+    let heads = cfg.size("num_attention_heads", Some(12))?;
+    if !s.hidden.is_multiple_of(heads) {
+        return Err(cfg.err(
+            "hidden_size",
+            format!(
+                "is {}, not divisible by num_attention_heads ({heads}); it must be a multiple of it",
+                s.hidden
+            ),
+        ));
+    }
+    let bias = cfg.flag("enable_bias", true)?;
+    s.attn = Attention {
+        qkv_bias: bias,
+        o_bias: bias,
+        ..super::plain_attention(heads, heads, s.hidden / heads)
+    };
+    s.mlp = Mlp {
+        intermediate: cfg.size("ffn_dim", Some(3072))?,
+        act: super::act(cfg, "activation_function", "relu")?,
+        gated: false,
+        bias,
+        fused_gate_up: false,
+    };
+    s.embedding.learned_positions = Some(s.context + 2);
+    s.embedding.position_offset = 2;
+    s.norm = Norm {
+        kind: NormKind::Layer { bias: true },
+        eps: 1e-5,
+        unit_offset: false,
+        place: NormPlace::Pre,
+    };
+    s.position = Position::Learned;
+    s.plan = vec![
+        LayerPlan {
+            attn: AttnSpan::Full,
+            rope: false,
+            moe: false
+        };
+        s.layers as usize
+    ];
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    s.layout = Layout::Opt;
+    Ok(s)
+}

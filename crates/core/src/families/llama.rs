@@ -515,6 +515,7 @@ pub fn load(
         embedding: Embedding {
             scale_by_sqrt_hidden: f.gemma_norms,
             learned_positions: None,
+            position_offset: 0,
             multiplier: embed_mult,
             norm: f.embed_norm,
         },

@@ -186,6 +186,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         embedding: Embedding {
             scale_by_sqrt_hidden: false,
             learned_positions: None,
+            position_offset: 0,
             multiplier: 1.0,
             norm: false,
         },

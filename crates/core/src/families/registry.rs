@@ -1129,6 +1129,13 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    own(
+        "opt",
+        "OPT",
+        gpt2::load_opt,
+        None,
+        &[TRAINING, &["dropout", "layerdrop", "init_std", "prefix"]],
+    ),
     // GPT-BigCode (StarCoder 1, SantaCoder): GPT-2 with Linear weights and one K/V head by
     // `multi_query`. The softmax-precision flags change nothing in float32.
     own(

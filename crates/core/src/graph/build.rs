@@ -413,9 +413,13 @@ impl<'s> Builder<'s> {
                 inputs: vec![w],
                 output: xp,
                 operation: format!(
-                    "Add the learned embedding of each position (at most {positions})"
+                    "Add the learned embedding of each position (at most {})",
+                    positions - spec.embedding.position_offset
                 ),
-                equation: "X = X + Wₚ[:, pos]".into(),
+                equation: match spec.embedding.position_offset {
+                    0 => "X = X + Wₚ[:, pos]".into(),
+                    o => format!("X = X + Wₚ[:, pos + {o}]  (the first {o} rows are never read)"),
+                },
             }));
         }
         if spec.embedding.scale_by_sqrt_hidden {

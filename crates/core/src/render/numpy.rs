@@ -131,6 +131,7 @@ pub fn module(spec: &Spec) -> String {
     };
     config["embed_mult"] = json!(spec.embedding.multiplier);
     config["embed_norm"] = json!(spec.embedding.norm);
+    config["position_offset"] = json!(spec.embedding.position_offset);
     config["residual_mult"] = json!(spec.residual_mult);
     config["logits_mult"] = json!(spec.logits_mult);
     let config_py = serde_json::to_string_pretty(&config)
@@ -547,7 +548,7 @@ def embed(ids, W):
     C = CONFIG
     x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
     if C["learned_positions"]:
-        x = x + w(W, "pos_embed")[np.arange(len(ids))]  # x: [T, hidden], + learned position rows
+        x = x + w(W, "pos_embed")[np.arange(len(ids)) + C["position_offset"]]  # x: [T, hidden], + learned position rows
     if C["embed_scale"]:
         x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], scaled by sqrt(hidden)
     if C["embed_mult"] != 1:

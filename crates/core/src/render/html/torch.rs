@@ -1155,12 +1155,19 @@ fn layer(spec: &Spec, n: &Names) -> String {
         format!("self.{f}(x)")
     };
     let has_dense = spec.plan.iter().any(|l| !l.moe);
+    // An MLP whose projections sit on the layer itself (OPT's `fc1`, `fc2`): the layer is an MLP.
+    let own_mlp = !spec.is_moe() && !n.path(Role::Down).contains('.');
     init += &match (has_dense, spec.is_moe()) {
+        _ if own_mlp => String::new(),
         (true, true) => format!("        self.{ffn} = MoE() if moe else MLP()\n"),
         (false, true) => format!("        self.{ffn} = MoE()\n"),
         _ => format!("        self.{ffn} = MLP()\n"),
     };
-    let mut f_out = format!("self.{ffn}({ffn_in})");
+    let mut f_out = if own_mlp {
+        format!("MLP.forward(self, {ffn_in})")
+    } else {
+        format!("self.{ffn}({ffn_in})")
+    };
     if place != NormPlace::Pre {
         let p = norm_attr(Role::PostFfnNorm);
         init += &format!("        self.{p} = Norm({d})  # on the FFN's output\n");
@@ -1189,7 +1196,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
 PLAN = ${plan}
 
 
-class DecoderLayer(nn.Module):
+class DecoderLayer(${base}):
     def __init__(self, span, use_rope, moe):
         super().__init__()
 ${init}
@@ -1197,6 +1204,15 @@ ${init}
 ${body}"#,
         &[
             ("plan", plan_list(spec)),
+            (
+                "base",
+                if own_mlp {
+                    "MLP"
+                } else {
+                    "nn.Module"
+                }
+                .into(),
+            ),
             ("init", init),
             ("d", d.to_string()),
             ("body", body),
@@ -1219,7 +1235,13 @@ fn embedding_note(spec: &Spec, n: &Names) -> String {
         "\n\ndef embed(input_ids):  # [B, T] int64 -> [B, T, {d}]\n    x = {embed}(input_ids)\n"
     );
     if spec.embedding.learned_positions.is_some() {
-        s += "    x = x + positions(torch.arange(input_ids.shape[1]))\n";
+        s += &format!(
+            "    x = x + positions(torch.arange(input_ids.shape[1]){})\n",
+            match spec.embedding.position_offset {
+                0 => String::new(),
+                o => format!(" + {o}"),
+            }
+        );
     }
     if spec.embedding.scale_by_sqrt_hidden {
         s += &format!(
@@ -1244,9 +1266,10 @@ fn embedding_note(spec: &Spec, n: &Names) -> String {
 fn model(spec: &Spec, n: &Names) -> String {
     let (v, d) = (spec.vocab, spec.hidden);
     // The decoder's own module (`model`, `transformer`) and the attributes in it.
+    // (`model.decoder` for OPT, whose module is one level further down).
     let embed_path = n.path(Role::Embed);
     let (outer, embed) = embed_path
-        .split_once('.')
+        .rsplit_once('.')
         .unwrap_or(("model", "embed_tokens"));
     let layers = n
         .layers
@@ -1255,6 +1278,10 @@ fn model(spec: &Spec, n: &Names) -> String {
         .to_string();
     let final_norm = n.path(Role::FinalNorm);
     let final_norm = final_norm.rsplit('.').next().unwrap_or("norm").to_string();
+    let outer_init = match outer.rsplit_once('.') {
+        Some((holder, _)) => format!("        self.{holder} = nn.Module()\n        self.{outer} = Decoder()"),
+        None => format!("        self.{outer} = Decoder()"),
+    };
     let mut init = format!("        self.{embed} = nn.Embedding({v}, {d})\n");
     let mut fwd = format!("        x = self.{embed}(input_ids)  # [B, T, {d}]\n");
     if let Some(p) = spec.embedding.learned_positions {
@@ -1262,7 +1289,13 @@ fn model(spec: &Spec, n: &Names) -> String {
         let pos = pos.rsplit('.').next().unwrap_or("wpe").to_string();
         init +=
             &format!("        self.{pos} = nn.Embedding({p}, {d})  # learned absolute positions\n");
-        fwd += &format!("        x = x + self.{pos}(torch.arange(T, device=input_ids.device))\n");
+        let offset = match spec.embedding.position_offset {
+            0 => String::new(),
+            o => format!(" + {o}"),
+        };
+        fwd += &format!(
+            "        x = x + self.{pos}(torch.arange(T, device=input_ids.device){offset})\n"
+        );
     }
     if spec.embedding.scale_by_sqrt_hidden {
         fwd += &format!(
@@ -1343,7 +1376,7 @@ ${fwd}
 class ${lm}(nn.Module):
     def __init__(self):
         super().__init__()
-        self.${outer} = Decoder()
+${outer_init}
 ${head_init}
     def forward(self, input_ids):  # [B, T] int64 -> logits [B, T, ${v}]
         h = self.${outer}(input_ids)
@@ -1354,6 +1387,7 @@ ${head}${cap}        return logits"#,
             ("v", v.to_string()),
             ("fwd", fwd),
             ("outer", outer.to_string()),
+            ("outer_init", outer_init),
             ("head_init", head_init),
             ("head", head),
             ("cap", cap),
