@@ -25,7 +25,7 @@ struct Cli {
 
 /// MODEL: a catalog name (`anatomy list`), a config.json or a folder holding one, or a checkpoint.
 const MODEL: &str =
-    "Catalog name (see `anatomy list`), a config.json or a folder holding one, or a .gguf file";
+    "Catalog name (see `anatomy list`), a config.json or a folder holding one, a .gguf file, or a Hugging Face Hub id: owner/name[/file.gguf][@revision]";
 
 #[derive(Subcommand)]
 enum Command {
@@ -95,8 +95,9 @@ enum Command {
     /// Check a checkpoint (a folder of safetensors with its config.json, or a .gguf file) tensor by
     /// tensor against the graph, and where every tensor's bytes lie; exits 0 only when all is sound.
     Verify {
-        /// A .gguf file, or a folder with config.json and safetensors.
-        path: PathBuf,
+        /// A .gguf file, a folder with config.json and safetensors, or a Hub id
+        /// (`owner/name[/file.gguf][@revision]`, headers read by range requests).
+        checkpoint: String,
         /// Also read every tensor once and report NaN, infinite and all-zero tensors.
         #[arg(long)]
         data: bool,
@@ -106,9 +107,9 @@ enum Command {
     },
     /// Run a checkpoint: greedy decoding from a prompt, or the logits of given token ids.
     Run {
-        /// A .gguf file, or a folder with config.json, safetensors and tokenizer.json (with
-        /// --tiny: any MODEL).
-        model: PathBuf,
+        /// A .gguf file, a folder with config.json, safetensors and tokenizer.json, or a Hub id
+        /// (downloaded into the Hugging Face cache first); with --tiny, any MODEL.
+        model: String,
         /// Text to continue (tokenized with the checkpoint's own tokenizer).
         #[arg(long, conflicts_with = "ids")]
         prompt: Option<String>,
@@ -183,21 +184,51 @@ fn main() -> ExitCode {
 /// The graph of MODEL: a catalog name, a config.json or a folder holding one, or a GGUF file
 /// (whose metadata is its config; only its header is read).
 fn build(model: &str, lenient: bool) -> Result<(graph::Graph, source::Origin), Error> {
+    if let Some(id) = hub_id(model) {
+        let hub = anatomy_hub::Hub::from_env()?;
+        let snap = hub.snapshot(&id)?;
+        let spec = match snap.kind()? {
+            anatomy_hub::Kind::Gguf(_) => {
+                let c = snap.checkpoint(&|_, _| {})?;
+                warn_problems(&c);
+                anatomy_checkpoint::spec(&c, lenient)?
+            }
+            anatomy_hub::Kind::Safetensors => {
+                let file = snap.config()?;
+                let name = id.repo.rsplit('/').next().unwrap_or(&id.repo);
+                source::load_file(&file, &snap.shown("config.json"), name, lenient)?
+            }
+        };
+        return Ok((graph::build(&spec)?, snap.origin()));
+    }
     let path = Path::new(model);
     if path.extension().is_some_and(|e| e == "gguf") {
         let c = anatomy_checkpoint::open(path)?;
-        if !c.problems.is_empty() {
-            eprintln!(
-                "warning: {} tensors of {} are not where or what its header says; `anatomy verify` lists them",
-                c.problems.len(),
-                fmt::printable(&c.path)
-            );
-        }
+        warn_problems(&c);
         let spec = anatomy_checkpoint::spec(&c, lenient)?;
         return Ok((graph::build(&spec)?, source::Origin::File(c.path)));
     }
     let loaded = source::load(model, lenient)?;
     Ok((graph::build(&loaded.spec)?, loaded.origin))
+}
+
+/// MODEL as a Hub id: what names no local file or folder and no catalog entry, and has the
+/// shape of one (`owner/name[/file.gguf][@revision]`).
+fn hub_id(model: &str) -> Option<anatomy_hub::Id> {
+    if Path::new(model).exists() || catalog::get(model).is_some() {
+        return None;
+    }
+    anatomy_hub::parse(model)
+}
+
+fn warn_problems(c: &anatomy_checkpoint::Checkpoint) {
+    if !c.problems.is_empty() {
+        eprintln!(
+            "warning: {} tensors of {} are not where or what its header says; `anatomy verify` lists them",
+            c.problems.len(),
+            fmt::printable(&c.path)
+        );
+    }
 }
 
 fn run(cli: Cli) -> Result<String, Error> {
@@ -220,7 +251,9 @@ fn run(cli: Cli) -> Result<String, Error> {
             let (g, origin) = build(&model, lenient)?;
             let s = stats::stats(&g, context)?;
             Ok(if json {
-                serde_json::to_string_pretty(&s).expect("stats serialize") + "\n"
+                let mut v = serde_json::to_value(&s).expect("stats serialize");
+                v["source"] = origin.json();
+                serde_json::to_string_pretty(&v).expect("json") + "\n"
             } else {
                 render::report::stats(&g, &s, &origin.describe())
             })
@@ -230,14 +263,14 @@ fn run(cli: Cli) -> Result<String, Error> {
             naming,
             json,
         } => {
-            let (g, _) = build(&model, lenient)?;
+            let (g, origin) = build(&model, lenient)?;
             let naming = match naming {
                 Naming::Hf => manifest::Naming::Hf,
                 Naming::Gguf => manifest::Naming::Gguf,
             };
             let entries = manifest::manifest(&g, naming)?;
             Ok(if json {
-                render::report::manifest_json(&g, &entries)
+                render::report::manifest_json(&g, &entries, &origin)
             } else {
                 render::report::manifest(&entries)
             })
@@ -259,7 +292,11 @@ fn run(cli: Cli) -> Result<String, Error> {
             ))
         }
         Command::Site { output, force } => site(&output, force),
-        Command::Verify { path, data, json } => verify(&path, data, json, lenient),
+        Command::Verify {
+            checkpoint,
+            data,
+            json,
+        } => verify(&checkpoint, data, json, lenient),
         Command::Run {
             model,
             prompt,
@@ -286,8 +323,24 @@ fn run(cli: Cli) -> Result<String, Error> {
             };
             if tiny {
                 run_tiny(&model, req, lenient)
+            } else if let Some(id) = hub_id(&model) {
+                let hub = anatomy_hub::Hub::from_env()?;
+                let snap = hub.snapshot(&id)?;
+                let bar = progress_bar_bytes();
+                let path = snap.download(&|file, done, total| {
+                    if let Some(b) = &bar {
+                        b.set_message(file.to_string());
+                        b.set_length(total);
+                        b.set_position(done);
+                    }
+                })?;
+                if let Some(b) = bar {
+                    b.finish_and_clear();
+                }
+                eprintln!("{}", snap.origin().describe());
+                run_model(&path, req, lenient)
             } else {
-                run_model(&model, req, lenient)
+                run_model(Path::new(&model), req, lenient)
             }
         }
         Command::Ops { model } => {
@@ -439,8 +492,36 @@ fn site(dir: &Path, force: bool) -> Result<String, Error> {
     ))
 }
 
-fn verify(path: &Path, data: bool, json: bool, lenient: bool) -> Result<String, Error> {
-    let c = anatomy_checkpoint::open(path)?;
+fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Error> {
+    let hub = match hub_id(arg) {
+        Some(id) => Some((anatomy_hub::Hub::from_env()?, id)),
+        None => None,
+    };
+    let snap = match &hub {
+        Some((hub, id)) => {
+            if data {
+                return Err(Error::new(arg, "--data", "reads every value, which needs the weights on disk: `anatomy run` downloads a Hub checkpoint into the cache; verify that folder with --data"));
+            }
+            Some(hub.snapshot(id)?)
+        }
+        None => None,
+    };
+    let c = match &snap {
+        Some(snap) => {
+            let bar = progress_bar("reading headers");
+            let c = snap.checkpoint(&|done, total| {
+                if let Some(b) = &bar {
+                    b.set_length(total as u64);
+                    b.set_position(done as u64);
+                }
+            })?;
+            if let Some(b) = bar {
+                b.finish_and_clear();
+            }
+            c
+        }
+        None => anatomy_checkpoint::open(Path::new(arg))?,
+    };
     let g = graph::build(&anatomy_checkpoint::spec(&c, lenient)?)?;
     let r = anatomy_checkpoint::verify::verify(&g, &c)?;
     let findings = if data && r.problems.is_empty() {
@@ -459,15 +540,30 @@ fn verify(path: &Path, data: bool, json: bool, lenient: bool) -> Result<String, 
         None
     };
     let clean = r.clean() && findings.as_ref().is_none_or(|f| f.is_empty());
+    let origin = match &snap {
+        Some(s) => s.origin(),
+        None => source::Origin::File(c.path.clone()),
+    };
     let out = if json {
-        serde_json::to_string_pretty(&anatomy_checkpoint::verify::report_json(
-            &r,
-            findings.as_deref(),
-        ))
-        .expect("json")
-            + "\n"
+        let mut v = anatomy_checkpoint::verify::report_json(&r, findings.as_deref());
+        v["source"] = origin.json();
+        if let Some(s) = &snap {
+            v["transferred_bytes"] = serde_json::json!(s.transferred());
+            v["checkpoint_bytes"] = serde_json::json!(s.headers_of_bytes());
+        }
+        serde_json::to_string_pretty(&v).expect("json") + "\n"
     } else {
         let mut text = anatomy_checkpoint::verify::report_text(&g, &c, &r)?;
+        if let Some(s) = &snap {
+            let (got, of) = (s.transferred(), s.headers_of_bytes());
+            text += &format!(
+                "{}\nread over HTTP: {} bytes of the checkpoint's {} ({:.4}%), headers only\n",
+                origin.describe(),
+                got,
+                of,
+                100.0 * got as f64 / of.max(1) as f64
+            );
+        }
         if let Some(f) = &findings {
             text += &format!("data: read every tensor; {} findings\n", f.len());
             for f in f {
@@ -504,6 +600,19 @@ fn progress_bar(what: &str) -> Option<indicatif::ProgressBar> {
         b.set_style(
             indicatif::ProgressStyle::with_template(&format!("{what} {{bar:40}} {{pos}}/{{len}}"))
                 .expect("template"),
+        );
+        b
+    })
+}
+
+fn progress_bar_bytes() -> Option<indicatif::ProgressBar> {
+    std::io::stderr().is_terminal().then(|| {
+        let b = indicatif::ProgressBar::new(0);
+        b.set_style(
+            indicatif::ProgressStyle::with_template(
+                "downloading {msg} {bar:40} {bytes}/{total_bytes} {bytes_per_sec}",
+            )
+            .expect("template"),
         );
         b
     })
@@ -616,12 +725,12 @@ fn decode(
 }
 
 /// `anatomy run --tiny`: the model's structure at toy sizes, on seeded random weights.
-fn run_tiny(model: &Path, req: Request, lenient: bool) -> Result<String, Error> {
-    let shown = model.display().to_string();
+fn run_tiny(model: &str, req: Request, lenient: bool) -> Result<String, Error> {
+    let shown = model.to_string();
     if let Some(out) = &req.logits {
         output::check_target(out, req.force)?;
     }
-    let (g, _) = build(&model.to_string_lossy(), lenient)?;
+    let (g, _) = build(model, lenient)?;
     let ids = req.ids.ok_or_else(|| {
         Error::new(
             &shown,

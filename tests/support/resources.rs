@@ -15,7 +15,13 @@ fn python_imports(modules: &str) -> bool {
 }
 
 fn resources() {
-    for cfg in ["has_smollm2", "has_numpy", "has_torch", "has_transformers"] {
+    for cfg in [
+        "has_smollm2",
+        "has_numpy",
+        "has_torch",
+        "has_transformers",
+        "has_huggingface_hub",
+    ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
     for var in ["ANATOMY_SMOLLM2_GGUF", "ANATOMY_PYTHON", "HOME"] {
@@ -35,6 +41,9 @@ fn resources() {
     }
     if python_imports("numpy, torch, safetensors") {
         println!("cargo::rustc-cfg=has_torch");
+    }
+    if python_imports("huggingface_hub") {
+        println!("cargo::rustc-cfg=has_huggingface_hub");
     }
     if python_imports("numpy, torch, safetensors, transformers") {
         println!("cargo::rustc-cfg=has_transformers");

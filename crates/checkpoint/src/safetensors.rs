@@ -14,10 +14,10 @@ use std::path::Path;
 /// The largest config.json or index file anatomy reads.
 const MAX_JSON_BYTES: u64 = 64 << 20;
 /// The largest safetensors header (the format's own limit is 100 MB).
-const MAX_HEADER: u64 = 100_000_000;
+pub const MAX_HEADER: u64 = 100_000_000;
 
 /// A JSON file, regular and bounded, a UTF-8 byte-order mark allowed.
-fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
+pub fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
     let shown = path.display().to_string();
     let file = open_regular(path)?;
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
@@ -303,32 +303,77 @@ pub fn shards(
     Ok(by_file)
 }
 
+/// Where a safetensors checkpoint's files are read from: a local folder, or a Hub repo read by
+/// range requests (`anatomy-hub`). One `assemble` checks both the same way.
+pub trait Files {
+    /// How `name` is shown in messages.
+    fn shown(&self, name: &str) -> String;
+    fn exists(&self, name: &str) -> bool;
+    /// A JSON file, bounded as `read_json` bounds a local one.
+    fn json(&self, name: &str) -> Result<serde_json::Value, Error>;
+    /// The `.safetensors` files at the top level, sorted.
+    fn safetensors(&self) -> Result<Vec<String>, Error>;
+    /// The headers of these files, in order (a remote reader fetches them in parallel).
+    fn headers(&self, names: &[String]) -> Result<Vec<(Vec<Stored>, Vec<Problem>)>, Error>;
+}
+
+struct Folder<'a>(&'a Path);
+
+impl Files for Folder<'_> {
+    fn shown(&self, name: &str) -> String {
+        self.0.join(name).display().to_string()
+    }
+    fn exists(&self, name: &str) -> bool {
+        self.0.join(name).exists()
+    }
+    fn json(&self, name: &str) -> Result<serde_json::Value, Error> {
+        read_json(&self.0.join(name))
+    }
+    fn safetensors(&self) -> Result<Vec<String>, Error> {
+        let mut files: Vec<String> = std::fs::read_dir(self.0)
+            .map_err(|e| Error::file(self.0.display().to_string(), format!("cannot list: {e}")))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
+            .filter_map(|p| p.file_name().and_then(|n| n.to_str()).map(String::from))
+            .collect();
+        files.sort();
+        Ok(files)
+    }
+    fn headers(&self, names: &[String]) -> Result<Vec<(Vec<Stored>, Vec<Problem>)>, Error> {
+        names.iter().map(|n| header(&self.0.join(n))).collect()
+    }
+}
+
 pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
     let shown = dir.display().to_string();
     if !dir.is_dir() {
         return Err(Error::file(&shown, "is not a folder; give a folder holding config.json and .safetensors files, or a .gguf file"));
     }
-    let config_path = dir.join("config.json");
-    if !config_path.exists() {
+    assemble(&Folder(dir), &shown)
+}
+
+/// A checkpoint from its config.json and its safetensors headers: one file, or the shards of
+/// `model.safetensors.index.json`, which must agree with the index tensor by tensor.
+pub fn assemble(files: &dyn Files, shown: &str) -> Result<Checkpoint, Error> {
+    if !files.exists("config.json") {
         return Err(Error::file(
-            config_path.display().to_string(),
+            files.shown("config.json"),
             "is missing; a safetensors checkpoint needs its config.json beside it",
         ));
     }
-    let config = read_json(&config_path)?;
-    let index_path = dir.join("model.safetensors.index.json");
+    let config = files.json("config.json")?;
+    let index = "model.safetensors.index.json";
     let mut tensors = Vec::new();
     let mut problems = Vec::new();
-    if index_path.exists() {
-        let shown_index = index_path.display().to_string();
-        let by_file = shards(&read_json(&index_path)?, &shown_index)?;
-        for (file, names) in by_file {
-            let path = dir.join(&file);
-            let (shard, shard_problems) = header(&path)?;
+    if files.exists(index) {
+        let shown_index = files.shown(index);
+        let by_file = shards(&files.json(index)?, &shown_index)?;
+        let names: Vec<String> = by_file.keys().cloned().collect();
+        for ((file, listed), (shard, shard_problems)) in by_file.iter().zip(files.headers(&names)?) {
             problems.extend(shard_problems);
             let have: std::collections::BTreeSet<&str> =
                 shard.iter().map(|t| t.name.as_str()).collect();
-            if let Some(n) = names.iter().find(|n| !have.contains(n.as_str())) {
+            if let Some(n) = listed.iter().find(|n| !have.contains(n.as_str())) {
                 return Err(Error::new(
                     &shown_index,
                     format!("weight_map.{n}"),
@@ -336,32 +381,27 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
                 ));
             }
             let listed: std::collections::BTreeSet<&str> =
-                names.iter().map(String::as_str).collect();
+                listed.iter().map(String::as_str).collect();
             if let Some(extra) = shard.iter().find(|t| !listed.contains(t.name.as_str())) {
                 return Err(Error::file(
-                    path.display().to_string(),
+                    files.shown(file),
                     format!("holds {}, which the index does not list: the index and the shards disagree", extra.name),
                 ));
             }
             tensors.extend(shard);
         }
     } else {
-        let mut files: Vec<_> = std::fs::read_dir(dir)
-            .map_err(|e| Error::file(&shown, format!("cannot list: {e}")))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
-            .collect();
-        files.sort();
-        match files.len() {
-            0 => return Err(Error::file(&shown, "holds no .safetensors file")),
+        let found = files.safetensors()?;
+        match found.len() {
+            0 => return Err(Error::file(shown, "holds no .safetensors file")),
             1 => {
-                let (t, p) = header(&files[0])?;
+                let (t, p) = files.headers(&found)?.remove(0);
                 tensors = t;
                 problems = p;
             }
             n => {
                 return Err(Error::file(
-                    &shown,
+                    shown,
                     format!("holds {n} .safetensors files but no model.safetensors.index.json saying which tensor is where"),
                 ))
             }
@@ -370,16 +410,16 @@ pub fn open(dir: &Path) -> Result<Checkpoint, Error> {
     tensors.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(w) = tensors.windows(2).find(|w| w[0].name == w[1].name) {
         return Err(Error::file(
-            &shown,
+            shown,
             format!("tensor {} is stored twice", w[0].name),
         ));
     }
     Ok(Checkpoint {
         format: Format::Safetensors,
-        path: shown,
+        path: shown.to_string(),
         tensors,
         config,
-        config_file: config_path.display().to_string(),
+        config_file: files.shown("config.json"),
         field_names: Vec::new(),
         problems,
         gguf: None,

@@ -17,6 +17,14 @@ pub enum Origin {
         provenance: String,
     },
     File(String),
+    /// A Hugging Face Hub repo: the revision asked for, the commit it resolved to, and the
+    /// files anatomy read from it.
+    Hub {
+        repo: String,
+        revision: String,
+        commit: String,
+        files: Vec<String>,
+    },
 }
 
 impl Origin {
@@ -24,6 +32,39 @@ impl Origin {
         match self {
             Origin::Catalog { provenance, .. } => format!("catalog: {provenance}"),
             Origin::File(p) => format!("file: {}", crate::fmt::printable(p)),
+            Origin::Hub {
+                repo,
+                revision,
+                commit,
+                files,
+            } => crate::fmt::printable(&format!(
+                "hub: {repo} at {revision} (commit {commit}), read {}",
+                files.join(", ")
+            )),
+        }
+    }
+
+    /// The same as data, for `--json` outputs.
+    pub fn json(&self) -> serde_json::Value {
+        match self {
+            Origin::Catalog {
+                name,
+                repo,
+                snapshot,
+                provenance,
+            } => serde_json::json!({
+                "kind": "catalog", "name": name, "repo": repo, "snapshot": snapshot,
+                "provenance": provenance,
+            }),
+            Origin::File(p) => serde_json::json!({ "kind": "file", "path": p }),
+            Origin::Hub {
+                repo,
+                revision,
+                commit,
+                files,
+            } => serde_json::json!({
+                "kind": "hub", "repo": repo, "revision": revision, "commit": commit, "files": files,
+            }),
         }
     }
 }
@@ -79,6 +120,13 @@ pub fn load(arg: &str, lenient: bool) -> Result<Loaded> {
         msg += "; run `anatomy list` for the catalog";
     }
     Err(Error::file(arg, msg))
+}
+
+/// The Spec of a config.json named `name`, its errors naming the file as `shown` (a Hub file
+/// is shown by its repo path, not its place in the cache).
+pub fn load_file(file: &Path, shown: &str, name: &str, lenient: bool) -> Result<Spec> {
+    let text = read_bounded(file, shown)?;
+    families::load_json(shown, &text, &clean(name.to_string()), lenient)
 }
 
 /// A config.json is small; refuse to read anything that could not be one.

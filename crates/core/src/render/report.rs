@@ -172,7 +172,7 @@ pub fn manifest(entries: &[Entry]) -> String {
 }
 
 /// The manifest as one JSON object: `{"tensors": {name: shape}, "ignored": […]}`.
-pub fn manifest_json(g: &Graph, entries: &[Entry]) -> String {
+pub fn manifest_json(g: &Graph, entries: &[Entry], origin: &crate::source::Origin) -> String {
     let tensors: serde_json::Map<String, serde_json::Value> = entries
         .iter()
         .map(|e| (e.name.clone(), serde_json::json!(e.shape)))
@@ -183,7 +183,7 @@ pub fn manifest_json(g: &Graph, entries: &[Entry]) -> String {
         .iter()
         .map(|i| format!("{} = {}", i.key, i.value))
         .collect();
-    serde_json::to_string_pretty(&serde_json::json!({ "tensors": tensors, "ignored": ignored }))
+    serde_json::to_string_pretty(&serde_json::json!({ "source": origin.json(), "tensors": tensors, "ignored": ignored }))
         .expect("json")
         + "\n"
 }

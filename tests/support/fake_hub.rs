@@ -1,0 +1,263 @@
+//! A fake Hugging Face Hub on 127.0.0.1 for the Hub tests: the `api/models` and `resolve`
+//! endpoints as the Hub serves them. Weight files (`.safetensors`, `.gguf`) answer `resolve`
+//! with a redirect to a content-addressed `/cdn/` URL carrying `X-Linked-Etag` and
+//! `X-Linked-Size`, as LFS files do; small files answer directly. Both honour `Range` (206)
+//! and `If-None-Match` (304). A gated repo answers 401 without its token; a missing repo or
+//! file 404 with the Hub's `X-Error-Code`. Every body byte sent is counted.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+pub struct Repo {
+    pub commit: String,
+    pub files: BTreeMap<String, Arc<Vec<u8>>>,
+    /// The token this repo needs, if gated.
+    pub token: Option<String>,
+}
+
+pub struct FakeHub {
+    pub url: String,
+    pub sent: Arc<AtomicU64>,
+    pub requests: Arc<Mutex<Vec<String>>>,
+    server: Arc<tiny_http::Server>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for FakeHub {
+    fn drop(&mut self) {
+        self.server.unblock();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A content hash for ETags: not SHA-256, but stable and distinct for the test's files.
+pub fn etag(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in bytes {
+        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
+    }
+    format!("{h:016x}{:016x}", bytes.len())
+}
+
+fn lfs(name: &str) -> bool {
+    name.ends_with(".safetensors") || name.ends_with(".gguf")
+}
+
+fn header(k: &str, v: &str) -> tiny_http::Header {
+    tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap()
+}
+
+impl FakeHub {
+    pub fn start(repos: BTreeMap<String, Repo>) -> FakeHub {
+        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
+        let port = server.server_addr().to_ip().unwrap().port();
+        let url = format!("http://127.0.0.1:{port}");
+        // The CDN is another host, as on the Hub: clients keep the token and stop their HEAD there.
+        let cdn = format!("http://localhost:{port}");
+        let sent = Arc::new(AtomicU64::new(0));
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let (s, base, count, log) = (server.clone(), cdn, sent.clone(), requests.clone());
+        // Hashed once: the files are served many times.
+        let tags: Tags = repos
+            .values()
+            .flat_map(|r| r.files.values())
+            .map(|b| (Arc::as_ptr(b) as usize, etag(b)))
+            .collect();
+        let by_hash: BTreeMap<String, Arc<Vec<u8>>> = repos
+            .values()
+            .flat_map(|r| r.files.values())
+            .map(|b| (tags[&(Arc::as_ptr(b) as usize)].clone(), b.clone()))
+            .collect();
+        let thread = std::thread::spawn(move || {
+            for req in s.incoming_requests() {
+                let range = req
+                    .headers()
+                    .iter()
+                    .find(|h| h.field.equiv("Range"))
+                    .map(|h| h.value.to_string())
+                    .unwrap_or_default();
+                log.lock()
+                    .unwrap()
+                    .push(format!("{} {} {range}", req.method(), req.url()));
+                let r = answer(&req, &repos, &by_hash, &tags, &base);
+                let (status, headers, body, len) = r;
+                let head = *req.method() == tiny_http::Method::Head;
+                if !head {
+                    count.fetch_add(body.len() as u64, Ordering::Relaxed);
+                }
+                let reader: Box<dyn Read + Send> = if head {
+                    Box::new(std::io::empty())
+                } else {
+                    Box::new(std::io::Cursor::new(body))
+                };
+                let resp = tiny_http::Response::new(
+                    tiny_http::StatusCode(status),
+                    headers,
+                    reader,
+                    Some(len),
+                    None,
+                );
+                let _ = req.respond(resp);
+            }
+        });
+        FakeHub {
+            url,
+            sent,
+            requests,
+            server,
+            thread: Some(thread),
+        }
+    }
+}
+
+type Answer = (u16, Vec<tiny_http::Header>, Vec<u8>, usize);
+type Tags = std::collections::HashMap<usize, String>;
+
+fn error(status: u16, code: &str, message: &str) -> Answer {
+    let body = format!("{{\"error\": \"{message}\"}}").into_bytes();
+    let len = body.len();
+    (
+        status,
+        vec![
+            header("X-Error-Code", code),
+            header("X-Error-Message", message),
+            header("Content-Type", "application/json"),
+        ],
+        body,
+        len,
+    )
+}
+
+/// A file's bytes, whole or the requested range.
+fn serve(
+    req: &tiny_http::Request,
+    bytes: &[u8],
+    tag: &str,
+    mut headers: Vec<tiny_http::Header>,
+) -> Answer {
+    headers.push(header("ETag", &format!("\"{tag}\"")));
+    headers.push(header("Accept-Ranges", "bytes"));
+    let get = |k: &'static str| {
+        req.headers()
+            .iter()
+            .find(|h| h.field.equiv(k))
+            .map(|h| h.value.as_str().to_string())
+    };
+    if get("If-None-Match").is_some_and(|v| v.trim_matches('"') == tag) {
+        return (304, headers, Vec::new(), 0);
+    }
+    if let Some(range) = get("Range") {
+        let spec = range.trim_start_matches("bytes=");
+        let (a, b) = spec.split_once('-').unwrap();
+        let a: usize = a.parse().unwrap();
+        let b: usize = if b.is_empty() {
+            bytes.len() - 1
+        } else {
+            b.parse::<usize>().unwrap().min(bytes.len() - 1)
+        };
+        if a >= bytes.len() {
+            return (416, headers, Vec::new(), 0);
+        }
+        headers.push(header(
+            "Content-Range",
+            &format!("bytes {a}-{b}/{}", bytes.len()),
+        ));
+        let body = bytes[a..=b].to_vec();
+        let len = body.len();
+        return (206, headers, body, len);
+    }
+    (200, headers, bytes.to_vec(), bytes.len())
+}
+
+fn answer(
+    req: &tiny_http::Request,
+    repos: &BTreeMap<String, Repo>,
+    by_hash: &BTreeMap<String, Arc<Vec<u8>>>,
+    tags: &Tags,
+    base: &str,
+) -> Answer {
+    let path = req.url().split('?').next().unwrap().to_string();
+    if let Some(hash) = path.strip_prefix("/cdn/") {
+        return match by_hash.get(hash) {
+            Some(b) => serve(req, b, hash, Vec::new()),
+            None => error(404, "EntryNotFound", "no such blob"),
+        };
+    }
+    let auth = req
+        .headers()
+        .iter()
+        .find(|h| h.field.equiv("Authorization"))
+        .map(|h| h.value.as_str().trim_start_matches("Bearer ").to_string());
+    let (api, rest) = match path.strip_prefix("/api/models/") {
+        Some(r) => (true, r.to_string()),
+        None => (false, path.trim_start_matches('/').to_string()),
+    };
+    let mut parts = rest.splitn(3, '/');
+    let (owner, name) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let tail = parts.next().unwrap_or("");
+    let id = format!("{owner}/{name}");
+    let Some(repo) = repos.get(&id) else {
+        return error(404, "RepoNotFound", "Repository not found");
+    };
+    if repo.token.is_some() && auth != repo.token {
+        return error(
+            401,
+            "GatedRepo",
+            "Access to this model is restricted. You must have access to it and be authenticated to access it.",
+        );
+    }
+    let commit_ok = |rev: &str| rev == "main" || rev == repo.commit;
+    if api {
+        // `api/models/o/n` or `api/models/o/n/revision/REV`
+        if let Some(rev) = tail.strip_prefix("revision/") {
+            if !commit_ok(rev) {
+                return error(404, "RevisionNotFound", "Invalid rev id");
+            }
+        }
+        let siblings: Vec<serde_json::Value> = repo
+            .files
+            .keys()
+            .map(|f| serde_json::json!({ "rfilename": f }))
+            .collect();
+        let body = serde_json::json!({
+            "id": id, "modelId": id, "sha": repo.commit, "private": false,
+            "gated": repo.token.is_some(), "siblings": siblings,
+        })
+        .to_string()
+        .into_bytes();
+        let len = body.len();
+        return (
+            200,
+            vec![header("Content-Type", "application/json")],
+            body,
+            len,
+        );
+    }
+    let Some(after) = tail.strip_prefix("resolve/") else {
+        return error(404, "EntryNotFound", "not an endpoint of this fake hub");
+    };
+    let (rev, file) = after.split_once('/').unwrap_or((after, ""));
+    if !commit_ok(rev) {
+        return error(404, "RevisionNotFound", "Invalid rev id");
+    }
+    let Some(bytes) = repo.files.get(file) else {
+        return error(404, "EntryNotFound", "Entry not found");
+    };
+    let commit = header("X-Repo-Commit", &repo.commit);
+    let tag = &tags[&(Arc::as_ptr(bytes) as usize)];
+    if lfs(file) {
+        let headers = vec![
+            commit,
+            header("Location", &format!("{base}/cdn/{tag}")),
+            header("X-Linked-Etag", &format!("\"{tag}\"")),
+            header("X-Linked-Size", &bytes.len().to_string()),
+            header("ETag", &format!("\"{tag}\"")),
+        ];
+        return (302, headers, Vec::new(), 0);
+    }
+    serve(req, bytes, tag, vec![commit])
+}
