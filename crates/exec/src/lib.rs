@@ -4,6 +4,7 @@
 //! kernels of their own (`linear`, `attention`) on the same values.
 
 mod attention;
+pub mod chat;
 pub mod linear;
 mod math;
 pub mod model;

@@ -44,6 +44,25 @@ impl Opened {
         }
     }
 
+    /// The checkpoint's chat template (`run --chat`).
+    pub fn chat_template(&self) -> Result<crate::chat::Template, Error> {
+        let c = &self.checkpoint;
+        match &c.gguf {
+            Some(h) => crate::chat::from_gguf(h, &c.path),
+            None => crate::chat::from_folder(Path::new(&c.path)),
+        }
+    }
+
+    /// The ids decoding stops at: the GGUF's end-of-generation ids, or generation_config.json's
+    /// (else config.json's) `eos_token_id`.
+    pub fn eos_ids(&self) -> Result<Vec<u32>, Error> {
+        let c = &self.checkpoint;
+        match &c.gguf {
+            Some(h) => Ok(crate::chat::eos_gguf(h)),
+            None => crate::chat::eos_folder(Path::new(&c.path), &c.config),
+        }
+    }
+
     /// Load every weight (dequantized to f32) and make the model, reporting `progress(done, total)`.
     /// A checkpoint missing a tensor the graph reads, or holding one of another shape, is refused
     /// here, naming it, before any product could fail on it.
