@@ -516,3 +516,48 @@ fn lenient_outputs_name_the_ignored_keys() {
         .success();
     assert!(std::fs::read_to_string(&page).unwrap().contains(line));
 }
+
+/// Every argument and option of every command says what it is in `--help`.
+#[test]
+fn help_describes_every_argument() {
+    let top = anatomy().arg("--help").output().unwrap();
+    let top = String::from_utf8(top.stdout).unwrap();
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(String::from))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() >= 11, "{commands:?}");
+    for c in &commands {
+        let out = anatomy().args([c, "--help"]).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        for line in text
+            .lines()
+            .skip_while(|l| !l.starts_with("Arguments:") && !l.starts_with("Options:"))
+            .filter(|l| l.starts_with("  "))
+        {
+            // `  -o, --output <OUTPUT>  The page to write`: a name, two spaces, words.
+            let t = line.trim_start();
+            assert!(
+                t.split_once("  ").is_some_and(|(_, d)| !d.trim().is_empty()),
+                "`anatomy {c} --help`: no description for `{t}`"
+            );
+        }
+    }
+}
+
+#[test]
+fn ops_ends_with_a_legend_of_the_glyphs_it_used() {
+    let out = anatomy().args(["ops", "llama-3.2-1b"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let legend = text.lines().last().unwrap();
+    assert!(legend.starts_with("op: L lookup · N norm"), "{legend}");
+    assert!(legend.contains("@ matrix multiply"), "{legend}");
+    // Llama has no router: the legend lists only what the table shows.
+    assert!(!legend.contains("router"), "{legend}");
+    let moe = anatomy().args(["ops", "mixtral-8x7b-v0.1"]).output().unwrap();
+    assert!(String::from_utf8(moe.stdout).unwrap().contains("R router top-k"));
+}

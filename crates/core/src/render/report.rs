@@ -208,6 +208,22 @@ pub fn glyph(op: crate::graph::Op) -> &'static str {
     }
 }
 
+/// What each glyph stands for, for the legend under `anatomy ops`.
+const GLYPHS: &[(&str, &str)] = &[
+    ("L", "lookup"),
+    ("N", "norm"),
+    ("P", "rotary position encoding"),
+    ("H", "attention head (scores, softmax, weighted sum)"),
+    ("R", "router top-k"),
+    ("C", "concatenation"),
+    ("S", "activation"),
+    ("X", "expert combine"),
+    ("+", "add"),
+    ("×", "scale"),
+    ("@", "matrix multiply"),
+    ("→", "routing (a tensor passed on unchanged)"),
+];
+
 /// A size's name when exactly one of the model's sizes has that value.
 pub(crate) fn dim_name(spec: &crate::spec::Spec, d: &crate::graph::Dim) -> String {
     let Some(n) = d.size() else {
@@ -283,5 +299,16 @@ pub fn ops(g: &Graph) -> String {
             dims.join(", ")
         );
     }
+    let used: std::collections::BTreeSet<&str> = g
+        .steps()
+        .into_iter()
+        .map(|v| glyph(v.step.op))
+        .collect();
+    let legend: Vec<String> = GLYPHS
+        .iter()
+        .filter(|(g, _)| used.contains(g))
+        .map(|(g, what)| format!("{g} {what}"))
+        .collect();
+    out += &format!("\nop: {}\n", legend.join(" · "));
     out
 }
