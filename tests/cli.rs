@@ -561,3 +561,26 @@ fn ops_ends_with_a_legend_of_the_glyphs_it_used() {
     let moe = anatomy().args(["ops", "mixtral-8x7b-v0.1"]).output().unwrap();
     assert!(String::from_utf8(moe.stdout).unwrap().contains("R router top-k"));
 }
+
+/// `stats --json` carries numbers as integers and runs of layers as numbers, never text: text
+/// belongs to the text report.
+#[test]
+fn stats_json_is_numbers() {
+    fn walk(path: &str, v: &Value) {
+        match v {
+            Value::Object(o) => o.iter().for_each(|(k, v)| walk(&format!("{path}.{k}"), v)),
+            Value::Array(a) => a.iter().for_each(|v| walk(&format!("{path}[]"), v)),
+            Value::Number(n) => assert!(n.is_u64(), "{path} = {n} is not a whole number"),
+            other => panic!("{path} = {other} is not a number"),
+        }
+    }
+    for model in ["deepseek-v3", "gemma-3-27b", "gpt-oss-20b"] {
+        let mut v = json(&["stats", model, "--json"]);
+        let o = v.as_object_mut().unwrap();
+        for text in ["model", "source", "ignored"] {
+            assert!(o.remove(text).is_some(), "{text}");
+        }
+        walk(model, &v);
+        assert!(v["layer_runs"][0]["last_layer"].is_u64());
+    }
+}

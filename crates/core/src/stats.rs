@@ -26,8 +26,9 @@ pub struct Stats {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct LayerRun {
-    /// Layers with this same parameter count, as text (`0–27`).
-    pub layers: String,
+    /// A run of consecutive layers with the same parameter count: the first and the last.
+    pub first_layer: u64,
+    pub last_layer: u64,
     pub count: u64,
     pub params_per_layer: u64,
 }
@@ -113,7 +114,8 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     for b in 1..=per_layer.len() {
         if b == per_layer.len() || per_layer[b] != per_layer[start] {
             layer_runs.push(LayerRun {
-                layers: LayerSet::range(start as u64, b as u64).to_string(),
+                first_layer: start as u64,
+                last_layer: b as u64 - 1,
                 count: (b - start) as u64,
                 params_per_layer: per_layer[start] as u64,
             });

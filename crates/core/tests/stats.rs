@@ -91,12 +91,12 @@ fn kv_cache_per_attention_kind() {
 #[test]
 fn layer_runs_in_stats() {
     let s = stats_of("deepseek-v3", None);
-    let runs: Vec<(String, u64)> = s
+    let runs: Vec<(u64, u64, u64)> = s
         .layer_runs
         .iter()
-        .map(|r| (r.layers.clone(), r.count))
+        .map(|r| (r.first_layer, r.last_layer, r.count))
         .collect();
-    assert_eq!(runs, [("0–2".to_string(), 3), ("3–60".to_string(), 58)]);
+    assert_eq!(runs, [(0, 2, 3), (3, 60, 58)]);
     assert_eq!(
         s.layer_runs
             .iter()

@@ -86,7 +86,10 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     for run in &s.layer_runs {
         line(format!(
             "    {:<24}{:>20}  each ({} layers, {} in all)",
-            format!("layers {}", run.layers),
+            format!(
+                "layers {}",
+                crate::layers::LayerSet::range(run.first_layer, run.last_layer + 1)
+            ),
             grouped(run.params_per_layer as u128),
             run.count,
             short(run.params_per_layer as u128 * run.count as u128)
