@@ -367,7 +367,10 @@ fn run(cli: Cli) -> Result<String, Error> {
         } => {
             output::check_target(&output, force)?;
             let (g, _) = build(&model, lenient)?;
-            let code = render::numpy::module(&g.spec);
+            let script = output
+                .file_name()
+                .map_or("model.py".into(), |n| fmt::printable(&n.to_string_lossy()));
+            let code = render::numpy::module(&g.spec, &script);
             output::write(&output, code.as_bytes(), force)?;
             Ok(format!(
                 "wrote {} ({} lines)\n",

@@ -54,3 +54,38 @@ fn exported_numpy_matches_transformers() {
     assert!(checked.len() >= 16 + 20, "{checked:?}");
     eprintln!("{checked:?}");
 }
+
+/// The file names itself in its usage, and a folder without safetensors is a clear error.
+#[test]
+#[cfg_attr(
+    not(has_numpy),
+    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn exported_numpy_says_how_to_run_it_and_what_it_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let py = tmp.path().join("qwen.py");
+    Command::cargo_bin("anatomy")
+        .unwrap()
+        .args(["numpy", "qwen3-0.6b", "-o", py.to_str().unwrap()])
+        .assert()
+        .success();
+    let help = std::process::Command::new(paths::python())
+        .args([py.to_str().unwrap(), "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("Run: python3 qwen.py --weights DIR"), "{help}");
+    assert!(!help.contains("{this file}"), "{help}");
+    let only_gguf = tmp.path().join("gguf");
+    std::fs::create_dir(&only_gguf).unwrap();
+    std::fs::write(only_gguf.join("model.gguf"), b"GGUF").unwrap();
+    let run = std::process::Command::new(paths::python())
+        .args([py.to_str().unwrap(), "--weights", only_gguf.to_str().unwrap()])
+        .args(["--ids", "1,2", "--out", tmp.path().join("x.npy").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert!(err.contains("holds no .safetensors files"), "{err}");
+    assert!(!err.contains("Traceback"), "{err}");
+}
