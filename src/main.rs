@@ -233,9 +233,10 @@ fn hub_id(model: &str) -> Option<anatomy_hub::Id> {
 fn warn_problems(c: &anatomy_checkpoint::Checkpoint) {
     if !c.problems.is_empty() {
         eprintln!(
-            "warning: {} tensors of {} are not where or what its header says; `anatomy verify` lists them",
-            c.problems.len(),
-            fmt::printable(&c.path)
+            "warning: {}: {} {} not where or what its header says; `anatomy verify` lists them",
+            fmt::printable(&c.path),
+            fmt::count(c.problems.len() as u128, "tensor"),
+            if c.problems.len() == 1 { "is" } else { "are" }
         );
     }
 }

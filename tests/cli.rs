@@ -584,3 +584,23 @@ fn stats_json_is_numbers() {
         assert!(v["layer_runs"][0]["last_layer"].is_u64());
     }
 }
+
+/// One of a thing is singular in every text report.
+#[test]
+fn counts_of_one_are_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config: Value = serde_json::from_str(
+        &std::fs::read_to_string(exec_fixture("llama").join("config.json")).unwrap(),
+    )
+    .unwrap();
+    config["num_hidden_layers"] = serde_json::json!(1);
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    let stats = String::from_utf8(
+        anatomy().args(["stats", path.to_str().unwrap()]).output().unwrap().stdout,
+    )
+    .unwrap();
+    assert!(stats.contains("(1 layer, "), "{stats}");
+    assert!(stats.contains("over 1 layer)"), "{stats}");
+    assert!(!stats.contains(" 1 layers"), "{stats}");
+}

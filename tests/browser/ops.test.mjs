@@ -33,12 +33,12 @@ test("the op view opens from the block view and shows code, lanes and values", a
   assert.ok(await page.locator("#ops .op .stats").count() > 10, "stats beside the ops");
 
   // A node shows its NumPy function.
-  const router = page.locator('#ops .op[aria-label^="27 Top-8 expert selection"]').first();
+  const router = page.locator('#ops .op[aria-label^="26 Top-8 expert selection"]').first();
   await router.click();
   const code = await page.locator("#detail pre.code").textContent();
   assert.match(code, /def route\(logits, correction\):/);
   assert.match(code, /"experts": 256/);
-  assert.match(new URL(page.url()).hash, /op=27/);
+  assert.match(new URL(page.url()).hash, /op=26/);
 
   // Lanes beyond three fold into a count that opens.
   const fold = page.locator("#ops details.fold", { hasText: "253 more experts" }).first();

@@ -192,39 +192,41 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
 }
 
 pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> Result<String, Error> {
-    use anatomy_core::fmt::grouped;
+    use anatomy_core::fmt::{count, grouped};
     let mut out = format!(
-        "{} · {} checkpoint · {} tensors stored, {} expected by the graph\n",
+        "{} · {} checkpoint · {} stored, {} expected by the graph\n",
         anatomy_core::fmt::printable(&c.path),
         if c.format == Format::Gguf {
             "GGUF"
         } else {
             "safetensors"
         },
-        c.tensors.len(),
+        count(c.tensors.len() as u128, "tensor"),
         r.matched + r.missing.len() + r.misshaped.len()
     );
     out += &format!(
-        "matched {} tensors, {} parameters (graph total {})\n",
-        r.matched,
-        grouped(r.params),
+        "matched {}, {} (graph total {})\n",
+        count(r.matched as u128, "tensor"),
+        count(r.params, "parameter"),
         grouped(anatomy_core::stats::stats(g, None)?.total_params as u128)
     );
     out += "storage:\n";
     for (f, (n, p)) in &r.formats {
-        out += &format!("  {f:<40} {n:>6} tensors {:>20} params\n", grouped(*p));
+        let tensors = if *n == 1 { "tensor " } else { "tensors" };
+        out += &format!("  {f:<40} {n:>6} {tensors} {:>20} params\n", grouped(*p));
     }
     if r.aux.0 > 0 {
         out += &format!(
-            "auxiliary (multi-token prediction): {} tensors, {} parameters\n",
-            r.aux.0,
-            grouped(r.aux.1)
+            "auxiliary (multi-token prediction): {}, {}\n",
+            count(r.aux.0 as u128, "tensor"),
+            count(r.aux.1, "parameter")
         );
     }
     for (part, (n, p)) in &r.not_drawn {
         out += &format!(
-            "not drawn: {part}: {n} tensors, {} parameters\n",
-            grouped(*p)
+            "not drawn: {part}: {}, {}\n",
+            count(*n as u128, "tensor"),
+            count(*p, "parameter")
         );
     }
     let list = |out: &mut String, title: &str, items: Vec<String>| {

@@ -135,8 +135,8 @@ fn mixtral_expert_names() {
 
 #[test]
 fn glm45_group_routing() {
-    let out = show("glm-4.5-air", 220, Some(22));
-    assert!(out.contains("[22/41] TOP-8 EXPERT SELECTION"), "{out}");
+    let out = show("glm-4.5-air", 220, Some(21));
+    assert!(out.contains("[21/40] TOP-8 EXPERT SELECTION"), "{out}");
     assert!(out.contains("σ(Lᵣ) + bᵣ"), "{out}");
     assert!(
         out.contains("model.layers.{b}.mlp.gate.e_score_correction_bias"),

@@ -554,9 +554,9 @@ impl<'s> Builder<'s> {
             }
             self.layers = set.clone();
             let mut scope = if moe {
-                self.moe(ffn_in, r)
+                self.moe(ffn_in)
             } else {
-                self.mlp(ffn_in, r)
+                self.mlp(ffn_in)
             };
             if mixed {
                 scope.title = format!("{} (layers {set})", scope.title);
@@ -565,6 +565,7 @@ impl<'s> Builder<'s> {
             children.push(Node::Scope(scope));
         }
         self.layers = self.all_layers();
+        children.push(self.ffn_residual(r));
 
         let mut block = self.scope(
             ScopeKind::Block,
@@ -577,28 +578,36 @@ impl<'s> Builder<'s> {
         block
     }
 
-    /// The FFN's closing steps: the post-FFN norm where the Spec has one, then the residual add.
-    pub(super) fn ffn_close(&mut self, residual: usize, out: &str) -> Vec<Node> {
-        let mut nodes = Vec::new();
+    /// The FFN's closing step inside its frame: the post-FFN norm where the Spec has one.
+    /// Returns the steps and the name of the FFN's output.
+    pub(super) fn ffn_close(&mut self, out: &str) -> Vec<Node> {
+        if self.spec.norm.place == NormPlace::Pre {
+            return Vec::new();
+        }
+        let title = format!("Post-MLP {}", self.norm_name());
+        let normed = format!("{out}′");
+        vec![self.norm_step(
+            &title,
+            Role::PostFfnNorm,
+            "γₘ",
+            out,
+            &normed,
+            self.spec.hidden,
+            true,
+            None,
+        )]
+    }
+
+    /// The block's closing step, outside the FFN's frame as the attention residual is outside
+    /// the attention's: the FFN output added to the residual stream.
+    fn ffn_residual(&mut self, residual: usize) -> Node {
         let m = if self.spec.norm.place == NormPlace::Pre {
-            out.to_string()
+            "M"
         } else {
-            let title = format!("Post-MLP {}", self.norm_name());
-            let normed = format!("{out}′");
-            nodes.push(self.norm_step(
-                &title,
-                Role::PostFfnNorm,
-                "γₘ",
-                out,
-                &normed,
-                self.spec.hidden,
-                true,
-                None,
-            ));
-            normed
+            "M′"
         };
         let xn = self.act("Xᵦ₊₁", self.seq(self.spec.hidden));
-        nodes.push(self.step(Draft {
+        self.step(Draft {
             title: "MLP residual".into(),
             op: Op::Add,
             category: Category::Norm,
@@ -607,8 +616,7 @@ impl<'s> Builder<'s> {
             operation:
                 "Add the FFN output to the attention residual; this is the block's output".into(),
             equation: format!("Xᵦ₊₁ = R + {}{m}", residual_factor(self.spec)),
-        }));
-        nodes
+        })
     }
 
     /// Restrict a step to `layers` when they are not all of the block's (NoPE layers skip RoPE).

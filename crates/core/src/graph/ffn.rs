@@ -172,14 +172,14 @@ impl Builder<'_> {
         nodes
     }
 
-    pub(super) fn mlp(&mut self, input: &str, residual: usize) -> Scope {
+    pub(super) fn mlp(&mut self, input: &str) -> Scope {
         let mut children = self.ffn_steps(Kind::Dense, self.spec.mlp.intermediate, input, "", "M");
-        children.extend(self.ffn_close(residual, "M"));
+        children.extend(self.ffn_close("M"));
         self.scope(ScopeKind::Mlp, "MLP", "MLP end", 1, children)
     }
 
     /// Router, top-k selection, routed experts, shared experts and the weighted sum.
-    pub(super) fn moe(&mut self, input: &str, residual: usize) -> Scope {
+    pub(super) fn moe(&mut self, input: &str) -> Scope {
         let spec = self.spec;
         let moe = spec.moe.clone().expect("a MoE layer has a MoE spec");
         let (d, e, k) = (spec.hidden, moe.experts, moe.top_k);
@@ -321,7 +321,7 @@ impl Builder<'_> {
             operation: "Sum the chosen experts' outputs, each scaled by its router weight".into(),
             equation: sum,
         }));
-        children.extend(self.ffn_close(residual, "M"));
+        children.extend(self.ffn_close("M"));
         self.scope(ScopeKind::Moe, "MoE", "MoE end", 1, children)
     }
 }

@@ -85,22 +85,22 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     line("  per layer".into());
     for run in &s.layer_runs {
         line(format!(
-            "    {:<24}{:>20}  each ({} layers, {} in all)",
+            "    {:<24}{:>20}  each ({}, {} in all)",
             format!(
                 "layers {}",
                 crate::layers::LayerSet::range(run.first_layer, run.last_layer + 1)
             ),
             grouped(run.params_per_layer as u128),
-            run.count,
+            crate::fmt::count(run.count as u128, "layer"),
             short(run.params_per_layer as u128 * run.count as u128)
         ));
     }
     let kv = &s.kv_cache;
     line(String::new());
     line(format!(
-        "KV cache ({} values per token over {} layers)",
-        grouped(kv.values_per_token as u128),
-        spec.layers
+        "KV cache ({} per token over {})",
+        crate::fmt::count(kv.values_per_token as u128, "value"),
+        crate::fmt::count(spec.layers as u128, "layer")
     ));
     line(format!(
         "  {:<26}{:>20}  fp8 {}",
@@ -167,9 +167,9 @@ pub fn manifest(entries: &[Entry]) -> String {
         out.push_str(&format!("{:<w$}  [{}]\n", e.name, dims.join(", ")));
     }
     out.push_str(&format!(
-        "{} tensors, {} parameters\n",
-        entries.len(),
-        grouped(total)
+        "{}, {}\n",
+        crate::fmt::count(entries.len() as u128, "tensor"),
+        crate::fmt::count(total, "parameter")
     ));
     out
 }

@@ -114,10 +114,8 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
 
 fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &mut Vec<Part>) {
     let mut attention: Vec<usize> = Vec::new();
-    let mut residuals = 0;
-    let mut norms = 0;
-    let mut seen_post: BTreeSet<String> = BTreeSet::new();
-    // Post-norms and residual adds that close the FFN variants, drawn once after all of them.
+    let mut counts = (0, 0); // residuals, norms: for part ids
+    // Post-norms that close the FFN variants, drawn once after all of them.
     let mut tails: Vec<&crate::graph::Step> = Vec::new();
     let flush = |attention: &mut Vec<usize>, out: &mut Vec<Part>| {
         if !attention.is_empty() {
@@ -142,35 +140,12 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
     for node in &block.children {
         match node {
             Node::Step(s) if s.op == Op::Route => {}
-            Node::Step(s) if s.op == Op::Norm && s.category == crate::graph::Category::Norm => {
+            Node::Step(s)
+                if s.op == Op::Add || (s.op == Op::Norm && s.category == Category::Norm) =>
+            {
                 flush(&mut attention, out);
-                norms += 1;
-                out.push(part(
-                    g,
-                    visits,
-                    &format!("norm-{norms}"),
-                    Kind::Norm,
-                    &s.title,
-                    true,
-                    None,
-                    vec![s.number],
-                    context,
-                ));
-            }
-            Node::Step(s) if s.op == Op::Add => {
-                flush(&mut attention, out);
-                residuals += 1;
-                out.push(part(
-                    g,
-                    visits,
-                    &format!("residual-{residuals}"),
-                    Kind::Residual,
-                    &s.title,
-                    true,
-                    None,
-                    vec![s.number],
-                    context,
-                ));
+                single_parts(g, visits, std::mem::take(&mut tails), &mut counts, context, out);
+                single_parts(g, visits, vec![s], &mut counts, context, out);
             }
             Node::Step(s) => attention.push(s.number),
             Node::Scope(s) if matches!(s.kind, ScopeKind::Group | ScopeKind::Head) => {
@@ -178,30 +153,22 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
             }
             Node::Scope(s) => {
                 flush(&mut attention, out);
-                // An FFN scope ends with its post-norm (where the Spec has one) and the residual add:
-                // those are parts of their own, drawn once for all variants.
+                // An FFN scope may end with its post-norm: a part of its own, drawn once for all
+                // variants.
                 let (mut ffn, mut tail) = (Vec::new(), Vec::new());
                 for n in &s.children {
                     match n {
-                        Node::Step(st)
-                            if (st.op == Op::Norm && st.category == Category::Norm)
-                                || st.op == Op::Add =>
-                        {
+                        Node::Step(st) if st.op == Op::Norm && st.category == Category::Norm => {
                             tail.push(st)
                         }
                         Node::Step(st) => ffn.push(st.number),
                         Node::Scope(inner) => ffn.extend(steps_in(inner)),
                     }
                 }
-                let (id, kind) = if s.kind == ScopeKind::Moe {
-                    ("ffn-moe", Kind::Moe)
+                let (id, kind, title) = if s.kind == ScopeKind::Moe {
+                    ("ffn-moe", Kind::Moe, "Mixture of experts")
                 } else {
-                    ("ffn-mlp", Kind::Mlp)
-                };
-                let title = if kind == Kind::Moe {
-                    "Mixture of experts"
-                } else {
-                    "Feed-forward (MLP)"
+                    ("ffn-mlp", Kind::Mlp, "Feed-forward (MLP)")
                 };
                 out.push(part(
                     g,
@@ -219,37 +186,7 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
         }
     }
     flush(&mut attention, out);
-    {
-        {
-            for st in tails {
-                if !seen_post.insert(st.title.clone()) {
-                    // The same post-norm or residual of another variant: add its steps to the part drawn.
-                    if let Some(p) = out.iter_mut().rev().find(|p| p.title == st.title) {
-                        p.steps.push(st.number);
-                    }
-                    continue;
-                }
-                let (id, kind) = if st.op == Op::Add {
-                    residuals += 1;
-                    (format!("residual-{residuals}"), Kind::Residual)
-                } else {
-                    norms += 1;
-                    (format!("norm-{norms}"), Kind::Norm)
-                };
-                out.push(part(
-                    g,
-                    visits,
-                    &id,
-                    kind,
-                    &st.title,
-                    true,
-                    None,
-                    vec![st.number],
-                    context,
-                ));
-            }
-        }
-    }
+    single_parts(g, visits, tails, &mut counts, context, out);
     // Parts that merged steps of several variants need their sums redone.
     for p in out.iter_mut() {
         if p.steps.len() > 1 && matches!(p.kind, Kind::Residual | Kind::Norm) {
@@ -265,6 +202,35 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
                 context,
             );
         }
+    }
+}
+
+/// Norm and residual steps as parts of one step each; a step titled as one of the variants'
+/// post-norms already drawn joins that part.
+fn single_parts(
+    g: &Graph,
+    visits: &[Visit],
+    steps: Vec<&crate::graph::Step>,
+    counts: &mut (usize, usize),
+    context: u64,
+    out: &mut Vec<Part>,
+) {
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    for st in steps {
+        if !seen.insert(st.title.clone()) {
+            if let Some(p) = out.iter_mut().rev().find(|p| p.title == st.title) {
+                p.steps.push(st.number);
+            }
+            continue;
+        }
+        let (id, kind) = if st.op == Op::Add {
+            counts.0 += 1;
+            (format!("residual-{}", counts.0), Kind::Residual)
+        } else {
+            counts.1 += 1;
+            (format!("norm-{}", counts.1), Kind::Norm)
+        };
+        out.push(part(g, visits, &id, kind, &st.title, true, None, vec![st.number], context));
     }
 }
 
