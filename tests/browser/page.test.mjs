@@ -52,6 +52,26 @@ test("clicking a box shows this model's numbers and a PyTorch reference", async 
   await page.close();
 });
 
+test("a box inside the ×80 frame gives one layer's figure, the total beside; math is MathML", async () => {
+  const { page } = await open(browser, join(dir, "llama.html"));
+  // Llama 3.1 70B's attention RMSNorm: 8,192 weights per layer, 80 layers.
+  const norm = page.locator("#part-norm-1");
+  assert.equal(await norm.locator("text.sub").textContent(), "8.19K params · 655K in all");
+  await norm.click();
+  const detail = page.locator("#detail");
+  assert.match(await detail.textContent(), /8,192 parameters per layer × 80 layers = 655,360/);
+  // The gain's space is typeset, not shown as ℝ^{8192}.
+  assert.equal(await detail.locator("math msup mn").first().textContent(), "8192");
+  assert.doesNotMatch(await detail.textContent(), /ℝ\^\{/);
+  // Every box's label names it once.
+  for (const g of await page.locator("#diagram .part").all()) {
+    const label = await g.getAttribute("aria-label");
+    const title = (await g.locator("text.title").count()) ? await g.locator("text.title").first().textContent() : null;
+    if (title) assert.equal(label.split(title).length - 1, 1, label);
+  }
+  await page.close();
+});
+
 test("the URL keeps the selection; back and forward restore it", async () => {
   const { page } = await open(browser, join(dir, "llama.html"));
   await page.click("#part-attention");

@@ -251,7 +251,16 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
 fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize]) -> Value {
     let total = s.total_params as u128;
     let mut numbers = Vec::new();
-    if p.params > 0 {
+    let n_layers = p.layers.as_ref().map_or(g.spec.layers, |l| l.len()) as u128;
+    if p.params > 0 && p.in_block && n_layers > 1 && p.params % n_layers == 0 {
+        numbers.push(format!(
+            "{} parameters per layer × {n_layers} layers = {} ({:.2}% of {})",
+            grouped(p.params / n_layers),
+            grouped(p.params),
+            p.params as f64 * 100.0 / total.max(1) as f64,
+            short(total)
+        ));
+    } else if p.params > 0 {
         numbers.push(format!(
             "{} parameters ({:.2}% of {})",
             grouped(p.params),

@@ -16,6 +16,39 @@
     return e;
   }
 
+  // Text with `ℝ^{a × b}` in it, the space written as MathML (no script, no fonts: the browser
+  // typesets it, offline).
+  var MATHML = "http://www.w3.org/1998/Math/MathML";
+  function withMath(tag, text) {
+    var e = document.createElement(tag);
+    var re = /ℝ\^\{([^}]*)\}/g, at = 0, m;
+    while ((m = re.exec(text))) {
+      e.appendChild(document.createTextNode(text.slice(at, m.index)));
+      var math = document.createElementNS(MATHML, "math");
+      var sup = document.createElementNS(MATHML, "msup");
+      var base = document.createElementNS(MATHML, "mi");
+      base.textContent = "ℝ";
+      var row = document.createElementNS(MATHML, "mrow");
+      m[1].split("×").forEach(function (d, i) {
+        if (i) {
+          var times = document.createElementNS(MATHML, "mo");
+          times.textContent = "×";
+          row.appendChild(times);
+        }
+        var n = document.createElementNS(MATHML, "mn");
+        n.textContent = d.trim();
+        row.appendChild(n);
+      });
+      sup.appendChild(base);
+      sup.appendChild(row);
+      math.appendChild(sup);
+      e.appendChild(math);
+      at = re.lastIndex;
+    }
+    e.appendChild(document.createTextNode(text.slice(at)));
+    return e;
+  }
+
   function visibleParts() {
     return Array.prototype.filter.call(svg.querySelectorAll(".part"), function (g) {
       return g.getClientRects().length > 0;
@@ -105,7 +138,7 @@
     detail.appendChild(el("h2", null, p.title));
     detail.appendChild(el("p", "summary", p.summary));
     if (p.layers) detail.appendChild(el("p", "layers", "In layers " + p.layers + "."));
-    detail.appendChild(el("p", null, p.explanation));
+    detail.appendChild(withMath("p", p.explanation));
     if (p.subtleties.length) {
       detail.appendChild(el("h3", null, "Subtleties"));
       var ul = el("ul");

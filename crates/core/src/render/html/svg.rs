@@ -108,9 +108,14 @@ pub fn diagram(
                 String::new()
             };
             let gated = if part.layers.is_some() { " gated" } else { "" };
+            // Inside the frame a box is one layer: its figure per layer, the total beside.
+            let n_layers = part.layers.as_ref().map_or(layers, |l| l.len()) as u128;
             let sub = match (part.params, part.shared_params) {
                 (0, 0) => String::new(),
                 (0, s) => format!("shares {}", short(s)),
+                (n, _) if part.in_block && n_layers > 1 && n % n_layers == 0 => {
+                    format!("{} params · {} in all", short(n / n_layers), short(n))
+                }
                 (n, _) => format!("{} params", short(n)),
             };
             let layers_note = part
@@ -122,7 +127,15 @@ pub fn diagram(
                 "<g class=\"part cat-{cat}{gated}{vclass}\" id=\"part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\">{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\">{sub}{layers_note}</text></g>",
                 cat = category_class(part.category),
                 id = escape(&part.id),
-                aria = escape(&format!("{}: {}", part.title, aria_summary(part))),
+                aria = escape(&{
+                    let summary = aria_summary(part);
+                    // A summary that starts with the title says it once.
+                    if summary.starts_with(&part.title) {
+                        summary
+                    } else {
+                        format!("{}: {summary}", part.title)
+                    }
+                }),
                 tx = BOX_X + BOX_W / 2,
                 ty = y + 20,
                 sy = y + 36,
