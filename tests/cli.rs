@@ -604,3 +604,25 @@ fn counts_of_one_are_singular() {
     assert!(stats.contains("over 1 layer)"), "{stats}");
     assert!(!stats.contains(" 1 layers"), "{stats}");
 }
+
+/// The README shows every command `anatomy --help` lists.
+#[test]
+fn readme_shows_every_command() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .unwrap();
+    let top = String::from_utf8(anatomy().arg("--help").output().unwrap().stdout).unwrap();
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.len() >= 11);
+    for c in commands {
+        assert!(readme.contains(&format!("anatomy {c} ")), "README lacks `anatomy {c}`");
+    }
+    assert!(readme.contains("cargo install --path ."));
+}
