@@ -79,18 +79,22 @@ impl Http {
     pub(crate) fn meta(&self, repo: &str, rev: &str, file: &str) -> Result<Meta, Why> {
         let mut url = reqwest::Url::parse(&self.url(repo, rev, file))
             .map_err(|e| Why::Other(e.to_string()))?;
+        let home = url.host_str().map(String::from);
         for _ in 0..10 {
-            let r = self
-                .auth(self.head.head(url.clone()).header("Accept-Encoding", "identity"))
-                .send()
-                .map_err(|e| Why::Network(e.to_string()))?;
+            let mut req = self.head.head(url.clone()).header("Accept-Encoding", "identity");
+            // The token goes to the Hub only, never to the host a redirect names.
+            if url.host_str().map(String::from) == home {
+                req = self.auth(req);
+            }
+            let r = req.send().map_err(|e| Why::Network(e.to_string()))?;
             let h = r.headers();
             if r.status().is_redirection() {
-                let loc = text(h, LOCATION.as_str()).unwrap_or_default();
-                // An absolute redirect goes to the CDN: this response has what we need.
-                if !loc.starts_with('/') || text(h, "x-linked-size").is_some() {
+                // An LFS file's redirect carries its size and ETag: stop there, as Python does.
+                if text(h, "x-linked-size").is_some() {
                     return meta(h);
                 }
+                let loc = text(h, LOCATION.as_str())
+                    .ok_or_else(|| Why::Other("a redirect without a Location".into()))?;
                 url = url.join(&loc).map_err(|e| Why::Other(e.to_string()))?;
                 continue;
             }

@@ -346,19 +346,14 @@ impl Snapshot<'_> {
             .repo
             .download_file()
             .filename(file)
-            .revision(self.commit.clone())
+            // The revision as asked (as Python's hf_hub_download asks): hf-hub then keeps
+            // refs/REVISION pointing at the commit, where offline runs look.
+            .revision(self.id.revision().to_string())
             .local_files_only(self.hub.offline)
             .send()
             .map_err(|e| self.hub.error(&self.id, Some(file), e.into()))?;
         let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
         self.transferred.fetch_add(len, Ordering::Relaxed);
-        // Python finds the commit of a branch through refs/; keep that file as it would.
-        if self.id.revision() != self.commit {
-            let refs = self.hub.folder(&self.id).join("refs");
-            let _ = std::fs::create_dir_all(&refs).and_then(|_| {
-                std::fs::write(refs.join(self.id.revision()), &self.commit)
-            });
-        }
         Ok(p)
     }
 
@@ -374,7 +369,7 @@ impl Snapshot<'_> {
         let bytes = self
             .hub
             .http
-            .range(&self.id.repo, &self.commit, file, range)
+            .range(&self.id.repo, self.id.revision(), file, range)
             .map_err(|e| self.hub.error(&self.id, Some(file), e))?;
         self.transferred
             .fetch_add(bytes.len() as u64, Ordering::Relaxed);
@@ -408,7 +403,7 @@ impl Snapshot<'_> {
         }
         self.hub
             .http
-            .meta(&self.id.repo, &self.commit, file)
+            .meta(&self.id.repo, self.id.revision(), file)
             .map_err(|e| self.hub.error(&self.id, Some(file), e))
     }
 
