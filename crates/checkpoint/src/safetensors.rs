@@ -303,6 +303,9 @@ pub fn shards(
     Ok(by_file)
 }
 
+/// One file's tensors and the problems of where their bytes lie.
+pub type Header = (Vec<Stored>, Vec<Problem>);
+
 /// Where a safetensors checkpoint's files are read from: a local folder, or a Hub repo read by
 /// range requests (`anatomy-hub`). One `assemble` checks both the same way.
 pub trait Files {
@@ -314,7 +317,7 @@ pub trait Files {
     /// The `.safetensors` files at the top level, sorted.
     fn safetensors(&self) -> Result<Vec<String>, Error>;
     /// The headers of these files, in order (a remote reader fetches them in parallel).
-    fn headers(&self, names: &[String]) -> Result<Vec<(Vec<Stored>, Vec<Problem>)>, Error>;
+    fn headers(&self, names: &[String]) -> Result<Vec<Header>, Error>;
 }
 
 struct Folder<'a>(&'a Path);
@@ -339,7 +342,7 @@ impl Files for Folder<'_> {
         files.sort();
         Ok(files)
     }
-    fn headers(&self, names: &[String]) -> Result<Vec<(Vec<Stored>, Vec<Problem>)>, Error> {
+    fn headers(&self, names: &[String]) -> Result<Vec<Header>, Error> {
         names.iter().map(|n| header(&self.0.join(n))).collect()
     }
 }

@@ -67,7 +67,7 @@ impl Files for Remote<'_, '_> {
             .cloned()
             .collect())
     }
-    fn headers(&self, names: &[String]) -> Result<Vec<(Vec<Stored>, Vec<Problem>)>, Error> {
+    fn headers(&self, names: &[String]) -> Result<Vec<safetensors::Header>, Error> {
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
         let mut out: Vec<Option<Result<_, Error>>> = (0..names.len()).map(|_| None).collect();

@@ -102,11 +102,11 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         crate::fmt::count(kv.values_per_token as u128, "value"),
         crate::fmt::count(spec.layers as u128, "layer")
     ));
+    let per_token = format!("{} B", grouped(kv.bytes_per_token_bf16 as u128));
     line(format!(
-        "  {:<26}{:>20}  fp8 {}",
+        "  {:<26}{per_token:>20}  fp8 {} B",
         "per token, bf16",
-        format!("{} B", grouped(kv.bytes_per_token_bf16 as u128)),
-        format!("{} B", grouped(kv.bytes_per_token_fp8 as u128))
+        grouped(kv.bytes_per_token_fp8 as u128)
     ));
     line(format!(
         "  {:<26}{:>20}  fp8 {}",

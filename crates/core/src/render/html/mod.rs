@@ -252,7 +252,7 @@ fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize])
     let total = s.total_params as u128;
     let mut numbers = Vec::new();
     let n_layers = p.layers.as_ref().map_or(g.spec.layers, |l| l.len()) as u128;
-    if p.params > 0 && p.in_block && n_layers > 1 && p.params % n_layers == 0 {
+    if p.params > 0 && p.in_block && n_layers > 1 && p.params.is_multiple_of(n_layers) {
         numbers.push(format!(
             "{} parameters per layer × {n_layers} layers = {} ({:.2}% of {})",
             grouped(p.params / n_layers),

@@ -113,7 +113,7 @@ pub fn diagram(
             let sub = match (part.params, part.shared_params) {
                 (0, 0) => String::new(),
                 (0, s) => format!("shares {}", short(s)),
-                (n, _) if part.in_block && n_layers > 1 && n % n_layers == 0 => {
+                (n, _) if part.in_block && n_layers > 1 && n.is_multiple_of(n_layers) => {
                     format!("{} params · {} in all", short(n / n_layers), short(n))
                 }
                 (n, _) => format!("{} params", short(n)),
