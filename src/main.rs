@@ -145,6 +145,17 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
     },
+    /// What differs from model A to model B: a summary in words, every differing mechanism,
+    /// size and setting, the steps side by side, and the figures with their ratio.
+    Diff {
+        /// The model compared from (a MODEL as the other commands take it).
+        a: String,
+        /// The model compared to.
+        b: String,
+        /// Print the difference as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Every op with its glyph and output shape, in the order the forward pass runs them.
     Ops {
         #[arg(help = MODEL)]
@@ -356,6 +367,19 @@ fn run(cli: Cli) -> Result<String, Error> {
             } else {
                 run_model(Path::new(&model), req, lenient)
             }
+        }
+        Command::Diff { a, b, json } => {
+            let (ga, oa) = build(&a, lenient)?;
+            let (gb, ob) = build(&b, lenient)?;
+            let d = anatomy_core::diff::diff(&ga, &gb)?;
+            Ok(if json {
+                let mut v = serde_json::to_value(&d).expect("diff serialize");
+                v["source_a"] = oa.json();
+                v["source_b"] = ob.json();
+                serde_json::to_string_pretty(&v).expect("json") + "\n"
+            } else {
+                render::report::diff(&d)
+            })
         }
         Command::Ops { model } => {
             let (g, _) = build(&model, lenient)?;

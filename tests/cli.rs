@@ -626,3 +626,21 @@ fn readme_shows_every_command() {
     }
     assert!(readme.contains("cargo install --path ."));
 }
+
+/// `diff --json` carries the same difference as data, with where each model came from.
+#[test]
+fn diff_json_is_the_difference_as_data() {
+    let v = json(&["diff", "llama-3.1-8b", "llama-3.1-70b", "--json"]);
+    assert_eq!(v["same_architecture"], true);
+    assert_eq!(v["source_a"]["name"], "llama-3.1-8b");
+    assert_eq!(v["source_b"]["repo"], "meta-llama/Llama-3.1-70B");
+    let layers = v["changes"].as_array().unwrap().iter().find(|c| c["key"] == "layers").unwrap();
+    assert_eq!((layers["a"].as_str(), layers["b"].as_str()), (Some("32"), Some("80")));
+    assert!(v["figures"][0]["a"].is_u64());
+    assert!(v["steps"].as_array().unwrap().iter().all(|s| s["status"] == "same" || s["status"] == "dims"));
+    let text = String::from_utf8(
+        anatomy().args(["diff", "llama-3.1-8b", "llama-3.1-70b"]).output().unwrap().stdout,
+    )
+    .unwrap();
+    assert!(text.contains("Same architecture (Llama); llama-3.1-70b is llama-3.1-8b with 80 layers instead of 32"), "{text}");
+}

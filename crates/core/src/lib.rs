@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod config;
+pub mod diff;
 pub mod error;
 pub mod families;
 pub mod fmt;

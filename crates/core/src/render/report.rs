@@ -315,3 +315,123 @@ pub fn ops(g: &Graph) -> String {
     out += &format!("\nop: {}\n", legend.join(" · "));
     out
 }
+
+/// `anatomy diff`: the summary, the differing facts, the steps side by side and the figures.
+pub fn diff(d: &crate::diff::Diff) -> String {
+    use crate::diff::{Kind, StepStatus};
+    let mut out = format!(
+        "{} ({}) → {} ({})\n\n{}\n",
+        d.a, d.family_a, d.b, d.family_b, d.summary
+    );
+    if !d.changes.is_empty() {
+        let w = d
+            .changes
+            .iter()
+            .map(|c| c.label.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(11);
+        let va = d
+            .changes
+            .iter()
+            .map(|c| c.a.as_deref().unwrap_or("-").chars().count())
+            .chain([d.a.chars().count()])
+            .max()
+            .unwrap_or(0);
+        out += &format!("\n  {:<9}  {:<w$}  {:<va$}  {}\n", "", "", d.a, d.b);
+        for c in &d.changes {
+            let kind = match c.kind {
+                Kind::Mechanism => "mechanism",
+                Kind::Size => "size",
+                Kind::Setting => "setting",
+            };
+            out += &format!(
+                "  {kind:<9}  {:<w$}  {:<va$}  {}\n",
+                c.label,
+                c.a.as_deref().unwrap_or("-"),
+                c.b.as_deref().unwrap_or("-")
+            );
+        }
+    }
+    let title = |s: &Option<crate::diff::StepSide>| {
+        s.as_ref()
+            .map_or(String::new(), |s| format!("{:>3} {}", s.number, s.title))
+    };
+    let wa = d
+        .steps
+        .iter()
+        .map(|p| title(&p.a).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(d.a.chars().count() + 4);
+    let wb = d
+        .steps
+        .iter()
+        .map(|p| title(&p.b).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(d.b.chars().count() + 4);
+    out += &format!(
+        "\nsteps  (= same · * other operation · # other dims · - only in {} · + only in {})\n",
+        d.a, d.b
+    );
+    out += format!("    {:<wa$}  {}", format!("    {}", d.a), format!("    {}", d.b)).trim_end();
+    out.push('\n');
+    for p in &d.steps {
+        let (mark, note) = match (p.status, &p.a, &p.b) {
+            (StepStatus::Same, _, _) => ("=", String::new()),
+            (StepStatus::Mechanism, Some(a), Some(b)) => {
+                ("*", format!("{}  →  {}", a.equation, b.equation))
+            }
+            (StepStatus::Dims, Some(a), Some(b)) => (
+                "#",
+                if a.output != b.output {
+                    format!("[{}] → [{}]", a.output.join(", "), b.output.join(", "))
+                } else {
+                    format!("{}  →  {}", a.equation, b.equation)
+                },
+            ),
+            (StepStatus::OnlyA, _, _) => ("-", String::new()),
+            (StepStatus::OnlyB, _, _) => ("+", String::new()),
+            _ => ("?", String::new()),
+        };
+        out += &format!(
+            "  {mark} {:<wa$}  {:<wb$}  {note}\n",
+            title(&p.a),
+            title(&p.b)
+        )
+        .trim_end()
+        .to_string();
+        out.push('\n');
+    }
+    let head = format!("figures (FLOPs at {} tokens)", grouped(d.context as u128));
+    let fw = d
+        .figures
+        .iter()
+        .map(|f| f.name.chars().count() + 2)
+        .chain([head.chars().count()])
+        .max()
+        .unwrap_or(0);
+    out += &format!(
+        "\n{head:<fw$}{:>14}{:>14}{:>10}\n",
+        d.a.chars().take(13).collect::<String>(),
+        d.b.chars().take(13).collect::<String>(),
+        "B/A"
+    );
+    let fw = fw - 2;
+    for f in &d.figures {
+        let ratio = if f.a == 0 {
+            if f.b == 0 { "=".into() } else { "new".into() }
+        } else {
+            format!("{:.2}×", f.b as f64 / f.a as f64)
+        };
+        out += &format!(
+            "  {:<fw$}{:>14}{:>14}{:>10}\n",
+            f.name,
+            short(f.a as u128),
+            short(f.b as u128),
+            ratio
+        );
+    }
+    out
+}

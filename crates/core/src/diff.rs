@@ -1,0 +1,619 @@
+//! What differs between two models: their architecture facts (mechanisms, sizes, settings) read
+//! from the Spec each Graph was built from, their steps aligned one to one, and their figures
+//! side by side. `anatomy diff` prints it; `--json` gives it as data.
+
+use crate::error::Result;
+use crate::graph::{Graph, Op};
+use crate::spec::{AttnKind, AttnSpan, Block, NormKind, NormPlace, Position, QkNorm, Spec};
+use crate::stats::{self, Stats};
+use serde::Serialize;
+
+/// What sort of fact it is: a different mechanism makes a different architecture; sizes and
+/// settings (numbers a config tunes) do not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Mechanism,
+    Size,
+    Setting,
+}
+
+/// One fact of a model: a key, a label for prose, and its value as text ("none", "yes"/"no" for
+/// a feature that is there or not).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fact {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub kind: Kind,
+    pub value: String,
+}
+
+fn yes(b: bool) -> String {
+    if b { "yes" } else { "no" }.into()
+}
+
+fn num(x: f64) -> String {
+    crate::fmt::float(x)
+}
+
+/// Every fact of a Spec that a reader comparing two models would ask about.
+pub fn facts(s: &Spec) -> Vec<Fact> {
+    use Kind::*;
+    let a = &s.attn;
+    let mut out = Vec::new();
+    let mut f = |key, label, kind, value: String| {
+        out.push(Fact {
+            key,
+            label,
+            kind,
+            value,
+        })
+    };
+    f("layers", "layers", Size, s.layers.to_string());
+    f("hidden", "hidden size", Size, s.hidden.to_string());
+    f("vocab", "vocabulary", Size, s.vocab.to_string());
+    f("context", "context", Size, s.context.to_string());
+    let kind = match a.kind {
+        AttnKind::Mha => "multi-head (MHA)",
+        AttnKind::Gqa => "grouped-query (GQA)",
+        AttnKind::Mqa => "multi-query (MQA)",
+        AttnKind::Mla => "multi-head latent (MLA)",
+    };
+    f("attention.kind", "attention", Mechanism, kind.into());
+    f("attention.heads", "query heads", Size, a.heads.to_string());
+    f("attention.kv_heads", "K/V heads", Size, a.kv_heads.to_string());
+    f("attention.head_dim", "head dim", Size, a.head_dim.to_string());
+    if a.v_head_dim != a.head_dim {
+        f("attention.v_head_dim", "V head dim", Size, a.v_head_dim.to_string());
+    }
+    if let Some(m) = &a.mla {
+        f("mla.kv_lora_rank", "KV latent rank", Size, m.kv_lora_rank.to_string());
+        f(
+            "mla.q_lora_rank",
+            "Q latent rank",
+            Size,
+            m.q_lora_rank.map_or("none".into(), |r| r.to_string()),
+        );
+        f("mla.rope_dim", "rotary key dim", Size, m.qk_rope_head_dim.to_string());
+    }
+    f("attention.qkv_bias", "Q/K/V biases", Mechanism, yes(a.qkv_bias));
+    f("attention.o_bias", "attention output bias", Mechanism, yes(a.o_bias));
+    let qk = match a.qk_norm {
+        QkNorm::None => "none",
+        QkNorm::PerHead => "per head",
+        QkNorm::Full => "over the whole projection",
+        QkNorm::L2 => "weightless L2 after RoPE",
+        QkNorm::PerHeadPostRope => "per head after RoPE",
+    };
+    f("attention.qk_norm", "QK-norm", Mechanism, qk.into());
+    f("attention.sinks", "attention sinks", Mechanism, yes(a.sinks));
+    f(
+        "attention.softcap",
+        "attention softcap",
+        Setting,
+        a.softcap.map_or("none".into(), num),
+    );
+    f(
+        "attention.clip_qkv",
+        "Q/K/V clipping",
+        Setting,
+        a.clip_qkv.map_or("none".into(), num),
+    );
+    let mut spans: Vec<&str> = s
+        .plan
+        .iter()
+        .map(|l| match l.attn {
+            AttnSpan::Full => "full",
+            AttnSpan::Sliding(_) => "sliding-window",
+            AttnSpan::Chunked(_) => "chunked",
+        })
+        .collect();
+    spans.sort();
+    spans.dedup();
+    f("attention.spans", "attention spans", Mechanism, spans.join(" and "));
+    let mut windows: Vec<u64> = s
+        .plan
+        .iter()
+        .filter_map(|l| match l.attn {
+            AttnSpan::Sliding(w) | AttnSpan::Chunked(w) => Some(w),
+            AttnSpan::Full => None,
+        })
+        .collect();
+    windows.dedup();
+    if !windows.is_empty() {
+        let w: Vec<String> = windows.iter().map(u64::to_string).collect();
+        f("attention.window", "window", Size, w.join(", "));
+        let local = s.plan.iter().filter(|l| l.attn != AttnSpan::Full).count();
+        f("attention.local_layers", "local-attention layers", Size, local.to_string());
+    }
+    let block = match s.block {
+        Block::Sequential => "sequential",
+        Block::Parallel { shared_norm: true } => "parallel, one shared norm",
+        Block::Parallel { shared_norm: false } => "parallel",
+    };
+    f("block", "block", Mechanism, block.into());
+    let norm = match s.norm.kind {
+        NormKind::Rms => "RMSNorm",
+        NormKind::Layer { bias: true } => "LayerNorm",
+        NormKind::Layer { bias: false } => "LayerNorm without bias",
+    };
+    f("norm.kind", "norm", Mechanism, norm.into());
+    let place = match s.norm.place {
+        NormPlace::Pre => "pre-norm",
+        NormPlace::Post => "post-norm",
+        NormPlace::Sandwich => "sandwich",
+    };
+    f("norm.place", "norm placement", Mechanism, place.into());
+    f("norm.unit_offset", "(1 + w) norm weights", Mechanism, yes(s.norm.unit_offset));
+    f("norm.eps", "norm eps", Setting, num(s.norm.eps));
+    match &s.position {
+        Position::Rope(r) => {
+            f("position", "positions", Mechanism, "RoPE".into());
+            f("rope.theta", "RoPE base", Setting, num(r.full.theta));
+            let scaling = &r.full.scaling;
+            let kind = match scaling.kind() {
+                "default" => "none",
+                k => k,
+            };
+            f("rope.scaling", "RoPE scaling", Mechanism, kind.into());
+            if let Some(x) = scaling.factor() {
+                f("rope.factor", "RoPE scaling factor", Setting, num(x));
+            }
+            f(
+                "rope.sliding",
+                "own RoPE for sliding layers",
+                Mechanism,
+                yes(r.sliding.is_some()),
+            );
+            f("rope.partial", "rotated share of each head", Setting, num(r.partial));
+            f("rope.interleaved", "interleaved RoPE pairs", Mechanism, yes(r.interleaved));
+            let nope = s.plan.iter().filter(|l| !l.rope).count();
+            f("rope.nope_layers", "layers without RoPE", Size, nope.to_string());
+        }
+        Position::Learned => f("position", "positions", Mechanism, "learned".into()),
+        Position::Alibi(_) => f("position", "positions", Mechanism, "ALiBi".into()),
+    }
+    let dense = s.plan.iter().filter(|l| !l.moe).count();
+    if dense > 0 {
+        f("mlp.intermediate", "FFN width", Size, s.mlp.intermediate.to_string());
+    }
+    f("mlp.act", "activation", Mechanism, s.mlp.act.label().into());
+    f("mlp.gated", "gated FFN (GLU)", Mechanism, yes(s.mlp.gated));
+    f("mlp.bias", "FFN biases", Mechanism, yes(s.mlp.bias));
+    f("moe", "mixture of experts", Mechanism, yes(s.moe.is_some()));
+    if let Some(m) = &s.moe {
+        f("moe.experts", "experts", Size, m.experts.to_string());
+        f("moe.top_k", "active experts", Size, m.top_k.to_string());
+        f("moe.expert_width", "expert width", Size, m.expert_intermediate.to_string());
+        f("moe.shared", "shared experts", Size, m.shared_experts.to_string());
+        f("moe.dense_layers", "dense layers", Size, dense.to_string());
+        f("moe.scoring", "router scoring", Mechanism, format!("{:?}", m.scoring).to_lowercase());
+        f("moe.shared_gate", "shared-expert gate", Mechanism, yes(m.shared_gate));
+        f("moe.router_bias", "router bias", Mechanism, yes(m.router_bias));
+        f("moe.correction_bias", "routing correction bias", Mechanism, yes(m.correction_bias));
+        f("moe.norm_topk", "renormalized top-k weights", Mechanism, yes(m.norm_topk_prob));
+        f("moe.grouped", "grouped routing", Mechanism, yes(m.n_group > 1));
+        if m.n_group > 1 {
+            f("moe.groups", "expert groups", Size, format!("{} (top {})", m.n_group, m.topk_group));
+        }
+        f("moe.routed_scaling", "routed scaling", Setting, num(m.routed_scaling));
+    }
+    f("tied", "tied embeddings", Mechanism, yes(s.tied));
+    f("head_bias", "LM-head bias", Mechanism, yes(s.head_bias));
+    f(
+        "embedding.scaled",
+        "embeddings scaled by √hidden",
+        Mechanism,
+        yes(s.embedding.scale_by_sqrt_hidden),
+    );
+    f("embedding.norm", "norm after the embedding", Mechanism, yes(s.embedding.norm));
+    f("embedding.multiplier", "embedding multiplier", Setting, num(s.embedding.multiplier));
+    f(
+        "logits.softcap",
+        "final logit softcap",
+        Setting,
+        s.final_softcap.map_or("none".into(), num),
+    );
+    f("logits.multiplier", "logit multiplier", Setting, num(s.logits_mult));
+    f("residual.multiplier", "residual multiplier", Setting, num(s.residual_mult));
+    f("mtp_layers", "multi-token-prediction layers", Size, s.mtp_layers.to_string());
+    out
+}
+
+/// One fact that differs (or exists in one model only: `None` on the other side).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Change {
+    pub key: &'static str,
+    pub label: &'static str,
+    pub kind: Kind,
+    pub a: Option<String>,
+    pub b: Option<String>,
+    /// The sizes that come with a mechanism present on one side only ("8 experts, 2 active").
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub with: Vec<String>,
+}
+
+impl Change {
+    /// In words, as a change from A to B.
+    pub fn phrase(&self) -> String {
+        let with = if self.with.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", self.with.join(", "))
+        };
+        self.bare_phrase() + &with
+    }
+
+    fn bare_phrase(&self) -> String {
+        let absent = |v: &Option<String>| v.as_deref().is_none_or(|v| v == "no" || v == "none");
+        match (self.a.as_deref(), self.b.as_deref()) {
+            (_, Some(b)) if absent(&self.a) && b == "yes" => format!("{} added", self.label),
+            (_, Some(b)) if absent(&self.a) => format!("{} ({b}) added", self.label),
+            (Some(_), _) if absent(&self.b) => format!("{} removed", self.label),
+            (Some(a), Some(b)) if self.kind == Kind::Size && self.label.ends_with('s') => {
+                format!("{b} {} instead of {a}", self.label)
+            }
+            (Some(a), Some(b)) => format!("{} {b} instead of {a}", self.label),
+            _ => self.label.to_string(),
+        }
+    }
+}
+
+/// How a pair of aligned steps compares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    Same,
+    /// Same step, another operation or equation (RMSNorm for LayerNorm, GELU for SiLU).
+    Mechanism,
+    /// Same step and operation, other dims.
+    Dims,
+    OnlyA,
+    OnlyB,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepSide {
+    pub number: usize,
+    pub title: String,
+    pub equation: String,
+    /// Output dims, outermost first (`[seq_len, 4096]`).
+    pub output: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepPair {
+    pub status: StepStatus,
+    pub a: Option<StepSide>,
+    pub b: Option<StepSide>,
+}
+
+/// One figure of both models.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Figure {
+    pub name: String,
+    pub a: u64,
+    pub b: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diff {
+    pub a: String,
+    pub b: String,
+    pub family_a: String,
+    pub family_b: String,
+    /// No mechanism differs: the two differ in sizes and settings only, if at all.
+    pub same_architecture: bool,
+    pub summary: String,
+    pub changes: Vec<Change>,
+    pub steps: Vec<StepPair>,
+    /// FLOPs are compared at this context (the shorter model's maximum, at most 4096).
+    pub context: u64,
+    pub figures: Vec<Figure>,
+}
+
+/// A step's identity for alignment: its title without the norm's kind or a layer count, so
+/// "Attention RMSNorm" pairs with "Attention LayerNorm".
+fn key(title: &str) -> String {
+    let t = title.split(" (").next().unwrap_or(title);
+    t.replace("RMSNorm", "norm").replace("LayerNorm", "norm")
+}
+
+/// An equation with its numbers masked: what is computed, not at what size.
+fn shape_of(eq: &str) -> String {
+    let mut out = String::new();
+    let mut digits = false;
+    for c in eq.chars() {
+        if c.is_ascii_digit() || (digits && c == '.') {
+            if !digits {
+                out.push('#');
+            }
+            digits = true;
+        } else {
+            digits = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn op_kind(op: Op) -> std::mem::Discriminant<Op> {
+    std::mem::discriminant(&op)
+}
+
+fn side(g: &Graph, v: &crate::graph::Visit) -> StepSide {
+    let t = g.tensor(v.step.output);
+    StepSide {
+        number: v.step.number,
+        title: v.step.title.clone(),
+        equation: v.step.equation.clone(),
+        output: t
+            .dims
+            .iter()
+            .rev()
+            .map(|d| crate::render::report::dim_name(&g.spec, d))
+            .collect(),
+    }
+}
+
+fn steps(a: &Graph, b: &Graph) -> Vec<StepPair> {
+    let (va, vb) = (a.steps(), b.steps());
+    let ka: Vec<String> = va.iter().map(|v| key(&v.step.title)).collect();
+    let kb: Vec<String> = vb.iter().map(|v| key(&v.step.title)).collect();
+    let mut out = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
+        match op {
+            similar::DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => {
+                for i in 0..len {
+                    let (x, y) = (&va[old_index + i], &vb[new_index + i]);
+                    let (sx, sy) = (side(a, x), side(b, y));
+                    let status = if op_kind(x.step.op) != op_kind(y.step.op)
+                        || shape_of(&sx.equation) != shape_of(&sy.equation)
+                    {
+                        StepStatus::Mechanism
+                    } else if sx.output != sy.output || sx.equation != sy.equation {
+                        StepStatus::Dims
+                    } else {
+                        StepStatus::Same
+                    };
+                    out.push(StepPair {
+                        status,
+                        a: Some(sx),
+                        b: Some(sy),
+                    });
+                }
+            }
+            similar::DiffOp::Delete {
+                old_index, old_len, ..
+            } => {
+                for v in &va[old_index..old_index + old_len] {
+                    out.push(StepPair {
+                        status: StepStatus::OnlyA,
+                        a: Some(side(a, v)),
+                        b: None,
+                    });
+                }
+            }
+            similar::DiffOp::Insert {
+                new_index, new_len, ..
+            } => {
+                for v in &vb[new_index..new_index + new_len] {
+                    out.push(StepPair {
+                        status: StepStatus::OnlyB,
+                        a: None,
+                        b: Some(side(b, v)),
+                    });
+                }
+            }
+            similar::DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                for v in &va[old_index..old_index + old_len] {
+                    out.push(StepPair {
+                        status: StepStatus::OnlyA,
+                        a: Some(side(a, v)),
+                        b: None,
+                    });
+                }
+                for v in &vb[new_index..new_index + new_len] {
+                    out.push(StepPair {
+                        status: StepStatus::OnlyB,
+                        a: None,
+                        b: Some(side(b, v)),
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+fn changes(a: &Spec, b: &Spec) -> Vec<Change> {
+    let (fa, fb) = (facts(a), facts(b));
+    let mut out = Vec::new();
+    for x in &fa {
+        let y = fb.iter().find(|y| y.key == x.key);
+        if y.is_none_or(|y| y.value != x.value) {
+            out.push(Change {
+                key: x.key,
+                label: x.label,
+                kind: x.kind,
+                a: Some(x.value.clone()),
+                b: y.map(|y| y.value.clone()),
+                with: Vec::new(),
+            });
+        }
+    }
+    for y in fb.iter().filter(|y| !fa.iter().any(|x| x.key == y.key)) {
+        out.push(Change {
+            key: y.key,
+            label: y.label,
+            kind: y.kind,
+            a: None,
+            b: Some(y.value.clone()),
+            with: Vec::new(),
+        });
+    }
+    // A fact that exists on one side only because a mechanism is absent on the other (expert
+    // counts without MoE, MLA ranks without MLA) is said by that mechanism's change.
+    let parents = [
+        ("moe.groups", "moe.grouped"),
+        ("moe.", "moe"),
+        ("mlp.intermediate", "moe"),
+        ("mlp.intermediate", "moe.dense_layers"),
+        ("attention.v_head_dim", "attention.kind"),
+        ("mla.", "attention.kind"),
+        ("rope.factor", "rope.scaling"),
+        ("rope.", "position"),
+        ("attention.window", "attention.spans"),
+        ("attention.local_layers", "attention.spans"),
+    ];
+    let parent_of = |c: &Change| {
+        if c.a.is_some() && c.b.is_some() {
+            return None;
+        }
+        parents
+            .iter()
+            .find(|(p, parent)| c.key.starts_with(p) && out_has(&fa, &fb, parent))
+            .map(|(_, parent)| *parent)
+    };
+    let (children, mut kept): (Vec<Change>, Vec<Change>) =
+        out.into_iter().partition(|c| parent_of(c).is_some());
+    let mut said: Vec<(&str, String)> = Vec::new();
+    let absent = |v: Option<&String>| v.is_none_or(|v| v == "no" || v == "none");
+    for c in children {
+        let parent = parent_of(&c).expect("partitioned on it");
+        // A size that comes with the parent's mechanism, on the side that has it.
+        let p = kept.iter().find(|k| k.key == parent);
+        let side_ok = p.is_none_or(|p| {
+            (c.a.is_some() && !absent(p.a.as_ref())) || (c.b.is_some() && !absent(p.b.as_ref()))
+        });
+        let v = c.a.as_deref().or(c.b.as_deref()).unwrap_or_default();
+        if c.kind == Kind::Size && side_ok && !matches!(v, "0" | "no" | "none") {
+            said.push((parent, format!("{} {v}", c.label)));
+        }
+    }
+    for (parent, what) in said {
+        if let Some(p) = kept.iter_mut().find(|c| c.key == parent) {
+            p.with.push(what);
+        }
+    }
+    kept
+}
+
+/// Whether the fact `key` differs between the two lists.
+fn out_has(fa: &[Fact], fb: &[Fact], key: &str) -> bool {
+    let v = |f: &[Fact]| f.iter().find(|x| x.key == key).map(|x| x.value.clone());
+    v(fa) != v(fb)
+}
+
+fn figures(sa: &Stats, sb: &Stats) -> Vec<Figure> {
+    let mut out = vec![
+        Figure {
+            name: "total parameters".into(),
+            a: sa.total_params,
+            b: sb.total_params,
+        },
+        Figure {
+            name: "active parameters".into(),
+            a: sa.active_params,
+            b: sb.active_params,
+        },
+    ];
+    let keys: std::collections::BTreeSet<&String> = sa
+        .params_by_component
+        .keys()
+        .chain(sb.params_by_component.keys())
+        .collect();
+    for k in keys {
+        out.push(Figure {
+            name: format!("  {k}"),
+            a: sa.params_by_component.get(k).copied().unwrap_or(0),
+            b: sb.params_by_component.get(k).copied().unwrap_or(0),
+        });
+    }
+    out.extend([
+        Figure {
+            name: "KV cache per token (bf16 bytes)".into(),
+            a: sa.kv_cache.bytes_per_token_bf16,
+            b: sb.kv_cache.bytes_per_token_bf16,
+        },
+        Figure {
+            name: "weights in bf16 (bytes)".into(),
+            a: sa.weight_bytes.bf16,
+            b: sb.weight_bytes.bf16,
+        },
+        Figure {
+            name: "decode FLOPs per token".into(),
+            a: sa.flops.decode_per_token,
+            b: sb.flops.decode_per_token,
+        },
+    ]);
+    out
+}
+
+fn summary(a: &Spec, b: &Spec, changes: &[Change]) -> String {
+    let (na, nb) = (&a.name, &b.name);
+    if changes.is_empty() {
+        return format!("{nb} is {na}: the same architecture with the same sizes and settings.");
+    }
+    let mechanisms: Vec<String> = changes
+        .iter()
+        .filter(|c| c.kind == Kind::Mechanism)
+        .map(Change::phrase)
+        .collect();
+    let rest: Vec<String> = changes
+        .iter()
+        .filter(|c| c.kind != Kind::Mechanism)
+        .map(Change::phrase)
+        .collect();
+    if mechanisms.is_empty() {
+        let family = if a.family == b.family {
+            format!(" ({})", a.family)
+        } else {
+            String::new()
+        };
+        return format!(
+            "Same architecture{family}; {nb} is {na} with {}.",
+            rest.join(", ")
+        );
+    }
+    let who = |s: &Spec| {
+        if a.family == b.family {
+            s.name.clone()
+        } else {
+            format!("{} ({})", s.name, s.family)
+        }
+    };
+    let mut text = format!("{} is {} with {}", who(b), who(a), mechanisms.join(", "));
+    if !rest.is_empty() {
+        text += &format!("; and {}", rest.join(", "));
+    }
+    text + "."
+}
+
+/// The difference from A to B.
+pub fn diff(a: &Graph, b: &Graph) -> Result<Diff> {
+    let context = a.spec.context.min(b.spec.context).min(4096);
+    let (sa, sb) = (stats::stats(a, Some(context))?, stats::stats(b, Some(context))?);
+    let changes = changes(&a.spec, &b.spec);
+    Ok(Diff {
+        a: a.spec.name.clone(),
+        b: b.spec.name.clone(),
+        family_a: a.spec.family.clone(),
+        family_b: b.spec.family.clone(),
+        same_architecture: !changes.iter().any(|c| c.kind == Kind::Mechanism),
+        summary: summary(&a.spec, &b.spec, &changes),
+        changes,
+        steps: steps(a, b),
+        context,
+        figures: figures(&sa, &sb),
+    })
+}
