@@ -375,7 +375,8 @@ pub fn diff(d: &crate::diff::Diff) -> String {
         "\nsteps  (= same · * other operation · # other dims · - only in {} · + only in {})\n",
         d.a, d.b
     );
-    out += format!("    {:<wa$}  {}", format!("    {}", d.a), format!("    {}", d.b)).trim_end();
+    let (ha, hb) = (format!("    {}", d.a), format!("    {}", d.b));
+    out += format!("    {ha:<wa$}  {hb}").trim_end();
     out.push('\n');
     for p in &d.steps {
         let (mark, note) = match (p.status, &p.a, &p.b) {
@@ -395,13 +396,7 @@ pub fn diff(d: &crate::diff::Diff) -> String {
             (StepStatus::OnlyB, _, _) => ("+", String::new()),
             _ => ("?", String::new()),
         };
-        out += &format!(
-            "  {mark} {:<wa$}  {:<wb$}  {note}\n",
-            title(&p.a),
-            title(&p.b)
-        )
-        .trim_end()
-        .to_string();
+        out += format!("  {mark} {:<wa$}  {:<wb$}  {note}", title(&p.a), title(&p.b)).trim_end();
         out.push('\n');
     }
     let head = format!("figures (FLOPs at {} tokens)", grouped(d.context as u128));
