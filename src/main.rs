@@ -156,6 +156,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The model in another format: the whole Graph as JSON (schema/graph.schema.json), the
+    /// block diagram as a standalone SVG, a Mermaid flowchart, or a Markdown model-card section.
+    Export {
+        #[arg(help = MODEL)]
+        model: String,
+        /// What to write.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The file to write (default: standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Overwrite a file that anatomy did not write.
+        #[arg(long)]
+        force: bool,
+    },
     /// Every op with its glyph and output shape, in the order the forward pass runs them.
     Ops {
         #[arg(help = MODEL)]
@@ -177,6 +192,18 @@ enum Command {
         #[arg(help = MODEL)]
         model: String,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    /// The whole Graph: scopes, steps, tensors with dims, checkpoint names, figures.
+    Json,
+    /// The page's block diagram, no script: for slides and documents.
+    Svg,
+    /// A flowchart of the block structure that GitHub renders.
+    Mermaid,
+    /// A model-card section: figures, layer pattern, attention and FFN kinds.
+    Md,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -366,6 +393,34 @@ fn run(cli: Cli) -> Result<String, Error> {
                 run_model(&path, req, lenient)
             } else {
                 run_model(Path::new(&model), req, lenient)
+            }
+        }
+        Command::Export {
+            model,
+            format,
+            output,
+            force,
+        } => {
+            if let Some(o) = &output {
+                output::check_target(o, force)?;
+            }
+            let (g, origin) = build(&model, lenient)?;
+            let text = match format {
+                ExportFormat::Json => {
+                    serde_json::to_string_pretty(&render::export::json(&g, &origin)?)
+                        .expect("json")
+                        + "\n"
+                }
+                ExportFormat::Svg => render::html::standalone_svg(&g)?,
+                ExportFormat::Mermaid => render::export::mermaid(&g)?,
+                ExportFormat::Md => render::export::markdown(&g, &origin)?,
+            };
+            match output {
+                Some(o) => {
+                    output::write(&o, text.as_bytes(), force)?;
+                    Ok(format!("wrote {} ({} bytes)\n", o.display(), text.len()))
+                }
+                None => Ok(text),
             }
         }
         Command::Diff { a, b, json } => {

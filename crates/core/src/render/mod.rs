@@ -1,6 +1,7 @@
 //! Views of a Graph. The terminal walkthrough lives here; the web page and op view come later.
 
 pub mod boxes;
+pub mod export;
 pub mod html;
 pub mod line;
 pub mod numpy;

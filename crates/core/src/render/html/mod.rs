@@ -5,7 +5,7 @@
 //! is escaped, in the markup (`escape`) and in the embedded JSON (`json_for_script`).
 
 pub mod ops;
-mod parts;
+pub mod parts;
 pub mod site;
 mod svg;
 mod text;
@@ -109,6 +109,43 @@ pub struct PageInput<'a> {
     pub context: Option<u64>,
     /// Values from a run, for the op view.
     pub values: Option<&'a ops::Values>,
+}
+
+/// The block diagram alone, as a standalone SVG document: the page's drawing with its styles
+/// inlined and no script, the first layer variant shown (`anatomy export --format svg`).
+pub fn standalone_svg(g: &Graph) -> crate::Result<String> {
+    let s = stats::stats(g, None)?;
+    let total = s.total_params as u128;
+    let ps = parts(g, s.kv_cache.context);
+    let vs = variants(g);
+    let variant_of = |p: &Part| -> Vec<usize> {
+        match &p.layers {
+            None => (0..vs.len()).collect(),
+            Some(l) => vs
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| l.contains(v.representative))
+                .map(|(i, _)| i)
+                .collect(),
+        }
+    };
+    let summary_of = |p: &Part| text::text(g, p, total).summary;
+    let svg = svg::diagram(&ps, g.spec.layers, &variant_of, &summary_of);
+    // The page's light palette and its svg rules, minus what only the page's script uses.
+    let css = include_str!("page.css");
+    let root = &css[..css.find('}').map_or(0, |i| i + 1)];
+    let rules: String = css
+        .lines()
+        .filter(|l| l.starts_with("svg") && !l.contains(":hover") && !l.contains(":focus"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let style = format!("<style>{root}\n{rules}\n</style>").replace(":root", "svg");
+    let open = svg.find('>').map_or(0, |i| i + 1);
+    Ok(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{} class=\"show-v0\">{style}{}\n",
+        &svg[..open - 1],
+        &svg[open..]
+    ))
 }
 
 pub fn page(input: &PageInput) -> crate::Result<String> {

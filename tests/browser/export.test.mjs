@@ -1,0 +1,81 @@
+// `anatomy export` in a real browser: the SVG parses as XML and draws the same boxes, at the
+// same places, as the page's diagram; the Mermaid flowchart parses and renders with the official
+// Mermaid (npm `mermaid`).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { anatomy, launch, open, tempDir } from "./helpers.mjs";
+
+const MODELS = ["llama-3.1-70b", "deepseek-v3", "gemma-3-27b", "gpt-oss-20b", "gpt-2"];
+let browser, dir;
+before(async () => {
+  dir = tempDir();
+  browser = await launch();
+});
+after(async () => { await browser?.close(); });
+
+/// The drawn boxes of an SVG: each visible part's id and rectangle in SVG units.
+async function boxes(page, svg) {
+  return page.evaluate((sel) => {
+    const root = document.querySelector(sel);
+    return Array.from(root.querySelectorAll(".part"))
+      .filter((g) => g.getClientRects().length > 0 && g.querySelector("rect"))
+      .map((g) => {
+        const r = g.querySelector("rect");
+        return [g.id, +r.getAttribute("x"), +r.getAttribute("y"), +r.getAttribute("width"), +r.getAttribute("height"),
+          g.querySelector("text.title")?.textContent ?? ""];
+      });
+  }, svg);
+}
+
+test("the SVG export is the page's drawing: same boxes, same places, no script", async () => {
+  for (const model of MODELS) {
+    const svgFile = join(dir, `${model}.svg`);
+    const htmlFile = join(dir, `${model}.html`);
+    anatomy("export", model, "--format", "svg", "-o", svgFile);
+    anatomy("html", model, "-o", htmlFile);
+    const { page: svgPage, problems } = await open(browser, svgFile);
+    // Loaded as image/svg+xml: a parse error would leave no <svg> root.
+    assert.equal(await svgPage.evaluate(() => document.documentElement.localName), "svg", model);
+    assert.equal(await svgPage.locator("script").count(), 0);
+    const fromSvg = await boxes(svgPage, "svg");
+    // Styled: a box's fill comes from the inlined stylesheet, not the default black.
+    const fill = await svgPage.evaluate(() => getComputedStyle(document.querySelector(".part rect")).fill);
+    assert.notEqual(fill, "rgb(0, 0, 0)", model);
+    assert.deepEqual(problems, [], model);
+    await svgPage.close();
+    const { page } = await open(browser, htmlFile);
+    const fromPage = await boxes(page, "#diagram svg");
+    await page.close();
+    assert.ok(fromSvg.length >= 6, `${model}: ${fromSvg.length} boxes`);
+    assert.deepEqual(fromSvg, fromPage, model);
+  }
+});
+
+test("the Mermaid export parses and renders with Mermaid", async () => {
+  const blank = join(dir, "blank.html");
+  writeFileSync(blank, "<!doctype html><meta charset=utf-8><body></body>");
+  const { page, problems } = await open(browser, blank);
+  await page.addScriptTag({ path: resolve(import.meta.dirname, "node_modules/mermaid/dist/mermaid.min.js") });
+  await page.evaluate(() => window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict" }));
+  const check = (t) => page.evaluate(async (t) => {
+    try {
+      const parsed = await window.mermaid.parse(t);
+      const { svg } = await window.mermaid.render("m" + Math.random().toString(36).slice(2), t);
+      return { ok: !!parsed, nodes: (svg.match(/class="node /g) || []).length };
+    } catch (e) {
+      return { ok: false, error: String(e) };
+    }
+  }, t);
+  // The parser does refuse a broken flowchart.
+  assert.equal((await check('flowchart TD\n  a["x" --> b\n')).ok, false);
+  for (const model of [...MODELS, "mixtral-8x7b-v0.1", "llama-4-scout-17b-16e"]) {
+    const text = anatomy("export", model, "--format", "mermaid");
+    const result = await check(text);
+    assert.equal(result.ok, true, `${model}: ${result.error}\n${text}`);
+    assert.ok(result.nodes >= 6, `${model}: ${result.nodes} nodes`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
