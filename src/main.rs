@@ -77,8 +77,12 @@ enum Command {
         #[arg(short, long)]
         output: PathBuf,
         /// Context length for KV cache and FLOPs (default: the model's maximum).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "compare")]
         context: Option<u64>,
+        /// Instead, one page comparing MODEL with this one: both diagrams side by side, the
+        /// parts that differ outlined, a part of both opened at once.
+        #[arg(long, value_name = "MODEL")]
+        compare: Option<String>,
         /// Overwrite a file that anatomy did not write (never a folder, device or pipe).
         #[arg(long)]
         force: bool,
@@ -327,11 +331,19 @@ fn run(cli: Cli) -> Result<String, Error> {
             model,
             output,
             context,
+            compare,
             force,
         } => {
             output::check_target(&output, force)?;
             let (g, origin) = build(&model, lenient)?;
-            let page = page(&model, &g, &origin, context, lenient)?;
+            let page = match compare {
+                Some(other) => {
+                    let (gb, ob) = build(&other, lenient)?;
+                    let d = anatomy_core::diff::diff(&g, &gb)?;
+                    render::html::compare::page(&g, &gb, &d, (&origin.describe(), &ob.describe()))?
+                }
+                None => page(&model, &g, &origin, context, lenient)?,
+            };
             output::write(&output, page.as_bytes(), force)?;
             Ok(format!(
                 "wrote {} ({} bytes)\n",

@@ -4,6 +4,7 @@
 //! Nothing is fetched: styles, script and data are inlined. Every string that came from an input
 //! is escaped, in the markup (`escape`) and in the embedded JSON (`json_for_script`).
 
+pub mod compare;
 pub mod ops;
 pub mod parts;
 pub mod site;
@@ -111,9 +112,8 @@ pub struct PageInput<'a> {
     pub values: Option<&'a ops::Values>,
 }
 
-/// The block diagram alone, as a standalone SVG document: the page's drawing with its styles
-/// inlined and no script, the first layer variant shown (`anatomy export --format svg`).
-pub fn standalone_svg(g: &Graph) -> crate::Result<String> {
+/// A model's block diagram (the page's SVG) with the parts and layer variants it draws.
+pub(crate) fn drawing(g: &Graph) -> crate::Result<(String, Vec<Part>, Vec<Variant>)> {
     let s = stats::stats(g, None)?;
     let total = s.total_params as u128;
     let ps = parts(g, s.kv_cache.context);
@@ -131,7 +131,11 @@ pub fn standalone_svg(g: &Graph) -> crate::Result<String> {
     };
     let summary_of = |p: &Part| text::text(g, p, total).summary;
     let svg = svg::diagram(&ps, g.spec.layers, &variant_of, &summary_of);
-    // The page's light palette and its svg rules, minus what only the page's script uses.
+    Ok((svg, ps, vs))
+}
+
+/// The page's light palette and its svg rules, for an SVG shown without the page.
+pub(crate) fn svg_style() -> String {
     let css = include_str!("page.css");
     let root = &css[..css.find('}').map_or(0, |i| i + 1)];
     let rules: String = css
@@ -139,7 +143,14 @@ pub fn standalone_svg(g: &Graph) -> crate::Result<String> {
         .filter(|l| l.starts_with("svg") && !l.contains(":hover") && !l.contains(":focus"))
         .collect::<Vec<_>>()
         .join("\n");
-    let style = format!("<style>{root}\n{rules}\n</style>").replace(":root", "svg");
+    format!("{root}\n{rules}\n").replace(":root", "svg")
+}
+
+/// The block diagram alone, as a standalone SVG document: the page's drawing with its styles
+/// inlined and no script, the first layer variant shown (`anatomy export --format svg`).
+pub fn standalone_svg(g: &Graph) -> crate::Result<String> {
+    let (svg, _, _) = drawing(g)?;
+    let style = format!("<style>{}</style>", svg_style());
     let open = svg.find('>').map_or(0, |i| i + 1);
     Ok(format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{} class=\"show-v0\">{style}{}\n",

@@ -1,0 +1,315 @@
+//! `anatomy html A --compare B`: one self-contained page with both block diagrams side by
+//! side, the parts that differ outlined, and a panel that opens a part of both models at once,
+//! step by step with each side's equation.
+
+use super::{drawing, escape, json_for_script, parts::Part, Variant};
+use crate::diff::{Diff, StepStatus};
+use crate::fmt::{grouped, short};
+use crate::graph::Graph;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+/// One side's diagram with its ids prefixed (`a-part-attention`), so both fit one document.
+fn prefixed(svg: &str, side: &str) -> String {
+    svg.replace("id=\"part-", &format!("id=\"{side}-part-"))
+        .replace("id=\"arrow", &format!("id=\"{side}-arrow"))
+        .replace("url(#arrow", &format!("url(#{side}-arrow"))
+}
+
+fn status_name(s: StepStatus) -> &'static str {
+    match s {
+        StepStatus::Same => "same",
+        StepStatus::Mechanism => "mechanism",
+        StepStatus::Dims => "dims",
+        StepStatus::OnlyA => "only_a",
+        StepStatus::OnlyB => "only_b",
+    }
+}
+
+/// Each side's parts as data, and whether each differs from the other side.
+fn side(
+    g: &Graph,
+    ps: &[Part],
+    status: &BTreeMap<usize, StepStatus>,
+    other: &[Part],
+) -> (Value, Vec<(String, bool)>) {
+    let mut data = serde_json::Map::new();
+    let mut marks = Vec::new();
+    for p in ps {
+        let steps: Vec<Value> = p
+            .steps
+            .iter()
+            .filter_map(|n| {
+                g.steps().into_iter().find(|v| v.step.number == *n).map(|v| {
+                    json!({
+                        "number": n,
+                        "title": v.step.title,
+                        "equation": v.step.equation,
+                        "status": status_name(status.get(n).copied().unwrap_or(StepStatus::Same)),
+                    })
+                })
+            })
+            .collect();
+        let n_layers = p.layers.as_ref().map_or(g.spec.layers, |l| l.len()) as u128;
+        let params = if p.params == 0 {
+            String::new()
+        } else if p.in_block && n_layers > 1 && p.params.is_multiple_of(n_layers) {
+            format!(
+                "{} parameters per layer × {n_layers} layers = {}",
+                grouped(p.params / n_layers),
+                short(p.params)
+            )
+        } else {
+            format!("{} parameters", grouped(p.params))
+        };
+        let differs = !other.iter().any(|o| o.id == p.id)
+            || p
+                .steps
+                .iter()
+                .any(|n| status.get(n).is_some_and(|s| *s != StepStatus::Same));
+        marks.push((p.id.clone(), differs));
+        data.insert(
+            p.id.clone(),
+            json!({
+                "title": p.title,
+                "layers": p.layers.as_ref().map(|l| l.to_string()),
+                "params": params,
+                "steps": steps,
+            }),
+        );
+    }
+    (Value::Object(data), marks)
+}
+
+/// Outline the parts that differ: a class on their group.
+fn mark(svg: String, side: &str, marks: &[(String, bool)]) -> String {
+    let mut out = svg;
+    for (id, differs) in marks {
+        if *differs {
+            let at = format!("id=\"{side}-part-{}\"", escape(id));
+            out = out.replace(
+                &format!("\" {at}"),
+                &format!(" differs\" {at}"),
+            );
+        }
+    }
+    out
+}
+
+fn variant_buttons(side: &str, vs: &[Variant]) -> String {
+    if vs.len() < 2 {
+        return String::new();
+    }
+    let buttons: String = vs
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            format!(
+                "<button type=\"button\" class=\"variant\" data-side=\"{side}\" data-variant=\"{i}\" aria-pressed=\"{}\">{}</button>",
+                i == vs.len() - 1,
+                escape(&v.label)
+            )
+        })
+        .collect();
+    format!("<div class=\"variants\">{buttons}</div>")
+}
+
+pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::Result<String> {
+    let (svg_a, ps_a, vs_a) = drawing(a)?;
+    let (svg_b, ps_b, vs_b) = drawing(b)?;
+    let status_a: BTreeMap<usize, StepStatus> = d
+        .steps
+        .iter()
+        .filter_map(|p| p.a.as_ref().map(|s| (s.number, p.status)))
+        .collect();
+    let status_b: BTreeMap<usize, StepStatus> = d
+        .steps
+        .iter()
+        .filter_map(|p| p.b.as_ref().map(|s| (s.number, p.status)))
+        .collect();
+    let (data_a, marks_a) = side(a, &ps_a, &status_a, &ps_b);
+    let (data_b, marks_b) = side(b, &ps_b, &status_b, &ps_a);
+    let show = |svg: &str, vs: &[Variant]| {
+        let open = svg.find('>').map_or(0, |i| i + 1);
+        format!(
+            "{} class=\"show-v{}\">{}",
+            &svg[..open - 1],
+            vs.len().saturating_sub(1),
+            &svg[open..]
+        )
+    };
+    let svg_a = mark(prefixed(&show(&svg_a, &vs_a), "a"), "a", &marks_a);
+    let svg_b = mark(prefixed(&show(&svg_b, &vs_b), "b"), "b", &marks_b);
+    let changes: String = d
+        .changes
+        .iter()
+        .map(|c| {
+            format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&format!("{:?}", c.kind).to_lowercase()),
+                escape(c.label),
+                escape(c.a.as_deref().unwrap_or("-")),
+                escape(c.b.as_deref().unwrap_or("-"))
+            )
+        })
+        .collect();
+    let figures: String = d
+        .figures
+        .iter()
+        .map(|f| {
+            let ratio = if f.a == 0 {
+                "".into()
+            } else {
+                format!("{:.2}×", f.b as f64 / f.a as f64)
+            };
+            format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{ratio}</td></tr>",
+                escape(f.name.trim()),
+                short(f.a as u128),
+                short(f.b as u128)
+            )
+        })
+        .collect();
+    let data = json!({ "a": { "name": d.a, "parts": data_a }, "b": { "name": d.b, "parts": data_b } });
+    Ok(format!(
+        r#"<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} — anatomy</title>
+<style>{page_css}
+{css}</style></head>
+<body>
+<header><h1>{na} <span class="arrow">→</span> {nb}</h1>
+<p class="summary">{summary}</p>
+<p class="provenance">A: {pa}<br>B: {pb}</p></header>
+<details class="changes" open><summary>{n_changes}</summary>
+<table><thead><tr><th>kind</th><th>what</th><th>{na}</th><th>{nb}</th></tr></thead><tbody>{changes}</tbody></table></details>
+<div class="columns">
+<section id="side-a" aria-label="{na}"><h2>{na}</h2>{va}<div class="diagram">{svg_a}</div></section>
+<section id="side-b" aria-label="{nb}"><h2>{nb}</h2>{vb}<div class="diagram">{svg_b}</div></section>
+</div>
+<aside id="detail" hidden aria-live="polite"></aside>
+<details class="figures"><summary>Figures side by side (FLOPs at {context} tokens)</summary>
+<table><thead><tr><th>figure</th><th>{na}</th><th>{nb}</th><th>B/A</th></tr></thead><tbody>{figures}</tbody></table></details>
+<script id="data" type="application/json">{data}</script>
+<script>{js}</script>
+</body></html>
+"#,
+        title = escape(&format!("{} vs {}", d.a, d.b)),
+        page_css = include_str!("page.css"),
+        css = COMPARE_CSS,
+        na = escape(&d.a),
+        nb = escape(&d.b),
+        summary = escape(&d.summary),
+        pa = escape(provenance.0),
+        pb = escape(provenance.1),
+        n_changes = if d.changes.is_empty() {
+            "No differences".to_string()
+        } else {
+            format!("{} differences", d.changes.len())
+        },
+        va = variant_buttons("a", &vs_a),
+        vb = variant_buttons("b", &vs_b),
+        context = grouped(d.context as u128),
+        data = json_for_script(&data),
+        js = COMPARE_JS,
+    ))
+}
+
+const COMPARE_CSS: &str = r#"
+body { padding-bottom: 50vh; }
+.columns { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2rem; align-items: start; }
+.columns h2 { font-size: 1.1rem; margin: .6rem 0 .3rem; }
+.columns .diagram svg { max-width: 100%; height: auto; }
+svg .part.differs rect { stroke: var(--focus); stroke-width: 2.4; stroke-dasharray: 6 3; }
+.summary { max-width: 70rem; }
+.changes table, .figures table, #detail table { border-collapse: collapse; margin: .4rem 0; font-size: .9rem; }
+.changes td, .changes th, .figures td, .figures th, #detail td, #detail th { padding: .15rem .6rem; text-align: left; border-bottom: 1px solid var(--panel); }
+#detail { position: fixed; left: 1rem; right: 1rem; bottom: 1rem; top: auto; max-width: none; max-height: 45vh; overflow: auto; z-index: 5; box-shadow: 0 4px 18px rgba(0,0,0,.18); }
+#detail h3 { margin-top: 0; }
+#detail .close { float: right; font: inherit; font-size: .85rem; cursor: pointer; }
+#detail .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2rem; }
+#detail tr.differs td { background: color-mix(in srgb, var(--focus) 18%, transparent); }
+#detail .none { color: var(--muted); font-style: italic; }
+.variants button[aria-pressed="true"] { font-weight: 700; }
+"#;
+
+const COMPARE_JS: &str = r##"(function () {
+  "use strict";
+  var data = JSON.parse(document.getElementById("data").textContent);
+  var detail = document.getElementById("detail");
+  var MARK = { same: "=", mechanism: "*", dims: "#", only_a: "-", only_b: "+" };
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function column(side, id) {
+    var box = el("div");
+    var p = data[side].parts[id];
+    box.appendChild(el("h3", null, data[side].name));
+    if (!p) { box.appendChild(el("p", "none", "Not in " + data[side].name + ".")); return box; }
+    box.appendChild(el("h4", null, p.title + (p.layers ? " (layers " + p.layers + ")" : "")));
+    if (p.params) box.appendChild(el("p", null, p.params));
+    var t = el("table");
+    p.steps.forEach(function (s) {
+      var tr = el("tr", s.status === "same" ? null : "differs");
+      tr.appendChild(el("td", null, MARK[s.status] || ""));
+      tr.appendChild(el("td", null, s.number + " " + s.title));
+      tr.appendChild(el("td", null, s.equation));
+      t.appendChild(tr);
+    });
+    box.appendChild(t);
+    return box;
+  }
+  function select(id, push) {
+    document.querySelectorAll(".part.selected").forEach(function (g) { g.classList.remove("selected"); });
+    detail.textContent = "";
+    if (!id) { detail.hidden = true; } else {
+      ["a", "b"].forEach(function (side) {
+        var g = document.getElementById(side + "-part-" + id);
+        if (g) g.classList.add("selected");
+      });
+      var close = el("button", "close", "close");
+      close.type = "button";
+      close.addEventListener("click", function () { select(null, true); });
+      detail.appendChild(close);
+      var pair = el("div", "pair");
+      pair.appendChild(column("a", id));
+      pair.appendChild(column("b", id));
+      detail.appendChild(pair);
+      detail.hidden = false;
+    }
+    var hash = "#a=" + encodeURIComponent(data.a.name) + "&b=" + encodeURIComponent(data.b.name) +
+      (id ? "&part=" + encodeURIComponent(id) : "");
+    if (push) history.pushState(null, "", hash); else history.replaceState(null, "", hash);
+  }
+  function fromHash() {
+    var m = /(?:^#|&)part=([^&]*)/.exec(location.hash);
+    var id = m ? decodeURIComponent(m[1]) : null;
+    if (id && !data.a.parts[id] && !data.b.parts[id]) id = null;
+    select(id, false);
+  }
+  document.querySelectorAll(".part").forEach(function (g) {
+    var id = g.getAttribute("data-part");
+    if (!id || id === "block") return;
+    g.addEventListener("click", function () { select(id, true); });
+    g.addEventListener("keydown", function (e) {
+      if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select(id, true); }
+    });
+  });
+  document.querySelectorAll(".variant").forEach(function (b) {
+    b.addEventListener("click", function () {
+      var svg = document.querySelector("#side-" + b.dataset.side + " svg");
+      for (var i = 0; i < 8; i++) svg.classList.remove("show-v" + i);
+      svg.classList.add("show-v" + b.dataset.variant);
+      document.querySelectorAll('.variant[data-side="' + b.dataset.side + '"]').forEach(function (o) {
+        o.setAttribute("aria-pressed", String(o === b));
+      });
+    });
+  });
+  document.addEventListener("keydown", function (e) { if (e.key === "Escape") select(null, true); });
+  window.addEventListener("popstate", fromHash);
+  fromHash();
+})();
+"##;
