@@ -272,6 +272,29 @@ fn hub_id(model: &str) -> Option<anatomy_hub::Id> {
     anatomy_hub::parse(model)
 }
 
+/// MODEL's checkpoint by its headers, when it is one (a .gguf, a folder of safetensors, or a
+/// Hub repo holding weights); None for a config or a catalog name.
+fn checkpoint_of(model: &str) -> Result<Option<anatomy_checkpoint::Checkpoint>, Error> {
+    if let Some(id) = hub_id(model) {
+        let hub = anatomy_hub::Hub::from_env()?;
+        let snap = hub.snapshot(&id)?;
+        let weights = snap
+            .files
+            .iter()
+            .any(|f| f.ends_with(".safetensors") || f.ends_with(".gguf"));
+        return if weights {
+            snap.checkpoint(&|_, _| {}).map(Some)
+        } else {
+            Ok(None)
+        };
+    }
+    let path = Path::new(model);
+    if anatomy_checkpoint::is_checkpoint(path) {
+        return anatomy_checkpoint::open(path).map(Some);
+    }
+    Ok(None)
+}
+
 fn warn_problems(c: &anatomy_checkpoint::Checkpoint) {
     if !c.problems.is_empty() {
         eprintln!(
@@ -439,13 +462,25 @@ fn run(cli: Cli) -> Result<String, Error> {
             let (ga, oa) = build(&a, lenient)?;
             let (gb, ob) = build(&b, lenient)?;
             let d = anatomy_core::diff::diff(&ga, &gb)?;
+            // Two checkpoints are compared tensor by tensor too, by their headers.
+            let stored = match (checkpoint_of(&a)?, checkpoint_of(&b)?) {
+                (Some(x), Some(y)) => Some(anatomy_checkpoint::compare(&x, &y)),
+                _ => None,
+            };
             Ok(if json {
                 let mut v = serde_json::to_value(&d).expect("diff serialize");
                 v["source_a"] = oa.json();
                 v["source_b"] = ob.json();
+                if let Some(c) = &stored {
+                    v["checkpoints"] = serde_json::to_value(c).expect("json");
+                }
                 serde_json::to_string_pretty(&v).expect("json") + "\n"
             } else {
-                render::report::diff(&d)
+                let mut text = render::report::diff(&d);
+                if let Some(c) = &stored {
+                    text += &format!("\n{}", c.text(&d.a, &d.b));
+                }
+                text
             })
         }
         Command::Ops { model } => {

@@ -644,3 +644,58 @@ fn diff_json_is_the_difference_as_data() {
     .unwrap();
     assert!(text.contains("Same architecture (Llama); llama-3.1-70b is llama-3.1-8b with 80 layers instead of 32"), "{text}");
 }
+
+/// A fine-tune against its base, by headers: the same architecture and sizes in one line, then
+/// each tensor stored otherwise.
+#[test]
+fn diff_of_two_checkpoints_lists_the_tensors_stored_otherwise() {
+    let base = exec_fixture("llama");
+    let bytes = std::fs::read(base.join("model.safetensors")).unwrap();
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header: Value = serde_json::from_slice(&bytes[8..8 + n]).unwrap();
+    // The tuned copy: every tensor in BF16, plus one adapter tensor the base lacks.
+    let mut tensors: Vec<(String, Vec<u64>)> = header
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| *k != "__metadata__")
+        .map(|(k, v)| (k.clone(), v["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect()))
+        .collect();
+    tensors.push(("lm_head.lora_A.weight".into(), vec![4, 8]));
+    let mut meta = serde_json::Map::new();
+    let mut at = 0u64;
+    for (name, shape) in &tensors {
+        let len = shape.iter().product::<u64>() * 2;
+        meta.insert(name.clone(), serde_json::json!({"dtype": "BF16", "shape": shape, "data_offsets": [at, at + len]}));
+        at += len;
+    }
+    let mut head = Value::Object(meta).to_string().into_bytes();
+    while !head.len().is_multiple_of(8) {
+        head.push(b' ');
+    }
+    let mut out = (head.len() as u64).to_le_bytes().to_vec();
+    out.extend(head);
+    out.resize(out.len() + at as usize, 0);
+    let tuned = tempfile::tempdir().unwrap();
+    std::fs::copy(base.join("config.json"), tuned.path().join("config.json")).unwrap();
+    std::fs::write(tuned.path().join("model.safetensors"), out).unwrap();
+
+    let v = json(&["diff", base.to_str().unwrap(), tuned.path().to_str().unwrap(), "--json"]);
+    assert_eq!(v["changes"].as_array().unwrap().len(), 0, "{v}");
+    let c = &v["checkpoints"];
+    assert_eq!(c["only_b"], serde_json::json!(["lm_head.lora_A.weight"]));
+    assert_eq!(c["only_a"].as_array().unwrap().len(), 0);
+    assert_eq!(c["dtype"].as_array().unwrap().len(), tensors.len() - 1);
+    assert_eq!(c["dtype"][0][2], "BF16");
+    let text = String::from_utf8(
+        anatomy()
+            .args(["diff", base.to_str().unwrap(), tuned.path().to_str().unwrap()])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(text.contains("the same architecture with the same sizes"), "{text}");
+    assert!(text.contains(&format!("checkpoints differ: 1 tensor only in {}", tuned.path().file_name().unwrap().to_string_lossy())), "{text}");
+    assert!(text.contains("stored in another dtype (F32 → BF16)"), "{text}");
+}

@@ -154,3 +154,101 @@ pub fn spec(c: &Checkpoint, lenient: bool) -> Result<anatomy_core::spec::Spec, E
         e
     })
 }
+
+/// How two checkpoints' tensors differ, by their headers: names in one only, and the same name
+/// stored with another dtype or shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Compared {
+    pub only_a: Vec<String>,
+    pub only_b: Vec<String>,
+    /// (tensor, dtype in A, dtype in B)
+    pub dtype: Vec<(String, String, String)>,
+    /// (tensor, shape in A, shape in B)
+    pub shape: Vec<(String, Vec<u64>, Vec<u64>)>,
+    /// Tensors stored the same in both.
+    pub same: usize,
+}
+
+impl Compared {
+    pub fn is_empty(&self) -> bool {
+        self.only_a.is_empty() && self.only_b.is_empty() && self.dtype.is_empty() && self.shape.is_empty()
+    }
+}
+
+pub fn compare(a: &Checkpoint, b: &Checkpoint) -> Compared {
+    let by_name = |c: &Checkpoint| -> std::collections::BTreeMap<String, Stored> {
+        c.tensors.iter().map(|t| (t.name.clone(), t.clone())).collect()
+    };
+    let (ta, tb) = (by_name(a), by_name(b));
+    let mut out = Compared::default();
+    for (name, x) in &ta {
+        match tb.get(name) {
+            None => out.only_a.push(name.clone()),
+            Some(y) => {
+                if x.dtype != y.dtype {
+                    out.dtype.push((name.clone(), x.dtype.clone(), y.dtype.clone()));
+                }
+                if x.shape != y.shape {
+                    out.shape.push((name.clone(), x.shape.clone(), y.shape.clone()));
+                }
+                if x.dtype == y.dtype && x.shape == y.shape {
+                    out.same += 1;
+                }
+            }
+        }
+    }
+    out.only_b = tb.keys().filter(|n| !ta.contains_key(*n)).cloned().collect();
+    out
+}
+
+impl Compared {
+    /// The difference in one line, then each differing tensor.
+    pub fn text(&self, a: &str, b: &str) -> String {
+        use anatomy_core::fmt::count;
+        if self.is_empty() {
+            return format!(
+                "checkpoints: all {} stored alike (names, dtypes, shapes)\n",
+                count(self.same as u128, "tensor")
+            );
+        }
+        let mut parts = Vec::new();
+        if !self.only_a.is_empty() {
+            parts.push(format!("{} only in {a}", count(self.only_a.len() as u128, "tensor")));
+        }
+        if !self.only_b.is_empty() {
+            parts.push(format!("{} only in {b}", count(self.only_b.len() as u128, "tensor")));
+        }
+        if !self.dtype.is_empty() {
+            let mut kinds: Vec<String> =
+                self.dtype.iter().map(|(_, x, y)| format!("{x} → {y}")).collect();
+            kinds.sort();
+            kinds.dedup();
+            parts.push(format!(
+                "{} stored in another dtype ({})",
+                count(self.dtype.len() as u128, "tensor"),
+                kinds.join(", ")
+            ));
+        }
+        if !self.shape.is_empty() {
+            parts.push(format!("{} of another shape", count(self.shape.len() as u128, "tensor")));
+        }
+        let mut out = format!(
+            "checkpoints differ: {}; {} alike\n",
+            parts.join(", "),
+            count(self.same as u128, "tensor")
+        );
+        for n in &self.only_a {
+            out += &format!("  - {n}  (only in {a})\n");
+        }
+        for n in &self.only_b {
+            out += &format!("  + {n}  (only in {b})\n");
+        }
+        for (n, x, y) in &self.dtype {
+            out += &format!("  # {n}  {x} → {y}\n");
+        }
+        for (n, x, y) in &self.shape {
+            out += &format!("  # {n}  {x:?} → {y:?}\n");
+        }
+        out
+    }
+}
