@@ -442,8 +442,7 @@ fn run(cli: Cli) -> Result<String, Error> {
             let (g, origin) = build(&model, lenient)?;
             let text = match format {
                 ExportFormat::Json => {
-                    serde_json::to_string_pretty(&render::export::json(&g, &origin)?)
-                        .expect("json")
+                    serde_json::to_string_pretty(&render::export::json(&g, &origin)?).expect("json")
                         + "\n"
                 }
                 ExportFormat::Svg => render::html::standalone_svg(&g)?,
@@ -836,7 +835,15 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             model.spec.vocab
         ));
     }
-    decode(&model, &ids, req.max_tokens, &eos, req.json, tok.as_ref(), &shown)
+    decode(
+        &model,
+        &ids,
+        req.max_tokens,
+        &eos,
+        req.json,
+        tok.as_ref(),
+        &shown,
+    )
 }
 
 /// Greedy decoding with text streamed as it comes (or one JSON object at the end).

@@ -415,7 +415,11 @@ fn run_chat_applies_the_gguf_template_and_stops_at_its_eos_like_transformers() {
             .args(extra)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         (
             serde_json::from_slice::<Value>(&out.stdout).unwrap(),
             String::from_utf8_lossy(&out.stderr).to_string(),
@@ -425,11 +429,20 @@ fn run_chat_applies_the_gguf_template_and_stops_at_its_eos_like_transformers() {
     assert_eq!(got["prompt_ids"], chat["prompt_ids"]);
     assert_eq!(got["generated_ids"], chat["generated_ids"]);
     let eos = chat["eos_token_id"].as_u64().unwrap();
-    assert_eq!(chat["generated_ids"].as_array().unwrap().last().unwrap(), eos);
-    assert!(err.contains(&format!("stopped at end-of-sequence id {eos}")), "{err}");
+    assert_eq!(
+        chat["generated_ids"].as_array().unwrap().last().unwrap(),
+        eos
+    );
+    assert!(
+        err.contains(&format!("stopped at end-of-sequence id {eos}")),
+        "{err}"
+    );
     // --ignore-eos runs on to the cap.
     let (got, _) = run(&["--ignore-eos"]);
-    assert_eq!(got["generated_ids"].as_array().unwrap().len().to_string(), max);
+    assert_eq!(
+        got["generated_ids"].as_array().unwrap().len().to_string(),
+        max
+    );
 }
 
 /// A safetensors checkpoint stops at generation_config.json's eos id, else config.json's;
@@ -443,8 +456,19 @@ fn run_stops_at_the_eos_of_generation_config() {
     }
     let p = dir.path().to_str().unwrap();
     let ids = |extra: &[&str]| -> Vec<u64> {
-        let v = json(&[&["run", p, "--ids", "1,2,3", "--max-tokens", "6", "--json"], extra].concat());
-        v["generated_ids"].as_array().unwrap().iter().map(|i| i.as_u64().unwrap()).collect()
+        let v = json(
+            &[
+                &["run", p, "--ids", "1,2,3", "--max-tokens", "6", "--json"],
+                extra,
+            ]
+            .concat(),
+        );
+        v["generated_ids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i.as_u64().unwrap())
+            .collect()
     };
     let free = ids(&["--ignore-eos"]);
     assert_eq!(free.len(), 6);
@@ -542,7 +566,8 @@ fn help_describes_every_argument() {
             // `  -o, --output <OUTPUT>  The page to write`: a name, two spaces, words.
             let t = line.trim_start();
             assert!(
-                t.split_once("  ").is_some_and(|(_, d)| !d.trim().is_empty()),
+                t.split_once("  ")
+                    .is_some_and(|(_, d)| !d.trim().is_empty()),
                 "`anatomy {c} --help`: no description for `{t}`"
             );
         }
@@ -558,8 +583,13 @@ fn ops_ends_with_a_legend_of_the_glyphs_it_used() {
     assert!(legend.contains("@ matrix multiply"), "{legend}");
     // Llama has no router: the legend lists only what the table shows.
     assert!(!legend.contains("router"), "{legend}");
-    let moe = anatomy().args(["ops", "mixtral-8x7b-v0.1"]).output().unwrap();
-    assert!(String::from_utf8(moe.stdout).unwrap().contains("R router top-k"));
+    let moe = anatomy()
+        .args(["ops", "mixtral-8x7b-v0.1"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8(moe.stdout)
+        .unwrap()
+        .contains("R router top-k"));
 }
 
 /// `stats --json` carries numbers as integers and runs of layers as numbers, never text: text
@@ -597,7 +627,11 @@ fn counts_of_one_are_singular() {
     let path = dir.path().join("config.json");
     std::fs::write(&path, config.to_string()).unwrap();
     let stats = String::from_utf8(
-        anatomy().args(["stats", path.to_str().unwrap()]).output().unwrap().stdout,
+        anatomy()
+            .args(["stats", path.to_str().unwrap()])
+            .output()
+            .unwrap()
+            .stdout,
     )
     .unwrap();
     assert!(stats.contains("(1 layer, "), "{stats}");
@@ -622,7 +656,10 @@ fn readme_shows_every_command() {
         .collect();
     assert!(commands.len() >= 11);
     for c in commands {
-        assert!(readme.contains(&format!("anatomy {c} ")), "README lacks `anatomy {c}`");
+        assert!(
+            readme.contains(&format!("anatomy {c} ")),
+            "README lacks `anatomy {c}`"
+        );
     }
     assert!(readme.contains("cargo install --path ."));
 }
@@ -634,15 +671,36 @@ fn diff_json_is_the_difference_as_data() {
     assert_eq!(v["same_architecture"], true);
     assert_eq!(v["source_a"]["name"], "llama-3.1-8b");
     assert_eq!(v["source_b"]["repo"], "meta-llama/Llama-3.1-70B");
-    let layers = v["changes"].as_array().unwrap().iter().find(|c| c["key"] == "layers").unwrap();
-    assert_eq!((layers["a"].as_str(), layers["b"].as_str()), (Some("32"), Some("80")));
+    let layers = v["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == "layers")
+        .unwrap();
+    assert_eq!(
+        (layers["a"].as_str(), layers["b"].as_str()),
+        (Some("32"), Some("80"))
+    );
     assert!(v["figures"][0]["a"].is_u64());
-    assert!(v["steps"].as_array().unwrap().iter().all(|s| s["status"] == "same" || s["status"] == "dims"));
+    assert!(v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|s| s["status"] == "same" || s["status"] == "dims"));
     let text = String::from_utf8(
-        anatomy().args(["diff", "llama-3.1-8b", "llama-3.1-70b"]).output().unwrap().stdout,
+        anatomy()
+            .args(["diff", "llama-3.1-8b", "llama-3.1-70b"])
+            .output()
+            .unwrap()
+            .stdout,
     )
     .unwrap();
-    assert!(text.contains("Same architecture (Llama); llama-3.1-70b is llama-3.1-8b with 80 layers instead of 32"), "{text}");
+    assert!(
+        text.contains(
+            "Same architecture (Llama); llama-3.1-70b is llama-3.1-8b with 80 layers instead of 32"
+        ),
+        "{text}"
+    );
 }
 
 /// A fine-tune against its base, by headers: the same architecture and sizes in one line, then
@@ -659,14 +717,27 @@ fn diff_of_two_checkpoints_lists_the_tensors_stored_otherwise() {
         .unwrap()
         .iter()
         .filter(|(k, _)| *k != "__metadata__")
-        .map(|(k, v)| (k.clone(), v["shape"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect()))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v["shape"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d.as_u64().unwrap())
+                    .collect(),
+            )
+        })
         .collect();
     tensors.push(("lm_head.lora_A.weight".into(), vec![4, 8]));
     let mut meta = serde_json::Map::new();
     let mut at = 0u64;
     for (name, shape) in &tensors {
         let len = shape.iter().product::<u64>() * 2;
-        meta.insert(name.clone(), serde_json::json!({"dtype": "BF16", "shape": shape, "data_offsets": [at, at + len]}));
+        meta.insert(
+            name.clone(),
+            serde_json::json!({"dtype": "BF16", "shape": shape, "data_offsets": [at, at + len]}),
+        );
         at += len;
     }
     let mut head = Value::Object(meta).to_string().into_bytes();
@@ -680,7 +751,12 @@ fn diff_of_two_checkpoints_lists_the_tensors_stored_otherwise() {
     std::fs::copy(base.join("config.json"), tuned.path().join("config.json")).unwrap();
     std::fs::write(tuned.path().join("model.safetensors"), out).unwrap();
 
-    let v = json(&["diff", base.to_str().unwrap(), tuned.path().to_str().unwrap(), "--json"]);
+    let v = json(&[
+        "diff",
+        base.to_str().unwrap(),
+        tuned.path().to_str().unwrap(),
+        "--json",
+    ]);
     assert_eq!(v["changes"].as_array().unwrap().len(), 0, "{v}");
     let c = &v["checkpoints"];
     assert_eq!(c["only_b"], serde_json::json!(["lm_head.lora_A.weight"]));
@@ -689,13 +765,29 @@ fn diff_of_two_checkpoints_lists_the_tensors_stored_otherwise() {
     assert_eq!(c["dtype"][0][2], "BF16");
     let text = String::from_utf8(
         anatomy()
-            .args(["diff", base.to_str().unwrap(), tuned.path().to_str().unwrap()])
+            .args([
+                "diff",
+                base.to_str().unwrap(),
+                tuned.path().to_str().unwrap(),
+            ])
             .output()
             .unwrap()
             .stdout,
     )
     .unwrap();
-    assert!(text.contains("the same architecture with the same sizes"), "{text}");
-    assert!(text.contains(&format!("checkpoints differ: 1 tensor only in {}", tuned.path().file_name().unwrap().to_string_lossy())), "{text}");
-    assert!(text.contains("stored in another dtype (F32 → BF16)"), "{text}");
+    assert!(
+        text.contains("the same architecture with the same sizes"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "checkpoints differ: 1 tensor only in {}",
+            tuned.path().file_name().unwrap().to_string_lossy()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("stored in another dtype (F32 → BF16)"),
+        "{text}"
+    );
 }

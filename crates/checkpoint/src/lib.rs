@@ -171,13 +171,19 @@ pub struct Compared {
 
 impl Compared {
     pub fn is_empty(&self) -> bool {
-        self.only_a.is_empty() && self.only_b.is_empty() && self.dtype.is_empty() && self.shape.is_empty()
+        self.only_a.is_empty()
+            && self.only_b.is_empty()
+            && self.dtype.is_empty()
+            && self.shape.is_empty()
     }
 }
 
 pub fn compare(a: &Checkpoint, b: &Checkpoint) -> Compared {
     let by_name = |c: &Checkpoint| -> std::collections::BTreeMap<String, Stored> {
-        c.tensors.iter().map(|t| (t.name.clone(), t.clone())).collect()
+        c.tensors
+            .iter()
+            .map(|t| (t.name.clone(), t.clone()))
+            .collect()
     };
     let (ta, tb) = (by_name(a), by_name(b));
     let mut out = Compared::default();
@@ -186,10 +192,12 @@ pub fn compare(a: &Checkpoint, b: &Checkpoint) -> Compared {
             None => out.only_a.push(name.clone()),
             Some(y) => {
                 if x.dtype != y.dtype {
-                    out.dtype.push((name.clone(), x.dtype.clone(), y.dtype.clone()));
+                    out.dtype
+                        .push((name.clone(), x.dtype.clone(), y.dtype.clone()));
                 }
                 if x.shape != y.shape {
-                    out.shape.push((name.clone(), x.shape.clone(), y.shape.clone()));
+                    out.shape
+                        .push((name.clone(), x.shape.clone(), y.shape.clone()));
                 }
                 if x.dtype == y.dtype && x.shape == y.shape {
                     out.same += 1;
@@ -197,7 +205,11 @@ pub fn compare(a: &Checkpoint, b: &Checkpoint) -> Compared {
             }
         }
     }
-    out.only_b = tb.keys().filter(|n| !ta.contains_key(*n)).cloned().collect();
+    out.only_b = tb
+        .keys()
+        .filter(|n| !ta.contains_key(*n))
+        .cloned()
+        .collect();
     out
 }
 
@@ -213,14 +225,23 @@ impl Compared {
         }
         let mut parts = Vec::new();
         if !self.only_a.is_empty() {
-            parts.push(format!("{} only in {a}", count(self.only_a.len() as u128, "tensor")));
+            parts.push(format!(
+                "{} only in {a}",
+                count(self.only_a.len() as u128, "tensor")
+            ));
         }
         if !self.only_b.is_empty() {
-            parts.push(format!("{} only in {b}", count(self.only_b.len() as u128, "tensor")));
+            parts.push(format!(
+                "{} only in {b}",
+                count(self.only_b.len() as u128, "tensor")
+            ));
         }
         if !self.dtype.is_empty() {
-            let mut kinds: Vec<String> =
-                self.dtype.iter().map(|(_, x, y)| format!("{x} → {y}")).collect();
+            let mut kinds: Vec<String> = self
+                .dtype
+                .iter()
+                .map(|(_, x, y)| format!("{x} → {y}"))
+                .collect();
             kinds.sort();
             kinds.dedup();
             parts.push(format!(
@@ -230,7 +251,10 @@ impl Compared {
             ));
         }
         if !self.shape.is_empty() {
-            parts.push(format!("{} of another shape", count(self.shape.len() as u128, "tensor")));
+            parts.push(format!(
+                "{} of another shape",
+                count(self.shape.len() as u128, "tensor")
+            ));
         }
         let mut out = format!(
             "checkpoints differ: {}; {} alike\n",

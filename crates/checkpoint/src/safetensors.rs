@@ -372,7 +372,8 @@ pub fn assemble(files: &dyn Files, shown: &str) -> Result<Checkpoint, Error> {
         let shown_index = files.shown(index);
         let by_file = shards(&files.json(index)?, &shown_index)?;
         let names: Vec<String> = by_file.keys().cloned().collect();
-        for ((file, listed), (shard, shard_problems)) in by_file.iter().zip(files.headers(&names)?) {
+        for ((file, listed), (shard, shard_problems)) in by_file.iter().zip(files.headers(&names)?)
+        {
             problems.extend(shard_problems);
             let have: std::collections::BTreeSet<&str> =
                 shard.iter().map(|t| t.name.as_str()).collect();

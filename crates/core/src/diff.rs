@@ -61,23 +61,58 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     };
     f("attention.kind", "attention", Mechanism, kind.into());
     f("attention.heads", "query heads", Size, a.heads.to_string());
-    f("attention.kv_heads", "K/V heads", Size, a.kv_heads.to_string());
-    f("attention.head_dim", "head dim", Size, a.head_dim.to_string());
+    f(
+        "attention.kv_heads",
+        "K/V heads",
+        Size,
+        a.kv_heads.to_string(),
+    );
+    f(
+        "attention.head_dim",
+        "head dim",
+        Size,
+        a.head_dim.to_string(),
+    );
     if a.v_head_dim != a.head_dim {
-        f("attention.v_head_dim", "V head dim", Size, a.v_head_dim.to_string());
+        f(
+            "attention.v_head_dim",
+            "V head dim",
+            Size,
+            a.v_head_dim.to_string(),
+        );
     }
     if let Some(m) = &a.mla {
-        f("mla.kv_lora_rank", "KV latent rank", Size, m.kv_lora_rank.to_string());
+        f(
+            "mla.kv_lora_rank",
+            "KV latent rank",
+            Size,
+            m.kv_lora_rank.to_string(),
+        );
         f(
             "mla.q_lora_rank",
             "Q latent rank",
             Size,
             m.q_lora_rank.map_or("none".into(), |r| r.to_string()),
         );
-        f("mla.rope_dim", "rotary key dim", Size, m.qk_rope_head_dim.to_string());
+        f(
+            "mla.rope_dim",
+            "rotary key dim",
+            Size,
+            m.qk_rope_head_dim.to_string(),
+        );
     }
-    f("attention.qkv_bias", "Q/K/V biases", Mechanism, yes(a.qkv_bias));
-    f("attention.o_bias", "attention output bias", Mechanism, yes(a.o_bias));
+    f(
+        "attention.qkv_bias",
+        "Q/K/V biases",
+        Mechanism,
+        yes(a.qkv_bias),
+    );
+    f(
+        "attention.o_bias",
+        "attention output bias",
+        Mechanism,
+        yes(a.o_bias),
+    );
     let qk = match a.qk_norm {
         QkNorm::None => "none",
         QkNorm::PerHead => "per head",
@@ -86,7 +121,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         QkNorm::PerHeadPostRope => "per head after RoPE",
     };
     f("attention.qk_norm", "QK-norm", Mechanism, qk.into());
-    f("attention.sinks", "attention sinks", Mechanism, yes(a.sinks));
+    f(
+        "attention.sinks",
+        "attention sinks",
+        Mechanism,
+        yes(a.sinks),
+    );
     f(
         "attention.softcap",
         "attention softcap",
@@ -110,7 +150,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         .collect();
     spans.sort();
     spans.dedup();
-    f("attention.spans", "attention spans", Mechanism, spans.join(" and "));
+    f(
+        "attention.spans",
+        "attention spans",
+        Mechanism,
+        spans.join(" and "),
+    );
     let mut windows: Vec<u64> = s
         .plan
         .iter()
@@ -124,7 +169,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         let w: Vec<String> = windows.iter().map(u64::to_string).collect();
         f("attention.window", "window", Size, w.join(", "));
         let local = s.plan.iter().filter(|l| l.attn != AttnSpan::Full).count();
-        f("attention.local_layers", "local-attention layers", Size, local.to_string());
+        f(
+            "attention.local_layers",
+            "local-attention layers",
+            Size,
+            local.to_string(),
+        );
     }
     let block = match s.block {
         Block::Sequential => "sequential",
@@ -144,7 +194,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         NormPlace::Sandwich => "sandwich",
     };
     f("norm.place", "norm placement", Mechanism, place.into());
-    f("norm.unit_offset", "(1 + w) norm weights", Mechanism, yes(s.norm.unit_offset));
+    f(
+        "norm.unit_offset",
+        "(1 + w) norm weights",
+        Mechanism,
+        yes(s.norm.unit_offset),
+    );
     f("norm.eps", "norm eps", Setting, num(s.norm.eps));
     match &s.position {
         Position::Rope(r) => {
@@ -165,17 +220,37 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 Mechanism,
                 yes(r.sliding.is_some()),
             );
-            f("rope.partial", "rotated share of each head", Setting, num(r.partial));
-            f("rope.interleaved", "interleaved RoPE pairs", Mechanism, yes(r.interleaved));
+            f(
+                "rope.partial",
+                "rotated share of each head",
+                Setting,
+                num(r.partial),
+            );
+            f(
+                "rope.interleaved",
+                "interleaved RoPE pairs",
+                Mechanism,
+                yes(r.interleaved),
+            );
             let nope = s.plan.iter().filter(|l| !l.rope).count();
-            f("rope.nope_layers", "layers without RoPE", Size, nope.to_string());
+            f(
+                "rope.nope_layers",
+                "layers without RoPE",
+                Size,
+                nope.to_string(),
+            );
         }
         Position::Learned => f("position", "positions", Mechanism, "learned".into()),
         Position::Alibi(_) => f("position", "positions", Mechanism, "ALiBi".into()),
     }
     let dense = s.plan.iter().filter(|l| !l.moe).count();
     if dense > 0 {
-        f("mlp.intermediate", "FFN width", Size, s.mlp.intermediate.to_string());
+        f(
+            "mlp.intermediate",
+            "FFN width",
+            Size,
+            s.mlp.intermediate.to_string(),
+        );
     }
     f("mlp.act", "activation", Mechanism, s.mlp.act.label().into());
     f("mlp.gated", "gated FFN (GLU)", Mechanism, yes(s.mlp.gated));
@@ -184,19 +259,69 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     if let Some(m) = &s.moe {
         f("moe.experts", "experts", Size, m.experts.to_string());
         f("moe.top_k", "active experts", Size, m.top_k.to_string());
-        f("moe.expert_width", "expert width", Size, m.expert_intermediate.to_string());
-        f("moe.shared", "shared experts", Size, m.shared_experts.to_string());
+        f(
+            "moe.expert_width",
+            "expert width",
+            Size,
+            m.expert_intermediate.to_string(),
+        );
+        f(
+            "moe.shared",
+            "shared experts",
+            Size,
+            m.shared_experts.to_string(),
+        );
         f("moe.dense_layers", "dense layers", Size, dense.to_string());
-        f("moe.scoring", "router scoring", Mechanism, format!("{:?}", m.scoring).to_lowercase());
-        f("moe.shared_gate", "shared-expert gate", Mechanism, yes(m.shared_gate));
-        f("moe.router_bias", "router bias", Mechanism, yes(m.router_bias));
-        f("moe.correction_bias", "routing correction bias", Mechanism, yes(m.correction_bias));
-        f("moe.norm_topk", "renormalized top-k weights", Mechanism, yes(m.norm_topk_prob));
-        f("moe.grouped", "grouped routing", Mechanism, yes(m.n_group > 1));
+        f(
+            "moe.scoring",
+            "router scoring",
+            Mechanism,
+            format!("{:?}", m.scoring).to_lowercase(),
+        );
+        f(
+            "moe.shared_gate",
+            "shared-expert gate",
+            Mechanism,
+            yes(m.shared_gate),
+        );
+        f(
+            "moe.router_bias",
+            "router bias",
+            Mechanism,
+            yes(m.router_bias),
+        );
+        f(
+            "moe.correction_bias",
+            "routing correction bias",
+            Mechanism,
+            yes(m.correction_bias),
+        );
+        f(
+            "moe.norm_topk",
+            "renormalized top-k weights",
+            Mechanism,
+            yes(m.norm_topk_prob),
+        );
+        f(
+            "moe.grouped",
+            "grouped routing",
+            Mechanism,
+            yes(m.n_group > 1),
+        );
         if m.n_group > 1 {
-            f("moe.groups", "expert groups", Size, format!("{} (top {})", m.n_group, m.topk_group));
+            f(
+                "moe.groups",
+                "expert groups",
+                Size,
+                format!("{} (top {})", m.n_group, m.topk_group),
+            );
         }
-        f("moe.routed_scaling", "routed scaling", Setting, num(m.routed_scaling));
+        f(
+            "moe.routed_scaling",
+            "routed scaling",
+            Setting,
+            num(m.routed_scaling),
+        );
     }
     f("tied", "tied embeddings", Mechanism, yes(s.tied));
     f("head_bias", "LM-head bias", Mechanism, yes(s.head_bias));
@@ -206,17 +331,42 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         Mechanism,
         yes(s.embedding.scale_by_sqrt_hidden),
     );
-    f("embedding.norm", "norm after the embedding", Mechanism, yes(s.embedding.norm));
-    f("embedding.multiplier", "embedding multiplier", Setting, num(s.embedding.multiplier));
+    f(
+        "embedding.norm",
+        "norm after the embedding",
+        Mechanism,
+        yes(s.embedding.norm),
+    );
+    f(
+        "embedding.multiplier",
+        "embedding multiplier",
+        Setting,
+        num(s.embedding.multiplier),
+    );
     f(
         "logits.softcap",
         "final logit softcap",
         Setting,
         s.final_softcap.map_or("none".into(), num),
     );
-    f("logits.multiplier", "logit multiplier", Setting, num(s.logits_mult));
-    f("residual.multiplier", "residual multiplier", Setting, num(s.residual_mult));
-    f("mtp_layers", "multi-token-prediction layers", Size, s.mtp_layers.to_string());
+    f(
+        "logits.multiplier",
+        "logit multiplier",
+        Setting,
+        num(s.logits_mult),
+    );
+    f(
+        "residual.multiplier",
+        "residual multiplier",
+        Setting,
+        num(s.residual_mult),
+    );
+    f(
+        "mtp_layers",
+        "multi-token-prediction layers",
+        Size,
+        s.mtp_layers.to_string(),
+    );
     out
 }
 
@@ -602,7 +752,10 @@ fn summary(a: &Spec, b: &Spec, changes: &[Change]) -> String {
 /// The difference from A to B.
 pub fn diff(a: &Graph, b: &Graph) -> Result<Diff> {
     let context = a.spec.context.min(b.spec.context).min(4096);
-    let (sa, sb) = (stats::stats(a, Some(context))?, stats::stats(b, Some(context))?);
+    let (sa, sb) = (
+        stats::stats(a, Some(context))?,
+        stats::stats(b, Some(context))?,
+    );
     let changes = changes(&a.spec, &b.spec);
     Ok(Diff {
         a: a.spec.name.clone(),

@@ -149,11 +149,26 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "model.decoder.layers.{b}.self_attn_layer_norm",
                 "blk.{b}.attn_norm",
             ),
-            Q => ("model.decoder.layers.{b}.self_attn.q_proj", "blk.{b}.attn_q"),
-            K => ("model.decoder.layers.{b}.self_attn.k_proj", "blk.{b}.attn_k"),
-            V => ("model.decoder.layers.{b}.self_attn.v_proj", "blk.{b}.attn_v"),
-            O => ("model.decoder.layers.{b}.self_attn.out_proj", "blk.{b}.attn_output"),
-            FfnNorm => ("model.decoder.layers.{b}.final_layer_norm", "blk.{b}.ffn_norm"),
+            Q => (
+                "model.decoder.layers.{b}.self_attn.q_proj",
+                "blk.{b}.attn_q",
+            ),
+            K => (
+                "model.decoder.layers.{b}.self_attn.k_proj",
+                "blk.{b}.attn_k",
+            ),
+            V => (
+                "model.decoder.layers.{b}.self_attn.v_proj",
+                "blk.{b}.attn_v",
+            ),
+            O => (
+                "model.decoder.layers.{b}.self_attn.out_proj",
+                "blk.{b}.attn_output",
+            ),
+            FfnNorm => (
+                "model.decoder.layers.{b}.final_layer_norm",
+                "blk.{b}.ffn_norm",
+            ),
             Up => ("model.decoder.layers.{b}.fc1", "blk.{b}.ffn_up"),
             Down => ("model.decoder.layers.{b}.fc2", "blk.{b}.ffn_down"),
             FinalNorm => ("model.decoder.final_layer_norm", "output_norm"),
@@ -163,7 +178,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Q => ("transformer.h.{b}.attn.attention.q_proj", "blk.{b}.attn_q"),
             K => ("transformer.h.{b}.attn.attention.k_proj", "blk.{b}.attn_k"),
             V => ("transformer.h.{b}.attn.attention.v_proj", "blk.{b}.attn_v"),
-            O => ("transformer.h.{b}.attn.attention.out_proj", "blk.{b}.attn_output"),
+            O => (
+                "transformer.h.{b}.attn.attention.out_proj",
+                "blk.{b}.attn_output",
+            ),
             other => gpt2(other),
         },
         Layout::Phi => match role {

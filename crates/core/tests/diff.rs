@@ -42,8 +42,15 @@ fn llama_3_2_3b_to_qwen3_0_6b() {
     assert_eq!(
         keys(&d),
         BTreeSet::from([
-            "hidden", "vocab", "context", "attention.heads", "attention.qk_norm", "norm.eps",
-            "rope.theta", "rope.scaling", "mlp.intermediate",
+            "hidden",
+            "vocab",
+            "context",
+            "attention.heads",
+            "attention.qk_norm",
+            "norm.eps",
+            "rope.theta",
+            "rope.scaling",
+            "mlp.intermediate",
         ])
     );
     for (key, field) in [
@@ -53,12 +60,22 @@ fn llama_3_2_3b_to_qwen3_0_6b() {
         ("attention.heads", "num_attention_heads"),
         ("mlp.intermediate", "intermediate_size"),
     ] {
-        assert_eq!(change(&d, key), (&*text(&a[field]), &*text(&b[field])), "{key}");
+        assert_eq!(
+            change(&d, key),
+            (&*text(&a[field]), &*text(&b[field])),
+            "{key}"
+        );
     }
     assert_eq!(change(&d, "attention.qk_norm"), ("none", "per head"));
     assert_eq!(change(&d, "rope.scaling"), ("llama3", "none"));
     assert!(!d.same_architecture);
-    assert!(d.summary.starts_with("qwen3-0.6b (Qwen3) is llama-3.2-3b (Llama) with QK-norm (per head) added"), "{}", d.summary);
+    assert!(
+        d.summary.starts_with(
+            "qwen3-0.6b (Qwen3) is llama-3.2-3b (Llama) with QK-norm (per head) added"
+        ),
+        "{}",
+        d.summary
+    );
     // The QK norms are the steps only Qwen3 has; nothing is only Llama's.
     let only_b: Vec<&str> = d
         .steps
@@ -75,7 +92,10 @@ fn llama_3_2_3b_to_qwen3_0_6b() {
 fn mistral_7b_to_mixtral_8x7b() {
     let d = diff(&graph_of("mistral-7b-v0.1"), &graph_of("mixtral-8x7b-v0.1")).unwrap();
     let b = config("mixtral-8x7b-v0.1");
-    assert_eq!(keys(&d), BTreeSet::from(["attention.spans", "rope.theta", "moe"]));
+    assert_eq!(
+        keys(&d),
+        BTreeSet::from(["attention.spans", "rope.theta", "moe"])
+    );
     let moe = d.changes.iter().find(|c| c.key == "moe").unwrap();
     assert_eq!(
         moe.with,
@@ -85,8 +105,15 @@ fn mistral_7b_to_mixtral_8x7b() {
             format!("expert width {}", b["intermediate_size"]),
         ]
     );
-    let spans = d.changes.iter().find(|c| c.key == "attention.spans").unwrap();
-    assert_eq!(spans.with[0], format!("window {}", config("mistral-7b-v0.1")["sliding_window"]));
+    let spans = d
+        .changes
+        .iter()
+        .find(|c| c.key == "attention.spans")
+        .unwrap();
+    assert_eq!(
+        spans.with[0],
+        format!("window {}", config("mistral-7b-v0.1")["sliding_window"])
+    );
 }
 
 /// A Kimi-K2-like config: DeepSeek V3's with K2's expert count, heads, dense layers, routing
@@ -111,8 +138,13 @@ fn deepseek_v3_to_a_kimi_k2_like_config() {
     assert_eq!(
         keys(&d),
         BTreeSet::from([
-            "moe.experts", "attention.heads", "attention.kv_heads", "moe.dense_layers",
-            "moe.grouped", "vocab", "rope.theta",
+            "moe.experts",
+            "attention.heads",
+            "attention.kv_heads",
+            "moe.dense_layers",
+            "moe.grouped",
+            "vocab",
+            "rope.theta",
         ])
     );
     assert_eq!(change(&d, "moe.experts"), ("256", "384"));
@@ -131,8 +163,17 @@ fn llama_3_1_8b_to_70b_is_the_same_architecture() {
         BTreeSet::from(["layers", "hidden", "attention.heads", "mlp.intermediate"])
     );
     assert!(d.changes.iter().all(|c| c.kind == Kind::Size));
-    assert!(d.summary.starts_with("Same architecture (Llama); llama-3.1-70b is llama-3.1-8b with 80 layers instead of 32"), "{}", d.summary);
-    assert!(d.steps.iter().all(|p| matches!(p.status, StepStatus::Same | StepStatus::Dims)));
+    assert!(
+        d.summary.starts_with(
+            "Same architecture (Llama); llama-3.1-70b is llama-3.1-8b with 80 layers instead of 32"
+        ),
+        "{}",
+        d.summary
+    );
+    assert!(d
+        .steps
+        .iter()
+        .all(|p| matches!(p.status, StepStatus::Same | StepStatus::Dims)));
 }
 
 #[test]
@@ -141,9 +182,15 @@ fn every_catalog_model_against_itself_differs_in_nothing() {
         let g = graph_of(e.name);
         let d = diff(&g, &g).unwrap();
         assert!(d.changes.is_empty(), "{}: {:?}", e.name, d.changes);
-        assert!(d.steps.iter().all(|p| p.status == StepStatus::Same), "{}", e.name);
+        assert!(
+            d.steps.iter().all(|p| p.status == StepStatus::Same),
+            "{}",
+            e.name
+        );
         assert!(d.figures.iter().all(|f| f.a == f.b), "{}", e.name);
-        assert!(d.summary.contains("the same architecture with the same sizes"));
+        assert!(d
+            .summary
+            .contains("the same architecture with the same sizes"));
     }
 }
 
@@ -157,7 +204,13 @@ fn figures_are_each_models_stats() {
         anatomy_core::stats::stats(&b, Some(d.context)).unwrap(),
     );
     let get = |name: &str| d.figures.iter().find(|f| f.name == name).unwrap();
-    assert_eq!((get("total parameters").a, get("total parameters").b), (sa.total_params, sb.total_params));
+    assert_eq!(
+        (get("total parameters").a, get("total parameters").b),
+        (sa.total_params, sb.total_params)
+    );
     assert_eq!(get("decode FLOPs per token").b, sb.flops.decode_per_token);
-    assert_eq!(get("KV cache per token (bf16 bytes)").a, sa.kv_cache.bytes_per_token_bf16);
+    assert_eq!(
+        get("KV cache per token (bf16 bytes)").a,
+        sa.kv_cache.bytes_per_token_bf16
+    );
 }

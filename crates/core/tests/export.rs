@@ -6,7 +6,8 @@ use anatomy_core::{catalog, graph, source, stats};
 use serde_json::Value;
 
 fn schema() -> jsonschema::Validator {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schema/graph.schema.json");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schema/graph.schema.json");
     let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     jsonschema::validator_for(&schema).unwrap()
 }
@@ -18,7 +19,11 @@ fn every_catalog_models_json_validates_against_the_schema() {
         let loaded = source::load(e.name, false).unwrap();
         let g = graph::build(&loaded.spec).unwrap();
         let doc = export::json(&g, &loaded.origin).unwrap();
-        let errors: Vec<String> = v.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path())).take(5).collect();
+        let errors: Vec<String> = v
+            .iter_errors(&doc)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .take(5)
+            .collect();
         assert!(errors.is_empty(), "{}: {errors:?}", e.name);
         // The numbers are the Graph's: params by name and shape, the figures stats gives.
         assert_eq!(doc["params"].as_array().unwrap().len(), g.params.len());
@@ -53,13 +58,31 @@ fn mermaid_and_markdown_carry_the_structure_and_figures() {
     let g = graph::build(&loaded.spec).unwrap();
     let m = export::mermaid(&g).unwrap();
     assert!(m.contains("flowchart TD"));
-    assert!(m.contains(&format!("subgraph block[\"decoder layer ×{}\"]", g.spec.layers)), "{m}");
-    assert!(m.contains("ffn_moe[\"Mixture of experts (layers 3–60)\"]"), "{m}");
+    assert!(
+        m.contains(&format!(
+            "subgraph block[\"decoder layer ×{}\"]",
+            g.spec.layers
+        )),
+        "{m}"
+    );
+    assert!(
+        m.contains("ffn_moe[\"Mixture of experts (layers 3–60)\"]"),
+        "{m}"
+    );
     assert!(m.contains("-.-> mtp"), "{m}");
     let md = export::markdown(&g, &loaded.origin).unwrap();
     let s = stats::stats(&g, None).unwrap();
-    assert!(md.contains(&format!("| parameters | {} ", anatomy_core::fmt::grouped(s.total_params as u128))), "{md}");
-    assert!(md.contains("- FFN: dense in 0–2 · MoE (256 experts, 8 active) in 3–60"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "| parameters | {} ",
+            anatomy_core::fmt::grouped(s.total_params as u128)
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains("- FFN: dense in 0–2 · MoE (256 experts, 8 active) in 3–60"),
+        "{md}"
+    );
     assert!(md.contains("multi-head latent (MLA) attention"), "{md}");
 }
 
@@ -67,7 +90,13 @@ fn mermaid_and_markdown_carry_the_structure_and_figures() {
 #[test]
 fn hostile_names_stay_text() {
     let json = catalog::get("qwen3-0.6b").unwrap().json;
-    let spec = anatomy_core::families::load_json("x", json, "a\"]; click x href \"javascript:1\" | <b>", false).unwrap();
+    let spec = anatomy_core::families::load_json(
+        "x",
+        json,
+        "a\"]; click x href \"javascript:1\" | <b>",
+        false,
+    )
+    .unwrap();
     let g = graph::build(&spec).unwrap();
     let m = export::mermaid(&g).unwrap();
     let title = m.lines().nth(1).unwrap();

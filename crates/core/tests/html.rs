@@ -63,9 +63,15 @@ fn compare_page_escapes_model_names() {
     let evil = "<img src=x onerror=alert(1)></script>";
     let spec = anatomy_core::families::load_json("x", json, evil, false).unwrap();
     let a = anatomy_core::graph::build(&spec).unwrap();
-    let b = anatomy_core::graph::build(&anatomy_core::source::load("llama-3.2-1b", false).unwrap().spec).unwrap();
+    let b = anatomy_core::graph::build(
+        &anatomy_core::source::load("llama-3.2-1b", false)
+            .unwrap()
+            .spec,
+    )
+    .unwrap();
     let d = anatomy_core::diff::diff(&a, &b).unwrap();
-    let html = anatomy_core::render::html::compare::page(&a, &b, &d, ("file: <x>", "catalog")).unwrap();
+    let html =
+        anatomy_core::render::html::compare::page(&a, &b, &d, ("file: <x>", "catalog")).unwrap();
     assert!(!html.contains("<img src=x"), "raw markup in the page");
     assert!(!html.contains("</script>\",") && html.matches("</script>").count() == 2);
     assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));

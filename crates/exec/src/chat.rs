@@ -95,7 +95,10 @@ impl Template {
 fn python_json(v: &serde_json::Value) -> String {
     use serde_json::Value::*;
     match v {
-        Array(a) => format!("[{}]", a.iter().map(python_json).collect::<Vec<_>>().join(", ")),
+        Array(a) => format!(
+            "[{}]",
+            a.iter().map(python_json).collect::<Vec<_>>().join(", ")
+        ),
         Object(o) => format!(
             "{{{}}}",
             o.iter()
@@ -140,8 +143,12 @@ pub fn from_folder(dir: &Path) -> Result<Template, Error> {
     );
     let jinja = dir.join("chat_template.jinja");
     if jinja.is_file() {
-        let source = std::fs::read_to_string(&jinja)
-            .map_err(|e| Error::file(jinja.display().to_string(), format!("cannot read as UTF-8 text: {e}")))?;
+        let source = std::fs::read_to_string(&jinja).map_err(|e| {
+            Error::file(
+                jinja.display().to_string(),
+                format!("cannot read as UTF-8 text: {e}"),
+            )
+        })?;
         return Ok(Template {
             source,
             bos,
@@ -250,7 +257,11 @@ pub fn eos_folder(dir: &Path, config: &serde_json::Value) -> Result<Vec<u32>, Er
             None | Some(serde_json::Value::Null) => Ok(None),
             Some(serde_json::Value::Array(a)) => a
                 .iter()
-                .map(|i| i.as_u64().and_then(|i| u32::try_from(i).ok()).ok_or_else(bad))
+                .map(|i| {
+                    i.as_u64()
+                        .and_then(|i| u32::try_from(i).ok())
+                        .ok_or_else(bad)
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
             Some(i) => i
@@ -304,7 +315,9 @@ mod tests {
 
     #[test]
     fn a_bad_or_endless_template_is_an_error_naming_the_file() {
-        let e = t("{{ raise_exception('no system role') }}").render("x").unwrap_err();
+        let e = t("{{ raise_exception('no system role') }}")
+            .render("x")
+            .unwrap_err();
         assert_eq!(e.field, "chat_template");
         assert!(e.message.contains("no system role"), "{}", e.message);
         let e = t("{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}")
@@ -328,7 +341,11 @@ mod tests {
         std::fs::write(dir.path().join("tokenizer_config.json"), config.to_string()).unwrap();
         let t = from_folder(dir.path()).unwrap();
         assert_eq!(t.render("x").unwrap(), "<|begin|>x<|end|>");
-        std::fs::write(dir.path().join("chat_template.jinja"), "[{{ messages[0].content }}]").unwrap();
+        std::fs::write(
+            dir.path().join("chat_template.jinja"),
+            "[{{ messages[0].content }}]",
+        )
+        .unwrap();
         assert_eq!(from_folder(dir.path()).unwrap().render("x").unwrap(), "[x]");
         let none = tempfile::tempdir().unwrap();
         std::fs::write(none.path().join("tokenizer_config.json"), "{}").unwrap();

@@ -60,7 +60,11 @@ impl Http {
     }
 
     fn url(&self, repo: &str, rev: &str, file: &str) -> String {
-        let enc = |s: &str| s.replace('%', "%25").replace('#', "%23").replace('?', "%3F");
+        let enc = |s: &str| {
+            s.replace('%', "%25")
+                .replace('#', "%23")
+                .replace('?', "%3F")
+        };
         format!(
             "{}/{repo}/resolve/{}/{}",
             self.endpoint,
@@ -81,7 +85,10 @@ impl Http {
             .map_err(|e| Why::Other(e.to_string()))?;
         let home = url.host_str().map(String::from);
         for _ in 0..10 {
-            let mut req = self.head.head(url.clone()).header("Accept-Encoding", "identity");
+            let mut req = self
+                .head
+                .head(url.clone())
+                .header("Accept-Encoding", "identity");
             // The token goes to the Hub only, never to the host a redirect names.
             if url.host_str().map(String::from) == home {
                 req = self.auth(req);

@@ -69,19 +69,38 @@ mod tests {
     #[test]
     fn parses_repo_file_and_revision() {
         let id = parse("Qwen/Qwen3-8B").unwrap();
-        assert_eq!((id.repo.as_str(), id.file, id.revision), ("Qwen/Qwen3-8B", None, None));
+        assert_eq!(
+            (id.repo.as_str(), id.file, id.revision),
+            ("Qwen/Qwen3-8B", None, None)
+        );
         let id = parse("bartowski/X-GGUF/sub/X-Q4_K_M.gguf@v1.0").unwrap();
         assert_eq!(id.repo, "bartowski/X-GGUF");
         assert_eq!(id.file.as_deref(), Some("sub/X-Q4_K_M.gguf"));
         assert_eq!(id.revision.as_deref(), Some("v1.0"));
-        assert_eq!(parse("a/b@refs/pr/1").unwrap().revision.as_deref(), Some("refs/pr/1"));
+        assert_eq!(
+            parse("a/b@refs/pr/1").unwrap().revision.as_deref(),
+            Some("refs/pr/1")
+        );
     }
 
     #[test]
     fn refuses_what_cannot_be_an_id() {
         for bad in [
-            "llama-3.1-8b", "./x/y", "../a/b", "/abs/path", "a/", "/b", "a/b@", "a/b@x/../y",
-            "a/b/../c", "a/b/c//d", "a b/c", "a/b@x y", ".a/b", "a/-b", "a\\b/c",
+            "llama-3.1-8b",
+            "./x/y",
+            "../a/b",
+            "/abs/path",
+            "a/",
+            "/b",
+            "a/b@",
+            "a/b@x/../y",
+            "a/b/../c",
+            "a/b/c//d",
+            "a b/c",
+            "a/b@x y",
+            ".a/b",
+            "a/-b",
+            "a\\b/c",
         ] {
             assert_eq!(parse(bad), None, "{bad}");
         }

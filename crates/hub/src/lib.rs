@@ -41,7 +41,11 @@ impl Hub {
             .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"));
         let token = http::token();
         let bad = |e: String| {
-            Error::new(&endpoint, "HF_ENDPOINT", format!("{e}; give a URL such as https://huggingface.co"))
+            Error::new(
+                &endpoint,
+                "HF_ENDPOINT",
+                format!("{e}; give a URL such as https://huggingface.co"),
+            )
         };
         let mut builder = HFClientBuilder::new()
             .endpoint(endpoint.clone())
@@ -75,7 +79,13 @@ impl Hub {
                 .send()
                 .map_err(|e| self.error(id, None, e.into()))?;
             let commit = info.sha.ok_or_else(|| {
-                Error::file(&id.repo, format!("{} answered without the revision's commit hash", self.endpoint))
+                Error::file(
+                    &id.repo,
+                    format!(
+                        "{} answered without the revision's commit hash",
+                        self.endpoint
+                    ),
+                )
             })?;
             let files = info
                 .siblings
@@ -282,7 +292,11 @@ impl Snapshot<'_> {
             if !self.has(f) {
                 return Err(Error::file(
                     self.shown(f),
-                    format!("is not in the repo at {}{}", self.id.revision(), self.gguf_hint()),
+                    format!(
+                        "is not in the repo at {}{}",
+                        self.id.revision(),
+                        self.gguf_hint()
+                    ),
                 ));
             }
             return Ok(Kind::Gguf(f.clone()));
@@ -385,14 +399,22 @@ impl Snapshot<'_> {
 
     /// The total size of the files whose headers were read.
     pub fn headers_of_bytes(&self) -> u64 {
-        self.sizes.lock().expect("lock").iter().map(|(_, n)| n).sum()
+        self.sizes
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|(_, n)| n)
+            .sum()
     }
 
     fn size_of(&self, file: &str) -> Result<u64, Error> {
         if let Some(p) = self.cached(file) {
-            return std::fs::metadata(&p)
-                .map(|m| m.len())
-                .map_err(|e| Error::file(self.shown(file), format!("cannot read the cached copy: {e}")));
+            return std::fs::metadata(&p).map(|m| m.len()).map_err(|e| {
+                Error::file(
+                    self.shown(file),
+                    format!("cannot read the cached copy: {e}"),
+                )
+            });
         }
         Ok(self.meta(file)?.size)
     }
@@ -445,7 +467,11 @@ impl Snapshot<'_> {
             Kind::Gguf(file) => remote::download(self, &file, progress),
             Kind::Safetensors => {
                 let config = self.fetch("config.json")?;
-                for f in ["generation_config.json", "tokenizer.json", "tokenizer_config.json"] {
+                for f in [
+                    "generation_config.json",
+                    "tokenizer.json",
+                    "tokenizer_config.json",
+                ] {
                     if self.has(f) {
                         self.fetch(f)?;
                     }

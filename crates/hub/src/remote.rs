@@ -18,7 +18,8 @@ const CHUNK: u64 = 32 << 20;
 
 pub(crate) fn read_local(path: &Path, range: std::ops::Range<u64>) -> Result<Vec<u8>, Error> {
     let shown = path.display().to_string();
-    let mut f = std::fs::File::open(path).map_err(|e| Error::file(&shown, format!("cannot open: {e}")))?;
+    let mut f =
+        std::fs::File::open(path).map_err(|e| Error::file(&shown, format!("cannot open: {e}")))?;
     f.seek(SeekFrom::Start(range.start))
         .map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?;
     let mut out = Vec::new();
@@ -126,7 +127,9 @@ impl Read for Ranged<'_, '_> {
             self.start = self.pos;
             self.block = (self.block * 2).min(8 << 20);
             if self.buf.is_empty() {
-                return Err(std::io::Error::other("the server sent no bytes for a range"));
+                return Err(std::io::Error::other(
+                    "the server sent no bytes for a range",
+                ));
             }
         }
         let at = (self.pos - self.start) as usize;
@@ -182,12 +185,16 @@ pub(crate) fn download(
     let size = meta.size;
     let folder = s.hub.folder(&s.id);
     let io = |what: &str, p: &Path, e: std::io::Error| {
-        Error::file(p.display().to_string(), format!("cannot {what} in the cache: {e}"))
+        Error::file(
+            p.display().to_string(),
+            format!("cannot {what} in the cache: {e}"),
+        )
     };
     let etag = meta.etag.replace(['/', '\\'], "_");
     let blob = folder.join("blobs").join(&etag);
     if !blob.is_file() {
-        std::fs::create_dir_all(folder.join("blobs")).map_err(|e| io("create a folder", &blob, e))?;
+        std::fs::create_dir_all(folder.join("blobs"))
+            .map_err(|e| io("create a folder", &blob, e))?;
         let partial = folder.join("blobs").join(format!("{etag}.incomplete"));
         let mut have = std::fs::metadata(&partial).map_or(0, |m| m.len());
         if have > size {
@@ -200,15 +207,20 @@ pub(crate) fn download(
             .open(&partial)
             .map_err(|e| io("write", &partial, e))?;
         out.set_len(have).map_err(|e| io("write", &partial, e))?;
-        out.seek(SeekFrom::Start(have)).map_err(|e| io("write", &partial, e))?;
+        out.seek(SeekFrom::Start(have))
+            .map_err(|e| io("write", &partial, e))?;
         progress(file, have, size);
         while have < size {
             let to = size.min(have + CHUNK);
             let bytes = s.range(file, have..to)?;
             if bytes.is_empty() {
-                return Err(Error::file(s.shown(file), "the server sent no bytes for a range; try again"));
+                return Err(Error::file(
+                    s.shown(file),
+                    "the server sent no bytes for a range; try again",
+                ));
             }
-            out.write_all(&bytes).map_err(|e| io("write", &partial, e))?;
+            out.write_all(&bytes)
+                .map_err(|e| io("write", &partial, e))?;
             have += bytes.len() as u64;
             progress(file, have, size);
         }
@@ -229,7 +241,10 @@ pub(crate) fn download(
 #[cfg(unix)]
 fn point(blob: &Path, link: &Path, file: &str) -> std::io::Result<()> {
     let up = "../".repeat(2 + file.matches('/').count());
-    let name = blob.file_name().expect("a blob has a name").to_string_lossy();
+    let name = blob
+        .file_name()
+        .expect("a blob has a name")
+        .to_string_lossy();
     std::os::unix::fs::symlink(format!("{up}blobs/{name}"), link)
 }
 

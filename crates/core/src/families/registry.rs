@@ -1117,7 +1117,10 @@ pub static FAMILIES: &[Family] = &[
     },
     // GPT-Neo: GPT-2 with local attention in every other layer and unscaled scores.
     Family {
-        renames: &[("num_attention_heads", "num_heads"), ("num_hidden_layers", "num_layers")],
+        renames: &[
+            ("num_attention_heads", "num_heads"),
+            ("num_hidden_layers", "num_layers"),
+        ],
         ..own(
             "gpt_neo",
             "GPT-Neo",
@@ -1125,7 +1128,12 @@ pub static FAMILIES: &[Family] = &[
             None,
             &[
                 TRAINING,
-                &["resid_dropout", "embed_dropout", "classifier_dropout", "attention_layers"],
+                &[
+                    "resid_dropout",
+                    "embed_dropout",
+                    "classifier_dropout",
+                    "attention_layers",
+                ],
             ],
         )
     },

@@ -613,8 +613,8 @@ impl<'s> Builder<'s> {
             category: Category::Norm,
             inputs: vec![residual],
             output: xn,
-            operation:
-                "Add the FFN output to the attention residual; this is the block's output".into(),
+            operation: "Add the FFN output to the attention residual; this is the block's output"
+                .into(),
             equation: format!("Xᵦ₊₁ = R + {}{m}", residual_factor(self.spec)),
         })
     }

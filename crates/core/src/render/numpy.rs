@@ -646,7 +646,10 @@ mod tests {
 
     fn file(name: &str) -> String {
         let e = catalog::get(name).unwrap();
-        super::module(&families::load_json(name, e.json, name, false).unwrap(), "model.py")
+        super::module(
+            &families::load_json(name, e.json, name, false).unwrap(),
+            "model.py",
+        )
     }
 
     /// Each file holds the functions its model runs, and no others.

@@ -186,8 +186,10 @@ pub fn manifest_json(g: &Graph, entries: &[Entry], origin: &crate::source::Origi
         .iter()
         .map(|i| format!("{} = {}", i.key, i.value))
         .collect();
-    serde_json::to_string_pretty(&serde_json::json!({ "source": origin.json(), "tensors": tensors, "ignored": ignored }))
-        .expect("json")
+    serde_json::to_string_pretty(
+        &serde_json::json!({ "source": origin.json(), "tensors": tensors, "ignored": ignored }),
+    )
+    .expect("json")
         + "\n"
 }
 
@@ -302,11 +304,8 @@ pub fn ops(g: &Graph) -> String {
             dims.join(", ")
         );
     }
-    let used: std::collections::BTreeSet<&str> = g
-        .steps()
-        .into_iter()
-        .map(|v| glyph(v.step.op))
-        .collect();
+    let used: std::collections::BTreeSet<&str> =
+        g.steps().into_iter().map(|v| glyph(v.step.op)).collect();
     let legend: Vec<String> = GLYPHS
         .iter()
         .filter(|(g, _)| used.contains(g))
@@ -396,7 +395,12 @@ pub fn diff(d: &crate::diff::Diff) -> String {
             (StepStatus::OnlyB, _, _) => ("+", String::new()),
             _ => ("?", String::new()),
         };
-        out += format!("  {mark} {:<wa$}  {:<wb$}  {note}", title(&p.a), title(&p.b)).trim_end();
+        out += format!(
+            "  {mark} {:<wa$}  {:<wb$}  {note}",
+            title(&p.a),
+            title(&p.b)
+        )
+        .trim_end();
         out.push('\n');
     }
     let head = format!("figures (FLOPs at {} tokens)", grouped(d.context as u128));
@@ -416,7 +420,11 @@ pub fn diff(d: &crate::diff::Diff) -> String {
     let fw = fw - 2;
     for f in &d.figures {
         let ratio = if f.a == 0 {
-            if f.b == 0 { "=".into() } else { "new".into() }
+            if f.b == 0 {
+                "=".into()
+            } else {
+                "new".into()
+            }
         } else {
             format!("{:.2}×", f.b as f64 / f.a as f64)
         };

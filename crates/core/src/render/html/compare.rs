@@ -63,8 +63,7 @@ fn side(
             format!("{} parameters", grouped(p.params))
         };
         let differs = !other.iter().any(|o| o.id == p.id)
-            || p
-                .steps
+            || p.steps
                 .iter()
                 .any(|n| status.get(n).is_some_and(|s| *s != StepStatus::Same));
         marks.push((p.id.clone(), differs));
@@ -87,10 +86,7 @@ fn mark(svg: String, side: &str, marks: &[(String, bool)]) -> String {
     for (id, differs) in marks {
         if *differs {
             let at = format!("id=\"{side}-part-{}\"", escape(id));
-            out = out.replace(
-                &format!("\" {at}"),
-                &format!(" differs\" {at}"),
-            );
+            out = out.replace(&format!("\" {at}"), &format!(" differs\" {at}"));
         }
     }
     out
@@ -170,7 +166,8 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
             )
         })
         .collect();
-    let data = json!({ "a": { "name": d.a, "parts": data_a }, "b": { "name": d.b, "parts": data_b } });
+    let data =
+        json!({ "a": { "name": d.a, "parts": data_a }, "b": { "name": d.b, "parts": data_b } });
     Ok(format!(
         r#"<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

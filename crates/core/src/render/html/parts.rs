@@ -115,7 +115,7 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
 fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &mut Vec<Part>) {
     let mut attention: Vec<usize> = Vec::new();
     let mut counts = (0, 0); // residuals, norms: for part ids
-    // Post-norms that close the FFN variants, drawn once after all of them.
+                             // Post-norms that close the FFN variants, drawn once after all of them.
     let mut tails: Vec<&crate::graph::Step> = Vec::new();
     let flush = |attention: &mut Vec<usize>, out: &mut Vec<Part>| {
         if !attention.is_empty() {
@@ -144,7 +144,14 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
                 if s.op == Op::Add || (s.op == Op::Norm && s.category == Category::Norm) =>
             {
                 flush(&mut attention, out);
-                single_parts(g, visits, std::mem::take(&mut tails), &mut counts, context, out);
+                single_parts(
+                    g,
+                    visits,
+                    std::mem::take(&mut tails),
+                    &mut counts,
+                    context,
+                    out,
+                );
                 single_parts(g, visits, vec![s], &mut counts, context, out);
             }
             Node::Step(s) => attention.push(s.number),
@@ -230,7 +237,17 @@ fn single_parts(
             counts.1 += 1;
             (format!("norm-{}", counts.1), Kind::Norm)
         };
-        out.push(part(g, visits, &id, kind, &st.title, true, None, vec![st.number], context));
+        out.push(part(
+            g,
+            visits,
+            &id,
+            kind,
+            &st.title,
+            true,
+            None,
+            vec![st.number],
+            context,
+        ));
     }
 }
 

@@ -1204,15 +1204,7 @@ ${init}
 ${body}"#,
         &[
             ("plan", plan_list(spec)),
-            (
-                "base",
-                if own_mlp {
-                    "MLP"
-                } else {
-                    "nn.Module"
-                }
-                .into(),
-            ),
+            ("base", if own_mlp { "MLP" } else { "nn.Module" }.into()),
             ("init", init),
             ("d", d.to_string()),
             ("body", body),
@@ -1279,7 +1271,9 @@ fn model(spec: &Spec, n: &Names) -> String {
     let final_norm = n.path(Role::FinalNorm);
     let final_norm = final_norm.rsplit('.').next().unwrap_or("norm").to_string();
     let outer_init = match outer.rsplit_once('.') {
-        Some((holder, _)) => format!("        self.{holder} = nn.Module()\n        self.{outer} = Decoder()"),
+        Some((holder, _)) => {
+            format!("        self.{holder} = nn.Module()\n        self.{outer} = Decoder()")
+        }
         None => format!("        self.{outer} = Decoder()"),
     };
     let mut init = format!("        self.{embed} = nn.Embedding({v}, {d})\n");
