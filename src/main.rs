@@ -621,6 +621,10 @@ fn site(dir: &Path, force: bool) -> Result<String, Error> {
         })
         .collect();
     files.push((dir.join("index.html"), render::html::site::index(&rows)?));
+    files.push((
+        dir.join("compare.html"),
+        render::html::site::compare(&rows)?,
+    ));
     for (path, _) in &files {
         output::check_target(path, force)?;
     }
@@ -628,7 +632,7 @@ fn site(dir: &Path, force: bool) -> Result<String, Error> {
         output::write(path, contents.as_bytes(), force)?;
     }
     Ok(format!(
-        "wrote {} pages and index.html to {}\n",
+        "wrote {} pages, index.html and compare.html to {}\n",
         rows.len(),
         dir.display()
     ))

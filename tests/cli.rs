@@ -556,7 +556,7 @@ fn help_describes_every_argument() {
         .collect();
     assert!(commands.len() >= 11, "{commands:?}");
     for c in &commands {
-        let out = anatomy().args([c, "--help"]).output().unwrap();
+        let out = anatomy().args([c, "-h"]).output().unwrap();
         let text = String::from_utf8(out.stdout).unwrap();
         for line in text
             .lines()
@@ -568,7 +568,7 @@ fn help_describes_every_argument() {
             assert!(
                 t.split_once("  ")
                     .is_some_and(|(_, d)| !d.trim().is_empty()),
-                "`anatomy {c} --help`: no description for `{t}`"
+                "`anatomy {c} -h`: no description for `{t}`"
             );
         }
     }

@@ -1,28 +1,82 @@
-// The gallery: an index of the catalog that sorts and links every model's page.
-import { test } from "node:test";
+// The gallery: an index of the catalog that sorts, filters and links every model's page, with
+// each model's real layer pattern, and a compare page for any two of its models.
+import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { anatomy, launch, open, tempDir } from "./helpers.mjs";
 
-test("the index lists, sorts and links the catalog", async () => {
-  const dir = tempDir();
+let browser, dir;
+before(async () => {
+  dir = tempDir();
   anatomy("site", "-o", dir);
-  const browser = await launch();
-  try {
-    const { page, problems } = await open(browser, join(dir, "index.html"));
-    const rows = page.locator("tbody tr");
-    const n = await rows.count();
-    assert.ok(n >= 20, `${n} rows`);
-    assert.equal(await page.locator("tbody svg").count(), n, "a mini diagram per model");
-    await page.click("th:nth-child(4)"); // params, ascending
-    assert.equal(await rows.first().locator("td:nth-child(2)").textContent(), "gpt-2");
-    await page.click("th:nth-child(4)"); // descending
-    assert.equal(await rows.first().locator("td:nth-child(2)").textContent(), "deepseek-v3");
-    await rows.first().locator("a").click();
-    await page.waitForURL(/deepseek-v3\.html$/);
-    assert.equal(await page.locator("h1").textContent(), "deepseek-v3");
-    assert.deepEqual(problems, []);
-  } finally {
-    await browser.close();
-  }
+  browser = await launch();
+});
+after(async () => { await browser?.close(); });
+
+test("the index lists, sorts and links the catalog", async () => {
+  const { page, problems } = await open(browser, join(dir, "index.html"));
+  const rows = page.locator("tbody tr");
+  const n = await rows.count();
+  assert.ok(n >= 20, `${n} rows`);
+  assert.equal(await page.locator("tbody svg").count(), n, "a mini diagram per model");
+  await page.click("th:nth-child(4)"); // params, ascending
+  assert.equal(await rows.first().locator("td:nth-child(2)").textContent(), "gpt-2");
+  await page.click("th:nth-child(4)"); // descending
+  assert.equal(await rows.first().locator("td:nth-child(2)").textContent(), "deepseek-v3");
+  await rows.first().locator("a").click();
+  await page.waitForURL(/deepseek-v3\.html$/);
+  assert.equal(await page.locator("h1").textContent(), "deepseek-v3");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("mini diagrams show each model's layer pattern; filters narrow the list", async () => {
+  const { page, problems } = await open(browser, join(dir, "index.html"));
+  const strip = (name) => page.locator("tbody tr", { has: page.locator(`a:text-is("${name}")`) }).locator("svg.strip");
+  // One column per layer: DeepSeek-V3's 3 dense layers then 58 MoE, all latent attention.
+  assert.equal(await strip("deepseek-v3").locator("rect.t-dense").count(), 3);
+  assert.equal(await strip("deepseek-v3").locator("rect.t-moe").count(), 58);
+  assert.equal(await strip("deepseek-v3").locator("rect.t-mla").count(), 61);
+  // Gemma 3: five sliding layers to each global one; SmolLM3: every fourth layer without RoPE.
+  assert.equal(await strip("gemma-3-27b").locator("rect.t-full").count(), 10);
+  assert.equal(await strip("gemma-3-27b").locator("rect.t-sliding").count(), 52);
+  assert.equal(await strip("smollm3-3b").locator("circle.t-nope").count(), 9);
+  assert.equal(await strip("llama-3.1-8b").locator("rect.t-full").count(), 32);
+  // Filters: MoE models only, then only those with latent attention.
+  const visible = () => page.locator("tbody tr:not([hidden])");
+  const all = await visible().count();
+  await page.selectOption('select[name="ffn"]', "MoE");
+  const moe = await visible().count();
+  assert.ok(moe > 3 && moe < all, `${moe} of ${all}`);
+  for (const r of await visible().all()) assert.equal(await r.getAttribute("data-ffn"), "MoE");
+  await page.selectOption('select[name="attention"]', "MLA");
+  assert.deepEqual(await visible().locator("td:nth-child(2)").allTextContents(), ["deepseek-v3"]);
+  assert.equal(await page.locator("#shown").textContent(), "1 shown");
+  await page.selectOption('select[name="attention"]', "");
+  await page.selectOption('select[name="ffn"]', "");
+  await page.selectOption('select[name="size"]', "under 1B");
+  for (const r of await visible().all()) assert.equal(await r.getAttribute("data-size"), "under 1B");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("the compare action shows any two models side by side with what differs", async () => {
+  const { page, problems } = await open(browser, join(dir, "index.html"));
+  await page.selectOption("#cmp-a", "mistral-7b-v0.1");
+  await page.selectOption("#cmp-b", "mixtral-8x7b-v0.1");
+  await page.click("#cmp-go");
+  await page.waitForURL(/compare\.html#a=mistral-7b-v0\.1&b=mixtral-8x7b-v0\.1$/);
+  assert.equal(await page.locator("#side-a svg .part").count() > 5, true);
+  assert.equal(await page.locator("#side-b svg .part").count() > 5, true);
+  const facts = await page.locator("#facts").textContent();
+  assert.match(facts, /mixture of experts/);
+  assert.match(facts, /RoPE base/);
+  assert.match(await page.locator("#verdict").textContent(), /mechanisms and \d+ sizes or settings differ/);
+  // The same model twice: nothing differs; the URL follows the choice.
+  await page.selectOption("#pick-b", { label: "mistral-7b-v0.1" });
+  assert.equal(await page.locator("#facts tr").count(), 0);
+  assert.match(await page.locator("#verdict").textContent(), /same architecture with the same sizes/);
+  assert.match(new URL(page.url()).hash, /b=mistral-7b-v0\.1/);
+  assert.deepEqual(problems, []);
+  await page.close();
 });

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// One side's diagram with its ids prefixed (`a-part-attention`), so both fit one document.
-fn prefixed(svg: &str, side: &str) -> String {
+pub(crate) fn prefixed(svg: &str, side: &str) -> String {
     svg.replace("id=\"part-", &format!("id=\"{side}-part-"))
         .replace("id=\"arrow", &format!("id=\"{side}-arrow"))
         .replace("url(#arrow", &format!("url(#{side}-arrow"))
@@ -169,10 +169,7 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
     let data =
         json!({ "a": { "name": d.a, "parts": data_a }, "b": { "name": d.b, "parts": data_b } });
     Ok(format!(
-        r#"<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} — anatomy</title>
-<style>{page_css}
+        r#"{head}<style>{page_css}
 {css}</style></head>
 <body>
 <header><h1>{na} <span class="arrow">→</span> {nb}</h1>
@@ -191,7 +188,7 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
 <script>{js}</script>
 </body></html>
 "#,
-        title = escape(&format!("{} vs {}", d.a, d.b)),
+        head = super::preamble(&escape(&format!("{} vs {} · anatomy", d.a, d.b)), ""),
         page_css = include_str!("page.css"),
         css = COMPARE_CSS,
         na = escape(&d.a),

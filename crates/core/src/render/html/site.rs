@@ -1,7 +1,7 @@
 //! The static gallery: an index of many models (a sortable table of their figures, each with a
 //! mini diagram) linking one page per model.
 
-use super::{escape, parts, preamble, svg::category_class};
+use super::{escape, preamble};
 use crate::fmt::{context, grouped, short};
 use crate::graph::Graph;
 use crate::stats;
@@ -13,44 +13,67 @@ pub struct Row<'a> {
     pub source: String,
 }
 
-/// A column of small bars, one per part, in its category's color; the block framed.
+/// The model's real layer pattern, one column per layer: the top cell its attention (full,
+/// sliding, chunked; latent for MLA), the bottom cell its FFN (dense or MoE), a dot where the
+/// layer has no RoPE.
 pub fn thumbnail(g: &Graph) -> String {
-    let ps = parts(g, g.spec.context);
-    let mut y = 2;
+    use crate::spec::AttnSpan;
+    let spec = &g.spec;
+    let n = spec.plan.len().max(1);
+    let w = 3;
     let mut out = String::new();
-    let (mut top, mut bottom) = (None, 0);
-    let mut last_gated = false;
-    for p in ps.iter().filter(|p| p.kind != super::Kind::Aux) {
-        if p.layers.is_some() && last_gated {
-            continue; // variants share a slot
-        }
-        last_gated = p.layers.is_some();
-        if p.in_block && top.is_none() {
-            top = Some(y);
-            y += 3;
-        }
-        if !p.in_block && top.is_some() && bottom == 0 {
-            bottom = y + 1;
-            y += 4;
-        }
+    for (i, l) in spec.plan.iter().enumerate() {
+        let x = i * w;
+        let attn = match (l.attn, spec.attn.mla.is_some()) {
+            (_, true) => "t-mla",
+            (AttnSpan::Full, _) => "t-full",
+            (AttnSpan::Sliding(_), _) => "t-sliding",
+            (AttnSpan::Chunked(_), _) => "t-chunked",
+        };
+        let ffn = if l.moe { "t-moe" } else { "t-dense" };
         out.push_str(&format!(
-            "<rect class=\"t-{}\" x=\"10\" y=\"{y}\" width=\"44\" height=\"5\" rx=\"1\"/>",
-            category_class(p.category)
+            "<rect class=\"{attn}\" x=\"{x}\" y=\"0\" width=\"{}\" height=\"9\"/><rect class=\"{ffn}\" x=\"{x}\" y=\"10\" width=\"{}\" height=\"9\"/>",
+            w - 1,
+            w - 1
         ));
-        y += 7;
+        if !l.rope && matches!(spec.position, crate::spec::Position::Rope(_)) {
+            out.push_str(&format!(
+                "<circle class=\"t-nope\" cx=\"{}\" cy=\"22\" r=\"1\"/>",
+                x as f64 + (w - 1) as f64 / 2.0
+            ));
+        }
     }
-    let frame = top.map_or(String::new(), |t| {
-        format!(
-            "<rect class=\"t-frame\" x=\"6\" y=\"{}\" width=\"52\" height=\"{}\" rx=\"2\"/>",
-            t - 1,
-            bottom.max(t + 1) - t + 1
-        )
-    });
-    format!("<svg viewBox=\"0 0 64 {}\" width=\"48\" height=\"{}\" aria-hidden=\"true\">{frame}{out}</svg>", y + 2, (y + 2) * 3 / 4)
+    let summary = {
+        let plan = spec.plan_summary();
+        if plan.is_empty() {
+            format!("{} identical layers", spec.layers)
+        } else {
+            plan.join("; ")
+        }
+    };
+    format!(
+        "<svg class=\"strip\" viewBox=\"0 0 {} 24\" width=\"{}\" height=\"24\" role=\"img\" aria-label=\"{}\"><title>{}</title>{out}</svg>",
+        n * w,
+        (n * w).clamp(48, 192),
+        escape(&summary),
+        escape(&summary)
+    )
+}
+
+/// A size bucket for the index's filter.
+fn size_bucket(params: u64) -> &'static str {
+    match params {
+        p if p < 1_000_000_000 => "under 1B",
+        p if p < 10_000_000_000 => "1B–10B",
+        p if p < 100_000_000_000 => "10B–100B",
+        _ => "100B and more",
+    }
 }
 
 pub fn index(rows: &[Row]) -> crate::Result<String> {
     let mut body = String::new();
+    // Filter choices, each value once in first-seen order.
+    let mut choices: [Vec<String>; 4] = Default::default();
     for r in rows {
         let g = r.graph;
         let s = stats::stats(g, None)?;
@@ -60,8 +83,15 @@ pub fn index(rows: &[Row]) -> crate::Result<String> {
         } else {
             format!("{:?}", a.kind).to_uppercase()
         };
+        let ffn = if g.spec.moe.is_some() { "MoE" } else { "dense" };
+        let size = size_bucket(s.total_params);
+        for (c, v) in choices.iter_mut().zip([&g.spec.family, &attn, ffn, size]) {
+            if !c.iter().any(|x| x == v) {
+                c.push(v.to_string());
+            }
+        }
         body.push_str(&format!(
-            "<tr><td>{thumb}</td><td data-sort=\"{name}\"><a href=\"{href}\">{name}</a></td><td>{family}</td><td data-sort=\"{total}\">{total_s}</td><td data-sort=\"{active}\">{active_s}</td><td data-sort=\"{layers}\">{layers}</td><td data-sort=\"{hidden}\">{hidden_s}</td><td>{attn}</td><td data-sort=\"{ctx}\">{ctx_s}</td><td data-sort=\"{vocab}\">{vocab_s}</td><td class=\"src\">{source}</td></tr>\n",
+            "<tr data-family=\"{family}\" data-attention=\"{attn}\" data-ffn=\"{ffn}\" data-size=\"{size}\"><td>{thumb}</td><td data-sort=\"{name}\"><a href=\"{href}\">{name}</a></td><td>{family}</td><td data-sort=\"{total}\">{total_s}</td><td data-sort=\"{active}\">{active_s}</td><td data-sort=\"{layers}\">{layers}</td><td data-sort=\"{hidden}\">{hidden_s}</td><td>{attn}</td><td data-sort=\"{ctx}\">{ctx_s}</td><td data-sort=\"{vocab}\">{vocab_s}</td><td class=\"src\">{source}</td></tr>\n",
             thumb = thumbnail(g),
             name = escape(&g.spec.name),
             href = escape(&r.href),
@@ -90,13 +120,19 @@ table {{ border-collapse: collapse; }} th, td {{ padding: .3rem .7rem; border-bo
 th {{ cursor: pointer; user-select: none; }} th[aria-sort="ascending"]::after {{ content: " ▲"; }} th[aria-sort="descending"]::after {{ content: " ▼"; }}
 td:nth-child(2), td:nth-child(3), td:nth-child(8), td.src, th:nth-child(2), th:nth-child(3) {{ text-align: left; }}
 td.src {{ color: var(--muted); font-size: .85rem; }} a {{ color: inherit; font-weight: 600; }}
-.t-attention {{ fill: #2f6fd6; }} .t-ffn {{ fill: #2c8a4b; }} .t-norm {{ fill: #8b3fa3; }} .t-embed {{ fill: #b7860b; }} .t-aux {{ fill: #7b8591; }}
-.t-frame {{ fill: none; stroke: var(--muted); stroke-width: .8; }}
+.t-full {{ fill: #2f6fd6; }} .t-sliding {{ fill: #9dbdf0; }} .t-chunked {{ fill: #3aa8a0; }} .t-mla {{ fill: #7a4fc4; }}
+.t-dense {{ fill: #2c8a4b; }} .t-moe {{ fill: #e08a1e; }} .t-nope {{ fill: var(--fg); }}
+.legend span {{ display: inline-block; width: .8em; height: .8em; margin: 0 .25em 0 .8em; vertical-align: -.05em; }}
+.filters label, .compare label {{ margin-right: 1rem; }} .filters select, .compare select {{ font: inherit; }}
+tr[hidden] {{ display: none; }}
 </style>
 </head>
 <body>
 <h1>Model gallery</h1>
 <p>{n} models, drawn from their config.json files. Click a column to sort; click a name for its interactive page.</p>
+<p class="legend">Layer pattern, one column per layer: attention<span style="background:#2f6fd6"></span>full<span style="background:#9dbdf0"></span>sliding window<span style="background:#3aa8a0"></span>chunked<span style="background:#7a4fc4"></span>latent (MLA); FFN<span style="background:#2c8a4b"></span>dense<span style="background:#e08a1e"></span>mixture of experts; a dot: no RoPE.</p>
+<p class="filters">{filters} <span id="shown" aria-live="polite">{n} shown</span></p>
+<p class="compare"><label>compare <select id="cmp-a">{options}</select></label> <label>with <select id="cmp-b">{options}</select></label> <a id="cmp-go" href="compare.html">compare</a></p>
 <table id="models">
 <thead><tr><th data-type="none">diagram</th><th data-type="text">model</th><th data-type="text">family</th><th data-type="num">params</th><th data-type="num">active</th><th data-type="num">layers</th><th data-type="num">hidden</th><th data-type="text">attention</th><th data-type="num">context</th><th data-type="num">vocab</th><th data-type="text">source</th></tr></thead>
 <tbody>
@@ -125,12 +161,162 @@ td.src {{ color: var(--muted); font-size: .85rem; }} a {{ color: inherit; font-w
     th.addEventListener("click", sort);
     th.addEventListener("keydown", function (e) {{ if (e.key === "Enter") sort(); }});
   }});
+  var selects = document.querySelectorAll(".filters select");
+  function filter() {{
+    var shown = 0;
+    Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {{
+      var ok = Array.prototype.every.call(selects, function (s) {{ return !s.value || r.dataset[s.name] === s.value; }});
+      r.hidden = !ok;
+      if (ok) shown++;
+    }});
+    document.getElementById("shown").textContent = shown + " shown";
+  }}
+  Array.prototype.forEach.call(selects, function (s) {{ s.addEventListener("change", filter); }});
+  var ca = document.getElementById("cmp-a"), cb = document.getElementById("cmp-b"), go = document.getElementById("cmp-go");
+  if (cb.options.length > 1) cb.selectedIndex = 1;
+  function link() {{ go.href = "compare.html#a=" + encodeURIComponent(ca.value) + "&b=" + encodeURIComponent(cb.value); }}
+  ca.addEventListener("change", link);
+  cb.addEventListener("change", link);
+  link();
 }})();
 </script>
 </body>
 </html>
 "#,
         head = preamble("anatomy · model gallery", ""),
-        n = rows.len()
+        n = rows.len(),
+        options = rows
+            .iter()
+            .map(|r| format!("<option>{}</option>", escape(&r.graph.spec.name)))
+            .collect::<String>(),
+        filters = ["family", "attention", "ffn", "size"]
+            .iter()
+            .zip(&choices)
+            .map(|(name, values)| {
+                let options: String = values
+                    .iter()
+                    .map(|v| format!("<option value=\"{0}\">{0}</option>", escape(v)))
+                    .collect();
+                let label = if *name == "ffn" { "FFN" } else { name };
+                format!("<label>{label} <select name=\"{name}\"><option value=\"\">all</option>{options}</select></label>")
+            })
+            .collect::<String>()
+    ))
+}
+
+/// The gallery's compare page: any two of its models side by side, chosen on the page or by
+/// the URL (`compare.html#a=NAME&b=NAME`): both block diagrams and every architecture fact that
+/// differs. (`anatomy html A --compare B` adds the step-by-step comparison.)
+pub fn compare(rows: &[Row]) -> crate::Result<String> {
+    let mut models = Vec::new();
+    let mut templates = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let g = r.graph;
+        let (svg, _, vs) = super::drawing(g)?;
+        let open = svg.find('>').map_or(0, |i| i + 1);
+        let svg = format!(
+            "{} class=\"show-v{}\">{}",
+            &svg[..open - 1],
+            vs.len().saturating_sub(1),
+            &svg[open..]
+        );
+        templates.push_str(&format!(
+            "<template id=\"model-{i}\">{}</template>\n",
+            super::compare::prefixed(&svg, &format!("m{i}"))
+        ));
+        let facts: Vec<serde_json::Value> = crate::diff::facts(&g.spec)
+            .into_iter()
+            .map(|f| serde_json::json!({ "key": f.key, "label": f.label, "kind": f.kind, "value": f.value }))
+            .collect();
+        models.push(serde_json::json!({
+            "name": g.spec.name, "family": g.spec.family, "href": r.href, "facts": facts,
+        }));
+    }
+    let data = super::json_for_script(&serde_json::Value::Array(models));
+    Ok(format!(
+        r##"{head}<style>{css}
+.pickers label {{ margin-right: 1rem; }} .pickers select {{ font: inherit; }}
+.columns {{ display: grid; grid-template-columns: 1fr 1fr; gap: 1.2rem; align-items: start; }}
+.columns svg {{ max-width: 100%; height: auto; }}
+table.facts {{ border-collapse: collapse; margin: .6rem 0 1rem; }}
+table.facts td, table.facts th {{ padding: .2rem .7rem; border-bottom: 1px solid var(--panel); text-align: left; }}
+</style></head>
+<body>
+<h1>Compare two models</h1>
+<p class="pickers"><label>A <select id="pick-a"></select></label><label>B <select id="pick-b"></select></label> <a href="index.html">back to the gallery</a></p>
+<p id="verdict"></p>
+<table class="facts"><thead><tr><th>kind</th><th>what</th><th id="head-a">A</th><th id="head-b">B</th></tr></thead><tbody id="facts"></tbody></table>
+<div class="columns"><section id="side-a"><h2 id="title-a"></h2><div class="diagram"></div></section><section id="side-b"><h2 id="title-b"></h2><div class="diagram"></div></section></div>
+{templates}<script id="data" type="application/json">{data}</script>
+<script>
+(function () {{
+  "use strict";
+  var models = JSON.parse(document.getElementById("data").textContent);
+  var pick = {{ a: document.getElementById("pick-a"), b: document.getElementById("pick-b") }};
+  ["a", "b"].forEach(function (s) {{
+    models.forEach(function (m, i) {{
+      var o = document.createElement("option");
+      o.value = String(i);
+      o.textContent = m.name;
+      pick[s].appendChild(o);
+    }});
+    pick[s].addEventListener("change", function () {{ go(+pick.a.value, +pick.b.value); }});
+  }});
+  function index(name, fallback) {{
+    for (var i = 0; i < models.length; i++) if (models[i].name === name) return i;
+    return fallback;
+  }}
+  function cell(tr, text) {{ var td = document.createElement("td"); td.textContent = text; tr.appendChild(td); }}
+  function show(side, i) {{
+    var m = models[i];
+    var h = document.getElementById("title-" + side);
+    h.textContent = "";
+    var a = document.createElement("a");
+    a.href = m.href;
+    a.textContent = m.name + " (" + m.family + ")";
+    h.appendChild(a);
+    document.getElementById("head-" + side).textContent = m.name;
+    var box = document.querySelector("#side-" + side + " .diagram");
+    box.textContent = "";
+    box.appendChild(document.getElementById("model-" + i).content.cloneNode(true));
+    pick[side].value = String(i);
+  }}
+  function go(a, b) {{
+    show("a", a);
+    show("b", b);
+    var fa = models[a].facts, fb = models[b].facts, body = document.getElementById("facts");
+    body.textContent = "";
+    var keys = [], byKey = {{}};
+    fa.concat(fb).forEach(function (f) {{ if (!byKey[f.key]) {{ byKey[f.key] = f; keys.push(f.key); }} }});
+    var value = function (list, k) {{ for (var i = 0; i < list.length; i++) if (list[i].key === k) return list[i].value; return "-"; }};
+    var mechanisms = 0, rows = 0;
+    keys.forEach(function (k) {{
+      var x = value(fa, k), y = value(fb, k);
+      if (x === y) return;
+      rows++;
+      if (byKey[k].kind === "mechanism") mechanisms++;
+      var tr = document.createElement("tr");
+      cell(tr, byKey[k].kind); cell(tr, byKey[k].label); cell(tr, x); cell(tr, y);
+      body.appendChild(tr);
+    }});
+    document.getElementById("verdict").textContent = rows === 0
+      ? "The same architecture with the same sizes and settings."
+      : (mechanisms === 0 ? "The same architecture; " + rows + " sizes or settings differ."
+        : mechanisms + " mechanisms and " + (rows - mechanisms) + " sizes or settings differ.");
+    history.replaceState(null, "", "#a=" + encodeURIComponent(models[a].name) + "&b=" + encodeURIComponent(models[b].name));
+  }}
+  function fromHash() {{
+    var get = function (k) {{ var m = new RegExp("(?:^#|&)" + k + "=([^&]*)").exec(location.hash); return m ? decodeURIComponent(m[1]) : null; }};
+    go(index(get("a"), 0), index(get("b"), Math.min(1, models.length - 1)));
+  }}
+  window.addEventListener("hashchange", fromHash);
+  fromHash();
+}})();
+</script>
+</body>
+</html>
+"##,
+        head = preamble("anatomy · compare two models", ""),
+        css = include_str!("page.css"),
     ))
 }
