@@ -695,13 +695,13 @@ fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Er
         v["source"] = origin.json();
         if let Some(s) = &snap {
             v["transferred_bytes"] = serde_json::json!(s.transferred());
-            v["checkpoint_bytes"] = serde_json::json!(s.headers_of_bytes());
+            v["checkpoint_bytes"] = serde_json::json!(s.size_of_files_read());
         }
         serde_json::to_string_pretty(&v).expect("json") + "\n"
     } else {
         let mut text = anatomy_checkpoint::verify::report_text(&g, &c, &r)?;
         if let Some(s) = &snap {
-            let (got, of) = (s.transferred(), s.headers_of_bytes());
+            let (got, of) = (s.transferred(), s.size_of_files_read());
             text += &format!(
                 "{}\nread over HTTP: {} bytes of the checkpoint's {} ({:.4}%), headers only\n",
                 origin.describe(),

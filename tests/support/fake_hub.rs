@@ -6,7 +6,6 @@
 //! file 404 with the Hub's `X-Error-Code`. Every body byte sent is counted.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -21,13 +20,16 @@ pub struct FakeHub {
     pub url: String,
     pub sent: Arc<AtomicU64>,
     pub requests: Arc<Mutex<Vec<String>>>,
-    server: Arc<tiny_http::Server>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    port: u16,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Drop for FakeHub {
     fn drop(&mut self) {
-        self.server.unblock();
+        self.stop.store(true, Ordering::Relaxed);
+        // Wake the accept loop so it sees the flag.
+        let _ = std::net::TcpStream::connect(("127.0.0.1", self.port));
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -47,20 +49,62 @@ fn lfs(name: &str) -> bool {
     name.ends_with(".safetensors") || name.ends_with(".gguf")
 }
 
-fn header(k: &str, v: &str) -> tiny_http::Header {
-    tiny_http::Header::from_bytes(k.as_bytes(), v.as_bytes()).unwrap()
+fn header(k: &str, v: &str) -> (String, String) {
+    (k.to_string(), v.to_string())
+}
+
+/// A request as the fake hub reads it: method, path with query, headers.
+pub struct Request {
+    method: String,
+    url: String,
+    headers: Vec<(String, String)>,
+}
+
+impl Request {
+    fn header(&self, k: &str) -> Option<String> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(k))
+            .map(|(_, v)| v.clone())
+    }
+
+    /// One request off a connection (no body: the clients send none).
+    fn read(stream: &std::net::TcpStream) -> Option<Request> {
+        use std::io::BufRead;
+        let mut r = std::io::BufReader::new(stream);
+        let mut line = String::new();
+        r.read_line(&mut line).ok()?;
+        let mut parts = line.split_whitespace();
+        let (method, url) = (parts.next()?.to_string(), parts.next()?.to_string());
+        let mut headers = Vec::new();
+        loop {
+            let mut l = String::new();
+            r.read_line(&mut l).ok()?;
+            let l = l.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            let (k, v) = l.split_once(':')?;
+            headers.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        Some(Request {
+            method,
+            url,
+            headers,
+        })
+    }
 }
 
 impl FakeHub {
     pub fn start(repos: BTreeMap<String, Repo>) -> FakeHub {
-        let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-        let port = server.server_addr().to_ip().unwrap().port();
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
         let url = format!("http://127.0.0.1:{port}");
         // The CDN is another host, as on the Hub: clients keep the token and stop their HEAD there.
         let cdn = format!("http://localhost:{port}");
         let sent = Arc::new(AtomicU64::new(0));
         let requests = Arc::new(Mutex::new(Vec::new()));
-        let (s, base, count, log) = (server.clone(), cdn, sent.clone(), requests.clone());
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         // Hashed once: the files are served many times.
         let tags: Tags = repos
             .values()
@@ -72,49 +116,61 @@ impl FakeHub {
             .flat_map(|r| r.files.values())
             .map(|b| (tags[&(Arc::as_ptr(b) as usize)].clone(), b.clone()))
             .collect();
+        let shared = Arc::new((repos, by_hash, tags, cdn));
+        let (count, log, halt) = (sent.clone(), requests.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
-            for req in s.incoming_requests() {
-                let range = req
-                    .headers()
-                    .iter()
-                    .find(|h| h.field.equiv("Range"))
-                    .map(|h| h.value.to_string())
-                    .unwrap_or_default();
-                log.lock()
-                    .unwrap()
-                    .push(format!("{} {} {range}", req.method(), req.url()));
-                let r = answer(&req, &repos, &by_hash, &tags, &base);
-                let (status, headers, body, len) = r;
-                let head = *req.method() == tiny_http::Method::Head;
-                if !head {
-                    count.fetch_add(body.len() as u64, Ordering::Relaxed);
+            for conn in listener.incoming() {
+                if halt.load(Ordering::Relaxed) {
+                    break;
                 }
-                let reader: Box<dyn Read + Send> = if head {
-                    Box::new(std::io::empty())
-                } else {
-                    Box::new(std::io::Cursor::new(body))
-                };
-                let resp = tiny_http::Response::new(
-                    tiny_http::StatusCode(status),
-                    headers,
-                    reader,
-                    Some(len),
-                    None,
-                );
-                let _ = req.respond(resp);
+                let Ok(mut conn) = conn else { continue };
+                let (shared, count, log) = (shared.clone(), count.clone(), log.clone());
+                // A thread per connection, one request per connection (`Connection: close`).
+                std::thread::spawn(move || {
+                    use std::io::Write;
+                    let Some(req) = Request::read(&conn) else {
+                        return;
+                    };
+                    log.lock().unwrap().push(format!(
+                        "{} {} {}",
+                        req.method,
+                        req.url,
+                        req.header("Range").unwrap_or_default()
+                    ));
+                    let (repos, by_hash, tags, base) = &*shared;
+                    let (status, headers, body, len) = answer(&req, repos, by_hash, tags, base);
+                    let head = req.method == "HEAD";
+                    let mut out = format!(
+                        "HTTP/1.1 {status} X\r\nContent-Length: {len}\r\nConnection: close\r\n"
+                    );
+                    for (k, v) in headers {
+                        out += &format!("{k}: {v}\r\n");
+                    }
+                    out += "\r\n";
+                    let mut bytes = out.into_bytes();
+                    if !head {
+                        count.fetch_add(body.len() as u64, Ordering::Relaxed);
+                        bytes.extend(body);
+                    }
+                    let _ = conn.write_all(&bytes);
+                    let _ = conn.shutdown(std::net::Shutdown::Write);
+                    // Let the client read to the end before the socket closes.
+                    let _ = std::io::Read::read_to_end(&mut conn, &mut Vec::new());
+                });
             }
         });
         FakeHub {
             url,
             sent,
             requests,
-            server,
+            stop,
+            port,
             thread: Some(thread),
         }
     }
 }
 
-type Answer = (u16, Vec<tiny_http::Header>, Vec<u8>, usize);
+type Answer = (u16, Vec<(String, String)>, Vec<u8>, usize);
 type Tags = std::collections::HashMap<usize, String>;
 
 fn error(status: u16, code: &str, message: &str) -> Answer {
@@ -133,20 +189,10 @@ fn error(status: u16, code: &str, message: &str) -> Answer {
 }
 
 /// A file's bytes, whole or the requested range.
-fn serve(
-    req: &tiny_http::Request,
-    bytes: &[u8],
-    tag: &str,
-    mut headers: Vec<tiny_http::Header>,
-) -> Answer {
+fn serve(req: &Request, bytes: &[u8], tag: &str, mut headers: Vec<(String, String)>) -> Answer {
     headers.push(header("ETag", &format!("\"{tag}\"")));
     headers.push(header("Accept-Ranges", "bytes"));
-    let get = |k: &'static str| {
-        req.headers()
-            .iter()
-            .find(|h| h.field.equiv(k))
-            .map(|h| h.value.as_str().to_string())
-    };
+    let get = |k: &str| req.header(k);
     if get("If-None-Match").is_some_and(|v| v.trim_matches('"') == tag) {
         return (304, headers, Vec::new(), 0);
     }
@@ -174,13 +220,13 @@ fn serve(
 }
 
 fn answer(
-    req: &tiny_http::Request,
+    req: &Request,
     repos: &BTreeMap<String, Repo>,
     by_hash: &BTreeMap<String, Arc<Vec<u8>>>,
     tags: &Tags,
     base: &str,
 ) -> Answer {
-    let path = req.url().split('?').next().unwrap().to_string();
+    let path = req.url.split('?').next().unwrap().to_string();
     if let Some(hash) = path.strip_prefix("/cdn/") {
         return match by_hash.get(hash) {
             Some(b) => serve(req, b, hash, Vec::new()),
@@ -188,10 +234,8 @@ fn answer(
         };
     }
     let auth = req
-        .headers()
-        .iter()
-        .find(|h| h.field.equiv("Authorization"))
-        .map(|h| h.value.as_str().trim_start_matches("Bearer ").to_string());
+        .header("Authorization")
+        .map(|v| v.trim_start_matches("Bearer ").to_string());
     let (api, rest) = match path.strip_prefix("/api/models/") {
         Some(r) => (true, r.to_string()),
         None => (false, path.trim_start_matches('/').to_string()),

@@ -397,8 +397,8 @@ impl Snapshot<'_> {
         Ok(n)
     }
 
-    /// The total size of the files whose headers were read.
-    pub fn headers_of_bytes(&self) -> u64 {
+    /// The total size of the files whose headers were read: what a download would have cost.
+    pub fn size_of_files_read(&self) -> u64 {
         self.sizes
             .lock()
             .expect("lock")

@@ -69,27 +69,33 @@ impl Files for Remote<'_, '_> {
             .collect())
     }
     fn headers(&self, names: &[String]) -> Result<Vec<safetensors::Header>, Error> {
+        // Up to PARALLEL workers take the next file until none is left; results keep the order.
         let next = AtomicUsize::new(0);
         let done = AtomicUsize::new(0);
-        let mut out: Vec<Option<Result<_, Error>>> = (0..names.len()).map(|_| None).collect();
-        let slots: Vec<std::sync::Mutex<&mut Option<Result<_, Error>>>> =
-            out.iter_mut().map(std::sync::Mutex::new).collect();
         (self.progress)(0, names.len());
-        std::thread::scope(|scope| {
-            for _ in 0..PARALLEL.min(names.len()) {
-                scope.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(name) = names.get(i) else { break };
-                    let r = header(self.s, name);
-                    **slots[i].lock().expect("lock") = Some(r);
-                    (self.progress)(done.fetch_add(1, Ordering::Relaxed) + 1, names.len());
-                });
-            }
-        });
-        drop(slots);
-        out.into_iter()
-            .map(|r| r.expect("every header was read"))
-            .collect()
+        let mut read: Vec<(usize, Result<safetensors::Header, Error>)> =
+            std::thread::scope(|scope| {
+                let workers: Vec<_> = (0..PARALLEL.min(names.len()))
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let mut mine = Vec::new();
+                            loop {
+                                let i = next.fetch_add(1, Ordering::Relaxed);
+                                let Some(name) = names.get(i) else { break mine };
+                                mine.push((i, header(self.s, name)));
+                                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                                (self.progress)(n, names.len());
+                            }
+                        })
+                    })
+                    .collect();
+                workers
+                    .into_iter()
+                    .flat_map(|w| w.join().expect("a header worker panicked"))
+                    .collect()
+            });
+        read.sort_by_key(|(i, _)| *i);
+        read.into_iter().map(|(_, r)| r).collect()
     }
 }
 

@@ -80,7 +80,8 @@ fn side(
     (Value::Object(data), marks)
 }
 
-/// Outline the parts that differ: a class on their group.
+/// Outline the parts that differ: a class on their group (`svg::diagram` writes each group's
+/// class attribute just before its id).
 fn mark(svg: String, side: &str, marks: &[(String, bool)]) -> String {
     let mut out = svg;
     for (id, differs) in marks {
