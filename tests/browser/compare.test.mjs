@@ -56,3 +56,20 @@ test("a click opens the part of both models; the URL keeps the models and the pa
   await page.close();
   await again.page.close();
 });
+
+test("matching parts sit level even where one model has parts the other lacks", async () => {
+  // Gemma 2 adds a post-attention and a post-MLP norm to Llama's layer: Llama's column waits.
+  const f = join(tempDir(), "llama-gemma.html");
+  anatomy("html", "llama-3.2-3b", "--compare", "gemma-2-9b", "-o", f);
+  const { page, problems } = await open(browser, f);
+  // The same place in each drawing, and the drawings start level on the page.
+  const y = (side, id) => page.locator(`#${side}-part-${id} rect`).first().getAttribute("y");
+  for (const id of ["embedding", "attention", "ffn-mlp", "final-norm", "lm-head"]) {
+    assert.equal(await y("a", id), await y("b", id), id);
+  }
+  const start = async (side) => (await page.locator(`#side-${side} svg`).boundingBox()).y;
+  assert.ok(Math.abs((await start("a")) - (await start("b"))) < 1);
+  assert.match(await page.locator("#b-part-norm-2").getAttribute("class"), /differs/, "Gemma's post-attention norm has no counterpart");
+  assert.deepEqual(problems, []);
+  await page.close();
+});

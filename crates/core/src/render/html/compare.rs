@@ -26,13 +26,13 @@ fn status_name(s: StepStatus) -> &'static str {
     }
 }
 
-/// Each side's parts as data, and whether each differs from the other side.
+/// Each side's parts as data, and how each differs from the other side's (a class or none).
 fn side(
     g: &Graph,
     ps: &[Part],
     status: &BTreeMap<usize, StepStatus>,
     other: &[Part],
-) -> (Value, Vec<(String, bool)>) {
+) -> (Value, Vec<(String, Option<&'static str>)>) {
     let mut data = serde_json::Map::new();
     let mut marks = Vec::new();
     for p in ps {
@@ -62,11 +62,22 @@ fn side(
         } else {
             format!("{} parameters", grouped(p.params))
         };
-        let differs = !other.iter().any(|o| o.id == p.id)
-            || p.steps
+        // Another mechanism, or no counterpart: outlined; other sizes only: marked lightly.
+        let any = |want: &dyn Fn(StepStatus) -> bool| {
+            p.steps
                 .iter()
-                .any(|n| status.get(n).is_some_and(|s| *s != StepStatus::Same));
-        marks.push((p.id.clone(), differs));
+                .any(|n| status.get(n).is_some_and(|s| want(*s)))
+        };
+        let class = if !other.iter().any(|o| o.id == p.id)
+            || any(&|s| !matches!(s, StepStatus::Same | StepStatus::Dims))
+        {
+            Some("differs")
+        } else if any(&|s| s == StepStatus::Dims) {
+            Some("resized")
+        } else {
+            None
+        };
+        marks.push((p.id.clone(), class));
         data.insert(
             p.id.clone(),
             json!({
@@ -82,20 +93,22 @@ fn side(
 
 /// Outline the parts that differ: a class on their group (`svg::diagram` writes each group's
 /// class attribute just before its id).
-fn mark(svg: String, side: &str, marks: &[(String, bool)]) -> String {
+fn mark(svg: String, side: &str, marks: &[(String, Option<&str>)]) -> String {
     let mut out = svg;
-    for (id, differs) in marks {
-        if *differs {
+    for (id, class) in marks {
+        if let Some(class) = class {
             let at = format!("id=\"{side}-part-{}\"", escape(id));
-            out = out.replace(&format!("\" {at}"), &format!(" differs\" {at}"));
+            out = out.replace(&format!("\" {at}"), &format!(" {class}\" {at}"));
         }
     }
     out
 }
 
+/// The layer-variant switch of one side (an empty row where it has one variant, so both
+/// diagrams start level).
 fn variant_buttons(side: &str, vs: &[Variant]) -> String {
     if vs.len() < 2 {
-        return String::new();
+        return "<div class=\"variants\"></div>".into();
     }
     let buttons: String = vs
         .iter()
@@ -111,9 +124,45 @@ fn variant_buttons(side: &str, vs: &[Variant]) -> String {
     format!("<div class=\"variants\">{buttons}</div>")
 }
 
+/// What a slot of the column is, for lining two columns up: its kind, and for norms and
+/// residual adds their title with the norm's kind left out.
+fn slot_key(slot: &[&Part]) -> String {
+    use super::parts::Kind;
+    let p = slot[0];
+    match p.kind {
+        Kind::Norm | Kind::Residual => p
+            .title
+            .replace("RMSNorm", "norm")
+            .replace("LayerNorm", "norm"),
+        Kind::Mlp | Kind::Moe => "ffn".into(),
+        k => format!("{k:?}"),
+    }
+}
+
+/// Extra space before each slot of each column so that matching slots sit level: where one
+/// model has slots the other lacks, the other waits.
+fn padding(a: &[Part], b: &[Part]) -> (BTreeMap<usize, u32>, BTreeMap<usize, u32>) {
+    let ka: Vec<String> = super::svg::slots(a).iter().map(|s| slot_key(s)).collect();
+    let kb: Vec<String> = super::svg::slots(b).iter().map(|s| slot_key(s)).collect();
+    let (mut pa, mut pb) = (BTreeMap::new(), BTreeMap::new());
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
+        let (_, ra, rb) = op.as_tag_tuple();
+        let (na, nb) = (ra.len() as u32, rb.len() as u32);
+        if na > nb {
+            *pb.entry(rb.end).or_insert(0) += (na - nb) * super::svg::SLOT_H;
+        } else if nb > na {
+            *pa.entry(ra.end).or_insert(0) += (nb - na) * super::svg::SLOT_H;
+        }
+    }
+    (pa, pb)
+}
+
 pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::Result<String> {
-    let (svg_a, ps_a, vs_a) = drawing(a)?;
-    let (svg_b, ps_b, vs_b) = drawing(b)?;
+    let (_, ps_a, _) = drawing(a)?;
+    let (_, ps_b, _) = drawing(b)?;
+    let (pad_a, pad_b) = padding(&ps_a, &ps_b);
+    let (svg_a, ps_a, vs_a) = super::drawing_padded(a, &|n| pad_a.get(&n).copied().unwrap_or(0))?;
+    let (svg_b, ps_b, vs_b) = super::drawing_padded(b, &|n| pad_b.get(&n).copied().unwrap_or(0))?;
     let status_a: BTreeMap<usize, StepStatus> = d
         .steps
         .iter()
@@ -212,10 +261,12 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
 
 const COMPARE_CSS: &str = r#"
 body { padding-bottom: 50vh; }
-.columns { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2rem; align-items: start; }
+.columns { display: grid; grid-template-columns: 1fr 1fr; grid-template-rows: auto auto auto; grid-auto-flow: column; column-gap: 1.2rem; align-items: start; }
+.columns section { display: contents; }
 .columns h2 { font-size: 1.1rem; margin: .6rem 0 .3rem; }
 .columns .diagram svg { max-width: 100%; height: auto; }
 svg .part.differs rect { stroke: var(--focus); stroke-width: 2.4; stroke-dasharray: 6 3; }
+svg .part.resized rect { stroke-dasharray: 2 3; }
 .summary { max-width: 70rem; }
 .changes table, .figures table, #detail table { border-collapse: collapse; margin: .4rem 0; font-size: .9rem; }
 .changes td, .changes th, .figures td, .figures th, #detail td, #detail th { padding: .15rem .6rem; text-align: left; border-bottom: 1px solid var(--panel); }

@@ -114,6 +114,14 @@ pub struct PageInput<'a> {
 
 /// A model's block diagram (the page's SVG) with the parts and layer variants it draws.
 pub(crate) fn drawing(g: &Graph) -> crate::Result<(String, Vec<Part>, Vec<Variant>)> {
+    drawing_padded(g, &|_| 0)
+}
+
+/// The same with `pad(slot)` extra space before a slot of the column.
+pub(crate) fn drawing_padded(
+    g: &Graph,
+    pad: &dyn Fn(usize) -> u32,
+) -> crate::Result<(String, Vec<Part>, Vec<Variant>)> {
     let s = stats::stats(g, None)?;
     let total = s.total_params as u128;
     let ps = parts(g, s.kv_cache.context);
@@ -130,7 +138,7 @@ pub(crate) fn drawing(g: &Graph) -> crate::Result<(String, Vec<Part>, Vec<Varian
         }
     };
     let summary_of = |p: &Part| text::text(g, p, total).summary;
-    let svg = svg::diagram(&ps, g.spec.layers, &variant_of, &summary_of);
+    let svg = svg::diagram_padded(&ps, g.spec.layers, &variant_of, &summary_of, pad);
     Ok((svg, ps, vs))
 }
 

@@ -24,12 +24,46 @@ pub fn category_class(c: Category) -> &'static str {
     }
 }
 
+/// The height one slot of the column takes.
+pub const SLOT_H: u32 = BOX_H + GAP;
+
+/// The column's slots in drawing order: consecutive gated parts (layer variants) share one;
+/// auxiliary parts, drawn beside the column, are in none.
+pub fn slots(parts: &[Part]) -> Vec<Vec<&Part>> {
+    let mut out: Vec<Vec<&Part>> = Vec::new();
+    let mut i = 0;
+    while i < parts.len() {
+        let mut slot = vec![&parts[i]];
+        while parts[i].layers.is_some() && i + 1 < parts.len() && parts[i + 1].layers.is_some() {
+            i += 1;
+            slot.push(&parts[i]);
+        }
+        i += 1;
+        if slot[0].kind != Kind::Aux {
+            out.push(slot);
+        }
+    }
+    out
+}
+
 /// `variant_of(part)`: the variants (by index) a gated part belongs to.
 pub fn diagram(
     parts: &[Part],
     layers: u64,
     variant_of: &dyn Fn(&Part) -> Vec<usize>,
     aria_summary: &dyn Fn(&Part) -> String,
+) -> String {
+    diagram_padded(parts, layers, variant_of, aria_summary, &|_| 0)
+}
+
+/// The diagram with `pad(slot)` extra space before each slot, so two models' columns can be
+/// drawn with their matching parts level (`html --compare`).
+pub fn diagram_padded(
+    parts: &[Part],
+    layers: u64,
+    variant_of: &dyn Fn(&Part) -> Vec<usize>,
+    aria_summary: &dyn Fn(&Part) -> String,
+    pad: &dyn Fn(usize) -> u32,
 ) -> String {
     let mut body = String::new();
     let mut y = 20;
@@ -53,20 +87,14 @@ pub fn diagram(
     let mut block_bottom = 0;
     let mut stream_y = 0; // where the residual stream last left the column
     let mut last_dim: Option<u64> = None;
-    let mut i = 0;
     let mut aux_anchor = 0;
-    while i < parts.len() {
-        // Consecutive gated parts are variants of one slot.
-        let mut slot = vec![&parts[i]];
-        while parts[i].layers.is_some() && i + 1 < parts.len() && parts[i + 1].layers.is_some() {
-            i += 1;
-            slot.push(&parts[i]);
-        }
-        i += 1;
+    for (n, slot) in slots(parts).into_iter().enumerate() {
         let p = slot[0];
-        if p.kind == Kind::Aux {
-            continue; // drawn beside the column at the end
-        }
+        // Padding lengthens the arrow into the slot; a frame opening or closing starts its own.
+        let extra = pad(n);
+        y += extra;
+        let framed = (p.in_block && block_top.is_none())
+            || (!p.in_block && block_top.is_some() && block_bottom == 0);
         if p.in_block && block_top.is_none() {
             y += 14;
             block_top = Some(y);
@@ -93,7 +121,8 @@ pub fn diagram(
             y += 24;
         }
         let label = last_dim.map_or(String::new(), |d| format!("[B, T, {d}]"));
-        arrow(&mut body, y - GAP + 4, y, &label);
+        let from = y - GAP + 4 - if framed { 0 } else { extra };
+        arrow(&mut body, from, y, &label);
         if p.kind == Kind::Norm && p.id == "final-norm" {
             aux_anchor = y + BOX_H / 2;
         }
