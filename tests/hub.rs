@@ -264,6 +264,7 @@ fn verify_reads_only_the_headers_of_a_sharded_repo() {
     assert_eq!(v["clean"], true, "{v}");
     assert_eq!(v["checkpoint_bytes"], total);
     let sent = hub.sent.load(Ordering::Relaxed);
+    eprintln!("verify of a {total}-byte, 4-shard checkpoint: {sent} bytes sent by the hub");
     assert!(
         sent * 100 < total,
         "sent {sent} bytes of a {total}-byte checkpoint"
@@ -436,6 +437,7 @@ fn a_gguf_repo_is_read_by_its_header() {
     .unwrap();
     assert_eq!(v["clean"], true, "{v}");
     let sent = hub.sent.load(Ordering::Relaxed);
+    eprintln!("verify of the {size}-byte SmolLM2 GGUF: {sent} bytes sent by the hub");
     assert!(sent * 10 < size, "sent {sent} of {size}");
 }
 
