@@ -245,6 +245,7 @@ table.facts td, table.facts th {{ padding: .2rem .7rem; border-bottom: 1px solid
 <h1>Compare two models</h1>
 <p class="pickers"><label>A <select id="pick-a"></select></label><label>B <select id="pick-b"></select></label> <a href="index.html">back to the gallery</a></p>
 <p id="verdict"></p>
+<p class="hint">Every architecture fact that differs is listed here; for the two models compared step by step, with each step's equation side by side, run <code>anatomy html A --compare B</code>.</p>
 <table class="facts"><thead><tr><th>kind</th><th>what</th><th id="head-a">A</th><th id="head-b">B</th></tr></thead><tbody id="facts"></tbody></table>
 <div class="columns"><section id="side-a"><h2 id="title-a"></h2><div class="diagram"></div></section><section id="side-b"><h2 id="title-b"></h2><div class="diagram"></div></section></div>
 {templates}<script id="data" type="application/json">{data}</script>
