@@ -1,5 +1,7 @@
 //! DeepSeek V2 and V3 (`deepseek_v2`, `deepseek_v3`, and configs such as Kimi K2's that declare
-//! `DeepseekV3ForCausalLM`), and GLM-4.5 (`glm4_moe`), which shares V3's routing.
+//! `DeepseekV3ForCausalLM`), and GLM-4.5 (`glm4_moe`) and dots.llm1 (`dots1`), which share V3's
+//! routing (dots.llm1 with Qwen3's attention: QK-norm per head, sliding layers by
+//! `max_window_layers`).
 //!
 //! DeepSeek: multi-head latent attention (with or without a Q latent), the first
 //! `first_k_dense_replace` layers dense and the rest mixtures of routed experts plus shared experts.
@@ -16,11 +18,14 @@ use crate::spec::*;
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
     let v2 = model_type == "deepseek_v2";
     let glm = model_type == "glm4_moe";
+    let dots = model_type == "dots1";
     let mut s = super::skeleton(name, model_type, family);
     let (vocab, hidden, inter, layers, heads_d, moe_inter, experts, shared, context) =
         match model_type {
             "deepseek_v2" => (102_400, 4096, 11008, 32, 32, 1407, 64, 2, 2048),
             "glm4_moe" => (151_552, 4096, 10944, 46, 96, 1408, 128, 1, 131_072),
+            // Dots1Config has no default expert count, top-k or shared count: the config gives them.
+            "dots1" => (152_064, 4608, 10944, 62, 32, 1408, 0, 0, 2048),
             _ => (129_280, 7168, 18432, 61, 128, 2048, 256, 1, 4096),
         };
     s.vocab = cfg.size("vocab_size", Some(vocab))?;
@@ -45,12 +50,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     )?;
     s.tied = cfg.flag("tie_word_embeddings", false)?;
 
-    if glm {
-        let (h, kv, hd) = heads(cfg, s.hidden, Some(heads_d), Some(8), HeadDim::Floor)?;
+    if glm || dots {
+        let kv_default = if glm { Some(8) } else { None };
+        let (h, kv, hd) = heads(cfg, s.hidden, Some(heads_d), kv_default, HeadDim::Floor)?;
         let bias = cfg.flag("attention_bias", false)?;
         s.attn = Attention {
             qkv_bias: bias,
-            qk_norm: if cfg.flag("use_qk_norm", false)? {
+            qk_norm: if dots || cfg.flag("use_qk_norm", false)? {
                 QkNorm::PerHead
             } else {
                 QkNorm::None
@@ -136,15 +142,21 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         };
     }
     // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).
-    r.interleaved = !glm && cfg.flag("rope_interleave", true)?;
+    r.interleaved = !glm && !dots && cfg.flag("rope_interleave", true)?;
     s.position = Position::Rope(r);
 
-    let e = super::experts(cfg, "n_routed_experts", Some(experts))?;
-    let k = top_k(cfg, e, if v2 { None } else { Some(8) })?;
+    let e = super::experts(cfg, "n_routed_experts", (!dots).then_some(experts))?;
+    let k = top_k(cfg, e, if v2 || dots { None } else { Some(8) })?;
+    if dots && !cfg.present("n_shared_experts") {
+        return Err(cfg.err(
+            "n_shared_experts",
+            "is missing; Dots1Config has no default for it, so the config must give it",
+        ));
+    }
     let n_shared = cfg.count("n_shared_experts", shared)?;
     let moe_f = cfg.size("moe_intermediate_size", Some(moe_inter))?;
     // V2 groups experts only with `group_limited_greedy`; V3 and GLM always.
-    let default_groups = if glm || v2 { (1, 1) } else { (8, 4) };
+    let default_groups = if glm || v2 || dots { (1, 1) } else { (8, 4) };
     let groups = (
         cfg.size("n_group", Some(default_groups.0))?,
         cfg.size("topk_group", Some(default_groups.1))?,
@@ -202,16 +214,19 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         } else {
             Scoring::Sigmoid
         },
-        norm_topk_prob: cfg.flag("norm_topk_prob", !v2)?,
+        norm_topk_prob: cfg.flag("norm_topk_prob", !v2 && !dots)?,
         correction_bias: !v2,
         n_group,
         topk_group,
-        routed_scaling: cfg.float("routed_scaling_factor", if v2 || glm { 1.0 } else { 2.5 })?,
+        routed_scaling: cfg.float(
+            "routed_scaling_factor",
+            if v2 || glm || dots { 1.0 } else { 2.5 },
+        )?,
         ..plain_moe(e, k, moe_f)
     });
     let first_dense = cfg.count(
         "first_k_dense_replace",
-        if v2 {
+        if v2 || dots {
             0
         } else if glm {
             1
@@ -219,14 +234,35 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             3
         },
     )?;
+    // dots.llm1's layers slide from `max_window_layers` on (Dots1Config's `layer_types`); a
+    // sliding layer without a window attends fully.
+    let spans = if dots {
+        let window = if cfg.present("sliding_window") {
+            cfg.opt_size("sliding_window")?
+        } else {
+            Some(4096)
+        };
+        let from = cfg.count("max_window_layers", 62)?;
+        match super::layer_types(cfg, s.layers, window, true)? {
+            Some(spans) => spans,
+            None => (0..s.layers)
+                .map(|i| match window {
+                    Some(w) if i >= from => AttnSpan::Sliding(w),
+                    _ => AttnSpan::Full,
+                })
+                .collect(),
+        }
+    } else {
+        vec![AttnSpan::Full; s.layers as usize]
+    };
     s.plan = (0..s.layers)
         .map(|i| LayerPlan {
-            attn: AttnSpan::Full,
+            attn: spans[i as usize],
             rope: true,
             moe: i >= first_dense,
         })
         .collect();
-    s.mtp_layers = if v2 {
+    s.mtp_layers = if v2 || dots {
         0
     } else {
         cfg.count("num_nextn_predict_layers", 0)?

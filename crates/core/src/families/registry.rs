@@ -1396,6 +1396,13 @@ pub static FAMILIES: &[Family] = &[
         &[TRAINING, DEEPSEEK_UNREAD, &["topk_method"]],
     ),
     own("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),
+    own(
+        "dots1",
+        "dots.llm1",
+        deepseek::load,
+        None,
+        &[TRAINING, &["output_router_logits"]],
+    ),
     // `experts_per_token` and `initial_context_length` come from OpenAI's own format; GptOssConfig
     // reads `num_experts_per_tok` and the RoPE dict.
     own(
