@@ -118,6 +118,8 @@ CONFIGS = {
     "glm4-moe": dict(BASE, model_type="glm4_moe", head_dim=8, n_routed_experts=8, n_shared_experts=1,
                      num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1, n_group=2,
                      topk_group=1, routed_scaling_factor=1.5, attention_bias=True, use_qk_norm=True),
+    # CWM: every 4th layer from the first full, the others slide; its default llama3 RoPE.
+    "cwm": dict(BASE, model_type="cwm", head_dim=8, num_hidden_layers=3, sliding_window=4),
     # dots.llm1: V3's routing (sigmoid, correction bias, groups, shared experts, dense first layers)
     # with Qwen3's attention; the last layer slides.
     "dots1": dict(BASE, model_type="dots1", head_dim=8, n_routed_experts=8, n_shared_experts=1,

@@ -70,6 +70,8 @@ pub enum Unlisted {
     FullEvery(u64),
     /// The same, n from this key with this default (EXAONE 4's `sliding_window_pattern`).
     FullEveryKey(&'static str, u64),
+    /// Layer i is full when i is a multiple of n, so the first is full (CWM: 4).
+    FullFirstOfEvery(u64),
 }
 
 /// Which layers skip RoPE.
@@ -588,6 +590,9 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
                     .map(|i| match (unlisted, window) {
                         (Unlisted::Sliding, Some(w)) => AttnSpan::Sliding(w),
                         (Unlisted::FullEvery(n), Some(w)) if (i + 1) % n != 0 => {
+                            AttnSpan::Sliding(w)
+                        }
+                        (Unlisted::FullFirstOfEvery(n), Some(w)) if i % n != 0 => {
                             AttnSpan::Sliding(w)
                         }
                         _ => AttnSpan::Full,

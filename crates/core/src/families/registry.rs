@@ -380,6 +380,37 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // CWM (Code World Model): Llama whose every 4th layer, from the first, attends fully and the
+    // others slide (8192); without a RoPE dict the class uses llama3 ×16 from 8192 positions at
+    // base 10⁶. Its attention has no biases whatever `attention_bias` says (the class drops it).
+    llama(
+        "cwm",
+        "CWM",
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            windows: Windows::LayerTypes {
+                window: Some(8192),
+                unlisted: Unlisted::FullFirstOfEvery(4),
+            },
+            rope_scaling_default: Some(cwm_rope),
+            ..LlamaLike::llama(d(
+                128_256,
+                6144,
+                21504,
+                64,
+                48,
+                Some(8),
+                Some(128),
+                131_072,
+                1e-5,
+                1_000_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING, &["pretraining_tp", "attention_bias"]],
+    ),
     // EXAONE 4: OLMo 2's norms after each sublayer with per-head QK-norm; three sliding layers
     // per full one (`sliding_window_pattern`), and with a window only the sliding layers rotate.
     llama(
@@ -1458,6 +1489,15 @@ pub static FAMILIES: &[Family] = &[
 ];
 
 /// Apertus's RoPE when its config has no RoPE dict: llama3, ×8 from 8192 positions.
+fn cwm_rope() -> crate::spec::RopeScaling {
+    crate::spec::RopeScaling::Llama3 {
+        factor: 16.0,
+        low_freq_factor: 1.0,
+        high_freq_factor: 4.0,
+        original: 8192,
+    }
+}
+
 fn apertus_rope() -> crate::spec::RopeScaling {
     crate::spec::RopeScaling::Llama3 {
         factor: 8.0,
