@@ -118,6 +118,10 @@ CONFIGS = {
     "glm4-moe": dict(BASE, model_type="glm4_moe", head_dim=8, n_routed_experts=8, n_shared_experts=1,
                      num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1, n_group=2,
                      topk_group=1, routed_scaling_factor=1.5, attention_bias=True, use_qk_norm=True),
+    # GraniteSWA: Granite's multipliers, sinks, every 4th layer from the first full, a NoPE layer.
+    "granite-swa": dict(BASE, model_type="granite_swa", num_hidden_layers=3, sliding_window=4,
+                        layer_rope_theta=[10000.0, 0, 10000.0], embedding_multiplier=2.0,
+                        residual_multiplier=0.5, attention_multiplier=0.3, logits_scaling=4.0),
     # CWM: every 4th layer from the first full, the others slide; its default llama3 RoPE.
     "cwm": dict(BASE, model_type="cwm", head_dim=8, num_hidden_layers=3, sliding_window=4),
     # dots.llm1: V3's routing (sigmoid, correction bias, groups, shared experts, dense first layers)

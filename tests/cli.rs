@@ -791,3 +791,24 @@ fn diff_of_two_checkpoints_lists_the_tensors_stored_otherwise() {
         "{text}"
     );
 }
+
+/// GraniteSWA's per-layer RoPE bases: 0 leaves a layer without RoPE; another base than the
+/// model's is refused by name, since anatomy draws one.
+#[test]
+fn granite_swa_layer_rope_theta() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config: Value = serde_json::from_str(
+        &std::fs::read_to_string(exec_fixture("granite-swa").join("config.json")).unwrap(),
+    )
+    .unwrap();
+    config["layer_rope_theta"] = serde_json::json!([10000.0, 0, 500000.0]);
+    let path = dir.path().join("config.json");
+    std::fs::write(&path, config.to_string()).unwrap();
+    anatomy()
+        .args(["show", path.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "field `layer_rope_theta[2]`: is 500000, not the model's RoPE base (10000)",
+        ));
+}

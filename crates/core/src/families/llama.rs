@@ -83,6 +83,9 @@ pub enum NoRope {
     /// With a sliding window, only the sliding layers rotate; the full ones use no positions
     /// (EXAONE 4).
     FullLayers,
+    /// `layer_rope_theta`: each layer's RoPE base, 0 for none (GraniteSWA). anatomy draws one
+    /// base, so every non-zero entry must be the model's.
+    LayerTheta,
 }
 
 /// Routed experts, as a config class reads them.
@@ -217,6 +220,8 @@ pub struct LlamaLike {
     /// `residual_multiplier`, `attention_multiplier` (the score scale, in place of 1/√head_dim)
     /// and `logits_scaling` (the logits are divided by it).
     pub multipliers: bool,
+    /// A learned per-head sink logit joins each softmax (GraniteSWA, as gpt-oss).
+    pub sinks: bool,
 }
 
 impl LlamaLike {
@@ -263,6 +268,7 @@ impl LlamaLike {
             same_bias: false,
             clip_qkv: false,
             multipliers: false,
+            sinks: false,
             logit_scale: None,
         }
     }
@@ -352,7 +358,20 @@ pub fn load(
         Some((k, default)) if !cfg.flag(k, default)? => QkNorm::None,
         _ => f.qk_norm,
     };
-    let mut no_rope = rope_layers(cfg, f.no_rope, layers)?;
+    let layer_thetas = if f.no_rope == NoRope::LayerTheta {
+        cfg.list(
+            "layer_rope_theta",
+            layers,
+            |v| v.as_f64().filter(|t| t.is_finite() && *t >= 0.0),
+            "a RoPE base, or 0 for a layer without RoPE",
+        )?
+    } else {
+        None
+    };
+    let mut no_rope = match &layer_thetas {
+        Some(t) => t.iter().map(|t| *t != 0.0).collect(),
+        None => rope_layers(cfg, f.no_rope, layers)?,
+    };
     let spans = spans(cfg, f.windows, layers, &no_rope)?;
     if f.no_rope == NoRope::FullLayers {
         let window_set = !cfg.present("sliding_window") || cfg.has("sliding_window");
@@ -479,8 +498,24 @@ pub fn load(
         } else {
             None
         },
+        sinks: f.sinks,
         ..plain_attention(heads, kv_heads, head_dim)
     };
+    if let Some(thetas) = &layer_thetas {
+        if let Some((i, t)) = thetas
+            .iter()
+            .enumerate()
+            .find(|(_, t)| **t != 0.0 && **t != r.full.theta)
+        {
+            return Err(cfg.err(
+                &format!("layer_rope_theta[{i}]"),
+                format!(
+                    "is {t}, not the model's RoPE base ({}); anatomy draws one base for every layer that rotates (0 leaves a layer without RoPE)",
+                    r.full.theta
+                ),
+            ));
+        }
+    }
     let (mut embed_mult, mut residual_mult, mut logits_mult) = (1.0, 1.0, 1.0);
     if f.multipliers {
         let finite = |key: &str| -> Result<f64> {

@@ -942,6 +942,36 @@ pub static FAMILIES: &[Family] = &[
         Some("granite"),
         &[TRAINING],
     ),
+    // GraniteSWA: Granite whose every 4th layer from the first attends fully and the others slide
+    // (128), with a learned sink logit per head; `layer_rope_theta` can leave layers without RoPE.
+    llama(
+        "granite_swa",
+        "GraniteSWA",
+        LlamaLike {
+            multipliers: true,
+            sinks: true,
+            windows: Windows::LayerTypes {
+                window: Some(128),
+                unlisted: Unlisted::FullFirstOfEvery(4),
+            },
+            no_rope: NoRope::LayerTheta,
+            ..LlamaLike::llama(d(
+                100_352,
+                2560,
+                8192,
+                24,
+                20,
+                Some(4),
+                None,
+                8192,
+                1e-5,
+                10_000.0,
+                true,
+            ))
+        },
+        None,
+        &[TRAINING],
+    ),
     // GraniteMoE (Granite 3.0 MoE): Granite's multipliers, routed experts stacked [E, out, in],
     // softmax over each token's top-k logits.
     llama(
