@@ -103,11 +103,11 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
-        (Layout::GptOss | Layout::Llama4, ExpertGateUp | ExpertDown) => {
-            let module = if layout == Layout::GptOss {
-                "mlp"
-            } else {
-                "feed_forward"
+        (Layout::GptOss | Layout::Llama4 | Layout::GraniteMoeSwa, ExpertGateUp | ExpertDown) => {
+            let module = match layout {
+                Layout::GptOss => "mlp",
+                Layout::Llama4 => "feed_forward",
+                _ => "block_sparse_moe",
             };
             let (hf, gguf) = if role == ExpertDown {
                 ("down_proj", "ffn_down_exps")
@@ -309,6 +309,13 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Up => ("model.layers.{b}.mlp.dense_h_to_4h", "blk.{b}.ffn_up"),
             Down => ("model.layers.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
             FinalNorm => ("model.final_layernorm", "output_norm"),
+            other => llama(other),
+        },
+        Layout::GraniteMoeSwa => match role {
+            Router => (
+                "model.layers.{b}.block_sparse_moe.router",
+                "blk.{b}.ffn_gate_inp",
+            ),
             other => llama(other),
         },
         Layout::GraniteMoe => match role {

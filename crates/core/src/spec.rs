@@ -649,6 +649,10 @@ pub enum Layout {
     /// Llama names with `block_sparse_moe.router.layer` and every expert stacked in
     /// `block_sparse_moe.input_linear` and `output_linear` (GraniteMoE).
     GraniteMoe,
+    /// GraniteMoE's tensors as transformers 5 names them: `block_sparse_moe.router` and the
+    /// stacked `block_sparse_moe.experts.gate_up_proj` / `down_proj`, without `.weight`
+    /// (GraniteMoeSWA).
+    GraniteMoeSwa,
 }
 
 impl Layout {

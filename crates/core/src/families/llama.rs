@@ -196,6 +196,9 @@ pub struct LlamaLike {
     /// Flags that, when true, turn the model into something anatomy does not draw (Gemma's
     /// `use_bidirectional_attention`): read, and refused when set.
     pub refuse_when_true: &'static [&'static str],
+    /// Sizes that must be 0 (or absent), each with what a non-zero value would add that anatomy
+    /// does not draw (GraniteMoeSWA's `shared_intermediate_size`).
+    pub refuse_when_nonzero: &'static [(&'static str, &'static str)],
     /// RMSNorm or LayerNorm (with a bias), and the key of its epsilon.
     pub norm: NormKind,
     pub eps_key: &'static str,
@@ -257,6 +260,7 @@ impl LlamaLike {
             phi3_rope: false,
             act_renames: &[],
             refuse_when_true: &[],
+            refuse_when_nonzero: &[],
             norm: NormKind::Rms,
             eps_key: "rms_norm_eps",
             gated: true,
@@ -306,6 +310,15 @@ pub fn load(
             return Err(cfg.err(
                 key,
                 "is true; anatomy draws causal decoders, and this flag makes the model something else",
+            ));
+        }
+    }
+    for (key, what) in f.refuse_when_nonzero {
+        let n = cfg.count(key, 0)?;
+        if n != 0 {
+            return Err(cfg.err(
+                key,
+                format!("is {n}; anatomy draws this family without {what} (0, the default)"),
             ));
         }
     }

@@ -993,6 +993,37 @@ pub static FAMILIES: &[Family] = &[
         Some("granitemoe"),
         &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
     ),
+    // GraniteMoeSWA: GraniteMoE with GraniteSWA's attention (sinks, every 4th layer from the
+    // first full, `layer_rope_theta`). Its optional shared MLP (GraniteMoeShared's) is refused.
+    llama(
+        "granitemoe_swa",
+        "GraniteMoeSWA",
+        LlamaLike {
+            multipliers: true,
+            sinks: true,
+            mlp_bias: Bias::Never,
+            layout: Layout::GraniteMoeSwa,
+            windows: Windows::LayerTypes {
+                window: Some(128),
+                unlisted: Unlisted::FullFirstOfEvery(4),
+            },
+            no_rope: NoRope::LayerTheta,
+            refuse_when_nonzero: &[(
+                "shared_intermediate_size",
+                "the shared MLP beside the experts",
+            )],
+            experts: Experts::Routed(Routed {
+                scoring: Scoring::TopkSoftmax,
+                stacked_out_in: true,
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
+            ))
+        },
+        None,
+        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+    ),
     // Qwen2-MoE (Qwen1.5-MoE, Qwen2-57B-A14B): 60 routed experts, top-4 not renormalized, and
     // one shared expert whose output a sigmoid gate scales.
     llama(
