@@ -1107,6 +1107,30 @@ pub static FAMILIES: &[Family] = &[
         Some("command-r"),
         &[TRAINING],
     ),
+    // Cohere 2 (Command R7B, Command A): Cohere's parallel block with three sliding layers to
+    // each full one (`sliding_window_pattern`), and only the sliding layers rotate.
+    llama(
+        "cohere2",
+        "Cohere 2",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            norm: NormKind::Layer { bias: false },
+            eps_key: "layer_norm_eps",
+            block: Block::Parallel { shared_norm: true },
+            interleaved_rope: true,
+            logit_scale: Some(("logit_scale", 0.0625)),
+            windows: Windows::LayerTypes {
+                window: Some(4096),
+                unlisted: Unlisted::FullEveryKey("sliding_window_pattern", 4),
+            },
+            no_rope: NoRope::FullLayers,
+            ..LlamaLike::llama(d(
+                256_000, 8192, 22528, 40, 64, None, None, 8192, 1e-5, 10_000.0, true,
+            ))
+        },
+        None,
+        &[TRAINING],
+    ),
     // StableLM (2): LayerNorms with shifts, a quarter of each head rotated, a bias on q, k and v
     // by `use_qkv_bias`, attention and MLP side by side on one norm by `use_parallel_residual`.
     // Its QK LayerNorm (`qk_layernorm`) has one weight per head, not drawn yet: refused.
