@@ -129,6 +129,7 @@ CONFIGS = {
     # Cohere 2: parallel block, every 2nd layer full and without RoPE, the others sliding.
     "cohere2": dict(BASE, model_type="cohere2", num_hidden_layers=4, sliding_window=4, sliding_window_pattern=2,
                     logit_scale=0.5),
+    "flex-olmo": dict(BASE, model_type="flex_olmo", num_experts=4, num_experts_per_tok=2),
     # CWM: every 4th layer from the first full, the others slide; its default llama3 RoPE.
     "cwm": dict(BASE, model_type="cwm", head_dim=8, num_hidden_layers=3, sliding_window=4),
     # dots.llm1: V3's routing (sigmoid, correction bias, groups, shared experts, dense first layers)

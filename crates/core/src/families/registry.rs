@@ -358,6 +358,33 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // FlexOlmo: OLMo 2's layer (norms after each sublayer, QK-norm over the whole projection)
+    // with OLMoE's experts: 7, 5 active, weights not renormalized by default.
+    llama(
+        "flex_olmo",
+        "FlexOlmo",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::Full,
+            place: NormPlace::Post,
+            layout: Layout::Sandwich,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 7),
+                top_k: 5,
+                width: None,
+                renormalize: Some(false),
+                sparse_layers: false,
+                zero_is_dense: false,
+                shared: None,
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                100_352, 4096, 11008, 32, 32, None, None, 4096, 1e-6, 500_000.0, false,
+            ))
+        },
+        None,
+        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+    ),
     // OLMo 3: OLMo 2 with three sliding layers to each full one (by `layer_types`), RoPE
     // scaling on the full layers only.
     llama(
