@@ -132,6 +132,11 @@ CONFIGS = {
     "flex-olmo": dict(BASE, model_type="flex_olmo", num_experts=4, num_experts_per_tok=2),
     # CWM: every 4th layer from the first full, the others slide; its default llama3 RoPE.
     "cwm": dict(BASE, model_type="cwm", head_dim=8, num_hidden_layers=3, sliding_window=4),
+    # Solar Open: GLM-4.5's experts in every layer (sigmoid scores, correction bias, a shared
+    # expert) under Llama's attention.
+    "solar-open": dict(BASE, model_type="solar_open", head_dim=8, n_routed_experts=8, n_shared_experts=1,
+                       num_experts_per_tok=2, moe_intermediate_size=16, routed_scaling_factor=1.5,
+                       attention_bias=True),
     # dots.llm1: V3's routing (sigmoid, correction bias, groups, shared experts, dense first layers)
     # with Qwen3's attention; the last layer slides.
     "dots1": dict(BASE, model_type="dots1", head_dim=8, n_routed_experts=8, n_shared_experts=1,

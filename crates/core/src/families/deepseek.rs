@@ -1,7 +1,8 @@
 //! DeepSeek V2 and V3 (`deepseek_v2`, `deepseek_v3`, and configs such as Kimi K2's that declare
 //! `DeepseekV3ForCausalLM`), and GLM-4.5 (`glm4_moe`) and dots.llm1 (`dots1`), which share V3's
 //! routing (dots.llm1 with Qwen3's attention: QK-norm per head, sliding layers by
-//! `max_window_layers`).
+//! `max_window_layers`), and Solar Open (`solar_open`): GLM-4.5's experts in every layer under
+//! plain Llama attention.
 //!
 //! DeepSeek: multi-head latent attention (with or without a Q latent), the first
 //! `first_k_dense_replace` layers dense and the rest mixtures of routed experts plus shared experts.
@@ -19,6 +20,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let v2 = model_type == "deepseek_v2";
     let glm = model_type == "glm4_moe";
     let dots = model_type == "dots1";
+    // Solar Open: Glm4MoeConfig without its dense layers, QK-norm or MTP, Llama's attention.
+    let solar = model_type == "solar_open";
     let mut s = super::skeleton(name, model_type, family);
     let (vocab, hidden, inter, layers, heads_d, moe_inter, experts, shared, context) =
         match model_type {
@@ -26,6 +29,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             "glm4_moe" => (151_552, 4096, 10944, 46, 96, 1408, 128, 1, 131_072),
             // Dots1Config has no default expert count, top-k or shared count: the config gives them.
             "dots1" => (152_064, 4608, 10944, 62, 32, 1408, 0, 0, 2048),
+            "solar_open" => (196_608, 4096, 0, 48, 64, 1280, 128, 1, 131_072),
             _ => (129_280, 7168, 18432, 61, 128, 2048, 256, 1, 4096),
         };
     s.vocab = cfg.size("vocab_size", Some(vocab))?;
@@ -33,30 +37,40 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.layers = layer_count(cfg, &["num_hidden_layers"], Some(layers))?;
     s.context = cfg.size("max_position_embeddings", Some(context))?;
     s.mlp = Mlp {
-        intermediate: cfg.size("intermediate_size", Some(inter))?,
+        // Solar Open's class has no `intermediate_size`: every layer is a mixture of experts.
+        intermediate: if solar {
+            0
+        } else {
+            cfg.size("intermediate_size", Some(inter))?
+        },
         act: super::act(cfg, "hidden_act", "silu")?,
         gated: true,
         bias: false,
         fused_gate_up: false,
     };
-    s.norm = pre_rms(cfg, if glm { 1e-5 } else { 1e-6 })?;
+    s.norm = pre_rms(cfg, if glm || solar { 1e-5 } else { 1e-6 })?;
     // Glm4MoeConfig rotates half of each head by default.
     let mut r = rope(
         cfg,
         &RopeDefaults {
             partial: if glm { 0.5 } else { 1.0 },
-            ..RopeDefaults::new(10_000.0, s.context)
+            ..RopeDefaults::new(if solar { 1_000_000.0 } else { 10_000.0 }, s.context)
         },
     )?;
     s.tied = cfg.flag("tie_word_embeddings", false)?;
 
-    if glm || dots {
-        let kv_default = if glm { Some(8) } else { None };
-        let (h, kv, hd) = heads(cfg, s.hidden, Some(heads_d), kv_default, HeadDim::Floor)?;
+    if glm || dots || solar {
+        let kv_default = if glm || solar { Some(8) } else { None };
+        let head_dim = if solar {
+            HeadDim::Given(128)
+        } else {
+            HeadDim::Floor
+        };
+        let (h, kv, hd) = heads(cfg, s.hidden, Some(heads_d), kv_default, head_dim)?;
         let bias = cfg.flag("attention_bias", false)?;
         s.attn = Attention {
             qkv_bias: bias,
-            qk_norm: if dots || cfg.flag("use_qk_norm", false)? {
+            qk_norm: if dots || (glm && cfg.flag("use_qk_norm", false)?) {
                 QkNorm::PerHead
             } else {
                 QkNorm::None
@@ -142,7 +156,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         };
     }
     // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).
-    r.interleaved = !glm && !dots && cfg.flag("rope_interleave", true)?;
+    r.interleaved = !glm && !dots && !solar && cfg.flag("rope_interleave", true)?;
     s.position = Position::Rope(r);
 
     let e = super::experts(cfg, "n_routed_experts", (!dots).then_some(experts))?;
@@ -156,7 +170,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let n_shared = cfg.count("n_shared_experts", shared)?;
     let moe_f = cfg.size("moe_intermediate_size", Some(moe_inter))?;
     // V2 groups experts only with `group_limited_greedy`; V3 and GLM always.
-    let default_groups = if glm || v2 || dots { (1, 1) } else { (8, 4) };
+    let default_groups = if glm || v2 || dots || solar {
+        (1, 1)
+    } else {
+        (8, 4)
+    };
     let groups = (
         cfg.size("n_group", Some(default_groups.0))?,
         cfg.size("topk_group", Some(default_groups.1))?,
@@ -220,20 +238,24 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         topk_group,
         routed_scaling: cfg.float(
             "routed_scaling_factor",
-            if v2 || glm || dots { 1.0 } else { 2.5 },
+            if v2 || glm || dots || solar { 1.0 } else { 2.5 },
         )?,
         ..plain_moe(e, k, moe_f)
     });
-    let first_dense = cfg.count(
-        "first_k_dense_replace",
-        if v2 || dots {
-            0
-        } else if glm {
-            1
-        } else {
-            3
-        },
-    )?;
+    let first_dense = if solar {
+        0
+    } else {
+        cfg.count(
+            "first_k_dense_replace",
+            if v2 || dots {
+                0
+            } else if glm {
+                1
+            } else {
+                3
+            },
+        )?
+    };
     // dots.llm1's layers slide from `max_window_layers` on (Dots1Config's `layer_types`); a
     // sliding layer without a window attends fully.
     let spans = if dots {
@@ -262,7 +284,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             moe: i >= first_dense,
         })
         .collect();
-    s.mtp_layers = if v2 || dots {
+    s.mtp_layers = if v2 || dots || solar {
         0
     } else {
         cfg.count("num_nextn_predict_layers", 0)?

@@ -1540,6 +1540,25 @@ pub static FAMILIES: &[Family] = &[
     ),
     own("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),
     own(
+        "solar_open",
+        "Solar Open",
+        deepseek::load,
+        None,
+        // The class deletes GLM-4.5's dense width, dense layers, QK-norm flag and MTP count;
+        // given anyway, they are attributes its layers never read.
+        &[
+            TRAINING,
+            &[
+                "output_router_logits",
+                "router_aux_loss_coef",
+                "intermediate_size",
+                "first_k_dense_replace",
+                "use_qk_norm",
+                "num_mtp_layers",
+            ],
+        ],
+    ),
+    own(
         "dots1",
         "dots.llm1",
         deepseek::load,
