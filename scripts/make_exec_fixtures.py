@@ -137,6 +137,10 @@ CONFIGS = {
     "solar-open": dict(BASE, model_type="solar_open", head_dim=8, n_routed_experts=8, n_shared_experts=1,
                        num_experts_per_tok=2, moe_intermediate_size=16, routed_scaling_factor=1.5,
                        attention_bias=True),
+    # Sarvam-MoE: GLM-4.5's model; its original config's key names.
+    "sarvam-moe": dict(BASE, model_type="sarvam_moe", head_dim=8, num_experts=8, num_shared_experts=1,
+                       num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1,
+                       use_qkv_bias=True),
     # dots.llm1: V3's routing (sigmoid, correction bias, groups, shared experts, dense first layers)
     # with Qwen3's attention; the last layer slides.
     "dots1": dict(BASE, model_type="dots1", head_dim=8, n_routed_experts=8, n_shared_experts=1,

@@ -91,6 +91,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.attn_sinks.weight".into(),
             )
         }
+        (Layout::Sarvam, CorrectionBias) => {
+            return (
+                "model.layers.{b}.mlp.gate.expert_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (Layout::MiniMaxM2, CorrectionBias) => {
             return (
                 "model.layers.{b}.block_sparse_moe.e_score_correction_bias".into(),
@@ -309,6 +315,23 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Up => ("model.layers.{b}.mlp.dense_h_to_4h", "blk.{b}.ffn_up"),
             Down => ("model.layers.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
             FinalNorm => ("model.final_layernorm", "output_norm"),
+            other => llama(other),
+        },
+        Layout::Sarvam => match role {
+            Embed => ("model.word_embeddings", "token_embd"),
+            Qkv => (
+                "model.layers.{b}.attention.query_key_value",
+                "blk.{b}.attn_qkv",
+            ),
+            O => ("model.layers.{b}.attention.dense", "blk.{b}.attn_output"),
+            QNorm => (
+                "model.layers.{b}.attention.query_layernorm",
+                "blk.{b}.attn_q_norm",
+            ),
+            KNorm => (
+                "model.layers.{b}.attention.key_layernorm",
+                "blk.{b}.attn_k_norm",
+            ),
             other => llama(other),
         },
         Layout::GraniteMoeSwa => match role {

@@ -653,6 +653,10 @@ pub enum Layout {
     /// stacked `block_sparse_moe.experts.gate_up_proj` / `down_proj`, without `.weight`
     /// (GraniteMoeSWA).
     GraniteMoeSwa,
+    /// DeepSeek's names but for the attention as Sarvam stores it: `model.word_embeddings`,
+    /// `attention.query_key_value` ([q|k|v] rows), `attention.dense`, `query_layernorm` and
+    /// `key_layernorm`, and the router's `gate.expert_bias` (Sarvam-MoE).
+    Sarvam,
 }
 
 impl Layout {

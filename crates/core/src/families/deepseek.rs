@@ -18,7 +18,9 @@ use crate::spec::*;
 
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
     let v2 = model_type == "deepseek_v2";
-    let glm = model_type == "glm4_moe";
+    // Sarvam-MoE is GLM-4.5's model with its own defaults (QK-norm on, the whole head rotated).
+    let sarvam = model_type == "sarvam_moe";
+    let glm = model_type == "glm4_moe" || sarvam;
     let dots = model_type == "dots1";
     // Solar Open: Glm4MoeConfig without its dense layers, QK-norm or MTP, Llama's attention.
     let solar = model_type == "solar_open";
@@ -30,6 +32,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             // Dots1Config has no default expert count, top-k or shared count: the config gives them.
             "dots1" => (152_064, 4608, 10944, 62, 32, 1408, 0, 0, 2048),
             "solar_open" => (196_608, 4096, 0, 48, 64, 1280, 128, 1, 131_072),
+            "sarvam_moe" => (262_144, 4096, 8192, 19, 64, 1024, 128, 1, 131_072),
             _ => (129_280, 7168, 18432, 61, 128, 2048, 256, 1, 4096),
         };
     s.vocab = cfg.size("vocab_size", Some(vocab))?;
@@ -48,29 +51,49 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias: false,
         fused_gate_up: false,
     };
-    s.norm = pre_rms(cfg, if glm || solar { 1e-5 } else { 1e-6 })?;
+    s.norm = pre_rms(
+        cfg,
+        if (glm && !sarvam) || solar {
+            1e-5
+        } else {
+            1e-6
+        },
+    )?;
     // Glm4MoeConfig rotates half of each head by default.
     let mut r = rope(
         cfg,
         &RopeDefaults {
-            partial: if glm { 0.5 } else { 1.0 },
-            ..RopeDefaults::new(if solar { 1_000_000.0 } else { 10_000.0 }, s.context)
+            partial: if glm && !sarvam { 0.5 } else { 1.0 },
+            ..RopeDefaults::new(
+                if solar {
+                    1_000_000.0
+                } else if sarvam {
+                    8_000_000.0
+                } else {
+                    10_000.0
+                },
+                s.context,
+            )
         },
     )?;
     s.tied = cfg.flag("tie_word_embeddings", false)?;
 
     if glm || dots || solar {
-        let kv_default = if glm || solar { Some(8) } else { None };
-        let head_dim = if solar {
-            HeadDim::Given(128)
-        } else {
-            HeadDim::Floor
+        let kv_default = match () {
+            _ if sarvam => Some(4),
+            _ if glm || solar => Some(8),
+            _ => None,
+        };
+        let head_dim = match () {
+            _ if solar => HeadDim::Given(128),
+            _ if sarvam => HeadDim::Given(64),
+            _ => HeadDim::Floor,
         };
         let (h, kv, hd) = heads(cfg, s.hidden, Some(heads_d), kv_default, head_dim)?;
         let bias = cfg.flag("attention_bias", false)?;
         s.attn = Attention {
             qkv_bias: bias,
-            qk_norm: if dots || (glm && cfg.flag("use_qk_norm", false)?) {
+            qk_norm: if dots || (glm && cfg.flag("use_qk_norm", sarvam)?) {
                 QkNorm::PerHead
             } else {
                 QkNorm::None
@@ -160,7 +183,15 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.position = Position::Rope(r);
 
     let e = super::experts(cfg, "n_routed_experts", (!dots).then_some(experts))?;
-    let k = top_k(cfg, e, if v2 || dots { None } else { Some(8) })?;
+    let k = top_k(
+        cfg,
+        e,
+        match () {
+            _ if v2 || dots => None,
+            _ if sarvam => Some(6),
+            _ => Some(8),
+        },
+    )?;
     if dots && !cfg.present("n_shared_experts") {
         return Err(cfg.err(
             "n_shared_experts",
@@ -238,7 +269,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         topk_group,
         routed_scaling: cfg.float(
             "routed_scaling_factor",
-            if v2 || glm || dots || solar { 1.0 } else { 2.5 },
+            if (v2 || glm || dots || solar) && !sarvam {
+                1.0
+            } else {
+                2.5
+            },
         )?,
         ..plain_moe(e, k, moe_f)
     });
@@ -289,6 +324,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     } else {
         cfg.count("num_nextn_predict_layers", 0)?
     };
-    s.layout = Layout::DeepSeek;
+    s.layout = if sarvam {
+        // Sarvam's checkpoints keep one [q|k|v] tensor per layer (transformers splits it).
+        s.attn.qkv = Qkv::Stacked;
+        Layout::Sarvam
+    } else {
+        Layout::DeepSeek
+    };
     Ok(s)
 }

@@ -1539,6 +1539,23 @@ pub static FAMILIES: &[Family] = &[
         &[TRAINING, DEEPSEEK_UNREAD, &["topk_method"]],
     ),
     own("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),
+    // Sarvam-MoE: GLM-4.5's model under its own defaults and key names.
+    Family {
+        renames: &[
+            ("num_local_experts", "n_routed_experts"),
+            ("num_mtp_layers", "num_nextn_predict_layers"),
+            ("num_experts", "n_routed_experts"),
+            ("num_shared_experts", "n_shared_experts"),
+            ("use_qkv_bias", "attention_bias"),
+        ],
+        ..own(
+            "sarvam_moe",
+            "Sarvam-MoE",
+            deepseek::load,
+            None,
+            &[TRAINING],
+        )
+    },
     own(
         "solar_open",
         "Solar Open",
