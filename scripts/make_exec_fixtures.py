@@ -141,6 +141,9 @@ CONFIGS = {
     "sarvam-moe": dict(BASE, model_type="sarvam_moe", head_dim=8, num_experts=8, num_shared_experts=1,
                        num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1,
                        use_qkv_bias=True),
+    # Youtu: DeepSeek-V3's latent attention, dense layers, tied embeddings.
+    "youtu": dict(BASE, model_type="youtu", num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=24,
+                  qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8),
     # dots.llm1: V3's routing (sigmoid, correction bias, groups, shared experts, dense first layers)
     # with Qwen3's attention; the last layer slides.
     "dots1": dict(BASE, model_type="dots1", head_dim=8, n_routed_experts=8, n_shared_experts=1,

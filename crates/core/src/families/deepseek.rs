@@ -24,6 +24,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let dots = model_type == "dots1";
     // Solar Open: Glm4MoeConfig without its dense layers, QK-norm or MTP, Llama's attention.
     let solar = model_type == "solar_open";
+    // Youtu: DeepSeek-V3's latent attention in a Llama model with a dense MLP in every layer.
+    let youtu = model_type == "youtu";
     let mut s = super::skeleton(name, model_type, family);
     let (vocab, hidden, inter, layers, heads_d, moe_inter, experts, shared, context) =
         match model_type {
@@ -33,6 +35,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             "dots1" => (152_064, 4608, 10944, 62, 32, 1408, 0, 0, 2048),
             "solar_open" => (196_608, 4096, 0, 48, 64, 1280, 128, 1, 131_072),
             "sarvam_moe" => (262_144, 4096, 8192, 19, 64, 1024, 128, 1, 131_072),
+            "youtu" => (128_256, 2048, 6144, 32, 16, 0, 0, 0, 131_072),
             _ => (129_280, 7168, 18432, 61, 128, 2048, 256, 1, 4096),
         };
     s.vocab = cfg.size("vocab_size", Some(vocab))?;
@@ -76,7 +79,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             )
         },
     )?;
-    s.tied = cfg.flag("tie_word_embeddings", false)?;
+    s.tied = cfg.flag("tie_word_embeddings", youtu)?;
 
     if glm || dots || solar {
         let kv_default = match () {
@@ -110,8 +113,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         }
         // transformers repeats MLA's per-head keys num_heads / num_key_value_heads times, which
         // only fits when they are equal.
-        // DeepseekV3Config defaults to 128 K/V heads, V2's to the head count.
-        let kv_default = if v2 { h } else { 128 };
+        // DeepseekV3Config defaults to 128 K/V heads, V2's and Youtu's to the head count.
+        let kv_default = if v2 || youtu { h } else { 128 };
         {
             let kv = cfg.size("num_key_value_heads", Some(kv_default))?;
             if kv != h {
@@ -181,6 +184,19 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).
     r.interleaved = !glm && !dots && !solar && cfg.flag("rope_interleave", true)?;
     s.position = Position::Rope(r);
+    if youtu {
+        // The class deletes every expert and MTP key: each layer is dense.
+        s.plan = vec![
+            LayerPlan {
+                attn: AttnSpan::Full,
+                rope: true,
+                moe: false,
+            };
+            s.layers as usize
+        ];
+        s.layout = Layout::DeepSeek;
+        return Ok(s);
+    }
 
     let e = super::experts(cfg, "n_routed_experts", (!dots).then_some(experts))?;
     let k = top_k(

@@ -1557,6 +1557,13 @@ pub static FAMILIES: &[Family] = &[
         )
     },
     own(
+        "youtu",
+        "Youtu",
+        deepseek::load,
+        None,
+        &[TRAINING, &["embedding_initializer_range"], DEEPSEEK_UNREAD],
+    ),
+    own(
         "solar_open",
         "Solar Open",
         deepseek::load,
