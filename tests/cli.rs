@@ -8,6 +8,8 @@ use serde_json::Value;
 mod npy;
 #[path = "support/smollm2.rs"]
 mod smollm2;
+#[path = "support/zeros.rs"]
+mod zeros;
 
 fn anatomy() -> Command {
     let mut c = Command::cargo_bin("anatomy").unwrap();
@@ -730,23 +732,7 @@ fn diff_of_two_checkpoints_lists_the_tensors_stored_otherwise() {
         })
         .collect();
     tensors.push(("lm_head.lora_A.weight".into(), vec![4, 8]));
-    let mut meta = serde_json::Map::new();
-    let mut at = 0u64;
-    for (name, shape) in &tensors {
-        let len = shape.iter().product::<u64>() * 2;
-        meta.insert(
-            name.clone(),
-            serde_json::json!({"dtype": "BF16", "shape": shape, "data_offsets": [at, at + len]}),
-        );
-        at += len;
-    }
-    let mut head = Value::Object(meta).to_string().into_bytes();
-    while !head.len().is_multiple_of(8) {
-        head.push(b' ');
-    }
-    let mut out = (head.len() as u64).to_le_bytes().to_vec();
-    out.extend(head);
-    out.resize(out.len() + at as usize, 0);
+    let out = zeros::safetensors_bf16(&tensors);
     let tuned = tempfile::tempdir().unwrap();
     std::fs::copy(base.join("config.json"), tuned.path().join("config.json")).unwrap();
     std::fs::write(tuned.path().join("model.safetensors"), out).unwrap();

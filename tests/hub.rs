@@ -12,6 +12,8 @@ use std::sync::Arc;
 mod fake_hub;
 #[path = "support/smollm2.rs"]
 mod smollm2;
+#[path = "support/zeros.rs"]
+mod zeros;
 
 use fake_hub::{FakeHub, Repo};
 
@@ -42,28 +44,6 @@ fn tiny_llama(token: Option<&str>) -> Repo {
         ]),
         token: token.map(String::from),
     }
-}
-
-/// One safetensors file of zeros holding `tensors` (BF16).
-fn safetensors(tensors: &[(String, Vec<u64>)]) -> Vec<u8> {
-    let mut header = serde_json::Map::new();
-    let mut at = 0u64;
-    for (name, shape) in tensors {
-        let n = shape.iter().product::<u64>() * 2;
-        header.insert(
-            name.clone(),
-            serde_json::json!({"dtype": "BF16", "shape": shape, "data_offsets": [at, at + n]}),
-        );
-        at += n;
-    }
-    let mut json = Value::Object(header).to_string().into_bytes();
-    while !json.len().is_multiple_of(8) {
-        json.push(b' ');
-    }
-    let mut out = (json.len() as u64).to_le_bytes().to_vec();
-    out.extend(json);
-    out.resize(out.len() + at as usize, 0);
-    out
 }
 
 /// A Llama-shaped checkpoint of about 40 MB in four shards with its index, tensors from the
@@ -107,7 +87,7 @@ fn sharded() -> (Repo, u64) {
         for (t, _) in chunk {
             weight_map.insert(t.clone(), Value::String(name.clone()));
         }
-        let bytes = safetensors(chunk);
+        let bytes = zeros::safetensors_bf16(chunk);
         total += bytes.len() as u64;
         files.insert(name, Arc::new(bytes));
     }

@@ -112,6 +112,19 @@ pub struct PageInput<'a> {
     pub values: Option<&'a ops::Values>,
 }
 
+/// The layer variants (by index) a part belongs to: all of them unless it is gated.
+fn variants_of(vs: &[Variant], p: &Part) -> Vec<usize> {
+    match &p.layers {
+        None => (0..vs.len()).collect(),
+        Some(l) => vs
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| l.contains(v.representative))
+            .map(|(i, _)| i)
+            .collect(),
+    }
+}
+
 /// A model's block diagram (the page's SVG) with the parts and layer variants it draws.
 pub(crate) fn drawing(g: &Graph) -> crate::Result<(String, Vec<Part>, Vec<Variant>)> {
     drawing_padded(g, &|_| 0)
@@ -126,17 +139,7 @@ pub(crate) fn drawing_padded(
     let total = s.total_params as u128;
     let ps = parts(g, s.kv_cache.context);
     let vs = variants(g);
-    let variant_of = |p: &Part| -> Vec<usize> {
-        match &p.layers {
-            None => (0..vs.len()).collect(),
-            Some(l) => vs
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| l.contains(v.representative))
-                .map(|(i, _)| i)
-                .collect(),
-        }
-    };
+    let variant_of = |p: &Part| variants_of(&vs, p);
     let summary_of = |p: &Part| text::text(g, p, total).summary;
     let svg = svg::diagram_padded(&ps, g.spec.layers, &variant_of, &summary_of, pad);
     Ok((svg, ps, vs))
@@ -174,17 +177,7 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
     let total = s.total_params as u128;
     let ps = parts(g, s.kv_cache.context);
     let vs = variants(g);
-    let variant_of = |p: &Part| -> Vec<usize> {
-        match &p.layers {
-            None => (0..vs.len()).collect(),
-            Some(l) => vs
-                .iter()
-                .enumerate()
-                .filter(|(_, v)| l.contains(v.representative))
-                .map(|(i, _)| i)
-                .collect(),
-        }
-    };
+    let variant_of = |p: &Part| variants_of(&vs, p);
     let texts: Vec<text::Text> = ps.iter().map(|p| text::text(g, p, total)).collect();
     let summary_of = |p: &Part| {
         ps.iter()
