@@ -395,16 +395,20 @@ impl Change {
     }
 
     fn bare_phrase(&self) -> String {
-        let absent = |v: &Option<String>| v.as_deref().is_none_or(|v| v == "no" || v == "none");
-        match (self.a.as_deref(), self.b.as_deref()) {
-            (_, Some(b)) if absent(&self.a) && b == "yes" => format!("{} added", self.label),
-            (_, Some(b)) if absent(&self.a) => format!("{} ({b}) added", self.label),
-            (Some(_), _) if absent(&self.b) => format!("{} removed", self.label),
-            (Some(a), Some(b)) if self.kind == Kind::Size && self.label.ends_with('s') => {
-                format!("{b} {} instead of {a}", self.label)
+        // "no", "none" and a missing fact all say the thing is absent.
+        let present = |v: &Option<String>| v.clone().filter(|v| v != "no" && v != "none");
+        let raw = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
+        let label = self.label;
+        match (present(&self.a), present(&self.b)) {
+            (None, Some(b)) if b == "yes" => format!("{label} added"),
+            (None, Some(b)) => format!("{label} ({b}) added"),
+            (Some(_), None) => format!("{label} removed"),
+            (Some(a), Some(b)) if self.kind == Kind::Size && label.ends_with('s') => {
+                format!("{b} {label} instead of {a}")
             }
-            (Some(a), Some(b)) => format!("{} {b} instead of {a}", self.label),
-            _ => self.label.to_string(),
+            (Some(a), Some(b)) => format!("{label} {b} instead of {a}"),
+            // Absent on both sides, spelled differently.
+            (None, None) => format!("{label} {} instead of {}", raw(&self.b), raw(&self.a)),
         }
     }
 }

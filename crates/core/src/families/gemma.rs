@@ -65,11 +65,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             NormPlace::Sandwich
         },
     };
-    let window = if cfg.present("sliding_window") {
-        cfg.opt_size("sliding_window")?
-    } else {
-        Some(4096)
-    };
+    let window = super::window(cfg, Some(4096))?;
     // Both classes need a window for their local layers; an explicit null leaves them none.
     if window.is_none() {
         return Err(cfg.err(

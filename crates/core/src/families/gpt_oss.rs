@@ -44,11 +44,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         gate_up_interleaved: true,
         ..plain_moe(e, k, f)
     });
-    let window = if cfg.present("sliding_window") {
-        cfg.opt_size("sliding_window")?
-    } else {
-        Some(128)
-    };
+    let window = super::window(cfg, Some(128))?;
     let spans = match layer_types(cfg, s.layers, window, false)? {
         Some(spans) => spans,
         None => (0..s.layers)

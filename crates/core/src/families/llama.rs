@@ -360,7 +360,7 @@ pub fn load(
     if f.same_bias && qkv_bias != mlp_bias {
         let key = match f.mlp_bias {
             Bias::Key(k, _) => k,
-            _ => "mlp_bias",
+            Bias::Never | Bias::Always => "mlp_bias",
         };
         return Err(cfg.err(
             key,
@@ -613,19 +613,11 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
     Ok(match w {
         Windows::None => all(AttnSpan::Full),
         Windows::Every(default) => {
-            let window = if cfg.present("sliding_window") {
-                cfg.opt_size("sliding_window")?
-            } else {
-                default
-            };
+            let window = super::window(cfg, default)?;
             all(window.map_or(AttnSpan::Full, AttnSpan::Sliding))
         }
         Windows::LayerTypes { window, unlisted } => {
-            let window = if cfg.present("sliding_window") {
-                cfg.opt_size("sliding_window")?
-            } else {
-                window
-            };
+            let window = super::window(cfg, window)?;
             let unlisted = match unlisted {
                 Unlisted::FullEveryKey(key, default) => {
                     Unlisted::FullEvery(cfg.size(key, Some(default))?)
@@ -635,15 +627,20 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
             match layer_types(cfg, layers, window, false)? {
                 Some(spans) => spans,
                 None => (0..layers)
-                    .map(|i| match (unlisted, window) {
-                        (Unlisted::Sliding, Some(w)) => AttnSpan::Sliding(w),
-                        (Unlisted::FullEvery(n), Some(w)) if (i + 1) % n != 0 => {
-                            AttnSpan::Sliding(w)
+                    .map(|i| {
+                        let slides = match unlisted {
+                            Unlisted::Full => false,
+                            Unlisted::Sliding => true,
+                            Unlisted::FullEvery(n) => (i + 1) % n != 0,
+                            Unlisted::FullFirstOfEvery(n) => i % n != 0,
+                            Unlisted::FullEveryKey(..) => {
+                                unreachable!("resolved to FullEvery above")
+                            }
+                        };
+                        match window {
+                            Some(w) if slides => AttnSpan::Sliding(w),
+                            _ => AttnSpan::Full,
                         }
-                        (Unlisted::FullFirstOfEvery(n), Some(w)) if i % n != 0 => {
-                            AttnSpan::Sliding(w)
-                        }
-                        _ => AttnSpan::Full,
                     })
                     .collect(),
             }
@@ -668,10 +665,8 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
             let window = if !use_sliding {
                 cfg.get("sliding_window");
                 None
-            } else if cfg.present("sliding_window") {
-                cfg.opt_size("sliding_window")?
             } else {
-                Some(4096)
+                super::window(cfg, Some(4096))?
             };
             let below = cfg.count("max_window_layers", 28)?;
             match layer_types(cfg, layers, window, false)? {
@@ -687,22 +682,8 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
         Windows::Qwen => {
             // Without use_sliding_window the classes drop the window: "sliding" layers attend fully.
             let use_sliding = cfg.flag("use_sliding_window", false)?;
-            let window = if cfg.present("sliding_window") {
-                cfg.opt_size("sliding_window")?
-            } else {
-                Some(4096)
-            }
-            .filter(|_| use_sliding);
-            let from = cfg.count("max_window_layers", 28)?;
-            match layer_types(cfg, layers, window, true)? {
-                Some(spans) => spans,
-                None => (0..layers)
-                    .map(|i| match window {
-                        Some(w) if i >= from => AttnSpan::Sliding(w),
-                        _ => AttnSpan::Full,
-                    })
-                    .collect(),
-            }
+            let window = super::window(cfg, Some(4096))?.filter(|_| use_sliding);
+            super::sliding_from(cfg, layers, window, 28)?
         }
     })
 }

@@ -682,6 +682,35 @@ fn freqs(
     Ok(RopeFreqs { theta, scaling })
 }
 
+/// `sliding_window`: its value (null for none), or `default` when the config has no such key.
+pub(crate) fn window(cfg: &Config, default: Option<u64>) -> Result<Option<u64>> {
+    if cfg.present("sliding_window") {
+        cfg.opt_size("sliding_window")
+    } else {
+        Ok(default)
+    }
+}
+
+/// Layers sliding with `window` from `max_window_layers` (default `from`) on, unless
+/// `layer_types` names them (Qwen2/3, dots.llm1); a sliding layer without a window attends fully.
+pub(crate) fn sliding_from(
+    cfg: &Config,
+    layers: u64,
+    window: Option<u64>,
+    from: u64,
+) -> Result<Vec<AttnSpan>> {
+    let from = cfg.count("max_window_layers", from)?;
+    Ok(match layer_types(cfg, layers, window, true)? {
+        Some(spans) => spans,
+        None => (0..layers)
+            .map(|i| match window {
+                Some(w) if i >= from => AttnSpan::Sliding(w),
+                _ => AttnSpan::Full,
+            })
+            .collect(),
+    })
+}
+
 /// Per-layer attention spans from `layer_types` (`"sliding_attention"`, `"full_attention"`, …).
 /// `unwindowed_is_full`: a "sliding_attention" layer without a window attends fully (Qwen's
 /// classes drop the window when `use_sliding_window` is off), rather than being an error.
