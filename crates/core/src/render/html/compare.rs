@@ -9,13 +9,6 @@ use crate::graph::Graph;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
-/// One side's diagram with its ids prefixed (`a-part-attention`), so both fit one document.
-pub(crate) fn prefixed(svg: &str, side: &str) -> String {
-    svg.replace("id=\"part-", &format!("id=\"{side}-part-"))
-        .replace("id=\"arrow", &format!("id=\"{side}-arrow"))
-        .replace("url(#arrow", &format!("url(#{side}-arrow"))
-}
-
 fn status_name(s: StepStatus) -> &'static str {
     match s {
         StepStatus::Same => "same",
@@ -91,19 +84,6 @@ fn side(
     (Value::Object(data), marks)
 }
 
-/// Outline the parts that differ: a class on their group (`svg::diagram` writes each group's
-/// class attribute just before its id).
-fn mark(svg: String, side: &str, marks: &[(String, Option<&str>)]) -> String {
-    let mut out = svg;
-    for (id, class) in marks {
-        if let Some(class) = class {
-            let at = format!("id=\"{side}-part-{}\"", escape(id));
-            out = out.replace(&format!("\" {at}"), &format!(" {class}\" {at}"));
-        }
-    }
-    out
-}
-
 /// The layer-variant switch of one side (an empty row where it has one variant, so both
 /// diagrams start level).
 fn variant_buttons(side: &str, vs: &[Variant]) -> String {
@@ -158,11 +138,9 @@ fn padding(a: &[Part], b: &[Part]) -> (BTreeMap<usize, u32>, BTreeMap<usize, u32
 }
 
 pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::Result<String> {
-    let (_, ps_a, _) = drawing(a)?;
-    let (_, ps_b, _) = drawing(b)?;
-    let (pad_a, pad_b) = padding(&ps_a, &ps_b);
-    let (svg_a, ps_a, vs_a) = super::drawing_padded(a, &|n| pad_a.get(&n).copied().unwrap_or(0))?;
-    let (svg_b, ps_b, vs_b) = super::drawing_padded(b, &|n| pad_b.get(&n).copied().unwrap_or(0))?;
+    let (da, db) = (drawing(a)?, drawing(b)?);
+    let (ps_a, ps_b, vs_a, vs_b) = (&da.parts, &db.parts, &da.variants, &db.variants);
+    let (pad_a, pad_b) = padding(ps_a, ps_b);
     let status_a: BTreeMap<usize, StepStatus> = d
         .steps
         .iter()
@@ -173,19 +151,30 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
         .iter()
         .filter_map(|p| p.b.as_ref().map(|s| (s.number, p.status)))
         .collect();
-    let (data_a, marks_a) = side(a, &ps_a, &status_a, &ps_b);
-    let (data_b, marks_b) = side(b, &ps_b, &status_b, &ps_a);
-    let show = |svg: &str, vs: &[Variant]| {
-        let open = svg.find('>').map_or(0, |i| i + 1);
-        format!(
-            "{} class=\"show-v{}\">{}",
-            &svg[..open - 1],
-            vs.len().saturating_sub(1),
-            &svg[open..]
-        )
+    let (data_a, marks_a) = side(a, ps_a, &status_a, ps_b);
+    let (data_b, marks_b) = side(b, ps_b, &status_b, ps_a);
+    // Each side shows its last layer variant (the MoE one, where there are two).
+    let draw = |d: &super::Drawing,
+                prefix: &str,
+                pad: &BTreeMap<usize, u32>,
+                marks: &[(String, Option<&'static str>)]| {
+        let pad = |n: usize| pad.get(&n).copied().unwrap_or(0);
+        let class = |p: &Part| {
+            marks
+                .iter()
+                .find(|(id, _)| *id == p.id)
+                .and_then(|(_, c)| *c)
+        };
+        d.svg(&super::svg::Placement {
+            id_prefix: prefix,
+            pad: Some(&pad),
+            class: Some(&class),
+            show: Some(d.variants.len().saturating_sub(1)),
+            style: None,
+        })
     };
-    let svg_a = mark(prefixed(&show(&svg_a, &vs_a), "a"), "a", &marks_a);
-    let svg_b = mark(prefixed(&show(&svg_b, &vs_b), "b"), "b", &marks_b);
+    let svg_a = draw(&da, "a-", &pad_a, &marks_a);
+    let svg_b = draw(&db, "b-", &pad_b, &marks_b);
     let changes: String = d
         .changes
         .iter()
@@ -251,8 +240,8 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
         } else {
             format!("{} differences", d.changes.len())
         },
-        va = variant_buttons("a", &vs_a),
-        vb = variant_buttons("b", &vs_b),
+        va = variant_buttons("a", vs_a),
+        vb = variant_buttons("b", vs_b),
         context = grouped(d.context as u128),
         data = json_for_script(&data),
         js = COMPARE_JS,

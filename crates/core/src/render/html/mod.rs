@@ -125,24 +125,43 @@ fn variants_of(vs: &[Variant], p: &Part) -> Vec<usize> {
     }
 }
 
-/// A model's block diagram (the page's SVG) with the parts and layer variants it draws.
-pub(crate) fn drawing(g: &Graph) -> crate::Result<(String, Vec<Part>, Vec<Variant>)> {
-    drawing_padded(g, &|_| 0)
+/// What a model's block diagram draws: its parts, its layer variants and each part's summary.
+pub(crate) struct Drawing {
+    pub parts: Vec<Part>,
+    pub variants: Vec<Variant>,
+    summaries: Vec<String>,
+    layers: u64,
 }
 
-/// The same with `pad(slot)` extra space before a slot of the column.
-pub(crate) fn drawing_padded(
-    g: &Graph,
-    pad: &dyn Fn(usize) -> u32,
-) -> crate::Result<(String, Vec<Part>, Vec<Variant>)> {
+pub(crate) fn drawing(g: &Graph) -> crate::Result<Drawing> {
     let s = stats::stats(g, None)?;
     let total = s.total_params as u128;
-    let ps = parts(g, s.kv_cache.context);
-    let vs = variants(g);
-    let variant_of = |p: &Part| variants_of(&vs, p);
-    let summary_of = |p: &Part| text::text(g, p, total).summary;
-    let svg = svg::diagram_padded(&ps, g.spec.layers, &variant_of, &summary_of, pad);
-    Ok((svg, ps, vs))
+    let parts = parts(g, s.kv_cache.context);
+    let summaries = parts
+        .iter()
+        .map(|p| text::text(g, p, total).summary)
+        .collect();
+    Ok(Drawing {
+        parts,
+        variants: variants(g),
+        summaries,
+        layers: g.spec.layers,
+    })
+}
+
+impl Drawing {
+    /// The page's SVG of it, placed as `place` says.
+    pub fn svg(&self, place: &svg::Placement) -> String {
+        let variant_of = |p: &Part| variants_of(&self.variants, p);
+        let summary_of = |p: &Part| {
+            self.parts
+                .iter()
+                .position(|q| q.id == p.id)
+                .map(|i| self.summaries[i].clone())
+                .unwrap_or_default()
+        };
+        svg::diagram(&self.parts, self.layers, &variant_of, &summary_of, place)
+    }
 }
 
 /// The page's light palette and its svg rules, for an SVG shown without the page.
@@ -160,13 +179,15 @@ pub(crate) fn svg_style() -> String {
 /// The block diagram alone, as a standalone SVG document: the page's drawing with its styles
 /// inlined and no script, the first layer variant shown (`anatomy export --format svg`).
 pub fn standalone_svg(g: &Graph) -> crate::Result<String> {
-    let (svg, _, _) = drawing(g)?;
-    let style = format!("<style>{}</style>", svg_style());
-    let open = svg.find('>').map_or(0, |i| i + 1);
+    let style = svg_style();
+    let place = svg::Placement {
+        show: Some(0),
+        style: Some(&style),
+        ..Default::default()
+    };
+    let svg = drawing(g)?.svg(&place);
     Ok(format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{} class=\"show-v0\">{style}{}\n",
-        &svg[..open - 1],
-        &svg[open..]
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n"
     ))
 }
 
@@ -185,7 +206,13 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
             .map(|i| texts[i].summary.clone())
             .unwrap_or_default()
     };
-    let diagram = svg::diagram(&ps, spec.layers, &variant_of, &summary_of);
+    let diagram = svg::diagram(
+        &ps,
+        spec.layers,
+        &variant_of,
+        &summary_of,
+        &svg::Placement::default(),
+    );
 
     let mut data_parts = serde_json::Map::new();
     for (p, t) in ps.iter().zip(&texts) {

@@ -212,17 +212,15 @@ pub fn compare(rows: &[Row]) -> crate::Result<String> {
     let mut templates = String::new();
     for (i, r) in rows.iter().enumerate() {
         let g = r.graph;
-        let (svg, _, vs) = super::drawing(g)?;
-        let open = svg.find('>').map_or(0, |i| i + 1);
-        let svg = format!(
-            "{} class=\"show-v{}\">{}",
-            &svg[..open - 1],
-            vs.len().saturating_sub(1),
-            &svg[open..]
-        );
+        let d = super::drawing(g)?;
+        let prefix = format!("m{i}-");
         templates.push_str(&format!(
             "<template id=\"model-{i}\">{}</template>\n",
-            super::compare::prefixed(&svg, &format!("m{i}"))
+            d.svg(&super::svg::Placement {
+                id_prefix: &prefix,
+                show: Some(d.variants.len().saturating_sub(1)),
+                ..Default::default()
+            })
         ));
         let facts: Vec<serde_json::Value> = crate::diff::facts(&g.spec)
             .into_iter()

@@ -46,31 +46,41 @@ pub fn slots(parts: &[Part]) -> Vec<Vec<&Part>> {
     out
 }
 
+/// One more class for a part, or none.
+pub type PartClass<'a> = &'a dyn Fn(&Part) -> Option<&'static str>;
+
+/// How a drawing differs from the page's own one, when it is placed elsewhere: beside another
+/// model's (`html --compare`, the gallery's compare page) or alone (`export --format svg`).
+#[derive(Default)]
+pub struct Placement<'a> {
+    /// Prefix of every element id, so two drawings fit one document (`a-` gives `a-part-…`).
+    pub id_prefix: &'a str,
+    /// Extra space before a slot of the column, to keep two columns level.
+    pub pad: Option<&'a dyn Fn(usize) -> u32>,
+    /// One more class for a part's group (`differs`).
+    pub class: Option<PartClass<'a>>,
+    /// The layer variant shown without the page's script (`show-vN` on the root).
+    pub show: Option<usize>,
+    /// A stylesheet inside the drawing, for a standalone document.
+    pub style: Option<&'a str>,
+}
+
 /// `variant_of(part)`: the variants (by index) a gated part belongs to.
 pub fn diagram(
     parts: &[Part],
     layers: u64,
     variant_of: &dyn Fn(&Part) -> Vec<usize>,
     aria_summary: &dyn Fn(&Part) -> String,
+    place: &Placement,
 ) -> String {
-    diagram_padded(parts, layers, variant_of, aria_summary, &|_| 0)
-}
-
-/// The diagram with `pad(slot)` extra space before each slot, so two models' columns can be
-/// drawn with their matching parts level (`html --compare`).
-pub fn diagram_padded(
-    parts: &[Part],
-    layers: u64,
-    variant_of: &dyn Fn(&Part) -> Vec<usize>,
-    aria_summary: &dyn Fn(&Part) -> String,
-    pad: &dyn Fn(usize) -> u32,
-) -> String {
+    let pre = place.id_prefix;
+    let pad = |n: usize| place.pad.map_or(0, |f| f(n));
     let mut body = String::new();
     let mut y = 20;
     let arrow = |body: &mut String, y0: u32, y1: u32, label: &str| {
         let x = BOX_X + BOX_W / 2;
         body.push_str(&format!(
-            "<line class=\"edge\" x1=\"{x}\" y1=\"{y0}\" x2=\"{x}\" y2=\"{}\" marker-end=\"url(#arrow)\"/><text class=\"shape\" x=\"{}\" y=\"{}\">{}</text>",
+            "<line class=\"edge\" x1=\"{x}\" y1=\"{y0}\" x2=\"{x}\" y2=\"{}\" marker-end=\"url(#{pre}arrow)\"/><text class=\"shape\" x=\"{}\" y=\"{}\">{}</text>",
             y1 - 2,
             x + 8,
             (y0 + y1) / 2 + 4,
@@ -101,7 +111,7 @@ pub fn diagram_padded(
             // The frame's title and ×N badge open the block itself; in reading order they come
             // after the embedding.
             body.push_str(&format!(
-                "<g class=\"part frame\" id=\"part-block\" data-part=\"block\" tabindex=\"0\" role=\"button\" aria-label=\"Decoder layer, repeated {layers} times\"><rect class=\"hit\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"30\"/><text class=\"block-title\" x=\"{}\" y=\"{}\">decoder layer</text><g class=\"badge\"><rect x=\"{}\" y=\"{}\" width=\"62\" height=\"22\" rx=\"11\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">×{layers}</text></g></g>",
+                "<g class=\"part frame\" id=\"{pre}part-block\" data-part=\"block\" tabindex=\"0\" role=\"button\" aria-label=\"Decoder layer, repeated {layers} times\"><rect class=\"hit\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"30\"/><text class=\"block-title\" x=\"{}\" y=\"{}\">decoder layer</text><g class=\"badge\"><rect x=\"{}\" y=\"{}\" width=\"62\" height=\"22\" rx=\"11\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">×{layers}</text></g></g>",
                 BOX_X - 30,
                 y,
                 BOX_W + 130,
@@ -137,6 +147,10 @@ pub fn diagram_padded(
                 String::new()
             };
             let gated = if part.layers.is_some() { " gated" } else { "" };
+            let extra = place
+                .class
+                .and_then(|f| f(part))
+                .map_or(String::new(), |c| format!(" {c}"));
             // Inside the frame a box is one layer: its figure per layer, the total beside.
             let n_layers = part.layers.as_ref().map_or(layers, |l| l.len()) as u128;
             let sub = match (part.params, part.shared_params) {
@@ -153,7 +167,7 @@ pub fn diagram_padded(
                 .map(|l| format!(" · layers {l}"))
                 .unwrap_or_default();
             body.push_str(&format!(
-                "<g class=\"part cat-{cat}{gated}{vclass}\" id=\"part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\">{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\">{sub}{layers_note}</text></g>",
+                "<g class=\"part cat-{cat}{gated}{vclass}{extra}\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\">{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\">{sub}{layers_note}</text></g>",
                 cat = category_class(part.category),
                 id = escape(&part.id),
                 aria = escape(&{
@@ -177,7 +191,7 @@ pub fn diagram_padded(
             // The stream skips the sublayer and rejoins here.
             let ym = y + BOX_H / 2;
             body.push_str(&format!(
-                "<path class=\"residual\" d=\"M{} {stream_y} H{RESID_X} V{ym} H{}\" marker-end=\"url(#arrow-res)\"/>",
+                "<path class=\"residual\" d=\"M{} {stream_y} H{RESID_X} V{ym} H{}\" marker-end=\"url(#{pre}arrow-res)\"/>",
                 BOX_X + BOX_W / 2 + 90,
                 BOX_X + BOX_W + 2
             ));
@@ -209,7 +223,7 @@ pub fn diagram_padded(
         let ay = aux_anchor.max(60) - BOX_H / 2;
         let ax = RESID_X + 24;
         body.push_str(&format!(
-            "<path class=\"auxedge\" d=\"M{} {} H{ax}\"/><g class=\"part cat-aux\" id=\"part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{ax}\" y=\"{ay}\" width=\"120\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">MTP module</text><text class=\"sub\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} params</text></g>",
+            "<path class=\"auxedge\" d=\"M{} {} H{ax}\"/><g class=\"part cat-aux\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{ax}\" y=\"{ay}\" width=\"120\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">MTP module</text><text class=\"sub\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} params</text></g>",
             BOX_X + BOX_W,
             ay + BOX_H / 2,
             ax + 60,
@@ -226,7 +240,13 @@ pub fn diagram_padded(
     } else {
         W
     };
+    let show = place
+        .show
+        .map_or(String::new(), |v| format!(" class=\"show-v{v}\""));
+    let style = place
+        .style
+        .map_or(String::new(), |css| format!("<style>{css}</style>"));
     format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {y}\" width=\"{width}\" height=\"{y}\" role=\"group\" aria-label=\"architecture diagram\"><defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead\"/></marker><marker id=\"arrow-res\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead-res\"/></marker></defs>{frame}{body}</svg>"
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {y}\" width=\"{width}\" height=\"{y}\" role=\"group\" aria-label=\"architecture diagram\"{show}>{style}<defs><marker id=\"{pre}arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead\"/></marker><marker id=\"{pre}arrow-res\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead-res\"/></marker></defs>{frame}{body}</svg>"
     )
 }
