@@ -413,17 +413,12 @@ fn run(cli: Cli) -> Result<String, Error> {
             } else if let Some(id) = hub_id(&model) {
                 let hub = anatomy_hub::Hub::from_env()?;
                 let snap = hub.snapshot(&id)?;
-                let bar = progress_bar_bytes();
+                let bar = Bar::bytes();
                 let path = snap.download(&|file, done, total| {
-                    if let Some(b) = &bar {
-                        b.set_message(file.to_string());
-                        b.set_length(total);
-                        b.set_position(done);
-                    }
+                    bar.name(file);
+                    bar.report(done, total);
                 })?;
-                if let Some(b) = bar {
-                    b.finish_and_clear();
-                }
+                bar.finish();
                 eprintln!("{}", snap.origin().describe());
                 run_model(&path, req, lenient)
             } else {
@@ -654,16 +649,9 @@ fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Er
     };
     let c = match &snap {
         Some(snap) => {
-            let bar = progress_bar("reading headers");
-            let c = snap.checkpoint(&|done, total| {
-                if let Some(b) = &bar {
-                    b.set_length(total as u64);
-                    b.set_position(done as u64);
-                }
-            })?;
-            if let Some(b) = bar {
-                b.finish_and_clear();
-            }
+            let bar = Bar::count("reading headers");
+            let c = snap.checkpoint(&|done, total| bar.report(done as u64, total as u64))?;
+            bar.finish();
             c
         }
         None => anatomy_checkpoint::open(Path::new(arg))?,
@@ -671,16 +659,11 @@ fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Er
     let g = graph::build(&anatomy_checkpoint::spec(&c, lenient)?)?;
     let r = anatomy_checkpoint::verify::verify(&g, &c)?;
     let findings = if data && r.problems.is_empty() {
-        let bar = progress_bar("reading tensors");
+        let bar = Bar::count("reading tensors");
         let f = anatomy_checkpoint::verify::data(&c, &mut |done, total| {
-            if let Some(b) = &bar {
-                b.set_length(total as u64);
-                b.set_position(done as u64);
-            }
+            bar.report(done as u64, total as u64)
         })?;
-        if let Some(b) = bar {
-            b.finish_and_clear();
-        }
+        bar.finish();
         Some(f)
     } else {
         None
@@ -742,28 +725,46 @@ struct Request {
     json: bool,
 }
 
-fn progress_bar(what: &str) -> Option<indicatif::ProgressBar> {
-    std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(&format!("{what} {{bar:40}} {{pos}}/{{len}}"))
-                .expect("template"),
-        );
-        b
-    })
-}
+/// A progress bar on stderr when it is a terminal; nothing otherwise.
+struct Bar(Option<indicatif::ProgressBar>);
 
-fn progress_bar_bytes() -> Option<indicatif::ProgressBar> {
-    std::io::stderr().is_terminal().then(|| {
-        let b = indicatif::ProgressBar::new(0);
-        b.set_style(
-            indicatif::ProgressStyle::with_template(
-                "downloading {msg} {bar:40} {bytes}/{total_bytes} {bytes_per_sec}",
-            )
-            .expect("template"),
-        );
-        b
-    })
+impl Bar {
+    /// Counts of items (`what 3/10`).
+    fn count(what: &str) -> Bar {
+        Bar::with(&format!("{what} {{bar:40}} {{pos}}/{{len}}"))
+    }
+
+    /// Bytes of a named file.
+    fn bytes() -> Bar {
+        Bar::with("downloading {msg} {bar:40} {bytes}/{total_bytes} {bytes_per_sec}")
+    }
+
+    fn with(template: &str) -> Bar {
+        Bar(std::io::stderr().is_terminal().then(|| {
+            let b = indicatif::ProgressBar::new(0);
+            b.set_style(indicatif::ProgressStyle::with_template(template).expect("template"));
+            b
+        }))
+    }
+
+    fn report(&self, done: u64, total: u64) {
+        if let Some(b) = &self.0 {
+            b.set_length(total);
+            b.set_position(done);
+        }
+    }
+
+    fn name(&self, what: &str) {
+        if let Some(b) = &self.0 {
+            b.set_message(what.to_string());
+        }
+    }
+
+    fn finish(self) {
+        if let Some(b) = self.0 {
+            b.finish_and_clear();
+        }
+    }
 }
 
 /// `anatomy run`: load weights (with a progress bar on a terminal), then decode or dump logits.
@@ -820,16 +821,9 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     } else {
         opened.eos_ids()?
     };
-    let bar = progress_bar("loading weights");
-    let model = opened.load(&mut |done, total| {
-        if let Some(b) = &bar {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        }
-    })?;
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    let bar = Bar::count("loading weights");
+    let model = opened.load(&mut |done, total| bar.report(done as u64, total as u64))?;
+    bar.finish();
     if let Some(out) = req.logits {
         output::write(&out, &session::logits_npy(&model, &ids)?, req.force)?;
         return Ok(format!(

@@ -85,22 +85,9 @@ fn read(cfg: &Config, model_type: &str, family: &str, name: &str, bigcode: bool)
         bias: true,
         fused_gate_up: false,
     };
-    s.embedding.learned_positions = Some(s.context);
-    s.norm = Norm {
-        kind: NormKind::Layer { bias: true },
-        eps: cfg.float("layer_norm_epsilon", 1e-5)?,
-        unit_offset: false,
-        place: NormPlace::Pre,
-    };
-    s.position = Position::Learned;
-    s.plan = vec![
-        LayerPlan {
-            attn: AttnSpan::Full,
-            rope: false,
-            moe: false
-        };
-        s.layers as usize
-    ];
+    let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
+    learned_positions(&mut s, 0, eps);
+    s.plan = plain_plan(s.layers);
     s.tied = cfg.flag("tie_word_embeddings", true)?;
     s.layout = if bigcode {
         Layout::GptBigCode
@@ -145,14 +132,8 @@ pub fn load_neo(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         bias: true,
         fused_gate_up: false,
     };
-    s.embedding.learned_positions = Some(s.context);
-    s.norm = Norm {
-        kind: NormKind::Layer { bias: true },
-        eps: cfg.float("layer_norm_epsilon", 1e-5)?,
-        unit_offset: false,
-        place: NormPlace::Pre,
-    };
-    s.position = Position::Learned;
+    let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
+    learned_positions(&mut s, 0, eps);
     let window = cfg.size("window_size", Some(256))?;
     let kinds = attention_layers(cfg)?;
     if kinds.len() as u64 != s.layers {
@@ -275,24 +256,37 @@ pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         bias,
         fused_gate_up: false,
     };
-    s.embedding.learned_positions = Some(s.context + 2);
-    s.embedding.position_offset = 2;
+    // OPT's table has two more rows than positions and reads from row 2.
+    learned_positions(&mut s, 2, 1e-5);
+    s.plan = plain_plan(s.layers);
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    s.layout = Layout::Opt;
+    Ok(s)
+}
+
+/// What GPT-2 and the models after it share: learned positions added to the embedding (a
+/// table of the context plus `offset` rows, position p reading row p + `offset`), pre-norm
+/// LayerNorms with shifts.
+fn learned_positions(s: &mut Spec, offset: u64, eps: f64) {
+    s.embedding.learned_positions = Some(s.context + offset);
+    s.embedding.position_offset = offset;
     s.norm = Norm {
         kind: NormKind::Layer { bias: true },
-        eps: 1e-5,
+        eps,
         unit_offset: false,
         place: NormPlace::Pre,
     };
     s.position = Position::Learned;
-    s.plan = vec![
+}
+
+/// Every layer full attention, no RoPE, no experts.
+fn plain_plan(layers: u64) -> Vec<LayerPlan> {
+    vec![
         LayerPlan {
             attn: AttnSpan::Full,
             rope: false,
             moe: false
         };
-        s.layers as usize
-    ];
-    s.tied = cfg.flag("tie_word_embeddings", true)?;
-    s.layout = Layout::Opt;
-    Ok(s)
+        layers as usize
+    ]
 }
