@@ -795,10 +795,14 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         (None, None) => opened.tokenizer().ok(),
         (None, Some(_)) => None,
     };
+    // With --chat, the text the template made of the prompt (reported by --json).
+    let mut chat_text = None;
     let (ids, arg) = match (&req.prompt, &req.ids, &tok) {
         (Some(p), _, Some(t)) if req.chat => {
             let text = opened.chat_template()?.render(p)?;
-            (session::encode(t, &text, &shown)?, "--prompt")
+            let ids = session::encode(t, &text, &shown)?;
+            chat_text = Some(text);
+            (ids, "--prompt")
         }
         (Some(p), _, Some(t)) => (session::encode(t, p, &shown)?, "--prompt"),
         (None, Some(ids), _) => (ids.clone(), "--ids"),
@@ -833,27 +837,38 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             model.spec.vocab
         ));
     }
-    decode(
-        &model,
-        &ids,
-        req.max_tokens,
-        &eos,
-        req.json,
-        tok.as_ref(),
-        &shown,
-    )
+    let stream = if req.json { None } else { tok.as_ref() };
+    let generation = decode(&model, &ids, req.max_tokens, &eos, stream)?;
+    if !req.json {
+        return Ok(match tok {
+            Some(_) => "\n".into(),
+            None => format!("{:?}\n", generation.ids),
+        });
+    }
+    let mut out = serde_json::json!({
+        "prompt_ids": ids,
+        "generated_ids": generation.ids,
+    });
+    if let Some(text) = chat_text {
+        out["prompt_text"] = serde_json::json!(text);
+    }
+    if let Some(tok) = &tok {
+        out["text"] = serde_json::json!(tok
+            .decode(&generation.ids, false)
+            .map_err(|e| Error::file(&shown, e.to_string()))?);
+    }
+    Ok(out.to_string() + "\n")
 }
 
-/// Greedy decoding with text streamed as it comes (or one JSON object at the end).
+/// Greedy decoding up to `max_tokens` or an end-of-sequence id, its text streamed to stdout
+/// as it comes when `stream` has the tokenizer; the speeds to stderr.
 fn decode(
     model: &anatomy_exec::Model,
     ids: &[u32],
     max_tokens: u64,
     eos: &[u32],
-    json: bool,
-    tok: Option<&tokenizers::Tokenizer>,
-    shown: &str,
-) -> Result<String, Error> {
+    stream: Option<&tokenizers::Tokenizer>,
+) -> Result<anatomy_exec::Generation, Error> {
     let mut text = String::new();
     let mut generated = Vec::new();
     let mut stdout = std::io::stdout().lock();
@@ -863,7 +878,7 @@ fn decode(
             return false;
         }
         generated.push(id);
-        if let (false, Some(tok)) = (json, tok) {
+        if let Some(tok) = stream {
             if let Ok(all) = tok.decode(&generated, false) {
                 if all.len() > text.len() && all.is_char_boundary(text.len()) {
                     let _ = write!(stdout, "{}", &all[text.len()..]);
@@ -889,22 +904,7 @@ fn decode(
         generation.decode.as_secs_f64() * 1e3,
         rate(generation.ids.len().saturating_sub(1), generation.decode)
     );
-    if !json {
-        return Ok(match tok {
-            Some(_) => "\n".into(),
-            None => format!("{:?}\n", generation.ids),
-        });
-    }
-    let mut out = serde_json::json!({
-        "prompt_ids": ids,
-        "generated_ids": generation.ids,
-    });
-    if let Some(tok) = tok {
-        out["text"] = serde_json::json!(tok
-            .decode(&generation.ids, false)
-            .map_err(|e| Error::file(shown, e.to_string()))?);
-    }
-    Ok(out.to_string() + "\n")
+    Ok(generation)
 }
 
 /// `anatomy run --tiny`: the model's structure at toy sizes, on seeded random weights.

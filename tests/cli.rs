@@ -428,6 +428,8 @@ fn run_chat_applies_the_gguf_template_and_stops_at_its_eos_like_transformers() {
         )
     };
     let (got, err) = run(&[]);
+    // The template's text is transformers' apply_chat_template's, and so are its ids.
+    assert_eq!(got["prompt_text"], chat["text"]);
     assert_eq!(got["prompt_ids"], chat["prompt_ids"]);
     assert_eq!(got["generated_ids"], chat["generated_ids"]);
     let eos = chat["eos_token_id"].as_u64().unwrap();

@@ -205,7 +205,16 @@ fn a_hub_id_draws_the_same_model_as_its_files_and_records_where_it_came_from() {
         std::fs::read(&snap).unwrap(),
         std::fs::read(local.join("config.json")).unwrap()
     );
-    // show and the page name the repo; manifest's JSON carries the source too.
+    // show draws what it draws from the files; stats and the page name the repo; manifest's
+    // JSON carries the source too.
+    assert_eq!(
+        ok(at(&hub, home.path()).args(["show", "test/tiny-llama", "--width", "120"])),
+        ok(anatomy().args(["show", local.to_str().unwrap(), "--width", "120"])).replacen(
+            "llama",
+            "tiny-llama",
+            1
+        )
+    );
     let text = ok(at(&hub, home.path()).args(["stats", "test/tiny-llama"]));
     assert!(
         text.contains("hub: test/tiny-llama at main (commit 0123456789abcdef"),
@@ -319,6 +328,41 @@ fn a_partial_download_resumes_where_it_stopped() {
         weights.len()
     );
     assert_eq!(std::fs::read(blobs.join(&head)).unwrap(), *weights);
+}
+
+/// Another Hub than ours, plainer: weight files served directly without LFS redirects, and no
+/// Range support. The same commands work; only the bytes read grow.
+#[test]
+fn a_plainer_hub_serves_the_same_commands() {
+    let (sharded, total) = sharded();
+    let hub = FakeHub::start_as(
+        BTreeMap::from([
+            ("test/tiny-llama".into(), tiny_llama(None)),
+            ("test/sharded".into(), sharded),
+        ]),
+        true,
+    );
+    let home = tempfile::tempdir().unwrap();
+    let local = fixture("llama");
+    assert_eq!(
+        ok(at(&hub, home.path()).args(["manifest", "test/tiny-llama"])),
+        ok(anatomy().args(["manifest", local.to_str().unwrap()]))
+    );
+    let v: Value = serde_json::from_str(&ok(at(&hub, home.path()).args([
+        "verify",
+        "test/sharded",
+        "--json",
+    ])))
+    .unwrap();
+    assert_eq!(v["clean"], true, "{v}");
+    assert_eq!(v["checkpoint_bytes"], total);
+    let args = ["--ids", "1,2,3", "--max-tokens", "4", "--json"];
+    assert_eq!(
+        ok(at(&hub, home.path())
+            .args(["run", "test/tiny-llama"])
+            .args(args)),
+        ok(anatomy().args(["run", local.to_str().unwrap()]).args(args))
+    );
 }
 
 #[test]

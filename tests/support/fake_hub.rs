@@ -97,6 +97,12 @@ impl Request {
 
 impl FakeHub {
     pub fn start(repos: BTreeMap<String, Repo>) -> FakeHub {
+        FakeHub::start_as(repos, false)
+    }
+
+    /// `plain`: a simpler Hub, as another fake might be: weight files answer `resolve` directly
+    /// (no redirect, no `X-Linked-*`), and `Range` is ignored (200 and the whole file).
+    pub fn start_as(repos: BTreeMap<String, Repo>, plain: bool) -> FakeHub {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let url = format!("http://127.0.0.1:{port}");
@@ -116,7 +122,7 @@ impl FakeHub {
             .flat_map(|r| r.files.values())
             .map(|b| (tags[&(Arc::as_ptr(b) as usize)].clone(), b.clone()))
             .collect();
-        let shared = Arc::new((repos, by_hash, tags, cdn));
+        let shared = Arc::new((repos, by_hash, tags, cdn, plain));
         let (count, log, halt) = (sent.clone(), requests.clone(), stop.clone());
         let thread = std::thread::spawn(move || {
             for conn in listener.incoming() {
@@ -137,8 +143,9 @@ impl FakeHub {
                         req.url,
                         req.header("Range").unwrap_or_default()
                     ));
-                    let (repos, by_hash, tags, base) = &*shared;
-                    let (status, headers, body, len) = answer(&req, repos, by_hash, tags, base);
+                    let (repos, by_hash, tags, base, plain) = &*shared;
+                    let (status, headers, body, len) =
+                        answer(&req, repos, by_hash, tags, base, *plain);
                     let head = req.method == "HEAD";
                     let mut out = format!(
                         "HTTP/1.1 {status} X\r\nContent-Length: {len}\r\nConnection: close\r\n"
@@ -189,14 +196,20 @@ fn error(status: u16, code: &str, message: &str) -> Answer {
 }
 
 /// A file's bytes, whole or the requested range.
-fn serve(req: &Request, bytes: &[u8], tag: &str, mut headers: Vec<(String, String)>) -> Answer {
+fn serve(
+    req: &Request,
+    bytes: &[u8],
+    tag: &str,
+    mut headers: Vec<(String, String)>,
+    plain: bool,
+) -> Answer {
     headers.push(header("ETag", &format!("\"{tag}\"")));
     headers.push(header("Accept-Ranges", "bytes"));
     let get = |k: &str| req.header(k);
     if get("If-None-Match").is_some_and(|v| v.trim_matches('"') == tag) {
         return (304, headers, Vec::new(), 0);
     }
-    if let Some(range) = get("Range") {
+    if let Some(range) = get("Range").filter(|_| !plain) {
         let spec = range.trim_start_matches("bytes=");
         let (a, b) = spec.split_once('-').unwrap();
         let a: usize = a.parse().unwrap();
@@ -225,11 +238,12 @@ fn answer(
     by_hash: &BTreeMap<String, Arc<Vec<u8>>>,
     tags: &Tags,
     base: &str,
+    plain: bool,
 ) -> Answer {
     let path = req.url.split('?').next().unwrap().to_string();
     if let Some(hash) = path.strip_prefix("/cdn/") {
         return match by_hash.get(hash) {
-            Some(b) => serve(req, b, hash, Vec::new()),
+            Some(b) => serve(req, b, hash, Vec::new(), plain),
             None => error(404, "EntryNotFound", "no such blob"),
         };
     }
@@ -293,7 +307,7 @@ fn answer(
     };
     let commit = header("X-Repo-Commit", &repo.commit);
     let tag = &tags[&(Arc::as_ptr(bytes) as usize)];
-    if lfs(file) {
+    if lfs(file) && !plain {
         let headers = vec![
             commit,
             header("Location", &format!("{base}/cdn/{tag}")),
@@ -303,5 +317,5 @@ fn answer(
         ];
         return (302, headers, Vec::new(), 0);
     }
-    serve(req, bytes, tag, vec![commit])
+    serve(req, bytes, tag, vec![commit], plain)
 }
