@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 #[path = "support/fake_hub.rs"]
 mod fake_hub;
+#[path = "support/paths.rs"]
+mod paths;
 #[path = "support/smollm2.rs"]
 mod smollm2;
 #[path = "support/zeros.rs"]
@@ -476,7 +478,7 @@ fn the_cache_is_shared_with_python() {
         tiny_llama(None),
     )]));
     let py = |home: &Path, code: &str| {
-        let out = std::process::Command::new(python())
+        let out = std::process::Command::new(paths::python())
             .env("HF_ENDPOINT", &hub.url)
             .env("HF_HOME", home)
             .env_remove("HF_HUB_OFFLINE")
@@ -510,10 +512,4 @@ fn the_cache_is_shared_with_python() {
         .env("HF_HOME", other.path())
         .env("HF_HUB_OFFLINE", "1")
         .args(["run", "test/tiny-llama", "--ids", "1", "--max-tokens", "1"]));
-}
-
-fn python() -> std::path::PathBuf {
-    std::env::var_os("ANATOMY_PYTHON")
-        .map(Into::into)
-        .unwrap_or_else(|| "python3".into())
 }
