@@ -18,8 +18,8 @@ use crate::spec::*;
 /// How a class's attention is built.
 #[derive(Clone, Copy)]
 enum Attn {
-    /// Multi-head latent attention; K/V heads default to this (None: the query heads).
-    Latent { kv: Option<u64> },
+    /// Multi-head latent attention; K/V heads default to `kv` (None: the query heads).
+    Latent { kv: Option<u64>, dims: LatentDims },
     /// Grouped-query attention with separate q, k, v (K/V heads default: None = the query heads).
     Grouped {
         kv: Option<u64>,
@@ -27,6 +27,24 @@ enum Attn {
         qk_norm: QkNormRule,
     },
 }
+
+/// A class's defaults for the latent's sizes.
+#[derive(Clone, Copy)]
+struct LatentDims {
+    q_lora: u64,
+    kv_lora: u64,
+    nope: u64,
+    rope: u64,
+    v: u64,
+}
+
+const V3_LATENT: LatentDims = LatentDims {
+    q_lora: 1536,
+    kv_lora: 512,
+    nope: 128,
+    rope: 64,
+    v: 128,
+};
 
 #[derive(Clone, Copy)]
 enum QkNormRule {
@@ -73,8 +91,20 @@ struct Experts {
     groups: (u64, u64),
     norm_topk: bool,
     routed_scaling: f64,
-    /// `first_k_dense_replace`'s default; None: the class has no such key (all layers MoE).
-    first_dense: Option<u64>,
+    /// Which layers keep the dense MLP.
+    dense: Dense,
+}
+
+/// How a class says which layers are dense.
+#[derive(Clone, Copy)]
+enum Dense {
+    /// None: every layer has experts (the class has no such key).
+    None,
+    /// The first `first_k_dense_replace` layers, with this default.
+    FirstK(u64),
+    /// `mlp_layer_types` ("dense" or "sparse" per layer), by default the first layer dense
+    /// (GLM-4.7-Flash).
+    Types,
 }
 
 const V3_EXPERTS: Experts = Experts {
@@ -86,7 +116,7 @@ const V3_EXPERTS: Experts = Experts {
     groups: (8, 4),
     norm_topk: true,
     routed_scaling: 2.5,
-    first_dense: Some(3),
+    dense: Dense::FirstK(3),
 };
 
 const GLM_EXPERTS: Experts = Experts {
@@ -94,7 +124,7 @@ const GLM_EXPERTS: Experts = Experts {
     width: 1408,
     groups: (1, 1),
     routed_scaling: 1.0,
-    first_dense: Some(1),
+    dense: Dense::FirstK(1),
     ..V3_EXPERTS
 };
 
@@ -110,7 +140,10 @@ const V3: Class = Class {
     theta: 10_000.0,
     partial: 1.0,
     tied: false,
-    attn: Attn::Latent { kv: Some(128) },
+    attn: Attn::Latent {
+        kv: Some(128),
+        dims: V3_LATENT,
+    },
     interleave: true,
     moe: Some(V3_EXPERTS),
     window_from: None,
@@ -149,7 +182,10 @@ static CLASSES: &[Class] = &[
         layers: 32,
         heads: 32,
         context: 2048,
-        attn: Attn::Latent { kv: None },
+        attn: Attn::Latent {
+            kv: None,
+            dims: V3_LATENT,
+        },
         moe: Some(Experts {
             count: Some(64),
             top_k: None,
@@ -159,7 +195,7 @@ static CLASSES: &[Class] = &[
             groups: (1, 1),
             norm_topk: false,
             routed_scaling: 1.0,
-            first_dense: Some(0),
+            dense: Dense::FirstK(0),
         }),
         mtp: false,
         ..V3
@@ -213,7 +249,7 @@ static CLASSES: &[Class] = &[
             groups: (1, 1),
             norm_topk: false,
             routed_scaling: 1.0,
-            first_dense: Some(0),
+            dense: Dense::FirstK(0),
             ..V3_EXPERTS
         }),
         window_from: Some(62),
@@ -236,7 +272,7 @@ static CLASSES: &[Class] = &[
         },
         moe: Some(Experts {
             width: 1280,
-            first_dense: None,
+            dense: Dense::None,
             ..GLM_EXPERTS
         }),
         mtp: false,
@@ -253,9 +289,42 @@ static CLASSES: &[Class] = &[
         heads: 16,
         context: 131_072,
         tied: true,
-        attn: Attn::Latent { kv: None },
+        attn: Attn::Latent {
+            kv: None,
+            dims: V3_LATENT,
+        },
         moe: None,
         mtp: false,
+        ..V3
+    },
+    // GLM-4.7-Flash: DeepSeek-V3's latent attention with GLM-4.5's experts, the dense layers
+    // named by `mlp_layer_types`.
+    Class {
+        model_type: "glm4_moe_lite",
+        vocab: 154_880,
+        hidden: 2048,
+        inter: Some(10240),
+        layers: 47,
+        heads: 20,
+        context: 202_752,
+        eps: 1e-5,
+        attn: Attn::Latent {
+            kv: Some(20),
+            dims: LatentDims {
+                q_lora: 768,
+                nope: 192,
+                v: 256,
+                ..V3_LATENT
+            },
+        },
+        moe: Some(Experts {
+            count: Some(64),
+            top_k: Some(4),
+            width: 1536,
+            routed_scaling: 1.8,
+            dense: Dense::Types,
+            ..GLM_EXPERTS
+        }),
         ..V3
     },
 ];
@@ -319,7 +388,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 ..plain_attention(h, kv, hd)
             }
         }
-        Attn::Latent { kv } => latent(cfg, c, &s, &r, kv)?,
+        Attn::Latent { kv, dims } => latent(cfg, c, &s, &r, kv, dims)?,
     };
     // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).
     r.interleaved = c.interleave && cfg.flag("rope_interleave", true)?;
@@ -332,19 +401,16 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         }
         None => vec![AttnSpan::Full; s.layers as usize],
     };
-    let (moe, first_dense) = match &c.moe {
-        Some(x) => {
-            let (moe, first_dense) = experts(cfg, x)?;
-            (Some(moe), first_dense)
-        }
-        None => (None, s.layers),
+    let (moe, sparse) = match &c.moe {
+        Some(x) => (Some(experts(cfg, x)?), sparse_layers(cfg, x.dense, s.layers)?),
+        None => (None, vec![false; s.layers as usize]),
     };
     s.moe = moe;
-    s.plan = (0..s.layers)
+    s.plan = (0..s.layers as usize)
         .map(|i| LayerPlan {
-            attn: spans[i as usize],
+            attn: spans[i],
             rope: true,
-            moe: i >= first_dense,
+            moe: sparse[i],
         })
         .collect();
     s.mtp_layers = if c.mtp {
@@ -357,7 +423,14 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
 }
 
 /// Multi-head latent attention; its K/V heads must equal the query heads.
-fn latent(cfg: &Config, c: &Class, s: &Spec, r: &Rope, kv: Option<u64>) -> Result<Attention> {
+fn latent(
+    cfg: &Config,
+    c: &Class,
+    s: &Spec,
+    r: &Rope,
+    kv: Option<u64>,
+    d: LatentDims,
+) -> Result<Attention> {
     let v2 = c.model_type == "deepseek_v2";
     let h = cfg.size("num_attention_heads", Some(c.heads))?;
     if v2 && !s.hidden.is_multiple_of(h) {
@@ -381,13 +454,13 @@ fn latent(cfg: &Config, c: &Class, s: &Spec, r: &Rope, kv: Option<u64>) -> Resul
         ));
     }
     let bias = cfg.flag("attention_bias", false)?;
-    let nope = cfg.size("qk_nope_head_dim", Some(128))?;
-    let rope_d = cfg.size("qk_rope_head_dim", Some(64))?;
-    let vd = cfg.size("v_head_dim", Some(128))?;
+    let nope = cfg.size("qk_nope_head_dim", Some(d.nope))?;
+    let rope_d = cfg.size("qk_rope_head_dim", Some(d.rope))?;
+    let vd = cfg.size("v_head_dim", Some(d.v))?;
     let q_lora = if cfg.present("q_lora_rank") {
         cfg.opt_size("q_lora_rank")?
     } else {
-        Some(1536)
+        Some(d.q_lora)
     };
     if rope_d % 2 == 1 {
         return Err(cfg.err(
@@ -427,7 +500,7 @@ fn latent(cfg: &Config, c: &Class, s: &Spec, r: &Rope, kv: Option<u64>) -> Resul
         mla: Some(Mla {
             q_lora_rank: q_lora,
             bias,
-            kv_lora_rank: cfg.size("kv_lora_rank", Some(512))?,
+            kv_lora_rank: cfg.size("kv_lora_rank", Some(d.kv_lora))?,
             qk_nope_head_dim: nope,
             qk_rope_head_dim: rope_d,
         }),
@@ -436,8 +509,32 @@ fn latent(cfg: &Config, c: &Class, s: &Spec, r: &Rope, kv: Option<u64>) -> Resul
     })
 }
 
-/// The routed and shared experts, and the first layer that has them.
-fn experts(cfg: &Config, x: &Experts) -> Result<(Moe, u64)> {
+/// Which layers have experts.
+fn sparse_layers(cfg: &Config, dense: Dense, layers: u64) -> Result<Vec<bool>> {
+    Ok(match dense {
+        Dense::None => vec![true; layers as usize],
+        Dense::FirstK(default) => {
+            let k = cfg.count("first_k_dense_replace", default)?;
+            (0..layers).map(|i| i >= k).collect()
+        }
+        Dense::Types => {
+            let types = cfg.list(
+                "mlp_layer_types",
+                layers,
+                |v| match v.as_str()? {
+                    "dense" => Some(false),
+                    "sparse" => Some(true),
+                    _ => None,
+                },
+                "\"dense\" or \"sparse\"",
+            )?;
+            types.unwrap_or_else(|| (0..layers).map(|i| i > 0).collect())
+        }
+    })
+}
+
+/// The routed and shared experts.
+fn experts(cfg: &Config, x: &Experts) -> Result<Moe> {
     let e = super::experts(cfg, "n_routed_experts", x.count)?;
     let k = top_k(cfg, e, x.top_k)?;
     let n_shared =
@@ -515,9 +612,5 @@ fn experts(cfg: &Config, x: &Experts) -> Result<(Moe, u64)> {
         routed_scaling: cfg.float("routed_scaling_factor", x.routed_scaling)?,
         ..plain_moe(e, k, moe_f)
     };
-    let first_dense = match x.first_dense {
-        Some(default) => cfg.count("first_k_dense_replace", default)?,
-        None => 0,
-    };
-    Ok((moe, first_dense))
+    Ok(moe)
 }

@@ -1539,6 +1539,19 @@ pub static FAMILIES: &[Family] = &[
         &[TRAINING, DEEPSEEK_UNREAD, &["topk_method"]],
     ),
     own("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),
+    // GLM-4.7-Flash. `mlp_layer_types` names the dense layers: the class never reads
+    // `first_k_dense_replace`, nor DeepSeek's routing keys its checkpoints carry.
+    own(
+        "glm4_moe_lite",
+        "GLM-4.7-Flash",
+        deepseek::load,
+        None,
+        &[
+            TRAINING,
+            DEEPSEEK_UNREAD,
+            &["pretraining_tp", "output_router_logits", "first_k_dense_replace", "topk_method"],
+        ],
+    ),
     // Sarvam-MoE: GLM-4.5's model under its own defaults and key names.
     Family {
         renames: &[
