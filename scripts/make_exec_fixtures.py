@@ -150,6 +150,16 @@ CONFIGS = {
                   num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1, n_group=2,
                   topk_group=1, routed_scaling_factor=1.5, norm_topk_prob=True, sliding_window=4,
                   max_window_layers=1),
+    # DeepSeek-V3.2: V3 with sparse attention; the indexer keeps 4 keys per query, so queries
+    # past the fourth attend to a chosen few; YaRN as published. Eight indexer heads, so that no
+    # two keys tie at the cut (torch's top-k breaks ties in no promised order).
+    "deepseek-v32": dict(BASE, model_type="deepseek_v32", n_routed_experts=8, n_shared_experts=1,
+                         num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1, n_group=2,
+                         topk_group=1, routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24,
+                         qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4,
+                         index_topk=4, index_n_heads=8, index_head_dim=12,
+                         rope_scaling={"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32,
+                                       "beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0}),
     # GLM-4.7-Flash: V3's latent attention and routing, the dense layers by mlp_layer_types.
     "glm4-moe-lite": dict(BASE, model_type="glm4_moe_lite", num_hidden_layers=3, n_routed_experts=8,
                           n_shared_experts=1, num_experts_per_tok=2, moe_intermediate_size=16,

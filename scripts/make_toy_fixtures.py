@@ -63,6 +63,11 @@ SIZES = {
     "qk_nope_head_dim": 8,
     "qk_rope_head_dim": 8,
     "v_head_dim": 8,
+    # DeepSeek sparse attention: 4 keys per query, so the toy's later queries attend sparsely;
+    # 8 indexer heads, so that no two keys tie at the cut.
+    "index_topk": 4,
+    "index_n_heads": 8,
+    "index_head_dim": 12,
 }
 WINDOWS = ("sliding_window", "attention_chunk_size")
 TOKEN_IDS = ("bos_token_id", "eos_token_id", "pad_token_id", "boi_token_index", "eoi_token_index",
@@ -80,7 +85,9 @@ def layer_kinds(raw):
     n = text.num_hidden_layers
     types = list(getattr(text, "layer_types", None) or ["full_attention"] * n)
     rope = list(getattr(text, "no_rope_layers", None) or [1] * n)
-    if getattr(text, "first_k_dense_replace", None) is not None:
+    if getattr(text, "mlp_layer_types", None) is not None:
+        moe = [t == "sparse" for t in text.mlp_layer_types]
+    elif getattr(text, "first_k_dense_replace", None) is not None:
         moe = [i >= text.first_k_dense_replace for i in range(n)]
     elif getattr(text, "moe_layers", None) is not None:
         moe = [i in text.moe_layers for i in range(n)]
@@ -105,7 +112,7 @@ def layer_count(raw):
 
 def cut_lists(text, n):
     """Per-layer lists cut to n layers, keeping a layer of each kind present in the original."""
-    for key in ("layer_types", "no_rope_layers"):
+    for key in ("layer_types", "no_rope_layers", "mlp_layer_types"):
         v = text.get(key)
         if isinstance(v, list) and len(v) > n:
             kinds = []

@@ -491,7 +491,7 @@ fn run(cli: Cli) -> Result<String, Error> {
             let script = output
                 .file_name()
                 .map_or("model.py".into(), |n| fmt::printable(&n.to_string_lossy()));
-            let code = render::numpy::module(&g.spec, &script);
+            let code = render::numpy::module(&g, &script);
             output::write(&output, code.as_bytes(), force)?;
             Ok(format!(
                 "wrote {} ({} lines)\n",

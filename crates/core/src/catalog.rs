@@ -90,6 +90,12 @@ pub static ENTRIES: &[Entry] = &[
         "MLA, 256 routed + 1 shared expert, 3 dense layers, 1 MTP layer"
     ),
     entry!(
+        "deepseek-v3.2",
+        "deepseek-ai/DeepSeek-V3.2",
+        "DeepSeek-V3 with sparse attention: an indexer picks 2048 keys per query",
+        "2026-11-30"
+    ),
+    entry!(
         "glm-4.5-air",
         "zai-org/GLM-4.5-Air",
         "128 routed + 1 shared expert, sigmoid routing"

@@ -29,6 +29,12 @@ pub enum Role {
     KvA,
     KvANorm,
     KvB,
+    /// DeepSeek sparse attention's indexer: its query projection (from the Q latent), key
+    /// projection, key LayerNorm and per-head weights.
+    IndexQ,
+    IndexK,
+    IndexKNorm,
+    IndexWeights,
     Sinks,
     PostAttnNorm,
     FfnNorm,
@@ -522,6 +528,22 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "blk.{b}.attn_kv_a_norm",
         ),
         KvB => ("model.layers.{b}.self_attn.kv_b_proj", "blk.{b}.attn_kv_b"),
+        IndexQ => (
+            "model.layers.{b}.self_attn.indexer.wq_b",
+            "blk.{b}.indexer.attn_q_b",
+        ),
+        IndexK => (
+            "model.layers.{b}.self_attn.indexer.wk",
+            "blk.{b}.indexer.attn_k",
+        ),
+        IndexKNorm => (
+            "model.layers.{b}.self_attn.indexer.k_norm",
+            "blk.{b}.indexer.k_norm",
+        ),
+        IndexWeights => (
+            "model.layers.{b}.self_attn.indexer.weights_proj",
+            "blk.{b}.indexer.proj",
+        ),
         MtpEmbed => (
             "model.layers.{b}.embed_tokens",
             "blk.{b}.nextn.embed_tokens",

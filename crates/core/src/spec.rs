@@ -186,6 +186,30 @@ pub struct Mla {
     pub kv_lora_rank: u64,
     pub qk_nope_head_dim: u64,
     pub qk_rope_head_dim: u64,
+    /// DeepSeek sparse attention: a light indexer picks the keys each query attends to.
+    pub indexer: Option<Indexer>,
+}
+
+/// DeepSeek sparse attention's indexer (DeepSeek-V3.2): from the query latent and the layer's
+/// input it scores every earlier token, Σₕ wₕ · ReLU(qₕ · k), and each query attends only to its
+/// `top_k` best. Its keys (one `head_dim` vector per token, LayerNorm'd and rotated) are cached.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Indexer {
+    pub heads: u64,
+    pub head_dim: u64,
+    pub top_k: u64,
+}
+
+impl Indexer {
+    /// The norm on its keys: a LayerNorm with a bias and ε = 10⁻⁶, whatever the model's norm.
+    pub fn key_norm(&self) -> Norm {
+        Norm {
+            kind: NormKind::Layer { bias: true },
+            eps: 1e-6,
+            unit_offset: false,
+            place: NormPlace::Pre,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -255,14 +255,27 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                 c.matmul = c.matmul.saturating_add(n);
             }
         }
-        Op::Scores { dim } | Op::WeightedSum { dim } => {
+        Op::Scores { dim } | Op::WeightedSum { dim } | Op::Index { dim } => {
+            // Under DeepSeek sparse attention a query attends to at most its top-k keys; the
+            // indexer itself scores every visible key.
+            let limit = match step.op {
+                Op::Index { .. } => None,
+                _ => spec
+                    .attn
+                    .mla
+                    .as_ref()
+                    .and_then(|m| m.indexer.as_ref())
+                    .map(|i| i.top_k),
+            };
             for b in layers.iter() {
                 let span = spec.plan[b as usize].attn;
+                let attended = |n: u64| limit.map_or(n, |k| k.min(n));
                 let per = 2.0 * dim as f64 * per_layer as f64;
-                c.prefill_attn += per * mean_attended(span.cached_tokens(u64::MAX), context);
+                c.prefill_attn +=
+                    per * mean_attended(attended(span.cached_tokens(u64::MAX)), context);
                 let decode = (2 * dim as u128)
                     .saturating_mul(per_layer)
-                    .saturating_mul(span.cached_tokens(context) as u128);
+                    .saturating_mul(attended(span.cached_tokens(context)) as u128);
                 c.decode_attn = c.decode_attn.saturating_add(decode);
             }
         }

@@ -58,6 +58,11 @@ fn kv_cache_per_attention_kind() {
         stats_of("deepseek-v3", None).kv_cache.values_per_token,
         61 * (512 + 64)
     );
+    // DeepSeek sparse attention caches the indexer's key (128) beside the latent.
+    assert_eq!(
+        stats_of("deepseek-v3.2", None).kv_cache.values_per_token,
+        61 * (512 + 64 + 128)
+    );
     // GQA: K and V of each K/V head.
     assert_eq!(
         stats_of("llama-3.1-70b", None).kv_cache.values_per_token,
@@ -85,6 +90,25 @@ fn kv_cache_per_attention_kind() {
     assert_eq!(
         s.kv_cache.values_at_context,
         36 * 2 * 8 * 128 * 8192 + 12 * 2 * 8 * 128 * (1 << 20)
+    );
+}
+
+/// Past its top-k, a query of DeepSeek sparse attention attends to a fixed number of keys: a
+/// further token of context costs only the indexer's scores (64 heads × 128 dims, a multiply-add
+/// each, in 61 layers), where DeepSeek-V3 also pays 128 heads' scores and values.
+#[test]
+fn sparse_attention_stops_growing_at_its_top_k() {
+    let decode = |m: &str, c: u64| stats_of(m, Some(c)).flops.decode_per_token;
+    let more = 65_536u64;
+    let sparse = decode("deepseek-v3.2", 8192 + more) - decode("deepseek-v3.2", 8192);
+    assert_eq!(sparse, 2 * 64 * 128 * 61 * more);
+    let dense = decode("deepseek-v3", 8192 + more) - decode("deepseek-v3", 8192);
+    assert_eq!(dense, 2 * 128 * (192 + 128) * 61 * more);
+    // Below the top-k, every key is kept: the attention costs what V3's does.
+    let attn = |m: &str| decode(m, 2048) - stats_of(m, Some(2048)).flops.matmul_per_token;
+    assert_eq!(
+        attn("deepseek-v3.2"),
+        attn("deepseek-v3") + 2 * 64 * 128 * 61 * 2048
     );
 }
 

@@ -41,6 +41,9 @@ pub struct Rule<'a> {
     pub sinks: Option<&'a [f32]>,
     /// ALiBi slopes, one per query head: key j's score for the query at i gains slope · (j − i).
     pub alibi: Option<&'a [f32]>,
+    /// [t, total]: the keys each new query may see at all (DeepSeek sparse attention's top-k);
+    /// the others score −∞ in every head.
+    pub selected: Option<&'a [bool]>,
 }
 
 pub struct Attended {
@@ -82,11 +85,16 @@ fn buffers(h: &Heads, keep: bool) -> (usize, usize, Attended) {
 }
 
 /// q·k of the visible keys `row` (positions lo..=qpos) of head `head` into scores: scaled,
-/// biased by distance (ALiBi) and softcapped.
+/// biased by distance (ALiBi), softcapped, and −∞ where `sel` (the query's row of
+/// `Rule::selected`, over all keys) leaves a key out.
 #[inline(always)]
-fn score(rule: &Rule, row: &mut [f32], head: usize, lo: usize, qpos: usize) {
+fn score(rule: &Rule, row: &mut [f32], head: usize, sel: Option<&[bool]>, lo: usize, qpos: usize) {
     let slope = rule.alibi.map(|s| s[head]);
     for (j, x) in (lo..).zip(row.iter_mut()) {
+        if sel.is_some_and(|s| !s[j]) {
+            *x = f32::NEG_INFINITY;
+            continue;
+        }
         *x *= rule.scale;
         if let Some(m) = slope {
             *x += m * (j as f32 - qpos as f32);
@@ -130,7 +138,8 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
                 row[..lo].fill(0.0);
                 row[qpos + 1..].fill(0.0);
                 let visible = &mut row[lo..=qpos];
-                score(rule, visible, head, lo, qpos);
+                let sel = rule.selected.map(|s| &s[(i0 + r) * total..][..total]);
+                score(rule, visible, head, sel, lo, qpos);
                 let at = (head * t + i0 + r) * total + lo;
                 // SAFETY (here and below): rows i0..i1 of head `head`, in the kept scores and
                 // weights and in the output, are this task's alone.
@@ -209,7 +218,8 @@ impl WithSimd for Rows<'_> {
             for (j, x) in (lo..=qpos).zip(seen.iter_mut()) {
                 *x = dot(s, q, &keys[j * d..][..d]);
             }
-            score(rule, seen, head, lo, qpos);
+            let sel = rule.selected.map(|s| &s[i * total..][..total]);
+            score(rule, seen, head, sel, lo, qpos);
             if let Some(scores) = self.scores {
                 // SAFETY: row `row` of [heads · t, total] is this thread's alone.
                 unsafe { scores.part(row * total + lo, seen.len()) }.copy_from_slice(seen);
@@ -402,6 +412,7 @@ mod tests {
                         span,
                         sinks,
                         alibi,
+                        selected: None,
                     };
                     let (out, probs) = reference(&h, &rule, t, total);
                     // Both schedules, whichever `attend` would pick.

@@ -9,7 +9,9 @@ use crate::rope;
 use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
-use anatomy_core::spec::{Act, Block, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec};
+use anatomy_core::spec::{
+    Act, Block, Indexer, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec,
+};
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 
@@ -109,6 +111,8 @@ pub const SMALL: usize = 4096;
 pub struct Cache {
     k: Vec<Option<Tensor>>,
     v: Vec<Option<Tensor>>,
+    /// DeepSeek sparse attention's indexer keys, [T, index head dim] per layer.
+    index_k: Vec<Option<Tensor>>,
     pub pos: usize,
 }
 
@@ -117,6 +121,7 @@ impl Cache {
         Cache {
             k: vec![None; layers],
             v: vec![None; layers],
+            index_k: vec![None; layers],
             pos: 0,
         }
     }
@@ -321,7 +326,7 @@ impl Model {
         } else {
             None
         };
-        Ok(norm(x, w, bias, &self.spec)?)
+        Ok(norm(x, w, bias, &self.spec.norm)?)
     }
 
     /// Logits [T, vocab] for `ids`, continuing from `cache`.
@@ -562,6 +567,20 @@ impl Model {
     /// where there is one), mix the values, stack the heads and project back.
     /// q: [H, T, d_qk]; k: [KV, T, d_qk]; v: [KV, T, d_v].
     fn attend(&self, q: Tensor, k: Tensor, v: Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        self.attend_only(q, k, v, b, cache, None)
+    }
+
+    /// `attend`, each query seeing only the keys `selected` marks ([t, total] row-major), when
+    /// given (DeepSeek sparse attention).
+    fn attend_only(
+        &self,
+        q: Tensor,
+        k: Tensor,
+        v: Tensor,
+        b: usize,
+        cache: &mut Cache,
+        selected: Option<&[bool]>,
+    ) -> Res<Tensor> {
         let a = &self.spec.attn;
         let (h, t, _) = q.dims3()?;
         let (k, v) = match (&cache.k[b], &cache.v[b]) {
@@ -602,6 +621,7 @@ impl Model {
             span: self.spec.plan[b].attn,
             sinks: sinks.as_deref(),
             alibi: alibi.as_deref(),
+            selected,
         };
         let done = attention::attend(&heads, &rule, self.capturing());
         let cpu =
@@ -629,12 +649,16 @@ impl Model {
             a.v_head_dim as usize,
             m.kv_lora_rank as usize,
         );
+        let mut selected = None;
         let q = match m.q_lora_rank {
             Some(_) => {
                 let qa = self.proj(x, Role::QA, b, m.bias)?;
                 self.keep(Some(b), "q_latent", &qa);
                 let qn = self.norm(&qa, Role::QANorm, Some(b))?;
                 self.keep(Some(b), "q_latent_norm", &qn);
+                if let Some(ix) = &m.indexer {
+                    selected = Some(self.index(x, &qn, ix, b, cache)?);
+                }
                 self.proj(&qn, Role::QB, b, false)?
             }
             None => self.proj(x, Role::Q, b, false)?,
@@ -679,7 +703,115 @@ impl Model {
         let v = kv.narrow(2, nope, vd).and_then(|v| v.contiguous())?;
         self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope)?);
         let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
-        self.attend(q, k, v, b, cache)
+        self.attend_only(q, k, v, b, cache, selected.as_deref())
+    }
+
+    /// DeepSeek sparse attention's indexer: which cached keys each of the `t` new queries may
+    /// attend to, [t, total] row-major. Its keys join the layer's indexer cache.
+    fn index(
+        &self,
+        x: &Tensor,
+        q_latent: &Tensor,
+        ix: &Indexer,
+        b: usize,
+        cache: &mut Cache,
+    ) -> Res<Vec<bool>> {
+        let Position::Rope(r) = &self.spec.position else {
+            unreachable!("MLA has RoPE")
+        };
+        let m = self.spec.attn.mla.as_ref().expect("MLA");
+        let (t, ih, id) = (x.dim(0)?, ix.heads as usize, ix.head_dim as usize);
+        let rd = m.qk_rope_head_dim as usize;
+        let (cos, sin) = rope::tables(
+            r.freqs(self.spec.plan[b].attn),
+            r.rotary_dim(rd as u64) as usize,
+            cache.pos,
+            t,
+        )?;
+        // The indexer rotates half against half, whatever pairing the attention uses.
+        let q = self
+            .proj(q_latent, Role::IndexQ, b, false)?
+            .reshape((t, ih, id))?
+            .transpose(0, 1)?
+            .contiguous()?;
+        let q = rope::rotate(&q, &cos, &sin, false)?; // [ih, t, id]
+        self.keep(Some(b), "index_q", &q);
+        let k = self.proj(x, Role::IndexK, b, false)?;
+        let k = norm(
+            &k,
+            self.w(Role::IndexKNorm, Some(b))?,
+            Some(self.bias(Role::IndexKNorm, Some(b))?),
+            &ix.key_norm(),
+        )?;
+        let k = rope::rotate(&k.reshape((1, t, id))?, &cos, &sin, false)?.reshape((t, id))?;
+        self.keep(Some(b), "index_k", &k);
+        let k = match &cache.index_k[b] {
+            Some(prev) => Tensor::cat(&[prev, &k], 0)?,
+            None => k,
+        };
+        cache.index_k[b] = Some(k.clone());
+        let total = k.dim(0)?;
+        let weights = self.proj(x, Role::IndexWeights, b, false)?;
+        self.keep(Some(b), "index_weights", &weights);
+        let weights: Vec<f32> = weights
+            .affine((ih as f64).powf(-0.5), 0.0)?
+            .flatten_all()?
+            .to_vec1()?;
+        // [ih, t, total]: every query head against every cached key.
+        let dots: Vec<f32> = q
+            .matmul(
+                &k.t()?
+                    .contiguous()?
+                    .broadcast_as((ih, id, total))?
+                    .contiguous()?,
+            )?
+            .affine((id as f64).powf(-0.5), 0.0)?
+            .relu()?
+            .flatten_all()?
+            .to_vec1()?;
+        let mut scores = vec![f32::NEG_INFINITY; t * total];
+        let mut selected = vec![false; t * total];
+        let top_k = ix.top_k as usize;
+        for i in 0..t {
+            let qpos = cache.pos + i;
+            let row = &mut scores[i * total..][..total];
+            for (j, s) in row.iter_mut().enumerate().take(qpos + 1) {
+                *s = (0..ih)
+                    .map(|h| weights[i * ih + h] * dots[(h * t + i) * total + j])
+                    .sum();
+            }
+            // Best first. transformers leaves the order of equal scores to torch's top-k, which
+            // promises none; here the later key wins. (ReLU makes exact zeros likely with few
+            // indexer heads: the toy fixture has enough heads that no tie falls at the cut.)
+            let mut order: Vec<usize> = (0..=qpos).collect();
+            if order.len() > top_k {
+                order.select_nth_unstable_by(top_k - 1, |&a, &b| {
+                    row[b]
+                        .partial_cmp(&row[a])
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                        .then(b.cmp(&a))
+                });
+                order.truncate(top_k);
+            }
+            for j in order {
+                selected[i * total + j] = true;
+            }
+        }
+        self.keep(
+            Some(b),
+            "index_scores",
+            &Tensor::from_vec(scores, (t, total), &Device::Cpu)?,
+        );
+        let mask: Vec<f32> = selected
+            .iter()
+            .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
+            .collect();
+        self.keep(
+            Some(b),
+            "index_mask",
+            &Tensor::from_vec(mask, (t, total), &Device::Cpu)?,
+        );
+        Ok(selected)
     }
 
     fn act(&self, x: &Tensor) -> R<Tensor> {
@@ -1014,15 +1146,15 @@ fn rms(x: &Tensor, eps: f64) -> R<Tensor> {
     x.broadcast_div(&(x.sqr()?.mean_keepdim(D::Minus1)? + eps)?.sqrt()?)
 }
 
-fn norm(x: &Tensor, w: &Tensor, b: Option<&Tensor>, spec: &Spec) -> R<Tensor> {
-    let eps = spec.norm.eps;
-    match spec.norm.kind {
+fn norm(x: &Tensor, w: &Tensor, b: Option<&Tensor>, n: &Norm) -> R<Tensor> {
+    let eps = n.eps;
+    match n.kind {
         NormKind::Layer { .. } => {
             let mean = x.mean_keepdim(D::Minus1)?;
             let c = x.broadcast_sub(&mean)?;
             let var = c.sqr()?.mean_keepdim(D::Minus1)?;
             let c = c.broadcast_div(&(var + eps)?.sqrt()?)?;
-            let y = if spec.norm.unit_offset {
+            let y = if n.unit_offset {
                 c.broadcast_mul(&(w + 1.0)?)?
             } else {
                 c.broadcast_mul(w)?
@@ -1034,7 +1166,7 @@ fn norm(x: &Tensor, w: &Tensor, b: Option<&Tensor>, spec: &Spec) -> R<Tensor> {
         }
         NormKind::Rms => {
             let y = rms(x, eps)?;
-            if spec.norm.unit_offset {
+            if n.unit_offset {
                 y.broadcast_mul(&(w + 1.0)?)
             } else {
                 y.broadcast_mul(w)

@@ -19,13 +19,30 @@ use crate::spec::*;
 #[derive(Clone, Copy)]
 enum Attn {
     /// Multi-head latent attention; K/V heads default to `kv` (None: the query heads).
-    Latent { kv: Option<u64>, dims: LatentDims },
+    /// `sparse`: DeepSeek sparse attention's indexer picks the keys (V3.2); the Q latent is
+    /// then required.
+    Latent {
+        kv: Option<u64>,
+        dims: LatentDims,
+        sparse: bool,
+    },
     /// Grouped-query attention with separate q, k, v (K/V heads default: None = the query heads).
     Grouped {
         kv: Option<u64>,
         head_dim: HeadDim,
         qk_norm: QkNormRule,
     },
+}
+
+/// How a class's RoPE pairs dims.
+#[derive(Clone, Copy)]
+enum Rotate {
+    /// rotate_half: dim i with dim i + d/2.
+    Half,
+    /// Interleaved pairs (2i, 2i + 1) unless `rope_interleave` is false.
+    PairsByFlag,
+    /// Interleaved pairs whatever the config says (V3.2's attention never reads the flag).
+    Pairs,
 }
 
 /// A class's defaults for the latent's sizes.
@@ -69,8 +86,7 @@ struct Class {
     partial: f64,
     tied: bool,
     attn: Attn,
-    /// Rotates interleaved pairs by `rope_interleave` (default true); else rotate_half.
-    interleave: bool,
+    rotate: Rotate,
     /// Routed experts: None for a dense model (Youtu).
     moe: Option<Experts>,
     /// `max_window_layers` (with this default) starts the sliding layers (dots.llm1).
@@ -102,9 +118,10 @@ enum Dense {
     None,
     /// The first `first_k_dense_replace` layers, with this default.
     FirstK(u64),
-    /// `mlp_layer_types` ("dense" or "sparse" per layer), by default the first layer dense
-    /// (GLM-4.7-Flash).
-    Types,
+    /// `mlp_layer_types` ("dense" or "sparse" per layer); without it the first
+    /// `first_k_dense_replace` layers (this default), or with None the first layer alone, the
+    /// key unread (GLM-4.7-Flash).
+    Types(Option<u64>),
 }
 
 const V3_EXPERTS: Experts = Experts {
@@ -143,8 +160,9 @@ const V3: Class = Class {
     attn: Attn::Latent {
         kv: Some(128),
         dims: V3_LATENT,
+        sparse: false,
     },
-    interleave: true,
+    rotate: Rotate::PairsByFlag,
     moe: Some(V3_EXPERTS),
     window_from: None,
     mtp: true,
@@ -167,7 +185,7 @@ const GLM: Class = Class {
         head_dim: HeadDim::Floor,
         qk_norm: QkNormRule::Flag(false),
     },
-    interleave: false,
+    rotate: Rotate::Half,
     moe: Some(GLM_EXPERTS),
     ..V3
 };
@@ -185,6 +203,7 @@ static CLASSES: &[Class] = &[
         attn: Attn::Latent {
             kv: None,
             dims: V3_LATENT,
+            sparse: false,
         },
         moe: Some(Experts {
             count: Some(64),
@@ -240,7 +259,7 @@ static CLASSES: &[Class] = &[
             head_dim: HeadDim::Floor,
             qk_norm: QkNormRule::Always,
         },
-        interleave: false,
+        rotate: Rotate::Half,
         moe: Some(Experts {
             count: None,
             top_k: None,
@@ -292,9 +311,27 @@ static CLASSES: &[Class] = &[
         attn: Attn::Latent {
             kv: None,
             dims: V3_LATENT,
+            sparse: false,
         },
         moe: None,
         mtp: false,
+        ..V3
+    },
+    // DeepSeek-V3.2: V3 with DeepSeek sparse attention (an indexer picks each query's keys);
+    // the dense layers by `mlp_layer_types`, else `first_k_dense_replace`.
+    Class {
+        model_type: "deepseek_v32",
+        context: 163_840,
+        attn: Attn::Latent {
+            kv: Some(128),
+            dims: V3_LATENT,
+            sparse: true,
+        },
+        rotate: Rotate::Pairs,
+        moe: Some(Experts {
+            dense: Dense::Types(Some(3)),
+            ..V3_EXPERTS
+        }),
         ..V3
     },
     // GLM-4.7-Flash: DeepSeek-V3's latent attention with GLM-4.5's experts, the dense layers
@@ -316,13 +353,14 @@ static CLASSES: &[Class] = &[
                 v: 256,
                 ..V3_LATENT
             },
+            sparse: false,
         },
         moe: Some(Experts {
             count: Some(64),
             top_k: Some(4),
             width: 1536,
             routed_scaling: 1.8,
-            dense: Dense::Types,
+            dense: Dense::Types(None),
             ..GLM_EXPERTS
         }),
         ..V3
@@ -388,10 +426,21 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 ..plain_attention(h, kv, hd)
             }
         }
-        Attn::Latent { kv, dims } => latent(cfg, c, &s, &r, kv, dims)?,
+        Attn::Latent { kv, dims, sparse } => {
+            let mut a = latent(cfg, c, &s, &r, kv, dims)?;
+            if sparse {
+                let m = a.mla.as_mut().expect("latent attention");
+                m.indexer = Some(indexer(cfg, m)?);
+            }
+            a
+        }
     };
     // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).
-    r.interleaved = c.interleave && cfg.flag("rope_interleave", true)?;
+    r.interleaved = match c.rotate {
+        Rotate::Half => false,
+        Rotate::PairsByFlag => cfg.flag("rope_interleave", true)?,
+        Rotate::Pairs => true,
+    };
     s.position = Position::Rope(r);
 
     let spans = match c.window_from {
@@ -402,7 +451,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         None => vec![AttnSpan::Full; s.layers as usize],
     };
     let (moe, sparse) = match &c.moe {
-        Some(x) => (Some(experts(cfg, x)?), sparse_layers(cfg, x.dense, s.layers)?),
+        Some(x) => (
+            Some(experts(cfg, x)?),
+            sparse_layers(cfg, x.dense, s.layers)?,
+        ),
         None => (None, vec![false; s.layers as usize]),
     };
     s.moe = moe;
@@ -503,9 +555,36 @@ fn latent(
             kv_lora_rank: cfg.size("kv_lora_rank", Some(d.kv_lora))?,
             qk_nope_head_dim: nope,
             qk_rope_head_dim: rope_d,
+            indexer: None,
         }),
         qkv: Qkv::Separate,
         clip_qkv: None,
+    })
+}
+
+/// DeepSeek sparse attention's indexer. It reads the Q latent and rotates the first
+/// `qk_rope_head_dim` dims of its heads.
+fn indexer(cfg: &Config, m: &Mla) -> Result<Indexer> {
+    if m.q_lora_rank.is_none() {
+        return Err(cfg.err(
+            "q_lora_rank",
+            "is null; DeepSeek sparse attention's indexer reads the query latent, so it needs a rank",
+        ));
+    }
+    let head_dim = cfg.size("index_head_dim", Some(128))?;
+    if head_dim < m.qk_rope_head_dim {
+        return Err(cfg.err(
+            "index_head_dim",
+            format!(
+                "is {head_dim}, less than qk_rope_head_dim ({}); the indexer rotates that many of its dims",
+                m.qk_rope_head_dim
+            ),
+        ));
+    }
+    Ok(Indexer {
+        heads: cfg.size("index_n_heads", Some(64))?,
+        head_dim,
+        top_k: cfg.size("index_topk", Some(2048))?,
     })
 }
 
@@ -517,7 +596,7 @@ fn sparse_layers(cfg: &Config, dense: Dense, layers: u64) -> Result<Vec<bool>> {
             let k = cfg.count("first_k_dense_replace", default)?;
             (0..layers).map(|i| i >= k).collect()
         }
-        Dense::Types => {
+        Dense::Types(first_k) => {
             let types = cfg.list(
                 "mlp_layer_types",
                 layers,
@@ -528,7 +607,16 @@ fn sparse_layers(cfg: &Config, dense: Dense, layers: u64) -> Result<Vec<bool>> {
                 },
                 "\"dense\" or \"sparse\"",
             )?;
-            types.unwrap_or_else(|| (0..layers).map(|i| i > 0).collect())
+            match types {
+                Some(t) => t,
+                None => {
+                    let k = match first_k {
+                        Some(default) => cfg.count("first_k_dense_replace", default)?,
+                        None => 1,
+                    };
+                    (0..layers).map(|i| i >= k).collect()
+                }
+            }
         }
     })
 }

@@ -1538,6 +1538,20 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, DEEPSEEK_UNREAD, &["topk_method"]],
     ),
+    // `layer_types` is "indexed_attention" in every layer whatever it says; the attention always
+    // rotates interleaved pairs and the MLP has no bias, whatever `rope_interleave` and
+    // `mlp_bias` say.
+    own(
+        "deepseek_v32",
+        "DeepSeek-V3.2",
+        deepseek::load,
+        None,
+        &[
+            TRAINING,
+            DEEPSEEK_UNREAD,
+            &["topk_method", "layer_types", "rope_interleave", "mlp_bias"],
+        ],
+    ),
     own("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),
     // GLM-4.7-Flash. `mlp_layer_types` names the dense layers: the class never reads
     // `first_k_dense_replace`, nor DeepSeek's routing keys its checkpoints carry.
@@ -1549,7 +1563,12 @@ pub static FAMILIES: &[Family] = &[
         &[
             TRAINING,
             DEEPSEEK_UNREAD,
-            &["pretraining_tp", "output_router_logits", "first_k_dense_replace", "topk_method"],
+            &[
+                "pretraining_tp",
+                "output_router_logits",
+                "first_k_dense_replace",
+                "topk_method",
+            ],
         ],
     ),
     // Sarvam-MoE: GLM-4.5's model under its own defaults and key names.

@@ -5,7 +5,7 @@ use super::build::{n, Builder, Draft, Linear};
 use super::*;
 use crate::fmt::float as fmt_f;
 use crate::naming::Role;
-use crate::spec::{AttnKind, AttnSpan, Position, QkNorm, Qkv};
+use crate::spec::{AttnKind, AttnSpan, Indexer, Position, QkNorm, Qkv};
 
 /// A bias-free attention matmul of MLA.
 #[allow(clippy::too_many_arguments)]
@@ -69,13 +69,19 @@ fn clipped(mut node: Node, clip: Option<f64>) -> Node {
 
 impl Builder<'_> {
     fn rope_text(&self) -> String {
+        self.rope_text_paired(None)
+    }
+
+    /// `rope_text`, for a rotation that pairs dims its own way (`Some(interleaved)`) rather than
+    /// as the model's attention does.
+    fn rope_text_paired(&self, interleaved: Option<bool>) -> String {
         match &self.spec.position {
             Position::Rope(r) => {
                 let mut s = r.describe();
                 if r.partial < 1.0 {
                     s += &format!(", first {}% of dims rotated", fmt_f(r.partial * 100.0));
                 }
-                if r.interleaved {
+                if interleaved.unwrap_or(r.interleaved) {
                     s += ", interleaved pairs";
                 }
                 s
@@ -594,6 +600,9 @@ impl Builder<'_> {
                     s.category = Category::Attention;
                 }
                 nodes.push(norm);
+                if let Some(ix) = &m.indexer {
+                    nodes.extend(self.indexer(x_in, ql, rope_d, ix));
+                }
                 (Role::QB, "Cq′", ql)
             }
             None => (Role::Q, x_in, d),
@@ -713,6 +722,13 @@ impl Builder<'_> {
         head.push(self.gate(q_rope, &layers));
         let kt = self.act("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", [Dim::Seq, n(qk)]);
         let s = self.act("S", [Dim::Seq, Dim::Seq]);
+        let mut equation = self.scores_equation("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", "Qᵣ");
+        if let Some(ix) = &m.indexer {
+            equation += &format!(
+                ", kept only at the {} keys the indexer chose (Mᵢₓ)",
+                ix.top_k
+            );
+        }
         head.push(
             self.step(Draft {
                 title: "Attention scores".into(),
@@ -723,7 +739,7 @@ impl Builder<'_> {
                 operation:
                     "Score queries against keys: the head's own key part and the shared rotary part"
                         .into(),
-                equation: self.scores_equation("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", "Qᵣ"),
+                equation,
             }),
         );
         head.extend(self.softmax_and_values(Some("i"), v, "Hᵢ"));
@@ -735,6 +751,121 @@ impl Builder<'_> {
             head,
         )));
         nodes.extend(self.attention_output(format!("{vd}×{h}={}", vd * h)));
+        nodes
+    }
+}
+
+impl Builder<'_> {
+    /// DeepSeek sparse attention's indexer: a few light heads score every visible key from the
+    /// Q latent and the layer input, and each query keeps its top-k keys for attention.
+    fn indexer(&mut self, x_in: &str, ql: u64, rope_d: u64, ix: &Indexer) -> Vec<Node> {
+        let d = self.spec.hidden;
+        let (ih, id) = (ix.heads, ix.head_dim);
+        let mut nodes = vec![self.linear(lin(
+            Role::IndexQ,
+            "Indexer query projection",
+            "Wqᵢₓ",
+            "Qᵢₓ",
+            "Cq′",
+            ih * id,
+            ql,
+            ih * id,
+            None,
+            false,
+            format!("Project the query latent to the indexer's {ih} heads of {id} dims"),
+        ))];
+        nodes.push(self.linear(lin(
+            Role::IndexK,
+            "Indexer key projection",
+            "Wkᵢₓ",
+            "Kᵢₓ",
+            x_in,
+            id,
+            d,
+            id,
+            None,
+            false,
+            format!("Project the input to one {id}-dim indexer key per token, shared by its heads"),
+        )));
+        let mut norm = self.norm_step_as(
+            &ix.key_norm(),
+            "Indexer key LayerNorm",
+            Role::IndexKNorm,
+            "γkᵢₓ",
+            "Kᵢₓ",
+            "Kᵢₓ′",
+            id,
+            true,
+            None,
+        );
+        if let Node::Step(s) = &mut norm {
+            s.category = Category::Attention;
+        }
+        nodes.push(norm);
+        let rope = self.rope_text_paired(Some(false));
+        for (which, input, out, dim, cached) in [
+            ("Indexer Q", "Qᵢₓ", "Qᵢₓᵣ", ih * id, false),
+            ("Indexer K", "Kᵢₓ′", "Kᵢₓᵣ", id, true),
+        ] {
+            let o = if cached {
+                self.cached(out, self.seq(dim))
+            } else {
+                self.act(out, self.seq(dim))
+            };
+            nodes.push(self.step(Draft {
+                title: format!("{which} rotary position encoding"),
+                op: Op::Rope,
+                category: Category::Attention,
+                inputs: vec![],
+                output: o,
+                operation: format!(
+                    "Rotate the first {rope_d} dims of each {id}-dim {} by position (rotate-half pairs)",
+                    if cached { "key" } else { "head" }
+                ),
+                equation: format!("{out} = RoPE({input}[:{rope_d}], pos) ‖ {input}[{rope_d}:], {rope}"),
+            }));
+        }
+        nodes.push(self.linear(lin(
+            Role::IndexWeights,
+            "Indexer head weights",
+            "Wwᵢₓ",
+            "wᵢₓ",
+            x_in,
+            ih,
+            d,
+            ih,
+            None,
+            false,
+            format!("Weigh the indexer's {ih} heads per token"),
+        )));
+        let scores = self.act("Iᵢₓ", [Dim::Seq, Dim::Seq]);
+        nodes.push(self.step(Draft {
+            title: "Index scores".into(),
+            op: Op::Index { dim: ih * id },
+            category: Category::Attention,
+            inputs: vec![],
+            output: scores,
+            operation: "Score every visible key for each query: a ReLU'd dot product per indexer head, weighed and summed".into(),
+            equation: format!(
+                "Iᵢₓ[t, s] = Σₕ wᵢₓ[t, h]/√{ih} · ReLU(Qᵢₓᵣ[t, h] · Kᵢₓᵣ[s] / √{id}), s ≤ t"
+            ),
+        }));
+        let mask = self.act("Mᵢₓ", [Dim::Seq, Dim::Seq]);
+        nodes.push(self.step(Draft {
+            title: "Top-k key selection".into(),
+            op: Op::Select { k: ix.top_k },
+            category: Category::Attention,
+            inputs: vec![],
+            output: mask,
+            operation: format!(
+                "Keep each query's {} best-scored keys (all of them while it sees fewer); attention masks the rest",
+                ix.top_k
+            ),
+            equation: format!(
+                "Mᵢₓ[t, s] = 0 if s ∈ top-{}(Iᵢₓ[t]), −∞ otherwise",
+                ix.top_k
+            ),
+        }));
         nodes
     }
 }

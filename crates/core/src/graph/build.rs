@@ -317,7 +317,26 @@ impl<'s> Builder<'s> {
         per_layer: bool,
         block: Option<(u64, String)>,
     ) -> Node {
-        let spec = self.spec;
+        let norm = self.spec.norm.clone();
+        self.norm_step_as(
+            &norm, title, role, gamma, input, output, dim, per_layer, block,
+        )
+    }
+
+    /// `norm_step` with a norm other than the model's (the DeepSeek indexer's key LayerNorm).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn norm_step_as(
+        &mut self,
+        norm: &crate::spec::Norm,
+        title: &str,
+        role: Role,
+        gamma: &str,
+        input: &str,
+        output: &str,
+        dim: u64,
+        per_layer: bool,
+        block: Option<(u64, String)>,
+    ) -> Node {
         let (stored, slice) = match block {
             Some((stored, rows)) => (stored, Some(format!("[{rows}]"))),
             None => (dim, None),
@@ -325,23 +344,29 @@ impl<'s> Builder<'s> {
         let p = self.param(role, false, vec![stored], Component::Norm, per_layer);
         let g = self.weight(p, gamma, [n(dim), n(1)], slice.clone());
         let mut inputs = vec![g];
-        if spec.norm.kind.has_bias() {
+        if norm.kind.has_bias() {
             let pb = self.param(role, true, vec![stored], Component::Norm, per_layer);
             let beta = format!("β{}", gamma.strip_prefix('γ').unwrap_or(""));
             inputs.push(self.weight(pb, &beta, [n(dim), n(1)], slice));
         }
         let out = self.act(output, self.seq(dim));
-        let w = if spec.norm.unit_offset {
+        let w = if norm.unit_offset {
             format!("(1 + {gamma})")
         } else {
             gamma.to_string()
         };
-        let eps = spec.norm.eps;
-        let equation = match spec.norm.kind {
-            NormKind::Rms => format!("{output} = {w} ⊙ {input} / √(mean({input}²) + ε), ε = {eps}"),
-            NormKind::Layer { bias } => format!(
-                "{output} = {w} ⊙ ({input} − mean) / √(var({input}) + ε){}, ε = {eps}",
-                if bias { " + β" } else { "" }
+        let eps = norm.eps;
+        let (equation, name) = match norm.kind {
+            NormKind::Rms => (
+                format!("{output} = {w} ⊙ {input} / √(mean({input}²) + ε), ε = {eps}"),
+                "RMSNorm",
+            ),
+            NormKind::Layer { bias } => (
+                format!(
+                    "{output} = {w} ⊙ ({input} − mean) / √(var({input}) + ε){}, ε = {eps}",
+                    if bias { " + β" } else { "" }
+                ),
+                "LayerNorm",
             ),
         };
         self.step(Draft {
@@ -350,10 +375,7 @@ impl<'s> Builder<'s> {
             category: Category::Norm,
             inputs,
             output: out,
-            operation: format!(
-                "Normalize each position's {dim} features ({})",
-                self.norm_name()
-            ),
+            operation: format!("Normalize each position's {dim} features ({name})"),
             equation,
         })
     }

@@ -187,6 +187,15 @@ pub enum Op {
     Combine,
     /// Multiplication by a constant.
     Scale,
+    /// DeepSeek sparse attention's index scores: every visible key scored by the indexer's heads,
+    /// `dim` multiply-adds per key (heads × head dim).
+    Index {
+        dim: u64,
+    },
+    /// Keep each query's `k` best-scored keys; attention masks the rest.
+    Select {
+        k: u64,
+    },
 }
 
 #[derive(Debug, Clone)]

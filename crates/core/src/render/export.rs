@@ -36,6 +36,8 @@ fn op_name(op: Op) -> &'static str {
         Op::TopK => "top_k",
         Op::Combine => "combine",
         Op::Scale => "scale",
+        Op::Index { .. } => "index_scores",
+        Op::Select { .. } => "select_keys",
     }
 }
 

@@ -2,6 +2,7 @@
 //! its shapes commented, a forward() that composes them as the Graph does, and a loader of
 //! safetensors weights in Hugging Face naming. It needs only NumPy and the standard library.
 
+use crate::graph::Graph;
 use crate::naming::{names, Role};
 use crate::spec::{
     Act, AttnSpan, Block, NormKind, NormPlace, Position, QkNorm, Qkv, RopeFreqs, RopeScaling,
@@ -33,8 +34,10 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
         .collect()
 }
 
-/// The checkpoint name templates the file reads, by role, in Hugging Face naming.
-fn name_table(spec: &Spec) -> String {
+/// The checkpoint name templates the file reads, by role, in Hugging Face naming: the roles
+/// whose weight or bias this model's graph holds.
+fn name_table(g: &Graph) -> String {
+    let spec = &g.spec;
     use Role::*;
     let roles = [
         ("embed", Embed),
@@ -78,22 +81,31 @@ fn name_table(spec: &Spec) -> String {
         ("kv_a", KvA),
         ("kv_a_norm", KvANorm),
         ("kv_b", KvB),
+        ("index_q", IndexQ),
+        ("index_k", IndexK),
+        ("index_k_norm", IndexKNorm),
+        ("index_weights", IndexWeights),
     ];
+    let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
     for (key, role) in roles {
         let (w, _) = names(spec.layout, role, false);
         let (b, _) = names(spec.layout, role, true);
-        out += &format!(
-            "    {key:?}: ({:?}, {:?}),\n",
+        let (w, b) = (
             format!("{}{w}", spec.hf_prefix),
-            format!("{}{b}", spec.hf_prefix)
+            format!("{}{b}", spec.hf_prefix),
         );
+        if !held.contains(w.as_str()) && !held.contains(b.as_str()) {
+            continue;
+        }
+        out += &format!("    {key:?}: ({w:?}, {b:?}),\n");
     }
     out + "}\n"
 }
 
 /// The model as one runnable Python file; `script` is its file name, for its usage line.
-pub fn module(spec: &Spec, script: &str) -> String {
+pub fn module(g: &Graph, script: &str) -> String {
+    let spec = &g.spec;
     let a = &spec.attn;
     let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
@@ -124,6 +136,12 @@ pub fn module(spec: &Spec, script: &str) -> String {
             "v": spec.attn.v_head_dim,
         })),
     });
+    if let Some(i) = spec.attn.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
+        config["mla"]["indexer"] =
+            json!({"heads": i.heads, "head_dim": i.head_dim, "top_k": i.top_k});
+    } else if spec.attn.mla.is_some() {
+        config["mla"]["indexer"] = json!(null);
+    }
     // Multipliers beside the rest (one json! literal of everything exceeds macro recursion).
     config["norm_bias"] = json!(spec.norm.kind.has_bias());
     config["alibi"] = match &spec.position {
@@ -148,7 +166,7 @@ pub fn module(spec: &Spec, script: &str) -> String {
     format!(
         "{head}\nimport argparse\nimport json\nimport math\nfrom pathlib import Path\n\nimport numpy as np\n\nCONFIG = {config_py}\n\n# Per layer: (attention span, RoPE on, MoE FFN).\nPLAN = [\n    {plan},\n]\n\n{names}\n{body}",
         plan = plan.join(",\n    "),
-        names = name_table(spec),
+        names = name_table(g),
         body = prune(
             spec,
             &BODY.replacen("\n\ndef apply_rope(", &format!("\n\n{}\n\n\ndef apply_rope(", rope(spec)), 1)
@@ -167,6 +185,15 @@ fn prune(spec: &Spec, body: &str) -> String {
             "    if C[\"mla\"]:\n        return mla_attention(x, W, b, span)\n",
             "",
         ));
+    }
+    if spec.attn.mla.as_ref().is_none_or(|m| m.indexer.is_none()) {
+        drop.push("index_keys");
+        if spec.attn.mla.is_some() {
+            lines.push((
+                "        if M[\"indexer\"]:\n            mask = mask + index_keys(x, cq, W, b, span)  # only the keys the indexer chose\n",
+                "",
+            ));
+        }
     }
     if spec.mlp.act != Act::Xielu {
         drop.push("xielu");
@@ -301,10 +328,6 @@ def w(W, key, b=None, e=None, bias=False):
     return W[name]
 
 
-def has(W, key, b=None, bias=False):
-    return NAMES[key][1 if bias else 0].replace("{b}", str(b)) in W
-
-
 def linear(x, weight, bias=None):
     # x: [T, in]; weight: [out, in] (or [in, out] for Conv1D checkpoints) -> [T, out]
     y = x @ weight if CONFIG["in_out"] else x @ weight.T  # y: [T, out]
@@ -378,9 +401,13 @@ def mla_attention(x, W, b, span):
     # Multi-head latent attention. x: [T, hidden] -> [T, hidden]
     C, M = CONFIG, CONFIG["mla"]
     T, H, nope, rd, vd, kvl = x.shape[0], C["heads"], M["nope"], M["rope"], M["v"], M["kv_lora"]
+    mask = attention_mask(span, T)  # [T, T]
     if M["q_lora"]:
         qa = linear(x, w(W, "q_a", b), w(W, "q_a", b, bias=True) if M["bias"] else None)  # [T, q_lora]
-        q = linear(norm(qa, w(W, "q_a_norm", b)), w(W, "q_b", b))  # [T, H (nope + rope)]
+        cq = norm(qa, w(W, "q_a_norm", b))  # cq: [T, q_lora], the query latent
+        if M["indexer"]:
+            mask = mask + index_keys(x, cq, W, b, span)  # only the keys the indexer chose
+        q = linear(cq, w(W, "q_b", b))  # [T, H (nope + rope)]
     else:
         q = linear(x, w(W, "q", b))  # q: [T, H (nope + rope)]
     q = q.reshape(T, H, nope + rd).transpose(1, 0, 2)  # q: [H, T, nope + rope]
@@ -394,9 +421,30 @@ def mla_attention(x, W, b, span):
     k = np.concatenate([kv[..., :nope], np.broadcast_to(k_rot, (H, T, rd))], -1)  # k: [H, T, nope + rope]
     v = kv[..., nope:]  # v: [H, T, v]
     qq = np.concatenate([q[..., :nope], q_rot], -1)  # qq: [H, T, nope + rope]
-    s = (qq @ k.transpose(0, 2, 1)) * np.float32(C["scale"]) + attention_mask(span, T)  # s: [H, T, T]
+    s = (qq @ k.transpose(0, 2, 1)) * np.float32(C["scale"]) + mask  # s: [H, T, T]
     out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]
     return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]
+
+
+def index_keys(x, cq, W, b, span):
+    # DeepSeek sparse attention's indexer: which keys each query may attend to.
+    # x: [T, hidden], cq: [T, q_lora] -> [T, T] additive mask, 0 at each query's top-k keys
+    I, rd = CONFIG["mla"]["indexer"], CONFIG["mla"]["rope"]
+    T, IH, ID = x.shape[0], I["heads"], I["head_dim"]
+    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]
+    rotate = lambda t: np.concatenate([t[..., :rd] * cos + np.concatenate([-t[..., rd // 2 : rd], t[..., : rd // 2]], -1) * sin, t[..., rd:]], -1)  # rotate-half on the first rope dims
+    q = rotate(linear(cq, w(W, "index_q", b)).reshape(T, IH, ID).transpose(1, 0, 2))  # q: [IH, T, ID]
+    k = linear(x, w(W, "index_k", b))  # k: [T, ID], one key per token for all indexer heads
+    mu, var = k.mean(-1, keepdims=True), k.var(-1, keepdims=True)
+    k = rotate((k - mu) / np.sqrt(var + 1e-6) * w(W, "index_k_norm", b) + w(W, "index_k_norm", b, bias=True))  # LayerNorm, then RoPE
+    weights = linear(x, w(W, "index_weights", b)) / np.sqrt(IH)  # weights: [T, IH]
+    dots = np.maximum(q @ k.T / np.sqrt(ID), 0)  # dots: [IH, T, T], ReLU'd
+    scores = np.einsum("th,hts->ts", weights, dots) + attention_mask(span, T)  # scores: [T, T]
+    # Each query's top-k keys: the best first, equal scores to the later key.
+    order = np.argsort(-scores[:, ::-1], axis=-1, kind="stable")[:, : I["top_k"]]  # [T, k], reversed positions
+    keep = np.zeros((T, T), dtype=bool)
+    np.put_along_axis(keep, T - 1 - order, True, -1)
+    return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [T, T]
 
 
 def attention(x, W, b, span, use_rope):
@@ -633,8 +681,8 @@ pub fn function(name: &str) -> Option<&'static str> {
 }
 
 /// This model's CONFIG as the generated file writes it.
-pub fn config_line(spec: &Spec) -> String {
-    let m = module(spec, "model.py");
+pub fn config_line(g: &Graph) -> String {
+    let m = module(g, "model.py");
     let start = m.find("CONFIG = ").unwrap_or(0);
     let end = m[start..].find("\n\n").map_or(m.len(), |e| start + e);
     m[start..end].to_string()
@@ -646,10 +694,8 @@ mod tests {
 
     fn file(name: &str) -> String {
         let e = catalog::get(name).unwrap();
-        super::module(
-            &families::load_json(name, e.json, name, false).unwrap(),
-            "model.py",
-        )
+        let spec = families::load_json(name, e.json, name, false).unwrap();
+        super::module(&crate::graph::build(&spec).unwrap(), "model.py")
     }
 
     /// Each file holds the functions its model runs, and no others.

@@ -210,6 +210,8 @@ pub fn glyph(op: crate::graph::Op) -> &'static str {
         Scale => "×",
         MatMul => "@",
         Route => "→",
+        Index { .. } => "I",
+        Select { .. } => "K",
     }
 }
 
@@ -227,6 +229,8 @@ const GLYPHS: &[(&str, &str)] = &[
     ("×", "scale"),
     ("@", "matrix multiply"),
     ("→", "routing (a tensor passed on unchanged)"),
+    ("I", "sparse-attention index scores"),
+    ("K", "top-k key selection"),
 ];
 
 /// A size's name when exactly one of the model's sizes has that value.

@@ -67,6 +67,7 @@ fn function_for(g: &Graph, s: &Step) -> &'static str {
         Scores { .. } | Softmax | WeightedSum { .. } | Concat if g.spec.attn.mla.is_some() => {
             "mla_attention"
         }
+        Index { .. } | Select { .. } => "index_keys",
         Scores { .. } | Softmax | WeightedSum { .. } | Concat => "attention",
         TopK => "route",
         Combine => "moe",
@@ -144,7 +145,7 @@ impl Ctx<'_> {
                     "title": s.title,
                     "glyph": report::glyph(s.op),
                     "equation": s.equation,
-                    "code": format!("# {}\n{}\n\n{}", "this model's constants:", numpy::config_line(&self.g.spec), function_for(self.g, s)),
+                    "code": format!("# {}\n{}\n\n{}", "this model's constants:", numpy::config_line(self.g), function_for(self.g, s)),
                     "stats": stats.map(|v| format!("output shape {:?}: mean {:.4}, std {:.4}, max {:.4}", v.shape, v.mean, v.std, v.max)),
                 }),
             );

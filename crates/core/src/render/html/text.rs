@@ -252,9 +252,17 @@ fn attention_text(g: &Graph) -> Text {
             crate::fmt::float(a.scale_dim)
         ));
     }
+    if let Some(ix) = a.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
+        sub.push(format!(
+            "DeepSeek sparse attention: an indexer of {h} heads × {d} dims scores every earlier token (Σₕ wₕ · ReLU(qₕ · k)) and each query attends only to its {k} best. The indexer's keys add {d} values per token per layer to the cache, and attention past {k} tokens of context costs the same for every further token; only the indexer's cheap scores still grow with context.",
+            h = ix.heads,
+            d = ix.head_dim,
+            k = ix.top_k
+        ));
+    }
     let (summary, explanation) = if let Some(m) = &a.mla {
         (
-            format!("{} heads read keys and values from a {}-dim latent; the cache holds {} values per token per layer.", a.heads, m.kv_lora_rank, m.kv_lora_rank + m.qk_rope_head_dim),
+            format!("{} heads read keys and values from a {}-dim latent; the cache holds {} values per token per layer.", a.heads, m.kv_lora_rank, m.kv_lora_rank + m.qk_rope_head_dim + m.indexer.as_ref().map_or(0, |i| i.head_dim)),
             format!(
                 "Multi-head latent attention compresses the input to a {kvl}-dim KV latent (and {q}), which every head expands to its own {nope}-dim key and {v}-dim value. Position enters through a separate {r}-dim rotary key shared by all heads. Only the latent and the rotary key are cached: {c} values per token per layer instead of {full} for full multi-head attention.",
                 kvl = m.kv_lora_rank,
@@ -433,8 +441,13 @@ pub fn highlights(spec: &Spec, total: u64, active: u64) -> Vec<String> {
     let a = &spec.attn;
     out.push(match (a.mla.as_ref(), a.kind) {
         (Some(m), _) => format!(
-            "MLA: a {}-dim KV latent shared by {} heads",
-            m.kv_lora_rank, a.heads
+            "MLA: a {}-dim KV latent shared by {} heads{}",
+            m.kv_lora_rank,
+            a.heads,
+            m.indexer.as_ref().map_or(String::new(), |i| format!(
+                ", each query attending to its top {} keys",
+                i.top_k
+            ))
         ),
         (_, AttnKind::Gqa) => format!("GQA: {} query heads share {} KV heads", a.heads, a.kv_heads),
         (_, AttnKind::Mqa) => format!("MQA: {} query heads share one KV head", a.heads),

@@ -437,7 +437,9 @@ const CONV1D: &str = r#"class Conv1D(nn.Module):
         return x @ self.weight + self.bias"#;
 
 /// Attention's last steps, shared by GQA and MLA: scale, softcap, mask, sink, softmax, values.
-fn attend(spec: &Spec, heads: u64, vd: u64) -> String {
+/// Scores, mask, softmax and values. `keep`: a further [B, T, T] boolean of the keys each query
+/// may see (DeepSeek sparse attention's choice), by its Python name.
+fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> String {
     let a = &spec.attn;
     let mut s = format!(
         "        scores = (q @ k.transpose(-1, -2)) * {}  # [B, {heads}, T, T]\n",
@@ -453,7 +455,11 @@ fn attend(spec: &Spec, heads: u64, vd: u64) -> String {
     if let Some(c) = a.softcap {
         s += &format!("        scores = {c} * torch.tanh(scores / {c})  # softcap\n");
     }
-    s += "        scores = scores.masked_fill(~attention_mask(T, self.span).to(x.device), float(\"-inf\"))\n";
+    let mut allowed = "attention_mask(T, self.span).to(x.device)".to_string();
+    if let Some(k) = keep {
+        allowed = format!("({allowed} & {k}[:, None])");
+    }
+    s += &format!("        scores = scores.masked_fill(~{allowed}, float(\"-inf\"))\n");
     if a.sinks {
         s += &format!(
             "        sink = self.sinks.view(1, {heads}, 1, 1).expand(B, {heads}, T, 1).to(scores.dtype)\n        probs = torch.cat([scores, sink], dim=-1).float().softmax(dim=-1)[..., :-1].to(q.dtype)  # the sink takes its share, then is dropped\n"
@@ -553,7 +559,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
         let g = h / kv;
         fwd += &format!("        k = k.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n        v = v.repeat_interleave({g}, dim=1)\n");
     }
-    fwd += &attend(spec, h, hd);
+    fwd += &attend(spec, h, hd, None);
     fwd += &format!("        return self.{o}(out)  # [B, T, {d}]\n");
     // Tensors one module further down (EXAONE's `attn.attention.q_proj`) get that module first.
     let mut holders: Vec<String> = [Role::Q, Role::Qkv, Role::O]
@@ -587,7 +593,16 @@ fn mla(spec: &Spec, n: &Names) -> String {
     let (d, h, vd) = (spec.hidden, a.heads, a.v_head_dim);
     let (nope, rd, kvl) = (m.qk_nope_head_dim, m.qk_rope_head_dim, m.kv_lora_rank);
     let qk = nope + rd;
+    let index = n.inside(Role::IndexQ);
+    let index = index.split('.').next().unwrap_or("indexer");
     let (q_init, q_fwd) = match m.q_lora_rank {
+        Some(ql) if m.indexer.is_some() => {
+            let (qa, qan, qb) = (n.attr(Role::QA), n.attr(Role::QANorm), n.attr(Role::QB));
+            (
+                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql})\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n        self.{index} = Indexer()  # picks the keys each query attends to\n", py_bool(m.bias)),
+                format!("        q_latent = self.{qan}(self.{qa}(x))\n        keep = self.{index}(x, q_latent, rope)  # [B, T, T]\n        q = self.{qb}(q_latent)\n"),
+            )
+        }
         Some(ql) => {
             let (qa, qan, qb) = (n.attr(Role::QA), n.attr(Role::QANorm), n.attr(Role::QB));
             (
@@ -609,8 +624,14 @@ fn mla(spec: &Spec, n: &Names) -> String {
         n.attr(Role::KvB),
         n.attr(Role::O),
     );
-    fill(
-        r#"class Attention(nn.Module):
+    let indexer = match (&m.indexer, m.q_lora_rank) {
+        (Some(ix), Some(ql)) => indexer(ix, ql, d, rd, n) + "\n\n\n",
+        _ => String::new(),
+    };
+    let keep = m.indexer.as_ref().map(|_| "keep");
+    indexer
+        + &fill(
+            r#"class Attention(nn.Module):
     """Multi-head latent attention: the cache holds c_kv (${kvl}) and k_pe (${rd}) per token."""
 
     def __init__(self, span=("full", 0), use_rope=True):
@@ -634,23 +655,71 @@ ${q_fwd}        q = q.view(B, T, ${h}, ${qk}).transpose(1, 2)  # [B, ${h}, T, ${
         q = torch.cat([q_nope, q_pe], dim=-1)
         k = torch.cat([k_nope, k_pe], dim=-1)
 ${attend}        return self.${o}(out)  # [B, T, ${d}]"#,
+            &[
+                ("kvl", kvl.to_string()),
+                ("rd", rd.to_string()),
+                ("q_init", q_init),
+                ("q_fwd", q_fwd),
+                ("kva", kva),
+                ("kvan", kvan),
+                ("kvb", kvb),
+                ("o", o),
+                ("d", d.to_string()),
+                ("h", h.to_string()),
+                ("nope", nope.to_string()),
+                ("vd", vd.to_string()),
+                ("qk", qk.to_string()),
+                ("attend", attend(spec, h, vd, keep)),
+                ("bias", py_bool(m.bias)),
+                ("o_bias", py_bool(a.o_bias)),
+            ],
+        )
+}
+
+/// DeepSeek sparse attention's indexer, as a module returning the keys each query keeps.
+fn indexer(ix: &crate::spec::Indexer, ql: u64, d: u64, rd: u64, n: &Names) -> String {
+    let attr = |r| n.attr(r);
+    fill(
+        r#"class Indexer(nn.Module):
+    """DeepSeek sparse attention: ${ih} light heads score every earlier token, and each query keeps
+    its ${top_k} best. Its keys (${id} per token) are cached beside the latent."""
+
+    def __init__(self):
+        super().__init__()
+        self.${wq} = nn.Linear(${ql}, ${ih} * ${id}, bias=False)
+        self.${wk} = nn.Linear(${d}, ${id}, bias=False)
+        self.${k_norm} = nn.LayerNorm(${id}, eps=1e-6)
+        self.${weights} = nn.Linear(${d}, ${ih}, bias=False)
+
+    def forward(self, x, q_latent, rope):  # -> [B, T, T] bool, True at the keys each query keeps
+        B, T, _ = x.shape
+        cos, sin = rope
+
+        def rotate(t):  # rotate-half on the first ${rd} dims (the attention itself pairs differently)
+            rot, rest = t[..., :${rd}], t[..., ${rd}:]
+            half = torch.cat((-rot[..., ${half}:], rot[..., :${half}]), dim=-1)
+            return torch.cat((rot * cos + half * sin, rest), dim=-1)
+
+        q = rotate(self.${wq}(q_latent).view(B, T, ${ih}, ${id}).transpose(1, 2))  # [B, ${ih}, T, ${id}]
+        k = rotate(self.${k_norm}(self.${wk}(x)))  # [B, T, ${id}], one key per token
+        dots = F.relu(q @ k[:, None].transpose(-1, -2) / math.sqrt(${id}))  # [B, ${ih}, T, T]
+        w = self.${weights}(x) / math.sqrt(${ih})  # [B, T, ${ih}]
+        scores = torch.einsum("bth,bhts->bts", w, dots)
+        scores = scores.masked_fill(~attention_mask(T, ("full", 0)).to(x.device), float("-inf"))
+        top = scores.topk(min(${top_k}, T), dim=-1).indices
+        return torch.zeros_like(scores, dtype=torch.bool).scatter(-1, top, True)"#,
         &[
-            ("kvl", kvl.to_string()),
-            ("rd", rd.to_string()),
-            ("q_init", q_init),
-            ("q_fwd", q_fwd),
-            ("kva", kva),
-            ("kvan", kvan),
-            ("kvb", kvb),
-            ("o", o),
+            ("ih", ix.heads.to_string()),
+            ("id", ix.head_dim.to_string()),
+            ("top_k", ix.top_k.to_string()),
+            ("ql", ql.to_string()),
             ("d", d.to_string()),
-            ("h", h.to_string()),
-            ("nope", nope.to_string()),
-            ("vd", vd.to_string()),
-            ("qk", qk.to_string()),
-            ("attend", attend(spec, h, vd)),
-            ("bias", py_bool(m.bias)),
-            ("o_bias", py_bool(a.o_bias)),
+            ("rd", rd.to_string()),
+            ("half", (rd / 2).to_string()),
+            ("wq", attr(Role::IndexQ)),
+            ("wk", attr(Role::IndexK)),
+            ("k_norm", attr(Role::IndexKNorm)),
+            ("weights", attr(Role::IndexWeights)),
         ],
     )
 }
