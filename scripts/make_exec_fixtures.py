@@ -160,6 +160,14 @@ CONFIGS = {
                          index_topk=4, index_n_heads=8, index_head_dim=12,
                          rope_scaling={"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32,
                                        "beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0}),
+    # GLM-5: V3.2's sparse attention with interleaved indexer RoPE; layer 2 has no indexer and
+    # reuses layer 1's choice (index_topk_freq 2 from offset 2: full, full, shared, full).
+    "glm-moe-dsa": dict(BASE, model_type="glm_moe_dsa", num_hidden_layers=4, n_routed_experts=8,
+                        n_shared_experts=1, num_experts_per_tok=2, moe_intermediate_size=16,
+                        first_k_dense_replace=1, routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24,
+                        qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12, num_key_value_heads=4,
+                        index_topk=4, index_n_heads=8, index_head_dim=12, index_topk_freq=2,
+                        index_skip_topk_offset=2),
     # GLM-4.7-Flash: V3's latent attention and routing, the dense layers by mlp_layer_types.
     "glm4-moe-lite": dict(BASE, model_type="glm4_moe_lite", num_hidden_layers=3, n_routed_experts=8,
                           n_shared_experts=1, num_experts_per_tok=2, moe_intermediate_size=16,

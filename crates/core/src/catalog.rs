@@ -225,6 +225,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-11-30"
     ),
     entry!(
+        defaults "GlmMoeDsaConfig",
+        "glm-5",
+        "zai-org/GLM-5",
+        "DeepSeek sparse attention (an indexer picks 2048 keys per query) under latent attention; 256 experts"
+    ),
+    entry!(
         defaults "Qwen2MoeConfig",
         "qwen1.5-moe-a2.7b",
         "Qwen/Qwen1.5-MoE-A2.7B",

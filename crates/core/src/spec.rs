@@ -190,14 +190,20 @@ pub struct Mla {
     pub indexer: Option<Indexer>,
 }
 
-/// DeepSeek sparse attention's indexer (DeepSeek-V3.2): from the query latent and the layer's
-/// input it scores every earlier token, Σₕ wₕ · ReLU(qₕ · k), and each query attends only to its
-/// `top_k` best. Its keys (one `head_dim` vector per token, LayerNorm'd and rotated) are cached.
+/// DeepSeek sparse attention's indexer (DeepSeek-V3.2, GLM-5): from the query latent and the
+/// layer's input it scores every earlier token, Σₕ wₕ · ReLU(qₕ · k), and each query attends only
+/// to its `top_k` best. Its keys (one `head_dim` vector per token, LayerNorm'd and rotated) are
+/// cached.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Indexer {
     pub heads: u64,
     pub head_dim: u64,
     pub top_k: u64,
+    /// Its RoPE rotates interleaved pairs (GLM-5) rather than half against half (V3.2).
+    pub interleaved: bool,
+    /// The layers that run an indexer of their own; every other layer reuses the choice of the
+    /// last one before it that did (GLM-5's "shared" layers). Always holds layer 0.
+    pub own: LayerSet,
 }
 
 impl Indexer {
@@ -739,6 +745,18 @@ impl Spec {
                 (moe, self.layers_where(|l| l.moe)),
             ],
         );
+        if let Some(ix) = self.attn.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
+            describe(
+                "indexer",
+                vec![
+                    ("own".into(), ix.own.clone()),
+                    (
+                        "reused from the layer before".into(),
+                        LayerSet::from_fn(self.layers, |b| !ix.own.contains(b)),
+                    ),
+                ],
+            );
+        }
         out
     }
 

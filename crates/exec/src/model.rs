@@ -113,6 +113,9 @@ pub struct Cache {
     v: Vec<Option<Tensor>>,
     /// DeepSeek sparse attention's indexer keys, [T, index head dim] per layer.
     index_k: Vec<Option<Tensor>>,
+    /// The keys the last indexer chose for this step's queries, [t, total], which layers without
+    /// an indexer of their own reuse (GLM-5).
+    chosen: Option<Vec<bool>>,
     pub pos: usize,
 }
 
@@ -122,6 +125,7 @@ impl Cache {
             k: vec![None; layers],
             v: vec![None; layers],
             index_k: vec![None; layers],
+            chosen: None,
             pos: 0,
         }
     }
@@ -657,7 +661,10 @@ impl Model {
                 let qn = self.norm(&qa, Role::QANorm, Some(b))?;
                 self.keep(Some(b), "q_latent_norm", &qn);
                 if let Some(ix) = &m.indexer {
-                    selected = Some(self.index(x, &qn, ix, b, cache)?);
+                    if ix.own.contains(b as u64) {
+                        cache.chosen = Some(self.index(x, &qn, ix, b, cache)?);
+                    }
+                    selected = cache.chosen.clone();
                 }
                 self.proj(&qn, Role::QB, b, false)?
             }
@@ -728,13 +735,13 @@ impl Model {
             cache.pos,
             t,
         )?;
-        // The indexer rotates half against half, whatever pairing the attention uses.
+        // The indexer pairs dims its own way, whatever the attention does.
         let q = self
             .proj(q_latent, Role::IndexQ, b, false)?
             .reshape((t, ih, id))?
             .transpose(0, 1)?
             .contiguous()?;
-        let q = rope::rotate(&q, &cos, &sin, false)?; // [ih, t, id]
+        let q = rope::rotate(&q, &cos, &sin, ix.interleaved)?; // [ih, t, id]
         self.keep(Some(b), "index_q", &q);
         let k = self.proj(x, Role::IndexK, b, false)?;
         let k = norm(
@@ -743,7 +750,8 @@ impl Model {
             Some(self.bias(Role::IndexKNorm, Some(b))?),
             &ix.key_norm(),
         )?;
-        let k = rope::rotate(&k.reshape((1, t, id))?, &cos, &sin, false)?.reshape((t, id))?;
+        let k =
+            rope::rotate(&k.reshape((1, t, id))?, &cos, &sin, ix.interleaved)?.reshape((t, id))?;
         self.keep(Some(b), "index_k", &k);
         let k = match &cache.index_k[b] {
             Some(prev) => Tensor::cat(&[prev, &k], 0)?,

@@ -13,18 +13,19 @@ use super::{
 };
 use crate::config::Config;
 use crate::error::Result;
+use crate::layers::LayerSet;
 use crate::spec::*;
 
 /// How a class's attention is built.
 #[derive(Clone, Copy)]
 enum Attn {
     /// Multi-head latent attention; K/V heads default to `kv` (None: the query heads).
-    /// `sparse`: DeepSeek sparse attention's indexer picks the keys (V3.2); the Q latent is
-    /// then required.
+    /// `sparse`: DeepSeek sparse attention's indexer picks the keys (V3.2, GLM-5); the Q latent
+    /// is then required.
     Latent {
         kv: Option<u64>,
         dims: LatentDims,
-        sparse: bool,
+        sparse: Option<Sparse>,
     },
     /// Grouped-query attention with separate q, k, v (K/V heads default: None = the query heads).
     Grouped {
@@ -43,6 +44,17 @@ enum Rotate {
     PairsByFlag,
     /// Interleaved pairs whatever the config says (V3.2's attention never reads the flag).
     Pairs,
+}
+
+/// A class's DeepSeek sparse attention.
+#[derive(Clone, Copy)]
+struct Sparse {
+    /// `index_n_heads`'s default.
+    heads: u64,
+    /// The indexer's RoPE pairs dims interleaved (GLM-5) rather than half against half.
+    interleaved: bool,
+    /// Layers may reuse the previous layer's choice (`indexer_types`, GLM-5).
+    shared: bool,
 }
 
 /// A class's defaults for the latent's sizes.
@@ -160,7 +172,7 @@ const V3: Class = Class {
     attn: Attn::Latent {
         kv: Some(128),
         dims: V3_LATENT,
-        sparse: false,
+        sparse: None,
     },
     rotate: Rotate::PairsByFlag,
     moe: Some(V3_EXPERTS),
@@ -203,7 +215,7 @@ static CLASSES: &[Class] = &[
         attn: Attn::Latent {
             kv: None,
             dims: V3_LATENT,
-            sparse: false,
+            sparse: None,
         },
         moe: Some(Experts {
             count: Some(64),
@@ -311,7 +323,7 @@ static CLASSES: &[Class] = &[
         attn: Attn::Latent {
             kv: None,
             dims: V3_LATENT,
-            sparse: false,
+            sparse: None,
         },
         moe: None,
         mtp: false,
@@ -325,10 +337,47 @@ static CLASSES: &[Class] = &[
         attn: Attn::Latent {
             kv: Some(128),
             dims: V3_LATENT,
-            sparse: true,
+            sparse: Some(Sparse {
+                heads: 64,
+                interleaved: false,
+                shared: false,
+            }),
         },
         rotate: Rotate::Pairs,
         moe: Some(Experts {
+            dense: Dense::Types(Some(3)),
+            ..V3_EXPERTS
+        }),
+        ..V3
+    },
+    // GLM-5: V3.2's sparse attention with interleaved RoPE in the indexer too, and layers that
+    // may reuse the previous layer's choice of keys.
+    Class {
+        model_type: "glm_moe_dsa",
+        vocab: 154_880,
+        hidden: 6144,
+        inter: Some(12288),
+        layers: 78,
+        heads: 64,
+        context: 202_752,
+        eps: 1e-5,
+        attn: Attn::Latent {
+            kv: Some(64),
+            dims: LatentDims {
+                q_lora: 2048,
+                nope: 192,
+                v: 256,
+                ..V3_LATENT
+            },
+            sparse: Some(Sparse {
+                heads: 32,
+                interleaved: true,
+                shared: true,
+            }),
+        },
+        rotate: Rotate::Pairs,
+        moe: Some(Experts {
+            groups: (1, 1),
             dense: Dense::Types(Some(3)),
             ..V3_EXPERTS
         }),
@@ -353,7 +402,7 @@ static CLASSES: &[Class] = &[
                 v: 256,
                 ..V3_LATENT
             },
-            sparse: false,
+            sparse: None,
         },
         moe: Some(Experts {
             count: Some(64),
@@ -428,9 +477,9 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         }
         Attn::Latent { kv, dims, sparse } => {
             let mut a = latent(cfg, c, &s, &r, kv, dims)?;
-            if sparse {
+            if let Some(sparse) = sparse {
                 let m = a.mla.as_mut().expect("latent attention");
-                m.indexer = Some(indexer(cfg, m)?);
+                m.indexer = Some(indexer(cfg, m, sparse, s.layers)?);
             }
             a
         }
@@ -564,7 +613,7 @@ fn latent(
 
 /// DeepSeek sparse attention's indexer. It reads the Q latent and rotates the first
 /// `qk_rope_head_dim` dims of its heads.
-fn indexer(cfg: &Config, m: &Mla) -> Result<Indexer> {
+fn indexer(cfg: &Config, m: &Mla, sparse: Sparse, layers: u64) -> Result<Indexer> {
     if m.q_lora_rank.is_none() {
         return Err(cfg.err(
             "q_lora_rank",
@@ -581,11 +630,70 @@ fn indexer(cfg: &Config, m: &Mla) -> Result<Indexer> {
             ),
         ));
     }
+    let own = if sparse.shared {
+        own_indexers(cfg, layers)?
+    } else {
+        LayerSet::all(layers)
+    };
     Ok(Indexer {
-        heads: cfg.size("index_n_heads", Some(64))?,
+        heads: cfg.size("index_n_heads", Some(sparse.heads))?,
         head_dim,
         top_k: cfg.size("index_topk", Some(2048))?,
+        interleaved: sparse.interleaved,
+        own,
     })
+}
+
+/// GLM-5's layers with an indexer of their own: `indexer_types` ("full" or "shared" per layer),
+/// else `index_topk_pattern` (a string of F and S, or such a list), else every
+/// `index_topk_freq`-th layer counted from `index_skip_topk_offset` − 1, and the layers before it.
+fn own_indexers(cfg: &Config, layers: u64) -> Result<LayerSet> {
+    let kind = |v: &serde_json::Value| match v.as_str()? {
+        "full" => Some(true),
+        "shared" => Some(false),
+        _ => None,
+    };
+    let (key, full) = if let Some(t) =
+        cfg.list("indexer_types", layers, kind, "\"full\" or \"shared\"")?
+    {
+        ("indexer_types", t)
+    } else if let Some(serde_json::Value::String(p)) = cfg.get("index_topk_pattern") {
+        let t: Option<Vec<bool>> = p
+            .chars()
+            .map(|c| match c {
+                'F' => Some(true),
+                'S' => Some(false),
+                _ => None,
+            })
+            .collect();
+        match t {
+            Some(t) if t.len() as u64 == layers => ("index_topk_pattern", t),
+            _ => {
+                return Err(cfg.err(
+                    "index_topk_pattern",
+                    format!("must be one letter per layer ({layers}), each F (full) or S (shared)"),
+                ))
+            }
+        }
+    } else if let Some(t) =
+        cfg.list("index_topk_pattern", layers, kind, "\"full\" or \"shared\"")?
+    {
+        ("index_topk_pattern", t)
+    } else {
+        let freq = cfg.count("index_topk_freq", 1)?.max(1);
+        let offset = cfg.count("index_skip_topk_offset", 2)?;
+        let full = (0..layers)
+            .map(|i| (i + 1).saturating_sub(offset) % freq == 0)
+            .collect();
+        ("index_topk_freq", full)
+    };
+    if !full.first().copied().unwrap_or(true) {
+        return Err(cfg.err(
+            key,
+            "makes layer 0 shared; a shared layer reuses the choice of an earlier layer's indexer, so layer 0 must run its own",
+        ));
+    }
+    Ok(LayerSet::from_fn(layers, |b| full[b as usize]))
 }
 
 /// Which layers have experts.
@@ -597,6 +705,11 @@ fn sparse_layers(cfg: &Config, dense: Dense, layers: u64) -> Result<Vec<bool>> {
             (0..layers).map(|i| i >= k).collect()
         }
         Dense::Types(first_k) => {
+            // `first_k_dense_replace` only fills in `mlp_layer_types` when that is absent.
+            let k = match first_k {
+                Some(default) => cfg.count("first_k_dense_replace", default)?,
+                None => 1,
+            };
             let types = cfg.list(
                 "mlp_layer_types",
                 layers,
@@ -607,16 +720,7 @@ fn sparse_layers(cfg: &Config, dense: Dense, layers: u64) -> Result<Vec<bool>> {
                 },
                 "\"dense\" or \"sparse\"",
             )?;
-            match types {
-                Some(t) => t,
-                None => {
-                    let k = match first_k {
-                        Some(default) => cfg.count("first_k_dense_replace", default)?,
-                        None => 1,
-                    };
-                    (0..layers).map(|i| i >= k).collect()
-                }
-            }
+            types.unwrap_or_else(|| (0..layers).map(|i| i >= k).collect())
         }
     })
 }

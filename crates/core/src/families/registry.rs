@@ -1540,7 +1540,7 @@ pub static FAMILIES: &[Family] = &[
     ),
     // `layer_types` is "indexed_attention" in every layer whatever it says; the attention always
     // rotates interleaved pairs and the MLP has no bias, whatever `rope_interleave` and
-    // `mlp_bias` say.
+    // `mlp_bias` say; `qk_head_dim` is derived (nope + rope).
     own(
         "deepseek_v32",
         "DeepSeek-V3.2",
@@ -1549,7 +1549,32 @@ pub static FAMILIES: &[Family] = &[
         &[
             TRAINING,
             DEEPSEEK_UNREAD,
-            &["topk_method", "layer_types", "rope_interleave", "mlp_bias"],
+            &[
+                "topk_method",
+                "layer_types",
+                "rope_interleave",
+                "mlp_bias",
+                "output_router_logits",
+                "qk_head_dim",
+            ],
+        ],
+    ),
+    own(
+        "glm_moe_dsa",
+        "GLM-5",
+        deepseek::load,
+        None,
+        &[
+            TRAINING,
+            DEEPSEEK_UNREAD,
+            &[
+                "topk_method",
+                "layer_types",
+                "rope_interleave",
+                "mlp_bias",
+                "output_router_logits",
+                "qk_head_dim",
+            ],
         ],
     ),
     own("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),

@@ -601,7 +601,8 @@ impl Builder<'_> {
                 }
                 nodes.push(norm);
                 if let Some(ix) = &m.indexer {
-                    nodes.extend(self.indexer(x_in, ql, rope_d, ix));
+                    let steps = self.indexer(x_in, ql, rope_d, ix);
+                    nodes.extend(steps);
                 }
                 (Role::QB, "Cq′", ql)
             }
@@ -758,7 +759,27 @@ impl Builder<'_> {
 impl Builder<'_> {
     /// DeepSeek sparse attention's indexer: a few light heads score every visible key from the
     /// Q latent and the layer input, and each query keeps its top-k keys for attention.
+    /// Where only some layers run their own indexer (GLM-5), its steps sit in a frame of those
+    /// layers; the others reuse the last selection.
     fn indexer(&mut self, x_in: &str, ql: u64, rope_d: u64, ix: &Indexer) -> Vec<Node> {
+        if ix.own.len() == self.spec.layers {
+            return self.indexer_steps(x_in, ql, rope_d, ix);
+        }
+        let all = std::mem::replace(&mut self.layers, ix.own.clone());
+        let steps = self.indexer_steps(x_in, ql, rope_d, ix);
+        self.layers = all;
+        let mut scope = self.scope(
+            ScopeKind::Indexer,
+            &format!("Indexer (layers {})", ix.own),
+            "Indexer end",
+            1,
+            steps,
+        );
+        scope.layers = Some(ix.own.clone());
+        vec![Node::Scope(scope)]
+    }
+
+    fn indexer_steps(&mut self, x_in: &str, ql: u64, rope_d: u64, ix: &Indexer) -> Vec<Node> {
         let d = self.spec.hidden;
         let (ih, id) = (ix.heads, ix.head_dim);
         let mut nodes = vec![self.linear(lin(
@@ -802,7 +823,12 @@ impl Builder<'_> {
             s.category = Category::Attention;
         }
         nodes.push(norm);
-        let rope = self.rope_text_paired(Some(false));
+        let rope = self.rope_text_paired(Some(ix.interleaved));
+        let pairs = if ix.interleaved {
+            "interleaved pairs"
+        } else {
+            "rotate-half pairs"
+        };
         for (which, input, out, dim, cached) in [
             ("Indexer Q", "Qᵢₓ", "Qᵢₓᵣ", ih * id, false),
             ("Indexer K", "Kᵢₓ′", "Kᵢₓᵣ", id, true),
@@ -819,10 +845,12 @@ impl Builder<'_> {
                 inputs: vec![],
                 output: o,
                 operation: format!(
-                    "Rotate the first {rope_d} dims of each {id}-dim {} by position (rotate-half pairs)",
+                    "Rotate the first {rope_d} dims of each {id}-dim {} by position ({pairs})",
                     if cached { "key" } else { "head" }
                 ),
-                equation: format!("{out} = RoPE({input}[:{rope_d}], pos) ‖ {input}[{rope_d}:], {rope}"),
+                equation: format!(
+                    "{out} = RoPE({input}[:{rope_d}], pos) ‖ {input}[{rope_d}:], {rope}"
+                ),
             }));
         }
         nodes.push(self.linear(lin(
@@ -851,6 +879,11 @@ impl Builder<'_> {
             ),
         }));
         let mask = self.act("Mᵢₓ", [Dim::Seq, Dim::Seq]);
+        let reuse = if ix.own.len() == self.spec.layers {
+            String::new()
+        } else {
+            "; the layers without an indexer reuse this choice".into()
+        };
         nodes.push(self.step(Draft {
             title: "Top-k key selection".into(),
             op: Op::Select { k: ix.top_k },
@@ -858,7 +891,7 @@ impl Builder<'_> {
             inputs: vec![],
             output: mask,
             operation: format!(
-                "Keep each query's {} best-scored keys (all of them while it sees fewer); attention masks the rest",
+                "Keep each query's {} best-scored keys (all of them while it sees fewer); attention masks the rest{reuse}",
                 ix.top_k
             ),
             equation: format!(

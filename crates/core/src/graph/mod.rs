@@ -225,6 +225,8 @@ pub enum ScopeKind {
     Mlp,
     Moe,
     Experts,
+    /// DeepSeek sparse attention's indexer, in the layers that run one of their own (GLM-5).
+    Indexer,
     Final,
 }
 

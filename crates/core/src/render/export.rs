@@ -62,6 +62,7 @@ fn scope_kind(k: ScopeKind) -> &'static str {
         ScopeKind::Mlp => "mlp",
         ScopeKind::Moe => "moe",
         ScopeKind::Experts => "experts",
+        ScopeKind::Indexer => "indexer",
         ScopeKind::Final => "final",
     }
 }

@@ -137,10 +137,13 @@ pub fn module(g: &Graph, script: &str) -> String {
         })),
     });
     if let Some(i) = spec.attn.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
-        config["mla"]["indexer"] =
-            json!({"heads": i.heads, "head_dim": i.head_dim, "top_k": i.top_k});
-    } else if spec.attn.mla.is_some() {
-        config["mla"]["indexer"] = json!(null);
+        config["mla"]["indexer"] = json!({
+            "heads": i.heads, "head_dim": i.head_dim, "top_k": i.top_k, "interleaved": i.interleaved,
+        });
+        // Which layers choose for themselves, where not all do (GLM-5).
+        if i.own.len() != spec.layers {
+            config["mla"]["indexer"]["own"] = json!(i.own.iter().collect::<Vec<_>>());
+        }
     }
     // Multipliers beside the rest (one json! literal of everything exceeds macro recursion).
     config["norm_bias"] = json!(spec.norm.kind.has_bias());
@@ -186,14 +189,25 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if spec.attn.mla.as_ref().is_none_or(|m| m.indexer.is_none()) {
-        drop.push("index_keys");
-        if spec.attn.mla.is_some() {
+    match spec.attn.mla.as_ref().map(|m| m.indexer.as_ref()) {
+        None | Some(None) => {
+            drop.extend(["index_keys", "CHOSEN"]);
+            if spec.attn.mla.is_some() {
+                lines.push((
+                    "        if M[\"indexer\"]:\n            if b in M[\"indexer\"][\"own\"]:\n                CHOSEN[\"keys\"] = index_keys(x, cq, W, b, span)\n            mask = mask + CHOSEN[\"keys\"]  # only the keys the last indexer chose\n",
+                    "",
+                ));
+            }
+        }
+        // Every layer chooses for itself: no choice to carry between layers.
+        Some(Some(ix)) if ix.own.len() == spec.layers => {
+            drop.push("CHOSEN");
             lines.push((
-                "        if M[\"indexer\"]:\n            mask = mask + index_keys(x, cq, W, b, span)  # only the keys the indexer chose\n",
-                "",
+                "            if b in M[\"indexer\"][\"own\"]:\n                CHOSEN[\"keys\"] = index_keys(x, cq, W, b, span)\n            mask = mask + CHOSEN[\"keys\"]  # only the keys the last indexer chose\n",
+                "            mask = mask + index_keys(x, cq, W, b, span)  # only the keys the indexer chose\n",
             ));
         }
+        Some(Some(_)) => {}
     }
     if spec.mlp.act != Act::Xielu {
         drop.push("xielu");
@@ -215,9 +229,13 @@ fn prune(spec: &Spec, body: &str) -> String {
         debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
         out = out.replace(from, to);
     }
-    // Top-level functions are separated by two blank lines.
+    // Top-level functions and names are separated by two blank lines.
     out.split("\n\n\n")
-        .filter(|block| !drop.iter().any(|f| block.starts_with(&format!("def {f}("))))
+        .filter(|block| {
+            !drop.iter().any(|f| {
+                block.starts_with(&format!("def {f}(")) || block.starts_with(&format!("{f} = "))
+            })
+        })
         .collect::<Vec<_>>()
         .join("\n\n\n")
 }
@@ -406,7 +424,9 @@ def mla_attention(x, W, b, span):
         qa = linear(x, w(W, "q_a", b), w(W, "q_a", b, bias=True) if M["bias"] else None)  # [T, q_lora]
         cq = norm(qa, w(W, "q_a_norm", b))  # cq: [T, q_lora], the query latent
         if M["indexer"]:
-            mask = mask + index_keys(x, cq, W, b, span)  # only the keys the indexer chose
+            if b in M["indexer"]["own"]:
+                CHOSEN["keys"] = index_keys(x, cq, W, b, span)
+            mask = mask + CHOSEN["keys"]  # only the keys the last indexer chose
         q = linear(cq, w(W, "q_b", b))  # [T, H (nope + rope)]
     else:
         q = linear(x, w(W, "q", b))  # q: [T, H (nope + rope)]
@@ -432,7 +452,17 @@ def index_keys(x, cq, W, b, span):
     I, rd = CONFIG["mla"]["indexer"], CONFIG["mla"]["rope"]
     T, IH, ID = x.shape[0], I["heads"], I["head_dim"]
     cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]
-    rotate = lambda t: np.concatenate([t[..., :rd] * cos + np.concatenate([-t[..., rd // 2 : rd], t[..., : rd // 2]], -1) * sin, t[..., rd:]], -1)  # rotate-half on the first rope dims
+
+    def rotate(t):  # RoPE on the first rope dims, paired as the indexer pairs them
+        rot, rest = t[..., :rd], t[..., rd:]
+        if I["interleaved"]:
+            even, odd = rot[..., 0::2], rot[..., 1::2]
+            c, s = cos[:, : rd // 2], sin[:, : rd // 2]
+            rot = np.stack([even * c - odd * s, even * s + odd * c], -1).reshape(rot.shape)
+        else:
+            rot = rot * cos + np.concatenate([-rot[..., rd // 2 :], rot[..., : rd // 2]], -1) * sin
+        return np.concatenate([rot, rest], -1)
+
     q = rotate(linear(cq, w(W, "index_q", b)).reshape(T, IH, ID).transpose(1, 0, 2))  # q: [IH, T, ID]
     k = linear(x, w(W, "index_k", b))  # k: [T, ID], one key per token for all indexer heads
     mu, var = k.mean(-1, keepdims=True), k.var(-1, keepdims=True)
@@ -445,6 +475,9 @@ def index_keys(x, cq, W, b, span):
     keep = np.zeros((T, T), dtype=bool)
     np.put_along_axis(keep, T - 1 - order, True, -1)
     return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [T, T]
+
+
+CHOSEN = {}  # the last indexer's choice, for the layers that have none of their own
 
 
 def attention(x, W, b, span, use_rope):

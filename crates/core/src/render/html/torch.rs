@@ -598,9 +598,20 @@ fn mla(spec: &Spec, n: &Names) -> String {
     let (q_init, q_fwd) = match m.q_lora_rank {
         Some(ql) if m.indexer.is_some() => {
             let (qa, qan, qb) = (n.attr(Role::QA), n.attr(Role::QANorm), n.attr(Role::QB));
+            let (make, choose) = if own_indexers(spec).is_some() {
+                (
+                    format!("        self.{index} = Indexer() if own_indexer else None  # picks the keys each query attends to\n"),
+                    format!("        if self.{index} is not None:  # the other layers reuse the last indexer's choice\n            Attention.chosen = self.{index}(x, q_latent, rope)\n        keep = Attention.chosen  # [B, T, T]\n"),
+                )
+            } else {
+                (
+                    format!("        self.{index} = Indexer()  # picks the keys each query attends to\n"),
+                    format!("        keep = self.{index}(x, q_latent, rope)  # [B, T, T]\n"),
+                )
+            };
             (
-                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql})\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n        self.{index} = Indexer()  # picks the keys each query attends to\n", py_bool(m.bias)),
-                format!("        q_latent = self.{qan}(self.{qa}(x))\n        keep = self.{index}(x, q_latent, rope)  # [B, T, T]\n        q = self.{qb}(q_latent)\n"),
+                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql})\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n{make}", py_bool(m.bias)),
+                format!("        q_latent = self.{qan}(self.{qa}(x))\n{choose}        q = self.{qb}(q_latent)\n"),
             )
         }
         Some(ql) => {
@@ -634,7 +645,7 @@ fn mla(spec: &Spec, n: &Names) -> String {
             r#"class Attention(nn.Module):
     """Multi-head latent attention: the cache holds c_kv (${kvl}) and k_pe (${rd}) per token."""
 
-    def __init__(self, span=("full", 0), use_rope=True):
+    def __init__(self, span=("full", 0), use_rope=True${own_param}):
         super().__init__()
         self.span, self.use_rope = span, use_rope
 ${q_init}        self.${kva} = nn.Linear(${d}, ${kvl} + ${rd}, bias=${bias})  # latent + one shared rotary key
@@ -670,10 +681,24 @@ ${attend}        return self.${o}(out)  # [B, T, ${d}]"#,
                 ("vd", vd.to_string()),
                 ("qk", qk.to_string()),
                 ("attend", attend(spec, h, vd, keep)),
+                (
+                    "own_param",
+                    if own_indexers(spec).is_some() {
+                        ", own_indexer=True".into()
+                    } else {
+                        String::new()
+                    },
+                ),
                 ("bias", py_bool(m.bias)),
                 ("o_bias", py_bool(a.o_bias)),
             ],
         )
+}
+
+/// The layers that run an indexer of their own, where only some do (GLM-5's shared layers).
+fn own_indexers(spec: &Spec) -> Option<&crate::layers::LayerSet> {
+    let ix = spec.attn.mla.as_ref()?.indexer.as_ref()?;
+    (ix.own.len() != spec.layers).then_some(&ix.own)
 }
 
 /// DeepSeek sparse attention's indexer, as a module returning the keys each query keeps.
@@ -695,11 +720,7 @@ fn indexer(ix: &crate::spec::Indexer, ql: u64, d: u64, rd: u64, n: &Names) -> St
         B, T, _ = x.shape
         cos, sin = rope
 
-        def rotate(t):  # rotate-half on the first ${rd} dims (the attention itself pairs differently)
-            rot, rest = t[..., :${rd}], t[..., ${rd}:]
-            half = torch.cat((-rot[..., ${half}:], rot[..., :${half}]), dim=-1)
-            return torch.cat((rot * cos + half * sin, rest), dim=-1)
-
+${rotate}
         q = rotate(self.${wq}(q_latent).view(B, T, ${ih}, ${id}).transpose(1, 2))  # [B, ${ih}, T, ${id}]
         k = rotate(self.${k_norm}(self.${wk}(x)))  # [B, T, ${id}], one key per token
         dots = F.relu(q @ k[:, None].transpose(-1, -2) / math.sqrt(${id}))  # [B, ${ih}, T, T]
@@ -708,7 +729,27 @@ fn indexer(ix: &crate::spec::Indexer, ql: u64, d: u64, rd: u64, n: &Names) -> St
         scores = scores.masked_fill(~attention_mask(T, ("full", 0)).to(x.device), float("-inf"))
         top = scores.topk(min(${top_k}, T), dim=-1).indices
         return torch.zeros_like(scores, dtype=torch.bool).scatter(-1, top, True)"#,
+        // The rotation first: it holds placeholders of its own.
         &[
+            (
+                "rotate",
+                if ix.interleaved {
+                    "        def rotate(t):  # RoPE on the first ${rd} dims, interleaved pairs
+            rot, rest = t[..., :${rd}], t[..., ${rd}:]
+            a, b = rot[..., 0::2], rot[..., 1::2]
+            c, s = cos[..., :${half}], sin[..., :${half}]
+            rot = torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)
+            return torch.cat((rot, rest), dim=-1)
+"
+                    .to_string()
+                } else {
+                    "        def rotate(t):  # rotate-half on the first ${rd} dims (the attention itself pairs differently)
+            rot, rest = t[..., :${rd}], t[..., ${rd}:]
+            half = torch.cat((-rot[..., ${half}:], rot[..., :${half}]), dim=-1)
+            return torch.cat((rot * cos + half * sin, rest), dim=-1)
+".to_string()
+                },
+            ),
             ("ih", ix.heads.to_string()),
             ("id", ix.head_dim.to_string()),
             ("top_k", ix.top_k.to_string()),
@@ -1198,7 +1239,12 @@ fn layer(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{a} = Norm({d})\n");
         format!("self.{a}(x)")
     };
-    init += &format!("        self.{attn} = Attention(span, use_rope)\n");
+    let own = own_indexers(spec).is_some();
+    init += &if own {
+        format!("        self.{attn} = Attention(span, use_rope, own_indexer)\n")
+    } else {
+        format!("        self.{attn} = Attention(span, use_rope)\n")
+    };
     let mut a_out = format!("self.{attn}({attn_in}, rope)");
     if place != NormPlace::Pre {
         let p = norm_attr(Role::PostAttnNorm);
@@ -1263,16 +1309,30 @@ fn layer(spec: &Spec, n: &Names) -> String {
     fill(
         r#"# Per layer: (attention span, RoPE on, MoE FFN).
 PLAN = ${plan}
-
+${own_list}
 
 class DecoderLayer(${base}):
-    def __init__(self, span, use_rope, moe):
+    def __init__(self, span, use_rope, moe${own_param}):
         super().__init__()
 ${init}
     def forward(self, x, rope):  # [B, T, ${d}]
 ${body}"#,
         &[
             ("plan", plan_list(spec)),
+            (
+                "own_list",
+                match own_indexers(spec) {
+                    Some(set) => format!(
+                        "# The layers that run an indexer of their own; the others reuse the last one's choice.\nOWN_INDEXER = {{{}}}\n",
+                        set.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
+                    ),
+                    None => String::new(),
+                },
+            ),
+            (
+                "own_param",
+                if own { ", own_indexer".into() } else { String::new() },
+            ),
             ("base", if own_mlp { "MLP" } else { "nn.Module" }.into()),
             ("init", init),
             ("d", d.to_string()),
@@ -1381,8 +1441,13 @@ fn model(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{attr} = Norm({d})  # right after the lookup\n");
         fwd += &format!("        x = self.{attr}(x)\n");
     }
+    let make = if own_indexers(spec).is_some() {
+        "DecoderLayer(*p, i in OWN_INDEXER) for i, p in enumerate(PLAN)"
+    } else {
+        "DecoderLayer(*p) for p in PLAN"
+    };
     init += &format!(
-        "        self.{layers} = nn.ModuleList(DecoderLayer(*p) for p in PLAN)\n        self.{final_norm} = Norm({d})\n"
+        "        self.{layers} = nn.ModuleList({make})\n        self.{final_norm} = Norm({d})\n"
     );
     if let Position::Rope(r) = &spec.position {
         fwd += "        full = rope_cos_sin(rope_frequencies, T, x.dtype)\n";
