@@ -168,6 +168,12 @@ CONFIGS = {
                         qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12, num_key_value_heads=4,
                         index_topk=4, index_n_heads=8, index_head_dim=12, index_topk_freq=2,
                         index_skip_topk_offset=2),
+    # Sarvam-105B: V3's model without a Q latent, its own key names, RoPE as `deepseek_yarn`.
+    "sarvam-mla": dict(BASE, model_type="sarvam_mla", num_experts=8, num_shared_experts=1,
+                       num_experts_per_tok=2, moe_intermediate_size=16, kv_lora_rank=16, qk_nope_head_dim=8,
+                       qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4,
+                       rope_scaling={"type": "deepseek_yarn", "factor": 4.0, "original_max_position_embeddings": 32,
+                                     "beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0}),
     # GLM-4.7-Flash: V3's latent attention and routing, the dense layers by mlp_layer_types.
     "glm4-moe-lite": dict(BASE, model_type="glm4_moe_lite", num_hidden_layers=3, n_routed_experts=8,
                           n_shared_experts=1, num_experts_per_tok=2, moe_intermediate_size=16,

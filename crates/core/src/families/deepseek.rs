@@ -60,7 +60,8 @@ struct Sparse {
 /// A class's defaults for the latent's sizes.
 #[derive(Clone, Copy)]
 struct LatentDims {
-    q_lora: u64,
+    /// None: by default queries come straight from the input.
+    q_lora: Option<u64>,
     kv_lora: u64,
     nope: u64,
     rope: u64,
@@ -68,7 +69,7 @@ struct LatentDims {
 }
 
 const V3_LATENT: LatentDims = LatentDims {
-    q_lora: 1536,
+    q_lora: Some(1536),
     kv_lora: 512,
     nope: 128,
     rope: 64,
@@ -105,6 +106,8 @@ struct Class {
     window_from: Option<u64>,
     /// Reads `num_nextn_predict_layers`.
     mtp: bool,
+    /// RoPE types the class renames (Sarvam's `deepseek_yarn` is YaRN).
+    rope_renames: &'static [(&'static str, &'static str)],
     layout: Layout,
 }
 
@@ -178,6 +181,7 @@ const V3: Class = Class {
     moe: Some(V3_EXPERTS),
     window_from: None,
     mtp: true,
+    rope_renames: &[],
     layout: Layout::DeepSeek,
 };
 
@@ -364,7 +368,7 @@ static CLASSES: &[Class] = &[
         attn: Attn::Latent {
             kv: Some(64),
             dims: LatentDims {
-                q_lora: 2048,
+                q_lora: Some(2048),
                 nope: 192,
                 v: 256,
                 ..V3_LATENT
@@ -383,6 +387,32 @@ static CLASSES: &[Class] = &[
         }),
         ..V3
     },
+    // Sarvam-105B: DeepSeek-V3's model under its own defaults (no Q latent, one dense layer,
+    // routing over all 128 experts at once) and older key names.
+    Class {
+        model_type: "sarvam_mla",
+        vocab: 262_144,
+        hidden: 4096,
+        inter: Some(16384),
+        layers: 32,
+        heads: 64,
+        attn: Attn::Latent {
+            kv: None,
+            dims: LatentDims {
+                q_lora: None,
+                ..V3_LATENT
+            },
+            sparse: None,
+        },
+        moe: Some(Experts {
+            count: Some(128),
+            groups: (1, 1),
+            dense: Dense::FirstK(1),
+            ..V3_EXPERTS
+        }),
+        rope_renames: &[("deepseek_yarn", "yarn")],
+        ..V3
+    },
     // GLM-4.7-Flash: DeepSeek-V3's latent attention with GLM-4.5's experts, the dense layers
     // named by `mlp_layer_types`.
     Class {
@@ -397,7 +427,7 @@ static CLASSES: &[Class] = &[
         attn: Attn::Latent {
             kv: Some(20),
             dims: LatentDims {
-                q_lora: 768,
+                q_lora: Some(768),
                 nope: 192,
                 v: 256,
                 ..V3_LATENT
@@ -443,6 +473,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         cfg,
         &RopeDefaults {
             partial: c.partial,
+            renames: c.rope_renames,
             ..RopeDefaults::new(c.theta, s.context)
         },
     )?;
@@ -561,7 +592,7 @@ fn latent(
     let q_lora = if cfg.present("q_lora_rank") {
         cfg.opt_size("q_lora_rank")?
     } else {
-        Some(d.q_lora)
+        d.q_lora
     };
     if rope_d % 2 == 1 {
         return Err(cfg.err(

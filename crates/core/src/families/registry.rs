@@ -1559,6 +1559,23 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
+    // Sarvam-105B: DeepSeek-V3's model. Its class drops `q_head_dim` (derived) and a legacy
+    // `head_dim`.
+    Family {
+        renames: &[
+            ("num_local_experts", "n_routed_experts"),
+            ("num_mtp_layers", "num_nextn_predict_layers"),
+            ("num_experts", "n_routed_experts"),
+            ("num_shared_experts", "n_shared_experts"),
+        ],
+        ..own(
+            "sarvam_mla",
+            "Sarvam-MLA",
+            deepseek::load,
+            None,
+            &[TRAINING, DEEPSEEK_UNREAD, &["topk_method", "q_head_dim"]],
+        )
+    },
     own(
         "glm_moe_dsa",
         "GLM-5",
