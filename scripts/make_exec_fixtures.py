@@ -174,6 +174,11 @@ CONFIGS = {
                        qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4,
                        rope_scaling={"type": "deepseek_yarn", "factor": 4.0, "original_max_position_embeddings": 32,
                                      "beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0}),
+    # MiniCPM3: V2's latent attention with rotate-half RoPE in a Llama model with muP scales;
+    # v_head_dim left to its default (hidden / heads), biases on.
+    "minicpm3": dict(BASE, model_type="minicpm3", num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=24,
+                     qk_nope_head_dim=8, qk_rope_head_dim=8, scale_emb=3.0, scale_depth=1.4, dim_model_base=8,
+                     attention_bias=True, mlp_bias=True, tie_word_embeddings=True),
     # GLM-4.7-Flash: V3's latent attention and routing, the dense layers by mlp_layer_types.
     "glm4-moe-lite": dict(BASE, model_type="glm4_moe_lite", num_hidden_layers=3, n_routed_experts=8,
                           n_shared_experts=1, num_experts_per_tok=2, moe_intermediate_size=16,

@@ -231,6 +231,12 @@ pub static ENTRIES: &[Entry] = &[
         "DeepSeek sparse attention (an indexer picks 2048 keys per query) under latent attention; 256 experts"
     ),
     entry!(
+        defaults "MiniCPM3Config",
+        "minicpm3-4b",
+        "openbmb/MiniCPM3-4B",
+        "latent attention in a dense Llama model; μP scales on embeddings, residuals and logits"
+    ),
+    entry!(
         defaults "Qwen2MoeConfig",
         "qwen1.5-moe-a2.7b",
         "Qwen/Qwen1.5-MoE-A2.7B",

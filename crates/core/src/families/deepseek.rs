@@ -65,7 +65,8 @@ struct LatentDims {
     kv_lora: u64,
     nope: u64,
     rope: u64,
-    v: u64,
+    /// None: hidden_size / heads.
+    v: Option<u64>,
 }
 
 const V3_LATENT: LatentDims = LatentDims {
@@ -73,7 +74,7 @@ const V3_LATENT: LatentDims = LatentDims {
     kv_lora: 512,
     nope: 128,
     rope: 64,
-    v: 128,
+    v: Some(128),
 };
 
 #[derive(Clone, Copy)]
@@ -108,6 +109,9 @@ struct Class {
     mtp: bool,
     /// RoPE types the class renames (Sarvam's `deepseek_yarn` is YaRN).
     rope_renames: &'static [(&'static str, &'static str)],
+    /// A Llama config class around the latent attention (MiniCPM3): reads `mlp_bias` and the μP
+    /// scales `scale_emb`, `scale_depth` and `dim_model_base`.
+    minicpm: bool,
     layout: Layout,
 }
 
@@ -182,6 +186,7 @@ const V3: Class = Class {
     window_from: None,
     mtp: true,
     rope_renames: &[],
+    minicpm: false,
     layout: Layout::DeepSeek,
 };
 
@@ -370,7 +375,7 @@ static CLASSES: &[Class] = &[
             dims: LatentDims {
                 q_lora: Some(2048),
                 nope: 192,
-                v: 256,
+                v: Some(256),
                 ..V3_LATENT
             },
             sparse: Some(Sparse {
@@ -413,6 +418,35 @@ static CLASSES: &[Class] = &[
         rope_renames: &[("deepseek_yarn", "yarn")],
         ..V3
     },
+    // MiniCPM3: DeepSeek-V2's latent attention (rotating half against half) in a Llama model
+    // with μP scales.
+    Class {
+        model_type: "minicpm3",
+        vocab: 73_448,
+        hidden: 2560,
+        inter: Some(6400),
+        layers: 62,
+        heads: 40,
+        context: 32_768,
+        eps: 1e-5,
+        tied: true,
+        attn: Attn::Latent {
+            kv: Some(40),
+            dims: LatentDims {
+                q_lora: Some(768),
+                kv_lora: 256,
+                nope: 64,
+                rope: 32,
+                v: None,
+            },
+            sparse: None,
+        },
+        rotate: Rotate::Half,
+        moe: None,
+        mtp: false,
+        minicpm: true,
+        ..V3
+    },
     // GLM-4.7-Flash: DeepSeek-V3's latent attention with GLM-4.5's experts, the dense layers
     // named by `mlp_layer_types`.
     Class {
@@ -429,7 +463,7 @@ static CLASSES: &[Class] = &[
             dims: LatentDims {
                 q_lora: Some(768),
                 nope: 192,
-                v: 256,
+                v: Some(256),
                 ..V3_LATENT
             },
             sparse: None,
@@ -465,7 +499,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         },
         act: super::act(cfg, "hidden_act", "silu")?,
         gated: true,
-        bias: false,
+        bias: c.minicpm && cfg.flag("mlp_bias", false)?,
         fused_gate_up: false,
     };
     s.norm = pre_rms(cfg, c.eps)?;
@@ -550,8 +584,44 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     } else {
         0
     };
+    if c.minicpm {
+        scales(cfg, &mut s)?;
+    }
     s.layout = c.layout;
     Ok(s)
+}
+
+/// MiniCPM's μP scales: embeddings × `scale_emb`, each sublayer's output × `scale_depth` /
+/// √layers, the final hidden state ÷ (hidden / `dim_model_base`) before the head.
+fn scales(cfg: &Config, s: &mut Spec) -> Result<()> {
+    let finite = |key: &str, default: f64| -> Result<f64> {
+        let v = match cfg.opt_float(key)? {
+            Some(v) => v,
+            None => default,
+        };
+        if v.is_finite() && v != 0.0 {
+            Ok(v)
+        } else {
+            Err(cfg.err(key, format!("is {v}; it must be a finite, non-zero number")))
+        }
+    };
+    s.embedding.multiplier = finite("scale_emb", 12.0)?;
+    // A null scale_depth makes the residual scale 1; a null dim_model_base, the logit scale.
+    let depth = (s.layers as f64).sqrt();
+    let depth_default = if cfg.present("scale_depth") {
+        depth
+    } else {
+        1.4
+    };
+    s.residual_mult = finite("scale_depth", depth_default)? / depth;
+    let hidden = s.hidden as f64;
+    let base_default = if cfg.present("dim_model_base") {
+        hidden
+    } else {
+        256.0
+    };
+    s.logits_mult = finite("dim_model_base", base_default)? / hidden;
+    Ok(())
 }
 
 /// Multi-head latent attention; its K/V heads must equal the query heads.
@@ -588,7 +658,7 @@ fn latent(
     let bias = cfg.flag("attention_bias", false)?;
     let nope = cfg.size("qk_nope_head_dim", Some(d.nope))?;
     let rope_d = cfg.size("qk_rope_head_dim", Some(d.rope))?;
-    let vd = cfg.size("v_head_dim", Some(d.v))?;
+    let vd = cfg.size("v_head_dim", Some(d.v.unwrap_or(s.hidden / h)))?;
     let q_lora = if cfg.present("q_lora_rank") {
         cfg.opt_size("q_lora_rank")?
     } else {

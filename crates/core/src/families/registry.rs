@@ -1576,6 +1576,14 @@ pub static FAMILIES: &[Family] = &[
             &[TRAINING, DEEPSEEK_UNREAD, &["topk_method", "q_head_dim"]],
         )
     },
+    // MiniCPM3: `head_dim` is set to qk_rope_head_dim by the class.
+    own(
+        "minicpm3",
+        "MiniCPM3",
+        deepseek::load,
+        None,
+        &[TRAINING, &["pretraining_tp", "head_dim", "qk_head_dim"]],
+    ),
     own(
         "glm_moe_dsa",
         "GLM-5",
