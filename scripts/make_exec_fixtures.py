@@ -185,6 +185,9 @@ CONFIGS = {
                           mlp_layer_types=["dense", "sparse", "dense"], n_group=2, topk_group=1,
                           routed_scaling_factor=1.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,
                           qk_rope_head_dim=8, v_head_dim=12, num_key_value_heads=4),
+    # HunYuan-MoE: per-head QK norms after RoPE; 4 experts of the dense width, top-2, and a
+    # shared MLP; the class's key names.
+    "hunyuan-moe": dict(BASE, model_type="hunyuan_v1_moe", head_dim=8, num_experts=4, moe_topk=2),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -264,6 +264,20 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "model.layers.{b}.self_attn.key_layernorm",
                 "blk.{b}.attn_k_norm",
             ),
+            // HunYuan-MoE: the router's `wg` and a shared MLP.
+            Router => ("model.layers.{b}.mlp.gate.wg", "blk.{b}.ffn_gate_inp"),
+            SharedGate => (
+                "model.layers.{b}.mlp.shared_mlp.gate_proj",
+                "blk.{b}.ffn_gate_shexp",
+            ),
+            SharedUp => (
+                "model.layers.{b}.mlp.shared_mlp.up_proj",
+                "blk.{b}.ffn_up_shexp",
+            ),
+            SharedDown => (
+                "model.layers.{b}.mlp.shared_mlp.down_proj",
+                "blk.{b}.ffn_down_shexp",
+            ),
             other => llama(other),
         },
         Layout::Apertus => match role {

@@ -150,6 +150,7 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
         ("ministral", "head_dim"),
         ("nemotron", "num_key_value_heads"),
         ("hunyuan_v1_dense", "head_dim"),
+        ("hunyuan_v1_moe", "head_dim"),
         ("dots1", "n_routed_experts"),
     ];
     for row in families::FAMILIES {

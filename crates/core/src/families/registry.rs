@@ -553,6 +553,42 @@ pub static FAMILIES: &[Family] = &[
         Some("hunyuan-dense"),
         &[TRAINING, &["eod_token_id", "pretraining_tp"]],
     ),
+    // HunYuan-MoE (Hunyuan-A13B): HunYuan's attention, experts of the dense width in every layer
+    // (softmax top-k, renormalized) beside a shared MLP of that width.
+    Family {
+        renames: &[
+            ("moe_topk", "num_experts_per_tok"),
+            ("num_local_experts", "num_experts"),
+        ],
+        ..llama(
+            "hunyuan_v1_moe",
+            "HunYuan-MoE",
+            LlamaLike {
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::PerHeadPostRope,
+                layout: Layout::HunYuan,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 1),
+                    top_k: 1,
+                    renormalize: Some(true),
+                    shared: Some(("intermediate_size", 11008, false)),
+                    ..Routed::MIXTRAL
+                }),
+                // transformers cannot build the class without a head_dim.
+                ..LlamaLike::llama(Defaults {
+                    head_dim: HeadDim::Required,
+                    ..d(
+                        290_943, 4096, 11008, 32, 32, None, None, 2048, 1e-5, 10_000.0, false,
+                    )
+                })
+            },
+            Some("hunyuan-moe"),
+            &[
+                TRAINING,
+                &["eod_token_id", "pretraining_tp", "output_router_logits"],
+            ],
+        )
+    },
     // Gemma 1: Gemma's (1 + w) norms and scaled embeddings, before each sublayer only; the class
     // reads `gelu` as its tanh approximation.
     llama(
