@@ -125,7 +125,11 @@ CONFIGS = {
     "granitemoe-swa": dict(BASE, model_type="granitemoe_swa", num_hidden_layers=3, sliding_window=4,
                            num_local_experts=4, num_experts_per_tok=2, layer_rope_theta=[0, 10000.0, 10000.0],
                            embedding_multiplier=2.0, residual_multiplier=0.5, attention_multiplier=0.3,
-                           logits_scaling=4.0),
+                           logits_scaling=4.0, shared_intermediate_size=16),
+    # GraniteMoE-Shared: GraniteMoE's stacked experts beside a shared MLP (gate and up fused).
+    "granitemoe-shared": dict(BASE, model_type="granitemoeshared", num_local_experts=4, num_experts_per_tok=2,
+                              shared_intermediate_size=16, embedding_multiplier=2.0, residual_multiplier=0.5,
+                              attention_multiplier=0.3, logits_scaling=4.0),
     # Cohere 2: parallel block, every 2nd layer full and without RoPE, the others sliding.
     "cohere2": dict(BASE, model_type="cohere2", num_hidden_layers=4, sliding_window=4, sliding_window_pattern=2,
                     logit_scale=0.5),

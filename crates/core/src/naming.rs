@@ -53,6 +53,8 @@ pub enum Role {
     ExpertDown,
     SharedGate,
     SharedUp,
+    /// The shared expert's gate and up fused.
+    SharedGateUp,
     SharedDown,
     /// The shared expert's gate, one output (Qwen2-MoE).
     SharedExpertGate,
@@ -359,6 +361,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "model.layers.{b}.block_sparse_moe.router",
                 "blk.{b}.ffn_gate_inp",
             ),
+            SharedGateUp | SharedDown => granite_shared(role),
             other => llama(other),
         },
         Layout::GraniteMoe => match role {
@@ -374,6 +377,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "model.layers.{b}.block_sparse_moe.output_linear",
                 "blk.{b}.ffn_down_exps",
             ),
+            SharedGateUp | SharedDown => granite_shared(role),
             other => llama(other),
         },
         Layout::Qwen2Moe => match role {
@@ -519,6 +523,10 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.mlp.shared_experts.down_proj",
             "blk.{b}.ffn_down_shexp",
         ),
+        SharedGateUp => (
+            "model.layers.{b}.mlp.shared_experts.gate_up_proj",
+            "blk.{b}.ffn_gate_up_shexp",
+        ),
         SharedExpertGate => (
             "model.layers.{b}.mlp.shared_expert_gate",
             "blk.{b}.ffn_gate_inp_shexp",
@@ -576,6 +584,20 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         Sinks | CorrectionBias | ActAlphaP | ActAlphaN | ActBeta | ActEps => {
             unreachable!("named in `names`")
         }
+    }
+}
+
+/// GraniteMoE-Shared's (and GraniteMoeSWA's) shared MLP, gate and up in one tensor.
+fn granite_shared(role: Role) -> (&'static str, &'static str) {
+    match role {
+        Role::SharedGateUp => (
+            "model.layers.{b}.shared_mlp.input_linear",
+            "blk.{b}.ffn_gate_up_shexp",
+        ),
+        _ => (
+            "model.layers.{b}.shared_mlp.output_linear",
+            "blk.{b}.ffn_down_shexp",
+        ),
     }
 }
 

@@ -238,6 +238,9 @@ pub struct Moe {
     pub shared_intermediate: u64,
     /// The shared expert's output is scaled by σ(x · w), a learned per-token gate (Qwen2-MoE).
     pub shared_gate: bool,
+    /// The shared expert's gate and up are the two halves of one stored tensor (GraniteMoE-
+    /// Shared's `shared_mlp.input_linear`).
+    pub shared_fused: bool,
     pub scoring: Scoring,
     pub norm_topk_prob: bool,
     pub router_bias: bool,

@@ -975,8 +975,20 @@ impl Model {
             out = out.index_add(&idx, &y, 0)?;
         }
         if m.shared_experts > 0 {
-            let g = self.linear(x, &self.name(Role::SharedGate, false, Some(b), None), None)?;
-            let u = self.linear(x, &self.name(Role::SharedUp, false, Some(b), None), None)?;
+            let (g, u) = if m.shared_fused {
+                let f = m.shared_intermediate as usize;
+                let gu = self.linear(
+                    x,
+                    &self.name(Role::SharedGateUp, false, Some(b), None),
+                    None,
+                )?;
+                (gu.narrow(1, 0, f)?, gu.narrow(1, f, f)?)
+            } else {
+                (
+                    self.linear(x, &self.name(Role::SharedGate, false, Some(b), None), None)?,
+                    self.linear(x, &self.name(Role::SharedUp, false, Some(b), None), None)?,
+                )
+            };
             self.keep(Some(b), "shared_gate", &g);
             self.keep(Some(b), "shared_up", &u);
             let a = self.act_mul(&g, &u)?;

@@ -111,15 +111,39 @@ pub struct Routed {
     pub sparse_layers: bool,
     /// With no experts the model is dense (Qwen3-MoE); otherwise such a config is refused.
     pub zero_is_dense: bool,
-    /// One shared expert beside the routed ones: the key of its width and that width's default,
-    /// and whether a learned sigmoid gate scales its output (Qwen2-MoE).
-    pub shared: Option<(&'static str, u64, bool)>,
+    /// One shared expert beside the routed ones.
+    pub shared: Option<SharedMlp>,
     /// Softmax over all experts then top-k, or softmax over the top-k logits (GraniteMoE).
     pub scoring: Scoring,
     /// Every expert of a layer in one [E, out, in] tensor per projection (GraniteMoE).
     pub stacked_out_in: bool,
     /// A per-expert bias steers the choice of experts, not their weights (MiniMax-M2).
     pub correction_bias: bool,
+}
+
+/// A shared expert (MLP) beside the routed ones.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SharedMlp {
+    /// The key of its width and that width's default.
+    pub width: (&'static str, u64),
+    /// A learned sigmoid gate scales its output (Qwen2-MoE).
+    pub gate: bool,
+    /// Gate and up are one stored tensor (GraniteMoE-Shared's `input_linear`).
+    pub fused: bool,
+    /// A width of 0 means no shared expert (GraniteMoE-Shared) rather than an error.
+    pub optional: bool,
+}
+
+impl SharedMlp {
+    /// A plain shared expert of this width.
+    pub const fn of(key: &'static str, default: u64) -> SharedMlp {
+        SharedMlp {
+            width: (key, default),
+            gate: false,
+            fused: false,
+            optional: false,
+        }
+    }
 }
 
 impl Routed {
@@ -196,9 +220,6 @@ pub struct LlamaLike {
     /// Flags that, when true, turn the model into something anatomy does not draw (Gemma's
     /// `use_bidirectional_attention`): read, and refused when set.
     pub refuse_when_true: &'static [&'static str],
-    /// Sizes that must be 0 (or absent), each with what a non-zero value would add that anatomy
-    /// does not draw (GraniteMoeSWA's `shared_intermediate_size`).
-    pub refuse_when_nonzero: &'static [(&'static str, &'static str)],
     /// RMSNorm or LayerNorm (with a bias), and the key of its epsilon.
     pub norm: NormKind,
     pub eps_key: &'static str,
@@ -260,7 +281,6 @@ impl LlamaLike {
             phi3_rope: false,
             act_renames: &[],
             refuse_when_true: &[],
-            refuse_when_nonzero: &[],
             norm: NormKind::Rms,
             eps_key: "rms_norm_eps",
             gated: true,
@@ -310,15 +330,6 @@ pub fn load(
             return Err(cfg.err(
                 key,
                 "is true; anatomy draws causal decoders, and this flag makes the model something else",
-            ));
-        }
-    }
-    for (key, what) in f.refuse_when_nonzero {
-        let n = cfg.count(key, 0)?;
-        if n != 0 {
-            return Err(cfg.err(
-                key,
-                format!("is {n}; anatomy draws this family without {what} (0, the default)"),
             ));
         }
     }
@@ -733,9 +744,10 @@ fn experts(
         };
     }
     let k = top_k(cfg, e, Some(r.top_k))?;
-    let (shared_experts, shared_intermediate, shared_gate) = match r.shared {
-        Some((key, default, gate)) => (1, cfg.size(key, Some(default))?, gate),
-        None => (0, 0, false),
+    let (shared_experts, shared_intermediate, shared) = match r.shared {
+        Some(s) if s.optional && cfg.count(s.width.0, s.width.1)? == 0 => (0, 0, None),
+        Some(s) => (1, cfg.size(s.width.0, Some(s.width.1))?, Some(s)),
+        None => (0, 0, None),
     };
     let plan = (0..layers)
         .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
@@ -745,7 +757,8 @@ fn experts(
             norm_topk_prob: norm_topk,
             shared_experts,
             shared_intermediate,
-            shared_gate,
+            shared_gate: shared.is_some_and(|s| s.gate),
+            shared_fused: shared.is_some_and(|s| s.fused),
             scoring: r.scoring,
             stacked_experts: r.stacked_out_in,
             stacked_out_in: r.stacked_out_in,

@@ -348,6 +348,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         shared_experts: 0,
         shared_intermediate: 0,
         shared_gate: false,
+        shared_fused: false,
         scoring: crate::spec::Scoring::Softmax,
         norm_topk_prob: false,
         router_bias: false,

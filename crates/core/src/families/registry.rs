@@ -4,7 +4,9 @@
 //! Mechanisms (norms, attention, FFNs, routing) are code, in the Spec's enums; a family that
 //! reuses them is one row here and its fixtures.
 
-use super::llama::{Bias, Defaults, Experts, LlamaLike, NoRope, Routed, Unlisted, Windows};
+use super::llama::{
+    Bias, Defaults, Experts, LlamaLike, NoRope, Routed, SharedMlp, Unlisted, Windows,
+};
 use super::HeadDim;
 use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
@@ -132,6 +134,13 @@ const DEEPSEEK_UNREAD: &[&str] = &[
     "scoring_func",
     "head_dim",
 ];
+
+/// GraniteMoE-Shared's shared MLP: none when its width is 0 (the class default).
+const GRANITE_SHARED: SharedMlp = SharedMlp {
+    fused: true,
+    optional: true,
+    ..SharedMlp::of("shared_intermediate_size", 0)
+};
 
 /// Initialization and training-time settings that most config classes carry.
 const TRAINING: &[&str] = &["initializer_range", "attention_dropout"];
@@ -571,7 +580,7 @@ pub static FAMILIES: &[Family] = &[
                     count: ("num_experts", 1),
                     top_k: 1,
                     renormalize: Some(true),
-                    shared: Some(("intermediate_size", 11008, false)),
+                    shared: Some(SharedMlp::of("intermediate_size", 11008)),
                     ..Routed::MIXTRAL
                 }),
                 // transformers cannot build the class without a head_dim.
@@ -1056,8 +1065,30 @@ pub static FAMILIES: &[Family] = &[
         Some("granitemoe"),
         &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
     ),
+    // GraniteMoE-Shared: GraniteMoE with a shared MLP (gate and up in one tensor) beside the
+    // experts, when `shared_intermediate_size` is not 0.
+    llama(
+        "granitemoeshared",
+        "GraniteMoE-Shared",
+        LlamaLike {
+            multipliers: true,
+            mlp_bias: Bias::Never,
+            layout: Layout::GraniteMoe,
+            experts: Experts::Routed(Routed {
+                scoring: Scoring::TopkSoftmax,
+                stacked_out_in: true,
+                shared: Some(GRANITE_SHARED),
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
+            ))
+        },
+        None,
+        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+    ),
     // GraniteMoeSWA: GraniteMoE with GraniteSWA's attention (sinks, every 4th layer from the
-    // first full, `layer_rope_theta`). Its optional shared MLP (GraniteMoeShared's) is refused.
+    // first full, `layer_rope_theta`), and GraniteMoE-Shared's optional shared MLP.
     llama(
         "granitemoe_swa",
         "GraniteMoeSWA",
@@ -1071,13 +1102,10 @@ pub static FAMILIES: &[Family] = &[
                 unlisted: Unlisted::FullFirstOfEvery(4),
             },
             no_rope: NoRope::LayerTheta,
-            refuse_when_nonzero: &[(
-                "shared_intermediate_size",
-                "the shared MLP beside the experts",
-            )],
             experts: Experts::Routed(Routed {
                 scoring: Scoring::TopkSoftmax,
                 stacked_out_in: true,
+                shared: Some(GRANITE_SHARED),
                 ..Routed::MIXTRAL
             }),
             ..LlamaLike::llama(d(
@@ -1105,7 +1133,10 @@ pub static FAMILIES: &[Family] = &[
                 renormalize: Some(false),
                 sparse_layers: true,
                 zero_is_dense: true,
-                shared: Some(("shared_expert_intermediate_size", 5632, true)),
+                shared: Some(SharedMlp {
+                    gate: true,
+                    ..SharedMlp::of("shared_expert_intermediate_size", 5632)
+                }),
                 ..Routed::MIXTRAL
             }),
             ..LlamaLike::llama(d(

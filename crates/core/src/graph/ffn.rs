@@ -28,7 +28,7 @@ impl Kind {
             Kind::Shared => [
                 Role::SharedGate,
                 Role::SharedUp,
-                Role::SharedGate,
+                Role::SharedGateUp,
                 Role::SharedDown,
             ],
         }
@@ -48,7 +48,10 @@ impl Builder<'_> {
                 let m = moe.as_ref().expect("experts have a MoE spec");
                 (m.expert_bias, m.stacked_experts, m.gate_up_interleaved)
             }
-            Kind::Shared => (false, false, false),
+            Kind::Shared => {
+                let m = moe.as_ref().expect("a shared expert has a MoE spec");
+                (false, m.shared_fused, false)
+            }
         };
         let component = Component::Ffn;
         let (wg, wu, wd) = (format!("Wg{sub}"), format!("Wu{sub}"), format!("Wd{sub}"));

@@ -66,6 +66,7 @@ fn name_table(g: &Graph) -> String {
         ("expert_down", ExpertDown),
         ("shared_gate", SharedGate),
         ("shared_up", SharedUp),
+        ("shared_gate_up", SharedGateUp),
         ("shared_down", SharedDown),
         ("shared_expert_gate", SharedExpertGate),
         ("act_alpha_p", ActAlphaP),
@@ -110,7 +111,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
         json!({
-            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "scoring": match m.scoring {
+            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "scoring": match m.scoring {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
@@ -620,7 +621,10 @@ def moe(x, W, b):
                 y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b, e).T  # y: [1, hidden]
             out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]  # out[t]: [hidden]
     if M["shared"]:
-        g, u = x @ w(W, "shared_gate", b).T, x @ w(W, "shared_up", b).T  # g, u: [T, F_shared]
+        if M["shared_fused"]:
+            g, u = np.split(linear(x, w(W, "shared_gate_up", b)), 2, axis=-1)  # g, u: [T, F_shared], halves of one tensor
+        else:
+            g, u = x @ w(W, "shared_gate", b).T, x @ w(W, "shared_up", b).T  # g, u: [T, F_shared]
         s = (act(g) * u) @ w(W, "shared_down", b).T  # s: [T, hidden]
         if M["shared_gate"]:
             s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]

@@ -695,6 +695,14 @@ ${attend}        return self.${o}(out)  # [B, T, ${d}]"#,
         )
 }
 
+/// The shared expert's attribute on the layer, where it sits beside the MoE module rather than
+/// inside it (GraniteMoE-Shared's `shared_mlp`).
+fn shared_beside(spec: &Spec, n: &Names) -> Option<String> {
+    let m = spec.moe.as_ref()?;
+    (m.shared_experts > 0 && n.sublayer(Role::SharedDown) != n.sublayer(Role::Router))
+        .then(|| n.sublayer(Role::SharedDown))
+}
+
 /// The layers that run an indexer of their own, where only some do (GLM-5's shared layers).
 fn own_indexers(spec: &Spec) -> Option<&crate::layers::LayerSet> {
     let ix = spec.attn.mla.as_ref()?.indexer.as_ref()?;
@@ -836,7 +844,7 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
                     Role::SharedGate,
                     Role::SharedUp,
                     Role::SharedDown,
-                    Role::GateUp,
+                    Role::SharedGateUp,
                 ],
             )
         }
@@ -878,7 +886,12 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
                 ],
             );
     }
-    if spec.mlp.fused_gate_up && which == Ffn::Dense {
+    let fused = match which {
+        Ffn::Dense => spec.mlp.fused_gate_up,
+        Ffn::Shared => moe.is_some_and(|m| m.shared_fused),
+        Ffn::Expert => false,
+    };
+    if fused {
         return fill(
             r#"class ${class}(nn.Module):
     def __init__(self):
@@ -1074,7 +1087,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
         );
     }
     let mut shared = String::new();
-    if m.shared_experts > 0 {
+    if m.shared_experts > 0 && shared_beside(spec, n).is_none() {
         let s = n.inside(Role::SharedDown);
         let s = s.split('.').next().unwrap_or("shared_experts").to_string();
         init += &format!("        self.{s} = SharedMLP()\n");
@@ -1283,6 +1296,14 @@ fn layer(spec: &Spec, n: &Names) -> String {
     } else {
         format!("self.{ffn}({ffn_in})")
     };
+    // A shared MLP beside the MoE module reads the same normed input, its output added to the
+    // experts'.
+    let mut ffn_line = String::new();
+    if let Some(s) = shared_beside(spec, n) {
+        init += &format!("        self.{s} = SharedMLP()  # beside the experts\n");
+        ffn_line = format!("        h = {ffn_in}\n");
+        f_out = format!("(self.{ffn}(h) + self.{s}(h))");
+    }
     if place != NormPlace::Pre {
         let p = norm_attr(Role::PostFfnNorm);
         init += &format!("        self.{p} = Norm({d})  # on the FFN's output\n");
@@ -1295,7 +1316,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
     }
     let body = match spec.block {
         Block::Sequential => {
-            format!("        x = x + {a_out}\n        x = x + {f_out}\n        return x")
+            format!("        x = x + {a_out}\n{ffn_line}        x = x + {f_out}\n        return x")
         }
         // Attention and FFN both read the layer's input, and both add to it.
         Block::Parallel { shared_norm: true } => format!(
