@@ -192,6 +192,11 @@ CONFIGS = {
     # HunYuan-MoE: per-head QK norms after RoPE; 4 experts of the dense width, top-2, and a
     # shared MLP; the class's key names.
     "hunyuan-moe": dict(BASE, model_type="hunyuan_v1_moe", head_dim=8, num_experts=4, moe_topk=2),
+    # ERNIE 4.5 MoE: experts in layers 1 and 3 (interval 2 from 1), softmax plus a correction
+    # bias, two shared experts; biases everywhere but the routed experts; interleaved RoPE.
+    "ernie4-5-moe": dict(BASE, model_type="ernie4_5_moe", num_hidden_layers=4, head_dim=8, moe_num_experts=4,
+                         moe_k=2, moe_intermediate_size=16, moe_num_shared_experts=2, moe_layer_interval=2,
+                         moe_layer_start_index=1, use_bias=True),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -105,6 +105,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
+        (Layout::Ernie45Moe, CorrectionBias) => {
+            return (
+                "model.layers.{b}.mlp.moe_statics.e_score_correction_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (Layout::MiniMaxM2, CorrectionBias) => {
             return (
                 "model.layers.{b}.block_sparse_moe.e_score_correction_bias".into(),
@@ -138,7 +144,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     }
     let (hf, gguf) = match layout {
         // Phi-3's fused tensors, DeepSeek's MLA projections and shared experts are in the common table.
-        Layout::Llama | Layout::Phi3 | Layout::DeepSeek => llama(role),
+        Layout::Llama | Layout::Phi3 | Layout::DeepSeek | Layout::Ernie45Moe => llama(role),
         Layout::Mixtral | Layout::MiniMaxM2 => mixtral(role),
         Layout::Sandwich => match role {
             PostAttnNorm => (

@@ -241,6 +241,8 @@ pub struct Moe {
     /// The shared expert's gate and up are the two halves of one stored tensor (GraniteMoE-
     /// Shared's `shared_mlp.input_linear`).
     pub shared_fused: bool,
+    /// The shared expert's projections carry biases (ERNIE 4.5's `use_bias`).
+    pub shared_bias: bool,
     pub scoring: Scoring,
     pub norm_topk_prob: bool,
     pub router_bias: bool,
@@ -690,12 +692,24 @@ pub enum Layout {
     /// `attention.query_key_value` ([q|k|v] rows), `attention.dense`, `query_layernorm` and
     /// `key_layernorm`, and the router's `gate.expert_bias` (Sarvam-MoE).
     Sarvam,
+    /// Llama's names, with the correction bias in the MoE block's `moe_statics`, stored [1, E]
+    /// (ERNIE 4.5 MoE).
+    Ernie45Moe,
 }
 
 impl Layout {
     /// Linear weights are stored [in, out] (GPT-2's Conv1D) rather than [out, in].
     pub fn stores_in_out(self) -> bool {
         self == Layout::Gpt2
+    }
+
+    /// The stored shape of the routers' correction bias over `experts` experts.
+    pub fn correction_shape(self, experts: u64) -> Vec<u64> {
+        if self == Layout::Ernie45Moe {
+            vec![1, experts]
+        } else {
+            vec![experts]
+        }
     }
 }
 

@@ -920,6 +920,7 @@ impl Model {
             Some(
                 self.weights
                     .get(&self.name(Role::CorrectionBias, false, Some(b), None))?
+                    .flatten_all()?
                     .to_vec1()?,
             )
         } else {
@@ -977,24 +978,19 @@ impl Model {
         if m.shared_experts > 0 {
             let (g, u) = if m.shared_fused {
                 let f = m.shared_intermediate as usize;
-                let gu = self.linear(
-                    x,
-                    &self.name(Role::SharedGateUp, false, Some(b), None),
-                    None,
-                )?;
+                let gu = self.proj(x, Role::SharedGateUp, b, m.shared_bias)?;
                 (gu.narrow(1, 0, f)?, gu.narrow(1, f, f)?)
             } else {
                 (
-                    self.linear(x, &self.name(Role::SharedGate, false, Some(b), None), None)?,
-                    self.linear(x, &self.name(Role::SharedUp, false, Some(b), None), None)?,
+                    self.proj(x, Role::SharedGate, b, m.shared_bias)?,
+                    self.proj(x, Role::SharedUp, b, m.shared_bias)?,
                 )
             };
             self.keep(Some(b), "shared_gate", &g);
             self.keep(Some(b), "shared_up", &u);
             let a = self.act_mul(&g, &u)?;
             self.keep(Some(b), "shared_act", &a);
-            let mut s =
-                self.linear(&a, &self.name(Role::SharedDown, false, Some(b), None), None)?;
+            let mut s = self.proj(&a, Role::SharedDown, b, m.shared_bias)?;
             self.keep(Some(b), "shared_down", &s);
             if m.shared_gate {
                 let name = self.name(Role::SharedExpertGate, false, Some(b), None);

@@ -106,9 +106,8 @@ pub struct Routed {
     /// Whether the chosen experts' weights are renormalized to sum to 1: always, or by
     /// `norm_topk_prob` with this default.
     pub renormalize: Option<bool>,
-    /// `decoder_sparse_step` and `mlp_only_layers` choose the layers with experts (Qwen MoEs);
-    /// otherwise every layer has them.
-    pub sparse_layers: bool,
+    /// Which layers have experts.
+    pub layers: MoeLayers,
     /// With no experts the model is dense (Qwen3-MoE); otherwise such a config is refused.
     pub zero_is_dense: bool,
     /// One shared expert beside the routed ones.
@@ -119,6 +118,17 @@ pub struct Routed {
     pub stacked_out_in: bool,
     /// A per-expert bias steers the choice of experts, not their weights (MiniMax-M2).
     pub correction_bias: bool,
+}
+
+/// How a family says which layers have experts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MoeLayers {
+    All,
+    /// Every `decoder_sparse_step`-th layer but those in `mlp_only_layers` (Qwen MoEs).
+    Qwen,
+    /// Every `moe_layer_interval`-th layer from `moe_layer_start_index` to
+    /// `moe_layer_end_index` (−1: the last) (ERNIE 4.5).
+    Ernie,
 }
 
 /// A shared expert (MLP) beside the routed ones.
@@ -132,6 +142,11 @@ pub struct SharedMlp {
     pub fused: bool,
     /// A width of 0 means no shared expert (GraniteMoE-Shared) rather than an error.
     pub optional: bool,
+    /// The key of a count of experts that share the MLP, its width that many times the width
+    /// key's (ERNIE 4.5's `moe_num_shared_experts`, default 2; 0 for none).
+    pub count: Option<(&'static str, u64)>,
+    /// Its projections have biases when the dense MLP's do (ERNIE 4.5's `use_bias`).
+    pub bias_as_mlp: bool,
 }
 
 impl SharedMlp {
@@ -142,6 +157,8 @@ impl SharedMlp {
             gate: false,
             fused: false,
             optional: false,
+            count: None,
+            bias_as_mlp: false,
         }
     }
 }
@@ -154,7 +171,7 @@ impl Routed {
         top_k: 2,
         width: None,
         renormalize: None,
-        sparse_layers: false,
+        layers: MoeLayers::All,
         zero_is_dense: false,
         shared: None,
         scoring: Scoring::Softmax,
@@ -230,7 +247,7 @@ pub struct LlamaLike {
     /// `use_parallel_residual`).
     pub parallel_key: Option<(&'static str, bool)>,
     /// The LM head has a bias.
-    pub head_bias: bool,
+    pub head_bias: Bias,
     /// Keys of the RoPE base and of the rotated fraction.
     pub theta_key: &'static str,
     pub partial_key: &'static str,
@@ -286,7 +303,7 @@ impl LlamaLike {
             gated: true,
             block: Block::Sequential,
             parallel_key: None,
-            head_bias: false,
+            head_bias: Bias::Never,
             theta_key: "rope_theta",
             partial_key: "partial_rotary_factor",
             same_bias: false,
@@ -409,7 +426,10 @@ pub fn load(
             ));
         }
     }
-    let (moe, moe_layers) = experts(cfg, f.experts, layers, d)?;
+    let (mut moe, moe_layers) = experts(cfg, f.experts, layers, d)?;
+    if let (Some(m), Experts::Routed(r)) = (&mut moe, f.experts) {
+        m.shared_bias = mlp_bias && r.shared.is_some_and(|s| s.bias_as_mlp);
+    }
     let mut rope_defaults = RopeDefaults {
         theta_key: f.theta_key,
         partial: f.partial,
@@ -609,7 +629,7 @@ pub fn load(
         final_softcap: None,
         logits_mult,
         residual_mult,
-        head_bias: f.head_bias,
+        head_bias: bias(cfg, f.head_bias)?,
         block,
         layout: f.layout,
         hf_prefix: String::new(),
@@ -721,17 +741,7 @@ fn experts(
     let (key, default) = r.count;
     let e = cfg.bounded(key, cfg.count(key, default)?, MAX_EXPERTS)?;
     // Read before deciding, so that a config with no experts has them understood all the same.
-    let step = if r.sparse_layers {
-        cfg.size("decoder_sparse_step", Some(1))?
-    } else {
-        1
-    };
-    let dense = if r.sparse_layers {
-        cfg.list_any("mlp_only_layers", |v| v.as_u64(), "a layer index")?
-            .unwrap_or_default()
-    } else {
-        Vec::new()
-    };
+    let sparse = moe_layers(cfg, r.layers, layers)?;
     if e == 0 {
         cfg.get("num_experts_per_tok");
         return if r.zero_is_dense {
@@ -746,12 +756,19 @@ fn experts(
     let k = top_k(cfg, e, Some(r.top_k))?;
     let (shared_experts, shared_intermediate, shared) = match r.shared {
         Some(s) if s.optional && cfg.count(s.width.0, s.width.1)? == 0 => (0, 0, None),
-        Some(s) => (1, cfg.size(s.width.0, Some(s.width.1))?, Some(s)),
+        Some(s) => {
+            let width = cfg.size(s.width.0, Some(s.width.1))?;
+            match s.count {
+                Some((key, default)) => match cfg.count(key, default)? {
+                    0 => (0, 0, None),
+                    n => (n, width.saturating_mul(n), Some(s)),
+                },
+                None => (1, width, Some(s)),
+            }
+        }
         None => (0, 0, None),
     };
-    let plan = (0..layers)
-        .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
-        .collect();
+    let plan = sparse;
     Ok((
         Some(Moe {
             norm_topk_prob: norm_topk,
@@ -767,6 +784,34 @@ fn experts(
         }),
         plan,
     ))
+}
+
+/// Which of `layers` layers have experts.
+fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
+    Ok(match rule {
+        MoeLayers::All => vec![true; layers as usize],
+        MoeLayers::Qwen => {
+            let step = cfg.size("decoder_sparse_step", Some(1))?;
+            let dense = cfg
+                .list_any("mlp_only_layers", |v| v.as_u64(), "a layer index")?
+                .unwrap_or_default();
+            (0..layers)
+                .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
+                .collect()
+        }
+        MoeLayers::Ernie => {
+            let step = cfg.size("moe_layer_interval", Some(1))?;
+            let start = cfg.count("moe_layer_start_index", 1)?;
+            let end = match cfg.get("moe_layer_end_index") {
+                Some(v) if v.as_i64() == Some(-1) => layers.saturating_sub(1),
+                Some(_) => cfg.count("moe_layer_end_index", 0)?,
+                None => layers.saturating_sub(1),
+            };
+            (0..layers)
+                .map(|i| (i + 1) % step == 0 && i >= start && i <= end)
+                .collect()
+        }
+    })
 }
 
 /// Layers that apply RoPE.

@@ -349,6 +349,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         shared_intermediate: 0,
         shared_gate: false,
         shared_fused: false,
+        shared_bias: false,
         scoring: crate::spec::Scoring::Softmax,
         norm_topk_prob: false,
         router_bias: false,

@@ -5,7 +5,7 @@
 //! reuses them is one row here and its fixtures.
 
 use super::llama::{
-    Bias, Defaults, Experts, LlamaLike, NoRope, Routed, SharedMlp, Unlisted, Windows,
+    Bias, Defaults, Experts, LlamaLike, MoeLayers, NoRope, Routed, SharedMlp, Unlisted, Windows,
 };
 use super::HeadDim;
 use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
@@ -285,7 +285,7 @@ pub static FAMILIES: &[Family] = &[
                 top_k: 8,
                 width: Some(("moe_intermediate_size", 768)),
                 renormalize: Some(false),
-                sparse_layers: true,
+                layers: MoeLayers::Qwen,
                 zero_is_dense: true,
                 shared: None,
                 ..Routed::MIXTRAL
@@ -382,7 +382,7 @@ pub static FAMILIES: &[Family] = &[
                 top_k: 5,
                 width: None,
                 renormalize: Some(false),
-                sparse_layers: false,
+                layers: MoeLayers::All,
                 zero_is_dense: false,
                 shared: None,
                 ..Routed::MIXTRAL
@@ -543,6 +543,63 @@ pub static FAMILIES: &[Family] = &[
         Some("ernie4_5"),
         &[TRAINING],
     ),
+    // ERNIE 4.5 MoE: ERNIE 4.5's attention; experts from `moe_layer_start_index` on, every
+    // `moe_layer_interval`-th layer, chosen by softmax plus a correction bias and renormalized,
+    // beside shared experts. (Their weights are divided by max(sum, moe_norm_min = 10⁻¹²): a
+    // floor that top-k softmax probabilities do not reach.)
+    Family {
+        renames: &[
+            ("moe_num_experts", "num_experts"),
+            ("moe_k", "num_experts_per_tok"),
+        ],
+        ..llama(
+            "ernie4_5_moe",
+            "ERNIE 4.5 MoE",
+            LlamaLike {
+                qkv_bias: Bias::Key("use_bias", false),
+                o_bias: Bias::Key("use_bias", false),
+                mlp_bias: Bias::Key("use_bias", false),
+                head_bias: Bias::Key("use_bias", false),
+                interleaved_rope: true,
+                layout: Layout::Ernie45Moe,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 64),
+                    top_k: 6,
+                    width: Some(("moe_intermediate_size", 1536)),
+                    layers: MoeLayers::Ernie,
+                    correction_bias: true,
+                    shared: Some(SharedMlp {
+                        count: Some(("moe_num_shared_experts", 2)),
+                        bias_as_mlp: true,
+                        ..SharedMlp::of("moe_intermediate_size", 1536)
+                    }),
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    103_424,
+                    2560,
+                    12288,
+                    28,
+                    20,
+                    Some(4),
+                    None,
+                    131_072,
+                    1e-5,
+                    500_000.0,
+                    true,
+                ))
+            },
+            Some("ernie4_5-moe"),
+            &[
+                TRAINING,
+                &[
+                    "output_router_logits",
+                    "router_aux_loss_coef",
+                    "moe_norm_min",
+                ],
+            ],
+        )
+    },
     // HunYuan dense: Llama with per-head RMSNorm on q and k after RoPE. `eod_token_id` is a
     // token id; `pretraining_tp` only splits matmuls in training.
     llama(
@@ -793,7 +850,7 @@ pub static FAMILIES: &[Family] = &[
             eps_key: "layer_norm_eps",
             gated: false,
             block: Block::Parallel { shared_norm: true },
-            head_bias: true,
+            head_bias: Bias::Always,
             partial: 0.5,
             layout: Layout::Phi,
             ..LlamaLike::llama(Defaults {
@@ -1131,7 +1188,7 @@ pub static FAMILIES: &[Family] = &[
                 top_k: 4,
                 width: Some(("moe_intermediate_size", 1408)),
                 renormalize: Some(false),
-                sparse_layers: true,
+                layers: MoeLayers::Qwen,
                 zero_is_dense: true,
                 shared: Some(SharedMlp {
                     gate: true,
@@ -1309,7 +1366,7 @@ pub static FAMILIES: &[Family] = &[
                 eps_key: "layer_norm_epsilon",
                 gated: false,
                 block: Block::Parallel { shared_norm: true },
-                head_bias: true,
+                head_bias: Bias::Always,
                 gptj_rope: Some(Some(64)),
                 inner_x4: true,
                 mha_only: true,
@@ -1495,7 +1552,7 @@ pub static FAMILIES: &[Family] = &[
                 top_k: 8,
                 width: None,
                 renormalize: Some(false),
-                sparse_layers: false,
+                layers: MoeLayers::All,
                 zero_is_dense: false,
                 shared: None,
                 ..Routed::MIXTRAL

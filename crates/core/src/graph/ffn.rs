@@ -50,7 +50,7 @@ impl Builder<'_> {
             }
             Kind::Shared => {
                 let m = moe.as_ref().expect("a shared expert has a MoE spec");
-                (false, m.shared_fused, false)
+                (m.shared_bias, m.shared_fused, false)
             }
         };
         let component = Component::Ffn;
@@ -205,7 +205,8 @@ impl Builder<'_> {
         let gates = self.act("Gᵣ", self.seq(e));
         let mut inputs = vec![];
         if moe.correction_bias {
-            let p = self.param(Role::CorrectionBias, false, vec![e], Component::Ffn, true);
+            let shape = spec.layout.correction_shape(e);
+            let p = self.param(Role::CorrectionBias, false, shape, Component::Ffn, true);
             inputs.push(self.weight(p, "bᵣ", [n(e), n(1)], None));
         }
         let renorm = if moe.norm_topk_prob {
@@ -229,6 +230,9 @@ impl Builder<'_> {
             String::new()
         };
         let equation = match moe.scoring {
+            Scoring::Softmax if moe.correction_bias => format!(
+                "chosen = top-{k}(softmax(Lᵣ) + bᵣ){groups}; Gᵣ = softmax(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere"
+            ),
             Scoring::Softmax => {
                 format!("Gᵣ = top-{k}(softmax(Lᵣ)){renorm}{scaled}; zeros elsewhere{groups}")
             }

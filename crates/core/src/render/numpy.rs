@@ -111,7 +111,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
         json!({
-            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "scoring": match m.scoring {
+            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "scoring": match m.scoring {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
@@ -599,7 +599,7 @@ def moe(x, W, b):
     # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts
     M = CONFIG["moe"]
     logits = linear(x, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
-    corr = w(W, "correction_bias", b) if M["correction_bias"] else None  # corr: [E] or None
+    corr = w(W, "correction_bias", b).reshape(-1) if M["correction_bias"] else None  # corr: [E] or None
     out = np.zeros_like(x)  # out: [T, hidden]
     for t in range(x.shape[0]):
         for e, weight in route(logits[t], corr):
@@ -621,11 +621,12 @@ def moe(x, W, b):
                 y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b, e).T  # y: [1, hidden]
             out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]  # out[t]: [hidden]
     if M["shared"]:
+        sb = lambda key: w(W, key, b, bias=True) if M["shared_bias"] else None  # a shared projection's bias
         if M["shared_fused"]:
             g, u = np.split(linear(x, w(W, "shared_gate_up", b)), 2, axis=-1)  # g, u: [T, F_shared], halves of one tensor
         else:
-            g, u = x @ w(W, "shared_gate", b).T, x @ w(W, "shared_up", b).T  # g, u: [T, F_shared]
-        s = (act(g) * u) @ w(W, "shared_down", b).T  # s: [T, hidden]
+            g, u = linear(x, w(W, "shared_gate", b), sb("shared_gate")), linear(x, w(W, "shared_up", b), sb("shared_up"))  # g, u: [T, F_shared]
+        s = linear(act(g) * u, w(W, "shared_down", b), sb("shared_down"))  # s: [T, hidden]
         if M["shared_gate"]:
             s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]
         out = out + s  # out: [T, hidden]

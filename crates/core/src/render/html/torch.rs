@@ -839,7 +839,7 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
             let m = moe.expect("MoE");
             (
                 m.shared_intermediate,
-                false,
+                m.shared_bias,
                 [
                     Role::SharedGate,
                     Role::SharedUp,
@@ -1046,9 +1046,14 @@ fn router(spec: &Spec, n: &Names) -> String {
     )
 }
 
-/// The correction bias is a buffer of the MoE block itself (MiniMax-M2), not of its router.
+/// The correction bias is a buffer of the MoE block itself (MiniMax-M2) or of a module of its
+/// own (ERNIE 4.5's `moe_statics`), not of its router.
 fn own_correction(n: &Names) -> bool {
-    !n.inside(Role::CorrectionBias).contains('.')
+    let path = n.inside(Role::CorrectionBias);
+    match path.rsplit_once('.') {
+        None => true,
+        Some((holder, _)) => holder != n.inside(Role::Router),
+    }
 }
 
 fn moe(spec: &Spec, n: &Names) -> String {
@@ -1102,11 +1107,25 @@ fn moe(spec: &Spec, n: &Names) -> String {
         }
     }
     let corr = if own_corr {
-        let buf = n.inside(Role::CorrectionBias);
+        let path = n.inside(Role::CorrectionBias);
+        let shape: Vec<String> = spec
+            .layout
+            .correction_shape(e)
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        let (module, buf) = match path.rsplit_once('.') {
+            Some((holder, buf)) => {
+                init += &format!("        self.{holder} = nn.Module()\n");
+                (format!("self.{holder}"), buf.to_string())
+            }
+            None => ("self".to_string(), path.clone()),
+        };
         init += &format!(
-            "        self.register_buffer(\"{buf}\", torch.zeros({e}))  # steers the choice only\n"
+            "        {module}.register_buffer(\"{buf}\", torch.zeros({}))  # steers the choice only\n",
+            shape.join(", ")
         );
-        format!("self.{buf}")
+        format!("self.{path}")
     } else {
         format!("self.{router_attr}.{}", n.attr(Role::CorrectionBias))
     };
@@ -1126,6 +1145,14 @@ fn moe(spec: &Spec, n: &Names) -> String {
         String::new()
     };
     let select = match m.scoring {
+        Scoring::Softmax if m.correction_bias => format!(
+            "        probs = logits.float().softmax(dim=-1)\n        choice = probs + {corr}\n{groups}        idx = choice.topk({k}, dim=-1).indices\n        weights = probs.gather(1, idx)\n{}",
+            if m.norm_topk_prob {
+                "        weights = weights / weights.sum(-1, keepdim=True)\n"
+            } else {
+                ""
+            }
+        ),
         Scoring::Softmax => format!(
             "        probs = logits.float().softmax(dim=-1)\n        choice = probs\n{groups}        weights, idx = choice.topk({k}, dim=-1)\n{}",
             if m.norm_topk_prob {
@@ -1488,14 +1515,18 @@ fn model(spec: &Spec, n: &Names) -> String {
     }
     fwd += &format!("        return self.{final_norm}(x)\n");
     let lm_head = n.path(Role::LmHead);
-    let head = if spec.tied {
-        format!(
+    let head = match (spec.tied, spec.head_bias) {
+        (true, false) => format!(
             "        logits = h @ self.{outer}.{embed}.weight.T  # tied: the embedding matrix\n"
-        )
-    } else {
-        format!("        logits = self.{lm_head}(h)\n")
+        ),
+        (true, true) => format!(
+            "        logits = h @ self.{outer}.{embed}.weight.T + self.{lm_head}.bias  # tied: the embedding matrix, and a bias of its own\n"
+        ),
+        (false, _) => format!("        logits = self.{lm_head}(h)\n"),
     };
-    let head_init = if spec.tied {
+    let head_init = if spec.tied && spec.head_bias {
+        format!("        self.{lm_head} = nn.Module()\n        self.{lm_head}.bias = nn.Parameter(torch.zeros({v}))\n")
+    } else if spec.tied {
         String::new()
     } else {
         format!(
