@@ -197,6 +197,10 @@ CONFIGS = {
     "ernie4-5-moe": dict(BASE, model_type="ernie4_5_moe", num_hidden_layers=4, head_dim=8, moe_num_experts=4,
                          moe_k=2, moe_intermediate_size=16, moe_num_shared_experts=2, moe_layer_interval=2,
                          moe_layer_start_index=1, use_bias=True),
+    # MPT: ALiBi with 6 heads (not a power of two: MPT's slope order), Q, K and V clamped, a
+    # given softmax scale; its own key names.
+    "mpt": dict(model_type="mpt", d_model=48, n_heads=6, n_layers=2, vocab_size=97, max_seq_len=128,
+                pad_token_id=0, attn_config={"clip_qkv": 2.0, "softmax_scale": 0.3}),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -314,6 +314,20 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("transformer.ln_f", "output_norm"),
             other => llama(other),
         },
+        Layout::Mpt => match role {
+            Embed => ("transformer.wte", "token_embd"),
+            AttnNorm => ("transformer.blocks.{b}.norm_1", "blk.{b}.attn_norm"),
+            Qkv => ("transformer.blocks.{b}.attn.Wqkv", "blk.{b}.attn_qkv"),
+            O => (
+                "transformer.blocks.{b}.attn.out_proj",
+                "blk.{b}.attn_output",
+            ),
+            FfnNorm => ("transformer.blocks.{b}.norm_2", "blk.{b}.ffn_norm"),
+            Up => ("transformer.blocks.{b}.ffn.up_proj", "blk.{b}.ffn_up"),
+            Down => ("transformer.blocks.{b}.ffn.down_proj", "blk.{b}.ffn_down"),
+            FinalNorm => ("transformer.norm_f", "output_norm"),
+            other => llama(other),
+        },
         Layout::Gptj => match role {
             Embed => ("transformer.wte", "token_embd"),
             AttnNorm => ("transformer.h.{b}.ln_1", "blk.{b}.attn_norm"),

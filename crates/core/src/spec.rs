@@ -354,6 +354,26 @@ pub enum Position {
 
 /// ALiBi's head slopes as Bloom computes them (`build_alibi_tensor`): a geometric series from
 /// 2^(−8/n) for the largest power of two n ≤ heads, the rest interleaved from the series of 2n.
+/// MPT's ALiBi slopes (transformers' `build_mpt_alibi_tensor`, bias max 8): 2^(−8i/n) for
+/// i = 1..n over n, the next power of two of the heads; with fewer heads than that, the odd
+/// ones first, then the even, cut to the heads.
+pub fn alibi_slopes_mpt(heads: u64) -> Vec<f64> {
+    let n = heads.max(1).next_power_of_two();
+    let all: Vec<f64> = (1..=n)
+        .map(|i| 1.0 / 2f64.powf(i as f64 * 8.0 / n as f64))
+        .collect();
+    if n == heads {
+        return all;
+    }
+    all.iter()
+        .skip(1)
+        .step_by(2)
+        .chain(all.iter().step_by(2))
+        .take(heads as usize)
+        .copied()
+        .collect()
+}
+
 pub fn alibi_slopes_bloom(heads: u64) -> Vec<f64> {
     let closest = 1u64 << (63 - heads.max(1).leading_zeros());
     let base = |n: u64| 2f64.powf(-(2f64.powf(-((n as f64).log2() - 3.0))));
@@ -692,6 +712,9 @@ pub enum Layout {
     /// `attention.query_key_value` ([q|k|v] rows), `attention.dense`, `query_layernorm` and
     /// `key_layernorm`, and the router's `gate.expert_bias` (Sarvam-MoE).
     Sarvam,
+    /// `transformer.wte`, `transformer.blocks.N` with `norm_1`, `attn.Wqkv`, `attn.out_proj`,
+    /// `norm_2`, `ffn.up_proj`, `ffn.down_proj`, and `transformer.norm_f` (MPT).
+    Mpt,
     /// Llama's names, with the correction bias in the MoE block's `moe_statics`, stored [1, E]
     /// (ERNIE 4.5 MoE).
     Ernie45Moe,

@@ -211,8 +211,10 @@ pub struct LlamaLike {
     /// A `rotary_dim` count sets the rotated fraction as rotary_dim / head_dim when the config
     /// gives no `partial_rotary_factor` (MiniMax-M2's released configs).
     pub rotary_dim_key: bool,
-    /// ALiBi with Bloom's slopes instead of RoPE (the class reads no RoPE keys).
-    pub alibi: bool,
+    /// ALiBi instead of RoPE, with these slopes (the class reads no RoPE keys).
+    pub alibi: Option<fn(u64) -> Vec<f64>>,
+    /// A sub-dict holding the attention's `clip_qkv` and `softmax_scale` (MPT's `attn_config`).
+    pub attn_config: Option<&'static str>,
     /// A norm right after the embedding lookup (Bloom's `word_embeddings_layernorm`).
     pub embed_norm: bool,
     /// The class has no `num_key_value_heads`: every query head has its own K and V (Persimmon).
@@ -282,7 +284,8 @@ impl LlamaLike {
             mha_only: false,
             gptj_rope: None,
             inner_x4: false,
-            alibi: false,
+            alibi: None,
+            attn_config: None,
             embed_norm: false,
             rotary_dim_key: false,
             scaling_full_only: false,
@@ -441,7 +444,7 @@ pub fn load(
         rope_defaults.renames = &[("su", "longrope"), ("yarn", "longrope")];
     }
     let mut r = match f.gptj_rope {
-        None if f.alibi => Rope {
+        None if f.alibi.is_some() => Rope {
             full: RopeFreqs {
                 theta: 1.0,
                 scaling: RopeScaling::None,
@@ -545,6 +548,14 @@ pub fn load(
         sinks: f.sinks,
         ..plain_attention(heads, kv_heads, head_dim)
     };
+    if let Some(c) = f.attn_config.map(|key| cfg.sub(key)).transpose()?.flatten() {
+        attn.clip_qkv = positive(&c, "clip_qkv")?;
+        // A given scale replaces 1/√head_dim.
+        if let Some(scale) = positive(&c, "softmax_scale")? {
+            attn.scale_dim = 1.0;
+            attn.scale_mult = scale;
+        }
+    }
     if let Some(thetas) = &layer_thetas {
         if let Some((i, t)) = thetas
             .iter()
@@ -615,15 +626,14 @@ pub fn load(
             .zip(no_rope)
             .map(|((attn, moe), rope)| LayerPlan {
                 attn,
-                rope: rope && !f.alibi,
+                rope: rope && f.alibi.is_none(),
                 moe,
             })
             .collect(),
         norm,
-        position: if f.alibi {
-            Position::Alibi(alibi_slopes_bloom(heads))
-        } else {
-            Position::Rope(r)
+        position: match f.alibi {
+            Some(slopes) => Position::Alibi(slopes(heads)),
+            None => Position::Rope(r),
         },
         tied: cfg.flag("tie_word_embeddings", d.tied)?,
         final_softcap: None,

@@ -11,6 +11,7 @@ use super::HeadDim;
 use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
 use crate::error::Result;
+use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
 use crate::spec::{Block, Layout, NormKind, NormPlace, QkNorm, Qkv, Scoring, Spec};
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
@@ -1430,6 +1431,66 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
+    // MPT: ALiBi (MPT's slopes), LayerNorms without shifts, one [q|k|v] tensor, a 4× GELU MLP,
+    // no biases. transformers' MPT reads only `softmax_scale` and `clip_qkv` of `attn_config`;
+    // its MLP is 4× whatever `expansion_ratio` says, and the bias max is 8 whatever
+    // `alibi_bias_max` says, so those and the other keys of MosaicML's own code are inert.
+    Family {
+        renames: &[
+            ("d_model", "hidden_size"),
+            ("n_heads", "num_attention_heads"),
+            ("n_layers", "num_hidden_layers"),
+            ("max_seq_len", "max_position_embeddings"),
+        ],
+        ..llama(
+            "mpt",
+            "MPT",
+            LlamaLike {
+                mlp_bias: Bias::Never,
+                qkv: Qkv::Stacked,
+                norm: NormKind::Layer { bias: false },
+                eps_key: "layer_norm_epsilon",
+                gated: false,
+                inner_x4: true,
+                alibi: Some(alibi_slopes_mpt),
+                attn_config: Some("attn_config"),
+                mha_only: true,
+                layout: Layout::Mpt,
+                ..LlamaLike::llama(Defaults {
+                    act: "gelu",
+                    ..d(
+                        50_368, 2048, 8192, 24, 16, None, None, 2048, 1e-5, 10_000.0, true,
+                    )
+                })
+            },
+            Some("mpt"),
+            &[
+                TRAINING,
+                &[
+                    "expansion_ratio",
+                    "resid_pdrop",
+                    "emb_pdrop",
+                    "learned_pos_emb",
+                    "init_device",
+                    "logit_scale",
+                    "no_bias",
+                    "embedding_fraction",
+                    "norm_type",
+                    "verbose",
+                    "init_config",
+                    "tokenizer_name",
+                    "attn_config.attn_type",
+                    "attn_config.attn_pdrop",
+                    "attn_config.attn_impl",
+                    "attn_config.prefix_lm",
+                    "attn_config.qk_ln",
+                    "attn_config.attn_uses_sequence_id",
+                    "attn_config.alibi",
+                    "attn_config.alibi_bias_max",
+                ],
+            ],
+        )
+    },
     // Bloom: ALiBi instead of positions, a LayerNorm right after the embedding, q, k and v per
     // head in one tensor, a 4× GELU MLP, biases everywhere. Its Megatron settings
     // (`pretraining_tp`, `slow_but_exact`, the fusion flags, `offset_alibi`) leave the math as
@@ -1452,7 +1513,7 @@ pub static FAMILIES: &[Family] = &[
                 eps_key: "layer_norm_epsilon",
                 gated: false,
                 inner_x4: true,
-                alibi: true,
+                alibi: Some(alibi_slopes_bloom),
                 embed_norm: true,
                 mha_only: true,
                 refuse_when_true: &["apply_residual_connection_post_layernorm"],
