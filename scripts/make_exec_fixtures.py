@@ -201,6 +201,8 @@ CONFIGS = {
     # given softmax scale; its own key names.
     "mpt": dict(model_type="mpt", d_model=48, n_heads=6, n_layers=2, vocab_size=97, max_seq_len=128,
                 pad_token_id=0, attn_config={"clip_qkv": 2.0, "softmax_scale": 0.3}),
+    # OLMo: LayerNorms without parameters, Q, K and V clamped, biased attention.
+    "olmo": dict(BASE, model_type="olmo", clip_qkv=0.5, attention_bias=True),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

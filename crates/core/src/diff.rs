@@ -186,6 +186,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         NormKind::Rms => "RMSNorm",
         NormKind::Layer { bias: true } => "LayerNorm",
         NormKind::Layer { bias: false } => "LayerNorm without bias",
+        NormKind::Plain => "LayerNorm without parameters",
     };
     f("norm.kind", "norm", Mechanism, norm.into());
     let place = match s.norm.place {

@@ -314,12 +314,19 @@ pub enum NormKind {
     Layer {
         bias: bool,
     },
+    /// LayerNorm without any learned parameters (OLMo).
+    Plain,
 }
 
 impl NormKind {
     /// A LayerNorm with a learned shift β beside its scale.
     pub fn has_bias(self) -> bool {
         self == NormKind::Layer { bias: true }
+    }
+
+    /// A learned scale γ (every norm but the plain LayerNorm).
+    pub fn has_weight(self) -> bool {
+        self != NormKind::Plain
     }
 }
 

@@ -324,7 +324,11 @@ impl Model {
     }
 
     fn norm(&self, x: &Tensor, role: Role, b: Option<usize>) -> Res<Tensor> {
-        let w = self.w(role, b)?;
+        let w = if self.spec.norm.kind.has_weight() {
+            Some(self.w(role, b)?)
+        } else {
+            None
+        };
         let bias = if self.spec.norm.kind.has_bias() {
             Some(self.bias(role, b)?)
         } else {
@@ -746,7 +750,7 @@ impl Model {
         let k = self.proj(x, Role::IndexK, b, false)?;
         let k = norm(
             &k,
-            self.w(Role::IndexKNorm, Some(b))?,
+            Some(self.w(Role::IndexKNorm, Some(b))?),
             Some(self.bias(Role::IndexKNorm, Some(b))?),
             &ix.key_norm(),
         )?;
@@ -1162,31 +1166,25 @@ fn rms(x: &Tensor, eps: f64) -> R<Tensor> {
     x.broadcast_div(&(x.sqr()?.mean_keepdim(D::Minus1)? + eps)?.sqrt()?)
 }
 
-fn norm(x: &Tensor, w: &Tensor, b: Option<&Tensor>, n: &Norm) -> R<Tensor> {
-    let eps = n.eps;
-    match n.kind {
-        NormKind::Layer { .. } => {
+/// `x` normalized over its last dim, scaled by `w` (absent for a plain LayerNorm) and shifted
+/// by `b` where the norm has them.
+fn norm(x: &Tensor, w: Option<&Tensor>, b: Option<&Tensor>, n: &Norm) -> R<Tensor> {
+    let y = match n.kind {
+        NormKind::Layer { .. } | NormKind::Plain => {
             let mean = x.mean_keepdim(D::Minus1)?;
             let c = x.broadcast_sub(&mean)?;
             let var = c.sqr()?.mean_keepdim(D::Minus1)?;
-            let c = c.broadcast_div(&(var + eps)?.sqrt()?)?;
-            let y = if n.unit_offset {
-                c.broadcast_mul(&(w + 1.0)?)?
-            } else {
-                c.broadcast_mul(w)?
-            };
-            match b {
-                Some(b) => y.broadcast_add(b),
-                None => Ok(y),
-            }
+            c.broadcast_div(&(var + n.eps)?.sqrt()?)?
         }
-        NormKind::Rms => {
-            let y = rms(x, eps)?;
-            if n.unit_offset {
-                y.broadcast_mul(&(w + 1.0)?)
-            } else {
-                y.broadcast_mul(w)
-            }
-        }
+        NormKind::Rms => rms(x, n.eps)?,
+    };
+    let y = match w {
+        Some(w) if n.unit_offset => y.broadcast_mul(&(w + 1.0)?)?,
+        Some(w) => y.broadcast_mul(w)?,
+        None => y,
+    };
+    match b {
+        Some(b) => y.broadcast_add(b),
+        None => Ok(y),
     }
 }

@@ -241,7 +241,8 @@ pub struct LlamaLike {
     pub refuse_when_true: &'static [&'static str],
     /// RMSNorm or LayerNorm (with a bias), and the key of its epsilon.
     pub norm: NormKind,
-    pub eps_key: &'static str,
+    /// None: the class fixes ε at the default (OLMo's weightless LayerNorm).
+    pub eps_key: Option<&'static str>,
     /// gate ⊙ act(…) · up, or a plain up, act, down.
     pub gated: bool,
     pub block: Block,
@@ -302,7 +303,7 @@ impl LlamaLike {
             act_renames: &[],
             refuse_when_true: &[],
             norm: NormKind::Rms,
-            eps_key: "rms_norm_eps",
+            eps_key: Some("rms_norm_eps"),
             gated: true,
             block: Block::Sequential,
             parallel_key: None,
@@ -531,7 +532,10 @@ pub fn load(
     };
     let norm = Norm {
         kind: f.norm,
-        eps: cfg.float(f.eps_key, d.eps)?,
+        eps: match f.eps_key {
+            Some(key) => cfg.float(key, d.eps)?,
+            None => d.eps,
+        },
         unit_offset: f.gemma_norms || f.one_plus,
         place: f.place,
     };

@@ -300,7 +300,7 @@ impl<'s> Builder<'s> {
     pub(super) fn norm_name(&self) -> &'static str {
         match self.spec.norm.kind {
             NormKind::Rms => "RMSNorm",
-            NormKind::Layer { .. } => "LayerNorm",
+            NormKind::Layer { .. } | NormKind::Plain => "LayerNorm",
         }
     }
 
@@ -341,9 +341,11 @@ impl<'s> Builder<'s> {
             Some((stored, rows)) => (stored, Some(format!("[{rows}]"))),
             None => (dim, None),
         };
-        let p = self.param(role, false, vec![stored], Component::Norm, per_layer);
-        let g = self.weight(p, gamma, [n(dim), n(1)], slice.clone());
-        let mut inputs = vec![g];
+        let mut inputs = vec![];
+        if norm.kind.has_weight() {
+            let p = self.param(role, false, vec![stored], Component::Norm, per_layer);
+            inputs.push(self.weight(p, gamma, [n(dim), n(1)], slice.clone()));
+        }
         if norm.kind.has_bias() {
             let pb = self.param(role, true, vec![stored], Component::Norm, per_layer);
             let beta = format!("β{}", gamma.strip_prefix('γ').unwrap_or(""));
@@ -366,6 +368,10 @@ impl<'s> Builder<'s> {
                     "{output} = {w} ⊙ ({input} − mean) / √(var({input}) + ε){}, ε = {eps}",
                     if bias { " + β" } else { "" }
                 ),
+                "LayerNorm",
+            ),
+            NormKind::Plain => (
+                format!("{output} = ({input} − mean) / √(var({input}) + ε), ε = {eps}, no learned scale or shift"),
                 "LayerNorm",
             ),
         };

@@ -126,7 +126,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped" }, "clip_qkv": a.clip_qkv,
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
-        "norm": match spec.norm.kind { NormKind::Rms => "rms", NormKind::Layer { .. } => "layer" }, "eps": spec.norm.eps,
+        "norm": match spec.norm.kind { NormKind::Rms => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
         "unit_offset": spec.norm.unit_offset, "place": match spec.norm.place { NormPlace::Pre => "pre", NormPlace::Post => "post", NormPlace::Sandwich => "sandwich" },
         "rope": matches!(spec.position, Position::Rope(_)), "interleaved": interleaved,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
@@ -343,6 +343,8 @@ def load_safetensors(directory):
 
 
 def w(W, key, b=None, e=None, bias=False):
+    if key not in NAMES:
+        return None  # a tensor this model does not have (OLMo's norms have no weights)
     name = NAMES[key][1 if bias else 0].replace("{b}", str(b)).replace("{e}", str(e))
     return W[name]
 
@@ -360,6 +362,8 @@ def norm(x, weight, bias=None):
         mu = x.mean(-1, keepdims=True)  # mu: [..., 1]
         var = ((x - mu) ** 2).mean(-1, keepdims=True)  # var: [..., 1]
         y = (x - mu) / np.sqrt(var + eps)  # y: [..., d]
+        if weight is None:
+            return y  # a LayerNorm without parameters
         y = y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
         return y if bias is None else y + bias  # [..., d]
     y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)  # y: [..., d], eps inside the root

@@ -109,6 +109,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                     if spec.norm.unit_offset { "(1 + g)" } else { "g" },
                     if bias { " + b" } else { " (no shift)" }
                 )),
+                NormKind::Plain => ("LayerNorm without parameters", format!(
+                    "y = (x − mean(x)) / √(var(x) + {}): no learned scale or shift, so the norm adds no parameters",
+                    spec.norm.eps
+                )),
             };
             let place = match spec.norm.place {
                 NormPlace::Pre => "Pre-norm: the norm sits on the branch before each sublayer; the residual stream itself is never normalized in place.",

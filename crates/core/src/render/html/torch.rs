@@ -138,6 +138,12 @@ impl Names {
 fn norm(spec: &Spec) -> String {
     let eps = spec.norm.eps;
     match (spec.norm.kind, spec.norm.unit_offset) {
+        (NormKind::Plain, _) => fill(
+            r#"def Norm(dim, eps=${eps}):
+    """LayerNorm without parameters: subtract the mean, divide by the standard deviation."""
+    return nn.LayerNorm(dim, eps=eps, elementwise_affine=False)"#,
+            &[("eps", eps.to_string())],
+        ),
         (NormKind::Layer { bias }, false) => fill(
             r#"def Norm(dim, eps=${eps}):
     """LayerNorm: subtract the mean, divide by the standard deviation, scale${shift}."""
