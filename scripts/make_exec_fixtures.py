@@ -203,6 +203,8 @@ CONFIGS = {
                 pad_token_id=0, attn_config={"clip_qkv": 2.0, "softmax_scale": 0.3}),
     # OLMo: LayerNorms without parameters, Q, K and V clamped, biased attention.
     "olmo": dict(BASE, model_type="olmo", clip_qkv=0.5, attention_bias=True),
+    # BioGPT: OPT's layer with embeddings scaled by sqrt(hidden); learned positions two rows in.
+    "biogpt": dict({k: v for k, v in BASE.items() if k != "num_key_value_heads"}, model_type="biogpt"),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

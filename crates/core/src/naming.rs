@@ -314,6 +314,27 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("transformer.ln_f", "output_norm"),
             other => llama(other),
         },
+        Layout::BioGpt => match role {
+            Embed => ("biogpt.embed_tokens", "token_embd"),
+            PosEmbed => ("biogpt.embed_positions", "position_embd"),
+            AttnNorm => (
+                "biogpt.layers.{b}.self_attn_layer_norm",
+                "blk.{b}.attn_norm",
+            ),
+            Q => ("biogpt.layers.{b}.self_attn.q_proj", "blk.{b}.attn_q"),
+            K => ("biogpt.layers.{b}.self_attn.k_proj", "blk.{b}.attn_k"),
+            V => ("biogpt.layers.{b}.self_attn.v_proj", "blk.{b}.attn_v"),
+            O => (
+                "biogpt.layers.{b}.self_attn.out_proj",
+                "blk.{b}.attn_output",
+            ),
+            FfnNorm => ("biogpt.layers.{b}.final_layer_norm", "blk.{b}.ffn_norm"),
+            Up => ("biogpt.layers.{b}.fc1", "blk.{b}.ffn_up"),
+            Down => ("biogpt.layers.{b}.fc2", "blk.{b}.ffn_down"),
+            FinalNorm => ("biogpt.layer_norm", "output_norm"),
+            LmHead => ("output_projection", "output"),
+            other => llama(other),
+        },
         Layout::Mpt => match role {
             Embed => ("transformer.wte", "token_embd"),
             AttnNorm => ("transformer.blocks.{b}.norm_1", "blk.{b}.attn_norm"),

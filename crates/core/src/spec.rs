@@ -719,6 +719,9 @@ pub enum Layout {
     /// `attention.query_key_value` ([q|k|v] rows), `attention.dense`, `query_layernorm` and
     /// `key_layernorm`, and the router's `gate.expert_bias` (Sarvam-MoE).
     Sarvam,
+    /// OPT's layer names under `biogpt.`, the final norm `biogpt.layer_norm` and the head
+    /// `output_projection` (BioGPT).
+    BioGpt,
     /// `transformer.wte`, `transformer.blocks.N` with `norm_1`, `attn.Wqkv`, `attn.out_proj`,
     /// `norm_2`, `ffn.up_proj`, `ffn.down_proj`, and `transformer.norm_f` (MPT).
     Mpt,

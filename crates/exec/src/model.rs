@@ -377,6 +377,13 @@ impl Model {
             None => self.weights.get(&embed)?.embedding(&ids_t),
         }?;
         self.keep(None, "embed_tokens", &x);
+        if spec.embedding.scale_by_sqrt_hidden {
+            x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;
+        }
+        if spec.embedding.multiplier != 1.0 {
+            x = x.affine(spec.embedding.multiplier, 0.0)?;
+        }
+        // Positions join after the scaling, which is of the token embeddings alone (BioGPT).
         if spec.embedding.learned_positions.is_some() {
             let offset = spec.embedding.position_offset as usize;
             let pos: Vec<u32> = (cache.pos + offset..cache.pos + t + offset)
@@ -386,12 +393,6 @@ impl Model {
                 .w(Role::PosEmbed, None)?
                 .embedding(&Tensor::new(pos.as_slice(), &Device::Cpu)?)?;
             x = (x + pe)?;
-        }
-        if spec.embedding.scale_by_sqrt_hidden {
-            x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;
-        }
-        if spec.embedding.multiplier != 1.0 {
-            x = x.affine(spec.embedding.multiplier, 0.0)?;
         }
         if spec.embedding.norm {
             x = self.norm(&x, Role::EmbedNorm, None)?;

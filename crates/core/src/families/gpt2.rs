@@ -264,6 +264,36 @@ pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
     Ok(s)
 }
 
+/// BioGPT: OPT's layer (pre-norm, learned positions two rows in, biased q, k, v and fc
+/// projections) with embeddings scaled by √hidden by `scale_embedding`. Its LayerNorms keep
+/// PyTorch's ε = 10⁻⁵: the class never passes `layer_norm_eps` to them.
+pub fn load_biogpt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("hidden_size", Some(1024))?;
+    s.vocab = cfg.size("vocab_size", Some(42384))?;
+    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(24))?;
+    s.context = cfg.size("max_position_embeddings", Some(1024))?;
+    let (heads, _, head_dim) = heads(cfg, s.hidden, Some(16), None, HeadDim::Divide)?;
+    s.attn = Attention {
+        qkv_bias: true,
+        o_bias: true,
+        ..super::plain_attention(heads, heads, head_dim)
+    };
+    s.mlp = Mlp {
+        intermediate: cfg.size("intermediate_size", Some(4096))?,
+        act: super::act(cfg, "hidden_act", "gelu")?,
+        gated: false,
+        bias: true,
+        fused_gate_up: false,
+    };
+    learned_positions(&mut s, 2, 1e-5);
+    s.embedding.scale_by_sqrt_hidden = cfg.flag("scale_embedding", true)?;
+    s.plan = plain_plan(s.layers);
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    s.layout = Layout::BioGpt;
+    Ok(s)
+}
+
 /// What GPT-2 and the models after it share: learned positions added to the embedding (a
 /// table of the context plus `offset` rows, position p reading row p + `offset`), pre-norm
 /// LayerNorms with shifts.

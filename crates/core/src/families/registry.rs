@@ -1421,6 +1421,23 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // BioGPT: `layer_norm_eps` never reaches its LayerNorms.
+    own(
+        "biogpt",
+        "BioGPT",
+        gpt2::load_biogpt,
+        None,
+        &[
+            TRAINING,
+            &[
+                "hidden_dropout_prob",
+                "attention_probs_dropout_prob",
+                "activation_dropout",
+                "layerdrop",
+                "layer_norm_eps",
+            ],
+        ],
+    ),
     own(
         "opt",
         "OPT",

@@ -416,6 +416,31 @@ impl<'s> Builder<'s> {
             operation: "Look up each token's embedding row".into(),
             equation: "X = E · T  (column t of X is row T[t] of the embedding)".into(),
         })];
+        if spec.embedding.scale_by_sqrt_hidden {
+            let xs = self.act("X", self.seq(d));
+            steps.push(self.step(Draft {
+                title: "Embedding scale".into(),
+                op: Op::Scale,
+                category: Category::Embed,
+                inputs: vec![],
+                output: xs,
+                operation: "Scale the embeddings up by the square root of the hidden size".into(),
+                equation: format!("X = X · √{d} (= {:.4})", (d as f64).sqrt()),
+            }));
+        }
+        let m = spec.embedding.multiplier;
+        if m != 1.0 {
+            let xs = self.act("X", self.seq(d));
+            steps.push(self.step(Draft {
+                title: "Embedding multiplier".into(),
+                op: Op::Scale,
+                category: Category::Embed,
+                inputs: vec![],
+                output: xs,
+                operation: format!("Scale the embeddings by a fixed {m} (μP-style width scaling)"),
+                equation: format!("X = X · {m}"),
+            }));
+        }
         if let Some(positions) = spec.embedding.learned_positions {
             let pp = self.param(
                 Role::PosEmbed,
@@ -448,31 +473,6 @@ impl<'s> Builder<'s> {
                     0 => "X = X + Wₚ[:, pos]".into(),
                     o => format!("X = X + Wₚ[:, pos + {o}]  (the first {o} rows are never read)"),
                 },
-            }));
-        }
-        if spec.embedding.scale_by_sqrt_hidden {
-            let xs = self.act("X", self.seq(d));
-            steps.push(self.step(Draft {
-                title: "Embedding scale".into(),
-                op: Op::Scale,
-                category: Category::Embed,
-                inputs: vec![],
-                output: xs,
-                operation: "Scale the embeddings up by the square root of the hidden size".into(),
-                equation: format!("X = X · √{d} (= {:.4})", (d as f64).sqrt()),
-            }));
-        }
-        let m = spec.embedding.multiplier;
-        if m != 1.0 {
-            let xs = self.act("X", self.seq(d));
-            steps.push(self.step(Draft {
-                title: "Embedding multiplier".into(),
-                op: Op::Scale,
-                category: Category::Embed,
-                inputs: vec![],
-                output: xs,
-                operation: format!("Scale the embeddings by a fixed {m} (μP-style width scaling)"),
-                equation: format!("X = X · {m}"),
             }));
         }
         if spec.embedding.norm {

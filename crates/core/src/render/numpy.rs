@@ -641,12 +641,12 @@ def embed(ids, W):
     # ids: [T] int -> x: [T, hidden]
     C = CONFIG
     x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
-    if C["learned_positions"]:
-        x = x + w(W, "pos_embed")[np.arange(len(ids)) + C["position_offset"]]  # x: [T, hidden], + learned position rows
     if C["embed_scale"]:
-        x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], scaled by sqrt(hidden)
+        x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], the token embeddings scaled by sqrt(hidden)
     if C["embed_mult"] != 1:
         x = x * np.float32(C["embed_mult"])  # x: [T, hidden], a fixed multiplier
+    if C["learned_positions"]:
+        x = x + w(W, "pos_embed")[np.arange(len(ids)) + C["position_offset"]]  # x: [T, hidden], + learned position rows
     if C["embed_norm"]:
         x = norm(x, w(W, "embed_norm"), w(W, "embed_norm", bias=True) if C["norm_bias"] else None)  # x: [T, hidden], normed
     return x  # [T, hidden]

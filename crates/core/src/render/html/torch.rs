@@ -1461,6 +1461,17 @@ fn model(spec: &Spec, n: &Names) -> String {
     };
     let mut init = format!("        self.{embed} = nn.Embedding({v}, {d})\n");
     let mut fwd = format!("        x = self.{embed}(input_ids)  # [B, T, {d}]\n");
+    if spec.embedding.scale_by_sqrt_hidden {
+        fwd += &format!(
+            "        x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)  # scaled by sqrt(d_model)\n"
+        );
+    }
+    if spec.embedding.multiplier != 1.0 {
+        fwd += &format!(
+            "        x = x * {}  # embedding multiplier\n",
+            spec.embedding.multiplier
+        );
+    }
     if let Some(p) = spec.embedding.learned_positions {
         let pos = n.path(Role::PosEmbed);
         let pos = pos.rsplit('.').next().unwrap_or("wpe").to_string();
@@ -1472,17 +1483,6 @@ fn model(spec: &Spec, n: &Names) -> String {
         };
         fwd += &format!(
             "        x = x + self.{pos}(torch.arange(T, device=input_ids.device){offset})\n"
-        );
-    }
-    if spec.embedding.scale_by_sqrt_hidden {
-        fwd += &format!(
-            "        x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)  # scaled by sqrt(d_model)\n"
-        );
-    }
-    if spec.embedding.multiplier != 1.0 {
-        fwd += &format!(
-            "        x = x * {}  # embedding multiplier\n",
-            spec.embedding.multiplier
         );
     }
     if spec.embedding.norm {
