@@ -205,6 +205,10 @@ CONFIGS = {
     "olmo": dict(BASE, model_type="olmo", clip_qkv=0.5, attention_bias=True),
     # BioGPT: OPT's layer with embeddings scaled by sqrt(hidden); learned positions two rows in.
     "biogpt": dict({k: v for k, v in BASE.items() if k != "num_key_value_heads"}, model_type="biogpt"),
+    # XGLM: OPT's layer with fixed sinusoidal positions and sqrt(d)-scaled embeddings; an odd
+    # width leaves the sinusoid table a zero column.
+    "xglm": dict(model_type="xglm", d_model=33, attention_heads=3, num_layers=2, ffn_dim=48, vocab_size=97,
+                 max_position_embeddings=128, pad_token_id=1),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -314,6 +314,15 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("transformer.ln_f", "output_norm"),
             other => llama(other),
         },
+        Layout::Xglm => match role {
+            AttnNorm => ("model.layers.{b}.self_attn_layer_norm", "blk.{b}.attn_norm"),
+            O => ("model.layers.{b}.self_attn.out_proj", "blk.{b}.attn_output"),
+            FfnNorm => ("model.layers.{b}.final_layer_norm", "blk.{b}.ffn_norm"),
+            Up => ("model.layers.{b}.fc1", "blk.{b}.ffn_up"),
+            Down => ("model.layers.{b}.fc2", "blk.{b}.ffn_down"),
+            FinalNorm => ("model.layer_norm", "output_norm"),
+            other => llama(other),
+        },
         Layout::BioGpt => match role {
             Embed => ("biogpt.embed_tokens", "token_embd"),
             PosEmbed => ("biogpt.embed_positions", "position_embd"),

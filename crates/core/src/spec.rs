@@ -354,6 +354,10 @@ pub enum Position {
     Rope(Rope),
     /// Learned absolute positions added to the embedding (GPT-2).
     Learned,
+    /// Fixed sinusoids added to the embedding, as fairseq builds them (XGLM): row r of the table
+    /// is [sin(r·ωᵢ) …, cos(r·ωᵢ) …] with ωᵢ = 10000^(−i / (d/2 − 1)) for i < d/2 (a zero column
+    /// when d is odd), and position p reads row p + `Embedding::position_offset`.
+    Sinusoidal,
     /// ALiBi: each head's score of key j for the query at i gets slopes[h] · (j − i) (Bloom,
     /// MPT); one slope per query head.
     Alibi(Vec<f64>),
@@ -364,6 +368,19 @@ pub enum Position {
 /// MPT's ALiBi slopes (transformers' `build_mpt_alibi_tensor`, bias max 8): 2^(−8i/n) for
 /// i = 1..n over n, the next power of two of the heads; with fewer heads than that, the odd
 /// ones first, then the even, cut to the heads.
+/// Row `row` of the sinusoid table of width `d` (`Position::Sinusoidal`).
+pub fn sinusoid_row(row: u64, d: u64) -> Vec<f64> {
+    let half = d / 2;
+    let step = (10000f64).ln() / (half.max(2) - 1) as f64;
+    let angle = |i: u64| row as f64 * (-(i as f64) * step).exp();
+    let mut out: Vec<f64> = (0..half).map(|i| angle(i).sin()).collect();
+    out.extend((0..half).map(|i| angle(i).cos()));
+    if d % 2 == 1 {
+        out.push(0.0);
+    }
+    out
+}
+
 pub fn alibi_slopes_mpt(heads: u64) -> Vec<f64> {
     let n = heads.max(1).next_power_of_two();
     let all: Vec<f64> = (1..=n)
@@ -719,6 +736,8 @@ pub enum Layout {
     /// `attention.query_key_value` ([q|k|v] rows), `attention.dense`, `query_layernorm` and
     /// `key_layernorm`, and the router's `gate.expert_bias` (Sarvam-MoE).
     Sarvam,
+    /// OPT's layer names under `model.`, the final norm `model.layer_norm` (XGLM).
+    Xglm,
     /// OPT's layer names under `biogpt.`, the final norm `biogpt.layer_norm` and the head
     /// `output_projection` (BioGPT).
     BioGpt,

@@ -394,6 +394,16 @@ impl Model {
                 .embedding(&Tensor::new(pos.as_slice(), &Device::Cpu)?)?;
             x = (x + pe)?;
         }
+        if spec.position == Position::Sinusoidal {
+            let d = spec.hidden;
+            let rows: Vec<f32> = (cache.pos..cache.pos + t)
+                .flat_map(|p| {
+                    anatomy_core::spec::sinusoid_row((p as u64) + spec.embedding.position_offset, d)
+                })
+                .map(|v| v as f32)
+                .collect();
+            x = (x + Tensor::from_vec(rows, (t, d as usize), &Device::Cpu)?)?;
+        }
         if spec.embedding.norm {
             x = self.norm(&x, Role::EmbedNorm, None)?;
         }

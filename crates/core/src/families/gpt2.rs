@@ -294,6 +294,53 @@ pub fn load_biogpt(cfg: &Config, model_type: &str, family: &str, name: &str) -> 
     Ok(s)
 }
 
+/// XGLM: OPT's layer with fixed sinusoidal positions (two rows in) and √d-scaled token
+/// embeddings by `scale_embedding`; LayerNorms at PyTorch's ε = 10⁻⁵.
+pub fn load_xglm(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    if cfg.flag("add_cross_attention", false)? {
+        return Err(cfg.err(
+            "add_cross_attention",
+            "is true; that gives each layer attention over an encoder's output, and anatomy draws XGLM as a decoder alone",
+        ));
+    }
+    s.hidden = cfg.size("d_model", Some(1024))?;
+    s.vocab = cfg.size("vocab_size", Some(256_008))?;
+    s.layers = layer_count(cfg, &["num_layers"], Some(24))?;
+    s.context = cfg.size("max_position_embeddings", Some(2048))?;
+    let heads = cfg.size("attention_heads", Some(16))?;
+    if !s.hidden.is_multiple_of(heads) {
+        return Err(cfg.err(
+            "d_model",
+            format!(
+                "is {}, not divisible by attention_heads ({heads}); it must be a multiple of it",
+                s.hidden
+            ),
+        ));
+    }
+    s.attn = Attention {
+        qkv_bias: true,
+        o_bias: true,
+        ..super::plain_attention(heads, heads, s.hidden / heads)
+    };
+    s.mlp = Mlp {
+        intermediate: cfg.size("ffn_dim", Some(4096))?,
+        act: super::act(cfg, "activation_function", "gelu")?,
+        gated: false,
+        bias: true,
+        fused_gate_up: false,
+    };
+    learned_positions(&mut s, 2, 1e-5);
+    // The same table offset as OPT's, but computed: no position parameters.
+    s.embedding.learned_positions = None;
+    s.position = Position::Sinusoidal;
+    s.embedding.scale_by_sqrt_hidden = cfg.flag("scale_embedding", true)?;
+    s.plan = plain_plan(s.layers);
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    s.layout = Layout::Xglm;
+    Ok(s)
+}
+
 /// What GPT-2 and the models after it share: learned positions added to the embedding (a
 /// table of the context plus `offset` rows, position p reading row p + `offset`), pre-norm
 /// LayerNorms with shifts.

@@ -1421,6 +1421,23 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    Family {
+        renames: &[
+            ("num_attention_heads", "attention_heads"),
+            ("hidden_size", "d_model"),
+            ("num_hidden_layers", "num_layers"),
+        ],
+        ..own(
+            "xglm",
+            "XGLM",
+            gpt2::load_xglm,
+            None,
+            &[
+                TRAINING,
+                &["dropout", "activation_dropout", "layerdrop", "init_std"],
+            ],
+        )
+    },
     // BioGPT: `layer_norm_eps` never reaches its LayerNorms.
     own(
         "biogpt",

@@ -475,6 +475,23 @@ impl<'s> Builder<'s> {
                 },
             }));
         }
+        if spec.position == Position::Sinusoidal {
+            let xp = self.act("X", self.seq(d));
+            steps.push(self.step(Draft {
+                title: "Position embedding".into(),
+                op: Op::Add,
+                category: Category::Embed,
+                inputs: vec![],
+                output: xp,
+                operation: "Add each position's fixed sinusoids (computed, not learned)".into(),
+                equation: format!(
+                    "X = X + P[:, pos + {o}], P[r] = [sin(r·ωᵢ), cos(r·ωᵢ)], ωᵢ = 10000^(−i/{}), i < {}",
+                    (d / 2).max(2) - 1,
+                    d / 2,
+                    o = spec.embedding.position_offset
+                ),
+            }));
+        }
         if spec.embedding.norm {
             let title = format!("Embedding {}", self.norm_name());
             steps.push(self.norm_step(&title, Role::EmbedNorm, "γₑ", "X", "X", d, false, None));

@@ -153,6 +153,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         _ => json!(null),
     };
     config["embed_mult"] = json!(spec.embedding.multiplier);
+    config["sinusoidal"] = json!(spec.position == Position::Sinusoidal);
     config["embed_norm"] = json!(spec.embedding.norm);
     config["position_offset"] = json!(spec.embedding.position_offset);
     config["residual_mult"] = json!(spec.residual_mult);
@@ -209,6 +210,13 @@ fn prune(spec: &Spec, body: &str) -> String {
             ));
         }
         Some(Some(_)) => {}
+    }
+    if spec.position != Position::Sinusoidal {
+        drop.push("sinusoids");
+        lines.push((
+            "    if C[\"sinusoidal\"]:\n        x = x + sinusoids(np.arange(len(ids)) + C[\"position_offset\"], C[\"hidden\"])  # x: [T, hidden], + fixed position rows\n",
+            "",
+        ));
     }
     if spec.mlp.act != Act::Xielu {
         drop.push("xielu");
@@ -637,6 +645,15 @@ def moe(x, W, b):
     return out  # [T, hidden]
 
 
+def sinusoids(rows, d):
+    # rows: [T] int -> [T, d]: fairseq's table, [sin(r w_i) ..., cos(r w_i) ...], w_i = 10000^(-i / (d/2 - 1))
+    half = d // 2
+    freqs = np.exp(np.arange(half, dtype=np.float32) * np.float32(-math.log(10000) / (half - 1)))  # [d/2]
+    ang = rows[:, None].astype(np.float32) * freqs[None, :]  # [T, d/2]
+    table = np.concatenate([np.sin(ang), np.cos(ang)], -1)  # [T, 2 (d/2)]
+    return np.pad(table, ((0, 0), (0, d % 2)))  # [T, d], a zero column when d is odd
+
+
 def embed(ids, W):
     # ids: [T] int -> x: [T, hidden]
     C = CONFIG
@@ -647,6 +664,8 @@ def embed(ids, W):
         x = x * np.float32(C["embed_mult"])  # x: [T, hidden], a fixed multiplier
     if C["learned_positions"]:
         x = x + w(W, "pos_embed")[np.arange(len(ids)) + C["position_offset"]]  # x: [T, hidden], + learned position rows
+    if C["sinusoidal"]:
+        x = x + sinusoids(np.arange(len(ids)) + C["position_offset"], C["hidden"])  # x: [T, hidden], + fixed position rows
     if C["embed_norm"]:
         x = norm(x, w(W, "embed_norm"), w(W, "embed_norm", bias=True) if C["norm_bias"] else None)  # x: [T, hidden], normed
     return x  # [T, hidden]

@@ -1485,6 +1485,15 @@ fn model(spec: &Spec, n: &Names) -> String {
             "        x = x + self.{pos}(torch.arange(T, device=input_ids.device){offset})\n"
         );
     }
+    if spec.position == Position::Sinusoidal {
+        let half = d / 2;
+        fwd += &format!(
+            "        # fixed sinusoids: row r = [sin(r w_i) ..., cos(r w_i) ...], w_i = 10000^(-i / {den}), read from row {o}\n        freqs = torch.exp(torch.arange({half}).float() * (-math.log(10000) / {den}))\n        ang = (torch.arange(T, device=input_ids.device).float() + {o})[:, None] * freqs[None, :].to(input_ids.device)\n        x = x + F.pad(torch.cat([ang.sin(), ang.cos()], -1), (0, {odd})).to(x.dtype)\n",
+            den = half.max(2) - 1,
+            o = spec.embedding.position_offset,
+            odd = d % 2
+        );
+    }
     if spec.embedding.norm {
         let path = n.path(Role::EmbedNorm);
         let attr = path
