@@ -221,9 +221,18 @@ CONFIGS = {
                         num_key_value_heads=4, routed_scaling_factor=1.0),
     "gpt-oss": dict(BASE, model_type="gpt_oss", head_dim=8, num_local_experts=4, num_experts_per_tok=2,
                     intermediate_size=32, sliding_window=4),
+    # Llama 4: the NoPE layers' queries grow every 4 positions (floor_scale), so the toy's 12
+    # tokens see the attention temperature at work.
     "llama4": dict(BASE, model_type="llama4_text", head_dim=8, num_local_experts=4, num_experts_per_tok=1,
                    intermediate_size=32, intermediate_size_mlp=48, interleave_moe_layer_step=2,
-                   attention_chunk_size=4, no_rope_layer_interval=2, num_hidden_layers=4),
+                   attention_chunk_size=4, no_rope_layer_interval=2, num_hidden_layers=4, floor_scale=4,
+                   attn_scale=0.5),
+    # Ministral 3: YaRN, and queries scaled up every 4 positions.
+    "ministral3": dict(BASE, model_type="ministral3", head_dim=8, sliding_window=6,
+                       rope_parameters={"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,
+                                        "original_max_position_embeddings": 4, "max_position_embeddings": 128,
+                                        "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0,
+                                        "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.5}),
 }
 
 

@@ -132,6 +132,31 @@ pub struct Attention {
     /// Q, K and V are clamped to [−c, c] once projected (and normed, with a whole-projection QK
     /// norm): OLMo, OLMoE, DBRX.
     pub clip_qkv: Option<f64>,
+    /// Queries grow with position, for long contexts (Llama 4's NoPE layers, Ministral 3).
+    pub query_scale: Option<QueryScale>,
+}
+
+/// The query at position p is multiplied by 1 + β · ln(1 + ⌊(p + shift) / length⌋) after RoPE:
+/// 1 until position `length − shift`, then a slow, stepped growth (Llama 4's attention
+/// temperature tuning; Ministral 3's `llama_4_scaling_beta`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueryScale {
+    pub beta: f64,
+    pub length: u64,
+    pub shift: u64,
+    /// Only in the layers without RoPE (Llama 4); otherwise in every layer.
+    pub nope_only: bool,
+}
+
+impl QueryScale {
+    /// The factor at absolute position `pos`.
+    pub fn at(&self, pos: u64) -> f64 {
+        1.0 + self.beta * (1.0 + ((pos + self.shift) / self.length) as f64).ln()
+    }
+
+    pub fn applies(&self, layer: &LayerPlan) -> bool {
+        !self.nope_only || !layer.rope
+    }
 }
 
 /// How a model stores its Q, K and V projections.

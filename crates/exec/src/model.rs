@@ -78,7 +78,8 @@ fn head_axis(spec: &Spec, point: &str, dims: &[usize]) -> Option<(usize, usize)>
     let (q, kv) = (a.heads as usize, a.kv_heads as usize);
     match (point, dims.len()) {
         (
-            "q" | "k" | "v" | "q_norm" | "k_norm" | "q_l2" | "k_l2" | "scores" | "probs" | "k_nope",
+            "q" | "k" | "v" | "q_norm" | "k_norm" | "q_l2" | "k_l2" | "q_scaled" | "scores"
+            | "probs" | "k_nope",
             3,
         ) => Some((0, dims[0])),
         ("q_proj" | "q_norm" | "heads", 2) => Some((1, q)),
@@ -577,6 +578,13 @@ impl Model {
             k = self.norm(&k, Role::KNorm, Some(b))?;
             self.keep(Some(b), "q_norm", &q);
             self.keep(Some(b), "k_norm", &k);
+        }
+        if let Some(qs) = a.query_scale.filter(|qs| qs.applies(plan)) {
+            let f: Vec<f32> = (cache.pos..cache.pos + t)
+                .map(|p| qs.at(p as u64) as f32)
+                .collect();
+            q = q.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
+            self.keep(Some(b), "q_scaled", &q);
         }
         self.attend(q, k, v, b, cache)
     }

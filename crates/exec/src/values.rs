@@ -95,6 +95,7 @@ fn matches(point: &str, s: &Site) -> bool {
         ("q_l2", Place::Block) => t.starts_with("Q L2"),
         ("k_l2", Place::Block) => t.starts_with("K L2"),
         ("q", Place::Block) => t.starts_with("Q rotary"),
+        ("q_scaled", Place::Block) => t.starts_with("Query temperature"),
         ("k", Place::Block) => t.starts_with("K rotary"),
         ("v", Place::Block) => t == "V projection" || t == "V up-projection",
         ("q_latent", Place::Block) => t == "Q down-projection",

@@ -709,6 +709,7 @@ fn latent(
         }),
         qkv: Qkv::Separate,
         clip_qkv: None,
+        query_scale: None,
     })
 }
 

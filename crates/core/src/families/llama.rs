@@ -215,6 +215,10 @@ pub struct LlamaLike {
     pub alibi: Option<fn(u64) -> Vec<f64>>,
     /// A sub-dict holding the attention's `clip_qkv` and `softmax_scale` (MPT's `attn_config`).
     pub attn_config: Option<&'static str>,
+    /// Queries scaled up with position by the RoPE dict's `llama_4_scaling_beta` every
+    /// `original_max_position_embeddings` positions (Ministral 3), with these defaults for a
+    /// config without the dict.
+    pub llama4_scaling: Option<(f64, u64)>,
     /// A norm right after the embedding lookup (Bloom's `word_embeddings_layernorm`).
     pub embed_norm: bool,
     /// The class has no `num_key_value_heads`: every query head has its own K and V (Persimmon).
@@ -287,6 +291,7 @@ impl LlamaLike {
             inner_x4: false,
             alibi: None,
             attn_config: None,
+            llama4_scaling: None,
             embed_norm: false,
             rotary_dim_key: false,
             scaling_full_only: false,
@@ -552,6 +557,9 @@ pub fn load(
         sinks: f.sinks,
         ..plain_attention(heads, kv_heads, head_dim)
     };
+    if let Some((beta, length)) = f.llama4_scaling {
+        attn.query_scale = Some(llama4_scaling(cfg, beta, length)?);
+    }
     if let Some(c) = f.attn_config.map(|key| cfg.sub(key)).transpose()?.flatten() {
         attn.clip_qkv = positive(&c, "clip_qkv")?;
         // A given scale replaces 1/√head_dim.
@@ -798,6 +806,34 @@ fn experts(
         }),
         plan,
     ))
+}
+
+/// Ministral 3's query scale, from its RoPE dict (the class defaults without one); the dict's
+/// `max_position_embeddings` copy is not read by its RoPE.
+fn llama4_scaling(cfg: &Config, beta: f64, length: u64) -> Result<QueryScale> {
+    let dict = match cfg.sub("rope_parameters")? {
+        Some(p) => Some(p),
+        None => cfg.sub("rope_scaling")?,
+    };
+    let (beta, length) = match dict {
+        None => (beta, length),
+        Some(p) => {
+            p.get("max_position_embeddings");
+            let Some(beta) = p.opt_float("llama_4_scaling_beta")? else {
+                return Err(p.err(
+                    "llama_4_scaling_beta",
+                    "is missing; Ministral 3's attention scales its queries by it, so the RoPE dict must give it",
+                ));
+            };
+            (beta, p.size("original_max_position_embeddings", None)?)
+        }
+    };
+    Ok(QueryScale {
+        beta,
+        length,
+        shift: 0,
+        nope_only: false,
+    })
 }
 
 /// Which of `layers` layers have experts.

@@ -2,7 +2,8 @@
 //! normalization after RoPE; every fourth layer without RoPE and with full attention, the others
 //! chunked; mixture-of-experts layers (every `interleave_moe_layer_step`-th, or `moe_layers`) with
 //! stacked experts, a sigmoid router scaling each expert's input, and one shared expert; dense
-//! layers of width `intermediate_size_mlp`. Defaults follow `Llama4TextConfig`.
+//! layers of width `intermediate_size_mlp`; the queries of the layers without RoPE scaled up past
+//! `floor_scale` positions. Defaults follow `Llama4TextConfig`.
 
 use super::{
     experts, heads, layer_count, plain_attention, plain_moe, pre_rms, rope, top_k, HeadDim,
@@ -92,6 +93,16 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
             moe: moe_layers[i],
         })
         .collect();
+    // Attention temperature tuning: queries of the layers without RoPE grow past `floor_scale`
+    // positions.
+    if cfg.flag("attn_temperature_tuning", true)? {
+        s.attn.query_scale = Some(QueryScale {
+            beta: cfg.float("attn_scale", 0.1)?,
+            length: cfg.size("floor_scale", Some(8192))?,
+            shift: 1,
+            nope_only: true,
+        });
+    }
     s.norm = pre_rms(cfg, 1e-5)?;
     let mut r = rope(cfg, &RopeDefaults::new(500_000.0, s.context))?;
     r.interleaved = true; // Llama 4 rotates (x₂ᵢ, x₂ᵢ₊₁) pairs as complex numbers

@@ -206,6 +206,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             mla: None,
             qkv: Qkv::Separate,
             clip_qkv: None,
+            query_scale: None,
         },
         mlp: Mlp {
             intermediate: 0,
@@ -334,6 +335,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         mla: None,
         qkv: crate::spec::Qkv::Separate,
         clip_qkv: None,
+        query_scale: None,
     }
 }
 

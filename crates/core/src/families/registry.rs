@@ -161,6 +161,35 @@ pub static FAMILIES: &[Family] = &[
             &["pretraining_tp", "is_llama_config", "rope_interleaved"],
         ],
     ),
+    // Ministral 3 (Mistral 3 text): Mistral with queries scaled up with position
+    // (`llama_4_scaling_beta`) and YaRN by default.
+    llama(
+        "ministral3",
+        "Ministral 3",
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            windows: Windows::Every(None),
+            rope_scaling_default: Some(ministral3_rope),
+            llama4_scaling: Some((0.1, 16384)),
+            ..LlamaLike::llama(d(
+                131_072,
+                4096,
+                14336,
+                34,
+                32,
+                Some(8),
+                Some(128),
+                262_144,
+                1e-5,
+                1_000_000.0,
+                false,
+            ))
+        },
+        Some("mistral3"),
+        &[TRAINING],
+    ),
     llama(
         "mistral",
         "Mistral",
@@ -1967,6 +1996,18 @@ fn cwm_rope() -> crate::spec::RopeScaling {
         low_freq_factor: 1.0,
         high_freq_factor: 4.0,
         original: 8192,
+    }
+}
+
+/// Ministral 3's YaRN without a RoPE dict: ×16 from 16,384 positions.
+fn ministral3_rope() -> crate::spec::RopeScaling {
+    crate::spec::RopeScaling::Yarn {
+        factor: 16.0,
+        original: 16384,
+        beta_fast: 32.0,
+        beta_slow: 1.0,
+        attention_factor: 1.0,
+        truncate: true,
     }
 }
 

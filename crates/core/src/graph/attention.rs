@@ -5,7 +5,7 @@ use super::build::{n, Builder, Draft, Linear};
 use super::*;
 use crate::fmt::float as fmt_f;
 use crate::naming::Role;
-use crate::spec::{AttnKind, AttnSpan, Indexer, Position, QkNorm, Qkv};
+use crate::spec::{AttnKind, AttnSpan, Indexer, Position, QkNorm, Qkv, QueryScale};
 
 /// A bias-free attention matmul of MLA.
 #[allow(clippy::too_many_arguments)]
@@ -278,6 +278,46 @@ impl Builder<'_> {
         clipped(node, a.clip_qkv.filter(|_| full))
     }
 
+    /// Queries scaled up with position (Llama 4's attention temperature, Ministral 3), in the
+    /// layers the scale applies to.
+    fn query_scale(&mut self, input: &str, out: &str, qs: QueryScale) -> Node {
+        let hd = self.spec.attn.head_dim;
+        let o = self.act(out, self.seq(hd));
+        let shifted = match qs.shift {
+            0 => "p".to_string(),
+            s => format!("p + {s}"),
+        };
+        let mut node = self.step(Draft {
+            title: "Query temperature".into(),
+            op: Op::Scale,
+            category: Category::Attention,
+            inputs: vec![],
+            output: o,
+            operation: format!(
+                "Scale each query up with its position: by 1 until position {}, then a little more every {} positions",
+                qs.length - qs.shift.min(qs.length),
+                qs.length
+            ),
+            equation: format!(
+                "{out} = {input} · (1 + {} · ln(1 + ⌊({shifted}) / {}⌋)), p the query's position",
+                fmt_f(qs.beta),
+                qs.length
+            ),
+        });
+        let layers = self.spec.layers_where(|l| qs.applies(l));
+        if let Node::Step(s) = &mut node {
+            if layers.len() != self.spec.layers {
+                s.title += &format!(" ({} of {} layers)", layers.len(), self.spec.layers);
+                s.equation += &format!(
+                    "; identity in layers {}",
+                    self.spec.layers_where(|l| !qs.applies(l))
+                );
+                s.layers = Some(layers);
+            }
+        }
+        node
+    }
+
     /// Weightless RMS normalization of a head after RoPE, in the layers that have RoPE (Llama 4).
     fn l2_norm(&mut self, which: &str, input: &str, out: &str, cached: bool) -> Node {
         let hd = self.spec.attn.head_dim;
@@ -496,6 +536,10 @@ impl Builder<'_> {
         if l2 {
             q_nodes.push(self.l2_norm("Q", q, "Qᵣₙ", false));
             q = "Qᵣₙ";
+        }
+        if let Some(qs) = a.query_scale {
+            q_nodes.push(self.query_scale(q, "Qₜ", qs));
+            q = "Qₜ";
         }
         let kt = format!("{k}ᵀ");
         let krt = self.act(&kt, [Dim::Seq, n(hd)]);

@@ -153,6 +153,12 @@ pub fn module(g: &Graph, script: &str) -> String {
         _ => json!(null),
     };
     config["embed_mult"] = json!(spec.embedding.multiplier);
+    config["query_scale"] = match a.query_scale {
+        Some(q) => {
+            json!({"beta": q.beta, "length": q.length, "shift": q.shift, "nope_only": q.nope_only})
+        }
+        None => json!(null),
+    };
     config["sinusoidal"] = json!(spec.position == Position::Sinusoidal);
     config["embed_norm"] = json!(spec.embedding.norm);
     config["position_offset"] = json!(spec.embedding.position_offset);
@@ -210,6 +216,12 @@ fn prune(spec: &Spec, body: &str) -> String {
             ));
         }
         Some(Some(_)) => {}
+    }
+    if spec.attn.query_scale.is_none() {
+        lines.push((
+            "    Q = C[\"query_scale\"]\n    if Q and (not use_rope or not Q[\"nope_only\"]):\n        pos = np.arange(T, dtype=np.float64)  # the queries' positions\n        q = q * (1 + Q[\"beta\"] * np.log1p(np.floor((pos + Q[\"shift\"]) / Q[\"length\"]))).astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position\n",
+            "",
+        ));
     }
     if spec.position != Position::Sinusoidal {
         drop.push("sinusoids");
@@ -530,6 +542,10 @@ def attention(x, W, b, span, use_rope):
             k = k / np.sqrt((k * k).mean(-1, keepdims=True) + C["eps"])  # k: [KV, T, D]
     if C["qk_norm"] == "per_head_post_rope":
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head after RoPE
+    Q = C["query_scale"]
+    if Q and (not use_rope or not Q["nope_only"]):
+        pos = np.arange(T, dtype=np.float64)  # the queries' positions
+        q = q * (1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))).astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
     k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # [H, T, D]
     s = (q @ k.transpose(0, 2, 1)) * np.float32(C["scale"])  # s: [H, T, T]
     if C["alibi"]:

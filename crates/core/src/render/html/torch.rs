@@ -561,6 +561,17 @@ fn attention(spec: &Spec, n: &Names) -> String {
     if a.qk_norm == QkNorm::PerHeadPostRope {
         fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)  # normed after RoPE\n");
     }
+    if let Some(qs) = a.query_scale {
+        let when = if qs.nope_only {
+            "        if not self.use_rope:  # queries grow with position in the layers without RoPE\n    "
+        } else {
+            "        # queries grow with position\n"
+        };
+        fwd += &format!(
+            "{when}        q = q * (1 + {} * torch.log1p(torch.floor((torch.arange(T, device=x.device).float() + {}) / {})))[None, None, :, None].to(q.dtype)\n",
+            qs.beta, qs.shift, qs.length
+        );
+    }
     if h != kv {
         let g = h / kv;
         fwd += &format!("        k = k.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n        v = v.repeat_interleave({g}, dim=1)\n");
