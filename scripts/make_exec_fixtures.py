@@ -209,6 +209,9 @@ CONFIGS = {
     # width leaves the sinusoid table a zero column.
     "xglm": dict(model_type="xglm", d_model=33, attention_heads=3, num_layers=2, ffn_dim=48, vocab_size=97,
                  max_position_embeddings=128, pad_token_id=1),
+    # NanoChat: weightless RMS norms (one right after the embedding), weightless QK norms after a
+    # backwards RoPE, a ReLU² MLP, the final logit softcap.
+    "nanochat": dict(BASE, model_type="nanochat", final_logit_softcapping=3.0),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

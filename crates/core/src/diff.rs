@@ -187,6 +187,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         NormKind::Layer { bias: true } => "LayerNorm",
         NormKind::Layer { bias: false } => "LayerNorm without bias",
         NormKind::Plain => "LayerNorm without parameters",
+        NormKind::PlainRms => "RMSNorm without a weight",
     };
     f("norm.kind", "norm", Mechanism, norm.into());
     let place = match s.norm.place {

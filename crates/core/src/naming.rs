@@ -314,6 +314,11 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("transformer.ln_f", "output_norm"),
             other => llama(other),
         },
+        Layout::NanoChat => match role {
+            Up => ("model.layers.{b}.mlp.fc1", "blk.{b}.ffn_up"),
+            Down => ("model.layers.{b}.mlp.fc2", "blk.{b}.ffn_down"),
+            other => llama(other),
+        },
         Layout::Xglm => match role {
             AttnNorm => ("model.layers.{b}.self_attn_layer_norm", "blk.{b}.attn_norm"),
             O => ("model.layers.{b}.self_attn.out_proj", "blk.{b}.attn_output"),

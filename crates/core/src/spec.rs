@@ -341,6 +341,8 @@ pub enum NormKind {
     },
     /// LayerNorm without any learned parameters (OLMo).
     Plain,
+    /// RMSNorm without a learned scale (NanoChat).
+    PlainRms,
 }
 
 impl NormKind {
@@ -349,9 +351,9 @@ impl NormKind {
         self == NormKind::Layer { bias: true }
     }
 
-    /// A learned scale γ (every norm but the plain LayerNorm).
+    /// A learned scale γ (every norm but the plain ones).
     pub fn has_weight(self) -> bool {
-        self != NormKind::Plain
+        !matches!(self, NormKind::Plain | NormKind::PlainRms)
     }
 }
 
@@ -449,6 +451,8 @@ pub struct Rope {
     /// Rotates interleaved pairs (x₀,x₁), (x₂,x₃) … (Llama 4, as complex numbers) rather than
     /// the two halves of each head (rotate_half, the transformers default).
     pub interleaved: bool,
+    /// Rotates by −angle, sin negated (NanoChat's rotate_half is (x₂, −x₁)).
+    pub reversed: bool,
 }
 
 impl Rope {
@@ -761,6 +765,8 @@ pub enum Layout {
     /// `attention.query_key_value` ([q|k|v] rows), `attention.dense`, `query_layernorm` and
     /// `key_layernorm`, and the router's `gate.expert_bias` (Sarvam-MoE).
     Sarvam,
+    /// Llama's names with a plain MLP's `mlp.fc1` and `mlp.fc2` (NanoChat).
+    NanoChat,
     /// OPT's layer names under `model.`, the final norm `model.layer_norm` (XGLM).
     Xglm,
     /// OPT's layer names under `biogpt.`, the final norm `biogpt.layer_norm` and the head

@@ -561,7 +561,7 @@ impl Model {
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
             let dim = r.rotary_dim(a.head_dim) as usize;
-            let (cos, sin) = rope::tables(r.freqs(plan.attn), dim, cache.pos, t)?;
+            let (cos, sin) = rope::tables_for(r, plan.attn, dim, cache.pos, t)?;
             q = rope::rotate(&q, &cos, &sin, r.interleaved)?;
             k = rope::rotate(&k, &cos, &sin, r.interleaved)?;
             self.keep(Some(b), "q", &q);
@@ -713,12 +713,7 @@ impl Model {
             unreachable!("MLA has RoPE")
         };
         let span = spec.plan[b].attn;
-        let (cos, sin) = rope::tables(
-            r.freqs(span),
-            r.rotary_dim(rd as u64) as usize,
-            cache.pos,
-            t,
-        )?;
+        let (cos, sin) = rope::tables_for(r, span, r.rotary_dim(rd as u64) as usize, cache.pos, t)?;
         let q_rot = rope::rotate(&q_rot, &cos, &sin, r.interleaved)?;
         let k_rot = rope::rotate(&k_rot, &cos, &sin, r.interleaved)?;
         self.keep(Some(b), "k_pe_rot", &k_rot);
@@ -752,8 +747,9 @@ impl Model {
         let m = self.spec.attn.mla.as_ref().expect("MLA");
         let (t, ih, id) = (x.dim(0)?, ix.heads as usize, ix.head_dim as usize);
         let rd = m.qk_rope_head_dim as usize;
-        let (cos, sin) = rope::tables(
-            r.freqs(self.spec.plan[b].attn),
+        let (cos, sin) = rope::tables_for(
+            r,
+            self.spec.plan[b].attn,
             r.rotary_dim(rd as u64) as usize,
             cache.pos,
             t,
@@ -1195,7 +1191,7 @@ fn norm(x: &Tensor, w: Option<&Tensor>, b: Option<&Tensor>, n: &Norm) -> R<Tenso
             let var = c.sqr()?.mean_keepdim(D::Minus1)?;
             c.broadcast_div(&(var + n.eps)?.sqrt()?)?
         }
-        NormKind::Rms => rms(x, n.eps)?,
+        NormKind::Rms | NormKind::PlainRms => rms(x, n.eps)?,
     };
     let y = match w {
         Some(w) if n.unit_offset => y.broadcast_mul(&(w + 1.0)?)?,

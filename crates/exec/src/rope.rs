@@ -1,7 +1,7 @@
 //! Rotary position encoding: the inverse frequencies of every scaling kind as transformers'
 //! `modeling_rope_utils` computes them, their cos and sin tables, and the rotation.
 
-use anatomy_core::spec::{RopeFreqs, RopeScaling};
+use anatomy_core::spec::{AttnSpan, Rope, RopeFreqs, RopeScaling};
 use candle_core::{Device, Tensor};
 use std::f64::consts::PI;
 
@@ -92,6 +92,23 @@ pub fn inv_freq(f: &RopeFreqs, dim: usize, seq_len: usize) -> (Vec<f64>, f64) {
         }
     }
     (inv, factor_out)
+}
+
+/// `tables` for a layer of `span` under `r`: its frequencies, and sin negated where the model
+/// rotates backwards (NanoChat).
+pub fn tables_for(
+    r: &Rope,
+    span: AttnSpan,
+    dim: usize,
+    start: usize,
+    t: usize,
+) -> R<(Tensor, Tensor)> {
+    let (cos, sin) = tables(r.freqs(span), dim, start, t)?;
+    Ok(if r.reversed {
+        (cos, sin.neg()?)
+    } else {
+        (cos, sin)
+    })
 }
 
 /// cos and sin for positions start..start+t: [t, dim], each frequency written twice as

@@ -458,6 +458,7 @@ pub fn load(
             sliding: None,
             partial: 1.0,
             interleaved: false,
+            reversed: false,
         },
         None => match f.rope_scaling_default {
             Some(scaling) if !cfg.has("rope_parameters") && !cfg.has("rope_scaling") => {
@@ -505,6 +506,7 @@ pub fn load(
                 sliding: None,
                 partial,
                 interleaved: true,
+                reversed: false,
             }
         }
     };

@@ -11,6 +11,7 @@ mod gpt2;
 mod gpt_oss;
 pub mod llama;
 mod llama4;
+mod nanochat;
 mod registry;
 
 use crate::config::{Config, MAX_LAYERS};
@@ -538,6 +539,7 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
         sliding,
         partial,
         interleaved: false,
+        reversed: false,
     })
 }
 

@@ -8,7 +8,7 @@ use super::llama::{
     Bias, Defaults, Experts, LlamaLike, MoeLayers, NoRope, Routed, SharedMlp, Unlisted, Windows,
 };
 use super::HeadDim;
-use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
+use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4, nanochat};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
@@ -1840,6 +1840,7 @@ pub static FAMILIES: &[Family] = &[
             &[TRAINING, DEEPSEEK_UNREAD, &["topk_method", "q_head_dim"]],
         )
     },
+    own("nanochat", "NanoChat", nanochat::load, None, &[TRAINING]),
     // MiniCPM3: `head_dim` is set to qk_rope_head_dim by the class.
     own(
         "minicpm3",

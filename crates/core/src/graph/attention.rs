@@ -84,6 +84,9 @@ impl Builder<'_> {
                 if interleaved.unwrap_or(r.interleaved) {
                     s += ", interleaved pairs";
                 }
+                if r.reversed {
+                    s += ", rotated backwards (sin negated)";
+                }
                 s
             }
             Position::Learned => "learned positions".into(),

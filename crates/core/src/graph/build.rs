@@ -299,7 +299,7 @@ impl<'s> Builder<'s> {
 
     pub(super) fn norm_name(&self) -> &'static str {
         match self.spec.norm.kind {
-            NormKind::Rms => "RMSNorm",
+            NormKind::Rms | NormKind::PlainRms => "RMSNorm",
             NormKind::Layer { .. } | NormKind::Plain => "LayerNorm",
         }
     }
@@ -373,6 +373,10 @@ impl<'s> Builder<'s> {
             NormKind::Plain => (
                 format!("{output} = ({input} − mean) / √(var({input}) + ε), ε = {eps}, no learned scale or shift"),
                 "LayerNorm",
+            ),
+            NormKind::PlainRms => (
+                format!("{output} = {input} / √(mean({input}²) + ε), ε = {eps}, no learned scale"),
+                "RMSNorm",
             ),
         };
         self.step(Draft {

@@ -126,7 +126,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped" }, "clip_qkv": a.clip_qkv,
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
-        "norm": match spec.norm.kind { NormKind::Rms => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
+        "norm": match spec.norm.kind { NormKind::Rms | NormKind::PlainRms => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
         "unit_offset": spec.norm.unit_offset, "place": match spec.norm.place { NormPlace::Pre => "pre", NormPlace::Post => "post", NormPlace::Sandwich => "sandwich" },
         "rope": matches!(spec.position, Position::Rope(_)), "interleaved": interleaved,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
@@ -295,8 +295,13 @@ fn rope(spec: &Spec) -> String {
         }
         None => "    frequencies = rope_frequencies  # the same in every layer\n",
     };
+    let sin = if r.reversed {
+        "-(np.sin(ang) * factor).astype(np.float32)  # sin negated: this model rotates backwards"
+    } else {
+        "(np.sin(ang) * factor).astype(np.float32)"
+    };
     out + &format!(
-        "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, {dim}] for positions 0..T-1 in a layer of this span\n{pick}    inv, factor = frequencies(T)  # inv: [{half}]\n    ang = np.arange(T, dtype=np.float32)[:, None] * inv[None, :]  # [T, {half}]\n    ang = np.concatenate([ang, ang], -1)  # [T, {dim}]\n    return (np.cos(ang) * factor).astype(np.float32), (np.sin(ang) * factor).astype(np.float32)",
+        "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, {dim}] for positions 0..T-1 in a layer of this span\n{pick}    inv, factor = frequencies(T)  # inv: [{half}]\n    ang = np.arange(T, dtype=np.float32)[:, None] * inv[None, :]  # [T, {half}]\n    ang = np.concatenate([ang, ang], -1)  # [T, {dim}]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}",
         half = dim / 2
     )
 }
@@ -387,6 +392,8 @@ def norm(x, weight, bias=None):
         y = y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
         return y if bias is None else y + bias  # [..., d]
     y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)  # y: [..., d], eps inside the root
+    if weight is None:
+        return y  # an RMSNorm without a weight
     return y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
 
 

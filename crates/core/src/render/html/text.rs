@@ -111,6 +111,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                     if spec.norm.unit_offset { "(1 + g)" } else { "g" },
                     if bias { " + b" } else { " (no shift)" }
                 )),
+                NormKind::PlainRms => ("RMSNorm without a weight", format!(
+                    "y = x / √(mean(x²) + {}): no learned scale, so the norm adds no parameters",
+                    spec.norm.eps
+                )),
                 NormKind::Plain => ("LayerNorm without parameters", format!(
                     "y = (x − mean(x)) / √(var(x) + {}): no learned scale or shift, so the norm adds no parameters",
                     spec.norm.eps

@@ -138,6 +138,19 @@ impl Names {
 fn norm(spec: &Spec) -> String {
     let eps = spec.norm.eps;
     match (spec.norm.kind, spec.norm.unit_offset) {
+        (NormKind::PlainRms, _) => fill(
+            r#"class Norm(nn.Module):
+    """RMSNorm without a weight: rescale each vector to unit root-mean-square (in float32)."""
+
+    def __init__(self, dim, eps=${eps}):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x):  # [..., dim]
+        h = x.float()
+        return (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)).type_as(x)"#,
+            &[("eps", eps.to_string())],
+        ),
         (NormKind::Plain, _) => fill(
             r#"def Norm(dim, eps=${eps}):
     """LayerNorm without parameters: subtract the mean, divide by the standard deviation."""
@@ -357,8 +370,13 @@ fn rope(spec: &Spec) -> String {
     inv_freq, factor = frequencies(T)
     angles = torch.arange(T, dtype=torch.float32)[:, None] * inv_freq[None, :]  # [T, ${half}]
     angles = torch.cat((angles, angles), dim=-1)
-    return (angles.cos() * factor).to(dtype), (angles.sin() * factor).to(dtype)"#,
-        &[("dim", dim.to_string()), ("half", (dim / 2).to_string())],
+    return (angles.cos() * factor).to(dtype), ${sign}(angles.sin() * factor).to(dtype)"#,
+        &[
+            ("dim", dim.to_string()),
+            ("half", (dim / 2).to_string()),
+            // This model rotates backwards: its rotate_half is (x₂, −x₁).
+            ("sign", if r.reversed { "-" } else { "" }.into()),
+        ],
     ));
     out.push(if r.interleaved {
         fill(
