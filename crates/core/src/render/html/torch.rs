@@ -1438,33 +1438,61 @@ fn embedding_note(spec: &Spec, n: &Names) -> String {
     s += &format!(
         "\n\ndef embed(input_ids):  # [B, T] int64 -> [B, T, {d}]\n    x = {embed}(input_ids)\n"
     );
-    if spec.embedding.learned_positions.is_some() {
-        s += &format!(
-            "    x = x + positions(torch.arange(input_ids.shape[1]){})\n",
-            match spec.embedding.position_offset {
-                0 => String::new(),
-                o => format!(" + {o}"),
-            }
-        );
-    }
-    if spec.embedding.scale_by_sqrt_hidden {
-        s += &format!(
-            "    x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)  # scaled by sqrt(d_model)\n"
-        );
-    }
-    if spec.embedding.multiplier != 1.0 {
-        s += &format!(
-            "    x = x * {}  # embedding multiplier\n",
-            spec.embedding.multiplier
-        );
-    }
-    if spec.embedding.norm {
-        s += &format!(
-            "    x = embed_norm(x)  # a norm right after the lookup, stored as {}\n",
-            n.path(Role::EmbedNorm)
-        );
+    let norm = format!(
+        "embed_norm(x)  # a norm right after the lookup, stored as {}",
+        n.path(Role::EmbedNorm)
+    );
+    for line in embed_lines(spec, "positions", "input_ids.shape[1]", &norm) {
+        s += &format!("    {line}\n");
     }
     s + "    return x"
+}
+
+/// What follows the token lookup, as lines of Python over `x`, in transformers' order: the
+/// token embeddings scaled, then positions added (learned, from the module `positions`, or
+/// sinusoids), then the embedding norm (`norm`, an expression over x).
+fn embed_lines(spec: &Spec, positions: &str, len: &str, norm: &str) -> Vec<String> {
+    let d = spec.hidden;
+    let mut out = Vec::new();
+    if spec.embedding.scale_by_sqrt_hidden {
+        out.push(format!(
+            "x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)  # scaled by sqrt(d_model)"
+        ));
+    }
+    if spec.embedding.multiplier != 1.0 {
+        out.push(format!(
+            "x = x * {}  # embedding multiplier",
+            spec.embedding.multiplier
+        ));
+    }
+    let offset = match spec.embedding.position_offset {
+        0 => String::new(),
+        o => format!(" + {o}"),
+    };
+    if spec.embedding.learned_positions.is_some() {
+        out.push(format!(
+            "x = x + {positions}(torch.arange({len}, device=x.device){offset})"
+        ));
+    }
+    if spec.position == Position::Sinusoidal {
+        let den = (d / 2).max(2) - 1;
+        out.push(format!("# fixed sinusoids: row r = [sin(r w_i) ..., cos(r w_i) ...], w_i = 10000^(-i / {den}){}", if offset.is_empty() { String::new() } else { format!(", read from row p{offset}") }));
+        out.push(format!(
+            "freqs = torch.exp(torch.arange({}, device=x.device).float() * (-math.log(10000) / {den}))",
+            d / 2
+        ));
+        out.push(format!(
+            "ang = (torch.arange({len}, device=x.device).float(){offset})[:, None] * freqs[None, :]"
+        ));
+        out.push(format!(
+            "x = x + F.pad(torch.cat([ang.sin(), ang.cos()], -1), (0, {})).to(x.dtype)",
+            d % 2
+        ));
+    }
+    if spec.embedding.norm {
+        out.push(format!("x = {norm}"));
+    }
+    out
 }
 
 fn model(spec: &Spec, n: &Names) -> String {
@@ -1490,39 +1518,15 @@ fn model(spec: &Spec, n: &Names) -> String {
     };
     let mut init = format!("        self.{embed} = nn.Embedding({v}, {d})\n");
     let mut fwd = format!("        x = self.{embed}(input_ids)  # [B, T, {d}]\n");
-    if spec.embedding.scale_by_sqrt_hidden {
-        fwd += &format!(
-            "        x = x * torch.tensor({d} ** 0.5, dtype=x.dtype)  # scaled by sqrt(d_model)\n"
-        );
-    }
-    if spec.embedding.multiplier != 1.0 {
-        fwd += &format!(
-            "        x = x * {}  # embedding multiplier\n",
-            spec.embedding.multiplier
-        );
-    }
+    let mut pos_attr = String::new();
     if let Some(p) = spec.embedding.learned_positions {
         let pos = n.path(Role::PosEmbed);
         let pos = pos.rsplit('.').next().unwrap_or("wpe").to_string();
         init +=
             &format!("        self.{pos} = nn.Embedding({p}, {d})  # learned absolute positions\n");
-        let offset = match spec.embedding.position_offset {
-            0 => String::new(),
-            o => format!(" + {o}"),
-        };
-        fwd += &format!(
-            "        x = x + self.{pos}(torch.arange(T, device=input_ids.device){offset})\n"
-        );
+        pos_attr = format!("self.{pos}");
     }
-    if spec.position == Position::Sinusoidal {
-        let half = d / 2;
-        fwd += &format!(
-            "        # fixed sinusoids: row r = [sin(r w_i) ..., cos(r w_i) ...], w_i = 10000^(-i / {den}), read from row {o}\n        freqs = torch.exp(torch.arange({half}).float() * (-math.log(10000) / {den}))\n        ang = (torch.arange(T, device=input_ids.device).float() + {o})[:, None] * freqs[None, :].to(input_ids.device)\n        x = x + F.pad(torch.cat([ang.sin(), ang.cos()], -1), (0, {odd})).to(x.dtype)\n",
-            den = half.max(2) - 1,
-            o = spec.embedding.position_offset,
-            odd = d % 2
-        );
-    }
+    let mut norm = String::new();
     if spec.embedding.norm {
         let path = n.path(Role::EmbedNorm);
         let attr = path
@@ -1531,7 +1535,10 @@ fn model(spec: &Spec, n: &Names) -> String {
             .unwrap_or("embed_layernorm")
             .to_string();
         init += &format!("        self.{attr} = Norm({d})  # right after the lookup\n");
-        fwd += &format!("        x = self.{attr}(x)\n");
+        norm = format!("self.{attr}(x)");
+    }
+    for line in embed_lines(spec, &pos_attr, "T", &norm) {
+        fwd += &format!("        {line}\n");
     }
     let make = if own_indexers(spec).is_some() {
         "DecoderLayer(*p, i in OWN_INDEXER) for i, p in enumerate(PLAN)"
