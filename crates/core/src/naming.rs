@@ -363,18 +363,11 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("transformer.norm_f", "output_norm"),
             other => llama(other),
         },
-        Layout::Gptj => match role {
-            Embed => ("transformer.wte", "token_embd"),
-            AttnNorm => ("transformer.h.{b}.ln_1", "blk.{b}.attn_norm"),
-            Q => ("transformer.h.{b}.attn.q_proj", "blk.{b}.attn_q"),
-            K => ("transformer.h.{b}.attn.k_proj", "blk.{b}.attn_k"),
-            V => ("transformer.h.{b}.attn.v_proj", "blk.{b}.attn_v"),
-            O => ("transformer.h.{b}.attn.out_proj", "blk.{b}.attn_output"),
-            Up => ("transformer.h.{b}.mlp.fc_in", "blk.{b}.ffn_up"),
-            Down => ("transformer.h.{b}.mlp.fc_out", "blk.{b}.ffn_down"),
-            FinalNorm => ("transformer.ln_f", "output_norm"),
-            other => llama(other),
+        Layout::CodeGen => match role {
+            Qkv => ("transformer.h.{b}.attn.qkv_proj", "blk.{b}.attn_qkv"),
+            other => gptj(other),
         },
+        Layout::Gptj => gptj(role),
         Layout::Persimmon => match role {
             Qkv => (
                 "model.layers.{b}.self_attn.query_key_value",
@@ -653,6 +646,22 @@ fn granite_shared(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.shared_mlp.output_linear",
             "blk.{b}.ffn_down_shexp",
         ),
+    }
+}
+
+fn gptj(role: Role) -> (&'static str, &'static str) {
+    use Role::*;
+    match role {
+        Embed => ("transformer.wte", "token_embd"),
+        AttnNorm => ("transformer.h.{b}.ln_1", "blk.{b}.attn_norm"),
+        Q => ("transformer.h.{b}.attn.q_proj", "blk.{b}.attn_q"),
+        K => ("transformer.h.{b}.attn.k_proj", "blk.{b}.attn_k"),
+        V => ("transformer.h.{b}.attn.v_proj", "blk.{b}.attn_v"),
+        O => ("transformer.h.{b}.attn.out_proj", "blk.{b}.attn_output"),
+        Up => ("transformer.h.{b}.mlp.fc_in", "blk.{b}.ffn_up"),
+        Down => ("transformer.h.{b}.mlp.fc_out", "blk.{b}.ffn_down"),
+        FinalNorm => ("transformer.ln_f", "output_norm"),
+        other => llama(other),
     }
 }
 

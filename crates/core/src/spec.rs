@@ -170,6 +170,9 @@ pub enum Qkv {
     /// One tensor in K/V groups: each group's query heads, its key head, its value head, group
     /// after group (GPT-NeoX and Bloom, one query head a group; Falcon-40B).
     Grouped,
+    /// One tensor in `n` equal parts, each holding [q | v | k] of a 1/n share of the heads, in
+    /// that order (CodeGen's model-parallel layout, n = 4).
+    Parts(u64),
 }
 
 impl Qkv {
@@ -767,6 +770,8 @@ pub enum Layout {
     Sarvam,
     /// Llama's names with a plain MLP's `mlp.fc1` and `mlp.fc2` (NanoChat).
     NanoChat,
+    /// GPT-J's names with one `attn.qkv_proj` (CodeGen).
+    CodeGen,
     /// OPT's layer names under `model.`, the final norm `model.layer_norm` (XGLM).
     Xglm,
     /// OPT's layer names under `biogpt.`, the final norm `biogpt.layer_norm` and the head

@@ -520,6 +520,20 @@ impl Model {
                     qkv.narrow(1, (h + kv) * hd, kv * hd)?,
                 )
             }
+            Qkv::Parts(parts) => {
+                // Each part: its share of the queries, of the values, of the keys.
+                let parts = parts as usize;
+                let share = h * hd / parts;
+                let qkv = self
+                    .proj(x, Role::Qkv, b, a.qkv_bias)?
+                    .reshape((t, parts, 3, share))?;
+                let part = |which: usize| -> R<Tensor> {
+                    qkv.narrow(2, which, 1)?
+                        .contiguous()?
+                        .reshape((t, parts * share))
+                };
+                (part(0)?, part(2)?, part(1)?)
+            }
             Qkv::Grouped => {
                 // Per K/V group: its g query heads, its key, its value.
                 let g = h / kv;

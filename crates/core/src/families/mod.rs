@@ -767,6 +767,17 @@ fn check(cfg: &Config, spec: &Spec) -> Result<()> {
         ));
     }
     let a = &spec.attn;
+    if let crate::spec::Qkv::Parts(n) = a.qkv {
+        if !a.heads.is_multiple_of(n) {
+            return Err(cfg.err(
+                "num_attention_heads",
+                format!(
+                    "is {}; the fused q/v/k tensor holds {n} parts of whole heads, so it must be a multiple of {n}",
+                    a.heads
+                ),
+            ));
+        }
+    }
     // RoPE rotates pairs of dims; transformers refuses an odd rotary dimension too.
     if spec.norm.eps < 0.0 {
         return Err(cfg.err(

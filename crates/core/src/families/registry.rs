@@ -1428,6 +1428,48 @@ pub static FAMILIES: &[Family] = &[
             &[TRAINING, &["resid_pdrop", "embd_pdrop", "attn_pdrop"]],
         )
     },
+    // CodeGen: GPT-J's layer with q, v and k in one tensor of four model-parallel parts.
+    Family {
+        renames: &[
+            ("n_embd", "hidden_size"),
+            ("n_head", "num_attention_heads"),
+            ("n_layer", "num_hidden_layers"),
+            ("n_positions", "max_position_embeddings"),
+            ("n_inner", "intermediate_size"),
+            ("activation_function", "hidden_act"),
+        ],
+        ..llama(
+            "codegen",
+            "CodeGen",
+            LlamaLike {
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Always,
+                norm: NormKind::Layer { bias: true },
+                eps_key: Some("layer_norm_epsilon"),
+                gated: false,
+                block: Block::Parallel { shared_norm: true },
+                head_bias: Bias::Always,
+                gptj_rope: Some(Some(64)),
+                inner_x4: true,
+                mha_only: true,
+                qkv: Qkv::Parts(4),
+                layout: Layout::CodeGen,
+                ..LlamaLike::llama(Defaults {
+                    act: "gelu_new",
+                    ..d(
+                        50400, 4096, 16384, 28, 16, None, None, 2048, 1e-5, 10_000.0, false,
+                    )
+                })
+            },
+            None,
+            // `n_ctx` is a second copy of the context length that the model never reads.
+            &[
+                TRAINING,
+                &["resid_pdrop", "embd_pdrop", "attn_pdrop", "n_ctx"],
+            ],
+        )
+    },
     // GPT-Neo: GPT-2 with local attention in every other layer and unscaled scores.
     Family {
         renames: &[

@@ -174,6 +174,20 @@ impl Builder<'_> {
                 };
                 (Role::Qkv, fused, Some(block))
             }
+            Qkv::Parts(parts) => {
+                // Part p holds the queries, then the values, then the keys of heads
+                // p·per … (p+1)·per − 1, `per` heads a part.
+                let per = a.heads / parts;
+                let share = per * hd;
+                let off = match role {
+                    Role::Q => 0,
+                    Role::V => share,
+                    _ => 2 * share,
+                };
+                let i = idx.unwrap_or("0");
+                let base = format!("{}*({i}//{per})+{off}+{hd}*({i}%{per})", 3 * share);
+                (Role::Qkv, fused, Some(format!("{base}:{base}+{hd}")))
+            }
             Qkv::Grouped => {
                 // Group i holds its g query heads, then its key, then its value: (g + 2) heads.
                 let stride = (g + 2) * hd;

@@ -123,7 +123,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     let mut config = json!({
         "hidden": spec.hidden, "vocab": spec.vocab, "heads": a.heads, "kv_heads": a.kv_heads, "head_dim": a.head_dim,
         "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2", QkNorm::PerHeadPostRope => "per_head_post_rope" },
-        "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped" }, "clip_qkv": a.clip_qkv,
+        "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped", Qkv::Parts(_) => "parts" }, "clip_qkv": a.clip_qkv,
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
         "norm": match spec.norm.kind { NormKind::Rms | NormKind::PlainRms => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
@@ -153,6 +153,9 @@ pub fn module(g: &Graph, script: &str) -> String {
         _ => json!(null),
     };
     config["embed_mult"] = json!(spec.embedding.multiplier);
+    if let Qkv::Parts(n) = a.qkv {
+        config["qkv_parts"] = json!(n);
+    }
     config["query_scale"] = match a.query_scale {
         Some(q) => {
             json!({"beta": q.beta, "length": q.length, "shift": q.shift, "nope_only": q.nope_only})
@@ -523,6 +526,9 @@ def attention(x, W, b, span, use_rope):
     if C["qkv"] == "stacked":
         qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (H + 2 KV) D]
         q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]  # [T, H D], [T, KV D], [T, KV D]
+    elif C["qkv"] == "parts":
+        qkv = linear(x, w(W, "qkv", b), bias("qkv")).reshape(T, C["qkv_parts"], 3, -1)  # per part: its queries, values, keys
+        q, v, k = (qkv[:, :, i].reshape(T, H * D) for i in range(3))  # [T, H D] each
     elif C["qkv"] == "grouped":
         G = H // KV  # query heads per K/V group
         qkv = linear(x, w(W, "qkv", b), bias("qkv")).reshape(T, KV, G + 2, D)  # per group: G queries, a key, a value

@@ -244,6 +244,9 @@ fn attention_text(g: &Graph) -> Text {
             "The checkpoint stores q, k and v as one tensor (all query rows, then key, then value); each head reads its block of rows."
                 .into(),
         ),
+        Qkv::Parts(n) => sub.push(format!(
+            "The checkpoint stores q, k and v as one tensor in {n} parts, each holding the query, then the value, then the key rows of a 1/{n} share of the heads (a model-parallel layout)."
+        )),
         Qkv::Grouped => sub.push(
             "The checkpoint stores q, k and v as one tensor grouped by K/V head: each group's query rows, then its key and value rows, group after group."
                 .into(),

@@ -524,6 +524,16 @@ fn attention(spec: &Spec, n: &Names) -> String {
                 "        q, k, v = self.{qkv}(x).split([{h} * {hd}, {kv} * {hd}, {kv} * {hd}], dim=-1)\n"
             );
         }
+        Qkv::Parts(parts) => {
+            let qkv = n.inside(Role::Qkv);
+            init += &format!(
+                "        self.{qkv} = {}  # {parts} parts, each [q | v | k] of a 1/{parts} share of the heads\n",
+                linear(spec, &d.to_string(), &format!("3 * {h} * {hd}"), a.qkv_bias)
+            );
+            fwd += &format!(
+                "        qkv = self.{qkv}(x).view(B, T, {parts}, 3, {h} * {hd} // {parts})\n        q, v, k = (qkv[:, :, :, i].reshape(B, T, {h} * {hd}) for i in range(3))\n"
+            );
+        }
         Qkv::Grouped => {
             let qkv = n.inside(Role::Qkv);
             let g = h / kv;
