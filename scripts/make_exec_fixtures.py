@@ -216,6 +216,8 @@ CONFIGS = {
     # rotary_dim 6 of 8.
     "codegen": dict(model_type="codegen", n_embd=64, n_head=8, n_layer=2, rotary_dim=6, vocab_size=97,
                     n_positions=128, n_ctx=128),
+    # GPT-1: LayerNorms after each residual add and no final norm; Conv1D weights.
+    "openai-gpt": dict(model_type="openai-gpt", n_embd=32, n_head=4, n_layer=2, vocab_size=97, n_positions=128),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -194,6 +194,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         NormPlace::Pre => "pre-norm",
         NormPlace::Post => "post-norm",
         NormPlace::Sandwich => "sandwich",
+        NormPlace::PostResidual => "post-residual",
     };
     f("norm.place", "norm placement", Mechanism, place.into());
     f(

@@ -363,6 +363,11 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("transformer.norm_f", "output_norm"),
             other => llama(other),
         },
+        Layout::OpenAiGpt => match role {
+            Embed => ("transformer.tokens_embed", "token_embd"),
+            PosEmbed => ("transformer.positions_embed", "position_embd"),
+            other => gpt2(other),
+        },
         Layout::CodeGen => match role {
             Qkv => ("transformer.h.{b}.attn.qkv_proj", "blk.{b}.attn_qkv"),
             other => gptj(other),

@@ -368,6 +368,26 @@ pub enum NormPlace {
     Post,
     /// Norm before and after each sublayer (Gemma 2 and 3).
     Sandwich,
+    /// Norm of the stream after each residual add, x = LN(x + f(x)), and no final norm: the
+    /// original Transformer's placement (GPT-1).
+    PostResidual,
+}
+
+impl NormPlace {
+    /// A norm on the branch before each sublayer.
+    pub fn before(self) -> bool {
+        matches!(self, NormPlace::Pre | NormPlace::Sandwich)
+    }
+
+    /// A norm on the branch after each sublayer, before its residual add.
+    pub fn after(self) -> bool {
+        matches!(self, NormPlace::Post | NormPlace::Sandwich)
+    }
+
+    /// The stream itself is normed after each residual add (and there is no final norm).
+    pub fn on_stream(self) -> bool {
+        self == NormPlace::PostResidual
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -770,6 +790,9 @@ pub enum Layout {
     Sarvam,
     /// Llama's names with a plain MLP's `mlp.fc1` and `mlp.fc2` (NanoChat).
     NanoChat,
+    /// GPT-2's Conv1D names under `transformer.`: `tokens_embed`, `positions_embed`, `h.N`
+    /// with `attn.c_attn`, `attn.c_proj`, `ln_1`, `mlp.c_fc`, `mlp.c_proj`, `ln_2` (GPT-1).
+    OpenAiGpt,
     /// GPT-J's names with one `attn.qkv_proj` (CodeGen).
     CodeGen,
     /// OPT's layer names under `model.`, the final norm `model.layer_norm` (XGLM).
@@ -788,7 +811,7 @@ pub enum Layout {
 impl Layout {
     /// Linear weights are stored [in, out] (GPT-2's Conv1D) rather than [out, in].
     pub fn stores_in_out(self) -> bool {
-        self == Layout::Gpt2
+        matches!(self, Layout::Gpt2 | Layout::OpenAiGpt)
     }
 
     /// The stored shape of the routers' correction bias over `experts` experts.

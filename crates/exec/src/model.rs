@@ -416,7 +416,12 @@ impl Model {
         if last && t > 1 {
             x = x.narrow(0, t - 1, 1)?;
         }
-        let z = self.norm(&x, Role::FinalNorm, None)?;
+        // A post-residual model ends on its last layer's norm.
+        let z = if spec.norm.place.on_stream() {
+            x
+        } else {
+            self.norm(&x, Role::FinalNorm, None)?
+        };
         self.keep(None, "final_norm", &z);
         let head = if spec.tied {
             embed
@@ -442,14 +447,16 @@ impl Model {
     fn layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let place = self.spec.norm.place;
         self.keep(Some(b), "block_in", x);
-        let h = if place == NormPlace::Post {
-            x.clone()
-        } else {
+        let h = if place.before() {
             self.norm(x, Role::AttnNorm, Some(b))?
+        } else {
+            x.clone()
         };
-        self.keep(Some(b), "attn_norm", &h);
+        if place.before() {
+            self.keep(Some(b), "attn_norm", &h);
+        }
         let mut a = self.attention(&h, b, cache)?;
-        if place != NormPlace::Pre {
+        if place.after() {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
             self.keep(Some(b), "post_attn_norm", &a);
         }
@@ -458,16 +465,25 @@ impl Model {
             a = a.affine(m_res, 0.0)?;
         }
         self.keep(Some(b), "attn_out", &a);
-        let r = (x + a)?;
+        let mut r = (x + a)?;
         self.keep(Some(b), "resid_attn", &r);
+        // Post-residual: the stream itself is normed after each add.
+        if place.on_stream() {
+            r = self.norm(&r, Role::AttnNorm, Some(b))?;
+            self.keep(Some(b), "attn_norm", &r);
+        }
         // A parallel block's FFN reads the block input: through the attention's norm, or its own.
         let h = match (self.spec.block, place) {
             (Block::Parallel { shared_norm: true }, _) => h,
             (Block::Parallel { shared_norm: false }, _) => self.norm(x, Role::FfnNorm, Some(b))?,
-            (Block::Sequential, NormPlace::Post) => r.clone(),
-            (Block::Sequential, _) => self.norm(&r, Role::FfnNorm, Some(b))?,
+            (Block::Sequential, NormPlace::Post | NormPlace::PostResidual) => r.clone(),
+            (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich) => {
+                self.norm(&r, Role::FfnNorm, Some(b))?
+            }
         };
-        self.keep(Some(b), "ffn_norm", &h);
+        if place.before() {
+            self.keep(Some(b), "ffn_norm", &h);
+        }
         let mut m = if self.spec.plan[b].moe {
             self.moe(&h, b)?
         } else {
@@ -482,15 +498,19 @@ impl Model {
             },
             &m,
         );
-        if place != NormPlace::Pre {
+        if place.after() {
             m = self.norm(&m, Role::PostFfnNorm, Some(b))?;
             self.keep(Some(b), "post_ffn_norm", &m);
         }
         if m_res != 1.0 {
             m = m.affine(m_res, 0.0)?;
         }
-        let out = (r + m)?;
+        let mut out = (r + m)?;
         self.keep(Some(b), "resid_ffn", &out);
+        if place.on_stream() {
+            out = self.norm(&out, Role::FfnNorm, Some(b))?;
+            self.keep(Some(b), "ffn_norm", &out);
+        }
         Ok(out)
     }
 

@@ -264,6 +264,51 @@ pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
     Ok(s)
 }
 
+/// GPT-1 (`openai-gpt`): learned positions added to the tokens, then post-residual LayerNorms
+/// (x = LN(x + f(x)), no final norm) around GPT-2's Conv1D attention and MLP; its `afn`
+/// `gelu` is the tanh approximation.
+pub fn load_openai_gpt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("n_embd", Some(768))?;
+    s.vocab = cfg.size("vocab_size", Some(40478))?;
+    s.layers = layer_count(cfg, &["n_layer"], Some(12))?;
+    s.context = cfg.size("n_positions", Some(512))?;
+    let heads = cfg.size("n_head", Some(12))?;
+    if !s.hidden.is_multiple_of(heads) {
+        return Err(cfg.err(
+            "n_embd",
+            format!(
+                "is {}, not divisible by n_head ({heads}); it must be a multiple of it",
+                s.hidden
+            ),
+        ));
+    }
+    s.attn = Attention {
+        qkv_bias: true,
+        o_bias: true,
+        qkv: Qkv::Stacked,
+        ..super::plain_attention(heads, heads, s.hidden / heads)
+    };
+    s.mlp = Mlp {
+        intermediate: 4 * s.hidden,
+        act: super::act_renamed(
+            cfg,
+            "afn",
+            "gelu",
+            &[("gelu", "gelu_new"), ("swish", "silu")],
+        )?,
+        gated: false,
+        bias: true,
+        fused_gate_up: false,
+    };
+    learned_positions(&mut s, 0, cfg.float("layer_norm_epsilon", 1e-5)?);
+    s.norm.place = NormPlace::PostResidual;
+    s.plan = plain_plan(s.layers);
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    s.layout = Layout::OpenAiGpt;
+    Ok(s)
+}
+
 /// BioGPT: OPT's layer (pre-norm, learned positions two rows in, biased q, k, v and fc
 /// projections) with embeddings scaled by √hidden by `scale_embedding`. Its LayerNorms keep
 /// PyTorch's ε = 10⁻⁵: the class never passes `layer_norm_eps` to them.

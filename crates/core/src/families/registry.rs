@@ -1509,6 +1509,26 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // GPT-1. The `summary_*` keys configure the double-heads model's classifier, not the LM.
+    own(
+        "openai-gpt",
+        "GPT-1",
+        gpt2::load_openai_gpt,
+        None,
+        &[
+            TRAINING,
+            &[
+                "resid_pdrop",
+                "embd_pdrop",
+                "attn_pdrop",
+                "summary_type",
+                "summary_use_proj",
+                "summary_activation",
+                "summary_proj_to_labels",
+                "summary_first_dropout",
+            ],
+        ],
+    ),
     // BioGPT: `layer_norm_eps` never reaches its LayerNorms.
     own(
         "biogpt",

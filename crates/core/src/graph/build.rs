@@ -519,7 +519,7 @@ impl<'s> Builder<'s> {
             operation: "Route hidden state into block".into(),
             equation: "Xᵦ = X when b=0; otherwise output of block b−1".into(),
         }));
-        let attn_in = if place == NormPlace::Post {
+        let attn_in = if !place.before() {
             "Xᵦ"
         } else {
             let title = format!("Attention {}", self.norm_name());
@@ -531,7 +531,7 @@ impl<'s> Builder<'s> {
         } else {
             children.extend(self.attention(attn_in));
         }
-        let y = if place == NormPlace::Pre {
+        let y = if !place.after() {
             "Y"
         } else {
             let title = format!("Post-attention {}", self.norm_name());
@@ -560,6 +560,14 @@ impl<'s> Builder<'s> {
             },
             equation: format!("R = Xᵦ + {}{y}", residual_factor(spec)),
         }));
+        // Post-residual: the stream is normed after the add, and the FFN reads and adds to that.
+        let (r, stream) = if place.on_stream() {
+            let title = format!("Attention {}", self.norm_name());
+            children.push(self.norm_step(&title, Role::AttnNorm, "γ", "R", "R′", d, true, None));
+            (self.tensors.len() - 1, "R′")
+        } else {
+            (r, "R")
+        };
         // A parallel block's FFN reads the block input too: through the attention's own norm, or
         // a second norm of its own.
         let ffn_in = match (spec.block, place) {
@@ -579,7 +587,8 @@ impl<'s> Builder<'s> {
                 "Xᵦ″"
             }
             (Block::Sequential, NormPlace::Post) => "R",
-            (Block::Sequential, _) => {
+            (Block::Sequential, NormPlace::PostResidual) => stream,
+            (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich) => {
                 let title = format!("MLP {}", self.norm_name());
                 children.push(self.norm_step(
                     &title,
@@ -614,7 +623,11 @@ impl<'s> Builder<'s> {
             children.push(Node::Scope(scope));
         }
         self.layers = self.all_layers();
-        children.push(self.ffn_residual(r));
+        children.push(self.ffn_residual(r, stream));
+        if place.on_stream() {
+            let title = format!("MLP {}", self.norm_name());
+            children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Hᵦ", "Xᵦ₊₁", d, true, None));
+        }
 
         let mut block = self.scope(
             ScopeKind::Block,
@@ -630,7 +643,7 @@ impl<'s> Builder<'s> {
     /// The FFN's closing step inside its frame: the post-FFN norm where the Spec has one.
     /// Returns the steps and the name of the FFN's output.
     pub(super) fn ffn_close(&mut self, out: &str) -> Vec<Node> {
-        if self.spec.norm.place == NormPlace::Pre {
+        if !self.spec.norm.place.after() {
             return Vec::new();
         }
         let title = format!("Post-MLP {}", self.norm_name());
@@ -649,13 +662,19 @@ impl<'s> Builder<'s> {
 
     /// The block's closing step, outside the FFN's frame as the attention residual is outside
     /// the attention's: the FFN output added to the residual stream.
-    fn ffn_residual(&mut self, residual: usize) -> Node {
-        let m = if self.spec.norm.place == NormPlace::Pre {
-            "M"
-        } else {
+    fn ffn_residual(&mut self, residual: usize, stream: &str) -> Node {
+        let m = if self.spec.norm.place.after() {
             "M′"
+        } else {
+            "M"
         };
-        let xn = self.act("Xᵦ₊₁", self.seq(self.spec.hidden));
+        // Post-residual, the sum is normed next into the block's output.
+        let out = if self.spec.norm.place.on_stream() {
+            "Hᵦ"
+        } else {
+            "Xᵦ₊₁"
+        };
+        let xn = self.act(out, self.seq(self.spec.hidden));
         self.step(Draft {
             title: "MLP residual".into(),
             op: Op::Add,
@@ -664,7 +683,7 @@ impl<'s> Builder<'s> {
             output: xn,
             operation: "Add the FFN output to the attention residual; this is the block's output"
                 .into(),
-            equation: format!("Xᵦ₊₁ = R + {}{m}", residual_factor(self.spec)),
+            equation: format!("{out} = {stream} + {}{m}", residual_factor(self.spec)),
         })
     }
 
@@ -687,17 +706,24 @@ impl<'s> Builder<'s> {
 
     fn final_scope(&mut self) -> Scope {
         let spec = self.spec;
-        let title = format!("Final {}", self.norm_name());
-        let norm = self.norm_step(
-            &title,
-            Role::FinalNorm,
-            "γf",
-            "Xₗ",
-            "Z",
-            spec.hidden,
-            false,
-            None,
-        );
+        // Post-residual models end on their last layer's norm: no final norm.
+        let mut steps = Vec::new();
+        let z = if spec.norm.place.on_stream() {
+            "Xₗ"
+        } else {
+            let title = format!("Final {}", self.norm_name());
+            steps.push(self.norm_step(
+                &title,
+                Role::FinalNorm,
+                "γf",
+                "Xₗ",
+                "Z",
+                spec.hidden,
+                false,
+                None,
+            ));
+            "Z"
+        };
         // A tied head reads the embedding matrix; the parameter is counted once.
         let (role, component, name, source_note) = if spec.tied {
             (
@@ -720,7 +746,7 @@ impl<'s> Builder<'s> {
             },
         );
         let mut inputs = vec![w];
-        let mut eq = format!("Logits = {name} · Z");
+        let mut eq = format!("Logits = {name} · {z}");
         if spec.head_bias {
             let pb = self.param(
                 Role::LmHead,
@@ -751,13 +777,8 @@ impl<'s> Builder<'s> {
             ),
             equation: eq,
         });
-        self.scope(
-            ScopeKind::Final,
-            "Final",
-            "Final end",
-            1,
-            vec![norm, head_step],
-        )
+        steps.push(head_step);
+        self.scope(ScopeKind::Final, "Final", "Final end", 1, steps)
     }
 }
 

@@ -127,7 +127,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
         "norm": match spec.norm.kind { NormKind::Rms | NormKind::PlainRms => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
-        "unit_offset": spec.norm.unit_offset, "place": match spec.norm.place { NormPlace::Pre => "pre", NormPlace::Post => "post", NormPlace::Sandwich => "sandwich" },
+        "unit_offset": spec.norm.unit_offset, "place": match spec.norm.place { NormPlace::Pre => "pre", NormPlace::Post => "post", NormPlace::Sandwich => "sandwich", NormPlace::PostResidual => "post_residual" },
         "rope": matches!(spec.position, Position::Rope(_)), "interleaved": interleaved,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
         "tied": spec.tied, "final_softcap": spec.final_softcap, "head_bias": spec.head_bias,
@@ -727,22 +727,30 @@ def forward(ids, W):
     x = embed(ids, W)  # [T, hidden]
     for b, (span, use_rope, is_moe) in enumerate(PLAN):
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
-        h = x if C["place"] == "post" else norm(x, w(W, "attn_norm", b), nb("attn_norm"))
+        before = C["place"] in ("pre", "sandwich")  # a norm on the branch before each sublayer
+        after = C["place"] in ("post", "sandwich")  # and after it, before the add
+        h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before else x
         a = attention(h, W, b, span, use_rope)
-        if C["place"] != "pre":
+        if after:
             a = norm(a, w(W, "post_attn_norm", b))
         r = residual(x, a)
+        if C["place"] == "post_residual":
+            r = norm(r, w(W, "attn_norm", b), nb("attn_norm"))  # the stream normed after the add
         if C["block"] == "parallel_shared":
             pass  # the FFN reads the attention's normed input h
         elif C["block"] == "parallel":
             h = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the FFN's own norm of the block input
         else:
-            h = r if C["place"] == "post" else norm(r, w(W, "ffn_norm", b), nb("ffn_norm"))
+            h = norm(r, w(W, "ffn_norm", b), nb("ffn_norm")) if before else r
         x = r
         m = moe(h, W, b) if is_moe else mlp(h, W, b)
-        if C["place"] != "pre":
+        if after:
             m = norm(m, w(W, "post_ffn_norm", b))
         x = residual(x, m)
+        if C["place"] == "post_residual":
+            x = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the stream normed after the add
+    if C["place"] == "post_residual":
+        return lm_head(x, W)  # no final norm: the last layer's ends the stream
     z = norm(x, w(W, "final_norm"), w(W, "final_norm", bias=True) if C["norm_bias"] else None)
     return lm_head(z, W)
 

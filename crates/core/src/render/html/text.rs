@@ -123,6 +123,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             let place = match spec.norm.place {
                 NormPlace::Pre => "Pre-norm: the norm sits on the branch before each sublayer; the residual stream itself is never normalized in place.",
                 NormPlace::Post => "Post-norm on the branch: each sublayer's output is normalized before it is added to the stream (OLMo 2's placement); the stream itself stays unnormalized.",
+                NormPlace::PostResidual => "Post-residual norm, the original Transformer's placement: each sublayer's output is added to the stream and the sum is normalized, so the stream itself is normalized twice per layer and no final norm follows the last layer.",
                 NormPlace::Sandwich => "Sandwich norms: each sublayer is normalized both before and after, and only then added to the stream.",
             };
             let mut sub = vec![place.to_string()];

@@ -1317,12 +1317,12 @@ fn layer(spec: &Spec, n: &Names) -> String {
     });
     let norm_attr = |r: Role| n.path(r);
     let mut init = String::new();
-    let attn_in = if place == NormPlace::Post {
-        "x".to_string()
-    } else {
+    let attn_in = if place.before() {
         let a = norm_attr(Role::AttnNorm);
         init += &format!("        self.{a} = Norm({d})\n");
         format!("self.{a}(x)")
+    } else {
+        "x".to_string()
     };
     let own = own_indexers(spec).is_some();
     init += &if own {
@@ -1331,13 +1331,13 @@ fn layer(spec: &Spec, n: &Names) -> String {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
     let mut a_out = format!("self.{attn}({attn_in}, rope)");
-    if place != NormPlace::Pre {
+    if place.after() {
         let p = norm_attr(Role::PostAttnNorm);
         init += &format!("        self.{p} = Norm({d})  # on the attention's output\n");
         a_out = format!("self.{p}({a_out})");
     }
     let shared = spec.block == Block::Parallel { shared_norm: true };
-    let ffn_in = if place == NormPlace::Post {
+    let ffn_in = if !place.before() {
         "x".to_string()
     } else if shared {
         "h".to_string()
@@ -1376,7 +1376,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
         ffn_line = format!("        h = {ffn_in}\n");
         f_out = format!("(self.{ffn}(h) + self.{s}(h))");
     }
-    if place != NormPlace::Pre {
+    if place.after() {
         let p = norm_attr(Role::PostFfnNorm);
         init += &format!("        self.{p} = Norm({d})  # on the FFN's output\n");
         f_out = format!("self.{p}({f_out})");
@@ -1387,6 +1387,12 @@ fn layer(spec: &Spec, n: &Names) -> String {
         f_out = format!("{} * {f_out}", spec.residual_mult);
     }
     let body = match spec.block {
+        // Post-residual: each add is followed by a norm of the stream itself.
+        Block::Sequential if place.on_stream() => {
+            let (n1, n2) = (norm_attr(Role::AttnNorm), norm_attr(Role::FfnNorm));
+            init += &format!("        self.{n1} = Norm({d})  # after the attention's add\n        self.{n2} = Norm({d})  # after the FFN's add\n");
+            format!("        x = self.{n1}(x + {a_out})\n        x = self.{n2}(x + {f_out})\n        return x")
+        }
         Block::Sequential => {
             format!("        x = x + {a_out}\n{ffn_line}        x = x + {f_out}\n        return x")
         }
@@ -1555,9 +1561,10 @@ fn model(spec: &Spec, n: &Names) -> String {
     } else {
         "DecoderLayer(*p) for p in PLAN"
     };
-    init += &format!(
-        "        self.{layers} = nn.ModuleList({make})\n        self.{final_norm} = Norm({d})\n"
-    );
+    init += &format!("        self.{layers} = nn.ModuleList({make})\n");
+    if !spec.norm.place.on_stream() {
+        init += &format!("        self.{final_norm} = Norm({d})\n");
+    }
     if let Position::Rope(r) = &spec.position {
         fwd += "        full = rope_cos_sin(rope_frequencies, T, x.dtype)\n";
         if r.sliding.is_some() {
@@ -1574,7 +1581,11 @@ fn model(spec: &Spec, n: &Names) -> String {
     } else {
         fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, None)\n");
     }
-    fwd += &format!("        return self.{final_norm}(x)\n");
+    fwd += &if spec.norm.place.on_stream() {
+        "        return x  # no final norm: the last layer's ends the stream\n".to_string()
+    } else {
+        format!("        return self.{final_norm}(x)\n")
+    };
     let lm_head = n.path(Role::LmHead);
     let head = match (spec.tied, spec.head_bias) {
         (true, false) => format!(
