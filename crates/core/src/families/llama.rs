@@ -243,7 +243,8 @@ pub struct LlamaLike {
     /// Flags that, when true, turn the model into something anatomy does not draw (Gemma's
     /// `use_bidirectional_attention`): read, and refused when set.
     pub refuse_when_true: &'static [&'static str],
-    /// RMSNorm or LayerNorm (with a bias), and the key of its epsilon.
+    /// The norm's kind (RMSNorm, LayerNorm with or without a shift, or one without parameters),
+    /// and the key of its epsilon.
     pub norm: NormKind,
     /// None: the class fixes ε at the default (OLMo's weightless LayerNorm).
     pub eps_key: Option<&'static str>,
