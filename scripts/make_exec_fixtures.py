@@ -218,6 +218,10 @@ CONFIGS = {
                     n_positions=128, n_ctx=128),
     # GPT-1: LayerNorms after each residual add and no final norm; Conv1D weights.
     "openai-gpt": dict(model_type="openai-gpt", n_embd=32, n_head=4, n_layer=2, vocab_size=97, n_positions=128),
+    # HyperCLOVA X: Granite's multipliers with a logit multiplier, sandwich norms (post_norm1/2),
+    # the default score scale 1/sqrt(head_dim).
+    "hyperclovax": dict(BASE, model_type="hyperclovax", embedding_multiplier=2.0, residual_multiplier=0.5,
+                        logits_scaling=0.25),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

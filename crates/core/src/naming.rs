@@ -363,6 +363,11 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("transformer.norm_f", "output_norm"),
             other => llama(other),
         },
+        Layout::HyperClovax => match role {
+            PostAttnNorm => ("model.layers.{b}.post_norm1", "blk.{b}.post_attention_norm"),
+            PostFfnNorm => ("model.layers.{b}.post_norm2", "blk.{b}.post_ffw_norm"),
+            other => llama(other),
+        },
         Layout::OpenAiGpt => match role {
             Embed => ("transformer.tokens_embed", "token_embd"),
             PosEmbed => ("transformer.positions_embed", "position_embd"),

@@ -790,6 +790,9 @@ pub enum Layout {
     Sarvam,
     /// Llama's names with a plain MLP's `mlp.fc1` and `mlp.fc2` (NanoChat).
     NanoChat,
+    /// Llama's names with sandwich norms `post_norm1` (after attention),
+    /// `post_attention_layernorm` (before the FFN) and `post_norm2` (HyperCLOVA X).
+    HyperClovax,
     /// GPT-2's Conv1D names under `transformer.`: `tokens_embed`, `positions_embed`, `h.N`
     /// with `attn.c_attn`, `attn.c_proj`, `ln_1`, `mlp.c_fc`, `mlp.c_proj`, `ln_2` (GPT-1).
     OpenAiGpt,

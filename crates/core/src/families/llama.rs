@@ -120,6 +120,17 @@ pub struct Routed {
     pub correction_bias: bool,
 }
 
+/// Which μP multipliers a family reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mup {
+    /// Granite's: `embedding_multiplier`, `residual_multiplier`, `attention_multiplier` (the
+    /// score scale in place of 1/√head_dim) and `logits_scaling` (a divisor), each 1 by default.
+    Granite,
+    /// HyperCLOVA X's: Granite's keys, but `logits_scaling` multiplies and a missing or null
+    /// `attention_multiplier` is 1/√head_dim.
+    HyperClovax,
+}
+
 /// How a family says which layers have experts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum MoeLayers {
@@ -213,6 +224,9 @@ pub struct LlamaLike {
     pub rotary_dim_key: bool,
     /// ALiBi instead of RoPE, with these slopes (the class reads no RoPE keys).
     pub alibi: Option<fn(u64) -> Vec<f64>>,
+    /// A flag that adds a norm after each sublayer (sandwich norms) when true, with its default
+    /// (HyperCLOVA X's `use_post_norm`); otherwise `place` holds.
+    pub post_norm_key: Option<(&'static str, bool)>,
     /// A sub-dict holding the attention's `clip_qkv` and `softmax_scale` (MPT's `attn_config`).
     pub attn_config: Option<&'static str>,
     /// Queries scaled up with position by the RoPE dict's `llama_4_scaling_beta` every
@@ -265,10 +279,8 @@ pub struct LlamaLike {
     pub clip_qkv: bool,
     /// The logits are multiplied by this key's value, with its default (Cohere's `logit_scale`).
     pub logit_scale: Option<(&'static str, f64)>,
-    /// Granite's μP multipliers (each 1 by default): `embedding_multiplier`,
-    /// `residual_multiplier`, `attention_multiplier` (the score scale, in place of 1/√head_dim)
-    /// and `logits_scaling` (the logits are divided by it).
-    pub multipliers: bool,
+    /// μP multipliers on the embeddings, residual adds, attention scores and logits.
+    pub multipliers: Option<Mup>,
     /// A learned per-head sink logit joins each softmax (GraniteSWA, as gpt-oss).
     pub sinks: bool,
 }
@@ -292,6 +304,7 @@ impl LlamaLike {
             inner_x4: false,
             alibi: None,
             attn_config: None,
+            post_norm_key: None,
             llama4_scaling: None,
             embed_norm: false,
             rotary_dim_key: false,
@@ -318,7 +331,7 @@ impl LlamaLike {
             partial_key: "partial_rotary_factor",
             same_bias: false,
             clip_qkv: false,
-            multipliers: false,
+            multipliers: None,
             sinks: false,
             logit_scale: None,
         }
@@ -545,7 +558,10 @@ pub fn load(
             None => d.eps,
         },
         unit_offset: f.gemma_norms || f.one_plus,
-        place: f.place,
+        place: match f.post_norm_key {
+            Some((key, default)) if cfg.flag(key, default)? => NormPlace::Sandwich,
+            _ => f.place,
+        },
     };
     let mut attn = Attention {
         qkv_bias,
@@ -587,20 +603,30 @@ pub fn load(
         }
     }
     let (mut embed_mult, mut residual_mult, mut logits_mult) = (1.0, 1.0, 1.0);
-    if f.multipliers {
-        let finite = |key: &str| -> Result<f64> {
-            let v = cfg.float(key, 1.0)?;
+    if let Some(mup) = f.multipliers {
+        let check = |key: &str, v: f64| -> Result<f64> {
             if v.is_finite() && v != 0.0 {
                 Ok(v)
             } else {
                 Err(cfg.err(key, format!("is {v}; it must be a finite, non-zero number")))
             }
         };
+        let finite = |key: &str| check(key, cfg.float(key, 1.0)?);
         embed_mult = finite("embedding_multiplier")?;
         residual_mult = finite("residual_multiplier")?;
         attn.scale_dim = 1.0;
-        attn.scale_mult = finite("attention_multiplier")?;
-        logits_mult = 1.0 / finite("logits_scaling")?;
+        attn.scale_mult = match mup {
+            Mup::Granite => finite("attention_multiplier")?,
+            Mup::HyperClovax => match cfg.opt_float("attention_multiplier")? {
+                Some(v) => check("attention_multiplier", v)?,
+                None => 1.0 / (head_dim as f64).sqrt(),
+            },
+        };
+        let scaling = finite("logits_scaling")?;
+        logits_mult = match mup {
+            Mup::Granite => 1.0 / scaling,
+            Mup::HyperClovax => scaling,
+        };
     }
     if let Some((key, default)) = f.logit_scale {
         logits_mult = cfg.float(key, default)?;

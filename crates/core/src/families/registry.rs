@@ -5,7 +5,8 @@
 //! reuses them is one row here and its fixtures.
 
 use super::llama::{
-    Bias, Defaults, Experts, LlamaLike, MoeLayers, NoRope, Routed, SharedMlp, Unlisted, Windows,
+    Bias, Defaults, Experts, LlamaLike, MoeLayers, Mup, NoRope, Routed, SharedMlp, Unlisted,
+    Windows,
 };
 use super::HeadDim;
 use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4, nanochat};
@@ -1109,12 +1110,28 @@ pub static FAMILIES: &[Family] = &[
         "granite",
         "Granite",
         LlamaLike {
-            multipliers: true,
+            multipliers: Some(Mup::Granite),
             ..LlamaLike::llama(d(
                 32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
             ))
         },
         Some("granite"),
+        &[TRAINING],
+    ),
+    // HyperCLOVA X: Granite with a norm after each sublayer too (`use_post_norm`), its logits
+    // multiplied by `logits_scaling`, scores by 1/√head_dim unless `attention_multiplier` says.
+    llama(
+        "hyperclovax",
+        "HyperCLOVA X",
+        LlamaLike {
+            multipliers: Some(Mup::HyperClovax),
+            post_norm_key: Some(("use_post_norm", true)),
+            layout: Layout::HyperClovax,
+            ..LlamaLike::llama(d(
+                32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
+            ))
+        },
+        None,
         &[TRAINING],
     ),
     // GraniteSWA: Granite whose every 4th layer from the first attends fully and the others slide
@@ -1123,7 +1140,7 @@ pub static FAMILIES: &[Family] = &[
         "granite_swa",
         "GraniteSWA",
         LlamaLike {
-            multipliers: true,
+            multipliers: Some(Mup::Granite),
             sinks: true,
             windows: Windows::LayerTypes {
                 window: Some(128),
@@ -1153,7 +1170,7 @@ pub static FAMILIES: &[Family] = &[
         "granitemoe",
         "GraniteMoE",
         LlamaLike {
-            multipliers: true,
+            multipliers: Some(Mup::Granite),
             mlp_bias: Bias::Never,
             layout: Layout::GraniteMoe,
             experts: Experts::Routed(Routed {
@@ -1174,7 +1191,7 @@ pub static FAMILIES: &[Family] = &[
         "granitemoeshared",
         "GraniteMoE-Shared",
         LlamaLike {
-            multipliers: true,
+            multipliers: Some(Mup::Granite),
             mlp_bias: Bias::Never,
             layout: Layout::GraniteMoe,
             experts: Experts::Routed(Routed {
@@ -1196,7 +1213,7 @@ pub static FAMILIES: &[Family] = &[
         "granitemoe_swa",
         "GraniteMoeSWA",
         LlamaLike {
-            multipliers: true,
+            multipliers: Some(Mup::Granite),
             sinks: true,
             mlp_bias: Bias::Never,
             layout: Layout::GraniteMoeSwa,
