@@ -127,7 +127,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             let module = match layout {
                 Layout::GptOss => "mlp",
                 Layout::Llama4 => "feed_forward",
-                _ => "block_sparse_moe",
+                Layout::GraniteMoeSwa => "block_sparse_moe",
+                other => unreachable!("{other:?} is not matched by this arm"),
             };
             let (hf, gguf) = if role == ExpertDown {
                 ("down_proj", "ffn_down_exps")
@@ -652,10 +653,11 @@ fn granite_shared(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.shared_mlp.input_linear",
             "blk.{b}.ffn_gate_up_shexp",
         ),
-        _ => (
+        Role::SharedDown => (
             "model.layers.{b}.shared_mlp.output_linear",
             "blk.{b}.ffn_down_shexp",
         ),
+        other => unreachable!("{other:?} is not a shared-MLP tensor"),
     }
 }
 

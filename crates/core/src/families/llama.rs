@@ -235,6 +235,10 @@ pub struct LlamaLike {
     pub llama4_scaling: Option<(f64, u64)>,
     /// A norm right after the embedding lookup (Bloom's `word_embeddings_layernorm`).
     pub embed_norm: bool,
+    /// RoPE rotates backwards, sin negated (NanoChat's rotate_half is (x₂, −x₁)).
+    pub reversed_rope: bool,
+    /// A tanh softcap on the logits: its key and class default (null in a config: none).
+    pub final_softcap: Option<(&'static str, f64)>,
     /// The class has no `num_key_value_heads`: every query head has its own K and V (Persimmon).
     pub mha_only: bool,
     /// The class leaves `num_key_value_heads` unset and its attention fails without it
@@ -307,6 +311,8 @@ impl LlamaLike {
             post_norm_key: None,
             llama4_scaling: None,
             embed_norm: false,
+            reversed_rope: false,
+            final_softcap: None,
             rotary_dim_key: false,
             scaling_full_only: false,
             rope_scaling_default: None,
@@ -525,6 +531,7 @@ pub fn load(
         }
     };
     r.interleaved |= f.interleaved_rope;
+    r.reversed = f.reversed_rope;
     if f.scaling_full_only && r.sliding.is_none() {
         r.sliding = Some(RopeFreqs {
             theta: r.full.theta,
@@ -677,7 +684,11 @@ pub fn load(
             None => Position::Rope(r),
         },
         tied: cfg.flag("tie_word_embeddings", d.tied)?,
-        final_softcap: None,
+        final_softcap: match f.final_softcap {
+            Some((key, _)) if cfg.present(key) => cfg.opt_float(key)?,
+            Some((_, default)) => Some(default),
+            None => None,
+        },
         logits_mult,
         residual_mult,
         head_bias: bias(cfg, f.head_bias)?,

@@ -11,7 +11,6 @@ mod gpt2;
 mod gpt_oss;
 pub mod llama;
 mod llama4;
-mod nanochat;
 mod registry;
 
 use crate::config::{Config, MAX_LAYERS};

@@ -9,7 +9,7 @@ use super::llama::{
     Windows,
 };
 use super::HeadDim;
-use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4, nanochat};
+use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
@@ -136,6 +136,58 @@ const DEEPSEEK_UNREAD: &[&str] = &[
     "scoring_func",
     "head_dim",
 ];
+
+/// GPT-J's and CodeGen's configs use GPT-2's key names.
+const GPTJ_KEYS: &[(&str, &str)] = &[
+    ("n_embd", "hidden_size"),
+    ("n_head", "num_attention_heads"),
+    ("n_layer", "num_hidden_layers"),
+    ("n_positions", "max_position_embeddings"),
+    ("n_inner", "intermediate_size"),
+    ("activation_function", "hidden_act"),
+];
+
+/// GPT-J: attention and MLP side by side on one LayerNorm, the first `rotary_dim` dims of each
+/// head rotated in interleaved pairs at a fixed base, biases on the MLP and the LM head.
+const GPTJ: LlamaLike = LlamaLike {
+    qkv_bias: Bias::Never,
+    o_bias: Bias::Never,
+    mlp_bias: Bias::Always,
+    norm: NormKind::Layer { bias: true },
+    eps_key: Some("layer_norm_epsilon"),
+    gated: false,
+    block: Block::Parallel { shared_norm: true },
+    head_bias: Bias::Always,
+    gptj_rope: Some(Some(64)),
+    inner_x4: true,
+    mha_only: true,
+    layout: Layout::Gptj,
+    ..LlamaLike::llama(Defaults {
+        act: "gelu_new",
+        ..d(
+            50400, 4096, 16384, 28, 16, None, None, 2048, 1e-5, 10_000.0, false,
+        )
+    })
+};
+
+/// GraniteMoE's experts: every expert of a layer in one [E, out, in] tensor per projection,
+/// softmax over each token's top-k logits.
+const GRANITE_EXPERTS: Routed = Routed {
+    scoring: Scoring::TopkSoftmax,
+    stacked_out_in: true,
+    ..Routed::MIXTRAL
+};
+
+/// GraniteMoE: Granite's multipliers with its experts in every layer.
+const GRANITE_MOE: LlamaLike = LlamaLike {
+    multipliers: Some(Mup::Granite),
+    mlp_bias: Bias::Never,
+    layout: Layout::GraniteMoe,
+    experts: Experts::Routed(GRANITE_EXPERTS),
+    ..LlamaLike::llama(d(
+        32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
+    ))
+};
 
 /// GraniteMoE-Shared's shared MLP: none when its width is 0 (the class default).
 const GRANITE_SHARED: SharedMlp = SharedMlp {
@@ -1169,19 +1221,7 @@ pub static FAMILIES: &[Family] = &[
     llama(
         "granitemoe",
         "GraniteMoE",
-        LlamaLike {
-            multipliers: Some(Mup::Granite),
-            mlp_bias: Bias::Never,
-            layout: Layout::GraniteMoe,
-            experts: Experts::Routed(Routed {
-                scoring: Scoring::TopkSoftmax,
-                stacked_out_in: true,
-                ..Routed::MIXTRAL
-            }),
-            ..LlamaLike::llama(d(
-                32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
-            ))
-        },
+        GRANITE_MOE,
         Some("granitemoe"),
         &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
     ),
@@ -1191,18 +1231,11 @@ pub static FAMILIES: &[Family] = &[
         "granitemoeshared",
         "GraniteMoE-Shared",
         LlamaLike {
-            multipliers: Some(Mup::Granite),
-            mlp_bias: Bias::Never,
-            layout: Layout::GraniteMoe,
             experts: Experts::Routed(Routed {
-                scoring: Scoring::TopkSoftmax,
-                stacked_out_in: true,
                 shared: Some(GRANITE_SHARED),
-                ..Routed::MIXTRAL
+                ..GRANITE_EXPERTS
             }),
-            ..LlamaLike::llama(d(
-                32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
-            ))
+            ..GRANITE_MOE
         },
         None,
         &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
@@ -1223,10 +1256,8 @@ pub static FAMILIES: &[Family] = &[
             },
             no_rope: NoRope::LayerTheta,
             experts: Experts::Routed(Routed {
-                scoring: Scoring::TopkSoftmax,
-                stacked_out_in: true,
                 shared: Some(GRANITE_SHARED),
-                ..Routed::MIXTRAL
+                ..GRANITE_EXPERTS
             }),
             ..LlamaLike::llama(d(
                 32000, 4096, 11008, 32, 32, None, None, 2048, 1e-6, 10_000.0, false,
@@ -1410,74 +1441,25 @@ pub static FAMILIES: &[Family] = &[
     // each head rotated in interleaved pairs at a fixed base, biases on the MLP and the LM head.
     // Its config uses GPT-2's key names.
     Family {
-        renames: &[
-            ("n_embd", "hidden_size"),
-            ("n_head", "num_attention_heads"),
-            ("n_layer", "num_hidden_layers"),
-            ("n_positions", "max_position_embeddings"),
-            ("n_inner", "intermediate_size"),
-            ("activation_function", "hidden_act"),
-        ],
+        renames: GPTJ_KEYS,
         ..llama(
             "gptj",
             "GPT-J",
-            LlamaLike {
-                qkv_bias: Bias::Never,
-                o_bias: Bias::Never,
-                mlp_bias: Bias::Always,
-                norm: NormKind::Layer { bias: true },
-                eps_key: Some("layer_norm_epsilon"),
-                gated: false,
-                block: Block::Parallel { shared_norm: true },
-                head_bias: Bias::Always,
-                gptj_rope: Some(Some(64)),
-                inner_x4: true,
-                mha_only: true,
-                layout: Layout::Gptj,
-                ..LlamaLike::llama(Defaults {
-                    act: "gelu_new",
-                    ..d(
-                        50400, 4096, 16384, 28, 16, None, None, 2048, 1e-5, 10_000.0, false,
-                    )
-                })
-            },
+            GPTJ,
             Some("gptj"),
             &[TRAINING, &["resid_pdrop", "embd_pdrop", "attn_pdrop"]],
         )
     },
     // CodeGen: GPT-J's layer with q, v and k in one tensor of four model-parallel parts.
     Family {
-        renames: &[
-            ("n_embd", "hidden_size"),
-            ("n_head", "num_attention_heads"),
-            ("n_layer", "num_hidden_layers"),
-            ("n_positions", "max_position_embeddings"),
-            ("n_inner", "intermediate_size"),
-            ("activation_function", "hidden_act"),
-        ],
+        renames: GPTJ_KEYS,
         ..llama(
             "codegen",
             "CodeGen",
             LlamaLike {
-                qkv_bias: Bias::Never,
-                o_bias: Bias::Never,
-                mlp_bias: Bias::Always,
-                norm: NormKind::Layer { bias: true },
-                eps_key: Some("layer_norm_epsilon"),
-                gated: false,
-                block: Block::Parallel { shared_norm: true },
-                head_bias: Bias::Always,
-                gptj_rope: Some(Some(64)),
-                inner_x4: true,
-                mha_only: true,
                 qkv: Qkv::Parts(4),
                 layout: Layout::CodeGen,
-                ..LlamaLike::llama(Defaults {
-                    act: "gelu_new",
-                    ..d(
-                        50400, 4096, 16384, 28, 16, None, None, 2048, 1e-5, 10_000.0, false,
-                    )
-                })
+                ..GPTJ
             },
             None,
             // `n_ctx` is a second copy of the context length that the model never reads.
@@ -1919,7 +1901,31 @@ pub static FAMILIES: &[Family] = &[
             &[TRAINING, DEEPSEEK_UNREAD, &["topk_method", "q_head_dim"]],
         )
     },
-    own("nanochat", "NanoChat", nanochat::load, None, &[TRAINING]),
+    // NanoChat: every norm an RMSNorm without a weight (one right after the embedding too), a
+    // weightless RMS norm on each rotated Q and K head, a plain ReLU² MLP, RoPE that rotates
+    // backwards (its rotate_half is (x₂, −x₁)), and Gemma 2's final logit softcap.
+    llama(
+        "nanochat",
+        "NanoChat",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            norm: NormKind::PlainRms,
+            qk_norm: QkNorm::L2,
+            gated: false,
+            embed_norm: true,
+            reversed_rope: true,
+            final_softcap: Some(("final_logit_softcapping", 15.0)),
+            layout: Layout::NanoChat,
+            ..LlamaLike::llama(Defaults {
+                act: "relu2",
+                ..d(
+                    50304, 768, 8192, 12, 6, None, None, 2048, 1e-6, 10_000.0, false,
+                )
+            })
+        },
+        None,
+        &[TRAINING],
+    ),
     // MiniCPM3: `head_dim` is set to qk_rope_head_dim by the class.
     own(
         "minicpm3",

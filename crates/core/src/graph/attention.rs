@@ -182,7 +182,8 @@ impl Builder<'_> {
                 let off = match role {
                     Role::Q => 0,
                     Role::V => share,
-                    _ => 2 * share,
+                    Role::K => 2 * share,
+                    other => unreachable!("{other:?} is not one of Q, K, V"),
                 };
                 let i = idx.unwrap_or("0");
                 let base = format!("{}*({i}//{per})+{off}+{hd}*({i}%{per})", 3 * share);

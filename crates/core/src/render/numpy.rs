@@ -425,11 +425,12 @@ def softmax(x):
     return e / e.sum(-1, keepdims=True)  # [..., n]
 
 
-def apply_rope(x, cos, sin):
-    # x: [heads, T, d_head] -> same; rotates the first rot_dim dims
+def apply_rope(x, cos, sin, interleaved=None):
+    # x: [heads, T, d_head] -> same; rotates the first rot_dim dims, in pairs as the attention does
+    # unless `interleaved` says otherwise
     dim = cos.shape[-1]  # rot_dim
     rot, rest = x[..., :dim], x[..., dim:]  # rot: [heads, T, rot_dim]; rest: [heads, T, d_head - rot_dim]
-    if CONFIG["interleaved"]:
+    if CONFIG["interleaved"] if interleaved is None else interleaved:
         a, b = rot[..., 0::2], rot[..., 1::2]  # a, b: [heads, T, rot_dim/2]
         c, s = cos[:, : dim // 2], sin[:, : dim // 2]  # c, s: [T, rot_dim/2]
         rot = np.stack([a * c - b * s, a * s + b * c], -1).reshape(rot.shape)  # rot: [heads, T, rot_dim]
@@ -484,20 +485,10 @@ def mla_attention(x, W, b, span):
 def index_keys(x, cq, W, b, span):
     # DeepSeek sparse attention's indexer: which keys each query may attend to.
     # x: [T, hidden], cq: [T, q_lora] -> [T, T] additive mask, 0 at each query's top-k keys
-    I, rd = CONFIG["mla"]["indexer"], CONFIG["mla"]["rope"]
+    I = CONFIG["mla"]["indexer"]
     T, IH, ID = x.shape[0], I["heads"], I["head_dim"]
-    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]
-
-    def rotate(t):  # RoPE on the first rope dims, paired as the indexer pairs them
-        rot, rest = t[..., :rd], t[..., rd:]
-        if I["interleaved"]:
-            even, odd = rot[..., 0::2], rot[..., 1::2]
-            c, s = cos[:, : rd // 2], sin[:, : rd // 2]
-            rot = np.stack([even * c - odd * s, even * s + odd * c], -1).reshape(rot.shape)
-        else:
-            rot = rot * cos + np.concatenate([-rot[..., rd // 2 :], rot[..., : rd // 2]], -1) * sin
-        return np.concatenate([rot, rest], -1)
-
+    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the first rope dims of each head rotate
+    rotate = lambda t: apply_rope(t, cos, sin, I["interleaved"])  # paired as the indexer pairs them
     q = rotate(linear(cq, w(W, "index_q", b)).reshape(T, IH, ID).transpose(1, 0, 2))  # q: [IH, T, ID]
     k = linear(x, w(W, "index_k", b))  # k: [T, ID], one key per token for all indexer heads
     mu, var = k.mean(-1, keepdims=True), k.var(-1, keepdims=True)

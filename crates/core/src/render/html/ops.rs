@@ -93,6 +93,8 @@ fn function_for(g: &Graph, s: &Step) -> &'static str {
 struct Ctx<'a> {
     g: &'a Graph,
     values: Option<&'a Values>,
+    /// The NumPy file's CONFIG, shown with every op's code: rendered once.
+    config: String,
     ops: serde_json::Map<String, Value>,
 }
 
@@ -145,7 +147,7 @@ impl Ctx<'_> {
                     "title": s.title,
                     "glyph": report::glyph(s.op),
                     "equation": s.equation,
-                    "code": format!("# {}\n{}\n\n{}", "this model's constants:", numpy::config_line(self.g), function_for(self.g, s)),
+                    "code": format!("# {}\n{}\n\n{}", "this model's constants:", self.config, function_for(self.g, s)),
                     "stats": stats.map(|v| format!("output shape {:?}: mean {:.4}, std {:.4}, max {:.4}", v.shape, v.mean, v.std, v.max)),
                 }),
             );
@@ -281,6 +283,7 @@ pub fn op_view(g: &Graph, values: Option<&Values>) -> (String, Value) {
     let mut ctx = Ctx {
         g,
         values,
+        config: numpy::config_line(g),
         ops: serde_json::Map::new(),
     };
     let body = ctx.nodes(&g.root.children, &Lane::default());
