@@ -222,6 +222,16 @@ CONFIGS = {
     # the default score scale 1/sqrt(head_dim).
     "hyperclovax": dict(BASE, model_type="hyperclovax", embedding_multiplier=2.0, residual_multiplier=0.5,
                         logits_scaling=0.25),
+    # HY-V3: per-head QK-norm; layer 0 dense, then sigmoid routing with a correction bias on the
+    # MoE block, renormalized and scaled; two shared experts with biases (mlp_bias).
+    "hy-v3": dict(BASE, model_type="hy_v3", num_hidden_layers=3, head_dim=8, num_experts=4, num_experts_per_tok=2,
+                  moe_intermediate_size=16, num_shared_experts=2, router_scaling_factor=1.7, mlp_bias=True,
+                  attention_bias=True),
+    # EXAONE MoE: EXAONE 4's attention (sliding layers rotate, the full one is NoPE), dense first
+    # layer, DeepSeek-V3 routing in 2 groups of 4.
+    "exaone-moe": dict(BASE, model_type="exaone_moe", num_hidden_layers=4, sliding_window=4, sliding_window_pattern=2,
+                       num_experts=8, num_experts_per_tok=2, moe_intermediate_size=16, num_shared_experts=1,
+                       n_group=2, topk_group=1, routed_scaling_factor=1.5, first_k_dense_replace=1),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -111,6 +111,18 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
+        (Layout::ExaoneMoe, CorrectionBias) => {
+            return (
+                "model.layers.{b}.mlp.e_score_correction_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
+        (Layout::HyV3, CorrectionBias) => {
+            return (
+                "model.layers.{b}.mlp.expert_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (Layout::MiniMaxM2, CorrectionBias) => {
             return (
                 "model.layers.{b}.block_sparse_moe.e_score_correction_bias".into(),
@@ -145,7 +157,27 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     }
     let (hf, gguf) = match layout {
         // Phi-3's fused tensors, DeepSeek's MLA projections and shared experts are in the common table.
-        Layout::Llama | Layout::Phi3 | Layout::DeepSeek | Layout::Ernie45Moe => llama(role),
+        Layout::Llama
+        | Layout::Phi3
+        | Layout::DeepSeek
+        | Layout::Ernie45Moe
+        | Layout::ExaoneMoe => llama(role),
+        Layout::HyV3 => match role {
+            Router => ("model.layers.{b}.mlp.router.gate", "blk.{b}.ffn_gate_inp"),
+            SharedGate => (
+                "model.layers.{b}.mlp.shared_mlp.gate_proj",
+                "blk.{b}.ffn_gate_shexp",
+            ),
+            SharedUp => (
+                "model.layers.{b}.mlp.shared_mlp.up_proj",
+                "blk.{b}.ffn_up_shexp",
+            ),
+            SharedDown => (
+                "model.layers.{b}.mlp.shared_mlp.down_proj",
+                "blk.{b}.ffn_down_shexp",
+            ),
+            other => llama(other),
+        },
         Layout::Mixtral | Layout::MiniMaxM2 => mixtral(role),
         Layout::Sandwich => match role {
             PostAttnNorm => (

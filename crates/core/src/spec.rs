@@ -809,6 +809,12 @@ pub enum Layout {
     /// Llama's names, with the correction bias in the MoE block's `moe_statics`, stored [1, E]
     /// (ERNIE 4.5 MoE).
     Ernie45Moe,
+    /// Llama's names with the correction bias on the MoE block, `mlp.e_score_correction_bias`
+    /// (EXAONE MoE's checkpoints).
+    ExaoneMoe,
+    /// Llama's names with the router as `mlp.router.gate`, the correction bias as
+    /// `mlp.expert_bias` and the shared experts as `mlp.shared_mlp` (HY-V3's checkpoints).
+    HyV3,
 }
 
 impl Layout {

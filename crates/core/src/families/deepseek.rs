@@ -812,17 +812,7 @@ fn sparse_layers(cfg: &Config, dense: Dense, layers: u64) -> Result<Vec<bool>> {
                 Some(default) => cfg.count("first_k_dense_replace", default)?,
                 None => 1,
             };
-            let types = cfg.list(
-                "mlp_layer_types",
-                layers,
-                |v| match v.as_str()? {
-                    "dense" => Some(false),
-                    "sparse" => Some(true),
-                    _ => None,
-                },
-                "\"dense\" or \"sparse\"",
-            )?;
-            types.unwrap_or_else(|| (0..layers).map(|i| i >= k).collect())
+            super::mlp_layer_types(cfg, layers, k)?
         }
     })
 }
@@ -862,35 +852,7 @@ fn experts(cfg: &Config, x: &Experts) -> Result<Moe> {
             }
         }
     };
-    if e % n_group != 0 {
-        return Err(cfg.err(
-            "n_group",
-            format!("is {n_group}, which does not divide n_routed_experts ({e})"),
-        ));
-    }
-    // Sigmoid routing ranks groups by their two best experts' scores: a group needs two.
-    if !x.v2 && e / n_group < 2 {
-        return Err(cfg.err(
-            "n_group",
-            format!("is {n_group}, leaving {} routed expert(s) per group; groups are ranked by their two best experts, so each needs at least 2", e / n_group),
-        ));
-    }
-    if n_group > 1 && k > topk_group * (e / n_group) {
-        return Err(cfg.err(
-            "num_experts_per_tok",
-            format!(
-                "is {k}, more than the {} experts of the best {topk_group} groups of {}; transformers would fill the rest with arbitrary experts of the other groups",
-                topk_group * (e / n_group),
-                e / n_group
-            ),
-        ));
-    }
-    if topk_group > n_group {
-        return Err(cfg.err(
-            "topk_group",
-            format!("is {topk_group}, more than n_group ({n_group})"),
-        ));
-    }
+    let (n_group, topk_group) = super::expert_groups(cfg, e, k, (n_group, topk_group), !x.v2)?;
     let moe = Moe {
         shared_experts: n_shared,
         shared_intermediate: moe_f * n_shared,

@@ -118,6 +118,12 @@ pub struct Routed {
     pub stacked_out_in: bool,
     /// A per-expert bias steers the choice of experts, not their weights (MiniMax-M2).
     pub correction_bias: bool,
+    /// Experts are chosen within the best `topk_group` of `n_group` groups (DeepSeek-V3's
+    /// routing; both keys default to 1).
+    pub groups: bool,
+    /// The chosen experts' weights are multiplied by this key's value, with its default
+    /// (`routed_scaling_factor`).
+    pub scaling: Option<(&'static str, f64)>,
 }
 
 /// Which μP multipliers a family reads.
@@ -140,6 +146,9 @@ pub enum MoeLayers {
     /// Every `moe_layer_interval`-th layer from `moe_layer_start_index` to
     /// `moe_layer_end_index` (−1: the last) (ERNIE 4.5).
     Ernie,
+    /// `mlp_layer_types` ("dense" or "sparse"); without it the first k layers are dense, k from
+    /// the key given (`first_k_dense_replace`) with this default, or the default alone.
+    Types(Option<&'static str>, u64),
 }
 
 /// A shared expert (MLP) beside the routed ones.
@@ -158,6 +167,9 @@ pub struct SharedMlp {
     pub count: Option<(&'static str, u64)>,
     /// Its projections have biases when the dense MLP's do (ERNIE 4.5's `use_bias`).
     pub bias_as_mlp: bool,
+    /// A count of 0 still builds one shared MLP, of the dense MLP's width (HY-V3's
+    /// `intermediate_size or config.intermediate_size` reads a width of 0 as unset).
+    pub zero_count_is_dense: bool,
 }
 
 impl SharedMlp {
@@ -170,6 +182,7 @@ impl SharedMlp {
             optional: false,
             count: None,
             bias_as_mlp: false,
+            zero_count_is_dense: false,
         }
     }
 }
@@ -188,6 +201,8 @@ impl Routed {
         scoring: Scoring::Softmax,
         stacked_out_in: false,
         correction_bias: false,
+        groups: false,
+        scaling: None,
     };
 }
 
@@ -792,9 +807,10 @@ fn experts(
     let Experts::Routed(r) = rule else {
         return none;
     };
+    let dense_width = cfg.size("intermediate_size", Some(d.intermediate))?;
     let f = match r.width {
         Some((key, default)) => cfg.size(key, Some(default))?,
-        None => cfg.size("intermediate_size", Some(d.intermediate))?,
+        None => dense_width,
     };
     let norm_topk = match r.renormalize {
         None => true,
@@ -822,6 +838,7 @@ fn experts(
             let width = cfg.size(s.width.0, Some(s.width.1))?;
             match s.count {
                 Some((key, default)) => match cfg.count(key, default)? {
+                    0 if s.zero_count_is_dense => (1, dense_width, Some(s)),
                     0 => (0, 0, None),
                     n => (n, width.saturating_mul(n), Some(s)),
                 },
@@ -830,9 +847,31 @@ fn experts(
         }
         None => (0, 0, None),
     };
+    let (n_group, topk_group) = if r.groups {
+        let groups = (
+            cfg.size("n_group", Some(1))?,
+            cfg.size("topk_group", Some(1))?,
+        );
+        super::expert_groups(cfg, e, k, groups, r.scoring == Scoring::Sigmoid)?
+    } else {
+        (1, 1)
+    };
+    let routed_scaling = match r.scaling {
+        Some((key, default)) => {
+            let v = cfg.float(key, default)?;
+            if !v.is_finite() || v == 0.0 {
+                return Err(cfg.err(key, format!("is {v}; it must be a finite, non-zero number")));
+            }
+            v
+        }
+        None => 1.0,
+    };
     let plan = sparse;
     Ok((
         Some(Moe {
+            n_group,
+            topk_group,
+            routed_scaling,
             norm_topk_prob: norm_topk,
             shared_experts,
             shared_intermediate,
@@ -900,6 +939,13 @@ fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
             (0..layers)
                 .map(|i| (i + 1) % step == 0 && i >= start && i <= end)
                 .collect()
+        }
+        MoeLayers::Types(key, default) => {
+            let k = match key {
+                Some(key) => cfg.count(key, default)?,
+                None => default,
+            };
+            super::mlp_layer_types(cfg, layers, k)?
         }
     })
 }

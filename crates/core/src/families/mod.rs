@@ -422,6 +422,63 @@ pub(crate) fn top_k(cfg: &Config, experts: u64, default: Option<u64>) -> Result<
     Ok(k)
 }
 
+/// Which layers have experts by `mlp_layer_types` ("dense" or "sparse" per layer); without it,
+/// every layer after the first `first_dense`.
+pub(crate) fn mlp_layer_types(cfg: &Config, layers: u64, first_dense: u64) -> Result<Vec<bool>> {
+    let types = cfg.list(
+        "mlp_layer_types",
+        layers,
+        |v| match v.as_str()? {
+            "dense" => Some(false),
+            "sparse" => Some(true),
+            _ => None,
+        },
+        "\"dense\" or \"sparse\"",
+    )?;
+    Ok(types.unwrap_or_else(|| (0..layers).map(|i| i >= first_dense).collect()))
+}
+
+/// `n_group` and `topk_group` (DeepSeek's group-limited routing), checked against the `experts`
+/// and the `top_k` they must leave room for. `by_two`: groups are ranked by their two best
+/// experts' scores (sigmoid routing), so each needs two.
+pub(crate) fn expert_groups(
+    cfg: &Config,
+    experts: u64,
+    top_k: u64,
+    (n_group, topk_group): (u64, u64),
+    by_two: bool,
+) -> Result<(u64, u64)> {
+    if experts % n_group != 0 {
+        return Err(cfg.err(
+            "n_group",
+            format!("is {n_group}, which does not divide the {experts} routed experts"),
+        ));
+    }
+    if by_two && experts / n_group < 2 {
+        return Err(cfg.err(
+            "n_group",
+            format!("is {n_group}, leaving {} routed expert(s) per group; groups are ranked by their two best experts, so each needs at least 2", experts / n_group),
+        ));
+    }
+    if n_group > 1 && top_k > topk_group * (experts / n_group) {
+        return Err(cfg.err(
+            "num_experts_per_tok",
+            format!(
+                "is {top_k}, more than the {} experts of the best {topk_group} groups of {}; transformers would fill the rest with arbitrary experts of the other groups",
+                topk_group * (experts / n_group),
+                experts / n_group
+            ),
+        ));
+    }
+    if topk_group > n_group {
+        return Err(cfg.err(
+            "topk_group",
+            format!("is {topk_group}, more than n_group ({n_group})"),
+        ));
+    }
+    Ok((n_group, topk_group))
+}
+
 fn attn_kind(heads: u64, kv: u64) -> AttnKind {
     if kv == heads {
         AttnKind::Mha

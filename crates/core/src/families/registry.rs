@@ -1739,6 +1739,101 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
+    // HY-V3 (Hy3): Apertus's per-head QK-norm in a Llama whose layers after the first
+    // (`mlp_layer_types`) route by sigmoid with a correction bias on the MoE block, renormalize
+    // and scale by `router_scaling_factor`, beside `num_shared_experts` shared experts.
+    llama(
+        "hy_v3",
+        "HY-V3",
+        LlamaLike {
+            qk_norm: QkNorm::PerHead,
+            layout: Layout::HyV3,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 192),
+                top_k: 8,
+                width: Some(("moe_intermediate_size", 1536)),
+                layers: MoeLayers::Types(None, 1),
+                scoring: Scoring::Sigmoid,
+                correction_bias: true,
+                scaling: Some(("router_scaling_factor", 2.826)),
+                shared: Some(SharedMlp {
+                    count: Some(("num_shared_experts", 1)),
+                    bias_as_mlp: true,
+                    zero_count_is_dense: true,
+                    ..SharedMlp::of("moe_intermediate_size", 1536)
+                }),
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                120_832,
+                4096,
+                13312,
+                80,
+                64,
+                Some(8),
+                Some(128),
+                131_072,
+                1e-5,
+                11_158_840.0,
+                false,
+            ))
+        },
+        None,
+        &[
+            TRAINING,
+            &["output_router_logits", "enable_moe_fp32_combine"],
+        ],
+    ),
+    // EXAONE MoE (K-EXAONE): EXAONE 4's attention (per-head QK-norm, three sliding layers per
+    // full one, only the sliding layers rotating) in OLMoE's pre-norm layers, the first
+    // `first_k_dense_replace` dense and the others routed as DeepSeek-V3 routes.
+    llama(
+        "exaone_moe",
+        "EXAONE MoE",
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHead,
+            layout: Layout::ExaoneMoe,
+            windows: Windows::LayerTypes {
+                window: Some(4096),
+                unlisted: Unlisted::FullEveryKey("sliding_window_pattern", 4),
+            },
+            no_rope: NoRope::FullLayers,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 64),
+                top_k: 8,
+                width: Some(("moe_intermediate_size", 1024)),
+                renormalize: Some(true),
+                layers: MoeLayers::Types(Some("first_k_dense_replace"), 1),
+                scoring: Scoring::Sigmoid,
+                correction_bias: true,
+                groups: true,
+                scaling: Some(("routed_scaling_factor", 2.5)),
+                shared: Some(SharedMlp {
+                    count: Some(("num_shared_experts", 1)),
+                    ..SharedMlp::of("moe_intermediate_size", 1024)
+                }),
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                102_400,
+                4096,
+                16384,
+                32,
+                32,
+                Some(32),
+                None,
+                2048,
+                1e-5,
+                10_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING, &["output_router_logits"]],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(
