@@ -232,6 +232,15 @@ CONFIGS = {
     "exaone-moe": dict(BASE, model_type="exaone_moe", num_hidden_layers=4, sliding_window=4, sliding_window_pattern=2,
                        num_experts=8, num_experts_per_tok=2, moe_intermediate_size=16, num_shared_experts=1,
                        n_group=2, topk_group=1, routed_scaling_factor=1.5, first_k_dense_replace=1),
+    # Flint: sinks, QK-norm; by its default pattern layers 0, 1 and 5 are full and NoPE, 2-4 slide
+    # and rotate; layers 0 and 1 dense by default, then sigmoid routing beside an ungated shared expert.
+    "flint": dict(BASE, model_type="flint", num_hidden_layers=6, head_dim=8, sliding_window=4, num_experts=4,
+                  num_experts_per_tok=2, moe_intermediate_size=16, shared_expert_intermediate_size=24),
+    # Mellum: QK-norm, RoPE bases per layer type (default dict), a sliding and a dense layer.
+    "mellum": dict(BASE, model_type="mellum", num_hidden_layers=3, head_dim=8, sliding_window=4, num_experts=4,
+                   num_experts_per_tok=2, moe_intermediate_size=16,
+                   layer_types=["full_attention", "sliding_attention", "full_attention"],
+                   mlp_layer_types=["dense", "sparse", "sparse"]),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -93,6 +93,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 format!("blk.{{b}}.ffn_act_{name}"),
             );
         }
+        (Layout::Flint, Sinks) => {
+            return (
+                "model.layers.{b}.self_attn.softmax_offset".into(),
+                "blk.{b}.attn_sinks.weight".into(),
+            )
+        }
         (_, Sinks) => {
             return (
                 "model.layers.{b}.self_attn.sinks".into(),
@@ -471,7 +477,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             SharedGateUp | SharedDown => granite_shared(role),
             other => llama(other),
         },
-        Layout::Qwen2Moe => match role {
+        Layout::Qwen2Moe | Layout::Flint => match role {
             SharedGate => (
                 "model.layers.{b}.mlp.shared_expert.gate_proj",
                 "blk.{b}.ffn_gate_shexp",

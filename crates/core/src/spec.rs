@@ -809,6 +809,8 @@ pub enum Layout {
     /// Llama's names, with the correction bias in the MoE block's `moe_statics`, stored [1, E]
     /// (ERNIE 4.5 MoE).
     Ernie45Moe,
+    /// Qwen2-MoE's names with the sinks as `self_attn.softmax_offset` (Flint's checkpoints).
+    Flint,
     /// Llama's names with the correction bias on the MoE block, `mlp.e_score_correction_bias`
     /// (EXAONE MoE's checkpoints).
     ExaoneMoe,

@@ -72,6 +72,8 @@ pub enum Unlisted {
     FullEveryKey(&'static str, u64),
     /// Layer i is full when i is a multiple of n, so the first is full (CWM: 4).
     FullFirstOfEvery(u64),
+    /// The first two layers, every fourth from layer 1 and the last are full (Flint).
+    FullFirstTwoEveryFourthLast,
 }
 
 /// Which layers skip RoPE.
@@ -141,8 +143,9 @@ pub enum Mup {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum MoeLayers {
     All,
-    /// Every `decoder_sparse_step`-th layer but those in `mlp_only_layers` (Qwen MoEs).
-    Qwen,
+    /// Every `decoder_sparse_step`-th layer but those in `mlp_only_layers` (Qwen MoEs; absent
+    /// or null, this list: Flint's first two layers).
+    Qwen(&'static [u64]),
     /// Every `moe_layer_interval`-th layer from `moe_layer_start_index` to
     /// `moe_layer_end_index` (−1: the last) (ERNIE 4.5).
     Ernie,
@@ -231,6 +234,10 @@ pub struct LlamaLike {
     /// Without a RoPE dict the class uses this scaling at its default base, and ignores a
     /// top-level `rope_theta` (Apertus: llama3 ×8 at 12M).
     pub rope_scaling_default: Option<fn() -> RopeScaling>,
+    /// `rope_parameters` holds one dict per layer type; without it the full-attention layers
+    /// rotate at the first base and the sliding ones at the second, and a top-level `rope_theta`
+    /// is ignored (Mellum: 500k and 10k).
+    pub rope_by_type: Option<(f64, f64)>,
     /// A flat `rope_scaling` scales the full-attention layers only; sliding layers rotate at the
     /// same base, unscaled (OLMo 3's per-layer-type RoPE).
     pub scaling_full_only: bool,
@@ -331,6 +338,7 @@ impl LlamaLike {
             rotary_dim_key: false,
             scaling_full_only: false,
             rope_scaling_default: None,
+            rope_by_type: None,
             qkv: Qkv::Separate,
             fused_gate_up: false,
             interleaved_rope: false,
@@ -495,6 +503,9 @@ pub fn load(
             interleaved: false,
             reversed: false,
         },
+        None if f.rope_by_type.is_some() => {
+            rope_by_type(cfg, &rope_defaults, f.rope_by_type.unwrap_or_default())?
+        }
         None => match f.rope_scaling_default {
             Some(scaling) if !cfg.has("rope_parameters") && !cfg.has("rope_scaling") => {
                 cfg.get(f.theta_key); // read, and ignored as the class ignores it
@@ -741,6 +752,9 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
                             Unlisted::Sliding => true,
                             Unlisted::FullEvery(n) => (i + 1) % n != 0,
                             Unlisted::FullFirstOfEvery(n) => i % n != 0,
+                            Unlisted::FullFirstTwoEveryFourthLast => {
+                                !(i < 2 || i % 4 == 1 || i + 1 == layers)
+                            }
                             Unlisted::FullEveryKey(..) => {
                                 unreachable!("resolved to FullEvery above")
                             }
@@ -915,15 +929,40 @@ fn llama4_scaling(cfg: &Config, beta: f64, length: u64) -> Result<QueryScale> {
     })
 }
 
+/// RoPE from one dict per layer type, or the class's bases for each without it.
+fn rope_by_type(cfg: &Config, d: &RopeDefaults, (full, sliding): (f64, f64)) -> Result<Rope> {
+    match cfg.sub("rope_parameters")? {
+        Some(p) if p.has("full_attention") || p.has("sliding_attention") => rope(cfg, d),
+        Some(_) => Err(cfg.err(
+            "rope_parameters",
+            "is one dict for every layer; this model type indexes it by layer type, so it must hold a \"full_attention\" and a \"sliding_attention\" dict",
+        )),
+        None => {
+            cfg.get(d.theta_key); // read, and ignored as the class ignores it
+            let freqs = |theta| RopeFreqs {
+                theta,
+                scaling: RopeScaling::None,
+            };
+            Ok(Rope {
+                full: freqs(full),
+                sliding: Some(freqs(sliding)),
+                partial: 1.0,
+                interleaved: false,
+                reversed: false,
+            })
+        }
+    }
+}
+
 /// Which of `layers` layers have experts.
 fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
     Ok(match rule {
         MoeLayers::All => vec![true; layers as usize],
-        MoeLayers::Qwen => {
+        MoeLayers::Qwen(default) => {
             let step = cfg.size("decoder_sparse_step", Some(1))?;
             let dense = cfg
                 .list_any("mlp_only_layers", |v| v.as_u64(), "a layer index")?
-                .unwrap_or_default();
+                .unwrap_or_else(|| default.to_vec());
             (0..layers)
                 .map(|i| !dense.contains(&i) && (i + 1) % step == 0)
                 .collect()

@@ -590,6 +590,22 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
     if !(partial > 0.0 && partial <= 1.0) {
         return Err(cfg.err(d.partial_key, format!("is {partial}; it must be in (0, 1]")));
     }
+    // anatomy draws one rotated fraction for every layer.
+    if let Some(s) = params
+        .as_ref()
+        .map(|p| p.sub("sliding_attention"))
+        .transpose()?
+        .flatten()
+    {
+        if let Some(sp) = s.opt_float("partial_rotary_factor")? {
+            if sp != partial {
+                return Err(s.err(
+                    "partial_rotary_factor",
+                    format!("is {sp}, while the full-attention layers rotate {partial} of each head; anatomy draws one rotated fraction for every layer"),
+                ));
+            }
+        }
+    }
     Ok(Rope {
         full,
         sliding,

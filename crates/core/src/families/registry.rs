@@ -368,7 +368,7 @@ pub static FAMILIES: &[Family] = &[
                 top_k: 8,
                 width: Some(("moe_intermediate_size", 768)),
                 renormalize: Some(false),
-                layers: MoeLayers::Qwen,
+                layers: MoeLayers::Qwen(&[]),
                 zero_is_dense: true,
                 shared: None,
                 ..Routed::MIXTRAL
@@ -1282,7 +1282,7 @@ pub static FAMILIES: &[Family] = &[
                 top_k: 4,
                 width: Some(("moe_intermediate_size", 1408)),
                 renormalize: Some(false),
-                layers: MoeLayers::Qwen,
+                layers: MoeLayers::Qwen(&[]),
                 zero_is_dense: true,
                 shared: Some(SharedMlp {
                     gate: true,
@@ -1834,6 +1834,106 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["output_router_logits"]],
     ),
+    // Flint: Qwen3-MoE's attention with gpt-oss's sinks, where only the sliding layers rotate
+    // (the full ones: the first two, every fourth from layer 1, the last); experts chosen by
+    // sigmoid score beside one ungated shared expert, the first two layers dense.
+    llama(
+        "flint",
+        "Flint",
+        LlamaLike {
+            qkv_bias: Bias::Key("attention_bias", false),
+            o_bias: Bias::Key("attention_bias", false),
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHead,
+            sinks: true,
+            windows: Windows::LayerTypes {
+                window: Some(513),
+                unlisted: Unlisted::FullFirstTwoEveryFourthLast,
+            },
+            no_rope: NoRope::FullLayers,
+            layout: Layout::Flint,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 256),
+                top_k: 6,
+                width: Some(("moe_intermediate_size", 512)),
+                renormalize: Some(true),
+                layers: MoeLayers::Qwen(&[0, 1]),
+                zero_is_dense: true,
+                scoring: Scoring::Sigmoid,
+                shared: Some(SharedMlp::of("shared_expert_intermediate_size", 1024)),
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                150_144,
+                2048,
+                6144,
+                49,
+                32,
+                Some(4),
+                Some(128),
+                262_144,
+                1e-6,
+                10_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+    ),
+    // Mellum (JetBrains Mellum 2): Qwen3-MoE's attention and experts, the layers' attention and
+    // MLP kinds by `layer_types` and `mlp_layer_types`, RoPE bases per layer type.
+    Family {
+        renames: &[
+            ("num_experts", "num_local_experts"),
+            ("num_mtp_layers", "num_nextn_predict_layers"),
+        ],
+        ..llama(
+            "mellum",
+            "Mellum",
+            LlamaLike {
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::PerHead,
+                windows: Windows::LayerTypes {
+                    window: Some(1024),
+                    unlisted: Unlisted::Full,
+                },
+                rope_by_type: Some((500_000.0, 10_000.0)),
+                experts: Experts::Routed(Routed {
+                    count: ("num_local_experts", 64),
+                    top_k: 8,
+                    width: Some(("moe_intermediate_size", 896)),
+                    renormalize: Some(true),
+                    layers: MoeLayers::Types(None, 0),
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    98_304,
+                    2304,
+                    7168,
+                    28,
+                    32,
+                    Some(4),
+                    Some(128),
+                    131_072,
+                    1e-6,
+                    500_000.0,
+                    false,
+                ))
+            },
+            None,
+            &[
+                TRAINING,
+                &[
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    // The multi-token-prediction layer is not part of the model transformers builds.
+                    "num_nextn_predict_layers",
+                    "mtp_layer_types",
+                    "mtp_mlp_layer_types",
+                ],
+            ],
+        )
+    },
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(

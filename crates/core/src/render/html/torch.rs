@@ -486,7 +486,8 @@ fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> String {
     s += &format!("        scores = scores.masked_fill(~{allowed}, float(\"-inf\"))\n");
     if a.sinks {
         s += &format!(
-            "        sink = self.sinks.view(1, {heads}, 1, 1).expand(B, {heads}, T, 1).to(scores.dtype)\n        probs = torch.cat([scores, sink], dim=-1).float().softmax(dim=-1)[..., :-1].to(q.dtype)  # the sink takes its share, then is dropped\n"
+            "        sink = self.{}.view(1, {heads}, 1, 1).expand(B, {heads}, T, 1).to(scores.dtype)\n        probs = torch.cat([scores, sink], dim=-1).float().softmax(dim=-1)[..., :-1].to(q.dtype)  # the sink takes its share, then is dropped\n",
+            Names::new(spec).inside(Role::Sinks)
         );
     } else {
         s += "        probs = scores.float().softmax(dim=-1).to(q.dtype)\n";
