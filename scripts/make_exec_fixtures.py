@@ -241,6 +241,15 @@ CONFIGS = {
                    num_experts_per_tok=2, moe_intermediate_size=16,
                    layer_types=["full_attention", "sliding_attention", "full_attention"],
                    mlp_layer_types=["dense", "sparse", "sparse"]),
+    # Cohere 2 MoE: a dense first layer (wider, rotating though full), then sliding/full layers
+    # counted afresh; top-k softmax routing; a shared expert averaged in.
+    "cohere2-moe": dict(BASE, model_type="cohere2_moe", num_hidden_layers=4, head_dim=8, sliding_window=4,
+                        sliding_window_pattern=2, num_experts=4, num_experts_per_tok=2, num_shared_experts=1,
+                        first_k_dense_replace=1, prefix_dense_intermediate_size=40, logit_scale=0.5),
+    # ... with RMSNorms, sigmoid routing renormalized, and the shared expert summed.
+    "cohere2-moe-rms": dict(BASE, model_type="cohere2_moe", num_hidden_layers=2, head_dim=8, sliding_window=4,
+                            num_experts=4, num_experts_per_tok=2, num_shared_experts=2, rms_norm_eps=1e-6,
+                            expert_selection_fn="sigmoid", shared_expert_combination_strategy="sum"),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

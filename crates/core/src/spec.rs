@@ -271,6 +271,9 @@ pub struct Moe {
     pub shared_fused: bool,
     /// The shared expert's projections carry biases (ERNIE 4.5's `use_bias`).
     pub shared_bias: bool,
+    /// The routed and shared outputs are averaged, (R + S) / 2, rather than summed (Cohere 2
+    /// MoE's `shared_expert_combination_strategy: average`).
+    pub shared_average: bool,
     pub scoring: Scoring,
     pub norm_topk_prob: bool,
     pub router_bias: bool,

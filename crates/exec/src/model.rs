@@ -1053,6 +1053,9 @@ impl Model {
                 s = s.broadcast_mul(&g)?;
             }
             out = (out + s)?;
+            if m.shared_average {
+                out = (out * 0.5)?;
+            }
         }
         Ok(out)
     }

@@ -74,6 +74,10 @@ pub enum Unlisted {
     FullFirstOfEvery(u64),
     /// The first two layers, every fourth from layer 1 and the last are full (Flint).
     FullFirstTwoEveryFourthLast,
+    /// The first `first_k_dense_replace` (default 0) layers full every
+    /// `prefix_dense_sliding_window_pattern`-th (default 1), the rest counted afresh and full
+    /// every `sliding_window_pattern`-th (default 4) (Cohere 2 MoE).
+    DensePrefix,
 }
 
 /// Which layers skip RoPE.
@@ -85,6 +89,9 @@ pub enum NoRope {
     /// With a sliding window, only the sliding layers rotate; the full ones use no positions
     /// (EXAONE 4).
     FullLayers,
+    /// As `FullLayers`, but with `prefix_dense_sliding_window_pattern` 1 (the default) the dense
+    /// layers rotate too (Cohere 2 MoE's `force_rope`).
+    FullLayersDenseRotate,
     /// `layer_rope_theta`: each layer's RoPE base, 0 for none (GraniteSWA). anatomy draws one
     /// base, so every non-zero entry must be the model's.
     LayerTheta,
@@ -126,6 +133,12 @@ pub struct Routed {
     /// The chosen experts' weights are multiplied by this key's value, with its default
     /// (`routed_scaling_factor`).
     pub scaling: Option<(&'static str, f64)>,
+    /// A key naming the scoring, its default and each name's `Scoring`; otherwise `scoring`.
+    pub scoring_key: Option<(
+        &'static str,
+        &'static str,
+        &'static [(&'static str, Scoring)],
+    )>,
 }
 
 /// Which μP multipliers a family reads.
@@ -173,6 +186,9 @@ pub struct SharedMlp {
     /// A count of 0 still builds one shared MLP, of the dense MLP's width (HY-V3's
     /// `intermediate_size or config.intermediate_size` reads a width of 0 as unset).
     pub zero_count_is_dense: bool,
+    /// A key choosing `"sum"` or `"average"` of the routed and shared outputs, with its default
+    /// (Cohere 2 MoE's `shared_expert_combination_strategy`); otherwise they are summed.
+    pub combine_key: Option<(&'static str, &'static str)>,
 }
 
 impl SharedMlp {
@@ -186,6 +202,7 @@ impl SharedMlp {
             count: None,
             bias_as_mlp: false,
             zero_count_is_dense: false,
+            combine_key: None,
         }
     }
 }
@@ -206,6 +223,7 @@ impl Routed {
         correction_bias: false,
         groups: false,
         scaling: None,
+        scoring_key: None,
     };
 }
 
@@ -288,6 +306,12 @@ pub struct LlamaLike {
     pub norm: NormKind,
     /// None: the class fixes ε at the default (OLMo's weightless LayerNorm).
     pub eps_key: Option<&'static str>,
+    /// When this key is set (not null) the norms are RMSNorms with it as ε, whatever `norm`
+    /// says (Cohere 2 MoE's `rms_norm_eps`).
+    pub rms_key: Option<&'static str>,
+    /// The key of the dense layers' MLP width, `intermediate_size` when absent or null (Cohere 2
+    /// MoE's `prefix_dense_intermediate_size`; its experts are `intermediate_size` wide).
+    pub dense_width_key: Option<&'static str>,
     /// gate ⊙ act(…) · up, or a plain up, act, down.
     pub gated: bool,
     pub block: Block,
@@ -352,6 +376,8 @@ impl LlamaLike {
             refuse_when_true: &[],
             norm: NormKind::Rms,
             eps_key: Some("rms_norm_eps"),
+            rms_key: None,
+            dense_width_key: None,
             gated: true,
             block: Block::Sequential,
             parallel_key: None,
@@ -431,6 +457,15 @@ pub fn load(
     } else {
         cfg.size("intermediate_size", Some(d.intermediate))?
     };
+    let intermediate = match f
+        .dense_width_key
+        .map(|k| cfg.opt_size(k))
+        .transpose()?
+        .flatten()
+    {
+        Some(w) => w,
+        None => intermediate,
+    };
     let context = cfg.size("max_position_embeddings", Some(d.context))?;
     let (qkv_bias, o_bias, mlp_bias) = (
         bias(cfg, f.qkv_bias)?,
@@ -466,7 +501,10 @@ pub fn load(
         None => rope_layers(cfg, f.no_rope, layers)?,
     };
     let spans = spans(cfg, f.windows, layers, &no_rope)?;
-    if f.no_rope == NoRope::FullLayers {
+    if matches!(
+        f.no_rope,
+        NoRope::FullLayers | NoRope::FullLayersDenseRotate
+    ) {
         let window_set = !cfg.present("sliding_window") || cfg.has("sliding_window");
         if window_set {
             no_rope = spans.iter().map(|s| *s != AttnSpan::Full).collect();
@@ -481,6 +519,13 @@ pub fn load(
     let (mut moe, moe_layers) = experts(cfg, f.experts, layers, d)?;
     if let (Some(m), Experts::Routed(r)) = (&mut moe, f.experts) {
         m.shared_bias = mlp_bias && r.shared.is_some_and(|s| s.bias_as_mlp);
+    }
+    if f.no_rope == NoRope::FullLayersDenseRotate
+        && cfg.size("prefix_dense_sliding_window_pattern", Some(1))? == 1
+    {
+        for (rope, sparse) in no_rope.iter_mut().zip(&moe_layers) {
+            *rope |= !sparse;
+        }
     }
     let mut rope_defaults = RopeDefaults {
         theta_key: f.theta_key,
@@ -584,11 +629,17 @@ pub fn load(
         Some(_) => Block::Sequential,
         None => f.block,
     };
+    let rms_eps = f.rms_key.map(|k| cfg.opt_float(k)).transpose()?.flatten();
     let norm = Norm {
-        kind: f.norm,
-        eps: match f.eps_key {
-            Some(key) => cfg.float(key, d.eps)?,
-            None => d.eps,
+        kind: if rms_eps.is_some() {
+            NormKind::Rms
+        } else {
+            f.norm
+        },
+        eps: match (rms_eps, f.eps_key) {
+            (Some(eps), _) => eps,
+            (None, Some(key)) => cfg.float(key, d.eps)?,
+            (None, None) => d.eps,
         },
         unit_offset: f.gemma_norms || f.one_plus,
         place: match f.post_norm_key {
@@ -743,6 +794,15 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
                 }
                 u => u,
             };
+            let (prefix, prefix_every, every) = if unlisted == Unlisted::DensePrefix {
+                (
+                    cfg.count("first_k_dense_replace", 0)?,
+                    cfg.size("prefix_dense_sliding_window_pattern", Some(1))?,
+                    cfg.size("sliding_window_pattern", Some(4))?,
+                )
+            } else {
+                (0, 1, 1)
+            };
             match layer_types(cfg, layers, window, false)? {
                 Some(spans) => spans,
                 None => (0..layers)
@@ -755,6 +815,8 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
                             Unlisted::FullFirstTwoEveryFourthLast => {
                                 !(i < 2 || i % 4 == 1 || i + 1 == layers)
                             }
+                            Unlisted::DensePrefix if i < prefix => (i + 1) % prefix_every != 0,
+                            Unlisted::DensePrefix => (i - prefix + 1) % every != 0,
                             Unlisted::FullEveryKey(..) => {
                                 unreachable!("resolved to FullEvery above")
                             }
@@ -870,6 +932,33 @@ fn experts(
     } else {
         (1, 1)
     };
+    let scoring = match r.scoring_key {
+        Some((key, default, table)) => {
+            let name = cfg.string(key, default)?;
+            match table.iter().find(|(n, _)| *n == name) {
+                Some((_, s)) => *s,
+                None => {
+                    let names: Vec<String> = table.iter().map(|(n, _)| format!("`{n}`")).collect();
+                    return Err(cfg.err(
+                        key,
+                        format!("is `{name}`; it must be one of {}", names.join(", ")),
+                    ));
+                }
+            }
+        }
+        None => r.scoring,
+    };
+    // Read even without shared experts, where it changes nothing.
+    let shared_average = match r.shared.and_then(|s| s.combine_key) {
+        Some((key, default)) => match cfg.string(key, default)?.as_str() {
+            "sum" => false,
+            "average" => shared.is_some(),
+            other => {
+                return Err(cfg.err(key, format!("is `{other}`; it must be `sum` or `average`")))
+            }
+        },
+        None => false,
+    };
     let routed_scaling = match r.scaling {
         Some((key, default)) => {
             let v = cfg.float(key, default)?;
@@ -891,7 +980,8 @@ fn experts(
             shared_intermediate,
             shared_gate: shared.is_some_and(|s| s.gate),
             shared_fused: shared.is_some_and(|s| s.fused),
-            scoring: r.scoring,
+            scoring,
+            shared_average,
             stacked_experts: r.stacked_out_in,
             stacked_out_in: r.stacked_out_in,
             correction_bias: r.correction_bias,

@@ -1376,6 +1376,65 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // Cohere 2 MoE: Cohere 2's parallel block and NoPE full layers, with RMSNorms when
+    // `rms_norm_eps` is set; experts picked by their top-k logits and weighted by a softmax over
+    // those (or sigmoids), shared experts summed or averaged in, the first
+    // `first_k_dense_replace` layers dense (and rotating, with the default prefix pattern).
+    llama(
+        "cohere2_moe",
+        "Cohere 2 MoE",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            norm: NormKind::Layer { bias: false },
+            eps_key: Some("layer_norm_eps"),
+            rms_key: Some("rms_norm_eps"),
+            dense_width_key: Some("prefix_dense_intermediate_size"),
+            block: Block::Parallel { shared_norm: true },
+            interleaved_rope: true,
+            logit_scale: Some(("logit_scale", 0.0625)),
+            windows: Windows::LayerTypes {
+                window: Some(4096),
+                unlisted: Unlisted::DensePrefix,
+            },
+            no_rope: NoRope::FullLayersDenseRotate,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 8),
+                top_k: 2,
+                width: Some(("intermediate_size", 22528)),
+                renormalize: Some(true),
+                layers: MoeLayers::Types(Some("first_k_dense_replace"), 0),
+                scoring_key: Some((
+                    "expert_selection_fn",
+                    "softmax",
+                    &[
+                        ("softmax", Scoring::TopkSoftmax),
+                        ("sigmoid", Scoring::Sigmoid),
+                    ],
+                )),
+                shared: Some(SharedMlp {
+                    count: Some(("num_shared_experts", 0)),
+                    combine_key: Some(("shared_expert_combination_strategy", "average")),
+                    ..SharedMlp::of("intermediate_size", 22528)
+                }),
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                256_000,
+                8192,
+                22528,
+                40,
+                64,
+                None,
+                Some(128),
+                8192,
+                1e-5,
+                10_000.0,
+                true,
+            ))
+        },
+        None,
+        &[TRAINING, &["output_router_logits"]],
+    ),
     // StableLM (2): LayerNorms with shifts, a quarter of each head rotated, a bias on q, k and v
     // by `use_qkv_bias`, attention and MLP side by side on one norm by `use_parallel_residual`.
     // Its QK LayerNorm (`qk_layernorm`) has one weight per head, not drawn yet: refused.

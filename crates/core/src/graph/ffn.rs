@@ -317,6 +317,9 @@ impl Builder<'_> {
             } else {
                 " + Mₛ"
             };
+            if moe.shared_average {
+                sum = format!("({sum}) / 2");
+            }
         }
         let m = self.act("M", self.seq(d));
         children.push(self.step(Draft {

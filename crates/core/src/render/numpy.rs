@@ -111,7 +111,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
         json!({
-            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "scoring": match m.scoring {
+            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "shared_average": m.shared_average, "scoring": match m.scoring {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
@@ -661,7 +661,7 @@ def moe(x, W, b):
         s = linear(act(g) * u, w(W, "shared_down", b), sb("shared_down"))  # s: [T, hidden]
         if M["shared_gate"]:
             s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]
-        out = out + s  # out: [T, hidden]
+        out = (out + s) / 2 if M["shared_average"] else out + s  # out: [T, hidden]
     return out  # [T, hidden]
 
 

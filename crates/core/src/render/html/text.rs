@@ -361,6 +361,9 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         if m.shared_gate {
             sub.push("Its output is scaled by σ(x · wₛ): a learned per-token gate decides how much of it joins the routed experts' sum.".into());
         }
+        if m.shared_average {
+            sub.push("The routed experts' sum and the shared output are averaged, (R + S) / 2, not added.".into());
+        }
     }
     if let Some(l) = m.swiglu_limit {
         sub.push(format!(

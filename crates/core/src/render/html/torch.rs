@@ -1142,7 +1142,11 @@ fn moe(spec: &Spec, n: &Names) -> String {
         let s = n.inside(Role::SharedDown);
         let s = s.split('.').next().unwrap_or("shared_experts").to_string();
         init += &format!("        self.{s} = SharedMLP()\n");
-        shared = format!("        out = out + self.{s}(x)\n");
+        shared = if m.shared_average {
+            format!("        out = (out + self.{s}(x)) / 2  # routed and shared averaged\n")
+        } else {
+            format!("        out = out + self.{s}(x)\n")
+        };
         if m.shared_gate {
             let g = n.inside(Role::SharedExpertGate);
             init += &format!(
