@@ -250,6 +250,11 @@ CONFIGS = {
     "cohere2-moe-rms": dict(BASE, model_type="cohere2_moe", num_hidden_layers=2, head_dim=8, sliding_window=4,
                             num_experts=4, num_experts_per_tok=2, num_shared_experts=2, rms_norm_eps=1e-6,
                             expert_selection_fn="sigmoid", shared_expert_combination_strategy="sum"),
+    # Kolibri: sandwich norms, QK-norm, four sliding rotating layers then a full NoPE one; the
+    # correction bias joins the logits (non-zero here, so it changes the choice).
+    "kolibri1": dict(BASE, model_type="kolibri1", num_hidden_layers=5, head_dim=8, sliding_window=4, num_experts=4,
+                     num_experts_per_tok=2, moe_intermediate_size=16, shared_expert_intermediate_size=24,
+                     norm_topk_prob=True),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,
@@ -277,11 +282,20 @@ CONFIGS = {
 }
 
 
+# Correction biases scaled up where the test must tell where the bias joins (randomize's 0.1 is
+# too small to change many choices).
+BIG_CORRECTION = {"kolibri1": 20.0}
+
+
 def make(name, raw):
     torch.manual_seed(0)
     config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
     config._attn_implementation = "eager"
     model = randomize(AutoModelForCausalLM.from_config(config).float().eval())
+    with torch.no_grad():
+        for n, b in model.named_buffers():
+            if "correction_bias" in n and name in BIG_CORRECTION:
+                b.mul_(BIG_CORRECTION[name])
     with torch.no_grad():
         logits = model(torch.tensor([IDS])).logits[0]
     d = OUT / name

@@ -117,6 +117,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
+        (Layout::Kolibri, CorrectionBias) => {
+            return (
+                "model.layers.{b}.moe.router.expert_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (Layout::ExaoneMoe, CorrectionBias) => {
             return (
                 "model.layers.{b}.mlp.e_score_correction_bias".into(),
@@ -512,6 +518,18 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         Layout::Starcoder2 => match role {
             Up => ("model.layers.{b}.mlp.c_fc", "blk.{b}.ffn_up"),
             Down => ("model.layers.{b}.mlp.c_proj", "blk.{b}.ffn_down"),
+            other => llama(other),
+        },
+        Layout::Kolibri => match role {
+            PostAttnNorm => (
+                "model.layers.{b}.post_attn_norm",
+                "blk.{b}.post_attention_norm",
+            ),
+            FfnNorm => (
+                "model.layers.{b}.post_attention_layernorm",
+                "blk.{b}.ffn_norm",
+            ),
+            PostFfnNorm => ("model.layers.{b}.post_ffn_norm", "blk.{b}.post_ffw_norm"),
             other => llama(other),
         },
         Layout::Glm4 => match role {

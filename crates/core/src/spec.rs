@@ -304,6 +304,9 @@ pub enum Scoring {
     TopkSoftmax,
     /// Sigmoid of the top-k logits, scaling each chosen expert's input (Llama 4).
     TopkSigmoid,
+    /// Experts chosen by their logits plus the correction bias, weighted by the sigmoid of their
+    /// logits (Kolibri: the bias joins before the sigmoid, not after as in DeepSeek-V3).
+    SigmoidBiasedLogits,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -812,6 +815,10 @@ pub enum Layout {
     /// Llama's names, with the correction bias in the MoE block's `moe_statics`, stored [1, E]
     /// (ERNIE 4.5 MoE).
     Ernie45Moe,
+    /// Llama's names with `post_attn_norm` after attention, `post_attention_layernorm` before
+    /// the MLP, `post_ffn_norm` after it, and the correction bias as `moe.router.expert_bias`
+    /// (Kolibri's checkpoints).
+    Kolibri,
     /// Qwen2-MoE's names with the sinks as `self_attn.softmax_offset` (Flint's checkpoints).
     Flint,
     /// Llama's names with the correction bias on the MoE block, `mlp.e_score_correction_bias`

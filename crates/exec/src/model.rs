@@ -1155,13 +1155,18 @@ fn route(
             };
             idx.into_iter().zip(w).collect()
         }
-        Scoring::Softmax | Scoring::Sigmoid => {
+        Scoring::Softmax | Scoring::Sigmoid | Scoring::SigmoidBiasedLogits => {
             let probs: Vec<f32> = if m.scoring == Scoring::Softmax {
                 softmax(row)
             } else {
                 row.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect()
             };
-            let mut choice: Vec<f32> = probs
+            let biased = if m.scoring == Scoring::SigmoidBiasedLogits {
+                row
+            } else {
+                &probs
+            };
+            let mut choice: Vec<f32> = biased
                 .iter()
                 .enumerate()
                 .map(|(i, p)| p + correction.map_or(0.0, |c| c[i]))
@@ -1190,7 +1195,7 @@ fn route(
             let mut w: Vec<f32> = idx.iter().map(|&i| probs[i]).collect();
             if m.norm_topk_prob {
                 let s: f32 = w.iter().sum::<f32>()
-                    + if m.scoring == Scoring::Sigmoid {
+                    + if m.scoring != Scoring::Softmax {
                         1e-20
                     } else {
                         0.0

@@ -1993,6 +1993,55 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Kolibri (Aleph Alpha): EXAONE 4's attention (per-head QK-norm, a full NoPE layer after every
+    // four sliding ones) in GLM-4's sandwich-normed layers; every layer routes by sigmoid, the
+    // choice made on the logits plus a correction bias, beside one shared expert.
+    Family {
+        renames: &[("num_experts", "num_local_experts")],
+        ..llama(
+            "kolibri1",
+            "Kolibri",
+            LlamaLike {
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::PerHead,
+                place: NormPlace::Sandwich,
+                layout: Layout::Kolibri,
+                windows: Windows::LayerTypes {
+                    window: Some(513),
+                    unlisted: Unlisted::FullEvery(5),
+                },
+                no_rope: NoRope::FullLayers,
+                experts: Experts::Routed(Routed {
+                    count: ("num_local_experts", 384),
+                    top_k: 6,
+                    width: Some(("moe_intermediate_size", 512)),
+                    renormalize: Some(false),
+                    scoring: Scoring::SigmoidBiasedLogits,
+                    correction_bias: true,
+                    shared: Some(SharedMlp::of("shared_expert_intermediate_size", 512)),
+                    ..Routed::MIXTRAL
+                }),
+                // Every layer routes: the class has no dense MLP width.
+                ..LlamaLike::llama(d(
+                    128_000,
+                    2560,
+                    512,
+                    50,
+                    48,
+                    Some(4),
+                    Some(128),
+                    262_144,
+                    1e-6,
+                    10_000.0,
+                    false,
+                ))
+            },
+            None,
+            &[TRAINING, &["output_router_logits"]],
+        )
+    },
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(

@@ -239,6 +239,9 @@ impl Builder<'_> {
             Scoring::TopkSoftmax => {
                 format!("Gᵣ = softmax over the top-{k} of Lᵣ{scaled}; zeros elsewhere{groups}")
             }
+            Scoring::SigmoidBiasedLogits => format!(
+                "chosen = top-{k}(Lᵣ + bᵣ){groups}; Gᵣ = σ(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere"
+            ),
             Scoring::TopkSigmoid => {
                 format!("Gᵣ = σ(Lᵣ) on the top-{k} of Lᵣ, zeros elsewhere; each chosen expert reads Gᵣ[e] · {input}")
             }

@@ -112,7 +112,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     let moe = spec.moe.as_ref().map(|m| {
         json!({
             "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "shared_average": m.shared_average, "scoring": match m.scoring {
-                Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid" },
+                Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
             "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in,
@@ -612,7 +612,8 @@ def route(logits, correction):
         wts = softmax(vals) if kind == "topk_softmax" else 1 / (1 + np.exp(-vals))  # wts: [k]
     else:
         probs = softmax(logits) if kind == "softmax" else 1 / (1 + np.exp(-logits))  # probs: [E]
-        choice = probs + (correction if correction is not None else 0)  # choice: [E], bias for choosing only
+        biased = logits if kind == "sigmoid_biased_logits" else probs  # what the bias is added to
+        choice = biased + (correction if correction is not None else 0)  # choice: [E], bias for choosing only
         if M["n_group"] > 1:
             g = M["n_group"]  # groups
             per = len(choice) // g  # experts per group
@@ -623,7 +624,7 @@ def route(logits, correction):
         idx = np.argsort(-choice, kind="stable")[:k]  # idx: [k]
         wts = probs[idx]  # wts: [k]
         if M["norm_topk_prob"]:
-            wts = wts / (wts.sum() + (1e-20 if kind == "sigmoid" else 0))  # wts: [k], summing to 1
+            wts = wts / (wts.sum() + (1e-20 if kind != "softmax" else 0))  # wts: [k], summing to 1
     return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
 
 

@@ -342,6 +342,7 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         Scoring::TopkSoftmax => {
             "the top-k logits are chosen, then softmaxed among themselves".into()
         }
+        Scoring::SigmoidBiasedLogits => "each expert's logit plus a learned correction bias (used for choosing only) picks the top-k, weighted by the sigmoid of its logit".into(),
         Scoring::TopkSigmoid => {
             "the top-k logits are chosen and their sigmoids scale each chosen expert's input".into()
         }

@@ -1072,7 +1072,7 @@ fn moe_classes(spec: &Spec, n: &Names) -> String {
 fn router(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let (d, e) = (spec.hidden, m.experts);
-    if !m.correction_bias || own_correction(n) {
+    if !m.correction_bias || own_correction(n) || layer_correction(spec, n).is_some() {
         return format!("# The router is one linear map: {d} features to {e} expert scores.");
     }
     let buf = n.path(Role::CorrectionBias);
@@ -1090,6 +1090,14 @@ fn router(spec: &Spec, n: &Names) -> String {
         return F.linear(x.float(), self.weight.float())"#,
         &[("e", e.to_string()), ("d", d.to_string()), ("buf", buf)],
     )
+}
+
+/// The correction bias's path below a layer when the checkpoint keeps it outside the MoE block
+/// (Kolibri's `moe.router.expert_bias` beside `mlp`): the layer holds it and hands it to the MoE.
+fn layer_correction(spec: &Spec, n: &Names) -> Option<String> {
+    let m = spec.moe.as_ref()?;
+    (m.correction_bias && n.sublayer(Role::CorrectionBias) != n.sublayer(Role::Router))
+        .then(|| n.path(Role::CorrectionBias))
 }
 
 /// The correction bias is a buffer of the MoE block itself (MiniMax-M2) or of a module of its
@@ -1111,9 +1119,10 @@ fn moe(spec: &Spec, n: &Names) -> String {
         Some((h, _)) => format!("        self.{h} = nn.Module()\n"),
         None => String::new(),
     };
-    let own_corr = m.correction_bias && own_correction(n);
+    let held = layer_correction(spec, n).is_some();
+    let own_corr = m.correction_bias && !held && own_correction(n);
     let mut init = holder
-        + &if m.correction_bias && !own_corr {
+        + &if m.correction_bias && !own_corr && !held {
             format!("        self.{router_attr} = Router()\n")
         } else {
             format!(
@@ -1176,6 +1185,8 @@ fn moe(spec: &Spec, n: &Names) -> String {
             shape.join(", ")
         );
         format!("self.{path}")
+    } else if held {
+        "correction".to_string()
     } else {
         format!("self.{router_attr}.{}", n.attr(Role::CorrectionBias))
     };
@@ -1224,6 +1235,14 @@ fn moe(spec: &Spec, n: &Names) -> String {
                 ""
             }
         ),
+        Scoring::SigmoidBiasedLogits => format!(
+            "        probs = logits.float().sigmoid()\n        idx = (logits.float() + {corr}).topk({k}, dim=-1).indices  # the bias joins the logits\n        weights = probs.gather(1, idx)\n{}",
+            if m.norm_topk_prob {
+                "        weights = weights / weights.sum(-1, keepdim=True)\n"
+            } else {
+                ""
+            }
+        ),
         Scoring::TopkSoftmax => format!(
             "        top, idx = logits.topk({k}, dim=-1)\n        weights = top.float().softmax(dim=-1)\n"
         ),
@@ -1255,7 +1274,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
     def __init__(self):
         super().__init__()
 ${init}
-    def forward(self, x):  # [B, T, ${d}]
+    def forward(self, x${held}):  # [B, T, ${d}]
         shape = x.shape
         x = x.reshape(-1, ${d})  # one row per token
         logits = self.${router}(x)  # [tokens, ${e}]
@@ -1284,6 +1303,14 @@ ${apply}${shared}        return out.reshape(shape)"#,
             ("init", init),
             ("d", d.to_string()),
             ("router", router_attr),
+            (
+                "held",
+                if held {
+                    ", correction".into()
+                } else {
+                    String::new()
+                },
+            ),
             ("select", select),
             ("scale", scale),
             ("apply", apply),
@@ -1373,6 +1400,22 @@ fn layer(spec: &Spec, n: &Names) -> String {
     } else {
         format!("self.{ffn}({ffn_in})")
     };
+    if let Some(path) = layer_correction(spec, n) {
+        // The checkpoint keeps the router's correction bias outside the MoE block. (Only
+        // Kolibri stores it so, and every Kolibri layer routes: no dense layer to skip.)
+        let parts: Vec<&str> = path.split('.').collect();
+        let (holders, buf) = parts.split_at(parts.len() - 1);
+        for i in 1..=holders.len() {
+            init += &format!("        self.{} = nn.Module()\n", holders[..i].join("."));
+        }
+        let e = spec.moe.as_ref().map_or(0, |m| m.experts);
+        init += &format!(
+            "        self.{}.register_buffer(\"{}\", torch.zeros({e}))  # the MoE's correction bias, stored here\n",
+            holders.join("."),
+            buf[0]
+        );
+        f_out = format!("self.{ffn}({ffn_in}, self.{path})");
+    }
     // A shared MLP beside the MoE module reads the same normed input, its output added to the
     // experts'.
     let mut ffn_line = String::new();
