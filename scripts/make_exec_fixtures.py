@@ -255,6 +255,8 @@ CONFIGS = {
     "kolibri1": dict(BASE, model_type="kolibri1", num_hidden_layers=5, head_dim=8, sliding_window=4, num_experts=4,
                      num_experts_per_tok=2, moe_intermediate_size=16, shared_expert_intermediate_size=24,
                      norm_topk_prob=True),
+    # BitNet: sub-norms over the heads and over the ReLU²-gated activation; biased attention.
+    "bitnet": dict(BASE, model_type="bitnet", attention_bias=True),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -36,6 +36,10 @@ pub enum Role {
     IndexKNorm,
     IndexWeights,
     Sinks,
+    /// BitNet's norms inside the sublayers: over the heads before the output projection, over
+    /// the activation before the down projection.
+    AttnSubNorm,
+    FfnSubNorm,
     PostAttnNorm,
     FfnNorm,
     PostFfnNorm,
@@ -649,6 +653,11 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         PosEmbed => ("model.embed_positions", "position_embd"),
         EmbedNorm => ("model.embed_layernorm", "token_embd_norm"),
         Qkv => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.attn_qkv"),
+        AttnSubNorm => (
+            "model.layers.{b}.self_attn.attn_sub_norm",
+            "blk.{b}.attn_sub_norm",
+        ),
+        FfnSubNorm => ("model.layers.{b}.mlp.ffn_sub_norm", "blk.{b}.ffn_sub_norm"),
         GateUp => ("model.layers.{b}.mlp.gate_up_proj", "blk.{b}.ffn_up"),
         QA => ("model.layers.{b}.self_attn.q_a_proj", "blk.{b}.attn_q_a"),
         QANorm => (

@@ -134,6 +134,9 @@ pub struct Attention {
     pub clip_qkv: Option<f64>,
     /// Queries grow with position, for long contexts (Llama 4's NoPE layers, Ministral 3).
     pub query_scale: Option<QueryScale>,
+    /// A norm (the model's kind) over the concatenated heads before the output projection
+    /// (BitNet's `attn_sub_norm`).
+    pub sub_norm: bool,
 }
 
 /// The query at position p is multiplied by 1 + β · ln(1 + ⌊(p + shift) / length⌋) after RoPE:
@@ -255,6 +258,9 @@ pub struct Mlp {
     pub bias: bool,
     /// Gate and up are the two halves of one stored tensor (Phi-3 `gate_up_proj`).
     pub fused_gate_up: bool,
+    /// A norm (the model's kind) over the activation before the down projection (BitNet's
+    /// `ffn_sub_norm`).
+    pub sub_norm: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -691,8 +691,12 @@ impl Model {
             self.keep(Some(b), "scores", &cpu(s, (h, t, total))?);
             self.keep(Some(b), "probs", &cpu(p, (h, t, total))?);
         }
-        let o = Tensor::from_vec(done.out, (t, h * vd), &Device::Cpu)?;
+        let mut o = Tensor::from_vec(done.out, (t, h * vd), &Device::Cpu)?;
         self.keep(Some(b), "heads", &o);
+        if a.sub_norm {
+            o = self.norm(&o, Role::AttnSubNorm, Some(b))?;
+            self.keep(Some(b), "attn_sub_norm", &o);
+        }
         self.proj(&o, Role::O, b, a.o_bias)
     }
 
@@ -960,6 +964,13 @@ impl Model {
             self.act_mul(&g, &u)?
         };
         self.keep(Some(b), "act", &hidden);
+        let hidden = if spec.mlp.sub_norm {
+            let h = self.norm(&hidden, Role::FfnSubNorm, Some(b))?;
+            self.keep(Some(b), "ffn_sub_norm", &h);
+            h
+        } else {
+            hidden
+        };
         self.proj(&hidden, Role::Down, b, bias)
     }
 

@@ -501,6 +501,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         gated: true,
         bias: c.minicpm && cfg.flag("mlp_bias", false)?,
         fused_gate_up: false,
+        sub_norm: false,
     };
     s.norm = pre_rms(cfg, c.eps)?;
     let mut r = rope(
@@ -710,6 +711,7 @@ fn latent(
         qkv: Qkv::Separate,
         clip_qkv: None,
         query_scale: None,
+        sub_norm: false,
     })
 }
 

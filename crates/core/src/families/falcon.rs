@@ -60,6 +60,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         gated: false,
         bias,
         fused_gate_up: false,
+        sub_norm: false,
     };
     s.norm = Norm {
         kind: NormKind::Layer { bias: true },

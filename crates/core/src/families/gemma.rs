@@ -53,6 +53,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         gated: true,
         bias: false,
         fused_gate_up: false,
+        sub_norm: false,
     };
     s.embedding.scale_by_sqrt_hidden = true;
     s.norm = Norm {

@@ -84,6 +84,7 @@ fn read(cfg: &Config, model_type: &str, family: &str, name: &str, bigcode: bool)
         gated: false,
         bias: true,
         fused_gate_up: false,
+        sub_norm: false,
     };
     let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
     learned_positions(&mut s, 0, eps);
@@ -131,6 +132,7 @@ pub fn load_neo(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         gated: false,
         bias: true,
         fused_gate_up: false,
+        sub_norm: false,
     };
     let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
     learned_positions(&mut s, 0, eps);
@@ -255,6 +257,7 @@ pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         gated: false,
         bias,
         fused_gate_up: false,
+        sub_norm: false,
     };
     // OPT's table has two more rows than positions and reads from row 2.
     learned_positions(&mut s, 2, 1e-5);
@@ -300,6 +303,7 @@ pub fn load_openai_gpt(cfg: &Config, model_type: &str, family: &str, name: &str)
         gated: false,
         bias: true,
         fused_gate_up: false,
+        sub_norm: false,
     };
     learned_positions(&mut s, 0, cfg.float("layer_norm_epsilon", 1e-5)?);
     s.norm.place = NormPlace::PostResidual;
@@ -330,6 +334,7 @@ pub fn load_biogpt(cfg: &Config, model_type: &str, family: &str, name: &str) -> 
         gated: false,
         bias: true,
         fused_gate_up: false,
+        sub_norm: false,
     };
     learned_positions(&mut s, 2, 1e-5);
     s.embedding.scale_by_sqrt_hidden = cfg.flag("scale_embedding", true)?;
@@ -374,6 +379,7 @@ pub fn load_xglm(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
         gated: false,
         bias: true,
         fused_gate_up: false,
+        sub_norm: false,
     };
     learned_positions(&mut s, 2, 1e-5);
     // The same table offset as OPT's, but computed: no position parameters.

@@ -32,6 +32,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         gated: true,
         bias: true,
         fused_gate_up: false,
+        sub_norm: false,
     };
     let e = experts(cfg, "num_local_experts", Some(128))?;
     let k = top_k(cfg, e, Some(4))?;

@@ -279,6 +279,9 @@ pub struct LlamaLike {
     pub reversed_rope: bool,
     /// A tanh softcap on the logits: its key and class default (null in a config: none).
     pub final_softcap: Option<(&'static str, f64)>,
+    /// BitNet's sub-norms: over the concatenated heads before the output projection and over
+    /// the activation before the down projection.
+    pub sub_norms: bool,
     /// The class has no `num_key_value_heads`: every query head has its own K and V (Persimmon).
     pub mha_only: bool,
     /// The class leaves `num_key_value_heads` unset and its attention fails without it
@@ -350,6 +353,7 @@ impl LlamaLike {
             one_plus: false,
             kv_heads_required: false,
             mha_only: false,
+            sub_norms: false,
             gptj_rope: None,
             inner_x4: false,
             alibi: None,
@@ -466,6 +470,12 @@ pub fn load(
         Some(w) => w,
         None => intermediate,
     };
+    if f.sub_norms && heads * head_dim != hidden {
+        return Err(cfg.err(
+            "head_dim",
+            format!("is {head_dim}; with {heads} heads the attention's sub-norm spans {} features, but this model type sizes it by hidden_size ({hidden}), so heads × head_dim must equal hidden_size", heads * head_dim),
+        ));
+    }
     let context = cfg.size("max_position_embeddings", Some(d.context))?;
     let (qkv_bias, o_bias, mlp_bias) = (
         bias(cfg, f.qkv_bias)?,
@@ -658,6 +668,7 @@ pub fn load(
             None
         },
         sinks: f.sinks,
+        sub_norm: f.sub_norms,
         ..plain_attention(heads, kv_heads, head_dim)
     };
     if let Some((beta, length)) = f.llama4_scaling {
@@ -743,6 +754,7 @@ pub fn load(
             gated: f.gated,
             bias: mlp_bias,
             fused_gate_up: f.fused_gate_up,
+            sub_norm: f.sub_norms,
         },
         moe,
         plan: spans

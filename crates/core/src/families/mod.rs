@@ -207,6 +207,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             qkv: Qkv::Separate,
             clip_qkv: None,
             query_scale: None,
+            sub_norm: false,
         },
         mlp: Mlp {
             intermediate: 0,
@@ -214,6 +215,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             gated: true,
             bias: false,
             fused_gate_up: false,
+            sub_norm: false,
         },
         moe: None,
         plan: Vec::new(),
@@ -336,6 +338,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         qkv: crate::spec::Qkv::Separate,
         clip_qkv: None,
         query_scale: None,
+        sub_norm: false,
     }
 }
 

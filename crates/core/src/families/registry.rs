@@ -2042,6 +2042,35 @@ pub static FAMILIES: &[Family] = &[
             &[TRAINING, &["output_router_logits"]],
         )
     },
+    // BitNet (b1.58): Llama with a ReLU² gated MLP and a norm inside each sublayer, over the
+    // heads before the output projection and over the activation before the down projection.
+    // transformers builds it in full precision; the released checkpoints pack ternary weights.
+    llama(
+        "bitnet",
+        "BitNet",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            sub_norms: true,
+            ..LlamaLike::llama(Defaults {
+                act: "relu2",
+                ..d(
+                    128_256,
+                    2560,
+                    6912,
+                    30,
+                    20,
+                    Some(5),
+                    None,
+                    2048,
+                    1e-5,
+                    500_000.0,
+                    false,
+                )
+            })
+        },
+        None,
+        &[TRAINING],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(

@@ -447,12 +447,28 @@ impl Builder<'_> {
             ),
             equation: format!("H = concat(H₀ … H_{})", a.heads - 1),
         });
+        let mut nodes = vec![cat];
+        let input = if a.sub_norm {
+            nodes.push(self.norm_step(
+                "Attention sub-norm",
+                Role::AttnSubNorm,
+                "γₕ",
+                "H",
+                "H′",
+                width,
+                true,
+                None,
+            ));
+            "H′"
+        } else {
+            "H"
+        };
         let out = self.linear(Linear {
             role: Role::O,
             title: "Attention output projection".into(),
             w: "Wₒ",
             out: "Y",
-            input: "H",
+            input,
             rows: spec.hidden,
             cols: width,
             stored_rows: spec.hidden,
@@ -463,7 +479,8 @@ impl Builder<'_> {
             cached: false,
             operation: "Project the concatenated heads back to the hidden size".into(),
         });
-        vec![cat, out]
+        nodes.push(out);
+        nodes
     }
 
     /// Grouped-query attention: MHA and MQA are its cases with one query head per K/V head, or

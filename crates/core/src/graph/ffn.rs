@@ -156,12 +156,26 @@ impl Builder<'_> {
             },
             equation,
         }));
+        let mut down_in = p.clone();
+        if spec.mlp.sub_norm && kind == Kind::Dense {
+            down_in = format!("{p}′");
+            nodes.push(self.norm_step(
+                "FFN sub-norm",
+                Role::FfnSubNorm,
+                "γₚ",
+                &p,
+                &down_in,
+                f,
+                true,
+                None,
+            ));
+        }
         nodes.push(self.linear(Linear {
             role: down_role,
             title: "Down projection".into(),
             w: &wd,
             out,
-            input: &p,
+            input: &down_in,
             rows: d,
             cols: f,
             stored_rows: d,

@@ -48,6 +48,8 @@ fn name_table(g: &Graph) -> String {
         ("v", V),
         ("qkv", Qkv),
         ("o", O),
+        ("attn_sub_norm", AttnSubNorm),
+        ("ffn_sub_norm", FfnSubNorm),
         ("q_norm", QNorm),
         ("k_norm", KNorm),
         ("sinks", Sinks),
@@ -153,6 +155,8 @@ pub fn module(g: &Graph, script: &str) -> String {
         _ => json!(null),
     };
     config["embed_mult"] = json!(spec.embedding.multiplier);
+    config["attn_sub_norm"] = json!(a.sub_norm);
+    config["ffn_sub_norm"] = json!(spec.mlp.sub_norm);
     if let Qkv::Parts(n) = a.qkv {
         config["qkv_parts"] = json!(n);
     }
@@ -564,6 +568,8 @@ def attention(x, W, b, span, use_rope):
     else:
         p = softmax(s)  # p: [H, T, T]
     out = (p @ v).transpose(1, 0, 2).reshape(T, H * D)  # [T, H D]
+    if C["attn_sub_norm"]:
+        out = norm(out, w(W, "attn_sub_norm", b))  # [T, H D], normed before the output projection
     return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]
 
 
@@ -580,7 +586,10 @@ def mlp(x, W, b):
         g, u = np.split(gu, 2, axis=-1)  # g, u: [T, F]
     else:
         g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # g, u: [T, F]
-    return linear(act(g) * u, w(W, "down", b), bias("down"))  # [T, hidden]
+    h = act(g) * u  # h: [T, F]
+    if C["ffn_sub_norm"]:
+        h = norm(h, w(W, "ffn_sub_norm", b))  # [T, F], normed before the down projection
+    return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
 
 
 def xielu(x, W, b):

@@ -167,6 +167,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.mlp.bias {
                 sub.push("The projections have biases.".into());
             }
+            if spec.mlp.sub_norm {
+                sub.push(format!("The {f} activated features are normalized (their own weight) before the down projection: BitNet's sub-norm."));
+            }
             if let Some(l) = &part.layers {
                 sub.push(format!("Only layers {l} use this dense FFN; the others route tokens to experts."));
             }
@@ -238,6 +241,9 @@ fn attention_text(g: &Graph) -> Text {
     }
     if a.sinks {
         sub.push("Each head has a learned sink logit that joins the softmax and is then dropped, so a head can attend to nothing.".into());
+    }
+    if a.sub_norm {
+        sub.push(format!("The {} concatenated head features are normalized (their own weight) before the output projection: BitNet's sub-norm, which keeps the inputs of its low-bit projections in range.", a.heads * a.v_head_dim));
     }
     match a.qkv {
         Qkv::Separate => {}

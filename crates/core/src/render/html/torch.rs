@@ -606,6 +606,13 @@ fn attention(spec: &Spec, n: &Names) -> String {
         fwd += &format!("        k = k.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n        v = v.repeat_interleave({g}, dim=1)\n");
     }
     fwd += &attend(spec, h, hd, None);
+    if a.sub_norm {
+        let s = n.inside(Role::AttnSubNorm);
+        init += &format!(
+            "        self.{s} = Norm({h} * {hd})  # over the heads, before the output projection\n"
+        );
+        fwd += &format!("        out = self.{s}(out)\n");
+    }
     fwd += &format!("        return self.{o}(out)  # [B, T, {d}]\n");
     // Tensors one module further down (EXAONE's `attn.attention.q_proj`) get that module first.
     let mut holders: Vec<String> = [Role::Q, Role::Qkv, Role::O]
@@ -898,6 +905,15 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
     let [gate, up, down, gate_up] = roles.map(|r| n.attr(r));
     let act = spec.mlp.act;
     let lin = |i: &str, o: &str| linear(spec, i, o, bias);
+    // BitNet's norm over the activation, before the down projection.
+    let sub = (which == Ffn::Dense && spec.mlp.sub_norm).then(|| n.attr(Role::FfnSubNorm));
+    let sub_init = sub.as_ref().map_or(String::new(), |s| {
+        format!("\n        self.{s} = Norm({f})  # over the activation, before the down projection")
+    });
+    let normed = |e: String| match &sub {
+        Some(s) => format!("self.{s}({e})"),
+        None => e,
+    };
     if !spec.mlp.gated {
         let (pre, act_init) = if act == Act::Xielu {
             (
@@ -913,7 +929,7 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
     def __init__(self):
         super().__init__()
         self.${up} = ${up_l}
-        self.${down} = ${down_l}${act_init}
+        self.${down} = ${down_l}${act_init}${sub_init}
 
     def forward(self, x):  # [B, T, ${d}]
         return self.${down}(${act})"#,
@@ -924,10 +940,11 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
                     ("up_l", lin(&d.to_string(), &f.to_string())),
                     ("down_l", lin(&f.to_string(), &d.to_string())),
                     ("act_init", act_init),
+                    ("sub_init", sub_init),
                     ("d", d.to_string()),
                     (
                         "act",
-                        act_expr(act, &format!("self.{}(x)", n.attr(roles[1]))),
+                        normed(act_expr(act, &format!("self.{}(x)", n.attr(roles[1])))),
                     ),
                 ],
             );
@@ -943,11 +960,11 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
     def __init__(self):
         super().__init__()
         self.${gate_up} = ${gu_l}  # gate and up stacked
-        self.${down} = ${down_l}
+        self.${down} = ${down_l}${sub_init}
 
     def forward(self, x):  # [B, T, ${d}]
         gate, up = self.${gate_up}(x).chunk(2, dim=-1)
-        return self.${down}(${act} * up)"#,
+        return self.${down}(${h})"#,
             &[
                 ("class", class.into()),
                 ("gate_up", gate_up),
@@ -955,7 +972,8 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
                 ("gu_l", lin(&d.to_string(), &format!("2 * {f}"))),
                 ("down_l", lin(&f.to_string(), &d.to_string())),
                 ("d", d.to_string()),
-                ("act", act_expr(act, "gate")),
+                ("sub_init", sub_init),
+                ("h", normed(format!("{} * up", act_expr(act, "gate")))),
             ],
         );
     }
@@ -965,16 +983,23 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
         super().__init__()
         self.${gate} = ${gate_l}
         self.${up} = ${up_l}
-        self.${down} = ${down_l}
+        self.${down} = ${down_l}${sub_init}
 
     def forward(self, x):  # [B, T, ${d}]
-        return self.${down}(${act} * self.${up}(x))"#,
+        return self.${down}(${h})"#,
         &[
             ("class", class.into()),
             ("gate_l", lin(&d.to_string(), &f.to_string())),
             ("up_l", lin(&d.to_string(), &f.to_string())),
             ("down_l", lin(&f.to_string(), &d.to_string())),
-            ("act", act_expr(act, &format!("self.{gate}(x)"))),
+            (
+                "h",
+                normed(format!(
+                    "{} * self.{up}(x)",
+                    act_expr(act, &format!("self.{gate}(x)"))
+                )),
+            ),
+            ("sub_init", sub_init),
             ("gate", gate),
             ("up", up),
             ("down", down),
