@@ -257,6 +257,11 @@ CONFIGS = {
                      norm_topk_prob=True),
     # BitNet: sub-norms over the heads and over the ReLU²-gated activation; biased attention.
     "bitnet": dict(BASE, model_type="bitnet", attention_bias=True),
+    # AFMoE: output gate, QK-norm, sandwich norms, NoPE full layer (every 2nd), a dense first
+    # layer, sigmoid routing with a correction bias and route_scale, shared experts, muP embeddings.
+    "afmoe": dict(BASE, model_type="afmoe", num_hidden_layers=4, head_dim=8, sliding_window=4,
+                  global_attn_every_n_layers=2, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                  num_shared_experts=1, route_scale=2.0, mup_enabled=True),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -40,6 +40,8 @@ pub enum Role {
     /// the activation before the down projection.
     AttnSubNorm,
     FfnSubNorm,
+    /// The attention's output gate projection (AFMoE).
+    AttnGate,
     PostAttnNorm,
     FfnNorm,
     PostFfnNorm,
@@ -133,7 +135,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
-        (Layout::HyV3, CorrectionBias) => {
+        (Layout::HyV3 | Layout::Afmoe, CorrectionBias) => {
             return (
                 "model.layers.{b}.mlp.expert_bias".into(),
                 "blk.{b}.exp_probs_b.bias".into(),
@@ -524,6 +526,19 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Down => ("model.layers.{b}.mlp.c_proj", "blk.{b}.ffn_down"),
             other => llama(other),
         },
+        Layout::Afmoe => match role {
+            PostAttnNorm => (
+                "model.layers.{b}.post_attention_layernorm",
+                "blk.{b}.post_attention_norm",
+            ),
+            FfnNorm => ("model.layers.{b}.pre_mlp_layernorm", "blk.{b}.ffn_norm"),
+            PostFfnNorm => (
+                "model.layers.{b}.post_mlp_layernorm",
+                "blk.{b}.post_ffw_norm",
+            ),
+            Router => ("model.layers.{b}.mlp.router.gate", "blk.{b}.ffn_gate_inp"),
+            other => llama(other),
+        },
         Layout::Kolibri => match role {
             PostAttnNorm => (
                 "model.layers.{b}.post_attn_norm",
@@ -658,6 +673,7 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "blk.{b}.attn_sub_norm",
         ),
         FfnSubNorm => ("model.layers.{b}.mlp.ffn_sub_norm", "blk.{b}.ffn_sub_norm"),
+        AttnGate => ("model.layers.{b}.self_attn.gate_proj", "blk.{b}.attn_gate"),
         GateUp => ("model.layers.{b}.mlp.gate_up_proj", "blk.{b}.ffn_up"),
         QA => ("model.layers.{b}.self_attn.q_a_proj", "blk.{b}.attn_q_a"),
         QANorm => (

@@ -137,6 +137,9 @@ pub struct Attention {
     /// A norm (the model's kind) over the concatenated heads before the output projection
     /// (BitNet's `attn_sub_norm`).
     pub sub_norm: bool,
+    /// The concatenated heads are multiplied elementwise by σ(x · W_g), a gate projected from
+    /// the attention's input, before the output projection (AFMoE's `gate_proj`).
+    pub out_gate: bool,
 }
 
 /// The query at position p is multiplied by 1 + β · ln(1 + ⌊(p + shift) / length⌋) after RoPE:
@@ -827,6 +830,9 @@ pub enum Layout {
     Kolibri,
     /// Qwen2-MoE's names with the sinks as `self_attn.softmax_offset` (Flint's checkpoints).
     Flint,
+    /// Llama's names with `pre_mlp_layernorm` before the MLP and `post_mlp_layernorm` after it,
+    /// the router as `mlp.router.gate` and the correction bias as `mlp.expert_bias` (AFMoE).
+    Afmoe,
     /// Llama's names with the correction bias on the MoE block, `mlp.e_score_correction_bias`
     /// (EXAONE MoE's checkpoints).
     ExaoneMoe,

@@ -620,20 +620,24 @@ impl Model {
             q = q.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
             self.keep(Some(b), "q_scaled", &q);
         }
-        self.attend(q, k, v, b, cache)
+        // AFMoE's output gate, σ(x · W_g), multiplies the heads before the output projection.
+        let gate = if a.out_gate {
+            let g = self.proj(x, Role::AttnGate, b, false)?;
+            self.keep(Some(b), "attn_gate", &g);
+            Some(sigmoid(&g)?)
+        } else {
+            None
+        };
+        self.attend(q, k, v, b, cache, None, gate.as_ref())
     }
 
     /// The part every attention shares: append K and V to the cache, score every query against
     /// every cached key (scaled, softcapped and masked as the layer says, with the head's sink
     /// where there is one), mix the values, stack the heads and project back.
     /// q: [H, T, d_qk]; k: [KV, T, d_qk]; v: [KV, T, d_v].
-    fn attend(&self, q: Tensor, k: Tensor, v: Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
-        self.attend_only(q, k, v, b, cache, None)
-    }
-
-    /// `attend`, each query seeing only the keys `selected` marks ([t, total] row-major), when
-    /// given (DeepSeek sparse attention).
-    fn attend_only(
+    /// Each query sees only the keys `selected` marks ([t, total] row-major), when given
+    /// (DeepSeek sparse attention); the heads are multiplied by `gate` ([t, H d_v]) when given.
+    fn attend(
         &self,
         q: Tensor,
         k: Tensor,
@@ -641,6 +645,7 @@ impl Model {
         b: usize,
         cache: &mut Cache,
         selected: Option<&[bool]>,
+        gate: Option<&Tensor>,
     ) -> Res<Tensor> {
         let a = &self.spec.attn;
         let (h, t, _) = q.dims3()?;
@@ -693,6 +698,9 @@ impl Model {
         }
         let mut o = Tensor::from_vec(done.out, (t, h * vd), &Device::Cpu)?;
         self.keep(Some(b), "heads", &o);
+        if let Some(g) = gate {
+            o = (o * g)?;
+        }
         if a.sub_norm {
             o = self.norm(&o, Role::AttnSubNorm, Some(b))?;
             self.keep(Some(b), "attn_sub_norm", &o);
@@ -766,7 +774,7 @@ impl Model {
         let v = kv.narrow(2, nope, vd).and_then(|v| v.contiguous())?;
         self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope)?);
         let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
-        self.attend_only(q, k, v, b, cache, selected.as_deref())
+        self.attend(q, k, v, b, cache, selected.as_deref(), None)
     }
 
     /// DeepSeek sparse attention's indexer: which cached keys each of the `t` new queries may

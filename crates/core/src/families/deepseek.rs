@@ -712,6 +712,7 @@ fn latent(
         clip_qkv: None,
         query_scale: None,
         sub_norm: false,
+        out_gate: false,
     })
 }
 

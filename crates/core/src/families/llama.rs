@@ -162,6 +162,9 @@ pub enum MoeLayers {
     /// Every `moe_layer_interval`-th layer from `moe_layer_start_index` to
     /// `moe_layer_end_index` (−1: the last) (ERNIE 4.5).
     Ernie,
+    /// The first layers dense, as many as this key says (with its default) (AFMoE's
+    /// `num_dense_layers`).
+    FirstDense(&'static str, u64),
     /// `mlp_layer_types` ("dense" or "sparse"); without it the first k layers are dense, k from
     /// the key given (`first_k_dense_replace`) with this default, or the default alone.
     Types(Option<&'static str>, u64),
@@ -275,6 +278,10 @@ pub struct LlamaLike {
     pub llama4_scaling: Option<(f64, u64)>,
     /// A norm right after the embedding lookup (Bloom's `word_embeddings_layernorm`).
     pub embed_norm: bool,
+    /// A flag that scales the embeddings by √hidden, with its default (AFMoE's `mup_enabled`).
+    pub embed_sqrt_key: Option<(&'static str, bool)>,
+    /// An output gate on the attention, σ(x · W_g) on the heads (AFMoE).
+    pub out_gate: bool,
     /// RoPE rotates backwards, sin negated (NanoChat's rotate_half is (x₂, −x₁)).
     pub reversed_rope: bool,
     /// A tanh softcap on the logits: its key and class default (null in a config: none).
@@ -361,6 +368,8 @@ impl LlamaLike {
             post_norm_key: None,
             llama4_scaling: None,
             embed_norm: false,
+            embed_sqrt_key: None,
+            out_gate: false,
             reversed_rope: false,
             final_softcap: None,
             rotary_dim_key: false,
@@ -669,6 +678,7 @@ pub fn load(
         },
         sinks: f.sinks,
         sub_norm: f.sub_norms,
+        out_gate: f.out_gate,
         ..plain_attention(heads, kv_heads, head_dim)
     };
     if let Some((beta, length)) = f.llama4_scaling {
@@ -741,7 +751,10 @@ pub fn load(
         layers,
         context,
         embedding: Embedding {
-            scale_by_sqrt_hidden: f.gemma_norms,
+            scale_by_sqrt_hidden: match f.embed_sqrt_key {
+                Some((key, default)) => cfg.flag(key, default)?,
+                None => f.gemma_norms,
+            },
             learned_positions: None,
             position_offset: 0,
             multiplier: embed_mult,
@@ -1080,6 +1093,10 @@ fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
             (0..layers)
                 .map(|i| (i + 1) % step == 0 && i >= start && i <= end)
                 .collect()
+        }
+        MoeLayers::FirstDense(key, default) => {
+            let k = cfg.count(key, default)?;
+            (0..layers).map(|i| i >= k).collect()
         }
         MoeLayers::Types(key, default) => {
             let k = match key {

@@ -208,6 +208,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             clip_qkv: None,
             query_scale: None,
             sub_norm: false,
+            out_gate: false,
         },
         mlp: Mlp {
             intermediate: 0,
@@ -339,6 +340,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         clip_qkv: None,
         query_scale: None,
         sub_norm: false,
+        out_gate: false,
     }
 }
 

@@ -2071,6 +2071,56 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // AFMoE (Arcee Trinity): per-head QK-norm and an output gate on the attention, only the
+    // sliding layers rotating (every fourth is full), sandwich norms; after `num_dense_layers`
+    // dense layers, sigmoid routing with a correction bias, renormalized and scaled by
+    // `route_scale`, beside shared experts; √hidden-scaled embeddings by `mup_enabled`.
+    llama(
+        "afmoe",
+        "AFMoE",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHead,
+            out_gate: true,
+            place: NormPlace::Sandwich,
+            layout: Layout::Afmoe,
+            embed_sqrt_key: Some(("mup_enabled", false)),
+            windows: Windows::LayerTypes {
+                window: Some(1024),
+                unlisted: Unlisted::FullEveryKey("global_attn_every_n_layers", 4),
+            },
+            no_rope: NoRope::FullLayers,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 64),
+                top_k: 6,
+                width: Some(("moe_intermediate_size", 1408)),
+                layers: MoeLayers::FirstDense("num_dense_layers", 1),
+                scoring: Scoring::Sigmoid,
+                correction_bias: true,
+                scaling: Some(("route_scale", 1.0)),
+                shared: Some(SharedMlp {
+                    count: Some(("num_shared_experts", 2)),
+                    ..SharedMlp::of("moe_intermediate_size", 1408)
+                }),
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                200_192,
+                2048,
+                6144,
+                32,
+                16,
+                Some(16),
+                Some(128),
+                16384,
+                1e-5,
+                10_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING, &["output_router_logits"]],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(

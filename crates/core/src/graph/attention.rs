@@ -430,11 +430,11 @@ impl Builder<'_> {
     }
 
     /// Concatenate the heads and project back to the hidden size.
-    fn attention_output(&mut self, label: String) -> Vec<Node> {
+    fn attention_output(&mut self, label: String, x_in: &str) -> Vec<Node> {
         let spec = self.spec;
         let a = spec.attn.clone();
         let width = a.heads * a.v_head_dim;
-        let concat = self.act("H", [Dim::Labeled(label, width), Dim::Seq]);
+        let concat = self.act("H", [Dim::Labeled(label.clone(), width), Dim::Seq]);
         let cat = self.step(Draft {
             title: "Head concatenation".into(),
             op: Op::Concat,
@@ -448,12 +448,45 @@ impl Builder<'_> {
             equation: format!("H = concat(H₀ … H_{})", a.heads - 1),
         });
         let mut nodes = vec![cat];
+        let mut heads = "H";
+        if a.out_gate {
+            nodes.push(self.linear(Linear {
+                role: Role::AttnGate,
+                title: "Output gate projection".into(),
+                w: "W_g",
+                out: "Gₐ",
+                input: x_in,
+                rows: width,
+                cols: spec.hidden,
+                stored_rows: width,
+                block: None,
+                bias: false,
+                component: Component::Attention,
+                category: Category::Attention,
+                cached: false,
+                operation: format!(
+                    "Project the layer's input to one gate per head feature ({width})"
+                ),
+            }));
+            let g = self.tensors.len() - 1;
+            let gated = self.act("Hg", [Dim::Labeled(label, width), Dim::Seq]);
+            nodes.push(self.step(Draft {
+                title: "Output gate".into(),
+                op: Op::Activation,
+                category: Category::Attention,
+                inputs: vec![g],
+                output: gated,
+                operation: "Scale every head feature by a sigmoid gate of the input: the layer can silence a head per token".into(),
+                equation: "Hg = H ⊙ σ(Gₐ)".into(),
+            }));
+            heads = "Hg";
+        }
         let input = if a.sub_norm {
             nodes.push(self.norm_step(
                 "Attention sub-norm",
                 Role::AttnSubNorm,
                 "γₕ",
-                "H",
+                heads,
                 "H′",
                 width,
                 true,
@@ -461,7 +494,7 @@ impl Builder<'_> {
             ));
             "H′"
         } else {
-            "H"
+            heads
         };
         let out = self.linear(Linear {
             role: Role::O,
@@ -629,7 +662,7 @@ impl Builder<'_> {
             AttnKind::Gqa => format!("{}×{g}×{}={width}", a.v_head_dim, a.kv_heads),
             _ => format!("{}×{}={width}", a.v_head_dim, a.heads),
         };
-        nodes.extend(self.attention_output(label));
+        nodes.extend(self.attention_output(label, x_in));
         nodes
     }
 
@@ -831,7 +864,7 @@ impl Builder<'_> {
             h,
             head,
         )));
-        nodes.extend(self.attention_output(format!("{vd}×{h}={}", vd * h)));
+        nodes.extend(self.attention_output(format!("{vd}×{h}={}", vd * h), x_in));
         nodes
     }
 }

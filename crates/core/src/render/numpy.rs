@@ -49,6 +49,7 @@ fn name_table(g: &Graph) -> String {
         ("qkv", Qkv),
         ("o", O),
         ("attn_sub_norm", AttnSubNorm),
+        ("attn_gate", AttnGate),
         ("ffn_sub_norm", FfnSubNorm),
         ("q_norm", QNorm),
         ("k_norm", KNorm),
@@ -156,6 +157,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     };
     config["embed_mult"] = json!(spec.embedding.multiplier);
     config["attn_sub_norm"] = json!(a.sub_norm);
+    config["out_gate"] = json!(a.out_gate);
     config["ffn_sub_norm"] = json!(spec.mlp.sub_norm);
     if let Qkv::Parts(n) = a.qkv {
         config["qkv_parts"] = json!(n);
@@ -568,6 +570,8 @@ def attention(x, W, b, span, use_rope):
     else:
         p = softmax(s)  # p: [H, T, T]
     out = (p @ v).transpose(1, 0, 2).reshape(T, H * D)  # [T, H D]
+    if C["out_gate"]:
+        out = out / (1 + np.exp(-linear(x, w(W, "attn_gate", b))))  # [T, H D], each feature gated by a sigmoid of the input
     if C["attn_sub_norm"]:
         out = norm(out, w(W, "attn_sub_norm", b))  # [T, H D], normed before the output projection
     return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]

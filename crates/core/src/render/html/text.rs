@@ -242,6 +242,9 @@ fn attention_text(g: &Graph) -> Text {
     if a.sinks {
         sub.push("Each head has a learned sink logit that joins the softmax and is then dropped, so a head can attend to nothing.".into());
     }
+    if a.out_gate {
+        sub.push(format!("An output gate: the {} concatenated head features are multiplied by σ(x · W_g), a sigmoid of their own projection of the layer's input, so each token can silence any head feature before the output projection.", a.heads * a.v_head_dim));
+    }
     if a.sub_norm {
         sub.push(format!("The {} concatenated head features are normalized (their own weight) before the output projection: BitNet's sub-norm, which keeps the inputs of its low-bit projections in range.", a.heads * a.v_head_dim));
     }

@@ -606,6 +606,14 @@ fn attention(spec: &Spec, n: &Names) -> String {
         fwd += &format!("        k = k.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n        v = v.repeat_interleave({g}, dim=1)\n");
     }
     fwd += &attend(spec, h, hd, None);
+    if a.out_gate {
+        let g = n.inside(Role::AttnGate);
+        init += &format!(
+            "        self.{g} = {}  # the output gate\n",
+            linear(spec, &d.to_string(), &format!("{h} * {hd}"), false)
+        );
+        fwd += &format!("        out = out * torch.sigmoid(self.{g}(x))  # each head feature gated by the input\n");
+    }
     if a.sub_norm {
         let s = n.inside(Role::AttnSubNorm);
         init += &format!(
