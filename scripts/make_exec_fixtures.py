@@ -262,6 +262,8 @@ CONFIGS = {
     "afmoe": dict(BASE, model_type="afmoe", num_hidden_layers=4, head_dim=8, sliding_window=4,
                   global_attn_every_n_layers=2, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
                   num_shared_experts=1, route_scale=2.0, mup_enabled=True),
+    # Apertus 1.5: Apertus with its head pruned to the first 60 of 97 ids.
+    "apertus1p5": dict(BASE, model_type="apertus1p5_text", max_position_embeddings=32768, output_vocab_size=60),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

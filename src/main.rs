@@ -834,7 +834,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             "wrote {} ({} positions × {} logits, f32)\n",
             out.display(),
             ids.len(),
-            model.spec.vocab
+            model.spec.out_vocab()
         ));
     }
     let stream = if req.json { None } else { tok.as_ref() };
@@ -939,7 +939,7 @@ fn run_tiny(model: &str, req: Request, lenient: bool) -> Result<String, Error> {
             "wrote {} ({} positions × {} logits, f32)\n",
             out.display(),
             ids.len(),
-            m.spec.vocab
+            m.spec.out_vocab()
         ));
     }
     let g = anatomy_exec::generate(&m, &ids, req.max_tokens as usize, &mut |_| true)?;

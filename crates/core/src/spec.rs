@@ -39,6 +39,9 @@ pub struct Spec {
     pub residual_mult: f64,
     /// The LM head has a bias (Phi-2, GPT-J).
     pub head_bias: bool,
+    /// The LM head scores only the first n ids (Apertus 1.5's `output_vocab_size`, a head
+    /// pruned to the text tokens); `None`: all `vocab`. See `out_vocab`.
+    pub head_rows: Option<u64>,
     pub block: Block,
     /// How checkpoint tensors are named and laid out.
     pub layout: Layout,
@@ -858,6 +861,11 @@ impl Layout {
 }
 
 impl Spec {
+    /// How many logits the LM head produces: its rows.
+    pub fn out_vocab(&self) -> u64 {
+        self.head_rows.unwrap_or(self.vocab)
+    }
+
     pub fn is_moe(&self) -> bool {
         self.moe.is_some() && self.plan.iter().any(|l| l.moe)
     }

@@ -38,6 +38,7 @@ pub fn shrink(spec: &Spec) -> Spec {
     }
     s.hidden = 64;
     s.vocab = spec.vocab.min(256);
+    s.head_rows = spec.head_rows.map(|r| r.min(s.vocab / 2).max(1));
     s.mlp.intermediate = 128;
     s.context = spec.context.min(1024);
     if let Some(m) = &mut s.moe {

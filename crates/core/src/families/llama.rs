@@ -282,6 +282,9 @@ pub struct LlamaLike {
     pub embed_sqrt_key: Option<(&'static str, bool)>,
     /// An output gate on the attention, σ(x · W_g) on the heads (AFMoE).
     pub out_gate: bool,
+    /// The key of the LM head's row count when it is pruned below the vocabulary (Apertus
+    /// 1.5's `output_vocab_size`; null: unpruned). A tied head is the whole embedding matrix.
+    pub head_rows_key: Option<&'static str>,
     /// RoPE rotates backwards, sin negated (NanoChat's rotate_half is (x₂, −x₁)).
     pub reversed_rope: bool,
     /// A tanh softcap on the logits: its key and class default (null in a config: none).
@@ -370,6 +373,7 @@ impl LlamaLike {
             embed_norm: false,
             embed_sqrt_key: None,
             out_gate: false,
+            head_rows_key: None,
             reversed_rope: false,
             final_softcap: None,
             rotary_dim_key: false,
@@ -742,6 +746,21 @@ pub fn load(
             ));
         }
     }
+    let tied = cfg.flag("tie_word_embeddings", d.tied)?;
+    let head_rows = match f.head_rows_key.map(|k| (k, cfg.opt_size(k))) {
+        Some((key, r)) => match r? {
+            Some(r) if r == 0 || r > vocab => {
+                return Err(cfg.err(
+                    key,
+                    format!("is {r}; the head keeps between 1 and vocab_size ({vocab}) rows"),
+                ))
+            }
+            // A tied head is the embedding matrix itself, every row of it.
+            Some(r) if r < vocab && !tied => Some(r),
+            _ => None,
+        },
+        None => None,
+    };
     Ok(Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),
@@ -785,7 +804,7 @@ pub fn load(
             Some(slopes) => Position::Alibi(slopes(heads)),
             None => Position::Rope(r),
         },
-        tied: cfg.flag("tie_word_embeddings", d.tied)?,
+        tied,
         final_softcap: match f.final_softcap {
             Some((key, _)) if cfg.present(key) => cfg.opt_float(key)?,
             Some((_, default)) => Some(default),
@@ -794,6 +813,7 @@ pub fn load(
         logits_mult,
         residual_mult,
         head_bias: bias(cfg, f.head_bias)?,
+        head_rows,
         block,
         layout: f.layout,
         hf_prefix: String::new(),

@@ -232,6 +232,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         logits_mult: 1.0,
         residual_mult: 1.0,
         head_bias: false,
+        head_rows: None,
         block: Block::Sequential,
         layout: Layout::Llama,
         hf_prefix: String::new(),

@@ -616,6 +616,41 @@ pub static FAMILIES: &[Family] = &[
             &["hidden_dropout", "qk_norm", "post_norm", "mlp_bias"],
         ],
     ),
+    // Apertus 1.5 (text): Apertus over a vocabulary extended with image and audio codes, its
+    // LM head optionally pruned to the text ids (`output_vocab_size`).
+    llama(
+        "apertus1p5_text",
+        "Apertus 1.5",
+        LlamaLike {
+            qk_norm: QkNorm::PerHead,
+            mlp_bias: Bias::Never,
+            gated: false,
+            layout: Layout::Apertus,
+            rope_scaling_default: Some(apertus_rope),
+            head_rows_key: Some("output_vocab_size"),
+            ..LlamaLike::llama(Defaults {
+                act: "xielu",
+                ..d(
+                    266_752,
+                    4096,
+                    14336,
+                    32,
+                    32,
+                    None,
+                    None,
+                    65536,
+                    1e-5,
+                    12_000_000.0,
+                    false,
+                )
+            })
+        },
+        None,
+        &[
+            TRAINING,
+            &["hidden_dropout", "qk_norm", "post_norm", "mlp_bias"],
+        ],
+    ),
     // ERNIE 4.5 (dense): Llama with interleaved RoPE and one `use_bias` flag for every projection.
     llama(
         "ernie4_5",

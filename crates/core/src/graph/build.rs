@@ -735,10 +735,11 @@ impl<'s> Builder<'s> {
         } else {
             (Role::LmHead, Component::LmHead, "Wₗₘ", None)
         };
-        let head = self.param(role, false, vec![spec.vocab, spec.hidden], component, false);
+        let v = spec.out_vocab();
+        let head = self.param(role, false, vec![v, spec.hidden], component, false);
         let w = self.push(
             name,
-            [n(spec.vocab), n(spec.hidden)],
+            [n(v), n(spec.hidden)],
             TensorKind::Weight {
                 param: head,
                 slice: None,
@@ -748,17 +749,11 @@ impl<'s> Builder<'s> {
         let mut inputs = vec![w];
         let mut eq = format!("Logits = {name} · {z}");
         if spec.head_bias {
-            let pb = self.param(
-                Role::LmHead,
-                true,
-                vec![spec.vocab],
-                Component::LmHead,
-                false,
-            );
-            inputs.push(self.weight(pb, "bₗₘ", [n(spec.vocab), n(1)], None));
+            let pb = self.param(Role::LmHead, true, vec![v], Component::LmHead, false);
+            inputs.push(self.weight(pb, "bₗₘ", [n(v), n(1)], None));
             eq += " + bₗₘ";
         }
-        let logits = self.act("Logits", self.seq(spec.vocab));
+        let logits = self.act("Logits", self.seq(v));
         if spec.logits_mult != 1.0 {
             eq += &format!(", then Logits = Logits · {}", spec.logits_mult);
         }
@@ -771,10 +766,7 @@ impl<'s> Builder<'s> {
             category: Category::Embed,
             inputs,
             output: logits,
-            operation: format!(
-                "Score all {} vocabulary entries at every position",
-                spec.vocab
-            ),
+            operation: format!("Score all {} vocabulary entries at every position", v),
             equation: eq,
         });
         steps.push(head_step);

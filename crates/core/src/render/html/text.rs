@@ -181,17 +181,20 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.tied {
                 sub.push(format!("Tied to the embedding: it reuses those {} parameters and stores none of its own.", short(part.shared_params)));
             } else {
-                sub.push(format!("Its own {} × {d} matrix: {} parameters.", grouped(spec.vocab as u128), short(part.params)));
+                sub.push(format!("Its own {} × {d} matrix: {} parameters.", grouped(spec.out_vocab() as u128), short(part.params)));
             }
             if spec.logits_mult != 1.0 {
                 sub.push(format!("The logits are multiplied by a fixed {} before the softmax over the vocabulary.", spec.logits_mult));
+            }
+            if let Some(rows) = spec.head_rows {
+                sub.push(format!("The head is pruned to the first {} ids: the embedding reads all {}, but the ids past them (image and audio codes) are never predicted.", grouped(rows as u128), grouped(spec.vocab as u128)));
             }
             if let Some(c) = spec.final_softcap {
                 sub.push(format!("Logits are softcapped: {c}·tanh(logits/{c}) keeps them in (−{c}, {c})."));
             }
             Text {
-                summary: format!("Scores all {} vocabulary entries at every position.", grouped(spec.vocab as u128)),
-                explanation: format!("logits = z · Wᵀ with W ∈ ℝ^{{{} × {d}}}; a softmax over them gives the next-token distribution.", spec.vocab),
+                summary: format!("Scores all {} vocabulary entries at every position.", grouped(spec.out_vocab() as u128)),
+                explanation: format!("logits = z · Wᵀ with W ∈ ℝ^{{{} × {d}}}; a softmax over them gives the next-token distribution.", spec.out_vocab()),
                 subtleties: sub,
             }
         }

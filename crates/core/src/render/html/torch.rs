@@ -1677,13 +1677,14 @@ fn model(spec: &Spec, n: &Names) -> String {
         ),
         (false, _) => format!("        logits = self.{lm_head}(h)\n"),
     };
+    let ov = spec.out_vocab();
     let head_init = if spec.tied && spec.head_bias {
-        format!("        self.{lm_head} = nn.Module()\n        self.{lm_head}.bias = nn.Parameter(torch.zeros({v}))\n")
+        format!("        self.{lm_head} = nn.Module()\n        self.{lm_head}.bias = nn.Parameter(torch.zeros({ov}))\n")
     } else if spec.tied {
         String::new()
     } else {
         format!(
-            "        self.{lm_head} = nn.Linear({d}, {v}, bias={})\n",
+            "        self.{lm_head} = nn.Linear({d}, {ov}, bias={})\n",
             py_bool(spec.head_bias)
         )
     };
