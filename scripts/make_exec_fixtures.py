@@ -264,6 +264,9 @@ CONFIGS = {
                   num_shared_experts=1, route_scale=2.0, mup_enabled=True),
     # Apertus 1.5: Apertus with its head pruned to the first 60 of 97 ids.
     "apertus1p5": dict(BASE, model_type="apertus1p5_text", max_position_embeddings=32768, output_vocab_size=60),
+    # DiffLlama: differential attention over 4 K/V heads (8 query heads), λ from random vectors.
+    "diffllama": dict(BASE, model_type="diffllama", num_attention_heads=8, num_key_value_heads=4, head_dim=8,
+                      num_hidden_layers=3, attention_bias=True),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -42,6 +42,11 @@ pub enum Role {
     FfnSubNorm,
     /// The attention's output gate projection (AFMoE).
     AttnGate,
+    /// Differential attention's λ vectors (DiffLlama).
+    LambdaQ1,
+    LambdaK1,
+    LambdaQ2,
+    LambdaK2,
     PostAttnNorm,
     FfnNorm,
     PostFfnNorm,
@@ -87,6 +92,18 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let suffix = if bias { "bias" } else { "weight" };
     // Tensors stored without a .weight suffix.
     match (layout, role) {
+        (_, LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2) => {
+            let name = match role {
+                LambdaQ1 => "lambda_q1",
+                LambdaK1 => "lambda_k1",
+                LambdaQ2 => "lambda_q2",
+                _ => "lambda_k2",
+            };
+            return (
+                format!("model.layers.{{b}}.self_attn.{name}"),
+                format!("blk.{{b}}.attn_{name}"),
+            );
+        }
         (_, ActAlphaP | ActAlphaN | ActBeta | ActEps) => {
             let name = match role {
                 ActAlphaP => "alpha_p",
@@ -721,7 +738,8 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.shared_head.head",
             "blk.{b}.nextn.shared_head_head",
         ),
-        Sinks | CorrectionBias | ActAlphaP | ActAlphaN | ActBeta | ActEps => {
+        Sinks | CorrectionBias | ActAlphaP | ActAlphaN | ActBeta | ActEps | LambdaQ1 | LambdaK1
+        | LambdaQ2 | LambdaK2 => {
             unreachable!("named in `names`")
         }
     }

@@ -143,6 +143,11 @@ pub struct Attention {
     /// The concatenated heads are multiplied elementwise by σ(x · W_g), a gate projected from
     /// the attention's input, before the output projection (AFMoE's `gate_proj`).
     pub out_gate: bool,
+    /// Differential attention (DiffLlama): each head attends over the values of two K/V heads
+    /// side by side; the first half of the heads minus λ times the second half, RMS-normed per
+    /// pair without a weight and scaled by 1 − λ_init, goes to the output projection. λ is learned
+    /// per layer from four vectors of head_dim.
+    pub differential: bool,
 }
 
 /// The query at position p is multiplied by 1 + β · ln(1 + ⌊(p + shift) / length⌋) after RoPE:

@@ -658,6 +658,19 @@ impl Model {
         self.keep(Some(b), "v", &v);
         cache.k[b] = Some(k.clone());
         cache.v[b] = Some(v.clone());
+        // Differential attention: K/V head j offers the values of heads j mod KV/2 and
+        // KV/2 + j mod KV/2 side by side, so each head's output is both mixes.
+        let v = if a.differential {
+            let (kv, _, _) = v.dims3()?;
+            let half = kv / 2;
+            let pick = |off: usize| -> Res<Tensor> {
+                let idx: Vec<u32> = (0..kv).map(|j| (off + j % half) as u32).collect();
+                Ok(v.index_select(&Tensor::new(idx, &Device::Cpu)?, 0)?)
+            };
+            Tensor::cat(&[pick(0)?, pick(half)?], 2)?
+        } else {
+            v
+        };
         let (kv, total, vd) = v.dims3()?;
         let sinks: Option<Vec<f32>> = if a.sinks {
             let name = self.name(Role::Sinks, false, Some(b), None);
@@ -698,6 +711,10 @@ impl Model {
         }
         let mut o = Tensor::from_vec(done.out, (t, h * vd), &Device::Cpu)?;
         self.keep(Some(b), "heads", &o);
+        if a.differential {
+            o = self.differential(&o, b, t, h, vd)?;
+            self.keep(Some(b), "differential", &o);
+        }
         if let Some(g) = gate {
             o = (o * g)?;
         }
@@ -706,6 +723,26 @@ impl Model {
             self.keep(Some(b), "attn_sub_norm", &o);
         }
         self.proj(&o, Role::O, b, a.o_bias)
+    }
+
+    /// Differential attention's combination of the heads' outputs `o` ([t, h · dv], each head's
+    /// dv = 2 · head_dim): the first half minus λ times the second, RMS-normed per pair without a
+    /// weight and scaled by 1 − λ_init; [t, h · dv / 2].
+    fn differential(&self, o: &Tensor, b: usize, t: usize, h: usize, dv: usize) -> Res<Tensor> {
+        let o = o.reshape((t, h, dv))?;
+        let (first, second) = (o.narrow(1, 0, h / 2)?, o.narrow(1, h / 2, h / 2)?);
+        let vec = |role| -> Res<Vec<f32>> {
+            let name = self.name(role, false, Some(b), None);
+            Ok(self.weights.get(&name)?.to_vec1()?)
+        };
+        let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(a, b)| a * b).sum::<f32>();
+        let init = 0.8 - 0.6 * (-0.3 * b as f64).exp();
+        let lambda = dot(&vec(Role::LambdaQ1)?, &vec(Role::LambdaK1)?).exp()
+            - dot(&vec(Role::LambdaQ2)?, &vec(Role::LambdaK2)?).exp()
+            + init as f32;
+        let d = (first - (second * lambda as f64)?)?;
+        let d = (rms(&d, self.spec.norm.eps)? * (1.0 - init))?;
+        Ok(d.reshape((t, h * dv / 2))?)
     }
 
     /// Multi-head latent attention: Q (through its latent when there is one) and a KV latent that

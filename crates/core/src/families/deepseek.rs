@@ -713,6 +713,7 @@ fn latent(
         query_scale: None,
         sub_norm: false,
         out_gate: false,
+        differential: false,
     })
 }
 

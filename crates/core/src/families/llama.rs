@@ -282,6 +282,8 @@ pub struct LlamaLike {
     pub embed_sqrt_key: Option<(&'static str, bool)>,
     /// An output gate on the attention, σ(x · W_g) on the heads (AFMoE).
     pub out_gate: bool,
+    /// Differential attention (DiffLlama); needs an even number of K/V heads.
+    pub differential: bool,
     /// The key of the LM head's row count when it is pruned below the vocabulary (Apertus
     /// 1.5's `output_vocab_size`; null: unpruned). A tied head is the whole embedding matrix.
     pub head_rows_key: Option<&'static str>,
@@ -373,6 +375,7 @@ impl LlamaLike {
             embed_norm: false,
             embed_sqrt_key: None,
             out_gate: false,
+            differential: false,
             head_rows_key: None,
             reversed_rope: false,
             final_softcap: None,
@@ -483,6 +486,12 @@ pub fn load(
         Some(w) => w,
         None => intermediate,
     };
+    if f.differential && kv_heads % 2 != 0 {
+        return Err(cfg.err(
+            "num_key_value_heads",
+            format!("is {kv_heads}; differential attention splits the values between two halves of the K/V heads, so their count must be even"),
+        ));
+    }
     if f.sub_norms && heads * head_dim != hidden {
         return Err(cfg.err(
             "head_dim",
@@ -683,6 +692,7 @@ pub fn load(
         sinks: f.sinks,
         sub_norm: f.sub_norms,
         out_gate: f.out_gate,
+        differential: f.differential,
         ..plain_attention(heads, kv_heads, head_dim)
     };
     if let Some((beta, length)) = f.llama4_scaling {

@@ -209,6 +209,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             query_scale: None,
             sub_norm: false,
             out_gate: false,
+            differential: false,
         },
         mlp: Mlp {
             intermediate: 0,
@@ -342,6 +343,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         query_scale: None,
         sub_norm: false,
         out_gate: false,
+        differential: false,
     }
 }
 

@@ -2156,6 +2156,21 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["output_router_logits"]],
     ),
+    // DiffLlama: Llama with differential attention, two attention maps' difference weighted by a
+    // learned λ per layer.
+    llama(
+        "diffllama",
+        "DiffLlama",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            differential: true,
+            ..LlamaLike::llama(d(
+                32000, 2048, 8192, 16, 32, None, None, 2048, 1e-5, 10_000.0, false,
+            ))
+        },
+        None,
+        &[TRAINING, &["lambda_std_dev"]],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(

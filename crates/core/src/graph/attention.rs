@@ -416,17 +416,66 @@ impl Builder<'_> {
                 "Mask future positions, then normalize each query's scores to weights".into(),
             equation: eq,
         }));
-        let h = self.act(head_name, self.seq(a.v_head_dim));
+        // Differential attention: each head mixes two K/V heads' values side by side.
+        let (vd, equation) = if a.differential {
+            let half = a.kv_heads / 2;
+            (
+                2 * a.v_head_dim,
+                format!("{head_name} = [V_a | V_b] · A, the values of K/V heads a = i mod {half} and b = {half} + a side by side"),
+            )
+        } else {
+            (a.v_head_dim, format!("{head_name} = V · A"))
+        };
+        let h = self.act(head_name, self.seq(vd));
         nodes.push(self.step(Draft {
             title: "Weighted value aggregation".into(),
-            op: Op::WeightedSum { dim: a.v_head_dim },
+            op: Op::WeightedSum { dim: vd },
             category: Category::Attention,
             inputs: vec![v],
             output: h,
             operation: "Mix the value vectors by the attention weights".into(),
-            equation: format!("{head_name} = V · A"),
+            equation,
         }));
         nodes
+    }
+
+    /// Differential attention's combination: the first half of the heads minus λ times the
+    /// second half, each pair of head_dim halves RMS-normed and scaled by 1 − λ_init.
+    fn differential(&mut self, width: u64) -> Vec<Node> {
+        let a = self.spec.attn.clone();
+        let (hd, pairs) = (a.head_dim, a.heads / 2);
+        let mut inputs = vec![];
+        for (role, name) in [
+            (Role::LambdaQ1, "λq₁"),
+            (Role::LambdaK1, "λk₁"),
+            (Role::LambdaQ2, "λq₂"),
+            (Role::LambdaK2, "λk₂"),
+        ] {
+            let p = self.param(role, false, vec![hd], Component::Attention, true);
+            inputs.push(self.weight(p, name, [n(hd), n(1)], None));
+        }
+        let label = format!("{}×{pairs}={width}", 2 * a.v_head_dim);
+        let d = self.act("D", [Dim::Labeled(label.clone(), width), Dim::Seq]);
+        let diff = self.step(Draft {
+            title: "Differential combination".into(),
+            op: Op::Add,
+            category: Category::Attention,
+            inputs,
+            output: d,
+            operation: format!("Subtract λ times heads {pairs}…{} from heads 0…{}: noise both attention maps share cancels", a.heads - 1, pairs - 1),
+            equation: format!("D = H[0…{}] − λ · H[{pairs}…{}], λ = exp(λq₁·λk₁) − exp(λq₂·λk₂) + λ_init, λ_init = 0.8 − 0.6·exp(−0.3·layer)", pairs - 1, a.heads - 1),
+        });
+        let dn = self.act("D̂", [Dim::Labeled(label, width), Dim::Seq]);
+        let norm = self.step(Draft {
+            title: "Pair RMS norm".into(),
+            op: Op::Norm,
+            category: Category::Attention,
+            inputs: vec![],
+            output: dn,
+            operation: format!("Normalize each of the {pairs} {}-dim pairs (no learned weight), then scale by 1 − λ_init", 2 * a.v_head_dim),
+            equation: format!("D̂ = (1 − λ_init) · D / √(mean(D²) + ε) over each pair, ε = {}", self.spec.norm.eps),
+        });
+        vec![diff, norm]
     }
 
     /// Concatenate the heads and project back to the hidden size.
@@ -434,7 +483,13 @@ impl Builder<'_> {
         let spec = self.spec;
         let a = spec.attn.clone();
         let width = a.heads * a.v_head_dim;
-        let concat = self.act("H", [Dim::Labeled(label.clone(), width), Dim::Seq]);
+        let (label, concat_width) = if a.differential {
+            let w = 2 * width;
+            (format!("{}×{}={w}", 2 * a.v_head_dim, a.heads), w)
+        } else {
+            (label, width)
+        };
+        let concat = self.act("H", [Dim::Labeled(label.clone(), concat_width), Dim::Seq]);
         let cat = self.step(Draft {
             title: "Head concatenation".into(),
             op: Op::Concat,
@@ -449,6 +504,10 @@ impl Builder<'_> {
         });
         let mut nodes = vec![cat];
         let mut heads = "H";
+        if a.differential {
+            nodes.extend(self.differential(width));
+            heads = "D̂";
+        }
         if a.out_gate {
             nodes.push(self.linear(Linear {
                 role: Role::AttnGate,

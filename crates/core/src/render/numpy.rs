@@ -50,6 +50,10 @@ fn name_table(g: &Graph) -> String {
         ("o", O),
         ("attn_sub_norm", AttnSubNorm),
         ("attn_gate", AttnGate),
+        ("lambda_q1", LambdaQ1),
+        ("lambda_k1", LambdaK1),
+        ("lambda_q2", LambdaQ2),
+        ("lambda_k2", LambdaK2),
         ("ffn_sub_norm", FfnSubNorm),
         ("q_norm", QNorm),
         ("k_norm", KNorm),
@@ -158,6 +162,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["embed_mult"] = json!(spec.embedding.multiplier);
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = json!(a.out_gate);
+    config["differential"] = json!(a.differential);
     config["ffn_sub_norm"] = json!(spec.mlp.sub_norm);
     if let Qkv::Parts(n) = a.qkv {
         config["qkv_parts"] = json!(n);
@@ -556,7 +561,10 @@ def attention(x, W, b, span, use_rope):
     if Q and (not use_rope or not Q["nope_only"]):
         pos = np.arange(T, dtype=np.float64)  # the queries' positions
         q = q * (1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))).astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
-    k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # [H, T, D]
+    if C["differential"]:
+        half = np.arange(KV) % (KV // 2)  # K/V head j offers heads j mod KV/2 and KV/2 + j mod KV/2
+        v = np.concatenate([v[half], v[KV // 2 + half]], -1)  # v: [KV, T, 2D], two heads' values side by side
+    k, v = np.repeat(k, H // KV, axis=0), np.repeat(v, H // KV, axis=0)  # k: [H, T, D], v: [H, T, D or 2D]
     s = (q @ k.transpose(0, 2, 1)) * np.float32(C["scale"])  # s: [H, T, T]
     if C["alibi"]:
         distance = np.arange(T)[None, :] - np.arange(T)[:, None]  # j - i: [T, T]
@@ -569,7 +577,14 @@ def attention(x, W, b, span, use_rope):
         p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
     else:
         p = softmax(s)  # p: [H, T, T]
-    out = (p @ v).transpose(1, 0, 2).reshape(T, H * D)  # [T, H D]
+    out = (p @ v).transpose(1, 0, 2)  # out: [T, H, D or 2D]
+    if C["differential"]:
+        dot = lambda a, c: float((w(W, a, b) * w(W, c, b)).sum())  # one learned scalar from two vectors
+        init = 0.8 - 0.6 * math.exp(-0.3 * b)  # lambda_init of layer b
+        lam = np.float32(math.exp(dot("lambda_q1", "lambda_k1")) - math.exp(dot("lambda_q2", "lambda_k2")) + init)
+        d = out[:, : H // 2] - lam * out[:, H // 2 :]  # d: [T, H/2, 2D], the second half of the heads subtracted
+        out = np.float32(1 - init) * d / np.sqrt((d * d).mean(-1, keepdims=True) + C["eps"])  # each pair RMS-normed, no weight
+    out = out.reshape(T, H * D)  # [T, H D]
     if C["out_gate"]:
         out = out / (1 + np.exp(-linear(x, w(W, "attn_gate", b))))  # [T, H D], each feature gated by a sigmoid of the input
     if C["attn_sub_norm"]:

@@ -601,11 +601,24 @@ fn attention(spec: &Spec, n: &Names) -> String {
             qs.beta, qs.shift, qs.length
         );
     }
+    if a.differential {
+        let half = kv / 2;
+        fwd += &format!("        pair = torch.arange({kv}) % {half}  # K/V head j offers heads j mod {half} and {half} + j mod {half}\n        v = torch.cat([v[:, pair], v[:, {half} + pair]], dim=-1)  # [B, {kv}, T, 2 * {hd}]\n");
+    }
     if h != kv {
         let g = h / kv;
         fwd += &format!("        k = k.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n        v = v.repeat_interleave({g}, dim=1)\n");
     }
-    fwd += &attend(spec, h, hd, None);
+    let vd = if a.differential { 2 * hd } else { hd };
+    fwd += &attend(spec, h, vd, None);
+    if a.differential {
+        let p = h / 2;
+        for name in ["lambda_q1", "lambda_k1", "lambda_q2", "lambda_k2"] {
+            init += &format!("        self.{name} = nn.Parameter(torch.zeros({hd}))\n");
+        }
+        init += "        self.lambda_init = 0.8 - 0.6 * math.exp(-0.3 * layer_idx)\n";
+        fwd += &format!("        lam = torch.exp((self.lambda_q1 * self.lambda_k1).sum()) - torch.exp((self.lambda_q2 * self.lambda_k2).sum()) + self.lambda_init\n        d = out.view(B, T, 2, {p}, 2 * {hd})\n        d = d[:, :, 0] - lam * d[:, :, 1]  # the first {p} heads minus λ times the other {p}\n        d = d * torch.rsqrt(d.pow(2).mean(-1, keepdim=True) + {})  # each pair RMS-normed, no weight\n        out = ((1 - self.lambda_init) * d).reshape(B, T, {h} * {hd})\n", spec.norm.eps);
+    }
     if a.out_gate {
         let g = n.inside(Role::AttnGate);
         init += &format!(
@@ -636,13 +649,25 @@ fn attention(spec: &Spec, n: &Names) -> String {
     let init = holders + &init;
     fill(
         r#"class Attention(nn.Module):
-    def __init__(self, span=("full", 0), use_rope=True):
+    def __init__(self, span=("full", 0), use_rope=True${idx}):
         super().__init__()
         self.span, self.use_rope = span, use_rope
 ${init}
     def forward(self, x, rope=None):  # x: [B, T, ${d}]
 ${fwd}"#,
-        &[("init", init), ("fwd", fwd), ("d", d.to_string())],
+        &[
+            ("init", init),
+            ("fwd", fwd),
+            ("d", d.to_string()),
+            (
+                "idx",
+                if a.differential {
+                    ", layer_idx=0".into()
+                } else {
+                    String::new()
+                },
+            ),
+        ],
     )
     .trim_end()
     .to_string()
@@ -1392,6 +1417,8 @@ fn layer(spec: &Spec, n: &Names) -> String {
     let own = own_indexers(spec).is_some();
     init += &if own {
         format!("        self.{attn} = Attention(span, use_rope, own_indexer)\n")
+    } else if spec.attn.differential {
+        format!("        self.{attn} = Attention(span, use_rope, layer_idx)  # λ_init depends on the layer\n")
     } else {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
@@ -1511,7 +1538,13 @@ ${body}"#,
             ),
             (
                 "own_param",
-                if own { ", own_indexer".into() } else { String::new() },
+                if own {
+                    ", own_indexer".into()
+                } else if spec.attn.differential {
+                    ", layer_idx".into()
+                } else {
+                    String::new()
+                },
             ),
             ("base", if own_mlp { "MLP" } else { "nn.Module" }.into()),
             ("init", init),
@@ -1639,6 +1672,8 @@ fn model(spec: &Spec, n: &Names) -> String {
     }
     let make = if own_indexers(spec).is_some() {
         "DecoderLayer(*p, i in OWN_INDEXER) for i, p in enumerate(PLAN)"
+    } else if spec.attn.differential {
+        "DecoderLayer(*p, i) for i, p in enumerate(PLAN)"
     } else {
         "DecoderLayer(*p) for p in PLAN"
     };
