@@ -267,6 +267,16 @@ CONFIGS = {
     # DiffLlama: differential attention over 4 K/V heads (8 query heads), λ from random vectors.
     "diffllama": dict(BASE, model_type="diffllama", num_attention_heads=8, num_key_value_heads=4, head_dim=8,
                       num_hidden_layers=3, attention_bias=True),
+    # PhiMoE: SparseMixer over 8 experts with a wide jitter window (0.2), so near ties share
+    # weight; LayerNorms with shifts, biased attention and head; LongRoPE read its own way
+    # (short factors, short_mscale within 64 positions; past 8, long_mscale).
+    "phimoe": dict(BASE, model_type="phimoe", num_local_experts=8, router_jitter_noise=0.2, attention_bias=True,
+                   lm_head_bias=True, rope_scaling={"rope_type": "longrope", "short_factor": [1.0, 1.1, 1.3, 1.6],
+                                                    "long_factor": [1.0, 2.0, 4.0, 8.0], "short_mscale": 1.1,
+                                                    "long_mscale": 1.3, "original_max_position_embeddings": 64}),
+    "phimoe-long": dict(BASE, model_type="phimoe", num_local_experts=4, rope_scaling={
+        "rope_type": "longrope", "short_factor": [1.0, 1.1, 1.3, 1.6], "long_factor": [1.0, 2.0, 4.0, 8.0],
+        "short_mscale": 1.1, "long_mscale": 1.3, "original_max_position_embeddings": 8}),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -313,7 +313,7 @@ pub struct Moe {
     pub stacked_out_in: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scoring {
     Softmax,
     Sigmoid,
@@ -324,6 +324,12 @@ pub enum Scoring {
     /// Experts chosen by their logits plus the correction bias, weighted by the sigmoid of their
     /// logits (Kolibri: the bias joins before the sigmoid, not after as in DeepSeek-V3).
     SigmoidBiasedLogits,
+    /// PhiMoE's SparseMixer at inference: two experts, the best logit and then the best of the
+    /// rest, each weighted by a softmax over the logits within a relative `eps` · 2 of it (the
+    /// others masked out, and for the second the first too).
+    SparseMixer {
+        eps: f64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -564,6 +570,9 @@ pub enum RopeScaling {
         long: Vec<f64>,
         original: u64,
         attention_factor: f64,
+        /// PhiMoE's reading: the `short` factors at every length, cos and sin scaled by the first
+        /// (`short_mscale`) up to `original` positions and by the second (`long_mscale`) beyond.
+        mscale: Option<(f64, f64)>,
     },
 }
 
@@ -626,6 +635,13 @@ impl RopeScaling {
                 } else {
                     " (ramp not truncated)"
                 }
+            ),
+            RopeScaling::LongRope {
+                original,
+                mscale: Some((short, long)),
+                ..
+            } => format!(
+                "LongRoPE short per-dim factors, cos and sin ×{short} up to {original} positions, ×{long} beyond"
             ),
             RopeScaling::LongRope { original, .. } => {
                 format!("LongRoPE per-dim factors (short up to {original} positions, long beyond)")

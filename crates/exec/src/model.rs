@@ -1201,6 +1201,31 @@ fn route(
         ex.iter().map(|x| x / s).collect()
     };
     let mut chosen: Vec<(usize, f32)> = match m.scoring {
+        Scoring::SparseMixer { eps } => {
+            // The best expert, then the best of the rest, each weighted by a softmax over the
+            // logits within a relative 2·eps of its own (NaN distances stay in, as in torch).
+            let mut masked = row.to_vec();
+            let mut chosen = Vec::with_capacity(2);
+            for _ in 0..2 {
+                let e = top(&masked, 1)[0];
+                let m = masked[e];
+                let near: Vec<f32> = masked
+                    .iter()
+                    .zip(row)
+                    .map(|(&x, &s)| {
+                        let far = (m - s) / s.abs().max(m) > (2.0 * eps) as f32;
+                        if far {
+                            f32::NEG_INFINITY
+                        } else {
+                            x
+                        }
+                    })
+                    .collect();
+                chosen.push((e, softmax(&near)[e]));
+                masked[e] = f32::NEG_INFINITY;
+            }
+            chosen
+        }
         Scoring::TopkSoftmax | Scoring::TopkSigmoid => {
             let idx = top(row, k);
             let vals: Vec<f32> = idx.iter().map(|&i| row[i]).collect();

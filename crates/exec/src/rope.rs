@@ -79,9 +79,20 @@ pub fn inv_freq(f: &RopeFreqs, dim: usize, seq_len: usize) -> (Vec<f64>, f64) {
             long,
             original,
             attention_factor,
+            mscale,
         } => {
-            factor_out = *attention_factor;
-            let ext = if seq_len as u64 > *original {
+            let beyond = seq_len as u64 > *original;
+            factor_out = match mscale {
+                Some((s, l)) => {
+                    if beyond {
+                        *l
+                    } else {
+                        *s
+                    }
+                }
+                None => *attention_factor,
+            };
+            let ext = if beyond && mscale.is_none() {
                 long
             } else {
                 short

@@ -284,6 +284,9 @@ pub struct LlamaLike {
     pub out_gate: bool,
     /// Differential attention (DiffLlama); needs an even number of K/V heads.
     pub differential: bool,
+    /// LongRoPE as PhiMoE reads it: short factors always, `short_mscale`/`long_mscale` on cos
+    /// and sin.
+    pub longrope_mscale: bool,
     /// The key of the LM head's row count when it is pruned below the vocabulary (Apertus
     /// 1.5's `output_vocab_size`; null: unpruned). A tied head is the whole embedding matrix.
     pub head_rows_key: Option<&'static str>,
@@ -376,6 +379,7 @@ impl LlamaLike {
             embed_sqrt_key: None,
             out_gate: false,
             differential: false,
+            longrope_mscale: false,
             head_rows_key: None,
             reversed_rope: false,
             final_softcap: None,
@@ -565,6 +569,7 @@ pub fn load(
         partial_key: f.partial_key,
         ..RopeDefaults::new(d.theta, context)
     };
+    rope_defaults.longrope_mscale = f.longrope_mscale;
     if f.phi3_rope {
         rope_defaults.original = Some(4096);
         rope_defaults.renames = &[("su", "longrope"), ("yarn", "longrope")];
@@ -963,6 +968,25 @@ fn experts(
         };
     }
     let k = top_k(cfg, e, Some(r.top_k))?;
+    let scoring = match r.scoring {
+        Scoring::SparseMixer { eps } => {
+            if k != 2 {
+                return Err(cfg.err(
+                    "num_experts_per_tok",
+                    format!("is {k}; SparseMixer routes every token to exactly 2 experts, whatever this says"),
+                ));
+            }
+            let eps = cfg.float("router_jitter_noise", eps)?;
+            if !(eps.is_finite() && eps >= 0.0) {
+                return Err(cfg.err(
+                    "router_jitter_noise",
+                    format!("is {eps}; it must be a number ≥ 0"),
+                ));
+            }
+            Scoring::SparseMixer { eps }
+        }
+        s => s,
+    };
     let (shared_experts, shared_intermediate, shared) = match r.shared {
         Some(s) if s.optional && cfg.count(s.width.0, s.width.1)? == 0 => (0, 0, None),
         Some(s) => {
@@ -1001,7 +1025,7 @@ fn experts(
                 }
             }
         }
-        None => r.scoring,
+        None => scoring,
     };
     // Read even without shared experts, where it changes nothing.
     let shared_average = match r.shared.and_then(|s| s.combine_key) {

@@ -517,6 +517,8 @@ pub(crate) struct RopeDefaults {
     pub renames: &'static [(&'static str, &'static str)],
     /// The scaling the class uses when the config gives none (gpt-oss: YaRN).
     pub scaling: Option<fn(&RopeDefaults) -> RopeScaling>,
+    /// LongRoPE reads `short_mscale` and `long_mscale` (PhiMoE).
+    pub longrope_mscale: bool,
 }
 
 impl RopeDefaults {
@@ -530,6 +532,7 @@ impl RopeDefaults {
             original: None,
             renames: &[],
             scaling: None,
+            longrope_mscale: false,
         }
     }
 }
@@ -750,11 +753,24 @@ fn freqs(
                 None if factor <= 1.0 => 1.0,
                 None => (1.0 + factor.ln() / (original as f64).ln()).sqrt(),
             };
+            // PhiMoE always rotates by the short factors and switches the cos/sin scale instead.
+            let mscale = if d.longrope_mscale {
+                let get = |key: &str| -> Result<f64> {
+                    let v = s.opt_float(key)?.ok_or_else(|| {
+                        s.err(key, "is missing; this model's LongRoPE scales cos and sin by it")
+                    })?;
+                    positive(key, v)
+                };
+                Some((get("short_mscale")?, get("long_mscale")?))
+            } else {
+                None
+            };
             RopeScaling::LongRope {
                 short,
                 long,
                 original,
                 attention_factor,
+                mscale,
             }
         }
         other => {

@@ -2171,6 +2171,48 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["lambda_std_dev"]],
     ),
+    // PhiMoE (Phi-3.5-MoE): LayerNorms with shifts, 16 experts routed by SparseMixer (the best
+    // expert, then the best of the rest, each softmax-weighted among its near ties), LongRoPE
+    // with short factors always and a cos/sin scale that switches past the original length.
+    llama(
+        "phimoe",
+        "PhiMoE",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            norm: NormKind::Layer { bias: true },
+            head_bias: Bias::Key("lm_head_bias", false),
+            longrope_mscale: true,
+            layout: Layout::Mixtral,
+            windows: Windows::Every(None),
+            experts: Experts::Routed(Routed {
+                count: ("num_local_experts", 16),
+                scoring: Scoring::SparseMixer { eps: 0.01 },
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                32064,
+                4096,
+                6400,
+                32,
+                32,
+                Some(8),
+                None,
+                131_072,
+                1e-5,
+                1_000_000.0,
+                false,
+            ))
+        },
+        None,
+        &[
+            TRAINING,
+            &[
+                "router_aux_loss_coef",
+                "output_router_logits",
+                "input_jitter_noise",
+            ],
+        ],
+    ),
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(

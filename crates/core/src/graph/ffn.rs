@@ -253,6 +253,10 @@ impl Builder<'_> {
             Scoring::TopkSoftmax => {
                 format!("Gᵣ = softmax over the top-{k} of Lᵣ{scaled}; zeros elsewhere{groups}")
             }
+            Scoring::SparseMixer { eps } => format!(
+                "e₁ = argmax Lᵣ, e₂ = argmax of the rest; Gᵣ[eₖ] = softmax(Lᵣ)[eₖ] over the logits within (m − Lᵣ) / max(|Lᵣ|, m) ≤ {} of m = Lᵣ[eₖ] (e₁ excluded for e₂); zeros elsewhere",
+                2.0 * eps
+            ),
             Scoring::SigmoidBiasedLogits => format!(
                 "chosen = top-{k}(Lᵣ + bᵣ){groups}; Gᵣ = σ(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere"
             ),

@@ -118,8 +118,8 @@ pub fn module(g: &Graph, script: &str) -> String {
     let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
         json!({
-            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "shared_average": m.shared_average, "scoring": match m.scoring {
-                Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits" },
+            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "shared_average": m.shared_average, "eps": match m.scoring { Scoring::SparseMixer { eps } => eps, _ => 0.0 }, "scoring": match m.scoring {
+                Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
             "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in,
@@ -341,7 +341,11 @@ fn freqs(f: &RopeFreqs, name: &str, dim: u64) -> String {
             f = float(*factor), fast = float(*beta_fast), slow = float(*beta_slow), half = dim / 2,
             trunc = if *truncate { "    lo, hi = math.floor(lo), math.ceil(hi)\n" } else { "    # truncate: false, the ramp's ends stay fractional\n" }
         ),
-        RopeScaling::LongRope { short, long, original, attention_factor } => format!(
+        RopeScaling::LongRope { short, original, mscale: Some((s, l)), .. } => format!(
+            "    # LongRoPE as PhiMoE reads it: the short factors at every length; cos and sin ×{s} up to {original} positions, ×{l} beyond\n    ext = np.array({short:?})  # [{half}]\n    inv = 1.0 / (ext * {base} ** (np.arange(0, {dim}, 2, dtype=np.float64) / {dim}))\n    factor = {l} if seq_len > {original} else {s}\n",
+            half = dim / 2
+        ),
+        RopeScaling::LongRope { short, long, original, attention_factor, mscale: None } => format!(
             "    # LongRoPE: one factor per rotated pair, short up to {original} positions, long beyond\n    ext = np.array({long:?} if seq_len > {original} else {short:?})  # [{half}]\n    inv = 1.0 / (ext * {base} ** (np.arange(0, {dim}, 2, dtype=np.float64) / {dim}))\n    factor = {attention_factor}\n",
             half = dim / 2
         ),
@@ -634,7 +638,21 @@ def route(logits, correction):
     # logits: [E] -> list of (expert, weight) for one token
     M = CONFIG["moe"]
     k, kind = M["top_k"], M["scoring"]  # experts per token, how they are scored
-    if kind in ("topk_softmax", "topk_sigmoid"):
+    if kind == "sparsemixer":
+        # PhiMoE: the best expert, then the best of the rest, each weighted by a softmax over
+        # the logits close enough to its own (relative distance at most 2 eps)
+        idx, wts, masked = [], [], logits.astype(np.float32)  # masked: [E]
+        for _ in range(2):
+            e = int(np.argmax(masked))  # the best expert left
+            m = masked[e]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                near = ~((m - logits) / np.maximum(np.abs(logits), m) > 2 * M["eps"])  # near: [E]
+            g = np.where(near & np.isfinite(masked), masked, -np.inf)  # g: [E]
+            idx.append(e)
+            wts.append(softmax(g)[e])
+            masked = np.where(np.arange(len(masked)) == e, -np.inf, masked)  # the chosen one is out
+        idx, wts = np.array(idx), np.array(wts, np.float32)  # idx, wts: [2]
+    elif kind in ("topk_softmax", "topk_sigmoid"):
         idx = np.argsort(-logits, kind="stable")[:k]  # idx: [k]
         vals = logits[idx]  # vals: [k]
         wts = softmax(vals) if kind == "topk_softmax" else 1 / (1 + np.exp(-vals))  # wts: [k]

@@ -357,6 +357,7 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         Scoring::TopkSoftmax => {
             "the top-k logits are chosen, then softmaxed among themselves".into()
         }
+        Scoring::SparseMixer { eps } => format!("SparseMixer: the best logit's expert, then the best of the rest; each weighted by a softmax over only the logits within a relative {} of its own, so near-ties share weight and the rest get none", 2.0 * eps),
         Scoring::SigmoidBiasedLogits => "each expert's logit plus a learned correction bias (used for choosing only) picks the top-k, weighted by the sigmoid of its logit".into(),
         Scoring::TopkSigmoid => {
             "the top-k logits are chosen and their sigmoids scale each chosen expert's input".into()

@@ -311,9 +311,31 @@ ${truncate}    low, high = max(low, 0), min(high, ${dim} - 1)
         ),
         RopeScaling::LongRope {
             short,
+            original,
+            mscale: Some((short_scale, long_scale)),
+            ..
+        } => fill(
+            r#"    # LongRoPE as PhiMoE reads it: the short factors at every length; cos and sin scaled by
+    # ${s} up to ${original} positions, by ${l} beyond
+    factors = torch.tensor(${short}, dtype=torch.float32)
+    inv_freq = 1.0 / (factors * ${base} ** (torch.arange(0, ${dim}, 2, dtype=torch.float32) / ${dim}))
+    attention_factor = ${l} if seq_len > ${original} else ${s}
+"#,
+            &[
+                ("original", original.to_string()),
+                ("short", format!("{short:?}")),
+                ("s", short_scale.to_string()),
+                ("l", long_scale.to_string()),
+                ("base", base.clone()),
+                ("dim", dim.to_string()),
+            ],
+        ),
+        RopeScaling::LongRope {
+            short,
             long,
             original,
             attention_factor,
+            mscale: None,
         } => {
             let list = |v: &[f64]| {
                 let items: Vec<String> = v.iter().map(|x| x.to_string()).collect();
@@ -1292,6 +1314,10 @@ fn moe(spec: &Spec, n: &Names) -> String {
             } else {
                 ""
             }
+        ),
+        Scoring::SparseMixer { eps } => format!(
+            "        # SparseMixer: the best expert, then the best of the rest, each weighted by a softmax\n        # over the logits within a relative {t} of its own\n        weights, idx, masked = [], [], logits.float()\n        for _ in range(2):\n            m, e = masked.max(dim=-1, keepdim=True)\n            far = (m - logits.float()) / logits.float().abs().clamp(min=m) > {t}\n            weights.append(masked.masked_fill(far, float(\"-inf\")).softmax(dim=-1).gather(1, e))\n            idx.append(e)\n            masked = masked.scatter(1, e, float(\"-inf\"))  # the chosen one is out\n        weights, idx = torch.cat(weights, 1), torch.cat(idx, 1)\n",
+            t = 2.0 * eps
         ),
         Scoring::SigmoidBiasedLogits => format!(
             "        probs = logits.float().sigmoid()\n        idx = (logits.float() + {corr}).topk({k}, dim=-1).indices  # the bias joins the logits\n        weights = probs.gather(1, idx)\n{}",
