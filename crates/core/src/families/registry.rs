@@ -2319,6 +2319,37 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // GOT-OCR 2: a Qwen2 language model behind a SAM-style vision tower.
+    Family {
+        text: Some("qwen2"),
+        wrapper_tied: Some(true),
+        parts: &[
+            ("vision tower", "vision_tower."),
+            ("multimodal projector", "multi_modal_projector."),
+        ],
+        ..wrapper(
+            "got_ocr2",
+            "GOT-OCR 2",
+            &[&["vision_config", "image_token_index", "image_seq_length"]],
+        )
+    },
+    // Fuyu: a Persimmon language model reading image patches through one linear map.
+    Family {
+        text: Some("persimmon"),
+        wrapper_tied: Some(false),
+        parts: &[("patch embedding", "vision_embed_tokens.")],
+        ..wrapper(
+            "fuyu",
+            "Fuyu",
+            &[&[
+                "initializer_range",
+                "image_size",
+                "patch_size",
+                "num_channels",
+                "image_token_id",
+            ]],
+        )
+    },
     // Keys of DeepSeek's own code that transformers' classes never read: expert parallelism,
     // the MoE layer frequency (first_k_dense_replace decides), the scoring function and, for
     // V3, the top-k method (V3 always scores with a sigmoid and routes by groups); `head_dim`,
@@ -2623,6 +2654,22 @@ const fn llama(
     inert: &'static [&'static [&'static str]],
 ) -> Family {
     base(model_type, name, Reader::Llama(f), gguf, inert)
+}
+
+/// A multimodal wrapper's row: it is read through its `text` row, never by a loader of its own.
+const fn wrapper(
+    model_type: &'static str,
+    name: &'static str,
+    inert: &'static [&'static [&'static str]],
+) -> Family {
+    own(model_type, name, read_through_text, None, inert)
+}
+
+fn read_through_text(cfg: &Config, model_type: &str, _: &str, _: &str) -> Result<Spec> {
+    Err(cfg.err(
+        "model_type",
+        format!("`{model_type}` is a wrapper: anatomy reads its language model from text_config"),
+    ))
 }
 
 const fn own(
