@@ -277,6 +277,10 @@ CONFIGS = {
     "phimoe-long": dict(BASE, model_type="phimoe", num_local_experts=4, rope_scaling={
         "rope_type": "longrope", "short_factor": [1.0, 1.1, 1.3, 1.6], "long_factor": [1.0, 2.0, 4.0, 8.0],
         "short_mscale": 1.1, "long_mscale": 1.3, "original_max_position_embeddings": 8}),
+    # Aria: stacked [E, in, out] experts (fc1 gate|up, fc2), top-2 softmax routing, two shared
+    # experts of the dense width.
+    "aria-text": dict(BASE, model_type="aria_text", head_dim=8, moe_num_experts=4, moe_topk=2,
+                      moe_num_shared_experts=2, mlp_bias=True),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -543,6 +543,15 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Down => ("model.layers.{b}.mlp.c_proj", "blk.{b}.ffn_down"),
             other => llama(other),
         },
+        Layout::Aria => match role {
+            Router => ("model.layers.{b}.mlp.router", "blk.{b}.ffn_gate_inp"),
+            ExpertGateUp => (
+                "model.layers.{b}.mlp.experts.fc1",
+                "blk.{b}.ffn_gate_up_exps",
+            ),
+            ExpertDown => ("model.layers.{b}.mlp.experts.fc2", "blk.{b}.ffn_down_exps"),
+            other => llama(other),
+        },
         Layout::Afmoe => match role {
             PostAttnNorm => (
                 "model.layers.{b}.post_attention_layernorm",

@@ -852,6 +852,9 @@ pub enum Layout {
     /// the MLP, `post_ffn_norm` after it, and the correction bias as `moe.router.expert_bias`
     /// (Kolibri's checkpoints).
     Kolibri,
+    /// Llama's names with the router as `mlp.router` and every expert stacked in
+    /// `mlp.experts.fc1` (gate and up, [E, hidden, 2·inter]) and `fc2` (Aria).
+    Aria,
     /// Qwen2-MoE's names with the sinks as `self_attn.softmax_offset` (Flint's checkpoints).
     Flint,
     /// Llama's names with `pre_mlp_layernorm` before the MLP and `post_mlp_layernorm` after it,

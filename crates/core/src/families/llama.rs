@@ -125,6 +125,9 @@ pub struct Routed {
     pub scoring: Scoring,
     /// Every expert of a layer in one [E, out, in] tensor per projection (GraniteMoE).
     pub stacked_out_in: bool,
+    /// Every expert of a layer in one [E, in, out] tensor per projection, gate and up the two
+    /// halves of one (Aria's `fc1`, `fc2`).
+    pub stacked_in_out: bool,
     /// A per-expert bias steers the choice of experts, not their weights (MiniMax-M2).
     pub correction_bias: bool,
     /// Experts are chosen within the best `topk_group` of `n_group` groups (DeepSeek-V3's
@@ -223,6 +226,7 @@ impl Routed {
         shared: None,
         scoring: Scoring::Softmax,
         stacked_out_in: false,
+        stacked_in_out: false,
         correction_bias: false,
         groups: false,
         scaling: None,
@@ -1061,7 +1065,7 @@ fn experts(
             shared_fused: shared.is_some_and(|s| s.fused),
             scoring,
             shared_average,
-            stacked_experts: r.stacked_out_in,
+            stacked_experts: r.stacked_out_in || r.stacked_in_out,
             stacked_out_in: r.stacked_out_in,
             correction_bias: r.correction_bias,
             ..plain_moe(e, k, f)

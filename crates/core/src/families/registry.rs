@@ -2213,6 +2213,45 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
+    // Aria (text): Llama whose every layer routes to 8 experts by a softmax over the top-2
+    // logits, beside shared experts of the dense width; each layer's experts stacked in two
+    // [E, in, out] tensors.
+    Family {
+        renames: &[("moe_topk", "num_experts_per_tok")],
+        ..llama(
+            "aria_text",
+            "Aria",
+            LlamaLike {
+                layout: Layout::Aria,
+                experts: Experts::Routed(Routed {
+                    count: ("moe_num_experts", 8),
+                    scoring: Scoring::TopkSoftmax,
+                    stacked_in_out: true,
+                    shared: Some(SharedMlp {
+                        count: Some(("moe_num_shared_experts", 2)),
+                        bias_as_mlp: true,
+                        ..SharedMlp::of("intermediate_size", 4096)
+                    }),
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    32000,
+                    4096,
+                    4096,
+                    32,
+                    32,
+                    None,
+                    Some(128),
+                    2048,
+                    1e-6,
+                    10_000.0,
+                    false,
+                ))
+            },
+            None,
+            &[TRAINING, &["pretraining_tp"]],
+        )
+    },
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
     llama(
