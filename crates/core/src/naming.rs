@@ -199,19 +199,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         | Layout::ExaoneMoe => llama(role),
         Layout::HyV3 => match role {
             Router => ("model.layers.{b}.mlp.router.gate", "blk.{b}.ffn_gate_inp"),
-            SharedGate => (
-                "model.layers.{b}.mlp.shared_mlp.gate_proj",
-                "blk.{b}.ffn_gate_shexp",
-            ),
-            SharedUp => (
-                "model.layers.{b}.mlp.shared_mlp.up_proj",
-                "blk.{b}.ffn_up_shexp",
-            ),
-            SharedDown => (
-                "model.layers.{b}.mlp.shared_mlp.down_proj",
-                "blk.{b}.ffn_down_shexp",
-            ),
-            other => llama(other),
+            other => shared_mlp(other),
         },
         Layout::Mixtral | Layout::MiniMaxM2 => mixtral(role),
         Layout::Sandwich => match role {
@@ -342,19 +330,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             ),
             // HunYuan-MoE: the router's `wg` and a shared MLP.
             Router => ("model.layers.{b}.mlp.gate.wg", "blk.{b}.ffn_gate_inp"),
-            SharedGate => (
-                "model.layers.{b}.mlp.shared_mlp.gate_proj",
-                "blk.{b}.ffn_gate_shexp",
-            ),
-            SharedUp => (
-                "model.layers.{b}.mlp.shared_mlp.up_proj",
-                "blk.{b}.ffn_up_shexp",
-            ),
-            SharedDown => (
-                "model.layers.{b}.mlp.shared_mlp.down_proj",
-                "blk.{b}.ffn_down_shexp",
-            ),
-            other => llama(other),
+            other => shared_mlp(other),
         },
         Layout::Apertus => match role {
             AttnNorm => ("model.layers.{b}.attention_layernorm", "blk.{b}.attn_norm"),
@@ -751,6 +727,26 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | LambdaQ2 | LambdaK2 => {
             unreachable!("named in `names`")
         }
+    }
+}
+
+/// A shared MLP stored as `mlp.shared_mlp` (HunYuan-MoE, HY-V3); Llama's names otherwise.
+fn shared_mlp(role: Role) -> (&'static str, &'static str) {
+    use Role::*;
+    match role {
+        SharedGate => (
+            "model.layers.{b}.mlp.shared_mlp.gate_proj",
+            "blk.{b}.ffn_gate_shexp",
+        ),
+        SharedUp => (
+            "model.layers.{b}.mlp.shared_mlp.up_proj",
+            "blk.{b}.ffn_up_shexp",
+        ),
+        SharedDown => (
+            "model.layers.{b}.mlp.shared_mlp.down_proj",
+            "blk.{b}.ffn_down_shexp",
+        ),
+        other => llama(other),
     }
 }
 

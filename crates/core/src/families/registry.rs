@@ -179,6 +179,39 @@ const GRANITE_EXPERTS: Routed = Routed {
 };
 
 /// GraniteMoE: Granite's multipliers with its experts in every layer.
+/// Apertus and Apertus 1.5: Llama with per-head QK-norm, a plain MLP whose xIELU learns its own
+/// parameters, llama3-scaled RoPE by default.
+const APERTUS: LlamaLike = LlamaLike {
+    qk_norm: QkNorm::PerHead,
+    mlp_bias: Bias::Never,
+    gated: false,
+    layout: Layout::Apertus,
+    rope_scaling_default: Some(apertus_rope),
+    ..LlamaLike::llama(Defaults {
+        act: "xielu",
+        ..d(
+            131_072,
+            4096,
+            14336,
+            32,
+            32,
+            None,
+            None,
+            65536,
+            1e-5,
+            12_000_000.0,
+            false,
+        )
+    })
+};
+
+/// Keys in Apertus configs that its classes never read (the QK-norm is always on, the MLP never
+/// has biases).
+const APERTUS_INERT: &[&[&str]] = &[
+    TRAINING,
+    &["hidden_dropout", "qk_norm", "post_norm", "mlp_bias"],
+];
+
 const GRANITE_MOE: LlamaLike = LlamaLike {
     multipliers: Some(Mup::Granite),
     mlp_bias: Bias::Never,
@@ -584,72 +617,22 @@ pub static FAMILIES: &[Family] = &[
     // parameters, and llama3-scaled RoPE by default. Its released configs carry `qk_norm` and
     // `post_norm` and `mlp_bias`, which the class never reads (its QK-norm is always on, its MLP
     // never has biases).
-    llama(
-        "apertus",
-        "Apertus",
-        LlamaLike {
-            qk_norm: QkNorm::PerHead,
-            mlp_bias: Bias::Never,
-            gated: false,
-            layout: Layout::Apertus,
-            rope_scaling_default: Some(apertus_rope),
-            ..LlamaLike::llama(Defaults {
-                act: "xielu",
-                ..d(
-                    131_072,
-                    4096,
-                    14336,
-                    32,
-                    32,
-                    None,
-                    None,
-                    65536,
-                    1e-5,
-                    12_000_000.0,
-                    false,
-                )
-            })
-        },
-        None,
-        &[
-            TRAINING,
-            &["hidden_dropout", "qk_norm", "post_norm", "mlp_bias"],
-        ],
-    ),
+    llama("apertus", "Apertus", APERTUS, None, APERTUS_INERT),
     // Apertus 1.5 (text): Apertus over a vocabulary extended with image and audio codes, its
     // LM head optionally pruned to the text ids (`output_vocab_size`).
     llama(
         "apertus1p5_text",
         "Apertus 1.5",
         LlamaLike {
-            qk_norm: QkNorm::PerHead,
-            mlp_bias: Bias::Never,
-            gated: false,
-            layout: Layout::Apertus,
-            rope_scaling_default: Some(apertus_rope),
             head_rows_key: Some("output_vocab_size"),
-            ..LlamaLike::llama(Defaults {
-                act: "xielu",
-                ..d(
-                    266_752,
-                    4096,
-                    14336,
-                    32,
-                    32,
-                    None,
-                    None,
-                    65536,
-                    1e-5,
-                    12_000_000.0,
-                    false,
-                )
-            })
+            defaults: Defaults {
+                vocab: 266_752,
+                ..APERTUS.defaults
+            },
+            ..APERTUS
         },
         None,
-        &[
-            TRAINING,
-            &["hidden_dropout", "qk_norm", "post_norm", "mlp_bias"],
-        ],
+        APERTUS_INERT,
     ),
     // ERNIE 4.5 (dense): Llama with interleaved RoPE and one `use_bias` flag for every projection.
     llama(
