@@ -281,6 +281,12 @@ CONFIGS = {
     # experts of the dense width.
     "aria-text": dict(BASE, model_type="aria_text", head_dim=8, moe_num_experts=4, moe_topk=2,
                       moe_num_shared_experts=2, mlp_bias=True),
+    # A.X-K1: DeepSeek-V3 with the MoE output normed; dense layer 0, MoE every second layer
+    # after it (moe_layer_freq 2: layers 2 and 4 route).
+    "axk1": dict(BASE, model_type="axk1", num_hidden_layers=5, n_routed_experts=8, n_shared_experts=1,
+                 num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1, moe_layer_freq=2,
+                 n_group=2, topk_group=1, routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24,
+                 qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -50,6 +50,8 @@ pub enum Role {
     PostAttnNorm,
     FfnNorm,
     PostFfnNorm,
+    /// The norm on a MoE block's output, in the MoE layers only (A.X-K1).
+    MoePostNorm,
     Gate,
     Up,
     /// Gate and up fused.
@@ -623,6 +625,10 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         PostFfnNorm => (
             "model.layers.{b}.post_feedforward_layernorm",
             "blk.{b}.post_ffw_norm",
+        ),
+        MoePostNorm => (
+            "model.layers.{b}.post_mlp_layernorm",
+            "blk.{b}.ffn_post_norm",
         ),
         Gate => ("model.layers.{b}.mlp.gate_proj", "blk.{b}.ffn_gate"),
         Up => ("model.layers.{b}.mlp.up_proj", "blk.{b}.ffn_up"),

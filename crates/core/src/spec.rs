@@ -291,6 +291,9 @@ pub struct Moe {
     /// The routed and shared outputs are averaged, (R + S) / 2, rather than summed (Cohere 2
     /// MoE's `shared_expert_combination_strategy: average`).
     pub shared_average: bool,
+    /// The MoE block's output (routed plus shared) is normed before the residual add, in the
+    /// MoE layers only (A.X-K1's `post_mlp_layernorm`).
+    pub post_norm: bool,
     pub scoring: Scoring,
     pub norm_topk_prob: bool,
     pub router_bias: bool,

@@ -1113,6 +1113,10 @@ impl Model {
                 out = (out * 0.5)?;
             }
         }
+        if m.post_norm {
+            out = self.norm(&out, Role::MoePostNorm, Some(b))?;
+            self.keep(Some(b), "moe_post_norm", &out);
+        }
         Ok(out)
     }
 

@@ -128,6 +128,8 @@ struct Experts {
     routed_scaling: f64,
     /// Which layers keep the dense MLP.
     dense: Dense,
+    /// The MoE block's output is normed before the residual add (A.X-K1).
+    post_norm: bool,
 }
 
 /// How a class says which layers are dense.
@@ -141,6 +143,9 @@ enum Dense {
     /// `first_k_dense_replace` layers (this default), or with None the first layer alone, the
     /// key unread (GLM-4.7-Flash).
     Types(Option<u64>),
+    /// `mlp_layer_types`; without it, layer i has experts when i ≥ `first_k_dense_replace`
+    /// (this default) and i is a multiple of `moe_layer_freq` (default 1) (A.X-K1).
+    TypesFreq(u64),
 }
 
 const V3_EXPERTS: Experts = Experts {
@@ -153,6 +158,7 @@ const V3_EXPERTS: Experts = Experts {
     norm_topk: true,
     routed_scaling: 2.5,
     dense: Dense::FirstK(3),
+    post_norm: false,
 };
 
 const GLM_EXPERTS: Experts = Experts {
@@ -236,6 +242,7 @@ static CLASSES: &[Class] = &[
             norm_topk: false,
             routed_scaling: 1.0,
             dense: Dense::FirstK(0),
+            post_norm: false,
         }),
         mtp: false,
         ..V3
@@ -447,6 +454,28 @@ static CLASSES: &[Class] = &[
         minicpm: true,
         ..V3
     },
+    // A.X-K1: DeepSeek-V3 with a norm on each MoE block's output; its dense layers by
+    // `mlp_layer_types`, else `first_k_dense_replace` and `moe_layer_freq`.
+    Class {
+        model_type: "axk1",
+        vocab: 163_840,
+        layers: 61,
+        heads: 64,
+        context: 32768,
+        attn: Attn::Latent {
+            kv: Some(64),
+            dims: V3_LATENT,
+            sparse: None,
+        },
+        moe: Some(Experts {
+            count: Some(192),
+            dense: Dense::TypesFreq(1),
+            post_norm: true,
+            ..V3_EXPERTS
+        }),
+        mtp: false,
+        ..V3
+    },
     // GLM-4.7-Flash: DeepSeek-V3's latent attention with GLM-4.5's experts, the dense layers
     // named by `mlp_layer_types`.
     Class {
@@ -567,7 +596,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
     let (moe, sparse) = match &c.moe {
         Some(x) => (
-            Some(experts(cfg, x)?),
+            Some(Moe {
+                post_norm: x.post_norm,
+                ..experts(cfg, x)?
+            }),
             sparse_layers(cfg, x.dense, s.layers)?,
         ),
         None => (None, vec![false; s.layers as usize]),
@@ -817,6 +849,16 @@ fn sparse_layers(cfg: &Config, dense: Dense, layers: u64) -> Result<Vec<bool>> {
                 None => 1,
             };
             super::mlp_layer_types(cfg, layers, k)?
+        }
+        Dense::TypesFreq(default) => {
+            let k = cfg.count("first_k_dense_replace", default)?;
+            let freq = cfg.size("moe_layer_freq", Some(1))?;
+            let given = super::mlp_layer_types(cfg, layers, 0)?;
+            if cfg.has("mlp_layer_types") {
+                given
+            } else {
+                (0..layers).map(|i| i >= k && i % freq == 0).collect()
+            }
         }
     })
 }

@@ -361,6 +361,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         shared_fused: false,
         shared_bias: false,
         shared_average: false,
+        post_norm: false,
         scoring: crate::spec::Scoring::Softmax,
         norm_topk_prob: false,
         router_bias: false,

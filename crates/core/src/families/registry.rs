@@ -2480,6 +2480,21 @@ pub static FAMILIES: &[Family] = &[
         ],
     ),
     own("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),
+    // A.X-K1 (SK Telecom): DeepSeek-V3 with a norm on each MoE block's output.
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "axk1",
+            "A.X-K1",
+            deepseek::load,
+            None,
+            &[
+                TRAINING,
+                DEEPSEEK_UNREAD,
+                &["pretraining_tp", "output_router_logits", "topk_method"],
+            ],
+        )
+    },
     // GLM-4.7-Flash. `mlp_layer_types` names the dense layers: the class never reads
     // `first_k_dense_replace`, nor DeepSeek's routing keys its checkpoints carry.
     own(

@@ -665,6 +665,8 @@ impl<'s> Builder<'s> {
     fn ffn_residual(&mut self, residual: usize, stream: &str) -> Node {
         let m = if self.spec.norm.place.after() {
             "M′"
+        } else if self.spec.moe.as_ref().is_some_and(|m| m.post_norm) {
+            "M (M′ in the MoE layers)"
         } else {
             "M"
         };

@@ -352,6 +352,19 @@ impl Builder<'_> {
             operation: "Sum the chosen experts' outputs, each scaled by its router weight".into(),
             equation: sum,
         }));
+        if moe.post_norm {
+            let title = format!("MoE output {}", self.norm_name());
+            children.push(self.norm_step(
+                &title,
+                Role::MoePostNorm,
+                "γₘ",
+                "M",
+                "M′",
+                d,
+                true,
+                None,
+            ));
+        }
         children.extend(self.ffn_close("M"));
         self.scope(ScopeKind::Moe, "MoE", "MoE end", 1, children)
     }

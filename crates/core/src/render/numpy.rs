@@ -50,6 +50,7 @@ fn name_table(g: &Graph) -> String {
         ("o", O),
         ("attn_sub_norm", AttnSubNorm),
         ("attn_gate", AttnGate),
+        ("moe_post_norm", MoePostNorm),
         ("lambda_q1", LambdaQ1),
         ("lambda_k1", LambdaK1),
         ("lambda_q2", LambdaQ2),
@@ -118,7 +119,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
         json!({
-            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "shared_average": m.shared_average, "eps": match m.scoring { Scoring::SparseMixer { eps } => eps, _ => 0.0 }, "scoring": match m.scoring {
+            "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "shared_average": m.shared_average, "post_norm": m.post_norm, "eps": match m.scoring { Scoring::SparseMixer { eps } => eps, _ => 0.0 }, "scoring": match m.scoring {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
@@ -709,6 +710,8 @@ def moe(x, W, b):
         if M["shared_gate"]:
             s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]
         out = (out + s) / 2 if M["shared_average"] else out + s  # out: [T, hidden]
+    if M["post_norm"]:
+        out = norm(out, w(W, "moe_post_norm", b))  # [T, hidden], the MoE output normed
     return out  # [T, hidden]
 
 

@@ -382,6 +382,9 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
             sub.push("The routed experts' sum and the shared output are averaged, (R + S) / 2, not added.".into());
         }
     }
+    if m.post_norm {
+        sub.push("The MoE block's output, routed and shared experts together, is normed before it joins the residual stream; dense layers have no such norm.".into());
+    }
     if let Some(l) = m.swiglu_limit {
         sub.push(format!(
             "The experts' SwiGLU is clamped at {l} and uses (up + 1) · gate · σ(1.702 · gate)."

@@ -1510,6 +1510,11 @@ fn layer(spec: &Spec, n: &Names) -> String {
         ffn_line = format!("        h = {ffn_in}\n");
         f_out = format!("(self.{ffn}(h) + self.{s}(h))");
     }
+    if spec.moe.as_ref().is_some_and(|m| m.post_norm) {
+        let p = norm_attr(Role::MoePostNorm);
+        init += &format!("        self.{p} = Norm({d}) if moe else nn.Identity()  # on the MoE's output, MoE layers only\n");
+        f_out = format!("self.{p}({f_out})");
+    }
     if place.after() {
         let p = norm_attr(Role::PostFfnNorm);
         init += &format!("        self.{p} = Norm({d})  # on the FFN's output\n");
