@@ -287,6 +287,9 @@ CONFIGS = {
                  num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1, moe_layer_freq=2,
                  n_group=2, topk_group=1, routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24,
                  qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4),
+    # CTRL: sqrt(d)-scaled embeddings plus CTRL's sinusoids (d = 33, odd: 17 sines, 16 cosines),
+    # biased head tied to the embedding.
+    "ctrl": dict(model_type="ctrl", n_embd=33, n_head=3, n_layer=2, dff=48, vocab_size=97, n_positions=64),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

@@ -244,7 +244,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             );
         }
         Position::Learned => f("position", "positions", Mechanism, "learned".into()),
-        Position::Sinusoidal => f("position", "positions", Mechanism, "sinusoidal".into()),
+        Position::Sinusoidal(_) => f("position", "positions", Mechanism, "sinusoidal".into()),
         Position::Alibi(_) => f("position", "positions", Mechanism, "ALiBi".into()),
     }
     let dense = s.plan.iter().filter(|l| !l.moe).count();

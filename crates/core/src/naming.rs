@@ -365,6 +365,31 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Down => ("model.layers.{b}.mlp.fc2", "blk.{b}.ffn_down"),
             other => llama(other),
         },
+        Layout::Ctrl => match role {
+            Embed => ("transformer.w", "token_embd"),
+            AttnNorm => ("transformer.h.{b}.layernorm1", "blk.{b}.attn_norm"),
+            Q => (
+                "transformer.h.{b}.multi_head_attention.Wq",
+                "blk.{b}.attn_q",
+            ),
+            K => (
+                "transformer.h.{b}.multi_head_attention.Wk",
+                "blk.{b}.attn_k",
+            ),
+            V => (
+                "transformer.h.{b}.multi_head_attention.Wv",
+                "blk.{b}.attn_v",
+            ),
+            O => (
+                "transformer.h.{b}.multi_head_attention.dense",
+                "blk.{b}.attn_output",
+            ),
+            FfnNorm => ("transformer.h.{b}.layernorm2", "blk.{b}.ffn_norm"),
+            Up => ("transformer.h.{b}.ffn.0", "blk.{b}.ffn_up"),
+            Down => ("transformer.h.{b}.ffn.2", "blk.{b}.ffn_down"),
+            FinalNorm => ("transformer.layernorm", "output_norm"),
+            other => llama(other),
+        },
         Layout::Xglm => match role {
             AttnNorm => ("model.layers.{b}.self_attn_layer_norm", "blk.{b}.attn_norm"),
             O => ("model.layers.{b}.self_attn.out_proj", "blk.{b}.attn_output"),

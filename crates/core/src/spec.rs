@@ -436,13 +436,43 @@ pub enum Position {
     Rope(Rope),
     /// Learned absolute positions added to the embedding (GPT-2).
     Learned,
-    /// Fixed sinusoids added to the embedding, as fairseq builds them (XGLM): row r of the table
-    /// is [sin(r·ωᵢ) …, cos(r·ωᵢ) …] with ωᵢ = 10000^(−i / (d/2 − 1)) for i < d/2 (a zero column
-    /// when d is odd), and position p reads row p + `Embedding::position_offset`.
-    Sinusoidal,
+    /// Fixed sinusoids added to the embedding: row r of the table is [sin(r·ωᵢ) …, cos(r·ωᵢ) …],
+    /// the frequencies as the table says; position p reads row p + `Embedding::position_offset`.
+    Sinusoidal(Sinusoids),
     /// ALiBi: each head's score of key j for the query at i gets slopes[h] · (j − i) (Bloom,
     /// MPT); one slope per query head.
     Alibi(Vec<f64>),
+}
+
+/// How a sinusoid table spaces its frequencies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sinusoids {
+    /// fairseq's (XGLM): ωᵢ = 10000^(−i / (d/2 − 1)) for i < d/2, a zero column when d is odd.
+    Fairseq,
+    /// CTRL's: ωᵢ = 10000^(−2i / d), ⌈d/2⌉ sines then ⌊d/2⌋ cosines.
+    Ctrl,
+}
+
+impl Sinusoids {
+    /// The frequencies of the sines and of the cosines of width `d`.
+    pub fn freqs(self, d: u64) -> (Vec<f64>, Vec<f64>) {
+        match self {
+            Sinusoids::Fairseq => {
+                let half = d / 2;
+                let step = (10000f64).ln() / (half.max(2) - 1) as f64;
+                let f: Vec<f64> = (0..half).map(|i| (-(i as f64) * step).exp()).collect();
+                (f.clone(), f)
+            }
+            Sinusoids::Ctrl => {
+                let f = |n: u64| -> Vec<f64> {
+                    (0..n)
+                        .map(|i| 10000f64.powf(-2.0 * i as f64 / d as f64))
+                        .collect()
+                };
+                (f(d.div_ceil(2)), f(d / 2))
+            }
+        }
+    }
 }
 
 /// ALiBi's head slopes as Bloom computes them (`build_alibi_tensor`): a geometric series from
@@ -451,15 +481,12 @@ pub enum Position {
 /// i = 1..n over n, the next power of two of the heads; with fewer heads than that, the odd
 /// ones first, then the even, cut to the heads.
 /// Row `row` of the sinusoid table of width `d` (`Position::Sinusoidal`).
-pub fn sinusoid_row(row: u64, d: u64) -> Vec<f64> {
-    let half = d / 2;
-    let step = (10000f64).ln() / (half.max(2) - 1) as f64;
-    let angle = |i: u64| row as f64 * (-(i as f64) * step).exp();
-    let mut out: Vec<f64> = (0..half).map(|i| angle(i).sin()).collect();
-    out.extend((0..half).map(|i| angle(i).cos()));
-    if d % 2 == 1 {
-        out.push(0.0);
-    }
+pub fn sinusoid_row(row: u64, d: u64, table: Sinusoids) -> Vec<f64> {
+    let (sines, cosines) = table.freqs(d);
+    let r = row as f64;
+    let mut out: Vec<f64> = sines.iter().map(|w| (r * w).sin()).collect();
+    out.extend(cosines.iter().map(|w| (r * w).cos()));
+    out.resize(d as usize, 0.0);
     out
 }
 
@@ -858,6 +885,9 @@ pub enum Layout {
     /// Llama's names with the router as `mlp.router` and every expert stacked in
     /// `mlp.experts.fc1` (gate and up, [E, hidden, 2·inter]) and `fc2` (Aria).
     Aria,
+    /// `transformer.w`, `transformer.h.{b}.multi_head_attention.Wq`…`dense`, `layernorm1`/`2`,
+    /// `ffn.0`/`ffn.2`, `transformer.layernorm` (CTRL).
+    Ctrl,
     /// Qwen2-MoE's names with the sinks as `self_attn.softmax_offset` (Flint's checkpoints).
     Flint,
     /// Llama's names with `pre_mlp_layernorm` before the MLP and `post_mlp_layernorm` after it,

@@ -395,11 +395,12 @@ impl Model {
                 .embedding(&Tensor::new(pos.as_slice(), &Device::Cpu)?)?;
             x = (x + pe)?;
         }
-        if spec.position == Position::Sinusoidal {
+        if let Position::Sinusoidal(table) = spec.position {
             let d = spec.hidden;
             let rows: Vec<f32> = (cache.pos..cache.pos + t)
                 .flat_map(|p| {
-                    anatomy_core::spec::sinusoid_row((p as u64) + spec.embedding.position_offset, d)
+                    let row = (p as u64) + spec.embedding.position_offset;
+                    anatomy_core::spec::sinusoid_row(row, d, table)
                 })
                 .map(|v| v as f32)
                 .collect();

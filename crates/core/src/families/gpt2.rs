@@ -384,7 +384,7 @@ pub fn load_xglm(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
     learned_positions(&mut s, 2, 1e-5);
     // The same table offset as OPT's, but computed: no position parameters.
     s.embedding.learned_positions = None;
-    s.position = Position::Sinusoidal;
+    s.position = Position::Sinusoidal(Sinusoids::Fairseq);
     s.embedding.scale_by_sqrt_hidden = cfg.flag("scale_embedding", true)?;
     s.plan = plain_plan(s.layers);
     s.tied = cfg.flag("tie_word_embeddings", true)?;
@@ -395,6 +395,62 @@ pub fn load_xglm(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
 /// What GPT-2 and the models after it share: learned positions added to the embedding (a
 /// table of the context plus `offset` rows, position p reading row p + `offset`), pre-norm
 /// LayerNorms with shifts.
+/// CTRL: GPT-2's pre-norm layer of plain attention and a ReLU MLP, every projection biased,
+/// √d-scaled embeddings plus CTRL's fixed sinusoids, a biased head tied to the embedding.
+pub fn load_ctrl(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("n_embd", Some(1280))?;
+    s.vocab = cfg.size("vocab_size", Some(246_534))?;
+    s.layers = layer_count(cfg, &["n_layer"], Some(48))?;
+    // The sinusoid table has this many rows.
+    s.context = cfg.size("n_positions", Some(256))?;
+    let heads = cfg.size("n_head", Some(16))?;
+    if !s.hidden.is_multiple_of(heads) {
+        return Err(cfg.err(
+            "n_embd",
+            format!(
+                "is {}, not divisible by n_head ({heads}); it must be a multiple of it",
+                s.hidden
+            ),
+        ));
+    }
+    s.attn = Attention {
+        qkv_bias: true,
+        o_bias: true,
+        ..super::plain_attention(heads, heads, s.hidden / heads)
+    };
+    s.mlp = Mlp {
+        intermediate: cfg.size("dff", Some(8192))?,
+        act: Act::Relu,
+        gated: false,
+        bias: true,
+        fused_gate_up: false,
+        sub_norm: false,
+    };
+    // The layers' two LayerNorms fix ε at 1e-6; only the final one reads the key. anatomy draws
+    // one ε, so another value is refused.
+    let eps = cfg.float("layer_norm_epsilon", 1e-6)?;
+    if eps != 1e-6 {
+        return Err(cfg.err(
+            "layer_norm_epsilon",
+            format!("is {eps}; CTRL's layer norms use 1e-6 whatever this says, and anatomy draws one ε for every norm, so it must be 1e-6"),
+        ));
+    }
+    s.norm = Norm {
+        kind: NormKind::Layer { bias: true },
+        eps,
+        unit_offset: false,
+        place: NormPlace::Pre,
+    };
+    s.position = Position::Sinusoidal(Sinusoids::Ctrl);
+    s.embedding.scale_by_sqrt_hidden = true;
+    s.plan = plain_plan(s.layers);
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    s.head_bias = true;
+    s.layout = Layout::Ctrl;
+    Ok(s)
+}
+
 fn learned_positions(s: &mut Spec, offset: u64, eps: f64) {
     s.embedding.learned_positions = Some(s.context + offset);
     s.embedding.position_offset = offset;

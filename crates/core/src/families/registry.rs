@@ -2273,6 +2273,14 @@ pub static FAMILIES: &[Family] = &[
             &["hidden_dropout", "apply_residual_connection_post_layernorm"],
         ],
     ),
+    // CTRL (Salesforce, 2019): a GPT-2-style pre-norm decoder with fixed sinusoids.
+    own(
+        "ctrl",
+        "CTRL",
+        gpt2::load_ctrl,
+        None,
+        &[&["initializer_range", "resid_pdrop", "embd_pdrop"]],
+    ),
     Family {
         // GPT-SW3's configs name GPT2Config's own class.
         aliases: &["gpt-sw3"],

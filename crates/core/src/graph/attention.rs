@@ -90,7 +90,7 @@ impl Builder<'_> {
                 s
             }
             Position::Learned => "learned positions".into(),
-            Position::Sinusoidal => "sinusoidal positions".into(),
+            Position::Sinusoidal(_) => "sinusoidal positions".into(),
             Position::Alibi(_) => "ALiBi".into(),
         }
     }

@@ -479,7 +479,7 @@ impl<'s> Builder<'s> {
                 },
             }));
         }
-        if spec.position == Position::Sinusoidal {
+        if let Position::Sinusoidal(table) = spec.position {
             let xp = self.act("X", self.seq(d));
             steps.push(self.step(Draft {
                 title: "Position embedding".into(),
@@ -489,9 +489,16 @@ impl<'s> Builder<'s> {
                 output: xp,
                 operation: "Add each position's fixed sinusoids (computed, not learned)".into(),
                 equation: format!(
-                    "X = X + P[:, pos + {o}], P[r] = [sin(r·ωᵢ), cos(r·ωᵢ)], ωᵢ = 10000^(−i/{}), i < {}",
-                    (d / 2).max(2) - 1,
-                    d / 2,
+                    "X = X + P[:, pos + {o}], P[r] = [sin(r·ωᵢ), cos(r·ωᵢ)], {}",
+                    match table {
+                        crate::spec::Sinusoids::Fairseq =>
+                            format!("ωᵢ = 10000^(−i/{}), i < {}", (d / 2).max(2) - 1, d / 2),
+                        crate::spec::Sinusoids::Ctrl => format!(
+                            "ωᵢ = 10000^(−2i/{d}), {} sines and {} cosines",
+                            d.div_ceil(2),
+                            d / 2
+                        ),
+                    },
                     o = spec.embedding.position_offset
                 ),
             }));

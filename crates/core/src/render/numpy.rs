@@ -174,7 +174,11 @@ pub fn module(g: &Graph, script: &str) -> String {
         }
         None => json!(null),
     };
-    config["sinusoidal"] = json!(spec.position == Position::Sinusoidal);
+    config["sinusoidal"] = match spec.position {
+        Position::Sinusoidal(crate::spec::Sinusoids::Fairseq) => json!("fairseq"),
+        Position::Sinusoidal(crate::spec::Sinusoids::Ctrl) => json!("ctrl"),
+        _ => json!(null),
+    };
     config["embed_norm"] = json!(spec.embedding.norm);
     config["position_offset"] = json!(spec.embedding.position_offset);
     config["residual_mult"] = json!(spec.residual_mult);
@@ -238,7 +242,7 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if spec.position != Position::Sinusoidal {
+    if !matches!(spec.position, Position::Sinusoidal(_)) {
         drop.push("sinusoids");
         lines.push((
             "    if C[\"sinusoidal\"]:\n        x = x + sinusoids(np.arange(len(ids)) + C[\"position_offset\"], C[\"hidden\"])  # x: [T, hidden], + fixed position rows\n",
@@ -716,12 +720,18 @@ def moe(x, W, b):
 
 
 def sinusoids(rows, d):
-    # rows: [T] int -> [T, d]: fairseq's table, [sin(r w_i) ..., cos(r w_i) ...], w_i = 10000^(-i / (d/2 - 1))
+    # rows: [T] int -> [T, d]: [sin(r w_i) ..., cos(r w_i) ...]
+    if CONFIG["sinusoidal"] == "ctrl":
+        # CTRL's table: w_i = 10000^(-2i / d), ceil(d/2) sines then floor(d/2) cosines
+        freqs = np.float32(10000) ** (-2 * np.arange((d + 1) // 2, dtype=np.float32) / d)  # [ceil(d/2)]
+        ang = rows[:, None].astype(np.float32) * freqs[None, :]  # [T, ceil(d/2)]
+        return np.concatenate([np.sin(ang), np.cos(ang[:, : d // 2])], -1)  # [T, d]
+    # fairseq's table: w_i = 10000^(-i / (d/2 - 1)), a zero column when d is odd
     half = d // 2
     freqs = np.exp(np.arange(half, dtype=np.float32) * np.float32(-math.log(10000) / (half - 1)))  # [d/2]
     ang = rows[:, None].astype(np.float32) * freqs[None, :]  # [T, d/2]
     table = np.concatenate([np.sin(ang), np.cos(ang)], -1)  # [T, 2 (d/2)]
-    return np.pad(table, ((0, 0), (0, d % 2)))  # [T, d], a zero column when d is odd
+    return np.pad(table, ((0, 0), (0, d % 2)))  # [T, d]
 
 
 def embed(ids, W):

@@ -39,7 +39,7 @@ pub fn spans(spec: &Spec) -> String {
 pub fn rope_words(spec: &Spec) -> String {
     match &spec.position {
         Position::Learned => "learned absolute position embeddings".into(),
-        Position::Sinusoidal => "fixed sinusoidal position embeddings".into(),
+        Position::Sinusoidal(_) => "fixed sinusoidal position embeddings".into(),
         Position::Alibi(_) => "ALiBi (a linear distance penalty on attention scores)".into(),
         Position::Rope(r) => {
             let mut s = format!("RoPE, {}", r.describe());
@@ -83,7 +83,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                     spec.embedding.learned_positions.unwrap_or(0),
                     spec.embedding.learned_positions.unwrap_or(0)
                 )),
-                Position::Sinusoidal => sub.push("Positions are added here as fixed sinusoids, computed rather than learned: the position table has no parameters.".into()),
+                Position::Sinusoidal(_) => sub.push("Positions are added here as fixed sinusoids, computed rather than learned: the position table has no parameters.".into()),
                 Position::Rope(_) => sub.push("No positional information is added here: position enters inside attention through RoPE.".into()),
                 Position::Alibi(_) => sub.push("No positional information is added here: attention scores are penalized by distance (ALiBi).".into()),
             }

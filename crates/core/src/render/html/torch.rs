@@ -969,6 +969,28 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
         Some(s) => format!("self.{s}({e})"),
         None => e,
     };
+    // A checkpoint naming the projections by position (CTRL's `ffn.0`, `ffn.2`) holds an
+    // nn.Sequential: up, the activation, down.
+    if !spec.mlp.gated && up == "0" && down == "2" {
+        return fill(
+            r#"class ${class}(nn.Sequential):
+    """Up, the activation, down: modules 0, 1 and 2, as the checkpoint numbers them."""
+
+    def __init__(self):
+        super().__init__(${up_l}, Activation(), ${down_l})
+
+
+class Activation(nn.Module):
+    def forward(self, x):
+        return ${act}"#,
+            &[
+                ("class", class.into()),
+                ("up_l", lin(&d.to_string(), &f.to_string())),
+                ("down_l", lin(&f.to_string(), &d.to_string())),
+                ("act", act_expr(act, "x")),
+            ],
+        );
+    }
     if !spec.mlp.gated {
         let (pre, act_init) = if act == Act::Xielu {
             (
@@ -1635,20 +1657,42 @@ fn embed_lines(spec: &Spec, positions: &str, len: &str, norm: &str) -> Vec<Strin
             "x = x + {positions}(torch.arange({len}, device=x.device){offset})"
         ));
     }
-    if spec.position == Position::Sinusoidal {
-        let den = (d / 2).max(2) - 1;
-        out.push(format!("# fixed sinusoids: row r = [sin(r w_i) ..., cos(r w_i) ...], w_i = 10000^(-i / {den}){}", if offset.is_empty() { String::new() } else { format!(", read from row p{offset}") }));
-        out.push(format!(
-            "freqs = torch.exp(torch.arange({}, device=x.device).float() * (-math.log(10000) / {den}))",
-            d / 2
-        ));
-        out.push(format!(
-            "ang = (torch.arange({len}, device=x.device).float(){offset})[:, None] * freqs[None, :]"
-        ));
-        out.push(format!(
-            "x = x + F.pad(torch.cat([ang.sin(), ang.cos()], -1), (0, {})).to(x.dtype)",
-            d % 2
-        ));
+    let from = if offset.is_empty() {
+        String::new()
+    } else {
+        format!(", read from row p{offset}")
+    };
+    match spec.position {
+        Position::Sinusoidal(crate::spec::Sinusoids::Fairseq) => {
+            let den = (d / 2).max(2) - 1;
+            out.push(format!("# fixed sinusoids: row r = [sin(r w_i) ..., cos(r w_i) ...], w_i = 10000^(-i / {den}){from}"));
+            out.push(format!(
+                "freqs = torch.exp(torch.arange({}, device=x.device).float() * (-math.log(10000) / {den}))",
+                d / 2
+            ));
+            out.push(format!(
+                "ang = (torch.arange({len}, device=x.device).float(){offset})[:, None] * freqs[None, :]"
+            ));
+            out.push(format!(
+                "x = x + F.pad(torch.cat([ang.sin(), ang.cos()], -1), (0, {})).to(x.dtype)",
+                d % 2
+            ));
+        }
+        Position::Sinusoidal(crate::spec::Sinusoids::Ctrl) => {
+            out.push(format!("# CTRL's fixed sinusoids: row r = [sin(r w_i) ..., cos(r w_i) ...], w_i = 10000^(-2i / {d}){from}"));
+            out.push(format!(
+                "freqs = 10000.0 ** (-2 * torch.arange({}, device=x.device).float() / {d})",
+                d.div_ceil(2)
+            ));
+            out.push(format!(
+                "ang = (torch.arange({len}, device=x.device).float(){offset})[:, None] * freqs[None, :]"
+            ));
+            out.push(format!(
+                "x = x + torch.cat([ang.sin(), ang[:, :{}].cos()], -1).to(x.dtype)",
+                d / 2
+            ));
+        }
+        _ => {}
     }
     if spec.embedding.norm {
         out.push(format!("x = {norm}"));
