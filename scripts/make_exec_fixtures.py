@@ -290,6 +290,13 @@ CONFIGS = {
     # CTRL: sqrt(d)-scaled embeddings plus CTRL's sinusoids (d = 33, odd: 17 sines, 16 cosines),
     # biased head tied to the embedding.
     "ctrl": dict(model_type="ctrl", n_embd=33, n_head=3, n_layer=2, dff=48, vocab_size=97, n_positions=64),
+    # GPT-NeoX-Japanese: per-head q, k, v; a bias on the last layer's output alone; half the
+    # head rotated; MLP 3 x hidden.
+    "gpt-neox-japanese": dict(model_type="gpt_neox_japanese", hidden_size=32, num_attention_heads=4,
+                              num_hidden_layers=3, intermediate_multiple_size=3, vocab_size=97,
+                              max_position_embeddings=128,
+                              rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                               "partial_rotary_factor": 0.5}),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

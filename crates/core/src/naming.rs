@@ -42,6 +42,8 @@ pub enum Role {
     FfnSubNorm,
     /// The attention's output gate projection (AFMoE).
     AttnGate,
+    /// The last layer's own output-projection bias (GPT-NeoX-Japanese's `dense_bias`).
+    DenseBias,
     /// Differential attention's λ vectors (DiffLlama).
     LambdaQ1,
     LambdaK1,
@@ -94,6 +96,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let suffix = if bias { "bias" } else { "weight" };
     // Tensors stored without a .weight suffix.
     match (layout, role) {
+        (_, DenseBias) => {
+            // Beside the output projection, under its name with `_bias`.
+            let (o, _) = names(layout, O, false);
+            let base = o.strip_suffix(".weight").unwrap_or(&o);
+            return (format!("{base}_bias"), "blk.{b}.attn_output.bias".into());
+        }
         (_, LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2) => {
             let name = match role {
                 LambdaQ1 => "lambda_q1",
@@ -292,6 +300,36 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Up => ("gpt_neox.layers.{b}.mlp.dense_h_to_4h", "blk.{b}.ffn_up"),
             Down => ("gpt_neox.layers.{b}.mlp.dense_4h_to_h", "blk.{b}.ffn_down"),
             FinalNorm => ("gpt_neox.final_layer_norm", "output_norm"),
+            LmHead => ("embed_out", "output"),
+            other => llama(other),
+        },
+        Layout::GptNeoxJapanese => match role {
+            Embed => ("gpt_neox_japanese.embed_in", "token_embd"),
+            AttnNorm => (
+                "gpt_neox_japanese.layers.{b}.input_layernorm",
+                "blk.{b}.attn_norm",
+            ),
+            Qkv => (
+                "gpt_neox_japanese.layers.{b}.attention.query_key_value",
+                "blk.{b}.attn_qkv",
+            ),
+            O => (
+                "gpt_neox_japanese.layers.{b}.attention.dense",
+                "blk.{b}.attn_output",
+            ),
+            FfnNorm => (
+                "gpt_neox_japanese.layers.{b}.post_attention_layernorm",
+                "blk.{b}.ffn_norm",
+            ),
+            Up => (
+                "gpt_neox_japanese.layers.{b}.mlp.dense_h_to_4h",
+                "blk.{b}.ffn_up",
+            ),
+            Down => (
+                "gpt_neox_japanese.layers.{b}.mlp.dense_4h_to_h",
+                "blk.{b}.ffn_down",
+            ),
+            FinalNorm => ("gpt_neox_japanese.final_layer_norm", "output_norm"),
             LmHead => ("embed_out", "output"),
             other => llama(other),
         },
@@ -755,7 +793,7 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "blk.{b}.nextn.shared_head_head",
         ),
         Sinks | CorrectionBias | ActAlphaP | ActAlphaN | ActBeta | ActEps | LambdaQ1 | LambdaK1
-        | LambdaQ2 | LambdaK2 => {
+        | LambdaQ2 | LambdaK2 | DenseBias => {
             unreachable!("named in `names`")
         }
     }

@@ -143,6 +143,9 @@ pub struct Attention {
     /// The concatenated heads are multiplied elementwise by σ(x · W_g), a gate projected from
     /// the attention's input, before the output projection (AFMoE's `gate_proj`).
     pub out_gate: bool,
+    /// The output projection gains a bias in the last layer only, stored apart (GPT-NeoX-
+    /// Japanese's `dense_bias`).
+    pub o_bias_last: bool,
     /// Differential attention (DiffLlama): each head attends over the values of two K/V heads
     /// side by side; the first half of the heads minus λ times the second half, RMS-normed per
     /// pair without a weight and scaled by 1 − λ_init, goes to the output projection. λ is learned
@@ -888,6 +891,10 @@ pub enum Layout {
     /// `transformer.w`, `transformer.h.{b}.multi_head_attention.Wq`…`dense`, `layernorm1`/`2`,
     /// `ffn.0`/`ffn.2`, `transformer.layernorm` (CTRL).
     Ctrl,
+    /// `gpt_neox_japanese.embed_in`, `gpt_neox_japanese.layers.{b}.attention.query_key_value`
+    /// (per head: q, k, v), `attention.dense`, `mlp.dense_h_to_4h`/`dense_4h_to_h`,
+    /// `final_layer_norm`, `embed_out` (GPT-NeoX-Japanese).
+    GptNeoxJapanese,
     /// Qwen2-MoE's names with the sinks as `self_attn.softmax_offset` (Flint's checkpoints).
     Flint,
     /// Llama's names with `pre_mlp_layernorm` before the MLP and `post_mlp_layernorm` after it,

@@ -723,7 +723,12 @@ impl Model {
             o = self.norm(&o, Role::AttnSubNorm, Some(b))?;
             self.keep(Some(b), "attn_sub_norm", &o);
         }
-        self.proj(&o, Role::O, b, a.o_bias)
+        let y = self.proj(&o, Role::O, b, a.o_bias)?;
+        if a.o_bias_last && b + 1 == self.spec.layers as usize {
+            let name = self.name(Role::DenseBias, false, Some(b), None);
+            return Ok(y.broadcast_add(self.weights.get(&name)?)?);
+        }
+        Ok(y)
     }
 
     /// Differential attention's combination of the heads' outputs `o` ([t, h · dv], each head's

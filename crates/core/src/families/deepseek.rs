@@ -746,6 +746,7 @@ fn latent(
         sub_norm: false,
         out_gate: false,
         differential: false,
+        o_bias_last: false,
     })
 }
 

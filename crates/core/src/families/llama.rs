@@ -256,6 +256,11 @@ pub struct LlamaLike {
     pub gptj_rope: Option<Option<u64>>,
     /// `intermediate_size` defaults to 4 × hidden (GPT-J's `n_inner`).
     pub inner_x4: bool,
+    /// The MLP's width is hidden × this key, with its default (GPT-NeoX-Japanese's
+    /// `intermediate_multiple_size`); the class has no `intermediate_size`.
+    pub inner_multiple_key: Option<(&'static str, u64)>,
+    /// The last layer's output projection alone has a bias (GPT-NeoX-Japanese).
+    pub o_bias_last: bool,
     /// Without a RoPE dict the class uses this scaling at its default base, and ignores a
     /// top-level `rope_theta` (Apertus: llama3 ×8 at 12M).
     pub rope_scaling_default: Option<fn() -> RopeScaling>,
@@ -375,6 +380,8 @@ impl LlamaLike {
             sub_norms: false,
             gptj_rope: None,
             inner_x4: false,
+            inner_multiple_key: None,
+            o_bias_last: false,
             alibi: None,
             attn_config: None,
             post_norm_key: None,
@@ -482,6 +489,11 @@ pub fn load(
                 .checked_mul(4)
                 .ok_or_else(|| cfg.err("hidden_size", format!("is {hidden}; 4 × it overflows")))?,
         }
+    } else if let Some((key, default)) = f.inner_multiple_key {
+        let m = cfg.size(key, Some(default))?;
+        hidden
+            .checked_mul(m)
+            .ok_or_else(|| cfg.err(key, format!("is {m}; hidden_size × it overflows")))?
     } else {
         cfg.size("intermediate_size", Some(d.intermediate))?
     };
@@ -702,6 +714,7 @@ pub fn load(
         sub_norm: f.sub_norms,
         out_gate: f.out_gate,
         differential: f.differential,
+        o_bias_last: f.o_bias_last,
         ..plain_attention(heads, kv_heads, head_dim)
     };
     if let Some((beta, length)) = f.llama4_scaling {

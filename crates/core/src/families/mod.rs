@@ -210,6 +210,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             sub_norm: false,
             out_gate: false,
             differential: false,
+            o_bias_last: false,
         },
         mlp: Mlp {
             intermediate: 0,
@@ -344,6 +345,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         sub_norm: false,
         out_gate: false,
         differential: false,
+        o_bias_last: false,
     }
 }
 

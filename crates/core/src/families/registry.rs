@@ -1028,6 +1028,33 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
+    // GPT-NeoX-Japanese: GPT-NeoX's per-head q, k, v in sequential layers without biases but
+    // one: the last layer's output projection has its own `dense_bias`.
+    llama(
+        "gpt_neox_japanese",
+        "GPT-NeoX-Japanese",
+        LlamaLike {
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            o_bias_last: true,
+            qkv: Qkv::Grouped,
+            mha_only: true,
+            norm: NormKind::Layer { bias: true },
+            eps_key: Some("layer_norm_eps"),
+            gated: false,
+            inner_multiple_key: Some(("intermediate_multiple_size", 4)),
+            layout: Layout::GptNeoxJapanese,
+            ..LlamaLike::llama(Defaults {
+                act: "gelu",
+                ..d(
+                    32000, 2560, 0, 32, 32, None, None, 2048, 1e-5, 10_000.0, true,
+                )
+            })
+        },
+        None,
+        &[TRAINING, &["hidden_dropout", "is_decoder"]],
+    ),
     // Three classes built as LlamaForCausalLM: InternLM3 (`qkv_bias` and `bias` name the
     // attention and MLP biases, which must agree), EXAONE 3 (its own names for the layer count,
     // eps and activation) and IQuest-Coder.

@@ -572,7 +572,34 @@ impl Builder<'_> {
             operation: "Project the concatenated heads back to the hidden size".into(),
         });
         nodes.push(out);
+        if a.o_bias_last {
+            nodes.push(self.last_layer_bias());
+        }
         nodes
+    }
+
+    /// The output projection's bias of the last layer alone (GPT-NeoX-Japanese).
+    fn last_layer_bias(&mut self) -> Node {
+        let (d, last) = (self.spec.hidden, self.spec.layers.saturating_sub(1));
+        let only = crate::layers::LayerSet::from_fn(self.spec.layers, |b| b == last);
+        let kept = std::mem::replace(&mut self.layers, only.clone());
+        let p = self.param(Role::DenseBias, false, vec![d], Component::Attention, true);
+        self.layers = kept;
+        let bias = self.weight(p, "bₒ", [n(d), n(1)], None);
+        let y = self.act("Y′", self.seq(d));
+        let mut node = self.step(Draft {
+            title: format!("Output bias (layer {last} only)"),
+            op: Op::Add,
+            category: Category::Attention,
+            inputs: vec![bias],
+            output: y,
+            operation: "Add the bias that only the last layer's output projection has".into(),
+            equation: "Y′ = Y + bₒ in the last layer; Y elsewhere".into(),
+        });
+        if let Node::Step(s) = &mut node {
+            s.layers = Some(only);
+        }
+        node
     }
 
     /// Grouped-query attention: MHA and MQA are its cases with one query head per K/V head, or

@@ -50,6 +50,7 @@ fn name_table(g: &Graph) -> String {
         ("o", O),
         ("attn_sub_norm", AttnSubNorm),
         ("attn_gate", AttnGate),
+        ("dense_bias", DenseBias),
         ("moe_post_norm", MoePostNorm),
         ("lambda_q1", LambdaQ1),
         ("lambda_k1", LambdaK1),
@@ -164,6 +165,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = json!(a.out_gate);
     config["differential"] = json!(a.differential);
+    config["o_bias_last"] = json!(a.o_bias_last);
     config["ffn_sub_norm"] = json!(spec.mlp.sub_norm);
     if let Qkv::Parts(n) = a.qkv {
         config["qkv_parts"] = json!(n);
@@ -598,7 +600,10 @@ def attention(x, W, b, span, use_rope):
         out = out / (1 + np.exp(-linear(x, w(W, "attn_gate", b))))  # [T, H D], each feature gated by a sigmoid of the input
     if C["attn_sub_norm"]:
         out = norm(out, w(W, "attn_sub_norm", b))  # [T, H D], normed before the output projection
-    return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]
+    y = linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # y: [T, hidden]
+    if C["o_bias_last"] and b == len(PLAN) - 1:
+        y = y + w(W, "dense_bias", b)  # the last layer's own output bias
+    return y  # [T, hidden]
 
 
 def mlp(x, W, b):

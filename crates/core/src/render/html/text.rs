@@ -245,6 +245,9 @@ fn attention_text(g: &Graph) -> Text {
     if a.sinks {
         sub.push("Each head has a learned sink logit that joins the softmax and is then dropped, so a head can attend to nothing.".into());
     }
+    if a.o_bias_last {
+        sub.push(format!("Only the last layer's output projection has a bias, stored apart as its own tensor (layer {}).", g.spec.layers.saturating_sub(1)));
+    }
     if a.differential {
         sub.push(format!("Differential attention: each head mixes the values of two K/V heads side by side ({} dims); then the first {} heads minus λ times the other {} (λ = exp(λq₁·λk₁) − exp(λq₂·λk₂) + λ_init, learned per layer; λ_init = 0.8 − 0.6·e^(−0.3·layer)) are RMS-normed per pair and scaled by 1 − λ_init, cancelling attention noise both maps share.", 2 * a.head_dim, a.heads / 2, a.heads / 2));
     }

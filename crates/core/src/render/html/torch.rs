@@ -656,7 +656,14 @@ fn attention(spec: &Spec, n: &Names) -> String {
         );
         fwd += &format!("        out = self.{s}(out)\n");
     }
-    fwd += &format!("        return self.{o}(out)  # [B, T, {d}]\n");
+    if a.o_bias_last {
+        let bias = n.inside(Role::DenseBias);
+        let last = spec.layers.saturating_sub(1);
+        init += &format!("        self.{bias} = nn.Parameter(torch.zeros({d})) if layer_idx == {last} else None  # the last layer's own output bias\n");
+        fwd += &format!("        y = self.{o}(out)\n        return y if self.{bias} is None else y + self.{bias}  # [B, T, {d}]\n");
+    } else {
+        fwd += &format!("        return self.{o}(out)  # [B, T, {d}]\n");
+    }
     // Tensors one module further down (EXAONE's `attn.attention.q_proj`) get that module first.
     let mut holders: Vec<String> = [Role::Q, Role::Qkv, Role::O]
         .iter()
@@ -683,7 +690,7 @@ ${fwd}"#,
             ("d", d.to_string()),
             (
                 "idx",
-                if a.differential {
+                if needs_layer_index(spec) {
                     ", layer_idx=0".into()
                 } else {
                     String::new()
@@ -693,6 +700,12 @@ ${fwd}"#,
     )
     .trim_end()
     .to_string()
+}
+
+/// The attention needs its layer's index: differential attention's λ_init, a bias of the last
+/// layer alone.
+fn needs_layer_index(spec: &Spec) -> bool {
+    spec.attn.differential || spec.attn.o_bias_last
 }
 
 fn mla(spec: &Spec, n: &Names) -> String {
@@ -1465,8 +1478,8 @@ fn layer(spec: &Spec, n: &Names) -> String {
     let own = own_indexers(spec).is_some();
     init += &if own {
         format!("        self.{attn} = Attention(span, use_rope, own_indexer)\n")
-    } else if spec.attn.differential {
-        format!("        self.{attn} = Attention(span, use_rope, layer_idx)  # λ_init depends on the layer\n")
+    } else if needs_layer_index(spec) {
+        format!("        self.{attn} = Attention(span, use_rope, layer_idx)  # it depends on the layer\n")
     } else {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
@@ -1593,7 +1606,7 @@ ${body}"#,
                 "own_param",
                 if own {
                     ", own_indexer".into()
-                } else if spec.attn.differential {
+                } else if needs_layer_index(spec) {
                     ", layer_idx".into()
                 } else {
                     String::new()
@@ -1747,7 +1760,7 @@ fn model(spec: &Spec, n: &Names) -> String {
     }
     let make = if own_indexers(spec).is_some() {
         "DecoderLayer(*p, i in OWN_INDEXER) for i, p in enumerate(PLAN)"
-    } else if spec.attn.differential {
+    } else if needs_layer_index(spec) {
         "DecoderLayer(*p, i) for i, p in enumerate(PLAN)"
     } else {
         "DecoderLayer(*p) for p in PLAN"
