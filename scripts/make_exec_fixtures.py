@@ -297,6 +297,14 @@ CONFIGS = {
                               max_position_embeddings=128,
                               rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
                                                "partial_rotary_factor": 0.5}),
+    # ModernBERT-decoder: a normed embedding, layer 0 without its attention norm, GeGLU, layers
+    # 0 and 3 global (base 160k), 1 and 2 sliding over local_attention / 2 = 4 (base 10k);
+    # LayerNorms with shifts, the prediction head, a biased tied decoder.
+    "modernbert-decoder": dict(model_type="modernbert-decoder", hidden_size=32, intermediate_size=48,
+                               num_hidden_layers=4, num_attention_heads=4, vocab_size=97,
+                               max_position_embeddings=128, local_attention=8, norm_bias=True, mlp_bias=True,
+                               attention_bias=True, classifier_bias=True, pad_token_id=0, bos_token_id=1,
+                               eos_token_id=2, cls_token_id=1, sep_token_id=2),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

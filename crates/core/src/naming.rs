@@ -79,6 +79,9 @@ pub enum Role {
     ActBeta,
     ActEps,
     FinalNorm,
+    /// The prediction head's dense layer and norm before the LM head (ModernBERT).
+    HeadDense,
+    HeadNorm,
     LmHead,
     /// DeepSeek's multi-token-prediction module: its embedding copy, input norms, projection,
     /// output norm and head copy.
@@ -403,6 +406,21 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Down => ("model.layers.{b}.mlp.fc2", "blk.{b}.ffn_down"),
             other => llama(other),
         },
+        Layout::ModernBertDecoder => match role {
+            Embed => ("model.embeddings.tok_embeddings", "token_embd"),
+            EmbedNorm => ("model.embeddings.norm", "token_embd_norm"),
+            AttnNorm => ("model.layers.{b}.attn_norm", "blk.{b}.attn_norm"),
+            Q => ("model.layers.{b}.attn.q_proj", "blk.{b}.attn_q"),
+            K => ("model.layers.{b}.attn.k_proj", "blk.{b}.attn_k"),
+            V => ("model.layers.{b}.attn.v_proj", "blk.{b}.attn_v"),
+            O => ("model.layers.{b}.attn.Wo", "blk.{b}.attn_output"),
+            FfnNorm => ("model.layers.{b}.mlp_norm", "blk.{b}.ffn_norm"),
+            GateUp => ("model.layers.{b}.mlp.Wi", "blk.{b}.ffn_up"),
+            Down => ("model.layers.{b}.mlp.Wo", "blk.{b}.ffn_down"),
+            FinalNorm => ("model.final_norm", "output_norm"),
+            LmHead => ("decoder", "output"),
+            other => llama(other),
+        },
         Layout::Ctrl => match role {
             Embed => ("transformer.w", "token_embd"),
             AttnNorm => ("transformer.h.{b}.layernorm1", "blk.{b}.attn_norm"),
@@ -697,6 +715,8 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         Up => ("model.layers.{b}.mlp.up_proj", "blk.{b}.ffn_up"),
         Down => ("model.layers.{b}.mlp.down_proj", "blk.{b}.ffn_down"),
         FinalNorm => ("model.norm", "output_norm"),
+        HeadDense => ("lm_head.dense", "output_dense"),
+        HeadNorm => ("lm_head.norm", "output_dense_norm"),
         LmHead => ("lm_head", "output"),
         Router => ("model.layers.{b}.mlp.gate", "blk.{b}.ffn_gate_inp"),
         // GGUF stacks a layer's experts into one tensor (`ffn_gate_exps`, shape [E, …]).

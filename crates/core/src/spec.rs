@@ -39,6 +39,11 @@ pub struct Spec {
     pub residual_mult: f64,
     /// The LM head has a bias (Phi-2, GPT-J).
     pub head_bias: bool,
+    /// Layer 0 reads the embeddings without its pre-attention norm (ModernBERT's Identity there).
+    pub skip_first_attn_norm: bool,
+    /// Before the LM head: a dense layer (hidden → hidden), an activation and a norm of the
+    /// model's kind (ModernBERT's prediction head).
+    pub head_transform: Option<HeadTransform>,
     /// The LM head scores only the first n ids (Apertus 1.5's `output_vocab_size`, a head
     /// pruned to the text tokens); `None`: all `vocab`. See `out_vocab`.
     pub head_rows: Option<u64>,
@@ -445,6 +450,14 @@ pub enum Position {
     /// ALiBi: each head's score of key j for the query at i gets slopes[h] · (j − i) (Bloom,
     /// MPT); one slope per query head.
     Alibi(Vec<f64>),
+}
+
+/// A dense layer, activation and norm between the final norm and the LM head.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HeadTransform {
+    pub act: Act,
+    /// The dense layer has a bias.
+    pub bias: bool,
 }
 
 /// How a sinusoid table spaces its frequencies.
@@ -895,6 +908,10 @@ pub enum Layout {
     /// (per head: q, k, v), `attention.dense`, `mlp.dense_h_to_4h`/`dense_4h_to_h`,
     /// `final_layer_norm`, `embed_out` (GPT-NeoX-Japanese).
     GptNeoxJapanese,
+    /// `model.embeddings.tok_embeddings` and `norm`, `model.layers.{b}.attn_norm`,
+    /// `attn.q_proj`…`attn.Wo`, `mlp_norm`, `mlp.Wi` (gate and up) and `mlp.Wo`,
+    /// `model.final_norm`, `lm_head.dense`/`norm` and `decoder` (ModernBERT-decoder).
+    ModernBertDecoder,
     /// Qwen2-MoE's names with the sinks as `self_attn.softmax_offset` (Flint's checkpoints).
     Flint,
     /// Llama's names with `pre_mlp_layernorm` before the MLP and `post_mlp_layernorm` after it,

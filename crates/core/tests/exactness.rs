@@ -30,11 +30,14 @@ fn check(name: &str, config_file: &str, json: &str) {
         .into_iter()
         .partition(|(k, _)| !spec.not_drawn.iter().any(|n| k.starts_with(&n.prefix)));
     let skipped_params: u64 = skipped.values().map(|s| s.iter().product::<u64>()).sum();
-    let got: BTreeMap<String, Vec<u64>> = manifest::manifest(&g, manifest::Naming::Hf)
-        .unwrap()
-        .into_iter()
-        .map(|e| (e.name, e.shape))
-        .collect();
+    let entries = manifest::manifest(&g, manifest::Naming::Hf).unwrap();
+    let listed = entries.len();
+    let got: BTreeMap<String, Vec<u64>> = entries.into_iter().map(|e| (e.name, e.shape)).collect();
+    assert_eq!(
+        got.len(),
+        listed,
+        "{name}: a tensor is listed more than once"
+    );
     let missing: Vec<_> = want
         .keys()
         .filter(|k| !got.contains_key(*k))

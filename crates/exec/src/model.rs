@@ -424,6 +424,21 @@ impl Model {
             self.norm(&x, Role::FinalNorm, None)?
         };
         self.keep(None, "final_norm", &z);
+        let z = match spec.head_transform {
+            Some(t) => {
+                let bias = if t.bias {
+                    Some(self.bias(Role::HeadDense, None)?)
+                } else {
+                    None
+                };
+                let name = self.name(Role::HeadDense, false, None, None);
+                let h = apply_act(t.act, &self.linear(&z, &name, bias)?)?;
+                let h = self.norm(&h, Role::HeadNorm, None)?;
+                self.keep(None, "head_transform", &h);
+                h
+            }
+            None => z,
+        };
         let head = if spec.tied {
             embed
         } else {
@@ -448,7 +463,8 @@ impl Model {
     fn layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let place = self.spec.norm.place;
         self.keep(Some(b), "block_in", x);
-        let h = if place.before() {
+        // ModernBERT's first layer reads the embeddings without a norm.
+        let h = if place.before() && !(b == 0 && self.spec.skip_first_attn_norm) {
             self.norm(x, Role::AttnNorm, Some(b))?
         } else {
             x.clone()
@@ -931,17 +947,7 @@ impl Model {
     }
 
     fn act(&self, x: &Tensor) -> R<Tensor> {
-        match self.spec.mlp.act {
-            Act::Silu => x.silu(),
-            Act::GeluTanh => x.gelu(),
-            Act::Gelu => x.gelu_erf(),
-            Act::QuickGelu => x * sigmoid(&x.affine(1.702, 0.0)?)?,
-            Act::Relu => x.relu(),
-            Act::Relu2 => x.relu()?.sqr(),
-            Act::Xielu => Err(candle_core::Error::Msg(
-                "xIELU reads its layer's parameters: use Model::xielu".into(),
-            )),
-        }
+        apply_act(self.spec.mlp.act, x)
     }
 
     /// xIELU with layer `b`'s learned αₚ, αₙ and stored β, ε (Apertus).
@@ -1334,5 +1340,20 @@ fn norm(x: &Tensor, w: Option<&Tensor>, b: Option<&Tensor>, n: &Norm) -> R<Tenso
     match b {
         Some(b) => y.broadcast_add(b),
         None => Ok(y),
+    }
+}
+
+/// `act` applied to `x`; xIELU, which reads its layer's parameters, is `Model::xielu`.
+fn apply_act(act: Act, x: &Tensor) -> R<Tensor> {
+    match act {
+        Act::Silu => x.silu(),
+        Act::GeluTanh => x.gelu(),
+        Act::Gelu => x.gelu_erf(),
+        Act::QuickGelu => x * sigmoid(&x.affine(1.702, 0.0)?)?,
+        Act::Relu => x.relu(),
+        Act::Relu2 => x.relu()?.sqr(),
+        Act::Xielu => Err(candle_core::Error::Msg(
+            "xIELU reads its layer's parameters: use Model::xielu".into(),
+        )),
     }
 }

@@ -846,6 +846,8 @@ pub fn load(
         residual_mult,
         head_bias: bias(cfg, f.head_bias)?,
         head_rows,
+        skip_first_attn_norm: false,
+        head_transform: None,
         block,
         layout: f.layout,
         hf_prefix: String::new(),

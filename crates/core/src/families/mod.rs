@@ -11,6 +11,7 @@ mod gpt2;
 mod gpt_oss;
 pub mod llama;
 mod llama4;
+mod modernbert;
 mod registry;
 
 use crate::config::{Config, MAX_LAYERS};
@@ -235,6 +236,8 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         residual_mult: 1.0,
         head_bias: false,
         head_rows: None,
+        skip_first_attn_norm: false,
+        head_transform: None,
         block: Block::Sequential,
         layout: Layout::Llama,
         hf_prefix: String::new(),

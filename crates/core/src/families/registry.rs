@@ -9,7 +9,7 @@ use super::llama::{
     Windows,
 };
 use super::HeadDim;
-use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4};
+use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4, modernbert};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
@@ -2299,6 +2299,25 @@ pub static FAMILIES: &[Family] = &[
             TRAINING,
             &["hidden_dropout", "apply_residual_connection_post_layernorm"],
         ],
+    ),
+    // ModernBERT-decoder: ModernBERT's layers run causally. `sliding_window` is the class's
+    // own copy of local_attention / 2, which anatomy reads from `local_attention`.
+    own(
+        "modernbert-decoder",
+        "ModernBERT-decoder",
+        modernbert::load,
+        None,
+        &[&[
+            "initializer_range",
+            "initializer_cutoff_factor",
+            "attention_dropout",
+            "embedding_dropout",
+            "mlp_dropout",
+            "classifier_dropout",
+            "cls_token_id",
+            "sep_token_id",
+            "sliding_window",
+        ]],
     ),
     // CTRL (Salesforce, 2019): a GPT-2-style pre-norm decoder with fixed sinusoids.
     own(

@@ -259,7 +259,9 @@ impl<'s> Builder<'s> {
         } else {
             vec![l.stored_rows, l.cols]
         };
-        let p = self.param(l.role, false, shape, l.component, true);
+        // The head's own projections sit outside the blocks: one instance, not one per layer.
+        let per_layer = l.component != Component::LmHead;
+        let p = self.param(l.role, false, shape, l.component, per_layer);
         let slice = l.block.as_ref().map(|r| {
             if in_out {
                 format!("[:, {r}]")
@@ -271,7 +273,7 @@ impl<'s> Builder<'s> {
         let mut inputs = vec![wt];
         let mut eq = format!("{} = {} · {}", l.out, l.w, l.input);
         if l.bias {
-            let pb = self.param(l.role, true, vec![l.stored_rows], l.component, true);
+            let pb = self.param(l.role, true, vec![l.stored_rows], l.component, per_layer);
             let name = format!("b{}", l.w.strip_prefix('W').unwrap_or(l.w));
             inputs.push(self.weight(
                 pb,
@@ -528,6 +530,9 @@ impl<'s> Builder<'s> {
         }));
         let attn_in = if !place.before() {
             "Xᵦ"
+        } else if spec.skip_first_attn_norm {
+            children.push(self.attn_norm_after_first());
+            "Xᵦ′"
         } else {
             let title = format!("Attention {}", self.norm_name());
             children.push(self.norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None));
@@ -713,6 +718,58 @@ impl<'s> Builder<'s> {
         matches!(self.spec.position, Position::Rope(_)) && self.spec.plan.iter().any(|l| l.rope)
     }
 
+    /// The pre-attention norm of every layer but the first, which reads the embeddings as they
+    /// are (ModernBERT).
+    fn attn_norm_after_first(&mut self) -> Node {
+        let rest = LayerSet::from_fn(self.spec.layers, |b| b > 0);
+        let kept = std::mem::replace(&mut self.layers, rest.clone());
+        let title = format!("Attention {} (not in layer 0)", self.norm_name());
+        let d = self.spec.hidden;
+        let mut node = self.norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None);
+        self.layers = kept;
+        if let Node::Step(s) = &mut node {
+            s.equation += "; Xᵦ′ = Xᵦ in layer 0";
+            s.layers = Some(rest);
+        }
+        node
+    }
+
+    /// A dense layer, its activation and a norm between the final norm and the head.
+    fn head_transform(&mut self, t: crate::spec::HeadTransform, input: &str) -> Vec<Node> {
+        let d = self.spec.hidden;
+        let dense = self.linear(Linear {
+            role: Role::HeadDense,
+            title: "Head dense".into(),
+            w: "W_h",
+            out: "Zₕ",
+            input,
+            rows: d,
+            cols: d,
+            stored_rows: d,
+            block: None,
+            bias: t.bias,
+            component: Component::LmHead,
+            category: Category::Embed,
+            cached: false,
+            operation: "Transform the final hidden state once more before scoring the vocabulary"
+                .into(),
+        });
+        let act = t.act.label();
+        let za = self.act("Zₐ", self.seq(d));
+        let activation = self.step(Draft {
+            title: format!("Head {act}"),
+            op: Op::Activation,
+            category: Category::Embed,
+            inputs: vec![],
+            output: za,
+            operation: format!("Apply {act} to every feature"),
+            equation: format!("Zₐ = {act}(Zₕ)"),
+        });
+        let title = format!("Head {}", self.norm_name());
+        let norm = self.norm_step(&title, Role::HeadNorm, "γₕ", "Zₐ", "Z′", d, false, None);
+        vec![dense, activation, norm]
+    }
+
     fn final_scope(&mut self) -> Scope {
         let spec = self.spec;
         // Post-residual models end on their last layer's norm: no final norm.
@@ -732,6 +789,13 @@ impl<'s> Builder<'s> {
                 None,
             ));
             "Z"
+        };
+        let z = match spec.head_transform {
+            Some(t) => {
+                steps.extend(self.head_transform(t, z));
+                "Z′"
+            }
+            None => z,
         };
         // A tied head reads the embedding matrix; the parameter is counted once.
         let (role, component, name, source_note) = if spec.tied {

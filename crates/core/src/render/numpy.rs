@@ -51,6 +51,8 @@ fn name_table(g: &Graph) -> String {
         ("attn_sub_norm", AttnSubNorm),
         ("attn_gate", AttnGate),
         ("dense_bias", DenseBias),
+        ("head_dense", HeadDense),
+        ("head_norm", HeadNorm),
         ("moe_post_norm", MoePostNorm),
         ("lambda_q1", LambdaQ1),
         ("lambda_k1", LambdaK1),
@@ -166,6 +168,11 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["out_gate"] = json!(a.out_gate);
     config["differential"] = json!(a.differential);
     config["o_bias_last"] = json!(a.o_bias_last);
+    config["skip_first_attn_norm"] = json!(spec.skip_first_attn_norm);
+    config["head_transform"] = match spec.head_transform {
+        Some(t) => json!({"act": act_name(t.act), "bias": t.bias}),
+        None => json!(null),
+    };
     config["ffn_sub_norm"] = json!(spec.mlp.sub_norm);
     if let Qkv::Parts(n) = a.qkv {
         config["qkv_parts"] = json!(n);
@@ -422,9 +429,9 @@ def norm(x, weight, bias=None):
     return y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
 
 
-def act(x):
-    # x: [T, F] -> [T, F], elementwise
-    kind = CONFIG["act"]  # str
+def act(x, kind=None):
+    # x: [T, F] -> [T, F], elementwise; the MLP's activation unless another is named
+    kind = kind or CONFIG["act"]  # str
     if kind == "gelu_tanh":
         return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))  # [T, F]
     if kind == "gelu":
@@ -615,7 +622,7 @@ def mlp(x, W, b):
         h = xielu(u, W, b) if C["act"] == "xielu" else act(u)  # h: [T, F]
         return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
     if C["fused_gate_up"]:
-        gu = linear(x, w(W, "gate_up", b))  # gu: [T, 2F]
+        gu = linear(x, w(W, "gate_up", b), bias("gate_up"))  # gu: [T, 2F]
         g, u = np.split(gu, 2, axis=-1)  # g, u: [T, F]
     else:
         g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # g, u: [T, F]
@@ -785,7 +792,8 @@ def forward(ids, W):
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
         before = C["place"] in ("pre", "sandwich")  # a norm on the branch before each sublayer
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
-        h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before else x
+        first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
+        h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
         a = attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
@@ -808,6 +816,10 @@ def forward(ids, W):
     if C["place"] == "post_residual":
         return lm_head(x, W)  # no final norm: the last layer's ends the stream
     z = norm(x, w(W, "final_norm"), w(W, "final_norm", bias=True) if C["norm_bias"] else None)
+    T_ = C["head_transform"]
+    if T_:
+        z = act(linear(z, w(W, "head_dense"), w(W, "head_dense", bias=True) if T_["bias"] else None), T_["act"])  # [T, hidden]
+        z = norm(z, w(W, "head_norm"), w(W, "head_norm", bias=True) if C["norm_bias"] else None)  # [T, hidden]
     return lm_head(z, W)
 
 

@@ -186,6 +186,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.logits_mult != 1.0 {
                 sub.push(format!("The logits are multiplied by a fixed {} before the softmax over the vocabulary.", spec.logits_mult));
             }
+            if let Some(t) = spec.head_transform {
+                sub.push(format!("Before it, the final hidden state passes a head of its own: a {d} × {d} dense layer, {} and a norm.", t.act.words()));
+            }
             if let Some(rows) = spec.head_rows {
                 sub.push(format!("The head is pruned to the first {} ids: the embedding reads all {}, but the ids past them (image and audio codes) are never predicted.", grouped(rows as u128), grouped(spec.vocab as u128)));
             }
@@ -244,6 +247,9 @@ fn attention_text(g: &Graph) -> Text {
     }
     if a.sinks {
         sub.push("Each head has a learned sink logit that joins the softmax and is then dropped, so a head can attend to nothing.".into());
+    }
+    if spec.skip_first_attn_norm {
+        sub.push("Layer 0 has no norm before its attention: it reads the embeddings, already normed, as they are.".into());
     }
     if a.o_bias_last {
         sub.push(format!("Only the last layer's output projection has a bias, stored apart as its own tensor (layer {}).", g.spec.layers.saturating_sub(1)));

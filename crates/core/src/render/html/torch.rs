@@ -702,10 +702,10 @@ ${fwd}"#,
     .to_string()
 }
 
-/// The attention needs its layer's index: differential attention's λ_init, a bias of the last
-/// layer alone.
+/// The layer needs its index: differential attention's λ_init, a bias of the last layer alone,
+/// a first layer without its attention norm.
 fn needs_layer_index(spec: &Spec) -> bool {
-    spec.attn.differential || spec.attn.o_bias_last
+    spec.attn.differential || spec.attn.o_bias_last || spec.skip_first_attn_norm
 }
 
 fn mla(spec: &Spec, n: &Names) -> String {
@@ -1470,7 +1470,11 @@ fn layer(spec: &Spec, n: &Names) -> String {
     let mut init = String::new();
     let attn_in = if place.before() {
         let a = norm_attr(Role::AttnNorm);
-        init += &format!("        self.{a} = Norm({d})\n");
+        if spec.skip_first_attn_norm {
+            init += &format!("        self.{a} = Norm({d}) if layer_idx > 0 else nn.Identity()  # layer 0 reads the embeddings as they are\n");
+        } else {
+            init += &format!("        self.{a} = Norm({d})\n");
+        }
         format!("self.{a}(x)")
     } else {
         "x".to_string()
@@ -1717,41 +1721,40 @@ fn model(spec: &Spec, n: &Names) -> String {
     let (v, d) = (spec.vocab, spec.hidden);
     // The decoder's own module (`model`, `transformer`) and the attributes in it.
     // (`model.decoder` for OPT, whose module is one level further down).
-    let embed_path = n.path(Role::Embed);
-    let (outer, embed) = embed_path
-        .rsplit_once('.')
-        .unwrap_or(("model", "embed_tokens"));
-    let layers = n
-        .layers
-        .strip_prefix(&format!("{outer}."))
-        .unwrap_or("layers")
-        .to_string();
-    let final_norm = n.path(Role::FinalNorm);
-    let final_norm = final_norm.rsplit('.').next().unwrap_or("norm").to_string();
+    // The decoder is the module holding the layers; its tensors are named below it
+    // (ModernBERT's `embeddings.tok_embeddings`, one module further down).
+    let (outer, layers) = n.layers.rsplit_once('.').unwrap_or(("model", "layers"));
+    let inside = |role: Role| -> String {
+        let p = n.path(role);
+        p.strip_prefix(&format!("{outer}.")).map_or_else(
+            || p.rsplit('.').next().unwrap_or(&p).to_string(),
+            str::to_string,
+        )
+    };
+    let embed = inside(Role::Embed);
+    let final_norm = inside(Role::FinalNorm);
     let outer_init = match outer.rsplit_once('.') {
         Some((holder, _)) => {
             format!("        self.{holder} = nn.Module()\n        self.{outer} = Decoder()")
         }
         None => format!("        self.{outer} = Decoder()"),
     };
-    let mut init = format!("        self.{embed} = nn.Embedding({v}, {d})\n");
+    let mut init = match embed.rsplit_once('.') {
+        Some((holder, _)) => format!("        self.{holder} = nn.Module()\n"),
+        None => String::new(),
+    };
+    init += &format!("        self.{embed} = nn.Embedding({v}, {d})\n");
     let mut fwd = format!("        x = self.{embed}(input_ids)  # [B, T, {d}]\n");
     let mut pos_attr = String::new();
     if let Some(p) = spec.embedding.learned_positions {
-        let pos = n.path(Role::PosEmbed);
-        let pos = pos.rsplit('.').next().unwrap_or("wpe").to_string();
+        let pos = inside(Role::PosEmbed);
         init +=
             &format!("        self.{pos} = nn.Embedding({p}, {d})  # learned absolute positions\n");
         pos_attr = format!("self.{pos}");
     }
     let mut norm = String::new();
     if spec.embedding.norm {
-        let path = n.path(Role::EmbedNorm);
-        let attr = path
-            .rsplit('.')
-            .next()
-            .unwrap_or("embed_layernorm")
-            .to_string();
+        let attr = inside(Role::EmbedNorm);
         init += &format!("        self.{attr} = Norm({d})  # right after the lookup\n");
         norm = format!("self.{attr}(x)");
     }
@@ -1801,16 +1804,38 @@ fn model(spec: &Spec, n: &Names) -> String {
         (false, _) => format!("        logits = self.{lm_head}(h)\n"),
     };
     let ov = spec.out_vocab();
-    let head_init = if spec.tied && spec.head_bias {
-        format!("        self.{lm_head} = nn.Module()\n        self.{lm_head}.bias = nn.Parameter(torch.zeros({ov}))\n")
-    } else if spec.tied {
-        String::new()
-    } else {
-        format!(
-            "        self.{lm_head} = nn.Linear({d}, {ov}, bias={})\n",
-            py_bool(spec.head_bias)
-        )
+    // ModernBERT's prediction head: dense, activation, norm, before the LM head.
+    let (transform_init, transform) = match spec.head_transform {
+        Some(t) => {
+            let (dense, norm) = (n.path(Role::HeadDense), n.path(Role::HeadNorm));
+            let holder = dense.rsplit_once('.').map_or(String::new(), |(h, _)| {
+                format!("        self.{h} = nn.Module()\n")
+            });
+            (
+                format!(
+                    "{holder}        self.{dense} = nn.Linear({d}, {d}, bias={})\n        self.{norm} = Norm({d})\n",
+                    py_bool(t.bias)
+                ),
+                format!(
+                    "        h = self.{norm}({})  # the head's own transform\n",
+                    act_expr(t.act, &format!("self.{dense}(h)"))
+                ),
+            )
+        }
+        None => (String::new(), String::new()),
     };
+    let head_init = transform_init
+        + &if spec.tied && spec.head_bias {
+            format!("        self.{lm_head} = nn.Module()\n        self.{lm_head}.bias = nn.Parameter(torch.zeros({ov}))\n")
+        } else if spec.tied {
+            String::new()
+        } else {
+            format!(
+                "        self.{lm_head} = nn.Linear({d}, {ov}, bias={})\n",
+                py_bool(spec.head_bias)
+            )
+        };
+    let head = transform + &head;
     let mut cap = String::new();
     if spec.logits_mult != 1.0 {
         cap += &format!(
