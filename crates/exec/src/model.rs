@@ -654,6 +654,7 @@ impl Model {
     /// q: [H, T, d_qk]; k: [KV, T, d_qk]; v: [KV, T, d_v].
     /// Each query sees only the keys `selected` marks ([t, total] row-major), when given
     /// (DeepSeek sparse attention); the heads are multiplied by `gate` ([t, H d_v]) when given.
+    #[allow(clippy::too_many_arguments)]
     fn attend(
         &self,
         q: Tensor,

@@ -97,7 +97,12 @@ pub enum NoRope {
     LayerTheta,
 }
 
+/// Scoring names a config may give, each with its `Scoring`.
+pub type ScoringNames = &'static [(&'static str, Scoring)];
+
 /// Routed experts, as a config class reads them.
+// Rows are consts, which a boxed variant could not be.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Experts {
     None,
@@ -137,11 +142,7 @@ pub struct Routed {
     /// (`routed_scaling_factor`).
     pub scaling: Option<(&'static str, f64)>,
     /// A key naming the scoring, its default and each name's `Scoring`; otherwise `scoring`.
-    pub scoring_key: Option<(
-        &'static str,
-        &'static str,
-        &'static [(&'static str, Scoring)],
-    )>,
+    pub scoring_key: Option<(&'static str, &'static str, ScoringNames)>,
 }
 
 /// Which μP multipliers a family reads.

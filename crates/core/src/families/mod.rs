@@ -463,7 +463,7 @@ pub(crate) fn expert_groups(
     (n_group, topk_group): (u64, u64),
     by_two: bool,
 ) -> Result<(u64, u64)> {
-    if experts % n_group != 0 {
+    if !experts.is_multiple_of(n_group) {
         return Err(cfg.err(
             "n_group",
             format!("is {n_group}, which does not divide the {experts} routed experts"),
