@@ -22,16 +22,13 @@ fn read(cfg: &Config, model_type: &str, family: &str, name: &str, bigcode: bool)
     s.vocab = cfg.size("vocab_size", Some(50257))?;
     s.layers = layer_count(cfg, &["n_layer", "num_hidden_layers"], Some(12))?;
     s.context = cfg.size_any(&["n_positions", "max_position_embeddings"], Some(1024))?;
-    let n_head = cfg.size_any(&["n_head", "num_attention_heads"], Some(12))?;
-    if !s.hidden.is_multiple_of(n_head) {
-        return Err(cfg.err(
-            "n_embd",
-            format!(
-                "is {}, not divisible by n_head ({n_head}); it must be a multiple of it",
-                s.hidden
-            ),
-        ));
-    }
+    let n_head = super::dividing_heads(
+        cfg,
+        cfg.size_any(&["n_head", "num_attention_heads"], Some(12))?,
+        "n_head",
+        s.hidden,
+        "n_embd",
+    )?;
     let (_, _, head_dim) = heads(
         cfg,
         s.hidden,
@@ -107,16 +104,13 @@ pub fn load_neo(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
     s.vocab = cfg.size("vocab_size", Some(50257))?;
     s.layers = layer_count(cfg, &["num_layers"], Some(24))?;
     s.context = cfg.size("max_position_embeddings", Some(2048))?;
-    let heads = cfg.size("num_heads", Some(16))?;
-    if !s.hidden.is_multiple_of(heads) {
-        return Err(cfg.err(
-            "hidden_size",
-            format!(
-                "is {}, not divisible by num_heads ({heads}); it must be a multiple of it",
-                s.hidden
-            ),
-        ));
-    }
+    let heads = super::dividing_heads(
+        cfg,
+        cfg.size("num_heads", Some(16))?,
+        "num_heads",
+        s.hidden,
+        "hidden_size",
+    )?;
     let head_dim = s.hidden / heads;
     s.attn = Attention {
         o_bias: true,
@@ -235,16 +229,13 @@ pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
             ));
         }
     }
-    let heads = cfg.size("num_attention_heads", Some(12))?;
-    if !s.hidden.is_multiple_of(heads) {
-        return Err(cfg.err(
-            "hidden_size",
-            format!(
-                "is {}, not divisible by num_attention_heads ({heads}); it must be a multiple of it",
-                s.hidden
-            ),
-        ));
-    }
+    let heads = super::dividing_heads(
+        cfg,
+        cfg.size("num_attention_heads", Some(12))?,
+        "num_attention_heads",
+        s.hidden,
+        "hidden_size",
+    )?;
     let bias = cfg.flag("enable_bias", true)?;
     s.attn = Attention {
         qkv_bias: bias,
@@ -276,16 +267,13 @@ pub fn load_openai_gpt(cfg: &Config, model_type: &str, family: &str, name: &str)
     s.vocab = cfg.size("vocab_size", Some(40478))?;
     s.layers = layer_count(cfg, &["n_layer"], Some(12))?;
     s.context = cfg.size("n_positions", Some(512))?;
-    let heads = cfg.size("n_head", Some(12))?;
-    if !s.hidden.is_multiple_of(heads) {
-        return Err(cfg.err(
-            "n_embd",
-            format!(
-                "is {}, not divisible by n_head ({heads}); it must be a multiple of it",
-                s.hidden
-            ),
-        ));
-    }
+    let heads = super::dividing_heads(
+        cfg,
+        cfg.size("n_head", Some(12))?,
+        "n_head",
+        s.hidden,
+        "n_embd",
+    )?;
     s.attn = Attention {
         qkv_bias: true,
         o_bias: true,
@@ -358,16 +346,13 @@ pub fn load_xglm(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
     s.vocab = cfg.size("vocab_size", Some(256_008))?;
     s.layers = layer_count(cfg, &["num_layers"], Some(24))?;
     s.context = cfg.size("max_position_embeddings", Some(2048))?;
-    let heads = cfg.size("attention_heads", Some(16))?;
-    if !s.hidden.is_multiple_of(heads) {
-        return Err(cfg.err(
-            "d_model",
-            format!(
-                "is {}, not divisible by attention_heads ({heads}); it must be a multiple of it",
-                s.hidden
-            ),
-        ));
-    }
+    let heads = super::dividing_heads(
+        cfg,
+        cfg.size("attention_heads", Some(16))?,
+        "attention_heads",
+        s.hidden,
+        "d_model",
+    )?;
     s.attn = Attention {
         qkv_bias: true,
         o_bias: true,
@@ -404,16 +389,13 @@ pub fn load_ctrl(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
     s.layers = layer_count(cfg, &["n_layer"], Some(48))?;
     // The sinusoid table has this many rows.
     s.context = cfg.size("n_positions", Some(256))?;
-    let heads = cfg.size("n_head", Some(16))?;
-    if !s.hidden.is_multiple_of(heads) {
-        return Err(cfg.err(
-            "n_embd",
-            format!(
-                "is {}, not divisible by n_head ({heads}); it must be a multiple of it",
-                s.hidden
-            ),
-        ));
-    }
+    let heads = super::dividing_heads(
+        cfg,
+        cfg.size("n_head", Some(16))?,
+        "n_head",
+        s.hidden,
+        "n_embd",
+    )?;
     s.attn = Attention {
         qkv_bias: true,
         o_bias: true,

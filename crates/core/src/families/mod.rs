@@ -426,6 +426,26 @@ pub(crate) fn experts(cfg: &Config, key: &str, default: Option<u64>) -> Result<u
     cfg.bounded(key, cfg.size(key, default)?, crate::config::MAX_EXPERTS)
 }
 
+/// A head count that must divide the width `hidden` (the config's `hidden_key`): every head gets
+/// hidden / heads dims.
+pub(crate) fn dividing_heads(
+    cfg: &Config,
+    heads: u64,
+    heads_key: &str,
+    hidden: u64,
+    hidden_key: &str,
+) -> Result<u64> {
+    if !hidden.is_multiple_of(heads) {
+        return Err(cfg.err(
+            hidden_key,
+            format!(
+                "is {hidden}, not divisible by {heads_key} ({heads}); it must be a multiple of it"
+            ),
+        ));
+    }
+    Ok(heads)
+}
+
 pub(crate) fn top_k(cfg: &Config, experts: u64, default: Option<u64>) -> Result<u64> {
     let k = cfg.size("num_experts_per_tok", default)?;
     if k > experts {

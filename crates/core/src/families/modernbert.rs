@@ -15,16 +15,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.vocab = cfg.size("vocab_size", Some(50368))?;
     s.layers = layer_count(cfg, &["num_hidden_layers"], Some(22))?;
     s.context = cfg.size("max_position_embeddings", Some(8192))?;
-    let heads = cfg.size("num_attention_heads", Some(12))?;
-    if !s.hidden.is_multiple_of(heads) {
-        return Err(cfg.err(
-            "hidden_size",
-            format!(
-                "is {}, not divisible by num_attention_heads ({heads}); it must be a multiple of it",
-                s.hidden
-            ),
-        ));
-    }
+    let heads = super::dividing_heads(
+        cfg,
+        cfg.size("num_attention_heads", Some(12))?,
+        "num_attention_heads",
+        s.hidden,
+        "hidden_size",
+    )?;
     let attn_bias = cfg.flag("attention_bias", false)?;
     s.attn = Attention {
         qkv_bias: attn_bias,
