@@ -315,6 +315,12 @@ CONFIGS = {
                         moe_intermediate_size=16, first_k_dense_replace=1, topk_method="greedy", kv_lora_rank=16,
                         q_lora_rank=None, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8,
                         num_key_value_heads=4, routed_scaling_factor=1.0),
+    # DeepSeek-V2 with mlp_bias: the dense layer's MLP and the shared experts carry biases.
+    "deepseek-v2-bias": dict(BASE, model_type="deepseek_v2", n_routed_experts=4, n_shared_experts=2,
+                             num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1,
+                             topk_method="greedy", kv_lora_rank=16, q_lora_rank=None, qk_nope_head_dim=8,
+                             qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4, routed_scaling_factor=1.0,
+                             mlp_bias=True),
     "gpt-oss": dict(BASE, model_type="gpt_oss", head_dim=8, num_local_experts=4, num_experts_per_tok=2,
                     intermediate_size=32, sliding_window=4),
     # Llama 4: the NoPE layers' queries grow every 4 positions (floor_scale), so the toy's 12

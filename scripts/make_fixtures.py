@@ -123,6 +123,23 @@ def write(name, source, raw):
     print(f"{name}: {out['total_params']:,} total, {out['active_params']:,} active, {len(tensors)} tensors")
 
 
+def save_defaults(model_type, raw):
+    """The defaults as `save_pretrained` writes them: every field of the config class, derived
+    ones included. anatomy must read such a file, not only the sparse configs people write."""
+    try:
+        config = build_config(raw)
+    except Exception:  # a class that cannot build its own defaults (checked apart)
+        return
+    saved = config.to_dict()
+    for key in ("id2label", "label2id", "transformers_version", "_name_or_path"):
+        saved.pop(key, None)
+    if raw.get("architectures"):
+        saved["architectures"] = raw["architectures"]
+    path = FIXTURES / "saved" / f"{model_type}.json"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(saved, indent=1, sort_keys=True, default=str) + "\n")
+
+
 # ---- configs the catalog has never seen -------------------------------------------------------
 
 def heads_and_kv(rng):
@@ -357,6 +374,7 @@ def main(only):
             raw["architectures"] = [arch]
             raw["text_config"] = {}
         write(name, f"the {model_type} config class's defaults", raw)
+        save_defaults(model_type, raw)
     rng = random.Random(20261129)
     for path in sorted(CATALOG.glob("*.json")):
         name = path.stem

@@ -200,6 +200,42 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
+/// Every registry row's defaults as `save_pretrained` writes them (every field of the config
+/// class, derived ones included) read without --lenient and build what transformers builds; the
+/// classes that cannot build or run their own defaults are refused by the same field.
+#[test]
+fn saved_default_configs_are_understood() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/saved");
+    let refused = [
+        ("ministral", "head_dim"),
+        ("nemotron", "num_key_value_heads"),
+        ("hunyuan_v1_dense", "head_dim"),
+        ("hunyuan_v1_moe", "head_dim"),
+        ("dots1", "n_routed_experts"),
+        ("deepseek_v2", "num_experts_per_tok"),
+        ("glm4_moe", "hidden_size"),
+    ];
+    let mut n = 0;
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let path = f.unwrap().path();
+        let t = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let json = std::fs::read_to_string(&path).unwrap();
+        let file = path.display().to_string();
+        match refused.iter().find(|(r, _)| *r == t) {
+            Some((_, field)) => {
+                let e = families::load_json(&file, &json, &t, false).unwrap_err();
+                assert_eq!(e.field, *field, "{e}");
+            }
+            None => check(&format!("default-{t}"), &file, &json),
+        }
+        n += 1;
+    }
+    assert!(
+        n >= 90,
+        "expected a saved config per registry row, found {n}"
+    );
+}
+
 /// The README's table of transformers' model types says "read" for exactly the types the
 /// registry reads (scripts/model_types.py writes it).
 #[test]

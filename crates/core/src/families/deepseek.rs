@@ -109,9 +109,11 @@ struct Class {
     mtp: bool,
     /// RoPE types the class renames (Sarvam's `deepseek_yarn` is YaRN).
     rope_renames: &'static [(&'static str, &'static str)],
-    /// A Llama config class around the latent attention (MiniCPM3): reads `mlp_bias` and the μP
+    /// A Llama config class around the latent attention (MiniCPM3): reads the μP
     /// scales `scale_emb`, `scale_depth` and `dim_model_base`.
     minicpm: bool,
+    /// The dense and shared MLPs read `mlp_bias` (DeepSeek-V2, MiniCPM3).
+    mlp_bias: bool,
     layout: Layout,
 }
 
@@ -193,6 +195,7 @@ const V3: Class = Class {
     mtp: true,
     rope_renames: &[],
     minicpm: false,
+    mlp_bias: false,
     layout: Layout::DeepSeek,
 };
 
@@ -245,6 +248,7 @@ static CLASSES: &[Class] = &[
             post_norm: false,
         }),
         mtp: false,
+        mlp_bias: true,
         ..V3
     },
     GLM,
@@ -452,6 +456,7 @@ static CLASSES: &[Class] = &[
         moe: None,
         mtp: false,
         minicpm: true,
+        mlp_bias: true,
         ..V3
     },
     // A.X-K1: DeepSeek-V3 with a norm on each MoE block's output; its dense layers by
@@ -528,7 +533,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         },
         act: super::act(cfg, "hidden_act", "silu")?,
         gated: true,
-        bias: c.minicpm && cfg.flag("mlp_bias", false)?,
+        bias: c.mlp_bias && cfg.flag("mlp_bias", false)?,
         fused_gate_up: false,
         sub_norm: false,
     };
@@ -598,6 +603,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         Some(x) => (
             Some(Moe {
                 post_norm: x.post_norm,
+                shared_bias: x.v2 && s.mlp.bias,
                 ..experts(cfg, x)?
             }),
             sparse_layers(cfg, x.dense, s.layers)?,

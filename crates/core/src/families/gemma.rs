@@ -66,6 +66,21 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             NormPlace::Sandwich
         },
     };
+    if cfg.flag("use_bidirectional_attention", false)? {
+        return Err(cfg.err(
+            "use_bidirectional_attention",
+            "is true; every position then attends to every other (an embedding model), and anatomy draws causal decoders",
+        ));
+    }
+    // Gemma 3 keeps the pattern as `_sliding_window_pattern` once saved; read either way, as
+    // `layer_types` (when given) decides.
+    let pattern = if !gemma3 {
+        2
+    } else if cfg.has("sliding_window_pattern") || !cfg.has("_sliding_window_pattern") {
+        cfg.size("sliding_window_pattern", Some(6))?
+    } else {
+        cfg.size("_sliding_window_pattern", Some(6))?
+    };
     let window = super::window(cfg, Some(4096))?;
     // Both classes need a window for their local layers; an explicit null leaves them none.
     if window.is_none() {
@@ -78,11 +93,6 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         Some(spans) => spans,
         None => {
             // Gemma 2 alternates local and global; Gemma 3 has `sliding_window_pattern` − 1 local per global.
-            let pattern = if gemma3 {
-                cfg.size("sliding_window_pattern", Some(6))?
-            } else {
-                2
-            };
             (0..s.layers)
                 .map(|i| match window {
                     Some(w) if (i + 1) % pattern != 0 => AttnSpan::Sliding(w),

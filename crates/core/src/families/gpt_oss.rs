@@ -34,6 +34,14 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         fused_gate_up: false,
         sub_norm: false,
     };
+    // The experts' gate reads σ(1.702 · g): anatomy draws that constant.
+    let alpha = cfg.float("swiglu_alpha", 1.702)?;
+    if alpha != 1.702 {
+        return Err(cfg.err(
+            "swiglu_alpha",
+            format!("is {alpha}; anatomy draws gpt-oss's clamped SwiGLU with σ(1.702 · gate), as released"),
+        ));
+    }
     let e = experts(cfg, "num_local_experts", Some(128))?;
     let k = top_k(cfg, e, Some(4))?;
     s.moe = Some(Moe {

@@ -50,6 +50,9 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         ..plain_moe(e, k, f)
     });
     let n = s.layers;
+    // Read either way: the lists, when given, decide (as in transformers, which saves both).
+    let every = cfg.size("no_rope_layer_interval", Some(4))?;
+    let step = cfg.size("interleave_moe_layer_step", Some(1))?;
     let rope_layers: Vec<bool> = match cfg.list_any(
         "no_rope_layers",
         |v| v.as_u64().filter(|x| *x <= 1),
@@ -67,17 +70,11 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
             }
             list.into_iter().map(|x| x == 1).collect()
         }
-        _ => {
-            let every = cfg.size("no_rope_layer_interval", Some(4))?;
-            (0..n).map(|i| (i + 1) % every != 0).collect()
-        }
+        _ => (0..n).map(|i| (i + 1) % every != 0).collect(),
     };
     let moe_layers: Vec<bool> = match cfg.list_any("moe_layers", |v| v.as_u64(), "a layer index")? {
         Some(list) => (0..n).map(|i| list.contains(&i)).collect(),
-        None => {
-            let step = cfg.size("interleave_moe_layer_step", Some(1))?;
-            (0..n).map(|i| (i + 1) % step == 0).collect()
-        }
+        None => (0..n).map(|i| (i + 1) % step == 0).collect(),
     };
     let chunk = if cfg.present("attention_chunk_size") {
         cfg.opt_size("attention_chunk_size")?
@@ -94,6 +91,27 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
             moe: moe_layers[i],
         })
         .collect();
+    // Saved configs carry the layer types the class derives: chunked where RoPE is.
+    let chunked = cfg.list(
+        "layer_types",
+        n,
+        |v| match v.as_str()? {
+            "chunked_attention" => Some(true),
+            "full_attention" => Some(false),
+            _ => None,
+        },
+        "\"chunked_attention\" or \"full_attention\"",
+    )?;
+    if let Some(types) = chunked {
+        if let Some(i) =
+            (0..n as usize).find(|&i| types[i] != matches!(s.plan[i].attn, AttnSpan::Chunked(_)))
+        {
+            return Err(cfg.err(
+                &format!("layer_types[{i}]"),
+                "disagrees with the layers' RoPE and attention_chunk_size; Llama 4 chunks the attention of exactly its RoPE layers",
+            ));
+        }
+    }
     // Attention temperature tuning: queries of the layers without RoPE grow past `floor_scale`
     // positions.
     if cfg.flag("attn_temperature_tuning", true)? {

@@ -582,7 +582,13 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
         None => d.original,
     };
     let params = match cfg.sub("rope_parameters")? {
-        Some(p) => Some(p),
+        Some(p) => {
+            // Saved beside it as null by transformers 5: understood, and nothing to read.
+            if cfg.present("rope_scaling") && !cfg.has("rope_scaling") {
+                cfg.get("rope_scaling");
+            }
+            Some(p)
+        }
         None => cfg.sub("rope_scaling")?,
     };
     let (full, sliding, partial_in) = match &params {

@@ -55,7 +55,11 @@ pub struct Family {
 
 impl Family {
     pub fn is_inert(&self, key: &str) -> bool {
-        COMMON.contains(&key) || self.inert.iter().any(|list| list.contains(&key))
+        // A sub-config saved by transformers (MPT's `attn_config`) carries every config's keys.
+        let last = key.rsplit('.').next().unwrap_or(key);
+        COMMON.contains(&key)
+            || COMMON.contains(&last)
+            || self.inert.iter().any(|list| list.contains(&key))
     }
 }
 
@@ -128,6 +132,9 @@ pub const COMMON: &[&str] = &[
 ];
 
 const DEEPSEEK_UNREAD: &[&str] = &[
+    // Derived by the classes (nope + rope), whatever a saved config says.
+    "qk_head_dim",
+    "output_router_logits",
     "aux_loss_alpha",
     "seq_aux",
     "pretraining_tp",
@@ -352,77 +359,83 @@ pub static FAMILIES: &[Family] = &[
         Some("qwen3"),
         &[TRAINING],
     ),
-    llama(
-        "mixtral",
-        "Mixtral",
-        LlamaLike {
-            qkv_bias: Bias::Never,
-            o_bias: Bias::Never,
-            mlp_bias: Bias::Never,
-            windows: Windows::Every(None),
-            experts: Experts::Routed(Routed::MIXTRAL),
-            layout: Layout::Mixtral,
-            ..LlamaLike::llama(Defaults {
-                head_dim: HeadDim::Floor,
-                ..d(
-                    32000,
-                    4096,
-                    14336,
-                    32,
-                    32,
-                    Some(8),
-                    None,
-                    131_072,
-                    1e-5,
-                    1_000_000.0,
-                    false,
-                )
-            })
-        },
-        None,
-        &[
-            TRAINING,
+    Family {
+        renames: &[("num_experts", "num_local_experts")],
+        ..llama(
+            "mixtral",
+            "Mixtral",
+            LlamaLike {
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Never,
+                windows: Windows::Every(None),
+                experts: Experts::Routed(Routed::MIXTRAL),
+                layout: Layout::Mixtral,
+                ..LlamaLike::llama(Defaults {
+                    head_dim: HeadDim::Floor,
+                    ..d(
+                        32000,
+                        4096,
+                        14336,
+                        32,
+                        32,
+                        Some(8),
+                        None,
+                        131_072,
+                        1e-5,
+                        1_000_000.0,
+                        false,
+                    )
+                })
+            },
+            None,
             &[
-                "router_aux_loss_coef",
-                "output_router_logits",
-                "router_jitter_noise",
+                TRAINING,
+                &[
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    "router_jitter_noise",
+                ],
             ],
-        ],
-    ),
-    llama(
-        "qwen3_moe",
-        "Qwen3-MoE",
-        LlamaLike {
-            mlp_bias: Bias::Never,
-            qk_norm: QkNorm::PerHead,
-            windows: Windows::Qwen,
-            experts: Experts::Routed(Routed {
-                count: ("num_experts", 128),
-                top_k: 8,
-                width: Some(("moe_intermediate_size", 768)),
-                renormalize: Some(false),
-                layers: MoeLayers::Qwen(&[]),
-                zero_is_dense: true,
-                shared: None,
-                ..Routed::MIXTRAL
-            }),
-            ..LlamaLike::llama(d(
-                151_936,
-                2048,
-                6144,
-                24,
-                32,
-                Some(4),
-                None,
-                32768,
-                1e-6,
-                10_000.0,
-                false,
-            ))
-        },
-        None,
-        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
-    ),
+        )
+    },
+    Family {
+        renames: &[("num_local_experts", "num_experts")],
+        ..llama(
+            "qwen3_moe",
+            "Qwen3-MoE",
+            LlamaLike {
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::PerHead,
+                windows: Windows::Qwen,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 128),
+                    top_k: 8,
+                    width: Some(("moe_intermediate_size", 768)),
+                    renormalize: Some(false),
+                    layers: MoeLayers::Qwen(&[]),
+                    zero_is_dense: true,
+                    shared: None,
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    151_936,
+                    2048,
+                    6144,
+                    24,
+                    32,
+                    Some(4),
+                    None,
+                    32768,
+                    1e-6,
+                    10_000.0,
+                    false,
+                ))
+            },
+            None,
+            &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+        )
+    },
     llama(
         "smollm3",
         "SmolLM3",
@@ -501,31 +514,34 @@ pub static FAMILIES: &[Family] = &[
     ),
     // FlexOlmo: OLMo 2's layer (norms after each sublayer, QK-norm over the whole projection)
     // with OLMoE's experts: 7, 5 active, weights not renormalized by default.
-    llama(
-        "flex_olmo",
-        "FlexOlmo",
-        LlamaLike {
-            mlp_bias: Bias::Never,
-            qk_norm: QkNorm::Full,
-            place: NormPlace::Post,
-            layout: Layout::Sandwich,
-            experts: Experts::Routed(Routed {
-                count: ("num_experts", 7),
-                top_k: 5,
-                width: None,
-                renormalize: Some(false),
-                layers: MoeLayers::All,
-                zero_is_dense: false,
-                shared: None,
-                ..Routed::MIXTRAL
-            }),
-            ..LlamaLike::llama(d(
-                100_352, 4096, 11008, 32, 32, None, None, 4096, 1e-6, 500_000.0, false,
-            ))
-        },
-        None,
-        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
-    ),
+    Family {
+        renames: &[("num_local_experts", "num_experts")],
+        ..llama(
+            "flex_olmo",
+            "FlexOlmo",
+            LlamaLike {
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::Full,
+                place: NormPlace::Post,
+                layout: Layout::Sandwich,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 7),
+                    top_k: 5,
+                    width: None,
+                    renormalize: Some(false),
+                    layers: MoeLayers::All,
+                    zero_is_dense: false,
+                    shared: None,
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    100_352, 4096, 11008, 32, 32, None, None, 4096, 1e-6, 500_000.0, false,
+                ))
+            },
+            None,
+            &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+        )
+    },
     // OLMo 3: OLMo 2 with three sliding layers to each full one (by `layer_types`), RoPE
     // scaling on the full layers only.
     llama(
@@ -1613,25 +1629,33 @@ pub static FAMILIES: &[Family] = &[
         )
     },
     // GPT-1. The `summary_*` keys configure the double-heads model's classifier, not the LM.
-    own(
-        "openai-gpt",
-        "GPT-1",
-        gpt2::load_openai_gpt,
-        None,
-        &[
-            TRAINING,
-            &[
-                "resid_pdrop",
-                "embd_pdrop",
-                "attn_pdrop",
-                "summary_type",
-                "summary_use_proj",
-                "summary_activation",
-                "summary_proj_to_labels",
-                "summary_first_dropout",
-            ],
+    Family {
+        renames: &[
+            ("hidden_size", "n_embd"),
+            ("max_position_embeddings", "n_positions"),
+            ("num_attention_heads", "n_head"),
+            ("num_hidden_layers", "n_layer"),
         ],
-    ),
+        ..own(
+            "openai-gpt",
+            "GPT-1",
+            gpt2::load_openai_gpt,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "resid_pdrop",
+                    "embd_pdrop",
+                    "attn_pdrop",
+                    "summary_type",
+                    "summary_use_proj",
+                    "summary_activation",
+                    "summary_proj_to_labels",
+                    "summary_first_dropout",
+                ],
+            ],
+        )
+    },
     // BioGPT: `layer_norm_eps` never reaches its LayerNorms.
     own(
         "biogpt",
@@ -1793,101 +1817,107 @@ pub static FAMILIES: &[Family] = &[
     // (`rotary_dim`), 256 experts in Mixtral's layout chosen by sigmoid scores plus a correction
     // bias. Its released configs carry keys of MiniMax's own code that the transformers class
     // never reads (the routing and MTP settings, `attn_type_list`).
-    llama(
-        "minimax_m2",
-        "MiniMax-M2",
-        LlamaLike {
-            qkv_bias: Bias::Never,
-            o_bias: Bias::Never,
-            mlp_bias: Bias::Never,
-            qk_norm: QkNorm::Full,
-            rotary_dim_key: true,
-            layout: Layout::MiniMaxM2,
-            experts: Experts::Routed(Routed {
-                count: ("num_local_experts", 256),
-                top_k: 8,
-                scoring: Scoring::Sigmoid,
-                correction_bias: true,
-                ..Routed::MIXTRAL
-            }),
-            ..LlamaLike::llama(d(
-                200_064,
-                3072,
-                1536,
-                62,
-                48,
-                Some(8),
-                Some(128),
-                196_608,
-                1e-6,
-                5_000_000.0,
-                false,
-            ))
-        },
-        Some("minimax-m2"),
-        &[
-            TRAINING,
+    Family {
+        renames: &[("num_experts", "num_local_experts")],
+        ..llama(
+            "minimax_m2",
+            "MiniMax-M2",
+            LlamaLike {
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::Full,
+                rotary_dim_key: true,
+                layout: Layout::MiniMaxM2,
+                experts: Experts::Routed(Routed {
+                    count: ("num_local_experts", 256),
+                    top_k: 8,
+                    scoring: Scoring::Sigmoid,
+                    correction_bias: true,
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    200_064,
+                    3072,
+                    1536,
+                    62,
+                    48,
+                    Some(8),
+                    Some(128),
+                    196_608,
+                    1e-6,
+                    5_000_000.0,
+                    false,
+                ))
+            },
+            Some("minimax-m2"),
             &[
-                "router_aux_loss_coef",
-                "output_router_logits",
-                "router_jitter_noise",
-                "attn_type_list",
-                "mtp_transformer_layers",
-                "num_mtp_modules",
-                "use_mtp",
-                "qk_norm_type",
-                "scoring_func",
-                "use_routing_bias",
-                "use_qk_norm",
-                "shared_intermediate_size",
+                TRAINING,
+                &[
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    "router_jitter_noise",
+                    "attn_type_list",
+                    "mtp_transformer_layers",
+                    "num_mtp_modules",
+                    "use_mtp",
+                    "qk_norm_type",
+                    "scoring_func",
+                    "use_routing_bias",
+                    "use_qk_norm",
+                    "shared_intermediate_size",
+                ],
             ],
-        ],
-    ),
+        )
+    },
     // HY-V3 (Hy3): Apertus's per-head QK-norm in a Llama whose layers after the first
     // (`mlp_layer_types`) route by sigmoid with a correction bias on the MoE block, renormalize
     // and scale by `router_scaling_factor`, beside `num_shared_experts` shared experts.
-    llama(
-        "hy_v3",
-        "HY-V3",
-        LlamaLike {
-            qk_norm: QkNorm::PerHead,
-            layout: Layout::HyV3,
-            experts: Experts::Routed(Routed {
-                count: ("num_experts", 192),
-                top_k: 8,
-                width: Some(("moe_intermediate_size", 1536)),
-                layers: MoeLayers::Types(None, 1),
-                scoring: Scoring::Sigmoid,
-                correction_bias: true,
-                scaling: Some(("router_scaling_factor", 2.826)),
-                shared: Some(SharedMlp {
-                    count: Some(("num_shared_experts", 1)),
-                    bias_as_mlp: true,
-                    zero_count_is_dense: true,
-                    ..SharedMlp::of("moe_intermediate_size", 1536)
+    Family {
+        renames: &[("num_local_experts", "num_experts")],
+        ..llama(
+            "hy_v3",
+            "HY-V3",
+            LlamaLike {
+                qk_norm: QkNorm::PerHead,
+                layout: Layout::HyV3,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 192),
+                    top_k: 8,
+                    width: Some(("moe_intermediate_size", 1536)),
+                    layers: MoeLayers::Types(None, 1),
+                    scoring: Scoring::Sigmoid,
+                    correction_bias: true,
+                    scaling: Some(("router_scaling_factor", 2.826)),
+                    shared: Some(SharedMlp {
+                        count: Some(("num_shared_experts", 1)),
+                        bias_as_mlp: true,
+                        zero_count_is_dense: true,
+                        ..SharedMlp::of("moe_intermediate_size", 1536)
+                    }),
+                    ..Routed::MIXTRAL
                 }),
-                ..Routed::MIXTRAL
-            }),
-            ..LlamaLike::llama(d(
-                120_832,
-                4096,
-                13312,
-                80,
-                64,
-                Some(8),
-                Some(128),
-                131_072,
-                1e-5,
-                11_158_840.0,
-                false,
-            ))
-        },
-        None,
-        &[
-            TRAINING,
-            &["output_router_logits", "enable_moe_fp32_combine"],
-        ],
-    ),
+                ..LlamaLike::llama(d(
+                    120_832,
+                    4096,
+                    13312,
+                    80,
+                    64,
+                    Some(8),
+                    Some(128),
+                    131_072,
+                    1e-5,
+                    11_158_840.0,
+                    false,
+                ))
+            },
+            None,
+            &[
+                TRAINING,
+                &["output_router_logits", "enable_moe_fp32_combine"],
+            ],
+        )
+    },
     // EXAONE MoE (K-EXAONE): EXAONE 4's attention (per-head QK-norm, three sliding layers per
     // full one, only the sliding layers rotating) in OLMoE's pre-norm layers, the first
     // `first_k_dense_replace` dense and the others routed as DeepSeek-V3 routes.
@@ -2264,30 +2294,33 @@ pub static FAMILIES: &[Family] = &[
     },
     // OLMoE: Q and K RMS-normalized over the whole projection, 64 experts of
     // `intermediate_size` in every layer, top-8 by softmax, not renormalized by default.
-    llama(
-        "olmoe",
-        "OLMoE",
-        LlamaLike {
-            mlp_bias: Bias::Never,
-            qk_norm: QkNorm::Full,
-            clip_qkv: true,
-            experts: Experts::Routed(Routed {
-                count: ("num_experts", 64),
-                top_k: 8,
-                width: None,
-                renormalize: Some(false),
-                layers: MoeLayers::All,
-                zero_is_dense: false,
-                shared: None,
-                ..Routed::MIXTRAL
-            }),
-            ..LlamaLike::llama(d(
-                50304, 2048, 2048, 16, 16, None, None, 4096, 1e-5, 10_000.0, false,
-            ))
-        },
-        Some("olmoe"),
-        &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
-    ),
+    Family {
+        renames: &[("num_local_experts", "num_experts")],
+        ..llama(
+            "olmoe",
+            "OLMoE",
+            LlamaLike {
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::Full,
+                clip_qkv: true,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 64),
+                    top_k: 8,
+                    width: None,
+                    renormalize: Some(false),
+                    layers: MoeLayers::All,
+                    zero_is_dense: false,
+                    shared: None,
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    50304, 2048, 2048, 16, 16, None, None, 4096, 1e-5, 10_000.0, false,
+                ))
+            },
+            Some("olmoe"),
+            &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+        )
+    },
     // `apply_residual_connection_post_layernorm` is in Falcon-7B's config (a Bloom key); the
     // Falcon classes never read it.
     own(
@@ -2320,13 +2353,21 @@ pub static FAMILIES: &[Family] = &[
         ]],
     ),
     // CTRL (Salesforce, 2019): a GPT-2-style pre-norm decoder with fixed sinusoids.
-    own(
-        "ctrl",
-        "CTRL",
-        gpt2::load_ctrl,
-        None,
-        &[&["initializer_range", "resid_pdrop", "embd_pdrop"]],
-    ),
+    Family {
+        renames: &[
+            ("hidden_size", "n_embd"),
+            ("max_position_embeddings", "n_positions"),
+            ("num_attention_heads", "n_head"),
+            ("num_hidden_layers", "n_layer"),
+        ],
+        ..own(
+            "ctrl",
+            "CTRL",
+            gpt2::load_ctrl,
+            None,
+            &[&["initializer_range", "resid_pdrop", "embd_pdrop"]],
+        )
+    },
     Family {
         // GPT-SW3's configs name GPT2Config's own class.
         aliases: &["gpt-sw3"],
@@ -2392,6 +2433,10 @@ pub static FAMILIES: &[Family] = &[
                 "boi_token_index",
                 "eoi_token_index",
                 "image_token_index",
+                // The same ids under their attribute_map names.
+                "boi_token_id",
+                "eoi_token_id",
+                "image_token_id",
             ]],
         )
     },
@@ -2406,7 +2451,12 @@ pub static FAMILIES: &[Family] = &[
         ..wrapper(
             "got_ocr2",
             "GOT-OCR 2",
-            &[&["vision_config", "image_token_index", "image_seq_length"]],
+            &[&[
+                "vision_config",
+                "image_token_index",
+                "image_token_id",
+                "image_seq_length",
+            ]],
         )
     },
     // Fuyu: a Persimmon language model reading image patches through one linear map.
@@ -2430,41 +2480,53 @@ pub static FAMILIES: &[Family] = &[
     // the MoE layer frequency (first_k_dense_replace decides), the scoring function and, for
     // V3, the top-k method (V3 always scores with a sigmoid and routes by groups); `head_dim`,
     // which both config classes overwrite with qk_rope_head_dim.
-    own(
-        "deepseek_v2",
-        "DeepSeek-V2",
-        deepseek::load,
-        None,
-        &[TRAINING, DEEPSEEK_UNREAD],
-    ),
-    own(
-        "deepseek_v3",
-        "DeepSeek-V3",
-        deepseek::load,
-        None,
-        &[TRAINING, DEEPSEEK_UNREAD, &["topk_method"]],
-    ),
+    Family {
+        renames: &[("num_experts", "n_routed_experts")],
+        ..own(
+            "deepseek_v2",
+            "DeepSeek-V2",
+            deepseek::load,
+            None,
+            &[TRAINING, DEEPSEEK_UNREAD],
+        )
+    },
+    Family {
+        renames: &[
+            ("num_local_experts", "n_routed_experts"),
+            ("num_mtp_layers", "num_nextn_predict_layers"),
+        ],
+        ..own(
+            "deepseek_v3",
+            "DeepSeek-V3",
+            deepseek::load,
+            None,
+            &[TRAINING, DEEPSEEK_UNREAD, &["topk_method"]],
+        )
+    },
     // `layer_types` is "indexed_attention" in every layer whatever it says; the attention always
     // rotates interleaved pairs and the MLP has no bias, whatever `rope_interleave` and
     // `mlp_bias` say; `qk_head_dim` is derived (nope + rope).
-    own(
-        "deepseek_v32",
-        "DeepSeek-V3.2",
-        deepseek::load,
-        None,
-        &[
-            TRAINING,
-            DEEPSEEK_UNREAD,
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "deepseek_v32",
+            "DeepSeek-V3.2",
+            deepseek::load,
+            None,
             &[
-                "topk_method",
-                "layer_types",
-                "rope_interleave",
-                "mlp_bias",
-                "output_router_logits",
-                "qk_head_dim",
+                TRAINING,
+                DEEPSEEK_UNREAD,
+                &[
+                    "topk_method",
+                    "layer_types",
+                    "rope_interleave",
+                    "mlp_bias",
+                    "output_router_logits",
+                    "qk_head_dim",
+                ],
             ],
-        ],
-    ),
+        )
+    },
     // Sarvam-105B: DeepSeek-V3's model. Its class drops `q_head_dim` (derived) and a legacy
     // `head_dim`.
     Family {
@@ -2515,25 +2577,40 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["pretraining_tp", "head_dim", "qk_head_dim"]],
     ),
-    own(
-        "glm_moe_dsa",
-        "GLM-5",
-        deepseek::load,
-        None,
-        &[
-            TRAINING,
-            DEEPSEEK_UNREAD,
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "glm_moe_dsa",
+            "GLM-5",
+            deepseek::load,
+            None,
             &[
-                "topk_method",
-                "layer_types",
-                "rope_interleave",
-                "mlp_bias",
-                "output_router_logits",
-                "qk_head_dim",
+                TRAINING,
+                DEEPSEEK_UNREAD,
+                &[
+                    "topk_method",
+                    "layer_types",
+                    "rope_interleave",
+                    "mlp_bias",
+                    "output_router_logits",
+                    "qk_head_dim",
+                ],
             ],
+        )
+    },
+    Family {
+        renames: &[
+            ("num_local_experts", "n_routed_experts"),
+            ("num_mtp_layers", "num_nextn_predict_layers"),
         ],
-    ),
-    own("glm4_moe", "GLM-4.5", deepseek::load, None, &[TRAINING]),
+        ..own(
+            "glm4_moe",
+            "GLM-4.5",
+            deepseek::load,
+            None,
+            &[TRAINING, &["output_router_logits"]],
+        )
+    },
     // A.X-K1 (SK Telecom): DeepSeek-V3 with a norm on each MoE block's output.
     Family {
         renames: &[("num_local_experts", "n_routed_experts")],
@@ -2551,22 +2628,25 @@ pub static FAMILIES: &[Family] = &[
     },
     // GLM-4.7-Flash. `mlp_layer_types` names the dense layers: the class never reads
     // `first_k_dense_replace`, nor DeepSeek's routing keys its checkpoints carry.
-    own(
-        "glm4_moe_lite",
-        "GLM-4.7-Flash",
-        deepseek::load,
-        None,
-        &[
-            TRAINING,
-            DEEPSEEK_UNREAD,
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "glm4_moe_lite",
+            "GLM-4.7-Flash",
+            deepseek::load,
+            None,
             &[
-                "pretraining_tp",
-                "output_router_logits",
-                "first_k_dense_replace",
-                "topk_method",
+                TRAINING,
+                DEEPSEEK_UNREAD,
+                &[
+                    "pretraining_tp",
+                    "output_router_logits",
+                    "first_k_dense_replace",
+                    "topk_method",
+                ],
             ],
-        ],
-    ),
+        )
+    },
     // Sarvam-MoE: GLM-4.5's model under its own defaults and key names.
     Family {
         renames: &[
@@ -2581,7 +2661,7 @@ pub static FAMILIES: &[Family] = &[
             "Sarvam-MoE",
             deepseek::load,
             None,
-            &[TRAINING],
+            &[TRAINING, &["output_router_logits"]],
         )
     },
     own(
@@ -2591,49 +2671,58 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["embedding_initializer_range"], DEEPSEEK_UNREAD],
     ),
-    own(
-        "solar_open",
-        "Solar Open",
-        deepseek::load,
-        None,
-        // The class deletes GLM-4.5's dense width, dense layers, QK-norm flag and MTP count;
-        // given anyway, they are attributes its layers never read.
-        &[
-            TRAINING,
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "solar_open",
+            "Solar Open",
+            deepseek::load,
+            None,
+            // The class deletes GLM-4.5's dense width, dense layers, QK-norm flag and MTP count;
+            // given anyway, they are attributes its layers never read.
             &[
-                "output_router_logits",
-                "router_aux_loss_coef",
-                "intermediate_size",
-                "first_k_dense_replace",
-                "use_qk_norm",
-                "num_mtp_layers",
+                TRAINING,
+                &[
+                    "output_router_logits",
+                    "router_aux_loss_coef",
+                    "intermediate_size",
+                    "first_k_dense_replace",
+                    "use_qk_norm",
+                    "num_mtp_layers",
+                ],
             ],
-        ],
-    ),
-    own(
-        "dots1",
-        "dots.llm1",
-        deepseek::load,
-        None,
-        &[TRAINING, &["output_router_logits"]],
-    ),
+        )
+    },
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "dots1",
+            "dots.llm1",
+            deepseek::load,
+            None,
+            &[TRAINING, &["output_router_logits"]],
+        )
+    },
     // `experts_per_token` and `initial_context_length` come from OpenAI's own format; GptOssConfig
     // reads `num_experts_per_tok` and the RoPE dict.
-    own(
-        "gpt_oss",
-        "gpt-oss",
-        gpt_oss::load,
-        None,
-        &[
-            TRAINING,
+    Family {
+        renames: &[("num_experts", "num_local_experts")],
+        ..own(
+            "gpt_oss",
+            "gpt-oss",
+            gpt_oss::load,
+            None,
             &[
-                "router_aux_loss_coef",
-                "output_router_logits",
-                "experts_per_token",
-                "initial_context_length",
+                TRAINING,
+                &[
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    "experts_per_token",
+                    "initial_context_length",
+                ],
             ],
-        ],
-    ),
+        )
+    },
     own(
         "llama4_text",
         "Llama 4",
@@ -2665,6 +2754,10 @@ pub static FAMILIES: &[Family] = &[
                 "boi_token_index",
                 "eoi_token_index",
                 "image_token_index",
+                // The same ids under their attribute_map names.
+                "boi_token_id",
+                "eoi_token_id",
+                "image_token_id",
                 "tie_word_embeddings",
             ]],
         )
