@@ -305,6 +305,12 @@ CONFIGS = {
                                max_position_embeddings=128, local_attention=8, norm_bias=True, mlp_bias=True,
                                attention_bias=True, classifier_bias=True, pad_token_id=0, bos_token_id=1,
                                eos_token_id=2, cls_token_id=1, sep_token_id=2),
+    # ... as saved: a sliding_window key (3) wins over local_attention / 2 (8), as the class sets
+    # it after deriving its own.
+    "modernbert-decoder-saved": dict(model_type="modernbert-decoder", hidden_size=32, intermediate_size=48,
+                                     num_hidden_layers=3, num_attention_heads=4, vocab_size=97,
+                                     max_position_embeddings=128, local_attention=16, sliding_window=3,
+                                     pad_token_id=0, bos_token_id=1, eos_token_id=2, cls_token_id=1, sep_token_id=2),
     "deepseek-v3": dict(BASE, model_type="deepseek_v3", n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2,
                         moe_intermediate_size=16, first_k_dense_replace=1, n_group=2, topk_group=1,
                         routed_scaling_factor=2.5, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,

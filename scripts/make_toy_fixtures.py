@@ -112,7 +112,7 @@ def layer_count(raw):
 
 def cut_lists(text, n):
     """Per-layer lists cut to n layers, keeping a layer of each kind present in the original."""
-    for key in ("layer_types", "no_rope_layers", "mlp_layer_types", "indexer_types"):
+    for key in ("layer_types", "no_rope_layers", "mlp_layer_types", "indexer_types", "layer_rope_theta"):
         v = text.get(key)
         if isinstance(v, list) and len(v) > n:
             kinds = []

@@ -53,11 +53,23 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     });
     s.head_bias = cfg.flag("decoder_bias", true)?;
     s.tied = cfg.flag("tie_word_embeddings", true)?;
-    // The window is half of `local_attention` (null or 0: none).
-    let window = cfg
+    // The window is half of `local_attention` (null or 0: none); a saved `sliding_window`, set
+    // after the class derives it, wins (−1 for none).
+    let half = cfg
         .opt_size("local_attention")?
         .map(|w| w / 2)
         .filter(|w| *w > 0);
+    let window = match cfg.get("sliding_window").map(|v| v.as_i64()) {
+        None => half,
+        Some(Some(w)) if w <= 0 => None,
+        Some(Some(_)) => cfg.opt_size("sliding_window")?,
+        Some(None) => {
+            return Err(cfg.err(
+                "sliding_window",
+                "must be an integer: the window of the local layers, or -1 for none",
+            ))
+        }
+    };
     let every = cfg.size("global_attn_every_n_layers", Some(3))?;
     let spans = match layer_types(cfg, s.layers, window, false)? {
         Some(spans) => spans,

@@ -59,12 +59,26 @@ impl Family {
         let last = key.rsplit('.').next().unwrap_or(key);
         COMMON.contains(&key)
             || COMMON.contains(&last)
+            || TRAINING_ONLY.iter().any(|s| last.ends_with(s))
             || self.inert.iter().any(|list| list.contains(&key))
     }
 }
 
 /// Keys every config has (transformers' `PretrainedConfig`): identity, token ids, generation
 /// defaults, serialization. None reaches the forward pass of a causal language model.
+/// Endings of keys that only training reads (dropout rates, initializer ranges, auxiliary
+/// losses, router-logit outputs): inert for every family, under whatever name a config uses.
+const TRAINING_ONLY: &[&str] = &[
+    "dropout",
+    "_pdrop",
+    "dropout_prob",
+    "dropout_rate",
+    "initializer_range",
+    "_loss_coef",
+    "_loss_weight",
+    "output_router_logits",
+];
+
 pub const COMMON: &[&str] = &[
     "architectures",
     "model_type",
@@ -2333,8 +2347,7 @@ pub static FAMILIES: &[Family] = &[
             &["hidden_dropout", "apply_residual_connection_post_layernorm"],
         ],
     ),
-    // ModernBERT-decoder: ModernBERT's layers run causally. `sliding_window` is the class's
-    // own copy of local_attention / 2, which anatomy reads from `local_attention`.
+    // ModernBERT-decoder: ModernBERT's layers run causally.
     own(
         "modernbert-decoder",
         "ModernBERT-decoder",
@@ -2349,7 +2362,6 @@ pub static FAMILIES: &[Family] = &[
             "classifier_dropout",
             "cls_token_id",
             "sep_token_id",
-            "sliding_window",
         ]],
     ),
     // CTRL (Salesforce, 2019): a GPT-2-style pre-norm decoder with fixed sinusoids.
