@@ -138,6 +138,14 @@ def save_defaults(model_type, raw):
     path = FIXTURES / "saved" / f"{model_type}.json"
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(saved, indent=1, sort_keys=True, default=str) + "\n")
+    # Each attribute_map alias, alone, set to the default of the field it names: the same model.
+    for alias, field in (getattr(type(config), "attribute_map", None) or {}).items():
+        if alias == field or saved.get(field) is None:
+            continue
+        aliased = dict(raw, **{alias: saved[field]})
+        path = FIXTURES / "aliases" / f"{model_type}--{alias}.json"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(aliased, indent=1, sort_keys=True) + "\n")
 
 
 # ---- configs the catalog has never seen -------------------------------------------------------

@@ -200,25 +200,47 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
+/// Defaults transformers cannot build or run, refused by the field that says why.
+const REFUSED_DEFAULTS: [(&str, &str); 7] = [
+    ("ministral", "head_dim"),
+    ("nemotron", "num_key_value_heads"),
+    ("hunyuan_v1_dense", "head_dim"),
+    ("hunyuan_v1_moe", "head_dim"),
+    ("dots1", "n_routed_experts"),
+    ("deepseek_v2", "num_experts_per_tok"),
+    ("glm4_moe", "hidden_size"),
+];
+
 /// Every registry row's defaults as `save_pretrained` writes them (every field of the config
 /// class, derived ones included) read without --lenient and build what transformers builds; the
 /// classes that cannot build or run their own defaults are refused by the same field.
 #[test]
 fn saved_default_configs_are_understood() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/saved");
-    let refused = [
-        ("ministral", "head_dim"),
-        ("nemotron", "num_key_value_heads"),
-        ("hunyuan_v1_dense", "head_dim"),
-        ("hunyuan_v1_moe", "head_dim"),
-        ("dots1", "n_routed_experts"),
-        ("deepseek_v2", "num_experts_per_tok"),
-        ("glm4_moe", "hidden_size"),
-    ];
+    assert!(
+        defaults_in("saved") >= 90,
+        "a saved config per registry row"
+    );
+}
+
+/// Each config class's attribute_map alias (`num_local_experts` for `n_routed_experts` …), set
+/// alone to the default it stands for, reads as the same model.
+#[test]
+fn attribute_map_aliases_are_understood() {
+    assert!(defaults_in("aliases") >= 70, "the config classes' aliases");
+}
+
+/// Checks every config in fixtures/`dir` (named `<model_type>[--…].json`) against its model
+/// type's default fixture; returns how many there were.
+fn defaults_in(dir: &str) -> usize {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(dir);
+    let refused = REFUSED_DEFAULTS;
     let mut n = 0;
     for f in std::fs::read_dir(&dir).unwrap() {
         let path = f.unwrap().path();
-        let t = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let stem = path.file_stem().unwrap().to_str().unwrap();
+        let t = stem.split("--").next().unwrap_or(stem).to_string();
         let json = std::fs::read_to_string(&path).unwrap();
         let file = path.display().to_string();
         match refused.iter().find(|(r, _)| *r == t) {
@@ -230,10 +252,7 @@ fn saved_default_configs_are_understood() {
         }
         n += 1;
     }
-    assert!(
-        n >= 90,
-        "expected a saved config per registry row, found {n}"
-    );
+    n
 }
 
 /// The README's table of transformers' model types says "read" for exactly the types the
