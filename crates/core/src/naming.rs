@@ -110,7 +110,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 LambdaQ1 => "lambda_q1",
                 LambdaK1 => "lambda_k1",
                 LambdaQ2 => "lambda_q2",
-                _ => "lambda_k2",
+                LambdaK2 => "lambda_k2",
+                other => unreachable!("{other:?} is not matched by this arm"),
             };
             return (
                 format!("model.layers.{{b}}.self_attn.{name}"),

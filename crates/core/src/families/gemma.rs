@@ -101,14 +101,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 .collect()
         }
     };
-    s.plan = spans
-        .into_iter()
-        .map(|attn| LayerPlan {
-            attn,
-            rope: true,
-            moe: false,
-        })
-        .collect();
+    s.plan = super::uniform_plan(spans, false);
     let mut r = rope(
         cfg,
         &RopeDefaults::new(if gemma3 { 1_000_000.0 } else { 10_000.0 }, s.context),

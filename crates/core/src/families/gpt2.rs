@@ -377,9 +377,6 @@ pub fn load_xglm(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
     Ok(s)
 }
 
-/// What GPT-2 and the models after it share: learned positions added to the embedding (a
-/// table of the context plus `offset` rows, position p reading row p + `offset`), pre-norm
-/// LayerNorms with shifts.
 /// CTRL: GPT-2's pre-norm layer of plain attention and a ReLU MLP, every projection biased,
 /// √d-scaled embeddings plus CTRL's fixed sinusoids, a biased head tied to the embedding.
 pub fn load_ctrl(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
@@ -433,6 +430,9 @@ pub fn load_ctrl(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
     Ok(s)
 }
 
+/// What GPT-2 and the models after it share: learned positions added to the embedding (a
+/// table of the context plus `offset` rows, position p reading row p + `offset`), pre-norm
+/// LayerNorms with shifts.
 fn learned_positions(s: &mut Spec, offset: u64, eps: f64) {
     s.embedding.learned_positions = Some(s.context + offset);
     s.embedding.position_offset = offset;

@@ -63,14 +63,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
             })
             .collect(),
     };
-    s.plan = spans
-        .into_iter()
-        .map(|attn| LayerPlan {
-            attn,
-            rope: true,
-            moe: true,
-        })
-        .collect();
+    s.plan = super::uniform_plan(spans, true);
     s.norm = pre_rms(cfg, 1e-5)?;
     // GptOssConfig's default: YaRN ×32 from 4096 tokens, without truncation.
     let defaults = RopeDefaults {

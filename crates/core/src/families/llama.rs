@@ -603,7 +603,7 @@ pub fn load(
             reversed: false,
         },
         None if f.rope_by_type.is_some() => {
-            rope_by_type(cfg, &rope_defaults, f.rope_by_type.unwrap_or_default())?
+            super::rope_by_type(cfg, &rope_defaults, f.rope_by_type.unwrap_or_default())?
         }
         None => match f.rope_scaling_default {
             Some(scaling) if !cfg.has("rope_parameters") && !cfg.has("rope_scaling") => {
@@ -1116,31 +1116,6 @@ fn llama4_scaling(cfg: &Config, beta: f64, length: u64) -> Result<QueryScale> {
         shift: 0,
         nope_only: false,
     })
-}
-
-/// RoPE from one dict per layer type, or the class's bases for each without it.
-fn rope_by_type(cfg: &Config, d: &RopeDefaults, (full, sliding): (f64, f64)) -> Result<Rope> {
-    match cfg.sub("rope_parameters")? {
-        Some(p) if p.has("full_attention") || p.has("sliding_attention") => rope(cfg, d),
-        Some(_) => Err(cfg.err(
-            "rope_parameters",
-            "is one dict for every layer; this model type indexes it by layer type, so it must hold a \"full_attention\" and a \"sliding_attention\" dict",
-        )),
-        None => {
-            cfg.get(d.theta_key); // read, and ignored as the class ignores it
-            let freqs = |theta| RopeFreqs {
-                theta,
-                scaling: RopeScaling::None,
-            };
-            Ok(Rope {
-                full: freqs(full),
-                sliding: Some(freqs(sliding)),
-                partial: 1.0,
-                interleaved: false,
-                reversed: false,
-            })
-        }
-    }
 }
 
 /// Which of `layers` layers have experts.

@@ -659,6 +659,36 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
     })
 }
 
+/// RoPE from one dict per layer type, or the class's bases for each without it (a top-level
+/// `rope_theta` is then ignored, as those classes ignore it).
+pub(crate) fn rope_by_type(
+    cfg: &Config,
+    d: &RopeDefaults,
+    (full, sliding): (f64, f64),
+) -> Result<Rope> {
+    match cfg.sub("rope_parameters")? {
+        Some(p) if p.has("full_attention") || p.has("sliding_attention") => rope(cfg, d),
+        Some(_) => Err(cfg.err(
+            "rope_parameters",
+            "is one dict for every layer; this model type indexes it by layer type, so it must hold a \"full_attention\" and a \"sliding_attention\" dict",
+        )),
+        None => {
+            cfg.get(d.theta_key); // read, and ignored
+            let freqs = |theta| RopeFreqs {
+                theta,
+                scaling: RopeScaling::None,
+            };
+            Ok(Rope {
+                full: freqs(full),
+                sliding: Some(freqs(sliding)),
+                partial: 1.0,
+                interleaved: false,
+                reversed: false,
+            })
+        }
+    }
+}
+
 /// One scaling dict: its base and its kind's parameters, each checked.
 fn freqs(
     s: &Config,
@@ -815,6 +845,18 @@ fn freqs(
         }
     };
     Ok(RopeFreqs { theta, scaling })
+}
+
+/// The plan of a model whose every layer rotates and has the same FFN (`moe`), by attention span.
+pub(crate) fn uniform_plan(spans: Vec<AttnSpan>, moe: bool) -> Vec<crate::spec::LayerPlan> {
+    spans
+        .into_iter()
+        .map(|attn| crate::spec::LayerPlan {
+            attn,
+            rope: true,
+            moe,
+        })
+        .collect()
 }
 
 /// `sliding_window`: its value (null for none), or `default` when the config has no such key.

@@ -4,7 +4,7 @@
 //! LayerNorms without shifts by default, and a prediction head (dense, activation, norm) before
 //! the tied decoder.
 
-use super::{layer_count, layer_types, rope, RopeDefaults};
+use super::{layer_count, layer_types, RopeDefaults};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
@@ -81,20 +81,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             .collect(),
     };
     s.position = Position::Rope(rope_of(cfg, s.context)?);
-    s.plan = spans
-        .into_iter()
-        .map(|attn| LayerPlan {
-            attn,
-            rope: true,
-            moe: false,
-        })
-        .collect();
+    s.plan = super::uniform_plan(spans, false);
     s.layout = Layout::ModernBertDecoder;
     Ok(s)
 }
 
 /// RoPE per layer type: `rope_parameters` with a dict for each, or the bases of
-/// `global_rope_theta` (160k) and `local_rope_theta` (10k).
+/// `global_rope_theta` (160k) and `local_rope_theta` (10k); `rope_scaling` is refused.
 fn rope_of(cfg: &Config, context: u64) -> Result<Rope> {
     if cfg.has("rope_scaling") {
         return Err(cfg.err(
@@ -104,26 +97,5 @@ fn rope_of(cfg: &Config, context: u64) -> Result<Rope> {
     }
     let global = cfg.float("global_rope_theta", 160_000.0)?;
     let local = cfg.float("local_rope_theta", 10_000.0)?;
-    match cfg.sub("rope_parameters")? {
-        Some(p) if p.has("full_attention") || p.has("sliding_attention") => {
-            rope(cfg, &RopeDefaults::new(global, context))
-        }
-        Some(_) => Err(cfg.err(
-            "rope_parameters",
-            "is one dict for every layer; this model type holds a \"full_attention\" and a \"sliding_attention\" dict",
-        )),
-        None => {
-            let freqs = |theta| RopeFreqs {
-                theta,
-                scaling: RopeScaling::None,
-            };
-            Ok(Rope {
-                full: freqs(global),
-                sliding: Some(freqs(local)),
-                partial: 1.0,
-                interleaved: false,
-                reversed: false,
-            })
-        }
-    }
+    super::rope_by_type(cfg, &RopeDefaults::new(global, context), (global, local))
 }

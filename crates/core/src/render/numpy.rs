@@ -186,7 +186,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["sinusoidal"] = match spec.position {
         Position::Sinusoidal(crate::spec::Sinusoids::Fairseq) => json!("fairseq"),
         Position::Sinusoidal(crate::spec::Sinusoids::Ctrl) => json!("ctrl"),
-        _ => json!(null),
+        Position::Rope(_) | Position::Learned | Position::Alibi(_) => json!(null),
     };
     config["embed_norm"] = json!(spec.embedding.norm);
     config["position_offset"] = json!(spec.embedding.position_offset);

@@ -1709,7 +1709,8 @@ fn embed_lines(spec: &Spec, positions: &str, len: &str, norm: &str) -> Vec<Strin
                 d / 2
             ));
         }
-        _ => {}
+        // Learned positions are added above; RoPE and ALiBi act inside attention.
+        Position::Learned | Position::Rope(_) | Position::Alibi(_) => {}
     }
     if spec.embedding.norm {
         out.push(format!("x = {norm}"));
