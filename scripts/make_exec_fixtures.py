@@ -241,6 +241,13 @@ CONFIGS = {
                    num_experts_per_tok=2, moe_intermediate_size=16,
                    layer_types=["full_attention", "sliding_attention", "full_attention"],
                    mlp_layer_types=["dense", "sparse", "sparse"]),
+    # MiMo-V2-Flash: the default layer pattern over 6 layers (full 0 and 5, sliding 1-4 with twice
+    # the K/V heads and sinks), value heads narrower than Q/K and scaled, a third of each head
+    # rotated by a base per layer type; layer 0 dense, then V3 routing in groups, scaled.
+    "mimo-v2-flash": dict(BASE, model_type="mimo_v2_flash", num_hidden_layers=6, num_key_value_heads=1, head_dim=12,
+                          v_head_dim=8, sliding_window=4, n_routed_experts=4, num_experts_per_tok=2,
+                          moe_intermediate_size=16, n_group=2, topk_group=1, attention_value_scale=0.5,
+                          routed_scaling_factor=2.0),
     # Cohere 2 MoE: a dense first layer (wider, rotating though full), then sliding/full layers
     # counted afresh; top-k softmax routing; a shared expert averaged in.
     "cohere2-moe": dict(BASE, model_type="cohere2_moe", num_hidden_layers=4, head_dim=8, sliding_window=4,

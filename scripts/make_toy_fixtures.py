@@ -112,7 +112,8 @@ def layer_count(raw):
 
 def cut_lists(text, n):
     """Per-layer lists cut to n layers, keeping a layer of each kind present in the original."""
-    for key in ("layer_types", "no_rope_layers", "mlp_layer_types", "indexer_types", "layer_rope_theta"):
+    for key in ("layer_types", "no_rope_layers", "mlp_layer_types", "indexer_types", "layer_rope_theta",
+                "hybrid_layer_pattern", "moe_layer_freq"):
         v = text.get(key)
         if isinstance(v, list) and len(v) > n:
             kinds = []
@@ -150,9 +151,29 @@ def shrink_text(text, n):
             text[key] = HEADS
     if isinstance(kv, int) and isinstance(heads, int):
         text["num_key_value_heads"] = HEADS if kv == heads else (1 if kv == 1 else 2)
+    # The sliding layers' own attention in the names of MiMo-V2-Flash's first code: as many times
+    # the K/V heads as the real model has, within the heads.
+    swa_kv = text.get("swa_num_key_value_heads")
+    if isinstance(swa_kv, int) and isinstance(kv, int):
+        text["swa_num_key_value_heads"] = min(HEADS, text["num_key_value_heads"] * max(1, swa_kv // kv))
+    for key, like in (("swa_num_attention_heads", "num_attention_heads"), ("swa_head_dim", "head_dim"),
+                      ("swa_v_head_dim", "v_head_dim")):
+        if isinstance(text.get(key), int) and isinstance(text.get(like), int):
+            text[key] = text[like]
+    # A third of a 64-dim head is 21 dims, an odd count; keep the rotated dims even.
+    partial = text.get("partial_rotary_factor")
+    if isinstance(partial, float) and isinstance(text.get("head_dim"), int):
+        while int(text["head_dim"] * partial) % 2:
+            text["head_dim"] -= 8
+        for key in ("swa_head_dim",):
+            if isinstance(text.get(key), int):
+                text[key] = text["head_dim"]
     for key in WINDOWS:
         if isinstance(text.get(key), int):
             text[key] = WINDOW
+    # The window less the query's own position (MiMo-V2-Flash's), which wins over the window.
+    if isinstance(text.get("sliding_window_size"), int):
+        text["sliding_window_size"] = WINDOW - 1
     if rotary_fraction is not None:
         text["rotary_dim"] = max(2, round(rotary_fraction * head_size(text) / 2) * 2)
     if isinstance(text.get("query_pre_attn_scalar"), int):

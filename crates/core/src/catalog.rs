@@ -219,6 +219,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-11-30"
     ),
     entry!(
+        "mimo-v2-flash",
+        "XiaomiMiMo/MiMo-V2-Flash",
+        "256 experts, 8 active; five 128-token sliding-window layers with twice the K/V heads and sinks to each full layer; value heads narrower than Q/K",
+        "2026-11-30"
+    ),
+    entry!(
         "apertus-8b",
         "swiss-ai/Apertus-8B-2509",
         "xIELU, an activation with learned parameters, in a plain MLP; per-head QK-norm",

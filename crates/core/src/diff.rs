@@ -81,6 +81,23 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             a.v_head_dim.to_string(),
         );
     }
+    if a.v_scale != 1.0 {
+        f("attention.v_scale", "value scale", Setting, num(a.v_scale));
+    }
+    if let Some(sa) = &s.sliding_attn {
+        f(
+            "attention.sliding_kv_heads",
+            "K/V heads (sliding layers)",
+            Size,
+            sa.kv_heads.to_string(),
+        );
+        f(
+            "attention.sliding_sinks",
+            "attention sinks (sliding layers)",
+            Mechanism,
+            yes(sa.sinks),
+        );
+    }
     if let Some(m) = &a.mla {
         f(
             "mla.kv_lora_rank",

@@ -136,6 +136,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.attn_sinks.weight".into(),
             )
         }
+        (Layout::MiMo, Sinks) => {
+            return (
+                "model.layers.{b}.self_attn.attention_sink_bias".into(),
+                "blk.{b}.attn_sinks.weight".into(),
+            )
+        }
         (_, Sinks) => {
             return (
                 "model.layers.{b}.self_attn.sinks".into(),
@@ -209,6 +215,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         Layout::Llama
         | Layout::Phi3
         | Layout::DeepSeek
+        | Layout::MiMo
         | Layout::Ernie45Moe
         | Layout::ExaoneMoe => llama(role),
         Layout::HyV3 => match role {

@@ -20,6 +20,10 @@ pub struct Spec {
     pub context: u64,
     pub embedding: Embedding,
     pub attn: Attention,
+    /// The attention of the sliding-window layers where it differs from `attn` (MiMo-V2-Flash:
+    /// twice the K/V heads, and sinks); `attn` then holds for the other layers. Read through
+    /// `attn_at` or `attn_for`.
+    pub sliding_attn: Option<Attention>,
     /// The dense FFN (every layer for dense models; the dense layers of a MoE model).
     pub mlp: Mlp,
     pub moe: Option<Moe>,
@@ -121,8 +125,11 @@ pub struct Attention {
     pub heads: u64,
     pub kv_heads: u64,
     pub head_dim: u64,
-    /// Head dim of V when it differs from Q/K (MLA).
+    /// Head dim of V when it differs from Q/K (MLA, MiMo-V2-Flash).
     pub v_head_dim: u64,
+    /// The values are multiplied by this once projected (MiMo-V2-Flash's
+    /// `attention_value_scale`); 1 otherwise.
+    pub v_scale: f64,
     pub qkv_bias: bool,
     pub o_bias: bool,
     pub qk_norm: QkNorm,
@@ -818,6 +825,9 @@ pub enum Layout {
     Opt,
     /// Llama names plus MLA projections, `mlp.shared_experts` and `gate.e_score_correction_bias` (DeepSeek V2/V3, GLM-4.5).
     DeepSeek,
+    /// DeepSeek's names without MLA, the sinks as `self_attn.attention_sink_bias`
+    /// (MiMo-V2-Flash's checkpoints).
+    MiMo,
     /// Llama names plus `self_attn.sinks`, `mlp.router` and stacked `mlp.experts.gate_up_proj` (gpt-oss).
     GptOss,
     /// `feed_forward.router`, stacked `feed_forward.experts.gate_up_proj`, `feed_forward.shared_expert` (Llama 4).
@@ -977,6 +987,18 @@ impl Spec {
                 .map(|k| (k.describe(), self.layers_where(|l| l.attn == *k)))
                 .collect(),
         );
+        if self.sliding_attn.is_some() {
+            describe(
+                "K/V heads",
+                self.attn_variants()
+                    .into_iter()
+                    .map(|(a, set)| {
+                        let sinks = if a.sinks { " with sinks" } else { "" };
+                        (format!("{}{sinks}", a.kv_heads), set)
+                    })
+                    .collect(),
+            );
+        }
         describe(
             "RoPE",
             vec![
@@ -1010,8 +1032,39 @@ impl Spec {
         out
     }
 
-    /// The query heads that share one K/V head.
+    /// The query heads that share one K/V head (in the layers of `attn`).
     pub fn group_size(&self) -> u64 {
         self.attn.heads / self.attn.kv_heads
+    }
+
+    /// The attention of layers of this span.
+    pub fn attn_for(&self, span: AttnSpan) -> &Attention {
+        match (span, &self.sliding_attn) {
+            (AttnSpan::Sliding(_), Some(a)) => a,
+            _ => &self.attn,
+        }
+    }
+
+    /// The attention of layer `b`.
+    pub fn attn_at(&self, b: usize) -> &Attention {
+        self.attn_for(self.plan[b].attn)
+    }
+
+    /// Each distinct attention with the layers that use it: one entry unless the sliding
+    /// layers have their own (`sliding_attn`).
+    pub fn attn_variants(&self) -> Vec<(&Attention, LayerSet)> {
+        match &self.sliding_attn {
+            None => vec![(&self.attn, LayerSet::all(self.layers))],
+            Some(s) => {
+                let sliding = |l: &LayerPlan| matches!(l.attn, AttnSpan::Sliding(_));
+                vec![
+                    (&self.attn, self.layers_where(|l| !sliding(l))),
+                    (s, self.layers_where(sliding)),
+                ]
+                .into_iter()
+                .filter(|(_, set)| !set.is_empty())
+                .collect()
+            }
+        }
     }
 }

@@ -360,3 +360,28 @@ fn renamed_keys_are_read_and_named_as_written() {
     let e = load(json!({"model_type": "ministral"})).unwrap_err();
     assert_eq!(e.field, "head_dim", "{e}");
 }
+
+/// MiMo-V2-Flash's published config restates the model in its first code's names, which
+/// transformers ignores: each must agree with what transformers builds, or the config is refused.
+#[test]
+fn restating_keys_that_disagree_are_refused() {
+    let mimo: Value =
+        serde_json::from_str(anatomy_core::catalog::get("mimo-v2-flash").unwrap().json).unwrap();
+    assert!(families::load_json("cfg.json", &mimo.to_string(), "t", false).is_ok());
+    let mut pattern = mimo["hybrid_layer_pattern"].clone();
+    pattern[3] = json!(0);
+    for (key, value, says) in [
+        ("swa_num_key_value_heads", json!(16), "builds 8"),
+        ("swa_rope_theta", json!(20000), "builds 10000"),
+        ("hybrid_layer_pattern", pattern, "builds [0, 1, 1, 1, 1, 0"),
+        ("add_full_attention_sink_bias", json!(true), "builds false"),
+        ("scoring_func", json!("softmax"), "builds \"sigmoid\""),
+    ] {
+        let mut v = mimo.clone();
+        v[key] = value;
+        let e = err_of(&v);
+        assert_eq!(e.field, key);
+        assert!(e.message.contains("transformers ignores this key"), "{e}");
+        assert!(e.message.contains(says), "{key}: {e}");
+    }
+}

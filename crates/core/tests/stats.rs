@@ -144,3 +144,32 @@ fn mqa_caches_one_head() {
         16 * 2 * 64
     );
 }
+
+/// MiMo-V2-Flash's sliding-window layers cache twice the K/V heads of its full layers, for at
+/// most their window; each layer's cache is sized by its own attention.
+#[test]
+fn kv_cache_follows_each_layers_attention() {
+    let spec = source::load("mimo-v2-flash", false).unwrap().spec;
+    let sliding = spec
+        .sliding_attn
+        .as_ref()
+        .expect("its sliding layers have their own attention");
+    assert_eq!((spec.attn.kv_heads, sliding.kv_heads), (4, 8));
+    let per_token: u64 = (0..spec.layers as usize)
+        .map(|b| {
+            let a = spec.attn_at(b);
+            a.kv_heads * (a.head_dim + a.v_head_dim)
+        })
+        .sum();
+    for context in [64u64, 4096] {
+        let s = stats_of("mimo-v2-flash", Some(context));
+        assert_eq!(s.kv_cache.values_per_token, per_token);
+        let at: u64 = (0..spec.layers as usize)
+            .map(|b| {
+                let a = spec.attn_at(b);
+                a.kv_heads * (a.head_dim + a.v_head_dim) * spec.plan[b].attn.cached_tokens(context)
+            })
+            .sum();
+        assert_eq!(s.kv_cache.values_at_context, at, "at {context}");
+    }
+}

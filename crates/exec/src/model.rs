@@ -73,8 +73,13 @@ impl Summary {
 
 /// Where the heads of capture `point` are: (axis, count). Projections are [T, heads · d]; the
 /// rotated, scored and weighted tensors [heads, T, …].
-fn head_axis(spec: &Spec, point: &str, dims: &[usize]) -> Option<(usize, usize)> {
-    let a = &spec.attn;
+fn head_axis(
+    spec: &Spec,
+    layer: Option<usize>,
+    point: &str,
+    dims: &[usize],
+) -> Option<(usize, usize)> {
+    let a = layer.map_or(&spec.attn, |b| spec.attn_at(b));
     let (q, kv) = (a.heads as usize, a.kv_heads as usize);
     match (point, dims.len()) {
         (
@@ -265,7 +270,7 @@ impl Model {
             .iter()
             .filter(|x| !x.is_finite() && (point != "scores" || **x != f32::NEG_INFINITY))
             .count();
-        let heads = match head_axis(&self.spec, point, t.dims()) {
+        let heads = match head_axis(&self.spec, layer, point, t.dims()) {
             Some((axis, n)) => split(&v, t.dims(), axis, n)
                 .iter()
                 .map(|h| Summary::of(h))
@@ -532,16 +537,17 @@ impl Model {
     }
 
     fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
-        if self.spec.attn.mla.is_some() {
+        if self.spec.attn_at(b).mla.is_some() {
             return self.mla(x, b, cache);
         }
         let spec = &self.spec;
-        let a = &spec.attn;
-        let (t, h, kv, hd) = (
+        let a = spec.attn_at(b);
+        let (t, h, kv, hd, vd) = (
             x.dim(0)?,
             a.heads as usize,
             a.kv_heads as usize,
             a.head_dim as usize,
+            a.v_head_dim as usize,
         );
         let (mut q, mut k, v) = match a.qkv {
             Qkv::Separate => (
@@ -597,12 +603,15 @@ impl Model {
             Some(c) => (q.clamp(-c, c)?, k.clamp(-c, c)?, v.clamp(-c, c)?),
             None => (q, k, v),
         };
-        let heads = |t_: Tensor, n: usize| -> R<Tensor> {
-            t_.reshape((t, n, hd))?.transpose(0, 1)?.contiguous()
+        let heads = |t_: Tensor, n: usize, d: usize| -> R<Tensor> {
+            t_.reshape((t, n, d))?.transpose(0, 1)?.contiguous()
         };
-        let mut q = heads(q, h)?;
-        let mut k = heads(k, kv)?;
-        let v = heads(v, kv)?;
+        let mut q = heads(q, h, hd)?;
+        let mut k = heads(k, kv, hd)?;
+        let mut v = heads(v, kv, vd)?;
+        if a.v_scale != 1.0 {
+            v = v.affine(a.v_scale, 0.0)?;
+        }
         if a.qk_norm == QkNorm::PerHead {
             q = self.norm(&q, Role::QNorm, Some(b))?;
             k = self.norm(&k, Role::KNorm, Some(b))?;
@@ -665,7 +674,7 @@ impl Model {
         selected: Option<&[bool]>,
         gate: Option<&Tensor>,
     ) -> Res<Tensor> {
-        let a = &self.spec.attn;
+        let a = self.spec.attn_at(b);
         let (h, t, _) = q.dims3()?;
         let (k, v) = match (&cache.k[b], &cache.v[b]) {
             (Some(pk), Some(pv)) => (Tensor::cat(&[pk, &k], 1)?, Tensor::cat(&[pv, &v], 1)?),
@@ -772,7 +781,7 @@ impl Model {
     /// every head expands; one rotary key shared by all heads.
     fn mla(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let spec = &self.spec;
-        let a = &spec.attn;
+        let a = spec.attn_at(b);
         let m = a.mla.as_ref().expect("MLA");
         let t = x.dim(0)?;
         let (h, nope, rd, vd, kvl) = (
@@ -850,7 +859,7 @@ impl Model {
         let Position::Rope(r) = &self.spec.position else {
             unreachable!("MLA has RoPE")
         };
-        let m = self.spec.attn.mla.as_ref().expect("MLA");
+        let m = self.spec.attn_at(b).mla.as_ref().expect("MLA");
         let (t, ih, id) = (x.dim(0)?, ix.heads as usize, ix.head_dim as usize);
         let rd = m.qk_rope_head_dim as usize;
         let (cos, sin) = rope::tables_for(

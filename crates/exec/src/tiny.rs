@@ -16,25 +16,11 @@ use std::collections::HashMap;
 pub fn shrink(spec: &Spec) -> Spec {
     let mut s = spec.clone();
     s.name = format!("{} (tiny)", spec.name);
-    // The same kind of attention (and so the same graph): MHA 4/4, GQA 4 queries on 2 K/V heads,
-    // MQA 4 on 1, MLA 4.
-    let (heads, kv) = match spec.attn.kind {
-        anatomy_core::spec::AttnKind::Gqa => (4, 2),
-        anatomy_core::spec::AttnKind::Mqa => (4, 1),
-        _ => (4, 4),
-    };
-    s.attn.heads = heads;
-    s.attn.kv_heads = kv;
-    s.attn.head_dim = 16;
-    s.attn.v_head_dim = 16;
-    s.attn.scale_dim = 16.0;
-    if let Some(m) = &mut s.attn.mla {
-        m.kv_lora_rank = 32;
-        m.q_lora_rank = m.q_lora_rank.map(|_| 48);
-        m.qk_nope_head_dim = 8;
-        m.qk_rope_head_dim = 8;
-        s.attn.head_dim = 16;
-        s.attn.scale_dim = 16.0;
+    shrink_attn(&mut s.attn, None);
+    if let (Some(sa), Some(orig)) = (&mut s.sliding_attn, &spec.sliding_attn) {
+        // As many times the full layers' K/V heads as the model has, within the 4 query heads.
+        let ratio = (orig.kv_heads / spec.attn.kv_heads.max(1)).max(1);
+        shrink_attn(sa, Some((s.attn.kv_heads * ratio).min(4)));
     }
     s.hidden = 64;
     s.vocab = spec.vocab.min(256);
@@ -68,6 +54,37 @@ pub fn shrink(spec: &Spec) -> Spec {
     s.mtp_layers = 0;
     s.hf_prefix = String::new();
     s
+}
+
+/// One attention made small: 4 query heads of 16, and the same kind of attention (so the same
+/// graph): MHA 4/4, GQA 4 queries on 2 K/V heads, MQA 4 on 1, MLA 4; `kv` K/V heads where
+/// given. V's heads are 8 wide where the model's differ from Q's.
+fn shrink_attn(a: &mut anatomy_core::spec::Attention, kv: Option<u64>) {
+    use anatomy_core::spec::AttnKind;
+    let (heads, default_kv) = match a.kind {
+        AttnKind::Gqa => (4, 2),
+        AttnKind::Mqa => (4, 1),
+        _ => (4, 4),
+    };
+    let narrow_v = a.mla.is_none() && a.v_head_dim != a.head_dim;
+    a.heads = heads;
+    a.kv_heads = kv.unwrap_or(default_kv);
+    if a.mla.is_none() {
+        a.kind = match a.kv_heads {
+            k if k == heads => AttnKind::Mha,
+            1 => AttnKind::Mqa,
+            _ => AttnKind::Gqa,
+        };
+    }
+    a.head_dim = 16;
+    a.v_head_dim = if narrow_v { 8 } else { 16 };
+    a.scale_dim = 16.0;
+    if let Some(m) = &mut a.mla {
+        m.kv_lora_rank = 32;
+        m.q_lora_rank = m.q_lora_rank.map(|_| 48);
+        m.qk_nope_head_dim = 8;
+        m.qk_rope_head_dim = 8;
+    }
 }
 
 /// Seeded random weights for every tensor of `g`: matrices normal with standard deviation

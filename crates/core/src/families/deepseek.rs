@@ -731,6 +731,7 @@ fn latent(
         kv_heads: h,
         head_dim: qk,
         v_head_dim: vd,
+        v_scale: 1.0,
         qkv_bias: false,
         o_bias: bias,
         qk_norm: QkNorm::None,

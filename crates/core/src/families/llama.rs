@@ -72,6 +72,8 @@ pub enum Unlisted {
     FullEveryKey(&'static str, u64),
     /// Layer i is full when i is a multiple of n, so the first is full (CWM: 4).
     FullFirstOfEvery(u64),
+    /// The first layer and every n-th (i + 1 a multiple of n) are full (MiMo-V2-Flash: 6).
+    FullFirstAndEvery(u64),
     /// The first two layers, every fourth from layer 1 and the last are full (Flint).
     FullFirstTwoEveryFourthLast,
     /// The first `first_k_dense_replace` (default 0) layers full every
@@ -361,6 +363,26 @@ pub struct LlamaLike {
     pub multipliers: Option<Mup>,
     /// A learned per-head sink logit joins each softmax (GraniteSWA, as gpt-oss).
     pub sinks: bool,
+    /// The sliding-window layers' attention differs (MiMo-V2-Flash).
+    pub sliding_own: Option<SlidingOwn>,
+    /// The key of V's head width and its default, where V's heads are narrower than Q's and
+    /// K's (MiMo-V2-Flash's `v_head_dim`: 128); otherwise V's heads are `head_dim` wide.
+    pub v_head_dim_key: Option<(&'static str, u64)>,
+    /// The key of a factor on the values and its default, null for none (MiMo-V2-Flash's
+    /// `attention_value_scale`).
+    pub v_scale_key: Option<(&'static str, f64)>,
+    /// A key giving the window less the query's own position; where present it wins over
+    /// `sliding_window`, which is it + 1 (MiMo-V2-Flash's `sliding_window_size`).
+    pub window_less_one_key: Option<&'static str>,
+}
+
+/// How the sliding-window layers' attention differs from the full layers'.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SlidingOwn {
+    /// Their K/V heads are the config's this many times.
+    pub kv_mult: u64,
+    /// A learned per-head sink logit joins their softmax (and only theirs).
+    pub sinks: bool,
 }
 
 impl LlamaLike {
@@ -425,6 +447,10 @@ impl LlamaLike {
             multipliers: None,
             sinks: false,
             logit_scale: None,
+            sliding_own: None,
+            v_head_dim_key: None,
+            v_scale_key: None,
+            window_less_one_key: None,
         }
     }
 }
@@ -553,7 +579,19 @@ pub fn load(
         Some(t) => t.iter().map(|t| *t != 0.0).collect(),
         None => rope_layers(cfg, f.no_rope, layers)?,
     };
-    let spans = spans(cfg, f.windows, layers, &no_rope)?;
+    let mut spans = spans(cfg, f.windows, layers, &no_rope)?;
+    if let Some(w) = f
+        .window_less_one_key
+        .map(|k| cfg.opt_size(k))
+        .transpose()?
+        .flatten()
+    {
+        for s in spans.iter_mut() {
+            if let AttnSpan::Sliding(_) = s {
+                *s = AttnSpan::Sliding(w.saturating_add(1));
+            }
+        }
+    }
     if matches!(
         f.no_rope,
         NoRope::FullLayers | NoRope::FullLayersDenseRotate
@@ -721,6 +759,40 @@ pub fn load(
     if let Some((beta, length)) = f.llama4_scaling {
         attn.query_scale = Some(llama4_scaling(cfg, beta, length)?);
     }
+    if let Some((key, default)) = f.v_head_dim_key {
+        attn.v_head_dim = cfg.size(key, Some(default))?;
+    }
+    if let Some((key, default)) = f.v_scale_key {
+        attn.v_scale = match cfg.opt_float(key) {
+            // Null: none, as the class reads it.
+            Ok(None) if cfg.present(key) => 1.0,
+            Ok(None) => default,
+            Ok(Some(v)) if v.is_finite() && v != 0.0 => v,
+            Ok(Some(v)) => {
+                return Err(cfg.err(key, format!("is {v}; it must be a finite, non-zero number")))
+            }
+            Err(e) => return Err(e),
+        };
+    }
+    let sliding_attn = match f.sliding_own {
+        Some(own) if spans.iter().any(|s| matches!(s, AttnSpan::Sliding(_))) => {
+            let kv = kv_heads
+                .checked_mul(own.kv_mult)
+                .filter(|kv| *kv <= heads && heads % kv == 0);
+            let Some(kv) = kv else {
+                return Err(cfg.err(
+                    "num_key_value_heads",
+                    format!("is {kv_heads}; the sliding-window layers have {} times as many K/V heads, which must divide the {heads} query heads", own.kv_mult),
+                ));
+            };
+            let mut s = attn.clone();
+            s.kind = super::attn_kind(heads, kv);
+            s.kv_heads = kv;
+            s.sinks = own.sinks || attn.sinks;
+            Some(s)
+        }
+        _ => None,
+    };
     if let Some(c) = f.attn_config.map(|key| cfg.sub(key)).transpose()?.flatten() {
         attn.clip_qkv = positive(&c, "clip_qkv")?;
         // A given scale replaces 1/√head_dim.
@@ -813,6 +885,7 @@ pub fn load(
             norm: f.embed_norm,
         },
         attn,
+        sliding_attn,
         mlp: Mlp {
             intermediate,
             act: super::act_renamed(cfg, "hidden_act", d.act, f.act_renames)?,
@@ -892,6 +965,7 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
                             Unlisted::Sliding => true,
                             Unlisted::FullEvery(n) => (i + 1) % n != 0,
                             Unlisted::FullFirstOfEvery(n) => i % n != 0,
+                            Unlisted::FullFirstAndEvery(n) => i != 0 && (i + 1) % n != 0,
                             Unlisted::FullFirstTwoEveryFourthLast => {
                                 !(i < 2 || i % 4 == 1 || i + 1 == layers)
                             }

@@ -5,6 +5,7 @@
 //! format, per-layer attention plans, and the checks every Spec must pass.
 
 mod deepseek;
+mod echo;
 mod falcon;
 mod gemma;
 mod gpt2;
@@ -127,6 +128,7 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
             .collect();
     }
     check(&cfg, &spec)?;
+    echo::check(&cfg, text_row.echoes, &spec)?;
     spec.ignored = account(&top, row, text_row, lenient)?;
     Ok(spec)
 }
@@ -197,6 +199,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             kv_heads: 0,
             head_dim: 0,
             v_head_dim: 0,
+            v_scale: 1.0,
             qkv_bias: false,
             o_bias: false,
             qk_norm: QkNorm::None,
@@ -213,6 +216,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             differential: false,
             o_bias_last: false,
         },
+        sliding_attn: None,
         mlp: Mlp {
             intermediate: 0,
             act: crate::spec::Act::Silu,
@@ -334,6 +338,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         kv_heads: kv,
         head_dim,
         v_head_dim: head_dim,
+        v_scale: 1.0,
         qkv_bias: false,
         o_bias: false,
         qk_norm: crate::spec::QkNorm::None,
@@ -681,7 +686,7 @@ pub(crate) fn rope_by_type(
             Ok(Rope {
                 full: freqs(full),
                 sliding: Some(freqs(sliding)),
-                partial: 1.0,
+                partial: d.partial,
                 interleaved: false,
                 reversed: false,
             })

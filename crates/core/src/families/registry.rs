@@ -4,9 +4,10 @@
 //! Mechanisms (norms, attention, FFNs, routing) are code, in the Spec's enums; a family that
 //! reuses them is one row here and its fixtures.
 
+use super::echo::Echo;
 use super::llama::{
-    Bias, Defaults, Experts, LlamaLike, MoeLayers, Mup, NoRope, Routed, SharedMlp, Unlisted,
-    Windows,
+    Bias, Defaults, Experts, LlamaLike, MoeLayers, Mup, NoRope, Routed, SharedMlp, SlidingOwn,
+    Unlisted, Windows,
 };
 use super::HeadDim;
 use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4, modernbert};
@@ -51,6 +52,9 @@ pub struct Family {
     /// `tie_word_embeddings` decides tying, with this class default; `None` when the language
     /// model is a causal LM with its head (Llama 4) and the text config's flag decides.
     pub wrapper_tied: Option<bool>,
+    /// Keys the class never reads that restate the model in its first code's names: each must
+    /// agree with what transformers builds (`echo`).
+    pub echoes: &'static [(&'static str, Echo)],
 }
 
 impl Family {
@@ -2082,6 +2086,82 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // MiMo-V2-Flash (Xiaomi): five sliding-window layers (129 keys) to a full one, the sliding
+    // ones with twice the K/V heads and a sink per head; value heads narrower than Q's and K's
+    // and scaled; a third of each head rotated, by a base per layer type; the first layer dense,
+    // the rest routed as DeepSeek-V3 routes, without shared experts.
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        // The published config.json restates the model in the names of Xiaomi's own code.
+        echoes: &[
+            ("swa_num_attention_heads", Echo::SlidingHeads),
+            ("swa_num_key_value_heads", Echo::SlidingKvHeads),
+            ("swa_head_dim", Echo::SlidingHeadDim),
+            ("swa_v_head_dim", Echo::SlidingVHeadDim),
+            ("rope_theta", Echo::FullTheta),
+            ("swa_rope_theta", Echo::SlidingTheta),
+            ("partial_rotary_factor", Echo::Partial),
+            ("layernorm_epsilon", Echo::NormEps),
+            ("hybrid_layer_pattern", Echo::SlidingLayers),
+            ("moe_layer_freq", Echo::MoeLayers),
+            ("add_swa_attention_sink_bias", Echo::SlidingSinks),
+            ("add_full_attention_sink_bias", Echo::FullSinks),
+            ("n_shared_experts", Echo::OneOf(&["null", "0"])),
+            ("scoring_func", Echo::OneOf(&["\"sigmoid\""])),
+            ("topk_method", Echo::OneOf(&["\"noaux_tc\""])),
+        ],
+        ..llama(
+            "mimo_v2_flash",
+            "MiMo-V2-Flash",
+            LlamaLike {
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Never,
+                layout: Layout::MiMo,
+                windows: Windows::LayerTypes {
+                    window: Some(129),
+                    unlisted: Unlisted::FullFirstAndEvery(6),
+                },
+                window_less_one_key: Some("sliding_window_size"),
+                sliding_own: Some(SlidingOwn {
+                    kv_mult: 2,
+                    sinks: true,
+                }),
+                v_head_dim_key: Some(("v_head_dim", 128)),
+                v_scale_key: Some(("attention_value_scale", 0.707)),
+                rope_by_type: Some((5_000_000.0, 10_000.0)),
+                partial: 0.334,
+                experts: Experts::Routed(Routed {
+                    count: ("n_routed_experts", 256),
+                    top_k: 8,
+                    width: Some(("moe_intermediate_size", 2048)),
+                    renormalize: Some(true),
+                    layers: MoeLayers::Types(None, 1),
+                    scoring: Scoring::Sigmoid,
+                    correction_bias: true,
+                    groups: true,
+                    scaling: Some(("routed_scaling_factor", 1.0)),
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    152_576,
+                    4096,
+                    16384,
+                    48,
+                    64,
+                    Some(4),
+                    Some(192),
+                    131_072,
+                    1e-5,
+                    10_000.0,
+                    false,
+                ))
+            },
+            None,
+            // `attention_chunk_size`: in the published config, read by neither the config
+            // class nor the model.
+            &[TRAINING, &["output_router_logits", "attention_chunk_size"]],
+        )
+    },
     // Kolibri (Aleph Alpha): EXAONE 4's attention (per-head QK-norm, a full NoPE layer after every
     // four sliding ones) in GLM-4's sandwich-normed layers; every layer routes by sigmoid, the
     // choice made on the logits plus a correction bias, beside one shared expert.
@@ -2896,6 +2976,7 @@ const fn base(
         parts: &[],
         wrapper_tied: None,
         renames: &[],
+        echoes: &[],
     }
 }
 

@@ -95,8 +95,13 @@ impl Builder<'_> {
         }
     }
 
+    /// The spans of the layers being built, in words.
     fn window_text(&self) -> String {
-        let mut kinds: Vec<AttnSpan> = self.spec.plan.iter().map(|l| l.attn).collect();
+        let mut kinds: Vec<AttnSpan> = self
+            .layers
+            .iter()
+            .map(|b| self.spec.plan[b as usize].attn)
+            .collect();
         kinds.sort();
         kinds.dedup();
         let describe = |k: &AttnSpan| match k {
@@ -114,7 +119,9 @@ impl Builder<'_> {
                         format!(
                             "{} in layers {}",
                             describe(k),
-                            self.spec.layers_where(|l| l.attn == *k)
+                            LayerSet::from_fn(self.spec.layers, |b| {
+                                self.layers.contains(b) && self.spec.plan[b as usize].attn == *k
+                            })
                         )
                     })
                     .collect();
@@ -148,13 +155,20 @@ impl Builder<'_> {
     /// index as the frames name it: `i` (a head, or a group's K/V), `j` (MQA's query heads),
     /// `{g}*i+j` (a group's query head); `None` for MQA's single K/V head.
     fn qkv_rows(&self, role: Role, idx: Option<&str>) -> (Role, u64, Option<String>) {
-        let a = &self.spec.attn;
-        let (hd, g) = (a.head_dim, self.spec.group_size());
+        let a = &self.attn;
+        let (hd, g) = (a.head_dim, a.heads / a.kv_heads);
         let (q, kv) = (a.heads * hd, a.kv_heads * hd);
         let fused = q + 2 * kv;
         match a.qkv {
             Qkv::Separate => {
-                let stored = if role == Role::Q { q } else { kv };
+                // V's heads may be narrower than Q's and K's (MiMo-V2-Flash); the fused layouts
+                // below only ever hold heads of one width.
+                let hd = if role == Role::V { a.v_head_dim } else { hd };
+                let stored = match role {
+                    Role::Q => q,
+                    Role::V => a.kv_heads * hd,
+                    _ => kv,
+                };
                 let block = match idx {
                     Some(i) => Some(rows(0, hd, i)),
                     None if stored == hd => None,
@@ -229,15 +243,20 @@ impl Builder<'_> {
         cached: bool,
     ) -> Node {
         let spec = self.spec;
-        let hd = spec.attn.head_dim;
+        let a = &self.attn;
+        let hd = if role == Role::V {
+            a.v_head_dim
+        } else {
+            a.head_dim
+        };
+        let v_scale = a.v_scale;
         let (stored_role, stored_rows, block) = self.qkv_rows(role, idx);
         let w = format!("W{}", letter.to_lowercase());
         // The clamp follows the projection, or the whole-projection norm where Q and K have one.
-        let clip = spec
-            .attn
+        let clip = a
             .clip_qkv
-            .filter(|_| role == Role::V || spec.attn.qk_norm != QkNorm::Full);
-        let node = self.linear(Linear {
+            .filter(|_| role == Role::V || self.attn.qk_norm != QkNorm::Full);
+        let mut node = self.linear(Linear {
             role: stored_role,
             title: format!("{letter} projection"),
             w: &w,
@@ -247,12 +266,17 @@ impl Builder<'_> {
             cols: spec.hidden,
             stored_rows,
             block,
-            bias: spec.attn.qkv_bias,
+            bias: self.attn.qkv_bias,
             component: Component::Attention,
             category: Category::Attention,
             cached,
             operation: format!("Project the normalized input to this head's {hd}-dim {letter}"),
         });
+        if let (Node::Step(s), true) = (&mut node, role == Role::V && v_scale != 1.0) {
+            let c = fmt_f(v_scale);
+            s.operation += &format!(", then scale it by {c}");
+            s.equation += &format!(", times {c}");
+        }
         clipped(node, clip)
     }
 
@@ -264,7 +288,7 @@ impl Builder<'_> {
         input: &str,
         out: &str,
     ) -> Node {
-        let a = &self.spec.attn;
+        let a = self.attn.clone();
         let hd = a.head_dim;
         let heads = if which == "Q" { a.heads } else { a.kv_heads };
         let gamma = if which == "Q" { "γq" } else { "γk" };
@@ -299,7 +323,7 @@ impl Builder<'_> {
     /// Queries scaled up with position (Llama 4's attention temperature, Ministral 3), in the
     /// layers the scale applies to.
     fn query_scale(&mut self, input: &str, out: &str, qs: QueryScale) -> Node {
-        let hd = self.spec.attn.head_dim;
+        let hd = self.attn.head_dim;
         let o = self.act(out, self.seq(hd));
         let shifted = match qs.shift {
             0 => "p".to_string(),
@@ -338,7 +362,7 @@ impl Builder<'_> {
 
     /// Weightless RMS normalization of a head after RoPE, in the layers that have RoPE (Llama 4).
     fn l2_norm(&mut self, which: &str, input: &str, out: &str, cached: bool) -> Node {
-        let hd = self.spec.attn.head_dim;
+        let hd = self.attn.head_dim;
         let o = if cached {
             self.cached(out, self.seq(hd))
         } else {
@@ -363,7 +387,7 @@ impl Builder<'_> {
     }
 
     fn scores_equation(&self, k: &str, q: &str) -> String {
-        let a = &self.spec.attn;
+        let a = &self.attn;
         let mut eq = format!("S = {k} · {q} / √{}", fmt_f(a.scale_dim));
         if a.scale_dim == 1.0 && a.scale_mult == 1.0 {
             eq = format!("S = {k} · {q}, unscaled");
@@ -389,7 +413,7 @@ impl Builder<'_> {
 
     /// Causal softmax (with the head's sink logit where the Spec has sinks) and the weighted sum of values.
     fn softmax_and_values(&mut self, head: Option<&str>, v: usize, head_name: &str) -> Vec<Node> {
-        let a = self.spec.attn.clone();
+        let a = self.attn.clone();
         let mut nodes = Vec::new();
         let att = self.act("A", [Dim::Seq, Dim::Seq]);
         let window = self.window_text();
@@ -442,7 +466,7 @@ impl Builder<'_> {
     /// Differential attention's combination: the first half of the heads minus λ times the
     /// second half, each pair of head_dim halves RMS-normed and scaled by 1 − λ_init.
     fn differential(&mut self, width: u64) -> Vec<Node> {
-        let a = self.spec.attn.clone();
+        let a = self.attn.clone();
         let (hd, pairs) = (a.head_dim, a.heads / 2);
         let mut inputs = vec![];
         for (role, name) in [
@@ -481,7 +505,7 @@ impl Builder<'_> {
     /// Concatenate the heads and project back to the hidden size.
     fn attention_output(&mut self, label: String, x_in: &str) -> Vec<Node> {
         let spec = self.spec;
-        let a = spec.attn.clone();
+        let a = self.attn.clone();
         let width = a.heads * a.v_head_dim;
         let (label, concat_width) = if a.differential {
             let w = 2 * width;
@@ -605,10 +629,9 @@ impl Builder<'_> {
     /// Grouped-query attention: MHA and MQA are its cases with one query head per K/V head, or
     /// one K/V head for all.
     pub(super) fn attention(&mut self, x_in: &str) -> Vec<Node> {
-        let spec = self.spec;
-        let a = spec.attn.clone();
+        let a = self.attn.clone();
         let hd = a.head_dim;
-        let g = spec.group_size();
+        let g = a.heads / a.kv_heads;
         let rope = self.has_rope();
         let (kv_idx, q_idx, head_name, q_head) = match a.kind {
             AttnKind::Mha => (
@@ -756,7 +779,7 @@ impl Builder<'_> {
     /// cache holds the KV latent and one shared rotary key per token.
     pub(super) fn mla(&mut self, x_in: &str) -> Vec<Node> {
         let spec = self.spec;
-        let a = spec.attn.clone();
+        let a = self.attn.clone();
         let m = a.mla.clone().expect("MLA spec");
         let (d, h) = (spec.hidden, a.heads);
         let (nope, rope_d, vd, kvl) = (

@@ -16,6 +16,7 @@ pub fn build(spec: &Spec) -> Result<Graph> {
         tensors: Vec::new(),
         steps: 0,
         layers: LayerSet::all(spec.layers),
+        attn: spec.attn.clone(),
         experts: None,
     };
     let embedding = b.embedding();
@@ -79,6 +80,8 @@ pub(super) struct Builder<'s> {
     steps: usize,
     /// Layers the tensors being built belong to (a variant's layers inside a gated scope).
     pub(super) layers: LayerSet,
+    /// The attention being built: the Spec's, or one variant's (`Spec::attn_variants`).
+    pub(super) attn: crate::spec::Attention,
     /// Set while building routed experts: their count, for expert templates.
     pub(super) experts: Option<u64>,
 }
@@ -135,7 +138,13 @@ impl<'s> Builder<'s> {
     ) -> usize {
         let (hf, gguf) = names(self.spec.layout, role, bias);
         let hf = format!("{}{hf}", self.spec.hf_prefix);
-        if let Some(i) = self.params.iter().position(|p| p.hf == hf) {
+        // A name's stored shape can differ between layer variants (K in MiMo-V2-Flash's full and
+        // sliding layers): those are tensors of their own.
+        if let Some(i) = self
+            .params
+            .iter()
+            .position(|p| p.hf == hf && p.shape == shape)
+        {
             // The same tensor read by another layer variant (a post-FFN norm after both the dense
             // and the MoE FFN) exists in the layers of both.
             if let (true, Some(layers)) = (per_layer, &self.params[i].layers) {
@@ -538,10 +547,31 @@ impl<'s> Builder<'s> {
             children.push(self.norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None));
             "Xᵦ′"
         };
-        if spec.attn.mla.is_some() {
-            children.extend(self.mla(attn_in));
+        let variants = spec.attn_variants();
+        if variants.len() == 1 {
+            children.extend(self.attention_any(attn_in));
         } else {
-            children.extend(self.attention(attn_in));
+            // Each variant's attention in a frame of its layers, as the dense and MoE FFNs.
+            for (a, set) in variants {
+                self.attn = a.clone();
+                self.layers = set.clone();
+                let nodes = self.attention_any(attn_in);
+                let what = match spec.plan[set.first().unwrap_or(0) as usize].attn {
+                    crate::spec::AttnSpan::Sliding(_) => "Sliding-window attention",
+                    _ => "Full attention",
+                };
+                let mut scope = self.scope(
+                    ScopeKind::Attention,
+                    &format!("{what} (layers {set})"),
+                    "Attention end",
+                    1,
+                    nodes,
+                );
+                scope.layers = Some(set);
+                children.push(Node::Scope(scope));
+            }
+            self.attn = spec.attn.clone();
+            self.layers = self.all_layers();
         }
         let y = if !place.after() {
             "Y"
@@ -712,6 +742,15 @@ impl<'s> Builder<'s> {
             }
         }
         node
+    }
+
+    /// The attention in `self.attn`: latent (MLA) or grouped-query.
+    fn attention_any(&mut self, x_in: &str) -> Vec<Node> {
+        if self.attn.mla.is_some() {
+            self.mla(x_in)
+        } else {
+            self.attention(x_in)
+        }
     }
 
     pub(super) fn has_rope(&self) -> bool {

@@ -220,6 +220,9 @@ pub enum ScopeKind {
     Aux,
     Embedding,
     Block,
+    /// The attention of one variant's layers, where the layers' attentions differ
+    /// (`Spec::sliding_attn`).
+    Attention,
     Group,
     Head,
     Mlp,

@@ -57,6 +57,7 @@ fn scope_kind(k: ScopeKind) -> &'static str {
         ScopeKind::Aux => "aux",
         ScopeKind::Embedding => "embedding",
         ScopeKind::Block => "block",
+        ScopeKind::Attention => "attention",
         ScopeKind::Group => "group",
         ScopeKind::Head => "head",
         ScopeKind::Mlp => "mlp",
@@ -372,6 +373,13 @@ pub fn markdown(g: &Graph, origin: &Origin) -> Result<String> {
     );
     if let Some(q) = get("attention.qk_norm").filter(|q| q != "none") {
         attention += &format!(", QK-norm {q}");
+    }
+    if let Some(s) = &spec.sliding_attn {
+        attention += &format!(
+            "; sliding-window layers: {} K/V heads{}",
+            s.kv_heads,
+            if s.sinks { ", sinks" } else { "" }
+        );
     }
     out += &format!("| attention | {} |\n", cell(&attention));
     out += &format!(

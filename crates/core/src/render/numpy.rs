@@ -164,6 +164,16 @@ pub fn module(g: &Graph, script: &str) -> String {
         _ => json!(null),
     };
     config["embed_mult"] = json!(spec.embedding.multiplier);
+    config["v_head_dim"] = json!(a.v_head_dim);
+    config["v_scale"] = json!(a.v_scale);
+    // What differs in the sliding layers' attention, where it differs.
+    config["sliding_attn"] = match &spec.sliding_attn {
+        Some(s) => json!({
+            "heads": s.heads, "kv_heads": s.kv_heads, "head_dim": s.head_dim, "v_head_dim": s.v_head_dim,
+            "sinks": s.sinks, "v_scale": s.v_scale, "scale": s.scale_mult / s.scale_dim.sqrt(),
+        }),
+        None => json!(null),
+    };
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = json!(a.out_gate);
     config["differential"] = json!(a.differential);
@@ -244,6 +254,18 @@ fn prune(spec: &Spec, body: &str) -> String {
             ));
         }
         Some(Some(_)) => {}
+    }
+    if spec.sliding_attn.is_none() {
+        lines.push((
+            "    if span[0] == \"sliding\" and C[\"sliding_attn\"]:\n        C = {**C, **C[\"sliding_attn\"]}  # the sliding-window layers' own attention (heads, sinks)\n",
+            "",
+        ));
+    }
+    if spec.attn_variants().iter().all(|(a, _)| a.v_scale == 1.0) {
+        lines.push((
+            "    if C[\"v_scale\"] != 1:\n        v = v * np.float32(C[\"v_scale\"])  # v: [KV, T, DV], scaled\n",
+            "",
+        ));
     }
     if spec.attn.query_scale.is_none() {
         lines.push((
@@ -540,7 +562,10 @@ def attention(x, W, b, span, use_rope):
     C = CONFIG
     if C["mla"]:
         return mla_attention(x, W, b, span)
+    if span[0] == "sliding" and C["sliding_attn"]:
+        C = {**C, **C["sliding_attn"]}  # the sliding-window layers' own attention (heads, sinks)
     T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]  # tokens, query heads, K/V heads, d_head
+    DV = C["v_head_dim"]  # d of a value head
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
     nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None  # a LayerNorm's bias
     if C["qkv"] == "stacked":
@@ -564,7 +589,9 @@ def attention(x, W, b, span, use_rope):
         q, k, v = np.clip(q, -c, c), np.clip(k, -c, c), np.clip(v, -c, c)  # every entry within [-c, c]
     q = q.reshape(T, H, D).transpose(1, 0, 2)  # q: [H, T, D]
     k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]
-    v = v.reshape(T, KV, D).transpose(1, 0, 2)  # v: [KV, T, D]
+    v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]
+    if C["v_scale"] != 1:
+        v = v * np.float32(C["v_scale"])  # v: [KV, T, DV], scaled
     if C["qk_norm"] == "per_head":
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head
     if use_rope and C["rope"]:
@@ -602,7 +629,7 @@ def attention(x, W, b, span, use_rope):
         lam = np.float32(math.exp(dot("lambda_q1", "lambda_k1")) - math.exp(dot("lambda_q2", "lambda_k2")) + init)
         d = out[:, : H // 2] - lam * out[:, H // 2 :]  # d: [T, H/2, 2D], the second half of the heads subtracted
         out = np.float32(1 - init) * d / np.sqrt((d * d).mean(-1, keepdims=True) + C["eps"])  # each pair RMS-normed, no weight
-    out = out.reshape(T, H * D)  # [T, H D]
+    out = out.reshape(T, -1)  # [T, H DV]
     if C["out_gate"]:
         out = out / (1 + np.exp(-linear(x, w(W, "attn_gate", b))))  # [T, H D], each feature gated by a sigmoid of the input
     if C["attn_sub_norm"]:

@@ -248,6 +248,26 @@ fn attention_text(g: &Graph) -> Text {
     if a.sinks {
         sub.push("Each head has a learned sink logit that joins the softmax and is then dropped, so a head can attend to nothing.".into());
     }
+    if a.v_head_dim != a.head_dim && a.mla.is_none() {
+        sub.push(format!("Value heads are {} wide, narrower than the {}-dim query and key heads: scores need the wider dot product, the cache and the output projection only the narrower values.", a.v_head_dim, a.head_dim));
+    }
+    if a.v_scale != 1.0 {
+        sub.push(format!(
+            "The values are scaled by {} as they are projected.",
+            crate::fmt::float(a.v_scale)
+        ));
+    }
+    if let Some(s) = &spec.sliding_attn {
+        let layers = spec.layers_where(|l| matches!(l.attn, AttnSpan::Sliding(_)));
+        let mut own = vec![format!(
+            "{} K/V heads for {} query heads",
+            s.kv_heads, s.heads
+        )];
+        if s.sinks && !a.sinks {
+            own.push("a learned sink logit per head that joins the softmax and is then dropped, so a head can attend to nothing".into());
+        }
+        sub.push(format!("The sliding-window layers ({layers}) have an attention of their own: {}. Their cache stays small whatever the context, so they can afford more K/V heads.", own.join("; ")));
+    }
     if spec.skip_first_attn_norm {
         sub.push("Layer 0 has no norm before its attention: it reads the embeddings, already normed, as they are.".into());
     }
@@ -448,7 +468,7 @@ pub fn character(spec: &Spec) -> String {
     if spec.norm.place == NormPlace::Post {
         extras.push("post-sublayer norms".into());
     }
-    if spec.attn.sinks {
+    if spec.attn_variants().iter().any(|(a, _)| a.sinks) {
         extras.push("attention sinks".into());
     }
     if spec.attn.softcap.is_some() || spec.final_softcap.is_some() {
@@ -499,6 +519,18 @@ pub fn highlights(spec: &Spec, total: u64, active: u64) -> Vec<String> {
         (_, AttnKind::Mqa) => format!("MQA: {} query heads share one KV head", a.heads),
         _ => format!("MHA: {} heads", a.heads),
     });
+    if let Some(s) = &spec.sliding_attn {
+        out.push(format!(
+            "sliding-window layers: {} query heads share {} KV heads{}",
+            s.heads,
+            s.kv_heads,
+            if s.sinks && !a.sinks {
+                ", with sinks"
+            } else {
+                ""
+            }
+        ));
+    }
     out.push(format!(
         "{} to {} context",
         rope_words(spec),

@@ -518,12 +518,34 @@ fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> String {
     s
 }
 
+/// The attention module, or where the sliding-window layers have their own (`sliding_attn`), a
+/// class for each.
 fn attention(spec: &Spec, n: &Names) -> String {
+    match &spec.sliding_attn {
+        None => attention_class(spec, n, "Attention"),
+        Some(s) => {
+            let mut sliding = spec.clone();
+            sliding.attn = s.clone();
+            sliding.sliding_attn = None;
+            [
+                attention_class(spec, n, "Attention"),
+                attention_class(&sliding, n, "SlidingAttention"),
+            ]
+            .join("\n\n\n")
+        }
+    }
+}
+
+/// One attention class, `class`, of `spec.attn`.
+fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
     if spec.attn.mla.is_some() {
         return mla(spec, n);
     }
     let a = &spec.attn;
     let (d, h, kv, hd) = (spec.hidden, a.heads, a.kv_heads, a.head_dim);
+    // A value head's width: narrower than Q's and K's in MiMo-V2-Flash (three separate
+    // projections there; the fused layouts hold heads of one width).
+    let vhd = a.v_head_dim;
     let mut init = String::new();
     let mut fwd = String::from("        B, T, _ = x.shape\n");
     match a.qkv {
@@ -533,7 +555,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
                 "        self.{q} = {}\n        self.{k} = {}\n        self.{v} = {}\n",
                 linear(spec, &d.to_string(), &format!("{h} * {hd}"), a.qkv_bias),
                 linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias),
-                linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias),
+                linear(spec, &d.to_string(), &format!("{kv} * {vhd}"), a.qkv_bias),
             );
             fwd += &format!("        q, k, v = self.{q}(x), self.{k}(x), self.{v}(x)\n");
         }
@@ -572,7 +594,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
     let o = n.inside(Role::O);
     init += &format!(
         "        self.{o} = {}\n",
-        linear(spec, &format!("{h} * {hd}"), &d.to_string(), a.o_bias)
+        linear(spec, &format!("{h} * {vhd}"), &d.to_string(), a.o_bias)
     );
     let (qn, kn) = (n.inside(Role::QNorm), n.inside(Role::KNorm));
     match a.qk_norm {
@@ -597,8 +619,11 @@ fn attention(spec: &Spec, n: &Names) -> String {
         );
     }
     fwd += &format!(
-        "        q = q.view(B, T, {h}, {hd}).transpose(1, 2)  # [B, {h}, T, {hd}]\n        k = k.view(B, T, {kv}, {hd}).transpose(1, 2)  # [B, {kv}, T, {hd}]\n        v = v.view(B, T, {kv}, {hd}).transpose(1, 2)\n"
+        "        q = q.view(B, T, {h}, {hd}).transpose(1, 2)  # [B, {h}, T, {hd}]\n        k = k.view(B, T, {kv}, {hd}).transpose(1, 2)  # [B, {kv}, T, {hd}]\n        v = v.view(B, T, {kv}, {vhd}).transpose(1, 2)\n"
     );
+    if a.v_scale != 1.0 {
+        fwd += &format!("        v = v * {}  # the values scaled\n", a.v_scale);
+    }
     if a.qk_norm == QkNorm::PerHead {
         fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
     }
@@ -631,7 +656,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
         let g = h / kv;
         fwd += &format!("        k = k.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n        v = v.repeat_interleave({g}, dim=1)\n");
     }
-    let vd = if a.differential { 2 * hd } else { hd };
+    let vd = if a.differential { 2 * hd } else { vhd };
     fwd += &attend(spec, h, vd, None);
     if a.differential {
         let p = h / 2;
@@ -645,14 +670,14 @@ fn attention(spec: &Spec, n: &Names) -> String {
         let g = n.inside(Role::AttnGate);
         init += &format!(
             "        self.{g} = {}  # the output gate\n",
-            linear(spec, &d.to_string(), &format!("{h} * {hd}"), false)
+            linear(spec, &d.to_string(), &format!("{h} * {vhd}"), false)
         );
         fwd += &format!("        out = out * torch.sigmoid(self.{g}(x))  # each head feature gated by the input\n");
     }
     if a.sub_norm {
         let s = n.inside(Role::AttnSubNorm);
         init += &format!(
-            "        self.{s} = Norm({h} * {hd})  # over the heads, before the output projection\n"
+            "        self.{s} = Norm({h} * {vhd})  # over the heads, before the output projection\n"
         );
         fwd += &format!("        out = self.{s}(out)\n");
     }
@@ -677,7 +702,7 @@ fn attention(spec: &Spec, n: &Names) -> String {
         .collect();
     let init = holders + &init;
     fill(
-        r#"class Attention(nn.Module):
+        r#"class ${class}(nn.Module):
     def __init__(self, span=("full", 0), use_rope=True${idx}):
         super().__init__()
         self.span, self.use_rope = span, use_rope
@@ -685,6 +710,7 @@ ${init}
     def forward(self, x, rope=None):  # x: [B, T, ${d}]
 ${fwd}"#,
         &[
+            ("class", class.to_string()),
             ("init", init),
             ("fwd", fwd),
             ("d", d.to_string()),
@@ -1484,6 +1510,8 @@ fn layer(spec: &Spec, n: &Names) -> String {
         format!("        self.{attn} = Attention(span, use_rope, own_indexer)\n")
     } else if needs_layer_index(spec) {
         format!("        self.{attn} = Attention(span, use_rope, layer_idx)  # it depends on the layer\n")
+    } else if spec.sliding_attn.is_some() {
+        format!("        self.{attn} = (SlidingAttention if span[0] == \"sliding\" else Attention)(span, use_rope)  # the sliding layers' own heads\n")
     } else {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
