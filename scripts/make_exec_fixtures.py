@@ -248,6 +248,10 @@ CONFIGS = {
                           v_head_dim=8, sliding_window=4, n_routed_experts=4, num_experts_per_tok=2,
                           moe_intermediate_size=16, n_group=2, topk_group=1, attention_value_scale=0.5,
                           routed_scaling_factor=2.0),
+    # JetMoE: a mixture of attention heads (2 of 4 experts' query and output projections over 2
+    # K/V heads) and of MLP experts, both with output biases; tied embeddings.
+    "jetmoe": dict(BASE, model_type="jetmoe", kv_channels=8, num_local_experts=4, num_experts_per_tok=2,
+                   intermediate_size=16),
     # Cohere 2 MoE: a dense first layer (wider, rotating though full), then sliding/full layers
     # counted afresh; top-k softmax routing; a shared expert averaged in.
     "cohere2-moe": dict(BASE, model_type="cohere2_moe", num_hidden_layers=4, head_dim=8, sliding_window=4,

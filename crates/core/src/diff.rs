@@ -81,6 +81,14 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             a.v_head_dim.to_string(),
         );
     }
+    if let Some(m) = a.moa {
+        f(
+            "attention.experts",
+            "attention experts (MoA)",
+            Size,
+            format!("{} of {}", m.top_k, m.experts),
+        );
+    }
     if a.v_scale != 1.0 {
         f("attention.v_scale", "value scale", Setting, num(a.v_scale));
     }

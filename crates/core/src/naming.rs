@@ -44,6 +44,14 @@ pub enum Role {
     AttnGate,
     /// The last layer's own output-projection bias (GPT-NeoX-Japanese's `dense_bias`).
     DenseBias,
+    /// K and V as the two halves of one projection (JetMoE's `kv_proj`).
+    Kv,
+    /// Mixture of attention heads: the router, every expert's query and output projection
+    /// stacked, and the experts' shared output bias (a module holding only a bias).
+    AttnRouter,
+    AttnExpertQ,
+    AttnExpertO,
+    AttnExperts,
     /// Differential attention's λ vectors (DiffLlama).
     LambdaQ1,
     LambdaK1,
@@ -54,6 +62,8 @@ pub enum Role {
     PostFfnNorm,
     /// The norm on a MoE block's output, in the MoE layers only (A.X-K1).
     MoePostNorm,
+    /// The MoE block itself, for a bias on its output (JetMoE's `mlp.bias`).
+    MoeBlock,
     Gate,
     Up,
     /// Gate and up fused.
@@ -557,6 +567,18 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             SharedGateUp | SharedDown => granite_shared(role),
             other => llama(other),
         },
+        Layout::JetMoe => match role {
+            Router => ("model.layers.{b}.mlp.router.layer", "blk.{b}.ffn_gate_inp"),
+            ExpertGateUp => (
+                "model.layers.{b}.mlp.input_linear",
+                "blk.{b}.ffn_gate_up_exps",
+            ),
+            ExpertDown => (
+                "model.layers.{b}.mlp.output_linear",
+                "blk.{b}.ffn_down_exps",
+            ),
+            other => llama(other),
+        },
         Layout::GraniteMoe => match role {
             Router => (
                 "model.layers.{b}.block_sparse_moe.router.layer",
@@ -715,6 +737,25 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.post_feedforward_layernorm",
             "blk.{b}.post_ffw_norm",
         ),
+        // Only JetMoE has these: its names.
+        Kv => ("model.layers.{b}.self_attention.kv_proj", "blk.{b}.attn_kv"),
+        AttnRouter => (
+            "model.layers.{b}.self_attention.experts.router.layer",
+            "blk.{b}.attn_gate_inp",
+        ),
+        AttnExpertQ => (
+            "model.layers.{b}.self_attention.experts.input_linear",
+            "blk.{b}.attn_q_exps",
+        ),
+        AttnExpertO => (
+            "model.layers.{b}.self_attention.experts.output_linear",
+            "blk.{b}.attn_output_exps",
+        ),
+        AttnExperts => (
+            "model.layers.{b}.self_attention.experts",
+            "blk.{b}.attn_output_exps",
+        ),
+        MoeBlock => ("model.layers.{b}.mlp", "blk.{b}.ffn_out"),
         MoePostNorm => (
             "model.layers.{b}.post_mlp_layernorm",
             "blk.{b}.ffn_post_norm",

@@ -163,6 +163,20 @@ pub struct Attention {
     /// pair without a weight and scaled by 1 − λ_init, goes to the output projection. λ is learned
     /// per layer from four vectors of head_dim.
     pub differential: bool,
+    /// Mixture of attention heads (JetMoE): the query and output projections are routed experts.
+    pub moa: Option<Moa>,
+}
+
+/// JetMoE's mixture of attention heads. Each token's router picks `top_k` of `experts` pairs of
+/// query and output projections (a softmax over the chosen logits weights them). A chosen
+/// expert's query projection gives `kv_heads` heads, which attend over the layer's one set of
+/// K/V heads (`heads` = `top_k` · `kv_heads`, query head j of K/V group i being expert slot j's
+/// head i); the same expert's output projection maps its heads back, weighted by its gate, and
+/// a bias shared by the experts is added. K and V are the two halves of one projection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Moa {
+    pub experts: u64,
+    pub top_k: u64,
 }
 
 /// The query at position p is multiplied by 1 + β · ln(1 + ⌊(p + shift) / length⌋) after RoPE:
@@ -329,6 +343,9 @@ pub struct Moe {
     /// The stacked tensors hold each expert as [out, in] (GraniteMoE's `input_linear`
     /// [E, 2·inter, hidden]) rather than [in, out].
     pub stacked_out_in: bool,
+    /// A bias is added to the block's output, after the experts are combined (JetMoE's
+    /// `mlp.bias`).
+    pub out_bias: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -828,6 +845,10 @@ pub enum Layout {
     /// DeepSeek's names without MLA, the sinks as `self_attn.attention_sink_bias`
     /// (MiMo-V2-Flash's checkpoints).
     MiMo,
+    /// Llama's norms, `self_attention.kv_proj` (K then V), the attention experts under
+    /// `self_attention.experts.` (`router.layer`, stacked `input_linear` and `output_linear`,
+    /// `bias`) and the MLP experts under `mlp.` the same way (JetMoE).
+    JetMoe,
     /// Llama names plus `self_attn.sinks`, `mlp.router` and stacked `mlp.experts.gate_up_proj` (gpt-oss).
     GptOss,
     /// `feed_forward.router`, stacked `feed_forward.experts.gate_up_proj`, `feed_forward.shared_expert` (Llama 4).

@@ -98,9 +98,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
             .position(|c| *c == p.component)
             .unwrap_or(0)] += n;
         if p.routed {
-            if let Some(moe) = &spec.moe {
-                inactive += n * (moe.experts - moe.top_k) as u128 / moe.experts as u128;
-            }
+            inactive += n * (p.experts - p.active) as u128 / p.experts as u128;
         }
     }
     let active = total - inactive;

@@ -10,7 +10,7 @@ use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
 use anatomy_core::spec::{
-    Act, Block, Indexer, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec,
+    Act, Block, Indexer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec,
 };
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
@@ -222,6 +222,8 @@ impl Model {
                 SharedUp,
                 SharedDown,
                 SharedExpertGate,
+                Kv,
+                AttnRouter,
             ] {
                 read.insert(self.name(role, false, Some(b), None));
             }
@@ -549,13 +551,27 @@ impl Model {
             a.head_dim as usize,
             a.v_head_dim as usize,
         );
-        let (mut q, mut k, v) = match a.qkv {
-            Qkv::Separate => (
+        // A mixture of attention heads: the queries from each token's chosen experts, K and V
+        // the two halves of one projection.
+        let moa = match a.moa {
+            Some(m) => Some(self.moa_route(x, b, m)?),
+            None => None,
+        };
+        let (mut q, mut k, v) = match (&moa, a.qkv) {
+            (Some(choices), _) => {
+                let kvp = self.proj(x, Role::Kv, b, false)?;
+                (
+                    self.moa_queries(x, b, choices, kv * hd)?,
+                    kvp.narrow(1, 0, kv * hd)?,
+                    kvp.narrow(1, kv * hd, kv * vd)?,
+                )
+            }
+            (None, Qkv::Separate) => (
                 self.proj(x, Role::Q, b, a.qkv_bias)?,
                 self.proj(x, Role::K, b, a.qkv_bias)?,
                 self.proj(x, Role::V, b, a.qkv_bias)?,
             ),
-            Qkv::Stacked => {
+            (None, Qkv::Stacked) => {
                 let qkv = self.proj(x, Role::Qkv, b, a.qkv_bias)?;
                 (
                     qkv.narrow(1, 0, h * hd)?,
@@ -563,7 +579,7 @@ impl Model {
                     qkv.narrow(1, (h + kv) * hd, kv * hd)?,
                 )
             }
-            Qkv::Parts(parts) => {
+            (None, Qkv::Parts(parts)) => {
                 // Each part: its share of the queries, of the values, of the keys.
                 let parts = parts as usize;
                 let share = h * hd / parts;
@@ -577,7 +593,7 @@ impl Model {
                 };
                 (part(0)?, part(2)?, part(1)?)
             }
-            Qkv::Grouped => {
+            (None, Qkv::Grouped) => {
                 // Per K/V group: its g query heads, its key, its value.
                 let g = h / kv;
                 let qkv = self
@@ -606,7 +622,16 @@ impl Model {
         let heads = |t_: Tensor, n: usize, d: usize| -> R<Tensor> {
             t_.reshape((t, n, d))?.transpose(0, 1)?.contiguous()
         };
-        let mut q = heads(q, h, hd)?;
+        let mut q = match a.moa {
+            // [t, slot j, group i, d] → heads in group order, i·top_k + j, so that each group's
+            // K/V head serves its top_k query heads.
+            Some(m) => q
+                .reshape((t, m.top_k as usize, kv, hd))?
+                .permute((2, 1, 0, 3))?
+                .reshape((h, t, hd))?
+                .contiguous()?,
+            None => heads(q, h, hd)?,
+        };
         let mut k = heads(k, kv, hd)?;
         let mut v = heads(v, kv, vd)?;
         if a.v_scale != 1.0 {
@@ -654,12 +679,96 @@ impl Model {
         } else {
             None
         };
-        self.attend(q, k, v, b, cache, None, gate.as_ref())
+        let o = self.attend(q, k, v, b, cache, None, gate.as_ref())?;
+        match &moa {
+            Some(choices) => self.moa_out(&o, b, choices),
+            None => self.out_proj(o, b),
+        }
+    }
+
+    /// A mixture of attention heads' routing: each token's top-k experts, weighted by a softmax
+    /// over their logits, in slot order.
+    fn moa_route(&self, x: &Tensor, b: usize, m: Moa) -> Res<Vec<Vec<(usize, f32)>>> {
+        let logits = self.proj(x, Role::AttnRouter, b, false)?;
+        self.keep(Some(b), "attn_router", &logits);
+        let k = m.top_k as usize;
+        let rows: Vec<Vec<f32>> = logits.to_vec2()?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                let mut idx: Vec<usize> = (0..row.len()).collect();
+                idx.sort_by(|&p, &q| row[q].total_cmp(&row[p]));
+                idx.truncate(k);
+                let mx = row[idx[0]];
+                let ex: Vec<f32> = idx.iter().map(|&i| (row[i] - mx).exp()).collect();
+                let sum: f32 = ex.iter().sum();
+                idx.into_iter().zip(ex.iter().map(|v| v / sum)).collect()
+            })
+            .collect())
+    }
+
+    /// The queries of each token's chosen experts, [t, top_k · width] slot after slot.
+    fn moa_queries(
+        &self,
+        x: &Tensor,
+        b: usize,
+        choices: &[Vec<(usize, f32)>],
+        width: usize,
+    ) -> Res<Tensor> {
+        let w = self.w(Role::AttnExpertQ, Some(b))?;
+        let (t, k) = (choices.len(), choices.first().map_or(0, |c| c.len()));
+        let mut q = vec![0f32; t * k * width];
+        for (ex, picks) in by_expert(choices) {
+            let idx = Tensor::new(
+                picks.iter().map(|p| p.0 as u32).collect::<Vec<_>>(),
+                &Device::Cpu,
+            )?;
+            let ys: Vec<Vec<f32>> = x.index_select(&idx, 0)?.matmul(&w.i(ex)?.t()?)?.to_vec2()?;
+            for ((tok, slot, _), y) in picks.iter().zip(ys) {
+                let at = (tok * k + slot) * width;
+                q[at..at + width].copy_from_slice(&y);
+            }
+        }
+        Ok(Tensor::from_vec(q, (t, k * width), &Device::Cpu)?)
+    }
+
+    /// A mixture of attention heads' output: slot j's heads ([t, heads · dv] in group order)
+    /// through its expert's output projection, times the expert's gate, summed, plus the bias.
+    fn moa_out(&self, o: &Tensor, b: usize, choices: &[Vec<(usize, f32)>]) -> Res<Tensor> {
+        let w = self.w(Role::AttnExpertO, Some(b))?;
+        let (t, k) = (choices.len(), choices.first().map_or(0, |c| c.len()));
+        let width = o.dim(1)? / k.max(1);
+        let kv = self.spec.attn_at(b).kv_heads as usize;
+        // [t, group i, slot j, dv] → [t, slot j, group i · dv]
+        let slots = o
+            .reshape((t, kv, k, width / kv))?
+            .transpose(1, 2)?
+            .contiguous()?
+            .reshape((t, k, width))?;
+        let mut y = Tensor::zeros((t, self.spec.hidden as usize), DType::F32, &Device::Cpu)?;
+        for (ex, picks) in by_expert(choices) {
+            let rows: Vec<Tensor> = picks
+                .iter()
+                .map(|&(tok, slot, _)| slots.i((tok, slot)))
+                .collect::<R<_>>()?;
+            let gates = Tensor::new(picks.iter().map(|p| p.2).collect::<Vec<_>>(), &Device::Cpu)?;
+            let out = Tensor::stack(&rows, 0)?
+                .matmul(&w.i(ex)?.t()?)?
+                .broadcast_mul(&gates.unsqueeze(1)?)?;
+            let idx = Tensor::new(
+                picks.iter().map(|p| p.0 as u32).collect::<Vec<_>>(),
+                &Device::Cpu,
+            )?;
+            y = y.index_add(&idx, &out, 0)?;
+        }
+        let y = y.broadcast_add(self.bias(Role::AttnExperts, Some(b))?)?;
+        self.keep(Some(b), "attn_experts", &y);
+        Ok(y)
     }
 
     /// The part every attention shares: append K and V to the cache, score every query against
     /// every cached key (scaled, softcapped and masked as the layer says, with the head's sink
-    /// where there is one), mix the values, stack the heads and project back.
+    /// where there is one), mix the values and stack the heads, [t, heads · dv].
     /// q: [H, T, d_qk]; k: [KV, T, d_qk]; v: [KV, T, d_v].
     /// Each query sees only the keys `selected` marks ([t, total] row-major), when given
     /// (DeepSeek sparse attention); the heads are multiplied by `gate` ([t, H d_v]) when given.
@@ -749,6 +858,12 @@ impl Model {
             o = self.norm(&o, Role::AttnSubNorm, Some(b))?;
             self.keep(Some(b), "attn_sub_norm", &o);
         }
+        Ok(o)
+    }
+
+    /// The heads ([t, heads · dv]) projected back to the hidden size.
+    fn out_proj(&self, o: Tensor, b: usize) -> Res<Tensor> {
+        let a = self.spec.attn_at(b);
         let y = self.proj(&o, Role::O, b, a.o_bias)?;
         if a.o_bias_last && b + 1 == self.spec.layers as usize {
             let name = self.name(Role::DenseBias, false, Some(b), None);
@@ -843,7 +958,8 @@ impl Model {
         let v = kv.narrow(2, nope, vd).and_then(|v| v.contiguous())?;
         self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope)?);
         let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
-        self.attend(q, k, v, b, cache, selected.as_deref(), None)
+        let o = self.attend(q, k, v, b, cache, selected.as_deref(), None)?;
+        self.out_proj(o, b)
     }
 
     /// DeepSeek sparse attention's indexer: which cached keys each of the `t` new queries may
@@ -1135,6 +1251,9 @@ impl Model {
                 out = (out * 0.5)?;
             }
         }
+        if m.out_bias {
+            out = out.broadcast_add(self.bias(Role::MoeBlock, Some(b))?)?;
+        }
         if m.post_norm {
             out = self.norm(&out, Role::MoePostNorm, Some(b))?;
             self.keep(Some(b), "moe_post_norm", &out);
@@ -1204,6 +1323,20 @@ impl Model {
             None => self.act_mul(g, u),
         }
     }
+}
+
+/// One token's use of an expert: (token, slot, weight).
+type Pick = (usize, usize, f32);
+
+/// Each expert some token chose, with its picks.
+fn by_expert(choices: &[Vec<(usize, f32)>]) -> Vec<(usize, Vec<Pick>)> {
+    let mut out: std::collections::BTreeMap<usize, Vec<Pick>> = Default::default();
+    for (tok, c) in choices.iter().enumerate() {
+        for (slot, &(ex, w)) in c.iter().enumerate() {
+            out.entry(ex).or_default().push((tok, slot, w));
+        }
+    }
+    out.into_iter().collect()
 }
 
 /// The experts a token's router row chooses, with their weights.

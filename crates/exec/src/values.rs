@@ -127,9 +127,16 @@ fn matches(point: &str, s: &Site) -> bool {
         ("down", Place::Mlp) | ("expert_down", Place::Experts) | ("shared_down", Place::Shared) => {
             t == "Down projection"
         }
+        ("attn_router", Place::Block) => t == "Attention router logits",
+        ("attn_experts", Place::Block) => t == "Attention expert combination",
         ("router", Place::Mlp | Place::Block) => t == "Router logits",
-        ("routing", Place::Mlp | Place::Block) => op == Op::TopK,
-        ("combine", Place::Mlp | Place::Block) => op == Op::Combine,
+        // The FFN's, not a mixture of attention heads' (JetMoE).
+        ("routing", Place::Mlp | Place::Block) => {
+            op == Op::TopK && s.step.category == Category::Ffn
+        }
+        ("combine", Place::Mlp | Place::Block) => {
+            op == Op::Combine && s.step.category == Category::Ffn
+        }
         ("post_ffn_norm", Place::Mlp | Place::Block) => norm && t.starts_with("Post-MLP"),
         ("resid_ffn", Place::Mlp | Place::Block) => t == "MLP residual",
         _ => false,

@@ -732,6 +732,7 @@ fn latent(
         head_dim: qk,
         v_head_dim: vd,
         v_scale: 1.0,
+        moa: None,
         qkv_bias: false,
         o_bias: bias,
         qk_norm: QkNorm::None,

@@ -12,6 +12,8 @@ use serde_json::Value;
 /// What a restating key says, checked against the Spec.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Echo {
+    /// The query heads (of the full layers).
+    Heads,
     /// The query heads of the sliding-window layers.
     SlidingHeads,
     /// Their K/V heads.
@@ -115,6 +117,7 @@ fn expected(echo: Echo, spec: &Spec) -> Expected {
         _ => None,
     };
     match echo {
+        Echo::Heads => Expected::Number(full.heads as f64),
         Echo::SlidingHeads => Expected::Number(sliding.heads as f64),
         Echo::SlidingKvHeads => Expected::Number(sliding.kv_heads as f64),
         Echo::SlidingHeadDim => Expected::Number(sliding.head_dim as f64),

@@ -10,6 +10,7 @@ mod falcon;
 mod gemma;
 mod gpt2;
 mod gpt_oss;
+mod jetmoe;
 pub mod llama;
 mod llama4;
 mod modernbert;
@@ -200,6 +201,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             head_dim: 0,
             v_head_dim: 0,
             v_scale: 1.0,
+            moa: None,
             qkv_bias: false,
             o_bias: false,
             qk_norm: QkNorm::None,
@@ -339,6 +341,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         head_dim,
         v_head_dim: head_dim,
         v_scale: 1.0,
+        moa: None,
         qkv_bias: false,
         o_bias: false,
         qk_norm: crate::spec::QkNorm::None,
@@ -384,6 +387,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         stacked_experts: false,
         gate_up_interleaved: false,
         stacked_out_in: false,
+        out_bias: false,
     }
 }
 

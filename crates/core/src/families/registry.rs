@@ -10,7 +10,7 @@ use super::llama::{
     Unlisted, Windows,
 };
 use super::HeadDim;
-use super::{deepseek, falcon, gemma, gpt2, gpt_oss, llama4, modernbert};
+use super::{deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, modernbert};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
@@ -2084,6 +2084,19 @@ pub static FAMILIES: &[Family] = &[
                     "mtp_mlp_layer_types",
                 ],
             ],
+        )
+    },
+    // JetMoE: a mixture of attention heads and a mixture of MLP experts.
+    Family {
+        renames: &[("head_dim", "kv_channels")],
+        // Saved configs hold the query heads the class derives (K/V heads × top-k).
+        echoes: &[("num_attention_heads", Echo::Heads)],
+        ..own(
+            "jetmoe",
+            "JetMoE",
+            jetmoe::load,
+            None,
+            &[TRAINING, &["output_router_logits", "aux_loss_coef"]],
         )
     },
     // MiMo-V2-Flash (Xiaomi): five sliding-window layers (129 keys) to a full one, the sliding

@@ -5,7 +5,7 @@ use super::build::{n, Builder, Draft, Linear};
 use super::*;
 use crate::fmt::float as fmt_f;
 use crate::naming::Role;
-use crate::spec::{AttnKind, AttnSpan, Indexer, Position, QkNorm, Qkv, QueryScale};
+use crate::spec::{AttnKind, AttnSpan, Indexer, Moa, Position, QkNorm, Qkv, QueryScale};
 
 /// A bias-free attention matmul of MLA.
 #[allow(clippy::too_many_arguments)]
@@ -159,6 +159,19 @@ impl Builder<'_> {
         let (hd, g) = (a.head_dim, a.heads / a.kv_heads);
         let (q, kv) = (a.heads * hd, a.kv_heads * hd);
         let fused = q + 2 * kv;
+        if a.moa.is_some() {
+            // A chosen expert's query rows for K/V group i; K then V in one projection.
+            let head = |off| match idx {
+                Some(i) => rows(off, hd, i),
+                None => format!("{off}:{}", off + hd),
+            };
+            return match role {
+                Role::Q if a.kind == AttnKind::Mqa => (Role::AttnExpertQ, kv, None),
+                Role::Q => (Role::AttnExpertQ, kv, Some(rows(0, hd, "i"))),
+                Role::K => (Role::Kv, 2 * kv, Some(head(0))),
+                _ => (Role::Kv, 2 * kv, Some(head(kv))),
+            };
+        }
         match a.qkv {
             Qkv::Separate => {
                 // V's heads may be narrower than Q's and K's (MiMo-V2-Flash); the fused layouts
@@ -251,14 +264,28 @@ impl Builder<'_> {
         };
         let v_scale = a.v_scale;
         let (stored_role, stored_rows, block) = self.qkv_rows(role, idx);
-        let w = format!("W{}", letter.to_lowercase());
+        let routed = stored_role == Role::AttnExpertQ;
+        let w = if routed {
+            "Wqⱼ".to_string()
+        } else {
+            format!("W{}", letter.to_lowercase())
+        };
         // The clamp follows the projection, or the whole-projection norm where Q and K have one.
         let clip = a
             .clip_qkv
             .filter(|_| role == Role::V || self.attn.qk_norm != QkNorm::Full);
+        // A mixture of attention heads' query rows belong to the expert chosen for slot j.
+        let kept = std::mem::replace(
+            &mut self.experts,
+            a.moa.filter(|_| routed).map(|m| (m.experts, m.top_k)),
+        );
         let mut node = self.linear(Linear {
             role: stored_role,
-            title: format!("{letter} projection"),
+            title: if routed {
+                "Q projection (slot j's expert)".into()
+            } else {
+                format!("{letter} projection")
+            },
             w: &w,
             out: letter,
             input,
@@ -272,6 +299,7 @@ impl Builder<'_> {
             cached,
             operation: format!("Project the normalized input to this head's {hd}-dim {letter}"),
         });
+        self.experts = kept;
         if let (Node::Step(s), true) = (&mut node, role == Role::V && v_scale != 1.0) {
             let c = fmt_f(v_scale);
             s.operation += &format!(", then scale it by {c}");
@@ -502,10 +530,113 @@ impl Builder<'_> {
         vec![diff, norm]
     }
 
+    /// A mixture of attention heads' router: logits over the experts and each token's top-k,
+    /// weighted by a softmax over the chosen logits.
+    fn moa_router(&mut self, m: Moa, x_in: &str) -> Vec<Node> {
+        let (d, e, k) = (self.spec.hidden, m.experts, m.top_k);
+        let logits = self.linear(Linear {
+            role: Role::AttnRouter,
+            title: "Attention router logits".into(),
+            w: "Wₐᵣ",
+            out: "Lₐ",
+            input: x_in,
+            rows: e,
+            cols: d,
+            stored_rows: e,
+            block: None,
+            bias: false,
+            component: Component::Attention,
+            category: Category::Attention,
+            cached: false,
+            operation: format!("Score each token against all {e} attention experts"),
+        });
+        let gates = self.act("Gₐ", self.seq(e));
+        let choose = self.step(Draft {
+            title: format!("Top-{k} attention expert selection"),
+            op: Op::TopK,
+            category: Category::Attention,
+            inputs: vec![],
+            output: gates,
+            operation: format!(
+                "Keep each token's {k} best attention experts, slots j = 0 … {}: each brings its query and output projections",
+                k - 1
+            ),
+            equation: format!("Gₐ = softmax over the top-{k} of Lₐ; zeros elsewhere; eⱼ = the expert in slot j"),
+        });
+        vec![logits, choose]
+    }
+
+    /// A mixture of attention heads' output: each slot's heads through its expert's output
+    /// projection, weighted by the expert's gate, summed, plus the experts' shared bias.
+    fn moa_output(&mut self, m: Moa) -> Vec<Node> {
+        let a = self.attn.clone();
+        let (d, width) = (self.spec.hidden, a.kv_heads * a.v_head_dim);
+        let concat = self.act(
+            "Hⱼ",
+            [
+                Dim::Labeled(format!("{}×{}={width}", a.v_head_dim, a.kv_heads), width),
+                Dim::Seq,
+            ],
+        );
+        let cat = self.step(Draft {
+            title: "Head concatenation (per slot)".into(),
+            op: Op::Concat,
+            category: Category::Attention,
+            inputs: vec![],
+            output: concat,
+            operation: format!(
+                "Stack slot j's {} heads (one per K/V group) into one {width}-dim vector per position",
+                a.kv_heads
+            ),
+            equation: format!("Hⱼ = concat(H₀ⱼ … H_{}ⱼ)", a.kv_heads - 1),
+        });
+        let kept = self.experts.replace((m.experts, m.top_k));
+        let proj = self.linear(Linear {
+            role: Role::AttnExpertO,
+            title: "Output projection (slot j's expert)".into(),
+            w: "Wₒⱼ",
+            out: "Yⱼ",
+            input: "Hⱼ",
+            rows: d,
+            cols: width,
+            stored_rows: d,
+            block: None,
+            bias: false,
+            component: Component::Attention,
+            category: Category::Attention,
+            cached: false,
+            operation: "Project the slot's heads back to the hidden size with its expert's output projection".into(),
+        });
+        self.experts = kept;
+        let p = self.param(Role::AttnExperts, true, vec![d], Component::Attention, true);
+        let bias = self.weight(p, "bₐ", [n(d), n(1)], None);
+        let y = self.act("Y", self.seq(d));
+        let combine = self.step(Draft {
+            title: "Attention expert combination".into(),
+            op: Op::Combine,
+            category: Category::Attention,
+            inputs: vec![bias],
+            output: y,
+            operation: format!("Sum the {} slots' outputs, each scaled by its expert's gate, and add the experts' shared bias", m.top_k),
+            equation: "Y = Σⱼ Gₐ[eⱼ] · Yⱼ + bₐ".into(),
+        });
+        let slots = self.scope(
+            ScopeKind::Experts,
+            "Slot j",
+            "Slot end",
+            m.top_k,
+            vec![cat, proj],
+        );
+        vec![Node::Scope(slots), combine]
+    }
+
     /// Concatenate the heads and project back to the hidden size.
     fn attention_output(&mut self, label: String, x_in: &str) -> Vec<Node> {
         let spec = self.spec;
         let a = self.attn.clone();
+        if let Some(m) = a.moa {
+            return self.moa_output(m);
+        }
         let width = a.heads * a.v_head_dim;
         let (label, concat_width) = if a.differential {
             let w = 2 * width;
@@ -653,6 +784,10 @@ impl Builder<'_> {
             || (a.qk_norm == QkNorm::PerHeadPostRope && !rope);
         let post_norm = a.qk_norm == QkNorm::PerHeadPostRope && rope;
         let l2 = a.qk_norm == QkNorm::L2 && rope;
+        let router = match a.moa {
+            Some(m) => self.moa_router(m, x_in),
+            None => Vec::new(),
+        };
 
         let mut kv_nodes = Vec::new();
         // The K that is cached: after RoPE where there is RoPE, else as projected (and normed).
@@ -732,7 +867,7 @@ impl Builder<'_> {
         }));
         q_nodes.extend(self.softmax_and_values(Some(&q_head), v, head_name));
 
-        let mut nodes = Vec::new();
+        let mut nodes = router;
         match a.kind {
             AttnKind::Mha => {
                 kv_nodes.extend(q_nodes);

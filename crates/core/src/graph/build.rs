@@ -82,8 +82,9 @@ pub(super) struct Builder<'s> {
     pub(super) layers: LayerSet,
     /// The attention being built: the Spec's, or one variant's (`Spec::attn_variants`).
     pub(super) attn: crate::spec::Attention,
-    /// Set while building routed experts: their count, for expert templates.
-    pub(super) experts: Option<u64>,
+    /// Set while building routed experts: their count, for expert templates, and how many run
+    /// for one token.
+    pub(super) experts: Option<(u64, u64)>,
 }
 
 pub(super) struct Draft {
@@ -153,16 +154,21 @@ impl<'s> Builder<'s> {
             return i;
         }
         let layers = per_layer.then(|| self.layers.clone());
-        let (experts, routed) = match self.experts {
-            Some(e)
+        let (experts, active, routed) = match self.experts {
+            Some((e, k))
                 if matches!(
                     role,
-                    Role::ExpertGate | Role::ExpertUp | Role::ExpertGateUp | Role::ExpertDown
+                    Role::ExpertGate
+                        | Role::ExpertUp
+                        | Role::ExpertGateUp
+                        | Role::ExpertDown
+                        | Role::AttnExpertQ
+                        | Role::AttnExpertO
                 ) =>
             {
-                (e, true)
+                (e, k, true)
             }
-            _ => (1, false),
+            _ => (1, 1, false),
         };
         self.params.push(Param {
             hf,
@@ -171,6 +177,7 @@ impl<'s> Builder<'s> {
             component,
             layers,
             experts,
+            active,
             routed,
         });
         self.params.len() - 1

@@ -284,7 +284,7 @@ impl Builder<'_> {
             ),
             equation,
         }));
-        self.experts = Some(e);
+        self.experts = Some((e, k));
         let expert_steps = self.ffn_steps(Kind::Routed, moe.expert_intermediate, input, "ₑ", "Mₑ");
         self.experts = None;
         let mut experts = self.scope(
@@ -342,6 +342,14 @@ impl Builder<'_> {
                 sum = format!("({sum}) / 2");
             }
         }
+        let mut operation =
+            "Sum the chosen experts' outputs, each scaled by its router weight".to_string();
+        if moe.out_bias {
+            let p = self.param(Role::MoeBlock, true, vec![d], Component::Ffn, true);
+            combine_inputs.push(self.weight(p, "bₘ", [n(d), n(1)], None));
+            sum += " + bₘ";
+            operation += ", and add the block's bias";
+        }
         let m = self.act("M", self.seq(d));
         children.push(self.step(Draft {
             title: "Expert combination".into(),
@@ -349,7 +357,7 @@ impl Builder<'_> {
             category: Category::Ffn,
             inputs: combine_inputs,
             output: m,
-            operation: "Sum the chosen experts' outputs, each scaled by its router weight".into(),
+            operation,
             equation: sum,
         }));
         if moe.post_norm {

@@ -81,6 +81,8 @@ pub struct Param {
     pub layers: Option<LayerSet>,
     /// Instances per layer over `{e}` (1 when not per expert).
     pub experts: u64,
+    /// Of those, how many run for one token (the top-k of routed experts).
+    pub active: u64,
     /// Belongs to routed experts: only `top_k` of `experts` are active per token.
     pub routed: bool,
 }

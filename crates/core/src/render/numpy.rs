@@ -97,6 +97,12 @@ fn name_table(g: &Graph) -> String {
         ("index_k", IndexK),
         ("index_k_norm", IndexKNorm),
         ("index_weights", IndexWeights),
+        ("kv", Kv),
+        ("attn_router", AttnRouter),
+        ("attn_expert_q", AttnExpertQ),
+        ("attn_expert_o", AttnExpertO),
+        ("attn_experts", AttnExperts),
+        ("moe_block", MoeBlock),
     ];
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
@@ -126,7 +132,7 @@ pub fn module(g: &Graph, script: &str) -> String {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
-            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in,
+            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in, "out_bias": m.out_bias,
             "expert_intermediate": m.expert_intermediate,
         })
     });
@@ -164,6 +170,10 @@ pub fn module(g: &Graph, script: &str) -> String {
         _ => json!(null),
     };
     config["embed_mult"] = json!(spec.embedding.multiplier);
+    config["moa"] = match a.moa {
+        Some(m) => json!({"experts": m.experts, "top_k": m.top_k}),
+        None => json!(null),
+    };
     config["v_head_dim"] = json!(a.v_head_dim);
     config["v_scale"] = json!(a.v_scale);
     // What differs in the sliding layers' attention, where it differs.
@@ -254,6 +264,13 @@ fn prune(spec: &Spec, body: &str) -> String {
             ));
         }
         Some(Some(_)) => {}
+    }
+    if spec.attn.moa.is_none() {
+        drop.push("moa_attention");
+        lines.push((
+            "    if C[\"moa\"]:\n        return moa_attention(x, W, b, span, use_rope)\n",
+            "",
+        ));
     }
     if spec.sliding_attn.is_none() {
         lines.push((
@@ -502,6 +519,32 @@ def attention_mask(span, T):
     return np.where(ok, 0.0, -np.inf).astype(np.float32)
 
 
+def moa_attention(x, W, b, span, use_rope):
+    # x: [T, hidden] -> [T, hidden]; a mixture of attention heads: each token's K chosen experts
+    # bring a query and an output projection each, over one set of KV K/V heads
+    C = CONFIG
+    T, KV, D, K = x.shape[0], C["kv_heads"], C["head_dim"], C["moa"]["top_k"]
+    logits = linear(x, w(W, "attn_router", b))  # logits: [T, E]
+    chosen = np.argsort(-logits, axis=-1, kind="stable")[:, :K]  # chosen: [T, K], each token's experts, best first
+    gates = softmax(np.take_along_axis(logits, chosen, -1))  # gates: [T, K], softmax over the chosen logits
+    Wq, Wo = w(W, "attn_expert_q", b), w(W, "attn_expert_o", b)  # [E, KV D, hidden], [E, hidden, KV D]
+    q = np.stack([[Wq[e] @ x[t] for e in chosen[t]] for t in range(T)])  # q: [T, K, KV D], slot j's queries
+    kv = linear(x, w(W, "kv", b))  # kv: [T, 2 KV D], K then V
+    k, v = kv[:, : KV * D], kv[:, KV * D :]  # [T, KV D] each
+    q = q.reshape(T, K, KV, D).transpose(2, 1, 0, 3).reshape(KV * K, T, D)  # q: [KV K, T, D], group i's heads are the slots' head i
+    k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]
+    v = v.reshape(T, KV, D).transpose(1, 0, 2)  # v: [KV, T, D]
+    if use_rope and C["rope"]:
+        cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+    k, v = np.repeat(k, K, axis=0), np.repeat(v, K, axis=0)  # k, v: [KV K, T, D]
+    s = (q @ k.transpose(0, 2, 1)) * np.float32(C["scale"]) + attention_mask(span, T)  # s: [KV K, T, T]
+    out = softmax(s) @ v  # out: [KV K, T, D]
+    out = out.reshape(KV, K, T, D).transpose(2, 1, 0, 3).reshape(T, K, KV * D)  # out: [T, K, KV D], slot j's heads
+    y = np.stack([sum(gates[t, j] * (Wo[chosen[t, j]] @ out[t, j]) for j in range(K)) for t in range(T)])  # y: [T, hidden]
+    return y + w(W, "attn_experts", b, bias=True)  # [T, hidden], plus the experts' shared bias
+
+
 def mla_attention(x, W, b, span):
     # Multi-head latent attention. x: [T, hidden] -> [T, hidden]
     C, M = CONFIG, CONFIG["mla"]
@@ -562,6 +605,8 @@ def attention(x, W, b, span, use_rope):
     C = CONFIG
     if C["mla"]:
         return mla_attention(x, W, b, span)
+    if C["moa"]:
+        return moa_attention(x, W, b, span, use_rope)
     if span[0] == "sliding" and C["sliding_attn"]:
         C = {**C, **C["sliding_attn"]}  # the sliding-window layers' own attention (heads, sinks)
     T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]  # tokens, query heads, K/V heads, d_head
@@ -753,6 +798,8 @@ def moe(x, W, b):
         if M["shared_gate"]:
             s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]
         out = (out + s) / 2 if M["shared_average"] else out + s  # out: [T, hidden]
+    if M["out_bias"]:
+        out = out + w(W, "moe_block", b, bias=True)  # [T, hidden], the block's own bias
     if M["post_norm"]:
         out = norm(out, w(W, "moe_post_norm", b))  # [T, hidden], the MoE output normed
     return out  # [T, hidden]

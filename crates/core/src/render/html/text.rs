@@ -248,6 +248,9 @@ fn attention_text(g: &Graph) -> Text {
     if a.sinks {
         sub.push("Each head has a learned sink logit that joins the softmax and is then dropped, so a head can attend to nothing.".into());
     }
+    if let Some(m) = a.moa {
+        sub.push(format!("A mixture of attention heads: a router scores each token against {} attention experts and keeps its {} best (a softmax over their logits weights them). Each chosen expert's query projection gives {} heads that share the layer's one set of {} K/V heads, so the K/V cache is that of {} heads while {} query heads attend; its output projection maps its heads back, weighted by its gate, and a bias shared by the experts is added. K and V are the two halves of one projection.", m.experts, m.top_k, a.kv_heads, a.kv_heads, a.kv_heads, a.heads));
+    }
     if a.v_head_dim != a.head_dim && a.mla.is_none() {
         sub.push(format!("Value heads are {} wide, narrower than the {}-dim query and key heads: scores need the wider dot product, the cache and the output projection only the narrower values.", a.v_head_dim, a.head_dim));
     }
@@ -411,6 +414,9 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
             sub.push("The routed experts' sum and the shared output are averaged, (R + S) / 2, not added.".into());
         }
     }
+    if m.out_bias {
+        sub.push("A bias of the block's own is added to the experts' weighted sum.".into());
+    }
     if m.post_norm {
         sub.push("The MoE block's output, routed and shared experts together, is normed before it joins the residual stream; dense layers have no such norm.".into());
     }
@@ -420,7 +426,14 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         ));
     }
     if m.stacked_experts {
-        sub.push("The checkpoint stores all experts of a layer as one tensor per projection, [experts, in, out].".into());
+        let order = if m.stacked_out_in {
+            "[experts, out, in]"
+        } else {
+            "[experts, in, out]"
+        };
+        sub.push(format!(
+            "The checkpoint stores all experts of a layer as one tensor per projection, {order}."
+        ));
     }
     if let Some(l) = &part.layers {
         sub.push(format!(
@@ -443,6 +456,7 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
 /// One line on what makes this model what it is.
 pub fn character(spec: &Spec) -> String {
     let attn = match (spec.attn.mla.is_some(), spec.attn.kind) {
+        _ if spec.attn.moa.is_some() => "a mixture of attention heads".to_string(),
         (true, _) => "multi-head latent attention".to_string(),
         (_, AttnKind::Mha) => "multi-head attention".into(),
         (_, AttnKind::Mqa) => "multi-query attention".into(),
@@ -506,6 +520,12 @@ pub fn highlights(spec: &Spec, total: u64, active: u64) -> Vec<String> {
     });
     let a = &spec.attn;
     out.push(match (a.mla.as_ref(), a.kind) {
+        _ if a.moa.is_some() => format!(
+            "MoA: {} query heads from {} chosen attention experts share {} KV heads",
+            a.heads,
+            a.moa.map_or(0, |m| m.top_k),
+            a.kv_heads
+        ),
         (Some(m), _) => format!(
             "MLA: a {}-dim KV latent shared by {} heads{}",
             m.kv_lora_rank,
