@@ -252,6 +252,9 @@ CONFIGS = {
     # K/V heads) and of MLP experts, both with output biases; tied embeddings.
     "jetmoe": dict(BASE, model_type="jetmoe", kv_channels=8, num_local_experts=4, num_experts_per_tok=2,
                    intermediate_size=16),
+    # Doge: dynamic mask attention keeping at most 4 keys per query (so the 12-token prompt
+    # crosses it), biases on every projection, per-head QK-norm, residual scales.
+    "doge": dict(BASE, model_type="doge", keep_window_size=4, attention_bias=True),
     # Cohere 2 MoE: a dense first layer (wider, rotating though full), then sliding/full layers
     # counted afresh; top-k softmax routing; a shared expert averaged in.
     "cohere2-moe": dict(BASE, model_type="cohere2_moe", num_hidden_layers=4, head_dim=8, sliding_window=4,

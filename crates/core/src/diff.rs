@@ -81,6 +81,14 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             a.v_head_dim.to_string(),
         );
     }
+    if let Some(dm) = a.dynamic_mask {
+        f(
+            "attention.dynamic_mask",
+            "dynamic mask (keys kept)",
+            Setting,
+            dm.keep.to_string(),
+        );
+    }
     if let Some(m) = a.moa {
         f(
             "attention.experts",
@@ -389,6 +397,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "residual multiplier",
         Setting,
         num(s.residual_mult),
+    );
+    f(
+        "residual.scales",
+        "learned residual scales",
+        Mechanism,
+        yes(s.residual_scales),
     );
     f(
         "mtp_layers",

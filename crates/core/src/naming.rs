@@ -46,6 +46,13 @@ pub enum Role {
     DenseBias,
     /// K and V as the two halves of one projection (JetMoE's `kv_proj`).
     Kv,
+    /// Dynamic mask attention's per-head A and key-score projection (Doge).
+    DynA,
+    DynDt,
+    /// The learned vectors scaling the residual stream where the attention and the MLP join it
+    /// (Doge).
+    ResidScaleAttn,
+    ResidScaleFfn,
     /// Mixture of attention heads: the router, every expert's query and output projection
     /// stacked, and the experts' shared output bias (a module holding only a bias).
     AttnRouter,
@@ -145,6 +152,17 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "model.layers.{b}.self_attn.softmax_offset".into(),
                 "blk.{b}.attn_sinks.weight".into(),
             )
+        }
+        (_, DynA | ResidScaleAttn | ResidScaleFfn) => {
+            let (hf, gguf) = match role {
+                DynA => ("self_attn.A", "attn_dyn_a"),
+                ResidScaleAttn => ("input_residual", "attn_residual_scale"),
+                _ => ("post_attention_residual", "ffn_residual_scale"),
+            };
+            return (
+                format!("model.layers.{{b}}.{hf}"),
+                format!("blk.{{b}}.{gguf}"),
+            );
         }
         (Layout::MiMo, Sinks) => {
             return (
@@ -737,6 +755,7 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.post_feedforward_layernorm",
             "blk.{b}.post_ffw_norm",
         ),
+        DynDt => ("model.layers.{b}.self_attn.dt_proj", "blk.{b}.attn_dyn_dt"),
         // Only JetMoE has these: its names.
         Kv => ("model.layers.{b}.self_attention.kv_proj", "blk.{b}.attn_kv"),
         AttnRouter => (
@@ -861,8 +880,8 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.shared_head.head",
             "blk.{b}.nextn.shared_head_head",
         ),
-        Sinks | CorrectionBias | ActAlphaP | ActAlphaN | ActBeta | ActEps | LambdaQ1 | LambdaK1
-        | LambdaQ2 | LambdaK2 | DenseBias => {
+        Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
+        | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias => {
             unreachable!("named in `names`")
         }
     }

@@ -41,6 +41,9 @@ pub struct Spec {
     /// Each sublayer's output is multiplied by this before it joins the residual stream
     /// (Granite's `residual_multiplier`); 1 otherwise.
     pub residual_mult: f64,
+    /// The residual stream is multiplied elementwise by a learned vector where each sublayer's
+    /// output joins it, x ⊙ ρ + f(x) (Doge's `input_residual` and `post_attention_residual`).
+    pub residual_scales: bool,
     /// The LM head has a bias (Phi-2, GPT-J).
     pub head_bias: bool,
     /// Layer 0 reads the embeddings without its pre-attention norm (ModernBERT's Identity there).
@@ -165,6 +168,18 @@ pub struct Attention {
     pub differential: bool,
     /// Mixture of attention heads (JetMoE): the query and output projections are routed experts.
     pub moa: Option<Moa>,
+    /// Dynamic mask attention (Doge): every key is scored from its value, and the score biases
+    /// and limits which keys each query attends to.
+    pub dynamic_mask: Option<DynamicMask>,
+}
+
+/// Doge's dynamic mask. Each K/V head scores every key from the values of all heads,
+/// Δ = exp(A ⊙ softplus(W_dt · v + b)), one learned A per K/V head; Δ is added to that key's
+/// attention score in the head's query heads, and where a query sees more than `keep` keys it
+/// attends only to the `keep` with the highest Δ.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DynamicMask {
+    pub keep: u64,
 }
 
 /// JetMoE's mixture of attention heads. Each token's router picks `top_k` of `experts` pairs of

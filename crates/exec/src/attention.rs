@@ -44,6 +44,17 @@ pub struct Rule<'a> {
     /// [t, total]: the keys each new query may see at all (DeepSeek sparse attention's top-k);
     /// the others score −∞ in every head.
     pub selected: Option<&'a [bool]>,
+    /// Doge's dynamic mask.
+    pub key_scores: Option<KeyScores<'a>>,
+}
+
+/// A score per key and K/V head, added to the attention scores of the head's queries; a query
+/// that sees more than `keep` keys attends only to the `keep` with the highest of these.
+pub struct KeyScores<'a> {
+    /// [kv_heads, total], row-major.
+    pub scores: &'a [f32],
+    pub total: usize,
+    pub keep: usize,
 }
 
 pub struct Attended {
@@ -88,7 +99,14 @@ fn buffers(h: &Heads, keep: bool) -> (usize, usize, Attended) {
 /// biased by distance (ALiBi), softcapped, and −∞ where `sel` (the query's row of
 /// `Rule::selected`, over all keys) leaves a key out.
 #[inline(always)]
-fn score(rule: &Rule, row: &mut [f32], head: usize, sel: Option<&[bool]>, lo: usize, qpos: usize) {
+fn score(
+    rule: &Rule,
+    row: &mut [f32],
+    (head, kv): (usize, usize),
+    sel: Option<&[bool]>,
+    lo: usize,
+    qpos: usize,
+) {
     let slope = rule.alibi.map(|s| s[head]);
     for (j, x) in (lo..).zip(row.iter_mut()) {
         if sel.is_some_and(|s| !s[j]) {
@@ -101,6 +119,23 @@ fn score(rule: &Rule, row: &mut [f32], head: usize, sel: Option<&[bool]>, lo: us
         }
         if let Some(c) = rule.softcap {
             *x = c * (*x / c).tanh();
+        }
+    }
+    if let Some(ks) = &rule.key_scores {
+        let kb = &ks.scores[kv * ks.total + lo..][..row.len()];
+        for (x, b) in row.iter_mut().zip(kb) {
+            *x += b;
+        }
+        // Beyond `keep` keys, only the `keep` with the highest key scores stay.
+        if row.len() > ks.keep {
+            let mut sorted = kb.to_vec();
+            sorted.sort_by(|a, b| b.total_cmp(a));
+            let floor = sorted[ks.keep.max(1) - 1];
+            for (x, b) in row.iter_mut().zip(kb) {
+                if *b < floor {
+                    *x = f32::NEG_INFINITY;
+                }
+            }
         }
     }
 }
@@ -139,7 +174,7 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
                 row[qpos + 1..].fill(0.0);
                 let visible = &mut row[lo..=qpos];
                 let sel = rule.selected.map(|s| &s[(i0 + r) * total..][..total]);
-                score(rule, visible, head, sel, lo, qpos);
+                score(rule, visible, (head, kv), sel, lo, qpos);
                 let at = (head * t + i0 + r) * total + lo;
                 // SAFETY (here and below): rows i0..i1 of head `head`, in the kept scores and
                 // weights and in the output, are this task's alone.
@@ -219,7 +254,7 @@ impl WithSimd for Rows<'_> {
                 *x = dot(s, q, &keys[j * d..][..d]);
             }
             let sel = rule.selected.map(|s| &s[i * total..][..total]);
-            score(rule, seen, head, sel, lo, qpos);
+            score(rule, seen, (head, kv), sel, lo, qpos);
             if let Some(scores) = self.scores {
                 // SAFETY: row `row` of [heads · t, total] is this thread's alone.
                 unsafe { scores.part(row * total + lo, seen.len()) }.copy_from_slice(seen);
@@ -341,7 +376,27 @@ mod tests {
                             + rule
                                 .alibi
                                 .map_or(0.0, |m| m[head] as f64 * (j as f64 - qpos as f64));
-                        rule.softcap.map_or(x, |c| c as f64 * (x / c as f64).tanh())
+                        let x = rule.softcap.map_or(x, |c| c as f64 * (x / c as f64).tanh());
+                        // The key's score, and only the `keep` best-scored visible keys.
+                        match &rule.key_scores {
+                            None => x,
+                            Some(ks) => {
+                                let row = &ks.scores[kv * ks.total..][..ks.total];
+                                let lo = (0..=qpos)
+                                    .find(|&j| match rule.span {
+                                        AttnSpan::Full => true,
+                                        AttnSpan::Sliding(w) => qpos - j < w as usize,
+                                        AttnSpan::Chunked(c) => j / c as usize == qpos / c as usize,
+                                    })
+                                    .unwrap_or(0);
+                                let better = (lo..=qpos).filter(|&o| row[o] > row[j]).count();
+                                if better >= ks.keep {
+                                    f64::NEG_INFINITY
+                                } else {
+                                    x + row[j] as f64
+                                }
+                            }
+                        }
                     })
                     .collect();
                 let sink = rule.sinks.map(|s| s[head] as f64);
@@ -400,11 +455,14 @@ mod tests {
             for span in [AttnSpan::Full, AttnSpan::Sliding(3), AttnSpan::Chunked(4)] {
                 // Positive, as ALiBi's are (Bloom's lie in (0, 0.5]).
                 let slopes: Vec<f32> = values(5, heads).iter().map(|m| m.abs() * 0.5).collect();
-                for (softcap, sinks, alibi) in [
-                    (None, None, None),
-                    (Some(2.0), None, None),
-                    (None, Some(&sinks[..]), None),
-                    (None, None, Some(&slopes[..])),
+                let scores = values(6, kv_heads * total);
+                for (softcap, sinks, alibi, keep) in [
+                    (None, None, None, None),
+                    (Some(2.0), None, None, None),
+                    (None, Some(&sinks[..]), None, None),
+                    (None, None, Some(&slopes[..]), None),
+                    // Doge's dynamic mask: keys biased by their scores, and at most 2 kept.
+                    (None, None, None, Some(2)),
                 ] {
                     let rule = Rule {
                         scale: 0.3,
@@ -413,6 +471,11 @@ mod tests {
                         sinks,
                         alibi,
                         selected: None,
+                        key_scores: keep.map(|keep| KeyScores {
+                            scores: &scores,
+                            total,
+                            keep,
+                        }),
                     };
                     let (out, probs) = reference(&h, &rule, t, total);
                     // Both schedules, whichever `attend` would pick.

@@ -489,7 +489,7 @@ impl Model {
             a = a.affine(m_res, 0.0)?;
         }
         self.keep(Some(b), "attn_out", &a);
-        let mut r = (x + a)?;
+        let mut r = (self.residual_scaled(x, Role::ResidScaleAttn, b)? + a)?;
         self.keep(Some(b), "resid_attn", &r);
         // Post-residual: the stream itself is normed after each add.
         if place.on_stream() {
@@ -529,13 +529,22 @@ impl Model {
         if m_res != 1.0 {
             m = m.affine(m_res, 0.0)?;
         }
-        let mut out = (r + m)?;
+        let mut out = (self.residual_scaled(&r, Role::ResidScaleFfn, b)? + m)?;
         self.keep(Some(b), "resid_ffn", &out);
         if place.on_stream() {
             out = self.norm(&out, Role::FfnNorm, Some(b))?;
             self.keep(Some(b), "ffn_norm", &out);
         }
         Ok(out)
+    }
+
+    /// The residual stream times its learned vector where the model has one (Doge).
+    fn residual_scaled(&self, x: &Tensor, role: Role, b: usize) -> Res<Tensor> {
+        if self.spec.residual_scales {
+            Ok(x.broadcast_mul(self.w(role, Some(b))?)?)
+        } else {
+            Ok(x.clone())
+        }
     }
 
     fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
@@ -818,6 +827,29 @@ impl Model {
             Position::Alibi(slopes) => Some(slopes.iter().map(|&m| m as f32).collect()),
             _ => None,
         };
+        // Doge's dynamic mask: every cached key scored from the values of all K/V heads,
+        // Δ = exp(A ⊙ softplus(W_dt · v + b)), [kv, total].
+        let key_scores: Option<Vec<f32>> = match a.dynamic_mask {
+            Some(_) => {
+                let v_tok = v.transpose(0, 1)?.contiguous()?.reshape((total, kv * vd))?;
+                let bias = if a.qkv_bias {
+                    Some(self.bias(Role::DynDt, Some(b))?)
+                } else {
+                    None
+                };
+                let dt =
+                    self.linear(&v_tok, &self.name(Role::DynDt, false, Some(b), None), bias)?;
+                let softplus = (dt.exp()? + 1.0)?.log()?;
+                let delta = softplus
+                    .broadcast_mul(self.w(Role::DynA, Some(b))?)?
+                    .exp()?
+                    .t()?
+                    .contiguous()?;
+                self.keep(Some(b), "key_scores", &delta);
+                Some(delta.flatten_all()?.to_vec1()?)
+            }
+            None => None,
+        };
         let flat = |t: &Tensor| t.flatten_all().and_then(|t| t.to_vec1::<f32>());
         let (qv, kv_, vv) = (flat(&q)?, flat(&k)?, flat(&v)?);
         let heads = attention::Heads {
@@ -834,6 +866,14 @@ impl Model {
             scale: (a.scale_mult / a.scale_dim.sqrt()) as f32,
             softcap: a.softcap.map(|c| c as f32),
             span: self.spec.plan[b].attn,
+            key_scores: key_scores
+                .as_deref()
+                .zip(a.dynamic_mask)
+                .map(|(scores, dm)| attention::KeyScores {
+                    scores,
+                    total,
+                    keep: dm.keep as usize,
+                }),
             sinks: sinks.as_deref(),
             alibi: alibi.as_deref(),
             selected,

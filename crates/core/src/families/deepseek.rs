@@ -733,6 +733,7 @@ fn latent(
         v_head_dim: vd,
         v_scale: 1.0,
         moa: None,
+        dynamic_mask: None,
         qkv_bias: false,
         o_bias: bias,
         qk_norm: QkNorm::None,

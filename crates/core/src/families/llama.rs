@@ -374,6 +374,11 @@ pub struct LlamaLike {
     /// A key giving the window less the query's own position; where present it wins over
     /// `sliding_window`, which is it + 1 (MiMo-V2-Flash's `sliding_window_size`).
     pub window_less_one_key: Option<&'static str>,
+    /// Dynamic mask attention, the key of its kept-keys count and that count's default (Doge's
+    /// `keep_window_size`: 2048).
+    pub dynamic_mask_key: Option<(&'static str, u64)>,
+    /// Learned vectors scale the residual stream where each sublayer joins it (Doge).
+    pub residual_scales: bool,
 }
 
 /// How the sliding-window layers' attention differs from the full layers'.
@@ -451,6 +456,8 @@ impl LlamaLike {
             v_head_dim_key: None,
             v_scale_key: None,
             window_less_one_key: None,
+            dynamic_mask_key: None,
+            residual_scales: false,
         }
     }
 }
@@ -759,6 +766,11 @@ pub fn load(
     if let Some((beta, length)) = f.llama4_scaling {
         attn.query_scale = Some(llama4_scaling(cfg, beta, length)?);
     }
+    if let Some((key, default)) = f.dynamic_mask_key {
+        attn.dynamic_mask = Some(DynamicMask {
+            keep: cfg.size(key, Some(default))?,
+        });
+    }
     if let Some((key, default)) = f.v_head_dim_key {
         attn.v_head_dim = cfg.size(key, Some(default))?;
     }
@@ -918,6 +930,7 @@ pub fn load(
         },
         logits_mult,
         residual_mult,
+        residual_scales: f.residual_scales,
         head_bias: bias(cfg, f.head_bias)?,
         head_rows,
         skip_first_attn_norm: false,

@@ -2086,6 +2086,38 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Doge (SmallDoge): dynamic mask attention (keys scored from their values bias and limit
+    // the attention), per-head QK-norm, learned vectors scaling the residual stream. The cross-
+    // domain MoE (`is_moe`) is refused: its router mixes the scores of a prompt's tokens.
+    llama(
+        "doge",
+        "Doge",
+        LlamaLike {
+            qkv_bias: Bias::Key("attention_bias", false),
+            o_bias: Bias::Key("attention_bias", false),
+            qk_norm: QkNorm::PerHead,
+            windows: Windows::Every(None),
+            dynamic_mask_key: Some(("keep_window_size", 2048)),
+            residual_scales: true,
+            refuse_when_true: &["is_moe"],
+            ..LlamaLike::llama(d(
+                32_768, 1024, 2048, 32, 8, None, None, 2048, 1e-6, 10_000.0, false,
+            ))
+        },
+        None,
+        &[
+            TRAINING,
+            &[
+                "hidden_dropout",
+                // The dense model's: read only by the cross-domain MoE.
+                "num_experts",
+                "num_experts_per_tok",
+                "norm_topk_prob",
+                "output_router_logits",
+                "router_aux_loss_coef",
+            ],
+        ],
+    ),
     // JetMoE: a mixture of attention heads and a mixture of MLP experts.
     Family {
         renames: &[("head_dim", "kv_channels")],

@@ -440,12 +440,25 @@ impl Builder<'_> {
     }
 
     /// Causal softmax (with the head's sink logit where the Spec has sinks) and the weighted sum of values.
-    fn softmax_and_values(&mut self, head: Option<&str>, v: usize, head_name: &str) -> Vec<Node> {
+    /// `key_scores`: the dynamic mask's Δ, where the attention has one.
+    fn softmax_and_values(
+        &mut self,
+        head: Option<&str>,
+        v: usize,
+        head_name: &str,
+        key_scores: Option<usize>,
+    ) -> Vec<Node> {
         let a = self.attn.clone();
         let mut nodes = Vec::new();
         let att = self.act("A", [Dim::Seq, Dim::Seq]);
-        let window = self.window_text();
-        let mut inputs = vec![];
+        let mut window = self.window_text();
+        if let (Some(dm), Some(_)) = (a.dynamic_mask, key_scores) {
+            window += &format!(
+                "; M adds Δᵢ, this K/V head's score of each key, and where a query sees more than {k} keys only the {k} with the highest Δᵢ stay",
+                k = dm.keep
+            );
+        }
+        let mut inputs: Vec<usize> = key_scores.into_iter().collect();
         let mut eq = format!("A = softmax(S + M) over keys, M = −∞ above the diagonal{window}");
         if a.sinks {
             let p = self.param(
@@ -528,6 +541,40 @@ impl Builder<'_> {
             equation: format!("D̂ = (1 − λ_init) · D / √(mean(D²) + ε) over each pair, ε = {}", self.spec.norm.eps),
         });
         vec![diff, norm]
+    }
+
+    /// The dynamic mask's key scores, Δ = exp(A ⊙ softplus(W_dt · V + b)): one per key and
+    /// K/V head, from the values of all heads.
+    fn key_scores(&mut self) -> Node {
+        let a = self.attn.clone();
+        let (kv, width) = (a.kv_heads, a.kv_heads * a.v_head_dim);
+        let p = self.param(
+            Role::DynDt,
+            false,
+            vec![kv, width],
+            Component::Attention,
+            true,
+        );
+        let mut inputs = vec![self.weight(p, "W_dt", [n(kv), n(width)], None)];
+        let mut eq = "Δ = exp(A ⊙ softplus(W_dt · V".to_string();
+        if a.qkv_bias {
+            let pb = self.param(Role::DynDt, true, vec![kv], Component::Attention, true);
+            inputs.push(self.weight(pb, "b_dt", [n(kv), n(1)], None));
+            eq += " + b_dt";
+        }
+        let pa = self.param(Role::DynA, false, vec![kv], Component::Attention, true);
+        inputs.push(self.weight(pa, "A", [n(kv), n(1)], None));
+        eq += &format!(")), V the values of all {kv} K/V heads ({width} per key)");
+        let out = self.act("Δ", self.seq(kv));
+        self.step(Draft {
+            title: "Dynamic mask key scores".into(),
+            op: Op::MatMul,
+            category: Category::Attention,
+            inputs,
+            output: out,
+            operation: format!("Score every key for each of the {kv} K/V heads from its values: which keys the heads will favour"),
+            equation: eq,
+        })
     }
 
     /// A mixture of attention heads' router: logits over the experts and each token's top-k,
@@ -784,10 +831,14 @@ impl Builder<'_> {
             || (a.qk_norm == QkNorm::PerHeadPostRope && !rope);
         let post_norm = a.qk_norm == QkNorm::PerHeadPostRope && rope;
         let l2 = a.qk_norm == QkNorm::L2 && rope;
-        let router = match a.moa {
+        let mut router = match a.moa {
             Some(m) => self.moa_router(m, x_in),
             None => Vec::new(),
         };
+        let key_scores = a.dynamic_mask.map(|_| {
+            router.push(self.key_scores());
+            self.tensors.len() - 1
+        });
 
         let mut kv_nodes = Vec::new();
         // The K that is cached: after RoPE where there is RoPE, else as projected (and normed).
@@ -865,7 +916,7 @@ impl Builder<'_> {
             operation: "Score every query position against every key position".into(),
             equation: self.scores_equation(&kt, q),
         }));
-        q_nodes.extend(self.softmax_and_values(Some(&q_head), v, head_name));
+        q_nodes.extend(self.softmax_and_values(Some(&q_head), v, head_name, key_scores));
 
         let mut nodes = router;
         match a.kind {
@@ -1100,7 +1151,7 @@ impl Builder<'_> {
                 equation,
             }),
         );
-        head.extend(self.softmax_and_values(Some("i"), v, "Hᵢ"));
+        head.extend(self.softmax_and_values(Some("i"), v, "Hᵢ", None));
         nodes.push(Node::Scope(self.scope(
             ScopeKind::Head,
             "Attention Head i",

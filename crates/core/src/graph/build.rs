@@ -596,18 +596,20 @@ impl<'s> Builder<'s> {
             ));
             "Y′"
         };
+        let (mut inputs, xb_scaled) = (vec![xb], self.residual_scale(Role::ResidScaleAttn, "ρₐ"));
+        inputs.extend(xb_scaled.0);
         let r = self.act("R", self.seq(d));
         children.push(self.step(Draft {
             title: "Attention residual".into(),
             op: Op::Add,
             category: Category::Norm,
-            inputs: vec![xb],
+            inputs,
             output: r,
             operation: match spec.block {
                 Block::Sequential => "Add the attention output to the block input".into(),
                 Block::Parallel { .. } => "Add the attention output to the block input; the FFN, run beside the attention on the same input, adds its own below".into(),
             },
-            equation: format!("R = Xᵦ + {}{y}", residual_factor(spec)),
+            equation: format!("R = {}Xᵦ + {}{y}", xb_scaled.1, residual_factor(spec)),
         }));
         // Post-residual: the stream is normed after the add, and the FFN reads and adds to that.
         let (r, stream) = if place.on_stream() {
@@ -725,17 +727,35 @@ impl<'s> Builder<'s> {
         } else {
             "Xᵦ₊₁"
         };
+        let (scale, times) = self.residual_scale(Role::ResidScaleFfn, "ρₘ");
         let xn = self.act(out, self.seq(self.spec.hidden));
         self.step(Draft {
             title: "MLP residual".into(),
             op: Op::Add,
             category: Category::Norm,
-            inputs: vec![residual],
+            inputs: std::iter::once(residual).chain(scale).collect(),
             output: xn,
             operation: "Add the FFN output to the attention residual; this is the block's output"
                 .into(),
-            equation: format!("{out} = {stream} + {}{m}", residual_factor(self.spec)),
+            equation: format!(
+                "{out} = {times}{stream} + {}{m}",
+                residual_factor(self.spec)
+            ),
         })
+    }
+
+    /// The learned vector scaling the residual stream where a sublayer joins it, where the
+    /// model has one (Doge): its weight, and its factor in an equation (`ρₐ ⊙ `).
+    fn residual_scale(&mut self, role: Role, name: &str) -> (Option<usize>, String) {
+        if !self.spec.residual_scales {
+            return (None, String::new());
+        }
+        let d = self.spec.hidden;
+        let p = self.param(role, false, vec![d], Component::Norm, true);
+        (
+            Some(self.weight(p, name, [n(d), n(1)], None)),
+            format!("{name} ⊙ "),
+        )
     }
 
     /// Restrict a step to `layers` when they are not all of the block's (NoPE layers skip RoPE).

@@ -103,6 +103,10 @@ fn name_table(g: &Graph) -> String {
         ("attn_expert_o", AttnExpertO),
         ("attn_experts", AttnExperts),
         ("moe_block", MoeBlock),
+        ("dt", DynDt),
+        ("dyn_a", DynA),
+        ("resid_attn_scale", ResidScaleAttn),
+        ("resid_ffn_scale", ResidScaleFfn),
     ];
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
@@ -174,6 +178,11 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(m) => json!({"experts": m.experts, "top_k": m.top_k}),
         None => json!(null),
     };
+    config["dynamic_mask"] = match a.dynamic_mask {
+        Some(d) => json!({"keep": d.keep}),
+        None => json!(null),
+    };
+    config["residual_scales"] = json!(spec.residual_scales);
     config["v_head_dim"] = json!(a.v_head_dim);
     config["v_scale"] = json!(a.v_scale);
     // What differs in the sliding layers' attention, where it differs.
@@ -264,6 +273,26 @@ fn prune(spec: &Spec, body: &str) -> String {
             ));
         }
         Some(Some(_)) => {}
+    }
+    if spec.attn.dynamic_mask.is_none() {
+        lines.push((
+            "    if C[\"dynamic_mask\"]:\n        dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, \"dt\", b), bias(\"dt\"))  # dt: [T, KV], from all heads' values\n        delta = np.exp(w(W, \"dyn_a\", b) * np.log1p(np.exp(dt))).T  # delta: [KV, T], each key's score per K/V head\n",
+            "",
+        ));
+        lines.push((
+            "    if C[\"dynamic_mask\"]:\n        delta = np.repeat(delta, H // KV, axis=0)[:, None, :]  # delta: [H, 1, T]\n        s = s + delta  # s: [H, T, T], each key's score added\n        keep = C[\"dynamic_mask\"][\"keep\"]\n        if T > keep:\n            choice = np.where(np.isfinite(s), delta, -np.inf)  # [H, T, T], the visible keys' scores\n            floor = -np.sort(-choice, axis=-1)[..., keep - 1 : keep]  # [H, T, 1], the keep-th best\n            s = np.where(choice >= floor, s, -np.inf)  # only the keep best-scored keys stay\n",
+            "",
+        ));
+    }
+    if !spec.residual_scales {
+        lines.push((
+            "        if C[\"residual_scales\"]:\n            x = x * w(W, \"resid_attn_scale\", b)  # [T, hidden], the stream scaled by a learned vector\n",
+            "",
+        ));
+        lines.push((
+            "        if C[\"residual_scales\"]:\n            x = x * w(W, \"resid_ffn_scale\", b)  # [T, hidden]\n",
+            "",
+        ));
     }
     if spec.attn.moa.is_none() {
         drop.push("moa_attention");
@@ -637,6 +666,9 @@ def attention(x, W, b, span, use_rope):
     v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]
     if C["v_scale"] != 1:
         v = v * np.float32(C["v_scale"])  # v: [KV, T, DV], scaled
+    if C["dynamic_mask"]:
+        dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, "dt", b), bias("dt"))  # dt: [T, KV], from all heads' values
+        delta = np.exp(w(W, "dyn_a", b) * np.log1p(np.exp(dt))).T  # delta: [KV, T], each key's score per K/V head
     if C["qk_norm"] == "per_head":
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head
     if use_rope and C["rope"]:
@@ -662,6 +694,14 @@ def attention(x, W, b, span, use_rope):
     if C["softcap"]:
         s = C["softcap"] * np.tanh(s / C["softcap"])  # s: [H, T, T]
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
+    if C["dynamic_mask"]:
+        delta = np.repeat(delta, H // KV, axis=0)[:, None, :]  # delta: [H, 1, T]
+        s = s + delta  # s: [H, T, T], each key's score added
+        keep = C["dynamic_mask"]["keep"]
+        if T > keep:
+            choice = np.where(np.isfinite(s), delta, -np.inf)  # [H, T, T], the visible keys' scores
+            floor = -np.sort(-choice, axis=-1)[..., keep - 1 : keep]  # [H, T, 1], the keep-th best
+            s = np.where(choice >= floor, s, -np.inf)  # only the keep best-scored keys stay
     if C["sinks"]:
         sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1]
         p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
@@ -871,6 +911,8 @@ def forward(ids, W):
         a = attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
+        if C["residual_scales"]:
+            x = x * w(W, "resid_attn_scale", b)  # [T, hidden], the stream scaled by a learned vector
         r = residual(x, a)
         if C["place"] == "post_residual":
             r = norm(r, w(W, "attn_norm", b), nb("attn_norm"))  # the stream normed after the add
@@ -884,6 +926,8 @@ def forward(ids, W):
         m = moe(h, W, b) if is_moe else mlp(h, W, b)
         if after:
             m = norm(m, w(W, "post_ffn_norm", b))
+        if C["residual_scales"]:
+            x = x * w(W, "resid_ffn_scale", b)  # [T, hidden]
         x = residual(x, m)
         if C["place"] == "post_residual":
             x = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the stream normed after the add

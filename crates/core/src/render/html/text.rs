@@ -248,6 +248,12 @@ fn attention_text(g: &Graph) -> Text {
     if a.sinks {
         sub.push("Each head has a learned sink logit that joins the softmax and is then dropped, so a head can attend to nothing.".into());
     }
+    if let Some(dm) = a.dynamic_mask {
+        sub.push(format!("Dynamic mask attention: each K/V head scores every key from the values of all heads, Δ = exp(A ⊙ softplus(W_dt · v)), and adds Δ to that key's score in its query heads; a query that sees more than {k} keys attends only to the {k} with the highest Δ, so long contexts attend sparsely while the cache still keeps every key.", k = dm.keep));
+    }
+    if spec.residual_scales {
+        sub.push("The residual stream is scaled by a learned vector where each sublayer joins it: x ⊙ ρ + f(x), ρ one per layer and sublayer.".into());
+    }
     if let Some(m) = a.moa {
         sub.push(format!("A mixture of attention heads: a router scores each token against {} attention experts and keeps its {} best (a softmax over their logits weights them). Each chosen expert's query projection gives {} heads that share the layer's one set of {} K/V heads, so the K/V cache is that of {} heads while {} query heads attend; its output projection maps its heads back, weighted by its gate, and a bias shared by the experts is added. K and V are the two halves of one projection.", m.experts, m.top_k, a.kv_heads, a.kv_heads, a.kv_heads, a.heads));
     }

@@ -506,6 +506,13 @@ fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> String {
         allowed = format!("({allowed} & {k}[:, None])");
     }
     s += &format!("        scores = scores.masked_fill(~{allowed}, float(\"-inf\"))\n");
+    if let Some(dm) = a.dynamic_mask {
+        let g = heads / a.kv_heads;
+        s += &format!(
+            "        delta = delta.repeat_interleave({g}, dim=1)[:, :, None, :]  # [B, {heads}, 1, T]: each key's score\n        choice = delta.masked_fill(~{allowed}, float(\"-inf\"))  # the visible keys' scores\n        scores = scores + delta\n        if T > {k}:  # only the {k} best-scored keys stay\n            floor = choice.topk({k}, dim=-1).values[..., -1:]\n            scores = scores.masked_fill(choice < floor, float(\"-inf\"))\n",
+            k = dm.keep
+        );
+    }
     if a.sinks {
         s += &format!(
             "        sink = self.{}.view(1, {heads}, 1, 1).expand(B, {heads}, T, 1).to(scores.dtype)\n        probs = torch.cat([scores, sink], dim=-1).float().softmax(dim=-1)[..., :-1].to(q.dtype)  # the sink takes its share, then is dropped\n",
@@ -731,6 +738,14 @@ fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
     );
     if a.v_scale != 1.0 {
         fwd += &format!("        v = v * {}  # the values scaled\n", a.v_scale);
+    }
+    if a.dynamic_mask.is_some() {
+        let (dt, da) = (n.inside(Role::DynDt), n.inside(Role::DynA));
+        init += &format!(
+            "        self.{dt} = {}  # scores each key from all heads' values\n        self.{da} = nn.Parameter(torch.zeros({kv}))\n",
+            linear(spec, &format!("{kv} * {vhd}"), &kv.to_string(), a.qkv_bias)
+        );
+        fwd += &format!("        delta = torch.exp(self.{da} * F.softplus(self.{dt}(v.transpose(1, 2).reshape(B, T, {kv} * {vhd})))).transpose(1, 2)  # [B, {kv}, T]\n");
     }
     if a.qk_norm == QkNorm::PerHead {
         fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
@@ -1718,6 +1733,11 @@ fn layer(spec: &Spec, n: &Names) -> String {
             let (n1, n2) = (norm_attr(Role::AttnNorm), norm_attr(Role::FfnNorm));
             init += &format!("        self.{n1} = Norm({d})  # after the attention's add\n        self.{n2} = Norm({d})  # after the FFN's add\n");
             format!("        x = self.{n1}(x + {a_out})\n        x = self.{n2}(x + {f_out})\n        return x")
+        }
+        Block::Sequential if spec.residual_scales => {
+            let (ra, rf) = (n.path(Role::ResidScaleAttn), n.path(Role::ResidScaleFfn));
+            init += &format!("        self.{ra} = nn.Parameter(torch.ones({d}))  # scales the stream where the attention joins it\n        self.{rf} = nn.Parameter(torch.ones({d}))  # and where the FFN does\n");
+            format!("        x = self.{ra} * x + {a_out}\n{ffn_line}        x = self.{rf} * x + {f_out}\n        return x")
         }
         Block::Sequential => {
             format!("        x = x + {a_out}\n{ffn_line}        x = x + {f_out}\n        return x")
