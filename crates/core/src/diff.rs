@@ -100,18 +100,23 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     if a.v_scale != 1.0 {
         f("attention.v_scale", "value scale", Setting, num(a.v_scale));
     }
-    if let Some(sa) = &s.sliding_attn {
+    if !s.layer_attn.is_empty() {
+        let own: Vec<String> = s
+            .layer_attn
+            .iter()
+            .map(|(set, o)| {
+                let sinks = if o.sinks { ", sinks" } else { "" };
+                format!(
+                    "{}/{} Q/KV heads{sinks} in layers {set}",
+                    o.heads, o.kv_heads
+                )
+            })
+            .collect();
         f(
-            "attention.sliding_kv_heads",
-            "K/V heads (sliding layers)",
-            Size,
-            sa.kv_heads.to_string(),
-        );
-        f(
-            "attention.sliding_sinks",
-            "attention sinks (sliding layers)",
-            Mechanism,
-            yes(sa.sinks),
+            "attention.layer_variants",
+            "layers with their own attention",
+            Setting,
+            own.join("; "),
         );
     }
     if let Some(m) = &a.mla {

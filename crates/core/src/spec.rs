@@ -20,10 +20,10 @@ pub struct Spec {
     pub context: u64,
     pub embedding: Embedding,
     pub attn: Attention,
-    /// The attention of the sliding-window layers where it differs from `attn` (MiMo-V2-Flash:
-    /// twice the K/V heads, and sinks); `attn` then holds for the other layers. Read through
-    /// `attn_at` or `attn_for`.
-    pub sliding_attn: Option<Attention>,
+    /// Attentions of layers that differ from `attn`, each with its layers (MiMo-V2-Flash's
+    /// sliding-window layers: twice the K/V heads, and sinks; Laguna's per-layer query heads);
+    /// `attn` holds for every other layer. Read through `attn_at` or `attn_variants`.
+    pub layer_attn: Vec<(LayerSet, Attention)>,
     /// The dense FFN (every layer for dense models; the dense layers of a MoE model).
     pub mlp: Mlp,
     pub moe: Option<Moe>,
@@ -1023,14 +1023,15 @@ impl Spec {
                 .map(|k| (k.describe(), self.layers_where(|l| l.attn == *k)))
                 .collect(),
         );
-        if self.sliding_attn.is_some() {
+        let variants = self.attn_variants();
+        if variants.len() > 1 {
             describe(
-                "K/V heads",
-                self.attn_variants()
+                "heads",
+                variants
                     .into_iter()
                     .map(|(a, set)| {
                         let sinks = if a.sinks { " with sinks" } else { "" };
-                        (format!("{}{sinks}", a.kv_heads), set)
+                        (format!("{}/{} (Q/KV){sinks}", a.heads, a.kv_heads), set)
                     })
                     .collect(),
             );
@@ -1073,34 +1074,36 @@ impl Spec {
         self.attn.heads / self.attn.kv_heads
     }
 
-    /// The attention of layers of this span.
-    pub fn attn_for(&self, span: AttnSpan) -> &Attention {
-        match (span, &self.sliding_attn) {
-            (AttnSpan::Sliding(_), Some(a)) => a,
-            _ => &self.attn,
-        }
-    }
-
     /// The attention of layer `b`.
     pub fn attn_at(&self, b: usize) -> &Attention {
-        self.attn_for(self.plan[b].attn)
+        self.layer_attn
+            .iter()
+            .find(|(set, _)| set.contains(b as u64))
+            .map_or(&self.attn, |(_, a)| a)
     }
 
-    /// Each distinct attention with the layers that use it: one entry unless the sliding
-    /// layers have their own (`sliding_attn`).
-    pub fn attn_variants(&self) -> Vec<(&Attention, LayerSet)> {
-        match &self.sliding_attn {
-            None => vec![(&self.attn, LayerSet::all(self.layers))],
-            Some(s) => {
-                let sliding = |l: &LayerPlan| matches!(l.attn, AttnSpan::Sliding(_));
-                vec![
-                    (&self.attn, self.layers_where(|l| !sliding(l))),
-                    (s, self.layers_where(sliding)),
-                ]
-                .into_iter()
-                .filter(|(_, set)| !set.is_empty())
-                .collect()
-            }
+    /// The attention of the first layer of a span of this kind (`attn` when there is none).
+    pub fn attn_for(&self, span: AttnSpan) -> &Attention {
+        let kind = std::mem::discriminant(&span);
+        match self
+            .plan
+            .iter()
+            .position(|l| std::mem::discriminant(&l.attn) == kind)
+        {
+            Some(b) => self.attn_at(b),
+            None => &self.attn,
         }
+    }
+
+    /// Each distinct attention with the layers that use it, `attn` first: one entry unless
+    /// some layers have their own (`layer_attn`).
+    pub fn attn_variants(&self) -> Vec<(&Attention, LayerSet)> {
+        let others = LayerSet::from_fn(self.layers, |b| {
+            !self.layer_attn.iter().any(|(set, _)| set.contains(b))
+        });
+        std::iter::once((&self.attn, others))
+            .chain(self.layer_attn.iter().map(|(set, a)| (a, set.clone())))
+            .filter(|(_, set)| !set.is_empty())
+            .collect()
     }
 }

@@ -150,10 +150,7 @@ fn mqa_caches_one_head() {
 #[test]
 fn kv_cache_follows_each_layers_attention() {
     let spec = source::load("mimo-v2-flash", false).unwrap().spec;
-    let sliding = spec
-        .sliding_attn
-        .as_ref()
-        .expect("its sliding layers have their own attention");
+    let sliding = spec.attn_for(anatomy_core::spec::AttnSpan::Sliding(1));
     assert_eq!((spec.attn.kv_heads, sliding.kv_heads), (4, 8));
     let per_token: u64 = (0..spec.layers as usize)
         .map(|b| {

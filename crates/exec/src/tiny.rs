@@ -17,10 +17,10 @@ pub fn shrink(spec: &Spec) -> Spec {
     let mut s = spec.clone();
     s.name = format!("{} (tiny)", spec.name);
     shrink_attn(&mut s.attn, None);
-    if let (Some(sa), Some(orig)) = (&mut s.sliding_attn, &spec.sliding_attn) {
-        // As many times the full layers' K/V heads as the model has, within the 4 query heads.
+    for ((_, a), (_, orig)) in s.layer_attn.iter_mut().zip(&spec.layer_attn) {
+        // As many times the other layers' K/V heads as the model has, within the 4 query heads.
         let ratio = (orig.kv_heads / spec.attn.kv_heads.max(1)).max(1);
-        shrink_attn(sa, Some((s.attn.kv_heads * ratio).min(4)));
+        shrink_attn(a, Some((s.attn.kv_heads * ratio).min(4)));
     }
     s.hidden = 64;
     s.vocab = spec.vocab.min(256);
@@ -36,20 +36,42 @@ pub fn shrink(spec: &Spec) -> Spec {
         m.topk_group = m.topk_group.min(m.n_group);
     }
     // One layer of each kind, in order of first appearance, windows and chunks made small.
-    let mut plan: Vec<LayerPlan> = Vec::new();
-    for l in &spec.plan {
+    // A layer's kind includes which attention it has; `kept` holds each kept layer's index.
+    let variant = |b: usize| {
+        spec.layer_attn
+            .iter()
+            .position(|(set, _)| set.contains(b as u64))
+    };
+    let mut plan: Vec<(LayerPlan, Option<usize>)> = Vec::new();
+    let mut kept = Vec::new();
+    for (b, l) in spec.plan.iter().enumerate() {
         let mut l = l.clone();
         l.attn = match l.attn {
             AttnSpan::Sliding(w) => AttnSpan::Sliding(w.min(8)),
             AttnSpan::Chunked(c) => AttnSpan::Chunked(c.min(8)),
             full => full,
         };
-        if !plan.contains(&l) && plan.len() < 4 {
-            plan.push(l);
+        let kind = (l, variant(b));
+        if !plan.contains(&kind) && plan.len() < 4 {
+            plan.push(kind);
+            kept.push(b as u64);
         }
     }
     s.layers = plan.len() as u64;
-    s.plan = plan;
+    s.plan = plan.into_iter().map(|(l, _)| l).collect();
+    s.layer_attn = s
+        .layer_attn
+        .into_iter()
+        .map(|(set, a)| {
+            (
+                anatomy_core::layers::LayerSet::from_fn(s.layers, |i| {
+                    set.contains(kept[i as usize])
+                }),
+                a,
+            )
+        })
+        .filter(|(set, _)| !set.is_empty())
+        .collect();
     s.embedding.learned_positions = spec.embedding.learned_positions.map(|p| p.min(1024));
     s.mtp_layers = 0;
     s.hf_prefix = String::new();

@@ -9,6 +9,7 @@ use super::{
 };
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
+use crate::layers::LayerSet;
 use crate::spec::*;
 
 /// A config class's defaults for the fields every family reads.
@@ -786,7 +787,7 @@ pub fn load(
             Err(e) => return Err(e),
         };
     }
-    let sliding_attn = match f.sliding_own {
+    let layer_attn = match f.sliding_own {
         Some(own) if spans.iter().any(|s| matches!(s, AttnSpan::Sliding(_))) => {
             let kv = kv_heads
                 .checked_mul(own.kv_mult)
@@ -801,9 +802,12 @@ pub fn load(
             s.kind = super::attn_kind(heads, kv);
             s.kv_heads = kv;
             s.sinks = own.sinks || attn.sinks;
-            Some(s)
+            let sliding = LayerSet::from_fn(layers, |b| {
+                matches!(spans[b as usize], AttnSpan::Sliding(_))
+            });
+            vec![(sliding, s)]
         }
-        _ => None,
+        _ => vec![],
     };
     if let Some(c) = f.attn_config.map(|key| cfg.sub(key)).transpose()?.flatten() {
         attn.clip_qkv = positive(&c, "clip_qkv")?;
@@ -897,7 +901,7 @@ pub fn load(
             norm: f.embed_norm,
         },
         attn,
-        sliding_attn,
+        layer_attn,
         mlp: Mlp {
             intermediate,
             act: super::act_renamed(cfg, "hidden_act", d.act, f.act_renames)?,

@@ -219,7 +219,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             differential: false,
             o_bias_last: false,
         },
-        sliding_attn: None,
+        layer_attn: vec![],
         mlp: Mlp {
             intermediate: 0,
             act: crate::spec::Act::Silu,

@@ -7,7 +7,7 @@
 use super::*;
 use crate::error::{Error, Result};
 use crate::naming::{names, Role};
-use crate::spec::{Block, NormKind, NormPlace, Position, Spec};
+use crate::spec::{AttnSpan, Block, NormKind, NormPlace, Position, Spec};
 
 pub fn build(spec: &Spec) -> Result<Graph> {
     let mut b = Builder {
@@ -558,14 +558,27 @@ impl<'s> Builder<'s> {
         if variants.len() == 1 {
             children.extend(self.attention_any(attn_in));
         } else {
-            // Each variant's attention in a frame of its layers, as the dense and MoE FFNs.
+            // Each variant's attention in a frame of its layers, as the dense and MoE FFNs,
+            // named by its span where one span sets each apart, else by its heads.
+            let span_of = |set: &LayerSet| -> Option<std::mem::Discriminant<AttnSpan>> {
+                let mut kinds = set
+                    .iter()
+                    .map(|b| std::mem::discriminant(&spec.plan[b as usize].attn));
+                let first = kinds.next()?;
+                kinds.all(|k| k == first).then_some(first)
+            };
+            let kinds: Vec<_> = variants.iter().map(|(_, set)| span_of(set)).collect();
+            let by_span = kinds.iter().all(|k| k.is_some())
+                && (1..kinds.len()).all(|i| !kinds[..i].contains(&kinds[i]));
             for (a, set) in variants {
                 self.attn = a.clone();
                 self.layers = set.clone();
                 let nodes = self.attention_any(attn_in);
                 let what = match spec.plan[set.first().unwrap_or(0) as usize].attn {
-                    crate::spec::AttnSpan::Sliding(_) => "Sliding-window attention",
-                    _ => "Full attention",
+                    _ if !by_span => format!("Attention, {} query heads", a.heads),
+                    AttnSpan::Sliding(_) => "Sliding-window attention".into(),
+                    AttnSpan::Chunked(_) => "Chunked attention".into(),
+                    AttnSpan::Full => "Full attention".into(),
                 };
                 let mut scope = self.scope(
                     ScopeKind::Attention,

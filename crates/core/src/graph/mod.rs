@@ -223,7 +223,7 @@ pub enum ScopeKind {
     Embedding,
     Block,
     /// The attention of one variant's layers, where the layers' attentions differ
-    /// (`Spec::sliding_attn`).
+    /// (`Spec::layer_attn`).
     Attention,
     Group,
     Head,

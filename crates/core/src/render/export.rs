@@ -374,11 +374,12 @@ pub fn markdown(g: &Graph, origin: &Origin) -> Result<String> {
     if let Some(q) = get("attention.qk_norm").filter(|q| q != "none") {
         attention += &format!(", QK-norm {q}");
     }
-    if let Some(s) = &spec.sliding_attn {
+    for (set, o) in &spec.layer_attn {
         attention += &format!(
-            "; sliding-window layers: {} K/V heads{}",
-            s.kv_heads,
-            if s.sinks { ", sinks" } else { "" }
+            "; layers {set}: {} query heads, {} K/V heads{}",
+            o.heads,
+            o.kv_heads,
+            if o.sinks { ", sinks" } else { "" }
         );
     }
     out += &format!("| attention | {} |\n", cell(&attention));

@@ -186,13 +186,16 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["v_head_dim"] = json!(a.v_head_dim);
     config["v_scale"] = json!(a.v_scale);
     // What differs in the sliding layers' attention, where it differs.
-    config["sliding_attn"] = match &spec.sliding_attn {
-        Some(s) => json!({
-            "heads": s.heads, "kv_heads": s.kv_heads, "head_dim": s.head_dim, "v_head_dim": s.v_head_dim,
-            "sinks": s.sinks, "v_scale": s.v_scale, "scale": s.scale_mult / s.scale_dim.sqrt(),
-        }),
-        None => json!(null),
-    };
+    // The layers whose attention is their own, and what differs in it.
+    config["layer_attn"] = json!(spec
+        .layer_attn
+        .iter()
+        .map(|(set, o)| json!({
+            "layers": set.iter().collect::<Vec<_>>(), "heads": o.heads, "kv_heads": o.kv_heads,
+            "head_dim": o.head_dim, "v_head_dim": o.v_head_dim, "sinks": o.sinks, "v_scale": o.v_scale,
+            "scale": o.scale_mult / o.scale_dim.sqrt(),
+        }))
+        .collect::<Vec<_>>());
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = json!(a.out_gate);
     config["differential"] = json!(a.differential);
@@ -301,9 +304,9 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if spec.sliding_attn.is_none() {
+    if spec.layer_attn.is_empty() {
         lines.push((
-            "    if span[0] == \"sliding\" and C[\"sliding_attn\"]:\n        C = {**C, **C[\"sliding_attn\"]}  # the sliding-window layers' own attention (heads, sinks)\n",
+            "    for own in C[\"layer_attn\"]:\n        if b in own[\"layers\"]:\n            C = {**C, **own}  # this layer's own attention (heads, sinks)\n",
             "",
         ));
     }
@@ -636,8 +639,9 @@ def attention(x, W, b, span, use_rope):
         return mla_attention(x, W, b, span)
     if C["moa"]:
         return moa_attention(x, W, b, span, use_rope)
-    if span[0] == "sliding" and C["sliding_attn"]:
-        C = {**C, **C["sliding_attn"]}  # the sliding-window layers' own attention (heads, sinks)
+    for own in C["layer_attn"]:
+        if b in own["layers"]:
+            C = {**C, **own}  # this layer's own attention (heads, sinks)
     T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]  # tokens, query heads, K/V heads, d_head
     DV = C["v_head_dim"]  # d of a value head
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None

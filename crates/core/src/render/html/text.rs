@@ -266,16 +266,26 @@ fn attention_text(g: &Graph) -> Text {
             crate::fmt::float(a.v_scale)
         ));
     }
-    if let Some(s) = &spec.sliding_attn {
-        let layers = spec.layers_where(|l| matches!(l.attn, AttnSpan::Sliding(_)));
+    for (layers, o) in &spec.layer_attn {
         let mut own = vec![format!(
-            "{} K/V heads for {} query heads",
-            s.kv_heads, s.heads
+            "{} query heads sharing {} K/V heads",
+            o.heads, o.kv_heads
         )];
-        if s.sinks && !a.sinks {
+        if o.sinks && !a.sinks {
             own.push("a learned sink logit per head that joins the softmax and is then dropped, so a head can attend to nothing".into());
         }
-        sub.push(format!("The sliding-window layers ({layers}) have an attention of their own: {}. Their cache stays small whatever the context, so they can afford more K/V heads.", own.join("; ")));
+        let sliding = layers
+            .iter()
+            .all(|b| matches!(spec.plan[b as usize].attn, AttnSpan::Sliding(_)));
+        let why = if sliding && o.kv_heads > a.kv_heads {
+            " Their sliding window keeps their cache small whatever the context, so they can afford more K/V heads."
+        } else {
+            ""
+        };
+        sub.push(format!(
+            "Layers {layers} have an attention of their own: {}.{why}",
+            own.join("; ")
+        ));
     }
     if spec.skip_first_attn_norm {
         sub.push("Layer 0 has no norm before its attention: it reads the embeddings, already normed, as they are.".into());
@@ -545,12 +555,12 @@ pub fn highlights(spec: &Spec, total: u64, active: u64) -> Vec<String> {
         (_, AttnKind::Mqa) => format!("MQA: {} query heads share one KV head", a.heads),
         _ => format!("MHA: {} heads", a.heads),
     });
-    if let Some(s) = &spec.sliding_attn {
+    for (layers, o) in &spec.layer_attn {
         out.push(format!(
-            "sliding-window layers: {} query heads share {} KV heads{}",
-            s.heads,
-            s.kv_heads,
-            if s.sinks && !a.sinks {
+            "layers {layers}: {} query heads share {} KV heads{}",
+            o.heads,
+            o.kv_heads,
+            if o.sinks && !a.sinks {
                 ", with sinks"
             } else {
                 ""

@@ -525,22 +525,36 @@ fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> String {
     s
 }
 
-/// The attention module, or where the sliding-window layers have their own (`sliding_attn`), a
-/// class for each.
+/// The attention module, or where some layers have their own (`layer_attn`), a class for each
+/// variant and the list of every layer's class.
 fn attention(spec: &Spec, n: &Names) -> String {
-    match &spec.sliding_attn {
-        None => attention_class(spec, n, "Attention"),
-        Some(s) => {
-            let mut sliding = spec.clone();
-            sliding.attn = s.clone();
-            sliding.sliding_attn = None;
-            [
-                attention_class(spec, n, "Attention"),
-                attention_class(&sliding, n, "SlidingAttention"),
-            ]
-            .join("\n\n\n")
-        }
+    if spec.layer_attn.is_empty() {
+        return attention_class(spec, n, "Attention");
     }
+    let mut parts = vec![attention_class(spec, n, "Attention")];
+    for (i, (_, a)) in spec.layer_attn.iter().enumerate() {
+        let mut own = spec.clone();
+        own.attn = a.clone();
+        own.layer_attn.clear();
+        parts.push(attention_class(&own, n, &format!("Attention{}", i + 1)));
+    }
+    let classes: Vec<String> = (0..spec.layers as usize)
+        .map(|b| {
+            match spec
+                .layer_attn
+                .iter()
+                .position(|(set, _)| set.contains(b as u64))
+            {
+                Some(i) => format!("Attention{}", i + 1),
+                None => "Attention".into(),
+            }
+        })
+        .collect();
+    parts.push(format!(
+        "# Each layer's attention class: some layers have their own heads.\nATTENTION = [{}]",
+        classes.join(", ")
+    ));
+    parts.join("\n\n\n")
 }
 
 /// The layer's attribute holding its attention (`self_attn`).
@@ -851,10 +865,15 @@ ${fwd}"#,
     .to_string()
 }
 
-/// The layer needs its index: differential attention's λ_init, a bias of the last layer alone,
-/// a first layer without its attention norm.
+/// The attention needs its layer's index: differential attention's λ_init, a bias of the last
+/// layer alone, a first layer without its attention norm.
 fn needs_layer_index(spec: &Spec) -> bool {
     spec.attn.differential || spec.attn.o_bias_last || spec.skip_first_attn_norm
+}
+
+/// The decoder layer needs its index: for the attention, or to pick its attention's class.
+fn layer_needs_index(spec: &Spec) -> bool {
+    needs_layer_index(spec) || !spec.layer_attn.is_empty()
 }
 
 fn mla(spec: &Spec, n: &Names) -> String {
@@ -1645,8 +1664,8 @@ fn layer(spec: &Spec, n: &Names) -> String {
         format!("        self.{attn} = Attention(span, use_rope, own_indexer)\n")
     } else if needs_layer_index(spec) {
         format!("        self.{attn} = Attention(span, use_rope, layer_idx)  # it depends on the layer\n")
-    } else if spec.sliding_attn.is_some() {
-        format!("        self.{attn} = (SlidingAttention if span[0] == \"sliding\" else Attention)(span, use_rope)  # the sliding layers' own heads\n")
+    } else if !spec.layer_attn.is_empty() {
+        format!("        self.{attn} = ATTENTION[layer_idx](span, use_rope)  # this layer's own class\n")
     } else {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
@@ -1778,7 +1797,7 @@ ${body}"#,
                 "own_param",
                 if own {
                     ", own_indexer".into()
-                } else if needs_layer_index(spec) {
+                } else if layer_needs_index(spec) {
                     ", layer_idx".into()
                 } else {
                     String::new()
@@ -1932,7 +1951,7 @@ fn model(spec: &Spec, n: &Names) -> String {
     }
     let make = if own_indexers(spec).is_some() {
         "DecoderLayer(*p, i in OWN_INDEXER) for i, p in enumerate(PLAN)"
-    } else if needs_layer_index(spec) {
+    } else if layer_needs_index(spec) {
         "DecoderLayer(*p, i) for i, p in enumerate(PLAN)"
     } else {
         "DecoderLayer(*p) for p in PLAN"
