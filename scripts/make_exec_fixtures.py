@@ -255,6 +255,18 @@ CONFIGS = {
     # Doge: dynamic mask attention keeping at most 4 keys per query (so the 12-token prompt
     # crosses it), biases on every projection, per-head QK-norm, residual scales.
     "doge": dict(BASE, model_type="doge", keep_window_size=4, attention_bias=True),
+    # Laguna: a full layer rotating half of each head, sliding layers rotating all of it, with
+    # 4, 8 and 4 query heads; a softplus gate per head; routing with softcapped logits, a
+    # correction bias and a shared expert.
+    "laguna": dict(BASE, model_type="laguna", num_hidden_layers=3, head_dim=8, sliding_window=4,
+                   layer_types=["full_attention", "sliding_attention", "sliding_attention"],
+                   num_attention_heads_per_layer=[4, 8, 4], num_experts=4, num_experts_per_tok=2,
+                   moe_intermediate_size=16, shared_expert_intermediate_size=24, moe_router_logit_softcapping=2.0,
+                   moe_routed_scaling_factor=1.5),
+    # ... with a gate per head feature.
+    "laguna-per-element": dict(BASE, model_type="laguna", num_hidden_layers=2, head_dim=8, gating="per-element",
+                               num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                               shared_expert_intermediate_size=24),
     # Cohere 2 MoE: a dense first layer (wider, rotating though full), then sliding/full layers
     # counted afresh; top-k softmax routing; a shared expert averaged in.
     "cohere2-moe": dict(BASE, model_type="cohere2_moe", num_hidden_layers=4, head_dim=8, sliding_window=4,

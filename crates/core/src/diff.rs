@@ -81,6 +81,18 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             a.v_head_dim.to_string(),
         );
     }
+    if let Some(g) = a.out_gate {
+        f(
+            "attention.out_gate",
+            "attention output gate",
+            Mechanism,
+            format!(
+                "{} per {}",
+                g.symbol(),
+                if g.per_head { "head" } else { "head feature" }
+            ),
+        );
+    }
     if let Some(dm) = a.dynamic_mask {
         f(
             "attention.dynamic_mask",
@@ -267,6 +279,14 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 Setting,
                 num(r.partial),
             );
+            if let Some(p) = r.sliding_partial {
+                f(
+                    "rope.sliding_partial",
+                    "rotated share in sliding layers",
+                    Setting,
+                    num(p),
+                );
+            }
             f(
                 "rope.interleaved",
                 "interleaved RoPE pairs",
@@ -332,6 +352,14 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mechanism,
             yes(m.router_bias),
         );
+        if let Some(c) = m.router_softcap {
+            f(
+                "moe.router_softcap",
+                "router logit softcap",
+                Setting,
+                num(c),
+            );
+        }
         f(
             "moe.correction_bias",
             "routing correction bias",

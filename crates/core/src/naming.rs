@@ -200,6 +200,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
+        (Layout::Laguna, CorrectionBias) => {
+            return (
+                "model.layers.{b}.mlp.experts.e_score_correction_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (Layout::HyV3 | Layout::Afmoe, CorrectionBias) => {
             return (
                 "model.layers.{b}.mlp.expert_bias".into(),
@@ -613,7 +619,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             SharedGateUp | SharedDown => granite_shared(role),
             other => llama(other),
         },
-        Layout::Qwen2Moe | Layout::Flint => match role {
+        Layout::Laguna if role == AttnGate => {
+            ("model.layers.{b}.self_attn.g_proj", "blk.{b}.attn_gate")
+        }
+        Layout::Qwen2Moe | Layout::Flint | Layout::Laguna => match role {
             SharedGate => (
                 "model.layers.{b}.mlp.shared_expert.gate_proj",
                 "blk.{b}.ffn_gate_shexp",

@@ -155,9 +155,9 @@ pub struct Attention {
     /// A norm (the model's kind) over the concatenated heads before the output projection
     /// (BitNet's `attn_sub_norm`).
     pub sub_norm: bool,
-    /// The concatenated heads are multiplied elementwise by σ(x · W_g), a gate projected from
-    /// the attention's input, before the output projection (AFMoE's `gate_proj`).
-    pub out_gate: bool,
+    /// The concatenated heads are multiplied by a gate projected from the attention's input,
+    /// before the output projection (AFMoE's σ(x · W_g), Laguna's softplus per head).
+    pub out_gate: Option<OutGate>,
     /// The output projection gains a bias in the last layer only, stored apart (GPT-NeoX-
     /// Japanese's `dense_bias`).
     pub o_bias_last: bool,
@@ -171,6 +171,26 @@ pub struct Attention {
     /// Dynamic mask attention (Doge): every key is scored from its value, and the score biases
     /// and limits which keys each query attends to.
     pub dynamic_mask: Option<DynamicMask>,
+}
+
+/// An output gate: g = act(x · W_g), one per head feature, or one per head shared by its
+/// features.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutGate {
+    /// softplus rather than σ (Laguna).
+    pub softplus: bool,
+    pub per_head: bool,
+}
+
+impl OutGate {
+    /// The gate's function, in words and symbols (`σ`).
+    pub fn symbol(self) -> &'static str {
+        if self.softplus {
+            "softplus"
+        } else {
+            "σ"
+        }
+    }
 }
 
 /// Doge's dynamic mask. Each K/V head scores every key from the values of all heads,
@@ -361,6 +381,9 @@ pub struct Moe {
     /// A bias is added to the block's output, after the experts are combined (JetMoE's
     /// `mlp.bias`).
     pub out_bias: bool,
+    /// The router's logits are softcapped, c · tanh(l / c), before they are scored (Laguna's
+    /// `moe_router_logit_softcapping`).
+    pub router_softcap: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -585,6 +608,9 @@ pub struct Rope {
     pub sliding: Option<RopeFreqs>,
     /// Fraction of head_dim that is rotated (1.0 for all of it).
     pub partial: f64,
+    /// The sliding-window layers' fraction where it differs (Laguna: all of each head, while
+    /// its full layers rotate half).
+    pub sliding_partial: Option<f64>,
     /// Rotates interleaved pairs (x₀,x₁), (x₂,x₃) … (Llama 4, as complex numbers) rather than
     /// the two halves of each head (rotate_half, the transformers default).
     pub interleaved: bool,
@@ -604,6 +630,19 @@ impl Rope {
     /// Rotated dims of a head of `head_dim`: transformers' `int(head_dim × partial)`, made even.
     pub fn rotary_dim(&self, head_dim: u64) -> u64 {
         ((head_dim as f64 * self.partial) as u64) / 2 * 2
+    }
+
+    /// The fraction a layer of this span rotates.
+    pub fn partial_for(&self, span: AttnSpan) -> f64 {
+        match (span, self.sliding_partial) {
+            (AttnSpan::Sliding(_), Some(p)) => p,
+            _ => self.partial,
+        }
+    }
+
+    /// Rotated dims of a head of `head_dim` in a layer of this span.
+    pub fn rotary_dim_for(&self, span: AttnSpan, head_dim: u64) -> u64 {
+        ((head_dim as f64 * self.partial_for(span)) as u64) / 2 * 2
     }
 }
 
@@ -860,6 +899,9 @@ pub enum Layout {
     /// DeepSeek's names without MLA, the sinks as `self_attn.attention_sink_bias`
     /// (MiMo-V2-Flash's checkpoints).
     MiMo,
+    /// Qwen2-MoE's names with the output gate as `self_attn.g_proj` and the correction bias as
+    /// `mlp.experts.e_score_correction_bias` (Laguna).
+    Laguna,
     /// Llama's norms, `self_attention.kv_proj` (K then V), the attention experts under
     /// `self_attention.experts.` (`router.layer`, stacked `input_linear` and `output_linear`,
     /// `bias`) and the MLP experts under `mlp.` the same way (JetMoE).

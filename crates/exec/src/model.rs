@@ -654,7 +654,7 @@ impl Model {
         }
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
-            let dim = r.rotary_dim(a.head_dim) as usize;
+            let dim = r.rotary_dim_for(plan.attn, a.head_dim) as usize;
             let (cos, sin) = rope::tables_for(r, plan.attn, dim, cache.pos, t)?;
             q = rope::rotate(&q, &cos, &sin, r.interleaved)?;
             k = rope::rotate(&k, &cos, &sin, r.interleaved)?;
@@ -680,13 +680,29 @@ impl Model {
             q = q.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
             self.keep(Some(b), "q_scaled", &q);
         }
-        // AFMoE's output gate, σ(x · W_g), multiplies the heads before the output projection.
-        let gate = if a.out_gate {
-            let g = self.proj(x, Role::AttnGate, b, false)?;
-            self.keep(Some(b), "attn_gate", &g);
-            Some(sigmoid(&g)?)
-        } else {
-            None
+        // The output gate, σ(x · W_g) (AFMoE) or softplus (Laguna), multiplies the heads
+        // before the output projection, feature by feature or head by head.
+        let gate = match a.out_gate {
+            Some(og) => {
+                let g = self.proj(x, Role::AttnGate, b, false)?;
+                self.keep(Some(b), "attn_gate", &g);
+                let g = if og.softplus {
+                    softplus(&g)?
+                } else {
+                    sigmoid(&g)?
+                };
+                Some(if og.per_head {
+                    // Each head's gate over its features: [t, h] → [t, h · dv].
+                    let (t, hh) = g.dims2()?;
+                    g.unsqueeze(2)?
+                        .broadcast_as((t, hh, vd))?
+                        .contiguous()?
+                        .reshape((t, hh * vd))?
+                } else {
+                    g
+                })
+            }
+            None => None,
         };
         let o = self.attend(q, k, v, b, cache, None, gate.as_ref())?;
         match &moa {
@@ -839,8 +855,7 @@ impl Model {
                 };
                 let dt =
                     self.linear(&v_tok, &self.name(Role::DynDt, false, Some(b), None), bias)?;
-                let softplus = (dt.exp()? + 1.0)?.log()?;
-                let delta = softplus
+                let delta = softplus(&dt)?
                     .broadcast_mul(self.w(Role::DynA, Some(b))?)?
                     .exp()?
                     .t()?
@@ -1201,7 +1216,10 @@ impl Model {
         let spec = &self.spec;
         let m = spec.moe.as_ref().expect("MoE layer");
         let (t, e, k) = (x.dim(0)?, m.experts as usize, m.top_k as usize);
-        let logits = self.proj(x, Role::Router, b, m.router_bias)?;
+        let mut logits = self.proj(x, Role::Router, b, m.router_bias)?;
+        if let Some(c) = m.router_softcap {
+            logits = softcap(&logits, c)?;
+        }
         let lg: Vec<Vec<f32>> = logits.to_vec2()?;
         let correction: Option<Vec<f32>> = if m.correction_bias {
             Some(
@@ -1489,6 +1507,11 @@ fn route(
         c.1 *= m.routed_scaling as f32;
     }
     chosen
+}
+
+/// ln(1 + eˣ), as max(x, 0) + ln(1 + e^−|x|) so that large x do not overflow.
+fn softplus(x: &Tensor) -> R<Tensor> {
+    x.relu()? + (x.abs()?.neg()?.exp()? + 1.0)?.log()?
 }
 
 fn sigmoid(x: &Tensor) -> R<Tensor> {

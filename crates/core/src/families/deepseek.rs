@@ -753,7 +753,7 @@ fn latent(
         clip_qkv: None,
         query_scale: None,
         sub_norm: false,
-        out_gate: false,
+        out_gate: None,
         differential: false,
         o_bias_last: false,
     })

@@ -271,7 +271,7 @@ pub struct LlamaLike {
     /// `rope_parameters` holds one dict per layer type; without it the full-attention layers
     /// rotate at the first base and the sliding ones at the second, and a top-level `rope_theta`
     /// is ignored (Mellum: 500k and 10k).
-    pub rope_by_type: Option<(f64, f64)>,
+    pub rope_by_type: Option<super::ByType>,
     /// A flat `rope_scaling` scales the full-attention layers only; sliding layers rotate at the
     /// same base, unscaled (OLMo 3's per-layer-type RoPE).
     pub scaling_full_only: bool,
@@ -294,7 +294,7 @@ pub struct LlamaLike {
     /// A flag that scales the embeddings by √hidden, with its default (AFMoE's `mup_enabled`).
     pub embed_sqrt_key: Option<(&'static str, bool)>,
     /// An output gate on the attention, σ(x · W_g) on the heads (AFMoE).
-    pub out_gate: bool,
+    pub out_gate: Option<OutGate>,
     /// Differential attention (DiffLlama); needs an even number of K/V heads.
     pub differential: bool,
     /// LongRoPE as PhiMoE reads it: short factors always, `short_mscale`/`long_mscale` on cos
@@ -380,6 +380,14 @@ pub struct LlamaLike {
     pub dynamic_mask_key: Option<(&'static str, u64)>,
     /// Learned vectors scale the residual stream where each sublayer joins it (Doge).
     pub residual_scales: bool,
+    /// A key listing each layer's query heads (Laguna's `num_attention_heads_per_layer`).
+    pub heads_per_layer_key: Option<&'static str>,
+    /// A softplus output gate, per head or per head feature as this key says (Laguna's
+    /// `gating`: true or "per-head", else "per-element").
+    pub softplus_gate_key: Option<&'static str>,
+    /// A key softcapping the router's logits, 0 for none (Laguna's
+    /// `moe_router_logit_softcapping`).
+    pub router_softcap_key: Option<&'static str>,
 }
 
 /// How the sliding-window layers' attention differs from the full layers'.
@@ -417,7 +425,7 @@ impl LlamaLike {
             llama4_scaling: None,
             embed_norm: false,
             embed_sqrt_key: None,
-            out_gate: false,
+            out_gate: None,
             differential: false,
             longrope_mscale: false,
             head_rows_key: None,
@@ -459,6 +467,9 @@ impl LlamaLike {
             window_less_one_key: None,
             dynamic_mask_key: None,
             residual_scales: false,
+            heads_per_layer_key: None,
+            softplus_gate_key: None,
+            router_softcap_key: None,
         }
     }
 }
@@ -645,12 +656,18 @@ pub fn load(
             },
             sliding: None,
             partial: 1.0,
+            sliding_partial: None,
             interleaved: false,
             reversed: false,
         },
-        None if f.rope_by_type.is_some() => {
-            super::rope_by_type(cfg, &rope_defaults, f.rope_by_type.unwrap_or_default())?
-        }
+        None if f.rope_by_type.is_some() => super::rope_by_type(
+            cfg,
+            &rope_defaults,
+            f.rope_by_type.unwrap_or(super::ByType {
+                full: (d.theta, 1.0),
+                sliding: (d.theta, 1.0),
+            }),
+        )?,
         None => match f.rope_scaling_default {
             Some(scaling) if !cfg.has("rope_parameters") && !cfg.has("rope_scaling") => {
                 cfg.get(f.theta_key); // read, and ignored as the class ignores it
@@ -696,6 +713,7 @@ pub fn load(
                 },
                 sliding: None,
                 partial,
+                sliding_partial: None,
                 interleaved: true,
                 reversed: false,
             }
@@ -787,7 +805,35 @@ pub fn load(
             Err(e) => return Err(e),
         };
     }
-    let layer_attn = match f.sliding_own {
+    if let Some(key) = f.softplus_gate_key {
+        let per_head = match cfg.get(key) {
+            None => true,
+            Some(serde_json::Value::Bool(b)) => *b,
+            Some(serde_json::Value::String(s)) if s == "per-head" => true,
+            Some(serde_json::Value::String(s)) if s == "per-element" => false,
+            Some(v) => {
+                return Err(cfg.err(
+                    key,
+                    format!("is {v}; it must be true or \"per-head\" (a gate per head), or false or \"per-element\" (a gate per head feature)"),
+                ))
+            }
+        };
+        attn.out_gate = Some(OutGate {
+            softplus: true,
+            per_head,
+        });
+    }
+    if let (Some(key), Some(m)) = (f.router_softcap_key, moe.as_mut()) {
+        let c = cfg.float(key, 0.0)?;
+        if !(c.is_finite() && c >= 0.0) {
+            return Err(cfg.err(
+                key,
+                format!("is {c}; it must be a non-negative number (0 for none)"),
+            ));
+        }
+        m.router_softcap = (c > 0.0).then_some(c);
+    }
+    let mut layer_attn = match f.sliding_own {
         Some(own) if spans.iter().any(|s| matches!(s, AttnSpan::Sliding(_))) => {
             let kv = kv_heads
                 .checked_mul(own.kv_mult)
@@ -809,6 +855,36 @@ pub fn load(
         }
         _ => vec![],
     };
+    if let Some(key) = f.heads_per_layer_key {
+        // Layers whose query-head count differs from the first layer's get their own attention.
+        let list = cfg.list(
+            key,
+            layers,
+            |v| v.as_u64().filter(|h| *h > 0),
+            "a positive head count",
+        )?;
+        if let Some(list) = list {
+            for (i, h) in list.iter().enumerate() {
+                if h % kv_heads != 0 {
+                    return Err(cfg.err(
+                        &format!("{key}[{i}]"),
+                        format!("is {h}; a layer's query heads must be a multiple of num_key_value_heads ({kv_heads})"),
+                    ));
+                }
+            }
+            attn.heads = list[0];
+            attn.kind = super::attn_kind(list[0], kv_heads);
+            let mut counts: Vec<u64> = list.iter().copied().filter(|h| *h != list[0]).collect();
+            counts.sort();
+            counts.dedup();
+            for h in counts {
+                let mut own = attn.clone();
+                own.heads = h;
+                own.kind = super::attn_kind(h, kv_heads);
+                layer_attn.push((LayerSet::from_fn(layers, |b| list[b as usize] == h), own));
+            }
+        }
+    }
     if let Some(c) = f.attn_config.map(|key| cfg.sub(key)).transpose()?.flatten() {
         attn.clip_qkv = positive(&c, "clip_qkv")?;
         // A given scale replaces 1/√head_dim.

@@ -215,7 +215,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             clip_qkv: None,
             query_scale: None,
             sub_norm: false,
-            out_gate: false,
+            out_gate: None,
             differential: false,
             o_bias_last: false,
         },
@@ -357,7 +357,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         clip_qkv: None,
         query_scale: None,
         sub_norm: false,
-        out_gate: false,
+        out_gate: None,
         differential: false,
         o_bias_last: false,
     }
@@ -391,6 +391,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         gate_up_interleaved: false,
         stacked_out_in: false,
         out_bias: false,
+        router_softcap: None,
     }
 }
 
@@ -646,7 +647,8 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
     if !(partial > 0.0 && partial <= 1.0) {
         return Err(cfg.err(d.partial_key, format!("is {partial}; it must be in (0, 1]")));
     }
-    // anatomy draws one rotated fraction for every layer.
+    // The sliding layers' own fraction, where their dict gives one that differs (Laguna).
+    let mut sliding_partial = None;
     if let Some(s) = params
         .as_ref()
         .map(|p| p.sub("sliding_attention"))
@@ -654,30 +656,35 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
         .flatten()
     {
         if let Some(sp) = s.opt_float("partial_rotary_factor")? {
-            if sp != partial {
+            if !(sp > 0.0 && sp <= 1.0) {
                 return Err(s.err(
                     "partial_rotary_factor",
-                    format!("is {sp}, while the full-attention layers rotate {partial} of each head; anatomy draws one rotated fraction for every layer"),
+                    format!("is {sp}; it must be in (0, 1]"),
                 ));
             }
+            sliding_partial = (sp != partial).then_some(sp);
         }
     }
     Ok(Rope {
         full,
         sliding,
         partial,
+        sliding_partial,
         interleaved: false,
         reversed: false,
     })
 }
 
+/// A class's RoPE for each layer type when the config gives none: (base, rotated fraction).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ByType {
+    pub full: (f64, f64),
+    pub sliding: (f64, f64),
+}
+
 /// RoPE from one dict per layer type, or the class's bases for each without it (a top-level
 /// `rope_theta` is then ignored, as those classes ignore it).
-pub(crate) fn rope_by_type(
-    cfg: &Config,
-    d: &RopeDefaults,
-    (full, sliding): (f64, f64),
-) -> Result<Rope> {
+pub(crate) fn rope_by_type(cfg: &Config, d: &RopeDefaults, by: ByType) -> Result<Rope> {
     match cfg.sub("rope_parameters")? {
         Some(p) if p.has("full_attention") || p.has("sliding_attention") => rope(cfg, d),
         Some(_) => Err(cfg.err(
@@ -691,9 +698,10 @@ pub(crate) fn rope_by_type(
                 scaling: RopeScaling::None,
             };
             Ok(Rope {
-                full: freqs(full),
-                sliding: Some(freqs(sliding)),
-                partial: d.partial,
+                full: freqs(by.full.0),
+                sliding: Some(freqs(by.sliding.0)),
+                partial: by.full.1,
+                sliding_partial: (by.sliding.1 != by.full.1).then_some(by.sliding.1),
                 interleaved: false,
                 reversed: false,
             })
@@ -987,8 +995,11 @@ fn check(cfg: &Config, spec: &Spec) -> Result<()> {
                 }
             }
         }
-        let rotary = (a.head_dim as f64 * r.partial) as u64;
-        if rotary % 2 == 1 && spec.plan.iter().any(|l| l.rope) && a.mla.is_none() {
+        let odd = std::iter::once(r.partial)
+            .chain(r.sliding_partial)
+            .map(|p| (a.head_dim as f64 * p) as u64)
+            .find(|rotary| rotary % 2 == 1);
+        if let (Some(rotary), true) = (odd, spec.plan.iter().any(|l| l.rope) && a.mla.is_none()) {
             let field = if cfg.has("head_dim") {
                 "head_dim"
             } else {

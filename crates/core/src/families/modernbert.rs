@@ -97,5 +97,9 @@ fn rope_of(cfg: &Config, context: u64) -> Result<Rope> {
     }
     let global = cfg.float("global_rope_theta", 160_000.0)?;
     let local = cfg.float("local_rope_theta", 10_000.0)?;
-    super::rope_by_type(cfg, &RopeDefaults::new(global, context), (global, local))
+    let by = super::ByType {
+        full: (global, 1.0),
+        sliding: (local, 1.0),
+    };
+    super::rope_by_type(cfg, &RopeDefaults::new(global, context), by)
 }

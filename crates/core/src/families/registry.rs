@@ -9,12 +9,12 @@ use super::llama::{
     Bias, Defaults, Experts, LlamaLike, MoeLayers, Mup, NoRope, Routed, SharedMlp, SlidingOwn,
     Unlisted, Windows,
 };
-use super::HeadDim;
 use super::{deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, modernbert};
+use super::{ByType, HeadDim};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
-use crate::spec::{Block, Layout, NormKind, NormPlace, QkNorm, Qkv, Scoring, Spec};
+use crate::spec::{Block, Layout, NormKind, NormPlace, OutGate, QkNorm, Qkv, Scoring, Spec};
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
@@ -2049,7 +2049,10 @@ pub static FAMILIES: &[Family] = &[
                     window: Some(1024),
                     unlisted: Unlisted::Full,
                 },
-                rope_by_type: Some((500_000.0, 10_000.0)),
+                rope_by_type: Some(ByType {
+                    full: (500_000.0, 1.0),
+                    sliding: (10_000.0, 1.0),
+                }),
                 experts: Experts::Routed(Routed {
                     count: ("num_local_experts", 64),
                     top_k: 8,
@@ -2118,6 +2121,57 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
+    // Laguna (poolside): per-layer query-head counts, a softplus output gate per head (or per
+    // head feature), per-head QK-norm, RoPE per layer type (the full layers rotating half of
+    // each head by default); the first layer dense, the rest routed by sigmoid with a correction
+    // bias and softcapped logits, beside a shared expert.
+    llama(
+        "laguna",
+        "Laguna",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHead,
+            layout: Layout::Laguna,
+            windows: Windows::LayerTypes {
+                window: Some(512),
+                unlisted: Unlisted::Full,
+            },
+            heads_per_layer_key: Some("num_attention_heads_per_layer"),
+            softplus_gate_key: Some("gating"),
+            router_softcap_key: Some("moe_router_logit_softcapping"),
+            rope_by_type: Some(ByType {
+                full: (500_000.0, 0.5),
+                sliding: (10_000.0, 1.0),
+            }),
+            refuse_when_true: &["moe_apply_router_weight_on_input"],
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 256),
+                top_k: 8,
+                width: Some(("moe_intermediate_size", 512)),
+                layers: MoeLayers::Types(None, 1),
+                scoring: Scoring::Sigmoid,
+                correction_bias: true,
+                scaling: Some(("moe_routed_scaling_factor", 1.0)),
+                shared: Some(SharedMlp::of("shared_expert_intermediate_size", 512)),
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                100_352,
+                2048,
+                8192,
+                40,
+                48,
+                Some(8),
+                Some(128),
+                131_072,
+                1e-6,
+                500_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING, &["output_router_logits", "router_aux_loss_coef"]],
+    ),
     // JetMoE: a mixture of attention heads and a mixture of MLP experts.
     Family {
         renames: &[("head_dim", "kv_channels")],
@@ -2173,7 +2227,10 @@ pub static FAMILIES: &[Family] = &[
                 }),
                 v_head_dim_key: Some(("v_head_dim", 128)),
                 v_scale_key: Some(("attention_value_scale", 0.707)),
-                rope_by_type: Some((5_000_000.0, 10_000.0)),
+                rope_by_type: Some(ByType {
+                    full: (5_000_000.0, 0.334),
+                    sliding: (10_000.0, 0.334),
+                }),
                 partial: 0.334,
                 experts: Experts::Routed(Routed {
                     count: ("n_routed_experts", 256),
@@ -2295,7 +2352,10 @@ pub static FAMILIES: &[Family] = &[
         LlamaLike {
             mlp_bias: Bias::Never,
             qk_norm: QkNorm::PerHead,
-            out_gate: true,
+            out_gate: Some(OutGate {
+                softplus: false,
+                per_head: false,
+            }),
             place: NormPlace::Sandwich,
             layout: Layout::Afmoe,
             embed_sqrt_key: Some(("mup_enabled", false)),

@@ -81,6 +81,9 @@ impl Builder<'_> {
                 if r.partial < 1.0 {
                     s += &format!(", first {}% of dims rotated", fmt_f(r.partial * 100.0));
                 }
+                if let Some(p) = r.sliding_partial {
+                    s += &format!(" ({}% in sliding layers)", fmt_f(p * 100.0));
+                }
                 if interleaved.unwrap_or(r.interleaved) {
                     s += ", interleaved pairs";
                 }
@@ -710,24 +713,27 @@ impl Builder<'_> {
             nodes.extend(self.differential(width));
             heads = "D̂";
         }
-        if a.out_gate {
+        if let Some(gate) = a.out_gate {
+            let (rows, per) = if gate.per_head {
+                (a.heads, "head")
+            } else {
+                (width, "head feature")
+            };
             nodes.push(self.linear(Linear {
                 role: Role::AttnGate,
                 title: "Output gate projection".into(),
                 w: "W_g",
                 out: "Gₐ",
                 input: x_in,
-                rows: width,
+                rows,
                 cols: spec.hidden,
-                stored_rows: width,
+                stored_rows: rows,
                 block: None,
                 bias: false,
                 component: Component::Attention,
                 category: Category::Attention,
                 cached: false,
-                operation: format!(
-                    "Project the layer's input to one gate per head feature ({width})"
-                ),
+                operation: format!("Project the layer's input to one gate per {per} ({rows})"),
             }));
             let g = self.tensors.len() - 1;
             let gated = self.act("Hg", [Dim::Labeled(label, width), Dim::Seq]);
@@ -737,8 +743,15 @@ impl Builder<'_> {
                 category: Category::Attention,
                 inputs: vec![g],
                 output: gated,
-                operation: "Scale every head feature by a sigmoid gate of the input: the layer can silence a head per token".into(),
-                equation: "Hg = H ⊙ σ(Gₐ)".into(),
+                operation: format!(
+                    "Scale every {per} by a {} gate of the input: the layer can silence a head per token",
+                    if gate.softplus { "softplus" } else { "sigmoid" }
+                ),
+                equation: if gate.per_head {
+                    format!("Hg = H ⊙ {}(Gₐ), each head's gate shared by its {} features", gate.symbol(), a.v_head_dim)
+                } else {
+                    format!("Hg = H ⊙ {}(Gₐ)", gate.symbol())
+                },
             }));
             heads = "Hg";
         }

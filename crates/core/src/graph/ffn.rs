@@ -243,6 +243,10 @@ impl Builder<'_> {
         } else {
             String::new()
         };
+        // A softcapped router scores c · tanh(Lᵣ / c) in place of its logits.
+        let capped = moe
+            .router_softcap
+            .map(|c| format!("{c} · tanh(Lᵣ / {c})", c = crate::fmt::float(c)));
         let equation = match moe.scoring {
             Scoring::Softmax if moe.correction_bias => format!(
                 "chosen = top-{k}(softmax(Lᵣ) + bᵣ){groups}; Gᵣ = softmax(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere"
@@ -271,6 +275,10 @@ impl Builder<'_> {
                 };
                 format!("chosen = top-{k}({choose}){groups}; Gᵣ = σ(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere")
             }
+        };
+        let equation = match capped {
+            Some(c) => format!("{}; Lᵣ softcapped first: Lᵣ ← {c}", equation),
+            None => equation,
         };
         children.push(self.step(Draft {
             title: format!("Top-{k} expert selection"),

@@ -136,7 +136,7 @@ pub fn module(g: &Graph, script: &str) -> String {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
-            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in, "out_bias": m.out_bias,
+            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in, "out_bias": m.out_bias, "router_softcap": m.router_softcap,
             "expert_intermediate": m.expert_intermediate,
         })
     });
@@ -197,7 +197,10 @@ pub fn module(g: &Graph, script: &str) -> String {
         }))
         .collect::<Vec<_>>());
     config["attn_sub_norm"] = json!(a.sub_norm);
-    config["out_gate"] = json!(a.out_gate);
+    config["out_gate"] = match a.out_gate {
+        Some(g) => json!({"softplus": g.softplus, "per_head": g.per_head}),
+        None => json!(null),
+    };
     config["differential"] = json!(a.differential);
     config["o_bias_last"] = json!(a.o_bias_last);
     config["skip_first_attn_norm"] = json!(spec.skip_first_attn_norm);
@@ -279,7 +282,7 @@ fn prune(spec: &Spec, body: &str) -> String {
     }
     if spec.attn.dynamic_mask.is_none() {
         lines.push((
-            "    if C[\"dynamic_mask\"]:\n        dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, \"dt\", b), bias(\"dt\"))  # dt: [T, KV], from all heads' values\n        delta = np.exp(w(W, \"dyn_a\", b) * np.log1p(np.exp(dt))).T  # delta: [KV, T], each key's score per K/V head\n",
+            "    if C[\"dynamic_mask\"]:\n        dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, \"dt\", b), bias(\"dt\"))  # dt: [T, KV], from all heads' values\n        delta = np.exp(w(W, \"dyn_a\", b) * np.logaddexp(0, dt)).T  # delta: [KV, T], each key's score per K/V head\n",
             "",
         ));
         lines.push((
@@ -389,7 +392,11 @@ fn rope(spec: &Spec) -> String {
     let pick = match &r.sliding {
         Some(s) => {
             out += "\n\n\n";
-            out += &freqs(s, "sliding_rope_frequencies", dim);
+            out += &freqs(
+                s,
+                "sliding_rope_frequencies",
+                r.rotary_dim_for(AttnSpan::Sliding(1), hd),
+            );
             "    frequencies = sliding_rope_frequencies if span[0] == \"sliding\" else rope_frequencies\n"
         }
         None => "    frequencies = rope_frequencies  # the same in every layer\n",
@@ -400,8 +407,7 @@ fn rope(spec: &Spec) -> String {
         "(np.sin(ang) * factor).astype(np.float32)"
     };
     out + &format!(
-        "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, {dim}] for positions 0..T-1 in a layer of this span\n{pick}    inv, factor = frequencies(T)  # inv: [{half}]\n    ang = np.arange(T, dtype=np.float32)[:, None] * inv[None, :]  # [T, {half}]\n    ang = np.concatenate([ang, ang], -1)  # [T, {dim}]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}",
-        half = dim / 2
+        "\n\n\ndef rope_tables(T, span):\n    # -> cos, sin: [T, rot_dim] for positions 0..T-1 in a layer of this span\n{pick}    inv, factor = frequencies(T)  # inv: [rot_dim / 2]\n    ang = np.arange(T, dtype=np.float32)[:, None] * inv[None, :]  # [T, rot_dim / 2]\n    ang = np.concatenate([ang, ang], -1)  # [T, rot_dim]\n    return (np.cos(ang) * factor).astype(np.float32), {sin}"
     )
 }
 
@@ -672,7 +678,7 @@ def attention(x, W, b, span, use_rope):
         v = v * np.float32(C["v_scale"])  # v: [KV, T, DV], scaled
     if C["dynamic_mask"]:
         dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, "dt", b), bias("dt"))  # dt: [T, KV], from all heads' values
-        delta = np.exp(w(W, "dyn_a", b) * np.log1p(np.exp(dt))).T  # delta: [KV, T], each key's score per K/V head
+        delta = np.exp(w(W, "dyn_a", b) * np.logaddexp(0, dt)).T  # delta: [KV, T], each key's score per K/V head
     if C["qk_norm"] == "per_head":
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head
     if use_rope and C["rope"]:
@@ -719,8 +725,11 @@ def attention(x, W, b, span, use_rope):
         d = out[:, : H // 2] - lam * out[:, H // 2 :]  # d: [T, H/2, 2D], the second half of the heads subtracted
         out = np.float32(1 - init) * d / np.sqrt((d * d).mean(-1, keepdims=True) + C["eps"])  # each pair RMS-normed, no weight
     out = out.reshape(T, -1)  # [T, H DV]
-    if C["out_gate"]:
-        out = out / (1 + np.exp(-linear(x, w(W, "attn_gate", b))))  # [T, H D], each feature gated by a sigmoid of the input
+    G = C["out_gate"]
+    if G:
+        g = linear(x, w(W, "attn_gate", b))  # g: [T, H D], or [T, H] with a gate per head
+        g = np.logaddexp(0, g) if G["softplus"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input
+        out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G["per_head"] else out * g  # [T, H DV], gated
     if C["attn_sub_norm"]:
         out = norm(out, w(W, "attn_sub_norm", b))  # [T, H D], normed before the output projection
     y = linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # y: [T, hidden]
@@ -811,6 +820,8 @@ def moe(x, W, b):
     # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts
     M = CONFIG["moe"]
     logits = linear(x, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
+    if M["router_softcap"]:
+        logits = M["router_softcap"] * np.tanh(logits / M["router_softcap"])  # logits: [T, E], softcapped
     corr = w(W, "correction_bias", b).reshape(-1) if M["correction_bias"] else None  # corr: [E] or None
     out = np.zeros_like(x)  # out: [T, hidden]
     for t in range(x.shape[0]):

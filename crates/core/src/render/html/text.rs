@@ -49,6 +49,12 @@ pub fn rope_words(spec: &Spec) -> String {
                     crate::fmt::float(r.partial * 100.0)
                 );
             }
+            if let Some(p) = r.sliding_partial {
+                s += &format!(
+                    " ({}% in the sliding-window layers)",
+                    crate::fmt::float(p * 100.0)
+                );
+            }
             s
         }
     }
@@ -296,8 +302,19 @@ fn attention_text(g: &Graph) -> Text {
     if a.differential {
         sub.push(format!("Differential attention: each head mixes the values of two K/V heads side by side ({} dims); then the first {} heads minus λ times the other {} (λ = exp(λq₁·λk₁) − exp(λq₂·λk₂) + λ_init, learned per layer; λ_init = 0.8 − 0.6·e^(−0.3·layer)) are RMS-normed per pair and scaled by 1 − λ_init, cancelling attention noise both maps share.", 2 * a.head_dim, a.heads / 2, a.heads / 2));
     }
-    if a.out_gate {
-        sub.push(format!("An output gate: the {} concatenated head features are multiplied by σ(x · W_g), a sigmoid of their own projection of the layer's input, so each token can silence any head feature before the output projection.", a.heads * a.v_head_dim));
+    if let Some(g) = a.out_gate {
+        let (what, per) = if g.per_head {
+            (
+                format!("{} heads", a.heads),
+                "one gate per head, shared by its features",
+            )
+        } else {
+            (
+                format!("{} concatenated head features", a.heads * a.v_head_dim),
+                "one gate per feature",
+            )
+        };
+        sub.push(format!("An output gate: the {what} are multiplied by {}(x · W_g), {per}, projected from the layer's input, so each token can silence a head before the output projection.", g.symbol()));
     }
     if a.sub_norm {
         sub.push(format!("The {} concatenated head features are normalized (their own weight) before the output projection: BitNet's sub-norm, which keeps the inputs of its low-bit projections in range.", a.heads * a.v_head_dim));
@@ -429,6 +446,9 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         if m.shared_average {
             sub.push("The routed experts' sum and the shared output are averaged, (R + S) / 2, not added.".into());
         }
+    }
+    if let Some(c) = m.router_softcap {
+        sub.push(format!("The router's logits are softcapped, {c}·tanh(l/{c}), before they are scored: no expert's score can run away.", c = crate::fmt::float(c)));
     }
     if m.out_bias {
         sub.push("A bias of the block's own is added to the experts' weighted sum.".into());

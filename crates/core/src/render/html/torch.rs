@@ -216,6 +216,11 @@ fn norm(spec: &Spec) -> String {
 
 // ---- rotary positions ---------------------------------------------------------------------------
 
+/// The sliding layers' rotated dims.
+fn sliding_rope_dim(spec: &Spec, r: &Rope) -> u64 {
+    r.rotary_dim_for(AttnSpan::Sliding(1), spec.attn.head_dim)
+}
+
 fn rope_dim(spec: &Spec, r: &Rope) -> u64 {
     let hd = spec
         .attn
@@ -384,45 +389,47 @@ fn rope(spec: &Spec) -> String {
     let dim = rope_dim(spec, r);
     let mut out = vec![freqs_fn("rope_frequencies", &r.full, dim)];
     if let Some(s) = &r.sliding {
-        out.push(freqs_fn("sliding_rope_frequencies", s, dim));
+        // The sliding layers' own rotated dims where they differ (Laguna); MLA rotates one width.
+        let sliding_dim = if r.sliding_partial.is_some() {
+            sliding_rope_dim(spec, r)
+        } else {
+            dim
+        };
+        out.push(freqs_fn("sliding_rope_frequencies", s, sliding_dim));
     }
     out.push(fill(
         r#"def rope_cos_sin(frequencies, T, dtype):
-    """cos and sin of every position's angles: [T, ${dim}]."""
+    """cos and sin of every position's angles: [T, rotated dims]."""
     inv_freq, factor = frequencies(T)
-    angles = torch.arange(T, dtype=torch.float32)[:, None] * inv_freq[None, :]  # [T, ${half}]
+    angles = torch.arange(T, dtype=torch.float32)[:, None] * inv_freq[None, :]  # [T, rotated dims / 2]
     angles = torch.cat((angles, angles), dim=-1)
     return (angles.cos() * factor).to(dtype), ${sign}(angles.sin() * factor).to(dtype)"#,
         &[
-            ("dim", dim.to_string()),
-            ("half", (dim / 2).to_string()),
             // This model rotates backwards: its rotate_half is (x₂, −x₁).
             ("sign", if r.reversed { "-" } else { "" }.into()),
         ],
     ));
     out.push(if r.interleaved {
-        fill(
-            r#"def apply_rope(x, cos, sin):  # x: [B, heads, T, d]; the first ${dim} dims rotate
+        r#"def apply_rope(x, cos, sin):  # x: [B, heads, T, d]; the first cos.shape[-1] dims rotate
     """Rotate interleaved pairs (x0, x1), (x2, x3) … as complex numbers."""
-    rot, rest = x[..., :${dim}], x[..., ${dim}:]
+    dim = cos.shape[-1]
+    rot, rest = x[..., :dim], x[..., dim:]
     a, b = rot[..., 0::2], rot[..., 1::2]
-    c, s = cos[..., :${half}], sin[..., :${half}]
+    c, s = cos[..., : dim // 2], sin[..., : dim // 2]
     rot = torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)
-    return torch.cat((rot, rest), dim=-1)"#,
-            &[("dim", dim.to_string()), ("half", (dim / 2).to_string())],
-        )
+    return torch.cat((rot, rest), dim=-1)"#
+            .to_string()
     } else {
-        fill(
-            r#"def rotate_half(x):
+        r#"def rotate_half(x):
     x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2 :]
     return torch.cat((-x2, x1), dim=-1)
 
 
-def apply_rope(x, cos, sin):  # x: [B, heads, T, d]; the first ${dim} dims rotate
-    rot, rest = x[..., :${dim}], x[..., ${dim}:]
-    return torch.cat((rot * cos + rotate_half(rot) * sin, rest), dim=-1)"#,
-            &[("dim", dim.to_string())],
-        )
+def apply_rope(x, cos, sin):  # x: [B, heads, T, d]; the first cos.shape[-1] dims rotate
+    dim = cos.shape[-1]
+    rot, rest = x[..., :dim], x[..., dim:]
+    return torch.cat((rot * cos + rotate_half(rot) * sin, rest), dim=-1)"#
+            .to_string()
     });
     out.join("\n\n\n")
 }
@@ -803,13 +810,27 @@ fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
         init += "        self.lambda_init = 0.8 - 0.6 * math.exp(-0.3 * layer_idx)\n";
         fwd += &format!("        lam = torch.exp((self.lambda_q1 * self.lambda_k1).sum()) - torch.exp((self.lambda_q2 * self.lambda_k2).sum()) + self.lambda_init\n        d = out.view(B, T, 2, {p}, 2 * {hd})\n        d = d[:, :, 0] - lam * d[:, :, 1]  # the first {p} heads minus λ times the other {p}\n        d = d * torch.rsqrt(d.pow(2).mean(-1, keepdim=True) + {})  # each pair RMS-normed, no weight\n        out = ((1 - self.lambda_init) * d).reshape(B, T, {h} * {hd})\n", spec.norm.eps);
     }
-    if a.out_gate {
+    if let Some(gate) = a.out_gate {
         let g = n.inside(Role::AttnGate);
+        let width = if gate.per_head {
+            h.to_string()
+        } else {
+            format!("{h} * {vhd}")
+        };
         init += &format!(
             "        self.{g} = {}  # the output gate\n",
-            linear(spec, &d.to_string(), &format!("{h} * {vhd}"), false)
+            linear(spec, &d.to_string(), &width, false)
         );
-        fwd += &format!("        out = out * torch.sigmoid(self.{g}(x))  # each head feature gated by the input\n");
+        let f = if gate.softplus {
+            format!("F.softplus(self.{g}(x).float()).to(out.dtype)")
+        } else {
+            format!("torch.sigmoid(self.{g}(x))")
+        };
+        fwd += &if gate.per_head {
+            format!("        out = (out.view(B, T, {h}, {vhd}) * {f}.unsqueeze(-1)).view(B, T, {h} * {vhd})  # each head gated by the input\n")
+        } else {
+            format!("        out = out * {f}  # each head feature gated by the input\n")
+        };
     }
     if a.sub_norm {
         let s = n.inside(Role::AttnSubNorm);
@@ -1470,7 +1491,11 @@ fn moe(spec: &Spec, n: &Names) -> String {
             .collect();
         let (module, buf) = match path.rsplit_once('.') {
             Some((holder, buf)) => {
-                init += &format!("        self.{holder} = nn.Module()\n");
+                // Held by the experts' own module (Laguna's `experts.e_score_correction_bias`),
+                // or by a module of its own.
+                if holder != experts_attr {
+                    init += &format!("        self.{holder} = nn.Module()\n");
+                }
                 (format!("self.{holder}"), buf.to_string())
             }
             None => ("self".to_string(), path.clone()),
@@ -1577,7 +1602,7 @@ ${init}
         shape = x.shape
         x = x.reshape(-1, ${d})  # one row per token
         logits = self.${router}(x)  # [tokens, ${e}]
-${select}${scale}        out = torch.zeros_like(x)
+${softcap}${select}${scale}        out = torch.zeros_like(x)
         for slot in range(${k}):
             for e in range(${e}):
                 rows = idx[:, slot] == e
@@ -1611,6 +1636,15 @@ ${apply}${shared}        return out.reshape(shape)"#,
                 },
             ),
             ("select", select),
+            (
+                "softcap",
+                match m.router_softcap {
+                    Some(c) => format!(
+                        "        logits = {c} * torch.tanh(logits.float() / {c})  # softcapped\n"
+                    ),
+                    None => String::new(),
+                },
+            ),
             ("scale", scale),
             ("apply", apply),
             ("shared", shared),
