@@ -113,7 +113,7 @@ def layer_count(raw):
 def cut_lists(text, n):
     """Per-layer lists cut to n layers, keeping a layer of each kind present in the original."""
     for key in ("layer_types", "no_rope_layers", "mlp_layer_types", "indexer_types", "layer_rope_theta",
-                "hybrid_layer_pattern", "moe_layer_freq"):
+                "hybrid_layer_pattern", "moe_layer_freq", "num_attention_heads_per_layer"):
         v = text.get(key)
         if isinstance(v, list) and len(v) > n:
             kinds = []
@@ -151,6 +151,11 @@ def shrink_text(text, n):
             text[key] = HEADS
     if isinstance(kv, int) and isinstance(heads, int):
         text["num_key_value_heads"] = HEADS if kv == heads else (1 if kv == 1 else 2)
+    # Per-layer query heads (Laguna): each distinct count a multiple of the toy's heads, in order.
+    per_layer = text.get("num_attention_heads_per_layer")
+    if isinstance(per_layer, list):
+        ranks = sorted(set(per_layer))
+        text["num_attention_heads_per_layer"] = [HEADS * (ranks.index(h) + 1) for h in per_layer]
     # The sliding layers' own attention in the names of MiMo-V2-Flash's first code: as many times
     # the K/V heads as the real model has, within the heads.
     swa_kv = text.get("swa_num_key_value_heads")
@@ -160,10 +165,14 @@ def shrink_text(text, n):
                       ("swa_v_head_dim", "v_head_dim")):
         if isinstance(text.get(key), int) and isinstance(text.get(like), int):
             text[key] = text[like]
-    # A third of a 64-dim head is 21 dims, an odd count; keep the rotated dims even.
-    partial = text.get("partial_rotary_factor")
-    if isinstance(partial, float) and isinstance(text.get("head_dim"), int):
-        while int(text["head_dim"] * partial) % 2:
+    # A third of a 64-dim head is 21 dims, an odd count; keep the rotated dims even, for the
+    # top-level fraction and each layer type's.
+    partials = [text.get("partial_rotary_factor")]
+    if isinstance(text.get("rope_parameters"), dict):
+        partials += [r.get("partial_rotary_factor") for r in text["rope_parameters"].values() if isinstance(r, dict)]
+    partials = [p for p in partials if isinstance(p, float)]
+    if partials and isinstance(text.get("head_dim"), int):
+        while any(int(text["head_dim"] * p) % 2 for p in partials):
             text["head_dim"] -= 8
         for key in ("swa_head_dim",):
             if isinstance(text.get(key), int):
