@@ -267,6 +267,17 @@ CONFIGS = {
     "laguna-per-element": dict(BASE, model_type="laguna", num_hidden_layers=2, head_dim=8, gating="per-element",
                                num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
                                shared_expert_intermediate_size=24),
+    # DBRX: fused Q/K/V clamped at 0.3 (so the clamp bites), bias-free LayerNorms, experts
+    # stored row after row, softmax routing renormalized; its attn_config.rope_theta as
+    # transformers rotates (rope_parameters' base).
+    "dbrx": dict(model_type="dbrx", d_model=32, n_heads=4, n_layers=2, vocab_size=97, max_seq_len=128,
+                 attn_config={"kv_n_heads": 2, "clip_qkv": 0.3, "rope_theta": 10000.0},
+                 ffn_config={"ffn_hidden_size": 24, "moe_num_experts": 4, "moe_top_k": 2}),
+    # ... with its published base given where transformers reads it.
+    "dbrx-theta": dict(model_type="dbrx", d_model=32, n_heads=4, n_layers=2, vocab_size=97, max_seq_len=128,
+                       attn_config={"kv_n_heads": 1, "clip_qkv": 8.0, "rope_theta": 500000.0},
+                       rope_parameters={"rope_type": "default", "rope_theta": 500000.0},
+                       ffn_config={"ffn_hidden_size": 24, "moe_num_experts": 4, "moe_top_k": 1}),
     # Cohere 2 MoE: a dense first layer (wider, rotating though full), then sliding/full layers
     # counted afresh; top-k softmax routing; a shared expert averaged in.
     "cohere2-moe": dict(BASE, model_type="cohere2_moe", num_hidden_layers=4, head_dim=8, sliding_window=4,

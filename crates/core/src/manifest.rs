@@ -47,8 +47,13 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
         } else {
             vec![None]
         };
-        // A template without `{e}` holds all of a layer's experts in one tensor, stacked first.
-        let shape = if !per_expert && p.experts > 1 {
+        // A template without `{e}` holds all of a layer's experts in one tensor, stacked first,
+        // or row after row (DBRX).
+        let shape = if !per_expert && p.flat {
+            let mut s = p.shape.clone();
+            s[0] *= p.experts;
+            s
+        } else if !per_expert && p.experts > 1 {
             std::iter::once(p.experts)
                 .chain(p.shape.iter().copied())
                 .collect()

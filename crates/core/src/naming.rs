@@ -164,6 +164,17 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 format!("blk.{{b}}.{gguf}"),
             );
         }
+        (Layout::Dbrx, ExpertGate | ExpertUp | ExpertDown) => {
+            let (hf, gguf) = match role {
+                ExpertGate => ("w1", "ffn_gate_exps"),
+                ExpertUp => ("v1", "ffn_up_exps"),
+                _ => ("w2", "ffn_down_exps"),
+            };
+            return (
+                format!("transformer.blocks.{{b}}.ffn.experts.mlp.{hf}"),
+                format!("blk.{{b}}.{gguf}.{suffix}"),
+            );
+        }
         (Layout::MiMo, Sinks) => {
             return (
                 "model.layers.{b}.self_attn.attention_sink_bias".into(),
@@ -589,6 +600,31 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.ffn_gate_inp",
             ),
             SharedGateUp | SharedDown => granite_shared(role),
+            other => llama(other),
+        },
+        Layout::Dbrx => match role {
+            Embed => ("transformer.wte", "token_embd"),
+            AttnNorm => (
+                "transformer.blocks.{b}.norm_attn_norm.norm_1",
+                "blk.{b}.attn_norm",
+            ),
+            Qkv => (
+                "transformer.blocks.{b}.norm_attn_norm.attn.Wqkv",
+                "blk.{b}.attn_qkv",
+            ),
+            O => (
+                "transformer.blocks.{b}.norm_attn_norm.attn.out_proj",
+                "blk.{b}.attn_output",
+            ),
+            FfnNorm => (
+                "transformer.blocks.{b}.norm_attn_norm.norm_2",
+                "blk.{b}.attn_output_norm",
+            ),
+            Router => (
+                "transformer.blocks.{b}.ffn.router.layer",
+                "blk.{b}.ffn_gate_inp",
+            ),
+            FinalNorm => ("transformer.norm_f", "output_norm"),
             other => llama(other),
         },
         Layout::JetMoe => match role {

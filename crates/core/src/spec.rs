@@ -384,6 +384,10 @@ pub struct Moe {
     /// The router's logits are softcapped, c · tanh(l / c), before they are scored (Laguna's
     /// `moe_router_logit_softcapping`).
     pub router_softcap: Option<f64>,
+    /// All experts of a layer in one 2-D tensor per projection, expert e in rows e·f … (e+1)·f:
+    /// gate and up stored [out, in], down [in, out] (DBRX's `w1`, `v1`, `w2`). Not with
+    /// `stacked_experts`.
+    pub flat_experts: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -899,6 +903,10 @@ pub enum Layout {
     /// DeepSeek's names without MLA, the sinks as `self_attn.attention_sink_bias`
     /// (MiMo-V2-Flash's checkpoints).
     MiMo,
+    /// `transformer.wte`, `transformer.blocks.{b}.norm_attn_norm.norm_1`, `attn.Wqkv`,
+    /// `attn.out_proj`, `norm_2`, `ffn.router.layer`, the experts flat in `ffn.experts.mlp.w1`,
+    /// `v1`, `w2`, and `transformer.norm_f` (DBRX).
+    Dbrx,
     /// Qwen2-MoE's names with the output gate as `self_attn.g_proj` and the correction bias as
     /// `mlp.experts.e_score_correction_bias` (Laguna).
     Laguna,

@@ -385,3 +385,20 @@ fn restating_keys_that_disagree_are_refused() {
         assert!(e.message.contains(says), "{key}: {e}");
     }
 }
+
+/// transformers 5.24 rotates DBRX by `rope_parameters` and ignores `attn_config.rope_theta`, the
+/// base DBRX's published config states: such a config is refused, saying how to give the base.
+#[test]
+fn dbrx_base_where_transformers_does_not_read_it_is_refused() {
+    let config = json!({
+        "model_type": "dbrx", "d_model": 64, "n_heads": 4, "n_layers": 2,
+        "attn_config": {"kv_n_heads": 2, "clip_qkv": 8, "rope_theta": 500000},
+        "ffn_config": {"ffn_hidden_size": 32, "moe_num_experts": 4, "moe_top_k": 2},
+    });
+    let e = err_of(&config);
+    assert_eq!(e.field, "attn_config.rope_theta");
+    assert!(e.message.contains("rope_parameters"), "{e}");
+    let mut given = config.clone();
+    given["rope_parameters"] = json!({"rope_type": "default", "rope_theta": 500000});
+    assert!(families::load_json("cfg.json", &given.to_string(), "t", false).is_ok());
+}

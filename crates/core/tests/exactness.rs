@@ -186,8 +186,11 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
 
 /// Defaults transformers cannot build (MinistralConfig and HunYuanDenseV1Config leave head_dim
 /// unset and NemotronConfig num_key_value_heads, and their attention divides by them; Dots1Config
-/// has no expert count), refused by the field that says why: there is nothing to compare.
-const CANNOT_BUILD: [(&str, &str); 5] = [
+/// has no expert count; DBRX's attention reads an `attn_config.rope_theta` its defaults lack),
+/// refused by the field that says why: there is nothing to compare.
+const CANNOT_BUILD: [(&str, &str); 6] = [
+    // DbrxAttentionConfig's defaults have no rope_theta, which DbrxAttention reads.
+    ("dbrx", "attn_config"),
     ("ministral", "head_dim"),
     ("nemotron", "num_key_value_heads"),
     ("hunyuan_v1_dense", "head_dim"),

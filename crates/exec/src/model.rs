@@ -199,7 +199,7 @@ impl Model {
             return read;
         }
         let experts = match &self.spec.moe {
-            Some(m) if !m.stacked_experts => m.experts as usize,
+            Some(m) if !m.stacked_experts && !m.flat_experts => m.experts as usize,
             _ => 0,
         };
         for b in 0..self.spec.layers as usize {
@@ -1354,6 +1354,20 @@ impl Model {
             let hidden = self.glu(&g, &u, m.swiglu_limit)?;
             self.keep_expert(b, "expert_act", &hidden, e);
             let y = times(&hidden, Role::ExpertDown)?;
+            self.keep_expert(b, "expert_down", &y, e);
+            return Ok(y);
+        }
+        if m.flat_experts {
+            // Expert e's rows of one 2-D tensor per projection: gate and up [out, in], down
+            // [in, out].
+            let rows = |role| -> Res<Tensor> { Ok(self.w(role, Some(b))?.narrow(0, e * f, f)?) };
+            let g = x.matmul(&rows(Role::ExpertGate)?.t()?)?;
+            let u = x.matmul(&rows(Role::ExpertUp)?.t()?)?;
+            self.keep_expert(b, "expert_gate", &g, e);
+            self.keep_expert(b, "expert_up", &u, e);
+            let hidden = self.glu(&g, &u, m.swiglu_limit)?;
+            self.keep_expert(b, "expert_act", &hidden, e);
+            let y = hidden.matmul(&rows(Role::ExpertDown)?)?;
             self.keep_expert(b, "expert_down", &y, e);
             return Ok(y);
         }

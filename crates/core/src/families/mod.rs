@@ -4,6 +4,7 @@
 //! here are the parts families share: RoPE parameters in both the classic and the transformers 5
 //! format, per-layer attention plans, and the checks every Spec must pass.
 
+mod dbrx;
 mod deepseek;
 mod echo;
 mod falcon;
@@ -392,6 +393,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         stacked_out_in: false,
         out_bias: false,
         router_softcap: None,
+        flat_experts: false,
     }
 }
 

@@ -9,7 +9,7 @@ use super::llama::{
     Bias, Defaults, Experts, LlamaLike, MoeLayers, Mup, NoRope, Routed, SharedMlp, SlidingOwn,
     Unlisted, Windows,
 };
-use super::{deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, modernbert};
+use super::{dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, modernbert};
 use super::{ByType, HeadDim};
 use crate::config::Config;
 use crate::error::Result;
@@ -2172,6 +2172,33 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["output_router_logits", "router_aux_loss_coef"]],
     ),
+    // DBRX (Databricks): fused, clamped QKV; LayerNorms without a bias; every layer a mixture
+    // of experts stored row after row in one tensor per projection.
+    Family {
+        renames: &[
+            ("num_attention_heads", "n_heads"),
+            ("hidden_size", "d_model"),
+            ("num_hidden_layers", "n_layers"),
+            ("max_position_embeddings", "max_seq_len"),
+        ],
+        ..own(
+            "dbrx",
+            "DBRX",
+            dbrx::load,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "resid_pdrop",
+                    "emb_pdrop",
+                    "output_router_logits",
+                    "attn_config.attn_pdrop",
+                    "ffn_config.moe_jitter_eps",
+                    "ffn_config.moe_loss_weight",
+                ],
+            ],
+        )
+    },
     // JetMoE: a mixture of attention heads and a mixture of MLP experts.
     Family {
         renames: &[("head_dim", "kv_channels")],

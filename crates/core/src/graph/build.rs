@@ -170,6 +170,7 @@ impl<'s> Builder<'s> {
             }
             _ => (1, 1, false),
         };
+        let flat = routed && self.spec.moe.as_ref().is_some_and(|m| m.flat_experts);
         self.params.push(Param {
             hf,
             gguf,
@@ -179,6 +180,7 @@ impl<'s> Builder<'s> {
             experts,
             active,
             routed,
+            flat,
         });
         self.params.len() - 1
     }
@@ -256,15 +258,15 @@ impl<'s> Builder<'s> {
         [n(rows), Dim::Seq]
     }
 
-    /// Linear weights of this layout (and GPT-OSS's stacked experts) are stored [in, out].
+    /// Linear weights of this layout (and GPT-OSS's stacked experts, DBRX's experts' down
+    /// projection) are stored [in, out].
     fn stores_in_out(&self, role: Role) -> bool {
-        let stacked = self
-            .spec
-            .moe
-            .as_ref()
-            .is_some_and(|m| m.stacked_experts && !m.stacked_out_in);
+        let moe = self.spec.moe.as_ref();
+        let stacked = moe.is_some_and(|m| m.stacked_experts && !m.stacked_out_in);
+        let flat = moe.is_some_and(|m| m.flat_experts);
         self.spec.layout.stores_in_out()
             || (stacked && matches!(role, Role::ExpertGateUp | Role::ExpertDown))
+            || (flat && role == Role::ExpertDown)
     }
 
     /// A matmul step: `out = W · input (+ b)`.

@@ -83,6 +83,9 @@ pub struct Param {
     pub experts: u64,
     /// Of those, how many run for one token (the top-k of routed experts).
     pub active: u64,
+    /// The experts are stored as one 2-D tensor, their rows one after another (DBRX), rather
+    /// than stacked along a first axis of their own.
+    pub flat: bool,
     /// Belongs to routed experts: only `top_k` of `experts` are active per token.
     pub routed: bool,
 }

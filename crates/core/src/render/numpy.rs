@@ -136,7 +136,7 @@ pub fn module(g: &Graph, script: &str) -> String {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
-            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in, "out_bias": m.out_bias, "router_softcap": m.router_softcap,
+            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in, "out_bias": m.out_bias, "router_softcap": m.router_softcap, "flat": m.flat_experts,
             "expert_intermediate": m.expert_intermediate,
         })
     });
@@ -838,6 +838,11 @@ def moe(x, W, b):
                 y = glu(g, u, M["swiglu_limit"]) @ wd  # y: [1, hidden]
                 if M["expert_bias"]:
                     y = y + w(W, "expert_down", b, bias=True)[e]  # y: [1, hidden]
+            elif M["flat"]:
+                rows = slice(e * M["expert_intermediate"], (e + 1) * M["expert_intermediate"])  # expert e's rows
+                g = xe @ w(W, "expert_gate", b)[rows].T  # g: [1, F]
+                u = xe @ w(W, "expert_up", b)[rows].T  # u: [1, F]
+                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b)[rows]  # y: [1, hidden], down stored [in, out]
             else:
                 g = xe @ w(W, "expert_gate", b, e).T  # g: [1, F]
                 u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]

@@ -564,6 +564,18 @@ fn attention(spec: &Spec, n: &Names) -> String {
     parts.join("\n\n\n")
 }
 
+/// `init` with the attention module made first, where other parts of the layer sit inside it
+/// (DBRX's norms beside its attention in `norm_attn_norm`).
+fn attention_first(init: &str, attn: &str) -> String {
+    let make = format!("        self.{attn} = ");
+    let (first, rest): (Vec<&str>, Vec<&str>) = init.lines().partition(|l| l.starts_with(&make));
+    first
+        .into_iter()
+        .chain(rest)
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
 /// The layer's attribute holding its attention (`self_attn`).
 fn attn_sublayer(spec: &Spec, n: &Names) -> String {
     n.sublayer(if spec.attn.moa.is_some() {
@@ -1353,11 +1365,59 @@ ${gate_up}${split}${h}${out}"#,
     )
 }
 
+/// Every expert's rows in one 2-D tensor per projection (DBRX), held where the checkpoint has
+/// them (`experts.mlp.w1`).
+fn flat_experts(spec: &Spec, n: &Names) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    let (d, e, f) = (spec.hidden, m.experts, m.expert_intermediate);
+    let path = |role| {
+        let p = n.inside(role);
+        p.split_once('.')
+            .map_or(p.clone(), |(_, rest)| rest.to_string())
+    };
+    let (gate, up, down) = (
+        path(Role::ExpertGate),
+        path(Role::ExpertUp),
+        path(Role::ExpertDown),
+    );
+    let holders = holders_of(&[gate.clone(), up.clone(), down.clone()]);
+    fill(
+        r#"class Experts(nn.Module):
+    """All ${e} routed experts, each projection one tensor of their rows, expert after expert."""
+
+    def __init__(self):
+        super().__init__()
+${holders}        self.${gate} = nn.Parameter(torch.empty(${e} * ${f}, ${d}))  # gate, [out, in] per expert
+        self.${up} = nn.Parameter(torch.empty(${e} * ${f}, ${d}))  # up, [out, in]
+        self.${down} = nn.Parameter(torch.empty(${e} * ${f}, ${d}))  # down, [in, out]
+
+    def forward(self, x, e):  # x: [tokens, ${d}] -> [tokens, ${d}], expert e
+        rows = slice(e * ${f}, (e + 1) * ${f})  # expert e's rows
+        h = ${act} * (x @ self.${up}[rows].T)
+        return h @ self.${down}[rows]"#,
+        &[
+            ("e", e.to_string()),
+            ("f", f.to_string()),
+            ("d", d.to_string()),
+            ("holders", holders),
+            ("gate", gate.clone()),
+            ("up", up),
+            ("down", down),
+            (
+                "act",
+                act_expr(spec.mlp.act, &format!("(x @ self.{gate}[rows].T)")),
+            ),
+        ],
+    )
+}
+
 fn moe_classes(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let mut out = Vec::new();
     if m.stacked_experts {
         out.push(stacked_experts(spec, n));
+    } else if m.flat_experts {
+        out.push(flat_experts(spec, n));
     } else if let Some(l) = m.swiglu_limit {
         out.push(format!("# experts use the clamped SwiGLU (limit {l})"));
         out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert));
@@ -1442,10 +1502,11 @@ fn moe(spec: &Spec, n: &Names) -> String {
         .to_string();
     // Stacked tensors held by the MoE module itself (GraniteMoE's `input_linear`): MoE is an
     // Experts, so the parameters sit where the checkpoint has them.
-    let own_experts = m.stacked_experts && !experts_path.contains('.');
-    if m.stacked_experts && !own_experts {
+    let grouped = m.stacked_experts || m.flat_experts;
+    let own_experts = grouped && !experts_path.contains('.');
+    if grouped && !own_experts {
         init += &format!("        self.{experts_attr} = Experts()\n");
-    } else if !m.stacked_experts {
+    } else if !grouped {
         init += &format!(
             "        self.{experts_attr} = nn.ModuleList(ExpertMLP() for _ in range({e}))\n"
         );
@@ -1581,7 +1642,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
     };
     let run = if own_experts {
         "Experts.forward(self, xs, e)".to_string()
-    } else if m.stacked_experts {
+    } else if grouped {
         format!("self.{experts_attr}(xs, e)")
     } else {
         format!("self.{experts_attr}[e](xs)")
@@ -1838,7 +1899,7 @@ ${body}"#,
                 },
             ),
             ("base", if own_mlp { "MLP" } else { "nn.Module" }.into()),
-            ("init", init),
+            ("init", attention_first(&init, &attn)),
             ("d", d.to_string()),
             ("body", body),
         ],
