@@ -369,25 +369,37 @@ pub struct Moe {
     pub routed_scaling: f64,
     /// Clamp on SwiGLU inputs (gpt-oss).
     pub swiglu_limit: Option<f64>,
-    /// All experts of a layer are stored as one tensor per projection, [E, in, out], gate and
-    /// up fused (gpt-oss and Llama 4 `experts.gate_up_proj`, shape [E, hidden, 2·inter]).
-    pub stacked_experts: bool,
-    /// In that fused tensor gate and up alternate column by column (gpt-oss) rather than being
-    /// its two halves (Llama 4).
-    pub gate_up_interleaved: bool,
-    /// The stacked tensors hold each expert as [out, in] (GraniteMoE's `input_linear`
-    /// [E, 2·inter, hidden]) rather than [in, out].
-    pub stacked_out_in: bool,
+    /// How the routed experts' tensors are stored.
+    pub storage: ExpertStorage,
     /// A bias is added to the block's output, after the experts are combined (JetMoE's
     /// `mlp.bias`).
     pub out_bias: bool,
     /// The router's logits are softcapped, c · tanh(l / c), before they are scored (Laguna's
     /// `moe_router_logit_softcapping`).
     pub router_softcap: Option<f64>,
-    /// All experts of a layer in one 2-D tensor per projection, expert e in rows e·f … (e+1)·f:
-    /// gate and up stored [out, in], down [in, out] (DBRX's `w1`, `v1`, `w2`). Not with
-    /// `stacked_experts`.
-    pub flat_experts: bool,
+}
+
+/// How a layer's routed experts are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExpertStorage {
+    /// Tensors of their own for each expert (`experts.{e}.gate_proj` …).
+    PerExpert,
+    /// One tensor per projection holding every expert, experts first, gate and up fused: each
+    /// expert [in, out] (gpt-oss and Llama 4 `experts.gate_up_proj`, [E, hidden, 2·inter]), or
+    /// with `out_in` [out, in] (GraniteMoE's `input_linear`, [E, 2·inter, hidden]). With
+    /// `interleaved`, gate and up alternate column by column (gpt-oss) rather than being the
+    /// fused tensor's two halves.
+    Stacked { out_in: bool, interleaved: bool },
+    /// One 2-D tensor per projection, expert e in rows e·f … (e+1)·f; gate and up apart and
+    /// stored [out, in], down [in, out] (DBRX's `w1`, `v1`, `w2`).
+    Flat,
+}
+
+impl ExpertStorage {
+    /// Every expert in one tensor per projection (stacked or flat), not one tensor each.
+    pub fn grouped(self) -> bool {
+        self != ExpertStorage::PerExpert
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]

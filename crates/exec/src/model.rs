@@ -10,7 +10,8 @@ use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
 use anatomy_core::spec::{
-    Act, Block, Indexer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec,
+    Act, Block, ExpertStorage, Indexer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv,
+    Scoring, Spec,
 };
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
@@ -199,7 +200,7 @@ impl Model {
             return read;
         }
         let experts = match &self.spec.moe {
-            Some(m) if !m.stacked_experts && !m.flat_experts => m.experts as usize,
+            Some(m) if !m.storage.grouped() => m.experts as usize,
             _ => 0,
         };
         for b in 0..self.spec.layers as usize {
@@ -1322,63 +1323,68 @@ impl Model {
     fn expert(&self, x: &Tensor, b: usize, e: usize) -> Res<Tensor> {
         let m = self.spec.moe.as_ref().expect("MoE");
         let f = m.expert_intermediate as usize;
-        if m.stacked_experts {
-            // [E, in, out] (or [E, out, in]) tensors, gate and up fused (interleaved or in halves).
-            let slice = |role, bias| -> Res<Tensor> {
-                let name = self.name(role, bias, Some(b), None);
-                let w = self.weights.get(&name)?.i(e)?;
-                if m.stacked_out_in && !bias {
-                    Ok(w.t()?)
+        // Gate and up, each [t, f], by how the experts are stored; then the down projection.
+        let (g, u, down): (Tensor, Tensor, DownProj<'_>) = match m.storage {
+            ExpertStorage::Stacked {
+                out_in,
+                interleaved,
+            } => {
+                // [E, in, out] (or [E, out, in]) tensors, gate and up fused (interleaved or
+                // in halves).
+                let slice = move |role, bias| -> Res<Tensor> {
+                    let name = self.name(role, bias, Some(b), None);
+                    let w = self.weights.get(&name)?.i(e)?;
+                    if out_in && !bias {
+                        Ok(w.t()?)
+                    } else {
+                        Ok(w)
+                    }
+                };
+                // x · W (+ b) with expert e's slice of the stacked weight and bias.
+                let times = move |x: &Tensor, role| -> Res<Tensor> {
+                    let y = x.matmul(&slice(role, false)?)?;
+                    if m.expert_bias {
+                        Ok(y.broadcast_add(&slice(role, true)?)?)
+                    } else {
+                        Ok(y)
+                    }
+                };
+                let gu = times(x, Role::ExpertGateUp)?;
+                let (g, u) = if interleaved {
+                    let pairs = gu.reshape((gu.dim(0)?, f, 2))?;
+                    (pairs.i((.., .., 0))?, pairs.i((.., .., 1))?)
                 } else {
-                    Ok(w)
-                }
-            };
-            // x · W (+ b) with expert e's slice of the stacked weight and bias.
-            let times = |x: &Tensor, role| -> Res<Tensor> {
-                let y = x.matmul(&slice(role, false)?)?;
-                if m.expert_bias {
-                    Ok(y.broadcast_add(&slice(role, true)?)?)
-                } else {
-                    Ok(y)
-                }
-            };
-            let gu = times(x, Role::ExpertGateUp)?;
-            let (g, u) = if m.gate_up_interleaved {
-                let pairs = gu.reshape((gu.dim(0)?, f, 2))?;
-                (pairs.i((.., .., 0))?, pairs.i((.., .., 1))?)
-            } else {
-                (gu.narrow(1, 0, f)?, gu.narrow(1, f, f)?)
-            };
-            self.keep_expert(b, "expert_gate", &g, e);
-            self.keep_expert(b, "expert_up", &u, e);
-            let hidden = self.glu(&g, &u, m.swiglu_limit)?;
-            self.keep_expert(b, "expert_act", &hidden, e);
-            let y = times(&hidden, Role::ExpertDown)?;
-            self.keep_expert(b, "expert_down", &y, e);
-            return Ok(y);
-        }
-        if m.flat_experts {
-            // Expert e's rows of one 2-D tensor per projection: gate and up [out, in], down
-            // [in, out].
-            let rows = |role| -> Res<Tensor> { Ok(self.w(role, Some(b))?.narrow(0, e * f, f)?) };
-            let g = x.matmul(&rows(Role::ExpertGate)?.t()?)?;
-            let u = x.matmul(&rows(Role::ExpertUp)?.t()?)?;
-            self.keep_expert(b, "expert_gate", &g, e);
-            self.keep_expert(b, "expert_up", &u, e);
-            let hidden = self.glu(&g, &u, m.swiglu_limit)?;
-            self.keep_expert(b, "expert_act", &hidden, e);
-            let y = hidden.matmul(&rows(Role::ExpertDown)?)?;
-            self.keep_expert(b, "expert_down", &y, e);
-            return Ok(y);
-        }
-        let w = |role| self.name(role, false, Some(b), Some(e));
-        let g = self.linear(x, &w(Role::ExpertGate), None)?;
-        let u = self.linear(x, &w(Role::ExpertUp), None)?;
+                    (gu.narrow(1, 0, f)?, gu.narrow(1, f, f)?)
+                };
+                (g, u, Box::new(move |h| times(h, Role::ExpertDown)))
+            }
+            ExpertStorage::Flat => {
+                // Expert e's rows of one 2-D tensor per projection: gate and up [out, in],
+                // down [in, out].
+                let rows =
+                    move |role| -> Res<Tensor> { Ok(self.w(role, Some(b))?.narrow(0, e * f, f)?) };
+                let g = x.matmul(&rows(Role::ExpertGate)?.t()?)?;
+                let u = x.matmul(&rows(Role::ExpertUp)?.t()?)?;
+                (
+                    g,
+                    u,
+                    Box::new(move |h| Ok(h.matmul(&rows(Role::ExpertDown)?)?)),
+                )
+            }
+            ExpertStorage::PerExpert => {
+                let w = move |role| self.name(role, false, Some(b), Some(e));
+                (
+                    self.linear(x, &w(Role::ExpertGate), None)?,
+                    self.linear(x, &w(Role::ExpertUp), None)?,
+                    Box::new(move |h| self.linear(h, &w(Role::ExpertDown), None)),
+                )
+            }
+        };
         self.keep_expert(b, "expert_gate", &g, e);
         self.keep_expert(b, "expert_up", &u, e);
         let hidden = self.glu(&g, &u, m.swiglu_limit)?;
         self.keep_expert(b, "expert_act", &hidden, e);
-        let y = self.linear(&hidden, &w(Role::ExpertDown), None)?;
+        let y = down(&hidden)?;
         self.keep_expert(b, "expert_down", &y, e);
         Ok(y)
     }
@@ -1396,6 +1402,9 @@ impl Model {
         }
     }
 }
+
+/// An expert's down projection, applied to its hidden activations.
+type DownProj<'a> = Box<dyn Fn(&Tensor) -> Res<Tensor> + 'a>;
 
 /// One token's use of an expert: (token, slot, weight).
 type Pick = (usize, usize, f32);

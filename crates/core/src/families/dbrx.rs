@@ -149,7 +149,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     s.moe = Some(Moe {
         scoring: Scoring::Softmax,
         norm_topk_prob: p.is_some(),
-        flat_experts: true,
+        storage: ExpertStorage::Flat,
         ..plain_moe(e, k, f)
     });
     s.plan = super::uniform_plan(vec![AttnSpan::Full; s.layers as usize], true);

@@ -49,8 +49,10 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         router_bias: true,
         expert_bias: true,
         swiglu_limit: Some(cfg.float("swiglu_limit", 7.0)?),
-        stacked_experts: true,
-        gate_up_interleaved: true,
+        storage: ExpertStorage::Stacked {
+            out_in: false,
+            interleaved: true,
+        },
         ..plain_moe(e, k, f)
     });
     let window = super::window(cfg, Some(128))?;

@@ -43,8 +43,10 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     };
     s.moe = Some(Moe {
         scoring: Scoring::TopkSoftmax,
-        stacked_experts: true,
-        stacked_out_in: true,
+        storage: ExpertStorage::Stacked {
+            out_in: true,
+            interleaved: false,
+        },
         out_bias: true,
         ..plain_moe(e, k, f)
     });

@@ -1248,8 +1248,14 @@ fn experts(
             shared_fused: shared.is_some_and(|s| s.fused),
             scoring,
             shared_average,
-            stacked_experts: r.stacked_out_in || r.stacked_in_out,
-            stacked_out_in: r.stacked_out_in,
+            storage: if r.stacked_out_in || r.stacked_in_out {
+                ExpertStorage::Stacked {
+                    out_in: r.stacked_out_in,
+                    interleaved: false,
+                }
+            } else {
+                ExpertStorage::PerExpert
+            },
             correction_bias: r.correction_bias,
             ..plain_moe(e, k, f)
         }),

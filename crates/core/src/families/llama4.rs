@@ -46,7 +46,10 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         shared_experts: 1,
         shared_intermediate: f,
         scoring: Scoring::TopkSigmoid,
-        stacked_experts: true,
+        storage: ExpertStorage::Stacked {
+            out_in: false,
+            interleaved: false,
+        },
         ..plain_moe(e, k, f)
     });
     let n = s.layers;

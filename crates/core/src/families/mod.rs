@@ -388,12 +388,9 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         topk_group: 1,
         routed_scaling: 1.0,
         swiglu_limit: None,
-        stacked_experts: false,
-        gate_up_interleaved: false,
-        stacked_out_in: false,
+        storage: crate::spec::ExpertStorage::PerExpert,
         out_bias: false,
         router_softcap: None,
-        flat_experts: false,
     }
 }
 

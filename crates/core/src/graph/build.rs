@@ -170,7 +170,12 @@ impl<'s> Builder<'s> {
             }
             _ => (1, 1, false),
         };
-        let flat = routed && self.spec.moe.as_ref().is_some_and(|m| m.flat_experts);
+        let flat = routed
+            && self
+                .spec
+                .moe
+                .as_ref()
+                .is_some_and(|m| m.storage == crate::spec::ExpertStorage::Flat);
         self.params.push(Param {
             hf,
             gguf,
@@ -261,12 +266,17 @@ impl<'s> Builder<'s> {
     /// Linear weights of this layout (and GPT-OSS's stacked experts, DBRX's experts' down
     /// projection) are stored [in, out].
     fn stores_in_out(&self, role: Role) -> bool {
-        let moe = self.spec.moe.as_ref();
-        let stacked = moe.is_some_and(|m| m.stacked_experts && !m.stacked_out_in);
-        let flat = moe.is_some_and(|m| m.flat_experts);
-        self.spec.layout.stores_in_out()
-            || (stacked && matches!(role, Role::ExpertGateUp | Role::ExpertDown))
-            || (flat && role == Role::ExpertDown)
+        use crate::spec::ExpertStorage;
+        let in_out = match self.spec.moe.as_ref().map(|m| m.storage) {
+            Some(ExpertStorage::Stacked { out_in: false, .. }) => {
+                matches!(role, Role::ExpertGateUp | Role::ExpertDown)
+            }
+            Some(ExpertStorage::Flat) => role == Role::ExpertDown,
+            Some(ExpertStorage::Stacked { out_in: true, .. } | ExpertStorage::PerExpert) | None => {
+                false
+            }
+        };
+        self.spec.layout.stores_in_out() || in_out
     }
 
     /// A matmul step: `out = W · input (+ b)`.

@@ -4,7 +4,7 @@
 use super::build::{Builder, Draft, Linear};
 use super::*;
 use crate::naming::Role;
-use crate::spec::Scoring;
+use crate::spec::{ExpertStorage, Scoring};
 
 /// Which FFN a set of projections belongs to.
 #[derive(Clone, Copy, PartialEq)]
@@ -46,7 +46,11 @@ impl Builder<'_> {
             Kind::Dense => (spec.mlp.bias, spec.mlp.fused_gate_up, false),
             Kind::Routed => {
                 let m = moe.as_ref().expect("experts have a MoE spec");
-                (m.expert_bias, m.stacked_experts, m.gate_up_interleaved)
+                let (fused, interleaved) = match m.storage {
+                    ExpertStorage::Stacked { interleaved, .. } => (true, interleaved),
+                    ExpertStorage::PerExpert | ExpertStorage::Flat => (false, false),
+                };
+                (m.expert_bias, fused, interleaved)
             }
             Kind::Shared => {
                 let m = moe.as_ref().expect("a shared expert has a MoE spec");

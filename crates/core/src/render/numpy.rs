@@ -5,8 +5,8 @@
 use crate::graph::Graph;
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, Block, NormKind, NormPlace, Position, QkNorm, Qkv, RopeFreqs, RopeScaling,
-    Scoring, Spec,
+    Act, AttnSpan, Block, ExpertStorage, NormKind, NormPlace, Position, QkNorm, Qkv, RopeFreqs,
+    RopeScaling, Scoring, Spec,
 };
 use serde_json::json;
 
@@ -136,7 +136,7 @@ pub fn module(g: &Graph, script: &str) -> String {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer" },
             "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
-            "swiglu_limit": m.swiglu_limit, "stacked": m.stacked_experts, "interleaved": m.gate_up_interleaved, "out_in": m.stacked_out_in, "out_bias": m.out_bias, "router_softcap": m.router_softcap, "flat": m.flat_experts,
+            "swiglu_limit": m.swiglu_limit, "stacked": matches!(m.storage, ExpertStorage::Stacked { .. }), "interleaved": matches!(m.storage, ExpertStorage::Stacked { interleaved: true, .. }), "out_in": matches!(m.storage, ExpertStorage::Stacked { out_in: true, .. }), "out_bias": m.out_bias, "router_softcap": m.router_softcap, "flat": m.storage == ExpertStorage::Flat,
             "expert_intermediate": m.expert_intermediate,
         })
     });

@@ -461,18 +461,19 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
             "The experts' SwiGLU is clamped at {l} and uses (up + 1) · gate · σ(1.702 · gate)."
         ));
     }
-    if m.flat_experts {
-        sub.push(format!("The checkpoint stores all experts of a layer row after row in one 2-D tensor per projection, [experts × {}, {}]: expert e owns rows e·{f} to (e+1)·{f}; gate and up are stored [out, in], down [in, out].", m.expert_intermediate, g.spec.hidden, f = m.expert_intermediate));
-    }
-    if m.stacked_experts {
-        let order = if m.stacked_out_in {
-            "[experts, out, in]"
-        } else {
-            "[experts, in, out]"
-        };
-        sub.push(format!(
-            "The checkpoint stores all experts of a layer as one tensor per projection, {order}."
-        ));
+    match m.storage {
+        crate::spec::ExpertStorage::Flat => sub.push(format!("The checkpoint stores all experts of a layer row after row in one 2-D tensor per projection, [experts × {}, {}]: expert e owns rows e·{f} to (e+1)·{f}; gate and up are stored [out, in], down [in, out].", m.expert_intermediate, g.spec.hidden, f = m.expert_intermediate)),
+        crate::spec::ExpertStorage::Stacked { out_in, .. } => {
+            let order = if out_in {
+                "[experts, out, in]"
+            } else {
+                "[experts, in, out]"
+            };
+            sub.push(format!(
+                "The checkpoint stores all experts of a layer as one tensor per projection, {order}."
+            ));
+        }
+        crate::spec::ExpertStorage::PerExpert => {}
     }
     if let Some(l) = &part.layers {
         sub.push(format!(

@@ -10,8 +10,8 @@ use super::parts::{Kind, Part};
 use crate::fmt::float as fmt_f;
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, Block, NormKind, NormPlace, Position, QkNorm, Qkv, Rope, RopeFreqs, RopeScaling,
-    Scoring, Spec,
+    Act, AttnSpan, Block, ExpertStorage, NormKind, NormPlace, Position, QkNorm, Qkv, Rope,
+    RopeFreqs, RopeScaling, Scoring, Spec,
 };
 
 const HEADER: &str =
@@ -1300,7 +1300,9 @@ class Activation(nn.Module):
 }
 
 /// The routed experts stored one tensor per projection for all of them ([E, in, out]).
-fn stacked_experts(spec: &Spec, n: &Names) -> String {
+/// Every expert in one tensor per projection, experts first, gate and up fused; `out_in`:
+/// each expert stored [out, in]; `interleaved`: gate and up alternate column by column.
+fn stacked_experts(spec: &Spec, n: &Names, out_in: bool, interleaved: bool) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let (d, e, f) = (spec.hidden, m.experts, m.expert_intermediate);
     let gu = n.attr(Role::ExpertGateUp);
@@ -1318,7 +1320,7 @@ fn stacked_experts(spec: &Spec, n: &Names) -> String {
     } else {
         (String::new(), gu, down)
     };
-    let (mut init, t) = if m.stacked_out_in {
+    let (mut init, t) = if out_in {
         (format!(
             "        self.{gu} = nn.Parameter(torch.empty({e}, 2 * {f}, {d}))  # every expert's gate and up, [out, in]\n        self.{down} = nn.Parameter(torch.empty({e}, {d}, {f}))\n"
         ), ".T")
@@ -1335,7 +1337,7 @@ fn stacked_experts(spec: &Spec, n: &Names) -> String {
         gate_up = format!("        gate_up = x @ self.{gu}[e] + self.{gu}_bias[e]\n");
         out += &format!(" + self.{down}_bias[e]");
     }
-    let split = if m.gate_up_interleaved {
+    let split = if interleaved {
         "        gate, up = gate_up[..., 0::2], gate_up[..., 1::2]  # gate and up alternate column by column\n"
     } else {
         "        gate, up = gate_up.chunk(2, dim=-1)\n"
@@ -1414,15 +1416,20 @@ ${holders}        self.${gate} = nn.Parameter(torch.empty(${e} * ${f}, ${d}))  #
 fn moe_classes(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let mut out = Vec::new();
-    if m.stacked_experts {
-        out.push(stacked_experts(spec, n));
-    } else if m.flat_experts {
-        out.push(flat_experts(spec, n));
-    } else if let Some(l) = m.swiglu_limit {
-        out.push(format!("# experts use the clamped SwiGLU (limit {l})"));
-        out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert));
-    } else {
-        out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert));
+    match (m.storage, m.swiglu_limit) {
+        (
+            ExpertStorage::Stacked {
+                out_in,
+                interleaved,
+            },
+            _,
+        ) => out.push(stacked_experts(spec, n, out_in, interleaved)),
+        (ExpertStorage::Flat, _) => out.push(flat_experts(spec, n)),
+        (ExpertStorage::PerExpert, Some(l)) => {
+            out.push(format!("# experts use the clamped SwiGLU (limit {l})"));
+            out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert));
+        }
+        (ExpertStorage::PerExpert, None) => out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert)),
     }
     if m.shared_experts > 0 {
         out.push(mlp(spec, n, "SharedMLP", Ffn::Shared));
@@ -1502,7 +1509,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
         .to_string();
     // Stacked tensors held by the MoE module itself (GraniteMoE's `input_linear`): MoE is an
     // Experts, so the parameters sit where the checkpoint has them.
-    let grouped = m.stacked_experts || m.flat_experts;
+    let grouped = m.storage.grouped();
     let own_experts = grouped && !experts_path.contains('.');
     if grouped && !own_experts {
         init += &format!("        self.{experts_attr} = Experts()\n");
