@@ -114,6 +114,13 @@ fn gpt_oss_sinks() {
     insta::assert_snapshot!(show("gpt-oss-20b", 130, Some(10)));
 }
 
+/// Layers with an attention of their own: the sliding-window layers' frame, twice the K/V heads
+/// and a sink per head, beside the full layers'.
+#[test]
+fn mimo_v2_flash_layer_variants() {
+    insta::assert_snapshot!(show("mimo-v2-flash", 130, Some(20)));
+}
+
 /// Chunked RoPE layers with weightless QK-norm, full NoPE layers, a shared expert.
 #[test]
 fn llama4_chunked_and_nope_layers() {
