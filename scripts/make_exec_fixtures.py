@@ -278,6 +278,14 @@ CONFIGS = {
                        attn_config={"kv_n_heads": 1, "clip_qkv": 8.0, "rope_theta": 500000.0},
                        rope_parameters={"rope_type": "default", "rope_theta": 500000.0},
                        ffn_config={"ffn_hidden_size": 24, "moe_num_experts": 4, "moe_top_k": 1}),
+    # Phi-4-multimodal: Phi-3's language model (a LongRoPE-free default) beside tiny image and
+    # audio encoders, which the checkpoint holds and anatomy names without drawing.
+    "phi4-multimodal": dict(BASE, model_type="phi4_multimodal", pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                            vision_config=dict(hidden_size=16, intermediate_size=16, num_hidden_layers=1,
+                                               num_attention_heads=2, image_size=28, patch_size=14, crop_size=28),
+                            audio_config=dict(hidden_size=16, intermediate_size=16, num_blocks=1, num_attention_heads=2,
+                                              ext_pw_out_channel=16, depthwise_separable_out_channel=16,
+                                              nemo_conv_channels=16, input_size=16, time_reduction=2)),
     # Cohere 2 MoE: a dense first layer (wider, rotating though full), then sliding/full layers
     # counted afresh; top-k softmax routing; a shared expert averaged in.
     "cohere2-moe": dict(BASE, model_type="cohere2_moe", num_hidden_layers=4, head_dim=8, sliding_window=4,

@@ -120,15 +120,17 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
             spec.tied = top.flag("tie_word_embeddings", default)?;
         }
         spec.hf_prefix = "language_model.".into();
-        spec.not_drawn = row
-            .parts
-            .iter()
-            .map(|(what, prefix)| NotDrawn {
-                what: what.to_string(),
-                prefix: prefix.to_string(),
-            })
-            .collect();
     }
+    // A wrapper's towers, or a language model's own encoders beside its embedding (Phi-4-
+    // multimodal's `embed_tokens_extend`).
+    spec.not_drawn = row
+        .parts
+        .iter()
+        .map(|(what, prefix)| NotDrawn {
+            what: what.to_string(),
+            prefix: prefix.to_string(),
+        })
+        .collect();
     check(&cfg, &spec)?;
     echo::check(&cfg, text_row.echoes, &spec)?;
     spec.ignored = account(&top, row, text_row, lenient)?;

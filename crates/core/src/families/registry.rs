@@ -498,6 +498,50 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["resid_pdrop", "embd_pdrop", "attention_bias"]],
     ),
+    // Phi-4-multimodal: Phi-3's language model, its image and audio encoders beside the token
+    // embedding (`model.embed_tokens_extend`).
+    Family {
+        parts: &[("image and audio encoders", "model.embed_tokens_extend.")],
+        ..llama(
+            "phi4_multimodal",
+            "Phi-4-multimodal",
+            LlamaLike {
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Never,
+                qkv: Qkv::Stacked,
+                fused_gate_up: true,
+                windows: Windows::Every(None),
+                layout: Layout::Phi3,
+                phi3_rope: true,
+                ..LlamaLike::llama(d(
+                    200_064,
+                    3072,
+                    8192,
+                    32,
+                    32,
+                    Some(8),
+                    None,
+                    131_072,
+                    1e-5,
+                    10_000.0,
+                    false,
+                ))
+            },
+            None,
+            &[
+                TRAINING,
+                &[
+                    "resid_pdrop",
+                    "embd_pdrop",
+                    "attention_bias",
+                    // The encoders' configs: their parts are named, not drawn.
+                    "vision_config",
+                    "audio_config",
+                ],
+            ],
+        )
+    },
     // OLMo (1): Llama with LayerNorms that have no parameters (ε fixed at 10⁻⁵) and `clip_qkv`.
     llama(
         "olmo",

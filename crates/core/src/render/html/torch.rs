@@ -2174,11 +2174,6 @@ ${head}${cap}        return logits"#,
         ],
     );
     if let Some(prefix) = spec.hf_prefix.strip_suffix('.') {
-        let parts: Vec<String> = spec
-            .not_drawn
-            .iter()
-            .map(|p| format!("{:?}", p.prefix))
-            .collect();
         out += &fill(
             r#"
 
@@ -2191,13 +2186,24 @@ class Model(nn.Module):
         self.${prefix} = LanguageModel()
 
     def forward(self, input_ids):
-        return self.${prefix}(input_ids)
+        return self.${prefix}(input_ids)"#,
+            &[("prefix", prefix.to_string())],
+        );
+    }
+    if !spec.not_drawn.is_empty() {
+        let parts: Vec<String> = spec
+            .not_drawn
+            .iter()
+            .map(|p| format!("{:?}", p.prefix))
+            .collect();
+        out += &fill(
+            r#"
 
 
 def language_model_only(state_dict):
     """The checkpoint without its parts this module does not hold (${parts})."""
     return {k: v for k, v in state_dict.items() if not k.startswith((${parts},))}"#,
-            &[("prefix", prefix.to_string()), ("parts", parts.join(", "))],
+            &[("parts", parts.join(", "))],
         );
     }
     out
