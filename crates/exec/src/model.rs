@@ -722,13 +722,9 @@ impl Model {
         Ok(rows
             .iter()
             .map(|row| {
-                let mut idx: Vec<usize> = (0..row.len()).collect();
-                idx.sort_by(|&p, &q| row[q].total_cmp(&row[p]));
-                idx.truncate(k);
-                let mx = row[idx[0]];
-                let ex: Vec<f32> = idx.iter().map(|&i| (row[i] - mx).exp()).collect();
-                let sum: f32 = ex.iter().sum();
-                idx.into_iter().zip(ex.iter().map(|v| v / sum)).collect()
+                let idx = top_indices(row, k);
+                let top: Vec<f32> = idx.iter().map(|&i| row[i]).collect();
+                idx.into_iter().zip(softmax_of(&top)).collect()
             })
             .collect())
     }
@@ -1420,6 +1416,21 @@ fn by_expert(choices: &[Vec<(usize, f32)>]) -> Vec<(usize, Vec<Pick>)> {
     out.into_iter().collect()
 }
 
+/// The indices of the `n` highest scores, best first.
+fn top_indices(scores: &[f32], n: usize) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..scores.len()).collect();
+    idx.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    idx.truncate(n);
+    idx
+}
+
+fn softmax_of(v: &[f32]) -> Vec<f32> {
+    let mx = v.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let ex: Vec<f32> = v.iter().map(|x| (x - mx).exp()).collect();
+    let s: f32 = ex.iter().sum();
+    ex.iter().map(|x| x / s).collect()
+}
+
 /// The experts a token's router row chooses, with their weights.
 fn route(
     row: &[f32],
@@ -1428,18 +1439,6 @@ fn route(
     e: usize,
     k: usize,
 ) -> Vec<(usize, f32)> {
-    let top = |scores: &[f32], n: usize| -> Vec<usize> {
-        let mut idx: Vec<usize> = (0..scores.len()).collect();
-        idx.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
-        idx.truncate(n);
-        idx
-    };
-    let softmax = |v: &[f32]| -> Vec<f32> {
-        let mx = v.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-        let ex: Vec<f32> = v.iter().map(|x| (x - mx).exp()).collect();
-        let s: f32 = ex.iter().sum();
-        ex.iter().map(|x| x / s).collect()
-    };
     let mut chosen: Vec<(usize, f32)> = match m.scoring {
         Scoring::SparseMixer { eps } => {
             // The best expert, then the best of the rest, each weighted by a softmax over the
@@ -1447,7 +1446,7 @@ fn route(
             let mut masked = row.to_vec();
             let mut chosen = Vec::with_capacity(2);
             for _ in 0..2 {
-                let e = top(&masked, 1)[0];
+                let e = top_indices(&masked, 1)[0];
                 let m = masked[e];
                 let near: Vec<f32> = masked
                     .iter()
@@ -1461,16 +1460,16 @@ fn route(
                         }
                     })
                     .collect();
-                chosen.push((e, softmax(&near)[e]));
+                chosen.push((e, softmax_of(&near)[e]));
                 masked[e] = f32::NEG_INFINITY;
             }
             chosen
         }
         Scoring::TopkSoftmax | Scoring::TopkSigmoid => {
-            let idx = top(row, k);
+            let idx = top_indices(row, k);
             let vals: Vec<f32> = idx.iter().map(|&i| row[i]).collect();
             let w = if m.scoring == Scoring::TopkSoftmax {
-                softmax(&vals)
+                softmax_of(&vals)
             } else {
                 vals.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect()
             };
@@ -1478,7 +1477,7 @@ fn route(
         }
         Scoring::Softmax | Scoring::Sigmoid | Scoring::SigmoidBiasedLogits => {
             let probs: Vec<f32> = if m.scoring == Scoring::Softmax {
-                softmax(row)
+                softmax_of(row)
             } else {
                 row.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect()
             };
@@ -1505,14 +1504,14 @@ fn route(
                     }
                 };
                 let gs: Vec<f32> = (0..groups).map(score).collect();
-                let keep = top(&gs, m.topk_group as usize);
+                let keep = top_indices(&gs, m.topk_group as usize);
                 for (i, c) in choice.iter_mut().enumerate() {
                     if !keep.contains(&(i / per)) {
                         *c = 0.0;
                     }
                 }
             }
-            let idx = top(&choice, k);
+            let idx = top_indices(&choice, k);
             let mut w: Vec<f32> = idx.iter().map(|&i| probs[i]).collect();
             if m.norm_topk_prob {
                 let s: f32 = w.iter().sum::<f32>()
