@@ -157,7 +157,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             let (hf, gguf) = match role {
                 DynA => ("self_attn.A", "attn_dyn_a"),
                 ResidScaleAttn => ("input_residual", "attn_residual_scale"),
-                _ => ("post_attention_residual", "ffn_residual_scale"),
+                ResidScaleFfn => ("post_attention_residual", "ffn_residual_scale"),
+                other => unreachable!("{other:?} is not matched by this arm"),
             };
             return (
                 format!("model.layers.{{b}}.{hf}"),
@@ -168,7 +169,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             let (hf, gguf) = match role {
                 ExpertGate => ("w1", "ffn_gate_exps"),
                 ExpertUp => ("v1", "ffn_up_exps"),
-                _ => ("w2", "ffn_down_exps"),
+                ExpertDown => ("w2", "ffn_down_exps"),
+                other => unreachable!("{other:?} is not matched by this arm"),
             };
             return (
                 format!("transformer.blocks.{{b}}.ffn.experts.mlp.{hf}"),

@@ -46,15 +46,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     s.attn = Attention {
         qkv: Qkv::Stacked,
         clip_qkv: match &attn {
-            Some(a) => match a.opt_float("clip_qkv")? {
-                Some(c) if !(c > 0.0 && c.is_finite()) => {
-                    return Err(a.err(
-                        "clip_qkv",
-                        format!("is {c}; it must be a positive number, or null for none"),
-                    ))
-                }
-                c => c,
-            },
+            Some(a) => super::positive(a, "clip_qkv")?,
             None => None,
         },
         ..plain_attention(h, kv, hd)
@@ -107,24 +99,16 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
             // The class sets it to d_model whatever it says.
             c.get("hidden_size");
             let e = experts(c, "moe_num_experts", Some(4))?;
-            let k = c.size("moe_top_k", Some(1))?;
-            if k > e {
-                return Err(c.err(
-                    "moe_top_k",
-                    format!("is {k}, more than the {e} experts; it must be at most {e}"),
-                ));
-            }
+            let k = super::top_k_of(c, "moe_top_k", e, Some(1))?;
             (
                 c.size("ffn_hidden_size", Some(3584))?,
                 e,
                 k,
-                c.opt_float("moe_normalize_expert_weights").map(|p| {
-                    if c.present("moe_normalize_expert_weights") {
-                        p
-                    } else {
-                        Some(1.0)
-                    }
-                })?,
+                // Null: the weights as the softmax left them; absent: the class's 1.
+                match c.present("moe_normalize_expert_weights") {
+                    true => c.opt_float("moe_normalize_expert_weights")?,
+                    false => Some(1.0),
+                },
             )
         }
         None => (3584, 4, 1, Some(1.0)),

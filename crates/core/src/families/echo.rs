@@ -114,7 +114,7 @@ fn expected(echo: Echo, spec: &Spec) -> Expected {
     let full = &spec.attn;
     let rope = match &spec.position {
         Position::Rope(r) => Some(r),
-        _ => None,
+        Position::Learned | Position::Sinusoidal(_) | Position::Alibi(_) => None,
     };
     match echo {
         Echo::Heads => Expected::Number(full.heads as f64),

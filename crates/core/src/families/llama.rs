@@ -5,7 +5,8 @@
 //! sliding windows, the experts. No family is named in this code.
 
 use super::{
-    heads, layer_count, layer_types, plain_attention, plain_moe, rope, top_k, HeadDim, RopeDefaults,
+    heads, layer_count, layer_types, plain_attention, plain_moe, positive, rope, top_k, HeadDim,
+    RopeDefaults,
 };
 use crate::config::{Config, MAX_EXPERTS};
 use crate::error::Result;
@@ -474,17 +475,6 @@ impl LlamaLike {
     }
 }
 
-/// An optional positive number (a clamp bound).
-fn positive(cfg: &Config, key: &str) -> Result<Option<f64>> {
-    match cfg.opt_float(key)? {
-        Some(c) if !(c > 0.0 && c.is_finite()) => Err(cfg.err(
-            key,
-            format!("is {c}; it must be a positive number, or null for none"),
-        )),
-        c => Ok(c),
-    }
-}
-
 fn bias(cfg: &Config, b: Bias) -> Result<bool> {
     match b {
         Bias::Never => Ok(false),
@@ -833,8 +823,12 @@ pub fn load(
         }
         m.router_softcap = (c > 0.0).then_some(c);
     }
-    let mut layer_attn = match f.sliding_own {
-        Some(own) if spans.iter().any(|s| matches!(s, AttnSpan::Sliding(_))) => {
+    // The sliding layers' own attention, where the model has sliding layers.
+    let sliding_own = f
+        .sliding_own
+        .filter(|_| spans.iter().any(|s| matches!(s, AttnSpan::Sliding(_))));
+    let mut layer_attn = match sliding_own {
+        Some(own) => {
             let kv = kv_heads
                 .checked_mul(own.kv_mult)
                 .filter(|kv| *kv <= heads && heads % kv == 0);
@@ -853,7 +847,7 @@ pub fn load(
             });
             vec![(sliding, s)]
         }
-        _ => vec![],
+        None => vec![],
     };
     if let Some(key) = f.heads_per_layer_key {
         // Layers whose query-head count differs from the first layer's get their own attention.

@@ -56,12 +56,16 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     // Read either way: the lists, when given, decide (as in transformers, which saves both).
     let every = cfg.size("no_rope_layer_interval", Some(4))?;
     let step = cfg.size("interleave_moe_layer_step", Some(1))?;
-    let rope_layers: Vec<bool> = match cfg.list_any(
-        "no_rope_layers",
-        |v| v.as_u64().filter(|x| *x <= 1),
-        "1 (RoPE) or 0 (no RoPE)",
-    )? {
-        Some(list) if !list.is_empty() => {
+    // An empty list is the class's default: the interval decides.
+    let rope_layers: Vec<bool> = match cfg
+        .list_any(
+            "no_rope_layers",
+            |v| v.as_u64().filter(|x| *x <= 1),
+            "1 (RoPE) or 0 (no RoPE)",
+        )?
+        .filter(|l| !l.is_empty())
+    {
+        Some(list) => {
             if list.len() as u64 != n {
                 return Err(cfg.err(
                     "no_rope_layers",
@@ -73,7 +77,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
             }
             list.into_iter().map(|x| x == 1).collect()
         }
-        _ => (0..n).map(|i| (i + 1) % every != 0).collect(),
+        None => (0..n).map(|i| (i + 1) % every != 0).collect(),
     };
     let moe_layers: Vec<bool> = match cfg.list_any("moe_layers", |v| v.as_u64(), "a layer index")? {
         Some(list) => (0..n).map(|i| list.contains(&i)).collect(),

@@ -461,14 +461,30 @@ pub(crate) fn dividing_heads(
 }
 
 pub(crate) fn top_k(cfg: &Config, experts: u64, default: Option<u64>) -> Result<u64> {
-    let k = cfg.size("num_experts_per_tok", default)?;
+    top_k_of(cfg, "num_experts_per_tok", experts, default)
+}
+
+/// The experts each token uses, from `key` (DBRX's `moe_top_k`): at most the expert count.
+pub(crate) fn top_k_of(cfg: &Config, key: &str, experts: u64, default: Option<u64>) -> Result<u64> {
+    let k = cfg.size(key, default)?;
     if k > experts {
         return Err(cfg.err(
-            "num_experts_per_tok",
+            key,
             format!("is {k}, more than the {experts} experts; it must be at most {experts}"),
         ));
     }
     Ok(k)
+}
+
+/// An optional positive number (a clamp bound), null for none.
+pub(crate) fn positive(cfg: &Config, key: &str) -> Result<Option<f64>> {
+    match cfg.opt_float(key)? {
+        Some(c) if !(c > 0.0 && c.is_finite()) => Err(cfg.err(
+            key,
+            format!("is {c}; it must be a positive number, or null for none"),
+        )),
+        c => Ok(c),
+    }
 }
 
 /// Which layers have experts by `mlp_layer_types` ("dense" or "sparse" per layer); without it,

@@ -74,9 +74,9 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let spans = match layer_types(cfg, s.layers, window, false)? {
         Some(spans) => spans,
         None => (0..s.layers)
-            .map(|i| match window {
-                Some(w) if i % every != 0 => AttnSpan::Sliding(w),
-                _ => AttnSpan::Full,
+            .map(|i| match (window, i % every == 0) {
+                (Some(w), false) => AttnSpan::Sliding(w),
+                (None, _) | (Some(_), true) => AttnSpan::Full,
             })
             .collect(),
     };

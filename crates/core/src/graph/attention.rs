@@ -172,7 +172,8 @@ impl Builder<'_> {
                 Role::Q if a.kind == AttnKind::Mqa => (Role::AttnExpertQ, kv, None),
                 Role::Q => (Role::AttnExpertQ, kv, Some(rows(0, hd, "i"))),
                 Role::K => (Role::Kv, 2 * kv, Some(head(0))),
-                _ => (Role::Kv, 2 * kv, Some(head(kv))),
+                Role::V => (Role::Kv, 2 * kv, Some(head(kv))),
+                other => unreachable!("{other:?} is not one of Q, K, V"),
             };
         }
         match a.qkv {
@@ -182,8 +183,9 @@ impl Builder<'_> {
                 let hd = if role == Role::V { a.v_head_dim } else { hd };
                 let stored = match role {
                     Role::Q => q,
+                    Role::K => kv,
                     Role::V => a.kv_heads * hd,
-                    _ => kv,
+                    other => unreachable!("{other:?} is not one of Q, K, V"),
                 };
                 let block = match idx {
                     Some(i) => Some(rows(0, hd, i)),
