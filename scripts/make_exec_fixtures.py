@@ -14,7 +14,7 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
-from make_toy_fixtures import randomize
+from make_toy_fixtures import RECURRENT, randomize, stepwise_logits
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "crates/exec/tests/fixtures"
@@ -380,6 +380,13 @@ CONFIGS = {
                    intermediate_size=32, intermediate_size_mlp=48, interleave_moe_layer_step=2,
                    attention_chunk_size=4, no_rope_layer_interval=2, num_hidden_layers=4, floor_scale=4,
                    attn_scale=0.5),
+    # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
+    # biased projections, and a convolution without a bias.
+    "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,
+                   head_dim=8, expand=2, n_groups=2, state_size=6, conv_kernel=4, chunk_size=5, pad_token_id=0),
+    "mamba2-biased": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=4,
+                          head_dim=16, expand=2, n_groups=1, state_size=8, conv_kernel=3, chunk_size=4,
+                          use_bias=True, use_conv_bias=False, tie_word_embeddings=True, pad_token_id=0),
     # Ministral 3: YaRN, and queries scaled up every 4 positions.
     "ministral3": dict(BASE, model_type="ministral3", head_dim=8, sliding_window=6,
                        rope_parameters={"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,
@@ -412,8 +419,10 @@ def make(name, raw):
         (d / extra).unlink(missing_ok=True)
     # The config as the project reads it: the input dict, not transformers' full dump.
     (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
-    (d / "expected.json").write_text(json.dumps({"transformers": transformers.__version__, "ids": IDS,
-                                                  "logits": logits.tolist()}) + "\n")
+    expected = {"transformers": transformers.__version__, "ids": IDS, "logits": logits.tolist()}
+    if raw["model_type"] in RECURRENT:
+        expected["stepwise_logits"] = stepwise_logits(model, IDS).tolist()
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
 
 

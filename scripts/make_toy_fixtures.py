@@ -149,6 +149,17 @@ def shrink_text(text, n):
     for key in ("num_attention_heads", "n_head"):
         if key in text:
             text[key] = HEADS
+    # A state-space mixer (Mamba2): heads and state of 16, B and C still shared by groups where
+    # the real model shares them, and chunks small enough that the prompt crosses several.
+    if isinstance(text.get("state_size"), int) and isinstance(text.get("num_heads"), int):
+        expand = text.get("expand", 2)
+        text["head_dim"] = text["state_size"] = 16
+        text["num_heads"] = text["hidden_size"] * expand // 16
+        text["n_groups"] = 2 if text.get("n_groups", 8) > 1 else 1
+        if "intermediate_size" in text:
+            text["intermediate_size"] = text["hidden_size"] * expand
+        if isinstance(text.get("chunk_size"), int):
+            text["chunk_size"] = 4
     if isinstance(kv, int) and isinstance(heads, int):
         text["num_key_value_heads"] = HEADS if kv == heads else (1 if kv == 1 else 2)
     # Per-layer query heads (Laguna): each distinct count a multiple of the toy's heads, in order.
@@ -304,6 +315,22 @@ def logits_of(model, ids):
             return model.language_model(input_ids=torch.tensor([ids])).logits[0].float()
 
 
+# Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
+# when it is fed one token at a time through that state (its other code path).
+RECURRENT = {"mamba2"}
+
+
+def stepwise_logits(model, ids):
+    """The logits of `ids` fed one at a time through transformers' cache."""
+    with torch.no_grad():
+        out = model(input_ids=torch.tensor([ids[:1]]), use_cache=True)
+        rows = [out.logits[0, -1]]
+        for i in range(1, len(ids)):
+            out = model(input_ids=torch.tensor([ids[i:i + 1]]), cache=out.cache, use_cache=True)
+            rows.append(out.logits[0, -1])
+    return torch.stack(rows).float()
+
+
 def save(d, raw, model, extra=None):
     d.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(d, safe_serialization=True)
@@ -313,6 +340,8 @@ def save(d, raw, model, extra=None):
     (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
     logits = logits_of(model, IDS)
     out = {"transformers": transformers.__version__, "ids": IDS, "logits": logits.tolist()}
+    if raw.get("model_type") in RECURRENT:
+        out["stepwise_logits"] = stepwise_logits(model, IDS).tolist()
     out.update(extra or {})
     (d / "expected.json").write_text(json.dumps(out) + "\n")
     return logits

@@ -639,7 +639,7 @@ fn counts_of_one_are_singular() {
     )
     .unwrap();
     assert!(stats.contains("(1 layer, "), "{stats}");
-    assert!(stats.contains("over 1 layer)"), "{stats}");
+    assert!(stats.contains("over 1 attention layer)"), "{stats}");
     assert!(!stats.contains(" 1 layers"), "{stats}");
 }
 

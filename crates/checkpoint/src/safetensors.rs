@@ -16,7 +16,8 @@ const MAX_JSON_BYTES: u64 = 64 << 20;
 /// The largest safetensors header (the format's own limit is 100 MB).
 pub const MAX_HEADER: u64 = 100_000_000;
 
-/// A JSON file, regular and bounded, a UTF-8 byte-order mark allowed.
+/// A JSON file, regular and bounded, read as Python's `json` reads it (a byte-order mark and
+/// `Infinity` allowed: `families::parse_json`).
 pub fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
     let shown = path.display().to_string();
     let file = open_regular(path)?;
@@ -31,12 +32,7 @@ pub fn read_json(path: &Path) -> Result<serde_json::Value, Error> {
     file.take(MAX_JSON_BYTES)
         .read_to_string(&mut text)
         .map_err(|e| Error::file(&shown, format!("cannot read as UTF-8 text: {e}")))?;
-    serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|e| {
-        Error::file(
-            &shown,
-            format!("invalid JSON at line {}, column {}", e.line(), e.column()),
-        )
-    })
+    anatomy_core::families::parse_json(&shown, &text)
 }
 
 /// A JSON object's entries in file order, duplicates kept (serde_json keeps only the last).

@@ -21,6 +21,11 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// The config as JSON, read as transformers reads it (`Infinity` allowed).
+    pub fn value(&self) -> serde_json::Value {
+        crate::families::parse_json(self.name, self.json).expect("catalog configs are valid JSON")
+    }
+
     /// Where the config comes from, in a line.
     pub fn provenance(&self) -> String {
         match self.defaults_of {
@@ -222,6 +227,12 @@ pub static ENTRIES: &[Entry] = &[
         "mimo-v2-flash",
         "XiaomiMiMo/MiMo-V2-Flash",
         "256 experts, 8 active; five 128-token sliding-window layers with twice the K/V heads and sinks to each full layer; value heads narrower than Q/K",
+        "2026-11-30"
+    ),
+    entry!(
+        "mamba-codestral-7b",
+        "mistralai/Mamba-Codestral-7B-v0.1",
+        "no attention: 64 Mamba2 layers, each a state of 128 heads × 64 × 128 carried token to token",
         "2026-11-30"
     ),
     entry!(

@@ -253,6 +253,16 @@ impl<'a> Config<'a> {
         }
     }
 
+    /// A number that may be infinite, as Python's `json` writes one (`Infinity`, `-Infinity`;
+    /// see `families::load_json`). NaN is refused.
+    pub fn extended_float_value(&self, key: &str, v: &Value) -> Result<f64> {
+        match v.as_str() {
+            Some("Infinity") => Ok(f64::INFINITY),
+            Some("-Infinity") => Ok(f64::NEG_INFINITY),
+            _ => self.float_value(key, v),
+        }
+    }
+
     pub fn flag(&self, key: &str, default: bool) -> Result<bool> {
         match self.get(key) {
             None => Ok(default),

@@ -4,7 +4,9 @@
 
 use crate::error::Result;
 use crate::graph::{Graph, Op};
-use crate::spec::{AttnKind, AttnSpan, Block, NormKind, NormPlace, Position, QkNorm, Spec};
+use crate::spec::{
+    AttnKind, AttnSpan, Block, Ffn, Mixer, NormKind, NormPlace, Position, QkNorm, Spec,
+};
 use crate::stats::{self, Stats};
 use serde::Serialize;
 
@@ -192,10 +194,11 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     let mut spans: Vec<&str> = s
         .plan
         .iter()
-        .map(|l| match l.attn {
-            AttnSpan::Full => "full",
-            AttnSpan::Sliding(_) => "sliding-window",
-            AttnSpan::Chunked(_) => "chunked",
+        .map(|l| match l.mixer {
+            Mixer::Attention(AttnSpan::Full) => "full",
+            Mixer::Attention(AttnSpan::Sliding(_)) => "sliding-window",
+            Mixer::Attention(AttnSpan::Chunked(_)) => "chunked",
+            Mixer::Mamba2 => "none (Mamba2)",
         })
         .collect();
     spans.sort();
@@ -209,16 +212,20 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     let mut windows: Vec<u64> = s
         .plan
         .iter()
-        .filter_map(|l| match l.attn {
-            AttnSpan::Sliding(w) | AttnSpan::Chunked(w) => Some(w),
-            AttnSpan::Full => None,
+        .filter_map(|l| match l.span() {
+            Some(AttnSpan::Sliding(w) | AttnSpan::Chunked(w)) => Some(w),
+            Some(AttnSpan::Full) | None => None,
         })
         .collect();
     windows.dedup();
     if !windows.is_empty() {
         let w: Vec<String> = windows.iter().map(u64::to_string).collect();
         f("attention.window", "window", Size, w.join(", "));
-        let local = s.plan.iter().filter(|l| l.attn != AttnSpan::Full).count();
+        let local = s
+            .plan
+            .iter()
+            .filter(|l| matches!(l.span(), Some(AttnSpan::Sliding(_) | AttnSpan::Chunked(_))))
+            .count();
         f(
             "attention.local_layers",
             "local-attention layers",
@@ -304,8 +311,9 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         Position::Learned => f("position", "positions", Mechanism, "learned".into()),
         Position::Sinusoidal(_) => f("position", "positions", Mechanism, "sinusoidal".into()),
         Position::Alibi(_) => f("position", "positions", Mechanism, "ALiBi".into()),
+        Position::None => f("position", "positions", Mechanism, "none".into()),
     }
-    let dense = s.plan.iter().filter(|l| !l.moe).count();
+    let dense = s.plan.iter().filter(|l| l.ffn == Ffn::Dense).count();
     if dense > 0 {
         f(
             "mlp.intermediate",
@@ -763,18 +771,33 @@ fn figures(sa: &Stats, sb: &Stats) -> Vec<Figure> {
         .chain(sb.params_by_component.keys())
         .collect();
     for k in keys {
+        let (a, b) = (
+            sa.params_by_component.get(k).copied().unwrap_or(0),
+            sb.params_by_component.get(k).copied().unwrap_or(0),
+        );
+        // A recurrent mixer's row only where one of the two has one.
+        if k == "mixer" && a == 0 && b == 0 {
+            continue;
+        }
         out.push(Figure {
             name: format!("  {k}"),
-            a: sa.params_by_component.get(k).copied().unwrap_or(0),
-            b: sb.params_by_component.get(k).copied().unwrap_or(0),
+            a,
+            b,
+        });
+    }
+    out.extend([Figure {
+        name: "KV cache per token (bf16 bytes)".into(),
+        a: sa.kv_cache.bytes_per_token_bf16,
+        b: sb.kv_cache.bytes_per_token_bf16,
+    }]);
+    if sa.state.values_per_sequence > 0 || sb.state.values_per_sequence > 0 {
+        out.push(Figure {
+            name: "recurrent state per sequence (bf16 bytes)".into(),
+            a: sa.state.bytes_bf16,
+            b: sb.state.bytes_bf16,
         });
     }
     out.extend([
-        Figure {
-            name: "KV cache per token (bf16 bytes)".into(),
-            a: sa.kv_cache.bytes_per_token_bf16,
-            b: sb.kv_cache.bytes_per_token_bf16,
-        },
         Figure {
             name: "weights in bf16 (bytes)".into(),
             a: sa.weight_bytes.bf16,

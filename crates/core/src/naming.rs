@@ -108,6 +108,15 @@ pub enum Role {
     MtpProj,
     MtpNorm,
     MtpHead,
+    /// Mamba2's mixer: its input projection (z, x, B, C, Δ), depthwise convolution, Δ bias,
+    /// log decay rates, skip weights, gated norm and output projection.
+    SsmIn,
+    SsmConv,
+    SsmDtBias,
+    SsmALog,
+    SsmD,
+    SsmNorm,
+    SsmOut,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -164,6 +173,18 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 format!("model.layers.{{b}}.{hf}"),
                 format!("blk.{{b}}.{gguf}"),
             );
+        }
+        (_, SsmDtBias | SsmALog | SsmD) => {
+            // Beside the input projection in the mixer, stored without a suffix.
+            let (hf, _) = names(layout, SsmIn, false);
+            let base = hf.strip_suffix("in_proj.weight").unwrap_or(&hf);
+            let (name, gguf) = match role {
+                SsmDtBias => ("dt_bias", "ssm_dt.bias"),
+                SsmALog => ("A_log", "ssm_a"),
+                SsmD => ("D", "ssm_d"),
+                other => unreachable!("{other:?} is not matched by this arm"),
+            };
+            return (format!("{base}{name}"), format!("blk.{{b}}.{gguf}"));
         }
         (Layout::Dbrx, ExpertGate | ExpertUp | ExpertDown) => {
             let (hf, gguf) = match role {
@@ -604,6 +625,16 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             SharedGateUp | SharedDown => granite_shared(role),
             other => llama(other),
         },
+        Layout::Mamba2 => match role {
+            Embed => ("backbone.embeddings", "token_embd"),
+            AttnNorm => ("backbone.layers.{b}.norm", "blk.{b}.attn_norm"),
+            SsmIn => ("backbone.layers.{b}.mixer.in_proj", "blk.{b}.ssm_in"),
+            SsmConv => ("backbone.layers.{b}.mixer.conv1d", "blk.{b}.ssm_conv1d"),
+            SsmNorm => ("backbone.layers.{b}.mixer.norm", "blk.{b}.ssm_norm"),
+            SsmOut => ("backbone.layers.{b}.mixer.out_proj", "blk.{b}.ssm_out"),
+            FinalNorm => ("backbone.norm_f", "output_norm"),
+            other => llama(other),
+        },
         Layout::Dbrx => match role {
             Embed => ("transformer.wte", "token_embd"),
             AttnNorm => (
@@ -927,8 +958,13 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.shared_head.head",
             "blk.{b}.nextn.shared_head_head",
         ),
+        SsmIn => ("model.layers.{b}.mamba.in_proj", "blk.{b}.ssm_in"),
+        SsmConv => ("model.layers.{b}.mamba.conv1d", "blk.{b}.ssm_conv1d"),
+        SsmNorm => ("model.layers.{b}.mamba.norm", "blk.{b}.ssm_norm"),
+        SsmOut => ("model.layers.{b}.mamba.out_proj", "blk.{b}.ssm_out"),
         Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
-        | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias => {
+        | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
+        | SsmALog | SsmD => {
             unreachable!("named in `names`")
         }
     }

@@ -27,6 +27,8 @@ pub struct Spec {
     /// The dense FFN (every layer for dense models; the dense layers of a MoE model).
     pub mlp: Mlp,
     pub moe: Option<Moe>,
+    /// The state-space mixer of the `Mixer::Mamba2` layers.
+    pub ssm: Option<Ssm>,
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
@@ -423,9 +425,104 @@ pub enum Scoring {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LayerPlan {
-    pub attn: AttnSpan,
+    /// What mixes information across positions in this layer.
+    pub mixer: Mixer,
     pub rope: bool,
-    pub moe: bool,
+    pub ffn: Ffn,
+}
+
+impl LayerPlan {
+    /// An attention layer with a dense or MoE FFN.
+    pub fn attention(span: AttnSpan, rope: bool, moe: bool) -> LayerPlan {
+        LayerPlan {
+            mixer: Mixer::Attention(span),
+            rope,
+            ffn: if moe { Ffn::Moe } else { Ffn::Dense },
+        }
+    }
+
+    /// The attention span, in an attention layer.
+    pub fn span(&self) -> Option<AttnSpan> {
+        self.mixer.span_of()
+    }
+
+    pub fn moe(&self) -> bool {
+        self.ffn == Ffn::Moe
+    }
+}
+
+/// A layer's sequence mixer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Mixer {
+    /// Softmax attention over a KV cache that grows with the context (up to its span).
+    Attention(AttnSpan),
+    /// Mamba2's state-space mixer (`Spec::ssm`): a fixed-size state per sequence, updated
+    /// token by token.
+    Mamba2,
+}
+
+impl Mixer {
+    pub fn span_of(self) -> Option<AttnSpan> {
+        match self {
+            Mixer::Attention(s) => Some(s),
+            Mixer::Mamba2 => None,
+        }
+    }
+
+    pub fn describe(self) -> String {
+        match self {
+            Mixer::Attention(s) => format!("{} attention", s.describe()),
+            Mixer::Mamba2 => "Mamba2".into(),
+        }
+    }
+}
+
+/// A layer's feed-forward sublayer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ffn {
+    /// The dense MLP (`Spec::mlp`).
+    Dense,
+    /// The mixture of experts (`Spec::moe`).
+    Moe,
+    /// None: the layer is its mixer alone (Mamba2).
+    None,
+}
+
+/// Mamba2's mixer (SSD). One projection gives the gate z, the convolved part (x, B, C) and Δ
+/// per head; a causal depthwise convolution and SiLU run over x, B and C; each head then carries
+/// a state of head_dim × state, h ← exp(Δ·A) h + Δ · x ⊗ B, and reads y = h · C + D · x; the
+/// output is RMS-normed per group after gating by SiLU(z), then projected back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ssm {
+    pub heads: u64,
+    pub head_dim: u64,
+    /// The state's width per head (N).
+    pub state: u64,
+    /// B and C are shared by the heads of each of `groups` groups; the gated norm normalizes
+    /// each group's features apart.
+    pub groups: u64,
+    pub conv_kernel: u64,
+    pub conv_bias: bool,
+    /// The input and output projections have biases.
+    pub bias: bool,
+    pub eps: f64,
+}
+
+impl Ssm {
+    /// heads × head_dim: the width of x, z and y.
+    pub fn inner(&self) -> u64 {
+        self.heads * self.head_dim
+    }
+
+    /// The convolved channels: x, B and C.
+    pub fn conv_dim(&self) -> u64 {
+        self.inner() + 2 * self.groups * self.state
+    }
+
+    /// The input projection's outputs: z, x, B, C and Δ.
+    pub fn in_proj(&self) -> u64 {
+        self.inner() + self.conv_dim() + self.heads
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -528,6 +625,8 @@ pub enum Position {
     /// ALiBi: each head's score of key j for the query at i gets slopes[h] · (j − i) (Bloom,
     /// MPT); one slope per query head.
     Alibi(Vec<f64>),
+    /// None: order comes from the recurrence alone (Mamba2).
+    None,
 }
 
 /// A dense layer, activation and norm between the final norm and the LM head.
@@ -1031,6 +1130,9 @@ pub enum Layout {
     /// Llama's names with the router as `mlp.router.gate`, the correction bias as
     /// `mlp.expert_bias` and the shared experts as `mlp.shared_mlp` (HY-V3's checkpoints).
     HyV3,
+    /// `backbone.embeddings`, `backbone.layers.{b}.norm`, `mixer.in_proj`, `conv1d`, `dt_bias`,
+    /// `A_log`, `D`, `norm`, `out_proj`, `backbone.norm_f` (Mamba2).
+    Mamba2,
 }
 
 impl Layout {
@@ -1056,7 +1158,7 @@ impl Spec {
     }
 
     pub fn is_moe(&self) -> bool {
-        self.moe.is_some() && self.plan.iter().any(|l| l.moe)
+        self.moe.is_some() && self.plan.iter().any(|l| l.moe())
     }
 
     /// Layers whose plan entry satisfies `f`.
@@ -1075,16 +1177,27 @@ impl Spec {
                 out.push(format!("{what}: {}", parts.join(" · ")));
             }
         };
-        let mut spans: Vec<AttnSpan> = self.plan.iter().map(|l| l.attn).collect();
-        spans.sort();
-        spans.dedup();
-        describe(
-            "attention",
-            spans
-                .iter()
-                .map(|k| (k.describe(), self.layers_where(|l| l.attn == *k)))
-                .collect(),
-        );
+        let mut mixers: Vec<Mixer> = self.plan.iter().map(|l| l.mixer).collect();
+        mixers.sort();
+        mixers.dedup();
+        if mixers.iter().all(|m| matches!(m, Mixer::Attention(_))) {
+            describe(
+                "attention",
+                mixers
+                    .iter()
+                    .filter_map(|m| m.span_of())
+                    .map(|k| (k.describe(), self.layers_where(|l| l.span() == Some(k))))
+                    .collect(),
+            );
+        } else {
+            describe(
+                "mixer",
+                mixers
+                    .iter()
+                    .map(|m| (m.describe(), self.layers_where(|l| l.mixer == *m)))
+                    .collect(),
+            );
+        }
         let variants = self.attn_variants();
         if variants.len() > 1 {
             describe(
@@ -1102,7 +1215,10 @@ impl Spec {
             "RoPE",
             vec![
                 ("applied".into(), self.layers_where(|l| l.rope)),
-                ("none".into(), self.layers_where(|l| !l.rope)),
+                (
+                    "none".into(),
+                    self.layers_where(|l| !l.rope && l.span().is_some()),
+                ),
             ],
         );
         let moe = match &self.moe {
@@ -1112,8 +1228,9 @@ impl Spec {
         describe(
             "FFN",
             vec![
-                ("dense".into(), self.layers_where(|l| !l.moe)),
-                (moe, self.layers_where(|l| l.moe)),
+                ("dense".into(), self.layers_where(|l| l.ffn == Ffn::Dense)),
+                (moe, self.layers_where(|l| l.ffn == Ffn::Moe)),
+                ("none".into(), self.layers_where(|l| l.ffn == Ffn::None)),
             ],
         );
         if let Some(ix) = self.attn.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
@@ -1133,7 +1250,7 @@ impl Spec {
 
     /// The query heads that share one K/V head (in the layers of `attn`).
     pub fn group_size(&self) -> u64 {
-        self.attn.heads / self.attn.kv_heads
+        self.attn.heads / self.attn.kv_heads.max(1)
     }
 
     /// The attention of layer `b`.
@@ -1150,7 +1267,7 @@ impl Spec {
         match self
             .plan
             .iter()
-            .position(|l| std::mem::discriminant(&l.attn) == kind)
+            .position(|l| l.span().map(|s| std::mem::discriminant(&s)) == Some(kind))
         {
             Some(b) => self.attn_at(b),
             None => &self.attn,
@@ -1158,10 +1275,11 @@ impl Spec {
     }
 
     /// Each distinct attention with the layers that use it, `attn` first: one entry unless
-    /// some layers have their own (`layer_attn`).
+    /// some layers have their own (`layer_attn`); none without attention layers.
     pub fn attn_variants(&self) -> Vec<(&Attention, LayerSet)> {
         let others = LayerSet::from_fn(self.layers, |b| {
-            !self.layer_attn.iter().any(|(set, _)| set.contains(b))
+            self.plan[b as usize].span().is_some()
+                && !self.layer_attn.iter().any(|(set, _)| set.contains(b))
         });
         std::iter::once((&self.attn, others))
             .chain(self.layer_attn.iter().map(|(set, a)| (a, set.clone())))

@@ -18,6 +18,7 @@ pub struct Stats {
     pub params_by_component: std::collections::BTreeMap<String, u64>,
     pub layer_runs: Vec<LayerRun>,
     pub kv_cache: KvCache,
+    pub state: State,
     pub weight_bytes: WeightBytes,
     pub flops: Flops,
     /// Config keys ignored under `--lenient` (`key = value`); empty otherwise.
@@ -46,6 +47,15 @@ pub struct KvCache {
     pub bytes_at_context_fp8: u64,
 }
 
+/// The recurrent layers' state per sequence (convolution windows, scan states): fixed, whatever
+/// the context; zero for a model of attention alone.
+#[derive(Debug, Clone, Serialize)]
+pub struct State {
+    pub values_per_sequence: u64,
+    pub bytes_f32: u64,
+    pub bytes_bf16: u64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct WeightBytes {
     pub fp32: u64,
@@ -59,6 +69,8 @@ pub struct Flops {
     pub context: u64,
     /// Weight matmuls per token (2 × active matmul parameters).
     pub matmul_per_token: u64,
+    /// Recurrent layers' convolutions and scans per token: the same at any context.
+    pub recurrent_per_token: u64,
     /// Average per token over a prefill of `context` tokens (attention grows with position),
     /// rounded to a whole FLOP.
     pub prefill_per_token: u64,
@@ -134,7 +146,9 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     let Cost {
         kv_per_token,
         kv_at_context,
+        state,
         matmul,
+        recurrent,
         prefill_attn,
         decode_attn,
     } = sum;
@@ -148,7 +162,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
             )
         })
     };
-    let prefill = (matmul as f64 + prefill_attn).round();
+    let prefill = (matmul as f64 + recurrent as f64 + prefill_attn).round();
     if prefill.is_nan() || prefill >= u64::MAX as f64 {
         return Err(fit("a prefill FLOP count", u128::MAX).unwrap_err());
     }
@@ -178,6 +192,11 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
             bytes_at_context_bf16: fit("a KV cache size", kv_at_context.saturating_mul(2))?,
             bytes_at_context_fp8: fit("a KV cache size", kv_at_context)?,
         },
+        state: State {
+            values_per_sequence: fit("a state size", state)?,
+            bytes_f32: fit("a state size", state.saturating_mul(4))?,
+            bytes_bf16: fit("a state size", state.saturating_mul(2))?,
+        },
         weight_bytes: WeightBytes {
             fp32: fit("a weight size in bytes", total * 4)?,
             bf16: fit("a weight size in bytes", total * 2)?,
@@ -187,8 +206,12 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
         flops: Flops {
             context,
             matmul_per_token: fit("a FLOP count", matmul)?,
+            recurrent_per_token: fit("a FLOP count", recurrent)?,
             prefill_per_token: prefill as u64,
-            decode_per_token: fit("a FLOP count", matmul.saturating_add(decode_attn))?,
+            decode_per_token: fit(
+                "a FLOP count",
+                matmul.saturating_add(recurrent).saturating_add(decode_attn),
+            )?,
         },
     })
 }
@@ -199,8 +222,12 @@ pub struct Cost {
     /// Values this step adds to the KV cache per token, and at the context length.
     pub kv_per_token: u128,
     pub kv_at_context: u128,
+    /// Values of recurrent state this step keeps per sequence.
+    pub state: u128,
     /// FLOPs of matmuls against weights (2 per multiply-add).
     pub matmul: u128,
+    /// FLOPs of convolutions and scans, per token at any context.
+    pub recurrent: u128,
     /// FLOPs of attention (scores and weighted values): mean per token over a prefill, and for
     /// one decoded token.
     pub prefill_attn: f64,
@@ -211,7 +238,9 @@ impl Cost {
     pub fn add(&mut self, o: &Cost) {
         self.kv_per_token = self.kv_per_token.saturating_add(o.kv_per_token);
         self.kv_at_context = self.kv_at_context.saturating_add(o.kv_at_context);
+        self.state = self.state.saturating_add(o.state);
         self.matmul = self.matmul.saturating_add(o.matmul);
+        self.recurrent = self.recurrent.saturating_add(o.recurrent);
         self.prefill_attn += o.prefill_attn;
         self.decode_attn = self.decode_attn.saturating_add(o.decode_attn);
     }
@@ -231,13 +260,35 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
         for b in v.scope_layers().unwrap_or(&all).iter() {
             let per_token = out.elems().saturating_mul(per_layer);
             c.kv_per_token = c.kv_per_token.saturating_add(per_token);
-            let kept = spec.plan[b as usize].attn.cached_tokens(context) as u128;
+            let kept = spec.plan[b as usize]
+                .span()
+                .map_or(0, |s| s.cached_tokens(context)) as u128;
             c.kv_at_context = c
                 .kv_at_context
                 .saturating_add(per_token.saturating_mul(kept));
         }
     }
+    if out.kind == TensorKind::State {
+        c.state = out
+            .elems()
+            .saturating_mul(per_layer)
+            .saturating_mul(layers.len() as u128);
+    }
     match step.op {
+        Op::Conv { kernel } => {
+            // One multiply-add per channel and tap.
+            let n = (2 * kernel as u128)
+                .saturating_mul(out.dims[0].size().unwrap_or(0) as u128)
+                .saturating_mul(per_layer)
+                .saturating_mul(layers.len() as u128);
+            c.recurrent = c.recurrent.saturating_add(n);
+        }
+        Op::Scan { flops } => {
+            let n = (flops as u128)
+                .saturating_mul(per_layer)
+                .saturating_mul(layers.len() as u128);
+            c.recurrent = c.recurrent.saturating_add(n);
+        }
         Op::MatMul => {
             // Weight matrices only: a bias is an add, not a multiply-add per weight.
             for t in step
@@ -266,7 +317,9 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                     .map(|i| i.top_k),
             };
             for b in layers.iter() {
-                let span = spec.plan[b as usize].attn;
+                let Some(span) = spec.plan[b as usize].span() else {
+                    continue;
+                };
                 let attended = |n: u64| limit.map_or(n, |k| k.min(n));
                 let per = 2.0 * dim as f64 * per_layer as f64;
                 c.prefill_attn +=

@@ -29,7 +29,7 @@ proptest! {
         model in 0..catalog::ENTRIES.len(),
         edits in prop::collection::vec((0usize..64, value(), any::<bool>()), 1..4),
     ) {
-        let mut v: Value = serde_json::from_str(catalog::ENTRIES[model].json).unwrap();
+        let mut v: Value = catalog::ENTRIES[model].value();
         let obj = v.as_object_mut().unwrap();
         let keys: Vec<String> = obj.keys().cloned().collect();
         for (k, val, remove) in edits {

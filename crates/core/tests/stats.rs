@@ -164,7 +164,12 @@ fn kv_cache_follows_each_layers_attention() {
         let at: u64 = (0..spec.layers as usize)
             .map(|b| {
                 let a = spec.attn_at(b);
-                a.kv_heads * (a.head_dim + a.v_head_dim) * spec.plan[b].attn.cached_tokens(context)
+                a.kv_heads
+                    * (a.head_dim + a.v_head_dim)
+                    * spec.plan[b]
+                        .span()
+                        .expect("attention")
+                        .cached_tokens(context)
             })
             .sum();
         assert_eq!(s.kv_cache.values_at_context, at, "at {context}");

@@ -12,6 +12,7 @@ pub mod npy;
 mod pool;
 pub mod rope;
 pub mod session;
+mod ssm;
 pub mod tiny;
 pub mod tokenizer;
 pub mod values;

@@ -6,12 +6,13 @@
 use crate::attention;
 use crate::linear::with_values;
 use crate::rope;
+use crate::ssm::{self, SsmState};
 use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
 use anatomy_core::spec::{
-    Act, Block, ExpertStorage, Indexer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv,
-    Scoring, Spec,
+    Act, AttnSpan, Block, ExpertStorage, Ffn, Indexer, Mixer, Moa, Norm, NormKind, NormPlace,
+    Position, QkNorm, Qkv, Scoring, Spec,
 };
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
@@ -123,6 +124,8 @@ pub struct Cache {
     /// The keys the last indexer chose for this step's queries, [t, total], which layers without
     /// an indexer of their own reuse (GLM-5).
     chosen: Option<Vec<bool>>,
+    /// The recurrent state of each state-space layer.
+    ssm: Vec<Option<SsmState>>,
     pub pos: usize,
 }
 
@@ -133,6 +136,7 @@ impl Cache {
             v: vec![None; layers],
             index_k: vec![None; layers],
             chosen: None,
+            ssm: vec![None; layers],
             pos: 0,
         }
     }
@@ -480,7 +484,10 @@ impl Model {
         if place.before() {
             self.keep(Some(b), "attn_norm", &h);
         }
-        let mut a = self.attention(&h, b, cache)?;
+        let mut a = match self.spec.plan[b].mixer {
+            Mixer::Attention(_) => self.attention(&h, b, cache)?,
+            Mixer::Mamba2 => self.mamba2(&h, b, cache)?,
+        };
         if place.after() {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
             self.keep(Some(b), "post_attn_norm", &a);
@@ -497,6 +504,10 @@ impl Model {
             r = self.norm(&r, Role::AttnNorm, Some(b))?;
             self.keep(Some(b), "attn_norm", &r);
         }
+        let ffn = self.spec.plan[b].ffn;
+        if ffn == Ffn::None {
+            return Ok(r);
+        }
         // A parallel block's FFN reads the block input: through the attention's norm, or its own.
         let h = match (self.spec.block, place) {
             (Block::Parallel { shared_norm: true }, _) => h,
@@ -509,18 +520,14 @@ impl Model {
         if place.before() {
             self.keep(Some(b), "ffn_norm", &h);
         }
-        let mut m = if self.spec.plan[b].moe {
+        let mut m = if ffn == Ffn::Moe {
             self.moe(&h, b)?
         } else {
             self.mlp(&h, b)?
         };
         self.keep(
             Some(b),
-            if self.spec.plan[b].moe {
-                "combine"
-            } else {
-                "down"
-            },
+            if ffn == Ffn::Moe { "combine" } else { "down" },
             &m,
         );
         if place.after() {
@@ -537,6 +544,93 @@ impl Model {
             self.keep(Some(b), "ffn_norm", &out);
         }
         Ok(out)
+    }
+
+    /// Mamba2's mixer: the input projection split into the gate z, the convolved x, B, C and
+    /// the step Δ per head; the convolution and SiLU; the scan through the layer's state; the
+    /// gated, grouped RMS norm; the output projection.
+    fn mamba2(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let s = self.spec.ssm.as_ref().expect("a Mamba2 layer has its Ssm");
+        let (t, inner, conv_dim) = (x.dim(0)?, s.inner() as usize, s.conv_dim() as usize);
+        let (heads, n, groups) = (s.heads as usize, s.state as usize, s.groups as usize);
+        let p = self.proj(x, Role::SsmIn, b, s.bias)?;
+        let z = p.narrow(1, 0, inner)?;
+        let u = p.narrow(1, inner, conv_dim)?.contiguous()?;
+        let dt = p.narrow(1, inner + conv_dim, heads)?;
+        let vec = |t: &Tensor| -> Res<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
+        let state = cache.ssm[b].get_or_insert_with(|| {
+            SsmState::new(
+                s.conv_kernel as usize,
+                conv_dim,
+                heads,
+                s.head_dim as usize,
+                n,
+            )
+        });
+        let conv_bias = if s.conv_bias {
+            Some(vec(self.bias(Role::SsmConv, Some(b))?)?)
+        } else {
+            None
+        };
+        let w = vec(self.w(Role::SsmConv, Some(b))?)?;
+        let conv = ssm::causal_conv(
+            &vec(&u)?,
+            &mut state.conv,
+            &w,
+            conv_bias.as_deref(),
+            conv_dim,
+        );
+        let conv = Tensor::from_vec(conv, (t, conv_dim), &Device::Cpu)?.silu()?;
+        self.keep(Some(b), "ssm_conv", &conv);
+        let xs = conv.narrow(1, 0, inner)?;
+        let bm = conv.narrow(1, inner, groups * n)?;
+        let cm = conv.narrow(1, inner + groups * n, groups * n)?;
+        let dt = softplus(&dt.broadcast_add(self.w(Role::SsmDtBias, Some(b))?)?)?;
+        self.keep(Some(b), "ssm_dt", &dt);
+        let a: Vec<f32> = vec(self.w(Role::SsmALog, Some(b))?)?
+            .iter()
+            .map(|l| -l.exp())
+            .collect();
+        let dims = ssm::Dims {
+            heads,
+            head_dim: s.head_dim as usize,
+            n,
+            groups,
+        };
+        let (xs, dt, bm, cm) = (vec(&xs)?, vec(&dt)?, vec(&bm)?, vec(&cm)?);
+        let d = vec(self.w(Role::SsmD, Some(b))?)?;
+        let inputs = ssm::Inputs {
+            x: &xs,
+            dt: &dt,
+            a: &a,
+            b: &bm,
+            c: &cm,
+            d: &d,
+        };
+        let y = ssm::scan(&inputs, &mut state.h, dims);
+        if self.capturing() {
+            let h = Tensor::from_vec(
+                state.h.clone(),
+                (heads * s.head_dim as usize, n),
+                &Device::Cpu,
+            )?;
+            self.keep(Some(b), "ssm_state", &h);
+        }
+        let y = Tensor::from_vec(y, (t, inner), &Device::Cpu)?;
+        self.keep(Some(b), "ssm_scan", &y);
+        // RMS-normed per group after the gate, then scaled by the norm's weight.
+        let g = (y * z.silu()?)?;
+        let g = rms(&g.reshape((t, groups, inner / groups))?, s.eps)?.reshape((t, inner))?;
+        let g = g.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
+        self.keep(Some(b), "ssm_norm", &g);
+        self.proj(&g, Role::SsmOut, b, s.bias)
+    }
+
+    /// The span of attention layer `b` (only attention layers reach the attention code).
+    fn span(&self, b: usize) -> AttnSpan {
+        self.spec.plan[b]
+            .span()
+            .expect("attention runs in attention layers only")
     }
 
     /// The residual stream times its learned vector where the model has one (Doge).
@@ -655,8 +749,8 @@ impl Model {
         }
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
-            let dim = r.rotary_dim_for(plan.attn, a.head_dim) as usize;
-            let (cos, sin) = rope::tables_for(r, plan.attn, dim, cache.pos, t)?;
+            let dim = r.rotary_dim_for(self.span(b), a.head_dim) as usize;
+            let (cos, sin) = rope::tables_for(r, self.span(b), dim, cache.pos, t)?;
             q = rope::rotate(&q, &cos, &sin, r.interleaved)?;
             k = rope::rotate(&k, &cos, &sin, r.interleaved)?;
             self.keep(Some(b), "q", &q);
@@ -877,7 +971,7 @@ impl Model {
         let rule = attention::Rule {
             scale: (a.scale_mult / a.scale_dim.sqrt()) as f32,
             softcap: a.softcap.map(|c| c as f32),
-            span: self.spec.plan[b].attn,
+            span: self.span(b),
             key_scores: key_scores
                 .as_deref()
                 .zip(a.dynamic_mask)
@@ -994,7 +1088,7 @@ impl Model {
         let Position::Rope(r) = &spec.position else {
             unreachable!("MLA has RoPE")
         };
-        let span = spec.plan[b].attn;
+        let span = self.span(b);
         let (cos, sin) = rope::tables_for(r, span, r.rotary_dim(rd as u64) as usize, cache.pos, t)?;
         let q_rot = rope::rotate(&q_rot, &cos, &sin, r.interleaved)?;
         let k_rot = rope::rotate(&k_rot, &cos, &sin, r.interleaved)?;
@@ -1032,7 +1126,7 @@ impl Model {
         let rd = m.qk_rope_head_dim as usize;
         let (cos, sin) = rope::tables_for(
             r,
-            self.spec.plan[b].attn,
+            self.span(b),
             r.rotary_dim(rd as u64) as usize,
             cache.pos,
             t,

@@ -6,7 +6,7 @@ use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::graph::Graph;
 use anatomy_core::manifest::{manifest, Naming};
-use anatomy_core::spec::{AttnSpan, LayerPlan, Spec};
+use anatomy_core::spec::{AttnSpan, LayerPlan, Mixer, Spec};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
@@ -26,6 +26,13 @@ pub fn shrink(spec: &Spec) -> Spec {
     s.vocab = spec.vocab.min(256);
     s.head_rows = spec.head_rows.map(|r| r.min(s.vocab / 2).max(1));
     s.mlp.intermediate = 128;
+    if let Some(m) = &mut s.ssm {
+        // Twice the hidden size, in 8 heads of 16; groups shared where the model shares them.
+        m.groups = if m.groups > 1 { 2 } else { 1 };
+        m.heads = 8;
+        m.head_dim = 16;
+        m.state = 16;
+    }
     s.context = spec.context.min(1024);
     if let Some(m) = &mut s.moe {
         m.experts = m.experts.min(8);
@@ -46,10 +53,10 @@ pub fn shrink(spec: &Spec) -> Spec {
     let mut kept = Vec::new();
     for (b, l) in spec.plan.iter().enumerate() {
         let mut l = l.clone();
-        l.attn = match l.attn {
-            AttnSpan::Sliding(w) => AttnSpan::Sliding(w.min(8)),
-            AttnSpan::Chunked(c) => AttnSpan::Chunked(c.min(8)),
-            full => full,
+        l.mixer = match l.mixer {
+            Mixer::Attention(AttnSpan::Sliding(w)) => Mixer::Attention(AttnSpan::Sliding(w.min(8))),
+            Mixer::Attention(AttnSpan::Chunked(c)) => Mixer::Attention(AttnSpan::Chunked(c.min(8))),
+            other => other,
         };
         let kind = (l, variant(b));
         if !plan.contains(&kind) && plan.len() < 4 {

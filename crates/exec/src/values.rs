@@ -85,7 +85,9 @@ fn matches(point: &str, s: &Site) -> bool {
         ("logits", Place::Outside) => t == "Language-model head",
         (_, Place::Outside) => false,
         ("block_in", Place::Block) => op == Op::Route,
-        ("attn_norm", Place::Block) => norm && t.starts_with("Attention "),
+        ("attn_norm", Place::Block) => {
+            norm && (t.starts_with("Attention ") || t.starts_with("Mixer "))
+        }
         ("ffn_norm", Place::Block) => norm && t.starts_with("MLP "),
         ("post_attn_norm", Place::Block) => norm && t.starts_with("Post-attention"),
         ("q_proj", Place::Block) => t == "Q projection",
@@ -113,8 +115,15 @@ fn matches(point: &str, s: &Site) -> bool {
         ("scores", Place::Block) => matches!(op, Op::Scores { .. }),
         ("probs", Place::Block) => op == Op::Softmax,
         ("heads", Place::Block) => op == Op::Concat || matches!(op, Op::WeightedSum { .. }),
-        ("attn_out", Place::Block) => t == "Attention output projection",
-        ("resid_attn", Place::Block) => t == "Attention residual",
+        ("attn_out", Place::Block) => {
+            t == "Attention output projection" || t == "Mixer output projection"
+        }
+        ("resid_attn", Place::Block) => t == "Attention residual" || t == "Mixer residual",
+        ("ssm_conv", Place::Block) => t == "Convolution activation",
+        ("ssm_dt", Place::Block) => t == "Step size",
+        ("ssm_state", Place::Block) => t == "State update",
+        ("ssm_scan", Place::Block) => t == "State read-out",
+        ("ssm_norm", Place::Block) => t == "Gated RMSNorm",
         ("gate", Place::Mlp) | ("expert_gate", Place::Experts) | ("shared_gate", Place::Shared) => {
             t == "Gate projection"
         }

@@ -612,11 +612,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
     s.moe = moe;
     s.plan = (0..s.layers as usize)
-        .map(|i| LayerPlan {
-            attn: spans[i],
-            rope: true,
-            moe: sparse[i],
-        })
+        .map(|i| LayerPlan::attention(spans[i], true, sparse[i]))
         .collect();
     s.mtp_layers = if c.mtp {
         cfg.count("num_nextn_predict_layers", 0)?

@@ -114,7 +114,7 @@ fn expected(echo: Echo, spec: &Spec) -> Expected {
     let full = &spec.attn;
     let rope = match &spec.position {
         Position::Rope(r) => Some(r),
-        Position::Learned | Position::Sinusoidal(_) | Position::Alibi(_) => None,
+        Position::Learned | Position::Sinusoidal(_) | Position::Alibi(_) | Position::None => None,
     };
     match echo {
         Echo::Heads => Expected::Number(full.heads as f64),
@@ -131,10 +131,10 @@ fn expected(echo: Echo, spec: &Spec) -> Expected {
         Echo::SlidingLayers => Expected::Flags(
             spec.plan
                 .iter()
-                .map(|l| matches!(l.attn, AttnSpan::Sliding(_)))
+                .map(|l| matches!(l.span(), Some(AttnSpan::Sliding(_))))
                 .collect(),
         ),
-        Echo::MoeLayers => Expected::Flags(spec.plan.iter().map(|l| l.moe).collect()),
+        Echo::MoeLayers => Expected::Flags(spec.plan.iter().map(|l| l.moe()).collect()),
         Echo::SlidingSinks => Expected::Bool(sliding.sinks),
         Echo::FullSinks => Expected::Bool(full.sinks),
         Echo::OneOf(list) => Expected::Json(list),

@@ -91,14 +91,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         ));
     }
     s.position = Position::Rope(rope(cfg, &RopeDefaults::new(10_000.0, s.context))?);
-    s.plan = vec![
-        LayerPlan {
-            attn: AttnSpan::Full,
-            rope: true,
-            moe: false
-        };
-        s.layers as usize
-    ];
+    s.plan = vec![LayerPlan::attention(AttnSpan::Full, true, false); s.layers as usize];
     s.tied = cfg.flag("tie_word_embeddings", true)?;
     Ok(s)
 }

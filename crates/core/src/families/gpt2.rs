@@ -144,14 +144,13 @@ pub fn load_neo(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
     }
     s.plan = kinds
         .into_iter()
-        .map(|local| LayerPlan {
-            attn: if local {
+        .map(|local| {
+            let span = if local {
                 AttnSpan::Sliding(window)
             } else {
                 AttnSpan::Full
-            },
-            rope: false,
-            moe: false,
+            };
+            LayerPlan::attention(span, false, false)
         })
         .collect();
     s.tied = cfg.flag("tie_word_embeddings", true)?;
@@ -447,12 +446,5 @@ fn learned_positions(s: &mut Spec, offset: u64, eps: f64) {
 
 /// Every layer full attention, no RoPE, no experts.
 fn plain_plan(layers: u64) -> Vec<LayerPlan> {
-    vec![
-        LayerPlan {
-            attn: AttnSpan::Full,
-            rope: false,
-            moe: false
-        };
-        layers as usize
-    ]
+    vec![LayerPlan::attention(AttnSpan::Full, false, false); layers as usize]
 }

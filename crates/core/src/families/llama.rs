@@ -981,15 +981,12 @@ pub fn load(
             sub_norm: f.sub_norms,
         },
         moe,
+        ssm: None,
         plan: spans
             .into_iter()
             .zip(moe_layers)
             .zip(no_rope)
-            .map(|((attn, moe), rope)| LayerPlan {
-                attn,
-                rope: rope && f.alibi.is_none(),
-                moe,
-            })
+            .map(|((attn, moe), rope)| LayerPlan::attention(attn, rope && f.alibi.is_none(), moe))
             .collect(),
         norm,
         position: match f.alibi {

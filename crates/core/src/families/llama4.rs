@@ -89,13 +89,12 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         Some(8192)
     };
     s.plan = (0..n as usize)
-        .map(|i| LayerPlan {
-            attn: match chunk {
+        .map(|i| {
+            let span = match chunk {
                 Some(c) if rope_layers[i] => AttnSpan::Chunked(c),
                 _ => AttnSpan::Full,
-            },
-            rope: rope_layers[i],
-            moe: moe_layers[i],
+            };
+            LayerPlan::attention(span, rope_layers[i], moe_layers[i])
         })
         .collect();
     // Saved configs carry the layer types the class derives: chunked where RoPE is.
@@ -110,8 +109,8 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         "\"chunked_attention\" or \"full_attention\"",
     )?;
     if let Some(types) = chunked {
-        if let Some(i) =
-            (0..n as usize).find(|&i| types[i] != matches!(s.plan[i].attn, AttnSpan::Chunked(_)))
+        if let Some(i) = (0..n as usize)
+            .find(|&i| types[i] != matches!(s.plan[i].span(), Some(AttnSpan::Chunked(_))))
         {
             return Err(cfg.err(
                 &format!("layer_types[{i}]"),

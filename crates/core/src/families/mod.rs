@@ -14,6 +14,7 @@ mod gpt_oss;
 mod jetmoe;
 pub mod llama;
 mod llama4;
+mod mamba2;
 mod modernbert;
 mod registry;
 
@@ -26,9 +27,16 @@ pub use registry::{Family, Reader, FAMILIES};
 
 /// Parse `text` (the contents of `file`) as a config.json and load its Spec.
 pub fn load_json(file: &str, text: &str, name: &str, lenient: bool) -> Result<Spec> {
+    load(file, &parse_json(file, text)?, name, lenient)
+}
+
+/// A config file's JSON as transformers reads it: Python's `json`, which allows a byte-order mark
+/// and the words `Infinity`, `-Infinity` and `NaN` (see `python_literals`).
+pub fn parse_json(file: &str, text: &str) -> Result<Value> {
     // Editors on some systems start UTF-8 files with a byte-order mark; JSON has no use for it.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let value: Value = serde_json::from_str(text).map_err(|e| {
+    let text = python_literals(text);
+    serde_json::from_str(&text).map_err(|e| {
         Error::file(
             file,
             format!(
@@ -38,8 +46,42 @@ pub fn load_json(file: &str, text: &str, name: &str, lenient: bool) -> Result<Sp
                 json_reason(&e)
             ),
         )
-    })?;
-    load(file, &value, name, lenient)
+    })
+}
+
+/// Python's `json` writes float('inf') and NaN as the bare words `Infinity`, `-Infinity` and
+/// `NaN`, which JSON does not have and serde_json refuses (Mamba2's `time_step_limit` is
+/// `[0.0, Infinity]`). Outside strings, each becomes a string of the same word, which
+/// `Config::float_value` reads as the number it names. Positions in error messages move only
+/// after such a word, by its two quotes.
+fn python_literals(text: &str) -> std::borrow::Cow<'_, str> {
+    const WORDS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
+    if !WORDS.iter().any(|w| text.contains(w)) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let (mut in_string, mut escaped) = (false, false);
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if !in_string {
+            if let Some(w) = WORDS.iter().find(|w| rest.starts_with(*w)) {
+                out.push('"');
+                out.push_str(w);
+                out.push('"');
+                rest = &rest[w.len()..];
+                continue;
+            }
+        }
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if in_string => escaped = true,
+            '"' => in_string = !in_string,
+            _ => {}
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out.into()
 }
 
 fn json_reason(e: &serde_json::Error) -> String {
@@ -232,6 +274,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             sub_norm: false,
         },
         moe: None,
+        ssm: None,
         plan: Vec::new(),
         norm: Norm {
             kind: NormKind::Rms,
@@ -888,11 +931,7 @@ fn freqs(
 pub(crate) fn uniform_plan(spans: Vec<AttnSpan>, moe: bool) -> Vec<crate::spec::LayerPlan> {
     spans
         .into_iter()
-        .map(|attn| crate::spec::LayerPlan {
-            attn,
-            rope: true,
-            moe,
-        })
+        .map(|attn| crate::spec::LayerPlan::attention(attn, true, moe))
         .collect()
 }
 

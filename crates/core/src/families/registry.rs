@@ -9,7 +9,7 @@ use super::llama::{
     Bias, Defaults, Experts, LlamaLike, MoeLayers, Mup, NoRope, Routed, SharedMlp, SlidingOwn,
     Unlisted, Windows,
 };
-use super::{dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, modernbert};
+use super::{dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba2, modernbert};
 use super::{ByType, HeadDim};
 use crate::config::Config;
 use crate::error::Result;
@@ -2243,6 +2243,31 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Mamba2: every layer a state-space mixer, no attention, no FFN. `residual_in_fp32` and
+    // `chunk_size` change only rounding and the order of a sum; the time-step keys only the
+    // initialization. `norm_before_gate` (saved by conversions, Mamba-Codestral) is no field of
+    // Mamba2Config: its mixer gates before the norm whatever it says.
+    own(
+        "mamba2",
+        "Mamba2",
+        mamba2::load,
+        None,
+        &[
+            TRAINING,
+            &[
+                "residual_in_fp32",
+                "chunk_size",
+                "time_step_rank",
+                "time_step_min",
+                "time_step_max",
+                "time_step_floor",
+                "time_step_init_scheme",
+                "time_step_scale",
+                "rescale_prenorm_residual",
+                "norm_before_gate",
+            ],
+        ],
+    ),
     // JetMoE: a mixture of attention heads and a mixture of MLP experts.
     Family {
         renames: &[("head_dim", "kv_channels")],

@@ -95,6 +95,7 @@ impl Builder<'_> {
             Position::Learned => "learned positions".into(),
             Position::Sinusoidal(_) => "sinusoidal positions".into(),
             Position::Alibi(_) => "ALiBi".into(),
+            Position::None => "no positions".into(),
         }
     }
 
@@ -103,7 +104,7 @@ impl Builder<'_> {
         let mut kinds: Vec<AttnSpan> = self
             .layers
             .iter()
-            .map(|b| self.spec.plan[b as usize].attn)
+            .filter_map(|b| self.spec.plan[b as usize].span())
             .collect();
         kinds.sort();
         kinds.dedup();
@@ -123,7 +124,8 @@ impl Builder<'_> {
                             "{} in layers {}",
                             describe(k),
                             LayerSet::from_fn(self.spec.layers, |b| {
-                                self.layers.contains(b) && self.spec.plan[b as usize].attn == *k
+                                self.layers.contains(b)
+                                    && self.spec.plan[b as usize].span() == Some(*k)
                             })
                         )
                     })

@@ -7,7 +7,7 @@
 use super::*;
 use crate::error::{Error, Result};
 use crate::naming::{names, Role};
-use crate::spec::{AttnSpan, Block, NormKind, NormPlace, Position, Spec};
+use crate::spec::{AttnSpan, Block, Ffn, Mixer, NormKind, NormPlace, Position, Spec};
 
 pub fn build(spec: &Spec) -> Result<Graph> {
     let mut b = Builder {
@@ -556,28 +556,57 @@ impl<'s> Builder<'s> {
             operation: "Route hidden state into block".into(),
             equation: "Xᵦ = X when b=0; otherwise output of block b−1".into(),
         }));
+        // Where some layers mix by a recurrence, the first sublayer is named for what it does in
+        // all of them: it mixes positions.
+        let ssm_layers = spec.layers_where(|l| l.mixer == Mixer::Mamba2);
+        let sub = if ssm_layers.is_empty() {
+            "Attention"
+        } else {
+            "Mixer"
+        };
         let attn_in = if !place.before() {
             "Xᵦ"
         } else if spec.skip_first_attn_norm {
             children.push(self.attn_norm_after_first());
             "Xᵦ′"
         } else {
-            let title = format!("Attention {}", self.norm_name());
+            let title = format!("{sub} {}", self.norm_name());
             children.push(self.norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None));
             "Xᵦ′"
         };
         let variants = spec.attn_variants();
-        if variants.len() == 1 {
+        if let Some(s) = spec.ssm.as_ref().filter(|_| !ssm_layers.is_empty()) {
+            let nodes = self.mamba2(attn_in, s);
+            if variants.is_empty() {
+                children.extend(nodes);
+            } else {
+                // A hybrid: the state-space layers' mixer in a frame of its own, beside the
+                // attention's.
+                let mut scope = self.scope(
+                    ScopeKind::Mixer,
+                    &format!("Mamba2 mixer (layers {ssm_layers})"),
+                    "Mixer end",
+                    1,
+                    nodes,
+                );
+                scope.layers = Some(ssm_layers.clone());
+                children.push(Node::Scope(scope));
+            }
+        }
+        if variants.is_empty() {
+        } else if variants.len() == 1 && ssm_layers.is_empty() {
             children.extend(self.attention_any(attn_in));
         } else {
             // Each variant's attention in a frame of its layers, as the dense and MoE FFNs,
             // named by its span where one span sets each apart, else by its heads.
             let span_of = |set: &LayerSet| -> Option<std::mem::Discriminant<AttnSpan>> {
-                let mut kinds = set
-                    .iter()
-                    .map(|b| std::mem::discriminant(&spec.plan[b as usize].attn));
-                let first = kinds.next()?;
-                kinds.all(|k| k == first).then_some(first)
+                let mut kinds = set.iter().map(|b| {
+                    spec.plan[b as usize]
+                        .span()
+                        .map(|s| std::mem::discriminant(&s))
+                });
+                let first = kinds.next()??;
+                kinds.all(|k| k == Some(first)).then_some(first)
             };
             let kinds: Vec<_> = variants.iter().map(|(_, set)| span_of(set)).collect();
             let by_span = kinds.iter().all(|k| k.is_some())
@@ -586,11 +615,11 @@ impl<'s> Builder<'s> {
                 self.attn = a.clone();
                 self.layers = set.clone();
                 let nodes = self.attention_any(attn_in);
-                let what = match spec.plan[set.first().unwrap_or(0) as usize].attn {
+                let what = match spec.plan[set.first().unwrap_or(0) as usize].span() {
                     _ if !by_span => format!("Attention, {} query heads", a.heads),
-                    AttnSpan::Sliding(_) => "Sliding-window attention".into(),
-                    AttnSpan::Chunked(_) => "Chunked attention".into(),
-                    AttnSpan::Full => "Full attention".into(),
+                    Some(AttnSpan::Sliding(_)) => "Sliding-window attention".into(),
+                    Some(AttnSpan::Chunked(_)) => "Chunked attention".into(),
+                    Some(AttnSpan::Full) | None => "Full attention".into(),
                 };
                 let mut scope = self.scope(
                     ScopeKind::Attention,
@@ -623,19 +652,47 @@ impl<'s> Builder<'s> {
         };
         let (mut inputs, xb_scaled) = (vec![xb], self.residual_scale(Role::ResidScaleAttn, "ρₐ"));
         inputs.extend(xb_scaled.0);
-        let r = self.act("R", self.seq(d));
+        let no_ffn = spec.layers_where(|l| l.ffn == Ffn::None);
+        let r = self.act(
+            if no_ffn.len() == spec.layers {
+                "Xᵦ₊₁"
+            } else {
+                "R"
+            },
+            self.seq(d),
+        );
+        let mixed = sub.to_lowercase();
         children.push(self.step(Draft {
-            title: "Attention residual".into(),
+            title: format!("{sub} residual"),
             op: Op::Add,
             category: Category::Norm,
             inputs,
             output: r,
             operation: match spec.block {
-                Block::Sequential => "Add the attention output to the block input".into(),
-                Block::Parallel { .. } => "Add the attention output to the block input; the FFN, run beside the attention on the same input, adds its own below".into(),
+                _ if no_ffn.len() == spec.layers => {
+                    format!("Add the {mixed} output to the block input; this is the block's output")
+                }
+                Block::Sequential => format!("Add the {mixed} output to the block input"),
+                Block::Parallel { .. } => format!("Add the {mixed} output to the block input; the FFN, run beside it on the same input, adds its own below"),
             },
-            equation: format!("R = {}Xᵦ + {}{y}", xb_scaled.1, residual_factor(spec)),
+            equation: format!(
+                "{} = {}Xᵦ + {}{y}",
+                self.tensors[r].name,
+                xb_scaled.1,
+                residual_factor(spec)
+            ),
         }));
+        if no_ffn.len() == spec.layers {
+            let mut block = self.scope(
+                ScopeKind::Block,
+                &format!("{} Block b", spec.family),
+                &format!("{} end", spec.family),
+                spec.layers,
+                children,
+            );
+            block.layers = Some(self.all_layers());
+            return block;
+        }
         // Post-residual: the stream is normed after the add, and the FFN reads and adds to that.
         let (r, stream) = if place.on_stream() {
             let title = format!("Attention {}", self.norm_name());
@@ -679,8 +736,8 @@ impl<'s> Builder<'s> {
                 "R′"
             }
         };
-        let dense = spec.layers_where(|l| !l.moe);
-        let sparse = spec.layers_where(|l| l.moe);
+        let dense = spec.layers_where(|l| l.ffn == Ffn::Dense);
+        let sparse = spec.layers_where(|l| l.ffn == Ffn::Moe);
         let mixed = !dense.is_empty() && !sparse.is_empty();
         for (set, moe) in [(dense, false), (sparse, true)] {
             if set.is_empty() {

@@ -7,6 +7,7 @@
 mod attention;
 mod build;
 mod ffn;
+mod ssm;
 
 pub use build::build;
 
@@ -31,15 +32,18 @@ pub enum Component {
     Ffn,
     Norm,
     LmHead,
+    /// A state-space mixer's own tensors (Mamba2's projections, convolution, decay rates).
+    Mixer,
     /// An auxiliary module outside the model's forward pass (DeepSeek's multi-token prediction):
     /// stored in checkpoints, counted apart.
     Aux,
 }
 
 impl Component {
-    pub const ALL: [Component; 5] = [
+    pub const ALL: [Component; 6] = [
         Component::Embedding,
         Component::Attention,
+        Component::Mixer,
         Component::Ffn,
         Component::Norm,
         Component::LmHead,
@@ -52,6 +56,7 @@ impl Component {
             Component::Ffn => "ffn",
             Component::Norm => "norms",
             Component::LmHead => "lm_head",
+            Component::Mixer => "mixer",
             Component::Aux => "auxiliary",
         }
     }
@@ -61,6 +66,8 @@ impl Component {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Category {
     Attention,
+    /// A recurrent or state-space mixer (Mamba2).
+    Mixer,
     Ffn,
     /// Norms and residual adds.
     Norm,
@@ -134,6 +141,9 @@ pub enum TensorKind {
         /// Kept in the KV cache.
         cached: bool,
     },
+    /// A recurrent layer's state: one per sequence, the same size however long the context,
+    /// carried from each token to the next (the KV cache's counterpart).
+    State,
     Weight {
         param: usize,
         /// The part of the checkpoint tensor read here, in Python slice notation (`[128*i:128*(i+1), :]`).
@@ -201,6 +211,15 @@ pub enum Op {
     Select {
         k: u64,
     },
+    /// A causal depthwise convolution over the last `kernel` positions of each channel.
+    Conv {
+        kernel: u64,
+    },
+    /// One step of a recurrence per token through a state of fixed size: `flops` per token
+    /// (2 per multiply-add), whatever the context.
+    Scan {
+        flops: u64,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -235,6 +254,8 @@ pub enum ScopeKind {
     Experts,
     /// DeepSeek sparse attention's indexer, in the layers that run one of their own (GLM-5).
     Indexer,
+    /// A recurrent mixer in the layers that run it, beside the attention of the others.
+    Mixer,
     Final,
 }
 

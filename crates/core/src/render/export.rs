@@ -38,12 +38,15 @@ fn op_name(op: Op) -> &'static str {
         Op::Scale => "scale",
         Op::Index { .. } => "index_scores",
         Op::Select { .. } => "select_keys",
+        Op::Conv { .. } => "causal_conv",
+        Op::Scan { .. } => "scan",
     }
 }
 
 fn category(c: Category) -> &'static str {
     match c {
         Category::Attention => "attention",
+        Category::Mixer => "mixer",
         Category::Ffn => "ffn",
         Category::Norm => "norm",
         Category::Embed => "embedding",
@@ -64,6 +67,7 @@ fn scope_kind(k: ScopeKind) -> &'static str {
         ScopeKind::Moe => "moe",
         ScopeKind::Experts => "experts",
         ScopeKind::Indexer => "indexer",
+        ScopeKind::Mixer => "mixer",
         ScopeKind::Final => "final",
     }
 }
@@ -136,6 +140,7 @@ pub fn json(g: &Graph, origin: &Origin) -> Result<Value> {
                 TensorKind::Activation { cached } => json!({
                     "name": t.name, "dims": dims, "kind": "activation", "cached": cached,
                 }),
+                TensorKind::State => json!({ "name": t.name, "dims": dims, "kind": "state" }),
                 TensorKind::Weight { param, slice, note } => json!({
                     "name": t.name, "dims": dims, "kind": "weight", "param": param,
                     "slice": slice, "note": note,

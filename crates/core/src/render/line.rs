@@ -29,6 +29,7 @@ impl Style {
         if let Some(c) = self.category {
             codes.push(match c {
                 Category::Attention => "34",
+                Category::Mixer => "31",
                 Category::Ffn => "32",
                 Category::Norm => "35",
                 Category::Embed => "33",

@@ -5,8 +5,8 @@
 use crate::graph::Graph;
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, Block, ExpertStorage, NormKind, NormPlace, Position, QkNorm, Qkv, RopeFreqs,
-    RopeScaling, Scoring, Spec,
+    Act, AttnSpan, Block, ExpertStorage, Ffn, Mixer, NormKind, NormPlace, Position, QkNorm, Qkv,
+    RopeFreqs, RopeScaling, Scoring, Spec,
 };
 use serde_json::json;
 
@@ -18,18 +18,24 @@ fn py(b: bool) -> &'static str {
     }
 }
 
-/// One Python tuple per layer, `((span kind, window), rope, moe)`: the PLAN list that both the
+/// One Python tuple per layer, `((mixer, window), rope, ffn)`: the PLAN list that both the
 /// NumPy file and the PyTorch module iterate.
 pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
     spec.plan
         .iter()
         .map(|l| {
-            let span = match l.attn {
-                AttnSpan::Full => "(\"full\", 0)".to_string(),
-                AttnSpan::Sliding(w) => format!("(\"sliding\", {w})"),
-                AttnSpan::Chunked(c) => format!("(\"chunked\", {c})"),
+            let mixer = match l.mixer {
+                Mixer::Attention(AttnSpan::Full) => "(\"full\", 0)".to_string(),
+                Mixer::Attention(AttnSpan::Sliding(w)) => format!("(\"sliding\", {w})"),
+                Mixer::Attention(AttnSpan::Chunked(c)) => format!("(\"chunked\", {c})"),
+                Mixer::Mamba2 => "(\"mamba2\", 0)".to_string(),
             };
-            format!("({span}, {}, {})", py(l.rope), py(l.moe))
+            let ffn = match l.ffn {
+                Ffn::Dense => "dense",
+                Ffn::Moe => "moe",
+                Ffn::None => "none",
+            };
+            format!("({mixer}, {}, {ffn:?})", py(l.rope))
         })
         .collect()
 }
@@ -107,6 +113,13 @@ fn name_table(g: &Graph) -> String {
         ("dyn_a", DynA),
         ("resid_attn_scale", ResidScaleAttn),
         ("resid_ffn_scale", ResidScaleFfn),
+        ("ssm_in", SsmIn),
+        ("ssm_conv", SsmConv),
+        ("ssm_dt_bias", SsmDtBias),
+        ("ssm_a_log", SsmALog),
+        ("ssm_d", SsmD),
+        ("ssm_norm", SsmNorm),
+        ("ssm_out", SsmOut),
     ];
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
@@ -183,6 +196,13 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => json!(null),
     };
     config["residual_scales"] = json!(spec.residual_scales);
+    config["ssm"] = match &spec.ssm {
+        Some(s) => json!({
+            "heads": s.heads, "head_dim": s.head_dim, "state": s.state, "groups": s.groups,
+            "conv_kernel": s.conv_kernel, "conv_bias": s.conv_bias, "bias": s.bias, "eps": s.eps,
+        }),
+        None => json!(null),
+    };
     config["v_head_dim"] = json!(a.v_head_dim);
     config["v_scale"] = json!(a.v_scale);
     // What differs in the sliding layers' attention, where it differs.
@@ -221,7 +241,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["sinusoidal"] = match spec.position {
         Position::Sinusoidal(crate::spec::Sinusoids::Fairseq) => json!("fairseq"),
         Position::Sinusoidal(crate::spec::Sinusoids::Ctrl) => json!("ctrl"),
-        Position::Rope(_) | Position::Learned | Position::Alibi(_) => json!(null),
+        Position::Rope(_) | Position::Learned | Position::Alibi(_) | Position::None => json!(null),
     };
     config["embed_norm"] = json!(spec.embedding.norm);
     config["position_offset"] = json!(spec.embedding.position_offset);
@@ -238,7 +258,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         script.replace('"', "'")
     );
     format!(
-        "{head}\nimport argparse\nimport json\nimport math\nfrom pathlib import Path\n\nimport numpy as np\n\nCONFIG = {config_py}\n\n# Per layer: (attention span, RoPE on, MoE FFN).\nPLAN = [\n    {plan},\n]\n\n{names}\n{body}",
+        "{head}\nimport argparse\nimport json\nimport math\nfrom pathlib import Path\n\nimport numpy as np\n\nCONFIG = {config_py}\n\n# Per layer: (mixer and its span, RoPE on, FFN kind).\nPLAN = [\n    {plan},\n]\n\n{names}\n{body}",
         plan = plan.join(",\n    "),
         names = name_table(g),
         body = prune(
@@ -343,14 +363,59 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
+    if spec.ssm.is_none() {
+        drop.push("mamba2");
+        lines.push((
+            "mamba2(h, W, b) if span[0] == \"mamba2\" else attention(h, W, b, span, use_rope)",
+            "attention(h, W, b, span, use_rope)",
+        ));
+    }
+    if spec.attn_variants().is_empty() {
+        // No attention layer: none of its code.
+        drop.extend([
+            "attention",
+            "attention_mask",
+            "apply_rope",
+            "softmax",
+            "rope_tables",
+            "rope_frequencies",
+        ]);
+        lines.push((
+            "mamba2(h, W, b) if span[0] == \"mamba2\" else attention(h, W, b, span, use_rope)",
+            "mamba2(h, W, b)",
+        ));
+    }
+    if spec.plan.iter().all(|l| l.ffn != Ffn::None) {
+        lines.push((
+            "        if ffn == \"none\":\n            x = r  # a layer of its mixer alone\n            continue\n",
+            "",
+        ));
+    }
+    let no_ffn = spec.plan.iter().all(|l| l.ffn == Ffn::None);
+    if no_ffn {
+        drop.push("mlp");
+    }
     if spec.moe.is_none() {
         drop.extend(["glu", "route", "moe"]);
-        lines.push(("moe(h, W, b) if is_moe else mlp(h, W, b)", "mlp(h, W, b)"));
+        lines.push((
+            "moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)",
+            "mlp(h, W, b)",
+        ));
     }
     let mut out = body.to_string();
     for (from, to) in lines {
         debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
         out = out.replace(from, to);
+    }
+    if no_ffn {
+        // Every layer is its mixer alone: the FFN half of the loop never runs.
+        let (start, end) = (
+            "        if ffn == \"none\":\n",
+            "    if C[\"place\"] == \"post_residual\":\n        return",
+        );
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(a..b, "        x = r  # every layer is its mixer alone\n");
+        }
     }
     // Top-level functions and names are separated by two blank lines.
     out.split("\n\n\n")
@@ -738,6 +803,41 @@ def attention(x, W, b, span, use_rope):
     return y  # [T, hidden]
 
 
+def mamba2(x, W, b):
+    # x: [T, hidden] -> [T, hidden]: Mamba2's mixer, the scan run token after token through a
+    # state of fixed size (transformers runs a prompt in chunks, the same sum in another order)
+    S = CONFIG["ssm"]
+    T, H, P, N, G, K = x.shape[0], S["heads"], S["head_dim"], S["state"], S["groups"], S["conv_kernel"]
+    I, CH = H * P, H * P + 2 * G * N  # the width of x, z and y; the convolved channels (x, B, C)
+    bias = lambda key: w(W, key, b, bias=True) if S["bias"] else None
+    p = linear(x, w(W, "ssm_in", b), bias("ssm_in"))  # p: [T, I + CH + H]
+    z, u, dt = p[:, :I], p[:, I:I + CH], p[:, I + CH:]  # z: [T, I], u: [T, CH], dt: [T, H]
+    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [CH, K], one filter per channel
+    past = np.concatenate([np.zeros((K - 1, CH), np.float32), u])  # [K - 1 + T, CH], zeros before the first token
+    u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, CH], each channel over its last K positions
+    if S["conv_bias"]:
+        u = u + w(W, "ssm_conv", b, bias=True)  # [T, CH]
+    u = u / (1 + np.exp(-u))  # u: [T, CH], SiLU
+    xs = u[:, :I].reshape(T, H, P)  # xs: [T, H, P], the scan's input
+    B = u[:, I:I + G * N].reshape(T, G, N)  # B: [T, G, N], what each position writes
+    Cr = u[:, I + G * N:].reshape(T, G, N)  # Cr: [T, G, N], what each position reads
+    dt = np.logaddexp(0, dt + w(W, "ssm_dt_bias", b))  # dt: [T, H], softplus: each head's step
+    A = -np.exp(w(W, "ssm_a_log", b))  # A: [H], negative decay rates
+    D = w(W, "ssm_d", b)  # D: [H], the input's skip weight
+    g = np.arange(H) // (H // G)  # g: [H], each head's group
+    h = np.zeros((H, P, N), np.float32)  # h: [H, P, N], the state, carried token to token
+    y = np.empty((T, H, P), np.float32)  # y: [T, H, P]
+    for t in range(T):
+        decay = np.exp(dt[t] * A)[:, None, None]  # [H, 1, 1]
+        h = decay * h + (dt[t][:, None] * xs[t])[:, :, None] * B[t, g][:, None, :]  # h: [H, P, N]
+        y[t] = (h * Cr[t, g][:, None, :]).sum(-1) + D[:, None] * xs[t]  # y[t]: [H, P]
+    y = y.reshape(T, I) * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)
+    y = y.reshape(T, G, I // G)  # [T, G, I / G]
+    y = (y / np.sqrt((y * y).mean(-1, keepdims=True) + S["eps"])).reshape(T, I)  # y: [T, I], RMS per group
+    y = y * w(W, "ssm_norm", b)  # [T, I]
+    return linear(y, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden]
+
+
 def mlp(x, W, b):
     # x: [T, hidden] -> [T, hidden]
     C = CONFIG
@@ -922,13 +1022,13 @@ def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
-    for b, (span, use_rope, is_moe) in enumerate(PLAN):
+    for b, (span, use_rope, ffn) in enumerate(PLAN):
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
         before = C["place"] in ("pre", "sandwich")  # a norm on the branch before each sublayer
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
         h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
-        a = attention(h, W, b, span, use_rope)
+        a = mamba2(h, W, b) if span[0] == "mamba2" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
         if C["residual_scales"]:
@@ -936,6 +1036,9 @@ def forward(ids, W):
         r = residual(x, a)
         if C["place"] == "post_residual":
             r = norm(r, w(W, "attn_norm", b), nb("attn_norm"))  # the stream normed after the add
+        if ffn == "none":
+            x = r  # a layer of its mixer alone
+            continue
         if C["block"] == "parallel_shared":
             pass  # the FFN reads the attention's normed input h
         elif C["block"] == "parallel":
@@ -943,7 +1046,7 @@ def forward(ids, W):
         else:
             h = norm(r, w(W, "ffn_norm", b), nb("ffn_norm")) if before else r
         x = r
-        m = moe(h, W, b) if is_moe else mlp(h, W, b)
+        m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)
         if after:
             m = norm(m, w(W, "post_ffn_norm", b))
         if C["residual_scales"]:

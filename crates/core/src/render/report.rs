@@ -67,6 +67,10 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     line("  by component".into());
     for c in Component::ALL {
         let n = s.params_by_component.get(c.label()).copied().unwrap_or(0) as u128;
+        // Only models with a recurrent mixer have this line.
+        if c == Component::Mixer && n == 0 {
+            continue;
+        }
         let note = if c == Component::LmHead && spec.tied {
             "  tied to the embedding"
         } else {
@@ -97,10 +101,11 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     }
     let kv = &s.kv_cache;
     line(String::new());
+    let attn_layers = spec.plan.iter().filter(|l| l.span().is_some()).count() as u128;
     line(format!(
         "KV cache ({} per token over {})",
         crate::fmt::count(kv.values_per_token as u128, "value"),
-        crate::fmt::count(spec.layers as u128, "layer")
+        crate::fmt::count(attn_layers, "attention layer")
     ));
     let per_token = format!("{} B", grouped(kv.bytes_per_token_bf16 as u128));
     line(format!(
@@ -114,6 +119,22 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         bytes(kv.bytes_at_context_bf16 as u128),
         bytes(kv.bytes_at_context_fp8 as u128)
     ));
+    let st = &s.state;
+    if st.values_per_sequence > 0 {
+        let recurrent = spec.plan.iter().filter(|l| l.span().is_none()).count() as u128;
+        line(String::new());
+        line(format!(
+            "Recurrent state ({} per sequence over {}, the same at any context)",
+            crate::fmt::count(st.values_per_sequence as u128, "value"),
+            crate::fmt::count(recurrent, "recurrent layer")
+        ));
+        line(format!(
+            "  {:<26}{:>20}  bf16 {}",
+            "per sequence, f32",
+            bytes(st.bytes_f32 as u128),
+            bytes(st.bytes_bf16 as u128)
+        ));
+    }
     let w = &s.weight_bytes;
     line(String::new());
     line("Weight memory".into());
@@ -128,14 +149,26 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     let f = &s.flops;
     line(String::new());
     line(format!(
-        "FLOPs per token at context {} (2 per multiply-add; matmuls and attention)",
-        context(f.context)
+        "FLOPs per token at context {} (2 per multiply-add; matmuls and attention{})",
+        context(f.context),
+        if f.recurrent_per_token > 0 {
+            ", convolutions and scans"
+        } else {
+            ""
+        }
     ));
     line(format!(
         "  {:<26}{:>20}",
         "weights (matmuls)",
         flops(f.matmul_per_token as f64)
     ));
+    if f.recurrent_per_token > 0 {
+        line(format!(
+            "  {:<26}{:>20}  the same at any context",
+            "convolutions and scans",
+            flops(f.recurrent_per_token as f64)
+        ));
+    }
     line(format!(
         "  {:<26}{:>20}",
         "prefill, mean per token",
@@ -212,6 +245,8 @@ pub fn glyph(op: crate::graph::Op) -> &'static str {
         Route => "→",
         Index { .. } => "I",
         Select { .. } => "K",
+        Conv { .. } => "V",
+        Scan { .. } => "Σ",
     }
 }
 
@@ -224,6 +259,8 @@ const GLYPHS: &[(&str, &str)] = &[
     ("R", "router top-k"),
     ("C", "concatenation"),
     ("S", "activation"),
+    ("V", "causal convolution"),
+    ("Σ", "recurrent scan (state update, read-out)"),
     ("X", "expert combine"),
     ("+", "add"),
     ("×", "scale"),

@@ -88,9 +88,13 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
     }
     seen.into_iter()
         .map(|(plan, layers)| {
-            let ffn = if plan.moe { "MoE FFN" } else { "dense FFN" };
-            let mut label = format!("layers {layers}: {}, {ffn}", plan.attn.describe());
-            if !plan.rope {
+            let mut label = format!("layers {layers}: {}", plan.mixer.describe());
+            match plan.ffn {
+                crate::spec::Ffn::Moe => label += ", MoE FFN",
+                crate::spec::Ffn::Dense => label += ", dense FFN",
+                crate::spec::Ffn::None => {}
+            }
+            if !plan.rope && plan.span().is_some() {
                 label += ", no RoPE";
             }
             Variant {
@@ -294,7 +298,7 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
 {ignored}
 </header>
 <ul class="legend" aria-label="legend">
-<li><span class="swatch cat-attention"></span>attention</li><li><span class="swatch cat-ffn"></span>FFN / MoE</li><li><span class="swatch cat-norm"></span>norm / residual</li><li><span class="swatch cat-embed"></span>embedding / head</li><li><span class="swatch cat-aux"></span>auxiliary</li>
+<li><span class="swatch cat-attention"></span>attention</li>{mixer_swatch}<li><span class="swatch cat-ffn"></span>FFN / MoE</li><li><span class="swatch cat-norm"></span>norm / residual</li><li><span class="swatch cat-embed"></span>embedding / head</li><li><span class="swatch cat-aux"></span>auxiliary</li>
 <li><span class="line solid"></span>data flow</li><li><span class="line dashed"></span>residual</li><li><span class="line dotted"></span>auxiliary</li>
 </ul>
 <details class="reading"><summary>Reading this diagram</summary><p>Data flows top to bottom. Solid edges carry activations (shapes on the labels), dashed grey edges are residual paths, dotted edges attach auxiliary modules. The layer stack draws one representative layer with its ×{layers} badge; where layers differ, the buttons above the diagram switch between them. Hover a box for a summary, click it (or press Enter) for details, numbers and a PyTorch reference; the URL keeps the selection.</p></details>
@@ -321,6 +325,11 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
         highlights = escape(&highlights),
         layers = spec.layers,
         data = json_for_script(&data),
+        mixer_swatch = if spec.ssm.is_some() {
+            "<li><span class=\"swatch cat-mixer\"></span>state-space mixer</li>"
+        } else {
+            ""
+        },
     ))
 }
 

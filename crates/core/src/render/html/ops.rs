@@ -60,6 +60,10 @@ fn dims(g: &Graph, d: &[Dim; 2]) -> String {
 /// The NumPy function that implements a step.
 fn function_for(g: &Graph, s: &Step) -> &'static str {
     use crate::graph::Op::*;
+    // The NumPy file runs a recurrent mixer in one function.
+    if s.category == crate::graph::Category::Mixer {
+        return numpy::function("mamba2").unwrap_or("");
+    }
     let name = match s.op {
         Lookup | Scale => "embed",
         Norm => "norm",
@@ -86,6 +90,7 @@ fn function_for(g: &Graph, s: &Step) -> &'static str {
         MatMul if s.title == "Language-model head" => "lm_head",
         MatMul => "linear",
         Route => "forward",
+        Conv { .. } | Scan { .. } => "mamba2",
     };
     numpy::function(name).unwrap_or("")
 }

@@ -12,6 +12,8 @@ pub enum Kind {
     Embedding,
     Norm,
     Attention,
+    /// A recurrent mixer (Mamba2).
+    Mixer,
     Residual,
     Mlp,
     Moe,
@@ -114,6 +116,7 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
 
 fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &mut Vec<Part>) {
     let mut attention: Vec<usize> = Vec::new();
+    let mut mixer: Vec<usize> = Vec::new();
     let mut counts = (0, 0); // residuals, norms: for part ids
                              // Post-norms that close the FFN variants, drawn once after all of them.
     let mut tails: Vec<&crate::graph::Step> = Vec::new();
@@ -137,13 +140,31 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
             ));
         }
     };
+    let mixer_part = |steps: Vec<usize>, layers: Option<LayerSet>, out: &mut Vec<Part>| {
+        if !steps.is_empty() {
+            out.push(part(
+                g,
+                visits,
+                "mixer",
+                Kind::Mixer,
+                "Mamba2 mixer",
+                true,
+                layers,
+                steps,
+                context,
+            ));
+        }
+    };
     for node in &block.children {
         match node {
+            // The mixer's routing steps carry its convolution window: they belong to it.
+            Node::Step(s) if s.category == Category::Mixer => mixer.push(s.number),
             Node::Step(s) if s.op == Op::Route => {}
             Node::Step(s)
                 if s.op == Op::Add || (s.op == Op::Norm && s.category == Category::Norm) =>
             {
                 flush(&mut attention, out);
+                mixer_part(std::mem::take(&mut mixer), None, out);
                 single_parts(
                     g,
                     visits,
@@ -157,6 +178,26 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
             Node::Step(s) => attention.push(s.number),
             Node::Scope(s) if matches!(s.kind, ScopeKind::Group | ScopeKind::Head) => {
                 attention.extend(steps_in(s))
+            }
+            Node::Scope(s) if s.kind == ScopeKind::Mixer => {
+                flush(&mut attention, out);
+                mixer_part(steps_in(s), s.layers.clone(), out);
+            }
+            // One attention variant's layers (Spec::layer_attn), named by its frame.
+            Node::Scope(s) if s.kind == ScopeKind::Attention => {
+                flush(&mut attention, out);
+                let title = s.title.split(" (layers").next().unwrap_or(&s.title);
+                out.push(part(
+                    g,
+                    visits,
+                    "attention",
+                    Kind::Attention,
+                    title,
+                    true,
+                    s.layers.clone(),
+                    steps_in(s),
+                    context,
+                ));
             }
             Node::Scope(s) => {
                 flush(&mut attention, out);
@@ -193,6 +234,7 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
         }
     }
     flush(&mut attention, out);
+    mixer_part(mixer, None, out);
     single_parts(g, visits, tails, &mut counts, context, out);
     // Parts that merged steps of several variants need their sums redone.
     for p in out.iter_mut() {
@@ -296,6 +338,7 @@ fn part(
     }
     let category = match kind {
         Kind::Attention => Category::Attention,
+        Kind::Mixer => Category::Mixer,
         Kind::Mlp | Kind::Moe => Category::Ffn,
         Kind::Norm | Kind::Residual => Category::Norm,
         Kind::Embedding | Kind::Head => Category::Embed,

@@ -17,20 +17,25 @@ pub struct Row<'a> {
 /// sliding, chunked; latent for MLA), the bottom cell its FFN (dense or MoE), a dot where the
 /// layer has no RoPE.
 pub fn thumbnail(g: &Graph) -> String {
-    use crate::spec::AttnSpan;
+    use crate::spec::{AttnSpan, Ffn, Mixer};
     let spec = &g.spec;
     let n = spec.plan.len().max(1);
     let w = 3;
     let mut out = String::new();
     for (i, l) in spec.plan.iter().enumerate() {
         let x = i * w;
-        let attn = match (l.attn, spec.attn.mla.is_some()) {
-            (_, true) => "t-mla",
-            (AttnSpan::Full, _) => "t-full",
-            (AttnSpan::Sliding(_), _) => "t-sliding",
-            (AttnSpan::Chunked(_), _) => "t-chunked",
+        let attn = match (l.mixer, spec.attn.mla.is_some()) {
+            (Mixer::Mamba2, _) => "t-ssm",
+            (Mixer::Attention(_), true) => "t-mla",
+            (Mixer::Attention(AttnSpan::Full), _) => "t-full",
+            (Mixer::Attention(AttnSpan::Sliding(_)), _) => "t-sliding",
+            (Mixer::Attention(AttnSpan::Chunked(_)), _) => "t-chunked",
         };
-        let ffn = if l.moe { "t-moe" } else { "t-dense" };
+        let ffn = match l.ffn {
+            Ffn::Moe => "t-moe",
+            Ffn::Dense => "t-dense",
+            Ffn::None => "t-none",
+        };
         out.push_str(&format!(
             "<rect class=\"{attn}\" x=\"{x}\" y=\"0\" width=\"{}\" height=\"9\"/><rect class=\"{ffn}\" x=\"{x}\" y=\"10\" width=\"{}\" height=\"9\"/>",
             w - 1,
@@ -120,8 +125,8 @@ table {{ border-collapse: collapse; }} th, td {{ padding: .3rem .7rem; border-bo
 th {{ cursor: pointer; user-select: none; }} th[aria-sort="ascending"]::after {{ content: " ▲"; }} th[aria-sort="descending"]::after {{ content: " ▼"; }}
 td:nth-child(2), td:nth-child(3), td:nth-child(8), td.src, th:nth-child(2), th:nth-child(3) {{ text-align: left; }}
 td.src {{ color: var(--muted); font-size: .85rem; }} a {{ color: inherit; font-weight: 600; }}
-.t-full {{ fill: #2f6fd6; }} .t-sliding {{ fill: #9dbdf0; }} .t-chunked {{ fill: #3aa8a0; }} .t-mla {{ fill: #7a4fc4; }}
-.t-dense {{ fill: #2c8a4b; }} .t-moe {{ fill: #e08a1e; }} .t-nope {{ fill: var(--fg); }}
+.t-full {{ fill: #2f6fd6; }} .t-sliding {{ fill: #9dbdf0; }} .t-chunked {{ fill: #3aa8a0; }} .t-mla {{ fill: #7a4fc4; }} .t-ssm {{ fill: #c2413b; }}
+.t-dense {{ fill: #2c8a4b; }} .t-moe {{ fill: #e08a1e; }} .t-none {{ fill: none; }} .t-nope {{ fill: var(--fg); }}
 .legend span {{ display: inline-block; width: .8em; height: .8em; margin: 0 .25em 0 .8em; vertical-align: -.05em; }}
 .filters label, .compare label {{ margin-right: 1rem; }} .filters select, .compare select {{ font: inherit; }}
 tr[hidden] {{ display: none; }}

@@ -17,6 +17,7 @@ const RESID_X: u32 = BOX_X + BOX_W + 48;
 pub fn category_class(c: Category) -> &'static str {
     match c {
         Category::Attention => "attention",
+        Category::Mixer => "mixer",
         Category::Ffn => "ffn",
         Category::Norm => "norm",
         Category::Embed => "embed",

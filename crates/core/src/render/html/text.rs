@@ -14,10 +14,13 @@ pub struct Text {
 
 /// Which layers use which attention span, in words (`sliding 4096 in 0, 2, 4 … 40; full in …`).
 pub fn spans(spec: &Spec) -> String {
-    let mut kinds: Vec<AttnSpan> = spec.plan.iter().map(|l| l.attn).collect();
+    let mut kinds: Vec<AttnSpan> = spec.plan.iter().filter_map(|l| l.span()).collect();
     kinds.sort();
     kinds.dedup();
-    if kinds.len() == 1 {
+    if kinds.is_empty() {
+        return "no attention layers".into();
+    }
+    if kinds.len() == 1 && spec.plan.iter().all(|l| l.span().is_some()) {
         return match kinds[0] {
             AttnSpan::Full => "full causal attention in every layer".into(),
             other => format!("{} in every layer", other.describe()),
@@ -29,7 +32,7 @@ pub fn spans(spec: &Spec) -> String {
             format!(
                 "{} in layers {}",
                 k.describe(),
-                spec.layers_where(|l| l.attn == *k)
+                spec.layers_where(|l| l.span() == Some(*k))
             )
         })
         .collect::<Vec<_>>()
@@ -41,6 +44,7 @@ pub fn rope_words(spec: &Spec) -> String {
         Position::Learned => "learned absolute position embeddings".into(),
         Position::Sinusoidal(_) => "fixed sinusoidal position embeddings".into(),
         Position::Alibi(_) => "ALiBi (a linear distance penalty on attention scores)".into(),
+        Position::None => "none: order comes from the recurrence itself".into(),
         Position::Rope(r) => {
             let mut s = format!("RoPE, {}", r.describe());
             if r.partial < 1.0 {
@@ -92,6 +96,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 Position::Sinusoidal(_) => sub.push("Positions are added here as fixed sinusoids, computed rather than learned: the position table has no parameters.".into()),
                 Position::Rope(_) => sub.push("No positional information is added here: position enters inside attention through RoPE.".into()),
                 Position::Alibi(_) => sub.push("No positional information is added here: attention scores are penalized by distance (ALiBi).".into()),
+                Position::None => sub.push("No positional information is added anywhere: each layer reads the tokens in order, and its state carries what came before.".into()),
             }
             if spec.embedding.scale_by_sqrt_hidden {
                 sub.push(format!("The embeddings are multiplied by √{d} ≈ {:.1} before the first layer.", (d as f64).sqrt()));
@@ -144,6 +149,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             }
         }
         Kind::Attention => attention_text(g),
+        Kind::Mixer => mixer_text(g),
         Kind::Residual => {
             let mut sub = vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".to_string()];
             if spec.residual_mult != 1.0 {
@@ -282,7 +288,7 @@ fn attention_text(g: &Graph) -> Text {
         }
         let sliding = layers
             .iter()
-            .all(|b| matches!(spec.plan[b as usize].attn, AttnSpan::Sliding(_)));
+            .all(|b| matches!(spec.plan[b as usize].span(), Some(AttnSpan::Sliding(_))));
         let why = if sliding && o.kv_heads > a.kv_heads {
             " Their sliding window keeps their cache small whatever the context, so they can afford more K/V heads."
         } else {
@@ -531,7 +537,7 @@ pub fn character(spec: &Spec) -> String {
     if spec
         .plan
         .iter()
-        .any(|l| matches!(l.attn, AttnSpan::Sliding(_) | AttnSpan::Chunked(_)))
+        .any(|l| matches!(l.span(), Some(AttnSpan::Sliding(_) | AttnSpan::Chunked(_))))
     {
         extras.push("local and global layers".into());
     }
@@ -597,4 +603,33 @@ pub fn highlights(spec: &Spec, total: u64, active: u64) -> Vec<String> {
         crate::fmt::context(spec.context)
     ));
     out
+}
+
+/// Mamba2's mixer in words, with this model's sizes.
+fn mixer_text(g: &Graph) -> Text {
+    let spec = &g.spec;
+    let d = spec.hidden;
+    let Some(s) = spec.ssm.as_ref() else {
+        unreachable!("a mixer part comes from a model with a state-space mixer")
+    };
+    let (h, p, n, groups, k) = (s.heads, s.head_dim, s.state, s.groups, s.conv_kernel);
+    let (inner, conv) = (s.inner(), s.conv_dim());
+    let state = h * p * n + conv * (k - 1);
+    let mut sub = vec![
+        format!("The state does not grow with the context: {} values per layer ({h} heads × {p} × {n}, plus the convolution's last {} inputs of {conv} channels), where attention would cache two vectors per token.", grouped(state as u128), k - 1),
+        format!("B and C are shared by the {} heads of each of {groups} groups, as grouped-query attention shares K and V.", h / groups),
+        "A prompt is computed in chunks (SSD): within a chunk the scan is a masked matrix product, between chunks the state is carried. The result is the same as the token-by-token recurrence decoding uses.".to_string(),
+        format!("The gate multiplies before the norm, and the RMS norm runs over each group's {} features apart.", inner / groups),
+    ];
+    if s.bias {
+        sub.push("The input and output projections have biases.".into());
+    }
+    if !s.conv_bias {
+        sub.push("The convolution has no bias.".into());
+    }
+    Text {
+        summary: format!("Mamba2: {h} heads carry a {p} × {n} state from token to token; no attention, no KV cache."),
+        explanation: format!("One projection of the {d} features gives the gate z ({inner}), the part the convolution mixes ({conv}: x, B and C) and a step Δ per head ({h}). A causal convolution over the last {k} positions and SiLU prepare x, B and C. Each head's state then decays by exp(Δ·A) and takes in Δ·x ⊗ B; it is read with C, plus D·x. y ⊙ SiLU(z) is RMS-normed per group and projected back to {d}."),
+        subtleties: sub,
+    }
 }

@@ -38,6 +38,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Embedding => embedding_note(spec, &n),
         Kind::Norm => norm(spec),
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
+        Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
         Kind::Moe => moe_classes(spec, &n),
         Kind::Residual => residual(spec),
@@ -54,12 +55,17 @@ pub fn module(spec: &Spec) -> String {
     if matches!(spec.position, Position::Rope(_)) {
         parts.push(rope(spec));
     }
-    parts.push(mask(spec));
-    parts.push(attention(spec, &n));
+    if !spec.attn_variants().is_empty() {
+        parts.push(mask(spec));
+        parts.push(attention(spec, &n));
+    }
+    if spec.ssm.is_some() {
+        parts.push(mamba2(spec, &n));
+    }
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
     }
-    if spec.plan.iter().any(|l| !l.moe) {
+    if spec.plan.iter().any(|l| l.ffn == crate::spec::Ffn::Dense) {
         parts.push(mlp(spec, &n, "MLP", Ffn::Dense));
     }
     if spec.is_moe() {
@@ -435,7 +441,7 @@ def apply_rope(x, cos, sin):  # x: [B, heads, T, d]; the first cos.shape[-1] dim
 }
 
 fn mask(spec: &Spec) -> String {
-    let mut spans: Vec<AttnSpan> = spec.plan.iter().map(|l| l.attn).collect();
+    let mut spans: Vec<AttnSpan> = spec.plan.iter().filter_map(|l| l.span()).collect();
     spans.sort();
     spans.dedup();
     let mut rules = String::new();
@@ -1740,14 +1746,19 @@ fn plan_list(spec: &Spec) -> String {
 }
 
 fn layer(spec: &Spec, n: &Names) -> String {
+    if spec.plan.iter().all(|l| l.ffn == crate::spec::Ffn::None) {
+        return mixer_layer(spec, n);
+    }
     let place = spec.norm.place;
     let d = spec.hidden;
     let attn = attn_sublayer(spec, n);
-    let ffn = n.sublayer(if spec.plan.iter().any(|l| !l.moe) {
-        Role::Down
-    } else {
-        Role::Router
-    });
+    let ffn = n.sublayer(
+        if spec.plan.iter().any(|l| l.ffn == crate::spec::Ffn::Dense) {
+            Role::Down
+        } else {
+            Role::Router
+        },
+    );
     let norm_attr = |r: Role| n.path(r);
     let mut init = String::new();
     let attn_in = if place.before() {
@@ -1795,12 +1806,12 @@ fn layer(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{f} = Norm({d}){note}\n");
         format!("self.{f}(x)")
     };
-    let has_dense = spec.plan.iter().any(|l| !l.moe);
+    let has_dense = spec.plan.iter().any(|l| l.ffn == crate::spec::Ffn::Dense);
     // An MLP whose projections sit on the layer itself (OPT's `fc1`, `fc2`): the layer is an MLP.
     let own_mlp = !spec.is_moe() && !n.path(Role::Down).contains('.');
     init += &match (has_dense, spec.is_moe()) {
         _ if own_mlp => String::new(),
-        (true, true) => format!("        self.{ffn} = MoE() if moe else MLP()\n"),
+        (true, true) => format!("        self.{ffn} = MoE() if ffn == \"moe\" else MLP()\n"),
         (false, true) => format!("        self.{ffn} = MoE()\n"),
         _ => format!("        self.{ffn} = MLP()\n"),
     };
@@ -1835,7 +1846,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
     }
     if spec.moe.as_ref().is_some_and(|m| m.post_norm) {
         let p = norm_attr(Role::MoePostNorm);
-        init += &format!("        self.{p} = Norm({d}) if moe else nn.Identity()  # on the MoE's output, MoE layers only\n");
+        init += &format!("        self.{p} = Norm({d}) if ffn == \"moe\" else nn.Identity()  # on the MoE's output, MoE layers only\n");
         f_out = format!("self.{p}({f_out})");
     }
     if place.after() {
@@ -1873,12 +1884,12 @@ fn layer(spec: &Spec, n: &Names) -> String {
         }
     };
     fill(
-        r#"# Per layer: (attention span, RoPE on, MoE FFN).
+        r#"# Per layer: (mixer and its span, RoPE on, FFN kind).
 PLAN = ${plan}
 ${own_list}
 
 class DecoderLayer(${base}):
-    def __init__(self, span, use_rope, moe${own_param}):
+    def __init__(self, span, use_rope, ffn${own_param}):
         super().__init__()
 ${init}
     def forward(self, x, rope):  # [B, T, ${d}]
@@ -1914,6 +1925,104 @@ ${body}"#,
 }
 
 /// How the page describes the embedding: the model's own lines for it.
+/// A layer that is its mixer alone (Mamba2): a pre-norm, the mixer, the residual add.
+fn mixer_layer(spec: &Spec, n: &Names) -> String {
+    fill(
+        r#"# Per layer: (mixer and its span, RoPE on, FFN kind).
+PLAN = ${plan}
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, span, use_rope, ffn):
+        super().__init__()
+        self.${norm} = Norm(${d})
+        self.${mixer} = Mamba2()
+
+    def forward(self, x, rope):  # [B, T, ${d}]
+        return x + self.${mixer}(self.${norm}(x))"#,
+        &[
+            ("plan", plan_list(spec)),
+            ("norm", n.path(Role::AttnNorm)),
+            ("mixer", n.sublayer(Role::SsmIn)),
+            ("d", spec.hidden.to_string()),
+        ],
+    )
+}
+
+/// Mamba2's mixer, its scan written as the recurrence, token after token.
+fn mamba2(spec: &Spec, n: &Names) -> String {
+    let Some(s) = spec.ssm.as_ref() else {
+        unreachable!("only models with a state-space mixer draw one")
+    };
+    let (h, p, st, g, k) = (s.heads, s.head_dim, s.state, s.groups, s.conv_kernel);
+    let (inner, conv) = (s.inner(), s.conv_dim());
+    fill(
+        r#"class Mamba2(nn.Module):
+    """Mamba2's mixer: ${h} heads, each carrying a ${p} x ${st} state from token to token.
+
+    transformers computes a prompt in chunks (SSD); the recurrence below is the same sum.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.${in_proj} = nn.Linear(${d}, ${proj}, bias=${bias})  # z, then x | B | C, then a step per head
+        self.${conv1d} = nn.Conv1d(${conv}, ${conv}, ${k}, groups=${conv}, padding=${pad}, bias=${conv_bias})
+        self.${dt_bias} = nn.Parameter(torch.zeros(${h}))
+        self.${a_log} = nn.Parameter(torch.zeros(${h}))  # decay rates, A = -exp(A_log)
+        self.${skip} = nn.Parameter(torch.ones(${h}))
+        self.${norm} = nn.Module()
+        self.${norm}.weight = nn.Parameter(torch.ones(${inner}))
+        self.${out_proj} = nn.Linear(${inner}, ${d}, bias=${bias})
+
+    def forward(self, x):  # [B, T, ${d}]
+        B_, T, _ = x.shape
+        z, xbc, dt = self.${in_proj}(x).split([${inner}, ${conv}, ${h}], dim=-1)
+        xbc = F.silu(self.${conv1d}(xbc.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${k} positions
+        xs, b, c = xbc.split([${inner}, ${gn}, ${gn}], dim=-1)
+        xs = xs.view(B_, T, ${h}, ${p}).float()
+        b = b.view(B_, T, ${g}, ${st}).float().repeat_interleave(${per_group}, dim=2)  # each head its group's B
+        c = c.view(B_, T, ${g}, ${st}).float().repeat_interleave(${per_group}, dim=2)
+        dt = F.softplus(dt.float() + self.${dt_bias})  # [B, T, ${h}]
+        a = -torch.exp(self.${a_log}.float())  # [${h}]
+        state = x.new_zeros(B_, ${h}, ${p}, ${st}, dtype=torch.float32)
+        ys = []
+        for t in range(T):
+            decay = torch.exp(dt[:, t] * a)[..., None, None]  # [B, ${h}, 1, 1]
+            state = decay * state + (dt[:, t, :, None] * xs[:, t])[..., None] * b[:, t, :, None, :]
+            ys.append((state * c[:, t, :, None, :]).sum(-1) + self.${skip}[:, None] * xs[:, t])
+        y = torch.stack(ys, dim=1).reshape(B_, T, ${inner}) * F.silu(z.float())  # gated by z
+        y = y.view(B_, T, ${g}, ${per_norm})
+        y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + ${eps})  # RMS per group
+        y = self.${norm}.weight * y.view(B_, T, ${inner}).to(x.dtype)
+        return self.${out_proj}(y)"#,
+        &[
+            ("h", h.to_string()),
+            ("p", p.to_string()),
+            ("st", st.to_string()),
+            ("g", g.to_string()),
+            ("k", k.to_string()),
+            ("pad", (k - 1).to_string()),
+            ("d", spec.hidden.to_string()),
+            ("inner", inner.to_string()),
+            ("conv", conv.to_string()),
+            ("gn", (g * st).to_string()),
+            ("proj", s.in_proj().to_string()),
+            ("per_group", (h / g).to_string()),
+            ("per_norm", (inner / g).to_string()),
+            ("eps", fmt_f(s.eps)),
+            ("bias", py_bool(s.bias)),
+            ("conv_bias", py_bool(s.conv_bias)),
+            ("in_proj", n.attr(Role::SsmIn)),
+            ("conv1d", n.attr(Role::SsmConv)),
+            ("dt_bias", n.attr(Role::SsmDtBias)),
+            ("a_log", n.attr(Role::SsmALog)),
+            ("skip", n.attr(Role::SsmD)),
+            ("norm", n.attr(Role::SsmNorm)),
+            ("out_proj", n.attr(Role::SsmOut)),
+        ],
+    )
+}
+
 fn embedding_note(spec: &Spec, n: &Names) -> String {
     let (v, d) = (spec.vocab, spec.hidden);
     let embed = n.attr(Role::Embed);
@@ -1999,7 +2108,7 @@ fn embed_lines(spec: &Spec, positions: &str, len: &str, norm: &str) -> Vec<Strin
             ));
         }
         // Learned positions are added above; RoPE and ALiBi act inside attention.
-        Position::Learned | Position::Rope(_) | Position::Alibi(_) => {}
+        Position::Learned | Position::Rope(_) | Position::Alibi(_) | Position::None => {}
     }
     if spec.embedding.norm {
         out.push(format!("x = {norm}"));

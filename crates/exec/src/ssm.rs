@@ -1,0 +1,194 @@
+//! Mamba2's two sequence operations on plain slices: the causal depthwise convolution and the
+//! selective scan, each token in turn through a state that stays the same size however long the
+//! sequence. transformers runs a prompt through the chunked (SSD) form of the scan and a decoded
+//! token through this recurrence; the two are the same sum, ordered differently.
+
+/// One layer's state between calls: what the convolution and the scan carry to the next token.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SsmState {
+    /// The last `kernel − 1` convolution inputs, oldest first, [kernel − 1, channels].
+    pub conv: Vec<f32>,
+    /// The scan's state, [heads, head_dim, state].
+    pub h: Vec<f32>,
+}
+
+impl SsmState {
+    pub fn new(kernel: usize, channels: usize, heads: usize, head_dim: usize, n: usize) -> Self {
+        SsmState {
+            conv: vec![0.0; (kernel - 1) * channels],
+            h: vec![0.0; heads * head_dim * n],
+        }
+    }
+}
+
+/// y[t, c] = bias[c] + Σₖ w[c, k] · u[t − (K − 1) + k, c], with the inputs before this call taken
+/// from `past` (the last K − 1, zero at the start), which is then moved on by these T inputs.
+/// `u`: [T, C]; `w`: [C, K]; returns [T, C].
+pub fn causal_conv(
+    u: &[f32],
+    past: &mut [f32],
+    w: &[f32],
+    bias: Option<&[f32]>,
+    c: usize,
+) -> Vec<f32> {
+    let k = w.len() / c;
+    let t = u.len() / c;
+    // The inputs this call sees: the carried ones, then the new ones.
+    let mut all = Vec::with_capacity(past.len() + u.len());
+    all.extend_from_slice(past);
+    all.extend_from_slice(u);
+    let mut y = vec![0.0f32; t * c];
+    for i in 0..t {
+        for ch in 0..c {
+            let mut s = bias.map_or(0.0, |b| b[ch]);
+            for j in 0..k {
+                s += w[ch * k + j] * all[(i + j) * c + ch];
+            }
+            y[i * c + ch] = s;
+        }
+    }
+    let keep = past.len();
+    past.copy_from_slice(&all[all.len() - keep..]);
+    y
+}
+
+/// The shapes of one scan.
+#[derive(Clone, Copy, Debug)]
+pub struct Dims {
+    pub heads: usize,
+    pub head_dim: usize,
+    pub n: usize,
+    pub groups: usize,
+}
+
+/// What one scan reads. `x`: [T, H·P]; `dt`: [T, H] (after softplus); `a`: [H] (negative);
+/// `b`, `c`: [T, G·N], head h reading group h / (H / G); `d`: [H].
+pub struct Inputs<'a> {
+    pub x: &'a [f32],
+    pub dt: &'a [f32],
+    pub a: &'a [f32],
+    pub b: &'a [f32],
+    pub c: &'a [f32],
+    pub d: &'a [f32],
+}
+
+/// For each token: every head's state `h` ([H, P, N]) decays by exp(Δ·A) and gains Δ · x ⊗ B,
+/// then y = h · C + D · x. Returns y, [T, H·P].
+pub fn scan(i: &Inputs, h: &mut [f32], s: Dims) -> Vec<f32> {
+    let Inputs { x, dt, a, b, c, d } = *i;
+    let (hn, p, n) = (s.heads, s.head_dim, s.n);
+    let t = dt.len() / hn;
+    let per_group = hn / s.groups;
+    let mut y = vec![0.0f32; t * hn * p];
+    for tok in 0..t {
+        for head in 0..hn {
+            let g = head / per_group;
+            let delta = dt[tok * hn + head];
+            let decay = (delta * a[head]).exp();
+            let bv = &b[(tok * s.groups + g) * n..][..n];
+            let cv = &c[(tok * s.groups + g) * n..][..n];
+            for q in 0..p {
+                let xv = x[(tok * hn + head) * p + q];
+                let row = &mut h[(head * p + q) * n..][..n];
+                let mut out = 0.0f32;
+                for j in 0..n {
+                    row[j] = decay * row[j] + delta * xv * bv[j];
+                    out += row[j] * cv[j];
+                }
+                y[(tok * hn + head) * p + q] = out + d[head] * xv;
+            }
+        }
+    }
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scan equals its closed form: y_t = Σ_{s≤t} C_t·B_s x_s Δ_s exp(A Σ_{s<r≤t} Δ_r) + D x_t,
+    /// one head, one feature, computed in f64.
+    #[test]
+    fn scan_is_the_closed_form() {
+        let (t, n) = (6usize, 3usize);
+        let x: Vec<f32> = (0..t).map(|i| ((i * 7 % 5) as f32 - 2.0) / 3.0).collect();
+        let dt: Vec<f32> = (0..t).map(|i| 0.1 + 0.05 * i as f32).collect();
+        let a = [-0.7f32];
+        let b: Vec<f32> = (0..t * n)
+            .map(|i| ((i * 3 % 7) as f32 - 3.0) / 4.0)
+            .collect();
+        let c: Vec<f32> = (0..t * n)
+            .map(|i| ((i * 5 % 9) as f32 - 4.0) / 5.0)
+            .collect();
+        let d = [0.3f32];
+        let mut h = vec![0.0; n];
+        let dims = Dims {
+            heads: 1,
+            head_dim: 1,
+            n,
+            groups: 1,
+        };
+        let all = Inputs {
+            x: &x,
+            dt: &dt,
+            a: &a,
+            b: &b,
+            c: &c,
+            d: &d,
+        };
+        let y = scan(&all, &mut h, dims);
+        for ti in 0..t {
+            let mut want = d[0] as f64 * x[ti] as f64;
+            for si in 0..=ti {
+                let decay: f64 = ((si + 1)..=ti).map(|r| dt[r] as f64).sum::<f64>() * a[0] as f64;
+                let cb: f64 = (0..n)
+                    .map(|j| c[ti * n + j] as f64 * b[si * n + j] as f64)
+                    .sum();
+                want += cb * x[si] as f64 * dt[si] as f64 * decay.exp();
+            }
+            assert!(
+                (y[ti] as f64 - want).abs() < 1e-5,
+                "t={ti}: {} vs {want}",
+                y[ti]
+            );
+        }
+        // Split in two calls through the state, the same outputs.
+        let mut h2 = vec![0.0; n];
+        let first = Inputs {
+            x: &x[..2],
+            dt: &dt[..2],
+            a: &a,
+            b: &b[..2 * n],
+            c: &c[..2 * n],
+            d: &d,
+        };
+        let rest = Inputs {
+            x: &x[2..],
+            dt: &dt[2..],
+            a: &a,
+            b: &b[2 * n..],
+            c: &c[2 * n..],
+            d: &d,
+        };
+        let (first, rest) = (scan(&first, &mut h2, dims), scan(&rest, &mut h2, dims));
+        assert_eq!([first, rest].concat(), y);
+        assert_eq!(h2, h);
+    }
+
+    #[test]
+    fn conv_carries_its_inputs() {
+        // Two channels, kernel 3.
+        let w = [1.0f32, 2.0, 3.0, -1.0, 0.5, 0.25];
+        let u: Vec<f32> = (0..10).map(|i| i as f32).collect();
+        let mut past = vec![0.0; 4];
+        let whole = causal_conv(&u, &mut past, &w, Some(&[0.5, -0.5]), 2);
+        // Position 0 of channel 0 sees only itself: 3 · 0 + 0.5; position 2: 1·0 + 2·2 + 3·4.
+        assert_eq!(whole[0], 0.5);
+        assert_eq!(whole[4], 0.5 + 2.0 * 2.0 + 3.0 * 4.0);
+        let mut p2 = vec![0.0; 4];
+        let a = causal_conv(&u[..4], &mut p2, &w, Some(&[0.5, -0.5]), 2);
+        let b = causal_conv(&u[4..], &mut p2, &w, Some(&[0.5, -0.5]), 2);
+        assert_eq!([a, b].concat(), whole);
+        assert_eq!(p2, past);
+    }
+}
