@@ -12,6 +12,8 @@ before(async () => {
   dir = tempDir();
   anatomy("html", "llama-3.1-70b", "-o", join(dir, "llama.html"));
   anatomy("html", "deepseek-v3", "-o", join(dir, "deepseek.html"));
+  anatomy("html", "mimo-v2-flash", "-o", join(dir, "mimo.html"));
+  anatomy("html", "mamba-codestral-7b", "-o", join(dir, "mamba.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -127,6 +129,40 @@ test("DeepSeek-V3's variant switch shows the dense and the MoE layers", async ()
   assert.equal(new URL(page.url()).hash, "#v=1");
   await page.click("#part-ffn-moe");
   assert.match(await page.locator("#detail").textContent(), /256 experts of width 2048, 8 active per token \+ 1 shared/);
+  await page.close();
+});
+
+test("each layer variant's own attention is drawn as attention (MiMo-V2-Flash)", async () => {
+  const { page, problems } = await open(browser, join(dir, "mimo.html"));
+  const variants = page.locator("button.variant");
+  for (let i = 0; i < await variants.count(); i++) {
+    await variants.nth(i).click();
+    const label = await variants.nth(i).textContent();
+    const shown = page.locator('[data-part="attention"]:visible');
+    assert.equal(await shown.count(), 1, label);
+    assert.match(await shown.getAttribute("class"), /cat-attention/, label);
+    const kind = /sliding/.test(label) ? /^Sliding-window attention/ : /^Full attention/;
+    assert.match(await shown.getAttribute("aria-label"), kind, label);
+    for (const mlp of await page.locator('[data-part="ffn-mlp"]:visible').all()) {
+      assert.match(await mlp.getAttribute("aria-label"), /^Feed-forward/, label);
+    }
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a state-space model draws its mixer, not attention, with its state's size", async () => {
+  const { page, problems } = await open(browser, join(dir, "mamba.html"));
+  assert.equal(await page.locator('[data-part="attention"]').count(), 0);
+  const mixer = page.locator("#part-mixer");
+  assert.match(await mixer.getAttribute("class"), /cat-mixer/);
+  await mixer.click();
+  const detail = await page.locator("#detail").textContent();
+  assert.match(detail, /128 heads carry a 64 × 128 state/);
+  // Per layer: 128 × 64 × 128 of scan state and 3 inputs of 10,240 convolved channels.
+  assert.match(detail, /1,079,296 values per layer/);
+  assert.match(detail, /class Mamba2\(nn.Module\)/);
+  assert.deepEqual(problems, []);
   await page.close();
 });
 

@@ -451,6 +451,38 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         Size,
         s.mtp_layers.to_string(),
     );
+    let mut mixers: Vec<&str> = s
+        .plan
+        .iter()
+        .map(|l| match l.mixer {
+            Mixer::Attention(_) => "attention",
+            Mixer::Mamba2 => "Mamba2",
+        })
+        .collect();
+    mixers.sort();
+    mixers.dedup();
+    f("mixer", "sequence mixers", Mechanism, mixers.join(" and "));
+    if let Some(m) = &s.ssm {
+        f("ssm.heads", "Mamba2 heads", Size, m.heads.to_string());
+        f(
+            "ssm.head_dim",
+            "Mamba2 head dim",
+            Size,
+            m.head_dim.to_string(),
+        );
+        f("ssm.state", "state size", Size, m.state.to_string());
+        f("ssm.groups", "B/C groups", Size, m.groups.to_string());
+        f(
+            "ssm.conv_kernel",
+            "convolution width",
+            Size,
+            m.conv_kernel.to_string(),
+        );
+    }
+    // Without attention layers, the attention's settings describe nothing.
+    if s.attn_variants().is_empty() {
+        out.retain(|x| !x.key.starts_with("attention.") && !x.key.starts_with("mla."));
+    }
     out
 }
 
@@ -678,6 +710,9 @@ fn changes(a: &Spec, b: &Spec) -> Vec<Change> {
     let mut out = Vec::new();
     for x in &fa {
         let y = fb.iter().find(|y| y.key == x.key);
+        if y.is_none() && (x.value == "no" || x.value == "none") {
+            continue; // absent in A, and in B without a value at all
+        }
         if y.is_none_or(|y| y.value != x.value) {
             out.push(Change {
                 key: x.key,
@@ -690,6 +725,9 @@ fn changes(a: &Spec, b: &Spec) -> Vec<Change> {
         }
     }
     for y in fb.iter().filter(|y| !fa.iter().any(|x| x.key == y.key)) {
+        if y.value == "no" || y.value == "none" {
+            continue; // absent in B, and in A without a value at all: nothing changed
+        }
         out.push(Change {
             key: y.key,
             label: y.label,
@@ -712,6 +750,11 @@ fn changes(a: &Spec, b: &Spec) -> Vec<Change> {
         ("rope.", "position"),
         ("attention.window", "attention.spans"),
         ("attention.local_layers", "attention.spans"),
+        // The sizes of a mixer one model lacks: said with the mixers' change.
+        ("attention.heads", "mixer"),
+        ("attention.kv_heads", "mixer"),
+        ("attention.head_dim", "mixer"),
+        ("ssm.", "mixer"),
     ];
     let parent_of = |c: &Change| {
         if c.a.is_some() && c.b.is_some() {

@@ -214,3 +214,40 @@ fn figures_are_each_models_stats() {
         sa.kv_cache.bytes_per_token_bf16
     );
 }
+
+/// A state-space model beside an attention model: the mixers differ, each side's mixer sizes
+/// are said with that change, and attention settings a model without attention has no value for
+/// are not listed as changes.
+#[test]
+fn mamba_codestral_to_mistral_7b() {
+    let d = diff(
+        &graph_of("mamba-codestral-7b"),
+        &graph_of("mistral-7b-v0.1"),
+    )
+    .unwrap();
+    let mixer = d.changes.iter().find(|c| c.key == "mixer").unwrap();
+    assert_eq!(
+        (mixer.a.as_deref(), mixer.b.as_deref()),
+        (Some("Mamba2"), Some("attention"))
+    );
+    assert!(
+        mixer.with.contains(&"state size 128".to_string()),
+        "{:?}",
+        mixer.with
+    );
+    assert!(
+        !d.changes
+            .iter()
+            .any(|c| c.a.is_none() && c.b.as_deref() == Some("no")),
+        "{:?}",
+        d.changes
+    );
+    let only_a: Vec<&str> = d
+        .steps
+        .iter()
+        .filter(|p| p.status == StepStatus::OnlyA)
+        .map(|p| p.a.as_ref().unwrap().title.as_str())
+        .collect();
+    assert!(only_a.contains(&"State update"), "{only_a:?}");
+    insta::assert_snapshot!(anatomy_core::render::report::diff(&d));
+}

@@ -402,3 +402,42 @@ fn dbrx_base_where_transformers_does_not_read_it_is_refused() {
     given["rope_parameters"] = json!({"rope_type": "default", "rope_theta": 500000});
     assert!(families::load_json("cfg.json", &given.to_string(), "t", false).is_ok());
 }
+
+/// Mamba2's sizes must agree with one another, and a Δ limit transformers applies to a prompt
+/// but not to a decoded token is refused.
+#[test]
+fn mamba2_sizes_and_step_limits() {
+    let base = anatomy_core::catalog::get("mamba-codestral-7b")
+        .unwrap()
+        .value();
+    let with = |key: &str, value: Value| {
+        let mut v = base.clone();
+        v[key] = value;
+        v
+    };
+    for (key, value, says) in [
+        ("num_heads", json!(100), "must equal hidden_size × expand"),
+        (
+            "intermediate_size",
+            json!(4096),
+            "expand × hidden_size (4096 × 2)",
+        ),
+        ("n_groups", json!(3), "it must divide num_heads (128)"),
+        (
+            "time_step_limit",
+            json!([0.0, 5.0]),
+            "must be [0.0, Infinity]",
+        ),
+        ("hidden_act", json!("gelu"), "SiLU"),
+    ] {
+        let e = err_of(&with(key, value));
+        assert_eq!(e.field, key, "{e}");
+        assert!(e.message.contains(says), "{key}: {e}");
+    }
+    // Python's json writes the default limit with a bare Infinity: read as the number.
+    let text = anatomy_core::catalog::get("mamba-codestral-7b")
+        .unwrap()
+        .json;
+    assert!(text.contains("Infinity"));
+    families::load_json("cfg.json", text, "t", false).unwrap();
+}

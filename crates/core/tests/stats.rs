@@ -175,3 +175,34 @@ fn kv_cache_follows_each_layers_attention() {
         assert_eq!(s.kv_cache.values_at_context, at, "at {context}");
     }
 }
+
+/// A model of recurrent layers alone caches nothing per token: its state per sequence is each
+/// layer's scan state (heads × head_dim × state) and convolution window ((kernel − 1) inputs of
+/// x, B and C), the same at any context, and so are its decode FLOPs.
+#[test]
+fn recurrent_state_is_the_same_at_any_context() {
+    let spec = source::load("mamba-codestral-7b", false).unwrap().spec;
+    let s = spec.ssm.clone().unwrap();
+    let conv = s.heads * s.head_dim + 2 * s.groups * s.state;
+    let per_layer = s.heads * s.head_dim * s.state + conv * (s.conv_kernel - 1);
+    let (short, long) = (
+        stats_of("mamba-codestral-7b", Some(64)),
+        stats_of("mamba-codestral-7b", Some(4096)),
+    );
+    for st in [&short, &long] {
+        assert_eq!(st.kv_cache.values_per_token, 0);
+        assert_eq!(st.kv_cache.values_at_context, 0);
+        assert_eq!(st.state.values_per_sequence, per_layer * spec.layers);
+        assert_eq!(st.state.bytes_bf16, 2 * per_layer * spec.layers);
+        assert!(st.flops.recurrent_per_token > 0);
+    }
+    assert_eq!(short.flops.decode_per_token, long.flops.decode_per_token);
+    assert_eq!(short.flops.prefill_per_token, long.flops.prefill_per_token);
+    // An attention model next to it: no state, a cache that grows.
+    let llama = (
+        stats_of("llama-3.2-1b", Some(64)),
+        stats_of("llama-3.2-1b", Some(4096)),
+    );
+    assert_eq!(llama.0.state.values_per_sequence, 0);
+    assert!(llama.1.flops.decode_per_token > llama.0.flops.decode_per_token);
+}

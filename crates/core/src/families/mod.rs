@@ -1096,3 +1096,24 @@ fn check(cfg: &Config, spec: &Spec) -> Result<()> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_literals_outside_strings_only() {
+        let text = r#"{"a": [0.0, Infinity], "b": -Infinity, "c": NaN, "s": "Infinity \"NaN\" -Infinity", "t": "x\\"}"#;
+        let v = parse_json("f.json", text).unwrap();
+        assert_eq!(v["a"][1], "Infinity");
+        assert_eq!(v["b"], "-Infinity");
+        assert_eq!(v["c"], "NaN");
+        assert_eq!(v["s"], "Infinity \"NaN\" -Infinity");
+        assert_eq!(v["t"], "x\\");
+        // Plain JSON passes through untouched.
+        assert!(matches!(
+            python_literals("{\"a\": 1}"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
+}
