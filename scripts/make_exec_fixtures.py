@@ -387,6 +387,11 @@ CONFIGS = {
     "mamba2-biased": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=4,
                           head_dim=16, expand=2, n_groups=1, state_size=8, conv_kernel=3, chunk_size=4,
                           use_bias=True, use_conv_bias=False, tie_word_embeddings=True, pad_token_id=0),
+    # Bamba: Mamba2 layers around one attention layer (half of each head rotated), a dense MLP
+    # in every layer.
+    "bamba": dict(BASE, model_type="bamba", num_hidden_layers=3, attn_layer_indices=[1], mamba_n_heads=8,
+                  mamba_d_head=8, mamba_n_groups=2, mamba_d_state=6, mamba_d_conv=4, mamba_chunk_size=5,
+                  mamba_proj_bias=True, attention_bias=True),
     # Ministral 3: YaRN, and queries scaled up every 4 positions.
     "ministral3": dict(BASE, model_type="ministral3", head_dim=8, sliding_window=6,
                        rope_parameters={"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,

@@ -317,16 +317,18 @@ def logits_of(model, ids):
 
 # Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
 # when it is fed one token at a time through that state (its other code path).
-RECURRENT = {"mamba2"}
+RECURRENT = {"mamba2", "bamba"}
 
 
 def stepwise_logits(model, ids):
-    """The logits of `ids` fed one at a time through transformers' cache."""
+    """The logits of `ids` fed one at a time through transformers' cache, each with its position
+    as `generate` gives it (a hybrid left to infer it from its cache rotates by the wrong one)."""
     with torch.no_grad():
         out = model(input_ids=torch.tensor([ids[:1]]), use_cache=True)
         rows = [out.logits[0, -1]]
         for i in range(1, len(ids)):
-            out = model(input_ids=torch.tensor([ids[i:i + 1]]), cache=out.cache, use_cache=True)
+            out = model(input_ids=torch.tensor([ids[i:i + 1]]), cache=out.cache, use_cache=True,
+                        position_ids=torch.tensor([[i]]))
             rows.append(out.logits[0, -1])
     return torch.stack(rows).float()
 

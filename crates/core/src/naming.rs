@@ -625,6 +625,20 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             SharedGateUp | SharedDown => granite_shared(role),
             other => llama(other),
         },
+        Layout::Bamba => match role {
+            FfnNorm => ("model.layers.{b}.pre_ff_layernorm", "blk.{b}.ffn_norm"),
+            Gate => (
+                "model.layers.{b}.feed_forward.gate_proj",
+                "blk.{b}.ffn_gate",
+            ),
+            Up => ("model.layers.{b}.feed_forward.up_proj", "blk.{b}.ffn_up"),
+            Down => (
+                "model.layers.{b}.feed_forward.down_proj",
+                "blk.{b}.ffn_down",
+            ),
+            FinalNorm => ("model.final_layernorm", "output_norm"),
+            other => llama(other),
+        },
         Layout::Mamba2 => match role {
             Embed => ("backbone.embeddings", "token_embd"),
             AttnNorm => ("backbone.layers.{b}.norm", "blk.{b}.attn_norm"),

@@ -1130,6 +1130,9 @@ pub enum Layout {
     /// Llama's names with the router as `mlp.router.gate`, the correction bias as
     /// `mlp.expert_bias` and the shared experts as `mlp.shared_mlp` (HY-V3's checkpoints).
     HyV3,
+    /// Llama's names with `pre_ff_layernorm` before the MLP, the MLP as `feed_forward`, the
+    /// Mamba2 mixer as `mamba` and the final norm as `model.final_layernorm` (Bamba).
+    Bamba,
     /// `backbone.embeddings`, `backbone.layers.{b}.norm`, `mixer.in_proj`, `conv1d`, `dt_bias`,
     /// `A_log`, `D`, `norm`, `out_proj`, `backbone.norm_f` (Mamba2).
     Mamba2,

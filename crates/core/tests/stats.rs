@@ -206,3 +206,37 @@ fn recurrent_state_is_the_same_at_any_context() {
     assert_eq!(llama.0.state.values_per_sequence, 0);
     assert!(llama.1.flops.decode_per_token > llama.0.flops.decode_per_token);
 }
+
+/// A hybrid caches keys and values in its attention layers only, and keeps a fixed state in its
+/// Mamba2 layers only, at any context.
+#[test]
+fn a_hybrid_caches_in_attention_layers_and_keeps_state_in_the_others() {
+    let cfg = serde_json::json!({
+        "model_type": "bamba", "num_hidden_layers": 8, "attn_layer_indices": [3, 7],
+        "hidden_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 2,
+        "mamba_n_heads": 32, "mamba_d_state": 64, "mamba_n_groups": 2, "mamba_d_conv": 4,
+    });
+    let spec =
+        anatomy_core::families::load_json("bamba.json", &cfg.to_string(), "b", false).unwrap();
+    let g = graph::build(&spec).unwrap();
+    let s = spec.ssm.clone().unwrap();
+    // Per attention layer and token: K and V, 2 heads of 1024 / 8.
+    let kv_per_layer = 2 * 2 * (1024 / 8);
+    // Per Mamba2 layer: 32 heads × 64 (2 × 1024 / 32) × 64, and 3 inputs of x, B and C.
+    let state_per_layer = 32 * 64 * 64 + (2048 + 2 * 2 * 64) * 3;
+    assert_eq!(s.heads * s.head_dim * s.state, 32 * 64 * 64);
+    for context in [128, 65_536] {
+        let st = stats::stats(&g, Some(context)).unwrap();
+        assert_eq!(st.kv_cache.values_per_token, 2 * kv_per_layer, "{context}");
+        assert_eq!(
+            st.kv_cache.values_at_context,
+            2 * kv_per_layer * context,
+            "{context}"
+        );
+        assert_eq!(
+            st.state.values_per_sequence,
+            6 * state_per_layer,
+            "{context}"
+        );
+    }
+}

@@ -354,7 +354,7 @@ pub struct LlamaLike {
     pub head_bias: Bias,
     /// Keys of the RoPE base and of the rotated fraction.
     pub theta_key: &'static str,
-    pub partial_key: &'static str,
+    pub partial_key: Option<&'static str>,
     /// The class refuses attention and MLP biases that differ (InternLM3).
     pub same_bias: bool,
     /// `clip_qkv` (default none) clamps Q, K and V (OLMo, OLMoE).
@@ -389,6 +389,18 @@ pub struct LlamaLike {
     /// A key softcapping the router's logits, 0 for none (Laguna's
     /// `moe_router_logit_softcapping`).
     pub router_softcap_key: Option<&'static str>,
+    /// Some layers mix by Mamba2 instead of attention (Bamba): where its settings are, and
+    /// which layers attend.
+    pub hybrid: Option<Hybrid>,
+}
+
+/// A hybrid's Mamba2 layers.
+#[derive(Debug, Clone, Copy)]
+pub struct Hybrid {
+    pub keys: super::mamba2::SsmKeys,
+    /// The key listing the layers that attend; every other layer runs Mamba2 (Bamba's
+    /// `attn_layer_indices`, none by default).
+    pub attn_layers_key: &'static str,
 }
 
 /// How the sliding-window layers' attention differs from the full layers'.
@@ -456,7 +468,7 @@ impl LlamaLike {
             parallel_key: None,
             head_bias: Bias::Never,
             theta_key: "rope_theta",
-            partial_key: "partial_rotary_factor",
+            partial_key: Some("partial_rotary_factor"),
             same_bias: false,
             clip_qkv: false,
             multipliers: None,
@@ -468,6 +480,7 @@ impl LlamaLike {
             window_less_one_key: None,
             dynamic_mask_key: None,
             residual_scales: false,
+            hybrid: None,
             heads_per_layer_key: None,
             softplus_gate_key: None,
             router_softcap_key: None,
@@ -755,6 +768,26 @@ pub fn load(
             _ => f.place,
         },
     };
+    // A hybrid's Mamba2 layers: those not listed as attending.
+    let (ssm, mamba_layers) = match &f.hybrid {
+        Some(h) => {
+            let attending = cfg.list_any(h.attn_layers_key, |v| v.as_u64(), "a layer index")?;
+            let attending = attending.unwrap_or_default();
+            if let Some(&i) = attending.iter().find(|&&i| i >= layers) {
+                return Err(cfg.err(
+                    h.attn_layers_key,
+                    format!(
+                        "lists layer {i}; the model has {layers} layers (0 to {})",
+                        layers - 1
+                    ),
+                ));
+            }
+            let mamba: Vec<bool> = (0..layers).map(|b| !attending.contains(&b)).collect();
+            let s = super::mamba2::ssm(cfg, hidden, norm.eps, &h.keys)?;
+            (Some(s), mamba)
+        }
+        None => (None, vec![false; layers as usize]),
+    };
     let mut attn = Attention {
         qkv_bias,
         o_bias,
@@ -981,12 +1014,19 @@ pub fn load(
             sub_norm: f.sub_norms,
         },
         moe,
-        ssm: None,
+        ssm,
         plan: spans
             .into_iter()
             .zip(moe_layers)
             .zip(no_rope)
-            .map(|((attn, moe), rope)| LayerPlan::attention(attn, rope && f.alibi.is_none(), moe))
+            .zip(&mamba_layers)
+            .map(|(((attn, moe), rope), &mamba)| {
+                let mut l = LayerPlan::attention(attn, rope && f.alibi.is_none() && !mamba, moe);
+                if mamba {
+                    l.mixer = Mixer::Mamba2;
+                }
+                l
+            })
             .collect(),
         norm,
         position: match f.alibi {

@@ -15,7 +15,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     // tests and `stats` use for attention models' defaults.
     s.context = 4096;
     let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
-    s.ssm = Some(ssm(cfg, s.hidden, eps)?);
+    s.ssm = Some(ssm(cfg, s.hidden, eps, &SsmKeys::MAMBA2)?);
     s.norm = Norm {
         kind: NormKind::Rms,
         eps,
@@ -35,33 +35,84 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     Ok(s)
 }
 
-/// The mixer's settings, as `Mamba2Mixer` reads them (the same keys in every family that
-/// builds one).
-pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64) -> Result<Ssm> {
-    let heads = cfg.size("num_heads", Some(128))?;
-    let head_dim = cfg.size("head_dim", Some(64))?;
-    let expand = cfg.size("expand", Some(2))?;
+/// Where a family's config keeps the Mamba2 mixer's settings, and its class defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct SsmKeys {
+    pub heads: (&'static str, u64),
+    /// `None`: derived, expand × hidden / heads ("auto" in Bamba's config).
+    pub head_dim: (&'static str, Option<u64>),
+    pub expand: (&'static str, u64),
+    pub groups: (&'static str, u64),
+    pub state: (&'static str, u64),
+    pub conv: (&'static str, u64),
+    pub conv_bias: (&'static str, bool),
+    pub bias: (&'static str, bool),
+    /// A key that restates expand × hidden (Mamba2 conversions' `intermediate_size`); `None`
+    /// where the key is the MLP's.
+    pub restated_inner: Option<&'static str>,
+}
+
+impl SsmKeys {
+    pub const MAMBA2: SsmKeys = SsmKeys {
+        heads: ("num_heads", 128),
+        head_dim: ("head_dim", Some(64)),
+        expand: ("expand", 2),
+        groups: ("n_groups", 8),
+        state: ("state_size", 128),
+        conv: ("conv_kernel", 4),
+        conv_bias: ("use_conv_bias", true),
+        bias: ("use_bias", false),
+        restated_inner: Some("intermediate_size"),
+    };
+
+    /// Bamba's `mamba_*` keys (IBM's hybrids).
+    pub const BAMBA: SsmKeys = SsmKeys {
+        heads: ("mamba_n_heads", 128),
+        head_dim: ("mamba_d_head", None),
+        expand: ("mamba_expand", 2),
+        groups: ("mamba_n_groups", 1),
+        state: ("mamba_d_state", 256),
+        conv: ("mamba_d_conv", 4),
+        conv_bias: ("mamba_conv_bias", true),
+        bias: ("mamba_proj_bias", false),
+        restated_inner: None,
+    };
+}
+
+/// The mixer's settings, as `Mamba2Mixer` (and the hybrids' copies of it) read them.
+pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64, k: &SsmKeys) -> Result<Ssm> {
+    let heads = cfg.size(k.heads.0, Some(k.heads.1))?;
+    let expand = cfg.size(k.expand.0, Some(k.expand.1))?;
     let inner = hidden.checked_mul(expand);
+    let derived = inner.map(|i| i / heads).filter(|_| heads > 0);
+    let head_dim = match (cfg.get(k.head_dim.0), k.head_dim.1) {
+        // "auto", or absent where the class derives it.
+        (Some(v), _) if v.as_str() == Some("auto") => derived.unwrap_or(0),
+        (None, None) => derived.unwrap_or(0),
+        (_, default) => cfg.size(k.head_dim.0, default)?,
+    };
     if inner != heads.checked_mul(head_dim) {
         return Err(cfg.err(
-            "num_heads",
-            format!("is {heads}, with head_dim {head_dim}; num_heads × head_dim must equal hidden_size × expand ({hidden} × {expand}), the width the mixer's projections share"),
+            k.heads.0,
+            format!("is {heads}, with {} {head_dim}; heads × head dim must equal hidden_size × {} ({hidden} × {expand}), the width the mixer's projections share", k.head_dim.0, k.expand.0),
         ));
     }
-    if let Some(i) = cfg.opt_size("intermediate_size")? {
-        // Not a Mamba2Config field, but saved by conversions: it restates expand × hidden_size.
-        if Some(i) != inner {
-            return Err(cfg.err(
-                "intermediate_size",
-                format!("is {i}; Mamba2 takes its inner width from expand × hidden_size ({hidden} × {expand}) and ignores this key, so a different value describes another model"),
-            ));
+    if let Some(key) = k.restated_inner {
+        if let Some(i) = cfg.opt_size(key)? {
+            // Not a field of the class, but saved by conversions: it restates the inner width.
+            if Some(i) != inner {
+                return Err(cfg.err(
+                    key,
+                    format!("is {i}; Mamba2 takes its inner width from {} × hidden_size ({hidden} × {expand}) and ignores this key, so a different value describes another model", k.expand.0),
+                ));
+            }
         }
     }
-    let groups = cfg.size("n_groups", Some(8))?;
+    let groups = cfg.size(k.groups.0, Some(k.groups.1))?;
     if !heads.is_multiple_of(groups) {
         return Err(cfg.err(
-            "n_groups",
-            format!("is {groups}; it must divide num_heads ({heads}): each group's B and C serve num_heads / n_groups heads"),
+            k.groups.0,
+            format!("is {groups}; it must divide {} ({heads}): each group's B and C serve the heads of one group", k.heads.0),
         ));
     }
     let act = cfg.string("hidden_act", "silu")?;
@@ -92,11 +143,11 @@ pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64) -> Result<Ssm> {
     Ok(Ssm {
         heads,
         head_dim,
-        state: cfg.size("state_size", Some(128))?,
+        state: cfg.size(k.state.0, Some(k.state.1))?,
         groups,
-        conv_kernel: cfg.size("conv_kernel", Some(4))?,
-        conv_bias: cfg.flag("use_conv_bias", true)?,
-        bias: cfg.flag("use_bias", false)?,
+        conv_kernel: cfg.size(k.conv.0, Some(k.conv.1))?,
+        conv_bias: cfg.flag(k.conv_bias.0, k.conv_bias.1)?,
+        bias: cfg.flag(k.bias.0, k.bias.1)?,
         eps,
     })
 }

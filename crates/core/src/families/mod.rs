@@ -603,9 +603,10 @@ pub(crate) struct RopeDefaults {
     /// The key of the base (`rope_theta`; GPT-NeoX `rotary_emb_base`).
     pub theta_key: &'static str,
     /// The rotated fraction of a head when the config gives none, and its key
-    /// (`partial_rotary_factor`; GPT-NeoX `rotary_pct`).
+    /// (`partial_rotary_factor`; GPT-NeoX `rotary_pct`); no key where the class fixes the
+    /// top-level fraction whatever the config says (Bamba's 0.5).
     pub partial: f64,
-    pub partial_key: &'static str,
+    pub partial_key: Option<&'static str>,
     /// `max_position_embeddings` as read: what dynamic NTK scales from, and the pretraining
     /// length of llama3, YaRN and LongRoPE when nothing else gives one.
     pub context: u64,
@@ -626,7 +627,7 @@ impl RopeDefaults {
             theta,
             theta_key: "rope_theta",
             partial: 1.0,
-            partial_key: "partial_rotary_factor",
+            partial_key: Some("partial_rotary_factor"),
             context,
             original: None,
             renames: &[],
@@ -702,10 +703,17 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
         }
     };
     // The top-level key is read either way: the dict's own value, where given, wins over it.
-    let top_partial = cfg.float(d.partial_key, d.partial)?;
+    let top_partial = match d.partial_key {
+        Some(key) => cfg.float(key, d.partial)?,
+        None => d.partial,
+    };
     let partial = partial_in.unwrap_or(top_partial);
     if !(partial > 0.0 && partial <= 1.0) {
-        return Err(cfg.err(d.partial_key, format!("is {partial}; it must be in (0, 1]")));
+        let key = match (partial_in, d.partial_key) {
+            (None, Some(key)) => key,
+            _ => "rope_parameters.partial_rotary_factor",
+        };
+        return Err(cfg.err(key, format!("is {partial}; it must be in (0, 1]")));
     }
     // The sliding layers' own fraction, where their dict gives one that differs (Laguna).
     let mut sliding_partial = None;

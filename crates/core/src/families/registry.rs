@@ -6,9 +6,10 @@
 
 use super::echo::Echo;
 use super::llama::{
-    Bias, Defaults, Experts, LlamaLike, MoeLayers, Mup, NoRope, Routed, SharedMlp, SlidingOwn,
-    Unlisted, Windows,
+    Bias, Defaults, Experts, Hybrid, LlamaLike, MoeLayers, Mup, NoRope, Routed, SharedMlp,
+    SlidingOwn, Unlisted, Windows,
 };
+use super::mamba2::SsmKeys;
 use super::{dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba2, modernbert};
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -1086,7 +1087,7 @@ pub static FAMILIES: &[Family] = &[
             parallel_key: Some(("use_parallel_residual", true)),
             partial: 0.25,
             theta_key: "rotary_emb_base",
-            partial_key: "rotary_pct",
+            partial_key: Some("rotary_pct"),
             layout: Layout::GptNeox,
             ..LlamaLike::llama(Defaults {
                 act: "gelu",
@@ -2243,6 +2244,45 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Bamba (IBM): Llama layers whose mixer is Mamba2 except in the layers `attn_layer_indices`
+    // lists (none by default); half of each head rotated whatever the top-level
+    // `partial_rotary_factor` says (the class sets it).
+    llama(
+        "bamba",
+        "Bamba",
+        LlamaLike {
+            partial: 0.5,
+            partial_key: None,
+            hybrid: Some(Hybrid {
+                keys: SsmKeys::BAMBA,
+                attn_layers_key: "attn_layer_indices",
+            }),
+            layout: Layout::Bamba,
+            ..LlamaLike::llama(d(
+                128_000,
+                4096,
+                14_336,
+                32,
+                32,
+                Some(8),
+                None,
+                262_144,
+                1e-5,
+                10_000.0,
+                false,
+            ))
+        },
+        None,
+        &[
+            TRAINING,
+            &[
+                "num_logits_to_keep",
+                "z_loss_coefficient",
+                "mamba_chunk_size",
+                "partial_rotary_factor",
+            ],
+        ],
+    ),
     // Mamba2: every layer a state-space mixer, no attention, no FFN. `residual_in_fp32` and
     // `chunk_size` change only rounding and the order of a sum; the time-step keys only the
     // initialization. `norm_before_gate` (saved by conversions, Mamba-Codestral) is no field of

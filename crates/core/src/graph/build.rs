@@ -576,7 +576,9 @@ impl<'s> Builder<'s> {
         };
         let variants = spec.attn_variants();
         if let Some(s) = spec.ssm.as_ref().filter(|_| !ssm_layers.is_empty()) {
+            self.layers = ssm_layers.clone();
             let nodes = self.mamba2(attn_in, s);
+            self.layers = self.all_layers();
             if variants.is_empty() {
                 children.extend(nodes);
             } else {
@@ -840,12 +842,14 @@ impl<'s> Builder<'s> {
         )
     }
 
-    /// Restrict a step to `layers` when they are not all of the block's (NoPE layers skip RoPE).
+    /// Restrict an attention step to `layers` when they are not all of the attention layers
+    /// (NoPE layers skip RoPE).
     pub(super) fn gate(&self, mut node: Node, layers: &LayerSet) -> Node {
+        let attending = self.spec.layers_where(|l| l.span().is_some());
         if let Node::Step(s) = &mut node {
-            if layers.len() != self.spec.layers {
-                let skipped = self.spec.layers_where(|l| !l.rope);
-                s.title += &format!(" ({} of {} layers)", layers.len(), self.spec.layers);
+            if layers.len() != attending.len() {
+                let skipped = self.spec.layers_where(|l| !l.rope && l.span().is_some());
+                s.title += &format!(" ({} of {} layers)", layers.len(), attending.len());
                 s.equation += &format!("; identity in layers {skipped} (no positional encoding)");
                 s.layers = Some(layers.clone());
             }

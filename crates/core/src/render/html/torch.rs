@@ -1783,6 +1783,16 @@ fn layer(spec: &Spec, n: &Names) -> String {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
     let mut a_out = format!("self.{attn}({attn_in}, rope)");
+    if spec.ssm.is_some() {
+        // A hybrid: each layer holds the one mixer it runs.
+        let mamba = n.sublayer(Role::SsmIn);
+        let made = init.lines().last().unwrap_or_default().trim().to_string();
+        init = init.replace(
+            &format!("        {made}\n"),
+            &format!("        self.span = span\n        if span[0] == \"mamba2\":\n            self.{mamba} = Mamba2()\n        else:\n            {made}\n"),
+        );
+        a_out = format!("(self.{mamba}({attn_in}) if self.span[0] == \"mamba2\" else {a_out})");
+    }
     if place.after() {
         let p = norm_attr(Role::PostAttnNorm);
         init += &format!("        self.{p} = Norm({d})  # on the attention's output\n");

@@ -1,0 +1,69 @@
+//! Decoding through a recurrent state: one token after 128 and after 4096 tokens, for a
+//! scaled-down Mamba2 (every layer recurrent) and a scaled-down hybrid (Bamba: Mamba2 layers and
+//! one attention layer in four), on random weights. A recurrent layer's step costs the same at
+//! any context; the attention layers' grows. After criterion's figures, the ratios of the two
+//! contexts, measured in the same run, are printed.
+//! `cargo bench -p anatomy-exec --bench recurrent`.
+use anatomy_core::{families, source};
+use anatomy_exec::{session, Cache, Model};
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::time::Instant;
+
+fn models() -> Vec<(&'static str, Model)> {
+    let mamba = source::load("mamba-codestral-7b", false).unwrap().spec;
+    let hybrid = serde_json::json!({
+        "model_type": "bamba", "num_hidden_layers": 8, "attn_layer_indices": [3, 7],
+        "hidden_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 2,
+        "max_position_embeddings": 8192,
+    });
+    let hybrid = families::load_json("bamba.json", &hybrid.to_string(), "hybrid", false).unwrap();
+    vec![
+        ("Mamba2", session::tiny(&mamba).unwrap()),
+        ("hybrid", session::tiny(&hybrid).unwrap()),
+    ]
+}
+
+/// The cache after `n` prompt tokens.
+fn after(model: &Model, n: usize) -> Cache {
+    let ids: Vec<u32> = (0..n as u32).map(|i| (7 + 13 * i) % 200).collect();
+    let mut cache = Cache::new(model.spec.layers as usize);
+    model.forward_last(&ids, &mut cache).unwrap();
+    cache
+}
+
+fn bench(c: &mut Criterion) {
+    let models = models();
+    let mut ratios = Vec::new();
+    for (name, model) in &models {
+        let mut g = c.benchmark_group(format!("{name} decode"));
+        let caches: Vec<(usize, Cache)> = [128, 4096].map(|n| (n, after(model, n))).into();
+        for (n, cache) in &caches {
+            g.bench_function(format!("1 token after {n}"), |b| {
+                b.iter(|| model.forward_last(&[42], &mut cache.clone()).unwrap())
+            });
+        }
+        g.finish();
+        // The same steps timed back to back, for the ratio.
+        let time = |cache: &Cache| {
+            let mut best = f64::MAX;
+            for _ in 0..30 {
+                let mut c = cache.clone();
+                let t = Instant::now();
+                model.forward_last(&[42], &mut c).unwrap();
+                best = best.min(t.elapsed().as_secs_f64());
+            }
+            best
+        };
+        let (short, long) = (time(&caches[0].1), time(&caches[1].1));
+        ratios.push((name, 1.0 / short, 1.0 / long));
+    }
+    for (name, short, long) in ratios {
+        println!(
+            "{name}: decode {short:.0} tok/s after 128 tokens, {long:.0} after 4096: ratio {:.2}",
+            long / short
+        );
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
