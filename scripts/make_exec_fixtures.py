@@ -392,6 +392,19 @@ CONFIGS = {
     "bamba": dict(BASE, model_type="bamba", num_hidden_layers=3, attn_layer_indices=[1], mamba_n_heads=8,
                   mamba_d_head=8, mamba_n_groups=2, mamba_d_state=6, mamba_d_conv=4, mamba_chunk_size=5,
                   mamba_proj_bias=True, attention_bias=True),
+    # GraniteMoeHybrid: Mamba2 layers around an attention layer that rotates, experts beside a
+    # shared MLP, Granite's multipliers (legacy layer names, as Granite 4.0-H's configs give them).
+    "granitemoehybrid": dict(BASE, model_type="granitemoehybrid", num_hidden_layers=3,
+                             layer_types=["mamba", "attention", "mamba"], position_embedding_type="rope",
+                             num_local_experts=4, num_experts_per_tok=2, shared_intermediate_size=24,
+                             mamba_n_heads=8, mamba_n_groups=2, mamba_d_state=6, mamba_d_conv=4, mamba_chunk_size=5,
+                             embedding_multiplier=2.0, residual_multiplier=0.5, attention_multiplier=0.1,
+                             logits_scaling=4.0),
+    # ... without experts (its shared MLP the whole FFN) and without positions.
+    "granitemoehybrid-dense": dict(BASE, model_type="granitemoehybrid", num_hidden_layers=2,
+                                   layer_types=["mamba", "attention"], num_local_experts=0,
+                                   shared_intermediate_size=40, mamba_n_heads=4, mamba_d_state=8,
+                                   mamba_chunk_size=4),
     # Ministral 3: YaRN, and queries scaled up every 4 positions.
     "ministral3": dict(BASE, model_type="ministral3", head_dim=8, sliding_window=6,
                        rope_parameters={"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,

@@ -317,7 +317,7 @@ def logits_of(model, ids):
 
 # Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
 # when it is fed one token at a time through that state (its other code path).
-RECURRENT = {"mamba2", "bamba"}
+RECURRENT = {"mamba2", "bamba", "granitemoehybrid"}
 
 
 def stepwise_logits(model, ids):

@@ -686,7 +686,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             ),
             other => llama(other),
         },
-        Layout::GraniteMoe => match role {
+        Layout::GraniteMoe | Layout::GraniteMoeHybrid => match role {
+            // GraniteMoeHybrid without experts: its shared MLP is the whole FFN.
+            GateUp if layout == Layout::GraniteMoeHybrid => granite_shared(SharedGateUp),
+            Down if layout == Layout::GraniteMoeHybrid => granite_shared(SharedDown),
             Router => (
                 "model.layers.{b}.block_sparse_moe.router.layer",
                 "blk.{b}.ffn_gate_inp",

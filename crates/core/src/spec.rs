@@ -1130,6 +1130,9 @@ pub enum Layout {
     /// Llama's names with the router as `mlp.router.gate`, the correction bias as
     /// `mlp.expert_bias` and the shared experts as `mlp.shared_mlp` (HY-V3's checkpoints).
     HyV3,
+    /// GraniteMoE's names, the shared MLP as `shared_mlp` (the whole FFN in a model without
+    /// experts), the Mamba2 mixer as `mamba` (GraniteMoeHybrid).
+    GraniteMoeHybrid,
     /// Llama's names with `pre_ff_layernorm` before the MLP, the MLP as `feed_forward`, the
     /// Mamba2 mixer as `mamba` and the final norm as `model.final_layernorm` (Bamba).
     Bamba,

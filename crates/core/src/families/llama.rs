@@ -99,6 +99,9 @@ pub enum NoRope {
     /// `layer_rope_theta`: each layer's RoPE base, 0 for none (GraniteSWA). anatomy draws one
     /// base, so every non-zero entry must be the model's.
     LayerTheta,
+    /// `position_embedding_type`: "rope" rotates every layer; null (the default) or "nope" none
+    /// (GraniteMoeHybrid).
+    PositionType,
 }
 
 /// Scoring names a config may give, each with its `Scoring`.
@@ -128,6 +131,9 @@ pub struct Routed {
     pub layers: MoeLayers,
     /// With no experts the model is dense (Qwen3-MoE); otherwise such a config is refused.
     pub zero_is_dense: bool,
+    /// With no experts the FFN is the shared MLP alone, at its width (GraniteMoeHybrid); the
+    /// layout names the dense MLP as the shared one.
+    pub zero_is_shared: bool,
     /// One shared expert beside the routed ones.
     pub shared: Option<SharedMlp>,
     /// Softmax over all experts then top-k, or softmax over the top-k logits (GraniteMoE).
@@ -228,6 +234,7 @@ impl Routed {
         renormalize: None,
         layers: MoeLayers::All,
         zero_is_dense: false,
+        zero_is_shared: false,
         shared: None,
         scoring: Scoring::Softmax,
         stacked_out_in: false,
@@ -398,9 +405,18 @@ pub struct LlamaLike {
 #[derive(Debug, Clone, Copy)]
 pub struct Hybrid {
     pub keys: super::mamba2::SsmKeys,
-    /// The key listing the layers that attend; every other layer runs Mamba2 (Bamba's
-    /// `attn_layer_indices`, none by default).
-    pub attn_layers_key: &'static str,
+    pub layers: HybridLayers,
+}
+
+/// Which layers of a hybrid attend; the others run Mamba2.
+#[derive(Debug, Clone, Copy)]
+pub enum HybridLayers {
+    /// A list of the attending layers' indices, none by default (Bamba's `attn_layer_indices`).
+    AttnIndices(&'static str),
+    /// A type per layer, "linear_attention" (or its old name "mamba") for Mamba2 and
+    /// "full_attention" ("attention"), every layer Mamba2 by default (GraniteMoeHybrid's
+    /// `layer_types`).
+    Types(&'static str),
 }
 
 /// How the sliding-window layers' attention differs from the full layers'.
@@ -633,6 +649,16 @@ pub fn load(
     if let (Some(m), Experts::Routed(r)) = (&mut moe, f.experts) {
         m.shared_bias = mlp_bias && r.shared.is_some_and(|s| s.bias_as_mlp);
     }
+    // Without experts, the shared MLP is the whole FFN (GraniteMoeHybrid).
+    let intermediate = match (f.experts, &moe) {
+        (Experts::Routed(r), None) if r.zero_is_shared => {
+            let (key, default) = r
+                .shared
+                .map_or(("intermediate_size", intermediate), |s| s.width);
+            cfg.size(key, Some(default))?
+        }
+        _ => intermediate,
+    };
     if f.no_rope == NoRope::FullLayersDenseRotate
         && cfg.size("prefix_dense_sliding_window_pattern", Some(1))? == 1
     {
@@ -771,18 +797,34 @@ pub fn load(
     // A hybrid's Mamba2 layers: those not listed as attending.
     let (ssm, mamba_layers) = match &f.hybrid {
         Some(h) => {
-            let attending = cfg.list_any(h.attn_layers_key, |v| v.as_u64(), "a layer index")?;
-            let attending = attending.unwrap_or_default();
-            if let Some(&i) = attending.iter().find(|&&i| i >= layers) {
-                return Err(cfg.err(
-                    h.attn_layers_key,
-                    format!(
-                        "lists layer {i}; the model has {layers} layers (0 to {})",
-                        layers - 1
-                    ),
-                ));
-            }
-            let mamba: Vec<bool> = (0..layers).map(|b| !attending.contains(&b)).collect();
+            let mamba: Vec<bool> = match h.layers {
+                HybridLayers::AttnIndices(key) => {
+                    let attending = cfg.list_any(key, |v| v.as_u64(), "a layer index")?;
+                    let attending = attending.unwrap_or_default();
+                    if let Some(&i) = attending.iter().find(|&&i| i >= layers) {
+                        return Err(cfg.err(
+                            key,
+                            format!(
+                                "lists layer {i}; the model has {layers} layers (0 to {})",
+                                layers - 1
+                            ),
+                        ));
+                    }
+                    (0..layers).map(|b| !attending.contains(&b)).collect()
+                }
+                HybridLayers::Types(key) => cfg
+                    .list(
+                        key,
+                        layers,
+                        |v| match v.as_str()? {
+                            "linear_attention" | "mamba" => Some(true),
+                            "full_attention" | "attention" => Some(false),
+                            _ => None,
+                        },
+                        "\"linear_attention\" (Mamba2) or \"full_attention\"",
+                    )?
+                    .unwrap_or_else(|| vec![true; layers as usize]),
+            };
             let s = super::mamba2::ssm(cfg, hidden, norm.eps, &h.keys)?;
             (Some(s), mamba)
         }
@@ -1363,6 +1405,21 @@ fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
 
 /// Layers that apply RoPE.
 fn rope_layers(cfg: &Config, rule: NoRope, layers: u64) -> Result<Vec<bool>> {
+    if rule == NoRope::PositionType {
+        let key = "position_embedding_type";
+        let rope =
+            match cfg.opt_string(key)?.as_deref() {
+                Some("rope") => true,
+                None | Some("nope") => false,
+                Some(other) => return Err(cfg.err(
+                    key,
+                    format!(
+                        "is {other:?}; it must be \"rope\", or \"nope\" or null for no positions"
+                    ),
+                )),
+            };
+        return Ok(vec![rope; layers as usize]);
+    }
     if rule != NoRope::Interval {
         return Ok(vec![true; layers as usize]);
     }

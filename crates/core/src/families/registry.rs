@@ -6,8 +6,8 @@
 
 use super::echo::Echo;
 use super::llama::{
-    Bias, Defaults, Experts, Hybrid, LlamaLike, MoeLayers, Mup, NoRope, Routed, SharedMlp,
-    SlidingOwn, Unlisted, Windows,
+    Bias, Defaults, Experts, Hybrid, HybridLayers, LlamaLike, MoeLayers, Mup, NoRope, Routed,
+    SharedMlp, SlidingOwn, Unlisted, Windows,
 };
 use super::mamba2::SsmKeys;
 use super::{dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba2, modernbert};
@@ -2255,7 +2255,7 @@ pub static FAMILIES: &[Family] = &[
             partial_key: None,
             hybrid: Some(Hybrid {
                 keys: SsmKeys::BAMBA,
-                attn_layers_key: "attn_layer_indices",
+                layers: HybridLayers::AttnIndices("attn_layer_indices"),
             }),
             layout: Layout::Bamba,
             ..LlamaLike::llama(d(
@@ -2283,6 +2283,45 @@ pub static FAMILIES: &[Family] = &[
             ],
         ],
     ),
+    // GraniteMoeHybrid (IBM Granite 4.0-H): Bamba's Mamba2 layers with GraniteMoE-Shared's
+    // experts and μP multipliers; `layer_types` says which layers attend (none by default),
+    // `position_embedding_type` whether they rotate (none by default), and a model without
+    // experts runs its shared MLP alone.
+    Family {
+        renames: &[("layers_block_type", "layer_types")],
+        ..llama(
+            "granitemoehybrid",
+            "GraniteMoeHybrid",
+            LlamaLike {
+                hybrid: Some(Hybrid {
+                    keys: SsmKeys::BAMBA,
+                    layers: HybridLayers::Types("layer_types"),
+                }),
+                no_rope: NoRope::PositionType,
+                fused_gate_up: true,
+                layout: Layout::GraniteMoeHybrid,
+                experts: Experts::Routed(Routed {
+                    zero_is_dense: true,
+                    zero_is_shared: true,
+                    shared: Some(SharedMlp {
+                        fused: true,
+                        ..SharedMlp::of("shared_intermediate_size", 1024)
+                    }),
+                    ..GRANITE_EXPERTS
+                }),
+                ..GRANITE_MOE
+            },
+            None,
+            &[
+                TRAINING,
+                &[
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    "mamba_chunk_size",
+                ],
+            ],
+        )
+    },
     // Mamba2: every layer a state-space mixer, no attention, no FFN. `residual_in_fp32` and
     // `chunk_size` change only rounding and the order of a sum; the time-step keys only the
     // initialization. `norm_before_gate` (saved by conversions, Mamba-Codestral) is no field of
