@@ -14,7 +14,7 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
-from make_toy_fixtures import RECURRENT, randomize, stepwise_logits
+from make_toy_fixtures import decodes_as_prompted, randomize, stepwise_logits
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "crates/exec/tests/fixtures"
@@ -405,6 +405,23 @@ CONFIGS = {
                                    layer_types=["mamba", "attention"], num_local_experts=0,
                                    shared_intermediate_size=40, mamba_n_heads=4, mamba_d_state=8,
                                    mamba_chunk_size=4),
+    # Nemotron-H: one sublayer a layer (Mamba2, ReLU² experts with a shared one, attention
+    # without positions, a ReLU² MLP), grouped sigmoid routing with a correction bias; a Δ floor
+    # the scan never reaches, so that transformers' prompt and decode paths agree
+    # (decodes_as_prompted).
+    "nemotron_h": dict(model_type="nemotron_h", hidden_size=32, vocab_size=97, pad_token_id=0,
+                       layers_block_type=["linear_attention", "moe", "full_attention", "mlp", "linear_attention"],
+                       num_attention_heads=4, num_key_value_heads=2, head_dim=8, intermediate_size=48,
+                       mamba_num_heads=4, mamba_head_dim=8, ssm_state_size=6, n_groups=2, chunk_size=5,
+                       n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                       moe_shared_expert_intermediate_size=24, n_group=2, topk_group=1,
+                       routed_scaling_factor=1.5, use_bias=True, time_step_min=1e-9),
+    # ... with a Δ floor the prompt's scan reaches (transformers decodes without it: its prompt
+    # is the reference for both paths).
+    "nemotron_h-floor": dict(model_type="nemotron_h", hidden_size=32, vocab_size=97, pad_token_id=0,
+                             hybrid_override_pattern="M-*M", intermediate_size=48, mamba_num_heads=4,
+                             mamba_head_dim=8, ssm_state_size=6, n_groups=1, time_step_min=0.9,
+                             num_attention_heads=4, num_key_value_heads=4, head_dim=8),
     # Ministral 3: YaRN, and queries scaled up every 4 positions.
     "ministral3": dict(BASE, model_type="ministral3", head_dim=8, sliding_window=6,
                        rope_parameters={"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,
@@ -438,7 +455,7 @@ def make(name, raw):
     # The config as the project reads it: the input dict, not transformers' full dump.
     (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
     expected = {"transformers": transformers.__version__, "ids": IDS, "logits": logits.tolist()}
-    if raw["model_type"] in RECURRENT:
+    if decodes_as_prompted(raw):
         expected["stepwise_logits"] = stepwise_logits(model, IDS).tolist()
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")

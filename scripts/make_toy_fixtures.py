@@ -56,6 +56,7 @@ SIZES = {
     "n_inner": FFN,
     "moe_intermediate_size": EXPERT_FFN,
     "shared_expert_intermediate_size": EXPERT_FFN,
+    "moe_shared_expert_intermediate_size": EXPERT_FFN + 8,
     "vocab_size": VOCAB,
     "head_dim": HEAD_DIM,
     "kv_lora_rank": 16,
@@ -125,6 +126,14 @@ def cut_lists(text, n):
                 if k not in head:
                     head[-1] = k
             text[key] = head
+    # A layer pattern written as a string (Nemotron-H's M, E, *, -).
+    p = text.get("hybrid_override_pattern")
+    if isinstance(p, str) and len(p) > n:
+        head = list(p[:n])
+        for c in dict.fromkeys(p):
+            if c not in head:
+                head[-1] = c
+        text["hybrid_override_pattern"] = "".join(head)
     for key in ("mlp_only_layers", "moe_layers"):
         v = text.get(key)
         if isinstance(v, list):
@@ -158,6 +167,13 @@ def shrink_text(text, n):
         text["n_groups"] = 2 if text.get("n_groups", 8) > 1 else 1
         if "intermediate_size" in text:
             text["intermediate_size"] = text["hidden_size"] * expand
+        if isinstance(text.get("chunk_size"), int):
+            text["chunk_size"] = 4
+    # Nemotron-H's: heads and state of 16, two groups.
+    if isinstance(text.get("ssm_state_size"), int) and isinstance(text.get("mamba_num_heads"), int):
+        text["mamba_head_dim"] = text["ssm_state_size"] = 16
+        text["mamba_num_heads"] = 4
+        text["n_groups"] = 2 if text.get("n_groups", 8) > 1 else 1
         if isinstance(text.get("chunk_size"), int):
             text["chunk_size"] = 4
     if isinstance(kv, int) and isinstance(heads, int):
@@ -299,6 +315,10 @@ def randomize(model):
                 p.normal_(0.0, fan_in ** -0.5)
             if p.dim() == 1 or "sinks" in n or "bias" in n:
                 p.add_(torch.randn_like(p) * 0.1)
+            if n.endswith("dt_bias"):
+                # State-space steps near 1 rather than the initial 0.001 to 0.1, so that the scan,
+                # and not only its skip, shows in the logits.
+                p.normal_(0.0, 1.0)
         for n, b in model.named_buffers():
             if "correction_bias" in n:
                 b.add_(torch.randn_like(b) * 0.1)
@@ -317,7 +337,16 @@ def logits_of(model, ids):
 
 # Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
 # when it is fed one token at a time through that state (its other code path).
-RECURRENT = {"mamba2", "bamba", "granitemoehybrid"}
+RECURRENT = {"mamba2", "bamba", "granitemoehybrid", "nemotron_h"}
+
+
+def decodes_as_prompted(raw):
+    """Whether transformers' token-by-token path computes what its prompt path does. Nemotron-H
+    clamps Δ to time_step_min (0.001 by default) in a prompt's scan but not when it decodes, so
+    where the floor binds the prompt's logits are the reference for both (anatomy clamps in both)."""
+    if raw.get("model_type") not in RECURRENT:
+        return False
+    return raw["model_type"] != "nemotron_h" or raw.get("time_step_min", 0.001) < 1e-6
 
 
 def stepwise_logits(model, ids):
@@ -342,7 +371,7 @@ def save(d, raw, model, extra=None):
     (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
     logits = logits_of(model, IDS)
     out = {"transformers": transformers.__version__, "ids": IDS, "logits": logits.tolist()}
-    if raw.get("model_type") in RECURRENT:
+    if decodes_as_prompted(raw):
         out["stepwise_logits"] = stepwise_logits(model, IDS).tolist()
     out.update(extra or {})
     (d / "expected.json").write_text(json.dumps(out) + "\n")

@@ -230,6 +230,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-11-30"
     ),
     entry!(
+        "nemotron-3-nano-30b-a3b",
+        "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+        "23 Mamba2 layers, 23 layers of 128 ReLU² experts (6 active) and 6 attention layers without positions, one sublayer each",
+        "2026-11-30"
+    ),
+    entry!(
         "mamba-codestral-7b",
         "mistralai/Mamba-Codestral-7B-v0.1",
         "no attention: 64 Mamba2 layers, each a state of 128 heads × 64 × 128 carried token to token",

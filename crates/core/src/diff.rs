@@ -199,6 +199,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Attention(AttnSpan::Sliding(_)) => "sliding-window",
             Mixer::Attention(AttnSpan::Chunked(_)) => "chunked",
             Mixer::Mamba2 => "none (Mamba2)",
+            Mixer::None => "none (FFN only)",
         })
         .collect();
     spans.sort();
@@ -457,6 +458,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         .map(|l| match l.mixer {
             Mixer::Attention(_) => "attention",
             Mixer::Mamba2 => "Mamba2",
+            Mixer::None => "none",
         })
         .collect();
     mixers.sort();

@@ -246,6 +246,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
+        (Layout::NemotronH, CorrectionBias) => {
+            return (
+                "backbone.layers.{b}.mixer.gate.e_score_correction_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (Layout::MiniMaxM2, CorrectionBias) => {
             return (
                 "model.layers.{b}.block_sparse_moe.e_score_correction_bias".into(),
@@ -637,6 +643,39 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.ffn_down",
             ),
             FinalNorm => ("model.final_layernorm", "output_norm"),
+            other => llama(other),
+        },
+        Layout::NemotronH => match role {
+            Embed => ("backbone.embeddings", "token_embd"),
+            AttnNorm | FfnNorm => ("backbone.layers.{b}.norm", "blk.{b}.attn_norm"),
+            SsmIn => ("backbone.layers.{b}.mixer.in_proj", "blk.{b}.ssm_in"),
+            SsmConv => ("backbone.layers.{b}.mixer.conv1d", "blk.{b}.ssm_conv1d"),
+            SsmNorm => ("backbone.layers.{b}.mixer.norm", "blk.{b}.ssm_norm"),
+            SsmOut => ("backbone.layers.{b}.mixer.out_proj", "blk.{b}.ssm_out"),
+            Q => ("backbone.layers.{b}.mixer.q_proj", "blk.{b}.attn_q"),
+            K => ("backbone.layers.{b}.mixer.k_proj", "blk.{b}.attn_k"),
+            V => ("backbone.layers.{b}.mixer.v_proj", "blk.{b}.attn_v"),
+            O => ("backbone.layers.{b}.mixer.o_proj", "blk.{b}.attn_output"),
+            Up => ("backbone.layers.{b}.mixer.up_proj", "blk.{b}.ffn_up"),
+            Down => ("backbone.layers.{b}.mixer.down_proj", "blk.{b}.ffn_down"),
+            Router => ("backbone.layers.{b}.mixer.gate", "blk.{b}.ffn_gate_inp"),
+            ExpertUp => (
+                "backbone.layers.{b}.mixer.experts.{e}.up_proj",
+                "blk.{b}.ffn_up_exps",
+            ),
+            ExpertDown => (
+                "backbone.layers.{b}.mixer.experts.{e}.down_proj",
+                "blk.{b}.ffn_down_exps",
+            ),
+            SharedUp => (
+                "backbone.layers.{b}.mixer.shared_experts.up_proj",
+                "blk.{b}.ffn_up_shexp",
+            ),
+            SharedDown => (
+                "backbone.layers.{b}.mixer.shared_experts.down_proj",
+                "blk.{b}.ffn_down_shexp",
+            ),
+            FinalNorm => ("backbone.norm_f", "output_norm"),
             other => llama(other),
         },
         Layout::Mamba2 => match role {

@@ -459,13 +459,15 @@ pub enum Mixer {
     /// Mamba2's state-space mixer (`Spec::ssm`): a fixed-size state per sequence, updated
     /// token by token.
     Mamba2,
+    /// None: the layer is its FFN alone (Nemotron-H's MLP and MoE layers).
+    None,
 }
 
 impl Mixer {
     pub fn span_of(self) -> Option<AttnSpan> {
         match self {
             Mixer::Attention(s) => Some(s),
-            Mixer::Mamba2 => None,
+            Mixer::Mamba2 | Mixer::None => None,
         }
     }
 
@@ -473,6 +475,7 @@ impl Mixer {
         match self {
             Mixer::Attention(s) => format!("{} attention", s.describe()),
             Mixer::Mamba2 => "Mamba2".into(),
+            Mixer::None => "no mixer".into(),
         }
     }
 }
@@ -506,6 +509,8 @@ pub struct Ssm {
     /// The input and output projections have biases.
     pub bias: bool,
     pub eps: f64,
+    /// Δ is kept at least this (Nemotron-H's `time_step_min`; 0 for none).
+    pub dt_floor: f64,
 }
 
 impl Ssm {
@@ -1133,6 +1138,10 @@ pub enum Layout {
     /// GraniteMoE's names, the shared MLP as `shared_mlp` (the whole FFN in a model without
     /// experts), the Mamba2 mixer as `mamba` (GraniteMoeHybrid).
     GraniteMoeHybrid,
+    /// `backbone.embeddings`, `backbone.layers.{b}.norm` and every sublayer as
+    /// `backbone.layers.{b}.mixer` (Mamba2's, attention's, the MLP's `up_proj`/`down_proj`, the
+    /// experts' `gate`, `experts.{e}`, `shared_experts`), `backbone.norm_f` (Nemotron-H).
+    NemotronH,
     /// Llama's names with `pre_ff_layernorm` before the MLP, the MLP as `feed_forward`, the
     /// Mamba2 mixer as `mamba` and the final norm as `model.final_layernorm` (Bamba).
     Bamba,

@@ -441,3 +441,28 @@ fn mamba2_sizes_and_step_limits() {
     assert!(text.contains("Infinity"));
     families::load_json("cfg.json", text, "t", false).unwrap();
 }
+
+/// Nemotron-H: keys transformers reads otherwise than they say, or not at all, are refused by
+/// name where they would describe another model.
+#[test]
+fn nemotron_h_keys_that_describe_another_model() {
+    let base = anatomy_core::catalog::get("nemotron-3-nano-30b-a3b").unwrap().value();
+    let with = |key: &str, value: Value| {
+        let mut v = base.clone();
+        v[key] = value;
+        v
+    };
+    for (key, value, says) in [
+        ("num_hidden_layers", json!(50), "the layer pattern gives 52 layers"),
+        ("hybrid_override_pattern", json!("MEX*"), "holds 'X'"),
+        ("n_shared_experts", json!(2), "builds one shared expert"),
+        ("norm_eps", json!(1e-6), "never read"),
+        ("attention_bias", json!(true), "have no biases"),
+        ("sliding_window", json!(4096), "sees every earlier token"),
+        ("moe_latent_size", json!(1024), "latent projections"),
+    ] {
+        let e = err_of(&with(key, value));
+        assert_eq!(e.field, key, "{e}");
+        assert!(e.message.contains(says), "{key}: {e}");
+    }
+}

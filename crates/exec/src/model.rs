@@ -475,6 +475,21 @@ impl Model {
     fn layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let place = self.spec.norm.place;
         self.keep(Some(b), "block_in", x);
+        if self.spec.plan[b].mixer == Mixer::None {
+            // The layer is its FFN alone, pre-normed (Nemotron-H's MLP and MoE layers).
+            let h = self.norm(x, Role::FfnNorm, Some(b))?;
+            self.keep(Some(b), "ffn_norm", &h);
+            let moe = self.spec.plan[b].moe();
+            let m = if moe {
+                self.moe(&h, b)?
+            } else {
+                self.mlp(&h, b)?
+            };
+            self.keep(Some(b), if moe { "combine" } else { "down" }, &m);
+            let out = (x + m)?;
+            self.keep(Some(b), "resid_ffn", &out);
+            return Ok(out);
+        }
         // ModernBERT's first layer reads the embeddings without a norm.
         let h = if place.before() && !(b == 0 && self.spec.skip_first_attn_norm) {
             self.norm(x, Role::AttnNorm, Some(b))?
@@ -487,6 +502,7 @@ impl Model {
         let mut a = match self.spec.plan[b].mixer {
             Mixer::Attention(_) => self.attention(&h, b, cache)?,
             Mixer::Mamba2 => self.mamba2(&h, b, cache)?,
+            Mixer::None => unreachable!("returned above"),
         };
         if place.after() {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
@@ -585,7 +601,10 @@ impl Model {
         let xs = conv.narrow(1, 0, inner)?;
         let bm = conv.narrow(1, inner, groups * n)?;
         let cm = conv.narrow(1, inner + groups * n, groups * n)?;
-        let dt = softplus(&dt.broadcast_add(self.w(Role::SsmDtBias, Some(b))?)?)?;
+        let mut dt = softplus(&dt.broadcast_add(self.w(Role::SsmDtBias, Some(b))?)?)?;
+        if s.dt_floor > 0.0 {
+            dt = dt.maximum(s.dt_floor)?;
+        }
         self.keep(Some(b), "ssm_dt", &dt);
         let a: Vec<f32> = vec(self.w(Role::SsmALog, Some(b))?)?
             .iter()
@@ -1371,7 +1390,16 @@ impl Model {
             };
             out = out.index_add(&idx, &y, 0)?;
         }
-        if m.shared_experts > 0 {
+        if m.shared_experts > 0 && !self.spec.mlp.gated {
+            // A plain shared MLP: up, the activation, down (Nemotron-H).
+            let u = self.proj(x, Role::SharedUp, b, m.shared_bias)?;
+            self.keep(Some(b), "shared_up", &u);
+            let a = self.act(&u)?;
+            self.keep(Some(b), "shared_act", &a);
+            let s = self.proj(&a, Role::SharedDown, b, m.shared_bias)?;
+            self.keep(Some(b), "shared_down", &s);
+            out = (out + s)?;
+        } else if m.shared_experts > 0 {
             let (g, u) = if m.shared_fused {
                 let f = m.shared_intermediate as usize;
                 let gu = self.proj(x, Role::SharedGateUp, b, m.shared_bias)?;
@@ -1413,6 +1441,17 @@ impl Model {
     fn expert(&self, x: &Tensor, b: usize, e: usize) -> Res<Tensor> {
         let m = self.spec.moe.as_ref().expect("MoE");
         let f = m.expert_intermediate as usize;
+        if !self.spec.mlp.gated {
+            // Plain experts, each stored apart: up, the activation, down (Nemotron-H).
+            let w = move |role| self.name(role, false, Some(b), Some(e));
+            let u = self.linear(x, &w(Role::ExpertUp), None)?;
+            self.keep_expert(b, "expert_up", &u, e);
+            let hidden = self.act(&u)?;
+            self.keep_expert(b, "expert_act", &hidden, e);
+            let y = self.linear(&hidden, &w(Role::ExpertDown), None)?;
+            self.keep_expert(b, "expert_down", &y, e);
+            return Ok(y);
+        }
         // Gate and up, each [t, f], by how the experts are stored; then the down projection.
         let (g, u, down): (Tensor, Tensor, DownProj<'_>) = match m.storage {
             ExpertStorage::Stacked {
@@ -1599,9 +1638,11 @@ fn route(
                 };
                 let gs: Vec<f32> = (0..groups).map(score).collect();
                 let keep = top_indices(&gs, m.topk_group as usize);
+                // Out, whatever their score: a chosen group's expert may score below zero (a
+                // sigmoid plus a negative correction bias) and must still win over them.
                 for (i, c) in choice.iter_mut().enumerate() {
                     if !keep.contains(&(i / per)) {
-                        *c = 0.0;
+                        *c = f32::NEG_INFINITY;
                     }
                 }
             }

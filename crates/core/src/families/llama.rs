@@ -1407,17 +1407,18 @@ fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
 fn rope_layers(cfg: &Config, rule: NoRope, layers: u64) -> Result<Vec<bool>> {
     if rule == NoRope::PositionType {
         let key = "position_embedding_type";
-        let rope =
-            match cfg.opt_string(key)?.as_deref() {
-                Some("rope") => true,
-                None | Some("nope") => false,
-                Some(other) => return Err(cfg.err(
+        let rope = match cfg.opt_string(key)?.as_deref() {
+            Some("rope") => true,
+            None | Some("nope") => false,
+            Some(other) => {
+                return Err(cfg.err(
                     key,
                     format!(
                         "is {other:?}; it must be \"rope\", or \"nope\" or null for no positions"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         return Ok(vec![rope; layers as usize]);
     }
     if rule != NoRope::Interval {

@@ -41,7 +41,14 @@ pub struct SsmKeys {
     pub heads: (&'static str, u64),
     /// `None`: derived, expand × hidden / heads ("auto" in Bamba's config).
     pub head_dim: (&'static str, Option<u64>),
-    pub expand: (&'static str, u64),
+    /// The inner width is expand × hidden, and heads × head_dim must equal it; `None`: the
+    /// inner width is heads × head_dim, whatever `expand` says (Nemotron-H).
+    pub expand: Option<(&'static str, u64)>,
+    /// The key of the smallest Δ, which the class clamps to in a prompt's scan (Nemotron-H's
+    /// `time_step_min`); otherwise `time_step_limit` must leave Δ unclamped.
+    pub dt_floor: Option<(&'static str, f64)>,
+    /// The activation's key (`hidden_act`; Nemotron-H's `mamba_hidden_act`).
+    pub act: &'static str,
     pub groups: (&'static str, u64),
     pub state: (&'static str, u64),
     pub conv: (&'static str, u64),
@@ -56,7 +63,9 @@ impl SsmKeys {
     pub const MAMBA2: SsmKeys = SsmKeys {
         heads: ("num_heads", 128),
         head_dim: ("head_dim", Some(64)),
-        expand: ("expand", 2),
+        expand: Some(("expand", 2)),
+        dt_floor: None,
+        act: "hidden_act",
         groups: ("n_groups", 8),
         state: ("state_size", 128),
         conv: ("conv_kernel", 4),
@@ -66,10 +75,26 @@ impl SsmKeys {
     };
 
     /// Bamba's `mamba_*` keys (IBM's hybrids).
+    pub const NEMOTRON_H: SsmKeys = SsmKeys {
+        heads: ("mamba_num_heads", 128),
+        head_dim: ("mamba_head_dim", Some(64)),
+        expand: None,
+        groups: ("n_groups", 8),
+        state: ("ssm_state_size", 128),
+        conv: ("conv_kernel", 4),
+        conv_bias: ("use_conv_bias", true),
+        bias: ("use_bias", false),
+        restated_inner: None,
+        dt_floor: Some(("time_step_min", 0.001)),
+        act: "mamba_hidden_act",
+    };
+
     pub const BAMBA: SsmKeys = SsmKeys {
         heads: ("mamba_n_heads", 128),
         head_dim: ("mamba_d_head", None),
-        expand: ("mamba_expand", 2),
+        expand: Some(("mamba_expand", 2)),
+        dt_floor: None,
+        act: "hidden_act",
         groups: ("mamba_n_groups", 1),
         state: ("mamba_d_state", 256),
         conv: ("mamba_d_conv", 4),
@@ -82,29 +107,35 @@ impl SsmKeys {
 /// The mixer's settings, as `Mamba2Mixer` (and the hybrids' copies of it) read them.
 pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64, k: &SsmKeys) -> Result<Ssm> {
     let heads = cfg.size(k.heads.0, Some(k.heads.1))?;
-    let expand = cfg.size(k.expand.0, Some(k.expand.1))?;
-    let inner = hidden.checked_mul(expand);
-    let derived = inner.map(|i| i / heads).filter(|_| heads > 0);
+    let expand = k
+        .expand
+        .map(|(key, d)| cfg.size(key, Some(d)).map(|e| (key, e)))
+        .transpose()?;
+    // The inner width where `expand` sets it, and a head's width derived from it.
+    let inner = expand.map(|(_, e)| hidden.checked_mul(e));
+    let derived = inner.flatten().map(|i| i / heads).unwrap_or(0);
     let head_dim = match (cfg.get(k.head_dim.0), k.head_dim.1) {
         // "auto", or absent where the class derives it.
-        (Some(v), _) if v.as_str() == Some("auto") => derived.unwrap_or(0),
-        (None, None) => derived.unwrap_or(0),
+        (Some(v), _) if v.as_str() == Some("auto") => derived,
+        (None, None) => derived,
         (_, default) => cfg.size(k.head_dim.0, default)?,
     };
-    if inner != heads.checked_mul(head_dim) {
-        return Err(cfg.err(
-            k.heads.0,
-            format!("is {heads}, with {} {head_dim}; heads × head dim must equal hidden_size × {} ({hidden} × {expand}), the width the mixer's projections share", k.head_dim.0, k.expand.0),
-        ));
-    }
-    if let Some(key) = k.restated_inner {
-        if let Some(i) = cfg.opt_size(key)? {
-            // Not a field of the class, but saved by conversions: it restates the inner width.
-            if Some(i) != inner {
-                return Err(cfg.err(
-                    key,
-                    format!("is {i}; Mamba2 takes its inner width from {} × hidden_size ({hidden} × {expand}) and ignores this key, so a different value describes another model", k.expand.0),
-                ));
+    if let (Some((key, e)), Some(inner)) = (expand, inner) {
+        if inner != heads.checked_mul(head_dim) {
+            return Err(cfg.err(
+                k.heads.0,
+                format!("is {heads}, with {} {head_dim}; heads × head dim must equal hidden_size × {key} ({hidden} × {e}), the width the mixer's projections share", k.head_dim.0),
+            ));
+        }
+        if let Some(restated) = k.restated_inner {
+            if let Some(i) = cfg.opt_size(restated)? {
+                // Not a field of the class, but saved by conversions: it restates the inner width.
+                if Some(i) != inner {
+                    return Err(cfg.err(
+                        restated,
+                        format!("is {i}; Mamba2 takes its inner width from {key} × hidden_size ({hidden} × {e}) and ignores this key, so a different value describes another model"),
+                    ));
+                }
             }
         }
     }
@@ -115,16 +146,19 @@ pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64, k: &SsmKeys) -> Result<Ss
             format!("is {groups}; it must divide {} ({heads}): each group's B and C serve the heads of one group", k.heads.0),
         ));
     }
-    let act = cfg.string("hidden_act", "silu")?;
+    let act = cfg.string(k.act, "silu")?;
     if act != "silu" && act != "swish" {
         return Err(cfg.err(
-            "hidden_act",
+            k.act,
             format!("is {act:?}; anatomy draws Mamba2's convolution with SiLU (\"silu\"), the activation its scan was built around"),
         ));
     }
     // transformers clamps Δ to this range in a prompt's chunked scan but not in a decoded token's
-    // update: only the default, where the two agree, describes one model.
-    if let Some(v) = cfg.get("time_step_limit") {
+    // update: only the default, where the two agree, describes one model. A class that clamps
+    // to its own floor instead (Nemotron-H) never reads it.
+    if k.dt_floor.is_some() {
+        cfg.get("time_step_limit");
+    } else if let Some(v) = cfg.get("time_step_limit") {
         let pair = v.as_array().filter(|a| a.len() == 2);
         let bounds = match pair {
             Some(a) => Some((
@@ -149,5 +183,15 @@ pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64, k: &SsmKeys) -> Result<Ss
         conv_bias: cfg.flag(k.conv_bias.0, k.conv_bias.1)?,
         bias: cfg.flag(k.bias.0, k.bias.1)?,
         eps,
+        dt_floor: match k.dt_floor {
+            Some((key, default)) => {
+                let f = cfg.float(key, default)?;
+                if f < 0.0 {
+                    return Err(cfg.err(key, format!("is {f}; it must be 0 or more")));
+                }
+                f
+            }
+            None => 0.0,
+        },
     })
 }

@@ -16,6 +16,7 @@ pub mod llama;
 mod llama4;
 mod mamba2;
 mod modernbert;
+mod nemotron_h;
 mod registry;
 
 use crate::config::{Config, MAX_LAYERS};

@@ -10,7 +10,9 @@ use super::llama::{
     SharedMlp, SlidingOwn, Unlisted, Windows,
 };
 use super::mamba2::SsmKeys;
-use super::{dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba2, modernbert};
+use super::{
+    dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba2, modernbert, nemotron_h,
+};
 use super::{ByType, HeadDim};
 use crate::config::Config;
 use crate::error::Result;
@@ -2318,6 +2320,52 @@ pub static FAMILIES: &[Family] = &[
                     "router_aux_loss_coef",
                     "output_router_logits",
                     "mamba_chunk_size",
+                ],
+            ],
+        )
+    },
+    // Nemotron-H (NVIDIA): each layer one sublayer after its norm: Mamba2, attention without
+    // positions, a ReLU² MLP or ReLU² experts. The mixer's older key names are the class's
+    // aliases; `expand` and `mamba_proj_bias` are fields it never reads (its inner width is
+    // mamba_num_heads × mamba_head_dim, its projections' bias `use_bias`); published configs'
+    // `rope_theta` and `partial_rotary_factor` describe no rotation it applies.
+    Family {
+        renames: &[
+            ("layer_types", "layers_block_type"),
+            ("num_local_experts", "n_routed_experts"),
+            ("mamba_n_groups", "n_groups"),
+            ("mamba_d_conv", "conv_kernel"),
+            ("mamba_expand", "expand"),
+            ("mamba_dt_min", "time_step_min"),
+            ("mamba_dt_max", "time_step_max"),
+            ("mamba_dt_limit", "time_step_limit"),
+            ("mamba_dt_init_floor", "time_step_floor"),
+            ("mamba_conv_bias", "use_conv_bias"),
+            ("mamba_chunk_size", "chunk_size"),
+        ],
+        ..own(
+            "nemotron_h",
+            "Nemotron-H",
+            nemotron_h::load,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "hidden_dropout",
+                    "use_mamba_kernels",
+                    "mamba_ssm_cache_dtype",
+                    "num_logits_to_keep",
+                    "chunk_size",
+                    "time_step_max",
+                    "time_step_floor",
+                    "rescale_prenorm_residual",
+                    "residual_in_fp32",
+                    "moe_shared_expert_overlap",
+                    "output_router_logits",
+                    "expand",
+                    "mamba_proj_bias",
+                    "rope_theta",
+                    "partial_rotary_factor",
                 ],
             ],
         )

@@ -556,6 +556,12 @@ impl<'s> Builder<'s> {
             operation: "Route hidden state into block".into(),
             equation: "Xᵦ = X when b=0; otherwise output of block b−1".into(),
         }));
+        // Layers may lack one of the two sublayers (Nemotron-H: each layer is a mixer or an FFN
+        // alone); each half then runs only in the layers that have it.
+        let mixer_layers = spec.layers_where(|l| l.mixer != Mixer::None);
+        let ffn_layers = spec.layers_where(|l| l.ffn != Ffn::None);
+        let mixer_start = children.len();
+        self.layers = mixer_layers.clone();
         // Where some layers mix by a recurrence, the first sublayer is named for what it does in
         // all of them: it mixes positions.
         let ssm_layers = spec.layers_where(|l| l.mixer == Mixer::Mamba2);
@@ -654,6 +660,7 @@ impl<'s> Builder<'s> {
         };
         let (mut inputs, xb_scaled) = (vec![xb], self.residual_scale(Role::ResidScaleAttn, "ρₐ"));
         inputs.extend(xb_scaled.0);
+        self.layers = self.all_layers();
         let no_ffn = spec.layers_where(|l| l.ffn == Ffn::None);
         let r = self.act(
             if no_ffn.len() == spec.layers {
@@ -684,6 +691,13 @@ impl<'s> Builder<'s> {
                 residual_factor(spec)
             ),
         }));
+        if mixer_layers.len() != spec.layers {
+            only_in(&mut children[mixer_start..], &mixer_layers);
+            if let Some(Node::Step(s)) = children.last_mut() {
+                let bare = LayerSet::from_fn(spec.layers, |b| !mixer_layers.contains(b));
+                s.equation += &format!("; R = Xᵦ in layers {bare}, which have no mixer");
+            }
+        }
         if no_ffn.len() == spec.layers {
             let mut block = self.scope(
                 ScopeKind::Block,
@@ -703,6 +717,8 @@ impl<'s> Builder<'s> {
         } else {
             (r, "R")
         };
+        let ffn_start = children.len();
+        self.layers = ffn_layers.clone();
         // A parallel block's FFN reads the block input too: through the attention's own norm, or
         // a second norm of its own.
         let ffn_in = match (spec.block, place) {
@@ -740,7 +756,7 @@ impl<'s> Builder<'s> {
         };
         let dense = spec.layers_where(|l| l.ffn == Ffn::Dense);
         let sparse = spec.layers_where(|l| l.ffn == Ffn::Moe);
-        let mixed = !dense.is_empty() && !sparse.is_empty();
+        let mixed = dense.len() != spec.layers && sparse.len() != spec.layers;
         for (set, moe) in [(dense, false), (sparse, true)] {
             if set.is_empty() {
                 continue;
@@ -758,10 +774,19 @@ impl<'s> Builder<'s> {
             children.push(Node::Scope(scope));
         }
         self.layers = self.all_layers();
+        self.layers = ffn_layers.clone();
         children.push(self.ffn_residual(r, stream));
         if place.on_stream() {
             let title = format!("MLP {}", self.norm_name());
             children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Hᵦ", "Xᵦ₊₁", d, true, None));
+        }
+        self.layers = self.all_layers();
+        if ffn_layers.len() != spec.layers {
+            only_in(&mut children[ffn_start..], &ffn_layers);
+            if let Some(Node::Step(s)) = children.last_mut() {
+                let bare = LayerSet::from_fn(spec.layers, |b| !ffn_layers.contains(b));
+                s.equation += &format!("; Xᵦ₊₁ = R in layers {bare}, which have no FFN");
+            }
         }
 
         let mut block = self.scope(
@@ -1123,6 +1148,20 @@ impl Builder<'_> {
 }
 
 /// "m · " before a sublayer's output where the residual add scales it (Granite), else nothing.
+/// Restrict nodes to `layers` (one half of a block whose layers do not all have it), where they
+/// are not restricted further already.
+fn only_in(nodes: &mut [Node], layers: &LayerSet) {
+    for node in nodes {
+        let l = match node {
+            Node::Step(s) => &mut s.layers,
+            Node::Scope(s) => &mut s.layers,
+        };
+        if l.is_none() {
+            *l = Some(layers.clone());
+        }
+    }
+}
+
 fn residual_factor(spec: &Spec) -> String {
     if spec.residual_mult == 1.0 {
         String::new()

@@ -29,6 +29,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::Attention(AttnSpan::Sliding(w)) => format!("(\"sliding\", {w})"),
                 Mixer::Attention(AttnSpan::Chunked(c)) => format!("(\"chunked\", {c})"),
                 Mixer::Mamba2 => "(\"mamba2\", 0)".to_string(),
+                Mixer::None => "(\"none\", 0)".to_string(),
             };
             let ffn = match l.ffn {
                 Ffn::Dense => "dense",
@@ -200,6 +201,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(s) => json!({
             "heads": s.heads, "head_dim": s.head_dim, "state": s.state, "groups": s.groups,
             "conv_kernel": s.conv_kernel, "conv_bias": s.conv_bias, "bias": s.bias, "eps": s.eps,
+            "dt_floor": s.dt_floor,
         }),
         None => json!(null),
     };
@@ -383,6 +385,12 @@ fn prune(spec: &Spec, body: &str) -> String {
         lines.push((
             "mamba2(h, W, b) if span[0] == \"mamba2\" else attention(h, W, b, span, use_rope)",
             "mamba2(h, W, b)",
+        ));
+    }
+    if spec.plan.iter().all(|l| l.mixer != Mixer::None) {
+        lines.push((
+            "        if span[0] == \"none\":  # a layer of its FFN alone\n            h = norm(x, w(W, \"ffn_norm\", b), nb(\"ffn_norm\"))  # h: [T, hidden]\n            x = residual(x, moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b))  # [T, hidden]\n            continue\n",
+            "",
         ));
     }
     if spec.plan.iter().all(|l| l.ffn != Ffn::None) {
@@ -821,7 +829,7 @@ def mamba2(x, W, b):
     xs = u[:, :I].reshape(T, H, P)  # xs: [T, H, P], the scan's input
     B = u[:, I:I + G * N].reshape(T, G, N)  # B: [T, G, N], what each position writes
     Cr = u[:, I + G * N:].reshape(T, G, N)  # Cr: [T, G, N], what each position reads
-    dt = np.logaddexp(0, dt + w(W, "ssm_dt_bias", b))  # dt: [T, H], softplus: each head's step
+    dt = np.maximum(np.logaddexp(0, dt + w(W, "ssm_dt_bias", b)), S["dt_floor"])  # dt: [T, H], softplus: each head's step, at least the floor
     A = -np.exp(w(W, "ssm_a_log", b))  # A: [H], negative decay rates
     D = w(W, "ssm_d", b)  # D: [H], the input's skip weight
     g = np.arange(H) // (H // G)  # g: [H], each head's group
@@ -908,7 +916,7 @@ def route(logits, correction):
             grouped = np.sort(choice.reshape(g, per), -1)[:, ::-1]  # grouped: [groups, per], best first
             score = grouped[:, :2].sum(-1) if kind == "sigmoid" else grouped[:, 0]  # score: [groups]
             keep = np.argsort(-score, kind="stable")[: M["topk_group"]]  # keep: [topk_group]
-            choice = np.where(np.isin(np.arange(len(choice)) // per, keep), choice, 0.0)  # choice: [E]
+            choice = np.where(np.isin(np.arange(len(choice)) // per, keep), choice, -np.inf)  # choice: [E], other groups' experts out
         idx = np.argsort(-choice, kind="stable")[:k]  # idx: [k]
         wts = probs[idx]  # wts: [k]
         if M["norm_topk_prob"]:
@@ -943,6 +951,9 @@ def moe(x, W, b):
                 g = xe @ w(W, "expert_gate", b)[rows].T  # g: [1, F]
                 u = xe @ w(W, "expert_up", b)[rows].T  # u: [1, F]
                 y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b)[rows]  # y: [1, hidden], down stored [in, out]
+            elif not CONFIG["gated"]:
+                u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
+                y = act(u) @ w(W, "expert_down", b, e).T  # y: [1, hidden], a plain MLP
             else:
                 g = xe @ w(W, "expert_gate", b, e).T  # g: [1, F]
                 u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
@@ -950,11 +961,15 @@ def moe(x, W, b):
             out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]  # out[t]: [hidden]
     if M["shared"]:
         sb = lambda key: w(W, key, b, bias=True) if M["shared_bias"] else None  # a shared projection's bias
-        if M["shared_fused"]:
+        if not CONFIG["gated"]:
+            h = act(linear(x, w(W, "shared_up", b), sb("shared_up")))  # h: [T, F_shared], a plain MLP
+        elif M["shared_fused"]:
             g, u = np.split(linear(x, w(W, "shared_gate_up", b)), 2, axis=-1)  # g, u: [T, F_shared], halves of one tensor
+            h = act(g) * u  # h: [T, F_shared]
         else:
             g, u = linear(x, w(W, "shared_gate", b), sb("shared_gate")), linear(x, w(W, "shared_up", b), sb("shared_up"))  # g, u: [T, F_shared]
-        s = linear(act(g) * u, w(W, "shared_down", b), sb("shared_down"))  # s: [T, hidden]
+            h = act(g) * u  # h: [T, F_shared]
+        s = linear(h, w(W, "shared_down", b), sb("shared_down"))  # s: [T, hidden]
         if M["shared_gate"]:
             s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]
         out = (out + s) / 2 if M["shared_average"] else out + s  # out: [T, hidden]
@@ -1024,6 +1039,10 @@ def forward(ids, W):
     x = embed(ids, W)  # [T, hidden]
     for b, (span, use_rope, ffn) in enumerate(PLAN):
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
+        if span[0] == "none":  # a layer of its FFN alone
+            h = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # h: [T, hidden]
+            x = residual(x, moe(h, W, b) if ffn == "moe" else mlp(h, W, b))  # [T, hidden]
+            continue
         before = C["place"] in ("pre", "sandwich")  # a norm on the branch before each sublayer
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are

@@ -26,6 +26,7 @@ pub fn thumbnail(g: &Graph) -> String {
         let x = i * w;
         let attn = match (l.mixer, spec.attn.mla.is_some()) {
             (Mixer::Mamba2, _) => "t-ssm",
+            (Mixer::None, _) => "t-none",
             (Mixer::Attention(_), true) => "t-mla",
             (Mixer::Attention(AttnSpan::Full), _) => "t-full",
             (Mixer::Attention(AttnSpan::Sliding(_)), _) => "t-sliding",

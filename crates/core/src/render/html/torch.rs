@@ -1592,7 +1592,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
             "max(dim=-1).values"
         };
         format!(
-            "        group_scores = choice.view(-1, {g}, {per}).{rank}  # rank the {g} groups\n        keep = torch.zeros_like(group_scores).scatter_(1, group_scores.topk({tg}, dim=-1).indices, 1.0)\n        choice = choice.masked_fill(~keep.bool().repeat_interleave({per}, dim=1), 0.0)\n",
+            "        group_scores = choice.view(-1, {g}, {per}).{rank}  # rank the {g} groups\n        keep = torch.zeros_like(group_scores).scatter_(1, group_scores.topk({tg}, dim=-1).indices, 1.0)\n        choice = choice.masked_fill(~keep.bool().repeat_interleave({per}, dim=1), float(\"-inf\"))  # other groups' experts out\n",
             g = m.n_group,
             tg = m.topk_group
         )
@@ -1746,8 +1746,13 @@ fn plan_list(spec: &Spec) -> String {
 }
 
 fn layer(spec: &Spec, n: &Names) -> String {
-    if spec.plan.iter().all(|l| l.ffn == crate::spec::Ffn::None) {
-        return mixer_layer(spec, n);
+    // Every layer one sublayer: a mixer alone or an FFN alone.
+    if spec
+        .plan
+        .iter()
+        .all(|l| (l.mixer == crate::spec::Mixer::None) != (l.ffn == crate::spec::Ffn::None))
+    {
+        return single_layer(spec, n);
     }
     let place = spec.norm.place;
     let d = spec.hidden;
@@ -1935,8 +1940,67 @@ ${body}"#,
 }
 
 /// How the page describes the embedding: the model's own lines for it.
-/// A layer that is its mixer alone (Mamba2): a pre-norm, the mixer, the residual add.
-fn mixer_layer(spec: &Spec, n: &Names) -> String {
+/// A layer of one sublayer, pre-normed and added to the stream (Mamba2's mixer alone;
+/// Nemotron-H's Mamba2, attention, MLP or experts): it holds the one it runs.
+fn single_layer(spec: &Spec, n: &Names) -> String {
+    use crate::spec::{Ffn as F, Mixer as M};
+    let d = spec.hidden;
+    let mut kinds: Vec<(&'static str, String, String)> = Vec::new();
+    let mut add = |kind: &'static str, attr: String, make: String, call: String| {
+        if !kinds.iter().any(|(k, _, _)| *k == kind) {
+            kinds.push((
+                kind,
+                format!("self.{attr} = {make}"),
+                call.replace("ATTR", &attr),
+            ));
+        }
+    };
+    for l in &spec.plan {
+        match (l.mixer, l.ffn) {
+            (M::Mamba2, _) => add(
+                "mamba2",
+                n.sublayer(Role::SsmIn),
+                "Mamba2()".into(),
+                "self.ATTR(h)".into(),
+            ),
+            (M::Attention(_), _) => add(
+                "attention",
+                attn_sublayer(spec, n),
+                "Attention(span, use_rope)".into(),
+                "self.ATTR(h, rope)".into(),
+            ),
+            (M::None, F::Moe) => add(
+                "moe",
+                n.sublayer(Role::Router),
+                "MoE()".into(),
+                "self.ATTR(h)".into(),
+            ),
+            (M::None, F::Dense) => add(
+                "dense",
+                n.sublayer(Role::Down),
+                "MLP()".into(),
+                "self.ATTR(h)".into(),
+            ),
+            (M::None, F::None) => {}
+        }
+    }
+    let norm = n.path(Role::AttnNorm);
+    let mut init = format!("        self.{norm} = Norm({d})\n");
+    let mut fwd = format!("        h = self.{norm}(x)\n");
+    if let [(_, make, call)] = kinds.as_slice() {
+        init += &format!("        {make}\n");
+        fwd += &format!("        return x + {call}");
+    } else {
+        init += "        # the one sublayer this layer runs\n        self.kind = \"mamba2\" if span[0] == \"mamba2\" else ffn if span[0] == \"none\" else \"attention\"\n";
+        for (i, (kind, make, call)) in kinds.iter().enumerate() {
+            let word = if i == 0 { "if" } else { "elif" };
+            init += &format!("        {word} self.kind == \"{kind}\":\n            {make}\n");
+            fwd += &format!(
+                "        {word} self.kind == \"{kind}\":\n            return x + {call}\n"
+            );
+        }
+        fwd += "        raise AssertionError(self.kind)";
+    }
     fill(
         r#"# Per layer: (mixer and its span, RoPE on, FFN kind).
 PLAN = ${plan}
@@ -1945,16 +2009,14 @@ PLAN = ${plan}
 class DecoderLayer(nn.Module):
     def __init__(self, span, use_rope, ffn):
         super().__init__()
-        self.${norm} = Norm(${d})
-        self.${mixer} = Mamba2()
-
+${init}
     def forward(self, x, rope):  # [B, T, ${d}]
-        return x + self.${mixer}(self.${norm}(x))"#,
+${fwd}"#,
         &[
             ("plan", plan_list(spec)),
-            ("norm", n.path(Role::AttnNorm)),
-            ("mixer", n.sublayer(Role::SsmIn)),
-            ("d", spec.hidden.to_string()),
+            ("init", init),
+            ("fwd", fwd.trim_end().to_string()),
+            ("d", d.to_string()),
         ],
     )
 }
@@ -1992,7 +2054,7 @@ fn mamba2(spec: &Spec, n: &Names) -> String {
         xs = xs.view(B_, T, ${h}, ${p}).float()
         b = b.view(B_, T, ${g}, ${st}).float().repeat_interleave(${per_group}, dim=2)  # each head its group's B
         c = c.view(B_, T, ${g}, ${st}).float().repeat_interleave(${per_group}, dim=2)
-        dt = F.softplus(dt.float() + self.${dt_bias})  # [B, T, ${h}]
+        dt = F.softplus(dt.float() + self.${dt_bias})${floor}  # [B, T, ${h}]
         a = -torch.exp(self.${a_log}.float())  # [${h}]
         state = x.new_zeros(B_, ${h}, ${p}, ${st}, dtype=torch.float32)
         ys = []
@@ -2020,6 +2082,14 @@ fn mamba2(spec: &Spec, n: &Names) -> String {
             ("per_group", (h / g).to_string()),
             ("per_norm", (inner / g).to_string()),
             ("eps", fmt_f(s.eps)),
+            (
+                "floor",
+                if s.dt_floor > 0.0 {
+                    format!(".clamp(min={})", fmt_f(s.dt_floor))
+                } else {
+                    String::new()
+                },
+            ),
             ("bias", py_bool(s.bias)),
             ("conv_bias", py_bool(s.conv_bias)),
             ("in_proj", n.attr(Role::SsmIn)),
