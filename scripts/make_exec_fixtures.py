@@ -380,6 +380,13 @@ CONFIGS = {
                    intermediate_size=32, intermediate_size_mlp=48, interleave_moe_layer_step=2,
                    attention_chunk_size=4, no_rope_layer_interval=2, num_hidden_layers=4, floor_scale=4,
                    attn_scale=0.5),
+    # Mamba: 64 channels with a state of 6, a step of rank 4; biased projections.
+    "mamba": dict(model_type="mamba", hidden_size=32, num_hidden_layers=2, vocab_size=97, state_size=6,
+                  time_step_rank=4, conv_kernel=4, use_bias=True, pad_token_id=0),
+    # Falcon-Mamba: the step's input, B and C RMS-normed without weights; no convolution bias.
+    "falcon_mamba": dict(model_type="falcon_mamba", hidden_size=32, num_hidden_layers=2, vocab_size=97,
+                         state_size=8, conv_kernel=3, use_conv_bias=False, mixer_rms_eps=1e-5,
+                         tie_word_embeddings=False, pad_token_id=0),
     # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
     # biased projections, and a convolution without a bias.
     "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,

@@ -315,7 +315,7 @@ def randomize(model):
                 p.normal_(0.0, fan_in ** -0.5)
             if p.dim() == 1 or "sinks" in n or "bias" in n:
                 p.add_(torch.randn_like(p) * 0.1)
-            if n.endswith("dt_bias"):
+            if n.endswith("dt_bias") or n.endswith("dt_proj.bias"):
                 # State-space steps near 1 rather than the initial 0.001 to 0.1, so that the scan,
                 # and not only its skip, shows in the logits.
                 p.normal_(0.0, 1.0)
@@ -337,7 +337,7 @@ def logits_of(model, ids):
 
 # Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
 # when it is fed one token at a time through that state (its other code path).
-RECURRENT = {"mamba2", "bamba", "granitemoehybrid", "nemotron_h"}
+RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h"}
 
 
 def decodes_as_prompted(raw):

@@ -199,6 +199,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Attention(AttnSpan::Sliding(_)) => "sliding-window",
             Mixer::Attention(AttnSpan::Chunked(_)) => "chunked",
             Mixer::Mamba2 => "none (Mamba2)",
+            Mixer::Mamba => "none (Mamba)",
             Mixer::None => "none (FFN only)",
         })
         .collect();
@@ -458,12 +459,24 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         .map(|l| match l.mixer {
             Mixer::Attention(_) => "attention",
             Mixer::Mamba2 => "Mamba2",
+            Mixer::Mamba => "Mamba",
             Mixer::None => "none",
         })
         .collect();
     mixers.sort();
     mixers.dedup();
     f("mixer", "sequence mixers", Mechanism, mixers.join(" and "));
+    if let Some(m) = &s.s6 {
+        f("ssm.inner", "Mamba channels", Size, m.inner.to_string());
+        f("ssm.state", "state size", Size, m.state.to_string());
+        f("ssm.dt_rank", "step rank", Size, m.dt_rank.to_string());
+        f(
+            "ssm.conv_kernel",
+            "convolution width",
+            Size,
+            m.conv_kernel.to_string(),
+        );
+    }
     if let Some(m) = &s.ssm {
         f("ssm.heads", "Mamba2 heads", Size, m.heads.to_string());
         f(

@@ -112,6 +112,9 @@ pub enum Role {
     /// log decay rates, skip weights, gated norm and output projection.
     SsmIn,
     SsmConv,
+    /// Mamba's (S6) projection of x to its step, B and C, and the step's projection to Δ.
+    SsmX,
+    SsmDt,
     SsmDtBias,
     SsmALog,
     SsmD,
@@ -685,6 +688,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             SsmConv => ("backbone.layers.{b}.mixer.conv1d", "blk.{b}.ssm_conv1d"),
             SsmNorm => ("backbone.layers.{b}.mixer.norm", "blk.{b}.ssm_norm"),
             SsmOut => ("backbone.layers.{b}.mixer.out_proj", "blk.{b}.ssm_out"),
+            SsmX => ("backbone.layers.{b}.mixer.x_proj", "blk.{b}.ssm_x"),
+            SsmDt => ("backbone.layers.{b}.mixer.dt_proj", "blk.{b}.ssm_dt"),
             FinalNorm => ("backbone.norm_f", "output_norm"),
             other => llama(other),
         },
@@ -1018,6 +1023,8 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         SsmConv => ("model.layers.{b}.mamba.conv1d", "blk.{b}.ssm_conv1d"),
         SsmNorm => ("model.layers.{b}.mamba.norm", "blk.{b}.ssm_norm"),
         SsmOut => ("model.layers.{b}.mamba.out_proj", "blk.{b}.ssm_out"),
+        SsmX => ("model.layers.{b}.mamba.x_proj", "blk.{b}.ssm_x"),
+        SsmDt => ("model.layers.{b}.mamba.dt_proj", "blk.{b}.ssm_dt"),
         Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
         | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
         | SsmALog | SsmD => {

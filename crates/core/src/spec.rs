@@ -29,6 +29,8 @@ pub struct Spec {
     pub moe: Option<Moe>,
     /// The state-space mixer of the `Mixer::Mamba2` layers.
     pub ssm: Option<Ssm>,
+    /// The selective scan of the `Mixer::Mamba` layers.
+    pub s6: Option<S6>,
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
@@ -459,6 +461,9 @@ pub enum Mixer {
     /// Mamba2's state-space mixer (`Spec::ssm`): a fixed-size state per sequence, updated
     /// token by token.
     Mamba2,
+    /// Mamba's selective scan (S6, `Spec::s6`): a state per channel, its step and what it reads
+    /// and writes chosen from each token.
+    Mamba,
     /// None: the layer is its FFN alone (Nemotron-H's MLP and MoE layers).
     None,
 }
@@ -467,7 +472,7 @@ impl Mixer {
     pub fn span_of(self) -> Option<AttnSpan> {
         match self {
             Mixer::Attention(s) => Some(s),
-            Mixer::Mamba2 | Mixer::None => None,
+            Mixer::Mamba2 | Mixer::Mamba | Mixer::None => None,
         }
     }
 
@@ -475,6 +480,7 @@ impl Mixer {
         match self {
             Mixer::Attention(s) => format!("{} attention", s.describe()),
             Mixer::Mamba2 => "Mamba2".into(),
+            Mixer::Mamba => "Mamba".into(),
             Mixer::None => "no mixer".into(),
         }
     }
@@ -511,6 +517,24 @@ pub struct Ssm {
     pub eps: f64,
     /// Δ is kept at least this (Nemotron-H's `time_step_min`; 0 for none).
     pub dt_floor: f64,
+}
+
+/// Mamba's selective scan (S6). One projection gives x and the gate z (`inner` each); a causal
+/// depthwise convolution and SiLU run over x; a second projection of x gives a low-rank step
+/// (`dt_rank`), B and C (`state` each), and Δ = softplus(W_Δ · step + b) per channel; each
+/// channel carries a state of `state`, h ← exp(Δ·A) h + Δ · x · B with A per channel and state,
+/// and reads y = h · C + D · x; y ⊙ SiLU(z) is projected back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct S6 {
+    pub inner: u64,
+    pub state: u64,
+    pub dt_rank: u64,
+    pub conv_kernel: u64,
+    pub conv_bias: bool,
+    /// The input and output projections have biases.
+    pub bias: bool,
+    /// Weightless RMS norms on the step, B and C once projected, with this ε (Falcon-Mamba).
+    pub bcdt_norm: Option<f64>,
 }
 
 impl Ssm {

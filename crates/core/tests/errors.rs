@@ -446,14 +446,20 @@ fn mamba2_sizes_and_step_limits() {
 /// name where they would describe another model.
 #[test]
 fn nemotron_h_keys_that_describe_another_model() {
-    let base = anatomy_core::catalog::get("nemotron-3-nano-30b-a3b").unwrap().value();
+    let base = anatomy_core::catalog::get("nemotron-3-nano-30b-a3b")
+        .unwrap()
+        .value();
     let with = |key: &str, value: Value| {
         let mut v = base.clone();
         v[key] = value;
         v
     };
     for (key, value, says) in [
-        ("num_hidden_layers", json!(50), "the layer pattern gives 52 layers"),
+        (
+            "num_hidden_layers",
+            json!(50),
+            "the layer pattern gives 52 layers",
+        ),
         ("hybrid_override_pattern", json!("MEX*"), "holds 'X'"),
         ("n_shared_experts", json!(2), "builds one shared expert"),
         ("norm_eps", json!(1e-6), "never read"),

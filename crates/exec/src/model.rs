@@ -502,6 +502,7 @@ impl Model {
         let mut a = match self.spec.plan[b].mixer {
             Mixer::Attention(_) => self.attention(&h, b, cache)?,
             Mixer::Mamba2 => self.mamba2(&h, b, cache)?,
+            Mixer::Mamba => self.mamba(&h, b, cache)?,
             Mixer::None => unreachable!("returned above"),
         };
         if place.after() {
@@ -642,6 +643,73 @@ impl Model {
         let g = rms(&g.reshape((t, groups, inner / groups))?, s.eps)?.reshape((t, inner))?;
         let g = g.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
         self.keep(Some(b), "ssm_norm", &g);
+        self.proj(&g, Role::SsmOut, b, s.bias)
+    }
+
+    /// Mamba's selective scan: x and the gate from one projection; the convolution and SiLU;
+    /// the step, B and C from x (RMS-normed without weights in Falcon-Mamba); Δ per channel;
+    /// the scan through a state per channel; the gate; the output projection.
+    fn mamba(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let s = self.spec.s6.as_ref().expect("a Mamba layer has its S6");
+        let (t, i, n, r) = (
+            x.dim(0)?,
+            s.inner as usize,
+            s.state as usize,
+            s.dt_rank as usize,
+        );
+        let p = self.proj(x, Role::SsmIn, b, s.bias)?;
+        let (u, z) = (p.narrow(1, 0, i)?.contiguous()?, p.narrow(1, i, i)?);
+        let vec = |t: &Tensor| -> Res<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
+        let state =
+            cache.ssm[b].get_or_insert_with(|| SsmState::new(s.conv_kernel as usize, i, i, 1, n));
+        let conv_bias = if s.conv_bias {
+            Some(vec(self.bias(Role::SsmConv, Some(b))?)?)
+        } else {
+            None
+        };
+        let w = vec(self.w(Role::SsmConv, Some(b))?)?;
+        let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, conv_bias.as_deref(), i);
+        let xs = Tensor::from_vec(conv, (t, i), &Device::Cpu)?.silu()?;
+        self.keep(Some(b), "ssm_conv", &xs);
+        let sel = self.proj(&xs, Role::SsmX, b, false)?;
+        let part = |start, len| -> Res<Tensor> {
+            let p = sel.narrow(1, start, len)?.contiguous()?;
+            Ok(match s.bcdt_norm {
+                Some(eps) => rms(&p, eps)?,
+                None => p,
+            })
+        };
+        let (step, bm, cm) = (part(0, r)?, part(r, n)?, part(r + n, n)?);
+        let dt = softplus(&self.proj(&step, Role::SsmDt, b, true)?)?;
+        self.keep(Some(b), "ssm_dt", &dt);
+        let a: Vec<f32> = vec(self.w(Role::SsmALog, Some(b))?)?
+            .iter()
+            .map(|l| -l.exp())
+            .collect();
+        let (xv, dt, bm, cm) = (vec(&xs)?, vec(&dt)?, vec(&bm)?, vec(&cm)?);
+        let d = vec(self.w(Role::SsmD, Some(b))?)?;
+        let inputs = ssm::Inputs {
+            x: &xv,
+            dt: &dt,
+            a: &a,
+            b: &bm,
+            c: &cm,
+            d: &d,
+        };
+        let dims = ssm::Dims {
+            heads: i,
+            head_dim: 1,
+            n,
+            groups: 1,
+        };
+        let y = ssm::scan(&inputs, &mut state.h, dims);
+        if self.capturing() {
+            let h = Tensor::from_vec(state.h.clone(), (i, n), &Device::Cpu)?;
+            self.keep(Some(b), "ssm_state", &h);
+        }
+        let y = Tensor::from_vec(y, (t, i), &Device::Cpu)?;
+        self.keep(Some(b), "ssm_scan", &y);
+        let g = (y * z.silu()?)?;
         self.proj(&g, Role::SsmOut, b, s.bias)
     }
 

@@ -61,8 +61,9 @@ pub struct Dims {
     pub groups: usize,
 }
 
-/// What one scan reads. `x`: [T, H·P]; `dt`: [T, H] (after softplus); `a`: [H] (negative);
-/// `b`, `c`: [T, G·N], head h reading group h / (H / G); `d`: [H].
+/// What one scan reads. `x`: [T, H·P]; `dt`: [T, H] (after softplus); `a`: [H], or [H, N] for a
+/// rate per state entry (Mamba's), negative; `b`, `c`: [T, G·N], head h reading group
+/// h / (H / G); `d`: [H].
 pub struct Inputs<'a> {
     pub x: &'a [f32],
     pub dt: &'a [f32],
@@ -84,7 +85,15 @@ pub fn scan(i: &Inputs, h: &mut [f32], s: Dims) -> Vec<f32> {
         for head in 0..hn {
             let g = head / per_group;
             let delta = dt[tok * hn + head];
-            let decay = (delta * a[head]).exp();
+            // One rate per head (Mamba2), or one per head and state entry (Mamba).
+            let decay: Vec<f32> = if a.len() == hn {
+                vec![(delta * a[head]).exp(); n]
+            } else {
+                a[head * n..][..n]
+                    .iter()
+                    .map(|r| (delta * r).exp())
+                    .collect()
+            };
             let bv = &b[(tok * s.groups + g) * n..][..n];
             let cv = &c[(tok * s.groups + g) * n..][..n];
             for q in 0..p {
@@ -92,7 +101,7 @@ pub fn scan(i: &Inputs, h: &mut [f32], s: Dims) -> Vec<f32> {
                 let row = &mut h[(head * p + q) * n..][..n];
                 let mut out = 0.0f32;
                 for j in 0..n {
-                    row[j] = decay * row[j] + delta * xv * bv[j];
+                    row[j] = decay[j] * row[j] + delta * xv * bv[j];
                     out += row[j] * cv[j];
                 }
                 y[(tok * hn + head) * p + q] = out + d[head] * xv;

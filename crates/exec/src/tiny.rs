@@ -26,6 +26,11 @@ pub fn shrink(spec: &Spec) -> Spec {
     s.vocab = spec.vocab.min(256);
     s.head_rows = spec.head_rows.map(|r| r.min(s.vocab / 2).max(1));
     s.mlp.intermediate = 128;
+    if let Some(m) = &mut s.s6 {
+        m.inner = 128;
+        m.state = 16;
+        m.dt_rank = 4;
+    }
     if let Some(m) = &mut s.ssm {
         // Twice the hidden size, in 8 heads of 16; groups shared where the model shares them.
         m.groups = if m.groups > 1 { 2 } else { 1 };

@@ -1057,6 +1057,7 @@ pub fn load(
         },
         moe,
         ssm,
+        s6: None,
         plan: spans
             .into_iter()
             .zip(moe_layers)

@@ -14,6 +14,7 @@ mod gpt_oss;
 mod jetmoe;
 pub mod llama;
 mod llama4;
+mod mamba;
 mod mamba2;
 mod modernbert;
 mod nemotron_h;
@@ -276,6 +277,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         },
         moe: None,
         ssm: None,
+        s6: None,
         plan: Vec::new(),
         norm: Norm {
             kind: NormKind::Rms,

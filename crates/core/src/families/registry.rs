@@ -11,7 +11,8 @@ use super::llama::{
 };
 use super::mamba2::SsmKeys;
 use super::{
-    dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba2, modernbert, nemotron_h,
+    dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba, mamba2, modernbert,
+    nemotron_h,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -256,6 +257,22 @@ const GRANITE_SHARED: SharedMlp = SharedMlp {
     optional: true,
     ..SharedMlp::of("shared_intermediate_size", 0)
 };
+
+/// Mamba's keys that leave its forward pass as it is.
+const MAMBA_INERT: &[&[&str]] = &[
+    TRAINING,
+    &[
+        "residual_in_fp32",
+        "use_mambapy",
+        "use_associative_scan",
+        "time_step_scale",
+        "time_step_min",
+        "time_step_max",
+        "time_step_init_scheme",
+        "time_step_floor",
+        "rescale_prenorm_residual",
+    ],
+];
 
 /// Initialization and training-time settings that most config classes carry.
 const TRAINING: &[&str] = &["initializer_range", "attention_dropout"];
@@ -2370,6 +2387,17 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Mamba and Falcon-Mamba: every layer Mamba's selective scan. `residual_in_fp32` changes
+    // only rounding; the kernel choices (`use_mambapy`, `use_associative_scan`) only the order of
+    // a sum; the time-step keys only the initialization.
+    own("mamba", "Mamba", mamba::load, Some("mamba"), MAMBA_INERT),
+    own(
+        "falcon_mamba",
+        "Falcon-Mamba",
+        mamba::load,
+        Some("mamba"),
+        MAMBA_INERT,
+    ),
     // Mamba2: every layer a state-space mixer, no attention, no FFN. `residual_in_fp32` and
     // `chunk_size` change only rounding and the order of a sum; the time-step keys only the
     // initialization. `norm_before_gate` (saved by conversions, Mamba-Codestral) is no field of

@@ -564,7 +564,7 @@ impl<'s> Builder<'s> {
         self.layers = mixer_layers.clone();
         // Where some layers mix by a recurrence, the first sublayer is named for what it does in
         // all of them: it mixes positions.
-        let ssm_layers = spec.layers_where(|l| l.mixer == Mixer::Mamba2);
+        let ssm_layers = spec.layers_where(|l| matches!(l.mixer, Mixer::Mamba2 | Mixer::Mamba));
         let sub = if ssm_layers.is_empty() {
             "Attention"
         } else {
@@ -581,23 +581,31 @@ impl<'s> Builder<'s> {
             "Xᵦ′"
         };
         let variants = spec.attn_variants();
-        if let Some(s) = spec.ssm.as_ref().filter(|_| !ssm_layers.is_empty()) {
-            self.layers = ssm_layers.clone();
-            let nodes = self.mamba2(attn_in, s);
+        // Each recurrent mixer over its layers; in a frame of its own beside the attention's,
+        // where some layers attend.
+        for (mixer, name) in [(Mixer::Mamba2, "Mamba2"), (Mixer::Mamba, "Mamba")] {
+            let set = spec.layers_where(|l| l.mixer == mixer);
+            if set.is_empty() {
+                continue;
+            }
+            self.layers = set.clone();
+            let nodes = match (mixer, &spec.ssm, &spec.s6) {
+                (Mixer::Mamba2, Some(s), _) => self.mamba2(attn_in, s),
+                (Mixer::Mamba, _, Some(s)) => self.mamba(attn_in, s),
+                _ => unreachable!("a recurrent layer's mixer has its settings in the Spec"),
+            };
             self.layers = self.all_layers();
-            if variants.is_empty() {
+            if variants.is_empty() && set == ssm_layers {
                 children.extend(nodes);
             } else {
-                // A hybrid: the state-space layers' mixer in a frame of its own, beside the
-                // attention's.
                 let mut scope = self.scope(
                     ScopeKind::Mixer,
-                    &format!("Mamba2 mixer (layers {ssm_layers})"),
+                    &format!("{name} mixer (layers {set})"),
                     "Mixer end",
                     1,
                     nodes,
                 );
-                scope.layers = Some(ssm_layers.clone());
+                scope.layers = Some(set);
                 children.push(Node::Scope(scope));
             }
         }

@@ -45,48 +45,8 @@ impl Builder<'_> {
                 ),
             }));
         }
-        let k = s.conv_kernel;
-        let u = self.tensors.len() - 1;
-        let window = self.push("S_conv", [n(conv), n(k - 1)], TensorKind::State);
-        let pw = self.param(Role::SsmConv, false, vec![conv, 1, k], comp, true);
-        let mut inputs = vec![self.weight(pw, "W_conv", [n(conv), n(k)], None), window];
-        let mut eq = format!("U′ₜ = Σⱼ W_conv[:, j] ⊙ Uₜ₋₍{}₋ⱼ₎", k - 1);
-        if s.conv_bias {
-            let pb = self.param(Role::SsmConv, true, vec![conv], comp, true);
-            inputs.push(self.weight(pb, "b_conv", [n(conv), n(1)], None));
-            eq += " + b_conv";
-        }
-        let uc = self.act("U′", self.seq(conv));
-        nodes.push(self.step(Draft {
-            title: "Causal convolution".into(),
-            op: Op::Conv { kernel: k },
-            category: cat,
-            inputs,
-            output: uc,
-            operation: format!(
-                "Mix each of {conv} channels over its last {k} positions, on its own (depthwise)"
-            ),
-            equation: eq + "; the positions before this call come from S_conv",
-        }));
-        nodes.push(self.step(Draft {
-            title: "Convolution window".into(),
-            op: Op::Route,
-            category: cat,
-            inputs: vec![u],
-            output: window,
-            operation: format!("Keep each channel's last {} inputs for the tokens that follow: the convolution's state", k - 1),
-            equation: format!("S_conv = U[t−{}…t] (zeros before the first token)", k - 1),
-        }));
-        let ua = self.act("U″", self.seq(conv));
-        nodes.push(self.step(Draft {
-            title: "Convolution activation".into(),
-            op: Op::Activation,
-            category: cat,
-            inputs: vec![uc],
-            output: ua,
-            operation: "SiLU on every convolved channel".into(),
-            equation: "U″ = U′ ⊙ σ(U′)".into(),
-        }));
+        nodes.extend(self.conv_steps(conv, s.conv_kernel, s.conv_bias, "U″"));
+        let ua = self.tensors.len() - 1;
         // x follows U″ directly; B and C read it again.
         let mut part = |name: &str, rows: u64, start: u64, what: &str| {
             let t = self.act(name, self.seq(rows));
@@ -212,6 +172,244 @@ impl Builder<'_> {
             category: cat,
             cached: false,
             operation: format!("Project {inner} features back to {d}"),
+        }));
+        nodes
+    }
+}
+
+impl Builder<'_> {
+    /// Mamba's selective scan (S6): x and the gate from one projection, the convolution, the
+    /// step, B and C from a projection of x, a state per channel.
+    pub(super) fn mamba(&mut self, x_in: &str, s: &crate::spec::S6) -> Vec<Node> {
+        let d = self.spec.hidden;
+        let (i, st, r) = (s.inner, s.state, s.dt_rank);
+        let (comp, cat) = (Component::Mixer, Category::Mixer);
+        let mut nodes = Vec::new();
+        // The gate first: the convolution reads the step before it.
+        for (w, out, start, what) in [("W_z", "Z", i, "gate z"), ("W_u", "U", 0, "scan's input x")]
+        {
+            nodes.push(self.linear(Linear {
+                role: Role::SsmIn,
+                title: if out == "Z" {
+                    "Gate projection".into()
+                } else {
+                    "Input projection".into()
+                },
+                w,
+                out,
+                input: x_in,
+                rows: i,
+                cols: d,
+                stored_rows: 2 * i,
+                block: Some(format!("{start}:{}", start + i)),
+                bias: s.bias,
+                component: comp,
+                category: cat,
+                cached: false,
+                operation: format!(
+                    "Project {d} features to the {what}: {i} rows of the one input projection"
+                ),
+            }));
+        }
+        nodes.extend(self.conv_steps(i, s.conv_kernel, s.conv_bias, "x"));
+        let x = self.tensors.len() - 1;
+        for (w, out, rows, start, what) in [
+            ("W_δ", "δ", r, 0, "the step's low-rank input"),
+            (
+                "W_B",
+                "B",
+                st,
+                r,
+                "what each position writes into the state",
+            ),
+            (
+                "W_C",
+                "C",
+                st,
+                r + st,
+                "what each position reads from the state",
+            ),
+        ] {
+            let mut node = self.linear(Linear {
+                role: Role::SsmX,
+                title: format!("{out} projection"),
+                w,
+                out,
+                input: "x",
+                rows,
+                cols: i,
+                stored_rows: r + 2 * st,
+                block: Some(format!("{start}:{}", start + rows)),
+                bias: false,
+                component: comp,
+                category: cat,
+                cached: false,
+                operation: format!("Project the {i} channels to {what} ({rows})"),
+            });
+            // Each reads x, not the projection before it.
+            if let Node::Step(step) = &mut node {
+                if out != "δ" {
+                    step.inputs.insert(0, x);
+                }
+            }
+            nodes.push(node);
+            if let Some(eps) = s.bcdt_norm {
+                let normed = self.act(&format!("{out}′"), self.seq(rows));
+                nodes.push(self.step(Draft {
+                    title: format!("{out} RMS norm"),
+                    op: Op::Norm,
+                    category: cat,
+                    inputs: vec![],
+                    output: normed,
+                    operation: format!(
+                        "Normalize {out} to unit root-mean-square, without a weight"
+                    ),
+                    equation: format!("{out}′ = {out} / √(mean({out}²) + ε), ε = {eps}"),
+                }));
+            }
+        }
+        let c = self.tensors.len() - 1;
+        let b = self
+            .tensors
+            .iter()
+            .rposition(|t| t.name == if s.bcdt_norm.is_some() { "B′" } else { "B" })
+            .expect("B");
+        let delta_in = if s.bcdt_norm.is_some() { "δ′" } else { "δ" };
+        nodes.push(self.linear(Linear {
+            role: Role::SsmDt,
+            title: "Step projection".into(),
+            w: "W_Δ",
+            out: "Δ₀",
+            input: delta_in,
+            rows: i,
+            cols: r,
+            stored_rows: i,
+            block: None,
+            bias: true,
+            component: comp,
+            category: cat,
+            cached: false,
+            operation: format!("Project the {r}-wide step input to one step per channel ({i})"),
+        }));
+        let dt = self.act("Δ", self.seq(i));
+        nodes.push(self.step(Draft {
+            title: "Step size".into(),
+            op: Op::Activation,
+            category: cat,
+            inputs: vec![],
+            output: dt,
+            operation: "How far each channel's state moves at this position".into(),
+            equation: "Δ = softplus(Δ₀)".into(),
+        }));
+        let pa = self.param(Role::SsmALog, false, vec![i, st], comp, true);
+        let alog = self.weight(pa, "A_log", [n(i), n(st)], None);
+        let a = self.act("A", [n(i), n(st)]);
+        nodes.push(self.step(Draft {
+            title: "Decay rates".into(),
+            op: Op::Activation,
+            category: cat,
+            inputs: vec![alog],
+            output: a,
+            operation: "Each channel's decay rate per state entry, negative so the state fades; stored as its log".into(),
+            equation: "A = −exp(A_log)".into(),
+        }));
+        let h = self.push("S", [n(i), n(st)], TensorKind::State);
+        nodes.push(self.step(Draft {
+            title: "State update".into(),
+            op: Op::Scan { flops: 4 * i * st },
+            category: cat,
+            inputs: vec![x, dt, b],
+            output: h,
+            operation: format!("Each of {i} channels' {st}-wide state decays and takes in this position: one step per token, the same size at any context"),
+            equation: "S ← exp(Δ ⊗ A) ⊙ S + (Δ ⊙ x) ⊗ B, token after token".into(),
+        }));
+        let pd = self.param(Role::SsmD, false, vec![i], comp, true);
+        let dw = self.weight(pd, "D", [n(i), n(1)], None);
+        let y = self.act("Y₀", self.seq(i));
+        nodes.push(self.step(Draft {
+            title: "State read-out".into(),
+            op: Op::Scan { flops: 2 * i * st },
+            category: cat,
+            inputs: vec![c, x, dw],
+            output: y,
+            operation: "Read each channel's state with C, plus a skip of the input weighted per channel".into(),
+            equation: "Y₀ = S · C + D ⊙ x".into(),
+        }));
+        let z = self.tensors.iter().rposition(|t| t.name == "Z").expect("Z");
+        let yg = self.act("Y₁", self.seq(i));
+        nodes.push(self.step(Draft {
+            title: "Output gate".into(),
+            op: Op::Activation,
+            category: cat,
+            inputs: vec![z],
+            output: yg,
+            operation: "Gate every channel by SiLU(z)".into(),
+            equation: "Y₁ = Y₀ ⊙ SiLU(Z)".into(),
+        }));
+        nodes.push(self.linear(Linear {
+            role: Role::SsmOut,
+            title: "Mixer output projection".into(),
+            w: "W_out",
+            out: "Y",
+            input: "Y₁",
+            rows: d,
+            cols: i,
+            stored_rows: d,
+            block: None,
+            bias: s.bias,
+            component: comp,
+            category: cat,
+            cached: false,
+            operation: format!("Project {i} channels back to {d}"),
+        }));
+        nodes
+    }
+}
+
+impl Builder<'_> {
+    /// The causal depthwise convolution over the step before's output (`channels` wide), the
+    /// window it carries to the next token, and SiLU, giving `out`.
+    fn conv_steps(&mut self, channels: u64, k: u64, bias: bool, out: &str) -> Vec<Node> {
+        let (comp, cat) = (Component::Mixer, Category::Mixer);
+        let mut nodes = Vec::new();
+        let u = self.tensors.len() - 1;
+        let window = self.push("S_conv", [n(channels), n(k - 1)], TensorKind::State);
+        let pw = self.param(Role::SsmConv, false, vec![channels, 1, k], comp, true);
+        let mut inputs = vec![self.weight(pw, "W_conv", [n(channels), n(k)], None), window];
+        let mut eq = format!("U′ₜ = Σⱼ W_conv[:, j] ⊙ Uₜ₋₍{}₋ⱼ₎", k - 1);
+        if bias {
+            let pb = self.param(Role::SsmConv, true, vec![channels], comp, true);
+            inputs.push(self.weight(pb, "b_conv", [n(channels), n(1)], None));
+            eq += " + b_conv";
+        }
+        let uc = self.act("U′", self.seq(channels));
+        nodes.push(self.step(Draft {
+            title: "Causal convolution".into(),
+            op: Op::Conv { kernel: k },
+            category: cat,
+            inputs,
+            output: uc,
+            operation: format!("Mix each of {channels} channels over its last {k} positions, on its own (depthwise)"),
+            equation: eq + "; the positions before this call come from S_conv",
+        }));
+        nodes.push(self.step(Draft {
+            title: "Convolution window".into(),
+            op: Op::Route,
+            category: cat,
+            inputs: vec![u],
+            output: window,
+            operation: format!("Keep each channel's last {} inputs for the tokens that follow: the convolution's state", k - 1),
+            equation: format!("S_conv = U[t−{}…t] (zeros before the first token)", k - 1),
+        }));
+        let ua = self.act(out, self.seq(channels));
+        nodes.push(self.step(Draft {
+            title: "Convolution activation".into(),
+            op: Op::Activation,
+            category: cat,
+            inputs: vec![uc],
+            output: ua,
+            operation: "SiLU on every convolved channel".into(),
+            equation: format!("{out} = U′ ⊙ σ(U′)"),
         }));
         nodes
     }

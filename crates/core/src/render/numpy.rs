@@ -29,6 +29,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::Attention(AttnSpan::Sliding(w)) => format!("(\"sliding\", {w})"),
                 Mixer::Attention(AttnSpan::Chunked(c)) => format!("(\"chunked\", {c})"),
                 Mixer::Mamba2 => "(\"mamba2\", 0)".to_string(),
+                Mixer::Mamba => "(\"mamba\", 0)".to_string(),
                 Mixer::None => "(\"none\", 0)".to_string(),
             };
             let ffn = match l.ffn {
@@ -116,6 +117,8 @@ fn name_table(g: &Graph) -> String {
         ("resid_ffn_scale", ResidScaleFfn),
         ("ssm_in", SsmIn),
         ("ssm_conv", SsmConv),
+        ("ssm_x", SsmX),
+        ("ssm_dt", SsmDt),
         ("ssm_dt_bias", SsmDtBias),
         ("ssm_a_log", SsmALog),
         ("ssm_d", SsmD),
@@ -197,6 +200,13 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => json!(null),
     };
     config["residual_scales"] = json!(spec.residual_scales);
+    config["s6"] = match &spec.s6 {
+        Some(s) => json!({
+            "inner": s.inner, "state": s.state, "dt_rank": s.dt_rank, "conv_kernel": s.conv_kernel,
+            "conv_bias": s.conv_bias, "bias": s.bias, "bcdt_norm": s.bcdt_norm,
+        }),
+        None => json!(null),
+    };
     config["ssm"] = match &spec.ssm {
         Some(s) => json!({
             "heads": s.heads, "head_dim": s.head_dim, "state": s.state, "groups": s.groups,
@@ -269,6 +279,9 @@ pub fn module(g: &Graph, script: &str) -> String {
         ),
     )
 }
+
+/// The template's call of a layer's mixer, every kind written out.
+const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else attention(h, W, b, span, use_rope)";
 
 /// The template without what this model never runs: MLA, the experts and their routing, xIELU,
 /// and the calls that would choose them, so the file reads top to bottom as this model.
@@ -365,12 +378,17 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if spec.ssm.is_none() {
+    // The mixer call holds only the mixers this model has.
+    let mut calls = Vec::new();
+    if spec.ssm.is_some() {
+        calls.push(("mamba2", "mamba2(h, W, b)"));
+    } else {
         drop.push("mamba2");
-        lines.push((
-            "mamba2(h, W, b) if span[0] == \"mamba2\" else attention(h, W, b, span, use_rope)",
-            "attention(h, W, b, span, use_rope)",
-        ));
+    }
+    if spec.s6.is_some() {
+        calls.push(("mamba", "mamba(h, W, b)"));
+    } else {
+        drop.push("mamba");
     }
     if spec.attn_variants().is_empty() {
         // No attention layer: none of its code.
@@ -382,11 +400,15 @@ fn prune(spec: &Spec, body: &str) -> String {
             "rope_tables",
             "rope_frequencies",
         ]);
-        lines.push((
-            "mamba2(h, W, b) if span[0] == \"mamba2\" else attention(h, W, b, span, use_rope)",
-            "mamba2(h, W, b)",
-        ));
+    } else {
+        calls.push(("", "attention(h, W, b, span, use_rope)"));
     }
+    let (last, rest) = calls.split_last().expect("a model has a mixer");
+    let mixer_call = rest
+        .iter()
+        .map(|(kind, f)| format!("{f} if span[0] == \"{kind}\" else "))
+        .collect::<String>()
+        + last.1;
     if spec.plan.iter().all(|l| l.mixer != Mixer::None) {
         lines.push((
             "        if span[0] == \"none\":  # a layer of its FFN alone\n            h = norm(x, w(W, \"ffn_norm\", b), nb(\"ffn_norm\"))  # h: [T, hidden]\n            x = residual(x, moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b))  # [T, hidden]\n            continue\n",
@@ -415,6 +437,7 @@ fn prune(spec: &Spec, body: &str) -> String {
         debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
         out = out.replace(from, to);
     }
+    out = out.replace(MIXER_CALL, &mixer_call);
     if no_ffn {
         // Every layer is its mixer alone: the FFN half of the loop never runs.
         let (start, end) = (
@@ -846,6 +869,35 @@ def mamba2(x, W, b):
     return linear(y, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden]
 
 
+def mamba(x, W, b):
+    # x: [T, hidden] -> [T, hidden]: Mamba's selective scan, token after token through a state
+    # per channel
+    S = CONFIG["s6"]
+    T, I, N, R, K = x.shape[0], S["inner"], S["state"], S["dt_rank"], S["conv_kernel"]
+    bias = lambda key: w(W, key, b, bias=True) if S["bias"] else None
+    p = linear(x, w(W, "ssm_in", b), bias("ssm_in"))  # p: [T, 2I]
+    u, z = p[:, :I], p[:, I:]  # u: [T, I], the scan's input; z: [T, I], the gate
+    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [I, K], one filter per channel
+    past = np.concatenate([np.zeros((K - 1, I), np.float32), u])  # [K - 1 + T, I], zeros before the first token
+    u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, I], each channel over its last K positions
+    if S["conv_bias"]:
+        u = u + w(W, "ssm_conv", b, bias=True)  # [T, I]
+    xs = u / (1 + np.exp(-u))  # xs: [T, I], SiLU
+    sel = linear(xs, w(W, "ssm_x", b))  # sel: [T, R + 2N]
+    rms = lambda v: v / np.sqrt((v * v).mean(-1, keepdims=True) + S["bcdt_norm"]) if S["bcdt_norm"] else v
+    step, B, Cr = rms(sel[:, :R]), rms(sel[:, R:R + N]), rms(sel[:, R + N:])  # [T, R], [T, N], [T, N]
+    dt = np.logaddexp(0, linear(step, w(W, "ssm_dt", b), w(W, "ssm_dt", b, bias=True)))  # dt: [T, I], softplus
+    A = -np.exp(w(W, "ssm_a_log", b))  # A: [I, N], negative decay rates
+    D = w(W, "ssm_d", b)  # D: [I], the input's skip weight
+    h = np.zeros((I, N), np.float32)  # h: [I, N], the state, carried token to token
+    y = np.empty((T, I), np.float32)  # y: [T, I]
+    for t in range(T):
+        h = np.exp(dt[t][:, None] * A) * h + (dt[t] * xs[t])[:, None] * B[t][None, :]  # h: [I, N]
+        y[t] = h @ Cr[t] + D * xs[t]  # y[t]: [I]
+    y = y * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)
+    return linear(y, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden]
+
+
 def mlp(x, W, b):
     # x: [T, hidden] -> [T, hidden]
     C = CONFIG
@@ -1047,7 +1099,7 @@ def forward(ids, W):
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
         h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
-        a = mamba2(h, W, b) if span[0] == "mamba2" else attention(h, W, b, span, use_rope)
+        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
         if C["residual_scales"]:

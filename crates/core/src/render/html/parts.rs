@@ -147,7 +147,11 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
                 visits,
                 "mixer",
                 Kind::Mixer,
-                "Mamba2 mixer",
+                if g.spec.s6.is_some() {
+                    "Mamba mixer"
+                } else {
+                    "Mamba2 mixer"
+                },
                 true,
                 layers,
                 steps,

@@ -610,7 +610,7 @@ fn mixer_text(g: &Graph) -> Text {
     let spec = &g.spec;
     let d = spec.hidden;
     let Some(s) = spec.ssm.as_ref() else {
-        unreachable!("a mixer part comes from a model with a state-space mixer")
+        return s6_text(g);
     };
     let (h, p, n, groups, k) = (s.heads, s.head_dim, s.state, s.groups, s.conv_kernel);
     let (inner, conv) = (s.inner(), s.conv_dim());
@@ -630,6 +630,33 @@ fn mixer_text(g: &Graph) -> Text {
     Text {
         summary: format!("Mamba2: {h} heads carry a {p} × {n} state from token to token; no attention, no KV cache."),
         explanation: format!("One projection of the {d} features gives the gate z ({inner}), the part the convolution mixes ({conv}: x, B and C) and a step Δ per head ({h}). A causal convolution over the last {k} positions and SiLU prepare x, B and C. Each head's state then decays by exp(Δ·A) and takes in Δ·x ⊗ B; it is read with C, plus D·x. y ⊙ SiLU(z) is RMS-normed per group and projected back to {d}."),
+        subtleties: sub,
+    }
+}
+
+/// Mamba's selective scan in words, with this model's sizes.
+fn s6_text(g: &Graph) -> Text {
+    let spec = &g.spec;
+    let d = spec.hidden;
+    let Some(s) = spec.s6.as_ref() else {
+        unreachable!("a mixer part comes from a model with a state-space mixer")
+    };
+    let (i, n, r, k) = (s.inner, s.state, s.dt_rank, s.conv_kernel);
+    let state = i * n + i * (k - 1);
+    let mut sub = vec![
+        format!("The state does not grow with the context: {} values per layer ({i} channels × {n}, plus the convolution's last {} inputs of {i} channels), where attention would cache two vectors per token.", grouped(state as u128), k - 1),
+        format!("Δ is low-rank: the {i} channels' steps come from {r} numbers per token, projected up."),
+        "Every channel has its own decay rate per state entry (A is a matrix), unlike Mamba2's one per head.".to_string(),
+    ];
+    if let Some(eps) = s.bcdt_norm {
+        sub.push(format!("The step's input, B and C are RMS-normalized without weights (ε = {eps}) before use: Falcon-Mamba's addition for stable training."));
+    }
+    if s.bias {
+        sub.push("The input and output projections have biases.".into());
+    }
+    Text {
+        summary: format!("Mamba: {i} channels each carry a {n}-wide state from token to token; no attention, no KV cache."),
+        explanation: format!("One projection of the {d} features gives x and the gate z ({i} each). A causal convolution over the last {k} positions and SiLU prepare x; a projection of x gives the step's input ({r}), B and C ({n} each), and Δ = softplus(W_Δ · step + b) per channel. Each channel's state decays by exp(Δ·A) and takes in Δ·x·B; it is read with C, plus D·x; y ⊙ SiLU(z) is projected back to {d}."),
         subtleties: sub,
     }
 }

@@ -38,6 +38,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Embedding => embedding_note(spec, &n),
         Kind::Norm => norm(spec),
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
+        Kind::Mixer if spec.s6.is_some() => mamba(spec, &n),
         Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
         Kind::Moe => moe_classes(spec, &n),
@@ -61,6 +62,9 @@ pub fn module(spec: &Spec) -> String {
     }
     if spec.ssm.is_some() {
         parts.push(mamba2(spec, &n));
+    }
+    if spec.s6.is_some() {
+        parts.push(mamba(spec, &n));
     }
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
@@ -1963,6 +1967,12 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 "Mamba2()".into(),
                 "self.ATTR(h)".into(),
             ),
+            (M::Mamba, _) => add(
+                "mamba",
+                n.sublayer(Role::SsmIn),
+                "Mamba()".into(),
+                "self.ATTR(h)".into(),
+            ),
             (M::Attention(_), _) => add(
                 "attention",
                 attn_sublayer(spec, n),
@@ -2017,6 +2027,71 @@ ${fwd}"#,
             ("init", init),
             ("fwd", fwd.trim_end().to_string()),
             ("d", d.to_string()),
+        ],
+    )
+}
+
+/// Mamba's selective scan (S6), written as the recurrence, token after token.
+fn mamba(spec: &Spec, n: &Names) -> String {
+    let Some(s) = spec.s6.as_ref() else {
+        unreachable!("only models with Mamba's scan draw one")
+    };
+    let (i, st, r, k) = (s.inner, s.state, s.dt_rank, s.conv_kernel);
+    let norms = match s.bcdt_norm {
+        Some(eps) => format!(
+            "        rms = lambda v: v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + {})  # no weight\n        step, b, c = rms(step), rms(b), rms(c)\n",
+            fmt_f(eps)
+        ),
+        None => String::new(),
+    };
+    fill(
+        r#"class Mamba(nn.Module):
+    """Mamba's selective scan: ${i} channels, each carrying a ${st}-wide state from token to token."""
+
+    def __init__(self):
+        super().__init__()
+        self.${in_proj} = nn.Linear(${d}, ${two_i}, bias=${bias})  # x, then the gate z
+        self.${conv1d} = nn.Conv1d(${i}, ${i}, ${k}, groups=${i}, padding=${pad}, bias=${conv_bias})
+        self.${x_proj} = nn.Linear(${i}, ${sel}, bias=False)  # the step's input, B, C
+        self.${dt_proj} = nn.Linear(${r}, ${i})  # a step per channel
+        self.${a_log} = nn.Parameter(torch.zeros(${i}, ${st}))  # decay rates, A = -exp(A_log)
+        self.${skip} = nn.Parameter(torch.ones(${i}))
+        self.${out_proj} = nn.Linear(${i}, ${d}, bias=${bias})
+
+    def forward(self, x):  # [B, T, ${d}]
+        B_, T, _ = x.shape
+        xs, z = self.${in_proj}(x).chunk(2, dim=-1)
+        xs = F.silu(self.${conv1d}(xs.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${k} positions
+        step, b, c = self.${x_proj}(xs).split([${r}, ${st}, ${st}], dim=-1)
+${norms}        dt = F.softplus(self.${dt_proj}(step)).float()  # [B, T, ${i}]
+        a = -torch.exp(self.${a_log}.float())  # [${i}, ${st}]
+        xs, b, c = xs.float(), b.float(), c.float()
+        state = x.new_zeros(B_, ${i}, ${st}, dtype=torch.float32)
+        ys = []
+        for t in range(T):
+            state = torch.exp(dt[:, t, :, None] * a) * state + (dt[:, t] * xs[:, t])[..., None] * b[:, t, None, :]
+            ys.append((state * c[:, t, None, :]).sum(-1) + self.${skip} * xs[:, t])
+        y = torch.stack(ys, dim=1) * F.silu(z.float())  # gated by z
+        return self.${out_proj}(y.to(x.dtype))"#,
+        &[
+            ("i", i.to_string()),
+            ("two_i", (2 * i).to_string()),
+            ("st", st.to_string()),
+            ("r", r.to_string()),
+            ("k", k.to_string()),
+            ("pad", (k - 1).to_string()),
+            ("sel", (r + 2 * st).to_string()),
+            ("d", spec.hidden.to_string()),
+            ("norms", norms),
+            ("bias", py_bool(s.bias)),
+            ("conv_bias", py_bool(s.conv_bias)),
+            ("in_proj", n.attr(Role::SsmIn)),
+            ("conv1d", n.attr(Role::SsmConv)),
+            ("x_proj", n.attr(Role::SsmX)),
+            ("dt_proj", n.attr(Role::SsmDt)),
+            ("a_log", n.attr(Role::SsmALog)),
+            ("skip", n.attr(Role::SsmD)),
+            ("out_proj", n.attr(Role::SsmOut)),
         ],
     )
 }
