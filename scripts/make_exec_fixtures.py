@@ -387,6 +387,11 @@ CONFIGS = {
     "falcon_mamba": dict(model_type="falcon_mamba", hidden_size=32, num_hidden_layers=2, vocab_size=97,
                          state_size=8, conv_kernel=3, use_conv_bias=False, mixer_rms_eps=1e-5,
                          tie_word_embeddings=False, pad_token_id=0),
+    # Jamba: Mamba layers (the step, B and C RMS-normed with weights) around an attention layer
+    # without positions; experts every other layer, not renormalized.
+    "jamba": dict(BASE, model_type="jamba", num_hidden_layers=4, attn_layer_period=4, attn_layer_offset=2,
+                  expert_layer_period=2, expert_layer_offset=1, num_experts=4, num_experts_per_tok=2,
+                  mamba_d_state=6, mamba_dt_rank=4, mamba_d_conv=4, mamba_expand=2, mamba_proj_bias=True),
     # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
     # biased projections, and a convolution without a bias.
     "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,

@@ -169,6 +169,9 @@ def shrink_text(text, n):
             text["intermediate_size"] = text["hidden_size"] * expand
         if isinstance(text.get("chunk_size"), int):
             text["chunk_size"] = 4
+    # Jamba's: a state of 16, a step of rank 8, chunks of 4 positions.
+    if isinstance(text.get("mamba_d_state"), int) and isinstance(text.get("mamba_dt_rank"), int):
+        text["mamba_d_state"], text["mamba_dt_rank"] = 16, 8
     # Nemotron-H's: heads and state of 16, two groups.
     if isinstance(text.get("ssm_state_size"), int) and isinstance(text.get("mamba_num_heads"), int):
         text["mamba_head_dim"] = text["ssm_state_size"] = 16
@@ -337,7 +340,7 @@ def logits_of(model, ids):
 
 # Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
 # when it is fed one token at a time through that state (its other code path).
-RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h"}
+RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba"}
 
 
 def decodes_as_prompted(raw):

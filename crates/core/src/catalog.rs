@@ -236,6 +236,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-11-30"
     ),
     entry!(
+        "jamba-v0.1",
+        "ai21labs/Jamba-v0.1",
+        "Mamba layers with one attention layer in eight (no positions), 16 experts (2 active) in every other layer",
+        "2026-11-30"
+    ),
+    entry!(
         "mamba-codestral-7b",
         "mistralai/Mamba-Codestral-7B-v0.1",
         "no attention: 64 Mamba2 layers, each a state of 128 heads × 64 × 128 carried token to token",

@@ -115,6 +115,10 @@ pub enum Role {
     /// Mamba's (S6) projection of x to its step, B and C, and the step's projection to Δ.
     SsmX,
     SsmDt,
+    /// Jamba's RMS norms on the step's input, B and C.
+    SsmDtNorm,
+    SsmBNorm,
+    SsmCNorm,
     SsmDtBias,
     SsmALog,
     SsmD,
@@ -636,6 +640,22 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         },
         Layout::Bamba => match role {
             FfnNorm => ("model.layers.{b}.pre_ff_layernorm", "blk.{b}.ffn_norm"),
+            Router => (
+                "model.layers.{b}.feed_forward.router",
+                "blk.{b}.ffn_gate_inp",
+            ),
+            ExpertGate => (
+                "model.layers.{b}.feed_forward.experts.{e}.gate_proj",
+                "blk.{b}.ffn_gate_exps",
+            ),
+            ExpertUp => (
+                "model.layers.{b}.feed_forward.experts.{e}.up_proj",
+                "blk.{b}.ffn_up_exps",
+            ),
+            ExpertDown => (
+                "model.layers.{b}.feed_forward.experts.{e}.down_proj",
+                "blk.{b}.ffn_down_exps",
+            ),
             Gate => (
                 "model.layers.{b}.feed_forward.gate_proj",
                 "blk.{b}.ffn_gate",
@@ -1025,6 +1045,9 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         SsmOut => ("model.layers.{b}.mamba.out_proj", "blk.{b}.ssm_out"),
         SsmX => ("model.layers.{b}.mamba.x_proj", "blk.{b}.ssm_x"),
         SsmDt => ("model.layers.{b}.mamba.dt_proj", "blk.{b}.ssm_dt"),
+        SsmDtNorm => ("model.layers.{b}.mamba.dt_layernorm", "blk.{b}.ssm_dt_norm"),
+        SsmBNorm => ("model.layers.{b}.mamba.b_layernorm", "blk.{b}.ssm_b_norm"),
+        SsmCNorm => ("model.layers.{b}.mamba.c_layernorm", "blk.{b}.ssm_c_norm"),
         Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
         | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
         | SsmALog | SsmD => {

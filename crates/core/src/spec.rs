@@ -533,8 +533,16 @@ pub struct S6 {
     pub conv_bias: bool,
     /// The input and output projections have biases.
     pub bias: bool,
-    /// Weightless RMS norms on the step, B and C once projected, with this ε (Falcon-Mamba).
-    pub bcdt_norm: Option<f64>,
+    /// RMS norms on the step, B and C once projected (Falcon-Mamba's without weights, Jamba's
+    /// with).
+    pub bcdt_norm: Option<BcdtNorm>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BcdtNorm {
+    pub eps: f64,
+    /// Each of the three norms has a learned weight (Jamba).
+    pub weighted: bool,
 }
 
 impl Ssm {
@@ -1166,8 +1174,9 @@ pub enum Layout {
     /// `backbone.layers.{b}.mixer` (Mamba2's, attention's, the MLP's `up_proj`/`down_proj`, the
     /// experts' `gate`, `experts.{e}`, `shared_experts`), `backbone.norm_f` (Nemotron-H).
     NemotronH,
-    /// Llama's names with `pre_ff_layernorm` before the MLP, the MLP as `feed_forward`, the
-    /// Mamba2 mixer as `mamba` and the final norm as `model.final_layernorm` (Bamba).
+    /// Llama's names with `pre_ff_layernorm` before the MLP, the MLP (or the router and each
+    /// expert) under `feed_forward`, the Mamba or Mamba2 mixer as `mamba` and the final norm as
+    /// `model.final_layernorm` (Bamba, Jamba).
     Bamba,
     /// `backbone.embeddings`, `backbone.layers.{b}.norm`, `mixer.in_proj`, `conv1d`, `dt_bias`,
     /// `A_log`, `D`, `norm`, `out_proj`, `backbone.norm_f` (Mamba2).

@@ -672,14 +672,23 @@ impl Model {
         let xs = Tensor::from_vec(conv, (t, i), &Device::Cpu)?.silu()?;
         self.keep(Some(b), "ssm_conv", &xs);
         let sel = self.proj(&xs, Role::SsmX, b, false)?;
-        let part = |start, len| -> Res<Tensor> {
+        // The step's input, B and C, each RMS-normed where the model does (with its weight
+        // where stored).
+        let part = |start, len, role| -> Res<Tensor> {
             let p = sel.narrow(1, start, len)?.contiguous()?;
             Ok(match s.bcdt_norm {
-                Some(eps) => rms(&p, eps)?,
+                Some(nm) if nm.weighted => {
+                    rms(&p, nm.eps)?.broadcast_mul(self.w(role, Some(b))?)?
+                }
+                Some(nm) => rms(&p, nm.eps)?,
                 None => p,
             })
         };
-        let (step, bm, cm) = (part(0, r)?, part(r, n)?, part(r + n, n)?);
+        let (step, bm, cm) = (
+            part(0, r, Role::SsmDtNorm)?,
+            part(r, n, Role::SsmBNorm)?,
+            part(r + n, n, Role::SsmCNorm)?,
+        );
         let dt = softplus(&self.proj(&step, Role::SsmDt, b, true)?)?;
         self.keep(Some(b), "ssm_dt", &dt);
         let a: Vec<f32> = vec(self.w(Role::SsmALog, Some(b))?)?

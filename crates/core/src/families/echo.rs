@@ -30,6 +30,8 @@ pub enum Echo {
     Partial,
     /// The norms' ε.
     NormEps,
+    /// The context (`max_position_embeddings` as read).
+    Context,
     /// One entry per layer, 1 for a sliding-window layer and 0 for a full one.
     SlidingLayers,
     /// One entry per layer, 1 for a mixture-of-experts layer and 0 for a dense one.
@@ -128,6 +130,7 @@ fn expected(echo: Echo, spec: &Spec) -> Expected {
         }
         Echo::Partial => Expected::Number(rope.map_or(0.0, |r| r.partial)),
         Echo::NormEps => Expected::Number(spec.norm.eps),
+        Echo::Context => Expected::Number(spec.context as f64),
         Echo::SlidingLayers => Expected::Flags(
             spec.plan
                 .iter()

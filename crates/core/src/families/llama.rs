@@ -102,6 +102,8 @@ pub enum NoRope {
     /// `position_embedding_type`: "rope" rotates every layer; null (the default) or "nope" none
     /// (GraniteMoeHybrid).
     PositionType,
+    /// No layer rotates: order comes from the recurrent layers (Jamba).
+    All,
 }
 
 /// Scoring names a config may give, each with its `Scoring`.
@@ -126,7 +128,7 @@ pub struct Routed {
     pub width: Option<(&'static str, u64)>,
     /// Whether the chosen experts' weights are renormalized to sum to 1: always, or by
     /// `norm_topk_prob` with this default.
-    pub renormalize: Option<bool>,
+    pub renormalize: Renormalize,
     /// Which layers have experts.
     pub layers: MoeLayers,
     /// With no experts the model is dense (Qwen3-MoE); otherwise such a config is refused.
@@ -182,6 +184,34 @@ pub enum MoeLayers {
     /// `mlp_layer_types` ("dense" or "sparse"); without it the first k layers are dense, k from
     /// the key given (`first_k_dense_replace`) with this default, or the default alone.
     Types(Option<&'static str>, u64),
+    /// Layer i has experts where i % period = offset (Jamba's `expert_layer_period`,
+    /// `expert_layer_offset`).
+    Period(Period),
+}
+
+/// Whether the chosen experts' weights are renormalized to sum to 1.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Renormalize {
+    Always,
+    /// Never, whatever a config says (Jamba).
+    Never,
+    /// As `norm_topk_prob` says, with this default.
+    Key(bool),
+}
+
+/// Every layer i with i % period = offset: the keys of both and their defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Period {
+    pub period: (&'static str, u64),
+    pub offset: (&'static str, u64),
+}
+
+impl Period {
+    fn layers(self, cfg: &Config, layers: u64) -> Result<Vec<bool>> {
+        let p = cfg.size(self.period.0, Some(self.period.1))?;
+        let o = cfg.count(self.offset.0, self.offset.1)?;
+        Ok((0..layers).map(|i| i % p == o).collect())
+    }
 }
 
 /// A shared expert (MLP) beside the routed ones.
@@ -231,7 +261,7 @@ impl Routed {
         count: ("num_local_experts", 8),
         top_k: 2,
         width: None,
-        renormalize: None,
+        renormalize: Renormalize::Always,
         layers: MoeLayers::All,
         zero_is_dense: false,
         zero_is_shared: false,
@@ -401,11 +431,18 @@ pub struct LlamaLike {
     pub hybrid: Option<Hybrid>,
 }
 
-/// A hybrid's Mamba2 layers.
+/// A hybrid's recurrent layers.
 #[derive(Debug, Clone, Copy)]
 pub struct Hybrid {
-    pub keys: super::mamba2::SsmKeys,
+    pub mixer: HybridMixer,
     pub layers: HybridLayers,
+}
+
+/// The recurrent mixer of a hybrid's other layers, with the keys of its settings.
+#[derive(Debug, Clone, Copy)]
+pub enum HybridMixer {
+    Mamba2(super::mamba2::SsmKeys),
+    Mamba(super::mamba::S6Keys),
 }
 
 /// Which layers of a hybrid attend; the others run Mamba2.
@@ -417,6 +454,9 @@ pub enum HybridLayers {
     /// "full_attention" ("attention"), every layer Mamba2 by default (GraniteMoeHybrid's
     /// `layer_types`).
     Types(&'static str),
+    /// Layer i attends where i % period = offset (Jamba's `attn_layer_period`,
+    /// `attn_layer_offset`).
+    Period(Period),
 }
 
 /// How the sliding-window layers' attention differs from the full layers'.
@@ -794,8 +834,8 @@ pub fn load(
             _ => f.place,
         },
     };
-    // A hybrid's Mamba2 layers: those not listed as attending.
-    let (ssm, mamba_layers) = match &f.hybrid {
+    // A hybrid's recurrent layers: those not listed as attending.
+    let (hybrid, mamba_layers) = match &f.hybrid {
         Some(h) => {
             let mamba: Vec<bool> = match h.layers {
                 HybridLayers::AttnIndices(key) => {
@@ -824,11 +864,18 @@ pub fn load(
                         "\"linear_attention\" (Mamba2) or \"full_attention\"",
                     )?
                     .unwrap_or_else(|| vec![true; layers as usize]),
+                HybridLayers::Period(p) => p.layers(cfg, layers)?.iter().map(|a| !a).collect(),
             };
-            let s = super::mamba2::ssm(cfg, hidden, norm.eps, &h.keys)?;
-            (Some(s), mamba)
+            (Some(h.mixer), mamba)
         }
         None => (None, vec![false; layers as usize]),
+    };
+    let (ssm, s6) = match hybrid {
+        Some(HybridMixer::Mamba2(k)) => {
+            (Some(super::mamba2::ssm(cfg, hidden, norm.eps, &k)?), None)
+        }
+        Some(HybridMixer::Mamba(k)) => (None, Some(super::mamba::s6(cfg, hidden, &k)?)),
+        None => (None, None),
     };
     let mut attn = Attention {
         qkv_bias,
@@ -1057,7 +1104,7 @@ pub fn load(
         },
         moe,
         ssm,
-        s6: None,
+        s6,
         plan: spans
             .into_iter()
             .zip(moe_layers)
@@ -1066,7 +1113,10 @@ pub fn load(
             .map(|(((attn, moe), rope), &mamba)| {
                 let mut l = LayerPlan::attention(attn, rope && f.alibi.is_none() && !mamba, moe);
                 if mamba {
-                    l.mixer = Mixer::Mamba2;
+                    l.mixer = match hybrid {
+                        Some(HybridMixer::Mamba(_)) => Mixer::Mamba,
+                        Some(HybridMixer::Mamba2(_)) | None => Mixer::Mamba2,
+                    };
                 }
                 l
             })
@@ -1210,8 +1260,9 @@ fn experts(
         None => dense_width,
     };
     let norm_topk = match r.renormalize {
-        None => true,
-        Some(default) => cfg.flag("norm_topk_prob", default)?,
+        Renormalize::Always => true,
+        Renormalize::Never => false,
+        Renormalize::Key(default) => cfg.flag("norm_topk_prob", default)?,
     };
     let (key, default) = r.count;
     let e = cfg.bounded(key, cfg.count(key, default)?, MAX_EXPERTS)?;
@@ -1390,6 +1441,7 @@ fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
                 .map(|i| (i + 1) % step == 0 && i >= start && i <= end)
                 .collect()
         }
+        MoeLayers::Period(p) => p.layers(cfg, layers)?,
         MoeLayers::FirstDense(key, default) => {
             let k = cfg.count(key, default)?;
             (0..layers).map(|i| i >= k).collect()
@@ -1406,6 +1458,9 @@ fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
 
 /// Layers that apply RoPE.
 fn rope_layers(cfg: &Config, rule: NoRope, layers: u64) -> Result<Vec<bool>> {
+    if rule == NoRope::All {
+        return Ok(vec![false; layers as usize]);
+    }
     if rule == NoRope::PositionType {
         let key = "position_embedding_type";
         let rope = match cfg.opt_string(key)?.as_deref() {

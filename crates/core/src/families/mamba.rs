@@ -17,49 +17,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     // tests and `stats` use for attention models' defaults.
     s.context = 4096;
     let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
-    let expand = cfg.size("expand", Some(2))?;
-    let inner = s.hidden.checked_mul(expand).ok_or_else(|| {
-        cfg.err(
-            "expand",
-            format!("is {expand}; times hidden_size it overflows"),
-        )
-    })?;
-    if let Some(i) = cfg.opt_size("intermediate_size")? {
-        // Saved configs hold the width the class derives.
-        if i != inner {
-            return Err(cfg.err(
-                "intermediate_size",
-                format!(
-                    "is {i}; the class sets it to expand × hidden_size ({inner}) whatever it says"
-                ),
-            ));
-        }
-    }
-    let dt_rank = match cfg.get("time_step_rank") {
-        Some(v) if v.as_str() == Some("auto") => s.hidden.div_ceil(16),
-        None => s.hidden.div_ceil(16),
-        Some(_) => cfg.size("time_step_rank", None)?,
+    let keys = if model_type == "falcon_mamba" {
+        S6Keys::FALCON_MAMBA
+    } else {
+        S6Keys::MAMBA
     };
-    let act = cfg.string("hidden_act", "silu")?;
-    if act != "silu" && act != "swish" {
-        return Err(cfg.err(
-            "hidden_act",
-            format!("is {act:?}; anatomy draws Mamba's convolution and gate with SiLU (\"silu\")"),
-        ));
-    }
-    s.s6 = Some(S6 {
-        inner,
-        state: cfg.size("state_size", Some(16))?,
-        dt_rank,
-        conv_kernel: cfg.size("conv_kernel", Some(4))?,
-        conv_bias: cfg.flag("use_conv_bias", true)?,
-        bias: cfg.flag("use_bias", false)?,
-        bcdt_norm: if model_type == "falcon_mamba" {
-            Some(cfg.float("mixer_rms_eps", 1e-6)?)
-        } else {
-            None
-        },
-    });
+    s.s6 = Some(s6(cfg, s.hidden, &keys)?);
     s.norm = Norm {
         kind: NormKind::Rms,
         eps,
@@ -77,4 +40,103 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.tied = cfg.flag("tie_word_embeddings", true)?;
     s.layout = Layout::Mamba2;
     Ok(s)
+}
+
+/// Where a family's config keeps Mamba's settings, and its class defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct S6Keys {
+    pub expand: (&'static str, u64),
+    pub state: (&'static str, u64),
+    pub dt_rank: &'static str,
+    pub conv: (&'static str, u64),
+    pub conv_bias: (&'static str, bool),
+    pub bias: (&'static str, bool),
+    /// A key restating expand × hidden (`intermediate_size`, saved by Mamba's class); `None`
+    /// where that key is the MLP's.
+    pub restated_inner: Option<&'static str>,
+    /// RMS norms on the step's input, B and C: the key of their ε and its default, and whether
+    /// they have weights.
+    pub bcdt_norm: Option<(&'static str, f64, bool)>,
+}
+
+impl S6Keys {
+    pub const MAMBA: S6Keys = S6Keys {
+        expand: ("expand", 2),
+        state: ("state_size", 16),
+        dt_rank: "time_step_rank",
+        conv: ("conv_kernel", 4),
+        conv_bias: ("use_conv_bias", true),
+        bias: ("use_bias", false),
+        restated_inner: Some("intermediate_size"),
+        bcdt_norm: None,
+    };
+
+    pub const FALCON_MAMBA: S6Keys = S6Keys {
+        bcdt_norm: Some(("mixer_rms_eps", 1e-6, false)),
+        ..S6Keys::MAMBA
+    };
+
+    /// Jamba's `mamba_*` keys; its norms on the step, B and C use `rms_norm_eps`.
+    pub const JAMBA: S6Keys = S6Keys {
+        expand: ("mamba_expand", 2),
+        state: ("mamba_d_state", 16),
+        dt_rank: "mamba_dt_rank",
+        conv: ("mamba_d_conv", 4),
+        conv_bias: ("mamba_conv_bias", true),
+        bias: ("mamba_proj_bias", false),
+        restated_inner: None,
+        bcdt_norm: Some(("rms_norm_eps", 1e-6, true)),
+    };
+}
+
+/// Mamba's settings, as `MambaMixer` (and the hybrids' copies of it) read them.
+pub(crate) fn s6(cfg: &Config, hidden: u64, k: &S6Keys) -> Result<S6> {
+    let expand = cfg.size(k.expand.0, Some(k.expand.1))?;
+    let inner = hidden.checked_mul(expand).ok_or_else(|| {
+        cfg.err(
+            k.expand.0,
+            format!("is {expand}; times hidden_size it overflows"),
+        )
+    })?;
+    if let Some(key) = k.restated_inner {
+        if let Some(i) = cfg.opt_size(key)? {
+            // Saved configs hold the width the class derives.
+            if i != inner {
+                return Err(cfg.err(
+                    key,
+                    format!(
+                        "is {i}; the class sets it to {} × hidden_size ({inner}) whatever it says",
+                        k.expand.0
+                    ),
+                ));
+            }
+        }
+    }
+    let dt_rank = match cfg.get(k.dt_rank) {
+        Some(v) if v.as_str() == Some("auto") => hidden.div_ceil(16),
+        None => hidden.div_ceil(16),
+        Some(_) => cfg.size(k.dt_rank, None)?,
+    };
+    let act = cfg.string("hidden_act", "silu")?;
+    if act != "silu" && act != "swish" {
+        return Err(cfg.err(
+            "hidden_act",
+            format!("is {act:?}; anatomy draws Mamba's convolution and gate with SiLU (\"silu\")"),
+        ));
+    }
+    Ok(S6 {
+        inner,
+        state: cfg.size(k.state.0, Some(k.state.1))?,
+        dt_rank,
+        conv_kernel: cfg.size(k.conv.0, Some(k.conv.1))?,
+        conv_bias: cfg.flag(k.conv_bias.0, k.conv_bias.1)?,
+        bias: cfg.flag(k.bias.0, k.bias.1)?,
+        bcdt_norm: match k.bcdt_norm {
+            Some((key, default, weighted)) => Some(BcdtNorm {
+                eps: cfg.float(key, default)?,
+                weighted,
+            }),
+            None => None,
+        },
+    })
 }

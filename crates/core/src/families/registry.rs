@@ -6,9 +6,10 @@
 
 use super::echo::Echo;
 use super::llama::{
-    Bias, Defaults, Experts, Hybrid, HybridLayers, LlamaLike, MoeLayers, Mup, NoRope, Routed,
-    SharedMlp, SlidingOwn, Unlisted, Windows,
+    Bias, Defaults, Experts, Hybrid, HybridLayers, HybridMixer, LlamaLike, MoeLayers, Mup, NoRope,
+    Period, Renormalize, Routed, SharedMlp, SlidingOwn, Unlisted, Windows,
 };
+use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba, mamba2, modernbert,
@@ -450,7 +451,7 @@ pub static FAMILIES: &[Family] = &[
                     count: ("num_experts", 128),
                     top_k: 8,
                     width: Some(("moe_intermediate_size", 768)),
-                    renormalize: Some(false),
+                    renormalize: Renormalize::Key(false),
                     layers: MoeLayers::Qwen(&[]),
                     zero_is_dense: true,
                     shared: None,
@@ -610,7 +611,7 @@ pub static FAMILIES: &[Family] = &[
                     count: ("num_experts", 7),
                     top_k: 5,
                     width: None,
-                    renormalize: Some(false),
+                    renormalize: Renormalize::Key(false),
                     layers: MoeLayers::All,
                     zero_is_dense: false,
                     shared: None,
@@ -851,7 +852,7 @@ pub static FAMILIES: &[Family] = &[
                 experts: Experts::Routed(Routed {
                     count: ("num_experts", 1),
                     top_k: 1,
-                    renormalize: Some(true),
+                    renormalize: Renormalize::Key(true),
                     shared: Some(SharedMlp::of("intermediate_size", 11008)),
                     ..Routed::MIXTRAL
                 }),
@@ -1424,7 +1425,7 @@ pub static FAMILIES: &[Family] = &[
                 count: ("num_experts", 60),
                 top_k: 4,
                 width: Some(("moe_intermediate_size", 1408)),
-                renormalize: Some(false),
+                renormalize: Renormalize::Key(false),
                 layers: MoeLayers::Qwen(&[]),
                 zero_is_dense: true,
                 shared: Some(SharedMlp {
@@ -1544,7 +1545,7 @@ pub static FAMILIES: &[Family] = &[
                 count: ("num_experts", 8),
                 top_k: 2,
                 width: Some(("intermediate_size", 22528)),
-                renormalize: Some(true),
+                renormalize: Renormalize::Key(true),
                 layers: MoeLayers::Types(Some("first_k_dense_replace"), 0),
                 scoring_key: Some((
                     "expert_selection_fn",
@@ -2021,7 +2022,7 @@ pub static FAMILIES: &[Family] = &[
                 count: ("num_experts", 64),
                 top_k: 8,
                 width: Some(("moe_intermediate_size", 1024)),
-                renormalize: Some(true),
+                renormalize: Renormalize::Key(true),
                 layers: MoeLayers::Types(Some("first_k_dense_replace"), 1),
                 scoring: Scoring::Sigmoid,
                 correction_bias: true,
@@ -2072,7 +2073,7 @@ pub static FAMILIES: &[Family] = &[
                 count: ("num_experts", 256),
                 top_k: 6,
                 width: Some(("moe_intermediate_size", 512)),
-                renormalize: Some(true),
+                renormalize: Renormalize::Key(true),
                 layers: MoeLayers::Qwen(&[0, 1]),
                 zero_is_dense: true,
                 scoring: Scoring::Sigmoid,
@@ -2121,7 +2122,7 @@ pub static FAMILIES: &[Family] = &[
                     count: ("num_local_experts", 64),
                     top_k: 8,
                     width: Some(("moe_intermediate_size", 896)),
-                    renormalize: Some(true),
+                    renormalize: Renormalize::Key(true),
                     layers: MoeLayers::Types(None, 0),
                     ..Routed::MIXTRAL
                 }),
@@ -2273,7 +2274,7 @@ pub static FAMILIES: &[Family] = &[
             partial: 0.5,
             partial_key: None,
             hybrid: Some(Hybrid {
-                keys: SsmKeys::BAMBA,
+                mixer: HybridMixer::Mamba2(SsmKeys::BAMBA),
                 layers: HybridLayers::AttnIndices("attn_layer_indices"),
             }),
             layout: Layout::Bamba,
@@ -2313,7 +2314,7 @@ pub static FAMILIES: &[Family] = &[
             "GraniteMoeHybrid",
             LlamaLike {
                 hybrid: Some(Hybrid {
-                    keys: SsmKeys::BAMBA,
+                    mixer: HybridMixer::Mamba2(SsmKeys::BAMBA),
                     layers: HybridLayers::Types("layer_types"),
                 }),
                 no_rope: NoRope::PositionType,
@@ -2383,6 +2384,72 @@ pub static FAMILIES: &[Family] = &[
                     "mamba_proj_bias",
                     "rope_theta",
                     "partial_rotary_factor",
+                ],
+            ],
+        )
+    },
+    // Jamba (AI21): Mamba layers whose step, B and C are RMS-normed with weights; an attention
+    // layer without positions every `attn_layer_period` from `attn_layer_offset`, experts every
+    // `expert_layer_period` from `expert_layer_offset` (softmax top-k, not renormalized).
+    // Published configs carry keys of AI21's first code: `n_ctx` (its context, the class reads
+    // max_position_embeddings), `mamba_inner_layernorms` (the class always builds the norms),
+    // `calc_logits_for_entire_prompt` (which logits to return).
+    Family {
+        renames: &[("num_local_experts", "num_experts")],
+        echoes: &[
+            ("n_ctx", Echo::Context),
+            ("mamba_inner_layernorms", Echo::OneOf(&["true"])),
+            ("sliding_window", Echo::OneOf(&["null"])),
+        ],
+        ..llama(
+            "jamba",
+            "Jamba",
+            LlamaLike {
+                hybrid: Some(Hybrid {
+                    mixer: HybridMixer::Mamba(S6Keys::JAMBA),
+                    layers: HybridLayers::Period(Period {
+                        period: ("attn_layer_period", 8),
+                        offset: ("attn_layer_offset", 4),
+                    }),
+                }),
+                no_rope: NoRope::All,
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Never,
+                layout: Layout::Bamba,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 16),
+                    renormalize: Renormalize::Never,
+                    layers: MoeLayers::Period(Period {
+                        period: ("expert_layer_period", 2),
+                        offset: ("expert_layer_offset", 1),
+                    }),
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    65_536,
+                    4096,
+                    14_336,
+                    32,
+                    32,
+                    Some(8),
+                    None,
+                    262_144,
+                    1e-6,
+                    10_000.0,
+                    false,
+                ))
+            },
+            None,
+            &[
+                TRAINING,
+                &[
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    "use_mamba_kernels",
+                    "use_mambapy",
+                    "use_associative_scan",
+                    "calc_logits_for_entire_prompt",
                 ],
             ],
         )
@@ -2487,7 +2554,7 @@ pub static FAMILIES: &[Family] = &[
                     count: ("n_routed_experts", 256),
                     top_k: 8,
                     width: Some(("moe_intermediate_size", 2048)),
-                    renormalize: Some(true),
+                    renormalize: Renormalize::Key(true),
                     layers: MoeLayers::Types(None, 1),
                     scoring: Scoring::Sigmoid,
                     correction_bias: true,
@@ -2539,7 +2606,7 @@ pub static FAMILIES: &[Family] = &[
                     count: ("num_local_experts", 384),
                     top_k: 6,
                     width: Some(("moe_intermediate_size", 512)),
-                    renormalize: Some(false),
+                    renormalize: Renormalize::Key(false),
                     scoring: Scoring::SigmoidBiasedLogits,
                     correction_bias: true,
                     shared: Some(SharedMlp::of("shared_expert_intermediate_size", 512)),
@@ -2757,7 +2824,7 @@ pub static FAMILIES: &[Family] = &[
                     count: ("num_experts", 64),
                     top_k: 8,
                     width: None,
-                    renormalize: Some(false),
+                    renormalize: Renormalize::Key(false),
                     layers: MoeLayers::All,
                     zero_is_dense: false,
                     shared: None,

@@ -253,18 +253,39 @@ impl Builder<'_> {
                 }
             }
             nodes.push(node);
-            if let Some(eps) = s.bcdt_norm {
+            if let Some(norm) = s.bcdt_norm {
+                let role = match out {
+                    "δ" => Role::SsmDtNorm,
+                    "B" => Role::SsmBNorm,
+                    _ => Role::SsmCNorm,
+                };
+                let mut inputs = vec![];
+                let mut scale = String::new();
+                if norm.weighted {
+                    let p = self.param(role, false, vec![rows], comp, true);
+                    let gamma = format!("γ_{out}");
+                    inputs.push(self.weight(p, &gamma, [n(rows), n(1)], None));
+                    scale = format!("{gamma} ⊙ ");
+                }
                 let normed = self.act(&format!("{out}′"), self.seq(rows));
                 nodes.push(self.step(Draft {
                     title: format!("{out} RMS norm"),
                     op: Op::Norm,
                     category: cat,
-                    inputs: vec![],
+                    inputs,
                     output: normed,
                     operation: format!(
-                        "Normalize {out} to unit root-mean-square, without a weight"
+                        "Normalize {out} to unit root-mean-square{}",
+                        if norm.weighted {
+                            ""
+                        } else {
+                            ", without a weight"
+                        }
                     ),
-                    equation: format!("{out}′ = {out} / √(mean({out}²) + ε), ε = {eps}"),
+                    equation: format!(
+                        "{out}′ = {scale}{out} / √(mean({out}²) + ε), ε = {}",
+                        norm.eps
+                    ),
                 }));
             }
         }

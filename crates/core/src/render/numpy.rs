@@ -119,6 +119,9 @@ fn name_table(g: &Graph) -> String {
         ("ssm_conv", SsmConv),
         ("ssm_x", SsmX),
         ("ssm_dt", SsmDt),
+        ("ssm_dt_norm", SsmDtNorm),
+        ("ssm_b_norm", SsmBNorm),
+        ("ssm_c_norm", SsmCNorm),
         ("ssm_dt_bias", SsmDtBias),
         ("ssm_a_log", SsmALog),
         ("ssm_d", SsmD),
@@ -203,7 +206,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["s6"] = match &spec.s6 {
         Some(s) => json!({
             "inner": s.inner, "state": s.state, "dt_rank": s.dt_rank, "conv_kernel": s.conv_kernel,
-            "conv_bias": s.conv_bias, "bias": s.bias, "bcdt_norm": s.bcdt_norm,
+            "conv_bias": s.conv_bias, "bias": s.bias, "bcdt_norm": s.bcdt_norm.map(|b| b.eps),
         }),
         None => json!(null),
     };
@@ -884,8 +887,12 @@ def mamba(x, W, b):
         u = u + w(W, "ssm_conv", b, bias=True)  # [T, I]
     xs = u / (1 + np.exp(-u))  # xs: [T, I], SiLU
     sel = linear(xs, w(W, "ssm_x", b))  # sel: [T, R + 2N]
-    rms = lambda v: v / np.sqrt((v * v).mean(-1, keepdims=True) + S["bcdt_norm"]) if S["bcdt_norm"] else v
-    step, B, Cr = rms(sel[:, :R]), rms(sel[:, R:R + N]), rms(sel[:, R + N:])  # [T, R], [T, N], [T, N]
+    def rms(v, key):  # the step's, B's and C's own RMS norm, with its weight where stored
+        if not S["bcdt_norm"]:
+            return v
+        v = v / np.sqrt((v * v).mean(-1, keepdims=True) + S["bcdt_norm"])
+        return v * w(W, key, b) if key in NAMES else v
+    step, B, Cr = rms(sel[:, :R], "ssm_dt_norm"), rms(sel[:, R:R + N], "ssm_b_norm"), rms(sel[:, R + N:], "ssm_c_norm")  # [T, R], [T, N], [T, N]
     dt = np.logaddexp(0, linear(step, w(W, "ssm_dt", b), w(W, "ssm_dt", b, bias=True)))  # dt: [T, I], softplus
     A = -np.exp(w(W, "ssm_a_log", b))  # A: [I, N], negative decay rates
     D = w(W, "ssm_d", b)  # D: [I], the input's skip weight

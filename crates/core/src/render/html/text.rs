@@ -648,8 +648,13 @@ fn s6_text(g: &Graph) -> Text {
         format!("Δ is low-rank: the {i} channels' steps come from {r} numbers per token, projected up."),
         "Every channel has its own decay rate per state entry (A is a matrix), unlike Mamba2's one per head.".to_string(),
     ];
-    if let Some(eps) = s.bcdt_norm {
-        sub.push(format!("The step's input, B and C are RMS-normalized without weights (ε = {eps}) before use: Falcon-Mamba's addition for stable training."));
+    if let Some(norm) = s.bcdt_norm {
+        let with = if norm.weighted {
+            "each with a learned weight"
+        } else {
+            "without weights"
+        };
+        sub.push(format!("The step's input, B and C are RMS-normalized {with} (ε = {}) before use, for stable training.", norm.eps));
     }
     if s.bias {
         sub.push("The input and output projections have biases.".into());

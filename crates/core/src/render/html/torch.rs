@@ -1792,15 +1792,20 @@ fn layer(spec: &Spec, n: &Names) -> String {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
     let mut a_out = format!("self.{attn}({attn_in}, rope)");
-    if spec.ssm.is_some() {
+    let recurrent = match (&spec.ssm, &spec.s6) {
+        (Some(_), _) => Some(("mamba2", "Mamba2")),
+        (None, Some(_)) => Some(("mamba", "Mamba")),
+        (None, None) => None,
+    };
+    if let Some((kind, class)) = recurrent {
         // A hybrid: each layer holds the one mixer it runs.
         let mamba = n.sublayer(Role::SsmIn);
         let made = init.lines().last().unwrap_or_default().trim().to_string();
         init = init.replace(
             &format!("        {made}\n"),
-            &format!("        self.span = span\n        if span[0] == \"mamba2\":\n            self.{mamba} = Mamba2()\n        else:\n            {made}\n"),
+            &format!("        self.span = span\n        if span[0] == \"{kind}\":\n            self.{mamba} = {class}()\n        else:\n            {made}\n"),
         );
-        a_out = format!("(self.{mamba}({attn_in}) if self.span[0] == \"mamba2\" else {a_out})");
+        a_out = format!("(self.{mamba}({attn_in}) if self.span[0] == \"{kind}\" else {a_out})");
     }
     if place.after() {
         let p = norm_attr(Role::PostAttnNorm);
@@ -2037,12 +2042,26 @@ fn mamba(spec: &Spec, n: &Names) -> String {
         unreachable!("only models with Mamba's scan draw one")
     };
     let (i, st, r, k) = (s.inner, s.state, s.dt_rank, s.conv_kernel);
-    let norms = match s.bcdt_norm {
-        Some(eps) => format!(
-            "        rms = lambda v: v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + {})  # no weight\n        step, b, c = rms(step), rms(b), rms(c)\n",
-            fmt_f(eps)
+    let (norms, norm_init) = match s.bcdt_norm {
+        Some(b) if b.weighted => {
+            let (dn, bn, cn) = (
+                n.attr(Role::SsmDtNorm),
+                n.attr(Role::SsmBNorm),
+                n.attr(Role::SsmCNorm),
+            );
+            (
+                format!("        step, b, c = self.{dn}(step), self.{bn}(b), self.{cn}(c)\n"),
+                format!("        self.{dn} = Norm({r}, eps={eps})  # the step's input, B and C normed\n        self.{bn} = Norm({st}, eps={eps})\n        self.{cn} = Norm({st}, eps={eps})\n", eps = fmt_f(b.eps)),
+            )
+        }
+        Some(b) => (
+            format!(
+                "        rms = lambda v: v * torch.rsqrt(v.pow(2).mean(-1, keepdim=True) + {})  # no weight\n        step, b, c = rms(step), rms(b), rms(c)\n",
+                fmt_f(b.eps)
+            ),
+            String::new(),
         ),
-        None => String::new(),
+        None => (String::new(), String::new()),
     };
     fill(
         r#"class Mamba(nn.Module):
@@ -2054,7 +2073,7 @@ fn mamba(spec: &Spec, n: &Names) -> String {
         self.${conv1d} = nn.Conv1d(${i}, ${i}, ${k}, groups=${i}, padding=${pad}, bias=${conv_bias})
         self.${x_proj} = nn.Linear(${i}, ${sel}, bias=False)  # the step's input, B, C
         self.${dt_proj} = nn.Linear(${r}, ${i})  # a step per channel
-        self.${a_log} = nn.Parameter(torch.zeros(${i}, ${st}))  # decay rates, A = -exp(A_log)
+${norm_init}        self.${a_log} = nn.Parameter(torch.zeros(${i}, ${st}))  # decay rates, A = -exp(A_log)
         self.${skip} = nn.Parameter(torch.ones(${i}))
         self.${out_proj} = nn.Linear(${i}, ${d}, bias=${bias})
 
@@ -2083,6 +2102,7 @@ ${norms}        dt = F.softplus(self.${dt_proj}(step)).float()  # [B, T, ${i}]
             ("sel", (r + 2 * st).to_string()),
             ("d", spec.hidden.to_string()),
             ("norms", norms),
+            ("norm_init", norm_init),
             ("bias", py_bool(s.bias)),
             ("conv_bias", py_bool(s.conv_bias)),
             ("in_proj", n.attr(Role::SsmIn)),
