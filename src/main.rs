@@ -504,14 +504,17 @@ fn run(cli: Cli) -> Result<String, Error> {
             Ok(render::html::torch::module(&g.spec))
         }
         Command::List { model_types: true } => {
-            let mut out = format!("{:<22}{:<16}{}\n", "model_type", "family", "gguf");
-            for f in anatomy_core::families::FAMILIES {
+            // Columns as wide as their longest entry, and a space more: the names never touch.
+            let families = anatomy_core::families::FAMILIES;
+            let w = 1 + families.iter().map(|f| f.name.len()).max().unwrap_or(0);
+            let mut out = format!("{:<22}{:<w$}{}\n", "model_type", "family", "gguf");
+            for f in families {
                 for t in std::iter::once(f.model_type).chain(f.aliases.iter().copied()) {
                     let gguf = anatomy_checkpoint::gguf::ARCHITECTURES
                         .iter()
                         .find(|(_, mt)| *mt == t)
                         .map_or("-", |(a, _)| a);
-                    out += &format!("{t:<22}{:<16}{gguf}\n", f.name);
+                    out += &format!("{t:<22}{:<w$}{gguf}\n", f.name);
                 }
             }
             Ok(out)

@@ -268,3 +268,16 @@ fn color_only_when_asked() {
     assert!(!plain.contains('\x1b'));
     assert!(color.contains("\x1b[34m"), "attention steps are blue");
 }
+
+/// A state-space model: the mixer step by step, its state a rounded box (the legend says so),
+/// the scan's callout.
+#[test]
+fn mamba2_state_and_scan() {
+    insta::assert_snapshot!(show("mamba-codestral-7b", 110, Some(15)));
+}
+
+/// A hybrid of one sublayer per layer: the mixer and FFN halves each gated to their layers.
+#[test]
+fn nemotron_h_layers_of_one_sublayer() {
+    insta::assert_snapshot!(show("nemotron-3-nano-30b-a3b", 120, None));
+}

@@ -118,7 +118,10 @@ fn matches(point: &str, s: &Site) -> bool {
         ("attn_out", Place::Block) => {
             t == "Attention output projection" || t == "Mixer output projection"
         }
-        ("resid_attn", Place::Block) => t == "Attention residual" || t == "Mixer residual",
+        // A half of the block that runs in some layers only says so after its name.
+        ("resid_attn", Place::Block) => {
+            t == "Attention residual" || t.starts_with("Mixer residual")
+        }
         ("ssm_conv", Place::Block) => t == "Convolution activation",
         ("ssm_dt", Place::Block) => t == "Step size",
         ("ssm_state", Place::Block) => t == "State update",
@@ -147,7 +150,7 @@ fn matches(point: &str, s: &Site) -> bool {
             op == Op::Combine && s.step.category == Category::Ffn
         }
         ("post_ffn_norm", Place::Mlp | Place::Block) => norm && t.starts_with("Post-MLP"),
-        ("resid_ffn", Place::Mlp | Place::Block) => t == "MLP residual",
+        ("resid_ffn", Place::Mlp | Place::Block) => t.starts_with("MLP residual"),
         _ => false,
     }
 }

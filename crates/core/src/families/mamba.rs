@@ -3,42 +3,25 @@
 //! Falcon-Mamba RMS-normalizes the step, B and C without weights. Defaults follow `MambaConfig`
 //! and `FalconMambaConfig`.
 
-use super::layer_count;
+use super::mamba2::{recurrent_only, Shell};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
 
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
-    let mut s = super::skeleton(name, model_type, family);
-    s.vocab = cfg.size("vocab_size", Some(50_280))?;
-    s.hidden = cfg.size("hidden_size", Some(768))?;
-    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(32))?;
-    // No position limit of its own: the state carries any length. Drawn at the length the
-    // tests and `stats` use for attention models' defaults.
-    s.context = 4096;
-    let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
+    let shell = Shell {
+        vocab: 50_280,
+        hidden: 768,
+        layers: 32,
+        tied: true,
+    };
+    let mut s = recurrent_only(cfg, model_type, family, name, shell, Mixer::Mamba)?;
     let keys = if model_type == "falcon_mamba" {
         S6Keys::FALCON_MAMBA
     } else {
         S6Keys::MAMBA
     };
     s.s6 = Some(s6(cfg, s.hidden, &keys)?);
-    s.norm = Norm {
-        kind: NormKind::Rms,
-        eps,
-        unit_offset: false,
-        place: NormPlace::Pre,
-    };
-    s.position = Position::None;
-    s.plan = (0..s.layers)
-        .map(|_| LayerPlan {
-            mixer: Mixer::Mamba,
-            rope: false,
-            ffn: Ffn::None,
-        })
-        .collect();
-    s.tied = cfg.flag("tie_word_embeddings", true)?;
-    s.layout = Layout::Mamba2;
     Ok(s)
 }
 

@@ -7,30 +7,57 @@ use crate::error::Result;
 use crate::spec::*;
 
 pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result<Spec> {
-    let mut s = super::skeleton(name, "mamba2", family);
-    s.vocab = cfg.size("vocab_size", Some(32_768))?;
-    s.hidden = cfg.size("hidden_size", Some(4096))?;
-    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(64))?;
+    let shell = Shell {
+        vocab: 32_768,
+        hidden: 4096,
+        layers: 64,
+        tied: false,
+    };
+    let mut s = recurrent_only(cfg, "mamba2", family, name, shell, Mixer::Mamba2)?;
+    s.ssm = Some(ssm(cfg, s.hidden, s.norm.eps, &SsmKeys::MAMBA2)?);
+    Ok(s)
+}
+
+/// The class defaults of a model of recurrent layers alone.
+pub(crate) struct Shell {
+    pub vocab: u64,
+    pub hidden: u64,
+    pub layers: u64,
+    pub tied: bool,
+}
+
+/// A model whose every layer is an RMS norm and `mixer`, added to the stream, with no
+/// attention, no FFN and no positions (Mamba, Mamba2), less the mixer's settings.
+pub(crate) fn recurrent_only(
+    cfg: &Config,
+    model_type: &str,
+    family: &str,
+    name: &str,
+    d: Shell,
+    mixer: Mixer,
+) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.vocab = cfg.size("vocab_size", Some(d.vocab))?;
+    s.hidden = cfg.size("hidden_size", Some(d.hidden))?;
+    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(d.layers))?;
     // No position limit of its own: the state carries any length. Drawn at the length the
     // tests and `stats` use for attention models' defaults.
     s.context = 4096;
-    let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
-    s.ssm = Some(ssm(cfg, s.hidden, eps, &SsmKeys::MAMBA2)?);
     s.norm = Norm {
         kind: NormKind::Rms,
-        eps,
+        eps: cfg.float("layer_norm_epsilon", 1e-5)?,
         unit_offset: false,
         place: NormPlace::Pre,
     };
     s.position = Position::None;
     s.plan = (0..s.layers)
         .map(|_| LayerPlan {
-            mixer: Mixer::Mamba2,
+            mixer,
             rope: false,
             ffn: Ffn::None,
         })
         .collect();
-    s.tied = cfg.flag("tie_word_embeddings", false)?;
+    s.tied = cfg.flag("tie_word_embeddings", d.tied)?;
     s.layout = Layout::Mamba2;
     Ok(s)
 }

@@ -700,7 +700,7 @@ impl<'s> Builder<'s> {
             ),
         }));
         if mixer_layers.len() != spec.layers {
-            only_in(&mut children[mixer_start..], &mixer_layers);
+            only_in(&mut children[mixer_start..], &mixer_layers, spec.layers);
             if let Some(Node::Step(s)) = children.last_mut() {
                 let bare = LayerSet::from_fn(spec.layers, |b| !mixer_layers.contains(b));
                 s.equation += &format!("; R = Xᵦ in layers {bare}, which have no mixer");
@@ -790,7 +790,7 @@ impl<'s> Builder<'s> {
         }
         self.layers = self.all_layers();
         if ffn_layers.len() != spec.layers {
-            only_in(&mut children[ffn_start..], &ffn_layers);
+            only_in(&mut children[ffn_start..], &ffn_layers, spec.layers);
             if let Some(Node::Step(s)) = children.last_mut() {
                 let bare = LayerSet::from_fn(spec.layers, |b| !ffn_layers.contains(b));
                 s.equation += &format!("; Xᵦ₊₁ = R in layers {bare}, which have no FFN");
@@ -1156,16 +1156,17 @@ impl Builder<'_> {
 }
 
 /// "m · " before a sublayer's output where the residual add scales it (Granite), else nothing.
-/// Restrict nodes to `layers` (one half of a block whose layers do not all have it), where they
-/// are not restricted further already.
-fn only_in(nodes: &mut [Node], layers: &LayerSet) {
+/// Restrict nodes to `layers` of `all` (one half of a block whose layers do not all have it),
+/// where they are not restricted further already; a step's title says in how many it runs.
+fn only_in(nodes: &mut [Node], layers: &LayerSet, all: u64) {
     for node in nodes {
-        let l = match node {
-            Node::Step(s) => &mut s.layers,
-            Node::Scope(s) => &mut s.layers,
-        };
-        if l.is_none() {
-            *l = Some(layers.clone());
+        match node {
+            Node::Step(s) if s.layers.is_none() => {
+                s.title += &format!(" ({} of {all} layers)", layers.len());
+                s.layers = Some(layers.clone());
+            }
+            Node::Scope(s) if s.layers.is_none() => s.layers = Some(layers.clone()),
+            Node::Step(_) | Node::Scope(_) => {}
         }
     }
 }

@@ -4,7 +4,7 @@
 //! takes a few more columns than a 3072-wide hidden state, not forty times as many.
 
 use super::line::{width, Line, Style};
-use crate::graph::{Dim, Tensor};
+use crate::graph::{Dim, Tensor, TensorKind};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Scale {
@@ -69,10 +69,11 @@ pub fn box_width(t: &Tensor, scale: Scale) -> usize {
 /// Lines of one tensor's box, each of the same width: left dim label column, then the box.
 pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
     let weight = t.is_weight();
-    let (tl, tr, bl, br, h, v) = if weight {
-        ('┏', '┓', '┗', '┛', '━', '┃')
-    } else {
-        ('╔', '╗', '╚', '╝', '═', '║')
+    // Heavy for a weight, double for an activation, rounded for a recurrent state.
+    let (tl, tr, bl, br, h, v) = match t.kind {
+        TensorKind::Weight { .. } => ('┏', '┓', '┗', '┛', '━', '┃'),
+        TensorKind::Activation { .. } => ('╔', '╗', '╚', '╝', '═', '║'),
+        TensorKind::State => ('╭', '╮', '╰', '╯', '─', '│'),
     };
     let [rows, cols] = &t.dims;
     let top_label = cols.label();

@@ -151,9 +151,14 @@ fn header(g: &Graph) -> Result<Vec<Line>> {
     for l in spec.plan_summary() {
         lines.push(Line::plain(&format!("layers differ · {l}")));
     }
-    lines.push(Line::plain(
-        "┏━┓ weight  ╔═╗ activation  ◇ contracted side  top edge: columns, left edge: rows",
-    ));
+    let state = if g.tensors.iter().any(|t| t.kind == TensorKind::State) {
+        "╭─╮ state (carried token to token)  "
+    } else {
+        ""
+    };
+    lines.push(Line::plain(&format!(
+        "┏━┓ weight  ╔═╗ activation  {state}◇ contracted side  top edge: columns, left edge: rows"
+    )));
     lines.push(Line::new());
     Ok(lines)
 }
