@@ -392,6 +392,10 @@ CONFIGS = {
     "jamba": dict(BASE, model_type="jamba", num_hidden_layers=4, attn_layer_period=4, attn_layer_offset=2,
                   expert_layer_period=2, expert_layer_offset=1, num_experts=4, num_experts_per_tok=2,
                   mamba_d_state=6, mamba_dt_rank=4, mamba_d_conv=4, mamba_expand=2, mamba_proj_bias=True),
+    # LFM2: short gated convolutions (with biases) around an attention layer with per-head QK
+    # norms; the MLP's width derived from block_ff_dim.
+    "lfm2": dict(BASE, model_type="lfm2", num_hidden_layers=3, layer_types=["conv", "full_attention", "conv"],
+                 conv_L_cache=3, conv_bias=True, block_ff_dim=72, block_multiple_of=16, norm_eps=1e-5),
     # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
     # biased projections, and a convolution without a bias.
     "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,

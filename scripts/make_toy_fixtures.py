@@ -57,6 +57,11 @@ SIZES = {
     "moe_intermediate_size": EXPERT_FFN,
     "shared_expert_intermediate_size": EXPERT_FFN,
     "moe_shared_expert_intermediate_size": EXPERT_FFN + 8,
+    # LFM2's first code's names: the block's width (and the convolution's), its MLP's.
+    "block_dim": HIDDEN,
+    "conv_dim": HIDDEN,
+    "conv_dim_out": HIDDEN,
+    "block_ff_dim": FFN,
     "vocab_size": VOCAB,
     "head_dim": HEAD_DIM,
     "kv_lora_rank": 16,
@@ -134,7 +139,7 @@ def cut_lists(text, n):
             if c not in head:
                 head[-1] = c
         text["hybrid_override_pattern"] = "".join(head)
-    for key in ("mlp_only_layers", "moe_layers"):
+    for key in ("mlp_only_layers", "moe_layers", "full_attn_idxs"):
         v = text.get(key)
         if isinstance(v, list):
             text[key] = [i for i in v if i < n]
@@ -158,6 +163,9 @@ def shrink_text(text, n):
     for key in ("num_attention_heads", "n_head"):
         if key in text:
             text[key] = HEADS
+    # LFM2 restates its attention heads as `num_heads` (Mamba2's own key, sized below).
+    if isinstance(text.get("num_heads"), int) and "num_attention_heads" in text:
+        text["num_heads"] = HEADS
     # A state-space mixer (Mamba2): heads and state of 16, B and C still shared by groups where
     # the real model shares them, and chunks small enough that the prompt crosses several.
     if isinstance(text.get("state_size"), int) and isinstance(text.get("num_heads"), int):
@@ -340,7 +348,7 @@ def logits_of(model, ids):
 
 # Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
 # when it is fed one token at a time through that state (its other code path).
-RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba"}
+RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2"}
 
 
 def decodes_as_prompted(raw):

@@ -242,6 +242,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-11-30"
     ),
     entry!(
+        "lfm2-700m",
+        "LiquidAI/LFM2-700M",
+        "10 short gated convolution layers and 6 attention layers with per-head QK norms, each with a SwiGLU MLP",
+        "2026-11-30"
+    ),
+    entry!(
         "mamba-codestral-7b",
         "mistralai/Mamba-Codestral-7B-v0.1",
         "no attention: 64 Mamba2 layers, each a state of 128 heads × 64 × 128 carried token to token",

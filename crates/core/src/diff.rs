@@ -200,6 +200,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Attention(AttnSpan::Chunked(_)) => "chunked",
             Mixer::Mamba2 => "none (Mamba2)",
             Mixer::Mamba => "none (Mamba)",
+            Mixer::ShortConv => "none (short convolution)",
             Mixer::None => "none (FFN only)",
         })
         .collect();
@@ -460,12 +461,21 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Attention(_) => "attention",
             Mixer::Mamba2 => "Mamba2",
             Mixer::Mamba => "Mamba",
+            Mixer::ShortConv => "short convolution",
             Mixer::None => "none",
         })
         .collect();
     mixers.sort();
     mixers.dedup();
     f("mixer", "sequence mixers", Mechanism, mixers.join(" and "));
+    if let Some(c) = &s.short_conv {
+        f(
+            "ssm.conv_kernel",
+            "convolution width",
+            Size,
+            c.kernel.to_string(),
+        );
+    }
     if let Some(m) = &s.s6 {
         f("ssm.inner", "Mamba channels", Size, m.inner.to_string());
         f("ssm.state", "state size", Size, m.state.to_string());

@@ -668,6 +668,30 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("model.final_layernorm", "output_norm"),
             other => llama(other),
         },
+        Layout::Lfm2 => match role {
+            AttnNorm => ("model.layers.{b}.operator_norm", "blk.{b}.attn_norm"),
+            QNorm => (
+                "model.layers.{b}.self_attn.q_layernorm",
+                "blk.{b}.attn_q_norm",
+            ),
+            KNorm => (
+                "model.layers.{b}.self_attn.k_layernorm",
+                "blk.{b}.attn_k_norm",
+            ),
+            O => ("model.layers.{b}.self_attn.out_proj", "blk.{b}.attn_output"),
+            SsmIn => ("model.layers.{b}.conv.in_proj", "blk.{b}.shortconv.in_proj"),
+            SsmConv => ("model.layers.{b}.conv.conv", "blk.{b}.shortconv.conv"),
+            SsmOut => (
+                "model.layers.{b}.conv.out_proj",
+                "blk.{b}.shortconv.out_proj",
+            ),
+            FfnNorm => ("model.layers.{b}.ffn_norm", "blk.{b}.ffn_norm"),
+            Gate => ("model.layers.{b}.feed_forward.w1", "blk.{b}.ffn_gate"),
+            Up => ("model.layers.{b}.feed_forward.w3", "blk.{b}.ffn_up"),
+            Down => ("model.layers.{b}.feed_forward.w2", "blk.{b}.ffn_down"),
+            FinalNorm => ("model.embedding_norm", "token_embd_norm"),
+            other => llama(other),
+        },
         Layout::NemotronH => match role {
             Embed => ("backbone.embeddings", "token_embd"),
             AttnNorm | FfnNorm => ("backbone.layers.{b}.norm", "blk.{b}.attn_norm"),

@@ -31,6 +31,8 @@ pub struct Spec {
     pub ssm: Option<Ssm>,
     /// The selective scan of the `Mixer::Mamba` layers.
     pub s6: Option<S6>,
+    /// The short convolution of the `Mixer::ShortConv` layers.
+    pub short_conv: Option<ShortConv>,
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
@@ -464,6 +466,9 @@ pub enum Mixer {
     /// Mamba's selective scan (S6, `Spec::s6`): a state per channel, its step and what it reads
     /// and writes chosen from each token.
     Mamba,
+    /// A short gated convolution (`Spec::short_conv`, LFM2): B ⊙ x convolved over the last few
+    /// positions, gated by C.
+    ShortConv,
     /// None: the layer is its FFN alone (Nemotron-H's MLP and MoE layers).
     None,
 }
@@ -472,7 +477,7 @@ impl Mixer {
     pub fn span_of(self) -> Option<AttnSpan> {
         match self {
             Mixer::Attention(s) => Some(s),
-            Mixer::Mamba2 | Mixer::Mamba | Mixer::None => None,
+            Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv | Mixer::None => None,
         }
     }
 
@@ -481,6 +486,7 @@ impl Mixer {
             Mixer::Attention(s) => format!("{} attention", s.describe()),
             Mixer::Mamba2 => "Mamba2".into(),
             Mixer::Mamba => "Mamba".into(),
+            Mixer::ShortConv => "short convolution".into(),
             Mixer::None => "no mixer".into(),
         }
     }
@@ -536,6 +542,16 @@ pub struct S6 {
     /// RMS norms on the step, B and C once projected (Falcon-Mamba's without weights, Jamba's
     /// with).
     pub bcdt_norm: Option<BcdtNorm>,
+}
+
+/// LFM2's short gated convolution: one projection gives B, C and x (hidden each); B ⊙ x is
+/// convolved, channel by channel, over the last `kernel` positions, then gated by C and
+/// projected back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ShortConv {
+    pub kernel: u64,
+    /// The projections and the convolution have biases.
+    pub bias: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1174,6 +1190,10 @@ pub enum Layout {
     /// `backbone.layers.{b}.mixer` (Mamba2's, attention's, the MLP's `up_proj`/`down_proj`, the
     /// experts' `gate`, `experts.{e}`, `shared_experts`), `backbone.norm_f` (Nemotron-H).
     NemotronH,
+    /// `model.layers.{b}.operator_norm`, `self_attn.q_layernorm`…`out_proj` or `conv.in_proj`,
+    /// `conv.conv`, `conv.out_proj`, `ffn_norm`, `feed_forward.w1`/`w3`/`w2`, and the final norm
+    /// as `model.embedding_norm` (LFM2).
+    Lfm2,
     /// Llama's names with `pre_ff_layernorm` before the MLP, the MLP (or the router and each
     /// expert) under `feed_forward`, the Mamba or Mamba2 mixer as `mamba` and the final norm as
     /// `model.final_layernorm` (Bamba, Jamba).

@@ -503,6 +503,7 @@ impl Model {
             Mixer::Attention(_) => self.attention(&h, b, cache)?,
             Mixer::Mamba2 => self.mamba2(&h, b, cache)?,
             Mixer::Mamba => self.mamba(&h, b, cache)?,
+            Mixer::ShortConv => self.short_conv(&h, b, cache)?,
             Mixer::None => unreachable!("returned above"),
         };
         if place.after() {
@@ -720,6 +721,36 @@ impl Model {
         self.keep(Some(b), "ssm_scan", &y);
         let g = (y * z.silu()?)?;
         self.proj(&g, Role::SsmOut, b, s.bias)
+    }
+
+    /// LFM2's short convolution: B, C and x from one projection, B ⊙ x convolved through the
+    /// layer's window, gated by C, projected back.
+    fn short_conv(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let c = self
+            .spec
+            .short_conv
+            .expect("a short-convolution layer has its settings");
+        let (t, d) = (x.dim(0)?, self.spec.hidden as usize);
+        let p = self.proj(x, Role::SsmIn, b, c.bias)?;
+        let (bg, cg, xs) = (
+            p.narrow(1, 0, d)?,
+            p.narrow(1, d, d)?,
+            p.narrow(1, 2 * d, d)?,
+        );
+        let u = (bg * xs)?;
+        let vec = |t: &Tensor| -> Res<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
+        let state =
+            cache.ssm[b].get_or_insert_with(|| SsmState::new(c.kernel as usize, d, 0, 0, 0));
+        let bias = if c.bias {
+            Some(vec(self.bias(Role::SsmConv, Some(b))?)?)
+        } else {
+            None
+        };
+        let w = vec(self.w(Role::SsmConv, Some(b))?)?;
+        let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, bias.as_deref(), d);
+        let conv = Tensor::from_vec(conv, (t, d), &Device::Cpu)?;
+        self.keep(Some(b), "conv_out", &conv);
+        self.proj(&(cg * conv)?, Role::SsmOut, b, c.bias)
     }
 
     /// The span of attention layer `b` (only attention layers reach the attention code).

@@ -123,6 +123,7 @@ fn matches(point: &str, s: &Site) -> bool {
             t == "Attention residual" || t.starts_with("Mixer residual")
         }
         ("ssm_conv", Place::Block) => t == "Convolution activation",
+        ("conv_out", Place::Block) => t == "Causal convolution",
         ("ssm_dt", Place::Block) => t == "Step size",
         ("ssm_state", Place::Block) => t == "State update",
         ("ssm_scan", Place::Block) => t == "State read-out",

@@ -32,6 +32,8 @@ pub enum Echo {
     NormEps,
     /// The context (`max_position_embeddings` as read).
     Context,
+    /// The hidden size.
+    Hidden,
     /// One entry per layer, 1 for a sliding-window layer and 0 for a full one.
     SlidingLayers,
     /// One entry per layer, 1 for a mixture-of-experts layer and 0 for a dense one.
@@ -131,6 +133,7 @@ fn expected(echo: Echo, spec: &Spec) -> Expected {
         Echo::Partial => Expected::Number(rope.map_or(0.0, |r| r.partial)),
         Echo::NormEps => Expected::Number(spec.norm.eps),
         Echo::Context => Expected::Number(spec.context as f64),
+        Echo::Hidden => Expected::Number(spec.hidden as f64),
         Echo::SlidingLayers => Expected::Flags(
             spec.plan
                 .iter()

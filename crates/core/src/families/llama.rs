@@ -189,6 +189,40 @@ pub enum MoeLayers {
     Period(Period),
 }
 
+/// LFM2's derived MLP width: the keys of the flag, the multiplier and the multiple, with their
+/// defaults.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FfAdjust {
+    pub flag: (&'static str, bool),
+    pub multiplier: (&'static str, f64),
+    pub multiple_of: (&'static str, u64),
+}
+
+impl FfAdjust {
+    /// int(2 · w / 3), then int(multiplier · it) rounded up to a multiple, as the class computes
+    /// it (the multiplier may be null: then no more than the two thirds).
+    fn width(self, cfg: &Config, w: u64) -> Result<u64> {
+        let multiple = cfg.size(self.multiple_of.0, Some(self.multiple_of.1))?;
+        if !cfg.flag(self.flag.0, self.flag.1)? {
+            cfg.get(self.multiplier.0);
+            return Ok(w);
+        }
+        let w = 2 * w / 3;
+        let m = match cfg.get(self.multiplier.0) {
+            None => return Ok(w),
+            Some(_) => cfg.float(self.multiplier.0, self.multiplier.1)?,
+        };
+        if !(m > 0.0 && m.is_finite()) {
+            return Err(cfg.err(
+                self.multiplier.0,
+                format!("is {m}; it must be a positive number"),
+            ));
+        }
+        let w = (m * w as f64) as u64;
+        Ok(w.div_ceil(multiple) * multiple)
+    }
+}
+
 /// Whether the chosen experts' weights are renormalized to sum to 1.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Renormalize {
@@ -210,6 +244,15 @@ impl Period {
     fn layers(self, cfg: &Config, layers: u64) -> Result<Vec<bool>> {
         let p = cfg.size(self.period.0, Some(self.period.1))?;
         let o = cfg.count(self.offset.0, self.offset.1)?;
+        if o >= p {
+            return Err(cfg.err(
+                self.offset.0,
+                format!(
+                    "is {o}; it must be less than {} ({p}), or no layer would be one",
+                    self.period.0
+                ),
+            ));
+        }
         Ok((0..layers).map(|i| i % p == o).collect())
     }
 }
@@ -381,6 +424,9 @@ pub struct LlamaLike {
     /// The key of the dense layers' MLP width, `intermediate_size` when absent or null (Cohere 2
     /// MoE's `prefix_dense_intermediate_size`; its experts are `intermediate_size` wide).
     pub dense_width_key: Option<&'static str>,
+    /// The MLP's width is derived from `intermediate_size` as LFM2's class does: two thirds of
+    /// it, times a multiplier, rounded up to a multiple, when a flag says so.
+    pub ff_adjust: Option<FfAdjust>,
     /// gate ⊙ act(…) · up, or a plain up, act, down.
     pub gated: bool,
     pub block: Block,
@@ -443,6 +489,11 @@ pub struct Hybrid {
 pub enum HybridMixer {
     Mamba2(super::mamba2::SsmKeys),
     Mamba(super::mamba::S6Keys),
+    /// LFM2's short convolution: the keys of its width and of its biases, with their defaults.
+    ShortConv {
+        kernel: (&'static str, u64),
+        bias: (&'static str, bool),
+    },
 }
 
 /// Which layers of a hybrid attend; the others run Mamba2.
@@ -457,6 +508,12 @@ pub enum HybridLayers {
     /// Layer i attends where i % period = offset (Jamba's `attn_layer_period`,
     /// `attn_layer_offset`).
     Period(Period),
+    /// A type per layer (`layer_types`: "conv" or "full_attention"), else a list of the
+    /// attending layers (`full_attn_idxs`), else every layer attends (LFM2).
+    ConvTypes {
+        types: &'static str,
+        indices: &'static str,
+    },
 }
 
 /// How the sliding-window layers' attention differs from the full layers'.
@@ -519,6 +576,7 @@ impl LlamaLike {
             eps_key: Some("rms_norm_eps"),
             rms_key: None,
             dense_width_key: None,
+            ff_adjust: None,
             gated: true,
             block: Block::Sequential,
             parallel_key: None,
@@ -601,6 +659,10 @@ pub fn load(
             .ok_or_else(|| cfg.err(key, format!("is {m}; hidden_size × it overflows")))?
     } else {
         cfg.size("intermediate_size", Some(d.intermediate))?
+    };
+    let intermediate = match f.ff_adjust {
+        Some(a) => a.width(cfg, intermediate)?,
+        None => intermediate,
     };
     let intermediate = match f
         .dense_width_key
@@ -865,17 +927,51 @@ pub fn load(
                     )?
                     .unwrap_or_else(|| vec![true; layers as usize]),
                 HybridLayers::Period(p) => p.layers(cfg, layers)?.iter().map(|a| !a).collect(),
+                HybridLayers::ConvTypes { types, indices } => {
+                    let listed = cfg.list(
+                        types,
+                        layers,
+                        |v| match v.as_str()? {
+                            "conv" => Some(true),
+                            "full_attention" => Some(false),
+                            _ => None,
+                        },
+                        "\"conv\" or \"full_attention\"",
+                    )?;
+                    match listed {
+                        Some(l) => {
+                            cfg.get(indices);
+                            l
+                        }
+                        None => match cfg.list_any(indices, |v| v.as_u64(), "a layer index")? {
+                            Some(attending) => {
+                                (0..layers).map(|b| !attending.contains(&b)).collect()
+                            }
+                            None => vec![false; layers as usize],
+                        },
+                    }
+                }
             };
             (Some(h.mixer), mamba)
         }
         None => (None, vec![false; layers as usize]),
     };
-    let (ssm, s6) = match hybrid {
-        Some(HybridMixer::Mamba2(k)) => {
-            (Some(super::mamba2::ssm(cfg, hidden, norm.eps, &k)?), None)
-        }
-        Some(HybridMixer::Mamba(k)) => (None, Some(super::mamba::s6(cfg, hidden, &k)?)),
-        None => (None, None),
+    let (ssm, s6, short_conv) = match hybrid {
+        Some(HybridMixer::Mamba2(k)) => (
+            Some(super::mamba2::ssm(cfg, hidden, norm.eps, &k)?),
+            None,
+            None,
+        ),
+        Some(HybridMixer::Mamba(k)) => (None, Some(super::mamba::s6(cfg, hidden, &k)?), None),
+        Some(HybridMixer::ShortConv { kernel, bias }) => (
+            None,
+            None,
+            Some(ShortConv {
+                kernel: cfg.size(kernel.0, Some(kernel.1))?,
+                bias: cfg.flag(bias.0, bias.1)?,
+            }),
+        ),
+        None => (None, None, None),
     };
     let mut attn = Attention {
         qkv_bias,
@@ -1105,6 +1201,7 @@ pub fn load(
         moe,
         ssm,
         s6,
+        short_conv,
         plan: spans
             .into_iter()
             .zip(moe_layers)
@@ -1115,6 +1212,7 @@ pub fn load(
                 if mamba {
                     l.mixer = match hybrid {
                         Some(HybridMixer::Mamba(_)) => Mixer::Mamba,
+                        Some(HybridMixer::ShortConv { .. }) => Mixer::ShortConv,
                         Some(HybridMixer::Mamba2(_)) | None => Mixer::Mamba2,
                     };
                 }

@@ -278,6 +278,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         moe: None,
         ssm: None,
         s6: None,
+        short_conv: None,
         plan: Vec::new(),
         norm: Norm {
             kind: NormKind::Rms,

@@ -6,8 +6,8 @@
 
 use super::echo::Echo;
 use super::llama::{
-    Bias, Defaults, Experts, Hybrid, HybridLayers, HybridMixer, LlamaLike, MoeLayers, Mup, NoRope,
-    Period, Renormalize, Routed, SharedMlp, SlidingOwn, Unlisted, Windows,
+    Bias, Defaults, Experts, FfAdjust, Hybrid, HybridLayers, HybridMixer, LlamaLike, MoeLayers,
+    Mup, NoRope, Period, Renormalize, Routed, SharedMlp, SlidingOwn, Unlisted, Windows,
 };
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
@@ -2450,6 +2450,75 @@ pub static FAMILIES: &[Family] = &[
                     "use_mambapy",
                     "use_associative_scan",
                     "calc_logits_for_entire_prompt",
+                ],
+            ],
+        )
+    },
+    // LFM2 (Liquid AI): layers of a short gated convolution and layers of attention with per-head
+    // QK norms, each with a SwiGLU MLP whose width the class derives from `intermediate_size`
+    // (`block_ff_dim`). Published configs carry the first code's names for sizes the class has
+    // under others (`block_dim`, `conv_dim`, `num_heads`, `block_norm_eps` …): each is checked.
+    Family {
+        renames: &[
+            ("block_ff_dim", "intermediate_size"),
+            ("tie_embedding", "tie_word_embeddings"),
+        ],
+        echoes: &[
+            ("block_dim", Echo::Hidden),
+            ("conv_dim", Echo::Hidden),
+            ("conv_dim_out", Echo::Hidden),
+            ("num_heads", Echo::Heads),
+            ("block_norm_eps", Echo::NormEps),
+            ("block_use_swiglu", Echo::OneOf(&["true"])),
+            ("use_pos_enc", Echo::OneOf(&["true"])),
+        ],
+        ..llama(
+            "lfm2",
+            "LFM2",
+            LlamaLike {
+                hybrid: Some(Hybrid {
+                    mixer: HybridMixer::ShortConv {
+                        kernel: ("conv_L_cache", 3),
+                        bias: ("conv_bias", false),
+                    },
+                    layers: HybridLayers::ConvTypes {
+                        types: "layer_types",
+                        indices: "full_attn_idxs",
+                    },
+                }),
+                qk_norm: QkNorm::PerHead,
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Never,
+                eps_key: Some("norm_eps"),
+                ff_adjust: Some(FfAdjust {
+                    flag: ("block_auto_adjust_ff_dim", true),
+                    multiplier: ("block_ffn_dim_multiplier", 1.0),
+                    multiple_of: ("block_multiple_of", 256),
+                }),
+                layout: Layout::Lfm2,
+                ..LlamaLike::llama(d(
+                    65_536,
+                    2560,
+                    12_288,
+                    32,
+                    32,
+                    Some(8),
+                    None,
+                    128_000,
+                    1e-5,
+                    1_000_000.0,
+                    true,
+                ))
+            },
+            None,
+            &[
+                TRAINING,
+                &[
+                    "block_mlp_init_scale",
+                    "block_out_init_scale",
+                    "block_use_xavier_init",
+                    "conv_use_xavier_init",
                 ],
             ],
         )

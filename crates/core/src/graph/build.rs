@@ -564,7 +564,8 @@ impl<'s> Builder<'s> {
         self.layers = mixer_layers.clone();
         // Where some layers mix by a recurrence, the first sublayer is named for what it does in
         // all of them: it mixes positions.
-        let ssm_layers = spec.layers_where(|l| matches!(l.mixer, Mixer::Mamba2 | Mixer::Mamba));
+        let ssm_layers = spec
+            .layers_where(|l| matches!(l.mixer, Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv));
         let sub = if ssm_layers.is_empty() {
             "Attention"
         } else {
@@ -583,15 +584,20 @@ impl<'s> Builder<'s> {
         let variants = spec.attn_variants();
         // Each recurrent mixer over its layers; in a frame of its own beside the attention's,
         // where some layers attend.
-        for (mixer, name) in [(Mixer::Mamba2, "Mamba2"), (Mixer::Mamba, "Mamba")] {
+        for (mixer, name) in [
+            (Mixer::Mamba2, "Mamba2 mixer"),
+            (Mixer::Mamba, "Mamba mixer"),
+            (Mixer::ShortConv, "Short convolution"),
+        ] {
             let set = spec.layers_where(|l| l.mixer == mixer);
             if set.is_empty() {
                 continue;
             }
             self.layers = set.clone();
-            let nodes = match (mixer, &spec.ssm, &spec.s6) {
-                (Mixer::Mamba2, Some(s), _) => self.mamba2(attn_in, s),
-                (Mixer::Mamba, _, Some(s)) => self.mamba(attn_in, s),
+            let nodes = match (mixer, &spec.ssm, &spec.s6, &spec.short_conv) {
+                (Mixer::Mamba2, Some(s), _, _) => self.mamba2(attn_in, s),
+                (Mixer::Mamba, _, Some(s), _) => self.mamba(attn_in, s),
+                (Mixer::ShortConv, _, _, Some(c)) => self.short_conv(attn_in, c),
                 _ => unreachable!("a recurrent layer's mixer has its settings in the Spec"),
             };
             self.layers = self.all_layers();
@@ -600,7 +606,7 @@ impl<'s> Builder<'s> {
             } else {
                 let mut scope = self.scope(
                     ScopeKind::Mixer,
-                    &format!("{name} mixer (layers {set})"),
+                    &format!("{name} (layers {set})"),
                     "Mixer end",
                     1,
                     nodes,

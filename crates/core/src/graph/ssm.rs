@@ -45,7 +45,7 @@ impl Builder<'_> {
                 ),
             }));
         }
-        nodes.extend(self.conv_steps(conv, s.conv_kernel, s.conv_bias, "U″"));
+        nodes.extend(self.conv_steps(conv, s.conv_kernel, s.conv_bias, "U″", true));
         let ua = self.tensors.len() - 1;
         // x follows U″ directly; B and C read it again.
         let mut part = |name: &str, rows: u64, start: u64, what: &str| {
@@ -211,7 +211,7 @@ impl Builder<'_> {
                 ),
             }));
         }
-        nodes.extend(self.conv_steps(i, s.conv_kernel, s.conv_bias, "x"));
+        nodes.extend(self.conv_steps(i, s.conv_kernel, s.conv_bias, "x", true));
         let x = self.tensors.len() - 1;
         for (w, out, rows, start, what) in [
             ("W_δ", "δ", r, 0, "the step's low-rank input"),
@@ -389,21 +389,33 @@ impl Builder<'_> {
 
 impl Builder<'_> {
     /// The causal depthwise convolution over the step before's output (`channels` wide), the
-    /// window it carries to the next token, and SiLU, giving `out`.
-    fn conv_steps(&mut self, channels: u64, k: u64, bias: bool, out: &str) -> Vec<Node> {
+    /// window it carries to the next token, and SiLU, giving `out`; without `silu`, the
+    /// convolution gives `out` itself (LFM2).
+    fn conv_steps(
+        &mut self,
+        channels: u64,
+        k: u64,
+        bias: bool,
+        out: &str,
+        silu: bool,
+    ) -> Vec<Node> {
         let (comp, cat) = (Component::Mixer, Category::Mixer);
         let mut nodes = Vec::new();
         let u = self.tensors.len() - 1;
         let window = self.push("S_conv", [n(channels), n(k - 1)], TensorKind::State);
         let pw = self.param(Role::SsmConv, false, vec![channels, 1, k], comp, true);
         let mut inputs = vec![self.weight(pw, "W_conv", [n(channels), n(k)], None), window];
-        let mut eq = format!("U′ₜ = Σⱼ W_conv[:, j] ⊙ Uₜ₋₍{}₋ⱼ₎", k - 1);
+        let mut eq = format!(
+            "{}ₜ = Σⱼ W_conv[:, j] ⊙ Uₜ₋₍{}₋ⱼ₎",
+            if silu { "U′" } else { out },
+            k - 1
+        );
         if bias {
             let pb = self.param(Role::SsmConv, true, vec![channels], comp, true);
             inputs.push(self.weight(pb, "b_conv", [n(channels), n(1)], None));
             eq += " + b_conv";
         }
-        let uc = self.act("U′", self.seq(channels));
+        let uc = self.act(if silu { "U′" } else { out }, self.seq(channels));
         nodes.push(self.step(Draft {
             title: "Causal convolution".into(),
             op: Op::Conv { kernel: k },
@@ -422,6 +434,9 @@ impl Builder<'_> {
             operation: format!("Keep each channel's last {} inputs for the tokens that follow: the convolution's state", k - 1),
             equation: format!("S_conv = U[t−{}…t] (zeros before the first token)", k - 1),
         }));
+        if !silu {
+            return nodes;
+        }
         let ua = self.act(out, self.seq(channels));
         nodes.push(self.step(Draft {
             title: "Convolution activation".into(),
@@ -431,6 +446,80 @@ impl Builder<'_> {
             output: ua,
             operation: "SiLU on every convolved channel".into(),
             equation: format!("{out} = U′ ⊙ σ(U′)"),
+        }));
+        nodes
+    }
+}
+
+impl Builder<'_> {
+    /// LFM2's short gated convolution: B, C and x from one projection, B ⊙ x convolved over the
+    /// last few positions, gated by C, projected back.
+    pub(super) fn short_conv(&mut self, x_in: &str, c: &crate::spec::ShortConv) -> Vec<Node> {
+        let d = self.spec.hidden;
+        let (comp, cat) = (Component::Mixer, Category::Mixer);
+        let mut nodes = Vec::new();
+        for (w, out, start, what) in [
+            ("W_B", "B", 0, "input gate B"),
+            ("W_C", "C", d, "output gate C"),
+            ("W_x", "x", 2 * d, "convolution's input x"),
+        ] {
+            nodes.push(self.linear(Linear {
+                role: Role::SsmIn,
+                title: format!("{out} projection"),
+                w,
+                out,
+                input: x_in,
+                rows: d,
+                cols: d,
+                stored_rows: 3 * d,
+                block: Some(format!("{start}:{}", start + d)),
+                bias: c.bias,
+                component: comp,
+                category: cat,
+                cached: false,
+                operation: format!(
+                    "Project {d} features to the {what}: {d} rows of the one input projection"
+                ),
+            }));
+        }
+        let b = self.tensors.iter().rposition(|t| t.name == "B").expect("B");
+        let u = self.act("U", self.seq(d));
+        nodes.push(self.step(Draft {
+            title: "Input gate".into(),
+            op: Op::Activation,
+            category: cat,
+            inputs: vec![b],
+            output: u,
+            operation: "Gate x by B, feature by feature, before the convolution".into(),
+            equation: "U = B ⊙ x".into(),
+        }));
+        nodes.extend(self.conv_steps(d, c.kernel, c.bias, "U′", false));
+        let cg = self.tensors.iter().rposition(|t| t.name == "C").expect("C");
+        let y = self.act("Y₀", self.seq(d));
+        nodes.push(self.step(Draft {
+            title: "Output gate".into(),
+            op: Op::Activation,
+            category: cat,
+            inputs: vec![cg],
+            output: y,
+            operation: "Gate the convolution's output by C".into(),
+            equation: "Y₀ = C ⊙ U′".into(),
+        }));
+        nodes.push(self.linear(Linear {
+            role: Role::SsmOut,
+            title: "Mixer output projection".into(),
+            w: "W_out",
+            out: "Y",
+            input: "Y₀",
+            rows: d,
+            cols: d,
+            stored_rows: d,
+            block: None,
+            bias: c.bias,
+            component: comp,
+            category: cat,
+            cached: false,
+            operation: format!("Project {d} features back to {d}"),
         }));
         nodes
     }

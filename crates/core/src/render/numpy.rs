@@ -30,6 +30,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::Attention(AttnSpan::Chunked(c)) => format!("(\"chunked\", {c})"),
                 Mixer::Mamba2 => "(\"mamba2\", 0)".to_string(),
                 Mixer::Mamba => "(\"mamba\", 0)".to_string(),
+                Mixer::ShortConv => "(\"conv\", 0)".to_string(),
                 Mixer::None => "(\"none\", 0)".to_string(),
             };
             let ffn = match l.ffn {
@@ -203,6 +204,10 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => json!(null),
     };
     config["residual_scales"] = json!(spec.residual_scales);
+    config["short_conv"] = match &spec.short_conv {
+        Some(c) => json!({"kernel": c.kernel, "bias": c.bias}),
+        None => json!(null),
+    };
     config["s6"] = match &spec.s6 {
         Some(s) => json!({
             "inner": s.inner, "state": s.state, "dt_rank": s.dt_rank, "conv_kernel": s.conv_kernel,
@@ -284,7 +289,7 @@ pub fn module(g: &Graph, script: &str) -> String {
 }
 
 /// The template's call of a layer's mixer, every kind written out.
-const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else attention(h, W, b, span, use_rope)";
+const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else attention(h, W, b, span, use_rope)";
 
 /// The template without what this model never runs: MLA, the experts and their routing, xIELU,
 /// and the calls that would choose them, so the file reads top to bottom as this model.
@@ -392,6 +397,11 @@ fn prune(spec: &Spec, body: &str) -> String {
         calls.push(("mamba", "mamba(h, W, b)"));
     } else {
         drop.push("mamba");
+    }
+    if spec.short_conv.is_some() {
+        calls.push(("conv", "short_conv(h, W, b)"));
+    } else {
+        drop.push("short_conv");
     }
     if spec.attn_variants().is_empty() {
         // No attention layer: none of its code.
@@ -905,6 +915,22 @@ def mamba(x, W, b):
     return linear(y, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden]
 
 
+def short_conv(x, W, b):
+    # x: [T, hidden] -> [T, hidden]: LFM2's short gated convolution
+    S = CONFIG["short_conv"]
+    T, D, K = x.shape[0], CONFIG["hidden"], S["kernel"]
+    bias = lambda key: w(W, key, b, bias=True) if S["bias"] else None
+    p = linear(x, w(W, "ssm_in", b), bias("ssm_in"))  # p: [T, 3 hidden]
+    B, Cg, xs = p[:, :D], p[:, D:2 * D], p[:, 2 * D:]  # each [T, hidden]
+    u = B * xs  # u: [T, hidden], gated before the convolution
+    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [hidden, K], one filter per channel
+    past = np.concatenate([np.zeros((K - 1, D), np.float32), u])  # [K - 1 + T, hidden], zeros before the first token
+    u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, hidden], each channel over its last K positions
+    if S["bias"]:
+        u = u + w(W, "ssm_conv", b, bias=True)  # [T, hidden]
+    return linear(Cg * u, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden], gated by C, projected back
+
+
 def mlp(x, W, b):
     # x: [T, hidden] -> [T, hidden]
     C = CONFIG
@@ -1106,7 +1132,7 @@ def forward(ids, W):
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
         h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
-        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else attention(h, W, b, span, use_rope)
+        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
         if C["residual_scales"]:

@@ -149,6 +149,8 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
                 Kind::Mixer,
                 if g.spec.s6.is_some() {
                     "Mamba mixer"
+                } else if g.spec.short_conv.is_some() {
+                    "Short convolution"
                 } else {
                     "Mamba2 mixer"
                 },

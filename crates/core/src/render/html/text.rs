@@ -609,6 +609,9 @@ pub fn highlights(spec: &Spec, total: u64, active: u64) -> Vec<String> {
 fn mixer_text(g: &Graph) -> Text {
     let spec = &g.spec;
     let d = spec.hidden;
+    if let Some(c) = spec.short_conv {
+        return short_conv_text(spec.hidden, c);
+    }
     let Some(s) = spec.ssm.as_ref() else {
         return s6_text(g);
     };
@@ -662,6 +665,23 @@ fn s6_text(g: &Graph) -> Text {
     Text {
         summary: format!("Mamba: {i} channels each carry a {n}-wide state from token to token; no attention, no KV cache."),
         explanation: format!("One projection of the {d} features gives x and the gate z ({i} each). A causal convolution over the last {k} positions and SiLU prepare x; a projection of x gives the step's input ({r}), B and C ({n} each), and Δ = softplus(W_Δ · step + b) per channel. Each channel's state decays by exp(Δ·A) and takes in Δ·x·B; it is read with C, plus D·x; y ⊙ SiLU(z) is projected back to {d}."),
+        subtleties: sub,
+    }
+}
+
+/// LFM2's short convolution in words, with this model's sizes.
+fn short_conv_text(d: u64, c: crate::spec::ShortConv) -> Text {
+    let k = c.kernel;
+    let mut sub = vec![
+        format!("Its state is the last {} inputs of each of {d} channels ({} values per layer), whatever the context: no KV cache.", k - 1, grouped(((k - 1) * d) as u128)),
+        format!("Each output position sees only the last {k} positions directly; longer range comes from the attention layers and from stacking."),
+    ];
+    if c.bias {
+        sub.push("The projections and the convolution have biases.".into());
+    }
+    Text {
+        summary: format!("Short gated convolution: B ⊙ x convolved over the last {k} positions, gated by C."),
+        explanation: format!("One projection of the {d} features gives B, C and x ({d} each). B ⊙ x is convolved channel by channel over the last {k} positions, the result gated by C and projected back to {d}."),
         subtleties: sub,
     }
 }

@@ -39,6 +39,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Norm => norm(spec),
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
         Kind::Mixer if spec.s6.is_some() => mamba(spec, &n),
+        Kind::Mixer if spec.short_conv.is_some() => short_conv_class(spec, &n),
         Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
         Kind::Moe => moe_classes(spec, &n),
@@ -65,6 +66,9 @@ pub fn module(spec: &Spec) -> String {
     }
     if spec.s6.is_some() {
         parts.push(mamba(spec, &n));
+    }
+    if spec.short_conv.is_some() {
+        parts.push(short_conv_class(spec, &n));
     }
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
@@ -1792,10 +1796,11 @@ fn layer(spec: &Spec, n: &Names) -> String {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
     let mut a_out = format!("self.{attn}({attn_in}, rope)");
-    let recurrent = match (&spec.ssm, &spec.s6) {
-        (Some(_), _) => Some(("mamba2", "Mamba2")),
-        (None, Some(_)) => Some(("mamba", "Mamba")),
-        (None, None) => None,
+    let recurrent = match (&spec.ssm, &spec.s6, &spec.short_conv) {
+        (Some(_), _, _) => Some(("mamba2", "Mamba2")),
+        (None, Some(_), _) => Some(("mamba", "Mamba")),
+        (None, None, Some(_)) => Some(("conv", "ShortConv")),
+        (None, None, None) => None,
     };
     if let Some((kind, class)) = recurrent {
         // A hybrid: each layer holds the one mixer it runs.
@@ -1978,6 +1983,12 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 "Mamba()".into(),
                 "self.ATTR(h)".into(),
             ),
+            (M::ShortConv, _) => add(
+                "conv",
+                n.sublayer(Role::SsmIn),
+                "ShortConv()".into(),
+                "self.ATTR(h)".into(),
+            ),
             (M::Attention(_), _) => add(
                 "attention",
                 attn_sublayer(spec, n),
@@ -2032,6 +2043,40 @@ ${fwd}"#,
             ("init", init),
             ("fwd", fwd.trim_end().to_string()),
             ("d", d.to_string()),
+        ],
+    )
+}
+
+/// LFM2's short gated convolution.
+fn short_conv_class(spec: &Spec, n: &Names) -> String {
+    let Some(c) = spec.short_conv.as_ref() else {
+        unreachable!("only models with a short convolution draw one")
+    };
+    let d = spec.hidden;
+    fill(
+        r#"class ShortConv(nn.Module):
+    """B, C and x from one projection; B * x convolved over the last ${k} positions, gated by C."""
+
+    def __init__(self):
+        super().__init__()
+        self.${in_proj} = nn.Linear(${d}, ${three_d}, bias=${bias})  # B | C | x
+        self.${conv} = nn.Conv1d(${d}, ${d}, ${k}, groups=${d}, padding=${pad}, bias=${bias})
+        self.${out_proj} = nn.Linear(${d}, ${d}, bias=${bias})
+
+    def forward(self, x):  # [B, T, ${d}]
+        T = x.shape[1]
+        b, c, xs = self.${in_proj}(x).chunk(3, dim=-1)
+        u = self.${conv}((b * xs).transpose(1, 2))[..., :T].transpose(1, 2)  # causal
+        return self.${out_proj}(c * u)"#,
+        &[
+            ("d", d.to_string()),
+            ("three_d", (3 * d).to_string()),
+            ("k", c.kernel.to_string()),
+            ("pad", (c.kernel - 1).to_string()),
+            ("bias", py_bool(c.bias)),
+            ("in_proj", n.attr(Role::SsmIn)),
+            ("conv", n.attr(Role::SsmConv)),
+            ("out_proj", n.attr(Role::SsmOut)),
         ],
     )
 }
