@@ -162,6 +162,8 @@ test("a state-space model draws its mixer, not attention, with its state's size"
   // Per layer: 128 × 64 × 128 of scan state and 3 inputs of 10,240 convolved channels.
   assert.match(detail, /1,079,296 values per layer/);
   assert.match(detail, /class Mamba2\(nn.Module\)/);
+  // Over its 64 layers: 64 × 1,079,296 values of state, whatever the context.
+  assert.match(detail, /recurrent state: 69,074,944 values per sequence/);
   assert.deepEqual(problems, []);
   await page.close();
 });

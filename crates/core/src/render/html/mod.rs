@@ -370,6 +370,19 @@ fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize])
             grouped(s.kv_cache.context as u128)
         ));
     }
+    if p.cost.state > 0 {
+        numbers.push(format!(
+            "recurrent state: {} values per sequence ({} bytes in bf16), the same at any context",
+            grouped(p.cost.state),
+            grouped(p.cost.state * 2)
+        ));
+    }
+    if p.cost.recurrent > 0 {
+        numbers.push(format!(
+            "convolution and scan: {} per token, at any context",
+            flops(p.cost.recurrent as f64)
+        ));
+    }
     if p.cost.matmul > 0 {
         numbers.push(format!(
             "matmuls: {} per token",
