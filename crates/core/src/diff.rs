@@ -468,24 +468,9 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     mixers.sort();
     mixers.dedup();
     f("mixer", "sequence mixers", Mechanism, mixers.join(" and "));
-    if let Some(c) = &s.short_conv {
-        f(
-            "ssm.conv_kernel",
-            "convolution width",
-            Size,
-            c.kernel.to_string(),
-        );
-    }
+    // Each mixer's sizes, with the state size every recurrent mixer has said once.
     if let Some(m) = &s.s6 {
         f("ssm.inner", "Mamba channels", Size, m.inner.to_string());
-        f("ssm.state", "state size", Size, m.state.to_string());
-        f("ssm.dt_rank", "step rank", Size, m.dt_rank.to_string());
-        f(
-            "ssm.conv_kernel",
-            "convolution width",
-            Size,
-            m.conv_kernel.to_string(),
-        );
     }
     if let Some(m) = &s.ssm {
         f("ssm.heads", "Mamba2 heads", Size, m.heads.to_string());
@@ -495,14 +480,22 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Size,
             m.head_dim.to_string(),
         );
-        f("ssm.state", "state size", Size, m.state.to_string());
+    }
+    let state = (s.ssm.as_ref().map(|m| m.state)).or(s.s6.as_ref().map(|m| m.state));
+    if let Some(n) = state {
+        f("ssm.state", "state size", Size, n.to_string());
+    }
+    if let Some(m) = &s.s6 {
+        f("ssm.dt_rank", "step rank", Size, m.dt_rank.to_string());
+    }
+    if let Some(m) = &s.ssm {
         f("ssm.groups", "B/C groups", Size, m.groups.to_string());
-        f(
-            "ssm.conv_kernel",
-            "convolution width",
-            Size,
-            m.conv_kernel.to_string(),
-        );
+    }
+    let kernel = (s.ssm.as_ref().map(|m| m.conv_kernel))
+        .or(s.s6.as_ref().map(|m| m.conv_kernel))
+        .or(s.short_conv.map(|c| c.kernel));
+    if let Some(k) = kernel {
+        f("ssm.conv_kernel", "convolution width", Size, k.to_string());
     }
     // Without attention layers, the attention's settings describe nothing.
     if s.attn_variants().is_empty() {

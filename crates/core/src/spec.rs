@@ -481,6 +481,17 @@ impl Mixer {
         }
     }
 
+    /// The mixer's name as a part or frame of a drawing.
+    pub fn title(self) -> &'static str {
+        match self {
+            Mixer::Attention(_) => "Attention",
+            Mixer::Mamba2 => "Mamba2 mixer",
+            Mixer::Mamba => "Mamba mixer",
+            Mixer::ShortConv => "Short convolution",
+            Mixer::None => "No mixer",
+        }
+    }
+
     pub fn describe(self) -> String {
         match self {
             Mixer::Attention(s) => format!("{} attention", s.describe()),

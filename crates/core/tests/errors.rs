@@ -410,30 +410,24 @@ fn mamba2_sizes_and_step_limits() {
     let base = anatomy_core::catalog::get("mamba-codestral-7b")
         .unwrap()
         .value();
-    let with = |key: &str, value: Value| {
-        let mut v = base.clone();
-        v[key] = value;
-        v
-    };
-    for (key, value, says) in [
-        ("num_heads", json!(100), "must equal hidden_size × expand"),
-        (
-            "intermediate_size",
-            json!(4096),
-            "expand × hidden_size (4096 × 2)",
-        ),
-        ("n_groups", json!(3), "it must divide num_heads (128)"),
-        (
-            "time_step_limit",
-            json!([0.0, 5.0]),
-            "must be [0.0, Infinity]",
-        ),
-        ("hidden_act", json!("gelu"), "SiLU"),
-    ] {
-        let e = err_of(&with(key, value));
-        assert_eq!(e.field, key, "{e}");
-        assert!(e.message.contains(says), "{key}: {e}");
-    }
+    refused_by_name(
+        &base,
+        &[
+            ("num_heads", json!(100), "must equal hidden_size × expand"),
+            (
+                "intermediate_size",
+                json!(4096),
+                "expand × hidden_size (4096 × 2)",
+            ),
+            ("n_groups", json!(3), "it must divide num_heads (128)"),
+            (
+                "time_step_limit",
+                json!([0.0, 5.0]),
+                "must be [0.0, Infinity]",
+            ),
+            ("hidden_act", json!("gelu"), "SiLU"),
+        ],
+    );
     // Python's json writes the default limit with a bare Infinity: read as the number.
     let text = anatomy_core::catalog::get("mamba-codestral-7b")
         .unwrap()
@@ -449,26 +443,31 @@ fn nemotron_h_keys_that_describe_another_model() {
     let base = anatomy_core::catalog::get("nemotron-3-nano-30b-a3b")
         .unwrap()
         .value();
-    let with = |key: &str, value: Value| {
+    refused_by_name(
+        &base,
+        &[
+            (
+                "num_hidden_layers",
+                json!(50),
+                "the layer pattern gives 52 layers",
+            ),
+            ("hybrid_override_pattern", json!("MEX*"), "holds 'X'"),
+            ("n_shared_experts", json!(2), "builds one shared expert"),
+            ("norm_eps", json!(1e-6), "never read"),
+            ("attention_bias", json!(true), "have no biases"),
+            ("sliding_window", json!(4096), "sees every earlier token"),
+            ("moe_latent_size", json!(1024), "latent projections"),
+        ],
+    );
+}
+
+/// Each key set to its value on `base` is refused, naming that key, with `says` in the message.
+fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
+    for (key, value, says) in cases {
         let mut v = base.clone();
-        v[key] = value;
-        v
-    };
-    for (key, value, says) in [
-        (
-            "num_hidden_layers",
-            json!(50),
-            "the layer pattern gives 52 layers",
-        ),
-        ("hybrid_override_pattern", json!("MEX*"), "holds 'X'"),
-        ("n_shared_experts", json!(2), "builds one shared expert"),
-        ("norm_eps", json!(1e-6), "never read"),
-        ("attention_bias", json!(true), "have no biases"),
-        ("sliding_window", json!(4096), "sees every earlier token"),
-        ("moe_latent_size", json!(1024), "latent projections"),
-    ] {
-        let e = err_of(&with(key, value));
-        assert_eq!(e.field, key, "{e}");
+        v[*key] = value.clone();
+        let e = err_of(&v);
+        assert_eq!(e.field, *key, "{e}");
         assert!(e.message.contains(says), "{key}: {e}");
     }
 }

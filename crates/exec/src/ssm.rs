@@ -81,19 +81,20 @@ pub fn scan(i: &Inputs, h: &mut [f32], s: Dims) -> Vec<f32> {
     let t = dt.len() / hn;
     let per_group = hn / s.groups;
     let mut y = vec![0.0f32; t * hn * p];
+    // This head's decay for each state entry, refilled per head and token.
+    let mut decay = vec![0.0f32; n];
     for tok in 0..t {
         for head in 0..hn {
             let g = head / per_group;
             let delta = dt[tok * hn + head];
             // One rate per head (Mamba2), or one per head and state entry (Mamba).
-            let decay: Vec<f32> = if a.len() == hn {
-                vec![(delta * a[head]).exp(); n]
+            if a.len() == hn {
+                decay.fill((delta * a[head]).exp());
             } else {
-                a[head * n..][..n]
-                    .iter()
-                    .map(|r| (delta * r).exp())
-                    .collect()
-            };
+                for (d, r) in decay.iter_mut().zip(&a[head * n..][..n]) {
+                    *d = (delta * r).exp();
+                }
+            }
             let bv = &b[(tok * s.groups + g) * n..][..n];
             let cv = &c[(tok * s.groups + g) * n..][..n];
             for q in 0..p {

@@ -752,15 +752,15 @@ pub fn load(
         m.shared_bias = mlp_bias && r.shared.is_some_and(|s| s.bias_as_mlp);
     }
     // Without experts, the shared MLP is the whole FFN (GraniteMoeHybrid).
-    let intermediate = match (f.experts, &moe) {
-        (Experts::Routed(r), None) if r.zero_is_shared => {
+    let mut intermediate = intermediate;
+    if let (Experts::Routed(r), None) = (f.experts, &moe) {
+        if r.zero_is_shared {
             let (key, default) = r
                 .shared
                 .map_or(("intermediate_size", intermediate), |s| s.width);
-            cfg.size(key, Some(default))?
+            intermediate = cfg.size(key, Some(default))?;
         }
-        _ => intermediate,
-    };
+    }
     if f.no_rope == NoRope::FullLayersDenseRotate
         && cfg.size("prefix_dense_sliding_window_pattern", Some(1))? == 1
     {

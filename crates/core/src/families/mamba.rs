@@ -100,13 +100,7 @@ pub(crate) fn s6(cfg: &Config, hidden: u64, k: &S6Keys) -> Result<S6> {
         None => hidden.div_ceil(16),
         Some(_) => cfg.size(k.dt_rank, None)?,
     };
-    let act = cfg.string("hidden_act", "silu")?;
-    if act != "silu" && act != "swish" {
-        return Err(cfg.err(
-            "hidden_act",
-            format!("is {act:?}; anatomy draws Mamba's convolution and gate with SiLU (\"silu\")"),
-        ));
-    }
+    super::mamba2::silu(cfg, "hidden_act")?;
     Ok(S6 {
         inner,
         state: cfg.size(k.state.0, Some(k.state.1))?,

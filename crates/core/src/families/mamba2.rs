@@ -18,6 +18,19 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     Ok(s)
 }
 
+/// The mixers' activation (of the convolution, and the gate): SiLU is what they are built
+/// around, and what anatomy draws.
+pub(crate) fn silu(cfg: &Config, key: &str) -> Result<()> {
+    let act = cfg.string(key, "silu")?;
+    if act != "silu" && act != "swish" {
+        return Err(cfg.err(
+            key,
+            format!("is {act:?}; anatomy draws a state-space mixer's convolution and gate with SiLU (\"silu\")"),
+        ));
+    }
+    Ok(())
+}
+
 /// The class defaults of a model of recurrent layers alone.
 pub(crate) struct Shell {
     pub vocab: u64,
@@ -173,13 +186,7 @@ pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64, k: &SsmKeys) -> Result<Ss
             format!("is {groups}; it must divide {} ({heads}): each group's B and C serve the heads of one group", k.heads.0),
         ));
     }
-    let act = cfg.string(k.act, "silu")?;
-    if act != "silu" && act != "swish" {
-        return Err(cfg.err(
-            k.act,
-            format!("is {act:?}; anatomy draws Mamba2's convolution with SiLU (\"silu\"), the activation its scan was built around"),
-        ));
-    }
+    silu(cfg, k.act)?;
     // transformers clamps Δ to this range in a prompt's chunked scan but not in a decoded token's
     // update: only the default, where the two agree, describes one model. A class that clamps
     // to its own floor instead (Nemotron-H) never reads it.

@@ -584,35 +584,33 @@ impl<'s> Builder<'s> {
         let variants = spec.attn_variants();
         // Each recurrent mixer over its layers; in a frame of its own beside the attention's,
         // where some layers attend.
-        for (mixer, name) in [
-            (Mixer::Mamba2, "Mamba2 mixer"),
-            (Mixer::Mamba, "Mamba mixer"),
-            (Mixer::ShortConv, "Short convolution"),
-        ] {
+        for mixer in [Mixer::Mamba2, Mixer::Mamba, Mixer::ShortConv] {
             let set = spec.layers_where(|l| l.mixer == mixer);
             if set.is_empty() {
                 continue;
             }
             self.layers = set.clone();
-            let nodes = match (mixer, &spec.ssm, &spec.s6, &spec.short_conv) {
-                (Mixer::Mamba2, Some(s), _, _) => self.mamba2(attn_in, s),
-                (Mixer::Mamba, _, Some(s), _) => self.mamba(attn_in, s),
-                (Mixer::ShortConv, _, _, Some(c)) => self.short_conv(attn_in, c),
-                _ => unreachable!("a recurrent layer's mixer has its settings in the Spec"),
+            // A loader that gives layers a recurrent mixer gives the Spec its settings.
+            let settings = "a recurrent layer's mixer has its settings in the Spec";
+            let nodes = match mixer {
+                Mixer::Mamba2 => self.mamba2(attn_in, spec.ssm.as_ref().expect(settings)),
+                Mixer::Mamba => self.mamba(attn_in, spec.s6.as_ref().expect(settings)),
+                Mixer::ShortConv => {
+                    self.short_conv(attn_in, spec.short_conv.as_ref().expect(settings))
+                }
+                Mixer::Attention(_) | Mixer::None => unreachable!("only recurrent kinds listed"),
             };
             self.layers = self.all_layers();
             if variants.is_empty() && set == ssm_layers {
                 children.extend(nodes);
             } else {
-                let mut scope = self.scope(
+                children.push(framed(
                     ScopeKind::Mixer,
-                    &format!("{name} (layers {set})"),
+                    mixer.title(),
                     "Mixer end",
-                    1,
+                    set,
                     nodes,
-                );
-                scope.layers = Some(set);
-                children.push(Node::Scope(scope));
+                ));
             }
         }
         if variants.is_empty() {
@@ -643,15 +641,13 @@ impl<'s> Builder<'s> {
                     Some(AttnSpan::Chunked(_)) => "Chunked attention".into(),
                     Some(AttnSpan::Full) | None => "Full attention".into(),
                 };
-                let mut scope = self.scope(
+                children.push(framed(
                     ScopeKind::Attention,
-                    &format!("{what} (layers {set})"),
+                    &what,
                     "Attention end",
-                    1,
+                    set,
                     nodes,
-                );
-                scope.layers = Some(set);
-                children.push(Node::Scope(scope));
+                ));
             }
             self.attn = spec.attn.clone();
             self.layers = self.all_layers();
@@ -1162,6 +1158,19 @@ impl Builder<'_> {
 }
 
 /// "m · " before a sublayer's output where the residual add scales it (Granite), else nothing.
+/// A frame of one layer variant's steps, titled with its layers.
+fn framed(kind: ScopeKind, what: &str, end: &str, layers: LayerSet, children: Vec<Node>) -> Node {
+    Node::Scope(Scope {
+        kind,
+        title: format!("{what} (layers {layers})"),
+        end: end.into(),
+        repeat: 1,
+        active: None,
+        layers: Some(layers),
+        children,
+    })
+}
+
 /// Restrict nodes to `layers` of `all` (one half of a block whose layers do not all have it),
 /// where they are not restricted further already; a step's title says in how many it runs.
 fn only_in(nodes: &mut [Node], layers: &LayerSet, all: u64) {

@@ -17,33 +17,26 @@ impl Builder<'_> {
         let (comp, cat) = (Component::Mixer, Category::Mixer);
         let mut nodes = Vec::new();
         // U last: the convolution reads the step before it.
-        for (w, out, rows, start, what) in [
-            ("W_z", "Z", inner, 0, "gate z"),
-            ("W_Δ", "Δ₀", heads, inner + conv, "step size, one per head"),
-            ("W_u", "U", conv, inner, "convolved part (x, B, C)"),
+        for part in [
+            ("Gate projection", "W_z", "Z", inner, 0, "gate z"),
+            (
+                "Step-size projection",
+                "W_Δ",
+                "Δ₀",
+                heads,
+                inner + conv,
+                "step size, one per head",
+            ),
+            (
+                "Convolution input projection",
+                "W_u",
+                "U",
+                conv,
+                inner,
+                "convolved part (x, B, C)",
+            ),
         ] {
-            nodes.push(self.linear(Linear {
-                role: Role::SsmIn,
-                title: match out {
-                    "Z" => "Gate projection".into(),
-                    "U" => "Convolution input projection".into(),
-                    _ => "Step-size projection".into(),
-                },
-                w,
-                out,
-                input: x_in,
-                rows,
-                cols: d,
-                stored_rows: total,
-                block: Some(format!("{start}:{}", start + rows)),
-                bias: s.bias,
-                component: comp,
-                category: cat,
-                cached: false,
-                operation: format!(
-                    "Project {d} features to the {what}: {rows} rows of the one input projection"
-                ),
-            }));
+            nodes.push(self.row_block(Role::SsmIn, part, x_in, d, total, s.bias));
         }
         nodes.extend(self.conv_steps(conv, s.conv_kernel, s.conv_bias, "U″", true));
         let ua = self.tensors.len() - 1;
@@ -157,22 +150,7 @@ impl Builder<'_> {
                 s.eps
             ),
         }));
-        nodes.push(self.linear(Linear {
-            role: Role::SsmOut,
-            title: "Mixer output projection".into(),
-            w: "W_out",
-            out: "Y",
-            input: "Y₁",
-            rows: d,
-            cols: inner,
-            stored_rows: d,
-            block: None,
-            bias: s.bias,
-            component: comp,
-            category: cat,
-            cached: false,
-            operation: format!("Project {inner} features back to {d}"),
-        }));
+        nodes.push(self.mixer_out("Y₁", inner, s.bias));
         nodes
     }
 }
@@ -186,66 +164,44 @@ impl Builder<'_> {
         let (comp, cat) = (Component::Mixer, Category::Mixer);
         let mut nodes = Vec::new();
         // The gate first: the convolution reads the step before it.
-        for (w, out, start, what) in [("W_z", "Z", i, "gate z"), ("W_u", "U", 0, "scan's input x")]
-        {
-            nodes.push(self.linear(Linear {
-                role: Role::SsmIn,
-                title: if out == "Z" {
-                    "Gate projection".into()
-                } else {
-                    "Input projection".into()
-                },
-                w,
-                out,
-                input: x_in,
-                rows: i,
-                cols: d,
-                stored_rows: 2 * i,
-                block: Some(format!("{start}:{}", start + i)),
-                bias: s.bias,
-                component: comp,
-                category: cat,
-                cached: false,
-                operation: format!(
-                    "Project {d} features to the {what}: {i} rows of the one input projection"
-                ),
-            }));
+        for part in [
+            ("Gate projection", "W_z", "Z", i, i, "gate z"),
+            ("Input projection", "W_u", "U", i, 0, "scan's input x"),
+        ] {
+            nodes.push(self.row_block(Role::SsmIn, part, x_in, d, 2 * i, s.bias));
         }
         nodes.extend(self.conv_steps(i, s.conv_kernel, s.conv_bias, "x", true));
         let x = self.tensors.len() - 1;
-        for (w, out, rows, start, what) in [
-            ("W_δ", "δ", r, 0, "the step's low-rank input"),
+        for (part, norm_role) in [
             (
-                "W_B",
-                "B",
-                st,
-                r,
-                "what each position writes into the state",
+                ("δ projection", "W_δ", "δ", r, 0, "step's low-rank input"),
+                Role::SsmDtNorm,
             ),
             (
-                "W_C",
-                "C",
-                st,
-                r + st,
-                "what each position reads from the state",
+                (
+                    "B projection",
+                    "W_B",
+                    "B",
+                    st,
+                    r,
+                    "what each position writes into the state",
+                ),
+                Role::SsmBNorm,
+            ),
+            (
+                (
+                    "C projection",
+                    "W_C",
+                    "C",
+                    st,
+                    r + st,
+                    "what each position reads from the state",
+                ),
+                Role::SsmCNorm,
             ),
         ] {
-            let mut node = self.linear(Linear {
-                role: Role::SsmX,
-                title: format!("{out} projection"),
-                w,
-                out,
-                input: "x",
-                rows,
-                cols: i,
-                stored_rows: r + 2 * st,
-                block: Some(format!("{start}:{}", start + rows)),
-                bias: false,
-                component: comp,
-                category: cat,
-                cached: false,
-                operation: format!("Project the {i} channels to {what} ({rows})"),
-            });
+            let (rows, out) = (part.3, part.2);
+            let mut node = self.row_block(Role::SsmX, part, "x", i, r + 2 * st, false);
             // Each reads x, not the projection before it.
             if let Node::Step(step) = &mut node {
                 if out != "δ" {
@@ -254,15 +210,10 @@ impl Builder<'_> {
             }
             nodes.push(node);
             if let Some(norm) = s.bcdt_norm {
-                let role = match out {
-                    "δ" => Role::SsmDtNorm,
-                    "B" => Role::SsmBNorm,
-                    _ => Role::SsmCNorm,
-                };
                 let mut inputs = vec![];
                 let mut scale = String::new();
                 if norm.weighted {
-                    let p = self.param(role, false, vec![rows], comp, true);
+                    let p = self.param(norm_role, false, vec![rows], comp, true);
                     let gamma = format!("γ_{out}");
                     inputs.push(self.weight(p, &gamma, [n(rows), n(1)], None));
                     scale = format!("{gamma} ⊙ ");
@@ -367,22 +318,7 @@ impl Builder<'_> {
             operation: "Gate every channel by SiLU(z)".into(),
             equation: "Y₁ = Y₀ ⊙ SiLU(Z)".into(),
         }));
-        nodes.push(self.linear(Linear {
-            role: Role::SsmOut,
-            title: "Mixer output projection".into(),
-            w: "W_out",
-            out: "Y",
-            input: "Y₁",
-            rows: d,
-            cols: i,
-            stored_rows: d,
-            block: None,
-            bias: s.bias,
-            component: comp,
-            category: cat,
-            cached: false,
-            operation: format!("Project {i} channels back to {d}"),
-        }));
+        nodes.push(self.mixer_out("Y₁", i, s.bias));
         nodes
     }
 }
@@ -456,31 +392,21 @@ impl Builder<'_> {
     /// last few positions, gated by C, projected back.
     pub(super) fn short_conv(&mut self, x_in: &str, c: &crate::spec::ShortConv) -> Vec<Node> {
         let d = self.spec.hidden;
-        let (comp, cat) = (Component::Mixer, Category::Mixer);
+        let cat = Category::Mixer;
         let mut nodes = Vec::new();
-        for (w, out, start, what) in [
-            ("W_B", "B", 0, "input gate B"),
-            ("W_C", "C", d, "output gate C"),
-            ("W_x", "x", 2 * d, "convolution's input x"),
+        for part in [
+            ("B projection", "W_B", "B", d, 0, "input gate B"),
+            ("C projection", "W_C", "C", d, d, "output gate C"),
+            (
+                "x projection",
+                "W_x",
+                "x",
+                d,
+                2 * d,
+                "convolution's input x",
+            ),
         ] {
-            nodes.push(self.linear(Linear {
-                role: Role::SsmIn,
-                title: format!("{out} projection"),
-                w,
-                out,
-                input: x_in,
-                rows: d,
-                cols: d,
-                stored_rows: 3 * d,
-                block: Some(format!("{start}:{}", start + d)),
-                bias: c.bias,
-                component: comp,
-                category: cat,
-                cached: false,
-                operation: format!(
-                    "Project {d} features to the {what}: {d} rows of the one input projection"
-                ),
-            }));
+            nodes.push(self.row_block(Role::SsmIn, part, x_in, d, 3 * d, c.bias));
         }
         let b = self.tensors.iter().rposition(|t| t.name == "B").expect("B");
         let u = self.act("U", self.seq(d));
@@ -505,22 +431,61 @@ impl Builder<'_> {
             operation: "Gate the convolution's output by C".into(),
             equation: "Y₀ = C ⊙ U′".into(),
         }));
-        nodes.push(self.linear(Linear {
+        nodes.push(self.mixer_out("Y₀", d, c.bias));
+        nodes
+    }
+}
+
+impl Builder<'_> {
+    /// One row block of a mixer's stored projection (`stored_rows` × `cols`), as a matmul of its
+    /// own: `(title, weight, output, rows, first row, what it gives)`.
+    fn row_block(
+        &mut self,
+        role: Role,
+        (title, w, out, rows, start, what): (&str, &str, &str, u64, u64, &str),
+        input: &str,
+        cols: u64,
+        stored_rows: u64,
+        bias: bool,
+    ) -> Node {
+        self.linear(Linear {
+            role,
+            title: title.into(),
+            w,
+            out,
+            input,
+            rows,
+            cols,
+            stored_rows,
+            block: Some(format!("{start}:{}", start + rows)),
+            bias,
+            component: Component::Mixer,
+            category: Category::Mixer,
+            cached: false,
+            operation: format!(
+                "Project {cols} features to the {what}: {rows} rows of the one {stored_rows}-row projection"
+            ),
+        })
+    }
+
+    /// A mixer's output projection from `cols` features back to the stream, giving Y.
+    fn mixer_out(&mut self, input: &str, cols: u64, bias: bool) -> Node {
+        let d = self.spec.hidden;
+        self.linear(Linear {
             role: Role::SsmOut,
             title: "Mixer output projection".into(),
             w: "W_out",
             out: "Y",
-            input: "Y₀",
+            input,
             rows: d,
-            cols: d,
+            cols,
             stored_rows: d,
             block: None,
-            bias: c.bias,
-            component: comp,
-            category: cat,
+            bias,
+            component: Component::Mixer,
+            category: Category::Mixer,
             cached: false,
-            operation: format!("Project {d} features back to {d}"),
-        }));
-        nodes
+            operation: format!("Project {cols} features back to {d}"),
+        })
     }
 }

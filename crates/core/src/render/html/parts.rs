@@ -4,6 +4,7 @@
 
 use crate::graph::{Category, Graph, Node, Op, Scope, ScopeKind, TensorKind, Visit};
 use crate::layers::LayerSet;
+use crate::spec::Mixer;
 use crate::stats;
 use std::collections::BTreeSet;
 
@@ -120,46 +121,53 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
     let mut counts = (0, 0); // residuals, norms: for part ids
                              // Post-norms that close the FFN variants, drawn once after all of them.
     let mut tails: Vec<&crate::graph::Step> = Vec::new();
-    let flush = |attention: &mut Vec<usize>, out: &mut Vec<Part>| {
-        if !attention.is_empty() {
-            let title = if g.spec.attn.mla.is_some() {
-                "Multi-head latent attention"
-            } else {
-                attention_title(g)
-            };
+    // A sublayer's part, where it has steps.
+    let sublayer = |id: &str,
+                    kind: Kind,
+                    title: &str,
+                    layers: Option<LayerSet>,
+                    steps: Vec<usize>,
+                    out: &mut Vec<Part>| {
+        if !steps.is_empty() {
             out.push(part(
-                g,
-                visits,
-                "attention",
-                Kind::Attention,
-                title,
-                true,
-                None,
-                std::mem::take(attention),
-                context,
+                g, visits, id, kind, title, true, layers, steps, context,
             ));
         }
     };
+    let attention_title = if g.spec.attn.mla.is_some() {
+        "Multi-head latent attention"
+    } else {
+        attention_title(g)
+    };
+    let flush = |attention: &mut Vec<usize>, out: &mut Vec<Part>| {
+        let steps = std::mem::take(attention);
+        sublayer(
+            "attention",
+            Kind::Attention,
+            attention_title,
+            None,
+            steps,
+            out,
+        );
+    };
+    // A model of one recurrent mixer draws its steps unframed: the part is named for it.
+    let recurrent = g
+        .spec
+        .plan
+        .iter()
+        .map(|l| l.mixer)
+        .find(|m| m.span_of().is_none() && *m != Mixer::None)
+        .map_or("Mixer", Mixer::title);
     let mixer_part = |steps: Vec<usize>, layers: Option<LayerSet>, out: &mut Vec<Part>| {
-        if !steps.is_empty() {
-            out.push(part(
-                g,
-                visits,
-                "mixer",
-                Kind::Mixer,
-                if g.spec.s6.is_some() {
-                    "Mamba mixer"
-                } else if g.spec.short_conv.is_some() {
-                    "Short convolution"
-                } else {
-                    "Mamba2 mixer"
-                },
-                true,
-                layers,
-                steps,
-                context,
-            ));
-        }
+        sublayer("mixer", Kind::Mixer, recurrent, layers, steps, out);
+    };
+    // A frame's title less its layers (`Sliding-window attention (layers 1–4 …)`).
+    let named = |s: &Scope| {
+        s.title
+            .split(" (layers")
+            .next()
+            .unwrap_or(&s.title)
+            .to_string()
     };
     for node in &block.children {
         match node {
@@ -185,25 +193,15 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
             Node::Scope(s) if matches!(s.kind, ScopeKind::Group | ScopeKind::Head) => {
                 attention.extend(steps_in(s))
             }
-            Node::Scope(s) if s.kind == ScopeKind::Mixer => {
+            // A hybrid's recurrent mixer, or one attention variant's layers, named by its frame.
+            Node::Scope(s) if matches!(s.kind, ScopeKind::Mixer | ScopeKind::Attention) => {
                 flush(&mut attention, out);
-                mixer_part(steps_in(s), s.layers.clone(), out);
-            }
-            // One attention variant's layers (Spec::layer_attn), named by its frame.
-            Node::Scope(s) if s.kind == ScopeKind::Attention => {
-                flush(&mut attention, out);
-                let title = s.title.split(" (layers").next().unwrap_or(&s.title);
-                out.push(part(
-                    g,
-                    visits,
-                    "attention",
-                    Kind::Attention,
-                    title,
-                    true,
-                    s.layers.clone(),
-                    steps_in(s),
-                    context,
-                ));
+                let (id, kind) = if s.kind == ScopeKind::Mixer {
+                    ("mixer", Kind::Mixer)
+                } else {
+                    ("attention", Kind::Attention)
+                };
+                sublayer(id, kind, &named(s), s.layers.clone(), steps_in(s), out);
             }
             Node::Scope(s) => {
                 flush(&mut attention, out);
