@@ -396,6 +396,25 @@ CONFIGS = {
     # norms; the MLP's width derived from block_ff_dim.
     "lfm2": dict(BASE, model_type="lfm2", num_hidden_layers=3, layer_types=["conv", "full_attention", "conv"],
                  conv_L_cache=3, conv_bias=True, block_ff_dim=72, block_multiple_of=16, norm_eps=1e-5),
+    # Qwen3-Next: Gated DeltaNet layers (2 key heads serving 4 value heads, projections in
+    # key-head groups) around a gated attention layer with a half-rotated head; experts with a
+    # gated shared expert, the last layer a dense MLP (mlp_only_layers).
+    "qwen3_next": dict(BASE, model_type="qwen3_next", num_hidden_layers=3, full_attention_interval=2,
+                       head_dim=8, partial_rotary_factor=0.5, linear_num_key_heads=2,
+                       linear_num_value_heads=4, linear_key_head_dim=8, linear_value_head_dim=6,
+                       linear_conv_kernel_dim=3, num_experts=4, num_experts_per_tok=2,
+                       moe_intermediate_size=16, shared_expert_intermediate_size=24, mlp_only_layers=[2]),
+    # Qwen3.5: the DeltaNet's projections apart, as many value heads as key heads, a dense MLP.
+    "qwen3_5_text": dict(BASE, model_type="qwen3_5_text", num_hidden_layers=2,
+                         layer_types=["linear_attention", "full_attention"], head_dim=8,
+                         linear_num_key_heads=2, linear_num_value_heads=2, linear_key_head_dim=8,
+                         linear_value_head_dim=8, linear_conv_kernel_dim=4, tie_word_embeddings=True),
+    # Qwen3.5-MoE: experts in every layer, three value heads per key head.
+    "qwen3_5_moe_text": dict(BASE, model_type="qwen3_5_moe_text", num_hidden_layers=2,
+                             full_attention_interval=2, head_dim=8, linear_num_key_heads=1,
+                             linear_num_value_heads=3, linear_key_head_dim=8, linear_value_head_dim=8,
+                             num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                             shared_expert_intermediate_size=24),
     # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
     # biased projections, and a convolution without a bias.
     "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,

@@ -187,6 +187,12 @@ def shrink_text(text, n):
         text["n_groups"] = 2 if text.get("n_groups", 8) > 1 else 1
         if isinstance(text.get("chunk_size"), int):
             text["chunk_size"] = 4
+    # Gated DeltaNet (Qwen3-Next, Qwen3.5): two key heads, each serving as many value heads as
+    # the real model's do, heads of 16.
+    if isinstance(text.get("linear_num_key_heads"), int):
+        ratio = text.get("linear_num_value_heads", 32) // text["linear_num_key_heads"]
+        text["linear_num_key_heads"], text["linear_num_value_heads"] = 2, 2 * ratio
+        text["linear_key_head_dim"] = text["linear_value_head_dim"] = 16
     if isinstance(kv, int) and isinstance(heads, int):
         text["num_key_value_heads"] = HEADS if kv == heads else (1 if kv == 1 else 2)
     # Per-layer query heads (Laguna): each distinct count a multiple of the toy's heads, in order.
@@ -348,7 +354,8 @@ def logits_of(model, ids):
 
 # Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
 # when it is fed one token at a time through that state (its other code path).
-RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2"}
+RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2",
+             "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe"}
 
 
 def decodes_as_prompted(raw):

@@ -242,6 +242,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-11-30"
     ),
     entry!(
+        "qwen3-next-80b-a3b",
+        "Qwen/Qwen3-Next-80B-A3B-Instruct",
+        "Gated DeltaNet in three layers of four, gated attention with a quarter of each head rotated in the fourth; 512 experts (10 active) with a gated shared expert",
+        "2026-11-30"
+    ),
+    entry!(
         "lfm2-700m",
         "LiquidAI/LFM2-700M",
         "10 short gated convolution layers and 6 attention layers with per-head QK norms, each with a SwiGLU MLP",

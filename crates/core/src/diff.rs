@@ -201,6 +201,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Mamba2 => "none (Mamba2)",
             Mixer::Mamba => "none (Mamba)",
             Mixer::ShortConv => "none (short convolution)",
+            Mixer::DeltaNet => "none (Gated DeltaNet)",
             Mixer::None => "none (FFN only)",
         })
         .collect();
@@ -462,6 +463,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Mamba2 => "Mamba2",
             Mixer::Mamba => "Mamba",
             Mixer::ShortConv => "short convolution",
+            Mixer::DeltaNet => "Gated DeltaNet",
             Mixer::None => "none",
         })
         .collect();
@@ -481,6 +483,20 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             m.head_dim.to_string(),
         );
     }
+    if let Some(m) = &s.delta {
+        f(
+            "delta.heads",
+            "DeltaNet key and value heads",
+            Size,
+            format!("{} and {}", m.key_heads, m.value_heads),
+        );
+        f(
+            "delta.head_dims",
+            "DeltaNet key and value head dims",
+            Size,
+            format!("{} and {}", m.key_dim, m.value_dim),
+        );
+    }
     let state = (s.ssm.as_ref().map(|m| m.state)).or(s.s6.as_ref().map(|m| m.state));
     if let Some(n) = state {
         f("ssm.state", "state size", Size, n.to_string());
@@ -493,7 +509,8 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     }
     let kernel = (s.ssm.as_ref().map(|m| m.conv_kernel))
         .or(s.s6.as_ref().map(|m| m.conv_kernel))
-        .or(s.short_conv.map(|c| c.kernel));
+        .or(s.short_conv.map(|c| c.kernel))
+        .or(s.delta.map(|d| d.conv_kernel));
     if let Some(k) = kernel {
         f("ssm.conv_kernel", "convolution width", Size, k.to_string());
     }

@@ -124,6 +124,13 @@ pub enum Role {
     SsmD,
     SsmNorm,
     SsmOut,
+    /// Gated DeltaNet's own projections: the output gate z (Qwen3.5's `in_proj_z`), β and α
+    /// as one tensor in key-head groups (Qwen3-Next's `in_proj_ba`), or apart (Qwen3.5's
+    /// `in_proj_b`, `in_proj_a`). Q, K and V are `SsmIn` (with z in Qwen3-Next).
+    SsmZ,
+    SsmBa,
+    SsmBeta,
+    SsmAlpha,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -182,9 +189,9 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             );
         }
         (_, SsmDtBias | SsmALog | SsmD) => {
-            // Beside the input projection in the mixer, stored without a suffix.
-            let (hf, _) = names(layout, SsmIn, false);
-            let base = hf.strip_suffix("in_proj.weight").unwrap_or(&hf);
+            // Beside the output projection in the mixer, stored without a suffix.
+            let (hf, _) = names(layout, SsmOut, false);
+            let base = hf.strip_suffix("out_proj.weight").unwrap_or(&hf);
             let (name, gguf) = match role {
                 SsmDtBias => ("dt_bias", "ssm_dt.bias"),
                 SsmALog => ("A_log", "ssm_a"),
@@ -796,21 +803,21 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         Layout::Laguna if role == AttnGate => {
             ("model.layers.{b}.self_attn.g_proj", "blk.{b}.attn_gate")
         }
-        Layout::Qwen2Moe | Layout::Flint | Layout::Laguna => match role {
-            SharedGate => (
-                "model.layers.{b}.mlp.shared_expert.gate_proj",
-                "blk.{b}.ffn_gate_shexp",
+        Layout::Qwen3Next | Layout::Qwen35 => match role {
+            SsmIn if layout == Layout::Qwen3Next => (
+                "model.layers.{b}.linear_attn.in_proj_qkvz",
+                "blk.{b}.ssm_in",
             ),
-            SharedUp => (
-                "model.layers.{b}.mlp.shared_expert.up_proj",
-                "blk.{b}.ffn_up_shexp",
+            SsmIn => (
+                "model.layers.{b}.linear_attn.in_proj_qkv",
+                "blk.{b}.attn_qkv",
             ),
-            SharedDown => (
-                "model.layers.{b}.mlp.shared_expert.down_proj",
-                "blk.{b}.ffn_down_shexp",
-            ),
-            other => llama(other),
+            SsmConv => ("model.layers.{b}.linear_attn.conv1d", "blk.{b}.ssm_conv1d"),
+            SsmNorm => ("model.layers.{b}.linear_attn.norm", "blk.{b}.ssm_norm"),
+            SsmOut => ("model.layers.{b}.linear_attn.out_proj", "blk.{b}.ssm_out"),
+            other => shared_expert(other),
         },
+        Layout::Qwen2Moe | Layout::Flint | Layout::Laguna => shared_expert(role),
         Layout::Exaone => match role {
             Embed => ("transformer.wte", "token_embd"),
             AttnNorm => ("transformer.h.{b}.ln_1", "blk.{b}.attn_norm"),
@@ -1072,11 +1079,43 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         SsmDtNorm => ("model.layers.{b}.mamba.dt_layernorm", "blk.{b}.ssm_dt_norm"),
         SsmBNorm => ("model.layers.{b}.mamba.b_layernorm", "blk.{b}.ssm_b_norm"),
         SsmCNorm => ("model.layers.{b}.mamba.c_layernorm", "blk.{b}.ssm_c_norm"),
+        // Only Gated DeltaNet has these (Qwen3-Next, Qwen3.5).
+        SsmZ => (
+            "model.layers.{b}.linear_attn.in_proj_z",
+            "blk.{b}.attn_gate",
+        ),
+        SsmBa => ("model.layers.{b}.linear_attn.in_proj_ba", "blk.{b}.ssm_ba"),
+        SsmBeta => ("model.layers.{b}.linear_attn.in_proj_b", "blk.{b}.ssm_beta"),
+        SsmAlpha => (
+            "model.layers.{b}.linear_attn.in_proj_a",
+            "blk.{b}.ssm_alpha",
+        ),
         Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
         | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
         | SsmALog | SsmD => {
             unreachable!("named in `names`")
         }
+    }
+}
+
+/// One shared expert stored as `mlp.shared_expert` (Qwen2-MoE and its successors); Llama's names
+/// otherwise.
+fn shared_expert(role: Role) -> (&'static str, &'static str) {
+    use Role::*;
+    match role {
+        SharedGate => (
+            "model.layers.{b}.mlp.shared_expert.gate_proj",
+            "blk.{b}.ffn_gate_shexp",
+        ),
+        SharedUp => (
+            "model.layers.{b}.mlp.shared_expert.up_proj",
+            "blk.{b}.ffn_up_shexp",
+        ),
+        SharedDown => (
+            "model.layers.{b}.mlp.shared_expert.down_proj",
+            "blk.{b}.ffn_down_shexp",
+        ),
+        other => llama(other),
     }
 }
 

@@ -33,6 +33,8 @@ pub struct Spec {
     pub s6: Option<S6>,
     /// The short convolution of the `Mixer::ShortConv` layers.
     pub short_conv: Option<ShortConv>,
+    /// The gated delta rule of the `Mixer::DeltaNet` layers.
+    pub delta: Option<DeltaNet>,
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
@@ -186,6 +188,10 @@ pub struct OutGate {
     /// softplus rather than σ (Laguna).
     pub softplus: bool,
     pub per_head: bool,
+    /// Stored in the query projection rather than a tensor of its own: each head's query rows,
+    /// then its gate rows, one gate per head feature (Qwen3-Next's, Qwen3.5's `q_proj` of twice
+    /// the query width).
+    pub in_query: bool,
 }
 
 impl OutGate {
@@ -469,15 +475,30 @@ pub enum Mixer {
     /// A short gated convolution (`Spec::short_conv`, LFM2): B ⊙ x convolved over the last few
     /// positions, gated by C.
     ShortConv,
+    /// Gated DeltaNet (`Spec::delta`, Qwen3-Next, Qwen3.5): a key × value memory per head,
+    /// decayed by a gate and corrected toward each new value by the delta rule.
+    DeltaNet,
     /// None: the layer is its FFN alone (Nemotron-H's MLP and MoE layers).
     None,
 }
 
 impl Mixer {
+    /// The mixers that carry a state of fixed size from token to token.
+    pub const RECURRENT: [Mixer; 4] = [
+        Mixer::Mamba2,
+        Mixer::Mamba,
+        Mixer::ShortConv,
+        Mixer::DeltaNet,
+    ];
+
+    pub fn recurrent(self) -> bool {
+        Mixer::RECURRENT.contains(&self)
+    }
+
     pub fn span_of(self) -> Option<AttnSpan> {
         match self {
             Mixer::Attention(s) => Some(s),
-            Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv | Mixer::None => None,
+            Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv | Mixer::DeltaNet | Mixer::None => None,
         }
     }
 
@@ -488,6 +509,7 @@ impl Mixer {
             Mixer::Mamba2 => "Mamba2 mixer",
             Mixer::Mamba => "Mamba mixer",
             Mixer::ShortConv => "Short convolution",
+            Mixer::DeltaNet => "Gated DeltaNet",
             Mixer::None => "No mixer",
         }
     }
@@ -498,6 +520,7 @@ impl Mixer {
             Mixer::Mamba2 => "Mamba2".into(),
             Mixer::Mamba => "Mamba".into(),
             Mixer::ShortConv => "short convolution".into(),
+            Mixer::DeltaNet => "Gated DeltaNet".into(),
             Mixer::None => "no mixer".into(),
         }
     }
@@ -563,6 +586,57 @@ pub struct ShortConv {
     pub kernel: u64,
     /// The projections and the convolution have biases.
     pub bias: bool,
+}
+
+/// Gated DeltaNet (Qwen3-Next, Qwen3.5). Q and K (`key_heads` × `key_dim`) and V
+/// (`value_heads` × `value_dim`) pass a causal depthwise convolution and SiLU; Q and K are
+/// L2-normed per head, Q scaled by 1/√key_dim. Each value head h, reading key head
+/// h / (value_heads / key_heads), carries a key_dim × value_dim memory S:
+/// S ← exp(g) S, then S ← S + k ⊗ β (v − Sᵀk), and reads o = Sᵀq, with
+/// β = σ(W_β x) and g = −exp(A_log) · softplus(W_α x + b_dt) per head. o is RMS-normed per head,
+/// scaled by its weight and gated by SiLU(z), then projected back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeltaNet {
+    pub key_heads: u64,
+    pub value_heads: u64,
+    pub key_dim: u64,
+    pub value_dim: u64,
+    pub conv_kernel: u64,
+    pub eps: f64,
+    pub store: DeltaStore,
+}
+
+/// How a Gated DeltaNet's input projections are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeltaStore {
+    /// Two tensors in key-head groups (Qwen3-Next): `in_proj_qkvz` holds, per key head, its q,
+    /// its k, then the v and z of its value heads; `in_proj_ba` its value heads' β, then α.
+    Grouped,
+    /// Four tensors (Qwen3.5): `in_proj_qkv` (every q, every k, every v), `in_proj_z`,
+    /// `in_proj_b`, `in_proj_a`.
+    Separate,
+}
+
+impl DeltaNet {
+    /// Every key head's features: the width of Q and of K.
+    pub fn keys(&self) -> u64 {
+        self.key_heads * self.key_dim
+    }
+
+    /// Every value head's features: the width of V, z and the output.
+    pub fn values(&self) -> u64 {
+        self.value_heads * self.value_dim
+    }
+
+    /// The convolved channels: Q, K and V.
+    pub fn conv_dim(&self) -> u64 {
+        2 * self.keys() + self.values()
+    }
+
+    /// Value heads per key head.
+    pub fn ratio(&self) -> u64 {
+        self.value_heads / self.key_heads
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1056,6 +1130,12 @@ pub enum Layout {
     Llama,
     /// Llama names with `block_sparse_moe.gate` and `experts.{e}.w1/w2/w3` (Mixtral).
     Mixtral,
+    /// Qwen2-MoE's names with the Gated DeltaNet layers' `linear_attn.in_proj_qkvz`,
+    /// `in_proj_ba`, `conv1d`, `dt_bias`, `A_log`, `norm`, `out_proj` (Qwen3-Next).
+    Qwen3Next,
+    /// Qwen3-Next's names with the DeltaNet's projections apart: `in_proj_qkv`, `in_proj_z`,
+    /// `in_proj_b`, `in_proj_a` (Qwen3.5).
+    Qwen35,
     /// Mixtral's names with the block's own `block_sparse_moe.e_score_correction_bias`
     /// (MiniMax-M2).
     MiniMaxM2,

@@ -461,6 +461,38 @@ fn nemotron_h_keys_that_describe_another_model() {
     );
 }
 
+/// Qwen3-Next: the DeltaNet's value heads must split evenly among its key heads, its layer
+/// types are the two the class builds, and a sliding window its class never applies is refused.
+#[test]
+fn qwen3_next_keys_that_describe_another_model() {
+    let base = anatomy_core::catalog::get("qwen3-next-80b-a3b")
+        .unwrap()
+        .value();
+    refused_by_name(
+        &base,
+        &[
+            (
+                "linear_num_value_heads",
+                json!(24),
+                "a multiple of linear_num_key_heads (16)",
+            ),
+            ("linear_num_key_heads", json!(0), "positive integer"),
+            ("use_sliding_window", json!(true), "false"),
+            ("hidden_act", json!("gelu"), "SiLU"),
+        ],
+    );
+    let mut v = base.clone();
+    let mut types = vec!["linear_attention"; 48];
+    types[5] = "mamba";
+    v["layer_types"] = json!(types);
+    let e = err_of(&v);
+    assert_eq!(e.field, "layer_types[5]", "{e}");
+    assert!(
+        e.message.contains("\"linear_attention\" (Gated DeltaNet)"),
+        "{e}"
+    );
+}
+
 /// Each key set to its value on `base` is refused, naming that key, with `says` in the message.
 fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
     for (key, value, says) in cases {

@@ -11,8 +11,8 @@ use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
 use anatomy_core::spec::{
-    Act, AttnSpan, Block, ExpertStorage, Ffn, Indexer, Mixer, Moa, Norm, NormKind, NormPlace,
-    Position, QkNorm, Qkv, Scoring, Spec,
+    Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Indexer, Mixer, Moa, Norm, NormKind,
+    NormPlace, Position, QkNorm, Qkv, Scoring, Spec,
 };
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
@@ -504,6 +504,7 @@ impl Model {
             Mixer::Mamba2 => self.mamba2(&h, b, cache)?,
             Mixer::Mamba => self.mamba(&h, b, cache)?,
             Mixer::ShortConv => self.short_conv(&h, b, cache)?,
+            Mixer::DeltaNet => self.delta_net(&h, b, cache)?,
             Mixer::None => unreachable!("returned above"),
         };
         if place.after() {
@@ -753,6 +754,96 @@ impl Model {
         self.proj(&(cg * conv)?, Role::SsmOut, b, c.bias)
     }
 
+    /// Gated DeltaNet: Q, K, V, z, β₀ and α₀ from the input projections, the convolution over
+    /// Q, K and V through the layer's window, L2-normed Q and K, the delta rule through the
+    /// layer's memory, the per-head norm gated by SiLU(z), projected back.
+    fn delta_net(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let s = self
+            .spec
+            .delta
+            .expect("a Gated DeltaNet layer has its settings");
+        let t = x.dim(0)?;
+        let (kh, vh, dk, dv) = (
+            s.key_heads as usize,
+            s.value_heads as usize,
+            s.key_dim as usize,
+            s.value_dim as usize,
+        );
+        let (keys, values, conv_dim, r) = (kh * dk, vh * dv, s.conv_dim() as usize, vh / kh);
+        let (u, z, beta, alpha) = match s.store {
+            DeltaStore::Grouped => {
+                // Per key head: q, k, its value heads' v, their z; and their β, then their α.
+                let p =
+                    self.proj(x, Role::SsmIn, b, false)?
+                        .reshape((t, kh, 2 * dk + 2 * r * dv))?;
+                let part = |at: usize, len: usize| -> R<Tensor> {
+                    p.narrow(2, at, len)?.contiguous()?.reshape((t, kh * len))
+                };
+                let ba = self
+                    .proj(x, Role::SsmBa, b, false)?
+                    .reshape((t, kh, 2 * r))?;
+                let half = |at: usize| -> R<Tensor> {
+                    ba.narrow(2, at, r)?.contiguous()?.reshape((t, vh))
+                };
+                let qkv = Tensor::cat(&[part(0, dk)?, part(dk, dk)?, part(2 * dk, r * dv)?], 1)?;
+                (qkv, part(2 * dk + r * dv, r * dv)?, half(0)?, half(r)?)
+            }
+            DeltaStore::Separate => (
+                self.proj(x, Role::SsmIn, b, false)?,
+                self.proj(x, Role::SsmZ, b, false)?,
+                self.proj(x, Role::SsmBeta, b, false)?,
+                self.proj(x, Role::SsmAlpha, b, false)?,
+            ),
+        };
+        let vec = |t: &Tensor| -> Res<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
+        let state = cache.ssm[b]
+            .get_or_insert_with(|| SsmState::new(s.conv_kernel as usize, conv_dim, vh, dk, dv));
+        let w = vec(self.w(Role::SsmConv, Some(b))?)?;
+        let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, None, conv_dim);
+        let conv = Tensor::from_vec(conv, (t, conv_dim), &Device::Cpu)?.silu()?;
+        self.keep(Some(b), "ssm_conv", &conv);
+        // Each head scaled to unit length (ε inside the sum of squares), queries by 1/√dk too.
+        let l2 = |x: Tensor| -> R<Tensor> {
+            let x = x.reshape((t, kh, dk))?;
+            x.broadcast_div(&(x.sqr()?.sum_keepdim(D::Minus1)? + 1e-6)?.sqrt()?)?
+                .reshape((t, keys))
+        };
+        let q = l2(conv.narrow(1, 0, keys)?)?.affine(1.0 / (dk as f64).sqrt(), 0.0)?;
+        let k = l2(conv.narrow(1, keys, keys)?)?;
+        let v = conv.narrow(1, 2 * keys, values)?;
+        let beta = sigmoid(&beta)?;
+        let a: Tensor = self.w(Role::SsmALog, Some(b))?.exp()?.neg()?;
+        let g = softplus(&alpha.broadcast_add(self.w(Role::SsmDtBias, Some(b))?)?)?
+            .broadcast_mul(&a)?;
+        self.keep(Some(b), "delta_decay", &g);
+        let dims = ssm::DeltaDims {
+            key_heads: kh,
+            value_heads: vh,
+            key_dim: dk,
+            value_dim: dv,
+        };
+        let o = ssm::delta_rule(
+            &vec(&q)?,
+            &vec(&k)?,
+            &vec(&v)?,
+            &vec(&g)?,
+            &vec(&beta)?,
+            &mut state.h,
+            dims,
+        );
+        if self.capturing() {
+            let m = Tensor::from_vec(state.h.clone(), (vh * dk, dv), &Device::Cpu)?;
+            self.keep(Some(b), "ssm_state", &m);
+        }
+        let o = Tensor::from_vec(o, (t, vh, dv), &Device::Cpu)?;
+        self.keep(Some(b), "ssm_scan", &o.reshape((t, values))?);
+        // RMS-normed per head, scaled by the weight the heads share, gated by SiLU(z).
+        let o = rms(&o, s.eps)?.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
+        let o = (o * z.reshape((t, vh, dv))?.silu()?)?.reshape((t, values))?;
+        self.keep(Some(b), "ssm_norm", &o);
+        self.proj(&o, Role::SsmOut, b, false)
+    }
+
     /// The span of attention layer `b` (only attention layers reach the attention code).
     fn span(&self, b: usize) -> AttnSpan {
         self.spec.plan[b]
@@ -838,6 +929,13 @@ impl Model {
                 (part(0, g, h)?, part(g, 1, kv)?, part(g + 1, 1, kv)?)
             }
         };
+        // An output gate stored in the query projection: each head's queries, then its gates.
+        let mut q_gate = None;
+        if a.out_gate.is_some_and(|g| g.in_query) {
+            let both = q.reshape((t, h, 2, hd))?;
+            q_gate = Some(both.narrow(2, 1, 1)?.contiguous()?.reshape((t, h * hd))?);
+            q = both.narrow(2, 0, 1)?.contiguous()?.reshape((t, h * hd))?;
+        }
         self.keep(Some(b), "q_proj", &q);
         self.keep(Some(b), "k_proj", &k);
         if a.qk_norm == QkNorm::Full {
@@ -906,7 +1004,10 @@ impl Model {
         // before the output projection, feature by feature or head by head.
         let gate = match a.out_gate {
             Some(og) => {
-                let g = self.proj(x, Role::AttnGate, b, false)?;
+                let g = match q_gate {
+                    Some(g) => g,
+                    None => self.proj(x, Role::AttnGate, b, false)?,
+                };
                 self.keep(Some(b), "attn_gate", &g);
                 let g = if og.softplus {
                     softplus(&g)?

@@ -494,6 +494,8 @@ pub enum HybridMixer {
         kernel: (&'static str, u64),
         bias: (&'static str, bool),
     },
+    /// Gated DeltaNet (Qwen3-Next, Qwen3.5), its projections stored as given.
+    DeltaNet(DeltaStore),
 }
 
 /// Which layers of a hybrid attend; the others run Mamba2.
@@ -514,6 +516,9 @@ pub enum HybridLayers {
         types: &'static str,
         indices: &'static str,
     },
+    /// `layer_types` ("linear_attention" or "full_attention"); without it every n-th layer
+    /// (i + 1 a multiple of n) attends, n from `full_attention_interval` (default 4) (Qwen3-Next).
+    Interval,
 }
 
 /// How the sliding-window layers' attention differs from the full layers'.
@@ -927,6 +932,21 @@ pub fn load(
                     )?
                     .unwrap_or_else(|| vec![true; layers as usize]),
                 HybridLayers::Period(p) => p.layers(cfg, layers)?.iter().map(|a| !a).collect(),
+                HybridLayers::Interval => {
+                    // Read either way: transformers reads the interval only to fill in the types.
+                    let n = cfg.size("full_attention_interval", Some(4))?;
+                    let listed = cfg.list(
+                        "layer_types",
+                        layers,
+                        |v| match v.as_str()? {
+                            "linear_attention" => Some(true),
+                            "full_attention" => Some(false),
+                            _ => None,
+                        },
+                        "\"linear_attention\" (Gated DeltaNet) or \"full_attention\"",
+                    )?;
+                    listed.unwrap_or_else(|| (0..layers).map(|i| (i + 1) % n != 0).collect())
+                }
                 HybridLayers::ConvTypes { types, indices } => {
                     let listed = cfg.list(
                         types,
@@ -956,23 +976,21 @@ pub fn load(
         }
         None => (None, vec![false; layers as usize]),
     };
-    let (ssm, s6, short_conv) = match hybrid {
-        Some(HybridMixer::Mamba2(k)) => (
-            Some(super::mamba2::ssm(cfg, hidden, norm.eps, &k)?),
-            None,
-            None,
-        ),
-        Some(HybridMixer::Mamba(k)) => (None, Some(super::mamba::s6(cfg, hidden, &k)?), None),
-        Some(HybridMixer::ShortConv { kernel, bias }) => (
-            None,
-            None,
-            Some(ShortConv {
+    let (mut ssm, mut s6, mut short_conv, mut delta) = (None, None, None, None);
+    match hybrid {
+        Some(HybridMixer::Mamba2(k)) => ssm = Some(super::mamba2::ssm(cfg, hidden, norm.eps, &k)?),
+        Some(HybridMixer::Mamba(k)) => s6 = Some(super::mamba::s6(cfg, hidden, &k)?),
+        Some(HybridMixer::ShortConv { kernel, bias }) => {
+            short_conv = Some(ShortConv {
                 kernel: cfg.size(kernel.0, Some(kernel.1))?,
                 bias: cfg.flag(bias.0, bias.1)?,
-            }),
-        ),
-        None => (None, None, None),
-    };
+            })
+        }
+        Some(HybridMixer::DeltaNet(store)) => {
+            delta = Some(super::delta::delta_net(cfg, norm.eps, store)?)
+        }
+        None => {}
+    }
     let mut attn = Attention {
         qkv_bias,
         o_bias,
@@ -1029,6 +1047,7 @@ pub fn load(
         attn.out_gate = Some(OutGate {
             softplus: true,
             per_head,
+            in_query: false,
         });
     }
     if let (Some(key), Some(m)) = (f.router_softcap_key, moe.as_mut()) {
@@ -1202,6 +1221,7 @@ pub fn load(
         ssm,
         s6,
         short_conv,
+        delta,
         plan: spans
             .into_iter()
             .zip(moe_layers)
@@ -1213,6 +1233,7 @@ pub fn load(
                     l.mixer = match hybrid {
                         Some(HybridMixer::Mamba(_)) => Mixer::Mamba,
                         Some(HybridMixer::ShortConv { .. }) => Mixer::ShortConv,
+                        Some(HybridMixer::DeltaNet(_)) => Mixer::DeltaNet,
                         Some(HybridMixer::Mamba2(_)) | None => Mixer::Mamba2,
                     };
                 }

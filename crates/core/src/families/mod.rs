@@ -6,6 +6,7 @@
 
 mod dbrx;
 mod deepseek;
+mod delta;
 mod echo;
 mod falcon;
 mod gemma;
@@ -279,6 +280,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         ssm: None,
         s6: None,
         short_conv: None,
+        delta: None,
         plan: Vec::new(),
         norm: Norm {
             kind: NormKind::Rms,

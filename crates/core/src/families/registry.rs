@@ -19,7 +19,9 @@ use super::{ByType, HeadDim};
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
-use crate::spec::{Block, Layout, NormKind, NormPlace, OutGate, QkNorm, Qkv, Scoring, Spec};
+use crate::spec::{
+    Block, DeltaStore, Layout, NormKind, NormPlace, OutGate, QkNorm, Qkv, Scoring, Spec,
+};
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
@@ -2523,6 +2525,134 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Qwen3-Next: Gated DeltaNet layers, every `full_attention_interval`-th layer (4) attending
+    // instead, with per-head QK norms, a quarter of each head rotated and an output gate stored
+    // in the query projection; every norm (1 + w) but the DeltaNet's own; experts with a gated
+    // shared expert. `use_sliding_window` is a Qwen3 key its class never reads.
+    Family {
+        echoes: &[("use_sliding_window", Echo::OneOf(&["false"]))],
+        ..llama(
+            "qwen3_next",
+            "Qwen3-Next",
+            LlamaLike {
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 512),
+                    top_k: 10,
+                    width: Some(("moe_intermediate_size", 512)),
+                    renormalize: Renormalize::Key(true),
+                    layers: MoeLayers::Qwen(&[]),
+                    zero_is_dense: true,
+                    shared: Some(SharedMlp {
+                        gate: true,
+                        ..SharedMlp::of("shared_expert_intermediate_size", 512)
+                    }),
+                    ..Routed::MIXTRAL
+                }),
+                ..qwen3_next_like(
+                    DeltaStore::Grouped,
+                    Layout::Qwen3Next,
+                    d(
+                        151_936,
+                        2048,
+                        5632,
+                        48,
+                        16,
+                        Some(2),
+                        Some(256),
+                        32768,
+                        1e-6,
+                        10_000.0,
+                        false,
+                    ),
+                )
+            },
+            None,
+            &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
+        )
+    },
+    // Qwen3.5's language model: Qwen3-Next's layers with the DeltaNet's projections stored apart
+    // and a dense MLP in every layer. `attn_output_gate` restates the gate the class always has;
+    // the multi-token-prediction keys describe weights transformers does not load.
+    Family {
+        echoes: &[("attn_output_gate", Echo::OneOf(&["true"]))],
+        ..llama(
+            "qwen3_5_text",
+            "Qwen3.5",
+            qwen3_next_like(
+                DeltaStore::Separate,
+                Layout::Qwen35,
+                d(
+                    248_320,
+                    4096,
+                    12_288,
+                    32,
+                    16,
+                    Some(4),
+                    Some(256),
+                    32768,
+                    1e-6,
+                    10_000.0,
+                    false,
+                ),
+            ),
+            None,
+            &[TRAINING, QWEN3_5_INERT],
+        )
+    },
+    // Qwen3.5-MoE's language model: experts with a gated shared expert in every layer, always
+    // renormalized; `mlp_only_layers` and `decoder_sparse_step` are Qwen3-Next keys its class
+    // never reads.
+    Family {
+        echoes: &[("attn_output_gate", Echo::OneOf(&["true"]))],
+        ..llama(
+            "qwen3_5_moe_text",
+            "Qwen3.5-MoE",
+            LlamaLike {
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 256),
+                    top_k: 8,
+                    width: Some(("moe_intermediate_size", 512)),
+                    renormalize: Renormalize::Always,
+                    layers: MoeLayers::All,
+                    zero_is_dense: false,
+                    shared: Some(SharedMlp {
+                        gate: true,
+                        ..SharedMlp::of("shared_expert_intermediate_size", 512)
+                    }),
+                    ..Routed::MIXTRAL
+                }),
+                ..qwen3_next_like(
+                    DeltaStore::Separate,
+                    Layout::Qwen35,
+                    d(
+                        248_320,
+                        2048,
+                        5632,
+                        40,
+                        16,
+                        Some(2),
+                        Some(256),
+                        32768,
+                        1e-6,
+                        10_000.0,
+                        false,
+                    ),
+                )
+            },
+            None,
+            &[
+                TRAINING,
+                QWEN3_5_INERT,
+                &[
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    "mlp_only_layers",
+                    "decoder_sparse_step",
+                    "norm_topk_prob",
+                ],
+            ],
+        )
+    },
     // Mamba and Falcon-Mamba: every layer Mamba's selective scan. `residual_in_fp32` changes
     // only rounding; the kernel choices (`use_mambapy`, `use_associative_scan`) only the order of
     // a sum; the time-step keys only the initialization.
@@ -2742,6 +2872,7 @@ pub static FAMILIES: &[Family] = &[
             out_gate: Some(OutGate {
                 softplus: false,
                 per_head: false,
+                in_query: false,
             }),
             place: NormPlace::Sandwich,
             layout: Layout::Afmoe,
@@ -3376,6 +3507,37 @@ fn apertus_rope() -> crate::spec::RopeScaling {
         low_freq_factor: 1.0,
         high_freq_factor: 4.0,
         original: 8192,
+    }
+}
+
+/// Keys of Qwen3.5's configs that leave the language model's forward pass unchanged: the
+/// multi-token-prediction head transformers does not load, and the dtype the DeltaNet state is
+/// kept in.
+const QWEN3_5_INERT: &[&str] = &[
+    "mtp_num_hidden_layers",
+    "mtp_use_dedicated_embeddings",
+    "mamba_ssm_dtype",
+];
+
+/// Qwen3-Next's and Qwen3.5's shared reader: Gated DeltaNet layers among gated attention ones,
+/// with the class defaults given.
+const fn qwen3_next_like(store: DeltaStore, layout: Layout, defaults: Defaults) -> LlamaLike {
+    LlamaLike {
+        mlp_bias: Bias::Never,
+        qk_norm: QkNorm::PerHead,
+        one_plus: true,
+        partial: 0.25,
+        out_gate: Some(OutGate {
+            softplus: false,
+            per_head: false,
+            in_query: true,
+        }),
+        hybrid: Some(Hybrid {
+            mixer: HybridMixer::DeltaNet(store),
+            layers: HybridLayers::Interval,
+        }),
+        layout,
+        ..LlamaLike::llama(defaults)
     }
 }
 

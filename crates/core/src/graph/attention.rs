@@ -179,6 +179,14 @@ impl Builder<'_> {
             };
         }
         match a.qkv {
+            Qkv::Separate if role == Role::Q && a.out_gate.is_some_and(|g| g.in_query) => {
+                // Each head's query rows, then its gate's.
+                let block = match idx {
+                    Some(i) => format!("{}*{i}:{}*{i}+{hd}", 2 * hd, 2 * hd),
+                    None => format!("0:{hd}"),
+                };
+                (role, 2 * q, Some(block))
+            }
             Qkv::Separate => {
                 // V's heads may be narrower than Q's and K's (MiMo-V2-Flash); the fused layouts
                 // below only ever hold heads of one width.
@@ -723,16 +731,24 @@ impl Builder<'_> {
             } else {
                 (width, "head feature")
             };
+            // Stored apart, or as each head's second half of the query projection.
+            let (role, stored_rows, block) = if gate.in_query {
+                let hd = a.head_dim;
+                let rows = format!("{}*i+{hd}:{}*(i+1), for each head i", 2 * hd, 2 * hd);
+                (Role::Q, 2 * a.heads * hd, Some(rows))
+            } else {
+                (Role::AttnGate, rows, None)
+            };
             nodes.push(self.linear(Linear {
-                role: Role::AttnGate,
+                role,
                 title: "Output gate projection".into(),
                 w: "W_g",
                 out: "Gₐ",
                 input: x_in,
                 rows,
                 cols: spec.hidden,
-                stored_rows: rows,
-                block: None,
+                stored_rows,
+                block,
                 bias: false,
                 component: Component::Attention,
                 category: Category::Attention,

@@ -564,8 +564,7 @@ impl<'s> Builder<'s> {
         self.layers = mixer_layers.clone();
         // Where some layers mix by a recurrence, the first sublayer is named for what it does in
         // all of them: it mixes positions.
-        let ssm_layers = spec
-            .layers_where(|l| matches!(l.mixer, Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv));
+        let ssm_layers = spec.layers_where(|l| l.mixer.recurrent());
         let sub = if ssm_layers.is_empty() {
             "Attention"
         } else {
@@ -584,7 +583,7 @@ impl<'s> Builder<'s> {
         let variants = spec.attn_variants();
         // Each recurrent mixer over its layers; in a frame of its own beside the attention's,
         // where some layers attend.
-        for mixer in [Mixer::Mamba2, Mixer::Mamba, Mixer::ShortConv] {
+        for mixer in Mixer::RECURRENT {
             let set = spec.layers_where(|l| l.mixer == mixer);
             if set.is_empty() {
                 continue;
@@ -598,6 +597,7 @@ impl<'s> Builder<'s> {
                 Mixer::ShortConv => {
                     self.short_conv(attn_in, spec.short_conv.as_ref().expect(settings))
                 }
+                Mixer::DeltaNet => self.delta_net(attn_in, spec.delta.as_ref().expect(settings)),
                 Mixer::Attention(_) | Mixer::None => unreachable!("only recurrent kinds listed"),
             };
             self.layers = self.all_layers();

@@ -6,6 +6,7 @@
 
 mod attention;
 mod build;
+mod delta;
 mod ffn;
 mod ssm;
 

@@ -327,7 +327,7 @@ impl Builder<'_> {
     /// The causal depthwise convolution over the step before's output (`channels` wide), the
     /// window it carries to the next token, and SiLU, giving `out`; without `silu`, the
     /// convolution gives `out` itself (LFM2).
-    fn conv_steps(
+    pub(super) fn conv_steps(
         &mut self,
         channels: u64,
         k: u64,
@@ -439,7 +439,7 @@ impl Builder<'_> {
 impl Builder<'_> {
     /// One row block of a mixer's stored projection (`stored_rows` × `cols`), as a matmul of its
     /// own: `(title, weight, output, rows, first row, what it gives)`.
-    fn row_block(
+    pub(super) fn row_block(
         &mut self,
         role: Role,
         (title, w, out, rows, start, what): (&str, &str, &str, u64, u64, &str),
@@ -469,7 +469,7 @@ impl Builder<'_> {
     }
 
     /// A mixer's output projection from `cols` features back to the stream, giving Y.
-    fn mixer_out(&mut self, input: &str, cols: u64, bias: bool) -> Node {
+    pub(super) fn mixer_out(&mut self, input: &str, cols: u64, bias: bool) -> Node {
         let d = self.spec.hidden;
         self.linear(Linear {
             role: Role::SsmOut,

@@ -5,8 +5,8 @@
 use crate::graph::Graph;
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, Block, ExpertStorage, Ffn, Mixer, NormKind, NormPlace, Position, QkNorm, Qkv,
-    RopeFreqs, RopeScaling, Scoring, Spec,
+    Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Mixer, NormKind, NormPlace, Position,
+    QkNorm, Qkv, RopeFreqs, RopeScaling, Scoring, Spec,
 };
 use serde_json::json;
 
@@ -31,6 +31,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::Mamba2 => "(\"mamba2\", 0)".to_string(),
                 Mixer::Mamba => "(\"mamba\", 0)".to_string(),
                 Mixer::ShortConv => "(\"conv\", 0)".to_string(),
+                Mixer::DeltaNet => "(\"delta\", 0)".to_string(),
                 Mixer::None => "(\"none\", 0)".to_string(),
             };
             let ffn = match l.ffn {
@@ -128,6 +129,10 @@ fn name_table(g: &Graph) -> String {
         ("ssm_d", SsmD),
         ("ssm_norm", SsmNorm),
         ("ssm_out", SsmOut),
+        ("ssm_z", SsmZ),
+        ("ssm_ba", SsmBa),
+        ("ssm_beta", SsmBeta),
+        ("ssm_alpha", SsmAlpha),
     ];
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
@@ -208,6 +213,14 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(c) => json!({"kernel": c.kernel, "bias": c.bias}),
         None => json!(null),
     };
+    config["delta"] = match &spec.delta {
+        Some(d) => json!({
+            "key_heads": d.key_heads, "value_heads": d.value_heads, "key_dim": d.key_dim,
+            "value_dim": d.value_dim, "conv_kernel": d.conv_kernel, "eps": d.eps,
+            "grouped": d.store == DeltaStore::Grouped,
+        }),
+        None => json!(null),
+    };
     config["s6"] = match &spec.s6 {
         Some(s) => json!({
             "inner": s.inner, "state": s.state, "dt_rank": s.dt_rank, "conv_kernel": s.conv_kernel,
@@ -238,7 +251,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         .collect::<Vec<_>>());
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = match a.out_gate {
-        Some(g) => json!({"softplus": g.softplus, "per_head": g.per_head}),
+        Some(g) => json!({"softplus": g.softplus, "per_head": g.per_head, "in_query": g.in_query}),
         None => json!(null),
     };
     config["differential"] = json!(a.differential);
@@ -289,7 +302,7 @@ pub fn module(g: &Graph, script: &str) -> String {
 }
 
 /// The template's call of a layer's mixer, every kind written out.
-const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else attention(h, W, b, span, use_rope)";
+const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else attention(h, W, b, span, use_rope)";
 
 /// The template without what this model never runs: MLA, the experts and their routing, xIELU,
 /// and the calls that would choose them, so the file reads top to bottom as this model.
@@ -402,6 +415,11 @@ fn prune(spec: &Spec, body: &str) -> String {
         calls.push(("conv", "short_conv(h, W, b)"));
     } else {
         drop.push("short_conv");
+    }
+    if spec.delta.is_some() {
+        calls.push(("delta", "gated_delta_net(h, W, b)"));
+    } else {
+        drop.push("gated_delta_net");
     }
     if spec.attn_variants().is_empty() {
         // No attention layer: none of its code.
@@ -775,6 +793,9 @@ def attention(x, W, b, span, use_rope):
     else:
         # q: [T, H D]; k, v: [T, KV D]
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
+    if C["out_gate"] and C["out_gate"]["in_query"]:
+        qg = q.reshape(T, H, 2, D)  # each head's queries, then its output gate
+        q, gate = qg[:, :, 0].reshape(T, H * D), qg[:, :, 1].reshape(T, H * D)  # [T, H D] each
     if C["qk_norm"] == "full":
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [T, H D], k: [T, KV D], over all heads at once
     if C["clip_qkv"]:
@@ -836,7 +857,7 @@ def attention(x, W, b, span, use_rope):
     out = out.reshape(T, -1)  # [T, H DV]
     G = C["out_gate"]
     if G:
-        g = linear(x, w(W, "attn_gate", b))  # g: [T, H D], or [T, H] with a gate per head
+        g = gate if G["in_query"] else linear(x, w(W, "attn_gate", b))  # g: [T, H D], or [T, H] with a gate per head
         g = np.logaddexp(0, g) if G["softplus"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input
         out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G["per_head"] else out * g  # [T, H DV], gated
     if C["attn_sub_norm"]:
@@ -929,6 +950,50 @@ def short_conv(x, W, b):
     if S["bias"]:
         u = u + w(W, "ssm_conv", b, bias=True)  # [T, hidden]
     return linear(Cg * u, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden], gated by C, projected back
+
+
+def gated_delta_net(x, W, b):
+    # x: [T, hidden] -> [T, hidden]: Gated DeltaNet, its memory updated token after token
+    # (transformers runs a prompt in chunks of 64, the same products summed in another order)
+    S = CONFIG["delta"]
+    T, KH, VH, DK, DV, K = x.shape[0], S["key_heads"], S["value_heads"], S["key_dim"], S["value_dim"], S["conv_kernel"]
+    R = VH // KH  # value heads per key head
+    if S["grouped"]:
+        # per key head: its q, its k, its value heads' v, their z; and their beta, then their alpha
+        p = linear(x, w(W, "ssm_in", b)).reshape(T, KH, 2 * DK + 2 * R * DV)  # p: [T, KH, 2 DK + 2 R DV]
+        q, k = p[:, :, :DK].reshape(T, -1), p[:, :, DK:2 * DK].reshape(T, -1)  # q, k: [T, KH DK]
+        v = p[:, :, 2 * DK:2 * DK + R * DV].reshape(T, -1)  # v: [T, VH DV]
+        z = p[:, :, 2 * DK + R * DV:].reshape(T, -1)  # z: [T, VH DV]
+        ba = linear(x, w(W, "ssm_ba", b)).reshape(T, KH, 2 * R)  # ba: [T, KH, 2R]
+        beta, alpha = ba[:, :, :R].reshape(T, VH), ba[:, :, R:].reshape(T, VH)  # [T, VH] each
+        u = np.concatenate([q, k, v], -1)  # u: [T, 2 KH DK + VH DV]
+    else:
+        u = linear(x, w(W, "ssm_in", b))  # u: [T, 2 KH DK + VH DV], q | k | v
+        z = linear(x, w(W, "ssm_z", b))  # z: [T, VH DV]
+        beta, alpha = linear(x, w(W, "ssm_beta", b)), linear(x, w(W, "ssm_alpha", b))  # [T, VH] each
+    CH = u.shape[1]
+    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [CH, K], one filter per channel
+    past = np.concatenate([np.zeros((K - 1, CH), np.float32), u])  # [K - 1 + T, CH], zeros before the first token
+    u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, CH], each channel over its last K positions
+    u = u / (1 + np.exp(-u))  # u: [T, CH], SiLU
+    l2 = lambda t: t / np.sqrt((t * t).sum(-1, keepdims=True) + 1e-6)  # each head to unit length
+    q = l2(u[:, :KH * DK].reshape(T, KH, DK)) / np.sqrt(DK)  # q: [T, KH, DK], scaled by 1/sqrt(DK)
+    k = l2(u[:, KH * DK:2 * KH * DK].reshape(T, KH, DK))  # k: [T, KH, DK]
+    v = u[:, 2 * KH * DK:].reshape(T, VH, DV)  # v: [T, VH, DV]
+    beta = 1 / (1 + np.exp(-beta))  # beta: [T, VH], how far each write goes
+    g = -np.exp(w(W, "ssm_a_log", b)) * np.logaddexp(0, alpha + w(W, "ssm_dt_bias", b))  # g: [T, VH], log decay
+    kh = np.arange(VH) // R  # kh: [VH], the key head each value head reads
+    s = np.zeros((VH, DK, DV), np.float32)  # s: [VH, DK, DV], the memory, carried token to token
+    o = np.empty((T, VH, DV), np.float32)  # o: [T, VH, DV]
+    for t in range(T):
+        s = s * np.exp(g[t])[:, None, None]  # [VH, DK, DV], decayed
+        kt, qt = k[t, kh], q[t, kh]  # [VH, DK] each
+        delta = (v[t] - np.einsum("hkv,hk->hv", s, kt)) * beta[t][:, None]  # delta: [VH, DV], the value minus what k recalls
+        s = s + kt[:, :, None] * delta[:, None, :]  # s: [VH, DK, DV]
+        o[t] = np.einsum("hkv,hk->hv", s, qt)  # o[t]: [VH, DV], read with q
+    o = o / np.sqrt((o * o).mean(-1, keepdims=True) + S["eps"]) * w(W, "ssm_norm", b)  # [T, VH, DV], RMS per head
+    o = o * (z.reshape(T, VH, DV) / (1 + np.exp(-z.reshape(T, VH, DV))))  # [T, VH, DV], gated by SiLU(z)
+    return linear(o.reshape(T, VH * DV), w(W, "ssm_out", b))  # [T, hidden]
 
 
 def mlp(x, W, b):
@@ -1132,7 +1197,7 @@ def forward(ids, W):
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
         h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
-        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else attention(h, W, b, span, use_rope)
+        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
         if C["residual_scales"]:

@@ -320,7 +320,12 @@ fn attention_text(g: &Graph) -> Text {
                 "one gate per feature",
             )
         };
-        sub.push(format!("An output gate: the {what} are multiplied by {}(x · W_g), {per}, projected from the layer's input, so each token can silence a head before the output projection.", g.symbol()));
+        let stored = if g.in_query {
+            " Its weights are the query projection's second half per head: each head's query rows, then its gate rows, twice the query width in one tensor."
+        } else {
+            ""
+        };
+        sub.push(format!("An output gate: the {what} are multiplied by {}(x · W_g), {per}, projected from the layer's input, so each token can silence a head before the output projection.{stored}", g.symbol()));
     }
     if a.sub_norm {
         sub.push(format!("The {} concatenated head features are normalized (their own weight) before the output projection: BitNet's sub-norm, which keeps the inputs of its low-bit projections in range.", a.heads * a.v_head_dim));
@@ -612,6 +617,9 @@ fn mixer_text(g: &Graph) -> Text {
     if let Some(c) = spec.short_conv {
         return short_conv_text(spec.hidden, c);
     }
+    if let Some(s) = spec.delta {
+        return delta_text(spec.hidden, s);
+    }
     let Some(s) = spec.ssm.as_ref() else {
         return s6_text(g);
     };
@@ -665,6 +673,36 @@ fn s6_text(g: &Graph) -> Text {
     Text {
         summary: format!("Mamba: {i} channels each carry a {n}-wide state from token to token; no attention, no KV cache."),
         explanation: format!("One projection of the {d} features gives x and the gate z ({i} each). A causal convolution over the last {k} positions and SiLU prepare x; a projection of x gives the step's input ({r}), B and C ({n} each), and Δ = softplus(W_Δ · step + b) per channel. Each channel's state decays by exp(Δ·A) and takes in Δ·x·B; it is read with C, plus D·x; y ⊙ SiLU(z) is projected back to {d}."),
+        subtleties: sub,
+    }
+}
+
+/// Gated DeltaNet in words, with this model's sizes.
+fn delta_text(d: u64, s: crate::spec::DeltaNet) -> Text {
+    let (kh, vh, dk, dv, k) = (
+        s.key_heads,
+        s.value_heads,
+        s.key_dim,
+        s.value_dim,
+        s.conv_kernel,
+    );
+    let conv = s.conv_dim();
+    let state = vh * dk * dv + conv * (k - 1);
+    let mut sub = vec![
+        format!("The state does not grow with the context: {} values per layer ({vh} heads × {dk} × {dv}, plus the convolution's last {} inputs of {conv} channels), where attention would cache two vectors per token.", grouped(state as u128), k - 1),
+        "The delta rule writes the error, not the value: with β = 1 a key's old value is replaced, not added to, so the memory does not saturate the way plain linear attention's does.".to_string(),
+        "Q and K are L2-normalized per head, so a key reads and writes at most its own direction; the decay exp(g) lets each head forget everything at once.".to_string(),
+        "A prompt is computed in chunks of 64 (the WY form of the delta rule): within a chunk the updates are solved together, between chunks the memory is carried. The result is the same as the token-by-token recurrence decoding uses.".to_string(),
+    ];
+    if vh != kh {
+        sub.push(format!("Each of the {kh} query and key heads serves {} value heads, as grouped-query attention shares K and V, the other way round.", vh / kh));
+    }
+    if s.store == crate::spec::DeltaStore::Grouped {
+        sub.push("The checkpoint stores Q, K, V and z as one projection grouped by key head (each key head's q, k, then its value heads' v and z), and β and α as another.".into());
+    }
+    Text {
+        summary: format!("Gated DeltaNet: {vh} heads each carry a {dk} × {dv} memory from keys to values, decayed and corrected token by token; no KV cache."),
+        explanation: format!("Projections of the {d} features give Q and K ({kh} heads × {dk}), V and the gate z ({vh} heads × {dv}), and β and α per value head. A causal convolution over the last {k} positions and SiLU prepare Q, K and V. Each head's memory S decays by exp(g), g = −exp(A_log)·softplus(α + b), then moves what it recalls for k toward v by β = σ(β₀): S ← S + k ⊗ β(v − Sᵀk). It is read with q; the result is RMS-normed per head, gated by SiLU(z) and projected back to {d}."),
         subtleties: sub,
     }
 }

@@ -10,8 +10,8 @@ use super::parts::{Kind, Part};
 use crate::fmt::float as fmt_f;
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, Block, ExpertStorage, NormKind, NormPlace, Position, QkNorm, Qkv, Rope,
-    RopeFreqs, RopeScaling, Scoring, Spec,
+    Act, AttnSpan, Block, DeltaStore, ExpertStorage, NormKind, NormPlace, Position, QkNorm, Qkv,
+    Rope, RopeFreqs, RopeScaling, Scoring, Spec,
 };
 
 const HEADER: &str =
@@ -40,6 +40,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
         Kind::Mixer if spec.s6.is_some() => mamba(spec, &n),
         Kind::Mixer if spec.short_conv.is_some() => short_conv_class(spec, &n),
+        Kind::Mixer if spec.delta.is_some() => gated_delta_net(spec, &n),
         Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
         Kind::Moe => moe_classes(spec, &n),
@@ -69,6 +70,9 @@ pub fn module(spec: &Spec) -> String {
     }
     if spec.short_conv.is_some() {
         parts.push(short_conv_class(spec, &n));
+    }
+    if spec.delta.is_some() {
+        parts.push(gated_delta_net(spec, &n));
     }
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
@@ -713,13 +717,27 @@ fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
     match a.qkv {
         Qkv::Separate => {
             let (q, k, v) = (n.inside(Role::Q), n.inside(Role::K), n.inside(Role::V));
+            let gated = a.out_gate.is_some_and(|g| g.in_query);
+            let q_rows = if gated {
+                format!("{h} * 2 * {hd}")
+            } else {
+                format!("{h} * {hd}")
+            };
             init += &format!(
-                "        self.{q} = {}\n        self.{k} = {}\n        self.{v} = {}\n",
-                linear(spec, &d.to_string(), &format!("{h} * {hd}"), a.qkv_bias),
+                "        self.{q} = {}{}\n        self.{k} = {}\n        self.{v} = {}\n",
+                linear(spec, &d.to_string(), &q_rows, a.qkv_bias),
+                if gated {
+                    "  # per head: its queries, then its output gate"
+                } else {
+                    ""
+                },
                 linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias),
                 linear(spec, &d.to_string(), &format!("{kv} * {vhd}"), a.qkv_bias),
             );
             fwd += &format!("        q, k, v = self.{q}(x), self.{k}(x), self.{v}(x)\n");
+            if gated {
+                fwd += &format!("        q, gate = q.view(B, T, {h}, 2, {hd}).unbind(3)\n        q, gate = q.reshape(B, T, {h} * {hd}), gate.reshape(B, T, {h} * {hd})\n");
+            }
         }
         Qkv::Stacked => {
             let qkv = n.inside(Role::Qkv);
@@ -836,7 +854,16 @@ fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
         init += "        self.lambda_init = 0.8 - 0.6 * math.exp(-0.3 * layer_idx)\n";
         fwd += &format!("        lam = torch.exp((self.lambda_q1 * self.lambda_k1).sum()) - torch.exp((self.lambda_q2 * self.lambda_k2).sum()) + self.lambda_init\n        d = out.view(B, T, 2, {p}, 2 * {hd})\n        d = d[:, :, 0] - lam * d[:, :, 1]  # the first {p} heads minus λ times the other {p}\n        d = d * torch.rsqrt(d.pow(2).mean(-1, keepdim=True) + {})  # each pair RMS-normed, no weight\n        out = ((1 - self.lambda_init) * d).reshape(B, T, {h} * {hd})\n", spec.norm.eps);
     }
-    if let Some(gate) = a.out_gate {
+    if let Some(gate) = a.out_gate.filter(|g| g.in_query) {
+        fwd += &format!(
+            "        out = out * {}  # each head feature gated, the gate from the query projection\n",
+            if gate.softplus {
+                "F.softplus(gate.float()).to(out.dtype)"
+            } else {
+                "torch.sigmoid(gate)"
+            }
+        );
+    } else if let Some(gate) = a.out_gate {
         let g = n.inside(Role::AttnGate);
         let width = if gate.per_head {
             h.to_string()
@@ -1796,11 +1823,12 @@ fn layer(spec: &Spec, n: &Names) -> String {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
     let mut a_out = format!("self.{attn}({attn_in}, rope)");
-    let recurrent = match (&spec.ssm, &spec.s6, &spec.short_conv) {
-        (Some(_), _, _) => Some(("mamba2", "Mamba2")),
-        (None, Some(_), _) => Some(("mamba", "Mamba")),
-        (None, None, Some(_)) => Some(("conv", "ShortConv")),
-        (None, None, None) => None,
+    let recurrent = match (&spec.ssm, &spec.s6, &spec.short_conv, &spec.delta) {
+        (Some(_), _, _, _) => Some(("mamba2", "Mamba2")),
+        (None, Some(_), _, _) => Some(("mamba", "Mamba")),
+        (None, None, Some(_), _) => Some(("conv", "ShortConv")),
+        (None, None, None, Some(_)) => Some(("delta", "GatedDeltaNet")),
+        (None, None, None, None) => None,
     };
     if let Some((kind, class)) = recurrent {
         // A hybrid: each layer holds the one mixer it runs.
@@ -1989,6 +2017,12 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 "ShortConv()".into(),
                 "self.ATTR(h)".into(),
             ),
+            (M::DeltaNet, _) => add(
+                "delta",
+                n.sublayer(Role::SsmIn),
+                "GatedDeltaNet()".into(),
+                "self.ATTR(h)".into(),
+            ),
             (M::Attention(_), _) => add(
                 "attention",
                 attn_sublayer(spec, n),
@@ -2076,6 +2110,101 @@ fn short_conv_class(spec: &Spec, n: &Names) -> String {
             ("bias", py_bool(c.bias)),
             ("in_proj", n.attr(Role::SsmIn)),
             ("conv", n.attr(Role::SsmConv)),
+            ("out_proj", n.attr(Role::SsmOut)),
+        ],
+    )
+}
+
+/// Gated DeltaNet, its memory written as the recurrence, token after token.
+fn gated_delta_net(spec: &Spec, n: &Names) -> String {
+    let Some(s) = spec.delta.as_ref() else {
+        unreachable!("only models with a Gated DeltaNet draw one")
+    };
+    let (kh, vh, dk, dv, r) = (
+        s.key_heads,
+        s.value_heads,
+        s.key_dim,
+        s.value_dim,
+        s.ratio(),
+    );
+    let d = spec.hidden;
+    let (inp, conv) = (n.attr(Role::SsmIn), n.attr(Role::SsmConv));
+    let (projections, split) = match s.store {
+        DeltaStore::Grouped => {
+            let ba = n.attr(Role::SsmBa);
+            (
+                format!("        self.{inp} = nn.Linear({d}, {}, bias=False)  # per key head: q, k, its {r} value heads' v, their z\n        self.{ba} = nn.Linear({d}, {}, bias=False)  # per key head: its value heads' beta, then alpha\n", 2 * s.keys() + 2 * s.values(), 2 * vh),
+                format!("        p = self.{inp}(x).view(B_, T, {kh}, {})\n        q, k, v, z = p.split([{dk}, {dk}, {rdv}, {rdv}], dim=-1)\n        u = torch.cat([q.reshape(B_, T, -1), k.reshape(B_, T, -1), v.reshape(B_, T, -1)], dim=-1)\n        z = z.reshape(B_, T, {vh}, {dv})\n        beta, alpha = self.{ba}(x).view(B_, T, {kh}, {two_r}).split([{r}, {r}], dim=-1)\n        beta, alpha = beta.reshape(B_, T, {vh}), alpha.reshape(B_, T, {vh})\n", 2 * dk + 2 * r * dv, rdv = r * dv, two_r = 2 * r),
+            )
+        }
+        DeltaStore::Separate => {
+            let (z, b, a) = (
+                n.attr(Role::SsmZ),
+                n.attr(Role::SsmBeta),
+                n.attr(Role::SsmAlpha),
+            );
+            (
+                format!("        self.{inp} = nn.Linear({d}, {}, bias=False)  # q | k | v\n        self.{z} = nn.Linear({d}, {}, bias=False)\n        self.{b} = nn.Linear({d}, {vh}, bias=False)\n        self.{a} = nn.Linear({d}, {vh}, bias=False)\n", s.conv_dim(), s.values()),
+                format!("        u = self.{inp}(x)\n        z = self.{z}(x).view(B_, T, {vh}, {dv})\n        beta, alpha = self.{b}(x), self.{a}(x)\n"),
+            )
+        }
+    };
+    fill(
+        r#"class GatedDeltaNet(nn.Module):
+    """Gated DeltaNet: ${vh} value heads, each carrying a ${dk} x ${dv} memory from key to value.
+
+    transformers computes a prompt in chunks of 64; the recurrence below is the same sum.
+    """
+
+    def __init__(self):
+        super().__init__()
+${projections}        self.${conv} = nn.Conv1d(${ch}, ${ch}, ${k}, groups=${ch}, padding=${pad}, bias=False)
+        self.${dt_bias} = nn.Parameter(torch.ones(${vh}))
+        self.${a_log} = nn.Parameter(torch.zeros(${vh}))  # decay rates, A = exp(A_log)
+        self.${norm} = nn.Module()
+        self.${norm}.weight = nn.Parameter(torch.ones(${dv}))  # shared by the heads
+        self.${out_proj} = nn.Linear(${values}, ${d}, bias=False)
+
+    def forward(self, x):  # [B, T, ${d}]
+        B_, T, _ = x.shape
+${split}        u = F.silu(self.${conv}(u.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${k} positions
+        q, k, v = u.float().split([${keys}, ${keys}, ${values}], dim=-1)
+        l2 = lambda t: t * torch.rsqrt((t * t).sum(-1, keepdim=True) + 1e-6)  # each head to unit length
+        q = l2(q.view(B_, T, ${kh}, ${dk})).repeat_interleave(${r}, dim=2) / ${dk} ** 0.5  # each value head its key head's
+        k = l2(k.view(B_, T, ${kh}, ${dk})).repeat_interleave(${r}, dim=2)
+        v = v.view(B_, T, ${vh}, ${dv})
+        beta = torch.sigmoid(beta.float())  # [B, T, ${vh}]
+        g = -torch.exp(self.${a_log}.float()) * F.softplus(alpha.float() + self.${dt_bias})  # log decay
+        state = x.new_zeros(B_, ${vh}, ${dk}, ${dv}, dtype=torch.float32)
+        outs = []
+        for t in range(T):
+            state = state * torch.exp(g[:, t])[..., None, None]
+            recall = (state * k[:, t, :, :, None]).sum(-2)  # what each head's memory holds for k
+            state = state + k[:, t, :, :, None] * ((v[:, t] - recall) * beta[:, t, :, None])[..., None, :]
+            outs.append((state * q[:, t, :, :, None]).sum(-2))
+        o = torch.stack(outs, dim=1)  # [B, T, ${vh}, ${dv}]
+        o = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + ${eps})  # RMS per head
+        o = self.${norm}.weight * o.to(x.dtype) * F.silu(z.float()).to(x.dtype)
+        return self.${out_proj}(o.reshape(B_, T, ${values}))"#,
+        &[
+            ("vh", vh.to_string()),
+            ("kh", kh.to_string()),
+            ("dk", dk.to_string()),
+            ("dv", dv.to_string()),
+            ("r", r.to_string()),
+            ("d", d.to_string()),
+            ("k", s.conv_kernel.to_string()),
+            ("pad", (s.conv_kernel - 1).to_string()),
+            ("ch", s.conv_dim().to_string()),
+            ("keys", s.keys().to_string()),
+            ("values", s.values().to_string()),
+            ("eps", fmt_f(s.eps)),
+            ("projections", projections),
+            ("split", split),
+            ("conv", conv),
+            ("dt_bias", n.attr(Role::SsmDtBias)),
+            ("a_log", n.attr(Role::SsmALog)),
+            ("norm", n.attr(Role::SsmNorm)),
             ("out_proj", n.attr(Role::SsmOut)),
         ],
     )
