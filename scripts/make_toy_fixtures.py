@@ -17,7 +17,7 @@ another valid value (the property test's cases, tests/mutants.rs) under DIR/<nam
 with transformers' logits, or with "refused" where transformers will not build or run it.
 
 Usage: python3 scripts/make_toy_fixtures.py [NAME ...]
-       python3 scripts/make_toy_fixtures.py --mutants N --out DIR [--seed S]
+       python3 scripts/make_toy_fixtures.py --mutants N --out DIR [--seed S] [NAME ...]
 (needs: pip install torch transformers; runs on the CPU in about a minute)
 """
 import argparse
@@ -459,7 +459,7 @@ def main():
     ap.add_argument("--seed", type=int, default=20261130)
     a = ap.parse_args()
     if a.mutants:
-        mutants(a.mutants, a.out, a.seed)
+        mutants(a.mutants, a.out, a.seed, a.names)
         return
     for path in sorted(CATALOG.glob("*.json")):
         name = path.stem
@@ -472,9 +472,9 @@ def main():
         print(f"toy/{name}: {sum(p.numel() for p in model.state_dict().values()):,} params")
 
 
-def mutants(n, out, seed):
+def mutants(n, out, seed, names=()):
     rng = random.Random(seed)
-    paths = sorted(CATALOG.glob("*.json"))
+    paths = [p for p in sorted(CATALOG.glob("*.json")) if not names or p.stem in names]
     for i in range(n):
         path = rng.choice(paths)
         toy = shrink(json.loads(path.read_text()))

@@ -5,7 +5,8 @@
 //! transformers refuses a config, anatomy must refuse it too.
 //!
 //! The cases come from scripts/make_toy_fixtures.py --mutants (transformers builds each one);
-//! $ANATOMY_MUTANTS sets how many (40) and $ANATOMY_MUTANT_SEED which (a fixed seed).
+//! $ANATOMY_MUTANTS sets how many (40), $ANATOMY_MUTANT_SEED which (a fixed seed), and
+//! $ANATOMY_MUTANT_NAMES (catalog names, comma-separated) from which configs (all of them).
 
 use anatomy_exec::{weights::Weights, Cache, Model};
 use std::path::Path;
@@ -27,6 +28,12 @@ fn changed_configs_match_transformers_or_are_refused() {
         .arg(script)
         .args(["--mutants", &n, "--seed", &seed, "--out"])
         .arg(tmp.path())
+        .args(
+            std::env::var("ANATOMY_MUTANT_NAMES")
+                .unwrap_or_default()
+                .split(',')
+                .filter(|s| !s.is_empty()),
+        )
         .output()
         .unwrap();
     assert!(

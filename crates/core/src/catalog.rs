@@ -248,6 +248,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-11-30"
     ),
     entry!(
+        "qwen3.5-35b-a3b",
+        "Qwen/Qwen3.5-35B-A3B",
+        "Qwen3-Next's Gated DeltaNet and gated attention with the DeltaNet's projections apart; 256 experts (8 active) in every layer; a vision tower beside it (not counted)",
+        "2026-11-30"
+    ),
+    entry!(
         "lfm2-700m",
         "LiquidAI/LFM2-700M",
         "10 short gated convolution layers and 6 attention layers with per-head QK norms, each with a SwiGLU MLP",

@@ -65,8 +65,8 @@ pub struct Spec {
     pub block: Block,
     /// How checkpoint tensors are named and laid out.
     pub layout: Layout,
-    /// Prefix of every Hugging Face tensor name (`language_model.` inside a multimodal wrapper).
-    pub hf_prefix: String,
+    /// Where a multimodal wrapper keeps the language model's Hugging Face tensor names.
+    pub hf_wrap: HfWrap,
     /// Parts of the checkpoint that anatomy does not draw or count (vision tower, projector).
     pub not_drawn: Vec<NotDrawn>,
     /// Auxiliary modules outside the main forward pass.
@@ -246,6 +246,33 @@ impl QueryScale {
 
     pub fn applies(&self, layer: &LayerPlan) -> bool {
         !self.nope_only || !layer.rope
+    }
+}
+
+/// Where a multimodal wrapper keeps its language model's tensors, relative to the names the
+/// language model has alone (`Layout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HfWrap {
+    /// No wrapper: the names as they are.
+    None,
+    /// `language_model.` before every name (Gemma 3's, Llama 4's checkpoints).
+    Prefix,
+    /// The language model's `model.` becomes `model.language_model.`; the head stays where it
+    /// is (Qwen3.5's checkpoints).
+    Nested,
+}
+
+impl HfWrap {
+    /// The checkpoint's name for the language model's tensor `name`.
+    pub fn apply(self, name: &str) -> String {
+        match self {
+            HfWrap::None => name.to_string(),
+            HfWrap::Prefix => format!("language_model.{name}"),
+            HfWrap::Nested => match name.strip_prefix("model.") {
+                Some(rest) => format!("model.language_model.{rest}"),
+                None => name.to_string(),
+            },
+        }
     }
 }
 

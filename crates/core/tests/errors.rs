@@ -479,6 +479,11 @@ fn qwen3_next_keys_that_describe_another_model() {
             ("linear_num_key_heads", json!(0), "positive integer"),
             ("use_sliding_window", json!(true), "false"),
             ("hidden_act", json!("gelu"), "SiLU"),
+            (
+                "full_attention_interval",
+                json!(64),
+                "no full_attention layer among the 48",
+            ),
         ],
     );
     let mut v = base.clone();

@@ -300,7 +300,7 @@ impl Model {
         let (hf, gguf) = names(self.spec.layout, role, bias);
         let t = match self.weights.format {
             Format::Gguf => gguf,
-            Format::Safetensors => format!("{}{hf}", self.spec.hf_prefix),
+            Format::Safetensors => self.spec.hf_wrap.apply(&hf),
         };
         instantiate(&t, b.map(|b| b as u64), e.map(|e| e as u64))
     }
@@ -797,7 +797,7 @@ impl Model {
         };
         let vec = |t: &Tensor| -> Res<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
         let state = cache.ssm[b]
-            .get_or_insert_with(|| SsmState::new(s.conv_kernel as usize, conv_dim, vh, dk, dv));
+            .get_or_insert_with(|| SsmState::delta(s.conv_kernel as usize, conv_dim, vh, dk, dv));
         let w = vec(self.w(Role::SsmConv, Some(b))?)?;
         let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, None, conv_dim);
         let conv = Tensor::from_vec(conv, (t, conv_dim), &Device::Cpu)?.silu()?;
@@ -828,11 +828,12 @@ impl Model {
             &vec(&v)?,
             &vec(&g)?,
             &vec(&beta)?,
-            &mut state.h,
+            &mut state.memory,
             dims,
         );
         if self.capturing() {
-            let m = Tensor::from_vec(state.h.clone(), (vh * dk, dv), &Device::Cpu)?;
+            let m: Vec<f32> = state.memory.iter().map(|&x| x as f32).collect();
+            let m = Tensor::from_vec(m, (vh * dk, dv), &Device::Cpu)?;
             self.keep(Some(b), "ssm_state", &m);
         }
         let o = Tensor::from_vec(o, (t, vh, dv), &Device::Cpu)?;

@@ -86,7 +86,7 @@ pub fn shrink(spec: &Spec) -> Spec {
         .collect();
     s.embedding.learned_positions = spec.embedding.learned_positions.map(|p| p.min(1024));
     s.mtp_layers = 0;
-    s.hf_prefix = String::new();
+    s.hf_wrap = anatomy_core::spec::HfWrap::None;
     s
 }
 

@@ -945,7 +945,22 @@ pub fn load(
                         },
                         "\"linear_attention\" (Gated DeltaNet) or \"full_attention\"",
                     )?;
-                    listed.unwrap_or_else(|| (0..layers).map(|i| (i + 1) % n != 0).collect())
+                    let key = if listed.is_some() {
+                        "layer_types"
+                    } else {
+                        "full_attention_interval"
+                    };
+                    let types =
+                        listed.unwrap_or_else(|| (0..layers).map(|i| (i + 1) % n != 0).collect());
+                    // transformers 5.24 counts positions from an attention layer's cache, and
+                    // fails without one.
+                    if types.iter().all(|&recurrent| recurrent) {
+                        return Err(cfg.err(
+                            key,
+                            format!("gives no full_attention layer among the {layers}; transformers runs this model only with at least one"),
+                        ));
+                    }
+                    types
                 }
                 HybridLayers::ConvTypes { types, indices } => {
                     let listed = cfg.list(
@@ -1260,7 +1275,7 @@ pub fn load(
         head_transform: None,
         block,
         layout: f.layout,
-        hf_prefix: String::new(),
+        hf_wrap: HfWrap::None,
         not_drawn: vec![],
         mtp_layers: 0,
         ignored: vec![],

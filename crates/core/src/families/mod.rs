@@ -164,7 +164,11 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
         if let Some(default) = row.wrapper_tied {
             spec.tied = top.flag("tie_word_embeddings", default)?;
         }
-        spec.hf_prefix = "language_model.".into();
+        spec.hf_wrap = if row.nested {
+            crate::spec::HfWrap::Nested
+        } else {
+            crate::spec::HfWrap::Prefix
+        };
     }
     // A wrapper's towers, or a language model's own encoders beside its embedding (Phi-4-
     // multimodal's `embed_tokens_extend`).
@@ -300,7 +304,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         head_transform: None,
         block: Block::Sequential,
         layout: Layout::Llama,
-        hf_prefix: String::new(),
+        hf_wrap: HfWrap::None,
         not_drawn: Vec::new(),
         mtp_layers: 0,
         ignored: Vec::new(),

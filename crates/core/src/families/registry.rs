@@ -62,6 +62,9 @@ pub struct Family {
     /// Keys the class never reads that restate the model in its first code's names: each must
     /// agree with what transformers builds (`echo`).
     pub echoes: &'static [(&'static str, Echo)],
+    /// A wrapper that keeps its language model under `model.language_model.` with the head
+    /// beside it (Qwen3.5), rather than all of it under `language_model.`.
+    pub nested: bool,
 }
 
 impl Family {
@@ -2653,6 +2656,22 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Qwen3.5 and Qwen3.5-MoE as published: the language model under `model.language_model`,
+    // a vision tower beside it, the head on the wrapper, tied by the wrapper's own flag.
+    Family {
+        text: Some("qwen3_5_text"),
+        wrapper_tied: Some(false),
+        nested: true,
+        parts: &[("vision tower", "model.visual.")],
+        ..wrapper("qwen3_5", "Qwen3.5", QWEN3_5_WRAPPER)
+    },
+    Family {
+        text: Some("qwen3_5_moe_text"),
+        wrapper_tied: Some(false),
+        nested: true,
+        parts: &[("vision tower", "model.visual.")],
+        ..wrapper("qwen3_5_moe", "Qwen3.5-MoE", QWEN3_5_WRAPPER)
+    },
     // Mamba and Falcon-Mamba: every layer Mamba's selective scan. `residual_in_fp32` changes
     // only rounding; the kernel choices (`use_mambapy`, `use_associative_scan`) only the order of
     // a sum; the time-step keys only the initialization.
@@ -3511,13 +3530,26 @@ fn apertus_rope() -> crate::spec::RopeScaling {
 }
 
 /// Keys of Qwen3.5's configs that leave the language model's forward pass unchanged: the
-/// multi-token-prediction head transformers does not load, and the dtype the DeltaNet state is
-/// kept in.
+/// multi-token-prediction head transformers does not load, the dtype the DeltaNet state is
+/// kept in, and the multimodal RoPE's sections, which rotate text alike whatever they are (a
+/// text token's temporal, height and width positions are equal).
 const QWEN3_5_INERT: &[&str] = &[
     "mtp_num_hidden_layers",
     "mtp_use_dedicated_embeddings",
     "mamba_ssm_dtype",
+    "rope_parameters.mrope_section",
+    "rope_parameters.mrope_interleaved",
 ];
+
+/// A Qwen3.5 wrapper's own keys: its vision tower's, and the ids of its image and video tokens.
+const QWEN3_5_WRAPPER: &[&[&str]] = &[&[
+    "initializer_range",
+    "vision_config",
+    "image_token_id",
+    "video_token_id",
+    "vision_start_token_id",
+    "vision_end_token_id",
+]];
 
 /// Qwen3-Next's and Qwen3.5's shared reader: Gated DeltaNet layers among gated attention ones,
 /// with the class defaults given.
@@ -3631,6 +3663,7 @@ const fn base(
         wrapper_tied: None,
         renames: &[],
         echoes: &[],
+        nested: false,
     }
 }
 

@@ -138,7 +138,7 @@ impl<'s> Builder<'s> {
         per_layer: bool,
     ) -> usize {
         let (hf, gguf) = names(self.spec.layout, role, bias);
-        let hf = format!("{}{hf}", self.spec.hf_prefix);
+        let hf = self.spec.hf_wrap.apply(&hf);
         // A name's stored shape can differ between layer variants (K in MiMo-V2-Flash's full and
         // sliding layers): those are tensors of their own.
         if let Some(i) = self

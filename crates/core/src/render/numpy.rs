@@ -139,10 +139,7 @@ fn name_table(g: &Graph) -> String {
     for (key, role) in roles {
         let (w, _) = names(spec.layout, role, false);
         let (b, _) = names(spec.layout, role, true);
-        let (w, b) = (
-            format!("{}{w}", spec.hf_prefix),
-            format!("{}{b}", spec.hf_prefix),
-        );
+        let (w, b) = (spec.hf_wrap.apply(&w), spec.hf_wrap.apply(&b));
         if !held.contains(w.as_str()) && !held.contains(b.as_str()) {
             continue;
         }
@@ -983,7 +980,7 @@ def gated_delta_net(x, W, b):
     beta = 1 / (1 + np.exp(-beta))  # beta: [T, VH], how far each write goes
     g = -np.exp(w(W, "ssm_a_log", b)) * np.logaddexp(0, alpha + w(W, "ssm_dt_bias", b))  # g: [T, VH], log decay
     kh = np.arange(VH) // R  # kh: [VH], the key head each value head reads
-    s = np.zeros((VH, DK, DV), np.float32)  # s: [VH, DK, DV], the memory, carried token to token
+    s = np.zeros((VH, DK, DV), np.float64)  # s: [VH, DK, DV], the memory, carried token to token (in float64: rank-one updates summed in float32 drift)
     o = np.empty((T, VH, DV), np.float32)  # o: [T, VH, DV]
     for t in range(T):
         s = s * np.exp(g[t])[:, None, None]  # [VH, DK, DV], decayed

@@ -10,8 +10,8 @@ use super::parts::{Kind, Part};
 use crate::fmt::float as fmt_f;
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, Block, DeltaStore, ExpertStorage, NormKind, NormPlace, Position, QkNorm, Qkv,
-    Rope, RopeFreqs, RopeScaling, Scoring, Spec,
+    Act, AttnSpan, Block, DeltaStore, ExpertStorage, HfWrap, NormKind, NormPlace, Position, QkNorm,
+    Qkv, Rope, RopeFreqs, RopeScaling, Scoring, Spec,
 };
 
 const HEADER: &str =
@@ -104,13 +104,21 @@ fn docstring(spec: &Spec) -> String {
 /// (`self_attn.q_proj`) and outside the layers (`model.embed_tokens`).
 struct Names {
     layout: crate::spec::Layout,
+    /// A wrapper that nests the language model inside its own `model` (Qwen3.5).
+    nested: bool,
     /// The layer list's path (`model.layers`, `transformer.h`).
     layers: String,
 }
 
 impl Names {
     fn new(spec: &Spec) -> Names {
+        let nested = spec.hf_wrap == HfWrap::Nested;
         let (hf, _) = names(spec.layout, Role::AttnNorm, false);
+        let hf = if nested {
+            HfWrap::Nested.apply(&hf)
+        } else {
+            hf
+        };
         let layers = hf
             .split(".{b}.")
             .next()
@@ -118,6 +126,7 @@ impl Names {
             .to_string();
         Names {
             layout: spec.layout,
+            nested,
             layers,
         }
     }
@@ -125,6 +134,11 @@ impl Names {
     /// The module path of `role`'s tensor (without `.weight`), below a layer for layer roles.
     fn path(&self, role: Role) -> String {
         let (hf, _) = names(self.layout, role, false);
+        let hf = if self.nested {
+            HfWrap::Nested.apply(&hf)
+        } else {
+            hf
+        };
         let hf = hf.strip_suffix(".weight").unwrap_or(&hf).to_string();
         match hf.split_once(".{b}.") {
             Some((_, rest)) => rest.replace(".{e}", ""),
@@ -2623,15 +2637,15 @@ ${head}${cap}        return logits"#,
             ("cap", cap),
             (
                 "lm",
-                if spec.hf_prefix.is_empty() {
-                    "Model".into()
-                } else {
+                if spec.hf_wrap == HfWrap::Prefix {
                     "LanguageModel".into()
+                } else {
+                    "Model".into()
                 },
             ),
         ],
     );
-    if let Some(prefix) = spec.hf_prefix.strip_suffix('.') {
+    if spec.hf_wrap == HfWrap::Prefix {
         out += &fill(
             r#"
 
@@ -2645,7 +2659,7 @@ class Model(nn.Module):
 
     def forward(self, input_ids):
         return self.${prefix}(input_ids)"#,
-            &[("prefix", prefix.to_string())],
+            &[("prefix", "language_model".to_string())],
         );
     }
     if !spec.not_drawn.is_empty() {
