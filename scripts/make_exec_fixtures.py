@@ -415,6 +415,11 @@ CONFIGS = {
                              linear_num_value_heads=3, linear_key_head_dim=8, linear_value_head_dim=8,
                              num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
                              shared_expert_intermediate_size=24),
+    # LFM2-MoE: short convolutions around an attention layer, one dense layer first, then
+    # sigmoid-scored experts chosen with a per-expert bias, renormalized and scaled.
+    "lfm2_moe": dict(BASE, model_type="lfm2_moe", num_hidden_layers=3, layer_types=["conv", "full_attention", "conv"],
+                     num_dense_layers=1, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                     routed_scaling_factor=1.5, conv_bias=True, norm_eps=1e-5),
     # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
     # biased projections, and a convolution without a bias.
     "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,

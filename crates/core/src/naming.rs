@@ -236,6 +236,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
+        (Layout::Lfm2, CorrectionBias) => {
+            return (
+                "model.layers.{b}.feed_forward.expert_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (Layout::Kolibri, CorrectionBias) => {
             return (
                 "model.layers.{b}.moe.router.expert_bias".into(),
@@ -697,6 +703,20 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Up => ("model.layers.{b}.feed_forward.w3", "blk.{b}.ffn_up"),
             Down => ("model.layers.{b}.feed_forward.w2", "blk.{b}.ffn_down"),
             FinalNorm => ("model.embedding_norm", "token_embd_norm"),
+            // LFM2-MoE's experts and router.
+            Router => ("model.layers.{b}.feed_forward.gate", "blk.{b}.ffn_gate_inp"),
+            ExpertGate => (
+                "model.layers.{b}.feed_forward.experts.{e}.w1",
+                "blk.{b}.ffn_gate_exps",
+            ),
+            ExpertUp => (
+                "model.layers.{b}.feed_forward.experts.{e}.w3",
+                "blk.{b}.ffn_up_exps",
+            ),
+            ExpertDown => (
+                "model.layers.{b}.feed_forward.experts.{e}.w2",
+                "blk.{b}.ffn_down_exps",
+            ),
             other => llama(other),
         },
         Layout::NemotronH => match role {

@@ -399,6 +399,9 @@ pub struct Moe {
     pub post_norm: bool,
     pub scoring: Scoring,
     pub norm_topk_prob: bool,
+    /// Added to the chosen weights' sum when they are renormalized from scores that do not sum
+    /// to 1 (sigmoid): DeepSeek's 1e-20, LFM2-MoE's 1e-6.
+    pub renorm_eps: f64,
     pub router_bias: bool,
     /// Per-expert score correction bias used for selection only (DeepSeek V3 noaux_tc).
     pub correction_bias: bool,

@@ -186,9 +186,10 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
 
 /// Defaults transformers cannot build (MinistralConfig and HunYuanDenseV1Config leave head_dim
 /// unset and NemotronConfig num_key_value_heads, and their attention divides by them; Dots1Config
-/// has no expert count; DBRX's attention reads an `attn_config.rope_theta` its defaults lack),
-/// refused by the field that says why: there is nothing to compare.
-const CANNOT_BUILD: [(&str, &str); 6] = [
+/// has no expert count; DBRX's attention reads an `attn_config.rope_theta` its defaults lack;
+/// Lfm2MoeConfig has no layer types and its layers read one each), refused by the field that says
+/// why: there is nothing to compare.
+const CANNOT_BUILD: [(&str, &str); 7] = [
     // DbrxAttentionConfig's defaults have no rope_theta, which DbrxAttention reads.
     ("dbrx", "attn_config"),
     ("ministral", "head_dim"),
@@ -196,6 +197,7 @@ const CANNOT_BUILD: [(&str, &str); 6] = [
     ("hunyuan_v1_dense", "head_dim"),
     ("hunyuan_v1_moe", "head_dim"),
     ("dots1", "n_routed_experts"),
+    ("lfm2_moe", "layer_types"),
 ];
 
 /// Defaults transformers builds but cannot run, refused: DeepseekV2Config has no top-k;

@@ -1861,7 +1861,7 @@ fn route(
             if m.norm_topk_prob {
                 let s: f32 = w.iter().sum::<f32>()
                     + if m.scoring != Scoring::Softmax {
-                        1e-20
+                        m.renorm_eps as f32
                     } else {
                         0.0
                     };

@@ -147,6 +147,11 @@ pub struct Routed {
     pub stacked_in_out: bool,
     /// A per-expert bias steers the choice of experts, not their weights (MiniMax-M2).
     pub correction_bias: bool,
+    /// The key that says whether there is one, with its default (LFM2-MoE's `use_expert_bias`);
+    /// otherwise `correction_bias`.
+    pub correction_bias_key: Option<(&'static str, bool)>,
+    /// Added to the sum of sigmoid-scored weights when they are renormalized.
+    pub renorm_eps: f64,
     /// Experts are chosen within the best `topk_group` of `n_group` groups (DeepSeek-V3's
     /// routing; both keys default to 1).
     pub groups: bool,
@@ -313,6 +318,8 @@ impl Routed {
         stacked_out_in: false,
         stacked_in_out: false,
         correction_bias: false,
+        correction_bias_key: None,
+        renorm_eps: 1e-20,
         groups: false,
         scaling: None,
         scoring_key: None,
@@ -511,10 +518,11 @@ pub enum HybridLayers {
     /// `attn_layer_offset`).
     Period(Period),
     /// A type per layer (`layer_types`: "conv" or "full_attention"), else a list of the
-    /// attending layers (`full_attn_idxs`), else every layer attends (LFM2).
+    /// attending layers (`full_attn_idxs`), else every layer attends (LFM2); without a key of
+    /// indices the types must be given (LFM2-MoE).
     ConvTypes {
         types: &'static str,
-        indices: &'static str,
+        indices: Option<&'static str>,
     },
     /// `layer_types` ("linear_attention" or "full_attention"); without it every n-th layer
     /// (i + 1 a multiple of n) attends, n from `full_attention_interval` (default 4) (Qwen3-Next).
@@ -973,17 +981,27 @@ pub fn load(
                         },
                         "\"conv\" or \"full_attention\"",
                     )?;
-                    match listed {
-                        Some(l) => {
-                            cfg.get(indices);
+                    match (listed, indices) {
+                        (Some(l), indices) => {
+                            if let Some(key) = indices {
+                                cfg.get(key);
+                            }
                             l
                         }
-                        None => match cfg.list_any(indices, |v| v.as_u64(), "a layer index")? {
-                            Some(attending) => {
-                                (0..layers).map(|b| !attending.contains(&b)).collect()
+                        (None, Some(key)) => {
+                            match cfg.list_any(key, |v| v.as_u64(), "a layer index")? {
+                                Some(attending) => {
+                                    (0..layers).map(|b| !attending.contains(&b)).collect()
+                                }
+                                None => vec![false; layers as usize],
                             }
-                            None => vec![false; layers as usize],
-                        },
+                        }
+                        (None, None) => {
+                            return Err(cfg.err(
+                                types,
+                                format!("is missing; the class reads each of the {layers} layers' type from it (\"conv\" or \"full_attention\")"),
+                            ))
+                        }
                     }
                 }
             };
@@ -1515,7 +1533,11 @@ fn experts(
             } else {
                 ExpertStorage::PerExpert
             },
-            correction_bias: r.correction_bias,
+            renorm_eps: r.renorm_eps,
+            correction_bias: match r.correction_bias_key {
+                Some((key, default)) => cfg.flag(key, default)?,
+                None => r.correction_bias,
+            },
             ..plain_moe(e, k, f)
         }),
         plan,

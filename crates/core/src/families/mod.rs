@@ -442,6 +442,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         n_group: 1,
         topk_group: 1,
         routed_scaling: 1.0,
+        renorm_eps: 1e-20,
         swiglu_limit: None,
         storage: crate::spec::ExpertStorage::PerExpert,
         out_bias: false,

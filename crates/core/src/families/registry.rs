@@ -2488,7 +2488,7 @@ pub static FAMILIES: &[Family] = &[
                     },
                     layers: HybridLayers::ConvTypes {
                         types: "layer_types",
-                        indices: "full_attn_idxs",
+                        indices: Some("full_attn_idxs"),
                     },
                 }),
                 qk_norm: QkNorm::PerHead,
@@ -2671,6 +2671,61 @@ pub static FAMILIES: &[Family] = &[
         nested: true,
         parts: &[("vision tower", "model.visual.")],
         ..wrapper("qwen3_5_moe", "Qwen3.5-MoE", QWEN3_5_WRAPPER)
+    },
+    // LFM2-MoE: LFM2's short convolutions and attention layers, the layer types required, the
+    // MLP at its width as given; after `num_dense_layers` dense layers, sigmoid-scored experts,
+    // chosen with a per-expert bias (`use_expert_bias`), renormalized and scaled.
+    Family {
+        renames: &[("tie_embedding", "tie_word_embeddings")],
+        ..llama(
+            "lfm2_moe",
+            "LFM2-MoE",
+            LlamaLike {
+                hybrid: Some(Hybrid {
+                    mixer: HybridMixer::ShortConv {
+                        kernel: ("conv_L_cache", 3),
+                        bias: ("conv_bias", false),
+                    },
+                    layers: HybridLayers::ConvTypes {
+                        types: "layer_types",
+                        indices: None,
+                    },
+                }),
+                qk_norm: QkNorm::PerHead,
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Never,
+                eps_key: Some("norm_eps"),
+                layout: Layout::Lfm2,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 32),
+                    top_k: 4,
+                    width: Some(("moe_intermediate_size", 1792)),
+                    renormalize: Renormalize::Key(true),
+                    layers: MoeLayers::FirstDense("num_dense_layers", 2),
+                    scoring: Scoring::Sigmoid,
+                    correction_bias_key: Some(("use_expert_bias", true)),
+                    renorm_eps: 1e-6,
+                    scaling: Some(("routed_scaling_factor", 1.0)),
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(d(
+                    65_536,
+                    2048,
+                    7168,
+                    32,
+                    32,
+                    Some(8),
+                    None,
+                    128_000,
+                    1e-5,
+                    1_000_000.0,
+                    true,
+                ))
+            },
+            None,
+            &[TRAINING, &["output_router_logits"]],
+        )
     },
     // Mamba and Falcon-Mamba: every layer Mamba's selective scan. `residual_in_fp32` changes
     // only rounding; the kernel choices (`use_mambapy`, `use_associative_scan`) only the order of

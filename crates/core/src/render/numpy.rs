@@ -157,7 +157,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         json!({
             "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "shared_average": m.shared_average, "post_norm": m.post_norm, "eps": match m.scoring { Scoring::SparseMixer { eps } => eps, _ => 0.0 }, "scoring": match m.scoring {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer" },
-            "norm_topk_prob": m.norm_topk_prob, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
+            "norm_topk_prob": m.norm_topk_prob, "renorm_eps": m.renorm_eps, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
             "swiglu_limit": m.swiglu_limit, "stacked": matches!(m.storage, ExpertStorage::Stacked { .. }), "interleaved": matches!(m.storage, ExpertStorage::Stacked { interleaved: true, .. }), "out_in": matches!(m.storage, ExpertStorage::Stacked { out_in: true, .. }), "out_bias": m.out_bias, "router_softcap": m.router_softcap, "flat": m.storage == ExpertStorage::Flat,
             "expert_intermediate": m.expert_intermediate,
@@ -1067,7 +1067,7 @@ def route(logits, correction):
         idx = np.argsort(-choice, kind="stable")[:k]  # idx: [k]
         wts = probs[idx]  # wts: [k]
         if M["norm_topk_prob"]:
-            wts = wts / (wts.sum() + (1e-20 if kind != "softmax" else 0))  # wts: [k], summing to 1
+            wts = wts / (wts.sum() + (M["renorm_eps"] if kind != "softmax" else 0))  # wts: [k], summing to 1
     return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
 
 

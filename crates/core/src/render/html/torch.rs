@@ -1673,9 +1673,12 @@ fn moe(spec: &Spec, n: &Names) -> String {
                 String::new()
             },
             if m.norm_topk_prob {
-                "        weights = weights / (weights.sum(-1, keepdim=True) + 1e-20)\n"
+                format!(
+                    "        weights = weights / (weights.sum(-1, keepdim=True) + {})\n",
+                    fmt_f(m.renorm_eps)
+                )
             } else {
-                ""
+                String::new()
             }
         ),
         Scoring::SparseMixer { eps } => format!(
