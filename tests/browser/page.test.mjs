@@ -14,6 +14,7 @@ before(async () => {
   anatomy("html", "deepseek-v3", "-o", join(dir, "deepseek.html"));
   anatomy("html", "mimo-v2-flash", "-o", join(dir, "mimo.html"));
   anatomy("html", "mamba-codestral-7b", "-o", join(dir, "mamba.html"));
+  anatomy("html", "qwen3-next-80b-a3b", "-o", join(dir, "qwen3-next.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -164,6 +165,32 @@ test("a state-space model draws its mixer, not attention, with its state's size"
   assert.match(detail, /class Mamba2\(nn.Module\)/);
   // Over its 64 layers: 64 × 1,079,296 values of state, whatever the context.
   assert.match(detail, /recurrent state: 69,074,944 values per sequence/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a hybrid switches between its Gated DeltaNet and its gated attention (Qwen3-Next)", async () => {
+  const { page, problems } = await open(browser, join(dir, "qwen3-next.html"));
+  const variants = page.locator("button.variant");
+  assert.equal(await variants.count(), 2);
+  const labels = [await variants.nth(0).textContent(), await variants.nth(1).textContent()];
+  const delta = labels.findIndex((l) => /Gated DeltaNet/.test(l));
+  assert.notEqual(delta, -1, labels.join(" | "));
+  await variants.nth(delta).click();
+  assert.equal(await page.locator('[data-part="attention"]:visible').count(), 0);
+  await page.locator('[data-part="mixer"]:visible').first().click();
+  const detail = await page.locator("#detail").textContent();
+  assert.match(detail, /32 heads each carry a 128 × 128 memory/);
+  // Per layer: 32 × 128 × 128 of memory and 3 inputs of 8,192 convolved channels.
+  assert.match(detail, /548,864 values per layer/);
+  assert.match(detail, /class GatedDeltaNet\(nn.Module\)/);
+  // Over its 36 DeltaNet layers, whatever the context.
+  assert.match(detail, /recurrent state: 19,759,104 values per sequence/);
+  await variants.nth(1 - delta).click();
+  const attention = page.locator('[data-part="attention"]:visible');
+  assert.equal(await attention.count(), 1);
+  await attention.click();
+  assert.match(await page.locator("#detail").textContent(), /the query projection's second half per head/);
   assert.deepEqual(problems, []);
   await page.close();
 });
