@@ -2481,40 +2481,12 @@ pub static FAMILIES: &[Family] = &[
             "lfm2",
             "LFM2",
             LlamaLike {
-                hybrid: Some(Hybrid {
-                    mixer: HybridMixer::ShortConv {
-                        kernel: ("conv_L_cache", 3),
-                        bias: ("conv_bias", false),
-                    },
-                    layers: HybridLayers::ConvTypes {
-                        types: "layer_types",
-                        indices: Some("full_attn_idxs"),
-                    },
-                }),
-                qk_norm: QkNorm::PerHead,
-                qkv_bias: Bias::Never,
-                o_bias: Bias::Never,
-                mlp_bias: Bias::Never,
-                eps_key: Some("norm_eps"),
                 ff_adjust: Some(FfAdjust {
                     flag: ("block_auto_adjust_ff_dim", true),
                     multiplier: ("block_ffn_dim_multiplier", 1.0),
                     multiple_of: ("block_multiple_of", 256),
                 }),
-                layout: Layout::Lfm2,
-                ..LlamaLike::llama(d(
-                    65_536,
-                    2560,
-                    12_288,
-                    32,
-                    32,
-                    Some(8),
-                    None,
-                    128_000,
-                    1e-5,
-                    1_000_000.0,
-                    true,
-                ))
+                ..lfm2_like(Some("full_attn_idxs"), 2560, 12_288)
             },
             None,
             &[
@@ -2681,22 +2653,6 @@ pub static FAMILIES: &[Family] = &[
             "lfm2_moe",
             "LFM2-MoE",
             LlamaLike {
-                hybrid: Some(Hybrid {
-                    mixer: HybridMixer::ShortConv {
-                        kernel: ("conv_L_cache", 3),
-                        bias: ("conv_bias", false),
-                    },
-                    layers: HybridLayers::ConvTypes {
-                        types: "layer_types",
-                        indices: None,
-                    },
-                }),
-                qk_norm: QkNorm::PerHead,
-                qkv_bias: Bias::Never,
-                o_bias: Bias::Never,
-                mlp_bias: Bias::Never,
-                eps_key: Some("norm_eps"),
-                layout: Layout::Lfm2,
                 experts: Experts::Routed(Routed {
                     count: ("num_experts", 32),
                     top_k: 4,
@@ -2709,19 +2665,7 @@ pub static FAMILIES: &[Family] = &[
                     scaling: Some(("routed_scaling_factor", 1.0)),
                     ..Routed::MIXTRAL
                 }),
-                ..LlamaLike::llama(d(
-                    65_536,
-                    2048,
-                    7168,
-                    32,
-                    32,
-                    Some(8),
-                    None,
-                    128_000,
-                    1e-5,
-                    1_000_000.0,
-                    true,
-                ))
+                ..lfm2_like(None, 2048, 7168)
             },
             None,
             &[TRAINING, &["output_router_logits"]],
@@ -3605,6 +3549,43 @@ const QWEN3_5_WRAPPER: &[&[&str]] = &[&[
     "vision_start_token_id",
     "vision_end_token_id",
 ]];
+
+/// LFM2's and LFM2-MoE's shared reader: short convolutions among attention layers with per-head
+/// QK norms, no biases, the layer types as the key of indices (`full_attn_idxs`) allows, with the
+/// class defaults' hidden and MLP widths.
+const fn lfm2_like(indices: Option<&'static str>, hidden: u64, intermediate: u64) -> LlamaLike {
+    LlamaLike {
+        hybrid: Some(Hybrid {
+            mixer: HybridMixer::ShortConv {
+                kernel: ("conv_L_cache", 3),
+                bias: ("conv_bias", false),
+            },
+            layers: HybridLayers::ConvTypes {
+                types: "layer_types",
+                indices,
+            },
+        }),
+        qk_norm: QkNorm::PerHead,
+        qkv_bias: Bias::Never,
+        o_bias: Bias::Never,
+        mlp_bias: Bias::Never,
+        eps_key: Some("norm_eps"),
+        layout: Layout::Lfm2,
+        ..LlamaLike::llama(d(
+            65_536,
+            hidden,
+            intermediate,
+            32,
+            32,
+            Some(8),
+            None,
+            128_000,
+            1e-5,
+            1_000_000.0,
+            true,
+        ))
+    }
+}
 
 /// Qwen3-Next's and Qwen3.5's shared reader: Gated DeltaNet layers among gated attention ones,
 /// with the class defaults given.
