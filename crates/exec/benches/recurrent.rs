@@ -1,6 +1,7 @@
 //! Decoding through a recurrent state: one token after 128 and after 4096 tokens, for a
-//! scaled-down Mamba2 (every layer recurrent) and a scaled-down hybrid (Bamba: Mamba2 layers and
-//! one attention layer in four), on random weights. A recurrent layer's step costs the same at
+//! scaled-down Mamba2 (every layer recurrent) and two scaled-down hybrids (Bamba: Mamba2 layers
+//! and one attention layer in four; Qwen3-Next: Gated DeltaNet layers and one gated attention
+//! layer in four, with experts), on random weights. A recurrent layer's step costs the same at
 //! any context; the attention layers' grows. After criterion's figures, the ratios of the two
 //! contexts, measured in the same run, are printed.
 //! `cargo bench -p anatomy-exec --bench recurrent`.
@@ -17,9 +18,11 @@ fn models() -> Vec<(&'static str, Model)> {
         "max_position_embeddings": 8192,
     });
     let hybrid = families::load_json("bamba.json", &hybrid.to_string(), "hybrid", false).unwrap();
+    let delta = source::load("qwen3-next-80b-a3b", false).unwrap().spec;
     vec![
         ("Mamba2", session::tiny(&mamba).unwrap()),
         ("hybrid", session::tiny(&hybrid).unwrap()),
+        ("Qwen3-Next", session::tiny(&delta).unwrap()),
     ]
 }
 
