@@ -38,6 +38,13 @@ pub fn shrink(spec: &Spec) -> Spec {
         m.head_dim = 16;
         m.state = 16;
     }
+    if let Some(d) = &mut s.delta {
+        // Two key heads, each serving as many value heads as the model's do, heads of 16.
+        d.value_heads = 2 * d.ratio();
+        d.key_heads = 2;
+        d.key_dim = 16;
+        d.value_dim = 16;
+    }
     s.context = spec.context.min(1024);
     if let Some(m) = &mut s.moe {
         m.experts = m.experts.min(8);
@@ -84,6 +91,12 @@ pub fn shrink(spec: &Spec) -> Spec {
         })
         .filter(|(set, _)| !set.is_empty())
         .collect();
+    // The layers that run an indexer of their own, among those kept (GLM-5, DeepSeek-V3.2).
+    if let Some(ix) = s.attn.mla.as_mut().and_then(|m| m.indexer.as_mut()) {
+        ix.own = anatomy_core::layers::LayerSet::from_fn(s.layers, |i| {
+            ix.own.contains(kept[i as usize])
+        });
+    }
     s.embedding.learned_positions = spec.embedding.learned_positions.map(|p| p.min(1024));
     s.mtp_layers = 0;
     s.hf_wrap = anatomy_core::spec::HfWrap::None;

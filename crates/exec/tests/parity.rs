@@ -154,13 +154,16 @@ fn every_catalog_config_has_a_toy_copy_the_graph_matches() {
     }
 }
 
-/// Every catalog model the executor runs has a scaled-down copy that runs on random weights.
+/// Every catalog model the executor runs has a scaled-down copy that runs on random weights, and
+/// is small: every size shrunk, whatever mixer holds it.
 #[test]
 fn every_catalog_model_runs_tiny() {
     for e in anatomy_core::catalog::ENTRIES {
         let spec = anatomy_core::source::load(e.name, false).unwrap().spec;
         let tiny = anatomy_exec::tiny::shrink(&spec);
         let g = anatomy_core::graph::build(&tiny).unwrap();
+        let total = anatomy_core::stats::stats(&g, None).unwrap().total_params;
+        assert!(total < 1_000_000, "{}: {total} parameters", e.name);
         let w = anatomy_exec::tiny::random_weights(&g, 7).unwrap();
         match Model::new(tiny.clone(), w) {
             Ok(model) => {
