@@ -420,6 +420,14 @@ CONFIGS = {
     "lfm2_moe": dict(BASE, model_type="lfm2_moe", num_hidden_layers=3, layer_types=["conv", "full_attention", "conv"],
                      num_dense_layers=1, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
                      routed_scaling_factor=1.5, conv_bias=True, norm_eps=1e-5),
+    # LFM3: short convolutions among a full (proportional RoPE, half of each head's pairs
+    # turning) and a sliding-window attention layer, each head gated, norms after each sublayer.
+    "lfm3": dict(BASE, model_type="lfm3", num_hidden_layers=4,
+                 layer_types=["conv", "full_attention", "conv", "sliding_attention"], head_dim=16,
+                 sliding_window=4, conv_L_cache=3, norm_eps=1e-5),
+    # ... by the class's layer pattern, without the gates or the norms after each sublayer.
+    "lfm3-plain": dict(BASE, model_type="lfm3", num_hidden_layers=5, head_dim=16, sliding_window=4,
+                       use_attention_gate=False, use_sandwich_norm=False),
     # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
     # biased projections, and a convolution without a bias.
     "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,

@@ -681,6 +681,15 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("model.final_layernorm", "output_norm"),
             other => llama(other),
         },
+        Layout::Lfm3 => match role {
+            PostAttnNorm => (
+                "model.layers.{b}.post_operator_norm",
+                "blk.{b}.post_attention_norm",
+            ),
+            PostFfnNorm => ("model.layers.{b}.post_ffn_norm", "blk.{b}.post_ffw_norm"),
+            QNorm | KNorm | O | AttnGate => llama(role),
+            other => return names(Layout::Lfm2, other, bias),
+        },
         Layout::Lfm2 => match role {
             AttnNorm => ("model.layers.{b}.operator_norm", "blk.{b}.attn_norm"),
             QNorm => (

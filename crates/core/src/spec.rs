@@ -981,6 +981,13 @@ pub enum RopeScaling {
         /// (`short_mscale`) up to `original` positions and by the second (`long_mscale`) beyond.
         mscale: Option<(f64, f64)>,
     },
+    /// Proportional RoPE (LFM3, Gemma 4): the whole head's pairs (i, i + d/2), of which the first
+    /// ⌊fraction · d / 2⌋ turn at base^(−2i/d), the head's own spacing, and the rest not at all;
+    /// every frequency divided by `factor`. The layer's rotated fraction is then 1.
+    Proportional {
+        factor: f64,
+        fraction: f64,
+    },
 }
 
 impl RopeScaling {
@@ -993,6 +1000,7 @@ impl RopeScaling {
             RopeScaling::Llama3 { .. } => "llama3",
             RopeScaling::Yarn { .. } => "yarn",
             RopeScaling::LongRope { .. } => "longrope",
+            RopeScaling::Proportional { .. } => "proportional",
         }
     }
 
@@ -1003,7 +1011,8 @@ impl RopeScaling {
             RopeScaling::Linear { factor }
             | RopeScaling::Dynamic { factor, .. }
             | RopeScaling::Llama3 { factor, .. }
-            | RopeScaling::Yarn { factor, .. } => Some(*factor),
+            | RopeScaling::Yarn { factor, .. }
+            | RopeScaling::Proportional { factor, .. } => Some(*factor),
         }
     }
 }
@@ -1053,6 +1062,15 @@ impl RopeScaling {
             RopeScaling::LongRope { original, .. } => {
                 format!("LongRoPE per-dim factors (short up to {original} positions, long beyond)")
             }
+            RopeScaling::Proportional { factor, fraction } => format!(
+                "proportional: {} of each head's pairs turn, the rest stay still{}",
+                float(*fraction),
+                if *factor == 1.0 {
+                    String::new()
+                } else {
+                    format!(", ×{}", float(*factor))
+                }
+            ),
         }
     }
 }
@@ -1315,6 +1333,9 @@ pub enum Layout {
     /// `conv.conv`, `conv.out_proj`, `ffn_norm`, `feed_forward.w1`/`w3`/`w2`, and the final norm
     /// as `model.embedding_norm` (LFM2).
     Lfm2,
+    /// LFM2's names with Qwen3's attention (`q_norm`, `k_norm`, `o_proj`, the gate as
+    /// `gate_proj`) and norms after each sublayer (`post_operator_norm`, `post_ffn_norm`) (LFM3).
+    Lfm3,
     /// Llama's names with `pre_ff_layernorm` before the MLP, the MLP (or the router and each
     /// expert) under `feed_forward`, the Mamba or Mamba2 mixer as `mamba` and the final norm as
     /// `model.final_layernorm` (Bamba, Jamba).

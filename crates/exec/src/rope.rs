@@ -74,6 +74,12 @@ pub fn inv_freq(f: &RopeFreqs, dim: usize, seq_len: usize) -> (Vec<f64>, f64) {
                 *x = *x / factor * (1.0 - extra) + *x * extra;
             }
         }
+        RopeScaling::Proportional { factor, fraction } => {
+            let turning = (fraction * dim as f64 / 2.0).floor() as usize;
+            for (i, x) in inv.iter_mut().enumerate() {
+                *x = if i < turning { *x / factor } else { 0.0 };
+            }
+        }
         RopeScaling::LongRope {
             short,
             long,

@@ -60,6 +60,13 @@ pub enum Windows {
     /// Qwen2-MoE: with `use_sliding_window`, `sliding_window` (default 4096) on the even-indexed
     /// layers below `max_window_layers`, unless `layer_types` names the layers.
     QwenMoe,
+    /// `layer_types` of short convolutions and attention ("conv", "full_attention",
+    /// "sliding_attention"), else the class's pattern; `sliding_window` (default as given) on the
+    /// sliding ones (LFM3).
+    ConvTypes {
+        window: Option<u64>,
+        pattern: TypePattern,
+    },
 }
 
 /// Which layers slide when the config has no `layer_types`.
@@ -383,6 +390,8 @@ pub struct LlamaLike {
     pub embed_sqrt_key: Option<(&'static str, bool)>,
     /// An output gate on the attention, σ(x · W_g) on the heads (AFMoE).
     pub out_gate: Option<OutGate>,
+    /// The key that turns `out_gate` on, with its default (LFM3's `use_attention_gate`).
+    pub out_gate_key: Option<(&'static str, bool)>,
     /// Differential attention (DiffLlama); needs an even number of K/V heads.
     pub differential: bool,
     /// LongRoPE as PhiMoE reads it: short factors always, `short_mscale`/`long_mscale` on cos
@@ -517,17 +526,49 @@ pub enum HybridLayers {
     /// Layer i attends where i % period = offset (Jamba's `attn_layer_period`,
     /// `attn_layer_offset`).
     Period(Period),
-    /// A type per layer (`layer_types`: "conv" or "full_attention"), else a list of the
-    /// attending layers (`full_attn_idxs`), else every layer attends (LFM2); without a key of
-    /// indices the types must be given (LFM2-MoE).
+    /// A type per layer (`layer_types`: "conv", "full_attention" or "sliding_attention"), else
+    /// a list of the attending layers (`full_attn_idxs`), else every layer attends (LFM2); else
+    /// the class's own pattern (LFM3); with neither, the types must be given (LFM2-MoE).
     ConvTypes {
         types: &'static str,
         indices: Option<&'static str>,
+        pattern: Option<TypePattern>,
     },
     /// `layer_types` ("linear_attention" or "full_attention"); without it every n-th layer
     /// (i + 1 a multiple of n) attends, n from `full_attention_interval` (default 4) (Qwen3-Next).
     Interval,
 }
+
+/// A class's layer types when the config lists none.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TypePattern {
+    /// LFM3's: layer i is full attention where i % 4 = 2, sliding where i % 4 = 0 (but the
+    /// first), a short convolution elsewhere.
+    Lfm3,
+}
+
+impl TypePattern {
+    fn type_of(self, i: u64) -> &'static str {
+        match self {
+            TypePattern::Lfm3 if i % 4 == 2 => "full_attention",
+            TypePattern::Lfm3 if i.is_multiple_of(4) && i > 0 => "sliding_attention",
+            TypePattern::Lfm3 => "conv",
+        }
+    }
+}
+
+/// A layer type of a model of short convolutions and attention: (is it a convolution, does it
+/// slide).
+fn conv_type(v: &serde_json::Value) -> Option<(bool, bool)> {
+    match v.as_str()? {
+        "conv" => Some((true, false)),
+        "full_attention" => Some((false, false)),
+        "sliding_attention" => Some((false, true)),
+        _ => None,
+    }
+}
+
+const CONV_TYPES: &str = "\"conv\", \"full_attention\" or \"sliding_attention\"";
 
 /// How the sliding-window layers' attention differs from the full layers'.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -565,6 +606,7 @@ impl LlamaLike {
             embed_norm: false,
             embed_sqrt_key: None,
             out_gate: None,
+            out_gate_key: None,
             differential: false,
             longrope_mscale: false,
             head_rows_key: None,
@@ -810,6 +852,7 @@ pub fn load(
             f.rope_by_type.unwrap_or(super::ByType {
                 full: (d.theta, 1.0),
                 sliding: (d.theta, 1.0),
+                full_proportional: false,
             }),
         )?,
         None => match f.rope_scaling_default {
@@ -970,17 +1013,12 @@ pub fn load(
                     }
                     types
                 }
-                HybridLayers::ConvTypes { types, indices } => {
-                    let listed = cfg.list(
-                        types,
-                        layers,
-                        |v| match v.as_str()? {
-                            "conv" => Some(true),
-                            "full_attention" => Some(false),
-                            _ => None,
-                        },
-                        "\"conv\" or \"full_attention\"",
-                    )?;
+                HybridLayers::ConvTypes {
+                    types,
+                    indices,
+                    pattern,
+                } => {
+                    let listed = cfg.list(types, layers, |v| Some(conv_type(v)?.0), CONV_TYPES)?;
                     match (listed, indices) {
                         (Some(l), indices) => {
                             if let Some(key) = indices {
@@ -995,6 +1033,10 @@ pub fn load(
                                 }
                                 None => vec![false; layers as usize],
                             }
+                        }
+                        (None, None) if pattern.is_some() => {
+                            let p = pattern.expect("matched");
+                            (0..layers).map(|i| p.type_of(i) == "conv").collect()
                         }
                         (None, None) => {
                             return Err(cfg.err(
@@ -1036,7 +1078,10 @@ pub fn load(
         },
         sinks: f.sinks,
         sub_norm: f.sub_norms,
-        out_gate: f.out_gate,
+        out_gate: match f.out_gate_key {
+            Some((key, default)) if !cfg.flag(key, default)? => None,
+            _ => f.out_gate,
+        },
         differential: f.differential,
         o_bias_last: f.o_bias_last,
         ..plain_attention(heads, kv_heads, head_dim)
@@ -1351,6 +1396,27 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
                     })
                     .collect(),
             }
+        }
+        Windows::ConvTypes { window, pattern } => {
+            let window = super::window(cfg, window)?;
+            let slides: Vec<bool> =
+                match cfg.list("layer_types", layers, |v| Some(conv_type(v)?.1), CONV_TYPES)? {
+                    Some(l) => l,
+                    None => (0..layers)
+                        .map(|i| pattern.type_of(i) == "sliding_attention")
+                        .collect(),
+                };
+            slides
+                .into_iter()
+                .map(|s| match (s, window) {
+                    (true, Some(w)) => Ok(AttnSpan::Sliding(w)),
+                    (true, None) => Err(cfg.err(
+                        "sliding_window",
+                        "is missing, but layer_types has sliding_attention layers; give the window size",
+                    )),
+                    (false, _) => Ok(AttnSpan::Full),
+                })
+                .collect::<Result<Vec<_>>>()?
         }
         Windows::NoRopeLayers => {
             let use_sliding = cfg.flag("use_sliding_window", false)?;

@@ -744,6 +744,14 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
             sliding_partial = (sp != partial).then_some(sp);
         }
     }
+    // Proportional RoPE spreads its turning pairs over the whole head: its fraction is its own.
+    let proportional = |f: &RopeFreqs| matches!(f.scaling, RopeScaling::Proportional { .. });
+    let whole = |p: f64, f: &RopeFreqs| if proportional(f) { 1.0 } else { p };
+    let partial = whole(partial, &full);
+    if let Some(s) = &sliding {
+        let own = whole(sliding_partial.unwrap_or(partial), s);
+        sliding_partial = (own != partial).then_some(own);
+    }
     Ok(Rope {
         full,
         sliding,
@@ -759,6 +767,9 @@ pub(crate) fn rope(cfg: &Config, d: &RopeDefaults) -> Result<Rope> {
 pub struct ByType {
     pub full: (f64, f64),
     pub sliding: (f64, f64),
+    /// The full layers' RoPE is proportional, its fraction the fraction of pairs that turn
+    /// (LFM3's).
+    pub full_proportional: bool,
 }
 
 /// RoPE from one dict per layer type, or the class's bases for each without it (a top-level
@@ -776,11 +787,20 @@ pub(crate) fn rope_by_type(cfg: &Config, d: &RopeDefaults, by: ByType) -> Result
                 theta,
                 scaling: RopeScaling::None,
             };
+            let (full, partial) = if by.full_proportional {
+                let scaling = RopeScaling::Proportional {
+                    factor: 1.0,
+                    fraction: by.full.1,
+                };
+                (RopeFreqs { theta: by.full.0, scaling }, 1.0)
+            } else {
+                (freqs(by.full.0), by.full.1)
+            };
             Ok(Rope {
-                full: freqs(by.full.0),
+                full,
                 sliding: Some(freqs(by.sliding.0)),
-                partial: by.full.1,
-                sliding_partial: (by.sliding.1 != by.full.1).then_some(by.sliding.1),
+                partial,
+                sliding_partial: (by.sliding.1 != partial).then_some(by.sliding.1),
                 interleaved: false,
                 reversed: false,
             })
@@ -838,6 +858,19 @@ fn freqs(
     };
     let scaling = match kind.as_str() {
         "default" => RopeScaling::None,
+        "proportional" => RopeScaling::Proportional {
+            factor: factor(false)?.unwrap_or(1.0),
+            fraction: {
+                let p = s.float("partial_rotary_factor", 1.0)?;
+                if !(p > 0.0 && p <= 1.0) {
+                    return Err(s.err(
+                        "partial_rotary_factor",
+                        format!("is {p}; it must be in (0, 1]"),
+                    ));
+                }
+                p
+            },
+        },
         "linear" => RopeScaling::Linear {
             factor: factor(true)?.expect("required"),
         },

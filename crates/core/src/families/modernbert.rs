@@ -100,6 +100,7 @@ fn rope_of(cfg: &Config, context: u64) -> Result<Rope> {
     let by = super::ByType {
         full: (global, 1.0),
         sliding: (local, 1.0),
+        full_proportional: false,
     };
     super::rope_by_type(cfg, &RopeDefaults::new(global, context), by)
 }

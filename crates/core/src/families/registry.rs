@@ -7,7 +7,8 @@
 use super::echo::Echo;
 use super::llama::{
     Bias, Defaults, Experts, FfAdjust, Hybrid, HybridLayers, HybridMixer, LlamaLike, MoeLayers,
-    Mup, NoRope, Period, Renormalize, Routed, SharedMlp, SlidingOwn, Unlisted, Windows,
+    Mup, NoRope, Period, Renormalize, Routed, SharedMlp, SlidingOwn, TypePattern, Unlisted,
+    Windows,
 };
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
@@ -2122,6 +2123,7 @@ pub static FAMILIES: &[Family] = &[
                 rope_by_type: Some(ByType {
                     full: (500_000.0, 1.0),
                     sliding: (10_000.0, 1.0),
+                    full_proportional: false,
                 }),
                 experts: Experts::Routed(Routed {
                     count: ("num_local_experts", 64),
@@ -2212,6 +2214,7 @@ pub static FAMILIES: &[Family] = &[
             rope_by_type: Some(ByType {
                 full: (500_000.0, 0.5),
                 sliding: (10_000.0, 1.0),
+                full_proportional: false,
             }),
             refuse_when_true: &["moe_apply_router_weight_on_input"],
             experts: Experts::Routed(Routed {
@@ -2500,6 +2503,67 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // LFM3: short convolutions (over 7 positions) among sliding-window and full attention
+    // layers by `layer_types` or the class's pattern; Qwen3's attention with a sigmoid gate per
+    // head (`use_attention_gate`), norms after each sublayer (`use_sandwich_norm`); per layer
+    // type RoPE, the full layers' proportional (half of each head's pairs turn).
+    Family {
+        renames: &[("rms_norm_eps", "norm_eps")],
+        ..llama(
+            "lfm3",
+            "LFM3",
+            LlamaLike {
+                hybrid: Some(Hybrid {
+                    mixer: HybridMixer::ShortConv {
+                        kernel: ("conv_L_cache", 7),
+                        bias: ("conv_bias", false),
+                    },
+                    layers: HybridLayers::ConvTypes {
+                        types: "layer_types",
+                        indices: None,
+                        pattern: Some(TypePattern::Lfm3),
+                    },
+                }),
+                windows: Windows::ConvTypes {
+                    window: Some(256),
+                    pattern: TypePattern::Lfm3,
+                },
+                rope_by_type: Some(ByType {
+                    full: (1_000_000.0, 0.5),
+                    sliding: (10_000.0, 1.0),
+                    full_proportional: true,
+                }),
+                out_gate: Some(OutGate {
+                    softplus: false,
+                    per_head: true,
+                    in_query: false,
+                }),
+                out_gate_key: Some(("use_attention_gate", true)),
+                post_norm_key: Some(("use_sandwich_norm", true)),
+                qk_norm: QkNorm::PerHead,
+                qkv_bias: Bias::Key("attention_bias", false),
+                o_bias: Bias::Key("attention_bias", false),
+                mlp_bias: Bias::Never,
+                eps_key: Some("norm_eps"),
+                layout: Layout::Lfm3,
+                ..LlamaLike::llama(d(
+                    128_000,
+                    2048,
+                    7680,
+                    24,
+                    16,
+                    Some(4),
+                    Some(128),
+                    128_000,
+                    1e-5,
+                    1_000_000.0,
+                    true,
+                ))
+            },
+            None,
+            &[TRAINING],
+        )
+    },
     // Qwen3-Next: Gated DeltaNet layers, every `full_attention_interval`-th layer (4) attending
     // instead, with per-head QK norms, a quarter of each head rotated and an output gate stored
     // in the query projection; every norm (1 + w) but the DeltaNet's own; experts with a gated
@@ -2765,6 +2829,7 @@ pub static FAMILIES: &[Family] = &[
                 rope_by_type: Some(ByType {
                     full: (5_000_000.0, 0.334),
                     sliding: (10_000.0, 0.334),
+                    full_proportional: false,
                 }),
                 partial: 0.334,
                 experts: Experts::Routed(Routed {
@@ -3563,6 +3628,7 @@ const fn lfm2_like(indices: Option<&'static str>, hidden: u64, intermediate: u64
             layers: HybridLayers::ConvTypes {
                 types: "layer_types",
                 indices,
+                pattern: None,
             },
         }),
         qk_norm: QkNorm::PerHead,

@@ -556,6 +556,10 @@ fn freqs(f: &RopeFreqs, name: &str, dim: u64) -> String {
             f = float(*factor), fast = float(*beta_fast), slow = float(*beta_slow), half = dim / 2,
             trunc = if *truncate { "    lo, hi = math.floor(lo), math.ceil(hi)\n" } else { "    # truncate: false, the ramp's ends stay fractional\n" }
         ),
+        RopeScaling::Proportional { factor, fraction } => format!(
+            "    # proportional: the first {turning} of the {half} pairs turn, the rest stay still\n    inv = np.where(np.arange({half}) < {turning}, inv / {f}, 0.0)\n",
+            turning = (fraction * dim as f64 / 2.0).floor() as u64, half = dim / 2, f = float(*factor)
+        ),
         RopeScaling::LongRope { short, original, mscale: Some((s, l)), .. } => format!(
             "    # LongRoPE as PhiMoE reads it: the short factors at every length; cos and sin ×{s} up to {original} positions, ×{l} beyond\n    ext = np.array({short:?})  # [{half}]\n    inv = 1.0 / (ext * {base} ** (np.arange(0, {dim}, 2, dtype=np.float64) / {dim}))\n    factor = {l} if seq_len > {original} else {s}\n",
             half = dim / 2

@@ -346,6 +346,14 @@ ${truncate}    low, high = max(low, 0), min(high, ${dim} - 1)
                 ),
             ],
         ),
+        RopeScaling::Proportional { factor, fraction } => fill(
+            "    # proportional: the first ${turning} of the ${half} pairs turn, the rest stay still\n    inv_freq = torch.where(torch.arange(${half}) < ${turning}, inv_freq / ${factor}, 0.0)\n",
+            &[
+                ("turning", ((fraction * dim as f64 / 2.0).floor() as u64).to_string()),
+                ("half", (dim / 2).to_string()),
+                ("factor", fmt_f(*factor)),
+            ],
+        ),
         RopeScaling::LongRope {
             short,
             original,
@@ -2542,13 +2550,17 @@ fn model(spec: &Spec, n: &Names) -> String {
         if r.sliding.is_some() {
             fwd += "        sliding = rope_cos_sin(sliding_rope_frequencies, T, x.dtype)\n";
         }
-        let pick = if r.sliding.is_some() {
-            "sliding if layer.self_attn.span[0] == \"sliding\" else full"
+        // A hybrid's layer keeps its span itself: its recurrent layers have no attention.
+        let holder = if spec.plan.iter().any(|l| l.mixer.recurrent()) {
+            "layer".to_string()
         } else {
-            "full"
+            format!("layer.{}", attn_sublayer(spec, n))
         };
-        let attn = attn_sublayer(spec, n);
-        let pick = pick.replace("self_attn", &attn);
+        let pick = if r.sliding.is_some() {
+            format!("sliding if {holder}.span[0] == \"sliding\" else full")
+        } else {
+            "full".to_string()
+        };
         fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, {pick})\n");
     } else {
         fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, None)\n");
