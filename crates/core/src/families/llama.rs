@@ -1019,14 +1019,14 @@ pub fn load(
                     pattern,
                 } => {
                     let listed = cfg.list(types, layers, |v| Some(conv_type(v)?.0), CONV_TYPES)?;
-                    match (listed, indices) {
-                        (Some(l), indices) => {
+                    match (listed, indices, pattern) {
+                        (Some(l), indices, _) => {
                             if let Some(key) = indices {
                                 cfg.get(key);
                             }
                             l
                         }
-                        (None, Some(key)) => {
+                        (None, Some(key), _) => {
                             match cfg.list_any(key, |v| v.as_u64(), "a layer index")? {
                                 Some(attending) => {
                                     (0..layers).map(|b| !attending.contains(&b)).collect()
@@ -1034,14 +1034,13 @@ pub fn load(
                                 None => vec![false; layers as usize],
                             }
                         }
-                        (None, None) if pattern.is_some() => {
-                            let p = pattern.expect("matched");
+                        (None, None, Some(p)) => {
                             (0..layers).map(|i| p.type_of(i) == "conv").collect()
                         }
-                        (None, None) => {
+                        (None, None, None) => {
                             return Err(cfg.err(
                                 types,
-                                format!("is missing; the class reads each of the {layers} layers' type from it (\"conv\" or \"full_attention\")"),
+                                format!("is missing; the class reads each of the {layers} layers' type from it ({CONV_TYPES})"),
                             ))
                         }
                     }

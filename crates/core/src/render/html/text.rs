@@ -692,7 +692,7 @@ fn delta_text(d: u64, s: crate::spec::DeltaNet) -> Text {
         format!("The state does not grow with the context: {} values per layer ({vh} heads × {dk} × {dv}, plus the convolution's last {} inputs of {conv} channels), where attention would cache two vectors per token.", grouped(state as u128), k - 1),
         "The delta rule writes the error, not the value: with β = 1 a key's old value is replaced, not added to, so the memory does not saturate the way plain linear attention's does.".to_string(),
         "Q and K are L2-normalized per head, so a key reads and writes at most its own direction; the decay exp(g) lets each head forget everything at once.".to_string(),
-        "A prompt is computed in chunks of 64 (the WY form of the delta rule): within a chunk the updates are solved together, between chunks the memory is carried. The result is the same as the token-by-token recurrence decoding uses.".to_string(),
+        "transformers computes a prompt in chunks of 64 (the WY form of the delta rule): within a chunk the updates are solved together, between chunks the memory is carried. The result is the same as the token-by-token recurrence it decodes with, and that anatomy runs for both.".to_string(),
     ];
     if vh != kh {
         sub.push(format!("Each of the {kh} query and key heads serves {} value heads, as grouped-query attention shares K and V, the other way round.", vh / kh));
