@@ -152,11 +152,9 @@ pub struct Routed {
     /// Every expert of a layer in one [E, in, out] tensor per projection, gate and up the two
     /// halves of one (Aria's `fc1`, `fc2`).
     pub stacked_in_out: bool,
-    /// A per-expert bias steers the choice of experts, not their weights (MiniMax-M2).
-    pub correction_bias: bool,
-    /// The key that says whether there is one, with its default (LFM2-MoE's `use_expert_bias`);
-    /// otherwise `correction_bias`.
-    pub correction_bias_key: Option<(&'static str, bool)>,
+    /// A per-expert bias steers the choice of experts, not their weights (MiniMax-M2; by
+    /// LFM2-MoE's `use_expert_bias`).
+    pub correction_bias: Bias,
     /// Added to the sum of sigmoid-scored weights when they are renormalized.
     pub renorm_eps: f64,
     /// Experts are chosen within the best `topk_group` of `n_group` groups (DeepSeek-V3's
@@ -324,8 +322,7 @@ impl Routed {
         scoring: Scoring::Softmax,
         stacked_out_in: false,
         stacked_in_out: false,
-        correction_bias: false,
-        correction_bias_key: None,
+        correction_bias: Bias::Never,
         renorm_eps: 1e-20,
         groups: false,
         scaling: None,
@@ -1065,6 +1062,10 @@ pub fn load(
         }
         None => {}
     }
+    let gated = match f.out_gate_key {
+        Some((key, default)) => cfg.flag(key, default)?,
+        None => true,
+    };
     let mut attn = Attention {
         qkv_bias,
         o_bias,
@@ -1077,10 +1078,7 @@ pub fn load(
         },
         sinks: f.sinks,
         sub_norm: f.sub_norms,
-        out_gate: match f.out_gate_key {
-            Some((key, default)) if !cfg.flag(key, default)? => None,
-            _ => f.out_gate,
-        },
+        out_gate: f.out_gate.filter(|_| gated),
         differential: f.differential,
         o_bias_last: f.o_bias_last,
         ..plain_attention(heads, kv_heads, head_dim)
@@ -1599,10 +1597,7 @@ fn experts(
                 ExpertStorage::PerExpert
             },
             renorm_eps: r.renorm_eps,
-            correction_bias: match r.correction_bias_key {
-                Some((key, default)) => cfg.flag(key, default)?,
-                None => r.correction_bias,
-            },
+            correction_bias: bias(cfg, r.correction_bias)?,
             ..plain_moe(e, k, f)
         }),
         plan,

@@ -789,7 +789,7 @@ pub static FAMILIES: &[Family] = &[
                     top_k: 6,
                     width: Some(("moe_intermediate_size", 1536)),
                     layers: MoeLayers::Ernie,
-                    correction_bias: true,
+                    correction_bias: Bias::Always,
                     shared: Some(SharedMlp {
                         count: Some(("moe_num_shared_experts", 2)),
                         bias_as_mlp: true,
@@ -1922,7 +1922,7 @@ pub static FAMILIES: &[Family] = &[
                     count: ("num_local_experts", 256),
                     top_k: 8,
                     scoring: Scoring::Sigmoid,
-                    correction_bias: true,
+                    correction_bias: Bias::Always,
                     ..Routed::MIXTRAL
                 }),
                 ..LlamaLike::llama(d(
@@ -1976,7 +1976,7 @@ pub static FAMILIES: &[Family] = &[
                     width: Some(("moe_intermediate_size", 1536)),
                     layers: MoeLayers::Types(None, 1),
                     scoring: Scoring::Sigmoid,
-                    correction_bias: true,
+                    correction_bias: Bias::Always,
                     scaling: Some(("router_scaling_factor", 2.826)),
                     shared: Some(SharedMlp {
                         count: Some(("num_shared_experts", 1)),
@@ -2031,7 +2031,7 @@ pub static FAMILIES: &[Family] = &[
                 renormalize: Renormalize::Key(true),
                 layers: MoeLayers::Types(Some("first_k_dense_replace"), 1),
                 scoring: Scoring::Sigmoid,
-                correction_bias: true,
+                correction_bias: Bias::Always,
                 groups: true,
                 scaling: Some(("routed_scaling_factor", 2.5)),
                 shared: Some(SharedMlp {
@@ -2223,7 +2223,7 @@ pub static FAMILIES: &[Family] = &[
                 width: Some(("moe_intermediate_size", 512)),
                 layers: MoeLayers::Types(None, 1),
                 scoring: Scoring::Sigmoid,
-                correction_bias: true,
+                correction_bias: Bias::Always,
                 scaling: Some(("moe_routed_scaling_factor", 1.0)),
                 shared: Some(SharedMlp::of("shared_expert_intermediate_size", 512)),
                 ..Routed::MIXTRAL
@@ -2724,7 +2724,7 @@ pub static FAMILIES: &[Family] = &[
                     renormalize: Renormalize::Key(true),
                     layers: MoeLayers::FirstDense("num_dense_layers", 2),
                     scoring: Scoring::Sigmoid,
-                    correction_bias_key: Some(("use_expert_bias", true)),
+                    correction_bias: Bias::Key("use_expert_bias", true),
                     renorm_eps: 1e-6,
                     scaling: Some(("routed_scaling_factor", 1.0)),
                     ..Routed::MIXTRAL
@@ -2839,7 +2839,7 @@ pub static FAMILIES: &[Family] = &[
                     renormalize: Renormalize::Key(true),
                     layers: MoeLayers::Types(None, 1),
                     scoring: Scoring::Sigmoid,
-                    correction_bias: true,
+                    correction_bias: Bias::Always,
                     groups: true,
                     scaling: Some(("routed_scaling_factor", 1.0)),
                     ..Routed::MIXTRAL
@@ -2890,7 +2890,7 @@ pub static FAMILIES: &[Family] = &[
                     width: Some(("moe_intermediate_size", 512)),
                     renormalize: Renormalize::Key(false),
                     scoring: Scoring::SigmoidBiasedLogits,
-                    correction_bias: true,
+                    correction_bias: Bias::Always,
                     shared: Some(SharedMlp::of("shared_expert_intermediate_size", 512)),
                     ..Routed::MIXTRAL
                 }),
@@ -2971,7 +2971,7 @@ pub static FAMILIES: &[Family] = &[
                 width: Some(("moe_intermediate_size", 1408)),
                 layers: MoeLayers::FirstDense("num_dense_layers", 1),
                 scoring: Scoring::Sigmoid,
-                correction_bias: true,
+                correction_bias: Bias::Always,
                 scaling: Some(("route_scale", 1.0)),
                 shared: Some(SharedMlp {
                     count: Some(("num_shared_experts", 2)),

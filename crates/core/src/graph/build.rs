@@ -208,6 +208,14 @@ impl<'s> Builder<'s> {
         )
     }
 
+    /// The last tensor named `name`: an earlier step's output that a later step reads again.
+    pub(super) fn latest(&self, name: &str) -> usize {
+        self.tensors
+            .iter()
+            .rposition(|t| t.name == name)
+            .unwrap_or_else(|| unreachable!("{name} is drawn before it is read"))
+    }
+
     pub(super) fn act(&mut self, name: &str, dims: [Dim; 2]) -> usize {
         self.push(name, dims, TensorKind::Activation { cached: false })
     }

@@ -21,15 +21,55 @@ impl Builder<'_> {
         let (keys, values, conv) = (s.keys(), s.values(), s.conv_dim());
         let cat = Category::Mixer;
         let mut nodes = Vec::new();
-        // (title, weight, output, rows, what) of each projection, in the order drawn: z, β₀ and
-        // α₀ first, Q, K and V last, as the convolution reads them.
-        let parts: [(&str, &str, &str, u64, &str); 6] = [
+        // Where each projection's rows sit: (role, stored rows, block).
+        let grouped = |at: u64, len: u64| {
+            // Per key head: its q, its k, then its value heads' v, then their z.
+            let stride = 2 * dk + 2 * r * dv;
+            let block = format!(
+                "{stride}*g+{at}:{stride}*g+{}, for each key head g",
+                at + len
+            );
+            (Role::SsmIn, 2 * keys + 2 * values, Some(block))
+        };
+        let ba = |at: u64| {
+            // Per key head: its value heads' β, then their α.
+            let block = format!(
+                "{}*g+{at}:{}*g+{}, for each key head g",
+                2 * r,
+                2 * r,
+                at + r
+            );
+            (Role::SsmBa, 2 * vh, Some(block))
+        };
+        let qkv = |at: u64, len: u64| (Role::SsmIn, conv, Some(format!("{at}:{}", at + len)));
+        let [z, beta, alpha, q, k, v] = match s.store {
+            DeltaStore::Grouped => [
+                grouped(2 * dk + r * dv, r * dv),
+                ba(0),
+                ba(r),
+                grouped(0, dk),
+                grouped(dk, dk),
+                grouped(2 * dk, r * dv),
+            ],
+            DeltaStore::Separate => [
+                (Role::SsmZ, values, None),
+                (Role::SsmBeta, vh, None),
+                (Role::SsmAlpha, vh, None),
+                qkv(0, keys),
+                qkv(keys, keys),
+                qkv(2 * keys, values),
+            ],
+        };
+        // (title, weight, output, rows, what, placement) of each projection, in the order drawn:
+        // z, β₀ and α₀ first, Q, K and V last, as the convolution reads them.
+        let parts = [
             (
                 "Output-gate projection",
                 "W_z",
                 "Z",
                 values,
                 "output gate z",
+                z,
             ),
             (
                 "β projection",
@@ -37,6 +77,7 @@ impl Builder<'_> {
                 "β₀",
                 vh,
                 "write strength, one per value head",
+                beta,
             ),
             (
                 "α projection",
@@ -44,49 +85,13 @@ impl Builder<'_> {
                 "α₀",
                 vh,
                 "decay step, one per value head",
+                alpha,
             ),
-            ("Query projection", "W_q", "Q", keys, "queries"),
-            ("Key projection", "W_k", "K", keys, "keys"),
-            ("Value projection", "W_v", "V", values, "values"),
+            ("Query projection", "W_q", "Q", keys, "queries", q),
+            ("Key projection", "W_k", "K", keys, "keys", k),
+            ("Value projection", "W_v", "V", values, "values", v),
         ];
-        for (title, w, out, rows, what) in parts {
-            // Where the rows sit: (role, stored rows, block) in the model's tensors.
-            let (role, stored, block) = match (s.store, out) {
-                (DeltaStore::Grouped, "β₀" | "α₀") => {
-                    // Per key head: its value heads' β, then their α.
-                    let stride = 2 * r;
-                    let at = if out == "β₀" { 0 } else { r };
-                    let block =
-                        format!("{stride}*g+{at}:{stride}*g+{}, for each key head g", at + r);
-                    (Role::SsmBa, 2 * vh, Some(block))
-                }
-                (DeltaStore::Grouped, _) => {
-                    // Per key head: its q, its k, then its value heads' v, then their z.
-                    let stride = 2 * dk + 2 * r * dv;
-                    let (at, len) = match out {
-                        "Q" => (0, dk),
-                        "K" => (dk, dk),
-                        "V" => (2 * dk, r * dv),
-                        _ => (2 * dk + r * dv, r * dv),
-                    };
-                    let block = format!(
-                        "{stride}*g+{at}:{stride}*g+{}, for each key head g",
-                        at + len
-                    );
-                    (Role::SsmIn, 2 * keys + 2 * values, Some(block))
-                }
-                (DeltaStore::Separate, "Z") => (Role::SsmZ, values, None),
-                (DeltaStore::Separate, "β₀") => (Role::SsmBeta, vh, None),
-                (DeltaStore::Separate, "α₀") => (Role::SsmAlpha, vh, None),
-                (DeltaStore::Separate, _) => {
-                    let at = match out {
-                        "Q" => 0,
-                        "K" => keys,
-                        _ => 2 * keys,
-                    };
-                    (Role::SsmIn, conv, Some(format!("{at}:{}", at + rows)))
-                }
-            };
+        for (title, w, out, rows, what, (role, stored, block)) in parts {
             nodes.push(self.linear(Linear {
                 role,
                 title: title.into(),
@@ -104,13 +109,7 @@ impl Builder<'_> {
                 operation: format!("Project {d} features to the {what} ({rows})"),
             }));
         }
-        let find = |b: &Self, name: &str| {
-            b.tensors
-                .iter()
-                .rposition(|t| t.name == name)
-                .expect("drawn above")
-        };
-        let (q0, k0) = (find(self, "Q"), find(self, "K"));
+        let (q0, k0) = (self.latest("Q"), self.latest("K"));
         let u = self.act("U", self.seq(conv));
         nodes.push(self.step(Draft {
             title: "Convolution input".into(),
@@ -139,7 +138,7 @@ impl Builder<'_> {
                 equation: format!("{name} = U″[{at}:{}]", at + rows),
             }));
         }
-        let (q, k) = (find(self, "q"), find(self, "k"));
+        let (q, k) = (self.latest("q"), self.latest("k"));
         let qn = self.act("q̂", self.seq(keys));
         nodes.push(self.step(Draft {
             title: "Query L2 norm".into(),
@@ -161,7 +160,7 @@ impl Builder<'_> {
                 "Scale each key head to unit length: a key overwrites at most what it reads".into(),
             equation: "k̂ₕ = kₕ / √(‖kₕ‖² + 10⁻⁶)".into(),
         }));
-        let b0 = find(self, "β₀");
+        let b0 = self.latest("β₀");
         let beta = self.act("β", self.seq(vh));
         nodes.push(self.step(Draft {
             title: "Write strength".into(),
@@ -178,7 +177,7 @@ impl Builder<'_> {
         let wdt = self.weight(pdt, "b_dt", [n(vh), n(1)], None);
         let pa = self.param(Role::SsmALog, false, vec![vh], comp, true);
         let alog = self.weight(pa, "A_log", [n(vh), n(1)], None);
-        let a0 = find(self, "α₀");
+        let a0 = self.latest("α₀");
         let g = self.act("g", self.seq(vh));
         nodes.push(self.step(Draft {
             title: "Decay".into(),
@@ -189,7 +188,7 @@ impl Builder<'_> {
             operation: "Each value head's log decay at this position, negative: exp(g) is how much of its memory it keeps".into(),
             equation: "g = −exp(A_log) · softplus(α₀ + b_dt)".into(),
         }));
-        let v = find(self, "v");
+        let v = self.latest("v");
         let state = self.push("S", [n(vh * dk), n(dv)], TensorKind::State);
         nodes.push(self.step(Draft {
             title: "Delta-rule update".into(),
@@ -214,7 +213,7 @@ impl Builder<'_> {
             operation: "Read each head's memory with its query".into(),
             equation: "Oₕ = Sₕᵀ q̂ₕ".into(),
         }));
-        let z = find(self, "Z");
+        let z = self.latest("Z");
         let pn = self.param(Role::SsmNorm, false, vec![dv], comp, true);
         let gamma = self.weight(pn, "γ_o", [n(dv), n(1)], None);
         let on = self.act("O′", self.seq(values));

@@ -77,11 +77,7 @@ impl Builder<'_> {
         debug_assert_eq!(self.tensors[c].name, "C");
         let pdt = self.param(Role::SsmDtBias, false, vec![heads], comp, true);
         let wdt = self.weight(pdt, "b_Δ", [n(heads), n(1)], None);
-        let d0 = self
-            .tensors
-            .iter()
-            .rposition(|t| t.name == "Δ₀")
-            .expect("Δ₀");
+        let d0 = self.latest("Δ₀");
         let dt = self.act("Δ", self.seq(heads));
         nodes.push(self.step(Draft {
             title: "Step size".into(),
@@ -131,7 +127,7 @@ impl Builder<'_> {
             operation: "Read the state with C, plus a skip of the input weighted per head".into(),
             equation: "Y₀ₕ = Sₕ · C_g(h) + Dₕ · xₕ".into(),
         }));
-        let z = self.tensors.iter().rposition(|t| t.name == "Z").expect("Z");
+        let z = self.latest("Z");
         let pn = self.param(Role::SsmNorm, false, vec![inner], comp, true);
         let gamma = self.weight(pn, "γ_y", [n(inner), n(1)], None);
         let yn = self.act("Y₁", self.seq(inner));
@@ -241,11 +237,7 @@ impl Builder<'_> {
             }
         }
         let c = self.tensors.len() - 1;
-        let b = self
-            .tensors
-            .iter()
-            .rposition(|t| t.name == if s.bcdt_norm.is_some() { "B′" } else { "B" })
-            .expect("B");
+        let b = self.latest(if s.bcdt_norm.is_some() { "B′" } else { "B" });
         let delta_in = if s.bcdt_norm.is_some() { "δ′" } else { "δ" };
         nodes.push(self.linear(Linear {
             role: Role::SsmDt,
@@ -307,7 +299,7 @@ impl Builder<'_> {
             operation: "Read each channel's state with C, plus a skip of the input weighted per channel".into(),
             equation: "Y₀ = S · C + D ⊙ x".into(),
         }));
-        let z = self.tensors.iter().rposition(|t| t.name == "Z").expect("Z");
+        let z = self.latest("Z");
         let yg = self.act("Y₁", self.seq(i));
         nodes.push(self.step(Draft {
             title: "Output gate".into(),
@@ -408,7 +400,7 @@ impl Builder<'_> {
         ] {
             nodes.push(self.row_block(Role::SsmIn, part, x_in, d, 3 * d, c.bias));
         }
-        let b = self.tensors.iter().rposition(|t| t.name == "B").expect("B");
+        let b = self.latest("B");
         let u = self.act("U", self.seq(d));
         nodes.push(self.step(Draft {
             title: "Input gate".into(),
@@ -420,7 +412,7 @@ impl Builder<'_> {
             equation: "U = B ⊙ x".into(),
         }));
         nodes.extend(self.conv_steps(d, c.kernel, c.bias, "U′", false));
-        let cg = self.tensors.iter().rposition(|t| t.name == "C").expect("C");
+        let cg = self.latest("C");
         let y = self.act("Y₀", self.seq(d));
         nodes.push(self.step(Draft {
             title: "Output gate".into(),
