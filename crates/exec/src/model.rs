@@ -576,7 +576,6 @@ impl Model {
         let z = p.narrow(1, 0, inner)?;
         let u = p.narrow(1, inner, conv_dim)?.contiguous()?;
         let dt = p.narrow(1, inner + conv_dim, heads)?;
-        let vec = |t: &Tensor| -> Res<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
         let state = cache.ssm[b].get_or_insert_with(|| {
             SsmState::new(
                 s.conv_kernel as usize,
@@ -661,7 +660,6 @@ impl Model {
         );
         let p = self.proj(x, Role::SsmIn, b, s.bias)?;
         let (u, z) = (p.narrow(1, 0, i)?.contiguous()?, p.narrow(1, i, i)?);
-        let vec = |t: &Tensor| -> Res<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
         let state =
             cache.ssm[b].get_or_insert_with(|| SsmState::new(s.conv_kernel as usize, i, i, 1, n));
         let conv_bias = if s.conv_bias {
@@ -739,7 +737,6 @@ impl Model {
             p.narrow(1, 2 * d, d)?,
         );
         let u = (bg * xs)?;
-        let vec = |t: &Tensor| -> Res<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
         let state =
             cache.ssm[b].get_or_insert_with(|| SsmState::new(c.kernel as usize, d, 0, 0, 0));
         let bias = if c.bias {
@@ -795,7 +792,6 @@ impl Model {
                 self.proj(x, Role::SsmAlpha, b, false)?,
             ),
         };
-        let vec = |t: &Tensor| -> Res<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
         let state = cache.ssm[b]
             .get_or_insert_with(|| SsmState::delta(s.conv_kernel as usize, conv_dim, vh, dk, dv));
         let w = vec(self.w(Role::SsmConv, Some(b))?)?;
@@ -1879,6 +1875,11 @@ fn route(
 /// ln(1 + eˣ), as max(x, 0) + ln(1 + e^−|x|) so that large x do not overflow.
 fn softplus(x: &Tensor) -> R<Tensor> {
     x.relu()? + (x.abs()?.neg()?.exp()? + 1.0)?.log()?
+}
+
+/// A tensor's values, flat, for the recurrences that run on slices.
+fn vec(t: &Tensor) -> R<Vec<f32>> {
+    t.flatten_all()?.to_vec1::<f32>()
 }
 
 fn sigmoid(x: &Tensor) -> R<Tensor> {

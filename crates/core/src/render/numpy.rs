@@ -418,6 +418,10 @@ fn prune(spec: &Spec, body: &str) -> String {
     } else {
         drop.push("gated_delta_net");
     }
+    if spec.ssm.is_none() && spec.s6.is_none() && spec.short_conv.is_none() && spec.delta.is_none()
+    {
+        drop.push("causal_conv");
+    }
     if spec.attn_variants().is_empty() {
         // No attention layer: none of its code.
         drop.extend([
@@ -869,20 +873,26 @@ def attention(x, W, b, span, use_rope):
     return y  # [T, hidden]
 
 
+def causal_conv(u, W, b, bias):
+    # u: [T, C] -> [T, C]: the depthwise convolution the recurrent mixers start with, each
+    # channel over its last K positions, zeros before the first token
+    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [C, K], one filter per channel
+    T, K = u.shape[0], wc.shape[1]
+    past = np.concatenate([np.zeros((K - 1, u.shape[1]), np.float32), u])  # [K - 1 + T, C]
+    u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, C]
+    return u + w(W, "ssm_conv", b, bias=True) if bias else u  # [T, C]
+
+
 def mamba2(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Mamba2's mixer, the scan run token after token through a
     # state of fixed size (transformers runs a prompt in chunks, the same sum in another order)
     S = CONFIG["ssm"]
-    T, H, P, N, G, K = x.shape[0], S["heads"], S["head_dim"], S["state"], S["groups"], S["conv_kernel"]
+    T, H, P, N, G = x.shape[0], S["heads"], S["head_dim"], S["state"], S["groups"]
     I, CH = H * P, H * P + 2 * G * N  # the width of x, z and y; the convolved channels (x, B, C)
     bias = lambda key: w(W, key, b, bias=True) if S["bias"] else None
     p = linear(x, w(W, "ssm_in", b), bias("ssm_in"))  # p: [T, I + CH + H]
     z, u, dt = p[:, :I], p[:, I:I + CH], p[:, I + CH:]  # z: [T, I], u: [T, CH], dt: [T, H]
-    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [CH, K], one filter per channel
-    past = np.concatenate([np.zeros((K - 1, CH), np.float32), u])  # [K - 1 + T, CH], zeros before the first token
-    u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, CH], each channel over its last K positions
-    if S["conv_bias"]:
-        u = u + w(W, "ssm_conv", b, bias=True)  # [T, CH]
+    u = causal_conv(u, W, b, S["conv_bias"])  # u: [T, CH]
     u = u / (1 + np.exp(-u))  # u: [T, CH], SiLU
     xs = u[:, :I].reshape(T, H, P)  # xs: [T, H, P], the scan's input
     B = u[:, I:I + G * N].reshape(T, G, N)  # B: [T, G, N], what each position writes
@@ -908,15 +918,11 @@ def mamba(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Mamba's selective scan, token after token through a state
     # per channel
     S = CONFIG["s6"]
-    T, I, N, R, K = x.shape[0], S["inner"], S["state"], S["dt_rank"], S["conv_kernel"]
+    T, I, N, R = x.shape[0], S["inner"], S["state"], S["dt_rank"]
     bias = lambda key: w(W, key, b, bias=True) if S["bias"] else None
     p = linear(x, w(W, "ssm_in", b), bias("ssm_in"))  # p: [T, 2I]
     u, z = p[:, :I], p[:, I:]  # u: [T, I], the scan's input; z: [T, I], the gate
-    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [I, K], one filter per channel
-    past = np.concatenate([np.zeros((K - 1, I), np.float32), u])  # [K - 1 + T, I], zeros before the first token
-    u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, I], each channel over its last K positions
-    if S["conv_bias"]:
-        u = u + w(W, "ssm_conv", b, bias=True)  # [T, I]
+    u = causal_conv(u, W, b, S["conv_bias"])  # u: [T, I]
     xs = u / (1 + np.exp(-u))  # xs: [T, I], SiLU
     sel = linear(xs, w(W, "ssm_x", b))  # sel: [T, R + 2N]
     def rms(v, key):  # the step's, B's and C's own RMS norm, with its weight where stored
@@ -940,16 +946,12 @@ def mamba(x, W, b):
 def short_conv(x, W, b):
     # x: [T, hidden] -> [T, hidden]: LFM2's short gated convolution
     S = CONFIG["short_conv"]
-    T, D, K = x.shape[0], CONFIG["hidden"], S["kernel"]
+    T, D = x.shape[0], CONFIG["hidden"]
     bias = lambda key: w(W, key, b, bias=True) if S["bias"] else None
     p = linear(x, w(W, "ssm_in", b), bias("ssm_in"))  # p: [T, 3 hidden]
     B, Cg, xs = p[:, :D], p[:, D:2 * D], p[:, 2 * D:]  # each [T, hidden]
     u = B * xs  # u: [T, hidden], gated before the convolution
-    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [hidden, K], one filter per channel
-    past = np.concatenate([np.zeros((K - 1, D), np.float32), u])  # [K - 1 + T, hidden], zeros before the first token
-    u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, hidden], each channel over its last K positions
-    if S["bias"]:
-        u = u + w(W, "ssm_conv", b, bias=True)  # [T, hidden]
+    u = causal_conv(u, W, b, S["bias"])  # u: [T, hidden]
     return linear(Cg * u, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden], gated by C, projected back
 
 
@@ -957,7 +959,7 @@ def gated_delta_net(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Gated DeltaNet, its memory updated token after token
     # (transformers runs a prompt in chunks of 64, the same products summed in another order)
     S = CONFIG["delta"]
-    T, KH, VH, DK, DV, K = x.shape[0], S["key_heads"], S["value_heads"], S["key_dim"], S["value_dim"], S["conv_kernel"]
+    T, KH, VH, DK, DV = x.shape[0], S["key_heads"], S["value_heads"], S["key_dim"], S["value_dim"]
     R = VH // KH  # value heads per key head
     if S["grouped"]:
         # per key head: its q, its k, its value heads' v, their z; and their beta, then their alpha
@@ -972,10 +974,7 @@ def gated_delta_net(x, W, b):
         u = linear(x, w(W, "ssm_in", b))  # u: [T, 2 KH DK + VH DV], q | k | v
         z = linear(x, w(W, "ssm_z", b))  # z: [T, VH DV]
         beta, alpha = linear(x, w(W, "ssm_beta", b)), linear(x, w(W, "ssm_alpha", b))  # [T, VH] each
-    CH = u.shape[1]
-    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [CH, K], one filter per channel
-    past = np.concatenate([np.zeros((K - 1, CH), np.float32), u])  # [K - 1 + T, CH], zeros before the first token
-    u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, CH], each channel over its last K positions
+    u = causal_conv(u, W, b, False)  # u: [T, CH]
     u = u / (1 + np.exp(-u))  # u: [T, CH], SiLU
     l2 = lambda t: t / np.sqrt((t * t).sum(-1, keepdims=True) + 1e-6)  # each head to unit length
     q = l2(u[:, :KH * DK].reshape(T, KH, DK)) / np.sqrt(DK)  # q: [T, KH, DK], scaled by 1/sqrt(DK)
