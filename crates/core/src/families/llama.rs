@@ -229,7 +229,12 @@ impl FfAdjust {
             ));
         }
         let w = (m * w as f64) as u64;
-        Ok(w.div_ceil(multiple) * multiple)
+        w.div_ceil(multiple).checked_mul(multiple).ok_or_else(|| {
+            cfg.err(
+                self.multiplier.0,
+                format!("is {m}; the MLP width it gives does not fit in 64 bits"),
+            )
+        })
     }
 }
 
