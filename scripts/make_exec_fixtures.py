@@ -428,6 +428,23 @@ CONFIGS = {
     # ... by the class's layer pattern, without the gates or the norms after each sublayer.
     "lfm3-plain": dict(BASE, model_type="lfm3", num_hidden_layers=5, head_dim=16, sliding_window=4,
                        use_attention_gate=False, use_sandwich_norm=False),
+    # Kimi Linear: Kimi Delta Attention (a decay per key channel, a sigmoid output gate) around a
+    # latent-attention layer without positions, named by the checkpoint's 1-indexed lists; one
+    # dense layer, then V3's sigmoid experts with a shared one.
+    "kimi_linear": dict(BASE, model_type="kimi_linear", num_hidden_layers=3, num_key_value_heads=4,
+                        kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8,
+                        num_experts=4, num_experts_per_token=2, moe_intermediate_size=16,
+                        routed_scaling_factor=1.5,
+                        linear_attn_config={"full_attn_layers": [2], "kda_layers": [1, 3], "head_dim": 8,
+                                            "num_heads": 3, "short_conv_kernel_size": 3}),
+    # ... by layer_types and the top-level keys, with a query latent, two expert groups and no
+    # dense layer.
+    "kimi_linear-types": dict(BASE, model_type="kimi_linear", num_hidden_layers=3, num_key_value_heads=4,
+                              layer_types=["linear_attention", "linear_attention", "full_attention"],
+                              linear_head_dim=6, linear_num_heads=2, linear_conv_kernel_dim=4,
+                              q_lora_rank=12, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4,
+                              v_head_dim=6, num_experts=4, num_experts_per_token=2, num_expert_group=2,
+                              topk_group=1, first_k_dense_replace=0, moe_intermediate_size=16),
     # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
     # biased projections, and a convolution without a bias.
     "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,

@@ -143,6 +143,12 @@ def cut_lists(text, n):
         v = text.get(key)
         if isinstance(v, list):
             text[key] = [i for i in v if i < n]
+    # Kimi Linear's layer lists, numbered from 1.
+    lac = text.get("linear_attn_config")
+    if isinstance(lac, dict):
+        for key in ("full_attn_layers", "kda_layers"):
+            if isinstance(lac.get(key), list):
+                lac[key] = [i for i in lac[key] if i <= n]
 
 
 def head_size(text):
@@ -193,6 +199,10 @@ def shrink_text(text, n):
         ratio = text.get("linear_num_value_heads", 32) // text["linear_num_key_heads"]
         text["linear_num_key_heads"], text["linear_num_value_heads"] = 2, 2 * ratio
         text["linear_key_head_dim"] = text["linear_value_head_dim"] = 16
+    # Kimi Delta Attention (Kimi Linear), in its sub-config: two heads of 16.
+    lac = text.get("linear_attn_config")
+    if isinstance(lac, dict):
+        lac["num_heads"], lac["head_dim"] = 2, 16
     if isinstance(kv, int) and isinstance(heads, int):
         text["num_key_value_heads"] = HEADS if kv == heads else (1 if kv == 1 else 2)
     # Per-layer query heads (Laguna): each distinct count a multiple of the toy's heads, in order.
@@ -232,7 +242,7 @@ def shrink_text(text, n):
     if isinstance(text.get("query_pre_attn_scalar"), int):
         text["query_pre_attn_scalar"] = HEAD_DIM
     # Experts: twice top-k (at least 8), a multiple of the groups with two or more in each.
-    k = text.get("num_experts_per_tok") or 1
+    k = text.get("num_experts_per_tok") or text.get("num_experts_per_token") or 1
     groups = text.get("n_group") or 1
     for key in ("num_local_experts", "num_experts", "n_routed_experts"):
         e = text.get(key)
@@ -355,7 +365,8 @@ def logits_of(model, ids):
 # Model types whose layers carry a recurrent state: their fixtures also hold transformers' logits
 # when it is fed one token at a time through that state (its other code path).
 RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2",
-             "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm2_moe", "lfm3"}
+             "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm2_moe", "lfm3",
+             "kimi_linear"}
 
 
 def decodes_as_prompted(raw):

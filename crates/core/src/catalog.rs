@@ -248,6 +248,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-11-30"
     ),
     entry!(
+        "kimi-linear-48b-a3b",
+        "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+        "Kimi Delta Attention (a decay per key channel) in three layers of four, latent attention without positions in the rest; 256 experts (8 active) with a shared one",
+        "2026-11-30"
+    ),
+    entry!(
         "qwen3.5-35b-a3b",
         "Qwen/Qwen3.5-35B-A3B",
         "Qwen3-Next's Gated DeltaNet and gated attention with the DeltaNet's projections apart; 256 experts (8 active) in every layer; a vision tower beside it (not counted)",

@@ -5,7 +5,7 @@
 use crate::error::Result;
 use crate::graph::{Graph, Op};
 use crate::spec::{
-    AttnKind, AttnSpan, Block, Ffn, Mixer, NormKind, NormPlace, Position, QkNorm, Spec,
+    AttnKind, AttnSpan, Block, DeltaStore, Ffn, Mixer, NormKind, NormPlace, Position, QkNorm, Spec,
 };
 use crate::stats::{self, Stats};
 use serde::Serialize;
@@ -201,7 +201,10 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Mamba2 => "none (Mamba2)",
             Mixer::Mamba => "none (Mamba)",
             Mixer::ShortConv => "none (short convolution)",
-            Mixer::DeltaNet => "none (Gated DeltaNet)",
+            Mixer::DeltaNet => match s.delta.map(|d| d.store) {
+                Some(DeltaStore::Kimi) => "none (Kimi Delta Attention)",
+                _ => "none (Gated DeltaNet)",
+            },
             Mixer::None => "none (FFN only)",
         })
         .collect();
@@ -463,7 +466,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Mamba2 => "Mamba2",
             Mixer::Mamba => "Mamba",
             Mixer::ShortConv => "short convolution",
-            Mixer::DeltaNet => "Gated DeltaNet",
+            Mixer::DeltaNet => s.mixer_title(l.mixer),
             Mixer::None => "none",
         })
         .collect();

@@ -131,6 +131,18 @@ pub enum Role {
     SsmBa,
     SsmBeta,
     SsmAlpha,
+    /// Kimi Delta Attention's own tensors: Q, K and V projected apart, a convolution for each,
+    /// the forget gate's two low-rank projections (down, up) and the output gate's.
+    SsmQ,
+    SsmK,
+    SsmV,
+    SsmConvQ,
+    SsmConvK,
+    SsmConvV,
+    SsmFA,
+    SsmFB,
+    SsmGA,
+    SsmGB,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -187,6 +199,23 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 format!("model.layers.{{b}}.{hf}"),
                 format!("blk.{{b}}.{gguf}"),
             );
+        }
+        (Layout::KimiLinear, SsmDtBias | SsmALog) => {
+            let (name, gguf) = if role == SsmDtBias {
+                ("dt_bias", "ssm_dt.bias")
+            } else {
+                ("A_log", "ssm_a")
+            };
+            return (
+                format!("model.layers.{{b}}.self_attn.{name}"),
+                format!("blk.{{b}}.{gguf}"),
+            );
+        }
+        (Layout::KimiLinear, CorrectionBias) => {
+            return (
+                "model.layers.{b}.block_sparse_moe.gate.e_score_correction_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
         }
         (_, SsmDtBias | SsmALog | SsmD) => {
             // Beside the output projection in the mixer, stored without a suffix.
@@ -832,6 +861,38 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         Layout::Laguna if role == AttnGate => {
             ("model.layers.{b}.self_attn.g_proj", "blk.{b}.attn_gate")
         }
+        Layout::KimiLinear => match role {
+            SsmBeta => ("model.layers.{b}.self_attn.b_proj", "blk.{b}.ssm_beta"),
+            SsmNorm => ("model.layers.{b}.self_attn.o_norm", "blk.{b}.ssm_norm"),
+            SsmOut => ("model.layers.{b}.self_attn.o_proj", "blk.{b}.ssm_out"),
+            // The dense FFN and the experts sit in the same module.
+            Gate => (
+                "model.layers.{b}.block_sparse_moe.gate_proj",
+                "blk.{b}.ffn_gate",
+            ),
+            Up => (
+                "model.layers.{b}.block_sparse_moe.up_proj",
+                "blk.{b}.ffn_up",
+            ),
+            Down => (
+                "model.layers.{b}.block_sparse_moe.down_proj",
+                "blk.{b}.ffn_down",
+            ),
+            SharedGate => (
+                "model.layers.{b}.block_sparse_moe.shared_experts.gate_proj",
+                "blk.{b}.ffn_gate_shexp",
+            ),
+            SharedUp => (
+                "model.layers.{b}.block_sparse_moe.shared_experts.up_proj",
+                "blk.{b}.ffn_up_shexp",
+            ),
+            SharedDown => (
+                "model.layers.{b}.block_sparse_moe.shared_experts.down_proj",
+                "blk.{b}.ffn_down_shexp",
+            ),
+            Router | ExpertGate | ExpertUp | ExpertDown => mixtral(role),
+            other => llama(other),
+        },
         Layout::Qwen3Next | Layout::Qwen35 => match role {
             SsmIn if layout == Layout::Qwen3Next => (
                 "model.layers.{b}.linear_attn.in_proj_qkvz",
@@ -1119,6 +1180,26 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.linear_attn.in_proj_a",
             "blk.{b}.ssm_alpha",
         ),
+        // Only Kimi Delta Attention has these (Kimi Linear).
+        SsmQ => ("model.layers.{b}.self_attn.q_proj", "blk.{b}.attn_q"),
+        SsmK => ("model.layers.{b}.self_attn.k_proj", "blk.{b}.attn_k"),
+        SsmV => ("model.layers.{b}.self_attn.v_proj", "blk.{b}.attn_v"),
+        SsmConvQ => (
+            "model.layers.{b}.self_attn.q_conv1d",
+            "blk.{b}.ssm_conv1d_q",
+        ),
+        SsmConvK => (
+            "model.layers.{b}.self_attn.k_conv1d",
+            "blk.{b}.ssm_conv1d_k",
+        ),
+        SsmConvV => (
+            "model.layers.{b}.self_attn.v_conv1d",
+            "blk.{b}.ssm_conv1d_v",
+        ),
+        SsmFA => ("model.layers.{b}.self_attn.f_a_proj", "blk.{b}.ssm_f_a"),
+        SsmFB => ("model.layers.{b}.self_attn.f_b_proj", "blk.{b}.ssm_f_b"),
+        SsmGA => ("model.layers.{b}.self_attn.g_a_proj", "blk.{b}.ssm_g_a"),
+        SsmGB => ("model.layers.{b}.self_attn.g_b_proj", "blk.{b}.ssm_g_b"),
         Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
         | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
         | SsmALog | SsmD => {

@@ -636,7 +636,7 @@ pub struct DeltaNet {
     pub store: DeltaStore,
 }
 
-/// How a Gated DeltaNet's input projections are stored.
+/// How a Gated DeltaNet's input projections are stored, and Kimi's variant of the mixer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DeltaStore {
     /// Two tensors in key-head groups (Qwen3-Next): `in_proj_qkvz` holds, per key head, its q,
@@ -645,9 +645,29 @@ pub enum DeltaStore {
     /// Four tensors (Qwen3.5): `in_proj_qkv` (every q, every k, every v), `in_proj_z`,
     /// `in_proj_b`, `in_proj_a`.
     Separate,
+    /// Kimi Delta Attention (Kimi Linear), a Gated DeltaNet whose gates differ, with its own
+    /// tensors: `q_proj`, `k_proj`, `v_proj` and a convolution for each; the decay per key
+    /// channel, g = −exp(A_log) · softplus(W_fb W_fa x + b_dt), from a rank-`key_dim` projection
+    /// (`f_a_proj`, `f_b_proj`, `dt_bias` per channel, `A_log` per head); β from `b_proj`; the
+    /// output RMS-normed per head and gated by σ(W_gb W_ga x) (`g_a_proj`, `g_b_proj`). Key and
+    /// value heads are the same heads.
+    Kimi,
 }
 
 impl DeltaNet {
+    /// The mixer's name: Kimi's variant has its own.
+    pub fn name(&self) -> &'static str {
+        match self.store {
+            DeltaStore::Grouped | DeltaStore::Separate => "Gated DeltaNet",
+            DeltaStore::Kimi => "Kimi Delta Attention",
+        }
+    }
+
+    /// Each key channel decays on its own (Kimi), rather than each head as one.
+    pub fn channel_decay(&self) -> bool {
+        self.store == DeltaStore::Kimi
+    }
+
     /// Every key head's features: the width of Q and of K.
     pub fn keys(&self) -> u64 {
         self.key_heads * self.key_dim
@@ -1184,6 +1204,12 @@ pub enum Layout {
     /// Qwen3-Next's names with the DeltaNet's projections apart: `in_proj_qkv`, `in_proj_z`,
     /// `in_proj_b`, `in_proj_a` (Qwen3.5).
     Qwen35,
+    /// DeepSeek's MLA names; the Kimi Delta Attention under `self_attn.` too (`q_proj`,
+    /// `q_conv1d`, `f_a_proj`, `b_proj`, `g_a_proj`, `o_norm`, `o_proj` …); every FFN under
+    /// `block_sparse_moe.` (the dense one's `gate_proj`, the experts' `w1`/`w2`/`w3`, the
+    /// `gate` with its correction bias, `shared_experts`) (Kimi Linear, as transformers saves
+    /// it).
+    KimiLinear,
     /// Mixtral's names with the block's own `block_sparse_moe.e_score_correction_bias`
     /// (MiniMax-M2).
     MiniMaxM2,
@@ -1371,6 +1397,22 @@ impl Spec {
         self.moe.is_some() && self.plan.iter().any(|l| l.moe())
     }
 
+    /// A mixer's name in this model: a DeltaNet's by its variant (Kimi's has its own).
+    pub fn mixer_title(&self, m: Mixer) -> &'static str {
+        match (m, &self.delta) {
+            (Mixer::DeltaNet, Some(d)) => d.name(),
+            _ => m.title(),
+        }
+    }
+
+    /// A mixer as a phrase: `mixer_title`'s name for a DeltaNet, `Mixer::describe` otherwise.
+    pub fn mixer_describe(&self, m: Mixer) -> String {
+        match (m, &self.delta) {
+            (Mixer::DeltaNet, Some(d)) => d.name().into(),
+            _ => m.describe(),
+        }
+    }
+
     /// Layers whose plan entry satisfies `f`.
     pub fn layers_where(&self, f: impl Fn(&LayerPlan) -> bool) -> LayerSet {
         LayerSet::from_fn(self.layers, |b| f(&self.plan[b as usize]))
@@ -1404,7 +1446,12 @@ impl Spec {
                 "mixer",
                 mixers
                     .iter()
-                    .map(|m| (m.describe(), self.layers_where(|l| l.mixer == *m)))
+                    .map(|m| {
+                        (
+                            self.mixer_describe(*m),
+                            self.layers_where(|l| l.mixer == *m),
+                        )
+                    })
                     .collect(),
             );
         }

@@ -498,6 +498,88 @@ fn qwen3_next_keys_that_describe_another_model() {
     );
 }
 
+/// LFM2's derived MLP width: a multiplier whose width overflows is refused by name (the
+/// mutation test found it panicking).
+#[test]
+fn lfm2_width_that_overflows() {
+    let base = anatomy_core::catalog::get("lfm2-700m").unwrap().value();
+    refused_by_name(
+        &base,
+        &[(
+            "block_ffn_dim_multiplier",
+            json!(1e300),
+            "does not fit in 64 bits",
+        )],
+    );
+}
+
+/// Kimi Linear: its layer lists, numbered from 1, must name every layer once and stay within the
+/// model; both lists or neither; some layer must attend; the keys that restate its attention
+/// and router must agree.
+#[test]
+fn kimi_linear_keys_that_describe_another_model() {
+    let base = anatomy_core::catalog::get("kimi-linear-48b-a3b")
+        .unwrap()
+        .value();
+    refused_by_name(
+        &base,
+        &[
+            ("mla_use_nope", json!(false), "true"),
+            ("moe_router_activation_func", json!("softmax"), "sigmoid"),
+            ("hidden_act", json!("gelu"), "SiLU"),
+        ],
+    );
+    let lists = |full: Value, kda: Value| {
+        let mut v = base.clone();
+        v["linear_attn_config"]["full_attn_layers"] = full;
+        v["linear_attn_config"]["kda_layers"] = kda;
+        err_of(&v)
+    };
+    let every: Vec<u64> = (1..=27).collect();
+    for (full, kda, field, says) in [
+        (
+            json!([0, 4]),
+            json!(every),
+            "full_attn_layers[0]",
+            "from 1 to 27",
+        ),
+        (
+            json!([28]),
+            json!(every),
+            "full_attn_layers[0]",
+            "from 1 to 27",
+        ),
+        (
+            json!([4]),
+            json!([1, 2]),
+            "kda_layers",
+            "leave layer 3 (numbered from 1)",
+        ),
+        (
+            json!([]),
+            json!(every),
+            "full_attn_layers",
+            "no full_attention layer among the 27",
+        ),
+    ] {
+        let e = lists(full, kda);
+        assert_eq!(e.field, format!("linear_attn_config.{field}"), "{e}");
+        assert!(e.message.contains(says), "{e}");
+    }
+    let mut v = base.clone();
+    v["linear_attn_config"]
+        .as_object_mut()
+        .unwrap()
+        .remove("kda_layers");
+    let e = err_of(&v);
+    assert_eq!(e.field, "linear_attn_config.full_attn_layers", "{e}");
+    assert!(e.message.contains("without kda_layers"), "{e}");
+    let mut v = base.clone();
+    v["layer_types"] = json!(vec!["linear_attention"; 27]);
+    let e = err_of(&v);
+    assert_eq!(e.field, "layer_types", "{e}");
+}
+
 /// Each key set to its value on `base` is refused, naming that key, with `says` in the message.
 fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
     for (key, value, says) in cases {

@@ -767,7 +767,10 @@ impl Model {
             s.value_dim as usize,
         );
         let (keys, values, conv_dim, r) = (kh * dk, vh * dv, s.conv_dim() as usize, vh / kh);
-        let (u, z, beta, alpha) = match s.store {
+        // Per layout: U = [Q | K | V] before the convolution, the output gate before its
+        // activation, β before its sigmoid, and the decay's step (α per head, or F per key
+        // channel).
+        let (u, gate, beta, step) = match s.store {
             DeltaStore::Grouped => {
                 // Per key head: q, k, its value heads' v, their z; and their β, then their α.
                 let p =
@@ -791,10 +794,38 @@ impl Model {
                 self.proj(x, Role::SsmBeta, b, false)?,
                 self.proj(x, Role::SsmAlpha, b, false)?,
             ),
+            DeltaStore::Kimi => {
+                let low_rank = |down: Role, up: Role| -> Res<Tensor> {
+                    let latent = self.proj(x, down, b, false)?;
+                    self.proj(&latent, up, b, false)
+                };
+                let qkv = Tensor::cat(
+                    &[
+                        self.proj(x, Role::SsmQ, b, false)?,
+                        self.proj(x, Role::SsmK, b, false)?,
+                        self.proj(x, Role::SsmV, b, false)?,
+                    ],
+                    1,
+                )?;
+                (
+                    qkv,
+                    low_rank(Role::SsmGA, Role::SsmGB)?,
+                    self.proj(x, Role::SsmBeta, b, false)?,
+                    low_rank(Role::SsmFA, Role::SsmFB)?,
+                )
+            }
         };
         let state = cache.ssm[b]
             .get_or_insert_with(|| SsmState::delta(s.conv_kernel as usize, conv_dim, vh, dk, dv));
-        let w = vec(self.w(Role::SsmConv, Some(b))?)?;
+        let w = match s.store {
+            DeltaStore::Grouped | DeltaStore::Separate => vec(self.w(Role::SsmConv, Some(b))?)?,
+            // One convolution over the three, their weights side by side.
+            DeltaStore::Kimi => [Role::SsmConvQ, Role::SsmConvK, Role::SsmConvV]
+                .into_iter()
+                .map(|role| Ok(vec(self.w(role, Some(b))?)?))
+                .collect::<Res<Vec<_>>>()?
+                .concat(),
+        };
         let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, None, conv_dim);
         let conv = Tensor::from_vec(conv, (t, conv_dim), &Device::Cpu)?.silu()?;
         self.keep(Some(b), "ssm_conv", &conv);
@@ -808,15 +839,23 @@ impl Model {
         let k = l2(conv.narrow(1, keys, keys)?)?;
         let v = conv.narrow(1, 2 * keys, values)?;
         let beta = sigmoid(&beta)?;
+        // −exp(A_log) · softplus(step + b_dt): per head, or per key channel at its head's rate.
         let a: Tensor = self.w(Role::SsmALog, Some(b))?.exp()?.neg()?;
-        let g = softplus(&alpha.broadcast_add(self.w(Role::SsmDtBias, Some(b))?)?)?
-            .broadcast_mul(&a)?;
+        let step = softplus(&step.broadcast_add(self.w(Role::SsmDtBias, Some(b))?)?)?;
+        let g = if s.channel_decay() {
+            step.reshape((t, vh, dk))?
+                .broadcast_mul(&a.reshape((1, vh, 1))?)?
+                .reshape((t, vh * dk))?
+        } else {
+            step.broadcast_mul(&a)?
+        };
         self.keep(Some(b), "delta_decay", &g);
         let dims = ssm::DeltaDims {
             key_heads: kh,
             value_heads: vh,
             key_dim: dk,
             value_dim: dv,
+            channel_decay: s.channel_decay(),
         };
         let o = ssm::delta_rule(
             &vec(&q)?,
@@ -834,9 +873,15 @@ impl Model {
         }
         let o = Tensor::from_vec(o, (t, vh, dv), &Device::Cpu)?;
         self.keep(Some(b), "ssm_scan", &o.reshape((t, values))?);
-        // RMS-normed per head, scaled by the weight the heads share, gated by SiLU(z).
+        // RMS-normed per head, scaled by the weight the heads share, gated by SiLU(z) (σ(G) in
+        // Kimi's).
         let o = rms(&o, s.eps)?.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
-        let o = (o * z.reshape((t, vh, dv))?.silu()?)?.reshape((t, values))?;
+        let gate = gate.reshape((t, vh, dv))?;
+        let gate = match s.store {
+            DeltaStore::Grouped | DeltaStore::Separate => gate.silu()?,
+            DeltaStore::Kimi => sigmoid(&gate)?,
+        };
+        let o = (o * gate)?.reshape((t, values))?;
         self.keep(Some(b), "ssm_norm", &o);
         self.proj(&o, Role::SsmOut, b, false)
     }
@@ -1310,14 +1355,20 @@ impl Model {
             .narrow(1, kvl, rd)
             .and_then(|k| k.contiguous()?.reshape((1, t, rd)))?;
         self.keep(Some(b), "k_pe", &k_rot);
-        let Position::Rope(r) = &spec.position else {
-            unreachable!("MLA has RoPE")
+        let (q_rot, k_rot) = match &spec.position {
+            Position::Rope(r) => {
+                let span = self.span(b);
+                let dim = r.rotary_dim(rd as u64) as usize;
+                let (cos, sin) = rope::tables_for(r, span, dim, cache.pos, t)?;
+                let k_rot = rope::rotate(&k_rot, &cos, &sin, r.interleaved)?;
+                self.keep(Some(b), "k_pe_rot", &k_rot);
+                (rope::rotate(&q_rot, &cos, &sin, r.interleaved)?, k_rot)
+            }
+            // Kimi Linear's: the shared key part carries no position either.
+            Position::Learned | Position::Sinusoidal(_) | Position::Alibi(_) | Position::None => {
+                (q_rot, k_rot)
+            }
         };
-        let span = self.span(b);
-        let (cos, sin) = rope::tables_for(r, span, r.rotary_dim(rd as u64) as usize, cache.pos, t)?;
-        let q_rot = rope::rotate(&q_rot, &cos, &sin, r.interleaved)?;
-        let k_rot = rope::rotate(&k_rot, &cos, &sin, r.interleaved)?;
-        self.keep(Some(b), "k_pe_rot", &k_rot);
         let kv = self
             .proj(&c_kv, Role::KvB, b, false)?
             .reshape((t, h, nope + vd))

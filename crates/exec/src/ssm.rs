@@ -133,10 +133,13 @@ pub struct DeltaDims {
     pub value_heads: usize,
     pub key_dim: usize,
     pub value_dim: usize,
+    /// `g` holds a decay per key channel of each head (Kimi), [T, VH·DK], not one per head.
+    pub channel_decay: bool,
 }
 
-/// For each token and value head h, the memory `s` ([VH, DK, DV]) decays by exp(g), then moves
-/// what it recalls for k toward v by β: s ← s + k ⊗ β (v − sᵀk); the output is sᵀq.
+/// For each token and value head h, the memory `s` ([VH, DK, DV]) decays by exp(g) (each key
+/// channel's row by its own, with `channel_decay`), then moves what it recalls for k toward v by
+/// β: s ← s + k ⊗ β (v − sᵀk); the output is sᵀq.
 /// `q`, `k`: [T, KH·DK], normed and scaled; `v`: [T, VH·DV]; `g`, `beta`: [T, VH]. Returns
 /// [T, VH·DV]. transformers runs a prompt through a chunked form and a decoded token through this
 /// recurrence; the two are the same products, summed in another order.
@@ -150,7 +153,8 @@ pub fn delta_rule(
     d: DeltaDims,
 ) -> Vec<f32> {
     let (kh, vh, dk, dv) = (d.key_heads, d.value_heads, d.key_dim, d.value_dim);
-    let t = g.len() / vh;
+    let t = beta.len() / vh;
+    let per_head = if d.channel_decay { dk } else { 1 };
     let per_key = vh / kh;
     let mut out = vec![0.0f32; t * vh * dv];
     // What the memory recalls for k, then the correction; the output, refilled per head.
@@ -160,11 +164,12 @@ pub fn delta_rule(
             let kv = &k[(tok * kh + h / per_key) * dk..][..dk];
             let qv = &q[(tok * kh + h / per_key) * dk..][..dk];
             let vv = &v[(tok * vh + h) * dv..][..dv];
-            let decay = (g[tok * vh + h] as f64).exp();
+            let gh = &g[(tok * vh + h) * per_head..][..per_head];
             let b = beta[tok * vh + h] as f64;
             let mem = &mut s[h * dk * dv..][..dk * dv];
             recall.fill(0.0);
-            for (row, &ki) in mem.chunks_exact_mut(dv).zip(kv) {
+            for (i, (row, &ki)) in mem.chunks_exact_mut(dv).zip(kv).enumerate() {
+                let decay = (gh[i % per_head] as f64).exp();
                 for (m, r) in row.iter_mut().zip(recall.iter_mut()) {
                     *m *= decay;
                     *r += *m * ki as f64;
@@ -202,6 +207,7 @@ mod tests {
             value_heads: 2,
             key_dim: 2,
             value_dim: 2,
+            channel_decay: false,
         };
         // Token 0 writes (1, 2) under e0; token 1 writes (3, 4) under e1; token 2 overwrites
         // e0 with (5, 6) and reads with e0; token 3 reads with e1. Both value heads see the same
@@ -234,6 +240,33 @@ mod tests {
         let b = delta_rule(&q[4..], &k[4..], &v[8..], &g[4..], &beta[4..], &mut s2, d);
         assert_eq!([a, b].concat(), out);
         assert_eq!(s2, s);
+    }
+
+    /// Kimi's decay per key channel: each row of the memory (one key channel) fades at its own
+    /// rate, so a read-out mixes values written under different channels in those proportions.
+    #[test]
+    fn delta_rule_decays_each_key_channel_apart() {
+        let d = DeltaDims {
+            key_heads: 1,
+            value_heads: 1,
+            key_dim: 2,
+            value_dim: 1,
+            channel_decay: true,
+        };
+        // Token 0 writes 1 under e0, token 1 writes 2 under e1; token 2 writes nothing, decays
+        // e0's row by exp(−1) and e1's by exp(−2), and reads both.
+        let k = [1.0, 0.0, 0.0, 1.0, 0.0, 0.0f32];
+        let q = [0.0, 0.0, 0.0, 0.0, 1.0, 1.0f32];
+        let v = [1.0, 2.0, 0.0f32];
+        let g = [0.0, 0.0, 0.0, 0.0, -1.0, -2.0f32];
+        let beta = [1.0, 1.0, 0.0f32];
+        let mut s = vec![0.0f64; 2];
+        let out = delta_rule(&q, &k, &v, &g, &beta, &mut s, d);
+        let want = (-1.0f64).exp() + 2.0 * (-2.0f64).exp();
+        assert!((out[2] as f64 - want).abs() < 1e-6, "{} vs {want}", out[2]);
+        assert!(
+            (s[0] - (-1.0f64).exp()).abs() < 1e-12 && (s[1] - 2.0 * (-2.0f64).exp()).abs() < 1e-12
+        );
     }
 
     /// The scan equals its closed form: y_t = Σ_{s≤t} C_t·B_s x_s Δ_s exp(A Σ_{s<r≤t} Δ_r) + D x_t,

@@ -114,6 +114,9 @@ struct Class {
     minicpm: bool,
     /// The dense and shared MLPs read `mlp_bias` (DeepSeek-V2, MiniCPM3).
     mlp_bias: bool,
+    /// Kimi Linear: Kimi Delta Attention in the layers `layer_types` or `linear_attn_config`
+    /// names, latent attention without positions (no RoPE, its keys unread) in the others.
+    linear: bool,
     layout: Layout,
 }
 
@@ -196,6 +199,7 @@ const V3: Class = Class {
     rope_renames: &[],
     minicpm: false,
     mlp_bias: false,
+    linear: false,
     layout: Layout::DeepSeek,
 };
 
@@ -512,6 +516,37 @@ static CLASSES: &[Class] = &[
         }),
         ..V3
     },
+    // Kimi Linear: Kimi Delta Attention in most layers, DeepSeek-V3's latent attention without
+    // positions and a Q latent in the rest, V3's experts.
+    Class {
+        model_type: "kimi_linear",
+        vocab: 163_840,
+        hidden: 2304,
+        inter: Some(9216),
+        layers: 27,
+        heads: 32,
+        context: 1_048_576,
+        eps: 1e-5,
+        attn: Attn::Latent {
+            kv: None,
+            dims: LatentDims {
+                q_lora: None,
+                ..V3_LATENT
+            },
+            sparse: None,
+        },
+        moe: Some(Experts {
+            width: 1024,
+            groups: (1, 1),
+            routed_scaling: 2.446,
+            dense: Dense::Types(Some(1)),
+            ..V3_EXPERTS
+        }),
+        mtp: false,
+        linear: true,
+        layout: Layout::KimiLinear,
+        ..V3
+    },
 ];
 
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
@@ -538,14 +573,19 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         sub_norm: false,
     };
     s.norm = pre_rms(cfg, c.eps)?;
-    let mut r = rope(
-        cfg,
-        &RopeDefaults {
-            partial: c.partial,
-            renames: c.rope_renames,
-            ..RopeDefaults::new(c.theta, s.context)
-        },
-    )?;
+    // Kimi Linear's attention carries no positions: no RoPE key is read.
+    let mut r = if c.linear {
+        None
+    } else {
+        Some(rope(
+            cfg,
+            &RopeDefaults {
+                partial: c.partial,
+                renames: c.rope_renames,
+                ..RopeDefaults::new(c.theta, s.context)
+            },
+        )?)
+    };
     s.tied = cfg.flag("tie_word_embeddings", c.tied)?;
     s.attn = match c.attn {
         Attn::Grouped {
@@ -576,7 +616,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             }
         }
         Attn::Latent { kv, dims, sparse } => {
-            let mut a = latent(cfg, c, &s, &r, kv, dims)?;
+            let mut a = latent(cfg, c, &s, r.as_ref(), kv, dims)?;
             if let Some(sparse) = sparse {
                 let m = a.mla.as_mut().expect("latent attention");
                 m.indexer = Some(indexer(cfg, m, sparse, s.layers)?);
@@ -584,13 +624,18 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             a
         }
     };
-    // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).
-    r.interleaved = match c.rotate {
-        Rotate::Half => false,
-        Rotate::PairsByFlag => cfg.flag("rope_interleave", true)?,
-        Rotate::Pairs => true,
+    s.position = match r.as_mut() {
+        Some(r) => {
+            // DeepSeek rotates interleaved pairs (V2 as complex numbers, V3 with rope_interleave).
+            r.interleaved = match c.rotate {
+                Rotate::Half => false,
+                Rotate::PairsByFlag => cfg.flag("rope_interleave", true)?,
+                Rotate::Pairs => true,
+            };
+            Position::Rope(r.clone())
+        }
+        None => Position::None,
     };
-    s.position = Position::Rope(r);
 
     let spans = match c.window_from {
         Some(from) => {
@@ -612,8 +657,17 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
     s.moe = moe;
     s.plan = (0..s.layers as usize)
-        .map(|i| LayerPlan::attention(spans[i], true, sparse[i]))
+        .map(|i| LayerPlan::attention(spans[i], !c.linear, sparse[i]))
         .collect();
+    if c.linear {
+        s.delta = Some(super::delta::kimi_delta(cfg, c.eps)?);
+        let kda = super::delta::kimi_layers(cfg, s.layers)?;
+        for (l, kda) in s.plan.iter_mut().zip(kda) {
+            if kda {
+                l.mixer = Mixer::DeltaNet;
+            }
+        }
+    }
     s.mtp_layers = if c.mtp {
         cfg.count("num_nextn_predict_layers", 0)?
     } else {
@@ -664,7 +718,7 @@ fn latent(
     cfg: &Config,
     c: &Class,
     s: &Spec,
-    r: &Rope,
+    r: Option<&Rope>,
     kv: Option<u64>,
     d: LatentDims,
 ) -> Result<Attention> {
@@ -709,10 +763,14 @@ fn latent(
     // With any RoPE scaling, `mscale_all_dim` enters the score scale squared
     // (transformers' `yarn_apply_mscale`).
     let mut mscale = 1.0;
-    if let Some(p) = match cfg.sub("rope_parameters")? {
-        Some(p) => Some(p),
-        None => cfg.sub("rope_scaling")?,
-    } {
+    let params = match r {
+        None => None,
+        Some(_) => match cfg.sub("rope_parameters")? {
+            Some(p) => Some(p),
+            None => cfg.sub("rope_scaling")?,
+        },
+    };
+    if let (Some(r), Some(p)) = (r, params) {
         let all = p.opt_float("mscale_all_dim")?.unwrap_or(0.0);
         if r.full.scaling != RopeScaling::None && all != 0.0 {
             let f = p.float("factor", 1.0)?;

@@ -28,3 +28,102 @@ pub(crate) fn delta_net(cfg: &Config, eps: f64, store: DeltaStore) -> Result<Del
     }
     Ok(d)
 }
+
+/// Kimi Delta Attention's settings (Kimi Linear): `linear_attn_config`'s `head_dim`, `num_heads`
+/// and `short_conv_kernel_size`, which win over the top-level `linear_head_dim`,
+/// `linear_num_heads` and `linear_conv_kernel_dim` as they do in the class.
+pub(crate) fn kimi_delta(cfg: &Config, eps: f64) -> Result<DeltaNet> {
+    super::mamba2::silu(cfg, "hidden_act")?;
+    let mut dim = cfg.size("linear_head_dim", Some(128))?;
+    let mut heads = cfg.size("linear_num_heads", Some(32))?;
+    let mut kernel = cfg.size("linear_conv_kernel_dim", Some(4))?;
+    if let Some(sub) = cfg.sub("linear_attn_config")? {
+        dim = sub.size("head_dim", Some(dim))?;
+        heads = sub.size("num_heads", Some(heads))?;
+        kernel = sub.size("short_conv_kernel_size", Some(kernel))?;
+    }
+    Ok(DeltaNet {
+        key_heads: heads,
+        value_heads: heads,
+        key_dim: dim,
+        value_dim: dim,
+        conv_kernel: kernel,
+        eps,
+        store: DeltaStore::Kimi,
+    })
+}
+
+/// Which of Kimi Linear's layers run Kimi Delta Attention (true) rather than latent attention:
+/// `layer_types`; else `linear_attn_config`'s `kda_layers` and `full_attn_layers`, numbered from
+/// 1 (a layer in both is a KDA layer, as the class assigns them last); else every layer but
+/// layers 4, 8, 12 … counted from 0. At least one must attend: transformers 5.24 counts
+/// positions from an attention layer's cache, and fails without one.
+pub(crate) fn kimi_layers(cfg: &Config, layers: u64) -> Result<Vec<bool>> {
+    // The types, the config that gave them and the key there.
+    let attending = |types: Vec<bool>, from: &Config, key: &str| {
+        if types.iter().all(|&kda| kda) {
+            return Err(from.err(
+                key,
+                format!("gives no full_attention layer among the {layers}; transformers runs this model only with at least one"),
+            ));
+        }
+        Ok(types)
+    };
+    let expect = "\"linear_attention\" (Kimi Delta Attention) or \"full_attention\"";
+    let listed = cfg.list(
+        "layer_types",
+        layers,
+        |v| match v.as_str()? {
+            "linear_attention" => Some(true),
+            "full_attention" => Some(false),
+            _ => None,
+        },
+        expect,
+    )?;
+    if let Some(types) = listed {
+        return attending(types, cfg, "layer_types");
+    }
+    let default = || {
+        let types = (0..layers).map(|i| i == 0 || i % 4 != 0).collect();
+        attending(types, cfg, "num_hidden_layers")
+    };
+    let Some(sub) = cfg.sub("linear_attn_config")? else {
+        return default();
+    };
+    let number = |v: &serde_json::Value| v.as_u64().filter(|&n| (1..=layers).contains(&n));
+    let within = format!("a layer number from 1 to {layers}");
+    let full = sub.list_any("full_attn_layers", number, &within)?;
+    let kda = sub.list_any("kda_layers", number, &within)?;
+    let (full, kda) = match (full, kda) {
+        (Some(f), Some(k)) => (f, k),
+        (None, None) => return default(),
+        (Some(_), None) | (None, Some(_)) => {
+            let (key, other) = if sub.has("kda_layers") {
+                ("kda_layers", "full_attn_layers")
+            } else {
+                ("full_attn_layers", "kda_layers")
+            };
+            return Err(sub.err(
+                key,
+                format!("is given without {other}; Kimi Linear names its layers by both lists or neither"),
+            ));
+        }
+    };
+    let mut types = vec![None; layers as usize];
+    for n in full {
+        types[n as usize - 1] = Some(false);
+    }
+    for n in kda {
+        types[n as usize - 1] = Some(true);
+    }
+    match types.iter().position(Option::is_none) {
+        Some(missing) => Err(sub.err(
+            "kda_layers",
+            format!(
+                "and full_attn_layers leave layer {} (numbered from 1) in neither list; each layer must be in one",
+                missing + 1
+            ),
+        )),
+        None => attending(types.into_iter().flatten().collect(), &sub, "full_attn_layers"),
+    }
+}

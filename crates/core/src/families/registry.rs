@@ -3325,6 +3325,45 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Kimi Linear: Kimi Delta Attention and latent attention without positions. The class never
+    // reads the RoPE keys (it deletes them), `head_dim` (a legacy of its first code),
+    // `moe_layer_freq`, `use_grouped_topk` (it always groups, trivially with one group) or
+    // `num_nextn_predict_layers` (it builds no MTP module); `mla_use_nope` and the router's
+    // activation restate what it always does.
+    Family {
+        renames: &[
+            ("model_max_length", "max_position_embeddings"),
+            ("moe_renormalize", "norm_topk_prob"),
+            ("num_expert_group", "n_group"),
+            ("num_experts", "n_routed_experts"),
+            ("num_local_experts", "n_routed_experts"),
+            ("num_experts_per_token", "num_experts_per_tok"),
+            ("num_shared_experts", "n_shared_experts"),
+        ],
+        echoes: &[
+            ("mla_use_nope", Echo::OneOf(&["true"])),
+            ("moe_router_activation_func", Echo::OneOf(&["\"sigmoid\""])),
+        ],
+        ..own(
+            "kimi_linear",
+            "Kimi Linear",
+            deepseek::load,
+            None,
+            &[
+                TRAINING,
+                DEEPSEEK_UNREAD,
+                &[
+                    "rope_theta",
+                    "rope_scaling",
+                    "rope_parameters",
+                    "rope_interleave",
+                    "use_grouped_topk",
+                    "num_nextn_predict_layers",
+                    "topk_method",
+                ],
+            ],
+        )
+    },
     // Sarvam-105B: DeepSeek-V3's model. Its class drops `q_head_dim` (derived) and a legacy
     // `head_dim`.
     Family {

@@ -1008,6 +1008,7 @@ impl Builder<'_> {
             m.kv_lora_rank,
         );
         let qk = nope + rope_d;
+        let rope = self.has_rope();
         let mut nodes = Vec::new();
         let (q_role, q_input, q_cols) = match m.q_lora_rank {
             Some(ql) => {
@@ -1088,7 +1089,11 @@ impl Builder<'_> {
             bias: m.bias,
             ..lin(
                 Role::KvA,
-                "Shared rotary key projection",
+                if rope {
+                    "Shared rotary key projection"
+                } else {
+                    "Shared key projection"
+                },
                 "Wkva",
                 "Kₚₑ",
                 x_in,
@@ -1097,12 +1102,26 @@ impl Builder<'_> {
                 kvl + rope_d,
                 Some(format!("{kvl}:{}", kvl + rope_d)),
                 false,
-                format!(
-                    "Project the {rope_d}-dim key part that carries position, shared by all heads"
-                ),
+                if rope {
+                    format!("Project the {rope_d}-dim key part that carries position, shared by all heads")
+                } else {
+                    format!("Project a {rope_d}-dim key part shared by all heads (no position: the model uses none)")
+                },
             )
         }));
-        nodes.push(self.rope_step("Kₚₑ", "Kₚₑ", "Kₚₑᵣ", rope_d, true));
+        // Without RoPE (Kimi Linear) the shared part is a key part like the others.
+        if rope {
+            nodes.push(self.rope_step("Kₚₑ", "Kₚₑ", "Kₚₑᵣ", rope_d, true));
+        } else if let TensorKind::Activation { cached } =
+            &mut self.tensors.last_mut().expect("shared key").kind
+        {
+            *cached = true;
+        }
+        let (k_pe, q_in) = if rope {
+            ("Kₚₑᵣ", "Qᵣ")
+        } else {
+            ("Kₚₑ", "Q")
+        };
 
         let mut head = Vec::new();
         let nv = nope + vd;
@@ -1145,26 +1164,31 @@ impl Builder<'_> {
             stored_q,
             Some(rows(0, qk, "i")),
             false,
-            format!(
-                "Project to this head's {qk}-dim query ({nope} position-free + {rope_d} rotary)"
-            ),
+            if rope {
+                format!("Project to this head's {qk}-dim query ({nope} position-free + {rope_d} rotary)")
+            } else {
+                format!("Project to this head's {qk}-dim query ({nope} for its own key part + {rope_d} for the shared one)")
+            },
         )));
-        let qr = self.act("Qᵣ", self.seq(qk));
-        let rope_text = self.rope_text();
-        let q_rope = self.step(Draft {
-            title: "Q rotary position encoding".into(),
-            op: Op::Rope,
-            category: Category::Attention,
-            inputs: vec![],
-            output: qr,
-            operation: format!("Rotate the last {rope_d} dims of Q by position"),
-            equation: format!("Qᵣ = [Q[:{nope}], RoPE(Q[{nope}:], pos)], {rope_text}"),
-        });
-        let layers = spec.layers_where(|l| l.rope);
-        head.push(self.gate(q_rope, &layers));
-        let kt = self.act("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", [Dim::Seq, n(qk)]);
+        if rope {
+            let qr = self.act("Qᵣ", self.seq(qk));
+            let rope_text = self.rope_text();
+            let q_rope = self.step(Draft {
+                title: "Q rotary position encoding".into(),
+                op: Op::Rope,
+                category: Category::Attention,
+                inputs: vec![],
+                output: qr,
+                operation: format!("Rotate the last {rope_d} dims of Q by position"),
+                equation: format!("Qᵣ = [Q[:{nope}], RoPE(Q[{nope}:], pos)], {rope_text}"),
+            });
+            let layers = spec.layers_where(|l| l.rope);
+            head.push(self.gate(q_rope, &layers));
+        }
+        let keys = format!("[Kₙₒₚₑ; {k_pe}]ᵀ");
+        let kt = self.act(&keys, [Dim::Seq, n(qk)]);
         let s = self.act("S", [Dim::Seq, Dim::Seq]);
-        let mut equation = self.scores_equation("[Kₙₒₚₑ; Kₚₑᵣ]ᵀ", "Qᵣ");
+        let mut equation = self.scores_equation(&keys, q_in);
         if let Some(ix) = &m.indexer {
             equation += &format!(
                 ", kept only at the {} keys the indexer chose (Mᵢₓ)",
@@ -1179,8 +1203,12 @@ impl Builder<'_> {
                 inputs: vec![kt],
                 output: s,
                 operation:
+                    if rope {
                     "Score queries against keys: the head's own key part and the shared rotary part"
-                        .into(),
+                } else {
+                    "Score queries against keys: the head's own key part and the part shared by all heads"
+                }
+                .into(),
                 equation,
             }),
         );

@@ -614,7 +614,7 @@ impl<'s> Builder<'s> {
             } else {
                 children.push(framed(
                     ScopeKind::Mixer,
-                    mixer.title(),
+                    spec.mixer_title(mixer),
                     "Mixer end",
                     set,
                     nodes,

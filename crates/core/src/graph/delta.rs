@@ -1,7 +1,8 @@
 //! Gated DeltaNet as steps: Q, K, V, the output gate z, and β and α per value head from the
 //! input projections; the causal convolution over Q, K and V with its window carried between
 //! tokens; the L2 norms; the gates; the delta-rule update of each head's key × value memory and
-//! its read-out; the per-head RMS norm gated by z; the output projection.
+//! its read-out; the per-head RMS norm gated by z; the output projection. Kimi Delta Attention
+//! the same way, its decay per key channel and its output gate σ of a low-rank projection.
 
 use super::build::{n, Builder, Draft, Linear};
 use super::*;
@@ -42,71 +43,165 @@ impl Builder<'_> {
             (Role::SsmBa, 2 * vh, Some(block))
         };
         let qkv = |at: u64, len: u64| (Role::SsmIn, conv, Some(format!("{at}:{}", at + len)));
-        let [z, beta, alpha, q, k, v] = match s.store {
-            DeltaStore::Grouped => [
-                grouped(2 * dk + r * dv, r * dv),
-                ba(0),
-                ba(r),
-                grouped(0, dk),
-                grouped(dk, dk),
-                grouped(2 * dk, r * dv),
-            ],
-            DeltaStore::Separate => [
-                (Role::SsmZ, values, None),
-                (Role::SsmBeta, vh, None),
-                (Role::SsmAlpha, vh, None),
-                qkv(0, keys),
-                qkv(keys, keys),
-                qkv(2 * keys, values),
+        let alone = |role: Role, rows: u64| (role, rows, None);
+        // (title, weight, output, input, rows, cols, what, placement) of each projection, in
+        // the order drawn: the gates first, Q, K and V last, as the convolution reads them.
+        let parts = match s.store {
+            DeltaStore::Grouped | DeltaStore::Separate => {
+                let [z, beta, alpha, q, k, v] = if s.store == DeltaStore::Grouped {
+                    [
+                        grouped(2 * dk + r * dv, r * dv),
+                        ba(0),
+                        ba(r),
+                        grouped(0, dk),
+                        grouped(dk, dk),
+                        grouped(2 * dk, r * dv),
+                    ]
+                } else {
+                    [
+                        alone(Role::SsmZ, values),
+                        alone(Role::SsmBeta, vh),
+                        alone(Role::SsmAlpha, vh),
+                        qkv(0, keys),
+                        qkv(keys, keys),
+                        qkv(2 * keys, values),
+                    ]
+                };
+                vec![
+                    (
+                        "Output-gate projection",
+                        "W_z",
+                        "Z",
+                        x_in,
+                        values,
+                        d,
+                        "output gate z",
+                        z,
+                    ),
+                    (
+                        "β projection",
+                        "W_β",
+                        "β₀",
+                        x_in,
+                        vh,
+                        d,
+                        "write strength, one per value head",
+                        beta,
+                    ),
+                    (
+                        "α projection",
+                        "W_α",
+                        "α₀",
+                        x_in,
+                        vh,
+                        d,
+                        "decay step, one per value head",
+                        alpha,
+                    ),
+                    ("Query projection", "W_q", "Q", x_in, keys, d, "queries", q),
+                    ("Key projection", "W_k", "K", x_in, keys, d, "keys", k),
+                    ("Value projection", "W_v", "V", x_in, values, d, "values", v),
+                ]
+            }
+            DeltaStore::Kimi => vec![
+                (
+                    "Output-gate down-projection",
+                    "W_ga",
+                    "G₀",
+                    x_in,
+                    dk,
+                    d,
+                    "output gate's low-rank latent",
+                    alone(Role::SsmGA, dk),
+                ),
+                (
+                    "Output-gate up-projection",
+                    "W_gb",
+                    "G",
+                    "G₀",
+                    values,
+                    dk,
+                    "output gate, one per value feature",
+                    alone(Role::SsmGB, values),
+                ),
+                (
+                    "β projection",
+                    "W_β",
+                    "β₀",
+                    x_in,
+                    vh,
+                    d,
+                    "write strength, one per head",
+                    alone(Role::SsmBeta, vh),
+                ),
+                (
+                    "Forget-gate down-projection",
+                    "W_fa",
+                    "F₀",
+                    x_in,
+                    dk,
+                    d,
+                    "forget gate's low-rank latent",
+                    alone(Role::SsmFA, dk),
+                ),
+                (
+                    "Forget-gate up-projection",
+                    "W_fb",
+                    "F",
+                    "F₀",
+                    keys,
+                    dk,
+                    "decay step, one per key channel",
+                    alone(Role::SsmFB, keys),
+                ),
+                (
+                    "Query projection",
+                    "W_q",
+                    "Q",
+                    x_in,
+                    keys,
+                    d,
+                    "queries",
+                    alone(Role::SsmQ, keys),
+                ),
+                (
+                    "Key projection",
+                    "W_k",
+                    "K",
+                    x_in,
+                    keys,
+                    d,
+                    "keys",
+                    alone(Role::SsmK, keys),
+                ),
+                (
+                    "Value projection",
+                    "W_v",
+                    "V",
+                    x_in,
+                    values,
+                    d,
+                    "values",
+                    alone(Role::SsmV, values),
+                ),
             ],
         };
-        // (title, weight, output, rows, what, placement) of each projection, in the order drawn:
-        // z, β₀ and α₀ first, Q, K and V last, as the convolution reads them.
-        let parts = [
-            (
-                "Output-gate projection",
-                "W_z",
-                "Z",
-                values,
-                "output gate z",
-                z,
-            ),
-            (
-                "β projection",
-                "W_β",
-                "β₀",
-                vh,
-                "write strength, one per value head",
-                beta,
-            ),
-            (
-                "α projection",
-                "W_α",
-                "α₀",
-                vh,
-                "decay step, one per value head",
-                alpha,
-            ),
-            ("Query projection", "W_q", "Q", keys, "queries", q),
-            ("Key projection", "W_k", "K", keys, "keys", k),
-            ("Value projection", "W_v", "V", values, "values", v),
-        ];
-        for (title, w, out, rows, what, (role, stored, block)) in parts {
+        for (title, w, out, input, rows, cols, what, (role, stored, block)) in parts {
             nodes.push(self.linear(Linear {
                 role,
                 title: title.into(),
                 w,
                 out,
-                input: x_in,
+                input,
                 rows,
-                cols: d,
+                cols,
                 stored_rows: stored,
                 block,
                 bias: false,
                 component: Component::Mixer,
                 category: cat,
                 cached: false,
-                operation: format!("Project {d} features to the {what} ({rows})"),
+                operation: format!("Project {cols} features to the {what} ({rows})"),
             }));
         }
         let (q0, k0) = (self.latest("Q"), self.latest("K"));
@@ -120,7 +215,23 @@ impl Builder<'_> {
             operation: format!("Q, K and V side by side: {conv} channels for one convolution"),
             equation: "U = [Q | K | V]".into(),
         }));
-        nodes.extend(self.conv_steps(conv, s.conv_kernel, false, "U″", true));
+        nodes.extend(match s.store {
+            DeltaStore::Grouped | DeltaStore::Separate => {
+                self.conv_steps(conv, s.conv_kernel, false, "U″", true)
+            }
+            // A convolution stored for each of Q, K and V: one over their channels side by side.
+            DeltaStore::Kimi => self.conv_steps_split(
+                &[
+                    (Role::SsmConvQ, "W_cq", keys),
+                    (Role::SsmConvK, "W_ck", keys),
+                    (Role::SsmConvV, "W_cv", values),
+                ],
+                s.conv_kernel,
+                false,
+                "U″",
+                true,
+            ),
+        });
         let ua = self.tensors.len() - 1;
         for (name, rows, at, what) in [
             ("q", keys, 0, format!("{kh} query heads × {dk}")),
@@ -173,20 +284,35 @@ impl Builder<'_> {
             equation: "β = σ(β₀)".into(),
         }));
         let comp = Component::Mixer;
-        let pdt = self.param(Role::SsmDtBias, false, vec![vh], comp, true);
-        let wdt = self.weight(pdt, "b_dt", [n(vh), n(1)], None);
-        let pa = self.param(Role::SsmALog, false, vec![vh], comp, true);
+        let (per, gates) = if s.channel_decay() {
+            (keys, "key channel")
+        } else {
+            (vh, "value head")
+        };
+        let pdt = self.param(Role::SsmDtBias, false, vec![per], comp, true);
+        let wdt = self.weight(pdt, "b_dt", [n(per), n(1)], None);
+        let a_shape = if s.channel_decay() {
+            vec![1, 1, vh, 1]
+        } else {
+            vec![vh]
+        };
+        let pa = self.param(Role::SsmALog, false, a_shape, comp, true);
         let alog = self.weight(pa, "A_log", [n(vh), n(1)], None);
-        let a0 = self.latest("α₀");
-        let g = self.act("g", self.seq(vh));
+        let step = if s.channel_decay() { "F" } else { "α₀" };
+        let a0 = self.latest(step);
+        let g = self.act("g", self.seq(per));
         nodes.push(self.step(Draft {
             title: "Decay".into(),
             op: Op::Activation,
             category: cat,
             inputs: vec![a0, wdt, alog],
             output: g,
-            operation: "Each value head's log decay at this position, negative: exp(g) is how much of its memory it keeps".into(),
-            equation: "g = −exp(A_log) · softplus(α₀ + b_dt)".into(),
+            operation: format!("Each {gates}'s log decay at this position, negative: exp(g) is how much of its memory it keeps"),
+            equation: if s.channel_decay() {
+                "gₕ = −exp(A_logₕ) · softplus(Fₕ + b_dt,ₕ), one rate per head, one step per key channel".into()
+            } else {
+                format!("g = −exp(A_log) · softplus({step} + b_dt)")
+            },
         }));
         let v = self.latest("v");
         let state = self.push("S", [n(vh * dk), n(dv)], TensorKind::State);
@@ -199,7 +325,11 @@ impl Builder<'_> {
             inputs: vec![kn, v, beta, g],
             output: state,
             operation: format!("Each of {vh} value heads keeps a {dk} × {dv} memory from key to value: it decays, then moves what it recalls for k toward v by β. One step per token, the same size at any context (value head h reads key head h / {r})"),
-            equation: "Sₕ ← exp(gₕ) Sₕ;  Sₕ ← Sₕ + k̂ₕ ⊗ βₕ (vₕ − Sₕᵀ k̂ₕ), token after token".into(),
+            equation: if s.channel_decay() {
+                "Sₕ ← diag(exp(gₕ)) Sₕ (each key channel's row decayed apart);  Sₕ ← Sₕ + k̂ₕ ⊗ βₕ (vₕ − Sₕᵀ k̂ₕ), token after token".into()
+            } else {
+                "Sₕ ← exp(gₕ) Sₕ;  Sₕ ← Sₕ + k̂ₕ ⊗ βₕ (vₕ − Sₕᵀ k̂ₕ), token after token".into()
+            },
         }));
         let o = self.act("O", self.seq(values));
         nodes.push(self.step(Draft {
@@ -213,7 +343,12 @@ impl Builder<'_> {
             operation: "Read each head's memory with its query".into(),
             equation: "Oₕ = Sₕᵀ q̂ₕ".into(),
         }));
-        let z = self.latest("Z");
+        let (gate, how, eq) = if s.channel_decay() {
+            ("G", "σ(G)", "σ(Gₕ)")
+        } else {
+            ("Z", "SiLU(z)", "SiLU(Zₕ)")
+        };
+        let z = self.latest(gate);
         let pn = self.param(Role::SsmNorm, false, vec![dv], comp, true);
         let gamma = self.weight(pn, "γ_o", [n(dv), n(1)], None);
         let on = self.act("O′", self.seq(values));
@@ -223,8 +358,8 @@ impl Builder<'_> {
             category: cat,
             inputs: vec![gamma, z],
             output: on,
-            operation: format!("RMS-normalize each head's {dv} features (one weight shared by the heads), then gate by SiLU(z)"),
-            equation: format!("O′ₕ = γ_o ⊙ RMS-norm(Oₕ) ⊙ SiLU(Zₕ), ε = {}", s.eps),
+            operation: format!("RMS-normalize each head's {dv} features (one weight shared by the heads), then gate by {how}"),
+            equation: format!("O′ₕ = γ_o ⊙ RMS-norm(Oₕ) ⊙ {eq}, ε = {}", s.eps),
         }));
         nodes.push(self.mixer_out("O′", values, false));
         nodes

@@ -327,14 +327,38 @@ impl Builder<'_> {
         out: &str,
         silu: bool,
     ) -> Vec<Node> {
+        self.conv_steps_split(&[(Role::SsmConv, "W_conv", channels)], k, bias, out, silu)
+    }
+
+    /// `conv_steps` over channels whose weights are stored apart, `(role, name, channels)` in
+    /// the order of U's channels (Kimi's `q_conv1d`, `k_conv1d`, `v_conv1d`).
+    pub(super) fn conv_steps_split(
+        &mut self,
+        parts: &[(Role, &str, u64)],
+        k: u64,
+        bias: bool,
+        out: &str,
+        silu: bool,
+    ) -> Vec<Node> {
         let (comp, cat) = (Component::Mixer, Category::Mixer);
+        let channels: u64 = parts.iter().map(|p| p.2).sum();
         let mut nodes = Vec::new();
         let u = self.tensors.len() - 1;
         let window = self.push("S_conv", [n(channels), n(k - 1)], TensorKind::State);
-        let pw = self.param(Role::SsmConv, false, vec![channels, 1, k], comp, true);
-        let mut inputs = vec![self.weight(pw, "W_conv", [n(channels), n(k)], None), window];
+        let mut inputs = Vec::new();
+        for &(role, name, ch) in parts {
+            let pw = self.param(role, false, vec![ch, 1, k], comp, true);
+            inputs.push(self.weight(pw, name, [n(ch), n(k)], None));
+        }
+        inputs.push(window);
+        let w = if parts.len() == 1 {
+            parts[0].1.to_string()
+        } else {
+            let names: Vec<&str> = parts.iter().map(|p| p.1).collect();
+            format!("[{}]", names.join("; "))
+        };
         let mut eq = format!(
-            "{}ₜ = Σⱼ W_conv[:, j] ⊙ Uₜ₋₍{}₋ⱼ₎",
+            "{}ₜ = Σⱼ {w}[:, j] ⊙ Uₜ₋₍{}₋ⱼ₎",
             if silu { "U′" } else { out },
             k - 1
         );

@@ -133,6 +133,16 @@ fn name_table(g: &Graph) -> String {
         ("ssm_ba", SsmBa),
         ("ssm_beta", SsmBeta),
         ("ssm_alpha", SsmAlpha),
+        ("ssm_q", SsmQ),
+        ("ssm_k", SsmK),
+        ("ssm_v", SsmV),
+        ("ssm_conv_q", SsmConvQ),
+        ("ssm_conv_k", SsmConvK),
+        ("ssm_conv_v", SsmConvV),
+        ("ssm_f_a", SsmFA),
+        ("ssm_f_b", SsmFB),
+        ("ssm_g_a", SsmGA),
+        ("ssm_g_b", SsmGB),
     ];
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
@@ -413,10 +423,25 @@ fn prune(spec: &Spec, body: &str) -> String {
     } else {
         drop.push("short_conv");
     }
-    if spec.delta.is_some() {
-        calls.push(("delta", "gated_delta_net(h, W, b)"));
-    } else {
-        drop.push("gated_delta_net");
+    match spec.delta.map(|d| d.store) {
+        Some(DeltaStore::Grouped | DeltaStore::Separate) => {
+            calls.push(("delta", "gated_delta_net(h, W, b)"));
+            drop.push("kimi_delta_attention");
+        }
+        Some(DeltaStore::Kimi) => {
+            calls.push(("delta", "kimi_delta_attention(h, W, b)"));
+            drop.push("gated_delta_net");
+        }
+        None => drop.extend(["gated_delta_net", "kimi_delta_attention"]),
+    }
+    if spec.attn_variants().iter().any(|a| a.0.mla.is_some())
+        && !matches!(spec.position, Position::Rope(_))
+    {
+        // Kimi Linear's latent attention has no positions.
+        lines.push((
+            "    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]\n    q_rot = apply_rope(q[..., nope:], cos, sin)  # q_rot: [H, T, rope]\n    k_rot = apply_rope(k_rot, cos, sin)  # k_rot: [1, T, rope]\n",
+            "    q_rot = q[..., nope:]  # q_rot: [H, T, rope], scored against the shared key part as it is (no positions)\n",
+        ));
     }
     if spec.ssm.is_none() && spec.s6.is_none() && spec.short_conv.is_none() && spec.delta.is_none()
     {
@@ -873,14 +898,14 @@ def attention(x, W, b, span, use_rope):
     return y  # [T, hidden]
 
 
-def causal_conv(u, W, b, bias):
+def causal_conv(u, W, b, bias, key="ssm_conv"):
     # u: [T, C] -> [T, C]: the depthwise convolution the recurrent mixers start with, each
     # channel over its last K positions, zeros before the first token
-    wc = w(W, "ssm_conv", b)[:, 0, :]  # wc: [C, K], one filter per channel
+    wc = w(W, key, b)[:, 0, :]  # wc: [C, K], one filter per channel
     T, K = u.shape[0], wc.shape[1]
     past = np.concatenate([np.zeros((K - 1, u.shape[1]), np.float32), u])  # [K - 1 + T, C]
     u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, C]
-    return u + w(W, "ssm_conv", b, bias=True) if bias else u  # [T, C]
+    return u + w(W, key, b, bias=True) if bias else u  # [T, C]
 
 
 def mamba2(x, W, b):
@@ -994,6 +1019,33 @@ def gated_delta_net(x, W, b):
     o = o / np.sqrt((o * o).mean(-1, keepdims=True) + S["eps"]) * w(W, "ssm_norm", b)  # [T, VH, DV], RMS per head
     o = o * (z.reshape(T, VH, DV) / (1 + np.exp(-z.reshape(T, VH, DV))))  # [T, VH, DV], gated by SiLU(z)
     return linear(o.reshape(T, VH * DV), w(W, "ssm_out", b))  # [T, hidden]
+
+
+def kimi_delta_attention(x, W, b):
+    # x: [T, hidden] -> [T, hidden]: Kimi Delta Attention, its memory updated token after token
+    # (transformers runs a prompt in chunks of 64, the same products summed in another order)
+    S = CONFIG["delta"]
+    T, H, DK, DV = x.shape[0], S["value_heads"], S["key_dim"], S["value_dim"]
+    silu = lambda t: t / (1 + np.exp(-t))
+    conv = lambda key: silu(causal_conv(linear(x, w(W, "ssm_" + key, b)), W, b, False, "ssm_conv_" + key))  # projected, then convolved
+    l2 = lambda t: t / np.sqrt((t * t).sum(-1, keepdims=True) + 1e-6)  # each head to unit length
+    q = l2(conv("q").reshape(T, H, DK)) / np.sqrt(DK)  # q: [T, H, DK], scaled by 1/sqrt(DK)
+    k = l2(conv("k").reshape(T, H, DK))  # k: [T, H, DK]
+    v = conv("v").reshape(T, H, DV)  # v: [T, H, DV]
+    beta = 1 / (1 + np.exp(-linear(x, w(W, "ssm_beta", b))))  # beta: [T, H], how far each write goes
+    f = linear(linear(x, w(W, "ssm_f_a", b)), w(W, "ssm_f_b", b)) + w(W, "ssm_dt_bias", b)  # f: [T, H DK], through rank DK
+    g = -np.exp(w(W, "ssm_a_log", b).reshape(H, 1)) * np.logaddexp(0, f.reshape(T, H, DK))  # g: [T, H, DK], log decay per key channel
+    s = np.zeros((H, DK, DV), np.float64)  # s: [H, DK, DV], the memory, carried token to token (in float64: rank-one updates summed in float32 drift)
+    o = np.empty((T, H, DV), np.float32)  # o: [T, H, DV]
+    for t in range(T):
+        s = s * np.exp(g[t])[:, :, None]  # [H, DK, DV], each key channel's row decayed apart
+        delta = (v[t] - np.einsum("hkv,hk->hv", s, k[t])) * beta[t][:, None]  # delta: [H, DV], the value minus what k recalls
+        s = s + k[t][:, :, None] * delta[:, None, :]  # s: [H, DK, DV]
+        o[t] = np.einsum("hkv,hk->hv", s, q[t])  # o[t]: [H, DV], read with q
+    o = o / np.sqrt((o * o).mean(-1, keepdims=True) + S["eps"]) * w(W, "ssm_norm", b)  # [T, H, DV], RMS per head
+    gate = linear(linear(x, w(W, "ssm_g_a", b)), w(W, "ssm_g_b", b)).reshape(T, H, DV)  # gate: [T, H, DV], through rank DK
+    o = o / (1 + np.exp(-gate))  # [T, H, DV], gated by sigmoid
+    return linear(o.reshape(T, H * DV), w(W, "ssm_out", b))  # [T, hidden]
 
 
 def mlp(x, W, b):

@@ -88,7 +88,7 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
     }
     seen.into_iter()
         .map(|(plan, layers)| {
-            let mut label = format!("layers {layers}: {}", plan.mixer.describe());
+            let mut label = format!("layers {layers}: {}", spec.mixer_describe(plan.mixer));
             match plan.ffn {
                 crate::spec::Ffn::Moe => label += ", MoE FFN",
                 crate::spec::Ffn::Dense => label += ", dense FFN",

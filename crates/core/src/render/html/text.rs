@@ -369,12 +369,17 @@ fn attention_text(g: &Graph) -> Text {
         (
             format!("{} heads read keys and values from a {}-dim latent; the cache holds {} values per token per layer.", a.heads, m.kv_lora_rank, m.kv_lora_rank + m.qk_rope_head_dim + m.indexer.as_ref().map_or(0, |i| i.head_dim)),
             format!(
-                "Multi-head latent attention compresses the input to a {kvl}-dim KV latent (and {q}), which every head expands to its own {nope}-dim key and {v}-dim value. Position enters through a separate {r}-dim rotary key shared by all heads. Only the latent and the rotary key are cached: {c} values per token per layer instead of {full} for full multi-head attention.",
+                "Multi-head latent attention compresses the input to a {kvl}-dim KV latent (and {q}), which every head expands to its own {nope}-dim key and {v}-dim value. {position} Only the latent and the {shared} key are cached: {c} values per token per layer instead of {full} for full multi-head attention.",
+                position = if matches!(spec.position, Position::Rope(_)) {
+                    format!("Position enters through a separate {}-dim rotary key shared by all heads.", m.qk_rope_head_dim)
+                } else {
+                    format!("A separate {}-dim key part is shared by all heads; it is not rotated: this model's attention has no positional encoding, order comes from its recurrent layers.", m.qk_rope_head_dim)
+                },
+                shared = if matches!(spec.position, Position::Rope(_)) { "rotary" } else { "shared" },
                 kvl = m.kv_lora_rank,
                 q = m.q_lora_rank.map_or("queries directly from the input".to_string(), |q| format!("a {q}-dim query latent")),
                 nope = m.qk_nope_head_dim,
                 v = a.v_head_dim,
-                r = m.qk_rope_head_dim,
                 c = m.kv_lora_rank + m.qk_rope_head_dim,
                 full = 2 * a.heads * a.head_dim,
             ),
@@ -699,6 +704,15 @@ fn delta_text(d: u64, s: crate::spec::DeltaNet) -> Text {
     }
     if s.store == crate::spec::DeltaStore::Grouped {
         sub.push("The checkpoint stores Q, K, V and z as one projection grouped by key head (each key head's q, k, then its value heads' v and z), and β and α as another.".into());
+    }
+    if s.channel_decay() {
+        sub[2] = "Q and K are L2-normalized per head, so a key reads and writes at most its own direction; the decay is per key channel, so a head can keep some directions of its memory and let others fade.".into();
+        sub.push(format!("Both gates come through rank {dk}: the forget gate's step {d} → {dk} → {} and the output gate {d} → {dk} → {}, far fewer weights than full projections.", s.keys(), s.values()));
+        return Text {
+            summary: format!("Kimi Delta Attention: {vh} heads each carry a {dk} × {dv} memory from keys to values, each key channel decaying at its own rate, corrected token by token; no KV cache."),
+            explanation: format!("Projections of the {d} features give Q, K and V ({vh} heads × {dk}), each through a causal convolution over the last {k} positions and SiLU, and β = σ(W_β x) per head. The decay is per key channel: g = −exp(A_log)·softplus(F + b), F a rank-{dk} projection of the input, A_log one rate per head. Each head's memory S decays row by row by exp(g), then moves what it recalls for k toward v by β: S ← S + k ⊗ β(v − Sᵀk). It is read with q; the result is RMS-normed per head, gated by σ of another rank-{dk} projection and projected back to {d}."),
+            subtleties: sub,
+        };
     }
     Text {
         summary: format!("Gated DeltaNet: {vh} heads each carry a {dk} × {dv} memory from keys to values, decayed and corrected token by token; no KV cache."),

@@ -10,8 +10,8 @@ use super::parts::{Kind, Part};
 use crate::fmt::float as fmt_f;
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, Block, DeltaStore, ExpertStorage, HfWrap, NormKind, NormPlace, Position, QkNorm,
-    Qkv, Rope, RopeFreqs, RopeScaling, Scoring, Spec,
+    Act, AttnSpan, Block, DeltaNet, DeltaStore, ExpertStorage, HfWrap, NormKind, NormPlace,
+    Position, QkNorm, Qkv, Rope, RopeFreqs, RopeScaling, Scoring, Spec,
 };
 
 const HEADER: &str =
@@ -1033,7 +1033,7 @@ fn mla(spec: &Spec, n: &Names) -> String {
     def __init__(self, span=("full", 0), use_rope=True${own_param}):
         super().__init__()
         self.span, self.use_rope = span, use_rope
-${q_init}        self.${kva} = nn.Linear(${d}, ${kvl} + ${rd}, bias=${bias})  # latent + one shared rotary key
+${q_init}        self.${kva} = nn.Linear(${d}, ${kvl} + ${rd}, bias=${bias})  # latent + one shared ${shared} key
         self.${kvan} = Norm(${kvl})
         self.${kvb} = nn.Linear(${kvl}, ${h} * (${nope} + ${vd}), bias=False)
         self.${o} = nn.Linear(${h} * ${vd}, ${d}, bias=${o_bias})
@@ -1045,10 +1045,7 @@ ${q_fwd}        q = q.view(B, T, ${h}, ${qk}).transpose(1, 2)  # [B, ${h}, T, ${
         c_kv, k_pe = self.${kva}(x).split([${kvl}, ${rd}], dim=-1)
         kv = self.${kvb}(self.${kvan}(c_kv)).view(B, T, ${h}, ${nope} + ${vd}).transpose(1, 2)
         k_nope, v = kv.split([${nope}, ${vd}], dim=-1)
-        cos, sin = rope
-        q_pe = apply_rope(q_pe, cos, sin)
-        k_pe = apply_rope(k_pe.view(B, 1, T, ${rd}), cos, sin).expand(B, ${h}, T, ${rd})
-        q = torch.cat([q_nope, q_pe], dim=-1)
+${position}        q = torch.cat([q_nope, q_pe], dim=-1)
         k = torch.cat([k_nope, k_pe], dim=-1)
 ${attend}        return self.${o}(out)  # [B, T, ${d}]"#,
             &[
@@ -1066,6 +1063,23 @@ ${attend}        return self.${o}(out)  # [B, T, ${d}]"#,
                 ("vd", vd.to_string()),
                 ("qk", qk.to_string()),
                 ("attend", attend(spec, h, vd, keep)),
+                (
+                    "position",
+                    if matches!(spec.position, Position::Rope(_)) {
+                        format!("        cos, sin = rope\n        q_pe = apply_rope(q_pe, cos, sin)\n        k_pe = apply_rope(k_pe.view(B, 1, T, {rd}), cos, sin).expand(B, {h}, T, {rd})\n")
+                    } else {
+                        format!("        k_pe = k_pe.view(B, 1, T, {rd}).expand(B, {h}, T, {rd})  # no positions: the shared part as it is\n")
+                    },
+                ),
+                (
+                    "shared",
+                    if matches!(spec.position, Position::Rope(_)) {
+                        "rotary"
+                    } else {
+                        "position-free"
+                    }
+                    .into(),
+                ),
                 (
                     "own_param",
                     if own_indexers(spec).is_some() {
@@ -1852,12 +1866,13 @@ fn layer(spec: &Spec, n: &Names) -> String {
         (Some(_), _, _, _) => Some(("mamba2", "Mamba2")),
         (None, Some(_), _, _) => Some(("mamba", "Mamba")),
         (None, None, Some(_), _) => Some(("conv", "ShortConv")),
-        (None, None, None, Some(_)) => Some(("delta", "GatedDeltaNet")),
+        (None, None, None, Some(d)) => Some(("delta", delta_class(d).0)),
         (None, None, None, None) => None,
     };
     if let Some((kind, class)) = recurrent {
         // A hybrid: each layer holds the one mixer it runs.
-        let mamba = n.sublayer(Role::SsmIn);
+        let anchor = spec.delta.map_or(Role::SsmIn, |d| delta_class(&d).1);
+        let mamba = n.sublayer(anchor);
         let made = init.lines().last().unwrap_or_default().trim().to_string();
         init = init.replace(
             &format!("        {made}\n"),
@@ -2044,8 +2059,11 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
             ),
             (M::DeltaNet, _) => add(
                 "delta",
-                n.sublayer(Role::SsmIn),
-                "GatedDeltaNet()".into(),
+                n.sublayer(spec.delta.map_or(Role::SsmIn, |d| delta_class(&d).1)),
+                format!(
+                    "{}()",
+                    spec.delta.map_or("GatedDeltaNet", |d| delta_class(&d).0)
+                ),
                 "self.ATTR(h)".into(),
             ),
             (M::Attention(_), _) => add(
@@ -2141,10 +2159,21 @@ fn short_conv_class(spec: &Spec, n: &Names) -> String {
 }
 
 /// Gated DeltaNet, its memory written as the recurrence, token after token.
+/// A DeltaNet's PyTorch class and the role whose module holds it.
+fn delta_class(s: &DeltaNet) -> (&'static str, Role) {
+    match s.store {
+        DeltaStore::Grouped | DeltaStore::Separate => ("GatedDeltaNet", Role::SsmIn),
+        DeltaStore::Kimi => ("KimiDeltaAttention", Role::SsmQ),
+    }
+}
+
 fn gated_delta_net(spec: &Spec, n: &Names) -> String {
     let Some(s) = spec.delta.as_ref() else {
         unreachable!("only models with a Gated DeltaNet draw one")
     };
+    if s.store == DeltaStore::Kimi {
+        return kimi_delta_attention(spec, s, n);
+    }
     let (kh, vh, dk, dv, r) = (
         s.key_heads,
         s.value_heads,
@@ -2155,6 +2184,7 @@ fn gated_delta_net(spec: &Spec, n: &Names) -> String {
     let d = spec.hidden;
     let (inp, conv) = (n.attr(Role::SsmIn), n.attr(Role::SsmConv));
     let (projections, split) = match s.store {
+        DeltaStore::Kimi => unreachable!("drawn by kimi_delta_attention"),
         DeltaStore::Grouped => {
             let ba = n.attr(Role::SsmBa);
             (
@@ -2231,6 +2261,88 @@ ${split}        u = F.silu(self.${conv}(u.transpose(1, 2))[..., :T].transpose(1,
             ("a_log", n.attr(Role::SsmALog)),
             ("norm", n.attr(Role::SsmNorm)),
             ("out_proj", n.attr(Role::SsmOut)),
+        ],
+    )
+}
+
+/// Kimi Delta Attention: the delta rule with a decay per key channel and a sigmoid output gate.
+fn kimi_delta_attention(spec: &Spec, s: &DeltaNet, n: &Names) -> String {
+    let (h, dk, dv) = (s.value_heads, s.key_dim, s.value_dim);
+    let a = |r: Role| n.attr(r);
+    fill(
+        r#"class KimiDeltaAttention(nn.Module):
+    """Kimi Delta Attention: ${h} heads, each carrying a ${dk} x ${dv} memory from key to value,
+    each key channel of it decaying at its own rate.
+
+    transformers computes a prompt in chunks of 64; the recurrence below is the same sum.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.${q} = nn.Linear(${d}, ${keys}, bias=False)
+        self.${k} = nn.Linear(${d}, ${keys}, bias=False)
+        self.${v} = nn.Linear(${d}, ${values}, bias=False)
+        conv = lambda ch: nn.Conv1d(ch, ch, ${kernel}, groups=ch, padding=${pad}, bias=False)
+        self.${cq}, self.${ck}, self.${cv} = conv(${keys}), conv(${keys}), conv(${values})
+        self.${fa} = nn.Linear(${d}, ${dk}, bias=False)  # the forget gate, through rank ${dk}
+        self.${fb} = nn.Linear(${dk}, ${keys}, bias=False)
+        self.${dt_bias} = nn.Parameter(torch.zeros(${keys}))  # one per key channel
+        self.${a_log} = nn.Parameter(torch.zeros(1, 1, ${h}, 1))  # decay rates per head, A = exp(A_log)
+        self.${b} = nn.Linear(${d}, ${h}, bias=False)
+        self.${ga} = nn.Linear(${d}, ${dk}, bias=False)  # the output gate, through rank ${dk}
+        self.${gb} = nn.Linear(${dk}, ${values}, bias=False)
+        self.${norm} = nn.Module()
+        self.${norm}.weight = nn.Parameter(torch.ones(${dv}))  # shared by the heads
+        self.${out_proj} = nn.Linear(${values}, ${d}, bias=False)
+
+    def forward(self, x):  # [B, T, ${d}]
+        B_, T, _ = x.shape
+        conv = lambda c, u: F.silu(c(u.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${kernel} positions
+        q = conv(self.${cq}, self.${q}(x)).float().view(B_, T, ${h}, ${dk})
+        k = conv(self.${ck}, self.${k}(x)).float().view(B_, T, ${h}, ${dk})
+        v = conv(self.${cv}, self.${v}(x)).float().view(B_, T, ${h}, ${dv})
+        l2 = lambda t: t / torch.sqrt((t * t).sum(-1, keepdim=True) + 1e-6)  # each head to unit length
+        q, k = l2(q) / ${dk} ** 0.5, l2(k)
+        beta = torch.sigmoid(self.${b}(x).float())  # [B, T, ${h}]
+        f = (self.${fb}(self.${fa}(x)).float() + self.${dt_bias}).view(B_, T, ${h}, ${dk})
+        g = -torch.exp(self.${a_log}.float()) * F.softplus(f)  # [B, T, ${h}, ${dk}]: log decay per key channel
+        state = x.new_zeros(B_, ${h}, ${dk}, ${dv}, dtype=torch.float32)
+        outs = []
+        for t in range(T):
+            state = state * torch.exp(g[:, t])[..., None]  # each key channel's row decays apart
+            recall = (state * k[:, t, :, :, None]).sum(-2)  # what each head's memory holds for k
+            state = state + k[:, t, :, :, None] * ((v[:, t] - recall) * beta[:, t, :, None])[..., None, :]
+            outs.append((state * q[:, t, :, :, None]).sum(-2))
+        o = torch.stack(outs, dim=1)  # [B, T, ${h}, ${dv}]
+        o = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + ${eps})  # RMS per head
+        gate = self.${gb}(self.${ga}(x)).float().view(B_, T, ${h}, ${dv})
+        o = (self.${norm}.weight * o * torch.sigmoid(gate)).to(x.dtype)
+        return self.${out_proj}(o.reshape(B_, T, ${values}))"#,
+        &[
+            ("h", h.to_string()),
+            ("dk", dk.to_string()),
+            ("dv", dv.to_string()),
+            ("d", spec.hidden.to_string()),
+            ("kernel", s.conv_kernel.to_string()),
+            ("pad", (s.conv_kernel - 1).to_string()),
+            ("keys", s.keys().to_string()),
+            ("values", s.values().to_string()),
+            ("eps", fmt_f(s.eps)),
+            ("q", a(Role::SsmQ)),
+            ("k", a(Role::SsmK)),
+            ("v", a(Role::SsmV)),
+            ("cq", a(Role::SsmConvQ)),
+            ("ck", a(Role::SsmConvK)),
+            ("cv", a(Role::SsmConvV)),
+            ("fa", a(Role::SsmFA)),
+            ("fb", a(Role::SsmFB)),
+            ("b", a(Role::SsmBeta)),
+            ("ga", a(Role::SsmGA)),
+            ("gb", a(Role::SsmGB)),
+            ("dt_bias", a(Role::SsmDtBias)),
+            ("a_log", a(Role::SsmALog)),
+            ("norm", a(Role::SsmNorm)),
+            ("out_proj", a(Role::SsmOut)),
         ],
     )
 }
