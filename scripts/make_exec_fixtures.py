@@ -14,7 +14,7 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
-from make_toy_fixtures import decodes_as_prompted, randomize, stepwise_logits
+from make_toy_fixtures import decodes_as_prompted, randomize, save_model, stepwise_logits
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "crates/exec/tests/fixtures"
@@ -445,6 +445,17 @@ CONFIGS = {
                               q_lora_rank=12, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4,
                               v_head_dim=6, num_experts=4, num_experts_per_token=2, num_expert_group=2,
                               topk_group=1, first_k_dense_replace=0, moe_intermediate_size=16),
+    # OLMo hybrid: pre-norm Gated DeltaNet layers (q, k, v projected and convolved apart, β up
+    # to 2) around a post-norm attention layer with QK norms, by the class's pattern.
+    "olmo_hybrid": dict(BASE, model_type="olmo_hybrid", num_hidden_layers=4, num_key_value_heads=4,
+                        linear_num_key_heads=2, linear_num_value_heads=2, linear_key_head_dim=8,
+                        linear_value_head_dim=12, linear_conv_kernel_dim=3, eos_token_id=1),
+    # ... by layer_types, β within 1, the class's derived head widths, grouped K/V heads.
+    "olmo_hybrid-types": dict(BASE, model_type="olmo_hybrid", num_hidden_layers=3,
+                              layer_types=["full_attention", "linear_attention", "linear_attention"],
+                              linear_allow_neg_eigval=False, eos_token_id=1),
+    # ... fewer than four layers: the last attends.
+    "olmo_hybrid-short": dict(BASE, model_type="olmo_hybrid", num_hidden_layers=2, eos_token_id=1),
     # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
     # biased projections, and a convolution without a bias.
     "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,
@@ -514,7 +525,7 @@ def make(name, raw):
         logits = model(torch.tensor([IDS])).logits[0]
     d = OUT / name
     d.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(d, safe_serialization=True)
+    save_model(d, model)
     for extra in ("generation_config.json",):
         (d / extra).unlink(missing_ok=True)
     # The config as the project reads it: the input dict, not transformers' full dump.

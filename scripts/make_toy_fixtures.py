@@ -30,6 +30,7 @@ from pathlib import Path
 
 import torch
 import transformers
+from safetensors.torch import load_file, save_file
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -366,7 +367,7 @@ def logits_of(model, ids):
 # when it is fed one token at a time through that state (its other code path).
 RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2",
              "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm2_moe", "lfm3",
-             "kimi_linear"}
+             "kimi_linear", "olmo_hybrid"}
 
 
 def decodes_as_prompted(raw):
@@ -391,9 +392,41 @@ def stepwise_logits(model, ids):
     return torch.stack(rows).float()
 
 
+def conv_cuts(model):
+    """transformers 5.24 loads OLMo hybrid's convolution as the concatenation of a checkpoint's
+    q_conv1d, k_conv1d and v_conv1d, but saves it cut into three equal parts; published
+    checkpoints hold the key, key and value channels. Their sizes, or None for other models."""
+    c = model.config.get_text_config()
+    if c.model_type != "olmo_hybrid":
+        return None
+    keys = c.linear_num_key_heads * c.linear_key_head_dim
+    return [keys, keys, c.linear_num_value_heads * c.linear_value_head_dim]
+
+
+def resplit_convs(state, model):
+    """`state` (as saved) with OLMo hybrid's convolutions cut as published checkpoints cut them."""
+    sizes = conv_cuts(model)
+    if sizes is None:
+        return state
+    for name, t in model.state_dict().items():
+        if name.endswith("linear_attn.conv1d.weight"):
+            base = name[: -len("conv1d.weight")]
+            for part, piece in zip("qkv", t.split(sizes)):
+                state[f"{base}{part}_conv1d.weight"] = piece.contiguous()
+    return state
+
+
+def save_model(d, model):
+    """`save_pretrained`, its convolutions cut as published checkpoints cut them."""
+    model.save_pretrained(d, safe_serialization=True)
+    if conv_cuts(model) is not None:
+        path = d / "model.safetensors"
+        save_file(resplit_convs(load_file(path), model), path, metadata={"format": "pt"})
+
+
 def save(d, raw, model, extra=None):
     d.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(d, safe_serialization=True)
+    save_model(d, model)
     for f in d.iterdir():
         if f.name not in ("model.safetensors",):
             f.unlink()

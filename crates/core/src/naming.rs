@@ -200,17 +200,6 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 format!("blk.{{b}}.{gguf}"),
             );
         }
-        (Layout::KimiLinear, SsmDtBias | SsmALog) => {
-            let (name, gguf) = if role == SsmDtBias {
-                ("dt_bias", "ssm_dt.bias")
-            } else {
-                ("A_log", "ssm_a")
-            };
-            return (
-                format!("model.layers.{{b}}.self_attn.{name}"),
-                format!("blk.{{b}}.{gguf}"),
-            );
-        }
         (Layout::KimiLinear, CorrectionBias) => {
             return (
                 "model.layers.{b}.block_sparse_moe.gate.e_score_correction_bias".into(),
@@ -220,14 +209,15 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         (_, SsmDtBias | SsmALog | SsmD) => {
             // Beside the output projection in the mixer, stored without a suffix.
             let (hf, _) = names(layout, SsmOut, false);
-            let base = hf.strip_suffix("out_proj.weight").unwrap_or(&hf);
+            let module = hf.strip_suffix(".weight").unwrap_or(&hf);
+            let base = module.rsplit_once('.').map_or("", |(m, _)| m);
             let (name, gguf) = match role {
                 SsmDtBias => ("dt_bias", "ssm_dt.bias"),
                 SsmALog => ("A_log", "ssm_a"),
                 SsmD => ("D", "ssm_d"),
                 other => unreachable!("{other:?} is not matched by this arm"),
             };
-            return (format!("{base}{name}"), format!("blk.{{b}}.{gguf}"));
+            return (format!("{base}.{name}"), format!("blk.{{b}}.{gguf}"));
         }
         (Layout::Dbrx, ExpertGate | ExpertUp | ExpertDown) => {
             let (hf, gguf) = match role {
@@ -891,6 +881,39 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.ffn_down_shexp",
             ),
             Router | ExpertGate | ExpertUp | ExpertDown => mixtral(role),
+            other => llama(other),
+        },
+        Layout::OlmoHybrid => match role {
+            AttnNorm => ("model.layers.{b}.attention_layer_norm", "blk.{b}.attn_norm"),
+            // Before the FFN in the DeltaNet layers, after the attention in the others.
+            FfnNorm | PostAttnNorm => (
+                "model.layers.{b}.feedforward_layer_norm",
+                "blk.{b}.ffn_norm",
+            ),
+            PostFfnNorm => (
+                "model.layers.{b}.post_feedforward_layernorm",
+                "blk.{b}.post_ffw_norm",
+            ),
+            SsmQ => ("model.layers.{b}.linear_attn.q_proj", "blk.{b}.ssm_q"),
+            SsmK => ("model.layers.{b}.linear_attn.k_proj", "blk.{b}.ssm_k"),
+            SsmV => ("model.layers.{b}.linear_attn.v_proj", "blk.{b}.ssm_v"),
+            SsmConvQ => (
+                "model.layers.{b}.linear_attn.q_conv1d",
+                "blk.{b}.ssm_conv1d_q",
+            ),
+            SsmConvK => (
+                "model.layers.{b}.linear_attn.k_conv1d",
+                "blk.{b}.ssm_conv1d_k",
+            ),
+            SsmConvV => (
+                "model.layers.{b}.linear_attn.v_conv1d",
+                "blk.{b}.ssm_conv1d_v",
+            ),
+            SsmZ => ("model.layers.{b}.linear_attn.g_proj", "blk.{b}.ssm_gate"),
+            SsmBeta => ("model.layers.{b}.linear_attn.b_proj", "blk.{b}.ssm_beta"),
+            SsmAlpha => ("model.layers.{b}.linear_attn.a_proj", "blk.{b}.ssm_alpha"),
+            SsmNorm => ("model.layers.{b}.linear_attn.o_norm", "blk.{b}.ssm_norm"),
+            SsmOut => ("model.layers.{b}.linear_attn.o_proj", "blk.{b}.ssm_out"),
             other => llama(other),
         },
         Layout::Qwen3Next | Layout::Qwen35 => match role {

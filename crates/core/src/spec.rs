@@ -38,6 +38,9 @@ pub struct Spec {
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
+    /// Where the recurrent layers' norms sit, where it differs from `norm.place` (OLMo hybrid:
+    /// pre-norm DeltaNet layers among post-norm attention layers). Read through `place_at`.
+    pub recurrent_place: Option<NormPlace>,
     pub position: Position,
     /// The LM head reuses the embedding matrix.
     pub tied: bool,
@@ -633,6 +636,9 @@ pub struct DeltaNet {
     pub value_dim: u64,
     pub conv_kernel: u64,
     pub eps: f64,
+    /// β = this · σ(W_β x): 2 lets the update overshoot, a negative eigenvalue of the
+    /// transition (OLMo hybrid's `linear_allow_neg_eigval`); 1 otherwise.
+    pub beta_scale: f64,
     pub store: DeltaStore,
 }
 
@@ -652,13 +658,16 @@ pub enum DeltaStore {
     /// output RMS-normed per head and gated by σ(W_gb W_ga x) (`g_a_proj`, `g_b_proj`). Key and
     /// value heads are the same heads.
     Kimi,
+    /// Gated DeltaNet as OLMo hybrid saves it: `q_proj`, `k_proj`, `v_proj` and a convolution
+    /// for each (`q_conv1d` …), `a_proj` (α), `b_proj` (β) and `g_proj` (the output gate z).
+    Olmo,
 }
 
 impl DeltaNet {
     /// The mixer's name: Kimi's variant has its own.
     pub fn name(&self) -> &'static str {
         match self.store {
-            DeltaStore::Grouped | DeltaStore::Separate => "Gated DeltaNet",
+            DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Olmo => "Gated DeltaNet",
             DeltaStore::Kimi => "Kimi Delta Attention",
         }
     }
@@ -666,6 +675,11 @@ impl DeltaNet {
     /// Each key channel decays on its own (Kimi), rather than each head as one.
     pub fn channel_decay(&self) -> bool {
         self.store == DeltaStore::Kimi
+    }
+
+    /// Q, K and V are projected apart, each with a convolution of its own.
+    pub fn split_qkv(&self) -> bool {
+        matches!(self.store, DeltaStore::Kimi | DeltaStore::Olmo)
     }
 
     /// Every key head's features: the width of Q and of K.
@@ -1204,6 +1218,12 @@ pub enum Layout {
     /// Qwen3-Next's names with the DeltaNet's projections apart: `in_proj_qkv`, `in_proj_z`,
     /// `in_proj_b`, `in_proj_a` (Qwen3.5).
     Qwen35,
+    /// Llama's names for the attention layers (with `q_norm`, `k_norm`), the DeltaNet's under
+    /// `linear_attn.` (`q_proj`, `q_conv1d` …, `a_proj`, `b_proj`, `g_proj`, `o_norm`,
+    /// `o_proj`), and norms as transformers saves them: `attention_layer_norm` before a
+    /// DeltaNet, `feedforward_layer_norm` before its FFN or after an attention,
+    /// `post_feedforward_layernorm` after an attention layer's FFN (OLMo hybrid).
+    OlmoHybrid,
     /// DeepSeek's MLA names; the Kimi Delta Attention under `self_attn.` too (`q_proj`,
     /// `q_conv1d`, `f_a_proj`, `b_proj`, `g_a_proj`, `o_norm`, `o_proj` …); every FFN under
     /// `block_sparse_moe.` (the dense one's `gate_proj`, the experts' `w1`/`w2`/`w3`, the
@@ -1395,6 +1415,14 @@ impl Spec {
 
     pub fn is_moe(&self) -> bool {
         self.moe.is_some() && self.plan.iter().any(|l| l.moe())
+    }
+
+    /// Where layer `b`'s norms sit.
+    pub fn place_at(&self, b: usize) -> NormPlace {
+        match self.recurrent_place {
+            Some(p) if self.plan[b].mixer.recurrent() => p,
+            _ => self.norm.place,
+        }
     }
 
     /// A mixer's name in this model: a DeltaNet's by its variant (Kimi's has its own).

@@ -580,6 +580,36 @@ fn kimi_linear_keys_that_describe_another_model() {
     assert_eq!(e.field, "layer_types", "{e}");
 }
 
+/// OLMo hybrid: one key head per value head (its class feeds them to the delta rule as they
+/// are), and a model of one kind of layer is refused as its class refuses it.
+#[test]
+fn olmo_hybrid_keys_that_describe_another_model() {
+    let base = json!({"model_type": "olmo_hybrid", "hidden_size": 64, "intermediate_size": 96,
+        "num_hidden_layers": 4, "num_attention_heads": 4, "vocab_size": 100});
+    refused_by_name(
+        &base,
+        &[
+            (
+                "linear_num_value_heads",
+                json!(8),
+                "must equal linear_num_key_heads (4)",
+            ),
+            (
+                "layer_types",
+                json!(vec!["full_attention"; 4]),
+                "no linear_attention layer",
+            ),
+            (
+                "layer_types",
+                json!(vec!["linear_attention"; 4]),
+                "no full_attention layer",
+            ),
+            ("num_hidden_layers", json!(1), "no linear_attention layer"),
+            ("hidden_act", json!("gelu"), "SiLU"),
+        ],
+    );
+}
+
 /// Each key set to its value on `base` is refused, naming that key, with `says` in the message.
 fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
     for (key, value, says) in cases {

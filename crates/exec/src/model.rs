@@ -473,7 +473,7 @@ impl Model {
     }
 
     fn layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
-        let place = self.spec.norm.place;
+        let place = self.spec.place_at(b);
         self.keep(Some(b), "block_in", x);
         if self.spec.plan[b].mixer == Mixer::None {
             // The layer is its FFN alone, pre-normed (Nemotron-H's MLP and MoE layers).
@@ -794,6 +794,19 @@ impl Model {
                 self.proj(x, Role::SsmBeta, b, false)?,
                 self.proj(x, Role::SsmAlpha, b, false)?,
             ),
+            DeltaStore::Olmo => (
+                Tensor::cat(
+                    &[
+                        self.proj(x, Role::SsmQ, b, false)?,
+                        self.proj(x, Role::SsmK, b, false)?,
+                        self.proj(x, Role::SsmV, b, false)?,
+                    ],
+                    1,
+                )?,
+                self.proj(x, Role::SsmZ, b, false)?,
+                self.proj(x, Role::SsmBeta, b, false)?,
+                self.proj(x, Role::SsmAlpha, b, false)?,
+            ),
             DeltaStore::Kimi => {
                 let low_rank = |down: Role, up: Role| -> Res<Tensor> {
                     let latent = self.proj(x, down, b, false)?;
@@ -817,14 +830,15 @@ impl Model {
         };
         let state = cache.ssm[b]
             .get_or_insert_with(|| SsmState::delta(s.conv_kernel as usize, conv_dim, vh, dk, dv));
-        let w = match s.store {
-            DeltaStore::Grouped | DeltaStore::Separate => vec(self.w(Role::SsmConv, Some(b))?)?,
+        let w = if s.split_qkv() {
             // One convolution over the three, their weights side by side.
-            DeltaStore::Kimi => [Role::SsmConvQ, Role::SsmConvK, Role::SsmConvV]
+            [Role::SsmConvQ, Role::SsmConvK, Role::SsmConvV]
                 .into_iter()
                 .map(|role| Ok(vec(self.w(role, Some(b))?)?))
                 .collect::<Res<Vec<_>>>()?
-                .concat(),
+                .concat()
+        } else {
+            vec(self.w(Role::SsmConv, Some(b))?)?
         };
         let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, None, conv_dim);
         let conv = Tensor::from_vec(conv, (t, conv_dim), &Device::Cpu)?.silu()?;
@@ -838,7 +852,7 @@ impl Model {
         let q = l2(conv.narrow(1, 0, keys)?)?.affine(1.0 / (dk as f64).sqrt(), 0.0)?;
         let k = l2(conv.narrow(1, keys, keys)?)?;
         let v = conv.narrow(1, 2 * keys, values)?;
-        let beta = sigmoid(&beta)?;
+        let beta = sigmoid(&beta)?.affine(s.beta_scale, 0.0)?;
         // −exp(A_log) · softplus(step + b_dt): per head, or per key channel at its head's rate.
         let a: Tensor = self.w(Role::SsmALog, Some(b))?.exp()?.neg()?;
         let step = softplus(&step.broadcast_add(self.w(Role::SsmDtBias, Some(b))?)?)?;
@@ -878,7 +892,7 @@ impl Model {
         let o = rms(&o, s.eps)?.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
         let gate = gate.reshape((t, vh, dv))?;
         let gate = match s.store {
-            DeltaStore::Grouped | DeltaStore::Separate => gate.silu()?,
+            DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Olmo => gate.silu()?,
             DeltaStore::Kimi => sigmoid(&gate)?,
         };
         let o = (o * gate)?.reshape((t, values))?;

@@ -1,21 +1,65 @@
-//! Gated DeltaNet's settings (Qwen3-Next, Qwen3.5): the `linear_*` keys of their configs, with
-//! the classes' defaults.
+//! Gated DeltaNet's settings (Qwen3-Next, Qwen3.5, OLMo hybrid): the `linear_*` keys of their
+//! configs, with the classes' defaults; Kimi Delta Attention's (Kimi Linear).
 
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{DeltaNet, DeltaStore};
 
-pub(crate) fn delta_net(cfg: &Config, eps: f64, store: DeltaStore) -> Result<DeltaNet> {
+/// A Gated DeltaNet; `heads` and `hidden` are the attention's, from which OLMo hybrid's class
+/// derives its defaults.
+pub(crate) fn delta_net(
+    cfg: &Config,
+    eps: f64,
+    store: DeltaStore,
+    heads: u64,
+    hidden: u64,
+) -> Result<DeltaNet> {
     // The convolution's activation is the MLP's `hidden_act`.
     super::mamba2::silu(cfg, "hidden_act")?;
-    let d = DeltaNet {
-        key_heads: cfg.size("linear_num_key_heads", Some(16))?,
-        value_heads: cfg.size("linear_num_value_heads", Some(32))?,
-        key_dim: cfg.size("linear_key_head_dim", Some(128))?,
-        value_dim: cfg.size("linear_value_head_dim", Some(128))?,
-        conv_kernel: cfg.size("linear_conv_kernel_dim", Some(4))?,
-        eps,
-        store,
+    let d = if store == DeltaStore::Olmo {
+        // Heads as the attention's; keys 3/4 of the width over them, values twice the keys.
+        let key_heads = cfg.size("linear_num_key_heads", Some(heads))?;
+        let key_dim = cfg.size(
+            "linear_key_head_dim",
+            Some((0.75 * hidden as f64 / key_heads as f64) as u64),
+        )?;
+        let d = DeltaNet {
+            key_heads,
+            value_heads: cfg.size("linear_num_value_heads", Some(heads))?,
+            key_dim,
+            value_dim: cfg.size("linear_value_head_dim", Some(2 * key_dim))?,
+            conv_kernel: cfg.size("linear_conv_kernel_dim", Some(4))?,
+            // The output norm is FLA's, at its own ε.
+            eps: 1e-5,
+            beta_scale: if cfg.flag("linear_allow_neg_eigval", true)? {
+                2.0
+            } else {
+                1.0
+            },
+            store,
+        };
+        // The class feeds q and k to the delta rule per value head without repeating them.
+        if d.value_heads != d.key_heads {
+            return Err(cfg.err(
+                "linear_num_value_heads",
+                format!(
+                    "is {}; OLMo hybrid's DeltaNet reads one key head per value head, so it must equal linear_num_key_heads ({})",
+                    d.value_heads, d.key_heads
+                ),
+            ));
+        }
+        d
+    } else {
+        DeltaNet {
+            key_heads: cfg.size("linear_num_key_heads", Some(16))?,
+            value_heads: cfg.size("linear_num_value_heads", Some(32))?,
+            key_dim: cfg.size("linear_key_head_dim", Some(128))?,
+            value_dim: cfg.size("linear_value_head_dim", Some(128))?,
+            conv_kernel: cfg.size("linear_conv_kernel_dim", Some(4))?,
+            eps,
+            beta_scale: 1.0,
+            store,
+        }
     };
     if !d.value_heads.is_multiple_of(d.key_heads) {
         return Err(cfg.err(
@@ -49,6 +93,7 @@ pub(crate) fn kimi_delta(cfg: &Config, eps: f64) -> Result<DeltaNet> {
         value_dim: dim,
         conv_kernel: kernel,
         eps,
+        beta_scale: 1.0,
         store: DeltaStore::Kimi,
     })
 }

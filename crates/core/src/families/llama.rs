@@ -500,6 +500,9 @@ pub struct LlamaLike {
 pub struct Hybrid {
     pub mixer: HybridMixer,
     pub layers: HybridLayers,
+    /// The recurrent layers' norms sit here whatever the attention layers' placement (OLMo
+    /// hybrid's pre-norm DeltaNet layers among post-norm attention layers).
+    pub recurrent_place: Option<NormPlace>,
 }
 
 /// The recurrent mixer of a hybrid's other layers, with the keys of its settings.
@@ -539,6 +542,9 @@ pub enum HybridLayers {
     /// `layer_types` ("linear_attention" or "full_attention"); without it every n-th layer
     /// (i + 1 a multiple of n) attends, n from `full_attention_interval` (default 4) (Qwen3-Next).
     Interval,
+    /// `layer_types`; without it layers 3, 7, 11 … attend, or the last alone in a model of
+    /// fewer than four (OLMo hybrid). Each kind must appear.
+    FourthOrLast,
 }
 
 /// A class's layer types when the config lists none.
@@ -985,19 +991,40 @@ pub fn load(
                     )?
                     .unwrap_or_else(|| vec![true; layers as usize]),
                 HybridLayers::Period(p) => p.layers(cfg, layers)?.iter().map(|a| !a).collect(),
+                HybridLayers::FourthOrLast => {
+                    let listed = delta_types(cfg, layers)?;
+                    let given = listed.is_some();
+                    let types = listed.unwrap_or_else(|| {
+                        let mut t: Vec<bool> = (0..layers).map(|i| i % 4 != 3).collect();
+                        if let Some(last) = t.last_mut() {
+                            *last = *last && layers >= 4;
+                        }
+                        t
+                    });
+                    // The class refuses a model of one kind.
+                    let key = if given {
+                        "layer_types"
+                    } else {
+                        "num_hidden_layers"
+                    };
+                    if types.iter().all(|&recurrent| !recurrent) {
+                        return Err(cfg.err(
+                            key,
+                            "gives no linear_attention layer; OLMo hybrid needs at least one",
+                        ));
+                    }
+                    if types.iter().all(|&recurrent| recurrent) {
+                        return Err(cfg.err(
+                            key,
+                            "gives no full_attention layer; OLMo hybrid needs at least one",
+                        ));
+                    }
+                    types
+                }
                 HybridLayers::Interval => {
                     // Read either way: transformers reads the interval only to fill in the types.
                     let n = cfg.size("full_attention_interval", Some(4))?;
-                    let listed = cfg.list(
-                        "layer_types",
-                        layers,
-                        |v| match v.as_str()? {
-                            "linear_attention" => Some(true),
-                            "full_attention" => Some(false),
-                            _ => None,
-                        },
-                        "\"linear_attention\" (Gated DeltaNet) or \"full_attention\"",
-                    )?;
+                    let listed = delta_types(cfg, layers)?;
                     let key = if listed.is_some() {
                         "layer_types"
                     } else {
@@ -1063,7 +1090,9 @@ pub fn load(
             })
         }
         Some(HybridMixer::DeltaNet(store)) => {
-            delta = Some(super::delta::delta_net(cfg, norm.eps, store)?)
+            delta = Some(super::delta::delta_net(
+                cfg, norm.eps, store, heads, hidden,
+            )?)
         }
         None => {}
     }
@@ -1321,6 +1350,7 @@ pub fn load(
             })
             .collect(),
         norm,
+        recurrent_place: f.hybrid.and_then(|h| h.recurrent_place),
         position: match f.alibi {
             Some(slopes) => Position::Alibi(slopes(heads)),
             None => Position::Rope(r),
@@ -1713,4 +1743,18 @@ fn rope_layers(cfg: &Config, rule: NoRope, layers: u64) -> Result<Vec<bool>> {
     )?;
     let every = cfg.size("no_rope_layer_interval", Some(4))?;
     Ok(listed.unwrap_or_else(|| (0..layers).map(|i| (i + 1) % every != 0).collect()))
+}
+
+/// A DeltaNet hybrid's `layer_types`: true for "linear_attention", false for "full_attention".
+fn delta_types(cfg: &Config, layers: u64) -> Result<Option<Vec<bool>>> {
+    cfg.list(
+        "layer_types",
+        layers,
+        |v| match v.as_str()? {
+            "linear_attention" => Some(true),
+            "full_attention" => Some(false),
+            _ => None,
+        },
+        "\"linear_attention\" (Gated DeltaNet) or \"full_attention\"",
+    )
 }

@@ -286,6 +286,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         short_conv: None,
         delta: None,
         plan: Vec::new(),
+        recurrent_place: None,
         norm: Norm {
             kind: NormKind::Rms,
             eps: 1e-6,

@@ -653,6 +653,42 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // OLMo hybrid: Gated DeltaNet layers (pre-norm, q, k and v projected apart, β up to 2)
+    // among OLMo 3's post-norm full-attention layers with QK norms; layers by `layer_types`, else
+    // every fourth attends. Its class drops `head_dim`, `mlp_bias` and `pretraining_tp`; the
+    // `linear_a_log_*` and `linear_dt_*` keys only initialize.
+    llama(
+        "olmo_hybrid",
+        "OLMo hybrid",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::Full,
+            place: NormPlace::Post,
+            hybrid: Some(Hybrid {
+                mixer: HybridMixer::DeltaNet(DeltaStore::Olmo),
+                layers: HybridLayers::FourthOrLast,
+                recurrent_place: Some(NormPlace::Pre),
+            }),
+            layout: Layout::OlmoHybrid,
+            ..LlamaLike::llama(d(
+                100_352, 3840, 11008, 32, 30, None, None, 65536, 1e-6, 10_000.0, false,
+            ))
+        },
+        None,
+        &[
+            TRAINING,
+            &[
+                "head_dim",
+                "mlp_bias",
+                "pretraining_tp",
+                "linear_a_log_min",
+                "linear_a_log_max",
+                "linear_dt_min",
+                "linear_dt_max",
+                "linear_dt_init_floor",
+            ],
+        ],
+    ),
     // CWM (Code World Model): Llama whose every 4th layer, from the first, attends fully and the
     // others slide (8192); without a RoPE dict the class uses llama3 ×16 from 8192 positions at
     // base 10⁶. Its attention has no biases whatever `attention_bias` says (the class drops it).
@@ -2284,6 +2320,7 @@ pub static FAMILIES: &[Family] = &[
             hybrid: Some(Hybrid {
                 mixer: HybridMixer::Mamba2(SsmKeys::BAMBA),
                 layers: HybridLayers::AttnIndices("attn_layer_indices"),
+                recurrent_place: None,
             }),
             layout: Layout::Bamba,
             ..LlamaLike::llama(d(
@@ -2324,6 +2361,7 @@ pub static FAMILIES: &[Family] = &[
                 hybrid: Some(Hybrid {
                     mixer: HybridMixer::Mamba2(SsmKeys::BAMBA),
                     layers: HybridLayers::Types("layer_types"),
+                    recurrent_place: None,
                 }),
                 no_rope: NoRope::PositionType,
                 fused_gate_up: true,
@@ -2419,6 +2457,7 @@ pub static FAMILIES: &[Family] = &[
                         period: ("attn_layer_period", 8),
                         offset: ("attn_layer_offset", 4),
                     }),
+                    recurrent_place: None,
                 }),
                 no_rope: NoRope::All,
                 qkv_bias: Bias::Never,
@@ -2523,6 +2562,7 @@ pub static FAMILIES: &[Family] = &[
                         indices: None,
                         pattern: Some(TypePattern::Lfm3),
                     },
+                    recurrent_place: None,
                 }),
                 windows: Windows::ConvTypes {
                     window: Some(256),
@@ -3669,6 +3709,7 @@ const fn lfm2_like(indices: Option<&'static str>, hidden: u64, intermediate: u64
                 indices,
                 pattern: None,
             },
+            recurrent_place: None,
         }),
         qk_norm: QkNorm::PerHead,
         qkv_bias: Bias::Never,
@@ -3708,6 +3749,7 @@ const fn qwen3_next_like(store: DeltaStore, layout: Layout, defaults: Defaults) 
         hybrid: Some(Hybrid {
             mixer: HybridMixer::DeltaNet(store),
             layers: HybridLayers::Interval,
+            recurrent_place: None,
         }),
         layout,
         ..LlamaLike::llama(defaults)

@@ -588,6 +588,26 @@ impl<'s> Builder<'s> {
             children.push(self.norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None));
             "Xᵦ′"
         };
+        // Recurrent layers normed before their mixer where the attention layers are not (OLMo
+        // hybrid).
+        let mut rec_in = attn_in;
+        if let Some(p) = spec
+            .recurrent_place
+            .filter(|p| p.before() && !place.before())
+        {
+            debug_assert_eq!(
+                p,
+                NormPlace::Pre,
+                "only pre-norm recurrent layers are drawn"
+            );
+            self.layers = ssm_layers.clone();
+            let title = format!("{sub} {}", self.norm_name());
+            let mut step = self.norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None);
+            only_in(std::slice::from_mut(&mut step), &ssm_layers, spec.layers);
+            children.push(step);
+            self.layers = mixer_layers.clone();
+            rec_in = "Xᵦ′";
+        }
         let variants = spec.attn_variants();
         // Each recurrent mixer over its layers; in a frame of its own beside the attention's,
         // where some layers attend.
@@ -600,12 +620,12 @@ impl<'s> Builder<'s> {
             // A loader that gives layers a recurrent mixer gives the Spec its settings.
             let settings = "a recurrent layer's mixer has its settings in the Spec";
             let nodes = match mixer {
-                Mixer::Mamba2 => self.mamba2(attn_in, spec.ssm.as_ref().expect(settings)),
-                Mixer::Mamba => self.mamba(attn_in, spec.s6.as_ref().expect(settings)),
+                Mixer::Mamba2 => self.mamba2(rec_in, spec.ssm.as_ref().expect(settings)),
+                Mixer::Mamba => self.mamba(rec_in, spec.s6.as_ref().expect(settings)),
                 Mixer::ShortConv => {
-                    self.short_conv(attn_in, spec.short_conv.as_ref().expect(settings))
+                    self.short_conv(rec_in, spec.short_conv.as_ref().expect(settings))
                 }
-                Mixer::DeltaNet => self.delta_net(attn_in, spec.delta.as_ref().expect(settings)),
+                Mixer::DeltaNet => self.delta_net(rec_in, spec.delta.as_ref().expect(settings)),
                 Mixer::Attention(_) | Mixer::None => unreachable!("only recurrent kinds listed"),
             };
             self.layers = self.all_layers();
@@ -660,20 +680,23 @@ impl<'s> Builder<'s> {
             self.attn = spec.attn.clone();
             self.layers = self.all_layers();
         }
+        // Post-norms in the layers placed so (not a hybrid's pre-normed recurrent layers).
+        let post_layers = LayerSet::from_fn(spec.layers, |b| spec.place_at(b as usize).after());
         let y = if !place.after() {
             "Y"
         } else {
             let title = format!("Post-attention {}", self.norm_name());
-            children.push(self.norm_step(
-                &title,
-                Role::PostAttnNorm,
-                "γₐ",
-                "Y",
-                "Y′",
-                d,
-                true,
-                None,
-            ));
+            self.layers = post_layers.clone();
+            let mut step =
+                self.norm_step(&title, Role::PostAttnNorm, "γₐ", "Y", "Y′", d, true, None);
+            if post_layers.len() != mixer_layers.len() {
+                only_in(std::slice::from_mut(&mut step), &post_layers, spec.layers);
+                if let Node::Step(s) = &mut step {
+                    s.equation += "; Y′ = Y in the other layers";
+                }
+            }
+            children.push(step);
+            self.layers = mixer_layers.clone();
             "Y′"
         };
         let (mut inputs, xb_scaled) = (vec![xb], self.residual_scale(Role::ResidScaleAttn, "ρₐ"));
@@ -755,6 +778,21 @@ impl<'s> Builder<'s> {
                 ));
                 "Xᵦ″"
             }
+            (Block::Sequential, NormPlace::Post) if post_layers.len() != spec.layers => {
+                // The pre-normed recurrent layers norm the FFN's input too.
+                let pre = LayerSet::from_fn(spec.layers, |b| !post_layers.contains(b));
+                self.layers = pre.clone();
+                let title = format!("MLP {}", self.norm_name());
+                let mut step =
+                    self.norm_step(&title, Role::FfnNorm, "γ′", "R", "R′", d, true, None);
+                only_in(std::slice::from_mut(&mut step), &pre, spec.layers);
+                if let Node::Step(s) = &mut step {
+                    s.equation += "; R′ = R in the other layers";
+                }
+                children.push(step);
+                self.layers = ffn_layers.clone();
+                "R′"
+            }
             (Block::Sequential, NormPlace::Post) => "R",
             (Block::Sequential, NormPlace::PostResidual) => stream,
             (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich) => {
@@ -826,16 +864,31 @@ impl<'s> Builder<'s> {
         }
         let title = format!("Post-MLP {}", self.norm_name());
         let normed = format!("{out}′");
-        vec![self.norm_step(
+        // Not in a hybrid's pre-normed recurrent layers.
+        let spec = self.spec;
+        let kept = self.layers.clone();
+        let post = LayerSet::from_fn(spec.layers, |b| {
+            kept.contains(b) && spec.place_at(b as usize).after()
+        });
+        self.layers = post.clone();
+        let mut step = self.norm_step(
             &title,
             Role::PostFfnNorm,
             "γₘ",
             out,
             &normed,
-            self.spec.hidden,
+            spec.hidden,
             true,
             None,
-        )]
+        );
+        self.layers = kept.clone();
+        if post.len() != kept.len() {
+            only_in(std::slice::from_mut(&mut step), &post, spec.layers);
+            if let Node::Step(s) = &mut step {
+                s.equation += &format!("; {normed} = {out} in the other layers");
+            }
+        }
+        vec![step]
     }
 
     /// The block's closing step, outside the FFN's frame as the attention residual is outside

@@ -46,63 +46,69 @@ impl Builder<'_> {
         let alone = |role: Role, rows: u64| (role, rows, None);
         // (title, weight, output, input, rows, cols, what, placement) of each projection, in
         // the order drawn: the gates first, Q, K and V last, as the convolution reads them.
+        // Gated DeltaNet's six, wherever they are stored; Kimi's own.
+        let gated = |[z, beta, alpha, q, k, v]: [(Role, u64, Option<String>); 6]| {
+            vec![
+                (
+                    "Output-gate projection",
+                    "W_z",
+                    "Z",
+                    x_in,
+                    values,
+                    d,
+                    "output gate z",
+                    z,
+                ),
+                (
+                    "β projection",
+                    "W_β",
+                    "β₀",
+                    x_in,
+                    vh,
+                    d,
+                    "write strength, one per value head",
+                    beta,
+                ),
+                (
+                    "α projection",
+                    "W_α",
+                    "α₀",
+                    x_in,
+                    vh,
+                    d,
+                    "decay step, one per value head",
+                    alpha,
+                ),
+                ("Query projection", "W_q", "Q", x_in, keys, d, "queries", q),
+                ("Key projection", "W_k", "K", x_in, keys, d, "keys", k),
+                ("Value projection", "W_v", "V", x_in, values, d, "values", v),
+            ]
+        };
         let parts = match s.store {
-            DeltaStore::Grouped | DeltaStore::Separate => {
-                let [z, beta, alpha, q, k, v] = if s.store == DeltaStore::Grouped {
-                    [
-                        grouped(2 * dk + r * dv, r * dv),
-                        ba(0),
-                        ba(r),
-                        grouped(0, dk),
-                        grouped(dk, dk),
-                        grouped(2 * dk, r * dv),
-                    ]
-                } else {
-                    [
-                        alone(Role::SsmZ, values),
-                        alone(Role::SsmBeta, vh),
-                        alone(Role::SsmAlpha, vh),
-                        qkv(0, keys),
-                        qkv(keys, keys),
-                        qkv(2 * keys, values),
-                    ]
-                };
-                vec![
-                    (
-                        "Output-gate projection",
-                        "W_z",
-                        "Z",
-                        x_in,
-                        values,
-                        d,
-                        "output gate z",
-                        z,
-                    ),
-                    (
-                        "β projection",
-                        "W_β",
-                        "β₀",
-                        x_in,
-                        vh,
-                        d,
-                        "write strength, one per value head",
-                        beta,
-                    ),
-                    (
-                        "α projection",
-                        "W_α",
-                        "α₀",
-                        x_in,
-                        vh,
-                        d,
-                        "decay step, one per value head",
-                        alpha,
-                    ),
-                    ("Query projection", "W_q", "Q", x_in, keys, d, "queries", q),
-                    ("Key projection", "W_k", "K", x_in, keys, d, "keys", k),
-                    ("Value projection", "W_v", "V", x_in, values, d, "values", v),
-                ]
-            }
+            DeltaStore::Grouped => gated([
+                grouped(2 * dk + r * dv, r * dv),
+                ba(0),
+                ba(r),
+                grouped(0, dk),
+                grouped(dk, dk),
+                grouped(2 * dk, r * dv),
+            ]),
+            DeltaStore::Separate => gated([
+                alone(Role::SsmZ, values),
+                alone(Role::SsmBeta, vh),
+                alone(Role::SsmAlpha, vh),
+                qkv(0, keys),
+                qkv(keys, keys),
+                qkv(2 * keys, values),
+            ]),
+            DeltaStore::Olmo => gated([
+                alone(Role::SsmZ, values),
+                alone(Role::SsmBeta, vh),
+                alone(Role::SsmAlpha, vh),
+                alone(Role::SsmQ, keys),
+                alone(Role::SsmK, keys),
+                alone(Role::SsmV, values),
+            ]),
             DeltaStore::Kimi => vec![
                 (
                     "Output-gate down-projection",
@@ -215,12 +221,11 @@ impl Builder<'_> {
             operation: format!("Q, K and V side by side: {conv} channels for one convolution"),
             equation: "U = [Q | K | V]".into(),
         }));
-        nodes.extend(match s.store {
-            DeltaStore::Grouped | DeltaStore::Separate => {
-                self.conv_steps(conv, s.conv_kernel, false, "U″", true)
-            }
+        nodes.extend(if !s.split_qkv() {
+            self.conv_steps(conv, s.conv_kernel, false, "U″", true)
+        } else {
             // A convolution stored for each of Q, K and V: one over their channels side by side.
-            DeltaStore::Kimi => self.conv_steps_split(
+            self.conv_steps_split(
                 &[
                     (Role::SsmConvQ, "W_cq", keys),
                     (Role::SsmConvK, "W_ck", keys),
@@ -230,7 +235,7 @@ impl Builder<'_> {
                 false,
                 "U″",
                 true,
-            ),
+            )
         });
         let ua = self.tensors.len() - 1;
         for (name, rows, at, what) in [
@@ -279,9 +284,16 @@ impl Builder<'_> {
             category: cat,
             inputs: vec![b0],
             output: beta,
-            operation:
-                "How far each value head's memory moves toward the new value, in (0, 1)".into(),
-            equation: "β = σ(β₀)".into(),
+            operation: if s.beta_scale == 1.0 {
+                "How far each value head's memory moves toward the new value, in (0, 1)".into()
+            } else {
+                format!("How far each value head's memory moves toward the new value, in (0, {}): past it, the old value is overshot", s.beta_scale)
+            },
+            equation: if s.beta_scale == 1.0 {
+                "β = σ(β₀)".into()
+            } else {
+                format!("β = {} · σ(β₀)", s.beta_scale)
+            },
         }));
         let comp = Component::Mixer;
         let (per, gates) = if s.channel_decay() {

@@ -18,6 +18,15 @@ fn py(b: bool) -> &'static str {
     }
 }
 
+fn place_name(p: NormPlace) -> &'static str {
+    match p {
+        NormPlace::Pre => "pre",
+        NormPlace::Post => "post",
+        NormPlace::Sandwich => "sandwich",
+        NormPlace::PostResidual => "post_residual",
+    }
+}
+
 /// One Python tuple per layer, `((mixer, window), rope, ffn)`: the PLAN list that both the
 /// NumPy file and the PyTorch module iterate.
 pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
@@ -181,7 +190,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
         "norm": match spec.norm.kind { NormKind::Rms | NormKind::PlainRms => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
-        "unit_offset": spec.norm.unit_offset, "place": match spec.norm.place { NormPlace::Pre => "pre", NormPlace::Post => "post", NormPlace::Sandwich => "sandwich", NormPlace::PostResidual => "post_residual" },
+        "unit_offset": spec.norm.unit_offset, "place": place_name(spec.norm.place),
         "rope": matches!(spec.position, Position::Rope(_)), "interleaved": interleaved,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
         "tied": spec.tied, "final_softcap": spec.final_softcap, "head_bias": spec.head_bias,
@@ -220,11 +229,13 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(c) => json!({"kernel": c.kernel, "bias": c.bias}),
         None => json!(null),
     };
+    config["recurrent_place"] = json!(spec.recurrent_place.map(place_name));
     config["delta"] = match &spec.delta {
         Some(d) => json!({
             "key_heads": d.key_heads, "value_heads": d.value_heads, "key_dim": d.key_dim,
             "value_dim": d.value_dim, "conv_kernel": d.conv_kernel, "eps": d.eps,
-            "grouped": d.store == DeltaStore::Grouped,
+            "store": match d.store { DeltaStore::Grouped => "grouped", DeltaStore::Separate => "separate", DeltaStore::Olmo => "olmo", DeltaStore::Kimi => "kimi" },
+            "beta_scale": d.beta_scale,
         }),
         None => json!(null),
     };
@@ -423,8 +434,14 @@ fn prune(spec: &Spec, body: &str) -> String {
     } else {
         drop.push("short_conv");
     }
+    if spec.recurrent_place.is_some() {
+        lines.push((
+            "        before = C[\"place\"] in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n        after = C[\"place\"] in (\"post\", \"sandwich\")  # and after it, before the add\n",
+            "        place = C[\"place\"] if span[0] in (\"full\", \"sliding\", \"chunked\") else C[\"recurrent_place\"]  # the recurrent layers' own\n        before = place in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n        after = place in (\"post\", \"sandwich\")  # and after it, before the add\n",
+        ));
+    }
     match spec.delta.map(|d| d.store) {
-        Some(DeltaStore::Grouped | DeltaStore::Separate) => {
+        Some(DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Olmo) => {
             calls.push(("delta", "gated_delta_net(h, W, b)"));
             drop.push("kimi_delta_attention");
         }
@@ -898,14 +915,15 @@ def attention(x, W, b, span, use_rope):
     return y  # [T, hidden]
 
 
-def causal_conv(u, W, b, bias, key="ssm_conv"):
+def causal_conv(u, W, b, bias, keys=("ssm_conv",)):
     # u: [T, C] -> [T, C]: the depthwise convolution the recurrent mixers start with, each
-    # channel over its last K positions, zeros before the first token
-    wc = w(W, key, b)[:, 0, :]  # wc: [C, K], one filter per channel
+    # channel over its last K positions, zeros before the first token (its filters stored in
+    # one tensor, or in several side by side)
+    wc = np.concatenate([w(W, key, b) for key in keys])[:, 0, :]  # wc: [C, K], one filter per channel
     T, K = u.shape[0], wc.shape[1]
     past = np.concatenate([np.zeros((K - 1, u.shape[1]), np.float32), u])  # [K - 1 + T, C]
     u = sum(past[j:j + T] * wc[:, j] for j in range(K))  # u: [T, C]
-    return u + w(W, key, b, bias=True) if bias else u  # [T, C]
+    return u + w(W, keys[0], b, bias=True) if bias else u  # [T, C]
 
 
 def mamba2(x, W, b):
@@ -986,7 +1004,8 @@ def gated_delta_net(x, W, b):
     S = CONFIG["delta"]
     T, KH, VH, DK, DV = x.shape[0], S["key_heads"], S["value_heads"], S["key_dim"], S["value_dim"]
     R = VH // KH  # value heads per key head
-    if S["grouped"]:
+    conv_keys = ("ssm_conv",)  # one convolution over q | k | v
+    if S["store"] == "grouped":
         # per key head: its q, its k, its value heads' v, their z; and their beta, then their alpha
         p = linear(x, w(W, "ssm_in", b)).reshape(T, KH, 2 * DK + 2 * R * DV)  # p: [T, KH, 2 DK + 2 R DV]
         q, k = p[:, :, :DK].reshape(T, -1), p[:, :, DK:2 * DK].reshape(T, -1)  # q, k: [T, KH DK]
@@ -996,16 +1015,21 @@ def gated_delta_net(x, W, b):
         beta, alpha = ba[:, :, :R].reshape(T, VH), ba[:, :, R:].reshape(T, VH)  # [T, VH] each
         u = np.concatenate([q, k, v], -1)  # u: [T, 2 KH DK + VH DV]
     else:
-        u = linear(x, w(W, "ssm_in", b))  # u: [T, 2 KH DK + VH DV], q | k | v
+        if S["store"] == "olmo":
+            # q, k and v projected apart, and their convolutions stored apart
+            u = np.concatenate([linear(x, w(W, "ssm_" + key, b)) for key in "qkv"], -1)  # u: [T, 2 KH DK + VH DV]
+            conv_keys = ("ssm_conv_q", "ssm_conv_k", "ssm_conv_v")
+        else:
+            u = linear(x, w(W, "ssm_in", b))  # u: [T, 2 KH DK + VH DV], q | k | v
         z = linear(x, w(W, "ssm_z", b))  # z: [T, VH DV]
         beta, alpha = linear(x, w(W, "ssm_beta", b)), linear(x, w(W, "ssm_alpha", b))  # [T, VH] each
-    u = causal_conv(u, W, b, False)  # u: [T, CH]
+    u = causal_conv(u, W, b, False, conv_keys)  # u: [T, CH]
     u = u / (1 + np.exp(-u))  # u: [T, CH], SiLU
     l2 = lambda t: t / np.sqrt((t * t).sum(-1, keepdims=True) + 1e-6)  # each head to unit length
     q = l2(u[:, :KH * DK].reshape(T, KH, DK)) / np.sqrt(DK)  # q: [T, KH, DK], scaled by 1/sqrt(DK)
     k = l2(u[:, KH * DK:2 * KH * DK].reshape(T, KH, DK))  # k: [T, KH, DK]
     v = u[:, 2 * KH * DK:].reshape(T, VH, DV)  # v: [T, VH, DV]
-    beta = 1 / (1 + np.exp(-beta))  # beta: [T, VH], how far each write goes
+    beta = S["beta_scale"] / (1 + np.exp(-beta))  # beta: [T, VH], how far each write goes (past 1 it overshoots)
     g = -np.exp(w(W, "ssm_a_log", b)) * np.logaddexp(0, alpha + w(W, "ssm_dt_bias", b))  # g: [T, VH], log decay
     kh = np.arange(VH) // R  # kh: [VH], the key head each value head reads
     s = np.zeros((VH, DK, DV), np.float64)  # s: [VH, DK, DV], the memory, carried token to token (in float64: rank-one updates summed in float32 drift)
@@ -1027,7 +1051,7 @@ def kimi_delta_attention(x, W, b):
     S = CONFIG["delta"]
     T, H, DK, DV = x.shape[0], S["value_heads"], S["key_dim"], S["value_dim"]
     silu = lambda t: t / (1 + np.exp(-t))
-    conv = lambda key: silu(causal_conv(linear(x, w(W, "ssm_" + key, b)), W, b, False, "ssm_conv_" + key))  # projected, then convolved
+    conv = lambda key: silu(causal_conv(linear(x, w(W, "ssm_" + key, b)), W, b, False, ("ssm_conv_" + key,)))  # projected, then convolved
     l2 = lambda t: t / np.sqrt((t * t).sum(-1, keepdims=True) + 1e-6)  # each head to unit length
     q = l2(conv("q").reshape(T, H, DK)) / np.sqrt(DK)  # q: [T, H, DK], scaled by 1/sqrt(DK)
     k = l2(conv("k").reshape(T, H, DK))  # k: [T, H, DK]

@@ -138,6 +138,18 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 NormPlace::Sandwich => "Sandwich norms: each sublayer is normalized both before and after, and only then added to the stream.",
             };
             let mut sub = vec![place.to_string()];
+            if let Some(p) = spec.recurrent_place.filter(|&p| p != spec.norm.place) {
+                let rec = spec.layers_where(|l| l.mixer.recurrent());
+                sub.push(format!(
+                    "That is the attention layers' placement; the recurrent layers ({rec}) norm {}.",
+                    match p {
+                        NormPlace::Pre => "before each sublayer instead (pre-norm)",
+                        NormPlace::Post => "each sublayer's output instead (post-norm)",
+                        NormPlace::Sandwich => "before and after each sublayer instead",
+                        NormPlace::PostResidual => "the stream after each add instead",
+                    }
+                ));
+            }
             if spec.norm.unit_offset {
                 sub.push("The stored weight is an offset: it is applied as (1 + w), so a zero-initialized weight means identity.".into());
             }
@@ -702,6 +714,9 @@ fn delta_text(d: u64, s: crate::spec::DeltaNet) -> Text {
     if vh != kh {
         sub.push(format!("Each of the {kh} query and key heads serves {} value heads, as grouped-query attention shares K and V, the other way round.", vh / kh));
     }
+    if s.beta_scale != 1.0 {
+        sub.push(format!("β = {} · σ(·), in (0, {}): past 1 a write overshoots the new value, which lets the transition have negative eigenvalues (state tracking that a β below 1 cannot do).", s.beta_scale, s.beta_scale));
+    }
     if s.store == crate::spec::DeltaStore::Grouped {
         sub.push("The checkpoint stores Q, K, V and z as one projection grouped by key head (each key head's q, k, then its value heads' v and z), and β and α as another.".into());
     }
@@ -714,9 +729,14 @@ fn delta_text(d: u64, s: crate::spec::DeltaNet) -> Text {
             subtleties: sub,
         };
     }
+    let beta = if s.beta_scale == 1.0 {
+        "σ(β₀)".to_string()
+    } else {
+        format!("{} · σ(β₀)", s.beta_scale)
+    };
     Text {
         summary: format!("Gated DeltaNet: {vh} heads each carry a {dk} × {dv} memory from keys to values, decayed and corrected token by token; no KV cache."),
-        explanation: format!("Projections of the {d} features give Q and K ({kh} heads × {dk}), V and the gate z ({vh} heads × {dv}), and β and α per value head. A causal convolution over the last {k} positions and SiLU prepare Q, K and V. Each head's memory S decays by exp(g), g = −exp(A_log)·softplus(α + b), then moves what it recalls for k toward v by β = σ(β₀): S ← S + k ⊗ β(v − Sᵀk). It is read with q; the result is RMS-normed per head, gated by SiLU(z) and projected back to {d}."),
+        explanation: format!("Projections of the {d} features give Q and K ({kh} heads × {dk}), V and the gate z ({vh} heads × {dv}), and β and α per value head. A causal convolution over the last {k} positions and SiLU prepare Q, K and V. Each head's memory S decays by exp(g), g = −exp(A_log)·softplus(α + b), then moves what it recalls for k toward v by β = {beta}: S ← S + k ⊗ β(v − Sᵀk). It is read with q; the result is RMS-normed per head, gated by SiLU(z) and projected back to {d}."),
         subtleties: sub,
     }
 }

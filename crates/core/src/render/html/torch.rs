@@ -1828,6 +1828,9 @@ fn layer(spec: &Spec, n: &Names) -> String {
     {
         return single_layer(spec, n);
     }
+    if spec.recurrent_place.is_some() {
+        return split_place_layer(spec, n);
+    }
     let place = spec.norm.place;
     let d = spec.hidden;
     let attn = attn_sublayer(spec, n);
@@ -2021,7 +2024,69 @@ ${body}"#,
     )
 }
 
-/// How the page describes the embedding: the model's own lines for it.
+/// A hybrid whose recurrent layers norm before each sublayer and whose attention layers norm
+/// after (OLMo hybrid): each layer holds the norms of its kind.
+fn split_place_layer(spec: &Spec, n: &Names) -> String {
+    debug_assert!(
+        spec.norm.place == NormPlace::Post
+            && spec.recurrent_place == Some(NormPlace::Pre)
+            && spec.block == Block::Sequential,
+        "the one split placement loaders give"
+    );
+    let Some(delta) = spec.delta else {
+        unreachable!("only DeltaNet hybrids place their norms apart")
+    };
+    let (class, anchor) = delta_class(&delta);
+    let p = |r: Role| n.path(r);
+    let (ffn, make_ffn) = if spec.is_moe() {
+        (
+            n.sublayer(Role::Router),
+            "MoE() if ffn == \"moe\" else MLP()",
+        )
+    } else {
+        (n.sublayer(Role::Down), "MLP()")
+    };
+    fill(
+        r#"# Per layer: (mixer and its span, RoPE on, FFN kind).
+PLAN = ${plan}
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, span, use_rope, ffn):
+        super().__init__()
+        self.span = span
+        if span[0] == "delta":  # normed before each sublayer
+            self.${mixer} = ${class}()
+            self.${pre_attn} = Norm(${d})
+            self.${pre_ffn} = Norm(${d})
+        else:  # normed after each sublayer
+            self.${attn} = Attention(span, use_rope)
+            self.${post_attn} = Norm(${d})
+            self.${post_ffn} = Norm(${d})
+        self.${ffn} = ${make_ffn}
+
+    def forward(self, x, rope):  # [B, T, ${d}]
+        if self.span[0] == "delta":
+            x = x + self.${mixer}(self.${pre_attn}(x))
+            return x + self.${ffn}(self.${pre_ffn}(x))
+        x = x + self.${post_attn}(self.${attn}(x, rope))
+        return x + self.${post_ffn}(self.${ffn}(x))"#,
+        &[
+            ("plan", plan_list(spec)),
+            ("mixer", n.sublayer(anchor)),
+            ("class", class.into()),
+            ("attn", attn_sublayer(spec, n)),
+            ("pre_attn", p(Role::AttnNorm)),
+            ("pre_ffn", p(Role::FfnNorm)),
+            ("post_attn", p(Role::PostAttnNorm)),
+            ("post_ffn", p(Role::PostFfnNorm)),
+            ("ffn", ffn),
+            ("make_ffn", make_ffn.into()),
+            ("d", spec.hidden.to_string()),
+        ],
+    )
+}
+
 /// A layer of one sublayer, pre-normed and added to the stream (Mamba2's mixer alone;
 /// Nemotron-H's Mamba2, attention, MLP or experts): it holds the one it runs.
 fn single_layer(spec: &Spec, n: &Names) -> String {
@@ -2158,15 +2223,16 @@ fn short_conv_class(spec: &Spec, n: &Names) -> String {
     )
 }
 
-/// Gated DeltaNet, its memory written as the recurrence, token after token.
 /// A DeltaNet's PyTorch class and the role whose module holds it.
 fn delta_class(s: &DeltaNet) -> (&'static str, Role) {
     match s.store {
         DeltaStore::Grouped | DeltaStore::Separate => ("GatedDeltaNet", Role::SsmIn),
+        DeltaStore::Olmo => ("GatedDeltaNet", Role::SsmQ),
         DeltaStore::Kimi => ("KimiDeltaAttention", Role::SsmQ),
     }
 }
 
+/// Gated DeltaNet, its memory written as the recurrence, token after token.
 fn gated_delta_net(spec: &Spec, n: &Names) -> String {
     let Some(s) = spec.delta.as_ref() else {
         unreachable!("only models with a Gated DeltaNet draw one")
@@ -2203,6 +2269,47 @@ fn gated_delta_net(spec: &Spec, n: &Names) -> String {
                 format!("        u = self.{inp}(x)\n        z = self.{z}(x).view(B_, T, {vh}, {dv})\n        beta, alpha = self.{b}(x), self.{a}(x)\n"),
             )
         }
+        DeltaStore::Olmo => {
+            let a = |r: Role| n.attr(r);
+            let (q, k, v, z, b, al) = (
+                a(Role::SsmQ),
+                a(Role::SsmK),
+                a(Role::SsmV),
+                a(Role::SsmZ),
+                a(Role::SsmBeta),
+                a(Role::SsmAlpha),
+            );
+            (
+                format!("        self.{q} = nn.Linear({d}, {keys}, bias=False)\n        self.{k} = nn.Linear({d}, {keys}, bias=False)\n        self.{v} = nn.Linear({d}, {values}, bias=False)\n        self.{z} = nn.Linear({d}, {values}, bias=False)  # the output gate\n        self.{b} = nn.Linear({d}, {vh}, bias=False)\n        self.{al} = nn.Linear({d}, {vh}, bias=False)\n", keys = s.keys(), values = s.values()),
+                format!("        u = torch.cat([self.{q}(x), self.{k}(x), self.{v}(x)], dim=-1)\n        z = self.{z}(x).view(B_, T, {vh}, {dv})\n        beta, alpha = self.{b}(x), self.{al}(x)\n"),
+            )
+        }
+    };
+    // One convolution over Q, K and V, or one stored for each (their channels side by side).
+    let k = s.conv_kernel;
+    let (conv_init, convolve) = if s.split_qkv() {
+        let (cq, ck, cv) = (
+            n.attr(Role::SsmConvQ),
+            n.attr(Role::SsmConvK),
+            n.attr(Role::SsmConvV),
+        );
+        (
+            format!("        conv = lambda ch: nn.Conv1d(ch, ch, {k}, groups=ch, padding={}, bias=False)\n        self.{cq}, self.{ck}, self.{cv} = conv({keys}), conv({keys}), conv({values})\n", k - 1, keys = s.keys(), values = s.values()),
+            format!("        w = torch.cat([self.{cq}.weight, self.{ck}.weight, self.{cv}.weight])  # one convolution over the three\n        u = F.silu(F.conv1d(u.transpose(1, 2), w, padding={}, groups={ch})[..., :T].transpose(1, 2))  # causal: the last {k} positions\n", k - 1, ch = s.conv_dim()),
+        )
+    } else {
+        (
+            format!("        self.{conv} = nn.Conv1d({ch}, {ch}, {k}, groups={ch}, padding={}, bias=False)\n", k - 1, ch = s.conv_dim()),
+            format!("        u = F.silu(self.{conv}(u.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last {k} positions\n"),
+        )
+    };
+    let beta = if s.beta_scale == 1.0 {
+        "torch.sigmoid(beta.float())".to_string()
+    } else {
+        format!(
+            "{} * torch.sigmoid(beta.float())  # past 1, the update overshoots",
+            s.beta_scale
+        )
     };
     fill(
         r#"class GatedDeltaNet(nn.Module):
@@ -2213,8 +2320,7 @@ fn gated_delta_net(spec: &Spec, n: &Names) -> String {
 
     def __init__(self):
         super().__init__()
-${projections}        self.${conv} = nn.Conv1d(${ch}, ${ch}, ${k}, groups=${ch}, padding=${pad}, bias=False)
-        self.${dt_bias} = nn.Parameter(torch.ones(${vh}))
+${projections}${conv_init}        self.${dt_bias} = nn.Parameter(torch.ones(${vh}))
         self.${a_log} = nn.Parameter(torch.zeros(${vh}))  # decay rates, A = exp(A_log)
         self.${norm} = nn.Module()
         self.${norm}.weight = nn.Parameter(torch.ones(${dv}))  # shared by the heads
@@ -2222,13 +2328,12 @@ ${projections}        self.${conv} = nn.Conv1d(${ch}, ${ch}, ${k}, groups=${ch},
 
     def forward(self, x):  # [B, T, ${d}]
         B_, T, _ = x.shape
-${split}        u = F.silu(self.${conv}(u.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${k} positions
-        q, k, v = u.float().split([${keys}, ${keys}, ${values}], dim=-1)
+${split}${convolve}        q, k, v = u.float().split([${keys}, ${keys}, ${values}], dim=-1)
         l2 = lambda t: t * torch.rsqrt((t * t).sum(-1, keepdim=True) + 1e-6)  # each head to unit length
         q = l2(q.view(B_, T, ${kh}, ${dk})).repeat_interleave(${r}, dim=2) / ${dk} ** 0.5  # each value head its key head's
         k = l2(k.view(B_, T, ${kh}, ${dk})).repeat_interleave(${r}, dim=2)
         v = v.view(B_, T, ${vh}, ${dv})
-        beta = torch.sigmoid(beta.float())  # [B, T, ${vh}]
+        beta = ${beta}  # [B, T, ${vh}]
         g = -torch.exp(self.${a_log}.float()) * F.softplus(alpha.float() + self.${dt_bias})  # log decay
         state = x.new_zeros(B_, ${vh}, ${dk}, ${dv}, dtype=torch.float32)
         outs = []
@@ -2248,15 +2353,14 @@ ${split}        u = F.silu(self.${conv}(u.transpose(1, 2))[..., :T].transpose(1,
             ("dv", dv.to_string()),
             ("r", r.to_string()),
             ("d", d.to_string()),
-            ("k", s.conv_kernel.to_string()),
-            ("pad", (s.conv_kernel - 1).to_string()),
-            ("ch", s.conv_dim().to_string()),
             ("keys", s.keys().to_string()),
             ("values", s.values().to_string()),
             ("eps", fmt_f(s.eps)),
             ("projections", projections),
             ("split", split),
-            ("conv", conv),
+            ("conv_init", conv_init),
+            ("convolve", convolve),
+            ("beta", beta),
             ("dt_bias", n.attr(Role::SsmDtBias)),
             ("a_log", n.attr(Role::SsmALog)),
             ("norm", n.attr(Role::SsmNorm)),
