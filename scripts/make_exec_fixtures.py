@@ -456,6 +456,19 @@ CONFIGS = {
                               linear_allow_neg_eigval=False, eos_token_id=1),
     # ... fewer than four layers: the last attends.
     "olmo_hybrid-short": dict(BASE, model_type="olmo_hybrid", num_hidden_layers=2, eos_token_id=1),
+    # Falcon-H1: attention and Mamba2 side by side in every layer (the scan gated, not normed),
+    # every μP multiplier set: on the embedding, the head, the keys, each mixer's input and
+    # output, the projection's five parts and the MLP's gate and output.
+    "falcon_h1": dict(BASE, model_type="falcon_h1", mamba_d_ssm=64, mamba_n_heads=8, mamba_d_state=6,
+                      mamba_n_groups=2, mamba_d_conv=3, mamba_chunk_size=5, embedding_multiplier=1.5,
+                      lm_head_multiplier=0.75, key_multiplier=0.5, attention_in_multiplier=0.8,
+                      attention_out_multiplier=1.2, ssm_in_multiplier=1.3, ssm_out_multiplier=0.7,
+                      ssm_multipliers=[1.1, 0.9, 0.8, 1.2, 0.6], mlp_multipliers=[0.9, 1.4]),
+    # ... the width from expand, the scan RMS-normed before its gate, biased projections.
+    "falcon_h1-normed": dict(BASE, model_type="falcon_h1", mamba_d_ssm=None, mamba_expand=2, mamba_n_heads=4,
+                             mamba_d_state=8, mamba_n_groups=1, mamba_chunk_size=4, mamba_rms_norm=True,
+                             mamba_proj_bias=True, projectors_bias=True, attention_bias=True, mlp_bias=True,
+                             head_dim=16),
     # Mamba2: 8 heads of 8 in 2 groups, a state of 6, chunks of 5 so the prompt crosses chunks;
     # biased projections, and a convolution without a bias.
     "mamba2": dict(model_type="mamba2", hidden_size=32, num_hidden_layers=2, vocab_size=97, num_heads=8,

@@ -198,6 +198,9 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Attention(AttnSpan::Full) => "full",
             Mixer::Attention(AttnSpan::Sliding(_)) => "sliding-window",
             Mixer::Attention(AttnSpan::Chunked(_)) => "chunked",
+            Mixer::Parallel(AttnSpan::Full) => "full, beside Mamba2",
+            Mixer::Parallel(AttnSpan::Sliding(_)) => "sliding-window, beside Mamba2",
+            Mixer::Parallel(AttnSpan::Chunked(_)) => "chunked, beside Mamba2",
             Mixer::Mamba2 => "none (Mamba2)",
             Mixer::Mamba => "none (Mamba)",
             Mixer::ShortConv => "none (short convolution)",
@@ -463,6 +466,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         .iter()
         .map(|l| match l.mixer {
             Mixer::Attention(_) => "attention",
+            Mixer::Parallel(_) => "attention beside Mamba2",
             Mixer::Mamba2 => "Mamba2",
             Mixer::Mamba => "Mamba",
             Mixer::ShortConv => "short convolution",

@@ -883,6 +883,20 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             Router | ExpertGate | ExpertUp | ExpertDown => mixtral(role),
             other => llama(other),
         },
+        Layout::FalconH1 => match role {
+            FfnNorm => ("model.layers.{b}.pre_ff_layernorm", "blk.{b}.ffn_norm"),
+            Gate => (
+                "model.layers.{b}.feed_forward.gate_proj",
+                "blk.{b}.ffn_gate",
+            ),
+            Up => ("model.layers.{b}.feed_forward.up_proj", "blk.{b}.ffn_up"),
+            Down => (
+                "model.layers.{b}.feed_forward.down_proj",
+                "blk.{b}.ffn_down",
+            ),
+            FinalNorm => ("model.final_layernorm", "output_norm"),
+            other => llama(other),
+        },
         Layout::OlmoHybrid => match role {
             AttnNorm => ("model.layers.{b}.attention_layer_norm", "blk.{b}.attn_norm"),
             // Before the FFN in the DeltaNet layers, after the attention in the others.

@@ -38,6 +38,9 @@ pub struct Spec {
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
+    /// Falcon-H1's μP multipliers, on the sublayers its `Mixer::Parallel` layers run side by
+    /// side and on its MLP.
+    pub mup: Option<Mup>,
     /// Where the recurrent layers' norms sit, where it differs from `norm.place` (OLMo hybrid:
     /// pre-norm DeltaNet layers among post-norm attention layers). Read through `place_at`.
     pub recurrent_place: Option<NormPlace>,
@@ -511,6 +514,9 @@ pub enum Mixer {
     /// Gated DeltaNet (`Spec::delta`, Qwen3-Next, Qwen3.5): a key × value memory per head,
     /// decayed by a gate and corrected toward each new value by the delta rule.
     DeltaNet,
+    /// Attention (of this span) and Mamba2 (`Spec::ssm`) side by side on the same normed input,
+    /// their outputs summed (Falcon-H1; its multipliers in `Spec::mup`).
+    Parallel(AttnSpan),
     /// None: the layer is its FFN alone (Nemotron-H's MLP and MoE layers).
     None,
 }
@@ -525,12 +531,21 @@ impl Mixer {
     ];
 
     pub fn recurrent(self) -> bool {
-        Mixer::RECURRENT.contains(&self)
+        self.recurrent_kind().is_some()
+    }
+
+    /// The recurrent mixer this layer runs, if any (Mamba2 in a parallel layer).
+    pub fn recurrent_kind(self) -> Option<Mixer> {
+        match self {
+            Mixer::Parallel(_) => Some(Mixer::Mamba2),
+            m if Mixer::RECURRENT.contains(&m) => Some(m),
+            _ => None,
+        }
     }
 
     pub fn span_of(self) -> Option<AttnSpan> {
         match self {
-            Mixer::Attention(s) => Some(s),
+            Mixer::Attention(s) | Mixer::Parallel(s) => Some(s),
             Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv | Mixer::DeltaNet | Mixer::None => None,
         }
     }
@@ -543,6 +558,7 @@ impl Mixer {
             Mixer::Mamba => "Mamba mixer",
             Mixer::ShortConv => "Short convolution",
             Mixer::DeltaNet => "Gated DeltaNet",
+            Mixer::Parallel(_) => "Attention and Mamba2",
             Mixer::None => "No mixer",
         }
     }
@@ -554,9 +570,23 @@ impl Mixer {
             Mixer::Mamba => "Mamba".into(),
             Mixer::ShortConv => "short convolution".into(),
             Mixer::DeltaNet => "Gated DeltaNet".into(),
+            Mixer::Parallel(s) => format!("{} attention beside Mamba2", s.describe()),
             Mixer::None => "no mixer".into(),
         }
     }
+}
+
+/// Falcon-H1's μP multipliers: the attention reads the normed input × `attn_in` and its output
+/// is scaled by `attn_out`; Mamba2 the same with `ssm_in` and `ssm_out`; the MLP's gate
+/// projection is scaled by `mlp_gate` before its activation, its output by `mlp_down`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Mup {
+    pub attn_in: f64,
+    pub attn_out: f64,
+    pub ssm_in: f64,
+    pub ssm_out: f64,
+    pub mlp_gate: f64,
+    pub mlp_down: f64,
 }
 
 /// A layer's feed-forward sublayer.
@@ -590,6 +620,28 @@ pub struct Ssm {
     pub eps: f64,
     /// Δ is kept at least this (Nemotron-H's `time_step_min`; 0 for none).
     pub dt_floor: f64,
+    /// How the scan's output meets the gate z.
+    pub gate: SsmGate,
+    /// The input projection's parts z, x, B, C and Δ are multiplied by these (Falcon-H1's μP
+    /// `ssm_multipliers`); all 1 otherwise.
+    pub part_mults: [f64; 5],
+}
+
+/// How Mamba2's scan output y meets its gate z.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SsmGate {
+    /// RMS-normed per group after gating: norm(y ⊙ SiLU(z)) (Mamba2).
+    NormAfter,
+    /// RMS-normed per group, then gated: norm(y) ⊙ SiLU(z) (Falcon-H1's `mamba_norm_before_gate`).
+    NormBefore,
+    /// Gated, no norm: y ⊙ SiLU(z) (Falcon-H1 without `mamba_rms_norm`).
+    Plain,
+}
+
+impl SsmGate {
+    pub fn normed(self) -> bool {
+        self != SsmGate::Plain
+    }
 }
 
 /// Mamba's selective scan (S6). One projection gives x and the gate z (`inner` each); a causal
@@ -1224,6 +1276,9 @@ pub enum Layout {
     /// DeltaNet, `feedforward_layer_norm` before its FFN or after an attention,
     /// `post_feedforward_layernorm` after an attention layer's FFN (OLMo hybrid).
     OlmoHybrid,
+    /// Llama's attention names, Mamba2's under `mamba.` as Bamba's, the MLP as `feed_forward.`,
+    /// its norm `pre_ff_layernorm`, and `model.final_layernorm` (Falcon-H1).
+    FalconH1,
     /// DeepSeek's MLA names; the Kimi Delta Attention under `self_attn.` too (`q_proj`,
     /// `q_conv1d`, `f_a_proj`, `b_proj`, `g_a_proj`, `o_norm`, `o_proj` …); every FFN under
     /// `block_sparse_moe.` (the dense one's `gate_proj`, the experts' `w1`/`w2`/`w3`, the

@@ -610,6 +610,30 @@ fn olmo_hybrid_keys_that_describe_another_model() {
     );
 }
 
+/// Falcon-H1: its lists of multipliers have their lengths, the mixer's two projection-bias flags
+/// agree, Mamba2's width splits into its heads, and Δ's clamp is the one both of transformers'
+/// paths apply.
+#[test]
+fn falcon_h1_keys_that_describe_another_model() {
+    let base = json!({"model_type": "falcon_h1", "hidden_size": 64, "intermediate_size": 96,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "vocab_size": 100, "mamba_d_ssm": 128, "mamba_n_heads": 8, "mamba_d_state": 16});
+    refused_by_name(
+        &base,
+        &[
+            ("ssm_multipliers", json!([1.0, 1.0, 1.0]), "it must have 5"),
+            ("mlp_multipliers", json!([1.0]), "it must have 2"),
+            ("projectors_bias", json!(true), "mamba_proj_bias is false"),
+            ("mamba_n_heads", json!(5), "must equal mamba_d_ssm (128)"),
+            (
+                "time_step_limit",
+                json!([0.001, 100.0]),
+                "must be [0.0, Infinity]",
+            ),
+        ],
+    );
+}
+
 /// Each key set to its value on `base` is refused, naming that key, with `says` in the message.
 fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
     for (key, value, says) in cases {

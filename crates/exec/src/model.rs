@@ -12,7 +12,7 @@ use anatomy_checkpoint::Format;
 use anatomy_core::naming::{instantiate, names, Role};
 use anatomy_core::spec::{
     Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Indexer, Mixer, Moa, Norm, NormKind,
-    NormPlace, Position, QkNorm, Qkv, Scoring, Spec,
+    NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
 };
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
@@ -505,6 +505,13 @@ impl Model {
             Mixer::Mamba => self.mamba(&h, b, cache)?,
             Mixer::ShortConv => self.short_conv(&h, b, cache)?,
             Mixer::DeltaNet => self.delta_net(&h, b, cache)?,
+            Mixer::Parallel(_) => {
+                // Both read the normed input, each scaled, and their scaled outputs are summed.
+                let m = self.spec.mup.expect("a parallel layer has its multipliers");
+                let a = self.attention(&h.affine(m.attn_in, 0.0)?, b, cache)?;
+                let s = self.mamba2(&h.affine(m.ssm_in, 0.0)?, b, cache)?;
+                (a.affine(m.attn_out, 0.0)? + s.affine(m.ssm_out, 0.0)?)?
+            }
             Mixer::None => unreachable!("returned above"),
         };
         if place.after() {
@@ -572,7 +579,19 @@ impl Model {
         let s = self.spec.ssm.as_ref().expect("a Mamba2 layer has its Ssm");
         let (t, inner, conv_dim) = (x.dim(0)?, s.inner() as usize, s.conv_dim() as usize);
         let (heads, n, groups) = (s.heads as usize, s.state as usize, s.groups as usize);
-        let p = self.proj(x, Role::SsmIn, b, s.bias)?;
+        let mut p = self.proj(x, Role::SsmIn, b, s.bias)?;
+        if s.part_mults != [1.0; 5] {
+            // Falcon-H1's μP multipliers, one per part: z, x, B, C, Δ.
+            let gn = groups * n;
+            let widths = [inner, inner, gn, gn, heads];
+            let scale: Vec<f32> = widths
+                .iter()
+                .zip(s.part_mults)
+                .flat_map(|(&w, m)| std::iter::repeat_n(m as f32, w))
+                .collect();
+            let len = scale.len();
+            p = p.broadcast_mul(&Tensor::from_vec(scale, len, &Device::Cpu)?)?;
+        }
         let z = p.narrow(1, 0, inner)?;
         let u = p.narrow(1, inner, conv_dim)?.contiguous()?;
         let dt = p.narrow(1, inner + conv_dim, heads)?;
@@ -639,10 +658,17 @@ impl Model {
         }
         let y = Tensor::from_vec(y, (t, inner), &Device::Cpu)?;
         self.keep(Some(b), "ssm_scan", &y);
-        // RMS-normed per group after the gate, then scaled by the norm's weight.
-        let g = (y * z.silu()?)?;
-        let g = rms(&g.reshape((t, groups, inner / groups))?, s.eps)?.reshape((t, inner))?;
-        let g = g.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
+        // RMS-normed per group, scaled by the norm's weight, and gated: the gate first (Mamba2),
+        // after, or alone.
+        let normed = |y: &Tensor| -> Res<Tensor> {
+            let y = rms(&y.reshape((t, groups, inner / groups))?, s.eps)?.reshape((t, inner))?;
+            Ok(y.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?)
+        };
+        let g = match s.gate {
+            SsmGate::NormAfter => normed(&(y * z.silu()?)?)?,
+            SsmGate::NormBefore => (normed(&y)? * z.silu()?)?,
+            SsmGate::Plain => (y * z.silu()?)?,
+        };
         self.keep(Some(b), "ssm_norm", &g);
         self.proj(&g, Role::SsmOut, b, s.bias)
     }
@@ -1578,6 +1604,11 @@ impl Model {
                     self.proj(x, Role::Up, b, bias)?,
                 )
             };
+            // Falcon-H1 scales the gate before its activation.
+            let g = match spec.mup {
+                Some(m) if m.mlp_gate != 1.0 => g.affine(m.mlp_gate, 0.0)?,
+                _ => g,
+            };
             self.keep(Some(b), "gate", &g);
             self.keep(Some(b), "up", &u);
             self.act_mul(&g, &u)?
@@ -1590,7 +1621,11 @@ impl Model {
         } else {
             hidden
         };
-        self.proj(&hidden, Role::Down, b, bias)
+        let down = self.proj(&hidden, Role::Down, b, bias)?;
+        match spec.mup {
+            Some(m) if m.mlp_down != 1.0 => Ok(down.affine(m.mlp_down, 0.0)?),
+            _ => Ok(down),
+        }
     }
 
     fn moe(&self, x: &Tensor, b: usize) -> Res<Tensor> {

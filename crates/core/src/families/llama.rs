@@ -1351,6 +1351,7 @@ pub fn load(
             .collect(),
         norm,
         recurrent_place: f.hybrid.and_then(|h| h.recurrent_place),
+        mup: None,
         position: match f.alibi {
             Some(slopes) => Position::Alibi(slopes(heads)),
             None => Position::Rope(r),

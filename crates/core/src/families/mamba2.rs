@@ -97,6 +97,9 @@ pub struct SsmKeys {
     /// A key that restates expand × hidden (Mamba2 conversions' `intermediate_size`); `None`
     /// where the key is the MLP's.
     pub restated_inner: Option<&'static str>,
+    /// A key that gives the inner width itself, with its default; null leaves it to `expand`
+    /// (Falcon-H1's `mamba_d_ssm`).
+    pub d_ssm: Option<(&'static str, u64)>,
 }
 
 impl SsmKeys {
@@ -112,6 +115,7 @@ impl SsmKeys {
         conv_bias: ("use_conv_bias", true),
         bias: ("use_bias", false),
         restated_inner: Some("intermediate_size"),
+        d_ssm: None,
     };
 
     /// Bamba's `mamba_*` keys (IBM's hybrids).
@@ -127,6 +131,7 @@ impl SsmKeys {
         restated_inner: None,
         dt_floor: Some(("time_step_min", 0.001)),
         act: "mamba_hidden_act",
+        d_ssm: None,
     };
 
     pub const BAMBA: SsmKeys = SsmKeys {
@@ -141,6 +146,14 @@ impl SsmKeys {
         conv_bias: ("mamba_conv_bias", true),
         bias: ("mamba_proj_bias", false),
         restated_inner: None,
+        d_ssm: None,
+    };
+    /// Falcon-H1's: Bamba's, with the inner width given by `mamba_d_ssm` (null: expand ×
+    /// hidden) and smaller defaults.
+    pub const FALCON_H1: SsmKeys = SsmKeys {
+        d_ssm: Some(("mamba_d_ssm", 1024)),
+        groups: ("mamba_n_groups", 1),
+        ..SsmKeys::BAMBA
     };
 }
 
@@ -151,8 +164,16 @@ pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64, k: &SsmKeys) -> Result<Ss
         .expand
         .map(|(key, d)| cfg.size(key, Some(d)).map(|e| (key, e)))
         .transpose()?;
-    // The inner width where `expand` sets it, and a head's width derived from it.
-    let inner = expand.map(|(_, e)| hidden.checked_mul(e));
+    // The inner width where `d_ssm` or `expand` sets it, and a head's width derived from it.
+    let d_ssm = match k.d_ssm {
+        Some((key, _)) if cfg.present(key) => cfg.opt_size(key)?.map(|i| (key, i)),
+        Some((key, default)) => Some((key, default)),
+        None => None,
+    };
+    let inner = match d_ssm {
+        Some((_, i)) => Some(Some(i)),
+        None => expand.map(|(_, e)| hidden.checked_mul(e)),
+    };
     let derived = inner.flatten().map(|i| i / heads).unwrap_or(0);
     let head_dim = match (cfg.get(k.head_dim.0), k.head_dim.1) {
         // "auto", or absent where the class derives it.
@@ -160,7 +181,14 @@ pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64, k: &SsmKeys) -> Result<Ss
         (None, None) => derived,
         (_, default) => cfg.size(k.head_dim.0, default)?,
     };
-    if let (Some((key, e)), Some(inner)) = (expand, inner) {
+    if let Some((key, i)) = d_ssm {
+        if Some(i) != heads.checked_mul(head_dim) {
+            return Err(cfg.err(
+                k.heads.0,
+                format!("is {heads}, with {} {head_dim}; heads × head dim must equal {key} ({i}), the width the mixer's projections share", k.head_dim.0),
+            ));
+        }
+    } else if let (Some((key, e)), Some(inner)) = (expand, inner) {
         if inner != heads.checked_mul(head_dim) {
             return Err(cfg.err(
                 k.heads.0,
@@ -227,5 +255,7 @@ pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64, k: &SsmKeys) -> Result<Ss
             }
             None => 0.0,
         },
+        gate: SsmGate::NormAfter,
+        part_mults: [1.0; 5],
     })
 }

@@ -9,6 +9,7 @@ mod deepseek;
 mod delta;
 mod echo;
 mod falcon;
+mod falcon_h1;
 mod gemma;
 mod gpt2;
 mod gpt_oss;
@@ -287,6 +288,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         delta: None,
         plan: Vec::new(),
         recurrent_place: None,
+        mup: None,
         norm: Norm {
             kind: NormKind::Rms,
             eps: 1e-6,

@@ -13,8 +13,8 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    dbrx, deepseek, falcon, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba, mamba2, modernbert,
-    nemotron_h,
+    dbrx, deepseek, falcon, falcon_h1, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba, mamba2,
+    modernbert, nemotron_h,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3365,6 +3365,16 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Falcon-H1: attention and Mamba2 side by side in every layer, μP multipliers throughout.
+    // `num_logits_to_keep` only trims generation's logits, `mamba_chunk_size` only groups the
+    // prompt's scan.
+    own(
+        "falcon_h1",
+        "Falcon-H1",
+        falcon_h1::load,
+        None,
+        &[TRAINING, &["num_logits_to_keep", "mamba_chunk_size"]],
+    ),
     // Kimi Linear: Kimi Delta Attention and latent attention without positions. The class never
     // reads the RoPE keys (it deletes them), `head_dim` (a legacy of its first code),
     // `moe_layer_freq`, `use_grouped_topk` (it always groups, trivially with one group) or

@@ -608,11 +608,37 @@ impl<'s> Builder<'s> {
             self.layers = mixer_layers.clone();
             rec_in = "Xᵦ′";
         }
+        // Attention and Mamba2 side by side (Falcon-H1): each reads the normed input scaled by
+        // its multiplier, and their outputs, scaled, are summed.
+        let mut attn_in = attn_in;
+        if let Some(m) = spec.mup {
+            for (factor, name, what, input) in [
+                (m.ssm_in, "Xₛ", "Mamba2", &mut rec_in),
+                (m.attn_in, "Xₐ", "Attention", &mut attn_in),
+            ] {
+                if factor != 1.0 {
+                    let x = self.act(name, self.seq(d));
+                    children.push(self.step(Draft {
+                        title: format!("{what} input scale"),
+                        op: Op::Scale,
+                        category: Category::Mixer,
+                        inputs: vec![],
+                        output: x,
+                        operation: format!(
+                            "Scale the normed input the {} reads (μP)",
+                            what.to_lowercase()
+                        ),
+                        equation: format!("{name} = {} · {}", crate::fmt::float(factor), *input),
+                    }));
+                    *input = name;
+                }
+            }
+        }
         let variants = spec.attn_variants();
         // Each recurrent mixer over its layers; in a frame of its own beside the attention's,
         // where some layers attend.
         for mixer in Mixer::RECURRENT {
-            let set = spec.layers_where(|l| l.mixer == mixer);
+            let set = spec.layers_where(|l| l.mixer.recurrent_kind() == Some(mixer));
             if set.is_empty() {
                 continue;
             }
@@ -626,8 +652,14 @@ impl<'s> Builder<'s> {
                     self.short_conv(rec_in, spec.short_conv.as_ref().expect(settings))
                 }
                 Mixer::DeltaNet => self.delta_net(rec_in, spec.delta.as_ref().expect(settings)),
-                Mixer::Attention(_) | Mixer::None => unreachable!("only recurrent kinds listed"),
+                Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None => {
+                    unreachable!("only recurrent kinds listed")
+                }
             };
+            let mut nodes = nodes;
+            if spec.mup.is_some() {
+                self.rename_output(&mut nodes, "Yₛ");
+            }
             self.layers = self.all_layers();
             if variants.is_empty() && set == ssm_layers {
                 children.extend(nodes);
@@ -662,7 +694,10 @@ impl<'s> Builder<'s> {
             for (a, set) in variants {
                 self.attn = a.clone();
                 self.layers = set.clone();
-                let nodes = self.attention_any(attn_in);
+                let mut nodes = self.attention_any(attn_in);
+                if spec.mup.is_some() {
+                    self.rename_output(&mut nodes, "Yₐ");
+                }
                 let what = match spec.plan[set.first().unwrap_or(0) as usize].span() {
                     _ if !by_span => format!("Attention, {} query heads", a.heads),
                     Some(AttnSpan::Sliding(_)) => "Sliding-window attention".into(),
@@ -679,6 +714,23 @@ impl<'s> Builder<'s> {
             }
             self.attn = spec.attn.clone();
             self.layers = self.all_layers();
+        }
+        if let Some(m) = spec.mup {
+            let (ya, ys) = (self.latest("Yₐ"), self.latest("Yₛ"));
+            let y = self.act("Y", self.seq(d));
+            children.push(self.step(Draft {
+                title: "Mixer sum".into(),
+                op: Op::Add,
+                category: Category::Mixer,
+                inputs: vec![ya, ys],
+                output: y,
+                operation: "Add the attention's and Mamba2's outputs, each scaled by its μP multiplier: the two mixers run side by side".into(),
+                equation: format!(
+                    "Y = {} · Yₐ + {} · Yₛ",
+                    crate::fmt::float(m.attn_out),
+                    crate::fmt::float(m.ssm_out)
+                ),
+            }));
         }
         // Post-norms in the layers placed so (not a hybrid's pre-normed recurrent layers).
         let post_layers = LayerSet::from_fn(spec.layers, |b| spec.place_at(b as usize).after());
@@ -959,6 +1011,18 @@ impl<'s> Builder<'s> {
             self.mla(x_in)
         } else {
             self.attention(x_in)
+        }
+    }
+
+    /// Renames the output of the last step in `nodes` (a mixer's output projection, "Y") where
+    /// two mixers' outputs are summed next.
+    fn rename_output(&mut self, nodes: &mut [Node], to: &str) {
+        if let Some(Node::Step(s)) = nodes.last_mut() {
+            let t = &mut self.tensors[s.output];
+            if let Some(rest) = s.equation.strip_prefix(&format!("{} ", t.name)) {
+                s.equation = format!("{to} {rest}");
+            }
+            t.name = to.to_string();
         }
     }
 

@@ -195,6 +195,21 @@ impl Builder<'_> {
 
     pub(super) fn mlp(&mut self, input: &str) -> Scope {
         let mut children = self.ffn_steps(Kind::Dense, self.spec.mlp.intermediate, input, "", "M");
+        // Falcon-H1's μP multipliers: the gate before its activation, the output.
+        if let Some(m) = self.spec.mup {
+            for (title, factor) in [
+                ("Gate projection", m.mlp_gate),
+                ("Down projection", m.mlp_down),
+            ] {
+                let step = children.iter_mut().find_map(|c| match c {
+                    Node::Step(s) if s.title == title => Some(s),
+                    _ => None,
+                });
+                if let (Some(s), true) = (step, factor != 1.0) {
+                    s.equation += &format!(", then × {}", crate::fmt::float(factor));
+                }
+            }
+        }
         children.extend(self.ffn_close("M"));
         self.scope(ScopeKind::Mlp, "MLP", "MLP end", 1, children)
     }

@@ -6,7 +6,7 @@
 use super::build::{n, Builder, Draft, Linear};
 use super::*;
 use crate::naming::Role;
-use crate::spec::Ssm;
+use crate::spec::{Ssm, SsmGate};
 
 impl Builder<'_> {
     pub(super) fn mamba2(&mut self, x_in: &str, s: &Ssm) -> Vec<Node> {
@@ -37,6 +37,21 @@ impl Builder<'_> {
             ),
         ] {
             nodes.push(self.row_block(Role::SsmIn, part, x_in, d, total, s.bias));
+        }
+        // Falcon-H1's μP multipliers on the projection's parts (z, x, B, C, Δ).
+        if s.part_mults != [1.0; 5] {
+            let m = s.part_mults.map(crate::fmt::float);
+            // In the order the row blocks are drawn: z, Δ, then x | B | C.
+            let factors = [
+                m[0].clone(),
+                m[4].clone(),
+                format!("[{} over x; {} over B; {} over C]", m[1], m[2], m[3]),
+            ];
+            for (node, factor) in nodes.iter_mut().zip(factors) {
+                if let Node::Step(st) = node {
+                    st.equation += &format!(", then × {factor}");
+                }
+            }
         }
         nodes.extend(self.conv_steps(conv, s.conv_kernel, s.conv_bias, "U″", true));
         let ua = self.tensors.len() - 1;
@@ -128,23 +143,52 @@ impl Builder<'_> {
             equation: "Y₀ₕ = Sₕ · C_g(h) + Dₕ · xₕ".into(),
         }));
         let z = self.latest("Z");
-        let pn = self.param(Role::SsmNorm, false, vec![inner], comp, true);
-        let gamma = self.weight(pn, "γ_y", [n(inner), n(1)], None);
         let yn = self.act("Y₁", self.seq(inner));
+        let per = inner / groups;
+        let (title, operation, equation) = match s.gate {
+            SsmGate::NormAfter => (
+                "Gated RMSNorm",
+                format!(
+                    "Gate by SiLU(z), then RMS-normalize each group of {per} features on its own"
+                ),
+                format!(
+                    "Y₁ = γ_y ⊙ RMS-norm per group(Y₀ ⊙ SiLU(Z)), {groups} groups, ε = {}",
+                    s.eps
+                ),
+            ),
+            SsmGate::NormBefore => (
+                "RMSNorm, then gate",
+                format!(
+                    "RMS-normalize each group of {per} features on its own, then gate by SiLU(z)"
+                ),
+                format!(
+                    "Y₁ = γ_y ⊙ RMS-norm per group(Y₀) ⊙ SiLU(Z), {groups} groups, ε = {}",
+                    s.eps
+                ),
+            ),
+            SsmGate::Plain => (
+                "Output gate",
+                "Gate by SiLU(z); no norm".into(),
+                "Y₁ = Y₀ ⊙ SiLU(Z)".into(),
+            ),
+        };
+        let mut inputs = vec![z];
+        if s.gate.normed() {
+            let pn = self.param(Role::SsmNorm, false, vec![inner], comp, true);
+            inputs.push(self.weight(pn, "γ_y", [n(inner), n(1)], None));
+        }
         nodes.push(self.step(Draft {
-            title: "Gated RMSNorm".into(),
-            op: Op::Norm,
+            title: title.into(),
+            op: if s.gate.normed() {
+                Op::Norm
+            } else {
+                Op::Activation
+            },
             category: cat,
-            inputs: vec![z, gamma],
+            inputs,
             output: yn,
-            operation: format!(
-                "Gate by SiLU(z), then RMS-normalize each group of {} features on its own",
-                inner / groups
-            ),
-            equation: format!(
-                "Y₁ = γ_y ⊙ RMS-norm per group(Y₀ ⊙ SiLU(Z)), {groups} groups, ε = {}",
-                s.eps
-            ),
+            operation,
+            equation,
         }));
         nodes.push(self.mixer_out("Y₁", inner, s.bias));
         nodes

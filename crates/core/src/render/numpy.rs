@@ -6,7 +6,7 @@ use crate::graph::Graph;
 use crate::naming::{names, Role};
 use crate::spec::{
     Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Mixer, NormKind, NormPlace, Position,
-    QkNorm, Qkv, RopeFreqs, RopeScaling, Scoring, Spec,
+    QkNorm, Qkv, RopeFreqs, RopeScaling, Scoring, Spec, SsmGate,
 };
 use serde_json::json;
 
@@ -34,9 +34,16 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
         .iter()
         .map(|l| {
             let mixer = match l.mixer {
-                Mixer::Attention(AttnSpan::Full) => "(\"full\", 0)".to_string(),
-                Mixer::Attention(AttnSpan::Sliding(w)) => format!("(\"sliding\", {w})"),
-                Mixer::Attention(AttnSpan::Chunked(c)) => format!("(\"chunked\", {c})"),
+                // A parallel layer's attention span: its Mamba2 runs in every such layer.
+                Mixer::Attention(AttnSpan::Full) | Mixer::Parallel(AttnSpan::Full) => {
+                    "(\"full\", 0)".to_string()
+                }
+                Mixer::Attention(AttnSpan::Sliding(w)) | Mixer::Parallel(AttnSpan::Sliding(w)) => {
+                    format!("(\"sliding\", {w})")
+                }
+                Mixer::Attention(AttnSpan::Chunked(c)) | Mixer::Parallel(AttnSpan::Chunked(c)) => {
+                    format!("(\"chunked\", {c})")
+                }
                 Mixer::Mamba2 => "(\"mamba2\", 0)".to_string(),
                 Mixer::Mamba => "(\"mamba\", 0)".to_string(),
                 Mixer::ShortConv => "(\"conv\", 0)".to_string(),
@@ -250,7 +257,14 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(s) => json!({
             "heads": s.heads, "head_dim": s.head_dim, "state": s.state, "groups": s.groups,
             "conv_kernel": s.conv_kernel, "conv_bias": s.conv_bias, "bias": s.bias, "eps": s.eps,
-            "dt_floor": s.dt_floor,
+            "dt_floor": s.dt_floor, "part_mults": s.part_mults,
+        }),
+        None => json!(null),
+    };
+    config["mup"] = match &spec.mup {
+        Some(m) => json!({
+            "attn_in": m.attn_in, "attn_out": m.attn_out, "ssm_in": m.ssm_in,
+            "ssm_out": m.ssm_out, "mlp_gate": m.mlp_gate, "mlp_down": m.mlp_down,
         }),
         None => json!(null),
     };
@@ -434,6 +448,40 @@ fn prune(spec: &Spec, body: &str) -> String {
     } else {
         drop.push("short_conv");
     }
+    if let Some(s) = &spec.ssm {
+        if s.part_mults != [1.0; 5] {
+            lines.push((
+                "    p = linear(x, w(W, \"ssm_in\", b), bias(\"ssm_in\"))  # p: [T, I + CH + H]\n",
+                "    p = linear(x, w(W, \"ssm_in\", b), bias(\"ssm_in\"))  # p: [T, I + CH + H]\n    p = p * np.repeat(np.float32(S[\"part_mults\"]), [I, I, G * N, G * N, H])  # [T, I + CH + H], the parts z, x, B, C, dt scaled (muP)\n",
+            ));
+        }
+        // Mamba2's template norms after the gate; Falcon-H1 may norm before it, or not at all.
+        let normed = "    y = y.reshape(T, G, I // G)  # [T, G, I / G]\n    y = (y / np.sqrt((y * y).mean(-1, keepdims=True) + S[\"eps\"])).reshape(T, I)  # y: [T, I], RMS per group\n    y = y * w(W, \"ssm_norm\", b)  # [T, I]\n";
+        match s.gate {
+            SsmGate::NormAfter => {}
+            SsmGate::NormBefore => lines.extend([
+                (
+                    "    y = y.reshape(T, I) * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)\n    y = y.reshape(T, G, I // G)  # [T, G, I / G]\n",
+                    "    y = y.reshape(T, G, I // G)  # [T, G, I / G], normed before the gate\n",
+                ),
+                (
+                    "    y = y * w(W, \"ssm_norm\", b)  # [T, I]\n",
+                    "    y = y * w(W, \"ssm_norm\", b)  # [T, I]\n    y = y * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)\n",
+                ),
+            ]),
+            SsmGate::Plain => lines.push((normed, "")),
+        }
+    }
+    if spec.mup.is_some() {
+        lines.push((
+            "    h = act(g) * u  # h: [T, F]\n",
+            "    h = act(g * np.float32(C[\"mup\"][\"mlp_gate\"])) * u  # h: [T, F], the gate scaled first (muP)\n",
+        ));
+        lines.push((
+            "        h = norm(h, w(W, \"ffn_sub_norm\", b))  # [T, F], normed before the down projection\n    return linear(h, w(W, \"down\", b), bias(\"down\"))  # [T, hidden]\n",
+            "        h = norm(h, w(W, \"ffn_sub_norm\", b))  # [T, F], normed before the down projection\n    return linear(h, w(W, \"down\", b), bias(\"down\")) * np.float32(C[\"mup\"][\"mlp_down\"])  # [T, hidden], scaled (muP)\n",
+        ));
+    }
     if spec.recurrent_place.is_some() {
         lines.push((
             "        before = C[\"place\"] in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n        after = C[\"place\"] in (\"post\", \"sandwich\")  # and after it, before the add\n",
@@ -478,11 +526,19 @@ fn prune(spec: &Spec, body: &str) -> String {
         calls.push(("", "attention(h, W, b, span, use_rope)"));
     }
     let (last, rest) = calls.split_last().expect("a model has a mixer");
-    let mixer_call = rest
+    let mut mixer_call = rest
         .iter()
         .map(|(kind, f)| format!("{f} if span[0] == \"{kind}\" else "))
         .collect::<String>()
         + last.1;
+    if spec.mup.is_some() {
+        // Falcon-H1: attention and Mamba2 side by side in every layer, scaled in and out.
+        mixer_call = "M[\"attn_out\"] * attention(h * M[\"attn_in\"], W, b, span, use_rope) + M[\"ssm_out\"] * mamba2(h * M[\"ssm_in\"], W, b)  # both read h (M: the muP multipliers)".into();
+        lines.push((
+            "    for b, (span, use_rope, ffn) in enumerate(PLAN):\n",
+            "    M = {k: np.float32(v) for k, v in C[\"mup\"].items()}\n    for b, (span, use_rope, ffn) in enumerate(PLAN):\n",
+        ));
+    }
     if spec.plan.iter().all(|l| l.mixer != Mixer::None) {
         lines.push((
             "        if span[0] == \"none\":  # a layer of its FFN alone\n            h = norm(x, w(W, \"ffn_norm\", b), nb(\"ffn_norm\"))  # h: [T, hidden]\n            x = residual(x, moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b))  # [T, hidden]\n            continue\n",

@@ -121,7 +121,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     ));
     let st = &s.state;
     if st.values_per_sequence > 0 {
-        let recurrent = spec.plan.iter().filter(|l| l.span().is_none()).count() as u128;
+        let recurrent = spec.plan.iter().filter(|l| l.mixer.recurrent()).count() as u128;
         line(String::new());
         line(format!(
             "Recurrent state ({} per sequence over {}, the same at any context)",

@@ -25,7 +25,14 @@ pub fn thumbnail(g: &Graph) -> String {
     for (i, l) in spec.plan.iter().enumerate() {
         let x = i * w;
         let attn = match (l.mixer, spec.attn.mla.is_some()) {
-            (Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv | Mixer::DeltaNet, _) => "t-ssm",
+            (
+                Mixer::Mamba2
+                | Mixer::Mamba
+                | Mixer::ShortConv
+                | Mixer::DeltaNet
+                | Mixer::Parallel(_),
+                _,
+            ) => "t-ssm",
             (Mixer::None, _) => "t-none",
             (Mixer::Attention(_), true) => "t-mla",
             (Mixer::Attention(AttnSpan::Full), _) => "t-full",

@@ -4,7 +4,9 @@
 use super::parts::{Kind, Part};
 use crate::fmt::{grouped, short};
 use crate::graph::Graph;
-use crate::spec::{AttnKind, AttnSpan, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec};
+use crate::spec::{
+    AttnKind, AttnSpan, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
+};
 
 pub struct Text {
     pub summary: String,
@@ -647,8 +649,35 @@ fn mixer_text(g: &Graph) -> Text {
         format!("The state does not grow with the context: {} values per layer ({h} heads × {p} × {n}, plus the convolution's last {} inputs of {conv} channels), where attention would cache two vectors per token.", grouped(state as u128), k - 1),
         format!("B and C are shared by the {} heads of each of {groups} groups, as grouped-query attention shares K and V.", h / groups),
         "A prompt is computed in chunks (SSD): within a chunk the scan is a masked matrix product, between chunks the state is carried. The result is the same as the token-by-token recurrence decoding uses.".to_string(),
-        format!("The gate multiplies before the norm, and the RMS norm runs over each group's {} features apart.", inner / groups),
     ];
+    let per = inner / groups;
+    let (gated, tail) = match s.gate {
+        SsmGate::NormAfter => {
+            sub.push(format!("The gate multiplies before the norm, and the RMS norm runs over each group's {per} features apart."));
+            ("y ⊙ SiLU(z) is RMS-normed per group and projected back", "")
+        }
+        SsmGate::NormBefore => {
+            sub.push(format!("The RMS norm runs before the gate, over each group's {per} features apart (Mamba2 gates first)."));
+            (
+                "y is RMS-normed per group, gated by SiLU(z) and projected back",
+                "",
+            )
+        }
+        SsmGate::Plain => (
+            "y ⊙ SiLU(z) is projected back",
+            " There is no norm between the scan and the output projection.",
+        ),
+    };
+    if s.part_mults != [1.0; 5] {
+        let m: Vec<String> = s.part_mults.iter().map(|&x| crate::fmt::float(x)).collect();
+        sub.push(format!("The input projection's parts are scaled by μP multipliers before use: z × {}, x × {}, B × {}, C × {}, Δ × {}.", m[0], m[1], m[2], m[3], m[4]));
+    }
+    let summary = if let Some(m) = spec.mup {
+        sub.push(format!("In every layer this mixer runs beside the attention on the same normed input (× {} for Mamba2, × {} for the attention), and the layer adds {} × Mamba2's output + {} × the attention's to the stream: the two read the context two ways, a fixed state and a cache of every token.", crate::fmt::float(m.ssm_in), crate::fmt::float(m.attn_in), crate::fmt::float(m.ssm_out), crate::fmt::float(m.attn_out)));
+        format!("Mamba2 beside attention: {h} heads carry a {p} × {n} state from token to token, while the attention in the same layer keeps its KV cache.")
+    } else {
+        format!("Mamba2: {h} heads carry a {p} × {n} state from token to token; no attention, no KV cache.")
+    };
     if s.bias {
         sub.push("The input and output projections have biases.".into());
     }
@@ -656,8 +685,8 @@ fn mixer_text(g: &Graph) -> Text {
         sub.push("The convolution has no bias.".into());
     }
     Text {
-        summary: format!("Mamba2: {h} heads carry a {p} × {n} state from token to token; no attention, no KV cache."),
-        explanation: format!("One projection of the {d} features gives the gate z ({inner}), the part the convolution mixes ({conv}: x, B and C) and a step Δ per head ({h}). A causal convolution over the last {k} positions and SiLU prepare x, B and C. Each head's state then decays by exp(Δ·A) and takes in Δ·x ⊗ B; it is read with C, plus D·x. y ⊙ SiLU(z) is RMS-normed per group and projected back to {d}."),
+        summary,
+        explanation: format!("One projection of the {d} features gives the gate z ({inner}), the part the convolution mixes ({conv}: x, B and C) and a step Δ per head ({h}). A causal convolution over the last {k} positions and SiLU prepare x, B and C. Each head's state then decays by exp(Δ·A) and takes in Δ·x ⊗ B; it is read with C, plus D·x. {gated} to {d}.{tail}"),
         subtleties: sub,
     }
 }

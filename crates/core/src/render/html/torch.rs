@@ -11,7 +11,7 @@ use crate::fmt::float as fmt_f;
 use crate::naming::{names, Role};
 use crate::spec::{
     Act, AttnSpan, Block, DeltaNet, DeltaStore, ExpertStorage, HfWrap, NormKind, NormPlace,
-    Position, QkNorm, Qkv, Rope, RopeFreqs, RopeScaling, Scoring, Spec,
+    Position, QkNorm, Qkv, Rope, RopeFreqs, RopeScaling, Scoring, Spec, SsmGate,
 };
 
 const HEADER: &str =
@@ -1354,19 +1354,27 @@ class Activation(nn.Module):
         self.${down} = ${down_l}${sub_init}
 
     def forward(self, x):  # [B, T, ${d}]
-        return self.${down}(${h})"#,
+        return ${out}"#,
         &[
             ("class", class.into()),
             ("gate_l", lin(&d.to_string(), &f.to_string())),
             ("up_l", lin(&d.to_string(), &f.to_string())),
             ("down_l", lin(&f.to_string(), &d.to_string())),
-            (
-                "h",
-                normed(format!(
+            ("out", {
+                // Falcon-H1's μP multipliers: the gate before its activation, the output.
+                let (gm, dm) = match spec.mup {
+                    Some(m) if which == Ffn::Dense => (
+                        format!(" * {}", fmt_f(m.mlp_gate)),
+                        format!(" * {}", fmt_f(m.mlp_down)),
+                    ),
+                    _ => (String::new(), String::new()),
+                };
+                let h = normed(format!(
                     "{} * self.{up}(x)",
-                    act_expr(act, &format!("self.{gate}(x)"))
-                )),
-            ),
+                    act_expr(act, &format!("self.{gate}(x){gm}"))
+                ));
+                format!("self.{down}({h}){dm}")
+            }),
             ("sub_init", sub_init),
             ("gate", gate),
             ("up", up),
@@ -1872,6 +1880,23 @@ fn layer(spec: &Spec, n: &Names) -> String {
         (None, None, None, Some(d)) => Some(("delta", delta_class(d).0)),
         (None, None, None, None) => None,
     };
+    // Falcon-H1: attention and Mamba2 side by side, both reading the normed input.
+    let mut mixed_in = String::new();
+    let recurrent = if let Some(m) = spec.mup {
+        let mamba = n.sublayer(Role::SsmIn);
+        init += &format!("        self.{mamba} = Mamba2()  # beside the attention\n");
+        mixed_in = format!("        h = {attn_in}  # both mixers read it\n");
+        a_out = format!(
+            "{} * self.{attn}(h * {}, rope) + {} * self.{mamba}(h * {})",
+            fmt_f(m.attn_out),
+            fmt_f(m.attn_in),
+            fmt_f(m.ssm_out),
+            fmt_f(m.ssm_in)
+        );
+        None
+    } else {
+        recurrent
+    };
     if let Some((kind, class)) = recurrent {
         // A hybrid: each layer holds the one mixer it runs.
         let anchor = spec.delta.map_or(Role::SsmIn, |d| delta_class(&d).1);
@@ -1972,7 +1997,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
             format!("        x = self.{ra} * x + {a_out}\n{ffn_line}        x = self.{rf} * x + {f_out}\n        return x")
         }
         Block::Sequential => {
-            format!("        x = x + {a_out}\n{ffn_line}        x = x + {f_out}\n        return x")
+            format!("{mixed_in}        x = x + {a_out}\n{ffn_line}        x = x + {f_out}\n        return x")
         }
         // Attention and FFN both read the layer's input, and both add to it.
         Block::Parallel { shared_norm: true } => format!(
@@ -2150,6 +2175,7 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 "self.ATTR(h)".into(),
             ),
             (M::None, F::None) => {}
+            (M::Parallel(_), _) => unreachable!("a parallel layer has its FFN: drawn by layer()"),
         }
     }
     let norm = n.path(Role::AttnNorm);
@@ -2552,13 +2578,12 @@ fn mamba2(spec: &Spec, n: &Names) -> String {
         self.${dt_bias} = nn.Parameter(torch.zeros(${h}))
         self.${a_log} = nn.Parameter(torch.zeros(${h}))  # decay rates, A = -exp(A_log)
         self.${skip} = nn.Parameter(torch.ones(${h}))
-        self.${norm} = nn.Module()
-        self.${norm}.weight = nn.Parameter(torch.ones(${inner}))
-        self.${out_proj} = nn.Linear(${inner}, ${d}, bias=${bias})
+${norm_init}        self.${out_proj} = nn.Linear(${inner}, ${d}, bias=${bias})
 
     def forward(self, x):  # [B, T, ${d}]
         B_, T, _ = x.shape
-        z, xbc, dt = self.${in_proj}(x).split([${inner}, ${conv}, ${h}], dim=-1)
+        p = self.${in_proj}(x)${part_mults}
+        z, xbc, dt = p.split([${inner}, ${conv}, ${h}], dim=-1)
         xbc = F.silu(self.${conv1d}(xbc.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${k} positions
         xs, b, c = xbc.split([${inner}, ${gn}, ${gn}], dim=-1)
         xs = xs.view(B_, T, ${h}, ${p}).float()
@@ -2572,11 +2597,8 @@ fn mamba2(spec: &Spec, n: &Names) -> String {
             decay = torch.exp(dt[:, t] * a)[..., None, None]  # [B, ${h}, 1, 1]
             state = decay * state + (dt[:, t, :, None] * xs[:, t])[..., None] * b[:, t, :, None, :]
             ys.append((state * c[:, t, :, None, :]).sum(-1) + self.${skip}[:, None] * xs[:, t])
-        y = torch.stack(ys, dim=1).reshape(B_, T, ${inner}) * F.silu(z.float())  # gated by z
-        y = y.view(B_, T, ${g}, ${per_norm})
-        y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + ${eps})  # RMS per group
-        y = self.${norm}.weight * y.view(B_, T, ${inner}).to(x.dtype)
-        return self.${out_proj}(y)"#,
+        y = torch.stack(ys, dim=1).reshape(B_, T, ${inner})
+${gate}        return self.${out_proj}(y)"#,
         &[
             ("h", h.to_string()),
             ("p", p.to_string()),
@@ -2591,7 +2613,33 @@ fn mamba2(spec: &Spec, n: &Names) -> String {
             ("proj", s.in_proj().to_string()),
             ("per_group", (h / g).to_string()),
             ("per_norm", (inner / g).to_string()),
-            ("eps", fmt_f(s.eps)),
+            (
+                "norm_init",
+                if s.gate.normed() {
+                    format!("        self.{norm} = nn.Module()\n        self.{norm}.weight = nn.Parameter(torch.ones({inner}))\n", norm = n.attr(Role::SsmNorm))
+                } else {
+                    String::new()
+                },
+            ),
+            (
+                "part_mults",
+                if s.part_mults == [1.0; 5] {
+                    String::new()
+                } else {
+                    let m: Vec<String> = s.part_mults.iter().map(|&x| fmt_f(x)).collect();
+                    let gn = g * st;
+                    format!(" * torch.tensor([{}]).repeat_interleave(torch.tensor([{inner}, {inner}, {gn}, {gn}, {h}]))  # z, x, B, C, dt scaled (muP)", m.join(", "))
+                },
+            ),
+            ("gate", {
+                let rms = format!("        y = y.view(B_, T, {g}, {per})\n        y = y * torch.rsqrt(y.pow(2).mean(-1, keepdim=True) + {eps})  # RMS per group\n        y = self.{norm}.weight * y.view(B_, T, {inner}).to(x.dtype)\n", per = inner / g, eps = fmt_f(s.eps), norm = n.attr(Role::SsmNorm));
+                let gated = "        y = y * F.silu(z.float())  # gated by z\n";
+                match s.gate {
+                    SsmGate::NormAfter => format!("{gated}{rms}"),
+                    SsmGate::NormBefore => format!("{rms}{gated}"),
+                    SsmGate::Plain => format!("{gated}        y = y.to(x.dtype)\n"),
+                }
+            }),
             (
                 "floor",
                 if s.dt_floor > 0.0 {
@@ -2607,7 +2655,6 @@ fn mamba2(spec: &Spec, n: &Names) -> String {
             ("dt_bias", n.attr(Role::SsmDtBias)),
             ("a_log", n.attr(Role::SsmALog)),
             ("skip", n.attr(Role::SsmD)),
-            ("norm", n.attr(Role::SsmNorm)),
             ("out_proj", n.attr(Role::SsmOut)),
         ],
     )
