@@ -456,6 +456,21 @@ CONFIGS = {
                               linear_allow_neg_eigval=False, eos_token_id=1),
     # ... fewer than four layers: the last attends.
     "olmo_hybrid-short": dict(BASE, model_type="olmo_hybrid", num_hidden_layers=2, eos_token_id=1),
+    # Ling's hybrid: Kimi Delta Attention with full-rank gates and the decay bounded below, by
+    # layer groups of 3, around latent attention with interleaved RoPE and a gate per head; one
+    # dense layer, then sigmoid experts in two groups with a shared one.
+    "bailing_hybrid": dict(BASE, model_type="bailing_hybrid", num_hidden_layers=3, num_key_value_heads=4,
+                           head_dim=6, short_conv_kernel_size=3, kv_lora_rank=16, qk_nope_head_dim=8,
+                           qk_rope_head_dim=4, v_head_dim=8, num_experts=4, num_experts_per_token=2,
+                           num_expert_group=2, topk_group=1, first_k_dense_replace=1, moe_intermediate_size=16,
+                           layer_group_size=3, rope_theta=10000.0, eos_token_id=1),
+    # ... by layer_types, the decay unbounded, a query latent.
+    "bailing_hybrid-types": dict(BASE, model_type="bailing_hybrid", num_hidden_layers=3, num_key_value_heads=4,
+                                 layer_types=["full_attention", "linear_attention", "linear_attention"],
+                                 head_dim=8, kda_safe_gate=False, q_lora_rank=12, kv_lora_rank=16,
+                                 qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8, num_experts=4,
+                                 num_experts_per_token=2, num_expert_group=1, topk_group=1,
+                                 first_k_dense_replace=0, moe_intermediate_size=16, eos_token_id=1),
     # Falcon-H1: attention and Mamba2 side by side in every layer (the scan gated, not normed),
     # every μP multiplier set: on the embedding, the head, the keys, each mixer's input and
     # output, the projection's five parts and the MLP's gate and output.

@@ -200,6 +200,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 format!("blk.{{b}}.{gguf}"),
             );
         }
+        (Layout::Bailing, CorrectionBias) => {
+            return (
+                "model.layers.{b}.mlp.gate.expert_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (Layout::KimiLinear, CorrectionBias) => {
             return (
                 "model.layers.{b}.block_sparse_moe.gate.e_score_correction_bias".into(),
@@ -881,6 +887,46 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.ffn_down_shexp",
             ),
             Router | ExpertGate | ExpertUp | ExpertDown => mixtral(role),
+            other => llama(other),
+        },
+        Layout::Bailing => match role {
+            Embed => ("model.word_embeddings", "token_embd"),
+            Q | SsmQ => ("model.layers.{b}.attention.q_proj", "blk.{b}.attn_q"),
+            SsmK => ("model.layers.{b}.attention.k_proj", "blk.{b}.attn_k"),
+            SsmV => ("model.layers.{b}.attention.v_proj", "blk.{b}.attn_v"),
+            QA => ("model.layers.{b}.attention.q_a_proj", "blk.{b}.attn_q_a"),
+            QANorm => (
+                "model.layers.{b}.attention.q_a_layernorm",
+                "blk.{b}.attn_q_a_norm",
+            ),
+            QB => ("model.layers.{b}.attention.q_b_proj", "blk.{b}.attn_q_b"),
+            KvA => (
+                "model.layers.{b}.attention.kv_a_proj_with_mqa",
+                "blk.{b}.attn_kv_a_mqa",
+            ),
+            KvANorm => (
+                "model.layers.{b}.attention.kv_a_layernorm",
+                "blk.{b}.attn_kv_a_norm",
+            ),
+            KvB => ("model.layers.{b}.attention.kv_b_proj", "blk.{b}.attn_kv_b"),
+            O | SsmOut => ("model.layers.{b}.attention.dense", "blk.{b}.attn_output"),
+            // The attention's gate per head, and the KDA's output gate.
+            AttnGate | SsmGB => ("model.layers.{b}.attention.g_proj", "blk.{b}.attn_gate"),
+            SsmConvQ => (
+                "model.layers.{b}.attention.q_conv1d",
+                "blk.{b}.ssm_conv1d_q",
+            ),
+            SsmConvK => (
+                "model.layers.{b}.attention.k_conv1d",
+                "blk.{b}.ssm_conv1d_k",
+            ),
+            SsmConvV => (
+                "model.layers.{b}.attention.v_conv1d",
+                "blk.{b}.ssm_conv1d_v",
+            ),
+            SsmFB => ("model.layers.{b}.attention.f_proj", "blk.{b}.ssm_f"),
+            SsmBeta => ("model.layers.{b}.attention.b_proj", "blk.{b}.ssm_beta"),
+            SsmNorm => ("model.layers.{b}.attention.o_norm", "blk.{b}.ssm_norm"),
             other => llama(other),
         },
         Layout::FalconH1 => match role {

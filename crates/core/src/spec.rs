@@ -691,6 +691,9 @@ pub struct DeltaNet {
     /// β = this · σ(W_β x): 2 lets the update overshoot, a negative eigenvalue of the
     /// transition (OLMo hybrid's `linear_allow_neg_eigval`); 1 otherwise.
     pub beta_scale: f64,
+    /// A bounded decay, g = floor · σ(exp(A_log) · (F + b)), in (floor, 0), rather than
+    /// −exp(A_log) · softplus(F + b) (Ling's `kda_safe_gate` with `kda_lower_bound`).
+    pub gate_floor: Option<f64>,
     pub store: DeltaStore,
 }
 
@@ -710,6 +713,9 @@ pub enum DeltaStore {
     /// output RMS-normed per head and gated by σ(W_gb W_ga x) (`g_a_proj`, `g_b_proj`). Key and
     /// value heads are the same heads.
     Kimi,
+    /// Kimi Delta Attention as Ling's hybrid stores it: Kimi's, but the forget gate's step and
+    /// the output gate each from one full-rank projection (`f_proj`, `g_proj`).
+    Bailing,
     /// Gated DeltaNet as OLMo hybrid saves it: `q_proj`, `k_proj`, `v_proj` and a convolution
     /// for each (`q_conv1d` …), `a_proj` (α), `b_proj` (β) and `g_proj` (the output gate z).
     Olmo,
@@ -720,18 +726,21 @@ impl DeltaNet {
     pub fn name(&self) -> &'static str {
         match self.store {
             DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Olmo => "Gated DeltaNet",
-            DeltaStore::Kimi => "Kimi Delta Attention",
+            DeltaStore::Kimi | DeltaStore::Bailing => "Kimi Delta Attention",
         }
     }
 
     /// Each key channel decays on its own (Kimi), rather than each head as one.
     pub fn channel_decay(&self) -> bool {
-        self.store == DeltaStore::Kimi
+        matches!(self.store, DeltaStore::Kimi | DeltaStore::Bailing)
     }
 
     /// Q, K and V are projected apart, each with a convolution of its own.
     pub fn split_qkv(&self) -> bool {
-        matches!(self.store, DeltaStore::Kimi | DeltaStore::Olmo)
+        matches!(
+            self.store,
+            DeltaStore::Kimi | DeltaStore::Bailing | DeltaStore::Olmo
+        )
     }
 
     /// Every key head's features: the width of Q and of K.
@@ -1279,6 +1288,11 @@ pub enum Layout {
     /// Llama's attention names, Mamba2's under `mamba.` as Bamba's, the MLP as `feed_forward.`,
     /// its norm `pre_ff_layernorm`, and `model.final_layernorm` (Falcon-H1).
     FalconH1,
+    /// DeepSeek's names under `attention.` (the output projection `dense`, the attention's gate
+    /// `g_proj`), the Kimi Delta Attention there too (`f_proj`, `g_proj`, `dense` …), the
+    /// embedding as `model.word_embeddings` and the correction bias as `mlp.gate.expert_bias`
+    /// (Ling's hybrid, as transformers saves it).
+    Bailing,
     /// DeepSeek's MLA names; the Kimi Delta Attention under `self_attn.` too (`q_proj`,
     /// `q_conv1d`, `f_a_proj`, `b_proj`, `g_a_proj`, `o_norm`, `o_proj` …); every FFN under
     /// `block_sparse_moe.` (the dense one's `gate_proj`, the experts' `w1`/`w2`/`w3`, the

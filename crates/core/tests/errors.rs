@@ -634,6 +634,31 @@ fn falcon_h1_keys_that_describe_another_model() {
     );
 }
 
+/// Ling's hybrid: the decay's floor is a negative log decay, and some layer attends.
+#[test]
+fn bailing_hybrid_keys_that_describe_another_model() {
+    let base = json!({"model_type": "bailing_hybrid", "hidden_size": 64, "num_hidden_layers": 4,
+        "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 100, "num_experts": 8,
+        "num_experts_per_token": 2,
+        "num_expert_group": 1, "topk_group": 1});
+    refused_by_name(
+        &base,
+        &[
+            ("kda_lower_bound", json!(0.5), "must be a negative number"),
+            (
+                "layer_group_size",
+                json!(5),
+                "no full_attention layer among the 4",
+            ),
+            (
+                "layer_types",
+                json!(vec!["linear_attention"; 4]),
+                "no full_attention layer",
+            ),
+        ],
+    );
+}
+
 /// Each key set to its value on `base` is refused, naming that key, with `says` in the message.
 fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
     for (key, value, says) in cases {

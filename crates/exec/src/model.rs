@@ -833,8 +833,12 @@ impl Model {
                 self.proj(x, Role::SsmBeta, b, false)?,
                 self.proj(x, Role::SsmAlpha, b, false)?,
             ),
-            DeltaStore::Kimi => {
+            DeltaStore::Kimi | DeltaStore::Bailing => {
+                // Kimi's gates through a rank-d_k latent, Ling's straight from the input.
                 let low_rank = |down: Role, up: Role| -> Res<Tensor> {
+                    if s.store == DeltaStore::Bailing {
+                        return self.proj(x, up, b, false);
+                    }
                     let latent = self.proj(x, down, b, false)?;
                     self.proj(&latent, up, b, false)
                 };
@@ -879,15 +883,24 @@ impl Model {
         let k = l2(conv.narrow(1, keys, keys)?)?;
         let v = conv.narrow(1, 2 * keys, values)?;
         let beta = sigmoid(&beta)?.affine(s.beta_scale, 0.0)?;
-        // −exp(A_log) · softplus(step + b_dt): per head, or per key channel at its head's rate.
-        let a: Tensor = self.w(Role::SsmALog, Some(b))?.exp()?.neg()?;
-        let step = softplus(&step.broadcast_add(self.w(Role::SsmDtBias, Some(b))?)?)?;
+        // −exp(A_log) · softplus(step + b_dt): per head, or per key channel at its head's rate;
+        // or bounded, floor · σ(exp(A_log) · (step + b_dt)) (Ling's).
+        let rate: Tensor = self.w(Role::SsmALog, Some(b))?.exp()?;
+        let step = step.broadcast_add(self.w(Role::SsmDtBias, Some(b))?)?;
         let g = if s.channel_decay() {
-            step.reshape((t, vh, dk))?
-                .broadcast_mul(&a.reshape((1, vh, 1))?)?
-                .reshape((t, vh * dk))?
+            let scaled = step
+                .reshape((t, vh, dk))?
+                .broadcast_mul(&rate.reshape((1, vh, 1))?)?
+                .reshape((t, vh * dk))?;
+            match s.gate_floor {
+                Some(floor) => sigmoid(&scaled)?.affine(floor, 0.0)?,
+                None => softplus(&step)?
+                    .reshape((t, vh, dk))?
+                    .broadcast_mul(&rate.neg()?.reshape((1, vh, 1))?)?
+                    .reshape((t, vh * dk))?,
+            }
         } else {
-            step.broadcast_mul(&a)?
+            softplus(&step)?.broadcast_mul(&rate.neg()?)?
         };
         self.keep(Some(b), "delta_decay", &g);
         let dims = ssm::DeltaDims {
@@ -919,7 +932,7 @@ impl Model {
         let gate = gate.reshape((t, vh, dv))?;
         let gate = match s.store {
             DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Olmo => gate.silu()?,
-            DeltaStore::Kimi => sigmoid(&gate)?,
+            DeltaStore::Kimi | DeltaStore::Bailing => sigmoid(&gate)?,
         };
         let o = (o * gate)?.reshape((t, values))?;
         self.keep(Some(b), "ssm_norm", &o);
@@ -1084,36 +1097,46 @@ impl Model {
         }
         // The output gate, σ(x · W_g) (AFMoE) or softplus (Laguna), multiplies the heads
         // before the output projection, feature by feature or head by head.
-        let gate = match a.out_gate {
-            Some(og) => {
-                let g = match q_gate {
-                    Some(g) => g,
-                    None => self.proj(x, Role::AttnGate, b, false)?,
-                };
-                self.keep(Some(b), "attn_gate", &g);
-                let g = if og.softplus {
-                    softplus(&g)?
-                } else {
-                    sigmoid(&g)?
-                };
-                Some(if og.per_head {
-                    // Each head's gate over its features: [t, h] → [t, h · dv].
-                    let (t, hh) = g.dims2()?;
-                    g.unsqueeze(2)?
-                        .broadcast_as((t, hh, vd))?
-                        .contiguous()?
-                        .reshape((t, hh * vd))?
-                } else {
-                    g
-                })
-            }
-            None => None,
-        };
+        let gate = self.out_gate(x, b, q_gate, vd)?;
         let o = self.attend(q, k, v, b, cache, None, gate.as_ref())?;
         match &moa {
             Some(choices) => self.moa_out(&o, b, choices),
             None => self.out_proj(o, b),
         }
+    }
+
+    /// The output gate of attention layer `b`, over each head's `vd` features: from the query
+    /// projection (`q_gate`) or a projection of its own; `None` where it has none.
+    fn out_gate(
+        &self,
+        x: &Tensor,
+        b: usize,
+        q_gate: Option<Tensor>,
+        vd: usize,
+    ) -> Res<Option<Tensor>> {
+        let Some(og) = self.spec.attn_at(b).out_gate else {
+            return Ok(None);
+        };
+        let g = match q_gate {
+            Some(g) => g,
+            None => self.proj(x, Role::AttnGate, b, false)?,
+        };
+        self.keep(Some(b), "attn_gate", &g);
+        let g = if og.softplus {
+            softplus(&g)?
+        } else {
+            sigmoid(&g)?
+        };
+        Ok(Some(if og.per_head {
+            // Each head's gate over its features: [t, h] → [t, h · dv].
+            let (t, hh) = g.dims2()?;
+            g.unsqueeze(2)?
+                .broadcast_as((t, hh, vd))?
+                .contiguous()?
+                .reshape((t, hh * vd))?
+        } else {
+            g
+        }))
     }
 
     /// A mixture of attention heads' routing: each token's top-k experts, weighted by a softmax
@@ -1420,7 +1443,8 @@ impl Model {
         let v = kv.narrow(2, nope, vd).and_then(|v| v.contiguous())?;
         self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope)?);
         let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
-        let o = self.attend(q, k, v, b, cache, selected.as_deref(), None)?;
+        let gate = self.out_gate(x, b, None, vd)?;
+        let o = self.attend(q, k, v, b, cache, selected.as_deref(), gate.as_ref())?;
         self.out_proj(o, b)
     }
 

@@ -77,6 +77,19 @@ const V3_LATENT: LatentDims = LatentDims {
     v: Some(128),
 };
 
+/// A class's Kimi Delta Attention layers.
+#[derive(Clone, Copy, PartialEq)]
+enum Linear {
+    /// Latent (or grouped) attention in every layer.
+    None,
+    /// Kimi Linear: KDA in the layers `layer_types` or `linear_attn_config` names, latent
+    /// attention without positions (no RoPE, its keys unread) in the others.
+    Kimi,
+    /// Ling's hybrid (`bailing_hybrid`): KDA with full-rank gates in every layer but the last of
+    /// each `layer_group_size`, whose latent attention gates each head's output.
+    Bailing,
+}
+
 #[derive(Clone, Copy)]
 enum QkNormRule {
     Never,
@@ -114,9 +127,8 @@ struct Class {
     minicpm: bool,
     /// The dense and shared MLPs read `mlp_bias` (DeepSeek-V2, MiniCPM3).
     mlp_bias: bool,
-    /// Kimi Linear: Kimi Delta Attention in the layers `layer_types` or `linear_attn_config`
-    /// names, latent attention without positions (no RoPE, its keys unread) in the others.
-    linear: bool,
+    /// Kimi Delta Attention in some layers, and which.
+    linear: Linear,
     layout: Layout,
 }
 
@@ -199,7 +211,7 @@ const V3: Class = Class {
     rope_renames: &[],
     minicpm: false,
     mlp_bias: false,
-    linear: false,
+    linear: Linear::None,
     layout: Layout::DeepSeek,
 };
 
@@ -543,8 +555,39 @@ static CLASSES: &[Class] = &[
             ..V3_EXPERTS
         }),
         mtp: false,
-        linear: true,
+        linear: Linear::Kimi,
         layout: Layout::KimiLinear,
+        ..V3
+    },
+    // Ling's hybrid: KDA (full-rank gates, the decay bounded) in five layers of six, V3's latent
+    // attention with interleaved RoPE and a gate per head in the sixth, V3's experts.
+    Class {
+        model_type: "bailing_hybrid",
+        vocab: 157_184,
+        hidden: 2560,
+        inter: Some(6144),
+        layers: 42,
+        heads: 32,
+        context: 262_144,
+        theta: 6_000_000.0,
+        attn: Attn::Latent {
+            kv: Some(32),
+            dims: LatentDims {
+                q_lora: None,
+                ..V3_LATENT
+            },
+            sparse: None,
+        },
+        rotate: Rotate::Pairs,
+        moe: Some(Experts {
+            count: Some(512),
+            width: 768,
+            dense: Dense::Types(Some(2)),
+            ..V3_EXPERTS
+        }),
+        mtp: false,
+        linear: Linear::Bailing,
+        layout: Layout::Bailing,
         ..V3
     },
 ];
@@ -574,7 +617,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
     s.norm = pre_rms(cfg, c.eps)?;
     // Kimi Linear's attention carries no positions: no RoPE key is read.
-    let mut r = if c.linear {
+    let mut r = if c.linear == Linear::Kimi {
         None
     } else {
         Some(rope(
@@ -657,15 +700,29 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
     s.moe = moe;
     s.plan = (0..s.layers as usize)
-        .map(|i| LayerPlan::attention(spans[i], !c.linear, sparse[i]))
+        .map(|i| LayerPlan::attention(spans[i], c.linear != Linear::Kimi, sparse[i]))
         .collect();
-    if c.linear {
-        s.delta = Some(super::delta::kimi_delta(cfg, c.eps)?);
-        let kda = super::delta::kimi_layers(cfg, s.layers)?;
-        for (l, kda) in s.plan.iter_mut().zip(kda) {
-            if kda {
-                l.mixer = Mixer::DeltaNet;
-            }
+    let kda = match c.linear {
+        Linear::None => None,
+        Linear::Kimi => {
+            s.delta = Some(super::delta::kimi_delta(cfg, s.norm.eps)?);
+            Some(super::delta::kimi_layers(cfg, s.layers)?)
+        }
+        Linear::Bailing => {
+            s.delta = Some(super::delta::bailing_delta(cfg, s.norm.eps, s.attn.heads)?);
+            // The attention gates each head's output by σ(x · W_g).
+            s.attn.out_gate = Some(OutGate {
+                softplus: false,
+                per_head: true,
+                in_query: false,
+            });
+            Some(super::delta::bailing_layers(cfg, s.layers)?)
+        }
+    };
+    for (l, kda) in s.plan.iter_mut().zip(kda.unwrap_or_default()) {
+        if kda {
+            l.mixer = Mixer::DeltaNet;
+            l.rope = false;
         }
     }
     s.mtp_layers = if c.mtp {

@@ -36,6 +36,7 @@ pub(crate) fn delta_net(
             } else {
                 1.0
             },
+            gate_floor: None,
             store,
         };
         // The class feeds q and k to the delta rule per value head without repeating them.
@@ -58,6 +59,7 @@ pub(crate) fn delta_net(
             conv_kernel: cfg.size("linear_conv_kernel_dim", Some(4))?,
             eps,
             beta_scale: 1.0,
+            gate_floor: None,
             store,
         }
     };
@@ -94,8 +96,77 @@ pub(crate) fn kimi_delta(cfg: &Config, eps: f64) -> Result<DeltaNet> {
         conv_kernel: kernel,
         eps,
         beta_scale: 1.0,
+        gate_floor: None,
         store: DeltaStore::Kimi,
     })
+}
+
+/// Ling's Kimi Delta Attention (`bailing_hybrid`): as many heads as the attention, of
+/// `head_dim`, a convolution of `short_conv_kernel_size`, unless the file gives the `linear_*`
+/// keys the class saves (which it then sets over its own); the decay bounded below by
+/// `kda_lower_bound` where `kda_safe_gate` says so.
+pub(crate) fn bailing_delta(cfg: &Config, eps: f64, heads: u64) -> Result<DeltaNet> {
+    super::mamba2::silu(cfg, "hidden_act")?;
+    let dim = cfg.size("head_dim", Some(128))?;
+    let dim = cfg.size("linear_head_dim", Some(dim))?;
+    let heads = cfg.size("linear_num_heads", Some(heads))?;
+    let kernel = cfg.size("short_conv_kernel_size", Some(4))?;
+    let kernel = cfg.size("linear_conv_kernel_dim", Some(kernel))?;
+    let gate_floor = if cfg.flag("kda_safe_gate", true)? {
+        let floor = cfg.float("kda_lower_bound", -5.0)?;
+        if !(floor.is_finite() && floor < 0.0) {
+            return Err(cfg.err(
+                "kda_lower_bound",
+                format!("is {floor}; it must be a negative number, the least log decay"),
+            ));
+        }
+        Some(floor)
+    } else {
+        cfg.get("kda_lower_bound");
+        None
+    };
+    Ok(DeltaNet {
+        key_heads: heads,
+        value_heads: heads,
+        key_dim: dim,
+        value_dim: dim,
+        conv_kernel: kernel,
+        eps,
+        beta_scale: 1.0,
+        gate_floor,
+        store: DeltaStore::Bailing,
+    })
+}
+
+/// Which of Ling's hybrid layers run Kimi Delta Attention: `layer_types`, else all but the
+/// last of every `layer_group_size` (6).
+pub(crate) fn bailing_layers(cfg: &Config, layers: u64) -> Result<Vec<bool>> {
+    let group = cfg.size("layer_group_size", Some(6))?;
+    let listed = cfg.list(
+        "layer_types",
+        layers,
+        |v| match v.as_str()? {
+            "linear_attention" => Some(true),
+            "full_attention" => Some(false),
+            _ => None,
+        },
+        "\"linear_attention\" (Kimi Delta Attention) or \"full_attention\"",
+    )?;
+    let (types, key) = match listed {
+        Some(t) => (t, "layer_types"),
+        None => (
+            (0..layers).map(|i| (i + 1) % group != 0).collect(),
+            "layer_group_size",
+        ),
+    };
+    // transformers 5.24 counts positions from an attention layer's cache, and fails without one.
+    if types.iter().all(|&kda| kda) {
+        return Err(cfg.err(
+            key,
+            format!("gives no full_attention layer among the {layers}; transformers runs this model only with at least one"),
+        ));
+    }
+    Ok(types)
 }
 
 /// Which of Kimi Linear's layers run Kimi Delta Attention (true) rather than latent attention:

@@ -3365,6 +3365,39 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Ling's hybrid (Ling/Ring 2.5 linear): Kimi Delta Attention with full-rank gates and latent
+    // attention with a gate per head. Its class never reads `rope_interleave` (it always
+    // interleaves); the multi-token-prediction layers sit after the decoder in the checkpoint
+    // and inference skips them.
+    Family {
+        renames: &[
+            ("model_max_length", "max_position_embeddings"),
+            ("moe_renormalize", "norm_topk_prob"),
+            ("num_expert_group", "n_group"),
+            ("num_experts", "n_routed_experts"),
+            ("num_local_experts", "n_routed_experts"),
+            ("num_experts_per_token", "num_experts_per_tok"),
+            ("num_shared_experts", "n_shared_experts"),
+            ("num_mtp_layers", "num_nextn_predict_layers"),
+        ],
+        ..own(
+            "bailing_hybrid",
+            "Ling hybrid",
+            deepseek::load,
+            None,
+            &[
+                TRAINING,
+                DEEPSEEK_UNREAD,
+                &[
+                    "rope_interleave",
+                    "num_nextn_predict_layers",
+                    "num_mtp_layers",
+                    "mtp_loss_scaling_factor",
+                    "topk_method",
+                ],
+            ],
+        )
+    },
     // Falcon-H1: attention and Mamba2 side by side in every layer, μP multipliers throughout.
     // `num_logits_to_keep` only trims generation's logits, `mamba_chunk_size` only groups the
     // prompt's scan.

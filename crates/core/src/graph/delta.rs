@@ -109,6 +109,68 @@ impl Builder<'_> {
                 alone(Role::SsmK, keys),
                 alone(Role::SsmV, values),
             ]),
+            DeltaStore::Bailing => vec![
+                (
+                    "Output-gate projection",
+                    "W_g",
+                    "G",
+                    x_in,
+                    values,
+                    d,
+                    "output gate, one per value feature",
+                    alone(Role::SsmGB, values),
+                ),
+                (
+                    "β projection",
+                    "W_β",
+                    "β₀",
+                    x_in,
+                    vh,
+                    d,
+                    "write strength, one per head",
+                    alone(Role::SsmBeta, vh),
+                ),
+                (
+                    "Forget-gate projection",
+                    "W_f",
+                    "F",
+                    x_in,
+                    keys,
+                    d,
+                    "decay step, one per key channel",
+                    alone(Role::SsmFB, keys),
+                ),
+                (
+                    "Query projection",
+                    "W_q",
+                    "Q",
+                    x_in,
+                    keys,
+                    d,
+                    "queries",
+                    alone(Role::SsmQ, keys),
+                ),
+                (
+                    "Key projection",
+                    "W_k",
+                    "K",
+                    x_in,
+                    keys,
+                    d,
+                    "keys",
+                    alone(Role::SsmK, keys),
+                ),
+                (
+                    "Value projection",
+                    "W_v",
+                    "V",
+                    x_in,
+                    values,
+                    d,
+                    "values",
+                    alone(Role::SsmV, values),
+                ),
+            ],
             DeltaStore::Kimi => vec![
                 (
                     "Output-gate down-projection",
@@ -303,7 +365,7 @@ impl Builder<'_> {
         };
         let pdt = self.param(Role::SsmDtBias, false, vec![per], comp, true);
         let wdt = self.weight(pdt, "b_dt", [n(per), n(1)], None);
-        let a_shape = if s.channel_decay() {
+        let a_shape = if s.store == DeltaStore::Kimi {
             vec![1, 1, vh, 1]
         } else {
             vec![vh]
@@ -320,7 +382,9 @@ impl Builder<'_> {
             inputs: vec![a0, wdt, alog],
             output: g,
             operation: format!("Each {gates}'s log decay at this position, negative: exp(g) is how much of its memory it keeps"),
-            equation: if s.channel_decay() {
+            equation: if let Some(floor) = s.gate_floor {
+                format!("gₕ = {} · σ(exp(A_logₕ) · (Fₕ + b_dt,ₕ)), in ({}, 0): one rate per head, one step per key channel, the decay bounded", crate::fmt::float(floor), crate::fmt::float(floor))
+            } else if s.channel_decay() {
                 "gₕ = −exp(A_logₕ) · softplus(Fₕ + b_dt,ₕ), one rate per head, one step per key channel".into()
             } else {
                 format!("g = −exp(A_log) · softplus({step} + b_dt)")

@@ -241,8 +241,8 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(d) => json!({
             "key_heads": d.key_heads, "value_heads": d.value_heads, "key_dim": d.key_dim,
             "value_dim": d.value_dim, "conv_kernel": d.conv_kernel, "eps": d.eps,
-            "store": match d.store { DeltaStore::Grouped => "grouped", DeltaStore::Separate => "separate", DeltaStore::Olmo => "olmo", DeltaStore::Kimi => "kimi" },
-            "beta_scale": d.beta_scale,
+            "store": match d.store { DeltaStore::Grouped => "grouped", DeltaStore::Separate => "separate", DeltaStore::Olmo => "olmo", DeltaStore::Kimi => "kimi", DeltaStore::Bailing => "bailing" },
+            "beta_scale": d.beta_scale, "gate_floor": d.gate_floor,
         }),
         None => json!(null),
     };
@@ -493,11 +493,41 @@ fn prune(spec: &Spec, body: &str) -> String {
             calls.push(("delta", "gated_delta_net(h, W, b)"));
             drop.push("kimi_delta_attention");
         }
-        Some(DeltaStore::Kimi) => {
+        Some(store @ (DeltaStore::Kimi | DeltaStore::Bailing)) => {
             calls.push(("delta", "kimi_delta_attention(h, W, b)"));
             drop.push("gated_delta_net");
+            if store == DeltaStore::Bailing {
+                // Ling's gates are full rank, its decay bounded below.
+                lines.extend([
+                    (
+                        "    f = linear(linear(x, w(W, \"ssm_f_a\", b)), w(W, \"ssm_f_b\", b)) + w(W, \"ssm_dt_bias\", b)  # f: [T, H DK], through rank DK\n",
+                        "    f = linear(x, w(W, \"ssm_f_b\", b)) + w(W, \"ssm_dt_bias\", b)  # f: [T, H DK]\n",
+                    ),
+                    (
+                        "    gate = linear(linear(x, w(W, \"ssm_g_a\", b)), w(W, \"ssm_g_b\", b)).reshape(T, H, DV)  # gate: [T, H, DV], through rank DK\n",
+                        "    gate = linear(x, w(W, \"ssm_g_b\", b)).reshape(T, H, DV)  # gate: [T, H, DV]\n",
+                    ),
+                ]);
+            }
+            if spec.delta.is_some_and(|d| d.gate_floor.is_some()) {
+                lines.push((
+                    "    g = -np.exp(w(W, \"ssm_a_log\", b).reshape(H, 1)) * np.logaddexp(0, f.reshape(T, H, DK))  # g: [T, H, DK], log decay per key channel\n",
+                    "    g = np.float32(S[\"gate_floor\"]) / (1 + np.exp(-np.exp(w(W, \"ssm_a_log\", b).reshape(H, 1)) * f.reshape(T, H, DK)))  # g: [T, H, DK], log decay per key channel, bounded below\n",
+                ));
+            }
         }
         None => drop.extend(["gated_delta_net", "kimi_delta_attention"]),
+    }
+    if spec
+        .attn_variants()
+        .iter()
+        .any(|(a, _)| a.mla.is_some() && a.out_gate.is_some())
+    {
+        // Ling's latent attention gates its heads' outputs, as the other attention does.
+        lines.push((
+            "    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]\n",
+            "    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]\n    G = C[\"out_gate\"]\n    g = linear(x, w(W, \"attn_gate\", b))  # g: [T, H v], or [T, H] with a gate per head\n    g = np.logaddexp(0, g) if G[\"softplus\"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input\n    out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G[\"per_head\"] else out * g  # [T, H v], gated\n",
+        ));
     }
     if spec.attn_variants().iter().any(|a| a.0.mla.is_some())
         && !matches!(spec.position, Position::Rope(_))

@@ -751,10 +751,28 @@ fn delta_text(d: u64, s: crate::spec::DeltaNet) -> Text {
     }
     if s.channel_decay() {
         sub[2] = "Q and K are L2-normalized per head, so a key reads and writes at most its own direction; the decay is per key channel, so a head can keep some directions of its memory and let others fade.".into();
-        sub.push(format!("Both gates come through rank {dk}: the forget gate's step {d} → {dk} → {} and the output gate {d} → {dk} → {}, far fewer weights than full projections.", s.keys(), s.values()));
+        let (f, g) = if s.store == crate::spec::DeltaStore::Kimi {
+            sub.push(format!("Both gates come through rank {dk}: the forget gate's step {d} → {dk} → {} and the output gate {d} → {dk} → {}, far fewer weights than full projections.", s.keys(), s.values()));
+            (
+                format!("F a rank-{dk} projection of the input"),
+                format!("another rank-{dk} projection"),
+            )
+        } else {
+            (
+                "F a projection of the input".to_string(),
+                "another projection".to_string(),
+            )
+        };
+        let decay = match s.gate_floor {
+            Some(floor) => {
+                sub.push(format!("The decay is bounded: g = {floor} · σ(exp(A_log)·(F + b)) lies in ({floor}, 0), so no token can keep more than all of its memory or wipe it in one step beyond exp({floor}) ≈ {:.4}.", floor.exp()));
+                format!("g = {floor} · σ(exp(A_log)·(F + b))")
+            }
+            None => "g = −exp(A_log)·softplus(F + b)".to_string(),
+        };
         return Text {
             summary: format!("Kimi Delta Attention: {vh} heads each carry a {dk} × {dv} memory from keys to values, each key channel decaying at its own rate, corrected token by token; no KV cache."),
-            explanation: format!("Projections of the {d} features give Q, K and V ({vh} heads × {dk}), each through a causal convolution over the last {k} positions and SiLU, and β = σ(W_β x) per head. The decay is per key channel: g = −exp(A_log)·softplus(F + b), F a rank-{dk} projection of the input, A_log one rate per head. Each head's memory S decays row by row by exp(g), then moves what it recalls for k toward v by β: S ← S + k ⊗ β(v − Sᵀk). It is read with q; the result is RMS-normed per head, gated by σ of another rank-{dk} projection and projected back to {d}."),
+            explanation: format!("Projections of the {d} features give Q, K and V ({vh} heads × {dk}), each through a causal convolution over the last {k} positions and SiLU, and β = σ(W_β x) per head. The decay is per key channel: {decay}, {f}, A_log one rate per head. Each head's memory S decays row by row by exp(g), then moves what it recalls for k toward v by β: S ← S + k ⊗ β(v − Sᵀk). It is read with q; the result is RMS-normed per head, gated by σ of {g} and projected back to {d}."),
             subtleties: sub,
         };
     }

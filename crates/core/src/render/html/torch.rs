@@ -1037,7 +1037,7 @@ ${q_init}        self.${kva} = nn.Linear(${d}, ${kvl} + ${rd}, bias=${bias})  # 
         self.${kvan} = Norm(${kvl})
         self.${kvb} = nn.Linear(${kvl}, ${h} * (${nope} + ${vd}), bias=False)
         self.${o} = nn.Linear(${h} * ${vd}, ${d}, bias=${o_bias})
-
+${gate_init}
     def forward(self, x, rope=None):  # x: [B, T, ${d}]
         B, T, _ = x.shape
 ${q_fwd}        q = q.view(B, T, ${h}, ${qk}).transpose(1, 2)  # [B, ${h}, T, ${qk}]
@@ -1047,7 +1047,7 @@ ${q_fwd}        q = q.view(B, T, ${h}, ${qk}).transpose(1, 2)  # [B, ${h}, T, ${
         k_nope, v = kv.split([${nope}, ${vd}], dim=-1)
 ${position}        q = torch.cat([q_nope, q_pe], dim=-1)
         k = torch.cat([k_nope, k_pe], dim=-1)
-${attend}        return self.${o}(out)  # [B, T, ${d}]"#,
+${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
             &[
                 ("kvl", kvl.to_string()),
                 ("rd", rd.to_string()),
@@ -1063,6 +1063,45 @@ ${attend}        return self.${o}(out)  # [B, T, ${d}]"#,
                 ("vd", vd.to_string()),
                 ("qk", qk.to_string()),
                 ("attend", attend(spec, h, vd, keep)),
+                ("gate_init", {
+                    match a.out_gate {
+                        Some(g) => format!(
+                            "        self.{} = {}  # the output gate\n",
+                            n.inside(Role::AttnGate),
+                            linear(
+                                spec,
+                                &d.to_string(),
+                                &if g.per_head {
+                                    h.to_string()
+                                } else {
+                                    format!("{h} * {vd}")
+                                },
+                                false
+                            )
+                        ),
+                        None => String::new(),
+                    }
+                }),
+                ("gate", {
+                    match a.out_gate {
+                        Some(g) => {
+                            let f = if g.softplus {
+                                format!(
+                                    "F.softplus(self.{}(x).float()).to(out.dtype)",
+                                    n.inside(Role::AttnGate)
+                                )
+                            } else {
+                                format!("torch.sigmoid(self.{}(x))", n.inside(Role::AttnGate))
+                            };
+                            if g.per_head {
+                                format!("        out = (out.view(B, T, {h}, {vd}) * {f}.unsqueeze(-1)).view(B, T, {h} * {vd})  # each head gated by the input\n")
+                            } else {
+                                format!("        out = out * {f}  # gated by the input\n")
+                            }
+                        }
+                        None => String::new(),
+                    }
+                }),
                 (
                     "position",
                     if matches!(spec.position, Position::Rope(_)) {
@@ -2254,7 +2293,7 @@ fn delta_class(s: &DeltaNet) -> (&'static str, Role) {
     match s.store {
         DeltaStore::Grouped | DeltaStore::Separate => ("GatedDeltaNet", Role::SsmIn),
         DeltaStore::Olmo => ("GatedDeltaNet", Role::SsmQ),
-        DeltaStore::Kimi => ("KimiDeltaAttention", Role::SsmQ),
+        DeltaStore::Kimi | DeltaStore::Bailing => ("KimiDeltaAttention", Role::SsmQ),
     }
 }
 
@@ -2263,7 +2302,7 @@ fn gated_delta_net(spec: &Spec, n: &Names) -> String {
     let Some(s) = spec.delta.as_ref() else {
         unreachable!("only models with a Gated DeltaNet draw one")
     };
-    if s.store == DeltaStore::Kimi {
+    if s.channel_decay() {
         return kimi_delta_attention(spec, s, n);
     }
     let (kh, vh, dk, dv, r) = (
@@ -2276,7 +2315,7 @@ fn gated_delta_net(spec: &Spec, n: &Names) -> String {
     let d = spec.hidden;
     let (inp, conv) = (n.attr(Role::SsmIn), n.attr(Role::SsmConv));
     let (projections, split) = match s.store {
-        DeltaStore::Kimi => unreachable!("drawn by kimi_delta_attention"),
+        DeltaStore::Kimi | DeltaStore::Bailing => unreachable!("drawn by kimi_delta_attention"),
         DeltaStore::Grouped => {
             let ba = n.attr(Role::SsmBa);
             (
@@ -2414,13 +2453,9 @@ fn kimi_delta_attention(spec: &Spec, s: &DeltaNet, n: &Names) -> String {
         self.${v} = nn.Linear(${d}, ${values}, bias=False)
         conv = lambda ch: nn.Conv1d(ch, ch, ${kernel}, groups=ch, padding=${pad}, bias=False)
         self.${cq}, self.${ck}, self.${cv} = conv(${keys}), conv(${keys}), conv(${values})
-        self.${fa} = nn.Linear(${d}, ${dk}, bias=False)  # the forget gate, through rank ${dk}
-        self.${fb} = nn.Linear(${dk}, ${keys}, bias=False)
-        self.${dt_bias} = nn.Parameter(torch.zeros(${keys}))  # one per key channel
-        self.${a_log} = nn.Parameter(torch.zeros(1, 1, ${h}, 1))  # decay rates per head, A = exp(A_log)
+${gates_init}        self.${dt_bias} = nn.Parameter(torch.zeros(${keys}))  # one per key channel
+        self.${a_log} = nn.Parameter(torch.zeros(${a_shape}))  # decay rates per head, A = exp(A_log)
         self.${b} = nn.Linear(${d}, ${h}, bias=False)
-        self.${ga} = nn.Linear(${d}, ${dk}, bias=False)  # the output gate, through rank ${dk}
-        self.${gb} = nn.Linear(${dk}, ${values}, bias=False)
         self.${norm} = nn.Module()
         self.${norm}.weight = nn.Parameter(torch.ones(${dv}))  # shared by the heads
         self.${out_proj} = nn.Linear(${values}, ${d}, bias=False)
@@ -2434,8 +2469,8 @@ fn kimi_delta_attention(spec: &Spec, s: &DeltaNet, n: &Names) -> String {
         l2 = lambda t: t / torch.sqrt((t * t).sum(-1, keepdim=True) + 1e-6)  # each head to unit length
         q, k = l2(q) / ${dk} ** 0.5, l2(k)
         beta = torch.sigmoid(self.${b}(x).float())  # [B, T, ${h}]
-        f = (self.${fb}(self.${fa}(x)).float() + self.${dt_bias}).view(B_, T, ${h}, ${dk})
-        g = -torch.exp(self.${a_log}.float()) * F.softplus(f)  # [B, T, ${h}, ${dk}]: log decay per key channel
+        f = (${f} + self.${dt_bias}).view(B_, T, ${h}, ${dk})
+        g = ${g}  # [B, T, ${h}, ${dk}]: log decay per key channel
         state = x.new_zeros(B_, ${h}, ${dk}, ${dv}, dtype=torch.float32)
         outs = []
         for t in range(T):
@@ -2445,7 +2480,7 @@ fn kimi_delta_attention(spec: &Spec, s: &DeltaNet, n: &Names) -> String {
             outs.append((state * q[:, t, :, :, None]).sum(-2))
         o = torch.stack(outs, dim=1)  # [B, T, ${h}, ${dv}]
         o = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + ${eps})  # RMS per head
-        gate = self.${gb}(self.${ga}(x)).float().view(B_, T, ${h}, ${dv})
+        gate = ${gate}.float().view(B_, T, ${h}, ${dv})
         o = (self.${norm}.weight * o * torch.sigmoid(gate)).to(x.dtype)
         return self.${out_proj}(o.reshape(B_, T, ${values}))"#,
         &[
@@ -2464,11 +2499,53 @@ fn kimi_delta_attention(spec: &Spec, s: &DeltaNet, n: &Names) -> String {
             ("cq", a(Role::SsmConvQ)),
             ("ck", a(Role::SsmConvK)),
             ("cv", a(Role::SsmConvV)),
-            ("fa", a(Role::SsmFA)),
-            ("fb", a(Role::SsmFB)),
             ("b", a(Role::SsmBeta)),
-            ("ga", a(Role::SsmGA)),
-            ("gb", a(Role::SsmGB)),
+            (
+                "gates_init",
+                if s.store == DeltaStore::Kimi {
+                    format!("        self.{fa} = nn.Linear({d}, {dk}, bias=False)  # the forget gate, through rank {dk}\n        self.{fb} = nn.Linear({dk}, {keys}, bias=False)\n        self.{ga} = nn.Linear({d}, {dk}, bias=False)  # the output gate, through rank {dk}\n        self.{gb} = nn.Linear({dk}, {values}, bias=False)\n", fa = a(Role::SsmFA), fb = a(Role::SsmFB), ga = a(Role::SsmGA), gb = a(Role::SsmGB), d = spec.hidden, keys = s.keys(), values = s.values())
+                } else {
+                    format!("        self.{f} = nn.Linear({d}, {keys}, bias=False)  # the forget gate's step\n        self.{g} = nn.Linear({d}, {values}, bias=False)  # the output gate\n", f = a(Role::SsmFB), g = a(Role::SsmGB), d = spec.hidden, keys = s.keys(), values = s.values())
+                },
+            ),
+            (
+                "a_shape",
+                if s.store == DeltaStore::Kimi {
+                    format!("1, 1, {h}, 1")
+                } else {
+                    h.to_string()
+                },
+            ),
+            (
+                "f",
+                if s.store == DeltaStore::Kimi {
+                    format!("self.{}(self.{}(x)).float()", a(Role::SsmFB), a(Role::SsmFA))
+                } else {
+                    format!("self.{}(x).float()", a(Role::SsmFB))
+                },
+            ),
+            (
+                "gate",
+                if s.store == DeltaStore::Kimi {
+                    format!("self.{}(self.{}(x))", a(Role::SsmGB), a(Role::SsmGA))
+                } else {
+                    format!("self.{}(x)", a(Role::SsmGB))
+                },
+            ),
+            (
+                "g",
+                match s.gate_floor {
+                    Some(floor) => format!(
+                        "{} * torch.sigmoid(torch.exp(self.{}.float()).view({h}, 1) * f)  # bounded below",
+                        fmt_f(floor),
+                        a(Role::SsmALog)
+                    ),
+                    None => format!(
+                        "-torch.exp(self.{}.float()).view({h}, 1) * F.softplus(f)",
+                        a(Role::SsmALog)
+                    ),
+                },
+            ),
             ("dt_bias", a(Role::SsmDtBias)),
             ("a_log", a(Role::SsmALog)),
             ("norm", a(Role::SsmNorm)),
