@@ -46,139 +46,66 @@ impl Builder<'_> {
         let alone = |role: Role, rows: u64| (role, rows, None);
         // (title, weight, output, input, rows, cols, what, placement) of each projection, in
         // the order drawn: the gates first, Q, K and V last, as the convolution reads them.
-        // Gated DeltaNet's six, wherever they are stored; Kimi's own.
-        let gated = |[z, beta, alpha, q, k, v]: [(Role, u64, Option<String>); 6]| {
-            vec![
-                (
-                    "Output-gate projection",
-                    "W_z",
-                    "Z",
-                    x_in,
-                    values,
-                    d,
-                    "output gate z",
-                    z,
-                ),
-                (
-                    "β projection",
-                    "W_β",
-                    "β₀",
-                    x_in,
-                    vh,
-                    d,
-                    "write strength, one per value head",
-                    beta,
-                ),
-                (
-                    "α projection",
-                    "W_α",
-                    "α₀",
-                    x_in,
-                    vh,
-                    d,
-                    "decay step, one per value head",
-                    alpha,
-                ),
-                ("Query projection", "W_q", "Q", x_in, keys, d, "queries", q),
-                ("Key projection", "W_k", "K", x_in, keys, d, "keys", k),
-                ("Value projection", "W_v", "V", x_in, values, d, "values", v),
-            ]
+        type Part<'a> = (
+            &'static str,
+            &'static str,
+            &'static str,
+            &'a str,
+            u64,
+            u64,
+            &'static str,
+            (Role, u64, Option<String>),
+        );
+        let from_x =
+            |title, w, out, rows, what, at| -> Part { (title, w, out, x_in, rows, d, what, at) };
+        let z = |at| {
+            from_x(
+                "Output-gate projection",
+                "W_z",
+                "Z",
+                values,
+                "output gate z",
+                at,
+            )
         };
-        let parts = match s.store {
-            DeltaStore::Grouped => gated([
-                grouped(2 * dk + r * dv, r * dv),
-                ba(0),
-                ba(r),
-                grouped(0, dk),
-                grouped(dk, dk),
-                grouped(2 * dk, r * dv),
-            ]),
-            DeltaStore::Separate => gated([
-                alone(Role::SsmZ, values),
-                alone(Role::SsmBeta, vh),
-                alone(Role::SsmAlpha, vh),
-                qkv(0, keys),
-                qkv(keys, keys),
-                qkv(2 * keys, values),
-            ]),
-            DeltaStore::Olmo => gated([
-                alone(Role::SsmZ, values),
-                alone(Role::SsmBeta, vh),
-                alone(Role::SsmAlpha, vh),
-                alone(Role::SsmQ, keys),
-                alone(Role::SsmK, keys),
-                alone(Role::SsmV, values),
-            ]),
-            DeltaStore::Bailing => vec![
-                (
-                    "Output-gate projection",
-                    "W_g",
-                    "G",
-                    x_in,
-                    values,
-                    d,
-                    "output gate, one per value feature",
-                    alone(Role::SsmGB, values),
-                ),
-                (
-                    "β projection",
-                    "W_β",
-                    "β₀",
-                    x_in,
-                    vh,
-                    d,
-                    "write strength, one per head",
-                    alone(Role::SsmBeta, vh),
-                ),
-                (
-                    "Forget-gate projection",
-                    "W_f",
-                    "F",
-                    x_in,
-                    keys,
-                    d,
-                    "decay step, one per key channel",
-                    alone(Role::SsmFB, keys),
-                ),
-                (
-                    "Query projection",
-                    "W_q",
-                    "Q",
-                    x_in,
-                    keys,
-                    d,
-                    "queries",
-                    alone(Role::SsmQ, keys),
-                ),
-                (
-                    "Key projection",
-                    "W_k",
-                    "K",
-                    x_in,
-                    keys,
-                    d,
-                    "keys",
-                    alone(Role::SsmK, keys),
-                ),
-                (
-                    "Value projection",
-                    "W_v",
-                    "V",
-                    x_in,
-                    values,
-                    d,
-                    "values",
-                    alone(Role::SsmV, values),
-                ),
+        let beta = |at| {
+            from_x(
+                "β projection",
+                "W_β",
+                "β₀",
+                vh,
+                "write strength, one per value head",
+                at,
+            )
+        };
+        let alpha = |at| {
+            from_x(
+                "α projection",
+                "W_α",
+                "α₀",
+                vh,
+                "decay step, one per value head",
+                at,
+            )
+        };
+        let mut parts: Vec<Part> = match s.store {
+            DeltaStore::Grouped => vec![
+                z(grouped(2 * dk + r * dv, r * dv)),
+                beta(ba(0)),
+                alpha(ba(r)),
             ],
+            DeltaStore::Separate | DeltaStore::Olmo => vec![
+                z(alone(Role::SsmZ, values)),
+                beta(alone(Role::SsmBeta, vh)),
+                alpha(alone(Role::SsmAlpha, vh)),
+            ],
+            // Kimi's gates through a rank-d_k latent; Ling's straight from the input.
             DeltaStore::Kimi => vec![
-                (
+                from_x(
                     "Output-gate down-projection",
                     "W_ga",
                     "G₀",
-                    x_in,
                     dk,
-                    d,
                     "output gate's low-rank latent",
                     alone(Role::SsmGA, dk),
                 ),
@@ -192,23 +119,12 @@ impl Builder<'_> {
                     "output gate, one per value feature",
                     alone(Role::SsmGB, values),
                 ),
-                (
-                    "β projection",
-                    "W_β",
-                    "β₀",
-                    x_in,
-                    vh,
-                    d,
-                    "write strength, one per head",
-                    alone(Role::SsmBeta, vh),
-                ),
-                (
+                beta(alone(Role::SsmBeta, vh)),
+                from_x(
                     "Forget-gate down-projection",
                     "W_fa",
                     "F₀",
-                    x_in,
                     dk,
-                    d,
                     "forget gate's low-rank latent",
                     alone(Role::SsmFA, dk),
                 ),
@@ -222,38 +138,41 @@ impl Builder<'_> {
                     "decay step, one per key channel",
                     alone(Role::SsmFB, keys),
                 ),
-                (
-                    "Query projection",
-                    "W_q",
-                    "Q",
-                    x_in,
-                    keys,
-                    d,
-                    "queries",
-                    alone(Role::SsmQ, keys),
-                ),
-                (
-                    "Key projection",
-                    "W_k",
-                    "K",
-                    x_in,
-                    keys,
-                    d,
-                    "keys",
-                    alone(Role::SsmK, keys),
-                ),
-                (
-                    "Value projection",
-                    "W_v",
-                    "V",
-                    x_in,
+            ],
+            DeltaStore::Bailing => vec![
+                from_x(
+                    "Output-gate projection",
+                    "W_g",
+                    "G",
                     values,
-                    d,
-                    "values",
-                    alone(Role::SsmV, values),
+                    "output gate, one per value feature",
+                    alone(Role::SsmGB, values),
+                ),
+                beta(alone(Role::SsmBeta, vh)),
+                from_x(
+                    "Forget-gate projection",
+                    "W_f",
+                    "F",
+                    keys,
+                    "decay step, one per key channel",
+                    alone(Role::SsmFB, keys),
                 ),
             ],
         };
+        let [q, k, v] = match s.store {
+            DeltaStore::Grouped => [grouped(0, dk), grouped(dk, dk), grouped(2 * dk, r * dv)],
+            DeltaStore::Separate => [qkv(0, keys), qkv(keys, keys), qkv(2 * keys, values)],
+            DeltaStore::Olmo | DeltaStore::Kimi | DeltaStore::Bailing => [
+                alone(Role::SsmQ, keys),
+                alone(Role::SsmK, keys),
+                alone(Role::SsmV, values),
+            ],
+        };
+        parts.extend([
+            from_x("Query projection", "W_q", "Q", keys, "queries", q),
+            from_x("Key projection", "W_k", "K", keys, "keys", k),
+            from_x("Value projection", "W_v", "V", values, "values", v),
+        ]);
         for (title, w, out, input, rows, cols, what, (role, stored, block)) in parts {
             nodes.push(self.linear(Linear {
                 role,
