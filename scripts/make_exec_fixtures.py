@@ -471,6 +471,20 @@ CONFIGS = {
                                  qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8, num_experts=4,
                                  num_experts_per_token=2, num_expert_group=1, topk_group=1,
                                  first_k_dense_replace=0, moe_intermediate_size=16, eos_token_id=1),
+    # Lara Mini: by its pattern of 5, Gated DeltaNet (one fused input projection, 2 key heads
+    # serving 4 value heads) among sliding layers that rotate and a full one that does not;
+    # stacked experts beside an ungated shared one in every layer.
+    "lara_mini": dict(BASE, model_type="lara_mini", num_hidden_layers=5, head_dim=8, linear_num_key_heads=2,
+                      linear_num_value_heads=4, linear_key_head_dim=8, linear_value_head_dim=6,
+                      linear_conv_kernel_dim=3, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                      shared_expert_intermediate_size=24, sliding_window=4, eos_token_id=1),
+    # ... by layer_types, without renormalizing the chosen experts' weights.
+    "lara_mini-types": dict(BASE, model_type="lara_mini", num_hidden_layers=3, head_dim=8,
+                            layer_types=["full_attention", "linear_attention", "sliding_attention"],
+                            linear_num_key_heads=2, linear_num_value_heads=2, linear_key_head_dim=8,
+                            linear_value_head_dim=8, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                            shared_expert_intermediate_size=16, sliding_window=5, norm_topk_prob=False,
+                            eos_token_id=1),
     # Falcon-H1: attention and Mamba2 side by side in every layer (the scan gated, not normed),
     # every μP multiplier set: on the embedding, the head, the keys, each mixer's input and
     # output, the projection's five parts and the MLP's gate and output.

@@ -309,9 +309,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
-        (Layout::GptOss | Layout::Llama4 | Layout::GraniteMoeSwa, ExpertGateUp | ExpertDown) => {
+        (
+            Layout::GptOss | Layout::Llama4 | Layout::GraniteMoeSwa | Layout::LaraMini,
+            ExpertGateUp | ExpertDown,
+        ) => {
             let module = match layout {
-                Layout::GptOss => "mlp",
+                Layout::GptOss | Layout::LaraMini => "mlp",
                 Layout::Llama4 => "feed_forward",
                 Layout::GraniteMoeSwa => "block_sparse_moe",
                 other => unreachable!("{other:?} is not matched by this arm"),
@@ -975,6 +978,13 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             SsmNorm => ("model.layers.{b}.linear_attn.o_norm", "blk.{b}.ssm_norm"),
             SsmOut => ("model.layers.{b}.linear_attn.o_proj", "blk.{b}.ssm_out"),
             other => llama(other),
+        },
+        Layout::LaraMini => match role {
+            SsmIn => ("model.layers.{b}.linear_attn.in_proj", "blk.{b}.ssm_in"),
+            SsmConv => ("model.layers.{b}.linear_attn.conv1d", "blk.{b}.ssm_conv1d"),
+            SsmNorm => ("model.layers.{b}.linear_attn.out_norm", "blk.{b}.ssm_norm"),
+            SsmOut => ("model.layers.{b}.linear_attn.out_proj", "blk.{b}.ssm_out"),
+            other => shared_expert(other),
         },
         Layout::Qwen3Next | Layout::Qwen35 => match role {
             SsmIn if layout == Layout::Qwen3Next => (

@@ -713,6 +713,9 @@ pub enum DeltaStore {
     /// output RMS-normed per head and gated by σ(W_gb W_ga x) (`g_a_proj`, `g_b_proj`). Key and
     /// value heads are the same heads.
     Kimi,
+    /// One input projection, `in_proj`, of rows [q | k | v | z | β | α], and the norm as
+    /// `out_norm` (Lara Mini's checkpoints).
+    Fused,
     /// Kimi Delta Attention as Ling's hybrid stores it: Kimi's, but the forget gate's step and
     /// the output gate each from one full-rank projection (`f_proj`, `g_proj`).
     Bailing,
@@ -725,7 +728,9 @@ impl DeltaNet {
     /// The mixer's name: Kimi's variant has its own.
     pub fn name(&self) -> &'static str {
         match self.store {
-            DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Olmo => "Gated DeltaNet",
+            DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Fused | DeltaStore::Olmo => {
+                "Gated DeltaNet"
+            }
             DeltaStore::Kimi | DeltaStore::Bailing => "Kimi Delta Attention",
         }
     }
@@ -1285,6 +1290,10 @@ pub enum Layout {
     /// DeltaNet, `feedforward_layer_norm` before its FFN or after an attention,
     /// `post_feedforward_layernorm` after an attention layer's FFN (OLMo hybrid).
     OlmoHybrid,
+    /// Qwen3's attention names, the DeltaNet's under `linear_attn.` with one `in_proj` and
+    /// `out_norm`, the experts stacked in `mlp.experts.gate_up_proj` and `down_proj` beside an
+    /// ungated `mlp.shared_expert` (Lara Mini).
+    LaraMini,
     /// Llama's attention names, Mamba2's under `mamba.` as Bamba's, the MLP as `feed_forward.`,
     /// its norm `pre_ff_layernorm`, and `model.final_layernorm` (Falcon-H1).
     FalconH1,

@@ -659,6 +659,31 @@ fn bailing_hybrid_keys_that_describe_another_model() {
     );
 }
 
+/// Lara Mini: layer types of its three kinds, at least one of them attention.
+#[test]
+fn lara_mini_keys_that_describe_another_model() {
+    let base = json!({"model_type": "lara_mini", "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100, "num_experts": 4,
+        "num_experts_per_tok": 2});
+    refused_by_name(
+        &base,
+        &[(
+            "layer_types",
+            json!(["linear_attention", "linear_attention"]),
+            "no attention layer among the 2",
+        )],
+    );
+    let mut v = base.clone();
+    v["layer_types"] = json!(["linear_attention", "conv"]);
+    let e = err_of(&v);
+    assert_eq!(e.field, "layer_types[1]", "{e}");
+    assert!(
+        e.message
+            .contains("\"linear_attention\", \"full_attention\" or \"sliding_attention\""),
+        "{e}"
+    );
+}
+
 /// Each key set to its value on `base` is refused, naming that key, with `says` in the message.
 fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
     for (key, value, says) in cases {

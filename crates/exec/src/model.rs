@@ -820,6 +820,16 @@ impl Model {
                 self.proj(x, Role::SsmBeta, b, false)?,
                 self.proj(x, Role::SsmAlpha, b, false)?,
             ),
+            DeltaStore::Fused => {
+                // One projection: q | k | v, then z, β and α.
+                let p = self.proj(x, Role::SsmIn, b, false)?;
+                (
+                    p.narrow(1, 0, conv_dim)?,
+                    p.narrow(1, conv_dim, values)?,
+                    p.narrow(1, conv_dim + values, vh)?,
+                    p.narrow(1, conv_dim + values + vh, vh)?,
+                )
+            }
             DeltaStore::Olmo => (
                 Tensor::cat(
                     &[
@@ -931,7 +941,9 @@ impl Model {
         let o = rms(&o, s.eps)?.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
         let gate = gate.reshape((t, vh, dv))?;
         let gate = match s.store {
-            DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Olmo => gate.silu()?,
+            DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Fused | DeltaStore::Olmo => {
+                gate.silu()?
+            }
             DeltaStore::Kimi | DeltaStore::Bailing => sigmoid(&gate)?,
         };
         let o = (o * gate)?.reshape((t, values))?;

@@ -51,9 +51,19 @@ pub(crate) fn delta_net(
         }
         d
     } else {
+        // The classes' head counts: Qwen3-Next's and Qwen3.5's, or Lara Mini's (its checkpoints
+        // the only ones to fuse the projections).
+        let (key_heads, value_heads) = match store {
+            DeltaStore::Fused => (8, 16),
+            DeltaStore::Grouped
+            | DeltaStore::Separate
+            | DeltaStore::Olmo
+            | DeltaStore::Kimi
+            | DeltaStore::Bailing => (16, 32),
+        };
         DeltaNet {
-            key_heads: cfg.size("linear_num_key_heads", Some(16))?,
-            value_heads: cfg.size("linear_num_value_heads", Some(32))?,
+            key_heads: cfg.size("linear_num_key_heads", Some(key_heads))?,
+            value_heads: cfg.size("linear_num_value_heads", Some(value_heads))?,
             key_dim: cfg.size("linear_key_head_dim", Some(128))?,
             value_dim: cfg.size("linear_value_head_dim", Some(128))?,
             conv_kernel: cfg.size("linear_conv_kernel_dim", Some(4))?,

@@ -531,9 +531,10 @@ pub enum HybridLayers {
     /// Layer i attends where i % period = offset (Jamba's `attn_layer_period`,
     /// `attn_layer_offset`).
     Period(Period),
-    /// A type per layer (`layer_types`: "conv", "full_attention" or "sliding_attention"), else
-    /// a list of the attending layers (`full_attn_idxs`), else every layer attends (LFM2); else
-    /// the class's own pattern (LFM3); with neither, the types must be given (LFM2-MoE).
+    /// A type per layer (`layer_types`: "conv", or the pattern's recurrent type, "full_attention"
+    /// or "sliding_attention"), else a list of the attending layers (`full_attn_idxs`), else
+    /// every layer attends (LFM2); else the class's own pattern (LFM3, Lara Mini); with neither,
+    /// the types must be given (LFM2-MoE).
     ConvTypes {
         types: &'static str,
         indices: Option<&'static str>,
@@ -553,30 +554,48 @@ pub enum TypePattern {
     /// LFM3's: layer i is full attention where i % 4 = 2, sliding where i % 4 = 0 (but the
     /// first), a short convolution elsewhere.
     Lfm3,
+    /// Lara Mini's, of period 5: Gated DeltaNet, sliding, Gated DeltaNet, full, sliding.
+    LaraMini,
 }
 
 impl TypePattern {
+    /// The type its configs give the recurrent layers.
+    fn recurrent(self) -> &'static str {
+        match self {
+            TypePattern::Lfm3 => "conv",
+            TypePattern::LaraMini => "linear_attention",
+        }
+    }
+
     fn type_of(self, i: u64) -> &'static str {
         match self {
             TypePattern::Lfm3 if i % 4 == 2 => "full_attention",
             TypePattern::Lfm3 if i.is_multiple_of(4) && i > 0 => "sliding_attention",
             TypePattern::Lfm3 => "conv",
+            TypePattern::LaraMini => match i % 5 {
+                3 => "full_attention",
+                1 | 4 => "sliding_attention",
+                _ => "linear_attention",
+            },
         }
     }
 }
 
-/// A layer type of a model of short convolutions and attention: (is it a convolution, does it
-/// slide).
-fn conv_type(v: &serde_json::Value) -> Option<(bool, bool)> {
+/// A layer type of a model of recurrent layers (of type `recurrent`) and attention: (is it
+/// recurrent, does it slide).
+fn conv_type(v: &serde_json::Value, recurrent: &str) -> Option<(bool, bool)> {
     match v.as_str()? {
-        "conv" => Some((true, false)),
+        t if t == recurrent => Some((true, false)),
         "full_attention" => Some((false, false)),
         "sliding_attention" => Some((false, true)),
         _ => None,
     }
 }
 
-const CONV_TYPES: &str = "\"conv\", \"full_attention\" or \"sliding_attention\"";
+/// The layer types such a model's configs may give.
+fn conv_types(recurrent: &str) -> String {
+    format!("\"{recurrent}\", \"full_attention\" or \"sliding_attention\"")
+}
 
 /// How the sliding-window layers' attention differs from the full layers'.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1047,8 +1066,12 @@ pub fn load(
                     indices,
                     pattern,
                 } => {
-                    let listed = cfg.list(types, layers, |v| Some(conv_type(v)?.0), CONV_TYPES)?;
-                    match (listed, indices, pattern) {
+                    // LFM2 names no pattern: its recurrent layers are "conv".
+                    let rec = pattern.map_or("conv", TypePattern::recurrent);
+                    let expect = conv_types(rec);
+                    let listed =
+                        cfg.list(types, layers, |v| Some(conv_type(v, rec)?.0), &expect)?;
+                    let recurrent: Vec<bool> = match (listed, indices, pattern) {
                         (Some(l), indices, _) => {
                             if let Some(key) = indices {
                                 cfg.get(key);
@@ -1063,16 +1086,23 @@ pub fn load(
                                 None => vec![false; layers as usize],
                             }
                         }
-                        (None, None, Some(p)) => {
-                            (0..layers).map(|i| p.type_of(i) == "conv").collect()
-                        }
+                        (None, None, Some(p)) => (0..layers).map(|i| p.type_of(i) == rec).collect(),
                         (None, None, None) => {
                             return Err(cfg.err(
                                 types,
-                                format!("is missing; the class reads each of the {layers} layers' type from it ({CONV_TYPES})"),
+                                format!("is missing; the class reads each of the {layers} layers' type from it ({expect})"),
                             ))
                         }
+                    };
+                    // A DeltaNet hybrid's cache counts positions from an attention layer's, in
+                    // transformers 5.24: it fails without one.
+                    if matches!(h.mixer, HybridMixer::DeltaNet(_)) && recurrent.iter().all(|&r| r) {
+                        return Err(cfg.err(
+                            types,
+                            format!("gives no attention layer among the {layers}; transformers runs this model only with at least one"),
+                        ));
                     }
+                    recurrent
                 }
             };
             (Some(h.mixer), mamba)
@@ -1432,13 +1462,18 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
         }
         Windows::ConvTypes { window, pattern } => {
             let window = super::window(cfg, window)?;
-            let slides: Vec<bool> =
-                match cfg.list("layer_types", layers, |v| Some(conv_type(v)?.1), CONV_TYPES)? {
-                    Some(l) => l,
-                    None => (0..layers)
-                        .map(|i| pattern.type_of(i) == "sliding_attention")
-                        .collect(),
-                };
+            let (rec, expect) = (pattern.recurrent(), conv_types(pattern.recurrent()));
+            let slides: Vec<bool> = match cfg.list(
+                "layer_types",
+                layers,
+                |v| Some(conv_type(v, rec)?.1),
+                &expect,
+            )? {
+                Some(l) => l,
+                None => (0..layers)
+                    .map(|i| pattern.type_of(i) == "sliding_attention")
+                    .collect(),
+            };
             slides
                 .into_iter()
                 .map(|s| match (s, window) {

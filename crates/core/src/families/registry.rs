@@ -2139,6 +2139,68 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
     ),
+    // Lara Mini: Qwen3.5's Gated DeltaNet (its projections in one `in_proj`) among Qwen3
+    // attention layers, sliding ones rotating and full ones without positions, by
+    // `layer_types` or a pattern of period 5; experts in every layer, stacked, beside an
+    // ungated shared expert. Its class drops `intermediate_size`, `mlp_only_layers` and
+    // `decoder_sparse_step`.
+    llama(
+        "lara_mini",
+        "Lara Mini",
+        LlamaLike {
+            qk_norm: QkNorm::PerHead,
+            mlp_bias: Bias::Never,
+            hybrid: Some(Hybrid {
+                mixer: HybridMixer::DeltaNet(DeltaStore::Fused),
+                layers: HybridLayers::ConvTypes {
+                    types: "layer_types",
+                    indices: None,
+                    pattern: Some(TypePattern::LaraMini),
+                },
+                recurrent_place: None,
+            }),
+            windows: Windows::ConvTypes {
+                window: Some(512),
+                pattern: TypePattern::LaraMini,
+            },
+            no_rope: NoRope::FullLayers,
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 128),
+                top_k: 4,
+                width: Some(("moe_intermediate_size", 512)),
+                renormalize: Renormalize::Key(true),
+                layers: MoeLayers::All,
+                shared: Some(SharedMlp::of("shared_expert_intermediate_size", 512)),
+                stacked_out_in: true,
+                ..Routed::MIXTRAL
+            }),
+            layout: Layout::LaraMini,
+            ..LlamaLike::llama(d(
+                151_936,
+                1024,
+                0,
+                34,
+                16,
+                Some(4),
+                Some(128),
+                131_072,
+                1e-6,
+                10_000.0,
+                true,
+            ))
+        },
+        None,
+        &[
+            TRAINING,
+            &[
+                "router_aux_loss_coef",
+                "output_router_logits",
+                "intermediate_size",
+                "mlp_only_layers",
+                "decoder_sparse_step",
+            ],
+        ],
+    ),
     // Mellum (JetBrains Mellum 2): Qwen3-MoE's attention and experts, the layers' attention and
     // MLP kinds by `layer_types` and `mlp_layer_types`, RoPE bases per layer type.
     Family {

@@ -43,6 +43,10 @@ impl Builder<'_> {
             (Role::SsmBa, 2 * vh, Some(block))
         };
         let qkv = |at: u64, len: u64| (Role::SsmIn, conv, Some(format!("{at}:{}", at + len)));
+        // Lara Mini's one projection: [q | k | v | z | β | α].
+        let fused_rows = conv + values + 2 * vh;
+        let fused =
+            |at: u64, len: u64| (Role::SsmIn, fused_rows, Some(format!("{at}:{}", at + len)));
         let alone = |role: Role, rows: u64| (role, rows, None);
         // (title, weight, output, input, rows, cols, what, placement) of each projection, in
         // the order drawn: the gates first, Q, K and V last, as the convolution reads them.
@@ -93,6 +97,11 @@ impl Builder<'_> {
                 z(grouped(2 * dk + r * dv, r * dv)),
                 beta(ba(0)),
                 alpha(ba(r)),
+            ],
+            DeltaStore::Fused => vec![
+                z(fused(conv, values)),
+                beta(fused(conv + values, vh)),
+                alpha(fused(conv + values + vh, vh)),
             ],
             DeltaStore::Separate | DeltaStore::Olmo => vec![
                 z(alone(Role::SsmZ, values)),
@@ -162,6 +171,7 @@ impl Builder<'_> {
         let [q, k, v] = match s.store {
             DeltaStore::Grouped => [grouped(0, dk), grouped(dk, dk), grouped(2 * dk, r * dv)],
             DeltaStore::Separate => [qkv(0, keys), qkv(keys, keys), qkv(2 * keys, values)],
+            DeltaStore::Fused => [fused(0, keys), fused(keys, keys), fused(2 * keys, values)],
             DeltaStore::Olmo | DeltaStore::Kimi | DeltaStore::Bailing => [
                 alone(Role::SsmQ, keys),
                 alone(Role::SsmK, keys),

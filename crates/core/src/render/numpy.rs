@@ -241,7 +241,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(d) => json!({
             "key_heads": d.key_heads, "value_heads": d.value_heads, "key_dim": d.key_dim,
             "value_dim": d.value_dim, "conv_kernel": d.conv_kernel, "eps": d.eps,
-            "store": match d.store { DeltaStore::Grouped => "grouped", DeltaStore::Separate => "separate", DeltaStore::Olmo => "olmo", DeltaStore::Kimi => "kimi", DeltaStore::Bailing => "bailing" },
+            "store": match d.store { DeltaStore::Grouped => "grouped", DeltaStore::Separate => "separate", DeltaStore::Fused => "fused", DeltaStore::Olmo => "olmo", DeltaStore::Kimi => "kimi", DeltaStore::Bailing => "bailing" },
             "beta_scale": d.beta_scale, "gate_floor": d.gate_floor,
         }),
         None => json!(null),
@@ -489,7 +489,7 @@ fn prune(spec: &Spec, body: &str) -> String {
         ));
     }
     match spec.delta.map(|d| d.store) {
-        Some(DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Olmo) => {
+        Some(DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Fused | DeltaStore::Olmo) => {
             calls.push(("delta", "gated_delta_net(h, W, b)"));
             drop.push("kimi_delta_attention");
         }
@@ -1091,7 +1091,13 @@ def gated_delta_net(x, W, b):
     T, KH, VH, DK, DV = x.shape[0], S["key_heads"], S["value_heads"], S["key_dim"], S["value_dim"]
     R = VH // KH  # value heads per key head
     conv_keys = ("ssm_conv",)  # one convolution over q | k | v
-    if S["store"] == "grouped":
+    if S["store"] == "fused":
+        # one projection: q | k | v, then z, beta and alpha
+        p = linear(x, w(W, "ssm_in", b))  # p: [T, 2 KH DK + 2 VH DV + 2 VH]
+        CH, VD = 2 * KH * DK + VH * DV, VH * DV
+        u, z = p[:, :CH], p[:, CH:CH + VD]  # u: [T, CH], z: [T, VH DV]
+        beta, alpha = p[:, CH + VD:CH + VD + VH], p[:, CH + VD + VH:]  # [T, VH] each
+    elif S["store"] == "grouped":
         # per key head: its q, its k, its value heads' v, their z; and their beta, then their alpha
         p = linear(x, w(W, "ssm_in", b)).reshape(T, KH, 2 * DK + 2 * R * DV)  # p: [T, KH, 2 DK + 2 R DV]
         q, k = p[:, :, :DK].reshape(T, -1), p[:, :, DK:2 * DK].reshape(T, -1)  # q, k: [T, KH DK]

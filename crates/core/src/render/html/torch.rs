@@ -2291,7 +2291,9 @@ fn short_conv_class(spec: &Spec, n: &Names) -> String {
 /// A DeltaNet's PyTorch class and the role whose module holds it.
 fn delta_class(s: &DeltaNet) -> (&'static str, Role) {
     match s.store {
-        DeltaStore::Grouped | DeltaStore::Separate => ("GatedDeltaNet", Role::SsmIn),
+        DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Fused => {
+            ("GatedDeltaNet", Role::SsmIn)
+        }
         DeltaStore::Olmo => ("GatedDeltaNet", Role::SsmQ),
         DeltaStore::Kimi | DeltaStore::Bailing => ("KimiDeltaAttention", Role::SsmQ),
     }
@@ -2334,6 +2336,10 @@ fn gated_delta_net(spec: &Spec, n: &Names) -> String {
                 format!("        u = self.{inp}(x)\n        z = self.{z}(x).view(B_, T, {vh}, {dv})\n        beta, alpha = self.{b}(x), self.{a}(x)\n"),
             )
         }
+        DeltaStore::Fused => (
+            format!("        self.{inp} = nn.Linear({d}, {}, bias=False)  # q | k | v | z | beta | alpha\n", s.conv_dim() + s.values() + 2 * vh),
+            format!("        u, z, beta, alpha = self.{inp}(x).split([{}, {}, {vh}, {vh}], dim=-1)\n        z = z.reshape(B_, T, {vh}, {dv})\n", s.conv_dim(), s.values()),
+        ),
         DeltaStore::Olmo => {
             let a = |r: Role| n.attr(r);
             let (q, k, v, z, b, al) = (
