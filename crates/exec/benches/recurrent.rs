@@ -1,7 +1,8 @@
 //! Decoding through a recurrent state: one token after 128 and after 4096 tokens, for a
-//! scaled-down Mamba2 (every layer recurrent) and two scaled-down hybrids (Bamba: Mamba2 layers
+//! scaled-down Mamba2 (every layer recurrent) and three scaled-down hybrids (Bamba: Mamba2 layers
 //! and one attention layer in four; Qwen3-Next: Gated DeltaNet layers and one gated attention
-//! layer in four, with experts), on random weights. A recurrent layer's step costs the same at
+//! layer in four, with experts; Kimi Linear: Kimi Delta Attention and latent attention), on
+//! random weights. A recurrent layer's step costs the same at
 //! any context; the attention layers' grows. After criterion's figures, the ratios of the two
 //! contexts, measured in the same run, are printed.
 //! `cargo bench -p anatomy-exec --bench recurrent`.
@@ -19,10 +20,12 @@ fn models() -> Vec<(&'static str, Model)> {
     });
     let hybrid = families::load_json("bamba.json", &hybrid.to_string(), "hybrid", false).unwrap();
     let delta = source::load("qwen3-next-80b-a3b", false).unwrap().spec;
+    let kda = source::load("kimi-linear-48b-a3b", false).unwrap().spec;
     vec![
         ("Mamba2", session::tiny(&mamba).unwrap()),
         ("hybrid", session::tiny(&hybrid).unwrap()),
         ("Qwen3-Next", session::tiny(&delta).unwrap()),
+        ("Kimi Linear", session::tiny(&kda).unwrap()),
     ]
 }
 
