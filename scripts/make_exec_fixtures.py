@@ -438,8 +438,9 @@ CONFIGS = {
                         linear_attn_config={"full_attn_layers": [2], "kda_layers": [1, 3], "head_dim": 8,
                                             "num_heads": 3, "short_conv_kernel_size": 3}),
     # ... by layer_types and the top-level keys, with a query latent, two expert groups and no
-    # dense layer.
+    # dense layer; the head untied whatever tie_word_embeddings says.
     "kimi_linear-types": dict(BASE, model_type="kimi_linear", num_hidden_layers=3, num_key_value_heads=4,
+                              tie_word_embeddings=True,
                               layer_types=["linear_attention", "linear_attention", "full_attention"],
                               linear_head_dim=6, linear_num_heads=2, linear_conv_kernel_dim=4,
                               q_lora_rank=12, kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4,
@@ -464,8 +465,10 @@ CONFIGS = {
                            qk_rope_head_dim=4, v_head_dim=8, num_experts=4, num_experts_per_token=2,
                            num_expert_group=2, topk_group=1, first_k_dense_replace=1, moe_intermediate_size=16,
                            layer_group_size=3, rope_theta=10000.0, eos_token_id=1),
-    # ... by layer_types, the decay unbounded, a query latent.
+    # ... by layer_types, the decay unbounded, a query latent, the head untied whatever
+    # tie_word_embeddings says.
     "bailing_hybrid-types": dict(BASE, model_type="bailing_hybrid", num_hidden_layers=3, num_key_value_heads=4,
+                                 tie_word_embeddings=True,
                                  layer_types=["full_attention", "linear_attention", "linear_attention"],
                                  head_dim=8, kda_safe_gate=False, q_lora_rank=12, kv_lora_rank=16,
                                  qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8, num_experts=4,

@@ -630,6 +630,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         )?)
     };
     s.tied = cfg.flag("tie_word_embeddings", c.tied)?;
+    // Kimi Linear's and Ling's causal LMs tie nothing, whatever the flag says
+    // (`_tied_weights_keys = {}`).
+    if c.linear != Linear::None {
+        s.tied = false;
+    }
     s.attn = match c.attn {
         Attn::Grouped {
             kv,
