@@ -341,6 +341,12 @@ pub struct Mla {
     pub indexer: Option<Indexer>,
 }
 
+impl Mla {
+    /// The ε of the Q and KV latents' RMS norms: every class builds them at its norm's default,
+    /// 1e-6, not at the config's `rms_norm_eps`.
+    pub const LATENT_EPS: f64 = 1e-6;
+}
+
 /// DeepSeek sparse attention's indexer (DeepSeek-V3.2, GLM-5): from the query latent and the
 /// layer's input it scores every earlier token, Σₕ wₕ · ReLU(qₕ · k), and each query attends only
 /// to its `top_k` best. Its keys (one `head_dim` vector per token, LayerNorm'd and rotated) are

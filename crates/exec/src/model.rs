@@ -350,6 +350,15 @@ impl Model {
         Ok(norm(x, w, bias, &self.spec.norm)?)
     }
 
+    /// An MLA latent's RMS norm, at the ε its classes build it with whatever the config's.
+    fn latent_norm(&self, x: &Tensor, role: Role, b: usize) -> Res<Tensor> {
+        let n = Norm {
+            eps: anatomy_core::spec::Mla::LATENT_EPS,
+            ..self.spec.norm.clone()
+        };
+        Ok(norm(x, Some(self.w(role, Some(b))?), None, &n)?)
+    }
+
     /// Logits [T, vocab] for `ids`, continuing from `cache`.
     pub fn forward(&self, ids: &[u32], cache: &mut Cache) -> Result<Tensor, Error> {
         Ok(self.run(ids, cache, false)?)
@@ -1402,7 +1411,7 @@ impl Model {
             Some(_) => {
                 let qa = self.proj(x, Role::QA, b, m.bias)?;
                 self.keep(Some(b), "q_latent", &qa);
-                let qn = self.norm(&qa, Role::QANorm, Some(b))?;
+                let qn = self.latent_norm(&qa, Role::QANorm, b)?;
                 self.keep(Some(b), "q_latent_norm", &qn);
                 if let Some(ix) = &m.indexer {
                     if ix.own.contains(b as u64) {
@@ -1424,7 +1433,7 @@ impl Model {
         let kva = self.proj(x, Role::KvA, b, m.bias)?; // [t, kv_lora + rope]
         let latent = kva.narrow(1, 0, kvl)?;
         self.keep(Some(b), "kv_latent", &latent);
-        let c_kv = self.norm(&latent, Role::KvANorm, Some(b))?;
+        let c_kv = self.latent_norm(&latent, Role::KvANorm, b)?;
         self.keep(Some(b), "kv_latent_norm", &c_kv);
         let k_rot = kva
             .narrow(1, kvl, rd)

@@ -1009,6 +1009,10 @@ impl Builder<'_> {
         );
         let qk = nope + rope_d;
         let rope = self.has_rope();
+        let latent_norm = crate::spec::Norm {
+            eps: crate::spec::Mla::LATENT_EPS,
+            ..spec.norm.clone()
+        };
         let mut nodes = Vec::new();
         let (q_role, q_input, q_cols) = match m.q_lora_rank {
             Some(ql) => {
@@ -1028,7 +1032,8 @@ impl Builder<'_> {
                         format!("Compress the input to a {ql}-dim query latent"),
                     )
                 }));
-                let mut norm = self.norm_step(
+                let mut norm = self.norm_step_as(
+                    &latent_norm,
                     "Q latent RMSNorm",
                     Role::QANorm,
                     "γqa",
@@ -1066,7 +1071,8 @@ impl Builder<'_> {
                 format!("Compress the input to the {kvl}-dim KV latent that every head expands"),
             )
         }));
-        let mut norm = self.norm_step(
+        let mut norm = self.norm_step_as(
+            &latent_norm,
             "KV latent RMSNorm",
             Role::KvANorm,
             "γkv",

@@ -749,9 +749,9 @@ def linear(x, weight, bias=None):
     return y + bias if bias is not None else y  # [T, out]
 
 
-def norm(x, weight, bias=None):
+def norm(x, weight, bias=None, eps=None):
     # x: [..., d] -> [..., d], statistics over the last dim in float32
-    eps = CONFIG["eps"]  # scalar
+    eps = CONFIG["eps"] if eps is None else eps  # scalar, the model's unless given
     if CONFIG["norm"] == "layer":
         mu = x.mean(-1, keepdims=True)  # mu: [..., 1]
         var = ((x - mu) ** 2).mean(-1, keepdims=True)  # var: [..., 1]
@@ -850,7 +850,7 @@ def mla_attention(x, W, b, span):
     mask = attention_mask(span, T)  # [T, T]
     if M["q_lora"]:
         qa = linear(x, w(W, "q_a", b), w(W, "q_a", b, bias=True) if M["bias"] else None)  # [T, q_lora]
-        cq = norm(qa, w(W, "q_a_norm", b))  # cq: [T, q_lora], the query latent
+        cq = norm(qa, w(W, "q_a_norm", b), eps=1e-6)  # cq: [T, q_lora], the query latent (its norm at 1e-6 whatever the model's)
         if M["indexer"]:
             if b in M["indexer"]["own"]:
                 CHOSEN["keys"] = index_keys(x, cq, W, b, span)
@@ -860,7 +860,7 @@ def mla_attention(x, W, b, span):
         q = linear(x, w(W, "q", b))  # q: [T, H (nope + rope)]
     q = q.reshape(T, H, nope + rd).transpose(1, 0, 2)  # q: [H, T, nope + rope]
     kva = linear(x, w(W, "kv_a", b), w(W, "kv_a", b, bias=True) if M["bias"] else None)  # [T, kv_lora + rope]
-    c_kv = norm(kva[:, :kvl], w(W, "kv_a_norm", b))  # c_kv: [T, kv_lora], the cached latent
+    c_kv = norm(kva[:, :kvl], w(W, "kv_a_norm", b), eps=1e-6)  # c_kv: [T, kv_lora], the cached latent (its norm at 1e-6)
     k_rot = kva[None, :, kvl:]  # k_rot: [1, T, rope], one rotary key for all heads (cached)
     cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]
     q_rot = apply_rope(q[..., nope:], cos, sin)  # q_rot: [H, T, rope]

@@ -995,14 +995,14 @@ fn mla(spec: &Spec, n: &Names) -> String {
                 )
             };
             (
-                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql})\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n{make}", py_bool(m.bias)),
+                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps=1e-06)  # the latents' norms at their own eps\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n{make}", py_bool(m.bias)),
                 format!("        q_latent = self.{qan}(self.{qa}(x))\n{choose}        q = self.{qb}(q_latent)\n"),
             )
         }
         Some(ql) => {
             let (qa, qan, qb) = (n.attr(Role::QA), n.attr(Role::QANorm), n.attr(Role::QB));
             (
-                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql})\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n", py_bool(m.bias)),
+                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps=1e-06)  # the latents' norms at their own eps\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n", py_bool(m.bias)),
                 format!("        q = self.{qb}(self.{qan}(self.{qa}(x)))\n"),
             )
         }
@@ -1034,7 +1034,7 @@ fn mla(spec: &Spec, n: &Names) -> String {
         super().__init__()
         self.span, self.use_rope = span, use_rope
 ${q_init}        self.${kva} = nn.Linear(${d}, ${kvl} + ${rd}, bias=${bias})  # latent + one shared ${shared} key
-        self.${kvan} = Norm(${kvl})
+        self.${kvan} = Norm(${kvl}, eps=1e-06)
         self.${kvb} = nn.Linear(${kvl}, ${h} * (${nope} + ${vd}), bias=False)
         self.${o} = nn.Linear(${h} * ${vd}, ${d}, bias=${o_bias})
 ${gate_init}
