@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Beyond the suite: random toy configs of the hybrid families, of sizes and keys no fixture holds,
+saved by transformers on random weights and checked with `anatomy verify` (every tensor's name
+and shape) and `anatomy run --logits` (the logits of a prompt, within --tol of transformers').
+
+Usage: python3 scripts/check_unseen.py [--anatomy PATH] [--n N] [--seed S] [--tol T] [TYPE ...]
+(needs: pip install torch transformers; TYPE among those in MAKERS, all by default)
+Exits 1 when a config fails `verify` or exceeds the tolerance; prints each config that does.
+"""
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import AutoModelForCausalLM, CONFIG_MAPPING
+
+from make_toy_fixtures import randomize, save_model
+
+IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20]
+
+
+def falcon_h1(rng):
+    heads, n = rng.choice([2, 4]), rng.choice([4, 8])
+    mult = lambda: rng.uniform(0.5, 2.0)
+    return dict(model_type="falcon_h1", hidden_size=heads * rng.choice([8, 16]), intermediate_size=rng.choice([40, 72]),
+                num_hidden_layers=rng.randint(1, 3), num_attention_heads=heads, num_key_value_heads=rng.choice([1, heads]),
+                vocab_size=97, mamba_d_ssm=n * rng.choice([4, 8]), mamba_n_heads=n, mamba_d_state=rng.choice([4, 8]),
+                mamba_n_groups=rng.choice([1, 2]), mamba_d_conv=rng.choice([2, 4]), mamba_chunk_size=4,
+                mamba_rms_norm=rng.random() < 0.5, mamba_norm_before_gate=rng.random() < 0.5,
+                embedding_multiplier=mult(), lm_head_multiplier=mult(), key_multiplier=mult(),
+                attention_in_multiplier=mult(), attention_out_multiplier=mult(), ssm_in_multiplier=mult(),
+                ssm_out_multiplier=mult(), ssm_multipliers=[mult() for _ in range(5)],
+                mlp_multipliers=[mult() for _ in range(2)], tie_word_embeddings=rng.random() < 0.5, pad_token_id=0)
+
+
+def olmo_hybrid(rng):
+    heads = rng.choice([2, 4])
+    raw = dict(model_type="olmo_hybrid", hidden_size=heads * 8, intermediate_size=48, num_hidden_layers=rng.randint(2, 5),
+               num_attention_heads=heads, num_key_value_heads=rng.choice([1, heads]), vocab_size=97,
+               linear_conv_kernel_dim=rng.choice([2, 3, 4]), linear_allow_neg_eigval=rng.random() < 0.5,
+               tie_word_embeddings=rng.random() < 0.5, pad_token_id=0, eos_token_id=1)
+    if rng.random() < 0.5:
+        kh = rng.choice([1, 2])
+        raw.update(linear_num_key_heads=kh, linear_num_value_heads=kh, linear_key_head_dim=rng.choice([4, 8]))
+    return raw
+
+
+def bailing_hybrid(rng):
+    heads, layers = rng.choice([2, 4]), rng.randint(2, 4)
+    return dict(model_type="bailing_hybrid", hidden_size=32, intermediate_size=48, moe_intermediate_size=16,
+                num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=heads, vocab_size=97,
+                head_dim=rng.choice([4, 8]), kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4,
+                v_head_dim=rng.choice([4, 8]), num_experts=4, num_experts_per_token=2, num_expert_group=rng.choice([1, 2]),
+                topk_group=1, first_k_dense_replace=rng.randint(0, 1), layer_group_size=rng.choice([2, layers]),
+                kda_safe_gate=rng.random() < 0.5, kda_lower_bound=rng.uniform(-8, -1),
+                short_conv_kernel_size=rng.choice([2, 4]), rope_theta=10000.0, q_lora_rank=rng.choice([None, 12]),
+                tie_word_embeddings=rng.random() < 0.5, pad_token_id=0, eos_token_id=1)
+
+
+def lara_mini(rng):
+    heads, kh = rng.choice([2, 4]), rng.choice([1, 2])
+    return dict(model_type="lara_mini", hidden_size=32, num_hidden_layers=rng.randint(2, 6), num_attention_heads=heads,
+                num_key_value_heads=rng.choice([1, 2]) if heads == 4 else 1, vocab_size=97, head_dim=8,
+                linear_num_key_heads=kh, linear_num_value_heads=kh * rng.choice([1, 2]), linear_key_head_dim=8,
+                linear_value_head_dim=rng.choice([4, 8]), num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                shared_expert_intermediate_size=rng.choice([8, 24]), sliding_window=rng.choice([3, 6]),
+                norm_topk_prob=rng.random() < 0.5, tie_word_embeddings=rng.random() < 0.5, pad_token_id=0, eos_token_id=1)
+
+
+def kimi_linear(rng):
+    layers = rng.randint(2, 4)
+    full = sorted(rng.sample(range(1, layers + 1), rng.randint(1, layers - 1)))
+    return dict(model_type="kimi_linear", hidden_size=32, intermediate_size=48, moe_intermediate_size=16,
+                num_hidden_layers=layers, num_attention_heads=2, num_key_value_heads=2, vocab_size=97, kv_lora_rank=16,
+                qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8, num_experts=4, num_experts_per_token=2,
+                rms_norm_eps=rng.choice([1e-5, 1e-3]), tie_word_embeddings=rng.random() < 0.5, pad_token_id=0,
+                linear_attn_config={"full_attn_layers": full,
+                                    "kda_layers": [i for i in range(1, layers + 1) if i not in full],
+                                    "head_dim": rng.choice([4, 8]), "num_heads": rng.choice([1, 2, 3]),
+                                    "short_conv_kernel_size": rng.choice([2, 4])})
+
+
+MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear)}
+
+
+def check(anatomy, raw, seed, tol, work):
+    """Whether anatomy reads and runs `raw` as transformers does; prints what it found."""
+    torch.manual_seed(seed)
+    config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
+    config._attn_implementation = "eager"
+    model = randomize(AutoModelForCausalLM.from_config(config).float().eval())
+    with torch.no_grad():
+        want = model(torch.tensor([IDS])).logits[0].numpy()
+    d = Path(tempfile.mkdtemp(dir=work))
+    save_model(d, model)
+    (d / "config.json").write_text(json.dumps(raw))
+    verify = subprocess.run([anatomy, "verify", str(d)], capture_output=True, text=True)
+    run = subprocess.run([anatomy, "run", str(d), "--ids", ",".join(map(str, IDS)), "--logits", str(d / "logits.npy")],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        print(f"{raw['model_type']}: run failed: {run.stderr.strip()[-300:]}\n  {json.dumps(raw)}")
+        return False
+    err = float(np.abs(np.load(d / "logits.npy") - want).max())
+    ok = verify.returncode == 0 and err < tol
+    print(f"{raw['model_type']}: verify {'ok' if verify.returncode == 0 else 'FAILED'}, max |Δlogit| {err:.2e}"
+          + ("" if ok else f"\n  {json.dumps(raw)}"))
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("types", nargs="*", help=f"among {', '.join(MAKERS)}; all by default")
+    ap.add_argument("--anatomy", default=str(Path(__file__).resolve().parent.parent / "target/debug/anatomy"))
+    ap.add_argument("--n", type=int, default=4, help="configs per type")
+    ap.add_argument("--seed", type=int, default=20261130)
+    ap.add_argument("--tol", type=float, default=1e-4)
+    a = ap.parse_args()
+    unknown = [t for t in a.types if t not in MAKERS]
+    if unknown:
+        ap.error(f"unknown type(s) {', '.join(unknown)}; choose among {', '.join(MAKERS)}")
+    rng = random.Random(a.seed)
+    failed = 0
+    with tempfile.TemporaryDirectory() as work:
+        for name in a.types or MAKERS:
+            for i in range(a.n):
+                failed += not check(a.anatomy, MAKERS[name](rng), i, a.tol, work)
+    print(f"{failed} config(s) failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
