@@ -5,7 +5,7 @@
 use crate::error::Result;
 use crate::graph::{Graph, Op};
 use crate::spec::{
-    AttnKind, AttnSpan, Block, DeltaStore, Ffn, Mixer, NormKind, NormPlace, Position, QkNorm, Spec,
+    AttnKind, AttnSpan, Block, Ffn, Mixer, NormKind, NormPlace, Position, QkNorm, Spec,
 };
 use crate::stats::{self, Stats};
 use serde::Serialize;
@@ -204,9 +204,9 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Mamba2 => "none (Mamba2)",
             Mixer::Mamba => "none (Mamba)",
             Mixer::ShortConv => "none (short convolution)",
-            Mixer::DeltaNet => match s.delta.map(|d| d.store) {
-                Some(DeltaStore::Kimi) => "none (Kimi Delta Attention)",
-                _ => "none (Gated DeltaNet)",
+            Mixer::DeltaNet => match s.delta.map(|d| d.channel_decay()) {
+                Some(true) => "none (Kimi Delta Attention)",
+                Some(false) | None => "none (Gated DeltaNet)",
             },
             Mixer::None => "none (FFN only)",
         })

@@ -543,9 +543,9 @@ impl Mixer {
     /// The recurrent mixer this layer runs, if any (Mamba2 in a parallel layer).
     pub fn recurrent_kind(self) -> Option<Mixer> {
         match self {
+            Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv | Mixer::DeltaNet => Some(self),
             Mixer::Parallel(_) => Some(Mixer::Mamba2),
-            m if Mixer::RECURRENT.contains(&m) => Some(m),
-            _ => None,
+            Mixer::Attention(_) | Mixer::None => None,
         }
     }
 

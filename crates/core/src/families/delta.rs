@@ -5,74 +5,69 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{DeltaNet, DeltaStore};
 
-/// A Gated DeltaNet; `heads` and `hidden` are the attention's, from which OLMo hybrid's class
+/// A class's defaults for its Gated DeltaNet's heads.
+#[derive(Debug, Clone, Copy)]
+pub enum DeltaHeads {
+    /// These key and value heads, of 128 features each (Qwen3-Next and Qwen3.5: 16 and 32; Lara
+    /// Mini: 8 and 16).
+    Given(u64, u64),
+    /// As many key and value heads as the attention has, keys 3/4 of the width over them, values
+    /// twice the keys (OLMo hybrid).
+    Attention,
+}
+
+/// A Gated DeltaNet; `heads` and `hidden` are the attention's, from which `DeltaHeads::Attention`
 /// derives its defaults.
 pub(crate) fn delta_net(
     cfg: &Config,
     eps: f64,
-    store: DeltaStore,
+    (store, defaults): (DeltaStore, DeltaHeads),
     heads: u64,
     hidden: u64,
 ) -> Result<DeltaNet> {
     // The convolution's activation is the MLP's `hidden_act`.
     super::mamba2::silu(cfg, "hidden_act")?;
-    let d = if store == DeltaStore::Olmo {
-        // Heads as the attention's; keys 3/4 of the width over them, values twice the keys.
-        let key_heads = cfg.size("linear_num_key_heads", Some(heads))?;
-        let key_dim = cfg.size(
-            "linear_key_head_dim",
-            Some((0.75 * hidden as f64 / key_heads as f64) as u64),
-        )?;
-        let d = DeltaNet {
-            key_heads,
-            value_heads: cfg.size("linear_num_value_heads", Some(heads))?,
-            key_dim,
-            value_dim: cfg.size("linear_value_head_dim", Some(2 * key_dim))?,
-            conv_kernel: cfg.size("linear_conv_kernel_dim", Some(4))?,
-            // The output norm is FLA's, at its own ε.
-            eps: 1e-5,
-            beta_scale: if cfg.flag("linear_allow_neg_eigval", true)? {
-                2.0
-            } else {
-                1.0
-            },
-            gate_floor: None,
-            store,
-        };
-        // The class feeds q and k to the delta rule per value head without repeating them.
-        if d.value_heads != d.key_heads {
-            return Err(cfg.err(
-                "linear_num_value_heads",
-                format!(
-                    "is {}; OLMo hybrid's DeltaNet reads one key head per value head, so it must equal linear_num_key_heads ({})",
-                    d.value_heads, d.key_heads
-                ),
-            ));
-        }
-        d
-    } else {
-        // The classes' head counts: Qwen3-Next's and Qwen3.5's, or Lara Mini's (its checkpoints
-        // the only ones to fuse the projections).
-        let (key_heads, value_heads) = match store {
-            DeltaStore::Fused => (8, 16),
-            DeltaStore::Grouped
-            | DeltaStore::Separate
-            | DeltaStore::Olmo
-            | DeltaStore::Kimi
-            | DeltaStore::Bailing => (16, 32),
-        };
-        DeltaNet {
-            key_heads: cfg.size("linear_num_key_heads", Some(key_heads))?,
-            value_heads: cfg.size("linear_num_value_heads", Some(value_heads))?,
-            key_dim: cfg.size("linear_key_head_dim", Some(128))?,
-            value_dim: cfg.size("linear_value_head_dim", Some(128))?,
-            conv_kernel: cfg.size("linear_conv_kernel_dim", Some(4))?,
-            eps,
-            beta_scale: 1.0,
-            gate_floor: None,
-            store,
-        }
+    let (key_heads, value_heads) = match defaults {
+        DeltaHeads::Given(k, v) => (k, v),
+        DeltaHeads::Attention => (heads, heads),
     };
+    let key_heads = cfg.size("linear_num_key_heads", Some(key_heads))?;
+    let key_dim = match defaults {
+        DeltaHeads::Given(..) => 128,
+        DeltaHeads::Attention => (0.75 * hidden as f64 / key_heads as f64) as u64,
+    };
+    let key_dim = cfg.size("linear_key_head_dim", Some(key_dim))?;
+    let value_dim = match defaults {
+        DeltaHeads::Given(..) => 128,
+        DeltaHeads::Attention => 2 * key_dim,
+    };
+    let olmo = store == DeltaStore::Olmo;
+    let d = DeltaNet {
+        key_heads,
+        value_heads: cfg.size("linear_num_value_heads", Some(value_heads))?,
+        key_dim,
+        value_dim: cfg.size("linear_value_head_dim", Some(value_dim))?,
+        conv_kernel: cfg.size("linear_conv_kernel_dim", Some(4))?,
+        // OLMo's output norm is FLA's, at its own ε; its β may reach 2.
+        eps: if olmo { 1e-5 } else { eps },
+        beta_scale: if olmo && cfg.flag("linear_allow_neg_eigval", true)? {
+            2.0
+        } else {
+            1.0
+        },
+        gate_floor: None,
+        store,
+    };
+    // OLMo's module feeds q and k to the delta rule per value head without repeating them.
+    if olmo && d.value_heads != d.key_heads {
+        return Err(cfg.err(
+            "linear_num_value_heads",
+            format!(
+                "is {}; OLMo hybrid's DeltaNet reads one key head per value head, so it must equal linear_num_key_heads ({})",
+                d.value_heads, d.key_heads
+            ),
+        ));
+    }
     if !d.value_heads.is_multiple_of(d.key_heads) {
         return Err(cfg.err(
             "linear_num_value_heads",
@@ -152,17 +147,7 @@ pub(crate) fn bailing_delta(cfg: &Config, eps: f64, heads: u64) -> Result<DeltaN
 /// last of every `layer_group_size` (6).
 pub(crate) fn bailing_layers(cfg: &Config, layers: u64) -> Result<Vec<bool>> {
     let group = cfg.size("layer_group_size", Some(6))?;
-    let listed = cfg.list(
-        "layer_types",
-        layers,
-        |v| match v.as_str()? {
-            "linear_attention" => Some(true),
-            "full_attention" => Some(false),
-            _ => None,
-        },
-        "\"linear_attention\" (Kimi Delta Attention) or \"full_attention\"",
-    )?;
-    let (types, key) = match listed {
+    let (types, key) = match linear_types(cfg, layers, "Kimi Delta Attention")? {
         Some(t) => (t, "layer_types"),
         None => (
             (0..layers).map(|i| (i + 1) % group != 0).collect(),
@@ -195,18 +180,7 @@ pub(crate) fn kimi_layers(cfg: &Config, layers: u64) -> Result<Vec<bool>> {
         }
         Ok(types)
     };
-    let expect = "\"linear_attention\" (Kimi Delta Attention) or \"full_attention\"";
-    let listed = cfg.list(
-        "layer_types",
-        layers,
-        |v| match v.as_str()? {
-            "linear_attention" => Some(true),
-            "full_attention" => Some(false),
-            _ => None,
-        },
-        expect,
-    )?;
-    if let Some(types) = listed {
+    if let Some(types) = linear_types(cfg, layers, "Kimi Delta Attention")? {
         return attending(types, cfg, "layer_types");
     }
     let default = || {
@@ -252,4 +226,19 @@ pub(crate) fn kimi_layers(cfg: &Config, layers: u64) -> Result<Vec<bool>> {
         )),
         None => attending(types.into_iter().flatten().collect(), &sub, "full_attn_layers"),
     }
+}
+
+/// A delta-rule hybrid's `layer_types`: true for "linear_attention" (the `mixer`), false for
+/// "full_attention"; any other type is refused.
+pub(crate) fn linear_types(cfg: &Config, layers: u64, mixer: &str) -> Result<Option<Vec<bool>>> {
+    cfg.list(
+        "layer_types",
+        layers,
+        |v| match v.as_str()? {
+            "linear_attention" => Some(true),
+            "full_attention" => Some(false),
+            _ => None,
+        },
+        &format!("\"linear_attention\" ({mixer}) or \"full_attention\""),
+    )
 }

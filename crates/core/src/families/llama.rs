@@ -515,8 +515,9 @@ pub enum HybridMixer {
         kernel: (&'static str, u64),
         bias: (&'static str, bool),
     },
-    /// Gated DeltaNet (Qwen3-Next, Qwen3.5), its projections stored as given.
-    DeltaNet(DeltaStore),
+    /// Gated DeltaNet (Qwen3-Next, Qwen3.5, OLMo hybrid, Lara Mini), its projections stored as
+    /// given, with the class's defaults for its heads.
+    DeltaNet(DeltaStore, super::delta::DeltaHeads),
 }
 
 /// Which layers of a hybrid attend; the others run Mamba2.
@@ -1011,7 +1012,7 @@ pub fn load(
                     .unwrap_or_else(|| vec![true; layers as usize]),
                 HybridLayers::Period(p) => p.layers(cfg, layers)?.iter().map(|a| !a).collect(),
                 HybridLayers::FourthOrLast => {
-                    let listed = delta_types(cfg, layers)?;
+                    let listed = super::delta::linear_types(cfg, layers, "Gated DeltaNet")?;
                     let given = listed.is_some();
                     let types = listed.unwrap_or_else(|| {
                         let mut t: Vec<bool> = (0..layers).map(|i| i % 4 != 3).collect();
@@ -1043,7 +1044,7 @@ pub fn load(
                 HybridLayers::Interval => {
                     // Read either way: transformers reads the interval only to fill in the types.
                     let n = cfg.size("full_attention_interval", Some(4))?;
-                    let listed = delta_types(cfg, layers)?;
+                    let listed = super::delta::linear_types(cfg, layers, "Gated DeltaNet")?;
                     let key = if listed.is_some() {
                         "layer_types"
                     } else {
@@ -1096,7 +1097,8 @@ pub fn load(
                     };
                     // A DeltaNet hybrid's cache counts positions from an attention layer's, in
                     // transformers 5.24: it fails without one.
-                    if matches!(h.mixer, HybridMixer::DeltaNet(_)) && recurrent.iter().all(|&r| r) {
+                    if matches!(h.mixer, HybridMixer::DeltaNet(..)) && recurrent.iter().all(|&r| r)
+                    {
                         return Err(cfg.err(
                             types,
                             format!("gives no attention layer among the {layers}; transformers runs this model only with at least one"),
@@ -1119,9 +1121,13 @@ pub fn load(
                 bias: cfg.flag(bias.0, bias.1)?,
             })
         }
-        Some(HybridMixer::DeltaNet(store)) => {
+        Some(HybridMixer::DeltaNet(store, defaults)) => {
             delta = Some(super::delta::delta_net(
-                cfg, norm.eps, store, heads, hidden,
+                cfg,
+                norm.eps,
+                (store, defaults),
+                heads,
+                hidden,
             )?)
         }
         None => {}
@@ -1372,7 +1378,7 @@ pub fn load(
                     l.mixer = match hybrid {
                         Some(HybridMixer::Mamba(_)) => Mixer::Mamba,
                         Some(HybridMixer::ShortConv { .. }) => Mixer::ShortConv,
-                        Some(HybridMixer::DeltaNet(_)) => Mixer::DeltaNet,
+                        Some(HybridMixer::DeltaNet(..)) => Mixer::DeltaNet,
                         Some(HybridMixer::Mamba2(_)) | None => Mixer::Mamba2,
                     };
                 }
@@ -1779,18 +1785,4 @@ fn rope_layers(cfg: &Config, rule: NoRope, layers: u64) -> Result<Vec<bool>> {
     )?;
     let every = cfg.size("no_rope_layer_interval", Some(4))?;
     Ok(listed.unwrap_or_else(|| (0..layers).map(|i| (i + 1) % every != 0).collect()))
-}
-
-/// A DeltaNet hybrid's `layer_types`: true for "linear_attention", false for "full_attention".
-fn delta_types(cfg: &Config, layers: u64) -> Result<Option<Vec<bool>>> {
-    cfg.list(
-        "layer_types",
-        layers,
-        |v| match v.as_str()? {
-            "linear_attention" => Some(true),
-            "full_attention" => Some(false),
-            _ => None,
-        },
-        "\"linear_attention\" (Gated DeltaNet) or \"full_attention\"",
-    )
 }

@@ -4,6 +4,7 @@
 //! Mechanisms (norms, attention, FFNs, routing) are code, in the Spec's enums; a family that
 //! reuses them is one row here and its fixtures.
 
+use super::delta::DeltaHeads;
 use super::echo::Echo;
 use super::llama::{
     Bias, Defaults, Experts, FfAdjust, Hybrid, HybridLayers, HybridMixer, LlamaLike, MoeLayers,
@@ -665,7 +666,7 @@ pub static FAMILIES: &[Family] = &[
             qk_norm: QkNorm::Full,
             place: NormPlace::Post,
             hybrid: Some(Hybrid {
-                mixer: HybridMixer::DeltaNet(DeltaStore::Olmo),
+                mixer: HybridMixer::DeltaNet(DeltaStore::Olmo, DeltaHeads::Attention),
                 layers: HybridLayers::FourthOrLast,
                 recurrent_place: Some(NormPlace::Pre),
             }),
@@ -2151,7 +2152,7 @@ pub static FAMILIES: &[Family] = &[
             qk_norm: QkNorm::PerHead,
             mlp_bias: Bias::Never,
             hybrid: Some(Hybrid {
-                mixer: HybridMixer::DeltaNet(DeltaStore::Fused),
+                mixer: HybridMixer::DeltaNet(DeltaStore::Fused, DeltaHeads::Given(8, 16)),
                 layers: HybridLayers::ConvTypes {
                     types: "layer_types",
                     indices: None,
@@ -3852,7 +3853,7 @@ const fn qwen3_next_like(store: DeltaStore, layout: Layout, defaults: Defaults) 
             in_query: true,
         }),
         hybrid: Some(Hybrid {
-            mixer: HybridMixer::DeltaNet(store),
+            mixer: HybridMixer::DeltaNet(store, DeltaHeads::Given(16, 32)),
             layers: HybridLayers::Interval,
             recurrent_place: None,
         }),
