@@ -474,6 +474,17 @@ CONFIGS = {
                                  qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8, num_experts=4,
                                  num_experts_per_token=2, num_expert_group=1, topk_group=1,
                                  first_k_dense_replace=0, moe_intermediate_size=16, eos_token_id=1),
+    # MiniMax: lightning attention in the odd layers (by the class's default), GQA in the even
+    # ones, Mixtral's experts; prompt chunks of 5 in transformers' prefill (5, 5, 2).
+    "minimax": dict(BASE, model_type="minimax", num_hidden_layers=4, head_dim=8, num_local_experts=4,
+                    num_experts_per_tok=2, block_size=5, rope_theta=10000.0, eos_token_id=1),
+    # ... by layer_types, every residual factor its own, sliding-window attention, GELU.
+    "minimax-types": dict(BASE, model_type="minimax", num_hidden_layers=3, head_dim=6, num_local_experts=4,
+                          num_experts_per_tok=2, block_size=4, rope_theta=10000.0, eos_token_id=1,
+                          layer_types=["linear_attention", "full_attention", "linear_attention"],
+                          sliding_window=5, hidden_act="gelu", full_attn_alpha_factor=1.5,
+                          full_attn_beta_factor=0.75, linear_attn_alpha_factor=0.5, linear_attn_beta_factor=1.25,
+                          mlp_alpha_factor=0.8, mlp_beta_factor=1.3),
     # Lara Mini: by its pattern of 5, Gated DeltaNet (one fused input projection, 2 key heads
     # serving 4 value heads) among sliding layers that rotate and a full one that does not;
     # stacked experts beside an ungated shared one in every layer.

@@ -367,14 +367,19 @@ def logits_of(model, ids):
 # when it is fed one token at a time through that state (its other code path).
 RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2",
              "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm2_moe", "lfm3",
-             "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini"}
+             "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax"}
 
 
 def decodes_as_prompted(raw):
     """Whether transformers' token-by-token path computes what its prompt path does. Nemotron-H
     clamps Δ to time_step_min (0.001 by default) in a prompt's scan but not when it decodes, so
-    where the floor binds the prompt's logits are the reference for both (anatomy clamps in both)."""
+    where the floor binds the prompt's logits are the reference for both (anatomy clamps in both);
+    so for MiniMax's sliding window."""
     if raw.get("model_type") not in RECURRENT:
+        return False
+    # MiniMax decodes through a cache made without its config, whose attention layers keep every
+    # token: a sliding window binds in its prompt only.
+    if raw["model_type"] == "minimax" and raw.get("sliding_window") is not None:
         return False
     return raw["model_type"] != "nemotron_h" or raw.get("time_step_min", 0.001) < 1e-6
 

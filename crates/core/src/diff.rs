@@ -208,6 +208,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 Some(true) => "none (Kimi Delta Attention)",
                 Some(false) | None => "none (Gated DeltaNet)",
             },
+            Mixer::Lightning => "none (lightning attention)",
             Mixer::None => "none (FFN only)",
         })
         .collect();
@@ -262,6 +263,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         NormPlace::Post => "post-norm",
         NormPlace::Sandwich => "sandwich",
         NormPlace::PostResidual => "post-residual",
+        NormPlace::Normed => "pre-norm, the normed input as the residual",
     };
     f("norm.place", "norm placement", Mechanism, place.into());
     f(
@@ -471,6 +473,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Mamba => "Mamba",
             Mixer::ShortConv => "short convolution",
             Mixer::DeltaNet => s.mixer_title(l.mixer),
+            Mixer::Lightning => "lightning attention",
             Mixer::None => "none",
         })
         .collect();
@@ -513,6 +516,30 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     }
     if let Some(m) = &s.ssm {
         f("ssm.groups", "B/C groups", Size, m.groups.to_string());
+    }
+    if let Some(m) = &s.lightning {
+        f(
+            "lightning.block",
+            "lightning chunk",
+            Size,
+            m.block.to_string(),
+        );
+    }
+    if let Some(m) = &s.stream_mix {
+        let pair = |(a, b): (f64, f64)| format!("{} · n(x) + {} · f", num(a), num(b));
+        f(
+            "stream_mix.attn",
+            "attention residual",
+            Setting,
+            pair(m.attn),
+        );
+        f(
+            "stream_mix.linear",
+            "lightning residual",
+            Setting,
+            pair(m.linear),
+        );
+        f("stream_mix.mlp", "MLP residual", Setting, pair(m.mlp));
     }
     let kernel = (s.ssm.as_ref().map(|m| m.conv_kernel))
         .or(s.s6.as_ref().map(|m| m.conv_kernel))

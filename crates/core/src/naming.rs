@@ -143,6 +143,13 @@ pub enum Role {
     SsmFB,
     SsmGA,
     SsmGB,
+    /// Lightning attention's stored constants: each head's decay rate (`slope_rate`) and the
+    /// chunked form's decay tables (`query_decay`, `key_decay`, `diagonal_decay`). Its
+    /// projections are `SsmIn` (q, k, v), `SsmZ` (the output gate), `SsmNorm` and `SsmOut`.
+    LightSlope,
+    LightQDecay,
+    LightKDecay,
+    LightDiagDecay,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -212,7 +219,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
-        (_, SsmDtBias | SsmALog | SsmD) => {
+        (
+            _,
+            SsmDtBias | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay | LightDiagDecay,
+        ) => {
             // Beside the output projection in the mixer, stored without a suffix.
             let (hf, _) = names(layout, SsmOut, false);
             let module = hf.strip_suffix(".weight").unwrap_or(&hf);
@@ -221,6 +231,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 SsmDtBias => ("dt_bias", "ssm_dt.bias"),
                 SsmALog => ("A_log", "ssm_a"),
                 SsmD => ("D", "ssm_d"),
+                LightSlope => ("slope_rate", "lightning_slope"),
+                LightQDecay => ("query_decay", "lightning_query_decay"),
+                LightKDecay => ("key_decay", "lightning_key_decay"),
+                LightDiagDecay => ("diagonal_decay", "lightning_diagonal_decay"),
                 other => unreachable!("{other:?} is not matched by this arm"),
             };
             return (format!("{base}.{name}"), format!("blk.{{b}}.{gguf}"));
@@ -345,6 +359,13 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => shared_mlp(other),
         },
         Layout::Mixtral | Layout::MiniMaxM2 => mixtral(role),
+        Layout::MiniMax => match role {
+            SsmIn => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.ssm_in"),
+            SsmZ => ("model.layers.{b}.self_attn.output_gate", "blk.{b}.ssm_gate"),
+            SsmNorm => ("model.layers.{b}.self_attn.norm", "blk.{b}.ssm_norm"),
+            SsmOut => ("model.layers.{b}.self_attn.out_proj", "blk.{b}.ssm_out"),
+            other => mixtral(other),
+        },
         Layout::Sandwich => match role {
             PostAttnNorm => (
                 "model.layers.{b}.post_attention_layernorm",
@@ -1295,7 +1316,7 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         SsmGB => ("model.layers.{b}.self_attn.g_b_proj", "blk.{b}.ssm_g_b"),
         Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
         | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
-        | SsmALog | SsmD => {
+        | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay | LightDiagDecay => {
             unreachable!("named in `names`")
         }
     }

@@ -35,6 +35,8 @@ pub struct Spec {
     pub short_conv: Option<ShortConv>,
     /// The gated delta rule of the `Mixer::DeltaNet` layers.
     pub delta: Option<DeltaNet>,
+    /// The lightning attention of the `Mixer::Lightning` layers.
+    pub lightning: Option<Lightning>,
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
@@ -44,6 +46,8 @@ pub struct Spec {
     /// Where the recurrent layers' norms sit, where it differs from `norm.place` (OLMo hybrid:
     /// pre-norm DeltaNet layers among post-norm attention layers). Read through `place_at`.
     pub recurrent_place: Option<NormPlace>,
+    /// The factors of a `NormPlace::Normed` block's residual adds (MiniMax); `None` otherwise.
+    pub stream_mix: Option<StreamMix>,
     pub position: Position,
     /// The LM head reuses the embedding matrix.
     pub tied: bool,
@@ -520,6 +524,9 @@ pub enum Mixer {
     /// Gated DeltaNet (`Spec::delta`, Qwen3-Next, Qwen3.5): a key × value memory per head,
     /// decayed by a gate and corrected toward each new value by the delta rule.
     DeltaNet,
+    /// Lightning attention (`Spec::lightning`, MiniMax): linear attention whose key × value
+    /// memory per head decays at a fixed rate, without a softmax.
+    Lightning,
     /// Attention (of this span) and Mamba2 (`Spec::ssm`) side by side on the same normed input,
     /// their outputs summed (Falcon-H1; its multipliers in `Spec::mup`).
     Parallel(AttnSpan),
@@ -529,11 +536,12 @@ pub enum Mixer {
 
 impl Mixer {
     /// The mixers that carry a state of fixed size from token to token.
-    pub const RECURRENT: [Mixer; 4] = [
+    pub const RECURRENT: [Mixer; 5] = [
         Mixer::Mamba2,
         Mixer::Mamba,
         Mixer::ShortConv,
         Mixer::DeltaNet,
+        Mixer::Lightning,
     ];
 
     pub fn recurrent(self) -> bool {
@@ -543,7 +551,11 @@ impl Mixer {
     /// The recurrent mixer this layer runs, if any (Mamba2 in a parallel layer).
     pub fn recurrent_kind(self) -> Option<Mixer> {
         match self {
-            Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv | Mixer::DeltaNet => Some(self),
+            Mixer::Mamba2
+            | Mixer::Mamba
+            | Mixer::ShortConv
+            | Mixer::DeltaNet
+            | Mixer::Lightning => Some(self),
             Mixer::Parallel(_) => Some(Mixer::Mamba2),
             Mixer::Attention(_) | Mixer::None => None,
         }
@@ -552,7 +564,12 @@ impl Mixer {
     pub fn span_of(self) -> Option<AttnSpan> {
         match self {
             Mixer::Attention(s) | Mixer::Parallel(s) => Some(s),
-            Mixer::Mamba2 | Mixer::Mamba | Mixer::ShortConv | Mixer::DeltaNet | Mixer::None => None,
+            Mixer::Mamba2
+            | Mixer::Mamba
+            | Mixer::ShortConv
+            | Mixer::DeltaNet
+            | Mixer::Lightning
+            | Mixer::None => None,
         }
     }
 
@@ -564,6 +581,7 @@ impl Mixer {
             Mixer::Mamba => "Mamba mixer",
             Mixer::ShortConv => "Short convolution",
             Mixer::DeltaNet => "Gated DeltaNet",
+            Mixer::Lightning => "Lightning attention",
             Mixer::Parallel(_) => "Attention and Mamba2",
             Mixer::None => "No mixer",
         }
@@ -576,6 +594,7 @@ impl Mixer {
             Mixer::Mamba => "Mamba".into(),
             Mixer::ShortConv => "short convolution".into(),
             Mixer::DeltaNet => "Gated DeltaNet".into(),
+            Mixer::Lightning => "lightning attention".into(),
             Mixer::Parallel(s) => format!("{} attention beside Mamba2", s.describe()),
             Mixer::None => "no mixer".into(),
         }
@@ -775,6 +794,56 @@ impl DeltaNet {
     }
 }
 
+/// MiniMax's lightning attention. One projection gives q, k and v per head (each head's q, k
+/// and v side by side), SiLU on all three; each head carries a head_dim × head_dim memory,
+/// S ← exp(−s) S + k ⊗ v, and reads o = Sᵀq, with no softmax and no scale; s is a fixed rate
+/// per head and layer (`slope`). The heads' outputs are RMS-normed together, gated by
+/// σ(x · W_g), and projected back. The checkpoint stores the rates and the decay tables of the
+/// chunked form (`block` positions a chunk) beside the weights.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lightning {
+    pub heads: u64,
+    pub head_dim: u64,
+    /// The chunk length of the stored decay tables (`block_size`).
+    pub block: u64,
+    pub eps: f64,
+    pub act: Act,
+}
+
+impl Lightning {
+    /// heads × head_dim: the width of q, k, v and the output.
+    pub fn inner(&self) -> u64 {
+        self.heads * self.head_dim
+    }
+
+    /// Head h's decay rate in layer `layer` of `layers`, as the class builds its `slope_rate`:
+    /// 2^(−8(h+1)/heads), scaled toward 0 with depth (the last layer barely decays).
+    pub fn slope(&self, layer: u64, layers: u64, h: u64) -> f64 {
+        let depth = 1.0 - layer as f64 / (layers as f64 - 1.0 + 1e-5) + 1e-5;
+        2f64.powf(-8.0 * (h + 1) as f64 / self.heads as f64) * depth
+    }
+}
+
+/// The factors of MiniMax's residual adds: x ← α · n(x) + β · f(n(x)), per sublayer kind.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamMix {
+    /// (α, β) after softmax attention, after lightning attention, after the MLP.
+    pub attn: (f64, f64),
+    pub linear: (f64, f64),
+    pub mlp: (f64, f64),
+}
+
+impl StreamMix {
+    /// (α, β) after the mixer of a layer.
+    pub fn mixer(&self, m: Mixer) -> (f64, f64) {
+        if m == Mixer::Lightning {
+            self.linear
+        } else {
+            self.attn
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BcdtNorm {
     pub eps: f64,
@@ -860,12 +929,18 @@ pub enum NormPlace {
     /// Norm of the stream after each residual add, x = LN(x + f(x)), and no final norm: the
     /// original Transformer's placement (GPT-1).
     PostResidual,
+    /// Norm before each sublayer, the normed input taking the stream's place in the residual
+    /// add: x ← α · n(x) + β · f(n(x)), α and β from `Spec::stream_mix` (MiniMax).
+    Normed,
 }
 
 impl NormPlace {
     /// A norm on the branch before each sublayer.
     pub fn before(self) -> bool {
-        matches!(self, NormPlace::Pre | NormPlace::Sandwich)
+        matches!(
+            self,
+            NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed
+        )
     }
 
     /// A norm on the branch after each sublayer, before its residual add.
@@ -1317,6 +1392,9 @@ pub enum Layout {
     /// Mixtral's names with the block's own `block_sparse_moe.e_score_correction_bias`
     /// (MiniMax-M2).
     MiniMaxM2,
+    /// Mixtral's names; the lightning attention under `self_attn.` (`qkv_proj`,
+    /// `output_gate`, `norm`, `out_proj` and its stored decay tables) (MiniMax).
+    MiniMax,
     /// Llama names with `qkv_proj` and `gate_up_proj` (Phi-3).
     Phi3,
     /// Llama names with norms around each sublayer: `post_attention_layernorm` after attention,

@@ -514,6 +514,7 @@ impl Model {
             Mixer::Mamba => self.mamba(&h, b, cache)?,
             Mixer::ShortConv => self.short_conv(&h, b, cache)?,
             Mixer::DeltaNet => self.delta_net(&h, b, cache)?,
+            Mixer::Lightning => self.lightning(&h, b, cache)?,
             Mixer::Parallel(_) => {
                 // Both read the normed input, each scaled, and their scaled outputs are summed.
                 let m = self.spec.mup.expect("a parallel layer has its multipliers");
@@ -532,7 +533,14 @@ impl Model {
             a = a.affine(m_res, 0.0)?;
         }
         self.keep(Some(b), "attn_out", &a);
-        let mut r = (self.residual_scaled(x, Role::ResidScaleAttn, b)? + a)?;
+        let mut r = match self.spec.stream_mix {
+            // MiniMax: added to the normed input, each scaled.
+            Some(mix) => {
+                let (alpha, beta) = mix.mixer(self.spec.plan[b].mixer);
+                (h.affine(alpha, 0.0)? + a.affine(beta, 0.0)?)?
+            }
+            None => (self.residual_scaled(x, Role::ResidScaleAttn, b)? + a)?,
+        };
         self.keep(Some(b), "resid_attn", &r);
         // Post-residual: the stream itself is normed after each add.
         if place.on_stream() {
@@ -548,7 +556,7 @@ impl Model {
             (Block::Parallel { shared_norm: true }, _) => h,
             (Block::Parallel { shared_norm: false }, _) => self.norm(x, Role::FfnNorm, Some(b))?,
             (Block::Sequential, NormPlace::Post | NormPlace::PostResidual) => r.clone(),
-            (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich) => {
+            (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed) => {
                 self.norm(&r, Role::FfnNorm, Some(b))?
             }
         };
@@ -572,7 +580,10 @@ impl Model {
         if m_res != 1.0 {
             m = m.affine(m_res, 0.0)?;
         }
-        let mut out = (self.residual_scaled(&r, Role::ResidScaleFfn, b)? + m)?;
+        let mut out = match self.spec.stream_mix {
+            Some(mix) => (h.affine(mix.mlp.0, 0.0)? + m.affine(mix.mlp.1, 0.0)?)?,
+            None => (self.residual_scaled(&r, Role::ResidScaleFfn, b)? + m)?,
+        };
         self.keep(Some(b), "resid_ffn", &out);
         if place.on_stream() {
             out = self.norm(&out, Role::FfnNorm, Some(b))?;
@@ -957,6 +968,37 @@ impl Model {
         };
         let o = (o * gate)?.reshape((t, values))?;
         self.keep(Some(b), "ssm_norm", &o);
+        self.proj(&o, Role::SsmOut, b, false)
+    }
+
+    /// MiniMax's lightning attention: q, k and v of every head from one projection through the
+    /// activation; the recurrence through the layer's memory; the heads RMS-normed together,
+    /// gated by σ of the input's own projection; the output projection.
+    fn lightning(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let s = self
+            .spec
+            .lightning
+            .expect("a lightning layer has its settings");
+        let (t, heads, d) = (x.dim(0)?, s.heads as usize, s.head_dim as usize);
+        let qkv = apply_act(s.act, &self.proj(x, Role::SsmIn, b, false)?)?;
+        self.keep(Some(b), "light_qkv", &qkv);
+        let slope = vec(self.w(Role::LightSlope, Some(b))?)?;
+        let state = cache.ssm[b].get_or_insert_with(|| SsmState::delta(1, 0, heads, d, d));
+        let o = ssm::lightning(&vec(&qkv)?, &slope, &mut state.memory, heads, d);
+        if self.capturing() {
+            let m: Vec<f32> = state.memory.iter().map(|&x| x as f32).collect();
+            self.keep(
+                Some(b),
+                "ssm_state",
+                &Tensor::from_vec(m, (heads * d, d), &Device::Cpu)?,
+            );
+        }
+        let o = Tensor::from_vec(o, (t, heads * d), &Device::Cpu)?;
+        self.keep(Some(b), "ssm_scan", &o);
+        let o = rms(&o, s.eps)?.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
+        self.keep(Some(b), "ssm_norm", &o);
+        let o = (o * sigmoid(&self.proj(x, Role::SsmZ, b, false)?)?)?;
+        self.keep(Some(b), "light_gate", &o);
         self.proj(&o, Role::SsmOut, b, false)
     }
 

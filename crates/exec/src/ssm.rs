@@ -193,9 +193,57 @@ pub fn delta_rule(
     out
 }
 
+/// Lightning attention's recurrence: for each token and head h, the memory `s` ([H, D, D])
+/// fades by exp(−slope[h]) and takes k ⊗ v; the output is sᵀq. `qkv`: [T, H, 3·D], each head's
+/// q | k | v. Returns [T, H·D]. transformers runs a prompt in chunks and a decoded token through
+/// this recurrence; the two are the same sum, grouped otherwise.
+pub fn lightning(qkv: &[f32], slope: &[f32], s: &mut [f64], heads: usize, d: usize) -> Vec<f32> {
+    let t = qkv.len() / (heads * 3 * d);
+    let fade: Vec<f64> = slope.iter().map(|&r| (-(r as f64)).exp()).collect();
+    let mut out = vec![0.0f32; t * heads * d];
+    let mut o = vec![0.0f64; d];
+    for tok in 0..t {
+        for (h, &fade) in fade.iter().enumerate() {
+            let head = &qkv[(tok * heads + h) * 3 * d..][..3 * d];
+            let (q, k, v) = (&head[..d], &head[d..2 * d], &head[2 * d..]);
+            let mem = &mut s[h * d * d..][..d * d];
+            o.fill(0.0);
+            for ((row, &ki), &qi) in mem.chunks_exact_mut(d).zip(k).zip(q) {
+                for ((m, &vj), oj) in row.iter_mut().zip(v).zip(o.iter_mut()) {
+                    *m = fade * *m + ki as f64 * vj as f64;
+                    *oj += *m * qi as f64;
+                }
+            }
+            for (dst, x) in out[(tok * heads + h) * d..][..d].iter_mut().zip(&o) {
+                *dst = *x as f32;
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One head of width 1: the memory is a decayed running sum of k·v, read by q.
+    #[test]
+    fn lightning_is_a_decayed_sum() {
+        let slope = [0.5f32];
+        // Three tokens of (q, k, v).
+        let qkv = [1.0f32, 2.0, 3.0, 0.5, 1.0, -1.0, 2.0, -1.0, 4.0];
+        let mut s = vec![0.0f64; 1];
+        let out = lightning(&qkv, &slope, &mut s, 1, 1);
+        let f = (-0.5f64).exp();
+        let s1 = 6.0;
+        let s2 = f * s1 - 1.0;
+        let s3 = f * s2 - 4.0;
+        let want = [s1, 0.5 * s2, 2.0 * s3];
+        for (o, w) in out.iter().zip(want) {
+            assert!((*o as f64 - w).abs() < 1e-6, "{o} vs {w}");
+        }
+        assert!((s[0] - s3).abs() < 1e-12);
+    }
 
     /// With β = 1 and orthonormal keys, the memory holds each key's last value, decayed: the
     /// read-out with a key is that value times the decay since it was written (and the query's

@@ -125,10 +125,14 @@ fn matches(point: &str, s: &Site) -> bool {
         ("ssm_conv", Place::Block) => t == "Convolution activation",
         ("conv_out", Place::Block) => t == "Causal convolution",
         ("ssm_dt", Place::Block) => t == "Step size",
-        ("ssm_state", Place::Block) => t == "State update" || t == "Delta-rule update",
+        ("ssm_state", Place::Block) => {
+            t == "State update" || t == "Delta-rule update" || t == "Memory update"
+        }
+        ("light_qkv", Place::Block) => t.ends_with(" on q, k and v"),
+        ("light_gate", Place::Block) => t == "Output gate",
         ("ssm_scan", Place::Block) => t == "State read-out" || t == "Memory read-out",
         ("delta_decay", Place::Block) => t == "Decay",
-        ("ssm_norm", Place::Block) => t == "Gated RMSNorm",
+        ("ssm_norm", Place::Block) => t == "Gated RMSNorm" || t == "Output RMSNorm",
         ("gate", Place::Mlp) | ("expert_gate", Place::Experts) | ("shared_gate", Place::Shared) => {
             t == "Gate projection"
         }

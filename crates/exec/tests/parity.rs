@@ -276,3 +276,36 @@ fn non_finite_logits_name_the_first_bad_step() {
     let mut cache = Cache::new(model.spec.layers as usize);
     assert!(model.forward(&[1], &mut cache).is_err());
 }
+
+/// Every fixture's model, whatever mechanisms it combines, renders every view: the terminal
+/// walkthrough, the page with the op view's values from a run of its checkpoint, the op list's
+/// sources, stats, the NumPy file and the PyTorch module.
+#[test]
+fn every_fixture_renders_every_view_with_values_from_a_run() {
+    use anatomy_core::render;
+    for dir in fixtures() {
+        let name = fixtures::name(&dir);
+        let c = anatomy_checkpoint::open(&dir).unwrap();
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let values = anatomy_exec::session::op_values(&dir, &g, false)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let page = render::html::page(&render::html::PageInput {
+            graph: &g,
+            provenance: &name,
+            context: None,
+            values: Some(&values),
+        })
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(page.contains("</html>"), "{name}");
+        let opts = render::terminal::Options {
+            width: 100,
+            color: false,
+            step: None,
+        };
+        assert!(!render::terminal::render(&g, &opts).unwrap().is_empty());
+        anatomy_core::stats::stats(&g, Some(4096)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(render::numpy::module(&g, "model.py").contains("def forward("));
+        assert!(render::html::torch::module(&spec).contains("class Model("));
+    }
+}

@@ -518,6 +518,11 @@ pub enum HybridMixer {
     /// Gated DeltaNet (Qwen3-Next, Qwen3.5, OLMo hybrid, Lara Mini), its projections stored as
     /// given, with the class's defaults for its heads.
     DeltaNet(DeltaStore, super::delta::DeltaHeads),
+    /// MiniMax's lightning attention: the key of its decay tables' chunk length, with its
+    /// default. Its heads are the attention's.
+    Lightning {
+        block: (&'static str, u64),
+    },
 }
 
 /// Which layers of a hybrid attend; the others run Mamba2.
@@ -547,6 +552,8 @@ pub enum HybridLayers {
     /// `layer_types`; without it layers 3, 7, 11 … attend, or the last alone in a model of
     /// fewer than four (OLMo hybrid). Each kind must appear.
     FourthOrLast,
+    /// `layer_types`; without it the even layers (0, 2, 4 …) attend (MiniMax).
+    Even,
 }
 
 /// A class's layer types when the config lists none.
@@ -1041,6 +1048,10 @@ pub fn load(
                     }
                     types
                 }
+                HybridLayers::Even => {
+                    super::delta::linear_types(cfg, layers, "lightning attention")?
+                        .unwrap_or_else(|| (0..layers).map(|i| i % 2 == 1).collect())
+                }
                 HybridLayers::Interval => {
                     // Read either way: transformers reads the interval only to fill in the types.
                     let n = cfg.size("full_attention_interval", Some(4))?;
@@ -1111,7 +1122,8 @@ pub fn load(
         }
         None => (None, vec![false; layers as usize]),
     };
-    let (mut ssm, mut s6, mut short_conv, mut delta) = (None, None, None, None);
+    let (mut ssm, mut s6, mut short_conv, mut delta, mut lightning) =
+        (None, None, None, None, None);
     match hybrid {
         Some(HybridMixer::Mamba2(k)) => ssm = Some(super::mamba2::ssm(cfg, hidden, norm.eps, &k)?),
         Some(HybridMixer::Mamba(k)) => s6 = Some(super::mamba::s6(cfg, hidden, &k)?),
@@ -1129,6 +1141,23 @@ pub fn load(
                 heads,
                 hidden,
             )?)
+        }
+        Some(HybridMixer::Lightning { block }) => {
+            let act = super::act_renamed(cfg, "hidden_act", d.act, f.act_renames)?;
+            if act == Act::Xielu {
+                return Err(cfg.err(
+                    "hidden_act",
+                    "is xielu; lightning attention applies its activation without parameters of its own, so it must be one of silu, gelu, relu and their variants",
+                ));
+            }
+            lightning = Some(Lightning {
+                heads,
+                head_dim,
+                block: cfg.size(block.0, Some(block.1))?,
+                // Its norm is built at the class's default ε, whatever the config's.
+                eps: 1e-6,
+                act,
+            })
         }
         None => {}
     }
@@ -1334,6 +1363,7 @@ pub fn load(
         },
         None => None,
     };
+    let place_normed = norm.place == NormPlace::Normed;
     Ok(Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),
@@ -1379,6 +1409,7 @@ pub fn load(
                         Some(HybridMixer::Mamba(_)) => Mixer::Mamba,
                         Some(HybridMixer::ShortConv { .. }) => Mixer::ShortConv,
                         Some(HybridMixer::DeltaNet(..)) => Mixer::DeltaNet,
+                        Some(HybridMixer::Lightning { .. }) => Mixer::Lightning,
                         Some(HybridMixer::Mamba2(_)) | None => Mixer::Mamba2,
                     };
                 }
@@ -1388,6 +1419,30 @@ pub fn load(
         norm,
         recurrent_place: f.hybrid.and_then(|h| h.recurrent_place),
         mup: None,
+        stream_mix: if place_normed {
+            let factor = |key: &str| -> Result<f64> {
+                let v = cfg.float(key, 1.0)?;
+                if v.is_finite() {
+                    Ok(v)
+                } else {
+                    Err(cfg.err(key, format!("is {v}; it must be a finite number")))
+                }
+            };
+            Some(StreamMix {
+                attn: (
+                    factor("full_attn_alpha_factor")?,
+                    factor("full_attn_beta_factor")?,
+                ),
+                linear: (
+                    factor("linear_attn_alpha_factor")?,
+                    factor("linear_attn_beta_factor")?,
+                ),
+                mlp: (factor("mlp_alpha_factor")?, factor("mlp_beta_factor")?),
+            })
+        } else {
+            None
+        },
+        lightning,
         position: match f.alibi {
             Some(slopes) => Position::Alibi(slopes(heads)),
             None => Position::Rope(r),

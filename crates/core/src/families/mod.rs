@@ -286,8 +286,10 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         s6: None,
         short_conv: None,
         delta: None,
+        lightning: None,
         plan: Vec::new(),
         recurrent_place: None,
+        stream_mix: None,
         mup: None,
         norm: Norm {
             kind: NormKind::Rms,

@@ -2140,6 +2140,57 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
     ),
+    // MiniMax (MiniMax-Text-01): lightning attention in the odd layers (by `layer_types`), GQA
+    // softmax attention in the others, Mixtral's experts in every layer; the residual adds read
+    // the normed input, x ← α · n(x) + β · f(n(x)), α and β per sublayer kind.
+    Family {
+        renames: &[("num_experts", "num_local_experts")],
+        ..llama(
+            "minimax",
+            "MiniMax",
+            LlamaLike {
+                qkv_bias: Bias::Never,
+                o_bias: Bias::Never,
+                mlp_bias: Bias::Never,
+                place: NormPlace::Normed,
+                windows: Windows::Every(None),
+                experts: Experts::Routed(Routed::MIXTRAL),
+                hybrid: Some(Hybrid {
+                    mixer: HybridMixer::Lightning {
+                        block: ("block_size", 256),
+                    },
+                    layers: HybridLayers::Even,
+                    recurrent_place: None,
+                }),
+                layout: Layout::MiniMax,
+                ..LlamaLike::llama(Defaults {
+                    head_dim: HeadDim::Floor,
+                    ..d(
+                        32000,
+                        4096,
+                        14336,
+                        32,
+                        32,
+                        Some(8),
+                        None,
+                        131_072,
+                        1e-5,
+                        1_000_000.0,
+                        false,
+                    )
+                })
+            },
+            None,
+            &[
+                TRAINING,
+                &[
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    "router_jitter_noise",
+                ],
+            ],
+        )
+    },
     // Lara Mini: Qwen3.5's Gated DeltaNet (its projections in one `in_proj`) among Qwen3
     // attention layers, sliding ones rotating and full ones without positions, by
     // `layer_types` or a pattern of period 5; experts in every layer, stacked, beside an

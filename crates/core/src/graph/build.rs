@@ -652,6 +652,9 @@ impl<'s> Builder<'s> {
                     self.short_conv(rec_in, spec.short_conv.as_ref().expect(settings))
                 }
                 Mixer::DeltaNet => self.delta_net(rec_in, spec.delta.as_ref().expect(settings)),
+                Mixer::Lightning => {
+                    self.lightning(rec_in, spec.lightning.as_ref().expect(settings))
+                }
                 Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None => {
                     unreachable!("only recurrent kinds listed")
                 }
@@ -751,7 +754,16 @@ impl<'s> Builder<'s> {
             self.layers = mixer_layers.clone();
             "Y′"
         };
-        let (mut inputs, xb_scaled) = (vec![xb], self.residual_scale(Role::ResidScaleAttn, "ρₐ"));
+        // The stream, or (MiniMax) the normed input in its place.
+        let (stream_in, stream_name) = if place == NormPlace::Normed {
+            (self.latest(attn_in), attn_in)
+        } else {
+            (xb, "Xᵦ")
+        };
+        let (mut inputs, xb_scaled) = (
+            vec![stream_in],
+            self.residual_scale(Role::ResidScaleAttn, "ρₐ"),
+        );
         inputs.extend(xb_scaled.0);
         self.layers = self.all_layers();
         let no_ffn = spec.layers_where(|l| l.ffn == Ffn::None);
@@ -777,12 +789,15 @@ impl<'s> Builder<'s> {
                 Block::Sequential => format!("Add the {mixed} output to the block input"),
                 Block::Parallel { .. } => format!("Add the {mixed} output to the block input; the FFN, run beside it on the same input, adds its own below"),
             },
-            equation: format!(
-                "{} = {}Xᵦ + {}{y}",
-                self.tensors[r].name,
-                xb_scaled.1,
-                residual_factor(spec)
-            ),
+            equation: match spec.stream_mix {
+                Some(mix) => mixer_mix(spec, &mix, &self.tensors[r].name, stream_name, y),
+                None => format!(
+                    "{} = {}Xᵦ + {}{y}",
+                    self.tensors[r].name,
+                    xb_scaled.1,
+                    residual_factor(spec)
+                ),
+            },
         }));
         if mixer_layers.len() != spec.layers {
             only_in(&mut children[mixer_start..], &mixer_layers, spec.layers);
@@ -847,7 +862,7 @@ impl<'s> Builder<'s> {
             }
             (Block::Sequential, NormPlace::Post) => "R",
             (Block::Sequential, NormPlace::PostResidual) => stream,
-            (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich) => {
+            (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed) => {
                 let title = format!("MLP {}", self.norm_name());
                 children.push(self.norm_step(
                     &title,
@@ -883,6 +898,12 @@ impl<'s> Builder<'s> {
         }
         self.layers = self.all_layers();
         self.layers = ffn_layers.clone();
+        // MiniMax's FFN adds to its own normed input.
+        let (r, stream) = if place == NormPlace::Normed {
+            (self.latest(ffn_in), ffn_in)
+        } else {
+            (r, stream)
+        };
         children.push(self.ffn_residual(r, stream));
         if place.on_stream() {
             let title = format!("MLP {}", self.norm_name());
@@ -969,10 +990,17 @@ impl<'s> Builder<'s> {
             output: xn,
             operation: "Add the FFN output to the attention residual; this is the block's output"
                 .into(),
-            equation: format!(
-                "{out} = {times}{stream} + {}{m}",
-                residual_factor(self.spec)
-            ),
+            equation: match self.spec.stream_mix {
+                Some(mix) => format!(
+                    "{out} = {} · {stream} + {} · {m}",
+                    crate::fmt::float(mix.mlp.0),
+                    crate::fmt::float(mix.mlp.1)
+                ),
+                None => format!(
+                    "{out} = {times}{stream} + {}{m}",
+                    residual_factor(self.spec)
+                ),
+            },
         })
     }
 
@@ -1309,6 +1337,25 @@ fn only_in(nodes: &mut [Node], layers: &LayerSet, all: u64) {
             Node::Step(_) | Node::Scope(_) => {}
         }
     }
+}
+
+/// A MiniMax mixer residual: R = α · Xᵦ′ + β · Y, with each mixer kind's factors where both
+/// kinds are present and they differ.
+fn mixer_mix(spec: &Spec, mix: &crate::spec::StreamMix, r: &str, stream: &str, y: &str) -> String {
+    let f = crate::fmt::float;
+    let linear = spec.plan.iter().any(|l| l.mixer == Mixer::Lightning);
+    let attending = spec.plan.iter().any(|l| l.mixer != Mixer::Lightning);
+    let (a, b) = if attending { mix.attn } else { mix.linear };
+    if !(linear && attending) || mix.attn == mix.linear {
+        return format!("{r} = {} · {stream} + {} · {y}", f(a), f(b));
+    }
+    format!(
+        "{r} = α · {stream} + β · {y}; (α, β) = ({}, {}) in the attention layers, ({}, {}) in the lightning layers",
+        f(mix.attn.0),
+        f(mix.attn.1),
+        f(mix.linear.0),
+        f(mix.linear.1)
+    )
 }
 
 fn residual_factor(spec: &Spec) -> String {

@@ -8,6 +8,7 @@ mod attention;
 mod build;
 mod delta;
 mod ffn;
+mod lightning;
 mod ssm;
 
 pub use build::build;

@@ -24,6 +24,7 @@ fn place_name(p: NormPlace) -> &'static str {
         NormPlace::Post => "post",
         NormPlace::Sandwich => "sandwich",
         NormPlace::PostResidual => "post_residual",
+        NormPlace::Normed => "normed",
     }
 }
 
@@ -48,6 +49,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::Mamba => "(\"mamba\", 0)".to_string(),
                 Mixer::ShortConv => "(\"conv\", 0)".to_string(),
                 Mixer::DeltaNet => "(\"delta\", 0)".to_string(),
+                Mixer::Lightning => "(\"lightning\", 0)".to_string(),
                 Mixer::None => "(\"none\", 0)".to_string(),
             };
             let ffn = match l.ffn {
@@ -159,6 +161,7 @@ fn name_table(g: &Graph) -> String {
         ("ssm_f_b", SsmFB),
         ("ssm_g_a", SsmGA),
         ("ssm_g_b", SsmGB),
+        ("light_slope", LightSlope),
     ];
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
@@ -237,6 +240,18 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => json!(null),
     };
     config["recurrent_place"] = json!(spec.recurrent_place.map(place_name));
+    config["lightning"] = match &spec.lightning {
+        Some(l) => {
+            json!({"heads": l.heads, "head_dim": l.head_dim, "eps": l.eps, "act": act_name(l.act)})
+        }
+        None => json!(null),
+    };
+    config["stream_mix"] = match &spec.stream_mix {
+        Some(m) => {
+            json!({"attn": [m.attn.0, m.attn.1], "linear": [m.linear.0, m.linear.1], "mlp": [m.mlp.0, m.mlp.1]})
+        }
+        None => json!(null),
+    };
     config["delta"] = match &spec.delta {
         Some(d) => json!({
             "key_heads": d.key_heads, "value_heads": d.value_heads, "key_dim": d.key_dim,
@@ -334,7 +349,7 @@ pub fn module(g: &Graph, script: &str) -> String {
 }
 
 /// The template's call of a layer's mixer, every kind written out.
-const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else attention(h, W, b, span, use_rope)";
+const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else attention(h, W, b, span, use_rope)";
 
 /// The template without what this model never runs: MLA, the experts and their routing, xIELU,
 /// and the calls that would choose them, so the file reads top to bottom as this model.
@@ -447,6 +462,28 @@ fn prune(spec: &Spec, body: &str) -> String {
         calls.push(("conv", "short_conv(h, W, b)"));
     } else {
         drop.push("short_conv");
+    }
+    if spec.lightning.is_some() {
+        calls.push(("lightning", "lightning(h, W, b)"));
+    } else {
+        drop.push("lightning");
+    }
+    if spec.stream_mix.is_some() {
+        // MiniMax: each sublayer adds to its normed input, scaled.
+        lines.extend([
+            (
+                "        before = C[\"place\"] in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n",
+                "        before = True  # a norm before each sublayer, its output the residual's base\n",
+            ),
+            (
+                "        r = residual(x, a)\n",
+                "        alpha, beta = C[\"stream_mix\"][\"linear\" if span[0] == \"lightning\" else \"attn\"]\n        r = np.float32(alpha) * h + np.float32(beta) * a  # [T, hidden], added to the normed input h\n",
+            ),
+            (
+                "        x = residual(x, m)\n",
+                "        alpha, beta = C[\"stream_mix\"][\"mlp\"]\n        x = np.float32(alpha) * h + np.float32(beta) * m  # [T, hidden], added to the normed input h\n",
+            ),
+        ]);
     }
     if let Some(s) = &spec.ssm {
         if s.part_mults != [1.0; 5] {
@@ -1084,6 +1121,28 @@ def short_conv(x, W, b):
     return linear(Cg * u, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden], gated by C, projected back
 
 
+def lightning(x, W, b):
+    # x: [T, hidden] -> [T, hidden]. Lightning attention: each head's key x value memory fades at a
+    # fixed rate per head (stored as slope_rate) and takes k (x) v each token; no softmax, no scale.
+    S = CONFIG["lightning"]
+    T, H, D = x.shape[0], S["heads"], S["head_dim"]
+    qkv = act(linear(x, w(W, "ssm_in", b)), S["act"]).reshape(T, H, 3 * D)  # qkv: [T, H, 3 D], each head's q | k | v
+    q, k, v = qkv[..., :D], qkv[..., D : 2 * D], qkv[..., 2 * D :]  # each [T, H, D]
+    fade = np.exp(-w(W, "light_slope", b).reshape(H, 1, 1))  # fade: [H, 1, 1], exp(-s) per head
+    state = np.zeros((H, D, D), dtype=np.float32)  # state: [H, D, D], key x value, the cache of this layer
+    out = np.zeros((T, H, D), dtype=np.float32)  # out: [T, H, D]
+    # The recurrence, token after token. transformers runs a prompt in chunks instead: within a
+    # chunk (q k^T * exp(-s (i - j)), j <= i) v, plus q exp(-s (i + 1)) times the state carried in;
+    # that is this sum regrouped.
+    for t in range(T):
+        state = fade * state + k[t][:, :, None] * v[t][:, None, :]  # [H, D, D]
+        out[t] = (q[t][:, :, None] * state).sum(1)  # [H, D], q . S per head
+    o = out.reshape(T, H * D)  # o: [T, H D]
+    o = o / np.sqrt((o * o).mean(-1, keepdims=True) + S["eps"]) * w(W, "ssm_norm", b)  # [T, H D], RMS over all heads
+    g = 1 / (1 + np.exp(-linear(x, w(W, "ssm_z", b))))  # g: [T, H D], the output gate
+    return linear(g * o, w(W, "ssm_out", b))  # [T, hidden]
+
+
 def gated_delta_net(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Gated DeltaNet, its memory updated token after token
     # (transformers runs a prompt in chunks of 64, the same products summed in another order)
@@ -1365,7 +1424,7 @@ def forward(ids, W):
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
         h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
-        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else attention(h, W, b, span, use_rope)
+        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
         if C["residual_scales"]:

@@ -30,6 +30,7 @@ pub fn thumbnail(g: &Graph) -> String {
                 | Mixer::Mamba
                 | Mixer::ShortConv
                 | Mixer::DeltaNet
+                | Mixer::Lightning
                 | Mixer::Parallel(_),
                 _,
             ) => "t-ssm",

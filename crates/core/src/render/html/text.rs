@@ -5,7 +5,7 @@ use super::parts::{Kind, Part};
 use crate::fmt::{grouped, short};
 use crate::graph::Graph;
 use crate::spec::{
-    AttnKind, AttnSpan, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
+    AttnKind, AttnSpan, Mixer, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
 };
 
 pub struct Text {
@@ -138,6 +138,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 NormPlace::Post => "Post-norm on the branch: each sublayer's output is normalized before it is added to the stream (OLMo 2's placement); the stream itself stays unnormalized.",
                 NormPlace::PostResidual => "Post-residual norm, the original Transformer's placement: each sublayer's output is added to the stream and the sum is normalized, so the stream itself is normalized twice per layer and no final norm follows the last layer.",
                 NormPlace::Sandwich => "Sandwich norms: each sublayer is normalized both before and after, and only then added to the stream.",
+                NormPlace::Normed => "Pre-norm, but the normed input takes the stream's place: each sublayer's output is added to its own normed input, x ← α · n(x) + β · f(n(x)), so the stream is renormalized before every sublayer.",
             };
             let mut sub = vec![place.to_string()];
             if let Some(p) = spec.recurrent_place.filter(|&p| p != spec.norm.place) {
@@ -149,6 +150,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                         NormPlace::Post => "each sublayer's output instead (post-norm)",
                         NormPlace::Sandwich => "before and after each sublayer instead",
                         NormPlace::PostResidual => "the stream after each add instead",
+                        NormPlace::Normed => "before each sublayer, adding to the normed input instead",
                     }
                 ));
             }
@@ -168,6 +170,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             let mut sub = vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".to_string()];
             if spec.residual_mult != 1.0 {
                 sub.push(format!("Each sublayer's output is multiplied by {} before it is added, keeping the stream's scale steady across {} layers.", spec.residual_mult, spec.layers));
+            }
+            if let Some(m) = spec.stream_mix {
+                let f = crate::fmt::float;
+                sub.push(format!("What is added to is the sublayer's normed input, not the stream before the norm: x ← α · n(x) + β · f(n(x)), with (α, β) = ({}, {}) after softmax attention, ({}, {}) after lightning attention and ({}, {}) after the MLP.", f(m.attn.0), f(m.attn.1), f(m.linear.0), f(m.linear.1), f(m.mlp.0), f(m.mlp.1)));
             }
             Text {
                 summary: "Adds the sublayer's output back onto the residual stream.".into(),
@@ -629,18 +635,52 @@ pub fn highlights(spec: &Spec, total: u64, active: u64) -> Vec<String> {
     out
 }
 
-/// Mamba2's mixer in words, with this model's sizes.
+/// The recurrent mixer in words, with this model's sizes.
 fn mixer_text(g: &Graph) -> Text {
     let spec = &g.spec;
+    let kind = spec.plan.iter().find_map(|l| l.mixer.recurrent_kind());
+    // A loader that plans a recurrent mixer gives the Spec its settings.
+    let settings = "a recurrent mixer has its settings in the Spec";
+    match kind {
+        Some(Mixer::ShortConv) => short_conv_text(spec.hidden, spec.short_conv.expect(settings)),
+        Some(Mixer::DeltaNet) => delta_text(spec.hidden, spec.delta.expect(settings)),
+        Some(Mixer::Lightning) => lightning_text(spec, spec.lightning.expect(settings)),
+        Some(Mixer::Mamba) => s6_text(g),
+        Some(Mixer::Mamba2) => mamba2_text(g),
+        Some(Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None) | None => {
+            unreachable!("a mixer part comes from a model with a recurrent mixer")
+        }
+    }
+}
+
+/// Lightning attention in words, with this model's sizes.
+fn lightning_text(spec: &Spec, s: crate::spec::Lightning) -> Text {
+    let (d, h, hd, inner) = (spec.hidden, s.heads, s.head_dim, s.inner());
+    let layers = spec.layers_where(|l| l.mixer == Mixer::Lightning);
+    let act = s.act.words();
+    let f = |x: f64| format!("{x:.4}");
+    let (first, last) = (
+        layers.first().unwrap_or(0),
+        layers.iter().last().unwrap_or(0),
+    );
+    Text {
+        summary: format!("Lightning attention: {h} heads each carry a {hd} × {hd} memory from key to value that fades at a fixed rate; no softmax, no KV cache."),
+        explanation: format!("One projection of the {d} features gives each head's q, k and v side by side ({} rows), all through {act}. Each head's memory S fades by exp(−s) and takes k ⊗ v every token; the head reads o = Sᵀq. The {inner} output features are RMS-normed together, gated by σ of a second projection of the input, and projected back to {d}.", 3 * inner),
+        subtleties: vec![
+            format!("The memory does not grow with the context: {} values per layer ({h} heads × {hd} × {hd}), where softmax attention would cache two vectors per token.", grouped((h * hd * hd) as u128)),
+            format!("The rates are not learned: s = 2^(−8(h+1)/{h}) · (1 − b/(L−1)) for head h of layer b, so early heads forget fastest and deep layers barely forget (head 0: {} in layer {first}, {} in layer {last}). The checkpoint stores them as slope_rate.", f(s.slope(first, spec.layers, 0)), f(s.slope(last, spec.layers, 0))),
+            format!("transformers computes a prompt in chunks of {}: within a chunk a masked product (q kᵀ ⊙ decay) v, between chunks the memory carried; the checkpoint stores those decay tables too (query_decay, key_decay, diagonal_decay). Decoding runs the recurrence; both give the same sum.", s.block),
+            "Without a softmax the scores are not normalized: the RMS norm after the read-out keeps the output's scale in check.".into(),
+        ],
+    }
+}
+
+/// Mamba2's mixer in words, with this model's sizes.
+fn mamba2_text(g: &Graph) -> Text {
+    let spec = &g.spec;
     let d = spec.hidden;
-    if let Some(c) = spec.short_conv {
-        return short_conv_text(spec.hidden, c);
-    }
-    if let Some(s) = spec.delta {
-        return delta_text(spec.hidden, s);
-    }
     let Some(s) = spec.ssm.as_ref() else {
-        return s6_text(g);
+        unreachable!("a Mamba2 part comes from a model with Mamba2's settings")
     };
     let (h, p, n, groups, k) = (s.heads, s.head_dim, s.state, s.groups, s.conv_kernel);
     let (inner, conv) = (s.inner(), s.conv_dim());

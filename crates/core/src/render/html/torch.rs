@@ -41,6 +41,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Mixer if spec.s6.is_some() => mamba(spec, &n),
         Kind::Mixer if spec.short_conv.is_some() => short_conv_class(spec, &n),
         Kind::Mixer if spec.delta.is_some() => gated_delta_net(spec, &n),
+        Kind::Mixer if spec.lightning.is_some() => lightning_class(spec, &n),
         Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
         Kind::Moe => moe_classes(spec, &n),
@@ -73,6 +74,9 @@ pub fn module(spec: &Spec) -> String {
     }
     if spec.delta.is_some() {
         parts.push(gated_delta_net(spec, &n));
+    }
+    if spec.lightning.is_some() {
+        parts.push(lightning_class(spec, &n));
     }
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
@@ -1917,6 +1921,9 @@ fn layer(spec: &Spec, n: &Names) -> String {
         (None, Some(_), _, _) => Some(("mamba", "Mamba")),
         (None, None, Some(_), _) => Some(("conv", "ShortConv")),
         (None, None, None, Some(d)) => Some(("delta", delta_class(d).0)),
+        (None, None, None, None) if spec.lightning.is_some() => {
+            Some(("lightning", "LightningAttention"))
+        }
         (None, None, None, None) => None,
     };
     // Falcon-H1: attention and Mamba2 side by side, both reading the normed input.
@@ -2024,6 +2031,24 @@ fn layer(spec: &Spec, n: &Names) -> String {
         f_out = format!("{} * {f_out}", spec.residual_mult);
     }
     let body = match spec.block {
+        // The normed input takes the stream's place in each add (MiniMax).
+        Block::Sequential if place == NormPlace::Normed => {
+            let Some(m) = spec.stream_mix else {
+                unreachable!("a normed-stream block has its factors")
+            };
+            init += &format!(
+                "        # x <- alpha * n(x) + beta * f(n(x)): each sublayer adds to its normed input\n        self.alpha, self.beta = {} if span[0] == \"lightning\" else {}\n",
+                py_pair(m.linear),
+                py_pair(m.attn)
+            );
+            format!(
+                "        h = {attn_in}\n        x = self.alpha * h + self.beta * {}\n        h = {ffn_in}\n        return {} * h + {} * {}",
+                a_out.replace(&attn_in, "h"),
+                fmt_f(m.mlp.0),
+                fmt_f(m.mlp.1),
+                f_out.replace(&ffn_in, "h")
+            )
+        }
         // Post-residual: each add is followed by a norm of the stream itself.
         Block::Sequential if place.on_stream() => {
             let (n1, n2) = (norm_attr(Role::AttnNorm), norm_attr(Role::FfnNorm));
@@ -2195,6 +2220,12 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 ),
                 "self.ATTR(h)".into(),
             ),
+            (M::Lightning, _) => add(
+                "lightning",
+                n.sublayer(Role::SsmIn),
+                "LightningAttention()".into(),
+                "self.ATTR(h)".into(),
+            ),
             (M::Attention(_), _) => add(
                 "attention",
                 attn_sublayer(spec, n),
@@ -2297,6 +2328,76 @@ fn delta_class(s: &DeltaNet) -> (&'static str, Role) {
         DeltaStore::Olmo => ("GatedDeltaNet", Role::SsmQ),
         DeltaStore::Kimi | DeltaStore::Bailing => ("KimiDeltaAttention", Role::SsmQ),
     }
+}
+
+fn py_pair((a, b): (f64, f64)) -> String {
+    format!("({}, {})", fmt_f(a), fmt_f(b))
+}
+
+/// MiniMax's lightning attention, its memory written as the recurrence, token after token.
+fn lightning_class(spec: &Spec, n: &Names) -> String {
+    let Some(s) = spec.lightning.as_ref() else {
+        unreachable!("only models with lightning attention draw it")
+    };
+    let a = |r: Role| n.attr(r);
+    fill(
+        r#"class LightningAttention(nn.Module):
+    """Lightning attention: ${h} heads, each carrying a ${hd} x ${hd} memory from key to value that
+    fades at a fixed rate per head; no softmax.
+
+    transformers computes a prompt in chunks of ${block} with the stored decay tables; the
+    recurrence below is the same sum.
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.${qkv} = nn.Linear(${d}, ${qkv_rows}, bias=False)  # per head: q | k | v
+        self.${gate} = nn.Linear(${d}, ${inner}, bias=False)
+        self.${norm} = nn.Module()
+        self.${norm}.weight = nn.Parameter(torch.ones(${inner}))  # over all heads together
+        self.${out_proj} = nn.Linear(${inner}, ${d}, bias=False)
+        # Stored with the weights: each head's rate, and the chunked form's decay tables.
+        self.${slope} = nn.Parameter(torch.zeros(${h}, 1, 1))
+        self.${qd} = nn.Parameter(torch.zeros(${h}, ${block}, 1))
+        self.${kd} = nn.Parameter(torch.zeros(${h}, ${block}, 1))
+        self.${dd} = nn.Parameter(torch.zeros(1, ${h}, ${block}, ${block}))
+
+    def forward(self, x):  # [B, T, ${d}]
+        B_, T, _ = x.shape
+        qkv = ${act}.view(B_, T, ${h}, ${three_hd})
+        q, k, v = qkv.split(${hd}, dim=-1)  # each [B, T, ${h}, ${hd}]
+        fade = torch.exp(-self.${slope})  # [${h}, 1, 1]
+        state = x.new_zeros(B_, ${h}, ${hd}, ${hd})
+        outs = []
+        for t in range(T):
+            state = fade * state + k[:, t, :, :, None] * v[:, t, :, None, :]
+            outs.append((state * q[:, t, :, :, None]).sum(-2))  # q . S per head
+        o = torch.stack(outs, dim=1).reshape(B_, T, ${inner})
+        o = self.${norm}.weight * (o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + ${eps}))
+        return self.${out_proj}(torch.sigmoid(self.${gate}(x)) * o)"#,
+        &[
+            ("h", s.heads.to_string()),
+            ("hd", s.head_dim.to_string()),
+            ("three_hd", (3 * s.head_dim).to_string()),
+            ("block", s.block.to_string()),
+            ("d", spec.hidden.to_string()),
+            ("inner", s.inner().to_string()),
+            ("qkv_rows", (3 * s.inner()).to_string()),
+            ("qkv", a(Role::SsmIn)),
+            ("gate", a(Role::SsmZ)),
+            ("norm", a(Role::SsmNorm)),
+            ("out_proj", a(Role::SsmOut)),
+            ("slope", a(Role::LightSlope)),
+            ("qd", a(Role::LightQDecay)),
+            ("kd", a(Role::LightKDecay)),
+            ("dd", a(Role::LightDiagDecay)),
+            (
+                "act",
+                act_expr(s.act, &format!("self.{}(x)", a(Role::SsmIn))),
+            ),
+            ("eps", fmt_f(s.eps)),
+        ],
+    )
 }
 
 /// Gated DeltaNet, its memory written as the recurrence, token after token.
