@@ -85,7 +85,22 @@ def kimi_linear(rng):
                                     "short_conv_kernel_size": rng.choice([2, 4])})
 
 
-MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear)}
+def minimax(rng):
+    layers, heads = rng.randint(1, 4), rng.choice([2, 4])
+    raw = dict(model_type="minimax", hidden_size=32, intermediate_size=rng.choice([16, 40]), num_hidden_layers=layers,
+               num_attention_heads=heads, num_key_value_heads=rng.choice([1, heads]), head_dim=rng.choice([4, 8]),
+               num_local_experts=4, num_experts_per_tok=rng.choice([1, 2]), block_size=rng.choice([2, 3, 7, 16]),
+               hidden_act=rng.choice(["silu", "gelu"]), rms_norm_eps=rng.choice([1e-6, 1e-3]),
+               tie_word_embeddings=rng.random() < 0.5, vocab_size=97, pad_token_id=0)
+    if rng.random() < 0.5:
+        raw["layer_types"] = [rng.choice(["full_attention", "linear_attention"]) for _ in range(layers)]
+    for key in ("full_attn", "linear_attn", "mlp"):
+        if rng.random() < 0.5:
+            raw[f"{key}_alpha_factor"], raw[f"{key}_beta_factor"] = rng.uniform(0.3, 3), rng.uniform(0.3, 3)
+    return raw
+
+
+MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax)}
 
 
 def check(anatomy, raw, seed, tol, work):
