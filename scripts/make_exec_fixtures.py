@@ -485,6 +485,16 @@ CONFIGS = {
                           sliding_window=5, hidden_act="gelu", full_attn_alpha_factor=1.5,
                           full_attn_beta_factor=0.75, linear_attn_alpha_factor=0.5, linear_attn_beta_factor=1.25,
                           mlp_alpha_factor=0.8, mlp_beta_factor=1.3),
+    # RecurrentGemma: Griffin's recurrent blocks and local attention (window 5 of the 12 ids) by
+    # the class's pattern, one K/V head, half of each head rotated, a wider RG-LRU in 4 blocks.
+    "recurrent_gemma": dict(model_type="recurrent_gemma", hidden_size=32, intermediate_size=48, num_hidden_layers=4,
+                            num_attention_heads=4, num_key_value_heads=1, vocab_size=97, lru_width=40,
+                            attention_window_size=5, conv1d_width=3, logits_soft_cap=3.0, pad_token_id=0),
+    # ... by its own block types, biases on q, k and v, an untied head, the class's width.
+    "recurrent_gemma-types": dict(model_type="recurrent_gemma", hidden_size=24, intermediate_size=40, num_hidden_layers=3,
+                                  num_attention_heads=2, vocab_size=97, block_types=["attention", "recurrent"],
+                                  attention_bias=True, tie_word_embeddings=False, attention_window_size=8,
+                                  pad_token_id=0),
     # Lara Mini: by its pattern of 5, Gated DeltaNet (one fused input projection, 2 key heads
     # serving 4 value heads) among sliding layers that rotate and a full one that does not;
     # stacked experts beside an ungated shared one in every layer.

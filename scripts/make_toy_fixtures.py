@@ -367,19 +367,24 @@ def logits_of(model, ids):
 # when it is fed one token at a time through that state (its other code path).
 RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2",
              "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm2_moe", "lfm3",
-             "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax"}
+             "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma"}
 
 
 def decodes_as_prompted(raw):
     """Whether transformers' token-by-token path computes what its prompt path does. Nemotron-H
     clamps Δ to time_step_min (0.001 by default) in a prompt's scan but not when it decodes, so
     where the floor binds the prompt's logits are the reference for both (anatomy clamps in both);
-    so for MiniMax's sliding window."""
+    so for MiniMax's sliding window. Where transformers cannot decode at all (RecurrentGemma with an
+    RG-LRU wider or narrower than the stream), the prompt's logits are the reference too."""
     if raw.get("model_type") not in RECURRENT:
         return False
     # MiniMax decodes through a cache made without its config, whose attention layers keep every
     # token: a sliding window binds in its prompt only.
     if raw["model_type"] == "minimax" and raw.get("sliding_window") is not None:
+        return False
+    # RecurrentGemma's decoding sizes its convolution window by hidden_size, and fails where
+    # lru_width differs.
+    if raw["model_type"] == "recurrent_gemma" and raw.get("lru_width", raw.get("hidden_size")) != raw.get("hidden_size"):
         return False
     return raw["model_type"] != "nemotron_h" or raw.get("time_step_min", 0.001) < 1e-6
 
@@ -388,6 +393,15 @@ def stepwise_logits(model, ids):
     """The logits of `ids` fed one at a time through transformers' cache, each with its position
     as `generate` gives it (a hybrid left to infer it from its cache rotates by the wrong one)."""
     with torch.no_grad():
+        if getattr(model, "_is_stateful", False):
+            # RecurrentGemma keeps its recurrent state in its modules and returns no cache: one
+            # cache for every step, the state reset before the first.
+            from transformers import DynamicCache
+            cache = DynamicCache(config=model.config)
+            model._setup_cache(model.config, 1, model.device, torch.float32)
+            rows = [model(input_ids=torch.tensor([ids[i:i + 1]]), cache=cache, use_cache=True,
+                          position_ids=torch.tensor([[i]])).logits[0, -1] for i in range(len(ids))]
+            return torch.stack(rows).float()
         out = model(input_ids=torch.tensor([ids[:1]]), use_cache=True)
         rows = [out.logits[0, -1]]
         for i in range(1, len(ids)):

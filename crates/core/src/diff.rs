@@ -209,6 +209,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 Some(false) | None => "none (Gated DeltaNet)",
             },
             Mixer::Lightning => "none (lightning attention)",
+            Mixer::RgLru => "none (RG-LRU)",
             Mixer::None => "none (FFN only)",
         })
         .collect();
@@ -474,6 +475,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::ShortConv => "short convolution",
             Mixer::DeltaNet => s.mixer_title(l.mixer),
             Mixer::Lightning => "lightning attention",
+            Mixer::RgLru => "RG-LRU",
             Mixer::None => "none",
         })
         .collect();
@@ -544,7 +546,8 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     let kernel = (s.ssm.as_ref().map(|m| m.conv_kernel))
         .or(s.s6.as_ref().map(|m| m.conv_kernel))
         .or(s.short_conv.map(|c| c.kernel))
-        .or(s.delta.map(|d| d.conv_kernel));
+        .or(s.delta.map(|d| d.conv_kernel))
+        .or(s.rg_lru.map(|r| r.conv_kernel));
     if let Some(k) = kernel {
         f("ssm.conv_kernel", "convolution width", Size, k.to_string());
     }

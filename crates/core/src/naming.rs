@@ -150,6 +150,12 @@ pub enum Role {
     LightQDecay,
     LightKDecay,
     LightDiagDecay,
+    /// The RG-LRU's Λ (`recurrent_param`) and its two gates' block-diagonal weights, each with
+    /// a bias stored beside it as `…_bias` (RecurrentGemma). Its projections are `SsmIn` (x),
+    /// `SsmZ` (the gate branch y), `SsmConv` and `SsmOut`.
+    LruParam,
+    LruInGate,
+    LruRecGate,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -238,6 +244,23 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 other => unreachable!("{other:?} is not matched by this arm"),
             };
             return (format!("{base}.{name}"), format!("blk.{{b}}.{gguf}"));
+        }
+        (_, LruParam | LruInGate | LruRecGate) => {
+            let (name, gguf) = match role {
+                LruParam => ("recurrent_param", "rg_lru_a"),
+                LruInGate => ("input_gate", "rg_lru_input_gate"),
+                LruRecGate => ("recurrent_gate", "rg_lru_recurrent_gate"),
+                other => unreachable!("{other:?} is not matched by this arm"),
+            };
+            let hf = match (role, bias) {
+                (LruParam, _) => name.to_string(),
+                (_, true) => format!("{name}_bias"),
+                (_, false) => format!("{name}_weight"),
+            };
+            return (
+                format!("model.layers.{{b}}.temporal_block.rg_lru.{hf}"),
+                format!("blk.{{b}}.{gguf}.{suffix}"),
+            );
         }
         (Layout::Dbrx, ExpertGate | ExpertUp | ExpertDown) => {
             let (hf, gguf) = match role {
@@ -359,6 +382,32 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => shared_mlp(other),
         },
         Layout::Mixtral | Layout::MiniMaxM2 => mixtral(role),
+        Layout::RecurrentGemma => match role {
+            AttnNorm => ("model.layers.{b}.temporal_pre_norm", "blk.{b}.attn_norm"),
+            FfnNorm => ("model.layers.{b}.channel_pre_norm", "blk.{b}.ffn_norm"),
+            Q => ("model.layers.{b}.temporal_block.q_proj", "blk.{b}.attn_q"),
+            K => ("model.layers.{b}.temporal_block.k_proj", "blk.{b}.attn_k"),
+            V => ("model.layers.{b}.temporal_block.v_proj", "blk.{b}.attn_v"),
+            O => (
+                "model.layers.{b}.temporal_block.o_proj",
+                "blk.{b}.attn_output",
+            ),
+            SsmIn => ("model.layers.{b}.temporal_block.linear_x", "blk.{b}.ssm_x"),
+            SsmZ => ("model.layers.{b}.temporal_block.linear_y", "blk.{b}.ssm_y"),
+            SsmConv => (
+                "model.layers.{b}.temporal_block.conv_1d",
+                "blk.{b}.ssm_conv1d",
+            ),
+            SsmOut => (
+                "model.layers.{b}.temporal_block.linear_out",
+                "blk.{b}.ssm_out",
+            ),
+            Gate => ("model.layers.{b}.mlp_block.gate_proj", "blk.{b}.ffn_gate"),
+            Up => ("model.layers.{b}.mlp_block.up_proj", "blk.{b}.ffn_up"),
+            Down => ("model.layers.{b}.mlp_block.down_proj", "blk.{b}.ffn_down"),
+            FinalNorm => ("model.final_norm", "output_norm"),
+            other => llama(other),
+        },
         Layout::MiniMax => match role {
             SsmIn => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.ssm_in"),
             SsmZ => ("model.layers.{b}.self_attn.output_gate", "blk.{b}.ssm_gate"),
@@ -1316,7 +1365,8 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         SsmGB => ("model.layers.{b}.self_attn.g_b_proj", "blk.{b}.ssm_g_b"),
         Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
         | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
-        | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay | LightDiagDecay => {
+        | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay | LightDiagDecay | LruParam
+        | LruInGate | LruRecGate => {
             unreachable!("named in `names`")
         }
     }

@@ -37,6 +37,8 @@ pub struct Spec {
     pub delta: Option<DeltaNet>,
     /// The lightning attention of the `Mixer::Lightning` layers.
     pub lightning: Option<Lightning>,
+    /// Griffin's recurrent block of the `Mixer::RgLru` layers.
+    pub rg_lru: Option<RgLru>,
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
@@ -527,6 +529,9 @@ pub enum Mixer {
     /// Lightning attention (`Spec::lightning`, MiniMax): linear attention whose key × value
     /// memory per head decays at a fixed rate, without a softmax.
     Lightning,
+    /// Griffin's recurrent block (`Spec::rg_lru`, RecurrentGemma): a convolution and the
+    /// RG-LRU, a gated linear recurrence with one state per channel, beside a GELU gate branch.
+    RgLru,
     /// Attention (of this span) and Mamba2 (`Spec::ssm`) side by side on the same normed input,
     /// their outputs summed (Falcon-H1; its multipliers in `Spec::mup`).
     Parallel(AttnSpan),
@@ -536,12 +541,13 @@ pub enum Mixer {
 
 impl Mixer {
     /// The mixers that carry a state of fixed size from token to token.
-    pub const RECURRENT: [Mixer; 5] = [
+    pub const RECURRENT: [Mixer; 6] = [
         Mixer::Mamba2,
         Mixer::Mamba,
         Mixer::ShortConv,
         Mixer::DeltaNet,
         Mixer::Lightning,
+        Mixer::RgLru,
     ];
 
     pub fn recurrent(self) -> bool {
@@ -555,7 +561,8 @@ impl Mixer {
             | Mixer::Mamba
             | Mixer::ShortConv
             | Mixer::DeltaNet
-            | Mixer::Lightning => Some(self),
+            | Mixer::Lightning
+            | Mixer::RgLru => Some(self),
             Mixer::Parallel(_) => Some(Mixer::Mamba2),
             Mixer::Attention(_) | Mixer::None => None,
         }
@@ -569,6 +576,7 @@ impl Mixer {
             | Mixer::ShortConv
             | Mixer::DeltaNet
             | Mixer::Lightning
+            | Mixer::RgLru
             | Mixer::None => None,
         }
     }
@@ -582,6 +590,7 @@ impl Mixer {
             Mixer::ShortConv => "Short convolution",
             Mixer::DeltaNet => "Gated DeltaNet",
             Mixer::Lightning => "Lightning attention",
+            Mixer::RgLru => "Recurrent block (RG-LRU)",
             Mixer::Parallel(_) => "Attention and Mamba2",
             Mixer::None => "No mixer",
         }
@@ -595,6 +604,7 @@ impl Mixer {
             Mixer::ShortConv => "short convolution".into(),
             Mixer::DeltaNet => "Gated DeltaNet".into(),
             Mixer::Lightning => "lightning attention".into(),
+            Mixer::RgLru => "RG-LRU".into(),
             Mixer::Parallel(s) => format!("{} attention beside Mamba2", s.describe()),
             Mixer::None => "no mixer".into(),
         }
@@ -821,6 +831,28 @@ impl Lightning {
     pub fn slope(&self, layer: u64, layers: u64, h: u64) -> f64 {
         let depth = 1.0 - layer as f64 / (layers as f64 - 1.0 + 1e-5) + 1e-5;
         2f64.powf(-8.0 * (h + 1) as f64 / self.heads as f64) * depth
+    }
+}
+
+/// Griffin's recurrent block (RecurrentGemma). The normed input takes two branches: y =
+/// act(x · W_y + b) and x · W_x + b, convolved causally over the last `conv_kernel` positions
+/// (with a bias). The RG-LRU then gates the convolved x per channel: from blocks of
+/// `width / heads` channels, an input gate i and a recurrence gate r (σ of a block-diagonal
+/// projection each); a = exp(−8 · r · softplus(Λ)); h ← a ⊙ h + √(1 − a²) ⊙ i ⊙ x (h = i ⊙ x at
+/// position 0, where the state resets). h ⊙ y is projected back; every projection has a bias.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RgLru {
+    pub width: u64,
+    /// The gates' diagonal blocks.
+    pub heads: u64,
+    pub conv_kernel: u64,
+    pub act: Act,
+}
+
+impl RgLru {
+    /// The channels of one gate block.
+    pub fn block(&self) -> u64 {
+        self.width / self.heads
     }
 }
 
@@ -1395,6 +1427,10 @@ pub enum Layout {
     /// Mixtral's names; the lightning attention under `self_attn.` (`qkv_proj`,
     /// `output_gate`, `norm`, `out_proj` and its stored decay tables) (MiniMax).
     MiniMax,
+    /// `temporal_pre_norm`, `temporal_block` (the attention's `q_proj` … or the recurrent
+    /// block's `linear_x`, `linear_y`, `conv_1d`, `rg_lru`, `linear_out`), `channel_pre_norm`,
+    /// `mlp_block`, `final_norm` (RecurrentGemma).
+    RecurrentGemma,
     /// Llama names with `qkv_proj` and `gate_up_proj` (Phi-3).
     Phi3,
     /// Llama names with norms around each sublayer: `post_attention_layernorm` after attention,

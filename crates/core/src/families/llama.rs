@@ -1443,6 +1443,7 @@ pub fn load(
             None
         },
         lightning,
+        rg_lru: None,
         position: match f.alibi {
             Some(slopes) => Position::Alibi(slopes(heads)),
             None => Position::Rope(r),

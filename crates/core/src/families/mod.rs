@@ -20,6 +20,7 @@ mod mamba;
 mod mamba2;
 mod modernbert;
 mod nemotron_h;
+mod recurrent_gemma;
 mod registry;
 
 use crate::config::{Config, MAX_LAYERS};
@@ -287,6 +288,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         short_conv: None,
         delta: None,
         lightning: None,
+        rg_lru: None,
         plan: Vec::new(),
         recurrent_place: None,
         stream_mix: None,

@@ -15,7 +15,7 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     dbrx, deepseek, falcon, falcon_h1, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba, mamba2,
-    modernbert, nemotron_h,
+    modernbert, nemotron_h, recurrent_gemma,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3509,6 +3509,22 @@ pub static FAMILIES: &[Family] = &[
                     "mtp_loss_scaling_factor",
                     "topk_method",
                 ],
+            ],
+        )
+    },
+    // RecurrentGemma: Griffin's recurrent blocks and local attention by `block_types`. Its
+    // saved configs restate `final_w_init_variance_scale` (initialization only) and the
+    // `partial_rotary_factor` its rotary reads from `rope_parameters`.
+    Family {
+        renames: &[("sliding_window", "attention_window_size")],
+        ..own(
+            "recurrent_gemma",
+            "RecurrentGemma",
+            recurrent_gemma::load,
+            None,
+            &[
+                TRAINING,
+                &["w_init_variance_scale", "final_w_init_variance_scale"],
             ],
         )
     },

@@ -655,6 +655,7 @@ impl<'s> Builder<'s> {
                 Mixer::Lightning => {
                     self.lightning(rec_in, spec.lightning.as_ref().expect(settings))
                 }
+                Mixer::RgLru => self.rg_lru(rec_in, spec.rg_lru.as_ref().expect(settings)),
                 Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None => {
                     unreachable!("only recurrent kinds listed")
                 }

@@ -9,6 +9,7 @@ mod build;
 mod delta;
 mod ffn;
 mod lightning;
+mod rglru;
 mod ssm;
 
 pub use build::build;

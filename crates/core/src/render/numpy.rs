@@ -50,6 +50,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::ShortConv => "(\"conv\", 0)".to_string(),
                 Mixer::DeltaNet => "(\"delta\", 0)".to_string(),
                 Mixer::Lightning => "(\"lightning\", 0)".to_string(),
+                Mixer::RgLru => "(\"rglru\", 0)".to_string(),
                 Mixer::None => "(\"none\", 0)".to_string(),
             };
             let ffn = match l.ffn {
@@ -162,6 +163,9 @@ fn name_table(g: &Graph) -> String {
         ("ssm_g_a", SsmGA),
         ("ssm_g_b", SsmGB),
         ("light_slope", LightSlope),
+        ("lru_param", LruParam),
+        ("lru_in_gate", LruInGate),
+        ("lru_rec_gate", LruRecGate),
     ];
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
@@ -244,6 +248,10 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(l) => {
             json!({"heads": l.heads, "head_dim": l.head_dim, "eps": l.eps, "act": act_name(l.act)})
         }
+        None => json!(null),
+    };
+    config["rg_lru"] = match &spec.rg_lru {
+        Some(r) => json!({"width": r.width, "heads": r.heads, "act": act_name(r.act)}),
         None => json!(null),
     };
     config["stream_mix"] = match &spec.stream_mix {
@@ -349,7 +357,7 @@ pub fn module(g: &Graph, script: &str) -> String {
 }
 
 /// The template's call of a layer's mixer, every kind written out.
-const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else attention(h, W, b, span, use_rope)";
+const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else attention(h, W, b, span, use_rope)";
 
 /// The template without what this model never runs: MLA, the experts and their routing, xIELU,
 /// and the calls that would choose them, so the file reads top to bottom as this model.
@@ -468,6 +476,11 @@ fn prune(spec: &Spec, body: &str) -> String {
     } else {
         drop.push("lightning");
     }
+    if spec.rg_lru.is_some() {
+        calls.push(("rglru", "rg_lru(h, W, b)"));
+    } else {
+        drop.push("rg_lru");
+    }
     if spec.stream_mix.is_some() {
         // MiniMax: each sublayer adds to its normed input, scaled.
         lines.extend([
@@ -575,7 +588,11 @@ fn prune(spec: &Spec, body: &str) -> String {
             "    q_rot = q[..., nope:]  # q_rot: [H, T, rope], scored against the shared key part as it is (no positions)\n",
         ));
     }
-    if spec.ssm.is_none() && spec.s6.is_none() && spec.short_conv.is_none() && spec.delta.is_none()
+    if spec.ssm.is_none()
+        && spec.s6.is_none()
+        && spec.short_conv.is_none()
+        && spec.delta.is_none()
+        && spec.rg_lru.is_none()
     {
         drop.push("causal_conv");
     }
@@ -1121,6 +1138,31 @@ def short_conv(x, W, b):
     return linear(Cg * u, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden], gated by C, projected back
 
 
+def rg_lru(x, W, b):
+    # x: [T, hidden] -> [T, hidden]: Griffin's recurrent block, the RG-LRU run token after token
+    # through one state per channel
+    S = CONFIG["rg_lru"]
+    T, Wd, H = x.shape[0], S["width"], S["heads"]
+    y = act(linear(x, w(W, "ssm_z", b), w(W, "ssm_z", b, bias=True)), S["act"])  # y: [T, Wd], the gate branch
+    u = linear(x, w(W, "ssm_in", b), w(W, "ssm_in", b, bias=True))  # u: [T, Wd]
+    u = causal_conv(u, W, b, True)  # u: [T, Wd]
+    ub = u.reshape(T, H, Wd // H)  # ub: [T, H, Wd / H], the gates' blocks
+    def gate(key):  # sigma of a block-diagonal projection, each block's weight stored [in, out]
+        return 1 / (1 + np.exp(-(np.einsum("thi,hio->tho", ub, w(W, key, b)) + w(W, key, b, bias=True)).reshape(T, Wd)))
+    i, r = gate("lru_in_gate"), gate("lru_rec_gate")  # [T, Wd] each
+    log_a = -8.0 * r * np.logaddexp(0, w(W, "lru_param", b))  # log_a: [T, Wd]
+    a = np.exp(log_a)  # a: [T, Wd], each channel's decay at each token
+    scale = np.sqrt(1 - np.exp(2 * log_a))  # scale: [T, Wd]
+    a[0], scale[0] = 0.0, 1.0  # position 0: the state resets and the input enters whole
+    xn = u * i * scale  # xn: [T, Wd]
+    h = np.zeros(Wd, np.float32)  # h: [Wd], the state, carried token to token
+    out = np.empty((T, Wd), np.float32)  # out: [T, Wd]
+    for t in range(T):
+        h = a[t] * h + xn[t]  # [Wd]
+        out[t] = h
+    return linear(out * y, w(W, "ssm_out", b), w(W, "ssm_out", b, bias=True))  # [T, hidden]
+
+
 def lightning(x, W, b):
     # x: [T, hidden] -> [T, hidden]. Lightning attention: each head's key x value memory fades at a
     # fixed rate per head (stored as slope_rate) and takes k (x) v each token; no softmax, no scale.
@@ -1424,7 +1466,7 @@ def forward(ids, W):
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
         h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
-        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else attention(h, W, b, span, use_rope)
+        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else rg_lru(h, W, b) if span[0] == "rglru" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
         if C["residual_scales"]:

@@ -31,6 +31,7 @@ pub fn thumbnail(g: &Graph) -> String {
                 | Mixer::ShortConv
                 | Mixer::DeltaNet
                 | Mixer::Lightning
+                | Mixer::RgLru
                 | Mixer::Parallel(_),
                 _,
             ) => "t-ssm",

@@ -42,6 +42,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Mixer if spec.short_conv.is_some() => short_conv_class(spec, &n),
         Kind::Mixer if spec.delta.is_some() => gated_delta_net(spec, &n),
         Kind::Mixer if spec.lightning.is_some() => lightning_class(spec, &n),
+        Kind::Mixer if spec.rg_lru.is_some() => rg_lru_class(spec, &n),
         Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
         Kind::Moe => moe_classes(spec, &n),
@@ -77,6 +78,9 @@ pub fn module(spec: &Spec) -> String {
     }
     if spec.lightning.is_some() {
         parts.push(lightning_class(spec, &n));
+    }
+    if spec.rg_lru.is_some() {
+        parts.push(rg_lru_class(spec, &n));
     }
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
@@ -1924,6 +1928,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
         (None, None, None, None) if spec.lightning.is_some() => {
             Some(("lightning", "LightningAttention"))
         }
+        (None, None, None, None) if spec.rg_lru.is_some() => Some(("rglru", "RecurrentBlock")),
         (None, None, None, None) => None,
     };
     // Falcon-H1: attention and Mamba2 side by side, both reading the normed input.
@@ -2220,6 +2225,12 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 ),
                 "self.ATTR(h)".into(),
             ),
+            (M::RgLru, _) => add(
+                "rglru",
+                n.sublayer(Role::SsmIn),
+                "RecurrentBlock()".into(),
+                "self.ATTR(h)".into(),
+            ),
             (M::Lightning, _) => add(
                 "lightning",
                 n.sublayer(Role::SsmIn),
@@ -2332,6 +2343,82 @@ fn delta_class(s: &DeltaNet) -> (&'static str, Role) {
 
 fn py_pair((a, b): (f64, f64)) -> String {
     format!("({}, {})", fmt_f(a), fmt_f(b))
+}
+
+/// Griffin's recurrent block, its RG-LRU written as the recurrence, token after token.
+fn rg_lru_class(spec: &Spec, n: &Names) -> String {
+    let Some(s) = spec.rg_lru.as_ref() else {
+        unreachable!("only models with an RG-LRU draw it")
+    };
+    let a = |r: Role| n.attr(r);
+    let lru = n.path(Role::LruParam);
+    let lru = lru.rsplit('.').nth(1).unwrap_or("rg_lru").to_string();
+    fill(
+        r#"class RGLRU(nn.Module):
+    """The real-gated linear recurrent unit: one state per channel, gated per block of ${bw}."""
+
+    def __init__(self):
+        super().__init__()
+        self.recurrent_param = nn.Parameter(torch.zeros(${w}))  # Lambda
+        self.input_gate_weight = nn.Parameter(torch.zeros(${h}, ${bw}, ${bw}))  # per block, [in, out]
+        self.input_gate_bias = nn.Parameter(torch.zeros(${h}, ${bw}))
+        self.recurrent_gate_weight = nn.Parameter(torch.zeros(${h}, ${bw}, ${bw}))
+        self.recurrent_gate_bias = nn.Parameter(torch.zeros(${h}, ${bw}))
+
+    def forward(self, x):  # [B, T, ${w}], the convolved input
+        B_, T, _ = x.shape
+        xb = x.view(B_, T, ${h}, ${bw})
+        gate = lambda w, b: torch.sigmoid(torch.einsum("bthi,hio->btho", xb, w) + b).reshape(B_, T, ${w})
+        i, r = gate(self.input_gate_weight, self.input_gate_bias), gate(self.recurrent_gate_weight, self.recurrent_gate_bias)
+        log_a = -8.0 * r * F.softplus(self.recurrent_param)  # [B, T, ${w}]
+        a = torch.exp(log_a)
+        scale = torch.sqrt(1 - torch.exp(2 * log_a))
+        scale[:, 0] = 1.0  # position 0: the state resets and the input enters whole
+        a[:, 0] = 0.0
+        xn = x * i * scale
+        h = x.new_zeros(B_, ${w})
+        outs = []
+        for t in range(T):
+            h = a[:, t] * h + xn[:, t]
+            outs.append(h)
+        return torch.stack(outs, dim=1)
+
+
+class RecurrentBlock(nn.Module):
+    """Griffin's recurrent block: a ${act_name} gate branch beside a convolution and the RG-LRU."""
+
+    def __init__(self):
+        super().__init__()
+        self.${y} = nn.Linear(${d}, ${w})
+        self.${x} = nn.Linear(${d}, ${w})
+        self.${out} = nn.Linear(${w}, ${d})
+        self.${conv} = nn.Conv1d(${w}, ${w}, ${k}, groups=${w}, padding=${pad})
+        self.${lru} = RGLRU()
+
+    def forward(self, x):  # [B, T, ${d}]
+        T = x.shape[1]
+        y = ${act}
+        u = self.${conv}(self.${x}(x).transpose(1, 2))[..., :T].transpose(1, 2)  # causal: the last ${k} positions
+        return self.${out}(self.${lru}(u) * y)"#,
+        &[
+            ("w", s.width.to_string()),
+            ("h", s.heads.to_string()),
+            ("bw", s.block().to_string()),
+            ("d", spec.hidden.to_string()),
+            ("k", s.conv_kernel.to_string()),
+            ("pad", (s.conv_kernel - 1).to_string()),
+            ("y", a(Role::SsmZ)),
+            ("x", a(Role::SsmIn)),
+            ("out", a(Role::SsmOut)),
+            ("conv", a(Role::SsmConv)),
+            ("lru", lru),
+            ("act_name", s.act.label().into()),
+            (
+                "act",
+                act_expr(s.act, &format!("self.{}(x)", a(Role::SsmZ))),
+            ),
+        ],
+    )
 }
 
 /// MiniMax's lightning attention, its memory written as the recurrence, token after token.
