@@ -100,7 +100,25 @@ def minimax(rng):
     return raw
 
 
-MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax)}
+def recurrent_gemma(rng):
+    heads = rng.choice([1, 2, 4])
+    hidden = heads * rng.choice([4, 8])
+    raw = dict(model_type="recurrent_gemma", hidden_size=hidden, intermediate_size=rng.choice([16, 40]),
+               num_hidden_layers=rng.randint(3, 5), num_attention_heads=heads, num_key_value_heads=rng.choice([1, heads]),
+               attention_window_size=rng.choice([2, 5, 64]), conv1d_width=rng.choice([2, 4]),
+               logits_soft_cap=rng.uniform(2, 30), attention_bias=rng.random() < 0.5,
+               tie_word_embeddings=rng.random() < 0.5, vocab_size=97, pad_token_id=0)
+    if rng.random() < 0.5:
+        raw["lru_width"] = heads * rng.choice([2, 6])
+    if rng.random() < 0.5:
+        # At least one attending layer: transformers runs the model only with one.
+        raw["block_types"] = [rng.choice(["recurrent", "attention"]) for _ in range(rng.randint(0, 2))] + ["attention"]
+        raw["num_hidden_layers"] = max(raw["num_hidden_layers"], len(raw["block_types"]))
+    return raw
+
+
+MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
+                                  recurrent_gemma)}
 
 
 def check(anatomy, raw, seed, tol, work):

@@ -684,6 +684,46 @@ fn lara_mini_keys_that_describe_another_model() {
     );
 }
 
+/// RecurrentGemma: block types of its two kinds, at least one layer attending; an RG-LRU its
+/// gate blocks divide; the default RoPE only.
+#[test]
+fn recurrent_gemma_keys_that_describe_another_model() {
+    let base = json!({"model_type": "recurrent_gemma", "hidden_size": 64, "num_hidden_layers": 3,
+        "num_attention_heads": 4, "intermediate_size": 96, "vocab_size": 100});
+    refused_by_name(
+        &base,
+        &[
+            (
+                "block_types",
+                json!(["recurrent"]),
+                "no attention layer among the 3",
+            ),
+            ("block_types", json!([]), "is empty"),
+            (
+                "num_hidden_layers",
+                json!(2),
+                "no attention layer among the 2",
+            ),
+            ("lru_width", json!(30), "positive multiple of 4"),
+            (
+                "head_dim",
+                json!(8),
+                "the class sets it to hidden_size / num_attention_heads (16)",
+            ),
+            ("logits_soft_cap", json!(-1.0), "positive number"),
+            (
+                "rope_parameters",
+                json!({"rope_type": "linear", "factor": 2.0, "rope_theta": 10000.0}),
+                "default type only",
+            ),
+        ],
+    );
+    let mut v = base.clone();
+    v["block_types"] = json!(["recurrent", "mlp"]);
+    let e = err_of(&v);
+    assert_eq!(e.field, "block_types[1]", "{e}");
+}
+
 /// Each key set to its value on `base` is refused, naming that key, with `says` in the message.
 fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
     for (key, value, says) in cases {

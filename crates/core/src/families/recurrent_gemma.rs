@@ -27,7 +27,15 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.tied = cfg.flag("tie_word_embeddings", true)?;
     // The class multiplies by √hidden held in bfloat16.
     s.embedding.multiplier = bf16((s.hidden as f64).sqrt());
-    let (h, kv, hd) = heads(cfg, s.hidden, Some(10), None, HeadDim::Floor)?;
+    let (h, kv, given_hd) = heads(cfg, s.hidden, Some(10), None, HeadDim::Floor)?;
+    // The class sets head_dim to hidden_size / heads whatever a saved config restates.
+    let hd = s.hidden / h;
+    if given_hd != hd {
+        return Err(cfg.err(
+            "head_dim",
+            format!("is {given_hd}; the class sets it to hidden_size / num_attention_heads ({hd}) whatever it says"),
+        ));
+    }
     s.attn = Attention {
         qkv_bias: cfg.flag("attention_bias", false)?,
         o_bias: true,
@@ -87,15 +95,6 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         conv_kernel: cfg.size("conv1d_width", Some(4))?,
         act,
     });
-    if let Some(given) = cfg.opt_size("head_dim")? {
-        // Saved configs restate the width the class derives.
-        if given != hd {
-            return Err(cfg.err(
-                "head_dim",
-                format!("is {given}; the class sets it to hidden_size / num_attention_heads ({hd}) whatever it says"),
-            ));
-        }
-    }
     let window = cfg.size("attention_window_size", Some(2048))?;
     let expect = "\"recurrent\" or \"attention\"";
     let types = cfg
@@ -113,6 +112,18 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         return Err(cfg.err(
             "block_types",
             format!("is empty; the class cycles it over the layers, so it needs at least one entry, each {expect}"),
+        ));
+    }
+    // transformers 5.24 counts positions from an attention layer's cache, and fails without one.
+    if (0..s.layers as usize).all(|b| types[b % types.len()]) {
+        let key = if cfg.present("block_types") {
+            "block_types"
+        } else {
+            "num_hidden_layers"
+        };
+        return Err(cfg.err(
+            key,
+            format!("gives no attention layer among the {}; transformers runs this model only with at least one", s.layers),
         ));
     }
     s.plan = (0..s.layers as usize)
