@@ -127,10 +127,11 @@ def check(anatomy, raw, seed, tol, work):
     config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
     config._attn_implementation = "eager"
     model = randomize(AutoModelForCausalLM.from_config(config).float().eval())
+    d = Path(tempfile.mkdtemp(dir=work))
+    # Saved before any forward pass: RWKV's first one in eval mode rescales its weights in place.
+    save_model(d, model)
     with torch.no_grad():
         want = model(torch.tensor([IDS])).logits[0].numpy()
-    d = Path(tempfile.mkdtemp(dir=work))
-    save_model(d, model)
     (d / "config.json").write_text(json.dumps(raw))
     verify = subprocess.run([anatomy, "verify", str(d)], capture_output=True, text=True)
     run = subprocess.run([anatomy, "run", str(d), "--ids", ",".join(map(str, IDS)), "--logits", str(d / "logits.npy")],

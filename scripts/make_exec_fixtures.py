@@ -485,6 +485,14 @@ CONFIGS = {
                           sliding_window=5, hidden_act="gelu", full_attn_alpha_factor=1.5,
                           full_attn_beta_factor=0.75, linear_attn_alpha_factor=0.5, linear_attn_beta_factor=1.25,
                           mlp_alpha_factor=0.8, mlp_beta_factor=1.3),
+    # RWKV-4: time and channel mixing, the stream halved after every second layer in inference.
+    "rwkv": dict(model_type="rwkv", hidden_size=32, num_hidden_layers=5, vocab_size=97, rescale_every=2,
+                 context_length=64, pad_token_id=0),
+    # ... narrower time mixing, a wider channel mixing, no rescaling, a tied head (its state,
+    # sized by hidden_size, cannot hold the narrower sums: run without it).
+    "rwkv-sizes": dict(model_type="rwkv", hidden_size=24, num_hidden_layers=3, vocab_size=97, attention_hidden_size=16,
+                       intermediate_size=40, rescale_every=0, tie_word_embeddings=True, pad_token_id=0,
+                       use_cache=False),
     # RecurrentGemma: Griffin's recurrent blocks and local attention (window 5 of the 12 ids) by
     # the class's pattern, one K/V head, half of each head rotated, a wider RG-LRU in 4 blocks.
     "recurrent_gemma": dict(model_type="recurrent_gemma", hidden_size=32, intermediate_size=48, num_hidden_layers=4,
@@ -587,11 +595,12 @@ def make(name, raw):
         for n, b in model.named_buffers():
             if "correction_bias" in n and name in BIG_CORRECTION:
                 b.mul_(BIG_CORRECTION[name])
-    with torch.no_grad():
-        logits = model(torch.tensor([IDS])).logits[0]
     d = OUT / name
     d.mkdir(parents=True, exist_ok=True)
+    # Saved before any forward pass: RWKV's first one in eval mode rescales its weights in place.
     save_model(d, model)
+    with torch.no_grad():
+        logits = model(torch.tensor([IDS])).logits[0]
     for extra in ("generation_config.json",):
         (d / extra).unlink(missing_ok=True)
     # The config as the project reads it: the input dict, not transformers' full dump.

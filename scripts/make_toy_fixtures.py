@@ -367,7 +367,7 @@ def logits_of(model, ids):
 # when it is fed one token at a time through that state (its other code path).
 RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2",
              "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm2_moe", "lfm3",
-             "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma"}
+             "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv"}
 
 
 def decodes_as_prompted(raw):
@@ -384,6 +384,10 @@ def decodes_as_prompted(raw):
         return False
     # RecurrentGemma's decoding sizes its convolution window by hidden_size, and fails where
     # lru_width differs.
+    # RWKV's decoding sizes its state by hidden_size, and fails where attention_hidden_size
+    # differs (its prompt runs without a cache).
+    if raw["model_type"] == "rwkv" and raw.get("attention_hidden_size", raw.get("hidden_size")) != raw.get("hidden_size"):
+        return False
     if raw["model_type"] == "recurrent_gemma" and raw.get("lru_width", raw.get("hidden_size")) != raw.get("hidden_size"):
         return False
     return raw["model_type"] != "nemotron_h" or raw.get("time_step_min", 0.001) < 1e-6
@@ -393,6 +397,14 @@ def stepwise_logits(model, ids):
     """The logits of `ids` fed one at a time through transformers' cache, each with its position
     as `generate` gives it (a hybrid left to infer it from its cache rotates by the wrong one)."""
     with torch.no_grad():
+        if model.config.model_type == "rwkv":
+            # RWKV returns its state (each layer's last inputs and the WKV sums) to pass back.
+            out = model(input_ids=torch.tensor([ids[:1]]), use_cache=True)
+            rows = [out.logits[0, -1]]
+            for i in range(1, len(ids)):
+                out = model(input_ids=torch.tensor([ids[i:i + 1]]), state=out.state, use_cache=True)
+                rows.append(out.logits[0, -1])
+            return torch.stack(rows).float()
         if getattr(model, "_is_stateful", False):
             # RecurrentGemma keeps its recurrent state in its modules and returns no cache: one
             # cache for every step, the state reset before the first.

@@ -210,6 +210,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             },
             Mixer::Lightning => "none (lightning attention)",
             Mixer::RgLru => "none (RG-LRU)",
+            Mixer::Rwkv => "none (RWKV time mixing)",
             Mixer::None => "none (FFN only)",
         })
         .collect();
@@ -476,6 +477,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::DeltaNet => s.mixer_title(l.mixer),
             Mixer::Lightning => "lightning attention",
             Mixer::RgLru => "RG-LRU",
+            Mixer::Rwkv => "RWKV time mixing",
             Mixer::None => "none",
         })
         .collect();

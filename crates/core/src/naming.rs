@@ -156,6 +156,21 @@ pub enum Role {
     LruParam,
     LruInGate,
     LruRecGate,
+    /// RWKV's time mixing: its K, V, R and output projections, each channel's decay rate w and
+    /// the current token's bonus u, and the three token-shift mixes μ; the channel mixing's
+    /// receptance projection and two mixes (its key and value projections are `Up`, `Down`).
+    TmKey,
+    TmValue,
+    TmReceptance,
+    TmOutput,
+    TmDecay,
+    TmFirst,
+    TmMixK,
+    TmMixV,
+    TmMixR,
+    CmReceptance,
+    CmMixK,
+    CmMixR,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -244,6 +259,22 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 other => unreachable!("{other:?} is not matched by this arm"),
             };
             return (format!("{base}.{name}"), format!("blk.{{b}}.{gguf}"));
+        }
+        (_, TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK | CmMixR) => {
+            let (hf, gguf) = match role {
+                TmDecay => ("attention.time_decay", "time_mix_decay"),
+                TmFirst => ("attention.time_first", "time_mix_first"),
+                TmMixK => ("attention.time_mix_key", "time_mix_lerp_k"),
+                TmMixV => ("attention.time_mix_value", "time_mix_lerp_v"),
+                TmMixR => ("attention.time_mix_receptance", "time_mix_lerp_r"),
+                CmMixK => ("feed_forward.time_mix_key", "channel_mix_lerp_k"),
+                CmMixR => ("feed_forward.time_mix_receptance", "channel_mix_lerp_r"),
+                other => unreachable!("{other:?} is not matched by this arm"),
+            };
+            return (
+                format!("rwkv.blocks.{{b}}.{hf}"),
+                format!("blk.{{b}}.{gguf}.{suffix}"),
+            );
         }
         (_, LruParam | LruInGate | LruRecGate) => {
             let (name, gguf) = match role {
@@ -382,6 +413,37 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => shared_mlp(other),
         },
         Layout::Mixtral | Layout::MiniMaxM2 => mixtral(role),
+        Layout::Rwkv => match role {
+            Embed => ("rwkv.embeddings", "token_embd"),
+            EmbedNorm => ("rwkv.blocks.0.pre_ln", "token_embd_norm"),
+            AttnNorm => ("rwkv.blocks.{b}.ln1", "blk.{b}.attn_norm"),
+            FfnNorm => ("rwkv.blocks.{b}.ln2", "blk.{b}.attn_norm_2"),
+            TmKey => ("rwkv.blocks.{b}.attention.key", "blk.{b}.time_mix_key"),
+            TmValue => ("rwkv.blocks.{b}.attention.value", "blk.{b}.time_mix_value"),
+            TmReceptance => (
+                "rwkv.blocks.{b}.attention.receptance",
+                "blk.{b}.time_mix_receptance",
+            ),
+            TmOutput => (
+                "rwkv.blocks.{b}.attention.output",
+                "blk.{b}.time_mix_output",
+            ),
+            Up => (
+                "rwkv.blocks.{b}.feed_forward.key",
+                "blk.{b}.channel_mix_key",
+            ),
+            Down => (
+                "rwkv.blocks.{b}.feed_forward.value",
+                "blk.{b}.channel_mix_value",
+            ),
+            CmReceptance => (
+                "rwkv.blocks.{b}.feed_forward.receptance",
+                "blk.{b}.channel_mix_receptance",
+            ),
+            FinalNorm => ("rwkv.ln_out", "output_norm"),
+            LmHead => ("head", "output"),
+            other => llama(other),
+        },
         Layout::RecurrentGemma => match role {
             AttnNorm => ("model.layers.{b}.temporal_pre_norm", "blk.{b}.attn_norm"),
             FfnNorm => ("model.layers.{b}.channel_pre_norm", "blk.{b}.ffn_norm"),
@@ -1363,10 +1425,26 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         SsmFB => ("model.layers.{b}.self_attn.f_b_proj", "blk.{b}.ssm_f_b"),
         SsmGA => ("model.layers.{b}.self_attn.g_a_proj", "blk.{b}.ssm_g_a"),
         SsmGB => ("model.layers.{b}.self_attn.g_b_proj", "blk.{b}.ssm_g_b"),
+        // RWKV's own names, for a layout without them.
+        TmKey => ("model.layers.{b}.attention.key", "blk.{b}.time_mix_key"),
+        TmValue => ("model.layers.{b}.attention.value", "blk.{b}.time_mix_value"),
+        TmReceptance => (
+            "model.layers.{b}.attention.receptance",
+            "blk.{b}.time_mix_receptance",
+        ),
+        TmOutput => (
+            "model.layers.{b}.attention.output",
+            "blk.{b}.time_mix_output",
+        ),
+        CmReceptance => (
+            "model.layers.{b}.feed_forward.receptance",
+            "blk.{b}.channel_mix_receptance",
+        ),
         Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
         | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
         | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay | LightDiagDecay | LruParam
-        | LruInGate | LruRecGate => {
+        | LruInGate | LruRecGate | TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK
+        | CmMixR => {
             unreachable!("named in `names`")
         }
     }

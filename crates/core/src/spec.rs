@@ -39,6 +39,8 @@ pub struct Spec {
     pub lightning: Option<Lightning>,
     /// Griffin's recurrent block of the `Mixer::RgLru` layers.
     pub rg_lru: Option<RgLru>,
+    /// RWKV's time mixing (`Mixer::Rwkv`) and channel mixing (`Ffn::ChannelMix`).
+    pub rwkv: Option<Rwkv>,
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
@@ -532,6 +534,9 @@ pub enum Mixer {
     /// Griffin's recurrent block (`Spec::rg_lru`, RecurrentGemma): a convolution and the
     /// RG-LRU, a gated linear recurrence with one state per channel, beside a GELU gate branch.
     RgLru,
+    /// RWKV-4's time mixing (`Spec::rwkv`): each token's input mixed with the one before it,
+    /// then the WKV sums, a decayed average of the values weighted by exp(key), gated by σ(r).
+    Rwkv,
     /// Attention (of this span) and Mamba2 (`Spec::ssm`) side by side on the same normed input,
     /// their outputs summed (Falcon-H1; its multipliers in `Spec::mup`).
     Parallel(AttnSpan),
@@ -541,13 +546,14 @@ pub enum Mixer {
 
 impl Mixer {
     /// The mixers that carry a state of fixed size from token to token.
-    pub const RECURRENT: [Mixer; 6] = [
+    pub const RECURRENT: [Mixer; 7] = [
         Mixer::Mamba2,
         Mixer::Mamba,
         Mixer::ShortConv,
         Mixer::DeltaNet,
         Mixer::Lightning,
         Mixer::RgLru,
+        Mixer::Rwkv,
     ];
 
     pub fn recurrent(self) -> bool {
@@ -562,7 +568,8 @@ impl Mixer {
             | Mixer::ShortConv
             | Mixer::DeltaNet
             | Mixer::Lightning
-            | Mixer::RgLru => Some(self),
+            | Mixer::RgLru
+            | Mixer::Rwkv => Some(self),
             Mixer::Parallel(_) => Some(Mixer::Mamba2),
             Mixer::Attention(_) | Mixer::None => None,
         }
@@ -577,6 +584,7 @@ impl Mixer {
             | Mixer::DeltaNet
             | Mixer::Lightning
             | Mixer::RgLru
+            | Mixer::Rwkv
             | Mixer::None => None,
         }
     }
@@ -591,6 +599,7 @@ impl Mixer {
             Mixer::DeltaNet => "Gated DeltaNet",
             Mixer::Lightning => "Lightning attention",
             Mixer::RgLru => "Recurrent block (RG-LRU)",
+            Mixer::Rwkv => "Time mixing (RWKV)",
             Mixer::Parallel(_) => "Attention and Mamba2",
             Mixer::None => "No mixer",
         }
@@ -605,6 +614,7 @@ impl Mixer {
             Mixer::DeltaNet => "Gated DeltaNet".into(),
             Mixer::Lightning => "lightning attention".into(),
             Mixer::RgLru => "RG-LRU".into(),
+            Mixer::Rwkv => "RWKV time mixing".into(),
             Mixer::Parallel(s) => format!("{} attention beside Mamba2", s.describe()),
             Mixer::None => "no mixer".into(),
         }
@@ -631,6 +641,9 @@ pub enum Ffn {
     Dense,
     /// The mixture of experts (`Spec::moe`).
     Moe,
+    /// RWKV's channel mixing (`Spec::rwkv`): the input mixed with the one before it, then
+    /// σ(r) ⊙ W_v ReLU(W_k x)².
+    ChannelMix,
     /// None: the layer is its mixer alone (Mamba2).
     None,
 }
@@ -853,6 +866,36 @@ impl RgLru {
     /// The channels of one gate block.
     pub fn block(&self) -> u64 {
         self.width / self.heads
+    }
+}
+
+/// RWKV-4 (`rwkv`). Time mixing: the normed input x and the previous token's x₋₁ are mixed
+/// per channel, k = W_k(μ_k x + (1 − μ_k) x₋₁) and so for v and r; each channel's WKV sums
+/// carry Σ exp(k) v and Σ exp(k), decayed by exp(−exp(w)) per token, the current token weighted
+/// by exp(u + k): wkv = (num + e^{u+k} v) / (den + e^{u+k}); the output is W_o (σ(r) ⊙ wkv).
+/// Channel mixing: σ(W_r r) ⊙ W_v ReLU(W_k k)², k and r mixed with the previous token the same
+/// way.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rwkv {
+    /// The time mixing's K, V and R width (`attention_hidden_size`).
+    pub attn: u64,
+    /// The channel mixing's key width (`intermediate_size`).
+    pub ffn: u64,
+    /// In inference transformers halves the stream after every `rescale_every`-th layer and
+    /// divides layer b's two output projections by 2^⌊b / rescale_every⌋ (their sums stay
+    /// in range in half precision); 0: never. Only the norms' ε sees the difference.
+    pub rescale_every: u64,
+}
+
+impl Rwkv {
+    /// How many times the stream has been halved before layer `b`.
+    pub fn halvings(&self, b: u64) -> u64 {
+        b.checked_div(self.rescale_every).unwrap_or(0)
+    }
+
+    /// The stream is halved after layer `b`.
+    pub fn halves_after(&self, b: u64) -> bool {
+        self.rescale_every > 0 && (b + 1).is_multiple_of(self.rescale_every)
     }
 }
 
@@ -1431,6 +1474,10 @@ pub enum Layout {
     /// block's `linear_x`, `linear_y`, `conv_1d`, `rg_lru`, `linear_out`), `channel_pre_norm`,
     /// `mlp_block`, `final_norm` (RecurrentGemma).
     RecurrentGemma,
+    /// `rwkv.embeddings`, `rwkv.blocks.{b}.ln1`, `.attention.key` …, `.ln2`,
+    /// `.feed_forward.key` …, `rwkv.ln_out`, `head`; the embeddings' norm as layer 0's `pre_ln`
+    /// (RWKV).
+    Rwkv,
     /// Llama names with `qkv_proj` and `gate_up_proj` (Phi-3).
     Phi3,
     /// Llama names with norms around each sublayer: `post_attention_layernorm` after attention,

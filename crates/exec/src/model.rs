@@ -516,6 +516,7 @@ impl Model {
             Mixer::DeltaNet => self.delta_net(&h, b, cache)?,
             Mixer::Lightning => self.lightning(&h, b, cache)?,
             Mixer::RgLru => self.rg_lru(&h, b, cache)?,
+            Mixer::Rwkv => self.rwkv_time_mix(&h, b, cache)?,
             Mixer::Parallel(_) => {
                 // Both read the normed input, each scaled, and their scaled outputs are summed.
                 let m = self.spec.mup.expect("a parallel layer has its multipliers");
@@ -529,7 +530,11 @@ impl Model {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
             self.keep(Some(b), "post_attn_norm", &a);
         }
-        let m_res = self.spec.residual_mult;
+        // Residual multipliers (Granite), or RWKV's inference scaling of layer b's outputs.
+        let m_res = match self.spec.rwkv {
+            Some(r) => 0.5f64.powi(r.halvings(b as u64) as i32),
+            None => self.spec.residual_mult,
+        };
         if m_res != 1.0 {
             a = a.affine(m_res, 0.0)?;
         }
@@ -564,10 +569,11 @@ impl Model {
         if place.before() {
             self.keep(Some(b), "ffn_norm", &h);
         }
-        let mut m = if ffn == Ffn::Moe {
-            self.moe(&h, b)?
-        } else {
-            self.mlp(&h, b)?
+        let mut m = match ffn {
+            Ffn::Moe => self.moe(&h, b)?,
+            Ffn::Dense => self.mlp(&h, b)?,
+            Ffn::ChannelMix => self.rwkv_channel_mix(&h, b, cache)?,
+            Ffn::None => unreachable!("returned above"),
         };
         self.keep(
             Some(b),
@@ -589,6 +595,10 @@ impl Model {
         if place.on_stream() {
             out = self.norm(&out, Role::FfnNorm, Some(b))?;
             self.keep(Some(b), "ffn_norm", &out);
+        }
+        // RWKV in inference: the stream halved after every few layers.
+        if self.spec.rwkv.is_some_and(|r| r.halves_after(b as u64)) {
+            out = out.affine(0.5, 0.0)?;
         }
         Ok(out)
     }
@@ -970,6 +980,87 @@ impl Model {
         let o = (o * gate)?.reshape((t, values))?;
         self.keep(Some(b), "ssm_norm", &o);
         self.proj(&o, Role::SsmOut, b, false)
+    }
+
+    /// `x` ([T, C]) beside each token's previous one, that of the last call coming from (and
+    /// the last token going to) `past`.
+    fn shifted(x: &Tensor, past: &mut [f32]) -> Res<Tensor> {
+        let (t, c) = (x.dim(0)?, x.dim(1)?);
+        let xs = vec(x)?;
+        let mut prev = Vec::with_capacity(t * c);
+        prev.extend_from_slice(past);
+        prev.extend_from_slice(&xs[..(t - 1) * c]);
+        past.copy_from_slice(&xs[(t - 1) * c..]);
+        Ok(Tensor::from_vec(prev, (t, c), &Device::Cpu)?)
+    }
+
+    /// μ ⊙ x + (1 − μ) ⊙ x₋₁, μ stored [1, 1, C].
+    fn token_mix(&self, x: &Tensor, prev: &Tensor, role: Role, b: usize) -> Res<Tensor> {
+        let mu = self.w(role, Some(b))?.flatten_all()?;
+        Ok((x.broadcast_mul(&mu)? + prev.broadcast_mul(&mu.affine(-1.0, 1.0)?)?)?)
+    }
+
+    /// RWKV's time mixing: the token shift, the three mixes, K, V and σ(R), the WKV
+    /// recurrence through the layer's sums, the output projection.
+    fn rwkv_time_mix(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let r = self.spec.rwkv.expect("an RWKV layer has its settings");
+        let (d, a) = (self.spec.hidden as usize, r.attn as usize);
+        let state = cache.ssm[b].get_or_insert_with(|| SsmState::rwkv(d, a));
+        let prev = Self::shifted(x, &mut state.conv[..d])?;
+        let k = self.proj(
+            &self.token_mix(x, &prev, Role::TmMixK, b)?,
+            Role::TmKey,
+            b,
+            false,
+        )?;
+        let v = self.proj(
+            &self.token_mix(x, &prev, Role::TmMixV, b)?,
+            Role::TmValue,
+            b,
+            false,
+        )?;
+        let rec = self.proj(
+            &self.token_mix(x, &prev, Role::TmMixR, b)?,
+            Role::TmReceptance,
+            b,
+            false,
+        )?;
+        let w: Vec<f32> = vec(self.w(Role::TmDecay, Some(b))?)?
+            .iter()
+            .map(|x| -x.exp())
+            .collect();
+        let u = vec(self.w(Role::TmFirst, Some(b))?)?;
+        let o = ssm::wkv(&vec(&k)?, &vec(&v)?, &w, &u, &mut state.h);
+        if self.capturing() {
+            let s = Tensor::from_vec(state.h.clone(), (3, a), &Device::Cpu)?.t()?;
+            self.keep(Some(b), "ssm_state", &s.contiguous()?);
+        }
+        let o = Tensor::from_vec(o, (x.dim(0)?, a), &Device::Cpu)?;
+        self.keep(Some(b), "ssm_scan", &o);
+        let o = (sigmoid(&rec)? * o)?;
+        self.proj(&o, Role::TmOutput, b, false)
+    }
+
+    /// RWKV's channel mixing: the token shift, two mixes, σ(R) ⊙ W_v ReLU(W_k x)².
+    fn rwkv_channel_mix(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let r = self.spec.rwkv.expect("an RWKV layer has its settings");
+        let (d, a) = (self.spec.hidden as usize, r.attn as usize);
+        let state = cache.ssm[b].get_or_insert_with(|| SsmState::rwkv(d, a));
+        let prev = Self::shifted(x, &mut state.conv[d..])?;
+        let k = self.proj(
+            &self.token_mix(x, &prev, Role::CmMixK, b)?,
+            Role::Up,
+            b,
+            false,
+        )?;
+        let h = k.relu()?.sqr()?;
+        let rec = self.proj(
+            &self.token_mix(x, &prev, Role::CmMixR, b)?,
+            Role::CmReceptance,
+            b,
+            false,
+        )?;
+        Ok((sigmoid(&rec)? * self.proj(&h, Role::Down, b, false)?)?)
     }
 
     /// Griffin's recurrent block: the gate branch; x projected and convolved; the RG-LRU's

@@ -25,6 +25,18 @@ impl SsmState {
         }
     }
 
+    /// An RWKV layer's: the two mixings' previous inputs ([time | channel], 2·d) and the WKV
+    /// sums [num | den | top], 3·a, top starting far below any exponent.
+    pub fn rwkv(d: usize, a: usize) -> Self {
+        let mut h = vec![0.0; 3 * a];
+        h[2 * a..].fill(-1e38);
+        SsmState {
+            conv: vec![0.0; 2 * d],
+            h,
+            memory: Vec::new(),
+        }
+    }
+
     /// A Gated DeltaNet layer's: the convolution's window and the memory.
     pub fn delta(kernel: usize, channels: usize, heads: usize, dk: usize, dv: usize) -> Self {
         SsmState {
@@ -188,6 +200,31 @@ pub fn delta_rule(
             for (dst, x) in out[(tok * vh + h) * dv..][..dv].iter_mut().zip(&o) {
                 *dst = *x as f32;
             }
+        }
+    }
+    out
+}
+
+/// RWKV-4's WKV recurrence, as transformers' CPU path computes it: per channel the sums of
+/// exp(k)·v and exp(k) (`num`, `den`), kept scaled by exp(−top), `top` the largest exponent so
+/// far; each token reads (num + e^{u+k} v) / (den + e^{u+k}), then the sums fade by e^{w} (w =
+/// −exp(time_decay)) and take the token. `k`, `v`: [T, A]; `state`: [num | den | top], 3·A.
+pub fn wkv(k: &[f32], v: &[f32], w: &[f32], u: &[f32], state: &mut [f32]) -> Vec<f32> {
+    let a = w.len();
+    let (num, rest) = state.split_at_mut(a);
+    let (den, top) = rest.split_at_mut(a);
+    let mut out = vec![0.0f32; k.len()];
+    for (t, o) in out.chunks_exact_mut(a).enumerate() {
+        let (kt, vt) = (&k[t * a..][..a], &v[t * a..][..a]);
+        for c in 0..a {
+            let m = top[c].max(u[c] + kt[c]);
+            let (e1, e2) = ((top[c] - m).exp(), (u[c] + kt[c] - m).exp());
+            o[c] = (e1 * num[c] + e2 * vt[c]) / (e1 * den[c] + e2);
+            let m = (top[c] + w[c]).max(kt[c]);
+            let (e1, e2) = ((top[c] + w[c] - m).exp(), (kt[c] - m).exp());
+            num[c] = e1 * num[c] + e2 * vt[c];
+            den[c] = e1 * den[c] + e2;
+            top[c] = m;
         }
     }
     out

@@ -1444,6 +1444,7 @@ pub fn load(
         },
         lightning,
         rg_lru: None,
+        rwkv: None,
         position: match f.alibi {
             Some(slopes) => Position::Alibi(slopes(heads)),
             None => Position::Rope(r),

@@ -22,6 +22,7 @@ mod modernbert;
 mod nemotron_h;
 mod recurrent_gemma;
 mod registry;
+mod rwkv;
 
 use crate::config::{Config, MAX_LAYERS};
 use crate::error::{Error, Result};
@@ -289,6 +290,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         delta: None,
         lightning: None,
         rg_lru: None,
+        rwkv: None,
         plan: Vec::new(),
         recurrent_place: None,
         stream_mix: None,

@@ -15,7 +15,7 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     dbrx, deepseek, falcon, falcon_h1, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba, mamba2,
-    modernbert, nemotron_h, recurrent_gemma,
+    modernbert, nemotron_h, recurrent_gemma, rwkv,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3511,6 +3511,12 @@ pub static FAMILIES: &[Family] = &[
                 ],
             ],
         )
+    },
+    // RWKV-4: time and channel mixing in every layer. `context_length` sizes only the CUDA
+    // kernel's buffers.
+    Family {
+        renames: &[("max_position_embeddings", "context_length")],
+        ..own("rwkv", "RWKV", rwkv::load, None, &[TRAINING])
     },
     // RecurrentGemma: Griffin's recurrent blocks and local attention by `block_types`. Its
     // saved configs restate `final_w_init_variance_scale` (initialization only) and the

@@ -656,6 +656,7 @@ impl<'s> Builder<'s> {
                     self.lightning(rec_in, spec.lightning.as_ref().expect(settings))
                 }
                 Mixer::RgLru => self.rg_lru(rec_in, spec.rg_lru.as_ref().expect(settings)),
+                Mixer::Rwkv => self.rwkv_time_mix(rec_in, spec.rwkv.as_ref().expect(settings)),
                 Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None => {
                     unreachable!("only recurrent kinds listed")
                 }
@@ -897,7 +898,11 @@ impl<'s> Builder<'s> {
             }
             children.push(Node::Scope(scope));
         }
-        self.layers = self.all_layers();
+        let channel = spec.layers_where(|l| l.ffn == Ffn::ChannelMix);
+        if let (Some(r), false) = (spec.rwkv.as_ref(), channel.is_empty()) {
+            self.layers = channel;
+            children.push(Node::Scope(self.rwkv_channel_mix(ffn_in, r)));
+        }
         self.layers = ffn_layers.clone();
         // MiniMax's FFN adds to its own normed input.
         let (r, stream) = if place == NormPlace::Normed {
@@ -909,6 +914,25 @@ impl<'s> Builder<'s> {
         if place.on_stream() {
             let title = format!("MLP {}", self.norm_name());
             children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Hᵦ", "Xᵦ₊₁", d, true, None));
+        }
+        // RWKV in inference: the stream halved after every few layers.
+        if let Some(r) = spec.rwkv.filter(|r| r.rescale_every > 0) {
+            let halving = LayerSet::from_fn(spec.layers, |b| r.halves_after(b));
+            if !halving.is_empty() {
+                let x = self.latest("Xᵦ₊₁");
+                let out = self.act("Xᵦ₊₁", self.seq(d));
+                let mut step = self.step(Draft {
+                    title: "Stream halving".into(),
+                    op: Op::Scale,
+                    category: Category::Norm,
+                    inputs: vec![x],
+                    output: out,
+                    operation: format!("Halve the stream after every {}th layer, as transformers does in inference (with each layer's output projections divided to match) so that the sums stay in range in half precision", r.rescale_every),
+                    equation: "Xᵦ₊₁ ← Xᵦ₊₁ / 2".into(),
+                });
+                only_in(std::slice::from_mut(&mut step), &halving, spec.layers);
+                children.push(step);
+            }
         }
         self.layers = self.all_layers();
         if ffn_layers.len() != spec.layers {
@@ -1360,6 +1384,12 @@ fn mixer_mix(spec: &Spec, mix: &crate::spec::StreamMix, r: &str, stream: &str, y
 }
 
 fn residual_factor(spec: &Spec) -> String {
+    if let Some(r) = spec
+        .rwkv
+        .filter(|r| r.rescale_every > 0 && r.halvings(spec.layers - 1) > 0)
+    {
+        return format!("2^−⌊b/{}⌋ · ", r.rescale_every);
+    }
     if spec.residual_mult == 1.0 {
         String::new()
     } else {

@@ -10,6 +10,7 @@ mod delta;
 mod ffn;
 mod lightning;
 mod rglru;
+mod rwkv;
 mod ssm;
 
 pub use build::build;

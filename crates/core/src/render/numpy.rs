@@ -51,11 +51,13 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::DeltaNet => "(\"delta\", 0)".to_string(),
                 Mixer::Lightning => "(\"lightning\", 0)".to_string(),
                 Mixer::RgLru => "(\"rglru\", 0)".to_string(),
+                Mixer::Rwkv => "(\"rwkv\", 0)".to_string(),
                 Mixer::None => "(\"none\", 0)".to_string(),
             };
             let ffn = match l.ffn {
                 Ffn::Dense => "dense",
                 Ffn::Moe => "moe",
+                Ffn::ChannelMix => "channel",
                 Ffn::None => "none",
             };
             format!("({mixer}, {}, {ffn:?})", py(l.rope))
@@ -166,6 +168,18 @@ fn name_table(g: &Graph) -> String {
         ("lru_param", LruParam),
         ("lru_in_gate", LruInGate),
         ("lru_rec_gate", LruRecGate),
+        ("tm_key", TmKey),
+        ("tm_value", TmValue),
+        ("tm_receptance", TmReceptance),
+        ("tm_output", TmOutput),
+        ("tm_decay", TmDecay),
+        ("tm_first", TmFirst),
+        ("tm_mix_k", TmMixK),
+        ("tm_mix_v", TmMixV),
+        ("tm_mix_r", TmMixR),
+        ("cm_receptance", CmReceptance),
+        ("cm_mix_k", CmMixK),
+        ("cm_mix_r", CmMixR),
     ];
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
@@ -248,6 +262,10 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(l) => {
             json!({"heads": l.heads, "head_dim": l.head_dim, "eps": l.eps, "act": act_name(l.act)})
         }
+        None => json!(null),
+    };
+    config["rwkv"] = match &spec.rwkv {
+        Some(r) => json!({"rescale_every": r.rescale_every}),
         None => json!(null),
     };
     config["rg_lru"] = match &spec.rg_lru {
@@ -357,7 +375,7 @@ pub fn module(g: &Graph, script: &str) -> String {
 }
 
 /// The template's call of a layer's mixer, every kind written out.
-const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else attention(h, W, b, span, use_rope)";
+const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else time_mix(h, W, b) if span[0] == \"rwkv\" else attention(h, W, b, span, use_rope)";
 
 /// The template without what this model never runs: MLA, the experts and their routing, xIELU,
 /// and the calls that would choose them, so the file reads top to bottom as this model.
@@ -480,6 +498,26 @@ fn prune(spec: &Spec, body: &str) -> String {
         calls.push(("rglru", "rg_lru(h, W, b)"));
     } else {
         drop.push("rg_lru");
+    }
+    match spec.rwkv {
+        Some(r) => {
+            calls.push(("rwkv", "time_mix(h, W, b)"));
+            if r.rescale_every > 0 {
+                // transformers' inference: layer b's outputs scaled by 2^-(b // R), the
+                // stream halved after every R-th layer.
+                lines.extend([
+                    (
+                        "        r = residual(x, a)\n",
+                        "        R = C[\"rwkv\"][\"rescale_every\"]\n        r = x + a * np.float32(0.5 ** (b // R))  # [T, hidden], scaled as transformers' inference scales it\n",
+                    ),
+                    (
+                        "        x = residual(x, m)\n",
+                        "        x = x + m * np.float32(0.5 ** (b // R))  # [T, hidden]\n        if (b + 1) % R == 0:\n            x = x / 2  # the stream halved, as in transformers' inference\n",
+                    ),
+                ]);
+            }
+        }
+        None => drop.extend(["time_mix", "channel_mix", "token_shift"]),
     }
     if spec.stream_mix.is_some() {
         // MiniMax: each sublayer adds to its normed input, scaled.
@@ -645,6 +683,14 @@ fn prune(spec: &Spec, body: &str) -> String {
             "moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)",
             "mlp(h, W, b)",
         ));
+    }
+    if spec.rwkv.is_some() {
+        // RWKV's FFN is its channel mixing.
+        lines.push((
+            "        m = mlp(h, W, b)\n",
+            "        m = channel_mix(h, W, b)  # [T, hidden]\n",
+        ));
+        drop.push("mlp");
     }
     let mut out = body.to_string();
     for (from, to) in lines {
@@ -1138,6 +1184,42 @@ def short_conv(x, W, b):
     return linear(Cg * u, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden], gated by C, projected back
 
 
+def token_shift(x):
+    # x: [T, C] -> [T, C]: each token's previous one, zeros before the first
+    return np.concatenate([np.zeros((1, x.shape[1]), np.float32), x[:-1]])  # [T, C]
+
+
+def time_mix(x, W, b):
+    # x: [T, hidden] -> [T, hidden]: RWKV's time mixing, the WKV sums carried token after token
+    prev = token_shift(x)  # prev: [T, hidden]
+    mix = lambda key: x * w(W, key, b).reshape(-1) + prev * (1 - w(W, key, b).reshape(-1))  # [T, hidden], blended per channel
+    k = linear(mix("tm_mix_k"), w(W, "tm_key", b))  # k: [T, A]
+    v = linear(mix("tm_mix_v"), w(W, "tm_value", b))  # v: [T, A]
+    r = 1 / (1 + np.exp(-linear(mix("tm_mix_r"), w(W, "tm_receptance", b))))  # r: [T, A], the gate
+    decay, u = -np.exp(w(W, "tm_decay", b)), w(W, "tm_first", b)  # [A] each
+    T, A = k.shape
+    num, den = np.zeros(A, np.float32), np.zeros(A, np.float32)  # the sums of exp(k) v and exp(k), scaled by exp(-top)
+    top = np.full(A, -1e38, np.float32)  # top: [A], the largest exponent so far
+    out = np.empty((T, A), np.float32)  # out: [T, A]
+    for t in range(T):
+        m = np.maximum(top, u + k[t])  # the current token weighted by exp(u + k)
+        e1, e2 = np.exp(top - m), np.exp(u + k[t] - m)
+        out[t] = (e1 * num + e2 * v[t]) / (e1 * den + e2)  # [A]
+        m = np.maximum(top + decay, k[t])  # the sums fade by exp(decay), then take this token
+        e1, e2 = np.exp(top + decay - m), np.exp(k[t] - m)
+        num, den, top = e1 * num + e2 * v[t], e1 * den + e2, m
+    return linear(r * out, w(W, "tm_output", b))  # [T, hidden]
+
+
+def channel_mix(x, W, b):
+    # x: [T, hidden] -> [T, hidden]: RWKV's channel mixing, a squared-ReLU MLP gated by sigma(r)
+    prev = token_shift(x)  # prev: [T, hidden]
+    mix = lambda key: x * w(W, key, b).reshape(-1) + prev * (1 - w(W, key, b).reshape(-1))  # [T, hidden]
+    h = np.maximum(linear(mix("cm_mix_k"), w(W, "up", b)), 0) ** 2  # h: [T, F]
+    r = 1 / (1 + np.exp(-linear(mix("cm_mix_r"), w(W, "cm_receptance", b))))  # r: [T, hidden]
+    return r * linear(h, w(W, "down", b))  # [T, hidden]
+
+
 def rg_lru(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Griffin's recurrent block, the RG-LRU run token after token
     # through one state per channel
@@ -1466,7 +1548,7 @@ def forward(ids, W):
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
         h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
-        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else rg_lru(h, W, b) if span[0] == "rglru" else attention(h, W, b, span, use_rope)
+        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else rg_lru(h, W, b) if span[0] == "rglru" else time_mix(h, W, b) if span[0] == "rwkv" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
         if C["residual_scales"]:

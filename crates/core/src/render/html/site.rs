@@ -32,6 +32,7 @@ pub fn thumbnail(g: &Graph) -> String {
                 | Mixer::DeltaNet
                 | Mixer::Lightning
                 | Mixer::RgLru
+                | Mixer::Rwkv
                 | Mixer::Parallel(_),
                 _,
             ) => "t-ssm",
@@ -43,7 +44,7 @@ pub fn thumbnail(g: &Graph) -> String {
         };
         let ffn = match l.ffn {
             Ffn::Moe => "t-moe",
-            Ffn::Dense => "t-dense",
+            Ffn::Dense | Ffn::ChannelMix => "t-dense",
             Ffn::None => "t-none",
         };
         out.push_str(&format!(

@@ -43,6 +43,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Mixer if spec.delta.is_some() => gated_delta_net(spec, &n),
         Kind::Mixer if spec.lightning.is_some() => lightning_class(spec, &n),
         Kind::Mixer if spec.rg_lru.is_some() => rg_lru_class(spec, &n),
+        Kind::Mixer | Kind::Mlp if spec.rwkv.is_some() => rwkv_classes(spec, &n),
         Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
         Kind::Moe => moe_classes(spec, &n),
@@ -81,6 +82,9 @@ pub fn module(spec: &Spec) -> String {
     }
     if spec.rg_lru.is_some() {
         parts.push(rg_lru_class(spec, &n));
+    }
+    if spec.rwkv.is_some() {
+        parts.push(rwkv_classes(spec, &n));
     }
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
@@ -977,7 +981,7 @@ fn needs_layer_index(spec: &Spec) -> bool {
 
 /// The decoder layer needs its index: for the attention, or to pick its attention's class.
 fn layer_needs_index(spec: &Spec) -> bool {
-    needs_layer_index(spec) || !spec.layer_attn.is_empty()
+    needs_layer_index(spec) || !spec.layer_attn.is_empty() || spec.rwkv.is_some()
 }
 
 fn mla(spec: &Spec, n: &Names) -> String {
@@ -1886,6 +1890,9 @@ fn layer(spec: &Spec, n: &Names) -> String {
     if spec.recurrent_place.is_some() {
         return split_place_layer(spec, n);
     }
+    if spec.rwkv.is_some() {
+        return rwkv_layer(spec, n);
+    }
     let place = spec.norm.place;
     let d = spec.hidden;
     let attn = attn_sublayer(spec, n);
@@ -2225,6 +2232,7 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 ),
                 "self.ATTR(h)".into(),
             ),
+            (M::Rwkv, _) => unreachable!("RWKV's layers hold both mixings: drawn by rwkv_layer()"),
             (M::RgLru, _) => add(
                 "rglru",
                 n.sublayer(Role::SsmIn),
@@ -2256,6 +2264,7 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 "self.ATTR(h)".into(),
             ),
             (M::None, F::None) => {}
+            (M::None, F::ChannelMix) => unreachable!("channel mixing follows RWKV's time mixing"),
             (M::Parallel(_), _) => unreachable!("a parallel layer has its FFN: drawn by layer()"),
         }
     }
@@ -2343,6 +2352,145 @@ fn delta_class(s: &DeltaNet) -> (&'static str, Role) {
 
 fn py_pair((a, b): (f64, f64)) -> String {
     format!("({}, {})", fmt_f(a), fmt_f(b))
+}
+
+/// RWKV's layer: LayerNorm'd time mixing and channel mixing, each added to the stream, layer 0
+/// holding the embeddings' norm; in inference the stream halved after every few layers.
+fn rwkv_layer(spec: &Spec, n: &Names) -> String {
+    let Some(r) = spec.rwkv else {
+        unreachable!("only RWKV draws its layer")
+    };
+    let p = |role: Role| n.path(role);
+    let (tm, cm) = (n.sublayer(Role::TmKey), n.sublayer(Role::Up));
+    let pre = p(Role::EmbedNorm);
+    let pre = pre.rsplit('.').next().unwrap_or("pre_ln").to_string();
+    let (scale, halve) = if r.rescale_every > 0 {
+        (
+            format!("        # In inference transformers divides layer b's output projections by 2^(b // {k}) and\n        # halves the stream after every {k}th layer: the same up to the norms' eps.\n        self.scale = 0.5 ** (layer_idx // {k})\n        self.halve = (layer_idx + 1) % {k} == 0\n", k = r.rescale_every),
+            "        return x / 2 if self.halve else x",
+        )
+    } else {
+        (
+            "        self.scale, self.halve = 1.0, False\n".to_string(),
+            "        return x",
+        )
+    };
+    fill(
+        r#"# Per layer: (mixer and its span, RoPE on, FFN kind).
+PLAN = ${plan}
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, span, use_rope, ffn, layer_idx):
+        super().__init__()
+        if layer_idx == 0:
+            self.${pre} = Norm(${d})  # the embeddings' norm, kept in layer 0
+        self.${ln1} = Norm(${d})
+        self.${tm} = TimeMix()
+        self.${ln2} = Norm(${d})
+        self.${cm} = ChannelMix()
+${scale}
+    def forward(self, x, rope):  # [B, T, ${d}]
+        x = x + self.scale * self.${tm}(self.${ln1}(x))
+        x = x + self.scale * self.${cm}(self.${ln2}(x))
+${halve}"#,
+        &[
+            ("plan", plan_list(spec)),
+            ("pre", pre),
+            ("d", spec.hidden.to_string()),
+            ("ln1", p(Role::AttnNorm)),
+            ("ln2", p(Role::FfnNorm)),
+            ("tm", tm),
+            ("cm", cm),
+            ("scale", scale),
+            ("halve", halve.into()),
+        ],
+    )
+}
+
+/// RWKV's time and channel mixing, the WKV sums written as the recurrence, token after token.
+fn rwkv_classes(spec: &Spec, n: &Names) -> String {
+    let Some(r) = spec.rwkv else {
+        unreachable!("only RWKV draws its mixings")
+    };
+    let a = |role: Role| n.attr(role);
+    fill(
+        r#"def token_shift(x):  # [B, T, C] -> the previous token's, zeros before the first
+    return F.pad(x, (0, 0, 1, -1))
+
+
+class TimeMix(nn.Module):
+    """RWKV time mixing: ${a} channels, each a decayed average of exp(key)-weighted values."""
+
+    def __init__(self):
+        super().__init__()
+        self.${key} = nn.Linear(${d}, ${a}, bias=False)
+        self.${value} = nn.Linear(${d}, ${a}, bias=False)
+        self.${rec} = nn.Linear(${d}, ${a}, bias=False)
+        self.${out} = nn.Linear(${a}, ${d}, bias=False)
+        self.${decay} = nn.Parameter(torch.zeros(${a}))  # w: the sums fade by exp(-exp(w)) per token
+        self.${first} = nn.Parameter(torch.zeros(${a}))  # u: the current token's bonus
+        self.${mk} = nn.Parameter(torch.zeros(1, 1, ${d}))
+        self.${mv} = nn.Parameter(torch.zeros(1, 1, ${d}))
+        self.${mr} = nn.Parameter(torch.zeros(1, 1, ${d}))
+
+    def forward(self, x):  # [B, T, ${d}], normed
+        prev = token_shift(x)
+        mix = lambda mu: x * mu + prev * (1 - mu)
+        k, v = self.${key}(mix(self.${mk})), self.${value}(mix(self.${mv}))
+        r = torch.sigmoid(self.${rec}(mix(self.${mr})))
+        w, u = -torch.exp(self.${decay}), self.${first}
+        B_, T, _ = k.shape
+        num, den = x.new_zeros(B_, ${a}), x.new_zeros(B_, ${a})
+        top = x.new_full((B_, ${a}), -1e38)  # the largest exponent so far: num and den are scaled by exp(-top)
+        outs = []
+        for t in range(T):
+            kt, vt = k[:, t], v[:, t]
+            m = torch.maximum(top, u + kt)
+            e1, e2 = torch.exp(top - m), torch.exp(u + kt - m)
+            outs.append((e1 * num + e2 * vt) / (e1 * den + e2))
+            m = torch.maximum(top + w, kt)
+            e1, e2 = torch.exp(top + w - m), torch.exp(kt - m)
+            num, den, top = e1 * num + e2 * vt, e1 * den + e2, m
+        return self.${out}(r * torch.stack(outs, dim=1))
+
+
+class ChannelMix(nn.Module):
+    """RWKV channel mixing: sigma(r) * W_v relu(W_k x)^2, x blended with the previous token."""
+
+    def __init__(self):
+        super().__init__()
+        self.${ck} = nn.Linear(${d}, ${f}, bias=False)
+        self.${cr} = nn.Linear(${d}, ${d}, bias=False)
+        self.${cv} = nn.Linear(${f}, ${d}, bias=False)
+        self.${cmk} = nn.Parameter(torch.zeros(1, 1, ${d}))
+        self.${cmr} = nn.Parameter(torch.zeros(1, 1, ${d}))
+
+    def forward(self, x):  # [B, T, ${d}], normed
+        prev = token_shift(x)
+        mix = lambda mu: x * mu + prev * (1 - mu)
+        h = torch.square(torch.relu(self.${ck}(mix(self.${cmk}))))
+        return torch.sigmoid(self.${cr}(mix(self.${cmr}))) * self.${cv}(h)"#,
+        &[
+            ("a", r.attn.to_string()),
+            ("f", r.ffn.to_string()),
+            ("d", spec.hidden.to_string()),
+            ("key", a(Role::TmKey)),
+            ("value", a(Role::TmValue)),
+            ("rec", a(Role::TmReceptance)),
+            ("out", a(Role::TmOutput)),
+            ("decay", a(Role::TmDecay)),
+            ("first", a(Role::TmFirst)),
+            ("mk", a(Role::TmMixK)),
+            ("mv", a(Role::TmMixV)),
+            ("mr", a(Role::TmMixR)),
+            ("ck", a(Role::Up)),
+            ("cr", a(Role::CmReceptance)),
+            ("cv", a(Role::Down)),
+            ("cmk", a(Role::CmMixK)),
+            ("cmr", a(Role::CmMixR)),
+        ],
+    )
 }
 
 /// Griffin's recurrent block, its RG-LRU written as the recurrence, token after token.
@@ -3060,7 +3208,15 @@ fn model(spec: &Spec, n: &Names) -> String {
         pos_attr = format!("self.{pos}");
     }
     let mut norm = String::new();
-    if spec.embedding.norm {
+    if spec.embedding.norm
+        && n.path(Role::EmbedNorm)
+            .starts_with(&format!("{}.0.", n.layers))
+    {
+        // Held by layer 0 (RWKV's `pre_ln`).
+        let attr = n.path(Role::EmbedNorm);
+        let attr = attr.rsplit('.').next().unwrap_or(&attr);
+        norm = format!("self.{layers}[0].{attr}(x)");
+    } else if spec.embedding.norm {
         let attr = inside(Role::EmbedNorm);
         init += &format!("        self.{attr} = Norm({d})  # right after the lookup\n");
         norm = format!("self.{attr}(x)");
