@@ -117,8 +117,19 @@ def recurrent_gemma(rng):
     return raw
 
 
+def rwkv(rng):
+    hidden = rng.choice([16, 24, 32])
+    raw = dict(model_type="rwkv", hidden_size=hidden, num_hidden_layers=rng.randint(2, 7), vocab_size=97,
+               rescale_every=rng.choice([0, 1, 2, 3, 6]), intermediate_size=rng.choice([None, 40, 72]),
+               tie_word_embeddings=rng.random() < 0.5, pad_token_id=0)
+    if rng.random() < 0.3:
+        # Its cache is sized by hidden_size: a narrower time mixing runs without one.
+        raw.update(attention_hidden_size=hidden // 2, use_cache=False)
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
-                                  recurrent_gemma)}
+                                  recurrent_gemma, rwkv)}
 
 
 def check(anatomy, raw, seed, tol, work):

@@ -724,6 +724,20 @@ fn recurrent_gemma_keys_that_describe_another_model() {
     assert_eq!(e.field, "block_types[1]", "{e}");
 }
 
+/// RWKV: one ε for every norm (its final norm keeps LayerNorm's default).
+#[test]
+fn rwkv_keys_that_describe_another_model() {
+    let base = json!({"model_type": "rwkv", "hidden_size": 64, "num_hidden_layers": 2,
+        "vocab_size": 100});
+    refused_by_name(
+        &base,
+        &[
+            ("layer_norm_epsilon", json!(1e-6), "must be 1e-5"),
+            ("rescale_every", json!(-1), "non-negative"),
+        ],
+    );
+}
+
 /// Each key set to its value on `base` is refused, naming that key, with `says` in the message.
 fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
     for (key, value, says) in cases {
