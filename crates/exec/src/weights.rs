@@ -1,18 +1,37 @@
-//! Weights by checkpoint name, as f32 tensors: from safetensors files (memory-mapped) or a GGUF
-//! file (dequantized; llama.cpp's Q/K row permutation undone so RoPE reads them as transformers does).
+//! Weights by checkpoint name: from safetensors files (memory-mapped, as f32) or a GGUF file,
+//! dequantized to f32, or (`Hold::Stored`) its quantized projections kept in their blocks for
+//! candle's quantized kernels; llama.cpp's Q/K row permutation undone either way, so that RoPE
+//! reads them as transformers does.
 
 use crate::linear::Packed;
 use anatomy_checkpoint::{Checkpoint, Format};
 use anatomy_core::spec::Spec;
 use anatomy_core::Error;
+use candle_core::quantized::{GgmlDType, QMatMul, QStorage, QTensor};
 use candle_core::{DType, Device, Tensor};
 use std::collections::HashMap;
 use std::path::Path;
+
+/// How a checkpoint's weights are held in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// Every weight dequantized to f32: the path the parity tests run.
+    F32,
+    /// A GGUF's quantized projections in their stored blocks, multiplied by candle's quantized
+    /// kernels (activations quantized to 8 bits on the fly, as llama.cpp does); everything
+    /// else, and every safetensors weight, in f32.
+    Stored,
+}
 
 pub struct Weights {
     pub tensors: HashMap<String, Tensor>,
     /// Projection weights, moved out of `tensors` and packed for the kernel of `linear`.
     pub packed: HashMap<String, Packed>,
+    /// A GGUF's quantized 2-D tensors as stored (`Hold::Stored`), until `Model::new` keeps the
+    /// projections among them (`quantized`) and dequantizes the rest.
+    pub stored: HashMap<String, QTensor>,
+    /// Projection weights in their stored blocks, for candle's quantized matmul.
+    pub quantized: HashMap<String, QMatMul>,
     pub format: Format,
 }
 
@@ -21,10 +40,20 @@ fn err(path: &str, e: impl std::fmt::Display) -> Error {
 }
 
 impl Weights {
-    /// Load every tensor of `checkpoint`, calling `progress(done, total)` as it goes.
+    /// Load every tensor of `checkpoint` as f32, calling `progress(done, total)` as it goes.
     pub fn load(
         checkpoint: &Checkpoint,
         spec: &Spec,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Weights, Error> {
+        Self::load_held(checkpoint, spec, Hold::F32, progress)
+    }
+
+    /// Load every tensor of `checkpoint`, held as `hold` says.
+    pub fn load_held(
+        checkpoint: &Checkpoint,
+        spec: &Spec,
+        hold: Hold,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Weights, Error> {
         // Only a checkpoint whose tensor bytes are all where its header says reaches candle.
@@ -32,7 +61,7 @@ impl Weights {
         match (&checkpoint.format, &checkpoint.gguf) {
             (Format::Safetensors, _) => Self::safetensors(Path::new(&checkpoint.path), progress),
             (Format::Gguf, Some(header)) => {
-                Self::gguf(Path::new(&checkpoint.path), header, spec, progress)
+                Self::gguf(Path::new(&checkpoint.path), header, spec, hold, progress)
             }
             (Format::Gguf, None) => Err(Error::file(&checkpoint.path, "has no GGUF header read")),
         }
@@ -62,38 +91,87 @@ impl Weights {
         path: &Path,
         header: &anatomy_checkpoint::gguf_header::Header,
         spec: &Spec,
+        hold: Hold,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Weights, Error> {
         let shown = path.display().to_string();
         let content = header.content();
         let mut reader = std::io::BufReader::new(anatomy_checkpoint::open_regular(path)?);
         let names: Vec<String> = content.tensor_infos.keys().cloned().collect();
-        let mut tensors = HashMap::new();
+        let mut w = Weights::new(HashMap::new(), Format::Gguf);
         // llama.cpp stores a llama model's Q and K rows permuted for its RoPE layout.
         let permuted = spec.model_type == "llama";
         for (i, name) in names.iter().enumerate() {
-            let q = content
+            let mut q = content
                 .tensor(&mut reader, name, &Device::Cpu)
                 .map_err(|e| err(&shown, e))?;
-            let mut t = q.dequantize(&Device::Cpu).map_err(|e| err(&shown, e))?;
-            if permuted && (name.ends_with("attn_q.weight") || name.ends_with("attn_k.weight")) {
-                let heads = if name.ends_with("attn_q.weight") {
-                    spec.attn.heads
-                } else {
-                    spec.attn.kv_heads
-                } as usize;
-                t = unpermute(&t, heads).map_err(|e| err(&shown, e))?;
+            let heads = if !permuted {
+                None
+            } else if name.ends_with("attn_q.weight") {
+                Some(spec.attn.heads as usize)
+            } else if name.ends_with("attn_k.weight") {
+                Some(spec.attn.kv_heads as usize)
+            } else {
+                None
+            };
+            let keep = hold == Hold::Stored && q.rank() == 2 && is_quantized(q.dtype());
+            if keep {
+                if let Some(h) = heads {
+                    q = unpermute_blocks(&q, h).map_err(|e| err(&shown, e))?;
+                }
+                w.stored.insert(name.clone(), q);
+            } else {
+                let mut t = q.dequantize(&Device::Cpu).map_err(|e| err(&shown, e))?;
+                if let Some(h) = heads {
+                    t = unpermute(&t, h).map_err(|e| err(&shown, e))?;
+                }
+                w.tensors.insert(name.clone(), t);
             }
-            tensors.insert(name.clone(), t);
             progress(i + 1, names.len());
         }
-        Ok(Weights::new(tensors, Format::Gguf))
+        Ok(w)
+    }
+
+    /// Keep the stored tensors `which` accepts for the quantized matmul, and dequantize the
+    /// others (the embedding, which is looked up by row, and any not multiplied by `linear`).
+    pub fn keep_quantized(&mut self, which: impl Fn(&str) -> bool) -> Result<(), Error> {
+        for (name, q) in std::mem::take(&mut self.stored) {
+            if which(&name) {
+                let m = QMatMul::from_qtensor(q).map_err(|e| err(&name, e))?;
+                self.quantized.insert(name, m);
+            } else {
+                let t = q.dequantize(&Device::Cpu).map_err(|e| err(&name, e))?;
+                self.tensors.insert(name, t);
+            }
+        }
+        Ok(())
+    }
+
+    /// How the weights are held, for `run` to say: "f32", or the stored formats kept with
+    /// their tensor counts ("Q4_1 × 210 stored, the rest f32").
+    pub fn held(&self) -> String {
+        let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+        for m in self.quantized.values() {
+            if let QMatMul::QTensor(q) = m {
+                *by.entry(format!("{:?}", q.dtype())).or_default() += 1;
+            }
+        }
+        if by.is_empty() {
+            return "f32".into();
+        }
+        let kinds: Vec<String> = by.iter().map(|(k, n)| format!("{k} × {n}")).collect();
+        format!(
+            "stored format ({} quantized projections), the rest f32",
+            kinds.join(", ")
+        )
     }
 
     pub fn new(tensors: HashMap<String, Tensor>, format: Format) -> Weights {
         Weights {
             tensors,
             packed: HashMap::new(),
+            stored: HashMap::new(),
+            quantized: HashMap::new(),
             format,
         }
     }
@@ -119,6 +197,32 @@ impl Weights {
     }
 }
 
+/// A block-quantized format (candle's quantized kernels multiply it), not a float one.
+fn is_quantized(t: GgmlDType) -> bool {
+    !matches!(t, GgmlDType::F32 | GgmlDType::F16 | GgmlDType::BF16)
+}
+
+/// `unpermute` on a quantized tensor: its rows move whole, their blocks untouched (a block runs
+/// along a row).
+fn unpermute_blocks(q: &QTensor, heads: usize) -> candle_core::Result<QTensor> {
+    let (rows, cols) = q.shape().dims2()?;
+    let data = q.data()?;
+    let row = data.len() / rows;
+    let half = rows / heads / 2;
+    let mut out = Vec::with_capacity(data.len());
+    // Row (h, j, i) of the stored [heads, half, 2] order goes to (h, i, j).
+    for h in 0..heads {
+        for i in 0..2 {
+            for j in 0..half {
+                let r = (h * half + j) * 2 + i;
+                out.extend_from_slice(&data[r * row..(r + 1) * row]);
+            }
+        }
+    }
+    let storage = QStorage::from_data(std::borrow::Cow::Owned(out), &Device::Cpu, q.dtype())?;
+    QTensor::new(storage, (rows, cols))
+}
+
 /// Undo llama.cpp's `permute`: rows of each head go from interleaved pairs back to two halves.
 fn unpermute(w: &Tensor, heads: usize) -> candle_core::Result<Tensor> {
     let (rows, cols) = w.dims2()?;
@@ -127,4 +231,78 @@ fn unpermute(w: &Tensor, heads: usize) -> candle_core::Result<Tensor> {
         .transpose(1, 2)?
         .contiguous()?
         .reshape((rows, cols))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::Module;
+    use proptest::prelude::*;
+
+    /// Every block format candle multiplies, as `Hold::Stored` keeps them.
+    const FORMATS: [GgmlDType; 10] = [
+        GgmlDType::Q4_0,
+        GgmlDType::Q4_1,
+        GgmlDType::Q5_0,
+        GgmlDType::Q5_1,
+        GgmlDType::Q8_0,
+        GgmlDType::Q2K,
+        GgmlDType::Q3K,
+        GgmlDType::Q4K,
+        GgmlDType::Q5K,
+        GgmlDType::Q6K,
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        /// The quantized matmul of each format against a double-precision product with the
+        /// weights it stores (dequantized): the kernels quantize the input to 8 bits per block,
+        /// each value within max|x| / 254 of itself, so each output is within
+        /// max|x| / 254 · Σ|w| (plus f32 rounding) of the exact product.
+        #[test]
+        fn quantized_products_match_a_double_precision_sum(
+            m in 1usize..6, out in 1usize..9, blocks in 1usize..3, seed in 0u64..1000
+        ) {
+            let n = 256 * blocks;
+            let x = crate::uniform(seed, m * n, 1.0);
+            let w = crate::uniform(seed + 1, out * n, 1.0);
+            let xt = Tensor::from_vec(x.clone(), (m, n), &Device::Cpu).unwrap();
+            let wt = Tensor::from_vec(w, (out, n), &Device::Cpu).unwrap();
+            for format in FORMATS {
+                let q = QTensor::quantize(&wt, format).unwrap();
+                let wd: Vec<f32> = q.dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+                let y: Vec<f32> = QMatMul::from_qtensor(q).unwrap().forward(&xt).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+                let xmax = x.iter().fold(0f64, |a, v| a.max(v.abs() as f64));
+                for i in 0..m {
+                    for o in 0..out {
+                        let row = &wd[o * n..(o + 1) * n];
+                        let want: f64 = (0..n).map(|c| x[i * n + c] as f64 * row[c] as f64).sum();
+                        let mass: f64 = row.iter().map(|v| v.abs() as f64).sum();
+                        let tol = xmax / 254.0 * mass * 1.01 + 1e-5 * (1.0 + mass * xmax);
+                        let got = y[i * out + o] as f64;
+                        prop_assert!((got - want).abs() <= tol, "{format:?} [{i},{o}] of {m}×{out}×{n}: {got} vs {want} (tolerance {tol})");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Q and K rows of a quantized tensor move whole, as `unpermute` moves the f32 rows.
+    #[test]
+    fn unpermuting_blocks_moves_the_rows_unpermute_moves() {
+        let (heads, rows, n) = (2, 8, 64);
+        let w =
+            Tensor::from_vec(crate::uniform(7, rows * n, 1.0), (rows, n), &Device::Cpu).unwrap();
+        let q = QTensor::quantize(&w, GgmlDType::Q8_0).unwrap();
+        let a = unpermute(&q.dequantize(&Device::Cpu).unwrap(), heads).unwrap();
+        let b = unpermute_blocks(&q, heads)
+            .unwrap()
+            .dequantize(&Device::Cpu)
+            .unwrap();
+        let (a, b): (Vec<f32>, Vec<f32>) = (
+            a.flatten_all().unwrap().to_vec1().unwrap(),
+            b.flatten_all().unwrap().to_vec1().unwrap(),
+        );
+        assert_eq!(a, b);
+    }
 }
