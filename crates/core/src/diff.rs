@@ -327,7 +327,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         Position::Alibi(_) => f("position", "positions", Mechanism, "ALiBi".into()),
         Position::None => f("position", "positions", Mechanism, "none".into()),
     }
-    let dense = s.plan.iter().filter(|l| l.ffn == Ffn::Dense).count();
+    // RWKV's channel mixing has the dense FFN's width.
+    let dense = s
+        .plan
+        .iter()
+        .filter(|l| matches!(l.ffn, Ffn::Dense | Ffn::ChannelMix))
+        .count();
     if dense > 0 {
         f(
             "mlp.intermediate",

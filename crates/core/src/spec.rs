@@ -874,13 +874,12 @@ impl RgLru {
 /// carry Σ exp(k) v and Σ exp(k), decayed by exp(−exp(w)) per token, the current token weighted
 /// by exp(u + k): wkv = (num + e^{u+k} v) / (den + e^{u+k}); the output is W_o (σ(r) ⊙ wkv).
 /// Channel mixing: σ(W_r r) ⊙ W_v ReLU(W_k k)², k and r mixed with the previous token the same
-/// way.
+/// way (`Spec::mlp` gives its width and activation).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rwkv {
-    /// The time mixing's K, V and R width (`attention_hidden_size`).
+    /// The time mixing's K, V and R width (`attention_hidden_size`); the channel mixing's key
+    /// width is `Spec::mlp`'s.
     pub attn: u64,
-    /// The channel mixing's key width (`intermediate_size`).
-    pub ffn: u64,
     /// In inference transformers halves the stream after every `rescale_every`-th layer and
     /// divides layer b's two output projections by 2^⌊b / rescale_every⌋ (their sums stay
     /// in range in half precision); 0: never. Only the norms' ε sees the difference.

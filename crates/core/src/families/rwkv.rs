@@ -38,9 +38,17 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
     s.rwkv = Some(Rwkv {
         attn: size_or("attention_hidden_size", s.hidden)?,
-        ffn: size_or("intermediate_size", 4 * s.hidden)?,
         rescale_every: cfg.count("rescale_every", 6)?,
     });
+    // The channel mixing's key projection and its squared ReLU (its σ(r) gate is its own).
+    s.mlp = Mlp {
+        intermediate: size_or("intermediate_size", 4 * s.hidden)?,
+        act: Act::Relu2,
+        gated: false,
+        bias: false,
+        fused_gate_up: false,
+        sub_norm: false,
+    };
     s.plan = (0..s.layers)
         .map(|_| LayerPlan {
             mixer: Mixer::Rwkv,

@@ -899,9 +899,9 @@ impl<'s> Builder<'s> {
             children.push(Node::Scope(scope));
         }
         let channel = spec.layers_where(|l| l.ffn == Ffn::ChannelMix);
-        if let (Some(r), false) = (spec.rwkv.as_ref(), channel.is_empty()) {
+        if !channel.is_empty() {
             self.layers = channel;
-            children.push(Node::Scope(self.rwkv_channel_mix(ffn_in, r)));
+            children.push(Node::Scope(self.rwkv_channel_mix(ffn_in)));
         }
         self.layers = ffn_layers.clone();
         // MiniMax's FFN adds to its own normed input.

@@ -175,8 +175,8 @@ impl Builder<'_> {
     }
 
     /// RWKV's channel mixing, the FFN of its layers.
-    pub(super) fn rwkv_channel_mix(&mut self, x_in: &str, s: &Rwkv) -> Scope {
-        let (d, f) = (self.spec.hidden, s.ffn);
+    pub(super) fn rwkv_channel_mix(&mut self, x_in: &str) -> Scope {
+        let (d, f) = (self.spec.hidden, self.spec.mlp.intermediate);
         let (cat, comp) = (Category::Ffn, Component::Ffn);
         let mut nodes = self.token_shift(x_in, "S_c", "C₋₁", cat);
         nodes.extend(self.token_mixes(

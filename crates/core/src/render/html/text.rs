@@ -181,9 +181,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 subtleties: sub,
             }
         }
-        Kind::Mlp if spec.rwkv.is_some() => {
-            channel_mix_text(spec, spec.rwkv.expect("checked by the guard"))
-        }
+        Kind::Mlp if spec.rwkv.is_some() => channel_mix_text(spec),
         Kind::Mlp => {
             let f = spec.mlp.intermediate;
             let act = spec.mlp.act.words();
@@ -677,8 +675,8 @@ fn rwkv_text(spec: &Spec, r: crate::spec::Rwkv) -> Text {
 }
 
 /// RWKV's channel mixing in words, with this model's sizes.
-fn channel_mix_text(spec: &Spec, r: crate::spec::Rwkv) -> Text {
-    let (d, f) = (spec.hidden, r.ffn);
+fn channel_mix_text(spec: &Spec) -> Text {
+    let (d, f) = (spec.hidden, spec.mlp.intermediate);
     Text {
         summary: format!("Channel mixing: {d} → {f} (squared ReLU) → {d}, gated by σ of a receptance."),
         explanation: "σ(W_r x_r) ⊙ W_v ReLU(W_k x_k)², where x_k and x_r blend this token's normed input with the previous token's, channel by channel.".into(),

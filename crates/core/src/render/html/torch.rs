@@ -2473,7 +2473,7 @@ class ChannelMix(nn.Module):
         return torch.sigmoid(self.${cr}(mix(self.${cmr}))) * self.${cv}(h)"#,
         &[
             ("a", r.attn.to_string()),
-            ("f", r.ffn.to_string()),
+            ("f", spec.mlp.intermediate.to_string()),
             ("d", spec.hidden.to_string()),
             ("key", a(Role::TmKey)),
             ("value", a(Role::TmValue)),
