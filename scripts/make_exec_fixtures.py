@@ -474,6 +474,17 @@ CONFIGS = {
                                  qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=8, num_experts=4,
                                  num_experts_per_token=2, num_expert_group=1, topk_group=1,
                                  first_k_dense_replace=0, moe_intermediate_size=16, eos_token_id=1),
+    # Cohere Compass: Cohere 2's parallel block, RoPE (half against half) in the sliding layers
+    # only, the full one's entry null, logits scaled.
+    "cohere_compass_text": dict(BASE, model_type="cohere_compass_text", num_hidden_layers=3, sliding_window=5,
+                                layer_types=["sliding_attention", "full_attention", "sliding_attention"],
+                                rope_parameters={"sliding_attention": {"rope_type": "default", "rope_theta": 50000.0,
+                                                                       "mrope_section": [2, 1, 1]},
+                                                 "full_attention": None},
+                                logit_scale=0.5),
+    # ... every layer full and rotating, logits unscaled.
+    "cohere_compass_text-full": dict(BASE, model_type="cohere_compass_text", num_hidden_layers=2,
+                                     rope_parameters={"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}),
     # MiniMax: lightning attention in the odd layers (by the class's default), GQA in the even
     # ones, Mixtral's experts; prompt chunks of 5 in transformers' prefill (5, 5, 2).
     "minimax": dict(BASE, model_type="minimax", num_hidden_layers=4, head_dim=8, num_local_experts=4,

@@ -111,6 +111,10 @@ pub enum NoRope {
     PositionType,
     /// No layer rotates: order comes from the recurrent layers (Jamba).
     All,
+    /// `rope_parameters` holds one entry per layer type, each a dict, or null for a type without
+    /// positions; a type in use must have its entry (Cohere Compass). Their M-RoPE sections
+    /// change nothing for text, whose three position axes agree.
+    NullTypes,
 }
 
 /// Scoring names a config may give, each with its `Scoring`.
@@ -836,6 +840,9 @@ pub fn load(
                 "is null and layer_types is absent; give a window, or layer_types naming every layer's attention",
             ));
         }
+    }
+    if f.no_rope == NoRope::NullTypes {
+        no_rope = null_type_rope(cfg, &spans)?;
     }
     let (mut moe, moe_layers) = experts(cfg, f.experts, layers, d)?;
     if let (Some(m), Experts::Routed(r)) = (&mut moe, f.experts) {
@@ -1807,6 +1814,35 @@ fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
 }
 
 /// Layers that apply RoPE.
+/// `NoRope::NullTypes`: whether each layer rotates, by its type's `rope_parameters` entry.
+fn null_type_rope(cfg: &Config, spans: &[AttnSpan]) -> Result<Vec<bool>> {
+    let key = "rope_parameters";
+    let params = cfg.sub(key)?;
+    let mut rotates = Vec::with_capacity(spans.len());
+    for span in spans {
+        let t = match span {
+            AttnSpan::Sliding(_) => "sliding_attention",
+            AttnSpan::Full | AttnSpan::Chunked(_) => "full_attention",
+        };
+        let entry = match &params {
+            Some(p) if p.present(t) => p.sub(t)?,
+            _ => {
+                return Err(cfg.err(
+                    key,
+                    format!("has no {t:?} entry; the class reads one per layer type in use: a dict, or null for no positions"),
+                ))
+            }
+        };
+        if let Some(e) = &entry {
+            for inert in ["mrope_section", "mrope_interleaved"] {
+                e.get(inert);
+            }
+        }
+        rotates.push(entry.is_some());
+    }
+    Ok(rotates)
+}
+
 fn rope_layers(cfg: &Config, rule: NoRope, layers: u64) -> Result<Vec<bool>> {
     if rule == NoRope::All {
         return Ok(vec![false; layers as usize]);

@@ -1563,6 +1563,31 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // Cohere Compass (North): Cohere 2's parallel block, all layers full unless `layer_types`
+    // says otherwise, RoPE per layer type (half against half) or none where a type's entry is
+    // null, logits scaled only where `logit_scale` is set. `pooling` serves classification;
+    // `sliding_window_pattern` is not read once the class has set every layer's type.
+    llama(
+        "cohere_compass_text",
+        "Cohere Compass",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            norm: NormKind::Layer { bias: false },
+            eps_key: Some("layer_norm_eps"),
+            block: Block::Parallel { shared_norm: true },
+            logit_scale: Some(("logit_scale", 1.0)),
+            windows: Windows::LayerTypes {
+                window: Some(4096),
+                unlisted: Unlisted::Full,
+            },
+            no_rope: NoRope::NullTypes,
+            ..LlamaLike::llama(d(
+                256_000, 8192, 22528, 40, 64, None, None, 8192, 1e-5, 10_000.0, true,
+            ))
+        },
+        None,
+        &[TRAINING, &["pooling", "sliding_window_pattern"]],
+    ),
     // Cohere 2 MoE: Cohere 2's parallel block and NoPE full layers, with RMSNorms when
     // `rms_norm_eps` is set; experts picked by their top-k logits and weighted by a softmax over
     // those (or sigmoids), shared experts summed or averaged in, the first
