@@ -240,3 +240,54 @@ fn a_hybrid_caches_in_attention_layers_and_keeps_state_in_the_others() {
         );
     }
 }
+
+/// The state each new recurrent mixer keeps per layer, and the KV cache of the attention layers
+/// beside them, at two contexts: MiniMax's lightning attention keeps a head_dim × head_dim
+/// memory per head; RecurrentGemma's RG-LRU one value per channel and a convolution window, its
+/// local attention a cache capped at its window; RWKV the WKV sums and the two mixings' previous
+/// inputs, and no cache at all.
+#[test]
+fn new_recurrent_mixers_keep_their_state_and_cache_only_in_attention() {
+    let load = |cfg: serde_json::Value| {
+        let spec =
+            anatomy_core::families::load_json("c.json", &cfg.to_string(), "m", false).unwrap();
+        graph::build(&spec).unwrap()
+    };
+    let minimax = load(serde_json::json!({
+        "model_type": "minimax", "num_hidden_layers": 6, "hidden_size": 512,
+        "num_attention_heads": 8, "num_key_value_heads": 2, "head_dim": 64, "intermediate_size": 256,
+        "num_local_experts": 4, "num_experts_per_tok": 2, "vocab_size": 1000,
+    }));
+    let gemma = load(serde_json::json!({
+        "model_type": "recurrent_gemma", "num_hidden_layers": 6, "hidden_size": 512,
+        "num_attention_heads": 8, "num_key_value_heads": 1, "lru_width": 768,
+        "attention_window_size": 2048, "conv1d_width": 4, "intermediate_size": 1024,
+        "vocab_size": 1000,
+    }));
+    let rwkv = load(serde_json::json!({
+        "model_type": "rwkv", "num_hidden_layers": 6, "hidden_size": 512,
+        "attention_hidden_size": 256, "vocab_size": 1000,
+    }));
+    for context in [128, 65_536] {
+        // MiniMax: layers 0, 2, 4 attend (2 K/V heads of 64); 1, 3, 5 keep 8 heads × 64 × 64.
+        let st = stats::stats(&minimax, Some(context)).unwrap();
+        assert_eq!(st.kv_cache.values_per_token, 3 * 2 * 2 * 64, "{context}");
+        assert_eq!(st.kv_cache.values_at_context, 3 * 2 * 2 * 64 * context);
+        assert_eq!(st.state.values_per_sequence, 3 * 8 * 64 * 64);
+        // RecurrentGemma: layers 2 and 5 attend (one K/V head of 512 / 8), within 2048 tokens;
+        // the other four keep 768 channels and 3 convolution inputs of 768.
+        let st = stats::stats(&gemma, Some(context)).unwrap();
+        assert_eq!(st.kv_cache.values_per_token, 2 * 2 * 64, "{context}");
+        assert_eq!(
+            st.kv_cache.values_at_context,
+            2 * 2 * 64 * context.min(2048),
+            "{context}"
+        );
+        assert_eq!(st.state.values_per_sequence, 4 * (768 + 3 * 768));
+        // RWKV: num, den and their largest exponent over 256 channels, and two inputs of 512.
+        let st = stats::stats(&rwkv, Some(context)).unwrap();
+        assert_eq!(st.kv_cache.values_per_token, 0);
+        assert_eq!(st.state.values_per_sequence, 6 * (3 * 256 + 2 * 512));
+        assert!(st.flops.recurrent_per_token > 0);
+    }
+}
