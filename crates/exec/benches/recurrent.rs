@@ -1,7 +1,8 @@
 //! Decoding through a recurrent state: one token after 128 and after 4096 tokens, for a
 //! scaled-down Mamba2 (every layer recurrent) and three scaled-down hybrids (Bamba: Mamba2 layers
 //! and one attention layer in four; Qwen3-Next: Gated DeltaNet layers and one gated attention
-//! layer in four, with experts; Kimi Linear: Kimi Delta Attention and latent attention), on
+//! layer in four, with experts; Kimi Linear: Kimi Delta Attention and latent attention; MiniMax:
+//! lightning attention in every other layer) and a scaled-down RWKV (every layer recurrent), on
 //! random weights. A recurrent layer's step costs the same at
 //! any context; the attention layers' grows. After criterion's figures, the ratios of the two
 //! contexts, measured in the same run, are printed.
@@ -21,11 +22,17 @@ fn models() -> Vec<(&'static str, Model)> {
     let hybrid = families::load_json("bamba.json", &hybrid.to_string(), "hybrid", false).unwrap();
     let delta = source::load("qwen3-next-80b-a3b", false).unwrap().spec;
     let kda = source::load("kimi-linear-48b-a3b", false).unwrap().spec;
+    let class = |t: &str| {
+        let cfg = serde_json::json!({ "model_type": t });
+        families::load_json("config.json", &cfg.to_string(), t, false).unwrap()
+    };
     vec![
         ("Mamba2", session::tiny(&mamba).unwrap()),
         ("hybrid", session::tiny(&hybrid).unwrap()),
         ("Qwen3-Next", session::tiny(&delta).unwrap()),
         ("Kimi Linear", session::tiny(&kda).unwrap()),
+        ("MiniMax", session::tiny(&class("minimax")).unwrap()),
+        ("RWKV", session::tiny(&class("rwkv")).unwrap()),
     ]
 }
 

@@ -45,6 +45,19 @@ pub fn shrink(spec: &Spec) -> Spec {
         d.key_dim = 16;
         d.value_dim = 16;
     }
+    if let Some(l) = &mut s.lightning {
+        // The attention's heads, and chunks of at most 8 in the stored decay tables.
+        l.heads = s.attn.heads;
+        l.head_dim = 16;
+        l.block = l.block.min(8);
+    }
+    if let Some(r) = &mut s.rg_lru {
+        r.width = 128;
+        r.heads = 4;
+    }
+    if let Some(r) = &mut s.rwkv {
+        r.attn = 64;
+    }
     s.context = spec.context.min(1024);
     if let Some(m) = &mut s.moe {
         m.experts = m.experts.min(8);
@@ -169,7 +182,53 @@ pub fn random_weights(g: &Graph, seed: u64) -> Result<Weights, Error> {
             .map_err(|err| Error::file(&e.name, err.to_string()))?;
         tensors.insert(e.name, t);
     }
+    lightning_constants(g, &mut tensors)?;
     Ok(Weights::new(tensors, Format::Safetensors))
+}
+
+/// Lightning attention's stored rates and decay tables as its class computes them, not random:
+/// a random rate below 0 would make its memory grow without bound.
+fn lightning_constants(g: &Graph, tensors: &mut HashMap<String, Tensor>) -> Result<(), Error> {
+    use anatomy_core::naming::{names, Role};
+    let spec = &g.spec;
+    let Some(l) = spec.lightning else {
+        return Ok(());
+    };
+    let (h, blk) = (l.heads as usize, l.block as usize);
+    for b in spec.layers_where(|p| p.mixer == Mixer::Lightning).iter() {
+        let s: Vec<f64> = (0..h as u64).map(|i| l.slope(b, spec.layers, i)).collect();
+        let decay = |i: usize, steps: f64| (-s[i] * steps).exp() as f32;
+        let q: Vec<f32> = (0..h * blk)
+            .map(|k| decay(k / blk, (k % blk + 1) as f64))
+            .collect();
+        let kd: Vec<f32> = (0..h * blk)
+            .map(|k| decay(k / blk, (blk - (k % blk + 1)) as f64))
+            .collect();
+        let diag: Vec<f32> = (0..h * blk * blk)
+            .map(|k| {
+                let (i, r, c) = (k / (blk * blk), (k / blk) % blk, k % blk);
+                if r >= c {
+                    decay(i, (r - c) as f64)
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let slopes: Vec<f32> = s.iter().map(|&x| x as f32).collect();
+        for (role, values, shape) in [
+            (Role::LightSlope, slopes, vec![h, 1, 1]),
+            (Role::LightQDecay, q, vec![h, blk, 1]),
+            (Role::LightKDecay, kd, vec![h, blk, 1]),
+            (Role::LightDiagDecay, diag, vec![1, h, blk, blk]),
+        ] {
+            let (template, _) = names(spec.layout, role, false);
+            let name = template.replace("{b}", &b.to_string());
+            let t = Tensor::from_vec(values, shape, &Device::Cpu)
+                .map_err(|err| Error::file(&name, err.to_string()))?;
+            tensors.insert(name, t);
+        }
+    }
+    Ok(())
 }
 
 /// SplitMix64 with Box–Muller: the same numbers on every machine.
@@ -190,5 +249,24 @@ impl SplitMix {
 
     fn normal(&mut self) -> f64 {
         (-2.0 * self.uniform().ln()).sqrt() * (2.0 * std::f64::consts::PI * self.uniform()).cos()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A scaled-down MiniMax holds its class's decay rates, and its lightning memory stays
+    /// finite over a long prompt (random rates, some negative, made it grow without bound).
+    #[test]
+    fn a_tiny_minimax_holds_its_class_rates_and_stays_finite() {
+        let cfg = serde_json::json!({ "model_type": "minimax" });
+        let spec =
+            anatomy_core::families::load_json("config.json", &cfg.to_string(), "m", false).unwrap();
+        let model = crate::session::tiny(&spec).unwrap();
+        let ids: Vec<u32> = (0..600u32).map(|i| (7 + 13 * i) % 200).collect();
+        let logits = model
+            .forward_last(&ids, &mut crate::Cache::new(model.spec.layers as usize))
+            .unwrap();
+        let v: Vec<f32> = logits.flatten_all().unwrap().to_vec1().unwrap();
+        assert!(v.iter().all(|x| x.is_finite()));
     }
 }
