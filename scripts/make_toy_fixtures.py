@@ -405,7 +405,7 @@ def stepwise_logits(model, ids):
                 out = model(input_ids=torch.tensor([ids[i:i + 1]]), state=out.state, use_cache=True)
                 rows.append(out.logits[0, -1])
             return torch.stack(rows).float()
-        if getattr(model, "_is_stateful", False):
+        if hasattr(model, "_setup_cache"):
             # RecurrentGemma keeps its recurrent state in its modules and returns no cache: one
             # cache for every step, the state reset before the first.
             from transformers import DynamicCache

@@ -94,16 +94,30 @@ fn changed_configs_match_transformers_or_are_refused() {
             .unwrap()
             .to_vec2()
             .unwrap();
-        let d = got
-            .iter()
-            .flatten()
-            .zip(want.iter().flatten())
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f32::max);
-        if d < 1e-4 {
+        let diff = |x: &[Vec<f32>], y: &[Vec<f32>]| {
+            x.iter()
+                .flatten()
+                .zip(y.iter().flatten())
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f32::max)
+        };
+        let d = diff(&got, &want);
+        // A recurrent model's reference computes the same logits two ways (its chunked prompt
+        // and its token-by-token decoding); where those differ past 1e-4 on a badly conditioned
+        // config, anatomy must be within that spread of the prompt's.
+        let spread = match expected.get("stepwise_logits") {
+            Some(s) => diff(
+                &serde_json::from_value::<Vec<Vec<f32>>>(s.clone()).unwrap(),
+                &want,
+            ),
+            None => 0.0,
+        };
+        if d < 1e-4 || d <= spread {
             matched += 1;
         } else {
-            bad.push(format!("{name} {changed}: max |Δlogit| = {d}"));
+            bad.push(format!(
+                "{name} {changed}: max |Δlogit| = {d} (transformers' own two paths differ by {spread})"
+            ));
         }
     }
     eprintln!(
