@@ -1159,7 +1159,7 @@ impl Model {
         let qkv = apply_act(s.act, &self.proj(x, Role::SsmIn, b, false)?)?;
         self.keep(Some(b), "light_qkv", &qkv);
         let slope = vec(self.w(Role::LightSlope, Some(b))?)?;
-        let state = cache.ssm[b].get_or_insert_with(|| SsmState::delta(1, 0, heads, d, d));
+        let state = cache.ssm[b].get_or_insert_with(|| SsmState::memory(heads, d, d));
         let o = ssm::lightning(&vec(&qkv)?, &slope, &mut state.memory, heads, d);
         if self.capturing() {
             let m: Vec<f32> = state.memory.iter().map(|&x| x as f32).collect();

@@ -37,6 +37,11 @@ impl SsmState {
         }
     }
 
+    /// A memory of heads × dk × dv alone, without a convolution (lightning attention).
+    pub fn memory(heads: usize, dk: usize, dv: usize) -> Self {
+        Self::delta(1, 0, heads, dk, dv)
+    }
+
     /// A Gated DeltaNet layer's: the convolution's window and the memory.
     pub fn delta(kernel: usize, channels: usize, heads: usize, dk: usize, dv: usize) -> Self {
         SsmState {

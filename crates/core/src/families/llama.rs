@@ -1813,7 +1813,6 @@ fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
     })
 }
 
-/// Layers that apply RoPE.
 /// `NoRope::NullTypes`: whether each layer rotates, by its type's `rope_parameters` entry.
 fn null_type_rope(cfg: &Config, spans: &[AttnSpan]) -> Result<Vec<bool>> {
     let key = "rope_parameters";
@@ -1822,7 +1821,8 @@ fn null_type_rope(cfg: &Config, spans: &[AttnSpan]) -> Result<Vec<bool>> {
     for span in spans {
         let t = match span {
             AttnSpan::Sliding(_) => "sliding_attention",
-            AttnSpan::Full | AttnSpan::Chunked(_) => "full_attention",
+            AttnSpan::Chunked(_) => "chunked_attention",
+            AttnSpan::Full => "full_attention",
         };
         let entry = match &params {
             Some(p) if p.present(t) => p.sub(t)?,
@@ -1843,6 +1843,7 @@ fn null_type_rope(cfg: &Config, spans: &[AttnSpan]) -> Result<Vec<bool>> {
     Ok(rotates)
 }
 
+/// Layers that apply RoPE.
 fn rope_layers(cfg: &Config, rule: NoRope, layers: u64) -> Result<Vec<bool>> {
     if rule == NoRope::All {
         return Ok(vec![false; layers as usize]);

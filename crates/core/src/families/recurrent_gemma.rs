@@ -26,7 +26,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
     s.tied = cfg.flag("tie_word_embeddings", true)?;
     // The class multiplies by √hidden held in bfloat16.
-    s.embedding.multiplier = bf16((s.hidden as f64).sqrt());
+    s.embedding.multiplier = half::bf16::from_f64((s.hidden as f64).sqrt()).to_f64();
     let (h, kv, given_hd) = heads(cfg, s.hidden, Some(10), None, HeadDim::Floor)?;
     // The class sets head_dim to hidden_size / heads whatever a saved config restates.
     let hd = s.hidden / h;
@@ -139,21 +139,4 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         .collect();
     s.layout = Layout::RecurrentGemma;
     Ok(s)
-}
-
-/// `x` rounded to the nearest bfloat16 (ties to even), as torch stores it.
-fn bf16(x: f64) -> f64 {
-    let bits = (x as f32).to_bits();
-    let rounded = bits.wrapping_add(0x7fff + ((bits >> 16) & 1)) & 0xffff_0000;
-    f32::from_bits(rounded) as f64
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn bf16_rounds_to_nearest_even() {
-        assert_eq!(super::bf16(2560f64.sqrt()), 50.5);
-        assert_eq!(super::bf16(32f64.sqrt()), 5.65625);
-        assert_eq!(super::bf16(1.0), 1.0);
-    }
 }

@@ -517,7 +517,7 @@ fn prune(spec: &Spec, body: &str) -> String {
                 ]);
             }
         }
-        None => drop.extend(["time_mix", "channel_mix", "token_shift"]),
+        None => drop.extend(["time_mix", "channel_mix", "token_mix"]),
     }
     if spec.stream_mix.is_some() {
         // MiniMax: each sublayer adds to its normed input, scaled.
@@ -1184,18 +1184,19 @@ def short_conv(x, W, b):
     return linear(Cg * u, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden], gated by C, projected back
 
 
-def token_shift(x):
-    # x: [T, C] -> [T, C]: each token's previous one, zeros before the first
-    return np.concatenate([np.zeros((1, x.shape[1]), np.float32), x[:-1]])  # [T, C]
+def token_mix(x, W, b, key):
+    # x: [T, C] -> [T, C]: each token blended, channel by channel, with the one before it (zeros
+    # before the first) by the stored mix mu
+    prev = np.concatenate([np.zeros((1, x.shape[1]), np.float32), x[:-1]])  # prev: [T, C]
+    mu = w(W, key, b).reshape(-1)  # mu: [C]
+    return x * mu + prev * (1 - mu)  # [T, C]
 
 
 def time_mix(x, W, b):
     # x: [T, hidden] -> [T, hidden]: RWKV's time mixing, the WKV sums carried token after token
-    prev = token_shift(x)  # prev: [T, hidden]
-    mix = lambda key: x * w(W, key, b).reshape(-1) + prev * (1 - w(W, key, b).reshape(-1))  # [T, hidden], blended per channel
-    k = linear(mix("tm_mix_k"), w(W, "tm_key", b))  # k: [T, A]
-    v = linear(mix("tm_mix_v"), w(W, "tm_value", b))  # v: [T, A]
-    r = 1 / (1 + np.exp(-linear(mix("tm_mix_r"), w(W, "tm_receptance", b))))  # r: [T, A], the gate
+    k = linear(token_mix(x, W, b, "tm_mix_k"), w(W, "tm_key", b))  # k: [T, A]
+    v = linear(token_mix(x, W, b, "tm_mix_v"), w(W, "tm_value", b))  # v: [T, A]
+    r = 1 / (1 + np.exp(-linear(token_mix(x, W, b, "tm_mix_r"), w(W, "tm_receptance", b))))  # r: [T, A], the gate
     decay, u = -np.exp(w(W, "tm_decay", b)), w(W, "tm_first", b)  # [A] each
     T, A = k.shape
     num, den = np.zeros(A, np.float32), np.zeros(A, np.float32)  # the sums of exp(k) v and exp(k), scaled by exp(-top)
@@ -1213,10 +1214,8 @@ def time_mix(x, W, b):
 
 def channel_mix(x, W, b):
     # x: [T, hidden] -> [T, hidden]: RWKV's channel mixing, a squared-ReLU MLP gated by sigma(r)
-    prev = token_shift(x)  # prev: [T, hidden]
-    mix = lambda key: x * w(W, key, b).reshape(-1) + prev * (1 - w(W, key, b).reshape(-1))  # [T, hidden]
-    h = np.maximum(linear(mix("cm_mix_k"), w(W, "up", b)), 0) ** 2  # h: [T, F]
-    r = 1 / (1 + np.exp(-linear(mix("cm_mix_r"), w(W, "cm_receptance", b))))  # r: [T, hidden]
+    h = np.maximum(linear(token_mix(x, W, b, "cm_mix_k"), w(W, "up", b)), 0) ** 2  # h: [T, F]
+    r = 1 / (1 + np.exp(-linear(token_mix(x, W, b, "cm_mix_r"), w(W, "cm_receptance", b))))  # r: [T, hidden]
     return r * linear(h, w(W, "down", b))  # [T, hidden]
 
 

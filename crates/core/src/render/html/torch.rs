@@ -2415,8 +2415,8 @@ fn rwkv_classes(spec: &Spec, n: &Names) -> String {
     };
     let a = |role: Role| n.attr(role);
     fill(
-        r#"def token_shift(x):  # [B, T, C] -> the previous token's, zeros before the first
-    return F.pad(x, (0, 0, 1, -1))
+        r#"def token_mix(x, mu):  # [B, T, C]: each token blended per channel with the one before it
+    return x * mu + F.pad(x, (0, 0, 1, -1)) * (1 - mu)  # zeros before the first token
 
 
 class TimeMix(nn.Module):
@@ -2435,10 +2435,8 @@ class TimeMix(nn.Module):
         self.${mr} = nn.Parameter(torch.zeros(1, 1, ${d}))
 
     def forward(self, x):  # [B, T, ${d}], normed
-        prev = token_shift(x)
-        mix = lambda mu: x * mu + prev * (1 - mu)
-        k, v = self.${key}(mix(self.${mk})), self.${value}(mix(self.${mv}))
-        r = torch.sigmoid(self.${rec}(mix(self.${mr})))
+        k, v = self.${key}(token_mix(x, self.${mk})), self.${value}(token_mix(x, self.${mv}))
+        r = torch.sigmoid(self.${rec}(token_mix(x, self.${mr})))
         w, u = -torch.exp(self.${decay}), self.${first}
         B_, T, _ = k.shape
         num, den = x.new_zeros(B_, ${a}), x.new_zeros(B_, ${a})
@@ -2467,10 +2465,8 @@ class ChannelMix(nn.Module):
         self.${cmr} = nn.Parameter(torch.zeros(1, 1, ${d}))
 
     def forward(self, x):  # [B, T, ${d}], normed
-        prev = token_shift(x)
-        mix = lambda mu: x * mu + prev * (1 - mu)
-        h = torch.square(torch.relu(self.${ck}(mix(self.${cmk}))))
-        return torch.sigmoid(self.${cr}(mix(self.${cmr}))) * self.${cv}(h)"#,
+        h = torch.square(torch.relu(self.${ck}(token_mix(x, self.${cmk}))))
+        return torch.sigmoid(self.${cr}(token_mix(x, self.${cmr}))) * self.${cv}(h)"#,
         &[
             ("a", r.attn.to_string()),
             ("f", spec.mlp.intermediate.to_string()),
