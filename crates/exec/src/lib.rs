@@ -10,6 +10,7 @@ mod math;
 pub mod model;
 pub mod npy;
 mod pool;
+pub mod qlinear;
 pub mod rope;
 pub mod session;
 mod ssm;

@@ -329,8 +329,7 @@ impl Model {
     /// `x · W` for GPT-2's Conv1D weights, stored [in, out].
     fn linear(&self, x: &Tensor, name: &str, b: Option<&Tensor>) -> Res<Tensor> {
         if let Some(q) = self.weights.quantized.get(name) {
-            // Candle's quantized kernels: a 2-D input, contiguous.
-            let y = candle_core::Module::forward(q, &x.contiguous()?)?;
+            let y = q.times(x)?;
             return Ok(match b {
                 Some(b) => y.broadcast_add(b)?,
                 None => y,
@@ -418,7 +417,7 @@ impl Model {
             self.weights.quantized.get(&embed),
             self.weights.packed.get(&embed),
         ) {
-            (Some(q), _) => q.embedding(&ids_t),
+            (Some(q), _) => q.rows(ids),
             (None, Some(p)) => p.rows(ids),
             (None, None) => self.weights.get(&embed)?.embedding(&ids_t),
         }?;

@@ -4,6 +4,7 @@
 //! reads them as transformers does.
 
 use crate::linear::Packed;
+use crate::qlinear::{Block, QLinear};
 use anatomy_checkpoint::{Checkpoint, Format};
 use anatomy_core::spec::Spec;
 use anatomy_core::Error;
@@ -17,9 +18,10 @@ use std::path::Path;
 pub enum Hold {
     /// Every weight dequantized to f32: the path the parity tests run.
     F32,
-    /// A GGUF's quantized projections in their stored blocks, multiplied by candle's quantized
-    /// kernels (activations quantized to 8 bits on the fly, as llama.cpp does); everything
-    /// else, and every safetensors weight, in f32.
+    /// A GGUF's quantized projections in their stored blocks, multiplied by the kernels of
+    /// `qlinear` (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) or candle's (the K-quants), both quantizing
+    /// the activations to 8 bits on the fly as llama.cpp does; everything else, and every
+    /// safetensors weight, in f32.
     Stored,
 }
 
@@ -30,8 +32,8 @@ pub struct Weights {
     /// A GGUF's quantized 2-D tensors as stored (`Hold::Stored`), until `Model::new` keeps the
     /// projections among them (`quantized`) and dequantizes the rest.
     pub stored: HashMap<String, QTensor>,
-    /// Projection weights in their stored blocks, for candle's quantized matmul.
-    pub quantized: HashMap<String, QMatMul>,
+    /// Projection weights in their stored blocks.
+    pub quantized: HashMap<String, Quantized>,
     pub format: Format,
 }
 
@@ -137,7 +139,7 @@ impl Weights {
     pub fn keep_quantized(&mut self, which: impl Fn(&str) -> bool) -> Result<(), Error> {
         for (name, q) in std::mem::take(&mut self.stored) {
             if which(&name) {
-                let m = QMatMul::from_qtensor(q).map_err(|e| err(&name, e))?;
+                let m = Quantized::new(q).map_err(|e| err(&name, e))?;
                 self.quantized.insert(name, m);
             } else {
                 let t = q.dequantize(&Device::Cpu).map_err(|e| err(&name, e))?;
@@ -152,9 +154,7 @@ impl Weights {
     pub fn held(&self) -> String {
         let mut by: std::collections::BTreeMap<String, usize> = Default::default();
         for m in self.quantized.values() {
-            if let QMatMul::QTensor(q) = m {
-                *by.entry(format!("{:?}", q.dtype())).or_default() += 1;
-            }
+            *by.entry(m.format()).or_default() += 1;
         }
         if by.is_empty() {
             return "f32".into();
@@ -194,6 +194,51 @@ impl Weights {
 
     pub fn get(&self, name: &str) -> Result<&Tensor, Error> {
         self.tensors.get(name).ok_or_else(|| Error::file(name, "is not in the checkpoint, but the graph reads it; run `anatomy verify` for the whole list"))
+    }
+}
+
+/// A projection weight in its stored blocks, with the kernel that multiplies it.
+pub enum Quantized {
+    Own(QLinear),
+    Candle(QMatMul),
+}
+
+impl Quantized {
+    fn new(q: QTensor) -> candle_core::Result<Quantized> {
+        match Block::of(q.dtype()) {
+            Some(block) => {
+                let (out, n) = q.shape().dims2()?;
+                let data = q.data()?.into_owned();
+                Ok(Quantized::Own(QLinear::new(block, data, out, n)?))
+            }
+            None => Ok(Quantized::Candle(QMatMul::from_qtensor(q)?)),
+        }
+    }
+
+    /// `x · Wᵀ` for `x` [m, n].
+    pub fn times(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        match self {
+            Quantized::Own(q) => q.times(x),
+            // Candle's quantized kernels: a 2-D input, contiguous.
+            Quantized::Candle(q) => candle_core::Module::forward(q, &x.contiguous()?),
+        }
+    }
+
+    /// Rows `ids` of `W`, dequantized: an embedding lookup.
+    pub fn rows(&self, ids: &[u32]) -> candle_core::Result<Tensor> {
+        match self {
+            Quantized::Own(q) => q.rows(ids),
+            Quantized::Candle(q) => q.embedding(&Tensor::new(ids, &Device::Cpu)?),
+        }
+    }
+
+    /// The stored format's name, as GGUF tools write it ("Q4_1", "Q6K").
+    fn format(&self) -> String {
+        match self {
+            Quantized::Own(q) => format!("{:?}", q.block()),
+            Quantized::Candle(QMatMul::QTensor(q)) => format!("{:?}", q.dtype()),
+            Quantized::Candle(_) => "f32".into(),
+        }
     }
 }
 

@@ -1,0 +1,597 @@
+//! `x · Wᵀ` for a weight `W` [out, n] held in a GGUF's 32-value block formats (Q4_0, Q4_1, Q5_0,
+//! Q5_1, Q8_0), read as stored: about 4.5 to 8.5 bits per weight instead of 32.
+//!
+//! As in llama.cpp, each row of `x` is quantized once per product to 8 bits per value in blocks
+//! of 32 (a scale d and, for the formats with a minimum, s = d·Σq). A weight block is
+//! w = d_w·q_w + m_w with small integers q_w, so its dot product with an `x` block is
+//! d_w·d_x·Σ q_w·q_x + m_w·s_x: an integer sum of 32 products, one multiply–add in f32.
+//!
+//! One code path for every format: a weight row is unpacked into signed bytes (a few vector
+//! instructions a block), then dotted with every row of `x` it meets, so a prompt unpacks each
+//! weight once per tile of rows. The integer sums are exact on every path; only the order of the
+//! f32 sums differs. Paths are chosen at run time: AVX-512 (VNNI's dpbusd, two blocks an
+//! instruction), AVX2 (maddubs), or portable scalar code. These are hand-written in
+//! `std::arch`, not through `pulp` like `linear`: pulp has no 8-bit dot products.
+//! candle's quantized kernels keep the K-quant formats (they have AVX2 code for those), but
+//! multiply Q4_1, Q5_0 and Q5_1 in scalar code, which is why this module exists.
+
+use crate::pool::{for_ranges, Shared};
+use candle_core::{Device, Tensor};
+use half::f16;
+
+/// Values per block, in every format here and in the quantized rows of `x`.
+const QK: usize = 32;
+/// Output rows per unit of work: their stored blocks stay in cache across the rows of `x`.
+const UNIT: usize = 16;
+/// Rows of `x` per tile: their quantized values stay in L2 while a unit's rows pass over them.
+const TILE: usize = 64;
+
+/// A GGUF block format this module multiplies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Block {
+    Q4_0,
+    Q4_1,
+    Q5_0,
+    Q5_1,
+    Q8_0,
+}
+
+impl Block {
+    pub const ALL: [Block; 5] = [
+        Block::Q4_0,
+        Block::Q4_1,
+        Block::Q5_0,
+        Block::Q5_1,
+        Block::Q8_0,
+    ];
+
+    /// Bytes of one block of 32 values.
+    pub fn bytes(self) -> usize {
+        match self {
+            Block::Q4_0 => 18,
+            Block::Q4_1 => 20,
+            Block::Q5_0 => 22,
+            Block::Q5_1 => 24,
+            Block::Q8_0 => 34,
+        }
+    }
+
+    /// Blocks store a minimum m besides the scale d.
+    fn has_min(self) -> bool {
+        matches!(self, Block::Q4_1 | Block::Q5_1)
+    }
+
+    /// The format of candle's dtype, if it is one of these.
+    pub fn of(t: candle_core::quantized::GgmlDType) -> Option<Block> {
+        use candle_core::quantized::GgmlDType as G;
+        Some(match t {
+            G::Q4_0 => Block::Q4_0,
+            G::Q4_1 => Block::Q4_1,
+            G::Q5_0 => Block::Q5_0,
+            G::Q5_1 => Block::Q5_1,
+            G::Q8_0 => Block::Q8_0,
+            _ => return None,
+        })
+    }
+
+    /// Scale and minimum of the stored block `b`.
+    #[inline(always)]
+    fn scales(self, b: &[u8]) -> (f32, f32) {
+        let h = |i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
+        (h(0), if self.has_min() { h(2) } else { 0.0 })
+    }
+
+    /// The block `b` as signed integers q, w = d·q + m (ggml's dequantize_row_* order: the low
+    /// nibbles are values 0..16, the high ones 16..32; Q5's fifth bits are bit j of qh).
+    fn unpack(self, b: &[u8], q: &mut [i8]) {
+        let (qs, qh, offset) = match self {
+            Block::Q4_0 => (&b[2..18], 0, 8),
+            Block::Q4_1 => (&b[4..20], 0, 0),
+            Block::Q5_0 => (&b[6..22], u32::from_le_bytes([b[2], b[3], b[4], b[5]]), 16),
+            Block::Q5_1 => (&b[8..24], u32::from_le_bytes([b[4], b[5], b[6], b[7]]), 0),
+            Block::Q8_0 => {
+                for (q, &v) in q.iter_mut().zip(&b[2..34]) {
+                    *q = v as i8;
+                }
+                return;
+            }
+        };
+        for j in 0..16 {
+            let five = |bit: usize| (((qh >> bit) & 1) << 4) as i16;
+            q[j] = ((qs[j] & 15) as i16 + five(j) - offset) as i8;
+            q[j + 16] = ((qs[j] >> 4) as i16 + five(j + 16) - offset) as i8;
+        }
+    }
+}
+
+/// The instruction set a product runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    Scalar,
+    Avx2,
+    Avx512,
+}
+
+impl Path {
+    /// Every path this CPU can run, the portable one first.
+    pub fn available() -> Vec<Path> {
+        let mut paths = vec![Path::Scalar];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if is_x86_feature_detected!("avx2")
+                && is_x86_feature_detected!("fma")
+                && is_x86_feature_detected!("f16c")
+            {
+                paths.push(Path::Avx2);
+            }
+            if paths.contains(&Path::Avx2)
+                && is_x86_feature_detected!("avx512f")
+                && is_x86_feature_detected!("avx512bw")
+                && is_x86_feature_detected!("avx512vnni")
+            {
+                paths.push(Path::Avx512);
+            }
+        }
+        paths
+    }
+
+    /// The fastest path this CPU runs, found once.
+    pub fn best() -> Path {
+        static BEST: std::sync::OnceLock<Path> = std::sync::OnceLock::new();
+        *BEST.get_or_init(|| *Path::available().last().expect("scalar is always there"))
+    }
+}
+
+/// A projection weight [out, n] in its stored blocks.
+pub struct QLinear {
+    block: Block,
+    data: Vec<u8>,
+    out: usize,
+    n: usize,
+}
+
+impl QLinear {
+    /// `data` holds `out` rows of n/32 blocks each, as a GGUF stores them.
+    pub fn new(block: Block, data: Vec<u8>, out: usize, n: usize) -> candle_core::Result<QLinear> {
+        if n % QK != 0 || Some(data.len()) != (out * n / QK).checked_mul(block.bytes()) {
+            candle_core::bail!(
+                "{block:?} weight [{out}, {n}]: {} bytes, not {out} rows of {n}/32 blocks of {}",
+                data.len(),
+                block.bytes()
+            )
+        }
+        Ok(QLinear {
+            block,
+            data,
+            out,
+            n,
+        })
+    }
+
+    pub fn block(&self) -> Block {
+        self.block
+    }
+
+    fn row(&self, o: usize) -> &[u8] {
+        let len = self.n / QK * self.block.bytes();
+        &self.data[o * len..][..len]
+    }
+
+    /// Rows `ids` of `W`, dequantized, as a tensor [ids, n]: an embedding lookup.
+    pub fn rows(&self, ids: &[u32]) -> candle_core::Result<Tensor> {
+        let mut v = Vec::with_capacity(ids.len() * self.n);
+        let mut q = [0i8; QK];
+        for &id in ids {
+            let o = id as usize;
+            if o >= self.out {
+                candle_core::bail!("token id {o} is past the vocabulary ({})", self.out)
+            }
+            for b in self.row(o).chunks_exact(self.block.bytes()) {
+                let (d, m) = self.block.scales(b);
+                self.block.unpack(b, &mut q);
+                v.extend(q.iter().map(|&q| d * q as f32 + m));
+            }
+        }
+        Tensor::from_vec(v, (ids.len(), self.n), &Device::Cpu)
+    }
+
+    /// `x · Wᵀ` for a CPU tensor `x` [m, n]: [m, out].
+    pub fn times(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        let (m, n) = x.dims2()?;
+        if n != self.n {
+            candle_core::bail!("x has {n} columns, the weight {}", self.n)
+        }
+        let mut y = vec![0f32; m * self.out];
+        crate::linear::with_values(x, |x| self.product(Path::best(), x, m, &mut y))?;
+        Tensor::from_vec(y, (m, self.out), &Device::Cpu)
+    }
+
+    /// `y[i, o] = Σₖ x[i, k] · W[o, k]` on `path`, `x` [m, n] and `y` [m, out] row-major.
+    pub fn product(&self, path: Path, x: &[f32], m: usize, y: &mut [f32]) {
+        let (n, out, nb) = (self.n, self.out, self.n / QK);
+        assert_eq!(
+            (x.len(), y.len()),
+            (m * n, m * out),
+            "product: x or y is not [m, _]"
+        );
+        assert!(
+            Path::available().contains(&path),
+            "{path:?} is not available on this CPU"
+        );
+        let xq = Q8Rows::new(x, m, n);
+        let y = Shared::new(y);
+        for_ranges(out.div_ceil(UNIT), m * n * out / 4, |units| {
+            let mut w = Unpacked::new(nb);
+            for u in units {
+                let rows = u * UNIT..out.min((u + 1) * UNIT);
+                for tile in (0..m).step_by(TILE) {
+                    for o in rows.clone() {
+                        w.fill(path, self.block, self.row(o));
+                        for i in tile..m.min(tile + TILE) {
+                            let v = w.dot(path, self.block.has_min(), &xq, i);
+                            // SAFETY: y is [m, out] and (i, o) belongs to this unit alone.
+                            unsafe { y.part(i * out + o, 1)[0] = v }
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Rows of `x` quantized to 8 bits in blocks of 32, as llama.cpp's Q8_0 and Q8_1 (scales
+/// rounded to f16 as those store them).
+struct Q8Rows {
+    q: Vec<i8>,
+    d: Vec<f32>,
+    /// d·Σq per block, for the formats with a minimum.
+    s: Vec<f32>,
+    nb: usize,
+}
+
+impl Q8Rows {
+    fn new(x: &[f32], m: usize, n: usize) -> Q8Rows {
+        let nb = n / QK;
+        let mut r = Q8Rows {
+            q: vec![0; m * n],
+            d: Vec::with_capacity(m * nb),
+            s: Vec::with_capacity(m * nb),
+            nb,
+        };
+        for (x, q) in x.chunks_exact(QK).zip(r.q.chunks_exact_mut(QK)) {
+            let amax = x.iter().fold(0f32, |a, v| a.max(v.abs()));
+            let d = amax / 127.0;
+            let inv = if d != 0.0 { 1.0 / d } else { 0.0 };
+            let mut sum = 0i32;
+            for (q, &v) in q.iter_mut().zip(x) {
+                *q = (v * inv).round() as i8;
+                sum += *q as i32;
+            }
+            r.d.push(f16::from_f32(d).to_f32());
+            r.s.push(f16::from_f32(d * sum as f32).to_f32());
+        }
+        r
+    }
+}
+
+/// One weight row as signed bytes with its per-block scales and minima.
+struct Unpacked {
+    q: Vec<i8>,
+    d: Vec<f32>,
+    m: Vec<f32>,
+}
+
+impl Unpacked {
+    fn new(nb: usize) -> Unpacked {
+        Unpacked {
+            q: vec![0; nb * QK],
+            d: vec![0.0; nb],
+            m: vec![0.0; nb],
+        }
+    }
+
+    fn fill(&mut self, path: Path, block: Block, row: &[u8]) {
+        match path {
+            Path::Scalar => {
+                let blocks = row.chunks_exact(block.bytes());
+                for (((b, q), d), m) in blocks
+                    .zip(self.q.chunks_exact_mut(QK))
+                    .zip(&mut self.d)
+                    .zip(&mut self.m)
+                {
+                    (*d, *m) = block.scales(b);
+                    block.unpack(b, q);
+                }
+            }
+            // SAFETY: `available` saw AVX2 and FMA before these paths could be chosen.
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 | Path::Avx512 => unsafe { x86::unpack(block, row, self) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => unreachable!("only the scalar path exists here"),
+        }
+    }
+
+    /// This row times row `i` of `x`.
+    fn dot(&self, path: Path, min: bool, x: &Q8Rows, i: usize) -> f32 {
+        let nb = x.nb;
+        let (xq, xd) = (&x.q[i * nb * QK..][..nb * QK], &x.d[i * nb..][..nb]);
+        let sum = match path {
+            Path::Scalar => {
+                let mut sum = 0f32;
+                for b in 0..nb {
+                    let (w, v) = (&self.q[b * QK..][..QK], &xq[b * QK..][..QK]);
+                    let dot: i32 = w.iter().zip(v).map(|(&a, &b)| a as i32 * b as i32).sum();
+                    sum += dot as f32 * (self.d[b] * xd[b]);
+                }
+                sum
+            }
+            // SAFETY: the features each path needs were seen by `available`.
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx2 => unsafe { x86::dot_avx2(&self.q, &self.d, xq, xd) },
+            #[cfg(target_arch = "x86_64")]
+            Path::Avx512 => unsafe { x86::dot_avx512(&self.q, &self.d, xq, xd) },
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => unreachable!("only the scalar path exists here"),
+        };
+        if !min {
+            return sum;
+        }
+        let xs = &x.s[i * nb..][..nb];
+        sum + self.m.iter().zip(xs).map(|(m, s)| m * s).sum::<f32>()
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{Block, Unpacked, QK};
+    use std::arch::x86_64::*;
+
+    /// The f16 at `p`, through F16C (part of every AVX2 CPU's x86-64-v3 set).
+    #[inline(always)]
+    unsafe fn half(p: *const u8) -> f32 {
+        let bits = u16::from_le_bytes([*p, *p.add(1)]);
+        _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(bits as i32)))
+    }
+
+    /// 32 nibbles from 16 bytes: the low ones first, then the high ones.
+    #[inline(always)]
+    unsafe fn nibbles(p: *const u8) -> __m256i {
+        let b = _mm_loadu_si128(p.cast());
+        let both = _mm256_set_m128i(_mm_srli_epi16(b, 4), b);
+        _mm256_and_si256(both, _mm256_set1_epi8(15))
+    }
+
+    /// 32 bits at `p` as 32 bytes, 0xFF where the bit is set (ggml's bytes_from_bits_32).
+    #[inline(always)]
+    unsafe fn bits(p: *const u8) -> __m256i {
+        let word = i32::from_le_bytes([*p, *p.add(1), *p.add(2), *p.add(3)]);
+        let spread = _mm256_shuffle_epi8(
+            _mm256_set1_epi32(word),
+            _mm256_set_epi64x(
+                0x0303030303030303,
+                0x0202020202020202,
+                0x0101010101010101,
+                0,
+            ),
+        );
+        let mask = _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe);
+        _mm256_cmpeq_epi8(_mm256_or_si256(spread, mask), _mm256_set1_epi64x(-1))
+    }
+
+    /// `Block::scales` and `Block::unpack` of every block of `row`, into `to`.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub unsafe fn unpack(block: Block, row: &[u8], to: &mut Unpacked) {
+        let size = block.bytes();
+        let nb = row.len() / size;
+        assert!(to.q.len() >= nb * QK && to.d.len() >= nb && to.m.len() >= nb);
+        let (src, dst) = (row.as_ptr(), to.q.as_mut_ptr());
+        let min = block.has_min();
+        macro_rules! each {
+            (|$p:ident| $v:expr) => {
+                for b in 0..nb {
+                    let $p = src.add(b * size);
+                    *to.d.get_unchecked_mut(b) = half($p);
+                    if min {
+                        *to.m.get_unchecked_mut(b) = half($p.add(2));
+                    }
+                    _mm256_storeu_si256(dst.add(b * QK).cast(), $v);
+                }
+            };
+        }
+        match block {
+            Block::Q4_0 => each!(|p| _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8))),
+            Block::Q4_1 => each!(|p| nibbles(p.add(4))),
+            // A clear fifth bit leaves 0xF0 | q = q − 16; a set one, q.
+            Block::Q5_0 => each!(|p| _mm256_or_si256(
+                nibbles(p.add(6)),
+                _mm256_andnot_si256(bits(p.add(2)), _mm256_set1_epi8(0xF0u8 as i8))
+            )),
+            Block::Q5_1 => each!(|p| _mm256_or_si256(
+                nibbles(p.add(8)),
+                _mm256_and_si256(bits(p.add(4)), _mm256_set1_epi8(16))
+            )),
+            Block::Q8_0 => each!(|p| _mm256_loadu_si256(p.add(2).cast())),
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn hsum256(v: __m256) -> f32 {
+        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+        _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
+    }
+
+    /// Σ_b d_w[b]·d_x[b]·Σ w·x over the blocks. maddubs multiplies unsigned by signed bytes, so
+    /// |w| meets x with w's sign; its pairwise i16 sums stay below 2·128·127 < 2¹⁵.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn dot_avx2(w: &[i8], wd: &[f32], x: &[i8], xd: &[f32]) -> f32 {
+        let nb = xd.len();
+        assert!(w.len() >= nb * QK && x.len() >= nb * QK && wd.len() >= nb);
+        let ones = _mm256_set1_epi16(1);
+        let mut acc = _mm256_setzero_ps();
+        for b in 0..nb {
+            let wv = _mm256_loadu_si256(w.as_ptr().add(b * QK).cast());
+            let xv = _mm256_loadu_si256(x.as_ptr().add(b * QK).cast());
+            let pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(wv, wv), _mm256_sign_epi8(xv, wv));
+            let sums = _mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, ones));
+            acc = _mm256_fmadd_ps(sums, _mm256_set1_ps(wd[b] * xd[b]), acc);
+        }
+        hsum256(acc)
+    }
+
+    /// `dot_avx2` two blocks an instruction: VNNI's dpbusd sums four byte products into each
+    /// i32 lane without saturating.
+    #[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vnni")]
+    pub unsafe fn dot_avx512(w: &[i8], wd: &[f32], x: &[i8], xd: &[f32]) -> f32 {
+        let nb = xd.len();
+        assert!(w.len() >= nb * QK && x.len() >= nb * QK && wd.len() >= nb);
+        let zero = _mm512_setzero_si512();
+        // Two blocks from `b` on, into `acc`.
+        let pair = |b: usize, acc: __m512| {
+            let wv = _mm512_loadu_si512(w.as_ptr().add(b * QK).cast());
+            let xv = _mm512_loadu_si512(x.as_ptr().add(b * QK).cast());
+            // x where w ≥ 0, −x where w < 0 (x is never −128: it is quantized to ±127).
+            let signed = _mm512_mask_sub_epi8(xv, _mm512_movepi8_mask(wv), zero, xv);
+            let sums = _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(wv), signed);
+            let scale = _mm512_mask_blend_ps(
+                0xFF00,
+                _mm512_set1_ps(wd[b] * xd[b]),
+                _mm512_set1_ps(wd[b + 1] * xd[b + 1]),
+            );
+            _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scale, acc)
+        };
+        // Two sums, so that one multiply–add need not wait on the one before.
+        let (mut a, mut c) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+        let mut b = 0;
+        while b + 4 <= nb {
+            a = pair(b, a);
+            c = pair(b + 2, c);
+            b += 4;
+        }
+        if b + 2 <= nb {
+            a = pair(b, a);
+        }
+        let mut sum = _mm512_reduce_add_ps(_mm512_add_ps(a, c));
+        if nb % 2 == 1 {
+            let b = nb - 1;
+            sum += dot_avx2(&w[b * QK..], &wd[b..], &x[b * QK..], &xd[b..]);
+        }
+        sum
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::quantized::{GgmlDType, QTensor};
+    use proptest::prelude::*;
+
+    fn dtype(b: Block) -> GgmlDType {
+        match b {
+            Block::Q4_0 => GgmlDType::Q4_0,
+            Block::Q4_1 => GgmlDType::Q4_1,
+            Block::Q5_0 => GgmlDType::Q5_0,
+            Block::Q5_1 => GgmlDType::Q5_1,
+            Block::Q8_0 => GgmlDType::Q8_0,
+        }
+    }
+
+    /// `w` [out, n] quantized by candle (ggml's reference quantizers), as stored, and its
+    /// dequantized values.
+    fn stored(b: Block, w: Vec<f32>, out: usize, n: usize) -> (QLinear, Vec<f32>) {
+        let t = Tensor::from_vec(w, (out, n), &Device::Cpu).unwrap();
+        let q = QTensor::quantize(&t, dtype(b)).unwrap();
+        let wd = q
+            .dequantize(&Device::Cpu)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        (
+            QLinear::new(b, q.data().unwrap().into_owned(), out, n).unwrap(),
+            wd,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Every format on every path this CPU has, against a double-precision product with
+        /// the weights as stored (candle's dequantization, ggml's reference): x is quantized to
+        /// 8 bits per block, each value within max|x| / 254 of itself and its scale within f16
+        /// rounding (2⁻¹¹), so each output is within max|x| · (1/254 + 2⁻¹¹) · Σ|w| (plus f32
+        /// rounding) of the exact one. The paths' integer sums are the same, so they agree to
+        /// the rounding of f32 sums taken in another order.
+        #[test]
+        fn products_match_a_double_precision_sum_on_every_path(
+            m in 1usize..7, out in 1usize..20, blocks in 1usize..6, seed in 0u64..10_000,
+            spread in prop_oneof![Just(1.0f32), Just(1e-3), Just(40.0)],
+        ) {
+            let n = QK * blocks;
+            let x = crate::uniform(seed, m * n, spread);
+            for block in Block::ALL {
+                let (q, wd) = stored(block, crate::uniform(seed + 1, out * n, 1.0), out, n);
+                let xmax = x.iter().fold(0f64, |a, v| a.max(v.abs() as f64));
+                let mut first: Option<Vec<f32>> = None;
+                for path in Path::available() {
+                    let mut y = vec![0f32; m * out];
+                    q.product(path, &x, m, &mut y);
+                    for i in 0..m {
+                        for o in 0..out {
+                            let row = &wd[o * n..(o + 1) * n];
+                            let want: f64 = (0..n).map(|c| x[i * n + c] as f64 * row[c] as f64).sum();
+                            let mass: f64 = row.iter().map(|v| v.abs() as f64).sum();
+                            let tol = xmax * (1.0 / 254.0 + 1.0 / 2048.0) * mass * 1.01 + 1e-5 * mass * xmax;
+                            let got = y[i * out + o] as f64;
+                            prop_assert!((got - want).abs() <= tol,
+                                "{block:?} on {path:?}, [{i},{o}] of {m}×{out}×{n}: {got} vs {want} (tolerance {tol})");
+                        }
+                    }
+                    if let Some(first) = &first {
+                        // f32 sums in another order: within a few ulps of the terms' magnitude.
+                        let terms = xmax * wd.iter().fold(0f64, |a, v| a.max(v.abs() as f64)) * n as f64;
+                        for (a, b) in first.iter().zip(&y) {
+                            prop_assert!(((a - b).abs() as f64) <= 1e-6 * terms, "{block:?} on {path:?}: {b} vs scalar {a}");
+                        }
+                    } else {
+                        first = Some(y);
+                    }
+                }
+            }
+        }
+
+        /// The unpacked integers and scales give back exactly ggml's dequantized values, on
+        /// every path, for any bytes (a hostile file's included).
+        #[test]
+        fn unpacking_any_bytes_gives_ggml_values(seed in 0u64..10_000, blocks in 1usize..5) {
+            for block in Block::ALL {
+                let len = blocks * block.bytes();
+                let mut s = seed;
+                let mut bytes: Vec<u8> = (0..len).map(|_| { s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (s >> 56) as u8 }).collect();
+                // Finite scales: a NaN would compare unequal to itself.
+                for b in bytes.chunks_exact_mut(block.bytes()) {
+                    b[1] &= 0x3b;
+                    b[3] &= 0x3b;
+                }
+                let q = QLinear::new(block, bytes.clone(), 1, blocks * QK).unwrap();
+                let want: Vec<f32> = q.rows(&[0]).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+                let storage = candle_core::quantized::QStorage::from_data(std::borrow::Cow::Owned(bytes), &Device::Cpu, dtype(block)).unwrap();
+                let ggml: Vec<f32> = QTensor::new(storage, (1, blocks * QK)).unwrap().dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+                prop_assert_eq!(&want, &ggml, "{:?}", block);
+                for path in Path::available() {
+                    let mut u = Unpacked::new(blocks);
+                    u.fill(path, block, q.row(0));
+                    let got: Vec<f32> = (0..blocks * QK).map(|k| u.d[k / QK] * u.q[k] as f32 + u.m[k / QK]).collect();
+                    prop_assert_eq!(&got, &ggml, "{:?} on {:?}", block, path);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_weight_of_the_wrong_size_is_refused() {
+        assert!(QLinear::new(Block::Q4_0, vec![0; 17], 1, 32).is_err());
+        assert!(QLinear::new(Block::Q4_0, vec![0; 18], 1, 33).is_err());
+        assert!(QLinear::new(Block::Q8_0, vec![0; 68], 2, 32).is_ok());
+    }
+}
