@@ -153,7 +153,10 @@ pub struct QLinear {
 impl QLinear {
     /// `data` holds `out` rows of n/32 blocks each, as a GGUF stores them.
     pub fn new(block: Block, data: Vec<u8>, out: usize, n: usize) -> candle_core::Result<QLinear> {
-        if n % QK != 0 || Some(data.len()) != (out * n / QK).checked_mul(block.bytes()) {
+        let size = out
+            .checked_mul(n / QK)
+            .and_then(|b| b.checked_mul(block.bytes()));
+        if !n.is_multiple_of(QK) || Some(data.len()) != size {
             candle_core::bail!(
                 "{block:?} weight [{out}, {n}]: {} bytes, not {out} rows of {n}/32 blocks of {}",
                 data.len(),
@@ -221,6 +224,17 @@ impl QLinear {
         let xq = Q8Rows::new(x, m, n);
         let y = Shared::new(y);
         for_ranges(out.div_ceil(UNIT), m * n * out / 4, |units| {
+            #[cfg(target_arch = "x86_64")]
+            if m == 1 && path != Path::Scalar {
+                for o in units.start * UNIT..out.min(units.end * UNIT) {
+                    // SAFETY: the path's features were seen by `available`.
+                    let v =
+                        unsafe { x86::row_dot(path, self.block, self.row(o), &xq.q, &xq.d, &xq.s) };
+                    // SAFETY: y is [1, out] and o belongs to these units alone.
+                    unsafe { y.part(o, 1)[0] = v }
+                }
+                return;
+            }
             let mut w = Unpacked::new(nb);
             for u in units {
                 let rows = u * UNIT..out.min((u + 1) * UNIT);
@@ -311,6 +325,15 @@ impl Unpacked {
         }
     }
 
+    /// Σ m_w·s_x over the blocks, for the formats with a minimum.
+    fn mins(&self, min: bool, x: &Q8Rows, i: usize) -> f32 {
+        if !min {
+            return 0.0;
+        }
+        let xs = &x.s[i * x.nb..][..x.nb];
+        self.m.iter().zip(xs).map(|(m, s)| m * s).sum::<f32>()
+    }
+
     /// This row times row `i` of `x`.
     fn dot(&self, path: Path, min: bool, x: &Q8Rows, i: usize) -> f32 {
         let nb = x.nb;
@@ -333,11 +356,7 @@ impl Unpacked {
             #[cfg(not(target_arch = "x86_64"))]
             _ => unreachable!("only the scalar path exists here"),
         };
-        if !min {
-            return sum;
-        }
-        let xs = &x.s[i * nb..][..nb];
-        sum + self.m.iter().zip(xs).map(|(m, s)| m * s).sum::<f32>()
+        sum + self.mins(min, x, i)
     }
 }
 
@@ -378,40 +397,176 @@ mod x86 {
         _mm256_cmpeq_epi8(_mm256_or_si256(spread, mask), _mm256_set1_epi64x(-1))
     }
 
-    /// `Block::scales` and `Block::unpack` of every block of `row`, into `to`.
-    #[target_feature(enable = "avx2,fma,f16c")]
-    pub unsafe fn unpack(block: Block, row: &[u8], to: &mut Unpacked) {
-        let size = block.bytes();
-        let nb = row.len() / size;
-        assert!(to.q.len() >= nb * QK && to.d.len() >= nb && to.m.len() >= nb);
-        let (src, dst) = (row.as_ptr(), to.q.as_mut_ptr());
-        let min = block.has_min();
-        macro_rules! each {
-            (|$p:ident| $v:expr) => {
-                for b in 0..nb {
-                    let $p = src.add(b * size);
-                    *to.d.get_unchecked_mut(b) = half($p);
-                    if min {
-                        *to.m.get_unchecked_mut(b) = half($p.add(2));
-                    }
-                    _mm256_storeu_si256(dst.add(b * QK).cast(), $v);
-                }
-            };
+    // Formats as const parameters, so that each gets a loop of its own.
+    const Q4_0: u8 = 0;
+    const Q4_1: u8 = 1;
+    const Q5_0: u8 = 2;
+    const Q5_1: u8 = 3;
+    const Q8_0: u8 = 4;
+
+    /// Calls `$f::<format>($args)` for `$block`.
+    macro_rules! by_block {
+        ($block:expr, $f:ident($($arg:expr),*)) => {
+            match $block {
+                Block::Q4_0 => $f::<Q4_0>($($arg),*),
+                Block::Q4_1 => $f::<Q4_1>($($arg),*),
+                Block::Q5_0 => $f::<Q5_0>($($arg),*),
+                Block::Q5_1 => $f::<Q5_1>($($arg),*),
+                Block::Q8_0 => $f::<Q8_0>($($arg),*),
+            }
+        };
+    }
+
+    /// Bytes of a block, and whether it stores a minimum (its integers are then unsigned).
+    const fn layout(b: u8) -> (usize, bool) {
+        match b {
+            Q4_0 => (18, false),
+            Q4_1 => (20, true),
+            Q5_0 => (22, false),
+            Q5_1 => (24, true),
+            _ => (34, false),
         }
-        match block {
-            Block::Q4_0 => each!(|p| _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8))),
-            Block::Q4_1 => each!(|p| nibbles(p.add(4))),
+    }
+
+    /// `Block::scales` and `Block::unpack` of the block at `p`.
+    #[inline(always)]
+    unsafe fn decode<const B: u8>(p: *const u8) -> (__m256i, f32, f32) {
+        let m = if layout(B).1 { half(p.add(2)) } else { 0.0 };
+        let q = match B {
+            Q4_0 => _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8)),
+            Q4_1 => nibbles(p.add(4)),
             // A clear fifth bit leaves 0xF0 | q = q − 16; a set one, q.
-            Block::Q5_0 => each!(|p| _mm256_or_si256(
+            Q5_0 => _mm256_or_si256(
                 nibbles(p.add(6)),
-                _mm256_andnot_si256(bits(p.add(2)), _mm256_set1_epi8(0xF0u8 as i8))
-            )),
-            Block::Q5_1 => each!(|p| _mm256_or_si256(
+                _mm256_andnot_si256(bits(p.add(2)), _mm256_set1_epi8(0xF0u8 as i8)),
+            ),
+            Q5_1 => _mm256_or_si256(
                 nibbles(p.add(8)),
-                _mm256_and_si256(bits(p.add(4)), _mm256_set1_epi8(16))
-            )),
-            Block::Q8_0 => each!(|p| _mm256_loadu_si256(p.add(2).cast())),
+                _mm256_and_si256(bits(p.add(4)), _mm256_set1_epi8(16)),
+            ),
+            _ => _mm256_loadu_si256(p.add(2).cast()),
+        };
+        (q, half(p), m)
+    }
+
+    /// `Block::scales` and `Block::unpack` of every block of `row`, into `to`.
+    pub unsafe fn unpack(block: Block, row: &[u8], to: &mut Unpacked) {
+        by_block!(block, unpack_as(row, to))
+    }
+
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn unpack_as<const B: u8>(row: &[u8], to: &mut Unpacked) {
+        let nb = row.len() / layout(B).0;
+        assert!(to.q.len() >= nb * QK && to.d.len() >= nb && to.m.len() >= nb);
+        for b in 0..nb {
+            let (q, d, m) = decode::<B>(row.as_ptr().add(b * layout(B).0));
+            _mm256_storeu_si256(to.q.as_mut_ptr().add(b * QK).cast(), q);
+            (to.d[b], to.m[b]) = (d, m);
         }
+    }
+
+    /// One stored row times one quantized row of `x` (a decode step), each block decoded in
+    /// registers: `dot_avx512` (or `dot_avx2`) of the unpacked row and its minima, without
+    /// writing them out.
+    pub unsafe fn row_dot(
+        path: super::Path,
+        block: Block,
+        row: &[u8],
+        x: &[i8],
+        xd: &[f32],
+        xs: &[f32],
+    ) -> f32 {
+        if path == super::Path::Avx512 {
+            by_block!(block, row_dot512(row, x, xd, xs))
+        } else {
+            by_block!(block, row_dot256(row, x, xd, xs))
+        }
+    }
+
+    /// Σ w·x of 32 bytes each, as i32 lanes: unsigned w straight into maddubs, signed w's
+    /// magnitude with x given its sign (maddubs takes unsigned × signed bytes; the pairwise
+    /// i16 sums stay below 2·128·127 < 2¹⁵).
+    #[inline(always)]
+    unsafe fn products256<const UNSIGNED: bool>(w: __m256i, x: __m256i) -> __m256i {
+        let pairs = if UNSIGNED {
+            _mm256_maddubs_epi16(w, x)
+        } else {
+            _mm256_maddubs_epi16(_mm256_sign_epi8(w, w), _mm256_sign_epi8(x, w))
+        };
+        _mm256_madd_epi16(pairs, _mm256_set1_epi16(1))
+    }
+
+    #[target_feature(enable = "avx2,fma,f16c")]
+    unsafe fn row_dot256<const B: u8>(row: &[u8], x: &[i8], xd: &[f32], xs: &[f32]) -> f32 {
+        let (size, min) = layout(B);
+        let nb = xd.len();
+        assert!(row.len() >= nb * size && x.len() >= nb * QK && xs.len() >= nb);
+        let one = |b: usize, acc: __m256, mins: &mut f32| {
+            let (w, d, m) = decode::<B>(row.as_ptr().add(b * size));
+            let xv = _mm256_loadu_si256(x.as_ptr().add(b * QK).cast());
+            let sums = if min {
+                products256::<true>(w, xv)
+            } else {
+                products256::<false>(w, xv)
+            };
+            *mins += m * xs[b];
+            _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(d * xd[b]), acc)
+        };
+        let (mut a, mut c, mut mins) = (_mm256_setzero_ps(), _mm256_setzero_ps(), 0f32);
+        let mut b = 0;
+        while b + 2 <= nb {
+            a = one(b, a, &mut mins);
+            c = one(b + 1, c, &mut mins);
+            b += 2;
+        }
+        if b < nb {
+            a = one(b, a, &mut mins);
+        }
+        hsum256(_mm256_add_ps(a, c)) + mins
+    }
+
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vnni")]
+    unsafe fn row_dot512<const B: u8>(row: &[u8], x: &[i8], xd: &[f32], xs: &[f32]) -> f32 {
+        let (size, min) = layout(B);
+        let nb = xd.len();
+        assert!(row.len() >= nb * size && x.len() >= nb * QK && xs.len() >= nb);
+        let zero = _mm512_setzero_si512();
+        // Blocks b and b + 1, into `acc`.
+        let pair = |b: usize, acc: __m512, mins: &mut f32| {
+            let (w0, d0, m0) = decode::<B>(row.as_ptr().add(b * size));
+            let (w1, d1, m1) = decode::<B>(row.as_ptr().add((b + 1) * size));
+            let wv = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(w0), w1);
+            let xv = _mm512_loadu_si512(x.as_ptr().add(b * QK).cast());
+            let sums = if min {
+                _mm512_dpbusd_epi32(zero, wv, xv)
+            } else {
+                let signed = _mm512_mask_sub_epi8(xv, _mm512_movepi8_mask(wv), zero, xv);
+                _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(wv), signed)
+            };
+            *mins += m0 * xs[b] + m1 * xs[b + 1];
+            let scale = _mm512_mask_blend_ps(
+                0xFF00,
+                _mm512_set1_ps(d0 * xd[b]),
+                _mm512_set1_ps(d1 * xd[b + 1]),
+            );
+            _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scale, acc)
+        };
+        let (mut a, mut c, mut mins) = (_mm512_setzero_ps(), _mm512_setzero_ps(), 0f32);
+        let mut b = 0;
+        while b + 4 <= nb {
+            a = pair(b, a, &mut mins);
+            c = pair(b + 2, c, &mut mins);
+            b += 4;
+        }
+        if b + 2 <= nb {
+            a = pair(b, a, &mut mins);
+            b += 2;
+        }
+        let mut sum = _mm512_reduce_add_ps(_mm512_add_ps(a, c)) + mins;
+        if b < nb {
+            sum += row_dot256::<B>(&row[b * size..], &x[b * QK..], &xd[b..], &xs[b..]);
+        }
+        sum
     }
 
     #[inline(always)]
