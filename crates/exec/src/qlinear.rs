@@ -22,7 +22,7 @@ use half::f16;
 /// Values per block, in every format here and in the quantized rows of `x`.
 const QK: usize = 32;
 /// Output rows per unit of work: their stored blocks stay in cache across the rows of `x`.
-const UNIT: usize = 16;
+pub(crate) const UNIT: usize = 16;
 /// Rows of `x` per tile: their quantized values stay in L2 while a unit's rows pass over them.
 const TILE: usize = 64;
 /// Whether the product on `path` quantizes `m` rows of `x` to 8 bits (else it multiplies them
@@ -34,7 +34,7 @@ fn quantizes_x(path: Path, m: usize) -> bool {
 /// From this many rows of `x` on, AVX-512 dequantizes a unit's weight rows to f32 and multiplies
 /// `x` as it is: the dequantization is shared by the rows, and an f32 multiply–add does 16
 /// products where a block's integer sum, scaled, costs about 8 instructions for 64.
-const PROMPT: usize = 4;
+pub(crate) const PROMPT: usize = 4;
 
 /// A GGUF block format this module multiplies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -390,7 +390,7 @@ impl Unpacked {
 }
 
 #[cfg(target_arch = "x86_64")]
-mod x86 {
+pub(crate) mod x86 {
     use super::{Block, Unpacked, QK};
     use std::arch::x86_64::*;
 
@@ -482,7 +482,7 @@ mod x86 {
     }
 
     /// `Block::scales` and `Block::unpack` of every block of `row`, into `to`.
-    pub unsafe fn unpack(block: Block, row: &[u8], to: &mut Unpacked) {
+    pub(super) unsafe fn unpack(block: Block, row: &[u8], to: &mut Unpacked) {
         by_block!(block, unpack_as(row, to))
     }
 
@@ -500,7 +500,7 @@ mod x86 {
     /// One stored row times one quantized row of `x` (a decode step), each block decoded in
     /// registers: `dot_avx512` (or `dot_avx2`) of the unpacked row and its minima, without
     /// writing them out.
-    pub unsafe fn row_dot(
+    pub(super) unsafe fn row_dot(
         path: super::Path,
         block: Block,
         row: &[u8],
@@ -609,7 +609,7 @@ mod x86 {
 
     /// The unpacked row `w` as f32 values, d·q + m.
     #[target_feature(enable = "avx2,fma,avx512f,avx512bw")]
-    pub unsafe fn dequantize(w: &Unpacked, to: &mut [f32]) {
+    pub(super) unsafe fn dequantize(w: &Unpacked, to: &mut [f32]) {
         let nb = to.len() / QK;
         assert!(w.q.len() >= nb * QK && w.d.len() >= nb && w.m.len() >= nb);
         for b in 0..nb {
@@ -630,7 +630,7 @@ mod x86 {
     /// `x` and `w` loaded once per tile and step. A partial tile repeats its last row and keeps
     /// only the sums it owns.
     #[target_feature(enable = "avx2,fma,avx512f")]
-    pub unsafe fn product_f32(
+    pub(crate) unsafe fn product_f32(
         w: &[f32],
         x: &[f32],
         n: usize,
@@ -677,7 +677,7 @@ mod x86 {
     /// Σ_b d_w[b]·d_x[b]·Σ w·x over the blocks. maddubs multiplies unsigned by signed bytes, so
     /// |w| meets x with w's sign; its pairwise i16 sums stay below 2·128·127 < 2¹⁵.
     #[target_feature(enable = "avx2,fma")]
-    pub unsafe fn dot_avx2(w: &[i8], wd: &[f32], x: &[i8], xd: &[f32]) -> f32 {
+    pub(super) unsafe fn dot_avx2(w: &[i8], wd: &[f32], x: &[i8], xd: &[f32]) -> f32 {
         let nb = xd.len();
         assert!(w.len() >= nb * QK && x.len() >= nb * QK && wd.len() >= nb);
         let ones = _mm256_set1_epi16(1);
@@ -695,7 +695,7 @@ mod x86 {
     /// `dot_avx2` two blocks an instruction: VNNI's dpbusd sums four byte products into each
     /// i32 lane without saturating.
     #[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vnni")]
-    pub unsafe fn dot_avx512(w: &[i8], wd: &[f32], x: &[i8], xd: &[f32]) -> f32 {
+    pub(super) unsafe fn dot_avx512(w: &[i8], wd: &[f32], x: &[i8], xd: &[f32]) -> f32 {
         let nb = xd.len();
         assert!(w.len() >= nb * QK && x.len() >= nb * QK && wd.len() >= nb);
         let zero = _mm512_setzero_si512();

@@ -1,8 +1,9 @@
-//! Weights by checkpoint name: from safetensors files (memory-mapped, as f32) or a GGUF file,
-//! dequantized to f32, or (`Hold::Stored`) its quantized projections kept in their blocks for
-//! candle's quantized kernels; llama.cpp's Q/K row permutation undone either way, so that RoPE
-//! reads them as transformers does.
+//! Weights by checkpoint name, from safetensors files or a GGUF file: every one in f32, or
+//! (`Hold::Stored`) the projections as stored, a GGUF's in their quantized blocks and a
+//! safetensors checkpoint's 16-bit float matrices in 16 bits; llama.cpp's Q/K row permutation
+//! undone either way, so that RoPE reads them as transformers does.
 
+use crate::halflinear::{Half, HalfLinear};
 use crate::linear::Packed;
 use crate::qlinear::{Block, QLinear};
 use anatomy_checkpoint::{Checkpoint, Format};
@@ -18,10 +19,10 @@ use std::path::Path;
 pub enum Hold {
     /// Every weight dequantized to f32: the path the parity tests run.
     F32,
-    /// A GGUF's quantized projections in their stored blocks, multiplied by the kernels of
-    /// `qlinear` (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) or candle's (the K-quants), both quantizing
-    /// the activations to 8 bits on the fly as llama.cpp does; everything else, and every
-    /// safetensors weight, in f32.
+    /// The projections as stored: a GGUF's in their quantized blocks, multiplied by the
+    /// kernels of `qlinear` (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) or candle's (the K-quants); a
+    /// safetensors checkpoint's bf16 and f16 matrices in 16 bits (`halflinear`). Everything
+    /// else in f32.
     Stored,
 }
 
@@ -29,9 +30,9 @@ pub struct Weights {
     pub tensors: HashMap<String, Tensor>,
     /// Projection weights, moved out of `tensors` and packed for the kernel of `linear`.
     pub packed: HashMap<String, Packed>,
-    /// A GGUF's quantized 2-D tensors as stored (`Hold::Stored`), until `Model::new` keeps the
-    /// projections among them (`quantized`) and dequantizes the rest.
-    pub stored: HashMap<String, QTensor>,
+    /// The 2-D tensors held as stored (`Hold::Stored`), until `Model::new` keeps the
+    /// projections among them (`quantized`) and converts the rest to f32.
+    pub stored: HashMap<String, Stored>,
     /// Projection weights in their stored blocks.
     pub quantized: HashMap<String, Quantized>,
     pub format: Format,
@@ -61,7 +62,9 @@ impl Weights {
         // Only a checkpoint whose tensor bytes are all where its header says reaches candle.
         checkpoint.data_is_sound()?;
         match (&checkpoint.format, &checkpoint.gguf) {
-            (Format::Safetensors, _) => Self::safetensors(Path::new(&checkpoint.path), progress),
+            (Format::Safetensors, _) => {
+                Self::safetensors(Path::new(&checkpoint.path), hold, progress)
+            }
             (Format::Gguf, Some(header)) => {
                 Self::gguf(Path::new(&checkpoint.path), header, spec, hold, progress)
             }
@@ -69,7 +72,11 @@ impl Weights {
         }
     }
 
-    fn safetensors(dir: &Path, progress: &mut dyn FnMut(usize, usize)) -> Result<Weights, Error> {
+    fn safetensors(
+        dir: &Path,
+        hold: Hold,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Weights, Error> {
         let shown = dir.display().to_string();
         let mut files: Vec<_> = std::fs::read_dir(dir)
             .map_err(|e| err(&shown, e))?
@@ -77,16 +84,63 @@ impl Weights {
             .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
             .collect();
         files.sort();
-        let mut tensors = HashMap::new();
+        let mut w = Weights::new(HashMap::new(), Format::Safetensors);
         for (i, f) in files.iter().enumerate() {
-            let loaded = candle_core::safetensors::load(f, &Device::Cpu)
-                .map_err(|e| err(&f.display().to_string(), e))?;
-            for (name, t) in loaded {
-                tensors.insert(name, t.to_dtype(DType::F32).map_err(|e| err(&shown, e))?);
+            if hold == Hold::Stored {
+                w.safetensors_stored(f)?;
+            } else {
+                let loaded = candle_core::safetensors::load(f, &Device::Cpu)
+                    .map_err(|e| err(&f.display().to_string(), e))?;
+                for (name, t) in loaded {
+                    let t = t.to_dtype(DType::F32).map_err(|e| err(&shown, e))?;
+                    w.tensors.insert(name, t);
+                }
             }
             progress(i + 1, files.len());
         }
-        Ok(Weights::new(tensors, Format::Safetensors))
+        Ok(w)
+    }
+
+    /// One safetensors file's tensors: its bf16 and f16 matrices into `stored` as they are, the
+    /// rest into `tensors` in f32. The file is mapped, and each tensor's pages are given back
+    /// once copied, so memory holds the copies and never the file besides.
+    fn safetensors_stored(&mut self, f: &Path) -> Result<(), Error> {
+        let shown = f.display().to_string();
+        let file = std::fs::File::open(f).map_err(|e| err(&shown, e))?;
+        // SAFETY: a read-only mapping, dropped before this returns.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| err(&shown, e))?;
+        let st = safetensors::SafeTensors::deserialize(&map).map_err(|e| err(&shown, e))?;
+        for (name, view) in st.tensors() {
+            let data = view.data();
+            let half = match view.dtype() {
+                safetensors::Dtype::BF16 => Some(Half::Bf16),
+                safetensors::Dtype::F16 => Some(Half::F16),
+                _ => None,
+            };
+            match (half, view.shape()) {
+                (Some(half), &[out, n]) => {
+                    let bits = data
+                        .chunks_exact(2)
+                        .map(|b| u16::from_le_bytes([b[0], b[1]]));
+                    let h = HalfLinear::new(half, bits.collect(), out, n);
+                    self.stored
+                        .insert(name, Stored::Half(h.map_err(|e| err(&shown, e))?));
+                }
+                _ => {
+                    let t = candle_core::safetensors::Load::load(&view, &Device::Cpu)
+                        .and_then(|t| t.to_dtype(DType::F32))
+                        .map_err(|e| err(&shown, e))?;
+                    self.tensors.insert(name, t);
+                }
+            }
+            let offset = data.as_ptr() as usize - map.as_ptr() as usize;
+            // SAFETY: the mapping is private and read-only: pages given back are read again
+            // from the file if touched.
+            let _ = unsafe {
+                map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, data.len())
+            };
+        }
+        Ok(())
     }
 
     fn gguf(
@@ -121,7 +175,7 @@ impl Weights {
                 if let Some(h) = heads {
                     q = unpermute_blocks(&q, h).map_err(|e| err(&shown, e))?;
                 }
-                w.stored.insert(name.clone(), q);
+                w.stored.insert(name.clone(), Stored::Blocks(q));
             } else {
                 let mut t = q.dequantize(&Device::Cpu).map_err(|e| err(&shown, e))?;
                 if let Some(h) = heads {
@@ -137,12 +191,16 @@ impl Weights {
     /// Keep the stored tensors `which` accepts for the quantized matmul, and dequantize the
     /// others (the embedding, which is looked up by row, and any not multiplied by `linear`).
     pub fn keep_quantized(&mut self, which: impl Fn(&str) -> bool) -> Result<(), Error> {
-        for (name, q) in std::mem::take(&mut self.stored) {
+        for (name, s) in std::mem::take(&mut self.stored) {
             if which(&name) {
-                let m = Quantized::new(q).map_err(|e| err(&name, e))?;
+                let m = Quantized::new(s).map_err(|e| err(&name, e))?;
                 self.quantized.insert(name, m);
             } else {
-                let t = q.dequantize(&Device::Cpu).map_err(|e| err(&name, e))?;
+                let t = match s {
+                    Stored::Blocks(q) => q.dequantize(&Device::Cpu),
+                    Stored::Half(h) => h.dequantize(),
+                };
+                let t = t.map_err(|e| err(&name, e))?;
                 self.tensors.insert(name, t);
             }
         }
@@ -197,14 +255,27 @@ impl Weights {
     }
 }
 
-/// A projection weight in its stored blocks, with the kernel that multiplies it.
+/// A 2-D tensor as a checkpoint stores it.
+pub enum Stored {
+    /// In a GGUF's quantized blocks.
+    Blocks(QTensor),
+    /// In 16-bit floats.
+    Half(HalfLinear),
+}
+
+/// A projection weight as stored, with the kernel that multiplies it.
 pub enum Quantized {
     Own(QLinear),
     Candle(QMatMul),
+    Half(HalfLinear),
 }
 
 impl Quantized {
-    fn new(q: QTensor) -> candle_core::Result<Quantized> {
+    fn new(s: Stored) -> candle_core::Result<Quantized> {
+        let q = match s {
+            Stored::Half(h) => return Ok(Quantized::Half(h)),
+            Stored::Blocks(q) => q,
+        };
         match Block::of(q.dtype()) {
             Some(block) => {
                 let (out, n) = q.shape().dims2()?;
@@ -219,6 +290,7 @@ impl Quantized {
     pub fn times(&self, x: &Tensor) -> candle_core::Result<Tensor> {
         match self {
             Quantized::Own(q) => q.times(x),
+            Quantized::Half(h) => h.times(x),
             // Candle's quantized kernels: a 2-D input, contiguous.
             Quantized::Candle(q) => candle_core::Module::forward(q, &x.contiguous()?),
         }
@@ -228,6 +300,7 @@ impl Quantized {
     pub fn rows(&self, ids: &[u32]) -> candle_core::Result<Tensor> {
         match self {
             Quantized::Own(q) => q.rows(ids),
+            Quantized::Half(h) => h.rows(ids),
             Quantized::Candle(q) => q.embedding(&Tensor::new(ids, &Device::Cpu)?),
         }
     }
@@ -236,6 +309,7 @@ impl Quantized {
     fn format(&self) -> String {
         match self {
             Quantized::Own(q) => format!("{:?}", q.block()),
+            Quantized::Half(h) => format!("{:?}", h.half()).to_uppercase(),
             Quantized::Candle(QMatMul::QTensor(q)) => format!("{:?}", q.dtype()),
             Quantized::Candle(_) => "f32".into(),
         }

@@ -81,7 +81,9 @@ fn every_stored_format_gives_the_f32_paths_logits_within_its_tolerance() {
                 .to_dtype(DType::F32)
                 .unwrap();
             exact.tensors.insert(name.clone(), d);
-            stored.stored.insert(name.clone(), q);
+            stored
+                .stored
+                .insert(name.clone(), anatomy_exec::weights::Stored::Blocks(q));
         }
         let stored = Model::new(spec.clone(), stored).unwrap();
         let held = stored.held();
@@ -102,4 +104,69 @@ fn every_stored_format_gives_the_f32_paths_logits_within_its_tolerance() {
             "{format:?}: {worst} > {tolerance} × {scale}"
         );
     }
+}
+
+#[path = "../../../tests/support/fixtures.rs"]
+mod fixtures;
+
+/// Every parity fixture (each family the executor runs, default and published configs) saved in
+/// bf16: held as stored, its 16-bit matrices multiplied in 16 bits, it gives the logits of the
+/// same file widened to f32 at load, to f32 rounding (the values are the same; only the order
+/// of the sums differs).
+#[test]
+fn every_fixture_in_bf16_runs_stored_as_it_runs_widened_to_f32() {
+    use anatomy_exec::weights::{Hold, Weights};
+    let mut worst = (0f32, String::new());
+    for dir in fixtures::all() {
+        let name = fixtures::name(&dir);
+        let tmp = tempfile::tempdir().unwrap();
+        let loaded =
+            candle_core::safetensors::load(dir.join("model.safetensors"), &Device::Cpu).unwrap();
+        let bf16: std::collections::HashMap<String, candle_core::Tensor> = loaded
+            .into_iter()
+            .map(|(n, t)| {
+                let t = if t.dtype().is_float() {
+                    t.to_dtype(DType::BF16).unwrap()
+                } else {
+                    t
+                };
+                (n, t)
+            })
+            .collect();
+        candle_core::safetensors::save(&bf16, tmp.path().join("model.safetensors")).unwrap();
+        std::fs::copy(dir.join("config.json"), tmp.path().join("config.json")).unwrap();
+        let c = anatomy_checkpoint::open(tmp.path()).unwrap();
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
+                .unwrap();
+        let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
+        let run = |hold: Hold| -> (Vec<f32>, String) {
+            let w = Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap();
+            let m = Model::new(spec.clone(), w).unwrap();
+            let v = m
+                .forward(&ids, &mut Cache::new(spec.layers as usize))
+                .unwrap();
+            (v.flatten_all().unwrap().to_vec1().unwrap(), m.held())
+        };
+        let ((stored, held), (widened, _)) = (run(Hold::Stored), run(Hold::F32));
+        assert!(held.contains("BF16 × "), "{name}: {held}");
+        let scale = widened.iter().fold(1f32, |m, v| m.max(v.abs()));
+        let diff = stored
+            .iter()
+            .zip(&widened)
+            .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+        assert!(
+            diff <= 1e-4 * scale,
+            "{name}: logits {diff} apart (largest {scale})"
+        );
+        if diff / scale > worst.0 {
+            worst = (diff / scale, name);
+        }
+    }
+    let count = fixtures::all().len();
+    eprintln!(
+        "{count} fixtures; largest difference: {:.1e} of the largest logit ({})",
+        worst.0, worst.1
+    );
 }
