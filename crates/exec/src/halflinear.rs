@@ -168,7 +168,7 @@ mod x86 {
     /// The row `w` in f32, into `to`.
     #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw")]
     pub unsafe fn widen(half: Half, w: &[u16], to: &mut [f32]) {
-        assert!(to.len() == w.len() && w.len() % 16 == 0);
+        assert!(to.len() == w.len() && w.len().is_multiple_of(16));
         for k in (0..w.len()).step_by(16) {
             let v = match half {
                 Half::Bf16 => widen16::<true>(w.as_ptr().add(k)),

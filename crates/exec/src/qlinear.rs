@@ -639,7 +639,7 @@ pub(crate) mod x86 {
         col0: usize,
     ) {
         let (rows, m) = (w.len() / n, x.len() / n);
-        assert!(n % 16 == 0 && w.len() == rows * n && x.len() == m * n);
+        assert!(n.is_multiple_of(16) && w.len() == rows * n && x.len() == m * n);
         for j0 in (0..rows).step_by(4) {
             let wr: [*const f32; 4] =
                 std::array::from_fn(|j| w.as_ptr().add((j0 + j).min(rows - 1) * n));
@@ -656,11 +656,10 @@ pub(crate) mod x86 {
                         }
                     }
                 }
-                for i in 0..4.min(m - i0) {
-                    for j in 0..4.min(rows - j0) {
-                        let v = _mm512_reduce_add_ps(acc[i][j]);
+                for (i, acc) in acc.iter().enumerate().take(m - i0) {
+                    for (j, acc) in acc.iter().enumerate().take(rows - j0) {
                         // SAFETY (the caller's): y is [m, outs] and these columns are its alone.
-                        y.part((i0 + i) * outs + col0 + j0 + j, 1)[0] = v;
+                        y.part((i0 + i) * outs + col0 + j0 + j, 1)[0] = _mm512_reduce_add_ps(*acc);
                     }
                 }
             }
