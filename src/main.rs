@@ -148,11 +148,12 @@ enum Command {
         /// $CANDLE_NUM_THREADS / $RAYON_NUM_THREADS).
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
-        /// How the weights are held: `stored` keeps a GGUF's quantized projections in their
-        /// blocks (candle's quantized kernels, activations quantized to 8 bits as llama.cpp
-        /// does: a fraction of the memory, slower today); `f32` dequantizes every weight (the
-        /// path the parity tests check); `auto`, f32 where that fits in the memory available.
-        #[arg(long, value_enum, default_value_t = Dtype::Auto)]
+        /// How the weights are held: `stored` (the default) multiplies the projections in the
+        /// format the checkpoint stores them (a GGUF's quantized blocks, with activations
+        /// quantized to 8 bits per block as llama.cpp does; bf16 and f16 matrices in 16 bits),
+        /// in about the file's memory; `f32` converts every weight to f32 first (the path the
+        /// parity tests check against transformers; four times a bf16 file's memory).
+        #[arg(long, value_enum, default_value_t = Dtype::Stored)]
         dtype: Dtype,
     },
     /// What differs from model A to model B: a summary in words, every differing mechanism,
@@ -206,7 +207,6 @@ enum Command {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Dtype {
-    Auto,
     Stored,
     F32,
 }
@@ -422,9 +422,8 @@ fn run(cli: Cli) -> Result<String, Error> {
                 force,
                 json,
                 hold: match dtype {
-                    Dtype::Auto => None,
-                    Dtype::Stored => Some(anatomy_exec::weights::Hold::Stored),
-                    Dtype::F32 => Some(anatomy_exec::weights::Hold::F32),
+                    Dtype::Stored => anatomy_exec::weights::Hold::Stored,
+                    Dtype::F32 => anatomy_exec::weights::Hold::F32,
                 },
             };
             if tiny {
@@ -745,8 +744,7 @@ struct Request {
     logits: Option<PathBuf>,
     force: bool,
     json: bool,
-    /// `None`: anatomy chooses (`Opened::auto_hold`).
-    hold: Option<anatomy_exec::weights::Hold>,
+    hold: anatomy_exec::weights::Hold,
 }
 
 /// A progress bar on stderr when it is a terminal; nothing otherwise.
@@ -850,18 +848,15 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         opened.eos_ids()?
     };
     let bar = Bar::count("loading weights");
-    let (hold, why) = match req.hold {
-        Some(h) => (h, "--dtype".to_string()),
-        None => {
-            let (h, why) = opened.auto_hold();
-            (h, format!("--dtype auto: {why}"))
-        }
-    };
-    let model = opened.load(hold, &mut |done, total| {
+    let model = opened.load(req.hold, &mut |done, total| {
         bar.report(done as u64, total as u64)
     })?;
     bar.finish();
-    eprintln!("weights: {} ({why})", model.held());
+    let flag = match req.hold {
+        anatomy_exec::weights::Hold::Stored => "stored",
+        anatomy_exec::weights::Hold::F32 => "f32",
+    };
+    eprintln!("weights: {} (--dtype {flag})", model.held());
     if let Some(out) = req.logits {
         output::write(&out, &session::logits_npy(&model, &ids)?, req.force)?;
         return Ok(format!(

@@ -402,9 +402,8 @@ fn run_greedy_decodes_smollm2_like_transformers() {
     assert!(err.contains("weights: f32"), "{err}");
 }
 
-/// Asked to, `run` keeps a GGUF's quantized projections in their blocks, and says so; its
-/// greedy continuation is the dequantized path's (itself transformers'). Left to choose, it
-/// says why it chose.
+/// `run` keeps a GGUF's quantized projections in their blocks, by default and when asked, and
+/// says so; its greedy continuation is the dequantized path's (itself transformers').
 #[test]
 #[cfg_attr(
     not(has_smollm2),
@@ -439,7 +438,9 @@ fn run_keeps_a_ggufs_quantized_weights_stored_when_asked() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("(--dtype auto: "), "{err}");
+    // Stored is the default, and says so.
+    assert!(err.contains("weights: stored format (Q4_1 × "), "{err}");
+    assert!(err.contains("(--dtype stored)"), "{err}");
 }
 
 /// In its stored format the GGUF continues "The capital of France is" as llama.cpp does on the

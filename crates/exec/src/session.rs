@@ -63,20 +63,6 @@ impl Opened {
         }
     }
 
-    /// How to hold the weights when the user leaves it to anatomy: dequantized to f32 (the
-    /// faster kernels today) where that fits in the memory available, else a GGUF's quantized
-    /// projections in their blocks; with the reason, in words.
-    pub fn auto_hold(&self) -> (crate::weights::Hold, String) {
-        let c = &self.checkpoint;
-        let quantized = c.tensors.iter().any(|t| t.dtype.starts_with('Q'));
-        let values: u128 = c
-            .tensors
-            .iter()
-            .map(|t| t.shape.iter().map(|&d| d as u128).product::<u128>())
-            .sum();
-        choose_hold(quantized, values, available_memory())
-    }
-
     /// Load every weight, held as `hold` says, and make the model, reporting
     /// `progress(done, total)`.
     /// A checkpoint missing a tensor the graph reads, or holding one of another shape, is refused
@@ -103,49 +89,6 @@ impl Opened {
         let w = Weights::load_held(&self.checkpoint, &self.spec, hold, progress)?;
         Model::new(self.spec, w)
     }
-}
-
-/// `auto_hold`'s choice for a checkpoint of `values` weights, some of them `quantized`, with
-/// `available` bytes of memory.
-fn choose_hold(
-    quantized: bool,
-    values: u128,
-    available: Option<u64>,
-) -> (crate::weights::Hold, String) {
-    use crate::weights::Hold;
-    if !quantized {
-        return (Hold::F32, "no quantized tensor".into());
-    }
-    // Packed for the f32 kernel the weights take about 1.3× their f32 size.
-    let need = values * 4 * 13 / 10;
-    let gb = |b: u128| format!("{:.2} GB", b as f64 / 1e9);
-    match available {
-        Some(have) if need > have as u128 => (
-            Hold::Stored,
-            format!(
-                "dequantized they would need about {}, more than the {} available",
-                gb(need),
-                gb(have as u128)
-            ),
-        ),
-        Some(have) => (
-            Hold::F32,
-            format!(
-                "dequantized they need about {}, within the {} available",
-                gb(need),
-                gb(have as u128)
-            ),
-        ),
-        None => (Hold::F32, "the memory available is unknown".into()),
-    }
-}
-
-/// Bytes of memory the system can give without swapping (`MemAvailable`), where it says.
-fn available_memory() -> Option<u64> {
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kb.checked_mul(1024)
 }
 
 /// The ids of `text` under `tok`; errors name `--prompt`.
@@ -289,24 +232,4 @@ pub fn op_values(path: &Path, g: &Graph, lenient: bool) -> Result<Values, Error>
         Vec::new(),
         note,
     ))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::choose_hold;
-    use crate::weights::Hold;
-
-    #[test]
-    fn auto_keeps_quantized_weights_stored_only_where_f32_would_not_fit() {
-        let gb = 1_000_000_000u64;
-        // 8 billion weights: about 41.6 GB in f32.
-        let eight_b = 8_000_000_000u128;
-        assert_eq!(choose_hold(true, eight_b, Some(24 * gb)).0, Hold::Stored);
-        assert_eq!(choose_hold(true, eight_b, Some(64 * gb)).0, Hold::F32);
-        assert_eq!(choose_hold(false, eight_b, Some(gb)).0, Hold::F32);
-        assert_eq!(choose_hold(true, eight_b, None).0, Hold::F32);
-        assert!(choose_hold(true, eight_b, Some(24 * gb))
-            .1
-            .contains("41.60 GB"));
-    }
 }

@@ -208,7 +208,7 @@ impl Weights {
     }
 
     /// How the weights are held, for `run` to say: "f32", or the stored formats kept with
-    /// their tensor counts ("Q4_1 × 210 stored, the rest f32").
+    /// their tensor counts ("stored format (Q4_1 × 210 projections), the rest f32").
     pub fn held(&self) -> String {
         let mut by: std::collections::BTreeMap<String, usize> = Default::default();
         for m in self.quantized.values() {
@@ -219,7 +219,7 @@ impl Weights {
         }
         let kinds: Vec<String> = by.iter().map(|(k, n)| format!("{k} × {n}")).collect();
         format!(
-            "stored format ({} quantized projections), the rest f32",
+            "stored format ({} projections), the rest f32",
             kinds.join(", ")
         )
     }
