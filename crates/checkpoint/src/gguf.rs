@@ -73,7 +73,9 @@ fn number(v: &Value) -> Option<f64> {
         Value::I32(x) => *x as f64,
         Value::U64(x) => *x as f64,
         Value::I64(x) => *x as f64,
-        Value::F32(x) => *x as f64,
+        // The shortest decimal that is this f32: the value the converter was given (1e-5, not
+        // 9.99999974738e-6), which is the same f32.
+        Value::F32(x) => x.to_string().parse().ok()?,
         Value::F64(x) => *x,
         _ => return None,
     })
@@ -154,6 +156,12 @@ fn config(
     put("attn_logit_softcapping", "attn_logit_softcapping", false)?;
     put("final_logit_softcapping", "final_logit_softcapping", false)?;
     put("vocab_size", "vocab_size", true)?;
+    put("num_local_experts", "expert_count", true)?;
+    put("num_experts_per_tok", "expert_used_count", true)?;
+    // llama.cpp writes Mixtral as a llama with experts.
+    if arch == "llama" && cfg.get("num_local_experts").and_then(|v| v.as_u64()) > Some(0) {
+        cfg.insert("model_type".into(), json!("mixtral"));
+    }
     if !cfg.contains_key("vocab_size") {
         if let Some(Value::Array(tokens)) = h.get("tokenizer.ggml.tokens") {
             cfg.insert("vocab_size".into(), json!(tokens.len()));

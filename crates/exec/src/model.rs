@@ -179,14 +179,17 @@ impl Model {
         self.weights.held()
     }
 
-    /// A model the executor can run (every family; MoE GGUF checkpoints not yet).
+    /// A model the executor can run: every family; from a GGUF, those whose experts it stores
+    /// apart as gate, up and down (Mixtral's layout).
     pub fn new(spec: Spec, weights: Weights) -> Result<Model, Error> {
-        if weights.format == Format::Gguf && spec.is_moe() {
-            return Err(Error::new(
-                &spec.name,
-                "",
-                "mixture-of-experts GGUF checkpoints are not executed yet",
-            ));
+        if let Some(m) = spec.moe.as_ref().filter(|_| weights.format == Format::Gguf) {
+            if m.storage != anatomy_core::spec::ExpertStorage::PerExpert || !spec.mlp.gated {
+                return Err(Error::new(
+                    &spec.name,
+                    "",
+                    "this mixture-of-experts layout is not executed from GGUF files yet (Mixtral's is)",
+                ));
+            }
         }
         let mut model = Model {
             spec,
@@ -314,7 +317,14 @@ impl Model {
             Format::Gguf => gguf,
             Format::Safetensors => self.spec.hf_wrap.apply(&hf),
         };
-        instantiate(&t, b.map(|b| b as u64), e.map(|e| e as u64))
+        let name = instantiate(&t, b.map(|b| b as u64), e.map(|e| e as u64));
+        match e {
+            // A GGUF stacks a layer's experts in one tensor, split at load (`Weights::gguf`).
+            Some(e) if self.weights.format == Format::Gguf && !t.contains("{e}") => {
+                format!("{name}[{e}]")
+            }
+            _ => name,
+        }
     }
 
     fn w(&self, role: Role, b: Option<usize>) -> Res<&Tensor> {

@@ -155,8 +155,12 @@ impl Weights {
         let mut reader = std::io::BufReader::new(anatomy_checkpoint::open_regular(path)?);
         let names: Vec<String> = content.tensor_infos.keys().cloned().collect();
         let mut w = Weights::new(HashMap::new(), Format::Gguf);
-        // llama.cpp stores a llama model's Q and K rows permuted for its RoPE layout.
-        let permuted = spec.model_type == "llama";
+        // llama.cpp stores a llama model's Q and K rows permuted for its RoPE layout (a
+        // Mixtral's too: it writes one as a llama with experts).
+        let permuted = matches!(
+            header.get("general.architecture"),
+            Some(candle_core::quantized::gguf_file::Value::String(a)) if a == "llama"
+        );
         for (i, name) in names.iter().enumerate() {
             let mut q = content
                 .tensor(&mut reader, name, &Device::Cpu)
@@ -170,6 +174,22 @@ impl Weights {
             } else {
                 None
             };
+            if q.rank() == 3 && name.contains("_exps.") {
+                // A layer's experts stacked [E, out, in]: one 2-D tensor each, `name[e]`, so
+                // each is multiplied on its own and only when routed to.
+                let stored = hold == Hold::Stored && is_quantized(q.dtype());
+                for (e, part) in split_experts(&q, stored).map_err(|e| err(&shown, e))? {
+                    let part_name = format!("{name}[{e}]");
+                    match part {
+                        Part::Blocks(q) => {
+                            w.stored.insert(part_name, Stored::Blocks(q)).map(|_| ())
+                        }
+                        Part::F32(t) => w.tensors.insert(part_name, t).map(|_| ()),
+                    };
+                }
+                progress(i + 1, names.len());
+                continue;
+            }
             let keep = hold == Hold::Stored && q.rank() == 2 && is_quantized(q.dtype());
             if keep {
                 if let Some(h) = heads {
@@ -313,6 +333,34 @@ impl Quantized {
             Quantized::Candle(QMatMul::QTensor(q)) => format!("{:?}", q.dtype()),
             Quantized::Candle(_) => "f32".into(),
         }
+    }
+}
+
+/// One expert's slab of a stacked tensor.
+enum Part {
+    Blocks(QTensor),
+    F32(Tensor),
+}
+
+/// The experts of a stacked [E, out, in] tensor, each [out, in]: in their blocks (`stored`; a
+/// row's blocks run along it, so an expert's are a contiguous run of bytes) or in f32.
+fn split_experts(q: &QTensor, stored: bool) -> candle_core::Result<Vec<(usize, Part)>> {
+    let (experts, out, n) = q.shape().dims3()?;
+    if stored {
+        let data = q.data()?;
+        let each = data.len() / experts.max(1);
+        (0..experts)
+            .map(|e| {
+                let bytes = std::borrow::Cow::Owned(data[e * each..(e + 1) * each].to_vec());
+                let storage = QStorage::from_data(bytes, &Device::Cpu, q.dtype())?;
+                Ok((e, Part::Blocks(QTensor::new(storage, (out, n))?)))
+            })
+            .collect()
+    } else {
+        let t = q.dequantize(&Device::Cpu)?;
+        (0..experts)
+            .map(|e| Ok((e, Part::F32(t.get(e)?.contiguous()?))))
+            .collect()
     }
 }
 

@@ -170,3 +170,87 @@ fn every_fixture_in_bf16_runs_stored_as_it_runs_widened_to_f32() {
         worst.0, worst.1
     );
 }
+
+/// A Mixtral GGUF as llama.cpp's converter writes one (scripts/make_gguf_fixtures.py: each
+/// layer's experts stacked in one tensor, Q and K rows permuted): in F32 it gives transformers'
+/// logits, in one pass and token by token; its Q8_0 copy, held as stored (each expert's slab of
+/// blocks multiplied on its own), gives the f32 path's within the Q8_0 tolerance above.
+#[test]
+fn a_mixture_of_experts_gguf_runs_like_transformers_and_stored_like_f32() {
+    use anatomy_exec::weights::{Hold, Weights};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gguf/mixtral");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
+    let want: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
+    let model = |file: &str, hold: Hold| {
+        let c = anatomy_checkpoint::open(&dir.join(file)).unwrap();
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        assert!(spec.is_moe(), "{file}: read as {}", spec.model_type);
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+        assert!(
+            r.missing.is_empty() && r.misshaped.is_empty(),
+            "{file}: {:?} {:?}",
+            r.missing,
+            r.misshaped
+        );
+        Model::new(
+            spec.clone(),
+            Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap(),
+        )
+        .unwrap()
+    };
+    let rows = |m: &Model| -> Vec<Vec<f32>> {
+        m.forward(&ids, &mut Cache::new(m.spec.layers as usize))
+            .unwrap()
+            .to_vec2()
+            .unwrap()
+    };
+    let apart = |a: &[Vec<f32>], b: &[Vec<f32>]| {
+        a.iter()
+            .flatten()
+            .zip(b.iter().flatten())
+            .fold(0f32, |m, (x, y)| m.max((x - y).abs()))
+    };
+    for hold in [Hold::F32, Hold::Stored] {
+        let m = model("model-f32.gguf", hold);
+        assert!(
+            apart(&rows(&m), &want) <= 1e-4,
+            "{hold:?}: {}",
+            apart(&rows(&m), &want)
+        );
+        let mut cache = Cache::new(m.spec.layers as usize);
+        let stepwise: Vec<Vec<f32>> = ids
+            .iter()
+            .map(|&id| {
+                m.forward(&[id], &mut cache)
+                    .unwrap()
+                    .to_vec2::<f32>()
+                    .unwrap()
+                    .remove(0)
+            })
+            .collect();
+        assert!(
+            apart(&stepwise, &want) <= 1e-4,
+            "{hold:?} token by token: {}",
+            apart(&stepwise, &want)
+        );
+    }
+    let (stored, exact) = (
+        model("model-q8_0.gguf", Hold::Stored),
+        model("model-q8_0.gguf", Hold::F32),
+    );
+    assert!(
+        stored.held().contains("Q8_0 × 36 projections"),
+        "{}",
+        stored.held()
+    );
+    let (a, b) = (rows(&stored), rows(&exact));
+    let scale = b.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
+    eprintln!(
+        "Q8_0 Mixtral GGUF: stored {:.2e} from f32 (largest logit {scale:.2})",
+        apart(&a, &b)
+    );
+    assert!(apart(&a, &b) <= 0.02 * scale);
+}
