@@ -82,7 +82,7 @@ def main():
                        capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"anatomy failed:\n{p.stderr[-2000:]}")
-    peak = int(re.findall(r"PEAK_KB (\d+)", p.stderr)[-1]) / 1e6 * 1024
+    peak = int(re.findall(r"PEAK_KB (\d+)", p.stderr)[-1]) * 1024 / 1e9
     held = re.search(r"weights: (.*)", p.stderr)[1]
     speed = re.search(r"prefill: .*", p.stderr)[0]
     print(f"{out.name}: {size:.2f} GB of bf16, {a.threads} threads")

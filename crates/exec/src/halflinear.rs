@@ -272,7 +272,7 @@ mod tests {
                 }).collect();
                 let wide: Vec<f32> = bits.iter().map(|&b| half.widen(b)).collect();
                 let h = HalfLinear::new(half, bits, out, n).unwrap();
-                for path in Path::available() {
+                for &path in Path::available() {
                     let mut y = vec![0f32; m * out];
                     h.product(path, &x, m, &mut y);
                     for i in 0..m {

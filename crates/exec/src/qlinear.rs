@@ -1,19 +1,26 @@
 //! `x · Wᵀ` for a weight `W` [out, n] held in a GGUF's 32-value block formats (Q4_0, Q4_1, Q5_0,
-//! Q5_1, Q8_0), read as stored: about 4.5 to 8.5 bits per weight instead of 32.
+//! Q5_1, Q8_0) or in Q4_K (super-blocks of 256: eight blocks of 32, each with a 6-bit scale and
+//! minimum), read as stored: about 4.5 to 8.5 bits per weight instead of 32.
 //!
 //! As in llama.cpp, each row of `x` is quantized once per product to 8 bits per value in blocks
 //! of 32 (a scale d and, for the formats with a minimum, s = d·Σq). A weight block is
 //! w = d_w·q_w + m_w with small integers q_w, so its dot product with an `x` block is
 //! d_w·d_x·Σ q_w·q_x + m_w·s_x: an integer sum of 32 products, one multiply–add in f32.
 //!
-//! One code path for every format: a weight row is unpacked into signed bytes (a few vector
-//! instructions a block), then dotted with every row of `x` it meets, so a prompt unpacks each
-//! weight once per tile of rows. The integer sums are exact on every path; only the order of the
-//! f32 sums differs. Paths are chosen at run time: AVX-512 (VNNI's dpbusd, two blocks an
-//! instruction), AVX2 (maddubs), or portable scalar code. These are hand-written in
-//! `std::arch`, not through `pulp` like `linear`: pulp has no 8-bit dot products.
-//! candle's quantized kernels keep the K-quant formats (they have AVX2 code for those), but
-//! multiply Q4_1, Q5_0 and Q5_1 in scalar code, which is why this module exists.
+//! Every format shares the code past the decoding of a block into 32 signed bytes (a few vector
+//! instructions), in three ways by the rows of `x`:
+//! - one row (a decode step): each block decoded in registers and dotted with `x` at once;
+//! - a few rows: a weight row unpacked once, then dotted with each;
+//! - a prompt, on AVX-512: a unit of weight rows dequantized to f32 once and multiplied with `x`
+//!   as it is, unquantized, in register tiles (f32 multiply–adds are the faster instructions
+//!   there).
+//!
+//! The integer sums are exact on every path; only the order of the f32 sums differs. Paths are
+//! chosen at run time: AVX-512 (VNNI's dpbusd, two blocks an instruction), AVX2 (maddubs), or
+//! portable scalar code, hand-written in `std::arch`, not through `pulp` like `linear`: pulp has
+//! no 8-bit dot products. candle's quantized kernels keep the other K-quant formats (they have
+//! AVX2 code for those), but multiply Q4_1, Q5_0 and Q5_1 in scalar code and a prompt's rows
+//! one by one, which is why this module exists.
 
 use crate::pool::{for_ranges, Shared};
 use candle_core::{Device, Tensor};
@@ -44,18 +51,20 @@ pub enum Block {
     Q5_0,
     Q5_1,
     Q8_0,
+    Q4K,
 }
 
 impl Block {
-    pub const ALL: [Block; 5] = [
+    pub const ALL: [Block; 6] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
         Block::Q5_1,
         Block::Q8_0,
+        Block::Q4K,
     ];
 
-    /// Bytes of one block of 32 values.
+    /// Bytes of one stored block.
     pub fn bytes(self) -> usize {
         match self {
             Block::Q4_0 => 18,
@@ -63,12 +72,21 @@ impl Block {
             Block::Q5_0 => 22,
             Block::Q5_1 => 24,
             Block::Q8_0 => 34,
+            Block::Q4K => 144,
         }
     }
 
-    /// Blocks store a minimum m besides the scale d.
+    /// Values of one stored block.
+    pub fn values(self) -> usize {
+        match self {
+            Block::Q4K => 256,
+            _ => QK,
+        }
+    }
+
+    /// Blocks store a minimum m besides the scale d (their integers are unsigned).
     fn has_min(self) -> bool {
-        matches!(self, Block::Q4_1 | Block::Q5_1)
+        matches!(self, Block::Q4_1 | Block::Q5_1 | Block::Q4K)
     }
 
     /// The format of candle's dtype, if it is one of these.
@@ -80,37 +98,55 @@ impl Block {
             G::Q5_0 => Block::Q5_0,
             G::Q5_1 => Block::Q5_1,
             G::Q8_0 => Block::Q8_0,
+            G::Q4K => Block::Q4K,
             _ => return None,
         })
     }
 
-    /// Scale and minimum of the stored block `b`.
-    #[inline(always)]
-    fn scales(self, b: &[u8]) -> (f32, f32) {
-        let h = |i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
-        (h(0), if self.has_min() { h(2) } else { 0.0 })
-    }
-
-    /// The block `b` as signed integers q, w = d·q + m (ggml's dequantize_row_* order: the low
-    /// nibbles are values 0..16, the high ones 16..32; Q5's fifth bits are bit j of qh).
-    fn unpack(self, b: &[u8], q: &mut [i8]) {
+    /// Values 32j..32j + 32 of the stored `row` as integers q, w = d·q + m, and (d, m), in
+    /// ggml's dequantize_row_* order: in the 32-value formats the low nibbles are values 0..16
+    /// and the high ones 16..32, Q5's fifth bits bit i of qh; a Q4_K super-block's 32-value
+    /// blocks take the low then the high nibbles of 32 bytes, d·scale and −dmin·min from their
+    /// 6-bit pairs (get_scale_min_k4).
+    fn decode(self, row: &[u8], j: usize, q: &mut [i8]) -> (f32, f32) {
+        let h = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
+        if self == Block::Q4K {
+            let sb = &row[(j / 8) * 144..][..144];
+            let (k, sc) = (j % 8, &sb[4..16]);
+            let (s, m) = if k < 4 {
+                (sc[k] & 63, sc[k + 4] & 63)
+            } else {
+                (
+                    (sc[k + 4] & 15) | ((sc[k - 4] >> 6) << 4),
+                    (sc[k + 4] >> 4) | ((sc[k] >> 6) << 4),
+                )
+            };
+            let shift = 4 * (k % 2);
+            for (q, &v) in q.iter_mut().zip(&sb[16 + 32 * (k / 2)..][..32]) {
+                *q = ((v >> shift) & 15) as i8;
+            }
+            return (h(sb, 0) * s as f32, -h(sb, 2) * m as f32);
+        }
+        let b = &row[j * self.bytes()..][..self.bytes()];
+        let scales = (h(b, 0), if self.has_min() { h(b, 2) } else { 0.0 });
         let (qs, qh, offset) = match self {
             Block::Q4_0 => (&b[2..18], 0, 8),
             Block::Q4_1 => (&b[4..20], 0, 0),
             Block::Q5_0 => (&b[6..22], u32::from_le_bytes([b[2], b[3], b[4], b[5]]), 16),
             Block::Q5_1 => (&b[8..24], u32::from_le_bytes([b[4], b[5], b[6], b[7]]), 0),
-            Block::Q8_0 => {
+            _ => {
                 for (q, &v) in q.iter_mut().zip(&b[2..34]) {
                     *q = v as i8;
                 }
-                return;
+                return scales;
             }
         };
-        for j in 0..16 {
+        for i in 0..16 {
             let five = |bit: usize| (((qh >> bit) & 1) << 4) as i16;
-            q[j] = ((qs[j] & 15) as i16 + five(j) - offset) as i8;
-            q[j + 16] = ((qs[j] >> 4) as i16 + five(j + 16) - offset) as i8;
+            q[i] = ((qs[i] & 15) as i16 + five(i) - offset) as i8;
+            q[i + 16] = ((qs[i] >> 4) as i16 + five(i + 16) - offset) as i8;
         }
+        scales
     }
 }
 
@@ -123,8 +159,13 @@ pub enum Path {
 }
 
 impl Path {
-    /// Every path this CPU can run, the portable one first.
-    pub fn available() -> Vec<Path> {
+    /// Every path this CPU can run, the portable one first, found once.
+    pub fn available() -> &'static [Path] {
+        static PATHS: std::sync::OnceLock<Vec<Path>> = std::sync::OnceLock::new();
+        PATHS.get_or_init(Path::detect)
+    }
+
+    fn detect() -> Vec<Path> {
         let mut paths = vec![Path::Scalar];
         #[cfg(target_arch = "x86_64")]
         {
@@ -145,10 +186,9 @@ impl Path {
         paths
     }
 
-    /// The fastest path this CPU runs, found once.
+    /// The fastest path this CPU runs.
     pub fn best() -> Path {
-        static BEST: std::sync::OnceLock<Path> = std::sync::OnceLock::new();
-        *BEST.get_or_init(|| *Path::available().last().expect("scalar is always there"))
+        *Path::available().last().expect("scalar is always there")
     }
 }
 
@@ -164,12 +204,13 @@ impl QLinear {
     /// `data` holds `out` rows of n/32 blocks each, as a GGUF stores them.
     pub fn new(block: Block, data: Vec<u8>, out: usize, n: usize) -> candle_core::Result<QLinear> {
         let size = out
-            .checked_mul(n / QK)
+            .checked_mul(n / block.values())
             .and_then(|b| b.checked_mul(block.bytes()));
-        if !n.is_multiple_of(QK) || Some(data.len()) != size {
+        if !n.is_multiple_of(block.values()) || Some(data.len()) != size {
             candle_core::bail!(
-                "{block:?} weight [{out}, {n}]: {} bytes, not {out} rows of {n}/32 blocks of {}",
+                "{block:?} weight [{out}, {n}]: {} bytes, not {out} rows of {n}/{} blocks of {}",
                 data.len(),
+                block.values(),
                 block.bytes()
             )
         }
@@ -186,7 +227,7 @@ impl QLinear {
     }
 
     fn row(&self, o: usize) -> &[u8] {
-        let len = self.n / QK * self.block.bytes();
+        let len = self.n / self.block.values() * self.block.bytes();
         &self.data[o * len..][..len]
     }
 
@@ -199,9 +240,8 @@ impl QLinear {
             if o >= self.out {
                 candle_core::bail!("token id {o} is past the vocabulary ({})", self.out)
             }
-            for b in self.row(o).chunks_exact(self.block.bytes()) {
-                let (d, m) = self.block.scales(b);
-                self.block.unpack(b, &mut q);
+            for j in 0..self.n / QK {
+                let (d, m) = self.block.decode(self.row(o), j, &mut q);
                 v.extend(q.iter().map(|&q| d * q as f32 + m));
             }
         }
@@ -336,14 +376,8 @@ impl Unpacked {
     fn fill(&mut self, path: Path, block: Block, row: &[u8]) {
         match path {
             Path::Scalar => {
-                let blocks = row.chunks_exact(block.bytes());
-                for (((b, q), d), m) in blocks
-                    .zip(self.q.chunks_exact_mut(QK))
-                    .zip(&mut self.d)
-                    .zip(&mut self.m)
-                {
-                    (*d, *m) = block.scales(b);
-                    block.unpack(b, q);
+                for (j, q) in self.q.chunks_exact_mut(QK).enumerate() {
+                    (self.d[j], self.m[j]) = block.decode(row, j, q);
                 }
             }
             // SAFETY: `available` saw AVX2 and FMA before these paths could be chosen.
@@ -435,6 +469,7 @@ pub(crate) mod x86 {
     const Q5_0: u8 = 2;
     const Q5_1: u8 = 3;
     const Q8_0: u8 = 4;
+    const Q4K: u8 = 5;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -445,24 +480,48 @@ pub(crate) mod x86 {
                 Block::Q5_0 => $f::<Q5_0>($($arg),*),
                 Block::Q5_1 => $f::<Q5_1>($($arg),*),
                 Block::Q8_0 => $f::<Q8_0>($($arg),*),
+                Block::Q4K => $f::<Q4K>($($arg),*),
             }
         };
     }
 
-    /// Bytes of a block, and whether it stores a minimum (its integers are then unsigned).
+    /// Bytes per 32 values, and whether blocks store a minimum (their integers are then
+    /// unsigned).
     const fn layout(b: u8) -> (usize, bool) {
         match b {
             Q4_0 => (18, false),
             Q4_1 => (20, true),
             Q5_0 => (22, false),
             Q5_1 => (24, true),
+            Q4K => (18, true),
             _ => (34, false),
         }
     }
 
-    /// `Block::scales` and `Block::unpack` of the block at `p`.
+    /// `Block::decode` of values 32j..32j + 32 of `row`.
     #[inline(always)]
-    unsafe fn decode<const B: u8>(p: *const u8) -> (__m256i, f32, f32) {
+    unsafe fn decode<const B: u8>(row: *const u8, j: usize) -> (__m256i, f32, f32) {
+        if B == Q4K {
+            let (sb, k) = (row.add(j / 8 * 144), j % 8);
+            let sc = |i: usize| *sb.add(4 + i);
+            let (s, m) = if k < 4 {
+                (sc(k) & 63, sc(k + 4) & 63)
+            } else {
+                (
+                    (sc(k + 4) & 15) | ((sc(k - 4) >> 6) << 4),
+                    (sc(k + 4) >> 4) | ((sc(k) >> 6) << 4),
+                )
+            };
+            let v = _mm256_loadu_si256(sb.add(16 + 32 * (k / 2)).cast());
+            let v = if k % 2 == 0 {
+                v
+            } else {
+                _mm256_srli_epi16(v, 4)
+            };
+            let q = _mm256_and_si256(v, _mm256_set1_epi8(15));
+            return (q, half(sb) * s as f32, -half(sb.add(2)) * m as f32);
+        }
+        let p = row.add(j * layout(B).0);
         let m = if layout(B).1 { half(p.add(2)) } else { 0.0 };
         let q = match B {
             Q4_0 => _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8)),
@@ -481,7 +540,7 @@ pub(crate) mod x86 {
         (q, half(p), m)
     }
 
-    /// `Block::scales` and `Block::unpack` of every block of `row`, into `to`.
+    /// `Block::decode` of every 32 values of `row`, into `to`.
     pub(super) unsafe fn unpack(block: Block, row: &[u8], to: &mut Unpacked) {
         by_block!(block, unpack_as(row, to))
     }
@@ -491,7 +550,7 @@ pub(crate) mod x86 {
         let nb = row.len() / layout(B).0;
         assert!(to.q.len() >= nb * QK && to.d.len() >= nb && to.m.len() >= nb);
         for b in 0..nb {
-            let (q, d, m) = decode::<B>(row.as_ptr().add(b * layout(B).0));
+            let (q, d, m) = decode::<B>(row.as_ptr(), b);
             _mm256_storeu_si256(to.q.as_mut_ptr().add(b * QK).cast(), q);
             (to.d[b], to.m[b]) = (d, m);
         }
@@ -511,7 +570,7 @@ pub(crate) mod x86 {
         if path == super::Path::Avx512 {
             by_block!(block, row_dot512(row, x, xd, xs))
         } else {
-            by_block!(block, row_dot256(row, x, xd, xs))
+            by_block!(block, row_dot256(row, x, xd, xs, 0))
         }
     }
 
@@ -529,13 +588,20 @@ pub(crate) mod x86 {
     }
 
     #[target_feature(enable = "avx2,fma,f16c")]
-    unsafe fn row_dot256<const B: u8>(row: &[u8], x: &[i8], xd: &[f32], xs: &[f32]) -> f32 {
+    /// Blocks `start..` of the row.
+    unsafe fn row_dot256<const B: u8>(
+        row: &[u8],
+        x: &[i8],
+        xd: &[f32],
+        xs: &[f32],
+        start: usize,
+    ) -> f32 {
         let (size, min) = layout(B);
         let nb = xd.len();
         assert!(row.len() >= nb * size && x.len() >= nb * QK && xs.len() >= nb);
         let one = |b: usize, acc: __m256, mins: &mut f32| {
             _mm_prefetch::<_MM_HINT_T0>(row.as_ptr().wrapping_add(b * size + AHEAD).cast());
-            let (w, d, m) = decode::<B>(row.as_ptr().add(b * size));
+            let (w, d, m) = decode::<B>(row.as_ptr(), b);
             let xv = _mm256_loadu_si256(x.as_ptr().add(b * QK).cast());
             let sums = if min {
                 products256::<true>(w, xv)
@@ -546,7 +612,7 @@ pub(crate) mod x86 {
             _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(d * xd[b]), acc)
         };
         let (mut a, mut c, mut mins) = (_mm256_setzero_ps(), _mm256_setzero_ps(), 0f32);
-        let mut b = 0;
+        let mut b = start;
         while b + 2 <= nb {
             a = one(b, a, &mut mins);
             c = one(b + 1, c, &mut mins);
@@ -571,8 +637,8 @@ pub(crate) mod x86 {
             let ahead = row.as_ptr().wrapping_add(b * size + AHEAD);
             _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
             _mm_prefetch::<_MM_HINT_T0>(ahead.wrapping_add(64).cast());
-            let (w0, d0, m0) = decode::<B>(row.as_ptr().add(b * size));
-            let (w1, d1, m1) = decode::<B>(row.as_ptr().add((b + 1) * size));
+            let (w0, d0, m0) = decode::<B>(row.as_ptr(), b);
+            let (w1, d1, m1) = decode::<B>(row.as_ptr(), b + 1);
             let wv = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(w0), w1);
             let xv = _mm512_loadu_si512(x.as_ptr().add(b * QK).cast());
             let sums = if min {
@@ -602,7 +668,7 @@ pub(crate) mod x86 {
         }
         let mut sum = _mm512_reduce_add_ps(_mm512_add_ps(a, c)) + mins;
         if b < nb {
-            sum += row_dot256::<B>(&row[b * size..], &x[b * QK..], &xd[b..], &xs[b..]);
+            sum += row_dot256::<B>(row, x, xd, xs, b);
         }
         sum
     }
@@ -745,6 +811,7 @@ mod tests {
             Block::Q5_0 => GgmlDType::Q5_0,
             Block::Q5_1 => GgmlDType::Q5_1,
             Block::Q8_0 => GgmlDType::Q8_0,
+            Block::Q4K => GgmlDType::Q4K,
         }
     }
 
@@ -780,13 +847,13 @@ mod tests {
             m in 1usize..7, out in 1usize..20, blocks in 1usize..6, seed in 0u64..10_000,
             spread in prop_oneof![Just(1.0f32), Just(1e-3), Just(40.0)],
         ) {
-            let n = QK * blocks;
-            let x = crate::uniform(seed, m * n, spread);
             for block in Block::ALL {
+                let n = block.values() * blocks;
+                let x = crate::uniform(seed, m * n, spread);
                 let (q, wd) = stored(block, crate::uniform(seed + 1, out * n, 1.0), out, n);
                 let xmax = x.iter().fold(0f64, |a, v| a.max(v.abs() as f64));
                 let mut first: Option<Vec<f32>> = None;
-                for path in Path::available() {
+                for &path in Path::available() {
                     let mut y = vec![0f32; m * out];
                     q.product(path, &x, m, &mut y);
                     for i in 0..m {
@@ -834,15 +901,16 @@ mod tests {
                     b[1] &= 0x3b;
                     b[3] &= 0x3b;
                 }
-                let q = QLinear::new(block, bytes.clone(), 1, blocks * QK).unwrap();
+                let n = blocks * block.values();
+                let q = QLinear::new(block, bytes.clone(), 1, n).unwrap();
                 let want: Vec<f32> = q.rows(&[0]).unwrap().flatten_all().unwrap().to_vec1().unwrap();
                 let storage = candle_core::quantized::QStorage::from_data(std::borrow::Cow::Owned(bytes), &Device::Cpu, dtype(block)).unwrap();
-                let ggml: Vec<f32> = QTensor::new(storage, (1, blocks * QK)).unwrap().dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+                let ggml: Vec<f32> = QTensor::new(storage, (1, n)).unwrap().dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1().unwrap();
                 prop_assert_eq!(&want, &ggml, "{:?}", block);
-                for path in Path::available() {
-                    let mut u = Unpacked::new(blocks);
+                for &path in Path::available() {
+                    let mut u = Unpacked::new(n / QK);
                     u.fill(path, block, q.row(0));
-                    let got: Vec<f32> = (0..blocks * QK).map(|k| u.d[k / QK] * u.q[k] as f32 + u.m[k / QK]).collect();
+                    let got: Vec<f32> = (0..n).map(|k| u.d[k / QK] * u.q[k] as f32 + u.m[k / QK]).collect();
                     prop_assert_eq!(&got, &ggml, "{:?} on {:?}", block, path);
                 }
             }
