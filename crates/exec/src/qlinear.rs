@@ -599,29 +599,36 @@ pub(crate) mod x86 {
         let (size, min) = layout(B);
         let nb = xd.len();
         assert!(row.len() >= nb * size && x.len() >= nb * QK && xs.len() >= nb);
-        let one = |b: usize, acc: __m256, mins: &mut f32| {
-            _mm_prefetch::<_MM_HINT_T0>(row.as_ptr().wrapping_add(b * size + AHEAD).cast());
-            let (w, d, m) = decode::<B>(row.as_ptr(), b);
-            let xv = _mm256_loadu_si256(x.as_ptr().add(b * QK).cast());
-            let sums = if min {
-                products256::<true>(w, xv)
-            } else {
-                products256::<false>(w, xv)
-            };
-            *mins += m * xs[b];
-            _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(d * xd[b]), acc)
-        };
-        let (mut a, mut c, mut mins) = (_mm256_setzero_ps(), _mm256_setzero_ps(), 0f32);
+        // Block b into the sums `acc` and `mins` (a macro, not a closure, so that it is always
+        // inlined).
+        macro_rules! one {
+            ($b:expr, $acc:ident, $mins:ident) => {{
+                let b = $b;
+                _mm_prefetch::<_MM_HINT_T0>(row.as_ptr().wrapping_add(b * size + AHEAD).cast());
+                let (w, d, m) = decode::<B>(row.as_ptr(), b);
+                let xv = _mm256_loadu_si256(x.as_ptr().add(b * QK).cast());
+                let sums = if min {
+                    products256::<true>(w, xv)
+                } else {
+                    products256::<false>(w, xv)
+                };
+                $mins += m * xs[b];
+                $acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(d * xd[b]), $acc);
+            }};
+        }
+        // Two sums of each kind, so that one multiply–add need not wait on the one before.
+        let (mut a, mut c) = (_mm256_setzero_ps(), _mm256_setzero_ps());
+        let (mut ma, mut mc) = (0f32, 0f32);
         let mut b = start;
         while b + 2 <= nb {
-            a = one(b, a, &mut mins);
-            c = one(b + 1, c, &mut mins);
+            one!(b, a, ma);
+            one!(b + 1, c, mc);
             b += 2;
         }
         if b < nb {
-            a = one(b, a, &mut mins);
+            one!(b, a, ma);
         }
-        hsum256(_mm256_add_ps(a, c)) + mins
+        hsum256(_mm256_add_ps(a, c)) + (ma + mc)
     }
 
     #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vnni")]
@@ -630,43 +637,49 @@ pub(crate) mod x86 {
         let nb = xd.len();
         assert!(row.len() >= nb * size && x.len() >= nb * QK && xs.len() >= nb);
         let zero = _mm512_setzero_si512();
-        // Blocks b and b + 1, into `acc`.
-        let pair = |b: usize, acc: __m512, mins: &mut f32| {
-            // A decode step streams every weight from memory once: ask for them ahead of the
-            // hardware prefetcher (any address: a prefetch never faults).
-            let ahead = row.as_ptr().wrapping_add(b * size + AHEAD);
-            _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
-            _mm_prefetch::<_MM_HINT_T0>(ahead.wrapping_add(64).cast());
-            let (w0, d0, m0) = decode::<B>(row.as_ptr(), b);
-            let (w1, d1, m1) = decode::<B>(row.as_ptr(), b + 1);
-            let wv = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(w0), w1);
-            let xv = _mm512_loadu_si512(x.as_ptr().add(b * QK).cast());
-            let sums = if min {
-                _mm512_dpbusd_epi32(zero, wv, xv)
-            } else {
-                let signed = _mm512_mask_sub_epi8(xv, _mm512_movepi8_mask(wv), zero, xv);
-                _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(wv), signed)
-            };
-            *mins += m0 * xs[b] + m1 * xs[b + 1];
-            let scale = _mm512_mask_blend_ps(
-                0xFF00,
-                _mm512_set1_ps(d0 * xd[b]),
-                _mm512_set1_ps(d1 * xd[b + 1]),
-            );
-            _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scale, acc)
-        };
-        let (mut a, mut c, mut mins) = (_mm512_setzero_ps(), _mm512_setzero_ps(), 0f32);
+        // Blocks b and b + 1 into the sums `acc` and `mins` (a macro, not a closure, so that it
+        // is always inlined).
+        macro_rules! pair {
+            ($b:expr, $acc:ident, $mins:ident) => {{
+                let b = $b;
+                // A decode step streams every weight from memory once: ask for them ahead of the
+                // hardware prefetcher (any address: a prefetch never faults).
+                let ahead = row.as_ptr().wrapping_add(b * size + AHEAD);
+                _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
+                _mm_prefetch::<_MM_HINT_T0>(ahead.wrapping_add(64).cast());
+                let (w0, d0, m0) = decode::<B>(row.as_ptr(), b);
+                let (w1, d1, m1) = decode::<B>(row.as_ptr(), b + 1);
+                let wv = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(w0), w1);
+                let xv = _mm512_loadu_si512(x.as_ptr().add(b * QK).cast());
+                let sums = if min {
+                    _mm512_dpbusd_epi32(zero, wv, xv)
+                } else {
+                    let signed = _mm512_mask_sub_epi8(xv, _mm512_movepi8_mask(wv), zero, xv);
+                    _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(wv), signed)
+                };
+                $mins += m0 * xs[b] + m1 * xs[b + 1];
+                let scale = _mm512_mask_blend_ps(
+                    0xFF00,
+                    _mm512_set1_ps(d0 * xd[b]),
+                    _mm512_set1_ps(d1 * xd[b + 1]),
+                );
+                $acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scale, $acc);
+            }};
+        }
+        // Two sums of each kind, so that one multiply–add need not wait on the one before.
+        let (mut a, mut c) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+        let (mut ma, mut mc) = (0f32, 0f32);
         let mut b = 0;
         while b + 4 <= nb {
-            a = pair(b, a, &mut mins);
-            c = pair(b + 2, c, &mut mins);
+            pair!(b, a, ma);
+            pair!(b + 2, c, mc);
             b += 4;
         }
         if b + 2 <= nb {
-            a = pair(b, a, &mut mins);
+            pair!(b, a, ma);
             b += 2;
         }
-        let mut sum = _mm512_reduce_add_ps(_mm512_add_ps(a, c)) + mins;
+        let mut sum = _mm512_reduce_add_ps(_mm512_add_ps(a, c)) + (ma + mc);
         if b < nb {
             sum += row_dot256::<B>(row, x, xd, xs, b);
         }
