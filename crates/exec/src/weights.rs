@@ -152,7 +152,8 @@ impl Weights {
     ) -> Result<Weights, Error> {
         let shown = path.display().to_string();
         let content = header.content();
-        let mut reader = std::io::BufReader::new(anatomy_checkpoint::open_regular(path)?);
+        let file = anatomy_checkpoint::open_regular(path)?;
+        let mut reader = std::io::BufReader::new(&file);
         let names: Vec<String> = content.tensor_infos.keys().cloned().collect();
         let mut w = Weights::new(HashMap::new(), Format::Gguf);
         // llama.cpp stores a llama model's Q and K rows permuted for its RoPE layout (a
@@ -162,9 +163,6 @@ impl Weights {
             Some(candle_core::quantized::gguf_file::Value::String(a)) if a == "llama"
         );
         for (i, name) in names.iter().enumerate() {
-            let mut q = content
-                .tensor(&mut reader, name, &Device::Cpu)
-                .map_err(|e| err(&shown, e))?;
             let heads = if !permuted {
                 None
             } else if name.ends_with("attn_q.weight") {
@@ -174,6 +172,26 @@ impl Weights {
             } else {
                 None
             };
+            let info = &content.tensor_infos[name];
+            let own = Block::of(info.ggml_dtype).filter(|_| hold == Hold::Stored);
+            if let (Some(block), Ok((out, n))) = (own, info.shape.dims2()) {
+                // A format `qlinear` multiplies: its bytes read straight into the weight, with
+                // no copy held beside them (`data_is_sound` saw them inside the file).
+                let offset = content.tensor_data_offset + info.offset;
+                let mut bytes = vec![0u8; out * n / block.values() * block.bytes()];
+                std::os::unix::fs::FileExt::read_exact_at(&file, &mut bytes, offset)
+                    .map_err(|e| err(&shown, e))?;
+                if let Some(h) = heads {
+                    bytes = unpermute_rows(&bytes, out, h);
+                }
+                let q = QLinear::new(block, bytes, out, n).map_err(|e| err(&shown, e))?;
+                w.stored.insert(name.clone(), Stored::Own(q));
+                progress(i + 1, names.len());
+                continue;
+            }
+            let mut q = content
+                .tensor(&mut reader, name, &Device::Cpu)
+                .map_err(|e| err(&shown, e))?;
             if q.rank() == 3 && name.contains("_exps.") {
                 // A layer's experts stacked [E, out, in]: one 2-D tensor each, `name[e]`, so
                 // each is multiplied on its own and only when routed to.
@@ -219,6 +237,7 @@ impl Weights {
                 let t = match s {
                     Stored::Blocks(q) => q.dequantize(&Device::Cpu),
                     Stored::Half(h) => h.dequantize(),
+                    Stored::Own(q) => q.dequantize(),
                 };
                 let t = t.map_err(|e| err(&name, e))?;
                 self.tensors.insert(name, t);
@@ -277,8 +296,10 @@ impl Weights {
 
 /// A 2-D tensor as a checkpoint stores it.
 pub enum Stored {
-    /// In a GGUF's quantized blocks.
+    /// In a GGUF's quantized blocks, for candle's kernels.
     Blocks(QTensor),
+    /// In a GGUF's quantized blocks, for `qlinear`'s.
+    Own(QLinear),
     /// In 16-bit floats.
     Half(HalfLinear),
 }
@@ -294,6 +315,7 @@ impl Quantized {
     fn new(s: Stored) -> candle_core::Result<Quantized> {
         let q = match s {
             Stored::Half(h) => return Ok(Quantized::Half(h)),
+            Stored::Own(q) => return Ok(Quantized::Own(q)),
             Stored::Blocks(q) => q,
         };
         match Block::of(q.dtype()) {
@@ -373,7 +395,13 @@ fn is_quantized(t: GgmlDType) -> bool {
 /// along a row).
 fn unpermute_blocks(q: &QTensor, heads: usize) -> candle_core::Result<QTensor> {
     let (rows, cols) = q.shape().dims2()?;
-    let data = q.data()?;
+    let out = unpermute_rows(&q.data()?, rows, heads);
+    let storage = QStorage::from_data(std::borrow::Cow::Owned(out), &Device::Cpu, q.dtype())?;
+    QTensor::new(storage, (rows, cols))
+}
+
+/// `unpermute` on the bytes of `rows` equal rows.
+fn unpermute_rows(data: &[u8], rows: usize, heads: usize) -> Vec<u8> {
     let row = data.len() / rows;
     let half = rows / heads / 2;
     let mut out = Vec::with_capacity(data.len());
@@ -386,8 +414,7 @@ fn unpermute_blocks(q: &QTensor, heads: usize) -> candle_core::Result<QTensor> {
             }
         }
     }
-    let storage = QStorage::from_data(std::borrow::Cow::Owned(out), &Device::Cpu, q.dtype())?;
-    QTensor::new(storage, (rows, cols))
+    out
 }
 
 /// Undo llama.cpp's `permute`: rows of each head go from interleaved pairs back to two halves.
