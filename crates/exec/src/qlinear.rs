@@ -1,6 +1,8 @@
 //! `x · Wᵀ` for a weight `W` [out, n] held in a GGUF's 32-value block formats (Q4_0, Q4_1, Q5_0,
-//! Q5_1, Q8_0) or in Q4_K (super-blocks of 256: eight blocks of 32, each with a 6-bit scale and
-//! minimum), read as stored: about 4.5 to 8.5 bits per weight instead of 32.
+//! Q5_1, Q8_0) or in Q4_K and Q6_K (super-blocks of 256: Q4_K's eight blocks of 32 each with a
+//! 6-bit scale and minimum, Q6_K's sixteen of 16 each with an 8-bit scale), read as stored:
+//! about 4.5 to 8.5 bits per weight instead of 32. A block's integer sums run over 16 values
+//! (four i32 lanes) for each scale, so the kernels take a scale per 16.
 //!
 //! As in llama.cpp, each row of `x` is quantized once per product to 8 bits per value in blocks
 //! of 32 (a scale d and, for the formats with a minimum, s = d·Σq). A weight block is
@@ -52,16 +54,18 @@ pub enum Block {
     Q5_1,
     Q8_0,
     Q4K,
+    Q6K,
 }
 
 impl Block {
-    pub const ALL: [Block; 6] = [
+    pub const ALL: [Block; 7] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
         Block::Q5_1,
         Block::Q8_0,
         Block::Q4K,
+        Block::Q6K,
     ];
 
     /// Bytes of one stored block.
@@ -73,13 +77,14 @@ impl Block {
             Block::Q5_1 => 24,
             Block::Q8_0 => 34,
             Block::Q4K => 144,
+            Block::Q6K => 210,
         }
     }
 
     /// Values of one stored block.
     pub fn values(self) -> usize {
         match self {
-            Block::Q4K => 256,
+            Block::Q4K | Block::Q6K => 256,
             _ => QK,
         }
     }
@@ -99,17 +104,33 @@ impl Block {
             G::Q5_1 => Block::Q5_1,
             G::Q8_0 => Block::Q8_0,
             G::Q4K => Block::Q4K,
+            G::Q6K => Block::Q6K,
             _ => return None,
         })
     }
 
-    /// Values 32j..32j + 32 of the stored `row` as integers q, w = d·q + m, and (d, m), in
-    /// ggml's dequantize_row_* order: in the 32-value formats the low nibbles are values 0..16
-    /// and the high ones 16..32, Q5's fifth bits bit i of qh; a Q4_K super-block's 32-value
-    /// blocks take the low then the high nibbles of 32 bytes, d·scale and −dmin·min from their
-    /// 6-bit pairs (get_scale_min_k4).
-    fn decode(self, row: &[u8], j: usize, q: &mut [i8]) -> (f32, f32) {
+    /// Values 32j..32j + 32 of the stored `row` as integers q, w = d·q + m with d for each 16
+    /// values, and ([d, d], m), in ggml's dequantize_row_* order: in the 32-value formats the
+    /// low nibbles are values 0..16 and the high ones 16..32, Q5's fifth bits bit i of qh; a
+    /// Q4_K super-block's 32-value blocks take the low then the high nibbles of 32 bytes,
+    /// d·scale and −dmin·min from their 6-bit pairs (get_scale_min_k4); a Q6_K one's, in each
+    /// half of 128, four bits of ql (low nibbles of bytes 0..32, 32..64, then high ones) and
+    /// two of qh (bits 0, 2, 4, 6), less 32, d·scale for each 16.
+    fn decode(self, row: &[u8], j: usize, q: &mut [i8]) -> ([f32; 2], f32) {
         let h = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
+        if self == Block::Q6K {
+            let sb = &row[(j / 8) * 210..][..210];
+            let (half, g) = (j % 8 / 4, j % 4);
+            let ql = &sb[64 * half + 32 * (g & 1)..][..32];
+            let qh = &sb[128 + 32 * half..][..32];
+            for ((q, &l), &hb) in q.iter_mut().zip(ql).zip(qh) {
+                let low = if g >= 2 { l >> 4 } else { l & 15 };
+                *q = (low | (((hb >> (2 * g)) & 3) << 4)) as i8 - 32;
+            }
+            let sc = |i: usize| sb[192 + 8 * half + 2 * g + i] as i8 as f32;
+            let d = h(sb, 208);
+            return ([d * sc(0), d * sc(1)], 0.0);
+        }
         if self == Block::Q4K {
             let sb = &row[(j / 8) * 144..][..144];
             let (k, sc) = (j % 8, &sb[4..16]);
@@ -125,10 +146,11 @@ impl Block {
             for (q, &v) in q.iter_mut().zip(&sb[16 + 32 * (k / 2)..][..32]) {
                 *q = ((v >> shift) & 15) as i8;
             }
-            return (h(sb, 0) * s as f32, -h(sb, 2) * m as f32);
+            let d = h(sb, 0) * s as f32;
+            return ([d, d], -h(sb, 2) * m as f32);
         }
         let b = &row[j * self.bytes()..][..self.bytes()];
-        let scales = (h(b, 0), if self.has_min() { h(b, 2) } else { 0.0 });
+        let scales = ([h(b, 0); 2], if self.has_min() { h(b, 2) } else { 0.0 });
         let (qs, qh, offset) = match self {
             Block::Q4_0 => (&b[2..18], 0, 8),
             Block::Q4_1 => (&b[4..20], 0, 0),
@@ -242,7 +264,7 @@ impl QLinear {
             }
             for j in 0..self.n / QK {
                 let (d, m) = self.block.decode(self.row(o), j, &mut q);
-                v.extend(q.iter().map(|&q| d * q as f32 + m));
+                v.extend(q.iter().enumerate().map(|(i, &q)| d[i / 16] * q as f32 + m));
             }
         }
         Tensor::from_vec(v, (ids.len(), self.n), &Device::Cpu)
@@ -365,7 +387,9 @@ impl Q8Rows {
 /// One weight row as signed bytes with its per-block scales and minima.
 struct Unpacked {
     q: Vec<i8>,
+    /// A scale per 16 values.
     d: Vec<f32>,
+    /// A minimum per 32.
     m: Vec<f32>,
 }
 
@@ -373,7 +397,7 @@ impl Unpacked {
     fn new(nb: usize) -> Unpacked {
         Unpacked {
             q: vec![0; nb * QK],
-            d: vec![0.0; nb],
+            d: vec![0.0; 2 * nb],
             m: vec![0.0; nb],
         }
     }
@@ -382,7 +406,8 @@ impl Unpacked {
         match path {
             Path::Scalar => {
                 for (j, q) in self.q.chunks_exact_mut(QK).enumerate() {
-                    (self.d[j], self.m[j]) = block.decode(row, j, q);
+                    let (d, m) = block.decode(row, j, q);
+                    (self.d[2 * j], self.d[2 * j + 1], self.m[j]) = (d[0], d[1], m);
                 }
             }
             // SAFETY: `available` saw AVX2 and FMA before these paths could be chosen.
@@ -410,9 +435,12 @@ impl Unpacked {
             Path::Scalar => {
                 let mut sum = 0f32;
                 for b in 0..nb {
-                    let (w, v) = (&self.q[b * QK..][..QK], &xq[b * QK..][..QK]);
-                    let dot: i32 = w.iter().zip(v).map(|(&a, &b)| a as i32 * b as i32).sum();
-                    sum += dot as f32 * (self.d[b] * xd[b]);
+                    for h in 0..2 {
+                        let at = b * QK + 16 * h;
+                        let (w, v) = (&self.q[at..][..16], &xq[at..][..16]);
+                        let dot: i32 = w.iter().zip(v).map(|(&a, &b)| a as i32 * b as i32).sum();
+                        sum += dot as f32 * (self.d[2 * b + h] * xd[b]);
+                    }
                 }
                 sum
             }
@@ -475,6 +503,7 @@ pub(crate) mod x86 {
     const Q5_1: u8 = 3;
     const Q8_0: u8 = 4;
     const Q4K: u8 = 5;
+    const Q6K: u8 = 6;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -486,26 +515,54 @@ pub(crate) mod x86 {
                 Block::Q5_1 => $f::<Q5_1>($($arg),*),
                 Block::Q8_0 => $f::<Q8_0>($($arg),*),
                 Block::Q4K => $f::<Q4K>($($arg),*),
+                Block::Q6K => $f::<Q6K>($($arg),*),
             }
         };
     }
 
-    /// Bytes per 32 values, and whether blocks store a minimum (their integers are then
-    /// unsigned).
-    const fn layout(b: u8) -> (usize, bool) {
+    /// Bytes and values of a stored block, and whether it stores a minimum (its integers are
+    /// then unsigned).
+    const fn layout(b: u8) -> (usize, usize, bool) {
         match b {
-            Q4_0 => (18, false),
-            Q4_1 => (20, true),
-            Q5_0 => (22, false),
-            Q5_1 => (24, true),
-            Q4K => (18, true),
-            _ => (34, false),
+            Q4_0 => (18, 32, false),
+            Q4_1 => (20, 32, true),
+            Q5_0 => (22, 32, false),
+            Q5_1 => (24, 32, true),
+            Q4K => (144, 256, true),
+            Q6K => (210, 256, false),
+            _ => (34, 32, false),
         }
+    }
+
+    /// Bytes of a row's first `blocks` blocks of 32 (the blocks that hold them).
+    const fn bytes_of<const B: u8>(blocks: usize) -> usize {
+        let (bytes, values, _) = layout(B);
+        (blocks * QK).div_ceil(values) * bytes
+    }
+
+    /// The scales of a 32-value block for its two halves, times `xd`, as 8 lanes (four i32
+    /// sums for each half).
+    #[inline(always)]
+    unsafe fn halves(d: [f32; 2], xd: f32) -> __m256 {
+        _mm256_set_m128(_mm_set1_ps(d[1] * xd), _mm_set1_ps(d[0] * xd))
     }
 
     /// `Block::decode` of values 32j..32j + 32 of `row`.
     #[inline(always)]
-    unsafe fn decode<const B: u8>(row: *const u8, j: usize) -> (__m256i, f32, f32) {
+    unsafe fn decode<const B: u8>(row: *const u8, j: usize) -> (__m256i, [f32; 2], f32) {
+        if B == Q6K {
+            let (sb, half_, g) = (row.add(j / 8 * 210), j % 8 / 4, j % 4);
+            let v = _mm256_loadu_si256(sb.add(64 * half_ + 32 * (g & 1)).cast());
+            let low = if g >= 2 { _mm256_srli_epi16(v, 4) } else { v };
+            let low = _mm256_and_si256(low, _mm256_set1_epi8(15));
+            let hb = _mm256_loadu_si256(sb.add(128 + 32 * half_).cast());
+            let high = _mm256_srl_epi16(hb, _mm_cvtsi32_si128(2 * g as i32));
+            let high = _mm256_slli_epi16(_mm256_and_si256(high, _mm256_set1_epi8(3)), 4);
+            let q = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
+            let sc = sb.add(192 + 8 * half_ + 2 * g).cast::<i8>();
+            let d = half(sb.add(208));
+            return (q, [d * *sc as f32, d * *sc.add(1) as f32], 0.0);
+        }
         if B == Q4K {
             let (sb, k) = (row.add(j / 8 * 144), j % 8);
             let sc = |i: usize| *sb.add(4 + i);
@@ -524,10 +581,11 @@ pub(crate) mod x86 {
                 _mm256_srli_epi16(v, 4)
             };
             let q = _mm256_and_si256(v, _mm256_set1_epi8(15));
-            return (q, half(sb) * s as f32, -half(sb.add(2)) * m as f32);
+            let d = half(sb) * s as f32;
+            return (q, [d, d], -half(sb.add(2)) * m as f32);
         }
         let p = row.add(j * layout(B).0);
-        let m = if layout(B).1 { half(p.add(2)) } else { 0.0 };
+        let m = if layout(B).2 { half(p.add(2)) } else { 0.0 };
         let q = match B {
             Q4_0 => _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8)),
             Q4_1 => nibbles(p.add(4)),
@@ -542,7 +600,7 @@ pub(crate) mod x86 {
             ),
             _ => _mm256_loadu_si256(p.add(2).cast()),
         };
-        (q, half(p), m)
+        (q, [half(p); 2], m)
     }
 
     /// `Block::decode` of every 32 values of `row`, into `to`.
@@ -552,12 +610,12 @@ pub(crate) mod x86 {
 
     #[target_feature(enable = "avx2,fma,f16c")]
     unsafe fn unpack_as<const B: u8>(row: &[u8], to: &mut Unpacked) {
-        let nb = row.len() / layout(B).0;
-        assert!(to.q.len() >= nb * QK && to.d.len() >= nb && to.m.len() >= nb);
+        let nb = to.m.len();
+        assert!(row.len() >= bytes_of::<B>(nb) && to.q.len() >= nb * QK && to.d.len() >= 2 * nb);
         for b in 0..nb {
             let (q, d, m) = decode::<B>(row.as_ptr(), b);
             _mm256_storeu_si256(to.q.as_mut_ptr().add(b * QK).cast(), q);
-            (to.d[b], to.m[b]) = (d, m);
+            (to.d[2 * b], to.d[2 * b + 1], to.m[b]) = (d[0], d[1], m);
         }
     }
 
@@ -601,15 +659,16 @@ pub(crate) mod x86 {
         xs: &[f32],
         start: usize,
     ) -> f32 {
-        let (size, min) = layout(B);
+        let min = layout(B).2;
         let nb = xd.len();
-        assert!(row.len() >= nb * size && x.len() >= nb * QK && xs.len() >= nb);
+        assert!(row.len() >= bytes_of::<B>(nb) && x.len() >= nb * QK && xs.len() >= nb);
         // Block b into the sums `acc` and `mins` (a macro, not a closure, so that it is always
         // inlined).
         macro_rules! one {
             ($b:expr, $acc:ident, $mins:ident) => {{
                 let b = $b;
-                _mm_prefetch::<_MM_HINT_T0>(row.as_ptr().wrapping_add(b * size + AHEAD).cast());
+                let ahead = row.as_ptr().wrapping_add(bytes_of::<B>(b) + AHEAD);
+                _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
                 let (w, d, m) = decode::<B>(row.as_ptr(), b);
                 let xv = _mm256_loadu_si256(x.as_ptr().add(b * QK).cast());
                 let sums = if min {
@@ -618,7 +677,12 @@ pub(crate) mod x86 {
                     products256::<false>(w, xv)
                 };
                 $mins += m * xs[b];
-                $acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set1_ps(d * xd[b]), $acc);
+                let scale = if B == Q6K {
+                    halves(d, xd[b])
+                } else {
+                    _mm256_set1_ps(d[0] * xd[b])
+                };
+                $acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), scale, $acc);
             }};
         }
         // Two sums of each kind, so that one multiply–add need not wait on the one before.
@@ -638,9 +702,9 @@ pub(crate) mod x86 {
 
     #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw,avx512vnni")]
     unsafe fn row_dot512<const B: u8>(row: &[u8], x: &[i8], xd: &[f32], xs: &[f32]) -> f32 {
-        let (size, min) = layout(B);
+        let min = layout(B).2;
         let nb = xd.len();
-        assert!(row.len() >= nb * size && x.len() >= nb * QK && xs.len() >= nb);
+        assert!(row.len() >= bytes_of::<B>(nb) && x.len() >= nb * QK && xs.len() >= nb);
         let zero = _mm512_setzero_si512();
         // Blocks b and b + 1 into the sums `acc` and `mins` (a macro, not a closure, so that it
         // is always inlined).
@@ -649,7 +713,7 @@ pub(crate) mod x86 {
                 let b = $b;
                 // A decode step streams every weight from memory once: ask for them ahead of the
                 // hardware prefetcher (any address: a prefetch never faults).
-                let ahead = row.as_ptr().wrapping_add(b * size + AHEAD);
+                let ahead = row.as_ptr().wrapping_add(bytes_of::<B>(b) + AHEAD);
                 _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
                 _mm_prefetch::<_MM_HINT_T0>(ahead.wrapping_add(64).cast());
                 let (w0, d0, m0) = decode::<B>(row.as_ptr(), b);
@@ -663,11 +727,20 @@ pub(crate) mod x86 {
                     _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(wv), signed)
                 };
                 $mins += m0 * xs[b] + m1 * xs[b + 1];
-                let scale = _mm512_mask_blend_ps(
-                    0xFF00,
-                    _mm512_set1_ps(d0 * xd[b]),
-                    _mm512_set1_ps(d1 * xd[b + 1]),
-                );
+                let scale = if B == Q6K {
+                    quarters([
+                        d0[0] * xd[b],
+                        d0[1] * xd[b],
+                        d1[0] * xd[b + 1],
+                        d1[1] * xd[b + 1],
+                    ])
+                } else {
+                    _mm512_mask_blend_ps(
+                        0xFF00,
+                        _mm512_set1_ps(d0[0] * xd[b]),
+                        _mm512_set1_ps(d1[0] * xd[b + 1]),
+                    )
+                };
                 $acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scale, $acc);
             }};
         }
@@ -691,14 +764,22 @@ pub(crate) mod x86 {
         sum
     }
 
+    /// Four scales, each for 16 values (four i32 lanes) of two blocks.
+    #[inline(always)]
+    unsafe fn quarters(s: [f32; 4]) -> __m512 {
+        let idx = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+        _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(_mm_loadu_ps(s.as_ptr())))
+    }
+
     /// The unpacked row `w` as f32 values, d·q + m.
     #[target_feature(enable = "avx2,fma,avx512f,avx512bw")]
     pub(super) unsafe fn dequantize(w: &Unpacked, to: &mut [f32]) {
         let nb = to.len() / QK;
-        assert!(w.q.len() >= nb * QK && w.d.len() >= nb && w.m.len() >= nb);
+        assert!(w.q.len() >= nb * QK && w.d.len() >= 2 * nb && w.m.len() >= nb);
         for b in 0..nb {
-            let (d, m) = (_mm512_set1_ps(w.d[b]), _mm512_set1_ps(w.m[b]));
+            let m = _mm512_set1_ps(w.m[b]);
             for h in 0..2 {
+                let d = _mm512_set1_ps(w.d[2 * b + h]);
                 let q = _mm_loadu_si128(w.q.as_ptr().add(b * QK + 16 * h).cast());
                 let v = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q));
                 _mm512_storeu_ps(
@@ -760,9 +841,10 @@ pub(crate) mod x86 {
     /// Σ_b d_w[b]·d_x[b]·Σ w·x over the blocks. maddubs multiplies unsigned by signed bytes, so
     /// |w| meets x with w's sign; its pairwise i16 sums stay below 2·128·127 < 2¹⁵.
     #[target_feature(enable = "avx2,fma")]
+    /// `wd` holds a scale per 16 values.
     pub(super) unsafe fn dot_avx2(w: &[i8], wd: &[f32], x: &[i8], xd: &[f32]) -> f32 {
         let nb = xd.len();
-        assert!(w.len() >= nb * QK && x.len() >= nb * QK && wd.len() >= nb);
+        assert!(w.len() >= nb * QK && x.len() >= nb * QK && wd.len() >= 2 * nb);
         let ones = _mm256_set1_epi16(1);
         let mut acc = _mm256_setzero_ps();
         for b in 0..nb {
@@ -770,7 +852,7 @@ pub(crate) mod x86 {
             let xv = _mm256_loadu_si256(x.as_ptr().add(b * QK).cast());
             let pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(wv, wv), _mm256_sign_epi8(xv, wv));
             let sums = _mm256_cvtepi32_ps(_mm256_madd_epi16(pairs, ones));
-            acc = _mm256_fmadd_ps(sums, _mm256_set1_ps(wd[b] * xd[b]), acc);
+            acc = _mm256_fmadd_ps(sums, halves([wd[2 * b], wd[2 * b + 1]], xd[b]), acc);
         }
         hsum256(acc)
     }
@@ -780,7 +862,7 @@ pub(crate) mod x86 {
     #[target_feature(enable = "avx2,fma,avx512f,avx512bw,avx512vnni")]
     pub(super) unsafe fn dot_avx512(w: &[i8], wd: &[f32], x: &[i8], xd: &[f32]) -> f32 {
         let nb = xd.len();
-        assert!(w.len() >= nb * QK && x.len() >= nb * QK && wd.len() >= nb);
+        assert!(w.len() >= nb * QK && x.len() >= nb * QK && wd.len() >= 2 * nb);
         let zero = _mm512_setzero_si512();
         // Two blocks from `b` on, into `acc`.
         let pair = |b: usize, acc: __m512| {
@@ -789,11 +871,13 @@ pub(crate) mod x86 {
             // x where w ≥ 0, −x where w < 0 (x is never −128: it is quantized to ±127).
             let signed = _mm512_mask_sub_epi8(xv, _mm512_movepi8_mask(wv), zero, xv);
             let sums = _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(wv), signed);
-            let scale = _mm512_mask_blend_ps(
-                0xFF00,
-                _mm512_set1_ps(wd[b] * xd[b]),
-                _mm512_set1_ps(wd[b + 1] * xd[b + 1]),
-            );
+            let (d, e) = (xd[b], xd[b + 1]);
+            let scale = quarters([
+                wd[2 * b] * d,
+                wd[2 * b + 1] * d,
+                wd[2 * b + 2] * e,
+                wd[2 * b + 3] * e,
+            ]);
             _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scale, acc)
         };
         // Two sums, so that one multiply–add need not wait on the one before.
@@ -810,7 +894,7 @@ pub(crate) mod x86 {
         let mut sum = _mm512_reduce_add_ps(_mm512_add_ps(a, c));
         if nb % 2 == 1 {
             let b = nb - 1;
-            sum += dot_avx2(&w[b * QK..], &wd[b..], &x[b * QK..], &xd[b..]);
+            sum += dot_avx2(&w[b * QK..], &wd[2 * b..], &x[b * QK..], &xd[b..]);
         }
         sum
     }
@@ -830,6 +914,7 @@ mod tests {
             Block::Q5_1 => GgmlDType::Q5_1,
             Block::Q8_0 => GgmlDType::Q8_0,
             Block::Q4K => GgmlDType::Q4K,
+            Block::Q6K => GgmlDType::Q6K,
         }
     }
 
@@ -914,10 +999,13 @@ mod tests {
                 let len = blocks * block.bytes();
                 let mut s = seed;
                 let mut bytes: Vec<u8> = (0..len).map(|_| { s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (s >> 56) as u8 }).collect();
-                // Finite scales: a NaN would compare unequal to itself.
+                // Finite f16 scales (their high bytes below 0x3c): a NaN would compare unequal to
+                // itself. Q6_K's d ends its block; the others' d (and m) lead it.
+                let high: &[usize] = if block == Block::Q6K { &[209] } else { &[1, 3] };
                 for b in bytes.chunks_exact_mut(block.bytes()) {
-                    b[1] &= 0x3b;
-                    b[3] &= 0x3b;
+                    for &i in high {
+                        b[i] &= 0x3b;
+                    }
                 }
                 let n = blocks * block.values();
                 let q = QLinear::new(block, bytes.clone(), 1, n).unwrap();
@@ -928,7 +1016,7 @@ mod tests {
                 for &path in Path::available() {
                     let mut u = Unpacked::new(n / QK);
                     u.fill(path, block, q.row(0));
-                    let got: Vec<f32> = (0..n).map(|k| u.d[k / QK] * u.q[k] as f32 + u.m[k / QK]).collect();
+                    let got: Vec<f32> = (0..n).map(|k| u.d[k / 16] * u.q[k] as f32 + u.m[k / QK]).collect();
                     prop_assert_eq!(&got, &ggml, "{:?} on {:?}", block, path);
                 }
             }

@@ -8,7 +8,7 @@ use candle_core::{DType, Device};
 
 /// Each format, and how far its logits may lie from the f32 path's, as a fraction of the f32
 /// logits' largest magnitude: about twice what was measured (0.008 to 0.011 for the formats
-/// `qlinear` multiplies, Q4_K among them, with activations quantized in blocks of 32; 0.018 to
+/// `qlinear` multiplies, Q4_K and Q6_K among them, with activations quantized in blocks of 32; 0.018 to
 /// 0.023 for the K-quants candle multiplies, in blocks of 256). A wrong kernel is off by the
 /// logits' whole size.
 const FORMATS: [(GgmlDType, f32); 10] = [
@@ -21,7 +21,7 @@ const FORMATS: [(GgmlDType, f32); 10] = [
     (GgmlDType::Q3K, 0.045),
     (GgmlDType::Q4K, 0.02),
     (GgmlDType::Q5K, 0.045),
-    (GgmlDType::Q6K, 0.045),
+    (GgmlDType::Q6K, 0.02),
 ];
 
 /// Llama 3.2 3B's structure (tied embeddings, grouped K/V heads) at sizes every block format
