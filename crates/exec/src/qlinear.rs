@@ -2,7 +2,10 @@
 //! Q5_1, Q8_0) or in Q4_K and Q6_K (super-blocks of 256: Q4_K's eight blocks of 32 each with a
 //! 6-bit scale and minimum, Q6_K's sixteen of 16 each with an 8-bit scale), read as stored:
 //! about 4.5 to 8.5 bits per weight instead of 32. A block's integer sums run over 16 values
-//! (four i32 lanes) for each scale, so the kernels take a scale per 16.
+//! (four i32 lanes) for each scale, so the kernels take a scale per 16. MXFP4 (gpt-oss's
+//! experts: 4-bit floats, e2m1, in blocks of 32 with a power-of-two e8m0 scale) is one more
+//! 32-value format, held as ggml's block_mxfp4: its values doubled are the integers
+//! 0, ±1, ±2, ±3, ±4, ±6, ±8, ±12, and its scale halved is d.
 //!
 //! As in llama.cpp, each row of `x` is quantized once per product to 8 bits per value in blocks
 //! of 32 (a scale d and, for the formats with a minimum, s = d·Σq). A weight block is
@@ -55,10 +58,11 @@ pub enum Block {
     Q8_0,
     Q4K,
     Q6K,
+    Mxfp4,
 }
 
 impl Block {
-    pub const ALL: [Block; 7] = [
+    pub const ALL: [Block; 8] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
@@ -66,6 +70,7 @@ impl Block {
         Block::Q8_0,
         Block::Q4K,
         Block::Q6K,
+        Block::Mxfp4,
     ];
 
     /// Bytes of one stored block.
@@ -78,6 +83,7 @@ impl Block {
             Block::Q8_0 => 34,
             Block::Q4K => 144,
             Block::Q6K => 210,
+            Block::Mxfp4 => 17,
         }
     }
 
@@ -150,6 +156,13 @@ impl Block {
             return ([d, d], -h(sb, 2) * m as f32);
         }
         let b = &row[j * self.bytes()..][..self.bytes()];
+        if self == Block::Mxfp4 {
+            for i in 0..16 {
+                q[i] = MXFP4_DOUBLED[(b[1 + i] & 15) as usize];
+                q[i + 16] = MXFP4_DOUBLED[(b[1 + i] >> 4) as usize];
+            }
+            return ([e8m0_half(b[0]); 2], 0.0);
+        }
         let scales = ([h(b, 0); 2], if self.has_min() { h(b, 2) } else { 0.0 });
         let (qs, qh, offset) = match self {
             Block::Q4_0 => (&b[2..18], 0, 8),
@@ -170,6 +183,31 @@ impl Block {
         }
         scales
     }
+}
+
+/// The e2m1 values of MXFP4's sixteen codes, doubled: integers.
+const MXFP4_DOUBLED: [i8; 16] = [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
+
+/// Half the e8m0 scale `e`, 2^(e − 128), exactly (2⁻¹²⁸ and 2⁻¹²⁷ are subnormal).
+fn e8m0_half(e: u8) -> f32 {
+    f32::from_bits(if e < 2 {
+        0x0020_0000 << e
+    } else {
+        (e as u32 - 1) << 23
+    })
+}
+
+/// An MXFP4 weight as gpt-oss's checkpoints store it, [rows, groups, 16] bytes (two values a
+/// byte, the low nibble first) and [rows, groups] e8m0 scales, in ggml's block_mxfp4 layout
+/// (the scale, then the low nibbles holding values 0..16 and the high ones 16..32).
+pub fn mxfp4_blocks(blocks: &[u8], scales: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(scales.len() * 17);
+    for (b, &e) in blocks.chunks_exact(16).zip(scales) {
+        let code = |i: usize| (b[i / 2] >> (4 * (i % 2))) & 15;
+        out.push(e);
+        out.extend((0..16).map(|i| code(i) | (code(i + 16) << 4)));
+    }
+    out
 }
 
 /// The instruction set a product runs on.
@@ -504,6 +542,7 @@ pub(crate) mod x86 {
     const Q8_0: u8 = 4;
     const Q4K: u8 = 5;
     const Q6K: u8 = 6;
+    const MX: u8 = 7;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -516,6 +555,7 @@ pub(crate) mod x86 {
                 Block::Q8_0 => $f::<Q8_0>($($arg),*),
                 Block::Q4K => $f::<Q4K>($($arg),*),
                 Block::Q6K => $f::<Q6K>($($arg),*),
+                Block::Mxfp4 => $f::<MX>($($arg),*),
             }
         };
     }
@@ -530,6 +570,7 @@ pub(crate) mod x86 {
             Q5_1 => (24, 32, true),
             Q4K => (144, 256, true),
             Q6K => (210, 256, false),
+            MX => (17, 32, false),
             _ => (34, 32, false),
         }
     }
@@ -585,6 +626,12 @@ pub(crate) mod x86 {
             return (q, [d, d], -half(sb.add(2)) * m as f32);
         }
         let p = row.add(j * layout(B).0);
+        if B == MX {
+            let lut =
+                _mm256_broadcastsi128_si256(_mm_loadu_si128(super::MXFP4_DOUBLED.as_ptr().cast()));
+            let q = _mm256_shuffle_epi8(lut, nibbles(p.add(1)));
+            return (q, [super::e8m0_half(*p); 2], 0.0);
+        }
         let m = if layout(B).2 { half(p.add(2)) } else { 0.0 };
         let q = match B {
             Q4_0 => _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8)),
@@ -915,12 +962,54 @@ mod tests {
             Block::Q8_0 => GgmlDType::Q8_0,
             Block::Q4K => GgmlDType::Q4K,
             Block::Q6K => GgmlDType::Q6K,
+            Block::Mxfp4 => unreachable!("candle has no MXFP4"),
         }
     }
 
-    /// `w` [out, n] quantized by candle (ggml's reference quantizers), as stored, and its
-    /// dequantized values.
+    /// MXFP4's codes' values, as the format defines them (not doubled).
+    const E2M1: [f32; 16] = [
+        0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0, -0.0, -0.5, -1.0, -1.5, -2.0, -3.0, -4.0, -6.0,
+    ];
+
+    /// `w` [out, n] in MXFP4 as gpt-oss stores it ([out, n/32, 16] bytes, [out, n/32] scales),
+    /// each block's scale the power of two that brings its largest value within 6, each value
+    /// the nearest code; and the values those hold, code · 2^(e − 127) as transformers
+    /// dequantizes them.
+    fn mxfp4(w: &[f32]) -> (Vec<u8>, Vec<u8>, Vec<f32>) {
+        let (mut blocks, mut scales, mut values) = (vec![], vec![], vec![]);
+        for b in w.chunks_exact(32) {
+            let amax = b.iter().fold(0f32, |a, v| a.max(v.abs()));
+            let e = ((amax / 6.0).log2().ceil() as i32 + 127).clamp(0, 254);
+            let unit = 2f32.powi(e - 127);
+            let codes: Vec<u8> = b
+                .iter()
+                .map(|v| {
+                    (0..16u8)
+                        .min_by(|&a, &c| {
+                            (E2M1[a as usize] * unit - v)
+                                .abs()
+                                .total_cmp(&(E2M1[c as usize] * unit - v).abs())
+                        })
+                        .unwrap()
+                })
+                .collect();
+            blocks.extend(codes.chunks_exact(2).map(|p| p[0] | (p[1] << 4)));
+            scales.push(e as u8);
+            values.extend(codes.iter().map(|&c| E2M1[c as usize] * unit));
+        }
+        (blocks, scales, values)
+    }
+
+    /// `w` [out, n] quantized by candle (ggml's reference quantizers), or for MXFP4 by
+    /// `mxfp4`, as stored, and its dequantized values.
     fn stored(b: Block, w: Vec<f32>, out: usize, n: usize) -> (QLinear, Vec<f32>) {
+        if b == Block::Mxfp4 {
+            let (blocks, scales, values) = mxfp4(&w);
+            return (
+                QLinear::new(b, mxfp4_blocks(&blocks, &scales), out, n).unwrap(),
+                values,
+            );
+        }
         let t = Tensor::from_vec(w, (out, n), &Device::Cpu).unwrap();
         let q = QTensor::quantize(&t, dtype(b)).unwrap();
         let wd = q
@@ -1001,17 +1090,34 @@ mod tests {
                 let mut bytes: Vec<u8> = (0..len).map(|_| { s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (s >> 56) as u8 }).collect();
                 // Finite f16 scales (their high bytes below 0x3c): a NaN would compare unequal to
                 // itself. Q6_K's d ends its block; the others' d (and m) lead it.
-                let high: &[usize] = if block == Block::Q6K { &[209] } else { &[1, 3] };
+                let high: &[usize] = match block {
+                    Block::Q6K => &[209],
+                    Block::Mxfp4 => &[],
+                    _ => &[1, 3],
+                };
                 for b in bytes.chunks_exact_mut(block.bytes()) {
                     for &i in high {
                         b[i] &= 0x3b;
+                    }
+                    // e8m0's 0xFF is NaN in the MX specification (transformers' ldexp makes it
+                    // infinite): not a scale to compare.
+                    if block == Block::Mxfp4 {
+                        b[0] = b[0].min(254);
                     }
                 }
                 let n = blocks * block.values();
                 let q = QLinear::new(block, bytes.clone(), 1, n).unwrap();
                 let want: Vec<f32> = q.rows(&[0]).unwrap().flatten_all().unwrap().to_vec1().unwrap();
-                let storage = candle_core::quantized::QStorage::from_data(std::borrow::Cow::Owned(bytes), &Device::Cpu, dtype(block)).unwrap();
-                let ggml: Vec<f32> = QTensor::new(storage, (1, n)).unwrap().dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1().unwrap();
+                let ggml: Vec<f32> = if block == Block::Mxfp4 {
+                    // code · 2^(e − 127) in ggml's order: the low nibbles, then the high ones.
+                    bytes.chunks_exact(17).flat_map(|b| {
+                        let unit = 2f64.powi(b[0] as i32 - 127) as f32;
+                        (0..32).map(move |i| E2M1[((b[1 + i % 16] >> (4 * (i / 16))) & 15) as usize] * unit)
+                    }).collect()
+                } else {
+                    let storage = candle_core::quantized::QStorage::from_data(std::borrow::Cow::Owned(bytes), &Device::Cpu, dtype(block)).unwrap();
+                    QTensor::new(storage, (1, n)).unwrap().dequantize(&Device::Cpu).unwrap().flatten_all().unwrap().to_vec1().unwrap()
+                };
                 prop_assert_eq!(&want, &ggml, "{:?}", block);
                 for &path in Path::available() {
                     let mut u = Unpacked::new(n / QK);
