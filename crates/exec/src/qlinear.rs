@@ -471,14 +471,12 @@ impl Unpacked {
         let (xq, xd) = (&x.q[i * nb * QK..][..nb * QK], &x.d[i * nb..][..nb]);
         let sum = match path {
             Path::Scalar => {
+                // Each 16 values with their scale.
+                let halves = self.q.chunks_exact(16).zip(xq.chunks_exact(16)).zip(&self.d);
                 let mut sum = 0f32;
-                for b in 0..nb {
-                    for h in 0..2 {
-                        let at = b * QK + 16 * h;
-                        let (w, v) = (&self.q[at..][..16], &xq[at..][..16]);
-                        let dot: i32 = w.iter().zip(v).map(|(&a, &b)| a as i32 * b as i32).sum();
-                        sum += dot as f32 * (self.d[2 * b + h] * xd[b]);
-                    }
+                for (k, ((w, v), d)) in halves.enumerate() {
+                    let dot: i32 = w.iter().zip(v).map(|(&a, &b)| a as i32 * b as i32).sum();
+                    sum += dot as f32 * (d * xd[k / 2]);
                 }
                 sum
             }
