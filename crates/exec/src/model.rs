@@ -252,6 +252,14 @@ impl Model {
                     read.insert(self.name(role, false, Some(b), Some(e)));
                 }
             }
+            // Stacked experts held apart as stored (MXFP4).
+            if let Some(m) = self.spec.moe.as_ref().filter(|m| m.storage.grouped()) {
+                for e in 0..m.experts as usize {
+                    for role in [ExpertGateUp, ExpertDown] {
+                        read.insert(format!("{}[{e}]", self.name(role, false, Some(b), None)));
+                    }
+                }
+            }
         }
         read
     }
@@ -2047,9 +2055,14 @@ impl Model {
                         Ok(w)
                     }
                 };
-                // x · W (+ b) with expert e's slice of the stacked weight and bias.
+                // x · W (+ b) with expert e's slice of the stacked weight and bias, or its
+                // weight as stored apart (MXFP4, `Weights::mxfp4`).
                 let times = move |x: &Tensor, role| -> Res<Tensor> {
-                    let y = x.matmul(&slice(role, false)?)?;
+                    let part = format!("{}[{e}]", self.name(role, false, Some(b), None));
+                    let y = match self.weights.quantized.get(&part) {
+                        Some(q) => q.times(&x.contiguous()?)?,
+                        None => x.matmul(&slice(role, false)?)?,
+                    };
                     if m.expert_bias {
                         Ok(y.broadcast_add(&slice(role, true)?)?)
                     } else {

@@ -87,6 +87,20 @@ impl Block {
         }
     }
 
+    /// The format's name as GGUF tools write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Block::Q4_0 => "Q4_0",
+            Block::Q4_1 => "Q4_1",
+            Block::Q5_0 => "Q5_0",
+            Block::Q5_1 => "Q5_1",
+            Block::Q8_0 => "Q8_0",
+            Block::Q4K => "Q4_K",
+            Block::Q6K => "Q6_K",
+            Block::Mxfp4 => "MXFP4",
+        }
+    }
+
     /// Values of one stored block.
     pub fn values(self) -> usize {
         match self {
@@ -472,7 +486,11 @@ impl Unpacked {
         let sum = match path {
             Path::Scalar => {
                 // Each 16 values with their scale.
-                let halves = self.q.chunks_exact(16).zip(xq.chunks_exact(16)).zip(&self.d);
+                let halves = self
+                    .q
+                    .chunks_exact(16)
+                    .zip(xq.chunks_exact(16))
+                    .zip(&self.d);
                 let mut sum = 0f32;
                 for (k, ((w, v), d)) in halves.enumerate() {
                     let dot: i32 = w.iter().zip(v).map(|(&a, &b)| a as i32 * b as i32).sum();

@@ -85,26 +85,101 @@ impl Weights {
             .collect();
         files.sort();
         let mut w = Weights::new(HashMap::new(), Format::Safetensors);
+        let mut mx = HashMap::new();
         for (i, f) in files.iter().enumerate() {
             if hold == Hold::Stored {
-                w.safetensors_stored(f)?;
+                w.safetensors_stored(f, &mut mx)?;
             } else {
                 let loaded = candle_core::safetensors::load(f, &Device::Cpu)
                     .map_err(|e| err(&f.display().to_string(), e))?;
                 for (name, t) in loaded {
+                    if is_mxfp4_part(&name, t.dtype() == DType::U8) {
+                        let bytes = t.flatten_all().and_then(|t| t.to_vec1::<u8>());
+                        mx.insert(
+                            name,
+                            (t.dims().to_vec(), bytes.map_err(|e| err(&shown, e))?),
+                        );
+                        continue;
+                    }
                     let t = t.to_dtype(DType::F32).map_err(|e| err(&shown, e))?;
                     w.tensors.insert(name, t);
                 }
             }
             progress(i + 1, files.len());
         }
+        w.mxfp4(hold, mx, &shown)?;
         Ok(w)
+    }
+
+    /// gpt-oss's MXFP4 weights: each `X_blocks` [E, out, g, 16] with its `X_scales` [E, out, g]
+    /// becomes `X` [E, 32g, out] in f32 (transformers' dequantization), or, held as stored, one
+    /// weight `X[e]` [out, 32g] per expert in its blocks, multiplied by `qlinear`.
+    fn mxfp4(
+        &mut self,
+        hold: Hold,
+        mut mx: HashMap<String, Raw>,
+        shown: &str,
+    ) -> Result<(), Error> {
+        let mut names: Vec<String> = mx
+            .keys()
+            .filter(|n| n.ends_with("_blocks"))
+            .cloned()
+            .collect();
+        names.sort();
+        for blocks_name in names {
+            let base = blocks_name.trim_end_matches("_blocks").to_string();
+            let (shape, blocks) = mx.remove(&blocks_name).expect("listed above");
+            let scales_name = format!("{base}_scales");
+            let Some((scales_shape, scales)) = mx.remove(&scales_name) else {
+                return Err(Error::file(
+                    shown,
+                    format!("holds {blocks_name} but no {scales_name}, its MXFP4 scales"),
+                ));
+            };
+            let &[experts, out, groups, 16] = shape.as_slice() else {
+                return Err(Error::file(shown, format!("holds {blocks_name} of shape {shape:?}; MXFP4 blocks are [experts, rows, groups, 16]")));
+            };
+            if scales_shape != [experts, out, groups] {
+                return Err(Error::file(shown, format!("holds {scales_name} of shape {scales_shape:?}; the scales of {blocks_name} {shape:?} are [{experts}, {out}, {groups}]")));
+            }
+            let n = groups * 32;
+            let mut wide = Vec::new();
+            for e in 0..experts {
+                let rows = e * out * groups..(e + 1) * out * groups;
+                let data = crate::qlinear::mxfp4_blocks(
+                    &blocks[rows.start * 16..rows.end * 16],
+                    &scales[rows],
+                );
+                let q = QLinear::new(Block::Mxfp4, data, out, n).map_err(|e| err(shown, e))?;
+                if hold == Hold::Stored {
+                    self.stored.insert(format!("{base}[{e}]"), Stored::Own(q));
+                } else {
+                    // [out, in] as stored, [in, out] as the model's tensor holds it.
+                    wide.push(
+                        q.dequantize()
+                            .and_then(|t| t.t()?.contiguous())
+                            .map_err(|e| err(shown, e))?,
+                    );
+                }
+            }
+            if hold == Hold::F32 {
+                let t = Tensor::stack(&wide, 0).map_err(|e| err(shown, e))?;
+                self.tensors.insert(base, t);
+            }
+        }
+        // A part without its partner, read as any other tensor (verify names what is missing).
+        for (name, (shape, bytes)) in mx {
+            let t =
+                Tensor::from_vec(bytes, shape, &Device::Cpu).and_then(|t| t.to_dtype(DType::F32));
+            self.tensors.insert(name, t.map_err(|e| err(shown, e))?);
+        }
+        Ok(())
     }
 
     /// One safetensors file's tensors: its bf16 and f16 matrices into `stored` as they are, the
     /// rest into `tensors` in f32. The file is mapped, and each tensor's pages are given back
     /// once copied, so memory holds the copies and never the file besides.
-    fn safetensors_stored(&mut self, f: &Path) -> Result<(), Error> {
+    fn safetensors_stored(&mut self, f: &Path, mx: &mut HashMap<String, Raw>) -> Result<(), Error> {
         let shown = f.display().to_string();
         let file = std::fs::File::open(f).map_err(|e| err(&shown, e))?;
         // SAFETY: a read-only mapping, dropped before this returns.
@@ -118,6 +193,9 @@ impl Weights {
                 _ => None,
             };
             match (half, view.shape()) {
+                _ if is_mxfp4_part(&name, view.dtype() == safetensors::Dtype::U8) => {
+                    mx.insert(name, (view.shape().to_vec(), data.to_vec()));
+                }
                 (Some(half), &[out, n]) => {
                     let bits = data
                         .chunks_exact(2)
@@ -350,12 +428,21 @@ impl Quantized {
     /// The stored format's name, as GGUF tools write it ("Q4_1", "Q6K").
     fn format(&self) -> String {
         match self {
-            Quantized::Own(q) => format!("{:?}", q.block()),
+            Quantized::Own(q) => q.block().name().to_string(),
             Quantized::Half(h) => format!("{:?}", h.half()).to_uppercase(),
-            Quantized::Candle(QMatMul::QTensor(q)) => format!("{:?}", q.dtype()),
+            // candle writes Q5K for GGUF's Q5_K.
+            Quantized::Candle(QMatMul::QTensor(q)) => format!("{:?}", q.dtype()).replace('K', "_K"),
             Quantized::Candle(_) => "f32".into(),
         }
     }
+}
+
+/// A tensor's shape and bytes, as stored.
+type Raw = (Vec<usize>, Vec<u8>);
+
+/// One of the two tensors of an MXFP4 weight (gpt-oss): `X_blocks` or `X_scales`, bytes.
+fn is_mxfp4_part(name: &str, bytes: bool) -> bool {
+    bytes && (name.ends_with("_blocks") || name.ends_with("_scales"))
 }
 
 /// One expert's slab of a stacked tensor.

@@ -255,3 +255,52 @@ fn a_mixture_of_experts_gguf_runs_like_transformers_and_stored_like_f32() {
     );
     assert!(apart(&a, &b) <= 0.02 * scale);
 }
+
+/// gpt-oss as OpenAI publishes it, its experts in MXFP4 (`X_blocks`, `X_scales`;
+/// scripts/make_mxfp4_fixture.py): dequantized at load it gives transformers' logits on the
+/// values the blocks hold; held as stored, each expert's blocks multiplied by `qlinear`, within
+/// the 32-value formats' tolerance of them.
+#[test]
+fn an_mxfp4_gpt_oss_runs_like_transformers_and_stored_within_tolerance() {
+    use anatomy_exec::weights::{Hold, Weights};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mxfp4/gpt-oss");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
+    let want: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
+    let c = anatomy_checkpoint::open(&dir).unwrap();
+    let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+    let g = anatomy_core::graph::build(&spec).unwrap();
+    let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+    assert!(
+        r.missing.is_empty() && r.misshaped.is_empty(),
+        "{:?} {:?}",
+        r.missing,
+        r.misshaped
+    );
+    let scale = want.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
+    for (hold, tolerance) in [(Hold::F32, 1e-4), (Hold::Stored, 0.02 * scale)] {
+        let m = Model::new(
+            spec.clone(),
+            Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap(),
+        )
+        .unwrap();
+        if hold == Hold::Stored {
+            assert!(m.held().contains("MXFP4 × 16 projections"), "{}", m.held());
+        }
+        let got: Vec<Vec<f32>> = m
+            .forward(&ids, &mut Cache::new(spec.layers as usize))
+            .unwrap()
+            .to_vec2()
+            .unwrap();
+        let apart = got
+            .iter()
+            .flatten()
+            .zip(want.iter().flatten())
+            .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+        eprintln!(
+            "MXFP4 gpt-oss, {hold:?}: {apart:.2e} from transformers (largest logit {scale:.2})"
+        );
+        assert!(apart <= tolerance, "{hold:?}: {apart}");
+    }
+}
