@@ -5,7 +5,7 @@
 
 mod attention;
 pub mod chat;
-pub mod halflinear;
+pub mod floatlinear;
 pub mod linear;
 mod math;
 pub mod model;

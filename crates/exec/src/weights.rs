@@ -3,7 +3,7 @@
 //! safetensors checkpoint's 16-bit float matrices in 16 bits; llama.cpp's Q/K row permutation
 //! undone either way, so that RoPE reads them as transformers does.
 
-use crate::halflinear::{Half, HalfLinear};
+use crate::floatlinear::{Fp8Linear, Half, HalfLinear, Rows};
 use crate::linear::Packed;
 use crate::qlinear::{Block, QLinear};
 use anatomy_checkpoint::{Checkpoint, Format};
@@ -21,7 +21,7 @@ pub enum Hold {
     F32,
     /// The projections as stored: a GGUF's in their quantized blocks, multiplied by the
     /// kernels of `qlinear` (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) or candle's (the K-quants); a
-    /// safetensors checkpoint's bf16 and f16 matrices in 16 bits (`halflinear`). Everything
+    /// safetensors checkpoint's bf16 and f16 matrices in 16 bits and fp8 ones with their block scales in 8 (`floatlinear`). Everything
     /// else in f32.
     Stored,
 }
@@ -36,6 +36,10 @@ pub struct Weights {
     /// Projection weights in their stored blocks.
     pub quantized: HashMap<String, Quantized>,
     pub format: Format,
+    /// The fp8 tensors read, until their block scales join them (`fp8`).
+    fp8_names: std::collections::HashSet<String>,
+    /// The fp8 matrices to hold as stored, shape and bytes, until then.
+    fp8_raw: HashMap<String, Raw>,
 }
 
 fn err(path: &str, e: impl std::fmt::Display) -> Error {
@@ -63,7 +67,10 @@ impl Weights {
         checkpoint.data_is_sound()?;
         match (&checkpoint.format, &checkpoint.gguf) {
             (Format::Safetensors, _) => {
-                Self::safetensors(Path::new(&checkpoint.path), hold, progress)
+                let block = fp8_block(&checkpoint.config, &checkpoint.config_file)?;
+                let mut w = Self::safetensors(Path::new(&checkpoint.path), hold, progress)?;
+                w.fp8(block, &checkpoint.path)?;
+                Ok(w)
             }
             (Format::Gguf, Some(header)) => {
                 Self::gguf(Path::new(&checkpoint.path), header, spec, hold, progress)
@@ -93,6 +100,9 @@ impl Weights {
                 let loaded = candle_core::safetensors::load(f, &Device::Cpu)
                     .map_err(|e| err(&f.display().to_string(), e))?;
                 for (name, t) in loaded {
+                    if t.dtype() == DType::F8E4M3 {
+                        w.fp8_names.insert(name.clone());
+                    }
                     if is_mxfp4_part(&name, t.dtype() == DType::U8) {
                         let bytes = t.flatten_all().and_then(|t| t.to_vec1::<u8>());
                         mx.insert(
@@ -109,6 +119,55 @@ impl Weights {
         }
         w.mxfp4(hold, mx, &shown)?;
         Ok(w)
+    }
+
+    /// fp8 weights with their block scales (`X_scale_inv`, DeepSeek-V3): in f32 each value times
+    /// its block's scale; held as stored, the bytes and scales together (`Fp8Linear`).
+    fn fp8(&mut self, block: (usize, usize), shown: &str) -> Result<(), Error> {
+        for name in std::mem::take(&mut self.fp8_names) {
+            let scale_name = format!("{name}_scale_inv");
+            let scales = match self.tensors.remove(&scale_name) {
+                Some(s) => Some(
+                    s.flatten_all()
+                        .and_then(|s| s.to_vec1::<f32>())
+                        .map_err(|e| err(shown, e))?,
+                ),
+                None => None,
+            };
+            if let Some((shape, bytes)) = self.fp8_raw.remove(&name) {
+                let (out, n) = (shape[0], shape[1]);
+                // Without scales, one block of scale 1 (the columns rounded up to 16).
+                let (scales, block) = match scales {
+                    Some(s) => (s, block),
+                    None => (vec![1.0], (out.max(1), n.div_ceil(16).max(1) * 16)),
+                };
+                let q = Fp8Linear::new(bytes, scales, block, out, n)
+                    .map_err(|e| err(shown, format!("{name}: {e}")))?;
+                self.stored.insert(name, Stored::Fp8(q));
+                continue;
+            }
+            let (Some(scales), Some(t)) = (scales, self.tensors.get_mut(&name)) else {
+                continue;
+            };
+            let Ok((out, n)) = t.dims2() else {
+                return Err(Error::file(shown, format!("holds {name}_scale_inv for {name} of shape {:?}; fp8 block scales belong to a matrix", t.dims())));
+            };
+            let per = n.div_ceil(block.1);
+            if scales.len() != out.div_ceil(block.0) * per {
+                return Err(Error::file(shown, format!("holds {} scales in {scale_name}; {name} [{out}, {n}] in blocks of {block:?} has {}", scales.len(), out.div_ceil(block.0) * per)));
+            }
+            let mut v: Vec<f32> = t
+                .flatten_all()
+                .and_then(|t| t.to_vec1())
+                .map_err(|e| err(shown, e))?;
+            for (o, row) in v.chunks_exact_mut(n.max(1)).enumerate() {
+                for (k, x) in row.iter_mut().enumerate() {
+                    *x *= scales[o / block.0 * per + k / block.1];
+                }
+            }
+            *t = Tensor::from_vec(v, (out, n), &Device::Cpu).map_err(|e| err(shown, e))?;
+        }
+        Ok(())
     }
 
     /// gpt-oss's MXFP4 weights: each `X_blocks` [E, out, g, 16] with its `X_scales` [E, out, g]
@@ -195,6 +254,10 @@ impl Weights {
             match (half, view.shape()) {
                 _ if is_mxfp4_part(&name, view.dtype() == safetensors::Dtype::U8) => {
                     mx.insert(name, (view.shape().to_vec(), data.to_vec()));
+                }
+                (None, &[out, n]) if view.dtype() == safetensors::Dtype::F8_E4M3 => {
+                    self.fp8_names.insert(name.clone());
+                    self.fp8_raw.insert(name, (vec![out, n], data.to_vec()));
                 }
                 (Some(half), &[out, n]) => {
                     let bits = data
@@ -315,6 +378,7 @@ impl Weights {
                 let t = match s {
                     Stored::Blocks(q) => q.dequantize(&Device::Cpu),
                     Stored::Half(h) => h.dequantize(),
+                    Stored::Fp8(f) => f.dequantize(),
                     Stored::Own(q) => q.dequantize(),
                 };
                 let t = t.map_err(|e| err(&name, e))?;
@@ -348,6 +412,8 @@ impl Weights {
             stored: HashMap::new(),
             quantized: HashMap::new(),
             format,
+            fp8_names: Default::default(),
+            fp8_raw: HashMap::new(),
         }
     }
 
@@ -380,6 +446,8 @@ pub enum Stored {
     Own(QLinear),
     /// In 16-bit floats.
     Half(HalfLinear),
+    /// In fp8 with block scales.
+    Fp8(Fp8Linear),
 }
 
 /// A projection weight as stored, with the kernel that multiplies it.
@@ -387,12 +455,14 @@ pub enum Quantized {
     Own(QLinear),
     Candle(QMatMul),
     Half(HalfLinear),
+    Fp8(Fp8Linear),
 }
 
 impl Quantized {
     fn new(s: Stored) -> candle_core::Result<Quantized> {
         let q = match s {
             Stored::Half(h) => return Ok(Quantized::Half(h)),
+            Stored::Fp8(f) => return Ok(Quantized::Fp8(f)),
             Stored::Own(q) => return Ok(Quantized::Own(q)),
             Stored::Blocks(q) => q,
         };
@@ -411,6 +481,7 @@ impl Quantized {
         match self {
             Quantized::Own(q) => q.times(x),
             Quantized::Half(h) => h.times(x),
+            Quantized::Fp8(f) => f.times(x),
             // Candle's quantized kernels: a 2-D input, contiguous.
             Quantized::Candle(q) => candle_core::Module::forward(q, &x.contiguous()?),
         }
@@ -421,6 +492,7 @@ impl Quantized {
         match self {
             Quantized::Own(q) => q.rows(ids),
             Quantized::Half(h) => h.rows(ids),
+            Quantized::Fp8(f) => f.rows(ids),
             Quantized::Candle(q) => q.embedding(&Tensor::new(ids, &Device::Cpu)?),
         }
     }
@@ -430,10 +502,33 @@ impl Quantized {
         match self {
             Quantized::Own(q) => q.block().name().to_string(),
             Quantized::Half(h) => format!("{:?}", h.half()).to_uppercase(),
+            Quantized::Fp8(_) => "F8_E4M3".into(),
             // candle writes Q5K for GGUF's Q5_K.
             Quantized::Candle(QMatMul::QTensor(q)) => format!("{:?}", q.dtype()).replace('K', "_K"),
             Quantized::Candle(_) => "f32".into(),
         }
+    }
+}
+
+/// The rows and columns of an fp8 weight's scale blocks: the config's
+/// `quantization_config.weight_block_size`, else DeepSeek-V3's 128 × 128.
+fn fp8_block(config: &serde_json::Value, file: &str) -> Result<(usize, usize), Error> {
+    let Some(v) = config.pointer("/quantization_config/weight_block_size") else {
+        return Ok((128, 128));
+    };
+    match v
+        .as_array()
+        .map(|a| a.iter().map(|x| x.as_u64()).collect::<Vec<_>>())
+        .as_deref()
+    {
+        Some([Some(r), Some(c)]) if *r > 0 && *c > 0 && *r <= 1 << 20 && *c <= 1 << 20 => {
+            Ok((*r as usize, *c as usize))
+        }
+        _ => Err(Error::new(
+            file,
+            "quantization_config.weight_block_size",
+            format!("is {v}; it must be [rows, columns], two positive integers"),
+        )),
     }
 }
 

@@ -256,14 +256,29 @@ fn a_mixture_of_experts_gguf_runs_like_transformers_and_stored_like_f32() {
     assert!(apart(&a, &b) <= 0.02 * scale);
 }
 
-/// gpt-oss as OpenAI publishes it, its experts in MXFP4 (`X_blocks`, `X_scales`;
-/// scripts/make_mxfp4_fixture.py): dequantized at load it gives transformers' logits on the
-/// values the blocks hold; held as stored, each expert's blocks multiplied by `qlinear`, within
-/// the 32-value formats' tolerance of them.
+/// Checkpoints quantized as published: gpt-oss with its experts in MXFP4 (`X_blocks`,
+/// `X_scales`; scripts/make_mxfp4_fixture.py) and DeepSeek-V3 in fp8 with block scales
+/// (`X_scale_inv`; scripts/make_fp8_fixture.py). Dequantized at load each gives transformers'
+/// logits on the values it holds; held as stored, MXFP4 experts multiplied by `qlinear` within
+/// the 32-value formats' tolerance (their activations quantized), fp8 widened in registers within
+/// f32 rounding.
 #[test]
-fn an_mxfp4_gpt_oss_runs_like_transformers_and_stored_within_tolerance() {
+fn published_mxfp4_and_fp8_checkpoints_run_like_transformers() {
+    for (fixture, held, stored_tolerance) in [
+        ("mxfp4/gpt-oss", "MXFP4 × 16 projections", 0.02),
+        ("fp8/deepseek-v3", "F8_E4M3 × 40 projections", 1e-4),
+    ] {
+        published(fixture, held, stored_tolerance);
+    }
+}
+
+/// `fixture`'s logits, dequantized (within 1e-4) and held as stored (within `stored_tolerance`
+/// of the largest), against transformers'; held as stored its projections are `held`.
+fn published(fixture: &str, held: &str, stored_tolerance: f32) {
     use anatomy_exec::weights::{Hold, Weights};
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mxfp4/gpt-oss");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(fixture);
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
@@ -279,14 +294,14 @@ fn an_mxfp4_gpt_oss_runs_like_transformers_and_stored_within_tolerance() {
         r.misshaped
     );
     let scale = want.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
-    for (hold, tolerance) in [(Hold::F32, 1e-4), (Hold::Stored, 0.02 * scale)] {
+    for (hold, tolerance) in [(Hold::F32, 1e-4), (Hold::Stored, stored_tolerance * scale)] {
         let m = Model::new(
             spec.clone(),
             Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap(),
         )
         .unwrap();
         if hold == Hold::Stored {
-            assert!(m.held().contains("MXFP4 × 16 projections"), "{}", m.held());
+            assert!(m.held().contains(held), "{fixture}: {}", m.held());
         }
         let got: Vec<Vec<f32>> = m
             .forward(&ids, &mut Cache::new(spec.layers as usize))
@@ -298,9 +313,7 @@ fn an_mxfp4_gpt_oss_runs_like_transformers_and_stored_within_tolerance() {
             .flatten()
             .zip(want.iter().flatten())
             .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
-        eprintln!(
-            "MXFP4 gpt-oss, {hold:?}: {apart:.2e} from transformers (largest logit {scale:.2})"
-        );
-        assert!(apart <= tolerance, "{hold:?}: {apart}");
+        eprintln!("{fixture}, {hold:?}: {apart:.2e} from transformers (largest logit {scale:.2})");
+        assert!(apart <= tolerance, "{fixture}, {hold:?}: {apart}");
     }
 }
