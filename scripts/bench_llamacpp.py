@@ -3,9 +3,12 @@
 run: prefill and decode tokens/s and peak resident memory of each process, their ratios, and
 whether the greedy continuations agree.
 
-Usage: python3 scripts/bench_llamacpp.py [--gguf FILE] [--anatomy PATH] [--threads N] [--tokens N]
+Usage: python3 scripts/bench_llamacpp.py [--gguf FILE] [--requantize TYPE,...] [--anatomy PATH]
+                                         [--threads N] [--tokens N]
 (needs: pip install llama-cpp-python numpy; cargo build --release)
 anatomy runs twice: with its weights as stored (--dtype stored) and dequantized (--dtype f32).
+--requantize Q8_0,Q4_K_M also benchmarks copies of the file in those types, made once by
+llama.cpp's own quantizer (llama_model_quantize, requantizing allowed) beside the original.
 """
 import argparse
 import json
@@ -70,7 +73,29 @@ def main():
     ap.add_argument("--anatomy", default=str(ROOT / "target/release/anatomy"))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--tokens", type=int, default=64, help="greedy tokens to generate")
+    ap.add_argument("--requantize", default="", help="comma-separated llama.cpp file types, e.g. Q8_0,Q4_K_M")
     a = ap.parse_args()
+    files = [Path(a.gguf)] + [requantized(Path(a.gguf), t) for t in a.requantize.split(",") if t]
+    for f in files:
+        bench(a, f)
+
+
+def requantized(src, kind):
+    """`src` in llama.cpp's file type `kind` (LLAMA_FTYPE_MOSTLY_<kind>), made once beside it."""
+    import llama_cpp
+    dst = src.with_name(f"{src.stem}.as-{kind}.gguf")
+    if not dst.exists():
+        params = llama_cpp.llama_model_quantize_default_params()
+        params.ftype = getattr(llama_cpp, f"LLAMA_FTYPE_MOSTLY_{kind}")
+        params.allow_requantize = True
+        if llama_cpp.llama_model_quantize(str(src).encode(), str(dst).encode(), params) != 0:
+            sys.exit(f"llama.cpp could not requantize {src} to {kind}")
+    return dst
+
+
+def bench(a, gguf):
+    """llama.cpp and anatomy on `gguf`, printed as a table and ratios."""
+    a.gguf = str(gguf)
     size = Path(a.gguf).stat().st_size / 1e6
 
     out, _, llama_peak = measured([sys.executable, "-c", LLAMA, a.gguf, str(a.threads), PROMPT, str(a.tokens)])
