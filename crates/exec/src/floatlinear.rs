@@ -286,6 +286,7 @@ impl Rows for Fp8Linear {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use super::{Half, Path};
+    use crate::qlinear::x86::hsum256;
     use std::arch::x86_64::*;
 
     /// How far ahead of the values being multiplied a decode step fetches, in bytes.
@@ -429,13 +430,6 @@ mod x86 {
             (_, Half::Bf16) => dot256::<true>(w, x),
             (_, Half::F16) => dot256::<false>(w, x),
         }
-    }
-
-    #[inline(always)]
-    unsafe fn hsum256(v: __m256) -> f32 {
-        let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-        let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-        _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
     }
 
     /// The values past the last whole vector, one by one.

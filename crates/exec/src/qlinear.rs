@@ -894,8 +894,9 @@ pub(crate) mod x86 {
         }
     }
 
+    /// The sum of the 8 lanes.
     #[inline(always)]
-    unsafe fn hsum256(v: __m256) -> f32 {
+    pub(crate) unsafe fn hsum256(v: __m256) -> f32 {
         let s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
         let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
         _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)))
