@@ -224,6 +224,28 @@ pub fn mxfp4_blocks(blocks: &[u8], scales: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A weight's stored bytes: its own, or a range of a memory-mapped file.
+pub enum Bytes {
+    Owned(Vec<u8>),
+    Mapped(std::sync::Arc<memmap2::Mmap>, std::ops::Range<usize>),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(v) => v,
+            Bytes::Mapped(map, range) => &map[range.clone()],
+        }
+    }
+}
+
+impl From<Vec<u8>> for Bytes {
+    fn from(v: Vec<u8>) -> Bytes {
+        Bytes::Owned(v)
+    }
+}
+
 /// The instruction set a product runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Path {
@@ -269,14 +291,20 @@ impl Path {
 /// A projection weight [out, n] in its stored blocks.
 pub struct QLinear {
     block: Block,
-    data: Vec<u8>,
+    data: Bytes,
     out: usize,
     n: usize,
 }
 
 impl QLinear {
     /// `data` holds `out` rows of n/32 blocks each, as a GGUF stores them.
-    pub fn new(block: Block, data: Vec<u8>, out: usize, n: usize) -> candle_core::Result<QLinear> {
+    pub fn new(
+        block: Block,
+        data: impl Into<Bytes>,
+        out: usize,
+        n: usize,
+    ) -> candle_core::Result<QLinear> {
+        let data = data.into();
         let size = out
             .checked_mul(n / block.values())
             .and_then(|b| b.checked_mul(block.bytes()));

@@ -295,6 +295,8 @@ impl Weights {
         let content = header.content();
         let file = anatomy_checkpoint::open_regular(path)?;
         let mut reader = std::io::BufReader::new(&file);
+        // The file mapped once, on the first weight held as stored in place.
+        let mut map: Option<std::sync::Arc<memmap2::Mmap>> = None;
         let names: Vec<String> = content.tensor_infos.keys().cloned().collect();
         let mut w = Weights::new(HashMap::new(), Format::Gguf);
         // llama.cpp stores a llama model's Q and K rows permuted for its RoPE layout (a
@@ -316,15 +318,20 @@ impl Weights {
             let info = &content.tensor_infos[name];
             let own = Block::of(info.ggml_dtype).filter(|_| hold == Hold::Stored);
             if let (Some(block), Ok((out, n))) = (own, info.shape.dims2()) {
-                // A format `qlinear` multiplies: its bytes read straight into the weight, with
-                // no copy held beside them (`data_is_sound` saw them inside the file).
-                let offset = content.tensor_data_offset + info.offset;
-                let mut bytes = vec![0u8; out * n / block.values() * block.bytes()];
-                std::os::unix::fs::FileExt::read_exact_at(&file, &mut bytes, offset)
-                    .map_err(|e| err(&shown, e))?;
-                if let Some(h) = heads {
-                    bytes = unpermute_rows(&bytes, out, h);
+                // A format `qlinear` multiplies: its bytes in place in the mapped file (rows
+                // llama.cpp permuted, copied back in order). `data_is_sound` saw them inside it.
+                let start = (content.tensor_data_offset + info.offset) as usize;
+                let range = start..start + out * n / block.values() * block.bytes();
+                if map.is_none() {
+                    // SAFETY: a read-only mapping, which the weights hold while they live.
+                    let m = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| err(&shown, e))?;
+                    map = Some(std::sync::Arc::new(m));
                 }
+                let map = map.clone().expect("mapped above");
+                let bytes = match heads {
+                    Some(h) => crate::qlinear::Bytes::Owned(unpermute_rows(&map[range], out, h)),
+                    None => crate::qlinear::Bytes::Mapped(map.clone(), range),
+                };
                 let q = QLinear::new(block, bytes, out, n).map_err(|e| err(&shown, e))?;
                 w.stored.insert(name.clone(), Stored::Own(q));
                 progress(i + 1, names.len());
