@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""A mixture-of-experts GGUF fixture: a tiny random Mixtral made by transformers, written as
-llama.cpp's converter writes one (architecture `llama` with `expert_count`, Q and K rows permuted
-for its RoPE, each layer's experts stacked in ffn_{gate,up,down}_exps), once in F32 and once with
-its matrices in Q8_0, with transformers' logits for the F32 weights.
+"""Mixture-of-experts GGUF fixtures: tiny random models made by transformers, written as
+llama.cpp's converter writes them, each layer's experts stacked in ffn_{gate,up,down}_exps, once
+in F32 and once with their matrices in Q8_0, with transformers' logits for the F32 weights:
+- a Mixtral, which llama.cpp writes as architecture `llama` with `expert_count`, Q and K rows
+  permuted for its RoPE;
+- a Qwen3-MoE (architecture `qwen3moe`, its Q and K norms, experts of their own width).
 
-Writes crates/exec/tests/fixtures/gguf/mixtral/{model-f32.gguf, model-q8_0.gguf, expected.json}.
+Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe}/{model-f32.gguf, model-q8_0.gguf,
+expected.json}.
 Usage: python3 scripts/make_gguf_fixtures.py   (needs: torch, transformers, gguf)
 """
 import json
@@ -18,7 +21,7 @@ import transformers
 from safetensors.numpy import load_file
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "crates/exec/tests/fixtures/gguf/mixtral"
+OUT = ROOT / "crates/exec/tests/fixtures/gguf"
 IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20, 33, 2]
 
 
@@ -27,8 +30,9 @@ def permute(w, heads):
     return w.reshape(heads, 2, w.shape[0] // heads // 2, *w.shape[1:]).swapaxes(1, 2).reshape(w.shape)
 
 
-def tensors(sd, cfg):
+def tensors(sd, cfg, arch):
     """The state dict under llama.cpp's names, experts stacked."""
+    mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
         "output_norm.weight": sd["model.norm.weight"],
@@ -37,20 +41,28 @@ def tensors(sd, cfg):
     for b in range(cfg.num_hidden_layers):
         p = f"model.layers.{b}."
         out[f"blk.{b}.attn_norm.weight"] = sd[p + "input_layernorm.weight"]
-        out[f"blk.{b}.attn_q.weight"] = permute(sd[p + "self_attn.q_proj.weight"], cfg.num_attention_heads)
-        out[f"blk.{b}.attn_k.weight"] = permute(sd[p + "self_attn.k_proj.weight"], cfg.num_key_value_heads)
+        q, k = sd[p + "self_attn.q_proj.weight"], sd[p + "self_attn.k_proj.weight"]
+        if mixtral:
+            q, k = permute(q, cfg.num_attention_heads), permute(k, cfg.num_key_value_heads)
+        else:
+            out[f"blk.{b}.attn_q_norm.weight"] = sd[p + "self_attn.q_norm.weight"]
+            out[f"blk.{b}.attn_k_norm.weight"] = sd[p + "self_attn.k_norm.weight"]
+        out[f"blk.{b}.attn_q.weight"], out[f"blk.{b}.attn_k.weight"] = q, k
         out[f"blk.{b}.attn_v.weight"] = sd[p + "self_attn.v_proj.weight"]
         out[f"blk.{b}.attn_output.weight"] = sd[p + "self_attn.o_proj.weight"]
         out[f"blk.{b}.ffn_norm.weight"] = sd[p + "post_attention_layernorm.weight"]
-        out[f"blk.{b}.ffn_gate_inp.weight"] = sd[p + "block_sparse_moe.gate.weight"]
-        for ours, theirs in (("gate", "w1"), ("up", "w3"), ("down", "w2")):
-            experts = [sd[f"{p}block_sparse_moe.experts.{e}.{theirs}.weight"] for e in range(cfg.num_local_experts)]
+        moe, names = (("block_sparse_moe", ("w1", "w3", "w2")) if mixtral
+                      else ("mlp", ("gate_proj", "up_proj", "down_proj")))
+        out[f"blk.{b}.ffn_gate_inp.weight"] = sd[f"{p}{moe}.gate.weight"]
+        count = cfg.num_local_experts if mixtral else cfg.num_experts
+        for ours, theirs in zip(("gate", "up", "down"), names):
+            experts = [sd[f"{p}{moe}.experts.{e}.{theirs}.weight"] for e in range(count)]
             out[f"blk.{b}.ffn_{ours}_exps.weight"] = np.stack(experts)
     return out
 
 
-def write(path, cfg, named, quantize):
-    w = gguf.GGUFWriter(str(path), "llama")
+def write(path, cfg, named, quantize, arch):
+    w = gguf.GGUFWriter(str(path), arch)
     w.add_block_count(cfg.num_hidden_layers)
     w.add_context_length(cfg.max_position_embeddings)
     w.add_embedding_length(cfg.hidden_size)
@@ -60,7 +72,13 @@ def write(path, cfg, named, quantize):
     w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
     w.add_rope_freq_base(cfg.rope_parameters["rope_theta"])
     w.add_vocab_size(cfg.vocab_size)
-    w.add_expert_count(cfg.num_local_experts)
+    if arch == "llama":
+        w.add_expert_count(cfg.num_local_experts)
+    else:
+        w.add_expert_count(cfg.num_experts)
+        w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
+        w.add_key_length(cfg.head_dim)
+        w.add_value_length(cfg.head_dim)
     w.add_expert_used_count(cfg.num_experts_per_tok)
     for name, t in named.items():
         t = np.ascontiguousarray(t, dtype=np.float32)
@@ -76,26 +94,35 @@ def write(path, cfg, named, quantize):
 
 
 def main():
-    torch.manual_seed(0)
     # Every row a multiple of 32 values, so every matrix has a Q8_0 copy.
-    cfg = transformers.MixtralConfig(hidden_size=64, intermediate_size=64, num_hidden_layers=2,
-                                     num_attention_heads=4, num_key_value_heads=2, vocab_size=97,
-                                     max_position_embeddings=128, num_local_experts=4,
-                                     num_experts_per_tok=2)
-    model = transformers.MixtralForCausalLM(cfg).eval()
+    small = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
+                 vocab_size=97, max_position_embeddings=128, num_experts_per_tok=2)
+    make("mixtral", "llama", transformers.MixtralConfig(intermediate_size=64, num_local_experts=4, **small),
+         transformers.MixtralForCausalLM)
+    # Published Qwen3-MoE configs renormalize the chosen experts' weights; llama.cpp always does.
+    make("qwen3-moe", "qwen3moe", transformers.Qwen3MoeConfig(intermediate_size=96, moe_intermediate_size=32,
+                                                              num_experts=4, head_dim=16, norm_topk_prob=True,
+                                                              **small),
+         transformers.Qwen3MoeForCausalLM)
+
+
+def make(name, arch, cfg, cls):
+    torch.manual_seed(0)
+    model = cls(cfg).eval()
     with torch.no_grad():
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)
         sd = load_file(str(Path(tmp) / "model.safetensors"))
-    named = tensors(sd, cfg)
-    OUT.mkdir(parents=True, exist_ok=True)
-    write(OUT / "model-f32.gguf", cfg, named, quantize=False)
-    write(OUT / "model-q8_0.gguf", cfg, named, quantize=True)
-    (OUT / "expected.json").write_text(json.dumps({
+    named = tensors(sd, cfg, arch)
+    out = OUT / name
+    out.mkdir(parents=True, exist_ok=True)
+    write(out / "model-f32.gguf", cfg, named, False, arch)
+    write(out / "model-q8_0.gguf", cfg, named, True, arch)
+    (out / "expected.json").write_text(json.dumps({
         "transformers": transformers.__version__, "gguf": gguf.__version__ if hasattr(gguf, "__version__") else "",
         "ids": IDS, "logits": logits}) + "\n")
-    print(f"wrote {OUT}")
+    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("llama", "llama"),
     ("qwen2", "qwen2"),
     ("qwen3", "qwen3"),
+    ("qwen3moe", "qwen3_moe"),
     ("gemma2", "gemma2"),
 ];
 
@@ -158,6 +159,7 @@ fn config(
     put("vocab_size", "vocab_size", true)?;
     put("num_local_experts", "expert_count", true)?;
     put("num_experts_per_tok", "expert_used_count", true)?;
+    put("moe_intermediate_size", "expert_feed_forward_length", true)?;
     // llama.cpp writes Mixtral as a llama with experts.
     if arch == "llama" && cfg.get("num_local_experts").and_then(|v| v.as_u64()) > Some(0) {
         cfg.insert("model_type".into(), json!("mixtral"));
@@ -189,6 +191,12 @@ fn config(
                 keys.push(("partial_rotary_factor".into(), full));
             }
         }
+    }
+    if arch == "qwen3moe" {
+        // The file does not say; llama.cpp renormalizes the chosen experts' weights, as the
+        // published Qwen3-MoE configs ask.
+        cfg.insert("norm_topk_prob".into(), json!(true));
+        keys.push(("norm_topk_prob".into(), "general.architecture".into()));
     }
     if arch == "gemma2" {
         // llama.cpp scales Gemma 2 scores by 1/√head_dim, the value the 2B and 9B models use.

@@ -172,14 +172,23 @@ fn every_fixture_in_bf16_runs_stored_as_it_runs_widened_to_f32() {
     );
 }
 
-/// A Mixtral GGUF as llama.cpp's converter writes one (scripts/make_gguf_fixtures.py: each
-/// layer's experts stacked in one tensor, Q and K rows permuted): in F32 it gives transformers'
+/// Mixture-of-experts GGUF files as llama.cpp's converter writes them
+/// (scripts/make_gguf_fixtures.py: each layer's experts stacked in one tensor), a Mixtral (a
+/// llama with experts, Q and K rows permuted) and a Qwen3-MoE: in F32 each gives transformers'
 /// logits, in one pass and token by token; its Q8_0 copy, held as stored (each expert's slab of
 /// blocks multiplied on its own), gives the f32 path's within the Q8_0 tolerance above.
 #[test]
-fn a_mixture_of_experts_gguf_runs_like_transformers_and_stored_like_f32() {
+fn mixture_of_experts_ggufs_run_like_transformers_and_stored_like_f32() {
+    for fixture in ["mixtral", "qwen3-moe"] {
+        moe_gguf(fixture);
+    }
+}
+
+fn moe_gguf(fixture: &str) {
     use anatomy_exec::weights::{Hold, Weights};
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gguf/mixtral");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gguf")
+        .join(fixture);
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
@@ -218,7 +227,7 @@ fn a_mixture_of_experts_gguf_runs_like_transformers_and_stored_like_f32() {
         let m = model("model-f32.gguf", hold);
         assert!(
             apart(&rows(&m), &want) <= 1e-4,
-            "{hold:?}: {}",
+            "{fixture}, {hold:?}: {}",
             apart(&rows(&m), &want)
         );
         let mut cache = Cache::new(m.spec.layers as usize);
@@ -234,7 +243,7 @@ fn a_mixture_of_experts_gguf_runs_like_transformers_and_stored_like_f32() {
             .collect();
         assert!(
             apart(&stepwise, &want) <= 1e-4,
-            "{hold:?} token by token: {}",
+            "{fixture}, {hold:?} token by token: {}",
             apart(&stepwise, &want)
         );
     }
@@ -250,7 +259,7 @@ fn a_mixture_of_experts_gguf_runs_like_transformers_and_stored_like_f32() {
     let (a, b) = (rows(&stored), rows(&exact));
     let scale = b.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
     eprintln!(
-        "Q8_0 Mixtral GGUF: stored {:.2e} from f32 (largest logit {scale:.2})",
+        "Q8_0 {fixture} GGUF: stored {:.2e} from f32 (largest logit {scale:.2})",
         apart(&a, &b)
     );
     assert!(apart(&a, &b) <= 0.02 * scale);
