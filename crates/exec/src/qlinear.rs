@@ -1,6 +1,7 @@
 //! `x · Wᵀ` for a weight `W` [out, n] held in a GGUF's 32-value block formats (Q4_0, Q4_1, Q5_0,
-//! Q5_1, Q8_0) or in Q4_K and Q6_K (super-blocks of 256: Q4_K's eight blocks of 32 each with a
-//! 6-bit scale and minimum, Q6_K's sixteen of 16 each with an 8-bit scale), read as stored:
+//! Q5_1, Q8_0) or in Q4_K, Q5_K and Q6_K (super-blocks of 256: Q4_K's and Q5_K's eight blocks of
+//! 32 each with a 6-bit scale and minimum, Q6_K's sixteen of 16 each with an 8-bit scale), read
+//! as stored:
 //! about 4.5 to 8.5 bits per weight instead of 32. A block's integer sums run over 16 values
 //! (four i32 lanes) for each scale, so the kernels take a scale per 16. MXFP4 (gpt-oss's
 //! experts: 4-bit floats, e2m1, in blocks of 32 with a power-of-two e8m0 scale) is one more
@@ -23,9 +24,9 @@
 //! The integer sums are exact on every path; only the order of the f32 sums differs. Paths are
 //! chosen at run time: AVX-512 (VNNI's dpbusd, two blocks an instruction), AVX2 (maddubs), or
 //! portable scalar code, hand-written in `std::arch`, not through `pulp` like `linear`: pulp has
-//! no 8-bit dot products. candle's quantized kernels keep the other K-quant formats (they have
-//! AVX2 code for those), but multiply Q4_1, Q5_0 and Q5_1 in scalar code and a prompt's rows
-//! one by one, which is why this module exists.
+//! no 8-bit dot products. candle's quantized kernels keep Q2_K, Q3_K and Q8_K (they have AVX2
+//! code for those), but multiply Q4_1, Q5_0 and Q5_1 in scalar code and a prompt's rows one by
+//! one, which is why this module exists.
 
 use crate::pool::{for_ranges, Shared};
 use candle_core::{Device, Tensor};
@@ -57,18 +58,20 @@ pub enum Block {
     Q5_1,
     Q8_0,
     Q4K,
+    Q5K,
     Q6K,
     Mxfp4,
 }
 
 impl Block {
-    pub const ALL: [Block; 8] = [
+    pub const ALL: [Block; 9] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
         Block::Q5_1,
         Block::Q8_0,
         Block::Q4K,
+        Block::Q5K,
         Block::Q6K,
         Block::Mxfp4,
     ];
@@ -82,6 +85,7 @@ impl Block {
             Block::Q5_1 => 24,
             Block::Q8_0 => 34,
             Block::Q4K => 144,
+            Block::Q5K => 176,
             Block::Q6K => 210,
             Block::Mxfp4 => 17,
         }
@@ -96,6 +100,7 @@ impl Block {
             Block::Q5_1 => "Q5_1",
             Block::Q8_0 => "Q8_0",
             Block::Q4K => "Q4_K",
+            Block::Q5K => "Q5_K",
             Block::Q6K => "Q6_K",
             Block::Mxfp4 => "MXFP4",
         }
@@ -104,14 +109,14 @@ impl Block {
     /// Values of one stored block.
     pub fn values(self) -> usize {
         match self {
-            Block::Q4K | Block::Q6K => 256,
+            Block::Q4K | Block::Q5K | Block::Q6K => 256,
             _ => QK,
         }
     }
 
     /// Blocks store a minimum m besides the scale d (their integers are unsigned).
     fn has_min(self) -> bool {
-        matches!(self, Block::Q4_1 | Block::Q5_1 | Block::Q4K)
+        matches!(self, Block::Q4_1 | Block::Q5_1 | Block::Q4K | Block::Q5K)
     }
 
     /// The format of candle's dtype, if it is one of these.
@@ -124,6 +129,7 @@ impl Block {
             G::Q5_1 => Block::Q5_1,
             G::Q8_0 => Block::Q8_0,
             G::Q4K => Block::Q4K,
+            G::Q5K => Block::Q5K,
             G::Q6K => Block::Q6K,
             _ => return None,
         })
@@ -151,8 +157,9 @@ impl Block {
             let d = h(sb, 208);
             return ([d * sc(0), d * sc(1)], 0.0);
         }
-        if self == Block::Q4K {
-            let sb = &row[(j / 8) * 144..][..144];
+        if matches!(self, Block::Q4K | Block::Q5K) {
+            let size = self.bytes();
+            let sb = &row[(j / 8) * size..][..size];
             let (k, sc) = (j % 8, &sb[4..16]);
             let (s, m) = if k < 4 {
                 (sc[k] & 63, sc[k + 4] & 63)
@@ -162,9 +169,15 @@ impl Block {
                     (sc[k + 4] >> 4) | ((sc[k] >> 6) << 4),
                 )
             };
+            // Q5_K's fifth bits: bit k of each of qh's 32 bytes, before the nibbles.
+            let (qs, qh) = match self {
+                Block::Q5K => (&sb[48 + 32 * (k / 2)..][..32], Some(&sb[16..48])),
+                _ => (&sb[16 + 32 * (k / 2)..][..32], None),
+            };
             let shift = 4 * (k % 2);
-            for (q, &v) in q.iter_mut().zip(&sb[16 + 32 * (k / 2)..][..32]) {
-                *q = ((v >> shift) & 15) as i8;
+            for (l, (q, &v)) in q.iter_mut().zip(qs).enumerate() {
+                let five = qh.map_or(0, |h| ((h[l] >> k) & 1) << 4);
+                *q = (((v >> shift) & 15) | five) as i8;
             }
             let d = h(sb, 0) * s as f32;
             return ([d, d], -h(sb, 2) * m as f32);
@@ -587,6 +600,7 @@ pub(crate) mod x86 {
     const Q4K: u8 = 5;
     const Q6K: u8 = 6;
     const MX: u8 = 7;
+    const Q5K: u8 = 8;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -598,6 +612,7 @@ pub(crate) mod x86 {
                 Block::Q5_1 => $f::<Q5_1>($($arg),*),
                 Block::Q8_0 => $f::<Q8_0>($($arg),*),
                 Block::Q4K => $f::<Q4K>($($arg),*),
+                Block::Q5K => $f::<Q5K>($($arg),*),
                 Block::Q6K => $f::<Q6K>($($arg),*),
                 Block::Mxfp4 => $f::<MX>($($arg),*),
             }
@@ -613,6 +628,7 @@ pub(crate) mod x86 {
             Q5_0 => (22, 32, false),
             Q5_1 => (24, 32, true),
             Q4K => (144, 256, true),
+            Q5K => (176, 256, true),
             Q6K => (210, 256, false),
             MX => (17, 32, false),
             _ => (34, 32, false),
@@ -648,8 +664,8 @@ pub(crate) mod x86 {
             let d = half(sb.add(208));
             return (q, [d * *sc as f32, d * *sc.add(1) as f32], 0.0);
         }
-        if B == Q4K {
-            let (sb, k) = (row.add(j / 8 * 144), j % 8);
+        if B == Q4K || B == Q5K {
+            let (sb, k) = (row.add(j / 8 * layout(B).0), j % 8);
             let sc = |i: usize| *sb.add(4 + i);
             let (s, m) = if k < 4 {
                 (sc(k) & 63, sc(k + 4) & 63)
@@ -659,13 +675,21 @@ pub(crate) mod x86 {
                     (sc(k + 4) >> 4) | ((sc(k) >> 6) << 4),
                 )
             };
-            let v = _mm256_loadu_si256(sb.add(16 + 32 * (k / 2)).cast());
+            let qs = if B == Q5K { 48 } else { 16 };
+            let v = _mm256_loadu_si256(sb.add(qs + 32 * (k / 2)).cast());
             let v = if k % 2 == 0 {
                 v
             } else {
                 _mm256_srli_epi16(v, 4)
             };
-            let q = _mm256_and_si256(v, _mm256_set1_epi8(15));
+            let mut q = _mm256_and_si256(v, _mm256_set1_epi8(15));
+            if B == Q5K {
+                // Bit k of each of qh's 32 bytes, as 16.
+                let hb = _mm256_loadu_si256(sb.add(16).cast());
+                let bit = _mm256_srl_epi16(hb, _mm_cvtsi32_si128(k as i32));
+                let five = _mm256_slli_epi16(_mm256_and_si256(bit, _mm256_set1_epi8(1)), 4);
+                q = _mm256_or_si256(q, five);
+            }
             let d = half(sb) * s as f32;
             return (q, [d, d], -half(sb.add(2)) * m as f32);
         }
@@ -1006,6 +1030,7 @@ mod tests {
             Block::Q5_1 => GgmlDType::Q5_1,
             Block::Q8_0 => GgmlDType::Q8_0,
             Block::Q4K => GgmlDType::Q4K,
+            Block::Q5K => GgmlDType::Q5K,
             Block::Q6K => GgmlDType::Q6K,
             Block::Mxfp4 => unreachable!("candle has no MXFP4"),
         }
