@@ -179,15 +179,15 @@ impl Model {
         self.weights.held()
     }
 
-    /// A model the executor can run: every family; from a GGUF, those whose experts it stores
-    /// apart as gate, up and down (Mixtral's layout).
+    /// A model the executor can run: every family; from a GGUF, the mixtures of experts whose
+    /// gated experts the checkpoint names one by one (Mixtral, Qwen3-MoE), which a GGUF stacks.
     pub fn new(spec: Spec, weights: Weights) -> Result<Model, Error> {
         if let Some(m) = spec.moe.as_ref().filter(|_| weights.format == Format::Gguf) {
             if m.storage != anatomy_core::spec::ExpertStorage::PerExpert || !spec.mlp.gated {
                 return Err(Error::new(
                     &spec.name,
                     "",
-                    "this mixture-of-experts layout is not executed from GGUF files yet (Mixtral's is)",
+                    "this mixture-of-experts layout is not executed from GGUF files yet (Mixtral's and Qwen3-MoE's are)",
                 ));
             }
         }

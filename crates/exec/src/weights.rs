@@ -235,7 +235,8 @@ impl Weights {
         Ok(())
     }
 
-    /// One safetensors file's tensors: its bf16 and f16 matrices into `stored` as they are, the
+    /// One safetensors file's tensors: its bf16 and f16 matrices into `stored` as they are, its
+    /// fp8 matrices and MXFP4 parts aside until their scales join them (`fp8`, `mxfp4`), the
     /// rest into `tensors` in f32. The file is mapped, and each tensor's pages are given back
     /// once copied, so memory holds the copies and never the file besides.
     fn safetensors_stored(&mut self, f: &Path, mx: &mut HashMap<String, Raw>) -> Result<(), Error> {
