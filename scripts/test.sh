@@ -13,7 +13,9 @@ trap 'rm -f "$log"' EXIT
 cargo test --workspace --locked 2>&1 | tee "$log"
 # The benchmarks compile too, so a change cannot leave them broken.
 cargo check --workspace --locked --benches --quiet
-if grep -E '^test .* \.\.\. ignored' "$log"; then
+# A CPU without a kernel path's instructions cannot be given them: those tests say so and pass.
+grep -E '^test .* \.\.\. ignored, this CPU' "$log" || true
+if grep -E '^test .* \.\.\. ignored' "$log" | grep -v 'ignored, this CPU'; then
   echo "test.sh: the tests above were ignored although setup.sh provided their resources" >&2
   exit 1
 fi

@@ -491,72 +491,120 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(128))]
-        /// Both types on every path this CPU has, against a double-precision product with the
-        /// stored values: within f32 rounding (the values are exact in f32, only the sums'
-        /// order differs), for any width, a multiple of 16 or not.
-        #[test]
-        fn products_match_a_double_precision_sum_on_every_path(
-            m in 1usize..7, out in 1usize..20, n in 1usize..120, seed in 0u64..10_000,
-        ) {
-            let x = crate::uniform(seed, m * n, 2.0);
-            let w = crate::uniform(seed + 1, out * n, 1.0);
-            for half in [Half::Bf16, Half::F16] {
-                let bits: Vec<u16> = w.iter().map(|&v| match half {
+    /// Both 16-bit types on `paths`, against a double-precision product with the stored values:
+    /// within f32 rounding (the values are exact in f32, only the sums' order differs), for any
+    /// width, a multiple of 16 or not.
+    fn check_halves(
+        paths: &[Path],
+        m: usize,
+        out: usize,
+        n: usize,
+        seed: u64,
+    ) -> Result<(), TestCaseError> {
+        let x = crate::uniform(seed, m * n, 2.0);
+        let w = crate::uniform(seed + 1, out * n, 1.0);
+        for half in [Half::Bf16, Half::F16] {
+            let bits: Vec<u16> = w
+                .iter()
+                .map(|&v| match half {
                     Half::Bf16 => bf16::from_f32(v).to_bits(),
                     Half::F16 => f16::from_f32(v).to_bits(),
-                }).collect();
-                let wide: Vec<f32> = bits.iter().map(|&b| half.widen(b)).collect();
-                let h = HalfLinear::new(half, bits, out, n).unwrap();
-                for &path in Path::available() {
-                    let mut y = vec![0f32; m * out];
-                    product(&h, path, &x, m, &mut y);
-                    for i in 0..m {
-                        for o in 0..out {
-                            let (xr, wr) = (&x[i * n..][..n], &wide[o * n..][..n]);
-                            let want: f64 = xr.iter().zip(wr).map(|(&a, &b)| a as f64 * b as f64).sum();
-                            let mass: f64 = xr.iter().zip(wr).map(|(&a, &b)| (a as f64 * b as f64).abs()).sum();
-                            let got = y[i * out + o] as f64;
-                            prop_assert!((got - want).abs() <= 1e-6 * mass + 1e-30,
-                                "{half:?} on {path:?}, [{i},{o}] of {m}×{out}×{n}: {got} vs {want}");
-                        }
+                })
+                .collect();
+            let wide: Vec<f32> = bits.iter().map(|&b| half.widen(b)).collect();
+            let h = HalfLinear::new(half, bits, out, n).unwrap();
+            for &path in paths {
+                let mut y = vec![0f32; m * out];
+                product(&h, path, &x, m, &mut y);
+                for i in 0..m {
+                    for o in 0..out {
+                        let (xr, wr) = (&x[i * n..][..n], &wide[o * n..][..n]);
+                        let want: f64 = xr.iter().zip(wr).map(|(&a, &b)| a as f64 * b as f64).sum();
+                        let mass: f64 = xr
+                            .iter()
+                            .zip(wr)
+                            .map(|(&a, &b)| (a as f64 * b as f64).abs())
+                            .sum();
+                        let got = y[i * out + o] as f64;
+                        prop_assert!(
+                            (got - want).abs() <= 1e-6 * mass + 1e-30,
+                            "{half:?} on {path:?}, [{i},{o}] of {m}×{out}×{n}: {got} vs {want}"
+                        );
                     }
                 }
             }
         }
+        Ok(())
+    }
+
+    /// fp8 with block scales on `paths`, against a double-precision product with each value
+    /// times its block's scale: within f32 rounding, for blocks of 16 or 32 columns and 1 to 5
+    /// rows, any width, any byte but the two NaNs.
+    fn check_fp8(
+        paths: &[Path],
+        (m, out, n, seed): (usize, usize, usize, u64),
+        (rows, cols): (usize, usize),
+    ) -> Result<(), TestCaseError> {
+        let x = crate::uniform(seed, m * n, 2.0);
+        let bytes: Vec<u8> = crate::uniform(seed + 1, out * n, 1.0)
+            .iter()
+            .map(|v| ((v + 1.0) * 127.9) as u8)
+            .map(|b| if b & 0x7F == 0x7F { b - 1 } else { b })
+            .collect();
+        let per = n.div_ceil(cols);
+        let scales: Vec<f32> = crate::uniform(seed + 2, out.div_ceil(rows) * per, 1.0)
+            .iter()
+            .map(|v| v.abs() + 0.01)
+            .collect();
+        let f = Fp8Linear::new(bytes.clone(), scales.clone(), (rows, cols), out, n).unwrap();
+        for &path in paths {
+            let mut y = vec![0f32; m * out];
+            product(&f, path, &x, m, &mut y);
+            for i in 0..m {
+                for o in 0..out {
+                    let w = |k: usize| {
+                        e4m3(bytes[o * n + k]) as f64 * scales[o / rows * per + k / cols] as f64
+                    };
+                    let want: f64 = (0..n).map(|k| x[i * n + k] as f64 * w(k)).sum();
+                    let mass: f64 = (0..n).map(|k| (x[i * n + k] as f64 * w(k)).abs()).sum();
+                    let got = y[i * out + o] as f64;
+                    prop_assert!((got - want).abs() <= 1e-6 * mass + 1e-30,
+                        "{path:?}, [{i},{o}] of {m}×{out}×{n} in blocks of {rows}×{cols}: {got} vs {want}");
+                }
+            }
+        }
+        Ok(())
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(128))]
-        /// fp8 with block scales on every path this CPU has, against a double-precision
-        /// product with each value times its block's scale: within f32 rounding, for blocks of
-        /// 16 or 32 columns and 1 to 5 rows, any width, any byte but the two NaNs.
         #[test]
-        fn fp8_products_match_a_double_precision_sum_on_every_path(
+        fn products_on_the_scalar_path(
             m in 1usize..7, out in 1usize..20, n in 1usize..120, seed in 0u64..10_000,
             rows in 1usize..6, cols in prop_oneof![Just(16usize), Just(32)],
         ) {
-            let x = crate::uniform(seed, m * n, 2.0);
-            let bytes: Vec<u8> = crate::uniform(seed + 1, out * n, 1.0).iter()
-                .map(|v| ((v + 1.0) * 127.9) as u8).map(|b| if b & 0x7F == 0x7F { b - 1 } else { b }).collect();
-            let per = n.div_ceil(cols);
-            let scales: Vec<f32> = crate::uniform(seed + 2, out.div_ceil(rows) * per, 1.0).iter().map(|v| v.abs() + 0.01).collect();
-            let f = Fp8Linear::new(bytes.clone(), scales.clone(), (rows, cols), out, n).unwrap();
-            for &path in Path::available() {
-                let mut y = vec![0f32; m * out];
-                product(&f, path, &x, m, &mut y);
-                for i in 0..m {
-                    for o in 0..out {
-                        let w = |k: usize| e4m3(bytes[o * n + k]) as f64 * scales[o / rows * per + k / cols] as f64;
-                        let want: f64 = (0..n).map(|k| x[i * n + k] as f64 * w(k)).sum();
-                        let mass: f64 = (0..n).map(|k| (x[i * n + k] as f64 * w(k)).abs()).sum();
-                        let got = y[i * out + o] as f64;
-                        prop_assert!((got - want).abs() <= 1e-6 * mass + 1e-30,
-                            "{path:?}, [{i},{o}] of {m}×{out}×{n} in blocks of {rows}×{cols}: {got} vs {want}");
-                    }
-                }
-            }
+            check_halves(&[Path::Scalar], m, out, n, seed)?;
+            check_fp8(&[Path::Scalar], (m, out, n, seed), (rows, cols))?;
+        }
+
+        #[test]
+        #[cfg_attr(not(cpu_avx2), ignore = "this CPU has no AVX2, FMA and F16C: the kernels' AVX2 path is not checked here")]
+        fn products_on_the_avx2_path(
+            m in 1usize..7, out in 1usize..20, n in 1usize..120, seed in 0u64..10_000,
+            rows in 1usize..6, cols in prop_oneof![Just(16usize), Just(32)],
+        ) {
+            check_halves(&[Path::Avx2], m, out, n, seed)?;
+            check_fp8(&[Path::Avx2], (m, out, n, seed), (rows, cols))?;
+        }
+
+        #[test]
+        #[cfg_attr(not(cpu_avx512), ignore = "this CPU has no AVX-512 F, BW and VNNI: the kernels' AVX-512 path is not checked here")]
+        fn products_on_the_avx512_path(
+            m in 1usize..7, out in 1usize..20, n in 1usize..120, seed in 0u64..10_000,
+            rows in 1usize..6, cols in prop_oneof![Just(16usize), Just(32)],
+        ) {
+            check_halves(&[Path::Avx512], m, out, n, seed)?;
+            check_fp8(&[Path::Avx512], (m, out, n, seed), (rows, cols))?;
         }
     }
 

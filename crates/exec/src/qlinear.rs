@@ -1095,59 +1095,93 @@ mod tests {
         )
     }
 
+    /// Every format on `paths` (the scalar one first), against a double-precision product with
+    /// the weights as stored (candle's dequantization, ggml's reference): x is quantized to 8
+    /// bits per block, each value within max|x| / 254 of itself and its scale within f16
+    /// rounding (2⁻¹¹), so each output is within max|x| · (1/254 + 2⁻¹¹) · Σ|w| (plus f32
+    /// rounding) of the exact one; where x is multiplied as it is (AVX-512 prompts), within f32
+    /// rounding. The paths that quantize x have the same integer sums, so they agree with the
+    /// scalar path to the rounding of f32 sums taken in another order.
+    fn check_products(
+        paths: &[Path],
+        m: usize,
+        out: usize,
+        blocks: usize,
+        seed: u64,
+        spread: f32,
+    ) -> Result<(), TestCaseError> {
+        for block in Block::ALL {
+            let n = block.values() * blocks;
+            let x = crate::uniform(seed, m * n, spread);
+            let (q, wd) = stored(block, crate::uniform(seed + 1, out * n, 1.0), out, n);
+            let xmax = x.iter().fold(0f64, |a, v| a.max(v.abs() as f64));
+            let mut first: Option<Vec<f32>> = None;
+            for &path in paths {
+                let mut y = vec![0f32; m * out];
+                q.product(path, &x, m, &mut y);
+                for i in 0..m {
+                    for o in 0..out {
+                        let row = &wd[o * n..(o + 1) * n];
+                        let want: f64 = (0..n).map(|c| x[i * n + c] as f64 * row[c] as f64).sum();
+                        let mass: f64 = row.iter().map(|v| v.abs() as f64).sum();
+                        let rounding = 2e-5 * mass * xmax;
+                        let tol = if quantizes_x(path, m) {
+                            xmax * (1.0 / 254.0 + 1.0 / 2048.0) * mass * 1.01 + rounding
+                        } else {
+                            rounding
+                        };
+                        let got = y[i * out + o] as f64;
+                        prop_assert!((got - want).abs() <= tol,
+                            "{block:?} on {path:?}, [{i},{o}] of {m}×{out}×{n}: {got} vs {want} (tolerance {tol})");
+                    }
+                }
+                if !quantizes_x(path, m) {
+                    continue;
+                }
+                if let Some(first) = &first {
+                    // f32 sums in another order: within a few ulps of the terms' magnitude.
+                    let terms =
+                        xmax * wd.iter().fold(0f64, |a, v| a.max(v.abs() as f64)) * n as f64;
+                    for (a, b) in first.iter().zip(&y) {
+                        prop_assert!(
+                            ((a - b).abs() as f64) <= 1e-6 * terms,
+                            "{block:?} on {path:?}: {b} vs scalar {a}"
+                        );
+                    }
+                } else {
+                    first = Some(y);
+                }
+            }
+        }
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(256))]
-        /// Every format on every path this CPU has, against a double-precision product with
-        /// the weights as stored (candle's dequantization, ggml's reference): x is quantized to
-        /// 8 bits per block, each value within max|x| / 254 of itself and its scale within f16
-        /// rounding (2⁻¹¹), so each output is within max|x| · (1/254 + 2⁻¹¹) · Σ|w| (plus f32
-        /// rounding) of the exact one; where x is multiplied as it is (AVX-512 prompts), within
-        /// f32 rounding. The paths that quantize x have the same integer sums, so they agree to
-        /// the rounding of f32 sums taken in another order.
         #[test]
-        fn products_match_a_double_precision_sum_on_every_path(
+        fn products_on_the_scalar_path(
             m in 1usize..7, out in 1usize..20, blocks in 1usize..6, seed in 0u64..10_000,
             spread in prop_oneof![Just(1.0f32), Just(1e-3), Just(40.0)],
         ) {
-            for block in Block::ALL {
-                let n = block.values() * blocks;
-                let x = crate::uniform(seed, m * n, spread);
-                let (q, wd) = stored(block, crate::uniform(seed + 1, out * n, 1.0), out, n);
-                let xmax = x.iter().fold(0f64, |a, v| a.max(v.abs() as f64));
-                let mut first: Option<Vec<f32>> = None;
-                for &path in Path::available() {
-                    let mut y = vec![0f32; m * out];
-                    q.product(path, &x, m, &mut y);
-                    for i in 0..m {
-                        for o in 0..out {
-                            let row = &wd[o * n..(o + 1) * n];
-                            let want: f64 = (0..n).map(|c| x[i * n + c] as f64 * row[c] as f64).sum();
-                            let mass: f64 = row.iter().map(|v| v.abs() as f64).sum();
-                            let rounding = 2e-5 * mass * xmax;
-                            let tol = if quantizes_x(path, m) {
-                                xmax * (1.0 / 254.0 + 1.0 / 2048.0) * mass * 1.01 + rounding
-                            } else {
-                                rounding
-                            };
-                            let got = y[i * out + o] as f64;
-                            prop_assert!((got - want).abs() <= tol,
-                                "{block:?} on {path:?}, [{i},{o}] of {m}×{out}×{n}: {got} vs {want} (tolerance {tol})");
-                        }
-                    }
-                    if !quantizes_x(path, m) {
-                        continue;
-                    }
-                    if let Some(first) = &first {
-                        // f32 sums in another order: within a few ulps of the terms' magnitude.
-                        let terms = xmax * wd.iter().fold(0f64, |a, v| a.max(v.abs() as f64)) * n as f64;
-                        for (a, b) in first.iter().zip(&y) {
-                            prop_assert!(((a - b).abs() as f64) <= 1e-6 * terms, "{block:?} on {path:?}: {b} vs scalar {a}");
-                        }
-                    } else {
-                        first = Some(y);
-                    }
-                }
-            }
+            check_products(&[Path::Scalar], m, out, blocks, seed, spread)?;
+        }
+
+        #[test]
+        #[cfg_attr(not(cpu_avx2), ignore = "this CPU has no AVX2, FMA and F16C: the kernels' AVX2 path is not checked here")]
+        fn products_on_the_avx2_path(
+            m in 1usize..7, out in 1usize..20, blocks in 1usize..6, seed in 0u64..10_000,
+            spread in prop_oneof![Just(1.0f32), Just(1e-3), Just(40.0)],
+        ) {
+            check_products(&[Path::Scalar, Path::Avx2], m, out, blocks, seed, spread)?;
+        }
+
+        #[test]
+        #[cfg_attr(not(cpu_avx512), ignore = "this CPU has no AVX-512 F, BW and VNNI: the kernels' AVX-512 path is not checked here")]
+        fn products_on_the_avx512_path(
+            m in 1usize..7, out in 1usize..20, blocks in 1usize..6, seed in 0u64..10_000,
+            spread in prop_oneof![Just(1.0f32), Just(1e-3), Just(40.0)],
+        ) {
+            check_products(&[Path::Scalar, Path::Avx512], m, out, blocks, seed, spread)?;
         }
 
         /// The unpacked integers and scales give back exactly ggml's dequantized values, on
