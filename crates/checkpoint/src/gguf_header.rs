@@ -432,7 +432,8 @@ impl Header {
         self.metadata.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
-    /// candle's view of this checked header, to read tensor data through.
+    /// candle's view of this checked header's tensors, to read tensor data through; the
+    /// metadata stays here (`get`), not copied (a tokenizer's vocabulary is megabytes).
     pub fn content(&self) -> Content {
         Content {
             magic: if self.version == 2 {
@@ -440,7 +441,7 @@ impl Header {
             } else {
                 VersionedMagic::GgufV3
             },
-            metadata: self.metadata.iter().cloned().collect(),
+            metadata: Default::default(),
             tensor_infos: self
                 .tensors
                 .iter()

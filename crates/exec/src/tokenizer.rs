@@ -34,9 +34,8 @@ pub fn from_gguf(
     shown: &str,
 ) -> Result<Tokenizer, Error> {
     let shown = shown.to_string();
-    let c = header.content();
     let field = |k: &str| {
-        c.metadata.get(k).ok_or_else(|| {
+        header.get(k).ok_or_else(|| {
             Error::new(
                 &shown,
                 k,
@@ -94,8 +93,7 @@ pub fn from_gguf(
             )
         })?;
     let mut tok = Tokenizer::new(bpe);
-    let pre = c
-        .metadata
+    let pre = header
         .get("tokenizer.ggml.pre")
         .and_then(|v| v.to_string().ok())
         .cloned()
@@ -125,11 +123,7 @@ pub fn from_gguf(
     }
     tok.with_decoder(Some(ByteLevel::default()));
     // Control and user-defined tokens are never split.
-    if let Some(Ok(types)) = c
-        .metadata
-        .get("tokenizer.ggml.token_type")
-        .map(|v| v.to_vec())
-    {
+    if let Some(Ok(types)) = header.get("tokenizer.ggml.token_type").map(|v| v.to_vec()) {
         let special: Vec<AddedToken> = types
             .iter()
             .zip(&tokens)
