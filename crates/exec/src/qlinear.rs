@@ -310,7 +310,7 @@ pub struct QLinear {
 }
 
 impl QLinear {
-    /// `data` holds `out` rows of n/32 blocks each, as a GGUF stores them.
+    /// `data` holds `out` rows of n / `block.values()` blocks each, as a GGUF stores them.
     pub fn new(
         block: Block,
         data: impl Into<Bytes>,
@@ -323,7 +323,8 @@ impl QLinear {
             .and_then(|b| b.checked_mul(block.bytes()));
         if !n.is_multiple_of(block.values()) || Some(data.len()) != size {
             candle_core::bail!(
-                "{block:?} weight [{out}, {n}]: {} bytes, not {out} rows of {n}/{} blocks of {}",
+                "{} weight [{out}, {n}]: {} bytes, not {out} rows of {n}/{} blocks of {}",
+                block.name(),
                 data.len(),
                 block.values(),
                 block.bytes()
