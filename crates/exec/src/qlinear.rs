@@ -1,7 +1,7 @@
 //! `x · Wᵀ` for a weight `W` [out, n] held in a GGUF's 32-value block formats (Q4_0, Q4_1, Q5_0,
-//! Q5_1, Q8_0) or in Q4_K, Q5_K and Q6_K (super-blocks of 256: Q4_K's and Q5_K's eight blocks of
-//! 32 each with a 6-bit scale and minimum, Q6_K's sixteen of 16 each with an 8-bit scale), read
-//! as stored:
+//! Q5_1, Q8_0) or in Q3_K to Q6_K (super-blocks of 256: Q4_K's and Q5_K's eight blocks of 32
+//! each with a 6-bit scale and minimum, Q3_K's and Q6_K's sixteen of 16 each with a 6- or 8-bit
+//! scale), read as stored:
 //! about 4.5 to 8.5 bits per weight instead of 32. A block's integer sums run over 16 values
 //! (four i32 lanes) for each scale, so the kernels take a scale per 16. MXFP4 (gpt-oss's
 //! experts: 4-bit floats, e2m1, in blocks of 32 with a power-of-two e8m0 scale) is one more
@@ -24,8 +24,8 @@
 //! The integer sums are exact on every path; only the order of the f32 sums differs. Paths are
 //! chosen at run time: AVX-512 (VNNI's dpbusd, two blocks an instruction), AVX2 (maddubs), or
 //! portable scalar code, hand-written in `std::arch`, not through `pulp` like `linear`: pulp has
-//! no 8-bit dot products. candle's quantized kernels keep Q2_K, Q3_K and Q8_K (they have AVX2
-//! code for those), but multiply Q4_1, Q5_0 and Q5_1 in scalar code and a prompt's rows one by
+//! no 8-bit dot products. candle's quantized kernels keep Q2_K and Q8_K (they have AVX2 code
+//! for those), but multiply Q4_1, Q5_0 and Q5_1 in scalar code and a prompt's rows one by
 //! one, which is why this module exists.
 
 use crate::pool::{for_ranges, Shared};
@@ -57,6 +57,7 @@ pub enum Block {
     Q5_0,
     Q5_1,
     Q8_0,
+    Q3K,
     Q4K,
     Q5K,
     Q6K,
@@ -64,12 +65,13 @@ pub enum Block {
 }
 
 impl Block {
-    pub const ALL: [Block; 9] = [
+    pub const ALL: [Block; 10] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
         Block::Q5_1,
         Block::Q8_0,
+        Block::Q3K,
         Block::Q4K,
         Block::Q5K,
         Block::Q6K,
@@ -84,6 +86,7 @@ impl Block {
             Block::Q5_0 => 22,
             Block::Q5_1 => 24,
             Block::Q8_0 => 34,
+            Block::Q3K => 110,
             Block::Q4K => 144,
             Block::Q5K => 176,
             Block::Q6K => 210,
@@ -99,6 +102,7 @@ impl Block {
             Block::Q5_0 => "Q5_0",
             Block::Q5_1 => "Q5_1",
             Block::Q8_0 => "Q8_0",
+            Block::Q3K => "Q3_K",
             Block::Q4K => "Q4_K",
             Block::Q5K => "Q5_K",
             Block::Q6K => "Q6_K",
@@ -109,7 +113,7 @@ impl Block {
     /// Values of one stored block.
     pub fn values(self) -> usize {
         match self {
-            Block::Q4K | Block::Q5K | Block::Q6K => 256,
+            Block::Q3K | Block::Q4K | Block::Q5K | Block::Q6K => 256,
             _ => QK,
         }
     }
@@ -128,6 +132,7 @@ impl Block {
             G::Q5_0 => Block::Q5_0,
             G::Q5_1 => Block::Q5_1,
             G::Q8_0 => Block::Q8_0,
+            G::Q3K => Block::Q3K,
             G::Q4K => Block::Q4K,
             G::Q5K => Block::Q5K,
             G::Q6K => Block::Q6K,
@@ -144,6 +149,24 @@ impl Block {
     /// two of qh (bits 0, 2, 4, 6), less 32, d·scale for each 16.
     fn decode(self, row: &[u8], j: usize, q: &mut [i8]) -> ([f32; 2], f32) {
         let h = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
+        if self == Block::Q3K {
+            let sb = &row[(j / 8) * 110..][..110];
+            let (half, g) = (j % 8 / 4, j % 4);
+            let (hm, qs) = (&sb[..32], &sb[32 + 32 * half..][..32]);
+            let bit = 4 * half + g;
+            for ((q, &l), &h) in q.iter_mut().zip(qs).zip(hm) {
+                *q = ((l >> (2 * g)) & 3) as i8 - if (h >> bit) & 1 == 1 { 0 } else { 4 };
+            }
+            let d = h(sb, 108);
+            let i = 8 * half + 2 * g;
+            return (
+                [
+                    d * q3k_scale(&sb[96..108], i),
+                    d * q3k_scale(&sb[96..108], i + 1),
+                ],
+                0.0,
+            );
+        }
         if self == Block::Q6K {
             let sb = &row[(j / 8) * 210..][..210];
             let (half, g) = (j % 8 / 4, j % 4);
@@ -210,6 +233,15 @@ impl Block {
         }
         scales
     }
+}
+
+/// Scale `i` of a Q3_K super-block's 16, from its 12 packed bytes: four low bits from byte i
+/// (i < 8) or the high half of byte i − 8, two high bits from byte 8 + i mod 4, less 32
+/// (ggml's dequantize_row_q3_K unpacks them into the same values).
+fn q3k_scale(b: &[u8], i: usize) -> f32 {
+    let low = if i < 8 { b[i] & 15 } else { b[i - 8] >> 4 };
+    let high = (b[8 + i % 4] >> (2 * (i / 4))) & 3;
+    ((low | (high << 4)) as i8 - 32) as f32
 }
 
 /// The e2m1 values of MXFP4's sixteen codes, doubled: integers.
@@ -602,6 +634,7 @@ pub(crate) mod x86 {
     const Q6K: u8 = 6;
     const MX: u8 = 7;
     const Q5K: u8 = 8;
+    const Q3K: u8 = 9;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -612,6 +645,7 @@ pub(crate) mod x86 {
                 Block::Q5_0 => $f::<Q5_0>($($arg),*),
                 Block::Q5_1 => $f::<Q5_1>($($arg),*),
                 Block::Q8_0 => $f::<Q8_0>($($arg),*),
+                Block::Q3K => $f::<Q3K>($($arg),*),
                 Block::Q4K => $f::<Q4K>($($arg),*),
                 Block::Q5K => $f::<Q5K>($($arg),*),
                 Block::Q6K => $f::<Q6K>($($arg),*),
@@ -628,6 +662,7 @@ pub(crate) mod x86 {
             Q4_1 => (20, 32, true),
             Q5_0 => (22, 32, false),
             Q5_1 => (24, 32, true),
+            Q3K => (110, 256, false),
             Q4K => (144, 256, true),
             Q5K => (176, 256, true),
             Q6K => (210, 256, false),
@@ -652,6 +687,21 @@ pub(crate) mod x86 {
     /// `Block::decode` of values 32j..32j + 32 of `row`.
     #[inline(always)]
     unsafe fn decode<const B: u8>(row: *const u8, j: usize) -> (__m256i, [f32; 2], f32) {
+        if B == Q3K {
+            let (sb, half_, g) = (row.add(j / 8 * 110), j % 8 / 4, j % 4);
+            let v = _mm256_loadu_si256(sb.add(32 + 32 * half_).cast());
+            let low = _mm256_srl_epi16(v, _mm_cvtsi32_si128(2 * g as i32));
+            let low = _mm256_and_si256(low, _mm256_set1_epi8(3));
+            let hm = _mm256_loadu_si256(sb.cast());
+            let bit = _mm256_srl_epi16(hm, _mm_cvtsi32_si128((4 * half_ + g) as i32));
+            let bit = _mm256_slli_epi16(_mm256_and_si256(bit, _mm256_set1_epi8(1)), 2);
+            // A clear high bit takes 4 off: q − 4 + 4·bit.
+            let q = _mm256_sub_epi8(_mm256_or_si256(low, bit), _mm256_set1_epi8(4));
+            let packed = std::slice::from_raw_parts(sb.add(96), 12);
+            let (d, i) = (half(sb.add(108)), 8 * half_ + 2 * g);
+            let s = [super::q3k_scale(packed, i), super::q3k_scale(packed, i + 1)];
+            return (q, [d * s[0], d * s[1]], 0.0);
+        }
         if B == Q6K {
             let (sb, half_, g) = (row.add(j / 8 * 210), j % 8 / 4, j % 4);
             let v = _mm256_loadu_si256(sb.add(64 * half_ + 32 * (g & 1)).cast());
@@ -793,7 +843,7 @@ pub(crate) mod x86 {
                     products256::<false>(w, xv)
                 };
                 $mins += m * xs[b];
-                let scale = if B == Q6K {
+                let scale = if B == Q6K || B == Q3K {
                     halves(d, xd[b])
                 } else {
                     _mm256_set1_ps(d[0] * xd[b])
@@ -843,7 +893,7 @@ pub(crate) mod x86 {
                     _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(wv), signed)
                 };
                 $mins += m0 * xs[b] + m1 * xs[b + 1];
-                let scale = if B == Q6K {
+                let scale = if B == Q6K || B == Q3K {
                     quarters([
                         d0[0] * xd[b],
                         d0[1] * xd[b],
@@ -1030,6 +1080,7 @@ mod tests {
             Block::Q5_0 => GgmlDType::Q5_0,
             Block::Q5_1 => GgmlDType::Q5_1,
             Block::Q8_0 => GgmlDType::Q8_0,
+            Block::Q3K => GgmlDType::Q3K,
             Block::Q4K => GgmlDType::Q4K,
             Block::Q5K => GgmlDType::Q5K,
             Block::Q6K => GgmlDType::Q6K,
@@ -1194,8 +1245,9 @@ mod tests {
                 let mut s = seed;
                 let mut bytes: Vec<u8> = (0..len).map(|_| { s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (s >> 56) as u8 }).collect();
                 // Finite f16 scales (their high bytes below 0x3c): a NaN would compare unequal to
-                // itself. Q6_K's d ends its block; the others' d (and m) lead it.
+                // itself. Q3_K's and Q6_K's d end their blocks; the others' d (and m) lead them.
                 let high: &[usize] = match block {
+                    Block::Q3K => &[109],
                     Block::Q6K => &[209],
                     Block::Mxfp4 => &[],
                     _ => &[1, 3],
