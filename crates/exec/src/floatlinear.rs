@@ -630,6 +630,7 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if Path::available().contains(&Path::Avx512) {
             let mut v = vec![0f32; 256];
+            // SAFETY: the CPU has AVX-512, just checked.
             unsafe { fp8.widen_simd(0, &mut v) };
             paths.push(v);
         }
