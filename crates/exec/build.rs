@@ -13,25 +13,18 @@ fn cpu() {
     for cfg in ["cpu_avx2", "cpu_avx512"] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
+    // As `qlinear::Path::detect` chooses them.
     #[cfg(target_arch = "x86_64")]
+    if is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("fma")
+        && is_x86_feature_detected!("f16c")
     {
-        let has = |f: &[&str]| {
-            f.iter().all(|f| match *f {
-                "avx2" => is_x86_feature_detected!("avx2"),
-                "fma" => is_x86_feature_detected!("fma"),
-                "f16c" => is_x86_feature_detected!("f16c"),
-                "avx512f" => is_x86_feature_detected!("avx512f"),
-                "avx512bw" => is_x86_feature_detected!("avx512bw"),
-                "avx512vnni" => is_x86_feature_detected!("avx512vnni"),
-                _ => false,
-            })
-        };
-        // As `qlinear::Path::detect` chooses them.
-        if has(&["avx2", "fma", "f16c"]) {
-            println!("cargo::rustc-cfg=cpu_avx2");
-            if has(&["avx512f", "avx512bw", "avx512vnni"]) {
-                println!("cargo::rustc-cfg=cpu_avx512");
-            }
+        println!("cargo::rustc-cfg=cpu_avx2");
+        if is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vnni")
+        {
+            println!("cargo::rustc-cfg=cpu_avx512");
         }
     }
 }

@@ -143,15 +143,7 @@ pub trait Rows: Sync {
 /// `y[i, o] = Σₖ x[i, k] · W[o, k]` on `path`, `x` [m, n] and `y` [m, out] row-major.
 fn product<R: Rows + ?Sized>(w: &R, path: Path, x: &[f32], m: usize, y: &mut [f32]) {
     let (out, n) = w.dims();
-    assert_eq!(
-        (x.len(), y.len()),
-        (m * n, m * out),
-        "product: x or y is not [m, _]"
-    );
-    assert!(
-        Path::available().contains(&path),
-        "{path:?} is not available on this CPU"
-    );
+    crate::qlinear::check_product(path, x, y, m, n, out);
     let y = Shared::new(y);
     for_ranges(out.div_ceil(UNIT), m * n * out / 4, |units| {
         #[cfg(target_arch = "x86_64")]
@@ -179,9 +171,9 @@ fn product<R: Rows + ?Sized>(w: &R, path: Path, x: &[f32], m: usize, y: &mut [f3
                     Path::Scalar => wide.iter().zip(x).map(|(w, x)| w * x).sum(),
                     // SAFETY: the path's features were seen by `available`.
                     #[cfg(target_arch = "x86_64")]
-                    _ => unsafe { w.dot_simd(path, o, x) },
+                    Path::Avx2 | Path::Avx512 => unsafe { w.dot_simd(path, o, x) },
                     #[cfg(not(target_arch = "x86_64"))]
-                    _ => unreachable!("only the scalar path exists here"),
+                    Path::Avx2 | Path::Avx512 => unreachable!("only the scalar path exists here"),
                 };
                 // SAFETY: y is [m, out] and (i, o) belongs to these units alone.
                 unsafe { y.part(i * out + o, 1)[0] = v }

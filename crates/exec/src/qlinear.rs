@@ -114,7 +114,9 @@ impl Block {
     pub fn values(self) -> usize {
         match self {
             Block::Q3K | Block::Q4K | Block::Q5K | Block::Q6K => 256,
-            _ => QK,
+            Block::Q4_0 | Block::Q4_1 | Block::Q5_0 | Block::Q5_1 | Block::Q8_0 | Block::Mxfp4 => {
+                QK
+            }
         }
     }
 
@@ -149,89 +151,106 @@ impl Block {
     /// two of qh (bits 0, 2, 4, 6), less 32, d·scale for each 16.
     fn decode(self, row: &[u8], j: usize, q: &mut [i8]) -> ([f32; 2], f32) {
         let h = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
-        if self == Block::Q3K {
-            let sb = &row[(j / 8) * 110..][..110];
-            let (half, g) = (j % 8 / 4, j % 4);
-            let (hm, qs) = (&sb[..32], &sb[32 + 32 * half..][..32]);
-            let bit = 4 * half + g;
-            for ((q, &l), &h) in q.iter_mut().zip(qs).zip(hm) {
-                *q = ((l >> (2 * g)) & 3) as i8 - if (h >> bit) & 1 == 1 { 0 } else { 4 };
+        // The stored block that holds values 32j.., and block k of the eight of 32 it holds.
+        let per = self.values() / QK;
+        let (b, k) = (&row[j / per * self.bytes()..][..self.bytes()], j % per);
+        match self {
+            Block::Q3K => {
+                let (half, g) = (k / 4, k % 4);
+                let (hm, qs) = (&b[..32], &b[32 + 32 * half..][..32]);
+                for ((q, &l), &h) in q.iter_mut().zip(qs).zip(hm) {
+                    let high = (h >> (4 * half + g)) & 1;
+                    *q = ((l >> (2 * g)) & 3) as i8 - if high == 1 { 0 } else { 4 };
+                }
+                let (d, i) = (h(b, 108), 8 * half + 2 * g);
+                let sc = &b[96..108];
+                ([d * q3k_scale(sc, i), d * q3k_scale(sc, i + 1)], 0.0)
             }
-            let d = h(sb, 108);
-            let i = 8 * half + 2 * g;
-            return (
-                [
-                    d * q3k_scale(&sb[96..108], i),
-                    d * q3k_scale(&sb[96..108], i + 1),
-                ],
-                0.0,
-            );
-        }
-        if self == Block::Q6K {
-            let sb = &row[(j / 8) * 210..][..210];
-            let (half, g) = (j % 8 / 4, j % 4);
-            let ql = &sb[64 * half + 32 * (g & 1)..][..32];
-            let qh = &sb[128 + 32 * half..][..32];
-            for ((q, &l), &hb) in q.iter_mut().zip(ql).zip(qh) {
-                let low = if g >= 2 { l >> 4 } else { l & 15 };
-                *q = (low | (((hb >> (2 * g)) & 3) << 4)) as i8 - 32;
+            Block::Q6K => {
+                let (half, g) = (k / 4, k % 4);
+                let ql = &b[64 * half + 32 * (g & 1)..][..32];
+                let qh = &b[128 + 32 * half..][..32];
+                for ((q, &l), &hb) in q.iter_mut().zip(ql).zip(qh) {
+                    let low = if g >= 2 { l >> 4 } else { l & 15 };
+                    *q = (low | (((hb >> (2 * g)) & 3) << 4)) as i8 - 32;
+                }
+                let sc = |i: usize| b[192 + 8 * half + 2 * g + i] as i8 as f32;
+                let d = h(b, 208);
+                ([d * sc(0), d * sc(1)], 0.0)
             }
-            let sc = |i: usize| sb[192 + 8 * half + 2 * g + i] as i8 as f32;
-            let d = h(sb, 208);
-            return ([d * sc(0), d * sc(1)], 0.0);
-        }
-        if matches!(self, Block::Q4K | Block::Q5K) {
-            let size = self.bytes();
-            let sb = &row[(j / 8) * size..][..size];
-            let (k, sc) = (j % 8, &sb[4..16]);
-            let (s, m) = if k < 4 {
-                (sc[k] & 63, sc[k + 4] & 63)
-            } else {
-                (
-                    (sc[k + 4] & 15) | ((sc[k - 4] >> 6) << 4),
-                    (sc[k + 4] >> 4) | ((sc[k] >> 6) << 4),
-                )
-            };
-            // Q5_K's fifth bits: bit k of each of qh's 32 bytes, before the nibbles.
-            let (qs, qh) = match self {
-                Block::Q5K => (&sb[48 + 32 * (k / 2)..][..32], Some(&sb[16..48])),
-                _ => (&sb[16 + 32 * (k / 2)..][..32], None),
-            };
-            let shift = 4 * (k % 2);
-            for (l, (q, &v)) in q.iter_mut().zip(qs).enumerate() {
-                let five = qh.map_or(0, |h| ((h[l] >> k) & 1) << 4);
-                *q = (((v >> shift) & 15) | five) as i8;
+            Block::Q4K | Block::Q5K => {
+                let (s, m) = k4_scale_min(&b[4..16], k);
+                // Q5_K's fifth bits: bit k of each of qh's 32 bytes, before the nibbles.
+                let (qs, qh) = if self == Block::Q5K {
+                    (&b[48 + 32 * (k / 2)..][..32], Some(&b[16..48]))
+                } else {
+                    (&b[16 + 32 * (k / 2)..][..32], None)
+                };
+                let shift = 4 * (k % 2);
+                for (l, (q, &v)) in q.iter_mut().zip(qs).enumerate() {
+                    let five = qh.map_or(0, |h| ((h[l] >> k) & 1) << 4);
+                    *q = (((v >> shift) & 15) | five) as i8;
+                }
+                let d = h(b, 0) * s as f32;
+                ([d, d], -h(b, 2) * m as f32)
             }
-            let d = h(sb, 0) * s as f32;
-            return ([d, d], -h(sb, 2) * m as f32);
-        }
-        let b = &row[j * self.bytes()..][..self.bytes()];
-        if self == Block::Mxfp4 {
-            for i in 0..16 {
-                q[i] = MXFP4_DOUBLED[(b[1 + i] & 15) as usize];
-                q[i + 16] = MXFP4_DOUBLED[(b[1 + i] >> 4) as usize];
+            Block::Mxfp4 => {
+                for i in 0..16 {
+                    q[i] = MXFP4_DOUBLED[(b[1 + i] & 15) as usize];
+                    q[i + 16] = MXFP4_DOUBLED[(b[1 + i] >> 4) as usize];
+                }
+                ([e8m0_half(b[0]); 2], 0.0)
             }
-            return ([e8m0_half(b[0]); 2], 0.0);
-        }
-        let scales = ([h(b, 0); 2], if self.has_min() { h(b, 2) } else { 0.0 });
-        let (qs, qh, offset) = match self {
-            Block::Q4_0 => (&b[2..18], 0, 8),
-            Block::Q4_1 => (&b[4..20], 0, 0),
-            Block::Q5_0 => (&b[6..22], u32::from_le_bytes([b[2], b[3], b[4], b[5]]), 16),
-            Block::Q5_1 => (&b[8..24], u32::from_le_bytes([b[4], b[5], b[6], b[7]]), 0),
-            _ => {
+            Block::Q8_0 => {
                 for (q, &v) in q.iter_mut().zip(&b[2..34]) {
                     *q = v as i8;
                 }
-                return scales;
+                ([h(b, 0); 2], 0.0)
             }
-        };
-        for i in 0..16 {
-            let five = |bit: usize| (((qh >> bit) & 1) << 4) as i16;
-            q[i] = ((qs[i] & 15) as i16 + five(i) - offset) as i8;
-            q[i + 16] = ((qs[i] >> 4) as i16 + five(i + 16) - offset) as i8;
+            Block::Q4_0 => {
+                nibble_block(&b[2..18], 0, 8, q);
+                ([h(b, 0); 2], 0.0)
+            }
+            Block::Q4_1 => {
+                nibble_block(&b[4..20], 0, 0, q);
+                ([h(b, 0); 2], h(b, 2))
+            }
+            Block::Q5_0 => {
+                nibble_block(&b[6..22], le32(&b[2..6]), 16, q);
+                ([h(b, 0); 2], 0.0)
+            }
+            Block::Q5_1 => {
+                nibble_block(&b[8..24], le32(&b[4..8]), 0, q);
+                ([h(b, 0); 2], h(b, 2))
+            }
         }
-        scales
+    }
+}
+
+fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// The 32 values of a Q4/Q5 block into `q`: low nibbles first, each with bit i of `qh` as its
+/// fifth bit (Q5), less `offset`.
+fn nibble_block(qs: &[u8], qh: u32, offset: i16, q: &mut [i8]) {
+    for i in 0..16 {
+        let five = |bit: usize| (((qh >> bit) & 1) << 4) as i16;
+        q[i] = ((qs[i] & 15) as i16 + five(i) - offset) as i8;
+        q[i + 16] = ((qs[i] >> 4) as i16 + five(i + 16) - offset) as i8;
+    }
+}
+
+/// Scale and minimum of block k of a Q4_K or Q5_K super-block, 6 bits each, from its 12 packed
+/// bytes (ggml's get_scale_min_k4).
+fn k4_scale_min(sc: &[u8], k: usize) -> (u8, u8) {
+    if k < 4 {
+        (sc[k] & 63, sc[k + 4] & 63)
+    } else {
+        (
+            (sc[k + 4] & 15) | ((sc[k - 4] >> 6) << 4),
+            (sc[k + 4] >> 4) | ((sc[k] >> 6) << 4),
+        )
     }
 }
 
@@ -267,6 +286,19 @@ pub fn mxfp4_blocks(blocks: &[u8], scales: &[u8]) -> Vec<u8> {
         out.extend((0..16).map(|i| code(i) | (code(i + 16) << 4)));
     }
     out
+}
+
+/// What every product asserts: `x` is [m, n] and `y` [m, out], and this CPU runs `path`.
+pub(crate) fn check_product(path: Path, x: &[f32], y: &[f32], m: usize, n: usize, out: usize) {
+    assert_eq!(
+        (x.len(), y.len()),
+        (m * n, m * out),
+        "product: x or y is not [m, _]"
+    );
+    assert!(
+        Path::available().contains(&path),
+        "{path:?} is not available on this CPU"
+    );
 }
 
 /// A weight's stored bytes: its own, or a range of a memory-mapped file.
@@ -415,15 +447,7 @@ impl QLinear {
     /// `y[i, o] = Σₖ x[i, k] · W[o, k]` on `path`, `x` [m, n] and `y` [m, out] row-major.
     pub fn product(&self, path: Path, x: &[f32], m: usize, y: &mut [f32]) {
         let (n, out, nb) = (self.n, self.out, self.n / QK);
-        assert_eq!(
-            (x.len(), y.len()),
-            (m * n, m * out),
-            "product: x or y is not [m, _]"
-        );
-        assert!(
-            Path::available().contains(&path),
-            "{path:?} is not available on this CPU"
-        );
+        check_product(path, x, y, m, n, out);
         let xq = match quantizes_x(path, m) {
             true => Q8Rows::new(x, m, n),
             false => Q8Rows::new(&[], 0, n),
@@ -540,7 +564,7 @@ impl Unpacked {
             #[cfg(target_arch = "x86_64")]
             Path::Avx2 | Path::Avx512 => unsafe { x86::unpack(block, row, self) },
             #[cfg(not(target_arch = "x86_64"))]
-            _ => unreachable!("only the scalar path exists here"),
+            Path::Avx2 | Path::Avx512 => unreachable!("only the scalar path exists here"),
         }
     }
 
@@ -578,7 +602,7 @@ impl Unpacked {
             #[cfg(target_arch = "x86_64")]
             Path::Avx512 => unsafe { x86::dot_avx512(&self.q, &self.d, xq, xd) },
             #[cfg(not(target_arch = "x86_64"))]
-            _ => unreachable!("only the scalar path exists here"),
+            Path::Avx2 | Path::Avx512 => unreachable!("only the scalar path exists here"),
         };
         sum + self.mins(min, x, i)
     }
@@ -667,7 +691,8 @@ pub(crate) mod x86 {
             Q5K => (176, 256, true),
             Q6K => (210, 256, false),
             MX => (17, 32, false),
-            _ => (34, 32, false),
+            Q8_0 => (34, 32, false),
+            _ => panic!("no such format"),
         }
     }
 
@@ -687,86 +712,84 @@ pub(crate) mod x86 {
     /// `Block::decode` of values 32j..32j + 32 of `row`.
     #[inline(always)]
     unsafe fn decode<const B: u8>(row: *const u8, j: usize) -> (__m256i, [f32; 2], f32) {
-        if B == Q3K {
-            let (sb, half_, g) = (row.add(j / 8 * 110), j % 8 / 4, j % 4);
-            let v = _mm256_loadu_si256(sb.add(32 + 32 * half_).cast());
-            let low = _mm256_srl_epi16(v, _mm_cvtsi32_si128(2 * g as i32));
-            let low = _mm256_and_si256(low, _mm256_set1_epi8(3));
-            let hm = _mm256_loadu_si256(sb.cast());
-            let bit = _mm256_srl_epi16(hm, _mm_cvtsi32_si128((4 * half_ + g) as i32));
-            let bit = _mm256_slli_epi16(_mm256_and_si256(bit, _mm256_set1_epi8(1)), 2);
-            // A clear high bit takes 4 off: q − 4 + 4·bit.
-            let q = _mm256_sub_epi8(_mm256_or_si256(low, bit), _mm256_set1_epi8(4));
-            let packed = std::slice::from_raw_parts(sb.add(96), 12);
-            let (d, i) = (half(sb.add(108)), 8 * half_ + 2 * g);
-            let s = [super::q3k_scale(packed, i), super::q3k_scale(packed, i + 1)];
-            return (q, [d * s[0], d * s[1]], 0.0);
-        }
-        if B == Q6K {
-            let (sb, half_, g) = (row.add(j / 8 * 210), j % 8 / 4, j % 4);
-            let v = _mm256_loadu_si256(sb.add(64 * half_ + 32 * (g & 1)).cast());
-            let low = if g >= 2 { _mm256_srli_epi16(v, 4) } else { v };
-            let low = _mm256_and_si256(low, _mm256_set1_epi8(15));
-            let hb = _mm256_loadu_si256(sb.add(128 + 32 * half_).cast());
-            let high = _mm256_srl_epi16(hb, _mm_cvtsi32_si128(2 * g as i32));
-            let high = _mm256_slli_epi16(_mm256_and_si256(high, _mm256_set1_epi8(3)), 4);
-            let q = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
-            let sc = sb.add(192 + 8 * half_ + 2 * g).cast::<i8>();
-            let d = half(sb.add(208));
-            return (q, [d * *sc as f32, d * *sc.add(1) as f32], 0.0);
-        }
-        if B == Q4K || B == Q5K {
-            let (sb, k) = (row.add(j / 8 * layout(B).0), j % 8);
-            let sc = |i: usize| *sb.add(4 + i);
-            let (s, m) = if k < 4 {
-                (sc(k) & 63, sc(k + 4) & 63)
-            } else {
-                (
-                    (sc(k + 4) & 15) | ((sc(k - 4) >> 6) << 4),
-                    (sc(k + 4) >> 4) | ((sc(k) >> 6) << 4),
-                )
-            };
-            let qs = if B == Q5K { 48 } else { 16 };
-            let v = _mm256_loadu_si256(sb.add(qs + 32 * (k / 2)).cast());
-            let v = if k % 2 == 0 {
-                v
-            } else {
-                _mm256_srli_epi16(v, 4)
-            };
-            let mut q = _mm256_and_si256(v, _mm256_set1_epi8(15));
-            if B == Q5K {
-                // Bit k of each of qh's 32 bytes, as 16.
-                let hb = _mm256_loadu_si256(sb.add(16).cast());
-                let bit = _mm256_srl_epi16(hb, _mm_cvtsi32_si128(k as i32));
-                let five = _mm256_slli_epi16(_mm256_and_si256(bit, _mm256_set1_epi8(1)), 4);
-                q = _mm256_or_si256(q, five);
+        // The stored block that holds values 32j.., and block k of the eight of 32 it holds.
+        let (size, values, _) = layout(B);
+        let per = values / QK;
+        let (p, k) = (row.add(j / per * size), j % per);
+        match B {
+            Q3K => {
+                let (half_, g) = (k / 4, k % 4);
+                let v = _mm256_loadu_si256(p.add(32 + 32 * half_).cast());
+                let low = _mm256_srl_epi16(v, _mm_cvtsi32_si128(2 * g as i32));
+                let low = _mm256_and_si256(low, _mm256_set1_epi8(3));
+                let hm = _mm256_loadu_si256(p.cast());
+                let bit = _mm256_srl_epi16(hm, _mm_cvtsi32_si128((4 * half_ + g) as i32));
+                let bit = _mm256_slli_epi16(_mm256_and_si256(bit, _mm256_set1_epi8(1)), 2);
+                // A clear high bit takes 4 off: q − 4 + 4·bit.
+                let q = _mm256_sub_epi8(_mm256_or_si256(low, bit), _mm256_set1_epi8(4));
+                let packed = std::slice::from_raw_parts(p.add(96), 12);
+                let (d, i) = (half(p.add(108)), 8 * half_ + 2 * g);
+                let s = [super::q3k_scale(packed, i), super::q3k_scale(packed, i + 1)];
+                (q, [d * s[0], d * s[1]], 0.0)
             }
-            let d = half(sb) * s as f32;
-            return (q, [d, d], -half(sb.add(2)) * m as f32);
-        }
-        let p = row.add(j * layout(B).0);
-        if B == MX {
-            let lut =
-                _mm256_broadcastsi128_si256(_mm_loadu_si128(super::MXFP4_DOUBLED.as_ptr().cast()));
-            let q = _mm256_shuffle_epi8(lut, nibbles(p.add(1)));
-            return (q, [super::e8m0_half(*p); 2], 0.0);
-        }
-        let m = if layout(B).2 { half(p.add(2)) } else { 0.0 };
-        let q = match B {
-            Q4_0 => _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8)),
-            Q4_1 => nibbles(p.add(4)),
+            Q6K => {
+                let (half_, g) = (k / 4, k % 4);
+                let v = _mm256_loadu_si256(p.add(64 * half_ + 32 * (g & 1)).cast());
+                let low = if g >= 2 { _mm256_srli_epi16(v, 4) } else { v };
+                let low = _mm256_and_si256(low, _mm256_set1_epi8(15));
+                let hb = _mm256_loadu_si256(p.add(128 + 32 * half_).cast());
+                let high = _mm256_srl_epi16(hb, _mm_cvtsi32_si128(2 * g as i32));
+                let high = _mm256_slli_epi16(_mm256_and_si256(high, _mm256_set1_epi8(3)), 4);
+                let q = _mm256_sub_epi8(_mm256_or_si256(low, high), _mm256_set1_epi8(32));
+                let sc = p.add(192 + 8 * half_ + 2 * g).cast::<i8>();
+                let d = half(p.add(208));
+                (q, [d * *sc as f32, d * *sc.add(1) as f32], 0.0)
+            }
+            Q4K | Q5K => {
+                let (s, m) = super::k4_scale_min(std::slice::from_raw_parts(p.add(4), 12), k);
+                let qs = if B == Q5K { 48 } else { 16 };
+                let v = _mm256_loadu_si256(p.add(qs + 32 * (k / 2)).cast());
+                let v = if k % 2 == 0 {
+                    v
+                } else {
+                    _mm256_srli_epi16(v, 4)
+                };
+                let mut q = _mm256_and_si256(v, _mm256_set1_epi8(15));
+                if B == Q5K {
+                    // Bit k of each of qh's 32 bytes, as 16.
+                    let hb = _mm256_loadu_si256(p.add(16).cast());
+                    let bit = _mm256_srl_epi16(hb, _mm_cvtsi32_si128(k as i32));
+                    let five = _mm256_slli_epi16(_mm256_and_si256(bit, _mm256_set1_epi8(1)), 4);
+                    q = _mm256_or_si256(q, five);
+                }
+                let d = half(p) * s as f32;
+                (q, [d, d], -half(p.add(2)) * m as f32)
+            }
+            MX => {
+                let lut = _mm256_broadcastsi128_si256(_mm_loadu_si128(
+                    super::MXFP4_DOUBLED.as_ptr().cast(),
+                ));
+                let q = _mm256_shuffle_epi8(lut, nibbles(p.add(1)));
+                (q, [super::e8m0_half(*p); 2], 0.0)
+            }
+            Q4_0 => {
+                let q = _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8));
+                (q, [half(p); 2], 0.0)
+            }
+            Q4_1 => (nibbles(p.add(4)), [half(p); 2], half(p.add(2))),
             // A clear fifth bit leaves 0xF0 | q = q − 16; a set one, q.
-            Q5_0 => _mm256_or_si256(
-                nibbles(p.add(6)),
-                _mm256_andnot_si256(bits(p.add(2)), _mm256_set1_epi8(0xF0u8 as i8)),
-            ),
-            Q5_1 => _mm256_or_si256(
-                nibbles(p.add(8)),
-                _mm256_and_si256(bits(p.add(4)), _mm256_set1_epi8(16)),
-            ),
-            _ => _mm256_loadu_si256(p.add(2).cast()),
-        };
-        (q, [half(p); 2], m)
+            Q5_0 => {
+                let high = _mm256_andnot_si256(bits(p.add(2)), _mm256_set1_epi8(0xF0u8 as i8));
+                (_mm256_or_si256(nibbles(p.add(6)), high), [half(p); 2], 0.0)
+            }
+            Q5_1 => {
+                let high = _mm256_and_si256(bits(p.add(4)), _mm256_set1_epi8(16));
+                let q = _mm256_or_si256(nibbles(p.add(8)), high);
+                (q, [half(p); 2], half(p.add(2)))
+            }
+            Q8_0 => (_mm256_loadu_si256(p.add(2).cast()), [half(p); 2], 0.0),
+            _ => unreachable!("no format {B}"),
+        }
     }
 
     /// `Block::decode` of every 32 values of `row`, into `to`.
