@@ -284,197 +284,175 @@ mod x86 {
     /// How far ahead of the values being multiplied a decode step fetches, in bytes.
     const AHEAD: usize = 2048;
 
-    /// 16 stored values at `p` in f32.
-    #[inline(always)]
-    unsafe fn widen16<const BF: bool>(p: *const u16) -> __m512 {
-        let h = _mm256_loadu_si256(p.cast());
-        if BF {
-            _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
-        } else {
-            _mm512_cvtph_ps(h)
+    /// A stored row read as f32: 8 or 16 values from value k (each vector within one scale
+    /// block), or one.
+    trait Lanes {
+        fn len(&self) -> usize;
+        /// Where value k's bytes are, to fetch ahead.
+        fn at(&self, k: usize) -> *const u8;
+        unsafe fn v8(&self, k: usize) -> __m256;
+        unsafe fn v16(&self, k: usize) -> __m512;
+        fn one(&self, k: usize) -> f32;
+    }
+
+    /// A bf16 (`BF`) or f16 row.
+    struct Halves<'a, const BF: bool>(&'a [u16]);
+
+    impl<const BF: bool> Lanes for Halves<'_, BF> {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn at(&self, k: usize) -> *const u8 {
+            self.0.as_ptr().wrapping_add(k).cast()
+        }
+        #[inline(always)]
+        unsafe fn v8(&self, k: usize) -> __m256 {
+            let h = _mm_loadu_si128(self.0.as_ptr().add(k).cast());
+            if BF {
+                _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16))
+            } else {
+                _mm256_cvtph_ps(h)
+            }
+        }
+        #[inline(always)]
+        unsafe fn v16(&self, k: usize) -> __m512 {
+            let h = _mm256_loadu_si256(self.0.as_ptr().add(k).cast());
+            if BF {
+                _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
+            } else {
+                _mm512_cvtph_ps(h)
+            }
+        }
+        fn one(&self, k: usize) -> f32 {
+            (if BF { Half::Bf16 } else { Half::F16 }).widen(self.0[k])
         }
     }
 
-    /// 8 stored values at `p` in f32.
-    #[inline(always)]
-    unsafe fn widen8<const BF: bool>(p: *const u16) -> __m256 {
-        let h = _mm_loadu_si128(p.cast());
-        if BF {
-            _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16))
-        } else {
-            _mm256_cvtph_ps(h)
+    /// An fp8 e4m3 row with the scales `s` of its column blocks of `cols` (a multiple of 16).
+    struct Fp8s<'a> {
+        w: &'a [u8],
+        s: &'a [f32],
+        cols: usize,
+    }
+
+    impl Lanes for Fp8s<'_> {
+        fn len(&self) -> usize {
+            self.w.len()
+        }
+        fn at(&self, k: usize) -> *const u8 {
+            self.w.as_ptr().wrapping_add(k)
+        }
+        /// Each e4m3's bits (sign, then exponent and mantissa) moved into an f16's, whose
+        /// exponent bias is 8 more, so the f16 is the value / 2⁸ (subnormals included); the NaNs
+        /// (0x7F, 0xFF) made f16 NaNs.
+        #[inline(always)]
+        unsafe fn v8(&self, k: usize) -> __m256 {
+            let b = _mm_cvtepu8_epi16(_mm_loadl_epi64(self.w.as_ptr().add(k).cast()));
+            let mag = _mm_and_si128(b, _mm_set1_epi16(0x7F));
+            let h = _mm_or_si128(
+                _mm_slli_epi16(_mm_and_si128(b, _mm_set1_epi16(0x80)), 8),
+                _mm_slli_epi16(mag, 7),
+            );
+            let nan = _mm_cmpeq_epi16(mag, _mm_set1_epi16(0x7F));
+            let h = _mm_or_si128(h, _mm_and_si128(nan, _mm_set1_epi16(0x7E00)));
+            _mm256_mul_ps(
+                _mm256_cvtph_ps(h),
+                _mm256_set1_ps(256.0 * self.s[k / self.cols]),
+            )
+        }
+        /// `v8` for 16 values.
+        #[inline(always)]
+        unsafe fn v16(&self, k: usize) -> __m512 {
+            let b = _mm256_cvtepu8_epi16(_mm_loadu_si128(self.w.as_ptr().add(k).cast()));
+            let mag = _mm256_and_si256(b, _mm256_set1_epi16(0x7F));
+            let h = _mm256_or_si256(
+                _mm256_slli_epi16(_mm256_and_si256(b, _mm256_set1_epi16(0x80)), 8),
+                _mm256_slli_epi16(mag, 7),
+            );
+            let nan = _mm256_cmpeq_epi16(mag, _mm256_set1_epi16(0x7F));
+            let h = _mm256_or_si256(h, _mm256_and_si256(nan, _mm256_set1_epi16(0x7E00)));
+            _mm512_mul_ps(
+                _mm512_cvtph_ps(h),
+                _mm512_set1_ps(256.0 * self.s[k / self.cols]),
+            )
+        }
+        fn one(&self, k: usize) -> f32 {
+            super::e4m3(self.w[k]) * self.s[k / self.cols]
         }
     }
 
     /// The row `w` in f32, into `to`.
-    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw")]
     pub unsafe fn widen(half: Half, w: &[u16], to: &mut [f32]) {
+        match half {
+            Half::Bf16 => widen_all(Halves::<true>(w), to),
+            Half::F16 => widen_all(Halves::<false>(w), to),
+        }
+    }
+
+    /// The fp8 row `w` with the scales `s` of its column blocks of `cols`, in f32, into `to`.
+    pub unsafe fn widen_fp8(w: &[u8], s: &[f32], cols: usize, to: &mut [f32]) {
+        assert!(s.len() * cols >= w.len() && cols.is_multiple_of(16));
+        widen_all(Fp8s { w, s, cols }, to)
+    }
+
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw")]
+    unsafe fn widen_all<L: Lanes>(w: L, to: &mut [f32]) {
         assert!(to.len() == w.len() && w.len().is_multiple_of(16));
         for k in (0..w.len()).step_by(16) {
-            let v = match half {
-                Half::Bf16 => widen16::<true>(w.as_ptr().add(k)),
-                Half::F16 => widen16::<false>(w.as_ptr().add(k)),
-            };
-            _mm512_storeu_ps(to.as_mut_ptr().add(k), v);
+            _mm512_storeu_ps(to.as_mut_ptr().add(k), w.v16(k));
         }
-    }
-
-    /// 16 e4m3 values at `p` in f32: each one's bits (sign, then exponent and mantissa) moved
-    /// into an f16's, whose exponent bias is 8 more, so the f16 is the value / 2⁸ (subnormals
-    /// included); the NaNs (0x7F, 0xFF) made f16 NaNs.
-    #[inline(always)]
-    unsafe fn fp8_16(p: *const u8) -> __m512 {
-        let b = _mm256_cvtepu8_epi16(_mm_loadu_si128(p.cast()));
-        let mag = _mm256_and_si256(b, _mm256_set1_epi16(0x7F));
-        let h = _mm256_or_si256(
-            _mm256_slli_epi16(_mm256_and_si256(b, _mm256_set1_epi16(0x80)), 8),
-            _mm256_slli_epi16(mag, 7),
-        );
-        let nan = _mm256_cmpeq_epi16(mag, _mm256_set1_epi16(0x7F));
-        let h = _mm256_or_si256(h, _mm256_and_si256(nan, _mm256_set1_epi16(0x7E00)));
-        _mm512_mul_ps(_mm512_cvtph_ps(h), _mm512_set1_ps(256.0))
-    }
-
-    /// `fp8_16` for 8 values.
-    #[inline(always)]
-    unsafe fn fp8_8(p: *const u8) -> __m256 {
-        let b = _mm_cvtepu8_epi16(_mm_loadl_epi64(p.cast()));
-        let mag = _mm_and_si128(b, _mm_set1_epi16(0x7F));
-        let h = _mm_or_si128(
-            _mm_slli_epi16(_mm_and_si128(b, _mm_set1_epi16(0x80)), 8),
-            _mm_slli_epi16(mag, 7),
-        );
-        let nan = _mm_cmpeq_epi16(mag, _mm_set1_epi16(0x7F));
-        let h = _mm_or_si128(h, _mm_and_si128(nan, _mm_set1_epi16(0x7E00)));
-        _mm256_mul_ps(_mm256_cvtph_ps(h), _mm256_set1_ps(256.0))
-    }
-
-    /// The fp8 row `w` in f32 with the scales `s` of its column blocks of `cols`, into `to`.
-    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw")]
-    pub unsafe fn widen_fp8(w: &[u8], s: &[f32], cols: usize, to: &mut [f32]) {
-        assert!(to.len() == w.len() && w.len().is_multiple_of(16) && s.len() * cols >= w.len());
-        for k in (0..w.len()).step_by(16) {
-            let v = _mm512_mul_ps(fp8_16(w.as_ptr().add(k)), _mm512_set1_ps(s[k / cols]));
-            _mm512_storeu_ps(to.as_mut_ptr().add(k), v);
-        }
-    }
-
-    /// Σₖ w[k]·s[k / cols]·x[k] on `path` (AVX2 or AVX-512); `cols` a multiple of 16.
-    pub unsafe fn dot_fp8(path: Path, w: &[u8], s: &[f32], cols: usize, x: &[f32]) -> f32 {
-        if path == Path::Avx512 {
-            dot_fp8_512(w, s, cols, x)
-        } else {
-            dot_fp8_256(w, s, cols, x)
-        }
-    }
-
-    /// The fp8 values past the last whole vector, one by one.
-    fn fp8_tail(w: &[u8], s: &[f32], cols: usize, x: &[f32], from: usize) -> f32 {
-        (from..x.len())
-            .map(|k| super::e4m3(w[k]) * s[k / cols] * x[k])
-            .sum()
-    }
-
-    #[target_feature(enable = "avx2,fma,f16c")]
-    unsafe fn dot_fp8_256(w: &[u8], s: &[f32], cols: usize, x: &[f32]) -> f32 {
-        let n = x.len();
-        assert!(w.len() == n && s.len() * cols >= n && cols.is_multiple_of(16));
-        let (mut a, mut c) = (_mm256_setzero_ps(), _mm256_setzero_ps());
-        let mut k = 0;
-        while k + 16 <= n {
-            _mm_prefetch::<_MM_HINT_T0>(w.as_ptr().wrapping_add(k + AHEAD).cast());
-            let scale = _mm256_set1_ps(s[k / cols]);
-            let lo = _mm256_mul_ps(fp8_8(w.as_ptr().add(k)), scale);
-            let hi = _mm256_mul_ps(fp8_8(w.as_ptr().add(k + 8)), scale);
-            a = _mm256_fmadd_ps(lo, _mm256_loadu_ps(x.as_ptr().add(k)), a);
-            c = _mm256_fmadd_ps(hi, _mm256_loadu_ps(x.as_ptr().add(k + 8)), c);
-            k += 16;
-        }
-        hsum256(_mm256_add_ps(a, c)) + fp8_tail(w, s, cols, x, k)
-    }
-
-    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw")]
-    unsafe fn dot_fp8_512(w: &[u8], s: &[f32], cols: usize, x: &[f32]) -> f32 {
-        let n = x.len();
-        assert!(w.len() == n && s.len() * cols >= n && cols.is_multiple_of(16));
-        let (mut a, mut c) = (_mm512_setzero_ps(), _mm512_setzero_ps());
-        let mut k = 0;
-        while k + 32 <= n {
-            // A decode step streams every weight from memory once: ask for them ahead.
-            _mm_prefetch::<_MM_HINT_T0>(w.as_ptr().wrapping_add(k + AHEAD).cast());
-            let lo = _mm512_mul_ps(fp8_16(w.as_ptr().add(k)), _mm512_set1_ps(s[k / cols]));
-            let hi = _mm512_mul_ps(
-                fp8_16(w.as_ptr().add(k + 16)),
-                _mm512_set1_ps(s[(k + 16) / cols]),
-            );
-            a = _mm512_fmadd_ps(lo, _mm512_loadu_ps(x.as_ptr().add(k)), a);
-            c = _mm512_fmadd_ps(hi, _mm512_loadu_ps(x.as_ptr().add(k + 16)), c);
-            k += 32;
-        }
-        _mm512_reduce_add_ps(_mm512_add_ps(a, c)) + fp8_tail(w, s, cols, x, k)
     }
 
     /// Σₖ w[k]·x[k] on `path` (AVX2 or AVX-512).
     pub unsafe fn dot(path: Path, half: Half, w: &[u16], x: &[f32]) -> f32 {
         match (path, half) {
-            (Path::Avx512, Half::Bf16) => dot512::<true>(w, x),
-            (Path::Avx512, Half::F16) => dot512::<false>(w, x),
-            (_, Half::Bf16) => dot256::<true>(w, x),
-            (_, Half::F16) => dot256::<false>(w, x),
+            (Path::Avx512, Half::Bf16) => dot512(Halves::<true>(w), x),
+            (Path::Avx512, Half::F16) => dot512(Halves::<false>(w), x),
+            (_, Half::Bf16) => dot256(Halves::<true>(w), x),
+            (_, Half::F16) => dot256(Halves::<false>(w), x),
         }
     }
 
-    /// The values past the last whole vector, one by one.
-    fn tail(bf: bool, w: &[u16], x: &[f32]) -> f32 {
-        let half = if bf { Half::Bf16 } else { Half::F16 };
-        w.iter().zip(x).map(|(&w, x)| half.widen(w) * x).sum()
+    /// Σₖ w[k]·s[k / cols]·x[k] on `path` (AVX2 or AVX-512); `cols` a multiple of 16.
+    pub unsafe fn dot_fp8(path: Path, w: &[u8], s: &[f32], cols: usize, x: &[f32]) -> f32 {
+        assert!(s.len() * cols >= w.len() && cols.is_multiple_of(16));
+        let row = Fp8s { w, s, cols };
+        if path == Path::Avx512 {
+            dot512(row, x)
+        } else {
+            dot256(row, x)
+        }
     }
 
     #[target_feature(enable = "avx2,fma,f16c")]
-    unsafe fn dot256<const BF: bool>(w: &[u16], x: &[f32]) -> f32 {
+    unsafe fn dot256<L: Lanes>(w: L, x: &[f32]) -> f32 {
         let n = x.len();
         assert!(w.len() == n);
         let (mut a, mut c) = (_mm256_setzero_ps(), _mm256_setzero_ps());
         let mut k = 0;
         while k + 16 <= n {
-            _mm_prefetch::<_MM_HINT_T0>(w.as_ptr().wrapping_add(k + AHEAD / 2).cast());
-            a = _mm256_fmadd_ps(
-                widen8::<BF>(w.as_ptr().add(k)),
-                _mm256_loadu_ps(x.as_ptr().add(k)),
-                a,
-            );
-            c = _mm256_fmadd_ps(
-                widen8::<BF>(w.as_ptr().add(k + 8)),
-                _mm256_loadu_ps(x.as_ptr().add(k + 8)),
-                c,
-            );
+            _mm_prefetch::<_MM_HINT_T0>(w.at(k).wrapping_add(AHEAD).cast());
+            a = _mm256_fmadd_ps(w.v8(k), _mm256_loadu_ps(x.as_ptr().add(k)), a);
+            c = _mm256_fmadd_ps(w.v8(k + 8), _mm256_loadu_ps(x.as_ptr().add(k + 8)), c);
             k += 16;
         }
-        hsum256(_mm256_add_ps(a, c)) + tail(BF, &w[k..], &x[k..])
+        hsum256(_mm256_add_ps(a, c)) + (k..n).map(|k| w.one(k) * x[k]).sum::<f32>()
     }
 
     #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw")]
-    unsafe fn dot512<const BF: bool>(w: &[u16], x: &[f32]) -> f32 {
+    unsafe fn dot512<L: Lanes>(w: L, x: &[f32]) -> f32 {
         let n = x.len();
         assert!(w.len() == n);
         let (mut a, mut c) = (_mm512_setzero_ps(), _mm512_setzero_ps());
         let mut k = 0;
         while k + 32 <= n {
             // A decode step streams every weight from memory once: ask for them ahead.
-            _mm_prefetch::<_MM_HINT_T0>(w.as_ptr().wrapping_add(k + AHEAD / 2).cast());
-            a = _mm512_fmadd_ps(
-                widen16::<BF>(w.as_ptr().add(k)),
-                _mm512_loadu_ps(x.as_ptr().add(k)),
-                a,
-            );
-            c = _mm512_fmadd_ps(
-                widen16::<BF>(w.as_ptr().add(k + 16)),
-                _mm512_loadu_ps(x.as_ptr().add(k + 16)),
-                c,
-            );
+            _mm_prefetch::<_MM_HINT_T0>(w.at(k).wrapping_add(AHEAD).cast());
+            a = _mm512_fmadd_ps(w.v16(k), _mm512_loadu_ps(x.as_ptr().add(k)), a);
+            c = _mm512_fmadd_ps(w.v16(k + 16), _mm512_loadu_ps(x.as_ptr().add(k + 16)), c);
             k += 32;
         }
-        _mm512_reduce_add_ps(_mm512_add_ps(a, c)) + tail(BF, &w[k..], &x[k..])
+        _mm512_reduce_add_ps(_mm512_add_ps(a, c)) + (k..n).map(|k| w.one(k) * x[k]).sum::<f32>()
     }
 }
 
