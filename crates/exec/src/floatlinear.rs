@@ -182,19 +182,10 @@ fn product<R: Rows + ?Sized>(w: &R, path: Path, x: &[f32], m: usize, y: &mut [f3
     });
 }
 
-/// e4m3 (fp8 with 4 exponent bits, no infinities; 0x7F and 0xFF are NaN) in f32.
+/// e4m3 (fp8 with 4 exponent bits, no infinities; 0x7F and 0xFF are NaN) in f32, as the
+/// float8 crate (candle's) reads it.
 pub fn e4m3(b: u8) -> f32 {
-    let (e, m) = ((b >> 3) & 15, b & 7);
-    let v = match (e, m) {
-        (15, 7) => f32::NAN,
-        (0, _) => m as f32 / 8.0 * 2f32.powi(-6),
-        _ => (1.0 + m as f32 / 8.0) * 2f32.powi(e as i32 - 7),
-    };
-    if b & 0x80 != 0 {
-        -v
-    } else {
-        v
-    }
+    float8::F8E4M3::from_bits(b).to_f32()
 }
 
 /// A projection weight [out, n] in fp8 e4m3, value (o, k) times the scale of its block of
@@ -578,8 +569,8 @@ mod tests {
         }
     }
 
-    /// Every e4m3 byte as candle (the float8 crate) reads it, NaNs included; and on the SIMD
-    /// paths, widened 16 at a time.
+    /// The AVX-512 widening reads every e4m3 byte as candle (the float8 crate) does, NaNs and
+    /// signed zeros included.
     #[test]
     fn e4m3_is_candles_reading_of_every_byte() {
         let bytes: Vec<u8> = (0..=255).collect();
