@@ -371,6 +371,9 @@ pub struct QLinear {
     data: Bytes,
     out: usize,
     n: usize,
+    /// Row o of `W` is stored row `order[o]`, where the file keeps rows in another order
+    /// (llama.cpp's permuted Q and K): read in place, and every product comes out in order.
+    order: Option<Vec<u32>>,
 }
 
 impl QLinear {
@@ -399,7 +402,28 @@ impl QLinear {
             data,
             out,
             n,
+            order: None,
         })
+    }
+
+    /// This weight with its rows stored in another order: row o of `W` is stored row `order[o]`.
+    pub fn reordered(mut self, order: Vec<u32>) -> candle_core::Result<QLinear> {
+        let mut seen = vec![false; self.out];
+        for &r in &order {
+            match seen.get_mut(r as usize) {
+                Some(s) if !*s => *s = true,
+                _ => candle_core::bail!("row order {order:?} is not an order of {} rows", self.out),
+            }
+        }
+        if order.len() != self.out {
+            candle_core::bail!(
+                "row order of {} rows for a weight of {}",
+                order.len(),
+                self.out
+            )
+        }
+        self.order = Some(order);
+        Ok(self)
     }
 
     pub fn block(&self) -> Block {
@@ -408,6 +432,7 @@ impl QLinear {
 
     fn row(&self, o: usize) -> &[u8] {
         let len = self.n / self.block.values() * self.block.bytes();
+        let o = self.order.as_ref().map_or(o, |order| order[o] as usize);
         &self.data[o * len..][..len]
     }
 

@@ -320,7 +320,7 @@ impl Weights {
             let own = Block::of(info.ggml_dtype).filter(|_| hold == Hold::Stored);
             if let (Some(block), Ok((out, n))) = (own, info.shape.dims2()) {
                 // A format `qlinear` multiplies: its bytes in place in the mapped file (rows
-                // llama.cpp permuted, copied back in order). `data_is_sound` saw them inside it.
+                // llama.cpp permuted read in their order). `data_is_sound` saw them inside it.
                 let start = (content.tensor_data_offset + info.offset) as usize;
                 let range = start..start + out * n / block.values() * block.bytes();
                 if map.is_none() {
@@ -329,11 +329,12 @@ impl Weights {
                     map = Some(std::sync::Arc::new(m));
                 }
                 let map = map.clone().expect("mapped above");
-                let bytes = match heads {
-                    Some(h) => crate::qlinear::Bytes::Owned(unpermute_rows(&map[range], out, h)),
-                    None => crate::qlinear::Bytes::Mapped(map.clone(), range),
-                };
-                let q = QLinear::new(block, bytes, out, n).map_err(|e| err(&shown, e))?;
+                let bytes = crate::qlinear::Bytes::Mapped(map.clone(), range);
+                let mut q = QLinear::new(block, bytes, out, n);
+                if let Some(h) = heads {
+                    q = q.and_then(|q| q.reordered(llama_order(out, h)));
+                }
+                let q = q.map_err(|e| err(&shown, e))?;
                 w.stored.insert(name.clone(), Stored::Own(q));
                 progress(i + 1, names.len());
                 continue;
@@ -585,36 +586,37 @@ fn is_quantized(t: GgmlDType) -> bool {
 /// along a row).
 fn unpermute_blocks(q: &QTensor, heads: usize) -> candle_core::Result<QTensor> {
     let (rows, cols) = q.shape().dims2()?;
-    let out = unpermute_rows(&q.data()?, rows, heads);
+    let data = q.data()?;
+    let row = data.len() / rows.max(1);
+    let out: Vec<u8> = llama_order(rows, heads)
+        .into_iter()
+        .flat_map(|r| &data[r as usize * row..][..row])
+        .copied()
+        .collect();
     let storage = QStorage::from_data(std::borrow::Cow::Owned(out), &Device::Cpu, q.dtype())?;
     QTensor::new(storage, (rows, cols))
 }
 
-/// `unpermute` on the bytes of `rows` equal rows.
-fn unpermute_rows(data: &[u8], rows: usize, heads: usize) -> Vec<u8> {
-    let row = data.len() / rows;
-    let half = rows / heads / 2;
-    let mut out = Vec::with_capacity(data.len());
-    // Row (h, j, i) of the stored [heads, half, 2] order goes to (h, i, j).
+/// Undo llama.cpp's `permute`: rows of each head go from interleaved pairs back to two halves.
+fn unpermute(w: &Tensor, heads: usize) -> candle_core::Result<Tensor> {
+    let order = Tensor::new(llama_order(w.dim(0)?, heads), &Device::Cpu)?;
+    w.index_select(&order, 0)
+}
+
+/// Where each row of a Q or K weight of `heads` heads is stored in a llama GGUF: row (h, i, j)
+/// of transformers' [heads, 2, half] order is stored row (h, j, i) of llama.cpp's
+/// [heads, half, 2] (its `permute`, which interleaves the two rotary halves).
+fn llama_order(rows: usize, heads: usize) -> Vec<u32> {
+    let half = rows / heads.max(1) / 2;
+    let mut order = Vec::with_capacity(rows);
     for h in 0..heads {
         for i in 0..2 {
             for j in 0..half {
-                let r = (h * half + j) * 2 + i;
-                out.extend_from_slice(&data[r * row..(r + 1) * row]);
+                order.push(((h * half + j) * 2 + i) as u32);
             }
         }
     }
-    out
-}
-
-/// Undo llama.cpp's `permute`: rows of each head go from interleaved pairs back to two halves.
-fn unpermute(w: &Tensor, heads: usize) -> candle_core::Result<Tensor> {
-    let (rows, cols) = w.dims2()?;
-    let half = rows / heads / 2;
-    w.reshape((heads, half, 2, cols))?
-        .transpose(1, 2)?
-        .contiguous()?
-        .reshape((rows, cols))
+    order
 }
 
 #[cfg(test)]
@@ -671,22 +673,52 @@ mod tests {
         }
     }
 
-    /// Q and K rows of a quantized tensor move whole, as `unpermute` moves the f32 rows.
+    fn values(t: &Tensor) -> Vec<f32> {
+        t.flatten_all().unwrap().to_vec1().unwrap()
+    }
+
+    /// llama.cpp's `permute` (convert_hf_to_gguf.py: reshape to [heads, 2, half, n], swap
+    /// axes 1 and 2), undone in each of the three ways a GGUF's Q and K are read: f32 rows,
+    /// candle's blocks copied in order, and `qlinear`'s blocks read in place through the order.
     #[test]
-    fn unpermuting_blocks_moves_the_rows_unpermute_moves() {
+    fn llama_permuted_rows_are_read_back_in_order_every_way() {
         let (heads, rows, n) = (2, 8, 64);
         let w =
             Tensor::from_vec(crate::uniform(7, rows * n, 1.0), (rows, n), &Device::Cpu).unwrap();
-        let q = QTensor::quantize(&w, GgmlDType::Q8_0).unwrap();
-        let a = unpermute(&q.dequantize(&Device::Cpu).unwrap(), heads).unwrap();
-        let b = unpermute_blocks(&q, heads)
+        let w = QTensor::quantize(&w, GgmlDType::Q8_0)
             .unwrap()
             .dequantize(&Device::Cpu)
             .unwrap();
-        let (a, b): (Vec<f32>, Vec<f32>) = (
-            a.flatten_all().unwrap().to_vec1().unwrap(),
-            b.flatten_all().unwrap().to_vec1().unwrap(),
+        let permuted = w
+            .reshape((heads, 2, rows / heads / 2, n))
+            .and_then(|t| t.transpose(1, 2)?.contiguous()?.reshape((rows, n)))
+            .unwrap();
+        let q = QTensor::quantize(&permuted, GgmlDType::Q8_0).unwrap();
+        let want = values(&w);
+        assert_ne!(values(&permuted), want, "the permutation moves rows");
+        assert_eq!(values(&unpermute(&permuted, heads).unwrap()), want);
+        let blocks = unpermute_blocks(&q, heads).unwrap();
+        assert_eq!(values(&blocks.dequantize(&Device::Cpu).unwrap()), want);
+        let own = QLinear::new(Block::Q8_0, q.data().unwrap().into_owned(), rows, n)
+            .and_then(|l| l.reordered(llama_order(rows, heads)))
+            .unwrap();
+        assert_eq!(values(&own.dequantize().unwrap()), want);
+        // A product comes out in order too, equal to the one on rows copied in order.
+        let copied =
+            QLinear::new(Block::Q8_0, blocks.data().unwrap().into_owned(), rows, n).unwrap();
+        let x = Tensor::from_vec(crate::uniform(8, 3 * n, 1.0), (3, n), &Device::Cpu).unwrap();
+        assert_eq!(
+            values(&own.times(&x).unwrap()),
+            values(&copied.times(&x).unwrap())
         );
-        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn a_row_order_must_be_an_order_of_the_rows() {
+        let q = || QLinear::new(Block::Q8_0, vec![0u8; 3 * 34], 3, 32).unwrap();
+        assert!(q().reordered(vec![2, 0, 1]).is_ok());
+        assert!(q().reordered(vec![0, 0, 1]).is_err());
+        assert!(q().reordered(vec![0, 1]).is_err());
+        assert!(q().reordered(vec![0, 1, 3]).is_err());
     }
 }
