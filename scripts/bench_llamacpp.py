@@ -4,9 +4,11 @@ run: prefill and decode tokens/s and peak resident memory of each process, their
 whether the greedy continuations agree.
 
 Usage: python3 scripts/bench_llamacpp.py [--gguf FILE] [--requantize TYPE,...] [--anatomy PATH]
-                                         [--threads N] [--tokens N]
+                                         [--threads N] [--tokens N] [--repeat N]
 (needs: pip install llama-cpp-python numpy; cargo build --release)
 anatomy runs twice: with its weights as stored (--dtype stored) and dequantized (--dtype f32).
+Memory is in MB of 10^6 bytes, the file's and the processes' alike; "beside cache" is the peak
+less the KV cache anatomy reports holding (the issue's budget: 1.15× the file plus the cache).
 --requantize Q8_0,Q4_K_M also benchmarks copies of the file in those types, made once by
 llama.cpp's own quantizer (llama_model_quantize, requantizing allowed) beside the original.
 """
@@ -14,6 +16,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -61,7 +64,8 @@ def measured(cmd):
                "_, status, usage = os.wait4(pid, 0)\nsys.stderr.write(f'\\nPEAK_KB {usage.ru_maxrss}\\n')\n"
                "sys.exit(os.waitstatus_to_exitcode(status))\n")
     out, err = run([sys.executable, "-c", wrapper, *cmd])
-    peak = int(re.findall(r"PEAK_KB (\d+)", err)[-1]) / 1024
+    # ru_maxrss is in KiB.
+    peak = int(re.findall(r"PEAK_KB (\d+)", err)[-1]) * 1024 / 1e6
     return out, err, peak
 
 
@@ -73,6 +77,7 @@ def main():
     ap.add_argument("--anatomy", default=str(ROOT / "target/release/anatomy"))
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--tokens", type=int, default=64, help="greedy tokens to generate")
+    ap.add_argument("--repeat", type=int, default=5, help="runs of each process; speeds are their median")
     ap.add_argument("--requantize", default="", help="comma-separated llama.cpp file types, e.g. Q8_0,Q4_K_M")
     a = ap.parse_args()
     files = [Path(a.gguf)] + [requantized(Path(a.gguf), t) for t in a.requantize.split(",") if t]
@@ -94,30 +99,38 @@ def requantized(src, kind):
 
 
 def bench(a, gguf):
-    """llama.cpp and anatomy on `gguf`, printed as a table and ratios."""
+    """llama.cpp and anatomy on `gguf`, printed as a table and ratios: the median speeds and the
+    largest peak of `--repeat` runs each, taken in turns so that the machine's drift falls on all."""
     a.gguf = str(gguf)
     size = Path(a.gguf).stat().st_size / 1e6
-
-    out, _, llama_peak = measured([sys.executable, "-c", LLAMA, a.gguf, str(a.threads), PROMPT, str(a.tokens)])
-    llama = json.loads(out)
-    rows = [("llama.cpp", llama["prefill_tps"], llama["decode_tps"], llama_peak, llama["generated"])]
-    for dtype in ("stored", "f32"):
-        out, err, peak = measured([a.anatomy, "run", a.gguf, "--ids", ",".join(map(str, llama["ids"])),
-                                   "--max-tokens", str(a.tokens), "--ignore-eos", "--json",
-                                   "--threads", str(a.threads), "--dtype", dtype])
-        m = re.search(r"prefill: \d+ tokens in [\d.]+ ms \(([\d.]+) tokens/s\) · decode: \d+ tokens in [\d.]+ ms "
-                      r"\(([\d.]+) tokens/s\)", err)
-        rows.append((f"anatomy --dtype {dtype}", float(m[1]), float(m[2]), peak, json.loads(out)["generated_ids"]))
+    runs = {}
+    for _ in range(a.repeat):
+        out, _, peak = measured([sys.executable, "-c", LLAMA, a.gguf, str(a.threads), PROMPT, str(a.tokens)])
+        llama = json.loads(out)
+        runs.setdefault("llama.cpp", []).append(
+            (llama["prefill_tps"], llama["decode_tps"], peak, None, llama["generated"]))
+        for dtype in ("stored", "f32"):
+            out, err, peak = measured([a.anatomy, "run", a.gguf, "--ids", ",".join(map(str, llama["ids"])),
+                                       "--max-tokens", str(a.tokens), "--ignore-eos", "--json",
+                                       "--threads", str(a.threads), "--dtype", dtype])
+            m = re.search(r"prefill: \d+ tokens in [\d.]+ ms \(([\d.]+) tokens/s\) · decode: \d+ tokens in [\d.]+ ms "
+                          r"\(([\d.]+) tokens/s\) · cache: ([\d.]+) MB", err)
+            runs.setdefault(f"anatomy --dtype {dtype}", []).append(
+                (float(m[1]), float(m[2]), peak, float(m[3]), json.loads(out)["generated_ids"]))
+    rows = [(name, statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs),
+             max(r[2] for r in rs), rs[0][3], rs[0][4]) for name, rs in runs.items()]
 
     print(f"{Path(a.gguf).name} ({size:.0f} MB), {len(llama['ids'])}-token prompt, {a.tokens} greedy tokens, "
-          f"{a.threads} threads")
-    print(f"{'':24} {'prefill tok/s':>14} {'decode tok/s':>13} {'peak RSS MB':>12} {'RSS / file':>11}  greedy ids")
+          f"{a.threads} threads, median of {a.repeat} runs")
+    print(f"{'':24} {'prefill tok/s':>14} {'decode tok/s':>13} {'peak RSS MB':>12} {'RSS / file':>11} "
+          f"{'cache MB':>9} {'beside cache':>13}  greedy ids")
     base = rows[0]
-    for name, pre, dec, peak, gen in rows:
-        first = next((i for i, (x, y) in enumerate(zip(gen, base[4])) if x != y), None)
+    for name, pre, dec, peak, cache, gen in rows:
+        first = next((i for i, (x, y) in enumerate(zip(gen, base[5])) if x != y), None)
         same = "llama.cpp's" if first is None else f"llama.cpp's up to token {first}"
-        print(f"{name:24} {pre:14.1f} {dec:13.1f} {peak:12.0f} {peak / size:11.2f}  {same}")
-    for name, pre, dec, peak, _ in rows[1:]:
+        beside = "" if cache is None else f"{cache:9.1f} {(peak - cache) / size:12.3f}×"
+        print(f"{name:24} {pre:14.1f} {dec:13.1f} {peak:12.1f} {peak / size:11.3f} {beside:>23}  {same}")
+    for name, pre, dec, peak, _, _ in rows[1:]:
         print(f"{name}: prefill {pre / base[1]:.2f}×, decode {dec / base[2]:.2f}×, peak RSS {peak / base[3]:.2f}× "
               "llama.cpp's")
 

@@ -808,7 +808,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             format!("{what}; run a .gguf file, a folder of safetensors with its config.json, or a Hub id, or add --tiny to run a scaled-down copy of any model on random weights"),
         ));
     }
-    let opened = session::open(path, lenient)?;
+    let mut opened = session::open(path, lenient)?;
     opened.checkpoint.data_is_sound()?;
     let shown = opened.checkpoint.path.clone();
     // A prompt needs the tokenizer; ids are decoded to text with it where there is one.
@@ -847,6 +847,9 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     } else {
         opened.eos_ids()?
     };
+    // Only what decoding ids to text needs is kept beside the weights.
+    let tok = tok.map(|t| anatomy_exec::tokenizer::Detokenizer::new(&t));
+    opened.forget_tokenizer();
     let bar = Bar::count("loading weights");
     let model = opened.load(req.hold, &mut |done, total| {
         bar.report(done as u64, total as u64)
@@ -883,7 +886,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     }
     if let Some(tok) = &tok {
         out["text"] = serde_json::json!(tok
-            .decode(&generation.ids, false)
+            .decode(&generation.ids)
             .map_err(|e| Error::file(&shown, e.to_string()))?);
     }
     Ok(out.to_string() + "\n")
@@ -896,7 +899,7 @@ fn decode(
     ids: &[u32],
     max_tokens: u64,
     eos: &[u32],
-    stream: Option<&tokenizers::Tokenizer>,
+    stream: Option<&anatomy_exec::tokenizer::Detokenizer>,
 ) -> Result<anatomy_exec::Generation, Error> {
     let mut text = String::new();
     let mut generated = Vec::new();
@@ -908,7 +911,7 @@ fn decode(
         }
         generated.push(id);
         if let Some(tok) = stream {
-            if let Ok(all) = tok.decode(&generated, false) {
+            if let Ok(all) = tok.decode(&generated) {
                 if all.len() > text.len() && all.is_char_boundary(text.len()) {
                     let _ = write!(stdout, "{}", &all[text.len()..]);
                     let _ = stdout.flush();
@@ -925,13 +928,14 @@ fn decode(
         _ => format!("stopped after --max-tokens {max_tokens}"),
     };
     eprintln!(
-        "\n{stop} · prefill: {} tokens in {:.0} ms ({:.1} tokens/s) · decode: {} tokens in {:.0} ms ({:.1} tokens/s)",
+        "\n{stop} · prefill: {} tokens in {:.0} ms ({:.1} tokens/s) · decode: {} tokens in {:.0} ms ({:.1} tokens/s) · cache: {:.1} MB",
         ids.len(),
         generation.prefill.as_secs_f64() * 1e3,
         rate(ids.len(), generation.prefill),
         generation.ids.len().saturating_sub(1),
         generation.decode.as_secs_f64() * 1e3,
-        rate(generation.ids.len().saturating_sub(1), generation.decode)
+        rate(generation.ids.len().saturating_sub(1), generation.decode),
+        generation.cache_bytes as f64 / 1e6
     );
     Ok(generation)
 }

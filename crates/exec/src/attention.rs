@@ -19,8 +19,9 @@ const BLOCKED_MIN: usize = 16;
 /// Query positions per block: bounds the scores held at once to BLOCK × keys.
 const BLOCK: usize = 128;
 
-/// One layer's heads: q [heads, t, d], k [kv_heads, total, d], v [kv_heads, total, dv], all
-/// row-major; query i sits at absolute position `start + i`, key j at position j.
+/// One layer's heads: q [heads, t, d], k [kv_heads, stride, d], v [kv_heads, stride, dv], all
+/// row-major, of which each K/V head's first `start + t` positions (the keys) are read; query i
+/// sits at absolute position `start + i`, key j at position j.
 pub struct Heads<'a> {
     pub q: &'a [f32],
     pub k: &'a [f32],
@@ -30,6 +31,8 @@ pub struct Heads<'a> {
     pub d: usize,
     pub dv: usize,
     pub start: usize,
+    /// Positions from one K/V head's block to the next (at least `start + t`).
+    pub stride: usize,
 }
 
 /// How a layer scores: the scale on q·k, the softcap, which keys a query sees, and the
@@ -86,7 +89,13 @@ pub fn attend(h: &Heads, rule: &Rule, keep: bool) -> Attended {
 /// Buffers for `Attended`, and their shapes.
 fn buffers(h: &Heads, keep: bool) -> (usize, usize, Attended) {
     let t = h.q.len() / (h.heads * h.d).max(1);
-    let total = h.k.len() / (h.kv_heads * h.d).max(1);
+    let total = h.start + t;
+    assert!(
+        h.stride >= total
+            && h.k.len() >= h.kv_heads * h.stride * h.d
+            && h.v.len() >= h.kv_heads * h.stride * h.dv,
+        "k and v hold {total} positions a head"
+    );
     let done = Attended {
         out: vec![0f32; t * h.heads * h.dv],
         scores: keep.then(|| vec![f32::NEG_INFINITY; h.heads * t * total]),
@@ -157,8 +166,8 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
             let kv = head / group;
             let i1 = t.min(i0 + BLOCK);
             let (rows, seen) = (i1 - i0, h.start + i1);
-            let keys = Packed::new(&h.k[kv * total * d..][..seen * d], seen, d);
-            let values = Packed::new_transposed(&h.v[kv * total * dv..][..seen * dv], dv, seen);
+            let keys = Packed::new(&h.k[kv * h.stride * d..][..seen * d], seen, d);
+            let values = Packed::new_transposed(&h.v[kv * h.stride * dv..][..seen * dv], dv, seen);
             let mut p = vec![0f32; rows * seen];
             keys.product(
                 &h.q[(head * t + i0) * d..(head * t + i1) * d],
@@ -247,8 +256,8 @@ impl WithSimd for Rows<'_> {
             let lo = first_visible(rule.span, qpos);
             let kv = head / group;
             let q = &h.q[row * d..][..d];
-            let keys = &h.k[kv * total * d..][..total * d];
-            let values = &h.v[kv * total * dv..][..total * dv];
+            let keys = &h.k[kv * h.stride * d..][..total * d];
+            let values = &h.v[kv * h.stride * dv..][..total * dv];
             let seen = &mut p[lo..=qpos];
             for (j, x) in (lo..=qpos).zip(seen.iter_mut()) {
                 *x = dot(s, q, &keys[j * d..][..d]);
@@ -369,7 +378,7 @@ mod tests {
                         let x: f64 = (0..h.d)
                             .map(|c| {
                                 h.q[(head * t + i) * h.d + c] as f64
-                                    * h.k[(kv * total + j) * h.d + c] as f64
+                                    * h.k[(kv * h.stride + j) * h.d + c] as f64
                             })
                             .sum::<f64>()
                             * rule.scale as f64
@@ -411,7 +420,7 @@ mod tests {
                     probs.push(p);
                     for c in 0..h.dv {
                         out[(i * h.heads + head) * h.dv + c] +=
-                            p * h.v[(kv * total + j) * h.dv + c] as f64;
+                            p * h.v[(kv * h.stride + j) * h.dv + c] as f64;
                     }
                 }
             }
@@ -428,20 +437,25 @@ mod tests {
         let (heads, kv_heads) = (6, 2);
         let sinks = values(9, heads);
         // Prefill (start 0) and a continuation over a cache (start 5), sizes past the pool's
-        // threshold and below it; head sizes below one vector and of many vectors and a rest.
-        for (start, t, d, dv) in [
-            (0, 9, 12, 10),
-            (5, 4, 12, 10),
-            (0, 40, 12, 10),
-            (3, 7, 67, 115),
-            (7, 150, 20, 17),
+        // threshold and below it; head sizes below one vector and of many vectors and a rest;
+        // K/V heads that fill their blocks, and ones with room to spare (NaN, which any read
+        // of it would carry into the output).
+        for (start, t, d, dv, spare) in [
+            (0, 9, 12, 10, 0),
+            (5, 4, 12, 10, 3),
+            (0, 40, 12, 10, 0),
+            (3, 7, 67, 115, 2),
+            (7, 150, 20, 17, 5),
         ] {
             let total = start + t;
-            let (q, k, v) = (
-                values(1, heads * t * d),
-                values(2, kv_heads * total * d),
-                values(3, kv_heads * total * dv),
-            );
+            let stride = total + spare;
+            let roomy = |seed, width| -> Vec<f32> {
+                let v = values(seed, kv_heads * total * width);
+                v.chunks(total * width)
+                    .flat_map(|head| head.iter().copied().chain([f32::NAN].repeat(spare * width)))
+                    .collect()
+            };
+            let (q, k, v) = (values(1, heads * t * d), roomy(2, d), roomy(3, dv));
             let h = Heads {
                 q: &q,
                 k: &k,
@@ -451,6 +465,7 @@ mod tests {
                 d,
                 dv,
                 start,
+                stride,
             };
             for span in [AttnSpan::Full, AttnSpan::Sliding(3), AttnSpan::Chunked(4)] {
                 // Positive, as ALiBi's are (Bloom's lie in (0, 0.5]).

@@ -6,6 +6,7 @@
 mod attention;
 pub mod chat;
 pub mod floatlinear;
+mod kv;
 pub mod linear;
 mod math;
 pub mod model;
@@ -31,7 +32,7 @@ pub fn generate(
     on_token: &mut dyn FnMut(u32) -> bool,
 ) -> Result<Generation, anatomy_core::Error> {
     let err = |e: candle_core::Error| anatomy_core::Error::file("executor", e.to_string());
-    let mut cache = Cache::new(model.spec.layers as usize);
+    let mut cache = Cache::with_room(model.spec.layers as usize, prompt.len() + max_new);
     let start = std::time::Instant::now();
     let logits = model.forward_last(prompt, &mut cache)?;
     let mut next = argmax(&logits.get(0).map_err(err)?.to_vec1::<f32>().map_err(err)?);
@@ -50,6 +51,7 @@ pub fn generate(
         ids: out,
         prefill,
         decode: start.elapsed(),
+        cache_bytes: cache.bytes(),
     })
 }
 
@@ -57,6 +59,8 @@ pub struct Generation {
     pub ids: Vec<u32>,
     pub prefill: std::time::Duration,
     pub decode: std::time::Duration,
+    /// What the KV cache (and any recurrent state) held at the end.
+    pub cache_bytes: usize,
 }
 
 /// The first index of the largest value (ties go to the lower id, as torch.argmax does).

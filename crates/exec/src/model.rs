@@ -113,12 +113,13 @@ fn split(v: &[f32], dims: &[usize], axis: usize, n: usize) -> Vec<Vec<f32>> {
 /// Activations of at most this many values are captured whole.
 pub const SMALL: usize = 4096;
 
-/// Keys and values of every layer seen so far. Cloning shares the tensors, which are never
-/// written in place.
+/// Keys and values of every layer seen so far, and the recurrent layers' states.
 #[derive(Clone)]
 pub struct Cache {
-    k: Vec<Option<Tensor>>,
-    v: Vec<Option<Tensor>>,
+    /// Each attention layer's keys and values.
+    kv: Vec<Option<crate::kv::Kv>>,
+    /// Positions to make room for in `kv` at once: the whole generation, where known.
+    room: usize,
     /// DeepSeek sparse attention's indexer keys, [T, index head dim] per layer.
     index_k: Vec<Option<Tensor>>,
     /// The keys the last indexer chose for this step's queries, [t, total], which layers without
@@ -131,13 +132,67 @@ pub struct Cache {
 
 impl Cache {
     pub fn new(layers: usize) -> Self {
+        Cache::with_room(layers, 0)
+    }
+
+    /// A cache that makes room for `positions` keys and values a layer at once (the prompt and
+    /// every token to generate): no step then copies the cache.
+    pub fn with_room(layers: usize, positions: usize) -> Self {
         Cache {
-            k: vec![None; layers],
-            v: vec![None; layers],
+            kv: (0..layers).map(|_| None).collect(),
+            room: positions,
             index_k: vec![None; layers],
             chosen: None,
             ssm: vec![None; layers],
             pos: 0,
+        }
+    }
+
+    /// Bytes the cache holds: keys and values (with their room to grow), indexer keys and
+    /// recurrent states.
+    pub fn bytes(&self) -> usize {
+        let kv: usize = self.kv.iter().flatten().map(|kv| kv.bytes()).sum();
+        let index: usize = self
+            .index_k
+            .iter()
+            .flatten()
+            .map(|k| k.elem_count() * 4)
+            .sum();
+        let ssm: usize = (self.ssm.iter().flatten())
+            .map(|s| (s.conv.len() + s.h.len()) * 4 + s.memory.len() * 8)
+            .sum();
+        kv + index + ssm
+    }
+
+    /// This cache as it is, to run a step again from: cheap to take before every step, since
+    /// the keys and values, which a step only appends to, are kept by their length alone.
+    fn mark(&self) -> (Cache, Vec<Option<usize>>) {
+        let lens = self
+            .kv
+            .iter()
+            .map(|kv| kv.as_ref().map(|kv| kv.len()))
+            .collect();
+        let rest = Cache {
+            kv: self.kv.iter().map(|_| None).collect(),
+            room: self.room,
+            index_k: self.index_k.clone(),
+            chosen: self.chosen.clone(),
+            ssm: self.ssm.clone(),
+            pos: self.pos,
+        };
+        (rest, lens)
+    }
+
+    /// The cache `mark` took, from this one that has run on from it.
+    fn rewound(&self, (rest, lens): &(Cache, Vec<Option<usize>>)) -> Cache {
+        let kv = self.kv.iter().zip(lens).map(|(kv, len)| {
+            let (mut kv, len) = (kv.clone()?, (*len)?);
+            kv.truncate(len);
+            Some(kv)
+        });
+        Cache {
+            kv: kv.collect(),
+            ..rest.clone()
         }
     }
 }
@@ -410,7 +465,7 @@ impl Model {
     /// The forward pass, refusing to return logits that are not all finite: it runs the same
     /// step again with every activation captured and names the first step whose output was not.
     fn run(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
-        let before = cache.clone();
+        let before = cache.mark();
         let logits = self.run_steps(ids, cache, last)?;
         let values: Vec<f32> = logits.flatten_all().and_then(|l| l.to_vec1())?;
         if values.iter().all(|x| x.is_finite()) {
@@ -420,7 +475,7 @@ impl Model {
             self.capture.borrow().clone().unwrap_or_default()
         } else {
             *self.capture.borrow_mut() = Some(Vec::new());
-            let _ = self.run_steps(ids, &mut before.clone(), last);
+            let _ = self.run_steps(ids, &mut cache.rewound(&before), last);
             self.capture.borrow_mut().take().unwrap_or_default()
         };
         Err(crate::values::non_finite(&self.spec, &captured).into())
@@ -1490,29 +1545,36 @@ impl Model {
     ) -> Res<Tensor> {
         let a = self.spec.attn_at(b);
         let (h, t, _) = q.dims3()?;
-        let (k, v) = match (&cache.k[b], &cache.v[b]) {
-            (Some(pk), Some(pv)) => (Tensor::cat(&[pk, &k], 1)?, Tensor::cat(&[pv, &v], 1)?),
-            _ => (k, v),
-        };
+        let flat = |t: &Tensor| t.flatten_all().and_then(|t| t.to_vec1::<f32>());
+        let ((kv, _, d), dv) = (k.dims3()?, v.dim(2)?);
+        let held = cache.kv[b].get_or_insert_with(|| crate::kv::Kv::new(kv, d, dv));
+        held.append(&flat(&k)?, &flat(&v)?, t, cache.room);
         self.keep(Some(b), "q", &q);
-        self.keep(Some(b), "k", &k);
-        self.keep(Some(b), "v", &v);
-        cache.k[b] = Some(k.clone());
-        cache.v[b] = Some(v.clone());
+        if self.capturing() {
+            self.keep(Some(b), "k", &held.keys()?);
+            self.keep(Some(b), "v", &held.values()?);
+        }
+        let (total, (k_all, v_all)) = (held.len(), held.buffers());
+        // The mechanisms that rework the values read them as a tensor of their own.
+        let v = if a.differential || a.dynamic_mask.is_some() {
+            Some(held.values()?)
+        } else {
+            None
+        };
         // Differential attention: K/V head j offers the values of heads j mod KV/2 and
         // KV/2 + j mod KV/2 side by side, so each head's output is both mixes.
-        let v = if a.differential {
-            let (kv, _, _) = v.dims3()?;
-            let half = kv / 2;
-            let pick = |off: usize| -> Res<Tensor> {
-                let idx: Vec<u32> = (0..kv).map(|j| (off + j % half) as u32).collect();
-                Ok(v.index_select(&Tensor::new(idx, &Device::Cpu)?, 0)?)
-            };
-            Tensor::cat(&[pick(0)?, pick(half)?], 2)?
-        } else {
-            v
+        let v = match (a.differential, v) {
+            (true, Some(v)) => {
+                let half = kv / 2;
+                let pick = |off: usize| -> Res<Tensor> {
+                    let idx: Vec<u32> = (0..kv).map(|j| (off + j % half) as u32).collect();
+                    Ok(v.index_select(&Tensor::new(idx, &Device::Cpu)?, 0)?)
+                };
+                Some(Tensor::cat(&[pick(0)?, pick(half)?], 2)?)
+            }
+            (_, v) => v,
         };
-        let (kv, total, vd) = v.dims3()?;
+        let vd = v.as_ref().map_or(Ok(dv), |v| v.dim(2))?;
         let sinks: Option<Vec<f32>> = if a.sinks {
             let name = self.name(Role::Sinks, false, Some(b), None);
             Some(self.weights.get(&name)?.to_vec1()?)
@@ -1525,8 +1587,8 @@ impl Model {
         };
         // Doge's dynamic mask: every cached key scored from the values of all K/V heads,
         // Δ = exp(A ⊙ softplus(W_dt · v + b)), [kv, total].
-        let key_scores: Option<Vec<f32>> = match a.dynamic_mask {
-            Some(_) => {
+        let key_scores: Option<Vec<f32>> = match (a.dynamic_mask, &v) {
+            (Some(_), Some(v)) => {
                 let v_tok = v.transpose(0, 1)?.contiguous()?.reshape((total, kv * vd))?;
                 let bias = if a.qkv_bias {
                     Some(self.bias(Role::DynDt, Some(b))?)
@@ -1543,19 +1605,28 @@ impl Model {
                 self.keep(Some(b), "key_scores", &delta);
                 Some(delta.flatten_all()?.to_vec1()?)
             }
+            _ => None,
+        };
+        // The cache's buffers as they are, or the keys beside values reworked above.
+        let own = match &v {
+            Some(v) => Some((flat(&held.keys()?)?, flat(v)?)),
             None => None,
         };
-        let flat = |t: &Tensor| t.flatten_all().and_then(|t| t.to_vec1::<f32>());
-        let (qv, kv_, vv) = (flat(&q)?, flat(&k)?, flat(&v)?);
+        let (k_read, v_read, stride) = match &own {
+            Some((k, v)) => (&k[..], &v[..], total),
+            None => (k_all, v_all, held.room()),
+        };
+        let qv = flat(&q)?;
         let heads = attention::Heads {
             q: &qv,
-            k: &kv_,
-            v: &vv,
+            k: k_read,
+            v: v_read,
             heads: h,
             kv_heads: kv,
             d: q.dim(2)?,
             dv: vd,
             start: cache.pos,
+            stride,
         };
         let rule = attention::Rule {
             scale: (a.scale_mult / a.scale_dim.sqrt()) as f32,
@@ -2314,5 +2385,47 @@ fn apply_act(act: Act, x: &Tensor) -> R<Tensor> {
         Act::Xielu => Err(candle_core::Error::Msg(
             "xIELU reads its layer's parameters: use Model::xielu".into(),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kv::Kv;
+
+    /// A step run again (to name its first non-finite output) starts from the cache as it was:
+    /// positions appended since the mark are gone, layers that had no keys have none, and
+    /// recurrent states are the ones marked.
+    #[test]
+    fn a_rewound_cache_holds_what_it_held_when_marked() {
+        let keys = |c: &Cache, b: usize| -> Option<Vec<f32>> {
+            let kv = c.kv[b].as_ref()?;
+            Some(kv.keys().unwrap().flatten_all().unwrap().to_vec1().unwrap())
+        };
+        let mut c = Cache::with_room(3, 4);
+        let mut kv = Kv::new(1, 2, 1);
+        kv.append(&[1.0, 2.0], &[3.0], 1, c.room);
+        c.kv[0] = Some(kv);
+        let mut s = SsmState::new(2, 1, 1, 1, 1);
+        s.h[0] = 5.0;
+        c.ssm[2] = Some(s);
+        c.pos = 1;
+        let mark = c.mark();
+        c.kv[0]
+            .as_mut()
+            .unwrap()
+            .append(&[8.0, 9.0], &[7.0], 1, c.room);
+        let mut kv = Kv::new(1, 2, 1);
+        kv.append(&[6.0, 6.0], &[6.0], 1, c.room);
+        c.kv[1] = Some(kv);
+        c.ssm[2].as_mut().unwrap().h[0] = 4.0;
+        c.pos = 2;
+        let r = c.rewound(&mark);
+        assert_eq!(r.pos, 1);
+        assert_eq!(keys(&r, 0), Some(vec![1.0, 2.0]));
+        assert_eq!(keys(&r, 1), None);
+        assert_eq!(r.ssm[2].as_ref().unwrap().h, vec![5.0]);
+        // The cache that ran on is as it was.
+        assert_eq!(keys(&c, 0), Some(vec![1.0, 2.0, 8.0, 9.0]));
     }
 }

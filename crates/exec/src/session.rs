@@ -44,6 +44,22 @@ impl Opened {
         }
     }
 
+    /// Drop what only the tokenizer and chat template read (a GGUF's vocabulary, merges and
+    /// template: a few MB), once read, and give the memory freed so far back to the system (the
+    /// caller has dropped its `Tokenizer`), so that neither is held beside the weights.
+    pub fn forget_tokenizer(&mut self) {
+        if let Some(h) = &mut self.checkpoint.gguf {
+            h.metadata.retain(|(k, _)| !k.starts_with("tokenizer."));
+            h.metadata.shrink_to_fit();
+        }
+        // glibc keeps freed small allocations resident inside its heap until trimmed.
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        // SAFETY: malloc_trim only returns free pages of the allocator's own heaps.
+        unsafe {
+            libc::malloc_trim(0);
+        }
+    }
+
     /// The checkpoint's chat template (`run --chat`).
     pub fn chat_template(&self) -> Result<crate::chat::Template, Error> {
         let c = &self.checkpoint;
