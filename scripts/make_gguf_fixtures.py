@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Mixture-of-experts GGUF fixtures: tiny random models made by transformers, written as
 llama.cpp's converter writes them, each layer's experts stacked in ffn_{gate,up,down}_exps, once
-in F32 and once with their matrices in Q8_0, with transformers' logits for the F32 weights:
+in F32, once with their matrices in Q8_0 and once in a 16-bit float (the Mixtral's F16, the
+Qwen3-MoE's BF16), with transformers' logits for the F32 weights:
 - a Mixtral, which llama.cpp writes as architecture `llama` with `expert_count`, Q and K rows
   permuted for its RoPE;
 - a Qwen3-MoE (architecture `qwen3moe`, its Q and K norms, experts of their own width).
 
 Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe}/{model-f32.gguf, model-q8_0.gguf,
-expected.json}.
+model-f16.gguf or model-bf16.gguf, expected.json}.
 Usage: python3 scripts/make_gguf_fixtures.py   (needs: torch, transformers, gguf)
 """
 import json
@@ -61,7 +62,9 @@ def tensors(sd, cfg, arch):
     return out
 
 
-def write(path, cfg, named, quantize, arch):
+def write(path, cfg, named, kind, arch):
+    """`named` in a GGUF at `path`, its matrices in `kind` (a GGMLQuantizationType), or all in F32
+    where `kind` is None."""
     w = gguf.GGUFWriter(str(path), arch)
     w.add_block_count(cfg.num_hidden_layers)
     w.add_context_length(cfg.max_position_embeddings)
@@ -82,9 +85,8 @@ def write(path, cfg, named, quantize, arch):
     w.add_expert_used_count(cfg.num_experts_per_tok)
     for name, t in named.items():
         t = np.ascontiguousarray(t, dtype=np.float32)
-        if quantize and t.ndim >= 2:
-            q = gguf.quants.quantize(t, gguf.GGMLQuantizationType.Q8_0)
-            w.add_tensor(name, q, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+        if kind is not None and t.ndim >= 2:
+            w.add_tensor(name, gguf.quants.quantize(t, kind), raw_dtype=kind)
         else:
             w.add_tensor(name, t)
     w.write_header_to_file()
@@ -98,15 +100,15 @@ def main():
     small = dict(hidden_size=64, num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2,
                  vocab_size=97, max_position_embeddings=128, num_experts_per_tok=2)
     make("mixtral", "llama", transformers.MixtralConfig(intermediate_size=64, num_local_experts=4, **small),
-         transformers.MixtralForCausalLM)
+         transformers.MixtralForCausalLM, "f16")
     # Published Qwen3-MoE configs renormalize the chosen experts' weights; llama.cpp always does.
     make("qwen3-moe", "qwen3moe", transformers.Qwen3MoeConfig(intermediate_size=96, moe_intermediate_size=32,
                                                               num_experts=4, head_dim=16, norm_topk_prob=True,
                                                               **small),
-         transformers.Qwen3MoeForCausalLM)
+         transformers.Qwen3MoeForCausalLM, "bf16")
 
 
-def make(name, arch, cfg, cls):
+def make(name, arch, cfg, cls, half):
     torch.manual_seed(0)
     model = cls(cfg).eval()
     with torch.no_grad():
@@ -117,8 +119,9 @@ def make(name, arch, cfg, cls):
     named = tensors(sd, cfg, arch)
     out = OUT / name
     out.mkdir(parents=True, exist_ok=True)
-    write(out / "model-f32.gguf", cfg, named, False, arch)
-    write(out / "model-q8_0.gguf", cfg, named, True, arch)
+    write(out / "model-f32.gguf", cfg, named, None, arch)
+    write(out / "model-q8_0.gguf", cfg, named, gguf.GGMLQuantizationType.Q8_0, arch)
+    write(out / f"model-{half}.gguf", cfg, named, gguf.GGMLQuantizationType[half.upper()], arch)
     (out / "expected.json").write_text(json.dumps({
         "transformers": transformers.__version__, "gguf": gguf.__version__ if hasattr(gguf, "__version__") else "",
         "ids": IDS, "logits": logits}) + "\n")

@@ -497,9 +497,8 @@ impl QLinear {
                 for u in units {
                     let rows = u * UNIT..out.min((u + 1) * UNIT);
                     for (o, wf) in rows.clone().zip(wf.chunks_exact_mut(n)) {
-                        w.fill(path, self.block, self.row(o));
                         // SAFETY: the path's features were seen by `available`.
-                        unsafe { x86::dequantize(&w, wf) }
+                        unsafe { x86::dequantize(self.block, self.row(o), wf) }
                     }
                     let wf = &wf[..rows.len() * n];
                     // SAFETY: as above; y is [m, out] and columns `rows` are this unit's alone.
@@ -985,20 +984,24 @@ pub(crate) mod x86 {
         _mm512_permutexvar_ps(idx, _mm512_castps128_ps512(_mm_loadu_ps(s.as_ptr())))
     }
 
-    /// The unpacked row `w` as f32 values, d·q + m.
-    #[target_feature(enable = "avx2,fma,avx512f,avx512bw")]
-    pub(super) unsafe fn dequantize(w: &Unpacked, to: &mut [f32]) {
+    /// A stored row as f32 values, d·q + m, each block decoded in registers and widened there.
+    pub(super) unsafe fn dequantize(block: Block, row: &[u8], to: &mut [f32]) {
+        by_block!(block, dequantize_as(row, to))
+    }
+
+    #[target_feature(enable = "avx2,fma,f16c,avx512f,avx512bw")]
+    unsafe fn dequantize_as<const B: u8>(row: &[u8], to: &mut [f32]) {
         let nb = to.len() / QK;
-        assert!(w.q.len() >= nb * QK && w.d.len() >= 2 * nb && w.m.len() >= nb);
+        assert!(row.len() >= bytes_of::<B>(nb) && to.len() == nb * QK);
         for b in 0..nb {
-            let m = _mm512_set1_ps(w.m[b]);
-            for h in 0..2 {
-                let d = _mm512_set1_ps(w.d[2 * b + h]);
-                let q = _mm_loadu_si128(w.q.as_ptr().add(b * QK + 16 * h).cast());
+            let (q, d, m) = decode::<B>(row.as_ptr(), b);
+            let m = _mm512_set1_ps(m);
+            let halves = [_mm256_castsi256_si128(q), _mm256_extracti128_si256::<1>(q)];
+            for (h, q) in halves.into_iter().enumerate() {
                 let v = _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(q));
                 _mm512_storeu_ps(
                     to.as_mut_ptr().add(b * QK + 16 * h),
-                    _mm512_fmadd_ps(d, v, m),
+                    _mm512_fmadd_ps(_mm512_set1_ps(d[h]), v, m),
                 );
             }
         }

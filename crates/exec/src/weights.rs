@@ -329,6 +329,10 @@ impl Weights {
                     map = Some(std::sync::Arc::new(m));
                 }
                 let map = map.clone().expect("mapped above");
+                // Its pages faulted in now, at load, as llama.cpp maps a model (MAP_POPULATE),
+                // rather than one by one inside the first forward pass.
+                #[cfg(target_os = "linux")]
+                let _ = map.advise_range(memmap2::Advice::PopulateRead, range.start, range.len());
                 let bytes = crate::qlinear::Bytes::Mapped(map.clone(), range);
                 let mut q = QLinear::new(block, bytes, out, n);
                 if let Some(h) = heads {
@@ -345,16 +349,24 @@ impl Weights {
             if q.rank() == 3 && name.contains("_exps.") {
                 // A layer's experts stacked [E, out, in]: one 2-D tensor each, `name[e]`, so
                 // each is multiplied on its own and only when routed to.
-                let stored = hold == Hold::Stored && is_quantized(q.dtype());
-                for (e, part) in split_experts(&q, stored).map_err(|e| err(&shown, e))? {
+                for (e, part) in split_experts(&q, hold).map_err(|e| err(&shown, e))? {
                     let part_name = format!("{name}[{e}]");
                     match part {
-                        Part::Blocks(q) => {
-                            w.stored.insert(part_name, Stored::Blocks(q)).map(|_| ())
-                        }
+                        Part::Stored(s) => w.stored.insert(part_name, s).map(|_| ()),
                         Part::F32(t) => w.tensors.insert(part_name, t).map(|_| ()),
                     };
                 }
+                progress(i + 1, names.len());
+                continue;
+            }
+            let half = half_of(q.dtype()).filter(|_| hold == Hold::Stored);
+            if let (Some(half), Ok((out, n))) = (half, q.shape().dims2()) {
+                // 16-bit floats as stored (rows llama.cpp permuted put back in order).
+                let order = heads.map(|h| llama_order(out, h));
+                let data = q.data().map_err(|e| err(&shown, e))?;
+                let h = half_linear(&data, half, out, n, order.as_deref());
+                w.stored
+                    .insert(name.clone(), Stored::Half(h.map_err(|e| err(&shown, e))?));
                 progress(i + 1, names.len());
                 continue;
             }
@@ -551,22 +563,31 @@ fn is_mxfp4_part(name: &str, bytes: bool) -> bool {
 
 /// One expert's slab of a stacked tensor.
 enum Part {
-    Blocks(QTensor),
+    Stored(Stored),
     F32(Tensor),
 }
 
-/// The experts of a stacked [E, out, in] tensor, each [out, in]: in their blocks (`stored`; a
-/// row's blocks run along it, so an expert's are a contiguous run of bytes) or in f32.
-fn split_experts(q: &QTensor, stored: bool) -> candle_core::Result<Vec<(usize, Part)>> {
+/// The experts of a stacked [E, out, in] tensor, each [out, in]: held as stored, in their blocks
+/// or 16-bit floats (a row's values run along it, so an expert's are a contiguous run of bytes),
+/// or in f32.
+fn split_experts(q: &QTensor, hold: Hold) -> candle_core::Result<Vec<(usize, Part)>> {
     let (experts, out, n) = q.shape().dims3()?;
-    if stored {
+    let half = half_of(q.dtype());
+    if hold == Hold::Stored && (is_quantized(q.dtype()) || half.is_some()) {
         let data = q.data()?;
         let each = data.len() / experts.max(1);
         (0..experts)
             .map(|e| {
-                let bytes = std::borrow::Cow::Owned(data[e * each..(e + 1) * each].to_vec());
-                let storage = QStorage::from_data(bytes, &Device::Cpu, q.dtype())?;
-                Ok((e, Part::Blocks(QTensor::new(storage, (out, n))?)))
+                let bytes = &data[e * each..(e + 1) * each];
+                let part = match half {
+                    Some(half) => Stored::Half(half_linear(bytes, half, out, n, None)?),
+                    None => {
+                        let bytes = std::borrow::Cow::Owned(bytes.to_vec());
+                        let storage = QStorage::from_data(bytes, &Device::Cpu, q.dtype())?;
+                        Stored::Blocks(QTensor::new(storage, (out, n))?)
+                    }
+                };
+                Ok((e, Part::Stored(part)))
             })
             .collect()
     } else {
@@ -575,6 +596,39 @@ fn split_experts(q: &QTensor, stored: bool) -> candle_core::Result<Vec<(usize, P
             .map(|e| Ok((e, Part::F32(t.get(e)?.contiguous()?))))
             .collect()
     }
+}
+
+/// The 16-bit float a GGUF type is, if it is one.
+fn half_of(t: GgmlDType) -> Option<Half> {
+    match t {
+        GgmlDType::F16 => Some(Half::F16),
+        GgmlDType::BF16 => Some(Half::Bf16),
+        _ => None,
+    }
+}
+
+/// A 16-bit float matrix [out, n] from its little-endian bytes, row o being stored row
+/// `order[o]` where an order is given.
+fn half_linear(
+    bytes: &[u8],
+    half: Half,
+    out: usize,
+    n: usize,
+    order: Option<&[u32]>,
+) -> candle_core::Result<HalfLinear> {
+    if Some(bytes.len()) != out.checked_mul(n).and_then(|v| v.checked_mul(2)) {
+        candle_core::bail!("{half:?} weight [{out}, {n}] has {} bytes", bytes.len())
+    }
+    let row = |r: usize| {
+        bytes[r * n * 2..][..n * 2]
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+    };
+    let bits: Vec<u16> = match order {
+        Some(order) => order.iter().flat_map(|&r| row(r as usize)).collect(),
+        None => (0..out).flat_map(row).collect(),
+    };
+    HalfLinear::new(half, bits, out, n)
 }
 
 /// A block-quantized format (candle's quantized kernels multiply it), not a float one.
