@@ -1556,14 +1556,14 @@ impl Model {
         }
         let (total, (k_all, v_all)) = (held.len(), held.buffers());
         // The mechanisms that rework the values read them as a tensor of their own.
-        let v = if a.differential || a.dynamic_mask.is_some() {
+        let reworked = if a.differential || a.dynamic_mask.is_some() {
             Some(held.values()?)
         } else {
             None
         };
         // Differential attention: K/V head j offers the values of heads j mod KV/2 and
         // KV/2 + j mod KV/2 side by side, so each head's output is both mixes.
-        let v = match (a.differential, v) {
+        let reworked = match (a.differential, reworked) {
             (true, Some(v)) => {
                 let half = kv / 2;
                 let pick = |off: usize| -> Res<Tensor> {
@@ -1574,7 +1574,7 @@ impl Model {
             }
             (_, v) => v,
         };
-        let vd = v.as_ref().map_or(Ok(dv), |v| v.dim(2))?;
+        let vd = reworked.as_ref().map_or(Ok(dv), |v| v.dim(2))?;
         let sinks: Option<Vec<f32>> = if a.sinks {
             let name = self.name(Role::Sinks, false, Some(b), None);
             Some(self.weights.get(&name)?.to_vec1()?)
@@ -1587,7 +1587,7 @@ impl Model {
         };
         // Doge's dynamic mask: every cached key scored from the values of all K/V heads,
         // Δ = exp(A ⊙ softplus(W_dt · v + b)), [kv, total].
-        let key_scores: Option<Vec<f32>> = match (a.dynamic_mask, &v) {
+        let key_scores: Option<Vec<f32>> = match (a.dynamic_mask, &reworked) {
             (Some(_), Some(v)) => {
                 let v_tok = v.transpose(0, 1)?.contiguous()?.reshape((total, kv * vd))?;
                 let bias = if a.qkv_bias {
@@ -1608,7 +1608,7 @@ impl Model {
             _ => None,
         };
         // The cache's buffers as they are, or the keys beside values reworked above.
-        let own = match &v {
+        let own = match &reworked {
             Some(v) => Some((flat(&held.keys()?)?, flat(v)?)),
             None => None,
         };

@@ -1,7 +1,7 @@
 //! Weights by checkpoint name, from safetensors files or a GGUF file: every one in f32, or
-//! (`Hold::Stored`) the projections as stored, a GGUF's in their quantized blocks and a
-//! safetensors checkpoint's 16-bit float matrices in 16 bits; llama.cpp's Q/K row permutation
-//! undone either way, so that RoPE reads them as transformers does.
+//! (`Hold::Stored`) the projections as stored, in quantized blocks, 16-bit or 8-bit floats
+//! (see `Hold`); llama.cpp's Q/K row permutation undone either way, so that RoPE reads them as
+//! transformers does.
 
 use crate::floatlinear::{Fp8Linear, Half, HalfLinear, Rows};
 use crate::linear::Packed;
@@ -20,9 +20,9 @@ pub enum Hold {
     /// Every weight dequantized to f32: the path the parity tests run.
     F32,
     /// The projections as stored: a GGUF's in their quantized blocks, multiplied by the
-    /// kernels of `qlinear` (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0) or candle's (the K-quants); a
-    /// safetensors checkpoint's bf16 and f16 matrices in 16 bits and fp8 ones with their block scales in 8 (`floatlinear`). Everything
-    /// else in f32.
+    /// kernels of `qlinear` (Q4_0 to Q8_0, Q3_K to Q6_K, MXFP4) or candle's (Q2_K, Q8_K); bf16
+    /// and f16 matrices (safetensors, or a GGUF's BF16 and F16) in 16 bits and fp8 ones with
+    /// their block scales in 8 (`floatlinear`). Everything else in f32.
     Stored,
 }
 
@@ -261,10 +261,7 @@ impl Weights {
                     self.fp8_raw.insert(name, (vec![out, n], data.to_vec()));
                 }
                 (Some(half), &[out, n]) => {
-                    let bits = data
-                        .chunks_exact(2)
-                        .map(|b| u16::from_le_bytes([b[0], b[1]]));
-                    let h = HalfLinear::new(half, bits.collect(), out, n);
+                    let h = half_linear(data, half, out, n, None);
                     self.stored
                         .insert(name, Stored::Half(h.map_err(|e| err(&shown, e))?));
                 }
