@@ -5,10 +5,12 @@ in F32, once with their matrices in Q8_0 and once in a 16-bit float (the Mixtral
 Qwen3-MoE's BF16), with transformers' logits for the F32 weights:
 - a Mixtral, which llama.cpp writes as architecture `llama` with `expert_count`, Q and K rows
   permuted for its RoPE;
-- a Qwen3-MoE (architecture `qwen3moe`, its Q and K norms, experts of their own width).
+- a Qwen3-MoE (architecture `qwen3moe`, its Q and K norms, experts of their own width);
+- a Qwen2-MoE (architecture `qwen2moe`: Q/K/V biases, and a shared expert whose output a
+  sigmoid gate scales, `ffn_{gate,up,down}_shexp` and `ffn_gate_inp_shexp`).
 
-Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe}/{model-f32.gguf, model-q8_0.gguf,
-model-f16.gguf or model-bf16.gguf, expected.json}.
+Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe,qwen2-moe}/{model-f32.gguf,
+model-q8_0.gguf, model-f16.gguf or model-bf16.gguf (the first two), expected.json}.
 Usage: python3 scripts/make_gguf_fixtures.py   (needs: torch, transformers, gguf)
 """
 import json
@@ -45,9 +47,15 @@ def tensors(sd, cfg, arch):
         q, k = sd[p + "self_attn.q_proj.weight"], sd[p + "self_attn.k_proj.weight"]
         if mixtral:
             q, k = permute(q, cfg.num_attention_heads), permute(k, cfg.num_key_value_heads)
-        else:
+        elif arch == "qwen3moe":
             out[f"blk.{b}.attn_q_norm.weight"] = sd[p + "self_attn.q_norm.weight"]
             out[f"blk.{b}.attn_k_norm.weight"] = sd[p + "self_attn.k_norm.weight"]
+        else:
+            for x in "qkv":
+                out[f"blk.{b}.attn_{x}.bias"] = sd[p + f"self_attn.{x}_proj.bias"]
+            for ours, theirs in (("gate", "gate_proj"), ("up", "up_proj"), ("down", "down_proj")):
+                out[f"blk.{b}.ffn_{ours}_shexp.weight"] = sd[p + f"mlp.shared_expert.{theirs}.weight"]
+            out[f"blk.{b}.ffn_gate_inp_shexp.weight"] = sd[p + "mlp.shared_expert_gate.weight"]
         out[f"blk.{b}.attn_q.weight"], out[f"blk.{b}.attn_k.weight"] = q, k
         out[f"blk.{b}.attn_v.weight"] = sd[p + "self_attn.v_proj.weight"]
         out[f"blk.{b}.attn_output.weight"] = sd[p + "self_attn.o_proj.weight"]
@@ -80,8 +88,11 @@ def write(path, cfg, named, kind, arch):
     else:
         w.add_expert_count(cfg.num_experts)
         w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
+    if arch == "qwen3moe":
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
+    if arch == "qwen2moe":
+        w.add_expert_shared_feed_forward_length(cfg.shared_expert_intermediate_size)
     w.add_expert_used_count(cfg.num_experts_per_tok)
     for name, t in named.items():
         t = np.ascontiguousarray(t, dtype=np.float32)
@@ -106,6 +117,11 @@ def main():
                                                               num_experts=4, head_dim=16, norm_topk_prob=True,
                                                               **small),
          transformers.Qwen3MoeForCausalLM, "bf16")
+    # Qwen2-MoE's defaults: the chosen experts' weights not renormalized, as llama.cpp does too.
+    make("qwen2-moe", "qwen2moe", transformers.Qwen2MoeConfig(intermediate_size=96, moe_intermediate_size=32,
+                                                              shared_expert_intermediate_size=64,
+                                                              num_experts=4, **small),
+         transformers.Qwen2MoeForCausalLM, None)
 
 
 def make(name, arch, cfg, cls, half):
@@ -121,7 +137,8 @@ def make(name, arch, cfg, cls, half):
     out.mkdir(parents=True, exist_ok=True)
     write(out / "model-f32.gguf", cfg, named, None, arch)
     write(out / "model-q8_0.gguf", cfg, named, gguf.GGMLQuantizationType.Q8_0, arch)
-    write(out / f"model-{half}.gguf", cfg, named, gguf.GGMLQuantizationType[half.upper()], arch)
+    if half:
+        write(out / f"model-{half}.gguf", cfg, named, gguf.GGMLQuantizationType[half.upper()], arch)
     (out / "expected.json").write_text(json.dumps({
         "transformers": transformers.__version__, "gguf": gguf.__version__ if hasattr(gguf, "__version__") else "",
         "ids": IDS, "logits": logits}) + "\n")

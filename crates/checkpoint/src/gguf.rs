@@ -15,6 +15,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("llama", "llama"),
     ("qwen2", "qwen2"),
     ("qwen3", "qwen3"),
+    ("qwen2moe", "qwen2_moe"),
     ("qwen3moe", "qwen3_moe"),
     ("gemma2", "gemma2"),
 ];
@@ -160,6 +161,11 @@ fn config(
     put("num_local_experts", "expert_count", true)?;
     put("num_experts_per_tok", "expert_used_count", true)?;
     put("moe_intermediate_size", "expert_feed_forward_length", true)?;
+    put(
+        "shared_expert_intermediate_size",
+        "expert_shared_feed_forward_length",
+        true,
+    )?;
     // llama.cpp writes Mixtral as a llama with experts.
     if arch == "llama" && cfg.get("num_local_experts").and_then(|v| v.as_u64()) > Some(0) {
         cfg.insert("model_type".into(), json!("mixtral"));
@@ -189,6 +195,15 @@ fn config(
             if rot != hd {
                 cfg.insert("partial_rotary_factor".into(), json!(rot / hd));
                 keys.push(("partial_rotary_factor".into(), full));
+            }
+        }
+    }
+    if arch == "qwen2moe" {
+        // Qwen2-MoE's config names its expert count `num_experts` (no alias for Mixtral's key).
+        if let Some(n) = cfg.remove("num_local_experts") {
+            cfg.insert("num_experts".into(), n);
+            for k in keys.iter_mut().filter(|(k, _)| k == "num_local_experts") {
+                k.0 = "num_experts".into();
             }
         }
     }

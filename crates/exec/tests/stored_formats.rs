@@ -174,12 +174,17 @@ fn every_fixture_in_bf16_runs_stored_as_it_runs_widened_to_f32() {
 
 /// Mixture-of-experts GGUF files as llama.cpp's converter writes them
 /// (scripts/make_gguf_fixtures.py: each layer's experts stacked in one tensor), a Mixtral (a
-/// llama with experts, Q and K rows permuted) and a Qwen3-MoE: in F32 each gives transformers'
+/// llama with experts, Q and K rows permuted), a Qwen3-MoE and a Qwen2-MoE (a shared expert
+/// behind a sigmoid gate, Q/K/V biases): in F32 each gives transformers'
 /// logits, in one pass and token by token; its Q8_0 copy, held as stored (each expert's slab of
 /// blocks multiplied on its own), gives the f32 path's within the Q8_0 tolerance above.
 #[test]
 fn mixture_of_experts_ggufs_run_like_transformers_and_stored_like_f32() {
-    for (fixture, half) in [("mixtral", "F16"), ("qwen3-moe", "BF16")] {
+    for (fixture, half) in [
+        ("mixtral", Some("F16")),
+        ("qwen3-moe", Some("BF16")),
+        ("qwen2-moe", None),
+    ] {
         moe_gguf(fixture, half);
     }
 }
@@ -187,8 +192,9 @@ fn mixture_of_experts_ggufs_run_like_transformers_and_stored_like_f32() {
 /// `fixture`'s F32 GGUF against transformers, dequantized and held as stored, in one pass and
 /// token by token; its Q8_0 and `half` (F16 or BF16) copies held as stored against the f32 path
 /// on the same file: Q8_0 within its tolerance, the 16-bit floats (widened exactly) within f32
-/// rounding.
-fn moe_gguf(fixture: &str, half: &str) {
+/// rounding. Held as stored, every matrix the file holds (each expert of a stack one) is a
+/// projection in the stored format.
+fn moe_gguf(fixture: &str, half: Option<&str>) {
     use anatomy_exec::weights::{Hold, Weights};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/gguf")
@@ -255,11 +261,19 @@ fn moe_gguf(fixture: &str, half: &str) {
         model("model-q8_0.gguf", Hold::Stored),
         model("model-q8_0.gguf", Hold::F32),
     );
-    assert!(
-        stored.held().contains("Q8_0 × 36 projections"),
-        "{}",
-        stored.held()
-    );
+    let matrices: u64 = anatomy_checkpoint::open(&dir.join("model-q8_0.gguf"))
+        .unwrap()
+        .tensors
+        .iter()
+        .map(|t| match t.shape.len() {
+            3 => t.shape[0],
+            2 => 1,
+            _ => 0,
+        })
+        .sum();
+    let held =
+        |format: &str| format!("stored format ({format} × {matrices} projections), the rest f32");
+    assert_eq!(stored.held(), held("Q8_0"));
     let (a, b) = (rows(&stored), rows(&exact));
     let scale = b.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
     eprintln!(
@@ -267,14 +281,11 @@ fn moe_gguf(fixture: &str, half: &str) {
         apart(&a, &b)
     );
     assert!(apart(&a, &b) <= 0.02 * scale);
+    let Some(half) = half else { return };
     let file = format!("model-{}.gguf", half.to_lowercase());
     let (stored, exact) = (model(&file, Hold::Stored), model(&file, Hold::F32));
     // Every matrix, the embedding among them (its rows looked up as stored), in 16 bits.
-    assert!(
-        stored.held() == format!("stored format ({half} × 36 projections), the rest f32"),
-        "{}",
-        stored.held()
-    );
+    assert_eq!(stored.held(), held(half));
     let (a, b) = (rows(&stored), rows(&exact));
     eprintln!(
         "{half} {fixture} GGUF: stored {:.2e} from f32, {:.2e} from transformers",
