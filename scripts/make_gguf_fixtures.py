@@ -1,17 +1,27 @@
 #!/usr/bin/env python3
-"""Mixture-of-experts GGUF fixtures: tiny random models made by transformers, written as
-llama.cpp's converter writes them, each layer's experts stacked in ffn_{gate,up,down}_exps, once
-in F32, once with their matrices in Q8_0 and once in a 16-bit float (the Mixtral's F16, the
-Qwen3-MoE's BF16), with transformers' logits for the F32 weights:
+"""GGUF fixtures: tiny random models made by transformers, written as llama.cpp's converter
+writes them (mixture-of-experts layers with each layer's experts stacked in
+ffn_{gate,up,down}_exps), once in F32, once with their matrices in Q8_0 and for two of them once
+in a 16-bit float (the Mixtral's F16, the Qwen3-MoE's BF16), with transformers' logits for the
+F32 weights:
 - a Mixtral, which llama.cpp writes as architecture `llama` with `expert_count`, Q and K rows
   permuted for its RoPE;
 - a Qwen3-MoE (architecture `qwen3moe`, its Q and K norms, experts of their own width);
 - a Qwen2-MoE (architecture `qwen2moe`: Q/K/V biases, and a shared expert whose output a
-  sigmoid gate scales, `ffn_{gate,up,down}_shexp` and `ffn_gate_inp_shexp`).
+  sigmoid gate scales, `ffn_{gate,up,down}_shexp` and `ffn_gate_inp_shexp`);
+- a Gemma 2 (architecture `gemma2`: sandwich norms, softcaps, sliding and global layers), its
+  RMSNorm weights stored as 1 + w as llama.cpp's converter stores them (and drawn at random here,
+  so that the 1 matters).
 
-Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe,qwen2-moe}/{model-f32.gguf,
+Each file carries a placeholder vocabulary so that llama.cpp can load it: where llama-cpp-python
+is installed, llama.cpp's own logits on the F32 file (f32 K/V cache) are compared with
+transformers' and the largest difference recorded in expected.json ("llama_cpp"), which checks
+that the files are laid out as llama.cpp reads them.
+
+Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe,qwen2-moe,gemma2}/{model-f32.gguf,
 model-q8_0.gguf, model-f16.gguf or model-bf16.gguf (the first two), expected.json}.
-Usage: python3 scripts/make_gguf_fixtures.py   (needs: torch, transformers, gguf)
+Usage: python3 scripts/make_gguf_fixtures.py   (needs: torch, transformers, gguf; optionally
+llama-cpp-python)
 """
 import json
 import tempfile
@@ -35,6 +45,8 @@ def permute(w, heads):
 
 def tensors(sd, cfg, arch):
     """The state dict under llama.cpp's names, experts stacked."""
+    if arch == "gemma2":
+        return gemma2_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -70,6 +82,24 @@ def tensors(sd, cfg, arch):
     return out
 
 
+def gemma2_tensors(sd, cfg):
+    """A Gemma 2 under llama.cpp's names: every norm weight plus one, the LM head tied (not
+    written)."""
+    out = {"token_embd.weight": sd["model.embed_tokens.weight"],
+           "output_norm.weight": sd["model.norm.weight"] + 1}
+    for b in range(cfg.num_hidden_layers):
+        p = f"model.layers.{b}."
+        for ours, theirs in (("attn_norm", "input_layernorm"), ("post_attention_norm", "post_attention_layernorm"),
+                             ("ffn_norm", "pre_feedforward_layernorm"),
+                             ("post_ffw_norm", "post_feedforward_layernorm")):
+            out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"] + 1
+        for ours, theirs in (("attn_q", "self_attn.q_proj"), ("attn_k", "self_attn.k_proj"),
+                             ("attn_v", "self_attn.v_proj"), ("attn_output", "self_attn.o_proj"),
+                             ("ffn_gate", "mlp.gate_proj"), ("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")):
+            out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+    return out
+
+
 def write(path, cfg, named, kind, arch):
     """`named` in a GGUF at `path`, its matrices in `kind` (a GGMLQuantizationType), or all in F32
     where `kind` is None."""
@@ -85,15 +115,26 @@ def write(path, cfg, named, kind, arch):
     w.add_vocab_size(cfg.vocab_size)
     if arch == "llama":
         w.add_expert_count(cfg.num_local_experts)
-    else:
+    elif arch in ("qwen3moe", "qwen2moe"):
         w.add_expert_count(cfg.num_experts)
         w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
-    if arch == "qwen3moe":
+    if arch != "gemma2":
+        w.add_expert_used_count(cfg.num_experts_per_tok)
+    if arch in ("qwen3moe", "gemma2"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch == "qwen2moe":
         w.add_expert_shared_feed_forward_length(cfg.shared_expert_intermediate_size)
-    w.add_expert_used_count(cfg.num_experts_per_tok)
+    if arch == "gemma2":
+        w.add_attn_logit_softcapping(cfg.attn_logit_softcapping)
+        w.add_final_logit_softcapping(cfg.final_logit_softcapping)
+        w.add_sliding_window(cfg.sliding_window)
+    # A placeholder vocabulary, only so that llama.cpp loads the file.
+    tokens = [f"<t{i}>" for i in range(cfg.vocab_size)]
+    w.add_tokenizer_model("llama")
+    w.add_token_list(tokens)
+    w.add_token_scores([0.0] * len(tokens))
+    w.add_token_types([1] * len(tokens))
     for name, t in named.items():
         t = np.ascontiguousarray(t, dtype=np.float32)
         if kind is not None and t.ndim >= 2:
@@ -122,12 +163,23 @@ def main():
                                                               shared_expert_intermediate_size=64,
                                                               num_experts=4, **small),
          transformers.Qwen2MoeForCausalLM, None)
+    # llama.cpp scales Gemma 2's scores by 1/sqrt(head_dim): query_pre_attn_scalar is head_dim. A
+    # window shorter than the prompt, so that the sliding layer's window binds.
+    make("gemma2", "gemma2", transformers.Gemma2Config(intermediate_size=96, head_dim=16, query_pre_attn_scalar=16,
+                                                       sliding_window=4, **{k: v for k, v in small.items()
+                                                                            if k != "num_experts_per_tok"}),
+         transformers.Gemma2ForCausalLM, None)
 
 
 def make(name, arch, cfg, cls, half):
     torch.manual_seed(0)
     model = cls(cfg).eval()
     with torch.no_grad():
+        if arch == "gemma2":
+            # Gemma's norms scale by 1 + w; w at random, so that the stored 1 + w is tested.
+            for n, p in model.named_parameters():
+                if "norm" in n:
+                    p.normal_(0, 0.3)
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)
@@ -141,8 +193,24 @@ def make(name, arch, cfg, cls, half):
         write(out / f"model-{half}.gguf", cfg, named, gguf.GGMLQuantizationType[half.upper()], arch)
     (out / "expected.json").write_text(json.dumps({
         "transformers": transformers.__version__, "gguf": gguf.__version__ if hasattr(gguf, "__version__") else "",
-        "ids": IDS, "logits": logits}) + "\n")
+        "llama_cpp": llama_cpp_apart(out / "model-f32.gguf", logits), "ids": IDS, "logits": logits}) + "\n")
     print(f"wrote {out}")
+
+
+def llama_cpp_apart(path, logits):
+    """The largest difference between llama.cpp's logits on `path` (f32 K/V cache) and
+    `logits`, or None without llama-cpp-python."""
+    try:
+        import llama_cpp
+    except ImportError:
+        print("llama-cpp-python is not installed: the files are not checked against llama.cpp")
+        return None
+    llm = llama_cpp.Llama(model_path=str(path), n_ctx=len(IDS), logits_all=True, verbose=False,
+                          type_k=llama_cpp.GGML_TYPE_F32, type_v=llama_cpp.GGML_TYPE_F32)
+    llm.eval(IDS)
+    apart = float(np.abs(np.array(llm.scores[:len(IDS)]) - np.array(logits)).max())
+    print(f"{path}: llama.cpp {apart:.2e} from transformers (largest logit {np.abs(logits).max():.2f})")
+    return apart
 
 
 if __name__ == "__main__":

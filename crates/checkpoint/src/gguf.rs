@@ -20,6 +20,20 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("gemma2", "gemma2"),
 ];
 
+/// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
+/// layout (pairs interleaved)? A llama's, and a Mixtral's, which it writes as a llama with
+/// experts (convert_hf_to_gguf.py, `LlamaModel.permute`).
+pub fn permutes_qk(arch: &str) -> bool {
+    arch == "llama"
+}
+
+/// Does llama.cpp's converter store architecture `arch`'s RMSNorm weights w as 1 + w, the
+/// factor its norm multiplies by? Gemma's norms scale by 1 + w (convert_hf_to_gguf.py adds 1 to
+/// every `norm.weight`).
+pub fn norms_plus_one(arch: &str) -> bool {
+    arch == "gemma2"
+}
+
 pub fn open(path: &Path) -> Result<Checkpoint, Error> {
     let shown = path.display().to_string();
     let file = crate::open_regular(path)?;

@@ -297,12 +297,13 @@ impl Weights {
         let mut map: Option<std::sync::Arc<memmap2::Mmap>> = None;
         let names: Vec<String> = content.tensor_infos.keys().cloned().collect();
         let mut w = Weights::new(HashMap::new(), Format::Gguf);
-        // llama.cpp stores a llama model's Q and K rows permuted for its RoPE layout (a
-        // Mixtral's too: it writes one as a llama with experts).
-        let permuted = matches!(
-            header.get("general.architecture"),
-            Some(candle_core::quantized::gguf_file::Value::String(a)) if a == "llama"
-        );
+        // What llama.cpp's converter changed, undone: permuted Q and K rows, norms stored as 1 + w.
+        let arch = match header.get("general.architecture") {
+            Some(candle_core::quantized::gguf_file::Value::String(a)) => a.as_str(),
+            _ => "",
+        };
+        let permuted = anatomy_checkpoint::gguf::permutes_qk(arch);
+        let plus_one = anatomy_checkpoint::gguf::norms_plus_one(arch);
         for (i, name) in names.iter().enumerate() {
             let heads = if !permuted {
                 None
@@ -377,6 +378,9 @@ impl Weights {
                 let mut t = q.dequantize(&Device::Cpu).map_err(|e| err(&shown, e))?;
                 if let Some(h) = heads {
                     t = unpermute(&t, h).map_err(|e| err(&shown, e))?;
+                }
+                if plus_one && name.ends_with("norm.weight") {
+                    t = t.affine(1.0, -1.0).map_err(|e| err(&shown, e))?;
                 }
                 w.tensors.insert(name.clone(), t);
             }

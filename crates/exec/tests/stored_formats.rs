@@ -172,20 +172,22 @@ fn every_fixture_in_bf16_runs_stored_as_it_runs_widened_to_f32() {
     );
 }
 
-/// Mixture-of-experts GGUF files as llama.cpp's converter writes them
-/// (scripts/make_gguf_fixtures.py: each layer's experts stacked in one tensor), a Mixtral (a
-/// llama with experts, Q and K rows permuted), a Qwen3-MoE and a Qwen2-MoE (a shared expert
-/// behind a sigmoid gate, Q/K/V biases): in F32 each gives transformers'
-/// logits, in one pass and token by token; its Q8_0 copy, held as stored (each expert's slab of
-/// blocks multiplied on its own), gives the f32 path's within the Q8_0 tolerance above.
+/// GGUF files as llama.cpp's converter writes them (scripts/make_gguf_fixtures.py, which checks
+/// each against llama.cpp itself): mixtures of experts with each layer's experts stacked in one
+/// tensor, a Mixtral (a llama with experts, Q and K rows permuted), a Qwen3-MoE and a Qwen2-MoE
+/// (a shared expert behind a sigmoid gate, Q/K/V biases), and a Gemma 2 (its norm weights stored
+/// as 1 + w). In F32 each gives transformers' logits, in one pass and token by token; its Q8_0
+/// copy, held as stored (each expert's slab of blocks multiplied on its own), gives the f32
+/// path's within the Q8_0 tolerance above.
 #[test]
-fn mixture_of_experts_ggufs_run_like_transformers_and_stored_like_f32() {
-    for (fixture, half) in [
-        ("mixtral", Some("F16")),
-        ("qwen3-moe", Some("BF16")),
-        ("qwen2-moe", None),
+fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
+    for (fixture, moe, half) in [
+        ("mixtral", true, Some("F16")),
+        ("qwen3-moe", true, Some("BF16")),
+        ("qwen2-moe", true, None),
+        ("gemma2", false, None),
     ] {
-        moe_gguf(fixture, half);
+        gguf_fixture(fixture, moe, half);
     }
 }
 
@@ -194,7 +196,7 @@ fn mixture_of_experts_ggufs_run_like_transformers_and_stored_like_f32() {
 /// on the same file: Q8_0 within its tolerance, the 16-bit floats (widened exactly) within f32
 /// rounding. Held as stored, every matrix the file holds (each expert of a stack one) is a
 /// projection in the stored format.
-fn moe_gguf(fixture: &str, half: Option<&str>) {
+fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
     use anatomy_exec::weights::{Hold, Weights};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/gguf")
@@ -206,7 +208,7 @@ fn moe_gguf(fixture: &str, half: Option<&str>) {
     let model = |file: &str, hold: Hold| {
         let c = anatomy_checkpoint::open(&dir.join(file)).unwrap();
         let spec = anatomy_checkpoint::spec(&c, false).unwrap();
-        assert!(spec.is_moe(), "{file}: read as {}", spec.model_type);
+        assert_eq!(spec.is_moe(), moe, "{file}: read as {}", spec.model_type);
         let g = anatomy_core::graph::build(&spec).unwrap();
         let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
         assert!(
