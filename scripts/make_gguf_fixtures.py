@@ -11,14 +11,15 @@ F32 weights:
   sigmoid gate scales, `ffn_{gate,up,down}_shexp` and `ffn_gate_inp_shexp`);
 - a Gemma 2 (architecture `gemma2`: sandwich norms, softcaps, sliding and global layers), its
   RMSNorm weights stored as 1 + w as llama.cpp's converter stores them (and drawn at random here,
-  so that the 1 matters).
+  so that the 1 matters);
+- a dense Qwen2 (Q/K/V biases) and Qwen3 (Q and K norms).
 
 Each file carries a placeholder vocabulary so that llama.cpp can load it: where llama-cpp-python
 is installed, llama.cpp's own logits on the F32 file (f32 K/V cache) are compared with
 transformers' and the largest difference recorded in expected.json ("llama_cpp"), which checks
 that the files are laid out as llama.cpp reads them.
 
-Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe,qwen2-moe,gemma2}/{model-f32.gguf,
+Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe,qwen2-moe,gemma2,qwen2,qwen3}/{model-f32.gguf,
 model-q8_0.gguf, model-f16.gguf or model-bf16.gguf (the first two), expected.json}.
 Usage: python3 scripts/make_gguf_fixtures.py   (needs: torch, transformers, gguf; optionally
 llama-cpp-python)
@@ -45,8 +46,8 @@ def permute(w, heads):
 
 def tensors(sd, cfg, arch):
     """The state dict under llama.cpp's names, experts stacked."""
-    if arch == "gemma2":
-        return gemma2_tensors(sd, cfg)
+    if arch in ("gemma2", "qwen2", "qwen3"):
+        return dense_tensors(sd, cfg, arch)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -82,21 +83,31 @@ def tensors(sd, cfg, arch):
     return out
 
 
-def gemma2_tensors(sd, cfg):
-    """A Gemma 2 under llama.cpp's names: every norm weight plus one, the LM head tied (not
-    written)."""
+def dense_tensors(sd, cfg, arch):
+    """A dense model under llama.cpp's names: Gemma 2's norm weights plus one (its LM head tied,
+    not written), Qwen2's Q/K/V biases, Qwen3's Q and K norms."""
+    one = 1 if arch == "gemma2" else 0
     out = {"token_embd.weight": sd["model.embed_tokens.weight"],
-           "output_norm.weight": sd["model.norm.weight"] + 1}
+           "output_norm.weight": sd["model.norm.weight"] + one}
+    if not cfg.tie_word_embeddings:
+        out["output.weight"] = sd["lm_head.weight"]
+    norms = [("attn_norm", "input_layernorm"), ("ffn_norm", "post_attention_layernorm")]
+    if arch == "gemma2":
+        norms = [("attn_norm", "input_layernorm"), ("post_attention_norm", "post_attention_layernorm"),
+                 ("ffn_norm", "pre_feedforward_layernorm"), ("post_ffw_norm", "post_feedforward_layernorm")]
+    if arch == "qwen3":
+        norms += [("attn_q_norm", "self_attn.q_norm"), ("attn_k_norm", "self_attn.k_norm")]
     for b in range(cfg.num_hidden_layers):
         p = f"model.layers.{b}."
-        for ours, theirs in (("attn_norm", "input_layernorm"), ("post_attention_norm", "post_attention_layernorm"),
-                             ("ffn_norm", "pre_feedforward_layernorm"),
-                             ("post_ffw_norm", "post_feedforward_layernorm")):
-            out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"] + 1
+        for ours, theirs in norms:
+            out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"] + one
         for ours, theirs in (("attn_q", "self_attn.q_proj"), ("attn_k", "self_attn.k_proj"),
                              ("attn_v", "self_attn.v_proj"), ("attn_output", "self_attn.o_proj"),
                              ("ffn_gate", "mlp.gate_proj"), ("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")):
             out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+        if arch == "qwen2":
+            for x in "qkv":
+                out[f"blk.{b}.attn_{x}.bias"] = sd[p + f"self_attn.{x}_proj.bias"]
     return out
 
 
@@ -118,9 +129,9 @@ def write(path, cfg, named, kind, arch):
     elif arch in ("qwen3moe", "qwen2moe"):
         w.add_expert_count(cfg.num_experts)
         w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
-    if arch != "gemma2":
+    if arch in ("llama", "qwen3moe", "qwen2moe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
-    if arch in ("qwen3moe", "gemma2"):
+    if arch in ("qwen3moe", "gemma2", "qwen3"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch == "qwen2moe":
@@ -169,17 +180,23 @@ def main():
                                                        sliding_window=4, **{k: v for k, v in small.items()
                                                                             if k != "num_experts_per_tok"}),
          transformers.Gemma2ForCausalLM, None)
+    dense = {k: v for k, v in small.items() if k != "num_experts_per_tok"}
+    make("qwen2", "qwen2", transformers.Qwen2Config(intermediate_size=96, **dense), transformers.Qwen2ForCausalLM,
+         None)
+    make("qwen3", "qwen3", transformers.Qwen3Config(intermediate_size=96, head_dim=16, **dense),
+         transformers.Qwen3ForCausalLM, None)
 
 
 def make(name, arch, cfg, cls, half):
     torch.manual_seed(0)
     model = cls(cfg).eval()
     with torch.no_grad():
-        if arch == "gemma2":
-            # Gemma's norms scale by 1 + w; w at random, so that the stored 1 + w is tested.
+        if arch in ("gemma2", "qwen3"):
+            # Norm weights at random (Gemma's around 0, since its norms scale by 1 + w; Qwen3's
+            # around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():
                 if "norm" in n:
-                    p.normal_(0, 0.3)
+                    p.normal_(0 if arch == "gemma2" else 1, 0.3)
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)
