@@ -12,6 +12,8 @@ F32 weights:
 - a Gemma 2 (architecture `gemma2`: sandwich norms, softcaps, sliding and global layers), its
   RMSNorm weights stored as 1 + w as llama.cpp's converter stores them (and drawn at random here,
   so that the 1 matters);
+- a Gemma 3 (architecture `gemma3`: Q and K norms too, five local layers per global one, the
+  global layers' RoPE scaled linearly);
 - a dense Qwen2 (Q/K/V biases) and Qwen3 (Q and K norms).
 
 Each file carries a placeholder vocabulary so that llama.cpp can load it: where llama-cpp-python
@@ -19,7 +21,7 @@ is installed, llama.cpp's own logits on the F32 file (f32 K/V cache) are compare
 transformers' and the largest difference recorded in expected.json ("llama_cpp"), which checks
 that the files are laid out as llama.cpp reads them.
 
-Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe,qwen2-moe,gemma2,qwen2,qwen3}/{model-f32.gguf,
+Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe,qwen2-moe,gemma2,gemma3,qwen2,qwen3}/{model-f32.gguf,
 model-q8_0.gguf, model-f16.gguf or model-bf16.gguf (the first two), expected.json}.
 Usage: python3 scripts/make_gguf_fixtures.py   (needs: torch, transformers, gguf; optionally
 llama-cpp-python)
@@ -46,7 +48,7 @@ def permute(w, heads):
 
 def tensors(sd, cfg, arch):
     """The state dict under llama.cpp's names, experts stacked."""
-    if arch in ("gemma2", "qwen2", "qwen3"):
+    if arch in ("gemma2", "gemma3", "qwen2", "qwen3"):
         return dense_tensors(sd, cfg, arch)
     mixtral = arch == "llama"
     out = {
@@ -84,18 +86,19 @@ def tensors(sd, cfg, arch):
 
 
 def dense_tensors(sd, cfg, arch):
-    """A dense model under llama.cpp's names: Gemma 2's norm weights plus one (its LM head tied,
-    not written), Qwen2's Q/K/V biases, Qwen3's Q and K norms."""
-    one = 1 if arch == "gemma2" else 0
+    """A dense model under llama.cpp's names: Gemma's norm weights plus one (its LM head tied,
+    not written), Qwen2's Q/K/V biases, Qwen3's and Gemma 3's Q and K norms."""
+    gemma = arch in ("gemma2", "gemma3")
+    one = 1 if gemma else 0
     out = {"token_embd.weight": sd["model.embed_tokens.weight"],
            "output_norm.weight": sd["model.norm.weight"] + one}
     if not cfg.tie_word_embeddings:
         out["output.weight"] = sd["lm_head.weight"]
     norms = [("attn_norm", "input_layernorm"), ("ffn_norm", "post_attention_layernorm")]
-    if arch == "gemma2":
+    if gemma:
         norms = [("attn_norm", "input_layernorm"), ("post_attention_norm", "post_attention_layernorm"),
                  ("ffn_norm", "pre_feedforward_layernorm"), ("post_ffw_norm", "post_feedforward_layernorm")]
-    if arch == "qwen3":
+    if arch in ("qwen3", "gemma3"):
         norms += [("attn_q_norm", "self_attn.q_norm"), ("attn_k_norm", "self_attn.k_norm")]
     for b in range(cfg.num_hidden_layers):
         p = f"model.layers.{b}."
@@ -122,7 +125,8 @@ def write(path, cfg, named, kind, arch):
     w.add_head_count(cfg.num_attention_heads)
     w.add_head_count_kv(cfg.num_key_value_heads)
     w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
-    w.add_rope_freq_base(cfg.rope_parameters["rope_theta"])
+    rope = cfg.rope_parameters.get("full_attention", cfg.rope_parameters)
+    w.add_rope_freq_base(rope["rope_theta"])
     w.add_vocab_size(cfg.vocab_size)
     if arch == "llama":
         w.add_expert_count(cfg.num_local_experts)
@@ -131,7 +135,7 @@ def write(path, cfg, named, kind, arch):
         w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
     if arch in ("llama", "qwen3moe", "qwen2moe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
-    if arch in ("qwen3moe", "gemma2", "qwen3"):
+    if arch in ("qwen3moe", "gemma2", "gemma3", "qwen3"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch == "qwen2moe":
@@ -139,7 +143,12 @@ def write(path, cfg, named, kind, arch):
     if arch == "gemma2":
         w.add_attn_logit_softcapping(cfg.attn_logit_softcapping)
         w.add_final_logit_softcapping(cfg.final_logit_softcapping)
+    if arch in ("gemma2", "gemma3"):
         w.add_sliding_window(cfg.sliding_window)
+    if arch == "gemma3":
+        full = cfg.rope_parameters["full_attention"]
+        w.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
+        w.add_rope_scaling_factor(full["factor"])
     # A placeholder vocabulary, only so that llama.cpp loads the file.
     tokens = [f"<t{i}>" for i in range(cfg.vocab_size)]
     w.add_tokenizer_model("llama")
@@ -181,6 +190,13 @@ def main():
                                                                             if k != "num_experts_per_tok"}),
          transformers.Gemma2ForCausalLM, None)
     dense = {k: v for k, v in small.items() if k != "num_experts_per_tok"}
+    # Gemma 3 as llama.cpp runs it: five local layers (window 4) per global one, whose RoPE is
+    # scaled linearly (the 4B to 27B models' factor 8), scores by 1/sqrt(head_dim).
+    make("gemma3", "gemma3", transformers.Gemma3TextConfig(
+        intermediate_size=96, head_dim=16, query_pre_attn_scalar=16, sliding_window=4,
+        rope_parameters={"full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1_000_000.0},
+                         "sliding_attention": {"rope_type": "default", "rope_theta": 10_000.0}},
+        **{**dense, "num_hidden_layers": 6}), transformers.Gemma3ForCausalLM, None)
     make("qwen2", "qwen2", transformers.Qwen2Config(intermediate_size=96, **dense), transformers.Qwen2ForCausalLM,
          None)
     make("qwen3", "qwen3", transformers.Qwen3Config(intermediate_size=96, head_dim=16, **dense),
@@ -191,12 +207,12 @@ def make(name, arch, cfg, cls, half):
     torch.manual_seed(0)
     model = cls(cfg).eval()
     with torch.no_grad():
-        if arch in ("gemma2", "qwen3"):
+        if arch in ("gemma2", "gemma3", "qwen3"):
             # Norm weights at random (Gemma's around 0, since its norms scale by 1 + w; Qwen3's
             # around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():
                 if "norm" in n:
-                    p.normal_(0 if arch == "gemma2" else 1, 0.3)
+                    p.normal_(1 if arch == "qwen3" else 0, 0.3)
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)

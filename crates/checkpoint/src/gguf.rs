@@ -18,6 +18,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("qwen2moe", "qwen2_moe"),
     ("qwen3moe", "qwen3_moe"),
     ("gemma2", "gemma2"),
+    ("gemma3", "gemma3_text"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -31,7 +32,7 @@ pub fn permutes_qk(arch: &str) -> bool {
 /// factor its norm multiplies by? Gemma's norms scale by 1 + w (convert_hf_to_gguf.py adds 1 to
 /// every `norm.weight`).
 pub fn norms_plus_one(arch: &str) -> bool {
-    arch == "gemma2"
+    matches!(arch, "gemma2" | "gemma3")
 }
 
 pub fn open(path: &Path) -> Result<Checkpoint, Error> {
@@ -231,6 +232,30 @@ fn config(
         // llama.cpp scales Gemma 2 scores by 1/√head_dim, the value the 2B and 9B models use.
         if let Some(hd) = cfg.get("head_dim").cloned() {
             cfg.insert("query_pre_attn_scalar".into(), hd);
+        }
+    }
+    if arch == "gemma3" {
+        // The file says neither; llama.cpp fixes both (llama-model.cpp): five local layers per
+        // global one, and scores scaled by 1/√head_dim, or 1/√(hidden / heads) in the 27B
+        // model, which it knows by its 62 layers.
+        cfg.insert("sliding_window_pattern".into(), json!(6));
+        keys.push((
+            "sliding_window_pattern".into(),
+            "general.architecture".into(),
+        ));
+        let size = |k: &str| cfg.get(k).and_then(|v| v.as_u64());
+        let scalar = match size("num_hidden_layers") {
+            Some(62) => size("hidden_size")
+                .zip(size("num_attention_heads"))
+                .map(|(h, n)| h / n.max(1)),
+            _ => size("head_dim"),
+        };
+        if let Some(s) = scalar {
+            cfg.insert("query_pre_attn_scalar".into(), json!(s));
+            keys.push((
+                "query_pre_attn_scalar".into(),
+                "general.architecture".into(),
+            ));
         }
     }
     if let Some(kind) = key("rope.scaling.type") {
