@@ -6,8 +6,10 @@ use candle_core::quantized::gguf_file::Value;
 use std::path::Path;
 use tokenizers::models::bpe::BPE;
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
-use tokenizers::pre_tokenizers::digits::Digits;
 use tokenizers::pre_tokenizers::sequence::Sequence;
+use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
+use tokenizers::pre_tokenizers::PreTokenizerWrapper;
+use tokenizers::SplitDelimiterBehavior::Isolated;
 use tokenizers::{AddedToken, Tokenizer};
 
 /// The largest tokenizer.json anatomy reads (real ones are a few MB).
@@ -25,8 +27,44 @@ pub fn from_file(path: &Path) -> Result<Tokenizer, Error> {
         .map_err(|e| Error::file(&shown, format!("not a usable tokenizer.json: {e}")))
 }
 
-/// GGUF pre-tokenizers anatomy knows, by `tokenizer.ggml.pre`.
-const PRE: &[&str] = &["smollm", "gpt2", "default"];
+/// GPT-2's split (`tokenizers`' ByteLevel pattern).
+const GPT2: &str = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+const LLAMA3: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+const QWEN2: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+const QWEN35: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+// Tekken's and GPT-4o's as llama.cpp writes them: its regex engine has no \p{M} and no case
+// classes, so "upper" is a letter outside a-z and "lower" one outside A-Z.
+const TEKKEN: &str = r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+const GPT4O: &str = r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
+
+/// Byte-level GGUF pre-tokenizers anatomy knows, by `tokenizer.ggml.pre`: the patterns llama.cpp
+/// splits text by, one after another (llama-vocab.cpp; as transformers rebuilds them from a GGUF),
+/// each match and each stretch between matches a piece of its own. Each is checked against
+/// llama.cpp's own tokenization (tests/fixtures/pretokenizers.json).
+const PRE: &[(&[&str], &[&str])] = &[
+    (
+        &["default"],
+        &[r"[\p{P}\$\+<=>\^~\|]+", GPT2, r"\p{N}+", "[0-9][0-9][0-9]"],
+    ),
+    (&["gpt-2"], &[GPT2]),
+    // Every digit its own piece.
+    (&["smollm"], &[r"\p{N}", GPT2]),
+    (
+        &[
+            "llama3",
+            "llama-v3",
+            "llama-bpe",
+            "dbrx",
+            "smaug-bpe",
+            "falcon3",
+        ],
+        &[LLAMA3],
+    ),
+    (&["qwen2", "deepseek-r1-qwen", "megrez"], &[QWEN2]),
+    (&["qwen35"], &[QWEN35]),
+    (&["tekken"], &[TEKKEN]),
+    (&["gpt-4o", "llama4", "minimax-m2"], &[GPT4O]),
+];
 
 /// The tokenizer embedded in a GGUF file, from its checked header.
 pub fn from_gguf(
@@ -98,29 +136,30 @@ pub fn from_gguf(
         .and_then(|v| v.to_string().ok())
         .cloned()
         .unwrap_or_else(|| "default".into());
-    // `smollm`: every digit its own piece, then byte-level splitting with no prefix space.
-    let byte_level = ByteLevel::new(false, true, true);
-    match pre.as_str() {
-        "smollm" => {
-            tok.with_pre_tokenizer(Some(Sequence::new(vec![
-                Digits::new(true).into(),
-                byte_level.into(),
-            ])));
-        }
-        "gpt2" | "default" => {
-            tok.with_pre_tokenizer(Some(byte_level));
-        }
-        other => {
-            return Err(Error::new(
-                &shown,
-                "tokenizer.ggml.pre",
-                format!(
-                    "`{other}` is not a pre-tokenizer anatomy knows; known: {}",
-                    PRE.join(", ")
-                ),
-            ))
-        }
+    let Some((_, patterns)) = PRE.iter().find(|(names, _)| names.contains(&pre.as_str())) else {
+        let known: Vec<&str> = PRE
+            .iter()
+            .flat_map(|(names, _)| names.iter().copied())
+            .collect();
+        return Err(Error::new(
+            &shown,
+            "tokenizer.ggml.pre",
+            format!(
+                "`{}` is not a pre-tokenizer anatomy knows; known: {}",
+                anatomy_core::fmt::printable(&pre),
+                known.join(", ")
+            ),
+        ));
+    };
+    // The pieces, then their bytes spelled as GPT-2's byte alphabet, with no prefix space.
+    let mut steps: Vec<PreTokenizerWrapper> = Vec::new();
+    for p in patterns.iter() {
+        let split = Split::new(SplitPattern::Regex(p.to_string()), Isolated, false)
+            .expect("the patterns above compile");
+        steps.push(split.into());
     }
+    steps.push(ByteLevel::new(false, true, false).into());
+    tok.with_pre_tokenizer(Some(Sequence::new(steps)));
     tok.with_decoder(Some(ByteLevel::default()));
     // Control and user-defined tokens are never split.
     if let Some(Ok(types)) = header.get("tokenizer.ggml.token_type").map(|v| v.to_vec()) {
@@ -183,6 +222,59 @@ impl Detokenizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each byte-level pre-tokenizer splits text as llama.cpp does: a vocabulary of the 256 bytes
+    /// and merges that each cross a boundary one pattern draws and another does not, relabelled
+    /// with every `tokenizer.ggml.pre` anatomy reads, against llama.cpp's ids
+    /// (scripts/make_pretokenizer_fixture.py); the patterns give eight different tokenizations.
+    #[test]
+    fn each_pre_tokenizer_splits_as_llama_cpp_does() {
+        let fixture: serde_json::Value =
+            serde_json::from_str(include_str!("../tests/fixtures/pretokenizers.json")).unwrap();
+        let texts: Vec<String> = serde_json::from_value(fixture["texts"].clone()).unwrap();
+        let strings = |k: &str| -> Value {
+            let v: Vec<String> = serde_json::from_value(fixture["probe"][k].clone()).unwrap();
+            Value::Array(v.into_iter().map(Value::String).collect())
+        };
+        let header = |pre: &str| anatomy_checkpoint::gguf_header::Header {
+            version: 3,
+            metadata: vec![
+                ("tokenizer.ggml.model".into(), Value::String("gpt2".into())),
+                ("tokenizer.ggml.pre".into(), Value::String(pre.into())),
+                ("tokenizer.ggml.tokens".into(), strings("tokens")),
+                ("tokenizer.ggml.merges".into(), strings("merges")),
+            ],
+            tensors: Vec::new(),
+            alignment: 32,
+            data_start: 0,
+            file_len: 0,
+        };
+        let ids = fixture["probe_ids"].as_object().unwrap();
+        let known: Vec<&str> = PRE.iter().flat_map(|(n, _)| n.iter().copied()).collect();
+        let mut tested: Vec<&str> = ids.keys().map(String::as_str).collect();
+        tested.sort();
+        let mut known_sorted = known.clone();
+        known_sorted.sort();
+        assert_eq!(
+            tested, known_sorted,
+            "every pre-tokenizer anatomy reads has llama.cpp's ids"
+        );
+        let mut distinct = std::collections::BTreeSet::new();
+        for (pre, want) in ids {
+            let tok = from_gguf(&header(pre), "probe").unwrap();
+            let want: Vec<Vec<u32>> = serde_json::from_value(want.clone()).unwrap();
+            for (text, want) in texts.iter().zip(&want) {
+                let got = tok.encode(text.as_str(), false).unwrap().get_ids().to_vec();
+                assert_eq!(&got, want, "{pre}: {text:?}");
+            }
+            distinct.insert(want);
+        }
+        assert_eq!(
+            distinct.len(),
+            PRE.len(),
+            "each pattern set tokenizes differently"
+        );
+    }
 
     /// The Detokenizer gives `Tokenizer::decode`'s text for ids with special tokens, multi-byte
     /// characters split across tokens, and ids past the vocabulary, with a byte-level decoder

