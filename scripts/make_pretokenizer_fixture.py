@@ -36,7 +36,7 @@ TEXTS = [
     "caf\u00e9 na\u00efve \u0915\u093f\u0924\u093e\u092c e\u0301t\u00e9",
     "\u4f60\u597d\uff0c\u4e16\u754c\uff01 \u3053\u3093\u306b\u3061\u306f",
     "hello!!! ...world??? (x=[1,2]) {'k': \"v\"} <tag/> // end",
-    "CamelCaseWords andALLCAPS mixedCASEletters",
+    "xyz CamelCaseWords andALLCAPS mixedCASEletters",
     "\u00c9coleNationale \u00e9l\u00e8ve\u00c9tude \u00dcBER\u00fcber \u03a3\u03bf\u03c6\u03af\u03b1 DON'T don't",
 ]
 
@@ -72,6 +72,8 @@ def probe_vocab():
         assert a in tokens and b in tokens, (left, right)
         merges.append(f"{a} {b}")
         tokens.append(a + b)
+    # A whole word no merge makes: taken whole where the vocabulary ignores merges (Llama 3's).
+    tokens.append(word("xyz"))
     return tokens, merges
 
 

@@ -37,33 +37,66 @@ const QWEN35: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M
 const TEKKEN: &str = r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 const GPT4O: &str = r"[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))*((?=[\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\r\n\p{L}\p{N}]?((?=[\p{L}])([^a-z]))+((?=[\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
-/// Byte-level GGUF pre-tokenizers anatomy knows, by `tokenizer.ggml.pre`: the patterns llama.cpp
-/// splits text by, one after another (llama-vocab.cpp; as transformers rebuilds them from a GGUF),
-/// each match and each stretch between matches a piece of its own. Each is checked against
-/// llama.cpp's own tokenization (tests/fixtures/pretokenizers.json).
-const PRE: &[(&[&str], &[&str])] = &[
-    (
-        &["default"],
-        &[r"[\p{P}\$\+<=>\^~\|]+", GPT2, r"\p{N}+", "[0-9][0-9][0-9]"],
-    ),
-    (&["gpt-2"], &[GPT2]),
+/// A byte-level GGUF pre-tokenizer: the `tokenizer.ggml.pre` names llama.cpp gives it, the
+/// patterns it splits text by, one after another (llama-vocab.cpp; as transformers rebuilds them
+/// from a GGUF), each match and each stretch between matches a piece of its own, and whether a
+/// piece the vocabulary holds whole is taken whole before any merge (llama.cpp's
+/// `ignore_merges`).
+struct Pre {
+    names: &'static [&'static str],
+    patterns: &'static [&'static str],
+    whole_words: bool,
+}
+
+/// The pre-tokenizers anatomy reads, each checked against llama.cpp's own tokenization
+/// (tests/fixtures/pretokenizers.json).
+const PRE: &[Pre] = &[
+    Pre {
+        names: &["default"],
+        patterns: &[r"[\p{P}\$\+<=>\^~\|]+", GPT2, r"\p{N}+", "[0-9][0-9][0-9]"],
+        whole_words: false,
+    },
+    Pre {
+        names: &["gpt-2"],
+        patterns: &[GPT2],
+        whole_words: false,
+    },
     // Every digit its own piece.
-    (&["smollm"], &[r"\p{N}", GPT2]),
-    (
-        &[
-            "llama3",
-            "llama-v3",
-            "llama-bpe",
-            "dbrx",
-            "smaug-bpe",
-            "falcon3",
-        ],
-        &[LLAMA3],
-    ),
-    (&["qwen2", "deepseek-r1-qwen", "megrez"], &[QWEN2]),
-    (&["qwen35"], &[QWEN35]),
-    (&["tekken"], &[TEKKEN]),
-    (&["gpt-4o", "llama4", "minimax-m2"], &[GPT4O]),
+    Pre {
+        names: &["smollm"],
+        patterns: &[r"\p{N}", GPT2],
+        whole_words: false,
+    },
+    Pre {
+        names: &["llama3", "llama-v3", "llama-bpe", "falcon3"],
+        patterns: &[LLAMA3],
+        whole_words: true,
+    },
+    Pre {
+        names: &["dbrx", "smaug-bpe"],
+        patterns: &[LLAMA3],
+        whole_words: false,
+    },
+    Pre {
+        names: &["qwen2", "deepseek-r1-qwen", "megrez"],
+        patterns: &[QWEN2],
+        whole_words: false,
+    },
+    Pre {
+        names: &["qwen35"],
+        patterns: &[QWEN35],
+        whole_words: false,
+    },
+    Pre {
+        names: &["tekken"],
+        patterns: &[TEKKEN],
+        whole_words: true,
+    },
+    Pre {
+        names: &["gpt-4o", "llama4", "minimax-m2"],
+        patterns: &[GPT4O],
+        whole_words: false,
+    },
 ];
 
 /// The tokenizer embedded in a GGUF file, from its checked header.
@@ -103,6 +136,23 @@ pub fn from_gguf(
             })
             .collect()
     };
+    let pre = header
+        .get("tokenizer.ggml.pre")
+        .and_then(|v| v.to_string().ok())
+        .cloned()
+        .unwrap_or_else(|| "default".into());
+    let Some(pre) = PRE.iter().find(|p| p.names.contains(&pre.as_str())) else {
+        let known: Vec<&str> = PRE.iter().flat_map(|p| p.names.iter().copied()).collect();
+        return Err(Error::new(
+            &shown,
+            "tokenizer.ggml.pre",
+            format!(
+                "`{}` is not a pre-tokenizer anatomy knows; known: {}",
+                anatomy_core::fmt::printable(&pre),
+                known.join(", ")
+            ),
+        ));
+    };
     let tokens = strings("tokenizer.ggml.tokens")?;
     let merges: Vec<(String, String)> = strings("tokenizer.ggml.merges")?
         .into_iter()
@@ -122,6 +172,7 @@ pub fn from_gguf(
         .collect();
     let bpe = BPE::builder()
         .vocab_and_merges(vocab, merges)
+        .ignore_merges(pre.whole_words)
         .build()
         .map_err(|e| {
             Error::new(
@@ -131,29 +182,9 @@ pub fn from_gguf(
             )
         })?;
     let mut tok = Tokenizer::new(bpe);
-    let pre = header
-        .get("tokenizer.ggml.pre")
-        .and_then(|v| v.to_string().ok())
-        .cloned()
-        .unwrap_or_else(|| "default".into());
-    let Some((_, patterns)) = PRE.iter().find(|(names, _)| names.contains(&pre.as_str())) else {
-        let known: Vec<&str> = PRE
-            .iter()
-            .flat_map(|(names, _)| names.iter().copied())
-            .collect();
-        return Err(Error::new(
-            &shown,
-            "tokenizer.ggml.pre",
-            format!(
-                "`{}` is not a pre-tokenizer anatomy knows; known: {}",
-                anatomy_core::fmt::printable(&pre),
-                known.join(", ")
-            ),
-        ));
-    };
     // The pieces, then their bytes spelled as GPT-2's byte alphabet, with no prefix space.
     let mut steps: Vec<PreTokenizerWrapper> = Vec::new();
-    for p in patterns.iter() {
+    for p in pre.patterns {
         let split = Split::new(SplitPattern::Regex(p.to_string()), Isolated, false)
             .expect("the patterns above compile");
         steps.push(split.into());
@@ -225,8 +256,8 @@ mod tests {
 
     /// Each byte-level pre-tokenizer splits text as llama.cpp does: a vocabulary of the 256 bytes
     /// and merges that each cross a boundary one pattern draws and another does not, relabelled
-    /// with every `tokenizer.ggml.pre` anatomy reads, against llama.cpp's ids
-    /// (scripts/make_pretokenizer_fixture.py); the patterns give eight different tokenizations.
+    /// with every `tokenizer.ggml.pre` anatomy reads (and a whole word no merge makes), against
+    /// llama.cpp's ids (scripts/make_pretokenizer_fixture.py): nine different tokenizations.
     #[test]
     fn each_pre_tokenizer_splits_as_llama_cpp_does() {
         let fixture: serde_json::Value =
@@ -250,7 +281,7 @@ mod tests {
             file_len: 0,
         };
         let ids = fixture["probe_ids"].as_object().unwrap();
-        let known: Vec<&str> = PRE.iter().flat_map(|(n, _)| n.iter().copied()).collect();
+        let known: Vec<&str> = PRE.iter().flat_map(|p| p.names.iter().copied()).collect();
         let mut tested: Vec<&str> = ids.keys().map(String::as_str).collect();
         tested.sort();
         let mut known_sorted = known.clone();
