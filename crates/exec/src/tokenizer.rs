@@ -99,52 +99,106 @@ const PRE: &[Pre] = &[
     },
 ];
 
-/// The tokenizer embedded in a GGUF file, from its checked header.
+/// The tokenizer embedded in a GGUF file, from its checked header: a byte-level BPE vocabulary
+/// (`tokenizer.ggml.model` gpt2) or a SentencePiece one (llama), tokenizing as llama.cpp does.
 pub fn from_gguf(
     header: &anatomy_checkpoint::gguf_header::Header,
     shown: &str,
 ) -> Result<Tokenizer, Error> {
-    let shown = shown.to_string();
-    let field = |k: &str| {
-        header.get(k).ok_or_else(|| {
+    let v = Vocab { header, shown };
+    let model = v.string("tokenizer.ggml.model")?;
+    let tokens = v.strings("tokenizer.ggml.tokens")?;
+    let mut tok = match model.as_str() {
+        "gpt2" => byte_level(&v, &tokens)?,
+        "llama" => sentencepiece(&v, &tokens)?,
+        other => {
+            return Err(Error::new(
+                shown,
+                "tokenizer.ggml.model",
+                format!(
+                    "`{}` is not supported; anatomy reads byte-level BPE (gpt2) and SentencePiece (llama) vocabularies; give token ids with --ids",
+                    anatomy_core::fmt::printable(other)
+                ),
+            ))
+        }
+    };
+    // Control and user-defined tokens are never split.
+    if let Some(Ok(types)) = header.get("tokenizer.ggml.token_type").map(|v| v.to_vec()) {
+        let special: Vec<AddedToken> = types
+            .iter()
+            .zip(&tokens)
+            .filter(|(t, _)| matches!(t, Value::I32(3) | Value::I32(4)))
+            .map(|(_, s)| AddedToken::from(s.clone(), true))
+            .collect();
+        tok.add_special_tokens(special)
+            .map_err(|e| Error::new(shown, "tokenizer.ggml.token_type", e.to_string()))?;
+    }
+    Ok(tok)
+}
+
+/// A GGUF header's tokenizer fields, each error naming its key.
+struct Vocab<'a> {
+    header: &'a anatomy_checkpoint::gguf_header::Header,
+    shown: &'a str,
+}
+
+impl Vocab<'_> {
+    fn field(&self, k: &str) -> Result<&Value, Error> {
+        self.header.get(k).ok_or_else(|| {
             Error::new(
-                &shown,
+                self.shown,
                 k,
                 "is missing; the GGUF carries no tokenizer anatomy can use",
             )
         })
-    };
-    let model = field("tokenizer.ggml.model")?
-        .to_string()
-        .map_err(|e| Error::new(&shown, "tokenizer.ggml.model", e.to_string()))?;
-    if model != "gpt2" {
-        return Err(Error::new(
-            &shown,
-            "tokenizer.ggml.model",
-            format!("`{model}` is not supported; anatomy reads byte-level BPE (gpt2) vocabularies"),
-        ));
     }
-    let strings = |k: &str| -> Result<Vec<String>, Error> {
-        field(k)?
+
+    fn string(&self, k: &str) -> Result<String, Error> {
+        let v = self.field(k)?.to_string();
+        v.cloned()
+            .map_err(|e| Error::new(self.shown, k, e.to_string()))
+    }
+
+    fn list(&self, k: &str) -> Result<&Vec<Value>, Error> {
+        self.field(k)?
             .to_vec()
-            .map_err(|e| Error::new(&shown, k, e.to_string()))?
+            .map_err(|e| Error::new(self.shown, k, e.to_string()))
+    }
+
+    fn strings(&self, k: &str) -> Result<Vec<String>, Error> {
+        self.list(k)?
             .iter()
             .map(|v| {
                 v.to_string()
                     .cloned()
-                    .map_err(|e| Error::new(&shown, k, e.to_string()))
+                    .map_err(|e| Error::new(self.shown, k, e.to_string()))
             })
             .collect()
+    }
+
+    fn bpe_error(&self, k: &str, e: impl std::fmt::Display) -> Error {
+        Error::new(self.shown, k, format!("cannot build the BPE model: {e}"))
+    }
+}
+
+fn token_ids(tokens: &[String]) -> tokenizers::models::bpe::Vocab {
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.clone(), i as u32))
+        .collect()
+}
+
+/// Byte-level BPE: the file's merges, the text split by its `tokenizer.ggml.pre`.
+fn byte_level(v: &Vocab, tokens: &[String]) -> Result<Tokenizer, Error> {
+    let pre = match v.header.get("tokenizer.ggml.pre") {
+        Some(_) => v.string("tokenizer.ggml.pre")?,
+        None => "default".into(),
     };
-    let pre = header
-        .get("tokenizer.ggml.pre")
-        .and_then(|v| v.to_string().ok())
-        .cloned()
-        .unwrap_or_else(|| "default".into());
     let Some(pre) = PRE.iter().find(|p| p.names.contains(&pre.as_str())) else {
         let known: Vec<&str> = PRE.iter().flat_map(|p| p.names.iter().copied()).collect();
         return Err(Error::new(
-            &shown,
+            v.shown,
             "tokenizer.ggml.pre",
             format!(
                 "`{}` is not a pre-tokenizer anatomy knows; known: {}",
@@ -153,34 +207,23 @@ pub fn from_gguf(
             ),
         ));
     };
-    let tokens = strings("tokenizer.ggml.tokens")?;
-    let merges: Vec<(String, String)> = strings("tokenizer.ggml.merges")?
+    let merges: Vec<(String, String)> = v
+        .strings("tokenizer.ggml.merges")?
         .into_iter()
         .map(|m| match m.split_once(' ') {
             Some((a, b)) => Ok((a.to_string(), b.to_string())),
             None => Err(Error::new(
-                &shown,
+                v.shown,
                 "tokenizer.ggml.merges",
-                format!("`{m}` is not a pair"),
+                format!("`{}` is not a pair", anatomy_core::fmt::printable(&m)),
             )),
         })
         .collect::<Result<_, _>>()?;
-    let vocab: tokenizers::models::bpe::Vocab = tokens
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.clone(), i as u32))
-        .collect();
     let bpe = BPE::builder()
-        .vocab_and_merges(vocab, merges)
+        .vocab_and_merges(token_ids(tokens), merges)
         .ignore_merges(pre.whole_words)
         .build()
-        .map_err(|e| {
-            Error::new(
-                &shown,
-                "tokenizer.ggml.merges",
-                format!("cannot build the BPE model: {e}"),
-            )
-        })?;
+        .map_err(|e| v.bpe_error("tokenizer.ggml.merges", e))?;
     let mut tok = Tokenizer::new(bpe);
     // The pieces, then their bytes spelled as GPT-2's byte alphabet, with no prefix space.
     let mut steps: Vec<PreTokenizerWrapper> = Vec::new();
@@ -192,18 +235,113 @@ pub fn from_gguf(
     steps.push(ByteLevel::new(false, true, false).into());
     tok.with_pre_tokenizer(Some(Sequence::new(steps)));
     tok.with_decoder(Some(ByteLevel::default()));
-    // Control and user-defined tokens are never split.
-    if let Some(Ok(types)) = header.get("tokenizer.ggml.token_type").map(|v| v.to_vec()) {
-        let special: Vec<AddedToken> = types
-            .iter()
-            .zip(&tokens)
-            .filter(|(t, _)| matches!(t, Value::I32(3) | Value::I32(4)))
-            .map(|(_, s)| AddedToken::from(s.clone(), true))
-            .collect();
-        tok.add_special_tokens(special)
-            .map_err(|e| Error::new(&shown, "tokenizer.ggml.token_type", e.to_string()))?;
-    }
     Ok(tok)
+}
+
+/// SentencePiece (llama.cpp's "llama" vocabulary): spaces written ▁, one prepended unless
+/// `tokenizer.ggml.add_space_prefix` is false, then pieces merged best score first, and a piece
+/// no token spells written as its bytes (`<0xXX>`). The merges are the file's scores put in
+/// order, as transformers rebuilds them from a GGUF: tokenizes as llama.cpp's greedy merging
+/// does (checked on llama.cpp's own Llama and Phi-3 vocabulary tests). Gemma's vocabulary, whose
+/// scores transformers finds out of merge order, is refused rather than guessed.
+fn sentencepiece(v: &Vocab, tokens: &[String]) -> Result<Tokenizer, Error> {
+    use tokenizers::decoders::{byte_fallback::ByteFallback, fuse::Fuse, strip::Strip};
+    use tokenizers::normalizers::{prepend::Prepend, replace::Replace, utils::Sequence as Norms};
+    if let Ok(arch) = v.string("general.architecture") {
+        if arch.starts_with("gemma") {
+            return Err(Error::new(
+                v.shown,
+                "tokenizer.ggml.model",
+                "is Gemma's SentencePiece vocabulary, which anatomy does not read yet; give token ids with --ids",
+            ));
+        }
+    }
+    let scores: Vec<f32> = v
+        .list("tokenizer.ggml.scores")?
+        .iter()
+        .map(|s| match s {
+            Value::F32(x) => Ok(*x),
+            _ => Err(Error::new(
+                v.shown,
+                "tokenizer.ggml.scores",
+                "must hold f32 scores",
+            )),
+        })
+        .collect::<Result<_, _>>()?;
+    if scores.len() != tokens.len() {
+        return Err(Error::new(
+            v.shown,
+            "tokenizer.ggml.scores",
+            format!("holds {} scores for {} tokens", scores.len(), tokens.len()),
+        ));
+    }
+    let prefix = match v.header.get("tokenizer.ggml.add_space_prefix") {
+        Some(Value::Bool(b)) => *b,
+        _ => true,
+    };
+    let unk = match v.header.get("tokenizer.ggml.unknown_token_id") {
+        Some(Value::U32(id)) => *id as usize,
+        _ => 0,
+    };
+    let ids = token_ids(tokens);
+    let bpe = BPE::builder()
+        .vocab_and_merges(ids.clone(), merges_by_score(tokens, &scores, &ids))
+        .byte_fallback(true)
+        .fuse_unk(true)
+        .unk_token(tokens.get(unk).cloned().unwrap_or_default())
+        .build()
+        .map_err(|e| v.bpe_error("tokenizer.ggml.scores", e))?;
+    let mut tok = Tokenizer::new(bpe);
+    let space = Replace::new(" ", "\u{2581}").expect("a plain pattern");
+    let mut norms = Vec::new();
+    if prefix {
+        norms.push(Prepend::new("\u{2581}".into()).into());
+    }
+    norms.push(space.into());
+    tok.with_normalizer(Some(Norms::new(norms)))
+        .map_err(|e| Error::new(v.shown, "tokenizer.ggml.tokens", e.to_string()))?;
+    let mut decoders = vec![
+        Replace::new("\u{2581}", " ")
+            .expect("a plain pattern")
+            .into(),
+        ByteFallback::new().into(),
+        Fuse::new().into(),
+    ];
+    if prefix {
+        decoders.push(Strip::new(' ', 1, 0).into());
+    }
+    tok.with_decoder(Some(tokenizers::decoders::sequence::Sequence::new(
+        decoders,
+    )));
+    Ok(tok)
+}
+
+/// Every split of a token into two tokens, as a merge ranked by the whole token's score, best
+/// first (ties: the longer left piece first, then the longer right, then file order), as
+/// transformers' `generate_merges` orders them.
+fn merges_by_score(
+    tokens: &[String],
+    scores: &[f32],
+    ids: &tokenizers::models::bpe::Vocab,
+) -> Vec<(String, String)> {
+    let mut merges: Vec<(f32, usize, usize, u32, u32)> = Vec::new();
+    for (token, &score) in tokens.iter().zip(scores) {
+        let mut local = Vec::new();
+        for (i, _) in token.char_indices().skip(1) {
+            let (l, r) = token.split_at(i);
+            if let (Some(&a), Some(&b)) = (ids.get(l), ids.get(r)) {
+                local.push((score, l.chars().count(), r.chars().count(), a, b));
+            }
+        }
+        local.sort_by_key(|m| (m.3, m.4));
+        merges.extend(local);
+    }
+    // Stable, as Python's sort.
+    merges.sort_by(|x, y| y.0.total_cmp(&x.0).then(y.1.cmp(&x.1)).then(y.2.cmp(&x.2)));
+    merges
+        .into_iter()
+        .map(|(_, _, _, a, b)| (tokens[a as usize].clone(), tokens[b as usize].clone()))
+        .collect()
 }
 
 /// What turning ids back into text needs of a tokenizer, and no more: each id's token, all in

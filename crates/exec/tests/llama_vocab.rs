@@ -1,5 +1,5 @@
-//! Real byte-level BPE vocabularies (GPT-2's, Llama 3's, Qwen2's, Qwen3.5's) tokenize as llama.cpp
-//! does: llama.cpp's own tokenizer tests, `ggml-vocab-*.gguf` with their texts (`.inp`) and the
+//! Real vocabularies tokenize as llama.cpp does, byte-level BPE (GPT-2's, Llama 3's, Qwen2's,
+//! Qwen3.5's) and SentencePiece (Llama's, Phi-3's): llama.cpp's own tokenizer tests, `ggml-vocab-*.gguf` with their texts (`.inp`) and the
 //! ids llama.cpp gives them (`.out`), from the llama.cpp source in PyPI's llama-cpp-python
 //! (scripts/setup.sh fetches them).
 
@@ -37,7 +37,14 @@ fn cases(vocab: &std::path::Path) -> Vec<(String, Vec<u32>)> {
 )]
 fn real_vocabularies_tokenize_as_llama_cpp_does() {
     let dir = paths::llama_vocab();
-    for name in ["gpt-2", "llama-bpe", "qwen2", "qwen35"] {
+    for name in [
+        "gpt-2",
+        "llama-bpe",
+        "qwen2",
+        "qwen35",
+        "llama-spm",
+        "phi-3",
+    ] {
         let vocab = dir.join(format!("ggml-vocab-{name}.gguf"));
         let file = std::fs::File::open(&vocab).unwrap();
         let len = file.metadata().unwrap().len();
@@ -46,9 +53,12 @@ fn real_vocabularies_tokenize_as_llama_cpp_does() {
         let tok = tokenizer::from_gguf(&header, &vocab.display().to_string()).unwrap();
         let cases = cases(&vocab);
         assert!(cases.len() >= 30, "{name}: {} cases", cases.len());
+        let back = tokenizer::Detokenizer::new(&tok);
         for (text, want) in cases {
             let got = tok.encode(text.as_str(), false).unwrap().get_ids().to_vec();
             assert_eq!(got, want, "{name}: {text:?}");
+            // And the ids read back as the text, as `run` prints them.
+            assert_eq!(back.decode(&got).unwrap(), text, "{name}: {got:?}");
         }
     }
 }
