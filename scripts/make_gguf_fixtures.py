@@ -48,7 +48,7 @@ def permute(w, heads):
 
 def tensors(sd, cfg, arch):
     """The state dict under llama.cpp's names, experts stacked."""
-    if arch in ("gemma2", "gemma3", "qwen2", "qwen3"):
+    if arch in DENSE:
         return dense_tensors(sd, cfg, arch)
     mixtral = arch == "llama"
     out = {
@@ -85,29 +85,50 @@ def tensors(sd, cfg, arch):
     return out
 
 
+# The dense architectures, and the layer tensors each holds beside its norms: (llama.cpp's name,
+# transformers' module).
+ATTN = [("attn_q", "self_attn.q_proj"), ("attn_k", "self_attn.k_proj"), ("attn_v", "self_attn.v_proj"),
+        ("attn_output", "self_attn.o_proj")]
+MLP = [("ffn_gate", "mlp.gate_proj"), ("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")]
+PRE_NORMS = [("attn_norm", "input_layernorm"), ("ffn_norm", "post_attention_layernorm")]
+SANDWICH = [("attn_norm", "input_layernorm"), ("post_attention_norm", "post_attention_layernorm"),
+            ("ffn_norm", "pre_feedforward_layernorm"), ("post_ffw_norm", "post_feedforward_layernorm")]
+QK_NORMS = [("attn_q_norm", "self_attn.q_norm"), ("attn_k_norm", "self_attn.k_norm")]
+DENSE = {
+    "gemma2": (SANDWICH, ATTN + MLP),
+    "gemma3": (SANDWICH + QK_NORMS, ATTN + MLP),
+    "qwen2": (PRE_NORMS, ATTN + MLP),
+    "qwen3": (PRE_NORMS + QK_NORMS, ATTN + MLP),
+    # Fused Q/K/V and gate/up, as transformers stores them too.
+    "phi3": (PRE_NORMS, [("attn_qkv", "self_attn.qkv_proj"), ("attn_output", "self_attn.o_proj"),
+                         ("ffn_up", "mlp.gate_up_proj"), ("ffn_down", "mlp.down_proj")]),
+    # Norms after each sublayer only, and Q/K norms over all heads.
+    "olmo2": ([("post_attention_norm", "post_attention_layernorm"),
+               ("post_ffw_norm", "post_feedforward_layernorm")] + QK_NORMS, ATTN + MLP),
+    "smollm3": (PRE_NORMS, ATTN + MLP),
+}
+# Architectures whose Q and K rows llama.cpp's converter permutes (a LlamaModel's).
+PERMUTED = ("llama", "smollm3")
+
+
 def dense_tensors(sd, cfg, arch):
     """A dense model under llama.cpp's names: Gemma's norm weights plus one (its LM head tied,
-    not written), Qwen2's Q/K/V biases, Qwen3's and Gemma 3's Q and K norms."""
-    gemma = arch in ("gemma2", "gemma3")
-    one = 1 if gemma else 0
+    not written), Qwen2's Q/K/V biases, Q and K rows permuted where llama.cpp permutes them."""
+    one = 1 if arch in ("gemma2", "gemma3") else 0
     out = {"token_embd.weight": sd["model.embed_tokens.weight"],
            "output_norm.weight": sd["model.norm.weight"] + one}
     if not cfg.tie_word_embeddings:
         out["output.weight"] = sd["lm_head.weight"]
-    norms = [("attn_norm", "input_layernorm"), ("ffn_norm", "post_attention_layernorm")]
-    if gemma:
-        norms = [("attn_norm", "input_layernorm"), ("post_attention_norm", "post_attention_layernorm"),
-                 ("ffn_norm", "pre_feedforward_layernorm"), ("post_ffw_norm", "post_feedforward_layernorm")]
-    if arch in ("qwen3", "gemma3"):
-        norms += [("attn_q_norm", "self_attn.q_norm"), ("attn_k_norm", "self_attn.k_norm")]
+    norms, layer = DENSE[arch]
     for b in range(cfg.num_hidden_layers):
         p = f"model.layers.{b}."
         for ours, theirs in norms:
             out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"] + one
-        for ours, theirs in (("attn_q", "self_attn.q_proj"), ("attn_k", "self_attn.k_proj"),
-                             ("attn_v", "self_attn.v_proj"), ("attn_output", "self_attn.o_proj"),
-                             ("ffn_gate", "mlp.gate_proj"), ("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")):
+        for ours, theirs in layer:
             out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+        if arch in PERMUTED:
+            out[f"blk.{b}.attn_q.weight"] = permute(out[f"blk.{b}.attn_q.weight"], cfg.num_attention_heads)
+            out[f"blk.{b}.attn_k.weight"] = permute(out[f"blk.{b}.attn_k.weight"], cfg.num_key_value_heads)
         if arch == "qwen2":
             for x in "qkv":
                 out[f"blk.{b}.attn_{x}.bias"] = sd[p + f"self_attn.{x}_proj.bias"]
@@ -201,18 +222,25 @@ def main():
          None)
     make("qwen3", "qwen3", transformers.Qwen3Config(intermediate_size=96, head_dim=16, **dense),
          transformers.Qwen3ForCausalLM, None)
+    make("phi3", "phi3", transformers.Phi3Config(intermediate_size=96, sliding_window=None, pad_token_id=0, **dense),
+         transformers.Phi3ForCausalLM, None)
+    make("olmo2", "olmo2", transformers.Olmo2Config(intermediate_size=96, **dense), transformers.Olmo2ForCausalLM,
+         None)
+    # Four layers, so that the fourth goes without RoPE.
+    make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
+         transformers.SmolLM3ForCausalLM, None)
 
 
 def make(name, arch, cfg, cls, half):
     torch.manual_seed(0)
     model = cls(cfg).eval()
     with torch.no_grad():
-        if arch in ("gemma2", "gemma3", "qwen3"):
+        if arch in ("gemma2", "gemma3", "qwen3", "olmo2"):
             # Norm weights at random (Gemma's around 0, since its norms scale by 1 + w; Qwen3's
             # around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():
                 if "norm" in n:
-                    p.normal_(1 if arch == "qwen3" else 0, 0.3)
+                    p.normal_(0 if arch.startswith("gemma") else 1, 0.3)
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)

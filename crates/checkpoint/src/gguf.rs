@@ -19,13 +19,17 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("qwen3moe", "qwen3_moe"),
     ("gemma2", "gemma2"),
     ("gemma3", "gemma3_text"),
+    ("phi3", "phi3"),
+    ("olmo2", "olmo2"),
+    ("smollm3", "smollm3"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
-/// layout (pairs interleaved)? A llama's, and a Mixtral's, which it writes as a llama with
-/// experts (convert_hf_to_gguf.py, `LlamaModel.permute`).
+/// layout (pairs interleaved)? A llama's (a Mixtral's too, which it writes as a llama with
+/// experts) and SmolLM3's, both converted as a `LlamaModel` (convert_hf_to_gguf.py,
+/// `LlamaModel.permute`).
 pub fn permutes_qk(arch: &str) -> bool {
-    arch == "llama"
+    matches!(arch, "llama" | "smollm3")
 }
 
 /// Does llama.cpp's converter store architecture `arch`'s RMSNorm weights w as 1 + w, the
