@@ -14,14 +14,17 @@ F32 weights:
   so that the 1 matters);
 - a Gemma 3 (architecture `gemma3`: Q and K norms too, five local layers per global one, the
   global layers' RoPE scaled linearly);
-- a dense Qwen2 (Q/K/V biases) and Qwen3 (Q and K norms).
+- a dense Qwen2 (Q/K/V biases) and Qwen3 (Q and K norms);
+- a Phi-3 (fused Q/K/V and gate/up), an OLMo 2 (norms after each sublayer), a SmolLM3 (every
+  fourth layer without RoPE) and a Granite (four multipliers), the last two with Q and K rows
+  permuted as llama.cpp's converter permutes a LlamaModel's.
 
 Each file carries a placeholder vocabulary so that llama.cpp can load it: where llama-cpp-python
 is installed, llama.cpp's own logits on the F32 file (f32 K/V cache) are compared with
 transformers' and the largest difference recorded in expected.json ("llama_cpp"), which checks
 that the files are laid out as llama.cpp reads them.
 
-Writes crates/exec/tests/fixtures/gguf/{mixtral,qwen3-moe,qwen2-moe,gemma2,gemma3,qwen2,qwen3}/{model-f32.gguf,
+Writes crates/exec/tests/fixtures/gguf/<name>/{model-f32.gguf,
 model-q8_0.gguf, model-f16.gguf or model-bf16.gguf (the first two), expected.json}.
 Usage: python3 scripts/make_gguf_fixtures.py   (needs: torch, transformers, gguf; optionally
 llama-cpp-python)
@@ -106,9 +109,10 @@ DENSE = {
     "olmo2": ([("post_attention_norm", "post_attention_layernorm"),
                ("post_ffw_norm", "post_feedforward_layernorm")] + QK_NORMS, ATTN + MLP),
     "smollm3": (PRE_NORMS, ATTN + MLP),
+    "granite": (PRE_NORMS, ATTN + MLP),
 }
 # Architectures whose Q and K rows llama.cpp's converter permutes (a LlamaModel's).
-PERMUTED = ("llama", "smollm3")
+PERMUTED = ("llama", "smollm3", "granite")
 
 
 def dense_tensors(sd, cfg, arch):
@@ -166,6 +170,11 @@ def write(path, cfg, named, kind, arch):
         w.add_final_logit_softcapping(cfg.final_logit_softcapping)
     if arch in ("gemma2", "gemma3"):
         w.add_sliding_window(cfg.sliding_window)
+    if arch == "granite":
+        w.add_embedding_scale(cfg.embedding_multiplier)
+        w.add_residual_scale(cfg.residual_multiplier)
+        w.add_attention_scale(cfg.attention_multiplier)
+        w.add_logit_scale(cfg.logits_scaling)
     if arch == "gemma3":
         full = cfg.rope_parameters["full_attention"]
         w.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
@@ -226,6 +235,10 @@ def main():
          transformers.Phi3ForCausalLM, None)
     make("olmo2", "olmo2", transformers.Olmo2Config(intermediate_size=96, **dense), transformers.Olmo2ForCausalLM,
          None)
+    # Granite's four multipliers, none of them 1, and its LM head tied.
+    make("granite", "granite", transformers.GraniteConfig(
+        intermediate_size=96, embedding_multiplier=12.0, residual_multiplier=0.22, attention_multiplier=0.0078125,
+        logits_scaling=6.0, tie_word_embeddings=True, pad_token_id=0, **dense), transformers.GraniteForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)

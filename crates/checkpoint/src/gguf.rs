@@ -22,14 +22,15 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("phi3", "phi3"),
     ("olmo2", "olmo2"),
     ("smollm3", "smollm3"),
+    ("granite", "granite"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
 /// layout (pairs interleaved)? A llama's (a Mixtral's too, which it writes as a llama with
-/// experts) and SmolLM3's, both converted as a `LlamaModel` (convert_hf_to_gguf.py,
+/// experts), SmolLM3's and Granite's, each converted as a `LlamaModel` (convert_hf_to_gguf.py,
 /// `LlamaModel.permute`).
 pub fn permutes_qk(arch: &str) -> bool {
-    matches!(arch, "llama" | "smollm3")
+    matches!(arch, "llama" | "smollm3" | "granite")
 }
 
 /// Does llama.cpp's converter store architecture `arch`'s RMSNorm weights w as 1 + w, the
@@ -185,6 +186,13 @@ fn config(
         "expert_shared_feed_forward_length",
         true,
     )?;
+    if arch == "granite" {
+        // Granite's four multipliers, under llama.cpp's names.
+        put("embedding_multiplier", "embedding_scale", false)?;
+        put("residual_multiplier", "residual_scale", false)?;
+        put("attention_multiplier", "attention.scale", false)?;
+        put("logits_scaling", "logit_scale", false)?;
+    }
     // llama.cpp writes Mixtral as a llama with experts.
     if arch == "llama" && cfg.get("num_local_experts").and_then(|v| v.as_u64()) > Some(0) {
         cfg.insert("model_type".into(), json!("mixtral"));
