@@ -110,7 +110,13 @@ DENSE = {
                ("post_ffw_norm", "post_feedforward_layernorm")] + QK_NORMS, ATTN + MLP),
     "smollm3": (PRE_NORMS, ATTN + MLP),
     "granite": (PRE_NORMS, ATTN + MLP),
+    # LayerNorms, a plain two-layer MLP, every module with a bias.
+    "starcoder2": (PRE_NORMS, ATTN + [("ffn_up", "mlp.c_fc"), ("ffn_down", "mlp.c_proj")]),
+    # One LayerNorm (no bias) before attention and MLP side by side.
+    "command-r": ([("attn_norm", "input_layernorm")], ATTN + MLP),
 }
+# Architectures whose modules all carry a bias.
+BIASED = ("starcoder2",)
 # Architectures whose Q and K rows llama.cpp's converter permutes (a LlamaModel's).
 PERMUTED = ("llama", "smollm3", "granite")
 
@@ -121,6 +127,8 @@ def dense_tensors(sd, cfg, arch):
     one = 1 if arch in ("gemma2", "gemma3") else 0
     out = {"token_embd.weight": sd["model.embed_tokens.weight"],
            "output_norm.weight": sd["model.norm.weight"] + one}
+    if arch in BIASED:
+        out["output_norm.bias"] = sd["model.norm.bias"]
     if not cfg.tie_word_embeddings:
         out["output.weight"] = sd["lm_head.weight"]
     norms, layer = DENSE[arch]
@@ -130,6 +138,9 @@ def dense_tensors(sd, cfg, arch):
             out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"] + one
         for ours, theirs in layer:
             out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+        if arch in BIASED:
+            for ours, theirs in norms + layer:
+                out[f"blk.{b}.{ours}.bias"] = sd[p + theirs + ".bias"]
         if arch in PERMUTED:
             out[f"blk.{b}.attn_q.weight"] = permute(out[f"blk.{b}.attn_q.weight"], cfg.num_attention_heads)
             out[f"blk.{b}.attn_k.weight"] = permute(out[f"blk.{b}.attn_k.weight"], cfg.num_key_value_heads)
@@ -149,7 +160,13 @@ def write(path, cfg, named, kind, arch):
     w.add_feed_forward_length(cfg.intermediate_size)
     w.add_head_count(cfg.num_attention_heads)
     w.add_head_count_kv(cfg.num_key_value_heads)
-    w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
+    if arch == "starcoder2":
+        w.add_layer_norm_eps(cfg.norm_epsilon)
+    elif arch == "command-r":
+        w.add_layer_norm_eps(cfg.layer_norm_eps)
+        w.add_logit_scale(cfg.logit_scale)
+    else:
+        w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
     rope = cfg.rope_parameters.get("full_attention", cfg.rope_parameters)
     w.add_rope_freq_base(rope["rope_theta"])
     w.add_vocab_size(cfg.vocab_size)
@@ -239,6 +256,10 @@ def main():
     make("granite", "granite", transformers.GraniteConfig(
         intermediate_size=96, embedding_multiplier=12.0, residual_multiplier=0.22, attention_multiplier=0.0078125,
         logits_scaling=6.0, tie_word_embeddings=True, pad_token_id=0, **dense), transformers.GraniteForCausalLM, None)
+    make("starcoder2", "starcoder2", transformers.Starcoder2Config(intermediate_size=96, pad_token_id=0, **dense),
+         transformers.Starcoder2ForCausalLM, None)
+    make("command-r", "command-r", transformers.CohereConfig(intermediate_size=96, logit_scale=0.25, pad_token_id=0,
+                                                             **dense), transformers.CohereForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
@@ -248,7 +269,7 @@ def make(name, arch, cfg, cls, half):
     torch.manual_seed(0)
     model = cls(cfg).eval()
     with torch.no_grad():
-        if arch in ("gemma2", "gemma3", "qwen3", "olmo2"):
+        if arch in ("gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r"):
             # Norm weights at random (Gemma's around 0, since its norms scale by 1 + w; Qwen3's
             # around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

@@ -23,6 +23,8 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("olmo2", "olmo2"),
     ("smollm3", "smollm3"),
     ("granite", "granite"),
+    ("starcoder2", "starcoder2"),
+    ("command-r", "cohere"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -186,6 +188,15 @@ fn config(
         "expert_shared_feed_forward_length",
         true,
     )?;
+    // LayerNorm's epsilon, under each config's own name.
+    match arch.as_str() {
+        "starcoder2" => put("norm_epsilon", "attention.layer_norm_epsilon", false)?,
+        "command-r" => {
+            put("layer_norm_eps", "attention.layer_norm_epsilon", false)?;
+            put("logit_scale", "logit_scale", false)?;
+        }
+        _ => {}
+    }
     if arch == "granite" {
         // Granite's four multipliers, under llama.cpp's names.
         put("embedding_multiplier", "embedding_scale", false)?;

@@ -179,7 +179,8 @@ fn every_fixture_in_bf16_runs_stored_as_it_runs_widened_to_f32() {
 /// as 1 + w) and a Gemma 3 (Q and K norms too; five local layers per global one, whose RoPE is
 /// scaled), a dense Qwen2 and Qwen3, a Phi-3 (fused Q/K/V and gate/up), an OLMo 2 (norms after
 /// each sublayer), a SmolLM3 (every fourth layer without RoPE) and a Granite (four multipliers),
-/// the last two with Q and K rows permuted. In F32 each gives transformers' logits, in one pass and token by token; its Q8_0
+/// the last two with Q and K rows permuted, a StarCoder2 (LayerNorms, biases everywhere) and a
+/// Command R (attention and MLP side by side, logits scaled). In F32 each gives transformers' logits, in one pass and token by token; its Q8_0
 /// copy, held as stored (each expert's slab of blocks multiplied on its own), gives the f32
 /// path's within the Q8_0 tolerance above.
 #[test]
@@ -196,6 +197,8 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("olmo2", false, None),
         ("smollm3", false, None),
         ("granite", false, None),
+        ("starcoder2", false, None),
+        ("command-r", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
