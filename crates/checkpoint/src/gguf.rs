@@ -10,7 +10,9 @@ use candle_core::quantized::gguf_file::Value;
 use serde_json::{json, Map};
 use std::path::Path;
 
-/// GGUF architectures anatomy reads, and the `model_type` each one is.
+/// GGUF architectures anatomy reads, and the `model_type` each one is: those with a fixture that
+/// llama.cpp itself runs as transformers does (scripts/make_gguf_fixtures.py), each the one its
+/// registry row names (`Family::gguf`).
 pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("llama", "llama"),
     ("qwen2", "qwen2"),
@@ -315,4 +317,26 @@ fn config(
         cfg.insert("_name_or_path".into(), json!(name));
     }
     Ok((serde_json::Value::Object(cfg), keys))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The GGUF architectures read are the ones the registry rows of their model types name.
+    #[test]
+    fn each_architecture_read_is_the_one_its_registry_row_names() {
+        let wrong: Vec<String> = ARCHITECTURES
+            .iter()
+            .filter_map(|(arch, model_type)| {
+                let row = anatomy_core::families::FAMILIES
+                    .iter()
+                    .find(|f| f.model_type == *model_type)
+                    .expect("a registry row");
+                (row.gguf != Some(*arch))
+                    .then(|| format!("{model_type}: {:?}, not {arch}", row.gguf))
+            })
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:?}");
+    }
 }

@@ -46,7 +46,9 @@ pub struct Family {
     /// Display name ("Llama", "Qwen3-MoE").
     pub name: &'static str,
     pub read: Reader,
-    /// llama.cpp's `general.architecture` for this family, where anatomy reads its GGUF files.
+    /// llama.cpp's `general.architecture` for this family. anatomy reads the GGUF files of those
+    /// `anatomy_checkpoint::gguf::ARCHITECTURES` lists, each checked against llama.cpp by a
+    /// fixture; a test there holds each to its row here.
     pub gguf: Option<&'static str>,
     /// Keys of the config class that do not change the forward pass (dropout, init ranges, token
     /// ids …), besides those of every config (`COMMON`).
@@ -478,7 +480,7 @@ pub static FAMILIES: &[Family] = &[
                     false,
                 ))
             },
-            None,
+            Some("qwen3moe"),
             &[TRAINING, &["router_aux_loss_coef", "output_router_logits"]],
         )
     },
@@ -502,7 +504,7 @@ pub static FAMILIES: &[Family] = &[
                 true,
             ))
         },
-        None,
+        Some("smollm3"),
         &[TRAINING, &["pretraining_tp"]],
     ),
     // Phi-3 stores q, k and v as one tensor, and gate and up as another; its projections never
@@ -523,7 +525,7 @@ pub static FAMILIES: &[Family] = &[
                 32064, 3072, 8192, 32, 32, None, None, 4096, 1e-5, 10_000.0, false,
             ))
         },
-        None,
+        Some("phi3"),
         &[TRAINING, &["resid_pdrop", "embd_pdrop", "attention_bias"]],
     ),
     // Phi-4-multimodal: Phi-3's language model, its image and audio encoders beside the token
@@ -599,7 +601,7 @@ pub static FAMILIES: &[Family] = &[
                 50304, 4096, 11008, 32, 32, None, None, 2048, 1e-5, 10_000.0, false,
             ))
         },
-        None,
+        Some("olmo2"),
         &[TRAINING],
     ),
     // FlexOlmo: OLMo 2's layer (norms after each sublayer, QK-norm over the whole projection)
@@ -3388,7 +3390,7 @@ pub static FAMILIES: &[Family] = &[
         "gemma3_text",
         "Gemma 3",
         gemma::load,
-        None,
+        Some("gemma3"),
         &[TRAINING, &["hidden_act"]],
     ),
     Family {
