@@ -44,6 +44,23 @@ pub fn norms_plus_one(arch: &str) -> bool {
     matches!(arch, "gemma2" | "gemma3")
 }
 
+/// Keys only some architectures write: (architecture, config key, its GGUF key under the
+/// architecture's prefix). LayerNorm's epsilon under each config's own name; Command R's logit
+/// scale; Granite's four multipliers.
+const OWN_KEYS: &[(&str, &str, &str)] = &[
+    ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
+    (
+        "command-r",
+        "layer_norm_eps",
+        "attention.layer_norm_epsilon",
+    ),
+    ("command-r", "logit_scale", "logit_scale"),
+    ("granite", "embedding_multiplier", "embedding_scale"),
+    ("granite", "residual_multiplier", "residual_scale"),
+    ("granite", "attention_multiplier", "attention.scale"),
+    ("granite", "logits_scaling", "logit_scale"),
+];
+
 pub fn open(path: &Path) -> Result<Checkpoint, Error> {
     let shown = path.display().to_string();
     let file = crate::open_regular(path)?;
@@ -190,21 +207,8 @@ fn config(
         "expert_shared_feed_forward_length",
         true,
     )?;
-    // LayerNorm's epsilon, under each config's own name.
-    match arch.as_str() {
-        "starcoder2" => put("norm_epsilon", "attention.layer_norm_epsilon", false)?,
-        "command-r" => {
-            put("layer_norm_eps", "attention.layer_norm_epsilon", false)?;
-            put("logit_scale", "logit_scale", false)?;
-        }
-        _ => {}
-    }
-    if arch == "granite" {
-        // Granite's four multipliers, under llama.cpp's names.
-        put("embedding_multiplier", "embedding_scale", false)?;
-        put("residual_multiplier", "residual_scale", false)?;
-        put("attention_multiplier", "attention.scale", false)?;
-        put("logits_scaling", "logit_scale", false)?;
+    for (_, name, k) in OWN_KEYS.iter().filter(|(a, ..)| *a == arch) {
+        put(name, k, false)?;
     }
     // llama.cpp writes Mixtral as a llama with experts.
     if arch == "llama" && cfg.get("num_local_experts").and_then(|v| v.as_u64()) > Some(0) {
