@@ -108,6 +108,13 @@ pub fn from_gguf(
     let v = Vocab { header, shown };
     let model = v.string("tokenizer.ggml.model")?;
     let tokens = v.strings("tokenizer.ggml.tokens")?;
+    if tokens.is_empty() {
+        return Err(Error::new(
+            shown,
+            "tokenizer.ggml.tokens",
+            "holds no tokens",
+        ));
+    }
     let mut tok = match model.as_str() {
         "gpt2" => byte_level(&v, &tokens)?,
         "llama" => sentencepiece(&v, &tokens)?,
@@ -276,19 +283,33 @@ fn sentencepiece(v: &Vocab, tokens: &[String]) -> Result<Tokenizer, Error> {
         ));
     }
     let prefix = match v.header.get("tokenizer.ggml.add_space_prefix") {
+        None => true,
         Some(Value::Bool(b)) => *b,
-        _ => true,
+        Some(_) => {
+            return Err(Error::new(
+                v.shown,
+                "tokenizer.ggml.add_space_prefix",
+                "must be a bool",
+            ))
+        }
     };
     let unk = match v.header.get("tokenizer.ggml.unknown_token_id") {
-        Some(Value::U32(id)) => *id as usize,
-        _ => 0,
+        None => 0,
+        Some(Value::U32(id)) if (*id as usize) < tokens.len() => *id as usize,
+        Some(_) => {
+            return Err(Error::new(
+                v.shown,
+                "tokenizer.ggml.unknown_token_id",
+                format!("must be a u32 id below the {} tokens", tokens.len()),
+            ))
+        }
     };
     let ids = token_ids(tokens);
     let bpe = BPE::builder()
         .vocab_and_merges(ids.clone(), merges_by_score(tokens, &scores, &ids))
         .byte_fallback(true)
         .fuse_unk(true)
-        .unk_token(tokens.get(unk).cloned().unwrap_or_default())
+        .unk_token(tokens[unk].clone())
         .build()
         .map_err(|e| v.bpe_error("tokenizer.ggml.scores", e))?;
     let mut tok = Tokenizer::new(bpe);
