@@ -413,6 +413,61 @@ impl Detokenizer {
 mod tests {
     use super::*;
 
+    /// A SentencePiece vocabulary's fields of the wrong kind are errors naming the key, never a
+    /// default or a panic.
+    #[test]
+    fn a_malformed_sentencepiece_vocabulary_is_refused_by_key() {
+        let header = |extra: Vec<(&str, Value)>, tokens: Vec<&str>| {
+            let mut metadata = vec![
+                ("tokenizer.ggml.model".into(), Value::String("llama".into())),
+                (
+                    "tokenizer.ggml.tokens".into(),
+                    Value::Array(
+                        tokens
+                            .iter()
+                            .map(|t| Value::String(t.to_string()))
+                            .collect(),
+                    ),
+                ),
+                (
+                    "tokenizer.ggml.scores".into(),
+                    Value::Array(tokens.iter().map(|_| Value::F32(0.0)).collect()),
+                ),
+            ];
+            metadata.extend(extra.into_iter().map(|(k, v)| (k.to_string(), v)));
+            anatomy_checkpoint::gguf_header::Header {
+                version: 3,
+                metadata,
+                tensors: Vec::new(),
+                alignment: 32,
+                data_start: 0,
+                file_len: 0,
+            }
+        };
+        let ok = header(vec![], vec!["<unk>", "\u{2581}a"]);
+        assert!(from_gguf(&ok, "t").is_ok());
+        for (h, key) in [
+            (header(vec![], vec![]), "tokenizer.ggml.tokens"),
+            (
+                header(
+                    vec![("tokenizer.ggml.add_space_prefix", Value::U32(1))],
+                    vec!["<unk>"],
+                ),
+                "tokenizer.ggml.add_space_prefix",
+            ),
+            (
+                header(
+                    vec![("tokenizer.ggml.unknown_token_id", Value::U32(9))],
+                    vec!["<unk>"],
+                ),
+                "tokenizer.ggml.unknown_token_id",
+            ),
+        ] {
+            let e = from_gguf(&h, "t").unwrap_err();
+            assert_eq!(e.field, key, "{e}");
+        }
+    }
+
     /// Each byte-level pre-tokenizer splits text as llama.cpp does: a vocabulary of the 256 bytes
     /// and merges that each cross a boundary one pattern draws and another does not, relabelled
     /// with every `tokenizer.ggml.pre` anatomy reads (and a whole word no merge makes), against
