@@ -22,6 +22,7 @@ from pathlib import Path
 
 import gguf
 import llama_cpp
+from gguf.vocab import bytes_to_unicode
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "crates/exec/tests/fixtures/pretokenizers.json"
@@ -41,21 +42,9 @@ TEXTS = [
 ]
 
 
-def byte_alphabet():
-    """GPT-2's spelling of each byte as a printable character (bytes_to_unicode)."""
-    keep = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAD)) + list(range(0xAE, 0x100))
-    chars, n = list(keep), 0
-    for b in range(256):
-        if b not in keep:
-            keep.append(b)
-            chars.append(256 + n)
-            n += 1
-    return {b: chr(c) for b, c in zip(keep, chars)}
-
-
 def probe_vocab():
     """The 256 byte tokens and merges that cross boundaries the patterns disagree on."""
-    spell = byte_alphabet()
+    spell = bytes_to_unicode()
     tokens = [spell[b] for b in range(256)]
 
     def word(s):

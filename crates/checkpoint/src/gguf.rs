@@ -273,11 +273,14 @@ fn config(
             "general.architecture".into(),
         ));
         let size = |k: &str| cfg.get(k).and_then(|v| v.as_u64());
-        let scalar = match size("num_hidden_layers") {
-            Some(62) => size("hidden_size")
-                .zip(size("num_attention_heads"))
-                .map(|(h, n)| h / n.max(1)),
-            _ => size("head_dim"),
+        let hidden_per_head = size("hidden_size")
+            .zip(size("num_attention_heads"))
+            .map(|(h, n)| h / n.max(1));
+        // llama.cpp's head size is the file's key_length, else hidden / heads.
+        let scalar = if size("num_hidden_layers") == Some(62) {
+            hidden_per_head
+        } else {
+            size("head_dim").or(hidden_per_head)
         };
         if let Some(s) = scalar {
             cfg.insert("query_pre_attn_scalar".into(), json!(s));

@@ -42,32 +42,14 @@ impl Kv {
             "values are [heads, t, dv]"
         );
         let need = self.len + t;
-        if need > self.room {
-            let room = need.max(want).max(2 * self.room);
-            self.k = regrown(
-                &self.k,
-                self.heads,
-                self.room,
-                room,
-                self.len * self.d,
-                self.d,
-            );
-            self.v = regrown(
-                &self.v,
-                self.heads,
-                self.room,
-                room,
-                self.len * self.dv,
-                self.dv,
-            );
-            self.room = room;
-        }
-        for h in 0..self.heads {
-            let at = (h * self.room + self.len) * self.d;
-            self.k[at..at + t * self.d].copy_from_slice(&k[h * t * self.d..][..t * self.d]);
-            let at = (h * self.room + self.len) * self.dv;
-            self.v[at..at + t * self.dv].copy_from_slice(&v[h * t * self.dv..][..t * self.dv]);
-        }
+        let room = match need > self.room {
+            true => need.max(want).max(2 * self.room),
+            false => self.room,
+        };
+        let at = (self.room, room, self.len, t);
+        put(&mut self.k, k, self.heads, at, self.d);
+        put(&mut self.v, v, self.heads, at, self.dv);
+        self.room = room;
         self.len = need;
     }
 
@@ -107,20 +89,29 @@ impl Kv {
     }
 }
 
-/// `buf` [heads, room, width] as [heads, room', width], each head's first `filled` values kept.
-fn regrown(
-    buf: &[f32],
+/// Write `src` [heads, t, width] at position `len` of each head of `buf` [heads, room, width],
+/// first moving it to `new` positions a head where that differs from `room`; `at` is
+/// (room, new, len, t).
+fn put(
+    buf: &mut Vec<f32>,
+    src: &[f32],
     heads: usize,
-    room: usize,
-    new: usize,
-    filled: usize,
+    at: (usize, usize, usize, usize),
     width: usize,
-) -> Vec<f32> {
-    let mut out = vec![0f32; heads * new * width];
-    for h in 0..heads {
-        out[h * new * width..][..filled].copy_from_slice(&buf[h * room * width..][..filled]);
+) {
+    let (room, new, len, t) = at;
+    if new != room {
+        let mut grown = vec![0f32; heads * new * width];
+        for h in 0..heads {
+            grown[h * new * width..][..len * width]
+                .copy_from_slice(&buf[h * room * width..][..len * width]);
+        }
+        *buf = grown;
     }
-    out
+    for h in 0..heads {
+        buf[(h * new + len) * width..][..t * width]
+            .copy_from_slice(&src[h * t * width..][..t * width]);
+    }
 }
 
 fn held(

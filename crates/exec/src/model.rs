@@ -164,8 +164,9 @@ impl Cache {
         kv + index + ssm
     }
 
-    /// This cache as it is, to run a step again from: cheap to take before every step, since
-    /// the keys and values, which a step only appends to, are kept by their length alone.
+    /// This cache as it is, to run a step again from, taken before every step: the keys and
+    /// values, which a step only appends to, by their length alone; the recurrent states (their
+    /// size constant in context), copied.
     fn mark(&self) -> (Cache, Vec<Option<usize>>) {
         let lens = self
             .kv
@@ -1587,8 +1588,11 @@ impl Model {
         };
         // Doge's dynamic mask: every cached key scored from the values of all K/V heads,
         // Δ = exp(A ⊙ softplus(W_dt · v + b)), [kv, total].
-        let key_scores: Option<Vec<f32>> = match (a.dynamic_mask, &reworked) {
-            (Some(_), Some(v)) => {
+        let key_scores: Option<Vec<f32>> = match a.dynamic_mask {
+            Some(_) => {
+                let v = reworked
+                    .as_ref()
+                    .expect("the values, read above for the dynamic mask");
                 let v_tok = v.transpose(0, 1)?.contiguous()?.reshape((total, kv * vd))?;
                 let bias = if a.qkv_bias {
                     Some(self.bias(Role::DynDt, Some(b))?)
@@ -1605,7 +1609,7 @@ impl Model {
                 self.keep(Some(b), "key_scores", &delta);
                 Some(delta.flatten_all()?.to_vec1()?)
             }
-            _ => None,
+            None => None,
         };
         // The cache's buffers as they are, or the keys beside values reworked above.
         let own = match &reworked {

@@ -412,7 +412,10 @@ impl QLinear {
         for &r in &order {
             match seen.get_mut(r as usize) {
                 Some(s) if !*s => *s = true,
-                _ => candle_core::bail!("row order {order:?} is not an order of {} rows", self.out),
+                // Past the rows, or a row twice.
+                Some(_) | None => {
+                    candle_core::bail!("row order {order:?} is not an order of {} rows", self.out)
+                }
             }
         }
         if order.len() != self.out {

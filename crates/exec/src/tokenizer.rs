@@ -1,5 +1,6 @@
-//! Tokenizers: `tokenizer.json` beside a safetensors checkpoint, or the vocabulary and merges
-//! embedded in a GGUF file, with the pre-tokenizer its `tokenizer.ggml.pre` names.
+//! Tokenizers: `tokenizer.json` beside a safetensors checkpoint, or the vocabulary embedded in a
+//! GGUF file (byte-level BPE split by the pre-tokenizer its `tokenizer.ggml.pre` names, or
+//! SentencePiece), tokenizing as llama.cpp does.
 
 use anatomy_core::Error;
 use candle_core::quantized::gguf_file::Value;
@@ -305,8 +306,9 @@ fn sentencepiece(v: &Vocab, tokens: &[String]) -> Result<Tokenizer, Error> {
         }
     };
     let ids = token_ids(tokens);
+    let merges = merges_by_score(tokens, &scores, &ids);
     let bpe = BPE::builder()
-        .vocab_and_merges(ids.clone(), merges_by_score(tokens, &scores, &ids))
+        .vocab_and_merges(ids, merges)
         .byte_fallback(true)
         .fuse_unk(true)
         .unk_token(tokens[unk].clone())

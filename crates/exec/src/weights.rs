@@ -298,9 +298,10 @@ impl Weights {
         let names: Vec<String> = content.tensor_infos.keys().cloned().collect();
         let mut w = Weights::new(HashMap::new(), Format::Gguf);
         // What llama.cpp's converter changed, undone: permuted Q and K rows, norms stored as 1 + w.
-        let arch = match header.get("general.architecture") {
-            Some(candle_core::quantized::gguf_file::Value::String(a)) => a.as_str(),
-            _ => "",
+        let Some(candle_core::quantized::gguf_file::Value::String(arch)) =
+            header.get("general.architecture")
+        else {
+            return Err(Error::file(&shown, "names no general.architecture"));
         };
         let permuted = anatomy_checkpoint::gguf::permutes_qk(arch);
         let plus_one = anatomy_checkpoint::gguf::norms_plus_one(arch);
