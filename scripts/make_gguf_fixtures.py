@@ -26,10 +26,11 @@ that the files are laid out as llama.cpp reads them.
 
 Writes crates/exec/tests/fixtures/gguf/<name>/{model-f32.gguf,
 model-q8_0.gguf, model-f16.gguf or model-bf16.gguf (the first two), expected.json}.
-Usage: python3 scripts/make_gguf_fixtures.py   (needs: torch, transformers, gguf; optionally
-llama-cpp-python)
+Usage: python3 scripts/make_gguf_fixtures.py [name …]   (all of them, or those named; needs:
+torch, transformers, gguf; optionally llama-cpp-python)
 """
 import json
+import sys
 import tempfile
 from pathlib import Path
 
@@ -114,20 +115,35 @@ DENSE = {
     "starcoder2": (PRE_NORMS, ATTN + [("ffn_up", "mlp.c_fc"), ("ffn_down", "mlp.c_proj")]),
     # One LayerNorm (no bias) before attention and MLP side by side.
     "command-r": ([("attn_norm", "input_layernorm")], ATTN + MLP),
+    "gemma": (PRE_NORMS, ATTN + MLP),
+    # LayerNorms with biases; a quarter of each head rotated.
+    "stablelm": (PRE_NORMS, ATTN + MLP),
+    # LayerNorms without weights: no norm tensors at all.
+    "olmo": ([], ATTN + MLP),
+    # A two-layer MLP, relu² between.
+    "arcee": (PRE_NORMS, ATTN + [("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")]),
+    "ernie4_5": (PRE_NORMS, ATTN + MLP),
+    # LayerNorm1P (scaling by 1 + w, with biases), relu², half of each head rotated.
+    "nemotron": (PRE_NORMS, ATTN + [("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")]),
 }
 # Architectures whose modules all carry a bias.
 BIASED = ("starcoder2",)
-# Architectures whose Q and K rows llama.cpp's converter permutes (a LlamaModel's).
-PERMUTED = ("llama", "smollm3", "granite")
+# Architectures whose norms alone carry a bias.
+NORM_BIASED = ("stablelm", "nemotron")
+# Architectures whose norm weights llama.cpp's converter stores as 1 + w.
+PLUS_ONE = ("gemma", "gemma2", "gemma3", "nemotron")
+# Architectures whose Q and K rows llama.cpp's converter permutes (a LlamaModel's, and OLMo's).
+PERMUTED = ("llama", "smollm3", "granite", "arcee", "olmo")
 
 
 def dense_tensors(sd, cfg, arch):
     """A dense model under llama.cpp's names: Gemma's norm weights plus one (its LM head tied,
     not written), Qwen2's Q/K/V biases, Q and K rows permuted where llama.cpp permutes them."""
-    one = 1 if arch in ("gemma2", "gemma3") else 0
-    out = {"token_embd.weight": sd["model.embed_tokens.weight"],
-           "output_norm.weight": sd["model.norm.weight"] + one}
-    if arch in BIASED:
+    one = 1 if arch in PLUS_ONE else 0
+    out = {"token_embd.weight": sd["model.embed_tokens.weight"]}
+    if "model.norm.weight" in sd:
+        out["output_norm.weight"] = sd["model.norm.weight"] + one
+    if arch in BIASED + NORM_BIASED:
         out["output_norm.bias"] = sd["model.norm.bias"]
     if not cfg.tie_word_embeddings:
         out["output.weight"] = sd["lm_head.weight"]
@@ -138,8 +154,8 @@ def dense_tensors(sd, cfg, arch):
             out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"] + one
         for ours, theirs in layer:
             out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
-        if arch in BIASED:
-            for ours, theirs in norms + layer:
+        if arch in BIASED + NORM_BIASED:
+            for ours, theirs in norms + (layer if arch in BIASED else []):
                 out[f"blk.{b}.{ours}.bias"] = sd[p + theirs + ".bias"]
         if arch in PERMUTED:
             out[f"blk.{b}.attn_q.weight"] = permute(out[f"blk.{b}.attn_q.weight"], cfg.num_attention_heads)
@@ -162,6 +178,14 @@ def write(path, cfg, named, kind, arch):
     w.add_head_count_kv(cfg.num_key_value_heads)
     if arch == "starcoder2":
         w.add_layer_norm_eps(cfg.norm_epsilon)
+    elif arch == "stablelm":
+        w.add_layer_norm_eps(cfg.layer_norm_eps)
+    elif arch == "nemotron":
+        w.add_layer_norm_eps(cfg.norm_eps)
+    elif arch == "olmo":
+        # transformers' OLMo LayerNorm has no epsilon setting: 1e-5, as llama.cpp's converter
+        # writes.
+        w.add_layer_norm_eps(1e-5)
     elif arch == "command-r":
         w.add_layer_norm_eps(cfg.layer_norm_eps)
         w.add_logit_scale(cfg.logit_scale)
@@ -177,9 +201,12 @@ def write(path, cfg, named, kind, arch):
         w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
     if arch in ("llama", "qwen3moe", "qwen2moe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
-    if arch in ("qwen3moe", "gemma2", "gemma3", "qwen3"):
+    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
+    if arch in ("stablelm", "nemotron"):
+        head = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+        w.add_rope_dimension_count(int(head * rope["partial_rotary_factor"]))
     if arch == "qwen2moe":
         w.add_expert_shared_feed_forward_length(cfg.shared_expert_intermediate_size)
     if arch == "gemma2":
@@ -260,21 +287,38 @@ def main():
          transformers.Starcoder2ForCausalLM, None)
     make("command-r", "command-r", transformers.CohereConfig(intermediate_size=96, logit_scale=0.25, pad_token_id=0,
                                                              **dense), transformers.CohereForCausalLM, None)
+    make("gemma", "gemma", transformers.GemmaConfig(intermediate_size=96, head_dim=16, **dense),
+         transformers.GemmaForCausalLM, None)
+    make("stablelm", "stablelm", transformers.StableLmConfig(intermediate_size=96, **dense),
+         transformers.StableLmForCausalLM, None)
+    # OLMo 1's published configs have as many K/V heads as query heads.
+    make("olmo", "olmo", transformers.OlmoConfig(intermediate_size=96, pad_token_id=0,
+                                                 **{**dense, "num_key_value_heads": 4}),
+         transformers.OlmoForCausalLM, None)
+    make("arcee", "arcee", transformers.ArceeConfig(intermediate_size=96, pad_token_id=0, **dense),
+         transformers.ArceeForCausalLM, None)
+    make("ernie4_5", "ernie4_5", transformers.Ernie4_5Config(intermediate_size=96, head_dim=16, pad_token_id=0,
+                                                              **dense), transformers.Ernie4_5ForCausalLM, None)
+    make("nemotron", "nemotron", transformers.NemotronConfig(intermediate_size=96, pad_token_id=0, **dense),
+         transformers.NemotronForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
 
 
 def make(name, arch, cfg, cls, half):
+    if sys.argv[1:] and name not in sys.argv[1:]:
+        return
     torch.manual_seed(0)
     model = cls(cfg).eval()
     with torch.no_grad():
-        if arch in ("gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r"):
-            # Norm weights at random (Gemma's around 0, since its norms scale by 1 + w; Qwen3's
-            # around 1), so that how each is stored is tested.
+        if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
+                    "arcee", "ernie4_5", "nemotron"):
+            # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
+            # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():
                 if "norm" in n:
-                    p.normal_(0 if arch.startswith("gemma") else 1, 0.3)
+                    p.normal_(0 if arch in PLUS_ONE or n.endswith("bias") else 1, 0.3)
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)

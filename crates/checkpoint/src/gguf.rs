@@ -27,21 +27,27 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("granite", "granite"),
     ("starcoder2", "starcoder2"),
     ("command-r", "cohere"),
+    ("gemma", "gemma"),
+    ("stablelm", "stablelm"),
+    ("olmo", "olmo"),
+    ("arcee", "arcee"),
+    ("ernie4_5", "ernie4_5"),
+    ("nemotron", "nemotron"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
 /// layout (pairs interleaved)? A llama's (a Mixtral's too, which it writes as a llama with
-/// experts), SmolLM3's and Granite's, each converted as a `LlamaModel` (convert_hf_to_gguf.py,
-/// `LlamaModel.permute`).
+/// experts), SmolLM3's, Granite's and Arcee's, each converted as a `LlamaModel`
+/// (convert_hf_to_gguf.py, `LlamaModel.permute`), and OLMo's, which calls that permute.
 pub fn permutes_qk(arch: &str) -> bool {
-    matches!(arch, "llama" | "smollm3" | "granite")
+    matches!(arch, "llama" | "smollm3" | "granite" | "arcee" | "olmo")
 }
 
-/// Does llama.cpp's converter store architecture `arch`'s RMSNorm weights w as 1 + w, the
-/// factor its norm multiplies by? Gemma's norms scale by 1 + w (convert_hf_to_gguf.py adds 1 to
-/// every `norm.weight`).
+/// Does llama.cpp's converter store architecture `arch`'s norm weights w as 1 + w, the factor
+/// its norm multiplies by? Gemma's RMSNorms and Nemotron's LayerNorm1P scale by 1 + w
+/// (convert_hf_to_gguf.py adds 1 to every `norm.weight` of theirs).
 pub fn norms_plus_one(arch: &str) -> bool {
-    matches!(arch, "gemma2" | "gemma3")
+    matches!(arch, "gemma" | "gemma2" | "gemma3" | "nemotron")
 }
 
 /// Keys only some architectures write: (architecture, config key, its GGUF key under the
@@ -49,6 +55,8 @@ pub fn norms_plus_one(arch: &str) -> bool {
 /// scale; Granite's four multipliers.
 const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
+    ("stablelm", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("nemotron", "norm_eps", "attention.layer_norm_epsilon"),
     (
         "command-r",
         "layer_norm_eps",
@@ -209,6 +217,17 @@ fn config(
     )?;
     for (_, name, k) in OWN_KEYS.iter().filter(|(a, ..)| *a == arch) {
         put(name, k, false)?;
+    }
+    // llama.cpp's head size is the file's key_length, else hidden / heads, whatever default the
+    // family's config class has (Ernie 4.5's and Qwen3's 128, Gemma's 256).
+    if !cfg.contains_key("head_dim") {
+        let size = |k: &str| cfg.get(k).and_then(|v| v.as_u64());
+        if let Some((h, n)) =
+            size("hidden_size").zip(size("num_attention_heads").filter(|n| *n > 0))
+        {
+            cfg.insert("head_dim".into(), json!(h / n));
+            keys.push(("head_dim".into(), format!("{arch}.embedding_length")));
+        }
     }
     // llama.cpp writes Mixtral as a llama with experts.
     if arch == "llama" && cfg.get("num_local_experts").and_then(|v| v.as_u64()) > Some(0) {

@@ -199,6 +199,12 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("granite", false, None),
         ("starcoder2", false, None),
         ("command-r", false, None),
+        ("gemma", false, None),
+        ("stablelm", false, None),
+        ("olmo", false, None),
+        ("arcee", false, None),
+        ("ernie4_5", false, None),
+        ("nemotron", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
