@@ -66,7 +66,7 @@ def tensors(sd, cfg, arch):
         q, k = sd[p + "self_attn.q_proj.weight"], sd[p + "self_attn.k_proj.weight"]
         if mixtral:
             q, k = permute(q, cfg.num_attention_heads), permute(k, cfg.num_key_value_heads)
-        elif arch == "qwen3moe":
+        elif arch in ("qwen3moe", "olmoe"):
             out[f"blk.{b}.attn_q_norm.weight"] = sd[p + "self_attn.q_norm.weight"]
             out[f"blk.{b}.attn_k_norm.weight"] = sd[p + "self_attn.k_norm.weight"]
         else:
@@ -123,6 +123,9 @@ DENSE = {
     # A two-layer MLP, relu² between.
     "arcee": (PRE_NORMS, ATTN + [("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")]),
     "ernie4_5": (PRE_NORMS, ATTN + MLP),
+    # The norm before the MLP under llama.cpp's post_attention_norm; Q/K/V biases.
+    "seed_oss": ([("attn_norm", "input_layernorm"), ("post_attention_norm", "post_attention_layernorm")],
+                 ATTN + MLP),
     # LayerNorm1P (scaling by 1 + w, with biases), relu², half of each head rotated.
     "nemotron": (PRE_NORMS, ATTN + [("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")]),
 }
@@ -160,7 +163,7 @@ def dense_tensors(sd, cfg, arch):
         if arch in PERMUTED:
             out[f"blk.{b}.attn_q.weight"] = permute(out[f"blk.{b}.attn_q.weight"], cfg.num_attention_heads)
             out[f"blk.{b}.attn_k.weight"] = permute(out[f"blk.{b}.attn_k.weight"], cfg.num_key_value_heads)
-        if arch == "qwen2":
+        if arch in ("qwen2", "seed_oss"):
             for x in "qkv":
                 out[f"blk.{b}.attn_{x}.bias"] = sd[p + f"self_attn.{x}_proj.bias"]
     return out
@@ -199,9 +202,12 @@ def write(path, cfg, named, kind, arch):
     elif arch in ("qwen3moe", "qwen2moe"):
         w.add_expert_count(cfg.num_experts)
         w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
-    if arch in ("llama", "qwen3moe", "qwen2moe"):
+    elif arch == "olmoe":
+        # Its experts are intermediate_size wide: feed_forward_length.
+        w.add_expert_count(cfg.num_experts)
+    if arch in ("llama", "qwen3moe", "qwen2moe", "olmoe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
-    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3"):
+    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch in ("stablelm", "nemotron"):
@@ -301,6 +307,13 @@ def main():
                                                               **dense), transformers.Ernie4_5ForCausalLM, None)
     make("nemotron", "nemotron", transformers.NemotronConfig(intermediate_size=96, pad_token_id=0, **dense),
          transformers.NemotronForCausalLM, None)
+    # Q and K norms over all heads (as many K/V heads as query heads, as published and as llama.cpp
+    # requires); the chosen experts' weights not renormalized, as llama.cpp does.
+    make("olmoe", "olmoe", transformers.OlmoeConfig(intermediate_size=32, num_experts=4, pad_token_id=0,
+                                                   **{**small, "num_key_value_heads": 4}),
+         transformers.OlmoeForCausalLM, None)
+    make("seed_oss", "seed_oss", transformers.SeedOssConfig(intermediate_size=96, head_dim=16, pad_token_id=0,
+                                                             **dense), transformers.SeedOssForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
@@ -313,7 +326,7 @@ def make(name, arch, cfg, cls, half):
     model = cls(cfg).eval()
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
-                    "arcee", "ernie4_5", "nemotron"):
+                    "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

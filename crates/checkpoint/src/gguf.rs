@@ -33,6 +33,8 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("arcee", "arcee"),
     ("ernie4_5", "ernie4_5"),
     ("nemotron", "nemotron"),
+    ("olmoe", "olmoe"),
+    ("seed_oss", "seed_oss"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -48,6 +50,24 @@ pub fn permutes_qk(arch: &str) -> bool {
 /// (convert_hf_to_gguf.py adds 1 to every `norm.weight` of theirs).
 pub fn norms_plus_one(arch: &str) -> bool {
     matches!(arch, "gemma" | "gemma2" | "gemma3" | "nemotron")
+}
+
+/// Layer tensors llama.cpp names otherwise for some architectures than for the rest:
+/// (architecture, its name, the name anatomy's naming gives the role). Seed-OSS's norm before
+/// the MLP is `post_attention_norm` there, a llama's `ffn_norm`.
+const RENAMED: &[(&str, &str, &str)] = &[("seed_oss", "post_attention_norm", "ffn_norm")];
+
+/// The name anatomy reads GGUF tensor `name` of architecture `arch` under (`RENAMED`).
+pub fn tensor_name(arch: &str, name: &str) -> String {
+    let layer = name.strip_prefix("blk.").and_then(|r| r.split_once('.'));
+    if let Some((b, rest)) = layer {
+        for (_, from, to) in RENAMED.iter().filter(|(a, ..)| *a == arch) {
+            if let Some(suffix) = rest.strip_prefix(from).filter(|s| s.starts_with('.')) {
+                return format!("blk.{b}.{to}{suffix}");
+            }
+        }
+    }
+    name.to_string()
 }
 
 /// Keys only some architectures write: (architecture, config key, its GGUF key under the
@@ -91,11 +111,15 @@ pub fn read<R: std::io::Read + std::io::Seek>(
     for p in &mut problems {
         p.file = shown.to_string();
     }
+    let arch = match header.get("general.architecture") {
+        Some(Value::String(a)) => a.clone(),
+        _ => String::new(),
+    };
     let mut tensors: Vec<Stored> = header
         .tensors
         .iter()
         .map(|t| Stored {
-            name: t.name.clone(),
+            name: tensor_name(&arch, &t.name),
             shape: t.shape.clone(),
             dtype: gguf_header::type_name(t.type_id),
         })

@@ -306,6 +306,8 @@ impl Weights {
         let permuted = anatomy_checkpoint::gguf::permutes_qk(arch);
         let plus_one = anatomy_checkpoint::gguf::norms_plus_one(arch);
         for (i, name) in names.iter().enumerate() {
+            // Read under the file's name, held under the one the model asks for.
+            let key = anatomy_checkpoint::gguf::tensor_name(arch, name);
             let heads = if !permuted {
                 None
             } else if name.ends_with("attn_q.weight") {
@@ -338,7 +340,7 @@ impl Weights {
                     q = q.and_then(|q| q.reordered(llama_order(out, h)));
                 }
                 let q = q.map_err(|e| err(&shown, e))?;
-                w.stored.insert(name.clone(), Stored::Own(q));
+                w.stored.insert(key.clone(), Stored::Own(q));
                 progress(i + 1, names.len());
                 continue;
             }
@@ -349,7 +351,7 @@ impl Weights {
                 // A layer's experts stacked [E, out, in]: one 2-D tensor each, `name[e]`, so
                 // each is multiplied on its own and only when routed to.
                 for (e, part) in split_experts(&q, hold).map_err(|e| err(&shown, e))? {
-                    let part_name = format!("{name}[{e}]");
+                    let part_name = format!("{key}[{e}]");
                     match part {
                         Part::Stored(s) => w.stored.insert(part_name, s).map(|_| ()),
                         Part::F32(t) => w.tensors.insert(part_name, t).map(|_| ()),
@@ -365,7 +367,7 @@ impl Weights {
                 let data = q.data().map_err(|e| err(&shown, e))?;
                 let h = half_linear(&data, half, out, n, order.as_deref());
                 w.stored
-                    .insert(name.clone(), Stored::Half(h.map_err(|e| err(&shown, e))?));
+                    .insert(key.clone(), Stored::Half(h.map_err(|e| err(&shown, e))?));
                 progress(i + 1, names.len());
                 continue;
             }
@@ -374,7 +376,7 @@ impl Weights {
                 if let Some(h) = heads {
                     q = unpermute_blocks(&q, h).map_err(|e| err(&shown, e))?;
                 }
-                w.stored.insert(name.clone(), Stored::Blocks(q));
+                w.stored.insert(key.clone(), Stored::Blocks(q));
             } else {
                 let mut t = q.dequantize(&Device::Cpu).map_err(|e| err(&shown, e))?;
                 if let Some(h) = heads {
@@ -383,7 +385,7 @@ impl Weights {
                 if plus_one && name.ends_with("norm.weight") {
                     t = t.affine(1.0, -1.0).map_err(|e| err(&shown, e))?;
                 }
-                w.tensors.insert(name.clone(), t);
+                w.tensors.insert(key.clone(), t);
             }
             progress(i + 1, names.len());
         }

@@ -205,6 +205,8 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("arcee", false, None),
         ("ernie4_5", false, None),
         ("nemotron", false, None),
+        ("olmoe", true, None),
+        ("seed_oss", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }

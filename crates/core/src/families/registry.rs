@@ -967,7 +967,7 @@ pub static FAMILIES: &[Family] = &[
                 false,
             ))
         },
-        None,
+        Some("seed_oss"),
         &[TRAINING, &["pretraining_tp", "residual_dropout"]],
     ),
     // GLM-4 (0414): norms around each sublayer under its own names, gate and up in one tensor,
