@@ -54,6 +54,10 @@ def tensors(sd, cfg, arch):
     """The state dict under llama.cpp's names, experts stacked."""
     if arch in DENSE:
         return dense_tensors(sd, cfg, arch)
+    if arch == "phi2":
+        return phi2_tensors(sd, cfg)
+    if arch == "starcoder":
+        return starcoder_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -139,6 +143,35 @@ PLUS_ONE = ("gemma", "gemma2", "gemma3", "nemotron")
 PERMUTED = ("llama", "smollm3", "granite", "arcee", "olmo")
 
 
+def phi2_tensors(sd, cfg):
+    """Phi-2 (transformers' `phi`): LayerNorms, every module and the LM head with a bias."""
+    out = {"token_embd.weight": sd["model.embed_tokens.weight"]}
+    for x in ("weight", "bias"):
+        out[f"output_norm.{x}"] = sd[f"model.final_layernorm.{x}"]
+        out[f"output.{x}"] = sd[f"lm_head.{x}"]
+        for b in range(cfg.num_hidden_layers):
+            p = f"model.layers.{b}."
+            for ours, theirs in (("attn_norm", "input_layernorm"), ("attn_q", "self_attn.q_proj"),
+                                 ("attn_k", "self_attn.k_proj"), ("attn_v", "self_attn.v_proj"),
+                                 ("attn_output", "self_attn.dense"), ("ffn_up", "mlp.fc1"), ("ffn_down", "mlp.fc2")):
+                out[f"blk.{b}.{ours}.{x}"] = sd[f"{p}{theirs}.{x}"]
+    return out
+
+
+def starcoder_tensors(sd, cfg):
+    """StarCoder (transformers' `gpt_bigcode`): learned positions, Q/K/V fused with one K/V head,
+    LayerNorms, every module with a bias, the LM head tied."""
+    out = {"token_embd.weight": sd["transformer.wte.weight"], "position_embd.weight": sd["transformer.wpe.weight"]}
+    for x in ("weight", "bias"):
+        out[f"output_norm.{x}"] = sd[f"transformer.ln_f.{x}"]
+        for b in range(cfg.num_hidden_layers):
+            p = f"transformer.h.{b}."
+            for ours, theirs in (("attn_norm", "ln_1"), ("attn_qkv", "attn.c_attn"), ("attn_output", "attn.c_proj"),
+                                 ("ffn_norm", "ln_2"), ("ffn_up", "mlp.c_fc"), ("ffn_down", "mlp.c_proj")):
+                out[f"blk.{b}.{ours}.{x}"] = sd[f"{p}{theirs}.{x}"]
+    return out
+
+
 def dense_tensors(sd, cfg, arch):
     """A dense model under llama.cpp's names: Gemma's norm weights plus one (its LM head tied,
     not written), Qwen2's Q/K/V biases, Q and K rows permuted where llama.cpp permutes them."""
@@ -176,10 +209,12 @@ def write(path, cfg, named, kind, arch):
     w.add_block_count(cfg.num_hidden_layers)
     w.add_context_length(cfg.max_position_embeddings)
     w.add_embedding_length(cfg.hidden_size)
-    w.add_feed_forward_length(cfg.intermediate_size)
+    w.add_feed_forward_length(cfg.n_inner if arch == "starcoder" else cfg.intermediate_size)
     w.add_head_count(cfg.num_attention_heads)
-    w.add_head_count_kv(cfg.num_key_value_heads)
-    if arch == "starcoder2":
+    w.add_head_count_kv(1 if arch == "starcoder" else cfg.num_key_value_heads)
+    if arch in ("phi2", "starcoder"):
+        w.add_layer_norm_eps(cfg.layer_norm_eps if arch == "phi2" else cfg.layer_norm_epsilon)
+    elif arch == "starcoder2":
         w.add_layer_norm_eps(cfg.norm_epsilon)
     elif arch == "stablelm":
         w.add_layer_norm_eps(cfg.layer_norm_eps)
@@ -194,8 +229,10 @@ def write(path, cfg, named, kind, arch):
         w.add_logit_scale(cfg.logit_scale)
     else:
         w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
-    rope = cfg.rope_parameters.get("full_attention", cfg.rope_parameters)
-    w.add_rope_freq_base(rope["rope_theta"])
+    rope = getattr(cfg, "rope_parameters", None) or {}
+    rope = rope.get("full_attention", rope)
+    if "rope_theta" in rope:
+        w.add_rope_freq_base(rope["rope_theta"])
     w.add_vocab_size(cfg.vocab_size)
     if arch == "llama":
         w.add_expert_count(cfg.num_local_experts)
@@ -210,7 +247,7 @@ def write(path, cfg, named, kind, arch):
     if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
-    if arch in ("stablelm", "nemotron"):
+    if arch in ("stablelm", "nemotron", "phi2"):
         head = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
         w.add_rope_dimension_count(int(head * rope["partial_rotary_factor"]))
     if arch == "qwen2moe":
@@ -314,6 +351,11 @@ def main():
          transformers.OlmoeForCausalLM, None)
     make("seed_oss", "seed_oss", transformers.SeedOssConfig(intermediate_size=96, head_dim=16, pad_token_id=0,
                                                              **dense), transformers.SeedOssForCausalLM, None)
+    make("phi2", "phi2", transformers.PhiConfig(intermediate_size=96, **{**dense, "num_key_value_heads": 4}),
+         transformers.PhiForCausalLM, None)
+    make("starcoder", "starcoder", transformers.GPTBigCodeConfig(n_embd=64, n_layer=2, n_head=4, n_positions=128,
+                                                                 vocab_size=97, n_inner=96),
+         transformers.GPTBigCodeForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
@@ -326,11 +368,11 @@ def make(name, arch, cfg, cls, half):
     model = cls(cfg).eval()
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
-                    "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss"):
+                    "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():
-                if "norm" in n:
+                if "norm" in n or ".ln_" in n:
                     p.normal_(0 if arch in PLUS_ONE or n.endswith("bias") else 1, 0.3)
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:

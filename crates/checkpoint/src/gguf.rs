@@ -35,6 +35,8 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("nemotron", "nemotron"),
     ("olmoe", "olmoe"),
     ("seed_oss", "seed_oss"),
+    ("phi2", "phi"),
+    ("starcoder", "gpt_bigcode"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -76,6 +78,13 @@ pub fn tensor_name(arch: &str, name: &str) -> String {
 const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
     ("stablelm", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("phi2", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    (
+        "starcoder",
+        "layer_norm_epsilon",
+        "attention.layer_norm_epsilon",
+    ),
+    ("starcoder", "n_inner", "feed_forward_length"),
     ("nemotron", "norm_eps", "attention.layer_norm_epsilon"),
     (
         "command-r",
@@ -239,8 +248,31 @@ fn config(
         "expert_shared_feed_forward_length",
         true,
     )?;
-    for (_, name, k) in OWN_KEYS.iter().filter(|(a, ..)| *a == arch) {
+    let own: Vec<_> = OWN_KEYS.iter().filter(|(a, ..)| *a == arch).collect();
+    for (_, name, k) in &own {
         put(name, k, false)?;
+    }
+    // The architecture's own name for a key replaces the common one (StarCoder's n_inner).
+    for (_, name, k) in own {
+        let full = format!("{arch}.{k}");
+        let common: Vec<String> = keys
+            .iter()
+            .filter(|(n, f)| *f == full && n != name)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in common {
+            cfg.remove(&n);
+            keys.retain(|(k, _)| *k != n);
+        }
+    }
+    if arch == "starcoder" {
+        // GPTBigCode says multi_query, one K/V head, or none: as many as the query heads.
+        if let Some(kv) = cfg.remove("num_key_value_heads") {
+            cfg.insert("multi_query".into(), json!(kv.as_u64() == Some(1)));
+            for k in keys.iter_mut().filter(|(k, _)| k == "num_key_value_heads") {
+                k.0 = "multi_query".into();
+            }
+        }
     }
     // llama.cpp's head size is the file's key_length, else hidden / heads, whatever default the
     // family's config class has (Ernie 4.5's and Qwen3's 128, Gemma's 256).
