@@ -58,6 +58,8 @@ def tensors(sd, cfg, arch):
         return phi2_tensors(sd, cfg)
     if arch == "starcoder":
         return starcoder_tensors(sd, cfg)
+    if arch == "gptneox":
+        return gptneox_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -172,6 +174,25 @@ def starcoder_tensors(sd, cfg):
     return out
 
 
+def gptneox_tensors(sd, cfg):
+    """GPT-NeoX: LayerNorms and every module with a bias, Q/K/V fused, which llama.cpp's converter
+    moves from each head's q, k, v together to all queries, then keys, then values."""
+    heads = cfg.num_attention_heads
+    out = {"token_embd.weight": sd["gpt_neox.embed_in.weight"], "output.weight": sd["embed_out.weight"]}
+    for x in ("weight", "bias"):
+        out[f"output_norm.{x}"] = sd[f"gpt_neox.final_layer_norm.{x}"]
+        for b in range(cfg.num_hidden_layers):
+            p = f"gpt_neox.layers.{b}."
+            for ours, theirs in (("attn_norm", "input_layernorm"), ("attn_qkv", "attention.query_key_value"),
+                                 ("attn_output", "attention.dense"), ("ffn_norm", "post_attention_layernorm"),
+                                 ("ffn_up", "mlp.dense_h_to_4h"), ("ffn_down", "mlp.dense_4h_to_h")):
+                t = sd[f"{p}{theirs}.{x}"]
+                if ours == "attn_qkv":
+                    t = t.reshape(heads, 3, -1, *t.shape[1:]).swapaxes(0, 1).reshape(t.shape)
+                out[f"blk.{b}.{ours}.{x}"] = t
+    return out
+
+
 def dense_tensors(sd, cfg, arch):
     """A dense model under llama.cpp's names: Gemma's norm weights plus one (its LM head tied,
     not written), Qwen2's Q/K/V biases, Q and K rows permuted where llama.cpp permutes them."""
@@ -212,8 +233,10 @@ def write(path, cfg, named, kind, arch):
     w.add_feed_forward_length(cfg.n_inner if arch == "starcoder" else cfg.intermediate_size)
     w.add_head_count(cfg.num_attention_heads)
     w.add_head_count_kv(1 if arch == "starcoder" else cfg.num_key_value_heads)
-    if arch in ("phi2", "starcoder"):
-        w.add_layer_norm_eps(cfg.layer_norm_eps if arch == "phi2" else cfg.layer_norm_epsilon)
+    if arch in ("phi2", "starcoder", "gptneox"):
+        w.add_layer_norm_eps(cfg.layer_norm_epsilon if arch == "starcoder" else cfg.layer_norm_eps)
+    if arch == "gptneox":
+        w.add_parallel_residual(cfg.use_parallel_residual)
     elif arch == "starcoder2":
         w.add_layer_norm_eps(cfg.norm_epsilon)
     elif arch == "stablelm":
@@ -247,7 +270,7 @@ def write(path, cfg, named, kind, arch):
     if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
-    if arch in ("stablelm", "nemotron", "phi2"):
+    if arch in ("stablelm", "nemotron", "phi2", "gptneox"):
         head = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
         w.add_rope_dimension_count(int(head * rope["partial_rotary_factor"]))
     if arch == "qwen2moe":
@@ -356,6 +379,8 @@ def main():
     make("starcoder", "starcoder", transformers.GPTBigCodeConfig(n_embd=64, n_layer=2, n_head=4, n_positions=128,
                                                                  vocab_size=97, n_inner=96),
          transformers.GPTBigCodeForCausalLM, None)
+    make("gptneox", "gptneox", transformers.GPTNeoXConfig(intermediate_size=96, **{**dense, "num_key_value_heads": 4}),
+         transformers.GPTNeoXForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
@@ -368,7 +393,7 @@ def make(name, arch, cfg, cls, half):
     model = cls(cfg).eval()
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
-                    "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder"):
+                    "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

@@ -37,6 +37,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("seed_oss", "seed_oss"),
     ("phi2", "phi"),
     ("starcoder", "gpt_bigcode"),
+    ("gptneox", "gpt_neox"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -45,6 +46,14 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
 /// (convert_hf_to_gguf.py, `LlamaModel.permute`), and OLMo's, which calls that permute.
 pub fn permutes_qk(arch: &str) -> bool {
     matches!(arch, "llama" | "smollm3" | "granite" | "arcee" | "olmo")
+}
+
+/// Does llama.cpp's converter store architecture `arch`'s fused Q/K/V rows (and bias) as all
+/// queries, then keys, then values, where transformers keeps each head's three together?
+/// GPT-NeoX's (convert_hf_to_gguf.py moves them, as llama.cpp's graph splits the fused output
+/// into three blocks).
+pub fn reorders_qkv(arch: &str) -> bool {
+    matches!(arch, "gptneox")
 }
 
 /// Does llama.cpp's converter store architecture `arch`'s norm weights w as 1 + w, the factor
@@ -79,6 +88,8 @@ const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
     ("stablelm", "layer_norm_eps", "attention.layer_norm_epsilon"),
     ("phi2", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("gptneox", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("gptneox", "rotary_emb_base", "rope.freq_base"),
     (
         "starcoder",
         "layer_norm_epsilon",
@@ -265,6 +276,36 @@ fn config(
             keys.retain(|(k, _)| *k != n);
         }
     }
+    if arch == "gptneox" {
+        // GPT-NeoX's config has no K/V head count (it has as many as query heads), and says
+        // whether attention and MLP run side by side.
+        let kv = cfg.remove("num_key_value_heads");
+        keys.retain(|(k, _)| k != "num_key_value_heads");
+        if kv.is_some() && kv != cfg.get("num_attention_heads").cloned() {
+            return Err(Error::new(
+                shown,
+                "gptneox.attention.head_count_kv",
+                "differs from attention.head_count; GPT-NeoX has as many K/V heads as query heads",
+            ));
+        }
+        match key("use_parallel_residual") {
+            Some(Value::Bool(b)) => {
+                cfg.insert("use_parallel_residual".into(), json!(b));
+                keys.push((
+                    "use_parallel_residual".into(),
+                    "gptneox.use_parallel_residual".into(),
+                ));
+            }
+            Some(_) => {
+                return Err(Error::new(
+                    shown,
+                    "gptneox.use_parallel_residual",
+                    "must be a bool",
+                ))
+            }
+            None => {}
+        }
+    }
     if arch == "starcoder" {
         // GPTBigCode says multi_query, one K/V head, or none: as many as the query heads.
         if let Some(kv) = cfg.remove("num_key_value_heads") {
@@ -314,6 +355,18 @@ fn config(
             if rot != hd {
                 cfg.insert("partial_rotary_factor".into(), json!(rot / hd));
                 keys.push(("partial_rotary_factor".into(), full));
+            }
+        }
+    }
+    if arch == "gptneox" {
+        // GPT-NeoX's config names the rotated fraction rotary_pct.
+        if let Some(f) = cfg.remove("partial_rotary_factor") {
+            cfg.insert("rotary_pct".into(), f);
+            for k in keys
+                .iter_mut()
+                .filter(|(k, _)| k == "partial_rotary_factor")
+            {
+                k.0 = "rotary_pct".into();
             }
         }
     }

@@ -297,27 +297,19 @@ impl Weights {
         let mut map: Option<std::sync::Arc<memmap2::Mmap>> = None;
         let names: Vec<String> = content.tensor_infos.keys().cloned().collect();
         let mut w = Weights::new(HashMap::new(), Format::Gguf);
-        // What llama.cpp's converter changed, undone: permuted Q and K rows, norms stored as 1 + w.
+        // What llama.cpp's converter changed, undone: reordered rows, norms stored as 1 + w.
         let Some(candle_core::quantized::gguf_file::Value::String(arch)) =
             header.get("general.architecture")
         else {
             return Err(Error::file(&shown, "names no general.architecture"));
         };
-        let permuted = anatomy_checkpoint::gguf::permutes_qk(arch);
         let plus_one = anatomy_checkpoint::gguf::norms_plus_one(arch);
         for (i, name) in names.iter().enumerate() {
             // Read under the file's name, held under the one the model asks for.
             let key = anatomy_checkpoint::gguf::tensor_name(arch, name);
-            let heads = if !permuted {
-                None
-            } else if name.ends_with("attn_q.weight") {
-                Some(spec.attn.heads as usize)
-            } else if name.ends_with("attn_k.weight") {
-                Some(spec.attn.kv_heads as usize)
-            } else {
-                None
-            };
             let info = &content.tensor_infos[name];
+            let rows = info.shape.dims().first().copied().unwrap_or(0);
+            let order = stored_order(arch, name, &spec, rows);
             let own = Block::of(info.ggml_dtype).filter(|_| hold == Hold::Stored);
             if let (Some(block), Ok((out, n))) = (own, info.shape.dims2()) {
                 // A format `qlinear` multiplies: its bytes in place in the mapped file (rows
@@ -336,8 +328,8 @@ impl Weights {
                 let _ = map.advise_range(memmap2::Advice::PopulateRead, range.start, range.len());
                 let bytes = crate::qlinear::Bytes::Mapped(map.clone(), range);
                 let mut q = QLinear::new(block, bytes, out, n);
-                if let Some(h) = heads {
-                    q = q.and_then(|q| q.reordered(llama_order(out, h)));
+                if let Some(order) = order {
+                    q = q.and_then(|q| q.reordered(order));
                 }
                 let q = q.map_err(|e| err(&shown, e))?;
                 w.stored.insert(key.clone(), Stored::Own(q));
@@ -363,7 +355,6 @@ impl Weights {
             let half = half_of(q.dtype()).filter(|_| hold == Hold::Stored);
             if let (Some(half), Ok((out, n))) = (half, q.shape().dims2()) {
                 // 16-bit floats as stored (rows llama.cpp permuted put back in order).
-                let order = heads.map(|h| llama_order(out, h));
                 let data = q.data().map_err(|e| err(&shown, e))?;
                 let h = half_linear(&data, half, out, n, order.as_deref());
                 w.stored
@@ -373,14 +364,14 @@ impl Weights {
             }
             let keep = hold == Hold::Stored && q.rank() == 2 && is_quantized(q.dtype());
             if keep {
-                if let Some(h) = heads {
-                    q = unpermute_blocks(&q, h).map_err(|e| err(&shown, e))?;
+                if let Some(order) = &order {
+                    q = reorder_blocks(&q, order).map_err(|e| err(&shown, e))?;
                 }
                 w.stored.insert(key.clone(), Stored::Blocks(q));
             } else {
                 let mut t = q.dequantize(&Device::Cpu).map_err(|e| err(&shown, e))?;
-                if let Some(h) = heads {
-                    t = unpermute(&t, h).map_err(|e| err(&shown, e))?;
+                if let Some(order) = &order {
+                    t = reorder(&t, order).map_err(|e| err(&shown, e))?;
                 }
                 if plus_one && name.ends_with("norm.weight") {
                     t = t.affine(1.0, -1.0).map_err(|e| err(&shown, e))?;
@@ -640,25 +631,59 @@ fn is_quantized(t: GgmlDType) -> bool {
     !matches!(t, GgmlDType::F32 | GgmlDType::F16 | GgmlDType::BF16)
 }
 
-/// `unpermute` on a quantized tensor: its rows move whole, their blocks untouched (a block runs
-/// along a row).
-fn unpermute_blocks(q: &QTensor, heads: usize) -> candle_core::Result<QTensor> {
+/// How llama.cpp's converter reordered the `rows` rows of tensor `name`, as the order that
+/// puts them back (row r in transformers' order is the file's row order[r]), if it did: a
+/// llama's Q and K (`permutes_qk`), GPT-NeoX's fused Q/K/V and its bias (`reorders_qkv`).
+fn stored_order(arch: &str, name: &str, spec: &Spec, rows: usize) -> Option<Vec<u32>> {
+    use anatomy_checkpoint::gguf::{permutes_qk, reorders_qkv};
+    let heads = spec.attn.heads as usize;
+    if permutes_qk(arch) && name.ends_with("attn_q.weight") {
+        Some(llama_order(rows, heads))
+    } else if permutes_qk(arch) && name.ends_with("attn_k.weight") {
+        Some(llama_order(rows, spec.attn.kv_heads as usize))
+    } else if reorders_qkv(arch)
+        && (name.ends_with("attn_qkv.weight") || name.ends_with("attn_qkv.bias"))
+    {
+        Some(qkv_order(rows, heads))
+    } else {
+        None
+    }
+}
+
+/// A quantized tensor's rows in `order`, whole (a block runs along a row).
+fn reorder_blocks(q: &QTensor, order: &[u32]) -> candle_core::Result<QTensor> {
     let (rows, cols) = q.shape().dims2()?;
     let data = q.data()?;
     let row = data.len() / rows.max(1);
-    let out: Vec<u8> = llama_order(rows, heads)
-        .into_iter()
-        .flat_map(|r| &data[r as usize * row..][..row])
+    let out: Vec<u8> = order
+        .iter()
+        .flat_map(|&r| &data[r as usize * row..][..row])
         .copied()
         .collect();
     let storage = QStorage::from_data(std::borrow::Cow::Owned(out), &Device::Cpu, q.dtype())?;
     QTensor::new(storage, (rows, cols))
 }
 
-/// Undo llama.cpp's `permute`: rows of each head go from interleaved pairs back to two halves.
-fn unpermute(w: &Tensor, heads: usize) -> candle_core::Result<Tensor> {
-    let order = Tensor::new(llama_order(w.dim(0)?, heads), &Device::Cpu)?;
-    w.index_select(&order, 0)
+/// A tensor's rows (its first dimension) in `order`.
+fn reorder(w: &Tensor, order: &[u32]) -> candle_core::Result<Tensor> {
+    w.index_select(&Tensor::new(order, &Device::Cpu)?, 0)
+}
+
+/// Where each row of a fused Q/K/V weight (or bias) of `heads` heads is stored in a GPT-NeoX
+/// GGUF: row (h, j, d) of transformers' [heads, 3, head] order (each head's q, k and v
+/// together) is row (j, h, d) of llama.cpp's [3, heads, head] (all queries, then keys, then
+/// values), into which its converter moves them.
+fn qkv_order(rows: usize, heads: usize) -> Vec<u32> {
+    let head = rows / heads.max(1) / 3;
+    let mut order = Vec::with_capacity(rows);
+    for h in 0..heads {
+        for j in 0..3 {
+            for d in 0..head {
+                order.push(((j * heads + h) * head + d) as u32);
+            }
+        }
+    }
+    order
 }
 
 /// Where each row of a Q or K weight of `heads` heads is stored in a llama GGUF: row (h, i, j)
@@ -754,8 +779,11 @@ mod tests {
         let q = QTensor::quantize(&permuted, GgmlDType::Q8_0).unwrap();
         let want = values(&w);
         assert_ne!(values(&permuted), want, "the permutation moves rows");
-        assert_eq!(values(&unpermute(&permuted, heads).unwrap()), want);
-        let blocks = unpermute_blocks(&q, heads).unwrap();
+        assert_eq!(
+            values(&reorder(&permuted, &llama_order(rows, heads)).unwrap()),
+            want
+        );
+        let blocks = reorder_blocks(&q, &llama_order(rows, heads)).unwrap();
         assert_eq!(values(&blocks.dequantize(&Device::Cpu).unwrap()), want);
         let own = QLinear::new(Block::Q8_0, q.data().unwrap().into_owned(), rows, n)
             .and_then(|l| l.reordered(llama_order(rows, heads)))

@@ -209,6 +209,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("seed_oss", false, None),
         ("phi2", false, None),
         ("starcoder", false, None),
+        ("gptneox", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
