@@ -309,7 +309,7 @@ impl Weights {
             let key = anatomy_checkpoint::gguf::tensor_name(arch, name);
             let info = &content.tensor_infos[name];
             let rows = info.shape.dims().first().copied().unwrap_or(0);
-            let order = stored_order(arch, name, &spec, rows);
+            let order = stored_order(arch, name, spec, rows);
             let own = Block::of(info.ggml_dtype).filter(|_| hold == Hold::Stored);
             if let (Some(block), Ok((out, n))) = (own, info.shape.dims2()) {
                 // A format `qlinear` multiplies: its bytes in place in the mapped file (rows
