@@ -58,8 +58,8 @@ def tensors(sd, cfg, arch):
         return phi2_tensors(sd, cfg)
     if arch == "starcoder":
         return starcoder_tensors(sd, cfg)
-    if arch == "gptneox":
-        return gptneox_tensors(sd, cfg)
+    if arch in ("gptneox", "bloom"):
+        return gptneox_tensors(sd, cfg, arch)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -174,17 +174,27 @@ def starcoder_tensors(sd, cfg):
     return out
 
 
-def gptneox_tensors(sd, cfg):
-    """GPT-NeoX: LayerNorms and every module with a bias, Q/K/V fused, which llama.cpp's converter
-    moves from each head's q, k, v together to all queries, then keys, then values."""
+def gptneox_tensors(sd, cfg, arch):
+    """GPT-NeoX and BLOOM: LayerNorms and every module with a bias, Q/K/V fused, which llama.cpp's
+    converter moves from each head's q, k, v together to all queries, then keys, then values;
+    BLOOM's embedding normalized, its LM head tied."""
     heads = cfg.num_attention_heads
-    out = {"token_embd.weight": sd["gpt_neox.embed_in.weight"], "output.weight": sd["embed_out.weight"]}
+    if arch == "bloom":
+        base, attn = "transformer.h", "self_attention"
+        out = {"token_embd.weight": sd["transformer.word_embeddings.weight"]}
+        for x in ("weight", "bias"):
+            out[f"token_embd_norm.{x}"] = sd[f"transformer.word_embeddings_layernorm.{x}"]
+            out[f"output_norm.{x}"] = sd[f"transformer.ln_f.{x}"]
+    else:
+        base, attn = "gpt_neox.layers", "attention"
+        out = {"token_embd.weight": sd["gpt_neox.embed_in.weight"], "output.weight": sd["embed_out.weight"]}
+        for x in ("weight", "bias"):
+            out[f"output_norm.{x}"] = sd[f"gpt_neox.final_layer_norm.{x}"]
     for x in ("weight", "bias"):
-        out[f"output_norm.{x}"] = sd[f"gpt_neox.final_layer_norm.{x}"]
         for b in range(cfg.num_hidden_layers):
-            p = f"gpt_neox.layers.{b}."
-            for ours, theirs in (("attn_norm", "input_layernorm"), ("attn_qkv", "attention.query_key_value"),
-                                 ("attn_output", "attention.dense"), ("ffn_norm", "post_attention_layernorm"),
+            p = f"{base}.{b}."
+            for ours, theirs in (("attn_norm", "input_layernorm"), ("attn_qkv", f"{attn}.query_key_value"),
+                                 ("attn_output", f"{attn}.dense"), ("ffn_norm", "post_attention_layernorm"),
                                  ("ffn_up", "mlp.dense_h_to_4h"), ("ffn_down", "mlp.dense_4h_to_h")):
                 t = sd[f"{p}{theirs}.{x}"]
                 if ours == "attn_qkv":
@@ -228,15 +238,16 @@ def write(path, cfg, named, kind, arch):
     where `kind` is None."""
     w = gguf.GGUFWriter(str(path), arch)
     w.add_block_count(cfg.num_hidden_layers)
-    w.add_context_length(cfg.max_position_embeddings)
+    w.add_context_length(getattr(cfg, "max_position_embeddings", 128))
     w.add_embedding_length(cfg.hidden_size)
-    w.add_feed_forward_length(cfg.n_inner if arch == "starcoder" else cfg.intermediate_size)
+    w.add_feed_forward_length({"starcoder": getattr(cfg, "n_inner", None), "bloom": 4 * cfg.hidden_size}.get(arch)
+                              or cfg.intermediate_size)
     w.add_head_count(cfg.num_attention_heads)
-    w.add_head_count_kv(1 if arch == "starcoder" else cfg.num_key_value_heads)
-    if arch in ("phi2", "starcoder", "gptneox"):
-        w.add_layer_norm_eps(cfg.layer_norm_epsilon if arch == "starcoder" else cfg.layer_norm_eps)
+    w.add_head_count_kv({"starcoder": 1, "bloom": cfg.num_attention_heads}.get(arch) or cfg.num_key_value_heads)
     if arch == "gptneox":
         w.add_parallel_residual(cfg.use_parallel_residual)
+    if arch in ("phi2", "starcoder", "gptneox", "bloom"):
+        w.add_layer_norm_eps(cfg.layer_norm_eps if arch in ("phi2", "gptneox") else cfg.layer_norm_epsilon)
     elif arch == "starcoder2":
         w.add_layer_norm_eps(cfg.norm_epsilon)
     elif arch == "stablelm":
@@ -381,6 +392,8 @@ def main():
          transformers.GPTBigCodeForCausalLM, None)
     make("gptneox", "gptneox", transformers.GPTNeoXConfig(intermediate_size=96, **{**dense, "num_key_value_heads": 4}),
          transformers.GPTNeoXForCausalLM, None)
+    make("bloom", "bloom", transformers.BloomConfig(hidden_size=64, n_layer=2, n_head=4, vocab_size=97),
+         transformers.BloomForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
@@ -393,7 +406,8 @@ def make(name, arch, cfg, cls, half):
     model = cls(cfg).eval()
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
-                    "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox"):
+                    "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
+                    "bloom"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

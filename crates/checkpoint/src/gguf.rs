@@ -38,6 +38,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("phi2", "phi"),
     ("starcoder", "gpt_bigcode"),
     ("gptneox", "gpt_neox"),
+    ("bloom", "bloom"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -50,10 +51,10 @@ pub fn permutes_qk(arch: &str) -> bool {
 
 /// Does llama.cpp's converter store architecture `arch`'s fused Q/K/V rows (and bias) as all
 /// queries, then keys, then values, where transformers keeps each head's three together?
-/// GPT-NeoX's (convert_hf_to_gguf.py moves them, as llama.cpp's graph splits the fused output
-/// into three blocks).
+/// GPT-NeoX's and BLOOM's (convert_hf_to_gguf.py moves them, as llama.cpp's graph splits the
+/// fused output into three blocks).
 pub fn reorders_qkv(arch: &str) -> bool {
-    matches!(arch, "gptneox")
+    matches!(arch, "gptneox" | "bloom")
 }
 
 /// Does llama.cpp's converter store architecture `arch`'s norm weights w as 1 + w, the factor
@@ -89,6 +90,11 @@ const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("stablelm", "layer_norm_eps", "attention.layer_norm_epsilon"),
     ("phi2", "layer_norm_eps", "attention.layer_norm_epsilon"),
     ("gptneox", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    (
+        "bloom",
+        "layer_norm_epsilon",
+        "attention.layer_norm_epsilon",
+    ),
     ("gptneox", "rotary_emb_base", "rope.freq_base"),
     (
         "starcoder",
@@ -276,18 +282,39 @@ fn config(
             keys.retain(|(k, _)| *k != n);
         }
     }
-    if arch == "gptneox" {
-        // GPT-NeoX's config has no K/V head count (it has as many as query heads), and says
-        // whether attention and MLP run side by side.
-        let kv = cfg.remove("num_key_value_heads");
-        keys.retain(|(k, _)| k != "num_key_value_heads");
-        if kv.is_some() && kv != cfg.get("num_attention_heads").cloned() {
+    // Sizes some config classes fix rather than read: GPT-NeoX and BLOOM have as many K/V heads
+    // as query heads, BLOOM an MLP four times as wide and no position limit (ALiBi). The file's
+    // value is dropped where it is what the class implies, and refused otherwise.
+    let size = |k: &str| cfg.get(k).and_then(|v| v.as_u64());
+    let mut implied = Vec::new();
+    if matches!(arch.as_str(), "gptneox" | "bloom") {
+        implied.push((
+            "num_key_value_heads",
+            size("num_attention_heads"),
+            "attention.head_count_kv",
+        ));
+    }
+    if arch == "bloom" {
+        let wide = size("hidden_size").map(|h| 4 * h);
+        implied.push(("intermediate_size", wide, "feed_forward_length"));
+        implied.push(("max_position_embeddings", None, "context_length"));
+    }
+    for (name, want, k) in implied {
+        let Some(v) = cfg.remove(name) else { continue };
+        keys.retain(|(n, _)| n != name);
+        if want.is_some() && v.as_u64() != want {
             return Err(Error::new(
                 shown,
-                "gptneox.attention.head_count_kv",
-                "differs from attention.head_count; GPT-NeoX has as many K/V heads as query heads",
+                &format!("{arch}.{k}"),
+                format!(
+                    "is {v}; a `{model_type}` model's config fixes it at {}",
+                    want.unwrap_or(0)
+                ),
             ));
         }
+    }
+    if arch == "gptneox" {
+        // Whether attention and MLP run side by side.
         match key("use_parallel_residual") {
             Some(Value::Bool(b)) => {
                 cfg.insert("use_parallel_residual".into(), json!(b));
@@ -457,6 +484,95 @@ fn config(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A metadata value of a GGUF header written by `header`.
+    enum V {
+        U32(u32),
+        F32(f32),
+        Bool(bool),
+        Str(&'static str),
+    }
+
+    /// A GGUF v3 file of metadata alone (no tensors).
+    fn header(kvs: &[(&str, V)]) -> Vec<u8> {
+        let mut b = b"GGUF".to_vec();
+        b.extend(3u32.to_le_bytes());
+        b.extend(0u64.to_le_bytes());
+        b.extend((kvs.len() as u64).to_le_bytes());
+        let string = |b: &mut Vec<u8>, s: &str| {
+            b.extend((s.len() as u64).to_le_bytes());
+            b.extend(s.as_bytes());
+        };
+        for (k, v) in kvs {
+            string(&mut b, k);
+            // The value's type id (gguf_header), then the value.
+            match v {
+                V::U32(x) => {
+                    b.extend(4u32.to_le_bytes());
+                    b.extend(x.to_le_bytes());
+                }
+                V::F32(x) => {
+                    b.extend(6u32.to_le_bytes());
+                    b.extend(x.to_le_bytes());
+                }
+                V::Bool(x) => {
+                    b.extend(7u32.to_le_bytes());
+                    b.push(*x as u8);
+                }
+                V::Str(s) => {
+                    b.extend(8u32.to_le_bytes());
+                    string(&mut b, s);
+                }
+            }
+        }
+        b
+    }
+
+    fn config_of(kvs: &[(&str, V)]) -> Result<serde_json::Value, Error> {
+        let bytes = header(kvs);
+        let len = bytes.len() as u64;
+        read(&mut std::io::Cursor::new(bytes), len, "m.gguf").map(|c| c.config)
+    }
+
+    /// A GPT-NeoX's metadata under its config's own names; sizes its config class fixes are
+    /// refused where the file says otherwise, naming the key.
+    #[test]
+    fn gpt_neox_and_bloom_metadata_take_their_config_classes_names_and_fixed_sizes() {
+        let neox = |kv: u32, parallel: V| {
+            config_of(&[
+                ("general.architecture", V::Str("gptneox")),
+                ("gptneox.embedding_length", V::U32(64)),
+                ("gptneox.attention.head_count", V::U32(4)),
+                ("gptneox.attention.head_count_kv", V::U32(kv)),
+                ("gptneox.rope.dimension_count", V::U32(4)),
+                ("gptneox.rope.freq_base", V::F32(10000.0)),
+                ("gptneox.use_parallel_residual", parallel),
+            ])
+        };
+        let c = neox(4, V::Bool(false)).unwrap();
+        assert_eq!(c["use_parallel_residual"], json!(false));
+        assert_eq!(c["rotary_pct"], json!(0.25));
+        assert_eq!(c["rotary_emb_base"], json!(10000.0));
+        assert_eq!(c["head_dim"], json!(16));
+        for absent in ["num_key_value_heads", "rope_theta", "partial_rotary_factor"] {
+            assert!(c.get(absent).is_none(), "{absent} in {c}");
+        }
+        let e = neox(2, V::Bool(true)).unwrap_err();
+        assert_eq!(e.field, "gptneox.attention.head_count_kv", "{e}");
+        let e = neox(4, V::U32(1)).unwrap_err();
+        assert_eq!(e.field, "gptneox.use_parallel_residual", "{e}");
+        let bloom = |ffn: u32| {
+            config_of(&[
+                ("general.architecture", V::Str("bloom")),
+                ("bloom.embedding_length", V::U32(64)),
+                ("bloom.feed_forward_length", V::U32(ffn)),
+                ("bloom.context_length", V::U32(2048)),
+            ])
+        };
+        let c = bloom(256).unwrap();
+        assert!(c.get("intermediate_size").is_none() && c.get("max_position_embeddings").is_none());
+        assert_eq!(bloom(100).unwrap_err().field, "bloom.feed_forward_length");
+    }
 
     /// The GGUF architectures read are the ones the registry rows of their model types name.
     #[test]

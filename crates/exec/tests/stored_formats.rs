@@ -210,6 +210,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("phi2", false, None),
         ("starcoder", false, None),
         ("gptneox", false, None),
+        ("bloom", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
