@@ -305,7 +305,7 @@ fn config(
         if want.is_some() && v.as_u64() != want {
             return Err(Error::new(
                 shown,
-                &format!("{arch}.{k}"),
+                format!("{arch}.{k}"),
                 format!(
                     "is {v}; a `{model_type}` model's config fixes it at {}",
                     want.unwrap_or(0)
