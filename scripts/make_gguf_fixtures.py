@@ -60,6 +60,8 @@ def tensors(sd, cfg, arch):
         return starcoder_tensors(sd, cfg)
     if arch in ("gptneox", "bloom"):
         return gptneox_tensors(sd, cfg, arch)
+    if arch == "falcon":
+        return falcon_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -203,6 +205,35 @@ def gptneox_tensors(sd, cfg, arch):
     return out
 
 
+def falcon_tensors(sd, cfg):
+    """Falcon: attention and MLP side by side after one LayerNorm (7B) or two (the new decoder
+    architecture of 40B and 180B), no biases but the norms', the LM head tied; Q/K/V fused in
+    K/V groups (each group's queries, key, value), which llama.cpp's converter regroups as all
+    queries, keys, values (a no-op for multi-query's one group)."""
+    heads = cfg.num_attention_heads
+    kv = cfg.num_kv_heads if cfg.new_decoder_architecture else 1
+    out = {"token_embd.weight": sd["transformer.word_embeddings.weight"]}
+    for x in ("weight", "bias"):
+        out[f"output_norm.{x}"] = sd[f"transformer.ln_f.{x}"]
+    for b in range(cfg.num_hidden_layers):
+        p = f"transformer.h.{b}."
+        # In the new architecture llama.cpp's attn_norm is the MLP's norm, attn_norm_2 attention's.
+        norms = ((("attn_norm", "ln_mlp"), ("attn_norm_2", "ln_attn")) if cfg.new_decoder_architecture
+                 else (("attn_norm", "input_layernorm"),))
+        for ours, theirs in norms:
+            for x in ("weight", "bias"):
+                out[f"blk.{b}.{ours}.{x}"] = sd[f"{p}{theirs}.{x}"]
+        qkv = sd[p + "self_attention.query_key_value.weight"]
+        groups = qkv.reshape(kv, heads // kv + 2, -1, qkv.shape[1])
+        out[f"blk.{b}.attn_qkv.weight"] = np.concatenate(
+            [groups[:, :-2].reshape(-1, qkv.shape[1]), groups[:, -2].reshape(-1, qkv.shape[1]),
+             groups[:, -1].reshape(-1, qkv.shape[1])])
+        for ours, theirs in (("attn_output", "self_attention.dense"), ("ffn_up", "mlp.dense_h_to_4h"),
+                             ("ffn_down", "mlp.dense_4h_to_h")):
+            out[f"blk.{b}.{ours}.weight"] = sd[f"{p}{theirs}.weight"]
+    return out
+
+
 def dense_tensors(sd, cfg, arch):
     """A dense model under llama.cpp's names: Gemma's norm weights plus one (its LM head tied,
     not written), Qwen2's Q/K/V biases, Q and K rows permuted where llama.cpp permutes them."""
@@ -240,13 +271,16 @@ def write(path, cfg, named, kind, arch):
     w.add_block_count(cfg.num_hidden_layers)
     w.add_context_length(getattr(cfg, "max_position_embeddings", 128))
     w.add_embedding_length(cfg.hidden_size)
-    w.add_feed_forward_length({"starcoder": getattr(cfg, "n_inner", None), "bloom": 4 * cfg.hidden_size}.get(arch)
+    w.add_feed_forward_length({"starcoder": getattr(cfg, "n_inner", None), "bloom": 4 * cfg.hidden_size,
+                               "falcon": getattr(cfg, "ffn_hidden_size", None)}.get(arch)
                               or cfg.intermediate_size)
     w.add_head_count(cfg.num_attention_heads)
-    w.add_head_count_kv({"starcoder": 1, "bloom": cfg.num_attention_heads}.get(arch) or cfg.num_key_value_heads)
+    falcon_kv = cfg.num_kv_heads if getattr(cfg, "new_decoder_architecture", False) else 1
+    w.add_head_count_kv({"starcoder": 1, "bloom": cfg.num_attention_heads, "falcon": falcon_kv}.get(arch)
+                        or cfg.num_key_value_heads)
     if arch == "gptneox":
         w.add_parallel_residual(cfg.use_parallel_residual)
-    if arch in ("phi2", "starcoder", "gptneox", "bloom"):
+    if arch in ("phi2", "starcoder", "gptneox", "bloom", "falcon"):
         w.add_layer_norm_eps(cfg.layer_norm_eps if arch in ("phi2", "gptneox") else cfg.layer_norm_epsilon)
     elif arch == "starcoder2":
         w.add_layer_norm_eps(cfg.norm_epsilon)
@@ -394,6 +428,14 @@ def main():
          transformers.GPTNeoXForCausalLM, None)
     make("bloom", "bloom", transformers.BloomConfig(hidden_size=64, n_layer=2, n_head=4, vocab_size=97),
          transformers.BloomForCausalLM, None)
+    # Falcon 7B's multi-query attention, and 40B's new decoder architecture (two norms, K/V groups).
+    make("falcon", "falcon", transformers.FalconConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                                       vocab_size=97, max_position_embeddings=128),
+         transformers.FalconForCausalLM, None)
+    make("falcon-40b", "falcon", transformers.FalconConfig(hidden_size=64, num_hidden_layers=2, num_attention_heads=4,
+                                                           vocab_size=97, max_position_embeddings=128,
+                                                           new_decoder_architecture=True, num_kv_heads=2),
+         transformers.FalconForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
@@ -407,7 +449,7 @@ def make(name, arch, cfg, cls, half):
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
-                    "bloom"):
+                    "bloom", "falcon"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

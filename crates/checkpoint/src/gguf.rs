@@ -39,6 +39,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("starcoder", "gpt_bigcode"),
     ("gptneox", "gpt_neox"),
     ("bloom", "bloom"),
+    ("falcon", "falcon"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -50,11 +51,12 @@ pub fn permutes_qk(arch: &str) -> bool {
 }
 
 /// Does llama.cpp's converter store architecture `arch`'s fused Q/K/V rows (and bias) as all
-/// queries, then keys, then values, where transformers keeps each head's three together?
-/// GPT-NeoX's and BLOOM's (convert_hf_to_gguf.py moves them, as llama.cpp's graph splits the
-/// fused output into three blocks).
+/// queries, then keys, then values, where transformers keeps each K/V group's queries, key and
+/// value together? GPT-NeoX's and BLOOM's (a group per head) and Falcon's (one for
+/// multi-query): convert_hf_to_gguf.py moves them, as llama.cpp's graph splits the fused output
+/// into three blocks.
 pub fn reorders_qkv(arch: &str) -> bool {
-    matches!(arch, "gptneox" | "bloom")
+    matches!(arch, "gptneox" | "bloom" | "falcon")
 }
 
 /// Does llama.cpp's converter store architecture `arch`'s norm weights w as 1 + w, the factor
@@ -82,9 +84,10 @@ pub fn tensor_name(arch: &str, name: &str) -> String {
     name.to_string()
 }
 
-/// Keys only some architectures write: (architecture, config key, its GGUF key under the
-/// architecture's prefix). LayerNorm's epsilon under each config's own name; Command R's logit
-/// scale; Granite's four multipliers.
+/// Keys only some architectures write, or whose config classes name otherwise: (architecture,
+/// config key, its GGUF key under the architecture's prefix). LayerNorm's epsilon under each
+/// config's own name; Command R's logit scale; Granite's four multipliers; StarCoder's n_inner,
+/// GPT-NeoX's rotary_emb_base and Falcon's ffn_hidden_size.
 const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
     ("stablelm", "layer_norm_eps", "attention.layer_norm_epsilon"),
@@ -96,6 +99,12 @@ const OWN_KEYS: &[(&str, &str, &str)] = &[
         "attention.layer_norm_epsilon",
     ),
     ("gptneox", "rotary_emb_base", "rope.freq_base"),
+    (
+        "falcon",
+        "layer_norm_epsilon",
+        "attention.layer_norm_epsilon",
+    ),
+    ("falcon", "ffn_hidden_size", "feed_forward_length"),
     (
         "starcoder",
         "layer_norm_epsilon",
@@ -333,6 +342,24 @@ fn config(
             None => {}
         }
     }
+    if arch == "falcon" {
+        // Attention and MLP side by side, as llama.cpp runs every Falcon; a second norm per
+        // layer marks the new decoder architecture (40B, 180B) and its K/V groups, else one K/V
+        // head is multi-query.
+        cfg.insert("parallel_attn".into(), json!(true));
+        let kv = cfg.remove("num_key_value_heads");
+        let kv_key = keys.iter().position(|(k, _)| k == "num_key_value_heads");
+        let new = tensors.iter().any(|t| t.name == "blk.0.attn_norm_2.weight");
+        cfg.insert("new_decoder_architecture".into(), json!(new));
+        let (name, value) = match new {
+            true => ("num_kv_heads", kv.unwrap_or(json!(1))),
+            false => ("multi_query", json!(kv.and_then(|v| v.as_u64()) == Some(1))),
+        };
+        cfg.insert(name.into(), value);
+        if let Some(i) = kv_key {
+            keys[i].0 = name.into();
+        }
+    }
     if arch == "starcoder" {
         // GPTBigCode says multi_query, one K/V head, or none: as many as the query heads.
         if let Some(kv) = cfg.remove("num_key_value_heads") {
@@ -342,9 +369,14 @@ fn config(
             }
         }
     }
-    // llama.cpp's head size is the file's key_length, else hidden / heads, whatever default the
-    // family's config class has (Ernie 4.5's and Qwen3's 128, Gemma's 256).
-    if !cfg.contains_key("head_dim") {
+    // llama.cpp's head size is the file's key_length, else hidden / heads, whatever default of
+    // its own the family's config class has (the 128 of Qwen3, Ernie 4.5 and Seed-OSS, Gemma's
+    // 256); the other classes derive it so.
+    let own_head = matches!(
+        arch.as_str(),
+        "qwen3" | "gemma" | "gemma2" | "gemma3" | "ernie4_5" | "seed_oss"
+    );
+    if own_head && !cfg.contains_key("head_dim") {
         let size = |k: &str| cfg.get(k).and_then(|v| v.as_u64());
         if let Some((h, n)) =
             size("hidden_size").zip(size("num_attention_heads").filter(|n| *n > 0))
@@ -553,8 +585,12 @@ mod tests {
         assert_eq!(c["use_parallel_residual"], json!(false));
         assert_eq!(c["rotary_pct"], json!(0.25));
         assert_eq!(c["rotary_emb_base"], json!(10000.0));
-        assert_eq!(c["head_dim"], json!(16));
-        for absent in ["num_key_value_heads", "rope_theta", "partial_rotary_factor"] {
+        for absent in [
+            "num_key_value_heads",
+            "rope_theta",
+            "partial_rotary_factor",
+            "head_dim",
+        ] {
             assert!(c.get(absent).is_none(), "{absent} in {c}");
         }
         let e = neox(2, V::Bool(true)).unwrap_err();

@@ -600,12 +600,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         },
         Layout::Falcon | Layout::FalconTwoNorms => match (layout, role) {
             (_, Embed) => ("transformer.word_embeddings", "token_embd"),
+            // llama.cpp's attn_norm is the MLP's norm here, attn_norm_2 attention's (gguf-py's
+            // tensor_mapping; llama.cpp's falcon graph).
             (Layout::FalconTwoNorms, AttnNorm) => {
-                ("transformer.h.{b}.ln_attn", "blk.{b}.attn_norm")
+                ("transformer.h.{b}.ln_attn", "blk.{b}.attn_norm_2")
             }
-            (Layout::FalconTwoNorms, FfnNorm) => {
-                ("transformer.h.{b}.ln_mlp", "blk.{b}.attn_norm_2")
-            }
+            (Layout::FalconTwoNorms, FfnNorm) => ("transformer.h.{b}.ln_mlp", "blk.{b}.attn_norm"),
             (_, AttnNorm) => ("transformer.h.{b}.input_layernorm", "blk.{b}.attn_norm"),
             (_, FfnNorm) => (
                 "transformer.h.{b}.post_attention_layernorm",

@@ -644,7 +644,7 @@ fn stored_order(arch: &str, name: &str, spec: &Spec, rows: usize) -> Option<Vec<
     } else if reorders_qkv(arch)
         && (name.ends_with("attn_qkv.weight") || name.ends_with("attn_qkv.bias"))
     {
-        Some(qkv_order(rows, heads))
+        Some(qkv_order(rows, heads, spec.attn.kv_heads as usize))
     } else {
         None
     }
@@ -669,18 +669,21 @@ fn reorder(w: &Tensor, order: &[u32]) -> candle_core::Result<Tensor> {
     w.index_select(&Tensor::new(order, &Device::Cpu)?, 0)
 }
 
-/// Where each row of a fused Q/K/V weight (or bias) of `heads` heads is stored in a GPT-NeoX
-/// GGUF: row (h, j, d) of transformers' [heads, 3, head] order (each head's q, k and v
-/// together) is row (j, h, d) of llama.cpp's [3, heads, head] (all queries, then keys, then
-/// values), into which its converter moves them.
-fn qkv_order(rows: usize, heads: usize) -> Vec<u32> {
-    let head = rows / heads.max(1) / 3;
+/// Where each row of a fused Q/K/V weight (or bias) of `heads` query heads and `kv` K/V heads
+/// is stored in a GGUF whose converter regroups them: transformers keeps each K/V group
+/// together (its heads / kv queries, then its key, then its value: GPT-NeoX's and BLOOM's
+/// [heads, 3, head], Falcon's groups, one for multi-query), llama.cpp all queries, then all
+/// keys, then all values.
+fn qkv_order(rows: usize, heads: usize, kv: usize) -> Vec<u32> {
+    let kv = kv.max(1);
+    let (head, per) = (rows / (heads + 2 * kv), heads / kv);
     let mut order = Vec::with_capacity(rows);
-    for h in 0..heads {
-        for j in 0..3 {
-            for d in 0..head {
-                order.push(((j * heads + h) * head + d) as u32);
-            }
+    for g in 0..kv {
+        let stored = (0..per)
+            .map(|i| g * per + i)
+            .chain([heads + g, heads + kv + g]);
+        for s in stored {
+            order.extend((0..head).map(|d| (s * head + d) as u32));
         }
     }
     order

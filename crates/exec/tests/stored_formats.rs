@@ -211,6 +211,8 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("starcoder", false, None),
         ("gptneox", false, None),
         ("bloom", false, None),
+        ("falcon", false, None),
+        ("falcon-40b", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
