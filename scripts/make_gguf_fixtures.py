@@ -62,6 +62,8 @@ def tensors(sd, cfg, arch):
         return gptneox_tensors(sd, cfg, arch)
     if arch == "falcon":
         return falcon_tensors(sd, cfg)
+    if arch == "mpt":
+        return mpt_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -234,6 +236,18 @@ def falcon_tensors(sd, cfg):
     return out
 
 
+def mpt_tensors(sd, cfg):
+    """MPT: ALiBi, LayerNorms without bias, Q/K/V stacked in one matrix, no biases, the LM head
+    tied."""
+    out = {"token_embd.weight": sd["transformer.wte.weight"], "output_norm.weight": sd["transformer.norm_f.weight"]}
+    for b in range(cfg.n_layers):
+        p = f"transformer.blocks.{b}."
+        for ours, theirs in (("attn_norm", "norm_1"), ("attn_qkv", "attn.Wqkv"), ("attn_output", "attn.out_proj"),
+                             ("ffn_norm", "norm_2"), ("ffn_up", "ffn.up_proj"), ("ffn_down", "ffn.down_proj")):
+            out[f"blk.{b}.{ours}.weight"] = sd[f"{p}{theirs}.weight"]
+    return out
+
+
 def dense_tensors(sd, cfg, arch):
     """A dense model under llama.cpp's names: Gemma's norm weights plus one (its LM head tied,
     not written), Qwen2's Q/K/V biases, Q and K rows permuted where llama.cpp permutes them."""
@@ -272,15 +286,23 @@ def write(path, cfg, named, kind, arch):
     w.add_context_length(getattr(cfg, "max_position_embeddings", 128))
     w.add_embedding_length(cfg.hidden_size)
     w.add_feed_forward_length({"starcoder": getattr(cfg, "n_inner", None), "bloom": 4 * cfg.hidden_size,
+                               "mpt": 4 * cfg.hidden_size,
                                "falcon": getattr(cfg, "ffn_hidden_size", None)}.get(arch)
                               or cfg.intermediate_size)
     w.add_head_count(cfg.num_attention_heads)
     falcon_kv = cfg.num_kv_heads if getattr(cfg, "new_decoder_architecture", False) else 1
-    w.add_head_count_kv({"starcoder": 1, "bloom": cfg.num_attention_heads, "falcon": falcon_kv}.get(arch)
-                        or cfg.num_key_value_heads)
+    if arch == "mpt":
+        # As llama.cpp's converter writes an MPT: its LayerNorm epsilon, ALiBi's maximum.
+        w.add_layer_norm_eps(1e-5)
+        w.add_max_alibi_bias(cfg.attn_config.alibi_bias_max)
+    else:
+        w.add_head_count_kv({"starcoder": 1, "bloom": cfg.num_attention_heads, "falcon": falcon_kv}.get(arch)
+                            or cfg.num_key_value_heads)
     if arch == "gptneox":
         w.add_parallel_residual(cfg.use_parallel_residual)
-    if arch in ("phi2", "starcoder", "gptneox", "bloom", "falcon"):
+    if arch == "mpt":
+        pass
+    elif arch in ("phi2", "starcoder", "gptneox", "bloom", "falcon"):
         w.add_layer_norm_eps(cfg.layer_norm_eps if arch in ("phi2", "gptneox") else cfg.layer_norm_epsilon)
     elif arch == "starcoder2":
         w.add_layer_norm_eps(cfg.norm_epsilon)
@@ -436,6 +458,8 @@ def main():
                                                            vocab_size=97, max_position_embeddings=128,
                                                            new_decoder_architecture=True, num_kv_heads=2),
          transformers.FalconForCausalLM, None)
+    make("mpt", "mpt", transformers.MptConfig(d_model=64, n_layers=2, n_heads=4, vocab_size=97, max_seq_len=128),
+         transformers.MptForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
@@ -449,7 +473,7 @@ def make(name, arch, cfg, cls, half):
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
-                    "bloom", "falcon"):
+                    "bloom", "falcon", "mpt"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

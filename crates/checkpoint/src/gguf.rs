@@ -40,6 +40,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("gptneox", "gpt_neox"),
     ("bloom", "bloom"),
     ("falcon", "falcon"),
+    ("mpt", "mpt"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -105,6 +106,7 @@ const OWN_KEYS: &[(&str, &str, &str)] = &[
         "attention.layer_norm_epsilon",
     ),
     ("falcon", "ffn_hidden_size", "feed_forward_length"),
+    ("mpt", "layer_norm_epsilon", "attention.layer_norm_epsilon"),
     (
         "starcoder",
         "layer_norm_epsilon",
@@ -291,21 +293,24 @@ fn config(
             keys.retain(|(k, _)| *k != n);
         }
     }
-    // Sizes some config classes fix rather than read: GPT-NeoX and BLOOM have as many K/V heads
-    // as query heads, BLOOM an MLP four times as wide and no position limit (ALiBi). The file's
-    // value is dropped where it is what the class implies, and refused otherwise.
+    // Sizes some config classes fix rather than read: GPT-NeoX, BLOOM and MPT have as many K/V
+    // heads as query heads, BLOOM and MPT an MLP four times as wide, BLOOM no position limit
+    // (ALiBi). The file's value is dropped where it is what the class implies, and refused
+    // otherwise.
     let size = |k: &str| cfg.get(k).and_then(|v| v.as_u64());
     let mut implied = Vec::new();
-    if matches!(arch.as_str(), "gptneox" | "bloom") {
+    if matches!(arch.as_str(), "gptneox" | "bloom" | "mpt") {
         implied.push((
             "num_key_value_heads",
             size("num_attention_heads"),
             "attention.head_count_kv",
         ));
     }
-    if arch == "bloom" {
+    if matches!(arch.as_str(), "bloom" | "mpt") {
         let wide = size("hidden_size").map(|h| 4 * h);
         implied.push(("intermediate_size", wide, "feed_forward_length"));
+    }
+    if arch == "bloom" {
         implied.push(("max_position_embeddings", None, "context_length"));
     }
     for (name, want, k) in implied {
@@ -358,6 +363,40 @@ fn config(
         cfg.insert(name.into(), value);
         if let Some(i) = kv_key {
             keys[i].0 = name.into();
+        }
+    }
+    if arch == "mpt" {
+        // transformers' MPT biases scores by ALiBi with a maximum of 8 whatever its config says;
+        // clip_qkv lives in attn_config.
+        let full = "mpt.attention.max_alibi_bias";
+        match key("attention.max_alibi_bias").map(number) {
+            Some(Some(b)) if b == 8.0 => {}
+            Some(b) => {
+                return Err(Error::new(
+                    shown,
+                    full,
+                    format!(
+                        "is {}; transformers' MPT biases scores by ALiBi with a maximum of 8",
+                        b.map_or("not a number".into(), |b| b.to_string())
+                    ),
+                ))
+            }
+            None => {
+                return Err(Error::new(
+                    shown,
+                    full,
+                    "is missing; an MPT biases scores by ALiBi",
+                ))
+            }
+        }
+        if let Some(v) = key("attention.clamp_kqv") {
+            let clip = number(v)
+                .ok_or_else(|| Error::new(shown, "mpt.attention.clamp_kqv", "must be a number"))?;
+            cfg.insert("attn_config".into(), json!({ "clip_qkv": clip }));
+            keys.push((
+                "attn_config.clip_qkv".into(),
+                "mpt.attention.clamp_kqv".into(),
+            ));
         }
     }
     if arch == "starcoder" {
@@ -608,6 +647,16 @@ mod tests {
         let c = bloom(256).unwrap();
         assert!(c.get("intermediate_size").is_none() && c.get("max_position_embeddings").is_none());
         assert_eq!(bloom(100).unwrap_err().field, "bloom.feed_forward_length");
+        // transformers' MPT fixes ALiBi's maximum at 8.
+        let mpt = |max: f32| {
+            config_of(&[
+                ("general.architecture", V::Str("mpt")),
+                ("mpt.attention.max_alibi_bias", V::F32(max)),
+                ("mpt.attention.clamp_kqv", V::F32(6.0)),
+            ])
+        };
+        assert_eq!(mpt(8.0).unwrap()["attn_config"], json!({ "clip_qkv": 6.0 }));
+        assert_eq!(mpt(4.0).unwrap_err().field, "mpt.attention.max_alibi_bias");
     }
 
     /// The GGUF architectures read are the ones the registry rows of their model types name.

@@ -213,6 +213,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("bloom", false, None),
         ("falcon", false, None),
         ("falcon-40b", false, None),
+        ("mpt", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
