@@ -370,7 +370,7 @@ fn config(
         // clip_qkv lives in attn_config.
         let full = "mpt.attention.max_alibi_bias";
         match key("attention.max_alibi_bias").map(number) {
-            Some(Some(b)) if b == 8.0 => {}
+            Some(Some(8.0)) => {}
             Some(b) => {
                 return Err(Error::new(
                     shown,
