@@ -125,6 +125,7 @@ DENSE = {
     "starcoder2": (PRE_NORMS, ATTN + [("ffn_up", "mlp.c_fc"), ("ffn_down", "mlp.c_proj")]),
     # One LayerNorm (no bias) before attention and MLP side by side.
     "command-r": ([("attn_norm", "input_layernorm")], ATTN + MLP),
+    "cohere2": ([("attn_norm", "input_layernorm")], ATTN + MLP),
     "gemma": (PRE_NORMS, ATTN + MLP),
     # LayerNorms with biases; a quarter of each head rotated.
     "stablelm": (PRE_NORMS, ATTN + MLP),
@@ -314,7 +315,7 @@ def write(path, cfg, named, kind, arch):
         # transformers' OLMo LayerNorm has no epsilon setting: 1e-5, as llama.cpp's converter
         # writes.
         w.add_layer_norm_eps(1e-5)
-    elif arch == "command-r":
+    elif arch in ("command-r", "cohere2"):
         w.add_layer_norm_eps(cfg.layer_norm_eps)
         w.add_logit_scale(cfg.logit_scale)
     else:
@@ -345,7 +346,7 @@ def write(path, cfg, named, kind, arch):
     if arch == "gemma2":
         w.add_attn_logit_softcapping(cfg.attn_logit_softcapping)
         w.add_final_logit_softcapping(cfg.final_logit_softcapping)
-    if arch in ("gemma2", "gemma3"):
+    if arch in ("gemma2", "gemma3", "cohere2"):
         w.add_sliding_window(cfg.sliding_window)
     if arch == "granite":
         w.add_embedding_scale(cfg.embedding_multiplier)
@@ -460,6 +461,10 @@ def main():
          transformers.FalconForCausalLM, None)
     make("mpt", "mpt", transformers.MptConfig(d_model=64, n_layers=2, n_heads=4, vocab_size=97, max_seq_len=128),
          transformers.MptForCausalLM, None)
+    # Three sliding layers (window 4, RoPE) per global one (no RoPE), the LM head tied.
+    make("cohere2", "cohere2", transformers.Cohere2Config(intermediate_size=96, sliding_window=4, logit_scale=0.25,
+                                                          pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
+         transformers.Cohere2ForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
@@ -473,7 +478,7 @@ def make(name, arch, cfg, cls, half):
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
-                    "bloom", "falcon", "mpt"):
+                    "bloom", "falcon", "mpt", "cohere2"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

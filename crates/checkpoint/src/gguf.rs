@@ -41,6 +41,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("bloom", "bloom"),
     ("falcon", "falcon"),
     ("mpt", "mpt"),
+    ("cohere2", "cohere2"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -120,6 +121,8 @@ const OWN_KEYS: &[(&str, &str, &str)] = &[
         "attention.layer_norm_epsilon",
     ),
     ("command-r", "logit_scale", "logit_scale"),
+    ("cohere2", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("cohere2", "logit_scale", "logit_scale"),
     ("granite", "embedding_multiplier", "embedding_scale"),
     ("granite", "residual_multiplier", "residual_scale"),
     ("granite", "attention_multiplier", "attention.scale"),
@@ -489,6 +492,44 @@ fn config(
             cfg.insert("query_pre_attn_scalar".into(), hd);
         }
     }
+    if arch == "cohere2" && cfg.contains_key("sliding_window") {
+        // Which layers slide (and rotate; the others attend globally without RoPE): the file's
+        // pattern, a flag per layer or a period, else llama.cpp's three sliding layers per
+        // global one.
+        let layers = cfg
+            .get("num_hidden_layers")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0);
+        let full = "cohere2.attention.sliding_window_pattern";
+        let sliding: Vec<bool> = match key("attention.sliding_window_pattern") {
+            Some(Value::Array(flags)) => flags
+                .iter()
+                .map(|f| match f {
+                    Value::Bool(b) => Ok(*b),
+                    _ => Err(Error::new(shown, full, "must hold a bool per layer")),
+                })
+                .collect::<Result<_, _>>()?,
+            Some(v) => {
+                let n = number(v)
+                    .filter(|n| *n >= 1.0 && n.fract() == 0.0)
+                    .ok_or_else(|| Error::new(shown, full, "must be a whole number from 1"))?;
+                (0..layers).map(|i| (i as f64 % n) < n - 1.0).collect()
+            }
+            None => (0..layers).map(|i| i % 4 < 3).collect(),
+        };
+        let types: Vec<&str> = sliding
+            .iter()
+            .map(|s| {
+                if *s {
+                    "sliding_attention"
+                } else {
+                    "full_attention"
+                }
+            })
+            .collect();
+        cfg.insert("layer_types".into(), json!(types));
+        keys.push(("layer_types".into(), full.into()));
+    }
     if arch == "gemma3" {
         // The file says neither; llama.cpp fixes both (llama-model.cpp): five local layers per
         // global one, and scores scaled by 1/√head_dim, or 1/√(hidden / heads) in the 27B
@@ -657,6 +698,29 @@ mod tests {
         };
         assert_eq!(mpt(8.0).unwrap()["attn_config"], json!({ "clip_qkv": 6.0 }));
         assert_eq!(mpt(4.0).unwrap_err().field, "mpt.attention.max_alibi_bias");
+    }
+
+    /// Cohere 2's sliding layers: llama.cpp's three per global one, or the file's period.
+    #[test]
+    fn cohere2_layers_slide_by_the_files_pattern_or_llama_cpps() {
+        let types = |pattern: Option<u32>| {
+            let mut kvs = vec![
+                ("general.architecture", V::Str("cohere2")),
+                ("cohere2.block_count", V::U32(4)),
+                ("cohere2.attention.sliding_window", V::U32(8)),
+            ];
+            if let Some(p) = pattern {
+                kvs.push(("cohere2.attention.sliding_window_pattern", V::U32(p)));
+            }
+            config_of(&kvs).map(|c| c["layer_types"].clone())
+        };
+        let (s, f) = ("sliding_attention", "full_attention");
+        assert_eq!(types(None).unwrap(), json!([s, s, s, f]));
+        assert_eq!(types(Some(2)).unwrap(), json!([s, f, s, f]));
+        assert_eq!(
+            types(Some(0)).unwrap_err().field,
+            "cohere2.attention.sliding_window_pattern"
+        );
     }
 
     /// The GGUF architectures read are the ones the registry rows of their model types name.

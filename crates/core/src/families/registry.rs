@@ -1562,7 +1562,7 @@ pub static FAMILIES: &[Family] = &[
                 256_000, 8192, 22528, 40, 64, None, None, 8192, 1e-5, 10_000.0, true,
             ))
         },
-        None,
+        Some("cohere2"),
         &[TRAINING],
     ),
     // Cohere Compass (North): Cohere 2's parallel block, all layers full unless `layer_types`
