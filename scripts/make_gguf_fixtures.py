@@ -126,6 +126,10 @@ DENSE = {
     # One LayerNorm (no bias) before attention and MLP side by side.
     "command-r": ([("attn_norm", "input_layernorm")], ATTN + MLP),
     "cohere2": ([("attn_norm", "input_layernorm")], ATTN + MLP),
+    # Norms before and after each sublayer, under GLM's names; gate and up in one matrix.
+    "glm4": ([("attn_norm", "input_layernorm"), ("post_attention_norm", "post_self_attn_layernorm"),
+              ("ffn_norm", "post_attention_layernorm"), ("post_ffw_norm", "post_mlp_layernorm")],
+             ATTN + [("ffn_up", "mlp.gate_up_proj"), ("ffn_down", "mlp.down_proj")]),
     "gemma": (PRE_NORMS, ATTN + MLP),
     # LayerNorms with biases; a quarter of each head rotated.
     "stablelm": (PRE_NORMS, ATTN + MLP),
@@ -273,7 +277,7 @@ def dense_tensors(sd, cfg, arch):
         if arch in PERMUTED:
             out[f"blk.{b}.attn_q.weight"] = permute(out[f"blk.{b}.attn_q.weight"], cfg.num_attention_heads)
             out[f"blk.{b}.attn_k.weight"] = permute(out[f"blk.{b}.attn_k.weight"], cfg.num_key_value_heads)
-        if arch in ("qwen2", "seed_oss"):
+        if arch in ("qwen2", "seed_oss", "glm4"):
             for x in "qkv":
                 out[f"blk.{b}.attn_{x}.bias"] = sd[p + f"self_attn.{x}_proj.bias"]
     return out
@@ -335,10 +339,10 @@ def write(path, cfg, named, kind, arch):
         w.add_expert_count(cfg.num_experts)
     if arch in ("llama", "qwen3moe", "qwen2moe", "olmoe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
-    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss"):
+    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
-    if arch in ("stablelm", "nemotron", "phi2", "gptneox"):
+    if arch in ("stablelm", "nemotron", "phi2", "gptneox", "glm4"):
         head = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
         w.add_rope_dimension_count(int(head * rope["partial_rotary_factor"]))
     if arch == "qwen2moe":
@@ -465,6 +469,9 @@ def main():
     make("cohere2", "cohere2", transformers.Cohere2Config(intermediate_size=96, sliding_window=4, logit_scale=0.25,
                                                           pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.Cohere2ForCausalLM, None)
+    # Half of each head rotated, in interleaved pairs.
+    make("glm4", "glm4", transformers.Glm4Config(intermediate_size=96, head_dim=16, pad_token_id=0, **dense),
+         transformers.Glm4ForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
     make("smollm3", "smollm3", transformers.SmolLM3Config(intermediate_size=96, pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.SmolLM3ForCausalLM, None)
@@ -478,7 +485,7 @@ def make(name, arch, cfg, cls, half):
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
-                    "bloom", "falcon", "mpt", "cohere2"):
+                    "bloom", "falcon", "mpt", "cohere2", "glm4"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

@@ -42,6 +42,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("falcon", "falcon"),
     ("mpt", "mpt"),
     ("cohere2", "cohere2"),
+    ("glm4", "glm4"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE

@@ -215,6 +215,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("falcon-40b", false, None),
         ("mpt", false, None),
         ("cohere2", false, None),
+        ("glm4", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
