@@ -126,6 +126,9 @@ DENSE = {
     # One LayerNorm (no bias) before attention and MLP side by side.
     "command-r": ([("attn_norm", "input_layernorm")], ATTN + MLP),
     "cohere2": ([("attn_norm", "input_layernorm")], ATTN + MLP),
+    # Norms after each sublayer only (as OLMo 2's), Q/K norms per head.
+    "exaone4": ([("post_attention_norm", "post_attention_layernorm"),
+                 ("post_ffw_norm", "post_feedforward_layernorm")] + QK_NORMS, ATTN + MLP),
     # Norms before and after each sublayer, under GLM's names; gate and up in one matrix.
     "glm4": ([("attn_norm", "input_layernorm"), ("post_attention_norm", "post_self_attn_layernorm"),
               ("ffn_norm", "post_attention_layernorm"), ("post_ffw_norm", "post_mlp_layernorm")],
@@ -339,7 +342,7 @@ def write(path, cfg, named, kind, arch):
         w.add_expert_count(cfg.num_experts)
     if arch in ("llama", "qwen3moe", "qwen2moe", "olmoe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
-    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4"):
+    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4", "exaone4"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch in ("stablelm", "nemotron", "phi2", "gptneox", "glm4"):
@@ -469,6 +472,11 @@ def main():
     make("cohere2", "cohere2", transformers.Cohere2Config(intermediate_size=96, sliding_window=4, logit_scale=0.25,
                                                           pad_token_id=0, **{**dense, "num_hidden_layers": 4}),
          transformers.Cohere2ForCausalLM, None)
+    # EXAONE 4.0 1.2B's form: every layer global, with RoPE (llama.cpp slides only the 64-layer
+    # 32B's).
+    make("exaone4", "exaone4", transformers.Exaone4Config(
+        intermediate_size=96, head_dim=16, sliding_window=None, sliding_window_pattern=1,
+        layer_types=["full_attention"] * 2, pad_token_id=0, **dense), transformers.Exaone4ForCausalLM, None)
     # Half of each head rotated, in interleaved pairs.
     make("glm4", "glm4", transformers.Glm4Config(intermediate_size=96, head_dim=16, pad_token_id=0, **dense),
          transformers.Glm4ForCausalLM, None)
@@ -485,7 +493,7 @@ def make(name, arch, cfg, cls, half):
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
-                    "bloom", "falcon", "mpt", "cohere2", "glm4"):
+                    "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

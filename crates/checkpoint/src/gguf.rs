@@ -43,6 +43,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("mpt", "mpt"),
     ("cohere2", "cohere2"),
     ("glm4", "glm4"),
+    ("exaone4", "exaone4"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -531,6 +532,30 @@ fn config(
         cfg.insert("layer_types".into(), json!(types));
         keys.push(("layer_types".into(), full.into()));
     }
+    if arch == "exaone4" {
+        // llama.cpp slides only the 64-layer model (EXAONE 4.0 32B: three local layers with
+        // RoPE per global one without, window 4096 unless the file says), every other layer
+        // global with RoPE (1.2B).
+        let layers = cfg
+            .get("num_hidden_layers")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(0);
+        let types: Vec<&str> = (0..layers)
+            .map(|i| match layers == 64 && i % 4 < 3 {
+                true => "sliding_attention",
+                false => "full_attention",
+            })
+            .collect();
+        if layers != 64 {
+            // No window: transformers then rotates every layer (its default window, 4096,
+            // would leave the global layers without RoPE).
+            cfg.insert("sliding_window".into(), serde_json::Value::Null);
+            keys.retain(|(k, _)| k != "sliding_window");
+            keys.push(("sliding_window".into(), "exaone4.block_count".into()));
+        }
+        cfg.insert("layer_types".into(), json!(types));
+        keys.push(("layer_types".into(), "exaone4.block_count".into()));
+    }
     if arch == "gemma3" {
         // The file says neither; llama.cpp fixes both (llama-model.cpp): five local layers per
         // global one, and scores scaled by 1/√head_dim, or 1/√(hidden / heads) in the 27B
@@ -699,6 +724,33 @@ mod tests {
         };
         assert_eq!(mpt(8.0).unwrap()["attn_config"], json!({ "clip_qkv": 6.0 }));
         assert_eq!(mpt(4.0).unwrap_err().field, "mpt.attention.max_alibi_bias");
+    }
+
+    /// EXAONE 4's layers as llama.cpp runs them: the 64-layer model's three sliding per global
+    /// one, every layer of the others global, with RoPE (no window).
+    #[test]
+    fn exaone4_slides_only_the_64_layer_model_as_llama_cpp_does() {
+        let config = |layers: u32| {
+            config_of(&[
+                ("general.architecture", V::Str("exaone4")),
+                ("exaone4.block_count", V::U32(layers)),
+            ])
+            .unwrap()
+        };
+        let (s, f) = ("sliding_attention", "full_attention");
+        let big = config(64);
+        assert_eq!(
+            big["layer_types"].as_array().unwrap()[..4],
+            [json!(s), json!(s), json!(s), json!(f)]
+        );
+        assert!(big.get("sliding_window").is_none(), "the class's 4096");
+        let small = config(30);
+        assert!(small["layer_types"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t == f));
+        assert_eq!(small["sliding_window"], serde_json::Value::Null);
     }
 
     /// Cohere 2's sliding layers: llama.cpp's three per global one, or the file's period.

@@ -216,6 +216,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("mpt", false, None),
         ("cohere2", false, None),
         ("glm4", false, None),
+        ("exaone4", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
