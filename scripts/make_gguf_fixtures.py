@@ -64,6 +64,8 @@ def tensors(sd, cfg, arch):
         return falcon_tensors(sd, cfg)
     if arch == "mpt":
         return mpt_tensors(sd, cfg)
+    if arch == "ernie4_5-moe":
+        return ernie_moe_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -244,6 +246,27 @@ def falcon_tensors(sd, cfg):
     return out
 
 
+def ernie_moe_tensors(sd, cfg):
+    """ERNIE 4.5 MoE: dense layers before moe_layer_start_index, then experts stacked, shared
+    experts beside them and a per-expert correction bias for choosing them."""
+    out = {"token_embd.weight": sd["model.embed_tokens.weight"], "output_norm.weight": sd["model.norm.weight"]}
+    for b in range(cfg.num_hidden_layers):
+        p = f"model.layers.{b}."
+        for ours, theirs in PRE_NORMS + ATTN:
+            out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+        if b < cfg.moe_layer_start_index:
+            for ours, theirs in MLP:
+                out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+            continue
+        out[f"blk.{b}.ffn_gate_inp.weight"] = sd[p + "mlp.gate.weight"]
+        out[f"blk.{b}.exp_probs_b.bias"] = sd[p + "mlp.moe_statics.e_score_correction_bias"].reshape(-1)
+        for x in ("gate", "up", "down"):
+            experts = [sd[f"{p}mlp.experts.{e}.{x}_proj.weight"] for e in range(cfg.moe_num_experts)]
+            out[f"blk.{b}.ffn_{x}_exps.weight"] = np.stack(experts)
+            out[f"blk.{b}.ffn_{x}_shexp.weight"] = sd[f"{p}mlp.shared_experts.{x}_proj.weight"]
+    return out
+
+
 def mpt_tensors(sd, cfg):
     """MPT: ALiBi, LayerNorms without bias, Q/K/V stacked in one matrix, no biases, the LM head
     tied."""
@@ -340,9 +363,16 @@ def write(path, cfg, named, kind, arch):
     elif arch == "olmoe":
         # Its experts are intermediate_size wide: feed_forward_length.
         w.add_expert_count(cfg.num_experts)
+    elif arch == "ernie4_5-moe":
+        w.add_expert_count(cfg.moe_num_experts)
+        w.add_expert_used_count(cfg.moe_k)
+        w.add_expert_feed_forward_length(cfg.moe_intermediate_size)
+        w.add_expert_shared_feed_forward_length(cfg.moe_intermediate_size * cfg.moe_num_shared_experts)
+        w.add_leading_dense_block_count(cfg.moe_layer_start_index)
+        w.add_interleave_moe_layer_step(cfg.moe_layer_interval)
     if arch in ("llama", "qwen3moe", "qwen2moe", "olmoe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
-    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4", "exaone4"):
+    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4", "exaone4", "ernie4_5-moe"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch in ("stablelm", "nemotron", "phi2", "gptneox", "glm4"):
@@ -477,6 +507,12 @@ def main():
     make("exaone4", "exaone4", transformers.Exaone4Config(
         intermediate_size=96, head_dim=16, sliding_window=None, sliding_window_pattern=1,
         layer_types=["full_attention"] * 2, pad_token_id=0, **dense), transformers.Exaone4ForCausalLM, None)
+    # A dense first layer, then experts with a shared one; the chosen experts' weights
+    # renormalized, as both do.
+    make("ernie4_5-moe", "ernie4_5-moe", transformers.Ernie4_5_MoeConfig(
+        intermediate_size=96, head_dim=16, pad_token_id=0, moe_num_experts=4, moe_k=2, moe_intermediate_size=32,
+        moe_num_shared_experts=1, moe_layer_start_index=1, **{**dense, "num_hidden_layers": 3}),
+        transformers.Ernie4_5_MoeForCausalLM, None)
     # Half of each head rotated, in interleaved pairs.
     make("glm4", "glm4", transformers.Glm4Config(intermediate_size=96, head_dim=16, pad_token_id=0, **dense),
          transformers.Glm4ForCausalLM, None)
@@ -493,12 +529,16 @@ def make(name, arch, cfg, cls, half):
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
-                    "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4"):
+                    "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():
                 if "norm" in n or ".ln_" in n:
                     p.normal_(0 if arch in PLUS_ONE or n.endswith("bias") else 1, 0.3)
+        # A correction bias (zero at init) that changes which experts are chosen.
+        for n, t in [*model.named_parameters(), *model.named_buffers()]:
+            if "correction_bias" in n:
+                t.normal_(0, 0.3)
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)

@@ -44,6 +44,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("cohere2", "cohere2"),
     ("glm4", "glm4"),
     ("exaone4", "exaone4"),
+    ("ernie4_5-moe", "ernie4_5_moe"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -74,6 +75,21 @@ pub fn norms_plus_one(arch: &str) -> bool {
 /// (architecture, its name, the name anatomy's naming gives the role). Seed-OSS's norm before
 /// the MLP is `post_attention_norm` there, a llama's `ffn_norm`.
 const RENAMED: &[(&str, &str, &str)] = &[("seed_oss", "post_attention_norm", "ffn_norm")];
+
+/// Tensors llama.cpp's converter squeezes, which transformers holds with a leading 1:
+/// (architecture, name ending). ERNIE 4.5 MoE's correction bias is [1, experts] there.
+const SQUEEZED: &[(&str, &str)] = &[("ernie4_5-moe", "exp_probs_b.bias")];
+
+/// The shape GGUF tensor `name` of architecture `arch` has in transformers (`SQUEEZED`).
+fn shape_as_stored(arch: &str, name: &str, shape: &[u64]) -> Vec<u64> {
+    let squeezed = SQUEEZED
+        .iter()
+        .any(|(a, end)| *a == arch && name.ends_with(end));
+    match squeezed {
+        true => [1].into_iter().chain(shape.iter().copied()).collect(),
+        false => shape.to_vec(),
+    }
+}
 
 /// The name anatomy reads GGUF tensor `name` of architecture `arch` under (`RENAMED`).
 pub fn tensor_name(arch: &str, name: &str) -> String {
@@ -109,6 +125,18 @@ const OWN_KEYS: &[(&str, &str, &str)] = &[
         "attention.layer_norm_epsilon",
     ),
     ("falcon", "ffn_hidden_size", "feed_forward_length"),
+    ("ernie4_5-moe", "moe_num_experts", "expert_count"),
+    ("ernie4_5-moe", "moe_k", "expert_used_count"),
+    (
+        "ernie4_5-moe",
+        "moe_layer_start_index",
+        "leading_dense_block_count",
+    ),
+    (
+        "ernie4_5-moe",
+        "moe_layer_interval",
+        "interleave_moe_layer_step",
+    ),
     ("mpt", "layer_norm_epsilon", "attention.layer_norm_epsilon"),
     (
         "starcoder",
@@ -162,7 +190,7 @@ pub fn read<R: std::io::Read + std::io::Seek>(
         .iter()
         .map(|t| Stored {
             name: tensor_name(&arch, &t.name),
-            shape: t.shape.clone(),
+            shape: shape_as_stored(&arch, &t.name, &t.shape),
             dtype: gguf_header::type_name(t.type_id),
         })
         .collect();
@@ -368,6 +396,27 @@ fn config(
         cfg.insert(name.into(), value);
         if let Some(i) = kv_key {
             keys[i].0 = name.into();
+        }
+    }
+    if arch == "ernie4_5-moe" {
+        // Shared experts as a count of expert widths.
+        if let Some(shared) = cfg.remove("shared_expert_intermediate_size") {
+            let full = "ernie4_5-moe.expert_shared_feed_forward_length";
+            keys.retain(|(k, _)| k != "shared_expert_intermediate_size");
+            let width = cfg.get("moe_intermediate_size").and_then(|v| v.as_u64());
+            let count = shared
+                .as_u64()
+                .zip(width.filter(|w| *w > 0))
+                .and_then(|(s, w)| s.is_multiple_of(w).then_some(s / w));
+            let Some(count) = count else {
+                return Err(Error::new(
+                    shown,
+                    full,
+                    format!("is {shared}; ERNIE's shared experts are a whole number of expert widths (expert_feed_forward_length)"),
+                ));
+            };
+            cfg.insert("moe_num_shared_experts".into(), json!(count));
+            keys.push(("moe_num_shared_experts".into(), full.into()));
         }
     }
     if arch == "mpt" {

@@ -217,6 +217,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("cohere2", false, None),
         ("glm4", false, None),
         ("exaone4", false, None),
+        ("ernie4_5-moe", true, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
@@ -226,7 +227,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
 /// token by token; its Q8_0 and `half` (F16 or BF16) copies held as stored against the f32 path
 /// on the same file: Q8_0 within its tolerance, the 16-bit floats (widened exactly) within f32
 /// rounding. Held as stored, every matrix the file holds (each expert of a stack one) but a
-/// learned position table is a projection in the stored format.
+/// learned position table and biases is a projection in the stored format.
 fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
     use anatomy_exec::weights::{Hold, Weights};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -298,8 +299,9 @@ fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
         .unwrap()
         .tensors
         .iter()
-        // A learned position table is looked up, not multiplied (StarCoder's).
-        .filter(|t| t.name != "position_embd.weight")
+        // A learned position table is looked up, not multiplied (StarCoder's); a bias is added
+        // (ERNIE's expert correction bias is [1, experts]).
+        .filter(|t| t.name != "position_embd.weight" && !t.name.ends_with(".bias"))
         .map(|t| match t.shape.len() {
             3 => t.shape[0],
             2 => 1,
