@@ -7,8 +7,8 @@
 //! Each value is widened to f32 in registers (bf16: a shift; f16: F16C; e4m3: its bits moved
 //! into an f16's, then F16C) and multiplied by `x` as it is, so the product is the f32 product of
 //! the stored values up to the order of the sums. Paths as `qlinear`'s: a decode step dots each
-//! row with `x`; a prompt on AVX-512 widens a unit of rows once and multiplies them in
-//! `qlinear`'s f32 register tiles.
+//! row with `x`; a prompt on AVX-512 widens a unit of rows once and multiplies them in f32
+//! register tiles.
 
 use crate::pool::{for_ranges, Shared};
 use crate::qlinear::{Path, PROMPT, UNIT};
@@ -157,7 +157,7 @@ fn product<R: Rows + ?Sized>(w: &R, path: Path, x: &[f32], m: usize, y: &mut [f3
                 }
                 let wf = &wf[..rows.len() * n];
                 // SAFETY: as above; y is [m, out] and columns `rows` are this unit's alone.
-                unsafe { crate::qlinear::x86::product_f32(wf, x, n, &y, out, rows.start) }
+                unsafe { x86::product_f32(wf, x, n, &y, out, rows.start) }
             }
             return;
         }
@@ -271,6 +271,47 @@ mod x86 {
     use super::{Half, Path};
     use crate::qlinear::x86::hsum256;
     use std::arch::x86_64::*;
+
+    /// `y[i, col0 + j] = Σₖ x[i, k] · w[j, k]` for every row i of `x` [m, n] and every row j of
+    /// `w` [rows, n] (n a multiple of 16): tiles of 4 × 4, sixteen sums of 16 lanes, each row of
+    /// `x` and `w` loaded once per tile and step. A partial tile repeats its last row and keeps
+    /// only the sums it owns.
+    #[target_feature(enable = "avx2,fma,avx512f")]
+    pub(super) unsafe fn product_f32(
+        w: &[f32],
+        x: &[f32],
+        n: usize,
+        y: &crate::pool::Shared,
+        outs: usize,
+        col0: usize,
+    ) {
+        let (rows, m) = (w.len() / n, x.len() / n);
+        assert!(n.is_multiple_of(16) && w.len() == rows * n && x.len() == m * n);
+        for j0 in (0..rows).step_by(4) {
+            let wr: [*const f32; 4] =
+                std::array::from_fn(|j| w.as_ptr().add((j0 + j).min(rows - 1) * n));
+            for i0 in (0..m).step_by(4) {
+                let xr: [*const f32; 4] =
+                    std::array::from_fn(|i| x.as_ptr().add((i0 + i).min(m - 1) * n));
+                let mut acc = [[_mm512_setzero_ps(); 4]; 4];
+                for k in (0..n).step_by(16) {
+                    let wv: [__m512; 4] = std::array::from_fn(|j| _mm512_loadu_ps(wr[j].add(k)));
+                    for i in 0..4 {
+                        let xv = _mm512_loadu_ps(xr[i].add(k));
+                        for j in 0..4 {
+                            acc[i][j] = _mm512_fmadd_ps(xv, wv[j], acc[i][j]);
+                        }
+                    }
+                }
+                for (i, acc) in acc.iter().enumerate().take(m - i0) {
+                    for (j, acc) in acc.iter().enumerate().take(rows - j0) {
+                        // SAFETY (the caller's): y is [m, outs] and these columns are its alone.
+                        y.part((i0 + i) * outs + col0 + j0 + j, 1)[0] = _mm512_reduce_add_ps(*acc);
+                    }
+                }
+            }
+        }
+    }
 
     /// How far ahead of the values being multiplied a decode step fetches, in bytes.
     const AHEAD: usize = 2048;
