@@ -3,6 +3,7 @@
 //! writing the metadata as the config.json it stands for. An error about a value names the GGUF
 //! key it came from.
 
+use crate::gguf_arch::{self, number, Draft};
 use crate::gguf_header::{self, Header};
 use crate::{Checkpoint, Format, Stored};
 use anatomy_core::Error;
@@ -104,59 +105,30 @@ pub fn tensor_name(arch: &str, name: &str) -> String {
     name.to_string()
 }
 
-/// Keys only some architectures write, or whose config classes name otherwise: (architecture,
-/// config key, its GGUF key under the architecture's prefix). LayerNorm's epsilon under each
-/// config's own name; Command R's logit scale; Granite's four multipliers; StarCoder's n_inner,
-/// GPT-NeoX's rotary_emb_base and Falcon's ffn_hidden_size.
-const OWN_KEYS: &[(&str, &str, &str)] = &[
+/// The keys every architecture writes under its prefix: (config key, GGUF key, whether an
+/// integer size).
+const COMMON_KEYS: &[(&str, &str, bool)] = &[
+    ("hidden_size", "embedding_length", true),
+    ("intermediate_size", "feed_forward_length", true),
+    ("num_hidden_layers", "block_count", true),
+    ("num_attention_heads", "attention.head_count", true),
+    ("num_key_value_heads", "attention.head_count_kv", true),
+    ("head_dim", "attention.key_length", true),
+    ("max_position_embeddings", "context_length", true),
+    ("rms_norm_eps", "attention.layer_norm_rms_epsilon", false),
+    ("rope_theta", "rope.freq_base", false),
+    ("sliding_window", "attention.sliding_window", true),
+    ("attn_logit_softcapping", "attn_logit_softcapping", false),
+    ("final_logit_softcapping", "final_logit_softcapping", false),
+    ("vocab_size", "vocab_size", true),
+    ("num_local_experts", "expert_count", true),
+    ("num_experts_per_tok", "expert_used_count", true),
+    ("moe_intermediate_size", "expert_feed_forward_length", true),
     (
-        "bloom",
-        "layer_norm_epsilon",
-        "attention.layer_norm_epsilon",
+        "shared_expert_intermediate_size",
+        "expert_shared_feed_forward_length",
+        true,
     ),
-    ("cohere2", "layer_norm_eps", "attention.layer_norm_epsilon"),
-    ("cohere2", "logit_scale", "logit_scale"),
-    (
-        "command-r",
-        "layer_norm_eps",
-        "attention.layer_norm_epsilon",
-    ),
-    ("command-r", "logit_scale", "logit_scale"),
-    ("ernie4_5-moe", "moe_num_experts", "expert_count"),
-    ("ernie4_5-moe", "moe_k", "expert_used_count"),
-    (
-        "ernie4_5-moe",
-        "moe_layer_start_index",
-        "leading_dense_block_count",
-    ),
-    (
-        "ernie4_5-moe",
-        "moe_layer_interval",
-        "interleave_moe_layer_step",
-    ),
-    (
-        "falcon",
-        "layer_norm_epsilon",
-        "attention.layer_norm_epsilon",
-    ),
-    ("falcon", "ffn_hidden_size", "feed_forward_length"),
-    ("gptneox", "layer_norm_eps", "attention.layer_norm_epsilon"),
-    ("gptneox", "rotary_emb_base", "rope.freq_base"),
-    ("granite", "embedding_multiplier", "embedding_scale"),
-    ("granite", "residual_multiplier", "residual_scale"),
-    ("granite", "attention_multiplier", "attention.scale"),
-    ("granite", "logits_scaling", "logit_scale"),
-    ("mpt", "layer_norm_epsilon", "attention.layer_norm_epsilon"),
-    ("nemotron", "norm_eps", "attention.layer_norm_epsilon"),
-    ("phi2", "layer_norm_eps", "attention.layer_norm_epsilon"),
-    ("stablelm", "layer_norm_eps", "attention.layer_norm_epsilon"),
-    (
-        "starcoder",
-        "layer_norm_epsilon",
-        "attention.layer_norm_epsilon",
-    ),
-    ("starcoder", "n_inner", "feed_forward_length"),
-    ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
 ];
 
 pub fn open(path: &Path) -> Result<Checkpoint, Error> {
@@ -208,24 +180,6 @@ pub fn read<R: std::io::Read + std::io::Seek>(
     })
 }
 
-fn number(v: &Value) -> Option<f64> {
-    Some(match v {
-        Value::U8(x) => *x as f64,
-        Value::I8(x) => *x as f64,
-        Value::U16(x) => *x as f64,
-        Value::I16(x) => *x as f64,
-        Value::U32(x) => *x as f64,
-        Value::I32(x) => *x as f64,
-        Value::U64(x) => *x as f64,
-        Value::I64(x) => *x as f64,
-        // The shortest decimal that is this f32: the value the converter was given (1e-5, not
-        // 9.99999974738e-6), which is the same f32.
-        Value::F32(x) => x.to_string().parse().ok()?,
-        Value::F64(x) => *x,
-        _ => return None,
-    })
-}
-
 /// The config.json the metadata stands for, and which GGUF key each of its fields came from.
 fn config(
     h: &Header,
@@ -259,413 +213,88 @@ fn config(
                 ),
             )
         })?;
-    let key = |k: &str| h.get(&format!("{arch}.{k}"));
-    let mut cfg = Map::new();
-    let mut keys = Vec::new();
-    cfg.insert("model_type".into(), json!(model_type));
-    // Integer sizes stay integers so the loaders' checks read them as such; a non-finite float
-    // is refused here, since JSON has no NaN.
-    let mut put = |name: &str, k: &str, integer: bool| -> Result<(), Error> {
-        let full = format!("{arch}.{k}");
-        if let Some(v) = key(k) {
-            let n = number(v).ok_or_else(|| Error::new(shown, &full, "must be a number"))?;
-            if !n.is_finite() {
-                return Err(Error::new(
-                    shown,
-                    &full,
-                    format!("is {n}; it must be a finite number"),
-                ));
-            }
-            cfg.insert(
-                name.into(),
-                if integer && n.fract() == 0.0 && n >= 0.0 {
-                    json!(n as u64)
-                } else {
-                    json!(n)
-                },
-            );
-            keys.push((name.to_string(), full));
-        }
-        Ok(())
+    let mut d = Draft {
+        arch: &arch,
+        model_type,
+        header: h,
+        tensors,
+        shown,
+        cfg: Map::new(),
+        keys: Vec::new(),
     };
-    put("hidden_size", "embedding_length", true)?;
-    put("intermediate_size", "feed_forward_length", true)?;
-    put("num_hidden_layers", "block_count", true)?;
-    put("num_attention_heads", "attention.head_count", true)?;
-    put("num_key_value_heads", "attention.head_count_kv", true)?;
-    put("head_dim", "attention.key_length", true)?;
-    put("max_position_embeddings", "context_length", true)?;
-    put("rms_norm_eps", "attention.layer_norm_rms_epsilon", false)?;
-    put("rope_theta", "rope.freq_base", false)?;
-    put("sliding_window", "attention.sliding_window", true)?;
-    put("attn_logit_softcapping", "attn_logit_softcapping", false)?;
-    put("final_logit_softcapping", "final_logit_softcapping", false)?;
-    put("vocab_size", "vocab_size", true)?;
-    put("num_local_experts", "expert_count", true)?;
-    put("num_experts_per_tok", "expert_used_count", true)?;
-    put("moe_intermediate_size", "expert_feed_forward_length", true)?;
-    put(
-        "shared_expert_intermediate_size",
-        "expert_shared_feed_forward_length",
-        true,
-    )?;
-    let own: Vec<_> = OWN_KEYS.iter().filter(|(a, ..)| *a == arch).collect();
-    for (_, name, k) in &own {
-        put(name, k, false)?;
+    d.cfg.insert("model_type".into(), json!(model_type));
+    for (name, k, integer) in COMMON_KEYS {
+        d.put(name, k, *integer)?;
     }
-    // The architecture's own name for a key replaces the common one (StarCoder's n_inner).
-    for (_, name, k) in own {
-        let full = format!("{arch}.{k}");
-        let common: Vec<String> = keys
-            .iter()
-            .filter(|(n, f)| *f == full && n != name)
-            .map(|(n, _)| n.clone())
-            .collect();
-        for n in common {
-            cfg.remove(&n);
-            keys.retain(|(k, _)| *k != n);
-        }
-    }
-    // Sizes some config classes fix rather than read: GPT-NeoX, BLOOM and MPT have as many K/V
-    // heads as query heads, BLOOM and MPT an MLP four times as wide, BLOOM no position limit
-    // (ALiBi). The file's value is dropped where it is what the class implies, and refused
-    // otherwise.
-    let size = |k: &str| cfg.get(k).and_then(|v| v.as_u64());
-    let mut implied = Vec::new();
-    if matches!(arch.as_str(), "gptneox" | "bloom" | "mpt") {
-        implied.push((
-            "num_key_value_heads",
-            size("num_attention_heads"),
-            "attention.head_count_kv",
-        ));
-    }
-    if matches!(arch.as_str(), "bloom" | "mpt") {
-        let wide = size("hidden_size").map(|h| 4 * h);
-        implied.push(("intermediate_size", wide, "feed_forward_length"));
-    }
-    if arch == "bloom" {
-        implied.push(("max_position_embeddings", None, "context_length"));
-    }
-    for (name, want, k) in implied {
-        let Some(v) = cfg.remove(name) else { continue };
-        keys.retain(|(n, _)| n != name);
-        if want.is_some() && v.as_u64() != want {
-            return Err(Error::new(
-                shown,
-                format!("{arch}.{k}"),
-                format!(
-                    "is {v}; a `{model_type}` model's config fixes it at {}",
-                    want.unwrap_or(0)
-                ),
-            ));
-        }
-    }
-    if arch == "gptneox" {
-        // Whether attention and MLP run side by side.
-        match key("use_parallel_residual") {
-            Some(Value::Bool(b)) => {
-                cfg.insert("use_parallel_residual".into(), json!(b));
-                keys.push((
-                    "use_parallel_residual".into(),
-                    "gptneox.use_parallel_residual".into(),
-                ));
-            }
-            Some(_) => {
-                return Err(Error::new(
-                    shown,
-                    "gptneox.use_parallel_residual",
-                    "must be a bool",
-                ))
-            }
-            None => {}
-        }
-    }
-    if arch == "falcon" {
-        // Attention and MLP side by side, as llama.cpp runs every Falcon; a second norm per
-        // layer marks the new decoder architecture (40B, 180B) and its K/V groups, else one K/V
-        // head is multi-query.
-        cfg.insert("parallel_attn".into(), json!(true));
-        let kv = cfg.remove("num_key_value_heads");
-        let kv_key = keys.iter().position(|(k, _)| k == "num_key_value_heads");
-        let new = tensors.iter().any(|t| t.name == "blk.0.attn_norm_2.weight");
-        cfg.insert("new_decoder_architecture".into(), json!(new));
-        let (name, value) = match new {
-            true => ("num_kv_heads", kv.unwrap_or(json!(1))),
-            false => ("multi_query", json!(kv.and_then(|v| v.as_u64()) == Some(1))),
-        };
-        cfg.insert(name.into(), value);
-        if let Some(i) = kv_key {
-            keys[i].0 = name.into();
-        }
-    }
-    if arch == "ernie4_5-moe" {
-        // Shared experts as a count of expert widths.
-        if let Some(shared) = cfg.remove("shared_expert_intermediate_size") {
-            let full = "ernie4_5-moe.expert_shared_feed_forward_length";
-            keys.retain(|(k, _)| k != "shared_expert_intermediate_size");
-            let width = cfg.get("moe_intermediate_size").and_then(|v| v.as_u64());
-            let count = shared
-                .as_u64()
-                .zip(width.filter(|w| *w > 0))
-                .and_then(|(s, w)| s.is_multiple_of(w).then_some(s / w));
-            let Some(count) = count else {
-                return Err(Error::new(
-                    shown,
-                    full,
-                    format!("is {shared}; ERNIE's shared experts are a whole number of expert widths (expert_feed_forward_length)"),
-                ));
-            };
-            cfg.insert("moe_num_shared_experts".into(), json!(count));
-            keys.push(("moe_num_shared_experts".into(), full.into()));
-        }
-    }
-    if arch == "mpt" {
-        // transformers' MPT biases scores by ALiBi with a maximum of 8 whatever its config says;
-        // clip_qkv lives in attn_config.
-        let full = "mpt.attention.max_alibi_bias";
-        match key("attention.max_alibi_bias").map(number) {
-            Some(Some(8.0)) => {}
-            Some(b) => {
-                return Err(Error::new(
-                    shown,
-                    full,
-                    format!(
-                        "is {}; transformers' MPT biases scores by ALiBi with a maximum of 8",
-                        b.map_or("not a number".into(), |b| b.to_string())
-                    ),
-                ))
-            }
-            None => {
-                return Err(Error::new(
-                    shown,
-                    full,
-                    "is missing; an MPT biases scores by ALiBi",
-                ))
-            }
-        }
-        if let Some(v) = key("attention.clamp_kqv") {
-            let clip = number(v)
-                .ok_or_else(|| Error::new(shown, "mpt.attention.clamp_kqv", "must be a number"))?;
-            cfg.insert("attn_config".into(), json!({ "clip_qkv": clip }));
-            keys.push((
-                "attn_config.clip_qkv".into(),
-                "mpt.attention.clamp_kqv".into(),
-            ));
-        }
-    }
-    if arch == "starcoder" {
-        // GPTBigCode says multi_query, one K/V head, or none: as many as the query heads.
-        if let Some(kv) = cfg.remove("num_key_value_heads") {
-            cfg.insert("multi_query".into(), json!(kv.as_u64() == Some(1)));
-            for k in keys.iter_mut().filter(|(k, _)| k == "num_key_value_heads") {
-                k.0 = "multi_query".into();
-            }
-        }
-    }
-    // llama.cpp's head size is the file's key_length, else hidden / heads, whatever default of
-    // its own the family's config class has (the 128 of Qwen3, Ernie 4.5 and Seed-OSS, Gemma's
-    // 256); the other classes derive it so.
-    let own_head = matches!(
-        arch.as_str(),
-        "qwen3" | "gemma" | "gemma2" | "gemma3" | "ernie4_5" | "seed_oss"
-    );
-    if own_head && !cfg.contains_key("head_dim") {
-        let size = |k: &str| cfg.get(k).and_then(|v| v.as_u64());
-        if let Some((h, n)) =
-            size("hidden_size").zip(size("num_attention_heads").filter(|n| *n > 0))
-        {
-            cfg.insert("head_dim".into(), json!(h / n));
-            keys.push(("head_dim".into(), format!("{arch}.embedding_length")));
-        }
-    }
-    // llama.cpp writes Mixtral as a llama with experts.
-    if arch == "llama" && cfg.get("num_local_experts").and_then(|v| v.as_u64()) > Some(0) {
-        cfg.insert("model_type".into(), json!("mixtral"));
-    }
-    if !cfg.contains_key("vocab_size") {
+    gguf_arch::own_keys(&mut d)?;
+    if !d.cfg.contains_key("vocab_size") {
         if let Some(Value::Array(tokens)) = h.get("tokenizer.ggml.tokens") {
-            cfg.insert("vocab_size".into(), json!(tokens.len()));
+            d.cfg.insert("vocab_size".into(), json!(tokens.len()));
         }
     }
     // The rotated dims: a fraction of the head, which the loaders check (even, within the head).
-    if let Some(v) = key("rope.dimension_count") {
-        let full = format!("{arch}.rope.dimension_count");
-        let rot = number(v).ok_or_else(|| Error::new(shown, &full, "must be a number"))?;
-        let heads = cfg.get("num_attention_heads").and_then(|v| v.as_f64());
-        let head_dim = cfg
-            .get("head_dim")
-            .and_then(|v| v.as_f64())
-            .or_else(|| Some(cfg.get("hidden_size")?.as_f64()? / heads?));
+    if let Some(v) = d.key("rope.dimension_count") {
+        const K: &str = "rope.dimension_count";
+        let rot = number(v).ok_or_else(|| d.err(K, "must be a number"))?;
+        let heads = d.size("num_attention_heads").map(|n| n as f64);
+        let head_dim = d
+            .size("head_dim")
+            .map(|n| n as f64)
+            .or_else(|| Some(d.size("hidden_size")? as f64 / heads?));
         if let Some(hd) = head_dim.filter(|hd| *hd > 0.0) {
             if !(rot >= 2.0 && rot <= hd && rot.fract() == 0.0 && (rot as u64).is_multiple_of(2)) {
-                return Err(Error::new(
-                    shown,
-                    &full,
+                return Err(d.err(
+                    K,
                     format!("is {rot}; the rotated dims must be an even number from 2 to the head size ({hd})"),
                 ));
             }
             if rot != hd {
-                cfg.insert("partial_rotary_factor".into(), json!(rot / hd));
-                keys.push(("partial_rotary_factor".into(), full));
+                let source = format!("{arch}.{K}");
+                d.set("partial_rotary_factor", json!(rot / hd), &source);
             }
         }
     }
-    if arch == "gptneox" {
-        // GPT-NeoX's config names the rotated fraction rotary_pct.
-        if let Some(f) = cfg.remove("partial_rotary_factor") {
-            cfg.insert("rotary_pct".into(), f);
-            for k in keys
-                .iter_mut()
-                .filter(|(k, _)| k == "partial_rotary_factor")
-            {
-                k.0 = "rotary_pct".into();
-            }
-        }
-    }
-    if arch == "qwen2moe" {
-        // Qwen2-MoE's config names its expert count `num_experts` (no alias for Mixtral's key).
-        if let Some(n) = cfg.remove("num_local_experts") {
-            cfg.insert("num_experts".into(), n);
-            for k in keys.iter_mut().filter(|(k, _)| k == "num_local_experts") {
-                k.0 = "num_experts".into();
-            }
-        }
-    }
-    if arch == "qwen3moe" {
-        // The file does not say; llama.cpp renormalizes the chosen experts' weights, as the
-        // published Qwen3-MoE configs ask.
-        cfg.insert("norm_topk_prob".into(), json!(true));
-        keys.push(("norm_topk_prob".into(), "general.architecture".into()));
-    }
-    if arch == "gemma2" {
-        // llama.cpp scales Gemma 2 scores by 1/√head_dim, the value the 2B and 9B models use.
-        if let Some(hd) = cfg.get("head_dim").cloned() {
-            cfg.insert("query_pre_attn_scalar".into(), hd);
-        }
-    }
-    if arch == "cohere2" && cfg.contains_key("sliding_window") {
-        // Which layers slide (and rotate; the others attend globally without RoPE): the file's
-        // pattern, a flag per layer or a period, else llama.cpp's three sliding layers per
-        // global one.
-        let layers = cfg
-            .get("num_hidden_layers")
-            .and_then(|v| v.as_u64())
-            .unwrap_or(0);
-        let full = "cohere2.attention.sliding_window_pattern";
-        let sliding: Vec<bool> = match key("attention.sliding_window_pattern") {
-            Some(Value::Array(flags)) => flags
-                .iter()
-                .map(|f| match f {
-                    Value::Bool(b) => Ok(*b),
-                    _ => Err(Error::new(shown, full, "must hold a bool per layer")),
-                })
-                .collect::<Result<_, _>>()?,
-            Some(v) => {
-                let n = number(v)
-                    .filter(|n| *n >= 1.0 && n.fract() == 0.0)
-                    .ok_or_else(|| Error::new(shown, full, "must be a whole number from 1"))?;
-                (0..layers).map(|i| (i as f64 % n) < n - 1.0).collect()
-            }
-            None => (0..layers).map(|i| i % 4 < 3).collect(),
-        };
-        let types: Vec<&str> = sliding
-            .iter()
-            .map(|s| {
-                if *s {
-                    "sliding_attention"
-                } else {
-                    "full_attention"
-                }
-            })
-            .collect();
-        cfg.insert("layer_types".into(), json!(types));
-        keys.push(("layer_types".into(), full.into()));
-    }
-    if arch == "exaone4" {
-        // llama.cpp slides only the 64-layer model (EXAONE 4.0 32B: three local layers with
-        // RoPE per global one without, window 4096 unless the file says), every other layer
-        // global with RoPE (1.2B).
-        let layers = cfg
-            .get("num_hidden_layers")
-            .and_then(|v| v.as_u64())
-            .unwrap_or(0);
-        let types: Vec<&str> = (0..layers)
-            .map(|i| match layers == 64 && i % 4 < 3 {
-                true => "sliding_attention",
-                false => "full_attention",
-            })
-            .collect();
-        if layers != 64 {
-            // No window: transformers then rotates every layer (its default window, 4096,
-            // would leave the global layers without RoPE).
-            cfg.insert("sliding_window".into(), serde_json::Value::Null);
-            keys.retain(|(k, _)| k != "sliding_window");
-            keys.push(("sliding_window".into(), "exaone4.block_count".into()));
-        }
-        cfg.insert("layer_types".into(), json!(types));
-        keys.push(("layer_types".into(), "exaone4.block_count".into()));
-    }
-    if arch == "gemma3" {
-        // The file says neither; llama.cpp fixes both (llama-model.cpp): five local layers per
-        // global one, and scores scaled by 1/√head_dim, or 1/√(hidden / heads) in the 27B
-        // model, which it knows by its 62 layers.
-        cfg.insert("sliding_window_pattern".into(), json!(6));
-        keys.push((
-            "sliding_window_pattern".into(),
-            "general.architecture".into(),
-        ));
-        let size = |k: &str| cfg.get(k).and_then(|v| v.as_u64());
-        let hidden_per_head = size("hidden_size")
-            .zip(size("num_attention_heads"))
-            .map(|(h, n)| h / n.max(1));
-        // llama.cpp's head size is the file's key_length, else hidden / heads.
-        let scalar = if size("num_hidden_layers") == Some(62) {
-            hidden_per_head
-        } else {
-            size("head_dim").or(hidden_per_head)
-        };
-        if let Some(s) = scalar {
-            cfg.insert("query_pre_attn_scalar".into(), json!(s));
-            keys.push((
-                "query_pre_attn_scalar".into(),
-                "general.architecture".into(),
-            ));
-        }
-    }
-    if let Some(kind) = key("rope.scaling.type") {
-        let full = format!("{arch}.rope.scaling.type");
+    gguf_arch::adapt(&mut d)?;
+    if let Some(kind) = d.key("rope.scaling.type") {
         let Value::String(kind) = kind else {
-            return Err(Error::new(shown, &full, "must be a string"));
+            return Err(d.err("rope.scaling.type", "must be a string"));
         };
         if kind != "none" {
             let mut scaling = Map::new();
             scaling.insert("rope_type".into(), json!(kind));
-            keys.push(("rope_scaling.rope_type".into(), full));
-            if let Some(f) = key("rope.scaling.factor").and_then(number) {
+            d.keys.push((
+                "rope_scaling.rope_type".into(),
+                format!("{arch}.rope.scaling.type"),
+            ));
+            if let Some(f) = d.key("rope.scaling.factor").and_then(number) {
                 scaling.insert("factor".into(), json!(f));
-                keys.push((
+                d.keys.push((
                     "rope_scaling.factor".into(),
                     format!("{arch}.rope.scaling.factor"),
                 ));
             }
-            if let Some(orig) = key("rope.scaling.original_context_length").and_then(number) {
+            if let Some(orig) = d
+                .key("rope.scaling.original_context_length")
+                .and_then(number)
+            {
                 scaling.insert(
                     "original_max_position_embeddings".into(),
                     json!(orig as u64),
                 );
             }
-            cfg.insert("rope_scaling".into(), serde_json::Value::Object(scaling));
+            d.cfg
+                .insert("rope_scaling".into(), serde_json::Value::Object(scaling));
         }
     }
     // A GGUF without an output matrix ties the LM head to the embedding.
-    cfg.insert(
+    d.cfg.insert(
         "tie_word_embeddings".into(),
         json!(!tensors.iter().any(|t| t.name == "output.weight")),
     );
     if let Some(name) = string("general.name") {
-        cfg.insert("_name_or_path".into(), json!(name));
+        d.cfg.insert("_name_or_path".into(), json!(name));
     }
-    Ok((serde_json::Value::Object(cfg), keys))
+    Ok((serde_json::Value::Object(d.cfg), d.keys))
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! checkpoint reach candle's readers (`anatomy-exec`).
 
 pub mod gguf;
+mod gguf_arch;
 pub mod gguf_header;
 pub mod safetensors;
 pub mod verify;

@@ -1,0 +1,411 @@
+//! What a GGUF architecture's metadata means in its config class's terms, beyond the keys every
+//! architecture shares (`gguf::config`): keys the class names otherwise, sizes it fixes rather
+//! than reads, and what llama.cpp assumes of the architecture without writing it down.
+
+use crate::gguf_header::Header;
+use crate::Stored;
+use anatomy_core::Error;
+use candle_core::quantized::gguf_file::Value;
+use serde_json::{json, Map};
+
+/// Keys only some architectures write, or whose config classes name otherwise: (architecture,
+/// config key, its GGUF key under the architecture's prefix). LayerNorm's epsilon under each
+/// config's own name; Command R's logit scale; Granite's four multipliers; StarCoder's n_inner,
+/// GPT-NeoX's rotary_emb_base, Falcon's ffn_hidden_size, ERNIE's expert settings.
+pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
+    (
+        "bloom",
+        "layer_norm_epsilon",
+        "attention.layer_norm_epsilon",
+    ),
+    ("cohere2", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("cohere2", "logit_scale", "logit_scale"),
+    (
+        "command-r",
+        "layer_norm_eps",
+        "attention.layer_norm_epsilon",
+    ),
+    ("command-r", "logit_scale", "logit_scale"),
+    ("ernie4_5-moe", "moe_num_experts", "expert_count"),
+    ("ernie4_5-moe", "moe_k", "expert_used_count"),
+    (
+        "ernie4_5-moe",
+        "moe_layer_start_index",
+        "leading_dense_block_count",
+    ),
+    (
+        "ernie4_5-moe",
+        "moe_layer_interval",
+        "interleave_moe_layer_step",
+    ),
+    (
+        "falcon",
+        "layer_norm_epsilon",
+        "attention.layer_norm_epsilon",
+    ),
+    ("falcon", "ffn_hidden_size", "feed_forward_length"),
+    ("gptneox", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("gptneox", "rotary_emb_base", "rope.freq_base"),
+    ("granite", "embedding_multiplier", "embedding_scale"),
+    ("granite", "residual_multiplier", "residual_scale"),
+    ("granite", "attention_multiplier", "attention.scale"),
+    ("granite", "logits_scaling", "logit_scale"),
+    ("mpt", "layer_norm_epsilon", "attention.layer_norm_epsilon"),
+    ("nemotron", "norm_eps", "attention.layer_norm_epsilon"),
+    ("phi2", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("stablelm", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    (
+        "starcoder",
+        "layer_norm_epsilon",
+        "attention.layer_norm_epsilon",
+    ),
+    ("starcoder", "n_inner", "feed_forward_length"),
+    ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
+];
+
+/// The config.json being written from a GGUF's metadata, and which GGUF key each field came
+/// from.
+pub(crate) struct Draft<'a> {
+    pub arch: &'a str,
+    pub model_type: &'a str,
+    pub header: &'a Header,
+    pub tensors: &'a [Stored],
+    pub shown: &'a str,
+    pub cfg: Map<String, serde_json::Value>,
+    pub keys: Vec<(String, String)>,
+}
+
+impl Draft<'_> {
+    /// The architecture's key `k` (`{arch}.{k}`).
+    pub fn key(&self, k: &str) -> Option<&Value> {
+        self.header.get(&format!("{}.{k}", self.arch))
+    }
+
+    /// An error about the architecture's key `k`.
+    pub fn err(&self, k: &str, message: impl Into<String>) -> Error {
+        Error::new(self.shown, format!("{}.{k}", self.arch), message)
+    }
+
+    /// Config field `name` as a whole number.
+    pub fn size(&self, name: &str) -> Option<u64> {
+        self.cfg.get(name).and_then(|v| v.as_u64())
+    }
+
+    /// Field `name` from the architecture's key `k`, a number; integer sizes stay integers so
+    /// the loaders read them as such, and a non-finite float is refused, since JSON has no NaN.
+    pub fn put(&mut self, name: &str, k: &str, integer: bool) -> Result<(), Error> {
+        let Some(v) = self.key(k) else { return Ok(()) };
+        let n = number(v).ok_or_else(|| self.err(k, "must be a number"))?;
+        if !n.is_finite() {
+            return Err(self.err(k, format!("is {n}; it must be a finite number")));
+        }
+        let value = match integer && n.fract() == 0.0 && n >= 0.0 {
+            true => json!(n as u64),
+            false => json!(n),
+        };
+        self.set(name, value, &format!("{}.{k}", self.arch));
+        Ok(())
+    }
+
+    /// Field `name`, from GGUF key `source` (or from what llama.cpp assumes of the architecture).
+    pub fn set(&mut self, name: &str, value: serde_json::Value, source: &str) {
+        self.keys.retain(|(k, _)| k != name);
+        self.cfg.insert(name.into(), value);
+        self.keys.push((name.into(), source.into()));
+    }
+
+    /// Field `name` removed, with its source.
+    fn take(&mut self, name: &str) -> Option<(serde_json::Value, String)> {
+        let value = self.cfg.remove(name)?;
+        let at = self.keys.iter().position(|(k, _)| k == name)?;
+        Some((value, self.keys.remove(at).1))
+    }
+
+    /// Field `from` under the name `to`.
+    fn rename(&mut self, from: &str, to: &str) {
+        if let Some((value, source)) = self.take(from) {
+            self.set(to, value, &source);
+        }
+    }
+}
+
+/// A metadata value as a number.
+pub(crate) fn number(v: &Value) -> Option<f64> {
+    Some(match v {
+        Value::U8(x) => *x as f64,
+        Value::I8(x) => *x as f64,
+        Value::U16(x) => *x as f64,
+        Value::I16(x) => *x as f64,
+        Value::U32(x) => *x as f64,
+        Value::I32(x) => *x as f64,
+        Value::U64(x) => *x as f64,
+        Value::I64(x) => *x as f64,
+        // The shortest decimal that is this f32: the value the converter was given (1e-5, not
+        // 9.99999974738e-6), which is the same f32.
+        Value::F32(x) => x.to_string().parse().ok()?,
+        Value::F64(x) => *x,
+        _ => return None,
+    })
+}
+
+/// The architecture's own key names (`OWN_KEYS`), each replacing the common name of the same
+/// GGUF key (StarCoder's n_inner for intermediate_size).
+pub(crate) fn own_keys(d: &mut Draft) -> Result<(), Error> {
+    let own: Vec<_> = OWN_KEYS.iter().filter(|(a, ..)| *a == d.arch).collect();
+    for (_, name, k) in own {
+        let full = format!("{}.{k}", d.arch);
+        let common: Vec<String> = d
+            .keys
+            .iter()
+            .filter(|(n, f)| *f == full && n != name)
+            .map(|(n, _)| n.clone())
+            .collect();
+        for n in common {
+            d.take(&n);
+        }
+        d.put(name, k, false)?;
+    }
+    Ok(())
+}
+
+/// Everything else the architecture's metadata means, once the common keys are read.
+pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
+    implied_sizes(d)?;
+    if OWN_HEAD.contains(&d.arch) && !d.cfg.contains_key("head_dim") {
+        // llama.cpp's head size is the file's key_length, else hidden / heads.
+        let heads = d.size("num_attention_heads").filter(|n| *n > 0);
+        if let Some((h, n)) = d.size("hidden_size").zip(heads) {
+            let source = format!("{}.embedding_length", d.arch);
+            d.set("head_dim", json!(h / n), &source);
+        }
+    }
+    match d.arch {
+        // llama.cpp writes Mixtral as a llama with experts.
+        "llama" if d.size("num_local_experts") > Some(0) => {
+            d.cfg.insert("model_type".into(), json!("mixtral"));
+        }
+        // Qwen2-MoE's config names its expert count `num_experts` (no alias for Mixtral's).
+        "qwen2moe" => d.rename("num_local_experts", "num_experts"),
+        // The file does not say; llama.cpp renormalizes the chosen experts' weights, as the
+        // published Qwen3-MoE configs ask.
+        "qwen3moe" => d.set("norm_topk_prob", json!(true), "general.architecture"),
+        "gemma2" => {
+            // llama.cpp scales Gemma 2's scores by 1/√head_dim, the 2B and 9B models' value.
+            if let Some(hd) = d.cfg.get("head_dim").cloned() {
+                d.cfg.insert("query_pre_attn_scalar".into(), hd);
+            }
+        }
+        "gemma3" => gemma3(d),
+        "gptneox" => gptneox(d)?,
+        "falcon" => falcon(d),
+        "starcoder" => {
+            // GPTBigCode says multi_query: one K/V head, or as many as the query heads.
+            if let Some((kv, source)) = d.take("num_key_value_heads") {
+                d.set("multi_query", json!(kv.as_u64() == Some(1)), &source);
+            }
+        }
+        "ernie4_5-moe" => ernie_moe(d)?,
+        "mpt" => mpt(d)?,
+        "cohere2" => cohere2(d)?,
+        "exaone4" => exaone4(d),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Config classes with a head size of their own (the 128 of Qwen3, Ernie 4.5 and Seed-OSS,
+/// Gemma's 256), which a GGUF without key_length overrides with llama.cpp's hidden / heads; the
+/// other classes derive it so.
+const OWN_HEAD: &[&str] = &["qwen3", "gemma", "gemma2", "gemma3", "ernie4_5", "seed_oss"];
+
+/// Sizes some config classes fix rather than read: GPT-NeoX, BLOOM and MPT have as many K/V
+/// heads as query heads, BLOOM and MPT an MLP four times as wide, BLOOM no position limit
+/// (ALiBi). The file's value is dropped where it is what the class implies, refused otherwise.
+fn implied_sizes(d: &mut Draft) -> Result<(), Error> {
+    let mut implied = Vec::new();
+    if matches!(d.arch, "gptneox" | "bloom" | "mpt") {
+        let heads = d.size("num_attention_heads");
+        implied.push(("num_key_value_heads", heads, "attention.head_count_kv"));
+    }
+    if matches!(d.arch, "bloom" | "mpt") {
+        let wide = d.size("hidden_size").map(|h| 4 * h);
+        implied.push(("intermediate_size", wide, "feed_forward_length"));
+    }
+    if d.arch == "bloom" {
+        implied.push(("max_position_embeddings", None, "context_length"));
+    }
+    for (name, want, k) in implied {
+        let Some((v, _)) = d.take(name) else { continue };
+        if let Some(want) = want.filter(|w| v.as_u64() != Some(*w)) {
+            let model_type = d.model_type;
+            return Err(d.err(
+                k,
+                format!("is {v}; a `{model_type}` model's config fixes it at {want}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The file says neither; llama.cpp fixes both (llama-model.cpp): five local layers per global
+/// one, and scores scaled by 1/√head_dim, or 1/√(hidden / heads) in the 27B model, which it
+/// knows by its 62 layers.
+fn gemma3(d: &mut Draft) {
+    d.set("sliding_window_pattern", json!(6), "general.architecture");
+    let hidden_per_head = d
+        .size("hidden_size")
+        .zip(d.size("num_attention_heads"))
+        .map(|(h, n)| h / n.max(1));
+    // llama.cpp's head size is the file's key_length, else hidden / heads.
+    let scalar = match d.size("num_hidden_layers") == Some(62) {
+        true => hidden_per_head,
+        false => d.size("head_dim").or(hidden_per_head),
+    };
+    if let Some(s) = scalar {
+        d.set("query_pre_attn_scalar", json!(s), "general.architecture");
+    }
+}
+
+/// Whether attention and MLP run side by side (a bool); the rotated fraction as rotary_pct.
+fn gptneox(d: &mut Draft) -> Result<(), Error> {
+    match d.key("use_parallel_residual") {
+        Some(Value::Bool(b)) => {
+            let b = *b;
+            d.set(
+                "use_parallel_residual",
+                json!(b),
+                "gptneox.use_parallel_residual",
+            );
+        }
+        Some(_) => return Err(d.err("use_parallel_residual", "must be a bool")),
+        None => {}
+    }
+    d.rename("partial_rotary_factor", "rotary_pct");
+    Ok(())
+}
+
+/// Attention and MLP side by side, as llama.cpp runs every Falcon; a second norm per layer marks
+/// the new decoder architecture (40B, 180B) and its K/V groups, else one K/V head is
+/// multi-query.
+fn falcon(d: &mut Draft) {
+    d.set("parallel_attn", json!(true), "general.architecture");
+    let new = d
+        .tensors
+        .iter()
+        .any(|t| t.name == "blk.0.attn_norm_2.weight");
+    d.set("new_decoder_architecture", json!(new), "falcon.block_count");
+    let kv = d.take("num_key_value_heads");
+    match (new, kv) {
+        (true, Some((kv, source))) => d.set("num_kv_heads", kv, &source),
+        // Without the key both have as many K/V heads as query heads.
+        (true, None) => {}
+        (false, kv) => {
+            let one = kv.as_ref().and_then(|(v, _)| v.as_u64()) == Some(1);
+            let source = kv.map_or("falcon.attention.head_count".into(), |(_, s)| s);
+            d.set("multi_query", json!(one), &source);
+        }
+    }
+}
+
+/// ERNIE's shared experts, as a count of expert widths.
+fn ernie_moe(d: &mut Draft) -> Result<(), Error> {
+    let Some((shared, source)) = d.take("shared_expert_intermediate_size") else {
+        return Ok(());
+    };
+    let width = d.size("moe_intermediate_size").filter(|w| *w > 0);
+    let count = shared
+        .as_u64()
+        .zip(width)
+        .and_then(|(s, w)| s.is_multiple_of(w).then_some(s / w));
+    let Some(count) = count else {
+        return Err(d.err(
+            "expert_shared_feed_forward_length",
+            format!("is {shared}; ERNIE's shared experts are a whole number of expert widths (expert_feed_forward_length)"),
+        ));
+    };
+    d.set("moe_num_shared_experts", json!(count), &source);
+    Ok(())
+}
+
+/// transformers' MPT biases scores by ALiBi with a maximum of 8 whatever its config says;
+/// clip_qkv lives in attn_config.
+fn mpt(d: &mut Draft) -> Result<(), Error> {
+    const MAX: &str = "attention.max_alibi_bias";
+    match d.key(MAX).map(number) {
+        Some(Some(8.0)) => {}
+        Some(b) => {
+            let b = b.map_or("not a number".into(), |b| b.to_string());
+            let why = "transformers' MPT biases scores by ALiBi with a maximum of 8";
+            return Err(d.err(MAX, format!("is {b}; {why}")));
+        }
+        None => return Err(d.err(MAX, "is missing; an MPT biases scores by ALiBi")),
+    }
+    if let Some(v) = d.key("attention.clamp_kqv") {
+        let clip = number(v).ok_or_else(|| d.err("attention.clamp_kqv", "must be a number"))?;
+        let config = json!({ "clip_qkv": clip });
+        d.set("attn_config", config, "mpt.attention.clamp_kqv");
+    }
+    Ok(())
+}
+
+/// Which of Cohere 2's layers slide (and rotate; the others attend globally without RoPE): the
+/// file's pattern, a flag per layer or a period, else llama.cpp's three sliding layers per
+/// global one.
+fn cohere2(d: &mut Draft) -> Result<(), Error> {
+    if !d.cfg.contains_key("sliding_window") {
+        return Ok(());
+    }
+    const PATTERN: &str = "attention.sliding_window_pattern";
+    let layers = d.size("num_hidden_layers").unwrap_or(0);
+    let sliding: Vec<bool> = match d.key(PATTERN) {
+        Some(Value::Array(flags)) => flags
+            .iter()
+            .map(|f| match f {
+                Value::Bool(b) => Ok(*b),
+                _ => Err(d.err(PATTERN, "must hold a bool per layer")),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(v) => {
+            let n = number(v)
+                .filter(|n| *n >= 1.0 && n.fract() == 0.0)
+                .ok_or_else(|| d.err(PATTERN, "must be a whole number from 1"))?;
+            (0..layers).map(|i| (i as f64 % n) < n - 1.0).collect()
+        }
+        None => (0..layers).map(|i| i % 4 < 3).collect(),
+    };
+    d.set(
+        "layer_types",
+        layer_types(sliding),
+        "cohere2.attention.sliding_window_pattern",
+    );
+    Ok(())
+}
+
+/// llama.cpp slides only EXAONE 4's 64-layer model (32B: three local layers with RoPE per
+/// global one without, window 4096 unless the file says); every layer of the others is global
+/// with RoPE (1.2B), which transformers does with no window (its default, 4096, would leave the
+/// global layers unrotated).
+fn exaone4(d: &mut Draft) {
+    let layers = d.size("num_hidden_layers").unwrap_or(0);
+    let sliding = (0..layers).map(|i| layers == 64 && i % 4 < 3).collect();
+    if layers != 64 {
+        d.set(
+            "sliding_window",
+            serde_json::Value::Null,
+            "exaone4.block_count",
+        );
+    }
+    d.set("layer_types", layer_types(sliding), "exaone4.block_count");
+}
+
+/// transformers' `layer_types` from a flag per layer (sliding or not).
+fn layer_types(sliding: Vec<bool>) -> serde_json::Value {
+    let types: Vec<&str> = sliding
+        .into_iter()
+        .map(|s| match s {
+            true => "sliding_attention",
+            false => "full_attention",
+        })
+        .collect();
+    json!(types)
+}
