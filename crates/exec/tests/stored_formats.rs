@@ -1,16 +1,17 @@
 //! A toy model with its projections held in each GGUF block format, as `run --dtype stored` holds
 //! a GGUF's: its logits against the f32 path on the same weights (the stored blocks
-//! dequantized). The difference is the activations' 8-bit quantization in the quantized
-//! kernels, so the tolerance is stated per format against the logits' own spread.
+//! dequantized). The difference is the activations' quantization in the quantized kernels (8
+//! bits per value in a decode step, 16 in a prompt's tiles on AVX-512), so the tolerance is
+//! stated per format against the logits' own spread.
 use anatomy_exec::{Cache, Model};
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::{DType, Device};
 
 /// Each format, and how far its logits may lie from the f32 path's, as a fraction of the f32
-/// logits' largest magnitude: about twice what was measured (0.008 to 0.011 for the formats
-/// `qlinear` multiplies, with activations quantized in blocks of 32, and 0.0124 for its 3-bit
-/// Q3_K; 0.0225 for Q2_K, which candle multiplies, in blocks of 256). A wrong kernel is off by
-/// the logits' whole size.
+/// logits' largest magnitude: about twice what was measured (0.009 to 0.012 for the formats
+/// `qlinear` multiplies, with a decode step's activations quantized in blocks of 32, 0.0115 for
+/// its 3-bit Q3_K; 0.0225 for Q2_K, which candle multiplies, in blocks of 256). A wrong kernel
+/// is off by the logits' whole size.
 const FORMATS: [(GgmlDType, f32); 10] = [
     (GgmlDType::Q4_0, 0.02),
     (GgmlDType::Q4_1, 0.02),
