@@ -128,6 +128,7 @@ DENSE = {
     # One LayerNorm (no bias) before attention and MLP side by side.
     "command-r": ([("attn_norm", "input_layernorm")], ATTN + MLP),
     "cohere2": ([("attn_norm", "input_layernorm")], ATTN + MLP),
+    "mistral3": (PRE_NORMS, ATTN + MLP),
     # Norms after each sublayer only (as OLMo 2's), Q/K norms per head.
     "exaone4": ([("post_attention_norm", "post_attention_layernorm"),
                  ("post_ffw_norm", "post_feedforward_layernorm")] + QK_NORMS, ATTN + MLP),
@@ -156,7 +157,7 @@ NORM_BIASED = ("stablelm", "nemotron")
 # Architectures whose norm weights llama.cpp's converter stores as 1 + w.
 PLUS_ONE = ("gemma", "gemma2", "gemma3", "nemotron")
 # Architectures whose Q and K rows llama.cpp's converter permutes (a LlamaModel's, and OLMo's).
-PERMUTED = ("llama", "smollm3", "granite", "arcee", "olmo")
+PERMUTED = ("llama", "smollm3", "granite", "arcee", "olmo", "mistral3")
 
 
 def phi2_tensors(sd, cfg):
@@ -372,7 +373,8 @@ def write(path, cfg, named, kind, arch):
         w.add_interleave_moe_layer_step(cfg.moe_layer_interval)
     if arch in ("llama", "qwen3moe", "qwen2moe", "olmoe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
-    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4", "exaone4", "ernie4_5-moe"):
+    if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4", "exaone4", "ernie4_5-moe",
+                "mistral3"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch in ("stablelm", "nemotron", "phi2", "gptneox", "glm4"):
@@ -390,6 +392,17 @@ def write(path, cfg, named, kind, arch):
         w.add_residual_scale(cfg.residual_multiplier)
         w.add_attention_scale(cfg.attention_multiplier)
         w.add_logit_scale(cfg.logits_scaling)
+    if arch == "mistral3":
+        # YaRN and the queries' scaling with position, under the keys llama.cpp's converter writes
+        # (mscale_all_dim as the YaRN log multiplier; mscale is taken to be 1).
+        p = cfg.rope_parameters
+        w.add_rope_scaling_type(gguf.RopeScalingType.YARN)
+        w.add_rope_scaling_factor(p["factor"])
+        w.add_rope_scaling_orig_ctx_len(p["original_max_position_embeddings"])
+        w.add_rope_scaling_yarn_beta_fast(p["beta_fast"])
+        w.add_rope_scaling_yarn_beta_slow(p["beta_slow"])
+        w.add_rope_scaling_yarn_log_mul(p["mscale_all_dim"])
+        w.add_attn_temperature_scale(p["llama_4_scaling_beta"])
     if arch == "gemma3":
         full = cfg.rope_parameters["full_attention"]
         w.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
@@ -507,6 +520,13 @@ def main():
     make("exaone4", "exaone4", transformers.Exaone4Config(
         intermediate_size=96, head_dim=16, sliding_window=None, sliding_window_pattern=1,
         layer_types=["full_attention"] * 2, pad_token_id=0, **dense), transformers.Exaone4ForCausalLM, None)
+    # Ministral 3: YaRN, and queries scaled up with position past each 4 of the original context
+    # (shortened so that the 12-token prompt crosses it).
+    make("mistral3", "mistral3", transformers.Ministral3Config(
+        intermediate_size=96, head_dim=16, pad_token_id=0, rope_parameters={
+            "rope_type": "yarn", "rope_theta": 1_000_000.0, "factor": 16.0, "original_max_position_embeddings": 4,
+            "beta_fast": 32.0, "beta_slow": 1.0, "mscale": 1.0, "mscale_all_dim": 1.0, "llama_4_scaling_beta": 0.1},
+        **dense), transformers.Ministral3ForCausalLM, None)
     # A dense first layer, then experts with a shared one; the chosen experts' weights
     # renormalized, as both do.
     make("ernie4_5-moe", "ernie4_5-moe", transformers.Ernie4_5_MoeConfig(
@@ -529,7 +549,7 @@ def make(name, arch, cfg, cls, half):
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
-                    "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe"):
+                    "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

@@ -46,6 +46,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("glm4", "glm4"),
     ("exaone4", "exaone4"),
     ("ernie4_5-moe", "ernie4_5_moe"),
+    ("mistral3", "ministral3"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -53,7 +54,10 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
 /// experts), SmolLM3's, Granite's and Arcee's, each converted as a `LlamaModel`
 /// (convert_hf_to_gguf.py, `LlamaModel.permute`), and OLMo's, which calls that permute.
 pub fn permutes_qk(arch: &str) -> bool {
-    matches!(arch, "llama" | "smollm3" | "granite" | "arcee" | "olmo")
+    matches!(
+        arch,
+        "llama" | "smollm3" | "granite" | "arcee" | "olmo" | "mistral3"
+    )
 }
 
 /// Does llama.cpp's converter store architecture `arch`'s fused Q/K/V rows (and bias) as all
@@ -281,6 +285,25 @@ fn config(
                     "original_max_position_embeddings".into(),
                     json!(orig as u64),
                 );
+            }
+            // YaRN's ramp, its mscale_all_dim (llama.cpp's log multiplier, with mscale taken
+            // as 1), and Ministral 3's query scaling with position, under the RoPE dict's names.
+            let extra = [
+                ("beta_fast", "rope.scaling.yarn_beta_fast"),
+                ("beta_slow", "rope.scaling.yarn_beta_slow"),
+                ("mscale_all_dim", "rope.scaling.yarn_log_multiplier"),
+                ("llama_4_scaling_beta", "attention.temperature_scale"),
+            ];
+            for (name, k) in extra {
+                if let Some(v) = d.key(k) {
+                    let v = number(v).ok_or_else(|| d.err(k, "must be a number"))?;
+                    scaling.insert(name.into(), json!(v));
+                    d.keys
+                        .push((format!("rope_scaling.{name}"), format!("{arch}.{k}")));
+                    if name == "mscale_all_dim" {
+                        scaling.insert("mscale".into(), json!(1.0));
+                    }
+                }
             }
             d.cfg
                 .insert("rope_scaling".into(), serde_json::Value::Object(scaling));
