@@ -66,6 +66,8 @@ def tensors(sd, cfg, arch):
         return mpt_tensors(sd, cfg)
     if arch == "ernie4_5-moe":
         return ernie_moe_tensors(sd, cfg)
+    if arch == "exaone":
+        return exaone_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -268,6 +270,20 @@ def ernie_moe_tensors(sd, cfg):
     return out
 
 
+def exaone_tensors(sd, cfg):
+    """EXAONE 3: a llama under GPT-2's module names (gate and up as c_fc_0 and c_fc_1)."""
+    out = {"token_embd.weight": sd["transformer.wte.weight"], "output_norm.weight": sd["transformer.ln_f.weight"],
+           "output.weight": sd["lm_head.weight"]}
+    for b in range(cfg.num_hidden_layers):
+        p = f"transformer.h.{b}."
+        for ours, theirs in (("attn_norm", "ln_1"), ("attn_q", "attn.attention.q_proj"),
+                             ("attn_k", "attn.attention.k_proj"), ("attn_v", "attn.attention.v_proj"),
+                             ("attn_output", "attn.attention.out_proj"), ("ffn_norm", "ln_2"),
+                             ("ffn_gate", "mlp.c_fc_0"), ("ffn_up", "mlp.c_fc_1"), ("ffn_down", "mlp.c_proj")):
+            out[f"blk.{b}.{ours}.weight"] = sd[f"{p}{theirs}.weight"]
+    return out
+
+
 def mpt_tensors(sd, cfg):
     """MPT: ALiBi, LayerNorms without bias, Q/K/V stacked in one matrix, no biases, the LM head
     tied."""
@@ -350,7 +366,7 @@ def write(path, cfg, named, kind, arch):
         w.add_layer_norm_eps(cfg.layer_norm_eps)
         w.add_logit_scale(cfg.logit_scale)
     else:
-        w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
+        w.add_layer_norm_rms_eps(cfg.layer_norm_epsilon if arch == "exaone" else cfg.rms_norm_eps)
     rope = getattr(cfg, "rope_parameters", None) or {}
     rope = rope.get("full_attention", rope)
     if "rope_theta" in rope:
@@ -520,6 +536,10 @@ def main():
     make("exaone4", "exaone4", transformers.Exaone4Config(
         intermediate_size=96, head_dim=16, sliding_window=None, sliding_window_pattern=1,
         layer_types=["full_attention"] * 2, pad_token_id=0, **dense), transformers.Exaone4ForCausalLM, None)
+    make("exaone", "exaone", transformers.ExaoneConfig(hidden_size=64, num_layers=2, num_attention_heads=4,
+                                                       num_key_value_heads=2, intermediate_size=96, vocab_size=97,
+                                                       max_position_embeddings=128, pad_token_id=0),
+         transformers.AutoModelForCausalLM.from_config, None)
     # Ministral 3: YaRN, and queries scaled up with position past each 4 of the original context
     # (shortened so that the 12-token prompt crosses it).
     make("mistral3", "mistral3", transformers.Ministral3Config(
@@ -549,7 +569,8 @@ def make(name, arch, cfg, cls, half):
     with torch.no_grad():
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
-                    "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3"):
+                    "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
+                    "exaone"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

@@ -47,6 +47,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("exaone4", "exaone4"),
     ("ernie4_5-moe", "ernie4_5_moe"),
     ("mistral3", "ministral3"),
+    ("exaone", "exaone"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE

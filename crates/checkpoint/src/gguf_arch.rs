@@ -27,6 +27,11 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ),
     ("command-r", "logit_scale", "logit_scale"),
     ("ernie4_5-moe", "moe_num_experts", "expert_count"),
+    (
+        "exaone",
+        "layer_norm_epsilon",
+        "attention.layer_norm_rms_epsilon",
+    ),
     ("ernie4_5-moe", "moe_k", "expert_used_count"),
     (
         "ernie4_5-moe",

@@ -220,6 +220,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("exaone4", false, None),
         ("ernie4_5-moe", true, None),
         ("mistral3", false, None),
+        ("exaone", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
