@@ -68,6 +68,8 @@ def tensors(sd, cfg, arch):
         return ernie_moe_tensors(sd, cfg)
     if arch == "exaone":
         return exaone_tensors(sd, cfg)
+    if arch == "minimax-m2":
+        return minimax_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -284,6 +286,24 @@ def exaone_tensors(sd, cfg):
     return out
 
 
+def minimax_tensors(sd, cfg):
+    """MiniMax-M2: Q and K norms over all heads, experts stacked (Mixtral's w1, w3, w2), chosen
+    by a sigmoid with a correction bias."""
+    out = {"token_embd.weight": sd["model.embed_tokens.weight"], "output_norm.weight": sd["model.norm.weight"],
+           "output.weight": sd["lm_head.weight"]}
+    for b in range(cfg.num_hidden_layers):
+        p = f"model.layers.{b}."
+        for ours, theirs in PRE_NORMS + QK_NORMS + ATTN:
+            out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+        moe = p + "block_sparse_moe."
+        out[f"blk.{b}.ffn_gate_inp.weight"] = sd[moe + "gate.weight"]
+        out[f"blk.{b}.exp_probs_b.bias"] = sd[moe + "e_score_correction_bias"]
+        for ours, theirs in (("gate", "w1"), ("up", "w3"), ("down", "w2")):
+            experts = [sd[f"{moe}experts.{e}.{theirs}.weight"] for e in range(cfg.num_local_experts)]
+            out[f"blk.{b}.ffn_{ours}_exps.weight"] = np.stack(experts)
+    return out
+
+
 def mpt_tensors(sd, cfg):
     """MPT: ALiBi, LayerNorms without bias, Q/K/V stacked in one matrix, no biases, the LM head
     tied."""
@@ -380,6 +400,12 @@ def write(path, cfg, named, kind, arch):
     elif arch == "olmoe":
         # Its experts are intermediate_size wide: feed_forward_length.
         w.add_expert_count(cfg.num_experts)
+    elif arch == "minimax-m2":
+        w.add_expert_count(cfg.num_local_experts)
+        w.add_expert_used_count(cfg.num_experts_per_tok)
+        w.add_expert_feed_forward_length(cfg.intermediate_size)
+        w.add_expert_gating_func(gguf.ExpertGatingFuncType.SIGMOID)
+        w.add_rope_dimension_count(cfg.rotary_dim)
     elif arch == "ernie4_5-moe":
         w.add_expert_count(cfg.moe_num_experts)
         w.add_expert_used_count(cfg.moe_k)
@@ -390,7 +416,7 @@ def write(path, cfg, named, kind, arch):
     if arch in ("llama", "qwen3moe", "qwen2moe", "olmoe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
     if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4", "exaone4", "ernie4_5-moe",
-                "mistral3"):
+                "mistral3", "minimax-m2"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch in ("stablelm", "nemotron", "phi2", "gptneox", "glm4"):
@@ -540,6 +566,10 @@ def main():
                                                        num_key_value_heads=2, intermediate_size=96, vocab_size=97,
                                                        max_position_embeddings=128, pad_token_id=0),
          transformers.AutoModelForCausalLM.from_config, None)
+    # MiniMax-M2: half of each head rotated (rotary_dim), experts chosen by a sigmoid.
+    make("minimax-m2", "minimax-m2", transformers.MiniMaxM2Config(
+        intermediate_size=32, head_dim=16, num_local_experts=4, num_experts_per_tok=2, rotary_dim=8, pad_token_id=0,
+        **dense), transformers.AutoModelForCausalLM.from_config, None)
     # Ministral 3: YaRN, and queries scaled up with position past each 4 of the original context
     # (shortened so that the 12-token prompt crosses it).
     make("mistral3", "mistral3", transformers.Ministral3Config(
@@ -570,7 +600,7 @@ def make(name, arch, cfg, cls, half):
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
                     "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
-                    "exaone"):
+                    "exaone", "minimax-m2"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

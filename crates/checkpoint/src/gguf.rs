@@ -48,6 +48,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("ernie4_5-moe", "ernie4_5_moe"),
     ("mistral3", "ministral3"),
     ("exaone", "exaone"),
+    ("minimax-m2", "minimax_m2"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE

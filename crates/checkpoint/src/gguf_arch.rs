@@ -55,6 +55,11 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("granite", "residual_multiplier", "residual_scale"),
     ("granite", "attention_multiplier", "attention.scale"),
     ("granite", "logits_scaling", "logit_scale"),
+    (
+        "minimax-m2",
+        "intermediate_size",
+        "expert_feed_forward_length",
+    ),
     ("mpt", "layer_norm_epsilon", "attention.layer_norm_epsilon"),
     ("nemotron", "norm_eps", "attention.layer_norm_epsilon"),
     ("phi2", "layer_norm_eps", "attention.layer_norm_epsilon"),
@@ -213,6 +218,7 @@ pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
         "mpt" => mpt(d)?,
         "cohere2" => cohere2(d)?,
         "exaone4" => exaone4(d),
+        "minimax-m2" => minimax_m2(d)?,
         _ => {}
     }
     Ok(())
@@ -401,6 +407,31 @@ fn exaone4(d: &mut Draft) {
         );
     }
     d.set("layer_types", layer_types(sliding), "exaone4.block_count");
+}
+
+/// MiniMax-M2's rotated dims under its own key (rotary_dim, a count), and its experts chosen by
+/// a sigmoid, as its class fixes (llama.cpp reads the gating from the file).
+fn minimax_m2(d: &mut Draft) -> Result<(), Error> {
+    const ROT: &str = "rope.dimension_count";
+    if let Some(rot) = d.key(ROT).and_then(number) {
+        d.take("partial_rotary_factor");
+        d.set(
+            "rotary_dim",
+            json!(rot as u64),
+            &format!("minimax-m2.{ROT}"),
+        );
+    }
+    const GATING: &str = "expert_gating_func";
+    match d.key(GATING).map(number) {
+        None | Some(Some(2.0)) => Ok(()),
+        Some(v) => Err(d.err(
+            GATING,
+            format!(
+                "is {}; MiniMax-M2 chooses its experts by a sigmoid (2)",
+                v.map_or("not a number".into(), |v| v.to_string())
+            ),
+        )),
+    }
 }
 
 /// transformers' `layer_types` from a flag per layer (sliding or not).

@@ -221,6 +221,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("ernie4_5-moe", true, None),
         ("mistral3", false, None),
         ("exaone", false, None),
+        ("minimax-m2", true, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
