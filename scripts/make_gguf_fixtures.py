@@ -133,6 +133,9 @@ DENSE = {
     "command-r": ([("attn_norm", "input_layernorm")], ATTN + MLP),
     "cohere2": ([("attn_norm", "input_layernorm")], ATTN + MLP),
     "mistral3": (PRE_NORMS, ATTN + MLP),
+    # Q/K norms per head, under HunYuan's names (after RoPE, in both).
+    "hunyuan-dense": (PRE_NORMS + [("attn_q_norm", "self_attn.query_layernorm"),
+                                   ("attn_k_norm", "self_attn.key_layernorm")], ATTN + MLP),
     # Norms after each sublayer only (as OLMo 2's), Q/K norms per head.
     "exaone4": ([("post_attention_norm", "post_attention_layernorm"),
                  ("post_ffw_norm", "post_feedforward_layernorm")] + QK_NORMS, ATTN + MLP),
@@ -416,7 +419,7 @@ def write(path, cfg, named, kind, arch):
     if arch in ("llama", "qwen3moe", "qwen2moe", "olmoe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
     if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4", "exaone4", "ernie4_5-moe",
-                "mistral3", "minimax-m2"):
+                "mistral3", "minimax-m2", "hunyuan-dense"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch in ("stablelm", "nemotron", "phi2", "gptneox", "glm4"):
@@ -566,6 +569,8 @@ def main():
                                                        num_key_value_heads=2, intermediate_size=96, vocab_size=97,
                                                        max_position_embeddings=128, pad_token_id=0),
          transformers.AutoModelForCausalLM.from_config, None)
+    make("hunyuan-dense", "hunyuan-dense", transformers.HunYuanDenseV1Config(
+        intermediate_size=96, head_dim=16, pad_token_id=0, **dense), transformers.AutoModelForCausalLM.from_config, None)
     # MiniMax-M2: half of each head rotated (rotary_dim), experts chosen by a sigmoid.
     make("minimax-m2", "minimax-m2", transformers.MiniMaxM2Config(
         intermediate_size=32, head_dim=16, num_local_experts=4, num_experts_per_tok=2, rotary_dim=8, pad_token_id=0,
@@ -600,7 +605,7 @@ def make(name, arch, cfg, cls, half):
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
                     "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
-                    "exaone", "minimax-m2"):
+                    "exaone", "minimax-m2", "hunyuan-dense"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

@@ -49,6 +49,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("mistral3", "ministral3"),
     ("exaone", "exaone"),
     ("minimax-m2", "minimax_m2"),
+    ("hunyuan-dense", "hunyuan_v1_dense"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -454,6 +455,23 @@ mod tests {
             .iter()
             .all(|t| t == f));
         assert_eq!(small["sliding_window"], serde_json::Value::Null);
+    }
+
+    /// HunYuan's NTK alpha scales the RoPE base as llama.cpp and transformers do: base ·
+    /// alpha^(d/(d−2)).
+    #[test]
+    fn hunyuan_alpha_scales_the_rope_base() {
+        let c = config_of(&[
+            ("general.architecture", V::Str("hunyuan-dense")),
+            ("hunyuan-dense.embedding_length", V::U32(4096)),
+            ("hunyuan-dense.attention.head_count", V::U32(32)),
+            ("hunyuan-dense.rope.freq_base", V::F32(10000.0)),
+            ("hunyuan-dense.rope.scaling.alpha", V::F32(1000.0)),
+        ])
+        .unwrap();
+        let want = 10000.0 * 1000f64.powf(128.0 / 126.0);
+        let got = c["rope_theta"].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-6 * want, "{got} vs {want}");
     }
 
     /// Cohere 2's sliding layers: llama.cpp's three per global one, or the file's period.

@@ -219,6 +219,7 @@ pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
         "cohere2" => cohere2(d)?,
         "exaone4" => exaone4(d),
         "minimax-m2" => minimax_m2(d)?,
+        "hunyuan-dense" => hunyuan_alpha(d)?,
         _ => {}
     }
     Ok(())
@@ -432,6 +433,34 @@ fn minimax_m2(d: &mut Draft) -> Result<(), Error> {
             ),
         )),
     }
+}
+
+/// HunYuan's NTK-aware RoPE: with `rope.scaling.alpha`, llama.cpp and transformers both rotate
+/// by base · alpha^(d/(d−2)) for a head of d dims, which is the base the config is given.
+fn hunyuan_alpha(d: &mut Draft) -> Result<(), Error> {
+    const ALPHA: &str = "rope.scaling.alpha";
+    let Some(alpha) = d.key(ALPHA) else {
+        return Ok(());
+    };
+    let alpha = number(alpha)
+        .filter(|a| a.is_finite() && *a >= 0.0)
+        .ok_or_else(|| d.err(ALPHA, "must be a number from 0"))?;
+    let heads = d.size("num_attention_heads").filter(|n| *n > 0);
+    let head = d
+        .size("head_dim")
+        .or_else(|| Some(d.size("hidden_size")? / heads?))
+        .filter(|h| *h > 2);
+    let base = d.cfg.get("rope_theta").and_then(|v| v.as_f64());
+    if let (true, Some(head), Some(base)) = (alpha > 0.0, head, base) {
+        let h = head as f64;
+        let theta = base * alpha.powf(h / (h - 2.0));
+        d.set(
+            "rope_theta",
+            json!(theta),
+            &format!("hunyuan-dense.{ALPHA}"),
+        );
+    }
+    Ok(())
 }
 
 /// transformers' `layer_types` from a flag per layer (sliding or not).

@@ -222,6 +222,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("mistral3", false, None),
         ("exaone", false, None),
         ("minimax-m2", true, None),
+        ("hunyuan-dense", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
