@@ -70,6 +70,8 @@ def tensors(sd, cfg, arch):
         return exaone_tensors(sd, cfg)
     if arch == "minimax-m2":
         return minimax_tensors(sd, cfg)
+    if arch == "gpt2":
+        return gpt2_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -307,6 +309,22 @@ def minimax_tensors(sd, cfg):
     return out
 
 
+def gpt2_tensors(sd, cfg):
+    """GPT-2: learned positions, LayerNorms and every module with a bias, the LM head tied; its
+    Conv1D weights, [in, out] in transformers, transposed to [out, in] as llama.cpp's converter
+    writes them."""
+    out = {"token_embd.weight": sd["transformer.wte.weight"], "position_embd.weight": sd["transformer.wpe.weight"]}
+    for x in ("weight", "bias"):
+        out[f"output_norm.{x}"] = sd[f"transformer.ln_f.{x}"]
+        for b in range(cfg.n_layer):
+            p = f"transformer.h.{b}."
+            for ours, theirs in (("attn_norm", "ln_1"), ("attn_qkv", "attn.c_attn"), ("attn_output", "attn.c_proj"),
+                                 ("ffn_norm", "ln_2"), ("ffn_up", "mlp.c_fc"), ("ffn_down", "mlp.c_proj")):
+                t = sd[f"{p}{theirs}.{x}"]
+                out[f"blk.{b}.{ours}.{x}"] = t.T if t.ndim == 2 and "ln_" not in theirs else t
+    return out
+
+
 def mpt_tensors(sd, cfg):
     """MPT: ALiBi, LayerNorms without bias, Q/K/V stacked in one matrix, no biases, the LM head
     tied."""
@@ -357,6 +375,7 @@ def write(path, cfg, named, kind, arch):
     w.add_context_length(getattr(cfg, "max_position_embeddings", 128))
     w.add_embedding_length(cfg.hidden_size)
     w.add_feed_forward_length({"starcoder": getattr(cfg, "n_inner", None), "bloom": 4 * cfg.hidden_size,
+                               "gpt2": getattr(cfg, "n_inner", None) or 4 * cfg.hidden_size,
                                "mpt": 4 * cfg.hidden_size,
                                "falcon": getattr(cfg, "ffn_hidden_size", None)}.get(arch)
                               or cfg.intermediate_size)
@@ -367,13 +386,14 @@ def write(path, cfg, named, kind, arch):
         w.add_layer_norm_eps(1e-5)
         w.add_max_alibi_bias(cfg.attn_config.alibi_bias_max)
     else:
-        w.add_head_count_kv({"starcoder": 1, "bloom": cfg.num_attention_heads, "falcon": falcon_kv}.get(arch)
+        w.add_head_count_kv({"starcoder": 1, "bloom": cfg.num_attention_heads, "falcon": falcon_kv,
+                             "gpt2": cfg.num_attention_heads}.get(arch)
                             or cfg.num_key_value_heads)
     if arch == "gptneox":
         w.add_parallel_residual(cfg.use_parallel_residual)
     if arch == "mpt":
         pass
-    elif arch in ("phi2", "starcoder", "gptneox", "bloom", "falcon"):
+    elif arch in ("phi2", "starcoder", "gptneox", "bloom", "falcon", "gpt2"):
         w.add_layer_norm_eps(cfg.layer_norm_eps if arch in ("phi2", "gptneox") else cfg.layer_norm_epsilon)
     elif arch == "starcoder2":
         w.add_layer_norm_eps(cfg.norm_epsilon)
@@ -571,6 +591,8 @@ def main():
          transformers.AutoModelForCausalLM.from_config, None)
     make("hunyuan-dense", "hunyuan-dense", transformers.HunYuanDenseV1Config(
         intermediate_size=96, head_dim=16, pad_token_id=0, **dense), transformers.AutoModelForCausalLM.from_config, None)
+    make("gpt2", "gpt2", transformers.GPT2Config(n_embd=64, n_layer=2, n_head=4, n_positions=128, vocab_size=97),
+         transformers.GPT2LMHeadModel, None)
     # MiniMax-M2: half of each head rotated (rotary_dim), experts chosen by a sigmoid.
     make("minimax-m2", "minimax-m2", transformers.MiniMaxM2Config(
         intermediate_size=32, head_dim=16, num_local_experts=4, num_experts_per_tok=2, rotary_dim=8, pad_token_id=0,
@@ -605,7 +627,7 @@ def make(name, arch, cfg, cls, half):
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
                     "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
-                    "exaone", "minimax-m2", "hunyuan-dense"):
+                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

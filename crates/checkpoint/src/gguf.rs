@@ -50,6 +50,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("exaone", "exaone"),
     ("minimax-m2", "minimax_m2"),
     ("hunyuan-dense", "hunyuan_v1_dense"),
+    ("gpt2", "gpt2"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -88,14 +89,30 @@ const RENAMED: &[(&str, &str, &str)] = &[("seed_oss", "post_attention_norm", "ff
 /// (architecture, name ending). ERNIE 4.5 MoE's correction bias is [1, experts] there.
 const SQUEEZED: &[(&str, &str)] = &[("ernie4_5-moe", "exp_probs_b.bias")];
 
-/// The shape GGUF tensor `name` of architecture `arch` has in transformers (`SQUEEZED`).
+/// Is GGUF tensor `name` of architecture `arch` the transpose of transformers' tensor? GPT-2's
+/// Conv1D weights are [in, out] there, which llama.cpp's converter writes [out, in].
+pub fn transposed(arch: &str, name: &str) -> bool {
+    const CONV1D: [&str; 4] = [
+        "attn_qkv.weight",
+        "attn_output.weight",
+        "ffn_up.weight",
+        "ffn_down.weight",
+    ];
+    arch == "gpt2" && name.starts_with("blk.") && CONV1D.iter().any(|end| name.ends_with(end))
+}
+
+/// The shape GGUF tensor `name` of architecture `arch` has in transformers (`SQUEEZED`,
+/// `transposed`).
 fn shape_as_stored(arch: &str, name: &str, shape: &[u64]) -> Vec<u64> {
     let squeezed = SQUEEZED
         .iter()
         .any(|(a, end)| *a == arch && name.ends_with(end));
-    match squeezed {
-        true => [1].into_iter().chain(shape.iter().copied()).collect(),
-        false => shape.to_vec(),
+    if squeezed {
+        [1].into_iter().chain(shape.iter().copied()).collect()
+    } else if transposed(arch, name) {
+        shape.iter().rev().copied().collect()
+    } else {
+        shape.to_vec()
     }
 }
 

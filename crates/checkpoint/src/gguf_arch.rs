@@ -49,6 +49,8 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
         "attention.layer_norm_epsilon",
     ),
     ("falcon", "ffn_hidden_size", "feed_forward_length"),
+    ("gpt2", "layer_norm_epsilon", "attention.layer_norm_epsilon"),
+    ("gpt2", "n_inner", "feed_forward_length"),
     ("gptneox", "layer_norm_eps", "attention.layer_norm_epsilon"),
     ("gptneox", "rotary_emb_base", "rope.freq_base"),
     ("granite", "embedding_multiplier", "embedding_scale"),
@@ -230,12 +232,12 @@ pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
 /// other classes derive it so.
 const OWN_HEAD: &[&str] = &["qwen3", "gemma", "gemma2", "gemma3", "ernie4_5", "seed_oss"];
 
-/// Sizes some config classes fix rather than read: GPT-NeoX, BLOOM and MPT have as many K/V
-/// heads as query heads, BLOOM and MPT an MLP four times as wide, BLOOM no position limit
+/// Sizes some config classes fix rather than read: GPT-2, GPT-NeoX, BLOOM and MPT have as many
+/// K/V heads as query heads, BLOOM and MPT an MLP four times as wide, BLOOM no position limit
 /// (ALiBi). The file's value is dropped where it is what the class implies, refused otherwise.
 fn implied_sizes(d: &mut Draft) -> Result<(), Error> {
     let mut implied = Vec::new();
-    if matches!(d.arch, "gptneox" | "bloom" | "mpt") {
+    if matches!(d.arch, "gpt2" | "gptneox" | "bloom" | "mpt") {
         let heads = d.size("num_attention_heads");
         implied.push(("num_key_value_heads", heads, "attention.head_count_kv"));
     }

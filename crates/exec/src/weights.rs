@@ -310,7 +310,11 @@ impl Weights {
             let info = &content.tensor_infos[name];
             let rows = info.shape.dims().first().copied().unwrap_or(0);
             let order = stored_order(arch, name, spec, rows);
-            let own = Block::of(info.ggml_dtype).filter(|_| hold == Hold::Stored);
+            // GPT-2's Conv1D weights, which the model multiplies [in, out] in f32, are turned
+            // back from the [out, in] llama.cpp stores.
+            let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
+            let stored = hold == Hold::Stored && !transposed;
+            let own = Block::of(info.ggml_dtype).filter(|_| stored);
             if let (Some(block), Ok((out, n))) = (own, info.shape.dims2()) {
                 // A format `qlinear` multiplies: its bytes in place in the mapped file (rows
                 // llama.cpp permuted read in their order). `data_is_sound` saw them inside it.
@@ -352,7 +356,7 @@ impl Weights {
                 progress(i + 1, names.len());
                 continue;
             }
-            let half = half_of(q.dtype()).filter(|_| hold == Hold::Stored);
+            let half = half_of(q.dtype()).filter(|_| stored);
             if let (Some(half), Ok((out, n))) = (half, q.shape().dims2()) {
                 // 16-bit floats as stored (rows llama.cpp permuted put back in order).
                 let data = q.data().map_err(|e| err(&shown, e))?;
@@ -362,7 +366,7 @@ impl Weights {
                 progress(i + 1, names.len());
                 continue;
             }
-            let keep = hold == Hold::Stored && q.rank() == 2 && is_quantized(q.dtype());
+            let keep = stored && q.rank() == 2 && is_quantized(q.dtype());
             if keep {
                 if let Some(order) = &order {
                     q = reorder_blocks(&q, order).map_err(|e| err(&shown, e))?;
@@ -372,6 +376,12 @@ impl Weights {
                 let mut t = q.dequantize(&Device::Cpu).map_err(|e| err(&shown, e))?;
                 if let Some(order) = &order {
                     t = reorder(&t, order).map_err(|e| err(&shown, e))?;
+                }
+                if transposed {
+                    t = t
+                        .t()
+                        .and_then(|t| t.contiguous())
+                        .map_err(|e| err(&shown, e))?;
                 }
                 if plus_one && name.ends_with("norm.weight") {
                     t = t.affine(1.0, -1.0).map_err(|e| err(&shown, e))?;

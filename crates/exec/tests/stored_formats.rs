@@ -223,6 +223,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("exaone", false, None),
         ("minimax-m2", true, None),
         ("hunyuan-dense", false, None),
+        ("gpt2", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
@@ -232,7 +233,8 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
 /// token by token; its Q8_0 and `half` (F16 or BF16) copies held as stored against the f32 path
 /// on the same file: Q8_0 within its tolerance, the 16-bit floats (widened exactly) within f32
 /// rounding. Held as stored, every matrix the file holds (each expert of a stack one) but a
-/// learned position table and biases is a projection in the stored format.
+/// learned position table, biases and GPT-2's Conv1D weights is a projection in the stored
+/// format.
 fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
     use anatomy_exec::weights::{Hold, Weights};
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -300,13 +302,19 @@ fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
         model("model-q8_0.gguf", Hold::Stored),
         model("model-q8_0.gguf", Hold::F32),
     );
-    let matrices: u64 = anatomy_checkpoint::open(&dir.join("model-q8_0.gguf"))
-        .unwrap()
+    let q8 = anatomy_checkpoint::open(&dir.join("model-q8_0.gguf")).unwrap();
+    let arch = match q8.gguf.as_ref().unwrap().get("general.architecture") {
+        Some(candle_core::quantized::gguf_file::Value::String(a)) => a.clone(),
+        _ => panic!("{fixture}: no architecture"),
+    };
+    let matrices: u64 = q8
         .tensors
         .iter()
-        // A learned position table is looked up, not multiplied (StarCoder's); a bias is added
-        // (ERNIE's expert correction bias is [1, experts]).
+        // A learned position table is looked up, not multiplied (StarCoder's, GPT-2's); a bias
+        // is added (ERNIE's expert correction bias is [1, experts]); GPT-2's Conv1D weights are
+        // multiplied in f32.
         .filter(|t| t.name != "position_embd.weight" && !t.name.ends_with(".bias"))
+        .filter(|t| !anatomy_checkpoint::gguf::transposed(&arch, &t.name))
         .map(|t| match t.shape.len() {
             3 => t.shape[0],
             2 => 1,
