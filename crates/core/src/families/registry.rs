@@ -3354,7 +3354,7 @@ pub static FAMILIES: &[Family] = &[
             "gpt2",
             "GPT-2",
             gpt2::load,
-            None,
+            Some("gpt2"),
             &[&[
                 "initializer_range",
                 "resid_pdrop",
