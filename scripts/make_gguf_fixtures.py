@@ -135,6 +135,8 @@ DENSE = {
     "command-r": ([("attn_norm", "input_layernorm")], ATTN + MLP),
     "cohere2": ([("attn_norm", "input_layernorm")], ATTN + MLP),
     "mistral3": (PRE_NORMS, ATTN + MLP),
+    # LayerNorms, every module with a bias, relu² between the MLP's two layers.
+    "jais2": (PRE_NORMS, ATTN + [("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")]),
     # Q/K norms per head, under HunYuan's names (after RoPE, in both).
     "hunyuan-dense": (PRE_NORMS + [("attn_q_norm", "self_attn.query_layernorm"),
                                    ("attn_k_norm", "self_attn.key_layernorm")], ATTN + MLP),
@@ -160,7 +162,7 @@ DENSE = {
     "nemotron": (PRE_NORMS, ATTN + [("ffn_up", "mlp.up_proj"), ("ffn_down", "mlp.down_proj")]),
 }
 # Architectures whose modules all carry a bias.
-BIASED = ("starcoder2",)
+BIASED = ("starcoder2", "jais2")
 # Architectures whose norms alone carry a bias.
 NORM_BIASED = ("stablelm", "nemotron")
 # Architectures whose norm weights llama.cpp's converter stores as 1 + w.
@@ -393,8 +395,8 @@ def write(path, cfg, named, kind, arch):
         w.add_parallel_residual(cfg.use_parallel_residual)
     if arch == "mpt":
         pass
-    elif arch in ("phi2", "starcoder", "gptneox", "bloom", "falcon", "gpt2"):
-        w.add_layer_norm_eps(cfg.layer_norm_eps if arch in ("phi2", "gptneox") else cfg.layer_norm_epsilon)
+    elif arch in ("phi2", "starcoder", "gptneox", "bloom", "falcon", "gpt2", "jais2"):
+        w.add_layer_norm_eps(cfg.layer_norm_eps if arch in ("phi2", "gptneox", "jais2") else cfg.layer_norm_epsilon)
     elif arch == "starcoder2":
         w.add_layer_norm_eps(cfg.norm_epsilon)
     elif arch == "stablelm":
@@ -593,6 +595,8 @@ def main():
         intermediate_size=96, head_dim=16, pad_token_id=0, **dense), transformers.AutoModelForCausalLM.from_config, None)
     make("gpt2", "gpt2", transformers.GPT2Config(n_embd=64, n_layer=2, n_head=4, n_positions=128, vocab_size=97),
          transformers.GPT2LMHeadModel, None)
+    make("jais2", "jais2", transformers.Jais2Config(intermediate_size=96, pad_token_id=0, **dense),
+         transformers.AutoModelForCausalLM.from_config, None)
     # MiniMax-M2: half of each head rotated (rotary_dim), experts chosen by a sigmoid.
     make("minimax-m2", "minimax-m2", transformers.MiniMaxM2Config(
         intermediate_size=32, head_dim=16, num_local_experts=4, num_experts_per_tok=2, rotary_dim=8, pad_token_id=0,
@@ -627,7 +631,7 @@ def make(name, arch, cfg, cls, half):
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
                     "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
-                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2"):
+                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

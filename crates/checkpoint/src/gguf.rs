@@ -51,6 +51,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("minimax-m2", "minimax_m2"),
     ("hunyuan-dense", "hunyuan_v1_dense"),
     ("gpt2", "gpt2"),
+    ("jais2", "jais2"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE

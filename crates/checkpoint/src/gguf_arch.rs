@@ -52,6 +52,7 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("gpt2", "layer_norm_epsilon", "attention.layer_norm_epsilon"),
     ("gpt2", "n_inner", "feed_forward_length"),
     ("gptneox", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("jais2", "layer_norm_eps", "attention.layer_norm_epsilon"),
     ("gptneox", "rotary_emb_base", "rope.freq_base"),
     ("granite", "embedding_multiplier", "embedding_scale"),
     ("granite", "residual_multiplier", "residual_scale"),

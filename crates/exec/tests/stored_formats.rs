@@ -224,6 +224,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("minimax-m2", true, None),
         ("hunyuan-dense", false, None),
         ("gpt2", false, None),
+        ("jais2", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }

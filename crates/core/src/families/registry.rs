@@ -1309,7 +1309,7 @@ pub static FAMILIES: &[Family] = &[
                 )
             })
         },
-        None,
+        Some("jais2"),
         &[TRAINING],
     ),
     // Ministral: Mistral whose `layer_types` may mix full and sliding layers (all sliding by
