@@ -72,6 +72,8 @@ def tensors(sd, cfg, arch):
         return minimax_tensors(sd, cfg)
     if arch == "gpt2":
         return gpt2_tensors(sd, cfg)
+    if arch == "hunyuan-moe":
+        return hunyuan_moe_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -327,6 +329,23 @@ def gpt2_tensors(sd, cfg):
     return out
 
 
+def hunyuan_moe_tensors(sd, cfg):
+    """HunYuan-MoE: HunYuan's attention (per-head Q/K norms after RoPE), experts stacked beside a
+    shared MLP in every layer."""
+    out = {"token_embd.weight": sd["model.embed_tokens.weight"], "output_norm.weight": sd["model.norm.weight"],
+           "output.weight": sd["lm_head.weight"]}
+    for b in range(cfg.num_hidden_layers):
+        p = f"model.layers.{b}."
+        for ours, theirs in DENSE["hunyuan-dense"][0] + ATTN:
+            out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+        out[f"blk.{b}.ffn_gate_inp.weight"] = sd[p + "mlp.gate.wg.weight"]
+        for x in ("gate", "up", "down"):
+            experts = [sd[f"{p}mlp.experts.{e}.{x}_proj.weight"] for e in range(cfg.num_experts)]
+            out[f"blk.{b}.ffn_{x}_exps.weight"] = np.stack(experts)
+            out[f"blk.{b}.ffn_{x}_shexp.weight"] = sd[f"{p}mlp.shared_mlp.{x}_proj.weight"]
+    return out
+
+
 def mpt_tensors(sd, cfg):
     """MPT: ALiBi, LayerNorms without bias, Q/K/V stacked in one matrix, no biases, the LM head
     tied."""
@@ -425,6 +444,11 @@ def write(path, cfg, named, kind, arch):
     elif arch == "olmoe":
         # Its experts are intermediate_size wide: feed_forward_length.
         w.add_expert_count(cfg.num_experts)
+    elif arch == "hunyuan-moe":
+        w.add_expert_count(cfg.num_experts)
+        w.add_expert_used_count(cfg.moe_topk)
+        w.add_expert_feed_forward_length(cfg.intermediate_size)
+        w.add_expert_shared_feed_forward_length(cfg.intermediate_size * getattr(cfg, "num_shared_expert", 1))
     elif arch == "minimax-m2":
         w.add_expert_count(cfg.num_local_experts)
         w.add_expert_used_count(cfg.num_experts_per_tok)
@@ -441,7 +465,7 @@ def write(path, cfg, named, kind, arch):
     if arch in ("llama", "qwen3moe", "qwen2moe", "olmoe"):
         w.add_expert_used_count(cfg.num_experts_per_tok)
     if arch in ("qwen3moe", "gemma", "gemma2", "gemma3", "qwen3", "seed_oss", "glm4", "exaone4", "ernie4_5-moe",
-                "mistral3", "minimax-m2", "hunyuan-dense"):
+                "mistral3", "minimax-m2", "hunyuan-dense", "hunyuan-moe"):
         w.add_key_length(cfg.head_dim)
         w.add_value_length(cfg.head_dim)
     if arch in ("stablelm", "nemotron", "phi2", "gptneox", "glm4"):
@@ -595,6 +619,10 @@ def main():
         intermediate_size=96, head_dim=16, pad_token_id=0, **dense), transformers.AutoModelForCausalLM.from_config, None)
     make("gpt2", "gpt2", transformers.GPT2Config(n_embd=64, n_layer=2, n_head=4, n_positions=128, vocab_size=97),
          transformers.GPT2LMHeadModel, None)
+    # Softmax top-k over the experts, renormalized, beside a shared MLP of their width.
+    make("hunyuan-moe", "hunyuan-moe", transformers.HunYuanMoEV1Config(
+        intermediate_size=32, head_dim=16, num_experts=4, moe_topk=2, pad_token_id=0, **dense),
+        transformers.AutoModelForCausalLM.from_config, None)
     make("jais2", "jais2", transformers.Jais2Config(intermediate_size=96, pad_token_id=0, **dense),
          transformers.AutoModelForCausalLM.from_config, None)
     # MiniMax-M2: half of each head rotated (rotary_dim), experts chosen by a sigmoid.
@@ -631,7 +659,7 @@ def make(name, arch, cfg, cls, half):
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
                     "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
-                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2"):
+                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2", "hunyuan-moe"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

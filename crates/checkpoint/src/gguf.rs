@@ -52,6 +52,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("hunyuan-dense", "hunyuan_v1_dense"),
     ("gpt2", "gpt2"),
     ("jais2", "jais2"),
+    ("hunyuan-moe", "hunyuan_v1_moe"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE

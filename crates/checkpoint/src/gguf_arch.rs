@@ -52,6 +52,11 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("gpt2", "layer_norm_epsilon", "attention.layer_norm_epsilon"),
     ("gpt2", "n_inner", "feed_forward_length"),
     ("gptneox", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    (
+        "hunyuan-moe",
+        "intermediate_size",
+        "expert_feed_forward_length",
+    ),
     ("jais2", "layer_norm_eps", "attention.layer_norm_epsilon"),
     ("gptneox", "rotary_emb_base", "rope.freq_base"),
     ("granite", "embedding_multiplier", "embedding_scale"),
@@ -222,7 +227,7 @@ pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
         "cohere2" => cohere2(d)?,
         "exaone4" => exaone4(d),
         "minimax-m2" => minimax_m2(d)?,
-        "hunyuan-dense" => hunyuan_alpha(d)?,
+        "hunyuan-dense" | "hunyuan-moe" => hunyuan_alpha(d)?,
         _ => {}
     }
     Ok(())
@@ -235,7 +240,8 @@ const OWN_HEAD: &[&str] = &["qwen3", "gemma", "gemma2", "gemma3", "ernie4_5", "s
 
 /// Sizes some config classes fix rather than read: GPT-2, GPT-NeoX, BLOOM and MPT have as many
 /// K/V heads as query heads, BLOOM and MPT an MLP four times as wide, BLOOM no position limit
-/// (ALiBi). The file's value is dropped where it is what the class implies, refused otherwise.
+/// (ALiBi), HunYuan-MoE a shared MLP as wide as each expert. The file's value is dropped where
+/// it is what the class implies, refused otherwise.
 fn implied_sizes(d: &mut Draft) -> Result<(), Error> {
     let mut implied = Vec::new();
     if matches!(d.arch, "gpt2" | "gptneox" | "bloom" | "mpt") {
@@ -248,6 +254,15 @@ fn implied_sizes(d: &mut Draft) -> Result<(), Error> {
     }
     if d.arch == "bloom" {
         implied.push(("max_position_embeddings", None, "context_length"));
+    }
+    if d.arch == "hunyuan-moe" {
+        // Its shared MLP is as wide as each expert.
+        let width = d.size("intermediate_size");
+        implied.push((
+            "shared_expert_intermediate_size",
+            width,
+            "expert_shared_feed_forward_length",
+        ));
     }
     for (name, want, k) in implied {
         let Some((v, _)) = d.take(name) else { continue };
@@ -457,11 +472,8 @@ fn hunyuan_alpha(d: &mut Draft) -> Result<(), Error> {
     if let (true, Some(head), Some(base)) = (alpha > 0.0, head, base) {
         let h = head as f64;
         let theta = base * alpha.powf(h / (h - 2.0));
-        d.set(
-            "rope_theta",
-            json!(theta),
-            &format!("hunyuan-dense.{ALPHA}"),
-        );
+        let source = format!("{}.{ALPHA}", d.arch);
+        d.set("rope_theta", json!(theta), &source);
     }
     Ok(())
 }

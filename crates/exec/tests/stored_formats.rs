@@ -225,6 +225,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("hunyuan-dense", false, None),
         ("gpt2", false, None),
         ("jais2", false, None),
+        ("hunyuan-moe", true, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
