@@ -74,6 +74,8 @@ def tensors(sd, cfg, arch):
         return gpt2_tensors(sd, cfg)
     if arch == "hunyuan-moe":
         return hunyuan_moe_tensors(sd, cfg)
+    if arch == "lfm2":
+        return lfm2_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -346,6 +348,27 @@ def hunyuan_moe_tensors(sd, cfg):
     return out
 
 
+def lfm2_tensors(sd, cfg):
+    """LFM2: short-convolution layers and attention layers (Q/K norms per head), the final norm
+    under llama.cpp's token_embd_norm, the LM head tied; a convolution's [channels, 1, L] kernel
+    squeezed to [channels, L]."""
+    out = {"token_embd.weight": sd["model.embed_tokens.weight"],
+           "token_embd_norm.weight": sd["model.embedding_norm.weight"]}
+    for b, kind in enumerate(cfg.layer_types):
+        p = f"model.layers.{b}."
+        names = [("attn_norm", "operator_norm"), ("ffn_norm", "ffn_norm"), ("ffn_gate", "feed_forward.w1"),
+                 ("ffn_up", "feed_forward.w3"), ("ffn_down", "feed_forward.w2")]
+        if kind == "conv":
+            names += [("shortconv.in_proj", "conv.in_proj"), ("shortconv.out_proj", "conv.out_proj")]
+            out[f"blk.{b}.shortconv.conv.weight"] = sd[p + "conv.conv.weight"][:, 0, :]
+        else:
+            names += ATTN[:3] + [("attn_output", "self_attn.out_proj"), ("attn_q_norm", "self_attn.q_layernorm"),
+                                 ("attn_k_norm", "self_attn.k_layernorm")]
+        for ours, theirs in names:
+            out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+    return out
+
+
 def mpt_tensors(sd, cfg):
     """MPT: ALiBi, LayerNorms without bias, Q/K/V stacked in one matrix, no biases, the LM head
     tied."""
@@ -396,13 +419,18 @@ def write(path, cfg, named, kind, arch):
     w.add_context_length(getattr(cfg, "max_position_embeddings", 128))
     w.add_embedding_length(cfg.hidden_size)
     w.add_feed_forward_length({"starcoder": getattr(cfg, "n_inner", None), "bloom": 4 * cfg.hidden_size,
+                               "lfm2": named.get("blk.0.ffn_gate.weight", np.zeros((0,))).shape[0],
                                "gpt2": getattr(cfg, "n_inner", None) or 4 * cfg.hidden_size,
                                "mpt": 4 * cfg.hidden_size,
                                "falcon": getattr(cfg, "ffn_hidden_size", None)}.get(arch)
                               or cfg.intermediate_size)
     w.add_head_count(cfg.num_attention_heads)
     falcon_kv = cfg.num_kv_heads if getattr(cfg, "new_decoder_architecture", False) else 1
-    if arch == "mpt":
+    if arch == "lfm2":
+        # Which layers attend: a K/V head count per layer, 0 for the convolutions.
+        w.add_head_count_kv([cfg.num_key_value_heads if t == "full_attention" else 0 for t in cfg.layer_types])
+        w.add_shortconv_l_cache(cfg.conv_L_cache)
+    elif arch == "mpt":
         # As llama.cpp's converter writes an MPT: its LayerNorm epsilon, ALiBi's maximum.
         w.add_layer_norm_eps(1e-5)
         w.add_max_alibi_bias(cfg.attn_config.alibi_bias_max)
@@ -430,7 +458,8 @@ def write(path, cfg, named, kind, arch):
         w.add_layer_norm_eps(cfg.layer_norm_eps)
         w.add_logit_scale(cfg.logit_scale)
     else:
-        w.add_layer_norm_rms_eps(cfg.layer_norm_epsilon if arch == "exaone" else cfg.rms_norm_eps)
+        w.add_layer_norm_rms_eps({"exaone": getattr(cfg, "layer_norm_epsilon", None),
+                                  "lfm2": getattr(cfg, "norm_eps", None)}.get(arch) or cfg.rms_norm_eps)
     rope = getattr(cfg, "rope_parameters", None) or {}
     rope = rope.get("full_attention", rope)
     if "rope_theta" in rope:
@@ -506,7 +535,9 @@ def write(path, cfg, named, kind, arch):
     w.add_token_types([1] * len(tokens))
     for name, t in named.items():
         t = np.ascontiguousarray(t, dtype=np.float32)
-        if kind is not None and t.ndim >= 2:
+        # Rows of a block's multiple quantized, as llama.cpp's converter does; others (LFM2's
+        # convolution kernels) kept in F32.
+        if kind is not None and t.ndim >= 2 and t.shape[-1] % 32 == 0:
             w.add_tensor(name, gguf.quants.quantize(t, kind), raw_dtype=kind)
         else:
             w.add_tensor(name, t)
@@ -623,6 +654,11 @@ def main():
     make("hunyuan-moe", "hunyuan-moe", transformers.HunYuanMoEV1Config(
         intermediate_size=32, head_dim=16, num_experts=4, moe_topk=2, pad_token_id=0, **dense),
         transformers.AutoModelForCausalLM.from_config, None)
+    # LFM2: a convolution, an attention layer, a convolution; its MLP width adjusted as its class
+    # adjusts it (two thirds, rounded up to a multiple of 32), which the file states.
+    make("lfm2", "lfm2", transformers.Lfm2Config(
+        intermediate_size=96, block_multiple_of=32, layer_types=["conv", "full_attention", "conv"], pad_token_id=0,
+        **{**dense, "num_hidden_layers": 3}), transformers.AutoModelForCausalLM.from_config, None)
     make("jais2", "jais2", transformers.Jais2Config(intermediate_size=96, pad_token_id=0, **dense),
          transformers.AutoModelForCausalLM.from_config, None)
     # MiniMax-M2: half of each head rotated (rotary_dim), experts chosen by a sigmoid.
@@ -659,7 +695,7 @@ def make(name, arch, cfg, cls, half):
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
                     "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
-                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2", "hunyuan-moe"):
+                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2", "hunyuan-moe", "lfm2"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

@@ -53,6 +53,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("gpt2", "gpt2"),
     ("jais2", "jais2"),
     ("hunyuan-moe", "hunyuan_v1_moe"),
+    ("lfm2", "lfm2"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -87,9 +88,13 @@ pub fn norms_plus_one(arch: &str) -> bool {
 /// the MLP is `post_attention_norm` there, a llama's `ffn_norm`.
 const RENAMED: &[(&str, &str, &str)] = &[("seed_oss", "post_attention_norm", "ffn_norm")];
 
-/// Tensors llama.cpp's converter squeezes, which transformers holds with a leading 1:
-/// (architecture, name ending). ERNIE 4.5 MoE's correction bias is [1, experts] there.
-const SQUEEZED: &[(&str, &str)] = &[("ernie4_5-moe", "exp_probs_b.bias")];
+/// Tensors llama.cpp's converter squeezes, which transformers holds with a dimension of 1:
+/// (architecture, name ending, where the 1 goes). ERNIE 4.5 MoE's correction bias is
+/// [1, experts] there, LFM2's convolution kernels [channels, 1, L].
+const SQUEEZED: &[(&str, &str, usize)] = &[
+    ("ernie4_5-moe", "exp_probs_b.bias", 0),
+    ("lfm2", "shortconv.conv.weight", 1),
+];
 
 /// Is GGUF tensor `name` of architecture `arch` the transpose of transformers' tensor? GPT-2's
 /// Conv1D weights are [in, out] there, which llama.cpp's converter writes [out, in].
@@ -104,13 +109,15 @@ pub fn transposed(arch: &str, name: &str) -> bool {
 }
 
 /// The shape GGUF tensor `name` of architecture `arch` has in transformers (`SQUEEZED`,
-/// `transposed`).
-fn shape_as_stored(arch: &str, name: &str, shape: &[u64]) -> Vec<u64> {
+/// `transposed`), given its shape in the file.
+pub fn shape_as_stored(arch: &str, name: &str, shape: &[u64]) -> Vec<u64> {
     let squeezed = SQUEEZED
         .iter()
-        .any(|(a, end)| *a == arch && name.ends_with(end));
-    if squeezed {
-        [1].into_iter().chain(shape.iter().copied()).collect()
+        .find(|(a, end, _)| *a == arch && name.ends_with(end));
+    if let Some(&(.., at)) = squeezed.filter(|(.., at)| *at <= shape.len()) {
+        let mut s = shape.to_vec();
+        s.insert(at, 1);
+        s
     } else if transposed(arch, name) {
         shape.iter().rev().copied().collect()
     } else {

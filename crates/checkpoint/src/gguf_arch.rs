@@ -79,6 +79,8 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ),
     ("starcoder", "n_inner", "feed_forward_length"),
     ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
+    ("lfm2", "conv_L_cache", "shortconv.l_cache"),
+    ("lfm2", "norm_eps", "attention.layer_norm_rms_epsilon"),
 ];
 
 /// The config.json being written from a GGUF's metadata, and which GGUF key each field came
@@ -113,6 +115,10 @@ impl Draft<'_> {
     /// the loaders read them as such, and a non-finite float is refused, since JSON has no NaN.
     pub fn put(&mut self, name: &str, k: &str, integer: bool) -> Result<(), Error> {
         let Some(v) = self.key(k) else { return Ok(()) };
+        if PER_LAYER.contains(&(self.arch, k)) && matches!(v, Value::Array(_)) {
+            // A value per layer, which `adapt` reads.
+            return Ok(());
+        }
         let n = number(v).ok_or_else(|| self.err(k, "must be a number"))?;
         if !n.is_finite() {
             return Err(self.err(k, format!("is {n}; it must be a finite number")));
@@ -165,6 +171,10 @@ pub(crate) fn number(v: &Value) -> Option<f64> {
         _ => return None,
     })
 }
+
+/// Keys an architecture may give per layer, as an array: LFM2's K/V head counts, 0 for its
+/// convolution layers.
+const PER_LAYER: &[(&str, &str)] = &[("lfm2", "attention.head_count_kv")];
 
 /// The architecture's own key names (`OWN_KEYS`), each replacing the common name of the same
 /// GGUF key (StarCoder's n_inner for intermediate_size).
@@ -227,6 +237,7 @@ pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
         "cohere2" => cohere2(d)?,
         "exaone4" => exaone4(d),
         "minimax-m2" => minimax_m2(d)?,
+        "lfm2" => lfm2(d)?,
         "hunyuan-dense" | "hunyuan-moe" => hunyuan_alpha(d)?,
         _ => {}
     }
@@ -474,6 +485,48 @@ fn hunyuan_alpha(d: &mut Draft) -> Result<(), Error> {
         let theta = base * alpha.powf(h / (h - 2.0));
         let source = format!("{}.{ALPHA}", d.arch);
         d.set("rope_theta", json!(theta), &source);
+    }
+    Ok(())
+}
+
+/// LFM2's layers: attention where the file gives K/V heads, a short convolution where it gives
+/// 0; its MLP width as the file states it, already adjusted (the class would adjust
+/// intermediate_size again).
+fn lfm2(d: &mut Draft) -> Result<(), Error> {
+    const KV: &str = "attention.head_count_kv";
+    if let Some(Value::Array(counts)) = d.key(KV) {
+        let counts: Vec<u64> = counts
+            .iter()
+            .map(|v| {
+                number(v)
+                    .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+                    .map(|n| n as u64)
+            })
+            .collect::<Option<_>>()
+            .ok_or_else(|| d.err(KV, "must hold a whole number per layer"))?;
+        let layers = d.size("num_hidden_layers");
+        if layers.is_some_and(|l| l != counts.len() as u64) {
+            return Err(d.err(
+                KV,
+                format!("holds {} counts, not one per layer", counts.len()),
+            ));
+        }
+        let types: Vec<&str> = counts
+            .iter()
+            .map(|&c| if c == 0 { "conv" } else { "full_attention" })
+            .collect();
+        let source = format!("lfm2.{KV}");
+        d.set("layer_types", json!(types), &source);
+        if let Some(kv) = counts.iter().copied().filter(|&c| c > 0).max() {
+            d.set("num_key_value_heads", json!(kv), &source);
+        }
+    }
+    if d.cfg.contains_key("intermediate_size") {
+        d.set(
+            "block_auto_adjust_ff_dim",
+            json!(false),
+            "lfm2.feed_forward_length",
+        );
     }
     Ok(())
 }

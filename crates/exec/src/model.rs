@@ -300,6 +300,9 @@ impl Model {
                 SharedExpertGate,
                 Kv,
                 AttnRouter,
+                // The recurrent and convolution mixers' input and output projections.
+                SsmIn,
+                SsmOut,
             ] {
                 read.insert(self.name(role, false, Some(b), None));
             }

@@ -383,6 +383,13 @@ impl Weights {
                         .and_then(|t| t.contiguous())
                         .map_err(|e| err(&shown, e))?;
                 }
+                // A dimension of 1 llama.cpp squeezed out, back in transformers' place.
+                let dims: Vec<u64> = t.dims().iter().map(|&d| d as u64).collect();
+                let want = anatomy_checkpoint::gguf::shape_as_stored(arch, name, &dims);
+                if want != dims && !transposed {
+                    let want: Vec<usize> = want.iter().map(|&d| d as usize).collect();
+                    t = t.reshape(want).map_err(|e| err(&shown, e))?;
+                }
                 if plus_one && name.ends_with("norm.weight") {
                     t = t.affine(1.0, -1.0).map_err(|e| err(&shown, e))?;
                 }

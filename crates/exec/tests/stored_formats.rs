@@ -226,6 +226,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("gpt2", false, None),
         ("jais2", false, None),
         ("hunyuan-moe", true, None),
+        ("lfm2", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
@@ -317,8 +318,9 @@ fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
         // multiplied in f32.
         .filter(|t| t.name != "position_embd.weight" && !t.name.ends_with(".bias"))
         .filter(|t| !anatomy_checkpoint::gguf::transposed(&arch, &t.name))
+        // Each expert of a stack one; LFM2's [channels, 1, L] convolution kernels none.
         .map(|t| match t.shape.len() {
-            3 => t.shape[0],
+            3 if t.name.contains("_exps.") => t.shape[0],
             2 => 1,
             _ => 0,
         })

@@ -2671,7 +2671,7 @@ pub static FAMILIES: &[Family] = &[
                 }),
                 ..lfm2_like(Some("full_attn_idxs"), 2560, 12_288)
             },
-            None,
+            Some("lfm2"),
             &[
                 TRAINING,
                 &[
