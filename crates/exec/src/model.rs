@@ -300,9 +300,22 @@ impl Model {
                 SharedExpertGate,
                 Kv,
                 AttnRouter,
-                // The recurrent and convolution mixers' input and output projections.
+                // The recurrent, linear-attention and convolution mixers' projections, the
+                // sparse-attention indexer's and the attention output gate.
                 SsmIn,
                 SsmOut,
+                SsmZ,
+                SsmX,
+                SsmDt,
+                SsmQ,
+                SsmK,
+                SsmV,
+                SsmAlpha,
+                SsmBeta,
+                TmOutput,
+                IndexK,
+                IndexWeights,
+                AttnGate,
             ] {
                 read.insert(self.name(role, false, Some(b), None));
             }
