@@ -27,11 +27,6 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ),
     ("command-r", "logit_scale", "logit_scale"),
     ("ernie4_5-moe", "moe_num_experts", "expert_count"),
-    (
-        "exaone",
-        "layer_norm_epsilon",
-        "attention.layer_norm_rms_epsilon",
-    ),
     ("ernie4_5-moe", "moe_k", "expert_used_count"),
     (
         "ernie4_5-moe",
@@ -44,6 +39,11 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
         "interleave_moe_layer_step",
     ),
     (
+        "exaone",
+        "layer_norm_epsilon",
+        "attention.layer_norm_rms_epsilon",
+    ),
+    (
         "falcon",
         "layer_norm_epsilon",
         "attention.layer_norm_epsilon",
@@ -52,17 +52,19 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("gpt2", "layer_norm_epsilon", "attention.layer_norm_epsilon"),
     ("gpt2", "n_inner", "feed_forward_length"),
     ("gptneox", "layer_norm_eps", "attention.layer_norm_epsilon"),
+    ("gptneox", "rotary_emb_base", "rope.freq_base"),
+    ("granite", "embedding_multiplier", "embedding_scale"),
+    ("granite", "residual_multiplier", "residual_scale"),
+    ("granite", "attention_multiplier", "attention.scale"),
+    ("granite", "logits_scaling", "logit_scale"),
     (
         "hunyuan-moe",
         "intermediate_size",
         "expert_feed_forward_length",
     ),
     ("jais2", "layer_norm_eps", "attention.layer_norm_epsilon"),
-    ("gptneox", "rotary_emb_base", "rope.freq_base"),
-    ("granite", "embedding_multiplier", "embedding_scale"),
-    ("granite", "residual_multiplier", "residual_scale"),
-    ("granite", "attention_multiplier", "attention.scale"),
-    ("granite", "logits_scaling", "logit_scale"),
+    ("lfm2", "conv_L_cache", "shortconv.l_cache"),
+    ("lfm2", "norm_eps", "attention.layer_norm_rms_epsilon"),
     (
         "minimax-m2",
         "intermediate_size",
@@ -79,8 +81,6 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ),
     ("starcoder", "n_inner", "feed_forward_length"),
     ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
-    ("lfm2", "conv_L_cache", "shortconv.l_cache"),
-    ("lfm2", "norm_eps", "attention.layer_norm_rms_epsilon"),
 ];
 
 /// The config.json being written from a GGUF's metadata, and which GGUF key each field came
