@@ -76,6 +76,8 @@ def tensors(sd, cfg, arch):
         return hunyuan_moe_tensors(sd, cfg)
     if arch == "lfm2":
         return lfm2_tensors(sd, cfg)
+    if arch == "mamba2":
+        return mamba2_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -369,6 +371,26 @@ def lfm2_tensors(sd, cfg):
     return out
 
 
+def mamba2_tensors(sd, cfg):
+    """Mamba-2 as llama.cpp's converter writes it: A as -exp(A_log) and D, each [heads, 1]; the
+    gated norm's weight [groups, inner / groups]; the convolution kernel [channels, L]."""
+    out = {"token_embd.weight": sd["backbone.embeddings.weight"], "output_norm.weight": sd["backbone.norm_f.weight"],
+           "output.weight": sd["lm_head.weight"]}
+    for b in range(cfg.num_hidden_layers):
+        p = f"backbone.layers.{b}."
+        m = p + "mixer."
+        out[f"blk.{b}.attn_norm.weight"] = sd[p + "norm.weight"]
+        out[f"blk.{b}.ssm_in.weight"] = sd[m + "in_proj.weight"]
+        out[f"blk.{b}.ssm_conv1d.weight"] = sd[m + "conv1d.weight"][:, 0, :]
+        out[f"blk.{b}.ssm_conv1d.bias"] = sd[m + "conv1d.bias"]
+        out[f"blk.{b}.ssm_dt.bias"] = sd[m + "dt_bias"]
+        out[f"blk.{b}.ssm_a"] = -np.exp(sd[m + "A_log"]).reshape(-1, 1)
+        out[f"blk.{b}.ssm_d"] = sd[m + "D"].reshape(-1, 1)
+        out[f"blk.{b}.ssm_norm.weight"] = sd[m + "norm.weight"].reshape(cfg.n_groups, -1)
+        out[f"blk.{b}.ssm_out.weight"] = sd[m + "out_proj.weight"]
+    return out
+
+
 def mpt_tensors(sd, cfg):
     """MPT: ALiBi, LayerNorms without bias, Q/K/V stacked in one matrix, no biases, the LM head
     tied."""
@@ -415,6 +437,31 @@ def write(path, cfg, named, kind, arch):
     """`named` in a GGUF at `path`, its matrices in `kind` (a GGMLQuantizationType), or all in F32
     where `kind` is None."""
     w = gguf.GGUFWriter(str(path), arch)
+    if arch == "mamba2":
+        mamba2_keys(w, cfg)
+    else:
+        attention_keys(w, cfg, named, arch)
+    write_vocabulary_and_tensors(w, cfg, named, kind)
+
+
+def mamba2_keys(w, cfg):
+    """A Mamba-2's metadata as llama.cpp's converter writes it: no attention, no MLP."""
+    w.add_block_count(cfg.num_hidden_layers)
+    w.add_context_length(2 ** 20)
+    w.add_embedding_length(cfg.hidden_size)
+    w.add_feed_forward_length(0)
+    w.add_head_count(0)
+    w.add_ssm_conv_kernel(cfg.conv_kernel)
+    w.add_ssm_inner_size(cfg.num_heads * cfg.head_dim)
+    w.add_ssm_state_size(cfg.state_size)
+    w.add_ssm_time_step_rank(cfg.num_heads)
+    w.add_ssm_group_count(cfg.n_groups)
+    w.add_layer_norm_rms_eps(cfg.layer_norm_epsilon)
+    w.add_vocab_size(cfg.vocab_size)
+
+
+def attention_keys(w, cfg, named, arch):
+    """A transformer's metadata as llama.cpp's converter writes it for `arch`."""
     w.add_block_count(cfg.num_hidden_layers)
     w.add_context_length(getattr(cfg, "max_position_embeddings", 128))
     w.add_embedding_length(cfg.hidden_size)
@@ -527,6 +574,9 @@ def write(path, cfg, named, kind, arch):
         full = cfg.rope_parameters["full_attention"]
         w.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
         w.add_rope_scaling_factor(full["factor"])
+
+
+def write_vocabulary_and_tensors(w, cfg, named, kind):
     # A placeholder vocabulary, only so that llama.cpp loads the file.
     tokens = [f"<t{i}>" for i in range(cfg.vocab_size)]
     w.add_tokenizer_model("llama")
@@ -535,9 +585,9 @@ def write(path, cfg, named, kind, arch):
     w.add_token_types([1] * len(tokens))
     for name, t in named.items():
         t = np.ascontiguousarray(t, dtype=np.float32)
-        # Rows of a block's multiple quantized, as llama.cpp's converter does; others (LFM2's
-        # convolution kernels) kept in F32.
-        if kind is not None and t.ndim >= 2 and t.shape[-1] % 32 == 0:
+        # Matrices with rows of a block's multiple quantized, as llama.cpp's converter does; others
+        # (LFM2's convolution kernels) and Mamba-2's grouped norm kept in F32.
+        if kind is not None and t.ndim >= 2 and t.shape[-1] % 32 == 0 and "norm" not in name:
             w.add_tensor(name, gguf.quants.quantize(t, kind), raw_dtype=kind)
         else:
             w.add_tensor(name, t)
@@ -659,6 +709,11 @@ def main():
     make("lfm2", "lfm2", transformers.Lfm2Config(
         intermediate_size=96, block_multiple_of=32, layer_types=["conv", "full_attention", "conv"], pad_token_id=0,
         **{**dense, "num_hidden_layers": 3}), transformers.AutoModelForCausalLM.from_config, None)
+    # Mamba-2: two groups of B and C, eight heads; A_log, D and the norm at random so that how each
+    # is stored matters.
+    make("mamba2", "mamba2", transformers.Mamba2Config(
+        hidden_size=64, num_hidden_layers=2, state_size=16, expand=2, conv_kernel=4, n_groups=2, head_dim=16,
+        num_heads=8, vocab_size=97, pad_token_id=0), transformers.AutoModelForCausalLM.from_config, None)
     make("jais2", "jais2", transformers.Jais2Config(intermediate_size=96, pad_token_id=0, **dense),
          transformers.AutoModelForCausalLM.from_config, None)
     # MiniMax-M2: half of each head rotated (rotary_dim), experts chosen by a sigmoid.
@@ -695,16 +750,19 @@ def make(name, arch, cfg, cls, half):
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
                     "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
-                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2", "hunyuan-moe", "lfm2"):
+                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2", "hunyuan-moe", "lfm2", "mamba2"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():
                 if "norm" in n or ".ln_" in n:
                     p.normal_(0 if arch in PLUS_ONE or n.endswith("bias") else 1, 0.3)
-        # A correction bias (zero at init) that changes which experts are chosen.
+        # A correction bias (zero at init) that changes which experts are chosen; Mamba's A, D and
+        # dt bias, regular at init, drawn so that how each is stored is tested.
         for n, t in [*model.named_parameters(), *model.named_buffers()]:
-            if "correction_bias" in n:
+            if "correction_bias" in n or n.endswith(("mixer.D", "mixer.dt_bias")):
                 t.normal_(0, 0.3)
+            if n.endswith("mixer.A_log"):
+                t.uniform_(-1, 1)
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)

@@ -54,6 +54,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("jais2", "jais2"),
     ("hunyuan-moe", "hunyuan_v1_moe"),
     ("lfm2", "lfm2"),
+    ("mamba2", "mamba2"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -88,13 +89,32 @@ pub fn norms_plus_one(arch: &str) -> bool {
 /// the MLP is `post_attention_norm` there, a llama's `ffn_norm`.
 const RENAMED: &[(&str, &str, &str)] = &[("seed_oss", "post_attention_norm", "ffn_norm")];
 
-/// Tensors llama.cpp's converter squeezes, which transformers holds with a dimension of 1:
-/// (architecture, name ending, where the 1 goes). ERNIE 4.5 MoE's correction bias is
-/// [1, experts] there, LFM2's convolution kernels [channels, 1, L].
-const SQUEEZED: &[(&str, &str, usize)] = &[
-    ("ernie4_5-moe", "exp_probs_b.bias", 0),
-    ("lfm2", "shortconv.conv.weight", 1),
+/// How transformers' shape differs from the one llama.cpp's converter writes.
+enum Reshape {
+    /// A dimension of 1 squeezed out, back at this place.
+    One(usize),
+    /// One dimension there: Mamba-2's A and D ([heads, 1] in the file), its grouped norm's weight
+    /// ([groups, inner / groups]).
+    Flat,
+}
+
+/// Tensors llama.cpp's converter reshapes: (architecture, name ending, how). ERNIE 4.5 MoE's
+/// correction bias is [1, experts] in transformers, LFM2's and Mamba-2's convolution kernels
+/// [channels, 1, L].
+const RESHAPED: &[(&str, &str, Reshape)] = &[
+    ("ernie4_5-moe", "exp_probs_b.bias", Reshape::One(0)),
+    ("lfm2", "shortconv.conv.weight", Reshape::One(1)),
+    ("mamba2", "ssm_conv1d.weight", Reshape::One(1)),
+    ("mamba2", "ssm_a", Reshape::Flat),
+    ("mamba2", "ssm_d", Reshape::Flat),
+    ("mamba2", "ssm_norm.weight", Reshape::Flat),
 ];
+
+/// Does GGUF tensor `name` of architecture `arch` hold A = −exp(A_log) where transformers holds
+/// A_log? Mamba-2's, as llama.cpp's converter writes it.
+pub fn holds_a_not_its_log(arch: &str, name: &str) -> bool {
+    arch == "mamba2" && name.ends_with("ssm_a")
+}
 
 /// Is GGUF tensor `name` of architecture `arch` the transpose of transformers' tensor? GPT-2's
 /// Conv1D weights are [in, out] there, which llama.cpp's converter writes [out, in].
@@ -108,15 +128,18 @@ pub fn transposed(arch: &str, name: &str) -> bool {
     arch == "gpt2" && name.starts_with("blk.") && CONV1D.iter().any(|end| name.ends_with(end))
 }
 
-/// The shape GGUF tensor `name` of architecture `arch` has in transformers (`SQUEEZED`,
+/// The shape GGUF tensor `name` of architecture `arch` has in transformers (`RESHAPED`,
 /// `transposed`), given its shape in the file.
 pub fn shape_as_stored(arch: &str, name: &str, shape: &[u64]) -> Vec<u64> {
-    let squeezed = SQUEEZED
+    let reshaped = RESHAPED
         .iter()
         .find(|(a, end, _)| *a == arch && name.ends_with(end));
-    if let Some(&(.., at)) = squeezed.filter(|(.., at)| *at <= shape.len()) {
+    if let Some((.., how)) = reshaped {
         let mut s = shape.to_vec();
-        s.insert(at, 1);
+        match how {
+            Reshape::One(at) => s.insert((*at).min(s.len()), 1),
+            Reshape::Flat => s = vec![shape.iter().product()],
+        }
         s
     } else if transposed(arch, name) {
         shape.iter().rev().copied().collect()

@@ -81,6 +81,15 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ),
     ("starcoder", "n_inner", "feed_forward_length"),
     ("starcoder2", "norm_epsilon", "attention.layer_norm_epsilon"),
+    (
+        "mamba2",
+        "layer_norm_epsilon",
+        "attention.layer_norm_rms_epsilon",
+    ),
+    ("mamba2", "state_size", "ssm.state_size"),
+    ("mamba2", "conv_kernel", "ssm.conv_kernel"),
+    ("mamba2", "n_groups", "ssm.group_count"),
+    ("mamba2", "num_heads", "ssm.time_step_rank"),
 ];
 
 /// The config.json being written from a GGUF's metadata, and which GGUF key each field came
@@ -106,9 +115,13 @@ impl Draft<'_> {
         Error::new(self.shown, format!("{}.{k}", self.arch), message)
     }
 
-    /// Config field `name` as a whole number.
+    /// Config field `name` as a whole number (an own key's value is written as read, 8.0 for 8).
     pub fn size(&self, name: &str) -> Option<u64> {
-        self.cfg.get(name).and_then(|v| v.as_u64())
+        let v = self.cfg.get(name)?;
+        v.as_u64().or_else(|| {
+            let f = v.as_f64()?;
+            (f >= 0.0 && f.fract() == 0.0 && f < u64::MAX as f64).then_some(f as u64)
+        })
     }
 
     /// Field `name` from the architecture's key `k`, a number; integer sizes stay integers so
@@ -238,6 +251,7 @@ pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
         "exaone4" => exaone4(d),
         "minimax-m2" => minimax_m2(d)?,
         "lfm2" => lfm2(d)?,
+        "mamba2" => mamba2(d)?,
         "hunyuan-dense" | "hunyuan-moe" => hunyuan_alpha(d)?,
         _ => {}
     }
@@ -264,6 +278,13 @@ fn implied_sizes(d: &mut Draft) -> Result<(), Error> {
         implied.push(("intermediate_size", wide, "feed_forward_length"));
     }
     if d.arch == "bloom" {
+        implied.push(("max_position_embeddings", None, "context_length"));
+    }
+    if d.arch == "mamba2" {
+        // No attention and no MLP: llama.cpp's converter writes 0 for both, and a context
+        // length the model does not have.
+        implied.push(("num_attention_heads", Some(0), "attention.head_count"));
+        implied.push(("intermediate_size", Some(0), "feed_forward_length"));
         implied.push(("max_position_embeddings", None, "context_length"));
     }
     if d.arch == "hunyuan-moe" {
@@ -528,6 +549,37 @@ fn lfm2(d: &mut Draft) -> Result<(), Error> {
             "lfm2.feed_forward_length",
         );
     }
+    Ok(())
+}
+
+/// Mamba-2's mixer from the `ssm.*` keys: each head's width and the expansion from the inner
+/// size, the biases from the tensors the file holds.
+fn mamba2(d: &mut Draft) -> Result<(), Error> {
+    const INNER: &str = "ssm.inner_size";
+    let inner = d.key(INNER).and_then(number).map(|n| n as u64);
+    let (heads, hidden) = (d.size("num_heads"), d.size("hidden_size"));
+    if let (Some(inner), Some(heads), Some(hidden)) = (inner, heads, hidden) {
+        if heads == 0 || hidden == 0 || !inner.is_multiple_of(heads) {
+            return Err(d.err(
+                INNER,
+                format!(
+                    "is {inner}; it must be a multiple of ssm.time_step_rank ({heads}), the heads"
+                ),
+            ));
+        }
+        let source = format!("mamba2.{INNER}");
+        d.set("head_dim", json!(inner / heads), &source);
+        let expand = inner as f64 / hidden as f64;
+        let expand = match expand.fract() == 0.0 {
+            true => json!(expand as u64),
+            false => json!(expand),
+        };
+        d.set("expand", expand, &source);
+    }
+    let has = |end: &str| d.tensors.iter().any(|t| t.name == format!("blk.0.{end}"));
+    let (conv_bias, bias) = (has("ssm_conv1d.bias"), has("ssm_in.bias"));
+    d.set("use_conv_bias", json!(conv_bias), "mamba2.block_count");
+    d.set("use_bias", json!(bias), "mamba2.block_count");
     Ok(())
 }
 

@@ -313,7 +313,10 @@ impl Weights {
             // GPT-2's Conv1D weights, which the model multiplies [in, out] in f32, are turned
             // back from the [out, in] llama.cpp stores.
             let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
-            let stored = hold == Hold::Stored && !transposed;
+            // Tensors transformers holds in another shape are widened (none is a projection).
+            let dims: Vec<u64> = info.shape.dims().iter().map(|&d| d as u64).collect();
+            let reshaped = anatomy_checkpoint::gguf::shape_as_stored(arch, name, &dims) != dims;
+            let stored = hold == Hold::Stored && !transposed && !reshaped;
             let own = Block::of(info.ggml_dtype).filter(|_| stored);
             if let (Some(block), Ok((out, n))) = (own, info.shape.dims2()) {
                 // A format `qlinear` multiplies: its bytes in place in the mapped file (rows
@@ -389,6 +392,10 @@ impl Weights {
                 if want != dims && !transposed {
                     let want: Vec<usize> = want.iter().map(|&d| d as usize).collect();
                     t = t.reshape(want).map_err(|e| err(&shown, e))?;
+                }
+                if anatomy_checkpoint::gguf::holds_a_not_its_log(arch, name) {
+                    // A = −exp(A_log), back to A_log.
+                    t = t.neg().and_then(|a| a.log()).map_err(|e| err(&shown, e))?;
                 }
                 if plus_one && name.ends_with("norm.weight") {
                     t = t.affine(1.0, -1.0).map_err(|e| err(&shown, e))?;

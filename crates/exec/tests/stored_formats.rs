@@ -227,6 +227,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("jais2", false, None),
         ("hunyuan-moe", true, None),
         ("lfm2", false, None),
+        ("mamba2", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }

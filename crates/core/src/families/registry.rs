@@ -2935,7 +2935,7 @@ pub static FAMILIES: &[Family] = &[
         "mamba2",
         "Mamba2",
         mamba2::load,
-        None,
+        Some("mamba2"),
         &[
             TRAINING,
             &[
