@@ -78,6 +78,8 @@ def tensors(sd, cfg, arch):
         return lfm2_tensors(sd, cfg)
     if arch == "mamba2":
         return mamba2_tensors(sd, cfg)
+    if arch == "mamba":
+        return mamba_tensors(sd, cfg)
     mixtral = arch == "llama"
     out = {
         "token_embd.weight": sd["model.embed_tokens.weight"],
@@ -371,6 +373,24 @@ def lfm2_tensors(sd, cfg):
     return out
 
 
+def mamba_tensors(sd, cfg):
+    """Mamba as llama.cpp's converter writes it: A as -exp(A_log), the convolution kernel
+    [channels, L]."""
+    out = {"token_embd.weight": sd["backbone.embeddings.weight"], "output_norm.weight": sd["backbone.norm_f.weight"]}
+    for b in range(cfg.num_hidden_layers):
+        p = f"backbone.layers.{b}."
+        m = p + "mixer."
+        out[f"blk.{b}.attn_norm.weight"] = sd[p + "norm.weight"]
+        for ours, theirs in (("ssm_in", "in_proj"), ("ssm_x", "x_proj"), ("ssm_dt", "dt_proj"), ("ssm_out", "out_proj")):
+            out[f"blk.{b}.{ours}.weight"] = sd[f"{m}{theirs}.weight"]
+        out[f"blk.{b}.ssm_dt.bias"] = sd[m + "dt_proj.bias"]
+        out[f"blk.{b}.ssm_conv1d.weight"] = sd[m + "conv1d.weight"][:, 0, :]
+        out[f"blk.{b}.ssm_conv1d.bias"] = sd[m + "conv1d.bias"]
+        out[f"blk.{b}.ssm_a"] = -np.exp(sd[m + "A_log"])
+        out[f"blk.{b}.ssm_d"] = sd[m + "D"]
+    return out
+
+
 def mamba2_tensors(sd, cfg):
     """Mamba-2 as llama.cpp's converter writes it: A as -exp(A_log) and D, each [heads, 1]; the
     gated norm's weight [groups, inner / groups]; the convolution kernel [channels, L]."""
@@ -437,25 +457,29 @@ def write(path, cfg, named, kind, arch):
     """`named` in a GGUF at `path`, its matrices in `kind` (a GGMLQuantizationType), or all in F32
     where `kind` is None."""
     w = gguf.GGUFWriter(str(path), arch)
-    if arch == "mamba2":
-        mamba2_keys(w, cfg)
+    if arch in ("mamba", "mamba2"):
+        mamba_keys(w, cfg, arch)
     else:
         attention_keys(w, cfg, named, arch)
     write_vocabulary_and_tensors(w, cfg, named, kind)
 
 
-def mamba2_keys(w, cfg):
-    """A Mamba-2's metadata as llama.cpp's converter writes it: no attention, no MLP."""
+def mamba_keys(w, cfg, arch):
+    """A Mamba's or Mamba-2's metadata as llama.cpp's converter writes it: no attention, no MLP."""
     w.add_block_count(cfg.num_hidden_layers)
     w.add_context_length(2 ** 20)
     w.add_embedding_length(cfg.hidden_size)
     w.add_feed_forward_length(0)
     w.add_head_count(0)
     w.add_ssm_conv_kernel(cfg.conv_kernel)
-    w.add_ssm_inner_size(cfg.num_heads * cfg.head_dim)
     w.add_ssm_state_size(cfg.state_size)
-    w.add_ssm_time_step_rank(cfg.num_heads)
-    w.add_ssm_group_count(cfg.n_groups)
+    if arch == "mamba2":
+        w.add_ssm_inner_size(cfg.num_heads * cfg.head_dim)
+        w.add_ssm_time_step_rank(cfg.num_heads)
+        w.add_ssm_group_count(cfg.n_groups)
+    else:
+        w.add_ssm_inner_size(cfg.intermediate_size)
+        w.add_ssm_time_step_rank(cfg.time_step_rank)
     w.add_layer_norm_rms_eps(cfg.layer_norm_epsilon)
     w.add_vocab_size(cfg.vocab_size)
 
@@ -709,6 +733,9 @@ def main():
     make("lfm2", "lfm2", transformers.Lfm2Config(
         intermediate_size=96, block_multiple_of=32, layer_types=["conv", "full_attention", "conv"], pad_token_id=0,
         **{**dense, "num_hidden_layers": 3}), transformers.AutoModelForCausalLM.from_config, None)
+    make("mamba", "mamba", transformers.MambaConfig(
+        hidden_size=64, num_hidden_layers=2, state_size=16, expand=2, conv_kernel=4, vocab_size=97, pad_token_id=0),
+        transformers.AutoModelForCausalLM.from_config, None)
     # Mamba-2: two groups of B and C, eight heads; A_log, D and the norm at random so that how each
     # is stored matters.
     make("mamba2", "mamba2", transformers.Mamba2Config(
@@ -750,7 +777,8 @@ def make(name, arch, cfg, cls, half):
         if arch in ("gemma", "gemma2", "gemma3", "qwen3", "olmo2", "starcoder2", "command-r", "stablelm",
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
                     "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
-                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2", "hunyuan-moe", "lfm2", "mamba2"):
+                    "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2", "hunyuan-moe", "lfm2", "mamba2",
+                    "mamba"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():

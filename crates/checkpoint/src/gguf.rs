@@ -55,6 +55,7 @@ pub const ARCHITECTURES: &[(&str, &str)] = &[
     ("hunyuan-moe", "hunyuan_v1_moe"),
     ("lfm2", "lfm2"),
     ("mamba2", "mamba2"),
+    ("mamba", "mamba"),
 ];
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
@@ -104,6 +105,7 @@ enum Reshape {
 const RESHAPED: &[(&str, &str, Reshape)] = &[
     ("ernie4_5-moe", "exp_probs_b.bias", Reshape::One(0)),
     ("lfm2", "shortconv.conv.weight", Reshape::One(1)),
+    ("mamba", "ssm_conv1d.weight", Reshape::One(1)),
     ("mamba2", "ssm_conv1d.weight", Reshape::One(1)),
     ("mamba2", "ssm_a", Reshape::Flat),
     ("mamba2", "ssm_d", Reshape::Flat),
@@ -111,9 +113,9 @@ const RESHAPED: &[(&str, &str, Reshape)] = &[
 ];
 
 /// Does GGUF tensor `name` of architecture `arch` hold A = −exp(A_log) where transformers holds
-/// A_log? Mamba-2's, as llama.cpp's converter writes it.
+/// A_log? Mamba's and Mamba-2's, as llama.cpp's converter writes them.
 pub fn holds_a_not_its_log(arch: &str, name: &str) -> bool {
-    arch == "mamba2" && name.ends_with("ssm_a")
+    matches!(arch, "mamba" | "mamba2") && name.ends_with("ssm_a")
 }
 
 /// Is GGUF tensor `name` of architecture `arch` the transpose of transformers' tensor? GPT-2's

@@ -90,6 +90,14 @@ pub(crate) const OWN_KEYS: &[(&str, &str, &str)] = &[
     ("mamba2", "conv_kernel", "ssm.conv_kernel"),
     ("mamba2", "n_groups", "ssm.group_count"),
     ("mamba2", "num_heads", "ssm.time_step_rank"),
+    (
+        "mamba",
+        "layer_norm_epsilon",
+        "attention.layer_norm_rms_epsilon",
+    ),
+    ("mamba", "state_size", "ssm.state_size"),
+    ("mamba", "conv_kernel", "ssm.conv_kernel"),
+    ("mamba", "time_step_rank", "ssm.time_step_rank"),
 ];
 
 /// The config.json being written from a GGUF's metadata, and which GGUF key each field came
@@ -251,7 +259,7 @@ pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
         "exaone4" => exaone4(d),
         "minimax-m2" => minimax_m2(d)?,
         "lfm2" => lfm2(d)?,
-        "mamba2" => mamba2(d)?,
+        "mamba" | "mamba2" => mamba(d)?,
         "hunyuan-dense" | "hunyuan-moe" => hunyuan_alpha(d)?,
         _ => {}
     }
@@ -280,7 +288,7 @@ fn implied_sizes(d: &mut Draft) -> Result<(), Error> {
     if d.arch == "bloom" {
         implied.push(("max_position_embeddings", None, "context_length"));
     }
-    if d.arch == "mamba2" {
+    if matches!(d.arch, "mamba" | "mamba2") {
         // No attention and no MLP: llama.cpp's converter writes 0 for both, and a context
         // length the model does not have.
         implied.push(("num_attention_heads", Some(0), "attention.head_count"));
@@ -552,23 +560,25 @@ fn lfm2(d: &mut Draft) -> Result<(), Error> {
     Ok(())
 }
 
-/// Mamba-2's mixer from the `ssm.*` keys: each head's width and the expansion from the inner
-/// size, the biases from the tensors the file holds.
-fn mamba2(d: &mut Draft) -> Result<(), Error> {
+/// Mamba's and Mamba-2's mixer from the `ssm.*` keys: the expansion (and Mamba-2's head width)
+/// from the inner size, the biases from the tensors the file holds.
+fn mamba(d: &mut Draft) -> Result<(), Error> {
     const INNER: &str = "ssm.inner_size";
+    let source = format!("{}.{INNER}", d.arch);
     let inner = d.key(INNER).and_then(number).map(|n| n as u64);
-    let (heads, hidden) = (d.size("num_heads"), d.size("hidden_size"));
-    if let (Some(inner), Some(heads), Some(hidden)) = (inner, heads, hidden) {
-        if heads == 0 || hidden == 0 || !inner.is_multiple_of(heads) {
-            return Err(d.err(
-                INNER,
-                format!(
-                    "is {inner}; it must be a multiple of ssm.time_step_rank ({heads}), the heads"
-                ),
-            ));
+    if let (Some(inner), Some(hidden)) = (inner, d.size("hidden_size").filter(|h| *h > 0)) {
+        if d.arch == "mamba2" {
+            let heads = d.size("num_heads").unwrap_or(0);
+            if heads == 0 || !inner.is_multiple_of(heads) {
+                return Err(d.err(
+                    INNER,
+                    format!(
+                        "is {inner}; it must be a multiple of ssm.time_step_rank ({heads}), the heads"
+                    ),
+                ));
+            }
+            d.set("head_dim", json!(inner / heads), &source);
         }
-        let source = format!("mamba2.{INNER}");
-        d.set("head_dim", json!(inner / heads), &source);
         let expand = inner as f64 / hidden as f64;
         let expand = match expand.fract() == 0.0 {
             true => json!(expand as u64),
@@ -578,8 +588,9 @@ fn mamba2(d: &mut Draft) -> Result<(), Error> {
     }
     let has = |end: &str| d.tensors.iter().any(|t| t.name == format!("blk.0.{end}"));
     let (conv_bias, bias) = (has("ssm_conv1d.bias"), has("ssm_in.bias"));
-    d.set("use_conv_bias", json!(conv_bias), "mamba2.block_count");
-    d.set("use_bias", json!(bias), "mamba2.block_count");
+    let source = format!("{}.block_count", d.arch);
+    d.set("use_conv_bias", json!(conv_bias), &source);
+    d.set("use_bias", json!(bias), &source);
     Ok(())
 }
 

@@ -228,6 +228,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("hunyuan-moe", true, None),
         ("lfm2", false, None),
         ("mamba2", false, None),
+        ("mamba", false, None),
     ] {
         gguf_fixture(fixture, moe, half);
     }
@@ -236,8 +237,8 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
 /// `fixture`'s F32 GGUF against transformers, dequantized and held as stored, in one pass and
 /// token by token; its Q8_0 and `half` (F16 or BF16) copies held as stored against the f32 path
 /// on the same file: Q8_0 within its tolerance, the 16-bit floats (widened exactly) within f32
-/// rounding. Held as stored, every matrix the file holds (each expert of a stack one) but a
-/// learned position table, biases and GPT-2's Conv1D weights is a projection in the stored
+/// rounding. Held as stored, every matrix the file holds in Q8_0 (each expert of a stack one)
+/// but a learned position table and GPT-2's Conv1D weights is a projection in the stored
 /// format.
 fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
     use anatomy_exec::weights::{Hold, Weights};
@@ -311,19 +312,17 @@ fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
         Some(candle_core::quantized::gguf_file::Value::String(a)) => a.clone(),
         _ => panic!("{fixture}: no architecture"),
     };
+    // Every matrix the file holds in Q8_0 (each expert of a stack one), but a learned position
+    // table, looked up rather than multiplied (StarCoder's, GPT-2's), and GPT-2's Conv1D weights,
+    // multiplied in f32.
     let matrices: u64 = q8
         .tensors
         .iter()
-        // A learned position table is looked up, not multiplied (StarCoder's, GPT-2's); a bias
-        // is added (ERNIE's expert correction bias is [1, experts]); GPT-2's Conv1D weights are
-        // multiplied in f32.
-        .filter(|t| t.name != "position_embd.weight" && !t.name.ends_with(".bias"))
+        .filter(|t| t.dtype == "Q8_0" && t.name != "position_embd.weight")
         .filter(|t| !anatomy_checkpoint::gguf::transposed(&arch, &t.name))
-        // Each expert of a stack one; LFM2's [channels, 1, L] convolution kernels none.
         .map(|t| match t.shape.len() {
-            3 if t.name.contains("_exps.") => t.shape[0],
-            2 => 1,
-            _ => 0,
+            3 => t.shape[0],
+            _ => 1,
         })
         .sum();
     let held =

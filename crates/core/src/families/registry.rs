@@ -2919,7 +2919,7 @@ pub static FAMILIES: &[Family] = &[
     // Mamba and Falcon-Mamba: every layer Mamba's selective scan. `residual_in_fp32` changes
     // only rounding; the kernel choices (`use_mambapy`, `use_associative_scan`) only the order of
     // a sum; the time-step keys only the initialization.
-    own("mamba", "Mamba", mamba::load, None, MAMBA_INERT),
+    own("mamba", "Mamba", mamba::load, Some("mamba"), MAMBA_INERT),
     own(
         "falcon_mamba",
         "Falcon-Mamba",
