@@ -530,8 +530,8 @@ fn run(cli: Cli) -> Result<String, Error> {
                 for t in std::iter::once(f.model_type).chain(f.aliases.iter().copied()) {
                     let gguf = anatomy_checkpoint::gguf::ARCHITECTURES
                         .iter()
-                        .find(|(_, mt)| *mt == t)
-                        .map_or("-", |(a, _)| a);
+                        .find(|a| a.model_type == t)
+                        .map_or("-", |a| a.name);
                     out += &format!("{t:<22}{:<w$}{gguf}\n", f.name);
                 }
             }

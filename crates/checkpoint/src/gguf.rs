@@ -11,52 +11,75 @@ use candle_core::quantized::gguf_file::Value;
 use serde_json::{json, Map};
 use std::path::Path;
 
-/// GGUF architectures anatomy reads, and the `model_type` each one is: those with a fixture that
-/// llama.cpp itself runs as transformers does (scripts/make_gguf_fixtures.py), each the one its
-/// registry row names (`Family::gguf`).
-pub const ARCHITECTURES: &[(&str, &str)] = &[
-    ("llama", "llama"),
-    ("qwen2", "qwen2"),
-    ("qwen3", "qwen3"),
-    ("qwen2moe", "qwen2_moe"),
-    ("qwen3moe", "qwen3_moe"),
-    ("gemma2", "gemma2"),
-    ("gemma3", "gemma3_text"),
-    ("phi3", "phi3"),
-    ("olmo2", "olmo2"),
-    ("smollm3", "smollm3"),
-    ("granite", "granite"),
-    ("starcoder2", "starcoder2"),
-    ("command-r", "cohere"),
-    ("gemma", "gemma"),
-    ("stablelm", "stablelm"),
-    ("olmo", "olmo"),
-    ("arcee", "arcee"),
-    ("ernie4_5", "ernie4_5"),
-    ("nemotron", "nemotron"),
-    ("olmoe", "olmoe"),
-    ("seed_oss", "seed_oss"),
-    ("phi2", "phi"),
-    ("starcoder", "gpt_bigcode"),
-    ("gptneox", "gpt_neox"),
-    ("bloom", "bloom"),
-    ("falcon", "falcon"),
-    ("mpt", "mpt"),
-    ("cohere2", "cohere2"),
-    ("glm4", "glm4"),
-    ("exaone4", "exaone4"),
-    ("ernie4_5-moe", "ernie4_5_moe"),
-    ("mistral3", "ministral3"),
-    ("exaone", "exaone"),
-    ("minimax-m2", "minimax_m2"),
-    ("hunyuan-dense", "hunyuan_v1_dense"),
-    ("gpt2", "gpt2"),
-    ("jais2", "jais2"),
-    ("hunyuan-moe", "hunyuan_v1_moe"),
-    ("lfm2", "lfm2"),
-    ("mamba2", "mamba2"),
-    ("mamba", "mamba"),
-];
+/// A GGUF architecture anatomy reads: llama.cpp's name for it, the `model_type` it is, and what
+/// its metadata means beyond the keys every architecture shares.
+pub struct Architecture {
+    pub name: &'static str,
+    pub model_type: &'static str,
+    adapt: gguf_arch::Adapt,
+}
+
+const fn arch(
+    name: &'static str,
+    model_type: &'static str,
+    adapt: gguf_arch::Adapt,
+) -> Architecture {
+    Architecture {
+        name,
+        model_type,
+        adapt,
+    }
+}
+
+/// GGUF architectures anatomy reads: those with a fixture that llama.cpp itself runs as
+/// transformers does (scripts/make_gguf_fixtures.py), each the one its registry row names
+/// (`Family::gguf`).
+pub const ARCHITECTURES: &[Architecture] = {
+    use gguf_arch::*;
+    &[
+        arch("llama", "llama", llama),
+        arch("qwen2", "qwen2", nothing),
+        arch("qwen3", "qwen3", nothing),
+        arch("qwen2moe", "qwen2_moe", qwen2moe),
+        arch("qwen3moe", "qwen3_moe", qwen3moe),
+        arch("gemma2", "gemma2", gemma2),
+        arch("gemma3", "gemma3_text", gemma3),
+        arch("phi3", "phi3", nothing),
+        arch("olmo2", "olmo2", nothing),
+        arch("smollm3", "smollm3", nothing),
+        arch("granite", "granite", nothing),
+        arch("starcoder2", "starcoder2", nothing),
+        arch("command-r", "cohere", nothing),
+        arch("gemma", "gemma", nothing),
+        arch("stablelm", "stablelm", nothing),
+        arch("olmo", "olmo", nothing),
+        arch("arcee", "arcee", nothing),
+        arch("ernie4_5", "ernie4_5", nothing),
+        arch("nemotron", "nemotron", nothing),
+        arch("olmoe", "olmoe", nothing),
+        arch("seed_oss", "seed_oss", nothing),
+        arch("phi2", "phi", nothing),
+        arch("starcoder", "gpt_bigcode", starcoder),
+        arch("gptneox", "gpt_neox", gptneox),
+        arch("bloom", "bloom", nothing),
+        arch("falcon", "falcon", falcon),
+        arch("mpt", "mpt", mpt),
+        arch("cohere2", "cohere2", cohere2),
+        arch("glm4", "glm4", nothing),
+        arch("exaone4", "exaone4", exaone4),
+        arch("ernie4_5-moe", "ernie4_5_moe", ernie_moe),
+        arch("mistral3", "ministral3", nothing),
+        arch("exaone", "exaone", nothing),
+        arch("minimax-m2", "minimax_m2", minimax_m2),
+        arch("hunyuan-dense", "hunyuan_v1_dense", hunyuan_alpha),
+        arch("gpt2", "gpt2", nothing),
+        arch("jais2", "jais2", nothing),
+        arch("hunyuan-moe", "hunyuan_v1_moe", hunyuan_alpha),
+        arch("lfm2", "lfm2", lfm2),
+        arch("mamba2", "mamba2", mamba),
+        arch("mamba", "mamba", mamba),
+    ]
+};
 
 /// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
 /// layout (pairs interleaved)? A llama's (a Mixtral's too, which it writes as a llama with
@@ -211,21 +234,18 @@ pub fn read<R: std::io::Read + std::io::Seek>(
     for p in &mut problems {
         p.file = shown.to_string();
     }
-    let arch = match header.get("general.architecture") {
-        Some(Value::String(a)) => a.clone(),
-        _ => String::new(),
-    };
+    let arch = architecture(&header, shown)?;
     let mut tensors: Vec<Stored> = header
         .tensors
         .iter()
         .map(|t| Stored {
-            name: tensor_name(&arch, &t.name),
-            shape: shape_as_stored(&arch, &t.name, &t.shape),
+            name: tensor_name(arch.name, &t.name),
+            shape: shape_as_stored(arch.name, &t.name, &t.shape),
             dtype: gguf_header::type_name(t.type_id),
         })
         .collect();
     tensors.sort_by(|a, b| a.name.cmp(&b.name));
-    let (config, keys) = config(&header, &tensors, shown)?;
+    let (config, keys) = config(&header, arch, &tensors, shown)?;
     Ok(Checkpoint {
         format: Format::Gguf,
         path: shown.to_string(),
@@ -238,41 +258,42 @@ pub fn read<R: std::io::Read + std::io::Seek>(
     })
 }
 
-/// The config.json the metadata stands for, and which GGUF key each of its fields came from.
-fn config(
-    h: &Header,
-    tensors: &[Stored],
-    shown: &str,
-) -> Result<(serde_json::Value, Vec<(String, String)>), Error> {
-    let string = |k: &str| match h.get(k) {
-        Some(Value::String(s)) => Some(s.clone()),
-        _ => None,
-    };
-    let arch = string("general.architecture").ok_or_else(|| {
-        Error::new(
+/// The architecture `general.architecture` names, if anatomy reads it.
+fn architecture(h: &Header, shown: &str) -> Result<&'static Architecture, Error> {
+    let Some(Value::String(name)) = h.get("general.architecture") else {
+        return Err(Error::new(
             shown,
             "general.architecture",
             "is missing or not a string; a GGUF model names its architecture there",
-        )
-    })?;
-    let model_type = ARCHITECTURES
+        ));
+    };
+    ARCHITECTURES
         .iter()
-        .find(|(a, _)| *a == arch)
-        .map(|(_, m)| *m)
+        .find(|a| a.name == name)
         .ok_or_else(|| {
-            let list: Vec<&str> = ARCHITECTURES.iter().map(|(a, _)| *a).collect();
+            let list: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();
             Error::new(
                 shown,
                 "general.architecture",
                 format!(
                     "`{}` is not supported; supported GGUF architectures: {}",
-                    anatomy_core::fmt::printable(&arch),
+                    anatomy_core::fmt::printable(name),
                     list.join(", ")
                 ),
             )
-        })?;
+        })
+}
+
+/// The config.json the metadata stands for, and which GGUF key each of its fields came from.
+fn config(
+    h: &Header,
+    a: &Architecture,
+    tensors: &[Stored],
+    shown: &str,
+) -> Result<(serde_json::Value, Vec<(String, String)>), Error> {
+    let (arch, model_type) = (a.name, a.model_type);
     let mut d = Draft {
-        arch: &arch,
+        arch,
         model_type,
         header: h,
         tensors,
@@ -312,7 +333,7 @@ fn config(
             }
         }
     }
-    gguf_arch::adapt(&mut d)?;
+    gguf_arch::adapt(&mut d, a.adapt)?;
     if let Some(kind) = d.key("rope.scaling.type") {
         let Value::String(kind) = kind else {
             return Err(d.err("rope.scaling.type", "must be a string"));
@@ -368,7 +389,7 @@ fn config(
         "tie_word_embeddings".into(),
         json!(!tensors.iter().any(|t| t.name == "output.weight")),
     );
-    if let Some(name) = string("general.name") {
+    if let Some(Value::String(name)) = h.get("general.name") {
         d.cfg.insert("_name_or_path".into(), json!(name));
     }
     Ok((serde_json::Value::Object(d.cfg), d.keys))
@@ -553,13 +574,13 @@ mod tests {
     fn each_architecture_read_is_the_one_its_registry_row_names() {
         let wrong: Vec<String> = ARCHITECTURES
             .iter()
-            .filter_map(|(arch, model_type)| {
+            .filter_map(|a| {
                 let row = anatomy_core::families::FAMILIES
                     .iter()
-                    .find(|f| f.model_type == *model_type)
+                    .find(|f| f.model_type == a.model_type)
                     .expect("a registry row");
-                (row.gguf != Some(*arch))
-                    .then(|| format!("{model_type}: {:?}, not {arch}", row.gguf))
+                (row.gguf != Some(a.name))
+                    .then(|| format!("{}: {:?}, not {}", a.model_type, row.gguf, a.name))
             })
             .collect();
         assert!(wrong.is_empty(), "{wrong:?}");

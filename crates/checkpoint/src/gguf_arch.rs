@@ -189,7 +189,7 @@ pub(crate) fn number(v: &Value) -> Option<f64> {
         // 9.99999974738e-6), which is the same f32.
         Value::F32(x) => x.to_string().parse().ok()?,
         Value::F64(x) => *x,
-        _ => return None,
+        Value::Bool(_) | Value::String(_) | Value::Array(_) => return None,
     })
 }
 
@@ -217,8 +217,12 @@ pub(crate) fn own_keys(d: &mut Draft) -> Result<(), Error> {
     Ok(())
 }
 
-/// Everything else the architecture's metadata means, once the common keys are read.
-pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
+/// What an architecture's metadata means beyond the common keys (each `gguf::Architecture`'s).
+pub(crate) type Adapt = fn(&mut Draft) -> Result<(), Error>;
+
+/// Everything else the architecture's metadata means, once the common keys are read: the sizes
+/// its class fixes, llama.cpp's head size, then the architecture's own `adapt`.
+pub(crate) fn adapt(d: &mut Draft, own: Adapt) -> Result<(), Error> {
     implied_sizes(d)?;
     if OWN_HEAD.contains(&d.arch) && !d.cfg.contains_key("head_dim") {
         // llama.cpp's head size is the file's key_length, else hidden / heads.
@@ -228,40 +232,47 @@ pub(crate) fn adapt(d: &mut Draft) -> Result<(), Error> {
             d.set("head_dim", json!(h / n), &source);
         }
     }
-    match d.arch {
-        // llama.cpp writes Mixtral as a llama with experts.
-        "llama" if d.size("num_local_experts") > Some(0) => {
-            d.cfg.insert("model_type".into(), json!("mixtral"));
-        }
-        // Qwen2-MoE's config names its expert count `num_experts` (no alias for Mixtral's).
-        "qwen2moe" => d.rename("num_local_experts", "num_experts"),
-        // The file does not say; llama.cpp renormalizes the chosen experts' weights, as the
-        // published Qwen3-MoE configs ask.
-        "qwen3moe" => d.set("norm_topk_prob", json!(true), "general.architecture"),
-        "gemma2" => {
-            // llama.cpp scales Gemma 2's scores by 1/√head_dim, the 2B and 9B models' value.
-            if let Some(hd) = d.cfg.get("head_dim").cloned() {
-                d.cfg.insert("query_pre_attn_scalar".into(), hd);
-            }
-        }
-        "gemma3" => gemma3(d),
-        "gptneox" => gptneox(d)?,
-        "falcon" => falcon(d),
-        "starcoder" => {
-            // GPTBigCode says multi_query: one K/V head, or as many as the query heads.
-            if let Some((kv, source)) = d.take("num_key_value_heads") {
-                d.set("multi_query", json!(kv.as_u64() == Some(1)), &source);
-            }
-        }
-        "ernie4_5-moe" => ernie_moe(d)?,
-        "mpt" => mpt(d)?,
-        "cohere2" => cohere2(d)?,
-        "exaone4" => exaone4(d),
-        "minimax-m2" => minimax_m2(d)?,
-        "lfm2" => lfm2(d)?,
-        "mamba" | "mamba2" => mamba(d)?,
-        "hunyuan-dense" | "hunyuan-moe" => hunyuan_alpha(d)?,
-        _ => {}
+    own(d)
+}
+
+/// Nothing beyond the common keys.
+pub(crate) fn nothing(_: &mut Draft) -> Result<(), Error> {
+    Ok(())
+}
+
+/// llama.cpp writes Mixtral as a llama with experts.
+pub(crate) fn llama(d: &mut Draft) -> Result<(), Error> {
+    if d.size("num_local_experts") > Some(0) {
+        d.cfg.insert("model_type".into(), json!("mixtral"));
+    }
+    Ok(())
+}
+
+/// Qwen2-MoE's config names its expert count `num_experts` (no alias for Mixtral's).
+pub(crate) fn qwen2moe(d: &mut Draft) -> Result<(), Error> {
+    d.rename("num_local_experts", "num_experts");
+    Ok(())
+}
+
+/// The file does not say; llama.cpp renormalizes the chosen experts' weights, as the published
+/// Qwen3-MoE configs ask.
+pub(crate) fn qwen3moe(d: &mut Draft) -> Result<(), Error> {
+    d.set("norm_topk_prob", json!(true), "general.architecture");
+    Ok(())
+}
+
+/// llama.cpp scales Gemma 2's scores by 1/√head_dim, the 2B and 9B models' value.
+pub(crate) fn gemma2(d: &mut Draft) -> Result<(), Error> {
+    if let Some(hd) = d.cfg.get("head_dim").cloned() {
+        d.cfg.insert("query_pre_attn_scalar".into(), hd);
+    }
+    Ok(())
+}
+
+/// GPTBigCode says multi_query: one K/V head, or as many as the query heads.
+pub(crate) fn starcoder(d: &mut Draft) -> Result<(), Error> {
+    if let Some((kv, source)) = d.take("num_key_value_heads") {
+        d.set("multi_query", json!(kv.as_u64() == Some(1)), &source);
     }
     Ok(())
 }
@@ -320,7 +331,7 @@ fn implied_sizes(d: &mut Draft) -> Result<(), Error> {
 /// The file says neither; llama.cpp fixes both (llama-model.cpp): five local layers per global
 /// one, and scores scaled by 1/√head_dim, or 1/√(hidden / heads) in the 27B model, which it
 /// knows by its 62 layers.
-fn gemma3(d: &mut Draft) {
+pub(crate) fn gemma3(d: &mut Draft) -> Result<(), Error> {
     d.set("sliding_window_pattern", json!(6), "general.architecture");
     let hidden_per_head = d
         .size("hidden_size")
@@ -334,10 +345,11 @@ fn gemma3(d: &mut Draft) {
     if let Some(s) = scalar {
         d.set("query_pre_attn_scalar", json!(s), "general.architecture");
     }
+    Ok(())
 }
 
 /// Whether attention and MLP run side by side (a bool); the rotated fraction as rotary_pct.
-fn gptneox(d: &mut Draft) -> Result<(), Error> {
+pub(crate) fn gptneox(d: &mut Draft) -> Result<(), Error> {
     match d.key("use_parallel_residual") {
         Some(Value::Bool(b)) => {
             let b = *b;
@@ -357,7 +369,7 @@ fn gptneox(d: &mut Draft) -> Result<(), Error> {
 /// Attention and MLP side by side, as llama.cpp runs every Falcon; a second norm per layer marks
 /// the new decoder architecture (40B, 180B) and its K/V groups, else one K/V head is
 /// multi-query.
-fn falcon(d: &mut Draft) {
+pub(crate) fn falcon(d: &mut Draft) -> Result<(), Error> {
     d.set("parallel_attn", json!(true), "general.architecture");
     let new = d
         .tensors
@@ -375,10 +387,11 @@ fn falcon(d: &mut Draft) {
             d.set("multi_query", json!(one), &source);
         }
     }
+    Ok(())
 }
 
 /// ERNIE's shared experts, as a count of expert widths.
-fn ernie_moe(d: &mut Draft) -> Result<(), Error> {
+pub(crate) fn ernie_moe(d: &mut Draft) -> Result<(), Error> {
     let Some((shared, source)) = d.take("shared_expert_intermediate_size") else {
         return Ok(());
     };
@@ -399,7 +412,7 @@ fn ernie_moe(d: &mut Draft) -> Result<(), Error> {
 
 /// transformers' MPT biases scores by ALiBi with a maximum of 8 whatever its config says;
 /// clip_qkv lives in attn_config.
-fn mpt(d: &mut Draft) -> Result<(), Error> {
+pub(crate) fn mpt(d: &mut Draft) -> Result<(), Error> {
     const MAX: &str = "attention.max_alibi_bias";
     match d.key(MAX).map(number) {
         Some(Some(8.0)) => {}
@@ -421,7 +434,7 @@ fn mpt(d: &mut Draft) -> Result<(), Error> {
 /// Which of Cohere 2's layers slide (and rotate; the others attend globally without RoPE): the
 /// file's pattern, a flag per layer or a period, else llama.cpp's three sliding layers per
 /// global one.
-fn cohere2(d: &mut Draft) -> Result<(), Error> {
+pub(crate) fn cohere2(d: &mut Draft) -> Result<(), Error> {
     if !d.cfg.contains_key("sliding_window") {
         return Ok(());
     }
@@ -455,7 +468,7 @@ fn cohere2(d: &mut Draft) -> Result<(), Error> {
 /// global one without, window 4096 unless the file says); every layer of the others is global
 /// with RoPE (1.2B), which transformers does with no window (its default, 4096, would leave the
 /// global layers unrotated).
-fn exaone4(d: &mut Draft) {
+pub(crate) fn exaone4(d: &mut Draft) -> Result<(), Error> {
     let layers = d.size("num_hidden_layers").unwrap_or(0);
     let sliding = (0..layers).map(|i| layers == 64 && i % 4 < 3).collect();
     if layers != 64 {
@@ -466,11 +479,12 @@ fn exaone4(d: &mut Draft) {
         );
     }
     d.set("layer_types", layer_types(sliding), "exaone4.block_count");
+    Ok(())
 }
 
 /// MiniMax-M2's rotated dims under its own key (rotary_dim, a count), and its experts chosen by
 /// a sigmoid, as its class fixes (llama.cpp reads the gating from the file).
-fn minimax_m2(d: &mut Draft) -> Result<(), Error> {
+pub(crate) fn minimax_m2(d: &mut Draft) -> Result<(), Error> {
     const ROT: &str = "rope.dimension_count";
     if let Some(rot) = d.key(ROT).and_then(number) {
         d.take("partial_rotary_factor");
@@ -495,7 +509,7 @@ fn minimax_m2(d: &mut Draft) -> Result<(), Error> {
 
 /// HunYuan's NTK-aware RoPE: with `rope.scaling.alpha`, llama.cpp and transformers both rotate
 /// by base · alpha^(d/(d−2)) for a head of d dims, which is the base the config is given.
-fn hunyuan_alpha(d: &mut Draft) -> Result<(), Error> {
+pub(crate) fn hunyuan_alpha(d: &mut Draft) -> Result<(), Error> {
     const ALPHA: &str = "rope.scaling.alpha";
     let Some(alpha) = d.key(ALPHA) else {
         return Ok(());
@@ -521,7 +535,7 @@ fn hunyuan_alpha(d: &mut Draft) -> Result<(), Error> {
 /// LFM2's layers: attention where the file gives K/V heads, a short convolution where it gives
 /// 0; its MLP width as the file states it, already adjusted (the class would adjust
 /// intermediate_size again).
-fn lfm2(d: &mut Draft) -> Result<(), Error> {
+pub(crate) fn lfm2(d: &mut Draft) -> Result<(), Error> {
     const KV: &str = "attention.head_count_kv";
     if let Some(Value::Array(counts)) = d.key(KV) {
         let counts: Vec<u64> = counts
@@ -562,7 +576,7 @@ fn lfm2(d: &mut Draft) -> Result<(), Error> {
 
 /// Mamba's and Mamba-2's mixer from the `ssm.*` keys: the expansion (and Mamba-2's head width)
 /// from the inner size, the biases from the tensors the file holds.
-fn mamba(d: &mut Draft) -> Result<(), Error> {
+pub(crate) fn mamba(d: &mut Draft) -> Result<(), Error> {
     const INNER: &str = "ssm.inner_size";
     let source = format!("{}.{INNER}", d.arch);
     let inner = d.key(INNER).and_then(number).map(|n| n as u64);

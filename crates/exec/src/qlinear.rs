@@ -1072,18 +1072,20 @@ pub(crate) mod x86 {
     unsafe fn transpose8(z: [__m512i; 8]) -> [__m512i; 8] {
         let a: [__m512i; 8] = std::array::from_fn(|i| {
             let (x, y) = (z[i / 2 * 2], z[i / 2 * 2 + 1]);
-            match i % 2 {
-                0 => _mm512_unpacklo_epi32(x, y),
-                _ => _mm512_unpackhi_epi32(x, y),
+            if i % 2 == 0 {
+                _mm512_unpacklo_epi32(x, y)
+            } else {
+                _mm512_unpackhi_epi32(x, y)
             }
         });
         // b[4h + 2p + s]: from a[4h + p] and a[4h + p + 2], the low (s = 0) or high quadwords.
         let b: [__m512i; 8] = std::array::from_fn(|i| {
             let (h, p, s) = (i / 4, i / 2 % 2, i % 2);
             let (x, y) = (a[4 * h + p], a[4 * h + p + 2]);
-            match s {
-                0 => _mm512_unpacklo_epi64(x, y),
-                _ => _mm512_unpackhi_epi64(x, y),
+            if s == 0 {
+                _mm512_unpacklo_epi64(x, y)
+            } else {
+                _mm512_unpackhi_epi64(x, y)
             }
         });
         // Result j: 128-bit lane j / 4 of each 256-bit half, from b[j % 4] then b[j % 4 + 4].
@@ -1091,10 +1093,7 @@ pub(crate) mod x86 {
         let high = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
         std::array::from_fn(|j| {
             let (x, y) = (b[j % 4], b[j % 4 + 4]);
-            match j / 4 {
-                0 => _mm512_permutex2var_epi64(x, low, y),
-                _ => _mm512_permutex2var_epi64(x, high, y),
-            }
+            _mm512_permutex2var_epi64(x, if j < 4 { low } else { high }, y)
         })
     }
 
@@ -1183,7 +1182,8 @@ pub(crate) mod x86 {
             4 => tile::<B, 4>(w, x, i, y, outs, &rows),
             5 => tile::<B, 5>(w, x, i, y, outs, &rows),
             6 => tile::<B, 6>(w, x, i, y, outs, &rows),
-            _ => tile::<B, 7>(w, x, i, y, outs, &rows),
+            7 => tile::<B, 7>(w, x, i, y, outs, &rows),
+            _ => unreachable!("the loop above leaves fewer than 8 rows"),
         }
     }
 

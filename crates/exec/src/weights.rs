@@ -310,13 +310,15 @@ impl Weights {
             let info = &content.tensor_infos[name];
             let rows = info.shape.dims().first().copied().unwrap_or(0);
             let order = stored_order(arch, name, spec, rows);
-            // GPT-2's Conv1D weights, which the model multiplies [in, out] in f32, are turned
-            // back from the [out, in] llama.cpp stores.
-            let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
-            // Tensors transformers holds in another shape are widened (none is a projection).
+            // Tensors transformers holds in another shape are widened to f32 in its shape (none is
+            // a projection held as stored): squeezed or regrouped ones, and GPT-2's Conv1D
+            // weights, multiplied [in, out] in f32, transposed by llama.cpp to [out, in].
             let dims: Vec<u64> = info.shape.dims().iter().map(|&d| d as u64).collect();
-            let reshaped = anatomy_checkpoint::gguf::shape_as_stored(arch, name, &dims) != dims;
-            let stored = hold == Hold::Stored && !transposed && !reshaped;
+            let shape = anatomy_checkpoint::gguf::shape_as_stored(arch, name, &dims);
+            let reshaped = shape != dims;
+            let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
+            // (A square transposed matrix keeps its shape: both are asked.)
+            let stored = hold == Hold::Stored && !reshaped && !transposed;
             let own = Block::of(info.ggml_dtype).filter(|_| stored);
             if let (Some(block), Ok((out, n))) = (own, info.shape.dims2()) {
                 // A format `qlinear` multiplies: its bytes in place in the mapped file (rows
@@ -385,13 +387,9 @@ impl Weights {
                         .t()
                         .and_then(|t| t.contiguous())
                         .map_err(|e| err(&shown, e))?;
-                }
-                // A dimension of 1 llama.cpp squeezed out, back in transformers' place.
-                let dims: Vec<u64> = t.dims().iter().map(|&d| d as u64).collect();
-                let want = anatomy_checkpoint::gguf::shape_as_stored(arch, name, &dims);
-                if want != dims && !transposed {
-                    let want: Vec<usize> = want.iter().map(|&d| d as usize).collect();
-                    t = t.reshape(want).map_err(|e| err(&shown, e))?;
+                } else if reshaped {
+                    let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
+                    t = t.reshape(shape).map_err(|e| err(&shown, e))?;
                 }
                 if anatomy_checkpoint::gguf::holds_a_not_its_log(arch, name) {
                     // A = −exp(A_log), back to A_log.
