@@ -11,12 +11,29 @@ use candle_core::quantized::gguf_file::Value;
 use serde_json::{json, Map};
 use std::path::Path;
 
-/// A GGUF architecture anatomy reads: llama.cpp's name for it, the `model_type` it is, and what
-/// its metadata means beyond the keys every architecture shares.
+/// A GGUF architecture anatomy reads: llama.cpp's name for it, the `model_type` it is, what
+/// llama.cpp's converter changed in its tensors, and what its metadata means beyond the keys every
+/// architecture shares.
 pub struct Architecture {
     pub name: &'static str,
     pub model_type: &'static str,
-    adapt: gguf_arch::Adapt,
+    /// Q and K rows permuted for llama.cpp's RoPE layout (pairs interleaved): a `LlamaModel`'s
+    /// (convert_hf_to_gguf.py, `LlamaModel.permute`; a Mixtral is written as a llama), and
+    /// OLMo's, which calls that permute.
+    pub qk_permuted: bool,
+    /// A fused Q/K/V (and its bias) stored as all queries, then keys, then values, where
+    /// transformers keeps each K/V group's queries, key and value together: GPT-NeoX's and
+    /// BLOOM's (a group per head), Falcon's (one for multi-query), which llama.cpp's graph splits
+    /// into three blocks.
+    pub qkv_regrouped: bool,
+    /// Norm weights w stored as 1 + w, the factor the norm multiplies by: Gemma's RMSNorms,
+    /// Nemotron's LayerNorm1P.
+    pub norms_plus_one: bool,
+    /// A config class with a head size of its own (Qwen3's, Ernie 4.5's and Seed-OSS's 128,
+    /// Gemma's 256), which a file without key_length overrides with llama.cpp's hidden / heads;
+    /// the other classes derive it so.
+    pub(crate) own_head_dim: bool,
+    pub(crate) adapt: gguf_arch::Adapt,
 }
 
 const fn arch(
@@ -27,8 +44,47 @@ const fn arch(
     Architecture {
         name,
         model_type,
+        qk_permuted: false,
+        qkv_regrouped: false,
+        norms_plus_one: false,
+        own_head_dim: false,
         adapt,
     }
+}
+
+impl Architecture {
+    const fn qk_permuted(self) -> Self {
+        Architecture {
+            qk_permuted: true,
+            ..self
+        }
+    }
+
+    const fn qkv_regrouped(self) -> Self {
+        Architecture {
+            qkv_regrouped: true,
+            ..self
+        }
+    }
+
+    const fn norms_plus_one(self) -> Self {
+        Architecture {
+            norms_plus_one: true,
+            ..self
+        }
+    }
+
+    const fn own_head_dim(self) -> Self {
+        Architecture {
+            own_head_dim: true,
+            ..self
+        }
+    }
+}
+
+/// The architecture llama.cpp calls `name`, if anatomy reads it.
+pub fn find(name: &str) -> Option<&'static Architecture> {
+    ARCHITECTURES.iter().find(|a| a.name == name)
 }
 
 /// GGUF architectures anatomy reads: those with a fixture that llama.cpp itself runs as
@@ -37,38 +93,44 @@ const fn arch(
 pub const ARCHITECTURES: &[Architecture] = {
     use gguf_arch::*;
     &[
-        arch("llama", "llama", llama),
+        arch("llama", "llama", llama).qk_permuted(),
         arch("qwen2", "qwen2", nothing),
-        arch("qwen3", "qwen3", nothing),
+        arch("qwen3", "qwen3", nothing).own_head_dim(),
         arch("qwen2moe", "qwen2_moe", qwen2moe),
         arch("qwen3moe", "qwen3_moe", qwen3moe),
-        arch("gemma2", "gemma2", gemma2),
-        arch("gemma3", "gemma3_text", gemma3),
+        arch("gemma2", "gemma2", gemma2)
+            .norms_plus_one()
+            .own_head_dim(),
+        arch("gemma3", "gemma3_text", gemma3)
+            .norms_plus_one()
+            .own_head_dim(),
         arch("phi3", "phi3", nothing),
         arch("olmo2", "olmo2", nothing),
-        arch("smollm3", "smollm3", nothing),
-        arch("granite", "granite", nothing),
+        arch("smollm3", "smollm3", nothing).qk_permuted(),
+        arch("granite", "granite", nothing).qk_permuted(),
         arch("starcoder2", "starcoder2", nothing),
         arch("command-r", "cohere", nothing),
-        arch("gemma", "gemma", nothing),
+        arch("gemma", "gemma", nothing)
+            .norms_plus_one()
+            .own_head_dim(),
         arch("stablelm", "stablelm", nothing),
-        arch("olmo", "olmo", nothing),
-        arch("arcee", "arcee", nothing),
-        arch("ernie4_5", "ernie4_5", nothing),
-        arch("nemotron", "nemotron", nothing),
+        arch("olmo", "olmo", nothing).qk_permuted(),
+        arch("arcee", "arcee", nothing).qk_permuted(),
+        arch("ernie4_5", "ernie4_5", nothing).own_head_dim(),
+        arch("nemotron", "nemotron", nothing).norms_plus_one(),
         arch("olmoe", "olmoe", nothing),
-        arch("seed_oss", "seed_oss", nothing),
+        arch("seed_oss", "seed_oss", nothing).own_head_dim(),
         arch("phi2", "phi", nothing),
         arch("starcoder", "gpt_bigcode", starcoder),
-        arch("gptneox", "gpt_neox", gptneox),
-        arch("bloom", "bloom", nothing),
-        arch("falcon", "falcon", falcon),
+        arch("gptneox", "gpt_neox", gptneox).qkv_regrouped(),
+        arch("bloom", "bloom", nothing).qkv_regrouped(),
+        arch("falcon", "falcon", falcon).qkv_regrouped(),
         arch("mpt", "mpt", mpt),
         arch("cohere2", "cohere2", cohere2),
         arch("glm4", "glm4", nothing),
         arch("exaone4", "exaone4", exaone4),
         arch("ernie4_5-moe", "ernie4_5_moe", ernie_moe),
-        arch("mistral3", "ministral3", nothing),
+        arch("mistral3", "ministral3", nothing).qk_permuted(),
         arch("exaone", "exaone", nothing),
         arch("minimax-m2", "minimax_m2", minimax_m2),
         arch("hunyuan-dense", "hunyuan_v1_dense", hunyuan_alpha),
@@ -80,33 +142,6 @@ pub const ARCHITECTURES: &[Architecture] = {
         arch("mamba", "mamba", mamba),
     ]
 };
-
-/// Does llama.cpp's converter store architecture `arch`'s Q and K rows permuted for its RoPE
-/// layout (pairs interleaved)? A llama's (a Mixtral's too, which it writes as a llama with
-/// experts), SmolLM3's, Granite's and Arcee's, each converted as a `LlamaModel`
-/// (convert_hf_to_gguf.py, `LlamaModel.permute`), and OLMo's, which calls that permute.
-pub fn permutes_qk(arch: &str) -> bool {
-    matches!(
-        arch,
-        "llama" | "smollm3" | "granite" | "arcee" | "olmo" | "mistral3"
-    )
-}
-
-/// Does llama.cpp's converter store architecture `arch`'s fused Q/K/V rows (and bias) as all
-/// queries, then keys, then values, where transformers keeps each K/V group's queries, key and
-/// value together? GPT-NeoX's and BLOOM's (a group per head) and Falcon's (one for
-/// multi-query): convert_hf_to_gguf.py moves them, as llama.cpp's graph splits the fused output
-/// into three blocks.
-pub fn reorders_qkv(arch: &str) -> bool {
-    matches!(arch, "gptneox" | "bloom" | "falcon")
-}
-
-/// Does llama.cpp's converter store architecture `arch`'s norm weights w as 1 + w, the factor
-/// its norm multiplies by? Gemma's RMSNorms and Nemotron's LayerNorm1P scale by 1 + w
-/// (convert_hf_to_gguf.py adds 1 to every `norm.weight` of theirs).
-pub fn norms_plus_one(arch: &str) -> bool {
-    matches!(arch, "gemma" | "gemma2" | "gemma3" | "nemotron")
-}
 
 /// Layer tensors llama.cpp names otherwise for some architectures than for the rest:
 /// (architecture, its name, the name anatomy's naming gives the role). Seed-OSS's norm before
@@ -333,7 +368,7 @@ fn config(
             }
         }
     }
-    gguf_arch::adapt(&mut d, a.adapt)?;
+    gguf_arch::adapt(&mut d, a)?;
     if let Some(kind) = d.key("rope.scaling.type") {
         let Value::String(kind) = kind else {
             return Err(d.err("rope.scaling.type", "must be a string"));

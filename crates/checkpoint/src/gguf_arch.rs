@@ -221,10 +221,11 @@ pub(crate) fn own_keys(d: &mut Draft) -> Result<(), Error> {
 pub(crate) type Adapt = fn(&mut Draft) -> Result<(), Error>;
 
 /// Everything else the architecture's metadata means, once the common keys are read: the sizes
-/// its class fixes, llama.cpp's head size, then the architecture's own `adapt`.
-pub(crate) fn adapt(d: &mut Draft, own: Adapt) -> Result<(), Error> {
+/// its class fixes, llama.cpp's head size where the class has its own, then the architecture's
+/// own `adapt`.
+pub(crate) fn adapt(d: &mut Draft, a: &crate::gguf::Architecture) -> Result<(), Error> {
     implied_sizes(d)?;
-    if OWN_HEAD.contains(&d.arch) && !d.cfg.contains_key("head_dim") {
+    if a.own_head_dim && !d.cfg.contains_key("head_dim") {
         // llama.cpp's head size is the file's key_length, else hidden / heads.
         let heads = d.size("num_attention_heads").filter(|n| *n > 0);
         if let Some((h, n)) = d.size("hidden_size").zip(heads) {
@@ -232,7 +233,7 @@ pub(crate) fn adapt(d: &mut Draft, own: Adapt) -> Result<(), Error> {
             d.set("head_dim", json!(h / n), &source);
         }
     }
-    own(d)
+    (a.adapt)(d)
 }
 
 /// Nothing beyond the common keys.
@@ -276,11 +277,6 @@ pub(crate) fn starcoder(d: &mut Draft) -> Result<(), Error> {
     }
     Ok(())
 }
-
-/// Config classes with a head size of their own (the 128 of Qwen3, Ernie 4.5 and Seed-OSS,
-/// Gemma's 256), which a GGUF without key_length overrides with llama.cpp's hidden / heads; the
-/// other classes derive it so.
-const OWN_HEAD: &[&str] = &["qwen3", "gemma", "gemma2", "gemma3", "ernie4_5", "seed_oss"];
 
 /// Sizes some config classes fix rather than read: GPT-2, GPT-NeoX, BLOOM and MPT have as many
 /// K/V heads as query heads, BLOOM and MPT an MLP four times as wide, BLOOM no position limit

@@ -303,13 +303,18 @@ impl Weights {
         else {
             return Err(Error::file(&shown, "names no general.architecture"));
         };
-        let plus_one = anatomy_checkpoint::gguf::norms_plus_one(arch);
+        let a = anatomy_checkpoint::gguf::find(arch).ok_or_else(|| {
+            Error::file(
+                &shown,
+                format!("architecture `{arch}` is not one anatomy reads"),
+            )
+        })?;
         for (i, name) in names.iter().enumerate() {
             // Read under the file's name, held under the one the model asks for.
             let key = anatomy_checkpoint::gguf::tensor_name(arch, name);
             let info = &content.tensor_infos[name];
             let rows = info.shape.dims().first().copied().unwrap_or(0);
-            let order = stored_order(arch, name, spec, rows);
+            let order = stored_order(a, name, spec, rows);
             // Tensors transformers holds in another shape are widened to f32 in its shape (none is
             // a projection held as stored): squeezed or regrouped ones, and GPT-2's Conv1D
             // weights, multiplied [in, out] in f32, transposed by llama.cpp to [out, in].
@@ -395,7 +400,7 @@ impl Weights {
                     // A = −exp(A_log), back to A_log.
                     t = t.neg().and_then(|a| a.log()).map_err(|e| err(&shown, e))?;
                 }
-                if plus_one && name.ends_with("norm.weight") {
+                if a.norms_plus_one && name.ends_with("norm.weight") {
                     t = t.affine(1.0, -1.0).map_err(|e| err(&shown, e))?;
                 }
                 w.tensors.insert(key.clone(), t);
@@ -654,16 +659,20 @@ fn is_quantized(t: GgmlDType) -> bool {
 }
 
 /// How llama.cpp's converter reordered the `rows` rows of tensor `name`, as the order that
-/// puts them back (row r in transformers' order is the file's row order[r]), if it did: a
-/// llama's Q and K (`permutes_qk`), GPT-NeoX's fused Q/K/V and its bias (`reorders_qkv`).
-fn stored_order(arch: &str, name: &str, spec: &Spec, rows: usize) -> Option<Vec<u32>> {
-    use anatomy_checkpoint::gguf::{permutes_qk, reorders_qkv};
+/// puts them back (row r in transformers' order is the file's row order[r]), if it did: Q and K
+/// (`qk_permuted`), a fused Q/K/V and its bias (`qkv_regrouped`).
+fn stored_order(
+    a: &anatomy_checkpoint::gguf::Architecture,
+    name: &str,
+    spec: &Spec,
+    rows: usize,
+) -> Option<Vec<u32>> {
     let heads = spec.attn.heads as usize;
-    if permutes_qk(arch) && name.ends_with("attn_q.weight") {
+    if a.qk_permuted && name.ends_with("attn_q.weight") {
         Some(llama_order(rows, heads))
-    } else if permutes_qk(arch) && name.ends_with("attn_k.weight") {
+    } else if a.qk_permuted && name.ends_with("attn_k.weight") {
         Some(llama_order(rows, spec.attn.kv_heads as usize))
-    } else if reorders_qkv(arch)
+    } else if a.qkv_regrouped
         && (name.ends_with("attn_qkv.weight") || name.ends_with("attn_qkv.bias"))
     {
         Some(qkv_order(rows, heads, spec.attn.kv_heads as usize))
