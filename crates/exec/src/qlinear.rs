@@ -525,6 +525,13 @@ impl QLinear {
     }
 }
 
+/// A block of 32 values' largest magnitude, and what multiplies each value to quantize it to
+/// ±127: 127 / max, not 1 / d, as ggml computes it (the two can differ in the last bit).
+fn scale_of(x: &[f32]) -> (f32, f32) {
+    let amax = x.iter().fold(0f32, |a, v| a.max(v.abs()));
+    (amax, if amax != 0.0 { 127.0 / amax } else { 0.0 })
+}
+
 /// 1.5·2²³: a float of magnitude below 2²² plus this has no bits below 1.
 const ROUND: f32 = 12_582_912.0;
 
@@ -548,10 +555,8 @@ impl Q8Rows {
             nb,
         };
         for (x, q) in x.chunks_exact(QK).zip(r.q.chunks_exact_mut(QK)) {
-            let amax = x.iter().fold(0f32, |a, v| a.max(v.abs()));
+            let (amax, inv) = scale_of(x);
             let d = amax / 127.0;
-            // 127 / max, not 1 / d, as ggml computes it (the two can differ in the last bit).
-            let inv = if amax != 0.0 { 127.0 / amax } else { 0.0 };
             let mut sum = 0i32;
             for (q, &v) in q.iter_mut().zip(x) {
                 // To nearest, ties to even, as ggml's x86 quantize_row_q8_0 and q8_1 round:
@@ -1124,8 +1129,7 @@ pub(crate) mod x86 {
             };
             let blocks = x.chunks_exact(QK).zip(s.high.chunks_exact_mut(QK));
             for ((x, high), low) in blocks.zip(s.low.chunks_exact_mut(QK)) {
-                let amax = x.iter().fold(0f32, |a, v| a.max(v.abs()));
-                let inv = if amax != 0.0 { 127.0 / amax } else { 0.0 };
+                let (amax, inv) = super::scale_of(x);
                 for ((&v, h), l) in x.iter().zip(high.iter_mut()).zip(low.iter_mut()) {
                     let t = v * inv;
                     let q = (t + super::ROUND) - super::ROUND;
