@@ -83,15 +83,20 @@ def active_params(tensors, text):
     n, k = expert_counts(text)
     if not n or not k:
         return total
+    # Per layer and kind of expert tensor (gate_proj, or a stacked gate_up_proj): their count m,
+    # n for a stacked tensor. A token runs k of them: m may exceed n where transformers builds
+    # tensors for LongCat-Flash's zero-computation experts, which run none.
     routed = {}
     for name, shape in tensors.items():
         if ROUTED.search(name) and not SHARED.search(name):
             layer = re.search(r"layers\.(\d+)\.", name).group(1)
-            routed[layer] = routed.get(layer, 0) + numel(shape)
+            kind = re.sub(r"\.experts\.\d+\.", ".experts.*.", name[name.index("layers."):])
+            count, m = routed.get(kind, (0, 0))
+            routed[kind] = (count + numel(shape), m + (1 if ".experts.*." in kind else n))
     inactive = 0
-    for layer, count in routed.items():
-        assert count * (n - k) % n == 0, (layer, count, n, k)
-        inactive += count * (n - k) // n
+    for kind, (count, m) in routed.items():
+        assert count * (m - k) % m == 0, (kind, count, m, k)
+        inactive += count * (m - k) // m
     return total - inactive
 
 
@@ -340,6 +345,30 @@ def unseen_llama4(rng):
     }
 
 
+def unseen_longcat(rng):
+    heads = rng.choice([2, 4])
+    rope = rng.choice([4, 8])
+    return {
+        "model_type": "longcat_flash",
+        "hidden_size": rng.choice([32, 48]),
+        "ffn_hidden_size": rng.choice([40, 72]),
+        "expert_ffn_hidden_size": rng.choice([16, 24]),
+        "num_layers": rng.randint(1, 3),
+        "num_attention_heads": heads,
+        "vocab_size": rng.choice([97, 1000]),
+        "n_routed_experts": rng.choice([4, 8]),
+        "zero_expert_num": rng.choice([0, 2, 4]),
+        "moe_topk": rng.choice([1, 2, 3]),
+        "q_lora_rank": rng.choice([16, 24]),
+        "kv_lora_rank": rng.choice([8, 16]),
+        "qk_nope_head_dim": rng.choice([8, 16]),
+        "qk_rope_head_dim": rope,
+        "head_dim": rope,
+        "v_head_dim": rng.choice([6, 8]),
+        "tie_word_embeddings": rng.random() < 0.3,
+    }
+
+
 UNSEEN = {
     "llama": lambda rng: unseen_llama_like(rng, "llama"),
     "mistral": lambda rng: unseen_llama_like(rng, "mistral"),
@@ -359,6 +388,7 @@ UNSEEN = {
     "glm4_moe": lambda rng: unseen_deepseek(rng, "glm4_moe"),
     "gpt_oss": unseen_gpt_oss,
     "llama4_text": unseen_llama4,
+    "longcat_flash": unseen_longcat,
 }
 
 
@@ -371,6 +401,7 @@ DEFAULT_TYPES = [
     "iquestcoder", "arcee", "jais2", "olmoe", "qwen2_moe", "granite", "hyperclovax", "granitemoe", "cohere", "stablelm", "persimmon", "gptj", "codegen", "gpt_bigcode", "bloom", "mpt", "minimax_m2", "hy_v3", "exaone_moe", "flint", "mellum", "mimo_v2_flash", "jetmoe", "doge", "laguna", "phi4_multimodal", "cohere2_moe", "kolibri1", "bitnet", "afmoe", "apertus1p5_text", "diffllama", "phimoe", "got_ocr2", "fuyu", "aria_text", "axk1", "ctrl", "gpt_neox_japanese", "modernbert-decoder", "vaultgemma", "olmo3", "exaone4", "apertus", "ernie4_5", "ernie4_5_moe", "gpt_neo", "biogpt", "xglm", "opt", "openai-gpt", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
+    "longcat_flash",
 ]
 
 

@@ -371,6 +371,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
+        (Layout::LongCat, CorrectionBias) => {
+            return (
+                "model.layers.{p}.mlp.router.e_score_correction_bias".into(),
+                "blk.{b}.exp_probs_b.bias".into(),
+            )
+        }
         (_, CorrectionBias) => {
             return (
                 "model.layers.{b}.mlp.gate.e_score_correction_bias".into(),
@@ -398,6 +404,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             );
             return (hf, format!("blk.{{b}}.{gguf}.{suffix}"));
         }
+        (Layout::LongCat, _) => return longcat(role, suffix),
         _ => {}
     }
     let (hf, gguf) = match layout {
@@ -413,6 +420,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => shared_mlp(other),
         },
         Layout::Mixtral | Layout::MiniMaxM2 => mixtral(role),
+        Layout::LongCat => unreachable!("named by longcat()"),
         Layout::Rwkv => match role {
             Embed => ("rwkv.embeddings", "token_embd"),
             EmbedNorm => ("rwkv.blocks.0.pre_ln", "token_embd_norm"),
@@ -1545,6 +1553,25 @@ fn mixtral(role: Role) -> (&'static str, &'static str) {
     }
 }
 
+/// LongCat-Flash: Llama's names (DeepSeek's for the latent attention), each layer's two
+/// sublayers in lists of two (`{p}` the checkpoint layer, `{s}` the sublayer), the dense MLPs
+/// `mlps`, the one MoE `mlp` with its router's `classifier`.
+fn longcat(role: Role, suffix: &str) -> (String, String) {
+    use Role::*;
+    let (hf, gguf) = llama(role);
+    let hf = match role {
+        Router => format!("model.layers.{{p}}.mlp.router.classifier.{suffix}"),
+        AttnNorm | FfnNorm => format!("{}.{{s}}.{suffix}", hf.replace("{b}", "{p}")),
+        Gate | Up | Down => format!("{}.{suffix}", hf.replace("{b}.mlp.", "{p}.mlps.{s}.")),
+        _ if hf.contains(".self_attn.") => format!(
+            "{}.{suffix}",
+            hf.replace("{b}.self_attn.", "{p}.self_attn.{s}.")
+        ),
+        _ => format!("{}.{suffix}", hf.replace("{b}", "{p}")),
+    };
+    (hf, format!("{gguf}.{suffix}"))
+}
+
 fn gpt2(role: Role) -> (&'static str, &'static str) {
     use Role::*;
     match role {
@@ -1561,11 +1588,14 @@ fn gpt2(role: Role) -> (&'static str, &'static str) {
     }
 }
 
-/// Fill in the layer and expert index of a template.
+/// Fill in the layer and expert index of a template; `{p}` and `{s}` are layer b's checkpoint
+/// layer and its sublayer there, where a checkpoint layer holds two (LongCat-Flash).
 pub fn instantiate(template: &str, b: Option<u64>, e: Option<u64>) -> String {
     let mut s = template.to_string();
     if let Some(b) = b {
         s = s.replace("{b}", &b.to_string());
+        s = s.replace("{p}", &(b / 2).to_string());
+        s = s.replace("{s}", &(b % 2).to_string());
     }
     if let Some(e) = e {
         s = s.replace("{e}", &e.to_string());

@@ -347,6 +347,9 @@ pub struct Mla {
     pub qk_rope_head_dim: u64,
     /// DeepSeek sparse attention: a light indexer picks the keys each query attends to.
     pub indexer: Option<Indexer>,
+    /// The query and the normed KV latent are multiplied by these, √(hidden / q_lora) and
+    /// √(hidden / kv_lora) (LongCat-Flash); the KV factor reaches the values too.
+    pub lora_scales: Option<(f64, f64)>,
 }
 
 impl Mla {
@@ -439,6 +442,10 @@ pub struct Moe {
     /// The router's logits are softcapped, c · tanh(l / c), before they are scored (Laguna's
     /// `moe_router_logit_softcapping`).
     pub router_softcap: Option<f64>,
+    /// Zero-computation experts (LongCat-Flash): the router scores `experts` + this many, and a
+    /// chosen one of these returns its input, weighted. transformers still builds a gate and up
+    /// projection for each, which nothing reads.
+    pub zero_experts: u64,
 }
 
 /// How a layer's routed experts are stored.
@@ -506,8 +513,14 @@ impl LayerPlan {
         self.mixer.span_of()
     }
 
+    /// The layer runs the mixture of experts (its FFN, or beside it).
     pub fn moe(&self) -> bool {
-        self.ffn == Ffn::Moe
+        matches!(self.ffn, Ffn::Moe | Ffn::Shortcut)
+    }
+
+    /// The layer runs the dense MLP (its FFN, or beside the experts).
+    pub fn dense(&self) -> bool {
+        matches!(self.ffn, Ffn::Dense | Ffn::Shortcut)
     }
 }
 
@@ -644,6 +657,10 @@ pub enum Ffn {
     /// RWKV's channel mixing (`Spec::rwkv`): the input mixed with the one before it, then
     /// σ(r) ⊙ W_v ReLU(W_k x)².
     ChannelMix,
+    /// The dense MLP, and beside it on the same input the mixture of experts, whose output joins
+    /// the stream at the end of the next layer (LongCat-Flash's shortcut-connected MoE, whose
+    /// checkpoint layer i holds layers 2i and 2i + 1).
+    Shortcut,
     /// None: the layer is its mixer alone (Mamba2).
     None,
 }
@@ -1520,6 +1537,10 @@ pub enum Layout {
     /// Llama names with `self_attn.dense`, `mlp.fc1`/`fc2`, `q_layernorm`/`k_layernorm` and
     /// `model.final_layernorm` (Phi-2).
     Phi,
+    /// Llama's and DeepSeek's names, a checkpoint layer's two sublayers in lists of two:
+    /// `model.layers.{p}.self_attn.{s}.q_a_proj`, `mlps.{s}.gate_proj`, `input_layernorm.{s}`,
+    /// the one MoE `mlp.router.classifier`, `mlp.experts.{e}.gate_proj` (LongCat-Flash).
+    LongCat,
     /// `gpt_neox.layers.{b}.attention.query_key_value`, `attention.dense`,
     /// `mlp.dense_h_to_4h`/`dense_4h_to_h`, `gpt_neox.embed_in`, `embed_out` (GPT-NeoX).
     GptNeox,

@@ -544,8 +544,10 @@ impl Model {
             x = self.norm(&x, Role::EmbedNorm, None)?;
         }
         self.keep(None, "embed", &x);
+        // LongCat-Flash's shortcut: the experts' output of one layer, added at the next one's end.
+        let mut shortcut = None;
         for b in 0..spec.layers as usize {
-            x = self.layer(&x, b, cache)?;
+            x = self.layer(&x, b, cache, &mut shortcut)?;
         }
         cache.pos += t;
         if last && t > 1 {
@@ -594,7 +596,13 @@ impl Model {
         Ok(logits)
     }
 
-    fn layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+    fn layer(
+        &self,
+        x: &Tensor,
+        b: usize,
+        cache: &mut Cache,
+        shortcut: &mut Option<Tensor>,
+    ) -> Res<Tensor> {
         let place = self.spec.place_at(b);
         self.keep(Some(b), "block_in", x);
         if self.spec.plan[b].mixer == Mixer::None {
@@ -685,6 +693,12 @@ impl Model {
         let mut m = match ffn {
             Ffn::Moe => self.moe(&h, b)?,
             Ffn::Dense => self.mlp(&h, b)?,
+            Ffn::Shortcut => {
+                let s = self.moe(&h, b)?;
+                self.keep(Some(b), "shortcut", &s);
+                *shortcut = Some(s);
+                self.mlp(&h, b)?
+            }
             Ffn::ChannelMix => self.rwkv_channel_mix(&h, b, cache)?,
             Ffn::None => unreachable!("returned above"),
         };
@@ -704,6 +718,11 @@ impl Model {
             Some(mix) => (h.affine(mix.mlp.0, 0.0)? + m.affine(mix.mlp.1, 0.0)?)?,
             None => (self.residual_scaled(&r, Role::ResidScaleFfn, b)? + m)?,
         };
+        if ffn != Ffn::Shortcut {
+            if let Some(s) = shortcut.take() {
+                out = (out + s)?;
+            }
+        }
         self.keep(Some(b), "resid_ffn", &out);
         if place.on_stream() {
             out = self.norm(&out, Role::FfnNorm, Some(b))?;
@@ -1749,8 +1768,11 @@ impl Model {
             }
             None => self.proj(x, Role::Q, b, false)?,
         };
+        // LongCat-Flash scales the query and the normed KV latent.
+        let (q_scale, kv_scale) = m.lora_scales.unwrap_or((1.0, 1.0));
         // [h, t, nope + rope]
         let q = q
+            .affine(q_scale, 0.0)?
             .reshape((t, h, nope + rd))
             .and_then(|q| q.transpose(0, 1)?.contiguous())?;
         self.keep(Some(b), "q_proj", &q);
@@ -1759,7 +1781,9 @@ impl Model {
         let kva = self.proj(x, Role::KvA, b, m.bias)?; // [t, kv_lora + rope]
         let latent = kva.narrow(1, 0, kvl)?;
         self.keep(Some(b), "kv_latent", &latent);
-        let c_kv = self.latent_norm(&latent, Role::KvANorm, b)?;
+        let c_kv = self
+            .latent_norm(&latent, Role::KvANorm, b)?
+            .affine(kv_scale, 0.0)?;
         self.keep(Some(b), "kv_latent_norm", &c_kv);
         let k_rot = kva
             .narrow(1, kvl, rd)
@@ -2003,6 +2027,8 @@ impl Model {
         let spec = &self.spec;
         let m = spec.moe.as_ref().expect("MoE layer");
         let (t, e, k) = (x.dim(0)?, m.experts as usize, m.top_k as usize);
+        // The router scores the zero-computation experts after the routed ones.
+        let scored = e + m.zero_experts as usize;
         let mut logits = self.proj(x, Role::Router, b, m.router_bias)?;
         if let Some(c) = m.router_softcap {
             logits = softcap(&logits, c)?;
@@ -2022,19 +2048,19 @@ impl Model {
         // Routing on the host: per token, the chosen experts and their weights.
         let mut choices: Vec<Vec<(usize, f32)>> = Vec::with_capacity(t);
         for row in &lg {
-            choices.push(route(row, m, correction.as_deref(), e, k));
+            choices.push(route(row, m, correction.as_deref(), scored, k));
         }
         // The routing table: each token's weight for each expert, zero where not chosen.
-        let mut table = vec![0f32; t * e];
+        let mut table = vec![0f32; t * scored];
         for (i, c) in choices.iter().enumerate() {
             for &(ex, w) in c {
-                table[i * e + ex] = w;
+                table[i * scored + ex] = w;
             }
         }
         self.keep(
             Some(b),
             "routing",
-            &Tensor::from_vec(table, (t, e), &Device::Cpu)?,
+            &Tensor::from_vec(table, (t, scored), &Device::Cpu)?,
         );
         let mut out = Tensor::zeros((t, spec.hidden as usize), DType::F32, &Device::Cpu)?;
         for ex in 0..e {
@@ -2066,6 +2092,13 @@ impl Model {
                 self.expert(&xs, b, ex)?.broadcast_mul(&wts)?
             };
             out = out.index_add(&idx, &y, 0)?;
+        }
+        if m.zero_experts > 0 {
+            // A chosen zero-computation expert returns its input, weighted.
+            let w: Vec<f32> = (choices.iter())
+                .map(|c| c.iter().filter(|(id, _)| *id >= e).map(|(_, w)| w).sum())
+                .collect();
+            out = (out + x.broadcast_mul(&Tensor::from_vec(w, (t, 1), &Device::Cpu)?)?)?;
         }
         if m.shared_experts > 0 && !self.spec.mlp.gated {
             // A plain shared MLP: up, the activation, down (Nemotron-H).

@@ -152,7 +152,8 @@ fn matches(point: &str, s: &Site) -> bool {
         ("routing", Place::Mlp | Place::Block) => {
             op == Op::TopK && s.step.category == Category::Ffn
         }
-        ("combine", Place::Mlp | Place::Block) => {
+        // LongCat-Flash's shortcut experts are a layer's FFN combination too.
+        ("combine" | "shortcut", Place::Mlp | Place::Block) => {
             op == Op::Combine && s.step.category == Category::Ffn
         }
         ("post_ffn_norm", Place::Mlp | Place::Block) => norm && t.starts_with("Post-MLP"),
@@ -263,10 +264,17 @@ pub fn values(
     {
         let (t, e) = (r.shape[0], r.shape[1]);
         let v = r.values.as_ref().expect("checked");
+        // Zero-computation experts (LongCat-Flash) follow the routed ones: z0, z1 …
+        let routed = g.spec.moe.as_ref().map_or(e, |m| m.experts as usize);
         tables.push(Table {
             title: format!("Router weights in layer {} — each token's chosen experts; 0 marks an expert not chosen", r.layer.unwrap_or(0)),
             rows: (0..t).map(label).collect(),
-            cols: (0..e).map(|i| format!("e{i}")).collect(),
+            cols: (0..e)
+                .map(|i| match i.checked_sub(routed) {
+                    None => format!("e{i}"),
+                    Some(z) => format!("z{z}"),
+                })
+                .collect(),
             cells: v.chunks(e).map(|c| c.to_vec()).collect(),
         });
     }

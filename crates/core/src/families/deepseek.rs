@@ -59,17 +59,17 @@ struct Sparse {
 
 /// A class's defaults for the latent's sizes.
 #[derive(Clone, Copy)]
-struct LatentDims {
+pub(super) struct LatentDims {
     /// None: by default queries come straight from the input.
-    q_lora: Option<u64>,
-    kv_lora: u64,
-    nope: u64,
-    rope: u64,
+    pub q_lora: Option<u64>,
+    pub kv_lora: u64,
+    pub nope: u64,
+    pub rope: u64,
     /// None: hidden_size / heads.
-    v: Option<u64>,
+    pub v: Option<u64>,
 }
 
-const V3_LATENT: LatentDims = LatentDims {
+pub(super) const V3_LATENT: LatentDims = LatentDims {
     q_lora: Some(1536),
     kv_lora: 512,
     nope: 128,
@@ -664,7 +664,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             }
         }
         Attn::Latent { kv, dims, sparse } => {
-            let mut a = latent(cfg, c, &s, r.as_ref(), kv, dims)?;
+            let v2 = c.model_type == "deepseek_v2";
+            let mut a = latent(cfg, v2, c.heads, &s, r.as_ref(), kv, dims)?;
             if let Some(sparse) = sparse {
                 let m = a.mla.as_mut().expect("latent attention");
                 m.indexer = Some(indexer(cfg, m, sparse, s.layers)?);
@@ -775,17 +776,18 @@ fn scales(cfg: &Config, s: &mut Spec) -> Result<()> {
     Ok(())
 }
 
-/// Multi-head latent attention; its K/V heads must equal the query heads.
-fn latent(
+/// Multi-head latent attention of `heads` heads by default; its K/V heads must equal the query
+/// heads. DeepSeek-V2 (`v2`) also requires the heads to divide the width.
+pub(super) fn latent(
     cfg: &Config,
-    c: &Class,
+    v2: bool,
+    heads: u64,
     s: &Spec,
     r: Option<&Rope>,
     kv: Option<u64>,
     d: LatentDims,
 ) -> Result<Attention> {
-    let v2 = c.model_type == "deepseek_v2";
-    let h = cfg.size("num_attention_heads", Some(c.heads))?;
+    let h = cfg.size("num_attention_heads", Some(heads))?;
     if v2 && !s.hidden.is_multiple_of(h) {
         return Err(cfg.err(
             "hidden_size",
@@ -864,6 +866,7 @@ fn latent(
             qk_nope_head_dim: nope,
             qk_rope_head_dim: rope_d,
             indexer: None,
+            lora_scales: None,
         }),
         qkv: Qkv::Separate,
         clip_qkv: None,

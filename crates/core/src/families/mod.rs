@@ -16,6 +16,7 @@ mod gpt_oss;
 mod jetmoe;
 pub mod llama;
 mod llama4;
+mod longcat;
 mod mamba;
 mod mamba2;
 mod modernbert;
@@ -456,6 +457,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         storage: crate::spec::ExpertStorage::PerExpert,
         out_bias: false,
         router_softcap: None,
+        zero_experts: 0,
     }
 }
 

@@ -14,8 +14,8 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    dbrx, deepseek, falcon, falcon_h1, gemma, gpt2, gpt_oss, jetmoe, llama4, mamba, mamba2,
-    modernbert, nemotron_h, recurrent_gemma, rwkv,
+    dbrx, deepseek, falcon, falcon_h1, gemma, gpt2, gpt_oss, jetmoe, llama4, longcat, mamba,
+    mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3480,6 +3480,24 @@ pub static FAMILIES: &[Family] = &[
             deepseek::load,
             None,
             &[TRAINING, DEEPSEEK_UNREAD, &["topk_method"]],
+        )
+    },
+    // LongCat-Flash: two latent-attention sublayers per layer and a MoE with zero-computation
+    // experts on a shortcut. Its multi-token-prediction weights (`model.mtp.*`) are skipped on
+    // load.
+    Family {
+        renames: &[
+            ("num_local_experts", "n_routed_experts"),
+            ("num_experts_per_tok", "moe_topk"),
+            ("intermediate_size", "ffn_hidden_size"),
+            ("moe_intermediate_size", "expert_ffn_hidden_size"),
+        ],
+        ..own(
+            "longcat_flash",
+            "LongCat-Flash",
+            longcat::load,
+            None,
+            &[TRAINING],
         )
     },
     // `layer_types` is "indexed_attention" in every layer whatever it says; the attention always

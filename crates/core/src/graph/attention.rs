@@ -1084,6 +1084,13 @@ impl Builder<'_> {
         );
         if let Node::Step(s) = &mut norm {
             s.category = Category::Attention;
+            if let Some((_, kv_scale)) = m.lora_scales {
+                // LongCat-Flash: the normed latent, and so every head's keys and values, scaled.
+                s.equation += &format!(
+                    ", then × {} (√(hidden / kv_lora))",
+                    crate::fmt::float(kv_scale)
+                );
+            }
         }
         nodes.push(norm);
         if let TensorKind::Activation { cached } =
@@ -1159,7 +1166,7 @@ impl Builder<'_> {
         )));
         let v = self.tensors.len() - 1;
         let stored_q = h * qk;
-        head.push(self.linear(lin(
+        let mut q_proj = self.linear(lin(
             q_role,
             "Q projection",
             "Wq",
@@ -1175,7 +1182,14 @@ impl Builder<'_> {
             } else {
                 format!("Project to this head's {qk}-dim query ({nope} for its own key part + {rope_d} for the shared one)")
             },
-        )));
+        ));
+        if let (Node::Step(s), Some((q_scale, _))) = (&mut q_proj, m.lora_scales) {
+            s.equation += &format!(
+                ", then × {} (√(hidden / q_lora))",
+                crate::fmt::float(q_scale)
+            );
+        }
+        head.push(q_proj);
         if rope {
             let qr = self.act("Qᵣ", self.seq(qk));
             let rope_text = self.rope_text();

@@ -879,7 +879,18 @@ impl<'s> Builder<'s> {
                 "R′"
             }
         };
-        let dense = spec.layers_where(|l| l.ffn == Ffn::Dense);
+        // LongCat-Flash's shortcut: the experts read the FFN's input beside the MLP; their
+        // output S waits for the next layer's end.
+        let shortcut = spec.layers_where(|l| l.ffn == Ffn::Shortcut);
+        if !shortcut.is_empty() {
+            self.layers = shortcut.clone();
+            let mut scope = self.moe(ffn_in);
+            self.rename_output(&mut scope.children, "S");
+            scope.title = format!("MoE on the shortcut (layers {shortcut})");
+            scope.layers = Some(shortcut.clone());
+            children.push(Node::Scope(scope));
+        }
+        let dense = spec.layers_where(|l| l.dense());
         let sparse = spec.layers_where(|l| l.ffn == Ffn::Moe);
         let mixed = dense.len() != spec.layers && sparse.len() != spec.layers;
         for (set, moe) in [(dense, false), (sparse, true)] {
@@ -1006,15 +1017,31 @@ impl<'s> Builder<'s> {
             "Xᵦ₊₁"
         };
         let (scale, times) = self.residual_scale(Role::ResidScaleFfn, "ρₘ");
+        // LongCat-Flash: the layer after a shortcut layer adds its experts' output S too.
+        let spec = self.spec;
+        let joins = LayerSet::from_fn(spec.layers, |b| {
+            b > 0 && spec.plan[b as usize - 1].ffn == Ffn::Shortcut
+        });
+        let (shortcut, plus_s) = if joins.is_empty() {
+            (None, String::new())
+        } else {
+            (
+                Some(self.latest("S")),
+                format!(" (+ S of layer b − 1 in layers {joins})"),
+            )
+        };
         let xn = self.act(out, self.seq(self.spec.hidden));
         self.step(Draft {
             title: "MLP residual".into(),
             op: Op::Add,
             category: Category::Norm,
-            inputs: std::iter::once(residual).chain(scale).collect(),
+            inputs: std::iter::once(residual).chain(scale).chain(shortcut).collect(),
             output: xn,
-            operation: "Add the FFN output to the attention residual; this is the block's output"
-                .into(),
+            operation: if shortcut.is_some() {
+                "Add the FFN output to the attention residual, and in the second layer of each pair the experts' output from the first; this is the block's output".into()
+            } else {
+                "Add the FFN output to the attention residual; this is the block's output".into()
+            },
             equation: match self.spec.stream_mix {
                 Some(mix) => format!(
                     "{out} = {} · {stream} + {} · {m}",
@@ -1022,7 +1049,7 @@ impl<'s> Builder<'s> {
                     crate::fmt::float(mix.mlp.1)
                 ),
                 None => format!(
-                    "{out} = {times}{stream} + {}{m}",
+                    "{out} = {times}{stream} + {}{m}{plus_s}",
                     residual_factor(self.spec)
                 ),
             },

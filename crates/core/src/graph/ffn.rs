@@ -93,6 +93,12 @@ impl Builder<'_> {
                 up(up_role, &wu, &u, "Up projection", None, f),
             ]
         };
+        // transformers builds a gate and up projection for each zero-computation expert too.
+        let kept = self.experts;
+        let zero = moe.as_ref().map_or(0, |m| m.zero_experts);
+        if kind == Kind::Routed && zero > 0 {
+            self.experts = kept.map(|(e, k)| (e + zero, k));
+        }
         for s in ups {
             nodes.push(self.linear(Linear {
                 role: s.role,
@@ -114,6 +120,7 @@ impl Builder<'_> {
                 ),
             }));
         }
+        self.experts = kept;
         let act = spec.mlp.act.label();
         let limit = moe
             .as_ref()
@@ -219,28 +226,36 @@ impl Builder<'_> {
         let spec = self.spec;
         let moe = spec.moe.clone().expect("a MoE layer has a MoE spec");
         let (d, e, k) = (spec.hidden, moe.experts, moe.top_k);
+        // The router scores the zero-computation experts after the routed ones.
+        let (z, scored) = (moe.zero_experts, moe.experts + moe.zero_experts);
         let mut children = vec![self.linear(Linear {
             role: Role::Router,
             title: "Router logits".into(),
             w: "Wᵣ",
             out: "Lᵣ",
             input,
-            rows: e,
+            rows: scored,
             cols: d,
-            stored_rows: e,
+            stored_rows: scored,
             block: None,
             bias: moe.router_bias,
             component: Component::Ffn,
             category: Category::Ffn,
             cached: false,
-            operation: format!("Score each token against all {e} experts"),
+            operation: if z > 0 {
+                format!(
+                    "Score each token against all {e} experts and the {z} zero-computation ones"
+                )
+            } else {
+                format!("Score each token against all {e} experts")
+            },
         })];
-        let gates = self.act("Gᵣ", self.seq(e));
+        let gates = self.act("Gᵣ", self.seq(scored));
         let mut inputs = vec![];
         if moe.correction_bias {
-            let shape = spec.layout.correction_shape(e);
+            let shape = spec.layout.correction_shape(scored);
             let p = self.param(Role::CorrectionBias, false, shape, Component::Ffn, true);
-            inputs.push(self.weight(p, "bᵣ", [n(e), n(1)], None));
+            inputs.push(self.weight(p, "bᵣ", [n(scored), n(1)], None));
         }
         let renorm = if moe.norm_topk_prob {
             ", renormalized to sum to 1"
@@ -307,7 +322,7 @@ impl Builder<'_> {
             output: gates,
             operation: format!(
                 "Keep each token's {k} best experts; the other {} get weight 0",
-                e - k
+                scored - k
             ),
             equation,
         }));
@@ -324,6 +339,10 @@ impl Builder<'_> {
         experts.active = Some(k);
         children.push(Node::Scope(experts));
         let mut sum = "M = Σₑ Gᵣ[e] · Mₑ over the chosen experts".to_string();
+        if z > 0 {
+            sum +=
+                &format!(" + (Σ Gᵣ[z] over the chosen zero-computation experts z ≥ {e}) · {input}");
+        }
         let mut combine_inputs = vec![gates];
         if moe.shared_experts > 0 {
             let shared = self.ffn_steps(Kind::Shared, moe.shared_intermediate, input, "ₛ", "Mₛ");

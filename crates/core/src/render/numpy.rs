@@ -57,6 +57,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
             let ffn = match l.ffn {
                 Ffn::Dense => "dense",
                 Ffn::Moe => "moe",
+                Ffn::Shortcut => "shortcut",
                 Ffn::ChannelMix => "channel",
                 Ffn::None => "none",
             };
@@ -228,6 +229,12 @@ pub fn module(g: &Graph, script: &str) -> String {
             "v": spec.attn.v_head_dim,
         })),
     });
+    if let Some((q, kv)) = spec.attn.mla.as_ref().and_then(|m| m.lora_scales) {
+        config["mla"]["lora_scales"] = json!([q, kv]);
+    }
+    if let Some(m) = spec.moe.as_ref().filter(|m| m.zero_experts > 0) {
+        config["moe"]["zero_experts"] = json!(m.zero_experts);
+    }
     if let Some(i) = spec.attn.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
         config["mla"]["indexer"] = json!({
             "heads": i.heads, "head_dim": i.head_dim, "top_k": i.top_k, "interleaved": i.interleaved,
@@ -408,6 +415,51 @@ fn prune(spec: &Spec, body: &str) -> String {
             ));
         }
         Some(Some(_)) => {}
+    }
+    if !spec
+        .attn_variants()
+        .iter()
+        .any(|(a, _)| a.mla.as_ref().is_some_and(|m| m.lora_scales.is_some()))
+    {
+        lines.extend([
+            (
+                "    if M[\"lora_scales\"]:\n        q = q * np.float32(M[\"lora_scales\"][0])  # [T, H (nope + rope)], scaled by sqrt(hidden / q_lora)\n",
+                "",
+            ),
+            (
+                "    if M[\"lora_scales\"]:\n        c_kv = c_kv * np.float32(M[\"lora_scales\"][1])  # [T, kv_lora], scaled by sqrt(hidden / kv_lora): keys and values both\n",
+                "",
+            ),
+        ]);
+    }
+    if spec.moe.as_ref().is_none_or(|m| m.zero_experts == 0) {
+        lines.push((
+            "            if e >= M[\"experts\"]:\n                out[t] += weight * x[t]  # a zero-computation expert: its input, weighted\n                continue\n",
+            "",
+        ));
+    }
+    if spec.layout != crate::spec::Layout::LongCat {
+        lines.push((
+            "    if b is not None:\n        name = name.replace(\"{p}\", str(b // 2)).replace(\"{s}\", str(b % 2))  # layer b: sublayer b % 2 of checkpoint layer b // 2\n",
+            "",
+        ));
+    }
+    if spec.plan.iter().any(|l| l.ffn == Ffn::Shortcut) {
+        // LongCat-Flash: the experts beside the MLP, their output added a layer later.
+        lines.extend([
+            (
+                "    x = embed(ids, W)  # [T, hidden]\n",
+                "    x = embed(ids, W)  # [T, hidden]\n    shortcut = None  # the experts' output of a shortcut layer, added at the next layer's end\n",
+            ),
+            (
+                "        m = moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)\n",
+                "        if ffn == \"shortcut\":\n            shortcut = moe(h, W, b)  # [T, hidden], the experts read the MLP's input too\n        m = moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)\n",
+            ),
+            (
+                "        x = residual(x, m)\n",
+                "        x = residual(x, m)\n        if ffn != \"shortcut\" and shortcut is not None:\n            x, shortcut = x + shortcut, None  # [T, hidden], the previous layer's experts join\n",
+            ),
+        ]);
     }
     if spec.attn.dynamic_mask.is_none() {
         lines.push((
@@ -840,6 +892,8 @@ def w(W, key, b=None, e=None, bias=False):
     if key not in NAMES:
         return None  # a tensor this model does not have (OLMo's norms have no weights)
     name = NAMES[key][1 if bias else 0].replace("{b}", str(b)).replace("{e}", str(e))
+    if b is not None:
+        name = name.replace("{p}", str(b // 2)).replace("{s}", str(b % 2))  # layer b: sublayer b % 2 of checkpoint layer b // 2
     return W[name]
 
 
@@ -958,9 +1012,13 @@ def mla_attention(x, W, b, span):
         q = linear(cq, w(W, "q_b", b))  # [T, H (nope + rope)]
     else:
         q = linear(x, w(W, "q", b))  # q: [T, H (nope + rope)]
+    if M["lora_scales"]:
+        q = q * np.float32(M["lora_scales"][0])  # [T, H (nope + rope)], scaled by sqrt(hidden / q_lora)
     q = q.reshape(T, H, nope + rd).transpose(1, 0, 2)  # q: [H, T, nope + rope]
     kva = linear(x, w(W, "kv_a", b), w(W, "kv_a", b, bias=True) if M["bias"] else None)  # [T, kv_lora + rope]
     c_kv = norm(kva[:, :kvl], w(W, "kv_a_norm", b), eps=1e-6)  # c_kv: [T, kv_lora], the cached latent (its norm at 1e-6)
+    if M["lora_scales"]:
+        c_kv = c_kv * np.float32(M["lora_scales"][1])  # [T, kv_lora], scaled by sqrt(hidden / kv_lora): keys and values both
     k_rot = kva[None, :, kvl:]  # k_rot: [1, T, rope], one rotary key for all heads (cached)
     cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]
     q_rot = apply_rope(q[..., nope:], cos, sin)  # q_rot: [H, T, rope]
@@ -1434,6 +1492,9 @@ def moe(x, W, b):
     out = np.zeros_like(x)  # out: [T, hidden]
     for t in range(x.shape[0]):
         for e, weight in route(logits[t], corr):
+            if e >= M["experts"]:
+                out[t] += weight * x[t]  # a zero-computation expert: its input, weighted
+                continue
             xe = x[t : t + 1] * weight if M["scoring"] == "topk_sigmoid" else x[t : t + 1]  # xe: [1, hidden]
             if M["stacked"]:
                 wgu, wd = w(W, "expert_gate_up", b)[e], w(W, "expert_down", b)[e]  # expert e's slices

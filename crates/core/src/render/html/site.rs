@@ -43,7 +43,8 @@ pub fn thumbnail(g: &Graph) -> String {
             (Mixer::Attention(AttnSpan::Chunked(_)), _) => "t-chunked",
         };
         let ffn = match l.ffn {
-            Ffn::Moe => "t-moe",
+            // A shortcut layer runs the experts beside its MLP.
+            Ffn::Moe | Ffn::Shortcut => "t-moe",
             Ffn::Dense | Ffn::ChannelMix => "t-dense",
             Ffn::None => "t-none",
         };

@@ -131,11 +131,7 @@ impl Names {
         } else {
             hf
         };
-        let layers = hf
-            .split(".{b}.")
-            .next()
-            .unwrap_or("model.layers")
-            .to_string();
+        let layers = layer_split(&hf).map_or(hf.as_str(), |(l, _)| l).to_string();
         Names {
             layout: spec.layout,
             nested,
@@ -152,7 +148,7 @@ impl Names {
             hf
         };
         let hf = hf.strip_suffix(".weight").unwrap_or(&hf).to_string();
-        match hf.split_once(".{b}.") {
+        match layer_split(&hf) {
             Some((_, rest)) => rest.replace(".{e}", ""),
             None => hf,
         }
@@ -175,6 +171,12 @@ impl Names {
         let p = self.path(role);
         p.split_once('.').map_or(p.clone(), |(_, r)| r.to_string())
     }
+}
+
+/// A layer tensor's name split at its layer: at `{b}`, or at `{p}` where a checkpoint layer holds
+/// two of the model's layers (LongCat-Flash).
+fn layer_split(hf: &str) -> Option<(&str, &str)> {
+    hf.split_once(".{b}.").or_else(|| hf.split_once(".{p}."))
 }
 
 // ---- norms --------------------------------------------------------------------------------------
@@ -1032,6 +1034,14 @@ fn mla(spec: &Spec, n: &Names) -> String {
         n.attr(Role::KvB),
         n.attr(Role::O),
     );
+    // LongCat-Flash scales the query and the normed KV latent (so keys and values both).
+    let (q_fwd, kv_scale) = match m.lora_scales {
+        Some((q, kv)) => (
+            q_fwd + &format!("        q = q * {}  # sqrt(hidden / q_lora)\n", fmt_f(q)),
+            format!(" * {}", fmt_f(kv)),
+        ),
+        None => (q_fwd, String::new()),
+    };
     let indexer = match (&m.indexer, m.q_lora_rank) {
         (Some(ix), Some(ql)) => indexer(ix, ql, d, rd, n) + "\n\n\n",
         _ => String::new(),
@@ -1055,7 +1065,7 @@ ${gate_init}
 ${q_fwd}        q = q.view(B, T, ${h}, ${qk}).transpose(1, 2)  # [B, ${h}, T, ${qk}]
         q_nope, q_pe = q.split([${nope}, ${rd}], dim=-1)
         c_kv, k_pe = self.${kva}(x).split([${kvl}, ${rd}], dim=-1)
-        kv = self.${kvb}(self.${kvan}(c_kv)).view(B, T, ${h}, ${nope} + ${vd}).transpose(1, 2)
+        kv = self.${kvb}(self.${kvan}(c_kv)${kv_scale}).view(B, T, ${h}, ${nope} + ${vd}).transpose(1, 2)
         k_nope, v = kv.split([${nope}, ${vd}], dim=-1)
 ${position}        q = torch.cat([q_nope, q_pe], dim=-1)
         k = torch.cat([k_nope, k_pe], dim=-1)
@@ -1068,6 +1078,7 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                 ("kva", kva),
                 ("kvan", kvan),
                 ("kvb", kvb),
+                ("kv_scale", kv_scale),
                 ("o", o),
                 ("d", d.to_string()),
                 ("h", h.to_string()),
@@ -1570,9 +1581,34 @@ fn moe_classes(spec: &Spec, n: &Names) -> String {
     if m.shared_experts > 0 {
         out.push(mlp(spec, n, "SharedMLP", Ffn::Shared));
     }
+    if m.zero_experts > 0 {
+        out.push(unread_experts(spec, n));
+    }
     out.push(router(spec, n));
     out.push(moe(spec, n));
     out.join("\n\n\n")
+}
+
+/// The gate and up projections transformers builds for each zero-computation expert
+/// (LongCat-Flash), which nothing reads: held so that the checkpoint loads as it is.
+fn unread_experts(spec: &Spec, n: &Names) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    let (gate, up) = (n.attr(Role::ExpertGate), n.attr(Role::ExpertUp));
+    fill(
+        r#"class Unread(nn.Module):
+    """A zero-computation expert's gate and up projections: transformers builds them, no token reads them."""
+
+    def __init__(self):
+        super().__init__()
+        self.${gate} = nn.Linear(${d}, ${f}, bias=False)
+        self.${up} = nn.Linear(${d}, ${f}, bias=False)"#,
+        &[
+            ("gate", gate),
+            ("up", up),
+            ("d", spec.hidden.to_string()),
+            ("f", m.expert_intermediate.to_string()),
+        ],
+    )
 }
 
 /// The router as its own module when the checkpoint stores a buffer beside its weight.
@@ -1620,6 +1656,8 @@ fn own_correction(n: &Names) -> bool {
 fn moe(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let (d, e, k) = (spec.hidden, m.experts, m.top_k);
+    // The router scores the zero-computation experts after the routed ones.
+    let (z, scored) = (m.zero_experts, m.experts + m.zero_experts);
     let router_attr = n.inside(Role::Router);
     // A router one module down (GraniteMoE's `router.layer`) gets that module first.
     let holder = match router_attr.rsplit_once('.') {
@@ -1633,7 +1671,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
             format!("        self.{router_attr} = Router()\n")
         } else {
             format!(
-                "        self.{router_attr} = nn.Linear({d}, {e}, bias={})  # the router\n",
+                "        self.{router_attr} = nn.Linear({d}, {scored}, bias={})  # the router\n",
                 py_bool(m.router_bias)
             )
         };
@@ -1649,6 +1687,10 @@ fn moe(spec: &Spec, n: &Names) -> String {
     let own_experts = grouped && !experts_path.contains('.');
     if grouped && !own_experts {
         init += &format!("        self.{experts_attr} = Experts()\n");
+    } else if z > 0 {
+        init += &format!(
+            "        self.{experts_attr} = nn.ModuleList([ExpertMLP() for _ in range({e})] + [Unread() for _ in range({z})])\n"
+        );
     } else if !grouped {
         init += &format!(
             "        self.{experts_attr} = nn.ModuleList(ExpertMLP() for _ in range({e}))\n"
@@ -1689,7 +1731,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
         let path = n.inside(Role::CorrectionBias);
         let shape: Vec<String> = spec
             .layout
-            .correction_shape(e)
+            .correction_shape(scored)
             .iter()
             .map(|d| d.to_string())
             .collect();
@@ -1697,7 +1739,9 @@ fn moe(spec: &Spec, n: &Names) -> String {
             Some((holder, buf)) => {
                 // Held by the experts' own module (Laguna's `experts.e_score_correction_bias`),
                 // or by a module of its own.
-                if holder != experts_attr {
+                // (LongCat-Flash's `router` holds it beside the classifier, made above.)
+                let router_holder = router_attr.rsplit_once('.').map(|(h, _)| h);
+                if holder != experts_attr && Some(holder) != router_holder {
                     init += &format!("        self.{holder} = nn.Module()\n");
                 }
                 (format!("self.{holder}"), buf.to_string())
@@ -1798,6 +1842,11 @@ fn moe(spec: &Spec, n: &Names) -> String {
     } else {
         format!("                xs = x[rows]\n                out[rows] += weights[rows, slot, None].to(x.dtype) * {run}\n")
     };
+    let zero = if z > 0 {
+        format!("        # a chosen zero-computation expert (index {e} or more) returns its input, weighted\n        out += (weights * (idx >= {e})).sum(-1, keepdim=True).to(x.dtype) * x\n")
+    } else {
+        String::new()
+    };
     fill(
         r#"class MoE(${base}):
     """${e} routed experts, ${k} active per token${shared_note}."""
@@ -1808,25 +1857,29 @@ ${init}
     def forward(self, x${held}):  # [B, T, ${d}]
         shape = x.shape
         x = x.reshape(-1, ${d})  # one row per token
-        logits = self.${router}(x)  # [tokens, ${e}]
+        logits = self.${router}(x)  # [tokens, ${scored}]
 ${softcap}${select}${scale}        out = torch.zeros_like(x)
         for slot in range(${k}):
             for e in range(${e}):
                 rows = idx[:, slot] == e
                 if not rows.any():
                     continue
-${apply}${shared}        return out.reshape(shape)"#,
+${apply}${zero}${shared}        return out.reshape(shape)"#,
         &[
             ("e", e.to_string()),
+            ("scored", scored.to_string()),
             ("k", k.to_string()),
             (
                 "shared_note",
                 if m.shared_experts > 0 {
                     format!(", plus {} shared", m.shared_experts)
+                } else if z > 0 {
+                    format!(", among {z} more that compute nothing")
                 } else {
                     String::new()
                 },
             ),
+            ("zero", zero),
             (
                 "base",
                 if own_experts { "Experts" } else { "nn.Module" }.into(),
@@ -1879,6 +1932,13 @@ fn plan_list(spec: &Spec) -> String {
 }
 
 fn layer(spec: &Spec, n: &Names) -> String {
+    if spec
+        .plan
+        .iter()
+        .any(|l| l.ffn == crate::spec::Ffn::Shortcut)
+    {
+        return pair_layer(spec, n);
+    }
     // Every layer one sublayer: a mixer alone or an FFN alone.
     if spec
         .plan
@@ -2125,6 +2185,60 @@ ${body}"#,
     )
 }
 
+/// LongCat-Flash's checkpoint layer: two sublayers (attention, then a dense MLP), each of the
+/// model's layers, held in lists of two, and the experts beside the first MLP, their output
+/// added after the second.
+fn pair_layer(spec: &Spec, n: &Names) -> String {
+    let d = spec.hidden;
+    let list = |role: Role| {
+        let p = n.path(role);
+        p.split_once(".{s}")
+            .map_or(p.clone(), |(l, _)| l.to_string())
+    };
+    let (an, attn, fnorm, mlp, moe) = (
+        list(Role::AttnNorm),
+        list(Role::O),
+        list(Role::FfnNorm),
+        list(Role::Down),
+        n.sublayer(Role::Router),
+    );
+    fill(
+        r#"# Per layer: (mixer and its span, RoPE on, FFN kind). A checkpoint layer holds two of them:
+# layer 2i runs the experts beside its MLP ("shortcut"), layer 2i + 1 adds their output.
+PLAN = ${plan}
+
+
+class DecoderLayer(nn.Module):
+    """Two sublayers, each attention then an MLP; the experts read the first MLP's input and their
+    output joins the stream after the second."""
+
+    def __init__(self, span, use_rope, ffn):
+        super().__init__()
+        self.${an} = nn.ModuleList(Norm(${d}) for _ in range(2))
+        self.${attn} = nn.ModuleList(Attention(span, use_rope) for _ in range(2))
+        self.${fnorm} = nn.ModuleList(Norm(${d}) for _ in range(2))  # before each MLP
+        self.${mlp} = nn.ModuleList(MLP() for _ in range(2))
+        self.${moe} = MoE()  # the shortcut
+
+    def forward(self, x, rope):  # [B, T, ${d}]
+        x = x + self.${attn}[0](self.${an}[0](x), rope)
+        h = self.${fnorm}[0](x)
+        shortcut = self.${moe}(h)  # the experts read the first MLP's input
+        x = x + self.${mlp}[0](h)
+        x = x + self.${attn}[1](self.${an}[1](x), rope)
+        return x + self.${mlp}[1](self.${fnorm}[1](x)) + shortcut"#,
+        &[
+            ("plan", plan_list(spec)),
+            ("d", d.to_string()),
+            ("an", an),
+            ("attn", attn),
+            ("fnorm", fnorm),
+            ("mlp", mlp),
+            ("moe", moe),
+        ],
+    )
+}
+
 /// A hybrid whose recurrent layers norm before each sublayer and whose attention layers norm
 /// after (OLMo hybrid): each layer holds the norms of its kind.
 fn split_place_layer(spec: &Spec, n: &Names) -> String {
@@ -2265,6 +2379,7 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
             ),
             (M::None, F::None) => {}
             (M::None, F::ChannelMix) => unreachable!("channel mixing follows RWKV's time mixing"),
+            (M::None, F::Shortcut) => unreachable!("a shortcut layer has its attention"),
             (M::Parallel(_), _) => unreachable!("a parallel layer has its FFN: drawn by layer()"),
         }
     }
@@ -3220,7 +3335,13 @@ fn model(spec: &Spec, n: &Names) -> String {
     for line in embed_lines(spec, &pos_attr, "T", &norm) {
         fwd += &format!("        {line}\n");
     }
-    let make = if own_indexers(spec).is_some() {
+    let make = if spec
+        .plan
+        .iter()
+        .any(|l| l.ffn == crate::spec::Ffn::Shortcut)
+    {
+        "DecoderLayer(*p) for p in PLAN[::2]"
+    } else if own_indexers(spec).is_some() {
         "DecoderLayer(*p, i in OWN_INDEXER) for i, p in enumerate(PLAN)"
     } else if layer_needs_index(spec) {
         "DecoderLayer(*p, i) for i, p in enumerate(PLAN)"
