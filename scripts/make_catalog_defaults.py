@@ -26,6 +26,7 @@ ENTRIES = {
     "exaone-3.0-7.8b-instruct": "exaone",
     "iquest-coder-v1-40b-instruct": "iquestcoder",
     "jais-2-8b-chat": "jais2",
+    "longcat-flash-chat": "longcat_flash",
 }
 
 # Keys of every PreTrainedConfig that say nothing about the architecture.

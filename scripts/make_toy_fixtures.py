@@ -56,6 +56,9 @@ SIZES = {
     "intermediate_size_mlp": FFN + 32,
     "n_inner": FFN,
     "moe_intermediate_size": EXPERT_FFN,
+    # LongCat-Flash's names for the dense and the expert width.
+    "ffn_hidden_size": FFN,
+    "expert_ffn_hidden_size": EXPERT_FFN,
     "shared_expert_intermediate_size": EXPERT_FFN,
     "moe_shared_expert_intermediate_size": EXPERT_FFN + 8,
     # LFM2's first code's names: the block's width (and the convolution's), its MLP's.
@@ -242,15 +245,26 @@ def shrink_text(text, n):
         text["rotary_dim"] = max(2, round(rotary_fraction * head_size(text) / 2) * 2)
     if isinstance(text.get("query_pre_attn_scalar"), int):
         text["query_pre_attn_scalar"] = HEAD_DIM
+    # LongCat-Flash: the qk head is nope + rope dims, and its rotary tables are head_dim wide
+    # (the rope dims, where the real config has them so).
+    if isinstance(text.get("qk_head_dim"), int):
+        text["qk_head_dim"] = text["qk_nope_head_dim"] + text["qk_rope_head_dim"]
+    if raw_rope_head_dim(text) is not None:
+        text["head_dim"] = text["qk_rope_head_dim"]
     # Experts: twice top-k (at least 8), a multiple of the groups with two or more in each.
-    k = text.get("num_experts_per_tok") or text.get("num_experts_per_token") or 1
+    k = text.get("num_experts_per_tok") or text.get("num_experts_per_token") or text.get("moe_topk") or 1
     groups = text.get("n_group") or 1
     for key in ("num_local_experts", "num_experts", "n_routed_experts"):
         e = text.get(key)
         if isinstance(e, int):
             want = max(8, 2 * k, 2 * groups)
+            # LongCat-Flash's zero-computation experts keep their share of the routed ones.
+            zero = text.get("zero_expert_num")
+            if isinstance(zero, int) and zero:
+                text["zero_expert_num"] = max(1, min(e, -(-want // groups) * groups) * zero // e)
             text[key] = min(e, -(-want // groups) * groups)
-    for key in ("num_hidden_layers", "n_layer"):
+    # (LongCat-Flash's num_layers counts pairs of layers.)
+    for key in ("num_hidden_layers", "n_layer", "num_layers"):
         if key in text:
             text[key] = n
     if isinstance(text.get("max_window_layers"), int):
@@ -264,6 +278,13 @@ def shrink_text(text, n):
                     pairs = rotary_pairs(text)
                     step = len(r[f]) / pairs
                     r[f] = [r[f][int(i * step)] for i in range(pairs)]
+
+
+def raw_rope_head_dim(text):
+    """LongCat-Flash's head_dim, which sizes its rotary tables: the rope dims, or None elsewhere."""
+    if text.get("model_type") == "longcat_flash" and isinstance(text.get("qk_rope_head_dim"), int):
+        return text["qk_rope_head_dim"]
+    return None
 
 
 def rotary_pairs(text):

@@ -337,6 +337,12 @@ pub static ENTRIES: &[Entry] = &[
         "inceptionai/Jais-2-8B-Chat",
         "LayerNorm with shifts, ReLU² MLP, biases everywhere"
     ),
+    entry!(
+        defaults "LongcatFlashConfig",
+        "longcat-flash-chat",
+        "meituan-longcat/LongCat-Flash-Chat",
+        "two latent-attention sublayers a layer, experts on a shortcut, zero-computation experts"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

@@ -23,6 +23,14 @@ pub fn shrink(spec: &Spec) -> Spec {
         shrink_attn(a, Some((s.attn.kv_heads * ratio).min(4)));
     }
     s.hidden = 64;
+    // LongCat-Flash's latents scaled to the new width.
+    if let Some(m) = s.attn.mla.as_mut().filter(|m| m.lora_scales.is_some()) {
+        let ranks = (m.q_lora_rank.unwrap_or(s.hidden), m.kv_lora_rank);
+        m.lora_scales = Some((
+            (s.hidden as f64 / ranks.0 as f64).sqrt(),
+            (s.hidden as f64 / ranks.1 as f64).sqrt(),
+        ));
+    }
     s.vocab = spec.vocab.min(256);
     s.head_rows = spec.head_rows.map(|r| r.min(s.vocab / 2).max(1));
     s.mlp.intermediate = 128;
@@ -61,6 +69,7 @@ pub fn shrink(spec: &Spec) -> Spec {
     s.context = spec.context.min(1024);
     if let Some(m) = &mut s.moe {
         m.experts = m.experts.min(8);
+        m.zero_experts = m.zero_experts.min(4);
         m.top_k = m.top_k.min(2).min(m.experts);
         m.expert_intermediate = 32;
         m.shared_intermediate = 32 * m.shared_experts;

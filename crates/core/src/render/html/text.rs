@@ -378,6 +378,9 @@ fn attention_text(g: &Graph) -> Text {
             crate::fmt::float(a.scale_dim)
         ));
     }
+    if let Some((q, kv)) = a.mla.as_ref().and_then(|m| m.lora_scales) {
+        sub.push(format!("The query is multiplied by {} = √(hidden / q_lora) and the normed KV latent by {} = √(hidden / kv_lora), so every head's keys and values carry that factor too: the latents are rescaled to the width of the stream they came from.", crate::fmt::float(q), crate::fmt::float(kv)));
+    }
     if let Some(ix) = a.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
         sub.push(format!(
             "DeepSeek sparse attention: an indexer of {h} heads × {d} dims scores every earlier token (Σₕ wₕ · ReLU(qₕ · k)) and each query attends only to its {k} best. The indexer's keys add {d} values per token per layer to the cache, and attention past {k} tokens of context costs the same for every further token; only the indexer's cheap scores still grow with context.",
@@ -439,6 +442,7 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
     let spec = &g.spec;
     let m = spec.moe.as_ref().expect("MoE part of a MoE model");
     let routing = match m.scoring {
+        Scoring::Softmax if m.correction_bias => "a softmax over all experts' logits, plus a learned correction bias (used for choosing only), picks the top-k".to_string(),
         Scoring::Softmax => "a softmax over all experts' logits picks the top-k".to_string(),
         Scoring::Sigmoid => format!(
             "each expert's sigmoid score{} picks the top-k{}",
@@ -484,6 +488,22 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
             sub.push("The routed experts' sum and the shared output are averaged, (R + S) / 2, not added.".into());
         }
     }
+    if m.zero_experts > 0 {
+        // The gate and up projections transformers builds for them: the total's share no token reads.
+        let unread = 2
+            * m.zero_experts as u128
+            * m.expert_intermediate as u128
+            * spec.hidden as u128
+            * spec.layers_where(|l| l.moe()).len() as u128;
+        sub.push(format!("Beside the {} routed experts the router scores {} zero-computation experts: a token that picks one gets its own input back, weighted, at no cost, so a token runs between 0 and {} real experts (the active count here assumes {}). transformers builds a gate and an up projection for each zero-computation expert ({} parameters in all) that nothing reads; they are in the total, as in the model it builds.", m.experts, m.zero_experts, m.top_k, m.top_k, short(unread)));
+    }
+    if spec
+        .plan
+        .iter()
+        .any(|l| l.ffn == crate::spec::Ffn::Shortcut)
+    {
+        sub.push("The experts sit on a shortcut: in the first layer of each pair they read the MLP's normed input beside the dense MLP, and their output joins the stream only at the end of the second layer, after its attention and MLP. In a deployment the experts' all-to-all traffic overlaps that second layer's compute.".into());
+    }
     if let Some(c) = m.router_softcap {
         sub.push(format!("The router's logits are softcapped, {c}·tanh(l/{c}), before they are scored: no expert's score can run away.", c = crate::fmt::float(c)));
     }
@@ -512,7 +532,11 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         }
         crate::spec::ExpertStorage::PerExpert => {}
     }
-    if let Some(l) = &part.layers {
+    let shortcut = spec
+        .plan
+        .iter()
+        .any(|l| l.ffn == crate::spec::Ffn::Shortcut);
+    if let (Some(l), false) = (&part.layers, shortcut) {
         sub.push(format!(
             "Layers {l} use this mixture; the others have a dense FFN."
         ));
@@ -561,6 +585,16 @@ pub fn character(spec: &Spec) -> String {
     }
     if spec.attn_variants().iter().any(|(a, _)| a.sinks) {
         extras.push("attention sinks".into());
+    }
+    if spec.moe.as_ref().is_some_and(|m| m.zero_experts > 0) {
+        extras.push("zero-computation experts".into());
+    }
+    if spec
+        .plan
+        .iter()
+        .any(|l| l.ffn == crate::spec::Ffn::Shortcut)
+    {
+        extras.push("experts on a shortcut across pairs of layers".into());
     }
     if spec.attn.softcap.is_some() || spec.final_softcap.is_some() {
         extras.push("logit softcapping".into());
