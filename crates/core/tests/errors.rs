@@ -748,3 +748,32 @@ fn refused_by_name(base: &Value, cases: &[(&str, Value, &str)]) {
         assert!(e.message.contains(says), "{key}: {e}");
     }
 }
+
+/// LongCat-Flash: keys whose values transformers would build a different model from than the
+/// one it runs, or could not run.
+#[test]
+fn longcat_flash_keys_that_describe_another_model() {
+    let base = json!({"model_type": "longcat_flash", "hidden_size": 32, "num_layers": 2,
+        "num_attention_heads": 4, "vocab_size": 100, "ffn_hidden_size": 48, "q_lora_rank": 16,
+        "kv_lora_rank": 8, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "head_dim": 4,
+        "v_head_dim": 6, "n_routed_experts": 4, "zero_expert_num": 2, "moe_topk": 2,
+        "expert_ffn_hidden_size": 12});
+    err_free(&base);
+    refused_by_name(
+        &base,
+        &[
+            ("router_bias", json!(true), "never adds it"),
+            ("head_dim", json!(8), "rotary tables are head_dim wide"),
+            ("qk_head_dim", json!(16), "so it must be 12"),
+            ("q_lora_rank", json!(null), "needs a rank"),
+            ("num_hidden_layers", json!(1), "come in pairs"),
+            ("moe_topk", json!(7), "at most 6"),
+        ],
+    );
+}
+
+fn err_free(v: &Value) {
+    families::load_json("cfg.json", &v.to_string(), "t", false)
+        .and_then(|s| graph::build(&s).map(|_| ()))
+        .unwrap_or_else(|e| panic!("{e}"));
+}
