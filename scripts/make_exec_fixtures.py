@@ -362,6 +362,28 @@ CONFIGS = {
                         qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4,
                         rope_scaling={"type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32,
                                       "beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0}),
+    # Gemma 4: local layers with heads of 8, global ones of 16 with keys as values on one K/V head;
+    # the last three layers reuse earlier keys and values; per-layer embeddings of 8.
+    "gemma4": dict(model_type="gemma4_text", hidden_size=32, intermediate_size=48, num_hidden_layers=6,
+                   num_attention_heads=4, num_key_value_heads=2, head_dim=8, global_head_dim=16,
+                   vocab_size=97, max_position_embeddings=128, pad_token_id=0, sliding_window=4,
+                   layer_types=["sliding_attention", "full_attention", "sliding_attention",
+                                "sliding_attention", "full_attention", "full_attention"],
+                   vocab_size_per_layer_input=97, hidden_size_per_layer_input=8, num_kv_shared_layers=3,
+                   attention_k_eq_v=True, num_global_key_value_heads=1),
+    # Without per-layer embeddings or sharing, its global heads as transformers saves them
+    # (per_layer_config), a final softcap and RoPE of its own.
+    "gemma4-plain": dict(model_type="gemma4_text", hidden_size=32, intermediate_size=48, num_hidden_layers=4,
+                         num_attention_heads=4, num_key_value_heads=2, head_dim=8, vocab_size=97,
+                         max_position_embeddings=128, pad_token_id=0, sliding_window=4,
+                         layer_types=["sliding_attention", "full_attention", "sliding_attention",
+                                      "full_attention"],
+                         hidden_size_per_layer_input=0, final_logit_softcapping=15.0,
+                         per_layer_config={"1": {"head_dim": 16}, "3": {"head_dim": 16}},
+                         rope_parameters={"sliding_attention": {"rope_type": "default", "rope_theta": 100.0},
+                                          "full_attention": {"rope_type": "proportional",
+                                                             "partial_rotary_factor": 0.5,
+                                                             "rope_theta": 10000.0}}),
     # LongCat-Flash: two sublayers a layer (num_layers 2: four sublayers, two shortcuts), four
     # zero-computation experts beside four routed ones, top-3, so that tokens pick both kinds.
     "longcat-flash": dict(model_type="longcat_flash", hidden_size=32, ffn_hidden_size=48, num_layers=2,

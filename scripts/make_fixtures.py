@@ -369,6 +369,36 @@ def unseen_longcat(rng):
     }
 
 
+def unseen_gemma4(rng):
+    layers = rng.randint(2, 7)
+    types = [rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)]
+    raw = {
+        "model_type": "gemma4_text",
+        "hidden_size": rng.choice([32, 48]),
+        "intermediate_size": rng.choice([40, 72]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": 4,
+        "num_key_value_heads": rng.choice([1, 2, 4]),
+        "head_dim": rng.choice([8, 16]),
+        "global_head_dim": rng.choice([16, 32]),
+        "vocab_size": rng.choice([97, 1000]),
+        "sliding_window": rng.choice([4, 16]),
+        "layer_types": types,
+        "hidden_size_per_layer_input": rng.choice([0, 8]),
+        "vocab_size_per_layer_input": 97,
+        "attention_k_eq_v": rng.random() < 0.5,
+        "tie_word_embeddings": rng.random() < 0.7,
+    }
+    if raw["attention_k_eq_v"] and rng.random() < 0.5:
+        raw["num_global_key_value_heads"] = 1
+    # Shared layers need a layer of each of their kinds before them.
+    types[-1] = "full_attention"
+    shared = rng.choice([0, 1, 2])
+    if shared and all(t in types[: layers - shared] for t in types[layers - shared :]):
+        raw["num_kv_shared_layers"] = shared
+    return raw
+
+
 UNSEEN = {
     "llama": lambda rng: unseen_llama_like(rng, "llama"),
     "mistral": lambda rng: unseen_llama_like(rng, "mistral"),
@@ -389,6 +419,7 @@ UNSEEN = {
     "gpt_oss": unseen_gpt_oss,
     "llama4_text": unseen_llama4,
     "longcat_flash": unseen_longcat,
+    "gemma4_text": unseen_gemma4,
 }
 
 
@@ -401,7 +432,7 @@ DEFAULT_TYPES = [
     "iquestcoder", "arcee", "jais2", "olmoe", "qwen2_moe", "granite", "hyperclovax", "granitemoe", "cohere", "stablelm", "persimmon", "gptj", "codegen", "gpt_bigcode", "bloom", "mpt", "minimax_m2", "hy_v3", "exaone_moe", "flint", "mellum", "mimo_v2_flash", "jetmoe", "doge", "laguna", "phi4_multimodal", "cohere2_moe", "kolibri1", "bitnet", "afmoe", "apertus1p5_text", "diffllama", "phimoe", "got_ocr2", "fuyu", "aria_text", "axk1", "ctrl", "gpt_neox_japanese", "modernbert-decoder", "vaultgemma", "olmo3", "exaone4", "apertus", "ernie4_5", "ernie4_5_moe", "gpt_neo", "biogpt", "xglm", "opt", "openai-gpt", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
-    "longcat_flash",
+    "longcat_flash", "gemma4_text",
 ]
 
 

@@ -371,6 +371,8 @@ def randomize(model):
         for n, b in model.named_buffers():
             if "correction_bias" in n:
                 b.add_(torch.randn_like(b) * 0.1)
+            if n.endswith("layer_scalar"):
+                b.uniform_(0.5, 1.5)  # Gemma 4's stored output scalars, 1 when initialized
     return model
 
 

@@ -96,6 +96,17 @@ pub enum Role {
     ActBeta,
     ActEps,
     FinalNorm,
+    /// Per-layer embeddings (Gemma 4): their table, the projection of the embeddings to every
+    /// layer's share and its norm; in each layer the gate from the stream, the projection back
+    /// and its norm.
+    PleEmbed,
+    PleProj,
+    PleProjNorm,
+    PleGate,
+    PleUp,
+    PleNorm,
+    /// A layer's stored output scalar (Gemma 4's `layer_scalar`).
+    LayerScalar,
     /// The prediction head's dense layer and norm before the LM head (ModernBERT).
     HeadDense,
     HeadNorm,
@@ -371,6 +382,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.exp_probs_b.bias".into(),
             )
         }
+        (_, LayerScalar) => {
+            return (
+                "model.layers.{b}.layer_scalar".into(),
+                "blk.{b}.layer_output_scale.weight".into(),
+            )
+        }
         (Layout::LongCat, CorrectionBias) => {
             return (
                 "model.layers.{p}.mlp.router.e_score_correction_bias".into(),
@@ -485,21 +502,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             SsmOut => ("model.layers.{b}.self_attn.out_proj", "blk.{b}.ssm_out"),
             other => mixtral(other),
         },
-        Layout::Sandwich => match role {
-            PostAttnNorm => (
-                "model.layers.{b}.post_attention_layernorm",
-                "blk.{b}.post_attention_norm",
-            ),
-            FfnNorm => (
-                "model.layers.{b}.pre_feedforward_layernorm",
-                "blk.{b}.ffn_norm",
-            ),
-            PostFfnNorm => (
-                "model.layers.{b}.post_feedforward_layernorm",
-                "blk.{b}.post_ffw_norm",
-            ),
-            other => llama(other),
-        },
+        Layout::Sandwich => sandwich(role),
+        Layout::Gemma4 => sandwich(role),
         Layout::Gpt2 | Layout::GptBigCode => gpt2(role),
         Layout::Opt => match role {
             Embed => ("model.decoder.embed_tokens", "token_embd"),
@@ -1296,6 +1300,15 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         Up => ("model.layers.{b}.mlp.up_proj", "blk.{b}.ffn_up"),
         Down => ("model.layers.{b}.mlp.down_proj", "blk.{b}.ffn_down"),
         FinalNorm => ("model.norm", "output_norm"),
+        PleEmbed => ("model.embed_tokens_per_layer", "per_layer_token_embd"),
+        PleProj => ("model.per_layer_model_projection", "per_layer_model_proj"),
+        PleProjNorm => ("model.per_layer_projection_norm", "per_layer_proj_norm"),
+        PleGate => ("model.layers.{b}.per_layer_input_gate", "blk.{b}.inp_gate"),
+        PleUp => ("model.layers.{b}.per_layer_projection", "blk.{b}.proj"),
+        PleNorm => (
+            "model.layers.{b}.post_per_layer_input_norm",
+            "blk.{b}.post_norm",
+        ),
         HeadDense => ("lm_head.dense", "output_dense"),
         HeadNorm => ("lm_head.norm", "output_dense_norm"),
         LmHead => ("lm_head", "output"),
@@ -1452,7 +1465,7 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
         | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay | LightDiagDecay | LruParam
         | LruInGate | LruRecGate | TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK
-        | CmMixR => {
+        | CmMixR | LayerScalar => {
             unreachable!("named in `names`")
         }
     }
@@ -1548,6 +1561,26 @@ fn mixtral(role: Role) -> (&'static str, &'static str) {
         ExpertDown => (
             "model.layers.{b}.block_sparse_moe.experts.{e}.w2",
             "blk.{b}.ffn_down_exps",
+        ),
+        other => llama(other),
+    }
+}
+
+/// Gemma 2's and 3's: Llama's names with a norm before and after each sublayer.
+fn sandwich(role: Role) -> (&'static str, &'static str) {
+    use Role::*;
+    match role {
+        PostAttnNorm => (
+            "model.layers.{b}.post_attention_layernorm",
+            "blk.{b}.post_attention_norm",
+        ),
+        FfnNorm => (
+            "model.layers.{b}.pre_feedforward_layernorm",
+            "blk.{b}.ffn_norm",
+        ),
+        PostFfnNorm => (
+            "model.layers.{b}.post_feedforward_layernorm",
+            "blk.{b}.post_ffw_norm",
         ),
         other => llama(other),
     }

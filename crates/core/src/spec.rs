@@ -73,6 +73,11 @@ pub struct Spec {
     /// Before the LM head: a dense layer (hidden → hidden), an activation and a norm of the
     /// model's kind (ModernBERT's prediction head).
     pub head_transform: Option<HeadTransform>,
+    /// Per-layer embeddings (Gemma 4): each layer adds a signal of its own, gated by the stream.
+    pub per_layer_input: Option<PerLayerInput>,
+    /// Each layer's output is multiplied by a stored scalar of its own (Gemma 4's
+    /// `layer_scalar`).
+    pub layer_scalar: bool,
     /// The LM head scores only the first n ids (Apertus 1.5's `output_vocab_size`, a head
     /// pruned to the text tokens); `None`: all `vocab`. See `out_vocab`.
     pub head_rows: Option<u64>,
@@ -190,6 +195,14 @@ pub struct Attention {
     pub differential: bool,
     /// Mixture of attention heads (JetMoE): the query and output projections are routed experts.
     pub moa: Option<Moa>,
+    /// V is RMS-normed per head, without a weight, before attention (Gemma 4).
+    pub v_norm: bool,
+    /// No V projection: the values are the key projection's output, as projected (before K's
+    /// norm and RoPE) (Gemma 4's full layers with `attention_k_eq_v`).
+    pub v_from_k: bool,
+    /// The layer projects no K and V: it attends over those of the last layer before it of its
+    /// span kind that does, and caches nothing (Gemma 4's `num_kv_shared_layers`).
+    pub shares_kv: bool,
     /// Dynamic mask attention (Doge): every key is scored from its value, and the score biases
     /// and limits which keys each query attends to.
     pub dynamic_mask: Option<DynamicMask>,
@@ -1069,6 +1082,17 @@ pub enum Position {
     None,
 }
 
+/// Per-layer embeddings (Gemma 4's PLE). A second table gives each token `width` values per layer
+/// (scaled by √width); the embeddings, projected to the same [layers, width], scaled by
+/// 1/√hidden and RMS-normed per layer, are added to them and the sum scaled by 1/√2. At the end of
+/// layer b: x ← x + norm(W_up (act(W_gate x) ⊙ pₛ)), pₛ that layer's `width` values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PerLayerInput {
+    pub width: u64,
+    /// The second table's rows.
+    pub vocab: u64,
+}
+
 /// A dense layer, activation and norm between the final norm and the LM head.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct HeadTransform {
@@ -1537,6 +1561,11 @@ pub enum Layout {
     /// Llama names with `self_attn.dense`, `mlp.fc1`/`fc2`, `q_layernorm`/`k_layernorm` and
     /// `model.final_layernorm` (Phi-2).
     Phi,
+    /// Gemma 3's names (`Sandwich`), per-layer embeddings' `model.embed_tokens_per_layer`,
+    /// `per_layer_model_projection`, `per_layer_projection_norm` and each layer's
+    /// `per_layer_input_gate`, `per_layer_projection`, `post_per_layer_input_norm`,
+    /// `layer_scalar` (Gemma 4).
+    Gemma4,
     /// Llama's and DeepSeek's names, a checkpoint layer's two sublayers in lists of two:
     /// `model.layers.{p}.self_attn.{s}.q_a_proj`, `mlps.{s}.gate_proj`, `input_layernorm.{s}`,
     /// the one MoE `mlp.router.classifier`, `mlp.experts.{e}.gate_proj` (LongCat-Flash).
@@ -1801,6 +1830,22 @@ impl Spec {
     /// The query heads that share one K/V head (in the layers of `attn`).
     pub fn group_size(&self) -> u64 {
         self.attn.heads / self.attn.kv_heads.max(1)
+    }
+
+    /// The layer whose keys and values layer `b` attends over: `b` itself, or for a layer that
+    /// shares them the last layer before it of the same span kind that projects its own.
+    pub fn kv_source(&self, b: usize) -> usize {
+        if !self.attn_at(b).shares_kv {
+            return b;
+        }
+        let kind = self.plan[b].span().map(|s| std::mem::discriminant(&s));
+        (0..b)
+            .rev()
+            .find(|&s| {
+                !self.attn_at(s).shares_kv
+                    && self.plan[s].span().map(|s| std::mem::discriminant(&s)) == kind
+            })
+            .expect("a loader that shares keys and values checks there is a layer to share")
     }
 
     /// The attention of layer `b`.

@@ -19,6 +19,11 @@ pub struct Kv {
 }
 
 impl Kv {
+    /// K/V heads, key width and value width.
+    pub fn shape(&self) -> (usize, usize, usize) {
+        (self.heads, self.d, self.dv)
+    }
+
     pub fn new(heads: usize, d: usize, dv: usize) -> Kv {
         Kv {
             k: Vec::new(),

@@ -260,7 +260,11 @@ impl Model {
         model
             .weights
             .keep_quantized(|name| read.contains(name) || name == embed)?;
-        model.weights.pack(|name| read.contains(name))?;
+        // Gemma 4's per-layer embeddings are read row by row too.
+        let per_layer = model.name(Role::PleEmbed, false, None, None);
+        model.weights.pack(|name| {
+            read.contains(name) || (model.spec.per_layer_input.is_some() && name == per_layer)
+        })?;
         Ok(model)
     }
 
@@ -316,6 +320,8 @@ impl Model {
                 IndexK,
                 IndexWeights,
                 AttnGate,
+                PleGate,
+                PleUp,
             ] {
                 read.insert(self.name(role, false, Some(b), None));
             }
@@ -502,19 +508,15 @@ impl Model {
         let spec = &self.spec;
         let t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
-        let embed = self.name(Role::Embed, false, None, None);
-        let mut x = match (
-            self.weights.quantized.get(&embed),
-            self.weights.packed.get(&embed),
-        ) {
-            (Some(q), _) => q.rows(ids),
-            (None, Some(p)) => p.rows(ids),
-            (None, None) => self.weights.get(&embed)?.embedding(&ids_t),
-        }?;
+        let mut x = self.rows(Role::Embed, ids, &ids_t)?;
         self.keep(None, "embed_tokens", &x);
         if spec.embedding.scale_by_sqrt_hidden {
             x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;
         }
+        let per_layer = match spec.per_layer_input {
+            Some(p) => Some(self.per_layer_inputs(&x, ids, &ids_t, p)?),
+            None => None,
+        };
         if spec.embedding.multiplier != 1.0 {
             x = x.affine(spec.embedding.multiplier, 0.0)?;
         }
@@ -548,6 +550,7 @@ impl Model {
         let mut shortcut = None;
         for b in 0..spec.layers as usize {
             x = self.layer(&x, b, cache, &mut shortcut)?;
+            x = self.layer_tail(x, b, per_layer.as_ref())?;
         }
         cache.pos += t;
         if last && t > 1 {
@@ -576,7 +579,7 @@ impl Model {
             None => z,
         };
         let head = if spec.tied {
-            embed
+            self.name(Role::Embed, false, None, None)
         } else {
             self.name(Role::LmHead, false, None, None)
         };
@@ -594,6 +597,66 @@ impl Model {
         }
         self.keep(None, "logits", &logits);
         Ok(logits)
+    }
+
+    /// Embedding rows of `role`'s table for `ids`, dequantized or unpacked as they are read.
+    fn rows(&self, role: Role, ids: &[u32], ids_t: &Tensor) -> Res<Tensor> {
+        let name = self.name(role, false, None, None);
+        Ok(match (
+            self.weights.quantized.get(&name),
+            self.weights.packed.get(&name),
+        ) {
+            (Some(q), _) => q.rows(ids),
+            (None, Some(p)) => p.rows(ids),
+            (None, None) => self.weights.get(&name)?.embedding(ids_t),
+        }?)
+    }
+
+    /// Gemma 4's per-layer inputs, [t, layers · width]: the looked-up rows (× √width) and the
+    /// embeddings projected (÷ √hidden) and normed per layer, summed and scaled by 1/√2.
+    fn per_layer_inputs(
+        &self,
+        x: &Tensor,
+        ids: &[u32],
+        ids_t: &Tensor,
+        p: anatomy_core::spec::PerLayerInput,
+    ) -> Res<Tensor> {
+        let (t, l, w) = (ids.len(), self.spec.layers as usize, p.width as usize);
+        let looked = self
+            .rows(Role::PleEmbed, ids, ids_t)?
+            .affine((w as f64).sqrt(), 0.0)?;
+        let proj = self.linear(x, &self.name(Role::PleProj, false, None, None), None)?;
+        let proj = proj.affine(1.0 / (self.spec.hidden as f64).sqrt(), 0.0)?;
+        let normed = self
+            .norm(&proj.reshape((t, l, w))?, Role::PleProjNorm, None)?
+            .reshape((t, l * w))?;
+        let out = ((normed + looked)? * std::f64::consts::FRAC_1_SQRT_2)?;
+        self.keep(None, "per_layer_inputs", &out);
+        Ok(out)
+    }
+
+    /// What follows a layer's FFN (Gemma 4): its share of the per-layer inputs gated in by the
+    /// stream, then its stored output scalar.
+    fn layer_tail(&self, x: Tensor, b: usize, per_layer: Option<&Tensor>) -> Res<Tensor> {
+        let mut x = x;
+        if let (Some(all), Some(p)) = (per_layer, self.spec.per_layer_input) {
+            let w = p.width as usize;
+            let g = self.proj(&x, Role::PleGate, b, false)?;
+            self.keep(Some(b), "ple_gate", &g);
+            let a = (self.act(&g)? * all.narrow(1, b * w, w)?)?;
+            self.keep(Some(b), "ple_act", &a);
+            let y = self.proj(&a, Role::PleUp, b, false)?;
+            self.keep(Some(b), "ple_up", &y);
+            let y = self.norm(&y, Role::PleNorm, Some(b))?;
+            self.keep(Some(b), "ple_norm", &y);
+            x = (x + y)?;
+            self.keep(Some(b), "ple_resid", &x);
+        }
+        if self.spec.layer_scalar {
+            x = x.broadcast_mul(self.w(Role::LayerScalar, Some(b))?)?;
+            self.keep(Some(b), "layer_scalar", &x);
+        }
+        Ok(x)
     }
 
     fn layer(
@@ -1330,6 +1393,16 @@ impl Model {
                     kvp.narrow(1, kv * hd, kv * vd)?,
                 )
             }
+            // A layer that reuses an earlier layer's keys and values projects neither.
+            (None, Qkv::Separate) if a.shares_kv => {
+                let none = Tensor::zeros((t, 0), DType::F32, &Device::Cpu)?;
+                (self.proj(x, Role::Q, b, a.qkv_bias)?, none.clone(), none)
+            }
+            // Keys that are the values too (Gemma 4): V is K as projected.
+            (None, Qkv::Separate) if a.v_from_k => {
+                let k = self.proj(x, Role::K, b, a.qkv_bias)?;
+                (self.proj(x, Role::Q, b, a.qkv_bias)?, k.clone(), k)
+            }
             (None, Qkv::Separate) => (
                 self.proj(x, Role::Q, b, a.qkv_bias)?,
                 self.proj(x, Role::K, b, a.qkv_bias)?,
@@ -1403,25 +1476,37 @@ impl Model {
                 .contiguous()?,
             None => heads(q, h, hd)?,
         };
-        let mut k = heads(k, kv, hd)?;
-        let mut v = heads(v, kv, vd)?;
+        let shared = a.shares_kv;
+        let (mut k, mut v) = if shared {
+            (k, v)
+        } else {
+            (heads(k, kv, hd)?, heads(v, kv, vd)?)
+        };
         if a.v_scale != 1.0 {
             v = v.affine(a.v_scale, 0.0)?;
         }
+        if a.v_norm && !shared {
+            v = rms(&v, spec.norm.eps)?;
+            self.keep(Some(b), "v_norm", &v);
+        }
         if a.qk_norm == QkNorm::PerHead {
             q = self.norm(&q, Role::QNorm, Some(b))?;
-            k = self.norm(&k, Role::KNorm, Some(b))?;
             self.keep(Some(b), "q_norm", &q);
-            self.keep(Some(b), "k_norm", &k);
+            if !shared {
+                k = self.norm(&k, Role::KNorm, Some(b))?;
+                self.keep(Some(b), "k_norm", &k);
+            }
         }
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
             let dim = r.rotary_dim_for(self.span(b), a.head_dim) as usize;
             let (cos, sin) = rope::tables_for(r, self.span(b), dim, cache.pos, t)?;
             q = rope::rotate(&q, &cos, &sin, r.interleaved)?;
-            k = rope::rotate(&k, &cos, &sin, r.interleaved)?;
             self.keep(Some(b), "q", &q);
-            self.keep(Some(b), "k", &k);
+            if !shared {
+                k = rope::rotate(&k, &cos, &sin, r.interleaved)?;
+                self.keep(Some(b), "k", &k);
+            }
             if a.qk_norm == QkNorm::L2 {
                 q = rms(&q, spec.norm.eps)?;
                 k = rms(&k, spec.norm.eps)?;
@@ -1445,7 +1530,8 @@ impl Model {
         // The output gate, σ(x · W_g) (AFMoE) or softplus (Laguna), multiplies the heads
         // before the output projection, feature by feature or head by head.
         let gate = self.out_gate(x, b, q_gate, vd)?;
-        let o = self.attend(q, k, v, b, cache, None, gate.as_ref())?;
+        let new = (!shared).then_some((k, v));
+        let o = self.attend(q, new, b, cache, None, gate.as_ref())?;
         match &moa {
             Some(choices) => self.moa_out(&o, b, choices),
             None => self.out_proj(o, b),
@@ -1572,8 +1658,7 @@ impl Model {
     fn attend(
         &self,
         q: Tensor,
-        k: Tensor,
-        v: Tensor,
+        new: Option<(Tensor, Tensor)>,
         b: usize,
         cache: &mut Cache,
         selected: Option<&[bool]>,
@@ -1582,9 +1667,21 @@ impl Model {
         let a = self.spec.attn_at(b);
         let (h, t, _) = q.dims3()?;
         let flat = |t: &Tensor| t.flatten_all().and_then(|t| t.to_vec1::<f32>());
-        let ((kv, _, d), dv) = (k.dims3()?, v.dim(2)?);
-        let held = cache.kv[b].get_or_insert_with(|| crate::kv::Kv::new(kv, d, dv));
-        held.append(&flat(&k)?, &flat(&v)?, t, cache.room);
+        // This layer's new keys and values join its cache; a layer that shares reads the cache
+        // of the layer it shares with, which has run this step already.
+        let from = match new {
+            Some((k, v)) => {
+                let ((kv, _, d), dv) = (k.dims3()?, v.dim(2)?);
+                let held = cache.kv[b].get_or_insert_with(|| crate::kv::Kv::new(kv, d, dv));
+                held.append(&flat(&k)?, &flat(&v)?, t, cache.room);
+                b
+            }
+            None => self.spec.kv_source(b),
+        };
+        let held = cache.kv[from]
+            .as_ref()
+            .expect("the layer whose keys are read has run this step");
+        let (kv, _, dv) = held.shape();
         self.keep(Some(b), "q", &q);
         if self.capturing() {
             self.keep(Some(b), "k", &held.keys()?);
@@ -1815,7 +1912,14 @@ impl Model {
         self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope)?);
         let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
         let gate = self.out_gate(x, b, None, vd)?;
-        let o = self.attend(q, k, v, b, cache, selected.as_deref(), gate.as_ref())?;
+        let o = self.attend(
+            q,
+            Some((k, v)),
+            b,
+            cache,
+            selected.as_deref(),
+            gate.as_ref(),
+        )?;
         self.out_proj(o, b)
     }
 

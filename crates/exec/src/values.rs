@@ -83,6 +83,7 @@ fn matches(point: &str, s: &Site) -> bool {
         ("embed", Place::Outside) => matches!(op, Op::Add | Op::Scale) && !t.starts_with("MTP"),
         ("final_norm", Place::Outside) => norm && t.starts_with("Final"),
         ("logits", Place::Outside) => t == "Language-model head",
+        ("per_layer_inputs", Place::Outside) => t == "Per-layer inputs",
         (_, Place::Outside) => false,
         ("block_in", Place::Block) => op == Op::Route,
         ("attn_norm", Place::Block) => {
@@ -158,6 +159,13 @@ fn matches(point: &str, s: &Site) -> bool {
         }
         ("post_ffn_norm", Place::Mlp | Place::Block) => norm && t.starts_with("Post-MLP"),
         ("resid_ffn", Place::Mlp | Place::Block) => t.starts_with("MLP residual"),
+        ("v_norm", Place::Block) => t.starts_with("V RMSNorm"),
+        ("ple_gate", Place::Block) => t == "Per-layer gate",
+        ("ple_act", Place::Block) => t == "Per-layer input gating",
+        ("ple_up", Place::Block) => t == "Per-layer up-projection",
+        ("ple_norm", Place::Block) => norm && t.starts_with("Per-layer "),
+        ("ple_resid", Place::Block) => t == "Per-layer residual",
+        ("layer_scalar", Place::Block) => t == "Layer scale",
         _ => false,
     }
 }

@@ -875,6 +875,9 @@ pub(super) fn latent(
         out_gate: None,
         differential: false,
         o_bias_last: false,
+        v_norm: false,
+        v_from_k: false,
+        shares_kv: false,
     })
 }
 

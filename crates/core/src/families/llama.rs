@@ -1469,6 +1469,8 @@ pub fn load(
         head_rows,
         skip_first_attn_norm: false,
         head_transform: None,
+        per_layer_input: None,
+        layer_scalar: false,
         block,
         layout: f.layout,
         hf_wrap: HfWrap::None,

@@ -11,6 +11,7 @@ mod echo;
 mod falcon;
 mod falcon_h1;
 mod gemma;
+mod gemma4;
 mod gpt2;
 mod gpt_oss;
 mod jetmoe;
@@ -274,6 +275,9 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             out_gate: None,
             differential: false,
             o_bias_last: false,
+            v_norm: false,
+            v_from_k: false,
+            shares_kv: false,
         },
         layer_attn: vec![],
         mlp: Mlp {
@@ -312,6 +316,8 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         head_rows: None,
         skip_first_attn_norm: false,
         head_transform: None,
+        per_layer_input: None,
+        layer_scalar: false,
         block: Block::Sequential,
         layout: Layout::Llama,
         hf_wrap: HfWrap::None,
@@ -426,6 +432,9 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         out_gate: None,
         differential: false,
         o_bias_last: false,
+        v_norm: false,
+        v_from_k: false,
+        shares_kv: false,
     }
 }
 
@@ -609,7 +618,7 @@ pub(crate) fn expert_groups(
     Ok((n_group, topk_group))
 }
 
-fn attn_kind(heads: u64, kv: u64) -> AttnKind {
+pub(crate) fn attn_kind(heads: u64, kv: u64) -> AttnKind {
     if kv == heads {
         AttnKind::Mha
     } else if kv == 1 {

@@ -14,8 +14,8 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    dbrx, deepseek, falcon, falcon_h1, gemma, gpt2, gpt_oss, jetmoe, llama4, longcat, mamba,
-    mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv,
+    dbrx, deepseek, falcon, falcon_h1, gemma, gemma4, gpt2, gpt_oss, jetmoe, llama4, longcat,
+    mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3393,6 +3393,9 @@ pub static FAMILIES: &[Family] = &[
         Some("gemma3"),
         &[TRAINING, &["hidden_act"]],
     ),
+    // Gemma 4's first code's names for the global layers' heads are read; `per_layer_config` is
+    // what transformers saves in their place.
+    own("gemma4_text", "Gemma 4", gemma4::load, None, &[TRAINING]),
     Family {
         text: Some("gemma3_text"),
         wrapper_tied: Some(true),

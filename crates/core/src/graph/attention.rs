@@ -874,6 +874,40 @@ impl Builder<'_> {
         });
 
         let mut kv_nodes = Vec::new();
+        if a.shares_kv {
+            // Gemma 4's shared layers: the keys and values of an earlier layer, as it cached them.
+            let (k, v) = (
+                if rope { "Kᵣ" } else { "K" },
+                if a.v_norm { "Vₙ" } else { "V" },
+            );
+            for (title, name, what) in [("Shared keys", k, "keys"), ("Shared values", v, "values")]
+            {
+                let t = self.act(
+                    name,
+                    self.seq(if what == "keys" { hd } else { a.v_head_dim }),
+                );
+                kv_nodes.push(self.step(Draft {
+                    title: title.into(),
+                    op: Op::Route,
+                    category: Category::Attention,
+                    inputs: vec![],
+                    output: t,
+                    operation: format!("Read the {what} of this K/V head from the last layer of this kind that projects its own: this layer projects and caches none"),
+                    equation: format!("{name} = {name} of layer s, the last layer before the shared ones with this span"),
+                }));
+            }
+            let v = self.tensors.len() - 1;
+            return self.attend_with(
+                a,
+                kv_nodes,
+                k,
+                v,
+                x_in,
+                (q_idx, head_name, q_head),
+                router,
+                key_scores,
+            );
+        }
         // The K that is cached: after RoPE where there is RoPE, else as projected (and normed).
         kv_nodes.push(self.head_projection(
             Role::K,
@@ -883,6 +917,8 @@ impl Builder<'_> {
             !rope && !qk_norm,
         ));
         let mut k = "K";
+        // Keys that are the values too (Gemma 4): V is K as projected, before K's norm and RoPE.
+        let raw_k = self.tensors.len() - 1;
         if qk_norm {
             kv_nodes.push(self.qk_norm("K", Role::KNorm, kv_idx.as_deref(), "K", "Kₙ"));
             if !rope {
@@ -911,9 +947,67 @@ impl Builder<'_> {
             kv_nodes.push(self.l2_norm("K", k, "Kᵣₙ", true));
             k = "Kᵣₙ";
         }
-        kv_nodes.push(self.head_projection(Role::V, "V", kv_idx.as_deref(), x_in, true));
+        if a.v_from_k {
+            let t = self.act("V", self.seq(a.v_head_dim));
+            kv_nodes.push(self.step(Draft {
+                title: "Values from the keys".into(),
+                op: Op::Route,
+                category: Category::Attention,
+                inputs: vec![raw_k],
+                output: t,
+                operation: "Take this head's values from its key projection, as projected: there is no V projection".into(),
+                equation: "V = K (before K's norm and RoPE)".into(),
+            }));
+        } else {
+            kv_nodes.push(self.head_projection(Role::V, "V", kv_idx.as_deref(), x_in, !a.v_norm));
+        }
+        if a.v_norm {
+            let vn = self.cached("Vₙ", self.seq(a.v_head_dim));
+            let eps = self.spec.norm.eps;
+            kv_nodes.push(self.step(Draft {
+                title: "V RMSNorm (no weight)".into(),
+                op: Op::Norm,
+                category: Category::Attention,
+                inputs: vec![],
+                output: vn,
+                operation: format!("Normalize each position's {}-dim value to unit root-mean-square, without a learned scale", a.v_head_dim),
+                equation: format!("Vₙ = V / √(mean(V²) + ε), ε = {eps}"),
+            }));
+        }
         let v = self.tensors.len() - 1;
+        self.attend_with(
+            a,
+            kv_nodes,
+            k,
+            v,
+            x_in,
+            (q_idx, head_name, q_head),
+            router,
+            key_scores,
+        )
+    }
 
+    /// The queries, scores, softmax and output of an attention whose keys `k` and values `v` the
+    /// K/V steps `kv_nodes` made.
+    #[allow(clippy::too_many_arguments)]
+    fn attend_with(
+        &mut self,
+        a: crate::spec::Attention,
+        mut kv_nodes: Vec<Node>,
+        k: &str,
+        v: usize,
+        x_in: &str,
+        (q_idx, head_name, q_head): (String, &str, String),
+        router: Vec<Node>,
+        key_scores: Option<usize>,
+    ) -> Vec<Node> {
+        let hd = a.head_dim;
+        let g = a.heads / a.kv_heads;
+        let rope = self.has_rope();
+        let qk_norm = matches!(a.qk_norm, QkNorm::PerHead | QkNorm::Full)
+            || (a.qk_norm == QkNorm::PerHeadPostRope && !rope);
+        let post_norm = a.qk_norm == QkNorm::PerHeadPostRope && rope;
+        let l2 = a.qk_norm == QkNorm::L2 && rope;
         let mut q_nodes = Vec::new();
         q_nodes.push(self.head_projection(Role::Q, "Q", Some(&q_idx), x_in, false));
         let mut q = "Q";

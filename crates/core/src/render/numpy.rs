@@ -5,8 +5,8 @@
 use crate::graph::Graph;
 use crate::naming::{names, Role};
 use crate::spec::{
-    Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Mixer, NormKind, NormPlace, Position,
-    QkNorm, Qkv, RopeFreqs, RopeScaling, Scoring, Spec, SsmGate,
+    Act, Attention, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Mixer, NormKind, NormPlace,
+    Position, QkNorm, Qkv, RopeFreqs, RopeScaling, Scoring, Spec, SsmGate,
 };
 use serde_json::json;
 
@@ -91,6 +91,13 @@ fn name_table(g: &Graph) -> String {
         ("lambda_q2", LambdaQ2),
         ("lambda_k2", LambdaK2),
         ("ffn_sub_norm", FfnSubNorm),
+        ("ple_embed", PleEmbed),
+        ("ple_proj", PleProj),
+        ("ple_proj_norm", PleProjNorm),
+        ("ple_gate", PleGate),
+        ("ple_up", PleUp),
+        ("ple_norm", PleNorm),
+        ("layer_scalar", LayerScalar),
         ("q_norm", QNorm),
         ("k_norm", KNorm),
         ("sinks", Sinks),
@@ -329,6 +336,34 @@ pub fn module(g: &Graph, script: &str) -> String {
             "scale": o.scale_mult / o.scale_dim.sqrt(),
         }))
         .collect::<Vec<_>>());
+    // Gemma 4's values normed and taken from the keys, and its layers that share keys and values.
+    let variants = spec.attn_variants();
+    if variants
+        .iter()
+        .any(|(o, _)| o.v_norm || o.v_from_k || o.shares_kv)
+    {
+        for (key, get) in [
+            (
+                "v_norm",
+                (|o: &Attention| o.v_norm) as fn(&Attention) -> bool,
+            ),
+            ("v_from_k", |o| o.v_from_k),
+            ("shares_kv", |o| o.shares_kv),
+        ] {
+            config[key] = json!(get(a));
+            if let Some(list) = config["layer_attn"].as_array_mut() {
+                for (entry, (_, o)) in list.iter_mut().zip(&spec.layer_attn) {
+                    entry[key] = json!(get(o));
+                }
+            }
+        }
+    }
+    if let Some(p) = spec.per_layer_input {
+        config["per_layer_input"] = json!({"width": p.width});
+    }
+    if spec.layer_scalar {
+        config["layer_scalar"] = json!(true);
+    }
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = match a.out_gate {
         Some(g) => json!({"softplus": g.softplus, "per_head": g.per_head, "in_query": g.in_query}),
@@ -460,6 +495,66 @@ fn prune(spec: &Spec, body: &str) -> String {
                 "        x = residual(x, m)\n        if ffn != \"shortcut\" and shortcut is not None:\n            x, shortcut = x + shortcut, None  # [T, hidden], the previous layer's experts join\n",
             ),
         ]);
+    }
+    let variants = spec.attn_variants();
+    let shares = variants.iter().any(|(a, _)| a.shares_kv);
+    if !shares && !variants.iter().any(|(a, _)| a.v_from_k) {
+        lines.push((
+            "    elif C[\"shares_kv\"] or C[\"v_from_k\"]:\n        q = linear(x, w(W, \"q\", b), bias(\"q\"))  # q: [T, H D]\n        k = v = None if C[\"shares_kv\"] else linear(x, w(W, \"k\", b), bias(\"k\"))  # k: [T, KV D], the values too; a layer that shares has neither\n",
+            "",
+        ));
+    }
+    if !variants.iter().any(|(a, _)| a.v_norm) {
+        lines.push((
+            "    if C[\"v_norm\"]:\n        v = v / np.sqrt((v * v).mean(-1, keepdims=True) + C[\"eps\"])  # v: [KV, T, DV], RMS-normed per head, no weight\n",
+            "",
+        ));
+    }
+    if shares {
+        // A layer that shares keys and values projects, norms and rotates its queries alone.
+        lines.extend([
+            (
+                "    k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]\n    v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]\n",
+                "    if k is not None:  # a layer that shares keys and values has none of its own\n        k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]\n        v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]\n",
+            ),
+            (
+                "    if C[\"v_norm\"]:\n",
+                "    if C[\"v_norm\"] and v is not None:\n",
+            ),
+            (
+                "        q, k = norm(q, w(W, \"q_norm\", b), nb(\"q_norm\")), norm(k, w(W, \"k_norm\", b), nb(\"k_norm\"))  # q: [H, T, D], k: [KV, T, D], per head\n",
+                "        q = norm(q, w(W, \"q_norm\", b), nb(\"q_norm\"))  # q: [H, T, D], per head\n        k = k if k is None else norm(k, w(W, \"k_norm\", b), nb(\"k_norm\"))  # k: [KV, T, D]\n",
+            ),
+            (
+                "        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]\n",
+                "        q = apply_rope(q, cos, sin)  # q: [H, T, D]\n        k = k if k is None else apply_rope(k, cos, sin)  # k: [KV, T, D]\n",
+            ),
+        ]);
+    } else {
+        drop.push("SHARED_KV");
+        lines.push((
+            "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own\n    elif \"shares_kv\" in C:\n        SHARED_KV[span[0]] = k, v  # for the later layers that share them\n",
+            "",
+        ));
+    }
+    if spec.per_layer_input.is_none() {
+        drop.push("per_layer_inputs");
+        lines.extend([
+            (
+                "    if C[\"per_layer_input\"]:\n        ple = per_layer_inputs(ids, x, W)  # [T, layers, width]\n",
+                "",
+            ),
+            (
+                "        if C[\"per_layer_input\"]:\n            g = act(linear(x, w(W, \"ple_gate\", b))) * ple[:, b]  # [T, width], this layer's share, gated by the stream\n            x = x + norm(linear(g, w(W, \"ple_up\", b)), w(W, \"ple_norm\", b))  # [T, hidden]\n",
+                "",
+            ),
+        ]);
+    }
+    if !spec.layer_scalar {
+        lines.push((
+            "        if C[\"layer_scalar\"]:\n            x = x * w(W, \"layer_scalar\", b)  # [T, hidden], times the layer's stored scalar\n",
+            "",
+        ));
     }
     if spec.attn.dynamic_mask.is_none() {
         lines.push((
@@ -790,20 +885,21 @@ fn rope(spec: &Spec) -> String {
     let Position::Rope(r) = &spec.position else {
         return "def rope_tables(T, span):\n    raise AssertionError(\"this model has no rotary embedding\")".into();
     };
-    let hd = spec
-        .attn
-        .mla
-        .as_ref()
-        .map_or(spec.attn.head_dim, |m| m.qk_rope_head_dim);
-    let dim = r.rotary_dim(hd);
+    // The head size of the layers of each span (Gemma 4's global heads are larger).
+    let hd = |span| {
+        let a = spec.attn_for(span);
+        a.mla.as_ref().map_or(a.head_dim, |m| m.qk_rope_head_dim)
+    };
+    let dim = r.rotary_dim(hd(AttnSpan::Full));
     let mut out = freqs(&r.full, "rope_frequencies", dim);
     let pick = match &r.sliding {
         Some(s) => {
+            let sliding = AttnSpan::Sliding(1);
             out += "\n\n\n";
             out += &freqs(
                 s,
                 "sliding_rope_frequencies",
-                r.rotary_dim_for(AttnSpan::Sliding(1), hd),
+                r.rotary_dim_for(sliding, hd(sliding)),
             );
             "    frequencies = sliding_rope_frequencies if span[0] == \"sliding\" else rope_frequencies\n"
         }
@@ -1081,6 +1177,9 @@ def attention(x, W, b, span, use_rope):
         qkv = linear(x, w(W, "qkv", b), bias("qkv")).reshape(T, KV, G + 2, D)  # per group: G queries, a key, a value
         q = qkv[:, :, :G].reshape(T, H * D)  # q: [T, H D]
         k, v = qkv[:, :, G].reshape(T, KV * D), qkv[:, :, G + 1].reshape(T, KV * D)  # k, v: [T, KV D]
+    elif C["shares_kv"] or C["v_from_k"]:
+        q = linear(x, w(W, "q", b), bias("q"))  # q: [T, H D]
+        k = v = None if C["shares_kv"] else linear(x, w(W, "k", b), bias("k"))  # k: [T, KV D], the values too; a layer that shares has neither
     else:
         # q: [T, H D]; k, v: [T, KV D]
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
@@ -1097,6 +1196,8 @@ def attention(x, W, b, span, use_rope):
     v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]
     if C["v_scale"] != 1:
         v = v * np.float32(C["v_scale"])  # v: [KV, T, DV], scaled
+    if C["v_norm"]:
+        v = v / np.sqrt((v * v).mean(-1, keepdims=True) + C["eps"])  # v: [KV, T, DV], RMS-normed per head, no weight
     if C["dynamic_mask"]:
         dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, "dt", b), bias("dt"))  # dt: [T, KV], from all heads' values
         delta = np.exp(w(W, "dyn_a", b) * np.logaddexp(0, dt)).T  # delta: [KV, T], each key's score per K/V head
@@ -1114,6 +1215,10 @@ def attention(x, W, b, span, use_rope):
     if Q and (not use_rope or not Q["nope_only"]):
         pos = np.arange(T, dtype=np.float64)  # the queries' positions
         q = q * (1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))).astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
+    if C["shares_kv"]:
+        k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own
+    elif "shares_kv" in C:
+        SHARED_KV[span[0]] = k, v  # for the later layers that share them
     if C["differential"]:
         half = np.arange(KV) % (KV // 2)  # K/V head j offers heads j mod KV/2 and KV/2 + j mod KV/2
         v = np.concatenate([v[half], v[KV // 2 + half]], -1)  # v: [KV, T, 2D], two heads' values side by side
@@ -1573,6 +1678,17 @@ def embed(ids, W):
     return x  # [T, hidden]
 
 
+def per_layer_inputs(ids, x, W):
+    # ids: [T], x: [T, hidden] (the scaled embeddings) -> [T, layers, width]: each layer's own input
+    T, L, P = len(ids), len(PLAN), CONFIG["per_layer_input"]["width"]
+    looked = w(W, "ple_embed")[ids].reshape(T, L, P) * np.float32(math.sqrt(P))  # [T, L, P], a table of their own
+    proj = (linear(x, w(W, "ple_proj")) / np.float32(math.sqrt(CONFIG["hidden"]))).reshape(T, L, P)  # [T, L, P], from the embeddings
+    return (norm(proj, w(W, "ple_proj_norm")) + looked) * np.float32(1 / math.sqrt(2))  # [T, L, P]
+
+
+SHARED_KV = {}  # span kind -> (k, v) of the last layer of that kind that projects its own
+
+
 def residual(x, delta):
     # x, delta: [T, hidden] -> [T, hidden]
     if CONFIG["residual_mult"] != 1:
@@ -1598,6 +1714,8 @@ def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
+    if C["per_layer_input"]:
+        ple = per_layer_inputs(ids, x, W)  # [T, layers, width]
     for b, (span, use_rope, ffn) in enumerate(PLAN):
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
         if span[0] == "none":  # a layer of its FFN alone
@@ -1634,6 +1752,11 @@ def forward(ids, W):
         x = residual(x, m)
         if C["place"] == "post_residual":
             x = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the stream normed after the add
+        if C["per_layer_input"]:
+            g = act(linear(x, w(W, "ple_gate", b))) * ple[:, b]  # [T, width], this layer's share, gated by the stream
+            x = x + norm(linear(g, w(W, "ple_up", b)), w(W, "ple_norm", b))  # [T, hidden]
+        if C["layer_scalar"]:
+            x = x * w(W, "layer_scalar", b)  # [T, hidden], times the layer's stored scalar
     if C["place"] == "post_residual":
         return lm_head(x, W)  # no final norm: the last layer's ends the stream
     z = norm(x, w(W, "final_norm"), w(W, "final_norm", bias=True) if C["norm_bias"] else None)

@@ -262,17 +262,16 @@ fn norm(spec: &Spec) -> String {
 
 // ---- rotary positions ---------------------------------------------------------------------------
 
-/// The sliding layers' rotated dims.
+/// The sliding layers' rotated dims, of their own heads.
 fn sliding_rope_dim(spec: &Spec, r: &Rope) -> u64 {
-    r.rotary_dim_for(AttnSpan::Sliding(1), spec.attn.head_dim)
+    let span = AttnSpan::Sliding(1);
+    r.rotary_dim_for(span, spec.attn_for(span).head_dim)
 }
 
+/// The full layers' rotated dims, of their own heads (Gemma 4's global heads are larger).
 fn rope_dim(spec: &Spec, r: &Rope) -> u64 {
-    let hd = spec
-        .attn
-        .mla
-        .as_ref()
-        .map_or(spec.attn.head_dim, |m| m.qk_rope_head_dim);
+    let a = spec.attn_for(AttnSpan::Full);
+    let hd = a.mla.as_ref().map_or(a.head_dim, |m| m.qk_rope_head_dim);
     r.rotary_dim(hd)
 }
 
@@ -443,8 +442,12 @@ fn rope(spec: &Spec) -> String {
     let dim = rope_dim(spec, r);
     let mut out = vec![freqs_fn("rope_frequencies", &r.full, dim)];
     if let Some(s) = &r.sliding {
-        // The sliding layers' own rotated dims where they differ (Laguna); MLA rotates one width.
-        let sliding_dim = if r.sliding_partial.is_some() {
+        // The sliding layers' own rotated dims where they differ (Laguna, Gemma 4's smaller
+        // heads); MLA rotates one width.
+        let sliding_dim = if r.sliding_partial.is_some()
+            || spec.attn_for(AttnSpan::Sliding(1)).head_dim
+                != spec.attn_for(AttnSpan::Full).head_dim
+        {
             sliding_rope_dim(spec, r)
         } else {
             dim
@@ -589,15 +592,25 @@ fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> String {
 /// The attention module, or where some layers have their own (`layer_attn`), a class for each
 /// variant and the list of every layer's class.
 fn attention(spec: &Spec, n: &Names) -> String {
+    // Layers that share keys and values read them from the ones that store theirs.
+    let store = spec.attn_variants().iter().any(|(a, _)| a.shares_kv);
     if spec.layer_attn.is_empty() {
-        return attention_class(spec, n, "Attention");
+        return attention_class(spec, n, "Attention", store);
     }
-    let mut parts = vec![attention_class(spec, n, "Attention")];
+    let mut parts = vec![attention_class(spec, n, "Attention", store)];
+    if store {
+        parts[0] = format!("# The keys and values of the last layer of each span kind that projects its own, for the\n# layers that share them.\nSHARED_KV = {{}}\n\n\n{}", parts[0]);
+    }
     for (i, (_, a)) in spec.layer_attn.iter().enumerate() {
         let mut own = spec.clone();
         own.attn = a.clone();
         own.layer_attn.clear();
-        parts.push(attention_class(&own, n, &format!("Attention{}", i + 1)));
+        parts.push(attention_class(
+            &own,
+            n,
+            &format!("Attention{}", i + 1),
+            store,
+        ));
     }
     let classes: Vec<String> = (0..spec.layers as usize)
         .map(|b| {
@@ -735,8 +748,9 @@ ${attend}        out = out.view(B, T, ${kv}, ${k}, ${hd}).transpose(2, 3).reshap
     )
 }
 
-/// One attention class, `class`, of `spec.attn`.
-fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
+/// One attention class, `class`, of `spec.attn`; `store`: the model has layers that share keys
+/// and values, which this one keeps for them unless it shares itself.
+fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
     if spec.attn.mla.is_some() {
         return mla(spec, n);
     }
@@ -750,7 +764,27 @@ fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
     let vhd = a.v_head_dim;
     let mut init = String::new();
     let mut fwd = String::from("        B, T, _ = x.shape\n");
+    let shares = a.shares_kv;
     match a.qkv {
+        // Gemma 4: a layer that shares projects queries alone; keys may be the values too.
+        Qkv::Separate if shares || a.v_from_k => {
+            let (q, k) = (n.inside(Role::Q), n.inside(Role::K));
+            init += &format!(
+                "        self.{q} = {}\n",
+                linear(spec, &d.to_string(), &format!("{h} * {hd}"), a.qkv_bias)
+            );
+            if shares {
+                fwd += &format!(
+                    "        q = self.{q}(x)  # the keys and values are an earlier layer's\n"
+                );
+            } else {
+                init += &format!(
+                    "        self.{k} = {}  # the values too\n",
+                    linear(spec, &d.to_string(), &format!("{kv} * {hd}"), a.qkv_bias)
+                );
+                fwd += &format!("        q, k = self.{q}(x), self.{k}(x)\n        v = k  # the values are the keys as projected\n");
+            }
+        }
         Qkv::Separate => {
             let (q, k, v) = (n.inside(Role::Q), n.inside(Role::K), n.inside(Role::V));
             let gated = a.out_gate.is_some_and(|g| g.in_query);
@@ -814,6 +848,9 @@ fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
     );
     let (qn, kn) = (n.inside(Role::QNorm), n.inside(Role::KNorm));
     match a.qk_norm {
+        QkNorm::PerHead | QkNorm::PerHeadPostRope if shares => {
+            init += &format!("        self.{qn} = Norm({hd})  # over each head's {hd} dims, shared by the heads\n");
+        }
         QkNorm::PerHead | QkNorm::PerHeadPostRope => {
             init += &format!("        self.{qn} = Norm({hd})  # over each head's {hd} dims, shared by the heads\n        self.{kn} = Norm({hd})\n");
         }
@@ -834,9 +871,13 @@ fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
             n.inside(Role::Sinks)
         );
     }
-    fwd += &format!(
-        "        q = q.view(B, T, {h}, {hd}).transpose(1, 2)  # [B, {h}, T, {hd}]\n        k = k.view(B, T, {kv}, {hd}).transpose(1, 2)  # [B, {kv}, T, {hd}]\n        v = v.view(B, T, {kv}, {vhd}).transpose(1, 2)\n"
-    );
+    fwd += &format!("        q = q.view(B, T, {h}, {hd}).transpose(1, 2)  # [B, {h}, T, {hd}]\n");
+    if !shares {
+        fwd += &format!("        k = k.view(B, T, {kv}, {hd}).transpose(1, 2)  # [B, {kv}, T, {hd}]\n        v = v.view(B, T, {kv}, {vhd}).transpose(1, 2)\n");
+    }
+    if a.v_norm && !shares {
+        fwd += &format!("        v = (v.float() * torch.rsqrt(v.float().pow(2).mean(-1, keepdim=True) + {})).type_as(v)  # each value head RMS-normed, no weight\n", spec.norm.eps);
+    }
     if a.v_scale != 1.0 {
         fwd += &format!("        v = v * {}  # the values scaled\n", a.v_scale);
     }
@@ -848,10 +889,14 @@ fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
         );
         fwd += &format!("        delta = torch.exp(self.{da} * F.softplus(self.{dt}(v.transpose(1, 2).reshape(B, T, {kv} * {vhd})))).transpose(1, 2)  # [B, {kv}, T]\n");
     }
-    if a.qk_norm == QkNorm::PerHead {
+    if a.qk_norm == QkNorm::PerHead && shares {
+        fwd += &format!("        q = self.{qn}(q)\n");
+    } else if a.qk_norm == QkNorm::PerHead {
         fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
     }
-    if matches!(spec.position, Position::Rope(_)) {
+    if matches!(spec.position, Position::Rope(_)) && shares {
+        fwd += "        if self.use_rope:\n            cos, sin = rope\n            q = apply_rope(q, cos, sin)\n";
+    } else if matches!(spec.position, Position::Rope(_)) {
         fwd += "        if self.use_rope:\n            cos, sin = rope\n            q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)\n";
         if a.qk_norm == QkNorm::L2 {
             let eps = spec.norm.eps;
@@ -871,6 +916,11 @@ fn attention_class(spec: &Spec, n: &Names, class: &str) -> String {
             "{when}        q = q * (1 + {} * torch.log1p(torch.floor((torch.arange(T, device=x.device).float() + {}) / {})))[None, None, :, None].to(q.dtype)\n",
             qs.beta, qs.shift, qs.length
         );
+    }
+    if shares {
+        fwd += "        k, v = SHARED_KV[self.span[0]]  # the last layer of this kind's that projects its own\n";
+    } else if store {
+        fwd += "        SHARED_KV[self.span[0]] = k, v  # for the later layers that share them\n";
     }
     if a.differential {
         let half = kv / 2;
@@ -2144,6 +2194,35 @@ fn layer(spec: &Spec, n: &Names) -> String {
             format!("        return x + {a_out} + {f_out}  # both sublayers read the layer's input")
         }
     };
+    // Gemma 4: each layer's per-layer input gated in, then its output scaled.
+    let mut body = body;
+    let mut ple_param = "";
+    if spec.per_layer_input.is_some() || spec.layer_scalar {
+        let kept = body
+            .strip_suffix("\n        return x")
+            .expect("a layer that ends on its stream");
+        let mut tail = String::new();
+        if let Some(p) = spec.per_layer_input {
+            let (g, u, pn) = (
+                n.path(Role::PleGate),
+                n.path(Role::PleUp),
+                n.path(Role::PleNorm),
+            );
+            let w = p.width;
+            init += &format!("        self.{g} = nn.Linear({d}, {w}, bias=False)\n        self.{u} = nn.Linear({w}, {d}, bias=False)\n        self.{pn} = Norm({d})\n");
+            tail += &format!(
+                "        x = x + self.{pn}(self.{u}({} * ple))  # this layer's per-layer input, gated by the stream\n",
+                act_expr(spec.mlp.act, &format!("self.{g}(x)"))
+            );
+            ple_param = ", ple";
+        }
+        if spec.layer_scalar {
+            let s = n.path(Role::LayerScalar);
+            init += &format!("        self.register_buffer(\"{s}\", torch.ones(1))  # the layer's output scalar\n");
+            tail += &format!("        x = x * self.{s}\n");
+        }
+        body = format!("{kept}\n{tail}        return x");
+    }
     fill(
         r#"# Per layer: (mixer and its span, RoPE on, FFN kind).
 PLAN = ${plan}
@@ -2153,7 +2232,7 @@ class DecoderLayer(${base}):
     def __init__(self, span, use_rope, ffn${own_param}):
         super().__init__()
 ${init}
-    def forward(self, x, rope):  # [B, T, ${d}]
+    def forward(self, x, rope${ple}):  # [B, T, ${d}]
 ${body}"#,
         &[
             ("plan", plan_list(spec)),
@@ -2181,6 +2260,7 @@ ${body}"#,
             ("init", attention_first(&init, &attn)),
             ("d", d.to_string()),
             ("body", body),
+            ("ple", ple_param.into()),
         ],
     )
 }
@@ -3335,6 +3415,20 @@ fn model(spec: &Spec, n: &Names) -> String {
     for line in embed_lines(spec, &pos_attr, "T", &norm) {
         fwd += &format!("        {line}\n");
     }
+    // Gemma 4's per-layer embeddings: a table of their own and the embeddings projected.
+    if let Some(p) = spec.per_layer_input {
+        let (l, w) = (spec.layers, p.width);
+        let (table, proj, pnorm) = (
+            inside(Role::PleEmbed),
+            inside(Role::PleProj),
+            inside(Role::PleProjNorm),
+        );
+        init += &format!(
+            "        self.{table} = nn.Embedding({}, {l} * {w})  # per-layer embeddings\n        self.{proj} = nn.Linear({d}, {l} * {w}, bias=False)\n        self.{pnorm} = Norm({w})\n",
+            p.vocab
+        );
+        fwd += &format!("        ple = self.{table}(input_ids).view(*input_ids.shape, {l}, {w}) * {w} ** 0.5  # [B, T, {l}, {w}]\n        proj = self.{proj}(x).view(*x.shape[:-1], {l}, {w}) * {d} ** -0.5\n        ple = (self.{pnorm}(proj) + ple) * 2 ** -0.5  # each layer's input of its own\n");
+    }
     let make = if spec
         .plan
         .iter()
@@ -3368,7 +3462,11 @@ fn model(spec: &Spec, n: &Names) -> String {
         } else {
             "full".to_string()
         };
-        fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, {pick})\n");
+        fwd += &if spec.per_layer_input.is_some() {
+            format!("        for i, layer in enumerate(self.{layers}):\n            x = layer(x, {pick}, ple[:, :, i])\n")
+        } else {
+            format!("        for layer in self.{layers}:\n            x = layer(x, {pick})\n")
+        };
     } else {
         fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, None)\n");
     }

@@ -1,0 +1,242 @@
+//! Gemma 4's language model (`gemma4_text`, and `gemma4`'s `text_config`). Gemma 3's local and
+//! global layers and sandwich norms (plain weights now, not 1 + w), with: per-head RMS norms on
+//! Q and K and a weightless one on V, scores unscaled; global layers with heads of their own size
+//! (`global_head_dim`) and proportional RoPE; keys that are also the values in global layers
+//! (`attention_k_eq_v`); the last `num_kv_shared_layers` layers reusing the keys and values of
+//! the last layer of their kind before them; per-layer embeddings (PLE); and a stored scalar on
+//! each layer's output. Defaults follow `Gemma4TextConfig`.
+
+use super::{attn_kind, heads, layer_count, layer_types, plain_attention, rope_by_type};
+use super::{ByType, HeadDim, RopeDefaults};
+use crate::config::Config;
+use crate::error::Result;
+use crate::layers::LayerSet;
+use crate::spec::*;
+
+pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("hidden_size", Some(2304))?;
+    s.vocab = cfg.size("vocab_size", Some(262_144))?;
+    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(30))?;
+    s.context = cfg.size("max_position_embeddings", Some(131_072))?;
+    let (h, kv, hd) = heads(cfg, s.hidden, Some(8), Some(4), HeadDim::Given(256))?;
+    let bias = cfg.flag("attention_bias", false)?;
+    s.attn = Attention {
+        qkv_bias: bias,
+        o_bias: bias,
+        qk_norm: QkNorm::PerHead,
+        v_norm: true,
+        // Gemma 4 leaves its scores unscaled (scaling 1.0): the Q and K norms bound them.
+        scale_dim: 1.0,
+        ..plain_attention(h, kv, hd)
+    };
+    s.final_softcap = cfg.opt_float("final_logit_softcapping")?;
+    s.mlp = Mlp {
+        intermediate: cfg.size("intermediate_size", Some(9216))?,
+        act: super::act(cfg, "hidden_activation", "gelu_pytorch_tanh")?,
+        gated: true,
+        bias: false,
+        fused_gate_up: false,
+        sub_norm: false,
+    };
+    s.embedding.scale_by_sqrt_hidden = true;
+    s.norm = Norm {
+        kind: NormKind::Rms,
+        eps: cfg.float("rms_norm_eps", 1e-6)?,
+        unit_offset: false,
+        place: NormPlace::Sandwich,
+    };
+    // "vision" changes only how image tokens attend; "all" makes every layer bidirectional.
+    match cfg.opt_string("use_bidirectional_attention")?.as_deref() {
+        None | Some("vision") => {}
+        Some(other) => {
+            return Err(cfg.err(
+                "use_bidirectional_attention",
+                format!("is `{other}`; every position then attends to every other (an embedding model), and anatomy draws causal decoders (null or \"vision\")"),
+            ))
+        }
+    }
+    let window = super::window(cfg, Some(512))?.ok_or_else(|| {
+        cfg.err(
+            "sliding_window",
+            "is null; Gemma 4's local layers need a window size (a positive integer)",
+        )
+    })?;
+    let mut spans = match layer_types(cfg, s.layers, Some(window), false)? {
+        Some(spans) => spans,
+        // Five local layers to each global one.
+        None => (0..s.layers)
+            .map(|i| {
+                if (i + 1) % 6 != 0 {
+                    AttnSpan::Sliding(window)
+                } else {
+                    AttnSpan::Full
+                }
+            })
+            .collect(),
+    };
+    // The class makes the last layer global whatever `layer_types` says.
+    if let Some(last) = spans.last_mut() {
+        *last = AttnSpan::Full;
+    }
+    s.plan = super::uniform_plan(spans.clone(), false);
+    s.position = Position::Rope(rope_by_type(
+        cfg,
+        &RopeDefaults::new(10_000.0, s.context),
+        ByType {
+            full: (1_000_000.0, 0.25),
+            sliding: (10_000.0, 1.0),
+            full_proportional: true,
+        },
+    )?);
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+
+    // The global layers' heads: `per_layer_config` where saved, else `global_head_dim` and (with
+    // keys as values) `num_global_key_value_heads`.
+    let k_eq_v = cfg.flag("attention_k_eq_v", false)?;
+    let full = LayerSet::from_fn(s.layers, |b| spans[b as usize] == AttnSpan::Full);
+    let (global_hd, global_kv) = global_heads(cfg, &spans, hd, kv, k_eq_v)?;
+    let shared = shared_layers(cfg, &spans)?;
+    let mut variants: Vec<(LayerSet, Attention)> = Vec::new();
+    for (is_full, is_shared) in [(true, false), (true, true), (false, true)] {
+        let set = LayerSet::from_fn(s.layers, |b| {
+            full.contains(b) == is_full && shared.contains(b) == is_shared
+        });
+        if set.is_empty() {
+            continue;
+        }
+        let mut a = s.attn.clone();
+        if is_full {
+            a.head_dim = global_hd;
+            a.v_head_dim = global_hd;
+            a.kv_heads = global_kv;
+            a.v_from_k = k_eq_v;
+        }
+        a.kind = attn_kind(a.heads, a.kv_heads);
+        a.shares_kv = is_shared;
+        variants.push((set, a));
+    }
+    s.layer_attn = variants;
+
+    if cfg.flag("use_double_wide_mlp", false)? && !shared.is_empty() {
+        return Err(cfg.err(
+            "use_double_wide_mlp",
+            "is true; the layers that reuse keys and values then have MLPs twice as wide, which anatomy does not draw yet",
+        ));
+    }
+    if cfg.flag("enable_moe_block", false)? {
+        return Err(cfg.err(
+            "enable_moe_block",
+            "is true; Gemma 4's mixture of experts beside the MLP is not drawn by anatomy yet",
+        ));
+    }
+    for key in ["num_experts", "top_k_experts", "moe_intermediate_size"] {
+        cfg.get(key); // only read by the MoE block, refused above
+    }
+    // Per-layer embeddings: a width of 0 or null turns them off.
+    let width = match cfg.get("hidden_size_per_layer_input") {
+        None if cfg.present("hidden_size_per_layer_input") => 0,
+        None => 256,
+        Some(_) => cfg.count("hidden_size_per_layer_input", 256)?,
+    };
+    let ple_vocab = cfg.size("vocab_size_per_layer_input", Some(262_144))?;
+    if width > 0 {
+        s.per_layer_input = Some(PerLayerInput {
+            width,
+            vocab: ple_vocab,
+        });
+    }
+    s.layer_scalar = true;
+    s.layout = Layout::Gemma4;
+    Ok(s)
+}
+
+/// The global layers' head size and K/V heads.
+fn global_heads(
+    cfg: &Config,
+    spans: &[AttnSpan],
+    hd: u64,
+    kv: u64,
+    k_eq_v: bool,
+) -> Result<(u64, u64)> {
+    let given_hd = cfg.size("global_head_dim", Some(512))?;
+    // Read either way; the class applies it only with keys as values.
+    let given_kv = match cfg.opt_size("num_global_key_value_heads")? {
+        Some(n) if k_eq_v => n,
+        _ => kv,
+    };
+    let Some(p) = cfg.sub("per_layer_config")? else {
+        return Ok((given_hd, given_kv));
+    };
+    // Saved by transformers: overrides by layer index ("05"), for the global layers alone.
+    let mut found: Option<(u64, u64)> = None;
+    let keys: Vec<&String> = p.map.keys().collect();
+    for key in &keys {
+        let b: usize = key.parse().map_err(|_| {
+            p.err(
+                key,
+                "is not a layer index; per_layer_config is keyed by layer (\"5\" or \"05\")",
+            )
+        })?;
+        let Some(layer) = p.sub(key)? else { continue };
+        if spans.get(b) != Some(&AttnSpan::Full) {
+            return Err(p.err(
+                key,
+                "overrides a local layer; anatomy reads Gemma 4's per-layer overrides of its global layers only",
+            ));
+        }
+        let this = (
+            layer.size("head_dim", Some(hd))?,
+            layer.size("num_key_value_heads", Some(kv))?,
+        );
+        match found {
+            Some(f) if f != this => {
+                return Err(p.err(
+                    key,
+                    "differs from another global layer's overrides; Gemma 4's global layers share one RoPE, so they must agree",
+                ))
+            }
+            _ => found = Some(this),
+        }
+    }
+    // Global layers without an entry keep the model's sizes.
+    let covered = keys.len();
+    let globals = spans.iter().filter(|s| **s == AttnSpan::Full).count();
+    match found {
+        Some(f) if covered == globals => Ok(f),
+        Some(_) => Err(cfg.err(
+            "per_layer_config",
+            format!("overrides {covered} of the {globals} global layers; they share one RoPE, so it must override all of them or none"),
+        )),
+        None => Ok((hd, kv)),
+    }
+}
+
+/// The layers that reuse keys and values: the last `num_kv_shared_layers`.
+fn shared_layers(cfg: &Config, spans: &[AttnSpan]) -> Result<LayerSet> {
+    let layers = spans.len() as u64;
+    let n = cfg.count("num_kv_shared_layers", 0)?;
+    if n == 0 {
+        return Ok(LayerSet::from_fn(layers, |_| false));
+    }
+    if n >= layers {
+        return Err(cfg.err(
+            "num_kv_shared_layers",
+            format!("is {n}; the shared layers reuse the keys and values of an earlier layer, so at least one of the {layers} layers must compute its own"),
+        ));
+    }
+    let first = (layers - n) as usize;
+    for kind in &spans[first..] {
+        let disc = std::mem::discriminant(kind);
+        if !spans[..first]
+            .iter()
+            .any(|s| std::mem::discriminant(s) == disc)
+        {
+            return Err(cfg.err(
+                "num_kv_shared_layers",
+                format!("is {n}; a shared {} layer needs a layer of its kind before the shared ones to reuse", kind.describe()),
+            ));
+        }
+    }
+    Ok(LayerSet::from_fn(layers, |b| b as usize >= first))
+}
