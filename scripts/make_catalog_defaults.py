@@ -27,6 +27,7 @@ ENTRIES = {
     "iquest-coder-v1-40b-instruct": "iquestcoder",
     "jais-2-8b-chat": "jais2",
     "longcat-flash-chat": "longcat_flash",
+    "gemma-4-e2b-it": "gemma4_text",
 }
 
 # Keys of every PreTrainedConfig that say nothing about the architecture.

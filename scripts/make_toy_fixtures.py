@@ -68,6 +68,9 @@ SIZES = {
     "block_ff_dim": FFN,
     "vocab_size": VOCAB,
     "head_dim": HEAD_DIM,
+    # Gemma 4's per-layer embeddings.
+    "vocab_size_per_layer_input": VOCAB,
+    "hidden_size_per_layer_input": 16,
     "kv_lora_rank": 16,
     "q_lora_rank": 24,
     "qk_nope_head_dim": 8,
@@ -270,6 +273,17 @@ def shrink_text(text, n):
     if isinstance(text.get("max_window_layers"), int):
         text["max_window_layers"] = min(text["max_window_layers"], n - 1)
     cut_lists(text, n)
+    # Gemma 4's global layers as transformers saves them: the same overrides on the toy's global
+    # layers, their heads twice the local ones.
+    plc = text.get("per_layer_config")
+    if isinstance(plc, dict) and plc:
+        first = dict(next(iter(plc.values())))
+        if "head_dim" in first:
+            first["head_dim"] = 2 * text["head_dim"]
+        if "num_key_value_heads" in first:
+            first["num_key_value_heads"] = 1
+        types = text.get("layer_types") or []
+        text["per_layer_config"] = {str(i): dict(first) for i, t in enumerate(types) if t == "full_attention"}
     for rope_key in ("rope_scaling", "rope_parameters"):
         r = text.get(rope_key)
         if isinstance(r, dict):

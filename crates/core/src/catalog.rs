@@ -338,6 +338,12 @@ pub static ENTRIES: &[Entry] = &[
         "LayerNorm with shifts, ReLU² MLP, biases everywhere"
     ),
     entry!(
+        defaults "Gemma4TextConfig",
+        "gemma-4-e2b-it",
+        "google/gemma-4-e2b-it",
+        "per-layer embeddings, global layers of wider heads, V normed, scores unscaled"
+    ),
+    entry!(
         defaults "LongcatFlashConfig",
         "longcat-flash-chat",
         "meituan-longcat/LongCat-Flash-Chat",

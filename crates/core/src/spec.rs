@@ -1779,13 +1779,28 @@ impl Spec {
         }
         let variants = self.attn_variants();
         if variants.len() > 1 {
+            let sizes = variants
+                .iter()
+                .any(|(a, _)| a.head_dim != variants[0].0.head_dim);
             describe(
                 "heads",
                 variants
                     .into_iter()
                     .map(|(a, set)| {
-                        let sinks = if a.sinks { " with sinks" } else { "" };
-                        (format!("{}/{} (Q/KV){sinks}", a.heads, a.kv_heads), set)
+                        let mut what = format!("{}/{} (Q/KV)", a.heads, a.kv_heads);
+                        if sizes {
+                            what += &format!(" of {}", a.head_dim);
+                        }
+                        for (on, words) in [
+                            (a.sinks, " with sinks"),
+                            (a.v_from_k, ", keys as values"),
+                            (a.shares_kv, ", K/V of an earlier layer"),
+                        ] {
+                            if on {
+                                what += words;
+                            }
+                        }
+                        (what, set)
                     })
                     .collect(),
             );

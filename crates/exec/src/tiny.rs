@@ -32,6 +32,10 @@ pub fn shrink(spec: &Spec) -> Spec {
         ));
     }
     s.vocab = spec.vocab.min(256);
+    if let Some(p) = &mut s.per_layer_input {
+        p.width = p.width.min(16);
+        p.vocab = s.vocab;
+    }
     s.head_rows = spec.head_rows.map(|r| r.min(s.vocab / 2).max(1));
     s.mlp.intermediate = 128;
     if let Some(m) = &mut s.s6 {

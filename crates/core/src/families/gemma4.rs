@@ -80,6 +80,17 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         *last = AttnSpan::Full;
     }
     s.plan = super::uniform_plan(spans.clone(), false);
+    // Its rotary embedding reads the dict of each layer type the model has.
+    if let Some(p) = cfg.sub("rope_parameters")? {
+        for (kind, key) in [(true, "full_attention"), (false, "sliding_attention")] {
+            if spans.iter().any(|s| (*s == AttnSpan::Full) == kind) && !p.present(key) {
+                return Err(p.err(
+                    key,
+                    "is missing; Gemma 4 reads the RoPE of each layer type it has from rope_parameters[type]",
+                ));
+            }
+        }
+    }
     s.position = Position::Rope(rope_by_type(
         cfg,
         &RopeDefaults::new(10_000.0, s.context),
@@ -110,7 +121,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             a.head_dim = global_hd;
             a.v_head_dim = global_hd;
             a.kv_heads = global_kv;
-            a.v_from_k = k_eq_v;
+            a.v_from_k = k_eq_v && !is_shared;
         }
         a.kind = attn_kind(a.heads, a.kv_heads);
         a.shares_kv = is_shared;

@@ -639,6 +639,7 @@ impl<'s> Builder<'s> {
         let mut steps = Vec::new();
         if let Some(p) = spec.per_layer_input {
             let w = p.width;
+            let mut inner = Vec::new();
             let lin = |role, title: &str, wn, out, input, rows, cols, operation: String| Linear {
                 role,
                 title: title.into(),
@@ -655,7 +656,7 @@ impl<'s> Builder<'s> {
                 cached: false,
                 operation,
             };
-            steps.push(self.linear(lin(
+            inner.push(self.linear(lin(
                 Role::PleGate,
                 "Per-layer gate",
                 "Wₚg",
@@ -668,7 +669,7 @@ impl<'s> Builder<'s> {
             let share = self.latest("Pₗ");
             let a = self.act("Aₚ", self.seq(w));
             let act = spec.mlp.act.label();
-            steps.push(self.step(Draft {
+            inner.push(self.step(Draft {
                 title: "Per-layer input gating".into(),
                 op: Op::Activation,
                 category: Category::Ffn,
@@ -677,7 +678,7 @@ impl<'s> Builder<'s> {
                 operation: format!("Gate this layer's {w} per-layer values by {act} of the gate"),
                 equation: format!("Aₚ = {act}(Gₚ) ⊙ Pₗ[b·{w} : (b+1)·{w}]"),
             }));
-            steps.push(self.linear(lin(
+            inner.push(self.linear(lin(
                 Role::PleUp,
                 "Per-layer up-projection",
                 "Wₚu",
@@ -688,7 +689,17 @@ impl<'s> Builder<'s> {
                 format!("Project the {w} gated values back to {d}"),
             )));
             let title = format!("Per-layer {}", self.norm_name());
-            steps.push(self.norm_step(&title, Role::PleNorm, "γₚᵤ", "Yₚ", "Yₚ′", d, true, None));
+            inner.push(self.norm_step(&title, Role::PleNorm, "γₚᵤ", "Yₚ", "Yₚ′", d, true, None));
+            if let Some(Node::Step(s)) = inner.last_mut() {
+                s.category = Category::Ffn;
+            }
+            steps.push(Node::Scope(self.scope(
+                ScopeKind::PerLayer,
+                "Per-layer input",
+                "Per-layer end",
+                1,
+                inner,
+            )));
             let x = self.act("Xᵦ₊₁", self.seq(d));
             steps.push(self.step(Draft {
                 title: "Per-layer residual".into(),

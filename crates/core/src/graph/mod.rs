@@ -260,6 +260,8 @@ pub enum ScopeKind {
     Indexer,
     /// A recurrent mixer in the layers that run it, beside the attention of the others.
     Mixer,
+    /// Gemma 4's per-layer input, gated into the layer's output after its FFN.
+    PerLayer,
     Final,
 }
 

@@ -68,6 +68,7 @@ fn scope_kind(k: ScopeKind) -> &'static str {
         ScopeKind::Experts => "experts",
         ScopeKind::Indexer => "indexer",
         ScopeKind::Mixer => "mixer",
+        ScopeKind::PerLayer => "per_layer",
         ScopeKind::Final => "final",
     }
 }

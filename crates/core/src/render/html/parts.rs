@@ -18,6 +18,8 @@ pub enum Kind {
     Residual,
     Mlp,
     Moe,
+    /// Gemma 4's per-layer input, gated into each layer's output.
+    PerLayer,
     Head,
     Aux,
 }
@@ -217,10 +219,10 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
                         Node::Scope(inner) => ffn.extend(steps_in(inner)),
                     }
                 }
-                let (id, kind, title) = if s.kind == ScopeKind::Moe {
-                    ("ffn-moe", Kind::Moe, "Mixture of experts")
-                } else {
-                    ("ffn-mlp", Kind::Mlp, "Feed-forward (MLP)")
+                let (id, kind, title) = match s.kind {
+                    ScopeKind::Moe => ("ffn-moe", Kind::Moe, "Mixture of experts"),
+                    ScopeKind::PerLayer => ("per-layer", Kind::PerLayer, "Per-layer input"),
+                    _ => ("ffn-mlp", Kind::Mlp, "Feed-forward (MLP)"),
                 };
                 out.push(part(
                     g,
@@ -343,7 +345,7 @@ fn part(
     let category = match kind {
         Kind::Attention => Category::Attention,
         Kind::Mixer => Category::Mixer,
-        Kind::Mlp | Kind::Moe => Category::Ffn,
+        Kind::Mlp | Kind::Moe | Kind::PerLayer => Category::Ffn,
         Kind::Norm | Kind::Residual => Category::Norm,
         Kind::Embedding | Kind::Head => Category::Embed,
         Kind::Aux => Category::Aux,

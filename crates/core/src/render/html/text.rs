@@ -209,6 +209,11 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             Text { summary, explanation, subtleties: sub }
         }
         Kind::Moe => moe_text(g, part, share(part.params)),
+        Kind::PerLayer => per_layer_text(
+            spec,
+            spec.per_layer_input
+                .expect("a per-layer part comes from per-layer inputs"),
+        ),
         Kind::Head => {
             let mut sub = vec![];
             if spec.tied {
@@ -304,6 +309,18 @@ fn attention_text(g: &Graph) -> Text {
             "{} query heads sharing {} K/V heads",
             o.heads, o.kv_heads
         )];
+        if o.head_dim != a.head_dim {
+            own.push(format!(
+                "heads of {} dims rather than {}",
+                o.head_dim, a.head_dim
+            ));
+        }
+        if o.v_from_k {
+            own.push("no V projection: the values are the keys as projected, before K's norm and RoPE, so the weights hold one matrix where there were two".into());
+        }
+        if o.shares_kv {
+            own.push("no K or V projection at all: they attend over the keys and values of the last layer of their kind before them, so they add nothing to the KV cache".into());
+        }
         if o.sinks && !a.sinks {
             own.push("a learned sink logit per head that joins the softmax and is then dropped, so a head can attend to nothing".into());
         }
@@ -365,7 +382,12 @@ fn attention_text(g: &Graph) -> Text {
                 .into(),
         ),
     }
-    if a.scale_dim == 1.0 && a.scale_mult == 1.0 && a.head_dim != 1 {
+    if a.v_norm {
+        sub.push("Each value head is RMS-normed without a weight, as Q and K are normed per head with one: with both sides of every score at unit scale the scores need no 1/√head_dim, and Gemma 4 applies none.".into());
+    }
+    if a.v_norm {
+        // Said above, with why.
+    } else if a.scale_dim == 1.0 && a.scale_mult == 1.0 && a.head_dim != 1 {
         sub.push("Scores are not scaled by 1/√head_dim (the config turns the scaling off).".into());
     } else if a.scale_dim == 1.0 && a.head_dim != 1 {
         sub.push(format!(
@@ -435,6 +457,23 @@ fn attention_text(g: &Graph) -> Text {
         summary,
         explanation,
         subtleties: sub,
+    }
+}
+
+/// Gemma 4's per-layer embeddings, as the part in each layer that gates them in.
+fn per_layer_text(spec: &Spec, p: crate::spec::PerLayerInput) -> Text {
+    let (l, w, d) = (spec.layers, p.width, spec.hidden);
+    Text {
+        summary: format!("Each layer adds {w} values of its own per token, gated by the stream."),
+        explanation: format!(
+            "Per-layer embeddings: besides the usual embedding, every token has {l} × {w} values, one share per layer, from a second table ({} rows) plus the embeddings projected to the same size. At the end of layer b, the stream is projected to {w} values, passed through {}, multiplied by layer b's share, projected back to {d}, normed and added: each layer gets a token-specific signal that does not have to be carried through the stream.",
+            p.vocab,
+            spec.mlp.act.label()
+        ),
+        subtleties: vec![
+            format!("The second table holds {} parameters, more than the layers' own weights in small models: it is read one row per token, so it can live in slower memory while the layers run.", short(p.vocab as u128 * (l * w) as u128)),
+            format!("The two sources are combined before the first layer: (RMSNorm(W · x / √{d}) + table row · √{w}) / √2, normed per layer's {w} values."),
+        ],
     }
 }
 

@@ -47,6 +47,8 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
         Kind::Moe => moe_classes(spec, &n),
+        // The layer holds the per-layer gate; the model computes every layer's inputs.
+        Kind::PerLayer => [layer(spec, &n), model(spec, &n)].join("\n\n\n"),
         Kind::Residual => residual(spec),
         Kind::Head => model(spec, &n),
         Kind::Aux => mtp(spec),
