@@ -371,6 +371,12 @@ CONFIGS = {
                                 "sliding_attention", "full_attention", "full_attention"],
                    vocab_size_per_layer_input=97, hidden_size_per_layer_input=8, num_kv_shared_layers=3,
                    attention_k_eq_v=True, num_global_key_value_heads=1),
+    # Gemma 4's experts beside the MLP in every layer (26B-A4B's structure).
+    "gemma4-moe": dict(model_type="gemma4_text", hidden_size=32, intermediate_size=48, num_hidden_layers=3,
+                       num_attention_heads=4, num_key_value_heads=2, head_dim=8, global_head_dim=16,
+                       vocab_size=97, max_position_embeddings=128, pad_token_id=0, sliding_window=4,
+                       hidden_size_per_layer_input=0, enable_moe_block=True, num_experts=6, top_k_experts=2,
+                       moe_intermediate_size=12, attention_k_eq_v=True, num_global_key_value_heads=1),
     # Without per-layer embeddings or sharing, its global heads as transformers saves them
     # (per_layer_config), a final softcap and RoPE of its own.
     "gemma4-plain": dict(model_type="gemma4_text", hidden_size=32, intermediate_size=48, num_hidden_layers=4,

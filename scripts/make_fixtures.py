@@ -68,7 +68,7 @@ def expert_counts(text):
             n = getattr(text, key)
             break
     k = (getattr(text, "num_experts_per_tok", None) or getattr(text, "experts_per_token", None)
-         or getattr(text, "moe_topk", None))
+         or getattr(text, "moe_topk", None) or getattr(text, "top_k_experts", None))
     return n, k
 
 
@@ -396,6 +396,9 @@ def unseen_gemma4(rng):
     shared = rng.choice([0, 1, 2])
     if shared and all(t in types[: layers - shared] for t in types[layers - shared :]):
         raw["num_kv_shared_layers"] = shared
+    if rng.random() < 0.75:
+        raw.update(enable_moe_block=True, num_experts=rng.choice([4, 8]), top_k_experts=2,
+                   moe_intermediate_size=rng.choice([8, 12]))
     return raw
 
 

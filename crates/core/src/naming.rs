@@ -69,6 +69,13 @@ pub enum Role {
     PostFfnNorm,
     /// The norm on a MoE block's output, in the MoE layers only (A.X-K1).
     MoePostNorm,
+    /// Gemma 4's MLP and experts side by side: the norm after the MLP, the experts' own norm
+    /// before and after them, the router's input scale and each expert's weight scale.
+    MlpPostNorm,
+    ExpertsNorm,
+    ExpertsPostNorm,
+    RouterScale,
+    RouterExpertScale,
     /// The MoE block itself, for a bias on its output (JetMoE's `mlp.bias`).
     MoeBlock,
     Gate,
@@ -388,6 +395,28 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.layer_output_scale.weight".into(),
             )
         }
+        (Layout::Gemma4, RouterScale | RouterExpertScale) => {
+            let name = if role == RouterScale {
+                "scale"
+            } else {
+                "per_expert_scale"
+            };
+            return (
+                format!("model.layers.{{b}}.router.{name}"),
+                format!("blk.{{b}}.ffn_gate_inp.{name}"),
+            );
+        }
+        (Layout::Gemma4, ExpertGateUp | ExpertDown) => {
+            let (hf, gguf) = if role == ExpertDown {
+                ("down_proj", "ffn_down_exps")
+            } else {
+                ("gate_up_proj", "ffn_gate_up_exps")
+            };
+            return (
+                format!("model.layers.{{b}}.experts.{hf}"),
+                format!("blk.{{b}}.{gguf}.{suffix}"),
+            );
+        }
         (Layout::LongCat, CorrectionBias) => {
             return (
                 "model.layers.{p}.mlp.router.e_score_correction_bias".into(),
@@ -503,7 +532,22 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => mixtral(other),
         },
         Layout::Sandwich => sandwich(role),
-        Layout::Gemma4 => sandwich(role),
+        Layout::Gemma4 => match role {
+            Router => ("model.layers.{b}.router.proj", "blk.{b}.ffn_gate_inp"),
+            MlpPostNorm => (
+                "model.layers.{b}.post_feedforward_layernorm_1",
+                "blk.{b}.post_ffw_norm_1",
+            ),
+            ExpertsNorm => (
+                "model.layers.{b}.pre_feedforward_layernorm_2",
+                "blk.{b}.pre_ffw_norm_2",
+            ),
+            ExpertsPostNorm => (
+                "model.layers.{b}.post_feedforward_layernorm_2",
+                "blk.{b}.post_ffw_norm_2",
+            ),
+            other => sandwich(other),
+        },
         Layout::Gpt2 | Layout::GptBigCode => gpt2(role),
         Layout::Opt => match role {
             Embed => ("model.decoder.embed_tokens", "token_embd"),
@@ -1300,6 +1344,20 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         Up => ("model.layers.{b}.mlp.up_proj", "blk.{b}.ffn_up"),
         Down => ("model.layers.{b}.mlp.down_proj", "blk.{b}.ffn_down"),
         FinalNorm => ("model.norm", "output_norm"),
+        MlpPostNorm => ("model.layers.{b}.post_mlp_norm", "blk.{b}.post_ffw_norm_1"),
+        ExpertsNorm => ("model.layers.{b}.experts_norm", "blk.{b}.pre_ffw_norm_2"),
+        ExpertsPostNorm => (
+            "model.layers.{b}.post_experts_norm",
+            "blk.{b}.post_ffw_norm_2",
+        ),
+        RouterScale => (
+            "model.layers.{b}.mlp.router.scale",
+            "blk.{b}.ffn_gate_inp.scale",
+        ),
+        RouterExpertScale => (
+            "model.layers.{b}.mlp.router.per_expert_scale",
+            "blk.{b}.ffn_gate_inp.per_expert_scale",
+        ),
         PleEmbed => ("model.embed_tokens_per_layer", "per_layer_token_embd"),
         PleProj => ("model.per_layer_model_projection", "per_layer_model_proj"),
         PleProjNorm => ("model.per_layer_projection_norm", "per_layer_proj_norm"),

@@ -455,6 +455,12 @@ pub struct Moe {
     /// The router's logits are softcapped, c · tanh(l / c), before they are scored (Laguna's
     /// `moe_router_logit_softcapping`).
     pub router_softcap: Option<f64>,
+    /// The router reads its input RMS-normed without a weight, times a learned vector and
+    /// 1/√hidden (Gemma 4's `router.scale`).
+    pub router_norm: bool,
+    /// Each chosen expert's weight is multiplied by a learned scale of that expert (Gemma 4's
+    /// `router.per_expert_scale`), after the weights are renormalized.
+    pub expert_scale: bool,
     /// Zero-computation experts (LongCat-Flash): the router scores `experts` + this many, and a
     /// chosen one of these returns its input, weighted. transformers still builds a gate and up
     /// projection for each, which nothing reads.
@@ -526,14 +532,14 @@ impl LayerPlan {
         self.mixer.span_of()
     }
 
-    /// The layer runs the mixture of experts (its FFN, or beside it).
+    /// The layer runs the mixture of experts (its FFN, or beside the MLP).
     pub fn moe(&self) -> bool {
-        matches!(self.ffn, Ffn::Moe | Ffn::Shortcut)
+        matches!(self.ffn, Ffn::Moe | Ffn::Shortcut | Ffn::DenseAndMoe)
     }
 
     /// The layer runs the dense MLP (its FFN, or beside the experts).
     pub fn dense(&self) -> bool {
-        matches!(self.ffn, Ffn::Dense | Ffn::Shortcut)
+        matches!(self.ffn, Ffn::Dense | Ffn::Shortcut | Ffn::DenseAndMoe)
     }
 }
 
@@ -670,6 +676,11 @@ pub enum Ffn {
     /// RWKV's channel mixing (`Spec::rwkv`): the input mixed with the one before it, then
     /// σ(r) ⊙ W_v ReLU(W_k x)².
     ChannelMix,
+    /// The dense MLP and the mixture of experts side by side (Gemma 4): the MLP reads the FFN's
+    /// norm of the stream and is normed after; the experts read a norm of their own and are normed
+    /// after; the router reads the stream itself; the two outputs are summed before the FFN's
+    /// post-norm.
+    DenseAndMoe,
     /// The dense MLP, and beside it on the same input the mixture of experts, whose output joins
     /// the stream at the end of the next layer (LongCat-Flash's shortcut-connected MoE, whose
     /// checkpoint layer i holds layers 2i and 2i + 1).
@@ -1823,6 +1834,10 @@ impl Spec {
             "FFN",
             vec![
                 ("dense".into(), self.layers_where(|l| l.ffn == Ffn::Dense)),
+                (
+                    "dense with the MoE beside it".into(),
+                    self.layers_where(|l| matches!(l.ffn, Ffn::Shortcut | Ffn::DenseAndMoe)),
+                ),
                 (moe, self.layers_where(|l| l.ffn == Ffn::Moe)),
                 ("none".into(), self.layers_where(|l| l.ffn == Ffn::None)),
             ],

@@ -762,12 +762,31 @@ impl Model {
                 *shortcut = Some(s);
                 self.mlp(&h, b)?
             }
+            Ffn::DenseAndMoe => {
+                // Gemma 4: the MLP on the FFN's norm, the experts on a norm of their own of the
+                // stream and the router on the stream itself, each output normed, then summed.
+                let m1 = self.mlp(&h, b)?;
+                self.keep(Some(b), "down", &m1);
+                let m1 = self.norm(&m1, Role::MlpPostNorm, Some(b))?;
+                self.keep(Some(b), "mlp_post_norm", &m1);
+                let he = self.norm(&r, Role::ExpertsNorm, Some(b))?;
+                self.keep(Some(b), "experts_norm", &he);
+                let m2 = self.moe_reading(&r, &he, b)?;
+                self.keep(Some(b), "combine", &m2);
+                let m2 = self.norm(&m2, Role::ExpertsPostNorm, Some(b))?;
+                self.keep(Some(b), "experts_post_norm", &m2);
+                (m1 + m2)?
+            }
             Ffn::ChannelMix => self.rwkv_channel_mix(&h, b, cache)?,
             Ffn::None => unreachable!("returned above"),
         };
         self.keep(
             Some(b),
-            if ffn == Ffn::Moe { "combine" } else { "down" },
+            match ffn {
+                Ffn::Moe => "combine",
+                Ffn::DenseAndMoe => "ffn_sum",
+                Ffn::Dense | Ffn::Shortcut | Ffn::ChannelMix | Ffn::None => "down",
+            },
             &m,
         );
         if place.after() {
@@ -2128,12 +2147,28 @@ impl Model {
     }
 
     fn moe(&self, x: &Tensor, b: usize) -> Res<Tensor> {
+        self.moe_reading(x, x, b)
+    }
+
+    /// The mixture of experts of layer `b`: its router reading `router_x`, its experts `x`.
+    fn moe_reading(&self, router_x: &Tensor, x: &Tensor, b: usize) -> Res<Tensor> {
         let spec = &self.spec;
         let m = spec.moe.as_ref().expect("MoE layer");
         let (t, e, k) = (x.dim(0)?, m.experts as usize, m.top_k as usize);
         // The router scores the zero-computation experts after the routed ones.
         let scored = e + m.zero_experts as usize;
-        let mut logits = self.proj(x, Role::Router, b, m.router_bias)?;
+        // Gemma 4's router reads its input normed (no weight), times a vector and 1/√hidden.
+        let router_x = if m.router_norm {
+            let s = self.w(Role::RouterScale, Some(b))?;
+            let rx = rms(router_x, spec.norm.eps)?
+                .broadcast_mul(s)?
+                .affine(1.0 / (spec.hidden as f64).sqrt(), 0.0)?;
+            self.keep(Some(b), "router_in", &rx);
+            rx
+        } else {
+            router_x.clone()
+        };
+        let mut logits = self.proj(&router_x, Role::Router, b, m.router_bias)?;
         if let Some(c) = m.router_softcap {
             logits = softcap(&logits, c)?;
         }
@@ -2153,6 +2188,15 @@ impl Model {
         let mut choices: Vec<Vec<(usize, f32)>> = Vec::with_capacity(t);
         for row in &lg {
             choices.push(route(row, m, correction.as_deref(), scored, k));
+        }
+        // Gemma 4: each chosen weight times its expert's learned scale.
+        if m.expert_scale {
+            let s: Vec<f32> = self.w(Role::RouterExpertScale, Some(b))?.to_vec1()?;
+            for c in &mut choices {
+                for (ex, w) in c.iter_mut() {
+                    *w *= s[*ex];
+                }
+            }
         }
         // The routing table: each token's weight for each expert, zero where not chosen.
         let mut table = vec![0f32; t * scored];

@@ -160,6 +160,15 @@ fn matches(point: &str, s: &Site) -> bool {
         ("post_ffn_norm", Place::Mlp | Place::Block) => norm && t.starts_with("Post-MLP"),
         ("resid_ffn", Place::Mlp | Place::Block) => t.starts_with("MLP residual"),
         ("v_norm", Place::Block) => t.starts_with("V RMSNorm"),
+        ("router_in", Place::Mlp | Place::Block) => t == "Router input",
+        ("mlp_post_norm", Place::Mlp | Place::Block) => norm && t.starts_with("MLP output"),
+        ("experts_norm", Place::Mlp | Place::Block) => {
+            norm && t.starts_with("Experts' ") && !t.contains("output")
+        }
+        ("experts_post_norm", Place::Mlp | Place::Block) => {
+            norm && t.starts_with("Experts' output")
+        }
+        ("ffn_sum", Place::Block) => t == "MLP and experts sum",
         ("ple_gate", Place::Block) => t == "Per-layer gate",
         ("ple_act", Place::Block) => t == "Per-layer input gating",
         ("ple_up", Place::Block) => t == "Per-layer up-projection",

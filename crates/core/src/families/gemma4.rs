@@ -136,13 +136,28 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         ));
     }
     if cfg.flag("enable_moe_block", false)? {
-        return Err(cfg.err(
-            "enable_moe_block",
-            "is true; Gemma 4's mixture of experts beside the MLP is not drawn by anatomy yet",
-        ));
-    }
-    for key in ["num_experts", "top_k_experts", "moe_intermediate_size"] {
-        cfg.get(key); // only read by the MoE block, refused above
+        // Experts beside the MLP in every layer: a softmax router over a normed, scaled input,
+        // its chosen weights renormalized and scaled per expert.
+        let e = super::experts(cfg, "num_experts", None)?;
+        let k = super::top_k_of(cfg, "top_k_experts", e, None)?;
+        let width = cfg.size("moe_intermediate_size", None)?;
+        s.moe = Some(Moe {
+            norm_topk_prob: true,
+            router_norm: true,
+            expert_scale: true,
+            storage: ExpertStorage::Stacked {
+                out_in: true,
+                interleaved: false,
+            },
+            ..super::plain_moe(e, k, width)
+        });
+        for l in &mut s.plan {
+            l.ffn = Ffn::DenseAndMoe;
+        }
+    } else {
+        for key in ["num_experts", "top_k_experts", "moe_intermediate_size"] {
+            cfg.get(key); // read by the experts alone
+        }
     }
     // Per-layer embeddings: a width of 0 or null turns them off.
     let width = match cfg.get("hidden_size_per_layer_input") {

@@ -467,6 +467,8 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         out_bias: false,
         router_softcap: None,
         zero_experts: 0,
+        router_norm: false,
+        expert_scale: false,
     }
 }
 

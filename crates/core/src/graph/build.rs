@@ -1070,7 +1070,17 @@ impl<'s> Builder<'s> {
             scope.layers = Some(shortcut.clone());
             children.push(Node::Scope(scope));
         }
-        let dense = spec.layers_where(|l| l.dense());
+        // Gemma 4's MLP and experts side by side.
+        let both = spec.layers_where(|l| l.ffn == Ffn::DenseAndMoe);
+        if !both.is_empty() {
+            self.layers = both.clone();
+            let stream = match (spec.block, place) {
+                (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich) => "R",
+                _ => unreachable!("Gemma 4's FFN follows a pre-normed attention"),
+            };
+            children.extend(self.mlp_and_moe(ffn_in, stream));
+        }
+        let dense = spec.layers_where(|l| matches!(l.ffn, Ffn::Dense | Ffn::Shortcut));
         let sparse = spec.layers_where(|l| l.ffn == Ffn::Moe);
         let mixed = dense.len() != spec.layers && sparse.len() != spec.layers;
         for (set, moe) in [(dense, false), (sparse, true)] {

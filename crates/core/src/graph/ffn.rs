@@ -223,17 +223,124 @@ impl Builder<'_> {
 
     /// Router, top-k selection, routed experts, shared experts and the weighted sum.
     pub(super) fn moe(&mut self, input: &str) -> Scope {
+        let mut scope = self.moe_of(input, input);
+        scope.children.extend(self.ffn_close("M"));
+        scope
+    }
+
+    /// Gemma 4's FFN: the MLP and the experts side by side, each normed after, summed, then the
+    /// FFN's post-norm. The MLP reads `input`, the FFN's norm of the stream `stream`; the experts
+    /// a norm of their own of it, and the router the stream itself.
+    pub(super) fn mlp_and_moe(&mut self, input: &str, stream: &str) -> Vec<Node> {
+        let d = self.spec.hidden;
+        let mut mlp = self.ffn_steps(Kind::Dense, self.spec.mlp.intermediate, input, "", "M");
+        let norm = self.norm_name();
+        mlp.push(self.norm_step(
+            &format!("MLP output {norm}"),
+            Role::MlpPostNorm,
+            "γₘ₁",
+            "M",
+            "M₁",
+            d,
+            true,
+            None,
+        ));
+        let mut nodes = vec![Node::Scope(self.scope(
+            ScopeKind::Mlp,
+            "MLP",
+            "MLP end",
+            1,
+            mlp,
+        ))];
+        let experts_in = format!("{stream}ₑ");
+        let mut moe = vec![self.norm_step(
+            &format!("Experts' {norm}"),
+            Role::ExpertsNorm,
+            "γₑ",
+            stream,
+            &experts_in,
+            d,
+            true,
+            None,
+        )];
+        moe.extend(self.moe_of(stream, &experts_in).children);
+        self.rename_last(&mut moe, "M₂");
+        moe.push(self.norm_step(
+            &format!("Experts' output {norm}"),
+            Role::ExpertsPostNorm,
+            "γₘ₂",
+            "M₂",
+            "M₂′",
+            d,
+            true,
+            None,
+        ));
+        nodes.push(Node::Scope(self.scope(
+            ScopeKind::Moe,
+            "MoE",
+            "MoE end",
+            1,
+            moe,
+        )));
+        let (m1, m2) = (self.latest("M₁"), self.latest("M₂′"));
+        let m = self.act("M", self.seq(d));
+        nodes.push(self.step(Draft {
+            title: "MLP and experts sum".into(),
+            op: Op::Add,
+            category: Category::Ffn,
+            inputs: vec![m1, m2],
+            output: m,
+            operation: "Add the MLP's and the experts' outputs, each normed".into(),
+            equation: "M = M₁ + M₂′".into(),
+        }));
+        nodes.extend(self.ffn_close("M"));
+        nodes
+    }
+
+    /// The last step's output renamed (`M` to `M₂`), in its equation too.
+    fn rename_last(&mut self, nodes: &mut [Node], to: &str) {
+        if let Some(Node::Step(s)) = nodes.last_mut() {
+            let t = &mut self.tensors[s.output];
+            s.equation = s
+                .equation
+                .replacen(&format!("{} =", t.name), &format!("{to} ="), 1);
+            t.name = to.to_string();
+        }
+    }
+
+    /// Router, top-k selection, routed experts, shared experts and the weighted sum; the router
+    /// reads `router_in`, the experts `input`.
+    fn moe_of(&mut self, router_in: &str, input: &str) -> Scope {
         let spec = self.spec;
         let moe = spec.moe.clone().expect("a MoE layer has a MoE spec");
         let (d, e, k) = (spec.hidden, moe.experts, moe.top_k);
         // The router scores the zero-computation experts after the routed ones.
         let (z, scored) = (moe.zero_experts, moe.experts + moe.zero_experts);
-        let mut children = vec![self.linear(Linear {
+        let mut children = Vec::new();
+        // Gemma 4's router reads its input normed without a weight, scaled by a vector of its own.
+        let router_in = if moe.router_norm {
+            let p = self.param(Role::RouterScale, false, vec![d], Component::Ffn, true);
+            let s = self.weight(p, "sᵣ", [n(d), n(1)], None);
+            let x = self.act("Xᵣ", self.seq(d));
+            children.push(self.step(Draft {
+                title: "Router input".into(),
+                op: Op::Norm,
+                category: Category::Ffn,
+                inputs: vec![s],
+                output: x,
+                operation: format!("Normalize the stream for the router (no weight), then scale it by a learned vector and 1/√{d}"),
+                equation: format!("Xᵣ = {router_in} / √(mean({router_in}²) + ε) ⊙ sᵣ / √{d}, ε = {}", spec.norm.eps),
+            }));
+            "Xᵣ"
+        } else {
+            router_in
+        };
+        children.push(self.linear(Linear {
             role: Role::Router,
             title: "Router logits".into(),
             w: "Wᵣ",
             out: "Lᵣ",
-            input,
+            input: router_in,
             rows: scored,
             cols: d,
             stored_rows: scored,
@@ -249,9 +356,22 @@ impl Builder<'_> {
             } else {
                 format!("Score each token against all {e} experts")
             },
-        })];
+        }));
         let gates = self.act("Gᵣ", self.seq(scored));
         let mut inputs = vec![];
+        let per_expert = if moe.expert_scale {
+            let p = self.param(
+                Role::RouterExpertScale,
+                false,
+                vec![e],
+                Component::Ffn,
+                true,
+            );
+            inputs.push(self.weight(p, "sₑ", [n(e), n(1)], None));
+            ", then × sₑ[e] (each expert's learned scale)"
+        } else {
+            ""
+        };
         if moe.correction_bias {
             let shape = spec.layout.correction_shape(scored);
             let p = self.param(Role::CorrectionBias, false, shape, Component::Ffn, true);
@@ -313,7 +433,7 @@ impl Builder<'_> {
         let equation = match capped {
             Some(c) => format!("{}; Lᵣ softcapped first: Lᵣ ← {c}", equation),
             None => equation,
-        };
+        } + per_expert;
         children.push(self.step(Draft {
             title: format!("Top-{k} expert selection"),
             op: Op::TopK,
@@ -419,7 +539,6 @@ impl Builder<'_> {
                 None,
             ));
         }
-        children.extend(self.ffn_close("M"));
         self.scope(ScopeKind::Moe, "MoE", "MoE end", 1, children)
     }
 }

@@ -58,6 +58,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Ffn::Dense => "dense",
                 Ffn::Moe => "moe",
                 Ffn::Shortcut => "shortcut",
+                Ffn::DenseAndMoe => "both",
                 Ffn::ChannelMix => "channel",
                 Ffn::None => "none",
             };
@@ -91,6 +92,11 @@ fn name_table(g: &Graph) -> String {
         ("lambda_q2", LambdaQ2),
         ("lambda_k2", LambdaK2),
         ("ffn_sub_norm", FfnSubNorm),
+        ("mlp_post_norm", MlpPostNorm),
+        ("experts_norm", ExpertsNorm),
+        ("experts_post_norm", ExpertsPostNorm),
+        ("router_scale", RouterScale),
+        ("router_expert_scale", RouterExpertScale),
         ("ple_embed", PleEmbed),
         ("ple_proj", PleProj),
         ("ple_proj_norm", PleProjNorm),
@@ -241,6 +247,14 @@ pub fn module(g: &Graph, script: &str) -> String {
     }
     if let Some(m) = spec.moe.as_ref().filter(|m| m.zero_experts > 0) {
         config["moe"]["zero_experts"] = json!(m.zero_experts);
+    }
+    if let Some(m) = spec
+        .moe
+        .as_ref()
+        .filter(|m| m.router_norm || m.expert_scale)
+    {
+        config["moe"]["router_norm"] = json!(m.router_norm);
+        config["moe"]["expert_scale"] = json!(m.expert_scale);
     }
     if let Some(i) = spec.attn.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
         config["mla"]["indexer"] = json!({
@@ -471,6 +485,33 @@ fn prune(spec: &Spec, body: &str) -> String {
         lines.push((
             "            if e >= M[\"experts\"]:\n                out[t] += weight * x[t]  # a zero-computation expert: its input, weighted\n                continue\n",
             "",
+        ));
+    }
+    if spec.moe.as_ref().is_none_or(|m| !m.router_norm) {
+        lines.extend([
+            (
+                "def moe(x, W, b, rx=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)\n",
+                "def moe(x, W, b):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts\n",
+            ),
+            ("    rx = x if rx is None else rx  # what the router reads\n", ""),
+            (
+                "    if M[\"router_norm\"]:\n        rx = rx / np.sqrt((rx * rx).mean(-1, keepdims=True) + CONFIG[\"eps\"]) * w(W, \"router_scale\", b) / np.float32(math.sqrt(CONFIG[\"hidden\"]))  # [T, hidden], normed (no weight) and scaled\n",
+                "",
+            ),
+            ("    logits = linear(rx, w(W, \"router\", b)", "    logits = linear(x, w(W, \"router\", b)"),
+        ]);
+    }
+    if spec.moe.as_ref().is_none_or(|m| !m.expert_scale) {
+        lines.push((
+            "            if M[\"expert_scale\"]:\n                weight = weight * float(w(W, \"router_expert_scale\", b)[e])  # times the expert's learned scale\n",
+            "",
+        ));
+    }
+    if spec.plan.iter().any(|l| l.ffn == Ffn::DenseAndMoe) {
+        // Gemma 4: the MLP and the experts side by side, the router reading the stream.
+        lines.push((
+            "        m = moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)\n",
+            "        if ffn == \"both\":  # the MLP and the experts side by side, each normed after; the router reads the stream x\n            m = norm(mlp(h, W, b), w(W, \"mlp_post_norm\", b)) + norm(moe(norm(x, w(W, \"experts_norm\", b)), W, b, x), w(W, \"experts_post_norm\", b))  # [T, hidden]\n        else:\n            m = moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)\n",
         ));
     }
     if spec.layout != crate::spec::Layout::LongCat {
@@ -1587,16 +1628,21 @@ def route(logits, correction):
     return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
 
 
-def moe(x, W, b):
-    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts
+def moe(x, W, b, rx=None):
+    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)
     M = CONFIG["moe"]
-    logits = linear(x, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
+    rx = x if rx is None else rx  # what the router reads
+    if M["router_norm"]:
+        rx = rx / np.sqrt((rx * rx).mean(-1, keepdims=True) + CONFIG["eps"]) * w(W, "router_scale", b) / np.float32(math.sqrt(CONFIG["hidden"]))  # [T, hidden], normed (no weight) and scaled
+    logits = linear(rx, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
     if M["router_softcap"]:
         logits = M["router_softcap"] * np.tanh(logits / M["router_softcap"])  # logits: [T, E], softcapped
     corr = w(W, "correction_bias", b).reshape(-1) if M["correction_bias"] else None  # corr: [E] or None
     out = np.zeros_like(x)  # out: [T, hidden]
     for t in range(x.shape[0]):
         for e, weight in route(logits[t], corr):
+            if M["expert_scale"]:
+                weight = weight * float(w(W, "router_expert_scale", b)[e])  # times the expert's learned scale
             if e >= M["experts"]:
                 out[t] += weight * x[t]  # a zero-computation expert: its input, weighted
                 continue

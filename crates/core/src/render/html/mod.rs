@@ -93,6 +93,7 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
                 crate::spec::Ffn::Moe => label += ", MoE FFN",
                 crate::spec::Ffn::Dense => label += ", dense FFN",
                 crate::spec::Ffn::Shortcut => label += ", dense FFN and the MoE beside it",
+                crate::spec::Ffn::DenseAndMoe => label += ", dense FFN and MoE side by side",
                 crate::spec::Ffn::ChannelMix => label += ", channel mixing",
                 crate::spec::Ffn::None => {}
             }

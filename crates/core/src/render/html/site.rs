@@ -44,7 +44,7 @@ pub fn thumbnail(g: &Graph) -> String {
         };
         let ffn = match l.ffn {
             // A shortcut layer runs the experts beside its MLP.
-            Ffn::Moe | Ffn::Shortcut => "t-moe",
+            Ffn::Moe | Ffn::Shortcut | Ffn::DenseAndMoe => "t-moe",
             Ffn::Dense | Ffn::ChannelMix => "t-dense",
             Ffn::None => "t-none",
         };

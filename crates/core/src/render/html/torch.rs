@@ -91,7 +91,7 @@ pub fn module(spec: &Spec) -> String {
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
     }
-    if spec.plan.iter().any(|l| l.ffn == crate::spec::Ffn::Dense) {
+    if spec.plan.iter().any(|l| l.dense()) {
         parts.push(mlp(spec, &n, "MLP", Ffn::Dense));
     }
     if spec.is_moe() {
@@ -1636,6 +1636,12 @@ fn moe_classes(spec: &Spec, n: &Names) -> String {
     if m.zero_experts > 0 {
         out.push(unread_experts(spec, n));
     }
+    if m.router_norm {
+        // Gemma 4: the router and the experts sit on the layer itself, beside its MLP.
+        out.push(scaled_router(spec, n));
+        out.push(experts_beside(spec));
+        return out.join("\n\n\n");
+    }
     out.push(router(spec, n));
     out.push(moe(spec, n));
     out.join("\n\n\n")
@@ -1659,6 +1665,68 @@ fn unread_experts(spec: &Spec, n: &Names) -> String {
             ("up", up),
             ("d", spec.hidden.to_string()),
             ("f", m.expert_intermediate.to_string()),
+        ],
+    )
+}
+
+/// Gemma 4's router: its input RMS-normed without a weight, scaled by a vector and 1/√hidden; a
+/// softmax's top k, renormalized, each times its expert's own scale.
+fn scaled_router(spec: &Spec, n: &Names) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    let (proj, scale, per) = (
+        n.attr(Role::Router),
+        n.attr(Role::RouterScale),
+        n.attr(Role::RouterExpertScale),
+    );
+    fill(
+        r#"class Router(nn.Module):
+    """Chooses each token's ${k} experts of ${e} and weighs them."""
+
+    def __init__(self):
+        super().__init__()
+        self.${proj} = nn.Linear(${d}, ${e}, bias=False)
+        self.${scale} = nn.Parameter(torch.ones(${d}))
+        self.${per} = nn.Parameter(torch.ones(${e}))
+
+    def forward(self, x):  # x: [tokens, ${d}] -> weights, experts: [tokens, ${k}]
+        h = x.float() * torch.rsqrt(x.float().pow(2).mean(-1, keepdim=True) + ${eps})  # no weight
+        logits = self.${proj}((h * self.${scale}.float() * ${d} ** -0.5).type_as(x))
+        weights, idx = logits.float().softmax(dim=-1).topk(${k}, dim=-1)
+        weights = weights / weights.sum(-1, keepdim=True)
+        return weights * self.${per}[idx], idx  # each times its expert's scale"#,
+        &[
+            ("proj", proj),
+            ("scale", scale),
+            ("per", per),
+            ("d", spec.hidden.to_string()),
+            ("e", m.experts.to_string()),
+            ("k", m.top_k.to_string()),
+            ("eps", spec.norm.eps.to_string()),
+        ],
+    )
+}
+
+/// Gemma 4's experts as the layer runs them: chosen by the router from the stream, reading their
+/// own norm of it.
+fn experts_beside(spec: &Spec) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    fill(
+        r#"def run_experts(router, experts, x, stream):  # [B, T, ${d}] each -> [B, T, ${d}]
+    """The experts' weighted sum: the router reads the stream, the experts x."""
+    shape = x.shape
+    x, stream = x.reshape(-1, ${d}), stream.reshape(-1, ${d})
+    weights, idx = router(stream)
+    out = torch.zeros_like(x)
+    for slot in range(${k}):
+        for e in range(${e}):
+            rows = idx[:, slot] == e
+            if rows.any():
+                out[rows] += weights[rows, slot, None].to(x.dtype) * experts(x[rows], e)
+    return out.reshape(shape)"#,
+        &[
+            ("d", spec.hidden.to_string()),
+            ("e", m.experts.to_string()),
+            ("k", m.top_k.to_string()),
         ],
     )
 }
@@ -2008,13 +2076,16 @@ fn layer(spec: &Spec, n: &Names) -> String {
     let place = spec.norm.place;
     let d = spec.hidden;
     let attn = attn_sublayer(spec, n);
-    let ffn = n.sublayer(
-        if spec.plan.iter().any(|l| l.ffn == crate::spec::Ffn::Dense) {
-            Role::Down
-        } else {
-            Role::Router
-        },
-    );
+    let ffn = n.sublayer(if spec.plan.iter().any(|l| l.dense()) {
+        Role::Down
+    } else {
+        Role::Router
+    });
+    // Gemma 4's experts sit on the layer beside the MLP, not in the FFN's module.
+    let beside = spec
+        .plan
+        .iter()
+        .all(|l| l.ffn == crate::spec::Ffn::DenseAndMoe);
     let norm_attr = |r: Role| n.path(r);
     let mut init = String::new();
     let attn_in = if place.before() {
@@ -2101,11 +2172,12 @@ fn layer(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{f} = Norm({d}){note}\n");
         format!("self.{f}(x)")
     };
-    let has_dense = spec.plan.iter().any(|l| l.ffn == crate::spec::Ffn::Dense);
+    let has_dense = spec.plan.iter().any(|l| l.dense());
     // An MLP whose projections sit on the layer itself (OPT's `fc1`, `fc2`): the layer is an MLP.
     let own_mlp = !spec.is_moe() && !n.path(Role::Down).contains('.');
     init += &match (has_dense, spec.is_moe()) {
         _ if own_mlp => String::new(),
+        _ if beside => format!("        self.{ffn} = MLP()\n"),
         (true, true) => format!("        self.{ffn} = MoE() if ffn == \"moe\" else MLP()\n"),
         (false, true) => format!("        self.{ffn} = MoE()\n"),
         _ => format!("        self.{ffn} = MLP()\n"),
@@ -2115,6 +2187,22 @@ fn layer(spec: &Spec, n: &Names) -> String {
     } else {
         format!("self.{ffn}({ffn_in})")
     };
+    // Gemma 4: the MLP and the experts side by side, each normed after; the router reads the
+    // stream x, the experts their own norm of it.
+    if spec
+        .plan
+        .iter()
+        .any(|l| l.ffn == crate::spec::Ffn::DenseAndMoe)
+    {
+        let (p1, pe, p2) = (
+            norm_attr(Role::MlpPostNorm),
+            norm_attr(Role::ExpertsNorm),
+            norm_attr(Role::ExpertsPostNorm),
+        );
+        let (router, experts) = (n.sublayer(Role::Router), n.sublayer(Role::ExpertDown));
+        init += &format!("        self.{p1} = Norm({d})  # after the MLP\n        self.{router} = Router()\n        self.{experts} = Experts()\n        self.{pe} = Norm({d})  # before the experts\n        self.{p2} = Norm({d})  # after them\n");
+        f_out = format!("(self.{p1}({f_out}) + self.{p2}(run_experts(self.{router}, self.{experts}, self.{pe}(x), x)))");
+    }
     if let Some(path) = layer_correction(spec, n) {
         // The checkpoint keeps the router's correction bias outside the MoE block. (Only
         // Kolibri stores it so, and every Kolibri layer routes: no dense layer to skip.)
@@ -2461,7 +2549,9 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
             ),
             (M::None, F::None) => {}
             (M::None, F::ChannelMix) => unreachable!("channel mixing follows RWKV's time mixing"),
-            (M::None, F::Shortcut) => unreachable!("a shortcut layer has its attention"),
+            (M::None, F::Shortcut | F::DenseAndMoe) => {
+                unreachable!("a layer of an MLP and experts has its attention")
+            }
             (M::Parallel(_), _) => unreachable!("a parallel layer has its FFN: drawn by layer()"),
         }
     }
