@@ -399,6 +399,8 @@ def unseen_gemma4(rng):
     if rng.random() < 0.75:
         raw.update(enable_moe_block=True, num_experts=rng.choice([4, 8]), top_k_experts=2,
                    moe_intermediate_size=rng.choice([8, 12]))
+    elif raw.get("num_kv_shared_layers"):
+        raw["use_double_wide_mlp"] = True
     return raw
 
 

@@ -78,6 +78,9 @@ pub struct Spec {
     /// Each layer's output is multiplied by a stored scalar of its own (Gemma 4's
     /// `layer_scalar`).
     pub layer_scalar: bool,
+    /// Layers whose dense MLP has a width of its own rather than `mlp.intermediate` (Gemma 4's
+    /// double-wide MLPs in the layers that share keys and values). Read through `mlp_width`.
+    pub mlp_widths: Vec<(LayerSet, u64)>,
     /// The LM head scores only the first n ids (Apertus 1.5's `output_vocab_size`, a head
     /// pruned to the text tokens); `None`: all `vocab`. See `out_vocab`.
     pub head_rows: Option<u64>,
@@ -1876,6 +1879,14 @@ impl Spec {
                     && self.plan[s].span().map(|s| std::mem::discriminant(&s)) == kind
             })
             .expect("a loader that shares keys and values checks there is a layer to share")
+    }
+
+    /// The width of layer `b`'s dense MLP.
+    pub fn mlp_width(&self, b: usize) -> u64 {
+        self.mlp_widths
+            .iter()
+            .find(|(set, _)| set.contains(b as u64))
+            .map_or(self.mlp.intermediate, |(_, w)| *w)
     }
 
     /// The attention of layer `b`.

@@ -2103,7 +2103,7 @@ impl Model {
     fn mlp(&self, x: &Tensor, b: usize) -> Res<Tensor> {
         let spec = &self.spec;
         let bias = spec.mlp.bias;
-        let f = spec.mlp.intermediate as usize;
+        let f = spec.mlp_width(b) as usize;
         let hidden = if !spec.mlp.gated {
             let u = self.proj(x, Role::Up, b, bias)?;
             self.keep(Some(b), "up", &u);

@@ -38,6 +38,10 @@ pub fn shrink(spec: &Spec) -> Spec {
     }
     s.head_rows = spec.head_rows.map(|r| r.min(s.vocab / 2).max(1));
     s.mlp.intermediate = 128;
+    // Wider MLPs keep their ratio to the others (Gemma 4's double-wide ones).
+    for (_, w) in &mut s.mlp_widths {
+        *w = (*w * 128 / spec.mlp.intermediate.max(1)).max(1);
+    }
     if let Some(m) = &mut s.s6 {
         m.inner = 128;
         m.state = 16;

@@ -129,13 +129,18 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     }
     s.layer_attn = variants;
 
-    if cfg.flag("use_double_wide_mlp", false)? && !shared.is_empty() {
-        return Err(cfg.err(
-            "use_double_wide_mlp",
-            "is true; the layers that reuse keys and values then have MLPs twice as wide, which anatomy does not draw yet",
-        ));
+    // The layers that reuse keys and values may have MLPs twice as wide.
+    let wide = cfg.flag("use_double_wide_mlp", false)? && !shared.is_empty();
+    if wide {
+        s.mlp_widths = vec![(shared.clone(), 2 * s.mlp.intermediate)];
     }
     if cfg.flag("enable_moe_block", false)? {
+        if wide {
+            return Err(cfg.err(
+                "use_double_wide_mlp",
+                "is true beside enable_moe_block; anatomy draws Gemma 4's experts beside MLPs of one width only",
+            ));
+        }
         // Experts beside the MLP in every layer: a softmax router over a normed, scaled input,
         // its chosen weights renormalized and scaled per expert.
         let e = super::experts(cfg, "num_experts", None)?;

@@ -1471,6 +1471,7 @@ pub fn load(
         head_transform: None,
         per_layer_input: None,
         layer_scalar: false,
+        mlp_widths: Vec::new(),
         block,
         layout: f.layout,
         hf_wrap: HfWrap::None,

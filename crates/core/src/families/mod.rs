@@ -318,6 +318,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         head_transform: None,
         per_layer_input: None,
         layer_scalar: false,
+        mlp_widths: Vec::new(),
         block: Block::Sequential,
         layout: Layout::Llama,
         hf_wrap: HfWrap::None,

@@ -1083,15 +1083,26 @@ impl<'s> Builder<'s> {
         let dense = spec.layers_where(|l| matches!(l.ffn, Ffn::Dense | Ffn::Shortcut));
         let sparse = spec.layers_where(|l| l.ffn == Ffn::Moe);
         let mixed = dense.len() != spec.layers && sparse.len() != spec.layers;
-        for (set, moe) in [(dense, false), (sparse, true)] {
+        // The dense layers by MLP width (Gemma 4's double-wide MLPs), then the MoE layers.
+        let mut groups: Vec<(LayerSet, Option<u64>)> = Vec::new();
+        for (set, w) in &spec.mlp_widths {
+            let own = LayerSet::from_fn(spec.layers, |b| set.contains(b) && dense.contains(b));
+            groups.push((own, Some(*w)));
+        }
+        let narrow = LayerSet::from_fn(spec.layers, |b| {
+            dense.contains(b) && !spec.mlp_widths.iter().any(|(s, _)| s.contains(b))
+        });
+        groups.insert(0, (narrow, Some(spec.mlp.intermediate)));
+        groups.push((sparse.clone(), None));
+        let mixed = mixed || groups.iter().filter(|(s, _)| !s.is_empty()).count() > 1;
+        for (set, width) in groups {
             if set.is_empty() {
                 continue;
             }
             self.layers = set.clone();
-            let mut scope = if moe {
-                self.moe(ffn_in)
-            } else {
-                self.mlp(ffn_in)
+            let mut scope = match width {
+                Some(f) => self.mlp_of(ffn_in, f),
+                None => self.moe(ffn_in),
             };
             if mixed {
                 scope.title = format!("{} (layers {set})", scope.title);

@@ -200,8 +200,9 @@ impl Builder<'_> {
         nodes
     }
 
-    pub(super) fn mlp(&mut self, input: &str) -> Scope {
-        let mut children = self.ffn_steps(Kind::Dense, self.spec.mlp.intermediate, input, "", "M");
+    /// The dense MLP at width `f` (Gemma 4's double-wide MLPs have their own).
+    pub(super) fn mlp_of(&mut self, input: &str, f: u64) -> Scope {
+        let mut children = self.ffn_steps(Kind::Dense, f, input, "", "M");
         // Falcon-H1's μP multipliers: the gate before its activation, the output.
         if let Some(m) = self.spec.mup {
             for (title, factor) in [

@@ -183,7 +183,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
         }
         Kind::Mlp if spec.rwkv.is_some() => channel_mix_text(spec),
         Kind::Mlp => {
-            let f = spec.mlp.intermediate;
+            // The width of this part's layers (Gemma 4's double-wide MLPs have their own).
+            let first = part.layers.as_ref().and_then(|l| l.first()).unwrap_or(0);
+            let f = spec.mlp_width(first as usize);
             let act = spec.mlp.act.words();
             let (summary, explanation) = if spec.mlp.gated {
                 (
@@ -203,8 +205,11 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.mlp.sub_norm {
                 sub.push(format!("The {f} activated features are normalized (their own weight) before the down projection: BitNet's sub-norm."));
             }
-            if let Some(l) = &part.layers {
-                sub.push(format!("Only layers {l} use this dense FFN; the others route tokens to experts."));
+            match &part.layers {
+                Some(l) if !spec.mlp_widths.is_empty() && f != spec.mlp.intermediate => sub.push(format!("Layers {l} have this MLP at {f} wide, {}× the others' {}: they reuse earlier layers' keys and values, so their parameters went to the MLP instead.", crate::fmt::float(f as f64 / spec.mlp.intermediate as f64), spec.mlp.intermediate)),
+                Some(l) if !spec.mlp_widths.is_empty() => sub.push(format!("Layers {l} have this MLP; the others' is wider.")),
+                Some(l) => sub.push(format!("Only layers {l} use this dense FFN; the others route tokens to experts.")),
+                None => {}
             }
             Text { summary, explanation, subtleties: sub }
         }

@@ -45,7 +45,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Mixer if spec.rg_lru.is_some() => rg_lru_class(spec, &n),
         Kind::Mixer | Kind::Mlp if spec.rwkv.is_some() => rwkv_classes(spec, &n),
         Kind::Mixer => mamba2(spec, &n),
-        Kind::Mlp => mlp(spec, &n, "MLP", Ffn::Dense),
+        Kind::Mlp => mlp_classes(spec, &n),
         Kind::Moe => moe_classes(spec, &n),
         // The layer holds the per-layer gate; the model computes every layer's inputs.
         Kind::PerLayer => [layer(spec, &n), model(spec, &n)].join("\n\n\n"),
@@ -92,7 +92,7 @@ pub fn module(spec: &Spec) -> String {
         parts.push(CONV1D.to_string());
     }
     if spec.plan.iter().any(|l| l.dense()) {
-        parts.push(mlp(spec, &n, "MLP", Ffn::Dense));
+        parts.push(mlp_classes(spec, &n));
     }
     if spec.is_moe() {
         parts.push(moe_classes(spec, &n));
@@ -1035,7 +1035,10 @@ fn needs_layer_index(spec: &Spec) -> bool {
 
 /// The decoder layer needs its index: for the attention, or to pick its attention's class.
 fn layer_needs_index(spec: &Spec) -> bool {
-    needs_layer_index(spec) || !spec.layer_attn.is_empty() || spec.rwkv.is_some()
+    needs_layer_index(spec)
+        || !spec.layer_attn.is_empty()
+        || !spec.mlp_widths.is_empty()
+        || spec.rwkv.is_some()
 }
 
 fn mla(spec: &Spec, n: &Names) -> String {
@@ -1326,6 +1329,27 @@ enum Ffn {
 }
 
 /// A two- or three-matrix MLP: the dense FFN, one routed expert, or the shared expert(s).
+/// The dense MLP's class, and a class for each width some layers have of their own (Gemma 4's
+/// double-wide MLPs) with the layers that use it.
+fn mlp_classes(spec: &Spec, n: &Names) -> String {
+    let mut out = vec![mlp(spec, n, "MLP", Ffn::Dense)];
+    for (i, (set, width)) in spec.mlp_widths.iter().enumerate() {
+        let mut own = spec.clone();
+        own.mlp.intermediate = *width;
+        out.push(mlp(&own, n, &format!("MLP{}", i + 2), Ffn::Dense));
+        out.push(format!(
+            "# The layers whose MLP is MLP{}, {width} wide.\nMLP{}_LAYERS = {{{}}}",
+            i + 2,
+            i + 2,
+            set.iter()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    out.join("\n\n\n")
+}
+
 fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
     let d = spec.hidden;
     let moe = spec.moe.as_ref();
@@ -2178,6 +2202,14 @@ fn layer(spec: &Spec, n: &Names) -> String {
     init += &match (has_dense, spec.is_moe()) {
         _ if own_mlp => String::new(),
         _ if beside => format!("        self.{ffn} = MLP()\n"),
+        // Gemma 4's wider MLPs in some layers.
+        _ if !spec.mlp_widths.is_empty() => {
+            let mut pick = String::new();
+            for i in 0..spec.mlp_widths.len() {
+                pick += &format!("MLP{n}() if layer_idx in MLP{n}_LAYERS else ", n = i + 2);
+            }
+            format!("        self.{ffn} = {pick}MLP()\n")
+        }
         (true, true) => format!("        self.{ffn} = MoE() if ffn == \"moe\" else MLP()\n"),
         (false, true) => format!("        self.{ffn} = MoE()\n"),
         _ => format!("        self.{ffn} = MLP()\n"),
