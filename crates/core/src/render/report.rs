@@ -101,11 +101,25 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     }
     let kv = &s.kv_cache;
     line(String::new());
-    let attn_layers = spec.plan.iter().filter(|l| l.span().is_some()).count() as u128;
+    // Layers that reuse an earlier layer's keys and values (Gemma 4) cache none of their own.
+    let (caching, sharing) = (0..spec.layers as usize)
+        .filter(|&b| spec.plan[b].span().is_some())
+        .fold((0u128, 0u128), |(c, s), b| {
+            if spec.attn_at(b).shares_kv {
+                (c, s + 1)
+            } else {
+                (c + 1, s)
+            }
+        });
+    let shared = if sharing > 0 {
+        format!("; {sharing} more reuse theirs")
+    } else {
+        String::new()
+    };
     line(format!(
-        "KV cache ({} per token over {})",
+        "KV cache ({} per token over {}{shared})",
         crate::fmt::count(kv.values_per_token as u128, "value"),
-        crate::fmt::count(attn_layers, "attention layer")
+        crate::fmt::count(caching, "attention layer")
     ));
     let per_token = format!("{} B", grouped(kv.bytes_per_token_bf16 as u128));
     line(format!(
