@@ -574,7 +574,7 @@ fn prune(spec: &Spec, body: &str) -> String {
     } else {
         drop.push("SHARED_KV");
         lines.push((
-            "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own\n    elif \"shares_kv\" in C:\n        SHARED_KV[span[0]] = k, v  # for the later layers that share them\n",
+            "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own\n    else:\n        SHARED_KV[span[0]] = k, v  # for the later layers that share them\n",
             "",
         ));
     }
@@ -1258,7 +1258,7 @@ def attention(x, W, b, span, use_rope):
         q = q * (1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))).astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
     if C["shares_kv"]:
         k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own
-    elif "shares_kv" in C:
+    else:
         SHARED_KV[span[0]] = k, v  # for the later layers that share them
     if C["differential"]:
         half = np.arange(KV) % (KV // 2)  # K/V head j offers heads j mod KV/2 and KV/2 + j mod KV/2
