@@ -768,8 +768,25 @@ fn longcat_flash_keys_that_describe_another_model() {
             ("q_lora_rank", json!(null), "needs a rank"),
             ("num_hidden_layers", json!(1), "come in pairs"),
             ("moe_topk", json!(7), "at most 6"),
+            // Its first code's flags, which transformers never reads: it always scales the
+            // latents and its zero-computation experts are identities.
+            (
+                "mla_scale_kv_lora",
+                json!(false),
+                "transformers ignores this key",
+            ),
+            (
+                "zero_expert_type",
+                json!("zero"),
+                "transformers ignores this key",
+            ),
         ],
     );
+    let mut echoing = base.clone();
+    echoing["mla_scale_q_lora"] = json!(true);
+    echoing["mla_scale_kv_lora"] = json!(true);
+    echoing["zero_expert_type"] = json!("identity");
+    err_free(&echoing);
 }
 
 fn err_free(v: &Value) {

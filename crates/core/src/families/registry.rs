@@ -3516,8 +3516,14 @@ pub static FAMILIES: &[Family] = &[
     },
     // LongCat-Flash: two latent-attention sublayers per layer and a MoE with zero-computation
     // experts on a shortcut. Its multi-token-prediction weights (`model.mtp.*`) are skipped on
-    // load.
+    // load. Its first code's flags restate what transformers always does: the latents scaled,
+    // the zero-computation experts identities.
     Family {
+        echoes: &[
+            ("mla_scale_q_lora", Echo::OneOf(&["true"])),
+            ("mla_scale_kv_lora", Echo::OneOf(&["true"])),
+            ("zero_expert_type", Echo::OneOf(&["\"identity\""])),
+        ],
         renames: &[
             ("num_local_experts", "n_routed_experts"),
             ("num_experts_per_tok", "moe_topk"),
