@@ -1885,10 +1885,15 @@ impl Model {
             None => self.proj(x, Role::Q, b, false)?,
         };
         // LongCat-Flash scales the query and the normed KV latent.
-        let (q_scale, kv_scale) = m.lora_scales.unwrap_or((1.0, 1.0));
+        let scaled = |t: Tensor, s: Option<f64>| -> Res<Tensor> {
+            Ok(match s {
+                Some(s) => t.affine(s, 0.0)?,
+                None => t,
+            })
+        };
+        let (q_scale, kv_scale) = (m.lora_scales.map(|s| s.0), m.lora_scales.map(|s| s.1));
         // [h, t, nope + rope]
-        let q = q
-            .affine(q_scale, 0.0)?
+        let q = scaled(q, q_scale)?
             .reshape((t, h, nope + rd))
             .and_then(|q| q.transpose(0, 1)?.contiguous())?;
         self.keep(Some(b), "q_proj", &q);
@@ -1897,9 +1902,7 @@ impl Model {
         let kva = self.proj(x, Role::KvA, b, m.bias)?; // [t, kv_lora + rope]
         let latent = kva.narrow(1, 0, kvl)?;
         self.keep(Some(b), "kv_latent", &latent);
-        let c_kv = self
-            .latent_norm(&latent, Role::KvANorm, b)?
-            .affine(kv_scale, 0.0)?;
+        let c_kv = scaled(self.latent_norm(&latent, Role::KvANorm, b)?, kv_scale)?;
         self.keep(Some(b), "kv_latent_norm", &c_kv);
         let k_rot = kva
             .narrow(1, kvl, rd)
