@@ -371,6 +371,13 @@ CONFIGS = {
                                 "sliding_attention", "full_attention", "full_attention"],
                    vocab_size_per_layer_input=97, hidden_size_per_layer_input=8, num_kv_shared_layers=3,
                    attention_k_eq_v=True, num_global_key_value_heads=1, use_double_wide_mlp=True),
+    # Gemma 4's unified models' language model: no per-layer embeddings, its own defaults.
+    "gemma4-unified": dict(model_type="gemma4_unified_text", hidden_size=32, intermediate_size=48,
+                           num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                           global_head_dim=16, vocab_size=97, max_position_embeddings=128, pad_token_id=0,
+                           sliding_window=4, num_kv_shared_layers=2, attention_k_eq_v=True,
+                           layer_types=["sliding_attention", "full_attention", "sliding_attention",
+                                        "full_attention"]),
     # Gemma 4's experts beside the MLP in every layer (26B-A4B's structure).
     "gemma4-moe": dict(model_type="gemma4_text", hidden_size=32, intermediate_size=48, num_hidden_layers=3,
                        num_attention_heads=4, num_key_value_heads=2, head_dim=8, global_head_dim=16,

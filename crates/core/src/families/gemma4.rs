@@ -13,12 +13,33 @@ use crate::error::Result;
 use crate::layers::LayerSet;
 use crate::spec::*;
 
+/// What differs in Gemma 4's unified models' text config (`gemma4_unified_text`): no per-layer
+/// embeddings or experts, and other defaults.
+struct Class {
+    unified: bool,
+    window: u64,
+    context: u64,
+}
+
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let c = if model_type == "gemma4_unified_text" {
+        Class {
+            unified: true,
+            window: 1024,
+            context: 262_144,
+        }
+    } else {
+        Class {
+            unified: false,
+            window: 512,
+            context: 131_072,
+        }
+    };
     let mut s = super::skeleton(name, model_type, family);
     s.hidden = cfg.size("hidden_size", Some(2304))?;
     s.vocab = cfg.size("vocab_size", Some(262_144))?;
     s.layers = layer_count(cfg, &["num_hidden_layers"], Some(30))?;
-    s.context = cfg.size("max_position_embeddings", Some(131_072))?;
+    s.context = cfg.size("max_position_embeddings", Some(c.context))?;
     let (h, kv, hd) = heads(cfg, s.hidden, Some(8), Some(4), HeadDim::Given(256))?;
     let bias = cfg.flag("attention_bias", false)?;
     s.attn = Attention {
@@ -56,7 +77,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             ))
         }
     }
-    let window = super::window(cfg, Some(512))?.ok_or_else(|| {
+    let window = super::window(cfg, Some(c.window))?.ok_or_else(|| {
         cfg.err(
             "sliding_window",
             "is null; Gemma 4's local layers need a window size (a positive integer)",
@@ -133,6 +154,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let wide = cfg.flag("use_double_wide_mlp", false)? && !shared.is_empty();
     if wide {
         s.mlp_widths = vec![(shared.clone(), 2 * s.mlp.intermediate)];
+    }
+    if c.unified {
+        // The unified class has neither experts nor per-layer embeddings: their keys are not its.
+        s.layer_scalar = true;
+        s.layout = Layout::Gemma4;
+        return Ok(s);
     }
     if cfg.flag("enable_moe_block", false)? {
         if wide {

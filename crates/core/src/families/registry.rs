@@ -2882,6 +2882,41 @@ pub static FAMILIES: &[Family] = &[
         parts: &[("vision tower", "model.visual.")],
         ..wrapper("qwen3_5", "Qwen3.5", QWEN3_5_WRAPPER)
     },
+    // Gemma 4's unified models' language model: Gemma 4's without per-layer embeddings or experts.
+    own(
+        "gemma4_unified_text",
+        "Gemma 4 (unified)",
+        gemma4::load,
+        None,
+        &[TRAINING],
+    ),
+    Family {
+        text: Some("gemma4_unified_text"),
+        wrapper_tied: Some(true),
+        nested: true,
+        parts: &[
+            ("vision tower", "model.vision_tower."),
+            ("vision embedder", "model.embed_vision."),
+            ("audio tower", "model.audio_tower."),
+            ("audio embedder", "model.embed_audio."),
+        ],
+        ..wrapper(
+            "gemma4_unified",
+            "Gemma 4 (unified)",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "audio_config",
+                "image_token_id",
+                "video_token_id",
+                "audio_token_id",
+                "boi_token_id",
+                "eoi_token_id",
+                "boa_token_id",
+                "eoa_token_index",
+            ]],
+        )
+    },
     // Gemma 4's multimodal wrapper: its language model under `model.language_model.`, its vision
     // and audio towers and their embedders beside it, the head tied by the wrapper's flag.
     Family {
