@@ -37,9 +37,16 @@ NOT_DECODER_LM = {
 }
 
 
+# Draft models for speculative decoding: they read their target's hidden states and keys and
+# values, so they do not run alone.
+DRAFT = {"gemma4_assistant", "gemma4_unified_assistant"}
+
+
 def status(t, read):
     if t in read:
         return f"read ({read[t]})"
+    if t in DRAFT:
+        return "not yet: a draft model, run on its target's hidden states and keys"
     if t in RECURRENT:
         return "not yet: recurrent or hybrid mixer"
     try:
@@ -67,8 +74,9 @@ def main():
     table = [
         f"transformers {transformers.__version__} maps {len(types)} model types to a causal-LM class. "
         f"anatomy reads {counts.get('read', 0)} of them; "
-        f"{sum(1 for _, s in rows if s == 'not yet: attention decoder')} attention decoders and "
-        f"{sum(1 for _, s in rows if 'recurrent' in s)} recurrent or hybrid models are not read yet; "
+        f"{sum(1 for _, s in rows if s == 'not yet: attention decoder')} attention decoders, "
+        f"{sum(1 for _, s in rows if 'recurrent' in s)} recurrent or hybrid models and "
+        f"{sum(1 for _, s in rows if 'draft model' in s)} draft models are not read yet; "
         f"{counts.get('out of scope', 0)} are encoders, encoder-decoders or speech/music/OCR decoders. "
         "(`anatomy list --model-types` prints what this build reads; `scripts/model_types.py` "
         "rewrites this table.)",

@@ -197,12 +197,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         None => 256,
         Some(_) => cfg.count("hidden_size_per_layer_input", 256)?,
     };
-    let ple_vocab = cfg.size("vocab_size_per_layer_input", Some(262_144))?;
     if width > 0 {
         s.per_layer_input = Some(PerLayerInput {
             width,
-            vocab: ple_vocab,
+            vocab: cfg.size("vocab_size_per_layer_input", Some(262_144))?,
         });
+    } else {
+        cfg.get("vocab_size_per_layer_input"); // the table's rows, without a table
     }
     s.layer_scalar = true;
     s.layout = Layout::Gemma4;
