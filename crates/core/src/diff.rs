@@ -327,11 +327,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         Position::Alibi(_) => f("position", "positions", Mechanism, "ALiBi".into()),
         Position::None => f("position", "positions", Mechanism, "none".into()),
     }
-    // RWKV's channel mixing has the dense FFN's width.
+    // RWKV's channel mixing has the dense FFN's width; LongCat-Flash's and Gemma 4's MLPs run
+    // beside their experts.
     let dense = s
         .plan
         .iter()
-        .filter(|l| matches!(l.ffn, Ffn::Dense | Ffn::ChannelMix))
+        .filter(|l| l.dense() || l.ffn == Ffn::ChannelMix)
         .count();
     if dense > 0 {
         f(
@@ -419,7 +420,80 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Setting,
             num(m.routed_scaling),
         );
+        if m.zero_experts > 0 {
+            f(
+                "moe.zero_experts",
+                "zero-computation experts",
+                Size,
+                m.zero_experts.to_string(),
+            );
+        }
+        f(
+            "moe.router_norm",
+            "router input normed and scaled",
+            Mechanism,
+            yes(m.router_norm),
+        );
+        f(
+            "moe.expert_scale",
+            "per-expert weight scale",
+            Mechanism,
+            yes(m.expert_scale),
+        );
+        let placed = if s.plan.iter().any(|l| l.ffn == Ffn::Shortcut) {
+            "on a shortcut to the next layer"
+        } else if s.plan.iter().any(|l| l.ffn == Ffn::DenseAndMoe) {
+            "beside the MLP"
+        } else {
+            "in place of the MLP"
+        };
+        f("moe.placement", "experts", Mechanism, placed.into());
     }
+    // Gemma 4's attention and layer extras, and LongCat-Flash's latent scales.
+    let variants = s.attn_variants();
+    let any = |p: fn(&crate::spec::Attention) -> bool| yes(variants.iter().any(|(a, _)| p(a)));
+    f(
+        "attention.v_norm",
+        "V normed (no weight)",
+        Mechanism,
+        any(|a| a.v_norm),
+    );
+    f(
+        "attention.v_from_k",
+        "keys as values",
+        Mechanism,
+        any(|a| a.v_from_k),
+    );
+    let sharing = (0..s.layers as usize)
+        .filter(|&b| s.attn_at(b).shares_kv)
+        .count();
+    if sharing > 0 {
+        f(
+            "attention.shared_kv",
+            "layers reusing earlier K/V",
+            Size,
+            sharing.to_string(),
+        );
+    }
+    f(
+        "attention.latent_scales",
+        "latents scaled by √(hidden / rank)",
+        Mechanism,
+        any(|a| a.mla.as_ref().is_some_and(|m| m.lora_scales.is_some())),
+    );
+    f(
+        "per_layer_input",
+        "per-layer embeddings",
+        Setting,
+        s.per_layer_input
+            .map_or("none".into(), |p| format!("{} per layer", p.width)),
+    );
+    f(
+        "layer_scalar",
+        "layer output scalars",
+        Mechanism,
+        yes(s.layer_scalar),
+    );
     f("tied", "tied embeddings", Mechanism, yes(s.tied));
     f("head_bias", "LM-head bias", Mechanism, yes(s.head_bias));
     f(

@@ -251,3 +251,21 @@ fn mamba_codestral_to_mistral_7b() {
     assert!(only_a.contains(&"State update"), "{only_a:?}");
     insta::assert_snapshot!(anatomy_core::render::report::diff(&d));
 }
+
+/// What Gemma 4 and LongCat-Flash add over their neighbours is named: per-layer embeddings, V's
+/// norm and the layer scalars against Gemma 3; zero-computation experts on a shortcut and
+/// scaled latents against DeepSeek-V3.
+#[test]
+fn new_mechanisms_are_named() {
+    let d = diff(&graph_of("gemma-4-e2b-it"), &graph_of("gemma-3-27b")).unwrap();
+    assert_eq!(change(&d, "attention.v_norm"), ("yes", "no"));
+    assert_eq!(change(&d, "layer_scalar"), ("yes", "no"));
+    assert_eq!(change(&d, "per_layer_input"), ("256 per layer", "none"));
+    let d = diff(&graph_of("longcat-flash-chat"), &graph_of("deepseek-v3")).unwrap();
+    assert_eq!(change(&d, "moe.zero_experts"), ("256", "-"));
+    assert_eq!(
+        change(&d, "moe.placement"),
+        ("on a shortcut to the next layer", "in place of the MLP")
+    );
+    assert_eq!(change(&d, "attention.latent_scales"), ("yes", "no"));
+}
