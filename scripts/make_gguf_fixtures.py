@@ -14,6 +14,9 @@ F32 weights:
   so that the 1 matters);
 - a Gemma 3 (architecture `gemma3`: Q and K norms too, five local layers per global one, the
   global layers' RoPE scaled linearly);
+- a Gemma 4 (architecture `gemma4`: per-layer embeddings, global layers of wider heads whose keys
+  are their values, layers reusing earlier keys and values with double-wide MLPs, layer scalars,
+  the global layers' proportional RoPE as frequency factors in `rope_freqs.weight`);
 - a dense Qwen2 (Q/K/V biases) and Qwen3 (Q and K norms);
 - a Phi-3 (fused Q/K/V and gate/up), an OLMo 2 (norms after each sublayer), a SmolLM3 (every
   fourth layer without RoPE) and a Granite (four multipliers), the last two with Q and K rows
@@ -52,6 +55,8 @@ def permute(w, heads):
 
 def tensors(sd, cfg, arch):
     """The state dict under llama.cpp's names, experts stacked."""
+    if arch == "gemma4":
+        return gemma4_tensors(sd, cfg)
     if arch in DENSE:
         return dense_tensors(sd, cfg, arch)
     if arch == "phi2":
@@ -423,6 +428,36 @@ def mpt_tensors(sd, cfg):
     return out
 
 
+def gemma4_global_head_dim(cfg):
+    cfg.allow_global_per_layer_attribute_access = True
+    return cfg.per_layer_config[cfg.layer_types.index("full_attention")].head_dim
+
+
+def gemma4_tensors(sd, cfg):
+    """Gemma 4 as llama.cpp's converter writes it: Gemma 3's names (its norms not shifted), no
+    V projection where the keys are the values, the per-layer embeddings, each layer's output
+    scalar, and the global layers' proportional RoPE as frequency factors (1e30 for the pairs
+    that do not turn)."""
+    out = {"token_embd.weight": sd["model.embed_tokens.weight"], "output_norm.weight": sd["model.norm.weight"]}
+    if cfg.hidden_size_per_layer_input:
+        out["per_layer_token_embd.weight"] = sd["model.embed_tokens_per_layer.weight"]
+        out["per_layer_model_proj.weight"] = sd["model.per_layer_model_projection.weight"]
+        out["per_layer_proj_norm.weight"] = sd["model.per_layer_projection_norm.weight"]
+    hd = gemma4_global_head_dim(cfg)
+    turning = int(hd * cfg.rope_parameters["full_attention"]["partial_rotary_factor"] / 2)
+    out["rope_freqs.weight"] = np.array([1.0] * turning + [1e30] * (hd // 2 - turning), dtype=np.float32)
+    names = SANDWICH + QK_NORMS + ATTN + MLP + [
+        ("inp_gate", "per_layer_input_gate"), ("proj", "per_layer_projection"),
+        ("post_norm", "post_per_layer_input_norm")]
+    for b in range(cfg.num_hidden_layers):
+        p = f"model.layers.{b}."
+        for ours, theirs in names:
+            if p + theirs + ".weight" in sd:
+                out[f"blk.{b}.{ours}.weight"] = sd[p + theirs + ".weight"]
+        out[f"blk.{b}.layer_output_scale.weight"] = sd[p + "layer_scalar"]
+    return out
+
+
 def dense_tensors(sd, cfg, arch):
     """A dense model under llama.cpp's names: Gemma's norm weights plus one (its LM head tied,
     not written), Qwen2's Q/K/V biases, Q and K rows permuted where llama.cpp permutes them."""
@@ -457,11 +492,49 @@ def write(path, cfg, named, kind, arch):
     """`named` in a GGUF at `path`, its matrices in `kind` (a GGMLQuantizationType), or all in F32
     where `kind` is None."""
     w = gguf.GGUFWriter(str(path), arch)
-    if arch in ("mamba", "mamba2"):
+    if arch == "gemma4":
+        gemma4_keys(w, cfg)
+    elif arch in ("mamba", "mamba2"):
         mamba_keys(w, cfg, arch)
     else:
         attention_keys(w, cfg, named, arch)
     write_vocabulary_and_tensors(w, cfg, named, kind)
+
+
+def gemma4_keys(w, cfg):
+    """Gemma 4's metadata as llama.cpp's converter writes it (Gemma3Model's, then Gemma4Model's)."""
+    cfg.allow_global_per_layer_attribute_access = True  # the converter reads the config's own
+    w.add_block_count(cfg.num_hidden_layers)
+    w.add_context_length(cfg.max_position_embeddings)
+    w.add_embedding_length(cfg.hidden_size)
+    w.add_feed_forward_length(cfg.intermediate_size)
+    w.add_head_count(cfg.num_attention_heads)
+    w.add_layer_norm_rms_eps(cfg.rms_norm_eps)
+    rope = cfg.rope_parameters
+    w.add_rope_freq_base(rope["full_attention"]["rope_theta"])
+    w.add_rope_freq_base_swa(rope["sliding_attention"]["rope_theta"])
+    if cfg.final_logit_softcapping:
+        w.add_final_logit_softcapping(cfg.final_logit_softcapping)
+    w.add_sliding_window(cfg.sliding_window)
+    w.add_head_count_kv(cfg.num_key_value_heads)
+    w.add_vocab_size(cfg.vocab_size)
+    w.add_shared_kv_layers(cfg.num_kv_shared_layers)
+    w.add_embedding_length_per_layer_input(cfg.hidden_size_per_layer_input or 0)
+    swa = [t == "sliding_attention" for t in cfg.layer_types]
+    w.add_sliding_window_pattern(swa)
+    hd = gemma4_global_head_dim(cfg)
+    w.add_key_length(hd)
+    w.add_value_length(hd)
+    w.add_key_length_swa(cfg.head_dim)
+    w.add_value_length_swa(cfg.head_dim)
+    if cfg.use_double_wide_mlp:
+        first = cfg.num_hidden_layers - cfg.num_kv_shared_layers
+        w.add_feed_forward_length([cfg.intermediate_size * (1 if b < first else 2) for b in range(cfg.num_hidden_layers)])
+    full = cfg.per_layer_config[cfg.layer_types.index("full_attention")]
+    if cfg.attention_k_eq_v and full.num_key_value_heads != cfg.num_key_value_heads:
+        w.add_head_count_kv([cfg.num_key_value_heads if s else full.num_key_value_heads for s in swa])
+    w.add_rope_dimension_count(hd)
+    w.add_rope_dimension_count_swa(int(cfg.head_dim * rope["sliding_attention"].get("partial_rotary_factor", 1.0)))
 
 
 def mamba_keys(w, cfg, arch):
@@ -761,6 +834,16 @@ def main():
         moe_num_shared_experts=1, moe_layer_start_index=1, **{**dense, "num_hidden_layers": 3}),
         transformers.Ernie4_5_MoeForCausalLM, None)
     # Half of each head rotated, in interleaved pairs.
+    # Gemma 4: local layers with heads of 16, global ones of 32 whose keys are their values (on one
+    # K/V head), the last two layers reusing earlier keys and values with double-wide MLPs,
+    # per-layer embeddings of 16; norm weights and layer scalars drawn at random.
+    make("gemma4", "gemma4", transformers.Gemma4TextConfig(
+        intermediate_size=96, head_dim=16, global_head_dim=32, sliding_window=4, hidden_size_per_layer_input=16,
+        vocab_size_per_layer_input=97, num_kv_shared_layers=2, use_double_wide_mlp=True, attention_k_eq_v=True,
+        num_global_key_value_heads=1,
+        layer_types=["sliding_attention", "full_attention", "sliding_attention", "full_attention",
+                     "sliding_attention", "full_attention"],
+        **{**dense, "num_hidden_layers": 6}), transformers.Gemma4ForCausalLM, None)
     make("glm4", "glm4", transformers.Glm4Config(intermediate_size=96, head_dim=16, pad_token_id=0, **dense),
          transformers.Glm4ForCausalLM, None)
     # Four layers, so that the fourth goes without RoPE.
@@ -778,7 +861,7 @@ def make(name, arch, cfg, cls, half):
                     "arcee", "ernie4_5", "nemotron", "olmoe", "seed_oss", "phi2", "starcoder", "gptneox",
                     "bloom", "falcon", "mpt", "cohere2", "glm4", "exaone4", "ernie4_5-moe", "mistral3",
                     "exaone", "minimax-m2", "hunyuan-dense", "gpt2", "jais2", "hunyuan-moe", "lfm2", "mamba2",
-                    "mamba"):
+                    "mamba", "gemma4"):
             # Norm weights (and biases) at random (Gemma's and Nemotron's around 0, since their
             # norms scale by 1 + w; the others' around 1), so that how each is stored is tested.
             for n, p in model.named_parameters():
@@ -791,6 +874,8 @@ def make(name, arch, cfg, cls, half):
                 t.normal_(0, 0.3)
             if n.endswith("mixer.A_log"):
                 t.uniform_(-1, 1)
+            if n.endswith("layer_scalar"):
+                t.uniform_(0.5, 1.5)
         logits = model(torch.tensor([IDS])).logits[0].tolist()
     with tempfile.TemporaryDirectory() as tmp:
         model.save_pretrained(tmp)

@@ -104,6 +104,7 @@ pub const ARCHITECTURES: &[Architecture] = {
         arch("gemma3", "gemma3_text", gemma3)
             .norms_plus_one()
             .own_head_dim(),
+        arch("gemma4", "gemma4_text", gemma4),
         arch("phi3", "phi3", nothing),
         arch("olmo2", "olmo2", nothing),
         arch("smollm3", "smollm3", nothing).qk_permuted(),
@@ -280,7 +281,8 @@ pub fn read<R: std::io::Read + std::io::Seek>(
         })
         .collect();
     tensors.sort_by(|a, b| a.name.cmp(&b.name));
-    let (config, keys) = config(&header, arch, &tensors, shown)?;
+    let freqs = rope_freqs(reader, &header, shown)?;
+    let (config, keys) = config(&header, arch, &tensors, freqs.as_deref(), shown)?;
     Ok(Checkpoint {
         format: Format::Gguf,
         path: shown.to_string(),
@@ -290,7 +292,55 @@ pub fn read<R: std::io::Read + std::io::Seek>(
         field_names: keys,
         problems,
         gguf: Some(header),
+        read_as_config: freqs
+            .map(|_| vec!["rope_freqs.weight".to_string()])
+            .unwrap_or_default(),
     })
+}
+
+/// The RoPE frequency factors llama.cpp's converter stores as the tensor `rope_freqs.weight`
+/// (Gemma 4's proportional RoPE: 1 for the pairs that turn, 1e30 for those that do not), read
+/// where the file holds them as F32, at most one per pair of a 2¹⁶-dim head.
+fn rope_freqs<R: std::io::Read + std::io::Seek>(
+    reader: &mut R,
+    h: &Header,
+    shown: &str,
+) -> Result<Option<Vec<f32>>, Error> {
+    let Some(t) = h.tensors.iter().find(|t| t.name == "rope_freqs.weight") else {
+        return Ok(None);
+    };
+    let n = match t.shape.as_slice() {
+        [n] if t.type_id == 0 && *n <= 1 << 15 => *n,
+        _ => {
+            return Err(Error::new(
+                shown,
+                "rope_freqs.weight",
+                "must be one F32 factor per rotated pair (at most 32768)",
+            ))
+        }
+    };
+    let start = h
+        .data_start
+        .checked_add(t.offset)
+        .filter(|s| s.checked_add(4 * n).is_some_and(|end| end <= h.file_len));
+    let Some(start) = start else {
+        return Err(Error::new(
+            shown,
+            "rope_freqs.weight",
+            "lies outside the file",
+        ));
+    };
+    let mut bytes = vec![0u8; 4 * n as usize];
+    reader
+        .seek(std::io::SeekFrom::Start(start))
+        .and_then(|_| reader.read_exact(&mut bytes))
+        .map_err(|e| Error::file(shown, format!("cannot read rope_freqs.weight: {e}")))?;
+    Ok(Some(
+        bytes
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
+    ))
 }
 
 /// The architecture `general.architecture` names, if anatomy reads it.
@@ -324,6 +374,7 @@ fn config(
     h: &Header,
     a: &Architecture,
     tensors: &[Stored],
+    rope_freqs: Option<&[f32]>,
     shown: &str,
 ) -> Result<(serde_json::Value, Vec<(String, String)>), Error> {
     let (arch, model_type) = (a.name, a.model_type);
@@ -332,6 +383,7 @@ fn config(
         model_type,
         header: h,
         tensors,
+        rope_freqs,
         shown,
         cfg: Map::new(),
         keys: Vec::new(),

@@ -107,6 +107,8 @@ pub(crate) struct Draft<'a> {
     pub model_type: &'a str,
     pub header: &'a Header,
     pub tensors: &'a [Stored],
+    /// The file's RoPE frequency factors (`rope_freqs.weight`), where it holds them.
+    pub rope_freqs: Option<&'a [f32]>,
     pub shown: &'a str,
     pub cfg: Map<String, serde_json::Value>,
     pub keys: Vec<(String, String)>,
@@ -194,8 +196,12 @@ pub(crate) fn number(v: &Value) -> Option<f64> {
 }
 
 /// Keys an architecture may give per layer, as an array: LFM2's K/V head counts, 0 for its
-/// convolution layers.
-const PER_LAYER: &[(&str, &str)] = &[("lfm2", "attention.head_count_kv")];
+/// convolution layers; Gemma 4's K/V head counts and MLP widths.
+const PER_LAYER: &[(&str, &str)] = &[
+    ("lfm2", "attention.head_count_kv"),
+    ("gemma4", "attention.head_count_kv"),
+    ("gemma4", "feed_forward_length"),
+];
 
 /// The architecture's own key names (`OWN_KEYS`), each replacing the common name of the same
 /// GGUF key (StarCoder's n_inner for intermediate_size).
@@ -567,6 +573,165 @@ pub(crate) fn lfm2(d: &mut Draft) -> Result<(), Error> {
             "lfm2.feed_forward_length",
         );
     }
+    Ok(())
+}
+
+/// A per-layer array of whole numbers, one per layer.
+fn per_layer(d: &Draft, k: &str) -> Result<Option<Vec<u64>>, Error> {
+    let Some(Value::Array(items)) = d.key(k) else {
+        return Ok(None);
+    };
+    let counts: Vec<u64> = items
+        .iter()
+        .map(|v| {
+            number(v)
+                .filter(|n| *n >= 0.0 && n.fract() == 0.0)
+                .map(|n| n as u64)
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| d.err(k, "must hold a whole number per layer"))?;
+    if d.size("num_hidden_layers")
+        .is_some_and(|l| l != counts.len() as u64)
+    {
+        return Err(d.err(
+            k,
+            format!("holds {} values, not one per layer", counts.len()),
+        ));
+    }
+    Ok(Some(counts))
+}
+
+/// Gemma 4 in its config class's terms: the global layers' head size (key_length) and the local
+/// ones' (key_length_swa), which layers are local, how many reuse keys and values, the
+/// per-layer embeddings' width and rows, the global layers' K/V heads and double-wide MLPs from
+/// the per-layer arrays, keys as values where the global layers hold no V, and each layer
+/// type's RoPE (the global one proportional, its turning share from the frequency factors).
+pub(crate) fn gemma4(d: &mut Draft) -> Result<(), Error> {
+    const SWA: &str = "attention.sliding_window_pattern";
+    if d.cfg.contains_key("num_local_experts") {
+        return Err(d.err(
+            "expert_count",
+            "is set; Gemma 4's experts beside the MLP are not read from GGUF files yet (its safetensors are)",
+        ));
+    }
+    d.rename("head_dim", "global_head_dim");
+    d.put("head_dim", "attention.key_length_swa", true)?;
+    d.put("num_kv_shared_layers", "attention.shared_kv_layers", true)?;
+    d.put(
+        "hidden_size_per_layer_input",
+        "embedding_length_per_layer_input",
+        true,
+    )?;
+    let Some(Value::Array(pattern)) = d.key(SWA) else {
+        return Err(d.err(SWA, "is missing; Gemma 4 says there which layers are local"));
+    };
+    let local: Vec<bool> = pattern
+        .iter()
+        .map(|v| match v {
+            Value::Bool(b) => Some(*b),
+            other => number(other).map(|n| n != 0.0),
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| d.err(SWA, "must hold a boolean per layer"))?;
+    let source = format!("gemma4.{SWA}");
+    let types: Vec<&str> = local
+        .iter()
+        .map(|&l| {
+            if l {
+                "sliding_attention"
+            } else {
+                "full_attention"
+            }
+        })
+        .collect();
+    d.set("layer_types", json!(types), &source);
+    let rows = d
+        .tensors
+        .iter()
+        .find(|t| t.name == "per_layer_token_embd.weight")
+        .and_then(|t| t.shape.first().copied());
+    if let Some(rows) = rows {
+        d.set(
+            "vocab_size_per_layer_input",
+            json!(rows),
+            "per_layer_token_embd.weight",
+        );
+    }
+    // The global layers with no V projection: keys as values.
+    let global: Vec<usize> = (0..local.len()).filter(|&b| !local[b]).collect();
+    let shared = d.size("num_kv_shared_layers").unwrap_or(0) as usize;
+    let first_shared = local.len().saturating_sub(shared);
+    let own_kv: Vec<usize> = global
+        .iter()
+        .copied()
+        .filter(|&b| b < first_shared)
+        .collect();
+    if let Some(&b) = own_kv.first() {
+        let has_v = d
+            .tensors
+            .iter()
+            .any(|t| t.name == format!("blk.{b}.attn_v.weight"));
+        d.set(
+            "attention_k_eq_v",
+            json!(!has_v),
+            "the global layers' attn_v tensors",
+        );
+    }
+    const KV: &str = "attention.head_count_kv";
+    if let Some(counts) = per_layer(d, KV)? {
+        let src = format!("gemma4.{KV}");
+        if let Some(&b) = local.iter().position(|&l| l).as_ref() {
+            d.set("num_key_value_heads", json!(counts[b]), &src);
+        }
+        if let Some(&b) = global.first() {
+            d.set("num_global_key_value_heads", json!(counts[b]), &src);
+        }
+    }
+    const FF: &str = "feed_forward_length";
+    if let Some(widths) = per_layer(d, FF)? {
+        let src = format!("gemma4.{FF}");
+        let f = widths.first().copied().unwrap_or(0);
+        let doubled =
+            (0..widths.len()).all(|b| widths[b] == if b < first_shared { f } else { 2 * f });
+        if !doubled {
+            return Err(d.err(FF, "must give the same width to every layer, twice it to the layers that reuse keys and values"));
+        }
+        d.set("intermediate_size", json!(f), &src);
+        d.set("use_double_wide_mlp", json!(shared > 0), &src);
+    }
+    // Each layer type's RoPE.
+    let full_theta = d.take("rope_theta").map(|(v, _)| v);
+    let swa_theta = d
+        .key("rope.freq_base_swa")
+        .and_then(number)
+        .map(|n| json!(n));
+    let global_hd = d.size("global_head_dim").unwrap_or(0);
+    let turning = match d.rope_freqs {
+        Some(f) if f.len() as u64 * 2 == global_hd => f.iter().filter(|x| **x == 1.0).count(),
+        Some(_) => {
+            return Err(d.err(
+                "rope_freqs",
+                "must hold one factor per pair of the global layers' heads",
+            ))
+        }
+        None => global_hd as usize / 2,
+    };
+    let mut sliding = json!({"rope_type": "default"});
+    if let Some(t) = swa_theta {
+        sliding["rope_theta"] = t;
+    }
+    let mut full = json!({"rope_type": "proportional"});
+    if global_hd > 0 {
+        full["partial_rotary_factor"] = json!(2.0 * turning as f64 / global_hd as f64);
+    }
+    if let Some(t) = full_theta {
+        full["rope_theta"] = t;
+    }
+    d.set(
+        "rope_parameters",
+        json!({"sliding_attention": sliding, "full_attention": full}),
+        "gemma4.rope.freq_base, rope.freq_base_swa and rope_freqs.weight",
+    );
     Ok(())
 }
 

@@ -79,6 +79,9 @@ pub struct Checkpoint {
     pub problems: Vec<Problem>,
     /// A GGUF file's checked header, from which its tensors are read.
     pub gguf: Option<gguf_header::Header>,
+    /// Tensors the config was read from rather than model weights (a GGUF's `rope_freqs.weight`
+    /// for Gemma 4's proportional RoPE).
+    pub read_as_config: Vec<String>,
 }
 
 impl Checkpoint {

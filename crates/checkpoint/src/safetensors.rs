@@ -423,5 +423,6 @@ pub fn assemble(files: &dyn Files, shown: &str) -> Result<Checkpoint, Error> {
         field_names: Vec::new(),
         problems,
         gguf: None,
+        read_as_config: Vec::new(),
     })
 }

@@ -173,7 +173,11 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
             }
         }
     }
-    for t in c.tensors.iter().filter(|t| !used.contains(t.name.as_str())) {
+    for t in c
+        .tensors
+        .iter()
+        .filter(|t| !used.contains(t.name.as_str()) && !c.read_as_config.contains(&t.name))
+    {
         match g
             .spec
             .not_drawn

@@ -257,11 +257,14 @@ impl Model {
         // is dequantized.
         // The embedding too: its rows are dequantized as they are looked up.
         let embed = model.name(Role::Embed, false, None, None);
-        model
-            .weights
-            .keep_quantized(|name| read.contains(name) || name == embed)?;
         // Gemma 4's per-layer embeddings are read row by row too.
         let per_layer = model.name(Role::PleEmbed, false, None, None);
+        let rows = |name: &str| {
+            name == embed || (model.spec.per_layer_input.is_some() && name == per_layer)
+        };
+        model
+            .weights
+            .keep_quantized(|name| read.contains(name) || rows(name))?;
         model.weights.pack(|name| {
             read.contains(name) || (model.spec.per_layer_input.is_some() && name == per_layer)
         })?;
@@ -275,6 +278,9 @@ impl Model {
         use Role::*;
         let head = if self.spec.tied { Embed } else { LmHead };
         let mut read = std::collections::HashSet::from([self.name(head, false, None, None)]);
+        if self.spec.per_layer_input.is_some() {
+            read.insert(self.name(PleProj, false, None, None));
+        }
         if self.spec.layout.stores_in_out() {
             return read;
         }

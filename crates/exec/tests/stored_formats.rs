@@ -192,6 +192,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
         ("qwen2-moe", true, None),
         ("gemma2", false, None),
         ("gemma3", false, None),
+        ("gemma4", false, None),
         ("qwen2", false, None),
         ("qwen3", false, None),
         ("phi3", false, None),

@@ -3459,7 +3459,13 @@ pub static FAMILIES: &[Family] = &[
     ),
     // Gemma 4's first code's names for the global layers' heads are read; `per_layer_config` is
     // what transformers saves in their place.
-    own("gemma4_text", "Gemma 4", gemma4::load, None, &[TRAINING]),
+    own(
+        "gemma4_text",
+        "Gemma 4",
+        gemma4::load,
+        Some("gemma4"),
+        &[TRAINING],
+    ),
     Family {
         text: Some("gemma3_text"),
         wrapper_tied: Some(true),
