@@ -589,6 +589,24 @@ mod tests {
         assert_eq!(mpt(4.0).unwrap_err().field, "mpt.attention.max_alibi_bias");
     }
 
+    /// Gemma 4's metadata must say which layers are local; experts are not read yet.
+    #[test]
+    fn gemma4_needs_its_layer_pattern_and_refuses_experts() {
+        let e = config_of(&[
+            ("general.architecture", V::Str("gemma4")),
+            ("gemma4.embedding_length", V::U32(64)),
+        ])
+        .unwrap_err();
+        assert_eq!(e.field, "gemma4.attention.sliding_window_pattern", "{e}");
+        let e = config_of(&[
+            ("general.architecture", V::Str("gemma4")),
+            ("gemma4.expert_count", V::U32(8)),
+        ])
+        .unwrap_err();
+        assert_eq!(e.field, "gemma4.expert_count", "{e}");
+        assert!(e.message.contains("not read from GGUF"), "{e}");
+    }
+
     /// EXAONE 4's layers as llama.cpp runs them: the 64-layer model's three sliding per global
     /// one, every layer of the others global, with RoPE (no window).
     #[test]

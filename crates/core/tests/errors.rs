@@ -794,3 +794,72 @@ fn err_free(v: &Value) {
         .and_then(|s| graph::build(&s).map(|_| ()))
         .unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// Gemma 4: keys whose values describe a model transformers would not build or run as they say.
+#[test]
+fn gemma4_keys_that_describe_another_model() {
+    let base = json!({"model_type": "gemma4_text", "hidden_size": 32, "num_hidden_layers": 4,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "global_head_dim": 16,
+        "vocab_size": 100, "intermediate_size": 48, "sliding_window": 4,
+        "hidden_size_per_layer_input": 8, "vocab_size_per_layer_input": 100,
+        "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"]});
+    err_free(&base);
+    refused_by_name(
+        &base,
+        &[
+            (
+                "use_bidirectional_attention",
+                json!("all"),
+                "causal decoders",
+            ),
+            ("num_kv_shared_layers", json!(4), "must compute its own"),
+            (
+                "per_layer_config",
+                json!({"1": {"head_dim": 16}}),
+                "all of them or none",
+            ),
+        ],
+    );
+    // Errors inside a dict name the entry.
+    for (key, value, field, says) in [
+        (
+            "per_layer_config",
+            json!({"0": {"head_dim": 16}}),
+            "per_layer_config.0",
+            "local layer",
+        ),
+        (
+            "per_layer_config",
+            json!({"x": {"head_dim": 16}}),
+            "per_layer_config.x",
+            "not a layer index",
+        ),
+        (
+            "rope_parameters",
+            json!({"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}),
+            "rope_parameters.full_attention",
+            "is missing",
+        ),
+    ] {
+        let mut v = base.clone();
+        v[key] = value;
+        let e = err_of(&v);
+        assert_eq!(e.field, field, "{e}");
+        assert!(e.message.contains(says), "{e}");
+    }
+    // The experts beside MLPs of two widths.
+    let mut both = base.clone();
+    both["num_kv_shared_layers"] = json!(2);
+    both["use_double_wide_mlp"] = json!(true);
+    err_free(&both);
+    both["enable_moe_block"] = json!(true);
+    both["num_experts"] = json!(4);
+    both["top_k_experts"] = json!(2);
+    both["moe_intermediate_size"] = json!(8);
+    let e = err_of(&both);
+    assert_eq!(e.field, "use_double_wide_mlp", "{e}");
+    // The experts need their sizes: the class has no defaults for them.
+    let mut moe = base.clone();
+    moe["enable_moe_block"] = json!(true);
+    assert_eq!(err_of(&moe).field, "num_experts");
+}
