@@ -395,16 +395,19 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.layer_output_scale.weight".into(),
             )
         }
-        (Layout::Gemma4, RouterScale | RouterExpertScale) => {
-            let name = if role == RouterScale {
-                "scale"
-            } else {
-                "per_expert_scale"
-            };
+        // llama.cpp's converter keeps the router's input scale beside its weight and each
+        // expert's weight scale as the scale of its down projection.
+        (Layout::Gemma4, RouterScale) => {
             return (
-                format!("model.layers.{{b}}.router.{name}"),
-                format!("blk.{{b}}.ffn_gate_inp.{name}"),
-            );
+                "model.layers.{b}.router.scale".into(),
+                "blk.{b}.ffn_gate_inp.scale".into(),
+            )
+        }
+        (Layout::Gemma4, RouterExpertScale) => {
+            return (
+                "model.layers.{b}.router.per_expert_scale".into(),
+                "blk.{b}.ffn_down_exps.scale".into(),
+            )
         }
         (Layout::Gemma4, ExpertGateUp | ExpertDown) => {
             let (hf, gguf) = if role == ExpertDown {
