@@ -539,23 +539,7 @@ pub(crate) fn hunyuan_alpha(d: &mut Draft) -> Result<(), Error> {
 /// intermediate_size again).
 pub(crate) fn lfm2(d: &mut Draft) -> Result<(), Error> {
     const KV: &str = "attention.head_count_kv";
-    if let Some(Value::Array(counts)) = d.key(KV) {
-        let counts: Vec<u64> = counts
-            .iter()
-            .map(|v| {
-                number(v)
-                    .filter(|n| *n >= 0.0 && n.fract() == 0.0)
-                    .map(|n| n as u64)
-            })
-            .collect::<Option<_>>()
-            .ok_or_else(|| d.err(KV, "must hold a whole number per layer"))?;
-        let layers = d.size("num_hidden_layers");
-        if layers.is_some_and(|l| l != counts.len() as u64) {
-            return Err(d.err(
-                KV,
-                format!("holds {} counts, not one per layer", counts.len()),
-            ));
-        }
+    if let Some(counts) = per_layer(d, KV)? {
         let types: Vec<&str> = counts
             .iter()
             .map(|&c| if c == 0 { "conv" } else { "full_attention" })

@@ -2894,28 +2894,8 @@ pub static FAMILIES: &[Family] = &[
         text: Some("gemma4_unified_text"),
         wrapper_tied: Some(true),
         nested: true,
-        parts: &[
-            ("vision tower", "model.vision_tower."),
-            ("vision embedder", "model.embed_vision."),
-            ("audio tower", "model.audio_tower."),
-            ("audio embedder", "model.embed_audio."),
-        ],
-        ..wrapper(
-            "gemma4_unified",
-            "Gemma 4 (unified)",
-            &[&[
-                "initializer_range",
-                "vision_config",
-                "audio_config",
-                "image_token_id",
-                "video_token_id",
-                "audio_token_id",
-                "boi_token_id",
-                "eoi_token_id",
-                "boa_token_id",
-                "eoa_token_index",
-            ]],
-        )
+        parts: GEMMA4_PARTS,
+        ..wrapper("gemma4_unified", "Gemma 4 (unified)", GEMMA4_WRAPPER)
     },
     // Gemma 4's multimodal wrapper: its language model under `model.language_model.`, its vision
     // and audio towers and their embedders beside it, the head tied by the wrapper's flag.
@@ -2923,28 +2903,8 @@ pub static FAMILIES: &[Family] = &[
         text: Some("gemma4_text"),
         wrapper_tied: Some(true),
         nested: true,
-        parts: &[
-            ("vision tower", "model.vision_tower."),
-            ("vision embedder", "model.embed_vision."),
-            ("audio tower", "model.audio_tower."),
-            ("audio embedder", "model.embed_audio."),
-        ],
-        ..wrapper(
-            "gemma4",
-            "Gemma 4",
-            &[&[
-                "initializer_range",
-                "vision_config",
-                "audio_config",
-                "image_token_id",
-                "video_token_id",
-                "audio_token_id",
-                "boi_token_id",
-                "eoi_token_id",
-                "boa_token_id",
-                "eoa_token_index",
-            ]],
-        )
+        parts: GEMMA4_PARTS,
+        ..wrapper("gemma4", "Gemma 4", GEMMA4_WRAPPER)
     },
     Family {
         text: Some("qwen3_5_moe_text"),
@@ -3988,6 +3948,28 @@ const QWEN3_5_INERT: &[&str] = &[
 ];
 
 /// A Qwen3.5 wrapper's own keys: its vision tower's, and the ids of its image and video tokens.
+/// Gemma 4's wrappers' parts beside their language model: towers and their embedders.
+const GEMMA4_PARTS: &[(&str, &str)] = &[
+    ("vision tower", "model.vision_tower."),
+    ("vision embedder", "model.embed_vision."),
+    ("audio tower", "model.audio_tower."),
+    ("audio embedder", "model.embed_audio."),
+];
+
+/// Gemma 4's wrappers' keys: their towers' configs and the tokens that mark images and audio.
+const GEMMA4_WRAPPER: &[&[&str]] = &[&[
+    "initializer_range",
+    "vision_config",
+    "audio_config",
+    "image_token_id",
+    "video_token_id",
+    "audio_token_id",
+    "boi_token_id",
+    "eoi_token_id",
+    "boa_token_id",
+    "eoa_token_index",
+]];
+
 const QWEN3_5_WRAPPER: &[&[&str]] = &[&[
     "initializer_range",
     "vision_config",
