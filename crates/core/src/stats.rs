@@ -253,6 +253,8 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
     let per_layer = v.per_layer();
     let all = LayerSet::all(spec.layers);
     let layers = v.layers().unwrap_or(&all);
+    // Steps outside the blocks (the LM head) run once, not once per layer.
+    let runs = v.layers().map_or(1, |l| l.len() as u128);
     let mut c = Cost::default();
     let out = g.tensor(step.output);
     if let TensorKind::Activation { cached: true } = out.kind {
@@ -272,7 +274,7 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
         c.state = out
             .elems()
             .saturating_mul(per_layer)
-            .saturating_mul(layers.len() as u128);
+            .saturating_mul(runs);
     }
     match step.op {
         Op::Conv { kernel } => {
@@ -280,13 +282,13 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
             let n = (2 * kernel as u128)
                 .saturating_mul(out.dims[0].size().unwrap_or(0) as u128)
                 .saturating_mul(per_layer)
-                .saturating_mul(layers.len() as u128);
+                .saturating_mul(runs);
             c.recurrent = c.recurrent.saturating_add(n);
         }
         Op::Scan { flops } => {
             let n = (flops as u128)
                 .saturating_mul(per_layer)
-                .saturating_mul(layers.len() as u128);
+                .saturating_mul(runs);
             c.recurrent = c.recurrent.saturating_add(n);
         }
         Op::MatMul => {
@@ -300,7 +302,7 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                 let n = 2 * t
                     .elems()
                     .saturating_mul(per_layer)
-                    .saturating_mul(layers.len() as u128);
+                    .saturating_mul(runs);
                 c.matmul = c.matmul.saturating_add(n);
             }
         }

@@ -291,3 +291,27 @@ fn new_recurrent_mixers_keep_their_state_and_cache_only_in_attention() {
         assert!(st.flops.recurrent_per_token > 0);
     }
 }
+
+/// A token's weight matmuls cost 2 FLOPs per matmul parameter: every weight but the embedding
+/// lookup and the norms, the LM head once (not once per layer), the embedding again where the
+/// head is tied to it, the experts that run.
+#[test]
+fn matmul_flops_are_two_per_weight_used() {
+    for (model, tied) in [("llama-3.1-8b", false), ("qwen3-0.6b", true), ("mamba-codestral-7b", false)] {
+        let st = stats_of(model, None);
+        let by = |c: &str| st.params_by_component[c];
+        let mut weights = st.total_params - by("norms") - by("embedding");
+        if tied {
+            weights += by("embedding");
+        }
+        // Mamba2's per-head Δ bias, decay rates and skip, and its convolution, are not matmuls.
+        let g = graph::build(&source::load(model, false).unwrap().spec).unwrap();
+        let not_matmul: u64 = g
+            .params
+            .iter()
+            .filter(|p| p.component == graph::Component::Mixer && p.shape.len() != 2)
+            .map(|p| (p.numel() * p.instances()) as u64)
+            .sum();
+        assert_eq!(st.flops.matmul_per_token, 2 * (weights - not_matmul), "{model}");
+    }
+}
