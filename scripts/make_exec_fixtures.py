@@ -633,6 +633,21 @@ CONFIGS = {
                              hybrid_override_pattern="M-*M", intermediate_size=48, mamba_num_heads=4,
                              mamba_head_dim=8, ssm_state_size=6, n_groups=1, time_step_min=0.9,
                              num_attention_heads=4, num_key_value_heads=4, head_dim=8),
+    # Zamba2: Mamba2 layers, three of them running a shared block first, two blocks taken in
+    # turn (the first and third visits share one), rotated, K/V grouped, biases on the linear
+    # layers; a Δ floor the scan never reaches (transformers decodes without it).
+    "zamba2": dict(model_type="zamba2", hidden_size=32, vocab_size=97, pad_token_id=0, num_hidden_layers=5,
+                   layers_block_type=["hybrid", "linear_attention", "hybrid", "mamba", "hybrid"],
+                   num_mem_blocks=2, num_attention_heads=4, num_key_value_heads=2, intermediate_size=48,
+                   adapter_rank=4, n_mamba_heads=4, mamba_d_state=6, mamba_ngroups=2, chunk_size=3,
+                   add_bias_linear=True, use_mem_rope=True, time_step_min=1e-9,
+                   max_position_embeddings=128),
+    # ... with adapters on Q, K and V too, one block, no positions.
+    "zamba2-adapters": dict(model_type="zamba2", hidden_size=32, vocab_size=97, pad_token_id=0, num_hidden_layers=3,
+                            layers_block_type=["linear_attention", "hybrid", "hybrid"],
+                            num_attention_heads=4, intermediate_size=40, adapter_rank=3,
+                            use_shared_attention_adapter=True, n_mamba_heads=2, mamba_d_state=8,
+                            time_step_min=1e-9, max_position_embeddings=128),
     # Ministral 3: YaRN, and queries scaled up every 4 positions.
     "ministral3": dict(BASE, model_type="ministral3", head_dim=8, sliding_window=6,
                        rope_parameters={"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,

@@ -404,7 +404,8 @@ def logits_of(model, ids):
 # when it is fed one token at a time through that state (its other code path).
 RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2",
              "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm2_moe", "lfm3",
-             "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv"}
+             "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
+             "zamba2"}
 
 
 def decodes_as_prompted(raw):
@@ -427,7 +428,8 @@ def decodes_as_prompted(raw):
         return False
     if raw["model_type"] == "recurrent_gemma" and raw.get("lru_width", raw.get("hidden_size")) != raw.get("hidden_size"):
         return False
-    return raw["model_type"] != "nemotron_h" or raw.get("time_step_min", 0.001) < 1e-6
+    # Nemotron-H and Zamba2 floor Δ in a prompt's scan, not when decoding.
+    return raw["model_type"] not in ("nemotron_h", "zamba2") or raw.get("time_step_min", 0.001) < 1e-6
 
 
 def stepwise_logits(model, ids):

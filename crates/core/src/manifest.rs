@@ -2,7 +2,6 @@
 
 use crate::error::{Error, Result};
 use crate::graph::{Component, Graph};
-use crate::naming::instantiate;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Naming {
@@ -69,7 +68,7 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
                 for b in layers.iter() {
                     for &e in &experts {
                         out.push(Entry {
-                            name: instantiate(template, Some(b), e),
+                            name: g.spec.instantiate(template, Some(b), e),
                             shape: shape.clone(),
                         });
                     }

@@ -114,6 +114,20 @@ pub enum Role {
     PleNorm,
     /// A layer's stored output scalar (Gemma 4's `layer_scalar`).
     LayerScalar,
+    /// Zamba2's shared block: the norm of [stream, embeddings] before its attention, the norm
+    /// before its MLP, the layer's own projection of the block's output, and each visit's
+    /// low-rank adapters (down A, up B) on Q, K, V and the fused gate/up projection.
+    SharedNorm,
+    SharedFfnNorm,
+    SharedLinear,
+    QAdapterA,
+    QAdapterB,
+    KAdapterA,
+    KAdapterB,
+    VAdapterA,
+    VAdapterB,
+    GateUpAdapterA,
+    GateUpAdapterB,
     /// The prediction head's dense layer and norm before the LM head (ModernBERT).
     HeadDense,
     HeadNorm,
@@ -980,6 +994,83 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("backbone.norm_f", "output_norm"),
             other => llama(other),
         },
+        // `{m}`: the layer holding the shared block, `{h}`: the visit, `{d}`: `mamba_decoder.` in
+        // the layers that run a block (`SharedBlocks::place`).
+        Layout::Zamba2 => match role {
+            Embed => ("model.embed_tokens", "token_embd"),
+            AttnNorm => ("model.layers.{b}.{d}input_layernorm", "blk.{b}.attn_norm"),
+            SsmIn => ("model.layers.{b}.{d}mamba.in_proj", "blk.{b}.ssm_in"),
+            SsmConv => ("model.layers.{b}.{d}mamba.conv1d", "blk.{b}.ssm_conv1d"),
+            SsmNorm => ("model.layers.{b}.{d}mamba.norm", "blk.{b}.ssm_norm"),
+            SsmOut => ("model.layers.{b}.{d}mamba.out_proj", "blk.{b}.ssm_out"),
+            SharedNorm => (
+                "model.layers.{m}.shared_transformer.input_layernorm",
+                "blk.{m}.shared_attn_norm",
+            ),
+            Q => (
+                "model.layers.{m}.shared_transformer.self_attn.q_proj",
+                "blk.{m}.shared_attn_q",
+            ),
+            K => (
+                "model.layers.{m}.shared_transformer.self_attn.k_proj",
+                "blk.{m}.shared_attn_k",
+            ),
+            V => (
+                "model.layers.{m}.shared_transformer.self_attn.v_proj",
+                "blk.{m}.shared_attn_v",
+            ),
+            O => (
+                "model.layers.{m}.shared_transformer.self_attn.o_proj",
+                "blk.{m}.shared_attn_output",
+            ),
+            QAdapterA => (
+                "model.layers.{m}.shared_transformer.self_attn.linear_q_adapter_list.{h}.0",
+                "blk.{b}.shared_attn_q_adapter_a",
+            ),
+            QAdapterB => (
+                "model.layers.{m}.shared_transformer.self_attn.linear_q_adapter_list.{h}.1",
+                "blk.{b}.shared_attn_q_adapter_b",
+            ),
+            KAdapterA => (
+                "model.layers.{m}.shared_transformer.self_attn.linear_k_adapter_list.{h}.0",
+                "blk.{b}.shared_attn_k_adapter_a",
+            ),
+            KAdapterB => (
+                "model.layers.{m}.shared_transformer.self_attn.linear_k_adapter_list.{h}.1",
+                "blk.{b}.shared_attn_k_adapter_b",
+            ),
+            VAdapterA => (
+                "model.layers.{m}.shared_transformer.self_attn.linear_v_adapter_list.{h}.0",
+                "blk.{b}.shared_attn_v_adapter_a",
+            ),
+            VAdapterB => (
+                "model.layers.{m}.shared_transformer.self_attn.linear_v_adapter_list.{h}.1",
+                "blk.{b}.shared_attn_v_adapter_b",
+            ),
+            SharedFfnNorm => (
+                "model.layers.{m}.shared_transformer.pre_ff_layernorm",
+                "blk.{m}.shared_ffn_norm",
+            ),
+            GateUp => (
+                "model.layers.{m}.shared_transformer.feed_forward.gate_up_proj",
+                "blk.{m}.shared_ffn_gate_up",
+            ),
+            Down => (
+                "model.layers.{m}.shared_transformer.feed_forward.down_proj",
+                "blk.{m}.shared_ffn_down",
+            ),
+            GateUpAdapterA => (
+                "model.layers.{m}.shared_transformer.feed_forward.gate_up_proj_adapter_list.{h}.0",
+                "blk.{b}.shared_ffn_gate_up_adapter_a",
+            ),
+            GateUpAdapterB => (
+                "model.layers.{m}.shared_transformer.feed_forward.gate_up_proj_adapter_list.{h}.1",
+                "blk.{b}.shared_ffn_gate_up_adapter_b",
+            ),
+            SharedLinear => ("model.layers.{b}.linear", "blk.{b}.shared_linear"),
+            FinalNorm => ("model.final_layernorm", "output_norm"),
+            other => llama(other),
+        },
         Layout::Mamba2 => match role {
             Embed => ("backbone.embeddings", "token_embd"),
             AttnNorm => ("backbone.layers.{b}.norm", "blk.{b}.attn_norm"),
@@ -1528,6 +1619,10 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | LruInGate | LruRecGate | TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK
         | CmMixR | LayerScalar => {
             unreachable!("named in `names`")
+        }
+        SharedNorm | SharedFfnNorm | SharedLinear | QAdapterA | QAdapterB | KAdapterA
+        | KAdapterB | VAdapterA | VAdapterB | GateUpAdapterA | GateUpAdapterB => {
+            unreachable!("only Zamba2's layout has shared blocks")
         }
     }
 }

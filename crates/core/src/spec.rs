@@ -78,6 +78,8 @@ pub struct Spec {
     /// Each layer's output is multiplied by a stored scalar of its own (Gemma 4's
     /// `layer_scalar`).
     pub layer_scalar: bool,
+    /// Zamba2's shared transformer blocks, run before the mixer in some layers.
+    pub shared: Option<SharedBlocks>,
     /// Layers whose dense MLP has a width of its own rather than `mlp.intermediate` (Gemma 4's
     /// double-wide MLPs in the layers that share keys and values). Read through `mlp_width`.
     pub mlp_widths: Vec<(LayerSet, u64)>,
@@ -653,6 +655,59 @@ impl Mixer {
             Mixer::Parallel(s) => format!("{} attention beside Mamba2", s.describe()),
             Mixer::None => "no mixer".into(),
         }
+    }
+}
+
+/// Zamba2's shared transformer blocks. In each of `layers`, before the layer's mixer, a block
+/// of attention (`Spec::attn`, without a residual) and a gated MLP (`Spec::mlp`) reads the
+/// stream beside the token embeddings, [Xᵦ, X₀], 2 × hidden wide; its output, projected by the
+/// layer's own square `linear`, is added to the mixer's input but not to the stream. The
+/// blocks' weights are shared: visit j (the j-th of `layers`) runs block j mod `blocks`, whose
+/// tensors sit under the first layer that runs it. Each visit has its own low-rank adapters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedBlocks {
+    pub layers: LayerSet,
+    /// How many distinct blocks the visits take in turn (`num_mem_blocks`).
+    pub blocks: u64,
+    /// Each visit's adapter rank: W·x + B·(A·x) on the MLP's fused gate/up projection, and
+    /// with `attn_adapters` on the attention's Q, K and V too.
+    pub adapter_rank: u64,
+    pub attn_adapters: bool,
+}
+
+impl SharedBlocks {
+    /// Layer b's visit number among the layers that run a block.
+    pub fn visit(&self, b: u64) -> Option<u64> {
+        self.layers.iter().position(|l| l == b).map(|i| i as u64)
+    }
+
+    /// The layer whose checkpoint entry holds layer b's block: the first layer that runs it.
+    pub fn source(&self, b: u64) -> u64 {
+        let v = self.visit(b).unwrap_or(0) % self.blocks.max(1);
+        self.layers.iter().nth(v as usize).unwrap_or(b)
+    }
+
+    /// The layers whose checkpoint entries hold the blocks.
+    pub fn sources(&self, layers: u64) -> LayerSet {
+        let firsts: Vec<u64> = self.layers.iter().take(self.blocks as usize).collect();
+        LayerSet::from_fn(layers, |b| firsts.contains(&b))
+    }
+
+    /// A tensor name template for layer b: `{m}` the layer holding its block, `{h}` its visit,
+    /// `{d}` the path of the mixer's sublayer in a layer that runs a block (`mamba_decoder.`).
+    pub fn place(&self, template: &str, b: u64) -> String {
+        let visit = self.visit(b);
+        template
+            .replace("{m}", &self.source(b).to_string())
+            .replace("{h}", &visit.unwrap_or(0).to_string())
+            .replace(
+                "{d}",
+                if visit.is_some() {
+                    "mamba_decoder."
+                } else {
+                    ""
+                },
+            )
     }
 }
 
@@ -1697,6 +1752,11 @@ pub enum Layout {
     /// `backbone.embeddings`, `backbone.layers.{b}.norm`, `mixer.in_proj`, `conv1d`, `dt_bias`,
     /// `A_log`, `D`, `norm`, `out_proj`, `backbone.norm_f` (Mamba2).
     Mamba2,
+    /// Mamba2 under `model.layers.{b}.mamba` (`mamba_decoder.mamba` in the layers that run a
+    /// shared block), the shared blocks under the first layer that runs each
+    /// (`shared_transformer.self_attn`, `feed_forward.gate_up_proj`, the visits' adapter lists),
+    /// each such layer's `linear`, and `model.final_layernorm` (Zamba2).
+    Zamba2,
 }
 
 impl Layout {
@@ -1716,6 +1776,15 @@ impl Layout {
 }
 
 impl Spec {
+    /// A tensor's name for layer b and expert e from its template (`naming::instantiate`), with
+    /// Zamba2's shared-block placeholders filled in (`SharedBlocks::place`).
+    pub fn instantiate(&self, template: &str, b: Option<u64>, e: Option<u64>) -> String {
+        match (&self.shared, b) {
+            (Some(s), Some(b)) => crate::naming::instantiate(&s.place(template, b), Some(b), e),
+            _ => crate::naming::instantiate(template, b, e),
+        }
+    }
+
     /// How many logits the LM head produces: its rows.
     pub fn out_vocab(&self) -> u64 {
         self.head_rows.unwrap_or(self.vocab)
@@ -1752,6 +1821,26 @@ impl Spec {
     /// Layers whose plan entry satisfies `f`.
     pub fn layers_where(&self, f: impl Fn(&LayerPlan) -> bool) -> LayerSet {
         LayerSet::from_fn(self.layers, |b| f(&self.plan[b as usize]))
+    }
+
+    /// The span of layer b's softmax attention: its mixer's, or a shared block's (Zamba2), which
+    /// sees every earlier token.
+    pub fn attn_span(&self, b: u64) -> Option<AttnSpan> {
+        self.plan[b as usize].span().or_else(|| {
+            self.shared
+                .as_ref()
+                .filter(|s| s.layers.contains(b))
+                .map(|_| AttnSpan::Full)
+        })
+    }
+
+    /// The layers that run softmax attention: as their mixer, or in a shared block (Zamba2).
+    pub fn attending_layers(&self) -> LayerSet {
+        let own = self.layers_where(|l| l.span().is_some());
+        match &self.shared {
+            Some(s) => own.union(&s.layers),
+            None => own,
+        }
     }
 
     /// How layers differ, one line per property that varies: attention span, RoPE, FFN kind

@@ -262,19 +262,14 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
         for b in v.scope_layers().unwrap_or(&all).iter() {
             let per_token = out.elems().saturating_mul(per_layer);
             c.kv_per_token = c.kv_per_token.saturating_add(per_token);
-            let kept = spec.plan[b as usize]
-                .span()
-                .map_or(0, |s| s.cached_tokens(context)) as u128;
+            let kept = spec.attn_span(b).map_or(0, |s| s.cached_tokens(context)) as u128;
             c.kv_at_context = c
                 .kv_at_context
                 .saturating_add(per_token.saturating_mul(kept));
         }
     }
     if out.kind == TensorKind::State {
-        c.state = out
-            .elems()
-            .saturating_mul(per_layer)
-            .saturating_mul(runs);
+        c.state = out.elems().saturating_mul(per_layer).saturating_mul(runs);
     }
     match step.op {
         Op::Conv { kernel } => {
@@ -299,10 +294,7 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                 .map(|&i| g.tensor(i))
                 .filter(|t| t.is_weight() && t.dims[1] != Dim::N(1))
             {
-                let n = 2 * t
-                    .elems()
-                    .saturating_mul(per_layer)
-                    .saturating_mul(runs);
+                let n = 2 * t.elems().saturating_mul(per_layer).saturating_mul(runs);
                 c.matmul = c.matmul.saturating_add(n);
             }
         }
@@ -319,7 +311,7 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                     .map(|i| i.top_k),
             };
             for b in layers.iter() {
-                let Some(span) = spec.plan[b as usize].span() else {
+                let Some(span) = spec.attn_span(b) else {
                     continue;
                 };
                 let attended = |n: u64| limit.map_or(n, |k| k.min(n));

@@ -297,7 +297,11 @@ fn new_recurrent_mixers_keep_their_state_and_cache_only_in_attention() {
 /// head is tied to it, the experts that run.
 #[test]
 fn matmul_flops_are_two_per_weight_used() {
-    for (model, tied) in [("llama-3.1-8b", false), ("qwen3-0.6b", true), ("mamba-codestral-7b", false)] {
+    for (model, tied) in [
+        ("llama-3.1-8b", false),
+        ("qwen3-0.6b", true),
+        ("mamba-codestral-7b", false),
+    ] {
         let st = stats_of(model, None);
         let by = |c: &str| st.params_by_component[c];
         let mut weights = st.total_params - by("norms") - by("embedding");
@@ -312,6 +316,10 @@ fn matmul_flops_are_two_per_weight_used() {
             .filter(|p| p.component == graph::Component::Mixer && p.shape.len() != 2)
             .map(|p| (p.numel() * p.instances()) as u64)
             .sum();
-        assert_eq!(st.flops.matmul_per_token, 2 * (weights - not_matmul), "{model}");
+        assert_eq!(
+            st.flops.matmul_per_token,
+            2 * (weights - not_matmul),
+            "{model}"
+        );
     }
 }

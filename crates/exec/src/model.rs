@@ -9,7 +9,7 @@ use crate::rope;
 use crate::ssm::{self, SsmState};
 use crate::weights::Weights;
 use anatomy_checkpoint::Format;
-use anatomy_core::naming::{instantiate, names, Role};
+use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
     Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Indexer, Mixer, Moa, Norm, NormKind,
     NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
@@ -331,6 +331,23 @@ impl Model {
             ] {
                 read.insert(self.name(role, false, Some(b), None));
             }
+            // Zamba2's shared blocks: each layer's projection of the block's output, each
+            // visit's adapters.
+            if self.spec.shared.is_some() {
+                for role in [
+                    SharedLinear,
+                    QAdapterA,
+                    QAdapterB,
+                    KAdapterA,
+                    KAdapterB,
+                    VAdapterA,
+                    VAdapterB,
+                    GateUpAdapterA,
+                    GateUpAdapterB,
+                ] {
+                    read.insert(self.name(role, false, Some(b), None));
+                }
+            }
             for e in 0..experts {
                 for role in [ExpertGate, ExpertUp, ExpertDown] {
                     read.insert(self.name(role, false, Some(b), Some(e)));
@@ -409,7 +426,9 @@ impl Model {
             Format::Gguf => gguf,
             Format::Safetensors => self.spec.hf_wrap.apply(&hf),
         };
-        let name = instantiate(&t, b.map(|b| b as u64), e.map(|e| e as u64));
+        let name = self
+            .spec
+            .instantiate(&t, b.map(|b| b as u64), e.map(|e| e as u64));
         match e {
             // A GGUF stacks a layer's experts in one tensor, split at load (`Weights::gguf`).
             Some(e) if self.weights.format == Format::Gguf && !t.contains("{e}") => {
@@ -455,6 +474,45 @@ impl Model {
             None
         };
         self.linear(x, &self.name(role, false, Some(b), None), bias)
+    }
+
+    /// A projection of Zamba2's shared block, plus this visit's low-rank adapter where it has
+    /// one: W·x + B·(A·x). Any other projection as it is.
+    fn adapted(&self, x: &Tensor, role: Role, b: usize, bias: bool) -> Res<Tensor> {
+        let y = self.proj(x, role, b, bias)?;
+        let Some(s) = self
+            .spec
+            .shared
+            .as_ref()
+            .filter(|s| s.layers.contains(b as u64))
+        else {
+            return Ok(y);
+        };
+        let (down, up) = match role {
+            Role::Q if s.attn_adapters => (Role::QAdapterA, Role::QAdapterB),
+            Role::K if s.attn_adapters => (Role::KAdapterA, Role::KAdapterB),
+            Role::V if s.attn_adapters => (Role::VAdapterA, Role::VAdapterB),
+            Role::GateUp => (Role::GateUpAdapterA, Role::GateUpAdapterB),
+            _ => return Ok(y),
+        };
+        let low = self.proj(x, down, b, false)?;
+        Ok((y + self.proj(&low, up, b, false)?)?)
+    }
+
+    /// Zamba2's shared block in layer b: attention and the MLP over [stream, embeddings], each
+    /// after its norm, no residual; then this layer's own projection of the result.
+    fn shared_block(&self, x: &Tensor, x0: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let xs = Tensor::cat(&[x, x0], 1)?;
+        let h = self.norm(&xs, Role::SharedNorm, Some(b))?;
+        self.keep(Some(b), "shared_norm", &h);
+        let a = self.attention(&h, b, cache)?;
+        self.keep(Some(b), "shared_attn", &a);
+        let h = self.norm(&a, Role::SharedFfnNorm, Some(b))?;
+        let m = self.mlp(&h, b)?;
+        self.keep(Some(b), "shared_mlp", &m);
+        let out = self.proj(&m, Role::SharedLinear, b, false)?;
+        self.keep(Some(b), "shared_out", &out);
+        Ok(out)
     }
 
     fn norm(&self, x: &Tensor, role: Role, b: Option<usize>) -> Res<Tensor> {
@@ -554,8 +612,16 @@ impl Model {
         self.keep(None, "embed", &x);
         // LongCat-Flash's shortcut: the experts' output of one layer, added at the next one's end.
         let mut shortcut = None;
+        // Zamba2's shared blocks read the embeddings beside the stream.
+        let x0 = x.clone();
         for b in 0..spec.layers as usize {
-            x = self.layer(&x, b, cache, &mut shortcut)?;
+            let feed = match &spec.shared {
+                Some(s) if s.layers.contains(b as u64) => {
+                    Some(self.shared_block(&x, &x0, b, cache)?)
+                }
+                _ => None,
+            };
+            x = self.layer(&x, b, cache, &mut shortcut, feed)?;
             x = self.layer_tail(x, b, per_layer.as_ref())?;
         }
         cache.pos += t;
@@ -671,9 +737,15 @@ impl Model {
         b: usize,
         cache: &mut Cache,
         shortcut: &mut Option<Tensor>,
+        feed: Option<Tensor>,
     ) -> Res<Tensor> {
         let place = self.spec.place_at(b);
         self.keep(Some(b), "block_in", x);
+        // What the mixer reads: the stream, plus a shared block's output (Zamba2).
+        let fed = match feed {
+            Some(s) => (x + s)?,
+            None => x.clone(),
+        };
         if self.spec.plan[b].mixer == Mixer::None {
             // The layer is its FFN alone, pre-normed (Nemotron-H's MLP and MoE layers).
             let h = self.norm(x, Role::FfnNorm, Some(b))?;
@@ -691,9 +763,9 @@ impl Model {
         }
         // ModernBERT's first layer reads the embeddings without a norm.
         let h = if place.before() && !(b == 0 && self.spec.skip_first_attn_norm) {
-            self.norm(x, Role::AttnNorm, Some(b))?
+            self.norm(&fed, Role::AttnNorm, Some(b))?
         } else {
-            x.clone()
+            fed
         };
         if place.before() {
             self.keep(Some(b), "attn_norm", &h);
@@ -1376,8 +1448,8 @@ impl Model {
 
     /// The span of attention layer `b` (only attention layers reach the attention code).
     fn span(&self, b: usize) -> AttnSpan {
-        self.spec.plan[b]
-            .span()
+        self.spec
+            .attn_span(b as u64)
             .expect("attention runs in attention layers only")
     }
 
@@ -1429,9 +1501,9 @@ impl Model {
                 (self.proj(x, Role::Q, b, a.qkv_bias)?, k.clone(), k)
             }
             (None, Qkv::Separate) => (
-                self.proj(x, Role::Q, b, a.qkv_bias)?,
-                self.proj(x, Role::K, b, a.qkv_bias)?,
-                self.proj(x, Role::V, b, a.qkv_bias)?,
+                self.adapted(x, Role::Q, b, a.qkv_bias)?,
+                self.adapted(x, Role::K, b, a.qkv_bias)?,
+                self.adapted(x, Role::V, b, a.qkv_bias)?,
             ),
             (None, Qkv::Stacked) => {
                 let qkv = self.proj(x, Role::Qkv, b, a.qkv_bias)?;
@@ -2123,7 +2195,7 @@ impl Model {
             }
         } else {
             let (g, u) = if spec.mlp.fused_gate_up {
-                let gu = self.proj(x, Role::GateUp, b, bias)?;
+                let gu = self.adapted(x, Role::GateUp, b, bias)?;
                 (gu.narrow(1, 0, f)?, gu.narrow(1, f, f)?)
             } else {
                 (

@@ -1470,6 +1470,7 @@ pub fn load(
         skip_first_attn_norm: false,
         head_transform: None,
         per_layer_input: None,
+        shared: None,
         layer_scalar: false,
         mlp_widths: Vec::new(),
         block,

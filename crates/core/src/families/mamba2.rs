@@ -87,8 +87,9 @@ pub struct SsmKeys {
     /// The key of the smallest Δ, which the class clamps to in a prompt's scan (Nemotron-H's
     /// `time_step_min`); otherwise `time_step_limit` must leave Δ unclamped.
     pub dt_floor: Option<(&'static str, f64)>,
-    /// The activation's key (`hidden_act`; Nemotron-H's `mamba_hidden_act`).
-    pub act: &'static str,
+    /// The activation's key (`hidden_act`; Nemotron-H's `mamba_hidden_act`); `None` where the
+    /// class fixes SiLU (Zamba2).
+    pub act: Option<&'static str>,
     pub groups: (&'static str, u64),
     pub state: (&'static str, u64),
     pub conv: (&'static str, u64),
@@ -108,13 +109,30 @@ impl SsmKeys {
         head_dim: ("head_dim", Some(64)),
         expand: Some(("expand", 2)),
         dt_floor: None,
-        act: "hidden_act",
+        act: Some("hidden_act"),
         groups: ("n_groups", 8),
         state: ("state_size", 128),
         conv: ("conv_kernel", 4),
         conv_bias: ("use_conv_bias", true),
         bias: ("use_bias", false),
         restated_inner: Some("intermediate_size"),
+        d_ssm: None,
+    };
+
+    /// Zamba2's: `n_mamba_heads`, the head width derived (`mamba_headdim` restates it), SiLU
+    /// fixed, the projections' biases `add_bias_linear`.
+    pub const ZAMBA2: SsmKeys = SsmKeys {
+        heads: ("n_mamba_heads", 8),
+        head_dim: ("mamba_headdim", None),
+        expand: Some(("mamba_expand", 2)),
+        dt_floor: Some(("time_step_min", 0.001)),
+        act: None,
+        groups: ("mamba_ngroups", 1),
+        state: ("mamba_d_state", 64),
+        conv: ("mamba_d_conv", 4),
+        conv_bias: ("use_conv_bias", true),
+        bias: ("add_bias_linear", false),
+        restated_inner: None,
         d_ssm: None,
     };
 
@@ -130,7 +148,7 @@ impl SsmKeys {
         bias: ("use_bias", false),
         restated_inner: None,
         dt_floor: Some(("time_step_min", 0.001)),
-        act: "mamba_hidden_act",
+        act: Some("mamba_hidden_act"),
         d_ssm: None,
     };
 
@@ -139,7 +157,7 @@ impl SsmKeys {
         head_dim: ("mamba_d_head", None),
         expand: Some(("mamba_expand", 2)),
         dt_floor: None,
-        act: "hidden_act",
+        act: Some("hidden_act"),
         groups: ("mamba_n_groups", 1),
         state: ("mamba_d_state", 256),
         conv: ("mamba_d_conv", 4),
@@ -214,7 +232,9 @@ pub(crate) fn ssm(cfg: &Config, hidden: u64, eps: f64, k: &SsmKeys) -> Result<Ss
             format!("is {groups}; it must divide {} ({heads}): each group's B and C serve the heads of one group", k.heads.0),
         ));
     }
-    silu(cfg, k.act)?;
+    if let Some(key) = k.act {
+        silu(cfg, key)?;
+    }
     // transformers clamps Δ to this range in a prompt's chunked scan but not in a decoded token's
     // update: only the default, where the two agree, describes one model. A class that clamps
     // to its own floor instead (Nemotron-H) never reads it.

@@ -25,6 +25,7 @@ mod nemotron_h;
 mod recurrent_gemma;
 mod registry;
 mod rwkv;
+mod zamba2;
 
 use crate::config::{Config, MAX_LAYERS};
 use crate::error::{Error, Result};
@@ -317,6 +318,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         skip_first_attn_norm: false,
         head_transform: None,
         per_layer_input: None,
+        shared: None,
         layer_scalar: false,
         mlp_widths: Vec::new(),
         block: Block::Sequential,

@@ -270,7 +270,6 @@ impl Builder<'_> {
         input: &str,
         cached: bool,
     ) -> Node {
-        let spec = self.spec;
         let a = &self.attn;
         let hd = if role == Role::V {
             a.v_head_dim
@@ -305,7 +304,7 @@ impl Builder<'_> {
             out: letter,
             input,
             rows: hd,
-            cols: spec.hidden,
+            cols: self.attn_in,
             stored_rows,
             block,
             bias: self.attn.qkv_bias,

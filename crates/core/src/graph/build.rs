@@ -18,6 +18,8 @@ pub fn build(spec: &Spec) -> Result<Graph> {
         layers: LayerSet::all(spec.layers),
         attn: spec.attn.clone(),
         experts: None,
+        attn_in: spec.hidden,
+        param_layers: None,
     };
     let embedding = b.embedding();
     let block = b.block();
@@ -85,6 +87,11 @@ pub(super) struct Builder<'s> {
     /// Set while building routed experts: their count, for expert templates, and how many run
     /// for one token.
     pub(super) experts: Option<(u64, u64)>,
+    /// The attention's input width: the hidden size, or twice it in Zamba2's shared block.
+    pub(super) attn_in: u64,
+    /// The layers holding the tensors being registered, where not those that run them (a
+    /// shared block's, held by the first layer that runs it).
+    pub(super) param_layers: Option<LayerSet>,
 }
 
 pub(super) struct Draft {
@@ -149,11 +156,11 @@ impl<'s> Builder<'s> {
             // The same tensor read by another layer variant (a post-FFN norm after both the dense
             // and the MoE FFN) exists in the layers of both.
             if let (true, Some(layers)) = (per_layer, &self.params[i].layers) {
-                self.params[i].layers = Some(layers.union(&self.layers));
+                self.params[i].layers = Some(layers.union(self.holders()));
             }
             return i;
         }
-        let layers = per_layer.then(|| self.layers.clone());
+        let layers = per_layer.then(|| self.holders().clone());
         let (experts, active, routed) = match self.experts {
             Some((e, k))
                 if matches!(
@@ -188,6 +195,11 @@ impl<'s> Builder<'s> {
             flat,
         });
         self.params.len() - 1
+    }
+
+    /// The layers whose checkpoint entries hold the tensors being registered.
+    fn holders(&self) -> &LayerSet {
+        self.param_layers.as_ref().unwrap_or(&self.layers)
     }
 
     pub(super) fn weight(
@@ -758,6 +770,14 @@ impl<'s> Builder<'s> {
         } else {
             "Mixer"
         };
+        // Zamba2's shared block feeds the mixer's input, not the stream.
+        let mixer_in = match &spec.shared {
+            Some(s) => {
+                children.extend(self.shared_block(s));
+                "Xₘ"
+            }
+            None => "Xᵦ",
+        };
         let attn_in = if !place.before() {
             "Xᵦ"
         } else if spec.skip_first_attn_norm {
@@ -765,7 +785,16 @@ impl<'s> Builder<'s> {
             "Xᵦ′"
         } else {
             let title = format!("{sub} {}", self.norm_name());
-            children.push(self.norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None));
+            children.push(self.norm_step(
+                &title,
+                Role::AttnNorm,
+                "γ",
+                mixer_in,
+                "Xᵦ′",
+                d,
+                true,
+                None,
+            ));
             "Xᵦ′"
         };
         // Recurrent layers normed before their mixer where the attention layers are not (OLMo
@@ -1275,10 +1304,12 @@ impl<'s> Builder<'s> {
     /// Restrict an attention step to `layers` when they are not all of the attention layers
     /// (NoPE layers skip RoPE).
     pub(super) fn gate(&self, mut node: Node, layers: &LayerSet) -> Node {
-        let attending = self.spec.layers_where(|l| l.span().is_some());
+        let attending = self.spec.attending_layers();
         if let Node::Step(s) = &mut node {
             if layers.len() != attending.len() {
-                let skipped = self.spec.layers_where(|l| !l.rope && l.span().is_some());
+                let skipped = LayerSet::from_fn(self.spec.layers, |b| {
+                    attending.contains(b) && !layers.contains(b)
+                });
                 s.title += &format!(" ({} of {} layers)", layers.len(), attending.len());
                 s.equation += &format!("; identity in layers {skipped} (no positional encoding)");
                 s.layers = Some(layers.clone());
@@ -1288,7 +1319,7 @@ impl<'s> Builder<'s> {
     }
 
     /// The attention in `self.attn`: latent (MLA) or grouped-query.
-    fn attention_any(&mut self, x_in: &str) -> Vec<Node> {
+    pub(super) fn attention_any(&mut self, x_in: &str) -> Vec<Node> {
         if self.attn.mla.is_some() {
             self.mla(x_in)
         } else {
@@ -1566,7 +1597,13 @@ impl Builder<'_> {
 
 /// "m · " before a sublayer's output where the residual add scales it (Granite), else nothing.
 /// A frame of one layer variant's steps, titled with its layers.
-fn framed(kind: ScopeKind, what: &str, end: &str, layers: LayerSet, children: Vec<Node>) -> Node {
+pub(super) fn framed(
+    kind: ScopeKind,
+    what: &str,
+    end: &str,
+    layers: LayerSet,
+    children: Vec<Node>,
+) -> Node {
     Node::Scope(Scope {
         kind,
         title: format!("{what} (layers {layers})"),

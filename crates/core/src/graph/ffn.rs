@@ -8,7 +8,7 @@ use crate::spec::{ExpertStorage, Scoring};
 
 /// Which FFN a set of projections belongs to.
 #[derive(Clone, Copy, PartialEq)]
-enum Kind {
+pub(super) enum Kind {
     Dense,
     Routed,
     Shared,
@@ -37,7 +37,14 @@ impl Kind {
 
 impl Builder<'_> {
     /// Gate, up, activation and down projections of one FFN of width `f`, reading `input`.
-    fn ffn_steps(&mut self, kind: Kind, f: u64, input: &str, sub: &str, out: &str) -> Vec<Node> {
+    pub(super) fn ffn_steps(
+        &mut self,
+        kind: Kind,
+        f: u64,
+        input: &str,
+        sub: &str,
+        out: &str,
+    ) -> Vec<Node> {
         let spec = self.spec;
         let d = spec.hidden;
         let [gate_role, up_role, fused_role, down_role] = kind.roles();

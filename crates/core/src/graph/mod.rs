@@ -11,6 +11,7 @@ mod ffn;
 mod lightning;
 mod rglru;
 mod rwkv;
+mod shared;
 mod ssm;
 
 pub use build::build;
@@ -262,6 +263,8 @@ pub enum ScopeKind {
     Mixer,
     /// Gemma 4's per-layer input, gated into the layer's output after its FFN.
     PerLayer,
+    /// Zamba2's shared transformer block, before the mixer in the layers that run it.
+    Shared,
     Final,
 }
 

@@ -69,6 +69,7 @@ fn scope_kind(k: ScopeKind) -> &'static str {
         ScopeKind::Indexer => "indexer",
         ScopeKind::Mixer => "mixer",
         ScopeKind::PerLayer => "per_layer",
+        ScopeKind::Shared => "shared_block",
         ScopeKind::Final => "final",
     }
 }

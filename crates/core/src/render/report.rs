@@ -103,7 +103,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     line(String::new());
     // Layers that reuse an earlier layer's keys and values (Gemma 4) cache none of their own.
     let (caching, sharing) = (0..spec.layers as usize)
-        .filter(|&b| spec.plan[b].span().is_some())
+        .filter(|&b| spec.attn_span(b as u64).is_some())
         .fold((0u128, 0u128), |(c, s), b| {
             if spec.attn_at(b).shares_kv {
                 (c, s + 1)

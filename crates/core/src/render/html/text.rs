@@ -19,6 +19,12 @@ pub fn spans(spec: &Spec) -> String {
     let mut kinds: Vec<AttnSpan> = spec.plan.iter().filter_map(|l| l.span()).collect();
     kinds.sort();
     kinds.dedup();
+    if let (true, Some(s)) = (kinds.is_empty(), &spec.shared) {
+        return format!(
+            "full causal attention in the shared block, in layers {}",
+            s.layers
+        );
+    }
     if kinds.is_empty() {
         return "no attention layers".into();
     }

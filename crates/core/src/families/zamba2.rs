@@ -1,0 +1,170 @@
+//! Zamba2 (`zamba2`, Zyphra): every layer an RMS norm and Mamba2, added to the stream; in the
+//! layers `layers_block_type` marks "hybrid", a shared transformer block runs first on the
+//! stream beside the token embeddings, and its output, projected by the layer's own `linear`,
+//! joins the Mamba2 input (`SharedBlocks`). Defaults follow `Zamba2Config`.
+
+use super::mamba2::{ssm, SsmKeys};
+use super::{plain_attention, pre_rms, rope, RopeDefaults};
+use crate::config::{Config, MAX_LAYERS};
+use crate::error::Result;
+use crate::layers::LayerSet;
+use crate::spec::*;
+
+/// `Zamba2Config`'s layers when the config lists none: hybrid layers 6, 12 … 42, 47, 51 of 54.
+fn default_hybrid(b: u64) -> bool {
+    matches!(b, 6 | 12 | 18 | 24 | 30 | 36 | 42 | 47 | 51)
+}
+
+pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, "zamba2", family);
+    s.vocab = cfg.size("vocab_size", Some(32_000))?;
+    s.hidden = cfg.size("hidden_size", Some(2560))?;
+    let hybrid = layer_kinds(cfg)?;
+    s.layers = hybrid.len() as u64;
+    let long = cfg.flag("use_long_context", false)?;
+    s.context = if long {
+        // The class then fixes the context, whatever the key says.
+        cfg.get("max_position_embeddings");
+        16_384
+    } else {
+        cfg.size("max_position_embeddings", Some(4096))?
+    };
+    s.norm = pre_rms(cfg, 1e-5)?;
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    // The shared block reads [stream, embeddings]: its heads split twice the hidden size.
+    let wide = s
+        .hidden
+        .checked_mul(2)
+        .ok_or_else(|| cfg.err("hidden_size", "is too large"))?;
+    let heads = cfg.size("num_attention_heads", Some(32))?;
+    let kv = cfg.opt_size("num_key_value_heads")?.unwrap_or(heads);
+    if !heads.is_multiple_of(kv) {
+        return Err(cfg.err(
+            "num_key_value_heads",
+            format!("is {kv}; it must divide num_attention_heads ({heads})"),
+        ));
+    }
+    let head_dim = wide / heads;
+    if head_dim == 0 {
+        return Err(cfg.err(
+            "num_attention_heads",
+            format!("is {heads}; each head is 2 × hidden_size / heads wide, so it must be at most {wide}"),
+        ));
+    }
+    s.attn = Attention {
+        // Scores scaled by 1/√(head_dim / 2): the head's width before the doubled input.
+        scale_dim: head_dim as f64 / 2.0,
+        ..plain_attention(heads, kv, head_dim)
+    };
+    let mem_rope = cfg.flag("use_mem_rope", false)?;
+    s.position = if mem_rope {
+        Position::Rope(rope(cfg, &RopeDefaults::new(10_000.0, s.context))?)
+    } else {
+        cfg.get("rope_parameters");
+        cfg.get("rope_theta");
+        Position::None
+    };
+    let bias = cfg.flag("add_bias_linear", false)?;
+    s.mlp = Mlp {
+        intermediate: match cfg.opt_size("intermediate_size")? {
+            Some(i) => i,
+            None => s.hidden.saturating_mul(4),
+        },
+        act: super::act(cfg, "hidden_act", "gelu")?,
+        gated: true,
+        bias,
+        fused_gate_up: true,
+        sub_norm: false,
+    };
+    let mut m = ssm(cfg, s.hidden, 1e-5, &SsmKeys::ZAMBA2)?;
+    // The convolution always has a bias: the class never reads `use_conv_bias`.
+    m.conv_bias = true;
+    let attn_adapters = cfg.flag("use_shared_attention_adapter", false)?;
+    let rank = cfg.size("adapter_rank", Some(128))?;
+    if attn_adapters && (kv != heads || head_dim * heads != wide) {
+        return Err(cfg.err(
+            "use_shared_attention_adapter",
+            format!("is true, but the adapters add 2 × hidden_size ({wide}) features to Q, K and V, which are {} and {} wide here; give as many K/V heads as heads, dividing 2 × hidden_size", heads * head_dim, kv * head_dim),
+        ));
+    }
+    let blocks = cfg.size("num_mem_blocks", Some(1))?;
+    if blocks == 0 {
+        return Err(cfg.err(
+            "num_mem_blocks",
+            "is 0; give how many shared blocks the hybrid layers take in turn (1 or more)",
+        ));
+    }
+    let layers = LayerSet::from_fn(s.layers, |b| hybrid[b as usize]);
+    // What the class derives and a saved config restates.
+    let derived = [
+        ("attention_hidden_size", wide),
+        ("attention_head_dim", head_dim),
+        ("kv_channels", s.hidden / heads),
+        ("num_query_groups", heads),
+    ];
+    for (key, want) in derived {
+        if let Some(v) = cfg.opt_size(key)? {
+            if v != want {
+                return Err(cfg.err(
+                    key,
+                    format!("is {v}, but Zamba2 derives {want} from hidden_size and num_attention_heads and never reads this key; a different value describes another model"),
+                ));
+            }
+        }
+    }
+    if let Some(ids) = cfg.list_any("hybrid_layer_ids", |v| v.as_u64(), "a layer index")? {
+        if ids != layers.iter().collect::<Vec<_>>() {
+            return Err(cfg.err(
+                "hybrid_layer_ids",
+                format!("is {ids:?}, but layers_block_type puts the shared block in layers {:?}; the class derives this list from it", layers.iter().collect::<Vec<_>>()),
+            ));
+        }
+    }
+    s.shared = (!layers.is_empty()).then(|| SharedBlocks {
+        layers: layers.clone(),
+        blocks,
+        adapter_rank: rank,
+        attn_adapters,
+    });
+    s.ssm = Some(m);
+    s.plan = (0..s.layers)
+        .map(|b| LayerPlan {
+            mixer: Mixer::Mamba2,
+            rope: mem_rope && layers.contains(b),
+            ffn: Ffn::None,
+        })
+        .collect();
+    s.layout = Layout::Zamba2;
+    Ok(s)
+}
+
+/// Whether each layer runs a shared block: `layers_block_type` ("hybrid", else
+/// "linear_attention" or its older name "mamba"), or the class's 54 layers. The count is the
+/// list's; a `num_hidden_layers` that disagrees is refused.
+fn layer_kinds(cfg: &Config) -> Result<Vec<bool>> {
+    let listed = cfg.list_any(
+        "layers_block_type",
+        |v| match v.as_str()? {
+            "hybrid" => Some(true),
+            "linear_attention" | "mamba" => Some(false),
+            _ => None,
+        },
+        "\"linear_attention\" or \"hybrid\"",
+    )?;
+    let kinds = listed.unwrap_or_else(|| (0..54).map(default_hybrid).collect());
+    if kinds.is_empty() || kinds.len() as u64 > MAX_LAYERS {
+        return Err(cfg.err(
+            "layers_block_type",
+            format!("gives {} layers; give 1 to {MAX_LAYERS}", kinds.len()),
+        ));
+    }
+    if let Some(n) = cfg.opt_size("num_hidden_layers")? {
+        if n != kinds.len() as u64 {
+            return Err(cfg.err(
+                "num_hidden_layers",
+                format!("is {n}, but layers_block_type gives {} layers; Zamba2 builds one layer per entry", kinds.len()),
+            ));
+        }
+    }
+    Ok(kinds)
+}
