@@ -195,9 +195,28 @@ fn name_table(g: &Graph) -> String {
         ("cm_mix_k", CmMixK),
         ("cm_mix_r", CmMixR),
     ];
+    // Zamba2's shared blocks, named in its layout alone.
+    let shared = [
+        ("shared_norm", SharedNorm),
+        ("shared_ffn_norm", SharedFfnNorm),
+        ("shared_linear", SharedLinear),
+        ("q_adapter_a", QAdapterA),
+        ("q_adapter_b", QAdapterB),
+        ("k_adapter_a", KAdapterA),
+        ("k_adapter_b", KAdapterB),
+        ("v_adapter_a", VAdapterA),
+        ("v_adapter_b", VAdapterB),
+        ("gate_up_adapter_a", GateUpAdapterA),
+        ("gate_up_adapter_b", GateUpAdapterB),
+    ];
+    let shared = if spec.shared.is_some() {
+        &shared[..]
+    } else {
+        &[]
+    };
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
-    for (key, role) in roles {
+    for &(key, role) in roles.iter().chain(shared) {
         let (w, _) = names(spec.layout, role, false);
         let (b, _) = names(spec.layout, role, true);
         let (w, b) = (spec.hf_wrap.apply(&w), spec.hf_wrap.apply(&b));
@@ -374,6 +393,13 @@ pub fn module(g: &Graph, script: &str) -> String {
     }
     if let Some(p) = spec.per_layer_input {
         config["per_layer_input"] = json!({"width": p.width});
+    }
+    if let Some(s) = &spec.shared {
+        config["shared"] = json!({
+            "layers": s.layers.iter().collect::<Vec<_>>(),
+            "blocks": s.blocks,
+            "attn_adapters": s.attn_adapters,
+        });
     }
     if spec.layer_scalar {
         config["layer_scalar"] = json!(true);
@@ -822,7 +848,9 @@ fn prune(spec: &Spec, body: &str) -> String {
     {
         drop.push("causal_conv");
     }
-    if spec.attn_variants().is_empty() {
+    if spec.attn_variants().is_empty() && spec.shared.is_some() {
+        // Zamba2: attention only inside the shared blocks.
+    } else if spec.attn_variants().is_empty() {
         // No attention layer: none of its code.
         drop.extend([
             "attention",
@@ -862,8 +890,20 @@ fn prune(spec: &Spec, body: &str) -> String {
         ));
     }
     let no_ffn = spec.plan.iter().all(|l| l.ffn == Ffn::None);
-    if no_ffn {
+    if no_ffn && spec.shared.is_none() {
         drop.push("mlp");
+    }
+    if spec.shared.is_none() {
+        drop.extend(["place", "adapter", "shared_block"]);
+        lines.extend([
+            ("    if b is not None and CONFIG[\"shared\"]:\n        name = place(name, b)\n", ""),
+            ("    if C[\"shared\"] and C[\"shared\"][\"attn_adapters\"]:\n        q, k, v = q + adapter(x, W, b, \"q\"), k + adapter(x, W, b, \"k\"), v + adapter(x, W, b, \"v\")  # plus this visit's own adapters\n", ""),
+            ("        if C[\"shared\"]:\n            gu = gu + adapter(x, W, b, \"gate_up\")  # [T, 2F], plus this visit's own adapter\n", ""),
+            ("    x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream\n", ""),
+            ("        xm = x + shared_block(x, x0, W, b) if C[\"shared\"] and b in C[\"shared\"][\"layers\"] else x  # a shared block's output joins the mixer's input, not the stream\n        h = norm(xm,", "        h = norm(x,"),
+        ]);
+    } else if !spec.shared.as_ref().is_some_and(|s| s.attn_adapters) {
+        lines.push(("    if C[\"shared\"] and C[\"shared\"][\"attn_adapters\"]:\n        q, k, v = q + adapter(x, W, b, \"q\"), k + adapter(x, W, b, \"k\"), v + adapter(x, W, b, \"v\")  # plus this visit's own adapters\n", ""));
     }
     if spec.moe.is_none() {
         drop.extend(["glu", "route", "moe"]);
@@ -1031,7 +1071,20 @@ def w(W, key, b=None, e=None, bias=False):
     name = NAMES[key][1 if bias else 0].replace("{b}", str(b)).replace("{e}", str(e))
     if b is not None:
         name = name.replace("{p}", str(b // 2)).replace("{s}", str(b % 2))  # layer b: sublayer b % 2 of checkpoint layer b // 2
+    if b is not None and CONFIG["shared"]:
+        name = place(name, b)
     return W[name]
+
+
+def place(name, b):
+    # Zamba2: a shared block's tensors sit under the first layer that runs it ({m}); each visit
+    # ({h}, the count of block-running layers before b) has its own adapters; a layer that runs a
+    # block holds its Mamba2 under mamba_decoder. ({d})
+    S = CONFIG["shared"]
+    visit = S["layers"].index(b) if b in S["layers"] else None
+    source = S["layers"][(visit or 0) % S["blocks"]]
+    name = name.replace("{m}", str(source)).replace("{h}", str(visit or 0))
+    return name.replace("{d}", "" if visit is None else "mamba_decoder.")
 
 
 def linear(x, weight, bias=None):
@@ -1224,6 +1277,8 @@ def attention(x, W, b, span, use_rope):
     else:
         # q: [T, H D]; k, v: [T, KV D]
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
+    if C["shared"] and C["shared"]["attn_adapters"]:
+        q, k, v = q + adapter(x, W, b, "q"), k + adapter(x, W, b, "k"), v + adapter(x, W, b, "v")  # plus this visit's own adapters
     if C["out_gate"] and C["out_gate"]["in_query"]:
         qg = q.reshape(T, H, 2, D)  # each head's queries, then its output gate
         q, gate = qg[:, :, 0].reshape(T, H * D), qg[:, :, 1].reshape(T, H * D)  # [T, H D] each
@@ -1560,6 +1615,8 @@ def mlp(x, W, b):
         return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
     if C["fused_gate_up"]:
         gu = linear(x, w(W, "gate_up", b), bias("gate_up"))  # gu: [T, 2F]
+        if C["shared"]:
+            gu = gu + adapter(x, W, b, "gate_up")  # [T, 2F], plus this visit's own adapter
         g, u = np.split(gu, 2, axis=-1)  # g, u: [T, F]
     else:
         g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # g, u: [T, F]
@@ -1567,6 +1624,21 @@ def mlp(x, W, b):
     if C["ffn_sub_norm"]:
         h = norm(h, w(W, "ffn_sub_norm", b))  # [T, F], normed before the down projection
     return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
+
+
+def adapter(x, W, b, key):
+    # x: [T, in] -> [T, out]: this visit's low-rank adapter on a shared projection, B (A x)
+    return linear(linear(x, w(W, key + "_adapter_a", b)), w(W, key + "_adapter_b", b))  # [T, out]
+
+
+def shared_block(x, x0, W, b):
+    # x, x0 (the stream, the embeddings): [T, hidden] -> [T, hidden]. Zamba2's shared block:
+    # attention and the MLP over both side by side, each after its norm, with no residual; then
+    # this layer's own projection
+    h = norm(np.concatenate([x, x0], axis=-1), w(W, "shared_norm", b))  # h: [T, 2 hidden]
+    a = attention(h, W, b, ("full", 0), PLAN[b][1])  # a: [T, hidden]
+    m = mlp(norm(a, w(W, "shared_ffn_norm", b)), W, b)  # m: [T, hidden]
+    return linear(m, w(W, "shared_linear", b))  # [T, hidden]
 
 
 def xielu(x, W, b):
@@ -1760,6 +1832,7 @@ def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
+    x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream
     if C["per_layer_input"]:
         ple = per_layer_inputs(ids, x, W)  # [T, layers, width]
     for b, (span, use_rope, ffn) in enumerate(PLAN):
@@ -1771,7 +1844,8 @@ def forward(ids, W):
         before = C["place"] in ("pre", "sandwich")  # a norm on the branch before each sublayer
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
-        h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
+        xm = x + shared_block(x, x0, W, b) if C["shared"] and b in C["shared"]["layers"] else x  # a shared block's output joins the mixer's input, not the stream
+        h = norm(xm, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
         a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else rg_lru(h, W, b) if span[0] == "rglru" else time_mix(h, W, b) if span[0] == "rwkv" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
