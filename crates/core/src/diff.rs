@@ -489,6 +489,24 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             .map_or("none".into(), |p| format!("{} per layer", p.width)),
     );
     f(
+        "shared_block",
+        "shared transformer blocks",
+        Setting,
+        s.shared.as_ref().map_or("none".into(), |b| {
+            let adapted = if b.attn_adapters {
+                "gate/up, Q, K, V"
+            } else {
+                "gate/up"
+            };
+            format!(
+                "{} shared by layers {}, rank-{} adapters on {adapted}",
+                crate::fmt::count(b.blocks as u128, "block"),
+                b.layers,
+                b.adapter_rank
+            )
+        }),
+    );
+    f(
         "layer_scalar",
         "layer output scalars",
         Mechanism,

@@ -268,4 +268,16 @@ fn new_mechanisms_are_named() {
         ("on a shortcut to the next layer", "in place of the MLP")
     );
     assert_eq!(change(&d, "attention.latent_scales"), ("yes", "no"));
+    let zamba2 =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../exec/tests/fixtures/zamba2");
+    let zamba2 =
+        graph::build(&source::load(zamba2.to_str().unwrap(), false).unwrap().spec).unwrap();
+    let d = diff(&zamba2, &graph_of("mamba-codestral-7b")).unwrap();
+    assert_eq!(
+        change(&d, "shared_block"),
+        (
+            "2 blocks shared by layers 0, 2, 4, rank-4 adapters on gate/up",
+            "none"
+        )
+    );
 }

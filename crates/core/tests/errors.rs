@@ -863,3 +863,44 @@ fn gemma4_keys_that_describe_another_model() {
     moe["enable_moe_block"] = json!(true);
     assert_eq!(err_of(&moe).field, "num_experts");
 }
+
+/// Zamba2: keys whose values describe a model transformers would not build, or restate what it
+/// derives with another value.
+#[test]
+fn zamba2_keys_that_describe_another_model() {
+    let base = json!({"model_type": "zamba2", "hidden_size": 32, "num_hidden_layers": 3,
+        "layers_block_type": ["linear_attention", "hybrid", "hybrid"], "num_attention_heads": 4,
+        "n_mamba_heads": 4, "mamba_d_state": 8, "vocab_size": 100, "intermediate_size": 48});
+    err_free(&base);
+    refused_by_name(
+        &base,
+        &[
+            ("num_mem_blocks", json!(0), "positive integer"),
+            ("num_hidden_layers", json!(4), "one layer per entry"),
+            ("attention_head_dim", json!(8), "derives 16"),
+            ("hybrid_layer_ids", json!([1]), "layers [1, 2]"),
+        ],
+    );
+    // A head width the class derives, restated as another: named beside the head count.
+    let mut heads = base.clone();
+    heads["mamba_headdim"] = json!(8);
+    let e = err_of(&heads);
+    assert_eq!(e.field, "n_mamba_heads", "{e}");
+    assert!(e.message.contains("with mamba_headdim 8"), "{e}");
+    let mut kinds = base.clone();
+    kinds["layers_block_type"] = json!(["hybrid", "attention", "mamba"]);
+    let e = err_of(&kinds);
+    assert_eq!(e.field, "layers_block_type[1]", "{e}");
+    assert!(
+        e.message.contains("\"linear_attention\" or \"hybrid\""),
+        "{e}"
+    );
+    // Adapters on Q, K and V add 2 × hidden features: only where Q, K and V are that wide.
+    let mut gqa = base.clone();
+    gqa["num_key_value_heads"] = json!(2);
+    err_free(&gqa);
+    gqa["use_shared_attention_adapter"] = json!(true);
+    let e = err_of(&gqa);
+    assert_eq!(e.field, "use_shared_attention_adapter", "{e}");
+    assert!(e.message.contains("as many K/V heads as heads"), "{e}");
+}

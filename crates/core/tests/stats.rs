@@ -323,3 +323,50 @@ fn matmul_flops_are_two_per_weight_used() {
         );
     }
 }
+
+/// Zamba2: every layer keeps a Mamba2 state; the layers that run a shared block cache keys and
+/// values of their own, though the block's weights are stored once; the weight FLOPs count the
+/// block at every visit.
+#[test]
+fn zamba2_caches_per_visit_and_counts_the_shared_block_at_each() {
+    let cfg = serde_json::json!({
+        "model_type": "zamba2", "num_hidden_layers": 6, "hidden_size": 256,
+        "layers_block_type": ["linear_attention", "hybrid", "linear_attention", "hybrid", "hybrid", "linear_attention"],
+        "num_mem_blocks": 2, "num_attention_heads": 8, "num_key_value_heads": 4,
+        "n_mamba_heads": 8, "mamba_d_state": 16, "mamba_ngroups": 1, "mamba_d_conv": 4,
+        "intermediate_size": 512, "adapter_rank": 8, "vocab_size": 1000,
+    });
+    let spec = anatomy_core::families::load_json("z.json", &cfg.to_string(), "z", false).unwrap();
+    let g = graph::build(&spec).unwrap();
+    // Per visit and token: K and V, 4 heads of 2 × 256 / 8.
+    let kv_per_visit = 2 * 4 * 64;
+    // Per layer: 8 heads × 64 (2 × 256 / 8) × 16, and 3 inputs of x, B and C.
+    let state_per_layer = 8 * 64 * 16 + (512 + 2 * 16) * 3;
+    for context in [128, 65_536] {
+        let st = stats::stats(&g, Some(context)).unwrap();
+        assert_eq!(st.kv_cache.values_per_token, 3 * kv_per_visit, "{context}");
+        assert_eq!(st.kv_cache.values_at_context, 3 * kv_per_visit * context);
+        assert_eq!(st.state.values_per_sequence, 6 * state_per_layer);
+    }
+    // Weights: each block's attention (q, k, v, o) and MLP (gate/up, down), stored once but run
+    // at 3 visits; each visit's adapter and its own output projection; Mamba2 and the head.
+    let (d, wide) = (256u64, 512u64);
+    let attn = wide * 512 + 2 * wide * 256 + 512 * d;
+    let mlp = d * 1024 + 512 * d;
+    let per_visit = (8 * d + 1024 * 8) + d * d;
+    let mamba = d * (512 + 512 + 2 * 16 + 8) + 512 * d;
+    let st = stats::stats(&g, Some(128)).unwrap();
+    assert_eq!(
+        st.flops.matmul_per_token,
+        2 * (3 * (attn + mlp + per_visit) + 6 * mamba + 1000 * d)
+    );
+    let shared = |p: &&graph::Param| p.hf.contains("shared_transformer.self_attn.q_proj");
+    assert_eq!(
+        g.params
+            .iter()
+            .filter(shared)
+            .map(|p| p.instances())
+            .sum::<u128>(),
+        2
+    );
+}

@@ -88,12 +88,6 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         ));
     }
     let blocks = cfg.size("num_mem_blocks", Some(1))?;
-    if blocks == 0 {
-        return Err(cfg.err(
-            "num_mem_blocks",
-            "is 0; give how many shared blocks the hybrid layers take in turn (1 or more)",
-        ));
-    }
     let layers = LayerSet::from_fn(s.layers, |b| hybrid[b as usize]);
     // What the class derives and a saved config restates.
     let derived = [

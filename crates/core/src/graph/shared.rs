@@ -106,7 +106,7 @@ impl Builder<'_> {
             role: Role::SharedLinear,
             title: "Block output projection".into(),
             w: "Wₛ",
-            out: "S",
+            out: "Yₛ",
             input: "M",
             rows: d,
             cols: d,
@@ -135,7 +135,7 @@ impl Builder<'_> {
             inputs: vec![xb, out],
             output: xm,
             operation: "Add the block's output to what the mixer reads, not to the stream: the residual below adds the mixer's output to Xᵦ".into(),
-            equation: "Xₘ = Xᵦ + S; Xₘ = Xᵦ in the other layers".into(),
+            equation: "Xₘ = Xᵦ + Yₛ; Xₘ = Xᵦ in the other layers".into(),
         });
         if let Node::Step(st) = &mut add {
             st.layers = Some(s.layers.clone());

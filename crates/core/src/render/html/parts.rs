@@ -20,6 +20,8 @@ pub enum Kind {
     Moe,
     /// Gemma 4's per-layer input, gated into each layer's output.
     PerLayer,
+    /// Zamba2's shared transformer block, before the mixer in the layers that run one.
+    Shared,
     Head,
     Aux,
 }
@@ -222,6 +224,7 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
                 let (id, kind, title) = match s.kind {
                     ScopeKind::Moe => ("ffn-moe", Kind::Moe, "Mixture of experts"),
                     ScopeKind::PerLayer => ("per-layer", Kind::PerLayer, "Per-layer input"),
+                    ScopeKind::Shared => ("shared-block", Kind::Shared, "Shared transformer block"),
                     _ => ("ffn-mlp", Kind::Mlp, "Feed-forward (MLP)"),
                 };
                 out.push(part(
@@ -343,7 +346,7 @@ fn part(
         out_dim = g.tensor(v.step.output).dims[0].size().unwrap_or(out_dim);
     }
     let category = match kind {
-        Kind::Attention => Category::Attention,
+        Kind::Attention | Kind::Shared => Category::Attention,
         Kind::Mixer => Category::Mixer,
         Kind::Mlp | Kind::Moe | Kind::PerLayer => Category::Ffn,
         Kind::Norm | Kind::Residual => Category::Norm,

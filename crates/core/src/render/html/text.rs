@@ -220,6 +220,12 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             Text { summary, explanation, subtleties: sub }
         }
         Kind::Moe => moe_text(g, part, share(part.params)),
+        Kind::Shared => shared_text(
+            spec,
+            spec.shared
+                .as_ref()
+                .expect("a shared-block part comes from shared blocks"),
+        ),
         Kind::PerLayer => per_layer_text(
             spec,
             spec.per_layer_input
@@ -468,6 +474,41 @@ fn attention_text(g: &Graph) -> Text {
         summary,
         explanation,
         subtleties: sub,
+    }
+}
+
+/// Zamba2's shared transformer blocks.
+fn shared_text(spec: &Spec, s: &crate::spec::SharedBlocks) -> Text {
+    let (a, d, f) = (&spec.attn, spec.hidden, spec.mlp.intermediate);
+    let blocks = if s.blocks == 1 {
+        "one block".to_string()
+    } else {
+        format!("{} blocks taken in turn", s.blocks)
+    };
+    let adapted = if s.attn_adapters {
+        "the fused gate/up projection and Q, K and V"
+    } else {
+        "the fused gate/up projection"
+    };
+    Text {
+        summary: format!(
+            "Attention and an MLP whose weights {} layers share ({blocks}), reading the stream beside the token embeddings.",
+            s.layers.len()
+        ),
+        explanation: format!(
+            "In layers {}, before the Mamba2 mixer, a transformer block reads [stream, embeddings] ({} features), normed: {} attention heads of {} (K and V in {} heads), then a norm and a gated {} MLP {f} wide, with no residual inside. Its output, projected by this layer's own {d} × {d} matrix, is added to what the mixer reads, not to the stream. The block's weights are stored once, under the first layer that runs it, and reused by every later visit.",
+            s.layers,
+            2 * d,
+            a.heads,
+            a.head_dim,
+            a.kv_heads,
+            spec.mlp.act.label(),
+        ),
+        subtleties: vec![
+            format!("Each visit has its own rank-{} adapter on {adapted}: W·x + B·(A·x). Sharing keeps the parameters down; the adapters let each depth use the block a little differently.", s.adapter_rank),
+            format!("Scores are scaled by 1/√({} / 2), the width of a head before the input was doubled by the embeddings beside it.", a.head_dim),
+            "Every visit keeps its own keys and values: the KV cache grows in each layer that runs a block, although the weights are shared.".into(),
+        ],
     }
 }
 

@@ -18,7 +18,7 @@ const HEADER: &str =
     "import math\n\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n";
 
 /// `${name}` → value, for each pair.
-fn fill(template: &str, vars: &[(&str, String)]) -> String {
+pub(super) fn fill(template: &str, vars: &[(&str, String)]) -> String {
     let mut out = template.to_string();
     for (k, v) in vars {
         out = out.replace(&format!("${{{k}}}"), v);
@@ -27,7 +27,7 @@ fn fill(template: &str, vars: &[(&str, String)]) -> String {
     out
 }
 
-fn py_bool(b: bool) -> String {
+pub(super) fn py_bool(b: bool) -> String {
     if b { "True" } else { "False" }.into()
 }
 
@@ -49,6 +49,14 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Moe => moe_classes(spec, &n),
         // The layer holds the per-layer gate; the model computes every layer's inputs.
         Kind::PerLayer => [layer(spec, &n), model(spec, &n)].join("\n\n\n"),
+        Kind::Shared => match &spec.shared {
+            Some(s) => [
+                super::torch_shared::block_classes(spec, s),
+                super::torch_shared::model(spec, s),
+            ]
+            .join("\n\n\n"),
+            None => unreachable!("a shared-block part comes from shared blocks"),
+        },
         Kind::Residual => residual(spec),
         Kind::Head => model(spec, &n),
         Kind::Aux => mtp(spec),
@@ -87,6 +95,12 @@ pub fn module(spec: &Spec) -> String {
     }
     if spec.rwkv.is_some() {
         parts.push(rwkv_classes(spec, &n));
+    }
+    if let Some(s) = &spec.shared {
+        // Zamba2: its layers and model are its own.
+        parts.push(super::torch_shared::block_classes(spec, s));
+        parts.push(super::torch_shared::model(spec, s));
+        return parts.join("\n\n\n") + "\n";
     }
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
@@ -1291,7 +1305,7 @@ ${rotate}
 
 // ---- feed-forward -------------------------------------------------------------------------------
 
-fn act_expr(act: Act, x: &str) -> String {
+pub(super) fn act_expr(act: Act, x: &str) -> String {
     match act {
         Act::Silu => format!("F.silu({x})"),
         Act::Gelu => format!("F.gelu({x})"),

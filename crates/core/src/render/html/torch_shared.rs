@@ -1,0 +1,207 @@
+//! The PyTorch reference of Zamba2's layers: the shared transformer blocks (one module run by
+//! several layers, its tensors stored under the first of them), each visit's adapters, and the
+//! two kinds of layer around Mamba2.
+
+use super::torch::{act_expr, fill, py_bool};
+use crate::spec::{Position, SharedBlocks, Spec};
+
+/// The shared block's classes: its attention, its MLP and the block.
+pub(super) fn block_classes(spec: &Spec, s: &SharedBlocks) -> String {
+    let (a, d) = (&spec.attn, spec.hidden);
+    let wide = 2 * d;
+    let rank = s.adapter_rank;
+    let visits = s.layers.len();
+    let adapters = |list: &str, out: u64, input: u64| {
+        format!("        self.{list} = nn.ModuleList(adapter({input}, {out}) if i in visits else nn.Identity() for i in range({visits}))\n")
+    };
+    let (attn_init, attn_fwd) = if s.attn_adapters {
+        (
+            ["linear_q_adapter_list", "linear_k_adapter_list", "linear_v_adapter_list"]
+                .map(|l| adapters(l, wide, wide))
+                .concat(),
+            "        q = q + self.linear_q_adapter_list[visit](x)  # plus this visit's own low-rank adapters\n        k = k + self.linear_k_adapter_list[visit](x)\n        v = v + self.linear_v_adapter_list[visit](x)\n".to_string(),
+        )
+    } else {
+        (String::new(), String::new())
+    };
+    let rope = if matches!(spec.position, Position::Rope(_)) {
+        "        cos, sin = rope\n        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)\n"
+    } else {
+        "        # no positions: the Mamba2 layers carry order\n"
+    };
+    let (qw, kvw) = (a.heads * a.head_dim, a.kv_heads * a.head_dim);
+    let f = spec.mlp.intermediate;
+    fill(
+        r#"def adapter(n_in, n_out):
+    """A visit's own low-rank adapter on a shared projection: B (A x), rank ${rank}."""
+    return nn.Sequential(nn.Linear(n_in, ${rank}, bias=False), nn.Linear(${rank}, n_out, bias=False))
+
+
+class SharedAttention(nn.Module):
+    """The shared block's attention: ${h} heads of ${hd} over [stream, embeddings] (${wide} features),
+    K and V in ${kv} heads, causal; scores scaled by 1/sqrt(${hd} / 2)."""
+
+    def __init__(self, visits):  # the visits this block serves: each has its own adapters
+        super().__init__()
+        self.q_proj = nn.Linear(${wide}, ${qw}, bias=False)
+        self.k_proj = nn.Linear(${wide}, ${kvw}, bias=False)
+        self.v_proj = nn.Linear(${wide}, ${kvw}, bias=False)
+        self.o_proj = nn.Linear(${qw}, ${d}, bias=False)
+${attn_init}
+    def forward(self, x, visit, rope):  # x: [B, T, ${wide}] -> [B, T, ${d}]
+        B_, T, _ = x.shape
+        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+${attn_fwd}        q = q.view(B_, T, ${h}, ${hd}).transpose(1, 2)  # [B, ${h}, T, ${hd}]
+        k = k.view(B_, T, ${kv}, ${hd}).transpose(1, 2).repeat_interleave(${group}, dim=1)
+        v = v.view(B_, T, ${kv}, ${hd}).transpose(1, 2).repeat_interleave(${group}, dim=1)
+${rope}        s = (q @ k.transpose(-1, -2)) * ${scale}  # [B, ${h}, T, T]
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
+        out = torch.softmax(s.float(), dim=-1).to(q.dtype) @ v  # [B, ${h}, T, ${hd}]
+        return self.o_proj(out.transpose(1, 2).reshape(B_, T, ${qw}))
+
+
+class SharedMLP(nn.Module):
+    """The shared block's MLP: ${act_name}(gate) * up, ${f} wide, gate and up in one projection."""
+
+    def __init__(self, visits):
+        super().__init__()
+        self.gate_up_proj = nn.Linear(${d}, ${f2}, bias=${bias})
+        self.down_proj = nn.Linear(${f}, ${d}, bias=${bias})
+${mlp_init}
+    def forward(self, x, visit):  # [B, T, ${d}]
+        gate, up = (self.gate_up_proj(x) + self.gate_up_proj_adapter_list[visit](x)).chunk(2, dim=-1)
+        return self.down_proj(${act} * up)
+
+
+class SharedBlock(nn.Module):
+    """A shared transformer block: the attention, then the MLP, each after its norm, with no
+    residual. Block j serves visits j, j + ${blocks}, j + 2 * ${blocks} …: the same weights every time."""
+
+    def __init__(self, visits):
+        super().__init__()
+        self.self_attn = SharedAttention(visits)
+        self.feed_forward = SharedMLP(visits)
+        self.input_layernorm = Norm(${wide})
+        self.pre_ff_layernorm = Norm(${d})
+
+    def forward(self, x, x0, visit, rope):  # x (the stream), x0 (the embeddings): [B, T, ${d}]
+        a = self.self_attn(self.input_layernorm(torch.cat([x, x0], dim=-1)), visit, rope)
+        return self.feed_forward(self.pre_ff_layernorm(a), visit)"#,
+        &[
+            ("rank", rank.to_string()),
+            ("h", a.heads.to_string()),
+            ("hd", a.head_dim.to_string()),
+            ("kv", a.kv_heads.to_string()),
+            ("group", (a.heads / a.kv_heads.max(1)).to_string()),
+            ("wide", wide.to_string()),
+            ("d", d.to_string()),
+            ("qw", qw.to_string()),
+            ("kvw", kvw.to_string()),
+            ("attn_init", attn_init),
+            ("attn_fwd", attn_fwd),
+            ("rope", rope.to_string()),
+            ("scale", (a.scale_dim).powf(-0.5).to_string()),
+            ("act_name", spec.mlp.act.label().to_string()),
+            ("act", act_expr(spec.mlp.act, "gate")),
+            ("f", f.to_string()),
+            ("f2", (2 * f).to_string()),
+            ("bias", py_bool(spec.mlp.bias)),
+            ("mlp_init", adapters("gate_up_proj_adapter_list", 2 * f, d)),
+            ("blocks", s.blocks.to_string()),
+        ],
+    )
+}
+
+/// The layers (Mamba2 alone, or a shared block first), the decoder and the model.
+pub(super) fn model(spec: &Spec, s: &SharedBlocks) -> String {
+    let d = spec.hidden;
+    let rope = if matches!(spec.position, Position::Rope(_)) {
+        "rope_cos_sin(rope_frequencies, T, x.dtype)"
+    } else {
+        "None"
+    };
+    let (head_init, logits) = if spec.tied {
+        (
+            String::new(),
+            "h @ self.model.embed_tokens.weight.T  # tied: the embedding matrix",
+        )
+    } else {
+        (
+            format!(
+                "        self.lm_head = nn.Linear({d}, {}, bias=False)\n",
+                spec.vocab
+            ),
+            "self.lm_head(h)",
+        )
+    };
+    let layers: Vec<String> = s.layers.iter().map(|b| b.to_string()).collect();
+    fill(
+        r#"class MambaLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.input_layernorm = Norm(${d})
+        self.mamba = Mamba2()
+
+    def forward(self, x, feed=None):  # [B, T, ${d}]; feed: a shared block's output
+        h = x if feed is None else x + feed  # the block's output joins what the mixer reads, not the stream
+        return x + self.mamba(self.input_layernorm(h))
+
+
+class HybridLayer(nn.Module):
+    def __init__(self, block, visit, holds):
+        super().__init__()
+        if holds:
+            self.shared_transformer = block  # stored under the first layer that runs it
+        self.block = [block]  # a plain list: the layers that run it again do not store it again
+        self.visit = visit
+        self.linear = nn.Linear(${d}, ${d}, bias=False)  # this layer's own
+        self.mamba_decoder = MambaLayer()
+
+    def forward(self, x, x0, rope):  # [B, T, ${d}]
+        return self.mamba_decoder(x, self.linear(self.block[0](x, x0, self.visit, rope)))
+
+
+SHARED = [${layers}]  # the layers that run a shared block: visit i runs block i % ${blocks}
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed_tokens = nn.Embedding(${vocab}, ${d})
+        blocks = [SharedBlock([i for i in range(len(SHARED)) if i % ${blocks} == j]) for j in range(${blocks})]
+        self.layers = nn.ModuleList(
+            HybridLayer(blocks[SHARED.index(b) % ${blocks}], SHARED.index(b), SHARED.index(b) < ${blocks})
+            if b in SHARED else MambaLayer()
+            for b in range(${n})
+        )
+        self.final_layernorm = Norm(${d})
+
+    def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${d}] after the final norm
+        T = input_ids.shape[1]
+        x = x0 = self.embed_tokens(input_ids)  # the shared blocks read the embeddings beside the stream
+        rope = ${rope}
+        for layer in self.layers:
+            x = layer(x, x0, rope) if isinstance(layer, HybridLayer) else layer(x)
+        return self.final_layernorm(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Decoder()
+${head_init}
+    def forward(self, input_ids):  # [B, T] int64 -> logits [B, T, ${vocab}]
+        h = self.model(input_ids)
+        return ${logits}"#,
+        &[
+            ("d", d.to_string()),
+            ("vocab", spec.vocab.to_string()),
+            ("n", spec.layers.to_string()),
+            ("layers", layers.join(", ")),
+            ("blocks", s.blocks.min(s.layers.len()).to_string()),
+            ("rope", rope.to_string()),
+            ("head_init", head_init),
+            ("logits", logits.to_string()),
+        ],
+    )
+}
