@@ -15,6 +15,10 @@ before(async () => {
   anatomy("html", "mimo-v2-flash", "-o", join(dir, "mimo.html"));
   anatomy("html", "mamba-codestral-7b", "-o", join(dir, "mamba.html"));
   anatomy("html", "qwen3-next-80b-a3b", "-o", join(dir, "qwen3-next.html"));
+  // Zamba2 as its config class builds it by default: 54 Mamba2 layers, 9 running the shared block.
+  mkdirSync(join(dir, "zamba2"));
+  writeFileSync(join(dir, "zamba2", "config.json"), JSON.stringify({ model_type: "zamba2" }));
+  anatomy("html", join(dir, "zamba2"), "-o", join(dir, "zamba2.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -191,6 +195,28 @@ test("a hybrid switches between its Gated DeltaNet and its gated attention (Qwen
   assert.equal(await attention.count(), 1);
   await attention.click();
   assert.match(await page.locator("#detail").textContent(), /the query projection's second half per head/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("Zamba2's shared block is drawn once, with the layers that run it and its own code", async () => {
+  const { page, problems } = await open(browser, join(dir, "zamba2.html"));
+  const variants = page.locator("button.variant");
+  assert.equal(await variants.count(), 2);
+  assert.equal(await page.locator("#part-shared-block:visible").count(), 0);
+  assert.match(await variants.nth(1).textContent(), /^layers 6, 12, 18, .* \(9 layers\): Mamba2, the shared block first$/);
+  await variants.nth(1).click();
+  const block = page.locator("#part-shared-block");
+  assert.match(await block.getAttribute("class"), /cat-attention/);
+  await block.click();
+  const detail = await page.locator("#detail").textContent();
+  assert.match(detail, /Attention and an MLP whose weights 9 layers share \(one block\)/);
+  assert.match(detail, /In layers 6, 12, 18/);
+  assert.match(detail, /rank-128 adapter on the fused gate\/up projection/);
+  const code = await page.locator("#detail pre.code").textContent();
+  assert.match(code, /class SharedBlock\(nn\.Module\)/);
+  assert.match(code, /self\.shared_transformer = block/);
+  assert.equal(await page.locator('[data-part="mixer"]').count() > 0, true);
   assert.deepEqual(problems, []);
   await page.close();
 });

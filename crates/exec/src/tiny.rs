@@ -74,6 +74,14 @@ pub fn shrink(spec: &Spec) -> Spec {
     if let Some(r) = &mut s.rwkv {
         r.attn = 64;
     }
+    if let Some(sh) = &mut s.shared {
+        // Zamba2's shared block: its heads split [stream, embeddings], 2 × 64 wide, as the
+        // model's split 2 × hidden (the adapters on Q, K and V add that many features).
+        sh.adapter_rank = sh.adapter_rank.min(8);
+        s.attn.head_dim = 2 * 64 / s.attn.heads;
+        s.attn.v_head_dim = s.attn.head_dim;
+        s.attn.scale_dim = s.attn.head_dim as f64 / 2.0;
+    }
     s.context = spec.context.min(1024);
     if let Some(m) = &mut s.moe {
         m.experts = m.experts.min(8);
@@ -91,7 +99,7 @@ pub fn shrink(spec: &Spec) -> Spec {
             .iter()
             .position(|(set, _)| set.contains(b as u64))
     };
-    let mut plan: Vec<(LayerPlan, Option<usize>)> = Vec::new();
+    let mut plan: Vec<(LayerPlan, Option<usize>, Option<u64>)> = Vec::new();
     let mut kept = Vec::new();
     for (b, l) in spec.plan.iter().enumerate() {
         let mut l = l.clone();
@@ -100,14 +108,24 @@ pub fn shrink(spec: &Spec) -> Spec {
             Mixer::Attention(AttnSpan::Chunked(c)) => Mixer::Attention(AttnSpan::Chunked(c.min(8))),
             other => other,
         };
-        let kind = (l, variant(b));
+        // A layer that runs a shared block is a kind of its own, one per block (Zamba2).
+        let block = spec
+            .shared
+            .as_ref()
+            .and_then(|sh| sh.visit(b as u64).map(|v| v % sh.blocks));
+        let kind = (l, variant(b), block);
         if !plan.contains(&kind) && plan.len() < 4 {
             plan.push(kind);
             kept.push(b as u64);
         }
     }
     s.layers = plan.len() as u64;
-    s.plan = plan.into_iter().map(|(l, _)| l).collect();
+    s.plan = plan.into_iter().map(|(l, _, _)| l).collect();
+    if let Some(sh) = &mut s.shared {
+        sh.layers = anatomy_core::layers::LayerSet::from_fn(s.layers, |i| {
+            sh.layers.contains(kept[i as usize])
+        });
+    }
     s.layer_attn = s
         .layer_attn
         .into_iter()

@@ -80,16 +80,26 @@ pub struct Variant {
 
 pub fn variants(g: &Graph) -> Vec<Variant> {
     let spec = &g.spec;
-    let mut seen: Vec<(crate::spec::LayerPlan, LayerSet)> = Vec::new();
+    // A layer's plan, and whether it runs a shared block first (Zamba2).
+    type Kind = (crate::spec::LayerPlan, bool);
+    let mut seen: Vec<(Kind, LayerSet)> = Vec::new();
     for (b, plan) in spec.plan.iter().enumerate() {
-        match seen.iter_mut().find(|(p, _)| p == plan) {
+        let shared = spec
+            .shared
+            .as_ref()
+            .is_some_and(|s| s.layers.contains(b as u64));
+        let kind = (plan.clone(), shared);
+        match seen.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, set)) => *set = set.union(&LayerSet::range(b as u64, b as u64 + 1)),
-            None => seen.push((plan.clone(), LayerSet::range(b as u64, b as u64 + 1))),
+            None => seen.push((kind, LayerSet::range(b as u64, b as u64 + 1))),
         }
     }
     seen.into_iter()
-        .map(|(plan, layers)| {
+        .map(|((plan, shared), layers)| {
             let mut label = format!("layers {layers}: {}", spec.mixer_describe(plan.mixer));
+            if shared {
+                label += ", the shared block first";
+            }
             match plan.ffn {
                 crate::spec::Ffn::Moe => label += ", MoE FFN",
                 crate::spec::Ffn::Dense => label += ", dense FFN",
