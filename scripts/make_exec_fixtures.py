@@ -633,6 +633,13 @@ CONFIGS = {
                              hybrid_override_pattern="M-*M", intermediate_size=48, mamba_num_heads=4,
                              mamba_head_dim=8, ssm_state_size=6, n_groups=1, time_step_min=0.9,
                              num_attention_heads=4, num_key_value_heads=4, head_dim=8),
+    # Zamba: multi-head Mamba layers (x and z interleaved, each head its own step, B and C), two
+    # of them running the one shared block first (K/V grouped, no positions), biases on the
+    # mixer's projections.
+    "zamba": dict(model_type="zamba", hidden_size=32, vocab_size=97, pad_token_id=0, num_hidden_layers=5,
+                  layers_block_type=["linear_attention", "linear_attention", "hybrid", "mamba", "hybrid"],
+                  num_attention_heads=4, num_key_value_heads=2, intermediate_size=48, n_mamba_heads=2,
+                  mamba_d_state=6, mamba_dt_rank=4, mamba_proj_bias=True, max_position_embeddings=128),
     # Zamba2: Mamba2 layers, three of them running a shared block first, two blocks taken in
     # turn (the first and third visits share one), rotated, K/V grouped, biases on the linear
     # layers; a Δ floor the scan never reaches (transformers decodes without it).

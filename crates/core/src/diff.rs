@@ -493,16 +493,15 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "shared transformer blocks",
         Setting,
         s.shared.as_ref().map_or("none".into(), |b| {
-            let adapted = if b.attn_adapters {
-                "gate/up, Q, K, V"
-            } else {
-                "gate/up"
+            let adapted = match (b.adapter_rank, b.attn_adapters) {
+                (0, _) => "no adapters".to_string(),
+                (r, true) => format!("rank-{r} adapters on gate/up, Q, K, V"),
+                (r, false) => format!("rank-{r} adapters on gate/up"),
             };
             format!(
-                "{} shared by layers {}, rank-{} adapters on {adapted}",
+                "{} shared by layers {}, {adapted}",
                 crate::fmt::count(b.blocks as u128, "block"),
                 b.layers,
-                b.adapter_rank
             )
         }),
     );

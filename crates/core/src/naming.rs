@@ -468,6 +468,29 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             return (hf, format!("blk.{{b}}.{gguf}.{suffix}"));
         }
         (Layout::LongCat, _) => return longcat(role, suffix),
+        // Zamba's multi-head Mamba: per-head tensors stored without a suffix.
+        (Layout::Zamba, SsmX | SsmDt) => {
+            let name = match (role, bias) {
+                (SsmX, _) => "x_proj_weight",
+                (_, false) => "dt_proj_weight",
+                (_, true) => "dt_proj_bias",
+            };
+            let gguf = if role == SsmX { "ssm_x" } else { "ssm_dt" };
+            return (
+                format!("model.layers.{{b}}.{{d}}mamba.{name}"),
+                format!("blk.{{b}}.{gguf}.{suffix}"),
+            );
+        }
+        (Layout::Zamba, _) if zamba2(role).0.contains("shared_transformer") => {
+            let (hf, gguf) = zamba2(role);
+            return (
+                format!(
+                    "{}.{suffix}",
+                    hf.replace("shared_transformer", "shared_transf")
+                ),
+                format!("{gguf}.{suffix}"),
+            );
+        }
         _ => {}
     }
     let (hf, gguf) = match layout {
@@ -994,83 +1017,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("backbone.norm_f", "output_norm"),
             other => llama(other),
         },
-        // `{m}`: the layer holding the shared block, `{h}`: the visit, `{d}`: `mamba_decoder.` in
-        // the layers that run a block (`SharedBlocks::place`).
-        Layout::Zamba2 => match role {
-            Embed => ("model.embed_tokens", "token_embd"),
-            AttnNorm => ("model.layers.{b}.{d}input_layernorm", "blk.{b}.attn_norm"),
-            SsmIn => ("model.layers.{b}.{d}mamba.in_proj", "blk.{b}.ssm_in"),
-            SsmConv => ("model.layers.{b}.{d}mamba.conv1d", "blk.{b}.ssm_conv1d"),
-            SsmNorm => ("model.layers.{b}.{d}mamba.norm", "blk.{b}.ssm_norm"),
-            SsmOut => ("model.layers.{b}.{d}mamba.out_proj", "blk.{b}.ssm_out"),
-            SharedNorm => (
-                "model.layers.{m}.shared_transformer.input_layernorm",
-                "blk.{m}.shared_attn_norm",
-            ),
-            Q => (
-                "model.layers.{m}.shared_transformer.self_attn.q_proj",
-                "blk.{m}.shared_attn_q",
-            ),
-            K => (
-                "model.layers.{m}.shared_transformer.self_attn.k_proj",
-                "blk.{m}.shared_attn_k",
-            ),
-            V => (
-                "model.layers.{m}.shared_transformer.self_attn.v_proj",
-                "blk.{m}.shared_attn_v",
-            ),
-            O => (
-                "model.layers.{m}.shared_transformer.self_attn.o_proj",
-                "blk.{m}.shared_attn_output",
-            ),
-            QAdapterA => (
-                "model.layers.{m}.shared_transformer.self_attn.linear_q_adapter_list.{h}.0",
-                "blk.{b}.shared_attn_q_adapter_a",
-            ),
-            QAdapterB => (
-                "model.layers.{m}.shared_transformer.self_attn.linear_q_adapter_list.{h}.1",
-                "blk.{b}.shared_attn_q_adapter_b",
-            ),
-            KAdapterA => (
-                "model.layers.{m}.shared_transformer.self_attn.linear_k_adapter_list.{h}.0",
-                "blk.{b}.shared_attn_k_adapter_a",
-            ),
-            KAdapterB => (
-                "model.layers.{m}.shared_transformer.self_attn.linear_k_adapter_list.{h}.1",
-                "blk.{b}.shared_attn_k_adapter_b",
-            ),
-            VAdapterA => (
-                "model.layers.{m}.shared_transformer.self_attn.linear_v_adapter_list.{h}.0",
-                "blk.{b}.shared_attn_v_adapter_a",
-            ),
-            VAdapterB => (
-                "model.layers.{m}.shared_transformer.self_attn.linear_v_adapter_list.{h}.1",
-                "blk.{b}.shared_attn_v_adapter_b",
-            ),
-            SharedFfnNorm => (
-                "model.layers.{m}.shared_transformer.pre_ff_layernorm",
-                "blk.{m}.shared_ffn_norm",
-            ),
-            GateUp => (
-                "model.layers.{m}.shared_transformer.feed_forward.gate_up_proj",
-                "blk.{m}.shared_ffn_gate_up",
-            ),
-            Down => (
-                "model.layers.{m}.shared_transformer.feed_forward.down_proj",
-                "blk.{m}.shared_ffn_down",
-            ),
-            GateUpAdapterA => (
-                "model.layers.{m}.shared_transformer.feed_forward.gate_up_proj_adapter_list.{h}.0",
-                "blk.{b}.shared_ffn_gate_up_adapter_a",
-            ),
-            GateUpAdapterB => (
-                "model.layers.{m}.shared_transformer.feed_forward.gate_up_proj_adapter_list.{h}.1",
-                "blk.{b}.shared_ffn_gate_up_adapter_b",
-            ),
-            SharedLinear => ("model.layers.{b}.linear", "blk.{b}.shared_linear"),
-            FinalNorm => ("model.final_layernorm", "output_norm"),
-            other => llama(other),
-        },
+        Layout::Zamba2 | Layout::Zamba => zamba2(role),
         Layout::Mamba2 => match role {
             Embed => ("backbone.embeddings", "token_embd"),
             AttnNorm => ("backbone.layers.{b}.norm", "blk.{b}.attn_norm"),
@@ -1695,6 +1642,95 @@ fn gptj(role: Role) -> (&'static str, &'static str) {
         Up => ("transformer.h.{b}.mlp.fc_in", "blk.{b}.ffn_up"),
         Down => ("transformer.h.{b}.mlp.fc_out", "blk.{b}.ffn_down"),
         FinalNorm => ("transformer.ln_f", "output_norm"),
+        other => llama(other),
+    }
+}
+
+/// Zamba2's names: `{m}` the layer holding the shared block, `{h}` the visit, `{d}`
+/// `mamba_decoder.` in the layers that run a block (`SharedBlocks::place`).
+fn zamba2(role: Role) -> (&'static str, &'static str) {
+    use Role::*;
+    match role {
+        Embed => ("model.embed_tokens", "token_embd"),
+        AttnNorm => ("model.layers.{b}.{d}input_layernorm", "blk.{b}.attn_norm"),
+        SsmIn => ("model.layers.{b}.{d}mamba.in_proj", "blk.{b}.ssm_in"),
+        SsmConv => ("model.layers.{b}.{d}mamba.conv1d", "blk.{b}.ssm_conv1d"),
+        SsmNorm => ("model.layers.{b}.{d}mamba.norm", "blk.{b}.ssm_norm"),
+        SsmOut => ("model.layers.{b}.{d}mamba.out_proj", "blk.{b}.ssm_out"),
+        SharedNorm => (
+            "model.layers.{m}.shared_transformer.input_layernorm",
+            "blk.{m}.shared_attn_norm",
+        ),
+        Q => (
+            "model.layers.{m}.shared_transformer.self_attn.q_proj",
+            "blk.{m}.shared_attn_q",
+        ),
+        K => (
+            "model.layers.{m}.shared_transformer.self_attn.k_proj",
+            "blk.{m}.shared_attn_k",
+        ),
+        V => (
+            "model.layers.{m}.shared_transformer.self_attn.v_proj",
+            "blk.{m}.shared_attn_v",
+        ),
+        O => (
+            "model.layers.{m}.shared_transformer.self_attn.o_proj",
+            "blk.{m}.shared_attn_output",
+        ),
+        QAdapterA => (
+            "model.layers.{m}.shared_transformer.self_attn.linear_q_adapter_list.{h}.0",
+            "blk.{b}.shared_attn_q_adapter_a",
+        ),
+        QAdapterB => (
+            "model.layers.{m}.shared_transformer.self_attn.linear_q_adapter_list.{h}.1",
+            "blk.{b}.shared_attn_q_adapter_b",
+        ),
+        KAdapterA => (
+            "model.layers.{m}.shared_transformer.self_attn.linear_k_adapter_list.{h}.0",
+            "blk.{b}.shared_attn_k_adapter_a",
+        ),
+        KAdapterB => (
+            "model.layers.{m}.shared_transformer.self_attn.linear_k_adapter_list.{h}.1",
+            "blk.{b}.shared_attn_k_adapter_b",
+        ),
+        VAdapterA => (
+            "model.layers.{m}.shared_transformer.self_attn.linear_v_adapter_list.{h}.0",
+            "blk.{b}.shared_attn_v_adapter_a",
+        ),
+        VAdapterB => (
+            "model.layers.{m}.shared_transformer.self_attn.linear_v_adapter_list.{h}.1",
+            "blk.{b}.shared_attn_v_adapter_b",
+        ),
+        SharedFfnNorm => (
+            "model.layers.{m}.shared_transformer.pre_ff_layernorm",
+            "blk.{m}.shared_ffn_norm",
+        ),
+        GateUp => (
+            "model.layers.{m}.shared_transformer.feed_forward.gate_up_proj",
+            "blk.{m}.shared_ffn_gate_up",
+        ),
+        Gate => (
+            "model.layers.{m}.shared_transformer.feed_forward.gate_proj",
+            "blk.{m}.shared_ffn_gate",
+        ),
+        Up => (
+            "model.layers.{m}.shared_transformer.feed_forward.up_proj",
+            "blk.{m}.shared_ffn_up",
+        ),
+        Down => (
+            "model.layers.{m}.shared_transformer.feed_forward.down_proj",
+            "blk.{m}.shared_ffn_down",
+        ),
+        GateUpAdapterA => (
+            "model.layers.{m}.shared_transformer.feed_forward.gate_up_proj_adapter_list.{h}.0",
+            "blk.{b}.shared_ffn_gate_up_adapter_a",
+        ),
+        GateUpAdapterB => (
+            "model.layers.{m}.shared_transformer.feed_forward.gate_up_proj_adapter_list.{h}.1",
+            "blk.{b}.shared_ffn_gate_up_adapter_b",
+        ),
+        SharedLinear => ("model.layers.{b}.linear", "blk.{b}.shared_linear"),
+        FinalNorm => ("model.final_layernorm", "output_norm"),
         other => llama(other),
     }
 }

@@ -808,6 +808,12 @@ pub struct S6 {
     /// RMS norms on the step, B and C once projected (Falcon-Mamba's without weights, Jamba's
     /// with).
     pub bcdt_norm: Option<BcdtNorm>,
+    /// Heads of inner / heads channels, each with its own projections to the step, B and C
+    /// and its own step projection (Zamba's multi-head Mamba); 1 for Mamba's one set.
+    pub heads: u64,
+    /// The input projection's rows alternate x and z channel by channel (Zamba), rather than
+    /// giving all of x, then all of z.
+    pub interleaved: bool,
 }
 
 /// LFM2's short gated convolution: one projection gives B, C and x (hidden each); B ⊙ x is
@@ -1757,6 +1763,10 @@ pub enum Layout {
     /// (`shared_transformer.self_attn`, `feed_forward.gate_up_proj`, the visits' adapter lists),
     /// each such layer's `linear`, and `model.final_layernorm` (Zamba2).
     Zamba2,
+    /// Zamba2's names with the block as `shared_transf`, its MLP's `gate_proj` and `up_proj`
+    /// apart, and the multi-head Mamba's per-head `x_proj_weight`, `dt_proj_weight` and
+    /// `dt_proj_bias` (Zamba).
+    Zamba,
 }
 
 impl Layout {

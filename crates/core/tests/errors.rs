@@ -904,3 +904,36 @@ fn zamba2_keys_that_describe_another_model() {
     assert_eq!(e.field, "use_shared_attention_adapter", "{e}");
     assert!(e.message.contains("as many K/V heads as heads"), "{e}");
 }
+
+/// Zamba: a block width transformers could not run, heads that do not split the mixer's
+/// channels, a layer list that disagrees with the layer count.
+#[test]
+fn zamba_keys_that_describe_another_model() {
+    let base = json!({"model_type": "zamba", "hidden_size": 32, "num_hidden_layers": 5,
+        "num_attention_heads": 4, "num_key_value_heads": 4, "n_mamba_heads": 2, "vocab_size": 100,
+        "intermediate_size": 48, "mamba_d_state": 8});
+    err_free(&base);
+    refused_by_name(
+        &base,
+        &[
+            ("attention_hidden_size", json!(32), "2 × hidden_size (64)"),
+            (
+                "n_mamba_heads",
+                json!(3),
+                "must divide the mixer's 64 channels",
+            ),
+            (
+                "num_key_value_heads",
+                json!(3),
+                "must divide num_attention_heads",
+            ),
+            ("hidden_mamba_act", json!("gelu"), "SiLU"),
+        ],
+    );
+    // Fewer layers than the 3 the class lists before its pattern.
+    let mut short = base.clone();
+    short["num_hidden_layers"] = json!(2);
+    let e = err_of(&short);
+    assert_eq!(e.field, "num_hidden_layers", "{e}");
+    assert!(e.message.contains("gives 3 layers"), "{e}");
+}

@@ -1008,7 +1008,16 @@ impl Model {
             s.dt_rank as usize,
         );
         let p = self.proj(x, Role::SsmIn, b, s.bias)?;
-        let (u, z) = (p.narrow(1, 0, i)?.contiguous()?, p.narrow(1, i, i)?);
+        let (u, z) = if s.interleaved {
+            // Zamba: x and z alternate channel by channel.
+            let p = p.reshape((t, i, 2))?;
+            (
+                p.narrow(2, 0, 1)?.reshape((t, i))?.contiguous()?,
+                p.narrow(2, 1, 1)?.reshape((t, i))?,
+            )
+        } else {
+            (p.narrow(1, 0, i)?.contiguous()?, p.narrow(1, i, i)?)
+        };
         let state =
             cache.ssm[b].get_or_insert_with(|| SsmState::new(s.conv_kernel as usize, i, i, 1, n));
         let conv_bias = if s.conv_bias {
@@ -1020,6 +1029,9 @@ impl Model {
         let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, conv_bias.as_deref(), i);
         let xs = Tensor::from_vec(conv, (t, i), &Device::Cpu)?.silu()?;
         self.keep(Some(b), "ssm_conv", &xs);
+        if s.heads > 1 {
+            return self.mamba_heads(&xs, &z, b, state);
+        }
         let sel = self.proj(&xs, Role::SsmX, b, false)?;
         // The step's input, B and C, each RMS-normed where the model does (with its weight
         // where stored).
@@ -1064,6 +1076,68 @@ impl Model {
         if self.capturing() {
             let h = Tensor::from_vec(state.h.clone(), (i, n), &Device::Cpu)?;
             self.keep(Some(b), "ssm_state", &h);
+        }
+        let y = Tensor::from_vec(y, (t, i), &Device::Cpu)?;
+        self.keep(Some(b), "ssm_scan", &y);
+        let g = (y * z.silu()?)?;
+        self.proj(&g, Role::SsmOut, b, s.bias)
+    }
+
+    /// Zamba's multi-head Mamba after its convolution (`xs`): each head projects its channels
+    /// to its own step input, B and C, and the step input to a step per channel; the scan runs
+    /// per channel, each head's channels sharing its B and C.
+    fn mamba_heads(&self, xs: &Tensor, z: &Tensor, b: usize, state: &mut SsmState) -> Res<Tensor> {
+        let s = self.spec.s6.as_ref().expect("a Mamba layer has its S6");
+        let (t, i, n, r, h) = (
+            xs.dim(0)?,
+            s.inner as usize,
+            s.state as usize,
+            s.dt_rank as usize,
+            s.heads as usize,
+        );
+        let hd = i / h;
+        let (wx, wdt) = (self.w(Role::SsmX, Some(b))?, self.w(Role::SsmDt, Some(b))?);
+        let bdt = self.bias(Role::SsmDt, Some(b))?;
+        let (mut dts, mut bs, mut cs) = (Vec::new(), Vec::new(), Vec::new());
+        for head in 0..h {
+            let x = xs.narrow(1, head * hd, hd)?;
+            let sel = x.matmul(&wx.get(head)?.t()?)?;
+            let step = sel.narrow(1, 0, r)?;
+            bs.push(sel.narrow(1, r, n)?);
+            cs.push(sel.narrow(1, r + n, n)?);
+            let dt = step
+                .matmul(&wdt.get(head)?.t()?)?
+                .broadcast_add(&bdt.get(head)?)?;
+            dts.push(softplus(&dt)?);
+        }
+        let dt = Tensor::cat(&dts, 1)?;
+        self.keep(Some(b), "ssm_dt", &dt);
+        let (bm, cm) = (Tensor::cat(&bs, 1)?, Tensor::cat(&cs, 1)?);
+        let a: Vec<f32> = vec(self.w(Role::SsmALog, Some(b))?)?
+            .iter()
+            .map(|l| -l.exp())
+            .collect();
+        let (xv, dt, bm, cm) = (vec(xs)?, vec(&dt)?, vec(&bm)?, vec(&cm)?);
+        let d = vec(self.w(Role::SsmD, Some(b))?)?;
+        let inputs = ssm::Inputs {
+            x: &xv,
+            dt: &dt,
+            a: &a,
+            b: &bm,
+            c: &cm,
+            d: &d,
+        };
+        // Every channel a "head" of one; head h's channels share its B and C.
+        let dims = ssm::Dims {
+            heads: i,
+            head_dim: 1,
+            n,
+            groups: h,
+        };
+        let y = ssm::scan(&inputs, &mut state.h, dims);
+        if self.capturing() {
+            let st = Tensor::from_vec(state.h.clone(), (i, n), &Device::Cpu)?;
+            self.keep(Some(b), "ssm_state", &st);
         }
         let y = Tensor::from_vec(y, (t, i), &Device::Cpu)?;
         self.keep(Some(b), "ssm_scan", &y);

@@ -46,6 +46,8 @@ pub fn shrink(spec: &Spec) -> Spec {
         m.inner = 128;
         m.state = 16;
         m.dt_rank = 4;
+        // Heads of their own kept as two (Zamba).
+        m.heads = m.heads.min(2);
     }
     if let Some(m) = &mut s.ssm {
         // Twice the hidden size, in 8 heads of 16; groups shared where the model shares them.

@@ -40,6 +40,8 @@ pub struct S6Keys {
     /// RMS norms on the step's input, B and C: the key of their ε and its default, and whether
     /// they have weights.
     pub bcdt_norm: Option<(&'static str, f64, bool)>,
+    /// The mixer's activation's key.
+    pub act: &'static str,
 }
 
 impl S6Keys {
@@ -52,6 +54,7 @@ impl S6Keys {
         bias: ("use_bias", false),
         restated_inner: Some("intermediate_size"),
         bcdt_norm: None,
+        act: "hidden_act",
     };
 
     pub const FALCON_MAMBA: S6Keys = S6Keys {
@@ -69,6 +72,14 @@ impl S6Keys {
         bias: ("mamba_proj_bias", false),
         restated_inner: None,
         bcdt_norm: Some(("rms_norm_eps", 1e-6, true)),
+        act: "hidden_act",
+    };
+
+    /// Zamba's: Jamba's keys without the norms, the mixer's activation `hidden_mamba_act`.
+    pub const ZAMBA: S6Keys = S6Keys {
+        bcdt_norm: None,
+        act: "hidden_mamba_act",
+        ..S6Keys::JAMBA
     };
 }
 
@@ -100,7 +111,7 @@ pub(crate) fn s6(cfg: &Config, hidden: u64, k: &S6Keys) -> Result<S6> {
         None => hidden.div_ceil(16),
         Some(_) => cfg.size(k.dt_rank, None)?,
     };
-    super::mamba2::silu(cfg, "hidden_act")?;
+    super::mamba2::silu(cfg, k.act)?;
     Ok(S6 {
         inner,
         state: cfg.size(k.state.0, Some(k.state.1))?,
@@ -115,5 +126,7 @@ pub(crate) fn s6(cfg: &Config, hidden: u64, k: &S6Keys) -> Result<S6> {
             }),
             None => None,
         },
+        heads: 1,
+        interleaved: false,
     })
 }

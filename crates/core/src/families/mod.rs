@@ -25,7 +25,7 @@ mod nemotron_h;
 mod recurrent_gemma;
 mod registry;
 mod rwkv;
-mod zamba2;
+mod zamba;
 
 use crate::config::{Config, MAX_LAYERS};
 use crate::error::{Error, Result};

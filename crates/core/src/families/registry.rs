@@ -15,7 +15,7 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     dbrx, deepseek, falcon, falcon_h1, gemma, gemma4, gpt2, gpt_oss, jetmoe, llama4, longcat,
-    mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, zamba2,
+    mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, zamba,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3628,6 +3628,32 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["num_logits_to_keep", "mamba_chunk_size"]],
     ),
+    // Zamba: multi-head Mamba layers, some running one shared attention-and-MLP block first. The
+    // kernels' switches, the parallel scan's, Δ's initial range and `num_logits_to_keep` do not
+    // change the forward pass.
+    Family {
+        renames: &[
+            ("layer_types", "layers_block_type"),
+            ("head_dim", "attention_head_dim"),
+        ],
+        ..own(
+            "zamba",
+            "Zamba",
+            zamba::load_zamba,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "use_mamba_kernels",
+                    "use_associative_scan",
+                    "time_step_min",
+                    "time_step_max",
+                    "time_step_floor",
+                    "num_logits_to_keep",
+                ],
+            ],
+        )
+    },
     // Zamba2: Mamba2 layers, some running a shared attention-and-MLP block first. The kernels'
     // switches, `chunk_size` (it groups the prompt's scan), Δ's initial range and
     // `num_logits_to_keep` do not change the forward pass.
@@ -3639,7 +3665,7 @@ pub static FAMILIES: &[Family] = &[
         ..own(
             "zamba2",
             "Zamba2",
-            zamba2::load,
+            zamba::load_zamba2,
             None,
             &[
                 TRAINING,

@@ -82,23 +82,27 @@ impl Builder<'_> {
             true,
             None,
         ));
-        self.param_layers = None;
-        let (adapter, delta) = self.adapter(
-            "GU",
-            Role::GateUpAdapterA,
-            Role::GateUpAdapterB,
-            "Y′",
-            d,
-            2 * f,
-            s.adapter_rank,
-        );
-        nodes.extend(adapter);
+        // Zamba2's visits adapt the fused gate/up projection; Zamba's have no adapters.
+        let mut gu = Vec::new();
+        if s.adapter_rank > 0 {
+            self.param_layers = None;
+            let (adapter, delta) = self.adapter(
+                "GU",
+                Role::GateUpAdapterA,
+                Role::GateUpAdapterB,
+                "Y′",
+                d,
+                2 * f,
+                s.adapter_rank,
+            );
+            nodes.extend(adapter);
+            gu = vec![
+                ("Gate projection".to_string(), "GU".to_string(), delta),
+                ("Up projection".to_string(), "GU".to_string(), delta),
+            ];
+        }
         self.param_layers = Some(sources);
         let mut mlp = self.ffn_steps(super::ffn::Kind::Dense, f, "Y′", "", "M");
-        let gu = vec![
-            ("Gate projection".to_string(), "GU".to_string(), delta),
-            ("Up projection".to_string(), "GU".to_string(), delta),
-        ];
         joined(&mut mlp, &gu, "the rows this projection reads");
         nodes.extend(mlp);
         self.param_layers = None;

@@ -208,97 +208,128 @@ impl Builder<'_> {
             ("Gate projection", "W_z", "Z", i, i, "gate z"),
             ("Input projection", "W_u", "U", i, 0, "scan's input x"),
         ] {
-            nodes.push(self.row_block(Role::SsmIn, part, x_in, d, 2 * i, s.bias));
+            if s.interleaved {
+                // Zamba: x and z alternate row by row.
+                let (title, w, out, _, start, what) = part;
+                nodes.push(self.linear(Linear {
+                    role: Role::SsmIn,
+                    title: title.into(),
+                    w,
+                    out,
+                    input: x_in,
+                    rows: i,
+                    cols: d,
+                    stored_rows: 2 * i,
+                    block: Some(format!("{}::2", if start == 0 { 0 } else { 1 })),
+                    bias: s.bias,
+                    component: comp,
+                    category: cat,
+                    cached: false,
+                    operation: format!(
+                        "Project {d} features to the {what}: every other row of the one {}-row projection, x and z alternating",
+                        2 * i
+                    ),
+                }));
+            } else {
+                nodes.push(self.row_block(Role::SsmIn, part, x_in, d, 2 * i, s.bias));
+            }
         }
         nodes.extend(self.conv_steps(i, s.conv_kernel, s.conv_bias, "x", true));
         let x = self.tensors.len() - 1;
-        for (part, norm_role) in [
-            (
-                ("δ projection", "W_δ", "δ", r, 0, "step's low-rank input"),
-                Role::SsmDtNorm,
-            ),
-            (
+        // Zamba's heads each project x to their own step, B and C; one set otherwise.
+        let (b, c) = if s.heads > 1 {
+            nodes.push(self.mamba_heads(s, x));
+            (self.latest("B"), self.latest("C"))
+        } else {
+            for (part, norm_role) in [
                 (
-                    "B projection",
-                    "W_B",
-                    "B",
-                    st,
-                    r,
-                    "what each position writes into the state",
+                    ("δ projection", "W_δ", "δ", r, 0, "step's low-rank input"),
+                    Role::SsmDtNorm,
                 ),
-                Role::SsmBNorm,
-            ),
-            (
                 (
-                    "C projection",
-                    "W_C",
-                    "C",
-                    st,
-                    r + st,
-                    "what each position reads from the state",
+                    (
+                        "B projection",
+                        "W_B",
+                        "B",
+                        st,
+                        r,
+                        "what each position writes into the state",
+                    ),
+                    Role::SsmBNorm,
                 ),
-                Role::SsmCNorm,
-            ),
-        ] {
-            let (rows, out) = (part.3, part.2);
-            let mut node = self.row_block(Role::SsmX, part, "x", i, r + 2 * st, false);
-            // Each reads x, not the projection before it.
-            if let Node::Step(step) = &mut node {
-                if out != "δ" {
-                    step.inputs.insert(0, x);
+                (
+                    (
+                        "C projection",
+                        "W_C",
+                        "C",
+                        st,
+                        r + st,
+                        "what each position reads from the state",
+                    ),
+                    Role::SsmCNorm,
+                ),
+            ] {
+                let (rows, out) = (part.3, part.2);
+                let mut node = self.row_block(Role::SsmX, part, "x", i, r + 2 * st, false);
+                // Each reads x, not the projection before it.
+                if let Node::Step(step) = &mut node {
+                    if out != "δ" {
+                        step.inputs.insert(0, x);
+                    }
+                }
+                nodes.push(node);
+                if let Some(norm) = s.bcdt_norm {
+                    let mut inputs = vec![];
+                    let mut scale = String::new();
+                    if norm.weighted {
+                        let p = self.param(norm_role, false, vec![rows], comp, true);
+                        let gamma = format!("γ_{out}");
+                        inputs.push(self.weight(p, &gamma, [n(rows), n(1)], None));
+                        scale = format!("{gamma} ⊙ ");
+                    }
+                    let normed = self.act(&format!("{out}′"), self.seq(rows));
+                    nodes.push(self.step(Draft {
+                        title: format!("{out} RMS norm"),
+                        op: Op::Norm,
+                        category: cat,
+                        inputs,
+                        output: normed,
+                        operation: format!(
+                            "Normalize {out} to unit root-mean-square{}",
+                            if norm.weighted {
+                                ""
+                            } else {
+                                ", without a weight"
+                            }
+                        ),
+                        equation: format!(
+                            "{out}′ = {scale}{out} / √(mean({out}²) + ε), ε = {}",
+                            norm.eps
+                        ),
+                    }));
                 }
             }
-            nodes.push(node);
-            if let Some(norm) = s.bcdt_norm {
-                let mut inputs = vec![];
-                let mut scale = String::new();
-                if norm.weighted {
-                    let p = self.param(norm_role, false, vec![rows], comp, true);
-                    let gamma = format!("γ_{out}");
-                    inputs.push(self.weight(p, &gamma, [n(rows), n(1)], None));
-                    scale = format!("{gamma} ⊙ ");
-                }
-                let normed = self.act(&format!("{out}′"), self.seq(rows));
-                nodes.push(self.step(Draft {
-                    title: format!("{out} RMS norm"),
-                    op: Op::Norm,
-                    category: cat,
-                    inputs,
-                    output: normed,
-                    operation: format!(
-                        "Normalize {out} to unit root-mean-square{}",
-                        if norm.weighted {
-                            ""
-                        } else {
-                            ", without a weight"
-                        }
-                    ),
-                    equation: format!(
-                        "{out}′ = {scale}{out} / √(mean({out}²) + ε), ε = {}",
-                        norm.eps
-                    ),
-                }));
-            }
-        }
-        let c = self.tensors.len() - 1;
-        let b = self.latest(if s.bcdt_norm.is_some() { "B′" } else { "B" });
-        let delta_in = if s.bcdt_norm.is_some() { "δ′" } else { "δ" };
-        nodes.push(self.linear(Linear {
-            role: Role::SsmDt,
-            title: "Step projection".into(),
-            w: "W_Δ",
-            out: "Δ₀",
-            input: delta_in,
-            rows: i,
-            cols: r,
-            stored_rows: i,
-            block: None,
-            bias: true,
-            component: comp,
-            category: cat,
-            cached: false,
-            operation: format!("Project the {r}-wide step input to one step per channel ({i})"),
-        }));
+            let c = self.tensors.len() - 1;
+            let b = self.latest(if s.bcdt_norm.is_some() { "B′" } else { "B" });
+            let delta_in = if s.bcdt_norm.is_some() { "δ′" } else { "δ" };
+            nodes.push(self.linear(Linear {
+                role: Role::SsmDt,
+                title: "Step projection".into(),
+                w: "W_Δ",
+                out: "Δ₀",
+                input: delta_in,
+                rows: i,
+                cols: r,
+                stored_rows: i,
+                block: None,
+                bias: true,
+                component: comp,
+                category: cat,
+                cached: false,
+                operation: format!("Project the {r}-wide step input to one step per channel ({i})"),
+            }));
+            (b, c)
+        };
         let dt = self.act("Δ", self.seq(i));
         nodes.push(self.step(Draft {
             title: "Step size".into(),
@@ -309,7 +340,15 @@ impl Builder<'_> {
             operation: "How far each channel's state moves at this position".into(),
             equation: "Δ = softplus(Δ₀)".into(),
         }));
-        let pa = self.param(Role::SsmALog, false, vec![i, st], comp, true);
+        // Stored per head where the heads have their own (Zamba): the same values.
+        let per_head = |shape: &[u64]| -> Vec<u64> {
+            if s.heads > 1 {
+                [&[s.heads, i / s.heads][..], &shape[1..]].concat()
+            } else {
+                shape.to_vec()
+            }
+        };
+        let pa = self.param(Role::SsmALog, false, per_head(&[i, st]), comp, true);
         let alog = self.weight(pa, "A_log", [n(i), n(st)], None);
         let a = self.act("A", [n(i), n(st)]);
         nodes.push(self.step(Draft {
@@ -331,7 +370,7 @@ impl Builder<'_> {
             operation: format!("Each of {i} channels' {st}-wide state decays and takes in this position: one step per token, the same size at any context"),
             equation: "S ← exp(Δ ⊗ A) ⊙ S + (Δ ⊙ x) ⊗ B, token after token".into(),
         }));
-        let pd = self.param(Role::SsmD, false, vec![i], comp, true);
+        let pd = self.param(Role::SsmD, false, per_head(&[i]), comp, true);
         let dw = self.weight(pd, "D", [n(i), n(1)], None);
         let y = self.act("Y₀", self.seq(i));
         nodes.push(self.step(Draft {
@@ -360,6 +399,71 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
+    /// Zamba's heads: each projects its share of x (`x`, the convolution's output) to its own
+    /// low-rank step input, B and C, and the step input to a step per channel.
+    fn mamba_heads(&mut self, s: &crate::spec::S6, x: usize) -> Node {
+        let (i, st, r, h) = (s.inner, s.state, s.dt_rank, s.heads);
+        let hd = i / h;
+        let (comp, cat) = (Component::Mixer, Category::Mixer);
+        // Stored [heads, r + 2·state, head channels].
+        let px = self.param(Role::SsmX, false, vec![h, r + 2 * st, hd], comp, true);
+        let mut children = Vec::new();
+        for (title, w, out, rows, start, what) in [
+            ("δ projection", "W_δ", "δ", r, 0, "step's low-rank input"),
+            (
+                "B projection",
+                "W_B",
+                "B",
+                st,
+                r,
+                "what each position writes into the state",
+            ),
+            (
+                "C projection",
+                "W_C",
+                "C",
+                st,
+                r + st,
+                "what each position reads from the state",
+            ),
+        ] {
+            let wt = self.weight(
+                px,
+                w,
+                [n(rows), n(hd)],
+                Some(format!("[h, {start}:{}, :]", start + rows)),
+            );
+            let o = self.act(out, self.seq(rows));
+            children.push(self.step(Draft {
+                title: format!("{title} (head h)"),
+                op: Op::MatMul,
+                category: cat,
+                inputs: vec![wt, x],
+                output: o,
+                operation: format!("Project head h's {hd} channels of x to the {what} ({rows})"),
+                equation: format!("{out} = {w}[h] · x[h·{hd} : (h+1)·{hd}]"),
+            }));
+        }
+        let pdt = self.param(Role::SsmDt, false, vec![h, hd, r], comp, true);
+        let pb = self.param(Role::SsmDt, true, vec![h, hd], comp, true);
+        let wt = self.weight(pdt, "W_Δ", [n(hd), n(r)], Some("[h]".into()));
+        let bias = self.weight(pb, "b_Δ", [n(hd), n(1)], Some("[h]".into()));
+        let delta = self.latest("δ");
+        let o = self.act("Δ₀", self.seq(hd));
+        children.push(self.step(Draft {
+            title: "Step projection (head h)".into(),
+            op: Op::MatMul,
+            category: cat,
+            inputs: vec![wt, delta, bias],
+            output: o,
+            operation: format!(
+                "Project the {r}-wide step input to one step per channel of the head ({hd})"
+            ),
+            equation: "Δ₀ = W_Δ[h] · δ + b_Δ[h]".into(),
+        }));
+        Node::Scope(self.scope(ScopeKind::Head, "Mamba head h", "Head end", h, children))
+    }
+
     /// The causal depthwise convolution over the step before's output (`channels` wide), the
     /// window it carries to the next token, and SiLU, giving `out`; without `silu`, the
     /// convolution gives `out` itself (LFM2).

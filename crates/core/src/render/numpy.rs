@@ -341,6 +341,9 @@ pub fn module(g: &Graph, script: &str) -> String {
         }),
         None => json!(null),
     };
+    if let Some(s) = spec.s6.as_ref().filter(|s| s.heads > 1) {
+        config["s6"]["heads"] = json!(s.heads);
+    }
     config["ssm"] = match &spec.ssm {
         Some(s) => json!({
             "heads": s.heads, "head_dim": s.head_dim, "state": s.state, "groups": s.groups,
@@ -455,6 +458,42 @@ pub fn module(g: &Graph, script: &str) -> String {
         ),
     )
 }
+
+/// Mamba's projections to the step, B and C: one set for all channels.
+const OWN_BCDT: &str = r#"    sel = linear(xs, w(W, "ssm_x", b))  # sel: [T, R + 2N]
+    def rms(v, key):  # the step's, B's and C's own RMS norm, with its weight where stored
+        if not S["bcdt_norm"]:
+            return v
+        v = v / np.sqrt((v * v).mean(-1, keepdims=True) + S["bcdt_norm"])
+        return v * w(W, key, b) if key in NAMES else v
+    step, B, Cr = rms(sel[:, :R], "ssm_dt_norm"), rms(sel[:, R:R + N], "ssm_b_norm"), rms(sel[:, R + N:], "ssm_c_norm")  # [T, R], [T, N], [T, N]
+    dt = np.logaddexp(0, linear(step, w(W, "ssm_dt", b), w(W, "ssm_dt", b, bias=True)))  # dt: [T, I], softplus
+    A = -np.exp(w(W, "ssm_a_log", b))  # A: [I, N], negative decay rates
+    D = w(W, "ssm_d", b)  # D: [I], the input's skip weight
+    h = np.zeros((I, N), np.float32)  # h: [I, N], the state, carried token to token
+    y = np.empty((T, I), np.float32)  # y: [T, I]
+    for t in range(T):
+        h = np.exp(dt[t][:, None] * A) * h + (dt[t] * xs[t])[:, None] * B[t][None, :]  # h: [I, N]
+        y[t] = h @ Cr[t] + D * xs[t]  # y[t]: [I]
+"#;
+
+/// Zamba's: one set per head.
+const HEADS_BCDT: &str = r#"    H, P = S["heads"], I // S["heads"]  # heads, each P channels with its own step, B and C
+    B, Cr = np.empty((T, I, N), np.float32), np.empty((T, I, N), np.float32)  # per channel, its head's
+    dt = np.empty((T, I), np.float32)  # dt: [T, I]
+    for hd in range(H):
+        ch = slice(hd * P, (hd + 1) * P)  # head hd's channels
+        sel = xs[:, ch] @ w(W, "ssm_x", b)[hd].T  # sel: [T, R + 2N]
+        B[:, ch], Cr[:, ch] = sel[:, None, R:R + N], sel[:, None, R + N:]  # [T, P, N] each
+        dt[:, ch] = np.logaddexp(0, sel[:, :R] @ w(W, "ssm_dt", b)[hd].T + w(W, "ssm_dt", b, bias=True)[hd])  # [T, P], softplus
+    A = -np.exp(w(W, "ssm_a_log", b)).reshape(I, N)  # A: [I, N], negative decay rates
+    D = w(W, "ssm_d", b).reshape(I)  # D: [I], the input's skip weight
+    h = np.zeros((I, N), np.float32)  # h: [I, N], the state, carried token to token
+    y = np.empty((T, I), np.float32)  # y: [T, I]
+    for t in range(T):
+        h = np.exp(dt[t][:, None] * A) * h + (dt[t] * xs[t])[:, None] * B[t]  # h: [I, N]
+        y[t] = (h * Cr[t]).sum(-1) + D * xs[t]  # y[t]: [I]
+"#;
 
 /// The template's call of a layer's mixer, every kind written out.
 const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else time_mix(h, W, b) if span[0] == \"rwkv\" else attention(h, W, b, span, use_rope)";
@@ -893,6 +932,17 @@ fn prune(spec: &Spec, body: &str) -> String {
     if no_ffn && spec.shared.is_none() {
         drop.push("mlp");
     }
+    if let Some(s) = spec.s6.as_ref().filter(|s| s.heads > 1) {
+        // Zamba: x and z alternate in the input projection; each head projects its own step, B
+        // and C.
+        lines.push((OWN_BCDT, HEADS_BCDT));
+        if s.interleaved {
+            lines.push((
+                "    u, z = p[:, :I], p[:, I:]  # u: [T, I], the scan's input; z: [T, I], the gate\n",
+                "    u, z = p[:, 0::2], p[:, 1::2]  # u: [T, I], the scan's input; z: [T, I], the gate (alternating rows)\n",
+            ));
+        }
+    }
     if spec.shared.is_none() {
         drop.extend(["place", "adapter", "shared_block"]);
         lines.extend([
@@ -902,8 +952,15 @@ fn prune(spec: &Spec, body: &str) -> String {
             ("    x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream\n", ""),
             ("        xm = x + shared_block(x, x0, W, b) if C[\"shared\"] and b in C[\"shared\"][\"layers\"] else x  # a shared block's output joins the mixer's input, not the stream\n        h = norm(xm,", "        h = norm(x,"),
         ]);
-    } else if !spec.shared.as_ref().is_some_and(|s| s.attn_adapters) {
-        lines.push(("    if C[\"shared\"] and C[\"shared\"][\"attn_adapters\"]:\n        q, k, v = q + adapter(x, W, b, \"q\"), k + adapter(x, W, b, \"k\"), v + adapter(x, W, b, \"v\")  # plus this visit's own adapters\n", ""));
+    } else if let Some(s) = &spec.shared {
+        if !s.attn_adapters {
+            lines.push(("    if C[\"shared\"] and C[\"shared\"][\"attn_adapters\"]:\n        q, k, v = q + adapter(x, W, b, \"q\"), k + adapter(x, W, b, \"k\"), v + adapter(x, W, b, \"v\")  # plus this visit's own adapters\n", ""));
+        }
+        // Zamba's visits have no adapters.
+        if s.adapter_rank == 0 {
+            drop.push("adapter");
+            lines.push(("        if C[\"shared\"]:\n            gu = gu + adapter(x, W, b, \"gate_up\")  # [T, 2F], plus this visit's own adapter\n", ""));
+        }
     }
     if spec.moe.is_none() {
         drop.extend(["glu", "route", "moe"]);

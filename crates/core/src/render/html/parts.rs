@@ -194,6 +194,13 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
                 single_parts(g, visits, vec![s], &mut counts, context, out);
             }
             Node::Step(s) => attention.push(s.number),
+            // A mixer's per-head projections (Zamba's Mamba heads) belong to the mixer.
+            Node::Scope(s)
+                if s.kind == ScopeKind::Head
+                    && matches!(s.children.first(), Some(Node::Step(st)) if st.category == Category::Mixer) =>
+            {
+                mixer.extend(steps_in(s))
+            }
             Node::Scope(s) if matches!(s.kind, ScopeKind::Group | ScopeKind::Head) => {
                 attention.extend(steps_in(s))
             }

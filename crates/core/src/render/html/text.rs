@@ -485,7 +485,9 @@ fn shared_text(spec: &Spec, s: &crate::spec::SharedBlocks) -> Text {
     } else {
         format!("{} blocks taken in turn", s.blocks)
     };
-    let adapted = if s.attn_adapters {
+    let adapted = if s.adapter_rank == 0 {
+        "nothing"
+    } else if s.attn_adapters {
         "the fused gate/up projection and Q, K and V"
     } else {
         "the fused gate/up projection"
@@ -505,7 +507,11 @@ fn shared_text(spec: &Spec, s: &crate::spec::SharedBlocks) -> Text {
             spec.mlp.act.label(),
         ),
         subtleties: vec![
-            format!("Each visit has its own rank-{} adapter on {adapted}: W·x + B·(A·x). Sharing keeps the parameters down; the adapters let each depth use the block a little differently.", s.adapter_rank),
+            if s.adapter_rank > 0 {
+                format!("Each visit has its own rank-{} adapter on {adapted}: W·x + B·(A·x). Sharing keeps the parameters down; the adapters let each depth use the block a little differently.", s.adapter_rank)
+            } else {
+                "Every visit runs exactly the same weights: the block adds depth without adding parameters, and only the layer's own output projection differs.".into()
+            },
             format!("Scores are scaled by 1/√({} / 2), the width of a head before the input was doubled by the embeddings beside it.", a.head_dim),
             "Every visit keeps its own keys and values: the KV cache grows in each layer that runs a block, although the weights are shared.".into(),
         ],

@@ -38,6 +38,9 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Embedding => embedding_note(spec, &n),
         Kind::Norm => norm(spec),
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
+        Kind::Mixer if spec.s6.as_ref().is_some_and(|s| s.heads > 1) => {
+            super::torch_shared::mamba_heads(spec)
+        }
         Kind::Mixer if spec.s6.is_some() => mamba(spec, &n),
         Kind::Mixer if spec.short_conv.is_some() => short_conv_class(spec, &n),
         Kind::Mixer if spec.delta.is_some() => gated_delta_net(spec, &n),
@@ -78,8 +81,10 @@ pub fn module(spec: &Spec) -> String {
     if spec.ssm.is_some() {
         parts.push(mamba2(spec, &n));
     }
-    if spec.s6.is_some() {
-        parts.push(mamba(spec, &n));
+    match &spec.s6 {
+        Some(s) if s.heads > 1 => parts.push(super::torch_shared::mamba_heads(spec)),
+        Some(_) => parts.push(mamba(spec, &n)),
+        None => {}
     }
     if spec.short_conv.is_some() {
         parts.push(short_conv_class(spec, &n));

@@ -1,8 +1,10 @@
-//! Zamba2 (`zamba2`, Zyphra): every layer an RMS norm and Mamba2, added to the stream; in the
-//! layers `layers_block_type` marks "hybrid", a shared transformer block runs first on the
-//! stream beside the token embeddings, and its output, projected by the layer's own `linear`,
-//! joins the Mamba2 input (`SharedBlocks`). Defaults follow `Zamba2Config`.
+//! Zamba (`zamba`) and Zamba2 (`zamba2`), Zyphra's: every layer an RMS norm and a state-space
+//! mixer (Zamba's multi-head Mamba, Zamba2's Mamba2), added to the stream; in the layers
+//! `layers_block_type` marks "hybrid", a shared transformer block runs first on the stream
+//! beside the token embeddings, and its output, projected by the layer's own `linear`, joins the
+//! mixer's input (`SharedBlocks`). Defaults follow `ZambaConfig` and `Zamba2Config`.
 
+use super::mamba::{s6, S6Keys};
 use super::mamba2::{ssm, SsmKeys};
 use super::{plain_attention, pre_rms, rope, RopeDefaults};
 use crate::config::{Config, MAX_LAYERS};
@@ -15,11 +17,108 @@ fn default_hybrid(b: u64) -> bool {
     matches!(b, 6 | 12 | 18 | 24 | 30 | 36 | 42 | 47 | 51)
 }
 
-pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result<Spec> {
+pub fn load_zamba(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, "zamba", family);
+    s.vocab = cfg.size("vocab_size", Some(32_000))?;
+    s.hidden = cfg.size("hidden_size", Some(3712))?;
+    // By default layers 2 and every `attn_layer_period`-th from `attn_layer_offset` + 3 run the
+    // shared block.
+    let n = cfg.size("num_hidden_layers", Some(76))?;
+    let (period, offset) = (
+        cfg.size("attn_layer_period", Some(6))?,
+        cfg.count("attn_layer_offset", 4)?,
+    );
+    let hybrid = layer_kinds(cfg, || {
+        // The class lists 3 layers before the pattern, however few it is given.
+        (0..n.max(3))
+            .map(|b| b == 2 || (b >= 3 && (b - 3) % period == offset))
+            .collect()
+    })?;
+    s.layers = hybrid.len() as u64;
+    s.context = cfg.size("max_position_embeddings", Some(4096))?;
+    s.norm = pre_rms(cfg, 1e-5)?;
+    s.tied = cfg.flag("tie_word_embeddings", true)?;
+    let wide = s
+        .hidden
+        .checked_mul(2)
+        .ok_or_else(|| cfg.err("hidden_size", "is too large"))?;
+    // The block reads [stream, embeddings]: its norm is that wide whatever this says.
+    if let Some(w) = cfg.opt_size("attention_hidden_size")? {
+        if w != wide {
+            return Err(cfg.err(
+                "attention_hidden_size",
+                format!("is {w}, but the shared block reads the stream beside the embeddings, 2 × hidden_size ({wide}) features; transformers cannot run another width"),
+            ));
+        }
+    }
+    let heads = cfg.size("num_attention_heads", Some(16))?;
+    let kv = cfg.size("num_key_value_heads", Some(16))?;
+    if !heads.is_multiple_of(kv) {
+        return Err(cfg.err(
+            "num_key_value_heads",
+            format!("is {kv}; it must divide num_attention_heads ({heads})"),
+        ));
+    }
+    let head_dim = match cfg.opt_size("attention_head_dim")? {
+        Some(h) => h,
+        None if wide >= heads => wide / heads,
+        None => {
+            return Err(cfg.err(
+                "num_attention_heads",
+                format!("is {heads}; each head is 2 × hidden_size / heads wide, so it must be at most {wide}"),
+            ))
+        }
+    };
+    s.attn = Attention {
+        // Scores scaled by 1/√(head_dim / 2).
+        scale_dim: head_dim as f64 / 2.0,
+        ..plain_attention(heads, kv, head_dim)
+    };
+    s.position = Position::None;
+    s.mlp = Mlp {
+        intermediate: cfg.size("intermediate_size", Some(14_848))?,
+        act: super::act(cfg, "hidden_act", "gelu")?,
+        gated: true,
+        bias: false,
+        fused_gate_up: false,
+        sub_norm: false,
+    };
+    let mut m = s6(cfg, s.hidden, &S6Keys::ZAMBA)?;
+    m.heads = cfg.size("n_mamba_heads", Some(2))?;
+    m.interleaved = true;
+    if !m.inner.is_multiple_of(m.heads) {
+        return Err(cfg.err(
+            "n_mamba_heads",
+            format!(
+                "is {}; it must divide the mixer's {} channels (mamba_expand × hidden_size)",
+                m.heads, m.inner
+            ),
+        ));
+    }
+    s.s6 = Some(m);
+    let layers = LayerSet::from_fn(s.layers, |b| hybrid[b as usize]);
+    s.shared = (!layers.is_empty()).then_some(SharedBlocks {
+        layers,
+        blocks: 1,
+        adapter_rank: 0,
+        attn_adapters: false,
+    });
+    s.plan = (0..s.layers)
+        .map(|_| LayerPlan {
+            mixer: Mixer::Mamba,
+            rope: false,
+            ffn: Ffn::None,
+        })
+        .collect();
+    s.layout = Layout::Zamba;
+    Ok(s)
+}
+
+pub fn load_zamba2(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result<Spec> {
     let mut s = super::skeleton(name, "zamba2", family);
     s.vocab = cfg.size("vocab_size", Some(32_000))?;
     s.hidden = cfg.size("hidden_size", Some(2560))?;
-    let hybrid = layer_kinds(cfg)?;
+    let hybrid = layer_kinds(cfg, || (0..54).map(default_hybrid).collect())?;
     s.layers = hybrid.len() as u64;
     let long = cfg.flag("use_long_context", false)?;
     s.context = if long {
@@ -133,9 +232,9 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
 }
 
 /// Whether each layer runs a shared block: `layers_block_type` ("hybrid", else
-/// "linear_attention" or its older name "mamba"), or the class's 54 layers. The count is the
+/// "linear_attention" or its older name "mamba"), or the class's default list. The count is the
 /// list's; a `num_hidden_layers` that disagrees is refused.
-fn layer_kinds(cfg: &Config) -> Result<Vec<bool>> {
+fn layer_kinds(cfg: &Config, default: impl FnOnce() -> Vec<bool>) -> Result<Vec<bool>> {
     let listed = cfg.list_any(
         "layers_block_type",
         |v| match v.as_str()? {
@@ -145,7 +244,10 @@ fn layer_kinds(cfg: &Config) -> Result<Vec<bool>> {
         },
         "\"linear_attention\" or \"hybrid\"",
     )?;
-    let kinds = listed.unwrap_or_else(|| (0..54).map(default_hybrid).collect());
+    let kinds = match listed {
+        Some(k) => k,
+        None => default(),
+    };
     if kinds.is_empty() || kinds.len() as u64 > MAX_LAYERS {
         return Err(cfg.err(
             "layers_block_type",
