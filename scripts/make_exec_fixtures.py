@@ -633,6 +633,12 @@ CONFIGS = {
                              hybrid_override_pattern="M-*M", intermediate_size=48, mamba_num_heads=4,
                              mamba_head_dim=8, ssm_state_size=6, n_groups=1, time_step_min=0.9,
                              num_attention_heads=4, num_key_value_heads=4, head_dim=8),
+    # xLSTM: mLSTM layers (4 heads, keys of 16, values of 32) with SwiGLU MLPs; soft caps low
+    # enough to bind; the prompt's chunked kernel in chunks of 4, in float32 (its bf16 default
+    # is a precision, not another model).
+    "xlstm": dict(model_type="xlstm", hidden_size=128, num_hidden_layers=2, num_heads=4, vocab_size=97,
+                  pad_token_id=1, ffn_proj_factor=1.5, gate_soft_cap=5.0, output_logit_soft_cap=4.0,
+                  norm_eps=1e-5, chunk_size=4, autocast_kernel_dtype="float32"),
     # Zamba: multi-head Mamba layers (x and z interleaved, each head its own step, B and C), two
     # of them running the one shared block first (K/V grouped, no positions), biases on the
     # mixer's projections.

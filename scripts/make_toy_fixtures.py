@@ -405,7 +405,7 @@ def logits_of(model, ids):
 RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "jamba", "lfm2",
              "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm2_moe", "lfm3",
              "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
-             "zamba", "zamba2"}
+             "zamba", "zamba2", "xlstm"}
 
 
 def decodes_as_prompted(raw):

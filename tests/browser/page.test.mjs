@@ -19,6 +19,10 @@ before(async () => {
   mkdirSync(join(dir, "zamba2"));
   writeFileSync(join(dir, "zamba2", "config.json"), JSON.stringify({ model_type: "zamba2" }));
   anatomy("html", join(dir, "zamba2"), "-o", join(dir, "zamba2.html"));
+  // xLSTM 7B's shape as its config class builds it by default.
+  mkdirSync(join(dir, "xlstm"));
+  writeFileSync(join(dir, "xlstm", "config.json"), JSON.stringify({ model_type: "xlstm" }));
+  anatomy("html", join(dir, "xlstm"), "-o", join(dir, "xlstm.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -217,6 +221,19 @@ test("Zamba2's shared block is drawn once, with the layers that run it and its o
   assert.match(code, /class SharedBlock\(nn\.Module\)/);
   assert.match(code, /self\.shared_transformer = block/);
   assert.equal(await page.locator('[data-part="mixer"]').count() > 0, true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("xLSTM's mLSTM is drawn as a mixer with its matrix memory's size and its recurrence", async () => {
+  const { page, problems } = await open(browser, join(dir, "xlstm.html"));
+  assert.equal(await page.locator('[data-part="attention"]').count(), 0);
+  await page.locator("#part-mixer").click();
+  const detail = await page.locator("#detail").textContent();
+  assert.match(detail, /8 heads each carry a 256 × 512 matrix memory/);
+  // Per layer: 8 × (256 × 512 + 256 + 1) values, whatever the context.
+  assert.match(detail, /1,050,632 values/);
+  assert.match(await page.locator("#detail pre.code").textContent(), /class MLstm\(nn\.Module\)/);
   assert.deepEqual(problems, []);
   await page.close();
 });

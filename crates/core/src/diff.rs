@@ -211,6 +211,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Lightning => "none (lightning attention)",
             Mixer::RgLru => "none (RG-LRU)",
             Mixer::Rwkv => "none (RWKV time mixing)",
+            Mixer::MLstm => "none (mLSTM)",
             Mixer::None => "none (FFN only)",
         })
         .collect();
@@ -574,6 +575,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Lightning => "lightning attention",
             Mixer::RgLru => "RG-LRU",
             Mixer::Rwkv => "RWKV time mixing",
+            Mixer::MLstm => "mLSTM",
             Mixer::None => "none",
         })
         .collect();
@@ -583,6 +585,24 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     // Each mixer's sizes, with the state size every recurrent mixer has said once.
     if let Some(m) = &s.s6 {
         f("ssm.inner", "Mamba channels", Size, m.inner.to_string());
+        if m.heads > 1 {
+            f("ssm.s6_heads", "Mamba heads", Size, m.heads.to_string());
+        }
+    }
+    if let Some(m) = &s.mlstm {
+        f("mlstm.heads", "mLSTM heads", Size, m.heads.to_string());
+        f(
+            "mlstm.head_dims",
+            "mLSTM key and value head dims",
+            Size,
+            format!("{} and {}", m.qk_dim / m.heads, m.v_dim / m.heads),
+        );
+        f(
+            "mlstm.gate_cap",
+            "mLSTM gate soft cap",
+            Setting,
+            crate::fmt::float(m.gate_cap),
+        );
     }
     if let Some(m) = &s.ssm {
         f("ssm.heads", "Mamba2 heads", Size, m.heads.to_string());
@@ -925,6 +945,7 @@ fn changes(a: &Spec, b: &Spec) -> Vec<Change> {
         ("attention.kv_heads", "mixer"),
         ("attention.head_dim", "mixer"),
         ("ssm.", "mixer"),
+        ("mlstm.", "mixer"),
     ];
     let parent_of = |c: &Change| {
         if c.a.is_some() && c.b.is_some() {

@@ -1018,6 +1018,39 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             other => llama(other),
         },
         Layout::Zamba2 | Layout::Zamba => zamba2(role),
+        Layout::Xlstm => match role {
+            Embed => ("backbone.embeddings", "token_embd"),
+            AttnNorm => ("backbone.blocks.{b}.norm_mlstm", "blk.{b}.attn_norm"),
+            SsmQ => ("backbone.blocks.{b}.mlstm_layer.q", "blk.{b}.attn_q"),
+            SsmK => ("backbone.blocks.{b}.mlstm_layer.k", "blk.{b}.attn_k"),
+            SsmV => ("backbone.blocks.{b}.mlstm_layer.v", "blk.{b}.attn_v"),
+            SsmZ => (
+                "backbone.blocks.{b}.mlstm_layer.ogate_preact",
+                "blk.{b}.attn_gate",
+            ),
+            SsmBeta => (
+                "backbone.blocks.{b}.mlstm_layer.igate_preact",
+                "blk.{b}.attn_igate",
+            ),
+            SsmAlpha => (
+                "backbone.blocks.{b}.mlstm_layer.fgate_preact",
+                "blk.{b}.attn_fgate",
+            ),
+            SsmNorm => (
+                "backbone.blocks.{b}.mlstm_layer.multihead_norm",
+                "blk.{b}.attn_norm_2",
+            ),
+            SsmOut => (
+                "backbone.blocks.{b}.mlstm_layer.out_proj",
+                "blk.{b}.attn_output",
+            ),
+            FfnNorm => ("backbone.blocks.{b}.norm_ffn", "blk.{b}.ffn_norm"),
+            Gate => ("backbone.blocks.{b}.ffn.proj_up_gate", "blk.{b}.ffn_gate"),
+            Up => ("backbone.blocks.{b}.ffn.proj_up", "blk.{b}.ffn_up"),
+            Down => ("backbone.blocks.{b}.ffn.proj_down", "blk.{b}.ffn_down"),
+            FinalNorm => ("backbone.out_norm", "output_norm"),
+            other => llama(other),
+        },
         Layout::Mamba2 => match role {
             Embed => ("backbone.embeddings", "token_embd"),
             AttnNorm => ("backbone.layers.{b}.norm", "blk.{b}.attn_norm"),

@@ -41,6 +41,8 @@ pub struct Spec {
     pub rg_lru: Option<RgLru>,
     /// RWKV's time mixing (`Mixer::Rwkv`) and channel mixing (`Ffn::ChannelMix`).
     pub rwkv: Option<Rwkv>,
+    /// xLSTM's matrix memory (`Mixer::MLstm`).
+    pub mlstm: Option<MLstm>,
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
@@ -574,6 +576,9 @@ pub enum Mixer {
     /// RWKV-4's time mixing (`Spec::rwkv`): each token's input mixed with the one before it,
     /// then the WKV sums, a decayed average of the values weighted by exp(key), gated by σ(r).
     Rwkv,
+    /// xLSTM's mLSTM (`Spec::mlstm`): a key × value matrix memory per head with exponential
+    /// input and sigmoid forget gates, kept in range by a running maximum.
+    MLstm,
     /// Attention (of this span) and Mamba2 (`Spec::ssm`) side by side on the same normed input,
     /// their outputs summed (Falcon-H1; its multipliers in `Spec::mup`).
     Parallel(AttnSpan),
@@ -583,7 +588,7 @@ pub enum Mixer {
 
 impl Mixer {
     /// The mixers that carry a state of fixed size from token to token.
-    pub const RECURRENT: [Mixer; 7] = [
+    pub const RECURRENT: [Mixer; 8] = [
         Mixer::Mamba2,
         Mixer::Mamba,
         Mixer::ShortConv,
@@ -591,6 +596,7 @@ impl Mixer {
         Mixer::Lightning,
         Mixer::RgLru,
         Mixer::Rwkv,
+        Mixer::MLstm,
     ];
 
     pub fn recurrent(self) -> bool {
@@ -606,7 +612,8 @@ impl Mixer {
             | Mixer::DeltaNet
             | Mixer::Lightning
             | Mixer::RgLru
-            | Mixer::Rwkv => Some(self),
+            | Mixer::Rwkv
+            | Mixer::MLstm => Some(self),
             Mixer::Parallel(_) => Some(Mixer::Mamba2),
             Mixer::Attention(_) | Mixer::None => None,
         }
@@ -622,6 +629,7 @@ impl Mixer {
             | Mixer::Lightning
             | Mixer::RgLru
             | Mixer::Rwkv
+            | Mixer::MLstm
             | Mixer::None => None,
         }
     }
@@ -637,6 +645,7 @@ impl Mixer {
             Mixer::Lightning => "Lightning attention",
             Mixer::RgLru => "Recurrent block (RG-LRU)",
             Mixer::Rwkv => "Time mixing (RWKV)",
+            Mixer::MLstm => "mLSTM",
             Mixer::Parallel(_) => "Attention and Mamba2",
             Mixer::None => "No mixer",
         }
@@ -652,6 +661,7 @@ impl Mixer {
             Mixer::Lightning => "lightning attention".into(),
             Mixer::RgLru => "RG-LRU".into(),
             Mixer::Rwkv => "RWKV time mixing".into(),
+            Mixer::MLstm => "mLSTM".into(),
             Mixer::Parallel(s) => format!("{} attention beside Mamba2", s.describe()),
             Mixer::None => "no mixer".into(),
         }
@@ -977,6 +987,24 @@ impl RgLru {
 /// RWKV-4 (`rwkv`). Time mixing: the normed input x and the previous token's x₋₁ are mixed
 /// per channel, k = W_k(μ_k x + (1 − μ_k) x₋₁) and so for v and r; each channel's WKV sums
 /// carry Σ exp(k) v and Σ exp(k), decayed by exp(−exp(w)) per token, the current token weighted
+/// xLSTM's mLSTM: per head a key × value matrix memory C, a normalizer n and a stabilizer m.
+/// From the normed input: q, k (`qk_dim` in all), v and the output gate o (`v_dim`), and per head
+/// an input and a forget gate, soft-capped at `gate_cap`. Each token, with f′ = logσ(f):
+/// m ← max(f′ + m, i); C ← e^{f′ + m₋ − m} C + e^{i − m} k vᵀ; n the same with k; the head reads
+/// h = (q/√d)ᵀ C / (max(|(q/√d)·n|, e^{−m}) + ε), is layer-normed per head, gated by σ(o) and
+/// projected back.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MLstm {
+    pub heads: u64,
+    pub qk_dim: u64,
+    pub v_dim: u64,
+    pub gate_cap: f64,
+    /// The ε beside the normalizer.
+    pub eps: f64,
+    /// The per-head LayerNorm's ε.
+    pub norm_eps: f64,
+}
+
 /// by exp(u + k): wkv = (num + e^{u+k} v) / (den + e^{u+k}); the output is W_o (σ(r) ⊙ wkv).
 /// Channel mixing: σ(W_r r) ⊙ W_v ReLU(W_k k)², k and r mixed with the previous token the same
 /// way (`Spec::mlp` gives its width and activation).
@@ -1767,6 +1795,10 @@ pub enum Layout {
     /// apart, and the multi-head Mamba's per-head `x_proj_weight`, `dt_proj_weight` and
     /// `dt_proj_bias` (Zamba).
     Zamba,
+    /// `backbone.embeddings`, `backbone.blocks.{b}.norm_mlstm`, `mlstm_layer.q` … `igate_preact`,
+    /// `fgate_preact`, `multihead_norm`, `out_proj`, `norm_ffn`, `ffn.proj_up_gate`, `proj_up`,
+    /// `proj_down`, `backbone.out_norm` (xLSTM).
+    Xlstm,
 }
 
 impl Layout {

@@ -370,3 +370,20 @@ fn zamba2_caches_per_visit_and_counts_the_shared_block_at_each() {
         2
     );
 }
+
+/// xLSTM keeps, per layer and head, its key × value memory, its normalizer and its stabilizer,
+/// at any context, and caches nothing per token.
+#[test]
+fn xlstm_keeps_a_matrix_memory_per_head() {
+    let cfg = serde_json::json!({"model_type": "xlstm", "hidden_size": 256, "num_hidden_layers": 3,
+        "num_heads": 4, "vocab_size": 1000});
+    let spec = anatomy_core::families::load_json("x.json", &cfg.to_string(), "x", false).unwrap();
+    let g = graph::build(&spec).unwrap();
+    // Keys of 256 / 2 / 4 = 32, values of 256 / 4 = 64 per head.
+    let per_layer = 4 * (32 * 64 + 32 + 1);
+    for context in [128, 65_536] {
+        let st = stats::stats(&g, Some(context)).unwrap();
+        assert_eq!(st.kv_cache.values_per_token, 0);
+        assert_eq!(st.state.values_per_sequence, 3 * per_layer, "{context}");
+    }
+}

@@ -779,6 +779,7 @@ impl Model {
             Mixer::Lightning => self.lightning(&h, b, cache)?,
             Mixer::RgLru => self.rg_lru(&h, b, cache)?,
             Mixer::Rwkv => self.rwkv_time_mix(&h, b, cache)?,
+            Mixer::MLstm => self.mlstm(&h, b, cache)?,
             Mixer::Parallel(_) => {
                 // Both read the normed input, each scaled, and their scaled outputs are summed.
                 let m = self.spec.mup.expect("a parallel layer has its multipliers");
@@ -1143,6 +1144,73 @@ impl Model {
         self.keep(Some(b), "ssm_scan", &y);
         let g = (y * z.silu()?)?;
         self.proj(&g, Role::SsmOut, b, s.bias)
+    }
+
+    /// xLSTM's mLSTM: q, k, v and the output gate; each head's input and forget gates,
+    /// soft-capped; then per token and head the stabilized matrix-memory update and read-out
+    /// (`Spec::MLstm`), a LayerNorm per head, the gate and the output projection.
+    fn mlstm(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let s = self.spec.mlstm.expect("an mLSTM layer has its settings");
+        let (t, h) = (x.dim(0)?, s.heads as usize);
+        let (dk, dv) = (s.qk_dim as usize / h, s.v_dim as usize / h);
+        let cap = |v: Tensor| -> Res<Tensor> { Ok(softcap(&v, s.gate_cap)?) };
+        let q = vec(&self.proj(x, Role::SsmQ, b, false)?)?;
+        let k = vec(&self.proj(x, Role::SsmK, b, false)?)?;
+        let v = vec(&self.proj(x, Role::SsmV, b, false)?)?;
+        let o = self.proj(x, Role::SsmZ, b, false)?;
+        let ig = vec(&cap(self.proj(x, Role::SsmBeta, b, true)?)?)?;
+        let fg = vec(&cap(self.proj(x, Role::SsmAlpha, b, true)?)?)?;
+        // Per head: the memory [dk, dv], the normalizer [dk] and the stabilizer, in f64.
+        let per = dk * dv + dk + 1;
+        let state = cache.ssm[b].get_or_insert_with(|| {
+            let mut st = SsmState::new(1, 0, 0, 0, 0);
+            st.memory = vec![0.0; h * per];
+            st
+        });
+        let scale = 1.0 / (dk as f64).sqrt();
+        let mut out = vec![0f32; t * h * dv];
+        for ti in 0..t {
+            for hi in 0..h {
+                let mem = &mut state.memory[hi * per..(hi + 1) * per];
+                let (c, rest) = mem.split_at_mut(dk * dv);
+                let (n, m) = rest.split_at_mut(dk);
+                let (i, f) = (ig[ti * h + hi] as f64, fg[ti * h + hi] as f64);
+                // logσ(f), computed without overflow.
+                let f_log = -((-f).max(0.0) + (-(f.abs())).exp().ln_1p());
+                let m_new = (f_log + m[0]).max(i);
+                let (fa, ia) = ((f_log + m[0] - m_new).exp(), (i - m_new).exp());
+                m[0] = m_new;
+                let kk = &k[ti * h * dk + hi * dk..][..dk];
+                let vv = &v[ti * h * dv + hi * dv..][..dv];
+                let qq = &q[ti * h * dk + hi * dk..][..dk];
+                for a in 0..dk {
+                    let ka = ia * kk[a] as f64;
+                    n[a] = fa * n[a] + ka;
+                    for e in 0..dv {
+                        c[a * dv + e] = fa * c[a * dv + e] + ka * vv[e] as f64;
+                    }
+                }
+                let qn: f64 = (0..dk).map(|a| qq[a] as f64 * scale * n[a]).sum();
+                let den = qn.abs().max((-m_new).exp()) + s.eps;
+                for e in 0..dv {
+                    let num: f64 = (0..dk).map(|a| qq[a] as f64 * scale * c[a * dv + e]).sum();
+                    out[ti * h * dv + hi * dv + e] = (num / den) as f32;
+                }
+            }
+        }
+        let y = Tensor::from_vec(out, (t, h, dv), &Device::Cpu)?;
+        self.keep(Some(b), "ssm_scan", &y.reshape((t, h * dv))?);
+        // LayerNorm per head, without a bias, then the norm's weight.
+        let mean = y.mean_keepdim(2)?;
+        let c = y.broadcast_sub(&mean)?;
+        let var = c.sqr()?.mean_keepdim(2)?;
+        let y = c
+            .broadcast_div(&(var + s.norm_eps)?.sqrt()?)?
+            .reshape((t, h * dv))?
+            .broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
+        self.keep(Some(b), "ssm_norm", &y);
+        let g = (y * sigmoid(&o)?)?;
+        self.proj(&g, Role::SsmOut, b, false)
     }
 
     /// LFM2's short convolution: B, C and x from one projection, B ⊙ x convolved through the

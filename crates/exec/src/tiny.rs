@@ -76,6 +76,12 @@ pub fn shrink(spec: &Spec) -> Spec {
     if let Some(r) = &mut s.rwkv {
         r.attn = 64;
     }
+    if let Some(m) = &mut s.mlstm {
+        // 4 heads: keys of 8 and values of 16, as the model's are half and all of hidden.
+        m.heads = 4;
+        m.qk_dim = 32;
+        m.v_dim = 64;
+    }
     if let Some(sh) = &mut s.shared {
         // Zamba2's shared block: its heads split [stream, embeddings], 2 × 64 wide, as the
         // model's split 2 × hidden (the adapters on Q, K and V add that many features).

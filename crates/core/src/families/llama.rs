@@ -1452,6 +1452,7 @@ pub fn load(
         lightning,
         rg_lru: None,
         rwkv: None,
+        mlstm: None,
         position: match f.alibi {
             Some(slopes) => Position::Alibi(slopes(heads)),
             None => Position::Rope(r),

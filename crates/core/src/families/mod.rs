@@ -25,6 +25,7 @@ mod nemotron_h;
 mod recurrent_gemma;
 mod registry;
 mod rwkv;
+mod xlstm;
 mod zamba;
 
 use crate::config::{Config, MAX_LAYERS};
@@ -297,6 +298,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         lightning: None,
         rg_lru: None,
         rwkv: None,
+        mlstm: None,
         plan: Vec::new(),
         recurrent_place: None,
         stream_mix: None,

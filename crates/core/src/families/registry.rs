@@ -15,7 +15,7 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     dbrx, deepseek, falcon, falcon_h1, gemma, gemma4, gpt2, gpt_oss, jetmoe, llama4, longcat,
-    mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, zamba,
+    mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, xlstm, zamba,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3628,6 +3628,34 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["num_logits_to_keep", "mamba_chunk_size"]],
     ),
+    // xLSTM: mLSTM layers with SwiGLU MLPs. Its kernels, their modes and chunks, the dtypes they
+    // compute and keep states in, `add_out_norm` (transformers always norms the output) and the
+    // size of inference chunks do not change the forward pass.
+    Family {
+        renames: &[],
+        ..own(
+            "xlstm",
+            "xLSTM",
+            xlstm::load,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "norm_reduction_force_float32",
+                    "add_out_norm",
+                    "chunkwise_kernel",
+                    "sequence_kernel",
+                    "step_kernel",
+                    "mode",
+                    "chunk_size",
+                    "return_last_states",
+                    "autocast_kernel_dtype",
+                    "inference_state_dtype",
+                    "max_inference_chunksize",
+                ],
+            ],
+        )
+    },
     // Zamba: multi-head Mamba layers, some running one shared attention-and-MLP block first. The
     // kernels' switches, the parallel scan's, Δ's initial range and `num_logits_to_keep` do not
     // change the forward pass.

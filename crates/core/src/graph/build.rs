@@ -866,6 +866,7 @@ impl<'s> Builder<'s> {
                 }
                 Mixer::RgLru => self.rg_lru(rec_in, spec.rg_lru.as_ref().expect(settings)),
                 Mixer::Rwkv => self.rwkv_time_mix(rec_in, spec.rwkv.as_ref().expect(settings)),
+                Mixer::MLstm => self.mlstm(rec_in, spec.mlstm.as_ref().expect(settings)),
                 Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None => {
                     unreachable!("only recurrent kinds listed")
                 }

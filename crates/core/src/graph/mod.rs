@@ -9,6 +9,7 @@ mod build;
 mod delta;
 mod ffn;
 mod lightning;
+mod mlstm;
 mod rglru;
 mod rwkv;
 mod shared;

@@ -52,6 +52,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::Lightning => "(\"lightning\", 0)".to_string(),
                 Mixer::RgLru => "(\"rglru\", 0)".to_string(),
                 Mixer::Rwkv => "(\"rwkv\", 0)".to_string(),
+                Mixer::MLstm => "(\"mlstm\", 0)".to_string(),
                 Mixer::None => "(\"none\", 0)".to_string(),
             };
             let ffn = match l.ffn {
@@ -315,6 +316,12 @@ pub fn module(g: &Graph, script: &str) -> String {
         Some(r) => json!({"rescale_every": r.rescale_every}),
         None => json!(null),
     };
+    if let Some(m) = &spec.mlstm {
+        config["mlstm"] = json!({
+            "heads": m.heads, "qk_dim": m.qk_dim, "v_dim": m.v_dim, "gate_cap": m.gate_cap,
+            "eps": m.eps, "norm_eps": m.norm_eps,
+        });
+    }
     config["rg_lru"] = match &spec.rg_lru {
         Some(r) => json!({"width": r.width, "heads": r.heads, "act": act_name(r.act)}),
         None => json!(null),
@@ -751,6 +758,11 @@ fn prune(spec: &Spec, body: &str) -> String {
         calls.push(("rglru", "rg_lru(h, W, b)"));
     } else {
         drop.push("rg_lru");
+    }
+    if spec.mlstm.is_some() {
+        calls.push(("mlstm", "mlstm(h, W, b)"));
+    } else {
+        drop.push("mlstm");
     }
     match spec.rwkv {
         Some(r) => {
@@ -1506,6 +1518,39 @@ def token_mix(x, W, b, key):
     prev = np.concatenate([np.zeros((1, x.shape[1]), np.float32), x[:-1]])  # prev: [T, C]
     mu = w(W, key, b).reshape(-1)  # mu: [C]
     return x * mu + prev * (1 - mu)  # [T, C]
+
+
+def mlstm(x, W, b):
+    # x: [T, hidden] -> [T, hidden]: xLSTM's mLSTM, token after token through each head's
+    # matrix memory C, normalizer n and stabilizer m
+    S = CONFIG["mlstm"]
+    T, H = x.shape[0], S["heads"]
+    DK, DV = S["qk_dim"] // H, S["v_dim"] // H  # a head's key and value widths
+    cap = lambda v: S["gate_cap"] * np.tanh(v / S["gate_cap"])  # soft cap
+    q = linear(x, w(W, "ssm_q", b)).reshape(T, H, DK) / np.float32(math.sqrt(DK))  # [T, H, DK], scaled
+    k = linear(x, w(W, "ssm_k", b)).reshape(T, H, DK)  # [T, H, DK]
+    v = linear(x, w(W, "ssm_v", b)).reshape(T, H, DV)  # [T, H, DV]
+    o = linear(x, w(W, "ssm_z", b))  # [T, H DV], the output gate
+    i = cap(linear(x, w(W, "ssm_beta", b), w(W, "ssm_beta", b, bias=True)))  # [T, H], input gate
+    f = cap(linear(x, w(W, "ssm_alpha", b), w(W, "ssm_alpha", b, bias=True)))  # [T, H], forget gate
+    C = np.zeros((H, DK, DV), np.float64)  # each head's memory
+    n = np.zeros((H, DK), np.float64)  # and normalizer
+    m = np.zeros(H, np.float64)  # and stabilizer: the running maximum of its log gates
+    out = np.empty((T, H, DV), np.float32)
+    for t in range(T):
+        f_log = -np.logaddexp(0, -f[t].astype(np.float64))  # [H], log sigmoid(f)
+        m_new = np.maximum(f_log + m, i[t])  # [H]
+        fa, ia = np.exp(f_log + m - m_new), np.exp(i[t] - m_new)  # [H] each, both at most 1
+        C = fa[:, None, None] * C + ia[:, None, None] * k[t][:, :, None] * v[t][:, None, :]  # [H, DK, DV]
+        n = fa[:, None] * n + ia[:, None] * k[t]  # [H, DK]
+        m = m_new
+        num = np.einsum("hk,hkv->hv", q[t], C)  # [H, DV]
+        den = np.maximum(np.abs((q[t] * n).sum(-1)), np.exp(-m)) + S["eps"]  # [H]
+        out[t] = num / den[:, None]
+    mean = out.mean(-1, keepdims=True)
+    var = ((out - mean) ** 2).mean(-1, keepdims=True)
+    hn = ((out - mean) / np.sqrt(var + S["norm_eps"])).reshape(T, -1) * w(W, "ssm_norm", b)  # [T, H DV], LayerNorm per head
+    return linear(hn / (1 + np.exp(-o)), w(W, "ssm_out", b))  # [T, hidden], gated by sigmoid(o)
 
 
 def time_mix(x, W, b):

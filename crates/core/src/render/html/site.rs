@@ -33,6 +33,7 @@ pub fn thumbnail(g: &Graph) -> String {
                 | Mixer::Lightning
                 | Mixer::RgLru
                 | Mixer::Rwkv
+                | Mixer::MLstm
                 | Mixer::Parallel(_),
                 _,
             ) => "t-ssm",

@@ -789,11 +789,27 @@ fn mixer_text(g: &Graph) -> Text {
         Some(Mixer::Lightning) => lightning_text(spec, spec.lightning.expect(settings)),
         Some(Mixer::RgLru) => rg_lru_text(spec, spec.rg_lru.expect(settings)),
         Some(Mixer::Rwkv) => rwkv_text(spec, spec.rwkv.expect(settings)),
+        Some(Mixer::MLstm) => mlstm_text(spec, spec.mlstm.expect(settings)),
         Some(Mixer::Mamba) => s6_text(g),
         Some(Mixer::Mamba2) => mamba2_text(g),
         Some(Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None) | None => {
             unreachable!("a mixer part comes from a model with a recurrent mixer")
         }
+    }
+}
+
+/// xLSTM's mLSTM in words, with this model's sizes.
+fn mlstm_text(spec: &Spec, s: crate::spec::MLstm) -> Text {
+    let (d, h) = (spec.hidden, s.heads);
+    let (dk, dv) = (s.qk_dim / h, s.v_dim / h);
+    Text {
+        summary: format!("mLSTM: {h} heads each carry a {dk} × {dv} matrix memory, written through gates; no softmax, no KV cache."),
+        explanation: format!("From the normed input: queries and keys ({dk} per head), values and an output gate ({dv} per head), and per head an input and a forget gate. Each token, a head's memory C fades by σ(f) and adds k vᵀ weighted by exp(i); a normalizer n sums the keys the same way. The query reads C, divided by |q · n|; each head is layer-normed, gated by σ(o) and the {} features are projected back to {d}.", s.v_dim),
+        subtleties: vec![
+            format!("The state does not grow with the context: per layer {} values ({h} memories of {dk} × {dv}, their normalizers and one stabilizer each).", grouped((h * (dk * dv + dk + 1)) as u128)),
+            "The input gate is exponential, so the memory could overflow: each head keeps m, the running maximum of its log gates, and both gates are applied as exp(· − m). The read-out's denominator is at least exp(−m), the same floor of 1 before the rescaling.".into(),
+            format!("Both gates' logits are soft-capped at {} (c · tanh(x / c)) before use; so are the output logits.", crate::fmt::float(s.gate_cap)),
+        ],
     }
 }
 

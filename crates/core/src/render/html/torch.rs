@@ -42,6 +42,8 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
             super::torch_shared::mamba_heads(spec)
         }
         Kind::Mixer if spec.s6.is_some() => mamba(spec, &n),
+        Kind::Mixer if spec.mlstm.is_some() => super::torch_mlstm::mlstm(spec),
+        Kind::Mlp | Kind::Head if spec.mlstm.is_some() => super::torch_mlstm::model(spec),
         Kind::Mixer if spec.short_conv.is_some() => short_conv_class(spec, &n),
         Kind::Mixer if spec.delta.is_some() => gated_delta_net(spec, &n),
         Kind::Mixer if spec.lightning.is_some() => lightning_class(spec, &n),
@@ -100,6 +102,12 @@ pub fn module(spec: &Spec) -> String {
     }
     if spec.rwkv.is_some() {
         parts.push(rwkv_classes(spec, &n));
+    }
+    if spec.mlstm.is_some() {
+        // xLSTM: its mixer, blocks and model are its own.
+        parts.push(super::torch_mlstm::mlstm(spec));
+        parts.push(super::torch_mlstm::model(spec));
+        return parts.join("\n\n\n") + "\n";
     }
     if let Some(s) = &spec.shared {
         // Zamba2: its layers and model are its own.
@@ -2568,6 +2576,7 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 "self.ATTR(h)".into(),
             ),
             (M::Rwkv, _) => unreachable!("RWKV's layers hold both mixings: drawn by rwkv_layer()"),
+            (M::MLstm, _) => unreachable!("xLSTM's layers are drawn by torch_mlstm::layer()"),
             (M::RgLru, _) => add(
                 "rglru",
                 n.sublayer(Role::SsmIn),

@@ -1,0 +1,149 @@
+//! The PyTorch reference of xLSTM: the mLSTM written as its recurrence, token after token, and
+//! the blocks, backbone and head around it, named as its checkpoints name them.
+
+use super::torch::{fill, py_bool};
+use crate::spec::Spec;
+
+/// The mLSTM class.
+pub(super) fn mlstm(spec: &Spec) -> String {
+    let s = spec.mlstm.expect("xLSTM's layers run the mLSTM");
+    let h = s.heads;
+    fill(
+        r#"class MLstm(nn.Module):
+    """xLSTM's mLSTM: ${h} heads, each carrying a ${dk} x ${dv} matrix memory, its normalizer and its
+    stabilizer from token to token. transformers computes a prompt in chunks; the recurrence below
+    is the same sum."""
+
+    def __init__(self):
+        super().__init__()
+        self.q = nn.Linear(${d}, ${qk}, bias=False)
+        self.k = nn.Linear(${d}, ${qk}, bias=False)
+        self.v = nn.Linear(${d}, ${v}, bias=False)
+        self.ogate_preact = nn.Linear(${d}, ${v}, bias=False)
+        self.igate_preact = nn.Linear(${d}, ${h})  # one input gate per head
+        self.fgate_preact = nn.Linear(${d}, ${h})  # one forget gate per head
+        self.multihead_norm = nn.Module()
+        self.multihead_norm.weight = nn.Parameter(torch.ones(${v}))
+        self.out_proj = nn.Linear(${v}, ${d}, bias=False)
+
+    def forward(self, x):  # [B, T, ${d}]
+        B_, T, _ = x.shape
+        cap = lambda g: ${cap} * torch.tanh(g / ${cap})  # soft cap
+        q = self.q(x).view(B_, T, ${h}, ${dk}).float() / math.sqrt(${dk})
+        k = self.k(x).view(B_, T, ${h}, ${dk}).float()
+        v = self.v(x).view(B_, T, ${h}, ${dv}).float()
+        i, f = cap(self.igate_preact(x)).float(), cap(self.fgate_preact(x)).float()  # [B, T, ${h}]
+        C = x.new_zeros(B_, ${h}, ${dk}, ${dv}, dtype=torch.float32)
+        n = x.new_zeros(B_, ${h}, ${dk}, dtype=torch.float32)
+        m = x.new_zeros(B_, ${h}, dtype=torch.float32)  # the running maximum of the log gates
+        hs = []
+        for t in range(T):
+            f_log = F.logsigmoid(f[:, t])
+            m_new = torch.maximum(f_log + m, i[:, t])
+            fa, ia = torch.exp(f_log + m - m_new), torch.exp(i[:, t] - m_new)  # both at most 1
+            C = fa[..., None, None] * C + ia[..., None, None] * k[:, t, :, :, None] * v[:, t, :, None, :]
+            n = fa[..., None] * n + ia[..., None] * k[:, t]
+            m = m_new
+            num = torch.einsum("bhk,bhkv->bhv", q[:, t], C)
+            den = torch.maximum((q[:, t] * n).sum(-1).abs(), torch.exp(-m)) + ${eps}
+            hs.append(num / den[..., None])
+        h = torch.stack(hs, dim=1)  # [B, T, ${h}, ${dv}]
+        h = (h - h.mean(-1, keepdim=True)) * torch.rsqrt(h.var(-1, keepdim=True, unbiased=False) + ${norm_eps})
+        h = self.multihead_norm.weight * h.reshape(B_, T, ${v}).to(x.dtype)  # LayerNorm per head
+        return self.out_proj(torch.sigmoid(self.ogate_preact(x)) * h)"#,
+        &[
+            ("h", h.to_string()),
+            ("dk", (s.qk_dim / h).to_string()),
+            ("dv", (s.v_dim / h).to_string()),
+            ("qk", s.qk_dim.to_string()),
+            ("v", s.v_dim.to_string()),
+            ("d", spec.hidden.to_string()),
+            ("cap", s.gate_cap.to_string()),
+            ("eps", s.eps.to_string()),
+            ("norm_eps", s.norm_eps.to_string()),
+        ],
+    )
+}
+
+/// The SwiGLU MLP, the block, the backbone and the model.
+pub(super) fn model(spec: &Spec) -> String {
+    let (d, f) = (spec.hidden, spec.mlp.intermediate);
+    let (head_init, logits) = if spec.tied {
+        (
+            String::new(),
+            "h @ self.backbone.embeddings.weight.T  # tied: the embedding matrix",
+        )
+    } else {
+        (
+            format!(
+                "        self.lm_head = nn.Linear({d}, {}, bias=False)\n",
+                spec.vocab
+            ),
+            "self.lm_head(h)",
+        )
+    };
+    let cap = spec.final_softcap.map_or("logits".to_string(), |c| {
+        format!("{c} * torch.tanh(logits / {c})  # soft-capped")
+    });
+    fill(
+        r#"class MLP(nn.Module):
+    """SwiGLU: SiLU(gate) * up, ${f} wide."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj_up_gate = nn.Linear(${d}, ${f}, bias=${bias})
+        self.proj_up = nn.Linear(${d}, ${f}, bias=${bias})
+        self.proj_down = nn.Linear(${f}, ${d}, bias=${bias})
+
+    def forward(self, x):  # [B, T, ${d}]
+        return self.proj_down(F.silu(self.proj_up_gate(x)) * self.proj_up(x))
+
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm_mlstm = Norm(${d})
+        self.mlstm_layer = MLstm()
+        self.norm_ffn = Norm(${d})
+        self.ffn = MLP()
+
+    def forward(self, x):  # [B, T, ${d}]
+        x = x + self.mlstm_layer(self.norm_mlstm(x))
+        return x + self.ffn(self.norm_ffn(x))
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embeddings = nn.Embedding(${vocab}, ${d})
+        self.blocks = nn.ModuleList(Block() for _ in range(${n}))
+        self.out_norm = Norm(${d})
+
+    def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${d}] after the final norm
+        x = self.embeddings(input_ids)
+        for block in self.blocks:
+            x = block(x)
+        return self.out_norm(x)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.backbone = Backbone()
+${head_init}
+    def forward(self, input_ids):  # [B, T] int64 -> logits [B, T, ${vocab}]
+        h = self.backbone(input_ids)
+        logits = ${logits}
+        return ${cap}"#,
+        &[
+            ("d", d.to_string()),
+            ("f", f.to_string()),
+            ("bias", py_bool(spec.mlp.bias)),
+            ("vocab", spec.vocab.to_string()),
+            ("n", spec.layers.to_string()),
+            ("head_init", head_init),
+            ("logits", logits.to_string()),
+            ("cap", cap),
+        ],
+    )
+}
