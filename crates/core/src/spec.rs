@@ -676,7 +676,11 @@ impl Mixer {
 /// tensors sit under the first layer that runs it. Each visit has its own low-rank adapters.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SharedBlocks {
+    /// The layers that run a block (`new` keeps `visits` in step with them).
     pub layers: LayerSet,
+    /// The same layers in order, to find a layer's visit in log time: tensor names ask for it
+    /// once per layer.
+    visits: Vec<u64>,
     /// How many distinct blocks the visits take in turn (`num_mem_blocks`).
     pub blocks: u64,
     /// Each visit's adapter rank: W·x + B·(A·x) on the MLP's fused gate/up projection, and
@@ -686,15 +690,25 @@ pub struct SharedBlocks {
 }
 
 impl SharedBlocks {
+    pub fn new(layers: LayerSet, blocks: u64, adapter_rank: u64, attn_adapters: bool) -> Self {
+        SharedBlocks {
+            visits: layers.iter().collect(),
+            layers,
+            blocks,
+            adapter_rank,
+            attn_adapters,
+        }
+    }
+
     /// Layer b's visit number among the layers that run a block.
     pub fn visit(&self, b: u64) -> Option<u64> {
-        self.layers.iter().position(|l| l == b).map(|i| i as u64)
+        self.visits.binary_search(&b).ok().map(|i| i as u64)
     }
 
     /// The layer whose checkpoint entry holds layer b's block: the first layer that runs it.
     pub fn source(&self, b: u64) -> u64 {
         let v = self.visit(b).unwrap_or(0) % self.blocks.max(1);
-        self.layers.iter().nth(v as usize).unwrap_or(b)
+        self.visits.get(v as usize).copied().unwrap_or(b)
     }
 
     /// The layers whose checkpoint entries hold the blocks.
@@ -1871,7 +1885,7 @@ impl Spec {
         self.plan[b as usize].span().or_else(|| {
             self.shared
                 .as_ref()
-                .filter(|s| s.layers.contains(b))
+                .and_then(|s| s.visit(b))
                 .map(|_| AttnSpan::Full)
         })
     }

@@ -22,6 +22,56 @@ fn value() -> impl Strategy<Value = Value> {
     ]
 }
 
+/// Configs of families no catalog entry holds: the executor's fixtures of them.
+const UNCATALOGED: [&str; 4] = [
+    include_str!("../../exec/tests/fixtures/zamba/config.json"),
+    include_str!("../../exec/tests/fixtures/zamba2/config.json"),
+    include_str!("../../exec/tests/fixtures/zamba2-adapters/config.json"),
+    include_str!("../../exec/tests/fixtures/xlstm/config.json"),
+];
+
+/// Mutate `v` by `edits` (set or remove a key); whatever loads must build, count, name and
+/// render without a panic.
+fn mutated(mut v: Value, edits: Vec<(usize, Value, bool)>) -> Result<(), TestCaseError> {
+    let obj = v.as_object_mut().unwrap();
+    let keys: Vec<String> = obj.keys().cloned().collect();
+    for (k, val, remove) in edits {
+        let key = keys[k % keys.len()].clone();
+        if remove {
+            obj.remove(&key);
+        } else {
+            obj.insert(key, val);
+        }
+    }
+    if let Ok(spec) = families::load_json("m.json", &v.to_string(), "m", false) {
+        if let Ok(g) = graph::build(&spec) {
+            // Figures too large for 64 bits are errors, never saturated numbers.
+            if let Ok(s) = stats::stats(&g, Some(4096)) {
+                prop_assert!(s.active_params <= s.total_params);
+            }
+            let _ = manifest::manifest(&g, manifest::Naming::Gguf);
+            let _ = render::render(
+                &g,
+                &render::Options {
+                    width: 80,
+                    color: false,
+                    step: Some(3),
+                },
+            );
+            if let Ok(page) = render::html::page(&render::html::PageInput {
+                graph: &g,
+                provenance: "m.json",
+                context: Some(4096),
+                values: None,
+            }) {
+                prop_assert!(page.ends_with("</html>\n"));
+            }
+            let _ = render::html::torch::module(&g.spec);
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
     #[test]
@@ -29,26 +79,14 @@ proptest! {
         model in 0..catalog::ENTRIES.len(),
         edits in prop::collection::vec((0usize..64, value(), any::<bool>()), 1..4),
     ) {
-        let mut v: Value = catalog::ENTRIES[model].value();
-        let obj = v.as_object_mut().unwrap();
-        let keys: Vec<String> = obj.keys().cloned().collect();
-        for (k, val, remove) in edits {
-            let key = keys[k % keys.len()].clone();
-            if remove { obj.remove(&key); } else { obj.insert(key, val); }
-        }
-        if let Ok(spec) = families::load_json("m.json", &v.to_string(), "m", false) {
-            if let Ok(g) = graph::build(&spec) {
-                // Figures too large for 64 bits are errors, never saturated numbers.
-                if let Ok(s) = stats::stats(&g, Some(4096)) {
-                    prop_assert!(s.active_params <= s.total_params);
-                }
-                let _ = manifest::manifest(&g, manifest::Naming::Gguf);
-                let _ = render::render(&g, &render::Options { width: 80, color: false, step: Some(3) });
-                if let Ok(page) = render::html::page(&render::html::PageInput { graph: &g, provenance: "m.json", context: Some(4096), values: None }) {
-                    prop_assert!(page.ends_with("</html>\n"));
-                }
-                let _ = render::html::torch::module(&g.spec);
-            }
-        }
+        mutated(catalog::ENTRIES[model].value(), edits)?;
+    }
+
+    #[test]
+    fn mutated_configs_of_uncataloged_families_never_panic(
+        model in 0..UNCATALOGED.len(),
+        edits in prop::collection::vec((0usize..64, value(), any::<bool>()), 1..4),
+    ) {
+        mutated(serde_json::from_str(UNCATALOGED[model]).unwrap(), edits)?;
     }
 }

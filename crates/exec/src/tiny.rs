@@ -6,7 +6,7 @@ use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::graph::Graph;
 use anatomy_core::manifest::{manifest, Naming};
-use anatomy_core::spec::{AttnSpan, LayerPlan, Mixer, Spec};
+use anatomy_core::spec::{AttnSpan, LayerPlan, Mixer, SharedBlocks, Spec};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
@@ -130,9 +130,10 @@ pub fn shrink(spec: &Spec) -> Spec {
     s.layers = plan.len() as u64;
     s.plan = plan.into_iter().map(|(l, _, _)| l).collect();
     if let Some(sh) = &mut s.shared {
-        sh.layers = anatomy_core::layers::LayerSet::from_fn(s.layers, |i| {
+        let layers = anatomy_core::layers::LayerSet::from_fn(s.layers, |i| {
             sh.layers.contains(kept[i as usize])
         });
+        *sh = SharedBlocks::new(layers, sh.blocks, sh.adapter_rank, sh.attn_adapters);
     }
     s.layer_attn = s
         .layer_attn

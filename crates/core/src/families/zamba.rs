@@ -97,12 +97,7 @@ pub fn load_zamba(cfg: &Config, _model_type: &str, family: &str, name: &str) -> 
     }
     s.s6 = Some(m);
     let layers = LayerSet::from_fn(s.layers, |b| hybrid[b as usize]);
-    s.shared = (!layers.is_empty()).then_some(SharedBlocks {
-        layers,
-        blocks: 1,
-        adapter_rank: 0,
-        attn_adapters: false,
-    });
+    s.shared = (!layers.is_empty()).then(|| SharedBlocks::new(layers, 1, 0, false));
     s.plan = (0..s.layers)
         .map(|_| LayerPlan {
             mixer: Mixer::Mamba,
@@ -213,12 +208,8 @@ pub fn load_zamba2(cfg: &Config, _model_type: &str, family: &str, name: &str) ->
             ));
         }
     }
-    s.shared = (!layers.is_empty()).then(|| SharedBlocks {
-        layers: layers.clone(),
-        blocks,
-        adapter_rank: rank,
-        attn_adapters,
-    });
+    s.shared = (!layers.is_empty())
+        .then(|| SharedBlocks::new(layers.clone(), blocks, rank, attn_adapters));
     s.ssm = Some(m);
     s.plan = (0..s.layers)
         .map(|b| LayerPlan {
