@@ -101,3 +101,54 @@ fn exported_numpy_says_how_to_run_it_and_what_it_reads() {
     assert!(err.contains("holds no .safetensors files"), "{err}");
     assert!(!err.contains("Traceback"), "{err}");
 }
+
+/// The exported Mamba2 scan's two forms agree: the chunked one the file runs on a prompt, for
+/// any chunk length, and the token-by-token loop it runs on one token.
+#[test]
+#[cfg_attr(
+    not(has_numpy),
+    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn exported_mamba2_scan_chunks_give_the_loops_sums() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = fixtures::all()
+        .into_iter()
+        .find(|d| fixtures::name(d) == "mamba2")
+        .expect("the mamba2 fixture");
+    let py = tmp.path().join("exported.py");
+    Command::cargo_bin("anatomy")
+        .unwrap()
+        .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
+        .assert()
+        .success();
+    let check = r#"
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import exported as m
+rng = np.random.default_rng(0)
+T, H, P, N = 11, 4, 3, 5
+xs = rng.standard_normal((T, H, P)).astype(np.float32)
+dt = (0.05 + rng.random((T, H))).astype(np.float32)
+A = -np.array([0.5, 1.0, 2.0, 0.1], np.float32)
+B, C = (rng.standard_normal((T, H, N)).astype(np.float32) for _ in range(2))
+D = rng.standard_normal(H).astype(np.float32)
+want = m.ssd_loop(xs, dt, A, B, C, D)
+print(max(float(np.abs(m.ssd_chunked(xs, dt, A, B, C, D, q) - want).max()) for q in (1, 3, 4, 11, 64)))
+"#;
+    let run = std::process::Command::new(paths::python())
+        .args(["-c", check, tmp.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let worst: f64 = String::from_utf8(run.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(worst < 1e-5, "chunked and loop differ by {worst}");
+}

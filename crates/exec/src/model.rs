@@ -113,6 +113,10 @@ fn split(v: &[f32], dims: &[usize], axis: usize, n: usize) -> Vec<Vec<f32>> {
 /// Activations of at most this many values are captured whole.
 pub const SMALL: usize = 4096;
 
+/// The chunk length of Mamba2's chunked scan over a prompt (transformers' default `chunk_size`
+/// is 256; any length gives the same sums).
+const SSD_CHUNK: usize = 64;
+
 /// Keys and values of every layer seen so far, and the recurrent layers' states.
 #[derive(Clone)]
 pub struct Cache {
@@ -971,7 +975,13 @@ impl Model {
             c: &cm,
             d: &d,
         };
-        let y = ssm::scan(&inputs, &mut state.h, dims);
+        // A prompt chunk by chunk, as transformers computes one; a decoded token through the
+        // recurrence (the same sums).
+        let y = if t > 1 {
+            ssm::scan_chunked(&inputs, &mut state.h, dims, SSD_CHUNK)
+        } else {
+            ssm::scan(&inputs, &mut state.h, dims)
+        };
         if self.capturing() {
             let h = Tensor::from_vec(
                 state.h.clone(),

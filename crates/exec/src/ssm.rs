@@ -143,6 +143,79 @@ pub fn scan(i: &Inputs, h: &mut [f32], s: Dims) -> Vec<f32> {
     y
 }
 
+/// `scan` for a prompt with one decay rate per head (Mamba2), chunk by chunk (the SSD form
+/// transformers' prompt path uses): within a chunk every output is a weighted sum of the
+/// chunk's inputs, y_t = Σ_{s≤t} e^{L_t − L_s} (C_t · B_s) Δ_s x_s, plus the state carried in,
+/// e^{L_t} h · C_t, where L_t sums Δ·A over the chunk up to t; the state then moves to the
+/// chunk's end at once, h ← e^{L_Q} h + Σ_s e^{L_Q − L_s} Δ_s x_s ⊗ B_s. The same sums as
+/// `scan`'s token-by-token loop, grouped by chunk, with no state written between.
+pub fn scan_chunked(i: &Inputs, h: &mut [f32], s: Dims, chunk: usize) -> Vec<f32> {
+    let Inputs { x, dt, a, b, c, d } = *i;
+    let (hn, p, n) = (s.heads, s.head_dim, s.n);
+    debug_assert_eq!(a.len(), hn, "one decay rate per head");
+    let t = dt.len() / hn;
+    let per_group = hn / s.groups;
+    let mut y = vec![0.0f32; t * hn * p];
+    // Per chunk and head: the cumulative log-decay and C_t · B_s for s ≤ t.
+    let mut cum = vec![0.0f32; chunk];
+    let mut cb = vec![0.0f32; chunk * chunk];
+    for start in (0..t).step_by(chunk.max(1)) {
+        let q = chunk.min(t - start);
+        for head in 0..hn {
+            let g = head / per_group;
+            let bv = |tok: usize| &b[(tok * s.groups + g) * n..][..n];
+            let cv = |tok: usize| &c[(tok * s.groups + g) * n..][..n];
+            let delta = |tok: usize| dt[tok * hn + head];
+            let mut acc = 0.0f32;
+            for j in 0..q {
+                acc += delta(start + j) * a[head];
+                cum[j] = acc;
+            }
+            for j in 0..q {
+                for k in 0..=j {
+                    let dot: f32 = cv(start + j)
+                        .iter()
+                        .zip(bv(start + k))
+                        .map(|(c, b)| c * b)
+                        .sum();
+                    cb[j * chunk + k] = dot * (cum[j] - cum[k]).exp() * delta(start + k);
+                }
+            }
+            let state = &mut h[head * p * n..][..p * n];
+            for j in 0..q {
+                let tok = start + j;
+                let carried = cum[j].exp();
+                for e in 0..p {
+                    let row = &state[e * n..][..n];
+                    let from_state: f32 = row.iter().zip(cv(tok)).map(|(h, c)| h * c).sum();
+                    let within: f32 = (0..=j)
+                        .map(|k| cb[j * chunk + k] * x[((start + k) * hn + head) * p + e])
+                        .sum();
+                    let xv = x[(tok * hn + head) * p + e];
+                    y[(tok * hn + head) * p + e] = carried * from_state + within + d[head] * xv;
+                }
+            }
+            // The state at the chunk's end.
+            let last = cum[q - 1];
+            for e in 0..p {
+                let row = &mut state[e * n..][..n];
+                for v in row.iter_mut() {
+                    *v *= last.exp();
+                }
+                for k in 0..q {
+                    let w = (last - cum[k]).exp()
+                        * delta(start + k)
+                        * x[((start + k) * hn + head) * p + e];
+                    for (v, bk) in row.iter_mut().zip(bv(start + k)) {
+                        *v += w * bk;
+                    }
+                }
+            }
+        }
+    }
+    y
+}
+
 /// The shapes of one gated delta rule: value heads `vh` each read key head h / (vh / kh).
 #[derive(Clone, Copy, Debug)]
 pub struct DeltaDims {
@@ -267,6 +340,43 @@ pub fn lightning(qkv: &[f32], slope: &[f32], s: &mut [f64], heads: usize, d: usi
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The chunked form gives the loop's outputs and final state, for any chunk size, from a
+    /// state carried in.
+    #[test]
+    fn chunks_give_the_loops_outputs_and_state() {
+        let s = Dims {
+            heads: 4,
+            head_dim: 3,
+            n: 5,
+            groups: 2,
+        };
+        let t = 11;
+        let wave = |len: usize, k: f32| -> Vec<f32> {
+            (0..len).map(|i| ((i as f32 * k).sin() * 0.9)).collect()
+        };
+        let (x, b, c) = (wave(t * 12, 0.37), wave(t * 10, 0.73), wave(t * 10, 1.13));
+        let dt: Vec<f32> = wave(t * 4, 0.51).iter().map(|v| 0.05 + v.abs()).collect();
+        let (a, d) = (vec![-0.5, -1.0, -2.0, -0.1], vec![1.0, 0.5, -0.5, 2.0]);
+        let inputs = Inputs {
+            x: &x,
+            dt: &dt,
+            a: &a,
+            b: &b,
+            c: &c,
+            d: &d,
+        };
+        let start = wave(4 * 3 * 5, 0.29);
+        let mut h_loop = start.clone();
+        let want = scan(&inputs, &mut h_loop, s);
+        for chunk in [1, 3, 4, 11, 64] {
+            let mut h = start.clone();
+            let got = scan_chunked(&inputs, &mut h, s, chunk);
+            for (g, w) in got.iter().zip(&want).chain(h.iter().zip(&h_loop)) {
+                assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
+            }
+        }
+    }
 
     /// One head of width 1: the memory is a decayed running sum of k·v, read by q.
     #[test]

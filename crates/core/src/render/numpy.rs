@@ -737,6 +737,7 @@ fn prune(spec: &Spec, body: &str) -> String {
     if spec.ssm.is_some() {
         calls.push(("mamba2", "mamba2(h, W, b)"));
     } else {
+        drop.extend(["ssd_loop", "ssd_chunked"]);
         drop.push("mamba2");
     }
     if spec.s6.is_some() {
@@ -1440,9 +1441,41 @@ def causal_conv(u, W, b, bias, keys=("ssm_conv",)):
     return u + w(W, keys[0], b, bias=True) if bias else u  # [T, C]
 
 
+def ssd_loop(xs, dt, A, B, Cr, D):
+    # Mamba2's scan as its recurrence. xs: [T, H, P]; dt: [T, H]; A, D: [H]; B, Cr: [T, H, N]
+    # (each head its group's) -> y: [T, H, P]. Each token, every head's state h [P, N] decays by
+    # exp(dt A) and takes in dt x (outer) B; the head reads h . C, plus D x.
+    T, H, P = xs.shape
+    h = np.zeros((H, P, B.shape[-1]), np.float32)  # h: [H, P, N], the state, carried token to token
+    y = np.empty((T, H, P), np.float32)  # y: [T, H, P]
+    for t in range(T):
+        h = np.exp(dt[t] * A)[:, None, None] * h + (dt[t][:, None] * xs[t])[:, :, None] * B[t][:, None, :]  # h: [H, P, N]
+        y[t] = (h * Cr[t][:, None, :]).sum(-1) + D[:, None] * xs[t]  # y[t]: [H, P]
+    return y
+
+
+def ssd_chunked(xs, dt, A, B, Cr, D, Q):
+    # ssd_loop's sums grouped in chunks of Q tokens (the SSD form: transformers and anatomy's
+    # executor compute a prompt this way; equal to ssd_loop up to rounding). Within a chunk, with
+    # L the running sum of dt A from its start: y_t = sum over s <= t of exp(L_t - L_s) (C_t . B_s)
+    # dt_s x_s, plus the state carried in, exp(L_t) h . C_t; the state then moves to the chunk's
+    # end at once.
+    T, H, P = xs.shape
+    h = np.zeros((H, P, B.shape[-1]), np.float32)  # h: [H, P, N], the state at a chunk's start
+    y = np.empty((T, H, P), np.float32)  # y: [T, H, P]
+    for s0 in range(0, T, Q):
+        x, d, b, c = xs[s0:s0 + Q], dt[s0:s0 + Q], B[s0:s0 + Q], Cr[s0:s0 + Q]  # one chunk of q tokens
+        L = np.cumsum(d * A, axis=0)  # L: [q, H]
+        q = len(L)
+        seg = np.where(np.tril(np.ones((q, q), bool))[:, :, None], L[:, None, :] - L[None, :, :], -np.inf)  # [q, q, H]: from s to t, s <= t
+        M = np.einsum("thn,shn->tsh", c, b) * np.exp(seg) * d[None, :, :]  # M: [q, q, H]
+        y[s0:s0 + Q] = np.einsum("tsh,shp->thp", M, x) + np.exp(L)[:, :, None] * np.einsum("hpn,thn->thp", h, c) + D[None, :, None] * x  # [q, H, P]
+        h = np.exp(L[-1])[:, None, None] * h + np.einsum("sh,shp,shn->hpn", np.exp(L[-1] - L) * d, x, b)  # [H, P, N]
+    return y
+
+
 def mamba2(x, W, b):
-    # x: [T, hidden] -> [T, hidden]: Mamba2's mixer, the scan run token after token through a
-    # state of fixed size (transformers runs a prompt in chunks, the same sum in another order)
+    # x: [T, hidden] -> [T, hidden]: Mamba2's mixer, its scan through a state of fixed size
     S = CONFIG["ssm"]
     T, H, P, N, G = x.shape[0], S["heads"], S["head_dim"], S["state"], S["groups"]
     I, CH = H * P, H * P + 2 * G * N  # the width of x, z and y; the convolved channels (x, B, C)
@@ -1458,12 +1491,8 @@ def mamba2(x, W, b):
     A = -np.exp(w(W, "ssm_a_log", b))  # A: [H], negative decay rates
     D = w(W, "ssm_d", b)  # D: [H], the input's skip weight
     g = np.arange(H) // (H // G)  # g: [H], each head's group
-    h = np.zeros((H, P, N), np.float32)  # h: [H, P, N], the state, carried token to token
-    y = np.empty((T, H, P), np.float32)  # y: [T, H, P]
-    for t in range(T):
-        decay = np.exp(dt[t] * A)[:, None, None]  # [H, 1, 1]
-        h = decay * h + (dt[t][:, None] * xs[t])[:, :, None] * B[t, g][:, None, :]  # h: [H, P, N]
-        y[t] = (h * Cr[t, g][:, None, :]).sum(-1) + D[:, None] * xs[t]  # y[t]: [H, P]
+    # One token through the recurrence; a prompt chunk by chunk, as the executor runs it.
+    y = ssd_loop(xs, dt, A, B[:, g], Cr[:, g], D) if T == 1 else ssd_chunked(xs, dt, A, B[:, g], Cr[:, g], D, 64)  # y: [T, H, P]
     y = y.reshape(T, I) * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)
     y = y.reshape(T, G, I // G)  # [T, G, I / G]
     y = (y / np.sqrt((y * y).mean(-1, keepdims=True) + S["eps"])).reshape(T, I)  # y: [T, I], RMS per group
