@@ -167,9 +167,9 @@ pub fn scan_chunked(i: &Inputs, h: &mut [f32], s: Dims, chunk: usize) -> Vec<f32
             let cv = |tok: usize| &c[(tok * s.groups + g) * n..][..n];
             let delta = |tok: usize| dt[tok * hn + head];
             let mut acc = 0.0f32;
-            for j in 0..q {
+            for (j, l) in cum.iter_mut().enumerate().take(q) {
                 acc += delta(start + j) * a[head];
-                cum[j] = acc;
+                *l = acc;
             }
             for j in 0..q {
                 for k in 0..=j {
@@ -353,7 +353,7 @@ mod tests {
         };
         let t = 11;
         let wave = |len: usize, k: f32| -> Vec<f32> {
-            (0..len).map(|i| ((i as f32 * k).sin() * 0.9)).collect()
+            (0..len).map(|i| (i as f32 * k).sin() * 0.9).collect()
         };
         let (x, b, c) = (wave(t * 12, 0.37), wave(t * 10, 0.73), wave(t * 10, 1.13));
         let dt: Vec<f32> = wave(t * 4, 0.51).iter().map(|v| 0.05 + v.abs()).collect();
