@@ -15,7 +15,7 @@ mod pool;
 pub mod qlinear;
 pub mod rope;
 pub mod session;
-mod ssm;
+pub mod ssm;
 pub mod tiny;
 pub mod tokenizer;
 pub mod values;

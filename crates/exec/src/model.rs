@@ -978,7 +978,7 @@ impl Model {
         // A prompt chunk by chunk, as transformers computes one; a decoded token through the
         // recurrence (the same sums).
         let y = if t > 1 {
-            ssm::scan_chunked(&inputs, &mut state.h, dims, SSD_CHUNK)
+            ssm::scan_chunked(&inputs, &mut state.h, dims, SSD_CHUNK)?
         } else {
             ssm::scan(&inputs, &mut state.h, dims)
         };

@@ -1,7 +1,7 @@
 //! Mamba2's two sequence operations on plain slices: the causal depthwise convolution and the
 //! selective scan, each token in turn through a state that stays the same size however long the
-//! sequence. transformers runs a prompt through the chunked (SSD) form of the scan and a decoded
-//! token through this recurrence; the two are the same sum, ordered differently.
+//! sequence (`scan`), or for a prompt chunk by chunk (`scan_chunked`, the SSD form transformers'
+//! prompt path uses too): the same sums, ordered differently.
 
 /// One layer's state between calls: what the convolution and the scan carry to the next token.
 #[derive(Clone, Debug, PartialEq)]
@@ -149,71 +149,84 @@ pub fn scan(i: &Inputs, h: &mut [f32], s: Dims) -> Vec<f32> {
 /// e^{L_t} h · C_t, where L_t sums Δ·A over the chunk up to t; the state then moves to the
 /// chunk's end at once, h ← e^{L_Q} h + Σ_s e^{L_Q − L_s} Δ_s x_s ⊗ B_s. The same sums as
 /// `scan`'s token-by-token loop, grouped by chunk, with no state written between.
-pub fn scan_chunked(i: &Inputs, h: &mut [f32], s: Dims, chunk: usize) -> Vec<f32> {
+/// Each chunk is a few batched matrix products over the heads.
+pub fn scan_chunked(
+    i: &Inputs,
+    h: &mut [f32],
+    s: Dims,
+    chunk: usize,
+) -> candle_core::Result<Vec<f32>> {
+    let chunk = chunk.max(1);
+    use candle_core::{Device, Tensor};
     let Inputs { x, dt, a, b, c, d } = *i;
-    let (hn, p, n) = (s.heads, s.head_dim, s.n);
+    let (hn, p, n, g) = (s.heads, s.head_dim, s.n, s.groups);
     debug_assert_eq!(a.len(), hn, "one decay rate per head");
     let t = dt.len() / hn;
-    let per_group = hn / s.groups;
-    let mut y = vec![0.0f32; t * hn * p];
-    // Per chunk and head: the cumulative log-decay and C_t · B_s for s ≤ t.
-    let mut cum = vec![0.0f32; chunk];
-    let mut cb = vec![0.0f32; chunk * chunk];
-    for start in (0..t).step_by(chunk.max(1)) {
+    let cpu = &Device::Cpu;
+    // Each head's group index, to read its B and C.
+    let group = Tensor::from_vec(
+        (0..hn)
+            .map(|head| (head / (hn / g)) as u32)
+            .collect::<Vec<_>>(),
+        hn,
+        cpu,
+    )?;
+    let x = Tensor::from_slice(x, (t, hn, p), cpu)?;
+    let dt = Tensor::from_slice(dt, (t, hn), cpu)?;
+    let b = Tensor::from_slice(b, (t, g, n), cpu)?.index_select(&group, 1)?;
+    let c = Tensor::from_slice(c, (t, g, n), cpu)?.index_select(&group, 1)?;
+    let a = Tensor::from_slice(a, (1, hn), cpu)?;
+    let dskip = Tensor::from_slice(d, (hn, 1, 1), cpu)?;
+    let mut state = Tensor::from_slice(h, (hn, p, n), cpu)?;
+    let mut ys = Vec::new();
+    for start in (0..t).step_by(chunk) {
         let q = chunk.min(t - start);
-        for head in 0..hn {
-            let g = head / per_group;
-            let bv = |tok: usize| &b[(tok * s.groups + g) * n..][..n];
-            let cv = |tok: usize| &c[(tok * s.groups + g) * n..][..n];
-            let delta = |tok: usize| dt[tok * hn + head];
-            let mut acc = 0.0f32;
-            for (j, l) in cum.iter_mut().enumerate().take(q) {
-                acc += delta(start + j) * a[head];
-                *l = acc;
-            }
-            for j in 0..q {
-                for k in 0..=j {
-                    let dot: f32 = cv(start + j)
-                        .iter()
-                        .zip(bv(start + k))
-                        .map(|(c, b)| c * b)
-                        .sum();
-                    cb[j * chunk + k] = dot * (cum[j] - cum[k]).exp() * delta(start + k);
+        // [H, q, ·]: heads first, for batched products.
+        let xc = x.narrow(0, start, q)?.transpose(0, 1)?.contiguous()?;
+        let bc = b.narrow(0, start, q)?.transpose(0, 1)?.contiguous()?;
+        let cc = c.narrow(0, start, q)?.transpose(0, 1)?.contiguous()?;
+        let dtc = dt.narrow(0, start, q)?.t()?.contiguous()?; // [H, q]
+        let l = dt
+            .narrow(0, start, q)?
+            .broadcast_mul(&a)?
+            .cumsum(0)?
+            .t()?
+            .contiguous()?; // [H, q]
+                            // exp(L_t − L_s) for s ≤ t, 0 above the diagonal.
+        let diff = l.unsqueeze(2)?.broadcast_sub(&l.unsqueeze(1)?)?; // [H, q, q]
+        let mask: Vec<f32> = (0..q * q)
+            .map(|k| {
+                if k % q <= k / q {
+                    0.0
+                } else {
+                    f32::NEG_INFINITY
                 }
-            }
-            let state = &mut h[head * p * n..][..p * n];
-            for j in 0..q {
-                let tok = start + j;
-                let carried = cum[j].exp();
-                for e in 0..p {
-                    let row = &state[e * n..][..n];
-                    let from_state: f32 = row.iter().zip(cv(tok)).map(|(h, c)| h * c).sum();
-                    let within: f32 = (0..=j)
-                        .map(|k| cb[j * chunk + k] * x[((start + k) * hn + head) * p + e])
-                        .sum();
-                    let xv = x[(tok * hn + head) * p + e];
-                    y[(tok * hn + head) * p + e] = carried * from_state + within + d[head] * xv;
-                }
-            }
-            // The state at the chunk's end.
-            let last = cum[q - 1];
-            for e in 0..p {
-                let row = &mut state[e * n..][..n];
-                for v in row.iter_mut() {
-                    *v *= last.exp();
-                }
-                for k in 0..q {
-                    let w = (last - cum[k]).exp()
-                        * delta(start + k)
-                        * x[((start + k) * hn + head) * p + e];
-                    for (v, bk) in row.iter_mut().zip(bv(start + k)) {
-                        *v += w * bk;
-                    }
-                }
-            }
-        }
+            })
+            .collect();
+        let seg = diff
+            .broadcast_add(&Tensor::from_vec(mask, (1, q, q), cpu)?)?
+            .exp()?;
+        let m = cc
+            .matmul(&bc.t()?)?
+            .mul(&seg)?
+            .broadcast_mul(&dtc.unsqueeze(1)?)?; // [H, q, q]
+        let within = m.matmul(&xc)?; // [H, q, P]
+        let carried = cc
+            .matmul(&state.t()?)?
+            .broadcast_mul(&l.exp()?.unsqueeze(2)?)?; // [H, q, P]
+        let y = (within + carried)?.add(&xc.broadcast_mul(&dskip)?)?;
+        ys.push(y.transpose(0, 1)?); // [q, H, P]
+                                     // The state at the chunk's end.
+        let last = l.narrow(1, q - 1, 1)?; // [H, 1]
+        let w = last.broadcast_sub(&l)?.exp()?.mul(&dtc)?; // [H, q]
+        let written = xc.broadcast_mul(&w.unsqueeze(2)?)?.t()?.matmul(&bc)?; // [H, P, N]
+        state = state
+            .broadcast_mul(&last.exp()?.unsqueeze(2)?)?
+            .add(&written)?;
     }
-    y
+    h.copy_from_slice(&state.flatten_all()?.to_vec1::<f32>()?);
+    let y = Tensor::cat(&ys, 0)?.flatten_all()?.to_vec1::<f32>()?;
+    Ok(y)
 }
 
 /// The shapes of one gated delta rule: value heads `vh` each read key head h / (vh / kh).
@@ -371,7 +384,7 @@ mod tests {
         let want = scan(&inputs, &mut h_loop, s);
         for chunk in [1, 3, 4, 11, 64] {
             let mut h = start.clone();
-            let got = scan_chunked(&inputs, &mut h, s, chunk);
+            let got = scan_chunked(&inputs, &mut h, s, chunk).unwrap();
             for (g, w) in got.iter().zip(&want).chain(h.iter().zip(&h_loop)) {
                 assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
             }

@@ -1,0 +1,64 @@
+//! Mamba2's scan over a 512-token prompt at Mamba-Codestral-7B's sizes (128 heads of 64, a state
+//! of 128, 8 groups): token after token (`scan`) against chunk by chunk (`scan_chunked`, chunks
+//! of 64), on the same inputs. After criterion's figures, their ratio, measured in the same run,
+//! is printed. `cargo bench -p anatomy-exec --bench scan`.
+use anatomy_exec::ssm::{scan, scan_chunked, Dims, Inputs};
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::time::Instant;
+
+fn bench(c: &mut Criterion) {
+    let s = Dims {
+        heads: 128,
+        head_dim: 64,
+        n: 128,
+        groups: 8,
+    };
+    let t = 512;
+    let wave =
+        |len: usize, k: f32| -> Vec<f32> { (0..len).map(|i| (i as f32 * k).sin() * 0.1).collect() };
+    let (x, b, cm) = (
+        wave(t * 128 * 64, 0.37),
+        wave(t * 8 * 128, 0.73),
+        wave(t * 8 * 128, 1.13),
+    );
+    let dt: Vec<f32> = wave(t * 128, 0.51).iter().map(|v| 0.01 + v.abs()).collect();
+    let a: Vec<f32> = (0..128).map(|h| -0.1 - h as f32 / 64.0).collect();
+    let d = vec![1.0f32; 128];
+    let inputs = Inputs {
+        x: &x,
+        dt: &dt,
+        a: &a,
+        b: &b,
+        c: &cm,
+        d: &d,
+    };
+    let state = vec![0.0f32; 128 * 64 * 128];
+    let mut group = c.benchmark_group("mamba2 scan, 512 tokens");
+    group.sample_size(10);
+    group.bench_function("token by token", |bch| {
+        bch.iter(|| scan(&inputs, &mut state.clone(), s))
+    });
+    group.bench_function("chunks of 64", |bch| {
+        bch.iter(|| scan_chunked(&inputs, &mut state.clone(), s, 64).unwrap())
+    });
+    group.finish();
+    // The ratio, from runs taking turns.
+    let (mut looped, mut chunked) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        scan(&inputs, &mut state.clone(), s);
+        looped.push(t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        scan_chunked(&inputs, &mut state.clone(), s, 64).unwrap();
+        chunked.push(t0.elapsed().as_secs_f64());
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (l, ch) = (median(&mut looped), median(&mut chunked));
+    println!("mamba2 scan, 512 tokens: token by token {:.1} ms, chunked {:.1} ms: chunked is {:.2}x as fast", l * 1e3, ch * 1e3, l / ch);
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
