@@ -37,7 +37,10 @@ impl LayerSet {
     }
 
     pub fn contains(&self, b: u64) -> bool {
-        self.runs.iter().any(|&(s, e)| s <= b && b < e)
+        // The runs are sorted and disjoint: only the last one starting at or before b can hold
+        // it (a binary search, where layer sets built layer by layer ask once per layer).
+        let i = self.runs.partition_point(|&(s, _)| s <= b);
+        i > 0 && b < self.runs[i - 1].1
     }
 
     pub fn len(&self) -> u64 {
@@ -143,5 +146,17 @@ mod tests {
                 .to_string(),
             "0–1, 5"
         );
+    }
+
+    proptest::proptest! {
+        /// A set built from any membership holds exactly the layers it was built from.
+        #[test]
+        fn contains_what_it_was_built_from(bits in proptest::collection::vec(proptest::bool::ANY, 0..200)) {
+            let set = LayerSet::from_fn(bits.len() as u64, |b| bits[b as usize]);
+            for (b, &bit) in bits.iter().enumerate() {
+                proptest::prop_assert_eq!(set.contains(b as u64), bit);
+            }
+            proptest::prop_assert!(!set.contains(bits.len() as u64));
+        }
     }
 }
