@@ -928,6 +928,8 @@ fn zamba_keys_that_describe_another_model() {
                 "must divide num_attention_heads",
             ),
             ("hidden_mamba_act", json!("gelu"), "SiLU"),
+            // Bounded before the default layer list is built from it.
+            ("num_hidden_layers", json!(200_000_000), "give 1 to 100000"),
         ],
     );
     // Fewer layers than the 3 the class lists before its pattern.

@@ -24,6 +24,13 @@ pub fn load_zamba(cfg: &Config, _model_type: &str, family: &str, name: &str) -> 
     // By default layers 2 and every `attn_layer_period`-th from `attn_layer_offset` + 3 run the
     // shared block.
     let n = cfg.size("num_hidden_layers", Some(76))?;
+    // Bounded before the default list is built from it.
+    if n > MAX_LAYERS {
+        return Err(cfg.err(
+            "num_hidden_layers",
+            format!("is {n}; give 1 to {MAX_LAYERS}"),
+        ));
+    }
     let (period, offset) = (
         cfg.size("attn_layer_period", Some(6))?,
         cfg.count("attn_layer_offset", 4)?,
