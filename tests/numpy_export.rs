@@ -152,3 +152,54 @@ print(max(float(np.abs(m.ssd_chunked(xs, dt, A, B, C, D, q) - want).max()) for q
         .unwrap();
     assert!(worst < 1e-5, "chunked and loop differ by {worst}");
 }
+
+/// The exported gated delta rule's two forms agree: chunked, for any chunk length, and token
+/// by token.
+#[test]
+#[cfg_attr(
+    not(has_numpy),
+    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn exported_delta_rule_chunks_give_the_loops_sums() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = fixtures::all()
+        .into_iter()
+        .find(|d| fixtures::name(d) == "qwen3_next")
+        .expect("the qwen3_next fixture");
+    let py = tmp.path().join("exported.py");
+    Command::cargo_bin("anatomy")
+        .unwrap()
+        .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
+        .assert()
+        .success();
+    let check = r#"
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import exported as m
+rng = np.random.default_rng(0)
+T, H, DK, DV = 11, 4, 4, 3
+unit = lambda a: a / np.linalg.norm(a, axis=-1, keepdims=True)
+q, k = (unit(rng.standard_normal((T, H, DK))).astype(np.float32) for _ in range(2))
+v = rng.standard_normal((T, H, DV)).astype(np.float32)
+g = -(0.05 + rng.random((T, H))).astype(np.float32)
+beta = (0.2 + rng.random((T, H))).astype(np.float32)
+want = m.delta_loop(q, k, v, g, beta)
+print(max(float(np.abs(m.delta_chunked(q, k, v, g, beta, c) - want).max()) for c in (1, 3, 4, 11, 64)))
+"#;
+    let run = std::process::Command::new(paths::python())
+        .args(["-c", check, tmp.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let worst: f64 = String::from_utf8(run.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(worst < 1e-5, "chunked and loop differ by {worst}");
+}

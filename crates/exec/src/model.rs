@@ -113,8 +113,8 @@ fn split(v: &[f32], dims: &[usize], axis: usize, n: usize) -> Vec<Vec<f32>> {
 /// Activations of at most this many values are captured whole.
 pub const SMALL: usize = 4096;
 
-/// The chunk length of Mamba2's chunked scan over a prompt (transformers' default `chunk_size`
-/// is 256; any length gives the same sums).
+/// The chunk length of Mamba2's chunked scan and of the chunked delta rule over a prompt
+/// (transformers' defaults are 256 and 64; any length gives the same sums).
 const SSD_CHUNK: usize = 64;
 
 /// Keys and values of every layer seen so far, and the recurrent layers' states.
@@ -1395,15 +1395,14 @@ impl Model {
             value_dim: dv,
             channel_decay: s.channel_decay(),
         };
-        let o = ssm::delta_rule(
-            &vec(&q)?,
-            &vec(&k)?,
-            &vec(&v)?,
-            &vec(&g)?,
-            &vec(&beta)?,
-            &mut state.memory,
-            dims,
-        );
+        let (q, k, v, g, beta) = (vec(&q)?, vec(&k)?, vec(&v)?, vec(&g)?, vec(&beta)?);
+        // A prompt chunk by chunk where each head has one decay, as transformers computes one; a
+        // decoded token, and Kimi's decay per key channel, through the rule token by token.
+        let o = if t > 1 && !s.channel_decay() {
+            ssm::delta_rule_chunked(&q, &k, &v, &g, &beta, &mut state.memory, dims, SSD_CHUNK)?
+        } else {
+            ssm::delta_rule(&q, &k, &v, &g, &beta, &mut state.memory, dims)
+        };
         if self.capturing() {
             let m: Vec<f32> = state.memory.iter().map(|&x| x as f32).collect();
             let m = Tensor::from_vec(m, (vh * dk, dv), &Device::Cpu)?;

@@ -296,6 +296,122 @@ pub fn delta_rule(
     out
 }
 
+/// `delta_rule` for a prompt with one decay per head (Qwen3-Next's, Qwen3.5's, OLMo hybrid's),
+/// chunk by chunk as transformers' prompt path computes it (the WY form): within a chunk, with
+/// c the running sum of the log-decays and D_ij = e^{c_i − c_j} (j ≤ i), the chunk's corrections
+/// solve (I + strictly-lower((βK)Kᵀ ⊙ D)) U = βV − (βK ⊙ e^c) S, where S is the memory carried
+/// in; each output is (Q ⊙ e^c) S + ((QKᵀ) ⊙ D) U; the memory moves to the chunk's end at once,
+/// S ← e^{c_last} S + (K ⊙ e^{c_last − c})ᵀ U. The same memory and outputs as the token-by-token
+/// rule, up to rounding. The triangular solves run in plain loops, the products batched over
+/// the value heads.
+#[allow(clippy::too_many_arguments)]
+pub fn delta_rule_chunked(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    g: &[f32],
+    beta: &[f32],
+    s: &mut [f64],
+    d: DeltaDims,
+    chunk: usize,
+) -> candle_core::Result<Vec<f32>> {
+    use candle_core::{Device, Tensor};
+    debug_assert!(!d.channel_decay, "one decay per head");
+    let (kh, vh, dk, dv) = (d.key_heads, d.value_heads, d.key_dim, d.value_dim);
+    let t = beta.len() / vh;
+    let chunk = chunk.max(1);
+    let cpu = &Device::Cpu;
+    // Each value head's key head.
+    let key_head = Tensor::from_vec(
+        (0..vh).map(|h| (h / (vh / kh)) as u32).collect::<Vec<_>>(),
+        vh,
+        cpu,
+    )?;
+    let heads = |x: &[f32]| -> candle_core::Result<Tensor> {
+        Tensor::from_slice(x, (t, kh, dk), cpu)?.index_select(&key_head, 1)
+    };
+    let (q, k) = (heads(q)?, heads(k)?);
+    let v = Tensor::from_slice(v, (t, vh, dv), cpu)?;
+    let g = Tensor::from_slice(g, (t, vh), cpu)?;
+    let beta = Tensor::from_slice(beta, (t, vh), cpu)?;
+    let mut state = Tensor::from_vec(
+        s.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+        (vh, dk, dv),
+        cpu,
+    )?;
+    let mut outs = Vec::new();
+    for start in (0..t).step_by(chunk) {
+        let c = chunk.min(t - start);
+        // [VH, c, ·]: value heads first.
+        let part = |x: &Tensor| x.narrow(0, start, c)?.transpose(0, 1)?.contiguous();
+        let (qc, kc, vc) = (part(&q)?, part(&k)?, part(&v)?);
+        let bc = beta.narrow(0, start, c)?.t()?.contiguous()?.unsqueeze(2)?; // [VH, c, 1]
+        let cum = g.narrow(0, start, c)?.cumsum(0)?.t()?.contiguous()?; // [VH, c]
+        let mask: Vec<f32> = (0..c * c)
+            .map(|x| {
+                if x % c <= x / c {
+                    0.0
+                } else {
+                    f32::NEG_INFINITY
+                }
+            })
+            .collect();
+        let pair = cum
+            .unsqueeze(2)?
+            .broadcast_sub(&cum.unsqueeze(1)?)?
+            .broadcast_add(&Tensor::from_vec(mask, (1, c, c), cpu)?)?
+            .exp()?; // [VH, c, c], e^{c_i − c_j} for j ≤ i
+        let kb = kc.broadcast_mul(&bc)?;
+        let ut = kb.matmul(&kc.t()?)?.mul(&pair)?;
+        let attn = qc.matmul(&kc.t()?)?.mul(&pair)?;
+        let ecum = cum.exp()?.unsqueeze(2)?; // [VH, c, 1]
+                                             // The right-hand side: what βV asks for, less what the carried memory already recalls.
+        let rhs = vc
+            .broadcast_mul(&bc)?
+            .sub(&kb.broadcast_mul(&ecum)?.matmul(&state)?)?; // [VH, c, DV]
+        let u = solve_unit_lower(
+            &ut.flatten_all()?.to_vec1::<f32>()?,
+            &rhs.flatten_all()?.to_vec1::<f32>()?,
+            vh,
+            c,
+            dv,
+        );
+        let u = Tensor::from_vec(u, (vh, c, dv), cpu)?;
+        let out = qc
+            .broadcast_mul(&ecum)?
+            .matmul(&state)?
+            .add(&attn.matmul(&u)?)?; // [VH, c, DV]
+        outs.push(out.transpose(0, 1)?);
+        let last = cum.narrow(1, c - 1, 1)?; // [VH, 1]
+        let kd = kc.broadcast_mul(&last.broadcast_sub(&cum)?.exp()?.unsqueeze(2)?)?;
+        state = state
+            .broadcast_mul(&last.exp()?.unsqueeze(2)?)?
+            .add(&kd.t()?.matmul(&u)?)?;
+    }
+    for (dst, x) in s.iter_mut().zip(state.flatten_all()?.to_vec1::<f32>()?) {
+        *dst = x as f64;
+    }
+    Tensor::cat(&outs, 0)?.flatten_all()?.to_vec1::<f32>()
+}
+
+/// Solve (I + strictly-lower(L)) X = B for each of `heads` systems of `c` rows (L: [heads, c,
+/// c], B and X: [heads, c, w]), by forward substitution in f64.
+fn solve_unit_lower(l: &[f32], b: &[f32], heads: usize, c: usize, w: usize) -> Vec<f32> {
+    let mut x = vec![0.0f64; heads * c * w];
+    for h in 0..heads {
+        for i in 0..c {
+            for e in 0..w {
+                let mut acc = b[(h * c + i) * w + e] as f64;
+                for j in 0..i {
+                    acc -= l[(h * c + i) * c + j] as f64 * x[(h * c + j) * w + e];
+                }
+                x[(h * c + i) * w + e] = acc;
+            }
+        }
+    }
+    x.into_iter().map(|v| v as f32).collect()
+}
+
 /// RWKV-4's WKV recurrence, as transformers' CPU path computes it: per channel the sums of
 /// exp(k)·v and exp(k) (`num`, `den`), kept scaled by exp(−top), `top` the largest exponent so
 /// far; each token reads (num + e^{u+k} v) / (den + e^{u+k}), then the sums fade by e^{w} (w =
@@ -387,6 +503,39 @@ mod tests {
             let got = scan_chunked(&inputs, &mut h, s, chunk).unwrap();
             for (g, w) in got.iter().zip(&want).chain(h.iter().zip(&h_loop)) {
                 assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
+            }
+        }
+    }
+
+    /// The chunked delta rule gives the token-by-token rule's outputs and memory, for any chunk
+    /// size, from a memory carried in, with value heads sharing key heads.
+    #[test]
+    fn delta_chunks_give_the_rules_outputs_and_memory() {
+        let d = DeltaDims {
+            key_heads: 2,
+            value_heads: 4,
+            key_dim: 4,
+            value_dim: 3,
+            channel_decay: false,
+        };
+        let t = 11;
+        let wave = |len: usize, k: f32| -> Vec<f32> {
+            (0..len).map(|i| (i as f32 * k).sin() * 0.5).collect()
+        };
+        let (q, k, v) = (wave(t * 8, 0.37), wave(t * 8, 0.73), wave(t * 12, 1.13));
+        let g: Vec<f32> = wave(t * 4, 0.51).iter().map(|x| -0.05 - x.abs()).collect();
+        let beta: Vec<f32> = wave(t * 4, 0.29).iter().map(|x| 0.2 + x.abs()).collect();
+        let start: Vec<f64> = wave(4 * 4 * 3, 0.17).iter().map(|&x| x as f64).collect();
+        let mut s_loop = start.clone();
+        let want = delta_rule(&q, &k, &v, &g, &beta, &mut s_loop, d);
+        for chunk in [1, 3, 4, 11, 64] {
+            let mut s = start.clone();
+            let got = delta_rule_chunked(&q, &k, &v, &g, &beta, &mut s, d, chunk).unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
+            }
+            for (g, w) in s.iter().zip(&s_loop) {
+                assert!((g - w).abs() < 1e-5, "chunk {chunk}: memory {g} vs {w}");
             }
         }
     }

@@ -734,6 +734,9 @@ fn prune(spec: &Spec, body: &str) -> String {
     }
     // The mixer call holds only the mixers this model has.
     let mut calls = Vec::new();
+    if spec.delta.is_none_or(|d| d.channel_decay()) {
+        drop.extend(["delta_loop", "delta_chunked"]);
+    }
     if spec.ssm.is_some() {
         calls.push(("mamba2", "mamba2(h, W, b)"));
     } else {
@@ -1656,9 +1659,49 @@ def lightning(x, W, b):
     return linear(g * o, w(W, "ssm_out", b))  # [T, hidden]
 
 
+def delta_loop(q, k, v, g, beta):
+    # The gated delta rule token after token. q, k: [T, VH, DK] (each value head its key head's);
+    # v: [T, VH, DV]; g (log decay), beta: [T, VH] -> o: [T, VH, DV]. Each token, every head's
+    # memory s [DK, DV] decays by exp(g), then moves what it recalls for k toward v by beta;
+    # the head reads s with q.
+    T, VH, DK = k.shape
+    s = np.zeros((VH, DK, v.shape[-1]), np.float64)  # s: the memory, carried token to token (in float64: rank-one updates summed in float32 drift)
+    o = np.empty(v.shape, np.float32)  # o: [T, VH, DV]
+    for t in range(T):
+        s = s * np.exp(g[t])[:, None, None]  # [VH, DK, DV], decayed
+        delta = (v[t] - np.einsum("hkv,hk->hv", s, k[t])) * beta[t][:, None]  # delta: [VH, DV], the value minus what k recalls
+        s = s + k[t][:, :, None] * delta[:, None, :]  # s: [VH, DK, DV]
+        o[t] = np.einsum("hkv,hk->hv", s, q[t])  # o[t]: [VH, DV], read with q
+    return o
+
+
+def delta_chunked(q, k, v, g, beta, C):
+    # delta_loop's memory and outputs, computed in chunks of C tokens (the WY form: transformers
+    # and anatomy's executor compute a prompt this way; equal to delta_loop up to rounding).
+    # Within a chunk, with c the running sum of g and D_ij = exp(c_i - c_j) for j <= i: the
+    # chunk's corrections U solve (I + strictly-lower((beta k) k^T * D)) U = beta v - (beta k
+    # exp(c)) s, s the memory carried in; each output is (q exp(c)) s + ((q k^T) * D) U; the
+    # memory then moves to the chunk's end at once.
+    T, VH, DK = k.shape
+    s = np.zeros((VH, DK, v.shape[-1]), np.float64)  # s: [VH, DK, DV], the memory at a chunk's start
+    o = np.empty(v.shape, np.float32)  # o: [T, VH, DV]
+    for t0 in range(0, T, C):
+        qc, kc, vc = (a[t0:t0 + C].transpose(1, 0, 2).astype(np.float64) for a in (q, k, v))  # [VH, c, ·]
+        bc, c = beta[t0:t0 + C].T[:, :, None], np.cumsum(g[t0:t0 + C].T, axis=1)  # [VH, c, 1], [VH, c]
+        n = c.shape[1]
+        D = np.exp(np.where(np.tril(np.ones((n, n), bool)), c[:, :, None] - c[:, None, :], -np.inf))  # [VH, c, c]
+        L = np.tril((bc * kc) @ kc.transpose(0, 2, 1) * D, -1)  # [VH, c, c], strictly lower
+        rhs = bc * vc - (bc * kc * np.exp(c)[:, :, None]) @ s  # [VH, c, DV]
+        U = np.empty_like(rhs)
+        for i in range(n):  # forward substitution: U_i = rhs_i - sum over j < i of L_ij U_j
+            U[:, i] = rhs[:, i] - np.einsum("hj,hjv->hv", L[:, i, :i], U[:, :i])
+        o[t0:t0 + C] = ((qc * np.exp(c)[:, :, None]) @ s + (qc @ kc.transpose(0, 2, 1) * D) @ U).transpose(1, 0, 2)
+        s = np.exp(c[:, -1])[:, None, None] * s + (kc * np.exp(c[:, -1:] - c)[:, :, None]).transpose(0, 2, 1) @ U
+    return o
+
+
 def gated_delta_net(x, W, b):
-    # x: [T, hidden] -> [T, hidden]: Gated DeltaNet, its memory updated token after token
-    # (transformers runs a prompt in chunks of 64, the same products summed in another order)
+    # x: [T, hidden] -> [T, hidden]: Gated DeltaNet, a memory per head updated by the delta rule
     S = CONFIG["delta"]
     T, KH, VH, DK, DV = x.shape[0], S["key_heads"], S["value_heads"], S["key_dim"], S["value_dim"]
     R = VH // KH  # value heads per key head
@@ -1696,14 +1739,9 @@ def gated_delta_net(x, W, b):
     beta = S["beta_scale"] / (1 + np.exp(-beta))  # beta: [T, VH], how far each write goes (past 1 it overshoots)
     g = -np.exp(w(W, "ssm_a_log", b)) * np.logaddexp(0, alpha + w(W, "ssm_dt_bias", b))  # g: [T, VH], log decay
     kh = np.arange(VH) // R  # kh: [VH], the key head each value head reads
-    s = np.zeros((VH, DK, DV), np.float64)  # s: [VH, DK, DV], the memory, carried token to token (in float64: rank-one updates summed in float32 drift)
-    o = np.empty((T, VH, DV), np.float32)  # o: [T, VH, DV]
-    for t in range(T):
-        s = s * np.exp(g[t])[:, None, None]  # [VH, DK, DV], decayed
-        kt, qt = k[t, kh], q[t, kh]  # [VH, DK] each
-        delta = (v[t] - np.einsum("hkv,hk->hv", s, kt)) * beta[t][:, None]  # delta: [VH, DV], the value minus what k recalls
-        s = s + kt[:, :, None] * delta[:, None, :]  # s: [VH, DK, DV]
-        o[t] = np.einsum("hkv,hk->hv", s, qt)  # o[t]: [VH, DV], read with q
+    # One token through the rule; a prompt chunk by chunk, as the executor runs it.
+    rule = delta_loop if T == 1 else lambda *a: delta_chunked(*a, 64)
+    o = rule(q[:, kh], k[:, kh], v, g, beta)  # o: [T, VH, DV]
     o = o / np.sqrt((o * o).mean(-1, keepdims=True) + S["eps"]) * w(W, "ssm_norm", b)  # [T, VH, DV], RMS per head
     o = o * (z.reshape(T, VH, DV) / (1 + np.exp(-z.reshape(T, VH, DV))))  # [T, VH, DV], gated by SiLU(z)
     return linear(o.reshape(T, VH * DV), w(W, "ssm_out", b))  # [T, hidden]
