@@ -1,6 +1,6 @@
-//! The PyTorch reference of Zamba's and Zamba2's layers: the shared transformer blocks (one module run by
-//! several layers, its tensors stored under the first of them), each visit's adapters, and the
-//! two kinds of layer around the mixer; and Zamba's multi-head Mamba.
+//! The PyTorch reference of Zamba's and Zamba2's layers: the shared transformer blocks (one
+//! module run by several layers, its tensors stored under the first of them), each visit's
+//! adapters, the two kinds of layer around the mixer, and Zamba's multi-head Mamba.
 
 use super::torch::{act_expr, fill, py_bool};
 use crate::spec::{Layout, Position, SharedBlocks, Spec};
