@@ -1397,8 +1397,10 @@ mod tests {
     /// Every format on `paths` (the scalar one first), against a double-precision product with
     /// the weights as stored (candle's dequantization, ggml's reference): x is quantized to 8
     /// bits per block, each value within max|x| / 254 of itself and its scale within f16
-    /// rounding (2⁻¹¹), so each output is within max|x| · (1/254 + 2⁻¹¹) · Σ|w| (plus f32
-    /// rounding) of the exact one; AVX-512 prompts hold x in two bytes, each value within
+    /// rounding (2⁻¹¹ of it, or 2⁻²⁵ where the scale is an f16 subnormal, below 2⁻¹⁴: x's
+    /// blocks smaller than 127 · 2⁻¹⁴ ≈ 0.0078), so each output is within (max|x| · (1/254 +
+    /// 2⁻¹¹) + 127 · 2⁻²⁵) · Σ|w| (plus f32 rounding) of the exact one; AVX-512 prompts hold x
+    /// in two bytes, each value within
     /// max|x| / (127·256), so within max|x| · Σ|w| / 32512. The paths with 8-bit x have the same
     /// integer sums, so they agree with the scalar path to the rounding of f32 sums taken in
     /// another order.
@@ -1426,11 +1428,11 @@ mod tests {
                         let want: f64 = (0..n).map(|c| x[i * n + c] as f64 * row[c] as f64).sum();
                         let mass: f64 = row.iter().map(|v| v.abs() as f64).sum();
                         let rounding = 2e-5 * mass * xmax;
-                        let per = match tiled {
-                            true => 1.0 / 32512.0,
-                            false => 1.0 / 254.0 + 1.0 / 2048.0,
+                        let (per, subnormal) = match tiled {
+                            true => (1.0 / 32512.0, 0.0),
+                            false => (1.0 / 254.0 + 1.0 / 2048.0, 127.0 * 2f64.powi(-25)),
                         };
-                        let tol = xmax * per * mass * 1.01 + rounding;
+                        let tol = (xmax * per + subnormal) * mass * 1.01 + rounding;
                         let got = y[i * out + o] as f64;
                         prop_assert!((got - want).abs() <= tol,
                             "{block:?} on {path:?}, [{i},{o}] of {m}×{out}×{n}: {got} vs {want} (tolerance {tol})");
