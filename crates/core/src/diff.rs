@@ -493,18 +493,21 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "shared_block",
         "shared transformer blocks",
         Setting,
-        s.shared.as_ref().map_or("none".into(), |b| {
-            let adapted = match (b.adapter_rank, b.attn_adapters) {
-                (0, _) => "no adapters".to_string(),
-                (r, true) => format!("rank-{r} adapters on gate/up, Q, K, V"),
-                (r, false) => format!("rank-{r} adapters on gate/up"),
-            };
-            format!(
-                "{} shared by layers {}, {adapted}",
-                crate::fmt::count(b.blocks as u128, "block"),
-                b.layers,
-            )
-        }),
+        s.shared
+            .as_ref()
+            .filter(|b| !b.layers.is_empty())
+            .map_or("none".into(), |b| {
+                let adapted = match (b.adapter_rank, b.attn_adapters) {
+                    (0, _) => "no adapters".to_string(),
+                    (r, true) => format!("rank-{r} adapters on gate/up, Q, K, V"),
+                    (r, false) => format!("rank-{r} adapters on gate/up"),
+                };
+                format!(
+                    "{} shared by layers {}, {adapted}",
+                    crate::fmt::count(b.blocks as u128, "block"),
+                    b.layers,
+                )
+            }),
     );
     f(
         "layer_scalar",

@@ -387,3 +387,43 @@ fn xlstm_keeps_a_matrix_memory_per_head() {
         assert_eq!(st.state.values_per_sequence, 3 * per_layer, "{context}");
     }
 }
+
+/// Zamba's and Zamba2's mixers are named as plain layers' where no layer runs the shared block
+/// (transformers' names, checked against it: 29 and 32 tensors), with no placeholder left.
+#[test]
+fn zamba_without_shared_layers_names_its_mixers_plainly() {
+    for (cfg, tensors) in [
+        (
+            serde_json::json!({"model_type": "zamba2", "num_hidden_layers": 3,
+                "layers_block_type": ["linear_attention", "linear_attention", "mamba"],
+                "hidden_size": 32, "num_attention_heads": 4, "n_mamba_heads": 4,
+                "mamba_d_state": 8, "vocab_size": 50, "intermediate_size": 16}),
+            29,
+        ),
+        (
+            serde_json::json!({"model_type": "zamba", "num_hidden_layers": 3,
+                "layers_block_type": ["linear_attention", "linear_attention", "mamba"],
+                "hidden_size": 32, "num_attention_heads": 4, "num_key_value_heads": 4,
+                "n_mamba_heads": 2, "mamba_d_state": 8, "vocab_size": 50, "intermediate_size": 16}),
+            32,
+        ),
+    ] {
+        let spec =
+            anatomy_core::families::load_json("z.json", &cfg.to_string(), "z", false).unwrap();
+        let g = graph::build(&spec).unwrap();
+        let names =
+            anatomy_core::manifest::manifest(&g, anatomy_core::manifest::Naming::Hf).unwrap();
+        assert_eq!(names.len(), tensors, "{cfg}");
+        assert!(names.iter().all(|e| !e.name.contains('{')), "{names:?}");
+        assert!(names
+            .iter()
+            .any(|e| e.name == "model.layers.2.mamba.in_proj.weight"));
+        assert_eq!(
+            stats::stats(&g, Some(64))
+                .unwrap()
+                .kv_cache
+                .values_per_token,
+            0
+        );
+    }
+}

@@ -104,7 +104,8 @@ pub fn load_zamba(cfg: &Config, _model_type: &str, family: &str, name: &str) -> 
     }
     s.s6 = Some(m);
     let layers = LayerSet::from_fn(s.layers, |b| hybrid[b as usize]);
-    s.shared = (!layers.is_empty()).then(|| SharedBlocks::new(layers, 1, 0, false));
+    // Kept where no layer runs the block: the names of its layers' mixers depend on it.
+    s.shared = Some(SharedBlocks::new(layers, 1, 0, false));
     s.plan = (0..s.layers)
         .map(|_| LayerPlan {
             mixer: Mixer::Mamba,
@@ -215,8 +216,13 @@ pub fn load_zamba2(cfg: &Config, _model_type: &str, family: &str, name: &str) ->
             ));
         }
     }
-    s.shared = (!layers.is_empty())
-        .then(|| SharedBlocks::new(layers.clone(), blocks, rank, attn_adapters));
+    // Kept where no layer runs a block: the names of its layers' mixers depend on it.
+    s.shared = Some(SharedBlocks::new(
+        layers.clone(),
+        blocks,
+        rank,
+        attn_adapters,
+    ));
     s.ssm = Some(m);
     s.plan = (0..s.layers)
         .map(|b| LayerPlan {

@@ -771,7 +771,7 @@ impl<'s> Builder<'s> {
             "Mixer"
         };
         // Zamba2's shared block feeds the mixer's input, not the stream.
-        let mixer_in = match &spec.shared {
+        let mixer_in = match spec.shared.as_ref().filter(|s| !s.layers.is_empty()) {
             Some(s) => {
                 children.extend(self.shared_block(s));
                 "Xₘ"

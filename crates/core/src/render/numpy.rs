@@ -903,7 +903,9 @@ fn prune(spec: &Spec, body: &str) -> String {
     {
         drop.push("causal_conv");
     }
-    if spec.attn_variants().is_empty() && spec.shared.is_some() {
+    // Zamba's and Zamba2's shared blocks, where some layer runs one.
+    let blocks = spec.shared.as_ref().filter(|s| !s.layers.is_empty());
+    if spec.attn_variants().is_empty() && blocks.is_some() {
         // Zamba2: attention only inside the shared blocks.
     } else if spec.attn_variants().is_empty() {
         // No attention layer: none of its code.
@@ -945,7 +947,7 @@ fn prune(spec: &Spec, body: &str) -> String {
         ));
     }
     let no_ffn = spec.plan.iter().all(|l| l.ffn == Ffn::None);
-    if no_ffn && spec.shared.is_none() {
+    if no_ffn && blocks.is_none() {
         drop.push("mlp");
     }
     if let Some(s) = spec.s6.as_ref().filter(|s| s.heads > 1) {
@@ -959,16 +961,23 @@ fn prune(spec: &Spec, body: &str) -> String {
             ));
         }
     }
-    if spec.shared.is_none() {
-        drop.extend(["place", "adapter", "shared_block"]);
+    if blocks.is_none() {
+        // No block to run: where the Spec has none at all, no placeholders to fill either.
+        drop.extend(["adapter", "shared_block"]);
+        if spec.shared.is_none() {
+            drop.push("place");
+            lines.push((
+                "    if b is not None and CONFIG[\"shared\"]:\n        name = place(name, b)\n",
+                "",
+            ));
+        }
         lines.extend([
-            ("    if b is not None and CONFIG[\"shared\"]:\n        name = place(name, b)\n", ""),
             ("    if C[\"shared\"] and C[\"shared\"][\"attn_adapters\"]:\n        q, k, v = q + adapter(x, W, b, \"q\"), k + adapter(x, W, b, \"k\"), v + adapter(x, W, b, \"v\")  # plus this visit's own adapters\n", ""),
             ("        if C[\"shared\"]:\n            gu = gu + adapter(x, W, b, \"gate_up\")  # [T, 2F], plus this visit's own adapter\n", ""),
             ("    x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream\n", ""),
             ("        xm = x + shared_block(x, x0, W, b) if C[\"shared\"] and b in C[\"shared\"][\"layers\"] else x  # a shared block's output joins the mixer's input, not the stream\n        h = norm(xm,", "        h = norm(x,"),
         ]);
-    } else if let Some(s) = &spec.shared {
+    } else if let Some(s) = blocks {
         if !s.attn_adapters {
             lines.push(("    if C[\"shared\"] and C[\"shared\"][\"attn_adapters\"]:\n        q, k, v = q + adapter(x, W, b, \"q\"), k + adapter(x, W, b, \"k\"), v + adapter(x, W, b, \"v\")  # plus this visit's own adapters\n", ""));
         }
@@ -1155,8 +1164,8 @@ def place(name, b):
     # block holds its Mamba2 under mamba_decoder. ({d})
     S = CONFIG["shared"]
     visit = S["layers"].index(b) if b in S["layers"] else None
-    source = S["layers"][(visit or 0) % S["blocks"]]
-    name = name.replace("{m}", str(source)).replace("{h}", str(visit or 0))
+    if visit is not None:
+        name = name.replace("{m}", str(S["layers"][visit % S["blocks"]])).replace("{h}", str(visit))
     return name.replace("{d}", "" if visit is None else "mamba_decoder.")
 
 

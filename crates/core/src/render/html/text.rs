@@ -19,7 +19,10 @@ pub fn spans(spec: &Spec) -> String {
     let mut kinds: Vec<AttnSpan> = spec.plan.iter().filter_map(|l| l.span()).collect();
     kinds.sort();
     kinds.dedup();
-    if let (true, Some(s)) = (kinds.is_empty(), &spec.shared) {
+    if let (true, Some(s)) = (
+        kinds.is_empty(),
+        spec.shared.as_ref().filter(|s| !s.layers.is_empty()),
+    ) {
         return format!(
             "full causal attention in the shared block, in layers {}",
             s.layers

@@ -110,8 +110,11 @@ pub fn module(spec: &Spec) -> String {
         return parts.join("\n\n\n") + "\n";
     }
     if let Some(s) = &spec.shared {
-        // Zamba2: its layers and model are its own.
-        parts.push(super::torch_shared::block_classes(spec, s));
+        // Zamba's and Zamba2's layers and model are their own; the block's classes where a
+        // layer runs it.
+        if !s.layers.is_empty() {
+            parts.push(super::torch_shared::block_classes(spec, s));
+        }
         parts.push(super::torch_shared::model(spec, s));
         return parts.join("\n\n\n") + "\n";
     }
