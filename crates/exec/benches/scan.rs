@@ -1,10 +1,12 @@
 //! The recurrent mixers' prompt forms over 512 tokens, token after token against chunk by chunk
 //! (chunks of 64), on the same inputs: Mamba2's scan at Mamba-Codestral-7B's sizes (128 heads
 //! of 64, a state of 128, 8 groups), and the gated delta rule at Qwen3-Next-80B-A3B's (16 key
-//! heads, 32 value heads, 128 × 128 memories). After criterion's figures, the ratios, measured
+//! heads, 32 value heads, 128 × 128 memories), and lightning attention at MiniMax-Text-01's (64
+//! heads of 128). After criterion's figures, the ratios, measured
 //! in the same run from interleaved runs, are printed. `cargo bench -p anatomy-exec --bench scan`.
 use anatomy_exec::ssm::{
-    delta_rule, delta_rule_chunked, scan, scan_chunked, DeltaDims, Dims, Inputs,
+    delta_rule, delta_rule_chunked, lightning, lightning_chunked, scan, scan_chunked, DeltaDims,
+    Dims, Inputs,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Instant;
@@ -99,6 +101,31 @@ fn bench(c: &mut Criterion) {
     }
     let (l, ch) = (median(&mut looped), median(&mut chunked));
     println!("gated delta rule, 512 tokens: token by token {:.1} ms, chunked {:.1} ms: chunked is {:.2}x as fast", l * 1e3, ch * 1e3, l / ch);
+
+    let (heads, d) = (64, 128);
+    let qkv = unit(t * heads * 3 * d, 0.41);
+    let slope: Vec<f32> = (0..heads).map(|h| 0.5f32.powi(h as i32 % 8 + 1)).collect();
+    let memory = vec![0.0f64; heads * d * d];
+    let mut group = c.benchmark_group("lightning attention, 512 tokens");
+    group.sample_size(10);
+    group.bench_function("token by token", |bch| {
+        bch.iter(|| lightning(&qkv, &slope, &mut memory.clone(), heads, d))
+    });
+    group.bench_function("chunks of 64", |bch| {
+        bch.iter(|| lightning_chunked(&qkv, &slope, &mut memory.clone(), heads, d, 64).unwrap())
+    });
+    group.finish();
+    let (mut looped, mut chunked) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        lightning(&qkv, &slope, &mut memory.clone(), heads, d);
+        looped.push(t0.elapsed().as_secs_f64());
+        let t0 = Instant::now();
+        lightning_chunked(&qkv, &slope, &mut memory.clone(), heads, d, 64).unwrap();
+        chunked.push(t0.elapsed().as_secs_f64());
+    }
+    let (l, ch) = (median(&mut looped), median(&mut chunked));
+    println!("lightning attention, 512 tokens: token by token {:.1} ms, chunked {:.1} ms: chunked is {:.2}x as fast", l * 1e3, ch * 1e3, l / ch);
 }
 
 criterion_group!(benches, bench);

@@ -113,8 +113,9 @@ fn split(v: &[f32], dims: &[usize], axis: usize, n: usize) -> Vec<Vec<f32>> {
 /// Activations of at most this many values are captured whole.
 pub const SMALL: usize = 4096;
 
-/// The chunk length of Mamba2's chunked scan and of the chunked delta rule over a prompt
-/// (transformers' defaults are 256 and 64; any length gives the same sums).
+/// The chunk length of the chunked forms over a prompt: Mamba2's scan, the delta rule,
+/// lightning attention (transformers' defaults are 256, 64 and 256; any length gives the same
+/// sums).
 const SSD_CHUNK: usize = 64;
 
 /// Keys and values of every layer seen so far, and the recurrent layers' states.
@@ -1579,7 +1580,12 @@ impl Model {
         self.keep(Some(b), "light_qkv", &qkv);
         let slope = vec(self.w(Role::LightSlope, Some(b))?)?;
         let state = cache.ssm[b].get_or_insert_with(|| SsmState::memory(heads, d, d));
-        let o = ssm::lightning(&vec(&qkv)?, &slope, &mut state.memory, heads, d);
+        // A prompt chunk by chunk, a decoded token through the loop (the same sums).
+        let o = if t > 1 {
+            ssm::lightning_chunked(&vec(&qkv)?, &slope, &mut state.memory, heads, d, SSD_CHUNK)?
+        } else {
+            ssm::lightning(&vec(&qkv)?, &slope, &mut state.memory, heads, d)
+        };
         if self.capturing() {
             let m: Vec<f32> = state.memory.iter().map(|&x| x as f32).collect();
             self.keep(

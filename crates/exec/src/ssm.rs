@@ -466,9 +466,108 @@ pub fn lightning(qkv: &[f32], slope: &[f32], s: &mut [f64], heads: usize, d: usi
     out
 }
 
+/// `lightning` for a prompt, chunk by chunk: with f = e^{−rate} per head, a chunk's token j
+/// reads f^{j+1} S·q_j from the memory S carried in, plus Σ_{s≤j} f^{j−s} (q_j · k_s) v_s from
+/// the chunk itself; the memory then moves to the chunk's end at once, S ← f^c S + Σ_s
+/// f^{c−1−s} k_s v_sᵀ. The same sums as the token-by-token loop; batched products over the
+/// heads.
+pub fn lightning_chunked(
+    qkv: &[f32],
+    slope: &[f32],
+    s: &mut [f64],
+    heads: usize,
+    d: usize,
+    chunk: usize,
+) -> candle_core::Result<Vec<f32>> {
+    use candle_core::{Device, Tensor};
+    let cpu = &Device::Cpu;
+    let t = qkv.len() / (heads * 3 * d);
+    let chunk = chunk.max(1);
+    let all = Tensor::from_slice(qkv, (t, heads, 3 * d), cpu)?;
+    let rate: Vec<f32> = slope.to_vec();
+    let mut state = Tensor::from_vec(
+        s.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+        (heads, d, d),
+        cpu,
+    )?;
+    let mut outs = Vec::new();
+    for start in (0..t).step_by(chunk) {
+        let c = chunk.min(t - start);
+        let part = |o: usize| -> candle_core::Result<Tensor> {
+            all.narrow(0, start, c)?
+                .narrow(2, o, d)?
+                .transpose(0, 1)?
+                .contiguous()
+        };
+        // Each [H, c, d].
+        let (q, k, v) = (part(0)?, part(d)?, part(2 * d)?);
+        // f^{i−j} for j ≤ i, 0 above; f^{i+1} on what the memory carries in; f^{c−1−j} on
+        // what each token writes to the chunk's end.
+        let mut within = vec![0f32; heads * c * c];
+        let mut carried = vec![0f32; heads * c];
+        let mut written = vec![0f32; heads * c];
+        for (h, &r) in rate.iter().enumerate() {
+            let r = r as f64;
+            for i in 0..c {
+                for j in 0..=i {
+                    within[(h * c + i) * c + j] = (-(r * (i - j) as f64)).exp() as f32;
+                }
+                carried[h * c + i] = (-(r * (i + 1) as f64)).exp() as f32;
+                written[h * c + i] = (-(r * (c - 1 - i) as f64)).exp() as f32;
+            }
+        }
+        let within = Tensor::from_vec(within, (heads, c, c), cpu)?;
+        let carried = Tensor::from_vec(carried, (heads, c, 1), cpu)?;
+        let written = Tensor::from_vec(written, (heads, c, 1), cpu)?;
+        let out = q
+            .matmul(&k.t()?)?
+            .mul(&within)?
+            .matmul(&v)?
+            .add(&q.broadcast_mul(&carried)?.matmul(&state)?)?;
+        outs.push(out.transpose(0, 1)?);
+        let fade: Vec<f32> = rate
+            .iter()
+            .map(|&r| (-(r as f64) * c as f64).exp() as f32)
+            .collect();
+        state = state
+            .broadcast_mul(&Tensor::from_vec(fade, (heads, 1, 1), cpu)?)?
+            .add(&k.broadcast_mul(&written)?.t()?.matmul(&v)?)?;
+    }
+    for (dst, x) in s.iter_mut().zip(state.flatten_all()?.to_vec1::<f32>()?) {
+        *dst = x as f64;
+    }
+    Tensor::cat(&outs, 0)?.flatten_all()?.to_vec1::<f32>()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The chunked lightning attention gives the loop's outputs and memory, for any chunk size,
+    /// from a memory carried in.
+    #[test]
+    fn lightning_chunks_give_the_loops_outputs_and_memory() {
+        let (t, heads, d) = (11, 3, 4);
+        let qkv: Vec<f32> = (0..t * heads * 3 * d)
+            .map(|i| (i as f32 * 0.37).sin() * 0.5)
+            .collect();
+        let slope = [0.05f32, 0.3, 1.2];
+        let start: Vec<f64> = (0..heads * d * d)
+            .map(|i| (i as f64 * 0.71).cos() * 0.3)
+            .collect();
+        let mut s_loop = start.clone();
+        let want = lightning(&qkv, &slope, &mut s_loop, heads, d);
+        for chunk in [1, 3, 4, 11, 64] {
+            let mut s = start.clone();
+            let got = lightning_chunked(&qkv, &slope, &mut s, heads, d, chunk).unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
+            }
+            for (g, w) in s.iter().zip(&s_loop) {
+                assert!((g - w).abs() < 1e-5, "chunk {chunk}: memory {g} vs {w}");
+            }
+        }
+    }
 
     /// The chunked form gives the loop's outputs and final state, for any chunk size, from a
     /// state carried in.
