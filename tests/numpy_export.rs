@@ -102,31 +102,53 @@ fn exported_numpy_says_how_to_run_it_and_what_it_reads() {
     assert!(!err.contains("Traceback"), "{err}");
 }
 
-/// The exported Mamba2 scan's two forms agree: the chunked one the file runs on a prompt, for
-/// any chunk length, and the token-by-token loop it runs on one token.
-#[test]
-#[cfg_attr(
-    not(has_numpy),
-    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
-)]
-fn exported_mamba2_scan_chunks_give_the_loops_sums() {
+/// The largest difference `check` prints between a recurrent mixer's two forms in the NumPy
+/// file exported for `fixture`: the chunked one the file runs on a prompt and the
+/// token-by-token loop it runs on one token, for chunk lengths that split 11 tokens evenly,
+/// raggedly, one by one and not at all.
+fn loop_and_chunks_differ_by(fixture: &str, check: &str) -> f64 {
     let tmp = tempfile::tempdir().unwrap();
     let dir = fixtures::all()
         .into_iter()
-        .find(|d| fixtures::name(d) == "mamba2")
-        .expect("the mamba2 fixture");
+        .find(|d| fixtures::name(d) == fixture)
+        .unwrap_or_else(|| panic!("the {fixture} fixture"));
     let py = tmp.path().join("exported.py");
     Command::cargo_bin("anatomy")
         .unwrap()
         .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
         .assert()
         .success();
-    let check = r#"
-import sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import exported as m
-rng = np.random.default_rng(0)
+    let head = "import sys\nimport numpy as np\nsys.path.insert(0, sys.argv[1])\nimport exported as m\nrng = np.random.default_rng(0)\n";
+    let run = std::process::Command::new(paths::python())
+        .args([
+            "-c",
+            &format!("{head}{check}"),
+            tmp.path().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    String::from_utf8(run.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// The exported Mamba2 scan's two forms agree.
+#[test]
+#[cfg_attr(
+    not(has_numpy),
+    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn exported_mamba2_scan_chunks_give_the_loops_sums() {
+    let worst = loop_and_chunks_differ_by(
+        "mamba2",
+        r#"
 T, H, P, N = 11, 4, 3, 5
 xs = rng.standard_normal((T, H, P)).astype(np.float32)
 dt = (0.05 + rng.random((T, H))).astype(np.float32)
@@ -135,49 +157,21 @@ B, C = (rng.standard_normal((T, H, N)).astype(np.float32) for _ in range(2))
 D = rng.standard_normal(H).astype(np.float32)
 want = m.ssd_loop(xs, dt, A, B, C, D)
 print(max(float(np.abs(m.ssd_chunked(xs, dt, A, B, C, D, q) - want).max()) for q in (1, 3, 4, 11, 64)))
-"#;
-    let run = std::process::Command::new(paths::python())
-        .args(["-c", check, tmp.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+"#,
     );
-    let worst: f64 = String::from_utf8(run.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
     assert!(worst < 1e-5, "chunked and loop differ by {worst}");
 }
 
-/// The exported gated delta rule's two forms agree: chunked, for any chunk length, and token
-/// by token.
+/// The exported gated delta rule's two forms agree.
 #[test]
 #[cfg_attr(
     not(has_numpy),
     ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
 )]
 fn exported_delta_rule_chunks_give_the_loops_sums() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = fixtures::all()
-        .into_iter()
-        .find(|d| fixtures::name(d) == "qwen3_next")
-        .expect("the qwen3_next fixture");
-    let py = tmp.path().join("exported.py");
-    Command::cargo_bin("anatomy")
-        .unwrap()
-        .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
-        .assert()
-        .success();
-    let check = r#"
-import sys
-import numpy as np
-sys.path.insert(0, sys.argv[1])
-import exported as m
-rng = np.random.default_rng(0)
+    let worst = loop_and_chunks_differ_by(
+        "qwen3_next",
+        r#"
 T, H, DK, DV = 11, 4, 4, 3
 unit = lambda a: a / np.linalg.norm(a, axis=-1, keepdims=True)
 q, k = (unit(rng.standard_normal((T, H, DK))).astype(np.float32) for _ in range(2))
@@ -186,20 +180,27 @@ g = -(0.05 + rng.random((T, H))).astype(np.float32)
 beta = (0.2 + rng.random((T, H))).astype(np.float32)
 want = m.delta_loop(q, k, v, g, beta)
 print(max(float(np.abs(m.delta_chunked(q, k, v, g, beta, c) - want).max()) for c in (1, 3, 4, 11, 64)))
-"#;
-    let run = std::process::Command::new(paths::python())
-        .args(["-c", check, tmp.path().to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
+"#,
     );
-    let worst: f64 = String::from_utf8(run.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    assert!(worst < 1e-5, "chunked and loop differ by {worst}");
+}
+
+/// The exported lightning attention's two forms agree, over fades from slow to steep.
+#[test]
+#[cfg_attr(
+    not(has_numpy),
+    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn exported_lightning_chunks_give_the_loops_sums() {
+    let worst = loop_and_chunks_differ_by(
+        "minimax",
+        r#"
+T, H, D = 11, 3, 4
+q, k, v = (0.5 * rng.standard_normal((T, H, D)).astype(np.float32) for _ in range(3))
+rate = np.array([0.05, 0.3, 1.2], np.float32)
+want = m.light_loop(q, k, v, rate)
+print(max(float(np.abs(m.light_chunked(q, k, v, rate, c) - want).max()) for c in (1, 3, 4, 11, 64)))
+"#,
+    );
     assert!(worst < 1e-5, "chunked and loop differ by {worst}");
 }

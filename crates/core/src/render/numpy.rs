@@ -756,7 +756,7 @@ fn prune(spec: &Spec, body: &str) -> String {
     if spec.lightning.is_some() {
         calls.push(("lightning", "lightning(h, W, b)"));
     } else {
-        drop.push("lightning");
+        drop.extend(["lightning", "light_loop", "light_chunked"]);
     }
     if spec.rg_lru.is_some() {
         calls.push(("rglru", "rg_lru(h, W, b)"));
@@ -1653,19 +1653,45 @@ def lightning(x, W, b):
     T, H, D = x.shape[0], S["heads"], S["head_dim"]
     qkv = act(linear(x, w(W, "ssm_in", b)), S["act"]).reshape(T, H, 3 * D)  # qkv: [T, H, 3 D], each head's q | k | v
     q, k, v = qkv[..., :D], qkv[..., D : 2 * D], qkv[..., 2 * D :]  # each [T, H, D]
-    fade = np.exp(-w(W, "light_slope", b).reshape(H, 1, 1))  # fade: [H, 1, 1], exp(-s) per head
-    state = np.zeros((H, D, D), dtype=np.float32)  # state: [H, D, D], key x value, the cache of this layer
-    out = np.zeros((T, H, D), dtype=np.float32)  # out: [T, H, D]
-    # The recurrence, token after token. transformers runs a prompt in chunks instead: within a
-    # chunk (q k^T * exp(-s (i - j)), j <= i) v, plus q exp(-s (i + 1)) times the state carried in;
-    # that is this sum regrouped.
-    for t in range(T):
-        state = fade * state + k[t][:, :, None] * v[t][:, None, :]  # [H, D, D]
-        out[t] = (q[t][:, :, None] * state).sum(1)  # [H, D], q . S per head
+    rate = w(W, "light_slope", b).reshape(H)  # rate: [H], each head's fade s
+    # One token through the recurrence; a prompt chunk by chunk, as the executor runs it.
+    out = light_loop(q, k, v, rate) if T == 1 else light_chunked(q, k, v, rate, 64)  # out: [T, H, D]
     o = out.reshape(T, H * D)  # o: [T, H D]
     o = o / np.sqrt((o * o).mean(-1, keepdims=True) + S["eps"]) * w(W, "ssm_norm", b)  # [T, H D], RMS over all heads
     g = 1 / (1 + np.exp(-linear(x, w(W, "ssm_z", b))))  # g: [T, H D], the output gate
     return linear(g * o, w(W, "ssm_out", b))  # [T, hidden]
+
+
+def light_loop(q, k, v, rate):
+    # Lightning attention token after token. q, k, v: [T, H, D]; rate: [H] -> out: [T, H, D].
+    # Each token, every head's key x value memory fades by exp(-s) and takes k (x) v; the head
+    # reads q . memory.
+    T, H, D = q.shape
+    fade = np.exp(-rate)[:, None, None]  # fade: [H, 1, 1]
+    state = np.zeros((H, D, D), np.float32)  # state: [H, D, D], key x value, the cache of this layer
+    out = np.empty((T, H, D), np.float32)  # out: [T, H, D]
+    for t in range(T):
+        state = fade * state + k[t][:, :, None] * v[t][:, None, :]  # [H, D, D]
+        out[t] = (q[t][:, :, None] * state).sum(1)  # [H, D], q . S per head
+    return out
+
+
+def light_chunked(q, k, v, rate, C):
+    # light_loop's outputs computed in chunks of C tokens (transformers and anatomy's executor
+    # run a prompt this way; equal to light_loop up to rounding). Within a chunk, token i reads
+    # (q_i . k_j) exp(-s (i - j)) v_j for j <= i, plus q_i exp(-s (i + 1)) times the memory
+    # carried in; the memory then moves to the chunk's end at once.
+    T, H, D = q.shape
+    state = np.zeros((H, D, D), np.float32)  # state: [H, D, D], the memory at a chunk's start
+    out = np.empty((T, H, D), np.float32)  # out: [T, H, D]
+    s = rate[:, None, None]  # [H, 1, 1]
+    for t0 in range(0, T, C):
+        qc, kc, vc = (a[t0:t0 + C].transpose(1, 0, 2) for a in (q, k, v))  # each [H, c, D]
+        i = np.arange(qc.shape[1])  # i: [c], positions within the chunk
+        decay = np.where(i[:, None] >= i, np.exp(-s * np.maximum(i[:, None] - i, 0)), 0)  # [H, c, c], 0 above the diagonal
+        out[t0:t0 + C] = ((qc @ kc.transpose(0, 2, 1) * decay) @ vc + (qc * np.exp(-s * (i[:, None] + 1))) @ state).transpose(1, 0, 2)
+        state = np.exp(-s * len(i)) * state + (kc * np.exp(-s * (len(i) - 1 - i[:, None]))).transpose(0, 2, 1) @ vc  # [H, D, D]
+    return out
 
 
 def delta_loop(q, k, v, g, beta):
