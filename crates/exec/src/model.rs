@@ -113,9 +113,9 @@ fn split(v: &[f32], dims: &[usize], axis: usize, n: usize) -> Vec<Vec<f32>> {
 /// Activations of at most this many values are captured whole.
 pub const SMALL: usize = 4096;
 
-/// The chunk length of the chunked forms over a prompt: Mamba2's scan, the delta rule,
-/// lightning attention (transformers' defaults are 256, 64 and 256; any length gives the same
-/// sums).
+/// The chunk length of the chunked forms over a prompt: Mamba2's scan, the delta rule (with a
+/// decay per head or per key channel), lightning attention (transformers' defaults are 256, 64
+/// and 256; any length gives the same sums).
 const SSD_CHUNK: usize = 64;
 
 /// Keys and values of every layer seen so far, and the recurrent layers' states.
@@ -1397,12 +1397,14 @@ impl Model {
             channel_decay: s.channel_decay(),
         };
         let (q, k, v, g, beta) = (vec(&q)?, vec(&k)?, vec(&v)?, vec(&g)?, vec(&beta)?);
-        // A prompt chunk by chunk where each head has one decay, as transformers computes one; a
-        // decoded token, and Kimi's decay per key channel, through the rule token by token.
-        let o = if t > 1 && !s.channel_decay() {
-            ssm::delta_rule_chunked(&q, &k, &v, &g, &beta, &mut state.memory, dims, SSD_CHUNK)?
-        } else {
-            ssm::delta_rule(&q, &k, &v, &g, &beta, &mut state.memory, dims)
+        // A prompt chunk by chunk, as transformers computes one; a decoded token through the rule.
+        let mem = &mut state.memory;
+        let o = match (t > 1, s.channel_decay()) {
+            (true, false) => ssm::delta_rule_chunked(&q, &k, &v, &g, &beta, mem, dims, SSD_CHUNK)?,
+            (true, true) => {
+                ssm::delta_rule_chunked_channels(&q, &k, &v, &g, &beta, mem, dims, SSD_CHUNK)?
+            }
+            (false, _) => ssm::delta_rule(&q, &k, &v, &g, &beta, mem, dims),
         };
         if self.capturing() {
             let m: Vec<f32> = state.memory.iter().map(|&x| x as f32).collect();

@@ -369,14 +369,8 @@ pub fn delta_rule_chunked(
         let rhs = vc
             .broadcast_mul(&bc)?
             .sub(&kb.broadcast_mul(&ecum)?.matmul(&state)?)?; // [VH, c, DV]
-        let u = solve_unit_lower(
-            &ut.flatten_all()?.to_vec1::<f32>()?,
-            &rhs.flatten_all()?.to_vec1::<f32>()?,
-            vh,
-            c,
-            dv,
-        );
-        let u = Tensor::from_vec(u, (vh, c, dv), cpu)?;
+        let inv = unit_lower_inverse(&ut.flatten_all()?.to_vec1::<f32>()?, vh, c);
+        let u = Tensor::from_vec(inv, (vh, c, c), cpu)?.matmul(&rhs)?; // [VH, c, DV]
         let out = qc
             .broadcast_mul(&ecum)?
             .matmul(&state)?
@@ -394,18 +388,139 @@ pub fn delta_rule_chunked(
     Tensor::cat(&outs, 0)?.flatten_all()?.to_vec1::<f32>()
 }
 
-/// Solve (I + strictly-lower(L)) X = B for each of `heads` systems of `c` rows (L: [heads, c,
-/// c], B and X: [heads, c, w]), by forward substitution in f64.
-fn solve_unit_lower(l: &[f32], b: &[f32], heads: usize, c: usize, w: usize) -> Vec<f32> {
-    let mut x = vec![0.0f64; heads * c * w];
-    for h in 0..heads {
-        for i in 0..c {
-            for e in 0..w {
-                let mut acc = b[(h * c + i) * w + e] as f64;
-                for j in 0..i {
-                    acc -= l[(h * c + i) * c + j] as f64 * x[(h * c + j) * w + e];
+/// `delta_rule` for a prompt with a decay per key channel (Kimi Delta Attention), chunk by
+/// chunk: the WY form of `delta_rule_chunked` with each decay a vector, D_ij = e^{c_i − c_j}
+/// per key channel, so that every pair's products carry it inside the dot product,
+/// q_i · (e^{c_i − c_j} ⊙ k_j) = (q_i ⊙ e^{c_i}) · (k_j ⊙ e^{−c_j}). That factored form is a
+/// matrix product, as long as the running decay stays within e^{−40}: past that, e^{c_i} nears
+/// f32's smallest normal numbers and would lose its digits, so a chunk of steep decays is
+/// halved until it fits (a token whose own decay passes it runs through the loop). The same
+/// memory and outputs as the token-by-token rule, up to rounding.
+#[allow(clippy::too_many_arguments)]
+pub fn delta_rule_chunked_channels(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    g: &[f32],
+    beta: &[f32],
+    s: &mut [f64],
+    d: DeltaDims,
+    chunk: usize,
+) -> candle_core::Result<Vec<f32>> {
+    use candle_core::{Device, Tensor};
+    debug_assert!(d.channel_decay, "a decay per key channel");
+    let (kh, vh, dk, dv) = (d.key_heads, d.value_heads, d.key_dim, d.value_dim);
+    let t = beta.len() / vh;
+    let chunk = chunk.max(1);
+    let cpu = &Device::Cpu;
+    let key_head = Tensor::from_vec(
+        (0..vh).map(|h| (h / (vh / kh)) as u32).collect::<Vec<_>>(),
+        vh,
+        cpu,
+    )?;
+    let heads = |x: &[f32]| -> candle_core::Result<Tensor> {
+        Tensor::from_slice(x, (t, kh, dk), cpu)?.index_select(&key_head, 1)
+    };
+    let (qa, ka) = (heads(q)?, heads(k)?);
+    let va = Tensor::from_slice(v, (t, vh, dv), cpu)?;
+    let ga = Tensor::from_slice(g, (t, vh, dk), cpu)?;
+    let ba = Tensor::from_slice(beta, (t, vh), cpu)?;
+    // 1 on and below the diagonal; 1 strictly below.
+    let lower = |strict: bool| {
+        let m: Vec<f32> = (0..chunk * chunk)
+            .map(|x| {
+                let (i, j) = (x / chunk, x % chunk);
+                if j < i || (j == i && !strict) {
+                    1.0
+                } else {
+                    0.0
                 }
-                x[(h * c + i) * w + e] = acc;
+            })
+            .collect();
+        Tensor::from_vec(m, (1, chunk, chunk), cpu)
+    };
+    let (on_lower, strict_lower) = (lower(false)?, lower(true)?);
+    let mut out = Vec::with_capacity(t * vh * dv);
+    let mut start = 0;
+    while start < t {
+        let mut c = chunk.min(t - start);
+        // [VH, c, ·]: value heads first.
+        let part = |x: &Tensor, c| x.narrow(0, start, c)?.transpose(0, 1)?.contiguous();
+        // The running decay over c tokens, [VH, c, DK], and how far it reaches.
+        let decay = |c| -> candle_core::Result<(Tensor, f32)> {
+            let cum = part(&ga, c)?.cumsum(1)?;
+            let reach = cum.abs()?.flatten_all()?.max(0)?.to_scalar::<f32>()?;
+            Ok((cum, reach))
+        };
+        let (mut cum, mut reach) = decay(c)?;
+        // Steep decays: halve the chunk until the factors fit, down to one token.
+        while reach > 40.0 && c > 1 {
+            c /= 2;
+            (cum, reach) = decay(c)?;
+        }
+        let (qc, kc, vc) = (part(&qa, c)?, part(&ka, c)?, part(&va, c)?);
+        if reach > 40.0 {
+            let take = |x: &[f32], w: usize| x[start * w..(start + c) * w].to_vec();
+            out.extend(delta_rule(
+                &take(q, kh * dk),
+                &take(k, kh * dk),
+                &take(v, vh * dv),
+                &take(g, vh * dk),
+                &take(beta, vh),
+                s,
+                d,
+            ));
+            start += c;
+            continue;
+        }
+        let state = Tensor::from_vec(
+            s.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+            (vh, dk, dv),
+            cpu,
+        )?;
+        let bc = ba.narrow(0, start, c)?.t()?.contiguous()?.unsqueeze(2)?; // [VH, c, 1]
+        let up = cum.exp()?;
+        let (qe, ke, kinv) = (qc.mul(&up)?, kc.mul(&up)?, kc.mul(&cum.neg()?.exp()?)?);
+        let mask = |m: &Tensor| m.narrow(1, 0, c)?.narrow(2, 0, c);
+        let attn = qe.matmul(&kinv.t()?)?.broadcast_mul(&mask(&on_lower)?)?; // [VH, c, c]
+        let kb = ke.broadcast_mul(&bc)?;
+        let ut = kb
+            .matmul(&kinv.t()?)?
+            .broadcast_mul(&mask(&strict_lower)?)?;
+        // What βV asks for, less what the carried memory already recalls.
+        let rhs = vc.broadcast_mul(&bc)?.sub(&kb.matmul(&state)?)?; // [VH, c, DV]
+        let inv = unit_lower_inverse(&ut.flatten_all()?.to_vec1::<f32>()?, vh, c);
+        let u = Tensor::from_vec(inv, (vh, c, c), cpu)?.matmul(&rhs)?; // [VH, c, DV]
+        let o = qe.matmul(&state)?.add(&attn.matmul(&u)?)?; // [VH, c, DV]
+        out.extend(o.transpose(0, 1)?.flatten_all()?.to_vec1::<f32>()?);
+        let last = cum.narrow(1, c - 1, 1)?; // [VH, 1, DK]
+        let kd = kc.mul(&last.broadcast_sub(&cum)?.exp()?)?;
+        let moved = state
+            .broadcast_mul(&last.transpose(1, 2)?.exp()?)?
+            .add(&kd.t()?.matmul(&u)?)?;
+        for (dst, x) in s.iter_mut().zip(moved.flatten_all()?.to_vec1::<f32>()?) {
+            *dst = x as f64;
+        }
+        start += c;
+    }
+    Ok(out)
+}
+
+/// (I + strictly-lower(L))⁻¹ for each of `heads` matrices of `c` rows (L: [heads, c, c]), by
+/// forward substitution in f64 (c³/6 products each), so that a chunk's corrections are one
+/// batched product with the right-hand side, as transformers computes them.
+fn unit_lower_inverse(l: &[f32], heads: usize, c: usize) -> Vec<f32> {
+    let mut x = vec![0.0f64; heads * c * c];
+    for h in 0..heads {
+        let (l, x) = (&l[h * c * c..][..c * c], &mut x[h * c * c..][..c * c]);
+        // Row i of the inverse: e_i − Σ_{j<i} L_ij · row j, lower triangular like L.
+        for i in 0..c {
+            x[i * c + i] = 1.0;
+            for j in 0..i {
+                let lij = l[i * c + j] as f64;
+                for e in 0..=j {
+                    x[i * c + e] -= lij * x[j * c + e];
+                }
             }
         }
     }
@@ -635,6 +750,53 @@ mod tests {
             }
             for (g, w) in s.iter().zip(&s_loop) {
                 assert!((g - w).abs() < 1e-5, "chunk {chunk}: memory {g} vs {w}");
+            }
+        }
+    }
+
+    /// The chunked rule with a decay per key channel gives the token-by-token rule's outputs and
+    /// memory, for any chunk size, from a memory carried in; also where a chunk's decay runs
+    /// past what the factored form can hold, and it falls back to the loop.
+    #[test]
+    fn channel_delta_chunks_give_the_rules_outputs_and_memory() {
+        let d = DeltaDims {
+            key_heads: 2,
+            value_heads: 4,
+            key_dim: 4,
+            value_dim: 3,
+            channel_decay: true,
+        };
+        let t = 11;
+        let wave = |len: usize, k: f32| -> Vec<f32> {
+            (0..len).map(|i| (i as f32 * k).sin() * 0.5).collect()
+        };
+        let (q, k, v) = (wave(t * 8, 0.37), wave(t * 8, 0.73), wave(t * 12, 1.13));
+        let beta: Vec<f32> = wave(t * 4, 0.29).iter().map(|x| 0.2 + x.abs()).collect();
+        let start: Vec<f64> = wave(4 * 4 * 3, 0.17).iter().map(|&x| x as f64).collect();
+        // Mild decays; steep ones in one channel (4 tokens of −11 pass e^{−40}: chunks are
+        // halved); one token's own decay past it (the loop).
+        let mild: Vec<f32> = wave(t * 16, 0.51).iter().map(|x| -0.05 - x.abs()).collect();
+        let steep: Vec<f32> = mild
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| if i % 16 == 5 { -11.0 } else { x })
+            .collect();
+        let mut cliff = steep.clone();
+        cliff[6 * 16 + 9] = -45.0;
+        for g in [mild, steep, cliff] {
+            let mut s_loop = start.clone();
+            let want = delta_rule(&q, &k, &v, &g, &beta, &mut s_loop, d);
+            for chunk in [1, 3, 4, 11, 64] {
+                let mut s = start.clone();
+                let got =
+                    delta_rule_chunked_channels(&q, &k, &v, &g, &beta, &mut s, d, chunk).unwrap();
+                assert_eq!(got.len(), want.len());
+                for (g, w) in got.iter().zip(&want) {
+                    assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
+                }
+                for (g, w) in s.iter().zip(&s_loop) {
+                    assert!((g - w).abs() < 1e-5, "chunk {chunk}: memory {g} vs {w}");
+                }
             }
         }
     }

@@ -734,7 +734,7 @@ fn prune(spec: &Spec, body: &str) -> String {
     }
     // The mixer call holds only the mixers this model has.
     let mut calls = Vec::new();
-    if spec.delta.is_none_or(|d| d.channel_decay()) {
+    if spec.delta.is_none() {
         drop.extend(["delta_loop", "delta_chunked"]);
     }
     if spec.ssm.is_some() {
@@ -1696,14 +1696,16 @@ def light_chunked(q, k, v, rate, C):
 
 def delta_loop(q, k, v, g, beta):
     # The gated delta rule token after token. q, k: [T, VH, DK] (each value head its key head's);
-    # v: [T, VH, DV]; g (log decay), beta: [T, VH] -> o: [T, VH, DV]. Each token, every head's
-    # memory s [DK, DV] decays by exp(g), then moves what it recalls for k toward v by beta;
+    # v: [T, VH, DV]; g (log decay): [T, VH], or [T, VH, DK] for a decay per key channel; beta:
+    # [T, VH] -> o: [T, VH, DV]. Each token, every head's memory s [DK, DV] decays by exp(g)
+    # (each key channel's row by its own), then moves what it recalls for k toward v by beta;
     # the head reads s with q.
     T, VH, DK = k.shape
+    g = g.reshape(T, VH, -1)  # g: [T, VH, 1 or DK]
     s = np.zeros((VH, DK, v.shape[-1]), np.float64)  # s: the memory, carried token to token (in float64: rank-one updates summed in float32 drift)
     o = np.empty(v.shape, np.float32)  # o: [T, VH, DV]
     for t in range(T):
-        s = s * np.exp(g[t])[:, None, None]  # [VH, DK, DV], decayed
+        s = s * np.exp(g[t])[:, :, None]  # [VH, DK, DV], decayed
         delta = (v[t] - np.einsum("hkv,hk->hv", s, k[t])) * beta[t][:, None]  # delta: [VH, DV], the value minus what k recalls
         s = s + k[t][:, :, None] * delta[:, None, :]  # s: [VH, DK, DV]
         o[t] = np.einsum("hkv,hk->hv", s, q[t])  # o[t]: [VH, DV], read with q
@@ -1713,25 +1715,26 @@ def delta_loop(q, k, v, g, beta):
 def delta_chunked(q, k, v, g, beta, C):
     # delta_loop's memory and outputs, computed in chunks of C tokens (the WY form: transformers
     # and anatomy's executor compute a prompt this way; equal to delta_loop up to rounding).
-    # Within a chunk, with c the running sum of g and D_ij = exp(c_i - c_j) for j <= i: the
-    # chunk's corrections U solve (I + strictly-lower((beta k) k^T * D)) U = beta v - (beta k
-    # exp(c)) s, s the memory carried in; each output is (q exp(c)) s + ((q k^T) * D) U; the
-    # memory then moves to the chunk's end at once.
+    # Within a chunk, with c the running sum of g and D_ij = exp(c_i - c_j) for j <= i (per key
+    # channel where g is): the chunk's corrections U solve (I + strictly-lower(beta_i k_i . (D_ij
+    # k_j))) U = beta v - (beta k exp(c)) s, s the memory carried in; each output is (q exp(c)) s
+    # + (q_i . (D_ij k_j)) U; the memory then moves to the chunk's end at once.
     T, VH, DK = k.shape
+    g = np.broadcast_to(g.reshape(T, VH, -1), (T, VH, DK))  # g: [T, VH, DK], a head's decay in each of its channels
     s = np.zeros((VH, DK, v.shape[-1]), np.float64)  # s: [VH, DK, DV], the memory at a chunk's start
     o = np.empty(v.shape, np.float32)  # o: [T, VH, DV]
     for t0 in range(0, T, C):
-        qc, kc, vc = (a[t0:t0 + C].transpose(1, 0, 2).astype(np.float64) for a in (q, k, v))  # [VH, c, ·]
-        bc, c = beta[t0:t0 + C].T[:, :, None], np.cumsum(g[t0:t0 + C].T, axis=1)  # [VH, c, 1], [VH, c]
+        qc, kc, vc, gc = (a[t0:t0 + C].transpose(1, 0, 2).astype(np.float64) for a in (q, k, v, g))  # [VH, c, ·]
+        bc, c = beta[t0:t0 + C].T[:, :, None], np.cumsum(gc, axis=1)  # [VH, c, 1], [VH, c, DK]
         n = c.shape[1]
-        D = np.exp(np.where(np.tril(np.ones((n, n), bool)), c[:, :, None] - c[:, None, :], -np.inf))  # [VH, c, c]
-        L = np.tril((bc * kc) @ kc.transpose(0, 2, 1) * D, -1)  # [VH, c, c], strictly lower
-        rhs = bc * vc - (bc * kc * np.exp(c)[:, :, None]) @ s  # [VH, c, DV]
+        D = np.exp(np.where(np.tril(np.ones((n, n), bool))[:, :, None], c[:, :, None] - c[:, None], -np.inf))  # [VH, c, c, DK]
+        L = np.tril(np.einsum("hid,hjd,hijd->hij", bc * kc, kc, D), -1)  # [VH, c, c], strictly lower
+        rhs = bc * vc - (bc * kc * np.exp(c)) @ s  # [VH, c, DV]
         U = np.empty_like(rhs)
         for i in range(n):  # forward substitution: U_i = rhs_i - sum over j < i of L_ij U_j
             U[:, i] = rhs[:, i] - np.einsum("hj,hjv->hv", L[:, i, :i], U[:, :i])
-        o[t0:t0 + C] = ((qc * np.exp(c)[:, :, None]) @ s + (qc @ kc.transpose(0, 2, 1) * D) @ U).transpose(1, 0, 2)
-        s = np.exp(c[:, -1])[:, None, None] * s + (kc * np.exp(c[:, -1:] - c)[:, :, None]).transpose(0, 2, 1) @ U
+        o[t0:t0 + C] = ((qc * np.exp(c)) @ s + np.einsum("hid,hjd,hijd->hij", qc, kc, D) @ U).transpose(1, 0, 2)
+        s = np.exp(c[:, -1])[:, :, None] * s + (kc * np.exp(c[:, -1:] - c)).transpose(0, 2, 1) @ U
     return o
 
 
@@ -1783,8 +1786,8 @@ def gated_delta_net(x, W, b):
 
 
 def kimi_delta_attention(x, W, b):
-    # x: [T, hidden] -> [T, hidden]: Kimi Delta Attention, its memory updated token after token
-    # (transformers runs a prompt in chunks of 64, the same products summed in another order)
+    # x: [T, hidden] -> [T, hidden]: Kimi Delta Attention, the delta rule with a decay per key
+    # channel
     S = CONFIG["delta"]
     T, H, DK, DV = x.shape[0], S["value_heads"], S["key_dim"], S["value_dim"]
     silu = lambda t: t / (1 + np.exp(-t))
@@ -1796,13 +1799,8 @@ def kimi_delta_attention(x, W, b):
     beta = 1 / (1 + np.exp(-linear(x, w(W, "ssm_beta", b))))  # beta: [T, H], how far each write goes
     f = linear(linear(x, w(W, "ssm_f_a", b)), w(W, "ssm_f_b", b)) + w(W, "ssm_dt_bias", b)  # f: [T, H DK], through rank DK
     g = -np.exp(w(W, "ssm_a_log", b).reshape(H, 1)) * np.logaddexp(0, f.reshape(T, H, DK))  # g: [T, H, DK], log decay per key channel
-    s = np.zeros((H, DK, DV), np.float64)  # s: [H, DK, DV], the memory, carried token to token (in float64: rank-one updates summed in float32 drift)
-    o = np.empty((T, H, DV), np.float32)  # o: [T, H, DV]
-    for t in range(T):
-        s = s * np.exp(g[t])[:, :, None]  # [H, DK, DV], each key channel's row decayed apart
-        delta = (v[t] - np.einsum("hkv,hk->hv", s, k[t])) * beta[t][:, None]  # delta: [H, DV], the value minus what k recalls
-        s = s + k[t][:, :, None] * delta[:, None, :]  # s: [H, DK, DV]
-        o[t] = np.einsum("hkv,hk->hv", s, q[t])  # o[t]: [H, DV], read with q
+    # One token through the rule; a prompt chunk by chunk, as the executor runs it.
+    o = delta_loop(q, k, v, g, beta) if T == 1 else delta_chunked(q, k, v, g, beta, 64)  # o: [T, H, DV]
     o = o / np.sqrt((o * o).mean(-1, keepdims=True) + S["eps"]) * w(W, "ssm_norm", b)  # [T, H, DV], RMS per head
     gate = linear(linear(x, w(W, "ssm_g_a", b)), w(W, "ssm_g_b", b)).reshape(T, H, DV)  # gate: [T, H, DV], through rank DK
     o = o / (1 + np.exp(-gate))  # [T, H, DV], gated by sigmoid
