@@ -210,3 +210,24 @@ print(max(float(np.abs(m.light_chunked(q, k, v, rate, c) - want).max()) for c in
     );
     assert!(worst < 1e-5, "chunked and loop differ by {worst}");
 }
+
+/// The exported mLSTM's two forms agree, with input gates above and below the forget gates.
+#[test]
+#[cfg_attr(
+    not(has_numpy),
+    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn exported_mlstm_chunks_give_the_loops_sums() {
+    let worst = loop_and_chunks_differ_by(
+        "xlstm",
+        r#"
+T, H, DK, DV = 11, 3, 4, 2
+q, k, v = (0.5 * rng.standard_normal((T, H, d)).astype(np.float32) for d in (DK, DK, DV))
+i = (4 * rng.standard_normal((T, H))).astype(np.float32)
+f = (1 + 3 * rng.standard_normal((T, H))).astype(np.float32)
+want = m.mlstm_loop(q, k, v, i, f, 1e-6)
+print(max(float(np.abs(m.mlstm_chunked(q, k, v, i, f, 1e-6, c) - want).max()) for c in (1, 3, 4, 11, 64)))
+"#,
+    );
+    assert!(worst < 1e-5, "chunked and loop differ by {worst}");
+}

@@ -3,11 +3,11 @@
 //! of 64, a state of 128, 8 groups); the gated delta rule at Qwen3-Next-80B-A3B's (16 key heads,
 //! 32 value heads, 128 × 128 memories); Kimi Delta Attention's, a decay per key channel, at
 //! Kimi-Linear-48B-A3B's (32 heads, 128 × 128); lightning attention at MiniMax-Text-01's (64
-//! heads of 128). After criterion's figures, each ratio, measured in the same run from
+//! heads of 128); the mLSTM at xLSTM-7B's (8 heads, keys of 256, values of 512). After criterion's figures, each ratio, measured in the same run from
 //! interleaved runs, is printed. `cargo bench -p anatomy-exec --bench scan`.
 use anatomy_exec::ssm::{
     delta_rule, delta_rule_chunked, delta_rule_chunked_channels, lightning, lightning_chunked,
-    scan, scan_chunked, DeltaDims, Dims, Inputs,
+    mlstm, mlstm_chunked, scan, scan_chunked, DeltaDims, Dims, Inputs, MLstmDims,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Instant;
@@ -135,6 +135,30 @@ fn bench(c: &mut Criterion) {
         },
         || {
             lightning_chunked(&qkv, &slope, &mut memory.clone(), heads, d, 64).unwrap();
+        },
+    );
+
+    let md = MLstmDims {
+        heads: 8,
+        key_dim: 256,
+        value_dim: 512,
+        eps: 1e-6,
+    };
+    let (q, k, v) = (
+        wave(t * 8 * 256, 0.37),
+        wave(t * 8 * 256, 0.73),
+        wave(t * 8 * 512, 1.13),
+    );
+    let (ig, fg) = (wave(t * 8, 0.61), wave(t * 8, 0.29));
+    let state = vec![0.0f64; 8 * (256 * 512 + 256 + 1)];
+    compare(
+        c,
+        "mlstm",
+        || {
+            mlstm(&q, &k, &v, &ig, &fg, &mut state.clone(), md);
+        },
+        || {
+            mlstm_chunked(&q, &k, &v, &ig, &fg, &mut state.clone(), md, 64).unwrap();
         },
     );
 }

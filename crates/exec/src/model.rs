@@ -114,8 +114,8 @@ fn split(v: &[f32], dims: &[usize], axis: usize, n: usize) -> Vec<Vec<f32>> {
 pub const SMALL: usize = 4096;
 
 /// The chunk length of the chunked forms over a prompt: Mamba2's scan, the delta rule (with a
-/// decay per head or per key channel), lightning attention (transformers' defaults are 256, 64
-/// and 256; any length gives the same sums).
+/// decay per head or per key channel), lightning attention, the mLSTM (transformers' defaults
+/// are 256, 64, 256 and 64; any length gives the same sums).
 const SSD_CHUNK: usize = 64;
 
 /// Keys and values of every layer seen so far, and the recurrent layers' states.
@@ -1178,37 +1178,18 @@ impl Model {
             st.memory = vec![0.0; h * per];
             st
         });
-        let scale = 1.0 / (dk as f64).sqrt();
-        let mut out = vec![0f32; t * h * dv];
-        for ti in 0..t {
-            for hi in 0..h {
-                let mem = &mut state.memory[hi * per..(hi + 1) * per];
-                let (c, rest) = mem.split_at_mut(dk * dv);
-                let (n, m) = rest.split_at_mut(dk);
-                let (i, f) = (ig[ti * h + hi] as f64, fg[ti * h + hi] as f64);
-                // logσ(f), computed without overflow.
-                let f_log = -((-f).max(0.0) + (-(f.abs())).exp().ln_1p());
-                let m_new = (f_log + m[0]).max(i);
-                let (fa, ia) = ((f_log + m[0] - m_new).exp(), (i - m_new).exp());
-                m[0] = m_new;
-                let kk = &k[ti * h * dk + hi * dk..][..dk];
-                let vv = &v[ti * h * dv + hi * dv..][..dv];
-                let qq = &q[ti * h * dk + hi * dk..][..dk];
-                for a in 0..dk {
-                    let ka = ia * kk[a] as f64;
-                    n[a] = fa * n[a] + ka;
-                    for e in 0..dv {
-                        c[a * dv + e] = fa * c[a * dv + e] + ka * vv[e] as f64;
-                    }
-                }
-                let qn: f64 = (0..dk).map(|a| qq[a] as f64 * scale * n[a]).sum();
-                let den = qn.abs().max((-m_new).exp()) + s.eps;
-                for e in 0..dv {
-                    let num: f64 = (0..dk).map(|a| qq[a] as f64 * scale * c[a * dv + e]).sum();
-                    out[ti * h * dv + hi * dv + e] = (num / den) as f32;
-                }
-            }
-        }
+        let dims = ssm::MLstmDims {
+            heads: h,
+            key_dim: dk,
+            value_dim: dv,
+            eps: s.eps,
+        };
+        // A prompt chunk by chunk, a decoded token through the loop (the same sums).
+        let out = if t > 1 {
+            ssm::mlstm_chunked(&q, &k, &v, &ig, &fg, &mut state.memory, dims, SSD_CHUNK)?
+        } else {
+            ssm::mlstm(&q, &k, &v, &ig, &fg, &mut state.memory, dims)
+        };
         let y = Tensor::from_vec(out, (t, h, dv), &Device::Cpu)?;
         self.keep(Some(b), "ssm_scan", &y.reshape((t, h * dv))?);
         // LayerNorm per head, without a bias, then the norm's weight.

@@ -506,6 +506,179 @@ pub fn delta_rule_chunked_channels(
     Ok(out)
 }
 
+/// The shapes of one mLSTM: `heads` heads, each keys of `key_dim` and values of `value_dim`;
+/// `eps` joins the denominator.
+#[derive(Clone, Copy, Debug)]
+pub struct MLstmDims {
+    pub heads: usize,
+    pub key_dim: usize,
+    pub value_dim: usize,
+    pub eps: f64,
+}
+
+/// logσ(f), computed without overflow.
+fn log_sigmoid(f: f64) -> f64 {
+    -((-f).max(0.0) + (-(f.abs())).exp().ln_1p())
+}
+
+/// xLSTM's mLSTM token by token. Each head keeps, in `state` (f64, per head: the memory C
+/// [DK, DV], the normalizer n [DK], the stabilizer m), C ← f C + i k ⊗ v and n ← f n + i k,
+/// with f = σ(f̃) and i = exp(ĩ) both divided by e^m, m the running maximum of the log gates;
+/// the output is q̂C / (max(|q̂·n|, e^{−m}) + ε), q̂ = q / √DK. `q`, `k`: [T, H·DK]; `v`: [T, H·DV];
+/// `ig`, `fg` (the gates' pre-activations): [T, H]. Returns [T, H·DV].
+#[allow(clippy::too_many_arguments)]
+pub fn mlstm(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    ig: &[f32],
+    fg: &[f32],
+    state: &mut [f64],
+    d: MLstmDims,
+) -> Vec<f32> {
+    let (h, dk, dv) = (d.heads, d.key_dim, d.value_dim);
+    let t = ig.len() / h;
+    let per = dk * dv + dk + 1;
+    let scale = 1.0 / (dk as f64).sqrt();
+    let mut out = vec![0f32; t * h * dv];
+    for ti in 0..t {
+        for hi in 0..h {
+            let mem = &mut state[hi * per..(hi + 1) * per];
+            let (c, rest) = mem.split_at_mut(dk * dv);
+            let (n, m) = rest.split_at_mut(dk);
+            let (i, f_log) = (ig[ti * h + hi] as f64, log_sigmoid(fg[ti * h + hi] as f64));
+            let m_new = (f_log + m[0]).max(i);
+            let (fa, ia) = ((f_log + m[0] - m_new).exp(), (i - m_new).exp());
+            m[0] = m_new;
+            let kk = &k[ti * h * dk + hi * dk..][..dk];
+            let vv = &v[ti * h * dv + hi * dv..][..dv];
+            let qq = &q[ti * h * dk + hi * dk..][..dk];
+            for a in 0..dk {
+                let ka = ia * kk[a] as f64;
+                n[a] = fa * n[a] + ka;
+                for e in 0..dv {
+                    c[a * dv + e] = fa * c[a * dv + e] + ka * vv[e] as f64;
+                }
+            }
+            let qn: f64 = (0..dk).map(|a| qq[a] as f64 * scale * n[a]).sum();
+            let den = qn.abs().max((-m_new).exp()) + d.eps;
+            for e in 0..dv {
+                let num: f64 = (0..dk).map(|a| qq[a] as f64 * scale * c[a * dv + e]).sum();
+                out[ti * h * dv + hi * dv + e] = (num / den) as f32;
+            }
+        }
+    }
+    out
+}
+
+/// `mlstm` for a prompt, chunk by chunk, with the loop's own stabilizer: with F the running sum
+/// of logσ(f̃) over the chunk and m₀ the stabilizer carried in, m_t = F_t + max(m₀, max_{s≤t}
+/// (ĩ_s − F_s)), so every weight D_ts = e^{ĩ_s + F_t − F_s − m_t} (s ≤ t) and the carried
+/// memory's e^{F_t + m₀ − m_t} is at most 1. Then q̂C_t = ((Q̂Kᵀ) ⊙ D) V + e^{F_t + m₀ − m_t}
+/// q̂C₀, q̂·n_t likewise with ones for V, and the state moves to the chunk's end at once: the
+/// same memory, normalizer, stabilizer and outputs as the loop, up to rounding.
+#[allow(clippy::too_many_arguments)]
+pub fn mlstm_chunked(
+    q: &[f32],
+    k: &[f32],
+    v: &[f32],
+    ig: &[f32],
+    fg: &[f32],
+    state: &mut [f64],
+    d: MLstmDims,
+    chunk: usize,
+) -> candle_core::Result<Vec<f32>> {
+    use candle_core::{Device, Tensor};
+    let (h, dk, dv) = (d.heads, d.key_dim, d.value_dim);
+    let t = ig.len() / h;
+    let per = dk * dv + dk + 1;
+    let chunk = chunk.max(1);
+    let cpu = &Device::Cpu;
+    let scale = 1.0 / (dk as f64).sqrt();
+    let qa = Tensor::from_slice(q, (t, h, dk), cpu)?.affine(scale, 0.0)?;
+    let ka = Tensor::from_slice(k, (t, h, dk), cpu)?;
+    let va = Tensor::from_slice(v, (t, h, dv), cpu)?;
+    let mut outs = Vec::new();
+    for start in (0..t).step_by(chunk) {
+        let c = chunk.min(t - start);
+        // [H, c, ·]: heads first.
+        let part = |x: &Tensor| x.narrow(0, start, c)?.transpose(0, 1)?.contiguous();
+        let (qc, kc, vc) = (part(&qa)?, part(&ka)?, part(&va)?);
+        // Per head: the weights D [c, c], the carried memory's factor [c], the stabilizers [c].
+        let (mut dw, mut carry, mut mt) =
+            (vec![0f32; h * c * c], vec![0f32; h * c], vec![0f64; h * c]);
+        for hi in 0..h {
+            let m0 = state[hi * per + per - 1];
+            let (mut f_sum, mut top) = (0.0f64, f64::NEG_INFINITY);
+            let mut f_at = vec![0f64; c];
+            for ti in 0..c {
+                let at = (start + ti) * h + hi;
+                f_sum += log_sigmoid(fg[at] as f64);
+                f_at[ti] = f_sum;
+                top = top.max(ig[at] as f64 - f_sum);
+                let m = f_sum + m0.max(top);
+                mt[hi * c + ti] = m;
+                carry[hi * c + ti] = (f_sum + m0 - m).exp() as f32;
+                for si in 0..=ti {
+                    let i = ig[(start + si) * h + hi] as f64;
+                    dw[(hi * c + ti) * c + si] = (i + f_sum - f_at[si] - m).exp() as f32;
+                }
+            }
+        }
+        let dw = Tensor::from_vec(dw, (h, c, c), cpu)?;
+        let carry = Tensor::from_vec(carry, (h, c, 1), cpu)?;
+        let c0: Vec<f32> = (0..h)
+            .flat_map(|hi| state[hi * per..][..dk * dv].iter().map(|&x| x as f32))
+            .collect();
+        let n0: Vec<f32> = (0..h)
+            .flat_map(|hi| state[hi * per + dk * dv..][..dk].iter().map(|&x| x as f32))
+            .collect();
+        let c0 = Tensor::from_vec(c0, (h, dk, dv), cpu)?;
+        let n0 = Tensor::from_vec(n0, (h, dk, 1), cpu)?;
+        let s = qc.matmul(&kc.t()?)?.mul(&dw)?; // [H, c, c]
+        let num = s
+            .matmul(&vc)?
+            .add(&qc.matmul(&c0)?.broadcast_mul(&carry)?)?; // [H, c, DV]
+        let qn = s.sum_keepdim(2)?.add(&qc.matmul(&n0)?.mul(&carry)?)?; // [H, c, 1]
+        let qn: Vec<f32> = qn.flatten_all()?.to_vec1()?;
+        let den: Vec<f32> = qn
+            .iter()
+            .zip(&mt)
+            .map(|(&x, &m)| ((x as f64).abs().max((-m).exp()) + d.eps) as f32)
+            .collect();
+        let out = num.broadcast_div(&Tensor::from_vec(den, (h, c, 1), cpu)?)?;
+        outs.push(out.transpose(0, 1)?);
+        // The state at the chunk's end: its last row of weights and of the carried factor.
+        let last = dw.narrow(1, c - 1, 1)?; // [H, 1, c]
+        let fade = carry.narrow(1, c - 1, 1)?; // [H, 1, 1]
+        let mem = c0
+            .broadcast_mul(&fade)?
+            .add(&kc.broadcast_mul(&last.t()?)?.t()?.matmul(&vc)?)?;
+        let nrm = n0.broadcast_mul(&fade)?.add(&last.matmul(&kc)?.t()?)?; // [H, DK, 1]
+        let (mem, nrm) = (
+            mem.flatten_all()?.to_vec1::<f32>()?,
+            nrm.flatten_all()?.to_vec1::<f32>()?,
+        );
+        for hi in 0..h {
+            let st = &mut state[hi * per..(hi + 1) * per];
+            for (dst, &x) in st[..dk * dv]
+                .iter_mut()
+                .zip(&mem[hi * dk * dv..][..dk * dv])
+            {
+                *dst = x as f64;
+            }
+            for (dst, &x) in st[dk * dv..dk * dv + dk]
+                .iter_mut()
+                .zip(&nrm[hi * dk..][..dk])
+            {
+                *dst = x as f64;
+            }
+            st[per - 1] = mt[hi * c + c - 1];
+        }
+    }
+    Tensor::cat(&outs, 0)?.flatten_all()?.to_vec1::<f32>()
+}
+
 /// (I + strictly-lower(L))⁻¹ for each of `heads` matrices of `c` rows (L: [heads, c, c]), by
 /// forward substitution in f64 (c³/6 products each), so that a chunk's corrections are one
 /// batched product with the right-hand side, as transformers computes them.
@@ -797,6 +970,52 @@ mod tests {
                 for (g, w) in s.iter().zip(&s_loop) {
                     assert!((g - w).abs() < 1e-5, "chunk {chunk}: memory {g} vs {w}");
                 }
+            }
+        }
+    }
+
+    /// The chunked mLSTM gives the loop's outputs, memory, normalizer and stabilizer, for any
+    /// chunk size, from a state carried in; with input gates above and below the forget gates,
+    /// so that the stabilizer follows either.
+    #[test]
+    fn mlstm_chunks_give_the_loops_outputs_and_state() {
+        let d = MLstmDims {
+            heads: 3,
+            key_dim: 4,
+            value_dim: 2,
+            eps: 1e-6,
+        };
+        let t = 11;
+        let wave = |len: usize, k: f32, a: f32| -> Vec<f32> {
+            (0..len).map(|i| (i as f32 * k).sin() * a).collect()
+        };
+        let (q, k, v) = (
+            wave(t * 12, 0.37, 0.5),
+            wave(t * 12, 0.73, 0.5),
+            wave(t * 6, 1.13, 0.5),
+        );
+        let ig = wave(t * 3, 0.61, 4.0);
+        let fg: Vec<f32> = wave(t * 3, 0.29, 3.0).iter().map(|x| x + 1.0).collect();
+        let per = 4 * 2 + 4 + 1;
+        let start: Vec<f64> = (0..3 * per)
+            .map(|i| {
+                if i % per == per - 1 {
+                    0.7
+                } else {
+                    (i as f64 * 0.17).cos() * 0.3
+                }
+            })
+            .collect();
+        let mut s_loop = start.clone();
+        let want = mlstm(&q, &k, &v, &ig, &fg, &mut s_loop, d);
+        for chunk in [1, 3, 4, 11, 64] {
+            let mut s = start.clone();
+            let got = mlstm_chunked(&q, &k, &v, &ig, &fg, &mut s, d, chunk).unwrap();
+            for (g, w) in got.iter().zip(&want) {
+                assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
+            }
+            for (g, w) in s.iter().zip(&s_loop) {
+                assert!((g - w).abs() < 1e-5, "chunk {chunk}: state {g} vs {w}");
             }
         }
     }
