@@ -63,6 +63,15 @@ impl<'a> Config<'a> {
         }
     }
 
+    /// The nested object `key` read apart from the key accounting: for figures outside the
+    /// language model (a tower's sizes), whose keys its row lists as inert as a whole.
+    pub fn detached(&self, key: &str) -> Result<Option<Config<'a>>> {
+        Ok(self.sub(key)?.map(|c| Config {
+            read: Rc::default(),
+            ..c
+        }))
+    }
+
     pub fn err(&self, key: &str, message: impl Into<String>) -> Error {
         let key = self.file_key(key);
         Error::new(self.file, format!("{}{}", self.prefix, key), message)

@@ -14,12 +14,12 @@ pub fn printable(s: &str) -> String {
         .collect()
 }
 
-/// `3212749824` → `3,212,749,824`.
 /// `n` and a noun, the noun plural unless `n` is 1: "1 tensor", "2 tensors", "1,024 layers".
 pub fn count(n: u128, noun: &str) -> String {
     format!("{} {noun}{}", grouped(n), if n == 1 { "" } else { "s" })
 }
 
+/// `3212749824` → `3,212,749,824`.
 pub fn grouped(n: u128) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);

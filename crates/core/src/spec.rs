@@ -122,11 +122,23 @@ pub struct NotDrawn {
     pub what: String,
     /// Hugging Face name prefix of its tensors (`vision_tower.`).
     pub prefix: String,
+    /// Its parameters, counted from the wrapper's config (in the model's total); `None` where
+    /// anatomy cannot count it (then outside the total).
+    pub params: Option<u64>,
 }
 
 impl std::fmt::Display for NotDrawn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} ({}*)", self.what, self.prefix)
+        match self.params {
+            Some(n) => write!(
+                f,
+                "{} ({}*, {})",
+                self.what,
+                self.prefix,
+                crate::fmt::count(n as u128, "parameter")
+            ),
+            None => write!(f, "{} ({}*, not counted)", self.what, self.prefix),
+        }
     }
 }
 

@@ -78,6 +78,10 @@ pub struct Flops {
     pub decode_per_token: u64,
 }
 
+/// The `params_by_component` key of a wrapper's towers (vision and audio encoders, projectors),
+/// which the graph does not draw: counted in `total_params`, not in `active_params`.
+pub const TOWERS: &str = "towers (not drawn)";
+
 /// The longest context anatomy computes figures for.
 pub const MAX_CONTEXT: u64 = 1 << 40;
 
@@ -115,6 +119,14 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     }
     let active = total - inactive;
     let embedding = by_component[0];
+    // A wrapper's towers: stored and counted, run by its images and audio, not by a text token.
+    let towers: u128 = spec
+        .not_drawn
+        .iter()
+        .filter_map(|n| n.params)
+        .map(u128::from)
+        .sum();
+    total += towers;
 
     let per_layer = per_layer_params(g);
     // Each multi-token-prediction layer holds one more decoder block like the model's last.
@@ -181,6 +193,9 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
             .iter()
             .zip(by_component)
             .map(|(c, n)| Ok((c.label().to_string(), fit("a parameter count", n)?)))
+            .chain(
+                (towers > 0).then(|| Ok((TOWERS.to_string(), fit("a parameter count", towers)?))),
+            )
             .collect::<Result<_>>()?,
         layer_runs,
         kv_cache: KvCache {

@@ -88,11 +88,18 @@ fn olmo2_post_norms_and_full_qk_norm() {
     insta::assert_snapshot!(show("olmo-2-1124-7b", 120, Some(4)));
 }
 
-/// A multimodal wrapper: the language model is drawn, the vision parts are named as not drawn.
+/// A multimodal wrapper: the language model is drawn, the vision parts are named as not drawn,
+/// with their parameter counts (tested exact in `exactness`).
 #[test]
 fn gemma3_wrapper_names_what_is_not_drawn() {
     let out = show("gemma-3-27b", 120, None);
-    assert!(out.contains("not drawn: vision tower (vision_tower.*), multimodal projector (multi_modal_projector.*)"), "{out}");
+    let first = out.lines().nth(1).unwrap();
+    assert!(
+        first.starts_with("not drawn: vision tower (vision_tower.*, ")
+            && first.contains(" parameters), multimodal projector (multi_modal_projector.*, ")
+            && !first.contains("not counted"),
+        "{out}"
+    );
     assert!(
         out.contains(
             "layers differ · attention: full in 5, 11, 17 … 59 (every 6th) · sliding 1024 in 0–4"

@@ -25,6 +25,7 @@ mod nemotron_h;
 mod recurrent_gemma;
 mod registry;
 mod rwkv;
+mod towers;
 mod xlstm;
 mod zamba;
 
@@ -182,11 +183,17 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
     spec.not_drawn = row
         .parts
         .iter()
-        .map(|(what, prefix)| NotDrawn {
-            what: what.to_string(),
-            prefix: prefix.to_string(),
+        .map(|p| {
+            Ok(NotDrawn {
+                what: p.what.to_string(),
+                prefix: p.prefix.to_string(),
+                params: match p.count {
+                    Some(count) => count(&top)?,
+                    None => None,
+                },
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     check(&cfg, &spec)?;
     echo::check(&cfg, text_row.echoes, &spec)?;
     spec.ignored = account(&top, row, text_row, lenient)?;

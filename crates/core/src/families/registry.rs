@@ -15,7 +15,7 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     dbrx, deepseek, falcon, falcon_h1, gemma, gemma4, gpt2, gpt_oss, jetmoe, llama4, longcat,
-    mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, xlstm, zamba,
+    mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, towers, xlstm, zamba,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -27,6 +27,33 @@ use crate::spec::{
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
+
+/// A wrapper's part besides its language model: what it is, the Hugging Face name prefix of its
+/// tensors, and its parameter count where anatomy can count it from the config.
+#[derive(Clone, Copy)]
+pub struct Part {
+    pub what: &'static str,
+    pub prefix: &'static str,
+    pub count: Option<towers::Counter>,
+}
+
+/// A part anatomy names but cannot count yet.
+const fn part(what: &'static str, prefix: &'static str) -> Part {
+    Part {
+        what,
+        prefix,
+        count: None,
+    }
+}
+
+/// A part anatomy counts.
+const fn counted(what: &'static str, prefix: &'static str, count: towers::Counter) -> Part {
+    Part {
+        what,
+        prefix,
+        count: Some(count),
+    }
+}
 
 /// How a family's config is read.
 // Rows are statics read in place: the variants' size difference costs nothing.
@@ -55,8 +82,8 @@ pub struct Family {
     pub inert: &'static [&'static [&'static str]],
     /// A multimodal wrapper: the `model_type` of the language model in its `text_config`.
     pub text: Option<&'static str>,
-    /// A wrapper's parts besides its language model: (what, Hugging Face name prefix).
-    pub parts: &'static [(&'static str, &'static str)],
+    /// A wrapper's parts besides its language model.
+    pub parts: &'static [Part],
     /// The config class's `attribute_map`: (key in the file, attribute it sets).
     pub renames: &'static [(&'static str, &'static str)],
     /// Where a wrapper holds the LM head: on the wrapper itself (Gemma 3), when its own
@@ -531,7 +558,10 @@ pub static FAMILIES: &[Family] = &[
     // Phi-4-multimodal: Phi-3's language model, its image and audio encoders beside the token
     // embedding (`model.embed_tokens_extend`).
     Family {
-        parts: &[("image and audio encoders", "model.embed_tokens_extend.")],
+        parts: &[part(
+            "image and audio encoders",
+            "model.embed_tokens_extend.",
+        )],
         ..llama(
             "phi4_multimodal",
             "Phi-4-multimodal",
@@ -2879,7 +2909,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen3_5_text"),
         wrapper_tied: Some(false),
         nested: true,
-        parts: &[("vision tower", "model.visual.")],
+        parts: &[part("vision tower", "model.visual.")],
         ..wrapper("qwen3_5", "Qwen3.5", QWEN3_5_WRAPPER)
     },
     // Gemma 4's unified models' language model: Gemma 4's without per-layer embeddings or experts.
@@ -2910,7 +2940,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen3_5_moe_text"),
         wrapper_tied: Some(false),
         nested: true,
-        parts: &[("vision tower", "model.visual.")],
+        parts: &[part("vision tower", "model.visual.")],
         ..wrapper("qwen3_5_moe", "Qwen3.5-MoE", QWEN3_5_WRAPPER)
     },
     // LFM2-MoE: LFM2's short convolutions and attention layers, the layer types required, the
@@ -3430,8 +3460,12 @@ pub static FAMILIES: &[Family] = &[
         text: Some("gemma3_text"),
         wrapper_tied: Some(true),
         parts: &[
-            ("vision tower", "vision_tower."),
-            ("multimodal projector", "multi_modal_projector."),
+            counted("vision tower", "vision_tower.", towers::gemma3_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::gemma3_projector,
+            ),
         ],
         ..own(
             "gemma3",
@@ -3457,8 +3491,8 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen2"),
         wrapper_tied: Some(true),
         parts: &[
-            ("vision tower", "vision_tower."),
-            ("multimodal projector", "multi_modal_projector."),
+            part("vision tower", "vision_tower."),
+            part("multimodal projector", "multi_modal_projector."),
         ],
         ..wrapper(
             "got_ocr2",
@@ -3475,7 +3509,11 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("persimmon"),
         wrapper_tied: Some(false),
-        parts: &[("patch embedding", "vision_embed_tokens.")],
+        parts: &[counted(
+            "patch embedding",
+            "vision_embed_tokens.",
+            towers::fuyu_patches,
+        )],
         ..wrapper(
             "fuyu",
             "Fuyu",
@@ -3960,8 +3998,8 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("llama4_text"),
         parts: &[
-            ("vision encoder", "vision_model."),
-            ("multimodal projector", "multi_modal_projector."),
+            part("vision encoder", "vision_model."),
+            part("multimodal projector", "multi_modal_projector."),
         ],
         // The language model owns the head: the wrapper's own tie flag changes nothing.
         ..own(
@@ -4029,11 +4067,11 @@ const QWEN3_5_INERT: &[&str] = &[
 
 /// A Qwen3.5 wrapper's own keys: its vision tower's, and the ids of its image and video tokens.
 /// Gemma 4's wrappers' parts beside their language model: towers and their embedders.
-const GEMMA4_PARTS: &[(&str, &str)] = &[
-    ("vision tower", "model.vision_tower."),
-    ("vision embedder", "model.embed_vision."),
-    ("audio tower", "model.audio_tower."),
-    ("audio embedder", "model.embed_audio."),
+const GEMMA4_PARTS: &[Part] = &[
+    part("vision tower", "model.vision_tower."),
+    part("vision embedder", "model.embed_vision."),
+    part("audio tower", "model.audio_tower."),
+    part("audio embedder", "model.embed_audio."),
 ];
 
 /// Gemma 4's wrappers' keys: their towers' configs and the tokens that mark images and audio.

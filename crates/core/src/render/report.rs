@@ -21,7 +21,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     }
     if !spec.not_drawn.is_empty() {
         line(format!(
-            "not counted (not drawn): {}",
+            "not drawn: {}",
             spec.not_drawn
                 .iter()
                 .map(|n| n.to_string())
@@ -81,6 +81,14 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
             c.label(),
             grouped(n),
             pct(n, total)
+        ));
+    }
+    if let Some(&n) = s.params_by_component.get(crate::stats::TOWERS) {
+        line(format!(
+            "    {:<24}{:>20}  {:>5.1}%  run by images and audio, not by a text token",
+            crate::stats::TOWERS,
+            grouped(n as u128),
+            pct(n as u128, total)
         ));
     }
     for l in spec.plan_summary() {

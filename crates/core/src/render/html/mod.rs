@@ -265,7 +265,7 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
         String::new()
     } else {
         format!(
-            "<p class=\"note\">Not drawn or counted: {}.</p>",
+            "<p class=\"note\">Not drawn: {}.</p>",
             escape(
                 &spec
                     .not_drawn
