@@ -202,7 +202,7 @@ impl<'a> Config<'a> {
         }
     }
 
-    fn positive(&self, key: &str, v: &Value) -> Result<u64> {
+    pub(crate) fn positive(&self, key: &str, v: &Value) -> Result<u64> {
         let n = self.integer(key, v)?;
         if n == 0 {
             return Err(self.err(key, "is 0; it must be a positive integer"));

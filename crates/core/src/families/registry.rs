@@ -2909,7 +2909,11 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen3_5_text"),
         wrapper_tied: Some(false),
         nested: true,
-        parts: &[part("vision tower", "model.visual.")],
+        parts: &[counted(
+            "vision tower",
+            "model.visual.",
+            towers::qwen3_5_vision,
+        )],
         ..wrapper("qwen3_5", "Qwen3.5", QWEN3_5_WRAPPER)
     },
     // Gemma 4's unified models' language model: Gemma 4's without per-layer embeddings or experts.
@@ -2940,7 +2944,11 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen3_5_moe_text"),
         wrapper_tied: Some(false),
         nested: true,
-        parts: &[part("vision tower", "model.visual.")],
+        parts: &[counted(
+            "vision tower",
+            "model.visual.",
+            towers::qwen3_5_vision,
+        )],
         ..wrapper("qwen3_5_moe", "Qwen3.5-MoE", QWEN3_5_WRAPPER)
     },
     // LFM2-MoE: LFM2's short convolutions and attention layers, the layer types required, the
@@ -3998,8 +4006,12 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("llama4_text"),
         parts: &[
-            part("vision encoder", "vision_model."),
-            part("multimodal projector", "multi_modal_projector."),
+            counted("vision encoder", "vision_model.", towers::llama4_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::llama4_projector,
+            ),
         ],
         // The language model owns the head: the wrapper's own tie flag changes nothing.
         ..own(

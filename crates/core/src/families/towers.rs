@@ -99,6 +99,118 @@ pub fn fuyu_patches(top: &Config) -> Result<Option<u64>> {
     fit(top, pixels * text + text)
 }
 
+/// The wrapper's vision sub-config, where it is of one of `kinds` (or says no kind): `Ok(None)`
+/// for another kind, `Ok(Some(None))` where the config has none (the class defaults hold).
+fn vision<'a>(top: &Config<'a>, kinds: &[&str]) -> Result<Option<Option<Config<'a>>>> {
+    let v = top.detached("vision_config")?;
+    if let Some(v) = &v {
+        if let Some(kind) = v.opt_string("model_type")? {
+            if !kinds.contains(&kind.as_str()) {
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(v))
+}
+
+/// A size of the vision config, or the class default where it has none.
+fn size(v: &Option<Config>, key: &str, default: u64) -> Result<u64> {
+    match v {
+        Some(v) => v.size(key, Some(default)),
+        None => Ok(default),
+    }
+}
+
+/// A square size (`image_size`, `patch_size`): an integer, or two equal ones; `None` for a
+/// rectangle, which the counters leave uncounted.
+fn square(v: &Option<Config>, key: &str, default: u64) -> Result<Option<u64>> {
+    let Some(value) = v.as_ref().and_then(|v| v.get(key)) else {
+        return Ok(Some(default));
+    };
+    let v = v.as_ref().expect("a value read from it");
+    match value.as_array().map(|a| a.as_slice()) {
+        Some([a, b]) if a == b => v.positive(key, a).map(Some),
+        Some(_) => Ok(None),
+        None => v.size(key, Some(default)).map(Some),
+    }
+}
+
+/// The text model's width, for a projector into it.
+fn text_hidden(top: &Config, default: u64) -> Result<u64> {
+    top.detached("text_config")?
+        .map(|t| t.size("hidden_size", Some(default)))
+        .transpose()
+        .map(|h| h.unwrap_or(default))
+}
+
+/// Llama 4's vision encoder: its unfolded-patch projection, class embedding and learned
+/// positions (one more than the patches), LayerNorms before and after, encoder layers
+/// (LayerNorms, attention with biases, a biased two-layer MLP), and the pixel-shuffle adapter's
+/// two bias-free projections.
+pub fn llama4_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = vision(top, &["llama4_vision_model"])? else {
+        return Ok(None);
+    };
+    let (Some(image), Some(patch)) = (
+        square(&v, "image_size", 448)?,
+        square(&v, "patch_size", 14)?,
+    ) else {
+        return Ok(None);
+    };
+    let d = size(&v, "hidden_size", 768)? as u128;
+    let i = size(&v, "intermediate_size", 5632)? as u128;
+    let layers = size(&v, "num_hidden_layers", 34)? as u128;
+    let channels = size(&v, "num_channels", 3)? as u128;
+    let (proj_in, proj_out) = (
+        size(&v, "projector_input_dim", 4096)? as u128,
+        size(&v, "projector_output_dim", 4096)? as u128,
+    );
+    let positions = ((image / patch) as u128).pow(2) + 1;
+    let embed = channels * (patch as u128).pow(2) * d + d + positions * d + 4 * d;
+    let layer = 4 * (d * d + d) + 4 * d + 2 * d * i + i + d;
+    let adapter = i * proj_in + proj_out * proj_out;
+    fit(top, embed + layers * layer + adapter)
+}
+
+/// Llama 4's projector: the vision output width mapped to the text width, without a bias.
+pub fn llama4_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = vision(top, &["llama4_vision_model"])? else {
+        return Ok(None);
+    };
+    let out = size(&v, "vision_output_dim", 7680)? as u128;
+    fit(top, out * text_hidden(top, 5120)? as u128)
+}
+
+/// Qwen3.5's vision tower: a 3-D patch convolution over (time, height, width), learned
+/// positions, pre-norm blocks (LayerNorms, a fused biased QKV and output projection, a biased
+/// two-layer MLP), and the merger: a LayerNorm, then two biased projections of each
+/// spatial_merge_size² patches joined, into the text width.
+pub fn qwen3_5_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = vision(top, &["qwen3_5", "qwen3_5_moe"])? else {
+        return Ok(None);
+    };
+    let (Some(patch), Some(frames)) = (
+        square(&v, "patch_size", 16)?,
+        square(&v, "temporal_patch_size", 2)?,
+    ) else {
+        return Ok(None);
+    };
+    let d = size(&v, "hidden_size", 1152)? as u128;
+    let i = size(&v, "intermediate_size", 4304)? as u128;
+    let depth = size(&v, "depth", 27)? as u128;
+    let channels = size(&v, "in_channels", 3)? as u128;
+    let positions = size(&v, "num_position_embeddings", 2304)? as u128;
+    let merge = (size(&v, "spatial_merge_size", 2)? as u128).pow(2);
+    let out = size(&v, "out_hidden_size", 3584)? as u128;
+    // Qwen3-VL's deep-stack mergers are not built: Qwen3.5 deletes them, whatever
+    // `deepstack_visual_indexes` a config lists.
+    let embed = channels * frames as u128 * (patch as u128).pow(2) * d + d + positions * d;
+    let block = 4 * d + 3 * d * d + 3 * d + d * d + d + 2 * d * i + i + d;
+    let joined = d * merge;
+    let merger = 2 * d + joined * joined + joined + joined * out + out;
+    fit(top, embed + depth * block + merger)
+}
+
 fn fit(top: &Config, n: u128) -> Result<Option<u64>> {
     u64::try_from(n).map(Some).map_err(|_| {
         top.err(
