@@ -23,6 +23,7 @@ before(async () => {
   mkdirSync(join(dir, "xlstm"));
   writeFileSync(join(dir, "xlstm", "config.json"), JSON.stringify({ model_type: "xlstm" }));
   anatomy("html", join(dir, "xlstm"), "-o", join(dir, "xlstm.html"));
+  anatomy("html", "gemma-3-27b", "-o", join(dir, "gemma3.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -234,6 +235,23 @@ test("xLSTM's mLSTM is drawn as a mixer with its matrix memory's size and its re
   // Per layer: 8 × (256 × 512 + 256 + 1) values, whatever the context.
   assert.match(detail, /1,050,632 values/);
   assert.match(await page.locator("#detail pre.code").textContent(), /class MLstm\(nn\.Module\)/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a multimodal wrapper draws its towers as one box with their count, in the total", async () => {
+  const { page, problems } = await open(browser, join(dir, "gemma3.html"));
+  const box = page.locator("svg g.towers");
+  await box.waitFor({ state: "visible" });
+  assert.equal(await box.locator("text.sub").textContent(), "423M params");
+  const label = await box.getAttribute("aria-label");
+  assert.match(label, /vision tower \(vision_tower\.\*, 416,866,032 parameters\)/);
+  assert.match(label, /multimodal projector \(multi_modal_projector\.\*, 6,194,304 parameters\)/);
+  // It lies beside the token embedding, at the same height.
+  const [t, e] = [await box.locator("rect").boundingBox(), await page.locator("#part-embedding rect").boundingBox()];
+  assert.ok(Math.abs(t.y - e.y) < 1 && t.x > e.x + e.width, JSON.stringify([t, e]));
+  assert.match(await page.locator(".chip").first().textContent(), /params 27\.4B/);
+  assert.match(await page.textContent("body"), /dense — every language-model parameter active every token/);
   assert.deepEqual(problems, []);
   await page.close();
 });

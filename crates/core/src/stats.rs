@@ -78,6 +78,19 @@ pub struct Flops {
     pub decode_per_token: u64,
 }
 
+impl Stats {
+    /// A wrapper's towers' parameters (0 for a language model alone).
+    pub fn tower_params(&self) -> u64 {
+        self.params_by_component.get(TOWERS).copied().unwrap_or(0)
+    }
+
+    /// A token runs only some of the language model's parameters (routed experts): the towers,
+    /// which a text token never runs, do not make a model sparse.
+    pub fn sparse(&self) -> bool {
+        self.active_params + self.tower_params() != self.total_params
+    }
+}
+
 /// The `params_by_component` key of a wrapper's towers (vision and audio encoders, projectors),
 /// which the graph does not draw: counted in `total_params`, not in `active_params`.
 pub const TOWERS: &str = "towers (not drawn)";

@@ -324,7 +324,11 @@ pub fn markdown(g: &Graph, origin: &Origin) -> Result<String> {
     );
     if s.active_params != s.total_params {
         row(
-            "active parameters per token",
+            if s.sparse() {
+                "active parameters per token"
+            } else {
+                "active parameters per token (the language model; not the towers)"
+            },
             format!(
                 "{} ({})",
                 grouped(s.active_params as u128),

@@ -38,16 +38,18 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         grouped(total),
         short(total)
     ));
-    let dense = s.active_params == s.total_params;
+    let towers = s.tower_params() > 0;
     line(format!(
         "  {:<26}{:>20}  ({}){}",
         "active per token",
         grouped(s.active_params as u128),
         short(s.active_params as u128),
-        if dense {
-            ", dense: every parameter is active"
-        } else {
+        if s.sparse() {
             ""
+        } else if towers {
+            ", dense: every language-model parameter is active"
+        } else {
+            ", dense: every parameter is active"
         }
     ));
     line(format!(

@@ -150,6 +150,7 @@ pub(crate) struct Drawing {
     pub variants: Vec<Variant>,
     summaries: Vec<String>,
     layers: u64,
+    towers: Vec<crate::spec::NotDrawn>,
 }
 
 pub(crate) fn drawing(g: &Graph) -> crate::Result<Drawing> {
@@ -165,6 +166,7 @@ pub(crate) fn drawing(g: &Graph) -> crate::Result<Drawing> {
         variants: variants(g),
         summaries,
         layers: g.spec.layers,
+        towers: g.spec.not_drawn.clone(),
     })
 }
 
@@ -179,7 +181,14 @@ impl Drawing {
                 .map(|i| self.summaries[i].clone())
                 .unwrap_or_default()
         };
-        svg::diagram(&self.parts, self.layers, &variant_of, &summary_of, place)
+        svg::diagram(
+            &self.parts,
+            self.layers,
+            &self.towers,
+            &variant_of,
+            &summary_of,
+            place,
+        )
     }
 }
 
@@ -228,6 +237,7 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
     let diagram = svg::diagram(
         &ps,
         spec.layers,
+        &spec.not_drawn,
         &variant_of,
         &summary_of,
         &svg::Placement::default(),
@@ -260,7 +270,7 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
         .iter()
         .map(|c| format!("<span class=\"chip\">{}</span>", escape(c)))
         .collect();
-    let highlights = text::highlights(spec, s.total_params, s.active_params).join(" · ");
+    let highlights = text::highlights(spec, &s).join(" · ");
     let not_drawn = if spec.not_drawn.is_empty() {
         String::new()
     } else {

@@ -1,6 +1,7 @@
 //! The block diagram as SVG, laid out top to bottom: boxes in one column, solid edges labelled
 //! with shapes, dashed residual paths on the right, a frame around the repeated block with its ×N
-//! badge, and a dotted edge to auxiliary modules. Parts of different layer variants share a slot.
+//! badge, and a dotted edge to auxiliary modules and to a wrapper's towers (one box beside the
+//! embedding, with their parameter count). Parts of different layer variants share a slot.
 
 use super::escape;
 use super::parts::{Kind, Part};
@@ -66,10 +67,12 @@ pub struct Placement<'a> {
     pub style: Option<&'a str>,
 }
 
-/// `variant_of(part)`: the variants (by index) a gated part belongs to.
+/// `variant_of(part)`: the variants (by index) a gated part belongs to; `towers`: a wrapper's
+/// parts beside its language model, drawn as one box.
 pub fn diagram(
     parts: &[Part],
     layers: u64,
+    towers: &[crate::spec::NotDrawn],
     variant_of: &dyn Fn(&Part) -> Vec<usize>,
     aria_summary: &dyn Fn(&Part) -> String,
     place: &Placement,
@@ -99,6 +102,7 @@ pub fn diagram(
     let mut stream_y = 0; // where the residual stream last left the column
     let mut last_dim: Option<u64> = None;
     let mut aux_anchor = 0;
+    let mut embed_anchor = 0;
     for (n, slot) in slots(parts).into_iter().enumerate() {
         let p = slot[0];
         // Padding lengthens the arrow into the slot; a frame opening or closing starts its own.
@@ -136,6 +140,9 @@ pub fn diagram(
         arrow(&mut body, from, y, &label);
         if p.kind == Kind::Norm && p.id == "final-norm" {
             aux_anchor = y + BOX_H / 2;
+        }
+        if p.kind == Kind::Embedding && embed_anchor == 0 {
+            embed_anchor = y + BOX_H / 2;
         }
         for part in &slot {
             let variants = variant_of(part);
@@ -236,7 +243,43 @@ pub fn diagram(
             aria = escape(&format!("{}: {}", aux.title, aria_summary(aux))),
         ));
     }
-    let width = if parts.iter().any(|p| p.kind == Kind::Aux) {
+    if !towers.is_empty() {
+        // One box for all of them: what each is and holds in its label and tooltip.
+        let counted: Vec<u64> = towers.iter().filter_map(|t| t.params).collect();
+        let sub = match counted.len() {
+            0 => "not counted".to_string(),
+            n if n == towers.len() => {
+                format!("{} params", short(counted.iter().map(|&n| n as u128).sum()))
+            }
+            _ => format!(
+                "{}+ params",
+                short(counted.iter().map(|&n| n as u128).sum())
+            ),
+        };
+        let what = towers
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join("; ");
+        let ay = embed_anchor.max(60) - BOX_H / 2;
+        let ax = RESID_X + 24;
+        body.push_str(&format!(
+            "<path class=\"auxedge\" d=\"M{ax} {} H{}\" marker-end=\"url(#{pre}arrow)\"/><g class=\"towers\" role=\"img\" aria-label=\"Not drawn: {label}\"><title>Not drawn: {label}</title><rect x=\"{ax}\" y=\"{ay}\" width=\"120\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{title}</text><text class=\"sub\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{sub}</text></g>",
+            ay + BOX_H / 2,
+            BOX_X + BOX_W + 2,
+            ax + 60,
+            ay + 20,
+            ax + 60,
+            ay + 36,
+            label = escape(&what),
+            title = match towers {
+                [one] if one.what.len() <= 16 => escape(&one.what),
+                _ => "towers".to_string(),
+            },
+            sub = escape(&sub),
+        ));
+    }
+    let width = if parts.iter().any(|p| p.kind == Kind::Aux) || !towers.is_empty() {
         W + 100
     } else {
         W

@@ -728,15 +728,24 @@ pub fn character(spec: &Spec) -> String {
 }
 
 /// The highlights line: what is active, how attention shares heads, how far the context reaches.
-pub fn highlights(spec: &Spec, total: u64, active: u64) -> Vec<String> {
+pub fn highlights(spec: &Spec, s: &crate::stats::Stats) -> Vec<String> {
     let mut out = Vec::new();
-    out.push(if total == active {
+    // A wrapper's towers run on images and audio: the language model's parameters decide.
+    let (total, active) = (s.total_params - s.tower_params(), s.active_params);
+    out.push(if !s.sparse() && s.tower_params() > 0 {
+        "dense — every language-model parameter active every token".to_string()
+    } else if !s.sparse() {
         "dense — every parameter active every token".to_string()
     } else {
         format!(
-            "sparse — {} of {} parameters active per token",
+            "sparse — {} of {} {}parameters active per token",
             short(active as u128),
-            short(total as u128)
+            short(total as u128),
+            if s.tower_params() > 0 {
+                "language-model "
+            } else {
+                ""
+            }
         )
     });
     let a = &spec.attn;
