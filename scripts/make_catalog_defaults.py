@@ -28,6 +28,10 @@ ENTRIES = {
     "jais-2-8b-chat": "jais2",
     "longcat-flash-chat": "longcat_flash",
     "gemma-4-e2b-it": "gemma4_text",
+    "xlstm-7b": "xlstm",
+    "recurrentgemma-2b": "recurrent_gemma",
+    "olmo-hybrid-7b": "olmo_hybrid",
+    "lfm3-1.7b": "lfm3",
 }
 
 # Keys of every PreTrainedConfig that say nothing about the architecture.

@@ -82,7 +82,7 @@ SIZES = {
     "index_n_heads": 8,
     "index_head_dim": 12,
 }
-WINDOWS = ("sliding_window", "attention_chunk_size")
+WINDOWS = ("sliding_window", "attention_chunk_size", "attention_window_size")
 TOKEN_IDS = ("bos_token_id", "eos_token_id", "pad_token_id", "boi_token_index", "eoi_token_index",
              "image_token_index", "decoder_start_token_id")
 
@@ -170,9 +170,16 @@ def shrink_text(text, n):
     # A rotated dim count (GPT-J, MiniMax-M2) keeps its fraction of the head.
     rotary = text.get("rotary_dim")
     rotary_fraction = rotary / head_size(text) if isinstance(rotary, int) and head_size(text) else None
+    # RecurrentGemma's RG-LRU width: the stream's, where the real model's is (else wider).
+    lru = text.get("lru_width")
+    if isinstance(lru, int):
+        text["lru_width"] = HIDDEN if lru == text.get("hidden_size") else HIDDEN + 16
     for key, value in SIZES.items():
         if isinstance(text.get(key), int):
             text[key] = value
+    # RecurrentGemma's class derives the head size, and says so in head_dim.
+    if isinstance(lru, int):
+        text["head_dim"] = HIDDEN // HEADS
     for key in ("num_attention_heads", "n_head"):
         if key in text:
             text[key] = HEADS
@@ -206,6 +213,14 @@ def shrink_text(text, n):
         ratio = text.get("linear_num_value_heads", 32) // text["linear_num_key_heads"]
         text["linear_num_key_heads"], text["linear_num_value_heads"] = 2, 2 * ratio
         text["linear_key_head_dim"] = text["linear_value_head_dim"] = 16
+    # xLSTM's width under its own name, its key share a multiple of 64 (which the class's cache
+    # rounds it to), and its heads; its prompt kernel in chunks of 4, and in float32 (its bf16
+    # default is a precision, not another model).
+    if isinstance(text.get("embedding_dim"), int) and text.get("model_type") == "xlstm":
+        text["embedding_dim"] = text["hidden_size"] = 2 * HIDDEN
+        text["num_heads"] = HEADS
+        text["chunk_size"] = 4
+        text["autocast_kernel_dtype"] = "float32"
     # Kimi Delta Attention (Kimi Linear), in its sub-config: two heads of 16.
     lac = text.get("linear_attn_config")
     if isinstance(lac, dict):
@@ -267,7 +282,7 @@ def shrink_text(text, n):
                 text["zero_expert_num"] = max(1, min(e, -(-want // groups) * groups) * zero // e)
             text[key] = min(e, -(-want // groups) * groups)
     # (LongCat-Flash's num_layers counts pairs of layers.)
-    for key in ("num_hidden_layers", "n_layer", "num_layers"):
+    for key in ("num_hidden_layers", "n_layer", "num_layers", "num_blocks"):
         if key in text:
             text[key] = n
     if isinstance(text.get("max_window_layers"), int):

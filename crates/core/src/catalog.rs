@@ -349,6 +349,30 @@ pub static ENTRIES: &[Entry] = &[
         "meituan-longcat/LongCat-Flash-Chat",
         "two latent-attention sublayers a layer, experts on a shortcut, zero-computation experts"
     ),
+    entry!(
+        defaults "xLSTMConfig",
+        "xlstm-7b",
+        "NX-AI/xLSTM-7b",
+        "no attention: 32 mLSTM layers, each head a 256 × 512 matrix memory with exponential input gates"
+    ),
+    entry!(
+        defaults "RecurrentGemmaConfig",
+        "recurrentgemma-2b",
+        "google/recurrentgemma-2b",
+        "Griffin: RG-LRU recurrent blocks after a temporal convolution, local attention in every third layer"
+    ),
+    entry!(
+        defaults "OlmoHybridConfig",
+        "olmo-hybrid-7b",
+        "allenai/Olmo-Hybrid-7B",
+        "pre-normed Gated DeltaNet in three of every four layers, post-normed full attention in the fourth"
+    ),
+    entry!(
+        defaults "Lfm3Config",
+        "lfm3-1.7b",
+        "LiquidAI/LFM3-1.7B",
+        "short gated convolutions, with sliding-window and full attention in 11 of 24 layers"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

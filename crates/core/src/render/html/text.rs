@@ -673,7 +673,36 @@ pub fn character(spec: &Spec) -> String {
         (_, AttnKind::Mqa) => "multi-query attention".into(),
         _ => "grouped-query attention".into(),
     };
+    // Recurrent mixers name the layers' mixing; attention, where some layers attend, says in how
+    // many (a shared block's visits count).
+    let recurrent: Vec<String> = crate::spec::Mixer::RECURRENT
+        .iter()
+        .filter(|m| spec.plan.iter().any(|l| l.mixer.recurrent_kind() == Some(**m)))
+        .map(|m| spec.mixer_describe(*m))
+        .collect();
+    let attending = (0..spec.layers)
+        .filter(|&b| spec.attn_span(b).is_some())
+        .count() as u64;
+    let attn = match (recurrent.join(" and "), attending) {
+        (r, _) if r.is_empty() => attn,
+        (r, 0) => r,
+        (r, n) if n == spec.layers => format!("{r} beside {attn} in every layer"),
+        (r, n) => format!("{r}, with {attn} in {n} of {} layers", spec.layers),
+    };
     let ffn = match &spec.moe {
+        _ if spec.plan.iter().all(|l| l.ffn == crate::spec::Ffn::None) => {
+            match spec.shared.as_ref().filter(|s| !s.layers.is_empty()) {
+                Some(_) => "an MLP in the shared block alone".to_string(),
+                None => "no FFN".to_string(),
+            }
+        }
+        _ if spec
+            .plan
+            .iter()
+            .all(|l| matches!(l.ffn, crate::spec::Ffn::ChannelMix)) =>
+        {
+            "channel mixing in place of an FFN".to_string()
+        }
         Some(m) if spec.is_moe() => format!(
             "mixture of {} experts ({} active{})",
             m.experts,
@@ -716,7 +745,13 @@ pub fn character(spec: &Spec) -> String {
     {
         extras.push("local and global layers".into());
     }
-    if spec.plan.iter().any(|l| !l.rope) && matches!(spec.position, Position::Rope(_)) {
+    // Attention layers that skip it (a recurrent layer has no positions to rotate).
+    if spec
+        .plan
+        .iter()
+        .any(|l| !l.rope && l.mixer.span_of().is_some())
+        && matches!(spec.position, Position::Rope(_))
+    {
         extras.push("layers without RoPE".into());
     }
     let extras = if extras.is_empty() {
@@ -724,7 +759,11 @@ pub fn character(spec: &Spec) -> String {
     } else {
         format!("; {}", extras.join(", "))
     };
-    format!("A {} decoder: {attn}, {ffn}{extras}.", spec.family)
+    let article = match spec.family.chars().next() {
+        Some('A' | 'E' | 'I' | 'O' | 'U' | 'a' | 'e' | 'i' | 'o' | 'u' | 'x') => "An",
+        _ => "A",
+    };
+    format!("{article} {} decoder: {attn}, {ffn}{extras}.", spec.family)
 }
 
 /// The highlights line: what is active, how attention shares heads, how far the context reaches.
