@@ -13,7 +13,7 @@ use crate::error::Result;
 /// Counts one part from the wrapper's config: `None` where anatomy cannot count it.
 pub type Counter = fn(&Config) -> Result<Option<u64>>;
 
-/// The sizes of a SigLIP vision tower (`SiglipVisionConfig`), or `None` for another kind.
+/// The sizes of a SigLIP vision tower (`SiglipVisionConfig`).
 struct Siglip {
     hidden: u64,
     intermediate: u64,
@@ -24,27 +24,22 @@ struct Siglip {
     head: bool,
 }
 
+/// The wrapper's SigLIP tower, or `None` for another kind or a rectangular image or patch.
 fn siglip_config(top: &Config) -> Result<Option<Siglip>> {
-    let v = top.detached("vision_config")?;
-    if let Some(v) = &v {
-        if !matches!(
-            v.opt_string("model_type")?.as_deref(),
-            None | Some("siglip_vision_model")
-        ) {
-            return Ok(None);
-        }
-    }
-    // The class's default where the wrapper's config leaves a size out (or has no tower config).
-    let size = |key: &str, default: u64| match &v {
-        Some(v) => v.size(key, Some(default)),
-        None => Ok(default),
+    let Some(v) = vision(top, &["siglip_vision_model"])? else {
+        return Ok(None);
     };
-    let (image, patch) = (size("image_size", 224)?, size("patch_size", 16)?);
+    let (Some(image), Some(patch)) = (
+        square(&v, "image_size", 224)?,
+        square(&v, "patch_size", 16)?,
+    ) else {
+        return Ok(None);
+    };
     Ok(Some(Siglip {
-        hidden: size("hidden_size", 768)?,
-        intermediate: size("intermediate_size", 3072)?,
-        layers: size("num_hidden_layers", 12)?,
-        channels: size("num_channels", 3)?,
+        hidden: size(&v, "hidden_size", 768)?,
+        intermediate: size(&v, "intermediate_size", 3072)?,
+        layers: size(&v, "num_hidden_layers", 12)?,
+        channels: size(&v, "num_channels", 3)?,
         patches: (image / patch) * (image / patch),
         patch,
         head: match &v {
@@ -79,23 +74,15 @@ pub fn gemma3_projector(top: &Config) -> Result<Option<u64>> {
     let Some(s) = siglip_config(top)? else {
         return Ok(None);
     };
-    let text = top
-        .detached("text_config")?
-        .map(|t| t.size("hidden_size", Some(2304)))
-        .transpose()?
-        .unwrap_or(2304);
-    fit(top, s.hidden as u128 * text as u128 + s.hidden as u128)
+    let text = text_hidden(top, 2304)? as u128;
+    fit(top, s.hidden as u128 * text + s.hidden as u128)
 }
 
 /// Fuyu's patch embedding: one biased linear map from a patch's pixels to the text width.
 pub fn fuyu_patches(top: &Config) -> Result<Option<u64>> {
     let pixels = top.size("patch_size", Some(30))?.pow(2) as u128
         * top.size("num_channels", Some(3))? as u128;
-    let text = top
-        .detached("text_config")?
-        .map(|t| t.size("hidden_size", Some(4096)))
-        .transpose()?
-        .unwrap_or(4096) as u128;
+    let text = text_hidden(top, 4096)? as u128;
     fit(top, pixels * text + text)
 }
 

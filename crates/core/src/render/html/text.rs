@@ -677,7 +677,11 @@ pub fn character(spec: &Spec) -> String {
     // many (a shared block's visits count).
     let recurrent: Vec<String> = crate::spec::Mixer::RECURRENT
         .iter()
-        .filter(|m| spec.plan.iter().any(|l| l.mixer.recurrent_kind() == Some(**m)))
+        .filter(|m| {
+            spec.plan
+                .iter()
+                .any(|l| l.mixer.recurrent_kind() == Some(**m))
+        })
         .map(|m| spec.mixer_describe(*m))
         .collect();
     let attending = (0..spec.layers)
