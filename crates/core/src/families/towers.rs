@@ -206,3 +206,35 @@ fn fit(top: &Config, n: u128) -> Result<Option<u64>> {
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::families::load_json;
+
+    fn parts(json: &str) -> crate::Result<Vec<Option<u64>>> {
+        let spec = load_json("config.json", json, "t", false)?;
+        Ok(spec.not_drawn.iter().map(|p| p.params).collect())
+    }
+
+    /// A tower of a kind anatomy does not know, or of a rectangular image, is named and left
+    /// uncounted; the model itself still loads.
+    #[test]
+    fn unknown_or_rectangular_towers_are_uncounted() {
+        let other = r#"{"model_type": "gemma3", "text_config": {}, "vision_config": {"model_type": "clip_vision_model"}}"#;
+        assert_eq!(parts(other).unwrap(), [None, None]);
+        let wide = r#"{"model_type": "llama4", "text_config": {}, "vision_config": {"image_size": [448, 224]}}"#;
+        assert_eq!(parts(wide).unwrap(), [None, Some(39_321_600)]);
+    }
+
+    /// Sizes too large to count are an error naming the tower's config, not a wrapped number.
+    #[test]
+    fn a_tower_too_large_to_count_is_an_error() {
+        let huge = r#"{"model_type": "gemma3", "text_config": {}, "vision_config": {"hidden_size": 268435456, "intermediate_size": 268435456, "num_hidden_layers": 268435456}}"#;
+        let e = parts(huge).unwrap_err().to_string();
+        assert!(e.contains("vision_config") && e.contains("64 bits"), "{e}");
+        let bad =
+            r#"{"model_type": "gemma3", "text_config": {}, "vision_config": {"patch_size": 0}}"#;
+        let e = parts(bad).unwrap_err().to_string();
+        assert!(e.contains("vision_config.patch_size"), "{e}");
+    }
+}
