@@ -29,6 +29,8 @@ ENTRIES = {
     "longcat-flash-chat": "longcat_flash",
     "gemma-4-e2b-it": "gemma4_text",
     "xlstm-7b": "xlstm",
+    "zamba-7b-v1": "zamba",
+    "zamba2-2.7b": "zamba2",
     "recurrentgemma-2b": "recurrent_gemma",
     "olmo-hybrid-7b": "olmo_hybrid",
     "lfm3-1.7b": "lfm3",

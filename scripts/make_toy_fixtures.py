@@ -120,13 +120,18 @@ def layer_count(raw):
     firsts = {}
     for i, k in enumerate(kinds):
         firsts.setdefault(k, i)
+    # Zamba ties its shared block's copies together, which transformers cannot do for one copy:
+    # up to the second layer that runs it.
+    hybrid = [i for i, k in enumerate(kinds) if k[0] == "hybrid"]
+    if raw.get("model_type") == "zamba" and len(hybrid) > 1:
+        return hybrid[1] + 1
     return max(2, max(firsts.values()) + 1)
 
 
 def cut_lists(text, n):
     """Per-layer lists cut to n layers, keeping a layer of each kind present in the original."""
     for key in ("layer_types", "no_rope_layers", "mlp_layer_types", "indexer_types", "layer_rope_theta",
-                "hybrid_layer_pattern", "moe_layer_freq", "num_attention_heads_per_layer"):
+                "hybrid_layer_pattern", "moe_layer_freq", "num_attention_heads_per_layer", "layers_block_type"):
         v = text.get(key)
         if isinstance(v, list) and len(v) > n:
             kinds = []
@@ -146,7 +151,7 @@ def cut_lists(text, n):
             if c not in head:
                 head[-1] = c
         text["hybrid_override_pattern"] = "".join(head)
-    for key in ("mlp_only_layers", "moe_layers", "full_attn_idxs"):
+    for key in ("mlp_only_layers", "moe_layers", "full_attn_idxs", "hybrid_layer_ids"):
         v = text.get(key)
         if isinstance(v, list):
             text[key] = [i for i in v if i < n]
@@ -221,6 +226,18 @@ def shrink_text(text, n):
         text["num_heads"] = HEADS
         text["chunk_size"] = 4
         text["autocast_kernel_dtype"] = "float32"
+    # Zamba's and Zamba2's attention widths (twice the stream) and Mamba sizes, which their
+    # configs save though the classes derive them; Zamba2's state, adapters and chunks.
+    if text.get("model_type") in ("zamba", "zamba2"):
+        text["attention_hidden_size"] = 2 * text["hidden_size"]
+        text["attention_head_dim"] = 2 * text["hidden_size"] // text["num_attention_heads"]
+        for key, value in (("mamba_d_state", 16), ("adapter_rank", 8), ("chunk_size", 4),
+                           ("kv_channels", text["hidden_size"] // text["num_attention_heads"]),
+                           ("num_query_groups", text["num_attention_heads"])):
+            if isinstance(text.get(key), int):
+                text[key] = value
+        if isinstance(text.get("mamba_headdim"), int):
+            text["mamba_headdim"] = text.get("mamba_expand", 2) * text["hidden_size"] // text["n_mamba_heads"]
     # Kimi Delta Attention (Kimi Linear), in its sub-config: two heads of 16.
     lac = text.get("linear_attn_config")
     if isinstance(lac, dict):

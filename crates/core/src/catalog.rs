@@ -356,6 +356,18 @@ pub static ENTRIES: &[Entry] = &[
         "no attention: 32 mLSTM layers, each head a 256 × 512 matrix memory with exponential input gates"
     ),
     entry!(
+        defaults "ZambaConfig",
+        "zamba-7b-v1",
+        "Zyphra/Zamba-7B-v1",
+        "76 Mamba layers; one shared attention-and-MLP block runs in 13 of them, reading the stream beside the embeddings"
+    ),
+    entry!(
+        defaults "Zamba2Config",
+        "zamba2-2.7b",
+        "Zyphra/Zamba2-2.7B",
+        "54 Mamba2 layers; a shared transformer block runs in 9 of them, each visit with its own output projection"
+    ),
+    entry!(
         defaults "RecurrentGemmaConfig",
         "recurrentgemma-2b",
         "google/recurrentgemma-2b",
