@@ -37,6 +37,8 @@ fn kimi_like() -> String {
     v["model_type"] = "kimi_k2".into();
     v["n_routed_experts"] = 384.into();
     v["num_attention_heads"] = 64.into();
+    // Latent attention's K/V heads are its query heads (a loader check since the bench was written).
+    v["num_key_value_heads"] = 64.into();
     v["first_k_dense_replace"] = 1.into();
     v["n_group"] = 1.into();
     v["topk_group"] = 1.into();
