@@ -69,8 +69,9 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     line("  by component".into());
     for c in Component::ALL {
         let n = s.params_by_component.get(c.label()).copied().unwrap_or(0) as u128;
-        // Only models with a recurrent mixer have this line.
-        if c == Component::Mixer && n == 0 {
+        // Only models with a recurrent mixer have the mixer's line, only those that attend the
+        // attention's.
+        if matches!(c, Component::Mixer | Component::Attention) && n == 0 {
             continue;
         }
         let note = if c == Component::LmHead && spec.tied {
@@ -126,23 +127,30 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     } else {
         String::new()
     };
-    line(format!(
-        "KV cache ({} per token over {}{shared})",
-        crate::fmt::count(kv.values_per_token as u128, "value"),
-        crate::fmt::count(caching, "attention layer")
-    ));
+    if caching + sharing == 0 {
+        // A model of recurrent layers alone keeps no keys and values: its cache is its state.
+        line("KV cache: none (no attention layer)".into());
+    } else {
+        line(format!(
+            "KV cache ({} per token over {}{shared})",
+            crate::fmt::count(kv.values_per_token as u128, "value"),
+            crate::fmt::count(caching, "attention layer")
+        ));
+    }
     let per_token = format!("{} B", grouped(kv.bytes_per_token_bf16 as u128));
-    line(format!(
-        "  {:<26}{per_token:>20}  fp8 {} B",
-        "per token, bf16",
-        grouped(kv.bytes_per_token_fp8 as u128)
-    ));
-    line(format!(
-        "  {:<26}{:>20}  fp8 {}",
-        format!("at {} tokens, bf16", grouped(kv.context as u128)),
-        bytes(kv.bytes_at_context_bf16 as u128),
-        bytes(kv.bytes_at_context_fp8 as u128)
-    ));
+    if caching + sharing > 0 {
+        line(format!(
+            "  {:<26}{per_token:>20}  fp8 {} B",
+            "per token, bf16",
+            grouped(kv.bytes_per_token_fp8 as u128)
+        ));
+        line(format!(
+            "  {:<26}{:>20}  fp8 {}",
+            format!("at {} tokens, bf16", grouped(kv.context as u128)),
+            bytes(kv.bytes_at_context_bf16 as u128),
+            bytes(kv.bytes_at_context_fp8 as u128)
+        ));
+    }
     let st = &s.state;
     if st.values_per_sequence > 0 {
         let recurrent = spec.plan.iter().filter(|l| l.mixer.recurrent()).count() as u128;
