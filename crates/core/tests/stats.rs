@@ -427,3 +427,31 @@ fn zamba_without_shared_layers_names_its_mixers_plainly() {
         );
     }
 }
+
+/// The stats report of a model without attention layers says it keeps no KV cache, in words,
+/// and lists no attention among its components; a hybrid's lists both.
+#[test]
+fn a_model_without_attention_reports_no_kv_cache() {
+    let report = |name: &str| {
+        let loaded = source::load(name, false).unwrap();
+        let g = graph::build(&loaded.spec).unwrap();
+        let s = stats::stats(&g, None).unwrap();
+        anatomy_core::render::report::stats(&g, &s, "catalog")
+    };
+    let xlstm = report("xlstm-7b");
+    assert!(
+        xlstm.contains("KV cache: none (no attention layer)"),
+        "{xlstm}"
+    );
+    assert!(!xlstm.contains("    attention "), "{xlstm}");
+    assert!(xlstm.contains("    mixer "), "{xlstm}");
+    let hybrid = report("qwen3-next-80b-a3b");
+    assert!(
+        hybrid.contains("KV cache (12,288 values per token over 12 attention layers)"),
+        "{hybrid}"
+    );
+    assert!(
+        hybrid.contains("    attention ") && hybrid.contains("    mixer "),
+        "{hybrid}"
+    );
+}
