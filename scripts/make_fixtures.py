@@ -474,6 +474,18 @@ def main(only):
                 continue
             (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
             write(name, f"unseen/{name}.json", raw)
+    # Gemma 4 with the vision and audio towers its published checkpoints have (its class builds
+    # none by default), and with the vision tower alone.
+    for i, towers in enumerate(({"vision_config": {}, "audio_config": {}},
+                                {"vision_config": {"hidden_size": 384, "num_hidden_layers": 3,
+                                                   "use_clipped_linears": True, "standardize": True}})):
+        name = f"unseen-gemma4_towers-{i}"
+        if only and name not in only:
+            continue
+        raw = {"model_type": "gemma4", "architectures": ["Gemma4ForConditionalGeneration"],
+               "text_config": {"hidden_size": 512}, **towers}
+        (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
+        write(name, f"unseen/{name}.json", raw)
 
 
 if __name__ == "__main__":

@@ -2928,7 +2928,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("gemma4_unified_text"),
         wrapper_tied: Some(true),
         nested: true,
-        parts: GEMMA4_PARTS,
+        parts: GEMMA4_UNIFIED_PARTS,
         ..wrapper("gemma4_unified", "Gemma 4 (unified)", GEMMA4_WRAPPER)
     },
     // Gemma 4's multimodal wrapper: its language model under `model.language_model.`, its vision
@@ -4079,11 +4079,28 @@ const QWEN3_5_INERT: &[&str] = &[
 
 /// A Qwen3.5 wrapper's own keys: its vision tower's, and the ids of its image and video tokens.
 /// Gemma 4's wrappers' parts beside their language model: towers and their embedders.
-const GEMMA4_PARTS: &[Part] = &[
+/// Gemma 4 unified's towers, of kinds of their own that anatomy does not count yet.
+const GEMMA4_UNIFIED_PARTS: &[Part] = &[
     part("vision tower", "model.vision_tower."),
     part("vision embedder", "model.embed_vision."),
     part("audio tower", "model.audio_tower."),
     part("audio embedder", "model.embed_audio."),
+];
+
+/// Gemma 4's towers: each counted, and not listed where the wrapper's config has none.
+const GEMMA4_PARTS: &[Part] = &[
+    counted("vision tower", "model.vision_tower.", towers::gemma4_vision),
+    counted(
+        "vision embedder",
+        "model.embed_vision.",
+        towers::gemma4_embed_vision,
+    ),
+    counted("audio tower", "model.audio_tower.", towers::gemma4_audio),
+    counted(
+        "audio embedder",
+        "model.embed_audio.",
+        towers::gemma4_embed_audio,
+    ),
 ];
 
 /// Gemma 4's wrappers' keys: their towers' configs and the tokens that mark images and audio.

@@ -198,6 +198,124 @@ pub fn qwen3_5_vision(top: &Config) -> Result<Option<u64>> {
     fit(top, embed + depth * block + merger)
 }
 
+/// Gemma 4's sub-config `key`: `None` where the wrapper has none (its class then builds no such
+/// tower), `Some(None)` where it is of another kind than `kind`.
+fn gemma4_part<'a>(top: &Config<'a>, key: &str, kind: &str) -> Result<Option<Option<Config<'a>>>> {
+    let Some(v) = top.detached(key)? else {
+        return Ok(None);
+    };
+    match v.opt_string("model_type")?.as_deref() {
+        None => Ok(Some(Some(v))),
+        Some(k) if k == kind => Ok(Some(Some(v))),
+        Some(_) => Ok(Some(None)),
+    }
+}
+
+/// The four scalars a clipped linear stores (its input and output bounds), where it clips
+/// (`default`: the class's).
+fn clip_bounds(v: &Config, default: bool) -> Result<u128> {
+    Ok(if v.flag("use_clipped_linears", default)? {
+        4
+    } else {
+        0
+    })
+}
+
+/// Gemma 4's vision tower: a patch projection and a table of positions per axis, encoder layers
+/// (per-head RMS norms on Q and K, four RMS norms, a gated MLP, every projection bias-free and
+/// clipped where `use_clipped_linears`), and the standardizing scale and bias where
+/// `standardize`. Zero where the wrapper has no vision config, and the part is not listed.
+pub fn gemma4_vision(top: &Config) -> Result<Option<u64>> {
+    let v = match gemma4_part(top, "vision_config", "gemma4_vision")? {
+        None => return Ok(Some(0)),
+        Some(None) => return Ok(None),
+        Some(Some(v)) => v,
+    };
+    let d = v.size("hidden_size", Some(768))? as u128;
+    let i = v.size("intermediate_size", Some(3072))? as u128;
+    let layers = v.size("num_hidden_layers", Some(16))? as u128;
+    let heads = v.size("num_attention_heads", Some(12))? as u128;
+    let kv = v.size("num_key_value_heads", Some(12))? as u128;
+    let hd = v.size("head_dim", Some(64))? as u128;
+    let patch = v.size("patch_size", Some(16))? as u128;
+    let positions = v.size("position_embedding_size", Some(10 * 1024))? as u128;
+    let clip = clip_bounds(&v, false)?;
+    let embed = 3 * patch * patch * d + 2 * positions * d;
+    let layer = 2 * d * heads * hd + 2 * d * kv * hd + 2 * hd + 4 * d + 3 * d * i + 7 * clip;
+    let standardize = if v.flag("standardize", false)? {
+        2 * d
+    } else {
+        0
+    };
+    fit(top, embed + layers * layer + standardize)
+}
+
+/// Gemma 4's audio tower, a conformer: two strided convolutions with their norms and a
+/// projection in; per layer two half-step feed-forwards, attention with relative-position keys
+/// and a per-dim scale, a light convolution block (gated projection, depthwise kernel, norms),
+/// and three norms; its output projection. Every clipped linear stores four bounds.
+pub fn gemma4_audio(top: &Config) -> Result<Option<u64>> {
+    let v = match gemma4_part(top, "audio_config", "gemma4_audio")? {
+        None => return Ok(Some(0)),
+        Some(None) => return Ok(None),
+        Some(Some(v)) => v,
+    };
+    let d = v.size("hidden_size", Some(1024))? as u128;
+    let layers = v.size("num_hidden_layers", Some(12))? as u128;
+    let heads = v.size("num_attention_heads", Some(8))? as u128;
+    let kernel = v.size("conv_kernel_size", Some(5))? as u128;
+    let out = v.size("output_proj_dims", Some(1536))? as u128;
+    let (c0, c1) = match v.get("subsampling_conv_channels") {
+        None => (128, 32),
+        Some(value) => match value.as_array().map(|a| a.as_slice()) {
+            Some([a, b]) => (
+                v.positive("subsampling_conv_channels", a)? as u128,
+                v.positive("subsampling_conv_channels", b)? as u128,
+            ),
+            _ => {
+                return Err(v.err(
+                    "subsampling_conv_channels",
+                    "must be two channel counts, as [128, 32]",
+                ))
+            }
+        },
+    };
+    let clip = clip_bounds(&v, true)?;
+    let hd = d / heads;
+    let subsample = 9 * c0 + c0 + 9 * c0 * c1 + c1 + (c0 / 4) * c1 * d;
+    let feed_forward = 8 * d * d + 2 * d + 2 * clip;
+    // Q, K, V and the relative-position keys, the output projection, the per-dim scale.
+    let attention = 4 * d * heads * hd + d * d + hd + 4 * clip;
+    let light_conv = 3 * d * d + d * kernel + 2 * d + 2 * clip;
+    let layer = 2 * feed_forward + attention + light_conv + 3 * d;
+    fit(top, subsample + layers * layer + d * out + out)
+}
+
+/// Gemma 4's embedders: a tower's output width mapped to the text width (its norm has no
+/// weight). Zero where the wrapper has no such tower.
+pub fn gemma4_embed_vision(top: &Config) -> Result<Option<u64>> {
+    match gemma4_part(top, "vision_config", "gemma4_vision")? {
+        None => Ok(Some(0)),
+        Some(None) => Ok(None),
+        Some(Some(v)) => {
+            let d = v.size("hidden_size", Some(768))? as u128;
+            fit(top, d * text_hidden(top, 2304)? as u128)
+        }
+    }
+}
+
+/// Gemma 4's audio embedder: the audio tower's output width mapped to the text width.
+pub fn gemma4_embed_audio(top: &Config) -> Result<Option<u64>> {
+    match gemma4_part(top, "audio_config", "gemma4_audio")? {
+        None => Ok(Some(0)),
+        Some(None) => Ok(None),
+        Some(Some(v)) => {
+            let out = v.size("output_proj_dims", Some(1536))? as u128;
+            fit(top, out * text_hidden(top, 2304)? as u128)
+        }
+    }
+}
+
 fn fit(top: &Config, n: u128) -> Result<Option<u64>> {
     u64::try_from(n).map(Some).map_err(|_| {
         top.err(
@@ -224,6 +342,29 @@ mod tests {
         assert_eq!(parts(other).unwrap(), [None, None]);
         let wide = r#"{"model_type": "llama4", "text_config": {}, "vision_config": {"image_size": [448, 224]}}"#;
         assert_eq!(parts(wide).unwrap(), [None, Some(39_321_600)]);
+    }
+
+    /// A Gemma 4 tower the wrapper's config leaves out is not built, so not listed; one of
+    /// another kind is listed uncounted. Gemma 4 unified's towers are listed uncounted.
+    #[test]
+    fn gemma4_lists_the_towers_its_config_has() {
+        let spec =
+            |json: &str| crate::families::load_json("config.json", json, "t", false).unwrap();
+        let vision = spec(r#"{"model_type": "gemma4", "text_config": {}, "vision_config": {}}"#);
+        let listed: Vec<_> = vision
+            .not_drawn
+            .iter()
+            .map(|p| (p.what.as_str(), p.params.is_some()))
+            .collect();
+        assert_eq!(listed, [("vision tower", true), ("vision embedder", true)]);
+        let other = spec(
+            r#"{"model_type": "gemma4", "text_config": {}, "audio_config": {"model_type": "whisper"}}"#,
+        );
+        assert_eq!(other.not_drawn.len(), 2);
+        assert!(other.not_drawn.iter().all(|p| p.params.is_none()));
+        let unified = spec(r#"{"model_type": "gemma4_unified", "text_config": {}}"#);
+        assert_eq!(unified.not_drawn.len(), 4);
+        assert!(unified.not_drawn.iter().all(|p| p.params.is_none()));
     }
 
     /// Sizes too large to count are an error naming the tower's config, not a wrapped number.
