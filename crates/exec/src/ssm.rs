@@ -163,18 +163,10 @@ pub fn scan_chunked(
     debug_assert_eq!(a.len(), hn, "one decay rate per head");
     let t = dt.len() / hn;
     let cpu = &Device::Cpu;
-    // Each head's group index, to read its B and C.
-    let group = Tensor::from_vec(
-        (0..hn)
-            .map(|head| (head / (hn / g)) as u32)
-            .collect::<Vec<_>>(),
-        hn,
-        cpu,
-    )?;
     let x = Tensor::from_slice(x, (t, hn, p), cpu)?;
     let dt = Tensor::from_slice(dt, (t, hn), cpu)?;
-    let b = Tensor::from_slice(b, (t, g, n), cpu)?.index_select(&group, 1)?;
-    let c = Tensor::from_slice(c, (t, g, n), cpu)?.index_select(&group, 1)?;
+    // Each head's group's B and C.
+    let (b, c) = (grouped(b, t, g, n, hn)?, grouped(c, t, g, n, hn)?);
     let a = Tensor::from_slice(a, (1, hn), cpu)?;
     let dskip = Tensor::from_slice(d, (hn, 1, 1), cpu)?;
     let mut state = Tensor::from_slice(h, (hn, p, n), cpu)?;
@@ -194,17 +186,8 @@ pub fn scan_chunked(
             .contiguous()?; // [H, q]
                             // exp(L_t − L_s) for s ≤ t, 0 above the diagonal.
         let diff = l.unsqueeze(2)?.broadcast_sub(&l.unsqueeze(1)?)?; // [H, q, q]
-        let mask: Vec<f32> = (0..q * q)
-            .map(|k| {
-                if k % q <= k / q {
-                    0.0
-                } else {
-                    f32::NEG_INFINITY
-                }
-            })
-            .collect();
         let seg = diff
-            .broadcast_add(&Tensor::from_vec(mask, (1, q, q), cpu)?)?
+            .broadcast_add(&lower(q, false, 0.0, f32::NEG_INFINITY)?)?
             .exp()?;
         let m = cc
             .matmul(&bc.t()?)?
@@ -321,24 +304,12 @@ pub fn delta_rule_chunked(
     let t = beta.len() / vh;
     let chunk = chunk.max(1);
     let cpu = &Device::Cpu;
-    // Each value head's key head.
-    let key_head = Tensor::from_vec(
-        (0..vh).map(|h| (h / (vh / kh)) as u32).collect::<Vec<_>>(),
-        vh,
-        cpu,
-    )?;
-    let heads = |x: &[f32]| -> candle_core::Result<Tensor> {
-        Tensor::from_slice(x, (t, kh, dk), cpu)?.index_select(&key_head, 1)
-    };
-    let (q, k) = (heads(q)?, heads(k)?);
+    // Each value head's key head's q and k.
+    let (q, k) = (grouped(q, t, kh, dk, vh)?, grouped(k, t, kh, dk, vh)?);
     let v = Tensor::from_slice(v, (t, vh, dv), cpu)?;
     let g = Tensor::from_slice(g, (t, vh), cpu)?;
     let beta = Tensor::from_slice(beta, (t, vh), cpu)?;
-    let mut state = Tensor::from_vec(
-        s.iter().map(|&x| x as f32).collect::<Vec<_>>(),
-        (vh, dk, dv),
-        cpu,
-    )?;
+    let mut state = memory_tensor(s, (vh, dk, dv))?;
     let mut outs = Vec::new();
     for start in (0..t).step_by(chunk) {
         let c = chunk.min(t - start);
@@ -347,19 +318,10 @@ pub fn delta_rule_chunked(
         let (qc, kc, vc) = (part(&q)?, part(&k)?, part(&v)?);
         let bc = beta.narrow(0, start, c)?.t()?.contiguous()?.unsqueeze(2)?; // [VH, c, 1]
         let cum = g.narrow(0, start, c)?.cumsum(0)?.t()?.contiguous()?; // [VH, c]
-        let mask: Vec<f32> = (0..c * c)
-            .map(|x| {
-                if x % c <= x / c {
-                    0.0
-                } else {
-                    f32::NEG_INFINITY
-                }
-            })
-            .collect();
         let pair = cum
             .unsqueeze(2)?
             .broadcast_sub(&cum.unsqueeze(1)?)?
-            .broadcast_add(&Tensor::from_vec(mask, (1, c, c), cpu)?)?
+            .broadcast_add(&lower(c, false, 0.0, f32::NEG_INFINITY)?)?
             .exp()?; // [VH, c, c], e^{c_i − c_j} for j ≤ i
         let kb = kc.broadcast_mul(&bc)?;
         let ut = kb.matmul(&kc.t()?)?.mul(&pair)?;
@@ -382,9 +344,7 @@ pub fn delta_rule_chunked(
             .broadcast_mul(&last.exp()?.unsqueeze(2)?)?
             .add(&kd.t()?.matmul(&u)?)?;
     }
-    for (dst, x) in s.iter_mut().zip(state.flatten_all()?.to_vec1::<f32>()?) {
-        *dst = x as f64;
-    }
+    store_memory(s, &state)?;
     Tensor::cat(&outs, 0)?.flatten_all()?.to_vec1::<f32>()
 }
 
@@ -413,33 +373,14 @@ pub fn delta_rule_chunked_channels(
     let t = beta.len() / vh;
     let chunk = chunk.max(1);
     let cpu = &Device::Cpu;
-    let key_head = Tensor::from_vec(
-        (0..vh).map(|h| (h / (vh / kh)) as u32).collect::<Vec<_>>(),
-        vh,
-        cpu,
-    )?;
-    let heads = |x: &[f32]| -> candle_core::Result<Tensor> {
-        Tensor::from_slice(x, (t, kh, dk), cpu)?.index_select(&key_head, 1)
-    };
-    let (qa, ka) = (heads(q)?, heads(k)?);
+    let (qa, ka) = (grouped(q, t, kh, dk, vh)?, grouped(k, t, kh, dk, vh)?);
     let va = Tensor::from_slice(v, (t, vh, dv), cpu)?;
     let ga = Tensor::from_slice(g, (t, vh, dk), cpu)?;
     let ba = Tensor::from_slice(beta, (t, vh), cpu)?;
-    // 1 on and below the diagonal; 1 strictly below.
-    let lower = |strict: bool| {
-        let m: Vec<f32> = (0..chunk * chunk)
-            .map(|x| {
-                let (i, j) = (x / chunk, x % chunk);
-                if j < i || (j == i && !strict) {
-                    1.0
-                } else {
-                    0.0
-                }
-            })
-            .collect();
-        Tensor::from_vec(m, (1, chunk, chunk), cpu)
-    };
-    let (on_lower, strict_lower) = (lower(false)?, lower(true)?);
+    let (on_lower, strict_lower) = (
+        lower(chunk, false, 1.0, 0.0)?,
+        lower(chunk, true, 1.0, 0.0)?,
+    );
     let mut out = Vec::with_capacity(t * vh * dv);
     let mut start = 0;
     while start < t {
@@ -473,11 +414,7 @@ pub fn delta_rule_chunked_channels(
             start += c;
             continue;
         }
-        let state = Tensor::from_vec(
-            s.iter().map(|&x| x as f32).collect::<Vec<_>>(),
-            (vh, dk, dv),
-            cpu,
-        )?;
+        let state = memory_tensor(s, (vh, dk, dv))?;
         let bc = ba.narrow(0, start, c)?.t()?.contiguous()?.unsqueeze(2)?; // [VH, c, 1]
         let up = cum.exp()?;
         let (qe, ke, kinv) = (qc.mul(&up)?, kc.mul(&up)?, kc.mul(&cum.neg()?.exp()?)?);
@@ -498,9 +435,7 @@ pub fn delta_rule_chunked_channels(
         let moved = state
             .broadcast_mul(&last.transpose(1, 2)?.exp()?)?
             .add(&kd.t()?.matmul(&u)?)?;
-        for (dst, x) in s.iter_mut().zip(moved.flatten_all()?.to_vec1::<f32>()?) {
-            *dst = x as f64;
-        }
+        store_memory(s, &moved)?;
         start += c;
     }
     Ok(out)
@@ -679,6 +614,59 @@ pub fn mlstm_chunked(
     Tensor::cat(&outs, 0)?.flatten_all()?.to_vec1::<f32>()
 }
 
+/// Rows of `x` ([T, G·W]) for each of `heads` heads, head h reading group h / (heads / G):
+/// [T, heads, W] (a Mamba2 head's B and C; a value head's q and k).
+fn grouped(
+    x: &[f32],
+    t: usize,
+    groups: usize,
+    width: usize,
+    heads: usize,
+) -> candle_core::Result<candle_core::Tensor> {
+    use candle_core::{Device, Tensor};
+    let group: Vec<u32> = (0..heads).map(|h| (h / (heads / groups)) as u32).collect();
+    let group = Tensor::from_vec(group, heads, &Device::Cpu)?;
+    Tensor::from_slice(x, (t, groups, width), &Device::Cpu)?.index_select(&group, 1)
+}
+
+/// A [1, c, c] mask: `kept` on and below the diagonal (strictly below with `strict`),
+/// `dropped` above.
+fn lower(
+    c: usize,
+    strict: bool,
+    kept: f32,
+    dropped: f32,
+) -> candle_core::Result<candle_core::Tensor> {
+    let m: Vec<f32> = (0..c * c)
+        .map(|x| {
+            let (i, j) = (x / c, x % c);
+            if j < i || (j == i && !strict) {
+                kept
+            } else {
+                dropped
+            }
+        })
+        .collect();
+    candle_core::Tensor::from_vec(m, (1, c, c), &candle_core::Device::Cpu)
+}
+
+/// A memory kept in f64 between calls, as an f32 tensor of `shape` for a chunk's products.
+fn memory_tensor(
+    s: &[f64],
+    shape: (usize, usize, usize),
+) -> candle_core::Result<candle_core::Tensor> {
+    let m: Vec<f32> = s.iter().map(|&x| x as f32).collect();
+    candle_core::Tensor::from_vec(m, shape, &candle_core::Device::Cpu)
+}
+
+/// A chunked form's memory written back to the f64 state.
+fn store_memory(s: &mut [f64], m: &candle_core::Tensor) -> candle_core::Result<()> {
+    for (dst, x) in s.iter_mut().zip(m.flatten_all()?.to_vec1::<f32>()?) {
+        *dst = x as f64;
+    }
+    Ok(())
+}
+
 /// (I + strictly-lower(L))⁻¹ for each of `heads` matrices of `c` rows (L: [heads, c, c]), by
 /// forward substitution in f64 (c³/6 products each), so that a chunk's corrections are one
 /// batched product with the right-hand side, as transformers computes them.
@@ -772,12 +760,7 @@ pub fn lightning_chunked(
     let t = qkv.len() / (heads * 3 * d);
     let chunk = chunk.max(1);
     let all = Tensor::from_slice(qkv, (t, heads, 3 * d), cpu)?;
-    let rate: Vec<f32> = slope.to_vec();
-    let mut state = Tensor::from_vec(
-        s.iter().map(|&x| x as f32).collect::<Vec<_>>(),
-        (heads, d, d),
-        cpu,
-    )?;
+    let mut state = memory_tensor(s, (heads, d, d))?;
     let mut outs = Vec::new();
     for start in (0..t).step_by(chunk) {
         let c = chunk.min(t - start);
@@ -794,7 +777,7 @@ pub fn lightning_chunked(
         let mut within = vec![0f32; heads * c * c];
         let mut carried = vec![0f32; heads * c];
         let mut written = vec![0f32; heads * c];
-        for (h, &r) in rate.iter().enumerate() {
+        for (h, &r) in slope.iter().enumerate() {
             let r = r as f64;
             for i in 0..c {
                 for j in 0..=i {
@@ -813,7 +796,7 @@ pub fn lightning_chunked(
             .matmul(&v)?
             .add(&q.broadcast_mul(&carried)?.matmul(&state)?)?;
         outs.push(out.transpose(0, 1)?);
-        let fade: Vec<f32> = rate
+        let fade: Vec<f32> = slope
             .iter()
             .map(|&r| (-(r as f64) * c as f64).exp() as f32)
             .collect();
@@ -821,15 +804,36 @@ pub fn lightning_chunked(
             .broadcast_mul(&Tensor::from_vec(fade, (heads, 1, 1), cpu)?)?
             .add(&k.broadcast_mul(&written)?.t()?.matmul(&v)?)?;
     }
-    for (dst, x) in s.iter_mut().zip(state.flatten_all()?.to_vec1::<f32>()?) {
-        *dst = x as f64;
-    }
+    store_memory(s, &state)?;
     Tensor::cat(&outs, 0)?.flatten_all()?.to_vec1::<f32>()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `chunked(state, chunk)`, from `start`, gives the loop's outputs `want` and leaves its
+    /// state `state_want` (within 1e-5), for chunks that split a prompt one token at a time,
+    /// raggedly, evenly, whole and beyond it.
+    fn agrees<T: Copy + Into<f64>>(
+        want: &[f32],
+        state_want: &[T],
+        start: &[T],
+        chunked: impl Fn(&mut [T], usize) -> Vec<f32>,
+    ) {
+        for chunk in [1, 3, 4, 11, 64] {
+            let mut s = start.to_vec();
+            let got = chunked(&mut s, chunk);
+            assert_eq!(got.len(), want.len(), "chunk {chunk}: outputs");
+            for (g, w) in got.iter().zip(want) {
+                assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
+            }
+            for (&g, &w) in s.iter().zip(state_want) {
+                let (g, w): (f64, f64) = (g.into(), w.into());
+                assert!((g - w).abs() < 1e-5, "chunk {chunk}: state {g} vs {w}");
+            }
+        }
+    }
 
     /// The chunked lightning attention gives the loop's outputs and memory, for any chunk size,
     /// from a memory carried in.
@@ -845,16 +849,9 @@ mod tests {
             .collect();
         let mut s_loop = start.clone();
         let want = lightning(&qkv, &slope, &mut s_loop, heads, d);
-        for chunk in [1, 3, 4, 11, 64] {
-            let mut s = start.clone();
-            let got = lightning_chunked(&qkv, &slope, &mut s, heads, d, chunk).unwrap();
-            for (g, w) in got.iter().zip(&want) {
-                assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
-            }
-            for (g, w) in s.iter().zip(&s_loop) {
-                assert!((g - w).abs() < 1e-5, "chunk {chunk}: memory {g} vs {w}");
-            }
-        }
+        agrees(&want, &s_loop, &start, |s, chunk| {
+            lightning_chunked(&qkv, &slope, s, heads, d, chunk).unwrap()
+        });
     }
 
     /// The chunked form gives the loop's outputs and final state, for any chunk size, from a
@@ -885,13 +882,9 @@ mod tests {
         let start = wave(4 * 3 * 5, 0.29);
         let mut h_loop = start.clone();
         let want = scan(&inputs, &mut h_loop, s);
-        for chunk in [1, 3, 4, 11, 64] {
-            let mut h = start.clone();
-            let got = scan_chunked(&inputs, &mut h, s, chunk).unwrap();
-            for (g, w) in got.iter().zip(&want).chain(h.iter().zip(&h_loop)) {
-                assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
-            }
-        }
+        agrees(&want, &h_loop, &start, |h, chunk| {
+            scan_chunked(&inputs, h, s, chunk).unwrap()
+        });
     }
 
     /// The chunked delta rule gives the token-by-token rule's outputs and memory, for any chunk
@@ -915,16 +908,9 @@ mod tests {
         let start: Vec<f64> = wave(4 * 4 * 3, 0.17).iter().map(|&x| x as f64).collect();
         let mut s_loop = start.clone();
         let want = delta_rule(&q, &k, &v, &g, &beta, &mut s_loop, d);
-        for chunk in [1, 3, 4, 11, 64] {
-            let mut s = start.clone();
-            let got = delta_rule_chunked(&q, &k, &v, &g, &beta, &mut s, d, chunk).unwrap();
-            for (g, w) in got.iter().zip(&want) {
-                assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
-            }
-            for (g, w) in s.iter().zip(&s_loop) {
-                assert!((g - w).abs() < 1e-5, "chunk {chunk}: memory {g} vs {w}");
-            }
-        }
+        agrees(&want, &s_loop, &start, |s, chunk| {
+            delta_rule_chunked(&q, &k, &v, &g, &beta, s, d, chunk).unwrap()
+        });
     }
 
     /// The chunked rule with a decay per key channel gives the token-by-token rule's outputs and
@@ -959,18 +945,9 @@ mod tests {
         for g in [mild, steep, cliff] {
             let mut s_loop = start.clone();
             let want = delta_rule(&q, &k, &v, &g, &beta, &mut s_loop, d);
-            for chunk in [1, 3, 4, 11, 64] {
-                let mut s = start.clone();
-                let got =
-                    delta_rule_chunked_channels(&q, &k, &v, &g, &beta, &mut s, d, chunk).unwrap();
-                assert_eq!(got.len(), want.len());
-                for (g, w) in got.iter().zip(&want) {
-                    assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
-                }
-                for (g, w) in s.iter().zip(&s_loop) {
-                    assert!((g - w).abs() < 1e-5, "chunk {chunk}: memory {g} vs {w}");
-                }
-            }
+            agrees(&want, &s_loop, &start, |s, chunk| {
+                delta_rule_chunked_channels(&q, &k, &v, &g, &beta, s, d, chunk).unwrap()
+            });
         }
     }
 
@@ -1008,16 +985,9 @@ mod tests {
             .collect();
         let mut s_loop = start.clone();
         let want = mlstm(&q, &k, &v, &ig, &fg, &mut s_loop, d);
-        for chunk in [1, 3, 4, 11, 64] {
-            let mut s = start.clone();
-            let got = mlstm_chunked(&q, &k, &v, &ig, &fg, &mut s, d, chunk).unwrap();
-            for (g, w) in got.iter().zip(&want) {
-                assert!((g - w).abs() < 1e-5, "chunk {chunk}: {g} vs {w}");
-            }
-            for (g, w) in s.iter().zip(&s_loop) {
-                assert!((g - w).abs() < 1e-5, "chunk {chunk}: state {g} vs {w}");
-            }
-        }
+        agrees(&want, &s_loop, &start, |s, chunk| {
+            mlstm_chunked(&q, &k, &v, &ig, &fg, s, d, chunk).unwrap()
+        });
     }
 
     /// One head of width 1: the memory is a decayed running sum of k·v, read by q.
