@@ -763,8 +763,16 @@ pub fn character(spec: &Spec) -> String {
     } else {
         format!("; {}", extras.join(", "))
     };
-    let article = match spec.family.chars().next() {
-        Some('A' | 'E' | 'I' | 'O' | 'U' | 'a' | 'e' | 'i' | 'o' | 'u' | 'x') => "An",
+    // "An" before a vowel sound: a vowel ("OLMo", "xLSTM"), or an acronym's letter named with
+    // one ("LFM2", "MPT"); "A" before any other ("GPT-2", "Llama").
+    let mut letters = spec.family.chars();
+    let article = match (letters.next(), letters.next()) {
+        (Some('A' | 'E' | 'I' | 'O' | 'U' | 'a' | 'e' | 'i' | 'o' | 'u' | 'x'), _) => "An",
+        (Some('F' | 'H' | 'L' | 'M' | 'N' | 'R' | 'S' | 'X'), Some(c))
+            if c.is_ascii_uppercase() =>
+        {
+            "An"
+        }
         _ => "A",
     };
     format!("{article} {} decoder: {attn}, {ffn}{extras}.", spec.family)
