@@ -1064,35 +1064,7 @@ impl Model {
         );
         let dt = softplus(&self.proj(&step, Role::SsmDt, b, true)?)?;
         self.keep(Some(b), "ssm_dt", &dt);
-        let a: Vec<f32> = vec(self.w(Role::SsmALog, Some(b))?)?
-            .iter()
-            .map(|l| -l.exp())
-            .collect();
-        let (xv, dt, bm, cm) = (vec(&xs)?, vec(&dt)?, vec(&bm)?, vec(&cm)?);
-        let d = vec(self.w(Role::SsmD, Some(b))?)?;
-        let inputs = ssm::Inputs {
-            x: &xv,
-            dt: &dt,
-            a: &a,
-            b: &bm,
-            c: &cm,
-            d: &d,
-        };
-        let dims = ssm::Dims {
-            heads: i,
-            head_dim: 1,
-            n,
-            groups: 1,
-        };
-        let y = ssm::scan(&inputs, &mut state.h, dims);
-        if self.capturing() {
-            let h = Tensor::from_vec(state.h.clone(), (i, n), &Device::Cpu)?;
-            self.keep(Some(b), "ssm_state", &h);
-        }
-        let y = Tensor::from_vec(y, (t, i), &Device::Cpu)?;
-        self.keep(Some(b), "ssm_scan", &y);
-        let g = (y * z.silu()?)?;
-        self.proj(&g, Role::SsmOut, b, s.bias)
+        self.s6_scan(&xs, &dt, &bm, &cm, &z, 1, b, state)
     }
 
     /// Zamba's multi-head Mamba after its convolution (`xs`): each head projects its channels
@@ -1100,8 +1072,7 @@ impl Model {
     /// per channel, each head's channels sharing its B and C.
     fn mamba_heads(&self, xs: &Tensor, z: &Tensor, b: usize, state: &mut SsmState) -> Res<Tensor> {
         let s = self.spec.s6.as_ref().expect("a Mamba layer has its S6");
-        let (t, i, n, r, h) = (
-            xs.dim(0)?,
+        let (i, n, r, h) = (
             s.inner as usize,
             s.state as usize,
             s.dt_rank as usize,
@@ -1125,11 +1096,32 @@ impl Model {
         let dt = Tensor::cat(&dts, 1)?;
         self.keep(Some(b), "ssm_dt", &dt);
         let (bm, cm) = (Tensor::cat(&bs, 1)?, Tensor::cat(&cs, 1)?);
+        // Head h's channels share its B and C.
+        self.s6_scan(xs, &dt, &bm, &cm, z, h, b, state)
+    }
+
+    /// Mamba's selective scan after the step (`dt`, per channel), B and C (per group of
+    /// channels): every channel a "head" of one, its state decaying at a rate per state entry;
+    /// the read-out gated by SiLU(z) and projected back.
+    #[allow(clippy::too_many_arguments)]
+    fn s6_scan(
+        &self,
+        xs: &Tensor,
+        dt: &Tensor,
+        bm: &Tensor,
+        cm: &Tensor,
+        z: &Tensor,
+        groups: usize,
+        b: usize,
+        state: &mut SsmState,
+    ) -> Res<Tensor> {
+        let s = self.spec.s6.as_ref().expect("a Mamba layer has its S6");
+        let (t, i, n) = (xs.dim(0)?, s.inner as usize, s.state as usize);
         let a: Vec<f32> = vec(self.w(Role::SsmALog, Some(b))?)?
             .iter()
             .map(|l| -l.exp())
             .collect();
-        let (xv, dt, bm, cm) = (vec(xs)?, vec(&dt)?, vec(&bm)?, vec(&cm)?);
+        let (xv, dt, bm, cm) = (vec(xs)?, vec(dt)?, vec(bm)?, vec(cm)?);
         let d = vec(self.w(Role::SsmD, Some(b))?)?;
         let inputs = ssm::Inputs {
             x: &xv,
@@ -1139,17 +1131,16 @@ impl Model {
             c: &cm,
             d: &d,
         };
-        // Every channel a "head" of one; head h's channels share its B and C.
         let dims = ssm::Dims {
             heads: i,
             head_dim: 1,
             n,
-            groups: h,
+            groups,
         };
         let y = ssm::scan(&inputs, &mut state.h, dims);
         if self.capturing() {
-            let st = Tensor::from_vec(state.h.clone(), (i, n), &Device::Cpu)?;
-            self.keep(Some(b), "ssm_state", &st);
+            let h = Tensor::from_vec(state.h.clone(), (i, n), &Device::Cpu)?;
+            self.keep(Some(b), "ssm_state", &h);
         }
         let y = Tensor::from_vec(y, (t, i), &Device::Cpu)?;
         self.keep(Some(b), "ssm_scan", &y);
