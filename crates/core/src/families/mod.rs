@@ -350,6 +350,36 @@ pub fn supported_list() -> String {
 }
 
 /// Number of layers, bounded.
+/// A per-layer list that decides the layer count (`key`, or what `source` names where the list
+/// comes from several keys): 1 to MAX_LAYERS entries, and a `num_hidden_layers` that agrees
+/// with it, since the class builds one layer per entry (`family`).
+pub(crate) fn layers_listed<T>(
+    cfg: &Config,
+    kinds: Vec<T>,
+    key: &str,
+    source: &str,
+    family: &str,
+) -> Result<Vec<T>> {
+    if kinds.is_empty() || kinds.len() as u64 > MAX_LAYERS {
+        return Err(cfg.err(
+            key,
+            format!("gives {} layers; give 1 to {MAX_LAYERS}", kinds.len()),
+        ));
+    }
+    if let Some(n) = cfg.opt_size("num_hidden_layers")? {
+        if n != kinds.len() as u64 {
+            return Err(cfg.err(
+                "num_hidden_layers",
+                format!(
+                    "is {n}, but {source} gives {} layers; {family} builds one layer per entry",
+                    kinds.len()
+                ),
+            ));
+        }
+    }
+    Ok(kinds)
+}
+
 pub(crate) fn layer_count(cfg: &Config, keys: &[&str], default: Option<u64>) -> Result<u64> {
     let n = cfg.size_any(keys, default)?;
     let key = keys.iter().find(|k| cfg.has(k)).unwrap_or(&keys[0]);

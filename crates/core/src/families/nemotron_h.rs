@@ -6,7 +6,7 @@
 
 use super::mamba2::{ssm, SsmKeys};
 use super::{experts, plain_attention, plain_moe, top_k};
-use crate::config::{Config, MAX_LAYERS};
+use crate::config::Config;
 use crate::error::Result;
 use crate::spec::*;
 
@@ -189,19 +189,11 @@ fn layer_kinds(cfg: &Config) -> Result<Vec<Kind>> {
             .collect::<Result<Vec<_>>>()?,
         (None, None) => vec![Kind::Mamba, Kind::Moe, Kind::Attention, Kind::Mlp],
     };
-    if kinds.is_empty() || kinds.len() as u64 > MAX_LAYERS {
-        return Err(cfg.err(
-            "layers_block_type",
-            format!("gives {} layers; give 1 to {MAX_LAYERS}", kinds.len()),
-        ));
-    }
-    if let Some(n) = cfg.opt_size("num_hidden_layers")? {
-        if n != kinds.len() as u64 {
-            return Err(cfg.err(
-                "num_hidden_layers",
-                format!("is {n}, but the layer pattern gives {} layers; Nemotron-H builds as many layers as its pattern lists", kinds.len()),
-            ));
-        }
-    }
-    Ok(kinds)
+    super::layers_listed(
+        cfg,
+        kinds,
+        "layers_block_type",
+        "the layer pattern",
+        "Nemotron-H",
+    )
 }

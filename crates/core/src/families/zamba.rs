@@ -35,7 +35,7 @@ pub fn load_zamba(cfg: &Config, _model_type: &str, family: &str, name: &str) -> 
         cfg.size("attn_layer_period", Some(6))?,
         cfg.count("attn_layer_offset", 4)?,
     );
-    let hybrid = layer_kinds(cfg, || {
+    let hybrid = layer_kinds(cfg, family, || {
         // The class lists 3 layers before the pattern, however few it is given.
         (0..n.max(3))
             .map(|b| b == 2 || (b >= 3 && (b - 3) % period == offset))
@@ -121,7 +121,7 @@ pub fn load_zamba2(cfg: &Config, _model_type: &str, family: &str, name: &str) ->
     let mut s = super::skeleton(name, "zamba2", family);
     s.vocab = cfg.size("vocab_size", Some(32_000))?;
     s.hidden = cfg.size("hidden_size", Some(2560))?;
-    let hybrid = layer_kinds(cfg, || (0..54).map(default_hybrid).collect())?;
+    let hybrid = layer_kinds(cfg, family, || (0..54).map(default_hybrid).collect())?;
     s.layers = hybrid.len() as u64;
     let long = cfg.flag("use_long_context", false)?;
     s.context = if long {
@@ -238,7 +238,11 @@ pub fn load_zamba2(cfg: &Config, _model_type: &str, family: &str, name: &str) ->
 /// Whether each layer runs a shared block: `layers_block_type` ("hybrid", else
 /// "linear_attention" or its older name "mamba"), or the class's default list. The count is the
 /// list's; a `num_hidden_layers` that disagrees is refused.
-fn layer_kinds(cfg: &Config, default: impl FnOnce() -> Vec<bool>) -> Result<Vec<bool>> {
+fn layer_kinds(
+    cfg: &Config,
+    family: &str,
+    default: impl FnOnce() -> Vec<bool>,
+) -> Result<Vec<bool>> {
     let listed = cfg.list_any(
         "layers_block_type",
         |v| match v.as_str()? {
@@ -248,23 +252,6 @@ fn layer_kinds(cfg: &Config, default: impl FnOnce() -> Vec<bool>) -> Result<Vec<
         },
         "\"linear_attention\" or \"hybrid\"",
     )?;
-    let kinds = match listed {
-        Some(k) => k,
-        None => default(),
-    };
-    if kinds.is_empty() || kinds.len() as u64 > MAX_LAYERS {
-        return Err(cfg.err(
-            "layers_block_type",
-            format!("gives {} layers; give 1 to {MAX_LAYERS}", kinds.len()),
-        ));
-    }
-    if let Some(n) = cfg.opt_size("num_hidden_layers")? {
-        if n != kinds.len() as u64 {
-            return Err(cfg.err(
-                "num_hidden_layers",
-                format!("is {n}, but layers_block_type gives {} layers; Zamba2 builds one layer per entry", kinds.len()),
-            ));
-        }
-    }
-    Ok(kinds)
+    let kinds = listed.unwrap_or_else(default);
+    super::layers_listed(cfg, kinds, "layers_block_type", "layers_block_type", family)
 }
