@@ -118,7 +118,8 @@ fn loop_and_chunks_differ_by(fixture: &str, check: &str) -> f64 {
         .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
         .assert()
         .success();
-    let head = "import sys\nimport numpy as np\nsys.path.insert(0, sys.argv[1])\nimport exported as m\nrng = np.random.default_rng(0)\n";
+    // `differ(loop, chunked)`: the largest difference over the chunk lengths.
+    let head = "import sys\nimport numpy as np\nsys.path.insert(0, sys.argv[1])\nimport exported as m\nrng = np.random.default_rng(0)\ndef differ(loop, chunked):\n    want = loop()\n    return max(float(np.abs(chunked(c) - want).max()) for c in (1, 3, 4, 11, 64))\n";
     let run = std::process::Command::new(paths::python())
         .args([
             "-c",
@@ -155,8 +156,7 @@ dt = (0.05 + rng.random((T, H))).astype(np.float32)
 A = -np.array([0.5, 1.0, 2.0, 0.1], np.float32)
 B, C = (rng.standard_normal((T, H, N)).astype(np.float32) for _ in range(2))
 D = rng.standard_normal(H).astype(np.float32)
-want = m.ssd_loop(xs, dt, A, B, C, D)
-print(max(float(np.abs(m.ssd_chunked(xs, dt, A, B, C, D, q) - want).max()) for q in (1, 3, 4, 11, 64)))
+print(differ(lambda: m.ssd_loop(xs, dt, A, B, C, D), lambda q: m.ssd_chunked(xs, dt, A, B, C, D, q)))
 "#,
     );
     assert!(worst < 1e-5, "chunked and loop differ by {worst}");
@@ -181,11 +181,7 @@ g = -(0.05 + rng.random((T, H))).astype(np.float32)
 beta = (0.2 + rng.random((T, H))).astype(np.float32)
 gk = -(0.05 + rng.random((T, H, DK))).astype(np.float32)
 gk[:, 1, 2] = -30.0
-worst = 0.0
-for g in (g, gk):
-    want = m.delta_loop(q, k, v, g, beta)
-    worst = max([worst] + [float(np.abs(m.delta_chunked(q, k, v, g, beta, c) - want).max()) for c in (1, 3, 4, 11, 64)])
-print(worst)
+print(max(differ(lambda: m.delta_loop(q, k, v, g, beta), lambda c: m.delta_chunked(q, k, v, g, beta, c)) for g in (g, gk)))
 "#,
     );
     assert!(worst < 1e-5, "chunked and loop differ by {worst}");
@@ -204,8 +200,7 @@ fn exported_lightning_chunks_give_the_loops_sums() {
 T, H, D = 11, 3, 4
 q, k, v = (0.5 * rng.standard_normal((T, H, D)).astype(np.float32) for _ in range(3))
 rate = np.array([0.05, 0.3, 1.2], np.float32)
-want = m.light_loop(q, k, v, rate)
-print(max(float(np.abs(m.light_chunked(q, k, v, rate, c) - want).max()) for c in (1, 3, 4, 11, 64)))
+print(differ(lambda: m.light_loop(q, k, v, rate), lambda c: m.light_chunked(q, k, v, rate, c)))
 "#,
     );
     assert!(worst < 1e-5, "chunked and loop differ by {worst}");
@@ -225,8 +220,7 @@ T, H, DK, DV = 11, 3, 4, 2
 q, k, v = (0.5 * rng.standard_normal((T, H, d)).astype(np.float32) for d in (DK, DK, DV))
 i = (4 * rng.standard_normal((T, H))).astype(np.float32)
 f = (1 + 3 * rng.standard_normal((T, H))).astype(np.float32)
-want = m.mlstm_loop(q, k, v, i, f, 1e-6)
-print(max(float(np.abs(m.mlstm_chunked(q, k, v, i, f, 1e-6, c) - want).max()) for c in (1, 3, 4, 11, 64)))
+print(differ(lambda: m.mlstm_loop(q, k, v, i, f, 1e-6), lambda c: m.mlstm_chunked(q, k, v, i, f, 1e-6, c)))
 "#,
     );
     assert!(worst < 1e-5, "chunked and loop differ by {worst}");
