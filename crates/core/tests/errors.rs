@@ -954,6 +954,40 @@ fn xlstm_keys_that_describe_another_model() {
             ("num_heads", json!(3), "does not divide"),
             ("embedding_dim", json!(64), "while hidden_size is 128"),
             ("gate_soft_cap", json!(0.0), "positive soft cap"),
+            // 32 features, 8 a head, but the cache is sized by 64: transformers fails.
+            (
+                "qk_dim_factor",
+                json!(0.25),
+                "rounded up to a multiple of 64",
+            ),
         ],
     );
+}
+
+/// Configs transformers cannot run, found by the mutation test: each is refused, naming the key.
+#[test]
+fn configs_transformers_cannot_run_are_refused() {
+    // Falcon without multi-query or the new architecture splits every head's own K and V, then
+    // reshapes them into num_kv_heads heads.
+    let falcon = json!({"model_type": "falcon", "hidden_size": 64, "num_attention_heads": 4,
+        "num_hidden_layers": 2, "vocab_size": 100, "multi_query": false});
+    err_free(&falcon);
+    refused_by_name(
+        &falcon,
+        &[(
+            "num_kv_heads",
+            json!(71),
+            "must equal num_attention_heads (4)",
+        )],
+    );
+    // LFM3 reads rope_parameters[type] for each attention layer type it has.
+    let lfm3 = json!({"model_type": "lfm3", "hidden_size": 64, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 64, "vocab_size": 100,
+        "num_hidden_layers": 3, "layer_types": ["conv", "full_attention", "sliding_attention"],
+        "rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}});
+    let e = err_of(&lfm3);
+    assert_eq!(e.field, "rope_parameters.full_attention", "{e}");
+    let mut sliding_only = lfm3.clone();
+    sliding_only["layer_types"] = json!(["conv", "sliding_attention", "sliding_attention"]);
+    err_free(&sliding_only);
 }

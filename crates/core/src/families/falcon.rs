@@ -39,6 +39,16 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     } else if multi_query {
         (1, Qkv::Stacked)
     } else {
+        // Every head its own K and V, split as such; transformers' attention then reshapes
+        // them into `num_kv_heads` heads, which only fits when that is the query heads.
+        if kv_config != heads {
+            return Err(cfg.err(
+                "num_kv_heads",
+                format!(
+                    "is {kv_config}; without multi_query or new_decoder_architecture every head has its own K and V, so it must equal num_attention_heads ({heads})"
+                ),
+            ));
+        }
         (heads, Qkv::Grouped)
     };
     if heads % kv != 0 {

@@ -101,17 +101,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         *last = AttnSpan::Full;
     }
     s.plan = super::uniform_plan(spans.clone(), false);
-    // Its rotary embedding reads the dict of each layer type the model has.
-    if let Some(p) = cfg.sub("rope_parameters")? {
-        for (kind, key) in [(true, "full_attention"), (false, "sliding_attention")] {
-            if spans.iter().any(|s| (*s == AttnSpan::Full) == kind) && !p.present(key) {
-                return Err(p.err(
-                    key,
-                    "is missing; Gemma 4 reads the RoPE of each layer type it has from rope_parameters[type]",
-                ));
-            }
-        }
-    }
+    super::rope_types_present(cfg, &spans)?;
     s.position = Position::Rope(rope_by_type(
         cfg,
         &RopeDefaults::new(10_000.0, s.context),

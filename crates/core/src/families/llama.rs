@@ -1371,6 +1371,16 @@ pub fn load(
         None => None,
     };
     let place_normed = norm.place == NormPlace::Normed;
+    if f.rope_by_type.is_some() {
+        // The attention layers' spans: a hybrid's recurrent layers read no RoPE.
+        let attending: Vec<AttnSpan> = spans
+            .iter()
+            .zip(&mamba_layers)
+            .filter(|(_, &m)| !m)
+            .map(|(s, _)| *s)
+            .collect();
+        super::rope_types_present(cfg, &attending)?;
+    }
     Ok(Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),

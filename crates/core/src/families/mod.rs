@@ -840,6 +840,26 @@ pub struct ByType {
 
 /// RoPE from one dict per layer type, or the class's bases for each without it (a top-level
 /// `rope_theta` is then ignored, as those classes ignore it).
+/// A rotary embedding indexed by layer type reads the dict of each type the model's attention
+/// layers have (`rope_parameters[type]`): one missing fails transformers' first forward pass.
+pub(crate) fn rope_types_present(cfg: &Config, spans: &[AttnSpan]) -> Result<()> {
+    let Some(p) = cfg.sub("rope_parameters")? else {
+        return Ok(());
+    };
+    if !(p.has("full_attention") || p.has("sliding_attention")) {
+        return Ok(());
+    }
+    for (full, key) in [(true, "full_attention"), (false, "sliding_attention")] {
+        if spans.iter().any(|s| (*s == AttnSpan::Full) == full) && !p.present(key) {
+            return Err(p.err(
+                key,
+                "is missing; this model type reads the RoPE of each layer type it has from rope_parameters[type]",
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn rope_by_type(cfg: &Config, d: &RopeDefaults, by: ByType) -> Result<Rope> {
     match cfg.sub("rope_parameters")? {
         Some(p) if p.has("full_attention") || p.has("sliding_attention") => rope(cfg, d),

@@ -81,6 +81,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             .collect(),
     };
     s.position = Position::Rope(rope_of(cfg, s.context)?);
+    super::rope_types_present(cfg, &spans)?;
     s.plan = super::uniform_plan(spans, false);
     s.layout = Layout::ModernBertDecoder;
     Ok(s)

@@ -64,6 +64,19 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
                 ),
             ));
         }
+        // The cache's state is sized by the config's width rounded up to a multiple of 64: a
+        // head size that differs from the layer's fails transformers' first forward pass.
+        let cached = w.div_ceil(64) * 64;
+        if cached / heads != w / heads {
+            return Err(cfg.err(
+                key,
+                format!(
+                    "gives {w} features ({} per head), but transformers sizes the recurrent state's cache by {cached} ({} per head), the width rounded up to a multiple of 64, and the two do not fit; give a factor that makes hidden_size × it a multiple of 64",
+                    w / heads,
+                    cached / heads
+                ),
+            ));
+        }
     }
     let cap = |key: &str, default: f64| -> Result<f64> {
         let c = cfg.float(key, default)?;
