@@ -34,6 +34,7 @@ ENTRIES = {
     "recurrentgemma-2b": "recurrent_gemma",
     "olmo-hybrid-7b": "olmo_hybrid",
     "lfm3-1.7b": "lfm3",
+    "hy4-preview": "hy_v4",
 }
 
 # Keys of every PreTrainedConfig that say nothing about the architecture.

@@ -172,6 +172,13 @@ CONFIGS = {
                         qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=12, num_key_value_heads=4,
                         index_topk=4, index_n_heads=8, index_head_dim=12, index_topk_freq=2,
                         index_skip_topk_offset=2),
+    # HY v4: V3.2's sparse attention with a sink and an output gate, the indexer rotating its
+    # heads' last dims and reused by layers 2 and 3 (full, full, shared, shared); three
+    # hyper-connection streams; experts clamped tight enough to bind.
+    "hy-v4": dict(BASE, model_type="hy_v4", num_hidden_layers=4, n_routed_experts=8, n_shared_experts=1,
+                  num_experts_per_tok=2, moe_intermediate_size=16, kv_lora_rank=16, q_lora_rank=24,
+                  qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, index_topk=4, index_n_heads=8,
+                  index_head_dim=12, hc_mult=3, swiglu_limit=0.5, bos_token_id=1, eos_token_id=2),
     # Sarvam-105B: V3's model without a Q latent, its own key names, RoPE as `deepseek_yarn`.
     "sarvam-mla": dict(BASE, model_type="sarvam_mla", num_experts=8, num_shared_experts=1,
                        num_experts_per_tok=2, moe_intermediate_size=16, kv_lora_rank=16, qk_nope_head_dim=8,

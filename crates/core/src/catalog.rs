@@ -385,6 +385,12 @@ pub static ENTRIES: &[Entry] = &[
         "LiquidAI/LFM3-1.7B",
         "short gated convolutions, with sliding-window and full attention in 11 of 24 layers"
     ),
+    entry!(
+        defaults "HYV4Config",
+        "hy4-preview",
+        "tencent/Hy4-preview",
+        "hyper-connections: 4 residual streams mixed around every sublayer; sparse latent attention with sinks and gates"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

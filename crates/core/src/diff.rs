@@ -152,6 +152,21 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Size,
             m.qk_rope_head_dim.to_string(),
         );
+        f(
+            "mla.indexer",
+            "sparse-attention indexer",
+            Mechanism,
+            m.indexer.as_ref().map_or("none".into(), |i| {
+                format!(
+                    "{} heads of {}, top {} keys, own in {} of {} layers",
+                    i.heads,
+                    i.head_dim,
+                    i.top_k,
+                    i.own.len(),
+                    s.layers
+                )
+            }),
+        );
     }
     f(
         "attention.qkv_bias",
@@ -558,6 +573,14 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "learned residual scales",
         Mechanism,
         yes(s.residual_scales),
+    );
+    f(
+        "residual.streams",
+        "hyper-connection streams",
+        Mechanism,
+        s.hyper.map_or("none".into(), |h| {
+            format!("{}, written back by up to {}×", h.streams, num(h.magnitude))
+        }),
     );
     f(
         "mtp_layers",

@@ -203,6 +203,17 @@ pub enum Role {
     CmReceptance,
     CmMixK,
     CmMixR,
+    /// Hyper-connections (HY v4): each sublayer's stream weights (`fn`: 2n logits from the n
+    /// streams), their biases and their two scales; the final head's (n logits, one scale).
+    HcAttnFn,
+    HcAttnBase,
+    HcAttnScale,
+    HcFfnFn,
+    HcFfnBase,
+    HcFfnScale,
+    HcHeadFn,
+    HcHeadBase,
+    HcHeadScale,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -229,6 +240,48 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 format!("model.layers.{{b}}.self_attn.{name}"),
                 format!("blk.{{b}}.attn_{name}"),
             );
+        }
+        (
+            _,
+            HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase | HcFfnScale | HcHeadFn
+            | HcHeadBase | HcHeadScale,
+        ) => {
+            // As HY v4's checkpoints store them (transformers renames them on loading to
+            // `layers.{b}.attn_hc.fn`, `hc_head.hc_fn` …). llama.cpp defines no architecture
+            // with hyper-connections: the GGUF names follow its style.
+            let (hf, gguf) = match role {
+                HcAttnFn => (
+                    "layers.{b}.hc_pre.hc_attn_layer.hc_fn",
+                    "blk.{b}.hc_attn_fn",
+                ),
+                HcAttnBase => (
+                    "layers.{b}.hc_pre.hc_attn_layer.hc_base",
+                    "blk.{b}.hc_attn_base",
+                ),
+                HcAttnScale => (
+                    "layers.{b}.hc_pre.hc_attn_layer.hc_scale",
+                    "blk.{b}.hc_attn_scale",
+                ),
+                HcFfnFn => ("layers.{b}.hc_pre.hc_mlp_layer.hc_fn", "blk.{b}.hc_ffn_fn"),
+                HcFfnBase => (
+                    "layers.{b}.hc_pre.hc_mlp_layer.hc_base",
+                    "blk.{b}.hc_ffn_base",
+                ),
+                HcFfnScale => (
+                    "layers.{b}.hc_pre.hc_mlp_layer.hc_scale",
+                    "blk.{b}.hc_ffn_scale",
+                ),
+                HcHeadFn => ("hc_pre.hc_head.hc_head_fn", "output_hc_fn"),
+                HcHeadBase => ("hc_pre.hc_head.hc_head_base", "output_hc_base"),
+                _ => ("hc_pre.hc_head.hc_head_scale", "output_hc_scale"),
+            };
+            return (format!("model.{hf}"), gguf.into());
+        }
+        (Layout::HyV4, Sinks) => {
+            return (
+                "model.layers.{b}.self_attn.learnable_sink_param".into(),
+                "blk.{b}.attn_sinks.weight".into(),
+            )
         }
         (_, ActAlphaP | ActAlphaN | ActBeta | ActEps) => {
             let name = match role {
@@ -447,11 +500,15 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             )
         }
         (
-            Layout::GptOss | Layout::Llama4 | Layout::GraniteMoeSwa | Layout::LaraMini,
+            Layout::GptOss
+            | Layout::Llama4
+            | Layout::GraniteMoeSwa
+            | Layout::LaraMini
+            | Layout::HyV4,
             ExpertGateUp | ExpertDown,
         ) => {
             let module = match layout {
-                Layout::GptOss | Layout::LaraMini => "mlp",
+                Layout::GptOss | Layout::LaraMini | Layout::HyV4 => "mlp",
                 Layout::Llama4 => "feed_forward",
                 Layout::GraniteMoeSwa => "block_sparse_moe",
                 other => unreachable!("{other:?} is not matched by this arm"),
@@ -501,6 +558,16 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         | Layout::MiMo
         | Layout::Ernie45Moe
         | Layout::ExaoneMoe => llama(role),
+        // Every `gate_proj` is a `linear_gate`: the attention's output gate, the MLP's and the
+        // shared experts' gates.
+        Layout::HyV4 => {
+            let (hf, gguf) = llama(role);
+            let hf = match role {
+                AttnGate | Gate | SharedGate => hf.replace(".gate_proj", ".linear_gate"),
+                _ => hf.into(),
+            };
+            return (format!("{hf}.{suffix}"), format!("{gguf}.{suffix}"));
+        }
         Layout::HyV3 => match role {
             Router => ("model.layers.{b}.mlp.router.gate", "blk.{b}.ffn_gate_inp"),
             other => shared_mlp(other),
@@ -1597,7 +1664,8 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
         | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay | LightDiagDecay | LruParam
         | LruInGate | LruRecGate | TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK
-        | CmMixR | LayerScalar => {
+        | CmMixR | LayerScalar | HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase
+        | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale => {
             unreachable!("named in `names`")
         }
         SharedNorm | SharedFfnNorm | SharedLinear | QAdapterA | QAdapterB | KAdapterA

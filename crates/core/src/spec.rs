@@ -82,6 +82,9 @@ pub struct Spec {
     pub layer_scalar: bool,
     /// Zamba2's shared transformer blocks, run before the mixer in some layers.
     pub shared: Option<SharedBlocks>,
+    /// Hyper-connections (HY v4): the residual stream is `streams` copies of the hidden state,
+    /// mixed into each sublayer's input and each written back by a learned per-token gate.
+    pub hyper: Option<Hyper>,
     /// Layers whose dense MLP has a width of its own rather than `mlp.intermediate` (Gemma 4's
     /// double-wide MLPs in the layers that share keys and values). Read through `mlp_width`.
     pub mlp_widths: Vec<(LayerSet, u64)>,
@@ -100,6 +103,24 @@ pub struct Spec {
     /// Config keys anatomy did not understand and ignored because it was asked to (`--lenient`):
     /// every view that prints figures says so.
     pub ignored: Vec<Ignored>,
+}
+
+/// Hyper-connections, as HY v4 builds them (DeepSeek-V4's form without the Sinkhorn mixing of
+/// the streams). Before each sublayer, from the RMS-scaled concatenation of the n streams
+/// X ∈ [n, hidden]: m = (W · vec(X)) / rms(vec(X)), 2n logits; pre = σ(s₀ · m[:n] + b[:n]) + ε
+/// weighs the streams into the sublayer's input Σᵢ preᵢ Xᵢ, and post = magnitude ·
+/// σ(s₁ · m[n:] + b[n:]) + ε writes its output y back to every stream, Xᵢ + postᵢ · y. The
+/// embedding starts all n streams; before the final norm a head of its own (n logits, one
+/// scale) weighs them into one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hyper {
+    pub streams: u64,
+    /// `hc_magnitude`: the largest factor a sublayer's output is written back with.
+    pub magnitude: f64,
+    /// `hc_eps`, added to every gate.
+    pub eps: f64,
+    /// The ε of the weightless RMS scaling of the streams (`rms_norm_eps`).
+    pub norm_eps: f64,
 }
 
 /// A config key ignored under `--lenient`, with its value as JSON.
@@ -401,6 +422,11 @@ pub struct Indexer {
     pub top_k: u64,
     /// Its RoPE rotates interleaved pairs (GLM-5) rather than half against half (V3.2).
     pub interleaved: bool,
+    /// Its RoPE rotates the last `qk_rope_head_dim` dims of each head rather than the first
+    /// (HY v4).
+    pub rope_last: bool,
+    /// The ε of its key LayerNorm: 10⁻⁶ (V3.2, GLM-5) or the model's `rms_norm_eps` (HY v4).
+    pub key_eps: f64,
     /// The layers that run an indexer of their own; every other layer reuses the choice of the
     /// last one before it that did (GLM-5's "shared" layers). Always holds layer 0.
     pub own: LayerSet,
@@ -411,7 +437,7 @@ impl Indexer {
     pub fn key_norm(&self) -> Norm {
         Norm {
             kind: NormKind::Layer { bias: true },
-            eps: 1e-6,
+            eps: self.key_eps,
             unit_offset: false,
             place: NormPlace::Pre,
         }
@@ -464,8 +490,11 @@ pub struct Moe {
     pub n_group: u64,
     pub topk_group: u64,
     pub routed_scaling: f64,
-    /// Clamp on SwiGLU inputs (gpt-oss).
+    /// Clamp on the experts' gate and up inputs (gpt-oss, HY v4).
     pub swiglu_limit: Option<f64>,
+    /// With `swiglu_limit`: the clamped inputs go through act(gate) ⊙ up (HY v4) rather than
+    /// gpt-oss's (up + 1) · g · σ(1.702 g).
+    pub swiglu_plain: bool,
     /// How the routed experts' tensors are stored.
     pub storage: ExpertStorage,
     /// A bias is added to the block's output, after the experts are combined (JetMoE's
@@ -1791,6 +1820,9 @@ pub enum Layout {
     /// Llama's names with the router as `mlp.router.gate`, the correction bias as
     /// `mlp.expert_bias` and the shared experts as `mlp.shared_mlp` (HY-V3's checkpoints).
     HyV3,
+    /// HY v4: DeepSeek's names, with every `gate_proj` stored as `linear_gate`, the sinks as
+    /// `learnable_sink_param` and the hyper-connections under `hc_pre`.
+    HyV4,
     /// GraniteMoE's names, the shared MLP as `shared_mlp` (the whole FFN in a model without
     /// experts), the Mamba2 mixer as `mamba` (GraniteMoeHybrid).
     GraniteMoeHybrid,

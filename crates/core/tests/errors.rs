@@ -991,3 +991,31 @@ fn configs_transformers_cannot_run_are_refused() {
     sliding_only["layer_types"] = json!(["conv", "sliding_attention", "sliding_attention"]);
     err_free(&sliding_only);
 }
+
+/// HY v4: what its class overwrites is read as it does; what cannot run is refused.
+#[test]
+fn hy_v4_keys() {
+    let base = json!({"model_type": "hy_v4", "hidden_size": 64, "num_hidden_layers": 3,
+        "num_attention_heads": 4, "vocab_size": 100, "n_routed_experts": 4,
+        "num_experts_per_tok": 2, "moe_intermediate_size": 16, "q_lora_rank": 16,
+        "kv_lora_rank": 8, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8, "v_head_dim": 8,
+        "index_head_dim": 16, "index_n_heads": 2, "pad_token_id": 0});
+    err_free(&base);
+    // The class sets the K/V heads to the query heads whatever the file says.
+    let mut kv = base.clone();
+    kv["num_key_value_heads"] = json!(1);
+    err_free(&kv);
+    refused_by_name(
+        &base,
+        &[
+            (
+                "indexer_types",
+                json!(["shared", "full", "full"]),
+                "layer 0 must run its own",
+            ),
+            ("index_head_dim", json!(4), "less than qk_rope_head_dim"),
+            ("q_lora_rank", json!(null), "needs a rank"),
+            ("hc_mult", json!(65), "up to 64"),
+        ],
+    );
+}

@@ -118,6 +118,11 @@ pub const SMALL: usize = 4096;
 /// are 256, 64, 256 and 64; any length gives the same sums).
 const SSD_CHUNK: usize = 64;
 
+/// Hyper-connections' tensors: each mix's logit weights, biases and scales.
+const HC_ATTN: (Role, Role, Role) = (Role::HcAttnFn, Role::HcAttnBase, Role::HcAttnScale);
+const HC_FFN: (Role, Role, Role) = (Role::HcFfnFn, Role::HcFfnBase, Role::HcFfnScale);
+const HC_HEAD: (Role, Role, Role) = (Role::HcHeadFn, Role::HcHeadBase, Role::HcHeadScale);
+
 /// Keys and values of every layer seen so far, and the recurrent layers' states.
 #[derive(Clone)]
 pub struct Cache {
@@ -615,6 +620,10 @@ impl Model {
             x = self.norm(&x, Role::EmbedNorm, None)?;
         }
         self.keep(None, "embed", &x);
+        // Hyper-connections: every stream starts as the embedding, [t, n · hidden].
+        if let Some(h) = spec.hyper {
+            x = Tensor::cat(&vec![&x; h.streams as usize], 1)?;
+        }
         // LongCat-Flash's shortcut: the experts' output of one layer, added at the next one's end.
         let mut shortcut = None;
         // Zamba2's shared blocks read the embeddings beside the stream.
@@ -632,6 +641,11 @@ impl Model {
         cache.pos += t;
         if last && t > 1 {
             x = x.narrow(0, t - 1, 1)?;
+        }
+        if spec.hyper.is_some() {
+            let (h, _) = self.stream_mix(&x, HC_HEAD, None)?;
+            self.keep(None, "hc_head", &h);
+            x = h;
         }
         // A post-residual model ends on its last layer's norm.
         let z = if spec.norm.place.on_stream() {
@@ -746,6 +760,9 @@ impl Model {
     ) -> Res<Tensor> {
         let place = self.spec.place_at(b);
         self.keep(Some(b), "block_in", x);
+        if self.spec.hyper.is_some() {
+            return self.hyper_layer(x, b, cache);
+        }
         // What the mixer reads: the stream, plus a shared block's output (Zamba2).
         let fed = match feed {
             Some(s) => (x + s)?,
@@ -899,6 +916,87 @@ impl Model {
             out = out.affine(0.5, 0.0)?;
         }
         Ok(out)
+    }
+
+    /// A layer under hyper-connections: each sublayer reads the streams weighed into one, and
+    /// its output joins every stream by that stream's post gate. Pre-norm, sequential.
+    fn hyper_layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let (h, post) = self.stream_mix(x, HC_ATTN, Some(b))?;
+        self.keep(Some(b), "hc_attn_in", &h);
+        let h = self.norm(&h, Role::AttnNorm, Some(b))?;
+        self.keep(Some(b), "attn_norm", &h);
+        let a = self.attention(&h, b, cache)?;
+        self.keep(Some(b), "attn_out", &a);
+        let r = self.stream_add(x, &post, &a)?;
+        self.keep(Some(b), "resid_attn", &r);
+        let ffn = self.spec.plan[b].ffn;
+        let (h, post) = self.stream_mix(&r, HC_FFN, Some(b))?;
+        self.keep(Some(b), "hc_ffn_in", &h);
+        let h = self.norm(&h, Role::FfnNorm, Some(b))?;
+        self.keep(Some(b), "ffn_norm", &h);
+        let m = match ffn {
+            Ffn::Moe => self.moe(&h, b)?,
+            Ffn::Dense => self.mlp(&h, b)?,
+            other => {
+                unreachable!("hyper-connections are read with MLPs and experts, not {other:?}")
+            }
+        };
+        self.keep(
+            Some(b),
+            if ffn == Ffn::Moe { "combine" } else { "down" },
+            &m,
+        );
+        let out = self.stream_add(&r, &post, &m)?;
+        self.keep(Some(b), "resid_ffn", &out);
+        Ok(out)
+    }
+
+    /// A hyper-connection mix of the streams `x` ([t, n · hidden]): their logits (2n before a
+    /// sublayer, n in the head) from the RMS-scaled streams, the pre gates' weighing of the
+    /// streams into one [t, hidden], and (before a sublayer) the post gates [t, n].
+    fn stream_mix(
+        &self,
+        x: &Tensor,
+        (w, base, scale): (Role, Role, Role),
+        b: Option<usize>,
+    ) -> Res<(Tensor, Option<Tensor>)> {
+        let point = match w {
+            Role::HcAttnFn => "hc_attn_logits",
+            Role::HcFfnFn => "hc_ffn_logits",
+            _ => "hc_head_logits",
+        };
+        let hc = self.spec.hyper.expect("hyper-connections in the Spec");
+        let (t, n, d) = (x.dim(0)?, hc.streams as usize, self.spec.hidden as usize);
+        let inv = (x.sqr()?.mean_keepdim(1)? + hc.norm_eps)?.sqrt()?.recip()?;
+        let m = self
+            .linear(x, &self.name(w, false, b, None), None)?
+            .broadcast_mul(&inv)?;
+        self.keep(b, point, &m);
+        let (base, scale) = (self.w(base, b)?, vec(self.w(scale, b)?)?);
+        let gate = |from: usize, s: f32| -> Res<Tensor> {
+            let z = m.narrow(1, from, n)?.affine(s as f64, 0.0)?;
+            Ok(sigmoid(&z.broadcast_add(&base.narrow(0, from, n)?)?)?)
+        };
+        let pre = gate(0, scale[0])?.affine(1.0, hc.eps)?;
+        let post = if b.is_some() {
+            Some(gate(n, scale[1])?.affine(hc.magnitude, hc.eps)?)
+        } else {
+            None
+        };
+        let h = x
+            .reshape((t, n, d))?
+            .broadcast_mul(&pre.unsqueeze(2)?)?
+            .sum(1)?;
+        Ok((h, post))
+    }
+
+    /// Every stream plus a sublayer's output `y` [t, hidden] times its post gate [t, n].
+    fn stream_add(&self, x: &Tensor, post: &Option<Tensor>, y: &Tensor) -> Res<Tensor> {
+        let post = post.as_ref().expect("a sublayer's mix has post gates");
+        let (t, n) = post.dims2()?;
+        let d = y.dim(1)?;
+        let add = post.unsqueeze(2)?.broadcast_mul(&y.unsqueeze(1)?)?;
+        Ok((x.reshape((t, n, d))? + add)?.reshape((t, n * d))?)
     }
 
     /// Mamba2's mixer: the input projection split into the gate z, the convolved x, B, C and
@@ -2183,7 +2281,17 @@ impl Model {
             .reshape((t, ih, id))?
             .transpose(0, 1)?
             .contiguous()?;
-        let q = rope::rotate(&q, &cos, &sin, ix.interleaved)?; // [ih, t, id]
+        // HY v4's indexer rotates the last rd dims of each head, V3.2's the first.
+        let rotate = |x: &Tensor| -> Res<Tensor> {
+            if !ix.rope_last {
+                return Ok(rope::rotate(x, &cos, &sin, ix.interleaved)?);
+            }
+            let pass = id - rd;
+            let rot = x.narrow(2, pass, rd)?.contiguous()?;
+            let rot = rope::rotate(&rot, &cos, &sin, ix.interleaved)?;
+            Ok(Tensor::cat(&[&x.narrow(2, 0, pass)?, &rot], 2)?)
+        };
+        let q = rotate(&q)?; // [ih, t, id]
         self.keep(Some(b), "index_q", &q);
         let k = self.proj(x, Role::IndexK, b, false)?;
         let k = norm(
@@ -2192,8 +2300,7 @@ impl Model {
             Some(self.bias(Role::IndexKNorm, Some(b))?),
             &ix.key_norm(),
         )?;
-        let k =
-            rope::rotate(&k.reshape((1, t, id))?, &cos, &sin, ix.interleaved)?.reshape((t, id))?;
+        let k = rotate(&k.reshape((1, t, id))?)?.reshape((t, id))?;
         self.keep(Some(b), "index_k", &k);
         let k = match &cache.index_k[b] {
             Some(prev) => Tensor::cat(&[prev, &k], 0)?,
@@ -2595,7 +2702,14 @@ impl Model {
 
     /// act(gate) ⊙ up, or gpt-oss's clamped form: (clamp(up) + 1) · g · σ(1.702 g), g = min(gate, limit).
     fn glu(&self, g: &Tensor, u: &Tensor, limit: Option<f64>) -> R<Tensor> {
+        let plain = self.spec.moe.as_ref().is_some_and(|m| m.swiglu_plain);
         match limit {
+            // HY v4: act(gate) ⊙ up of the clamped inputs.
+            Some(l) if plain => {
+                let g = g.clamp(f32::MIN, l as f32)?;
+                let u = u.clamp(-l as f32, l as f32)?;
+                self.act_mul(&g, &u)
+            }
             Some(l) => {
                 let g = g.clamp(f32::MIN, l as f32)?;
                 let u = u.clamp(-l as f32, l as f32)?;

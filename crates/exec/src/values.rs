@@ -84,6 +84,8 @@ fn matches(point: &str, s: &Site) -> bool {
         ("final_norm", Place::Outside) => norm && t.starts_with("Final"),
         ("logits", Place::Outside) => t == "Language-model head",
         ("per_layer_inputs", Place::Outside) => t == "Per-layer inputs",
+        ("hc_head_logits", Place::Outside) => t == "Head stream logits",
+        ("hc_head", Place::Outside) => t == "Head stream sum",
         (_, Place::Outside) => false,
         ("block_in", Place::Block) => op == Op::Route,
         ("attn_norm", Place::Block) => {
@@ -175,6 +177,10 @@ fn matches(point: &str, s: &Site) -> bool {
         ("ple_norm", Place::Block) => norm && t.starts_with("Per-layer "),
         ("ple_resid", Place::Block) => t == "Per-layer residual",
         ("layer_scalar", Place::Block) => t == "Layer scale",
+        ("hc_attn_logits", Place::Block) => t == "Attention stream logits",
+        ("hc_attn_in", Place::Block) => t == "Attention stream sum",
+        ("hc_ffn_logits", Place::Block) => t == "MLP stream logits",
+        ("hc_ffn_in", Place::Block) => t == "MLP stream sum",
         _ => false,
     }
 }

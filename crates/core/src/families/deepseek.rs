@@ -55,6 +55,9 @@ struct Sparse {
     interleaved: bool,
     /// Layers may reuse the previous layer's choice (`indexer_types`, GLM-5).
     shared: bool,
+    /// HY v4's indexer: RoPE on the last dims of each head, the key norm at the model's ε, and
+    /// without `indexer_types` a full indexer in layers 0, 1, 5, 9 … (no pattern keys read).
+    hy: bool,
 }
 
 /// A class's defaults for the latent's sizes.
@@ -129,6 +132,9 @@ struct Class {
     mlp_bias: bool,
     /// Kimi Delta Attention in some layers, and which.
     linear: Linear,
+    /// HY v4: hyper-connections, a learned sink and an output gate in every attention, clamped
+    /// experts stored stacked, and K/V heads forced to the query heads.
+    hy: bool,
     layout: Layout,
 }
 
@@ -212,6 +218,7 @@ const V3: Class = Class {
     minicpm: false,
     mlp_bias: false,
     linear: Linear::None,
+    hy: false,
     layout: Layout::DeepSeek,
 };
 
@@ -377,6 +384,7 @@ static CLASSES: &[Class] = &[
                 heads: 64,
                 interleaved: false,
                 shared: false,
+                hy: false,
             }),
         },
         rotate: Rotate::Pairs,
@@ -409,6 +417,7 @@ static CLASSES: &[Class] = &[
                 heads: 32,
                 interleaved: true,
                 shared: true,
+                hy: false,
             }),
         },
         rotate: Rotate::Pairs,
@@ -417,6 +426,46 @@ static CLASSES: &[Class] = &[
             dense: Dense::Types(Some(3)),
             ..V3_EXPERTS
         }),
+        ..V3
+    },
+    // HY v4 (Tencent Hunyuan): V3.2's latent attention, rotating half against half, with a
+    // learned sink and a σ output gate per head feature, every fourth layer's indexer reused by
+    // the three after it; hyper-connections around every sublayer; the first layer dense and the
+    // rest V3's experts, clamped.
+    Class {
+        model_type: "hy_v4",
+        vocab: 120_832,
+        hidden: 2816,
+        inter: Some(6912),
+        layers: 34,
+        heads: 32,
+        context: 262_144,
+        eps: 1e-5,
+        attn: Attn::Latent {
+            kv: Some(32),
+            dims: LatentDims {
+                nope: 192,
+                v: Some(256),
+                ..V3_LATENT
+            },
+            sparse: Some(Sparse {
+                heads: 16,
+                interleaved: false,
+                shared: true,
+                hy: true,
+            }),
+        },
+        rotate: Rotate::Half,
+        moe: Some(Experts {
+            width: 768,
+            groups: (1, 1),
+            routed_scaling: 2.827,
+            dense: Dense::Types(None),
+            ..V3_EXPERTS
+        }),
+        mtp: false,
+        hy: true,
+        layout: Layout::HyV4,
         ..V3
     },
     // Sarvam-105B: DeepSeek-V3's model under its own defaults (no Q latent, one dense layer,
@@ -665,10 +714,17 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         }
         Attn::Latent { kv, dims, sparse } => {
             let v2 = c.model_type == "deepseek_v2";
+            // HYV4Config sets num_key_value_heads to the query heads whatever it says.
+            let kv = if c.hy {
+                KvHeads::Forced
+            } else {
+                KvHeads::Read(kv)
+            };
             let mut a = latent(cfg, v2, c.heads, &s, r.as_ref(), kv, dims)?;
             if let Some(sparse) = sparse {
+                let eps = s.norm.eps;
                 let m = a.mla.as_mut().expect("latent attention");
-                m.indexer = Some(indexer(cfg, m, sparse, s.layers)?);
+                m.indexer = Some(indexer(cfg, m, sparse, s.layers, eps)?);
             }
             a
         }
@@ -731,6 +787,9 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             l.rope = false;
         }
     }
+    if c.hy {
+        hy_v4(cfg, &mut s)?;
+    }
     s.mtp_layers = if c.mtp {
         cfg.count("num_nextn_predict_layers", 0)?
     } else {
@@ -741,6 +800,41 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     }
     s.layout = c.layout;
     Ok(s)
+}
+
+/// What HY v4 adds to V3.2's parts: a sink and an output gate in every attention, clamped
+/// experts stored stacked [E, out, in], and hyper-connections.
+fn hy_v4(cfg: &Config, s: &mut Spec) -> Result<()> {
+    s.attn.sinks = true;
+    s.attn.out_gate = Some(OutGate {
+        softplus: false,
+        per_head: false,
+        in_query: false,
+    });
+    if let Some(m) = s.moe.as_mut() {
+        m.storage = ExpertStorage::Stacked {
+            out_in: true,
+            interleaved: false,
+        };
+        // Clamped whatever its sign: the class's docstring says a limit ≤ 0 disables the clamp,
+        // but its experts clamp by it unconditionally.
+        m.swiglu_limit = Some(cfg.float("swiglu_limit", 10.0)?);
+        m.swiglu_plain = true;
+    }
+    let streams = cfg.size("hc_mult", Some(4))?;
+    if streams > 64 {
+        return Err(cfg.err(
+            "hc_mult",
+            format!("is {streams}; anatomy reads up to 64 hyper-connection streams"),
+        ));
+    }
+    s.hyper = Some(Hyper {
+        streams,
+        magnitude: cfg.float("hc_magnitude", 2.0)?,
+        eps: cfg.float("hc_eps", 1e-6)?,
+        norm_eps: s.norm.eps,
+    });
+    Ok(())
 }
 
 /// MiniCPM's μP scales: embeddings × `scale_emb`, each sublayer's output × `scale_depth` /
@@ -776,6 +870,14 @@ fn scales(cfg: &Config, s: &mut Spec) -> Result<()> {
     Ok(())
 }
 
+/// Where latent attention's K/V heads come from.
+pub(super) enum KvHeads {
+    /// `num_key_value_heads`, with this default (None: the query heads).
+    Read(Option<u64>),
+    /// The query heads, the key unread (HY v4's class overwrites it).
+    Forced,
+}
+
 /// Multi-head latent attention of `heads` heads by default; its K/V heads must equal the query
 /// heads. DeepSeek-V2 (`v2`) also requires the heads to divide the width.
 pub(super) fn latent(
@@ -784,7 +886,7 @@ pub(super) fn latent(
     heads: u64,
     s: &Spec,
     r: Option<&Rope>,
-    kv: Option<u64>,
+    kv: KvHeads,
     d: LatentDims,
 ) -> Result<Attention> {
     let h = cfg.size("num_attention_heads", Some(heads))?;
@@ -799,7 +901,10 @@ pub(super) fn latent(
     }
     // transformers repeats MLA's per-head keys num_heads / num_key_value_heads times, which
     // only fits when they are equal.
-    let kv = cfg.size("num_key_value_heads", Some(kv.unwrap_or(h)))?;
+    let kv = match kv {
+        KvHeads::Read(default) => cfg.size("num_key_value_heads", Some(default.unwrap_or(h)))?,
+        KvHeads::Forced => h,
+    };
     if kv != h {
         return Err(cfg.err(
             "num_key_value_heads",
@@ -883,7 +988,7 @@ pub(super) fn latent(
 
 /// DeepSeek sparse attention's indexer. It reads the Q latent and rotates the first
 /// `qk_rope_head_dim` dims of its heads.
-fn indexer(cfg: &Config, m: &Mla, sparse: Sparse, layers: u64) -> Result<Indexer> {
+fn indexer(cfg: &Config, m: &Mla, sparse: Sparse, layers: u64, eps: f64) -> Result<Indexer> {
     if m.q_lora_rank.is_none() {
         return Err(cfg.err(
             "q_lora_rank",
@@ -900,7 +1005,25 @@ fn indexer(cfg: &Config, m: &Mla, sparse: Sparse, layers: u64) -> Result<Indexer
             ),
         ));
     }
-    let own = if sparse.shared {
+    let own = if sparse.hy {
+        // `indexer_types`, else full in layer 0 and every fourth layer from layer 1.
+        let kind = |v: &serde_json::Value| match v.as_str()? {
+            "full" => Some(true),
+            "shared" => Some(false),
+            _ => None,
+        };
+        let full = match cfg.list("indexer_types", layers, kind, "\"full\" or \"shared\"")? {
+            Some(t) => t,
+            None => (0..layers).map(|i| i == 0 || (i - 1) % 4 == 0).collect(),
+        };
+        if !full.first().copied().unwrap_or(true) {
+            return Err(cfg.err(
+                "indexer_types",
+                "makes layer 0 shared; a shared layer reuses the choice of an earlier layer's indexer, so layer 0 must run its own",
+            ));
+        }
+        LayerSet::from_fn(layers, |b| full[b as usize])
+    } else if sparse.shared {
         own_indexers(cfg, layers)?
     } else {
         LayerSet::all(layers)
@@ -910,6 +1033,8 @@ fn indexer(cfg: &Config, m: &Mla, sparse: Sparse, layers: u64) -> Result<Indexer
         head_dim,
         top_k: cfg.size("index_topk", Some(2048))?,
         interleaved: sparse.interleaved,
+        rope_last: sparse.hy,
+        key_eps: if sparse.hy { eps } else { 1e-6 },
         own,
     })
 }

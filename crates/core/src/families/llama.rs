@@ -1482,6 +1482,7 @@ pub fn load(
         head_transform: None,
         per_layer_input: None,
         shared: None,
+        hyper: None,
         layer_scalar: false,
         mlp_widths: Vec::new(),
         block,

@@ -6,7 +6,7 @@
 //! Routing: a softmax over the routed and the zero-computation experts, the top k chosen with a
 //! correction bias, their weights × `routed_scaling_factor`.
 
-use super::deepseek::{latent, LatentDims, V3_LATENT};
+use super::deepseek::{latent, KvHeads, LatentDims, V3_LATENT};
 use super::{plain_moe, pre_rms, rope, RopeDefaults};
 use crate::config::Config;
 use crate::error::Result;
@@ -61,7 +61,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             "is null; LongCat-Flash always projects its queries through a latent, so it needs a rank",
         ));
     }
-    s.attn = latent(cfg, false, 64, &s, Some(&r), None, dims)?;
+    s.attn = latent(cfg, false, 64, &s, Some(&r), KvHeads::Read(None), dims)?;
     let m = s.attn.mla.as_mut().expect("latent attention");
     let (nope, rd) = (m.qk_nope_head_dim, m.qk_rope_head_dim);
     // The attention splits each query head at qk_nope_head_dim into nope + rope dims.

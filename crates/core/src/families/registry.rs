@@ -3843,6 +3843,29 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["pretraining_tp", "head_dim", "qk_head_dim"]],
     ),
+    // HY v4: `layer_types` is "indexed_attention" in every layer whatever it says; the class
+    // overwrites `num_key_value_heads` with the query heads and `head_dim` with the rotary dims;
+    // `learnable_sink_init` only initializes the sinks.
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "hy_v4",
+            "HY v4",
+            deepseek::load,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "layer_types",
+                    "num_key_value_heads",
+                    "head_dim",
+                    "qk_head_dim",
+                    "learnable_sink_init",
+                    "output_router_logits",
+                ],
+            ],
+        )
+    },
     Family {
         renames: &[("num_local_experts", "n_routed_experts")],
         ..own(

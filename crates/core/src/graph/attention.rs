@@ -1427,12 +1427,16 @@ impl Builder<'_> {
                 inputs: vec![],
                 output: o,
                 operation: format!(
-                    "Rotate the first {rope_d} dims of each {id}-dim {} by position ({pairs})",
+                    "Rotate the {} {rope_d} dims of each {id}-dim {} by position ({pairs})",
+                    if ix.rope_last { "last" } else { "first" },
                     if cached { "key" } else { "head" }
                 ),
-                equation: format!(
-                    "{out} = RoPE({input}[:{rope_d}], pos) ‖ {input}[{rope_d}:], {rope}"
-                ),
+                equation: if ix.rope_last {
+                    let pass = id - rope_d;
+                    format!("{out} = {input}[:{pass}] ‖ RoPE({input}[{pass}:], pos), {rope}")
+                } else {
+                    format!("{out} = RoPE({input}[:{rope_d}], pos) ‖ {input}[{rope_d}:], {rope}")
+                },
             }));
         }
         nodes.push(self.linear(lin(

@@ -4,6 +4,7 @@
 //! This file holds the builder and the model's outer parts; `attention.rs` and `ffn.rs` hold the
 //! two sublayers.
 
+use super::hyper::Mix;
 use super::*;
 use crate::error::{Error, Result};
 use crate::naming::{names, Role};
@@ -560,6 +561,9 @@ impl<'s> Builder<'s> {
         if let Some(p) = spec.per_layer_input {
             steps.extend(self.per_layer_inputs(p, t));
         }
+        if spec.hyper.is_some() {
+            steps.push(self.hyper_widen());
+        }
         self.scope(ScopeKind::Embedding, "Embedding", "Embedding end", 1, steps)
     }
 
@@ -746,7 +750,7 @@ impl<'s> Builder<'s> {
         let place = spec.norm.place;
         let mut children = Vec::new();
 
-        let xb = self.act("Xᵦ", self.seq(d));
+        let xb = self.act("Xᵦ", self.seq(self.stream_width()));
         children.push(self.step(Draft {
             title: "Block input".into(),
             op: Op::Route,
@@ -775,6 +779,11 @@ impl<'s> Builder<'s> {
             Some(s) => {
                 children.extend(self.shared_block(s));
                 "Xₘ"
+            }
+            // Hyper-connections weigh the streams into the attention's input.
+            None if spec.hyper.is_some() => {
+                children.extend(self.hyper_in(Mix::Attention, "Xᵦ", "Xₕ"));
+                "Xₕ"
             }
             None => "Xᵦ",
         };
@@ -985,8 +994,11 @@ impl<'s> Builder<'s> {
             } else {
                 "R"
             },
-            self.seq(d),
+            self.seq(self.stream_width()),
         );
+        if spec.hyper.is_some() {
+            inputs.push(self.latest("gₐ"));
+        }
         let mixed = sub.to_lowercase();
         children.push(self.step(Draft {
             title: format!("{sub} residual"),
@@ -1003,6 +1015,9 @@ impl<'s> Builder<'s> {
             },
             equation: match spec.stream_mix {
                 Some(mix) => mixer_mix(spec, &mix, &self.tensors[r].name, stream_name, y),
+                None if spec.hyper.is_some() => {
+                    self.hyper_add(Mix::Attention, &self.tensors[r].name, "Xᵦ", y)
+                }
                 None => format!(
                     "{} = {}Xᵦ + {}{y}",
                     self.tensors[r].name,
@@ -1075,12 +1090,18 @@ impl<'s> Builder<'s> {
             (Block::Sequential, NormPlace::Post) => "R",
             (Block::Sequential, NormPlace::PostResidual) => stream,
             (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed) => {
+                let input = if spec.hyper.is_some() {
+                    children.extend(self.hyper_in(Mix::Mlp, "R", "Rₕ"));
+                    "Rₕ"
+                } else {
+                    "R"
+                };
                 let title = format!("MLP {}", self.norm_name());
                 children.push(self.norm_step(
                     &title,
                     Role::FfnNorm,
                     "γ′",
-                    "R",
+                    input,
                     "R′",
                     d,
                     true,
@@ -1262,12 +1283,17 @@ impl<'s> Builder<'s> {
                 format!(" (+ S of layer b − 1 in layers {joins})"),
             )
         };
-        let xn = self.act(out, self.seq(self.spec.hidden));
+        let xn = self.act(out, self.seq(self.stream_width()));
+        let post = spec.hyper.map(|_| self.latest("gₘ"));
         self.step(Draft {
             title: "MLP residual".into(),
             op: Op::Add,
             category: Category::Norm,
-            inputs: std::iter::once(residual).chain(scale).chain(shortcut).collect(),
+            inputs: std::iter::once(residual)
+                .chain(scale)
+                .chain(shortcut)
+                .chain(post)
+                .collect(),
             output: xn,
             operation: if shortcut.is_some() {
                 "Add the FFN output to the attention residual, and in the second layer of each pair the experts' output from the first; this is the block's output".into()
@@ -1280,6 +1306,7 @@ impl<'s> Builder<'s> {
                     crate::fmt::float(mix.mlp.0),
                     crate::fmt::float(mix.mlp.1)
                 ),
+                None if spec.hyper.is_some() => self.hyper_add(Mix::Mlp, out, stream, m),
                 None => format!(
                     "{out} = {times}{stream} + {}{m}{plus_s}",
                     residual_factor(self.spec)
@@ -1400,6 +1427,13 @@ impl<'s> Builder<'s> {
         let spec = self.spec;
         // Post-residual models end on their last layer's norm: no final norm.
         let mut steps = Vec::new();
+        // Hyper-connections weigh the streams into one first.
+        let last = if spec.hyper.is_some() {
+            steps.extend(self.hyper_head("Xₗ", "Xₕ"));
+            "Xₕ"
+        } else {
+            "Xₗ"
+        };
         let z = if spec.norm.place.on_stream() {
             "Xₗ"
         } else {
@@ -1408,7 +1442,7 @@ impl<'s> Builder<'s> {
                 &title,
                 Role::FinalNorm,
                 "γf",
-                "Xₗ",
+                last,
                 "Z",
                 spec.hidden,
                 false,

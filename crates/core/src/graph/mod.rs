@@ -8,6 +8,7 @@ mod attention;
 mod build;
 mod delta;
 mod ffn;
+mod hyper;
 mod lightning;
 mod mlstm;
 mod rglru;

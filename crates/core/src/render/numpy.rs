@@ -105,6 +105,15 @@ fn name_table(g: &Graph) -> String {
         ("ple_up", PleUp),
         ("ple_norm", PleNorm),
         ("layer_scalar", LayerScalar),
+        ("hc_attn_fn", HcAttnFn),
+        ("hc_attn_base", HcAttnBase),
+        ("hc_attn_scale", HcAttnScale),
+        ("hc_ffn_fn", HcFfnFn),
+        ("hc_ffn_base", HcFfnBase),
+        ("hc_ffn_scale", HcFfnScale),
+        ("hc_head_fn", HcHeadFn),
+        ("hc_head_base", HcHeadBase),
+        ("hc_head_scale", HcHeadScale),
         ("q_norm", QNorm),
         ("k_norm", KNorm),
         ("sinks", Sinks),
@@ -279,6 +288,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     if let Some(i) = spec.attn.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
         config["mla"]["indexer"] = json!({
             "heads": i.heads, "head_dim": i.head_dim, "top_k": i.top_k, "interleaved": i.interleaved,
+            "key_eps": i.key_eps,
         });
         // Which layers choose for themselves, where not all do (GLM-5).
         if i.own.len() != spec.layers {
@@ -413,6 +423,14 @@ pub fn module(g: &Graph, script: &str) -> String {
     }
     if spec.layer_scalar {
         config["layer_scalar"] = json!(true);
+    }
+    if spec.moe.as_ref().is_some_and(|m| m.swiglu_plain) {
+        config["moe"]["swiglu_plain"] = json!(true);
+    }
+    if let Some(h) = spec.hyper {
+        config["hyper"] = json!({
+            "streams": h.streams, "magnitude": h.magnitude, "eps": h.eps, "norm_eps": h.norm_eps,
+        });
     }
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = match a.out_gate {
@@ -648,6 +666,46 @@ fn prune(spec: &Spec, body: &str) -> String {
         lines.push((
             "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own\n    else:\n        SHARED_KV[span[0]] = k, v  # for the later layers that share them\n",
             "",
+        ));
+    }
+    if spec
+        .attn
+        .mla
+        .as_ref()
+        .and_then(|m| m.indexer.as_ref())
+        .is_some_and(|i| i.rope_last)
+    {
+        lines.push((
+            "    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the first rope dims of each head rotate\n    rotate = lambda t: apply_rope(t, cos, sin, I[\"interleaved\"])  # paired as the indexer pairs them\n",
+            "    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the last rope dims of each head rotate\n    pass_ = ID - cos.shape[-1]  # the dims before them pass as they are\n    rotate = lambda t: np.concatenate([t[..., :pass_], apply_rope(t[..., pass_:], cos, sin, I[\"interleaved\"])], -1)\n",
+        ));
+    }
+    if spec.hyper.is_none() {
+        drop.extend(["stream_mix", "hyper_forward"]);
+        lines.push((
+            "    if C[\"hyper\"]:\n        return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them\n",
+            "",
+        ));
+    }
+    if !spec.attn.sinks || spec.attn.mla.is_none() {
+        lines.push((
+            "    if C[\"sinks\"]:\n        sink = np.broadcast_to(w(W, \"sinks\", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1], one learned logit per head\n        s = np.concatenate([s, sink], -1)  # s: [H, T, T + 1]: the sink takes its share of the softmax\n        v = np.concatenate([v, np.zeros_like(v[:, :1])], 1)  # v: [H, T + 1, v], and gives back nothing\n",
+            "",
+        ));
+    }
+    if !spec.moe.as_ref().is_some_and(|m| m.swiglu_plain) {
+        lines.push((
+            "    if CONFIG[\"moe\"][\"swiglu_plain\"]:\n        return act(g) * u  # [T, F], the clamped inputs' plain product\n",
+            "",
+        ));
+    } else {
+        lines.push((
+            "    return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]\n",
+            "",
+        ));
+        lines.push((
+            "    if CONFIG[\"moe\"][\"swiglu_plain\"]:\n        return act(g) * u  # [T, F], the clamped inputs' plain product\n",
+            "    return act(g) * u  # [T, F], the clamped inputs' plain product\n",
         ));
     }
     if spec.per_layer_input.is_none() {
@@ -1008,6 +1066,16 @@ fn prune(spec: &Spec, body: &str) -> String {
         out = out.replace(from, to);
     }
     out = out.replace(MIXER_CALL, &mixer_call);
+    if spec.hyper.is_some() {
+        // The whole pass is `hyper_forward`'s: the rest of `forward` never runs.
+        let (start, end) = ("    if C[\"hyper\"]:\n", "\n\n\ndef main(");
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(
+                a..b,
+                "    return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them",
+            );
+        }
+    }
     if no_ffn {
         // Every layer is its mixer alone: the FFN half of the loop never runs.
         let (start, end) = (
@@ -1300,6 +1368,10 @@ def mla_attention(x, W, b, span):
     v = kv[..., nope:]  # v: [H, T, v]
     qq = np.concatenate([q[..., :nope], q_rot], -1)  # qq: [H, T, nope + rope]
     s = (qq @ k.transpose(0, 2, 1)) * np.float32(C["scale"]) + mask  # s: [H, T, T]
+    if C["sinks"]:
+        sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1], one learned logit per head
+        s = np.concatenate([s, sink], -1)  # s: [H, T, T + 1]: the sink takes its share of the softmax
+        v = np.concatenate([v, np.zeros_like(v[:, :1])], 1)  # v: [H, T + 1, v], and gives back nothing
     out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]
     return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]
 
@@ -1314,7 +1386,7 @@ def index_keys(x, cq, W, b, span):
     q = rotate(linear(cq, w(W, "index_q", b)).reshape(T, IH, ID).transpose(1, 0, 2))  # q: [IH, T, ID]
     k = linear(x, w(W, "index_k", b))  # k: [T, ID], one key per token for all indexer heads
     mu, var = k.mean(-1, keepdims=True), k.var(-1, keepdims=True)
-    k = rotate((k - mu) / np.sqrt(var + 1e-6) * w(W, "index_k_norm", b) + w(W, "index_k_norm", b, bias=True))  # LayerNorm, then RoPE
+    k = rotate((k - mu) / np.sqrt(var + I["key_eps"]) * w(W, "index_k_norm", b) + w(W, "index_k_norm", b, bias=True))  # LayerNorm, then RoPE
     weights = linear(x, w(W, "index_weights", b)) / np.sqrt(IH)  # weights: [T, IH]
     dots = np.maximum(q @ k.T / np.sqrt(ID), 0)  # dots: [IH, T, T], ReLU'd
     scores = np.einsum("th,hts->ts", weights, dots) + attention_mask(span, T)  # scores: [T, T]
@@ -1900,6 +1972,8 @@ def glu(g, u, limit):
         return act(g) * u  # [T, F]
     g = np.minimum(g, limit)  # g: [T, F], capped above
     u = np.clip(u, -limit, limit)  # u: [T, F], clipped both ways
+    if CONFIG["moe"]["swiglu_plain"]:
+        return act(g) * u  # [T, F], the clamped inputs' plain product
     return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]
 
 
@@ -2071,10 +2145,41 @@ def lm_head(z, W):
     return logits.astype(np.float32)  # [T, vocab]
 
 
+def stream_mix(X, W, key, b=None):
+    # Hyper-connections: X: [T, n, hidden] -> (the streams weighed into one [T, hidden], the
+    # post gates [T, n] before a sublayer, None in the head)
+    Hc = CONFIG["hyper"]
+    T, n = X.shape[0], Hc["streams"]
+    flat = X.reshape(T, -1)  # flat: [T, n hidden]
+    m = linear(flat, w(W, key + "_fn", b)) / np.sqrt((flat * flat).mean(-1, keepdims=True) + Hc["norm_eps"])  # m: [T, 2n] (n in the head), RMS-scaled, no weight
+    base, scale = w(W, key + "_base", b), w(W, key + "_scale", b)  # base: [2n], scale: [2] (the head's: [n], [1])
+    sig = lambda z: 1 / (1 + np.exp(-z))
+    pre = sig(m[:, :n] * scale[0] + base[:n]) + Hc["eps"]  # pre: [T, n], how much of each stream is read
+    post = None if b is None else Hc["magnitude"] * sig(m[:, n:] * scale[1] + base[n:]) + Hc["eps"]  # post: [T, n], how much of the output each stream gets
+    return (pre[:, :, None] * X).sum(1), post  # [T, hidden], [T, n]
+
+
+def hyper_forward(x, W):
+    # Hyper-connections' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
+    X = np.repeat(x[:, None, :], CONFIG["hyper"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
+    for b, (span, use_rope, ffn) in enumerate(PLAN):
+        h, post = stream_mix(X, W, "hc_attn", b)  # h: [T, hidden], post: [T, n]
+        a = attention(norm(h, w(W, "attn_norm", b)), W, b, span, use_rope)  # a: [T, hidden]
+        X = X + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], the output written to every stream
+        h, post = stream_mix(X, W, "hc_ffn", b)
+        h = norm(h, w(W, "ffn_norm", b))  # h: [T, hidden]
+        m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)  # m: [T, hidden]
+        X = X + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]
+    h, _ = stream_mix(X, W, "hc_head")  # h: [T, hidden], the streams weighed into one
+    return lm_head(norm(h, w(W, "final_norm")), W)
+
+
 def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
+    if C["hyper"]:
+        return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them
     x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream
     if C["per_layer_input"]:
         ple = per_layer_inputs(ids, x, W)  # [T, layers, width]

@@ -309,6 +309,15 @@ fn attention_text(g: &Graph) -> Text {
     if let Some(dm) = a.dynamic_mask {
         sub.push(format!("Dynamic mask attention: each K/V head scores every key from the values of all heads, Δ = exp(A ⊙ softplus(W_dt · v)), and adds Δ to that key's score in its query heads; a query that sees more than {k} keys attends only to the {k} with the highest Δ, so long contexts attend sparsely while the cache still keeps every key.", k = dm.keep));
     }
+    if let Some(h) = spec.hyper {
+        sub.push(format!(
+            "Hyper-connections: the residual stream is {n} streams of {d} values per token ({w} in all), each starting as the embedding. Before each sublayer, 2 × {n} logits computed from the streams themselves (divided by their RMS, with no learned scale) give pre gates σ(·) + ε, which weigh the {n} streams into the sublayer's one input, and post gates {m} · σ(·) + ε, each stream's share of the sublayer's output, added to it. A last mix of {n} gates weighs the streams into one before the final norm. The stream costs {n}× the activation memory of a plain residual; the KV cache is unchanged.",
+            n = h.streams,
+            d = spec.hidden,
+            w = h.streams * spec.hidden,
+            m = crate::fmt::float(h.magnitude)
+        ));
+    }
     if spec.residual_scales {
         sub.push("The residual stream is scaled by a learned vector where each sublayer joins it: x ⊙ ρ + f(x), ρ one per layer and sublayer.".into());
     }

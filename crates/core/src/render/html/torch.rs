@@ -127,6 +127,9 @@ pub fn module(spec: &Spec) -> String {
     if spec.is_moe() {
         parts.push(moe_classes(spec, &n));
     }
+    if let Some(h) = spec.hyper {
+        parts.push(super::torch_hyper::stream_mix_class(h, spec.hidden));
+    }
     parts.push(layer(spec, &n));
     parts.push(model(spec, &n));
     parts.join("\n\n\n") + "\n"
@@ -1172,23 +1175,32 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                 ("qk", qk.to_string()),
                 ("attend", attend(spec, h, vd, keep)),
                 ("gate_init", {
-                    match a.out_gate {
-                        Some(g) => format!(
-                            "        self.{} = {}  # the output gate\n",
-                            n.inside(Role::AttnGate),
-                            linear(
-                                spec,
-                                &d.to_string(),
-                                &if g.per_head {
-                                    h.to_string()
-                                } else {
-                                    format!("{h} * {vd}")
-                                },
-                                false
-                            )
-                        ),
-                        None => String::new(),
-                    }
+                    let sinks = if a.sinks {
+                        format!(
+                            "        self.{} = nn.Parameter(torch.zeros({h}))  # one learned sink logit per head\n",
+                            n.inside(Role::Sinks)
+                        )
+                    } else {
+                        String::new()
+                    };
+                    sinks
+                        + &match a.out_gate {
+                            Some(g) => format!(
+                                "        self.{} = {}  # the output gate\n",
+                                n.inside(Role::AttnGate),
+                                linear(
+                                    spec,
+                                    &d.to_string(),
+                                    &if g.per_head {
+                                        h.to_string()
+                                    } else {
+                                        format!("{h} * {vd}")
+                                    },
+                                    false
+                                )
+                            ),
+                            None => String::new(),
+                        }
                 }),
                 ("gate", {
                     match a.out_gate {
@@ -1267,7 +1279,7 @@ fn indexer(ix: &crate::spec::Indexer, ql: u64, d: u64, rd: u64, n: &Names) -> St
         super().__init__()
         self.${wq} = nn.Linear(${ql}, ${ih} * ${id}, bias=False)
         self.${wk} = nn.Linear(${d}, ${id}, bias=False)
-        self.${k_norm} = nn.LayerNorm(${id}, eps=1e-6)
+        self.${k_norm} = nn.LayerNorm(${id}, eps=${key_eps})
         self.${weights} = nn.Linear(${d}, ${ih}, bias=False)
 
     def forward(self, x, q_latent, rope):  # -> [B, T, T] bool, True at the keys each query keeps
@@ -1287,7 +1299,14 @@ ${rotate}
         &[
             (
                 "rotate",
-                if ix.interleaved {
+                if ix.rope_last {
+                    "        def rotate(t):  # rotate-half on the last ${rd} dims
+            rest, rot = t[..., :-${rd}], t[..., -${rd}:]
+            half = torch.cat((-rot[..., ${half}:], rot[..., :${half}]), dim=-1)
+            return torch.cat((rest, rot * cos + half * sin), dim=-1)
+"
+                    .to_string()
+                } else if ix.interleaved {
                     "        def rotate(t):  # RoPE on the first ${rd} dims, interleaved pairs
             rot, rest = t[..., :${rd}], t[..., ${rd}:]
             a, b = rot[..., 0::2], rot[..., 1::2]
@@ -1305,6 +1324,7 @@ ${rotate}
                 },
             ),
             ("ih", ix.heads.to_string()),
+            ("key_eps", fmt_f(ix.key_eps)),
             ("id", ix.head_dim.to_string()),
             ("top_k", ix.top_k.to_string()),
             ("ql", ql.to_string()),
@@ -1596,6 +1616,10 @@ fn stacked_experts(spec: &Spec, n: &Names, out_in: bool, interleaved: bool) -> S
         "        gate, up = gate_up.chunk(2, dim=-1)\n"
     };
     let h = match m.swiglu_limit {
+        Some(l) if m.swiglu_plain => format!(
+            "        gate = gate.clamp(max={l})\n        up = up.clamp(-{l}, {l})\n        h = {} * up  # of the clamped inputs\n",
+            act_expr(spec.mlp.act, "gate")
+        ),
         Some(l) => format!("        gate = gate.clamp(max={l})\n        up = up.clamp(-{l}, {l})\n        h = (up + 1) * gate * torch.sigmoid(1.702 * gate)  # clamped SwiGLU\n"),
         None => format!("        h = {} * up\n", act_expr(spec.mlp.act, "gate")),
     };
@@ -2328,6 +2352,26 @@ fn layer(spec: &Spec, n: &Names) -> String {
             let (n1, n2) = (norm_attr(Role::AttnNorm), norm_attr(Role::FfnNorm));
             init += &format!("        self.{n1} = Norm({d})  # after the attention's add\n        self.{n2} = Norm({d})  # after the FFN's add\n");
             format!("        x = self.{n1}(x + {a_out})\n        x = self.{n2}(x + {f_out})\n        return x")
+        }
+        // Hyper-connections: each sublayer reads the streams weighed into one, and writes its
+        // output back to every stream by that stream's post gate.
+        Block::Sequential if spec.hyper.is_some() => {
+            let mut made = Vec::new();
+            let mut mixes = Vec::new();
+            for (role, note) in [
+                (Role::HcAttnFn, "before the attention"),
+                (Role::HcFfnFn, "before the FFN"),
+            ] {
+                let (module, prefix) = super::torch_hyper::split(&n.path(role));
+                init += &super::torch_hyper::init(&module, &prefix, false, note, &mut made);
+                mixes.push(module);
+            }
+            let a = a_out.replace(&attn_in, &attn_in.replace("(x)", "(h)"));
+            let f = f_out.replace(&ffn_in, &ffn_in.replace("(x)", "(h)"));
+            format!(
+                "        h, post = self.{}(x)  # h: [B, T, {d}], post: [B, T, N]\n        x = x + post.unsqueeze(-1) * {a}.unsqueeze(-2)  # [B, T, N, {d}]\n        h, post = self.{}(x)\n        x = x + post.unsqueeze(-1) * {f}.unsqueeze(-2)\n        return x",
+                mixes[0], mixes[1]
+            )
         }
         Block::Sequential if spec.residual_scales => {
             let (ra, rf) = (n.path(Role::ResidScaleAttn), n.path(Role::ResidScaleFfn));
@@ -3570,6 +3614,9 @@ fn model(spec: &Spec, n: &Names) -> String {
     for line in embed_lines(spec, &pos_attr, "T", &norm) {
         fwd += &format!("        {line}\n");
     }
+    if spec.hyper.is_some() {
+        fwd += &format!("        x = x.unsqueeze(-2).expand(-1, -1, N, -1)  # [B, T, N, {d}]: every stream starts as the embedding\n");
+    }
     // Gemma 4's per-layer embeddings: a table of their own and the embeddings projected.
     if let Some(p) = spec.per_layer_input {
         let (l, w) = (spec.layers, p.width);
@@ -3624,6 +3671,18 @@ fn model(spec: &Spec, n: &Names) -> String {
         };
     } else {
         fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, None)\n");
+    }
+    if spec.hyper.is_some() {
+        let path = inside(Role::HcHeadFn);
+        let (module, prefix) = super::torch_hyper::split(&path);
+        init += &super::torch_hyper::init(
+            &module,
+            &prefix,
+            true,
+            "the streams weighed into one",
+            &mut Vec::new(),
+        );
+        fwd += &format!("        x, _ = self.{module}(x)  # [B, T, {d}]\n");
     }
     fwd += &if spec.norm.place.on_stream() {
         "        return x  # no final norm: the last layer's ends the stream\n".to_string()
