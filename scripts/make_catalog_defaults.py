@@ -35,6 +35,7 @@ ENTRIES = {
     "olmo-hybrid-7b": "olmo_hybrid",
     "lfm3-1.7b": "lfm3",
     "hy4-preview": "hy_v4",
+    "gemma-3n-e4b": "gemma3n_text",
 }
 
 # Keys of every PreTrainedConfig that say nothing about the architecture.

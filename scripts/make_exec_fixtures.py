@@ -179,6 +179,17 @@ CONFIGS = {
                   num_experts_per_tok=2, moe_intermediate_size=16, kv_lora_rank=16, q_lora_rank=24,
                   qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, index_topk=4, index_n_heads=8,
                   index_head_dim=12, hc_mult=3, swiglu_limit=0.5, bos_token_id=1, eos_token_id=2),
+    # Gemma 3n: three AltUp streams, LAuReL, activation sparsity in the first two layers (two
+    # levels), the last two layers reusing keys and values, MLPs of two widths, per-layer
+    # inputs from a table shorter than the vocabulary (ids past it read row 0), a window of 4.
+    "gemma3n": dict(BASE, model_type="gemma3n_text", num_hidden_layers=6, head_dim=8,
+                    intermediate_size=[48, 48, 64, 48, 64, 48], vocab_size_per_layer_input=64,
+                    hidden_size_per_layer_input=8, altup_num_inputs=3, laurel_rank=4,
+                    num_kv_shared_layers=2, sliding_window=4,
+                    activation_sparsity_pattern=[0.95, 0.5, 0.0, 0.0, 0.0, 0.0],
+                    layer_types=["sliding_attention", "sliding_attention", "full_attention",
+                                 "sliding_attention", "sliding_attention", "full_attention"],
+                    bos_token_id=1, eos_token_id=2),
     # Sarvam-105B: V3's model without a Q latent, its own key names, RoPE as `deepseek_yarn`.
     "sarvam-mla": dict(BASE, model_type="sarvam_mla", num_experts=8, num_shared_experts=1,
                        num_experts_per_tok=2, moe_intermediate_size=16, kv_lora_rank=16, qk_nope_head_dim=8,

@@ -329,6 +329,35 @@ def unseen_hy_v4(rng):
     return raw
 
 
+def unseen_gemma3n(rng):
+    layers = rng.randint(3, 12)
+    raw = {
+        "model_type": "gemma3n_text",
+        "hidden_size": rng.choice([32, 64]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": rng.choice([2, 4]),
+        "num_key_value_heads": rng.choice([1, 2]),
+        "head_dim": rng.choice([8, 16]),
+        "vocab_size": rng.choice([97, 1000]),
+        "vocab_size_per_layer_input": rng.choice([50, 97]),
+        "hidden_size_per_layer_input": rng.choice([4, 8]),
+        "altup_num_inputs": rng.choice([2, 3, 4]),
+        "laurel_rank": rng.choice([4, 8]),
+        "num_kv_shared_layers": rng.choice([0, 1]),
+        "sliding_window": rng.choice([4, 16]),
+        "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    }
+    if rng.random() < 0.5:
+        raw["intermediate_size"] = [rng.choice([48, 64]) for _ in range(layers)]
+    else:
+        raw["intermediate_size"] = rng.choice([48, 96])
+    if rng.random() < 0.5:
+        raw["activation_sparsity_pattern"] = [rng.choice([0.0, 0.5, 0.95]) for _ in range(layers)]
+    raw["layer_types"] = ["full_attention" if (i + 1) % 3 == 0 else "sliding_attention" for i in range(layers)]
+    raw["tie_word_embeddings"] = rng.random() < 0.7
+    return raw
+
+
 def unseen_gpt_oss(rng):
     return {
         "model_type": "gpt_oss",
@@ -446,6 +475,7 @@ UNSEEN = {
     "longcat_flash": unseen_longcat,
     "gemma4_text": unseen_gemma4,
     "hy_v4": unseen_hy_v4,
+    "gemma3n_text": unseen_gemma3n,
 }
 
 
@@ -458,7 +488,7 @@ DEFAULT_TYPES = [
     "iquestcoder", "arcee", "jais2", "olmoe", "qwen2_moe", "granite", "hyperclovax", "granitemoe", "cohere", "stablelm", "persimmon", "gptj", "codegen", "gpt_bigcode", "bloom", "mpt", "minimax_m2", "hy_v3", "exaone_moe", "flint", "mellum", "mimo_v2_flash", "jetmoe", "doge", "laguna", "phi4_multimodal", "cohere2_moe", "kolibri1", "bitnet", "afmoe", "apertus1p5_text", "diffllama", "phimoe", "got_ocr2", "fuyu", "aria_text", "axk1", "ctrl", "gpt_neox_japanese", "modernbert-decoder", "vaultgemma", "olmo3", "exaone4", "apertus", "ernie4_5", "ernie4_5_moe", "gpt_neo", "biogpt", "xglm", "opt", "openai-gpt", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
-    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4",
+    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text",
 ]
 
 

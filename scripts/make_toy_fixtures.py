@@ -71,6 +71,8 @@ SIZES = {
     # Gemma 4's per-layer embeddings.
     "vocab_size_per_layer_input": VOCAB,
     "hidden_size_per_layer_input": 16,
+    # Gemma 3n's LAuReL branch.
+    "laurel_rank": 8,
     "kv_lora_rank": 16,
     "q_lora_rank": 24,
     "qk_nope_head_dim": 8,
@@ -131,7 +133,8 @@ def layer_count(raw):
 def cut_lists(text, n):
     """Per-layer lists cut to n layers, keeping a layer of each kind present in the original."""
     for key in ("layer_types", "no_rope_layers", "mlp_layer_types", "indexer_types", "layer_rope_theta",
-                "hybrid_layer_pattern", "moe_layer_freq", "num_attention_heads_per_layer", "layers_block_type"):
+                "hybrid_layer_pattern", "moe_layer_freq", "num_attention_heads_per_layer", "layers_block_type",
+                "intermediate_size", "activation_sparsity_pattern"):
         v = text.get(key)
         if isinstance(v, list) and len(v) > n:
             kinds = []
@@ -182,6 +185,15 @@ def shrink_text(text, n):
     for key, value in SIZES.items():
         if isinstance(text.get(key), int):
             text[key] = value
+    # Gemma 3n's width per layer: each distinct width its own toy width. Its activation sparsity
+    # keeps 5% of the gate: at the toy's usual width that is 3 values, whose small sum the
+    # post-FFN norm then scales up with its rounding (transformers' own float32 logits drift
+    # 6.7e-5 from float64's at 64 wide); 512 wide keeps 26.
+    widths = text.get("intermediate_size")
+    if isinstance(widths, list):
+        base = 512 if text.get("activation_sparsity_pattern") else FFN
+        distinct = sorted(set(widths))
+        text["intermediate_size"] = [base + 16 * distinct.index(w) for w in widths]
     # RecurrentGemma's class derives the head size, and says so in head_dim.
     if isinstance(lru, int):
         text["head_dim"] = HIDDEN // HEADS
@@ -367,7 +379,12 @@ def shrink(raw):
     # Dense layers first: one of them is enough.
     if isinstance(text.get("first_k_dense_replace"), int):
         text["first_k_dense_replace"] = min(text["first_k_dense_replace"], 1)
-    shrink_text(text, layer_count(cfg))
+    n = layer_count(cfg)
+    # Gemma 3n's layers that reuse keys and values need a layer of their kind before them: twice
+    # the layers, the last two sharing.
+    if text.get("model_type") == "gemma3n_text" and text.get("num_kv_shared_layers", 15):
+        n, text["num_kv_shared_layers"] = 2 * n, 2
+    shrink_text(text, n)
     # The vocabulary is a size even where the class default gives it (Gemma 3: 262,208).
     text.setdefault("vocab_size", VOCAB)
     if isinstance(cfg.get("vision_config"), dict):

@@ -386,6 +386,12 @@ pub static ENTRIES: &[Entry] = &[
         "short gated convolutions, with sliding-window and full attention in 11 of 24 layers"
     ),
     entry!(
+        defaults "Gemma3nTextConfig",
+        "gemma-3n-e4b",
+        "google/gemma-3n-E4B",
+        "4 AltUp streams, a low-rank LAuReL branch beside attention, a Gaussian top-k on the first 10 MLPs"
+    ),
+    entry!(
         defaults "HYV4Config",
         "hy4-preview",
         "tencent/Hy4-preview",

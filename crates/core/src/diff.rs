@@ -575,6 +575,34 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         yes(s.residual_scales),
     );
     f(
+        "altup",
+        "AltUp streams",
+        Mechanism,
+        s.altup.map_or("none".into(), |a| {
+            format!("{}, computing on stream {}", a.streams, a.active)
+        }),
+    );
+    f(
+        "laurel",
+        "LAuReL rank",
+        Mechanism,
+        s.laurel.map_or("none".into(), |r| r.to_string()),
+    );
+    f(
+        "mlp.sparsity",
+        "activation sparsity",
+        Mechanism,
+        if s.sparsity.is_empty() {
+            "none".into()
+        } else {
+            s.sparsity
+                .iter()
+                .map(|(set, p)| format!("{} in layers {set}", num(*p)))
+                .collect::<Vec<_>>()
+                .join("; ")
+        },
+    );
+    f(
         "residual.streams",
         "hyper-connection streams",
         Mechanism,

@@ -60,10 +60,15 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
             p.shape.clone()
         };
         match &p.layers {
-            None => out.push(Entry {
-                name: template.clone(),
-                shape,
-            }),
+            None => {
+                // Outside the blocks, one tensor per index (Gemma 3n's stream projections).
+                for &e in &experts {
+                    out.push(Entry {
+                        name: g.spec.instantiate(template, None, e),
+                        shape: shape.clone(),
+                    });
+                }
+            }
             Some(layers) => {
                 for b in layers.iter() {
                     for &e in &experts {

@@ -214,6 +214,20 @@ pub enum Role {
     HcHeadFn,
     HcHeadBase,
     HcHeadScale,
+    /// Gemma 3n's AltUp: its router's norm and projection, the prediction and correction
+    /// coefficients, the scale on the corrected active stream; the model's projections into and
+    /// out of the extra streams (one per stream after the first, `{e}`).
+    AltUpRouterNorm,
+    AltUpRouter,
+    AltUpPredict,
+    AltUpCorrect,
+    AltUpScale,
+    AltUpProj,
+    AltUpUnembed,
+    /// Gemma 3n's LAuReL: the low-rank branch's two projections and its norm.
+    LaurelLeft,
+    LaurelRight,
+    LaurelNorm,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -276,6 +290,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 _ => ("hc_pre.hc_head.hc_head_scale", "output_hc_scale"),
             };
             return (format!("model.{hf}"), gguf.into());
+        }
+        (_, AltUpScale) => {
+            return (
+                "model.layers.{b}.altup.correct_output_scale".into(),
+                "blk.{b}.altup_correct_scale.weight".into(),
+            )
         }
         (Layout::HyV4, Sinks) => {
             return (
@@ -653,6 +673,33 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "model.layers.{b}.post_feedforward_layernorm_2",
                 "blk.{b}.post_ffw_norm_2",
             ),
+            other => sandwich(other),
+        },
+        Layout::Gemma3n => match role {
+            AltUpRouterNorm => (
+                "model.layers.{b}.altup.router_norm",
+                "blk.{b}.altup_router_norm",
+            ),
+            AltUpRouter => (
+                "model.layers.{b}.altup.modality_router",
+                "blk.{b}.altup_router",
+            ),
+            AltUpPredict => (
+                "model.layers.{b}.altup.prediction_coefs",
+                "blk.{b}.altup_predict_coef",
+            ),
+            AltUpCorrect => (
+                "model.layers.{b}.altup.correction_coefs",
+                "blk.{b}.altup_correct_coef",
+            ),
+            LaurelLeft => ("model.layers.{b}.laurel.linear_left", "blk.{b}.laurel_l"),
+            LaurelRight => ("model.layers.{b}.laurel.linear_right", "blk.{b}.laurel_r"),
+            LaurelNorm => (
+                "model.layers.{b}.laurel.post_laurel_norm",
+                "blk.{b}.laurel_post_norm",
+            ),
+            AltUpProj => ("model.altup_projections.{e}", "altup_proj"),
+            AltUpUnembed => ("model.altup_unembed_projections.{e}", "altup_unembd_proj"),
             other => sandwich(other),
         },
         Layout::Gpt2 | Layout::GptBigCode => gpt2(role),
@@ -1665,8 +1712,12 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay | LightDiagDecay | LruParam
         | LruInGate | LruRecGate | TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK
         | CmMixR | LayerScalar | HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase
-        | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale => {
+        | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale | AltUpScale => {
             unreachable!("named in `names`")
+        }
+        AltUpRouterNorm | AltUpRouter | AltUpPredict | AltUpCorrect | AltUpProj | AltUpUnembed
+        | LaurelLeft | LaurelRight | LaurelNorm => {
+            unreachable!("only Gemma 3n's layout has AltUp and LAuReL")
         }
         SharedNorm | SharedFfnNorm | SharedLinear | QAdapterA | QAdapterB | KAdapterA
         | KAdapterB | VAdapterA | VAdapterB | GateUpAdapterA | GateUpAdapterB => {

@@ -85,6 +85,14 @@ pub struct Spec {
     /// Hyper-connections (HY v4): the residual stream is `streams` copies of the hidden state,
     /// mixed into each sublayer's input and each written back by a learned per-token gate.
     pub hyper: Option<Hyper>,
+    /// Gemma 3n's alternating updates: the stream is several predictions of the hidden state,
+    /// one of which the layer computes on (`AltUp`).
+    pub altup: Option<AltUp>,
+    /// Gemma 3n's LAuReL: a low-rank branch of this rank beside each attention.
+    pub laurel: Option<u64>,
+    /// Gemma 3n's activation sparsity: the layers whose MLP gate keeps only its values above
+    /// mean + z · std (a Gaussian top-k), with the fraction p dropped, z = Φ⁻¹(p).
+    pub sparsity: Vec<(LayerSet, f64)>,
     /// Layers whose dense MLP has a width of its own rather than `mlp.intermediate` (Gemma 4's
     /// double-wide MLPs in the layers that share keys and values). Read through `mlp_width`.
     pub mlp_widths: Vec<(LayerSet, u64)>,
@@ -121,6 +129,21 @@ pub struct Hyper {
     pub eps: f64,
     /// The ε of the weightless RMS scaling of the streams (`rms_norm_eps`).
     pub norm_eps: f64,
+}
+
+/// Gemma 3n's alternating updates (AltUp). The stream holds `streams` versions of the hidden
+/// state: the embedding and its projections, each rescaled to the embedding's RMS. Each layer
+/// first predicts every stream from all of them, Pⱼ = Xⱼ + Σᵢ Cⱼᵢ Xᵢ with coefficients from a
+/// router over the `active` one; computes on the active prediction alone; then corrects every
+/// prediction by the layer's innovation O − Pₐ, Xᵢ ← Pᵢ + cᵢ (O − Pₐ), cᵢ = 1 + the router's
+/// coefficient over O. At the end the streams are projected back, rescaled, and averaged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AltUp {
+    pub streams: u64,
+    pub active: u64,
+    /// The active stream, corrected, is scaled by a learned vector before the per-layer input
+    /// reads it (`altup_correct_scale`).
+    pub correct_scale: bool,
 }
 
 /// A config key ignored under `--lenient`, with its value as JSON.
@@ -1249,6 +1272,8 @@ pub struct PerLayerInput {
     pub width: u64,
     /// The second table's rows.
     pub vocab: u64,
+    /// Ids past the table read its row 0 (Gemma 3n); otherwise every id is in it.
+    pub clamp_ids: bool,
 }
 
 /// A dense layer, activation and norm between the final norm and the LM head.
@@ -1823,6 +1848,9 @@ pub enum Layout {
     /// HY v4: DeepSeek's names, with every `gate_proj` stored as `linear_gate`, the sinks as
     /// `learnable_sink_param` and the hyper-connections under `hc_pre`.
     HyV4,
+    /// Gemma 3n: Gemma's sandwich names, with each layer's `altup` and `laurel` modules and the
+    /// model's `altup_projections` and `altup_unembed_projections`.
+    Gemma3n,
     /// GraniteMoE's names, the shared MLP as `shared_mlp` (the whole FFN in a model without
     /// experts), the Mamba2 mixer as `mamba` (GraniteMoeHybrid).
     GraniteMoeHybrid,
@@ -2071,6 +2099,14 @@ impl Spec {
     }
 
     /// The width of layer `b`'s dense MLP.
+    /// The fraction of layer `b`'s MLP gate that activation sparsity drops, if any.
+    pub fn sparsity_at(&self, b: usize) -> Option<f64> {
+        self.sparsity
+            .iter()
+            .find(|(set, _)| set.contains(b as u64))
+            .map(|(_, p)| *p)
+    }
+
     pub fn mlp_width(&self, b: usize) -> u64 {
         self.mlp_widths
             .iter()
@@ -2110,5 +2146,23 @@ impl Spec {
             .chain(self.layer_attn.iter().map(|(set, a)| (a, set.clone())))
             .filter(|(_, set)| !set.is_empty())
             .collect()
+    }
+}
+
+/// Φ⁻¹(p): the standard normal's quantile, the number of standard deviations above the mean
+/// below which a fraction `p` of a Gaussian lies (Gemma 3n's activation sparsity cut-off).
+pub fn normal_quantile(p: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().inverse_cdf(p)
+}
+
+#[cfg(test)]
+mod quantile_tests {
+    /// The value torch's Normal(0, 1).icdf gives in float32 for Gemma 3n's 0.95: 1.6448536.
+    #[test]
+    fn the_normal_quantile_is_torchs() {
+        let z = super::normal_quantile(0.95);
+        assert!((z - 1.644_853_626_951_472_2).abs() < 1e-12, "{z}");
+        assert_eq!(z as f32, 1.644_853_6_f32);
     }
 }

@@ -992,6 +992,46 @@ fn configs_transformers_cannot_run_are_refused() {
     err_free(&sliding_only);
 }
 
+/// Gemma 3n: lists of one value per layer, and the AltUp stream the layers compute on.
+#[test]
+fn gemma3n_keys() {
+    let base = json!({"model_type": "gemma3n_text", "hidden_size": 32, "num_hidden_layers": 4,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 8, "vocab_size": 100,
+        "vocab_size_per_layer_input": 50, "hidden_size_per_layer_input": 4, "laurel_rank": 4,
+        "num_kv_shared_layers": 0, "layer_types": ["sliding_attention", "full_attention",
+        "sliding_attention", "full_attention"]});
+    err_free(&base);
+    refused_by_name(
+        &base,
+        &[
+            ("intermediate_size", json!([64, 64]), "one per layer (4)"),
+            (
+                "activation_sparsity_pattern",
+                json!(0.95),
+                "must be an array",
+            ),
+            ("altup_active_idx", json!(4), "one of the 4 AltUp streams"),
+            (
+                "num_kv_shared_layers",
+                json!(15),
+                "at least one of the 4 layers",
+            ),
+            (
+                "hidden_size",
+                json!(33),
+                "not a multiple of num_attention_heads",
+            ),
+        ],
+    );
+    let mut v = base.clone();
+    v["activation_sparsity_pattern"] = json!([0.95, 1.0, 0.0, 0.0]);
+    assert_eq!(err_of(&v).field, "activation_sparsity_pattern[1]");
+    // The default shares keys and values in the last 15 layers: a 4-layer model cannot.
+    let mut v = base.clone();
+    v.as_object_mut().unwrap().remove("num_kv_shared_layers");
+    assert_eq!(err_of(&v).field, "num_kv_shared_layers");
+}
+
 /// HY v4: what its class overwrites is read as it does; what cannot run is refused.
 #[test]
 fn hy_v4_keys() {

@@ -624,11 +624,18 @@ impl Model {
         if let Some(h) = spec.hyper {
             x = Tensor::cat(&vec![&x; h.streams as usize], 1)?;
         }
+        if spec.altup.is_some() {
+            x = self.altup_streams(&x)?;
+        }
         // LongCat-Flash's shortcut: the experts' output of one layer, added at the next one's end.
         let mut shortcut = None;
         // Zamba2's shared blocks read the embeddings beside the stream.
         let x0 = x.clone();
         for b in 0..spec.layers as usize {
+            if spec.altup.is_some() {
+                x = self.altup_layer(&x, b, cache, per_layer.as_ref())?;
+                continue;
+            }
             let feed = match &spec.shared {
                 Some(s) if s.layers.contains(b as u64) => {
                     Some(self.shared_block(&x, &x0, b, cache)?)
@@ -641,6 +648,9 @@ impl Model {
         cache.pos += t;
         if last && t > 1 {
             x = x.narrow(0, t - 1, 1)?;
+        }
+        if spec.altup.is_some() {
+            x = self.altup_unembed(&x)?;
         }
         if spec.hyper.is_some() {
             let (h, _) = self.stream_mix(&x, HC_HEAD, None)?;
@@ -713,6 +723,23 @@ impl Model {
         p: anatomy_core::spec::PerLayerInput,
     ) -> Res<Tensor> {
         let (t, l, w) = (ids.len(), self.spec.layers as usize, p.width as usize);
+        // Gemma 3n: ids past the table read its row 0.
+        let clamped: Vec<u32> = ids
+            .iter()
+            .map(|&i| {
+                if p.clamp_ids && i as u64 >= p.vocab {
+                    0
+                } else {
+                    i
+                }
+            })
+            .collect();
+        let clamped_t = Tensor::new(clamped.as_slice(), &Device::Cpu)?;
+        let (ids, ids_t) = if p.clamp_ids {
+            (clamped.as_slice(), &clamped_t)
+        } else {
+            (ids, ids_t)
+        };
         let looked = self
             .rows(Role::PleEmbed, ids, ids_t)?
             .affine((w as f64).sqrt(), 0.0)?;
@@ -915,6 +942,131 @@ impl Model {
         if self.spec.rwkv.is_some_and(|r| r.halves_after(b as u64)) {
             out = out.affine(0.5, 0.0)?;
         }
+        Ok(out)
+    }
+
+    /// Gemma 3n: the embedding and its projections into the other streams, each rescaled to the
+    /// embedding's RMS; [t, n · hidden].
+    fn altup_streams(&self, x: &Tensor) -> Res<Tensor> {
+        let a = self.spec.altup.expect("AltUp in the Spec");
+        let mut streams = vec![x.clone()];
+        for i in 0..a.streams as usize - 1 {
+            let name = self.name(Role::AltUpProj, false, None, Some(i));
+            streams.push(rescaled(&self.linear(x, &name, None)?, x)?);
+        }
+        let x = Tensor::cat(&streams, 1)?;
+        self.keep(None, "altup_streams", &x);
+        Ok(x)
+    }
+
+    /// Gemma 3n: the streams after the first projected back, each rescaled to the first's RMS,
+    /// and all of them averaged; [t, hidden].
+    fn altup_unembed(&self, x: &Tensor) -> Res<Tensor> {
+        let a = self.spec.altup.expect("AltUp in the Spec");
+        let (n, d) = (a.streams as usize, self.spec.hidden as usize);
+        let first = x.narrow(1, 0, d)?;
+        let mut sum = first.clone();
+        for i in 1..n {
+            let name = self.name(Role::AltUpUnembed, false, None, Some(i - 1));
+            let back = self.linear(&x.narrow(1, i * d, d)?, &name, None)?;
+            sum = (sum + rescaled(&back, &first)?)?;
+        }
+        let mean = sum.affine(1.0 / n as f64, 0.0)?;
+        self.keep(None, "altup_mean", &mean);
+        Ok(mean)
+    }
+
+    /// Gemma 3n's AltUp router over one version of the hidden state: tanh of its projection
+    /// of the normed input over the hidden size; [t, n].
+    fn altup_router(&self, x: &Tensor, b: usize) -> Res<Tensor> {
+        let h = self.norm(x, Role::AltUpRouterNorm, Some(b))?;
+        let d = self.spec.hidden as f64;
+        Ok(self
+            .proj(&h.affine(1.0 / d, 0.0)?, Role::AltUpRouter, b, false)?
+            .tanh()?)
+    }
+
+    /// A Gemma 3n layer over the streams `x` ([t, n · hidden]): every stream predicted from
+    /// all; the attention (beside LAuReL) and the MLP on the active prediction; every
+    /// prediction corrected by the layer's innovation; the per-layer input added to the
+    /// streams after the first.
+    fn altup_layer(
+        &self,
+        x: &Tensor,
+        b: usize,
+        cache: &mut Cache,
+        per_layer: Option<&Tensor>,
+    ) -> Res<Tensor> {
+        let a = self.spec.altup.expect("AltUp in the Spec");
+        let (t, n, d) = (x.dim(0)?, a.streams as usize, self.spec.hidden as usize);
+        self.keep(Some(b), "block_in", x);
+        let xs = x.reshape((t, n, d))?;
+        let active = a.active as usize;
+        let m = self.altup_router(&xs.narrow(1, active, 1)?.squeeze(1)?, b)?;
+        let c = self
+            .proj(&m, Role::AltUpPredict, b, false)?
+            .reshape((t, n, n))?;
+        // Pⱼ = Xⱼ + Σᵢ C[j, i] Xᵢ
+        let p = (&xs + c.matmul(&xs)?)?;
+        self.keep(Some(b), "altup_predict", &p.reshape((t, n * d))?);
+        let pa = p.narrow(1, active, 1)?.squeeze(1)?;
+        let h = self.norm(&pa, Role::AttnNorm, Some(b))?;
+        self.keep(Some(b), "attn_norm", &h);
+        let lr = self.proj(
+            &self.proj(&h, Role::LaurelLeft, b, false)?,
+            Role::LaurelRight,
+            b,
+            false,
+        )?;
+        let l = (&h + self.norm(&lr, Role::LaurelNorm, Some(b))?)?;
+        self.keep(Some(b), "laurel", &l);
+        let y = self.attention(&h, b, cache)?;
+        self.keep(Some(b), "attn_out", &y);
+        let y = self.norm(&y, Role::PostAttnNorm, Some(b))?;
+        self.keep(Some(b), "post_attn_norm", &y);
+        let r = ((&pa + y)? + l)?.affine(std::f64::consts::FRAC_1_SQRT_2, 0.0)?;
+        self.keep(Some(b), "resid_attn", &r);
+        let h = self.norm(&r, Role::FfnNorm, Some(b))?;
+        self.keep(Some(b), "ffn_norm", &h);
+        let f = self.mlp(&h, b)?;
+        self.keep(Some(b), "down", &f);
+        let f = self.norm(&f, Role::PostFfnNorm, Some(b))?;
+        self.keep(Some(b), "post_ffn_norm", &f);
+        let o = (r + f)?;
+        self.keep(Some(b), "resid_ffn", &o);
+        let mc = self.altup_router(&o, b)?;
+        let coef = self
+            .proj(&mc, Role::AltUpCorrect, b, false)?
+            .affine(1.0, 1.0)?;
+        let innovation = (&o - &pa)?;
+        let corrected = (p + coef
+            .unsqueeze(2)?
+            .broadcast_mul(&innovation.unsqueeze(1)?)?)?;
+        self.keep(Some(b), "altup_correct", &corrected.reshape((t, n * d))?);
+        let mut first = corrected.narrow(1, active, 1)?.squeeze(1)?;
+        if a.correct_scale {
+            first = first.broadcast_mul(self.w(Role::AltUpScale, Some(b))?)?;
+            self.keep(Some(b), "altup_scale", &first);
+        }
+        // With one stream there is none after the first to add the per-layer input to.
+        let (Some(all), Some(pl), true) = (per_layer, self.spec.per_layer_input, n > 1) else {
+            return Ok(corrected.reshape((t, n * d))?);
+        };
+        let w = pl.width as usize;
+        let g = self.proj(&first, Role::PleGate, b, false)?;
+        self.keep(Some(b), "ple_gate", &g);
+        let ga = (self.act(&g)? * all.narrow(1, b * w, w)?)?;
+        self.keep(Some(b), "ple_act", &ga);
+        let yp = self.proj(&ga, Role::PleUp, b, false)?;
+        self.keep(Some(b), "ple_up", &yp);
+        let yp = self.norm(&yp, Role::PleNorm, Some(b))?;
+        self.keep(Some(b), "ple_norm", &yp);
+        // Into every stream after the first.
+        let rest = corrected
+            .narrow(1, 1, n - 1)?
+            .broadcast_add(&yp.unsqueeze(1)?)?;
+        let out = Tensor::cat(&[&corrected.narrow(1, 0, 1)?, &rest], 1)?.reshape((t, n * d))?;
+        self.keep(Some(b), "ple_resid", &out);
         Ok(out)
     }
 
@@ -2447,6 +2599,14 @@ impl Model {
                 _ => g,
             };
             self.keep(Some(b), "gate", &g);
+            let g = match spec.sparsity_at(b) {
+                Some(p) => {
+                    let g = gaussian_top_k(&g, p)?;
+                    self.keep(Some(b), "sparse_gate", &g);
+                    g
+                }
+                None => g,
+            };
             self.keep(Some(b), "up", &u);
             self.act_mul(&g, &u)?
         };
@@ -2861,6 +3021,28 @@ fn softplus(x: &Tensor) -> R<Tensor> {
 }
 
 /// A tensor's values, flat, for the recurrences that run on slices.
+/// `x` rescaled to the RMS of `target` (each row): x · rms(target) / √max(mean(x²), 10⁻⁵).
+fn rescaled(x: &Tensor, target: &Tensor) -> R<Tensor> {
+    let want = target.sqr()?.mean_keepdim(D::Minus1)?.sqrt()?;
+    let have = x
+        .sqr()?
+        .mean_keepdim(D::Minus1)?
+        .clamp(1e-5f32, f32::MAX)?
+        .sqrt()?;
+    x.broadcast_mul(&(want / have)?)
+}
+
+/// Gemma 3n's activation sparsity: each row's values above mean + Φ⁻¹(p) · std (the biased
+/// std), shifted down by that level, the rest 0.
+fn gaussian_top_k(g: &Tensor, p: f64) -> R<Tensor> {
+    let z = anatomy_core::spec::normal_quantile(p) as f32 as f64;
+    let mean = g.mean_keepdim(D::Minus1)?;
+    let centered = g.broadcast_sub(&mean)?;
+    let std = centered.sqr()?.mean_keepdim(D::Minus1)?.sqrt()?;
+    let cutoff = (mean + std.affine(z, 0.0)?)?;
+    g.broadcast_sub(&cutoff)?.relu()
+}
+
 fn vec(t: &Tensor) -> R<Vec<f32>> {
     t.flatten_all()?.to_vec1::<f32>()
 }

@@ -85,6 +85,8 @@ fn matches(point: &str, s: &Site) -> bool {
         ("logits", Place::Outside) => t == "Language-model head",
         ("per_layer_inputs", Place::Outside) => t == "Per-layer inputs",
         ("hc_head_logits", Place::Outside) => t == "Head stream logits",
+        ("altup_streams", Place::Outside) => t == "AltUp streams",
+        ("altup_mean", Place::Outside) => t == "AltUp stream mean",
         ("hc_head", Place::Outside) => t == "Head stream sum",
         (_, Place::Outside) => false,
         ("block_in", Place::Block) => op == Op::Route,
@@ -181,6 +183,11 @@ fn matches(point: &str, s: &Site) -> bool {
         ("hc_attn_in", Place::Block) => t == "Attention stream sum",
         ("hc_ffn_logits", Place::Block) => t == "MLP stream logits",
         ("hc_ffn_in", Place::Block) => t == "MLP stream sum",
+        ("altup_predict", Place::Block) => t == "AltUp prediction",
+        ("laurel", Place::Block) => t == "LAuReL residual",
+        ("altup_correct", Place::Block) => t == "AltUp correction",
+        ("altup_scale", Place::Block) => t == "AltUp output scale",
+        ("sparse_gate", Place::Mlp) => t == "Activation sparsity",
         _ => false,
     }
 }

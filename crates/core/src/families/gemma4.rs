@@ -118,7 +118,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let k_eq_v = cfg.flag("attention_k_eq_v", false)?;
     let full = LayerSet::from_fn(s.layers, |b| spans[b as usize] == AttnSpan::Full);
     let (global_hd, global_kv) = global_heads(cfg, &spans, hd, kv, k_eq_v)?;
-    let shared = shared_layers(cfg, &spans)?;
+    let shared = shared_layers(cfg, &spans, 0)?;
     let mut variants: Vec<(LayerSet, Attention)> = Vec::new();
     for (is_full, is_shared) in [(true, false), (true, true), (false, true)] {
         let set = LayerSet::from_fn(s.layers, |b| {
@@ -189,6 +189,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
     if width > 0 {
         s.per_layer_input = Some(PerLayerInput {
+            clamp_ids: false,
             width,
             vocab: cfg.size("vocab_size_per_layer_input", Some(262_144))?,
         });
@@ -262,9 +263,9 @@ fn global_heads(
 }
 
 /// The layers that reuse keys and values: the last `num_kv_shared_layers`.
-fn shared_layers(cfg: &Config, spans: &[AttnSpan]) -> Result<LayerSet> {
+pub(super) fn shared_layers(cfg: &Config, spans: &[AttnSpan], default: u64) -> Result<LayerSet> {
     let layers = spans.len() as u64;
-    let n = cfg.count("num_kv_shared_layers", 0)?;
+    let n = cfg.count("num_kv_shared_layers", default)?;
     if n == 0 {
         return Ok(LayerSet::from_fn(layers, |_| false));
     }

@@ -11,6 +11,7 @@ mod echo;
 mod falcon;
 mod falcon_h1;
 mod gemma;
+mod gemma3n;
 mod gemma4;
 mod gpt2;
 mod gpt_oss;
@@ -331,6 +332,9 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         per_layer_input: None,
         shared: None,
         hyper: None,
+        altup: None,
+        laurel: None,
+        sparsity: Vec::new(),
         layer_scalar: false,
         mlp_widths: Vec::new(),
         block: Block::Sequential,

@@ -14,8 +14,8 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    dbrx, deepseek, falcon, falcon_h1, gemma, gemma4, gpt2, gpt_oss, jetmoe, llama4, longcat,
-    mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, towers, xlstm, zamba,
+    dbrx, deepseek, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, jetmoe, llama4,
+    longcat, mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, towers, xlstm, zamba,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3463,6 +3463,14 @@ pub static FAMILIES: &[Family] = &[
         gemma4::load,
         Some("gemma4"),
         &[TRAINING],
+    ),
+    // Gemma 3n: `altup_coef_clip` clamps the AltUp coefficients in training only.
+    own(
+        "gemma3n_text",
+        "Gemma 3n",
+        gemma3n::load,
+        None,
+        &[TRAINING, &["altup_coef_clip"]],
     ),
     Family {
         text: Some("gemma3_text"),

@@ -23,7 +23,11 @@ pub fn build(spec: &Spec) -> Result<Graph> {
         param_layers: None,
     };
     let embedding = b.embedding();
-    let block = b.block();
+    let block = if spec.altup.is_some() {
+        b.altup_block()
+    } else {
+        b.block()
+    };
     let last = b.final_scope();
     let mut children = vec![
         Node::Scope(embedding),
@@ -176,6 +180,11 @@ impl<'s> Builder<'s> {
             {
                 (e, k, true)
             }
+            // Gemma 3n's projections into and out of the streams after the first: one each.
+            _ if matches!(role, Role::AltUpProj | Role::AltUpUnembed) => {
+                let extra = self.spec.altup.map_or(1, |a| a.streams - 1);
+                (extra, extra, false)
+            }
             _ => (1, 1, false),
         };
         let flat = routed
@@ -308,8 +317,10 @@ impl<'s> Builder<'s> {
         } else {
             vec![l.stored_rows, l.cols]
         };
-        // The head's own projections sit outside the blocks: one instance, not one per layer.
-        let per_layer = l.component != Component::LmHead;
+        // The head's own projections sit outside the blocks: one instance, not one per layer; so
+        // do Gemma 3n's projections into and out of its streams.
+        let per_layer = l.component != Component::LmHead
+            && !matches!(l.role, Role::AltUpProj | Role::AltUpUnembed);
         let p = self.param(l.role, false, shape, l.component, per_layer);
         let slice = l.block.as_ref().map(|r| {
             if in_out {
@@ -564,6 +575,9 @@ impl<'s> Builder<'s> {
         if spec.hyper.is_some() {
             steps.push(self.hyper_widen());
         }
+        if spec.altup.is_some() {
+            steps.extend(self.altup_streams());
+        }
         self.scope(ScopeKind::Embedding, "Embedding", "Embedding end", 1, steps)
     }
 
@@ -649,7 +663,9 @@ impl<'s> Builder<'s> {
 
     /// The end of a layer after its FFN (Gemma 4): its per-layer input gated in, then its stored
     /// scalar.
-    fn layer_tail(&mut self) -> Vec<Node> {
+    /// `source`: what the per-layer gate reads (the layer's output, or Gemma 3n's scaled active
+    /// stream).
+    pub(super) fn layer_tail(&mut self, source: &str) -> Vec<Node> {
         let spec = self.spec;
         let d = spec.hidden;
         let mut steps = Vec::new();
@@ -677,7 +693,7 @@ impl<'s> Builder<'s> {
                 "Per-layer gate",
                 "Wₚg",
                 "Gₚ",
-                "Xᵦ₊₁",
+                source,
                 w,
                 d,
                 format!("Project the layer's output to {w} gate values"),
@@ -716,15 +732,28 @@ impl<'s> Builder<'s> {
                 1,
                 inner,
             )));
-            let x = self.act("Xᵦ₊₁", self.seq(d));
+            let (width, operation, equation) = match spec.altup {
+                // Gemma 3n: into every stream after the first.
+                Some(a) => (
+                    a.streams * d,
+                    "Add the per-layer signal to every stream after the first".to_string(),
+                    format!("Xᵦ₊₁ᵢ = Xᵦ₊₁ᵢ + Yₚ′, 1 ≤ i < {}", a.streams),
+                ),
+                None => (
+                    d,
+                    "Add the per-layer signal to the layer's output".to_string(),
+                    "Xᵦ₊₁ = Xᵦ₊₁ + Yₚ′".to_string(),
+                ),
+            };
+            let x = self.act("Xᵦ₊₁", self.seq(width));
             steps.push(self.step(Draft {
                 title: "Per-layer residual".into(),
                 op: Op::Add,
                 category: Category::Norm,
                 inputs: vec![],
                 output: x,
-                operation: "Add the per-layer signal to the layer's output".into(),
-                equation: "Xᵦ₊₁ = Xᵦ₊₁ + Yₚ′".into(),
+                operation,
+                equation,
             }));
         }
         if spec.layer_scalar {
@@ -897,48 +926,7 @@ impl<'s> Builder<'s> {
                 ));
             }
         }
-        if variants.is_empty() {
-        } else if variants.len() == 1 && ssm_layers.is_empty() {
-            children.extend(self.attention_any(attn_in));
-        } else {
-            // Each variant's attention in a frame of its layers, as the dense and MoE FFNs,
-            // named by its span where one span sets each apart, else by its heads.
-            let span_of = |set: &LayerSet| -> Option<std::mem::Discriminant<AttnSpan>> {
-                let mut kinds = set.iter().map(|b| {
-                    spec.plan[b as usize]
-                        .span()
-                        .map(|s| std::mem::discriminant(&s))
-                });
-                let first = kinds.next()??;
-                kinds.all(|k| k == Some(first)).then_some(first)
-            };
-            let kinds: Vec<_> = variants.iter().map(|(_, set)| span_of(set)).collect();
-            let by_span = kinds.iter().all(|k| k.is_some())
-                && (1..kinds.len()).all(|i| !kinds[..i].contains(&kinds[i]));
-            for (a, set) in variants {
-                self.attn = a.clone();
-                self.layers = set.clone();
-                let mut nodes = self.attention_any(attn_in);
-                if spec.mup.is_some() {
-                    self.rename_output(&mut nodes, "Yₐ");
-                }
-                let what = match spec.plan[set.first().unwrap_or(0) as usize].span() {
-                    _ if !by_span => format!("Attention, {} query heads", a.heads),
-                    Some(AttnSpan::Sliding(_)) => "Sliding-window attention".into(),
-                    Some(AttnSpan::Chunked(_)) => "Chunked attention".into(),
-                    Some(AttnSpan::Full) | None => "Full attention".into(),
-                };
-                children.push(framed(
-                    ScopeKind::Attention,
-                    &what,
-                    "Attention end",
-                    set,
-                    nodes,
-                ));
-            }
-            self.attn = spec.attn.clone();
-            self.layers = self.all_layers();
-        }
+        children.extend(self.attention_part(attn_in, !ssm_layers.is_empty()));
         if let Some(m) = spec.mup {
             let (ya, ys) = (self.latest("Yₐ"), self.latest("Yₛ"));
             let y = self.act("Y", self.seq(d));
@@ -1178,7 +1166,7 @@ impl<'s> Builder<'s> {
             let title = format!("MLP {}", self.norm_name());
             children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Hᵦ", "Xᵦ₊₁", d, true, None));
         }
-        children.extend(self.layer_tail());
+        children.extend(self.layer_tail("Xᵦ₊₁"));
         // RWKV in inference: the stream halved after every few layers.
         if let Some(r) = spec.rwkv.filter(|r| r.rescale_every > 0) {
             let halving = LayerSet::from_fn(spec.layers, |b| r.halves_after(b));
@@ -1216,6 +1204,57 @@ impl<'s> Builder<'s> {
         );
         block.layers = Some(self.all_layers());
         block
+    }
+
+    /// The attention of every attention layer: inline where one attention serves them all (and
+    /// no recurrent layer sits beside it), else each variant's in a frame of its layers, as the
+    /// dense and MoE FFNs, named by its span where one span sets each apart, else by its heads.
+    pub(super) fn attention_part(&mut self, attn_in: &str, recurrent: bool) -> Vec<Node> {
+        let spec = self.spec;
+        let variants = spec.attn_variants();
+        if variants.is_empty() {
+            return Vec::new();
+        }
+        if variants.len() == 1 && !recurrent {
+            return self.attention_any(attn_in);
+        }
+        let mut nodes_out = Vec::new();
+        let span_of = |set: &LayerSet| -> Option<std::mem::Discriminant<AttnSpan>> {
+            let mut kinds = set.iter().map(|b| {
+                spec.plan[b as usize]
+                    .span()
+                    .map(|s| std::mem::discriminant(&s))
+            });
+            let first = kinds.next()??;
+            kinds.all(|k| k == Some(first)).then_some(first)
+        };
+        let kinds: Vec<_> = variants.iter().map(|(_, set)| span_of(set)).collect();
+        let by_span = kinds.iter().all(|k| k.is_some())
+            && (1..kinds.len()).all(|i| !kinds[..i].contains(&kinds[i]));
+        for (a, set) in variants {
+            self.attn = a.clone();
+            self.layers = set.clone();
+            let mut nodes = self.attention_any(attn_in);
+            if spec.mup.is_some() {
+                self.rename_output(&mut nodes, "Yₐ");
+            }
+            let what = match spec.plan[set.first().unwrap_or(0) as usize].span() {
+                _ if !by_span => format!("Attention, {} query heads", a.heads),
+                Some(AttnSpan::Sliding(_)) => "Sliding-window attention".into(),
+                Some(AttnSpan::Chunked(_)) => "Chunked attention".into(),
+                Some(AttnSpan::Full) | None => "Full attention".into(),
+            };
+            nodes_out.push(framed(
+                ScopeKind::Attention,
+                &what,
+                "Attention end",
+                set,
+                nodes,
+            ));
+        }
+        self.attn = spec.attn.clone();
+        self.layers = self.all_layers();
+        nodes_out
     }
 
     /// The FFN's closing step inside its frame: the post-FFN norm where the Spec has one.
@@ -1427,10 +1466,13 @@ impl<'s> Builder<'s> {
         let spec = self.spec;
         // Post-residual models end on their last layer's norm: no final norm.
         let mut steps = Vec::new();
-        // Hyper-connections weigh the streams into one first.
+        // Hyper-connections weigh the streams into one first; AltUp averages them.
         let last = if spec.hyper.is_some() {
             steps.extend(self.hyper_head("Xₗ", "Xₕ"));
             "Xₕ"
+        } else if spec.altup.is_some() {
+            steps.extend(self.altup_unembed());
+            "Xₘ"
         } else {
             "Xₗ"
         };

@@ -146,7 +146,11 @@ impl Builder<'_> {
                 act_inputs.push(self.weight(p, name, [n(1), n(1)], None));
             }
         }
+        let plain = moe.as_ref().is_some_and(|m| m.swiglu_plain);
         let equation = match (spec.mlp.gated, limit) {
+            (true, Some(l)) if plain => {
+                format!("{p} = {act}(min({g}, {l})) ⊙ clamp({u}, −{l}, {l})")
+            }
             (true, Some(l)) => format!(
                 "{p} = (clamp({u}, −{l}, {l}) + 1) ⊙ G′ · σ(1.702 · G′), G′ = min({g}, {l})"
             ),
@@ -210,6 +214,54 @@ impl Builder<'_> {
     /// The dense MLP at width `f` (Gemma 4's double-wide MLPs have their own).
     pub(super) fn mlp_of(&mut self, input: &str, f: u64) -> Scope {
         let mut children = self.ffn_steps(Kind::Dense, f, input, "", "M");
+        // Gemma 3n's activation sparsity: the gate keeps only its values above a Gaussian
+        // quantile, in the layers that have it.
+        let gate = children
+            .iter()
+            .position(|c| matches!(c, Node::Step(s) if s.title == "Gate projection"));
+        if let Some(at) = gate {
+            let mut sparse = Vec::new();
+            for (set, p) in self.spec.sparsity.clone() {
+                let here = LayerSet::from_fn(self.spec.layers, |b| {
+                    set.contains(b) && self.layers.contains(b)
+                });
+                if here.is_empty() {
+                    continue;
+                }
+                let Node::Step(g) = &children[at] else {
+                    unreachable!("found as a step")
+                };
+                let name = self.tensors[g.output].name.clone();
+                let out = self.act(&name, self.seq(f));
+                let z = crate::spec::normal_quantile(p);
+                let mut step = self.step(Draft {
+                    title: "Activation sparsity".into(),
+                    op: Op::Activation,
+                    category: Category::Ffn,
+                    inputs: vec![],
+                    output: out,
+                    operation: format!(
+                        "Keep only the gate values above the level a Gaussian with their mean and spread would leave {}% of them under, shifted down to start at 0",
+                        crate::fmt::float(p * 100.0)
+                    ),
+                    equation: format!(
+                        "{name} = ReLU({name} − mean({name}) − {} · std({name})), {} = Φ⁻¹({})",
+                        crate::fmt::float(z as f32 as f64),
+                        crate::fmt::float(z as f32 as f64),
+                        crate::fmt::float(p)
+                    ),
+                });
+                if here.len() != self.layers.len() {
+                    if let Node::Step(s) = &mut step {
+                        s.layers = Some(here);
+                    }
+                }
+                sparse.push(step);
+            }
+            for (i, s) in sparse.into_iter().enumerate() {
+                children.insert(at + 1 + i, s);
+            }
+        }
         // Falcon-H1's μP multipliers: the gate before its activation, the output.
         if let Some(m) = self.spec.mup {
             for (title, factor) in [

@@ -4,6 +4,7 @@
 //! Everything after the Spec reads this: parameter counts are sums over `params`, the manifest is
 //! their names, the terminal view draws `root`.
 
+mod altup;
 mod attention;
 mod build;
 mod delta;

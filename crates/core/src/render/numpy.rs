@@ -224,9 +224,27 @@ fn name_table(g: &Graph) -> String {
     } else {
         &[]
     };
+    // Gemma 3n's AltUp and LAuReL, named in its layout alone.
+    let altup = [
+        ("altup_router_norm", AltUpRouterNorm),
+        ("altup_router", AltUpRouter),
+        ("altup_predict", AltUpPredict),
+        ("altup_correct", AltUpCorrect),
+        ("altup_scale", AltUpScale),
+        ("altup_proj", AltUpProj),
+        ("altup_unembed", AltUpUnembed),
+        ("laurel_left", LaurelLeft),
+        ("laurel_right", LaurelRight),
+        ("laurel_norm", LaurelNorm),
+    ];
+    let altup = if spec.altup.is_some() {
+        &altup[..]
+    } else {
+        &[]
+    };
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
-    for &(key, role) in roles.iter().chain(shared) {
+    for &(key, role) in roles.iter().chain(shared).chain(altup) {
         let (w, _) = names(spec.layout, role, false);
         let (b, _) = names(spec.layout, role, true);
         let (w, b) = (spec.hf_wrap.apply(&w), spec.hf_wrap.apply(&b));
@@ -412,7 +430,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         }
     }
     if let Some(p) = spec.per_layer_input {
-        config["per_layer_input"] = json!({"width": p.width});
+        config["per_layer_input"] = json!({"width": p.width, "vocab": p.vocab});
     }
     if let Some(s) = &spec.shared {
         config["shared"] = json!({
@@ -426,6 +444,20 @@ pub fn module(g: &Graph, script: &str) -> String {
     }
     if spec.moe.as_ref().is_some_and(|m| m.swiglu_plain) {
         config["moe"]["swiglu_plain"] = json!(true);
+    }
+    if let Some(a) = spec.altup {
+        config["altup"] =
+            json!({"streams": a.streams, "active": a.active, "correct_scale": a.correct_scale});
+    }
+    if !spec.sparsity.is_empty() {
+        // Each layer's Gaussian cut-off z = Φ⁻¹(p) (as float32), or None.
+        let z: Vec<Option<f32>> = (0..spec.layers as usize)
+            .map(|b| {
+                spec.sparsity_at(b)
+                    .map(|p| crate::spec::normal_quantile(p) as f32)
+            })
+            .collect();
+        config["sparsity"] = json!(z);
     }
     if let Some(h) = spec.hyper {
         config["hyper"] = json!({
@@ -678,6 +710,25 @@ fn prune(spec: &Spec, body: &str) -> String {
         lines.push((
             "    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the first rope dims of each head rotate\n    rotate = lambda t: apply_rope(t, cos, sin, I[\"interleaved\"])  # paired as the indexer pairs them\n",
             "    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the last rope dims of each head rotate\n    pass_ = ID - cos.shape[-1]  # the dims before them pass as they are\n    rotate = lambda t: np.concatenate([t[..., :pass_], apply_rope(t[..., pass_:], cos, sin, I[\"interleaved\"])], -1)\n",
+        ));
+    }
+    if spec.altup.is_none() {
+        drop.extend(["rescaled", "altup_router", "altup_forward"]);
+        lines.push((
+            "    if C[\"altup\"]:\n        return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state\n",
+            "",
+        ));
+    }
+    if spec.sparsity.is_empty() {
+        lines.push((
+            "    z = C[\"sparsity\"][b]  # the layer's Gaussian cut-off, or None\n    if z is not None:\n        g = np.maximum(g - g.mean(-1, keepdims=True) - np.float32(z) * g.std(-1, keepdims=True), 0)  # g: [T, F], only the values above mean + z std, shifted to start at 0\n",
+            "",
+        ));
+    }
+    if !spec.per_layer_input.is_some_and(|p| p.clamp_ids) {
+        lines.push((
+            "    ids = np.where(ids < CONFIG[\"per_layer_input\"][\"vocab\"], ids, 0)  # ids past the table read its row 0\n",
+            "",
         ));
     }
     if spec.hyper.is_none() {
@@ -1066,6 +1117,16 @@ fn prune(spec: &Spec, body: &str) -> String {
         out = out.replace(from, to);
     }
     out = out.replace(MIXER_CALL, &mixer_call);
+    if spec.altup.is_some() {
+        // The whole pass is `altup_forward`'s: the rest of `forward` never runs.
+        let (start, end) = ("    if C[\"altup\"]:\n", "\n\n\ndef main(");
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(
+                a..b,
+                "    return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state",
+            );
+        }
+    }
     if spec.hyper.is_some() {
         // The whole pass is `hyper_forward`'s: the rest of `forward` never runs.
         let (start, end) = ("    if C[\"hyper\"]:\n", "\n\n\ndef main(");
@@ -1935,6 +1996,9 @@ def mlp(x, W, b):
         g, u = np.split(gu, 2, axis=-1)  # g, u: [T, F]
     else:
         g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # g, u: [T, F]
+    z = C["sparsity"][b]  # the layer's Gaussian cut-off, or None
+    if z is not None:
+        g = np.maximum(g - g.mean(-1, keepdims=True) - np.float32(z) * g.std(-1, keepdims=True), 0)  # g: [T, F], only the values above mean + z std, shifted to start at 0
     h = act(g) * u  # h: [T, F]
     if C["ffn_sub_norm"]:
         h = norm(h, w(W, "ffn_sub_norm", b))  # [T, F], normed before the down projection
@@ -2116,6 +2180,7 @@ def embed(ids, W):
 def per_layer_inputs(ids, x, W):
     # ids: [T], x: [T, hidden] (the scaled embeddings) -> [T, layers, width]: each layer's own input
     T, L, P = len(ids), len(PLAN), CONFIG["per_layer_input"]["width"]
+    ids = np.where(ids < CONFIG["per_layer_input"]["vocab"], ids, 0)  # ids past the table read its row 0
     looked = w(W, "ple_embed")[ids].reshape(T, L, P) * np.float32(math.sqrt(P))  # [T, L, P], a table of their own
     proj = (linear(x, w(W, "ple_proj")) / np.float32(math.sqrt(CONFIG["hidden"]))).reshape(T, L, P)  # [T, L, P], from the embeddings
     return (norm(proj, w(W, "ple_proj_norm")) + looked) * np.float32(1 / math.sqrt(2))  # [T, L, P]
@@ -2174,6 +2239,44 @@ def hyper_forward(x, W):
     return lm_head(norm(h, w(W, "final_norm")), W)
 
 
+def rescaled(x, target):
+    # x, target: [T, hidden] -> x, each row rescaled to the RMS of target's
+    want = np.sqrt((target * target).mean(-1, keepdims=True))  # [T, 1]
+    have = np.sqrt(np.maximum((x * x).mean(-1, keepdims=True), np.float32(1e-5)))  # [T, 1]
+    return x * (want / have)  # [T, hidden]
+
+
+def altup_router(x, W, b):
+    # x: [T, hidden] -> [T, n]: AltUp's score of each stream's role for each token, in (-1, 1)
+    h = norm(x, w(W, "altup_router_norm", b)) / np.float32(CONFIG["hidden"])  # [T, hidden]
+    return np.tanh(linear(h, w(W, "altup_router", b)))  # [T, n]
+
+
+def altup_forward(x, ple, W):
+    # AltUp's forward pass. x: [T, hidden], the scaled embeddings; ple: [T, layers, width],
+    # the per-layer inputs -> logits [T, vocab]
+    A = CONFIG["altup"]
+    n, a = A["streams"], A["active"]  # streams, and the one each layer computes on
+    X = np.stack([x] + [rescaled(linear(x, w(W, "altup_proj", e=i)), x) for i in range(n - 1)], 1)  # X: [T, n, hidden]
+    for b, (span, use_rope, ffn) in enumerate(PLAN):
+        T = X.shape[0]
+        coefs = linear(altup_router(X[:, a], W, b), w(W, "altup_predict", b)).reshape(T, n, n)  # coefs: [T, n, n]
+        P = X + coefs @ X  # P: [T, n, hidden], each stream predicted from all of them
+        h = norm(P[:, a], w(W, "attn_norm", b))  # h: [T, hidden], the active prediction, normed
+        laurel = h + norm(linear(linear(h, w(W, "laurel_left", b)), w(W, "laurel_right", b)), w(W, "laurel_norm", b))  # [T, hidden], a low-rank branch beside the attention
+        y = norm(attention(h, W, b, span, use_rope), w(W, "post_attn_norm", b))  # y: [T, hidden]
+        r = (P[:, a] + y + laurel) / np.float32(math.sqrt(2))  # r: [T, hidden]
+        o = r + norm(mlp(norm(r, w(W, "ffn_norm", b)), W, b), w(W, "post_ffn_norm", b))  # o: [T, hidden], the layer's new active stream
+        c = linear(altup_router(o, W, b), w(W, "altup_correct", b)) + 1  # c: [T, n]
+        X = P + c[:, :, None] * (o - P[:, a])[:, None, :]  # X: [T, n, hidden], every prediction corrected by the innovation
+        first = X[:, a] * w(W, "altup_scale", b) if A["correct_scale"] else X[:, a]  # first: [T, hidden]
+        g = act(linear(first, w(W, "ple_gate", b))) * ple[:, b]  # g: [T, width], this layer's per-layer input, gated
+        X[:, 1:] = X[:, 1:] + norm(linear(g, w(W, "ple_up", b)), w(W, "ple_norm", b))[:, None, :]  # into every stream after the first
+    first = X[:, 0]  # [T, hidden]
+    h = (first + sum(rescaled(linear(X[:, i], w(W, "altup_unembed", e=i - 1)), first) for i in range(1, n))) / np.float32(n)  # [T, hidden], the streams projected back and averaged
+    return lm_head(norm(h, w(W, "final_norm")), W)
+
+
 def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
     C = CONFIG
@@ -2183,6 +2286,8 @@ def forward(ids, W):
     x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream
     if C["per_layer_input"]:
         ple = per_layer_inputs(ids, x, W)  # [T, layers, width]
+    if C["altup"]:
+        return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state
     for b, (span, use_rope, ffn) in enumerate(PLAN):
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
         if span[0] == "none":  # a layer of its FFN alone

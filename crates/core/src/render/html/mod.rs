@@ -11,6 +11,7 @@ pub mod site;
 mod svg;
 mod text;
 pub mod torch;
+mod torch_altup;
 mod torch_hyper;
 mod torch_mlstm;
 mod torch_shared;

@@ -214,7 +214,12 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.mlp.sub_norm {
                 sub.push(format!("The {f} activated features are normalized (their own weight) before the down projection: BitNet's sub-norm."));
             }
+            for (set, p) in &spec.sparsity {
+                let z = crate::spec::normal_quantile(*p);
+                sub.push(format!("Activation sparsity in layers {set}: before its activation the gate keeps only the values above mean + {} × std of its {f} values (the level under which {}% of a Gaussian lies) and shifts them down to start at 0, so about {}% of the features pass: a Gaussian top-k, computed from each token's own statistics rather than by sorting.", crate::fmt::float((z * 1000.0).round() / 1000.0), crate::fmt::float(p * 100.0), crate::fmt::float(((1.0 - p) * 100.0 * 10.0).round() / 10.0)));
+            }
             match &part.layers {
+                Some(l) if !spec.mlp_widths.is_empty() && spec.altup.is_some() => sub.push(format!("Layers {l} have this MLP, {f} wide; each layer's width is its own in this model.")),
                 Some(l) if !spec.mlp_widths.is_empty() && f != spec.mlp.intermediate => sub.push(format!("Layers {l} have this MLP at {f} wide, {}× the others' {}: they reuse earlier layers' keys and values, so their parameters went to the MLP instead.", crate::fmt::float(f as f64 / spec.mlp.intermediate as f64), spec.mlp.intermediate)),
                 Some(l) if !spec.mlp_widths.is_empty() => sub.push(format!("Layers {l} have this MLP; the others' is wider.")),
                 Some(l) => sub.push(format!("Only layers {l} use this dense FFN; the others route tokens to experts.")),
@@ -308,6 +313,21 @@ fn attention_text(g: &Graph) -> Text {
     }
     if let Some(dm) = a.dynamic_mask {
         sub.push(format!("Dynamic mask attention: each K/V head scores every key from the values of all heads, Δ = exp(A ⊙ softplus(W_dt · v)), and adds Δ to that key's score in its query heads; a query that sees more than {k} keys attends only to the {k} with the highest Δ, so long contexts attend sparsely while the cache still keeps every key.", k = dm.keep));
+    }
+    if let Some(a) = spec.altup {
+        let n = a.streams;
+        sub.push(format!(
+            "Alternating updates (AltUp): the stream is {n} versions of the hidden state ({n} × {d} values per token), the embedding and {} projections of it, each rescaled to the embedding's RMS. Each layer first predicts every version from all {n}, Pⱼ = Xⱼ + Σᵢ Cⱼᵢ Xᵢ, with {}×{} coefficients a small router computes from version {} (tanh of a projection of its normed value); it computes only on that version's prediction, so a layer costs about what one {d}-wide stream costs; then corrects every prediction by how far the layer moved the one it computed on, Xᵢ = Pᵢ + cᵢ (O − P{}), cᵢ = 1 + the router's coefficient over the new value. At the end the other versions are projected back, rescaled, and all {n} averaged.",
+            n - 1,
+            n,
+            n,
+            a.active,
+            a.active,
+            d = spec.hidden
+        ));
+    }
+    if let Some(r) = spec.laurel {
+        sub.push(format!("LAuReL: beside the attention, a rank-{r} branch of its normed input (down to {r}, back up, normed) is added back to that normed input x̂, and the result joins the attention's residual scaled by 1/√2: (x + attention(x̂) + x̂ + branch(x̂)) / √2."));
     }
     if let Some(h) = spec.hyper {
         sub.push(format!(

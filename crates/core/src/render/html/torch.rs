@@ -109,6 +109,11 @@ pub fn module(spec: &Spec) -> String {
         parts.push(super::torch_mlstm::model(spec));
         return parts.join("\n\n\n") + "\n";
     }
+    if spec.altup.is_some() {
+        // Gemma 3n: its layers and model are its own.
+        parts.push(super::torch_altup::classes(spec));
+        return parts.join("\n\n\n") + "\n";
+    }
     if let Some(s) = &spec.shared {
         // Zamba's and Zamba2's layers and model are their own; the block's classes where a
         // layer runs it.
@@ -2122,7 +2127,7 @@ fn residual(spec: &Spec) -> String {
     format!("def residual(x, delta):\n    \"\"\"The residual stream: each sublayer adds its output to what came in.\"\"\"\n    return {add}")
 }
 
-fn plan_list(spec: &Spec) -> String {
+pub(super) fn plan_list(spec: &Spec) -> String {
     format!(
         "[\n    {},\n]",
         crate::render::numpy::python_plan(spec).join(",\n    ")
