@@ -36,6 +36,7 @@ ENTRIES = {
     "lfm3-1.7b": "lfm3",
     "hy4-preview": "hy_v4",
     "gemma-3n-e4b": "gemma3n_text",
+    "a.x-k2": "axk2",
 }
 
 # Keys of every PreTrainedConfig that say nothing about the architecture.

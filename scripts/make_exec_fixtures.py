@@ -179,6 +179,13 @@ CONFIGS = {
                   num_experts_per_tok=2, moe_intermediate_size=16, kv_lora_rank=16, q_lora_rank=24,
                   qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, index_topk=4, index_n_heads=8,
                   index_head_dim=12, hc_mult=3, swiglu_limit=0.5, bos_token_id=1, eos_token_id=2),
+    # A.X-K2: V3.2's sparse attention with the query and its output gate from both query latents,
+    # gated norms (the FFN's in the MoE layers only); one dense layer, then experts.
+    "axk2": dict(BASE, model_type="axk2", num_hidden_layers=3, n_routed_experts=8, n_shared_experts=1,
+                 num_experts_per_tok=2, moe_intermediate_size=16, kv_lora_rank=16, q_lora_rank=24,
+                 qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4,
+                 index_topk=4, index_n_heads=8, index_head_dim=12, gated_norm_rank=4,
+                 mlp_layer_types=["dense", "sparse", "sparse"], bos_token_id=1, eos_token_id=2),
     # Gemma 3n: three AltUp streams, LAuReL, activation sparsity in the first two layers (two
     # levels), the last two layers reusing keys and values, MLPs of two widths, per-layer
     # inputs from a table shorter than the vocabulary (ids past it read row 0), a window of 4.

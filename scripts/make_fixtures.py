@@ -329,6 +329,23 @@ def unseen_hy_v4(rng):
     return raw
 
 
+def unseen_axk2(rng):
+    raw = unseen_deepseek(rng, "deepseek_v32")
+    del raw["first_k_dense_replace"], raw["n_group"], raw["topk_group"]
+    layers = raw["num_hidden_layers"]
+    raw.update({
+        "model_type": "axk2",
+        "q_lora_rank": rng.choice([16, 24]),
+        "index_n_heads": rng.choice([2, 4]),
+        "index_head_dim": rng.choice([16, 24]),
+        "index_topk": rng.choice([4, 8]),
+        "gated_norm_rank": rng.choice([4, 8]),
+        "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+        "mlp_layer_types": ["dense"] + [rng.choice(["dense", "sparse"]) for _ in range(layers - 1)],
+    })
+    return raw
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -476,6 +493,7 @@ UNSEEN = {
     "gemma4_text": unseen_gemma4,
     "hy_v4": unseen_hy_v4,
     "gemma3n_text": unseen_gemma3n,
+    "axk2": unseen_axk2,
 }
 
 
@@ -488,7 +506,7 @@ DEFAULT_TYPES = [
     "iquestcoder", "arcee", "jais2", "olmoe", "qwen2_moe", "granite", "hyperclovax", "granitemoe", "cohere", "stablelm", "persimmon", "gptj", "codegen", "gpt_bigcode", "bloom", "mpt", "minimax_m2", "hy_v3", "exaone_moe", "flint", "mellum", "mimo_v2_flash", "jetmoe", "doge", "laguna", "phi4_multimodal", "cohere2_moe", "kolibri1", "bitnet", "afmoe", "apertus1p5_text", "diffllama", "phimoe", "got_ocr2", "fuyu", "aria_text", "axk1", "ctrl", "gpt_neox_japanese", "modernbert-decoder", "vaultgemma", "olmo3", "exaone4", "apertus", "ernie4_5", "ernie4_5_moe", "gpt_neo", "biogpt", "xglm", "opt", "openai-gpt", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
-    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text",
+    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2",
 ]
 
 

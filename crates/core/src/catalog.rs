@@ -386,6 +386,12 @@ pub static ENTRIES: &[Entry] = &[
         "short gated convolutions, with sliding-window and full attention in 11 of 24 layers"
     ),
     entry!(
+        defaults "AXK2Config",
+        "a.x-k2",
+        "skt/A.X-K2",
+        "sparse latent attention whose query and output gate come from both query latents; gated norms"
+    ),
+    entry!(
         defaults "Gemma3nTextConfig",
         "gemma-3n-e4b",
         "google/gemma-3n-E4B",

@@ -224,6 +224,13 @@ pub enum Role {
     AltUpScale,
     AltUpProj,
     AltUpUnembed,
+    /// A.X-K2's gated norms: the FFN's norm where it is gated (the MoE layers; the attention's
+    /// is `AttnNorm`, always gated), and each gate's down and up projections.
+    GatedFfnNorm,
+    AttnNormDown,
+    AttnNormUp,
+    FfnNormDown,
+    FfnNormUp,
     /// Gemma 3n's LAuReL: the low-rank branch's two projections and its norm.
     LaurelLeft,
     LaurelRight,
@@ -674,6 +681,30 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.post_ffw_norm_2",
             ),
             other => sandwich(other),
+        },
+        Layout::Axk2 => match role {
+            AttnNorm => ("model.layers.{b}.input_layernorm.norm", "blk.{b}.attn_norm"),
+            AttnNormDown => (
+                "model.layers.{b}.input_layernorm.W_down",
+                "blk.{b}.attn_norm_gate_down",
+            ),
+            AttnNormUp => (
+                "model.layers.{b}.input_layernorm.W_up",
+                "blk.{b}.attn_norm_gate_up",
+            ),
+            GatedFfnNorm => (
+                "model.layers.{b}.post_attention_layernorm.norm",
+                "blk.{b}.ffn_norm",
+            ),
+            FfnNormDown => (
+                "model.layers.{b}.post_attention_layernorm.W_down",
+                "blk.{b}.ffn_norm_gate_down",
+            ),
+            FfnNormUp => (
+                "model.layers.{b}.post_attention_layernorm.W_up",
+                "blk.{b}.ffn_norm_gate_up",
+            ),
+            other => llama(other),
         },
         Layout::Gemma3n => match role {
             AltUpRouterNorm => (
@@ -1714,6 +1745,9 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | CmMixR | LayerScalar | HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase
         | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale | AltUpScale => {
             unreachable!("named in `names`")
+        }
+        GatedFfnNorm | AttnNormDown | AttnNormUp | FfnNormDown | FfnNormUp => {
+            unreachable!("only A.X-K2's layout has gated norms")
         }
         AltUpRouterNorm | AltUpRouter | AltUpPredict | AltUpCorrect | AltUpProj | AltUpUnembed
         | LaurelLeft | LaurelRight | LaurelNorm => {

@@ -93,6 +93,8 @@ pub struct Spec {
     /// Gemma 3n's activation sparsity: the layers whose MLP gate keeps only its values above
     /// mean + z · std (a Gaussian top-k), with the fraction p dropped, z = Φ⁻¹(p).
     pub sparsity: Vec<(LayerSet, f64)>,
+    /// A.X-K2's gated norms: the attention's norm in every layer, the FFN's in `GatedNorm::ffn`.
+    pub gated_norm: Option<GatedNorm>,
     /// Layers whose dense MLP has a width of its own rather than `mlp.intermediate` (Gemma 4's
     /// double-wide MLPs in the layers that share keys and values). Read through `mlp_width`.
     pub mlp_widths: Vec<(LayerSet, u64)>,
@@ -129,6 +131,15 @@ pub struct Hyper {
     pub eps: f64,
     /// The ε of the weightless RMS scaling of the streams (`rms_norm_eps`).
     pub norm_eps: f64,
+}
+
+/// A.X-K2's gated RMSNorm: the norm's output y times σ(W_up · SiLU(W_down · y)), a gate of
+/// rank `rank` computed from y itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatedNorm {
+    pub rank: u64,
+    /// The layers whose FFN norm is gated too (the MoE layers).
+    pub ffn: LayerSet,
 }
 
 /// Gemma 3n's alternating updates (AltUp). The stream holds `streams` versions of the hidden
@@ -426,6 +437,10 @@ pub struct Mla {
     /// The query and the normed KV latent are multiplied by these, √(hidden / q_lora) and
     /// √(hidden / kv_lora) (LongCat-Flash); the KV factor reaches the values too.
     pub lora_scales: Option<(f64, f64)>,
+    /// The queries and an output gate (one per head feature) come from one projection, stored as
+    /// `q_b_proj`, of the normed query latent beside the raw one, 2 · q_lora features: each
+    /// head's query rows, then its gate rows (A.X-K2).
+    pub q_gate: bool,
 }
 
 impl Mla {
@@ -1848,6 +1863,9 @@ pub enum Layout {
     /// HY v4: DeepSeek's names, with every `gate_proj` stored as `linear_gate`, the sinks as
     /// `learnable_sink_param` and the hyper-connections under `hc_pre`.
     HyV4,
+    /// A.X-K2: DeepSeek's names, each gated norm a module of its own (`input_layernorm.norm`,
+    /// `.W_down`, `.W_up`).
+    Axk2,
     /// Gemma 3n: Gemma's sandwich names, with each layer's `altup` and `laurel` modules and the
     /// model's `altup_projections` and `altup_unembed_projections`.
     Gemma3n,

@@ -1032,6 +1032,24 @@ fn gemma3n_keys() {
     assert_eq!(err_of(&v).field, "num_kv_shared_layers");
 }
 
+/// A.X-K2: grouped routing fills the skipped groups' scores with 0, which is not read yet.
+#[test]
+fn axk2_grouped_routing_is_refused() {
+    let base = json!({"model_type": "axk2", "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 100,
+        "n_routed_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 16,
+        "q_lora_rank": 16, "kv_lora_rank": 8, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8,
+        "v_head_dim": 8, "index_head_dim": 16, "index_n_heads": 2, "pad_token_id": 0,
+        "n_group": null, "topk_group": null});
+    err_free(&base);
+    let mut v = base.clone();
+    v["n_group"] = json!(4);
+    v["topk_group"] = json!(2);
+    let e = err_of(&v);
+    assert_eq!(e.field, "n_group", "{e}");
+    assert!(e.message.contains("with 0"), "{e}");
+}
+
 /// HY v4: what its class overwrites is read as it does; what cannot run is refused.
 #[test]
 fn hy_v4_keys() {

@@ -812,7 +812,8 @@ impl Model {
         }
         // ModernBERT's first layer reads the embeddings without a norm.
         let h = if place.before() && !(b == 0 && self.spec.skip_first_attn_norm) {
-            self.norm(&fed, Role::AttnNorm, Some(b))?
+            let h = self.norm(&fed, Role::AttnNorm, Some(b))?;
+            self.norm_gated(h, (Role::AttnNormDown, Role::AttnNormUp), b)?
         } else {
             fed
         };
@@ -874,6 +875,17 @@ impl Model {
             (Block::Parallel { shared_norm: true }, _) => h,
             (Block::Parallel { shared_norm: false }, _) => self.norm(x, Role::FfnNorm, Some(b))?,
             (Block::Sequential, NormPlace::Post | NormPlace::PostResidual) => r.clone(),
+            // A.X-K2's MoE layers gate their FFN norm, stored under a name of its own.
+            (Block::Sequential, NormPlace::Pre)
+                if self
+                    .spec
+                    .gated_norm
+                    .as_ref()
+                    .is_some_and(|g| g.ffn.contains(b as u64)) =>
+            {
+                let h = self.norm(&r, Role::GatedFfnNorm, Some(b))?;
+                self.norm_gated(h, (Role::FfnNormDown, Role::FfnNormUp), b)?
+            }
             (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed) => {
                 self.norm(&r, Role::FfnNorm, Some(b))?
             }
@@ -943,6 +955,17 @@ impl Model {
             out = out.affine(0.5, 0.0)?;
         }
         Ok(out)
+    }
+
+    /// A.X-K2's gate on a norm's output, where the model gates its norms:
+    /// y ⊙ σ(W_up · SiLU(W_down · y)).
+    fn norm_gated(&self, y: Tensor, (down, up): (Role, Role), b: usize) -> Res<Tensor> {
+        if self.spec.gated_norm.is_none() {
+            return Ok(y);
+        }
+        let g = apply_act(Act::Silu, &self.proj(&y, down, b, false)?)?;
+        let g = sigmoid(&self.proj(&g, up, b, false)?)?;
+        Ok((y * g)?)
     }
 
     /// Gemma 3n: the embedding and its projections into the other streams, each rescaled to the
@@ -2327,6 +2350,7 @@ impl Model {
             m.kv_lora_rank as usize,
         );
         let mut selected = None;
+        let mut q_gate = None;
         let q = match m.q_lora_rank {
             Some(_) => {
                 let qa = self.proj(x, Role::QA, b, m.bias)?;
@@ -2339,7 +2363,19 @@ impl Model {
                     }
                     selected = cache.chosen.clone();
                 }
-                self.proj(&qn, Role::QB, b, false)?
+                if m.q_gate {
+                    // A.X-K2: both latents side by side give each head's query, then its gate.
+                    let both = self
+                        .proj(&Tensor::cat(&[&qn, &qa], 1)?, Role::QB, b, false)?
+                        .reshape((t, h, nope + rd + vd))?;
+                    let g = both.narrow(2, nope + rd, vd)?.contiguous()?;
+                    q_gate = Some(g.reshape((t, h * vd))?);
+                    both.narrow(2, 0, nope + rd)?
+                        .contiguous()?
+                        .reshape((t, h * (nope + rd)))?
+                } else {
+                    self.proj(&qn, Role::QB, b, false)?
+                }
             }
             None => self.proj(x, Role::Q, b, false)?,
         };
@@ -2392,7 +2428,7 @@ impl Model {
         let v = kv.narrow(2, nope, vd).and_then(|v| v.contiguous())?;
         self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope)?);
         let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
-        let gate = self.out_gate(x, b, None, vd)?;
+        let gate = self.out_gate(x, b, q_gate, vd)?;
         let o = self.attend(
             q,
             Some((k, v)),

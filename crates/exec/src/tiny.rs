@@ -152,6 +152,31 @@ pub fn shrink(spec: &Spec) -> Spec {
         })
         .filter(|(set, _)| !set.is_empty())
         .collect();
+    // Per-layer sets, among the layers kept: the MLP widths, Gemma 3n's sparse layers, A.X-K2's
+    // gated FFN norms.
+    let keep = |set: &anatomy_core::layers::LayerSet, n: u64| {
+        anatomy_core::layers::LayerSet::from_fn(n, |i| set.contains(kept[i as usize]))
+    };
+    let n = s.layers;
+    s.mlp_widths = s
+        .mlp_widths
+        .iter()
+        .map(|(set, w)| (keep(set, n), *w))
+        .filter(|(set, _)| !set.is_empty())
+        .collect();
+    s.sparsity = s
+        .sparsity
+        .iter()
+        .map(|(set, p)| (keep(set, n), *p))
+        .filter(|(set, _)| !set.is_empty())
+        .collect();
+    if let Some(g) = &mut s.gated_norm {
+        g.ffn = keep(&g.ffn, n);
+        g.rank = g.rank.min(8);
+    }
+    if let Some(r) = &mut s.laurel {
+        *r = (*r).min(8);
+    }
     // The layers that run an indexer of their own, among those kept (GLM-5, DeepSeek-V3.2).
     if let Some(ix) = s.attn.mla.as_mut().and_then(|m| m.indexer.as_mut()) {
         ix.own = anatomy_core::layers::LayerSet::from_fn(s.layers, |i| {

@@ -132,10 +132,21 @@ struct Class {
     mlp_bias: bool,
     /// Kimi Delta Attention in some layers, and which.
     linear: Linear,
+    /// What a class adds to the parts above.
+    extra: Extra,
+    layout: Layout,
+}
+
+/// A class's parts beyond DeepSeek's.
+#[derive(Clone, Copy, PartialEq)]
+enum Extra {
+    None,
     /// HY v4: hyper-connections, a learned sink and an output gate in every attention, clamped
     /// experts stored stacked, and K/V heads forced to the query heads.
-    hy: bool,
-    layout: Layout,
+    HyV4,
+    /// A.X-K2: the query and an output gate from one projection of both query latents, gated
+    /// norms, routing without groups.
+    Axk2,
 }
 
 #[derive(Clone, Copy)]
@@ -218,7 +229,7 @@ const V3: Class = Class {
     minicpm: false,
     mlp_bias: false,
     linear: Linear::None,
-    hy: false,
+    extra: Extra::None,
     layout: Layout::DeepSeek,
 };
 
@@ -464,8 +475,49 @@ static CLASSES: &[Class] = &[
             ..V3_EXPERTS
         }),
         mtp: false,
-        hy: true,
+        extra: Extra::HyV4,
         layout: Layout::HyV4,
+        ..V3
+    },
+    // A.X-K2 (SK Telecom): V3.2's sparse latent attention without a Q up-projection of its own:
+    // one projection of the normed and the raw query latent gives each head's query and an
+    // output gate; gated norms before the attention and before the experts; routing without
+    // groups.
+    Class {
+        model_type: "axk2",
+        vocab: 163_840,
+        hidden: 2048,
+        inter: Some(5120),
+        layers: 48,
+        heads: 32,
+        context: 131_072,
+        attn: Attn::Latent {
+            kv: Some(32),
+            dims: LatentDims {
+                q_lora: Some(384),
+                kv_lora: 128,
+                nope: 64,
+                rope: 32,
+                v: Some(64),
+            },
+            sparse: Some(Sparse {
+                heads: 16,
+                interleaved: false,
+                shared: false,
+                hy: false,
+            }),
+        },
+        rotate: Rotate::Pairs,
+        moe: Some(Experts {
+            count: Some(128),
+            width: 512,
+            groups: (1, 1),
+            dense: Dense::TypesFreq(1),
+            ..V3_EXPERTS
+        }),
+        mtp: false,
+        extra: Extra::Axk2,
+        layout: Layout::Axk2,
         ..V3
     },
     // Sarvam-105B: DeepSeek-V3's model under its own defaults (no Q latent, one dense layer,
@@ -715,7 +767,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         Attn::Latent { kv, dims, sparse } => {
             let v2 = c.model_type == "deepseek_v2";
             // HYV4Config sets num_key_value_heads to the query heads whatever it says.
-            let kv = if c.hy {
+            let kv = if c.extra == Extra::HyV4 {
                 KvHeads::Forced
             } else {
                 KvHeads::Read(kv)
@@ -787,8 +839,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             l.rope = false;
         }
     }
-    if c.hy {
-        hy_v4(cfg, &mut s)?;
+    match c.extra {
+        Extra::None => {}
+        Extra::HyV4 => hy_v4(cfg, &mut s)?,
+        Extra::Axk2 => axk2(cfg, &mut s)?,
     }
     s.mtp_layers = if c.mtp {
         cfg.count("num_nextn_predict_layers", 0)?
@@ -833,6 +887,31 @@ fn hy_v4(cfg: &Config, s: &mut Spec) -> Result<()> {
         magnitude: cfg.float("hc_magnitude", 2.0)?,
         eps: cfg.float("hc_eps", 1e-6)?,
         norm_eps: s.norm.eps,
+    });
+    Ok(())
+}
+
+/// What A.X-K2 adds to V3.2's parts: the query and its output gate from one projection, gated
+/// norms (the attention's in every layer, the FFN's in the MoE layers).
+fn axk2(cfg: &Config, s: &mut Spec) -> Result<()> {
+    // Grouped routing fills the other groups' scores with 0 rather than −∞.
+    if s.moe.as_ref().is_some_and(|m| m.n_group > 1) {
+        return Err(cfg.err(
+            "n_group",
+            "is more than 1; A.X-K2 fills the scores of the groups it skips with 0 (not −∞), which anatomy does not route by yet: give null or 1",
+        ));
+    }
+    let m = s.attn.mla.as_mut().expect("latent attention");
+    m.q_gate = true;
+    s.attn.out_gate = Some(OutGate {
+        softplus: false,
+        per_head: false,
+        in_query: true,
+    });
+    let moe = LayerSet::from_fn(s.layers, |b| s.plan[b as usize].moe());
+    s.gated_norm = Some(GatedNorm {
+        rank: cfg.size("gated_norm_rank", Some(16))?,
+        ffn: moe,
     });
     Ok(())
 }
@@ -972,6 +1051,7 @@ pub(super) fn latent(
             qk_rope_head_dim: rope_d,
             indexer: None,
             lora_scales: None,
+            q_gate: false,
         }),
         qkv: Qkv::Separate,
         clip_qkv: None,

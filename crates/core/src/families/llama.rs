@@ -1486,6 +1486,7 @@ pub fn load(
         altup: None,
         laurel: None,
         sparsity: Vec::new(),
+        gated_norm: None,
         layer_scalar: false,
         mlp_widths: Vec::new(),
         block,

@@ -335,6 +335,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         altup: None,
         laurel: None,
         sparsity: Vec::new(),
+        gated_norm: None,
         layer_scalar: false,
         mlp_widths: Vec::new(),
         block: Block::Sequential,

@@ -3851,6 +3851,27 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["pretraining_tp", "head_dim", "qk_head_dim"]],
     ),
+    // A.X-K2: as DeepSeek-V3.2, `layer_types` is "indexed_attention" in every layer whatever it
+    // says, and `qk_head_dim` and `head_dim` are derived.
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "axk2",
+            "A.X-K2",
+            deepseek::load,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "layer_types",
+                    "head_dim",
+                    "qk_head_dim",
+                    "output_router_logits",
+                    "rope_interleave",
+                ],
+            ],
+        )
+    },
     // HY v4: `layer_types` is "indexed_attention" in every layer whatever it says; the class
     // overwrites `num_key_value_heads` with the query heads and `head_dim` with the rotary dims;
     // `learnable_sink_init` only initializes the sinks.

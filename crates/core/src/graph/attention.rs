@@ -730,22 +730,37 @@ impl Builder<'_> {
             } else {
                 (width, "head feature")
             };
-            // Stored apart, or as each head's second half of the query projection.
-            let (role, stored_rows, block) = if gate.in_query {
-                let hd = a.head_dim;
-                let rows = format!("{}*i+{hd}:{}*(i+1), for each head i", 2 * hd, 2 * hd);
-                (Role::Q, 2 * a.heads * hd, Some(rows))
-            } else {
-                (Role::AttnGate, rows, None)
+            // Stored apart, or as each head's second half of the query projection (A.X-K2's: of
+            // the latent query projection, reading both query latents).
+            let q_gate = a.mla.as_ref().filter(|m| m.q_gate);
+            let (role, stored_rows, block, input, cols) = match q_gate {
+                Some(m) => {
+                    let (qk, vd) = (a.head_dim, a.v_head_dim);
+                    let ql = m.q_lora_rank.unwrap_or(0);
+                    let rows = format!("{}*i+{qk}:{}*(i+1), for each head i", qk + vd, qk + vd);
+                    (
+                        Role::QB,
+                        a.heads * (qk + vd),
+                        Some(rows),
+                        "[Cq′; Cq]",
+                        2 * ql,
+                    )
+                }
+                None if gate.in_query => {
+                    let hd = a.head_dim;
+                    let rows = format!("{}*i+{hd}:{}*(i+1), for each head i", 2 * hd, 2 * hd);
+                    (Role::Q, 2 * a.heads * hd, Some(rows), x_in, spec.hidden)
+                }
+                None => (Role::AttnGate, rows, None, x_in, spec.hidden),
             };
             nodes.push(self.linear(Linear {
                 role,
                 title: "Output gate projection".into(),
                 w: "W_g",
                 out: "Gₐ",
-                input: x_in,
+                input,
                 rows,
-                cols: spec.hidden,
+                cols,
                 stored_rows,
                 block,
                 bias: false,
@@ -1144,7 +1159,12 @@ impl Builder<'_> {
                     let steps = self.indexer(x_in, ql, rope_d, ix);
                     nodes.extend(steps);
                 }
-                (Role::QB, "Cq′", ql)
+                // A.X-K2: one projection of both latents side by side.
+                if m.q_gate {
+                    (Role::QB, "[Cq′; Cq]", 2 * ql)
+                } else {
+                    (Role::QB, "Cq′", ql)
+                }
             }
             None => (Role::Q, x_in, d),
         };
@@ -1258,7 +1278,12 @@ impl Builder<'_> {
             format!("Expand the latent to this head's {vd}-dim value"),
         )));
         let v = self.tensors.len() - 1;
-        let stored_q = h * qk;
+        // A.X-K2's projection holds each head's query rows, then its gate rows.
+        let (stored_q, q_rows) = if m.q_gate {
+            (h * (qk + vd), format!("{}*i:{}*i+{qk}", qk + vd, qk + vd))
+        } else {
+            (h * qk, rows(0, qk, "i"))
+        };
         let mut q_proj = self.linear(lin(
             q_role,
             "Q projection",
@@ -1268,7 +1293,7 @@ impl Builder<'_> {
             qk,
             q_cols,
             stored_q,
-            Some(rows(0, qk, "i")),
+            Some(q_rows),
             false,
             if rope {
                 format!("Project to this head's {qk}-dim query ({nope} position-free + {rope_d} rotary)")

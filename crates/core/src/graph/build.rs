@@ -833,6 +833,9 @@ impl<'s> Builder<'s> {
                 true,
                 None,
             ));
+            if spec.gated_norm.is_some() {
+                children.extend(self.norm_gate(Role::AttnNormDown, Role::AttnNormUp, "Xᵦ′"));
+            }
             "Xᵦ′"
         };
         // Recurrent layers normed before their mixer where the attention layers are not (OLMo
@@ -1085,16 +1088,43 @@ impl<'s> Builder<'s> {
                     "R"
                 };
                 let title = format!("MLP {}", self.norm_name());
-                children.push(self.norm_step(
-                    &title,
-                    Role::FfnNorm,
-                    "γ′",
-                    input,
-                    "R′",
-                    d,
-                    true,
-                    None,
-                ));
+                match spec.gated_norm.clone() {
+                    // A.X-K2: the MoE layers' norm is gated, under a name of its own.
+                    Some(g) => {
+                        let plain = LayerSet::from_fn(spec.layers, |b| !g.ffn.contains(b));
+                        for (set, role) in [(plain, Role::FfnNorm), (g.ffn, Role::GatedFfnNorm)] {
+                            if set.is_empty() {
+                                continue;
+                            }
+                            self.layers = set.clone();
+                            let mut steps = vec![
+                                self.norm_step(&title, role, "γ′", input, "R′", d, true, None)
+                            ];
+                            if role == Role::GatedFfnNorm {
+                                steps.extend(self.norm_gate(
+                                    Role::FfnNormDown,
+                                    Role::FfnNormUp,
+                                    "R′",
+                                ));
+                            }
+                            if set.len() != spec.layers {
+                                only_in(&mut steps, &set, spec.layers);
+                            }
+                            children.extend(steps);
+                        }
+                        self.layers = ffn_layers.clone();
+                    }
+                    None => children.push(self.norm_step(
+                        &title,
+                        Role::FfnNorm,
+                        "γ′",
+                        input,
+                        "R′",
+                        d,
+                        true,
+                        None,
+                    )),
+                }
                 "R′"
             }
         };
@@ -1352,6 +1382,63 @@ impl<'s> Builder<'s> {
                 ),
             },
         })
+    }
+
+    /// A.X-K2's gate on a norm's output `y`: y ⊙ σ(W_up · SiLU(W_down · y)).
+    fn norm_gate(&mut self, down: Role, up: Role, y: &str) -> Vec<Node> {
+        let d = self.spec.hidden;
+        let r = self.spec.gated_norm.as_ref().map_or(0, |g| g.rank);
+        let lin = |role, title: &str, w, out, input, rows, cols, operation: String| Linear {
+            role,
+            title: title.into(),
+            w,
+            out,
+            input,
+            rows,
+            cols,
+            stored_rows: rows,
+            block: None,
+            bias: false,
+            component: Component::Norm,
+            category: Category::Norm,
+            cached: false,
+            operation,
+        };
+        let mut nodes = vec![self.linear(lin(
+            down,
+            "Norm gate down-projection",
+            "W_gd",
+            "Gₙ",
+            y,
+            r,
+            d,
+            format!("Project the normed values to a rank-{r} gate, through SiLU"),
+        ))];
+        if let Some(Node::Step(s)) = nodes.last_mut() {
+            s.equation = format!("Gₙ = SiLU(W_gd · {y})");
+        }
+        nodes.push(self.linear(lin(
+            up,
+            "Norm gate up-projection",
+            "W_gu",
+            "Gₙ′",
+            "Gₙ",
+            d,
+            r,
+            format!("Project the gate back to {d} values"),
+        )));
+        let g = self.latest("Gₙ′");
+        let out = self.act(y, self.seq(d));
+        nodes.push(self.step(Draft {
+            title: "Norm gate".into(),
+            op: Op::Activation,
+            category: Category::Norm,
+            inputs: vec![g],
+            output: out,
+            operation: "Gate each normed value by a sigmoid of its own projection".into(),
+            equation: format!("{y} = {y} ⊙ σ(Gₙ′)"),
+        }));
+        nodes
     }
 
     /// The learned vector scaling the residual stream where a sublayer joins it, where the

@@ -242,9 +242,22 @@ fn name_table(g: &Graph) -> String {
     } else {
         &[]
     };
+    // A.X-K2's gated norms, named in its layout alone.
+    let gated = [
+        ("attn_norm_gate_down", AttnNormDown),
+        ("attn_norm_gate_up", AttnNormUp),
+        ("gated_ffn_norm", GatedFfnNorm),
+        ("ffn_norm_gate_down", FfnNormDown),
+        ("ffn_norm_gate_up", FfnNormUp),
+    ];
+    let gated = if spec.gated_norm.is_some() {
+        &gated[..]
+    } else {
+        &[]
+    };
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
-    for &(key, role) in roles.iter().chain(shared).chain(altup) {
+    for &(key, role) in roles.iter().chain(shared).chain(altup).chain(gated) {
         let (w, _) = names(spec.layout, role, false);
         let (b, _) = names(spec.layout, role, true);
         let (w, b) = (spec.hf_wrap.apply(&w), spec.hf_wrap.apply(&b));
@@ -444,6 +457,9 @@ pub fn module(g: &Graph, script: &str) -> String {
     }
     if spec.moe.as_ref().is_some_and(|m| m.swiglu_plain) {
         config["moe"]["swiglu_plain"] = json!(true);
+    }
+    if let Some(g) = &spec.gated_norm {
+        config["gated_norm"] = json!({"ffn": g.ffn.iter().collect::<Vec<_>>()});
     }
     if let Some(a) = spec.altup {
         config["altup"] =
@@ -719,6 +735,35 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
+    if spec.gated_norm.is_none() {
+        drop.push("norm_gate");
+        lines.push((
+            "            if C[\"gated_norm\"] and b in C[\"gated_norm\"][\"ffn\"]:\n                h = norm_gate(norm(r, w(W, \"gated_ffn_norm\", b)), W, b, \"ffn_norm\")  # the MoE layers' norm, gated\n            else:\n                h = norm(r,",
+            "            h = norm(r,",
+        ));
+        lines.push((
+            "        if C[\"gated_norm\"]:\n            h = norm_gate(h, W, b, \"attn_norm\")  # the norm's output, gated by its own projection\n",
+            "",
+        ));
+    }
+    if !spec.attn.mla.as_ref().is_some_and(|m| m.q_gate) {
+        if spec.attn.mla.is_some() {
+            lines.push((
+                "        if M[\"q_gate\"]:\n            qg = linear(np.concatenate([cq, qa], -1), w(W, \"q_b\", b)).reshape(T, H, nope + rd + vd)  # [T, H, nope + rope + v], from both latents\n            q, gate = qg[..., : nope + rd].reshape(T, -1), qg[..., nope + rd :].reshape(T, -1)  # q: [T, H (nope + rope)], gate: [T, H v]\n",
+                "",
+            ));
+        }
+    } else {
+        // The query and its gate come from one projection: the plain one is not computed.
+        lines.push((
+            "        q = linear(cq, w(W, \"q_b\", b))  # [T, H (nope + rope)]\n        if M[\"q_gate\"]:\n            qg",
+            "        qg",
+        ));
+        lines.push((
+            "            q, gate = qg[..., : nope + rd]",
+            "        q, gate = qg[..., : nope + rd]",
+        ));
+    }
     if spec.sparsity.is_empty() {
         lines.push((
             "    z = C[\"sparsity\"][b]  # the layer's Gaussian cut-off, or None\n    if z is not None:\n        g = np.maximum(g - g.mean(-1, keepdims=True) - np.float32(z) * g.std(-1, keepdims=True), 0)  # g: [T, F], only the values above mean + z std, shifted to start at 0\n",
@@ -992,7 +1037,11 @@ fn prune(spec: &Spec, body: &str) -> String {
         // Ling's latent attention gates its heads' outputs, as the other attention does.
         lines.push((
             "    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]\n",
-            "    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]\n    G = C[\"out_gate\"]\n    g = linear(x, w(W, \"attn_gate\", b))  # g: [T, H v], or [T, H] with a gate per head\n    g = np.logaddexp(0, g) if G[\"softplus\"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input\n    out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G[\"per_head\"] else out * g  # [T, H v], gated\n",
+            if spec.attn.mla.as_ref().is_some_and(|m| m.q_gate) {
+                "    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]\n    G = C[\"out_gate\"]\n    g = gate  # g: [T, H v], the query projection's gate rows\n    g = np.logaddexp(0, g) if G[\"softplus\"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input\n    out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G[\"per_head\"] else out * g  # [T, H v], gated\n"
+            } else {
+                "    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]\n    G = C[\"out_gate\"]\n    g = linear(x, w(W, \"attn_gate\", b))  # g: [T, H v], or [T, H] with a gate per head\n    g = np.logaddexp(0, g) if G[\"softplus\"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input\n    out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G[\"per_head\"] else out * g  # [T, H v], gated\n"
+            },
         ));
     }
     if spec.attn_variants().iter().any(|a| a.0.mla.is_some())
@@ -1411,6 +1460,9 @@ def mla_attention(x, W, b, span):
                 CHOSEN["keys"] = index_keys(x, cq, W, b, span)
             mask = mask + CHOSEN["keys"]  # only the keys the last indexer chose
         q = linear(cq, w(W, "q_b", b))  # [T, H (nope + rope)]
+        if M["q_gate"]:
+            qg = linear(np.concatenate([cq, qa], -1), w(W, "q_b", b)).reshape(T, H, nope + rd + vd)  # [T, H, nope + rope + v], from both latents
+            q, gate = qg[..., : nope + rd].reshape(T, -1), qg[..., nope + rd :].reshape(T, -1)  # q: [T, H (nope + rope)], gate: [T, H v]
     else:
         q = linear(x, w(W, "q", b))  # q: [T, H (nope + rope)]
     if M["lora_scales"]:
@@ -2239,6 +2291,13 @@ def hyper_forward(x, W):
     return lm_head(norm(h, w(W, "final_norm")), W)
 
 
+def norm_gate(y, W, b, which):
+    # y: [T, hidden], a norm's output -> y gated by sigmoid(W_up silu(W_down y))
+    g = linear(y, w(W, which + "_gate_down", b))  # g: [T, rank]
+    g = linear(g / (1 + np.exp(-g)), w(W, which + "_gate_up", b))  # g: [T, hidden]
+    return y / (1 + np.exp(-g))  # [T, hidden]
+
+
 def rescaled(x, target):
     # x, target: [T, hidden] -> x, each row rescaled to the RMS of target's
     want = np.sqrt((target * target).mean(-1, keepdims=True))  # [T, 1]
@@ -2299,6 +2358,8 @@ def forward(ids, W):
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
         xm = x + shared_block(x, x0, W, b) if C["shared"] and b in C["shared"]["layers"] else x  # a shared block's output joins the mixer's input, not the stream
         h = norm(xm, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
+        if C["gated_norm"]:
+            h = norm_gate(h, W, b, "attn_norm")  # the norm's output, gated by its own projection
         a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else rg_lru(h, W, b) if span[0] == "rglru" else time_mix(h, W, b) if span[0] == "rwkv" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
@@ -2315,7 +2376,10 @@ def forward(ids, W):
         elif C["block"] == "parallel":
             h = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the FFN's own norm of the block input
         else:
-            h = norm(r, w(W, "ffn_norm", b), nb("ffn_norm")) if before else r
+            if C["gated_norm"] and b in C["gated_norm"]["ffn"]:
+                h = norm_gate(norm(r, w(W, "gated_ffn_norm", b)), W, b, "ffn_norm")  # the MoE layers' norm, gated
+            else:
+                h = norm(r, w(W, "ffn_norm", b), nb("ffn_norm")) if before else r
         x = r
         m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)
         if after:

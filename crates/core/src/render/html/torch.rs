@@ -135,6 +135,23 @@ pub fn module(spec: &Spec) -> String {
     if let Some(h) = spec.hyper {
         parts.push(super::torch_hyper::stream_mix_class(h, spec.hidden));
     }
+    if let Some(g) = &spec.gated_norm {
+        parts.push(fill(
+            r#"class GatedNorm(nn.Module):
+    """RMSNorm, then its output gated by a sigmoid of a rank-${r} projection of itself."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = Norm(${d})
+        self.W_down = nn.Linear(${d}, ${r}, bias=False)
+        self.W_up = nn.Linear(${r}, ${d}, bias=False)
+
+    def forward(self, x):
+        y = self.norm(x)
+        return y * torch.sigmoid(self.W_up(F.silu(self.W_down(y))))"#,
+            &[("r", g.rank.to_string()), ("d", spec.hidden.to_string())],
+        ));
+    }
     parts.push(layer(spec, &n));
     parts.push(model(spec, &n));
     parts.join("\n\n\n") + "\n"
@@ -1101,10 +1118,19 @@ fn mla(spec: &Spec, n: &Names) -> String {
                     format!("        keep = self.{index}(x, q_latent, rope)  # [B, T, T]\n"),
                 )
             };
-            (
-                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps=1e-06)  # the latents' norms at their own eps\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n{make}", py_bool(m.bias)),
-                format!("        q_latent = self.{qan}(self.{qa}(x))\n{choose}        q = self.{qb}(q_latent)\n"),
-            )
+            if m.q_gate {
+                // A.X-K2: the query and its gate from the normed and the raw latent.
+                let vd = a.v_head_dim;
+                (
+                    format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps=1e-06)  # the latents' norms at their own eps\n        self.{qb} = nn.Linear(2 * {ql}, {h} * ({qk} + {vd}), bias=False)  # each head's query, then its gate\n{make}", py_bool(m.bias)),
+                    format!("        raw = self.{qa}(x)\n        q_latent = self.{qan}(raw)\n{choose}        qg = self.{qb}(torch.cat([q_latent, raw], dim=-1)).view(B, T, {h}, {qk} + {vd})\n        q, gate = qg[..., :{qk}].reshape(B, T, -1), qg[..., {qk}:].reshape(B, T, -1)\n"),
+                )
+            } else {
+                (
+                    format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps=1e-06)  # the latents' norms at their own eps\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n{make}", py_bool(m.bias)),
+                    format!("        q_latent = self.{qan}(self.{qa}(x))\n{choose}        q = self.{qb}(q_latent)\n"),
+                )
+            }
         }
         Some(ql) => {
             let (qa, qan, qb) = (n.attr(Role::QA), n.attr(Role::QANorm), n.attr(Role::QB));
@@ -1190,6 +1216,8 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                     };
                     sinks
                         + &match a.out_gate {
+                            // A.X-K2's gate comes with the query.
+                            Some(g) if g.in_query => String::new(),
                             Some(g) => format!(
                                 "        self.{} = {}  # the output gate\n",
                                 n.inside(Role::AttnGate),
@@ -1209,6 +1237,9 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                 }),
                 ("gate", {
                     match a.out_gate {
+                        Some(g) if g.in_query => {
+                            "        out = out * torch.sigmoid(gate)  # gated by the query projection's gate rows\n".to_string()
+                        }
                         Some(g) => {
                             let f = if g.softplus {
                                 format!(
@@ -2173,7 +2204,16 @@ fn layer(spec: &Spec, n: &Names) -> String {
     let mut init = String::new();
     let attn_in = if place.before() {
         let a = norm_attr(Role::AttnNorm);
-        if spec.skip_first_attn_norm {
+        // A.X-K2: the norm is one module with its gate (`input_layernorm.norm`, `.W_down` …).
+        let a = match (&spec.gated_norm, a.strip_suffix(".norm")) {
+            (Some(_), Some(holder)) => holder.to_string(),
+            _ => a,
+        };
+        if spec.gated_norm.is_some() {
+            init += &format!(
+                "        self.{a} = GatedNorm()  # the norm, then a gate from its output\n"
+            );
+        } else if spec.skip_first_attn_norm {
             init += &format!("        self.{a} = Norm({d}) if layer_idx > 0 else nn.Identity()  # layer 0 reads the embeddings as they are\n");
         } else {
             init += &format!("        self.{a} = Norm({d})\n");
@@ -2252,7 +2292,11 @@ fn layer(spec: &Spec, n: &Names) -> String {
         } else {
             ""
         };
-        init += &format!("        self.{f} = Norm({d}){note}\n");
+        if spec.gated_norm.is_some() {
+            init += &format!("        self.{f} = GatedNorm() if ffn == \"moe\" else Norm({d})  # gated in the MoE layers\n");
+        } else {
+            init += &format!("        self.{f} = Norm({d}){note}\n");
+        }
         format!("self.{f}(x)")
     };
     let has_dense = spec.plan.iter().any(|l| l.dense());
