@@ -153,6 +153,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             m.qk_rope_head_dim.to_string(),
         );
         f(
+            "mla.q_gate",
+            "query and output gate from both query latents",
+            Mechanism,
+            yes(m.q_gate),
+        );
+        f(
             "mla.indexer",
             "sparse-attention indexer",
             Mechanism,
@@ -573,6 +579,17 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "learned residual scales",
         Mechanism,
         yes(s.residual_scales),
+    );
+    f(
+        "gated_norm",
+        "gated norms",
+        Mechanism,
+        s.gated_norm.as_ref().map_or("none".into(), |g| {
+            format!(
+                "rank {}, before attention and before the FFN in layers {}",
+                g.rank, g.ffn
+            )
+        }),
     );
     f(
         "altup",

@@ -453,16 +453,28 @@ fn attention_text(g: &Graph) -> Text {
         sub.push(format!("The query is multiplied by {} = √(hidden / q_lora) and the normed KV latent by {} = √(hidden / kv_lora), so every head's keys and values carry that factor too: the latents are rescaled to the width of the stream they came from.", crate::fmt::float(q), crate::fmt::float(kv)));
     }
     if let Some(ix) = a.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
+        let where_ = if ix.own.len() == spec.layers {
+            "per layer".to_string()
+        } else {
+            format!("in each of the {} layers that run an indexer of their own (layers {}; the others reuse the last one's choice)", ix.own.len(), ix.own)
+        };
         sub.push(format!(
-            "DeepSeek sparse attention: an indexer of {h} heads × {d} dims scores every earlier token (Σₕ wₕ · ReLU(qₕ · k)) and each query attends only to its {k} best. The indexer's keys add {d} values per token per layer to the cache, and attention past {k} tokens of context costs the same for every further token; only the indexer's cheap scores still grow with context.",
+            "DeepSeek sparse attention: an indexer of {h} heads × {d} dims scores every earlier token (Σₕ wₕ · ReLU(qₕ · k)) and each query attends only to its {k} best. The indexer's keys add {d} values per token {where_} to the cache, and attention past {k} tokens of context costs the same for every further token; only the indexer's cheap scores still grow with context.",
             h = ix.heads,
             d = ix.head_dim,
             k = ix.top_k
         ));
     }
+    if let Some(m) = a.mla.as_ref().filter(|m| m.q_gate) {
+        let ql = m.q_lora_rank.unwrap_or(0);
+        sub.push(format!("There is no separate query up-projection: one projection of the normed query latent beside the raw one ({} features) gives each head its {}-dim query and then {} gate values, σ of which scale that head's output before the output projection.", 2 * ql, m.qk_nope_head_dim + m.qk_rope_head_dim, a.v_head_dim));
+    }
+    if let Some(g) = &spec.gated_norm {
+        sub.push(format!("Gated norms: the norm before the attention (in every layer), and the one before the experts in layers {}, multiply their output y by σ(W_up · SiLU(W_down · y)), a rank-{} gate computed from y itself.", g.ffn, g.rank));
+    }
     let (summary, explanation) = if let Some(m) = &a.mla {
         (
-            format!("{} heads read keys and values from a {}-dim latent; the cache holds {} values per token per layer.", a.heads, m.kv_lora_rank, m.kv_lora_rank + m.qk_rope_head_dim + m.indexer.as_ref().map_or(0, |i| i.head_dim)),
+            format!("{} heads read keys and values from a {}-dim latent; the cache holds {} values per token per layer{}.", a.heads, m.kv_lora_rank, m.kv_lora_rank + m.qk_rope_head_dim, m.indexer.as_ref().map_or(String::new(), |i| format!(", and the indexer {} more where it runs", i.head_dim))),
             format!(
                 "Multi-head latent attention compresses the input to a {kvl}-dim KV latent (and {q}), which every head expands to its own {nope}-dim key and {v}-dim value. {position} Only the latent and the {shared} key are cached: {c} values per token per layer instead of {full} for full multi-head attention.",
                 position = if matches!(spec.position, Position::Rope(_)) {
