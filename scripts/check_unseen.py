@@ -128,8 +128,48 @@ def rwkv(rng):
     return raw
 
 
+def hy_v4(rng):
+    layers, heads = rng.randint(1, 4), rng.choice([2, 4])
+    return dict(model_type="hy_v4", hidden_size=rng.choice([32, 48]), intermediate_size=rng.choice([40, 64]),
+                moe_intermediate_size=rng.choice([8, 16]), num_hidden_layers=layers, num_attention_heads=heads,
+                vocab_size=97, n_routed_experts=rng.choice([4, 8]), num_experts_per_tok=2,
+                n_shared_experts=rng.choice([1, 2]), q_lora_rank=rng.choice([12, 24]), kv_lora_rank=rng.choice([8, 16]),
+                qk_nope_head_dim=rng.choice([4, 8]), qk_rope_head_dim=rng.choice([4, 8]), v_head_dim=rng.choice([4, 8]),
+                index_n_heads=rng.choice([8, 16]), index_head_dim=rng.choice([8, 12]), index_topk=rng.choice([3, 6]),
+                hc_mult=rng.choice([1, 2, 3, 4]), hc_magnitude=rng.uniform(1.0, 3.0), swiglu_limit=rng.choice([0.3, 7.0]),
+                routed_scaling_factor=rng.uniform(1.0, 3.0), tie_word_embeddings=rng.random() < 0.3,
+                pad_token_id=0, bos_token_id=1, eos_token_id=2)
+
+
+def gemma3n_text(rng):
+    layers = rng.randint(2, 6)
+    types = [rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)]
+    shared = rng.choice([0, 1]) if len(set(types[:-1])) == len(set(types)) else 0
+    return dict(model_type="gemma3n_text", hidden_size=rng.choice([32, 64]), num_hidden_layers=layers,
+                num_attention_heads=rng.choice([2, 4]), num_key_value_heads=rng.choice([1, 2]), head_dim=rng.choice([8, 16]),
+                intermediate_size=[rng.choice([128, 256]) for _ in range(layers)], vocab_size=97,
+                vocab_size_per_layer_input=rng.choice([50, 97]), hidden_size_per_layer_input=rng.choice([4, 8]),
+                altup_num_inputs=rng.choice([1, 2, 3, 4]), altup_active_idx=0, altup_correct_scale=rng.random() < 0.7,
+                laurel_rank=rng.choice([2, 8]), num_kv_shared_layers=shared, sliding_window=rng.choice([3, 8]),
+                activation_sparsity_pattern=[rng.choice([0.0, 0.6, 0.9]) for _ in range(layers)], layer_types=types,
+                final_logit_softcapping=rng.choice([10.0, 30.0]), tie_word_embeddings=rng.random() < 0.7,
+                pad_token_id=0, bos_token_id=1, eos_token_id=2)
+
+
+def axk2(rng):
+    layers = rng.randint(1, 4)
+    return dict(model_type="axk2", hidden_size=rng.choice([32, 48]), intermediate_size=rng.choice([40, 64]),
+                moe_intermediate_size=rng.choice([8, 16]), num_hidden_layers=layers, num_attention_heads=4,
+                num_key_value_heads=4, vocab_size=97, n_routed_experts=rng.choice([4, 8]), num_experts_per_tok=2,
+                q_lora_rank=rng.choice([12, 24]), kv_lora_rank=rng.choice([8, 16]), qk_nope_head_dim=rng.choice([4, 8]),
+                qk_rope_head_dim=rng.choice([4, 8]), v_head_dim=rng.choice([4, 8]), index_n_heads=rng.choice([8, 16]),
+                index_head_dim=rng.choice([8, 12]), index_topk=rng.choice([3, 6]), gated_norm_rank=rng.choice([2, 8]),
+                mlp_layer_types=[rng.choice(["dense", "sparse"]) for _ in range(layers)],
+                tie_word_embeddings=rng.random() < 0.3, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
-                                  recurrent_gemma, rwkv)}
+                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2)}
 
 
 def check(anatomy, raw, seed, tol, work):

@@ -372,6 +372,8 @@ def unseen_gemma3n(rng):
         raw["activation_sparsity_pattern"] = [rng.choice([0.0, 0.5, 0.95]) for _ in range(layers)]
     raw["layer_types"] = ["full_attention" if (i + 1) % 3 == 0 else "sliding_attention" for i in range(layers)]
     raw["tie_word_embeddings"] = rng.random() < 0.7
+    # The scale on the corrected stream is built either way.
+    raw["altup_correct_scale"] = rng.random() < 0.5
     return raw
 
 

@@ -1016,6 +1016,7 @@ fn gemma3n_keys() {
                 json!(15),
                 "at least one of the 4 layers",
             ),
+            ("final_logit_softcapping", json!(null), "requires a number"),
             (
                 "hidden_size",
                 json!(33),

@@ -38,11 +38,14 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         scale_dim: 1.0,
         ..plain_attention(h, kv, hd)
     };
-    s.final_softcap = if cfg.present("final_logit_softcapping") {
-        cfg.opt_float("final_logit_softcapping")?
-    } else {
-        Some(30.0)
-    };
+    // Always on: the class types it a float, and refuses null.
+    if cfg.present("final_logit_softcapping") && !cfg.has("final_logit_softcapping") {
+        return Err(cfg.err(
+            "final_logit_softcapping",
+            "is null; Gemma3nTextConfig requires a number (Gemma 3n always caps its logits)",
+        ));
+    }
+    s.final_softcap = Some(cfg.float("final_logit_softcapping", 30.0)?);
     let widths = intermediate_sizes(cfg, s.layers)?;
     s.mlp = Mlp {
         intermediate: widths[0],

@@ -345,8 +345,9 @@ impl Builder<'_> {
             operation: "Correct every prediction by how far the layer moved the active one".into(),
             equation: format!("Xᵦ₊₁ᵢ = Pᵢ + cᵢ · (O − {pa}), i < {k}"),
         }));
+        // transformers builds the scale whether or not the model applies it.
+        let p = self.param(Role::AltUpScale, false, vec![d], Component::Norm, true);
         let source = if a.correct_scale {
-            let p = self.param(Role::AltUpScale, false, vec![d], Component::Norm, true);
             let s = self.weight(p, "sₐ", [n(d), n(1)], None);
             let out = self.act("Sₐ", self.seq(d));
             children.push(self.step(Draft {
