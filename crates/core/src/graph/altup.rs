@@ -18,22 +18,15 @@ impl Builder<'_> {
     pub(super) fn altup_streams(&mut self) -> Vec<Node> {
         let a = self.altup();
         let d = self.spec.hidden;
-        let proj = self.linear(Linear {
-            role: Role::AltUpProj,
-            title: "AltUp stream projection".into(),
-            w: "Wᵢ",
-            out: "Xᵢ",
-            input: "X",
-            rows: d,
-            cols: d,
-            stored_rows: d,
-            block: None,
-            bias: false,
-            component: Component::Embedding,
-            category: Category::Embed,
-            cached: false,
-            operation: "Project the embedding into stream i".into(),
-        });
+        let proj = self.linear(Linear::whole(
+            Role::AltUpProj,
+            "AltUp stream projection",
+            ["Wᵢ", "Xᵢ", "X"],
+            d,
+            d,
+            Category::Embed,
+            "Project the embedding into stream i".into(),
+        ));
         let mut nodes = vec![Node::Scope(self.scope(
             ScopeKind::Group,
             "AltUp stream i",
@@ -78,25 +71,18 @@ impl Builder<'_> {
             true,
             None,
         );
-        let mut router = self.linear(Linear {
-            role: Role::AltUpRouter,
-            title: format!("AltUp {what} router"),
-            w: "Wᵣ",
-            out,
-            input: &normed,
-            rows: a.streams,
-            cols: d,
-            stored_rows: a.streams,
-            block: None,
-            bias: false,
-            component: Component::Norm,
-            category: Category::Norm,
-            cached: false,
-            operation: format!(
+        let mut router = self.linear(Linear::whole(
+            Role::AltUpRouter,
+            format!("AltUp {what} router"),
+            ["Wᵣ", out, &normed],
+            a.streams,
+            d,
+            Category::Norm,
+            format!(
                 "Score the {} streams' roles for this token, in (−1, 1)",
                 a.streams
             ),
-        });
+        ));
         if let Node::Step(s) = &mut router {
             s.equation = format!("{out} = tanh(Wᵣ · {normed} / {d})");
         }
@@ -116,25 +102,18 @@ impl Builder<'_> {
         equation: String,
     ) -> Node {
         let a = self.altup();
-        let mut step = self.linear(Linear {
+        let mut step = self.linear(Linear::whole(
             role,
-            title: title.into(),
-            w,
-            out,
-            input,
+            title,
+            [w, out, input],
             rows,
-            cols: a.streams,
-            stored_rows: rows,
-            block: None,
-            bias: false,
-            component: Component::Norm,
-            category: Category::Norm,
-            cached: false,
-            operation: format!(
+            a.streams,
+            Category::Norm,
+            format!(
                 "Turn the router's {} scores into {rows} coefficients",
                 a.streams
             ),
-        });
+        ));
         if let Node::Step(s) = &mut step {
             s.equation = equation;
         }
@@ -196,29 +175,22 @@ impl Builder<'_> {
         ));
         // LAuReL: a low-rank branch of the normed input, normed and added back to it.
         let r = spec.laurel.expect("Gemma 3n has LAuReL");
-        let lin = |role, title: &str, w, out, input, rows, cols, operation: String| Linear {
-            role,
-            title: title.into(),
-            w,
-            out,
-            input,
-            rows,
-            cols,
-            stored_rows: rows,
-            block: None,
-            bias: false,
-            component: Component::Attention,
-            category: Category::Attention,
-            cached: false,
-            operation,
+        let lin = |role, title, names, rows, cols, operation| {
+            Linear::whole(
+                role,
+                title,
+                names,
+                rows,
+                cols,
+                Category::Attention,
+                operation,
+            )
         };
         let mut laurel = vec![
             self.linear(lin(
                 Role::LaurelLeft,
                 "LAuReL down-projection",
-                "Wₗₗ",
-                "Lᵣ",
-                "Xᵦ′",
+                ["Wₗₗ", "Lᵣ", "Xᵦ′"],
                 r,
                 d,
                 format!("Project the normed input to rank {r}"),
@@ -226,9 +198,7 @@ impl Builder<'_> {
             self.linear(lin(
                 Role::LaurelRight,
                 "LAuReL up-projection",
-                "Wₗᵣ",
-                "Lᵤ",
-                "Lᵣ",
+                ["Wₗᵣ", "Lᵤ", "Lᵣ"],
                 d,
                 r,
                 format!("Project it back to {d}"),
@@ -379,22 +349,15 @@ impl Builder<'_> {
     /// first's RMS, and all of them averaged.
     pub(super) fn altup_unembed(&mut self) -> Vec<Node> {
         let (a, d) = (self.altup(), self.spec.hidden);
-        let proj = self.linear(Linear {
-            role: Role::AltUpUnembed,
-            title: "AltUp stream unprojection".into(),
-            w: "Uᵢ",
-            out: "Xₗ,ᵢ′",
-            input: "Xₗ,ᵢ",
-            rows: d,
-            cols: d,
-            stored_rows: d,
-            block: None,
-            bias: false,
-            component: Component::Embedding,
-            category: Category::Embed,
-            cached: false,
-            operation: "Project stream i back".into(),
-        });
+        let proj = self.linear(Linear::whole(
+            Role::AltUpUnembed,
+            "AltUp stream unprojection",
+            ["Uᵢ", "Xₗ,ᵢ′", "Xₗ,ᵢ"],
+            d,
+            d,
+            Category::Embed,
+            "Project stream i back".into(),
+        ));
         let nodes = vec![framed_group(self, a.streams - 1, proj), {
             let out = self.act("Xₘ", self.seq(d));
             self.step(Draft {

@@ -113,6 +113,50 @@ pub(super) fn n(x: u64) -> Dim {
     Dim::N(x)
 }
 
+/// The component a parameter drawn in `category` counts towards, where the two agree (everything
+/// but the LM head, drawn with the embedding).
+fn component_of(category: Category) -> Component {
+    match category {
+        Category::Attention => Component::Attention,
+        Category::Mixer => Component::Mixer,
+        Category::Ffn => Component::Ffn,
+        Category::Norm => Component::Norm,
+        Category::Embed => Component::Embedding,
+        Category::Aux => Component::Aux,
+    }
+}
+
+impl<'a> Linear<'a> {
+    /// A bias-free matmul against a whole stored `[rows, cols]` weight, its parameter counted
+    /// with `category`'s component. `names`: the weight's, the output's and the input's.
+    pub(super) fn whole(
+        role: Role,
+        title: impl Into<String>,
+        [w, out, input]: [&'a str; 3],
+        rows: u64,
+        cols: u64,
+        category: Category,
+        operation: String,
+    ) -> Self {
+        Linear {
+            role,
+            title: title.into(),
+            w,
+            out,
+            input,
+            rows,
+            cols,
+            stored_rows: rows,
+            block: None,
+            bias: false,
+            component: component_of(category),
+            category,
+            cached: false,
+            operation,
+        }
+    }
+}
+
 /// One matmul against a stored weight, or against a block of its rows.
 pub(super) struct Linear<'a> {
     pub role: Role,
@@ -672,28 +716,13 @@ impl<'s> Builder<'s> {
         if let Some(p) = spec.per_layer_input {
             let w = p.width;
             let mut inner = Vec::new();
-            let lin = |role, title: &str, wn, out, input, rows, cols, operation: String| Linear {
-                role,
-                title: title.into(),
-                w: wn,
-                out,
-                input,
-                rows,
-                cols,
-                stored_rows: rows,
-                block: None,
-                bias: false,
-                component: Component::Ffn,
-                category: Category::Ffn,
-                cached: false,
-                operation,
+            let lin = |role, title, names, rows, cols, operation| {
+                Linear::whole(role, title, names, rows, cols, Category::Ffn, operation)
             };
             inner.push(self.linear(lin(
                 Role::PleGate,
                 "Per-layer gate",
-                "Wₚg",
-                "Gₚ",
-                source,
+                ["Wₚg", "Gₚ", source],
                 w,
                 d,
                 format!("Project the layer's output to {w} gate values"),
@@ -713,9 +742,7 @@ impl<'s> Builder<'s> {
             inner.push(self.linear(lin(
                 Role::PleUp,
                 "Per-layer up-projection",
-                "Wₚu",
-                "Yₚ",
-                "Aₚ",
+                ["Wₚu", "Yₚ", "Aₚ"],
                 d,
                 w,
                 format!("Project the {w} gated values back to {d}"),
@@ -1388,28 +1415,13 @@ impl<'s> Builder<'s> {
     fn norm_gate(&mut self, down: Role, up: Role, y: &str) -> Vec<Node> {
         let d = self.spec.hidden;
         let r = self.spec.gated_norm.as_ref().map_or(0, |g| g.rank);
-        let lin = |role, title: &str, w, out, input, rows, cols, operation: String| Linear {
-            role,
-            title: title.into(),
-            w,
-            out,
-            input,
-            rows,
-            cols,
-            stored_rows: rows,
-            block: None,
-            bias: false,
-            component: Component::Norm,
-            category: Category::Norm,
-            cached: false,
-            operation,
+        let lin = |role, title, names, rows, cols, operation| {
+            Linear::whole(role, title, names, rows, cols, Category::Norm, operation)
         };
         let mut nodes = vec![self.linear(lin(
             down,
             "Norm gate down-projection",
-            "W_gd",
-            "Gₙ",
-            y,
+            ["W_gd", "Gₙ", y],
             r,
             d,
             format!("Project the normed values to a rank-{r} gate, through SiLU"),
@@ -1420,9 +1432,7 @@ impl<'s> Builder<'s> {
         nodes.push(self.linear(lin(
             up,
             "Norm gate up-projection",
-            "W_gu",
-            "Gₙ′",
-            "Gₙ",
+            ["W_gu", "Gₙ′", "Gₙ"],
             d,
             r,
             format!("Project the gate back to {d} values"),

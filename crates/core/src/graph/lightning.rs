@@ -33,22 +33,15 @@ impl Builder<'_> {
                 "output gate",
             ),
         ] {
-            nodes.push(self.linear(Linear {
+            nodes.push(self.linear(Linear::whole(
                 role,
-                title: title.into(),
-                w,
-                out,
-                input: x_in,
+                title,
+                [w, out, x_in],
                 rows,
-                cols: d,
-                stored_rows: rows,
-                block: None,
-                bias: false,
-                component: comp,
-                category: cat,
-                cached: false,
-                operation: format!("Project {d} features to the {what} ({rows})"),
-            }));
+                d,
+                cat,
+                format!("Project {d} features to the {what} ({rows})"),
+            )));
         }
         let p0 = self.latest("QKV₀");
         let act = s.act.label();

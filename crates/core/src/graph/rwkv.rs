@@ -102,22 +102,15 @@ impl Builder<'_> {
                 "receptance, the output's gate",
             ),
         ] {
-            nodes.push(self.linear(Linear {
+            nodes.push(self.linear(Linear::whole(
                 role,
-                title: title.into(),
-                w,
-                out,
-                input,
-                rows: a,
-                cols: d,
-                stored_rows: a,
-                block: None,
-                bias: false,
-                component: comp,
-                category: cat,
-                cached: false,
-                operation: format!("Project {d} features to the {what} ({a})"),
-            }));
+                title,
+                [w, out, input],
+                a,
+                d,
+                cat,
+                format!("Project {d} features to the {what} ({a})"),
+            )));
         }
         let pw = self.param(Role::TmDecay, false, vec![a], comp, true);
         let w = self.weight(pw, "w", [n(a), n(1)], None);
@@ -155,22 +148,15 @@ impl Builder<'_> {
             operation: "Gate each channel by σ of its receptance".into(),
             equation: "O = σ(R) ⊙ WKV".into(),
         }));
-        nodes.push(self.linear(Linear {
-            role: Role::TmOutput,
-            title: "Mixer output projection".into(),
-            w: "W_o",
-            out: "Y",
-            input: "O",
-            rows: d,
-            cols: a,
-            stored_rows: d,
-            block: None,
-            bias: false,
-            component: comp,
-            category: cat,
-            cached: false,
-            operation: format!("Project {a} features back to {d}"),
-        }));
+        nodes.push(self.linear(Linear::whole(
+            Role::TmOutput,
+            "Mixer output projection",
+            ["W_o", "Y", "O"],
+            d,
+            a,
+            cat,
+            format!("Project {a} features back to {d}"),
+        )));
         nodes
     }
 
@@ -198,22 +184,15 @@ impl Builder<'_> {
                 d,
             ),
         ] {
-            nodes.push(self.linear(Linear {
+            nodes.push(self.linear(Linear::whole(
                 role,
-                title: title.into(),
-                w,
-                out,
-                input,
+                title,
+                [w, out, input],
                 rows,
                 cols,
-                stored_rows: rows,
-                block: None,
-                bias: false,
-                component: comp,
-                category: cat,
-                cached: false,
-                operation: format!("Project {cols} features to {rows}"),
-            }));
+                cat,
+                format!("Project {cols} features to {rows}"),
+            )));
         }
         let h0 = self.latest("H₀");
         let h = self.act("H", self.seq(f));
@@ -226,22 +205,15 @@ impl Builder<'_> {
             operation: "ReLU, squared".into(),
             equation: "H = ReLU(H₀)²".into(),
         }));
-        nodes.push(self.linear(Linear {
-            role: Role::Down,
-            title: "Value projection".into(),
-            w: "W′_v",
-            out: "V′",
-            input: "H",
-            rows: d,
-            cols: f,
-            stored_rows: d,
-            block: None,
-            bias: false,
-            component: comp,
-            category: cat,
-            cached: false,
-            operation: format!("Project {f} features back to {d}"),
-        }));
+        nodes.push(self.linear(Linear::whole(
+            Role::Down,
+            "Value projection",
+            ["W′_v", "V′", "H"],
+            d,
+            f,
+            cat,
+            format!("Project {f} features back to {d}"),
+        )));
         let r = self.latest("R′");
         let m = self.act("M", self.seq(d));
         nodes.push(self.step(Draft {

@@ -106,23 +106,15 @@ impl Builder<'_> {
         joined(&mut mlp, &gu, "the rows this projection reads");
         nodes.extend(mlp);
         self.param_layers = None;
-        nodes.push(self.linear(Linear {
-            role: Role::SharedLinear,
-            title: "Block output projection".into(),
-            w: "Wₛ",
-            out: "Yₛ",
-            input: "M",
-            rows: d,
-            cols: d,
-            stored_rows: d,
-            block: None,
-            bias: false,
-            component: Component::Attention,
-            category: Category::Attention,
-            cached: false,
-            operation:
-                "Project the block's output with this layer's own matrix (not shared)".into(),
-        }));
+        nodes.push(self.linear(Linear::whole(
+            Role::SharedLinear,
+            "Block output projection",
+            ["Wₛ", "Yₛ", "M"],
+            d,
+            d,
+            Category::Attention,
+            "Project the block's output with this layer's own matrix (not shared)".into(),
+        )));
         let framed_block = framed(
             ScopeKind::Shared,
             "Shared transformer block",
@@ -163,37 +155,19 @@ impl Builder<'_> {
     ) -> (Vec<Node>, usize) {
         let (wa, wb) = (format!("A{letter}"), format!("B{letter}"));
         let (low, delta) = (format!("L{letter}"), format!("Δ{letter}"));
-        let lin = |role, title: String, w, out, input, rows, cols, operation| Linear {
-            role,
-            title,
-            w,
-            out,
-            input,
-            rows,
-            cols,
-            stored_rows: rows,
-            block: None,
-            bias: false,
-            component: if letter == "GU" {
-                Component::Ffn
-            } else {
-                Component::Attention
-            },
-            category: if letter == "GU" {
-                Category::Ffn
-            } else {
-                Category::Attention
-            },
-            cached: false,
-            operation,
+        let category = if letter == "GU" {
+            Category::Ffn
+        } else {
+            Category::Attention
+        };
+        let lin = |role, title, names, rows, cols, operation| {
+            Linear::whole(role, title, names, rows, cols, category, operation)
         };
         let what = if letter == "GU" { "gate/up" } else { letter };
         let down = self.linear(lin(
             a,
             format!("{what} adapter down"),
-            &wa,
-            &low,
-            input,
+            [&wa, &low, input],
             rank,
             cols,
             format!("This visit's own adapter: {cols} features down to rank {rank}"),
@@ -201,9 +175,7 @@ impl Builder<'_> {
         let up = self.linear(lin(
             b,
             format!("{what} adapter up"),
-            &wb,
-            &delta,
-            &low,
+            [&wb, &delta, &low],
             rows,
             rank,
             format!("Back up to the {rows} outputs of the shared {what} projection"),
