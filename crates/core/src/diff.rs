@@ -587,7 +587,8 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         s.gated_norm.as_ref().map_or("none".into(), |g| {
             format!(
                 "rank {}, before attention and before the FFN in layers {}",
-                g.rank, g.ffn
+                g.rank,
+                s.layers_where(|l| l.moe())
             )
         }),
     );

@@ -294,7 +294,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 ),
                 HcHeadFn => ("hc_pre.hc_head.hc_head_fn", "output_hc_fn"),
                 HcHeadBase => ("hc_pre.hc_head.hc_head_base", "output_hc_base"),
-                _ => ("hc_pre.hc_head.hc_head_scale", "output_hc_scale"),
+                HcHeadScale => ("hc_pre.hc_head.hc_head_scale", "output_hc_scale"),
+                other => unreachable!("{other:?} is not matched by this arm"),
             };
             return (format!("model.{hf}"), gguf.into());
         }

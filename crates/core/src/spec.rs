@@ -93,7 +93,8 @@ pub struct Spec {
     /// Gemma 3n's activation sparsity: the layers whose MLP gate keeps only its values above
     /// mean + z · std (a Gaussian top-k), with the fraction p dropped, z = Φ⁻¹(p).
     pub sparsity: Vec<(LayerSet, f64)>,
-    /// A.X-K2's gated norms: the attention's norm in every layer, the FFN's in `GatedNorm::ffn`.
+    /// A.X-K2's gated norms: the attention's norm in every layer, the FFN's in the MoE layers
+    /// (`gated_ffn_norm`).
     pub gated_norm: Option<GatedNorm>,
     /// Layers whose dense MLP has a width of its own rather than `mlp.intermediate` (Gemma 4's
     /// double-wide MLPs in the layers that share keys and values). Read through `mlp_width`.
@@ -127,19 +128,16 @@ pub struct Hyper {
     pub streams: u64,
     /// `hc_magnitude`: the largest factor a sublayer's output is written back with.
     pub magnitude: f64,
-    /// `hc_eps`, added to every gate.
+    /// `hc_eps`, added to every gate. (The streams' weightless RMS scaling uses the model's
+    /// norm ε.)
     pub eps: f64,
-    /// The ε of the weightless RMS scaling of the streams (`rms_norm_eps`).
-    pub norm_eps: f64,
 }
 
 /// A.X-K2's gated RMSNorm: the norm's output y times σ(W_up · SiLU(W_down · y)), a gate of
 /// rank `rank` computed from y itself.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GatedNorm {
     pub rank: u64,
-    /// The layers whose FFN norm is gated too (the MoE layers).
-    pub ffn: LayerSet,
 }
 
 /// Gemma 3n's alternating updates (AltUp). The stream holds `streams` versions of the hidden
@@ -2117,6 +2115,11 @@ impl Spec {
     }
 
     /// The width of layer `b`'s dense MLP.
+    /// Is layer `b`'s FFN norm gated (A.X-K2's MoE layers)?
+    pub fn gated_ffn_norm(&self, b: usize) -> bool {
+        self.gated_norm.is_some() && self.plan[b].moe()
+    }
+
     /// The fraction of layer `b`'s MLP gate that activation sparsity drops, if any.
     pub fn sparsity_at(&self, b: usize) -> Option<f64> {
         self.sparsity

@@ -724,25 +724,17 @@ impl Model {
     ) -> Res<Tensor> {
         let (t, l, w) = (ids.len(), self.spec.layers as usize, p.width as usize);
         // Gemma 3n: ids past the table read its row 0.
-        let clamped: Vec<u32> = ids
-            .iter()
-            .map(|&i| {
-                if p.clamp_ids && i as u64 >= p.vocab {
-                    0
-                } else {
-                    i
-                }
-            })
-            .collect();
-        let clamped_t = Tensor::new(clamped.as_slice(), &Device::Cpu)?;
-        let (ids, ids_t) = if p.clamp_ids {
-            (clamped.as_slice(), &clamped_t)
+        let looked = if p.clamp_ids {
+            let ids: Vec<u32> = ids
+                .iter()
+                .map(|&i| if i as u64 >= p.vocab { 0 } else { i })
+                .collect();
+            let ids_t = Tensor::new(ids.as_slice(), &Device::Cpu)?;
+            self.rows(Role::PleEmbed, &ids, &ids_t)?
         } else {
-            (ids, ids_t)
+            self.rows(Role::PleEmbed, ids, ids_t)?
         };
-        let looked = self
-            .rows(Role::PleEmbed, ids, ids_t)?
-            .affine((w as f64).sqrt(), 0.0)?;
+        let looked = looked.affine((w as f64).sqrt(), 0.0)?;
         let proj = self.linear(x, &self.name(Role::PleProj, false, None, None), None)?;
         let proj = proj.affine(1.0 / (self.spec.hidden as f64).sqrt(), 0.0)?;
         let normed = self
@@ -876,13 +868,7 @@ impl Model {
             (Block::Parallel { shared_norm: false }, _) => self.norm(x, Role::FfnNorm, Some(b))?,
             (Block::Sequential, NormPlace::Post | NormPlace::PostResidual) => r.clone(),
             // A.X-K2's MoE layers gate their FFN norm, stored under a name of its own.
-            (Block::Sequential, NormPlace::Pre)
-                if self
-                    .spec
-                    .gated_norm
-                    .as_ref()
-                    .is_some_and(|g| g.ffn.contains(b as u64)) =>
-            {
+            (Block::Sequential, NormPlace::Pre) if self.spec.gated_ffn_norm(b) => {
                 let h = self.norm(&r, Role::GatedFfnNorm, Some(b))?;
                 self.norm_gated(h, (Role::FfnNormDown, Role::FfnNormUp), b)?
             }
@@ -1138,11 +1124,14 @@ impl Model {
         let point = match w {
             Role::HcAttnFn => "hc_attn_logits",
             Role::HcFfnFn => "hc_ffn_logits",
-            _ => "hc_head_logits",
+            Role::HcHeadFn => "hc_head_logits",
+            other => unreachable!("{other:?} is not a hyper-connection's logit weight"),
         };
         let hc = self.spec.hyper.expect("hyper-connections in the Spec");
         let (t, n, d) = (x.dim(0)?, hc.streams as usize, self.spec.hidden as usize);
-        let inv = (x.sqr()?.mean_keepdim(1)? + hc.norm_eps)?.sqrt()?.recip()?;
+        let inv = (x.sqr()?.mean_keepdim(1)? + self.spec.norm.eps)?
+            .sqrt()?
+            .recip()?;
         let m = self
             .linear(x, &self.name(w, false, b, None), None)?
             .broadcast_mul(&inv)?;

@@ -812,6 +812,11 @@ pub fn lightning_chunked(
 mod tests {
     use super::*;
 
+    /// `len` inputs along a sine of frequency `k` and amplitude `a`: varied, and the same each run.
+    fn wave(len: usize, k: f32, a: f32) -> Vec<f32> {
+        (0..len).map(|i| (i as f32 * k).sin() * a).collect()
+    }
+
     /// `chunked(state, chunk)`, from `start`, gives the loop's outputs `want` and leaves its
     /// state `state_want` (within 1e-5), for chunks that split a prompt one token at a time,
     /// raggedly, evenly, whole and beyond it.
@@ -865,9 +870,7 @@ mod tests {
             groups: 2,
         };
         let t = 11;
-        let wave = |len: usize, k: f32| -> Vec<f32> {
-            (0..len).map(|i| (i as f32 * k).sin() * 0.9).collect()
-        };
+        let wave = |len, k| wave(len, k, 0.9);
         let (x, b, c) = (wave(t * 12, 0.37), wave(t * 10, 0.73), wave(t * 10, 1.13));
         let dt: Vec<f32> = wave(t * 4, 0.51).iter().map(|v| 0.05 + v.abs()).collect();
         let (a, d) = (vec![-0.5, -1.0, -2.0, -0.1], vec![1.0, 0.5, -0.5, 2.0]);
@@ -887,25 +890,38 @@ mod tests {
         });
     }
 
-    /// The chunked delta rule gives the token-by-token rule's outputs and memory, for any chunk
-    /// size, from a memory carried in, with value heads sharing key heads.
-    #[test]
-    fn delta_chunks_give_the_rules_outputs_and_memory() {
+    /// The delta rule's test case: 2 key heads each serving 2 value heads, 11 tokens; q, k, v,
+    /// the write strengths β and a memory carried in.
+    fn delta_case(channel_decay: bool) -> (DeltaDims, usize, [Vec<f32>; 4], Vec<f64>) {
         let d = DeltaDims {
             key_heads: 2,
             value_heads: 4,
             key_dim: 4,
             value_dim: 3,
-            channel_decay: false,
+            channel_decay,
         };
         let t = 11;
-        let wave = |len: usize, k: f32| -> Vec<f32> {
-            (0..len).map(|i| (i as f32 * k).sin() * 0.5).collect()
-        };
-        let (q, k, v) = (wave(t * 8, 0.37), wave(t * 8, 0.73), wave(t * 12, 1.13));
-        let g: Vec<f32> = wave(t * 4, 0.51).iter().map(|x| -0.05 - x.abs()).collect();
+        let wave = |len, k| wave(len, k, 0.5);
         let beta: Vec<f32> = wave(t * 4, 0.29).iter().map(|x| 0.2 + x.abs()).collect();
         let start: Vec<f64> = wave(4 * 4 * 3, 0.17).iter().map(|&x| x as f64).collect();
+        let qkvb = [
+            wave(t * 8, 0.37),
+            wave(t * 8, 0.73),
+            wave(t * 12, 1.13),
+            beta,
+        ];
+        (d, t, qkvb, start)
+    }
+
+    /// The chunked delta rule gives the token-by-token rule's outputs and memory, for any chunk
+    /// size, from a memory carried in, with value heads sharing key heads.
+    #[test]
+    fn delta_chunks_give_the_rules_outputs_and_memory() {
+        let (d, t, [q, k, v, beta], start) = delta_case(false);
+        let g: Vec<f32> = wave(t * 4, 0.51, 0.5)
+            .iter()
+            .map(|x| -0.05 - x.abs())
+            .collect();
         let mut s_loop = start.clone();
         let want = delta_rule(&q, &k, &v, &g, &beta, &mut s_loop, d);
         agrees(&want, &s_loop, &start, |s, chunk| {
@@ -918,23 +934,13 @@ mod tests {
     /// past what the factored form can hold, and it falls back to the loop.
     #[test]
     fn channel_delta_chunks_give_the_rules_outputs_and_memory() {
-        let d = DeltaDims {
-            key_heads: 2,
-            value_heads: 4,
-            key_dim: 4,
-            value_dim: 3,
-            channel_decay: true,
-        };
-        let t = 11;
-        let wave = |len: usize, k: f32| -> Vec<f32> {
-            (0..len).map(|i| (i as f32 * k).sin() * 0.5).collect()
-        };
-        let (q, k, v) = (wave(t * 8, 0.37), wave(t * 8, 0.73), wave(t * 12, 1.13));
-        let beta: Vec<f32> = wave(t * 4, 0.29).iter().map(|x| 0.2 + x.abs()).collect();
-        let start: Vec<f64> = wave(4 * 4 * 3, 0.17).iter().map(|&x| x as f64).collect();
+        let (d, t, [q, k, v, beta], start) = delta_case(true);
         // Mild decays; steep ones in one channel (4 tokens of −11 pass e^{−40}: chunks are
         // halved); one token's own decay past it (the loop).
-        let mild: Vec<f32> = wave(t * 16, 0.51).iter().map(|x| -0.05 - x.abs()).collect();
+        let mild: Vec<f32> = wave(t * 16, 0.51, 0.5)
+            .iter()
+            .map(|x| -0.05 - x.abs())
+            .collect();
         let steep: Vec<f32> = mild
             .iter()
             .enumerate()
@@ -963,9 +969,6 @@ mod tests {
             eps: 1e-6,
         };
         let t = 11;
-        let wave = |len: usize, k: f32, a: f32| -> Vec<f32> {
-            (0..len).map(|i| (i as f32 * k).sin() * a).collect()
-        };
         let (q, k, v) = (
             wave(t * 12, 0.37, 0.5),
             wave(t * 12, 0.73, 0.5),

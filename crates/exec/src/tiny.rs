@@ -5,6 +5,7 @@
 use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::graph::Graph;
+use anatomy_core::layers::LayerSet;
 use anatomy_core::manifest::{manifest, Naming};
 use anatomy_core::spec::{AttnSpan, LayerPlan, Mixer, SharedBlocks, Spec};
 use anatomy_core::Error;
@@ -133,45 +134,22 @@ pub fn shrink(spec: &Spec) -> Spec {
     }
     s.layers = plan.len() as u64;
     s.plan = plan.into_iter().map(|(l, _, _)| l).collect();
-    if let Some(sh) = &mut s.shared {
-        let layers = anatomy_core::layers::LayerSet::from_fn(s.layers, |i| {
-            sh.layers.contains(kept[i as usize])
-        });
-        *sh = SharedBlocks::new(layers, sh.blocks, sh.adapter_rank, sh.attn_adapters);
-    }
-    s.layer_attn = s
-        .layer_attn
-        .into_iter()
-        .map(|(set, a)| {
-            (
-                anatomy_core::layers::LayerSet::from_fn(s.layers, |i| {
-                    set.contains(kept[i as usize])
-                }),
-                a,
-            )
-        })
-        .filter(|(set, _)| !set.is_empty())
-        .collect();
-    // Per-layer sets, among the layers kept: the MLP widths, Gemma 3n's sparse layers, A.X-K2's
-    // gated FFN norms.
-    let keep = |set: &anatomy_core::layers::LayerSet, n: u64| {
-        anatomy_core::layers::LayerSet::from_fn(n, |i| set.contains(kept[i as usize]))
-    };
+    // The per-layer sets, among the layers kept: the shared blocks', the attention variants',
+    // the MLP widths', Gemma 3n's sparse layers.
     let n = s.layers;
-    s.mlp_widths = s
-        .mlp_widths
-        .iter()
-        .map(|(set, w)| (keep(set, n), *w))
-        .filter(|(set, _)| !set.is_empty())
-        .collect();
-    s.sparsity = s
-        .sparsity
-        .iter()
-        .map(|(set, p)| (keep(set, n), *p))
-        .filter(|(set, _)| !set.is_empty())
-        .collect();
+    let keep = |set: &LayerSet| LayerSet::from_fn(n, |i| set.contains(kept[i as usize]));
+    if let Some(sh) = &mut s.shared {
+        *sh = SharedBlocks::new(
+            keep(&sh.layers),
+            sh.blocks,
+            sh.adapter_rank,
+            sh.attn_adapters,
+        );
+    }
+    s.layer_attn = kept_sets(std::mem::take(&mut s.layer_attn), keep);
+    s.mlp_widths = kept_sets(std::mem::take(&mut s.mlp_widths), keep);
+    s.sparsity = kept_sets(std::mem::take(&mut s.sparsity), keep);
     if let Some(g) = &mut s.gated_norm {
-        g.ffn = keep(&g.ffn, n);
         g.rank = g.rank.min(8);
     }
     if let Some(r) = &mut s.laurel {
@@ -179,14 +157,23 @@ pub fn shrink(spec: &Spec) -> Spec {
     }
     // The layers that run an indexer of their own, among those kept (GLM-5, DeepSeek-V3.2).
     if let Some(ix) = s.attn.mla.as_mut().and_then(|m| m.indexer.as_mut()) {
-        ix.own = anatomy_core::layers::LayerSet::from_fn(s.layers, |i| {
-            ix.own.contains(kept[i as usize])
-        });
+        ix.own = keep(&ix.own);
     }
     s.embedding.learned_positions = spec.embedding.learned_positions.map(|p| p.min(1024));
     s.mtp_layers = 0;
     s.hf_wrap = anatomy_core::spec::HfWrap::None;
     s
+}
+
+/// Each set of `sets` narrowed to the layers kept (`keep`), those left empty dropped.
+fn kept_sets<T>(
+    sets: Vec<(LayerSet, T)>,
+    keep: impl Fn(&LayerSet) -> LayerSet,
+) -> Vec<(LayerSet, T)> {
+    sets.into_iter()
+        .map(|(set, v)| (keep(&set), v))
+        .filter(|(set, _)| !set.is_empty())
+        .collect()
 }
 
 /// One attention made small: 4 query heads of 16, and the same kind of attention (so the same

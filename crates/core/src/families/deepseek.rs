@@ -53,11 +53,22 @@ struct Sparse {
     heads: u64,
     /// The indexer's RoPE pairs dims interleaved (GLM-5) rather than half against half.
     interleaved: bool,
-    /// Layers may reuse the previous layer's choice (`indexer_types`, GLM-5).
-    shared: bool,
-    /// HY v4's indexer: RoPE on the last dims of each head, the key norm at the model's ε, and
-    /// without `indexer_types` a full indexer in layers 0, 1, 5, 9 … (no pattern keys read).
+    /// Which layers run an indexer of their own.
+    own: Own,
+    /// HY v4's indexer: RoPE on the last dims of each head, the key norm at the model's ε.
     hy: bool,
+}
+
+/// How a class says which layers run an indexer of their own; the others reuse the choice of
+/// the last one that did.
+#[derive(Clone, Copy, PartialEq)]
+enum Own {
+    /// Every layer (V3.2).
+    All,
+    /// `indexer_types` ("full" or "shared" per layer), else GLM-5's pattern keys.
+    Glm,
+    /// `indexer_types`, else layer 0 and every fourth layer from layer 1 (HY v4).
+    EveryFourth,
 }
 
 /// A class's defaults for the latent's sizes.
@@ -394,7 +405,7 @@ static CLASSES: &[Class] = &[
             sparse: Some(Sparse {
                 heads: 64,
                 interleaved: false,
-                shared: false,
+                own: Own::All,
                 hy: false,
             }),
         },
@@ -427,7 +438,7 @@ static CLASSES: &[Class] = &[
             sparse: Some(Sparse {
                 heads: 32,
                 interleaved: true,
-                shared: true,
+                own: Own::Glm,
                 hy: false,
             }),
         },
@@ -462,7 +473,7 @@ static CLASSES: &[Class] = &[
             sparse: Some(Sparse {
                 heads: 16,
                 interleaved: false,
-                shared: true,
+                own: Own::EveryFourth,
                 hy: true,
             }),
         },
@@ -503,7 +514,7 @@ static CLASSES: &[Class] = &[
             sparse: Some(Sparse {
                 heads: 16,
                 interleaved: false,
-                shared: false,
+                own: Own::All,
                 hy: false,
             }),
         },
@@ -886,7 +897,6 @@ fn hy_v4(cfg: &Config, s: &mut Spec) -> Result<()> {
         streams,
         magnitude: cfg.float("hc_magnitude", 2.0)?,
         eps: cfg.float("hc_eps", 1e-6)?,
-        norm_eps: s.norm.eps,
     });
     Ok(())
 }
@@ -908,10 +918,8 @@ fn axk2(cfg: &Config, s: &mut Spec) -> Result<()> {
         per_head: false,
         in_query: true,
     });
-    let moe = LayerSet::from_fn(s.layers, |b| s.plan[b as usize].moe());
     s.gated_norm = Some(GatedNorm {
         rank: cfg.size("gated_norm_rank", Some(16))?,
-        ffn: moe,
     });
     Ok(())
 }
@@ -1085,28 +1093,9 @@ fn indexer(cfg: &Config, m: &Mla, sparse: Sparse, layers: u64, eps: f64) -> Resu
             ),
         ));
     }
-    let own = if sparse.hy {
-        // `indexer_types`, else full in layer 0 and every fourth layer from layer 1.
-        let kind = |v: &serde_json::Value| match v.as_str()? {
-            "full" => Some(true),
-            "shared" => Some(false),
-            _ => None,
-        };
-        let full = match cfg.list("indexer_types", layers, kind, "\"full\" or \"shared\"")? {
-            Some(t) => t,
-            None => (0..layers).map(|i| i == 0 || (i - 1) % 4 == 0).collect(),
-        };
-        if !full.first().copied().unwrap_or(true) {
-            return Err(cfg.err(
-                "indexer_types",
-                "makes layer 0 shared; a shared layer reuses the choice of an earlier layer's indexer, so layer 0 must run its own",
-            ));
-        }
-        LayerSet::from_fn(layers, |b| full[b as usize])
-    } else if sparse.shared {
-        own_indexers(cfg, layers)?
-    } else {
-        LayerSet::all(layers)
+    let own = match sparse.own {
+        Own::All => LayerSet::all(layers),
+        rule => own_indexers(cfg, layers, rule)?,
     };
     Ok(Indexer {
         heads: cfg.size("index_n_heads", Some(sparse.heads))?,
@@ -1119,10 +1108,11 @@ fn indexer(cfg: &Config, m: &Mla, sparse: Sparse, layers: u64, eps: f64) -> Resu
     })
 }
 
-/// GLM-5's layers with an indexer of their own: `indexer_types` ("full" or "shared" per layer),
-/// else `index_topk_pattern` (a string of F and S, or such a list), else every
-/// `index_topk_freq`-th layer counted from `index_skip_topk_offset` − 1, and the layers before it.
-fn own_indexers(cfg: &Config, layers: u64) -> Result<LayerSet> {
+/// The layers with an indexer of their own: `indexer_types` ("full" or "shared" per layer); else
+/// HY v4's every fourth layer, or GLM-5's `index_topk_pattern` (a string of F and S, or such a
+/// list), else every `index_topk_freq`-th layer counted from `index_skip_topk_offset` − 1, and
+/// the layers before it.
+fn own_indexers(cfg: &Config, layers: u64, rule: Own) -> Result<LayerSet> {
     let kind = |v: &serde_json::Value| match v.as_str()? {
         "full" => Some(true),
         "shared" => Some(false),
@@ -1132,6 +1122,9 @@ fn own_indexers(cfg: &Config, layers: u64) -> Result<LayerSet> {
         cfg.list("indexer_types", layers, kind, "\"full\" or \"shared\"")?
     {
         ("indexer_types", t)
+    } else if rule == Own::EveryFourth {
+        let full = (0..layers).map(|i| i == 0 || (i - 1) % 4 == 0).collect();
+        ("indexer_types", full)
     } else if let Some(serde_json::Value::String(p)) = cfg.get("index_topk_pattern") {
         let t: Option<Vec<bool>> = p
             .chars()

@@ -5,7 +5,7 @@
 //! (AltUp), a low-rank branch beside each attention (LAuReL), and a Gaussian top-k on the MLP
 //! gate of the first layers (activation sparsity). Defaults follow `Gemma3nTextConfig`.
 
-use super::{attn_kind, heads, layer_count, layer_types, plain_attention, rope};
+use super::{heads, layer_count, layer_types, rope};
 use super::{HeadDim, RopeDefaults};
 use crate::config::Config;
 use crate::error::Result;
@@ -28,16 +28,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             ),
         ));
     }
-    let bias = cfg.flag("attention_bias", false)?;
-    s.attn = Attention {
-        qkv_bias: bias,
-        o_bias: bias,
-        qk_norm: QkNorm::PerHead,
-        v_norm: true,
-        // Scores unscaled (scaling 1.0): the Q and K norms bound them.
-        scale_dim: 1.0,
-        ..plain_attention(h, kv, hd)
-    };
+    s.attn = super::gemma4::normed_attention(cfg, h, kv, hd)?;
     // Always on: the class types it a float, and refuses null.
     if cfg.present("final_logit_softcapping") && !cfg.has("final_logit_softcapping") {
         return Err(cfg.err(
@@ -63,12 +54,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         .map(|w| (LayerSet::from_fn(s.layers, |b| widths[b as usize] == w), w))
         .collect();
     s.embedding.scale_by_sqrt_hidden = true;
-    s.norm = Norm {
-        kind: NormKind::Rms,
-        eps: cfg.float("rms_norm_eps", 1e-6)?,
-        unit_offset: false,
-        place: NormPlace::Sandwich,
-    };
+    s.norm = super::gemma4::sandwich_rms(cfg)?;
     let window = super::window(cfg, Some(512))?.ok_or_else(|| {
         cfg.err(
             "sliding_window",
@@ -93,22 +79,16 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     super::rope_types_present(cfg, &spans)?;
     s.tied = cfg.flag("tie_word_embeddings", true)?;
 
-    let full = LayerSet::from_fn(s.layers, |b| spans[b as usize] == AttnSpan::Full);
+    // The layers that reuse keys and values: the same attention, projecting queries alone. (Each
+    // reads the last layer of its own span kind that projects its own, `Spec::kv_source`.)
     let shared = super::gemma4::shared_layers(cfg, &spans, 15)?;
-    let mut variants: Vec<(LayerSet, Attention)> = Vec::new();
-    for is_full in [true, false] {
-        let set = LayerSet::from_fn(s.layers, |b| {
-            full.contains(b) == is_full && shared.contains(b)
-        });
-        if set.is_empty() {
-            continue;
-        }
-        let mut a = s.attn.clone();
-        a.kind = attn_kind(a.heads, a.kv_heads);
-        a.shares_kv = true;
-        variants.push((set, a));
+    if !shared.is_empty() {
+        let a = Attention {
+            shares_kv: true,
+            ..s.attn.clone()
+        };
+        s.layer_attn = vec![(shared, a)];
     }
-    s.layer_attn = variants;
 
     s.per_layer_input = Some(PerLayerInput {
         clamp_ids: true,

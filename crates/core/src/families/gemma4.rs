@@ -41,16 +41,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.layers = layer_count(cfg, &["num_hidden_layers"], Some(30))?;
     s.context = cfg.size("max_position_embeddings", Some(c.context))?;
     let (h, kv, hd) = heads(cfg, s.hidden, Some(8), Some(4), HeadDim::Given(256))?;
-    let bias = cfg.flag("attention_bias", false)?;
-    s.attn = Attention {
-        qkv_bias: bias,
-        o_bias: bias,
-        qk_norm: QkNorm::PerHead,
-        v_norm: true,
-        // Gemma 4 leaves its scores unscaled (scaling 1.0): the Q and K norms bound them.
-        scale_dim: 1.0,
-        ..plain_attention(h, kv, hd)
-    };
+    s.attn = normed_attention(cfg, h, kv, hd)?;
     s.final_softcap = cfg.opt_float("final_logit_softcapping")?;
     s.mlp = Mlp {
         intermediate: cfg.size("intermediate_size", Some(9216))?,
@@ -61,12 +52,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         sub_norm: false,
     };
     s.embedding.scale_by_sqrt_hidden = true;
-    s.norm = Norm {
-        kind: NormKind::Rms,
-        eps: cfg.float("rms_norm_eps", 1e-6)?,
-        unit_offset: false,
-        place: NormPlace::Sandwich,
-    };
+    s.norm = super::gemma4::sandwich_rms(cfg)?;
     // "vision" changes only how image tokens attend; "all" makes every layer bidirectional.
     match cfg.opt_string("use_bidirectional_attention")?.as_deref() {
         None | Some("vision") => {}
@@ -199,6 +185,32 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.layer_scalar = true;
     s.layout = Layout::Gemma4;
     Ok(s)
+}
+
+/// Gemma 4's and Gemma 3n's norms: RMS with plain weights (not Gemma 3's 1 + w), before and
+/// after each sublayer.
+pub(super) fn sandwich_rms(cfg: &Config) -> Result<Norm> {
+    Ok(Norm {
+        kind: NormKind::Rms,
+        eps: cfg.float("rms_norm_eps", 1e-6)?,
+        unit_offset: false,
+        place: NormPlace::Sandwich,
+    })
+}
+
+/// Gemma 4's and Gemma 3n's attention: per-head RMS norms on Q and K, a weightless one on V,
+/// and the scores left unscaled (scaling 1.0), since the norms bound them; biases by
+/// `attention_bias`.
+pub(super) fn normed_attention(cfg: &Config, h: u64, kv: u64, hd: u64) -> Result<Attention> {
+    let bias = cfg.flag("attention_bias", false)?;
+    Ok(Attention {
+        qkv_bias: bias,
+        o_bias: bias,
+        qk_norm: QkNorm::PerHead,
+        v_norm: true,
+        scale_dim: 1.0,
+        ..plain_attention(h, kv, hd)
+    })
 }
 
 /// The global layers' head size and K/V heads.

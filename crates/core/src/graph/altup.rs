@@ -334,15 +334,7 @@ impl Builder<'_> {
             format!("Xᵦ₊₁,{}", a.active)
         };
         children.extend(self.layer_tail(&source));
-        let mut block = self.scope(
-            ScopeKind::Block,
-            &format!("{} Block b", spec.family),
-            &format!("{} end", spec.family),
-            spec.layers,
-            children,
-        );
-        block.layers = Some(self.all_layers());
-        block
+        self.block_scope(children)
     }
 
     /// Before the final norm: the streams after the first projected back, each rescaled to the

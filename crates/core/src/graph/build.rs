@@ -1052,15 +1052,7 @@ impl<'s> Builder<'s> {
             }
         }
         if no_ffn.len() == spec.layers {
-            let mut block = self.scope(
-                ScopeKind::Block,
-                &format!("{} Block b", spec.family),
-                &format!("{} end", spec.family),
-                spec.layers,
-                children,
-            );
-            block.layers = Some(self.all_layers());
-            return block;
+            return self.block_scope(children);
         }
         // Post-residual: the stream is normed after the add, and the FFN reads and adds to that.
         let (r, stream) = if place.on_stream() {
@@ -1115,11 +1107,13 @@ impl<'s> Builder<'s> {
                     "R"
                 };
                 let title = format!("MLP {}", self.norm_name());
-                match spec.gated_norm.clone() {
+                match spec.gated_norm {
                     // A.X-K2: the MoE layers' norm is gated, under a name of its own.
-                    Some(g) => {
-                        let plain = LayerSet::from_fn(spec.layers, |b| !g.ffn.contains(b));
-                        for (set, role) in [(plain, Role::FfnNorm), (g.ffn, Role::GatedFfnNorm)] {
+                    Some(_) => {
+                        let gated =
+                            LayerSet::from_fn(spec.layers, |b| spec.gated_ffn_norm(b as usize));
+                        let plain = LayerSet::from_fn(spec.layers, |b| !gated.contains(b));
+                        for (set, role) in [(plain, Role::FfnNorm), (gated, Role::GatedFfnNorm)] {
                             if set.is_empty() {
                                 continue;
                             }
@@ -1252,11 +1246,17 @@ impl<'s> Builder<'s> {
             }
         }
 
+        self.block_scope(children)
+    }
+
+    /// The decoder block holding `children`, repeated over every layer.
+    pub(super) fn block_scope(&self, children: Vec<Node>) -> Scope {
+        let family = &self.spec.family;
         let mut block = self.scope(
             ScopeKind::Block,
-            &format!("{} Block b", spec.family),
-            &format!("{} end", spec.family),
-            spec.layers,
+            &format!("{family} Block b"),
+            &format!("{family} end"),
+            self.spec.layers,
             children,
         );
         block.layers = Some(self.all_layers());

@@ -101,7 +101,7 @@ impl Builder<'_> {
             ),
             equation: format!(
                 "{out} = (Wₕ · {input}) / √(mean({input}²) + ε), ε = {}",
-                float(h.norm_eps)
+                float(self.spec.norm.eps)
             ),
         })
     }

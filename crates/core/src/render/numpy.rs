@@ -458,8 +458,8 @@ pub fn module(g: &Graph, script: &str) -> String {
     if spec.moe.as_ref().is_some_and(|m| m.swiglu_plain) {
         config["moe"]["swiglu_plain"] = json!(true);
     }
-    if let Some(g) = &spec.gated_norm {
-        config["gated_norm"] = json!({"ffn": g.ffn.iter().collect::<Vec<_>>()});
+    if spec.gated_norm.is_some() {
+        config["gated_norm"] = json!(true);
     }
     if let Some(a) = spec.altup {
         config["altup"] =
@@ -477,7 +477,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     }
     if let Some(h) = spec.hyper {
         config["hyper"] = json!({
-            "streams": h.streams, "magnitude": h.magnitude, "eps": h.eps, "norm_eps": h.norm_eps,
+            "streams": h.streams, "magnitude": h.magnitude, "eps": h.eps,
         });
     }
     config["attn_sub_norm"] = json!(a.sub_norm);
@@ -738,7 +738,7 @@ fn prune(spec: &Spec, body: &str) -> String {
     if spec.gated_norm.is_none() {
         drop.push("norm_gate");
         lines.push((
-            "            if C[\"gated_norm\"] and b in C[\"gated_norm\"][\"ffn\"]:\n                h = norm_gate(norm(r, w(W, \"gated_ffn_norm\", b)), W, b, \"ffn_norm\")  # the MoE layers' norm, gated\n            else:\n                h = norm(r,",
+            "            if C[\"gated_norm\"] and ffn == \"moe\":\n                h = norm_gate(norm(r, w(W, \"gated_ffn_norm\", b)), W, b, \"ffn_norm\")  # the MoE layers' norm, gated\n            else:\n                h = norm(r,",
             "            h = norm(r,",
         ));
         lines.push((
@@ -2268,7 +2268,7 @@ def stream_mix(X, W, key, b=None):
     Hc = CONFIG["hyper"]
     T, n = X.shape[0], Hc["streams"]
     flat = X.reshape(T, -1)  # flat: [T, n hidden]
-    m = linear(flat, w(W, key + "_fn", b)) / np.sqrt((flat * flat).mean(-1, keepdims=True) + Hc["norm_eps"])  # m: [T, 2n] (n in the head), RMS-scaled, no weight
+    m = linear(flat, w(W, key + "_fn", b)) / np.sqrt((flat * flat).mean(-1, keepdims=True) + CONFIG["eps"])  # m: [T, 2n] (n in the head), RMS-scaled, no weight
     base, scale = w(W, key + "_base", b), w(W, key + "_scale", b)  # base: [2n], scale: [2] (the head's: [n], [1])
     sig = lambda z: 1 / (1 + np.exp(-z))
     pre = sig(m[:, :n] * scale[0] + base[:n]) + Hc["eps"]  # pre: [T, n], how much of each stream is read
@@ -2293,8 +2293,8 @@ def hyper_forward(x, W):
 
 def norm_gate(y, W, b, which):
     # y: [T, hidden], a norm's output -> y gated by sigmoid(W_up silu(W_down y))
-    g = linear(y, w(W, which + "_gate_down", b))  # g: [T, rank]
-    g = linear(g / (1 + np.exp(-g)), w(W, which + "_gate_up", b))  # g: [T, hidden]
+    g = act(linear(y, w(W, which + "_gate_down", b)), "silu")  # g: [T, rank]
+    g = linear(g, w(W, which + "_gate_up", b))  # g: [T, hidden]
     return y / (1 + np.exp(-g))  # [T, hidden]
 
 
@@ -2376,7 +2376,7 @@ def forward(ids, W):
         elif C["block"] == "parallel":
             h = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the FFN's own norm of the block input
         else:
-            if C["gated_norm"] and b in C["gated_norm"]["ffn"]:
+            if C["gated_norm"] and ffn == "moe":
                 h = norm_gate(norm(r, w(W, "gated_ffn_norm", b)), W, b, "ffn_norm")  # the MoE layers' norm, gated
             else:
                 h = norm(r, w(W, "ffn_norm", b), nb("ffn_norm")) if before else r

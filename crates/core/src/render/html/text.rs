@@ -470,7 +470,8 @@ fn attention_text(g: &Graph) -> Text {
         sub.push(format!("There is no separate query up-projection: one projection of the normed query latent beside the raw one ({} features) gives each head its {}-dim query and then {} gate values, σ of which scale that head's output before the output projection.", 2 * ql, m.qk_nope_head_dim + m.qk_rope_head_dim, a.v_head_dim));
     }
     if let Some(g) = &spec.gated_norm {
-        sub.push(format!("Gated norms: the norm before the attention (in every layer), and the one before the experts in layers {}, multiply their output y by σ(W_up · SiLU(W_down · y)), a rank-{} gate computed from y itself.", g.ffn, g.rank));
+        let moe = spec.layers_where(|l| l.moe());
+        sub.push(format!("Gated norms: the norm before the attention (in every layer), and the one before the experts in layers {moe}, multiply their output y by σ(W_up · SiLU(W_down · y)), a rank-{} gate computed from y itself.", g.rank));
     }
     let (summary, explanation) = if let Some(m) = &a.mla {
         (

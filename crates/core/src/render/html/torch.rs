@@ -133,7 +133,11 @@ pub fn module(spec: &Spec) -> String {
         parts.push(moe_classes(spec, &n));
     }
     if let Some(h) = spec.hyper {
-        parts.push(super::torch_hyper::stream_mix_class(h, spec.hidden));
+        parts.push(super::torch_hyper::stream_mix_class(
+            h,
+            spec.hidden,
+            spec.norm.eps,
+        ));
     }
     if let Some(g) = &spec.gated_norm {
         parts.push(fill(
@@ -2412,9 +2416,13 @@ fn layer(spec: &Spec, n: &Names) -> String {
                 (Role::HcFfnFn, "before the FFN"),
             ] {
                 let (module, prefix) = super::torch_hyper::split(&n.path(role));
-                init += &super::torch_hyper::init(&module, &prefix, false, note, &mut made);
+                made.push(format!(
+                    "        self.{module} = StreamMix(\"{prefix}\")  # {note}\n"
+                ));
                 mixes.push(module);
             }
+            init += &holders_of(&mixes);
+            init += &made.concat();
             let a = a_out.replace(&attn_in, &attn_in.replace("(x)", "(h)"));
             let f = f_out.replace(&ffn_in, &ffn_in.replace("(x)", "(h)"));
             format!(
@@ -3724,13 +3732,8 @@ fn model(spec: &Spec, n: &Names) -> String {
     if spec.hyper.is_some() {
         let path = inside(Role::HcHeadFn);
         let (module, prefix) = super::torch_hyper::split(&path);
-        init += &super::torch_hyper::init(
-            &module,
-            &prefix,
-            true,
-            "the streams weighed into one",
-            &mut Vec::new(),
-        );
+        init += &holders_of(std::slice::from_ref(&module));
+        init += &format!("        self.{module} = StreamMix(\"{prefix}\", head=True)  # the streams weighed into one\n");
         fwd += &format!("        x, _ = self.{module}(x)  # [B, T, {d}]\n");
     }
     fwd += &if spec.norm.place.on_stream() {

@@ -7,7 +7,7 @@ use crate::spec::Hyper;
 
 /// The mix's module: held under `holder` with its tensors named `{prefix}fn`, `{prefix}base`,
 /// `{prefix}scale`, as the checkpoint names them.
-pub(super) fn stream_mix_class(h: Hyper, hidden: u64) -> String {
+pub(super) fn stream_mix_class(h: Hyper, hidden: u64, norm_eps: f64) -> String {
     fill(
         r#"N, HC_MAGNITUDE, HC_EPS = ${n}, ${mag}, ${eps}  # hyper-connection streams, their gates' bounds
 
@@ -36,7 +36,7 @@ class StreamMix(nn.Module):
             ("n", h.streams.to_string()),
             ("mag", fmt_f(h.magnitude)),
             ("eps", fmt_f(h.eps)),
-            ("norm_eps", fmt_f(h.norm_eps)),
+            ("norm_eps", fmt_f(norm_eps)),
             ("d", hidden.to_string()),
         ],
     )
@@ -50,25 +50,4 @@ pub(super) fn split(fn_path: &str) -> (String, String) {
         module.to_string(),
         attr.strip_suffix("fn").unwrap_or(attr).to_string(),
     )
-}
-
-/// The `__init__` lines making the holders of `module` (a dotted path) and the mix itself.
-pub(super) fn init(
-    module: &str,
-    prefix: &str,
-    head: bool,
-    note: &str,
-    made: &mut Vec<String>,
-) -> String {
-    let mut out = String::new();
-    let parts: Vec<&str> = module.split('.').collect();
-    for i in 1..parts.len() {
-        let holder = parts[..i].join(".");
-        if !made.contains(&holder) {
-            out += &format!("        self.{holder} = nn.Module()\n");
-            made.push(holder);
-        }
-    }
-    let head = if head { ", head=True" } else { "" };
-    out + &format!("        self.{module} = StreamMix(\"{prefix}\"{head})  # {note}\n")
 }
