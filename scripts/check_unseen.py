@@ -168,8 +168,29 @@ def axk2(rng):
                 tie_word_embeddings=rng.random() < 0.3, pad_token_id=0, bos_token_id=1, eos_token_id=2)
 
 
+def beam(rng):
+    layers = rng.randint(2, 6)
+    heads, n_group = rng.choice([4, 8]), rng.choice([1, 2, 4])
+    raw = dict(model_type="beam", hidden_size=rng.choice([32, 48]), intermediate_size=rng.choice([40, 64]),
+               moe_intermediate_size=rng.choice([8, 16]), num_hidden_layers=layers, num_attention_heads=heads,
+               num_key_value_heads=rng.choice([1, 2, 4]), head_dim=rng.choice([8, 12]), vocab_size=97,
+               sliding_window=rng.choice([2, 3, 5]), num_experts=n_group * rng.choice([2, 4]), n_group=n_group,
+               topk_group=rng.randint(1, n_group), num_experts_per_tok=rng.choice([1, 2]),
+               norm_topk_prob=rng.random() < 0.7, routed_scaling_factor=rng.choice([1.0, 2.5]),
+               attention_bias=rng.random() < 0.3, final_logit_softcapping=rng.choice([None, 5.0]),
+               mlp_layer_types=[rng.choice(["dense", "sparse"]) for _ in range(layers)],
+               layer_types=[rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)],
+               tie_word_embeddings=rng.random() < 0.3, pad_token_id=0)
+    if rng.random() < 0.5:
+        raw["rope_parameters"] = {
+            "sliding_attention": {"rope_type": "default", "rope_theta": rng.choice([100.0, 10000.0])},
+            "full_attention": None if rng.random() < 0.6 else {"rope_type": "default", "rope_theta": 1000.0},
+        }
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
-                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2)}
+                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam)}
 
 
 def check(anatomy, raw, seed, tol, work):

@@ -37,6 +37,7 @@ ENTRIES = {
     "hy4-preview": "hy_v4",
     "gemma-3n-e4b": "gemma3n_text",
     "a.x-k2": "axk2",
+    "beam-1.0-501b-a23b": "beam",
 }
 
 # Keys of every PreTrainedConfig that say nothing about the architecture.

@@ -332,6 +332,15 @@ CONFIGS = {
     "afmoe": dict(BASE, model_type="afmoe", num_hidden_layers=4, head_dim=8, sliding_window=4,
                   global_attn_every_n_layers=2, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
                   num_shared_experts=1, route_scale=2.0, mup_enabled=True),
+    # Beam: three sliding layers (window 4, RoPE at a base of their own) and a full NoPE layer
+    # whose queries grow with position, depth-scaled residual adds, an output gate with a bias
+    # per head; three MoE layers routing 2 of 8 experts within the best 2 of 4 groups.
+    "beam": dict(BASE, model_type="beam", num_hidden_layers=4, head_dim=8, sliding_window=4,
+                 mlp_layer_types=["dense", "sparse", "sparse", "sparse"], num_experts=8,
+                 num_experts_per_tok=2, moe_intermediate_size=16, n_group=4, topk_group=2,
+                 routed_scaling_factor=2.0, final_logit_softcapping=5.0,
+                 rope_parameters={"sliding_attention": {"rope_type": "default", "rope_theta": 1000.0},
+                                  "full_attention": None}),
     # Apertus 1.5: Apertus with its head pruned to the first 60 of 97 ids.
     "apertus1p5": dict(BASE, model_type="apertus1p5_text", max_position_embeddings=32768, output_vocab_size=60),
     # DiffLlama: differential attention over 4 K/V heads (8 query heads), λ from random vectors.

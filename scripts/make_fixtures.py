@@ -346,6 +346,39 @@ def unseen_axk2(rng):
     return raw
 
 
+def unseen_beam(rng):
+    raw = unseen_llama_like(rng, "qwen3")
+    layers = rng.randint(4, 8)  # past the three dense layers of the default
+    n_group = rng.choice([1, 2, 4])
+    raw.update({
+        "model_type": "beam",
+        "num_hidden_layers": layers,
+        "attention_bias": rng.random() < 0.3,
+        "sliding_window": rng.choice([16, 64]),
+        "num_experts": n_group * rng.choice([2, 4]),
+        "n_group": n_group,
+        "topk_group": rng.randint(1, n_group),
+        "num_experts_per_tok": rng.choice([1, 2]),
+        "moe_intermediate_size": rng.choice([16, 24]),
+        "norm_topk_prob": rng.random() < 0.7,
+        "routed_scaling_factor": rng.choice([1.0, 2.5]),
+        "final_logit_softcapping": rng.choice([None, 30.0]),
+        "pad_token_id": 0,
+    })
+    if "num_key_value_heads" not in raw:  # Qwen3's default of 32 is not Beam's 8
+        raw["num_key_value_heads"] = raw["num_attention_heads"]
+    if rng.random() < 0.5:
+        raw["mlp_layer_types"] = [rng.choice(["dense", "sparse"]) for _ in range(layers)]
+    if rng.random() < 0.5:
+        raw["layer_types"] = [rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)]
+    if rng.random() < 0.5:
+        raw["rope_parameters"] = {
+            "sliding_attention": {"rope_type": "default", "rope_theta": rng.choice([1000.0, 500000.0])},
+            "full_attention": None if rng.random() < 0.7 else {"rope_type": "default", "rope_theta": 10000.0},
+        }
+    return raw
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -496,6 +529,7 @@ UNSEEN = {
     "hy_v4": unseen_hy_v4,
     "gemma3n_text": unseen_gemma3n,
     "axk2": unseen_axk2,
+    "beam": unseen_beam,
 }
 
 
@@ -508,7 +542,7 @@ DEFAULT_TYPES = [
     "iquestcoder", "arcee", "jais2", "olmoe", "qwen2_moe", "granite", "hyperclovax", "granitemoe", "cohere", "stablelm", "persimmon", "gptj", "codegen", "gpt_bigcode", "bloom", "mpt", "minimax_m2", "hy_v3", "exaone_moe", "flint", "mellum", "mimo_v2_flash", "jetmoe", "doge", "laguna", "phi4_multimodal", "cohere2_moe", "kolibri1", "bitnet", "afmoe", "apertus1p5_text", "diffllama", "phimoe", "got_ocr2", "fuyu", "aria_text", "axk1", "ctrl", "gpt_neox_japanese", "modernbert-decoder", "vaultgemma", "olmo3", "exaone4", "apertus", "ernie4_5", "ernie4_5_moe", "gpt_neo", "biogpt", "xglm", "opt", "openai-gpt", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
-    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2",
+    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam",
 ]
 
 

@@ -386,6 +386,12 @@ pub static ENTRIES: &[Entry] = &[
         "short gated convolutions, with sliding-window and full attention in 11 of 24 layers"
     ),
     entry!(
+        defaults "BeamConfig",
+        "beam-1.0-501b-a23b",
+        "reflection/Beam-1.0-501B-A23B",
+        "NoPE full layers with queries grown by position, depth-scaled residual adds, gated heads"
+    ),
+    entry!(
         defaults "AXK2Config",
         "a.x-k2",
         "skt/A.X-K2",

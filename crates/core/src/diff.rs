@@ -89,10 +89,35 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             "attention output gate",
             Mechanism,
             format!(
-                "{} per {}",
+                "{} per {}{}",
                 g.symbol(),
-                if g.per_head { "head" } else { "head feature" }
+                if g.per_head { "head" } else { "head feature" },
+                if g.bias { ", a bias per head" } else { "" }
             ),
+        );
+    }
+    if let Some(q) = a.query_scale {
+        let form = match q.form {
+            crate::spec::ScaleForm::Stepped => format!(
+                "1 + {} · ln(1 + ⌊(p + {}) / {}⌋)",
+                num(q.beta),
+                q.shift,
+                q.length
+            ),
+            crate::spec::ScaleForm::Power => {
+                format!("(1 + (p + {}) / {})^{}", q.shift, q.length, num(q.beta))
+            }
+        };
+        let layers = if q.nope_only {
+            " in the layers without RoPE"
+        } else {
+            ""
+        };
+        f(
+            "attention.query_scale",
+            "query scale by position",
+            Mechanism,
+            format!("{form}{layers}"),
         );
     }
     if let Some(dm) = a.dynamic_mask {
@@ -579,6 +604,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "learned residual scales",
         Mechanism,
         yes(s.residual_scales),
+    );
+    f(
+        "residual.depth_scaled",
+        "residual adds scaled with depth",
+        Mechanism,
+        yes(s.depth_scaled),
     );
     f(
         "gated_norm",

@@ -42,6 +42,8 @@ pub enum Role {
     FfnSubNorm,
     /// The attention's output gate projection (AFMoE).
     AttnGate,
+    /// The output gate's bias, one per head, stored apart (Beam's `gate_bias`).
+    AttnGateBias,
     /// The last layer's own output-projection bias (GPT-NeoX-Japanese's `dense_bias`).
     DenseBias,
     /// K and V as the two halves of one projection (JetMoE's `kv_proj`).
@@ -422,6 +424,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             return (
                 "model.layers.{b}.self_attn.attention_sink_bias".into(),
                 "blk.{b}.attn_sinks.weight".into(),
+            )
+        }
+        (_, AttnGateBias) => {
+            return (
+                "model.layers.{b}.self_attn.gate_bias".into(),
+                "blk.{b}.attn_gate_bias".into(),
             )
         }
         (_, Sinks) => {
@@ -1739,12 +1747,12 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.feed_forward.receptance",
             "blk.{b}.channel_mix_receptance",
         ),
-        Sinks | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN
-        | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias
-        | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay | LightDiagDecay | LruParam
-        | LruInGate | LruRecGate | TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK
-        | CmMixR | LayerScalar | HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase
-        | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale | AltUpScale => {
+        Sinks | AttnGateBias | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias
+        | ActAlphaP | ActAlphaN | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2
+        | DenseBias | SsmDtBias | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay
+        | LightDiagDecay | LruParam | LruInGate | LruRecGate | TmDecay | TmFirst | TmMixK
+        | TmMixV | TmMixR | CmMixK | CmMixR | LayerScalar | HcAttnFn | HcAttnBase | HcAttnScale
+        | HcFfnFn | HcFfnBase | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale | AltUpScale => {
             unreachable!("named in `names`")
         }
         GatedFfnNorm | AttnNormDown | AttnNormUp | FfnNormDown | FfnNormUp => {

@@ -68,6 +68,10 @@ pub struct Spec {
     /// The residual stream is multiplied elementwise by a learned vector where each sublayer's
     /// output joins it, x ⊙ ρ + f(x) (Doge's `input_residual` and `post_attention_residual`).
     pub residual_scales: bool,
+    /// Each residual add keeps the stream's scale whatever the depth (Beam): the k-th add of the
+    /// model (k = 2b + 2 for layer b's attention, 2b + 3 for its FFN) is
+    /// x · √((k − 1)/k) + f(x) / √k. See `depth_factors`.
+    pub depth_scaled: bool,
     /// The LM head has a bias (Phi-2, GPT-J).
     pub head_bias: bool,
     /// Layer 0 reads the embeddings without its pre-attention norm (ModernBERT's Identity there).
@@ -287,6 +291,9 @@ pub struct OutGate {
     /// softplus rather than σ (Laguna).
     pub softplus: bool,
     pub per_head: bool,
+    /// A learned bias per head, stored apart and shared by the head's features, joins the gate
+    /// before its function (Beam's `gate_bias`).
+    pub bias: bool,
     /// Stored in the query projection rather than a tensor of its own: each head's query rows,
     /// then its gate rows, one gate per head feature (Qwen3-Next's, Qwen3.5's `q_proj` of twice
     /// the query width).
@@ -325,22 +332,41 @@ pub struct Moa {
     pub top_k: u64,
 }
 
-/// The query at position p is multiplied by 1 + β · ln(1 + ⌊(p + shift) / length⌋) after RoPE:
-/// 1 until position `length − shift`, then a slow, stepped growth (Llama 4's attention
-/// temperature tuning; Ministral 3's `llama_4_scaling_beta`).
+/// The query at position p is multiplied by a factor that grows with p, after RoPE (see
+/// `ScaleForm`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QueryScale {
+    pub form: ScaleForm,
     pub beta: f64,
     pub length: u64,
     pub shift: u64,
-    /// Only in the layers without RoPE (Llama 4); otherwise in every layer.
+    /// Only in the layers without RoPE (Llama 4, Beam); otherwise in every layer.
     pub nope_only: bool,
+}
+
+/// How a `QueryScale` grows with position p.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScaleForm {
+    /// 1 + β · ln(1 + ⌊(p + shift) / length⌋): 1 until position `length − shift`, then a slow,
+    /// stepped growth (Llama 4's attention temperature tuning; Ministral 3's
+    /// `llama_4_scaling_beta`).
+    Stepped,
+    /// (1 + (p + shift) / length)^β, smooth from the first position (Beam's scalable softmax,
+    /// exp(β · log1p((p + 1) / 2048))).
+    Power,
 }
 
 impl QueryScale {
     /// The factor at absolute position `pos`.
     pub fn at(&self, pos: u64) -> f64 {
-        1.0 + self.beta * (1.0 + ((pos + self.shift) / self.length) as f64).ln()
+        match self.form {
+            ScaleForm::Stepped => {
+                1.0 + self.beta * (1.0 + ((pos + self.shift) / self.length) as f64).ln()
+            }
+            ScaleForm::Power => {
+                (self.beta * ((pos + self.shift) as f64 / self.length as f64).ln_1p()).exp()
+            }
+        }
     }
 
     pub fn applies(&self, layer: &LayerPlan) -> bool {
@@ -1967,6 +1993,16 @@ impl Spec {
         LayerSet::from_fn(self.layers, |b| f(&self.plan[b as usize]))
     }
 
+    /// The factors of layer b's residual add after its attention (`ffn` false) or its FFN:
+    /// (the stream's, the sublayer output's); (1, 1) unless `depth_scaled`.
+    pub fn depth_factors(&self, b: u64, ffn: bool) -> (f64, f64) {
+        if !self.depth_scaled {
+            return (1.0, 1.0);
+        }
+        let k = (2 * b + 2 + ffn as u64) as f64;
+        (((k - 1.0) / k).sqrt(), 1.0 / k.sqrt())
+    }
+
     /// The span of layer b's softmax attention: its mixer's, or a shared block's (Zamba2), which
     /// sees every earlier token.
     pub fn attn_span(&self, b: u64) -> Option<AttnSpan> {
@@ -2185,5 +2221,39 @@ mod quantile_tests {
         let z = super::normal_quantile(0.95);
         assert!((z - 1.644_853_626_951_472_2).abs() < 1e-12, "{z}");
         assert_eq!(z as f32, 1.644_853_6_f32);
+    }
+}
+
+#[cfg(test)]
+mod query_scale_tests {
+    use super::{QueryScale, ScaleForm};
+
+    fn scale(form: ScaleForm) -> QueryScale {
+        QueryScale {
+            form,
+            beta: 0.1,
+            length: 2048,
+            shift: 1,
+            nope_only: true,
+        }
+    }
+
+    /// Beam's exp(0.1 · log1p((p + 1) / 2048)): above 1 from the first position, 2^0.1 once
+    /// p + 1 reaches 2048.
+    #[test]
+    fn the_power_form_grows_from_the_first_position() {
+        let q = scale(ScaleForm::Power);
+        assert_eq!(q.at(2047), 2f64.powf(0.1));
+        assert_eq!(q.at(0), (1.0 + 1.0 / 2048.0f64).powf(0.1));
+        assert!(q.at(0) > 1.0 && q.at(1) > q.at(0));
+    }
+
+    /// Llama 4's 1 + β · ln(1 + ⌊(p + shift) / length⌋): flat below length − shift, then a step.
+    #[test]
+    fn the_stepped_form_is_flat_until_its_length() {
+        let q = scale(ScaleForm::Stepped);
+        assert_eq!(q.at(0), 1.0);
+        assert_eq!(q.at(2046), 1.0);
+        assert_eq!(q.at(2047), 1.0 + 0.1 * 2f64.ln());
     }
 }

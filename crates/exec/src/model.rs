@@ -850,7 +850,7 @@ impl Model {
                 let (alpha, beta) = mix.mixer(self.spec.plan[b].mixer);
                 (h.affine(alpha, 0.0)? + a.affine(beta, 0.0)?)?
             }
-            None => (self.residual_scaled(x, Role::ResidScaleAttn, b)? + a)?,
+            None => self.residual_add(x, a, Role::ResidScaleAttn, b)?,
         };
         self.keep(Some(b), "resid_attn", &r);
         // Post-residual: the stream itself is normed after each add.
@@ -924,7 +924,7 @@ impl Model {
         }
         let mut out = match self.spec.stream_mix {
             Some(mix) => (h.affine(mix.mlp.0, 0.0)? + m.affine(mix.mlp.1, 0.0)?)?,
-            None => (self.residual_scaled(&r, Role::ResidScaleFfn, b)? + m)?,
+            None => self.residual_add(&r, m, Role::ResidScaleFfn, b)?,
         };
         if ffn != Ffn::Shortcut {
             if let Some(s) = shortcut.take() {
@@ -1847,12 +1847,21 @@ impl Model {
     }
 
     /// The residual stream times its learned vector where the model has one (Doge).
-    fn residual_scaled(&self, x: &Tensor, role: Role, b: usize) -> Res<Tensor> {
-        if self.spec.residual_scales {
-            Ok(x.broadcast_mul(self.w(role, Some(b))?)?)
+    /// The stream `x` plus a sublayer's output: the stream scaled by a learned vector (Doge),
+    /// both scaled with depth (Beam), or as they are.
+    fn residual_add(&self, x: &Tensor, delta: Tensor, role: Role, b: usize) -> Res<Tensor> {
+        let x = if self.spec.residual_scales {
+            x.broadcast_mul(self.w(role, Some(b))?)?
         } else {
-            Ok(x.clone())
+            x.clone()
+        };
+        let (sx, sd) = self
+            .spec
+            .depth_factors(b as u64, role == Role::ResidScaleFfn);
+        if (sx, sd) == (1.0, 1.0) {
+            return Ok((x + delta)?);
         }
+        Ok((x.affine(sx, 0.0)? + delta.affine(sd, 0.0)?)?)
     }
 
     fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
@@ -2040,10 +2049,24 @@ impl Model {
         let Some(og) = self.spec.attn_at(b).out_gate else {
             return Ok(None);
         };
-        let g = match q_gate {
+        let mut g = match q_gate {
             Some(g) => g,
             None => self.proj(x, Role::AttnGate, b, false)?,
         };
+        if og.bias {
+            // One bias per head (Beam), shared by the head's features.
+            let bias = self.w(Role::AttnGateBias, Some(b))?;
+            let bias = if og.per_head {
+                bias.clone()
+            } else {
+                let h = bias.dim(0)?;
+                bias.unsqueeze(1)?
+                    .broadcast_as((h, vd))?
+                    .contiguous()?
+                    .reshape(h * vd)?
+            };
+            g = g.broadcast_add(&bias)?;
+        }
         self.keep(Some(b), "attn_gate", &g);
         let g = if og.softplus {
             softplus(&g)?

@@ -839,6 +839,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             s.attn.out_gate = Some(OutGate {
                 softplus: false,
                 per_head: true,
+                bias: false,
                 in_query: false,
             });
             Some(super::delta::bailing_layers(cfg, s.layers)?)
@@ -874,6 +875,7 @@ fn hy_v4(cfg: &Config, s: &mut Spec) -> Result<()> {
     s.attn.out_gate = Some(OutGate {
         softplus: false,
         per_head: false,
+        bias: false,
         in_query: false,
     });
     if let Some(m) = s.moe.as_mut() {
@@ -916,6 +918,7 @@ fn axk2(cfg: &Config, s: &mut Spec) -> Result<()> {
     s.attn.out_gate = Some(OutGate {
         softplus: false,
         per_head: false,
+        bias: false,
         in_query: true,
     });
     s.gated_norm = Some(GatedNorm {

@@ -85,6 +85,8 @@ pub enum Unlisted {
     FullFirstAndEvery(u64),
     /// The first two layers, every fourth from layer 1 and the last are full (Flint).
     FullFirstTwoEveryFourthLast,
+    /// Every n-th layer (i + 1 a multiple of n) and the last are full (Beam: 6).
+    FullEveryAndLast(u64),
     /// The first `first_k_dense_replace` (default 0) layers full every
     /// `prefix_dense_sliding_window_pattern`-th (default 1), the rest counted afresh and full
     /// every `sliding_window_pattern`-th (default 4) (Cohere 2 MoE).
@@ -115,6 +117,9 @@ pub enum NoRope {
     /// positions; a type in use must have its entry (Cohere Compass). Their M-RoPE sections
     /// change nothing for text, whose three position axes agree.
     NullTypes,
+    /// As `NullTypes`, but without `rope_parameters` the class's own: the sliding layers
+    /// rotate, the full ones use no positions (Beam).
+    NullTypesOrFullLayers,
 }
 
 /// Scoring names a config may give, each with its `Scoring`.
@@ -162,8 +167,8 @@ pub struct Routed {
     /// Added to the sum of sigmoid-scored weights when they are renormalized.
     pub renorm_eps: f64,
     /// Experts are chosen within the best `topk_group` of `n_group` groups (DeepSeek-V3's
-    /// routing; both keys default to 1).
-    pub groups: bool,
+    /// routing), with those keys' defaults.
+    pub groups: Option<(u64, u64)>,
     /// The chosen experts' weights are multiplied by this key's value, with its default
     /// (`routed_scaling_factor`).
     pub scaling: Option<(&'static str, f64)>,
@@ -333,7 +338,7 @@ impl Routed {
         stacked_in_out: false,
         correction_bias: Bias::Never,
         renorm_eps: 1e-20,
-        groups: false,
+        groups: None,
         scaling: None,
         scoring_key: None,
     };
@@ -486,6 +491,11 @@ pub struct LlamaLike {
     pub dynamic_mask_key: Option<(&'static str, u64)>,
     /// Learned vectors scale the residual stream where each sublayer joins it (Doge).
     pub residual_scales: bool,
+    /// Each residual add is scaled to keep the stream's scale with depth (Beam).
+    pub depth_scaled: bool,
+    /// The class's own query scale, fixed in its code rather than read from the config (Beam's
+    /// in its layers without RoPE).
+    pub query_scale: Option<QueryScale>,
     /// A key listing each layer's query heads (Laguna's `num_attention_heads_per_layer`).
     pub heads_per_layer_key: Option<&'static str>,
     /// A softplus output gate, per head or per head feature as this key says (Laguna's
@@ -688,6 +698,8 @@ impl LlamaLike {
             window_less_one_key: None,
             dynamic_mask_key: None,
             residual_scales: false,
+            depth_scaled: false,
+            query_scale: None,
             hybrid: None,
             heads_per_layer_key: None,
             softplus_gate_key: None,
@@ -841,8 +853,8 @@ pub fn load(
             ));
         }
     }
-    if f.no_rope == NoRope::NullTypes {
-        no_rope = null_type_rope(cfg, &spans)?;
+    if matches!(f.no_rope, NoRope::NullTypes | NoRope::NullTypesOrFullLayers) {
+        no_rope = null_type_rope(cfg, &spans, f.no_rope == NoRope::NullTypesOrFullLayers)?;
     }
     let (mut moe, moe_layers) = experts(cfg, f.experts, layers, d)?;
     if let (Some(m), Experts::Routed(r)) = (&mut moe, f.experts) {
@@ -1187,6 +1199,7 @@ pub fn load(
         out_gate: f.out_gate.filter(|_| gated),
         differential: f.differential,
         o_bias_last: f.o_bias_last,
+        query_scale: f.query_scale,
         ..plain_attention(heads, kv_heads, head_dim)
     };
     if let Some((beta, length)) = f.llama4_scaling {
@@ -1228,6 +1241,7 @@ pub fn load(
         attn.out_gate = Some(OutGate {
             softplus: true,
             per_head,
+            bias: false,
             in_query: false,
         });
     }
@@ -1476,6 +1490,7 @@ pub fn load(
         logits_mult,
         residual_mult,
         residual_scales: f.residual_scales,
+        depth_scaled: f.depth_scaled,
         head_bias: bias(cfg, f.head_bias)?,
         head_rows,
         skip_first_attn_norm: false,
@@ -1536,6 +1551,7 @@ fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<Att
                             Unlisted::FullFirstTwoEveryFourthLast => {
                                 !(i < 2 || i % 4 == 1 || i + 1 == layers)
                             }
+                            Unlisted::FullEveryAndLast(n) => (i + 1) % n != 0 && i + 1 != layers,
                             Unlisted::DensePrefix if i < prefix => (i + 1) % prefix_every != 0,
                             Unlisted::DensePrefix => (i - prefix + 1) % every != 0,
                             Unlisted::FullEveryKey(..) => {
@@ -1690,10 +1706,10 @@ fn experts(
         }
         None => (0, 0, None),
     };
-    let (n_group, topk_group) = if r.groups {
+    let (n_group, topk_group) = if let Some((n, top)) = r.groups {
         let groups = (
-            cfg.size("n_group", Some(1))?,
-            cfg.size("topk_group", Some(1))?,
+            cfg.size("n_group", Some(n))?,
+            cfg.size("topk_group", Some(top))?,
         );
         super::expert_groups(cfg, e, k, groups, r.scoring == Scoring::Sigmoid)?
     } else {
@@ -1786,6 +1802,7 @@ fn llama4_scaling(cfg: &Config, beta: f64, length: u64) -> Result<QueryScale> {
         }
     };
     Ok(QueryScale {
+        form: ScaleForm::Stepped,
         beta,
         length,
         shift: 0,
@@ -1833,10 +1850,17 @@ fn moe_layers(cfg: &Config, rule: MoeLayers, layers: u64) -> Result<Vec<bool>> {
     })
 }
 
-/// `NoRope::NullTypes`: whether each layer rotates, by its type's `rope_parameters` entry.
-fn null_type_rope(cfg: &Config, spans: &[AttnSpan]) -> Result<Vec<bool>> {
+/// `NoRope::NullTypes`: whether each layer rotates, by its type's `rope_parameters` entry; or,
+/// without the dict and with `sliding_only`, the sliding layers alone.
+fn null_type_rope(cfg: &Config, spans: &[AttnSpan], sliding_only: bool) -> Result<Vec<bool>> {
     let key = "rope_parameters";
     let params = cfg.sub(key)?;
+    if params.is_none() && sliding_only {
+        return Ok(spans
+            .iter()
+            .map(|s| matches!(s, AttnSpan::Sliding(_)))
+            .collect());
+    }
     let mut rotates = Vec::with_capacity(spans.len());
     for span in spans {
         let t = match span {

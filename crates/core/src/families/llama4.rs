@@ -122,6 +122,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     // positions.
     if cfg.flag("attn_temperature_tuning", true)? {
         s.attn.query_scale = Some(QueryScale {
+            form: ScaleForm::Stepped,
             beta: cfg.float("attn_scale", 0.1)?,
             length: cfg.size("floor_scale", Some(8192))?,
             shift: 1,

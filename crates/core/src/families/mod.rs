@@ -325,6 +325,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         logits_mult: 1.0,
         residual_mult: 1.0,
         residual_scales: false,
+        depth_scaled: false,
         head_bias: false,
         head_rows: None,
         skip_first_attn_norm: false,

@@ -22,7 +22,8 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
 use crate::spec::{
-    Block, DeltaStore, Layout, NormKind, NormPlace, OutGate, QkNorm, Qkv, Scoring, Spec,
+    Block, DeltaStore, Layout, NormKind, NormPlace, OutGate, QkNorm, Qkv, QueryScale, ScaleForm,
+    Scoring, Spec,
 };
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
@@ -2126,7 +2127,7 @@ pub static FAMILIES: &[Family] = &[
                 layers: MoeLayers::Types(Some("first_k_dense_replace"), 1),
                 scoring: Scoring::Sigmoid,
                 correction_bias: Bias::Always,
-                groups: true,
+                groups: Some((1, 1)),
                 scaling: Some(("routed_scaling_factor", 2.5)),
                 shared: Some(SharedMlp {
                     count: Some(("num_shared_experts", 1)),
@@ -2747,6 +2748,7 @@ pub static FAMILIES: &[Family] = &[
                 out_gate: Some(OutGate {
                     softplus: false,
                     per_head: true,
+                    bias: false,
                     in_query: false,
                 }),
                 out_gate_key: Some(("use_attention_gate", true)),
@@ -3083,7 +3085,7 @@ pub static FAMILIES: &[Family] = &[
                     layers: MoeLayers::Types(None, 1),
                     scoring: Scoring::Sigmoid,
                     correction_bias: Bias::Always,
-                    groups: true,
+                    groups: Some((1, 1)),
                     scaling: Some(("routed_scaling_factor", 1.0)),
                     ..Routed::MIXTRAL
                 }),
@@ -3198,6 +3200,7 @@ pub static FAMILIES: &[Family] = &[
             out_gate: Some(OutGate {
                 softplus: false,
                 per_head: false,
+                bias: false,
                 in_query: false,
             }),
             place: NormPlace::Sandwich,
@@ -3232,6 +3235,68 @@ pub static FAMILIES: &[Family] = &[
                 Some(128),
                 16384,
                 1e-5,
+                10_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING, &["output_router_logits"]],
+    ),
+    // Beam: sandwich norms around each sublayer and residual adds scaled with depth; per-head
+    // QK-norm and a sigmoid output gate with a bias per head; sliding layers rotate, the full
+    // ones (every sixth and the last) use no positions and scale their queries up with
+    // position; after three dense layers, sigmoid-scored experts chosen within groups, the sum
+    // scaled by `routed_scaling_factor`; logits softcapped.
+    llama(
+        "beam",
+        "Beam",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHead,
+            out_gate: Some(OutGate {
+                softplus: false,
+                per_head: false,
+                bias: true,
+                in_query: false,
+            }),
+            place: NormPlace::Sandwich,
+            layout: Layout::Sandwich,
+            depth_scaled: true,
+            windows: Windows::LayerTypes {
+                window: Some(512),
+                unlisted: Unlisted::FullEveryAndLast(6),
+            },
+            no_rope: NoRope::NullTypesOrFullLayers,
+            query_scale: Some(QueryScale {
+                form: ScaleForm::Power,
+                beta: 0.1,
+                length: 2048,
+                shift: 1,
+                nope_only: true,
+            }),
+            final_softcap: Some(("final_logit_softcapping", 30.0)),
+            experts: Experts::Routed(Routed {
+                count: ("num_experts", 256),
+                top_k: 8,
+                width: Some(("moe_intermediate_size", 2560)),
+                renormalize: Renormalize::Key(true),
+                layers: MoeLayers::Types(None, 3),
+                scoring: Scoring::Sigmoid,
+                correction_bias: Bias::Always,
+                groups: Some((8, 4)),
+                scaling: Some(("routed_scaling_factor", 2.5)),
+                ..Routed::MIXTRAL
+            }),
+            ..LlamaLike::llama(d(
+                151_936,
+                5120,
+                20480,
+                52,
+                48,
+                Some(8),
+                Some(128),
+                8192,
+                1e-6,
                 10_000.0,
                 false,
             ))
@@ -4228,6 +4293,7 @@ const fn qwen3_next_like(store: DeltaStore, layout: Layout, defaults: Defaults) 
         out_gate: Some(OutGate {
             softplus: false,
             per_head: false,
+            bias: false,
             in_query: true,
         }),
         hybrid: Some(Hybrid {

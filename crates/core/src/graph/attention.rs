@@ -5,7 +5,7 @@ use super::build::{n, Builder, Draft, Linear};
 use super::*;
 use crate::fmt::float as fmt_f;
 use crate::naming::Role;
-use crate::spec::{AttnKind, AttnSpan, Indexer, Moa, Position, QkNorm, Qkv, QueryScale};
+use crate::spec::{AttnKind, AttnSpan, Indexer, Moa, Position, QkNorm, Qkv, QueryScale, ScaleForm};
 
 /// A bias-free attention matmul of MLA.
 #[allow(clippy::too_many_arguments)]
@@ -377,16 +377,32 @@ impl Builder<'_> {
             category: Category::Attention,
             inputs: vec![],
             output: o,
-            operation: format!(
-                "Scale each query up with its position: by 1 until position {}, then a little more every {} positions",
-                qs.length - qs.shift.min(qs.length),
-                qs.length
-            ),
-            equation: format!(
-                "{out} = {input} · (1 + {} · ln(1 + ⌊({shifted}) / {}⌋)), p the query's position",
-                fmt_f(qs.beta),
-                qs.length
-            ),
+            operation: match qs.form {
+                ScaleForm::Stepped => format!(
+                    "Scale each query up with its position: by 1 until position {}, then a little more every {} positions",
+                    qs.length - qs.shift.min(qs.length),
+                    qs.length
+                ),
+                ScaleForm::Power => format!(
+                    "Scale each query up with its position, slowly: by {} at position {} and {} at position {}, so that attention stays sharp over long contexts",
+                    fmt_f(qs.at(qs.length - qs.shift.min(qs.length))),
+                    qs.length - qs.shift.min(qs.length),
+                    fmt_f(qs.at(32 * qs.length - qs.shift.min(qs.length))),
+                    32 * qs.length - qs.shift.min(qs.length),
+                ),
+            },
+            equation: match qs.form {
+                ScaleForm::Stepped => format!(
+                    "{out} = {input} · (1 + {} · ln(1 + ⌊({shifted}) / {}⌋)), p the query's position",
+                    fmt_f(qs.beta),
+                    qs.length
+                ),
+                ScaleForm::Power => format!(
+                    "{out} = {input} · (1 + ({shifted}) / {})^{}, p the query's position",
+                    qs.length,
+                    fmt_f(qs.beta)
+                ),
+            },
         });
         let layers = self.spec.layers_where(|l| qs.applies(l));
         if let Node::Step(s) = &mut node {
@@ -770,12 +786,23 @@ impl Builder<'_> {
                 operation: format!("Project the layer's input to one gate per {per} ({rows})"),
             }));
             let g = self.tensors.len() - 1;
+            let mut inputs = vec![g];
+            if gate.bias {
+                let p = self.param(
+                    Role::AttnGateBias,
+                    false,
+                    vec![a.heads],
+                    Component::Attention,
+                    true,
+                );
+                inputs.push(self.weight(p, "b_g", [n(a.heads), n(1)], None));
+            }
             let gated = self.act("Hg", [Dim::Labeled(label, width), Dim::Seq]);
             nodes.push(self.step(Draft {
                 title: "Output gate".into(),
                 op: Op::Activation,
                 category: Category::Attention,
-                inputs: vec![g],
+                inputs,
                 output: gated,
                 operation: format!(
                     "Scale every {per} by a {} gate of the input: the layer can silence a head per token",
@@ -783,6 +810,8 @@ impl Builder<'_> {
                 ),
                 equation: if gate.per_head {
                     format!("Hg = H ⊙ {}(Gₐ), each head's gate shared by its {} features", gate.symbol(), a.v_head_dim)
+                } else if gate.bias {
+                    format!("Hg = H ⊙ {}(Gₐ + b_g), b_g one bias per head shared by its {} features", gate.symbol(), a.v_head_dim)
                 } else {
                     format!("Hg = H ⊙ {}(Gₐ)", gate.symbol())
                 },

@@ -1036,12 +1036,15 @@ impl<'s> Builder<'s> {
                 None if spec.hyper.is_some() => {
                     self.hyper_add(Mix::Attention, &self.tensors[r].name, "Xᵦ", y)
                 }
-                None => format!(
-                    "{} = {}Xᵦ + {}{y}",
-                    self.tensors[r].name,
-                    xb_scaled.1,
-                    residual_factor(spec)
-                ),
+                None => {
+                    let (stream, delta, k) = depth_factors(spec, false);
+                    format!(
+                        "{} = {stream}{}Xᵦ + {delta}{}{y}{k}",
+                        self.tensors[r].name,
+                        xb_scaled.1,
+                        residual_factor(spec)
+                    )
+                }
             },
         }));
         if mixer_layers.len() != spec.layers {
@@ -1403,10 +1406,13 @@ impl<'s> Builder<'s> {
                     crate::fmt::float(mix.mlp.1)
                 ),
                 None if spec.hyper.is_some() => self.hyper_add(Mix::Mlp, out, stream, m),
-                None => format!(
-                    "{out} = {times}{stream} + {}{m}{plus_s}",
-                    residual_factor(self.spec)
-                ),
+                None => {
+                    let (d_stream, d_delta, k) = depth_factors(spec, true);
+                    format!(
+                        "{out} = {d_stream}{times}{stream} + {d_delta}{}{m}{plus_s}{k}",
+                        residual_factor(self.spec)
+                    )
+                }
             },
         })
     }
@@ -1821,6 +1827,24 @@ fn mixer_mix(spec: &Spec, mix: &crate::spec::StreamMix, r: &str, stream: &str, y
         f(mix.linear.0),
         f(mix.linear.1)
     )
+}
+
+/// A depth-scaled add's factors on the stream and on the sublayer's output, and what k is
+/// (Beam); empty otherwise.
+fn depth_factors(spec: &Spec, ffn: bool) -> (&'static str, &'static str, &'static str) {
+    match (spec.depth_scaled, ffn) {
+        (false, _) => ("", "", ""),
+        (true, false) => (
+            "√((k − 1)/k) · ",
+            "1/√k · ",
+            ", k = 2b + 2 (this add's number in the model)",
+        ),
+        (true, true) => (
+            "√((k − 1)/k) · ",
+            "1/√k · ",
+            ", k = 2b + 3 (this add's number in the model)",
+        ),
+    }
 }
 
 fn residual_factor(spec: &Spec) -> String {

@@ -6,7 +6,7 @@ use crate::graph::Graph;
 use crate::naming::{names, Role};
 use crate::spec::{
     Act, Attention, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Mixer, NormKind, NormPlace,
-    Position, QkNorm, Qkv, RopeFreqs, RopeScaling, Scoring, Spec, SsmGate,
+    Position, QkNorm, Qkv, RopeFreqs, RopeScaling, ScaleForm, Scoring, Spec, SsmGate,
 };
 use serde_json::json;
 
@@ -117,6 +117,7 @@ fn name_table(g: &Graph) -> String {
         ("q_norm", QNorm),
         ("k_norm", KNorm),
         ("sinks", Sinks),
+        ("attn_gate_bias", AttnGateBias),
         ("post_attn_norm", PostAttnNorm),
         ("ffn_norm", FfnNorm),
         ("post_ffn_norm", PostFfnNorm),
@@ -342,6 +343,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => json!(null),
     };
     config["residual_scales"] = json!(spec.residual_scales);
+    config["depth_scaled"] = json!(spec.depth_scaled);
     config["short_conv"] = match &spec.short_conv {
         Some(c) => json!({"kernel": c.kernel, "bias": c.bias}),
         None => json!(null),
@@ -482,7 +484,9 @@ pub fn module(g: &Graph, script: &str) -> String {
     }
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = match a.out_gate {
-        Some(g) => json!({"softplus": g.softplus, "per_head": g.per_head, "in_query": g.in_query}),
+        Some(g) => {
+            json!({"softplus": g.softplus, "per_head": g.per_head, "in_query": g.in_query, "bias": g.bias})
+        }
         None => json!(null),
     };
     config["differential"] = json!(a.differential);
@@ -498,7 +502,11 @@ pub fn module(g: &Graph, script: &str) -> String {
     }
     config["query_scale"] = match a.query_scale {
         Some(q) => {
-            json!({"beta": q.beta, "length": q.length, "shift": q.shift, "nope_only": q.nope_only})
+            let form = match q.form {
+                ScaleForm::Stepped => "stepped",
+                ScaleForm::Power => "power",
+            };
+            json!({"form": form, "beta": q.beta, "length": q.length, "shift": q.shift, "nope_only": q.nope_only})
         }
         None => json!(null),
     };
@@ -569,6 +577,30 @@ const HEADS_BCDT: &str = r#"    H, P = S["heads"], I // S["heads"]  # heads, eac
 "#;
 
 /// The template's call of a layer's mixer, every kind written out.
+const QUERY_SCALE: &str = r#"    Q = C["query_scale"]
+    if Q and (not use_rope or not Q["nope_only"]):
+        pos = np.arange(T, dtype=np.float64)  # the queries' positions
+        if Q["form"] == "power":
+            f = np.exp(Q["beta"] * np.log1p((pos + Q["shift"]) / Q["length"]))  # (1 + (p + shift) / length) ** beta
+        else:
+            f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
+        q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
+"#;
+
+const QUERY_SCALE_STEPPED: &str = r#"    Q = C["query_scale"]
+    if not use_rope or not Q["nope_only"]:
+        pos = np.arange(T, dtype=np.float64)  # the queries' positions
+        f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
+        q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
+"#;
+
+const QUERY_SCALE_POWER: &str = r#"    Q = C["query_scale"]
+    if not use_rope or not Q["nope_only"]:
+        pos = np.arange(T, dtype=np.float64)  # the queries' positions
+        f = np.exp(Q["beta"] * np.log1p((pos + Q["shift"]) / Q["length"]))  # (1 + (p + shift) / length) ** beta
+        q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
+"#;
+
 const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else time_mix(h, W, b) if span[0] == \"rwkv\" else attention(h, W, b, span, use_rope)";
 
 /// The template without what this model never runs: MLA, the experts and their routing, xIELU,
@@ -833,6 +865,16 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
+    if !spec.depth_scaled {
+        lines.push((
+            "        if C[\"depth_scaled\"]:\n            k = 2 * b + 2  # this add's number in the model\n            x, a = x * np.float32(math.sqrt((k - 1) / k)), a * np.float32(1 / math.sqrt(k))  # the stream's scale kept with depth\n",
+            "",
+        ));
+        lines.push((
+            "        if C[\"depth_scaled\"]:\n            k = 2 * b + 3\n            x, m = x * np.float32(math.sqrt((k - 1) / k)), m * np.float32(1 / math.sqrt(k))\n",
+            "",
+        ));
+    }
     if !spec.residual_scales {
         lines.push((
             "        if C[\"residual_scales\"]:\n            x = x * w(W, \"resid_attn_scale\", b)  # [T, hidden], the stream scaled by a learned vector\n",
@@ -862,12 +904,25 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if spec.attn.query_scale.is_none() {
+    if !spec
+        .attn_variants()
+        .iter()
+        .any(|(a, _)| a.out_gate.is_some_and(|g| g.bias))
+    {
         lines.push((
-            "    Q = C[\"query_scale\"]\n    if Q and (not use_rope or not Q[\"nope_only\"]):\n        pos = np.arange(T, dtype=np.float64)  # the queries' positions\n        q = q * (1 + Q[\"beta\"] * np.log1p(np.floor((pos + Q[\"shift\"]) / Q[\"length\"]))).astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position\n",
+            "        if G[\"bias\"]:\n            g = g + np.repeat(w(W, \"attn_gate_bias\", b), g.shape[1] // H)  # one bias per head, shared by its features\n",
             "",
         ));
     }
+    // The query scale's form, alone.
+    lines.push((
+        QUERY_SCALE,
+        match spec.attn.query_scale.map(|q| q.form) {
+            None => "",
+            Some(ScaleForm::Stepped) => QUERY_SCALE_STEPPED,
+            Some(ScaleForm::Power) => QUERY_SCALE_POWER,
+        },
+    ));
     if !matches!(spec.position, Position::Sinusoidal(_)) {
         drop.push("sinusoids");
         lines.push((
@@ -1577,7 +1632,11 @@ def attention(x, W, b, span, use_rope):
     Q = C["query_scale"]
     if Q and (not use_rope or not Q["nope_only"]):
         pos = np.arange(T, dtype=np.float64)  # the queries' positions
-        q = q * (1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))).astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
+        if Q["form"] == "power":
+            f = np.exp(Q["beta"] * np.log1p((pos + Q["shift"]) / Q["length"]))  # (1 + (p + shift) / length) ** beta
+        else:
+            f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
+        q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
     if C["shares_kv"]:
         k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own
     else:
@@ -1617,6 +1676,8 @@ def attention(x, W, b, span, use_rope):
     G = C["out_gate"]
     if G:
         g = gate if G["in_query"] else linear(x, w(W, "attn_gate", b))  # g: [T, H D], or [T, H] with a gate per head
+        if G["bias"]:
+            g = g + np.repeat(w(W, "attn_gate_bias", b), g.shape[1] // H)  # one bias per head, shared by its features
         g = np.logaddexp(0, g) if G["softplus"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input
         out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G["per_head"] else out * g  # [T, H DV], gated
     if C["attn_sub_norm"]:
@@ -2365,6 +2426,9 @@ def forward(ids, W):
             a = norm(a, w(W, "post_attn_norm", b))
         if C["residual_scales"]:
             x = x * w(W, "resid_attn_scale", b)  # [T, hidden], the stream scaled by a learned vector
+        if C["depth_scaled"]:
+            k = 2 * b + 2  # this add's number in the model
+            x, a = x * np.float32(math.sqrt((k - 1) / k)), a * np.float32(1 / math.sqrt(k))  # the stream's scale kept with depth
         r = residual(x, a)
         if C["place"] == "post_residual":
             r = norm(r, w(W, "attn_norm", b), nb("attn_norm"))  # the stream normed after the add
@@ -2386,6 +2450,9 @@ def forward(ids, W):
             m = norm(m, w(W, "post_ffn_norm", b))
         if C["residual_scales"]:
             x = x * w(W, "resid_ffn_scale", b)  # [T, hidden]
+        if C["depth_scaled"]:
+            k = 2 * b + 3
+            x, m = x * np.float32(math.sqrt((k - 1) / k)), m * np.float32(1 / math.sqrt(k))
         x = residual(x, m)
         if C["place"] == "post_residual":
             x = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the stream normed after the add

@@ -5,7 +5,8 @@ use super::parts::{Kind, Part};
 use crate::fmt::{grouped, short};
 use crate::graph::Graph;
 use crate::spec::{
-    AttnKind, AttnSpan, Mixer, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
+    AttnKind, AttnSpan, Mixer, NormKind, NormPlace, Position, QkNorm, Qkv, ScaleForm, Scoring,
+    Spec, SsmGate,
 };
 
 pub struct Text {
@@ -179,6 +180,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             let mut sub = vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".to_string()];
             if spec.residual_mult != 1.0 {
                 sub.push(format!("Each sublayer's output is multiplied by {} before it is added, keeping the stream's scale steady across {} layers.", spec.residual_mult, spec.layers));
+            }
+            if spec.depth_scaled {
+                let last = 2 * spec.layers + 1;
+                sub.push(format!("Every add is scaled with depth: the k-th add of the model (k = 2b + 2 after layer b's attention, 2b + 3 after its FFN) is x · √((k − 1)/k) + f(x) / √k, so the stream stays the sum of its k terms divided by √k, at one term's scale however deep the layer. Layer 0's attention adds its output at 1/√2 ≈ {}; the last layer's FFN at 1/√{last} ≈ {}.", crate::fmt::float(spec.depth_factors(0, false).1), crate::fmt::float(spec.depth_factors(spec.layers - 1, true).1)));
             }
             if let Some(m) = spec.stream_mix {
                 let f = crate::fmt::float;
@@ -413,6 +418,31 @@ fn attention_text(g: &Graph) -> Text {
             ""
         };
         sub.push(format!("An output gate: the {what} are multiplied by {}(x · W_g), {per}, projected from the layer's input, so each token can silence a head before the output projection.{stored}", g.symbol()));
+        if g.bias {
+            sub.push(format!("The gate has a learned bias per head ({} values, stored apart), added to each of the head's gate logits before the {}: it sets how open a head is by default.", a.heads, g.symbol()));
+        }
+    }
+    if let Some(q) = a.query_scale {
+        let where_ = if q.nope_only {
+            format!(
+                "In the {} layers without RoPE, the",
+                g.spec.layers_where(|l| q.applies(l)).len()
+            )
+        } else {
+            "The".to_string()
+        };
+        let f = crate::fmt::float;
+        let how = match q.form {
+            ScaleForm::Stepped => format!(
+                "1 + {} · ln(1 + ⌊(p + {}) / {}⌋)",
+                f(q.beta),
+                q.shift,
+                q.length
+            ),
+            ScaleForm::Power => format!("(1 + (p + {}) / {})^{}", q.shift, q.length, f(q.beta)),
+        };
+        let far = 64 * q.length;
+        sub.push(format!("{where_} query at position p is multiplied by {how} ({} at position {far}), so that the scores keep their contrast as the context, and with it the softmax's denominator, grows.", f(q.at(far))));
     }
     if a.sub_norm {
         sub.push(format!("The {} concatenated head features are normalized (their own weight) before the output projection: BitNet's sub-norm, which keeps the inputs of its low-bit projections in range.", a.heads * a.v_head_dim));

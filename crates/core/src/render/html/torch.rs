@@ -11,7 +11,8 @@ use crate::fmt::float as fmt_f;
 use crate::naming::{names, Role};
 use crate::spec::{
     Act, AttnSpan, Block, DeltaNet, DeltaStore, ExpertStorage, HfWrap, NormKind, NormPlace,
-    Position, QkNorm, Qkv, Rope, RopeFreqs, RopeScaling, Scoring, Spec, SsmGate,
+    OutGate, Position, QkNorm, Qkv, Rope, RopeFreqs, RopeScaling, ScaleForm, Scoring, Spec,
+    SsmGate,
 };
 
 const HEADER: &str =
@@ -231,6 +232,23 @@ impl Names {
     fn inside(&self, role: Role) -> String {
         let p = self.path(role);
         p.split_once('.').map_or(p.clone(), |(_, r)| r.to_string())
+    }
+}
+
+/// An output gate's logits from the input `x`, and the line that makes its bias where it has
+/// one per head (Beam), shared by the head's `vd` features.
+fn gate_logits(n: &Names, g: OutGate, h: u64, vd: u64) -> (String, String) {
+    let proj = format!("self.{}(x)", n.inside(Role::AttnGate));
+    if !g.bias {
+        return (String::new(), proj);
+    }
+    let b = n.inside(Role::AttnGateBias);
+    let init =
+        format!("        self.{b} = nn.Parameter(torch.zeros({h}))  # one gate bias per head\n");
+    if g.per_head {
+        (init, format!("({proj} + self.{b})"))
+    } else {
+        (init, format!("({proj} + self.{b}.repeat_interleave({vd}))"))
     }
 }
 
@@ -973,10 +991,15 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         } else {
             "        # queries grow with position\n"
         };
-        fwd += &format!(
-            "{when}        q = q * (1 + {} * torch.log1p(torch.floor((torch.arange(T, device=x.device).float() + {}) / {})))[None, None, :, None].to(q.dtype)\n",
-            qs.beta, qs.shift, qs.length
+        let pos = format!(
+            "(torch.arange(T, device=x.device).float() + {}) / {}",
+            qs.shift, qs.length
         );
+        let factor = match qs.form {
+            ScaleForm::Stepped => format!("(1 + {} * torch.log1p(torch.floor({pos})))", qs.beta),
+            ScaleForm::Power => format!("torch.exp({} * torch.log1p({pos}))", qs.beta),
+        };
+        fwd += &format!("{when}        q = q * {factor}[None, None, :, None].to(q.dtype)\n");
     }
     if shares {
         fwd += "        k, v = SHARED_KV[self.span[0]]  # the last layer of this kind's that projects its own\n";
@@ -1021,10 +1044,12 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
             "        self.{g} = {}  # the output gate\n",
             linear(spec, &d.to_string(), &width, false)
         );
+        let (bias_init, z) = gate_logits(n, gate, h, vhd);
+        init += &bias_init;
         let f = if gate.softplus {
-            format!("F.softplus(self.{g}(x).float()).to(out.dtype)")
+            format!("F.softplus({z}.float()).to(out.dtype)")
         } else {
-            format!("torch.sigmoid(self.{g}(x))")
+            format!("torch.sigmoid({z})")
         };
         fwd += &if gate.per_head {
             format!("        out = (out.view(B, T, {h}, {vhd}) * {f}.unsqueeze(-1)).view(B, T, {h} * {vhd})  # each head gated by the input\n")
@@ -1098,6 +1123,7 @@ fn layer_needs_index(spec: &Spec) -> bool {
         || !spec.layer_attn.is_empty()
         || !spec.mlp_widths.is_empty()
         || spec.rwkv.is_some()
+        || spec.depth_scaled
 }
 
 fn mla(spec: &Spec, n: &Names) -> String {
@@ -1223,7 +1249,7 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                             // A.X-K2's gate comes with the query.
                             Some(g) if g.in_query => String::new(),
                             Some(g) => format!(
-                                "        self.{} = {}  # the output gate\n",
+                                "        self.{} = {}  # the output gate\n{}",
                                 n.inside(Role::AttnGate),
                                 linear(
                                     spec,
@@ -1234,7 +1260,8 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                                         format!("{h} * {vd}")
                                     },
                                     false
-                                )
+                                ),
+                                gate_logits(&n, g, h, vd).0
                             ),
                             None => String::new(),
                         }
@@ -1245,13 +1272,11 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                             "        out = out * torch.sigmoid(gate)  # gated by the query projection's gate rows\n".to_string()
                         }
                         Some(g) => {
+                            let z = gate_logits(&n, g, h, vd).1;
                             let f = if g.softplus {
-                                format!(
-                                    "F.softplus(self.{}(x).float()).to(out.dtype)",
-                                    n.inside(Role::AttnGate)
-                                )
+                                format!("F.softplus({z}.float()).to(out.dtype)")
                             } else {
-                                format!("torch.sigmoid(self.{}(x))", n.inside(Role::AttnGate))
+                                format!("torch.sigmoid({z})")
                             };
                             if g.per_head {
                                 format!("        out = (out.view(B, T, {h}, {vd}) * {f}.unsqueeze(-1)).view(B, T, {h} * {vd})  # each head gated by the input\n")
@@ -2429,6 +2454,10 @@ fn layer(spec: &Spec, n: &Names) -> String {
                 "        h, post = self.{}(x)  # h: [B, T, {d}], post: [B, T, N]\n        x = x + post.unsqueeze(-1) * {a}.unsqueeze(-2)  # [B, T, N, {d}]\n        h, post = self.{}(x)\n        x = x + post.unsqueeze(-1) * {f}.unsqueeze(-2)\n        return x",
                 mixes[0], mixes[1]
             )
+        }
+        Block::Sequential if spec.depth_scaled => {
+            init += "        self.k = 2 * layer_idx + 2  # this layer's first add is the model's k-th, its second the (k + 1)-th\n";
+            format!("{mixed_in}        # each add keeps the stream's scale, whatever the depth\n        x = math.sqrt((self.k - 1) / self.k) * x + {a_out} / math.sqrt(self.k)\n{ffn_line}        x = math.sqrt(self.k / (self.k + 1)) * x + {f_out} / math.sqrt(self.k + 1)\n        return x")
         }
         Block::Sequential if spec.residual_scales => {
             let (ra, rf) = (n.path(Role::ResidScaleAttn), n.path(Role::ResidScaleFfn));
