@@ -1261,7 +1261,7 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                                     },
                                     false
                                 ),
-                                gate_logits(&n, g, h, vd).0
+                                gate_logits(n, g, h, vd).0
                             ),
                             None => String::new(),
                         }
@@ -1272,7 +1272,7 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                             "        out = out * torch.sigmoid(gate)  # gated by the query projection's gate rows\n".to_string()
                         }
                         Some(g) => {
-                            let z = gate_logits(&n, g, h, vd).1;
+                            let z = gate_logits(n, g, h, vd).1;
                             let f = if g.softplus {
                                 format!("F.softplus({z}.float()).to(out.dtype)")
                             } else {
