@@ -37,14 +37,41 @@ def check(module_path, fixture):
     want = torch.tensor(expected["logits"], dtype=torch.float32)
     if logits.shape != want.shape:
         raise ValueError(f"logits of shape {tuple(logits.shape)}, expected {tuple(want.shape)}")
-    return (logits - want).abs().max().item()
+    out = {"max_diff": (logits - want).abs().max().item()}
+    if hasattr(m, "CrossAttentionLayer"):
+        out["cross_max_diff"] = cross_attention_diff(model, fixture)
+    return out
+
+
+def cross_attention_diff(model, fixture):
+    """A cross-attention layer's output for random image states, against transformers' layer of
+    the same weights: the path a text-only prompt skips."""
+    import transformers  # only here: the other checks need torch alone
+
+    config = transformers.AutoConfig.from_pretrained(fixture)
+    config._attn_implementation = "eager"
+    cls = getattr(transformers, config.architectures[0])
+    ref = cls.from_pretrained(fixture, config=config).eval()
+    ours = [l for l in model.modules() if type(l).__name__ == "CrossAttentionLayer"]
+    theirs = [l for l in ref.modules() if type(l).__name__.endswith("CrossAttentionDecoderLayer")]
+    torch.manual_seed(1)
+    worst = 0.0
+    with torch.no_grad():
+        for a, b in zip(ours, theirs, strict=True):
+            d = a.input_layernorm.weight.shape[0]
+            x, image = torch.randn(1, 5, d), torch.randn(1, 7, d)
+            want = b(x, cross_attention_states=image, cross_attention_mask=None, attention_mask=None,
+                     full_text_row_masked_out_mask=None)
+            want = want[0] if isinstance(want, tuple) else want
+            worst = max(worst, (a(x, None, image) - want).abs().max().item())
+    return worst
 
 
 def main(args):
     torch.set_num_threads(1)
     for module_path, fixture in zip(args[::2], args[1::2]):
         try:
-            out = {"fixture": fixture, "max_diff": check(module_path, fixture)}
+            out = {"fixture": fixture, **check(module_path, fixture)}
         except Exception as e:  # reported per fixture; the test says which failed and why
             out = {"fixture": fixture, "error": f"{type(e).__name__}: {e}",
                    "trace": traceback.format_exc()[-1500:]}

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
 from make_toy_fixtures import randomize, save_model
@@ -189,8 +190,24 @@ def beam(rng):
     return raw
 
 
+def mllama(rng):
+    layers, heads = rng.randint(2, 6), rng.choice([4, 8])
+    text = dict(hidden_size=heads * rng.choice([4, 8]), intermediate_size=rng.choice([40, 64]),
+                num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=rng.choice([1, 2, 4]),
+                vocab_size=97, cross_attention_layers=sorted(rng.sample(range(layers), rng.randint(1, layers - 1))),
+                pad_token_id=0, bos_token_id=1, eos_token_id=2, tie_word_embeddings=rng.random() < 0.3)
+    if rng.random() < 0.5:
+        text["rope_parameters"] = {"rope_type": "llama3", "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0,
+                                   "high_freq_factor": 4.0, "original_max_position_embeddings": 4}
+    vision = dict(hidden_size=16, intermediate_size=16, num_hidden_layers=1, num_global_layers=1, attention_heads=2,
+                  image_size=28, patch_size=14, max_num_tiles=1, supported_aspect_ratios=[[1, 1]],
+                  intermediate_layers_indices=[0], vision_output_dim=32)
+    return dict(model_type="mllama", architectures=["MllamaForConditionalGeneration"], text_config=text,
+                vision_config=vision)
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
-                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam)}
+                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama)}
 
 
 def check(anatomy, raw, seed, tol, work):
@@ -198,7 +215,9 @@ def check(anatomy, raw, seed, tol, work):
     torch.manual_seed(seed)
     config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
     config._attn_implementation = "eager"
-    model = randomize(AutoModelForCausalLM.from_config(config).float().eval())
+    arch = (raw.get("architectures") or [None])[0]
+    model = getattr(transformers, arch)(config) if arch else AutoModelForCausalLM.from_config(config)
+    model = randomize(model.float().eval())
     d = Path(tempfile.mkdtemp(dir=work))
     # Saved before any forward pass: RWKV's first one in eval mode rescales its weights in place.
     save_model(d, model)

@@ -38,7 +38,12 @@ ENTRIES = {
     "gemma-3n-e4b": "gemma3n_text",
     "a.x-k2": "axk2",
     "beam-1.0-501b-a23b": "beam",
+    "llama-3.2-11b-vision": "mllama",
 }
+
+# The published class of a wrapper whose causal-LM class holds its language model alone: the
+# catalog, as the published config, names it.
+ARCHITECTURES = {"mllama": "MllamaForConditionalGeneration"}
 
 # Keys of every PreTrainedConfig that say nothing about the architecture.
 NOISE = {
@@ -55,7 +60,13 @@ def main():
     for name, model_type in ENTRIES.items():
         config = CONFIG_MAPPING[model_type]().to_dict()
         kept = {k: v for k, v in sorted(config.items()) if k not in NOISE and not k.startswith("_")}
+        # A wrapper's sub-configs (text_config, vision_config) carry the same noise.
+        for key, sub in kept.items():
+            if key.endswith("_config") and isinstance(sub, dict):
+                kept[key] = {k: v for k, v in sorted(sub.items()) if k not in NOISE and not k.startswith("_")}
         kept["model_type"] = model_type
+        if model_type in ARCHITECTURES:
+            kept["architectures"] = [ARCHITECTURES[model_type]]
         (CATALOG / f"{name}.json").write_text(json.dumps(kept, indent=2) + "\n")
         print(f"{name}: {type(CONFIG_MAPPING[model_type]()).__name__}, {len(kept)} keys")
 

@@ -341,6 +341,19 @@ CONFIGS = {
                  routed_scaling_factor=2.0, final_logit_softcapping=5.0,
                  rope_parameters={"sliding_attention": {"rope_type": "default", "rope_theta": 1000.0},
                                   "full_attention": None}),
+    # Mllama: a Llama language model whose layers 1 and 3 cross-attend to the image (skipped on
+    # text alone), 8 embedding rows past the vocabulary, behind a tiny tiled vision encoder; saved
+    # as its published class saves it, the language model under `language_model.`.
+    "mllama": dict(model_type="mllama", architectures=["MllamaForConditionalGeneration"],
+                   text_config=dict(BASE, model_type="mllama_text_model", num_hidden_layers=5,
+                                    cross_attention_layers=[1, 3], bos_token_id=1,
+                                    eos_token_id=2, rope_parameters={"rope_type": "llama3", "rope_theta": 500000.0,
+                                    "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                                    "original_max_position_embeddings": 16}),
+                   vision_config=dict(hidden_size=16, intermediate_size=16, num_hidden_layers=1,
+                                      num_global_layers=1, attention_heads=2, image_size=28, patch_size=14,
+                                      max_num_tiles=1, supported_aspect_ratios=[[1, 1]],
+                                      intermediate_layers_indices=[0], vision_output_dim=32)),
     # Apertus 1.5: Apertus with its head pruned to the first 60 of 97 ids.
     "apertus1p5": dict(BASE, model_type="apertus1p5_text", max_position_embeddings=32768, output_vocab_size=60),
     # DiffLlama: differential attention over 4 K/V heads (8 query heads), λ from random vectors.
@@ -709,11 +722,20 @@ CONFIGS = {
 BIG_CORRECTION = {"kolibri1": 20.0}
 
 
+def model_of(config, raw):
+    """The class the config names (a wrapper's published class holds its towers), else the causal
+    LM transformers maps its model_type to."""
+    arch = (raw.get("architectures") or [None])[0]
+    if arch:
+        return getattr(transformers, arch)(config)
+    return AutoModelForCausalLM.from_config(config)
+
+
 def make(name, raw):
     torch.manual_seed(0)
     config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
     config._attn_implementation = "eager"
-    model = randomize(AutoModelForCausalLM.from_config(config).float().eval())
+    model = randomize(model_of(config, raw).float().eval())
     with torch.no_grad():
         for n, b in model.named_buffers():
             if "correction_bias" in n and name in BIG_CORRECTION:

@@ -25,6 +25,7 @@ from pathlib import Path
 import torch
 import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
+from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 from transformers.core_model_loading import revert_weight_conversion
 from transformers.modeling_utils import remove_tied_weights_from_state_dict
 
@@ -50,9 +51,11 @@ def text_part(config):
 
 def checkpoint_layout(config, raw):
     # A multimodal wrapper is built as its published class, so the layout is the real checkpoint's
-    # (AutoModelForCausalLM would build Llama 4 as text only, under other names).
+    # (AutoModelForCausalLM would build Llama 4 as text only, under other names); so is a type
+    # the causal-LM mapping lacks (Mllama's language model alone).
     arch = (raw.get("architectures") or [None])[0]
-    cls = getattr(transformers, arch, None) if "text_config" in raw and arch else None
+    named = "text_config" in raw or raw["model_type"] not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    cls = getattr(transformers, arch, None) if named and arch else None
     with torch.device("meta"):
         model = cls._from_config(config) if cls else AutoModelForCausalLM.from_config(config)
     state = model.state_dict()
@@ -379,6 +382,30 @@ def unseen_beam(rng):
     return raw
 
 
+def unseen_mllama(rng):
+    text = unseen_llama_like(rng, "llama")
+    for key in ("model_type", "attention_bias", "mlp_bias"):
+        text.pop(key, None)
+    layers = rng.randint(2, 9)
+    text["num_hidden_layers"] = layers
+    if "num_key_value_heads" not in text:  # Mllama's default of 8 K/V heads
+        text["num_attention_heads"] = 8 * rng.choice([1, 2])
+    # The class reads no head_dim: heads are hidden_size / num_attention_heads wide.
+    text["hidden_size"] = text["num_attention_heads"] * text.pop("head_dim", 16)
+    if rng.random() < 0.7:
+        text["cross_attention_layers"] = sorted(rng.sample(range(layers + 2), rng.randint(1, 3)))
+    text.update({"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2})
+    hidden = rng.choice([16, 32])
+    vision = {"hidden_size": hidden, "intermediate_size": rng.choice([24, 48]),
+              "num_hidden_layers": rng.randint(1, 3), "num_global_layers": rng.randint(1, 2),
+              "attention_heads": 2, "image_size": rng.choice([28, 56]), "patch_size": 14,
+              "max_num_tiles": rng.choice([1, 2]),
+              "supported_aspect_ratios": [[1, 1]] if rng.random() < 0.5 else [[1, 1], [1, 2], [2, 1]],
+              "intermediate_layers_indices": [0], "vision_output_dim": 2 * hidden}
+    return {"model_type": "mllama", "architectures": ["MllamaForConditionalGeneration"],
+            "text_config": text, "vision_config": vision}
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -530,6 +557,7 @@ UNSEEN = {
     "gemma3n_text": unseen_gemma3n,
     "axk2": unseen_axk2,
     "beam": unseen_beam,
+    "mllama": unseen_mllama,
 }
 
 
@@ -542,7 +570,7 @@ DEFAULT_TYPES = [
     "iquestcoder", "arcee", "jais2", "olmoe", "qwen2_moe", "granite", "hyperclovax", "granitemoe", "cohere", "stablelm", "persimmon", "gptj", "codegen", "gpt_bigcode", "bloom", "mpt", "minimax_m2", "hy_v3", "exaone_moe", "flint", "mellum", "mimo_v2_flash", "jetmoe", "doge", "laguna", "phi4_multimodal", "cohere2_moe", "kolibri1", "bitnet", "afmoe", "apertus1p5_text", "diffllama", "phimoe", "got_ocr2", "fuyu", "aria_text", "axk1", "ctrl", "gpt_neox_japanese", "modernbert-decoder", "vaultgemma", "olmo3", "exaone4", "apertus", "ernie4_5", "ernie4_5_moe", "gpt_neo", "biogpt", "xglm", "opt", "openai-gpt", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
-    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam",
+    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model",
 ]
 
 
@@ -558,10 +586,13 @@ def main(only):
                 "qwen3_5": "Qwen3_5ForConditionalGeneration",
                 "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
                 "gemma4": "Gemma4ForConditionalGeneration",
-                "gemma4_unified": "Gemma4UnifiedForConditionalGeneration"}.get(model_type)
+                "gemma4_unified": "Gemma4UnifiedForConditionalGeneration",
+                "mllama": "MllamaForConditionalGeneration"}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
             raw["text_config"] = {}
+        if model_type == "mllama_text_model":
+            raw["architectures"] = ["MllamaForCausalLM"]
         write(name, f"the {model_type} config class's defaults", raw)
         save_defaults(model_type, raw)
     rng = random.Random(20261129)

@@ -99,6 +99,9 @@ def layer_kinds(raw):
     text = CONFIG_MAPPING[model_type].from_dict(raw).get_text_config()
     n = text.num_hidden_layers
     types = list(getattr(text, "layer_types", None) or ["full_attention"] * n)
+    for i in getattr(text, "cross_attention_layers", None) or []:  # Mllama's
+        if 0 <= i < n:
+            types[i] = "cross_attention"
     rope = list(getattr(text, "no_rope_layers", None) or [1] * n)
     if getattr(text, "mlp_layer_types", None) is not None:
         moe = [t == "sparse" for t in text.mlp_layer_types]
@@ -362,6 +365,10 @@ def shrink_vision(v):
     for key in ("num_attention_heads",):
         if isinstance(v.get(key), int):
             v[key] = 2
+    if v.get("model_type") == "mllama_vision_model":
+        # Its position tables hold every patch of every tile for each aspect ratio: two patches
+        # a side, and one layer of its global encoder too.
+        v.update(image_size=2 * v.get("patch_size", 14), num_global_layers=1, attention_heads=2)
 
 
 def token_ids_inside(cfg, vocab):

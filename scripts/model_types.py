@@ -67,6 +67,8 @@ def main():
     read = {l.split()[0]: " ".join(l.split()[1:-1]) for l in lines if l.strip()}
     types = sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
     rows = [(t, status(t, read)) for t in types]
+    # Language models anatomy reads only inside a wrapper, whose type the mapping does not list.
+    inner = sorted(set(read) - set(types))
     counts = {}
     for _, s in rows:
         key = s.split(" (")[0].split(":")[0]
@@ -84,6 +86,10 @@ def main():
         "| model_type | anatomy |",
         "|---|---|",
     ] + [f"| `{t}` | {s} |" for t, s in rows]
+    if inner:
+        table += ["", "Read as the language model inside a wrapper (not in the causal-LM mapping):", "",
+                  "| model_type | anatomy |", "|---|---|"]
+        table += [f"| `{t}` | read ({read[t]}) |" for t in inner]
     readme = ROOT / "README.md"
     text = readme.read_text()
     new = re.sub(r"(<!-- model-types -->\n)(?:.*?\n)?(<!-- /model-types -->)",

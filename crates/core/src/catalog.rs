@@ -386,6 +386,12 @@ pub static ENTRIES: &[Entry] = &[
         "short gated convolutions, with sliding-window and full attention in 11 of 24 layers"
     ),
     entry!(
+        defaults "MllamaConfig",
+        "llama-3.2-11b-vision",
+        "meta-llama/Llama-3.2-11B-Vision",
+        "8 of 40 layers cross-attend to the image; a tiled vision encoder, counted"
+    ),
+    entry!(
         defaults "BeamConfig",
         "beam-1.0-501b-a23b",
         "reflection/Beam-1.0-501B-A23B",

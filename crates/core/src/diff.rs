@@ -259,6 +259,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Rwkv => "none (RWKV time mixing)",
             Mixer::MLstm => "none (mLSTM)",
             Mixer::None => "none (FFN only)",
+            Mixer::CrossAttention => "cross-attention to the image",
         })
         .collect();
     spans.sort();
@@ -680,6 +681,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Rwkv => "RWKV time mixing",
             Mixer::MLstm => "mLSTM",
             Mixer::None => "none",
+            Mixer::CrossAttention => "cross-attention to the image",
         })
         .collect();
     mixers.sort();

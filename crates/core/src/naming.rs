@@ -44,6 +44,17 @@ pub enum Role {
     AttnGate,
     /// The output gate's bias, one per head, stored apart (Beam's `gate_bias`).
     AttnGateBias,
+    /// A cross-attention layer's own tensors (Mllama): its Q, K, V and output projections, the
+    /// per-head norms of Q and K, and the scalar tanh gates of its attention and MLP outputs.
+    /// Its norms and MLP are named as any layer's.
+    CrossQ,
+    CrossK,
+    CrossV,
+    CrossO,
+    CrossQNorm,
+    CrossKNorm,
+    CrossAttnGate,
+    CrossMlpGate,
     /// The last layer's own output-projection bias (GPT-NeoX-Japanese's `dense_bias`).
     DenseBias,
     /// K and V as the two halves of one projection (JetMoE's `kv_proj`).
@@ -425,6 +436,17 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "model.layers.{b}.self_attn.attention_sink_bias".into(),
                 "blk.{b}.attn_sinks.weight".into(),
             )
+        }
+        (_, CrossAttnGate | CrossMlpGate) => {
+            let name = if role == CrossAttnGate {
+                "cross_attn_attn_gate"
+            } else {
+                "cross_attn_mlp_gate"
+            };
+            return (
+                format!("model.layers.{{b}}.{name}"),
+                format!("blk.{{b}}.{name}"),
+            );
         }
         (_, AttnGateBias) => {
             return (
@@ -1645,6 +1667,18 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         ),
         FfnSubNorm => ("model.layers.{b}.mlp.ffn_sub_norm", "blk.{b}.ffn_sub_norm"),
         AttnGate => ("model.layers.{b}.self_attn.gate_proj", "blk.{b}.attn_gate"),
+        CrossQ => ("model.layers.{b}.cross_attn.q_proj", "blk.{b}.cross_attn_q"),
+        CrossK => ("model.layers.{b}.cross_attn.k_proj", "blk.{b}.cross_attn_k"),
+        CrossV => ("model.layers.{b}.cross_attn.v_proj", "blk.{b}.cross_attn_v"),
+        CrossO => ("model.layers.{b}.cross_attn.o_proj", "blk.{b}.cross_attn_o"),
+        CrossQNorm => (
+            "model.layers.{b}.cross_attn.q_norm",
+            "blk.{b}.cross_attn_q_norm",
+        ),
+        CrossKNorm => (
+            "model.layers.{b}.cross_attn.k_norm",
+            "blk.{b}.cross_attn_k_norm",
+        ),
         GateUp => ("model.layers.{b}.mlp.gate_up_proj", "blk.{b}.ffn_up"),
         QA => ("model.layers.{b}.self_attn.q_a_proj", "blk.{b}.attn_q_a"),
         QANorm => (
@@ -1747,12 +1781,13 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.feed_forward.receptance",
             "blk.{b}.channel_mix_receptance",
         ),
-        Sinks | AttnGateBias | DynA | ResidScaleAttn | ResidScaleFfn | CorrectionBias
-        | ActAlphaP | ActAlphaN | ActBeta | ActEps | LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2
-        | DenseBias | SsmDtBias | SsmALog | SsmD | LightSlope | LightQDecay | LightKDecay
-        | LightDiagDecay | LruParam | LruInGate | LruRecGate | TmDecay | TmFirst | TmMixK
-        | TmMixV | TmMixR | CmMixK | CmMixR | LayerScalar | HcAttnFn | HcAttnBase | HcAttnScale
-        | HcFfnFn | HcFfnBase | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale | AltUpScale => {
+        Sinks | AttnGateBias | CrossAttnGate | CrossMlpGate | DynA | ResidScaleAttn
+        | ResidScaleFfn | CorrectionBias | ActAlphaP | ActAlphaN | ActBeta | ActEps | LambdaQ1
+        | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias | SsmALog | SsmD | LightSlope
+        | LightQDecay | LightKDecay | LightDiagDecay | LruParam | LruInGate | LruRecGate
+        | TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK | CmMixR | LayerScalar
+        | HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase | HcFfnScale | HcHeadFn
+        | HcHeadBase | HcHeadScale | AltUpScale => {
             unreachable!("named in `names`")
         }
         GatedFfnNorm | AttnNormDown | AttnNormUp | FfnNormDown | FfnNormUp => {

@@ -687,6 +687,11 @@ pub enum Mixer {
     Parallel(AttnSpan),
     /// None: the layer is its FFN alone (Nemotron-H's MLP and MoE layers).
     None,
+    /// Cross-attention to an image (Mllama): queries from the text, keys and values from the
+    /// vision encoder's states, RMS-normed per head (the model's heads and head size); the
+    /// attention's output and then the layer's MLP each added through a tanh gate. A prompt
+    /// without an image skips the whole layer, MLP included.
+    CrossAttention,
 }
 
 impl Mixer {
@@ -718,7 +723,7 @@ impl Mixer {
             | Mixer::Rwkv
             | Mixer::MLstm => Some(self),
             Mixer::Parallel(_) => Some(Mixer::Mamba2),
-            Mixer::Attention(_) | Mixer::None => None,
+            Mixer::Attention(_) | Mixer::None | Mixer::CrossAttention => None,
         }
     }
 
@@ -733,8 +738,14 @@ impl Mixer {
             | Mixer::RgLru
             | Mixer::Rwkv
             | Mixer::MLstm
-            | Mixer::None => None,
+            | Mixer::None
+            | Mixer::CrossAttention => None,
         }
+    }
+
+    /// The layer runs on a text-only prompt (a cross-attention layer does not).
+    pub fn runs_on_text(self) -> bool {
+        self != Mixer::CrossAttention
     }
 
     /// The mixer's name as a part or frame of a drawing.
@@ -751,6 +762,7 @@ impl Mixer {
             Mixer::MLstm => "mLSTM",
             Mixer::Parallel(_) => "Attention and Mamba2",
             Mixer::None => "No mixer",
+            Mixer::CrossAttention => "Cross-attention (image)",
         }
     }
 
@@ -767,6 +779,7 @@ impl Mixer {
             Mixer::MLstm => "mLSTM".into(),
             Mixer::Parallel(s) => format!("{} attention beside Mamba2", s.describe()),
             Mixer::None => "no mixer".into(),
+            Mixer::CrossAttention => "cross-attention to the image".into(),
         }
     }
 }

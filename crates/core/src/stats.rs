@@ -161,11 +161,11 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     // KV cache and FLOPs walk the steps; auxiliary modules (multi-token prediction) do not run in
     // ordinary inference.
     let mut sum = Cost::default();
-    for v in g
-        .steps()
-        .iter()
-        .filter(|v| !v.scopes.iter().any(|s| s.kind == ScopeKind::Aux))
-    {
+    for v in g.steps().iter().filter(|v| {
+        !v.scopes
+            .iter()
+            .any(|s| matches!(s.kind, ScopeKind::Aux | ScopeKind::CrossAttention))
+    }) {
         sum.add(&step_cost(g, v, context));
     }
     let Cost {

@@ -1078,3 +1078,33 @@ fn hy_v4_keys() {
         ],
     );
 }
+
+/// Beam reads RoPE per layer type: a flat RoPE dict has no entry for its sliding layers, and
+/// transformers' model fails on it.
+#[test]
+fn beam_needs_rope_per_layer_type() {
+    let base = json!({"model_type": "beam", "hidden_size": 64, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100,
+        "num_experts": 8, "n_group": 2, "topk_group": 1, "num_experts_per_tok": 2,
+        "moe_intermediate_size": 16, "pad_token_id": 0});
+    err_free(&base);
+    let mut v = base.clone();
+    v["rope_parameters"] = json!({"rope_type": "default", "rope_theta": 10000.0});
+    let e = err_of(&v);
+    assert_eq!(e.field, "rope_parameters", "{e}");
+    assert!(e.message.contains("sliding_attention"), "{e}");
+}
+
+/// Mllama's cross-attention layers are listed by index: anything else is named.
+#[test]
+fn mllama_cross_attention_layers_are_indices() {
+    let base = json!({"model_type": "mllama", "text_config": {"hidden_size": 64,
+        "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "vocab_size": 100, "cross_attention_layers": [1], "pad_token_id": 0}});
+    err_free(&base);
+    let mut v = base.clone();
+    v["text_config"]["cross_attention_layers"] = json!([1, -2]);
+    let e = err_of(&v);
+    assert_eq!(e.field, "text_config.cross_attention_layers[1]", "{e}");
+    assert!(e.message.contains("non-negative"), "{e}");
+}

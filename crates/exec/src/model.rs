@@ -779,6 +779,11 @@ impl Model {
     ) -> Res<Tensor> {
         let place = self.spec.place_at(b);
         self.keep(Some(b), "block_in", x);
+        if !self.spec.plan[b].mixer.runs_on_text() {
+            // A cross-attention layer reads the image's states: without an image transformers
+            // skips the whole layer, and so does a run here, which reads only text.
+            return Ok(x.clone());
+        }
         if self.spec.hyper.is_some() {
             return self.hyper_layer(x, b, cache);
         }
@@ -829,7 +834,7 @@ impl Model {
                 let s = self.mamba2(&h.affine(m.ssm_in, 0.0)?, b, cache)?;
                 (a.affine(m.attn_out, 0.0)? + s.affine(m.ssm_out, 0.0)?)?
             }
-            Mixer::None => unreachable!("returned above"),
+            Mixer::None | Mixer::CrossAttention => unreachable!("returned above"),
         };
         if place.after() {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;

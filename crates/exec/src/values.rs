@@ -49,7 +49,8 @@ fn sites(
                     ScopeKind::Moe => Place::Mlp,
                     ScopeKind::Mlp if place == Place::Block => Place::Mlp,
                     ScopeKind::Mlp => Place::Shared,
-                    ScopeKind::Aux => Place::Outside,
+                    // Not run: auxiliary modules, and cross-attention layers on text alone.
+                    ScopeKind::Aux | ScopeKind::CrossAttention => Place::Outside,
                     _ => place,
                 };
                 let mut frames = frames.to_vec();

@@ -491,6 +491,12 @@ pub struct LlamaLike {
     pub dynamic_mask_key: Option<(&'static str, u64)>,
     /// Learned vectors scale the residual stream where each sublayer joins it (Doge).
     pub residual_scales: bool,
+    /// The key listing the layers that cross-attend to an image, and the class's list where it
+    /// is absent (Mllama's `cross_attention_layers`).
+    pub cross_layers: Option<(&'static str, &'static [u64])>,
+    /// The embedding table has this many rows past `vocab_size`, which the head does not score
+    /// (Mllama: 8).
+    pub extra_embed_rows: u64,
     /// Each residual add is scaled to keep the stream's scale with depth (Beam).
     pub depth_scaled: bool,
     /// The class's own query scale, fixed in its code rather than read from the config (Beam's
@@ -698,6 +704,8 @@ impl LlamaLike {
             window_less_one_key: None,
             dynamic_mask_key: None,
             residual_scales: false,
+            cross_layers: None,
+            extra_embed_rows: 0,
             depth_scaled: false,
             query_scale: None,
             hybrid: None,
@@ -1395,7 +1403,7 @@ pub fn load(
             .collect();
         super::rope_types_present(cfg, &attending)?;
     }
-    Ok(Spec {
+    let mut spec = Spec {
         name: name.to_string(),
         model_type: model_type.to_string(),
         family: family.to_string(),
@@ -1510,7 +1518,42 @@ pub fn load(
         not_drawn: vec![],
         mtp_layers: 0,
         ignored: vec![],
-    })
+    };
+    if let Some((key, default)) = f.cross_layers {
+        cross_attention_layers(cfg, key, default, &mut spec)?;
+    }
+    if f.extra_embed_rows > 0 {
+        // Rows past the vocabulary for tokens the head never predicts (Mllama's image token).
+        // The tables differ in shape, so the head is its own whatever `tie_word_embeddings`
+        // says (Mllama's published class ties nothing).
+        spec.vocab += f.extra_embed_rows;
+        spec.head_rows = Some(vocab);
+        spec.tied = false;
+    }
+    Ok(spec)
+}
+
+/// Mllama's cross-attention layers: `key` lists them (the class's `default` where absent or
+/// null); an index past the last layer names none, as in the class.
+fn cross_attention_layers(cfg: &Config, key: &str, default: &[u64], spec: &mut Spec) -> Result<()> {
+    let listed = match cfg.get(key) {
+        None | Some(serde_json::Value::Null) => default.to_vec(),
+        Some(_) => cfg
+            .list_any(
+                key,
+                |v| v.as_u64(),
+                "a layer index (a non-negative integer)",
+            )?
+            .unwrap_or_default(),
+    };
+    for b in listed.into_iter().filter(|&b| b < spec.layers) {
+        spec.plan[b as usize] = LayerPlan {
+            mixer: Mixer::CrossAttention,
+            rope: false,
+            ffn: Ffn::Dense,
+        };
+    }
+    Ok(())
 }
 
 fn spans(cfg: &Config, w: Windows, layers: u64, rope: &[bool]) -> Result<Vec<AttnSpan>> {

@@ -3242,6 +3242,35 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["output_router_logits"]],
     ),
+    // Mllama's language model: Llama 3.1's layers, with layers that cross-attend to the image
+    // among them (`cross_attention_layers`), and 8 embedding rows past the vocabulary for the
+    // image token and its kin, which the head does not score.
+    llama(
+        "mllama_text_model",
+        "Mllama",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qkv_bias: Bias::Never,
+            o_bias: Bias::Never,
+            cross_layers: Some(("cross_attention_layers", &[3, 8, 13, 18, 23, 28, 33, 38])),
+            extra_embed_rows: 8,
+            ..LlamaLike::llama(d(
+                128_256,
+                4096,
+                14_336,
+                40,
+                32,
+                Some(8),
+                None,
+                131_072,
+                1e-5,
+                500_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING],
+    ),
     // Beam: sandwich norms around each sublayer and residual adds scaled with depth; per-head
     // QK-norm and a sigmoid output gate with a bias per head; sliding layers rotate, the full
     // ones (every sixth and the last) use no positions and scale their queries up with
@@ -3563,6 +3592,30 @@ pub static FAMILIES: &[Family] = &[
                 // The same ids under their attribute_map names.
                 "boi_token_id",
                 "eoi_token_id",
+                "image_token_id",
+            ]],
+        )
+    },
+    // Mllama (Llama 3.2 Vision): a Llama 3.1 language model with layers that cross-attend to
+    // the image among its own, behind a tiled vision encoder. Its causal-LM class holds the
+    // language model alone; published checkpoints hold the whole model.
+    Family {
+        text: Some("mllama_text_model"),
+        parts: &[
+            counted("vision tower", "vision_model.", towers::mllama_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::mllama_projector,
+            ),
+        ],
+        ..wrapper(
+            "mllama",
+            "Mllama",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "image_token_index",
                 "image_token_id",
             ]],
         )

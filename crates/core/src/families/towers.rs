@@ -325,6 +325,53 @@ fn fit(top: &Config, n: u128) -> Result<Option<u64>> {
     })
 }
 
+/// Mllama's vision encoder: its patch convolution (without a bias) and class embedding; learned
+/// positions, gated, with a table per aspect ratio over every tile's patches; a gated embedding
+/// per tile before the encoder and after it; LayerNorms before and after; the local encoder's
+/// layers, and the global encoder's with two gates each (attention without biases, LayerNorms,
+/// a biased two-layer MLP).
+pub fn mllama_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = vision(top, &["mllama_vision_model"])? else {
+        return Ok(None);
+    };
+    let (Some(image), Some(patch)) = (
+        square(&v, "image_size", 448)?,
+        square(&v, "patch_size", 14)?,
+    ) else {
+        return Ok(None);
+    };
+    let d = size(&v, "hidden_size", 1280)? as u128;
+    let i = size(&v, "intermediate_size", 5120)? as u128;
+    let layers = size(&v, "num_hidden_layers", 32)? as u128;
+    let global = size(&v, "num_global_layers", 8)? as u128;
+    let channels = size(&v, "num_channels", 3)? as u128;
+    let tiles = size(&v, "max_num_tiles", 4)? as u128;
+    // One embedding row per supported aspect ratio, and one for none (the class's 8 by default).
+    let ratios = match v.as_ref().and_then(|v| v.get("supported_aspect_ratios")) {
+        Some(serde_json::Value::Array(a)) => a.len() as u128,
+        _ => 8,
+    } + 1;
+    let patches = ((image / patch) as u128).pow(2) + 1;
+    let embed = channels * (patch as u128).pow(2) * d
+        + d
+        + (1 + patches * d + ratios * tiles * patches * d)
+        + 2 * (1 + ratios * tiles * d)
+        + 4 * d;
+    let layer = 4 * d * d + 2 * d * i + i + d + 4 * d;
+    fit(top, embed + layers * layer + global * (layer + 2))
+}
+
+/// Mllama's projector: the vision output (its chosen layers' states side by side) mapped to the
+/// text width, with a bias.
+pub fn mllama_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = vision(top, &["mllama_vision_model"])? else {
+        return Ok(None);
+    };
+    let out = size(&v, "vision_output_dim", 7680)? as u128;
+    let text = text_hidden(top, 4096)? as u128;
+    fit(top, out * text + text)
+}
+
 #[cfg(test)]
 mod tests {
     use crate::families::load_json;

@@ -21,6 +21,7 @@ pub fn build(spec: &Spec) -> Result<Graph> {
         experts: None,
         attn_in: spec.hidden,
         param_layers: None,
+        apart: false,
     };
     let embedding = b.embedding();
     let block = if spec.altup.is_some() {
@@ -28,12 +29,12 @@ pub fn build(spec: &Spec) -> Result<Graph> {
     } else {
         b.block()
     };
+    let cross = spec.layers_where(|l| !l.mixer.runs_on_text());
+    let cross = (!cross.is_empty()).then(|| b.cross_attention(cross));
     let last = b.final_scope();
-    let mut children = vec![
-        Node::Scope(embedding),
-        Node::Scope(block),
-        Node::Scope(last),
-    ];
+    let mut children = vec![Node::Scope(embedding), Node::Scope(block)];
+    children.extend(cross.map(Node::Scope));
+    children.push(Node::Scope(last));
     if spec.mtp_layers > 0 {
         children.push(Node::Scope(b.mtp()));
     }
@@ -97,6 +98,9 @@ pub(super) struct Builder<'s> {
     /// The layers holding the tensors being registered, where not those that run them (a
     /// shared block's, held by the first layer that runs it).
     pub(super) param_layers: Option<LayerSet>,
+    /// Register per-layer tensors apart from those of the same name in other layers, rather than
+    /// widening those (Mllama's cross-attention layers: their norms and MLP are their own part).
+    pub(super) apart: bool,
 }
 
 pub(super) struct Draft {
@@ -197,11 +201,9 @@ impl<'s> Builder<'s> {
         let hf = self.spec.hf_wrap.apply(&hf);
         // A name's stored shape can differ between layer variants (K in MiMo-V2-Flash's full and
         // sliding layers): those are tensors of their own.
-        if let Some(i) = self
-            .params
-            .iter()
-            .position(|p| p.hf == hf && p.shape == shape)
-        {
+        if let Some(i) = self.params.iter().position(|p| {
+            p.hf == hf && p.shape == shape && !(self.apart && per_layer && p.layers.is_some())
+        }) {
             // The same tensor read by another layer variant (a post-FFN norm after both the dense
             // and the MoE FFN) exists in the layers of both.
             if let (true, Some(layers)) = (per_layer, &self.params[i].layers) {
@@ -818,8 +820,10 @@ impl<'s> Builder<'s> {
         }));
         // Layers may lack one of the two sublayers (Nemotron-H: each layer is a mixer or an FFN
         // alone); each half then runs only in the layers that have it.
-        let mixer_layers = spec.layers_where(|l| l.mixer != Mixer::None);
-        let ffn_layers = spec.layers_where(|l| l.ffn != Ffn::None);
+        // Cross-attention layers (Mllama) are drawn apart, after the block: text alone skips them.
+        let mixer_layers = spec.layers_where(|l| l.mixer != Mixer::None && l.mixer.runs_on_text());
+        let ffn_layers = spec.layers_where(|l| l.ffn != Ffn::None && l.mixer.runs_on_text());
+        let cross = spec.layers_where(|l| !l.mixer.runs_on_text());
         let mixer_start = children.len();
         self.layers = mixer_layers.clone();
         // Where some layers mix by a recurrence, the first sublayer is named for what it does in
@@ -935,7 +939,7 @@ impl<'s> Builder<'s> {
                 Mixer::RgLru => self.rg_lru(rec_in, spec.rg_lru.as_ref().expect(settings)),
                 Mixer::Rwkv => self.rwkv_time_mix(rec_in, spec.rwkv.as_ref().expect(settings)),
                 Mixer::MLstm => self.mlstm(rec_in, spec.mlstm.as_ref().expect(settings)),
-                Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None => {
+                Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None | Mixer::CrossAttention => {
                     unreachable!("only recurrent kinds listed")
                 }
             };
@@ -1050,8 +1054,15 @@ impl<'s> Builder<'s> {
         if mixer_layers.len() != spec.layers {
             only_in(&mut children[mixer_start..], &mixer_layers, spec.layers);
             if let Some(Node::Step(s)) = children.last_mut() {
-                let bare = LayerSet::from_fn(spec.layers, |b| !mixer_layers.contains(b));
-                s.equation += &format!("; R = Xᵦ in layers {bare}, which have no mixer");
+                let bare = LayerSet::from_fn(spec.layers, |b| {
+                    !mixer_layers.contains(b) && !cross.contains(b)
+                });
+                if !bare.is_empty() {
+                    s.equation += &format!("; R = Xᵦ in layers {bare}, which have no mixer");
+                }
+                if !cross.is_empty() {
+                    s.equation += &format!("; layers {cross} cross-attend to the image (below) and pass the stream through on text alone");
+                }
             }
         }
         if no_ffn.len() == spec.layers {
@@ -1173,7 +1184,9 @@ impl<'s> Builder<'s> {
             };
             children.extend(self.mlp_and_moe(ffn_in, stream));
         }
-        let dense = spec.layers_where(|l| matches!(l.ffn, Ffn::Dense | Ffn::Shortcut));
+        let dense = spec.layers_where(|l| {
+            matches!(l.ffn, Ffn::Dense | Ffn::Shortcut) && l.mixer.runs_on_text()
+        });
         let sparse = spec.layers_where(|l| l.ffn == Ffn::Moe);
         let mixed = dense.len() != spec.layers && sparse.len() != spec.layers;
         // The dense layers by MLP width (Gemma 4's double-wide MLPs), then the MoE layers.
@@ -1244,8 +1257,12 @@ impl<'s> Builder<'s> {
         if ffn_layers.len() != spec.layers {
             only_in(&mut children[ffn_start..], &ffn_layers, spec.layers);
             if let Some(Node::Step(s)) = children.last_mut() {
-                let bare = LayerSet::from_fn(spec.layers, |b| !ffn_layers.contains(b));
-                s.equation += &format!("; Xᵦ₊₁ = R in layers {bare}, which have no FFN");
+                let bare = LayerSet::from_fn(spec.layers, |b| {
+                    !ffn_layers.contains(b) && !cross.contains(b)
+                });
+                if !bare.is_empty() {
+                    s.equation += &format!("; Xᵦ₊₁ = R in layers {bare}, which have no FFN");
+                }
             }
         }
 

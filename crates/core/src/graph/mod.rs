@@ -7,6 +7,7 @@
 mod altup;
 mod attention;
 mod build;
+mod cross;
 mod delta;
 mod ffn;
 mod hyper;
@@ -250,6 +251,9 @@ pub enum ScopeKind {
     Model,
     /// An auxiliary module (multi-token prediction), drawn after the model.
     Aux,
+    /// The layers that cross-attend to an image (Mllama), drawn after the decoder block: a
+    /// prompt without an image skips them.
+    CrossAttention,
     Embedding,
     Block,
     /// The attention of one variant's layers, where the layers' attentions differ

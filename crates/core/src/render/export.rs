@@ -58,6 +58,7 @@ fn scope_kind(k: ScopeKind) -> &'static str {
     match k {
         ScopeKind::Model => "model",
         ScopeKind::Aux => "aux",
+        ScopeKind::CrossAttention => "cross_attention",
         ScopeKind::Embedding => "embedding",
         ScopeKind::Block => "block",
         ScopeKind::Attention => "attention",

@@ -54,6 +54,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::Rwkv => "(\"rwkv\", 0)".to_string(),
                 Mixer::MLstm => "(\"mlstm\", 0)".to_string(),
                 Mixer::None => "(\"none\", 0)".to_string(),
+                Mixer::CrossAttention => "(\"cross\", 0)".to_string(),
             };
             let ffn = match l.ffn {
                 Ffn::Dense => "dense",
@@ -911,6 +912,12 @@ fn prune(spec: &Spec, body: &str) -> String {
     {
         lines.push((
             "        if G[\"bias\"]:\n            g = g + np.repeat(w(W, \"attn_gate_bias\", b), g.shape[1] // H)  # one bias per head, shared by its features\n",
+            "",
+        ));
+    }
+    if spec.plan.iter().all(|l| l.mixer.runs_on_text()) {
+        lines.push((
+            "        if span[0] == \"cross\":\n            continue  # a layer that cross-attends to the image: text alone skips it\n",
             "",
         ));
     }
@@ -2410,6 +2417,8 @@ def forward(ids, W):
         return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state
     for b, (span, use_rope, ffn) in enumerate(PLAN):
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
+        if span[0] == "cross":
+            continue  # a layer that cross-attends to the image: text alone skips it
         if span[0] == "none":  # a layer of its FFN alone
             h = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # h: [T, hidden]
             x = residual(x, moe(h, W, b) if ffn == "moe" else mlp(h, W, b))  # [T, hidden]

@@ -39,17 +39,30 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         short(total)
     ));
     let towers = s.tower_params() > 0;
+    // Layers that cross-attend to an image (Mllama): text alone skips them.
+    let cross = g.spec.layers_where(|l| !l.mixer.runs_on_text());
+    let skipped: u128 = crate::stats::per_layer_params(g)
+        .iter()
+        .enumerate()
+        .filter(|(b, _)| cross.contains(*b as u64))
+        .map(|(_, n)| n)
+        .sum();
     line(format!(
         "  {:<26}{:>20}  ({}){}",
         "active per token",
         grouped(s.active_params as u128),
         short(s.active_params as u128),
         if s.sparse() {
-            ""
+            String::new()
+        } else if !cross.is_empty() {
+            format!(
+                ", dense with an image; text alone skips the cross-attention layers' {}",
+                short(skipped)
+            )
         } else if towers {
-            ", dense: every language-model parameter is active"
+            ", dense: every language-model parameter is active".into()
         } else {
-            ", dense: every parameter is active"
+            ", dense: every parameter is active".into()
         }
     ));
     line(format!(

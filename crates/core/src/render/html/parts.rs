@@ -24,6 +24,8 @@ pub enum Kind {
     Shared,
     Head,
     Aux,
+    /// The layers that cross-attend to an image (Mllama), skipped on text alone.
+    CrossAttention,
 }
 
 #[derive(Debug, Clone)]
@@ -90,6 +92,17 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
                     }
                 }
             }
+            ScopeKind::CrossAttention => out.push(part(
+                g,
+                &visits,
+                "cross-attention",
+                Kind::CrossAttention,
+                "Cross-attention to the image",
+                true,
+                scope.layers.clone(),
+                steps_in(scope),
+                context,
+            )),
             ScopeKind::Aux => out.push(part(
                 g,
                 &visits,
@@ -145,11 +158,14 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
     };
     let flush = |attention: &mut Vec<usize>, out: &mut Vec<Part>| {
         let steps = std::mem::take(attention);
+        // The layers that attend, where not all do (a hybrid's, Mllama's self-attention).
+        let attending = g.spec.attending_layers();
+        let layers = (attending.len() != g.spec.layers).then_some(attending);
         sublayer(
             "attention",
             Kind::Attention,
             attention_title,
-            None,
+            layers,
             steps,
             out,
         );
@@ -160,7 +176,7 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
         .plan
         .iter()
         .map(|l| l.mixer)
-        .find(|m| m.span_of().is_none() && *m != Mixer::None)
+        .find(|m| m.span_of().is_none() && *m != Mixer::None && m.runs_on_text())
         .map_or("Mixer", Mixer::title);
     let mixer_part = |steps: Vec<usize>, layers: Option<LayerSet>, out: &mut Vec<Part>| {
         sublayer("mixer", Kind::Mixer, recurrent, layers, steps, out);
@@ -353,7 +369,7 @@ fn part(
         out_dim = g.tensor(v.step.output).dims[0].size().unwrap_or(out_dim);
     }
     let category = match kind {
-        Kind::Attention | Kind::Shared => Category::Attention,
+        Kind::Attention | Kind::Shared | Kind::CrossAttention => Category::Attention,
         Kind::Mixer => Category::Mixer,
         Kind::Mlp | Kind::Moe | Kind::PerLayer => Category::Ffn,
         Kind::Norm | Kind::Residual => Category::Norm,

@@ -37,7 +37,7 @@ pub fn thumbnail(g: &Graph) -> String {
                 | Mixer::Parallel(_),
                 _,
             ) => "t-ssm",
-            (Mixer::None, _) => "t-none",
+            (Mixer::None | Mixer::CrossAttention, _) => "t-none",
             (Mixer::Attention(_), true) => "t-mla",
             (Mixer::Attention(AttnSpan::Full), _) => "t-full",
             (Mixer::Attention(AttnSpan::Sliding(_)), _) => "t-sliding",

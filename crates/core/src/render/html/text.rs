@@ -227,6 +227,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 Some(l) if !spec.mlp_widths.is_empty() && spec.altup.is_some() => sub.push(format!("Layers {l} have this MLP, {f} wide; each layer's width is its own in this model.")),
                 Some(l) if !spec.mlp_widths.is_empty() && f != spec.mlp.intermediate => sub.push(format!("Layers {l} have this MLP at {f} wide, {}× the others' {}: they reuse earlier layers' keys and values, so their parameters went to the MLP instead.", crate::fmt::float(f as f64 / spec.mlp.intermediate as f64), spec.mlp.intermediate)),
                 Some(l) if !spec.mlp_widths.is_empty() => sub.push(format!("Layers {l} have this MLP; the others' is wider.")),
+                Some(l) if !spec.is_moe() => sub.push(format!("Layers {l} run this MLP; the others cross-attend to the image and hold an MLP of their own, which text alone skips.")),
                 Some(l) => sub.push(format!("Only layers {l} use this dense FFN; the others route tokens to experts.")),
                 None => {}
             }
@@ -267,6 +268,21 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 summary: format!("Scores all {} vocabulary entries at every position.", grouped(spec.out_vocab() as u128)),
                 explanation: format!("logits = z · Wᵀ with W ∈ ℝ^{{{} × {d}}}; a softmax over them gives the next-token distribution.", spec.out_vocab()),
                 subtleties: sub,
+            }
+        }
+        Kind::CrossAttention => {
+            let a = &spec.attn;
+            let layers = part.layers.as_ref().map_or(0, |l| l.len());
+            Text {
+                summary: format!("Cross-attention to the image: in {layers} of the {} layers, the text reads the vision encoder's states.", spec.layers),
+                explanation: format!(
+                    "Each of these layers is a decoder block of its own kind: its queries ({} heads of {}) come from the normed text, its keys and values ({} heads) from the image's states, projected by the multimodal projector to the text width, and each head's queries and keys are RMS-normed. Its output, then its MLP's (the model's width, {}), join the stream through tanh gates, one learned scalar each: trained from 0, a new layer starts as the identity and the language model is undisturbed.",
+                    a.heads, a.head_dim, a.kv_heads, spec.mlp.intermediate
+                ),
+                subtleties: vec![
+                    "On a prompt without an image transformers skips these layers whole, MLP included: they cost a text token nothing and cache nothing, and the run here (which reads text only) skips them too. Their keys and values, computed once per image, are not part of the per-token KV cache.".into(),
+                    format!("Their {} parameters count in the model's total: the language model stores them beside its self-attention layers, numbered among them.", short(part.params + part.shared_params)),
+                ],
             }
         }
         Kind::Aux => Text {
@@ -927,7 +943,8 @@ fn mixer_text(g: &Graph) -> Text {
         Some(Mixer::MLstm) => mlstm_text(spec, spec.mlstm.expect(settings)),
         Some(Mixer::Mamba) => s6_text(g),
         Some(Mixer::Mamba2) => mamba2_text(g),
-        Some(Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None) | None => {
+        Some(Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None | Mixer::CrossAttention)
+        | None => {
             unreachable!("a mixer part comes from a model with a recurrent mixer")
         }
     }

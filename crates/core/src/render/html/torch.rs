@@ -66,6 +66,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Residual => residual(spec),
         Kind::Head => model(spec, &n),
         Kind::Aux => mtp(spec),
+        Kind::CrossAttention => cross_layer(spec),
     };
     format!("{HEADER}\n\n{}\n", body.trim_end())
 }
@@ -132,6 +133,9 @@ pub fn module(spec: &Spec) -> String {
     }
     if spec.is_moe() {
         parts.push(moe_classes(spec, &n));
+    }
+    if spec.plan.iter().any(|l| !l.mixer.runs_on_text()) {
+        parts.push(cross_layer(spec));
     }
     if let Some(h) = spec.hyper {
         parts.push(super::torch_hyper::stream_mix_class(
@@ -2746,6 +2750,9 @@ fn single_layer(spec: &Spec, n: &Names) -> String {
                 unreachable!("a layer of an MLP and experts has its attention")
             }
             (M::Parallel(_), _) => unreachable!("a parallel layer has its FFN: drawn by layer()"),
+            (M::CrossAttention, _) => {
+                unreachable!("cross-attention layers sit among attention layers: drawn by layer()")
+            }
         }
     }
     let norm = n.path(Role::AttnNorm);
@@ -3727,6 +3734,8 @@ fn model(spec: &Spec, n: &Names) -> String {
         "DecoderLayer(*p, i in OWN_INDEXER) for i, p in enumerate(PLAN)"
     } else if layer_needs_index(spec) {
         "DecoderLayer(*p, i) for i, p in enumerate(PLAN)"
+    } else if spec.plan.iter().any(|l| !l.mixer.runs_on_text()) {
+        "CrossAttentionLayer() if p[0][0] == \"cross\" else DecoderLayer(*p) for p in PLAN"
     } else {
         "DecoderLayer(*p) for p in PLAN"
     };
@@ -3920,6 +3929,72 @@ fn mtp(spec: &Spec) -> String {
             ("layer", spec.layers.to_string()),
             ("v", spec.vocab.to_string()),
             ("d", d.to_string()),
+        ],
+    )
+}
+
+/// Mllama's layers that cross-attend to the image: their modules as the checkpoint names them,
+/// and a forward pass that a prompt without an image skips.
+fn cross_layer(spec: &Spec) -> String {
+    let n = Names::new(spec);
+    let a = &spec.attn;
+    let (d, h, kv, hd) = (spec.hidden, a.heads, a.kv_heads, a.head_dim);
+    let sub = n.sublayer(Role::CrossQ);
+    let attr = |r| n.attr(r);
+    fill(
+        r#"class CrossAttentionLayer(nn.Module):
+    """A layer that cross-attends to the image: queries from the text, keys and values from the
+    vision encoder's states (projected to the text width), each head's queries and keys
+    RMS-normed; the attention's output, then the MLP's, join the stream through tanh gates.
+    A prompt without an image skips the layer whole, as transformers does. (With a cross-
+    attention mask, transformers also hides tiles from some positions and zeroes the MLP's
+    output where a position sees none; here every position sees the whole image.)"""
+
+    def __init__(self):
+        super().__init__()
+        self.${sub} = nn.Module()
+        self.${sub}.${q} = nn.Linear(${d}, ${h} * ${hd}, bias=False)
+        self.${sub}.${k} = nn.Linear(${d}, ${kv} * ${hd}, bias=False)
+        self.${sub}.${v} = nn.Linear(${d}, ${kv} * ${hd}, bias=False)
+        self.${sub}.${o} = nn.Linear(${h} * ${hd}, ${d}, bias=False)
+        self.${sub}.${qn} = Norm(${hd})
+        self.${sub}.${kn} = Norm(${hd})
+        self.${gate_a} = nn.Parameter(torch.zeros(1))  # 0 when trained from scratch: the identity
+        self.${attn_norm} = Norm(${d})
+        self.${mlp} = MLP()
+        self.${ffn_norm} = Norm(${d})
+        self.${gate_m} = nn.Parameter(torch.zeros(1))
+
+    def forward(self, x, rope=None, image=None):  # x: [B, T, ${d}], image: [B, N, ${d}] or None
+        if image is None:
+            return x  # text alone: the layer is skipped
+        B, T, _ = x.shape
+        a = self.${sub}
+        q = a.${qn}(a.${q}(self.${attn_norm}(x)).view(B, T, ${h}, ${hd})).transpose(1, 2)
+        k = a.${kn}(a.${k}(image).view(B, -1, ${kv}, ${hd})).transpose(1, 2)
+        v = a.${v}(image).view(B, -1, ${kv}, ${hd}).transpose(1, 2)
+        k, v = k.repeat_interleave(${groups}, dim=1), v.repeat_interleave(${groups}, dim=1)
+        out = torch.softmax(q @ k.transpose(-1, -2) / ${hd} ** 0.5, dim=-1) @ v  # every image state, no mask
+        x = x + self.${gate_a}.tanh() * a.${o}(out.transpose(1, 2).reshape(B, T, ${h} * ${hd}))
+        return x + self.${gate_m}.tanh() * self.${mlp}(self.${ffn_norm}(x))"#,
+        &[
+            ("sub", sub.clone()),
+            ("q", attr(Role::CrossQ)),
+            ("k", attr(Role::CrossK)),
+            ("v", attr(Role::CrossV)),
+            ("o", attr(Role::CrossO)),
+            ("qn", attr(Role::CrossQNorm)),
+            ("kn", attr(Role::CrossKNorm)),
+            ("gate_a", n.path(Role::CrossAttnGate)),
+            ("gate_m", n.path(Role::CrossMlpGate)),
+            ("attn_norm", n.path(Role::AttnNorm)),
+            ("ffn_norm", n.path(Role::FfnNorm)),
+            ("mlp", n.sublayer(Role::Down)),
+            ("d", d.to_string()),
+            ("h", h.to_string()),
+            ("kv", kv.to_string()),
+            ("hd", hd.to_string()),
+            ("groups", (h / kv.max(1)).to_string()),
         ],
     )
 }
