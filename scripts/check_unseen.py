@@ -206,8 +206,22 @@ def mllama(rng):
                 vision_config=vision)
 
 
+def git(rng):
+    heads = rng.choice([2, 4])
+    raw = dict(model_type="git", hidden_size=heads * rng.choice([8, 12]), num_hidden_layers=rng.randint(1, 4),
+               num_attention_heads=heads, intermediate_size=rng.choice([40, 64]), vocab_size=97,
+               hidden_act=rng.choice(["gelu", "gelu_new", "relu"]), layer_norm_eps=rng.choice([1e-12, 1e-5]),
+               max_position_embeddings=rng.choice([16, 64]), tie_word_embeddings=rng.random() < 0.3,
+               pad_token_id=0, bos_token_id=1, eos_token_id=2,
+               vision_config=dict(hidden_size=16, intermediate_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                  image_size=28, patch_size=14))
+    if rng.random() < 0.5:
+        raw["num_image_with_embedding"] = rng.randint(1, 3)
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
-                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama)}
+                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git)}
 
 
 def check(anatomy, raw, seed, tol, work):

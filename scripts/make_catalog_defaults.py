@@ -39,6 +39,7 @@ ENTRIES = {
     "a.x-k2": "axk2",
     "beam-1.0-501b-a23b": "beam",
     "llama-3.2-11b-vision": "mllama",
+    "git-base": "git",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

@@ -354,6 +354,12 @@ CONFIGS = {
                                       num_global_layers=1, attention_heads=2, image_size=28, patch_size=14,
                                       max_num_tiles=1, supported_aspect_ratios=[[1, 1]],
                                       intermediate_layers_indices=[0], vision_output_dim=32)),
+    # GIT: BERT's post-norm layer with learned positions and an embedding LayerNorm, a head with
+    # a bias, beside a tiny image encoder (two frame embeddings) that text alone never reads.
+    "git": dict(BASE, model_type="git", num_hidden_layers=2, hidden_act="gelu", layer_norm_eps=1e-5,
+                num_image_with_embedding=2, bos_token_id=1, eos_token_id=2,
+                vision_config=dict(hidden_size=16, intermediate_size=16, num_hidden_layers=1,
+                                   num_attention_heads=2, image_size=28, patch_size=14)),
     # Apertus 1.5: Apertus with its head pruned to the first 60 of 97 ids.
     "apertus1p5": dict(BASE, model_type="apertus1p5_text", max_position_embeddings=32768, output_vocab_size=60),
     # DiffLlama: differential attention over 4 K/V heads (8 query heads), λ from random vectors.

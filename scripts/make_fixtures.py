@@ -406,6 +406,21 @@ def unseen_mllama(rng):
             "text_config": text, "vision_config": vision}
 
 
+def unseen_git(rng):
+    heads = rng.choice([2, 4, 6])
+    raw = {"model_type": "git", "hidden_size": heads * rng.choice([8, 16]),
+           "num_hidden_layers": rng.randint(1, 4), "num_attention_heads": heads,
+           "intermediate_size": rng.choice([40, 96]), "vocab_size": rng.choice([97, 1000]),
+           "max_position_embeddings": rng.choice([64, 512]), "pad_token_id": 0,
+           "bos_token_id": 1, "eos_token_id": 2, "tie_word_embeddings": rng.random() < 0.3,
+           "vision_config": {"hidden_size": rng.choice([16, 32]), "intermediate_size": 24,
+                             "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": 2,
+                             "image_size": rng.choice([28, 56]), "patch_size": 14}}
+    if rng.random() < 0.5:
+        raw["num_image_with_embedding"] = rng.randint(1, 4)
+    return raw
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -558,6 +573,7 @@ UNSEEN = {
     "axk2": unseen_axk2,
     "beam": unseen_beam,
     "mllama": unseen_mllama,
+    "git": unseen_git,
 }
 
 
@@ -570,7 +586,7 @@ DEFAULT_TYPES = [
     "iquestcoder", "arcee", "jais2", "olmoe", "qwen2_moe", "granite", "hyperclovax", "granitemoe", "cohere", "stablelm", "persimmon", "gptj", "codegen", "gpt_bigcode", "bloom", "mpt", "minimax_m2", "hy_v3", "exaone_moe", "flint", "mellum", "mimo_v2_flash", "jetmoe", "doge", "laguna", "phi4_multimodal", "cohere2_moe", "kolibri1", "bitnet", "afmoe", "apertus1p5_text", "diffllama", "phimoe", "got_ocr2", "fuyu", "aria_text", "axk1", "ctrl", "gpt_neox_japanese", "modernbert-decoder", "vaultgemma", "olmo3", "exaone4", "apertus", "ernie4_5", "ernie4_5_moe", "gpt_neo", "biogpt", "xglm", "opt", "openai-gpt", "gpt2", "gemma2", "gemma3_text", "gemma3", "deepseek_v2",
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
-    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model",
+    "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
 ]
 
 

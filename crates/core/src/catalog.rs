@@ -386,6 +386,12 @@ pub static ENTRIES: &[Entry] = &[
         "short gated convolutions, with sliding-window and full attention in 11 of 24 layers"
     ),
     entry!(
+        defaults "GitConfig",
+        "git-base",
+        "microsoft/git-base",
+        "a post-norm BERT decoder over image and text; its CLIP image encoder counted"
+    ),
+    entry!(
         defaults "MllamaConfig",
         "llama-3.2-11b-vision",
         "meta-llama/Llama-3.2-11B-Vision",

@@ -1034,6 +1034,36 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             PosEmbed => ("transformer.positions_embed", "position_embd"),
             other => gpt2(other),
         },
+        Layout::Git => match role {
+            Embed => ("git.embeddings.word_embeddings", "token_embd"),
+            PosEmbed => ("git.embeddings.position_embeddings", "position_embd"),
+            EmbedNorm => ("git.embeddings.LayerNorm", "token_embd_norm"),
+            Q => (
+                "git.encoder.layer.{b}.attention.self.query",
+                "blk.{b}.attn_q",
+            ),
+            K => ("git.encoder.layer.{b}.attention.self.key", "blk.{b}.attn_k"),
+            V => (
+                "git.encoder.layer.{b}.attention.self.value",
+                "blk.{b}.attn_v",
+            ),
+            O => (
+                "git.encoder.layer.{b}.attention.output.dense",
+                "blk.{b}.attn_output",
+            ),
+            AttnNorm => (
+                "git.encoder.layer.{b}.attention.output.LayerNorm",
+                "blk.{b}.attn_output_norm",
+            ),
+            Up => ("git.encoder.layer.{b}.intermediate.dense", "blk.{b}.ffn_up"),
+            Down => ("git.encoder.layer.{b}.output.dense", "blk.{b}.ffn_down"),
+            FfnNorm => (
+                "git.encoder.layer.{b}.output.LayerNorm",
+                "blk.{b}.layer_output_norm",
+            ),
+            LmHead => ("output", "output"),
+            other => llama(other),
+        },
         Layout::CodeGen => match role {
             Qkv => ("transformer.h.{b}.attn.qkv_proj", "blk.{b}.attn_qkv"),
             other => gptj(other),

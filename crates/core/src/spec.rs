@@ -1855,6 +1855,10 @@ pub enum Layout {
     /// GPT-2's Conv1D names under `transformer.`: `tokens_embed`, `positions_embed`, `h.N`
     /// with `attn.c_attn`, `attn.c_proj`, `ln_1`, `mlp.c_fc`, `mlp.c_proj`, `ln_2` (GPT-1).
     OpenAiGpt,
+    /// BERT's names under `git.`: `embeddings.word_embeddings`, `position_embeddings`,
+    /// `LayerNorm`; `encoder.layer.{b}.attention.self.query` …, `attention.output.dense` and
+    /// `LayerNorm`, `intermediate.dense`, `output.dense` and `LayerNorm`; the head `output` (GIT).
+    Git,
     /// GPT-J's names with one `attn.qkv_proj` (CodeGen).
     CodeGen,
     /// OPT's layer names under `model.`, the final norm `model.layer_norm` (XGLM).

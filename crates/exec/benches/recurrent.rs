@@ -4,12 +4,14 @@
 //! layer in four, with experts; Kimi Linear: Kimi Delta Attention and latent attention; MiniMax:
 //! lightning attention in every other layer) and a scaled-down RWKV (every layer recurrent), on
 //! random weights. A recurrent layer's step costs the same at
-//! any context; the attention layers' grows. After criterion's figures, the ratios of the two
-//! contexts, measured in the same run, are printed.
+//! any context; the attention layers' grows. Each model's decode step is timed whole, and its
+//! recurrent layers' share of it alone (`Model::layer_step` over those layers). After
+//! criterion's figures, the ratios of the two contexts, measured in the same run, are printed.
 //! `cargo bench -p anatomy-exec --bench recurrent`.
 use anatomy_core::{families, source};
 use anatomy_exec::{session, Cache, Model};
-use criterion::{criterion_group, criterion_main, Criterion};
+use candle_core::{Device, Tensor};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use std::time::Instant;
 
 fn models() -> Vec<(&'static str, Model)> {
@@ -68,12 +70,55 @@ fn bench(c: &mut Criterion) {
             best
         };
         let (short, long) = (time(&caches[0].1), time(&caches[1].1));
-        ratios.push((name, 1.0 / short, 1.0 / long));
+        // The recurrent layers alone: one token's step through each of them.
+        let recurrent: Vec<usize> = (0..model.spec.layers as usize)
+            .filter(|&b| model.spec.plan[b].mixer.recurrent())
+            .collect();
+        let x = Tensor::randn(0f32, 1.0, (1, model.spec.hidden as usize), &Device::Cpu).unwrap();
+        let step = |cache: &mut Cache| {
+            for &b in &recurrent {
+                model.layer_step(&x, b, cache).unwrap();
+            }
+        };
+        let mut g = c.benchmark_group(format!("{name} recurrent layers"));
+        for (n, cache) in &caches {
+            // The cache is copied outside the timing: at 4096 tokens its attention layers' copy
+            // would outweigh the recurrent steps.
+            g.bench_function(format!("1 token after {n}"), |b| {
+                b.iter_batched(
+                    || cache.clone(),
+                    |mut c| step(&mut c),
+                    BatchSize::LargeInput,
+                )
+            });
+        }
+        g.finish();
+        let time_layers = |cache: &Cache| {
+            let mut best = f64::MAX;
+            for _ in 0..30 {
+                let mut c = cache.clone();
+                let t = Instant::now();
+                step(&mut c);
+                best = best.min(t.elapsed().as_secs_f64());
+            }
+            best
+        };
+        let (rs, rl) = (time_layers(&caches[0].1), time_layers(&caches[1].1));
+        ratios.push((
+            name,
+            1.0 / short,
+            1.0 / long,
+            recurrent.len(),
+            1.0 / rs,
+            1.0 / rl,
+        ));
     }
-    for (name, short, long) in ratios {
+    for (name, short, long, n, rs, rl) in ratios {
         println!(
-            "{name}: decode {short:.0} tok/s after 128 tokens, {long:.0} after 4096: ratio {:.2}",
-            long / short
+            "{name}: decode {short:.0} tok/s after 128 tokens, {long:.0} after 4096: ratio {:.2}; \
+             its recurrent layers ({n}) alone {rs:.0} and {rl:.0} steps/s: ratio {:.2}",
+            long / short,
+            rl / rs
         );
     }
 }

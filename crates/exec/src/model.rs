@@ -559,6 +559,15 @@ impl Model {
         Ok(self.run(ids, cache, true)?)
     }
 
+    /// Layer `b` alone on the hidden states `x` ([t, hidden]) at the cache's position, reading
+    /// and updating its share of `cache`: what a benchmark times to measure one kind of layer (a
+    /// hybrid's recurrent layers apart from its attention). Layers that read another's output
+    /// (a shared block, a shortcut) are run without it.
+    pub fn layer_step(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Result<Tensor, Error> {
+        let y = self.layer(x, b, cache, &mut None, None)?;
+        Ok(self.layer_tail(y, b, None)?)
+    }
+
     /// The forward pass, refusing to return logits that are not all finite: it runs the same
     /// step again with every activation captured and names the first step whose output was not.
     fn run(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {

@@ -300,6 +300,40 @@ pub fn load_openai_gpt(cfg: &Config, model_type: &str, family: &str, name: &str)
     Ok(s)
 }
 
+/// GIT's language model: BERT's post-residual layer (x = LN(x + f(x)), no final norm) with
+/// learned positions and a LayerNorm over the embeddings, biased q, k, v, output and MLP
+/// projections, and a head of its own with a bias. Its image encoder and projection are counted
+/// beside it (`towers`); on text alone the model is a causal decoder.
+pub fn load_git(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("hidden_size", Some(768))?;
+    s.vocab = cfg.size("vocab_size", Some(30522))?;
+    s.layers = layer_count(cfg, &["num_hidden_layers"], Some(6))?;
+    s.context = cfg.size("max_position_embeddings", Some(1024))?;
+    let (heads, _, head_dim) = heads(cfg, s.hidden, Some(12), None, HeadDim::Divide)?;
+    s.attn = Attention {
+        qkv_bias: true,
+        o_bias: true,
+        ..super::plain_attention(heads, heads, head_dim)
+    };
+    s.mlp = Mlp {
+        intermediate: cfg.size("intermediate_size", Some(3072))?,
+        act: super::act(cfg, "hidden_act", "gelu")?,
+        gated: false,
+        bias: true,
+        fused_gate_up: false,
+        sub_norm: false,
+    };
+    learned_positions(&mut s, 0, cfg.float("layer_norm_eps", 1e-12)?);
+    s.embedding.norm = true;
+    s.norm.place = NormPlace::PostResidual;
+    s.plan = plain_plan(s.layers);
+    s.tied = cfg.flag("tie_word_embeddings", false)?;
+    s.head_bias = true;
+    s.layout = Layout::Git;
+    Ok(s)
+}
+
 /// BioGPT: OPT's layer (pre-norm, learned positions two rows in, biased q, k, v and fc
 /// projections) with embeddings scaled by √hidden by `scale_embedding`. Its LayerNorms keep
 /// PyTorch's ε = 10⁻⁵: the class never passes `layer_norm_eps` to them.

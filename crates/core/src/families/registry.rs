@@ -1840,6 +1840,30 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // GIT: a BERT-style post-norm decoder over the image encoder's states and the text; on text
+    // alone, a causal decoder. Its image encoder and projection are counted, not drawn.
+    Family {
+        parts: &[
+            counted("image encoder", "git.image_encoder.", towers::git_vision),
+            counted(
+                "visual projection",
+                "git.visual_projection.",
+                towers::git_projection,
+            ),
+            counted(
+                "frame embeddings",
+                "git.img_temporal_embedding.",
+                towers::git_frames,
+            ),
+        ],
+        ..own(
+            "git",
+            "GIT",
+            gpt2::load_git,
+            None,
+            &[TRAINING, &["vision_config", "num_image_with_embedding"]],
+        )
+    },
     // BioGPT: `layer_norm_eps` never reaches its LayerNorms.
     own(
         "biogpt",

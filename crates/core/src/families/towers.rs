@@ -325,6 +325,50 @@ fn fit(top: &Config, n: u128) -> Result<Option<u64>> {
     })
 }
 
+/// GIT's image encoder, CLIP's vision tower: its patch convolution (without a bias), class
+/// embedding and learned positions (one more than the patches), LayerNorms before and after,
+/// and its encoder layers (LayerNorms, attention with biases, a biased two-layer MLP).
+pub fn git_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = vision(top, &["git_vision_model"])? else {
+        return Ok(None);
+    };
+    let (Some(image), Some(patch)) = (
+        square(&v, "image_size", 224)?,
+        square(&v, "patch_size", 16)?,
+    ) else {
+        return Ok(None);
+    };
+    let d = size(&v, "hidden_size", 768)? as u128;
+    let i = size(&v, "intermediate_size", 3072)? as u128;
+    let layers = size(&v, "num_hidden_layers", 12)? as u128;
+    let channels = size(&v, "num_channels", 3)? as u128;
+    let positions = ((image / patch) as u128).pow(2) + 1;
+    let embed = channels * (patch as u128).pow(2) * d + d + positions * d;
+    let layer = 4 * (d * d + d) + 4 * d + 2 * d * i + i + d;
+    fit(top, embed + 4 * d + layers * layer)
+}
+
+/// GIT's visual projection: the vision width mapped to the text width with a bias, then a
+/// LayerNorm.
+pub fn git_projection(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = vision(top, &["git_vision_model"])? else {
+        return Ok(None);
+    };
+    let vd = size(&v, "hidden_size", 768)? as u128;
+    let d = top.size("hidden_size", Some(768))? as u128;
+    fit(top, vd * d + d + 2 * d)
+}
+
+/// GIT's learned vector per video frame (`num_image_with_embedding`), one vision width each;
+/// none without the key.
+pub fn git_frames(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = vision(top, &["git_vision_model"])? else {
+        return Ok(None);
+    };
+    let frames = top.opt_size("num_image_with_embedding")?.unwrap_or(0) as u128;
+    fit(top, frames * size(&v, "hidden_size", 768)? as u128)
+}
+
 /// Mllama's vision encoder: its patch convolution (without a bias) and class embedding; learned
 /// positions, gated, with a table per aspect ratio over every tile's patches; a gated embedding
 /// per tile before the encoder and after it; LayerNorms before and after; the local encoder's

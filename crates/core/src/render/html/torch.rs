@@ -239,6 +239,12 @@ impl Names {
     }
 }
 
+/// The MLP's up and down projections sit under sublayers of their own (BERT's
+/// `intermediate.dense` and `output.dense`).
+fn split_mlp(n: &Names) -> bool {
+    n.sublayer(Role::Up) != n.sublayer(Role::Down) && n.path(Role::Down).contains('.')
+}
+
 /// An output gate's logits from the input `x`, and the line that makes its bias where it has
 /// one per head (Beam), shared by the head's `vd` features.
 fn gate_logits(n: &Names, g: OutGate, h: u64, vd: u64) -> (String, String) {
@@ -1505,7 +1511,18 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
             )
         }
     };
-    let [gate, up, down, gate_up] = roles.map(|r| n.attr(r));
+    let [gate, mut up, mut down, gate_up] = roles.map(|r| n.attr(r));
+    // Up and down under sublayers of their own (BERT's `intermediate.dense`, `output.dense`):
+    // the layer is the MLP, holding both by their paths.
+    let mut holders = String::new();
+    if which == Ffn::Dense && split_mlp(n) {
+        (up, down) = (n.path(Role::Up), n.path(Role::Down));
+        for p in [&up, &down] {
+            if let Some((h, _)) = p.split_once('.') {
+                holders += &format!("self.{h} = nn.Module()\n        ");
+            }
+        }
+    }
     let act = spec.mlp.act;
     let lin = |i: &str, o: &str| linear(spec, i, o, bias);
     // BitNet's norm over the activation, before the down projection.
@@ -1553,24 +1570,22 @@ class Activation(nn.Module):
                 r#"class ${class}(nn.Module):
     def __init__(self):
         super().__init__()
-        self.${up} = ${up_l}
+        ${holders}self.${up} = ${up_l}
         self.${down} = ${down_l}${act_init}${sub_init}
 
     def forward(self, x):  # [B, T, ${d}]
         return self.${down}(${act})"#,
                 &[
                     ("class", class.into()),
-                    ("up", up),
+                    ("holders", holders),
+                    ("up", up.clone()),
                     ("down", down.clone()),
                     ("up_l", lin(&d.to_string(), &f.to_string())),
                     ("down_l", lin(&f.to_string(), &d.to_string())),
                     ("act_init", act_init),
                     ("sub_init", sub_init),
                     ("d", d.to_string()),
-                    (
-                        "act",
-                        normed(act_expr(act, &format!("self.{}(x)", n.attr(roles[1])))),
-                    ),
+                    ("act", normed(act_expr(act, &format!("self.{up}(x)")))),
                 ],
             );
     }
@@ -2334,7 +2349,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
     };
     let has_dense = spec.plan.iter().any(|l| l.dense());
     // An MLP whose projections sit on the layer itself (OPT's `fc1`, `fc2`): the layer is an MLP.
-    let own_mlp = !spec.is_moe() && !n.path(Role::Down).contains('.');
+    let own_mlp = !spec.is_moe() && (!n.path(Role::Down).contains('.') || split_mlp(n));
     init += &match (has_dense, spec.is_moe()) {
         _ if own_mlp => String::new(),
         _ if beside => format!("        self.{ffn} = MLP()\n"),
@@ -3661,7 +3676,18 @@ fn model(spec: &Spec, n: &Names) -> String {
     // (`model.decoder` for OPT, whose module is one level further down).
     // The decoder is the module holding the layers; its tensors are named below it
     // (ModernBERT's `embeddings.tok_embeddings`, one module further down).
-    let (outer, layers) = n.layers.rsplit_once('.').unwrap_or(("model", "layers"));
+    let (mut outer, mut layers) = n.layers.rsplit_once('.').unwrap_or(("model", "layers"));
+    // The embedding beside the layers' module rather than in it (GIT's `git.embeddings` beside
+    // `git.encoder.layer`): the decoder is the module holding both.
+    let embed_path = n.path(Role::Embed);
+    if !embed_path.starts_with(&format!("{outer}.")) {
+        if let Some((common, _)) = embed_path.split_once('.').filter(|(c, _)| {
+            n.layers.starts_with(&format!("{c}.")) && n.layers.matches('.').count() > 1
+        }) {
+            outer = common;
+            layers = &n.layers[common.len() + 1..];
+        }
+    }
     let inside = |role: Role| -> String {
         let p = n.path(role);
         p.strip_prefix(&format!("{outer}.")).map_or_else(
@@ -3739,6 +3765,9 @@ fn model(spec: &Spec, n: &Names) -> String {
     } else {
         "DecoderLayer(*p) for p in PLAN"
     };
+    if let Some((holder, _)) = layers.rsplit_once('.') {
+        init += &format!("        self.{holder} = nn.Module()\n");
+    }
     init += &format!("        self.{layers} = nn.ModuleList({make})\n");
     if !spec.norm.place.on_stream() {
         init += &format!("        self.{final_norm} = Norm({d})\n");
