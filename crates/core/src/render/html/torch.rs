@@ -239,10 +239,12 @@ impl Names {
     }
 }
 
-/// The MLP's up and down projections sit under sublayers of their own (BERT's
+/// An ungated MLP whose up and down projections sit under sublayers of their own (BERT's
 /// `intermediate.dense` and `output.dense`).
-fn split_mlp(n: &Names) -> bool {
-    n.sublayer(Role::Up) != n.sublayer(Role::Down) && n.path(Role::Down).contains('.')
+fn split_mlp(spec: &Spec, n: &Names) -> bool {
+    !spec.mlp.gated
+        && n.sublayer(Role::Up) != n.sublayer(Role::Down)
+        && n.path(Role::Down).contains('.')
 }
 
 /// An output gate's logits from the input `x`, and the line that makes its bias where it has
@@ -1515,7 +1517,7 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
     // Up and down under sublayers of their own (BERT's `intermediate.dense`, `output.dense`):
     // the layer is the MLP, holding both by their paths.
     let mut holders = String::new();
-    if which == Ffn::Dense && split_mlp(n) {
+    if which == Ffn::Dense && split_mlp(spec, n) {
         (up, down) = (n.path(Role::Up), n.path(Role::Down));
         for p in [&up, &down] {
             if let Some((h, _)) = p.split_once('.') {
@@ -2349,7 +2351,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
     };
     let has_dense = spec.plan.iter().any(|l| l.dense());
     // An MLP whose projections sit on the layer itself (OPT's `fc1`, `fc2`): the layer is an MLP.
-    let own_mlp = !spec.is_moe() && (!n.path(Role::Down).contains('.') || split_mlp(n));
+    let own_mlp = !spec.is_moe() && (!n.path(Role::Down).contains('.') || split_mlp(spec, n));
     init += &match (has_dense, spec.is_moe()) {
         _ if own_mlp => String::new(),
         _ if beside => format!("        self.{ffn} = MLP()\n"),
