@@ -24,6 +24,7 @@ before(async () => {
   writeFileSync(join(dir, "xlstm", "config.json"), JSON.stringify({ model_type: "xlstm" }));
   anatomy("html", join(dir, "xlstm"), "-o", join(dir, "xlstm.html"));
   anatomy("html", "gemma-3-27b", "-o", join(dir, "gemma3.html"));
+  anatomy("html", "llama-3.2-11b-vision", "-o", join(dir, "mllama.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -277,6 +278,30 @@ test("a config full of markup renders inert", async () => {
   await page.click("#part-ffn-mlp");
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   assert.equal(await page.locator("script").count(), 2, "only the page's own scripts exist");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("layers that cross-attend to an image are a part of their own, counted as stats counts them", async () => {
+  // The layers whose stored parameters differ from layer 0's are the cross-attention layers.
+  const runs = JSON.parse(anatomy("stats", "llama-3.2-11b-vision", "--json")).layer_runs;
+  const cross = runs.filter((r) => r.params_per_layer !== runs[0].params_per_layer);
+  const total = cross.reduce((n, r) => n + r.count * r.params_per_layer, 0);
+  const { page, problems } = await open(browser, join(dir, "mllama.html"));
+  await page.waitForLoadState("load");
+  // Drawn in the variant of those layers, not beside the self-attention layers.
+  const variants = page.locator("button.variant");
+  assert.equal(await variants.count(), 2);
+  assert.equal(await page.locator("#part-cross-attention").isVisible(), false);
+  await variants.nth(1).click();
+  assert.match(await variants.nth(1).textContent(), /cross-attention to the image/);
+  await page.click("#part-cross-attention");
+  const detail = page.locator("#detail");
+  await detail.waitFor({ state: "visible" });
+  const text = await detail.textContent();
+  assert.match(text, new RegExp(total.toLocaleString("en-US")));
+  assert.match(text, /skips these layers whole/);
+  assert.match(await page.locator("#detail pre.code").textContent(), /class CrossAttentionLayer/);
   assert.deepEqual(problems, []);
   await page.close();
 });
