@@ -318,7 +318,9 @@ fn single_parts(
             kind,
             &st.title,
             true,
-            None,
+            // A norm or add that runs in some layers only (Mllama's self-attention layers, not
+            // its cross-attention ones) belongs to their variants.
+            st.layers.clone(),
             vec![st.number],
             context,
         ));
