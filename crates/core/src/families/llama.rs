@@ -1536,16 +1536,13 @@ pub fn load(
 /// Mllama's cross-attention layers: `key` lists them (the class's `default` where absent or
 /// null); an index past the last layer names none, as in the class.
 fn cross_attention_layers(cfg: &Config, key: &str, default: &[u64], spec: &mut Spec) -> Result<()> {
-    let listed = match cfg.get(key) {
-        None | Some(serde_json::Value::Null) => default.to_vec(),
-        Some(_) => cfg
-            .list_any(
-                key,
-                |v| v.as_u64(),
-                "a layer index (a non-negative integer)",
-            )?
-            .unwrap_or_default(),
-    };
+    let listed = cfg
+        .list_any(
+            key,
+            |v| v.as_u64(),
+            "a layer index (a non-negative integer)",
+        )?
+        .unwrap_or_else(|| default.to_vec());
     for b in listed.into_iter().filter(|&b| b < spec.layers) {
         spec.plan[b as usize] = LayerPlan {
             mixer: Mixer::CrossAttention,

@@ -13,69 +13,96 @@ use crate::error::Result;
 /// Counts one part from the wrapper's config: `None` where anatomy cannot count it.
 pub type Counter = fn(&Config) -> Result<Option<u64>>;
 
-/// The sizes of a SigLIP vision tower (`SiglipVisionConfig`).
-struct Siglip {
-    hidden: u64,
-    intermediate: u64,
-    layers: u64,
-    channels: u64,
-    patches: u64,
-    patch: u64,
-    head: bool,
+/// A ViT-style vision tower's sizes (SigLIP, CLIP, Llama 4's and Mllama's encoders), read from
+/// the wrapper's vision config with its class's defaults.
+struct Vit<'a> {
+    /// The vision config itself, for a counter's keys of its own (`None`: the class defaults).
+    v: Option<Config<'a>>,
+    hidden: u128,
+    intermediate: u128,
+    layers: u128,
+    channels: u128,
+    patch: u128,
+    /// Patches per image: (image / patch)².
+    patches: u128,
 }
 
-/// The wrapper's SigLIP tower, or `None` for another kind or a rectangular image or patch.
-fn siglip_config(top: &Config) -> Result<Option<Siglip>> {
-    let Some(v) = vision(top, &["siglip_vision_model"])? else {
+/// A class's defaults for `Vit`'s sizes: image, patch, hidden, intermediate, layers.
+type VitDefaults = (u64, u64, u64, u64, u64);
+
+impl Vit<'_> {
+    /// The patch embedding: a convolution over each patch's pixels, without a bias.
+    fn patch_conv(&self) -> u128 {
+        self.channels * self.patch * self.patch * self.hidden
+    }
+
+    /// The biased two-layer MLP of an encoder layer.
+    fn mlp(&self) -> u128 {
+        let (d, i) = (self.hidden, self.intermediate);
+        2 * d * i + i + d
+    }
+
+    /// An encoder layer: two LayerNorms, the attention's four projections (with biases or
+    /// without) and the MLP.
+    fn layer(&self, attn_bias: bool) -> u128 {
+        let d = self.hidden;
+        4 * (d * d + if attn_bias { d } else { 0 }) + 4 * d + self.mlp()
+    }
+}
+
+/// The wrapper's ViT tower of one of `kinds`, or `None` for another kind or a rectangular image
+/// or patch.
+fn vit<'a>(top: &Config<'a>, kinds: &[&str], defaults: VitDefaults) -> Result<Option<Vit<'a>>> {
+    let (image, patch, hidden, intermediate, layers) = defaults;
+    let Some(v) = vision(top, kinds)? else {
         return Ok(None);
     };
     let (Some(image), Some(patch)) = (
-        square(&v, "image_size", 224)?,
-        square(&v, "patch_size", 16)?,
+        square(&v, "image_size", image)?,
+        square(&v, "patch_size", patch)?,
     ) else {
         return Ok(None);
     };
-    Ok(Some(Siglip {
-        hidden: size(&v, "hidden_size", 768)?,
-        intermediate: size(&v, "intermediate_size", 3072)?,
-        layers: size(&v, "num_hidden_layers", 12)?,
-        channels: size(&v, "num_channels", 3)?,
-        patches: (image / patch) * (image / patch),
-        patch,
-        head: match &v {
-            Some(v) => v.flag("vision_use_head", true)?,
-            None => true,
-        },
+    Ok(Some(Vit {
+        hidden: size(&v, "hidden_size", hidden)? as u128,
+        intermediate: size(&v, "intermediate_size", intermediate)? as u128,
+        layers: size(&v, "num_hidden_layers", layers)? as u128,
+        channels: size(&v, "num_channels", 3)? as u128,
+        patch: patch as u128,
+        patches: ((image / patch) as u128).pow(2),
+        v,
     }))
+}
+
+/// SigLIP's sizes (`SiglipVisionConfig`).
+fn siglip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    vit(top, &["siglip_vision_model"], (224, 16, 768, 3072, 12))
 }
 
 /// Gemma 3's vision tower: SigLIP's patch embedding (a convolution) and learned positions, its
 /// encoder layers (LayerNorms, attention with biases, a biased two-layer MLP), its last
 /// LayerNorm and, where `vision_use_head`, its attention-pooling head.
 pub fn gemma3_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(s) = siglip_config(top)? else {
+    let Some(s) = siglip(top)? else {
         return Ok(None);
     };
-    let (d, i) = (s.hidden as u128, s.intermediate as u128);
-    let mlp = 2 * d * i + i + d;
-    let embeddings = s.channels as u128 * d * (s.patch as u128).pow(2) + d + s.patches as u128 * d;
-    let layer = 4 * (d * d + d) + 4 * d + mlp;
+    let d = s.hidden;
+    let embeddings = s.patch_conv() + d + s.patches * d;
     // A probe, a multi-head attention with its fused in-projection, a LayerNorm and an MLP.
-    let head = if s.head {
-        d + 4 * (d * d + d) + 2 * d + mlp
-    } else {
-        0
+    let head = match &s.v {
+        Some(v) if !v.flag("vision_use_head", true)? => 0,
+        _ => d + 4 * (d * d + d) + 2 * d + s.mlp(),
     };
-    fit(top, embeddings + s.layers as u128 * layer + 2 * d + head)
+    fit(top, embeddings + s.layers * s.layer(true) + 2 * d + head)
 }
 
 /// Gemma 3's projector: the vision width mapped to the text width, and an RMSNorm before it.
 pub fn gemma3_projector(top: &Config) -> Result<Option<u64>> {
-    let Some(s) = siglip_config(top)? else {
+    let Some(s) = siglip(top)? else {
         return Ok(None);
     };
     let text = text_hidden(top, 2304)? as u128;
-    fit(top, s.hidden as u128 * text + s.hidden as u128)
+    fit(top, s.hidden * text + s.hidden)
 }
 
 /// Fuyu's patch embedding: one biased linear map from a patch's pixels to the text width.
@@ -135,28 +162,17 @@ fn text_hidden(top: &Config, default: u64) -> Result<u64> {
 /// (LayerNorms, attention with biases, a biased two-layer MLP), and the pixel-shuffle adapter's
 /// two bias-free projections.
 pub fn llama4_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(v) = vision(top, &["llama4_vision_model"])? else {
+    let Some(t) = vit(top, &["llama4_vision_model"], (448, 14, 768, 5632, 34))? else {
         return Ok(None);
     };
-    let (Some(image), Some(patch)) = (
-        square(&v, "image_size", 448)?,
-        square(&v, "patch_size", 14)?,
-    ) else {
-        return Ok(None);
-    };
-    let d = size(&v, "hidden_size", 768)? as u128;
-    let i = size(&v, "intermediate_size", 5632)? as u128;
-    let layers = size(&v, "num_hidden_layers", 34)? as u128;
-    let channels = size(&v, "num_channels", 3)? as u128;
     let (proj_in, proj_out) = (
-        size(&v, "projector_input_dim", 4096)? as u128,
-        size(&v, "projector_output_dim", 4096)? as u128,
+        size(&t.v, "projector_input_dim", 4096)? as u128,
+        size(&t.v, "projector_output_dim", 4096)? as u128,
     );
-    let positions = ((image / patch) as u128).pow(2) + 1;
-    let embed = channels * (patch as u128).pow(2) * d + d + positions * d + 4 * d;
-    let layer = 4 * (d * d + d) + 4 * d + 2 * d * i + i + d;
-    let adapter = i * proj_in + proj_out * proj_out;
-    fit(top, embed + layers * layer + adapter)
+    let d = t.hidden;
+    let embed = t.patch_conv() + d + (t.patches + 1) * d + 4 * d;
+    let adapter = t.intermediate * proj_in + proj_out * proj_out;
+    fit(top, embed + t.layers * t.layer(true) + adapter)
 }
 
 /// Llama 4's projector: the vision output width mapped to the text width, without a bias.
@@ -329,24 +345,16 @@ fn fit(top: &Config, n: u128) -> Result<Option<u64>> {
 /// embedding and learned positions (one more than the patches), LayerNorms before and after,
 /// and its encoder layers (LayerNorms, attention with biases, a biased two-layer MLP).
 pub fn git_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(v) = vision(top, &["git_vision_model"])? else {
+    let Some(t) = vit(top, &["git_vision_model"], GIT_VISION)? else {
         return Ok(None);
     };
-    let (Some(image), Some(patch)) = (
-        square(&v, "image_size", 224)?,
-        square(&v, "patch_size", 16)?,
-    ) else {
-        return Ok(None);
-    };
-    let d = size(&v, "hidden_size", 768)? as u128;
-    let i = size(&v, "intermediate_size", 3072)? as u128;
-    let layers = size(&v, "num_hidden_layers", 12)? as u128;
-    let channels = size(&v, "num_channels", 3)? as u128;
-    let positions = ((image / patch) as u128).pow(2) + 1;
-    let embed = channels * (patch as u128).pow(2) * d + d + positions * d;
-    let layer = 4 * (d * d + d) + 4 * d + 2 * d * i + i + d;
-    fit(top, embed + 4 * d + layers * layer)
+    let d = t.hidden;
+    let embed = t.patch_conv() + d + (t.patches + 1) * d;
+    fit(top, embed + 4 * d + t.layers * t.layer(true))
 }
+
+/// `GitVisionConfig`'s defaults (CLIP ViT-B/16).
+const GIT_VISION: VitDefaults = (224, 16, 768, 3072, 12);
 
 /// GIT's visual projection: the vision width mapped to the text width with a bias, then a
 /// LayerNorm.
@@ -375,34 +383,47 @@ pub fn git_frames(top: &Config) -> Result<Option<u64>> {
 /// layers, and the global encoder's with two gates each (attention without biases, LayerNorms,
 /// a biased two-layer MLP).
 pub fn mllama_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(v) = vision(top, &["mllama_vision_model"])? else {
+    let Some(t) = vit(top, &["mllama_vision_model"], MLLAMA_VISION)? else {
         return Ok(None);
     };
-    let (Some(image), Some(patch)) = (
-        square(&v, "image_size", 448)?,
-        square(&v, "patch_size", 14)?,
-    ) else {
-        return Ok(None);
-    };
-    let d = size(&v, "hidden_size", 1280)? as u128;
-    let i = size(&v, "intermediate_size", 5120)? as u128;
-    let layers = size(&v, "num_hidden_layers", 32)? as u128;
-    let global = size(&v, "num_global_layers", 8)? as u128;
-    let channels = size(&v, "num_channels", 3)? as u128;
-    let tiles = size(&v, "max_num_tiles", 4)? as u128;
-    // One embedding row per supported aspect ratio, and one for none (the class's 8 by default).
-    let ratios = match v.as_ref().and_then(|v| v.get("supported_aspect_ratios")) {
-        Some(serde_json::Value::Array(a)) => a.len() as u128,
-        _ => 8,
-    } + 1;
-    let patches = ((image / patch) as u128).pow(2) + 1;
-    let embed = channels * (patch as u128).pow(2) * d
+    let d = t.hidden;
+    let global = size(&t.v, "num_global_layers", 8)? as u128;
+    let tiles = size(&t.v, "max_num_tiles", 4)?;
+    // One embedding row per supported aspect ratio, and one for none.
+    let ratios = aspect_ratios(&t.v, tiles)? as u128 + 1;
+    let (tiles, patches) = (tiles as u128, t.patches + 1);
+    let embed = t.patch_conv()
         + d
         + (1 + patches * d + ratios * tiles * patches * d)
         + 2 * (1 + ratios * tiles * d)
         + 4 * d;
-    let layer = 4 * d * d + 2 * d * i + i + d + 4 * d;
-    fit(top, embed + layers * layer + global * (layer + 2))
+    let layer = t.layer(false);
+    fit(top, embed + t.layers * layer + global * (layer + 2))
+}
+
+/// `MllamaVisionConfig`'s defaults.
+const MLLAMA_VISION: VitDefaults = (448, 14, 1280, 5120, 32);
+
+/// How many aspect ratios Mllama's tiles come in: `supported_aspect_ratios`, a list of
+/// [width, height] pairs, or the class's 8, which it allows only with its 4 tiles.
+fn aspect_ratios(v: &Option<Config>, tiles: u64) -> Result<u64> {
+    let key = "supported_aspect_ratios";
+    let given = match v {
+        Some(v) => v.list_any(
+            key,
+            |p| p.as_array().map(|_| ()),
+            "a [width, height] pair of tile counts",
+        )?,
+        None => None,
+    };
+    match (given, v) {
+        (Some(list), _) => Ok(list.len() as u64),
+        (None, Some(v)) if tiles != 4 => Err(v.err(
+            key,
+            format!("is absent, so the class's eight ratios of up to 4 tiles hold, but max_num_tiles is {tiles}; give the ratios or 4 tiles"),
+        )),
+        (None, _) => Ok(8),
+    }
 }
 
 /// Mllama's projector: the vision output (its chosen layers' states side by side) mapped to the
@@ -468,5 +489,21 @@ mod tests {
             r#"{"model_type": "gemma3", "text_config": {}, "vision_config": {"patch_size": 0}}"#;
         let e = parts(bad).unwrap_err().to_string();
         assert!(e.contains("vision_config.patch_size"), "{e}");
+    }
+
+    /// Mllama's aspect ratios are a list of pairs; without one, the class's eight hold only with
+    /// its 4 tiles, as its config refuses otherwise.
+    #[test]
+    fn mllama_aspect_ratios_are_a_list_or_the_class_default() {
+        let with = |vision: &str| {
+            format!(r#"{{"model_type": "mllama", "text_config": {{}}, "vision_config": {vision}}}"#)
+        };
+        let two = parts(&with(r#"{"supported_aspect_ratios": [[1, 1], [1, 2]]}"#)).unwrap();
+        let eight = parts(&with("{}")).unwrap();
+        assert!(two[0] < eight[0], "{two:?} {eight:?}");
+        let e = parts(&with(r#"{"supported_aspect_ratios": "wide"}"#)).unwrap_err();
+        assert!(e.to_string().contains("supported_aspect_ratios"), "{e}");
+        let e = parts(&with(r#"{"max_num_tiles": 2}"#)).unwrap_err();
+        assert!(e.to_string().contains("max_num_tiles is 2"), "{e}");
     }
 }
