@@ -596,19 +596,20 @@ def main(only):
         if only and name not in only:
             continue
         raw = {"model_type": model_type}
-        # A wrapper's published class holds its language model (Gemma3ForConditionalGeneration …).
+        # The published class of a wrapper (Gemma3ForConditionalGeneration …), or of a type the
+        # causal-LM mapping lacks (MllamaForCausalLM); a wrapper holds its language model apart.
         arch = {"gemma3": "Gemma3ForConditionalGeneration", "llama4": "Llama4ForConditionalGeneration",
                 "got_ocr2": "GotOcr2ForConditionalGeneration", "fuyu": "FuyuForCausalLM",
                 "qwen3_5": "Qwen3_5ForConditionalGeneration",
                 "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
                 "gemma4": "Gemma4ForConditionalGeneration",
                 "gemma4_unified": "Gemma4UnifiedForConditionalGeneration",
-                "mllama": "MllamaForConditionalGeneration"}.get(model_type)
+                "mllama": "MllamaForConditionalGeneration",
+                "mllama_text_model": "MllamaForCausalLM"}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
+        if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:
             raw["text_config"] = {}
-        if model_type == "mllama_text_model":
-            raw["architectures"] = ["MllamaForCausalLM"]
         write(name, f"the {model_type} config class's defaults", raw)
         save_defaults(model_type, raw)
     rng = random.Random(20261129)

@@ -207,59 +207,15 @@ fn name_table(g: &Graph) -> String {
         ("cm_mix_k", CmMixK),
         ("cm_mix_r", CmMixR),
     ];
-    // Zamba2's shared blocks, named in its layout alone.
-    let shared = [
-        ("shared_norm", SharedNorm),
-        ("shared_ffn_norm", SharedFfnNorm),
-        ("shared_linear", SharedLinear),
-        ("q_adapter_a", QAdapterA),
-        ("q_adapter_b", QAdapterB),
-        ("k_adapter_a", KAdapterA),
-        ("k_adapter_b", KAdapterB),
-        ("v_adapter_a", VAdapterA),
-        ("v_adapter_b", VAdapterB),
-        ("gate_up_adapter_a", GateUpAdapterA),
-        ("gate_up_adapter_b", GateUpAdapterB),
-    ];
-    let shared = if spec.shared.is_some() {
-        &shared[..]
-    } else {
-        &[]
-    };
-    // Gemma 3n's AltUp and LAuReL, named in its layout alone.
-    let altup = [
-        ("altup_router_norm", AltUpRouterNorm),
-        ("altup_router", AltUpRouter),
-        ("altup_predict", AltUpPredict),
-        ("altup_correct", AltUpCorrect),
-        ("altup_scale", AltUpScale),
-        ("altup_proj", AltUpProj),
-        ("altup_unembed", AltUpUnembed),
-        ("laurel_left", LaurelLeft),
-        ("laurel_right", LaurelRight),
-        ("laurel_norm", LaurelNorm),
-    ];
-    let altup = if spec.altup.is_some() {
-        &altup[..]
-    } else {
-        &[]
-    };
-    // A.X-K2's gated norms, named in its layout alone.
-    let gated = [
-        ("attn_norm_gate_down", AttnNormDown),
-        ("attn_norm_gate_up", AttnNormUp),
-        ("gated_ffn_norm", GatedFfnNorm),
-        ("ffn_norm_gate_down", FfnNormDown),
-        ("ffn_norm_gate_up", FfnNormUp),
-    ];
-    let gated = if spec.gated_norm.is_some() {
-        &gated[..]
-    } else {
-        &[]
-    };
+    // Roles named in one layout alone, listed where the model has the mechanism.
+    let only = |on: bool, roles: &'static [(&'static str, Role)]| if on { roles } else { &[] };
+    let special = only(spec.shared.is_some(), SHARED_ROLES)
+        .iter()
+        .chain(only(spec.altup.is_some(), ALTUP_ROLES))
+        .chain(only(spec.gated_norm.is_some(), GATED_NORM_ROLES));
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
-    for &(key, role) in roles.iter().chain(shared).chain(altup).chain(gated) {
+    for &(key, role) in roles.iter().chain(special) {
         let (w, _) = names(spec.layout, role, false);
         let (b, _) = names(spec.layout, role, true);
         let (w, b) = (spec.hf_wrap.apply(&w), spec.hf_wrap.apply(&b));
@@ -270,6 +226,44 @@ fn name_table(g: &Graph) -> String {
     }
     out + "}\n"
 }
+
+/// Zamba2's shared blocks' roles, named in its layout alone.
+const SHARED_ROLES: &[(&str, Role)] = &[
+    ("shared_norm", Role::SharedNorm),
+    ("shared_ffn_norm", Role::SharedFfnNorm),
+    ("shared_linear", Role::SharedLinear),
+    ("q_adapter_a", Role::QAdapterA),
+    ("q_adapter_b", Role::QAdapterB),
+    ("k_adapter_a", Role::KAdapterA),
+    ("k_adapter_b", Role::KAdapterB),
+    ("v_adapter_a", Role::VAdapterA),
+    ("v_adapter_b", Role::VAdapterB),
+    ("gate_up_adapter_a", Role::GateUpAdapterA),
+    ("gate_up_adapter_b", Role::GateUpAdapterB),
+];
+
+/// Gemma 3n's AltUp and LAuReL roles, named in its layout alone.
+const ALTUP_ROLES: &[(&str, Role)] = &[
+    ("altup_router_norm", Role::AltUpRouterNorm),
+    ("altup_router", Role::AltUpRouter),
+    ("altup_predict", Role::AltUpPredict),
+    ("altup_correct", Role::AltUpCorrect),
+    ("altup_scale", Role::AltUpScale),
+    ("altup_proj", Role::AltUpProj),
+    ("altup_unembed", Role::AltUpUnembed),
+    ("laurel_left", Role::LaurelLeft),
+    ("laurel_right", Role::LaurelRight),
+    ("laurel_norm", Role::LaurelNorm),
+];
+
+/// A.X-K2's gated norms' roles, named in its layout alone.
+const GATED_NORM_ROLES: &[(&str, Role)] = &[
+    ("attn_norm_gate_down", Role::AttnNormDown),
+    ("attn_norm_gate_up", Role::AttnNormUp),
+    ("gated_ffn_norm", Role::GatedFfnNorm),
+    ("ffn_norm_gate_down", Role::FfnNormDown),
+    ("ffn_norm_gate_up", Role::FfnNormUp),
+];
 
 /// The model as one runnable Python file; `script` is its file name, for its usage line.
 pub fn module(g: &Graph, script: &str) -> String {
@@ -577,7 +571,7 @@ const HEADS_BCDT: &str = r#"    H, P = S["heads"], I // S["heads"]  # heads, eac
         y[t] = (h * Cr[t]).sum(-1) + D * xs[t]  # y[t]: [I]
 "#;
 
-/// The template's call of a layer's mixer, every kind written out.
+/// The template's queries grown with position, in either form (`ScaleForm`).
 const QUERY_SCALE: &str = r#"    Q = C["query_scale"]
     if Q and (not use_rope or not Q["nope_only"]):
         pos = np.arange(T, dtype=np.float64)  # the queries' positions
@@ -588,20 +582,7 @@ const QUERY_SCALE: &str = r#"    Q = C["query_scale"]
         q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
 "#;
 
-const QUERY_SCALE_STEPPED: &str = r#"    Q = C["query_scale"]
-    if not use_rope or not Q["nope_only"]:
-        pos = np.arange(T, dtype=np.float64)  # the queries' positions
-        f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
-        q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
-"#;
-
-const QUERY_SCALE_POWER: &str = r#"    Q = C["query_scale"]
-    if not use_rope or not Q["nope_only"]:
-        pos = np.arange(T, dtype=np.float64)  # the queries' positions
-        f = np.exp(Q["beta"] * np.log1p((pos + Q["shift"]) / Q["length"]))  # (1 + (p + shift) / length) ** beta
-        q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
-"#;
-
+/// The template's call of a layer's mixer, every kind written out.
 const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else time_mix(h, W, b) if span[0] == \"rwkv\" else attention(h, W, b, span, use_rope)";
 
 /// The template without what this model never runs: MLA, the experts and their routing, xIELU,
@@ -921,15 +902,9 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    // The query scale's form, alone.
-    lines.push((
-        QUERY_SCALE,
-        match spec.attn.query_scale.map(|q| q.form) {
-            None => "",
-            Some(ScaleForm::Stepped) => QUERY_SCALE_STEPPED,
-            Some(ScaleForm::Power) => QUERY_SCALE_POWER,
-        },
-    ));
+    if spec.attn.query_scale.is_none() {
+        lines.push((QUERY_SCALE, ""));
+    }
     if !matches!(spec.position, Position::Sinusoidal(_)) {
         drop.push("sinusoids");
         lines.push((

@@ -41,12 +41,6 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     let towers = s.tower_params() > 0;
     // Layers that cross-attend to an image (Mllama): text alone skips them.
     let cross = g.spec.layers_where(|l| !l.mixer.runs_on_text());
-    let skipped: u128 = crate::stats::per_layer_params(g)
-        .iter()
-        .enumerate()
-        .filter(|(b, _)| cross.contains(*b as u64))
-        .map(|(_, n)| n)
-        .sum();
     line(format!(
         "  {:<26}{:>20}  ({}){}",
         "active per token",
@@ -55,6 +49,8 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         if s.sparse() {
             String::new()
         } else if !cross.is_empty() {
+            let per_layer = crate::stats::per_layer_params(g);
+            let skipped: u128 = cross.iter().map(|b| per_layer[b as usize]).sum();
             format!(
                 ", dense with an image; text alone skips the cross-attention layers' {}",
                 short(skipped)

@@ -227,8 +227,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 Some(l) if !spec.mlp_widths.is_empty() && spec.altup.is_some() => sub.push(format!("Layers {l} have this MLP, {f} wide; each layer's width is its own in this model.")),
                 Some(l) if !spec.mlp_widths.is_empty() && f != spec.mlp.intermediate => sub.push(format!("Layers {l} have this MLP at {f} wide, {}× the others' {}: they reuse earlier layers' keys and values, so their parameters went to the MLP instead.", crate::fmt::float(f as f64 / spec.mlp.intermediate as f64), spec.mlp.intermediate)),
                 Some(l) if !spec.mlp_widths.is_empty() => sub.push(format!("Layers {l} have this MLP; the others' is wider.")),
-                Some(l) if !spec.is_moe() => sub.push(format!("Layers {l} run this MLP; the others cross-attend to the image and hold an MLP of their own, which text alone skips.")),
-                Some(l) => sub.push(format!("Only layers {l} use this dense FFN; the others route tokens to experts.")),
+                Some(l) => sub.push(format!("Only layers {l} run this MLP; {}.", instead_of_mlp(spec, l))),
                 None => {}
             }
             Text { summary, explanation, subtleties: sub }
@@ -297,6 +296,32 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             ],
         },
     }
+}
+
+/// What the layers outside `l`, the dense MLP's, run instead, from the plan.
+fn instead_of_mlp(spec: &Spec, l: &crate::layers::LayerSet) -> String {
+    let outside = |f: &dyn Fn(&crate::spec::LayerPlan) -> bool| {
+        crate::layers::LayerSet::from_fn(spec.layers, |b| {
+            !l.contains(b) && f(&spec.plan[b as usize])
+        })
+    };
+    let kinds = [
+        (
+            outside(&|p| !p.mixer.runs_on_text()),
+            "cross-attend to the image, with an MLP of their own that text alone skips",
+        ),
+        (
+            outside(&|p| p.mixer.runs_on_text() && p.moe()),
+            "route tokens to experts",
+        ),
+        (outside(&|p| p.ffn == crate::spec::Ffn::None), "have no FFN"),
+    ];
+    let said: Vec<String> = kinds
+        .iter()
+        .filter(|(set, _)| !set.is_empty())
+        .map(|(set, what)| format!("layers {set} {what}"))
+        .collect();
+    said.join("; ")
 }
 
 fn attention_text(g: &Graph) -> Text {

@@ -2256,8 +2256,9 @@ fn layer(spec: &Spec, n: &Names) -> String {
         let a = norm_attr(Role::AttnNorm);
         // A.X-K2: the norm is one module with its gate (`input_layernorm.norm`, `.W_down` …).
         let a = match (&spec.gated_norm, a.strip_suffix(".norm")) {
+            (None, _) => a,
             (Some(_), Some(holder)) => holder.to_string(),
-            _ => a,
+            (Some(_), None) => unreachable!("a gated norm's weight is its module's `norm`"),
         };
         if spec.gated_norm.is_some() {
             init += &format!(
