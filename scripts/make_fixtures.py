@@ -421,6 +421,21 @@ def unseen_git(rng):
     return raw
 
 
+def unseen_got_ocr2(rng):
+    text = unseen_llama_like(rng, "qwen2")
+    layers, heads = rng.randint(1, 6), rng.choice([1, 2, 4])
+    # SAM's window of 0 attends over the whole grid, as its global layers do.
+    vision = {"hidden_size": heads * rng.choice([8, 16]), "num_hidden_layers": layers,
+              "num_attention_heads": heads, "image_size": rng.choice([64, 96, 128]),
+              "patch_size": rng.choice([8, 16]), "output_channels": rng.choice([8, 24]),
+              "mlp_dim": rng.choice([20, 64]), "qkv_bias": rng.random() < 0.5,
+              "use_abs_pos": rng.random() < 0.5, "use_rel_pos": rng.random() < 0.7,
+              "window_size": rng.choice([0, 2, 3]), "num_channels": rng.choice([1, 3]),
+              "global_attn_indexes": sorted(rng.sample(range(layers), rng.randint(0, layers)))}
+    return {"model_type": "got_ocr2", "architectures": ["GotOcr2ForConditionalGeneration"],
+            "text_config": text, "vision_config": vision}
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -574,6 +589,7 @@ UNSEEN = {
     "beam": unseen_beam,
     "mllama": unseen_mllama,
     "git": unseen_git,
+    "got_ocr2": unseen_got_ocr2,
 }
 
 

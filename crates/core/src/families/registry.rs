@@ -3649,8 +3649,12 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen2"),
         wrapper_tied: Some(true),
         parts: &[
-            part("vision tower", "vision_tower."),
-            part("multimodal projector", "multi_modal_projector."),
+            counted("vision tower", "vision_tower.", towers::got_ocr2_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::got_ocr2_projector,
+            ),
         ],
         ..wrapper(
             "got_ocr2",

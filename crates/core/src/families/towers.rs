@@ -23,7 +23,9 @@ struct Vit<'a> {
     layers: u128,
     channels: u128,
     patch: u128,
-    /// Patches per image: (image / patch)².
+    /// Patches along each side of an image: image / patch.
+    grid: u128,
+    /// Patches per image: grid².
     patches: u128,
 }
 
@@ -69,6 +71,7 @@ fn vit<'a>(top: &Config<'a>, kinds: &[&str], defaults: VitDefaults) -> Result<Op
         layers: size(&v, "num_hidden_layers", layers)? as u128,
         channels: size(&v, "num_channels", 3)? as u128,
         patch: patch as u128,
+        grid: (image / patch) as u128,
         patches: ((image / patch) as u128).pow(2),
         v,
     }))
@@ -435,6 +438,75 @@ pub fn mllama_projector(top: &Config) -> Result<Option<u64>> {
     let out = size(&v, "vision_output_dim", 7680)? as u128;
     let text = text_hidden(top, 4096)? as u128;
     fit(top, out * text + text)
+}
+
+/// GOT-OCR 2's vision tower, SAM's image encoder: its biased patch convolution and learned
+/// positions; encoder layers (LayerNorms, a stacked QKV projection, the output projection, a
+/// biased two-layer MLP) with a table of relative positions per axis, over a window or, in the
+/// global layers, the whole grid; and the neck's two bias-free convolutions, each followed by a
+/// LayerNorm.
+pub fn got_ocr2_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = vit(top, &["got_ocr2_vision"], (1024, 16, 768, 0, 12))? else {
+        return Ok(None);
+    };
+    let v = &t.v;
+    let d = t.hidden;
+    let heads = size(v, "num_attention_heads", 12)? as u128;
+    let mlp = size(v, "mlp_dim", 3072)? as u128;
+    let out = size(v, "output_channels", 256)? as u128;
+    let flag = |key, default| match v {
+        Some(v) => v.flag(key, default),
+        None => Ok(default),
+    };
+    // A window of 0 is none: that layer attends over the whole grid.
+    let window = match v {
+        Some(v) => v.count("window_size", 14)?,
+        None => 14,
+    } as u128;
+    let global = match v {
+        Some(v) => v.list_any("global_attn_indexes", |x| x.as_u64(), "a layer index")?,
+        None => None,
+    }
+    .unwrap_or_else(|| vec![2, 5, 8, 11]);
+    let mut layers = 0u128;
+    for i in 0..t.layers {
+        let qkv_bias = if flag("qkv_bias", true)? { 3 * d } else { 0 };
+        let span = if window == 0 || global.contains(&(i as u64)) {
+            t.grid
+        } else {
+            window
+        };
+        let rel = if flag("use_rel_pos", true)? {
+            2 * (2 * span - 1) * (d / heads)
+        } else {
+            0
+        };
+        layers += 4 * d + 3 * d * d + qkv_bias + d * d + d + 2 * d * mlp + mlp + d + rel;
+    }
+    let embed = t.patch_conv()
+        + d
+        + if flag("use_abs_pos", true)? {
+            t.patches * d
+        } else {
+            0
+        };
+    let neck = d * out + 2 * out + out * out * 9 + 2 * out;
+    fit(top, embed + layers + neck)
+}
+
+/// GOT-OCR 2's projector: two bias-free 3×3 convolutions, from the tower's output channels to
+/// twice as many and then to the text width, and a biased linear map at the text width.
+pub fn got_ocr2_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = vision(top, &["got_ocr2_vision"])? else {
+        return Ok(None);
+    };
+    let out = size(&v, "output_channels", 256)? as u128;
+    // Qwen2's default width: a wrapper's config always holds its `text_config`.
+    let text = text_hidden(top, 4096)? as u128;
+    fit(
+        top,
+        9 * out * 2 * out + 9 * 2 * out * text + text * text + text,
+    )
 }
 
 #[cfg(test)]
