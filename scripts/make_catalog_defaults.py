@@ -40,11 +40,12 @@ ENTRIES = {
     "beam-1.0-501b-a23b": "beam",
     "llama-3.2-11b-vision": "mllama",
     "git-base": "git",
+    "emu3-chat": "emu3",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the
 # catalog, as the published config, names it.
-ARCHITECTURES = {"mllama": "MllamaForConditionalGeneration"}
+ARCHITECTURES = {"mllama": "MllamaForConditionalGeneration", "emu3": "Emu3ForConditionalGeneration"}
 
 # Keys of every PreTrainedConfig that say nothing about the architecture.
 NOISE = {

@@ -360,6 +360,15 @@ CONFIGS = {
                 num_image_with_embedding=2, bos_token_id=1, eos_token_id=2,
                 vision_config=dict(hidden_size=16, intermediate_size=16, num_hidden_layers=1,
                                    num_attention_heads=2, image_size=28, patch_size=14)),
+    # Emu3: a Llama language model beside a tiny VQ-VAE image tokenizer that text alone never
+    # reads, saved as its published class saves it, the language model under `text_model.`; the
+    # tokenizer's map of image codes (empty here) holds no weights.
+    "emu3": dict(model_type="emu3", architectures=["Emu3ForConditionalGeneration"], vocabulary_map={},
+                 text_config=dict(BASE, model_type="emu3_text_model", rope_parameters={"rope_type": "default",
+                                  "rope_theta": 10000.0}, bos_token_id=1, eos_token_id=2),
+                 vq_config=dict(codebook_size=16, embed_dim=4, latent_channels=4, base_channels=32,
+                                channel_multiplier=[1], num_res_blocks=1, attn_resolutions=[0],
+                                temporal_downsample_factor=2, hidden_size=16, num_attention_heads=2)),
     # Apertus 1.5: Apertus with its head pruned to the first 60 of 97 ids.
     "apertus1p5": dict(BASE, model_type="apertus1p5_text", max_position_embeddings=32768, output_vocab_size=60),
     # DiffLlama: differential attention over 4 K/V heads (8 query heads), λ from random vectors.

@@ -41,6 +41,10 @@ def build_config(raw):
     if raw["model_type"] not in CONFIG_MAPPING and raw.get("architectures") == ["DeepseekV3ForCausalLM"]:
         raw["model_type"] = "deepseek_v3"  # Kimi K2 and others reuse DeepSeek V3's architecture
     cls = CONFIG_MAPPING[raw["model_type"]]
+    # Emu3's wrapper cannot build without its tokenizer's map from image codes to token ids,
+    # which holds no weights: an empty one stands in where a config has none.
+    if raw["model_type"] == "emu3" and raw.get("vocabulary_map") is None:
+        raw["vocabulary_map"] = {}
     return cls.from_dict(raw)
 
 
@@ -436,6 +440,23 @@ def unseen_got_ocr2(rng):
             "text_config": text, "vision_config": vision}
 
 
+def unseen_emu3(rng):
+    text = unseen_llama_like(rng, "llama")
+    text.update(model_type="emu3_text_model", pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    # GroupNorm's 32 groups need channels in multiples of 32.
+    levels = rng.randint(1, 3)
+    vq = {"codebook_size": rng.choice([16, 97]), "embed_dim": rng.choice([2, 4]),
+          "latent_channels": rng.choice([2, 4]), "double_latent": rng.random() < 0.3,
+          "in_channels": rng.choice([1, 3]), "out_channels": rng.choice([1, 3]),
+          "temporal_downsample_factor": rng.choice([1, 2, 4, 3]), "base_channels": 32,
+          "channel_multiplier": [rng.choice([1, 2]) for _ in range(levels)],
+          "num_res_blocks": rng.randint(1, 2),
+          "attn_resolutions": sorted(rng.sample(range(levels + 1), rng.randint(0, 2))),
+          "hidden_size": rng.choice([16, 32]), "num_attention_heads": rng.choice([1, 2])}
+    return {"model_type": "emu3", "architectures": ["Emu3ForConditionalGeneration"],
+            "tie_word_embeddings": rng.random() < 0.3, "text_config": text, "vq_config": vq}
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -590,6 +611,7 @@ UNSEEN = {
     "mllama": unseen_mllama,
     "git": unseen_git,
     "got_ocr2": unseen_got_ocr2,
+    "emu3": unseen_emu3,
 }
 
 
@@ -603,6 +625,7 @@ DEFAULT_TYPES = [
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
+    "emu3", "emu3_text_model",
 ]
 
 
@@ -621,7 +644,8 @@ def main(only):
                 "gemma4": "Gemma4ForConditionalGeneration",
                 "gemma4_unified": "Gemma4UnifiedForConditionalGeneration",
                 "mllama": "MllamaForConditionalGeneration",
-                "mllama_text_model": "MllamaForCausalLM"}.get(model_type)
+                "mllama_text_model": "MllamaForCausalLM",
+                "emu3": "Emu3ForConditionalGeneration", "emu3_text_model": "Emu3ForCausalLM"}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:
@@ -653,6 +677,18 @@ def main(only):
             continue
         raw = {"model_type": "gemma4", "architectures": ["Gemma4ForConditionalGeneration"],
                "text_config": {"hidden_size": 512}, **towers}
+        (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
+        write(name, f"unseen/{name}.json", raw)
+    # Gemma 4 unified with its class's vision and audio embedders, and with other sizes of each.
+    for i, towers in enumerate(({"vision_config": {}, "audio_config": {}},
+                                {"vision_config": {"patch_size": 8, "pooling_kernel_size": 2, "mm_embed_dim": 96,
+                                                   "mm_posemb_size": 40, "output_proj_dims": 96},
+                                 "audio_config": {"audio_embed_dim": 48}})):
+        name = f"unseen-gemma4_unified_towers-{i}"
+        if only and name not in only:
+            continue
+        raw = {"model_type": "gemma4_unified", "architectures": ["Gemma4UnifiedForConditionalGeneration"],
+               "text_config": {"hidden_size": 256}, **towers}
         (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
         write(name, f"unseen/{name}.json", raw)
 

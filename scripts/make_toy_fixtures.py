@@ -396,6 +396,12 @@ def shrink(raw):
     text.setdefault("vocab_size", VOCAB)
     if isinstance(cfg.get("vision_config"), dict):
         shrink_vision(cfg["vision_config"])
+    if isinstance(cfg.get("vq_config"), dict):
+        # Emu3's image tokenizer, a convolutional VQ-VAE: one resolution of 32 channels (its
+        # GroupNorms' 32 groups), attention there, two frames to a latent one.
+        cfg["vq_config"].update(base_channels=32, channel_multiplier=[1], num_res_blocks=1,
+                                attn_resolutions=[0], hidden_size=32, num_attention_heads=2,
+                                codebook_size=16, temporal_downsample_factor=2)
     token_ids_inside(cfg, VOCAB)
     if text is not cfg:
         token_ids_inside(text, VOCAB)
@@ -409,6 +415,10 @@ def build(raw):
     if model_type not in CONFIG_MAPPING and raw.get("architectures") == ["DeepseekV3ForCausalLM"]:
         model_type = "deepseek_v3"
     config = CONFIG_MAPPING[model_type].from_dict(copy.deepcopy(raw))
+    if model_type == "emu3" and config.vocabulary_map is None:
+        # Emu3's wrapper cannot build without its tokenizer's map of image codes, which holds
+        # no weights.
+        config.vocabulary_map = {}
     text = config.get_text_config()
     if getattr(text, "pad_token_id", None) is not None and text.pad_token_id >= text.vocab_size:
         # A class default outside the small vocabulary (Phi-3: 32000); ids never reach the math.

@@ -398,6 +398,12 @@ pub static ENTRIES: &[Entry] = &[
         "8 of 40 layers cross-attend to the image; a tiled vision encoder, counted"
     ),
     entry!(
+        defaults "Emu3Config",
+        "emu3-chat",
+        "Emu3-community/Emu3-Chat-hf",
+        "a Llama that reads and writes images as tokens; its VQ-VAE image tokenizer counted"
+    ),
+    entry!(
         defaults "BeamConfig",
         "beam-1.0-501b-a23b",
         "reflection/Beam-1.0-501B-A23B",

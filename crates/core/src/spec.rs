@@ -380,8 +380,9 @@ impl QueryScale {
 pub enum HfWrap {
     /// No wrapper: the names as they are.
     None,
-    /// `language_model.` before every name (Gemma 3's, Llama 4's checkpoints).
-    Prefix,
+    /// A module's name before every name (`language_model.` in Gemma 3's and Llama 4's
+    /// checkpoints, `text_model.` in Emu3's).
+    Prefix(&'static str),
     /// The language model's `model.` becomes `model.language_model.`; the head stays where it
     /// is (Qwen3.5's checkpoints).
     Nested,
@@ -392,7 +393,7 @@ impl HfWrap {
     pub fn apply(self, name: &str) -> String {
         match self {
             HfWrap::None => name.to_string(),
-            HfWrap::Prefix => format!("language_model.{name}"),
+            HfWrap::Prefix(module) => format!("{module}.{name}"),
             HfWrap::Nested => match name.strip_prefix("model.") {
                 Some(rest) => format!("model.language_model.{rest}"),
                 None => name.to_string(),

@@ -173,11 +173,7 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
         if let Some(default) = row.wrapper_tied {
             spec.tied = top.flag("tie_word_embeddings", default)?;
         }
-        spec.hf_wrap = if row.nested {
-            crate::spec::HfWrap::Nested
-        } else {
-            crate::spec::HfWrap::Prefix
-        };
+        spec.hf_wrap = row.wrap;
     }
     // A wrapper's towers, or a language model's own encoders beside its embedding (Phi-4-
     // multimodal's `embed_tokens_extend`).

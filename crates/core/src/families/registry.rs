@@ -22,8 +22,8 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
 use crate::spec::{
-    Block, DeltaStore, Layout, NormKind, NormPlace, OutGate, QkNorm, Qkv, QueryScale, ScaleForm,
-    Scoring, Spec,
+    Block, DeltaStore, HfWrap, Layout, NormKind, NormPlace, OutGate, QkNorm, Qkv, QueryScale,
+    ScaleForm, Scoring, Spec,
 };
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
@@ -94,9 +94,10 @@ pub struct Family {
     /// Keys the class never reads that restate the model in its first code's names: each must
     /// agree with what transformers builds (`echo`).
     pub echoes: &'static [(&'static str, Echo)],
-    /// A wrapper that keeps its language model under `model.language_model.` with the head
-    /// beside it (Qwen3.5), rather than all of it under `language_model.`.
-    pub nested: bool,
+    /// Where a wrapper keeps its language model's tensors: all of them under `language_model.`
+    /// (Gemma 3), under another module's name (Emu3's `text_model.`), or its `model.` under
+    /// `model.language_model.` with the head beside it (Qwen3.5).
+    pub wrap: HfWrap,
 }
 
 impl Family {
@@ -2934,7 +2935,7 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("qwen3_5_text"),
         wrapper_tied: Some(false),
-        nested: true,
+        wrap: HfWrap::Nested,
         parts: &[counted(
             "vision tower",
             "model.visual.",
@@ -2953,7 +2954,7 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("gemma4_unified_text"),
         wrapper_tied: Some(true),
-        nested: true,
+        wrap: HfWrap::Nested,
         parts: GEMMA4_UNIFIED_PARTS,
         ..wrapper("gemma4_unified", "Gemma 4 (unified)", GEMMA4_WRAPPER)
     },
@@ -2962,14 +2963,14 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("gemma4_text"),
         wrapper_tied: Some(true),
-        nested: true,
+        wrap: HfWrap::Nested,
         parts: GEMMA4_PARTS,
         ..wrapper("gemma4", "Gemma 4", GEMMA4_WRAPPER)
     },
     Family {
         text: Some("qwen3_5_moe_text"),
         wrapper_tied: Some(false),
-        nested: true,
+        wrap: HfWrap::Nested,
         parts: &[counted(
             "vision tower",
             "model.visual.",
@@ -3292,6 +3293,26 @@ pub static FAMILIES: &[Family] = &[
                 false,
             ))
         },
+        None,
+        &[TRAINING],
+    ),
+    // Emu3's language model: Llama's layers over a vocabulary that holds the image tokens too.
+    llama(
+        "emu3_text_model",
+        "Emu3",
+        LlamaLike::llama(d(
+            184_622,
+            4096,
+            14_336,
+            32,
+            32,
+            Some(8),
+            None,
+            9216,
+            1e-5,
+            1_000_000.0,
+            false,
+        )),
         None,
         &[TRAINING],
     ),
@@ -3640,6 +3661,29 @@ pub static FAMILIES: &[Family] = &[
                 "initializer_range",
                 "vision_config",
                 "image_token_index",
+                "image_token_id",
+            ]],
+        )
+    },
+    // Emu3: a Llama language model that reads and writes images as tokens of its vocabulary,
+    // which a VQ-VAE turns into pixels and back. Its checkpoints keep the language model, head
+    // and all, under `text_model.`.
+    Family {
+        text: Some("emu3_text_model"),
+        wrapper_tied: Some(false),
+        wrap: HfWrap::Prefix("text_model"),
+        parts: &[counted(
+            "VQ-VAE image tokenizer",
+            "vqmodel.",
+            towers::emu3_vqvae,
+        )],
+        ..wrapper(
+            "emu3",
+            "Emu3",
+            &[&[
+                "vq_config",
+                // The tokenizer's map from image codes to vocabulary ids, and the image token's.
+                "vocabulary_map",
                 "image_token_id",
             ]],
         )
@@ -4275,14 +4319,25 @@ const QWEN3_5_INERT: &[&str] = &[
     "rope_parameters.mrope_interleaved",
 ];
 
-/// A Qwen3.5 wrapper's own keys: its vision tower's, and the ids of its image and video tokens.
-/// Gemma 4's wrappers' parts beside their language model: towers and their embedders.
-/// Gemma 4 unified's towers, of kinds of their own that anatomy does not count yet.
+/// Gemma 4 unified's parts beside its language model: embedders that take pixels and audio
+/// features in place of towers, each counted, and not listed where the wrapper's config has
+/// none.
 const GEMMA4_UNIFIED_PARTS: &[Part] = &[
-    part("vision tower", "model.vision_tower."),
-    part("vision embedder", "model.embed_vision."),
-    part("audio tower", "model.audio_tower."),
-    part("audio embedder", "model.embed_audio."),
+    counted(
+        "patch embedder",
+        "model.vision_embedder.",
+        towers::gemma4_unified_patches,
+    ),
+    counted(
+        "vision embedder",
+        "model.embed_vision.",
+        towers::gemma4_unified_embed_vision,
+    ),
+    counted(
+        "audio embedder",
+        "model.embed_audio.",
+        towers::gemma4_unified_embed_audio,
+    ),
 ];
 
 /// Gemma 4's towers: each counted, and not listed where the wrapper's config has none.
@@ -4477,7 +4532,7 @@ const fn base(
         wrapper_tied: None,
         renames: &[],
         echoes: &[],
-        nested: false,
+        wrap: HfWrap::Prefix("language_model"),
     }
 }
 

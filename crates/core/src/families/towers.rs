@@ -335,6 +335,55 @@ pub fn gemma4_embed_audio(top: &Config) -> Result<Option<u64>> {
     }
 }
 
+/// Gemma 4 unified's patch embedder, in place of a vision tower (`vision_embedder.` in its
+/// checkpoints): each merged patch's pixels (`(patch_size × pooling_kernel_size)²` of them,
+/// three channels) through a LayerNorm, a biased projection and a LayerNorm; a table of
+/// positions per axis, and a LayerNorm after adding them. Zero where the wrapper has no vision
+/// config.
+pub fn gemma4_unified_patches(top: &Config) -> Result<Option<u64>> {
+    let v = match gemma4_part(top, "vision_config", "gemma4_unified_vision")? {
+        None => return Ok(Some(0)),
+        Some(None) => return Ok(None),
+        Some(Some(v)) => v,
+    };
+    let merged =
+        (v.size("patch_size", Some(16))? * v.size("pooling_kernel_size", Some(3))?) as u128;
+    let pixels = 3 * merged * merged;
+    let d = v.size("mm_embed_dim", Some(3840))? as u128;
+    let positions = v.size("mm_posemb_size", Some(1120))? as u128;
+    fit(
+        top,
+        2 * pixels + pixels * d + d + 2 * d + positions * 2 * d + 2 * d,
+    )
+}
+
+/// Gemma 4 unified's vision embedder: the patch embedder's output (`output_proj_dims` wide)
+/// projected to the text width (its norm has no weight). Zero where the wrapper has no vision
+/// config.
+pub fn gemma4_unified_embed_vision(top: &Config) -> Result<Option<u64>> {
+    match gemma4_part(top, "vision_config", "gemma4_unified_vision")? {
+        None => Ok(Some(0)),
+        Some(None) => Ok(None),
+        Some(Some(v)) => {
+            let out = v.size("output_proj_dims", Some(3840))? as u128;
+            fit(top, out * text_hidden(top, 2304)? as u128)
+        }
+    }
+}
+
+/// Gemma 4 unified's audio embedder, in place of a tower: the audio features (`audio_embed_dim`
+/// wide) projected to the text width. Zero where the wrapper has no audio config.
+pub fn gemma4_unified_embed_audio(top: &Config) -> Result<Option<u64>> {
+    match gemma4_part(top, "audio_config", "gemma4_unified_audio")? {
+        None => Ok(Some(0)),
+        Some(None) => Ok(None),
+        Some(Some(v)) => {
+            let d = v.size("audio_embed_dim", Some(640))? as u128;
+            fit(top, d * text_hidden(top, 2304)? as u128)
+        }
+    }
+}
+
 fn fit(top: &Config, n: u128) -> Result<Option<u64>> {
     u64::try_from(n).map(Some).map_err(|_| {
         top.err(
@@ -509,6 +558,126 @@ pub fn got_ocr2_projector(top: &Config) -> Result<Option<u64>> {
     )
 }
 
+/// Emu3's VQ-VAE image tokenizer (`Emu3VQVAEConfig`), every tensor its checkpoint holds under
+/// `vqmodel.`, the temporal blocks' BatchNorm running statistics among them: an encoder
+/// (a convolution in, ResNet blocks and attention at each resolution with a downsampling
+/// convolution between, a middle block, a GroupNorm and a convolution out to the latent, then
+/// temporal downsampling convolutions and ResNet blocks); the codebook and the convolutions
+/// either side of it; and a decoder that mirrors the encoder with one more ResNet block per
+/// resolution and norms conditioned on the quantized latent (`SpatialNorm`).
+pub fn emu3_vqvae(top: &Config) -> Result<Option<u64>> {
+    let v = top.detached("vq_config")?;
+    if let Some(v) = &v {
+        if v.opt_string("model_type")?
+            .is_some_and(|k| k != "emu3_vqgan")
+        {
+            return Ok(None);
+        }
+    }
+    let n = |key, default| size(&v, key, default).map(u128::from);
+    let (base, blocks, embed) = (
+        n("base_channels", 256)?,
+        n("num_res_blocks", 2)?,
+        n("embed_dim", 4)?,
+    );
+    let (latent, hidden) = (n("latent_channels", 4)?, n("hidden_size", 1024)?);
+    let levels =
+        |key, default: &[u64], item: &dyn Fn(u64) -> bool, expect: &str| -> Result<Vec<u64>> {
+            let given = match &v {
+                Some(v) => v.list_any(key, |x| x.as_u64().filter(|&n| item(n)), expect)?,
+                None => None,
+            };
+            Ok(given.unwrap_or_else(|| default.to_vec()))
+        };
+    // Each resolution's channels (base × factor) a size like any other, so no sum overflows.
+    let most = crate::config::MAX_SIZE / base as u64;
+    let mult: Vec<u128> = levels(
+        "channel_multiplier",
+        &[1, 2, 2, 4],
+        &|m| m > 0 && m <= most,
+        &format!(
+            "a positive factor of at most {most}, so that base_channels × it stays within 2^28"
+        ),
+    )?
+    .into_iter()
+    .map(u128::from)
+    .collect();
+    let attn_at = levels("attn_resolutions", &[3], &|_| true, "a resolution's index")?;
+    let (Some(&first), Some(&last)) = (mult.first(), mult.last()) else {
+        let v = v.as_ref().expect("an empty list was read from it");
+        return Err(v.err(
+            "channel_multiplier",
+            "is empty; it needs one factor per resolution",
+        ));
+    };
+    let double = match &v {
+        Some(v) => v.flag("double_latent", false)?,
+        None => false,
+    };
+    // Halvings of the frame count: int(log2(factor)) in the class.
+    let factor = n("temporal_downsample_factor", 4)?;
+    let halvings = u128::from(factor.ilog2());
+
+    let conv2 = |i: u128, o: u128, k: u128| i * o * k * k + o;
+    let conv3 = |i: u128, o: u128, kt: u128, k: u128| i * o * kt * k * k + o;
+    let group = |c: u128| 2 * c;
+    // A GroupNorm whose scale and shift are 1×1 convolutions of the quantized latent.
+    let spatial = |c: u128| group(c) + 2 * conv2(embed, c, 1);
+    let norm = |c: u128, q: bool| if q { spatial(c) } else { group(c) };
+    let resnet = |i: u128, o: u128, q: bool| {
+        norm(i, q)
+            + conv2(i, o, 3)
+            + norm(o, q)
+            + conv2(o, o, 3)
+            + if i != o { conv2(i, o, 1) } else { 0 }
+    };
+    // BatchNorm: scale, shift, running mean and variance, and its batch counter.
+    let temporal = |c: u128| 2 * (4 * c + 1) + 2 * conv3(c, c, 3, 3);
+    let attention = 4 * (hidden * hidden + hidden);
+    let middle = |c: u128, q: bool| 2 * resnet(c, c, q) + attention + norm(c, q);
+
+    let out = if double { 2 * latent } else { latent };
+    let mut encoder = conv2(n("in_channels", 3)?, base, 3);
+    // Each resolution's first block changes the channels, its others keep them (counted by
+    // multiplying: `num_res_blocks` comes from the file).
+    let mut c = base;
+    for (level, &m) in mult.iter().enumerate() {
+        let bm = base * m;
+        encoder += resnet(c, bm, false) + (blocks - 1) * resnet(bm, bm, false);
+        c = bm;
+        if attn_at.contains(&(level as u64)) {
+            encoder += blocks * (attention + group(c));
+        }
+        if level + 1 != mult.len() {
+            encoder += conv2(c, c, 3);
+        }
+    }
+    encoder += middle(base * last, false) + group(base * last) + conv2(base * last, out, 3);
+    encoder += halvings * conv3(out, out, 4, 3) + blocks * temporal(out);
+
+    let mut decoder = blocks * temporal(latent) + halvings * conv3(latent, latent, 3, 3);
+    decoder += conv2(latent, base * last, 3) + middle(base * last, true);
+    let mut c = base * last;
+    for (level, &m) in mult.iter().enumerate().rev() {
+        let bm = base * m;
+        decoder += resnet(c, bm, true) + blocks * resnet(bm, bm, true);
+        c = bm;
+        if attn_at.contains(&(level as u64)) {
+            decoder += (blocks + 1) * (attention + spatial(c));
+        }
+        if level != 0 {
+            decoder += conv2(c, c, 3);
+        }
+    }
+    decoder += spatial(base * first) + conv2(base * first, n("out_channels", 3)?, 3);
+
+    let codebook = n("codebook_size", 32768)? * embed;
+    let quant_convs = conv3(latent, embed, 3, 1) + conv3(embed, latent, 3, 1);
+    u64::try_from(encoder + decoder + codebook + quant_convs)
+        .map(Some)
+        .map_err(|_| top.err("vq_config", "gives a VQ-VAE too large to count in 64 bits"))
+}
+
 #[cfg(test)]
 mod tests {
     use crate::families::load_json;
@@ -529,7 +698,7 @@ mod tests {
     }
 
     /// A Gemma 4 tower the wrapper's config leaves out is not built, so not listed; one of
-    /// another kind is listed uncounted. Gemma 4 unified's towers are listed uncounted.
+    /// another kind is listed uncounted. So with Gemma 4 unified's embedders.
     #[test]
     fn gemma4_lists_the_towers_its_config_has() {
         let spec =
@@ -547,8 +716,23 @@ mod tests {
         assert_eq!(other.not_drawn.len(), 2);
         assert!(other.not_drawn.iter().all(|p| p.params.is_none()));
         let unified = spec(r#"{"model_type": "gemma4_unified", "text_config": {}}"#);
-        assert_eq!(unified.not_drawn.len(), 4);
-        assert!(unified.not_drawn.iter().all(|p| p.params.is_none()));
+        assert!(unified.not_drawn.is_empty());
+        let audio = spec(
+            r#"{"model_type": "gemma4_unified", "text_config": {}, "audio_config": {}, "vision_config": {"model_type": "siglip"}}"#,
+        );
+        let listed: Vec<_> = audio
+            .not_drawn
+            .iter()
+            .map(|p| (p.what.as_str(), p.params.is_some()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("patch embedder", false),
+                ("vision embedder", false),
+                ("audio embedder", true)
+            ]
+        );
     }
 
     /// Sizes too large to count are an error naming the tower's config, not a wrapped number.

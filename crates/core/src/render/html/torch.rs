@@ -3893,7 +3893,7 @@ ${head}${cap}        return logits"#,
             ("cap", cap),
             (
                 "lm",
-                if spec.hf_wrap == HfWrap::Prefix {
+                if matches!(spec.hf_wrap, HfWrap::Prefix(_)) {
                     "LanguageModel".into()
                 } else {
                     "Model".into()
@@ -3901,7 +3901,7 @@ ${head}${cap}        return logits"#,
             ),
         ],
     );
-    if spec.hf_wrap == HfWrap::Prefix {
+    if let HfWrap::Prefix(module) = spec.hf_wrap {
         out += &fill(
             r#"
 
@@ -3915,7 +3915,7 @@ class Model(nn.Module):
 
     def forward(self, input_ids):
         return self.${prefix}(input_ids)"#,
-            &[("prefix", "language_model".to_string())],
+            &[("prefix", module.to_string())],
         );
     }
     if !spec.not_drawn.is_empty() {
