@@ -679,6 +679,30 @@ def main(only):
                "text_config": {"hidden_size": 512}, **towers}
         (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
         write(name, f"unseen/{name}.json", raw)
+    # Phi-4-multimodal's image and audio encoders at sizes and options of their own.
+    for i, towers in enumerate(({"vision_config": {"hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 2,
+                                                   "num_attention_heads": 2, "image_size": 56, "patch_size": 14},
+                                 "audio_config": {"hidden_size": 32, "intermediate_size": 24, "num_blocks": 2,
+                                                  "num_attention_heads": 4, "ext_pw_out_channel": 16,
+                                                  "depthwise_separable_out_channel": 24, "depthwise_multiplier": 2,
+                                                  "kernel_size": 5, "input_size": 20, "nemo_conv_channels": 8,
+                                                  "time_reduction": 4, "bias_max_distance": 50,
+                                                  "bias_symmetric": True, "downsample_rate": 2}},
+                                {"vision_config": {"hidden_size": 48, "intermediate_size": 24, "num_hidden_layers": 1,
+                                                   "num_attention_heads": 3, "image_size": 42, "patch_size": 14,
+                                                   "num_channels": 1},
+                                 "audio_config": {"hidden_size": 24, "intermediate_size": 40, "num_blocks": 1,
+                                                  "num_attention_heads": 5, "input_size": 7, "nemo_conv_channels": 4,
+                                                  "time_reduction": 16, "ext_pw_out_channel": 24,
+                                                  "depthwise_separable_out_channel": 24}})):
+        name = f"unseen-phi4_towers-{i}"
+        if only and name not in only:
+            continue
+        raw = {"model_type": "phi4_multimodal", "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 1,
+               "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000, "pad_token_id": 0,
+               "bos_token_id": 1, "eos_token_id": 2, **towers}
+        (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
+        write(name, f"unseen/{name}.json", raw)
     # Gemma 4 unified with its class's vision and audio embedders, and with other sizes of each.
     for i, towers in enumerate(({"vision_config": {}, "audio_config": {}},
                                 {"vision_config": {"patch_size": 8, "pooling_kernel_size": 2, "mm_embed_dim": 96,

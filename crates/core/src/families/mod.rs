@@ -184,10 +184,7 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
             Ok(NotDrawn {
                 what: p.what.to_string(),
                 prefix: p.prefix.to_string(),
-                params: match p.count {
-                    Some(count) => count(&top)?,
-                    None => None,
-                },
+                params: (p.count)(&top)?,
             })
         })
         .collect::<Result<Vec<_>>>()?;

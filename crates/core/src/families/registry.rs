@@ -30,29 +30,20 @@ use crate::spec::{
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
 
 /// A wrapper's part besides its language model: what it is, the Hugging Face name prefix of its
-/// tensors, and its parameter count where anatomy can count it from the config.
+/// tensors, and how to count its parameters from the config (`None` from the counter for a
+/// tower of a kind it does not know).
 #[derive(Clone, Copy)]
 pub struct Part {
     pub what: &'static str,
     pub prefix: &'static str,
-    pub count: Option<towers::Counter>,
+    pub count: towers::Counter,
 }
 
-/// A part anatomy names but cannot count yet.
-const fn part(what: &'static str, prefix: &'static str) -> Part {
-    Part {
-        what,
-        prefix,
-        count: None,
-    }
-}
-
-/// A part anatomy counts.
 const fn counted(what: &'static str, prefix: &'static str, count: towers::Counter) -> Part {
     Part {
         what,
         prefix,
-        count: Some(count),
+        count,
     }
 }
 
@@ -560,10 +551,18 @@ pub static FAMILIES: &[Family] = &[
     // Phi-4-multimodal: Phi-3's language model, its image and audio encoders beside the token
     // embedding (`model.embed_tokens_extend`).
     Family {
-        parts: &[part(
-            "image and audio encoders",
-            "model.embed_tokens_extend.",
-        )],
+        parts: &[
+            counted(
+                "image encoder",
+                "model.embed_tokens_extend.image_embed.",
+                towers::phi4_images,
+            ),
+            counted(
+                "audio encoder",
+                "model.embed_tokens_extend.audio_embed.",
+                towers::phi4_audio,
+            ),
+        ],
         ..llama(
             "phi4_multimodal",
             "Phi-4-multimodal",

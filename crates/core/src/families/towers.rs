@@ -119,15 +119,7 @@ pub fn fuyu_patches(top: &Config) -> Result<Option<u64>> {
 /// The wrapper's vision sub-config, where it is of one of `kinds` (or says no kind): `Ok(None)`
 /// for another kind, `Ok(Some(None))` where the config has none (the class defaults hold).
 fn vision<'a>(top: &Config<'a>, kinds: &[&str]) -> Result<Option<Option<Config<'a>>>> {
-    let v = top.detached("vision_config")?;
-    if let Some(v) = &v {
-        if let Some(kind) = v.opt_string("model_type")? {
-            if !kinds.contains(&kind.as_str()) {
-                return Ok(None);
-            }
-        }
-    }
-    Ok(Some(v))
+    vision_like(top, "vision_config", kinds)
 }
 
 /// A size of the vision config, or the class default where it has none.
@@ -382,6 +374,98 @@ pub fn gemma4_unified_embed_audio(top: &Config) -> Result<Option<u64>> {
             fit(top, d * text_hidden(top, 2304)? as u128)
         }
     }
+}
+
+/// Phi-4-multimodal's image embedder (`embed_tokens_extend.image_embed.`): a SigLIP tower (its
+/// biased patch convolution and learned positions, encoder layers, a LayerNorm after, and an
+/// attention-pooling head that transformers builds though the embedder reads an earlier
+/// layer), the two learned separators of global and cropped features, and a biased two-layer
+/// projection to the text width.
+pub fn phi4_images(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = vit(top, &["phi4_multimodal_vision"], (448, 14, 1152, 4304, 27))? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let text = top.size("hidden_size", Some(3072))? as u128;
+    let tower = t.patch_conv() + d + t.patches * d + t.layers * t.layer(true) + 2 * d;
+    let pool = d + 3 * d * d + 3 * d + d * d + d + 2 * d + t.mlp();
+    fit(
+        top,
+        tower + pool + 2 * d + d * text + text + text * text + text,
+    )
+}
+
+/// Phi-4-multimodal's audio embedder (`embed_tokens_extend.audio_embed.`): a Conformer encoder
+/// (the features' stored mean and inverse deviation; NeMo's subsampling, a convolution and
+/// then a depthwise and a pointwise one per further halving of time, into a linear map; a
+/// relative-position bias table; and its blocks: a feed-forward half-step either side of
+/// attention and a GLU convolution module), and two biased two-layer projections to the text
+/// width (for speech alone, and for speech beside an image).
+pub fn phi4_audio(top: &Config) -> Result<Option<u64>> {
+    let Some(a) = vision_like(top, "audio_config", &["phi4_multimodal_audio"])? else {
+        return Ok(None);
+    };
+    let n = |key, default| size(&a, key, default).map(u128::from);
+    let (h, i, heads) = (
+        n("hidden_size", 1024)?,
+        n("intermediate_size", 1536)?,
+        n("num_attention_heads", 16)?,
+    );
+    let (ext, dsep) = (
+        n("ext_pw_out_channel", 1024)?,
+        n("depthwise_separable_out_channel", 1024)?,
+    );
+    let (mult, kernel) = (n("depthwise_multiplier", 1)?, n("kernel_size", 3)?);
+    let (input, channels) = (n("input_size", 80)?, n("nemo_conv_channels", 1024)?);
+    // Halvings of time: int(log2(time_reduction)); the features' width after them.
+    let halvings = u128::from(n("time_reduction", 8)?.ilog2());
+    let mut width = input;
+    for _ in 0..halvings {
+        width = width.div_ceil(2);
+    }
+    let distance = n("bias_max_distance", 1000)?;
+    let symmetric = match &a {
+        Some(a) => a.flag("bias_symmetric", false)?,
+        None => false,
+    };
+    let text = top.size("hidden_size", Some(3072))? as u128;
+    let down = n("downsample_rate", 1)?;
+
+    let norm = 2 * h;
+    let ffn = norm + h * 2 * i + 2 * i + i * h + h;
+    let width_heads = heads * (h / heads);
+    let attention = 3 * (h * width_heads + width_heads) + width_heads * h + h;
+    let conv = norm
+        + (h * 2 * ext + 2 * ext + 2 * ext)
+        + (h * mult * kernel + h * mult + h * mult * dsep + dsep)
+        + (h * ext + ext);
+    let block = 2 * ffn + attention + conv + 2 * norm;
+    let subsample = (9 * channels + channels)
+        + halvings.saturating_sub(1) * (9 * channels + channels + channels * channels + channels)
+        + channels * width * h
+        + h;
+    let buckets = if symmetric { distance } else { 2 * distance };
+    let encoder = 2 * input + subsample + buckets * heads + n("num_blocks", 24)? * block;
+    let project = h * down * text + text + text * text + text;
+    fit(top, encoder + 2 * project)
+}
+
+/// A sub-config `key` of one of `kinds` (or saying no kind): `Ok(None)` for another kind,
+/// `Ok(Some(None))` where the config has none (the class defaults hold).
+fn vision_like<'a>(
+    top: &Config<'a>,
+    key: &str,
+    kinds: &[&str],
+) -> Result<Option<Option<Config<'a>>>> {
+    let v = top.detached(key)?;
+    if let Some(v) = &v {
+        if let Some(kind) = v.opt_string("model_type")? {
+            if !kinds.contains(&kind.as_str()) {
+                return Ok(None);
+            }
+        }
+    }
+    Ok(Some(v))
 }
 
 fn fit(top: &Config, n: u128) -> Result<Option<u64>> {
