@@ -220,8 +220,21 @@ def git(rng):
     return raw
 
 
+def emu3(rng):
+    heads = rng.choice([2, 4])
+    text = dict(model_type="emu3_text_model", hidden_size=heads * rng.choice([8, 16]), intermediate_size=rng.choice([40, 64]),
+                num_hidden_layers=rng.randint(1, 3), num_attention_heads=heads, num_key_value_heads=rng.choice([1, heads]),
+                vocab_size=97, pad_token_id=0, bos_token_id=1, eos_token_id=2, attention_bias=rng.random() < 0.3,
+                rope_parameters={"rope_type": "default", "rope_theta": rng.choice([10000.0, 1e6])})
+    # The tokenizer's map of image codes holds no weights; the class cannot build without one.
+    vq = dict(codebook_size=16, embed_dim=4, latent_channels=4, base_channels=32, channel_multiplier=[1],
+              num_res_blocks=1, attn_resolutions=[0], temporal_downsample_factor=2, hidden_size=16, num_attention_heads=2)
+    return dict(model_type="emu3", architectures=["Emu3ForConditionalGeneration"], vocabulary_map={},
+                tie_word_embeddings=rng.random() < 0.3, text_config=text, vq_config=vq)
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
-                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git)}
+                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3)}
 
 
 def check(anatomy, raw, seed, tol, work):
