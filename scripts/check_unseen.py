@@ -233,8 +233,24 @@ def emu3(rng):
                 tie_word_embeddings=rng.random() < 0.3, text_config=text, vq_config=vq)
 
 
+def hrm_text(rng):
+    heads = rng.choice([2, 4])
+    raw = dict(model_type="hrm_text", hidden_size=heads * rng.choice([8, 16]), intermediate_size=rng.choice([40, 64]),
+               num_hidden_layers=rng.randint(1, 3), num_attention_heads=heads, head_dim=rng.choice([8, 16]),
+               vocab_size=97, H_cycles=rng.randint(1, 3), L_cycles=rng.randint(1, 3),
+               rms_norm_eps=rng.choice([1e-6, 1e-5]), tie_word_embeddings=rng.random() < 0.3,
+               rope_parameters={"rope_type": "default", "rope_theta": rng.choice([10000.0, 1e6])},
+               pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    if rng.random() < 0.5:
+        raw["embedding_scale"] = rng.uniform(0.5, 8.0)
+    else:
+        raw["initializer_range"] = rng.choice([0.02, 0.1])  # the scale is its inverse
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
-                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3)}
+                                  recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
+                                  hrm_text)}
 
 
 def check(anatomy, raw, seed, tol, work):

@@ -41,6 +41,7 @@ ENTRIES = {
     "llama-3.2-11b-vision": "mllama",
     "git-base": "git",
     "emu3-chat": "emu3",
+    "hrm-text-1b": "hrm_text",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

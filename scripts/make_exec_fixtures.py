@@ -369,6 +369,11 @@ CONFIGS = {
                  vq_config=dict(codebook_size=16, embed_dim=4, latent_channels=4, base_channels=32,
                                 channel_multiplier=[1], num_res_blocks=1, attn_resolutions=[0],
                                 temporal_downsample_factor=2, hidden_size=16, num_attention_heads=2)),
+    # HRM-Text: two stacks of two gated layers each, run in 2 cycles of 2 low-level visits and
+    # one high-level, every visit with a cache of its own; the embeddings scaled by 1 / 0.02.
+    # Its attention is multi-head: the class has no num_key_value_heads.
+    "hrm_text": dict({k: v for k, v in BASE.items() if k != "num_key_value_heads"}, model_type="hrm_text",
+                     H_cycles=2, L_cycles=2, bos_token_id=1, eos_token_id=2),
     # Apertus 1.5: Apertus with its head pruned to the first 60 of 97 ids.
     "apertus1p5": dict(BASE, model_type="apertus1p5_text", max_position_embeddings=32768, output_vocab_size=60),
     # DiffLlama: differential attention over 4 K/V heads (8 query heads), λ from random vectors.

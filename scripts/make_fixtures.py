@@ -457,6 +457,18 @@ def unseen_emu3(rng):
             "tie_word_embeddings": rng.random() < 0.3, "text_config": text, "vq_config": vq}
 
 
+def unseen_hrm_text(rng):
+    heads = rng.choice([2, 4])
+    raw = {"model_type": "hrm_text", "hidden_size": heads * rng.choice([8, 16]),
+           "intermediate_size": rng.choice([40, 96]), "num_hidden_layers": rng.randint(1, 4),
+           "num_attention_heads": heads, "head_dim": rng.choice([8, 16]), "vocab_size": rng.choice([97, 1000]),
+           "H_cycles": rng.randint(1, 3), "L_cycles": rng.randint(1, 4), "tie_word_embeddings": rng.random() < 0.3,
+           "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2}
+    if rng.random() < 0.5:
+        raw["embedding_scale"] = rng.choice([1.0, 8.0])
+    return raw
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -612,6 +624,7 @@ UNSEEN = {
     "git": unseen_git,
     "got_ocr2": unseen_got_ocr2,
     "emu3": unseen_emu3,
+    "hrm_text": unseen_hrm_text,
 }
 
 
@@ -625,7 +638,7 @@ DEFAULT_TYPES = [
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
-    "emu3", "emu3_text_model",
+    "emu3", "emu3_text_model", "hrm_text",
 ]
 
 

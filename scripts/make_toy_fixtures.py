@@ -392,6 +392,11 @@ def shrink(raw):
     if text.get("model_type") == "gemma3n_text" and text.get("num_kv_shared_layers", 15):
         n, text["num_kv_shared_layers"] = 2 * n, 2
     shrink_text(text, n)
+    if "num_layers_per_stack" in text:
+        # HRM keeps its layers per stack apart; num_hidden_layers is their product with the stack
+        # visits, its cache's slots.
+        text["num_layers_per_stack"] = text["num_hidden_layers"]
+        text["num_hidden_layers"] *= text.get("H_cycles", 2) * (text.get("L_cycles", 3) + 1)
     # The vocabulary is a size even where the class default gives it (Gemma 3: 262,208).
     text.setdefault("vocab_size", VOCAB)
     if isinstance(cfg.get("vision_config"), dict):

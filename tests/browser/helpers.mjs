@@ -5,7 +5,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-const root = resolve(import.meta.dirname, "../..");
+export const root = resolve(import.meta.dirname, "../..");
 export const anatomyBin = process.env.ANATOMY_BIN || join(root, "target/debug/anatomy");
 export const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 

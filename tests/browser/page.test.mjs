@@ -3,9 +3,9 @@
 // hostile strings inert.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { anatomy, launch, open, tempDir } from "./helpers.mjs";
+import { anatomy, launch, open, root, tempDir } from "./helpers.mjs";
 
 let browser, dir;
 before(async () => {
@@ -25,6 +25,7 @@ before(async () => {
   anatomy("html", join(dir, "xlstm"), "-o", join(dir, "xlstm.html"));
   anatomy("html", "gemma-3-27b", "-o", join(dir, "gemma3.html"));
   anatomy("html", "llama-3.2-11b-vision", "-o", join(dir, "mllama.html"));
+  anatomy("html", "hrm-text-1b", "-o", join(dir, "hrm.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -302,6 +303,24 @@ test("layers that cross-attend to an image are a part of their own, counted as s
   assert.match(text, new RegExp(total.toLocaleString("en-US")));
   assert.match(text, /skips these layers whole/);
   assert.match(await page.locator("#detail pre.code").textContent(), /class CrossAttentionLayer/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("HRM-Text's page draws its loop over two stacks as a part, with the visits its config gives", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/core/catalog/hrm-text-1b.json"), "utf8"));
+  const per = cfg.num_layers_per_stack, high = cfg.H_cycles, low = cfg.L_cycles;
+  const { page, problems } = await open(browser, join(dir, "hrm.html"));
+  await page.waitForLoadState("load");
+  await page.click("#part-hierarchy");
+  const detail = page.locator("#detail");
+  await detail.waitFor({ state: "visible" });
+  const text = await detail.textContent();
+  assert.match(text, new RegExp(`runs the low-level stack ${high * low} times and the high-level one ${high}`));
+  assert.match(text, new RegExp(`a token runs ${per * high * (low + 1)} layers in all`));
+  const code = await page.locator("#detail pre.code").textContent();
+  assert.match(code, /class Stack/);
+  assert.match(code, new RegExp(`for _ in range\\(${low}\\):\\s+low = self\\.L_module\\(low \\+ high, rope\\)`));
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -404,6 +404,12 @@ pub static ENTRIES: &[Entry] = &[
         "a Llama that reads and writes images as tokens; its VQ-VAE image tokenizer counted"
     ),
     entry!(
+        defaults "HrmTextConfig",
+        "hrm-text-1b",
+        "sapientinc/HRM-Text-1B",
+        "two stacks of 16 layers in a nested loop: each token runs 128 layers"
+    ),
+    entry!(
         defaults "BeamConfig",
         "beam-1.0-501b-a23b",
         "reflection/Beam-1.0-501B-A23B",

@@ -661,6 +661,17 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         }),
     );
     f(
+        "hierarchy",
+        "hierarchical loop",
+        Mechanism,
+        s.hierarchy.map_or("none".into(), |h| {
+            format!(
+                "two stacks of {}, {} cycles of {} low-level visits and one high-level",
+                h.per_stack, h.high_cycles, h.low_cycles
+            )
+        }),
+    );
+    f(
         "mtp_layers",
         "multi-token-prediction layers",
         Size,

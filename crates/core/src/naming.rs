@@ -116,6 +116,8 @@ pub enum Role {
     ActBeta,
     ActEps,
     FinalNorm,
+    /// HRM's stored initial low-level state (`z_L_init`).
+    LowInit,
     /// Per-layer embeddings (Gemma 4): their table, the projection of the embeddings to every
     /// layer's share and its norm; in each layer the gate from the stream, the projection back
     /// and its norm.
@@ -262,6 +264,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             let base = o.strip_suffix(".weight").unwrap_or(&o);
             return (format!("{base}_bias"), "blk.{b}.attn_output.bias".into());
         }
+        // HRM's initial low-level state, a bare parameter of the model.
+        (_, LowInit) => return ("model.z_L_init".into(), "z_l_init".into()),
         (_, LambdaQ1 | LambdaK1 | LambdaQ2 | LambdaK2) => {
             let name = match role {
                 LambdaQ1 => "lambda_q1",
@@ -609,6 +613,17 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         _ => {}
     }
     let (hf, gguf) = match layout {
+        // HRM: Llama's layers in two stacks, `{stack}` the layer's (`Spec::instantiate`), the
+        // output gate, Q, K and V in one tensor.
+        Layout::Hrm => {
+            let (hf, gguf) = match role {
+                Qkv => ("model.layers.{b}.attn.gqkv_proj", "blk.{b}.attn_gqkv"),
+                O => ("model.layers.{b}.attn.o_proj", "blk.{b}.attn_output"),
+                other => llama(other),
+            };
+            let hf = hf.replace("model.layers.", "model.{stack}.layers.");
+            return (format!("{hf}.{suffix}"), format!("{gguf}.{suffix}"));
+        }
         // Phi-3's fused tensors, DeepSeek's MLA projections and shared experts are in the common table.
         Layout::Llama
         | Layout::Phi3
@@ -1624,6 +1639,8 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         Up => ("model.layers.{b}.mlp.up_proj", "blk.{b}.ffn_up"),
         Down => ("model.layers.{b}.mlp.down_proj", "blk.{b}.ffn_down"),
         FinalNorm => ("model.norm", "output_norm"),
+        // Named without a suffix, above.
+        LowInit => ("model.z_L_init", "z_l_init"),
         MlpPostNorm => ("model.layers.{b}.post_mlp_norm", "blk.{b}.post_ffw_norm_1"),
         ExpertsNorm => ("model.layers.{b}.experts_norm", "blk.{b}.pre_ffw_norm_2"),
         ExpertsPostNorm => (

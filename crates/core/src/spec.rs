@@ -92,6 +92,9 @@ pub struct Spec {
     /// Gemma 3n's alternating updates: the stream is several predictions of the hidden state,
     /// one of which the layer computes on (`AltUp`).
     pub altup: Option<AltUp>,
+    /// HRM's two stacks run in a nested loop (`Hierarchy`): layers 0..per_stack are the
+    /// low-level stack's, the rest the high-level one's.
+    pub hierarchy: Option<Hierarchy>,
     /// Gemma 3n's LAuReL: a low-rank branch of this rank beside each attention.
     pub laurel: Option<u64>,
     /// Gemma 3n's activation sparsity: the layers whose MLP gate keeps only its values above
@@ -135,6 +138,44 @@ pub struct Hyper {
     /// `hc_eps`, added to every gate. (The streams' weightless RMS scaling uses the model's
     /// norm ε.)
     pub eps: f64,
+}
+
+/// HRM-Text's hierarchical recurrence over two stacks of `per_stack` layers, a low-level one
+/// (L) and a high-level one (H), each ending in its own norm. The high-level state starts as
+/// the embeddings, the low-level one as a stored vector `z_L_init`; each of `high_cycles`
+/// cycles runs L `low_cycles` times on the sum of both states, zL ← L(zL + zH), then H once,
+/// zH ← H(zH + zL); the last zH is the output. Every run of a layer attends over its own keys
+/// and values, so each layer runs, and caches, once per visit of its stack. The layers are
+/// HRM's, pre-norm attention and MLP one after the other: the NumPy export and the PyTorch
+/// reference write the loop for them alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hierarchy {
+    pub per_stack: u64,
+    pub high_cycles: u64,
+    pub low_cycles: u64,
+}
+
+impl Hierarchy {
+    /// Whether layer `b` is the low-level stack's, and its index within its stack.
+    pub fn locate(self, b: u64) -> (bool, u64) {
+        (b < self.per_stack, b % self.per_stack)
+    }
+
+    /// How many times layer `b` runs for one token.
+    pub fn runs(self, b: u64) -> u64 {
+        if b < self.per_stack {
+            self.high_cycles * self.low_cycles
+        } else {
+            self.high_cycles
+        }
+    }
+
+    /// Every visit of a stack in order, true for the low-level stack's: each cycle's low-level
+    /// visits, then its high-level one. A visit's index is its layers' cache slot.
+    pub fn visits(self) -> impl Iterator<Item = bool> {
+        let l = self.low_cycles;
+        (0..self.high_cycles).flat_map(move |_| (0..=l).map(move |i| i < l))
+    }
 }
 
 /// A.X-K2's gated RMSNorm: the norm's output y times σ(W_up · SiLU(W_down · y)), a gate of
@@ -294,13 +335,34 @@ pub struct OutGate {
     /// A learned bias per head, stored apart and shared by the head's features, joins the gate
     /// before its function (Beam's `gate_bias`).
     pub bias: bool,
-    /// Stored in the query projection rather than a tensor of its own: each head's query rows,
-    /// then its gate rows, one gate per head feature (Qwen3-Next's, Qwen3.5's `q_proj` of twice
-    /// the query width).
-    pub in_query: bool,
+    /// Where its projection is stored.
+    pub stored: GateStore,
+}
+
+/// Where an output gate's projection is stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateStore {
+    /// A tensor of its own (`gate_proj`).
+    Own,
+    /// In the query projection: each head's query rows, then its gate rows, one gate per head
+    /// feature (Qwen3-Next's, Qwen3.5's `q_proj` of twice the query width).
+    InQuery,
+    /// First in the stacked QKV projection: every gate row, then the queries, keys and values
+    /// (HRM-Text's `gqkv_proj`).
+    BeforeQkv,
 }
 
 impl OutGate {
+    /// Stored in the query projection (`GateStore::InQuery`).
+    pub fn in_query(self) -> bool {
+        self.stored == GateStore::InQuery
+    }
+
+    /// Stored first in the stacked QKV projection (`GateStore::BeforeQkv`).
+    pub fn before_qkv(self) -> bool {
+        self.stored == GateStore::BeforeQkv
+    }
+
     /// The gate's function, in words and symbols (`σ`).
     pub fn symbol(self) -> &'static str {
         if self.softplus {
@@ -1708,6 +1770,9 @@ impl Act {
 pub enum Layout {
     /// `model.layers.{b}.self_attn.q_proj.weight`, `mlp.gate_proj` (Llama, Mistral, Qwen, Gemma, OLMo, SmolLM3).
     Llama,
+    /// Llama's names in HRM-Text's two stacks, `model.L_module.layers.{i}` and
+    /// `model.H_module.layers.{i}`, and its stored initial state `model.z_L_init`.
+    Hrm,
     /// Llama names with `block_sparse_moe.gate` and `experts.{e}.w1/w2/w3` (Mixtral).
     Mixtral,
     /// Qwen2-MoE's names with the Gated DeltaNet layers' `linear_attn.in_proj_qkvz`,
@@ -1967,10 +2032,22 @@ impl Spec {
     /// A tensor's name for layer b and expert e from its template (`naming::instantiate`), with
     /// Zamba2's shared-block placeholders filled in (`SharedBlocks::place`).
     pub fn instantiate(&self, template: &str, b: Option<u64>, e: Option<u64>) -> String {
-        match (&self.shared, b) {
-            (Some(s), Some(b)) => crate::naming::instantiate(&s.place(template, b), Some(b), e),
+        match (&self.shared, self.hierarchy, b) {
+            (Some(s), _, Some(b)) => crate::naming::instantiate(&s.place(template, b), Some(b), e),
+            // HRM: `{stack}` is the layer's stack, numbered within it.
+            (_, Some(h), Some(b)) if template.contains("{stack}") => {
+                let (low, i) = h.locate(b);
+                let module = if low { "L_module" } else { "H_module" };
+                crate::naming::instantiate(&template.replace("{stack}", module), Some(i), e)
+            }
             _ => crate::naming::instantiate(template, b, e),
         }
+    }
+
+    /// How many times layer `b` runs for one token: once, or once per visit of its stack
+    /// (`Hierarchy`).
+    pub fn runs(&self, b: u64) -> u64 {
+        self.hierarchy.map_or(1, |h| h.runs(b))
     }
 
     /// How many logits the LM head produces: its rows.

@@ -281,14 +281,20 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
     let per_layer = v.per_layer();
     let all = LayerSet::all(spec.layers);
     let layers = v.layers().unwrap_or(&all);
-    // Steps outside the blocks (the LM head) run once, not once per layer.
-    let runs = v.layers().map_or(1, |l| l.len() as u128);
+    // Steps outside the blocks (the LM head) run once, not once per layer; a layer runs once
+    // per token, or once per visit of its stack (HRM).
+    let runs = v
+        .layers()
+        .map_or(1, |l| l.iter().map(|b| spec.runs(b) as u128).sum());
     let mut c = Cost::default();
     let out = g.tensor(step.output);
     if let TensorKind::Activation { cached: true } = out.kind {
         // A cached tensor is cached in every layer of its scope, even where its step is skipped.
         for b in v.scope_layers().unwrap_or(&all).iter() {
-            let per_token = out.elems().saturating_mul(per_layer);
+            let per_token = out
+                .elems()
+                .saturating_mul(per_layer)
+                .saturating_mul(spec.runs(b) as u128);
             c.kv_per_token = c.kv_per_token.saturating_add(per_token);
             let kept = spec.attn_span(b).map_or(0, |s| s.cached_tokens(context)) as u128;
             c.kv_at_context = c
@@ -343,11 +349,12 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                     continue;
                 };
                 let attended = |n: u64| limit.map_or(n, |k| k.min(n));
-                let per = 2.0 * dim as f64 * per_layer as f64;
+                let per = 2.0 * dim as f64 * per_layer as f64 * spec.runs(b) as f64;
                 c.prefill_attn +=
                     per * mean_attended(attended(span.cached_tokens(u64::MAX)), context);
                 let decode = (2 * dim as u128)
                     .saturating_mul(per_layer)
+                    .saturating_mul(spec.runs(b) as u128)
                     .saturating_mul(attended(span.cached_tokens(context)) as u128);
                 c.decode_attn = c.decode_attn.saturating_add(decode);
             }

@@ -1108,3 +1108,40 @@ fn mllama_cross_attention_layers_are_indices() {
     assert_eq!(e.field, "text_config.cross_attention_layers[1]", "{e}");
     assert!(e.message.contains("non-negative"), "{e}");
 }
+
+/// HRM-Text's layer counts: per stack in `num_layers_per_stack`, with `num_hidden_layers` its
+/// product with the stack visits (transformers' cache slots), or per stack in the latter alone;
+/// biases, which its checkpoints have no stored form for, are refused by name.
+#[test]
+fn hrm_layer_counts_agree_and_biases_are_refused() {
+    let base = json!({"model_type": "hrm_text", "hidden_size": 32, "intermediate_size": 48,
+        "num_attention_heads": 4, "head_dim": 8, "vocab_size": 100, "H_cycles": 2, "L_cycles": 3});
+    let layers = |v: &Value| {
+        families::load_json("cfg.json", &v.to_string(), "t", false)
+            .unwrap()
+            .layers
+    };
+    let mut v = base.clone();
+    v["num_hidden_layers"] = json!(3);
+    assert_eq!(layers(&v), 6, "three layers a stack, two stacks");
+    v["num_layers_per_stack"] = json!(3);
+    v["num_hidden_layers"] = json!(24);
+    assert_eq!(
+        layers(&v),
+        6,
+        "as transformers saves it: 3 × 2 × (3 + 1) slots"
+    );
+    v["num_hidden_layers"] = json!(3);
+    let e = err_of(&v);
+    assert_eq!(e.field, "num_hidden_layers", "{e}");
+    assert!(e.message.contains("24"), "{e}");
+    for key in ["attention_bias", "mlp_bias"] {
+        let mut v = base.clone();
+        v[key] = json!(true);
+        assert_eq!(err_of(&v).field, key);
+    }
+    let mut v = base.clone();
+    v["H_cycles"] = json!(100_000);
+    let e = err_of(&v);
+    assert_eq!(e.field, "H_cycles", "{e}");
+}

@@ -455,3 +455,38 @@ fn a_model_without_attention_reports_no_kv_cache() {
         "{hybrid}"
     );
 }
+
+/// HRM-Text runs each stored layer once per visit of its stack: its KV cache and its layers'
+/// FLOPs are those of the same layers run once each, times the visits over the two stacks,
+/// H_cycles × (L_cycles + 1) / 2; its parameters are the stored layers' alone.
+#[test]
+fn a_hierarchy_caches_and_computes_once_per_visit() {
+    let spec = source::load("hrm-text-1b", false).unwrap().spec;
+    let h = spec.hierarchy.expect("HRM-Text loops over its stacks");
+    let mut once = spec.clone();
+    once.hierarchy = None;
+    let (looped, flat) = (graph::build(&spec).unwrap(), graph::build(&once).unwrap());
+    let visits = h.high_cycles * (h.low_cycles + 1);
+    for context in [128, 2048] {
+        let (a, b) = (
+            stats::stats(&looped, Some(context)).unwrap(),
+            stats::stats(&flat, Some(context)).unwrap(),
+        );
+        assert_eq!(
+            2 * a.kv_cache.values_per_token,
+            visits * b.kv_cache.values_per_token
+        );
+        assert_eq!(
+            2 * a.kv_cache.values_at_context,
+            visits * b.kv_cache.values_at_context
+        );
+        // The LM head runs once either way; every layer's weights once per visit.
+        let head = 2 * spec.vocab * spec.hidden;
+        assert_eq!(
+            2 * (a.flops.matmul_per_token - head),
+            visits * (b.flops.matmul_per_token - head)
+        );
+        // The loop's stored initial state is the one parameter the flat copy lacks.
+        assert_eq!(a.total_params, b.total_params + spec.hidden);
+    }
+}

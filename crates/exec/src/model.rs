@@ -11,8 +11,8 @@ use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
-    Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Indexer, Mixer, Moa, Norm, NormKind,
-    NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
+    Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Mixer, Moa, Norm,
+    NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
 };
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
@@ -137,7 +137,17 @@ pub struct Cache {
     chosen: Option<Vec<bool>>,
     /// The recurrent state of each state-space layer.
     ssm: Vec<Option<SsmState>>,
+    /// Each stack visit's own cache (HRM: every run of a layer attends over its own keys and
+    /// values), made as the first step needs them.
+    visits: Vec<Cache>,
     pub pos: usize,
+}
+
+/// A cache as `Cache::mark` found it.
+struct Mark {
+    rest: Cache,
+    lens: Vec<Option<usize>>,
+    visits: Vec<Mark>,
 }
 
 impl Cache {
@@ -154,8 +164,20 @@ impl Cache {
             index_k: vec![None; layers],
             chosen: None,
             ssm: vec![None; layers],
+            visits: Vec::new(),
             pos: 0,
         }
+    }
+
+    /// Stack visit `i`'s own cache, at this one's position (`Spec::hierarchy`).
+    fn visit(&mut self, i: usize) -> &mut Cache {
+        while self.visits.len() <= i {
+            self.visits.push(Cache::with_room(self.kv.len(), self.room));
+        }
+        let pos = self.pos;
+        let c = &mut self.visits[i];
+        c.pos = pos;
+        c
     }
 
     /// Bytes the cache holds: keys and values (with their room to grow), indexer keys and
@@ -171,13 +193,13 @@ impl Cache {
         let ssm: usize = (self.ssm.iter().flatten())
             .map(|s| (s.conv.len() + s.h.len()) * 4 + s.memory.len() * 8)
             .sum();
-        kv + index + ssm
+        kv + index + ssm + self.visits.iter().map(Cache::bytes).sum::<usize>()
     }
 
     /// This cache as it is, to run a step again from, taken before every step: the keys and
     /// values, which a step only appends to, by their length alone; the recurrent states (their
     /// size constant in context), copied.
-    fn mark(&self) -> (Cache, Vec<Option<usize>>) {
+    fn mark(&self) -> Mark {
         let lens = self
             .kv
             .iter()
@@ -189,21 +211,32 @@ impl Cache {
             index_k: self.index_k.clone(),
             chosen: self.chosen.clone(),
             ssm: self.ssm.clone(),
+            visits: Vec::new(),
             pos: self.pos,
         };
-        (rest, lens)
+        Mark {
+            rest,
+            lens,
+            visits: self.visits.iter().map(Cache::mark).collect(),
+        }
     }
 
     /// The cache `mark` took, from this one that has run on from it.
-    fn rewound(&self, (rest, lens): &(Cache, Vec<Option<usize>>)) -> Cache {
-        let kv = self.kv.iter().zip(lens).map(|(kv, len)| {
+    fn rewound(&self, m: &Mark) -> Cache {
+        let kv = self.kv.iter().zip(&m.lens).map(|(kv, len)| {
             let (mut kv, len) = (kv.clone()?, (*len)?);
             kv.truncate(len);
             Some(kv)
         });
         Cache {
             kv: kv.collect(),
-            ..rest.clone()
+            visits: self
+                .visits
+                .iter()
+                .zip(&m.visits)
+                .map(|(c, m)| c.rewound(m))
+                .collect(),
+            ..m.rest.clone()
         }
     }
 }
@@ -640,19 +673,23 @@ impl Model {
         let mut shortcut = None;
         // Zamba2's shared blocks read the embeddings beside the stream.
         let x0 = x.clone();
-        for b in 0..spec.layers as usize {
-            if spec.altup.is_some() {
-                x = self.altup_layer(&x, b, cache, per_layer.as_ref())?;
-                continue;
-            }
-            let feed = match &spec.shared {
-                Some(s) if s.layers.contains(b as u64) => {
-                    Some(self.shared_block(&x, &x0, b, cache)?)
+        if let Some(h) = spec.hierarchy {
+            x = self.hierarchy(&x, h, cache)?;
+        } else {
+            for b in 0..spec.layers as usize {
+                if spec.altup.is_some() {
+                    x = self.altup_layer(&x, b, cache, per_layer.as_ref())?;
+                    continue;
                 }
-                _ => None,
-            };
-            x = self.layer(&x, b, cache, &mut shortcut, feed)?;
-            x = self.layer_tail(x, b, per_layer.as_ref())?;
+                let feed = match &spec.shared {
+                    Some(s) if s.layers.contains(b as u64) => {
+                        Some(self.shared_block(&x, &x0, b, cache)?)
+                    }
+                    _ => None,
+                };
+                x = self.layer(&x, b, cache, &mut shortcut, feed)?;
+                x = self.layer_tail(x, b, per_layer.as_ref())?;
+            }
         }
         cache.pos += t;
         if last && t > 1 {
@@ -707,6 +744,39 @@ impl Model {
         }
         self.keep(None, "logits", &logits);
         Ok(logits)
+    }
+
+    /// HRM's nested loop over its two stacks (`Hierarchy`): the low-level state starts as the
+    /// stored `z_L_init`, the high-level one as the embeddings `x`; each visit of a stack reads
+    /// the sum of both states and ends in the stack's weightless norm, with a cache of its own.
+    /// The last visit's norm is left to the final norm.
+    fn hierarchy(&self, x: &Tensor, h: Hierarchy, cache: &mut Cache) -> Res<Tensor> {
+        let init = self.w(Role::LowInit, None)?;
+        let mut low = init.unsqueeze(0)?.broadcast_as(x.shape())?.contiguous()?;
+        let mut high = x.clone();
+        let per = h.per_stack as usize;
+        let visits: Vec<bool> = h.visits().collect();
+        for (i, &is_low) in visits.iter().enumerate() {
+            let c = cache.visit(i);
+            let (mut y, first) = if is_low {
+                ((&low + &high)?, 0)
+            } else {
+                ((&high + &low)?, per)
+            };
+            for b in first..first + per {
+                y = self.layer(&y, b, c, &mut None, None)?;
+                y = self.layer_tail(y, b, None)?;
+            }
+            if i + 1 < visits.len() {
+                y = self.norm(&y, Role::FinalNorm, None)?;
+            }
+            if is_low {
+                low = y;
+            } else {
+                high = y;
+            }
+        }
+        Ok(high)
     }
 
     /// Embedding rows of `role`'s table for `ids`, dequantized or unpacked as they are read.
@@ -1897,6 +1967,8 @@ impl Model {
             Some(m) => Some(self.moa_route(x, b, m)?),
             None => None,
         };
+        // An output gate stored with the queries, not in a tensor of its own.
+        let mut q_gate = None;
         let (mut q, mut k, v) = match (&moa, a.qkv) {
             (Some(choices), _) => {
                 let kvp = self.proj(x, Role::Kv, b, false)?;
@@ -1923,10 +1995,17 @@ impl Model {
             ),
             (None, Qkv::Stacked) => {
                 let qkv = self.proj(x, Role::Qkv, b, a.qkv_bias)?;
+                // An output gate stored first (HRM): a gate per query feature, then the queries.
+                let g = if a.out_gate.is_some_and(|g| g.before_qkv()) {
+                    q_gate = Some(qkv.narrow(1, 0, h * hd)?);
+                    h * hd
+                } else {
+                    0
+                };
                 (
-                    qkv.narrow(1, 0, h * hd)?,
-                    qkv.narrow(1, h * hd, kv * hd)?,
-                    qkv.narrow(1, (h + kv) * hd, kv * hd)?,
+                    qkv.narrow(1, g, h * hd)?,
+                    qkv.narrow(1, g + h * hd, kv * hd)?,
+                    qkv.narrow(1, g + (h + kv) * hd, kv * hd)?,
                 )
             }
             (None, Qkv::Parts(parts)) => {
@@ -1958,8 +2037,7 @@ impl Model {
             }
         };
         // An output gate stored in the query projection: each head's queries, then its gates.
-        let mut q_gate = None;
-        if a.out_gate.is_some_and(|g| g.in_query) {
+        if a.out_gate.is_some_and(|g| g.in_query()) {
             let both = q.reshape((t, h, 2, hd))?;
             q_gate = Some(both.narrow(2, 1, 1)?.contiguous()?.reshape((t, h * hd))?);
             q = both.narrow(2, 0, 1)?.contiguous()?.reshape((t, h * hd))?;

@@ -134,6 +134,13 @@ pub fn shrink(spec: &Spec) -> Spec {
     }
     s.layers = plan.len() as u64;
     s.plan = plan.into_iter().map(|(l, _, _)| l).collect();
+    // HRM: one layer in each of its two stacks, run in the model's loop.
+    if let Some(h) = &mut s.hierarchy {
+        h.per_stack = 1;
+        s.layers = 2;
+        s.plan = vec![s.plan[0].clone(); 2];
+        kept.push(spec.hierarchy.map_or(1, |h| h.per_stack));
+    }
     // The per-layer sets, among the layers kept: the shared blocks', the attention variants',
     // the MLP widths', Gemma 3n's sparse layers.
     let n = s.layers;

@@ -840,7 +840,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 softplus: false,
                 per_head: true,
                 bias: false,
-                in_query: false,
+                stored: GateStore::Own,
             });
             Some(super::delta::bailing_layers(cfg, s.layers)?)
         }
@@ -876,7 +876,7 @@ fn hy_v4(cfg: &Config, s: &mut Spec) -> Result<()> {
         softplus: false,
         per_head: false,
         bias: false,
-        in_query: false,
+        stored: GateStore::Own,
     });
     if let Some(m) = s.moe.as_mut() {
         m.storage = ExpertStorage::Stacked {
@@ -919,7 +919,7 @@ fn axk2(cfg: &Config, s: &mut Spec) -> Result<()> {
         softplus: false,
         per_head: false,
         bias: false,
-        in_query: true,
+        stored: GateStore::InQuery,
     });
     s.gated_norm = Some(GatedNorm {
         rank: cfg.size("gated_norm_rank", Some(16))?,

@@ -1250,7 +1250,7 @@ pub fn load(
             softplus: true,
             per_head,
             bias: false,
-            in_query: false,
+            stored: GateStore::Own,
         });
     }
     if let (Some(key), Some(m)) = (f.router_softcap_key, moe.as_mut()) {
@@ -1507,6 +1507,7 @@ pub fn load(
         shared: None,
         hyper: None,
         altup: None,
+        hierarchy: None,
         laurel: None,
         sparsity: Vec::new(),
         gated_norm: None,

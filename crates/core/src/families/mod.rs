@@ -15,6 +15,7 @@ mod gemma3n;
 mod gemma4;
 mod gpt2;
 mod gpt_oss;
+mod hrm;
 mod jetmoe;
 pub mod llama;
 mod llama4;
@@ -327,6 +328,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         shared: None,
         hyper: None,
         altup: None,
+        hierarchy: None,
         laurel: None,
         sparsity: Vec::new(),
         gated_norm: None,

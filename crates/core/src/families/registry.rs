@@ -14,7 +14,7 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    dbrx, deepseek, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, jetmoe, llama4,
+    dbrx, deepseek, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm, jetmoe, llama4,
     longcat, mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, towers, xlstm, zamba,
 };
 use super::{ByType, HeadDim};
@@ -22,8 +22,8 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::spec::{alibi_slopes_bloom, alibi_slopes_mpt};
 use crate::spec::{
-    Block, DeltaStore, HfWrap, Layout, NormKind, NormPlace, OutGate, QkNorm, Qkv, QueryScale,
-    ScaleForm, Scoring, Spec,
+    Block, DeltaStore, GateStore, HfWrap, Layout, NormKind, NormPlace, OutGate, QkNorm, Qkv,
+    QueryScale, ScaleForm, Scoring, Spec,
 };
 
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
@@ -2773,7 +2773,7 @@ pub static FAMILIES: &[Family] = &[
                     softplus: false,
                     per_head: true,
                     bias: false,
-                    in_query: false,
+                    stored: GateStore::Own,
                 }),
                 out_gate_key: Some(("use_attention_gate", true)),
                 post_norm_key: Some(("use_sandwich_norm", true)),
@@ -3225,7 +3225,7 @@ pub static FAMILIES: &[Family] = &[
                 softplus: false,
                 per_head: false,
                 bias: false,
-                in_query: false,
+                stored: GateStore::Own,
             }),
             place: NormPlace::Sandwich,
             layout: Layout::Afmoe,
@@ -3295,6 +3295,16 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING],
     ),
+    // HRM-Text: two stacks of gated Llama layers run in a nested loop. `L_bp_cycles` routes
+    // gradients in training; `prefix_lm` makes the tokens marked by `token_type_ids` attend both
+    // ways, and a prompt of ids alone is causal.
+    own(
+        "hrm_text",
+        "HRM-Text",
+        hrm::load,
+        None,
+        &[TRAINING, &["L_bp_cycles", "prefix_lm"]],
+    ),
     // Emu3's language model: Llama's layers over a vocabulary that holds the image tokens too.
     llama(
         "emu3_text_model",
@@ -3330,7 +3340,7 @@ pub static FAMILIES: &[Family] = &[
                 softplus: false,
                 per_head: false,
                 bias: true,
-                in_query: false,
+                stored: GateStore::Own,
             }),
             place: NormPlace::Sandwich,
             layout: Layout::Sandwich,
@@ -4429,7 +4439,7 @@ const fn qwen3_next_like(store: DeltaStore, layout: Layout, defaults: Defaults) 
             softplus: false,
             per_head: false,
             bias: false,
-            in_query: true,
+            stored: GateStore::InQuery,
         }),
         hybrid: Some(Hybrid {
             mixer: HybridMixer::DeltaNet(store, DeltaHeads::Given(16, 32)),
@@ -4443,7 +4453,7 @@ const fn qwen3_next_like(store: DeltaStore, layout: Layout, defaults: Defaults) 
 
 /// Defaults of a config class: sizes, eps, RoPE base, tying; SiLU.
 #[allow(clippy::too_many_arguments)]
-const fn d(
+pub(super) const fn d(
     vocab: u64,
     hidden: u64,
     intermediate: u64,

@@ -163,7 +163,13 @@ impl Builder<'_> {
         let a = &self.attn;
         let (hd, g) = (a.head_dim, a.heads / a.kv_heads);
         let (q, kv) = (a.heads * hd, a.kv_heads * hd);
-        let fused = q + 2 * kv;
+        // An output gate stored first in the fused tensor (HRM) comes before every query.
+        let gate = if a.out_gate.is_some_and(|g| g.before_qkv()) {
+            q
+        } else {
+            0
+        };
+        let fused = gate + q + 2 * kv;
         if a.moa.is_some() {
             // A chosen expert's query rows for K/V group i; K then V in one projection.
             let head = |off| match idx {
@@ -179,7 +185,7 @@ impl Builder<'_> {
             };
         }
         match a.qkv {
-            Qkv::Separate if role == Role::Q && a.out_gate.is_some_and(|g| g.in_query) => {
+            Qkv::Separate if role == Role::Q && a.out_gate.is_some_and(|g| g.in_query()) => {
                 // Each head's query rows, then its gate's.
                 let block = match idx {
                     Some(i) => format!("{}*{i}:{}*{i}+{hd}", 2 * hd, 2 * hd),
@@ -205,11 +211,12 @@ impl Builder<'_> {
                 (role, stored, block)
             }
             Qkv::Stacked => {
-                let off = match role {
-                    Role::Q => 0,
-                    Role::K => q,
-                    _ => q + kv,
-                };
+                let off = gate
+                    + match role {
+                        Role::Q => 0,
+                        Role::K => q,
+                        _ => q + kv,
+                    };
                 let block = match idx {
                     Some(i) => rows(off, hd, i),
                     None => format!("{off}:{}", off + hd),
@@ -762,10 +769,20 @@ impl Builder<'_> {
                         2 * ql,
                     )
                 }
-                None if gate.in_query => {
+                None if gate.in_query() => {
                     let hd = a.head_dim;
                     let rows = format!("{}*i+{hd}:{}*(i+1), for each head i", 2 * hd, 2 * hd);
                     (Role::Q, 2 * a.heads * hd, Some(rows), x_in, spec.hidden)
+                }
+                None if gate.before_qkv() => {
+                    let stored = 2 * width + 2 * a.kv_heads * a.head_dim;
+                    (
+                        Role::Qkv,
+                        stored,
+                        Some(format!("0:{width}")),
+                        x_in,
+                        spec.hidden,
+                    )
                 }
                 None => (Role::AttnGate, rows, None, x_in, spec.hidden),
             };

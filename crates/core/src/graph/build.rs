@@ -24,6 +24,7 @@ pub fn build(spec: &Spec) -> Result<Graph> {
         apart: false,
     };
     let embedding = b.embedding();
+    let hierarchy = spec.hierarchy.map(|h| b.hierarchy(h));
     let block = if spec.altup.is_some() {
         b.altup_block()
     } else {
@@ -32,7 +33,9 @@ pub fn build(spec: &Spec) -> Result<Graph> {
     let cross = spec.layers_where(|l| !l.mixer.runs_on_text());
     let cross = (!cross.is_empty()).then(|| b.cross_attention(cross));
     let last = b.final_scope();
-    let mut children = vec![Node::Scope(embedding), Node::Scope(block)];
+    let mut children = vec![Node::Scope(embedding)];
+    children.extend(hierarchy.map(Node::Scope));
+    children.push(Node::Scope(block));
     children.extend(cross.map(Node::Scope));
     children.push(Node::Scope(last));
     if spec.mtp_layers > 0 {
@@ -549,7 +552,11 @@ impl<'s> Builder<'s> {
                 category: Category::Embed,
                 inputs: vec![],
                 output: xs,
-                operation: format!("Scale the embeddings by a fixed {m} (μP-style width scaling)"),
+                operation: if spec.hierarchy.is_some() {
+                    format!("Scale the embeddings by a fixed {m} (HRM's embedding_scale)")
+                } else {
+                    format!("Scale the embeddings by a fixed {m} (μP-style width scaling)")
+                },
                 equation: format!("X = X · {m}"),
             }));
         }

@@ -10,6 +10,7 @@ mod build;
 mod cross;
 mod delta;
 mod ffn;
+mod hierarchy;
 mod hyper;
 mod lightning;
 mod mlstm;
@@ -272,6 +273,8 @@ pub enum ScopeKind {
     PerLayer,
     /// Zamba2's shared transformer block, before the mixer in the layers that run it.
     Shared,
+    /// HRM's loop over its two stacks, drawn before the block whose layers it runs.
+    Hierarchy,
     Final,
 }
 

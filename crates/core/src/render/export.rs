@@ -71,6 +71,7 @@ fn scope_kind(k: ScopeKind) -> &'static str {
         ScopeKind::Mixer => "mixer",
         ScopeKind::PerLayer => "per_layer",
         ScopeKind::Shared => "shared_block",
+        ScopeKind::Hierarchy => "hierarchy",
         ScopeKind::Final => "final",
     }
 }

@@ -106,6 +106,7 @@ fn name_table(g: &Graph) -> String {
         ("ple_up", PleUp),
         ("ple_norm", PleNorm),
         ("layer_scalar", LayerScalar),
+        ("low_init", LowInit),
         ("hc_attn_fn", HcAttnFn),
         ("hc_attn_base", HcAttnBase),
         ("hc_attn_scale", HcAttnScale),
@@ -472,6 +473,11 @@ pub fn module(g: &Graph, script: &str) -> String {
             .collect();
         config["sparsity"] = json!(z);
     }
+    if let Some(h) = spec.hierarchy {
+        config["hierarchy"] = json!({
+            "per_stack": h.per_stack, "high_cycles": h.high_cycles, "low_cycles": h.low_cycles,
+        });
+    }
     if let Some(h) = spec.hyper {
         config["hyper"] = json!({
             "streams": h.streams, "magnitude": h.magnitude, "eps": h.eps,
@@ -480,7 +486,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = match a.out_gate {
         Some(g) => {
-            json!({"softplus": g.softplus, "per_head": g.per_head, "in_query": g.in_query, "bias": g.bias})
+            json!({"softplus": g.softplus, "per_head": g.per_head, "in_query": g.in_query(), "bias": g.bias})
         }
         None => json!(null),
     };
@@ -789,6 +795,25 @@ fn prune(spec: &Spec, body: &str) -> String {
             "    ids = np.where(ids < CONFIG[\"per_layer_input\"][\"vocab\"], ids, 0)  # ids past the table read its row 0\n",
             "",
         ));
+    }
+    if spec.hierarchy.is_none() {
+        drop.push("hierarchy_forward");
+        lines.extend([
+            ("    if C[\"hierarchy\"]:\n        return hierarchy_forward(x, W)  # two stacks of layers in a nested loop\n", ""),
+            ("    name = NAMES[key][1 if bias else 0]\n    if b is not None and CONFIG[\"hierarchy\"]:\n        per = CONFIG[\"hierarchy\"][\"per_stack\"]\n        name, b = name.replace(\"{stack}\", \"L_module\" if b < per else \"H_module\"), b % per  # layer b: layer b % per of its stack\n    name = name.replace(", "    name = NAMES[key][1 if bias else 0].replace("),
+        ]);
+    }
+    if spec.attn.out_gate.is_some_and(|g| g.before_qkv()) {
+        lines.extend([
+            (
+                "        qkv = linear(x, w(W, \"qkv\", b), bias(\"qkv\"))  # qkv: [T, (H + 2 KV) D]\n",
+                "        qkv = linear(x, w(W, \"qkv\", b), bias(\"qkv\"))  # qkv: [T, (2 H + 2 KV) D]\n        gate, qkv = qkv[:, : H * D], qkv[:, H * D :]  # gate: [T, H D], stored before the queries\n",
+            ),
+            (
+                "        g = gate if G[\"in_query\"] else linear(x, w(W, \"attn_gate\", b))  # g: [T, H D], or [T, H] with a gate per head\n",
+                "        g = gate  # g: [T, H D], the stacked projection's first rows\n",
+            ),
+        ]);
     }
     if spec.hyper.is_none() {
         drop.extend(["stream_mix", "hyper_forward"]);
@@ -1213,6 +1238,16 @@ fn prune(spec: &Spec, body: &str) -> String {
             );
         }
     }
+    if spec.hierarchy.is_some() {
+        // The whole pass is `hierarchy_forward`'s: the rest of `forward` never runs.
+        let (start, end) = ("    if C[\"hierarchy\"]:\n", "\n\n\ndef main(");
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(
+                a..b,
+                "    return hierarchy_forward(x, W)  # two stacks of layers in a nested loop",
+            );
+        }
+    }
     if spec.hyper.is_some() {
         // The whole pass is `hyper_forward`'s: the rest of `forward` never runs.
         let (start, end) = ("    if C[\"hyper\"]:\n", "\n\n\ndef main(");
@@ -1365,7 +1400,11 @@ def load_safetensors(directory):
 def w(W, key, b=None, e=None, bias=False):
     if key not in NAMES:
         return None  # a tensor this model does not have (OLMo's norms have no weights)
-    name = NAMES[key][1 if bias else 0].replace("{b}", str(b)).replace("{e}", str(e))
+    name = NAMES[key][1 if bias else 0]
+    if b is not None and CONFIG["hierarchy"]:
+        per = CONFIG["hierarchy"]["per_stack"]
+        name, b = name.replace("{stack}", "L_module" if b < per else "H_module"), b % per  # layer b: layer b % per of its stack
+    name = name.replace("{b}", str(b)).replace("{e}", str(e))
     if b is not None:
         name = name.replace("{p}", str(b // 2)).replace("{s}", str(b % 2))  # layer b: sublayer b % 2 of checkpoint layer b // 2
     if b is not None and CONFIG["shared"]:
@@ -2319,6 +2358,28 @@ def stream_mix(X, W, key, b=None):
     return (pre[:, :, None] * X).sum(1), post  # [T, hidden], [T, n]
 
 
+def hierarchy_forward(x, W):
+    # HRM: two stacks of pre-norm layers, each ending in its own weightless norm. x: [T, hidden],
+    # the embeddings -> logits [T, vocab]
+    Hc = CONFIG["hierarchy"]
+    per = Hc["per_stack"]
+
+    def stack(u, first):  # u: [T, hidden] through layers first .. first + per - 1 and the norm
+        for b in range(first, first + per):
+            span, use_rope, _ = PLAN[b]
+            u = residual(u, attention(norm(u, w(W, "attn_norm", b)), W, b, span, use_rope))  # [T, hidden]
+            u = residual(u, mlp(norm(u, w(W, "ffn_norm", b)), W, b))  # [T, hidden]
+        return norm(u, w(W, "final_norm"))  # [T, hidden]
+
+    high = x  # the high-level state starts as the embeddings
+    low = np.broadcast_to(w(W, "low_init"), x.shape)  # the low-level one as a stored vector
+    for _ in range(Hc["high_cycles"]):
+        for _ in range(Hc["low_cycles"]):
+            low = stack(low + high, 0)  # the low-level stack, layers 0 .. per - 1
+        high = stack(high + low, per)  # the high-level stack, layers per .. 2 per - 1
+    return lm_head(high, W)  # the last high-level state; its stack's norm was the final norm
+
+
 def hyper_forward(x, W):
     # Hyper-connections' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
     X = np.repeat(x[:, None, :], CONFIG["hyper"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
@@ -2385,6 +2446,8 @@ def forward(ids, W):
     x = embed(ids, W)  # [T, hidden]
     if C["hyper"]:
         return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them
+    if C["hierarchy"]:
+        return hierarchy_forward(x, W)  # two stacks of layers in a nested loop
     x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream
     if C["per_layer_input"]:
         ple = per_layer_inputs(ids, x, W)  # [T, layers, width]

@@ -131,11 +131,16 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
                 (c + 1, s)
             }
         });
-    let shared = if sharing > 0 {
+    let mut shared = if sharing > 0 {
         format!("; {sharing} more reuse theirs")
     } else {
         String::new()
     };
+    // HRM: a layer caches once per visit of its stack.
+    let runs: u128 = (0..spec.layers).map(|b| spec.runs(b) as u128).sum();
+    if spec.hierarchy.is_some() {
+        shared += &format!(", each once per visit of its stack: {runs} runs");
+    }
     if caching + sharing == 0 {
         // A model of recurrent layers alone keeps no keys and values: its cache is its state.
         line("KV cache: none (no attention layer)".into());

@@ -26,6 +26,8 @@ pub enum Kind {
     Aux,
     /// The layers that cross-attend to an image (Mllama), skipped on text alone.
     CrossAttention,
+    /// HRM's loop over its two stacks of layers.
+    Hierarchy,
 }
 
 #[derive(Debug, Clone)]
@@ -92,6 +94,17 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
                     }
                 }
             }
+            ScopeKind::Hierarchy => out.push(part(
+                g,
+                &visits,
+                "hierarchy",
+                Kind::Hierarchy,
+                "Hierarchical loop",
+                false,
+                None,
+                steps_in(scope),
+                context,
+            )),
             ScopeKind::CrossAttention => out.push(part(
                 g,
                 &visits,
@@ -374,7 +387,7 @@ fn part(
         Kind::Attention | Kind::Shared | Kind::CrossAttention => Category::Attention,
         Kind::Mixer => Category::Mixer,
         Kind::Mlp | Kind::Moe | Kind::PerLayer => Category::Ffn,
-        Kind::Norm | Kind::Residual => Category::Norm,
+        Kind::Norm | Kind::Residual | Kind::Hierarchy => Category::Norm,
         Kind::Embedding | Kind::Head => Category::Embed,
         Kind::Aux => Category::Aux,
     };

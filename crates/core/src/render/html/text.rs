@@ -284,6 +284,25 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 ],
             }
         }
+        Kind::Hierarchy => {
+            let h = spec.hierarchy.expect("a hierarchy part comes from a hierarchy");
+            let (per, high, low) = (h.per_stack, h.high_cycles, h.low_cycles);
+            let visits = high * (low + 1);
+            Text {
+                summary: format!("A loop over two stacks of {per} layers: each token runs the low-level stack {} times and the high-level one {high}.", high * low),
+                explanation: format!(
+                    "Two states travel together. The high-level state z_H starts as the embeddings, the low-level z_L as one stored vector (z_L_init) at every position. Each of {high} cycles runs the low-level stack (layers 0–{}) {low} times, z_L ← L(z_L + z_H), then the high-level stack (layers {per}–{}) once, z_H ← H(z_H + z_L); each stack ends in its own weightless RMS norm, and the last z_H goes to the LM head. The block below is drawn once per stored layer; a token runs {} layers in all.",
+                    per - 1,
+                    2 * per - 1,
+                    per * visits
+                ),
+                subtleties: vec![
+                    format!("Every visit of a stack attends over keys and values of its own: transformers gives each of the {visits} visits its own slot per layer (its num_hidden_layers is {}, {per} layers × {visits} visits), so the KV cache and the FLOPs here count every visit, not every stored layer.", per * visits),
+                    "The stored initial state z_L_init is a parameter that transformers never trains (it is initialized to zero and frozen); a checkpoint stores it all the same.".into(),
+                    "Tokens marked by token_type_ids (prefix_lm) may attend both ways, as a prefix; a prompt of ids alone, as run here, is causal.".into(),
+                ],
+            }
+        }
         Kind::Aux => Text {
             summary: "Multi-token prediction: an auxiliary block that predicts the token after next.".into(),
             explanation: format!(
@@ -453,7 +472,7 @@ fn attention_text(g: &Graph) -> Text {
                 "one gate per feature",
             )
         };
-        let stored = if g.in_query {
+        let stored = if g.in_query() {
             " Its weights are the query projection's second half per head: each head's query rows, then its gate rows, twice the query width in one tensor."
         } else {
             ""

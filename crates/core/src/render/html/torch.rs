@@ -64,7 +64,10 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
             None => unreachable!("a shared-block part comes from shared blocks"),
         },
         Kind::Residual => residual(spec),
-        Kind::Head => model(spec, &n),
+        Kind::Head | Kind::Hierarchy => match spec.hierarchy {
+            Some(h) => super::torch_hierarchy::model(spec, h),
+            None => model(spec, &n),
+        },
         Kind::Aux => mtp(spec),
         Kind::CrossAttention => cross_layer(spec),
     };
@@ -162,7 +165,10 @@ pub fn module(spec: &Spec) -> String {
         ));
     }
     parts.push(layer(spec, &n));
-    parts.push(model(spec, &n));
+    parts.push(match spec.hierarchy {
+        Some(h) => super::torch_hierarchy::model(spec, h),
+        None => model(spec, &n),
+    });
     parts.join("\n\n\n") + "\n"
 }
 
@@ -878,7 +884,7 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         }
         Qkv::Separate => {
             let (q, k, v) = (n.inside(Role::Q), n.inside(Role::K), n.inside(Role::V));
-            let gated = a.out_gate.is_some_and(|g| g.in_query);
+            let gated = a.out_gate.is_some_and(|g| g.in_query());
             let q_rows = if gated {
                 format!("{h} * 2 * {hd}")
             } else {
@@ -899,6 +905,16 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
             if gated {
                 fwd += &format!("        q, gate = q.view(B, T, {h}, 2, {hd}).unbind(3)\n        q, gate = q.reshape(B, T, {h} * {hd}), gate.reshape(B, T, {h} * {hd})\n");
             }
+        }
+        Qkv::Stacked if a.out_gate.is_some_and(|g| g.before_qkv()) => {
+            let qkv = n.inside(Role::Qkv);
+            init += &format!(
+                "        self.{qkv} = {}  # the output gate, q, k and v stacked: all gate rows, then query, key, value\n",
+                linear(spec, &d.to_string(), &format!("(2 * {h} + 2 * {kv}) * {hd}"), a.qkv_bias)
+            );
+            fwd += &format!(
+                "        gate, q, k, v = self.{qkv}(x).split([{h} * {hd}, {h} * {hd}, {kv} * {hd}, {kv} * {hd}], dim=-1)\n"
+            );
         }
         Qkv::Stacked => {
             let qkv = n.inside(Role::Qkv);
@@ -1036,9 +1052,9 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         init += "        self.lambda_init = 0.8 - 0.6 * math.exp(-0.3 * layer_idx)\n";
         fwd += &format!("        lam = torch.exp((self.lambda_q1 * self.lambda_k1).sum()) - torch.exp((self.lambda_q2 * self.lambda_k2).sum()) + self.lambda_init\n        d = out.view(B, T, 2, {p}, 2 * {hd})\n        d = d[:, :, 0] - lam * d[:, :, 1]  # the first {p} heads minus λ times the other {p}\n        d = d * torch.rsqrt(d.pow(2).mean(-1, keepdim=True) + {})  # each pair RMS-normed, no weight\n        out = ((1 - self.lambda_init) * d).reshape(B, T, {h} * {hd})\n", spec.norm.eps);
     }
-    if let Some(gate) = a.out_gate.filter(|g| g.in_query) {
+    if let Some(gate) = a.out_gate.filter(|g| g.in_query() || g.before_qkv()) {
         fwd += &format!(
-            "        out = out * {}  # each head feature gated, the gate from the query projection\n",
+            "        out = out * {}  # each head feature gated, the gate projected with the queries\n",
             if gate.softplus {
                 "F.softplus(gate.float()).to(out.dtype)"
             } else {
@@ -1259,7 +1275,7 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                     sinks
                         + &match a.out_gate {
                             // A.X-K2's gate comes with the query.
-                            Some(g) if g.in_query => String::new(),
+                            Some(g) if g.in_query() => String::new(),
                             Some(g) => format!(
                                 "        self.{} = {}  # the output gate\n{}",
                                 n.inside(Role::AttnGate),
@@ -1280,7 +1296,7 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                 }),
                 ("gate", {
                     match a.out_gate {
-                        Some(g) if g.in_query => {
+                        Some(g) if g.in_query() => {
                             "        out = out * torch.sigmoid(gate)  # gated by the query projection's gate rows\n".to_string()
                         }
                         Some(g) => {
