@@ -11,6 +11,7 @@ pub mod fmt;
 pub mod graph;
 pub mod layers;
 pub mod manifest;
+pub mod mechanisms;
 pub mod naming;
 pub mod output;
 pub mod render;
