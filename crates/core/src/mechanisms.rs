@@ -149,7 +149,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         || shared.is_some();
     on("attn:layer_variants", !layer_attn.is_empty());
     for (a, _) in spec.attn_variants().into_iter().filter(|_| attends) {
-        attention(&a, &mut on);
+        attention(a, &mut on);
     }
     let Embedding {
         scale_by_sqrt_hidden,
