@@ -119,7 +119,7 @@ pub fn fuyu_patches(top: &Config) -> Result<Option<u64>> {
 /// The wrapper's vision sub-config, where it is of one of `kinds` (or says no kind): `Ok(None)`
 /// for another kind, `Ok(Some(None))` where the config has none (the class defaults hold).
 fn vision<'a>(top: &Config<'a>, kinds: &[&str]) -> Result<Option<Option<Config<'a>>>> {
-    vision_like(top, "vision_config", kinds)
+    sub_config(top, "vision_config", kinds)
 }
 
 /// A size of the vision config, or the class default where it has none.
@@ -402,7 +402,7 @@ pub fn phi4_images(top: &Config) -> Result<Option<u64>> {
 /// attention and a GLU convolution module), and two biased two-layer projections to the text
 /// width (for speech alone, and for speech beside an image).
 pub fn phi4_audio(top: &Config) -> Result<Option<u64>> {
-    let Some(a) = vision_like(top, "audio_config", &["phi4_multimodal_audio"])? else {
+    let Some(a) = sub_config(top, "audio_config", &["phi4_multimodal_audio"])? else {
         return Ok(None);
     };
     let n = |key, default| size(&a, key, default).map(u128::from);
@@ -452,7 +452,7 @@ pub fn phi4_audio(top: &Config) -> Result<Option<u64>> {
 
 /// A sub-config `key` of one of `kinds` (or saying no kind): `Ok(None)` for another kind,
 /// `Ok(Some(None))` where the config has none (the class defaults hold).
-fn vision_like<'a>(
+fn sub_config<'a>(
     top: &Config<'a>,
     key: &str,
     kinds: &[&str],
