@@ -5,8 +5,8 @@ use super::parts::{Kind, Part};
 use crate::fmt::{grouped, short};
 use crate::graph::Graph;
 use crate::spec::{
-    AttnKind, AttnSpan, Mixer, NormKind, NormPlace, Position, QkNorm, Qkv, ScaleForm, Scoring,
-    Spec, SsmGate,
+    AttnKind, AttnSpan, GateStore, Mixer, NormKind, NormPlace, Position, QkNorm, Qkv, ScaleForm,
+    Scoring, Spec, SsmGate,
 };
 
 pub struct Text {
@@ -472,10 +472,10 @@ fn attention_text(g: &Graph) -> Text {
                 "one gate per feature",
             )
         };
-        let stored = if g.in_query() {
-            " Its weights are the query projection's second half per head: each head's query rows, then its gate rows, twice the query width in one tensor."
-        } else {
-            ""
+        let stored = match g.stored {
+            GateStore::InQuery => " Its weights are the query projection's second half per head: each head's query rows, then its gate rows, twice the query width in one tensor.",
+            GateStore::BeforeQkv => " Its weights are stored first in the stacked projection: every gate row, then the queries, keys and values, in one tensor.",
+            GateStore::Own => "",
         };
         sub.push(format!("An output gate: the {what} are multiplied by {}(x · W_g), {per}, projected from the layer's input, so each token can silence a head before the output projection.{stored}", g.symbol()));
         if g.bias {
