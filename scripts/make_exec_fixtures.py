@@ -706,6 +706,11 @@ CONFIGS = {
     "xlstm": dict(model_type="xlstm", hidden_size=128, num_hidden_layers=2, num_heads=4, vocab_size=97,
                   pad_token_id=1, ffn_proj_factor=1.5, gate_soft_cap=5.0, output_logit_soft_cap=4.0,
                   norm_eps=1e-5, chunk_size=4, autocast_kernel_dtype="float32"),
+    # xLSTM with biases on every projection, the blocks' RMS norms and the per-head LayerNorm
+    # (the output norm has none).
+    "xlstm-bias": dict(model_type="xlstm", hidden_size=128, num_hidden_layers=2, num_heads=2, vocab_size=97,
+                       pad_token_id=1, use_bias=True, ffn_proj_factor=1.5, gate_soft_cap=5.0,
+                       output_logit_soft_cap=4.0, chunk_size=4, autocast_kernel_dtype="float32"),
     # Zamba: multi-head Mamba layers (x and z interleaved, each head its own step, B and C), two
     # of them running the one shared block first (K/V grouped, no positions), biases on the
     # mixer's projections.

@@ -692,6 +692,16 @@ def main(only):
                "text_config": {"hidden_size": 512}, **towers}
         (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
         write(name, f"unseen/{name}.json", raw)
+    # xLSTM with biases on every projection and on its blocks' norms, tied and not.
+    for i, tied in enumerate((False, True)):
+        name = f"unseen-xlstm_bias-{i}"
+        if only and name not in only:
+            continue
+        raw = {"model_type": "xlstm", "hidden_size": 128, "num_hidden_layers": 2 + i, "num_heads": 2 * (i + 1),
+               "vocab_size": 97, "pad_token_id": 1, "use_bias": True, "ffn_proj_factor": 1.5,
+               "tie_word_embeddings": tied}
+        (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
+        write(name, f"unseen/{name}.json", raw)
     # Phi-4-multimodal's image and audio encoders at sizes and options of their own.
     for i, towers in enumerate(({"vision_config": {"hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 2,
                                                    "num_attention_heads": 2, "image_size": 56, "patch_size": 14},

@@ -306,6 +306,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         NormKind::Layer { bias: false } => "LayerNorm without bias",
         NormKind::Plain => "LayerNorm without parameters",
         NormKind::PlainRms => "RMSNorm without a weight",
+        NormKind::RmsBias => "RMSNorm with a shift",
     };
     f("norm.kind", "norm", Mechanism, norm.into());
     let place = match s.norm.place {

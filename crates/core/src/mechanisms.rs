@@ -24,7 +24,7 @@ pub const ALL: &[&str] = &[
     "attn:v_from_k", "attn:shares_kv", "attn:dynamic_mask", "attn:indexer", "attn:layer_variants",
     "position:rope", "position:rope_sliding", "position:rope_partial", "position:rope_interleaved",
     "position:rope_reversed", "position:learned", "position:sinusoidal", "position:alibi", "position:none",
-    "norm:rms", "norm:layer", "norm:layer_no_bias", "norm:plain", "norm:plain_rms", "norm:unit_offset",
+    "norm:rms", "norm:layer", "norm:layer_no_bias", "norm:plain", "norm:plain_rms", "norm:rms_bias", "norm:unit_offset", "final_norm_kind",
     "place:pre", "place:post", "place:sandwich", "place:post_residual", "place:normed",
     "block:sequential", "block:parallel_shared", "block:parallel",
     "embedding:sqrt_hidden", "embedding:multiplier", "embedding:norm", "embedding:learned_positions",
@@ -35,7 +35,7 @@ pub const ALL: &[&str] = &[
     "recurrent_place", "mup", "stream_mix", "tied", "final_softcap", "logits_mult", "residual_mult",
     "residual_scales", "depth_scaled", "head_bias", "skip_first_attn_norm", "head_transform",
     "per_layer_input", "layer_scalar", "shared_blocks", "hyper", "altup", "hierarchy", "laurel",
-    "gated_norm", "head_rows",
+    "gated_norm", "head_rows", "mlstm:bias",
 ];
 
 /// The mechanisms `spec` uses.
@@ -66,9 +66,10 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         lightning: _,
         rg_lru: _,
         rwkv: _,
-        mlstm: _,
+        mlstm,
         plan,
         norm,
+        final_norm_kind,
         mup,
         recurrent_place,
         stream_mix,
@@ -217,6 +218,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
             NormKind::Layer { bias: false } => "norm:layer_no_bias",
             NormKind::Plain => "norm:plain",
             NormKind::PlainRms => "norm:plain_rms",
+            NormKind::RmsBias => "norm:rms_bias",
         },
         true,
     );
@@ -252,6 +254,8 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         Position::Alibi(_) => on("position:alibi", true),
         Position::None => on("position:none", true),
     }
+    on("final_norm_kind", final_norm_kind.is_some());
+    on("mlstm:bias", mlstm.is_some_and(|m| m.bias));
     on("recurrent_place", recurrent_place.is_some());
     on("mup", mup.is_some());
     on("stream_mix", stream_mix.is_some());

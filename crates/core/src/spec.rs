@@ -46,6 +46,9 @@ pub struct Spec {
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
+    /// The final norm's kind where it differs from the blocks' (xLSTM with `use_bias`: its
+    /// output norm has no shift). Read through `final_norm`.
+    pub final_norm_kind: Option<NormKind>,
     /// Falcon-H1's μP multipliers, on the sublayers its `Mixer::Parallel` layers run side by
     /// side and on its MLP.
     pub mup: Option<Mup>,
@@ -1196,6 +1199,8 @@ pub struct MLstm {
     pub eps: f64,
     /// The per-head LayerNorm's ε.
     pub norm_eps: f64,
+    /// Every projection, and the per-head LayerNorm, has a bias (`use_bias`).
+    pub bias: bool,
 }
 
 /// by exp(u + k): wkv = (num + e^{u+k} v) / (den + e^{u+k}); the output is W_o (σ(r) ⊙ wkv).
@@ -1304,12 +1309,14 @@ pub enum NormKind {
     Plain,
     /// RMSNorm without a learned scale (NanoChat).
     PlainRms,
+    /// RMSNorm with a learned shift after its scale (xLSTM's blocks with `use_bias`).
+    RmsBias,
 }
 
 impl NormKind {
     /// A LayerNorm with a learned shift β beside its scale.
     pub fn has_bias(self) -> bool {
-        self == NormKind::Layer { bias: true }
+        matches!(self, NormKind::Layer { bias: true } | NormKind::RmsBias)
     }
 
     /// A learned scale γ (every norm but the plain ones).
@@ -2041,6 +2048,14 @@ impl Spec {
                 crate::naming::instantiate(&template.replace("{stack}", module), Some(i), e)
             }
             _ => crate::naming::instantiate(template, b, e),
+        }
+    }
+
+    /// The final norm: the blocks' norm, or of a kind of its own (`final_norm_kind`).
+    pub fn final_norm(&self) -> Norm {
+        Norm {
+            kind: self.final_norm_kind.unwrap_or(self.norm.kind),
+            ..self.norm.clone()
         }
     }
 

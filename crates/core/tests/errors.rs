@@ -949,7 +949,6 @@ fn xlstm_keys_that_describe_another_model() {
     refused_by_name(
         &base,
         &[
-            ("use_bias", json!(true), "give false"),
             ("weight_mode", json!("fused"), "\"single\""),
             ("num_heads", json!(3), "does not divide"),
             ("embedding_dim", json!(64), "while hidden_size is 128"),

@@ -559,17 +559,23 @@ impl Model {
     }
 
     fn norm(&self, x: &Tensor, role: Role, b: Option<usize>) -> Res<Tensor> {
-        let w = if self.spec.norm.kind.has_weight() {
+        // The final norm may be of a kind of its own (xLSTM's, without the blocks' shift).
+        let n = if role == Role::FinalNorm {
+            self.spec.final_norm()
+        } else {
+            self.spec.norm.clone()
+        };
+        let w = if n.kind.has_weight() {
             Some(self.w(role, b)?)
         } else {
             None
         };
-        let bias = if self.spec.norm.kind.has_bias() {
+        let bias = if n.kind.has_bias() {
             Some(self.bias(role, b)?)
         } else {
             None
         };
-        Ok(norm(x, w, bias, &self.spec.norm)?)
+        Ok(norm(x, w, bias, &n)?)
     }
 
     /// An MLA latent's RMS norm, at the ε its classes build it with whatever the config's.
@@ -1502,10 +1508,10 @@ impl Model {
         let (t, h) = (x.dim(0)?, s.heads as usize);
         let (dk, dv) = (s.qk_dim as usize / h, s.v_dim as usize / h);
         let cap = |v: Tensor| -> Res<Tensor> { Ok(softcap(&v, s.gate_cap)?) };
-        let q = vec(&self.proj(x, Role::SsmQ, b, false)?)?;
-        let k = vec(&self.proj(x, Role::SsmK, b, false)?)?;
-        let v = vec(&self.proj(x, Role::SsmV, b, false)?)?;
-        let o = self.proj(x, Role::SsmZ, b, false)?;
+        let q = vec(&self.proj(x, Role::SsmQ, b, s.bias)?)?;
+        let k = vec(&self.proj(x, Role::SsmK, b, s.bias)?)?;
+        let v = vec(&self.proj(x, Role::SsmV, b, s.bias)?)?;
+        let o = self.proj(x, Role::SsmZ, b, s.bias)?;
         let ig = vec(&cap(self.proj(x, Role::SsmBeta, b, true)?)?)?;
         let fg = vec(&cap(self.proj(x, Role::SsmAlpha, b, true)?)?)?;
         // Per head: the memory [dk, dv], the normalizer [dk] and the stabilizer, in f64.
@@ -1529,17 +1535,20 @@ impl Model {
         };
         let y = Tensor::from_vec(out, (t, h, dv), &Device::Cpu)?;
         self.keep(Some(b), "ssm_scan", &y.reshape((t, h * dv))?);
-        // LayerNorm per head, without a bias, then the norm's weight.
+        // LayerNorm per head, then the norm's weight and its bias where it has one.
         let mean = y.mean_keepdim(2)?;
         let c = y.broadcast_sub(&mean)?;
         let var = c.sqr()?.mean_keepdim(2)?;
-        let y = c
+        let mut y = c
             .broadcast_div(&(var + s.norm_eps)?.sqrt()?)?
             .reshape((t, h * dv))?
             .broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
+        if s.bias {
+            y = y.broadcast_add(self.bias(Role::SsmNorm, Some(b))?)?;
+        }
         self.keep(Some(b), "ssm_norm", &y);
         let g = (y * sigmoid(&o)?)?;
-        self.proj(&g, Role::SsmOut, b, false)
+        self.proj(&g, Role::SsmOut, b, s.bias)
     }
 
     /// LFM2's short convolution: B, C and x from one projection, B ⊙ x convolved through the
@@ -3209,7 +3218,7 @@ fn norm(x: &Tensor, w: Option<&Tensor>, b: Option<&Tensor>, n: &Norm) -> R<Tenso
             let var = c.sqr()?.mean_keepdim(D::Minus1)?;
             c.broadcast_div(&(var + n.eps)?.sqrt()?)?
         }
-        NormKind::Rms | NormKind::PlainRms => rms(x, n.eps)?,
+        NormKind::Rms | NormKind::PlainRms | NormKind::RmsBias => rms(x, n.eps)?,
     };
     let y = match w {
         Some(w) if n.unit_offset => y.broadcast_mul(&(w + 1.0)?)?,

@@ -1508,6 +1508,7 @@ pub fn load(
         hyper: None,
         altup: None,
         hierarchy: None,
+        final_norm_kind: None,
         laurel: None,
         sparsity: Vec::new(),
         gated_norm: None,

@@ -329,6 +329,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         hyper: None,
         altup: None,
         hierarchy: None,
+        final_norm_kind: None,
         laurel: None,
         sparsity: Vec::new(),
         gated_norm: None,

@@ -27,12 +27,14 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         place: NormPlace::Pre,
     };
     s.position = Position::None;
-    s.tied = cfg.flag("tie_word_embeddings", false)?;
-    if cfg.flag("use_bias", false)? {
-        return Err(cfg.err(
-            "use_bias",
-            "is true: anatomy does not draw xLSTM's biases (on every projection and norm) yet; give false",
-        ));
+    // transformers' xLSTM names no tied weights: its head is its own whatever the flag says.
+    cfg.flag("tie_word_embeddings", false)?;
+    s.tied = false;
+    // Biases on every projection and on the blocks' norms; the output norm has none.
+    let bias = cfg.flag("use_bias", false)?;
+    if bias {
+        s.norm.kind = NormKind::RmsBias;
+        s.final_norm_kind = Some(NormKind::Rms);
     }
     let mode = cfg.string("weight_mode", "single")?;
     if mode != "single" {
@@ -93,6 +95,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         gate_cap: cap("gate_soft_cap", 15.0)?,
         eps: cfg.float("eps", 1e-6)?,
         norm_eps: eps,
+        bias,
     });
     s.final_softcap = Some(cap("output_logit_soft_cap", 30.0)?);
     // The MLP's width: hidden × ffn_proj_factor, rounded up to a multiple.
@@ -109,7 +112,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         intermediate: f as u64,
         act: Act::Silu,
         gated: true,
-        bias: false,
+        bias,
         fused_gate_up: false,
         sub_norm: false,
     };

@@ -410,7 +410,7 @@ impl<'s> Builder<'s> {
 
     pub(super) fn norm_name(&self) -> &'static str {
         match self.spec.norm.kind {
-            NormKind::Rms | NormKind::PlainRms => "RMSNorm",
+            NormKind::Rms | NormKind::PlainRms | NormKind::RmsBias => "RMSNorm",
             NormKind::Layer { .. } | NormKind::Plain => "LayerNorm",
         }
     }
@@ -487,6 +487,10 @@ impl<'s> Builder<'s> {
             ),
             NormKind::PlainRms => (
                 format!("{output} = {input} / √(mean({input}²) + ε), ε = {eps}, no learned scale"),
+                "RMSNorm",
+            ),
+            NormKind::RmsBias => (
+                format!("{output} = {w} ⊙ {input} / √(mean({input}²) + ε) + β, ε = {eps}"),
                 "RMSNorm",
             ),
         };
@@ -1607,7 +1611,8 @@ impl<'s> Builder<'s> {
             "Xₗ"
         } else {
             let title = format!("Final {}", self.norm_name());
-            steps.push(self.norm_step(
+            steps.push(self.norm_step_as(
+                &spec.final_norm(),
                 &title,
                 Role::FinalNorm,
                 "γf",

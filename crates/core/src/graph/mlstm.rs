@@ -70,7 +70,7 @@ impl Builder<'_> {
                 w,
                 out,
                 rows,
-                false,
+                s.bias,
                 format!("Project the normed input to {what}"),
             )));
         }
@@ -159,17 +159,25 @@ impl Builder<'_> {
             ),
         }));
         let p = self.param(Role::SsmNorm, false, vec![v], Component::Norm, true);
-        let gamma = self.weight(p, "γₕ", [n(v), n(1)], None);
+        let mut inputs = vec![self.weight(p, "γₕ", [n(v), n(1)], None)];
+        if s.bias {
+            let pb = self.param(Role::SsmNorm, true, vec![v], Component::Norm, true);
+            inputs.push(self.weight(pb, "βₕ", [n(v), n(1)], None));
+        }
         let normed = self.act("H′", self.seq(v));
         nodes.push(self.step(Draft {
             title: "Per-head LayerNorm".into(),
             op: Op::Norm,
             category: cat,
-            inputs: vec![gamma],
+            inputs,
             output: normed,
-            operation: format!("Normalize each head's {dv} features apart (LayerNorm), then scale"),
+            operation: format!(
+                "Normalize each head's {dv} features apart (LayerNorm), then scale{}",
+                if s.bias { " and shift" } else { "" }
+            ),
             equation: format!(
-                "H′ = γₕ ⊙ (H − mean) / √(var(H) + ε), per head of {dv}, ε = {}",
+                "H′ = γₕ ⊙ (H − mean) / √(var(H) + ε){}, per head of {dv}, ε = {}",
+                if s.bias { " + βₕ" } else { "" },
                 crate::fmt::float(s.norm_eps)
             ),
         }));
@@ -184,7 +192,7 @@ impl Builder<'_> {
             operation: "Gate every feature by σ(o)".into(),
             equation: "Y₀ = σ(O) ⊙ H′".into(),
         }));
-        nodes.push(self.mixer_out("Y₀", v, false));
+        nodes.push(self.mixer_out("Y₀", v, s.bias));
         nodes
     }
 }

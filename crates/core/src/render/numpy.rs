@@ -288,7 +288,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped", Qkv::Parts(_) => "parts" }, "clip_qkv": a.clip_qkv,
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
-        "norm": match spec.norm.kind { NormKind::Rms | NormKind::PlainRms => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
+        "norm": match spec.norm.kind { NormKind::Rms | NormKind::PlainRms | NormKind::RmsBias => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
         "unit_offset": spec.norm.unit_offset, "place": place_name(spec.norm.place),
         "rope": matches!(spec.position, Position::Rope(_)), "interleaved": interleaved,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
@@ -795,6 +795,35 @@ fn prune(spec: &Spec, body: &str) -> String {
             "    ids = np.where(ids < CONFIG[\"per_layer_input\"][\"vocab\"], ids, 0)  # ids past the table read its row 0\n",
             "",
         ));
+    }
+    if spec.norm.kind == NormKind::RmsBias {
+        lines.push((
+            "\n    return y * (1.0 + weight) if CONFIG[\"unit_offset\"] else y * weight  # [..., d]\n",
+            "\n    y = y * (1.0 + weight) if CONFIG[\"unit_offset\"] else y * weight  # [..., d]\n    return y if bias is None else y + bias  # [..., d], plus the shift where the norm has one\n",
+        ));
+    }
+    if spec.final_norm_kind.is_some_and(|k| !k.has_bias()) && spec.norm.kind.has_bias() {
+        lines.push((
+            "    z = norm(x, w(W, \"final_norm\"), w(W, \"final_norm\", bias=True) if C[\"norm_bias\"] else None)\n",
+            "    z = norm(x, w(W, \"final_norm\"))  # the final norm has no shift, unlike the blocks'\n",
+        ));
+    }
+    if spec.mlstm.is_some_and(|m| m.bias) {
+        // xLSTM with `use_bias`: every projection and the per-head norm have a bias.
+        lines.extend([
+            ("linear(x, w(W, \"ssm_q\", b))", "linear(x, w(W, \"ssm_q\", b), w(W, \"ssm_q\", b, bias=True))"),
+            ("linear(x, w(W, \"ssm_k\", b))", "linear(x, w(W, \"ssm_k\", b), w(W, \"ssm_k\", b, bias=True))"),
+            ("linear(x, w(W, \"ssm_v\", b))", "linear(x, w(W, \"ssm_v\", b), w(W, \"ssm_v\", b, bias=True))"),
+            ("linear(x, w(W, \"ssm_z\", b))", "linear(x, w(W, \"ssm_z\", b), w(W, \"ssm_z\", b, bias=True))"),
+            (
+                " * w(W, \"ssm_norm\", b)  # [T, H DV], LayerNorm per head\n",
+                " * w(W, \"ssm_norm\", b) + w(W, \"ssm_norm\", b, bias=True)  # [T, H DV], LayerNorm per head, shifted\n",
+            ),
+            (
+                "    return linear(hn / (1 + np.exp(-o)), w(W, \"ssm_out\", b))",
+                "    return linear(hn / (1 + np.exp(-o)), w(W, \"ssm_out\", b), w(W, \"ssm_out\", b, bias=True))",
+            ),
+        ]);
     }
     if spec.hierarchy.is_none() {
         drop.push("hierarchy_forward");

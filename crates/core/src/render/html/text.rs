@@ -142,6 +142,11 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                     "y = (x − mean(x)) / √(var(x) + {}): no learned scale or shift, so the norm adds no parameters",
                     spec.norm.eps
                 )),
+                NormKind::RmsBias => ("RMSNorm with a shift", format!(
+                    "y = x / √(mean(x²) + {}) · g + b: a learned shift after the scale, as a LayerNorm has, without subtracting the mean{}",
+                    spec.norm.eps,
+                    if spec.final_norm_kind.is_some() { "; the final norm has no shift" } else { "" }
+                )),
             };
             let place = match spec.norm.place {
                 NormPlace::Pre => "Pre-norm: the norm sits on the branch before each sublayer; the residual stream itself is never normalized in place.",

@@ -339,6 +339,24 @@ fn norm(spec: &Spec) -> String {
         return (h * (1.0 + self.weight.float())).type_as(x)"#,
             &[("eps", eps.to_string())],
         ),
+        // Its blocks' norms shift; a final norm without one is built with bias=False.
+        (NormKind::RmsBias, _) => fill(
+            r#"class Norm(nn.Module):
+    """RMSNorm with a shift: rescale each vector to unit root-mean-square (in float32), then
+    apply a learned gain and, where it has one, a learned shift."""
+
+    def __init__(self, dim, eps=${eps}, bias=True):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+        self.bias = nn.Parameter(torch.zeros(dim)) if bias else None
+
+    def forward(self, x):  # [..., dim]
+        h = x.float()
+        h = self.weight * (h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)).type_as(x)
+        return h if self.bias is None else h + self.bias"#,
+            &[("eps", eps.to_string())],
+        ),
         (NormKind::Rms, false) => fill(
             r#"class Norm(nn.Module):
     """RMSNorm: rescale each vector to unit root-mean-square (in float32), then apply a learned gain."""

@@ -16,15 +16,15 @@ pub(super) fn mlstm(spec: &Spec) -> String {
 
     def __init__(self):
         super().__init__()
-        self.q = nn.Linear(${d}, ${qk}, bias=False)
-        self.k = nn.Linear(${d}, ${qk}, bias=False)
-        self.v = nn.Linear(${d}, ${v}, bias=False)
-        self.ogate_preact = nn.Linear(${d}, ${v}, bias=False)
+        self.q = nn.Linear(${d}, ${qk}, bias=${bias})
+        self.k = nn.Linear(${d}, ${qk}, bias=${bias})
+        self.v = nn.Linear(${d}, ${v}, bias=${bias})
+        self.ogate_preact = nn.Linear(${d}, ${v}, bias=${bias})
         self.igate_preact = nn.Linear(${d}, ${h})  # one input gate per head
         self.fgate_preact = nn.Linear(${d}, ${h})  # one forget gate per head
         self.multihead_norm = nn.Module()
-        self.multihead_norm.weight = nn.Parameter(torch.ones(${v}))
-        self.out_proj = nn.Linear(${v}, ${d}, bias=False)
+        self.multihead_norm.weight = nn.Parameter(torch.ones(${v}))${norm_bias}
+        self.out_proj = nn.Linear(${v}, ${d}, bias=${bias})
 
     def forward(self, x):  # [B, T, ${d}]
         B_, T, _ = x.shape
@@ -49,7 +49,7 @@ pub(super) fn mlstm(spec: &Spec) -> String {
             hs.append(num / den[..., None])
         h = torch.stack(hs, dim=1)  # [B, T, ${h}, ${dv}]
         h = (h - h.mean(-1, keepdim=True)) * torch.rsqrt(h.var(-1, keepdim=True, unbiased=False) + ${norm_eps})
-        h = self.multihead_norm.weight * h.reshape(B_, T, ${v}).to(x.dtype)  # LayerNorm per head
+        h = self.multihead_norm.weight * h.reshape(B_, T, ${v}).to(x.dtype)${shift}  # LayerNorm per head
         return self.out_proj(torch.sigmoid(self.ogate_preact(x)) * h)"#,
         &[
             ("h", h.to_string()),
@@ -61,6 +61,27 @@ pub(super) fn mlstm(spec: &Spec) -> String {
             ("cap", s.gate_cap.to_string()),
             ("eps", s.eps.to_string()),
             ("norm_eps", s.norm_eps.to_string()),
+            ("bias", py_bool(s.bias)),
+            (
+                "norm_bias",
+                if s.bias {
+                    format!(
+                        "\n        self.multihead_norm.bias = nn.Parameter(torch.zeros({}))",
+                        s.v_dim
+                    )
+                } else {
+                    String::new()
+                },
+            ),
+            (
+                "shift",
+                if s.bias {
+                    " + self.multihead_norm.bias"
+                } else {
+                    ""
+                }
+                .into(),
+            ),
         ],
     )
 }
@@ -117,7 +138,7 @@ class Backbone(nn.Module):
         super().__init__()
         self.embeddings = nn.Embedding(${vocab}, ${d})
         self.blocks = nn.ModuleList(Block() for _ in range(${n}))
-        self.out_norm = Norm(${d})
+        self.out_norm = ${out_norm}
 
     def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${d}] after the final norm
         x = self.embeddings(input_ids)
@@ -136,6 +157,15 @@ ${head_init}
         logits = ${logits}
         return ${cap}"#,
         &[
+            (
+                "out_norm",
+                // The blocks' norms shift; the output norm does not.
+                if spec.final_norm_kind.is_some() {
+                    format!("Norm({d}, bias=False)")
+                } else {
+                    format!("Norm({d})")
+                },
+            ),
             ("d", d.to_string()),
             ("f", f.to_string()),
             ("bias", py_bool(spec.mlp.bias)),
