@@ -50,6 +50,20 @@ impl Vit<'_> {
         let d = self.hidden;
         4 * (d * d + if attn_bias { d } else { 0 }) + 4 * d + self.mlp()
     }
+
+    /// SigLIP's vision model: its biased patch convolution and learned positions, its encoder
+    /// layers (attention with biases) and its last LayerNorm.
+    fn siglip(&self) -> u128 {
+        let d = self.hidden;
+        self.patch_conv() + d + self.patches * d + self.layers * self.layer(true) + 2 * d
+    }
+
+    /// SigLIP's attention-pooling head: a probe, a multi-head attention with its fused
+    /// in-projection, a LayerNorm and an MLP.
+    fn pooling_head(&self) -> u128 {
+        let d = self.hidden;
+        d + 4 * (d * d + d) + 2 * d + self.mlp()
+    }
 }
 
 /// The wrapper's ViT tower of one of `kinds`, or `None` for another kind or a rectangular image
@@ -89,14 +103,12 @@ pub fn gemma3_vision(top: &Config) -> Result<Option<u64>> {
     let Some(s) = siglip(top)? else {
         return Ok(None);
     };
-    let d = s.hidden;
-    let embeddings = s.patch_conv() + d + s.patches * d;
-    // A probe, a multi-head attention with its fused in-projection, a LayerNorm and an MLP.
-    let head = match &s.v {
-        Some(v) if !v.flag("vision_use_head", true)? => 0,
-        _ => d + 4 * (d * d + d) + 2 * d + s.mlp(),
+    let head = if flag(&s.v, "vision_use_head", true)? {
+        s.pooling_head()
+    } else {
+        0
     };
-    fit(top, embeddings + s.layers * s.layer(true) + 2 * d + head)
+    fit(top, s.siglip() + head)
 }
 
 /// Gemma 3's projector: the vision width mapped to the text width, and an RMSNorm before it.
@@ -126,6 +138,14 @@ fn vision<'a>(top: &Config<'a>, kinds: &[&str]) -> Result<Option<Option<Config<'
 fn size(v: &Option<Config>, key: &str, default: u64) -> Result<u64> {
     match v {
         Some(v) => v.size(key, Some(default)),
+        None => Ok(default),
+    }
+}
+
+/// A flag of a sub-config, or the class default where it has none.
+fn flag(v: &Option<Config>, key: &str, default: bool) -> Result<bool> {
+    match v {
+        Some(v) => v.flag(key, default),
         None => Ok(default),
     }
 }
@@ -302,29 +322,40 @@ pub fn gemma4_audio(top: &Config) -> Result<Option<u64>> {
     fit(top, subsample + layers * layer + d * out + out)
 }
 
-/// Gemma 4's embedders: a tower's output width mapped to the text width (its norm has no
-/// weight). Zero where the wrapper has no such tower.
-pub fn gemma4_embed_vision(top: &Config) -> Result<Option<u64>> {
-    match gemma4_part(top, "vision_config", "gemma4_vision")? {
+/// A Gemma 4 embedder: the width `width` (with the class's `default`) of the sub-config `key`
+/// of kind `kind`, mapped to the text width (its norm has no weight). Zero where the wrapper
+/// has no such sub-config; `None` for one of another kind.
+fn gemma4_embedder(
+    top: &Config,
+    (key, kind): (&str, &str),
+    (width, default): (&str, u64),
+) -> Result<Option<u64>> {
+    match gemma4_part(top, key, kind)? {
         None => Ok(Some(0)),
         Some(None) => Ok(None),
         Some(Some(v)) => {
-            let d = v.size("hidden_size", Some(768))? as u128;
-            fit(top, d * text_hidden(top, 2304)? as u128)
+            let w = v.size(width, Some(default))? as u128;
+            fit(top, w * text_hidden(top, 2304)? as u128)
         }
     }
 }
 
+/// Gemma 4's vision embedder: the vision tower's width mapped to the text width.
+pub fn gemma4_embed_vision(top: &Config) -> Result<Option<u64>> {
+    gemma4_embedder(
+        top,
+        ("vision_config", "gemma4_vision"),
+        ("hidden_size", 768),
+    )
+}
+
 /// Gemma 4's audio embedder: the audio tower's output width mapped to the text width.
 pub fn gemma4_embed_audio(top: &Config) -> Result<Option<u64>> {
-    match gemma4_part(top, "audio_config", "gemma4_audio")? {
-        None => Ok(Some(0)),
-        Some(None) => Ok(None),
-        Some(Some(v)) => {
-            let out = v.size("output_proj_dims", Some(1536))? as u128;
-            fit(top, out * text_hidden(top, 2304)? as u128)
-        }
-    }
+    gemma4_embedder(
+        top,
+        ("audio_config", "gemma4_audio"),
+        ("output_proj_dims", 1536),
+    )
 }
 
 /// Gemma 4 unified's patch embedder, in place of a vision tower (`vision_embedder.` in its
@@ -350,30 +381,23 @@ pub fn gemma4_unified_patches(top: &Config) -> Result<Option<u64>> {
 }
 
 /// Gemma 4 unified's vision embedder: the patch embedder's output (`output_proj_dims` wide)
-/// projected to the text width (its norm has no weight). Zero where the wrapper has no vision
-/// config.
+/// projected to the text width.
 pub fn gemma4_unified_embed_vision(top: &Config) -> Result<Option<u64>> {
-    match gemma4_part(top, "vision_config", "gemma4_unified_vision")? {
-        None => Ok(Some(0)),
-        Some(None) => Ok(None),
-        Some(Some(v)) => {
-            let out = v.size("output_proj_dims", Some(3840))? as u128;
-            fit(top, out * text_hidden(top, 2304)? as u128)
-        }
-    }
+    gemma4_embedder(
+        top,
+        ("vision_config", "gemma4_unified_vision"),
+        ("output_proj_dims", 3840),
+    )
 }
 
 /// Gemma 4 unified's audio embedder, in place of a tower: the audio features (`audio_embed_dim`
-/// wide) projected to the text width. Zero where the wrapper has no audio config.
+/// wide) projected to the text width.
 pub fn gemma4_unified_embed_audio(top: &Config) -> Result<Option<u64>> {
-    match gemma4_part(top, "audio_config", "gemma4_unified_audio")? {
-        None => Ok(Some(0)),
-        Some(None) => Ok(None),
-        Some(Some(v)) => {
-            let d = v.size("audio_embed_dim", Some(640))? as u128;
-            fit(top, d * text_hidden(top, 2304)? as u128)
-        }
-    }
+    gemma4_embedder(
+        top,
+        ("audio_config", "gemma4_unified_audio"),
+        ("audio_embed_dim", 640),
+    )
 }
 
 /// Phi-4-multimodal's image embedder (`embed_tokens_extend.image_embed.`): a SigLIP tower (its
@@ -387,11 +411,9 @@ pub fn phi4_images(top: &Config) -> Result<Option<u64>> {
     };
     let d = t.hidden;
     let text = top.size("hidden_size", Some(3072))? as u128;
-    let tower = t.patch_conv() + d + t.patches * d + t.layers * t.layer(true) + 2 * d;
-    let pool = d + 3 * d * d + 3 * d + d * d + d + 2 * d + t.mlp();
     fit(
         top,
-        tower + pool + 2 * d + d * text + text + text * text + text,
+        t.siglip() + t.pooling_head() + 2 * d + d * text + text + text * text + text,
     )
 }
 
@@ -424,10 +446,7 @@ pub fn phi4_audio(top: &Config) -> Result<Option<u64>> {
         width = width.div_ceil(2);
     }
     let distance = n("bias_max_distance", 1000)?;
-    let symmetric = match &a {
-        Some(a) => a.flag("bias_symmetric", false)?,
-        None => false,
-    };
+    let symmetric = flag(&a, "bias_symmetric", false)?;
     let text = top.size("hidden_size", Some(3072))? as u128;
     let down = n("downsample_rate", 1)?;
 
@@ -587,38 +606,42 @@ pub fn got_ocr2_vision(top: &Config) -> Result<Option<u64>> {
     let heads = size(v, "num_attention_heads", 12)? as u128;
     let mlp = size(v, "mlp_dim", 3072)? as u128;
     let out = size(v, "output_channels", 256)? as u128;
-    let flag = |key, default| match v {
-        Some(v) => v.flag(key, default),
-        None => Ok(default),
-    };
     // A window of 0 is none: that layer attends over the whole grid.
     let window = match v {
         Some(v) => v.count("window_size", 14)?,
         None => 14,
     } as u128;
-    let global = match v {
+    let mut global = match v {
         Some(v) => v.list_any("global_attn_indexes", |x| x.as_u64(), "a layer index")?,
         None => None,
     }
     .unwrap_or_else(|| vec![2, 5, 8, 11]);
-    let mut layers = 0u128;
-    for i in 0..t.layers {
-        let qkv_bias = if flag("qkv_bias", true)? { 3 * d } else { 0 };
-        let span = if window == 0 || global.contains(&(i as u64)) {
-            t.grid
-        } else {
-            window
-        };
-        let rel = if flag("use_rel_pos", true)? {
+    global.sort_unstable();
+    global.dedup();
+    // Layers over the whole grid: the global ones, or all of them without a window.
+    let whole = if window == 0 {
+        t.layers
+    } else {
+        global.iter().filter(|&&i| u128::from(i) < t.layers).count() as u128
+    };
+    // A table of relative positions per axis, over `span` patches each way.
+    let rel = |span: u128| -> Result<u128> {
+        Ok(if flag(v, "use_rel_pos", true)? {
             2 * (2 * span - 1) * (d / heads)
         } else {
             0
-        };
-        layers += 4 * d + 3 * d * d + qkv_bias + d * d + d + 2 * d * mlp + mlp + d + rel;
+        })
+    };
+    let qkv_bias = if flag(v, "qkv_bias", true)? { 3 * d } else { 0 };
+    let layer = 4 * d + 3 * d * d + qkv_bias + d * d + d + 2 * d * mlp + mlp + d;
+    let windowed = t.layers - whole;
+    let mut layers = t.layers * layer + whole * rel(t.grid)?;
+    if windowed > 0 {
+        layers += windowed * rel(window)?;
     }
     let embed = t.patch_conv()
         + d
-        + if flag("use_abs_pos", true)? {
+        + if flag(v, "use_abs_pos", true)? {
             t.patches * d
         } else {
             0
@@ -694,10 +717,7 @@ pub fn emu3_vqvae(top: &Config) -> Result<Option<u64>> {
             "is empty; it needs one factor per resolution",
         ));
     };
-    let double = match &v {
-        Some(v) => v.flag("double_latent", false)?,
-        None => false,
-    };
+    let double = flag(&v, "double_latent", false)?;
     // Halvings of the frame count: int(log2(factor)) in the class.
     let factor = n("temporal_downsample_factor", 4)?;
     let halvings = u128::from(factor.ilog2());

@@ -215,7 +215,8 @@ impl Builder<'_> {
                     + match role {
                         Role::Q => 0,
                         Role::K => q,
-                        _ => q + kv,
+                        Role::V => q + kv,
+                        other => unreachable!("{other:?} is not one of Q, K, V"),
                     };
                 let block = match idx {
                     Some(i) => rows(off, hd, i),
