@@ -29,7 +29,7 @@ from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_N
 from transformers.core_model_loading import revert_weight_conversion
 from transformers.modeling_utils import remove_tied_weights_from_state_dict
 
-from make_toy_fixtures import resplit_convs
+from make_toy_fixtures import buildable, resplit_convs
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "crates/core/catalog"
@@ -41,11 +41,7 @@ def build_config(raw):
     if raw["model_type"] not in CONFIG_MAPPING and raw.get("architectures") == ["DeepseekV3ForCausalLM"]:
         raw["model_type"] = "deepseek_v3"  # Kimi K2 and others reuse DeepSeek V3's architecture
     cls = CONFIG_MAPPING[raw["model_type"]]
-    # Emu3's wrapper cannot build without its tokenizer's map from image codes to token ids,
-    # which holds no weights: an empty one stands in where a config has none.
-    if raw["model_type"] == "emu3" and raw.get("vocabulary_map") is None:
-        raw["vocabulary_map"] = {}
-    return cls.from_dict(raw)
+    return cls.from_dict(buildable(raw))
 
 
 def text_part(config):
@@ -137,6 +133,12 @@ def write(name, source, raw):
     path = FIXTURES / "reference" / f"{name}.json"
     path.write_text(json.dumps(out, indent=0, sort_keys=True) + "\n")
     print(f"{name}: {out['total_params']:,} total, {out['active_params']:,} active, {len(tensors)} tensors")
+
+
+def write_unseen(name, raw):
+    """A config no catalog entry has (unseen/NAME.json) and its reference."""
+    (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
+    write(name, f"unseen/{name}.json", raw)
 
 
 def save_defaults(model_type, raw):
@@ -678,8 +680,7 @@ def main(only):
             name = f"unseen-{family}-{i}"
             if only and name not in only:
                 continue
-            (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
-            write(name, f"unseen/{name}.json", raw)
+            write_unseen(name, raw)
     # Gemma 4 with the vision and audio towers its published checkpoints have (its class builds
     # none by default), and with the vision tower alone.
     for i, towers in enumerate(({"vision_config": {}, "audio_config": {}},
@@ -690,8 +691,7 @@ def main(only):
             continue
         raw = {"model_type": "gemma4", "architectures": ["Gemma4ForConditionalGeneration"],
                "text_config": {"hidden_size": 512}, **towers}
-        (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
-        write(name, f"unseen/{name}.json", raw)
+        write_unseen(name, raw)
     # xLSTM with biases on every projection and on its blocks' norms, tied and not.
     for i, tied in enumerate((False, True)):
         name = f"unseen-xlstm_bias-{i}"
@@ -700,8 +700,7 @@ def main(only):
         raw = {"model_type": "xlstm", "hidden_size": 128, "num_hidden_layers": 2 + i, "num_heads": 2 * (i + 1),
                "vocab_size": 97, "pad_token_id": 1, "use_bias": True, "ffn_proj_factor": 1.5,
                "tie_word_embeddings": tied}
-        (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
-        write(name, f"unseen/{name}.json", raw)
+        write_unseen(name, raw)
     # Phi-4-multimodal's image and audio encoders at sizes and options of their own.
     for i, towers in enumerate(({"vision_config": {"hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 2,
                                                    "num_attention_heads": 2, "image_size": 56, "patch_size": 14},
@@ -724,8 +723,7 @@ def main(only):
         raw = {"model_type": "phi4_multimodal", "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 1,
                "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1000, "pad_token_id": 0,
                "bos_token_id": 1, "eos_token_id": 2, **towers}
-        (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
-        write(name, f"unseen/{name}.json", raw)
+        write_unseen(name, raw)
     # Gemma 4 unified with its class's vision and audio embedders, and with other sizes of each.
     for i, towers in enumerate(({"vision_config": {}, "audio_config": {}},
                                 {"vision_config": {"patch_size": 8, "pooling_kernel_size": 2, "mm_embed_dim": 96,
@@ -736,8 +734,7 @@ def main(only):
             continue
         raw = {"model_type": "gemma4_unified", "architectures": ["Gemma4UnifiedForConditionalGeneration"],
                "text_config": {"hidden_size": 256}, **towers}
-        (FIXTURES / "unseen" / f"{name}.json").write_text(json.dumps(raw, indent=2) + "\n")
-        write(name, f"unseen/{name}.json", raw)
+        write_unseen(name, raw)
 
 
 if __name__ == "__main__":

@@ -413,17 +413,21 @@ def shrink(raw):
     return cfg
 
 
+def buildable(raw):
+    """`raw` as its class can build it: Emu3's wrapper cannot without its tokenizer's map of image
+    codes to token ids, which holds no weights, so an empty one stands in where a config has none."""
+    if raw["model_type"] == "emu3" and raw.get("vocabulary_map") is None:
+        return {**raw, "vocabulary_map": {}}
+    return raw
+
+
 def build(raw):
     """The model transformers builds for `raw`, float32, eager attention, random weights."""
     raw = dict(raw)
     model_type = raw["model_type"]
     if model_type not in CONFIG_MAPPING and raw.get("architectures") == ["DeepseekV3ForCausalLM"]:
         model_type = "deepseek_v3"
-    config = CONFIG_MAPPING[model_type].from_dict(copy.deepcopy(raw))
-    if model_type == "emu3" and config.vocabulary_map is None:
-        # Emu3's wrapper cannot build without its tokenizer's map of image codes, which holds
-        # no weights.
-        config.vocabulary_map = {}
+    config = CONFIG_MAPPING[model_type].from_dict(copy.deepcopy(buildable(raw)))
     text = config.get_text_config()
     if getattr(text, "pad_token_id", None) is not None and text.pad_token_id >= text.vocab_size:
         # A class default outside the small vocabulary (Phi-3: 32000); ids never reach the math.

@@ -556,11 +556,7 @@ impl<'s> Builder<'s> {
                 category: Category::Embed,
                 inputs: vec![],
                 output: xs,
-                operation: if spec.hierarchy.is_some() {
-                    format!("Scale the embeddings by a fixed {m} (HRM's embedding_scale)")
-                } else {
-                    format!("Scale the embeddings by a fixed {m} (μP-style width scaling)")
-                },
+                operation: format!("Scale the embeddings by a fixed {m}"),
                 equation: format!("X = X · {m}"),
             }));
         }

@@ -137,8 +137,8 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         String::new()
     };
     // HRM: a layer caches once per visit of its stack.
-    let runs: u128 = (0..spec.layers).map(|b| spec.runs(b) as u128).sum();
     if spec.hierarchy.is_some() {
+        let runs: u128 = (0..spec.layers).map(|b| spec.runs(b) as u128).sum();
         shared += &format!(", each once per visit of its stack: {runs} runs");
     }
     if caching + sharing == 0 {

@@ -160,7 +160,7 @@ ${head_init}
             (
                 "out_norm",
                 // The blocks' norms shift; the output norm does not.
-                if spec.final_norm_kind.is_some() {
+                if spec.norm.kind.has_bias() && !spec.final_norm().kind.has_bias() {
                     format!("Norm({d}, bias=False)")
                 } else {
                     format!("Norm({d})")
