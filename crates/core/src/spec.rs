@@ -2065,6 +2065,14 @@ impl Spec {
         self.hierarchy.map_or(1, |h| h.runs(b))
     }
 
+    /// The runs of the layers of `set` for one token: their count, or each one's visits.
+    pub fn runs_over(&self, set: &LayerSet) -> u128 {
+        match self.hierarchy {
+            None => set.len() as u128,
+            Some(h) => set.iter().map(|b| h.runs(b) as u128).sum(),
+        }
+    }
+
     /// How many logits the LM head produces: its rows.
     pub fn out_vocab(&self) -> u64 {
         self.head_rows.unwrap_or(self.vocab)

@@ -283,9 +283,7 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
     let layers = v.layers().unwrap_or(&all);
     // Steps outside the blocks (the LM head) run once, not once per layer; a layer runs once
     // per token, or once per visit of its stack (HRM).
-    let runs = v
-        .layers()
-        .map_or(1, |l| l.iter().map(|b| spec.runs(b) as u128).sum());
+    let runs = v.layers().map_or(1, |l| spec.runs_over(l));
     let mut c = Cost::default();
     let out = g.tensor(step.output);
     if let TensorKind::Activation { cached: true } = out.kind {

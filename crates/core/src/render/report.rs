@@ -138,7 +138,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     };
     // HRM: a layer caches once per visit of its stack.
     if spec.hierarchy.is_some() {
-        let runs: u128 = (0..spec.layers).map(|b| spec.runs(b) as u128).sum();
+        let runs = spec.runs_over(&crate::layers::LayerSet::all(spec.layers));
         shared += &format!(", each once per visit of its stack: {runs} runs");
     }
     if caching + sharing == 0 {
