@@ -36,7 +36,7 @@ VENV="${ANATOMY_VENV:-$CACHE/venv}"
 if ! "$VENV/bin/python" -c "import numpy, torch, safetensors, transformers" 2>/dev/null; then
   say "making $VENV with numpy, torch, safetensors and transformers (torch is large: a few minutes)"
   python3 -m venv "$VENV"
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check numpy torch safetensors "transformers==5.24.0"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir numpy torch safetensors "transformers==5.24.0"
 fi
 
 SMOLLM2_DIR="$CACHE/smollm2"
