@@ -42,6 +42,7 @@ ENTRIES = {
     "git-base": "git",
     "emu3-chat": "emu3",
     "hrm-text-1b": "hrm_text",
+    "dots3-note-prev": "dots3_note_text",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

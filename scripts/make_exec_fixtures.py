@@ -186,6 +186,18 @@ CONFIGS = {
                  qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, num_key_value_heads=4,
                  index_topk=4, index_n_heads=8, index_head_dim=12, gated_norm_rank=4,
                  mlp_layer_types=["dense", "sparse", "sparse"], bos_token_id=1, eos_token_id=2),
+    # dots.3 Note: V3.2's sparse attention (GLM-5's interleaved indexer) in layers 0, 1 and 5,
+    # a window of 3 with latent attention of its own sizes and RoPE base in the others; scaled
+    # latents normed at the model's eps, a normed rotary key, a σ gate per head; one dense
+    # layer, then experts whose shared expert has a width of its own.
+    "dots3-note": dict(BASE, model_type="dots3_note_text", num_hidden_layers=6, num_key_value_heads=4,
+                       n_routed_experts=8, n_shared_experts=1, num_experts_per_tok=2, moe_intermediate_size=16,
+                       shared_experts_intermediate_size=24, kv_lora_rank=16, q_lora_rank=24, qk_nope_head_dim=8,
+                       qk_rope_head_dim=8, v_head_dim=8, head_dim=16, index_topk=4, index_n_heads=4,
+                       index_head_dim=12, sliding_window=3, swa_num_attention_heads=2, swa_num_key_value_heads=2,
+                       swa_q_lora_rank=20, swa_kv_lora_rank=12, swa_head_dim=20, swa_qk_nope_head_dim=8,
+                       swa_v_head_dim=12, rope_theta=10000.0, swa_rope_theta=500.0, rms_norm_eps=1e-5,
+                       bos_token_id=1, eos_token_id=2),
     # Gemma 3n: three AltUp streams, LAuReL, activation sparsity in the first two layers (two
     # levels), the last two layers reusing keys and values, MLPs of two widths, per-layer
     # inputs from a table shorter than the vocabulary (ids past it read row 0), a window of 4.

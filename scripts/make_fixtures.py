@@ -471,6 +471,61 @@ def unseen_hrm_text(rng):
     return raw
 
 
+def unseen_dots3(rng):
+    """dots.3 Note: its layer kinds by the class's pattern or a list, the sliding layers' sizes
+    from the `swa_*` keys or a `per_layer_config`; the language model alone or in its wrapper,
+    read from the top level as the class reads published configs."""
+    heads, layers = rng.choice([2, 4]), rng.randint(3, 7)
+    nope, rope = rng.choice([8, 16]), 8
+    raw = {
+        "model_type": "dots3_note_text",
+        "hidden_size": rng.choice([48, 64]),
+        "intermediate_size": rng.choice([40, 72]),
+        "moe_intermediate_size": rng.choice([16, 24]),
+        "shared_experts_intermediate_size": rng.choice([16, 24]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "num_key_value_heads": heads,
+        "vocab_size": rng.choice([97, 1000]),
+        "n_routed_experts": rng.choice([8, 16]),
+        "n_shared_experts": rng.choice([1, 2]),
+        "num_experts_per_tok": rng.choice([2, 3]),
+        "first_k_dense_replace": rng.choice([0, 1]),
+        "kv_lora_rank": rng.choice([16, 32]),
+        "q_lora_rank": rng.choice([16, 24]),
+        "qk_nope_head_dim": nope,
+        "qk_rope_head_dim": rope,
+        "head_dim": rng.choice([16, 32]),
+        "v_head_dim": rng.choice([8, 12]),
+        "index_n_heads": 2, "index_head_dim": 16, "index_topk": rng.choice([2, 4]),
+        "sliding_window": rng.choice([2, 3, 5]),
+        "tie_word_embeddings": rng.random() < 0.3,
+        "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    }
+    swa = {"num_attention_heads": rng.choice([2, 4]), "q_lora_rank": rng.choice([12, 20]),
+           "kv_lora_rank": rng.choice([8, 12]), "qk_nope_head_dim": rng.choice([8, 12]),
+           "v_head_dim": rng.choice([8, 16])}
+    swa["num_key_value_heads"] = swa["num_attention_heads"]
+    swa["head_dim"] = swa["qk_nope_head_dim"] + rng.choice([4, 8])
+    if rng.random() < 0.5:
+        raw.update({f"swa_{k}": v for k, v in swa.items()})
+    else:
+        kinds = [rng.choice(["indexed_attention", "sliding_attention"]) for _ in range(layers)]
+        raw["layer_types"] = kinds
+        raw["per_layer_config"] = {str(i): dict(swa, qk_rope_head_dim=swa["head_dim"] - swa["qk_nope_head_dim"])
+                                   for i, k in enumerate(kinds) if k == "sliding_attention"}
+    if rng.random() < 0.3:
+        raw["use_dsa"] = False
+    if rng.random() < 0.5:
+        raw["rope_theta"] = rng.choice([10_000.0, 1_000_000.0])
+        raw["swa_rope_theta"] = rng.choice([500.0, 10_000.0])
+    if rng.random() < 0.5:
+        hidden = raw["hidden_size"]
+        raw.update(model_type="dots3_note", vision_config={"adapter_out_dim": hidden},
+                   audio_config={"adapter_out_dim": hidden})
+    return raw
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -627,6 +682,7 @@ UNSEEN = {
     "got_ocr2": unseen_got_ocr2,
     "emu3": unseen_emu3,
     "hrm_text": unseen_hrm_text,
+    "dots3_note": unseen_dots3,
 }
 
 
@@ -640,7 +696,7 @@ DEFAULT_TYPES = [
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
-    "emu3", "emu3_text_model", "hrm_text",
+    "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note",
 ]
 
 
@@ -734,6 +790,27 @@ def main(only):
             continue
         raw = {"model_type": "gemma4_unified", "architectures": ["Gemma4UnifiedForConditionalGeneration"],
                "text_config": {"hidden_size": 256}, **towers}
+        write_unseen(name, raw)
+    # dots.3 Note with its sliding layers' sizes in a `per_layer_config`, all three layer kinds,
+    # and RoPE given per kind; then the wrapper with its language model in `text_config`.
+    swa = {"num_attention_heads": 2, "num_key_value_heads": 2, "q_lora_rank": 12, "kv_lora_rank": 8,
+           "head_dim": 20, "qk_nope_head_dim": 12, "qk_rope_head_dim": 8, "v_head_dim": 16}
+    kinds = ["indexed_attention", "sliding_attention", "full_attention", "sliding_attention", "indexed_attention"]
+    text = {"hidden_size": 64, "intermediate_size": 72, "moe_intermediate_size": 16, "num_hidden_layers": 5,
+            "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 97, "n_routed_experts": 8,
+            "num_experts_per_tok": 2, "kv_lora_rank": 16, "q_lora_rank": 24, "qk_nope_head_dim": 8,
+            "qk_rope_head_dim": 8, "head_dim": 32, "v_head_dim": 12, "index_n_heads": 2, "index_head_dim": 16,
+            "index_topk": 4, "sliding_window": 4, "moe_shared_expert_intermediate_size": 20,
+            "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "layer_types": kinds,
+            "per_layer_config": {str(i): swa for i, k in enumerate(kinds) if k == "sliding_attention"},
+            "rope_parameters": {k: {"rope_type": "default", "rope_theta": t} for k, t in
+                                (("indexed_attention", 1e6), ("full_attention", 1e6), ("sliding_attention", 1e4))}}
+    for i, raw in enumerate((dict(text, model_type="dots3_note_text"),
+                             {"model_type": "dots3_note", "text_config": dict(text, model_type="dots3_note_text"),
+                              "vision_config": {"adapter_out_dim": 64}, "audio_config": {"adapter_out_dim": 64}})):
+        name = f"unseen-dots3_note_kinds-{i}"
+        if only and name not in only:
+            continue
         write_unseen(name, raw)
 
 

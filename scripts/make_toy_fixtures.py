@@ -320,10 +320,18 @@ def shrink_text(text, n):
     if isinstance(text.get("max_window_layers"), int):
         text["max_window_layers"] = min(text["max_window_layers"], n - 1)
     cut_lists(text, n)
+    # dots.3 Note's sliding layers as its class saves them: latent attention of their own
+    # sizes (half the heads, other ranks and widths, the same rotary dims).
+    plc = text.get("per_layer_config")
+    if text.get("model_type") == "dots3_note_text" and isinstance(plc, dict):
+        swa = {"num_attention_heads": HEADS // 2, "num_key_value_heads": HEADS // 2, "q_lora_rank": 20,
+               "kv_lora_rank": 12, "head_dim": 20, "qk_nope_head_dim": 12, "qk_rope_head_dim": 8,
+               "v_head_dim": 12}
+        types = text.get("layer_types") or []
+        text["per_layer_config"] = {str(i): dict(swa) for i, t in enumerate(types) if t == "sliding_attention"}
     # Gemma 4's global layers as transformers saves them: the same overrides on the toy's global
     # layers, their heads twice the local ones.
-    plc = text.get("per_layer_config")
-    if isinstance(plc, dict) and plc:
+    elif isinstance(plc, dict) and plc:
         first = dict(next(iter(plc.values())))
         if "head_dim" in first:
             first["head_dim"] = 2 * text["head_dim"]

@@ -404,6 +404,12 @@ pub static ENTRIES: &[Entry] = &[
         "a Llama that reads and writes images as tokens; its VQ-VAE image tokenizer counted"
     ),
     entry!(
+        defaults "Dots3NoteTextConfig",
+        "dots3-note-prev",
+        "dots-studio/dots3-note-prev",
+        "latent attention of two sizes: indexed layers, and three of four in a 512-token window"
+    ),
+    entry!(
         defaults "HrmTextConfig",
         "hrm-text-1b",
         "sapientinc/HRM-Text-1B",

@@ -194,7 +194,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                     i.head_dim,
                     i.top_k,
                     i.own.len(),
-                    s.layers
+                    i.own.len() + s.indexer_reusers().len()
                 )
             }),
         );

@@ -36,6 +36,8 @@ pub const ALL: &[&str] = &[
     "residual_scales", "depth_scaled", "head_bias", "skip_first_attn_norm", "head_transform",
     "per_layer_input", "layer_scalar", "shared_blocks", "hyper", "altup", "hierarchy", "laurel",
     "gated_norm", "head_rows", "mlstm:bias",
+    "mla:no_q_latent", "mla:bias", "mla:lora_scales", "mla:q_gate", "mla:latent_eps",
+    "mla:rope_key_norm",
 ];
 
 /// The mechanisms `spec` uses.
@@ -362,8 +364,25 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
     on("attn:v_from_k", *v_from_k);
     on("attn:shares_kv", *shares_kv);
     on("attn:dynamic_mask", dynamic_mask.is_some());
-    on(
-        "attn:indexer",
-        mla.as_ref().is_some_and(|m| m.indexer.is_some()),
-    );
+    if let Some(Mla {
+        q_lora_rank,
+        bias,
+        kv_lora_rank: _,
+        qk_nope_head_dim: _,
+        qk_rope_head_dim: _,
+        indexer,
+        lora_scales,
+        q_gate,
+        latent_eps,
+        rope_key_norm,
+    }) = mla
+    {
+        on("attn:indexer", indexer.is_some());
+        on("mla:no_q_latent", q_lora_rank.is_none());
+        on("mla:bias", *bias);
+        on("mla:lora_scales", lora_scales.is_some());
+        on("mla:q_gate", *q_gate);
+        on("mla:latent_eps", *latent_eps != Mla::LATENT_EPS);
+        on("mla:rope_key_norm", *rope_key_norm);
+    }
 }

@@ -29,6 +29,8 @@ pub enum Role {
     KvA,
     KvANorm,
     KvB,
+    /// MLA: the norm of the shared rotary key, before RoPE (dots.3 Note).
+    KPeNorm,
     /// DeepSeek sparse attention's indexer: its query projection (from the Q latent), key
     /// projection, key LayerNorm and per-head weights.
     IndexQ,
@@ -727,6 +729,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.post_ffw_norm_2",
             ),
             other => sandwich(other),
+        },
+        Layout::Dots3 => match role {
+            AttnGate => ("model.layers.{b}.self_attn.g_proj", "blk.{b}.attn_gate"),
+            other => llama(other),
         },
         Layout::Axk2 => match role {
             AttnNorm => ("model.layers.{b}.input_layernorm.norm", "blk.{b}.attn_norm"),
@@ -1742,6 +1748,10 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "blk.{b}.attn_kv_a_norm",
         ),
         KvB => ("model.layers.{b}.self_attn.kv_b_proj", "blk.{b}.attn_kv_b"),
+        KPeNorm => (
+            "model.layers.{b}.self_attn.k_rope_only_layernorm",
+            "blk.{b}.attn_k_pe_norm",
+        ),
         IndexQ => (
             "model.layers.{b}.self_attn.indexer.wq_b",
             "blk.{b}.indexer.attn_q_b",

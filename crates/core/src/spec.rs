@@ -531,11 +531,17 @@ pub struct Mla {
     /// `q_b_proj`, of the normed query latent beside the raw one, 2 · q_lora features: each
     /// head's query rows, then its gate rows (A.X-K2).
     pub q_gate: bool,
+    /// The ε of the Q and KV latents' RMS norms: `LATENT_EPS` in DeepSeek's classes, the
+    /// model's `rms_norm_eps` where a class builds them at it (dots.3 Note).
+    pub latent_eps: f64,
+    /// The shared rotary key is RMS-normed (with a weight, at the model's ε) before RoPE
+    /// (dots.3 Note's `k_rope_only_layernorm`).
+    pub rope_key_norm: bool,
 }
 
 impl Mla {
-    /// The ε of the Q and KV latents' RMS norms: every class builds them at its norm's default,
-    /// 1e-6, not at the config's `rms_norm_eps`.
+    /// The ε DeepSeek's classes build the latents' RMS norms at, their norm's default, whatever
+    /// the config's `rms_norm_eps`.
     pub const LATENT_EPS: f64 = 1e-6;
 }
 
@@ -1980,6 +1986,9 @@ pub enum Layout {
     /// A.X-K2: DeepSeek's names, each gated norm a module of its own (`input_layernorm.norm`,
     /// `.W_down`, `.W_up`).
     Axk2,
+    /// dots.3 Note: DeepSeek's names, the output gate as `self_attn.g_proj` and the rotary key's
+    /// norm as `self_attn.k_rope_only_layernorm`.
+    Dots3,
     /// Gemma 3n: Gemma's sandwich names, with each layer's `altup` and `laurel` modules and the
     /// model's `altup_projections` and `altup_unembed_projections`.
     Gemma3n,
@@ -2237,10 +2246,7 @@ impl Spec {
                 "indexer",
                 vec![
                     ("own".into(), ix.own.clone()),
-                    (
-                        "reused from the layer before".into(),
-                        LayerSet::from_fn(self.layers, |b| !ix.own.contains(b)),
-                    ),
+                    ("reused from the layer before".into(), self.indexer_reusers()),
                 ],
             );
         }
@@ -2308,6 +2314,24 @@ impl Spec {
             Some(b) => self.attn_at(b),
             None => &self.attn,
         }
+    }
+
+    /// The layers of `attn` with DeepSeek sparse attention's indexer that reuse an earlier
+    /// layer's choice of keys rather than run their own (GLM-5's shared layers): empty where
+    /// each runs its own, or none has one. Layers with an attention of their own
+    /// (`layer_attn`, dots.3 Note's sliding layers) have no indexer to reuse.
+    pub fn indexer_reusers(&self) -> LayerSet {
+        let own = self
+            .attn
+            .mla
+            .as_ref()
+            .and_then(|m| m.indexer.as_ref())
+            .map(|ix| &ix.own);
+        LayerSet::from_fn(self.layers, |b| {
+            own.is_some_and(|own| !own.contains(b))
+                && self.plan[b as usize].span().is_some()
+                && !self.layer_attn.iter().any(|(set, _)| set.contains(b))
+        })
     }
 
     /// Each distinct attention with the layers that use it, `attn` first: one entry unless

@@ -580,8 +580,9 @@ impl Model {
 
     /// An MLA latent's RMS norm, at the ε its classes build it with whatever the config's.
     fn latent_norm(&self, x: &Tensor, role: Role, b: usize) -> Res<Tensor> {
+        let m = self.spec.attn_at(b).mla.as_ref().expect("MLA");
         let n = Norm {
-            eps: anatomy_core::spec::Mla::LATENT_EPS,
+            eps: m.latent_eps,
             ..self.spec.norm.clone()
         };
         Ok(norm(x, Some(self.w(role, Some(b))?), None, &n)?)
@@ -2472,7 +2473,12 @@ impl Model {
                 self.keep(Some(b), "q_latent_norm", &qn);
                 if let Some(ix) = &m.indexer {
                     if ix.own.contains(b as u64) {
-                        cache.chosen = Some(self.index(x, &qn, ix, b, cache)?);
+                        // dots.3 Note's indexer reads the scaled latent, as its query does.
+                        let qi = match m.lora_scales {
+                            Some((q_scale, _)) => qn.affine(q_scale, 0.0)?,
+                            None => qn.clone(),
+                        };
+                        cache.chosen = Some(self.index(x, &qi, ix, b, cache)?);
                     }
                     selected = cache.chosen.clone();
                 }
@@ -2512,10 +2518,14 @@ impl Model {
         self.keep(Some(b), "kv_latent", &latent);
         let c_kv = scaled(self.latent_norm(&latent, Role::KvANorm, b)?, kv_scale)?;
         self.keep(Some(b), "kv_latent_norm", &c_kv);
-        let k_rot = kva
+        let mut k_rot = kva
             .narrow(1, kvl, rd)
             .and_then(|k| k.contiguous()?.reshape((1, t, rd)))?;
         self.keep(Some(b), "k_pe", &k_rot);
+        if m.rope_key_norm {
+            k_rot = norm(&k_rot, Some(self.w(Role::KPeNorm, Some(b))?), None, &spec.norm)?;
+            self.keep(Some(b), "k_pe_norm", &k_rot);
+        }
         let (q_rot, k_rot) = match &spec.position {
             Position::Rope(r) => {
                 let span = self.span(b);

@@ -111,6 +111,7 @@ fn matches(point: &str, s: &Site) -> bool {
         ("kv_latent", Place::Block) => t == "KV down-projection",
         ("kv_latent_norm", Place::Block) => t == "KV latent RMSNorm",
         ("k_pe", Place::Block) => t == "Shared rotary key projection",
+        ("k_pe_norm", Place::Block) => t == "Rotary key RMSNorm",
         ("k_pe_rot", Place::Block) => t.starts_with("Kₚₑ rotary"),
         ("k_nope", Place::Block) => t == "K up-projection",
         ("index_q", Place::Block) => t == "Indexer Q rotary position encoding",

@@ -158,6 +158,9 @@ enum Extra {
     /// A.X-K2: the query and an output gate from one projection of both query latents, gated
     /// norms, routing without groups.
     Axk2,
+    /// dots.3 Note: layers of three kinds with latent attention of their own sizes, scaled
+    /// latents, a normed rotary key and a gate per head (`dots3`).
+    Dots3,
 }
 
 #[derive(Clone, Copy)]
@@ -531,6 +534,44 @@ static CLASSES: &[Class] = &[
         layout: Layout::Axk2,
         ..V3
     },
+    // dots.3 Note: V3.2's experts and sparse latent attention with GLM-5's interleaved indexer,
+    // and what `dots3` adds: sliding layers, scaled latents, a normed rotary key, gated heads.
+    Class {
+        model_type: "dots3_note_text",
+        vocab: 152_064,
+        hidden: 5120,
+        inter: Some(13824),
+        layers: 46,
+        heads: 128,
+        context: 524_288,
+        eps: 1e-5,
+        theta: 80_000_000.0,
+        attn: Attn::Latent {
+            kv: Some(128),
+            dims: LatentDims {
+                q_lora: Some(1024),
+                ..V3_LATENT
+            },
+            sparse: Some(Sparse {
+                heads: 64,
+                interleaved: true,
+                own: Own::All,
+                hy: false,
+            }),
+        },
+        rotate: Rotate::Pairs,
+        moe: Some(Experts {
+            width: 1536,
+            groups: (1, 1),
+            routed_scaling: 1.0,
+            dense: Dense::TypesFreq(1),
+            ..V3_EXPERTS
+        }),
+        mtp: false,
+        extra: Extra::Dots3,
+        layout: Layout::Dots3,
+        ..V3
+    },
     // Sarvam-105B: DeepSeek-V3's model under its own defaults (no Q latent, one dense layer,
     // routing over all 128 experts at once) and older key names.
     Class {
@@ -728,9 +769,15 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         sub_norm: false,
     };
     s.norm = pre_rms(cfg, c.eps)?;
+    let kinds = match c.extra {
+        Extra::Dots3 => Some(super::dots3::layer_kinds(cfg, s.layers)?),
+        _ => None,
+    };
     // Kimi Linear's attention carries no positions: no RoPE key is read.
     let mut r = if c.linear == Linear::Kimi {
         None
+    } else if let Some(kinds) = &kinds {
+        Some(super::dots3::kind_rope(cfg, kinds, s.context)?)
     } else {
         Some(rope(
             cfg,
@@ -855,6 +902,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         Extra::None => {}
         Extra::HyV4 => hy_v4(cfg, &mut s)?,
         Extra::Axk2 => axk2(cfg, &mut s)?,
+        Extra::Dots3 => super::dots3::finish(cfg, &mut s, kinds.as_deref().unwrap_or_default())?,
     }
     s.mtp_layers = if c.mtp {
         cfg.count("num_nextn_predict_layers", 0)?
@@ -1063,6 +1111,8 @@ pub(super) fn latent(
             indexer: None,
             lora_scales: None,
             q_gate: false,
+            latent_eps: Mla::LATENT_EPS,
+            rope_key_norm: false,
         }),
         qkv: Qkv::Separate,
         clip_qkv: None,

@@ -7,6 +7,7 @@
 mod dbrx;
 mod deepseek;
 mod delta;
+mod dots3;
 mod echo;
 mod falcon;
 mod falcon_h1;
@@ -140,7 +141,12 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
         }
     };
     // A multimodal wrapper holds its language model in `text_config`, stored under `language_model.`.
+    let flat = row.text_at_top && !top.present("text_config");
     let (cfg, text_row) = match row.text {
+        Some(text_type) if flat => (
+            top.view(),
+            registry::find(text_type).expect("a registry row for the wrapper's language model"),
+        ),
         Some(text_type) => {
             let text = top.sub("text_config")?.ok_or_else(|| {
                 top.err(
@@ -193,16 +199,25 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
     spec.not_drawn.retain(|p| p.params != Some(0));
     check(&cfg, &spec)?;
     echo::check(&cfg, text_row.echoes, &spec)?;
-    spec.ignored = account(&top, row, text_row, lenient)?;
+    spec.ignored = account(&top, row, text_row, flat, lenient)?;
     Ok(spec)
 }
 
-/// Every key no loader read: inert for its family, or refused (listed when `lenient`).
-fn account(top: &Config, row: &Family, text_row: &Family, lenient: bool) -> Result<Vec<Ignored>> {
+/// Every key no loader read: inert for its family, or refused (listed when `lenient`). `flat`:
+/// a wrapper's language model was read from its top level, so a key there may be the
+/// language model's.
+fn account(
+    top: &Config,
+    row: &Family,
+    text_row: &Family,
+    flat: bool,
+    lenient: bool,
+) -> Result<Vec<Ignored>> {
     let mut ignored = Vec::new();
     for (path, value) in top.unread() {
         let (rows, key) = match path.strip_prefix("text_config.") {
             Some(inner) if row.text.is_some() => (vec![text_row], inner),
+            _ if flat => (vec![row, text_row], path.as_str()),
             _ => (vec![row], path.as_str()),
         };
         if rows.iter().any(|r| r.is_inert(key)) {

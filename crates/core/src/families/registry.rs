@@ -74,6 +74,9 @@ pub struct Family {
     pub inert: &'static [&'static [&'static str]],
     /// A multimodal wrapper: the `model_type` of the language model in its `text_config`.
     pub text: Option<&'static str>,
+    /// The wrapper's class builds its language model from its own keys where it has no
+    /// `text_config` (dots.3 Note's published configs).
+    pub text_at_top: bool,
     /// A wrapper's parts besides its language model.
     pub parts: &'static [Part],
     /// The config class's `attribute_map`: (key in the file, attribute it sets).
@@ -3816,6 +3819,50 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // dots.3 Note's language model. Its MLPs never read `mlp_bias`; the multi-token-prediction
+    // layers a checkpoint may carry are skipped on load; `rope_interleave` and `qk_head_dim` are
+    // restated by the class (it always interleaves, and derives nope + rope).
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "dots3_note_text",
+            "dots.3 Note",
+            deepseek::load,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "mlp_bias",
+                    "rope_interleave",
+                    "qk_head_dim",
+                    "num_nextn_predict_layers",
+                    "attention_dropout",
+                ],
+            ],
+        )
+    },
+    // dots.3 Note as published: its causal LM is the language model alone (the vision and audio
+    // encoders belong to its conditional-generation class), read from `text_config`, or from
+    // the top level where the config has none, as the class reads it. Beside a `text_config`
+    // the wrapper's `tie_word_embeddings` ties nothing: the language model's own flag does.
+    Family {
+        text: Some("dots3_note_text"),
+        text_at_top: true,
+        wrap: HfWrap::None,
+        ..wrapper(
+            "dots3_note",
+            "dots.3 Note",
+            &[&[
+                "tie_word_embeddings",
+                "initializer_range",
+                "vision_config",
+                "audio_config",
+                "image_token_id",
+                "video_token_id",
+                "audio_token_id",
+            ]],
+        )
+    },
     // Ling's hybrid (Ling/Ring 2.5 linear): Kimi Delta Attention with full-rank gates and latent
     // attention with a gate per head. Its class never reads `rope_interleave` (it always
     // interleaves); the multi-token-prediction layers sit after the decoder in the checkpoint
@@ -4537,6 +4584,7 @@ const fn base(
         gguf,
         inert,
         text: None,
+        text_at_top: false,
         parts: &[],
         wrapper_tied: None,
         renames: &[],

@@ -1165,7 +1165,7 @@ impl Builder<'_> {
         let qk = nope + rope_d;
         let rope = self.has_rope();
         let latent_norm = crate::spec::Norm {
-            eps: crate::spec::Mla::LATENT_EPS,
+            eps: m.latent_eps,
             ..spec.norm.clone()
         };
         let mut nodes = Vec::new();
@@ -1203,7 +1203,8 @@ impl Builder<'_> {
                 }
                 nodes.push(norm);
                 if let Some(ix) = &m.indexer {
-                    let steps = self.indexer(x_in, ql, rope_d, ix);
+                    let q_scale = m.lora_scales.map(|s| s.0);
+                    let steps = self.indexer(x_in, ql, rope_d, ix, q_scale);
                     nodes.extend(steps);
                 }
                 // A.X-K2: one projection of both latents side by side.
@@ -1282,9 +1283,30 @@ impl Builder<'_> {
                 },
             )
         }));
+        // dots.3 Note norms the shared key part before rotating it.
+        let k_pe_in = if m.rope_key_norm {
+            let mut norm = self.norm_step_as(
+                &spec.norm,
+                "Rotary key RMSNorm",
+                Role::KPeNorm,
+                "γkₚₑ",
+                "Kₚₑ",
+                "Kₚₑ′",
+                rope_d,
+                true,
+                None,
+            );
+            if let Node::Step(s) = &mut norm {
+                s.category = Category::Attention;
+            }
+            nodes.push(norm);
+            "Kₚₑ′"
+        } else {
+            "Kₚₑ"
+        };
         // Without RoPE (Kimi Linear) the shared part is a key part like the others.
         if rope {
-            nodes.push(self.rope_step("Kₚₑ", "Kₚₑ", "Kₚₑᵣ", rope_d, true));
+            nodes.push(self.rope_step("Kₚₑ", k_pe_in, "Kₚₑᵣ", rope_d, true));
         } else if let TensorKind::Activation { cached } =
             &mut self.tensors.last_mut().expect("shared key").kind
         {
@@ -1415,12 +1437,20 @@ impl Builder<'_> {
     /// Q latent and the layer input, and each query keeps its top-k keys for attention.
     /// Where only some layers run their own indexer (GLM-5), its steps sit in a frame of those
     /// layers; the others reuse the last selection.
-    fn indexer(&mut self, x_in: &str, ql: u64, rope_d: u64, ix: &Indexer) -> Vec<Node> {
-        if ix.own.len() == self.spec.layers {
-            return self.indexer_steps(x_in, ql, rope_d, ix);
+    /// `q_scale`: the query latent is scaled before the indexer reads it (dots.3 Note).
+    fn indexer(
+        &mut self,
+        x_in: &str,
+        ql: u64,
+        rope_d: u64,
+        ix: &Indexer,
+        q_scale: Option<f64>,
+    ) -> Vec<Node> {
+        if self.spec.indexer_reusers().is_empty() {
+            return self.indexer_steps(x_in, ql, rope_d, ix, q_scale);
         }
         let all = std::mem::replace(&mut self.layers, ix.own.clone());
-        let steps = self.indexer_steps(x_in, ql, rope_d, ix);
+        let steps = self.indexer_steps(x_in, ql, rope_d, ix, q_scale);
         self.layers = all;
         let mut scope = self.scope(
             ScopeKind::Indexer,
@@ -1433,7 +1463,14 @@ impl Builder<'_> {
         vec![Node::Scope(scope)]
     }
 
-    fn indexer_steps(&mut self, x_in: &str, ql: u64, rope_d: u64, ix: &Indexer) -> Vec<Node> {
+    fn indexer_steps(
+        &mut self,
+        x_in: &str,
+        ql: u64,
+        rope_d: u64,
+        ix: &Indexer,
+        q_scale: Option<f64>,
+    ) -> Vec<Node> {
         let d = self.spec.hidden;
         let (ih, id) = (ix.heads, ix.head_dim);
         let mut nodes = vec![self.linear(lin(
@@ -1449,6 +1486,12 @@ impl Builder<'_> {
             false,
             format!("Project the query latent to the indexer's {ih} heads of {id} dims"),
         ))];
+        if let (Some(Node::Step(s)), Some(q_scale)) = (nodes.first_mut(), q_scale) {
+            s.equation += &format!(
+                ", of the latent × {} (√(hidden / q_lora), as the attention's query)",
+                crate::fmt::float(q_scale)
+            );
+        }
         nodes.push(self.linear(lin(
             Role::IndexK,
             "Indexer key projection",
@@ -1537,7 +1580,7 @@ impl Builder<'_> {
             ),
         }));
         let mask = self.act("Mᵢₓ", [Dim::Seq, Dim::Seq]);
-        let reuse = if ix.own.len() == self.spec.layers {
+        let reuse = if self.spec.indexer_reusers().is_empty() {
             String::new()
         } else {
             "; the layers without an indexer reuse this choice".into()

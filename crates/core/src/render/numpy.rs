@@ -30,6 +30,28 @@ fn place_name(p: NormPlace) -> &'static str {
 
 /// One Python tuple per layer, `((mixer, window), rope, ffn)`: the PLAN list that both the
 /// NumPy file and the PyTorch module iterate.
+/// An attention's latent sizes and options for the export's CONFIG, `None` without latent
+/// attention.
+fn mla_config(a: &Attention) -> serde_json::Value {
+    let Some(m) = a.mla.as_ref() else {
+        return json!(null);
+    };
+    let mut c = json!({
+        "q_lora": m.q_lora_rank, "kv_lora": m.kv_lora_rank, "bias": m.bias, "nope": m.qk_nope_head_dim, "rope": m.qk_rope_head_dim,
+        "v": a.v_head_dim, "eps": m.latent_eps, "rope_key_norm": m.rope_key_norm, "indexer": null,
+    });
+    if let Some((q, kv)) = m.lora_scales {
+        c["lora_scales"] = json!([q, kv]);
+    }
+    if let Some(i) = m.indexer.as_ref() {
+        c["indexer"] = json!({
+            "heads": i.heads, "head_dim": i.head_dim, "top_k": i.top_k, "interleaved": i.interleaved,
+            "key_eps": i.key_eps,
+        });
+    }
+    c
+}
+
 pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
     spec.plan
         .iter()
@@ -151,6 +173,7 @@ fn name_table(g: &Graph) -> String {
         ("kv_a", KvA),
         ("kv_a_norm", KvANorm),
         ("kv_b", KvB),
+        ("k_pe_norm", KPeNorm),
         ("index_q", IndexQ),
         ("index_k", IndexK),
         ("index_k_norm", IndexKNorm),
@@ -294,14 +317,8 @@ pub fn module(g: &Graph, script: &str) -> String {
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
         "tied": spec.tied, "final_softcap": spec.final_softcap, "head_bias": spec.head_bias,
         "block": match spec.block { Block::Sequential => "sequential", Block::Parallel { shared_norm: true } => "parallel_shared", Block::Parallel { shared_norm: false } => "parallel" }, "in_out": spec.layout.stores_in_out(),
-        "mla": spec.attn.mla.as_ref().map(|m| json!({
-            "q_lora": m.q_lora_rank, "kv_lora": m.kv_lora_rank, "bias": m.bias, "nope": m.qk_nope_head_dim, "rope": m.qk_rope_head_dim,
-            "v": spec.attn.v_head_dim,
-        })),
+        "mla": mla_config(&spec.attn),
     });
-    if let Some((q, kv)) = spec.attn.mla.as_ref().and_then(|m| m.lora_scales) {
-        config["mla"]["lora_scales"] = json!([q, kv]);
-    }
     if let Some(m) = spec.moe.as_ref().filter(|m| m.zero_experts > 0) {
         config["moe"]["zero_experts"] = json!(m.zero_experts);
     }
@@ -314,12 +331,8 @@ pub fn module(g: &Graph, script: &str) -> String {
         config["moe"]["expert_scale"] = json!(m.expert_scale);
     }
     if let Some(i) = spec.attn.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
-        config["mla"]["indexer"] = json!({
-            "heads": i.heads, "head_dim": i.head_dim, "top_k": i.top_k, "interleaved": i.interleaved,
-            "key_eps": i.key_eps,
-        });
         // Which layers choose for themselves, where not all do (GLM-5).
-        if i.own.len() != spec.layers {
+        if !spec.indexer_reusers().is_empty() {
             config["mla"]["indexer"]["own"] = json!(i.own.iter().collect::<Vec<_>>());
         }
     }
@@ -418,6 +431,14 @@ pub fn module(g: &Graph, script: &str) -> String {
             "scale": o.scale_mult / o.scale_dim.sqrt(),
         }))
         .collect::<Vec<_>>());
+    // Latent attention of the layers' own sizes (dots.3 Note's sliding layers).
+    if spec.attn.mla.is_some() {
+        if let Some(list) = config["layer_attn"].as_array_mut() {
+            for (entry, (_, o)) in list.iter_mut().zip(&spec.layer_attn) {
+                entry["mla"] = mla_config(o);
+            }
+        }
+    }
     // Gemma 4's values normed and taken from the keys, and its layers that share keys and values.
     let variants = spec.attn_variants();
     if variants
@@ -614,7 +635,7 @@ fn prune(spec: &Spec, body: &str) -> String {
             }
         }
         // Every layer chooses for itself: no choice to carry between layers.
-        Some(Some(ix)) if ix.own.len() == spec.layers => {
+        Some(Some(_)) if spec.indexer_reusers().is_empty() => {
             drop.push("CHOSEN");
             lines.push((
                 "            if b in M[\"indexer\"][\"own\"]:\n                CHOSEN[\"keys\"] = index_keys(x, cq, W, b, span)\n            mask = mask + CHOSEN[\"keys\"]  # only the keys the last indexer chose\n",
@@ -638,6 +659,34 @@ fn prune(spec: &Spec, body: &str) -> String {
                 "",
             ),
         ]);
+    }
+    let variants = spec.attn_variants();
+    if !variants
+        .iter()
+        .any(|(a, _)| a.mla.as_ref().is_some_and(|m| m.rope_key_norm))
+    {
+        lines.push((
+            "    if M[\"rope_key_norm\"]:\n        k_rot = norm(k_rot, w(W, \"k_pe_norm\", b))  # [1, T, rope], normed before it is rotated\n",
+            "",
+        ));
+    }
+    if spec.layer_attn.is_empty() || spec.attn.mla.is_none() {
+        lines.push((
+            "    C = CONFIG\n    for own in C[\"layer_attn\"]:\n        if b in own[\"layers\"]:\n            C = {**C, **own}  # this layer's own attention (its latent sizes)\n    M = C[\"mla\"]\n",
+            "    C, M = CONFIG, CONFIG[\"mla\"]\n",
+        ));
+    }
+    // The indexer reads the latent scaled where the query is (dots.3 Note).
+    if spec
+        .attn
+        .mla
+        .as_ref()
+        .is_none_or(|m| m.indexer.is_none() || m.lora_scales.is_none())
+    {
+        lines.push((
+            "    if CONFIG[\"mla\"][\"lora_scales\"]:\n        cq = cq * np.float32(CONFIG[\"mla\"][\"lora_scales\"][0])  # [T, q_lora], scaled as the attention's query is\n",
+            "",
+        ));
     }
     if spec.moe.as_ref().is_none_or(|m| m.zero_experts == 0) {
         lines.push((
@@ -1554,12 +1603,16 @@ def moa_attention(x, W, b, span, use_rope):
 
 def mla_attention(x, W, b, span):
     # Multi-head latent attention. x: [T, hidden] -> [T, hidden]
-    C, M = CONFIG, CONFIG["mla"]
+    C = CONFIG
+    for own in C["layer_attn"]:
+        if b in own["layers"]:
+            C = {**C, **own}  # this layer's own attention (its latent sizes)
+    M = C["mla"]
     T, H, nope, rd, vd, kvl = x.shape[0], C["heads"], M["nope"], M["rope"], M["v"], M["kv_lora"]
     mask = attention_mask(span, T)  # [T, T]
     if M["q_lora"]:
         qa = linear(x, w(W, "q_a", b), w(W, "q_a", b, bias=True) if M["bias"] else None)  # [T, q_lora]
-        cq = norm(qa, w(W, "q_a_norm", b), eps=1e-6)  # cq: [T, q_lora], the query latent (its norm at 1e-6 whatever the model's)
+        cq = norm(qa, w(W, "q_a_norm", b), eps=M["eps"])  # cq: [T, q_lora], the query latent (its norm at its own eps)
         if M["indexer"]:
             if b in M["indexer"]["own"]:
                 CHOSEN["keys"] = index_keys(x, cq, W, b, span)
@@ -1574,10 +1627,12 @@ def mla_attention(x, W, b, span):
         q = q * np.float32(M["lora_scales"][0])  # [T, H (nope + rope)], scaled by sqrt(hidden / q_lora)
     q = q.reshape(T, H, nope + rd).transpose(1, 0, 2)  # q: [H, T, nope + rope]
     kva = linear(x, w(W, "kv_a", b), w(W, "kv_a", b, bias=True) if M["bias"] else None)  # [T, kv_lora + rope]
-    c_kv = norm(kva[:, :kvl], w(W, "kv_a_norm", b), eps=1e-6)  # c_kv: [T, kv_lora], the cached latent (its norm at 1e-6)
+    c_kv = norm(kva[:, :kvl], w(W, "kv_a_norm", b), eps=M["eps"])  # c_kv: [T, kv_lora], the cached latent
     if M["lora_scales"]:
         c_kv = c_kv * np.float32(M["lora_scales"][1])  # [T, kv_lora], scaled by sqrt(hidden / kv_lora): keys and values both
     k_rot = kva[None, :, kvl:]  # k_rot: [1, T, rope], one rotary key for all heads (cached)
+    if M["rope_key_norm"]:
+        k_rot = norm(k_rot, w(W, "k_pe_norm", b))  # [1, T, rope], normed before it is rotated
     cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]
     q_rot = apply_rope(q[..., nope:], cos, sin)  # q_rot: [H, T, rope]
     k_rot = apply_rope(k_rot, cos, sin)  # k_rot: [1, T, rope]
@@ -1598,6 +1653,8 @@ def index_keys(x, cq, W, b, span):
     # DeepSeek sparse attention's indexer: which keys each query may attend to.
     # x: [T, hidden], cq: [T, q_lora] -> [T, T] additive mask, 0 at each query's top-k keys
     I = CONFIG["mla"]["indexer"]
+    if CONFIG["mla"]["lora_scales"]:
+        cq = cq * np.float32(CONFIG["mla"]["lora_scales"][0])  # [T, q_lora], scaled as the attention's query is
     T, IH, ID = x.shape[0], I["heads"], I["head_dim"]
     cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the first rope dims of each head rotate
     rotate = lambda t: apply_rope(t, cos, sin, I["interleaved"])  # paired as the indexer pairs them

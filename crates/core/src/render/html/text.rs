@@ -434,6 +434,34 @@ fn attention_text(g: &Graph) -> Text {
                 o.head_dim, a.head_dim
             ));
         }
+        if let (Some(om), Some(am)) = (&o.mla, &a.mla) {
+            let ranks = |m: &crate::spec::Mla| (m.q_lora_rank, m.kv_lora_rank);
+            if ranks(om) != ranks(am) {
+                let q = |m: &crate::spec::Mla| m.q_lora_rank.map_or("no".into(), |r| r.to_string());
+                own.push(format!(
+                    "latents of {} (query) and {} (keys and values) dims rather than {} and {}",
+                    q(om),
+                    om.kv_lora_rank,
+                    q(am),
+                    am.kv_lora_rank
+                ));
+            }
+            if om.qk_rope_head_dim != am.qk_rope_head_dim {
+                own.push(format!(
+                    "{} rotary dims per head rather than {}",
+                    om.qk_rope_head_dim, am.qk_rope_head_dim
+                ));
+            }
+            if o.v_head_dim != a.v_head_dim {
+                own.push(format!(
+                    "values of {} dims rather than {}",
+                    o.v_head_dim, a.v_head_dim
+                ));
+            }
+            if am.indexer.is_some() && om.indexer.is_none() {
+                own.push("no indexer: each query attends to every key it can see".into());
+            }
+        }
         if o.v_from_k {
             own.push("no V projection: the values are the keys as projected, before K's norm and RoPE, so the weights hold one matrix where there were two".into());
         }
@@ -545,11 +573,21 @@ fn attention_text(g: &Graph) -> Text {
         ));
     }
     if let Some((q, kv)) = a.mla.as_ref().and_then(|m| m.lora_scales) {
-        sub.push(format!("The query is multiplied by {} = √(hidden / q_lora) and the normed KV latent by {} = √(hidden / kv_lora), so every head's keys and values carry that factor too: the latents are rescaled to the width of the stream they came from.", crate::fmt::float(q), crate::fmt::float(kv)));
+        let indexer = if a.mla.as_ref().is_some_and(|m| m.indexer.is_some()) {
+            " The indexer reads the query latent with the query's factor (which changes its scores, not which keys it keeps)."
+        } else {
+            ""
+        };
+        sub.push(format!("The query is multiplied by {} = √(hidden / q_lora) and the normed KV latent by {} = √(hidden / kv_lora), so every head's keys and values carry that factor too: the latents are rescaled to the width of the stream they came from.{indexer}", crate::fmt::float(q), crate::fmt::float(kv)));
+    }
+    if a.mla.as_ref().is_some_and(|m| m.rope_key_norm) {
+        sub.push("The rotary key part shared by all heads is RMS-normed, with a weight of its own, before RoPE turns it: the only part of the key that skips the latent's norm gets one of its own.".into());
     }
     if let Some(ix) = a.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
-        let where_ = if ix.own.len() == spec.layers {
+        let where_ = if spec.indexer_reusers().is_empty() && ix.own.len() == spec.layers {
             "per layer".to_string()
+        } else if spec.indexer_reusers().is_empty() {
+            format!("in each of the {} layers that have one (layers {})", ix.own.len(), ix.own)
         } else {
             format!("in each of the {} layers that run an indexer of their own (layers {}; the others reuse the last one's choice)", ix.own.len(), ix.own)
         };

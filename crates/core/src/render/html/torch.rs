@@ -377,17 +377,20 @@ fn norm(spec: &Spec) -> String {
 
 // ---- rotary positions ---------------------------------------------------------------------------
 
+/// The dims of a head that RoPE may turn: the whole head, or latent attention's rotary part.
+fn turnable(a: &crate::spec::Attention) -> u64 {
+    a.mla.as_ref().map_or(a.head_dim, |m| m.qk_rope_head_dim)
+}
+
 /// The sliding layers' rotated dims, of their own heads.
 fn sliding_rope_dim(spec: &Spec, r: &Rope) -> u64 {
     let span = AttnSpan::Sliding(1);
-    r.rotary_dim_for(span, spec.attn_for(span).head_dim)
+    r.rotary_dim_for(span, turnable(spec.attn_for(span)))
 }
 
 /// The full layers' rotated dims, of their own heads (Gemma 4's global heads are larger).
 fn rope_dim(spec: &Spec, r: &Rope) -> u64 {
-    let a = spec.attn_for(AttnSpan::Full);
-    let hd = a.mla.as_ref().map_or(a.head_dim, |m| m.qk_rope_head_dim);
-    r.rotary_dim(hd)
+    r.rotary_dim(turnable(spec.attn_for(AttnSpan::Full)))
 }
 
 /// The function computing one set of inverse frequencies for a sequence of `seq_len` tokens.
@@ -558,10 +561,10 @@ fn rope(spec: &Spec) -> String {
     let mut out = vec![freqs_fn("rope_frequencies", &r.full, dim)];
     if let Some(s) = &r.sliding {
         // The sliding layers' own rotated dims where they differ (Laguna, Gemma 4's smaller
-        // heads); MLA rotates one width.
+        // heads, dots.3 Note's sliding latent attention).
         let sliding_dim = if r.sliding_partial.is_some()
-            || spec.attn_for(AttnSpan::Sliding(1)).head_dim
-                != spec.attn_for(AttnSpan::Full).head_dim
+            || turnable(spec.attn_for(AttnSpan::Sliding(1)))
+                != turnable(spec.attn_for(AttnSpan::Full))
         {
             sliding_rope_dim(spec, r)
         } else {
@@ -867,7 +870,7 @@ ${attend}        out = out.view(B, T, ${kv}, ${k}, ${hd}).transpose(2, 3).reshap
 /// and values, which this one keeps for them unless it shares itself.
 fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
     if spec.attn.mla.is_some() {
-        return mla(spec, n);
+        return mla(spec, n, class);
     }
     if let Some(m) = spec.attn.moa {
         return moa(spec, n, m);
@@ -1172,38 +1175,45 @@ fn layer_needs_index(spec: &Spec) -> bool {
         || spec.depth_scaled
 }
 
-fn mla(spec: &Spec, n: &Names) -> String {
+/// Latent attention as the module `class`.
+fn mla(spec: &Spec, n: &Names, class: &str) -> String {
     let a = &spec.attn;
     let m = a.mla.as_ref().expect("MLA");
     let (d, h, vd) = (spec.hidden, a.heads, a.v_head_dim);
     let (nope, rd, kvl) = (m.qk_nope_head_dim, m.qk_rope_head_dim, m.kv_lora_rank);
     let qk = nope + rd;
+    let eps = fmt_f(m.latent_eps);
     let index = n.inside(Role::IndexQ);
     let index = index.split('.').next().unwrap_or("indexer");
+    // dots.3 Note's indexer reads the query latent scaled, as its query is.
+    let index_in = match m.lora_scales {
+        Some((q, _)) => format!("q_latent * {}", fmt_f(q)),
+        None => "q_latent".into(),
+    };
     let (q_init, q_fwd) = match m.q_lora_rank {
         Some(ql) if m.indexer.is_some() => {
             let (qa, qan, qb) = (n.attr(Role::QA), n.attr(Role::QANorm), n.attr(Role::QB));
             let (make, choose) = if own_indexers(spec).is_some() {
                 (
                     format!("        self.{index} = Indexer() if own_indexer else None  # picks the keys each query attends to\n"),
-                    format!("        if self.{index} is not None:  # the other layers reuse the last indexer's choice\n            Attention.chosen = self.{index}(x, q_latent, rope)\n        keep = Attention.chosen  # [B, T, T]\n"),
+                    format!("        if self.{index} is not None:  # the other layers reuse the last indexer's choice\n            Attention.chosen = self.{index}(x, {index_in}, rope)\n        keep = Attention.chosen  # [B, T, T]\n"),
                 )
             } else {
                 (
                     format!("        self.{index} = Indexer()  # picks the keys each query attends to\n"),
-                    format!("        keep = self.{index}(x, q_latent, rope)  # [B, T, T]\n"),
+                    format!("        keep = self.{index}(x, {index_in}, rope)  # [B, T, T]\n"),
                 )
             };
             if m.q_gate {
                 // A.X-K2: the query and its gate from the normed and the raw latent.
                 let vd = a.v_head_dim;
                 (
-                    format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps=1e-06)  # the latents' norms at their own eps\n        self.{qb} = nn.Linear(2 * {ql}, {h} * ({qk} + {vd}), bias=False)  # each head's query, then its gate\n{make}", py_bool(m.bias)),
+                    format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps={eps})  # the latents' norms at their own eps\n        self.{qb} = nn.Linear(2 * {ql}, {h} * ({qk} + {vd}), bias=False)  # each head's query, then its gate\n{make}", py_bool(m.bias)),
                     format!("        raw = self.{qa}(x)\n        q_latent = self.{qan}(raw)\n{choose}        qg = self.{qb}(torch.cat([q_latent, raw], dim=-1)).view(B, T, {h}, {qk} + {vd})\n        q, gate = qg[..., :{qk}].reshape(B, T, -1), qg[..., {qk}:].reshape(B, T, -1)\n"),
                 )
             } else {
                 (
-                    format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps=1e-06)  # the latents' norms at their own eps\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n{make}", py_bool(m.bias)),
+                    format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps={eps})  # the latents' norms at their own eps\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n{make}", py_bool(m.bias)),
                     format!("        q_latent = self.{qan}(self.{qa}(x))\n{choose}        q = self.{qb}(q_latent)\n"),
                 )
             }
@@ -1211,7 +1221,7 @@ fn mla(spec: &Spec, n: &Names) -> String {
         Some(ql) => {
             let (qa, qan, qb) = (n.attr(Role::QA), n.attr(Role::QANorm), n.attr(Role::QB));
             (
-                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps=1e-06)  # the latents' norms at their own eps\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n", py_bool(m.bias)),
+                format!("        self.{qa} = nn.Linear({d}, {ql}, bias={})  # Q latent\n        self.{qan} = Norm({ql}, eps={eps})  # the latents' norms at their own eps\n        self.{qb} = nn.Linear({ql}, {h} * {qk}, bias=False)\n", py_bool(m.bias)),
                 format!("        q = self.{qb}(self.{qan}(self.{qa}(x)))\n"),
             )
         }
@@ -1244,15 +1254,15 @@ fn mla(spec: &Spec, n: &Names) -> String {
     let keep = m.indexer.as_ref().map(|_| "keep");
     indexer
         + &fill(
-            r#"class Attention(nn.Module):
+            r#"class ${class}(nn.Module):
     """Multi-head latent attention: the cache holds c_kv (${kvl}) and k_pe (${rd}) per token."""
 
     def __init__(self, span=("full", 0), use_rope=True${own_param}):
         super().__init__()
         self.span, self.use_rope = span, use_rope
 ${q_init}        self.${kva} = nn.Linear(${d}, ${kvl} + ${rd}, bias=${bias})  # latent + one shared ${shared} key
-        self.${kvan} = Norm(${kvl}, eps=1e-06)
-        self.${kvb} = nn.Linear(${kvl}, ${h} * (${nope} + ${vd}), bias=False)
+        self.${kvan} = Norm(${kvl}, eps=${eps})
+${k_pe_norm_init}        self.${kvb} = nn.Linear(${kvl}, ${h} * (${nope} + ${vd}), bias=False)
         self.${o} = nn.Linear(${h} * ${vd}, ${d}, bias=${o_bias})
 ${gate_init}
     def forward(self, x, rope=None):  # x: [B, T, ${d}]
@@ -1266,8 +1276,21 @@ ${position}        q = torch.cat([q_nope, q_pe], dim=-1)
         k = torch.cat([k_nope, k_pe], dim=-1)
 ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
             &[
+                ("class", class.to_string()),
                 ("kvl", kvl.to_string()),
                 ("rd", rd.to_string()),
+                ("eps", eps.clone()),
+                (
+                    "k_pe_norm_init",
+                    if m.rope_key_norm {
+                        format!(
+                            "        self.{} = Norm({rd})  # the shared rotary key's own norm\n",
+                            n.attr(Role::KPeNorm)
+                        )
+                    } else {
+                        String::new()
+                    },
+                ),
                 ("q_init", q_init),
                 ("q_fwd", q_fwd),
                 ("kva", kva),
@@ -1336,7 +1359,12 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                 (
                     "position",
                     if matches!(spec.position, Position::Rope(_)) {
-                        format!("        cos, sin = rope\n        q_pe = apply_rope(q_pe, cos, sin)\n        k_pe = apply_rope(k_pe.view(B, 1, T, {rd}), cos, sin).expand(B, {h}, T, {rd})\n")
+                        let normed = if m.rope_key_norm {
+                            format!("        k_pe = self.{}(k_pe)  # normed, then rotated\n", n.attr(Role::KPeNorm))
+                        } else {
+                            String::new()
+                        };
+                        format!("{normed}        cos, sin = rope\n        q_pe = apply_rope(q_pe, cos, sin)\n        k_pe = apply_rope(k_pe.view(B, 1, T, {rd}), cos, sin).expand(B, {h}, T, {rd})\n")
                     } else {
                         format!("        k_pe = k_pe.view(B, 1, T, {rd}).expand(B, {h}, T, {rd})  # no positions: the shared part as it is\n")
                     },
@@ -1375,7 +1403,7 @@ fn shared_beside(spec: &Spec, n: &Names) -> Option<String> {
 /// The layers that run an indexer of their own, where only some do (GLM-5's shared layers).
 fn own_indexers(spec: &Spec) -> Option<&crate::layers::LayerSet> {
     let ix = spec.attn.mla.as_ref()?.indexer.as_ref()?;
-    (ix.own.len() != spec.layers).then_some(&ix.own)
+    (!spec.indexer_reusers().is_empty()).then_some(&ix.own)
 }
 
 /// DeepSeek sparse attention's indexer, as a module returning the keys each query keeps.
