@@ -1078,6 +1078,58 @@ fn hy_v4_keys() {
     );
 }
 
+/// dots.3 Note: sizes its class refuses or could not run, for the model's layers and for the
+/// sliding layers' own (the `swa_*` keys, or a `per_layer_config`).
+#[test]
+fn dots3_note_keys_that_describe_another_model() {
+    let base = json!({"model_type": "dots3_note_text", "hidden_size": 64, "num_hidden_layers": 4,
+        "num_attention_heads": 4, "num_key_value_heads": 4, "vocab_size": 100,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 16,
+        "q_lora_rank": 16, "kv_lora_rank": 8, "qk_nope_head_dim": 8, "qk_rope_head_dim": 8,
+        "head_dim": 16, "v_head_dim": 8, "index_head_dim": 16, "index_n_heads": 2,
+        "swa_num_attention_heads": 2, "swa_num_key_value_heads": 2, "swa_q_lora_rank": 12,
+        "swa_kv_lora_rank": 8, "swa_head_dim": 16, "swa_qk_nope_head_dim": 8,
+        "swa_qk_rope_head_dim": 8, "swa_v_head_dim": 8, "pad_token_id": 0, "bos_token_id": 1,
+        "eos_token_id": 2});
+    err_free(&base);
+    refused_by_name(
+        &base,
+        &[
+            ("q_lora_rank", json!(null), "needs a"),
+            ("num_key_value_heads", json!(2), "must equal"),
+            ("qk_rope_head_dim", json!(7), "odd"),
+            // int(392 × (8 / 392)) is 7: transformers' frequencies would be another model's.
+            ("head_dim", json!(392), "does not model"),
+            ("swa_q_lora_rank", json!(null), "needs a query latent"),
+            ("swa_head_dim", json!(20), "requires them equal"),
+            ("index_head_dim", json!(4), "less than"),
+            ("n_shared_experts", json!(0), "at least one shared expert"),
+        ],
+    );
+    // Without its own key the sliding layers' rotary width is what their heads leave.
+    let mut v = base.clone();
+    v.as_object_mut().unwrap().remove("swa_qk_rope_head_dim");
+    v["swa_qk_nope_head_dim"] = json!(16);
+    let e = err_of(&v);
+    assert_eq!(e.field, "swa_qk_nope_head_dim", "{e}");
+    assert!(e.message.contains("must leave some"), "{e}");
+    // The sliding layers' sizes per layer: one set for all of them, each layer a real index.
+    let mut v = base.clone();
+    v["per_layer_config"] = json!({"2": {"num_attention_heads": 2, "num_key_value_heads": 2}});
+    let e = err_of(&v);
+    assert!(e.field.starts_with("per_layer_config"), "{e}");
+    assert!(e.message.contains("must agree"), "{e}");
+    v["per_layer_config"] = json!({"2": {"num_attention_heads": 2, "num_key_value_heads": 2},
+        "3": {"num_attention_heads": 2, "num_key_value_heads": 2}, "9": {}});
+    let e = err_of(&v);
+    assert_eq!(e.field, "per_layer_config.9", "{e}");
+    // A dict per layer kind needs every kind the layers have.
+    let mut v = base.clone();
+    v["rope_parameters"] = json!({"indexed_attention": {"rope_type": "default", "rope_theta": 1e4}});
+    let e = err_of(&v);
+    assert_eq!(e.field, "rope_parameters.sliding_attention", "{e}");
+}
+
 /// Beam reads RoPE per layer type: a flat RoPE dict has no entry for its sliding layers, and
 /// transformers' model fails on it.
 #[test]

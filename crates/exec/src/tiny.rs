@@ -24,13 +24,14 @@ pub fn shrink(spec: &Spec) -> Spec {
         shrink_attn(a, Some((s.attn.kv_heads * ratio).min(4)));
     }
     s.hidden = 64;
-    // LongCat-Flash's latents scaled to the new width.
-    if let Some(m) = s.attn.mla.as_mut().filter(|m| m.lora_scales.is_some()) {
-        let ranks = (m.q_lora_rank.unwrap_or(s.hidden), m.kv_lora_rank);
-        m.lora_scales = Some((
-            (s.hidden as f64 / ranks.0 as f64).sqrt(),
-            (s.hidden as f64 / ranks.1 as f64).sqrt(),
-        ));
+    // LongCat-Flash's and dots.3 Note's latents scaled to the new width.
+    let hidden = s.hidden as f64;
+    let attns = std::iter::once(&mut s.attn).chain(s.layer_attn.iter_mut().map(|(_, a)| a));
+    for m in attns.filter_map(|a| a.mla.as_mut()) {
+        if m.lora_scales.is_some() {
+            let ranks = (m.q_lora_rank.map_or(hidden, |r| r as f64), m.kv_lora_rank as f64);
+            m.lora_scales = Some(((hidden / ranks.0).sqrt(), (hidden / ranks.1).sqrt()));
+        }
     }
     s.vocab = spec.vocab.min(256);
     // The copy is the language model alone: a wrapper's towers are neither built nor counted.
@@ -211,6 +212,10 @@ fn shrink_attn(a: &mut anatomy_core::spec::Attention, kv: Option<u64>) {
         m.q_lora_rank = m.q_lora_rank.map(|_| 48);
         m.qk_nope_head_dim = 8;
         m.qk_rope_head_dim = 8;
+        if let Some(ix) = &mut m.indexer {
+            ix.heads = ix.heads.min(8);
+            ix.head_dim = ix.head_dim.min(16);
+        }
     }
 }
 

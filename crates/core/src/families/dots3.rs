@@ -234,54 +234,56 @@ impl Dims {
     }
 
     /// `base`'s attention with these sizes, checked as the class checks them, its latents
-    /// scaled to a model `hidden` wide.
+    /// scaled to a model `hidden` wide. The sizes came from `c`'s keys, each named with
+    /// `prefix` (`swa_` for the sliding layers' defaults).
     fn attention(
         &self,
-        c: &Config,
-        key: &str,
+        (c, prefix): (&Config, &str),
         kind: Kind,
         base: &Attention,
         hidden: u64,
     ) -> Result<Attention> {
+        let err = |key: &str, message: String| c.err(&format!("{prefix}{key}"), message);
         let Some(q_lora) = self.q_lora else {
-            return Err(c.err(
-                key,
-                "gives no q_lora_rank; dots.3 Note's latent attention needs a query latent",
+            return Err(err(
+                "q_lora_rank",
+                "is null; dots.3 Note's latent attention needs a query latent".into(),
             ));
         };
         if self.kv_heads != self.heads {
-            return Err(c.err(
-                key,
+            return Err(err(
+                "num_key_value_heads",
                 format!(
-                    "gives {} K/V heads and {} query heads; dots.3 Note's latent attention needs them equal",
+                    "is {}; with multi-head latent attention it must equal num_attention_heads ({})",
                     self.kv_heads, self.heads
                 ),
             ));
         }
         if self.rope % 2 == 1 {
-            return Err(c.err(
-                key,
-                format!("gives qk_rope_head_dim {}, which is odd; RoPE rotates pairs of dims, so it must be even", self.rope),
+            return Err(err(
+                "qk_rope_head_dim",
+                format!("is {}, which is odd; RoPE rotates pairs of dims, so it must be even", self.rope),
             ));
         }
         if kind == Kind::Sliding && self.head_dim != self.nope + self.rope {
-            return Err(c.err(
-                key,
+            return Err(err(
+                "head_dim",
                 format!(
-                    "gives the sliding layers head_dim {} but qk_nope_head_dim + qk_rope_head_dim = {}; the class requires them equal",
+                    "is {} for the sliding layers, but qk_nope_head_dim + qk_rope_head_dim = {}; the class requires them equal",
                     self.head_dim,
                     self.nope + self.rope
                 ),
             ));
         }
-        // The class rotates int(head_dim × rope / head_dim) dims: it must give back the rotary
-        // width, or transformers' RoPE tables do not fit the heads.
+        // The class computes RoPE's frequencies for int(head_dim × rope / head_dim) dims, which
+        // float rounding can leave one short of the rotary width (its tables then still fit,
+        // with other frequencies): refused rather than drawn wrong.
         let turned = (self.head_dim as f64 * (self.rope as f64 / self.head_dim as f64)) as u64;
-        if self.head_dim == 0 || turned != self.rope {
-            return Err(c.err(
-                key,
+        if turned != self.rope {
+            return Err(err(
+                "head_dim",
                 format!(
-                    "gives head_dim {} and qk_rope_head_dim {}: the class's RoPE rotates int({} × {} / {}) = {turned} dims, which does not fit the rotary part",
+                    "is {} with qk_rope_head_dim {}: the class computes RoPE's frequencies for int({} × {} / {}) = {turned} dims, not the rotary part's, which anatomy does not model; choose a head_dim that gives {1} back",
                     self.head_dim, self.rope, self.head_dim, self.rope, self.head_dim
                 ),
             ));
@@ -348,19 +350,17 @@ pub(super) fn finish(cfg: &Config, s: &mut Spec, kinds: &[Kind]) -> Result<()> {
         if set.is_empty() {
             continue;
         }
-        let dims = match &per_layer {
-            None if kind == Kind::Sliding => swa,
-            None => global,
+        let (dims, entry) = match &per_layer {
+            None if kind == Kind::Sliding => (swa, None),
+            None => (global, None),
             Some(p) => kind_dims(p, kinds, kind, &global)?,
         };
-        let key = if per_layer.is_some() {
-            "per_layer_config"
-        } else if kind == Kind::Sliding {
-            "swa_q_lora_rank"
-        } else {
-            "q_lora_rank"
+        let source = match (&entry, kind) {
+            (Some(e), _) => (e, ""),
+            (None, Kind::Sliding) if per_layer.is_none() => (cfg, "swa_"),
+            (None, _) => (cfg, ""),
         };
-        let mut a = dims.attention(cfg, key, kind, &s.attn, s.hidden)?;
+        let mut a = dims.attention(source, kind, &s.attn, s.hidden)?;
         if kind != Kind::Indexed {
             a.mla.as_mut().expect("latent attention").indexer = None;
         } else {
@@ -408,9 +408,16 @@ pub(super) fn finish(cfg: &Config, s: &mut Spec, kinds: &[Kind]) -> Result<()> {
 }
 
 /// The sizes of the layers of `kind` with `per_layer_config`: each layer's entry over the
-/// model's sizes, one set for the kind (the class reads one config per layer kind).
-fn kind_dims(p: &Config, kinds: &[Kind], kind: Kind, global: &Dims) -> Result<Dims> {
+/// model's sizes, one set for the kind (the class reads one config per layer kind); and the
+/// first entry that gave them, if any did.
+fn kind_dims<'a>(
+    p: &Config<'a>,
+    kinds: &[Kind],
+    kind: Kind,
+    global: &Dims,
+) -> Result<(Dims, Option<Config<'a>>)> {
     let mut found: Option<Dims> = None;
+    let mut first_entry = None;
     for (b, k) in kinds.iter().enumerate() {
         if *k != kind {
             continue;
@@ -421,13 +428,17 @@ fn kind_dims(p: &Config, kinds: &[Kind], kind: Kind, global: &Dims) -> Result<Di
             .keys()
             .find(|key| key.parse::<usize>().ok() == Some(b))
             .cloned();
-        let dims = match &key {
-            Some(key) => match p.sub(key)? {
-                Some(entry) => Dims::read(&entry, global)?,
-                None => *global,
-            },
+        let entry = match &key {
+            Some(key) => p.sub(key)?,
+            None => None,
+        };
+        let dims = match &entry {
+            Some(entry) => Dims::read(entry, global)?,
             None => *global,
         };
+        if first_entry.is_none() {
+            first_entry = entry;
+        }
         match found {
             Some(f) if f != dims => {
                 return Err(p.err(
@@ -446,5 +457,5 @@ fn kind_dims(p: &Config, kinds: &[Kind], kind: Kind, global: &Dims) -> Result<Di
             ));
         }
     }
-    Ok(found.unwrap_or(*global))
+    Ok((found.unwrap_or(*global), first_entry))
 }
