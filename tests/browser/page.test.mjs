@@ -26,6 +26,7 @@ before(async () => {
   anatomy("html", "gemma-3-27b", "-o", join(dir, "gemma3.html"));
   anatomy("html", "llama-3.2-11b-vision", "-o", join(dir, "mllama.html"));
   anatomy("html", "hrm-text-1b", "-o", join(dir, "hrm.html"));
+  anatomy("html", "dots3-note-prev", "-o", join(dir, "dots3.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -144,17 +145,21 @@ test("DeepSeek-V3's variant switch shows the dense and the MoE layers", async ()
   await page.close();
 });
 
-test("each layer variant's own attention is drawn as attention (MiMo-V2-Flash)", async () => {
+test("each layer variant's own attention is drawn as attention, with its own heads (MiMo-V2-Flash)", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/core/catalog/mimo-v2-flash.json"), "utf8"));
   const { page, problems } = await open(browser, join(dir, "mimo.html"));
   const variants = page.locator("button.variant");
   for (let i = 0; i < await variants.count(); i++) {
     await variants.nth(i).click();
     const label = await variants.nth(i).textContent();
-    const shown = page.locator('[data-part="attention"]:visible');
+    const shown = page.locator('[data-part^="attention"]:visible');
     assert.equal(await shown.count(), 1, label);
     assert.match(await shown.getAttribute("class"), /cat-attention/, label);
-    const kind = /sliding/.test(label) ? /^Sliding-window attention/ : /^Full attention/;
+    const sliding = /sliding/.test(label);
+    const kind = sliding ? /^Sliding-window attention/ : /^Full attention/;
     assert.match(await shown.getAttribute("aria-label"), kind, label);
+    const kv = sliding ? cfg.swa_num_key_value_heads : cfg.num_key_value_heads;
+    assert.match(await shown.getAttribute("aria-label"), new RegExp(`share ${kv} KV heads`), label);
     for (const mlp of await page.locator('[data-part="ffn-mlp"]:visible').all()) {
       assert.match(await mlp.getAttribute("aria-label"), /^Feed-forward/, label);
     }
@@ -321,6 +326,41 @@ test("HRM-Text's page draws its loop over two stacks as a part, with the visits 
   const code = await page.locator("#detail pre.code").textContent();
   assert.match(code, /class Stack/);
   assert.match(code, new RegExp(`for _ in range\\(${low}\\):\\s+low = self\\.L_module\\(low \\+ high, rope\\)`));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("dots.3 Note's sliding layers show latent attention of the sizes their config gives", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/core/catalog/dots3-note-prev.json"), "utf8"));
+  // The first sliding layer's entry (saved by index, "02"), over the model's sizes.
+  const first = cfg.layer_types.indexOf("sliding_attention");
+  const key = Object.keys(cfg.per_layer_config).find((k) => Number(k) === first);
+  const own = { ...cfg, ...cfg.per_layer_config[key] };
+  const { page, problems } = await open(browser, join(dir, "dots3.html"));
+  await page.waitForLoadState("load");
+  const detail = page.locator("#detail");
+  // The indexed layers' part says how the sliding layers' attention differs.
+  await page.click("#part-attention");
+  await detail.waitFor({ state: "visible" });
+  let text = await detail.textContent();
+  assert.match(text, new RegExp(`${own.num_attention_heads} query heads sharing ${own.num_key_value_heads} K/V heads`));
+  assert.match(text, new RegExp(`latents of ${own.q_lora_rank} \\(query\\) and ${own.kv_lora_rank} \\(keys and values\\)`));
+  assert.match(text, /RMS-normed, with a weight of its own, before RoPE/);
+  // The sliding layers' variant has a part of its own, describing its own attention.
+  const variants = page.locator("button.variant");
+  const i = (await variants.allTextContents()).findIndex((t) => /sliding/.test(t));
+  assert.ok(i >= 0, "a variant of the sliding layers");
+  await variants.nth(i).click();
+  assert.equal(await page.locator("#part-attention").isVisible(), false);
+  await page.click("#part-attention-2");
+  text = await detail.textContent();
+  assert.match(text, new RegExp(`${own.num_attention_heads} heads read keys and values from a ${own.kv_lora_rank}-dim latent`));
+  assert.match(text, new RegExp(`a ${own.q_lora_rank}-dim query latent`));
+  const code = await page.locator("#detail pre.code").textContent();
+  assert.match(code, new RegExp(`class Attention1\\(nn\\.Module\\)[\\s\\S]*nn\\.Linear\\(${cfg.hidden_size}, ${own.q_lora_rank}, bias=False\\)`));
+  assert.match(code, /self\.k_rope_only_layernorm\(k_pe\)/);
+  assert.equal(new Set(await page.locator("[id]").evaluateAll((es) => es.map((e) => e.id))).size,
+    await page.locator("[id]").count(), "every id is unique");
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -236,12 +236,18 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
             // A hybrid's recurrent mixer, or one attention variant's layers, named by its frame.
             Node::Scope(s) if matches!(s.kind, ScopeKind::Mixer | ScopeKind::Attention) => {
                 flush(&mut attention, out);
+                // Each attention variant's part an id of its own: `attention`, `attention-2` …
                 let (id, kind) = if s.kind == ScopeKind::Mixer {
-                    ("mixer", Kind::Mixer)
+                    ("mixer".to_string(), Kind::Mixer)
                 } else {
-                    ("attention", Kind::Attention)
+                    let n = out.iter().filter(|p| p.kind == Kind::Attention).count();
+                    let id = match n {
+                        0 => "attention".to_string(),
+                        n => format!("attention-{}", n + 1),
+                    };
+                    (id, Kind::Attention)
                 };
-                sublayer(id, kind, &named(s), s.layers.clone(), steps_in(s), out);
+                sublayer(&id, kind, &named(s), s.layers.clone(), steps_in(s), out);
             }
             Node::Scope(s) => {
                 flush(&mut attention, out);

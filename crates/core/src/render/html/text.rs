@@ -179,7 +179,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 subtleties: sub,
             }
         }
-        Kind::Attention => attention_text(g),
+        Kind::Attention => attention_text(g, part),
         Kind::Mixer => mixer_text(g),
         Kind::Residual => {
             let mut sub = vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".to_string()];
@@ -348,9 +348,15 @@ fn instead_of_mlp(spec: &Spec, l: &crate::layers::LayerSet) -> String {
     said.join("; ")
 }
 
-fn attention_text(g: &Graph) -> Text {
+/// The attention of `part`'s layers (a variant's, where some layers have their own).
+fn attention_text(g: &Graph, part: &Part) -> Text {
     let spec = &g.spec;
-    let a = &spec.attn;
+    let a = part
+        .layers
+        .as_ref()
+        .and_then(|l| l.iter().next())
+        .map_or(&spec.attn, |b| spec.attn_at(b as usize));
+    let main = std::ptr::eq(a, &spec.attn);
     let mut sub = vec![
         format!("{}; {}.", rope_words(spec), spans(spec)),
         "At inference the KV cache, not the FLOPs, limits batch size and context: its size is set by how many K/V heads (or how large a latent) each token keeps.".to_string(),
@@ -423,7 +429,8 @@ fn attention_text(g: &Graph) -> Text {
             crate::fmt::float(a.v_scale)
         ));
     }
-    for (layers, o) in &spec.layer_attn {
+    // The other variants, said on the part of the model's main attention.
+    for (layers, o) in spec.layer_attn.iter().filter(|_| main) {
         let mut own = vec![format!(
             "{} query heads sharing {} K/V heads",
             o.heads, o.kv_heads
