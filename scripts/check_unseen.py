@@ -248,9 +248,50 @@ def hrm_text(rng):
     return raw
 
 
+def dots3_note(rng):
+    layers, heads = rng.randint(2, 6), rng.choice([2, 4])
+    nope, rope = rng.choice([4, 8]), rng.choice([4, 8])
+    raw = dict(model_type="dots3_note_text", hidden_size=rng.choice([32, 48]), intermediate_size=rng.choice([40, 64]),
+               moe_intermediate_size=rng.choice([8, 16]), shared_experts_intermediate_size=rng.choice([8, 24]),
+               num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=heads, vocab_size=97,
+               n_routed_experts=rng.choice([4, 8]), n_shared_experts=rng.choice([1, 2]), num_experts_per_tok=2,
+               first_k_dense_replace=rng.choice([0, 1, 2]), q_lora_rank=rng.choice([12, 24]),
+               kv_lora_rank=rng.choice([8, 16]), qk_nope_head_dim=nope, qk_rope_head_dim=rope,
+               head_dim=rope * rng.choice([2, 4]), v_head_dim=rng.choice([4, 8]),
+               # Enough indexer heads that no two keys tie at the cut (ReLU zeros tie with few):
+               # a tie's order is torch.topk's to choose, not the model's.
+               index_n_heads=rng.choice([8, 16]), index_head_dim=rng.choice([8, 12]), index_topk=rng.choice([2, 4]), sliding_window=rng.choice([2, 3, 5]),
+               rms_norm_eps=rng.choice([1e-6, 1e-5]), tie_word_embeddings=rng.random() < 0.3,
+               pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    swa_nope = rng.choice([4, 8])
+    swa = dict(num_attention_heads=rng.choice([2, 4]), q_lora_rank=rng.choice([8, 20]), kv_lora_rank=rng.choice([8, 12]),
+               qk_nope_head_dim=swa_nope, head_dim=swa_nope + rng.choice([4, 8]), v_head_dim=rng.choice([4, 12]))
+    swa["num_key_value_heads"] = swa["num_attention_heads"]
+    if rng.random() < 0.5:
+        raw.update({f"swa_{k}": v for k, v in swa.items()})
+        if rng.random() < 0.3:
+            raw["use_sliding_window"] = False
+    else:
+        kinds = [rng.choice(["indexed_attention", "full_attention", "sliding_attention"]) for _ in range(layers)]
+        raw["layer_types"] = kinds
+        raw["per_layer_config"] = {str(i): dict(swa, qk_rope_head_dim=swa["head_dim"] - swa_nope)
+                                   for i, k in enumerate(kinds) if k == "sliding_attention"}
+    if rng.random() < 0.3:
+        raw["use_dsa"] = False
+    r = rng.random()
+    if r < 0.3:
+        raw["rope_theta"], raw["swa_rope_theta"] = rng.choice([100.0, 10000.0]), rng.choice([50.0, 5000.0])
+    elif r < 0.5:
+        raw["rope_scaling"] = {"rope_type": "linear", "factor": rng.choice([2.0, 4.0]), "rope_theta": 1000.0}
+    if rng.random() < 0.4:
+        raw.update(model_type="dots3_note", vision_config={"adapter_out_dim": raw["hidden_size"]},
+                   audio_config={"adapter_out_dim": raw["hidden_size"]})
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
-                                  hrm_text)}
+                                  hrm_text, dots3_note)}
 
 
 def check(anatomy, raw, seed, tol, work):
