@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RECURRENT = {
     "bailing_hybrid", "bamba", "falcon_h1", "falcon_mamba", "granitemoehybrid", "inkling_text",
     "inkling2_text", "inkling2_loop_text", "jamba", "kimi_linear", "lara_mini", "lfm2", "lfm2_moe",
-    "lfm3", "mamba", "mamba2", "minimax", "minimax_m3_vl_text", "nemotron_h", "olmo_hybrid",
+    "lfm3", "mamba", "mamba2", "minimax", "nemotron_h", "olmo_hybrid",
     "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_next", "qwen4_exp",
     "qwen4_exp_text", "recurrent_gemma", "rwkv", "xlstm", "zamba", "zamba2", "zaya",
 }

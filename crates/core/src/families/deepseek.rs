@@ -902,7 +902,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         Extra::None => {}
         Extra::HyV4 => hy_v4(cfg, &mut s)?,
         Extra::Axk2 => axk2(cfg, &mut s)?,
-        Extra::Dots3 => super::dots3::finish(cfg, &mut s, kinds.as_deref().unwrap_or_default())?,
+        Extra::Dots3 => {
+            if let Some(kinds) = &kinds {
+                super::dots3::finish(cfg, &mut s, kinds)?
+            }
+        }
     }
     s.mtp_layers = if c.mtp {
         cfg.count("num_nextn_predict_layers", 0)?
