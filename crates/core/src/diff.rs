@@ -531,6 +531,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         any(|a| a.mla.as_ref().is_some_and(|m| m.lora_scales.is_some())),
     );
     f(
+        "attention.rope_key_norm",
+        "shared rotary key normed before RoPE",
+        Mechanism,
+        any(|a| a.mla.as_ref().is_some_and(|m| m.rope_key_norm)),
+    );
+    f(
         "per_layer_input",
         "per-layer embeddings",
         Setting,
