@@ -289,9 +289,37 @@ def dots3_note(rng):
     return raw
 
 
+def minimax_m3(rng):
+    layers, kv = rng.randint(2, 6), rng.choice([1, 2, 4])
+    head_dim = rng.choice([8, 16])
+    raw = dict(model_type="minimax_m3_vl_text", hidden_size=rng.choice([32, 48]), intermediate_size=rng.choice([8, 16]),
+               dense_intermediate_size=rng.choice([24, 40]), shared_intermediate_size=rng.choice([8, 24]),
+               num_hidden_layers=layers, num_attention_heads=4, num_key_value_heads=kv, head_dim=head_dim,
+               vocab_size=97, num_local_experts=rng.choice([4, 8]), num_experts_per_tok=2,
+               routed_scaling_factor=rng.choice([1.0, 2.0]), swiglu_limit=rng.choice([0.5, 7.0]),
+               rms_norm_eps=rng.choice([1e-6, 1e-5]), tie_word_embeddings=rng.random() < 0.3,
+               pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    if rng.random() < 0.5:
+        raw["partial_rotary_factor"] = 0.5
+    kinds = [rng.random() < 0.6 for _ in range(layers)]
+    moe = [rng.random() < 0.7 for _ in range(layers)]
+    index = dict(n_heads=rng.choice([h for h in (1, 2, 4) if 4 % h == 0]), head_dim=rng.choice([head_dim, 2 * head_dim]),
+                 block_size=rng.choice([1, 2, 3]), topk_blocks=rng.choice([1, 2, 3]))
+    index["local_blocks"] = rng.randint(0, index["topk_blocks"])
+    if rng.random() < 0.5:
+        raw.update(layer_types=["minimax_m3_sparse" if k else "full_attention" for k in kinds],
+                   mlp_layer_types=["sparse" if m else "dense" for m in moe], **{f"index_{k}": v for k, v in index.items()})
+    else:
+        raw.update(moe_layer_freq=[int(m) for m in moe], sparse_attention_config=dict(
+            sparse_attention_freq=[int(k) for k in kinds], sparse_num_index_heads=index["n_heads"],
+            sparse_index_dim=index["head_dim"], sparse_block_size=index["block_size"],
+            sparse_topk_blocks=index["topk_blocks"], sparse_local_block=index["local_blocks"]))
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
-                                  hrm_text, dots3_note)}
+                                  hrm_text, dots3_note, minimax_m3)}
 
 
 def check(anatomy, raw, seed, tol, work):

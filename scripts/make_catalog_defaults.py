@@ -43,6 +43,7 @@ ENTRIES = {
     "emu3-chat": "emu3",
     "hrm-text-1b": "hrm_text",
     "dots3-note-prev": "dots3_note_text",
+    "minimax-m3": "minimax_m3_vl_text",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

@@ -198,6 +198,16 @@ CONFIGS = {
                        swa_q_lora_rank=20, swa_kv_lora_rank=12, swa_head_dim=20, swa_qk_nope_head_dim=8,
                        swa_v_head_dim=12, rope_theta=10000.0, swa_rope_theta=500.0, rms_norm_eps=1e-5,
                        bos_token_id=1, eos_token_id=2),
+    # MiniMax-M3's language model: the lightning indexer in layers 1 and 2 (blocks of 2 keys, each
+    # query group keeping its latest block and the best other), Gemma-style norms, half of each
+    # head rotated; a dense layer, then experts; the clamped SwiGLU tight enough to bind.
+    "minimax-m3": dict(BASE, model_type="minimax_m3_vl_text", num_hidden_layers=3, head_dim=8,
+                       intermediate_size=16, dense_intermediate_size=48, shared_intermediate_size=24,
+                       num_local_experts=8, num_experts_per_tok=2, routed_scaling_factor=2.0, swiglu_limit=1.0,
+                       index_n_heads=2, index_head_dim=8, index_block_size=2, index_topk_blocks=2,
+                       index_local_blocks=1, partial_rotary_factor=0.5,
+                       layer_types=["full_attention", "minimax_m3_sparse", "minimax_m3_sparse"],
+                       mlp_layer_types=["dense", "sparse", "sparse"], bos_token_id=1, eos_token_id=2),
     # Gemma 3n: three AltUp streams, LAuReL, activation sparsity in the first two layers (two
     # levels), the last two layers reusing keys and values, MLPs of two widths, per-layer
     # inputs from a table shorter than the vocabulary (ids past it read row 0), a window of 4.

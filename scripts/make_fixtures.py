@@ -526,6 +526,45 @@ def unseen_dots3(rng):
     return raw
 
 
+def unseen_minimax_m3(rng):
+    """MiniMax-M3's language model: sparse (indexed) and full layers, dense and MoE layers, by
+    their lists or by the released configs' `sparse_attention_config` and `moe_layer_freq`."""
+    layers, kv = rng.randint(2, 6), rng.choice([1, 2])
+    raw = {
+        "model_type": "minimax_m3_vl_text",
+        "hidden_size": rng.choice([48, 64]),
+        "intermediate_size": rng.choice([16, 24]),
+        "dense_intermediate_size": rng.choice([40, 72]),
+        "shared_intermediate_size": rng.choice([16, 32]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": 4,
+        "num_key_value_heads": kv,
+        "head_dim": rng.choice([8, 16]),
+        "vocab_size": rng.choice([97, 1000]),
+        "num_local_experts": rng.choice([8, 16]),
+        "num_experts_per_tok": rng.choice([2, 3]),
+        "routed_scaling_factor": rng.choice([1.0, 2.0]),
+        "swiglu_limit": rng.choice([7.0, 1.0]),
+        "tie_word_embeddings": rng.random() < 0.3,
+        "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    }
+    kinds = [rng.random() < 0.5 for _ in range(layers)]
+    moe = [rng.random() < 0.7 for _ in range(layers)]
+    index = {"n_heads": kv, "head_dim": 16, "block_size": rng.choice([2, 4]), "topk_blocks": rng.choice([2, 3]),
+             "local_blocks": rng.choice([0, 1])}
+    if rng.random() < 0.5:
+        raw["layer_types"] = ["minimax_m3_sparse" if k else "full_attention" for k in kinds]
+        raw["mlp_layer_types"] = ["sparse" if m else "dense" for m in moe]
+        raw.update({f"index_{k}": v for k, v in index.items()})
+    else:
+        raw["sparse_attention_config"] = {
+            "sparse_attention_freq": [int(k) for k in kinds], "sparse_num_index_heads": index["n_heads"],
+            "sparse_index_dim": index["head_dim"], "sparse_block_size": index["block_size"],
+            "sparse_topk_blocks": index["topk_blocks"], "sparse_local_block": index["local_blocks"]}
+        raw["moe_layer_freq"] = [int(m) for m in moe]
+    return raw
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -683,6 +722,7 @@ UNSEEN = {
     "emu3": unseen_emu3,
     "hrm_text": unseen_hrm_text,
     "dots3_note": unseen_dots3,
+    "minimax_m3": unseen_minimax_m3,
 }
 
 
@@ -696,7 +736,7 @@ DEFAULT_TYPES = [
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
-    "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note",
+    "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text",
 ]
 
 

@@ -60,6 +60,9 @@ SIZES = {
     "ffn_hidden_size": FFN,
     "expert_ffn_hidden_size": EXPERT_FFN,
     "shared_expert_intermediate_size": EXPERT_FFN,
+    # MiniMax-M3's dense layers' and shared experts' widths.
+    "dense_intermediate_size": FFN,
+    "shared_intermediate_size": EXPERT_FFN + 16,
     "moe_shared_expert_intermediate_size": EXPERT_FFN + 8,
     # LFM2's first code's names: the block's width (and the convolution's), its MLP's.
     "block_dim": HIDDEN,

@@ -27,6 +27,7 @@ before(async () => {
   anatomy("html", "llama-3.2-11b-vision", "-o", join(dir, "mllama.html"));
   anatomy("html", "hrm-text-1b", "-o", join(dir, "hrm.html"));
   anatomy("html", "dots3-note-prev", "-o", join(dir, "dots3.html"));
+  anatomy("html", join(root, "crates/exec/tests/fixtures/minimax-m3"), "-o", join(dir, "m3.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -361,6 +362,32 @@ test("dots.3 Note's sliding layers show latent attention of the sizes their conf
   assert.match(code, /self\.k_rope_only_layernorm\(k_pe\)/);
   assert.equal(new Set(await page.locator("[id]").evaluateAll((es) => es.map((e) => e.id))).size,
     await page.locator("[id]").count(), "every id is unique");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("MiniMax-M3's sparse layers draw the lightning indexer with the sizes their config gives", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/exec/tests/fixtures/minimax-m3/config.json"), "utf8"));
+  const { page, problems } = await open(browser, join(dir, "m3.html"));
+  await page.waitForLoadState("load");
+  const variants = page.locator("button.variant");
+  const texts = await variants.allTextContents();
+  const sparse = cfg.layer_types.map((t, i) => [t, i]).filter(([t]) => t === "minimax_m3_sparse").map(([, i]) => i);
+  const i = texts.findIndex((t) => t.includes(`layers ${sparse[0]}`));
+  assert.ok(i >= 0, `a variant of the sparse layers among ${JSON.stringify(texts)}`);
+  await variants.nth(i).click();
+  await page.locator('[data-part^="attention"]:visible').click();
+  const detail = page.locator("#detail");
+  await detail.waitFor({ state: "visible" });
+  const text = await detail.textContent();
+  const keys = cfg.index_topk_blocks * cfg.index_block_size;
+  assert.match(text, new RegExp(`${cfg.index_n_heads} index heads of ${cfg.index_head_dim} dims`));
+  assert.match(text, new RegExp(`blocks of ${cfg.index_block_size} keys`));
+  assert.match(text, new RegExp(`${cfg.index_topk_blocks} blocks in all`));
+  assert.match(text, new RegExp(`at most ${keys} keys`));
+  const code = await page.locator("#detail pre.code").textContent();
+  assert.match(code, /class BlockIndexer\(nn\.Module\)/);
+  assert.match(code, new RegExp(`\\.repeat_interleave\\(${cfg.num_attention_heads / cfg.index_n_heads}, dim=1\\)`));
   assert.deepEqual(problems, []);
   await page.close();
 });

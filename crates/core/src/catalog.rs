@@ -404,6 +404,12 @@ pub static ENTRIES: &[Entry] = &[
         "a Llama that reads and writes images as tokens; its VQ-VAE image tokenizer counted"
     ),
     entry!(
+        defaults "MiniMaxM3VLTextConfig",
+        "minimax-m3",
+        "MiniMaxAI/MiniMax-M3",
+        "clamped SwiGLU experts; its class defaults name no sparse layer, so no indexer runs"
+    ),
+    entry!(
         defaults "Dots3NoteTextConfig",
         "dots3-note-prev",
         "dots-studio/dots3-note-prev",

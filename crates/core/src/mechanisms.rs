@@ -37,7 +37,7 @@ pub const ALL: &[&str] = &[
     "per_layer_input", "layer_scalar", "shared_blocks", "hyper", "altup", "hierarchy", "laurel",
     "gated_norm", "head_rows", "mlstm:bias",
     "mla:no_q_latent", "mla:bias", "mla:lora_scales", "mla:q_gate", "mla:latent_eps",
-    "mla:rope_key_norm",
+    "mla:rope_key_norm", "mlp:clamp", "attn:block_index",
 ];
 
 /// The mechanisms `spec` uses.
@@ -172,12 +172,14 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         bias,
         fused_gate_up,
         sub_norm,
+        clamp,
     } = mlp;
     let dense = plan.iter().any(|l| l.dense()) || shared.is_some();
     on("mlp:gated", dense && *gated);
     on("mlp:bias", dense && *bias);
     on("mlp:fused_gate_up", dense && *fused_gate_up);
     on("mlp:sub_norm", dense && *sub_norm);
+    on("mlp:clamp", clamp.is_some());
     on("mlp:widths", !mlp_widths.is_empty());
     on("mlp:sparsity", !sparsity.is_empty());
     if let Some(moe) = moe.as_ref().filter(|_| spec.is_moe()) {
@@ -313,6 +315,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
         v_from_k,
         shares_kv,
         dynamic_mask,
+        block_index,
     } = a;
     on(
         match kind {
@@ -364,6 +367,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
     on("attn:v_from_k", *v_from_k);
     on("attn:shares_kv", *shares_kv);
     on("attn:dynamic_mask", dynamic_mask.is_some());
+    on("attn:block_index", block_index.is_some());
     if let Some(Mla {
         q_lora_rank,
         bias,

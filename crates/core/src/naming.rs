@@ -31,6 +31,11 @@ pub enum Role {
     KvB,
     /// MLA: the norm of the shared rotary key, before RoPE (dots.3 Note).
     KPeNorm,
+    /// MiniMax-M3's lightning indexer: its query and key projections and their norms.
+    BlockIndexQ,
+    BlockIndexK,
+    BlockIndexQNorm,
+    BlockIndexKNorm,
     /// DeepSeek sparse attention's indexer: its query projection (from the Q latent), key
     /// projection, key LayerNorm and per-head weights.
     IndexQ,
@@ -568,11 +573,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             | Layout::Llama4
             | Layout::GraniteMoeSwa
             | Layout::LaraMini
-            | Layout::HyV4,
+            | Layout::HyV4
+            | Layout::MiniMaxM3,
             ExpertGateUp | ExpertDown,
         ) => {
             let module = match layout {
-                Layout::GptOss | Layout::LaraMini | Layout::HyV4 => "mlp",
+                Layout::GptOss | Layout::LaraMini | Layout::HyV4 | Layout::MiniMaxM3 => "mlp",
                 Layout::Llama4 => "feed_forward",
                 Layout::GraniteMoeSwa => "block_sparse_moe",
                 other => unreachable!("{other:?} is not matched by this arm"),
@@ -629,6 +635,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         // Phi-3's fused tensors, DeepSeek's MLA projections and shared experts are in the common table.
         Layout::Llama
         | Layout::Phi3
+        | Layout::MiniMaxM3
         | Layout::DeepSeek
         | Layout::MiMo
         | Layout::Ernie45Moe
@@ -1751,6 +1758,22 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         KPeNorm => (
             "model.layers.{b}.self_attn.k_rope_only_layernorm",
             "blk.{b}.attn_k_pe_norm",
+        ),
+        BlockIndexQ => (
+            "model.layers.{b}.self_attn.indexer.q_proj",
+            "blk.{b}.indexer.attn_q",
+        ),
+        BlockIndexK => (
+            "model.layers.{b}.self_attn.indexer.k_proj",
+            "blk.{b}.indexer.attn_k",
+        ),
+        BlockIndexQNorm => (
+            "model.layers.{b}.self_attn.indexer.q_norm",
+            "blk.{b}.indexer.q_norm",
+        ),
+        BlockIndexKNorm => (
+            "model.layers.{b}.self_attn.indexer.k_norm",
+            "blk.{b}.indexer.k_norm",
         ),
         IndexQ => (
             "model.layers.{b}.self_attn.indexer.wq_b",

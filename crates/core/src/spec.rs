@@ -326,6 +326,23 @@ pub struct Attention {
     /// Dynamic mask attention (Doge): every key is scored from its value, and the score biases
     /// and limits which keys each query attends to.
     pub dynamic_mask: Option<DynamicMask>,
+    /// MiniMax-M3's lightning indexer: which blocks of keys each query group attends to.
+    pub block_index: Option<BlockIndex>,
+}
+
+/// MiniMax-M3's lightning indexer: `heads` heads of `head_dim` (each a projection RMS-normed
+/// per head and rotated by the attention's RoPE, beside one shared key per token) score every
+/// visible key by q · k; the scores are max-pooled over blocks of `block` keys (block j holds
+/// positions j·block to (j + 1)·block − 1), and each query keeps its `local` latest blocks and
+/// the best of the rest, `top_k` blocks in all. Index head h chooses for the query heads of its
+/// group (query head i reads index head i / (heads / index heads)). Its keys are cached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockIndex {
+    pub heads: u64,
+    pub head_dim: u64,
+    pub block: u64,
+    pub top_k: u64,
+    pub local: u64,
 }
 
 /// An output gate: g = act(x · W_g), one per head feature, or one per head shared by its
@@ -590,6 +607,9 @@ pub struct Mlp {
     /// A norm (the model's kind) over the activation before the down projection (BitNet's
     /// `ffn_sub_norm`).
     pub sub_norm: bool,
+    /// The gated activation is gpt-oss's clamped SwiGLU at this limit, (clamp(up) + 1) · g ·
+    /// σ(1.702 g), g = min(gate, limit), in the dense MLP and the shared experts (MiniMax-M3).
+    pub clamp: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1821,6 +1841,9 @@ pub enum Layout {
     /// Mixtral's names with the block's own `block_sparse_moe.e_score_correction_bias`
     /// (MiniMax-M2).
     MiniMaxM2,
+    /// Llama's names with the lightning indexer's `self_attn.indexer.{q,k}_proj` and their
+    /// norms, the experts stacked and the correction bias on the router (MiniMax-M3).
+    MiniMaxM3,
     /// Mixtral's names; the lightning attention under `self_attn.` (`qkv_proj`,
     /// `output_gate`, `norm`, `out_proj` and its stored decay tables) (MiniMax).
     MiniMax,
@@ -2205,6 +2228,11 @@ impl Spec {
                             (a.sinks, " with sinks"),
                             (a.v_from_k, ", keys as values"),
                             (a.shares_kv, ", K/V of an earlier layer"),
+                            (a.block_index.is_some(), " on the blocks an indexer picks"),
+                            (
+                                a.mla.as_ref().is_some_and(|m| m.indexer.is_some()),
+                                " on the keys an indexer picks",
+                            ),
                         ] {
                             if on {
                                 what += words;

@@ -331,22 +331,22 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
             }
         }
         Op::Scores { dim } | Op::WeightedSum { dim } | Op::Index { dim } => {
-            // Under DeepSeek sparse attention a query attends to at most its top-k keys; the
-            // indexer itself scores every visible key.
-            let limit = match step.op {
+            // Under DeepSeek sparse attention a query attends to at most its top-k keys, under
+            // MiniMax-M3's to its top-k blocks of keys; the indexer itself scores every visible key.
+            let limit = |b: u64| match step.op {
                 Op::Index { .. } => None,
-                _ => spec
-                    .attn
-                    .mla
-                    .as_ref()
-                    .and_then(|m| m.indexer.as_ref())
-                    .map(|i| i.top_k),
+                _ => {
+                    let a = spec.attn_at(b as usize);
+                    let dsa = a.mla.as_ref().and_then(|m| m.indexer.as_ref());
+                    dsa.map(|i| i.top_k)
+                        .or(a.block_index.map(|i| i.top_k.saturating_mul(i.block)))
+                }
             };
             for b in layers.iter() {
                 let Some(span) = spec.attn_span(b) else {
                     continue;
                 };
-                let attended = |n: u64| limit.map_or(n, |k| k.min(n));
+                let attended = |n: u64| limit(b).map_or(n, |k| k.min(n));
                 let per = 2.0 * dim as f64 * per_layer as f64 * spec.runs(b) as f64;
                 c.prefill_attn +=
                     per * mean_attended(attended(span.cached_tokens(u64::MAX)), context);

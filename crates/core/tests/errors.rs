@@ -1130,6 +1130,40 @@ fn dots3_note_keys_that_describe_another_model() {
     assert_eq!(e.field, "rope_parameters.sliding_attention", "{e}");
 }
 
+/// MiniMax-M3: indexer sizes its class would run differently from what anatomy draws, or not
+/// at all, and keys of other values than the ones it reads.
+#[test]
+fn minimax_m3_keys_that_describe_another_model() {
+    let base = json!({"model_type": "minimax_m3_vl_text", "hidden_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8, "vocab_size": 100,
+        "intermediate_size": 16, "num_local_experts": 4, "num_experts_per_tok": 2,
+        "index_n_heads": 2, "index_head_dim": 8, "index_block_size": 2, "index_topk_blocks": 2,
+        "layer_types": ["full_attention", "minimax_m3_sparse"], "pad_token_id": 0});
+    err_free(&base);
+    refused_by_name(
+        &base,
+        &[
+            ("index_n_heads", json!(3), "must divide num_attention_heads"),
+            ("index_head_dim", json!(4), "fewer than the 8 dims"),
+            ("index_local_blocks", json!(3), "room for them"),
+            ("swiglu_alpha", json!(1.5), "1.702"),
+        ],
+    );
+    for (key, value, field) in [
+        ("layer_types", json!(["full_attention", "sliding_attention"]), "layer_types[1]"),
+        ("mlp_layer_types", json!(["dense", "moe"]), "mlp_layer_types[1]"),
+    ] {
+        let mut v = base.clone();
+        v[key] = value;
+        assert_eq!(err_of(&v).field, field);
+    }
+    // The released configs' names for the indexer win over the flat keys, as in the class.
+    let mut v = base.clone();
+    v["sparse_attention_config"] = json!({"sparse_num_index_heads": 3});
+    let e = err_of(&v);
+    assert_eq!(e.field, "index_n_heads", "{e}");
+}
+
 /// Beam reads RoPE per layer type: a flat RoPE dict has no entry for its sliding layers, and
 /// transformers' model fails on it.
 #[test]

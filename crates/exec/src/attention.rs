@@ -44,11 +44,27 @@ pub struct Rule<'a> {
     pub sinks: Option<&'a [f32]>,
     /// ALiBi slopes, one per query head: key j's score for the query at i gains slope · (j − i).
     pub alibi: Option<&'a [f32]>,
-    /// [t, total]: the keys each new query may see at all (DeepSeek sparse attention's top-k);
-    /// the others score −∞ in every head.
-    pub selected: Option<&'a [bool]>,
+    /// The keys each new query may see at all (DeepSeek sparse attention's top-k, MiniMax-M3's
+    /// blocks); the others score −∞.
+    pub selected: Option<Selected<'a>>,
     /// Doge's dynamic mask.
     pub key_scores: Option<KeyScores<'a>>,
+}
+
+/// Which keys each query may see: [groups, t, total] row-major, one choice per group of query
+/// heads (query head i in group i / (heads / groups)); one group for all heads.
+#[derive(Clone, Copy)]
+pub struct Selected<'a> {
+    pub keys: &'a [bool],
+    pub groups: usize,
+}
+
+impl<'a> Selected<'a> {
+    /// The keys query `i` of head `head` (of `heads`) may see, over all `total` keys.
+    fn row(&self, head: usize, heads: usize, i: usize, t: usize, total: usize) -> &'a [bool] {
+        let group = head / (heads / self.groups.max(1)).max(1);
+        &self.keys[(group * t + i) * total..][..total]
+    }
 }
 
 /// A score per key and K/V head, added to the attention scores of the head's queries; a query
@@ -182,7 +198,7 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
                 row[..lo].fill(0.0);
                 row[qpos + 1..].fill(0.0);
                 let visible = &mut row[lo..=qpos];
-                let sel = rule.selected.map(|s| &s[(i0 + r) * total..][..total]);
+                let sel = rule.selected.map(|s| s.row(head, h.heads, i0 + r, t, total));
                 score(rule, visible, (head, kv), sel, lo, qpos);
                 let at = (head * t + i0 + r) * total + lo;
                 // SAFETY (here and below): rows i0..i1 of head `head`, in the kept scores and
@@ -262,7 +278,7 @@ impl WithSimd for Rows<'_> {
             for (j, x) in (lo..=qpos).zip(seen.iter_mut()) {
                 *x = dot(s, q, &keys[j * d..][..d]);
             }
-            let sel = rule.selected.map(|s| &s[i * total..][..total]);
+            let sel = rule.selected.map(|s| s.row(head, h.heads, i, t, total));
             score(rule, seen, (head, kv), sel, lo, qpos);
             if let Some(scores) = self.scores {
                 // SAFETY: row `row` of [heads · t, total] is this thread's alone.

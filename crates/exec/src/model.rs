@@ -2131,8 +2131,18 @@ impl Model {
         // The output gate, σ(x · W_g) (AFMoE) or softplus (Laguna), multiplies the heads
         // before the output projection, feature by feature or head by head.
         let gate = self.out_gate(x, b, q_gate, vd)?;
+        let chosen = match a.block_index {
+            Some(bi) => Some(self.block_index(x, bi, b, cache)?),
+            None => None,
+        };
+        let selected = chosen.as_deref().zip(a.block_index).map(|(keys, bi)| {
+            attention::Selected {
+                keys,
+                groups: bi.heads as usize,
+            }
+        });
         let new = (!shared).then_some((k, v));
-        let o = self.attend(q, new, b, cache, None, gate.as_ref())?;
+        let o = self.attend(q, new, b, cache, selected, gate.as_ref())?;
         match &moa {
             Some(choices) => self.moa_out(&o, b, choices),
             None => self.out_proj(o, b),
@@ -2267,8 +2277,9 @@ impl Model {
     /// every cached key (scaled, softcapped and masked as the layer says, with the head's sink
     /// where there is one), mix the values and stack the heads, [t, heads · dv].
     /// q: [H, T, d_qk]; k: [KV, T, d_qk]; v: [KV, T, d_v].
-    /// Each query sees only the keys `selected` marks ([t, total] row-major), when given
-    /// (DeepSeek sparse attention); the heads are multiplied by `gate` ([t, H d_v]) when given.
+    /// Each query sees only the keys `selected` marks, when given (DeepSeek sparse attention's
+    /// [t, total], MiniMax-M3's [groups, t, total]); the heads are multiplied by `gate`
+    /// ([t, H d_v]) when given.
     #[allow(clippy::too_many_arguments)]
     fn attend(
         &self,
@@ -2276,7 +2287,7 @@ impl Model {
         new: Option<(Tensor, Tensor)>,
         b: usize,
         cache: &mut Cache,
-        selected: Option<&[bool]>,
+        selected: Option<attention::Selected>,
         gate: Option<&Tensor>,
     ) -> Res<Tensor> {
         let a = self.spec.attn_at(b);
@@ -2557,10 +2568,95 @@ impl Model {
             Some((k, v)),
             b,
             cache,
-            selected.as_deref(),
+            selected.as_deref().map(|keys| attention::Selected { keys, groups: 1 }),
             gate.as_ref(),
         )?;
         self.out_proj(o, b)
+    }
+
+    /// MiniMax-M3's lightning indexer: which cached keys each of the `t` new queries of each
+    /// index head's group may attend to, [index heads, t, total] row-major. Its keys join the
+    /// layer's index cache.
+    fn block_index(
+        &self,
+        x: &Tensor,
+        bi: anatomy_core::spec::BlockIndex,
+        b: usize,
+        cache: &mut Cache,
+    ) -> Res<Vec<bool>> {
+        let spec = &self.spec;
+        let (t, ih, id) = (x.dim(0)?, bi.heads as usize, bi.head_dim as usize);
+        let q = self
+            .proj(x, Role::BlockIndexQ, b, false)?
+            .reshape((t, ih, id))?
+            .transpose(0, 1)?
+            .contiguous()?;
+        let q = self.norm(&q, Role::BlockIndexQNorm, Some(b))?;
+        let k = self.proj(x, Role::BlockIndexK, b, false)?;
+        let k = self.norm(&k, Role::BlockIndexKNorm, Some(b))?.reshape((1, t, id))?;
+        // The attention's RoPE tables, over the first dims of each index head.
+        let (q, k) = match &spec.position {
+            Position::Rope(r) => {
+                let dim = r.rotary_dim(spec.attn_at(b).head_dim) as usize;
+                let (cos, sin) = rope::tables_for(r, self.span(b), dim, cache.pos, t)?;
+                (
+                    rope::rotate(&q, &cos, &sin, r.interleaved)?,
+                    rope::rotate(&k, &cos, &sin, r.interleaved)?,
+                )
+            }
+            _ => (q, k),
+        };
+        self.keep(Some(b), "index_q", &q);
+        let k = k.reshape((t, id))?;
+        self.keep(Some(b), "index_k", &k);
+        let k = match &cache.index_k[b] {
+            Some(prev) => Tensor::cat(&[prev, &k], 0)?,
+            None => k,
+        };
+        cache.index_k[b] = Some(k.clone());
+        let total = k.dim(0)?;
+        // [ih, t, total]: every index head's queries against every cached key.
+        let scores: Vec<f32> = q
+            .matmul(&k.t()?.contiguous()?.broadcast_as((ih, id, total))?.contiguous()?)?
+            .flatten_all()?
+            .to_vec1()?;
+        let block = bi.block as usize;
+        let blocks = total.div_ceil(block);
+        let mut selected = vec![false; ih * t * total];
+        let mut best = vec![f32::NEG_INFINITY; blocks];
+        for h in 0..ih {
+            for i in 0..t {
+                let qpos = cache.pos + i;
+                let row = &scores[(h * t + i) * total..][..total];
+                best.fill(f32::NEG_INFINITY);
+                for (s, &v) in row.iter().enumerate().take(qpos + 1) {
+                    best[s / block] = best[s / block].max(v);
+                }
+                // The query's latest blocks always win a place.
+                for l in 0..bi.local as usize {
+                    best[(qpos / block).saturating_sub(l)] = f32::INFINITY;
+                }
+                // The top-k blocks by score, best first; a block with no visible key never.
+                let mut order: Vec<usize> = (0..blocks).filter(|&j| best[j] > f32::NEG_INFINITY).collect();
+                order.sort_by(|&a, &b| best[b].total_cmp(&best[a]).then(a.cmp(&b)));
+                order.truncate(bi.top_k as usize);
+                let keep = &mut selected[(h * t + i) * total..][..total];
+                for j in order {
+                    let end = ((j + 1) * block).min(qpos + 1);
+                    keep[j * block..end].fill(true);
+                }
+            }
+        }
+        if self.capturing() {
+            let cpu = |v: Vec<f32>| Tensor::from_vec(v, (ih, t, total), &Device::Cpu);
+            self.keep(Some(b), "index_scores", &cpu(scores)?);
+            let mask = selected
+                .iter()
+                .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
+                .collect();
+            self.keep(Some(b), "index_mask", &cpu(mask)?);
+        }
+        Ok(selected)
     }
 
     /// DeepSeek sparse attention's indexer: which cached keys each of the `t` new queries may
@@ -2767,7 +2863,7 @@ impl Model {
                 None => g,
             };
             self.keep(Some(b), "up", &u);
-            self.act_mul(&g, &u)?
+            self.glu(&g, &u, spec.mlp.clamp, false)?
         };
         self.keep(Some(b), "act", &hidden);
         let hidden = if spec.mlp.sub_norm {
@@ -2908,7 +3004,7 @@ impl Model {
             };
             self.keep(Some(b), "shared_gate", &g);
             self.keep(Some(b), "shared_up", &u);
-            let a = self.act_mul(&g, &u)?;
+            let a = self.glu(&g, &u, self.spec.mlp.clamp, false)?;
             self.keep(Some(b), "shared_act", &a);
             let mut s = self.proj(&a, Role::SharedDown, b, m.shared_bias)?;
             self.keep(Some(b), "shared_down", &s);
@@ -3012,16 +3108,16 @@ impl Model {
         };
         self.keep_expert(b, "expert_gate", &g, e);
         self.keep_expert(b, "expert_up", &u, e);
-        let hidden = self.glu(&g, &u, m.swiglu_limit)?;
+        let hidden = self.glu(&g, &u, m.swiglu_limit, m.swiglu_plain)?;
         self.keep_expert(b, "expert_act", &hidden, e);
         let y = down(&hidden)?;
         self.keep_expert(b, "expert_down", &y, e);
         Ok(y)
     }
 
-    /// act(gate) ⊙ up, or gpt-oss's clamped form: (clamp(up) + 1) · g · σ(1.702 g), g = min(gate, limit).
-    fn glu(&self, g: &Tensor, u: &Tensor, limit: Option<f64>) -> R<Tensor> {
-        let plain = self.spec.moe.as_ref().is_some_and(|m| m.swiglu_plain);
+    /// act(gate) ⊙ up, or gpt-oss's clamped form: (clamp(up) + 1) · g · σ(1.702 g), g = min(gate, limit);
+    /// `plain`: act(gate) ⊙ up of the clamped inputs.
+    fn glu(&self, g: &Tensor, u: &Tensor, limit: Option<f64>, plain: bool) -> R<Tensor> {
         match limit {
             // HY v4: act(gate) ⊙ up of the clamped inputs.
             Some(l) if plain => {

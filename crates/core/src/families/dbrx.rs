@@ -129,6 +129,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         bias: false,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     s.moe = Some(Moe {
         scoring: Scoring::Softmax,

@@ -767,6 +767,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias: c.mlp_bias && cfg.flag("mlp_bias", false)?,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     s.norm = pre_rms(cfg, c.eps)?;
     let kinds = match c.extra {
@@ -1128,6 +1129,7 @@ pub(super) fn latent(
         v_norm: false,
         v_from_k: false,
         shares_kv: false,
+        block_index: None,
     })
 }
 

@@ -71,6 +71,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     s.norm = Norm {
         kind: NormKind::Layer { bias: true },

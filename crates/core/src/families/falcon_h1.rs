@@ -33,6 +33,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         bias: cfg.flag("mlp_bias", false)?,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     let mut m = ssm(cfg, s.hidden, s.norm.eps, &SsmKeys::FALCON_H1)?;
     // The mixer's output projection has its own flag; anatomy draws both projections alike.

@@ -54,6 +54,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias: false,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     s.embedding.scale_by_sqrt_hidden = true;
     s.norm = Norm {

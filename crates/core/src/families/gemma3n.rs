@@ -45,6 +45,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias: false,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     let mut others: Vec<u64> = widths.iter().copied().filter(|&w| w != widths[0]).collect();
     others.sort_unstable();

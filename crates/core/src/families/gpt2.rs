@@ -82,6 +82,7 @@ fn read(cfg: &Config, model_type: &str, family: &str, name: &str, bigcode: bool)
         bias: true,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
     learned_positions(&mut s, 0, eps);
@@ -127,6 +128,7 @@ pub fn load_neo(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         bias: true,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
     learned_positions(&mut s, 0, eps);
@@ -248,6 +250,7 @@ pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         bias,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     // OPT's table has two more rows than positions and reads from row 2.
     learned_positions(&mut s, 2, 1e-5);
@@ -291,6 +294,7 @@ pub fn load_openai_gpt(cfg: &Config, model_type: &str, family: &str, name: &str)
         bias: true,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     learned_positions(&mut s, 0, cfg.float("layer_norm_epsilon", 1e-5)?);
     s.norm.place = NormPlace::PostResidual;
@@ -323,6 +327,7 @@ pub fn load_git(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         bias: true,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     learned_positions(&mut s, 0, cfg.float("layer_norm_eps", 1e-12)?);
     s.embedding.norm = true;
@@ -356,6 +361,7 @@ pub fn load_biogpt(cfg: &Config, model_type: &str, family: &str, name: &str) -> 
         bias: true,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     learned_positions(&mut s, 2, 1e-5);
     s.embedding.scale_by_sqrt_hidden = cfg.flag("scale_embedding", true)?;
@@ -398,6 +404,7 @@ pub fn load_xglm(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
         bias: true,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     learned_positions(&mut s, 2, 1e-5);
     // The same table offset as OPT's, but computed: no position parameters.
@@ -438,6 +445,7 @@ pub fn load_ctrl(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
         bias: true,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     // The layers' two LayerNorms fix ε at 1e-6; only the final one reads the key. anatomy draws
     // one ε, so another value is refused.

@@ -33,6 +33,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         bias: true,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     // The experts' gate reads σ(1.702 · g): anatomy draws that constant.
     let alpha = cfg.float("swiglu_alpha", 1.702)?;

@@ -1430,6 +1430,7 @@ pub fn load(
             bias: mlp_bias,
             fused_gate_up: f.fused_gate_up,
             sub_norm: f.sub_norms,
+            clamp: None,
         },
         moe,
         ssm,

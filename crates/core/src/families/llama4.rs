@@ -38,6 +38,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         bias: false,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     let e = experts(cfg, "num_local_experts", Some(16))?;
     let k = top_k(cfg, e, Some(1))?;

@@ -40,6 +40,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias: false,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     s.norm = pre_rms(cfg, 1e-5)?;
     s.tied = cfg.flag("tie_word_embeddings", false)?;

@@ -22,6 +22,7 @@ pub mod llama;
 mod llama4;
 mod longcat;
 mod mamba;
+mod minimax_m3;
 mod mamba2;
 mod modernbert;
 mod nemotron_h;
@@ -299,6 +300,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             v_norm: false,
             v_from_k: false,
             shares_kv: false,
+            block_index: None,
         },
         layer_attn: vec![],
         mlp: Mlp {
@@ -308,6 +310,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             bias: false,
             fused_gate_up: false,
             sub_norm: false,
+            clamp: None,
         },
         moe: None,
         ssm: None,
@@ -479,6 +482,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         v_scale: 1.0,
         moa: None,
         dynamic_mask: None,
+        block_index: None,
         qkv_bias: false,
         o_bias: false,
         qk_norm: crate::spec::QkNorm::None,

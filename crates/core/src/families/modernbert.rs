@@ -36,6 +36,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias: cfg.flag("mlp_bias", false)?,
         fused_gate_up: true,
         sub_norm: false,
+        clamp: None,
     };
     s.norm = Norm {
         kind: NormKind::Layer {

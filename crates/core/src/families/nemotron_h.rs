@@ -54,6 +54,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         bias: cfg.flag("mlp_bias", false)?,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     if kinds.contains(&Kind::Moe) {
         let e = experts(cfg, "n_routed_experts", Some(8))?;

@@ -15,7 +15,7 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     dbrx, deepseek, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm, jetmoe, llama4,
-    longcat, mamba, mamba2, modernbert, nemotron_h, recurrent_gemma, rwkv, towers, xlstm, zamba,
+    longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h, recurrent_gemma, rwkv, towers, xlstm, zamba,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3817,6 +3817,18 @@ pub static FAMILIES: &[Family] = &[
                     "qk_head_dim",
                 ],
             ],
+        )
+    },
+    // MiniMax-M3's language model (its causal LM; the vision tower belongs to the wrapper's
+    // conditional-generation class). Its router's jitter and loss weight are training's.
+    Family {
+        renames: &[("num_experts", "num_local_experts")],
+        ..own(
+            "minimax_m3_vl_text",
+            "MiniMax-M3",
+            minimax_m3::load,
+            None,
+            &[TRAINING, &["router_aux_loss_coef", "router_jitter_noise"]],
         )
     },
     // dots.3 Note's language model. Its MLPs never read `mlp_bias`; the multi-token-prediction

@@ -48,6 +48,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         bias: false,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     s.plan = (0..s.layers)
         .map(|_| LayerPlan {

@@ -115,6 +115,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         bias,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     s.plan = (0..s.layers)
         .map(|_| LayerPlan {

@@ -89,6 +89,7 @@ pub fn load_zamba(cfg: &Config, _model_type: &str, family: &str, name: &str) -> 
         bias: false,
         fused_gate_up: false,
         sub_norm: false,
+        clamp: None,
     };
     let mut m = s6(cfg, s.hidden, &S6Keys::ZAMBA)?;
     m.heads = cfg.size("n_mamba_heads", Some(2))?;
@@ -177,6 +178,7 @@ pub fn load_zamba2(cfg: &Config, _model_type: &str, family: &str, name: &str) ->
         bias,
         fused_gate_up: true,
         sub_norm: false,
+        clamp: None,
     };
     let mut m = ssm(cfg, s.hidden, 1e-5, &SsmKeys::ZAMBA2)?;
     // The convolution always has a bias: the class never reads `use_conv_bias`.

@@ -933,6 +933,9 @@ impl Builder<'_> {
             router.push(self.key_scores());
             self.tensors.len() - 1
         });
+        if let Some(bi) = a.block_index {
+            router.extend(self.block_index(x_in, bi));
+        }
 
         let mut kv_nodes = Vec::new();
         if a.shares_kv {
@@ -1433,6 +1436,112 @@ impl Builder<'_> {
 }
 
 impl Builder<'_> {
+    /// MiniMax-M3's lightning indexer: one key per token, normed and rotated; per index head a
+    /// query, normed and rotated, scored against every visible key, the scores max-pooled over
+    /// blocks of keys and the query's blocks chosen for the query heads of its group.
+    fn block_index(&mut self, x_in: &str, bi: crate::spec::BlockIndex) -> Vec<Node> {
+        let d = self.spec.hidden;
+        let (ih, id) = (bi.heads, bi.head_dim);
+        let norm = self.norm_name();
+        let mut nodes = vec![self.linear(lin(
+            Role::BlockIndexK,
+            "Indexer key projection",
+            "Wkᵢₓ",
+            "Kᵢₓ",
+            x_in,
+            id,
+            d,
+            id,
+            None,
+            false,
+            format!("Project the input to one {id}-dim index key per token, shared by the index heads"),
+        ))];
+        let mut kn = self.norm_step(
+            &format!("Indexer K {norm}"),
+            Role::BlockIndexKNorm,
+            "γkᵢₓ",
+            "Kᵢₓ",
+            "Kᵢₓₙ",
+            id,
+            true,
+            None,
+        );
+        if let Node::Step(s) = &mut kn {
+            s.category = Category::Attention;
+        }
+        nodes.push(kn);
+        nodes.push(self.rope_step("Indexer K", "Kᵢₓₙ", "Kᵢₓᵣ", id, true));
+        let mut head = vec![self.linear(lin(
+            Role::BlockIndexQ,
+            "Indexer query projection",
+            "Wqᵢₓ",
+            "Qᵢₓ",
+            x_in,
+            id,
+            d,
+            ih * id,
+            Some(rows(0, id, "h")),
+            false,
+            format!("Project the input to index head h's {id}-dim query"),
+        ))];
+        let mut qn = self.norm_step(
+            &format!("Indexer Q {norm}"),
+            Role::BlockIndexQNorm,
+            "γqᵢₓ",
+            "Qᵢₓ",
+            "Qᵢₓₙ",
+            id,
+            true,
+            None,
+        );
+        if let Node::Step(s) = &mut qn {
+            s.category = Category::Attention;
+            s.operation = format!("Normalize each index head's query over its {id} dims (one weight shared by the heads)");
+        }
+        head.push(qn);
+        head.push(self.rope_step("Indexer Q", "Qᵢₓₙ", "Qᵢₓᵣ", id, false));
+        let scores = self.act("Iᵢₓ", [Dim::Seq, Dim::Seq]);
+        head.push(self.step(Draft {
+            title: "Index scores".into(),
+            op: Op::Index { dim: id },
+            category: Category::Attention,
+            inputs: vec![],
+            output: scores,
+            operation: "Score every visible key for each query: a plain dot product, unscaled".into(),
+            equation: "Iᵢₓ[t, s] = Qᵢₓᵣ[t] · Kᵢₓᵣ[s], s ≤ t".into(),
+        }));
+        let mask = self.act("Mᵢₓ", [Dim::Seq, Dim::Seq]);
+        head.push(self.step(Draft {
+            title: "Block selection".into(),
+            op: Op::Select { k: bi.top_k },
+            category: Category::Attention,
+            inputs: vec![],
+            output: mask,
+            operation: format!(
+                "Pool each block of {} keys to its best score, keep the query's {} latest block{} and the best of the rest, {} blocks in all; the query heads of this index head's group attend only there",
+                bi.block,
+                bi.local,
+                if bi.local == 1 { "" } else { "s" },
+                bi.top_k
+            ),
+            equation: format!(
+                "Bᵢₓ[t, j] = max over s in block j (s ≤ t) of Iᵢₓ[t, s], +∞ for the {} block{} up to t's; Mᵢₓ[t, s] = 0 if block(s) ∈ top-{}(Bᵢₓ[t]), −∞ otherwise; block(s) = ⌊s / {}⌋",
+                bi.local,
+                if bi.local == 1 { "" } else { "s" },
+                bi.top_k,
+                bi.block
+            ),
+        }));
+        nodes.push(Node::Scope(self.scope(
+            ScopeKind::Head,
+            "Indexer head h",
+            "Indexer head end",
+            ih,
+            head,
+        )));
+        nodes
+    }
+
     /// DeepSeek sparse attention's indexer: a few light heads score every visible key from the
     /// Q latent and the layer input, and each query keeps its top-k keys for attention.
     /// Where only some layers run their own indexer (GLM-5), its steps sit in a frame of those

@@ -174,6 +174,10 @@ fn name_table(g: &Graph) -> String {
         ("kv_a_norm", KvANorm),
         ("kv_b", KvB),
         ("k_pe_norm", KPeNorm),
+        ("block_q", BlockIndexQ),
+        ("block_k", BlockIndexK),
+        ("block_q_norm", BlockIndexQNorm),
+        ("block_k_norm", BlockIndexKNorm),
         ("index_q", IndexQ),
         ("index_k", IndexK),
         ("index_k_norm", IndexKNorm),
@@ -419,6 +423,12 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => json!(null),
     };
     config["v_head_dim"] = json!(a.v_head_dim);
+    config["mlp_clamp"] = json!(spec.mlp.clamp);
+    let block_index = |a: &Attention| match a.block_index {
+        Some(i) => json!({"heads": i.heads, "head_dim": i.head_dim, "block": i.block, "top_k": i.top_k, "local": i.local}),
+        None => json!(null),
+    };
+    config["block_index"] = block_index(a);
     config["v_scale"] = json!(a.v_scale);
     // What differs in the sliding layers' attention, where it differs.
     // The layers whose attention is their own, and what differs in it.
@@ -431,12 +441,14 @@ pub fn module(g: &Graph, script: &str) -> String {
             "scale": o.scale_mult / o.scale_dim.sqrt(),
         }))
         .collect::<Vec<_>>());
-    // Latent attention of the layers' own sizes (dots.3 Note's sliding layers).
-    if spec.attn.mla.is_some() {
-        if let Some(list) = config["layer_attn"].as_array_mut() {
-            for (entry, (_, o)) in list.iter_mut().zip(&spec.layer_attn) {
+    // Latent attention of the layers' own sizes (dots.3 Note's sliding layers), and the
+    // layers' own indexer (MiniMax-M3's sparse layers).
+    if let Some(list) = config["layer_attn"].as_array_mut() {
+        for (entry, (_, o)) in list.iter_mut().zip(&spec.layer_attn) {
+            if spec.attn.mla.is_some() {
                 entry["mla"] = mla_config(o);
             }
+            entry["block_index"] = block_index(o);
         }
     }
     // Gemma 4's values normed and taken from the keys, and its layers that share keys and values.
@@ -906,20 +918,29 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
+    // HY v4's experts take the clamped inputs' plain product; the others gpt-oss's form.
     if !spec.moe.as_ref().is_some_and(|m| m.swiglu_plain) {
-        lines.push((
-            "    if CONFIG[\"moe\"][\"swiglu_plain\"]:\n        return act(g) * u  # [T, F], the clamped inputs' plain product\n",
-            "",
-        ));
+        lines.extend([
+            (
+                "    if plain:\n        return act(g) * u  # [T, F], the clamped inputs' plain product\n",
+                "",
+            ),
+            ("def glu(g, u, limit, plain=False):", "def glu(g, u, limit):"),
+            (", M[\"swiglu_plain\"])", ")"),
+        ]);
     } else {
-        lines.push((
-            "    return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]\n",
-            "",
-        ));
-        lines.push((
-            "    if CONFIG[\"moe\"][\"swiglu_plain\"]:\n        return act(g) * u  # [T, F], the clamped inputs' plain product\n",
-            "    return act(g) * u  # [T, F], the clamped inputs' plain product\n",
-        ));
+        lines.extend([
+            (
+                "    return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]\n",
+                "",
+            ),
+            (
+                "    if plain:\n        return act(g) * u  # [T, F], the clamped inputs' plain product\n",
+                "    return act(g) * u  # [T, F], the clamped inputs' plain product\n",
+            ),
+            ("def glu(g, u, limit, plain=False):", "def glu(g, u, limit):"),
+            (", M[\"swiglu_plain\"])", ")"),
+        ]);
     }
     if spec.per_layer_input.is_none() {
         drop.push("per_layer_inputs");
@@ -1285,8 +1306,35 @@ fn prune(spec: &Spec, body: &str) -> String {
             lines.push(("        if C[\"shared\"]:\n            gu = gu + adapter(x, W, b, \"gate_up\")  # [T, 2F], plus this visit's own adapter\n", ""));
         }
     }
+    if !spec
+        .attn_variants()
+        .iter()
+        .any(|(a, _)| a.block_index.is_some())
+    {
+        drop.push("block_mask");
+        lines.push((
+            "    if C[\"block_index\"]:\n        s = s + np.repeat(block_mask(x, W, b, span, C[\"block_index\"]), H // C[\"block_index\"][\"heads\"], axis=0)  # s: [H, T, T], only in the blocks each group's index head chose\n",
+            "",
+        ));
+    }
+    if spec.mlp.clamp.is_some() {
+        // MiniMax-M3: the dense MLP's and the shared experts' SwiGLU clamped too.
+        lines.extend([
+            (
+                "    h = act(g) * u  # h: [T, F]\n",
+                "    h = glu(g, u, C[\"mlp_clamp\"])  # h: [T, F], the clamped SwiGLU\n",
+            ),
+            (
+                "halves of one tensor\n            h = act(g) * u  # h: [T, F_shared]\n",
+                "halves of one tensor\n            h = glu(g, u, CONFIG[\"mlp_clamp\"])  # h: [T, F_shared], the clamped SwiGLU\n",
+            ),
+        ]);
+    }
+    if spec.moe.is_none() && spec.mlp.clamp.is_none() {
+        drop.push("glu");
+    }
     if spec.moe.is_none() {
-        drop.extend(["glu", "route", "moe"]);
+        drop.extend(["route", "moe"]);
         lines.push((
             "moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)",
             "mlp(h, W, b)",
@@ -1675,6 +1723,31 @@ def index_keys(x, cq, W, b, span):
 CHOSEN = {}  # the last indexer's choice, for the layers that have none of their own
 
 
+def block_mask(x, W, b, span, I):
+    # MiniMax-M3's lightning indexer: which blocks of keys each index head's group of query heads
+    # attends to. x: [T, hidden] -> [IH, T, T] additive mask, 0 in the chosen blocks
+    T, IH, ID, B = x.shape[0], I["heads"], I["head_dim"], I["block"]
+    q = linear(x, w(W, "block_q", b)).reshape(T, IH, ID).transpose(1, 0, 2)  # q: [IH, T, ID]
+    q = norm(q, w(W, "block_q_norm", b))  # q: [IH, T, ID], each index head's query normed
+    k = norm(linear(x, w(W, "block_k", b)), w(W, "block_k_norm", b))[None]  # k: [1, T, ID], one key per token
+    cos, sin = rope_tables(T, span)  # the attention's tables: the first rot_dim dims of each head turn
+    q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+    scores = q @ k[0].T + attention_mask(span, T)  # scores: [IH, T, T], unscaled, -inf past each query
+    nb = -(-T // B)  # blocks of B keys, the last possibly short
+    pad = np.full((IH, T, nb * B - T), -np.inf, np.float32)
+    blocks = np.concatenate([scores, pad], -1).reshape(IH, T, nb, B).max(-1)  # blocks: [IH, T, nb], each block's best score
+    for t in range(T):
+        for back in range(I["local"]):
+            blocks[:, t, max(t // B - back, 0)] = np.inf  # the query's latest blocks always stay
+    keep = np.zeros((IH, T, nb), dtype=bool)
+    for h in range(IH):
+        for t in range(T):
+            best = [j for j in np.argsort(-blocks[h, t], kind="stable") if blocks[h, t, j] > -np.inf]  # best first
+            keep[h, t, best[: I["top_k"]]] = True
+    keep = np.repeat(keep, B, axis=-1)[..., :T]  # keep: [IH, T, T], by key
+    return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [IH, T, T]
+
+
 def attention(x, W, b, span, use_rope):
     # x: [T, hidden] -> [T, hidden]
     C = CONFIG
@@ -1759,6 +1832,8 @@ def attention(x, W, b, span, use_rope):
     if C["softcap"]:
         s = C["softcap"] * np.tanh(s / C["softcap"])  # s: [H, T, T]
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
+    if C["block_index"]:
+        s = s + np.repeat(block_mask(x, W, b, span, C["block_index"]), H // C["block_index"]["heads"], axis=0)  # s: [H, T, T], only in the blocks each group's index head chose
     if C["dynamic_mask"]:
         delta = np.repeat(delta, H // KV, axis=0)[:, None, :]  # delta: [H, 1, T]
         s = s + delta  # s: [H, T, T], each key's score added
@@ -2250,13 +2325,13 @@ def xielu(x, W, b):
     return np.where(x > 0, alpha_p * x * x + beta * x, below).astype(np.float32)  # [T, F]
 
 
-def glu(g, u, limit):
+def glu(g, u, limit, plain=False):
     # g, u: [T, F] -> [T, F]
     if limit is None:
         return act(g) * u  # [T, F]
     g = np.minimum(g, limit)  # g: [T, F], capped above
     u = np.clip(u, -limit, limit)  # u: [T, F], clipped both ways
-    if CONFIG["moe"]["swiglu_plain"]:
+    if plain:
         return act(g) * u  # [T, F], the clamped inputs' plain product
     return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]
 
@@ -2328,21 +2403,21 @@ def moe(x, W, b, rx=None):
                 if M["expert_bias"]:
                     gu = gu + w(W, "expert_gate_up", b, bias=True)[e]  # gu: [1, 2F]
                 g, u = (gu[:, 0::2], gu[:, 1::2]) if M["interleaved"] else np.split(gu, 2, axis=-1)  # g, u: [1, F]
-                y = glu(g, u, M["swiglu_limit"]) @ wd  # y: [1, hidden]
+                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ wd  # y: [1, hidden]
                 if M["expert_bias"]:
                     y = y + w(W, "expert_down", b, bias=True)[e]  # y: [1, hidden]
             elif M["flat"]:
                 rows = slice(e * M["expert_intermediate"], (e + 1) * M["expert_intermediate"])  # expert e's rows
                 g = xe @ w(W, "expert_gate", b)[rows].T  # g: [1, F]
                 u = xe @ w(W, "expert_up", b)[rows].T  # u: [1, F]
-                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b)[rows]  # y: [1, hidden], down stored [in, out]
+                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ w(W, "expert_down", b)[rows]  # y: [1, hidden], down stored [in, out]
             elif not CONFIG["gated"]:
                 u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
                 y = act(u) @ w(W, "expert_down", b, e).T  # y: [1, hidden], a plain MLP
             else:
                 g = xe @ w(W, "expert_gate", b, e).T  # g: [1, F]
                 u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
-                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b, e).T  # y: [1, hidden]
+                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ w(W, "expert_down", b, e).T  # y: [1, hidden]
             out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]  # out[t]: [hidden]
     if M["shared"]:
         sb = lambda key: w(W, key, b, bias=True) if M["shared_bias"] else None  # a shared projection's bias

@@ -224,6 +224,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.mlp.sub_norm {
                 sub.push(format!("The {f} activated features are normalized (their own weight) before the down projection: BitNet's sub-norm."));
             }
+            if let Some(l) = spec.mlp.clamp {
+                sub.push(format!("The gated activation is gpt-oss's clamped SwiGLU: the gate capped at {l}, up clipped to ±{l}, then (up + 1) · gate · σ(1.702 · gate), whatever the config's hidden_act says. The shared experts use the same."));
+            }
             for (set, p) in &spec.sparsity {
                 let z = crate::spec::normal_quantile(*p);
                 sub.push(format!("Activation sparsity in layers {set}: before its activation the gate keeps only the values above mean + {} × std of its {f} values (the level under which {}% of a Gaussian lies) and shifts them down to start at 0, so about {}% of the features pass: a Gaussian top-k, computed from each token's own statistics rather than by sorting.", crate::fmt::float((z * 1000.0).round() / 1000.0), crate::fmt::float(p * 100.0), crate::fmt::float(((1.0 - p) * 100.0 * 10.0).round() / 10.0)));
@@ -469,6 +472,9 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
                 own.push("no indexer: each query attends to every key it can see".into());
             }
         }
+        if o.block_index.is_some() && a.block_index.is_none() {
+            own.push("the lightning indexer: each query group attends only to the blocks of keys its index head picks".into());
+        }
         if o.v_from_k {
             own.push("no V projection: the values are the keys as projected, before K's norm and RoPE, so the weights hold one matrix where there were two".into());
         }
@@ -589,6 +595,20 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
     }
     if a.mla.as_ref().is_some_and(|m| m.rope_key_norm) {
         sub.push("The rotary key part shared by all heads is RMS-normed, with a weight of its own, before RoPE turns it: the only part of the key that skips the latent's norm gets one of its own.".into());
+    }
+    if let Some(bi) = a.block_index {
+        let group = a.heads / bi.heads.max(1);
+        sub.push(format!(
+            "MiniMax-M3's lightning indexer: {ih} index heads of {id} dims score every earlier key by q · k (their own projections, RMS-normed per head and rotated by the attention's RoPE), the scores are max-pooled over blocks of {b} keys, and each query keeps its {local} latest block{s} and the best of the rest, {k} blocks in all. Index head h chooses for the {group} query heads {group}h to {group}h + {last}, so a query attends to at most {keys} keys however long the context; the index keys add {id} values per token to the cache.",
+            ih = bi.heads,
+            id = bi.head_dim,
+            b = bi.block,
+            local = bi.local,
+            s = if bi.local == 1 { "" } else { "s" },
+            k = bi.top_k,
+            last = group.saturating_sub(1),
+            keys = bi.top_k.saturating_mul(bi.block),
+        ));
     }
     if let Some(ix) = a.mla.as_ref().and_then(|m| m.indexer.as_ref()) {
         let where_ = if spec.indexer_reusers().is_empty() && ix.own.len() == spec.layers {
@@ -808,6 +828,11 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
     if let Some(l) = m.swiglu_limit {
         sub.push(format!(
             "The experts' SwiGLU is clamped at {l} and uses (up + 1) · gate · σ(1.702 · gate)."
+        ));
+    }
+    if let Some(l) = g.spec.mlp.clamp.filter(|_| m.shared_experts > 0) {
+        sub.push(format!(
+            "The shared experts' SwiGLU is clamped at {l} the same way."
         ));
     }
     match m.storage {

@@ -685,7 +685,7 @@ fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> String {
     }
     let mut allowed = "attention_mask(T, self.span).to(x.device)".to_string();
     if let Some(k) = keep {
-        allowed = format!("({allowed} & {k}[:, None])");
+        allowed = format!("({allowed} & {k})");
     }
     s += &format!("        scores = scores.masked_fill(~{allowed}, float(\"-inf\"))\n");
     if let Some(dm) = a.dynamic_mask {
@@ -1063,8 +1063,19 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         let g = h / kv;
         fwd += &format!("        k = k.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n        v = v.repeat_interleave({g}, dim=1)\n");
     }
+    // MiniMax-M3's lightning indexer: each query group attends only in the blocks it chose.
+    let keep = a.block_index.map(|bi| {
+        let index = n.inside(Role::BlockIndexQ);
+        let index = index.split('.').next().unwrap_or("indexer").to_string();
+        init += &format!("        self.{index} = BlockIndexer()  # which blocks of keys each query group attends to\n");
+        fwd += &format!(
+            "        keep = self.{index}(x, rope).repeat_interleave({}, dim=1)  # [B, {h}, T, T]: each query group's blocks\n",
+            h / bi.heads
+        );
+        "keep"
+    });
     let vd = if a.differential { 2 * hd } else { vhd };
-    fwd += &attend(spec, h, vd, None);
+    fwd += &attend(spec, h, vd, keep);
     if a.differential {
         let p = h / 2;
         for name in ["lambda_q1", "lambda_k1", "lambda_q2", "lambda_k2"] {
@@ -1133,7 +1144,11 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         .map(|h| format!("        self.{h} = nn.Module()\n"))
         .collect();
     let init = holders + &init;
-    fill(
+    let indexer = a
+        .block_index
+        .map_or(String::new(), |bi| block_indexer(spec, n, bi) + "\n\n\n");
+    indexer
+        + &fill(
         r#"class ${class}(nn.Module):
     def __init__(self, span=("full", 0), use_rope=True${idx}):
         super().__init__()
@@ -1158,6 +1173,51 @@ ${fwd}"#,
     )
     .trim_end()
     .to_string()
+}
+
+/// MiniMax-M3's lightning indexer, as a module returning the keys each index head's group keeps.
+fn block_indexer(spec: &Spec, n: &Names, bi: crate::spec::BlockIndex) -> String {
+    fill(
+        r#"class BlockIndexer(nn.Module):
+    """The lightning indexer: ${ih} heads of ${id} score every earlier key (q · k, unscaled); each
+    query keeps its ${local} latest blocks of ${block} keys and the best-scored others, ${top_k}
+    blocks in all, for the query heads of its index head's group. Its keys are cached."""
+
+    def __init__(self):
+        super().__init__()
+        self.${q} = nn.Linear(${d}, ${ih} * ${id}, bias=False)
+        self.${k} = nn.Linear(${d}, ${id}, bias=False)
+        self.${qn} = Norm(${id})
+        self.${kn} = Norm(${id})
+
+    def forward(self, x, rope):  # -> [B, ${ih}, T, T] bool, True at the keys each group keeps
+        B, T, _ = x.shape
+        cos, sin = rope  # the attention's RoPE, on the first dims of each head
+        q = apply_rope(self.${qn}(self.${q}(x).view(B, T, ${ih}, ${id})).transpose(1, 2), cos, sin)
+        k = apply_rope(self.${kn}(self.${k}(x)).view(B, 1, T, ${id}), cos, sin)
+        scores = (q.float() @ k.float().transpose(-1, -2)).masked_fill(~attention_mask(T, ("full", 0)).to(x.device), float("-inf"))
+        blocks = -(-T // ${block})
+        scores = F.pad(scores, (0, blocks * ${block} - T), value=float("-inf"))
+        best = scores.view(B, ${ih}, T, blocks, ${block}).amax(-1)  # [B, ${ih}, T, blocks]: each block's best score
+        latest = torch.arange(T, device=x.device) // ${block}
+        for back in range(${local}):  # the query's latest blocks always stay
+            best[..., torch.arange(T, device=x.device), (latest - back).clamp(min=0)] = float("inf")
+        top = best.topk(min(${top_k}, blocks), dim=-1)
+        chosen = torch.zeros_like(best, dtype=torch.bool).scatter(-1, top.indices, top.values > float("-inf"))
+        return chosen.repeat_interleave(${block}, dim=-1)[..., :T]"#,
+        &[
+            ("ih", bi.heads.to_string()),
+            ("id", bi.head_dim.to_string()),
+            ("block", bi.block.to_string()),
+            ("top_k", bi.top_k.to_string()),
+            ("local", bi.local.to_string()),
+            ("d", spec.hidden.to_string()),
+            ("q", n.attr(Role::BlockIndexQ)),
+            ("k", n.attr(Role::BlockIndexK)),
+            ("qn", n.attr(Role::BlockIndexQNorm)),
+            ("kn", n.attr(Role::BlockIndexKNorm)),
+        ],
+    )
 }
 
 /// The attention needs its layer's index: differential attention's λ_init, a bias of the last
@@ -1251,7 +1311,7 @@ fn mla(spec: &Spec, n: &Names, class: &str) -> String {
         (Some(ix), Some(ql)) => indexer(ix, ql, d, rd, n) + "\n\n\n",
         _ => String::new(),
     };
-    let keep = m.indexer.as_ref().map(|_| "keep");
+    let keep = m.indexer.as_ref().map(|_| "keep[:, None]");
     indexer
         + &fill(
             r#"class ${class}(nn.Module):
@@ -1658,6 +1718,41 @@ class Activation(nn.Module):
         Ffn::Shared => moe.is_some_and(|m| m.shared_fused),
         Ffn::Expert => false,
     };
+    // MiniMax-M3's dense MLP and shared experts: gpt-oss's clamped SwiGLU.
+    if let Some(l) = spec.mlp.clamp.filter(|_| which != Ffn::Expert) {
+        let (init, split) = if fused {
+            (
+                format!("        self.{gate_up} = {}  # gate and up stacked\n", lin(&d.to_string(), &format!("2 * {f}"))),
+                format!("        gate, up = self.{gate_up}(x).chunk(2, dim=-1)\n"),
+            )
+        } else {
+            (
+                format!("        self.{gate} = {}\n        self.{up} = {}\n", lin(&d.to_string(), &f.to_string()), lin(&d.to_string(), &f.to_string())),
+                format!("        gate, up = self.{gate}(x), self.{up}(x)\n"),
+            )
+        };
+        return fill(
+            r#"class ${class}(nn.Module):
+    def __init__(self):
+        super().__init__()
+${init}        self.${down} = ${down_l}${sub_init}
+
+    def forward(self, x):  # [B, T, ${d}]
+${split}        gate, up = gate.clamp(max=${l}), up.clamp(-${l}, ${l})
+        return self.${down}(${h})  # clamped SwiGLU"#,
+            &[
+                ("class", class.into()),
+                ("init", init),
+                ("split", split),
+                ("l", fmt_f(l)),
+                ("down", down),
+                ("down_l", lin(&f.to_string(), &d.to_string())),
+                ("d", d.to_string()),
+                ("sub_init", sub_init),
+                ("h", normed("(up + 1) * gate * torch.sigmoid(1.702 * gate)".into())),
+            ],
+        );
+    }
     if fused {
         return fill(
             r#"class ${class}(nn.Module):
