@@ -531,6 +531,20 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         any(|a| a.mla.as_ref().is_some_and(|m| m.lora_scales.is_some())),
     );
     f(
+        "attention.block_index",
+        "lightning indexer (blocks of keys)",
+        Mechanism,
+        s.attn_variants()
+            .iter()
+            .find_map(|(a, _)| a.block_index)
+            .map_or("none".into(), |i| {
+                format!(
+                    "{} heads of {}, top {} blocks of {} keys ({} latest kept)",
+                    i.heads, i.head_dim, i.top_k, i.block, i.local
+                )
+            }),
+    );
+    f(
         "attention.rope_key_norm",
         "shared rotary key normed before RoPE",
         Mechanism,

@@ -2274,7 +2274,10 @@ impl Spec {
                 "indexer",
                 vec![
                     ("own".into(), ix.own.clone()),
-                    ("reused from the layer before".into(), self.indexer_reusers()),
+                    (
+                        "reused from the layer before".into(),
+                        self.indexer_reusers(),
+                    ),
                 ],
             );
         }

@@ -1125,7 +1125,8 @@ fn dots3_note_keys_that_describe_another_model() {
     assert_eq!(e.field, "per_layer_config.9", "{e}");
     // A dict per layer kind needs every kind the layers have.
     let mut v = base.clone();
-    v["rope_parameters"] = json!({"indexed_attention": {"rope_type": "default", "rope_theta": 1e4}});
+    v["rope_parameters"] =
+        json!({"indexed_attention": {"rope_type": "default", "rope_theta": 1e4}});
     let e = err_of(&v);
     assert_eq!(e.field, "rope_parameters.sliding_attention", "{e}");
 }
@@ -1150,8 +1151,16 @@ fn minimax_m3_keys_that_describe_another_model() {
         ],
     );
     for (key, value, field) in [
-        ("layer_types", json!(["full_attention", "sliding_attention"]), "layer_types[1]"),
-        ("mlp_layer_types", json!(["dense", "moe"]), "mlp_layer_types[1]"),
+        (
+            "layer_types",
+            json!(["full_attention", "sliding_attention"]),
+            "layer_types[1]",
+        ),
+        (
+            "mlp_layer_types",
+            json!(["dense", "moe"]),
+            "mlp_layer_types[1]",
+        ),
     ] {
         let mut v = base.clone();
         v[key] = value;

@@ -198,7 +198,9 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
                 row[..lo].fill(0.0);
                 row[qpos + 1..].fill(0.0);
                 let visible = &mut row[lo..=qpos];
-                let sel = rule.selected.map(|s| s.row(head, h.heads, i0 + r, t, total));
+                let sel = rule
+                    .selected
+                    .map(|s| s.row(head, h.heads, i0 + r, t, total));
                 score(rule, visible, (head, kv), sel, lo, qpos);
                 let at = (head * t + i0 + r) * total + lo;
                 // SAFETY (here and below): rows i0..i1 of head `head`, in the kept scores and

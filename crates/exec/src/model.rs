@@ -2135,12 +2135,13 @@ impl Model {
             Some(bi) => Some(self.block_index(x, bi, b, cache)?),
             None => None,
         };
-        let selected = chosen.as_deref().zip(a.block_index).map(|(keys, bi)| {
-            attention::Selected {
+        let selected = chosen
+            .as_deref()
+            .zip(a.block_index)
+            .map(|(keys, bi)| attention::Selected {
                 keys,
                 groups: bi.heads as usize,
-            }
-        });
+            });
         let new = (!shared).then_some((k, v));
         let o = self.attend(q, new, b, cache, selected, gate.as_ref())?;
         match &moa {
@@ -2534,7 +2535,12 @@ impl Model {
             .and_then(|k| k.contiguous()?.reshape((1, t, rd)))?;
         self.keep(Some(b), "k_pe", &k_rot);
         if m.rope_key_norm {
-            k_rot = norm(&k_rot, Some(self.w(Role::KPeNorm, Some(b))?), None, &spec.norm)?;
+            k_rot = norm(
+                &k_rot,
+                Some(self.w(Role::KPeNorm, Some(b))?),
+                None,
+                &spec.norm,
+            )?;
             self.keep(Some(b), "k_pe_norm", &k_rot);
         }
         let (q_rot, k_rot) = match &spec.position {
@@ -2568,7 +2574,9 @@ impl Model {
             Some((k, v)),
             b,
             cache,
-            selected.as_deref().map(|keys| attention::Selected { keys, groups: 1 }),
+            selected
+                .as_deref()
+                .map(|keys| attention::Selected { keys, groups: 1 }),
             gate.as_ref(),
         )?;
         self.out_proj(o, b)
@@ -2593,7 +2601,9 @@ impl Model {
             .contiguous()?;
         let q = self.norm(&q, Role::BlockIndexQNorm, Some(b))?;
         let k = self.proj(x, Role::BlockIndexK, b, false)?;
-        let k = self.norm(&k, Role::BlockIndexKNorm, Some(b))?.reshape((1, t, id))?;
+        let k = self
+            .norm(&k, Role::BlockIndexKNorm, Some(b))?
+            .reshape((1, t, id))?;
         // The attention's RoPE tables, over the first dims of each index head.
         let (q, k) = match &spec.position {
             Position::Rope(r) => {
@@ -2617,7 +2627,12 @@ impl Model {
         let total = k.dim(0)?;
         // [ih, t, total]: every index head's queries against every cached key.
         let scores: Vec<f32> = q
-            .matmul(&k.t()?.contiguous()?.broadcast_as((ih, id, total))?.contiguous()?)?
+            .matmul(
+                &k.t()?
+                    .contiguous()?
+                    .broadcast_as((ih, id, total))?
+                    .contiguous()?,
+            )?
             .flatten_all()?
             .to_vec1()?;
         let block = bi.block as usize;
@@ -2637,7 +2652,9 @@ impl Model {
                     best[(qpos / block).saturating_sub(l)] = f32::INFINITY;
                 }
                 // The top-k blocks by score, best first; a block with no visible key never.
-                let mut order: Vec<usize> = (0..blocks).filter(|&j| best[j] > f32::NEG_INFINITY).collect();
+                let mut order: Vec<usize> = (0..blocks)
+                    .filter(|&j| best[j] > f32::NEG_INFINITY)
+                    .collect();
                 order.sort_by(|&a, &b| best[b].total_cmp(&best[a]).then(a.cmp(&b)));
                 order.truncate(bi.top_k as usize);
                 let keep = &mut selected[(h * t + i) * total..][..total];

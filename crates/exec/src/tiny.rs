@@ -29,7 +29,10 @@ pub fn shrink(spec: &Spec) -> Spec {
     let attns = std::iter::once(&mut s.attn).chain(s.layer_attn.iter_mut().map(|(_, a)| a));
     for m in attns.filter_map(|a| a.mla.as_mut()) {
         if m.lora_scales.is_some() {
-            let ranks = (m.q_lora_rank.map_or(hidden, |r| r as f64), m.kv_lora_rank as f64);
+            let ranks = (
+                m.q_lora_rank.map_or(hidden, |r| r as f64),
+                m.kv_lora_rank as f64,
+            );
             m.lora_scales = Some(((hidden / ranks.0).sqrt(), (hidden / ranks.1).sqrt()));
         }
     }

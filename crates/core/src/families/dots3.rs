@@ -51,11 +51,7 @@ pub(super) fn layer_kinds(cfg: &Config, layers: u64) -> Result<Vec<Kind>> {
         Some(true)
     };
     let sliding = cfg.flag("use_sliding_window", true)?;
-    let parse = |v: &serde_json::Value| {
-        Kind::ALL
-            .into_iter()
-            .find(|k| Some(k.key()) == v.as_str())
-    };
+    let parse = |v: &serde_json::Value| Kind::ALL.into_iter().find(|k| Some(k.key()) == v.as_str());
     let given = cfg.list(
         "layer_types",
         layers,
@@ -117,7 +113,8 @@ pub(super) fn kind_rope(cfg: &Config, kinds: &[Kind], context: u64) -> Result<Ro
                 sub.get("partial_rotary_factor");
                 Ok(Some(freqs(&sub, top, &d, None)?))
             };
-            let (indexed, full, sliding) = (of(Kind::Indexed)?, of(Kind::Full)?, of(Kind::Sliding)?);
+            let (indexed, full, sliding) =
+                (of(Kind::Indexed)?, of(Kind::Full)?, of(Kind::Sliding)?);
             if let (Some(i), Some(f)) = (&indexed, &full) {
                 if i != f {
                     return Err(p.err(
@@ -262,7 +259,10 @@ impl Dims {
         if self.rope % 2 == 1 {
             return Err(err(
                 "qk_rope_head_dim",
-                format!("is {}, which is odd; RoPE rotates pairs of dims, so it must be even", self.rope),
+                format!(
+                    "is {}, which is odd; RoPE rotates pairs of dims, so it must be even",
+                    self.rope
+                ),
             ));
         }
         if kind == Kind::Sliding && self.head_dim != self.nope + self.rope {
@@ -453,7 +453,10 @@ fn kind_dims<'a>(
         if !key.parse::<usize>().is_ok_and(|b| b < kinds.len()) {
             return Err(p.err(
                 key,
-                format!("is not a layer index; per_layer_config is keyed by layer, 0 to {}", kinds.len() - 1),
+                format!(
+                    "is not a layer index; per_layer_config is keyed by layer, 0 to {}",
+                    kinds.len() - 1
+                ),
             ));
         }
     }

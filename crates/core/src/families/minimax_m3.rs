@@ -4,8 +4,8 @@
 //! with gpt-oss's clamped SwiGLU, the experts sigmoid-routed with a correction bias beside one
 //! shared expert. Every norm is Gemma's, (1 + w). Defaults follow `MiniMaxM3VLTextConfig`.
 
-use super::{experts, heads, layer_count, plain_attention, plain_moe, rope, top_k, HeadDim};
 use super::RopeDefaults;
+use super::{experts, heads, layer_count, plain_attention, plain_moe, rope, top_k, HeadDim};
 use crate::config::Config;
 use crate::error::Result;
 use crate::layers::LayerSet;
@@ -119,7 +119,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         }
         None => match &sparse_cfg {
             Some(c) => c
-                .list("sparse_attention_freq", s.layers, flag, "1 or 0 (true or false)")?
+                .list(
+                    "sparse_attention_freq",
+                    s.layers,
+                    flag,
+                    "1 or 0 (true or false)",
+                )?
                 .unwrap_or_else(|| vec![false; s.layers as usize]),
             None => vec![false; s.layers as usize],
         },

@@ -474,6 +474,13 @@ impl Builder<'_> {
         if let Some(c) = a.softcap {
             eq += &format!(", then S = {c}·tanh(S/{c})");
         }
+        if let Some(bi) = a.block_index {
+            eq += &format!(
+                ", kept only in the {} blocks this head's group chose (Mᵢₓ of index head ⌊h / {}⌋)",
+                bi.top_k,
+                (a.heads / bi.heads.max(1)).max(1)
+            );
+        }
         eq
     }
 
@@ -1454,7 +1461,9 @@ impl Builder<'_> {
             id,
             None,
             false,
-            format!("Project the input to one {id}-dim index key per token, shared by the index heads"),
+            format!(
+                "Project the input to one {id}-dim index key per token, shared by the index heads"
+            ),
         ))];
         let mut kn = self.norm_step(
             &format!("Indexer K {norm}"),
@@ -1507,7 +1516,8 @@ impl Builder<'_> {
             category: Category::Attention,
             inputs: vec![],
             output: scores,
-            operation: "Score every visible key for each query: a plain dot product, unscaled".into(),
+            operation:
+                "Score every visible key for each query: a plain dot product, unscaled".into(),
             equation: "Iᵢₓ[t, s] = Qᵢₓᵣ[t] · Kᵢₓᵣ[s], s ≤ t".into(),
         }));
         let mask = self.act("Mᵢₓ", [Dim::Seq, Dim::Seq]);

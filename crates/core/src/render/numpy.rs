@@ -425,7 +425,9 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["v_head_dim"] = json!(a.v_head_dim);
     config["mlp_clamp"] = json!(spec.mlp.clamp);
     let block_index = |a: &Attention| match a.block_index {
-        Some(i) => json!({"heads": i.heads, "head_dim": i.head_dim, "block": i.block, "top_k": i.top_k, "local": i.local}),
+        Some(i) => {
+            json!({"heads": i.heads, "head_dim": i.head_dim, "block": i.block, "top_k": i.top_k, "local": i.local})
+        }
         None => json!(null),
     };
     config["block_index"] = block_index(a);

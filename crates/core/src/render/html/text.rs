@@ -614,7 +614,11 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
         let where_ = if spec.indexer_reusers().is_empty() && ix.own.len() == spec.layers {
             "per layer".to_string()
         } else if spec.indexer_reusers().is_empty() {
-            format!("in each of the {} layers that have one (layers {})", ix.own.len(), ix.own)
+            format!(
+                "in each of the {} layers that have one (layers {})",
+                ix.own.len(),
+                ix.own
+            )
         } else {
             format!("in each of the {} layers that run an indexer of their own (layers {}; the others reuse the last one's choice)", ix.own.len(), ix.own)
         };

@@ -1149,30 +1149,30 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         .map_or(String::new(), |bi| block_indexer(spec, n, bi) + "\n\n\n");
     indexer
         + &fill(
-        r#"class ${class}(nn.Module):
+            r#"class ${class}(nn.Module):
     def __init__(self, span=("full", 0), use_rope=True${idx}):
         super().__init__()
         self.span, self.use_rope = span, use_rope
 ${init}
     def forward(self, x, rope=None):  # x: [B, T, ${d}]
 ${fwd}"#,
-        &[
-            ("class", class.to_string()),
-            ("init", init),
-            ("fwd", fwd),
-            ("d", d.to_string()),
-            (
-                "idx",
-                if needs_layer_index(spec) {
-                    ", layer_idx=0".into()
-                } else {
-                    String::new()
-                },
-            ),
-        ],
-    )
-    .trim_end()
-    .to_string()
+            &[
+                ("class", class.to_string()),
+                ("init", init),
+                ("fwd", fwd),
+                ("d", d.to_string()),
+                (
+                    "idx",
+                    if needs_layer_index(spec) {
+                        ", layer_idx=0".into()
+                    } else {
+                        String::new()
+                    },
+                ),
+            ],
+        )
+        .trim_end()
+        .to_string()
 }
 
 /// MiniMax-M3's lightning indexer, as a module returning the keys each index head's group keeps.
@@ -1420,7 +1420,10 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                     "position",
                     if matches!(spec.position, Position::Rope(_)) {
                         let normed = if m.rope_key_norm {
-                            format!("        k_pe = self.{}(k_pe)  # normed, then rotated\n", n.attr(Role::KPeNorm))
+                            format!(
+                                "        k_pe = self.{}(k_pe)  # normed, then rotated\n",
+                                n.attr(Role::KPeNorm)
+                            )
                         } else {
                             String::new()
                         };
@@ -1722,12 +1725,19 @@ class Activation(nn.Module):
     if let Some(l) = spec.mlp.clamp.filter(|_| which != Ffn::Expert) {
         let (init, split) = if fused {
             (
-                format!("        self.{gate_up} = {}  # gate and up stacked\n", lin(&d.to_string(), &format!("2 * {f}"))),
+                format!(
+                    "        self.{gate_up} = {}  # gate and up stacked\n",
+                    lin(&d.to_string(), &format!("2 * {f}"))
+                ),
                 format!("        gate, up = self.{gate_up}(x).chunk(2, dim=-1)\n"),
             )
         } else {
             (
-                format!("        self.{gate} = {}\n        self.{up} = {}\n", lin(&d.to_string(), &f.to_string()), lin(&d.to_string(), &f.to_string())),
+                format!(
+                    "        self.{gate} = {}\n        self.{up} = {}\n",
+                    lin(&d.to_string(), &f.to_string()),
+                    lin(&d.to_string(), &f.to_string())
+                ),
                 format!("        gate, up = self.{gate}(x), self.{up}(x)\n"),
             )
         };
@@ -1749,7 +1759,10 @@ ${split}        gate, up = gate.clamp(max=${l}), up.clamp(-${l}, ${l})
                 ("down_l", lin(&f.to_string(), &d.to_string())),
                 ("d", d.to_string()),
                 ("sub_init", sub_init),
-                ("h", normed("(up + 1) * gate * torch.sigmoid(1.702 * gate)".into())),
+                (
+                    "h",
+                    normed("(up + 1) * gate * torch.sigmoid(1.702 * gate)".into()),
+                ),
             ],
         );
     }
