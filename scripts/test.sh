@@ -22,4 +22,4 @@ fi
 
 # The browser tests drive the binary `cargo test` built (honouring CARGO_TARGET_DIR).
 export ANATOMY_BIN="${ANATOMY_BIN:-$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/anatomy}"
-(cd tests/browser && npm ci --no-audit --no-fund --silent && node --test)
+(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error && node --test)
