@@ -317,9 +317,29 @@ def minimax_m3(rng):
     return raw
 
 
+def zaya(rng):
+    layers, kv = rng.randint(1, 5), rng.choice([1, 2, 4])
+    raw = dict(model_type="zaya", hidden_size=rng.choice([32, 48]), num_hidden_layers=layers, num_attention_heads=4,
+               num_key_value_heads=kv, head_dim=rng.choice([4, 8, 12]), vocab_size=97,
+               moe_intermediate_size=rng.choice([8, 16]), num_experts=rng.choice([2, 4, 8]),
+               router_hidden_size=rng.choice([4, 16]), cca_time0=rng.randint(1, 4), cca_time1=rng.randint(1, 4),
+               attention_bias=rng.random() < 0.4, lm_head_bias=rng.random() < 0.4,
+               tie_word_embeddings=rng.random() < 0.5, rms_norm_eps=rng.choice([1e-6, 1e-5]),
+               hidden_act=rng.choice(["silu", "gelu"]), pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    if rng.random() < 0.6:
+        raw["sliding_window"] = rng.choice([1, 2, 5])
+        raw["layer_types"] = [rng.choice(["hybrid", "hybrid_sliding"]) for _ in range(layers)]
+    if rng.random() < 0.5:
+        raw["rope_parameters"] = {t: {"rope_type": "default", "rope_theta": rng.choice([100.0, 1e4]),
+                                      "partial_rotary_factor": rng.choice([0.5, 1.0])}
+                                  for t in ("hybrid", "hybrid_sliding")}
+        raw["rope_parameters"]["rope_type"] = "default"  # as the released config has it
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
-                                  hrm_text, dots3_note, minimax_m3)}
+                                  hrm_text, dots3_note, minimax_m3, zaya)}
 
 
 def check(anatomy, raw, seed, tol, work):

@@ -44,6 +44,7 @@ ENTRIES = {
     "hrm-text-1b": "hrm_text",
     "dots3-note-prev": "dots3_note_text",
     "minimax-m3": "minimax_m3_vl_text",
+    "zaya1-8b": "zaya",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

@@ -208,6 +208,14 @@ CONFIGS = {
                        index_local_blocks=1, partial_rotary_factor=0.5,
                        layer_types=["full_attention", "minimax_m3_sparse", "minimax_m3_sparse"],
                        mlp_layer_types=["dense", "sparse", "sparse"], bos_token_id=1, eos_token_id=2),
+    # ZAYA: compressed convolutional attention (convolutions of 2 and 3 taps, biases), a sliding
+    # layer between two full ones, the router MLP carrying its state through every layer, the
+    # embeddings' and residual adds' shifts and scales, an untied head with a bias.
+    "zaya": {**{k: v for k, v in BASE.items() if k != "intermediate_size"}, "model_type": "zaya",
+             "num_hidden_layers": 3, "head_dim": 8, "moe_intermediate_size": 16, "num_experts": 4,
+             "router_hidden_size": 16, "cca_time0": 2, "cca_time1": 3, "sliding_window": 4,
+             "layer_types": ["hybrid", "hybrid_sliding", "hybrid"], "attention_bias": True,
+             "lm_head_bias": True, "tie_word_embeddings": False, "bos_token_id": 1, "eos_token_id": 2},
     # Gemma 3n: three AltUp streams, LAuReL, activation sparsity in the first two layers (two
     # levels), the last two layers reusing keys and values, MLPs of two widths, per-layer
     # inputs from a table shorter than the vocabulary (ids past it read row 0), a window of 4.

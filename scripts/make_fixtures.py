@@ -565,6 +565,33 @@ def unseen_minimax_m3(rng):
     return raw
 
 
+def unseen_zaya(rng):
+    """ZAYA: full and sliding layers, convolutions of 1 to 3 taps, biases or not, tied or not."""
+    layers, kv = rng.randint(2, 5), rng.choice([1, 2])
+    raw = {
+        "model_type": "zaya",
+        "hidden_size": rng.choice([32, 48]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": 4,
+        "num_key_value_heads": kv,
+        "head_dim": rng.choice([8, 16]),
+        "vocab_size": rng.choice([97, 1000]),
+        "moe_intermediate_size": rng.choice([16, 24]),
+        "num_experts": rng.choice([4, 8]),
+        "router_hidden_size": rng.choice([8, 16]),
+        "cca_time0": rng.choice([1, 2, 3]),
+        "cca_time1": rng.choice([1, 2, 3]),
+        "attention_bias": rng.random() < 0.3,
+        "lm_head_bias": rng.random() < 0.3,
+        "tie_word_embeddings": rng.random() < 0.5,
+        "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    }
+    if rng.random() < 0.6:
+        raw["sliding_window"] = rng.choice([2, 3])
+        raw["layer_types"] = [rng.choice(["hybrid", "hybrid_sliding"]) for _ in range(layers)]
+    return raw
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -723,6 +750,7 @@ UNSEEN = {
     "hrm_text": unseen_hrm_text,
     "dots3_note": unseen_dots3,
     "minimax_m3": unseen_minimax_m3,
+    "zaya": unseen_zaya,
 }
 
 
@@ -736,7 +764,7 @@ DEFAULT_TYPES = [
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
-    "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text",
+    "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya",
 ]
 
 

@@ -60,6 +60,8 @@ SIZES = {
     "ffn_hidden_size": FFN,
     "expert_ffn_hidden_size": EXPERT_FFN,
     "shared_expert_intermediate_size": EXPERT_FFN,
+    # ZAYA's router width.
+    "router_hidden_size": 16,
     # MiniMax-M3's dense layers' and shared experts' widths.
     "dense_intermediate_size": FFN,
     "shared_intermediate_size": EXPERT_FFN + 16,

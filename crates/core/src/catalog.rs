@@ -404,6 +404,12 @@ pub static ENTRIES: &[Entry] = &[
         "a Llama that reads and writes images as tokens; its VQ-VAE image tokenizer counted"
     ),
     entry!(
+        defaults "ZayaConfig",
+        "zaya1-8b",
+        "Zyphra/ZAYA1-8B",
+        "compressed convolutional attention; one expert per token, chosen by a router MLP that carries its state"
+    ),
+    entry!(
         defaults "MiniMaxM3VLTextConfig",
         "minimax-m3",
         "MiniMaxAI/MiniMax-M3",

@@ -38,6 +38,7 @@ pub const ALL: &[&str] = &[
     "gated_norm", "head_rows", "mlstm:bias",
     "mla:no_q_latent", "mla:bias", "mla:lora_scales", "mla:q_gate", "mla:latent_eps",
     "mla:rope_key_norm", "mlp:clamp", "attn:block_index",
+    "embedding:affine", "residual_affine", "attn:cca", "moe:router_mlp",
 ];
 
 /// The mechanisms `spec` uses.
@@ -81,6 +82,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         logits_mult,
         residual_mult,
         residual_scales,
+        residual_affine,
         depth_scaled,
         head_bias,
         skip_first_attn_norm,
@@ -160,10 +162,12 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         position_offset: _,
         multiplier,
         norm: embed_norm,
+        affine: embed_affine,
     } = embedding;
     on("embedding:sqrt_hidden", *scale_by_sqrt_hidden);
     on("embedding:multiplier", *multiplier != 1.0);
     on("embedding:norm", *embed_norm);
+    on("embedding:affine", *embed_affine);
     on("embedding:learned_positions", learned_positions.is_some());
     let Mlp {
         intermediate: _,
@@ -189,6 +193,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         on("moe:correction_bias", moe.correction_bias);
         on("moe:groups", moe.n_group > 1);
         on("moe:zero_experts", moe.zero_experts > 0);
+        on("moe:router_mlp", moe.router_mlp.is_some());
         on(
             match moe.scoring {
                 Scoring::Softmax => "moe:softmax",
@@ -268,6 +273,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("logits_mult", *logits_mult != 1.0);
     on("residual_mult", *residual_mult != 1.0);
     on("residual_scales", *residual_scales);
+    on("residual_affine", *residual_affine);
     on("depth_scaled", *depth_scaled);
     on("head_bias", *head_bias);
     on("skip_first_attn_norm", *skip_first_attn_norm);
@@ -316,6 +322,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
         shares_kv,
         dynamic_mask,
         block_index,
+        cca,
     } = a;
     on(
         match kind {
@@ -368,6 +375,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
     on("attn:shares_kv", *shares_kv);
     on("attn:dynamic_mask", dynamic_mask.is_some());
     on("attn:block_index", block_index.is_some());
+    on("attn:cca", cca.is_some());
     if let Some(Mla {
         q_lora_rank,
         bias,

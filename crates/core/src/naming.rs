@@ -257,6 +257,34 @@ pub enum Role {
     LaurelLeft,
     LaurelRight,
     LaurelNorm,
+    /// ZAYA: the embeddings' learned scale and shift.
+    EmbedScale,
+    EmbedShift,
+    /// ZAYA's compressed convolutional attention: the value projections of the token and of
+    /// the token before it, the two convolutions over Q and K, the keys' scale per K/V head.
+    CcaVCurrent,
+    CcaVDelayed,
+    CcaConvDepthwise,
+    CcaConvGrouped,
+    CcaKeyTemp,
+    /// ZAYA's router MLP (its logits are `Router`): the down projection, the carried state's
+    /// scale, the balancing biases, the norm and the two hidden layers.
+    RouterDown,
+    RouterState,
+    RouterBalance,
+    RouterNorm,
+    RouterFc1,
+    RouterFc2,
+    /// ZAYA's residual adds: the sublayer output's scale and shift, the stream's scale and
+    /// shift, after the attention and after the FFN.
+    ResidAttnOutScale,
+    ResidAttnOutShift,
+    ResidAttnScale,
+    ResidAttnShift,
+    ResidFfnOutScale,
+    ResidFfnOutShift,
+    ResidFfnScale,
+    ResidFfnShift,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -265,6 +293,65 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let suffix = if bias { "bias" } else { "weight" };
     // Tensors stored without a .weight suffix.
     match (layout, role) {
+        (
+            _,
+            EmbedScale | EmbedShift | CcaKeyTemp | RouterState | RouterBalance | ResidAttnOutScale
+            | ResidAttnOutShift | ResidAttnScale | ResidAttnShift | ResidFfnOutScale
+            | ResidFfnOutShift | ResidFfnScale | ResidFfnShift,
+        ) => {
+            // ZAYA's bare parameters and buffer. llama.cpp defines no ZAYA: the GGUF names
+            // follow its style.
+            let (hf, gguf) = match role {
+                EmbedScale => ("model.input_hidden_states_scale", "token_embd_scale"),
+                EmbedShift => ("model.input_hidden_states_bias", "token_embd_shift"),
+                CcaKeyTemp => (
+                    "model.layers.{b}.self_attn.qk_norm.temp",
+                    "blk.{b}.attn_k_temp",
+                ),
+                RouterState => (
+                    "model.layers.{b}.mlp.gate.router_states_scale",
+                    "blk.{b}.ffn_router_state_scale",
+                ),
+                RouterBalance => (
+                    "model.layers.{b}.mlp.gate.balancing_biases",
+                    "blk.{b}.ffn_router_balance",
+                ),
+                ResidAttnOutScale => (
+                    "model.layers.{b}.post_attention_residual_scale.hidden_states_scale",
+                    "blk.{b}.attn_out_scale",
+                ),
+                ResidAttnOutShift => (
+                    "model.layers.{b}.post_attention_residual_scale.hidden_states_bias",
+                    "blk.{b}.attn_out_shift",
+                ),
+                ResidAttnScale => (
+                    "model.layers.{b}.post_attention_residual_scale.residual_scale",
+                    "blk.{b}.attn_residual_scale",
+                ),
+                ResidAttnShift => (
+                    "model.layers.{b}.post_attention_residual_scale.residual_bias",
+                    "blk.{b}.attn_residual_shift",
+                ),
+                ResidFfnOutScale => (
+                    "model.layers.{b}.post_mlp_residual_scale.hidden_states_scale",
+                    "blk.{b}.ffn_out_scale",
+                ),
+                ResidFfnOutShift => (
+                    "model.layers.{b}.post_mlp_residual_scale.hidden_states_bias",
+                    "blk.{b}.ffn_out_shift",
+                ),
+                ResidFfnScale => (
+                    "model.layers.{b}.post_mlp_residual_scale.residual_scale",
+                    "blk.{b}.ffn_residual_scale",
+                ),
+                ResidFfnShift => (
+                    "model.layers.{b}.post_mlp_residual_scale.residual_bias",
+                    "blk.{b}.ffn_residual_shift",
+                ),
+                other => unreachable!("{other:?} is not matched by this arm"),
+            };
+            return (hf.into(), gguf.into());
+        }
         (_, DenseBias) => {
             // Beside the output projection, under its name with `_bias`.
             let (o, _) = names(layout, O, false);
@@ -574,11 +661,16 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             | Layout::GraniteMoeSwa
             | Layout::LaraMini
             | Layout::HyV4
-            | Layout::MiniMaxM3,
+            | Layout::MiniMaxM3
+            | Layout::Zaya,
             ExpertGateUp | ExpertDown,
         ) => {
             let module = match layout {
-                Layout::GptOss | Layout::LaraMini | Layout::HyV4 | Layout::MiniMaxM3 => "mlp",
+                Layout::GptOss
+                | Layout::LaraMini
+                | Layout::HyV4
+                | Layout::MiniMaxM3
+                | Layout::Zaya => "mlp",
                 Layout::Llama4 => "feed_forward",
                 Layout::GraniteMoeSwa => "block_sparse_moe",
                 other => unreachable!("{other:?} is not matched by this arm"),
@@ -736,6 +828,53 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "blk.{b}.post_ffw_norm_2",
             ),
             other => sandwich(other),
+        },
+        Layout::Zaya => match role {
+            Q => (
+                "model.layers.{b}.self_attn.qkv_proj.q_proj",
+                "blk.{b}.attn_q",
+            ),
+            K => (
+                "model.layers.{b}.self_attn.qkv_proj.k_proj",
+                "blk.{b}.attn_k",
+            ),
+            CcaVCurrent => (
+                "model.layers.{b}.self_attn.qkv_proj.v_proj_current",
+                "blk.{b}.attn_v_current",
+            ),
+            CcaVDelayed => (
+                "model.layers.{b}.self_attn.qkv_proj.v_proj_delayed",
+                "blk.{b}.attn_v_delayed",
+            ),
+            CcaConvDepthwise => (
+                "model.layers.{b}.self_attn.qkv_proj.conv_qk_depthwise",
+                "blk.{b}.attn_qk_conv_depthwise",
+            ),
+            CcaConvGrouped => (
+                "model.layers.{b}.self_attn.qkv_proj.conv_qk_grouped",
+                "blk.{b}.attn_qk_conv_grouped",
+            ),
+            RouterDown => (
+                "model.layers.{b}.mlp.gate.down_proj",
+                "blk.{b}.ffn_router_down",
+            ),
+            RouterNorm => (
+                "model.layers.{b}.mlp.gate.router_mlp.norm",
+                "blk.{b}.ffn_router_norm",
+            ),
+            RouterFc1 => (
+                "model.layers.{b}.mlp.gate.router_mlp.fc1",
+                "blk.{b}.ffn_router_fc1",
+            ),
+            RouterFc2 => (
+                "model.layers.{b}.mlp.gate.router_mlp.fc2",
+                "blk.{b}.ffn_router_fc2",
+            ),
+            Router => (
+                "model.layers.{b}.mlp.gate.router_mlp.out_proj",
+                "blk.{b}.ffn_gate_inp",
+            ),
+            other => llama(other),
         },
         Layout::Dots3 => match role {
             AttnGate => ("model.layers.{b}.self_attn.g_proj", "blk.{b}.attn_gate"),
@@ -1880,6 +2019,13 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         SharedNorm | SharedFfnNorm | SharedLinear | QAdapterA | QAdapterB | KAdapterA
         | KAdapterB | VAdapterA | VAdapterB | GateUpAdapterA | GateUpAdapterB => {
             unreachable!("only Zamba2's layout has shared blocks")
+        }
+        EmbedScale | EmbedShift | CcaKeyTemp | RouterState | RouterBalance | ResidAttnOutScale
+        | ResidAttnOutShift | ResidAttnScale | ResidAttnShift | ResidFfnOutScale
+        | ResidFfnOutShift | ResidFfnScale | ResidFfnShift => unreachable!("named in `names`"),
+        CcaVCurrent | CcaVDelayed | CcaConvDepthwise | CcaConvGrouped | RouterDown | RouterNorm
+        | RouterFc1 | RouterFc2 => {
+            unreachable!("only ZAYA's layout has compressed convolutional attention")
         }
     }
 }

@@ -71,6 +71,10 @@ pub struct Spec {
     /// The residual stream is multiplied elementwise by a learned vector where each sublayer's
     /// output joins it, x ⊙ ρ + f(x) (Doge's `input_residual` and `post_attention_residual`).
     pub residual_scales: bool,
+    /// Each residual add shifts and scales both of its terms by learned vectors,
+    /// (x + bᵣ) ⊙ sᵣ + (f(x) + bₕ) ⊙ sₕ (ZAYA's `post_attention_residual_scale` and
+    /// `post_mlp_residual_scale`).
+    pub residual_affine: bool,
     /// Each residual add keeps the stream's scale whatever the depth (Beam): the k-th add of the
     /// model (k = 2b + 2 for layer b's attention, 2b + 3 for its FFN) is
     /// x · √((k − 1)/k) + f(x) / √k. See `depth_factors`.
@@ -255,6 +259,9 @@ pub struct Embedding {
     pub multiplier: f64,
     /// A norm (the model's kind) right after the lookup (Bloom's `word_embeddings_layernorm`).
     pub norm: bool,
+    /// The embeddings are shifted and scaled by learned vectors, (e + b) ⊙ s (ZAYA's
+    /// `input_hidden_states_bias` and `_scale`).
+    pub affine: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -328,6 +335,29 @@ pub struct Attention {
     pub dynamic_mask: Option<DynamicMask>,
     /// MiniMax-M3's lightning indexer: which blocks of keys each query group attends to.
     pub block_index: Option<BlockIndex>,
+    /// ZAYA's compressed convolutional attention: how Q, K and V are made (see `Cca`).
+    pub cca: Option<Cca>,
+}
+
+/// ZAYA's compressed convolutional attention (CCA): Q and K are projected, then mixed along
+/// time by two causal convolutions over their channels together (a depthwise one of
+/// `depthwise` taps, then one of `grouped` taps within each head), each plus a residual path:
+/// the queries' is (q + its K/V head's k) / 2, the keys' that averaged over the K/V head's
+/// query heads. Half the value heads are projected from the token, half from the token
+/// before it. Q and K are then scaled to length √head_dim, the keys times a learned scale per
+/// K/V head. The convolution's last inputs and the last token's delayed value are carried
+/// from step to step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cca {
+    pub depthwise: u64,
+    pub grouped: u64,
+}
+
+impl Cca {
+    /// The positions of raw Q/K inputs carried between steps: both convolutions' reach.
+    pub fn reach(self) -> u64 {
+        (self.depthwise - 1) + (self.grouped - 1)
+    }
 }
 
 /// MiniMax-M3's lightning indexer: `heads` heads of `head_dim` (each a projection RMS-normed
@@ -663,6 +693,12 @@ pub struct Moe {
     /// Each chosen expert's weight is multiplied by a learned scale of that expert (Gemma 4's
     /// `router.per_expert_scale`), after the weights are renormalized.
     pub expert_scale: bool,
+    /// ZAYA's router, an MLP of its own: the FFN input projected to this width (plus, in every
+    /// layer but the first, the previous layer's router state scaled by a learned vector: the
+    /// state carried on), RMS-normed, two GELU layers, then logits over the experts and one
+    /// more that computes nothing. The softmax's best class after a stored balancing bias is
+    /// chosen (top-1); the extra class gives 0.
+    pub router_mlp: Option<u64>,
     /// Zero-computation experts (LongCat-Flash): the router scores `experts` + this many, and a
     /// chosen one of these returns its input, weighted. transformers still builds a gate and up
     /// projection for each, which nothing reads.
@@ -1844,6 +1880,10 @@ pub enum Layout {
     /// Llama's names with the lightning indexer's `self_attn.indexer.{q,k}_proj` and their
     /// norms, the experts stacked and the correction bias on the router (MiniMax-M3).
     MiniMaxM3,
+    /// ZAYA: the attention's projections and convolutions under `self_attn.qkv_proj`, the
+    /// router's MLP under `mlp.gate`, the residual adds' vectors under
+    /// `post_attention_residual_scale` and `post_mlp_residual_scale`.
+    Zaya,
     /// Mixtral's names; the lightning attention under `self_attn.` (`qkv_proj`,
     /// `output_gate`, `norm`, `out_proj` and its stored decay tables) (MiniMax).
     MiniMax,

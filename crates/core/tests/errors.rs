@@ -1173,6 +1173,31 @@ fn minimax_m3_keys_that_describe_another_model() {
     assert_eq!(e.field, "index_n_heads", "{e}");
 }
 
+/// ZAYA: settings its class refuses or could not run.
+#[test]
+fn zaya_keys_that_describe_another_model() {
+    let base = json!({"model_type": "zaya", "hidden_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 8, "vocab_size": 100,
+        "moe_intermediate_size": 16, "num_experts": 4, "router_hidden_size": 8, "pad_token_id": 0,
+        "bos_token_id": 1, "eos_token_id": 2});
+    err_free(&base);
+    refused_by_name(
+        &base,
+        &[
+            ("num_experts_per_tok", json!(2), "one expert per token"),
+            ("head_dim", json!(7), "must be even"),
+            ("cca_time0", json!(65), "up to 64 taps"),
+        ],
+    );
+    let mut v = base.clone();
+    v["layer_types"] = json!(["hybrid", "hybrid_sliding"]);
+    assert_eq!(err_of(&v).field, "sliding_window");
+    v["sliding_window"] = json!(4);
+    v["layer_types"] = json!(["hybrid", "hybrid_sliding"]);
+    v["rope_parameters"] = json!({"hybrid": {"rope_type": "default", "rope_theta": 1e4}});
+    assert_eq!(err_of(&v).field, "rope_parameters.hybrid_sliding");
+}
+
 /// Beam reads RoPE per layer type: a flat RoPE dict has no entry for its sliding layers, and
 /// transformers' model fails on it.
 #[test]

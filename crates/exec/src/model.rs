@@ -24,6 +24,8 @@ pub struct Model {
     weights: Weights,
     /// When set, every activation the forward pass computes is summarized here.
     capture: std::cell::RefCell<Option<Vec<Captured>>>,
+    /// The router state ZAYA's layers carry from one to the next within a pass.
+    router_state: std::cell::RefCell<Option<Tensor>>,
 }
 
 /// One activation of a forward pass: where it was computed, its statistics, and — when small —
@@ -294,6 +296,7 @@ impl Model {
             spec,
             weights,
             capture: std::cell::RefCell::new(None),
+            router_state: std::cell::RefCell::new(None),
         };
         let read = model.packable();
         // GPT-2's Conv1D weights, stored [in, out], are not among them: a stored one of those
@@ -643,6 +646,14 @@ impl Model {
         if spec.embedding.multiplier != 1.0 {
             x = x.affine(spec.embedding.multiplier, 0.0)?;
         }
+        if spec.embedding.affine {
+            x = x
+                .broadcast_add(self.w(Role::EmbedShift, None)?)?
+                .broadcast_mul(self.w(Role::EmbedScale, None)?)?;
+            self.keep(None, "embed", &x);
+        }
+        // ZAYA's router state starts afresh with each pass.
+        *self.router_state.borrow_mut() = None;
         // Positions join after the scaling, which is of the token embeddings alone (BioGPT).
         if spec.embedding.learned_positions.is_some() {
             let offset = spec.embedding.position_offset as usize;
@@ -1944,6 +1955,30 @@ impl Model {
     /// The stream `x` plus a sublayer's output: the stream scaled by a learned vector (Doge),
     /// both scaled with depth (Beam), or as they are.
     fn residual_add(&self, x: &Tensor, delta: Tensor, role: Role, b: usize) -> Res<Tensor> {
+        if self.spec.residual_affine {
+            // ZAYA: both terms shifted and scaled by learned vectors.
+            let roles = if role == Role::ResidScaleFfn {
+                [
+                    Role::ResidFfnOutShift,
+                    Role::ResidFfnOutScale,
+                    Role::ResidFfnShift,
+                    Role::ResidFfnScale,
+                ]
+            } else {
+                [
+                    Role::ResidAttnOutShift,
+                    Role::ResidAttnOutScale,
+                    Role::ResidAttnShift,
+                    Role::ResidAttnScale,
+                ]
+            };
+            let w = |r| self.w(r, Some(b));
+            let out = delta
+                .broadcast_add(w(roles[0])?)?
+                .broadcast_mul(w(roles[1])?)?;
+            let stream = x.broadcast_add(w(roles[2])?)?.broadcast_mul(w(roles[3])?)?;
+            return Ok((out + stream)?);
+        }
         let x = if self.spec.residual_scales {
             x.broadcast_mul(self.w(role, Some(b))?)?
         } else {
@@ -1979,7 +2014,12 @@ impl Model {
         };
         // An output gate stored with the queries, not in a tensor of its own.
         let mut q_gate = None;
+        let cca = match a.cca {
+            Some(c) => Some(self.cca(x, b, c, cache)?),
+            None => None,
+        };
         let (mut q, mut k, v) = match (&moa, a.qkv) {
+            _ if cca.is_some() => cca.expect("made above"),
             (Some(choices), _) => {
                 let kvp = self.proj(x, Role::Kv, b, false)?;
                 (
@@ -2897,6 +2937,133 @@ impl Model {
         }
     }
 
+    /// ZAYA's router MLP: its logits over the experts and the class that computes nothing, from
+    /// the FFN input `x`; the state it carries on to the next layer is kept for it.
+    fn router_mlp(&self, x: &Tensor, b: usize) -> Res<Tensor> {
+        let mut r = self.proj(x, Role::RouterDown, b, true)?;
+        if b > 0 {
+            if let Some(prev) = self.router_state.borrow().as_ref() {
+                r = (r + prev.broadcast_mul(self.w(Role::RouterState, Some(b))?)?)?;
+            }
+        }
+        *self.router_state.borrow_mut() = Some(r.clone());
+        let n = Norm {
+            kind: anatomy_core::spec::NormKind::Rms,
+            ..self.spec.norm.clone()
+        };
+        let h = norm(&r, Some(self.w(Role::RouterNorm, Some(b))?), None, &n)?;
+        let h = self.proj(&h, Role::RouterFc1, b, true)?.gelu_erf()?;
+        let h = self.proj(&h, Role::RouterFc2, b, true)?.gelu_erf()?;
+        Ok(self.proj(&h, Role::Router, b, false)?)
+    }
+
+    /// ZAYA's compressed convolutional attention: Q, K and V ([t, H·d], [t, KV·d], [t, KV·d])
+    /// from the input `x`, the convolutions' last inputs and the last delayed value carried in
+    /// the layer's state.
+    fn cca(
+        &self,
+        x: &Tensor,
+        b: usize,
+        cca: anatomy_core::spec::Cca,
+        cache: &mut Cache,
+    ) -> Res<(Tensor, Tensor, Tensor)> {
+        let a = self.spec.attn_at(b);
+        let (t, h, kv, hd) = (
+            x.dim(0)?,
+            a.heads as usize,
+            a.kv_heads as usize,
+            a.head_dim as usize,
+        );
+        let (qw, kw, c, g) = (h * hd, kv * hd, (h + kv) * hd, h / kv);
+        let qp = self.proj(x, Role::Q, b, a.qkv_bias)?;
+        let kp = self.proj(x, Role::K, b, a.qkv_bias)?;
+        // The residual paths: each query head's mean of its query and its K/V head's key, and
+        // for each K/V head the mean of those over its query heads.
+        let k_rep = kp
+            .reshape((t, kv, 1, hd))?
+            .broadcast_as((t, kv, g, hd))?
+            .reshape((t, h, hd))?;
+        let q_res = ((qp.reshape((t, h, hd))? + k_rep)? * 0.5)?;
+        let k_res = q_res.reshape((t, kv, g, hd))?.mean(2)?;
+        // The convolutions, over the carried inputs and this call's.
+        let (k0, k1) = (cca.depthwise as usize, cca.grouped as usize);
+        let reach = cca.reach() as usize;
+        let mut state = cache.ssm[b]
+            .take()
+            .unwrap_or_else(|| crate::ssm::SsmState::new(reach + 1, c, 0, 0, 0));
+        let raw: Vec<f32> = Tensor::cat(&[&qp, &kp], 1)?.flatten_all()?.to_vec1()?;
+        let mut full = state.conv.clone();
+        full.extend_from_slice(&raw);
+        let vec = |role, bias| -> Res<Vec<f32>> {
+            let name = self.name(role, bias, Some(b), None);
+            Ok(self.weights.get(&name)?.flatten_all()?.to_vec1()?)
+        };
+        let (w0, b0) = (
+            vec(Role::CcaConvDepthwise, false)?,
+            vec(Role::CcaConvDepthwise, true)?,
+        );
+        let (w1, b1) = (
+            vec(Role::CcaConvGrouped, false)?,
+            vec(Role::CcaConvGrouped, true)?,
+        );
+        let mid = t + k1 - 1;
+        let mut y1 = vec![0f32; mid * c];
+        for p in 0..mid {
+            for ch in 0..c {
+                let mut s = b0[ch];
+                for j in 0..k0 {
+                    s += w0[ch * k0 + j] * full[(p + j) * c + ch];
+                }
+                y1[p * c + ch] = s;
+            }
+        }
+        let mut y2 = vec![0f32; t * c];
+        for p in 0..t {
+            for ch in 0..c {
+                let group = ch / hd * hd;
+                let mut s = b1[ch];
+                for cc in 0..hd {
+                    for j in 0..k1 {
+                        s += w1[(ch * hd + cc) * k1 + j] * y1[(p + j) * c + group + cc];
+                    }
+                }
+                y2[p * c + ch] = s;
+            }
+        }
+        state.conv = full[full.len() - reach * c..].to_vec();
+        let y2 = Tensor::from_vec(y2, (t, c), &Device::Cpu)?;
+        let q = (y2.narrow(1, 0, qw)?.reshape((t, h, hd))? + q_res)?;
+        let k = (y2.narrow(1, qw, kw)?.reshape((t, kv, hd))? + k_res)?;
+        // The values: half from this token, half (the delayed projection) from the one before.
+        let vc = self.proj(x, Role::CcaVCurrent, b, a.qkv_bias)?;
+        let vd = self.proj(x, Role::CcaVDelayed, b, a.qkv_bias)?;
+        let half = kw / 2;
+        let prev = if state.h.len() == half {
+            Tensor::from_vec(state.h.clone(), (1, half), &Device::Cpu)?
+        } else if a.qkv_bias {
+            self.bias(Role::CcaVDelayed, Some(b))?.reshape((1, half))?
+        } else {
+            Tensor::zeros((1, half), DType::F32, &Device::Cpu)?
+        };
+        let delayed = Tensor::cat(&[&prev, &vd.narrow(0, 0, t - 1)?], 0)?;
+        state.h = vd.narrow(0, t - 1, 1)?.flatten_all()?.to_vec1()?;
+        cache.ssm[b] = Some(state);
+        let v = Tensor::cat(&[&vc, &delayed], 1)?;
+        // Q and K to length √d per head, K then times its K/V head's learned scale.
+        let unit = |x: &Tensor| -> Res<Tensor> {
+            let len = x
+                .sqr()?
+                .sum_keepdim(2)?
+                .sqrt()?
+                .clamp(f32::EPSILON, f32::MAX)?;
+            Ok(x.broadcast_div(&len)?.affine((hd as f64).sqrt(), 0.0)?)
+        };
+        let q = unit(&q)?.reshape((t, qw))?;
+        let temp = self.w(Role::CcaKeyTemp, Some(b))?.reshape((1, kv, 1))?;
+        let k = unit(&k)?.broadcast_mul(&temp)?.reshape((t, kw))?;
+        Ok((q, k, v))
+    }
+
     fn moe(&self, x: &Tensor, b: usize) -> Res<Tensor> {
         self.moe_reading(x, x, b)
     }
@@ -2906,8 +3073,9 @@ impl Model {
         let spec = &self.spec;
         let m = spec.moe.as_ref().expect("MoE layer");
         let (t, e, k) = (x.dim(0)?, m.experts as usize, m.top_k as usize);
-        // The router scores the zero-computation experts after the routed ones.
-        let scored = e + m.zero_experts as usize;
+        // The router scores the zero-computation experts after the routed ones, and ZAYA's a
+        // class that computes nothing.
+        let scored = e + m.zero_experts as usize + usize::from(m.router_mlp.is_some());
         // Gemma 4's router reads its input normed (no weight), times a vector and 1/√hidden.
         let router_x = if m.router_norm {
             let s = self.w(Role::RouterScale, Some(b))?;
@@ -2919,7 +3087,10 @@ impl Model {
         } else {
             router_x.clone()
         };
-        let mut logits = self.proj(&router_x, Role::Router, b, m.router_bias)?;
+        let mut logits = match m.router_mlp {
+            Some(_) => self.router_mlp(&router_x, b)?,
+            None => self.proj(&router_x, Role::Router, b, m.router_bias)?,
+        };
         if let Some(c) = m.router_softcap {
             logits = softcap(&logits, c)?;
         }
@@ -2937,8 +3108,28 @@ impl Model {
         self.keep(Some(b), "router", &logits);
         // Routing on the host: per token, the chosen experts and their weights.
         let mut choices: Vec<Vec<(usize, f32)>> = Vec::with_capacity(t);
-        for row in &lg {
-            choices.push(route(row, m, correction.as_deref(), scored, k));
+        if m.router_mlp.is_some() {
+            // ZAYA: the best class after the balancing biases, weighted by its probability; the
+            // last class computes nothing.
+            let balance: Vec<f32> = self.w(Role::RouterBalance, Some(b))?.to_vec1()?;
+            for row in &lg {
+                let top = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+                let ex: Vec<f32> = row.iter().map(|l| (l - top).exp()).collect();
+                let sum: f32 = ex.iter().sum();
+                let p: Vec<f32> = ex.iter().map(|v| v / sum).collect();
+                let c = (0..p.len())
+                    .max_by(|&i, &j| {
+                        (p[i] + balance[i])
+                            .total_cmp(&(p[j] + balance[j]))
+                            .then(j.cmp(&i))
+                    })
+                    .unwrap_or(0);
+                choices.push(if c < e { vec![(c, p[c])] } else { vec![] });
+            }
+        } else {
+            for row in &lg {
+                choices.push(route(row, m, correction.as_deref(), scored, k));
+            }
         }
         // Gemma 4: each chosen weight times its expert's learned scale.
         if m.expert_scale {

@@ -1130,6 +1130,7 @@ pub(super) fn latent(
         v_from_k: false,
         shares_kv: false,
         block_index: None,
+        cca: None,
     })
 }
 

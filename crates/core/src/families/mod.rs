@@ -32,6 +32,7 @@ mod rwkv;
 mod towers;
 mod xlstm;
 mod zamba;
+mod zaya;
 
 use crate::config::{Config, MAX_LAYERS};
 use crate::error::{Error, Result};
@@ -272,6 +273,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             position_offset: 0,
             multiplier: 1.0,
             norm: false,
+            affine: false,
         },
         attn: Attention {
             kind: AttnKind::Mha,
@@ -301,6 +303,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             v_from_k: false,
             shares_kv: false,
             block_index: None,
+            cca: None,
         },
         layer_attn: vec![],
         mlp: Mlp {
@@ -337,6 +340,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         logits_mult: 1.0,
         residual_mult: 1.0,
         residual_scales: false,
+        residual_affine: false,
         depth_scaled: false,
         head_bias: false,
         head_rows: None,
@@ -483,6 +487,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         moa: None,
         dynamic_mask: None,
         block_index: None,
+        cca: None,
         qkv_bias: false,
         o_bias: false,
         qk_norm: crate::spec::QkNorm::None,
@@ -536,6 +541,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         zero_experts: 0,
         router_norm: false,
         expert_scale: false,
+        router_mlp: None,
     }
 }
 

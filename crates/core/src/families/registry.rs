@@ -16,7 +16,7 @@ use super::mamba2::SsmKeys;
 use super::{
     dbrx, deepseek, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm, jetmoe, llama4,
     longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h, recurrent_gemma, rwkv, towers,
-    xlstm, zamba,
+    xlstm, zamba, zaya,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3820,6 +3820,9 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // ZAYA: compressed convolutional attention, a router MLP carrying its state from layer to
+    // layer, learned shifts and scales on the embeddings and residual adds.
+    own("zaya", "ZAYA", zaya::load, None, &[TRAINING]),
     // MiniMax-M3's language model (its causal LM; the vision tower belongs to the wrapper's
     // conditional-generation class). Its router's jitter and loss weight are training's.
     Family {

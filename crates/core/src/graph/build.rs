@@ -547,6 +547,24 @@ impl<'s> Builder<'s> {
                 equation: format!("X = X · √{d} (= {:.4})", (d as f64).sqrt()),
             }));
         }
+        if spec.embedding.affine {
+            // ZAYA: a learned shift, then a learned scale, per feature.
+            let mut inputs = vec![];
+            for (role, name) in [(Role::EmbedShift, "βₑ"), (Role::EmbedScale, "γₑ")] {
+                let p = self.param(role, false, vec![d], Component::Embedding, false);
+                inputs.push(self.weight(p, name, [n(d), n(1)], None));
+            }
+            let xs = self.act("X", self.seq(d));
+            steps.push(self.step(Draft {
+                title: "Embedding shift and scale".into(),
+                op: Op::Scale,
+                category: Category::Embed,
+                inputs,
+                output: xs,
+                operation: "Shift each feature of the embeddings by a learned amount, then scale it by a learned factor".into(),
+                equation: "X = (X + βₑ) ⊙ γₑ".into(),
+            }));
+        }
         let m = spec.embedding.multiplier;
         if m != 1.0 {
             let xs = self.act("X", self.seq(d));
@@ -1058,6 +1076,9 @@ impl<'s> Builder<'s> {
                 }
             },
         }));
+        if let Some(node) = children.last_mut() {
+            self.affine_residual(node, false, y);
+        }
         if mixer_layers.len() != spec.layers {
             only_in(&mut children[mixer_start..], &mixer_layers, spec.layers);
             if let Some(Node::Step(s)) = children.last_mut() {
@@ -1408,7 +1429,7 @@ impl<'s> Builder<'s> {
         };
         let xn = self.act(out, self.seq(self.stream_width()));
         let post = spec.hyper.map(|_| self.latest("gₘ"));
-        self.step(Draft {
+        let mut node = self.step(Draft {
             title: "MLP residual".into(),
             op: Op::Add,
             category: Category::Norm,
@@ -1438,7 +1459,9 @@ impl<'s> Builder<'s> {
                     )
                 }
             },
-        })
+        });
+        self.affine_residual(&mut node, true, m);
+        node
     }
 
     /// A.X-K2's gate on a norm's output `y`: y ⊙ σ(W_up · SiLU(W_down · y)).
@@ -1479,6 +1502,57 @@ impl<'s> Builder<'s> {
             equation: format!("{y} = {y} ⊙ σ(Gₙ′)"),
         }));
         nodes
+    }
+
+    /// ZAYA's residual add in `node` (after the attention, or after the FFN): both terms
+    /// shifted and scaled by learned vectors, the sublayer's output `y` and the stream.
+    fn affine_residual(&mut self, node: &mut Node, ffn: bool, y: &str) {
+        if !self.spec.residual_affine {
+            return;
+        }
+        let d = self.spec.hidden;
+        let (sub, roles) = if ffn {
+            (
+                "ₘ",
+                [
+                    Role::ResidFfnOutShift,
+                    Role::ResidFfnOutScale,
+                    Role::ResidFfnShift,
+                    Role::ResidFfnScale,
+                ],
+            )
+        } else {
+            (
+                "ₐ",
+                [
+                    Role::ResidAttnOutShift,
+                    Role::ResidAttnOutScale,
+                    Role::ResidAttnShift,
+                    Role::ResidAttnScale,
+                ],
+            )
+        };
+        let names = [
+            format!("βₒ{sub}"),
+            format!("γₒ{sub}"),
+            format!("βᵣ{sub}"),
+            format!("γᵣ{sub}"),
+        ];
+        let mut weights = vec![];
+        for (role, name) in roles.into_iter().zip(&names) {
+            let p = self.param(role, false, vec![d], Component::Norm, true);
+            weights.push(self.weight(p, name, [n(d), n(1)], None));
+        }
+        if let Node::Step(s) = node {
+            let out = self.tensors[s.output].name.clone();
+            let stream = if ffn { "R" } else { "Xᵦ" };
+            s.inputs.extend(weights);
+            s.equation = format!(
+                "{out} = ({y} + {}) ⊙ {} + ({stream} + {}) ⊙ {}",
+                names[0], names[1], names[2], names[3]
+            );
+            s.operation += ", each term shifted and scaled by learned vectors first";
+        }
     }
 
     /// The learned vector scaling the residual stream where a sublayer joins it, where the

@@ -370,12 +370,120 @@ impl Builder<'_> {
 
     /// Router, top-k selection, routed experts, shared experts and the weighted sum; the router
     /// reads `router_in`, the experts `input`.
+    /// ZAYA's router MLP on `input`: down to `width`, the carried router state added (every
+    /// layer but the first), RMS-normed, two GELU layers; its output `Hᵣ` feeds the logits.
+    fn router_mlp(&mut self, input: &str, width: u64) -> Vec<Node> {
+        let d = self.spec.hidden;
+        fn lin<'a>(
+            role: Role,
+            title: &str,
+            (w, out, input): (&'a str, &'a str, &'a str),
+            (rows, cols): (u64, u64),
+            operation: String,
+        ) -> Linear<'a> {
+            Linear {
+                role,
+                title: title.into(),
+                w,
+                out,
+                input,
+                rows,
+                cols,
+                stored_rows: rows,
+                block: None,
+                bias: true,
+                component: Component::Ffn,
+                category: Category::Ffn,
+                cached: false,
+                operation,
+            }
+        }
+        let mut nodes = vec![self.linear(lin(
+            Role::RouterDown,
+            "Router down-projection",
+            ("Wᵣd", "Rᵣ", input),
+            (width, d),
+            format!("Project the FFN input to the router's {width} features"),
+        ))];
+        // The state the previous layer's router carried on: absent in the first layer.
+        let rest = LayerSet::from_fn(self.spec.layers, |b| b > 0);
+        if !rest.is_empty() {
+            let all = std::mem::replace(&mut self.layers, rest.clone());
+            let p = self.param(Role::RouterState, false, vec![width], Component::Ffn, true);
+            let s = self.weight(p, "σᵣ", [n(width), n(1)], None);
+            let r = self.act("Rᵣ", self.seq(width));
+            let mut step = self.step(Draft {
+                title: "Router state".into(),
+                op: Op::Add,
+                category: Category::Ffn,
+                inputs: vec![s],
+                output: r,
+                operation: "Add the previous layer's router state, scaled by a learned vector; carry the sum on to the next layer".into(),
+                equation: format!("Rᵣ = Rᵣ + Rᵣ of layer b − 1 ⊙ σᵣ (layers {rest}; layer 0's Rᵣ as projected); the next layer reads this Rᵣ"),
+            });
+            self.layers = all;
+            if let Node::Step(st) = &mut step {
+                st.layers = Some(rest);
+            }
+            nodes.push(step);
+        }
+        let norm = crate::spec::Norm {
+            kind: crate::spec::NormKind::Rms,
+            ..self.spec.norm.clone()
+        };
+        let mut n_step = self.norm_step_as(
+            &norm,
+            "Router RMSNorm",
+            Role::RouterNorm,
+            "γᵣ",
+            "Rᵣ",
+            "Rᵣ′",
+            width,
+            true,
+            None,
+        );
+        if let Node::Step(st) = &mut n_step {
+            st.category = Category::Ffn;
+        }
+        nodes.push(n_step);
+        for (role, title, w, input, out) in [
+            (Role::RouterFc1, "Router layer 1", "Wᵣ₁", "Rᵣ′", "Hᵣ₁"),
+            (Role::RouterFc2, "Router layer 2", "Wᵣ₂", "Hᵣ₁′", "Hᵣ₂"),
+        ] {
+            nodes.push(self.linear(lin(
+                role,
+                title,
+                (w, out, input),
+                (width, width),
+                format!("Mix the router's {width} features"),
+            )));
+            let act_out = if out == "Hᵣ₁" {
+                "Hᵣ₁′"
+            } else {
+                "Hᵣ"
+            };
+            let a = self.act(act_out, self.seq(width));
+            nodes.push(self.step(Draft {
+                title: format!("{title} GELU"),
+                op: Op::Activation,
+                category: Category::Ffn,
+                inputs: vec![],
+                output: a,
+                operation: "GELU (exact, through erf)".into(),
+                equation: format!("{act_out} = GELU({out})"),
+            }));
+        }
+        nodes
+    }
+
     fn moe_of(&mut self, router_in: &str, input: &str) -> Scope {
         let spec = self.spec;
         let moe = spec.moe.clone().expect("a MoE layer has a MoE spec");
         let (d, e, k) = (spec.hidden, moe.experts, moe.top_k);
-        // The router scores the zero-computation experts after the routed ones.
-        let (z, scored) = (moe.zero_experts, moe.experts + moe.zero_experts);
+        // The router scores the zero-computation experts after the routed ones, and ZAYA's a
+        // class that computes nothing.
+        let skip = u64::from(moe.router_mlp.is_some());
+        let (z, scored) = (moe.zero_experts, moe.experts + moe.zero_experts + skip);
         let mut children = Vec::new();
         // Gemma 4's router reads its input normed without a weight, scaled by a vector of its own.
         let router_in = if moe.router_norm {
@@ -395,6 +503,13 @@ impl Builder<'_> {
         } else {
             router_in
         };
+        let router_in = match moe.router_mlp {
+            Some(width) => {
+                children.extend(self.router_mlp(router_in, width));
+                "Hᵣ"
+            }
+            None => router_in,
+        };
         children.push(self.linear(Linear {
             role: Role::Router,
             title: "Router logits".into(),
@@ -402,7 +517,7 @@ impl Builder<'_> {
             out: "Lᵣ",
             input: router_in,
             rows: scored,
-            cols: d,
+            cols: moe.router_mlp.unwrap_or(d),
             stored_rows: scored,
             block: None,
             bias: moe.router_bias,
@@ -494,6 +609,20 @@ impl Builder<'_> {
             Some(c) => format!("{}; Lᵣ softcapped first: Lᵣ ← {c}", equation),
             None => equation,
         } + per_expert;
+        // ZAYA: the best class after a stored balancing bias; the last class computes nothing.
+        let equation = if moe.router_mlp.is_some() {
+            let p = self.param(
+                Role::RouterBalance,
+                false,
+                vec![scored],
+                Component::Ffn,
+                true,
+            );
+            inputs.push(self.weight(p, "bᵦ", [n(scored), n(1)], None));
+            format!("c = argmax(softmax(Lᵣ) + bᵦ); Gᵣ[c] = softmax(Lᵣ)[c] if c < {e}, nothing if c = {e} (the class that computes nothing); zeros elsewhere")
+        } else {
+            equation
+        };
         children.push(self.step(Draft {
             title: format!("Top-{k} expert selection"),
             op: Op::TopK,

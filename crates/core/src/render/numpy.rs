@@ -174,6 +174,19 @@ fn name_table(g: &Graph) -> String {
         ("kv_a_norm", KvANorm),
         ("kv_b", KvB),
         ("k_pe_norm", KPeNorm),
+        ("embed_shift", EmbedShift),
+        ("embed_scale", EmbedScale),
+        ("cca_temp", CcaKeyTemp),
+        ("router_state", RouterState),
+        ("router_balance", RouterBalance),
+        ("resid_attn_out_shift", ResidAttnOutShift),
+        ("resid_attn_out_scale", ResidAttnOutScale),
+        ("resid_attn_shift", ResidAttnShift),
+        ("resid_attn_scale", ResidAttnScale),
+        ("resid_ffn_out_shift", ResidFfnOutShift),
+        ("resid_ffn_out_scale", ResidFfnOutScale),
+        ("resid_ffn_shift", ResidFfnShift),
+        ("resid_ffn_scale", ResidFfnScale),
         ("block_q", BlockIndexQ),
         ("block_k", BlockIndexK),
         ("block_q_norm", BlockIndexQNorm),
@@ -240,7 +253,8 @@ fn name_table(g: &Graph) -> String {
     let special = only(spec.shared.is_some(), SHARED_ROLES)
         .iter()
         .chain(only(spec.altup.is_some(), ALTUP_ROLES))
-        .chain(only(spec.gated_norm.is_some(), GATED_NORM_ROLES));
+        .chain(only(spec.gated_norm.is_some(), GATED_NORM_ROLES))
+        .chain(only(spec.layout == crate::spec::Layout::Zaya, ZAYA_ROLES));
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
     for &(key, role) in roles.iter().chain(special) {
@@ -282,6 +296,18 @@ const ALTUP_ROLES: &[(&str, Role)] = &[
     ("laurel_left", Role::LaurelLeft),
     ("laurel_right", Role::LaurelRight),
     ("laurel_norm", Role::LaurelNorm),
+];
+
+/// ZAYA's attention and router roles, named in its layout alone.
+const ZAYA_ROLES: &[(&str, Role)] = &[
+    ("cca_v_current", Role::CcaVCurrent),
+    ("cca_v_delayed", Role::CcaVDelayed),
+    ("cca_dw", Role::CcaConvDepthwise),
+    ("cca_gr", Role::CcaConvGrouped),
+    ("router_down", Role::RouterDown),
+    ("router_norm", Role::RouterNorm),
+    ("router_fc1", Role::RouterFc1),
+    ("router_fc2", Role::RouterFc2),
 ];
 
 /// A.X-K2's gated norms' roles, named in its layout alone.
@@ -424,6 +450,10 @@ pub fn module(g: &Graph, script: &str) -> String {
     };
     config["v_head_dim"] = json!(a.v_head_dim);
     config["mlp_clamp"] = json!(spec.mlp.clamp);
+    config["cca"] = match a.cca {
+        Some(c) => json!({"depthwise": c.depthwise, "grouped": c.grouped}),
+        None => json!(null),
+    };
     let block_index = |a: &Attention| match a.block_index {
         Some(i) => {
             json!({"heads": i.heads, "head_dim": i.head_dim, "block": i.block, "top_k": i.top_k, "local": i.local})
@@ -1308,6 +1338,47 @@ fn prune(spec: &Spec, body: &str) -> String {
             lines.push(("        if C[\"shared\"]:\n            gu = gu + adapter(x, W, b, \"gate_up\")  # [T, 2F], plus this visit's own adapter\n", ""));
         }
     }
+    // ZAYA: compressed convolutional attention, the router MLP, the embeddings' and residual
+    // adds' shifts and scales.
+    if spec.attn_variants().iter().any(|(a, _)| a.cca.is_some()) {
+        lines.push((
+            "    x = embed(ids, W)  # [T, hidden]\n",
+            "    x = embed(ids, W)  # [T, hidden]\n    x = (x + w(W, \"embed_shift\")) * w(W, \"embed_scale\")  # [T, hidden], shifted and scaled by learned vectors\n",
+        ));
+    } else {
+        drop.push("cca");
+        lines.push((
+            "    if C[\"cca\"]:\n        q, k, v = cca(x, W, b)  # [T, H D], [T, KV D], [T, KV D]: ZAYA's\n    elif C[\"qkv\"] == \"stacked\":\n",
+            "    if C[\"qkv\"] == \"stacked\":\n",
+        ));
+    }
+    if spec.residual_affine {
+        lines.extend([
+            (
+                "        r = residual(x, a)\n",
+                "        r = (a + w(W, \"resid_attn_out_shift\", b)) * w(W, \"resid_attn_out_scale\", b) + (x + w(W, \"resid_attn_shift\", b)) * w(W, \"resid_attn_scale\", b)  # [T, hidden], both terms shifted and scaled\n",
+            ),
+            (
+                "        x = residual(x, m)\n",
+                "        x = (m + w(W, \"resid_ffn_out_shift\", b)) * w(W, \"resid_ffn_out_scale\", b) + (x + w(W, \"resid_ffn_shift\", b)) * w(W, \"resid_ffn_scale\", b)  # [T, hidden], both terms shifted and scaled\n",
+            ),
+        ]);
+    }
+    if spec.moe.as_ref().is_some_and(|m| m.router_mlp.is_some()) {
+        lines.extend([
+            (
+                // (The router reads the FFN input: Gemma 4's `rx` is gone by now.)
+                "    logits = linear(x, w(W, \"router\", b), w(W, \"router\", b, bias=True) if M[\"router_bias\"] else None)  # logits: [T, E]\n",
+                "    logits = router_mlp(x, W, b)  # logits: [T, E + 1]\n",
+            ),
+            (
+                "        for e, weight in route(logits[t], corr):\n",
+                "        for e, weight in top1(logits[t], w(W, \"router_balance\", b)):\n",
+            ),
+        ]);
+    } else {
+        drop.extend(["router_mlp", "top1", "ROUTER"]);
+    }
     if !spec
         .attn_variants()
         .iter()
@@ -1725,6 +1796,52 @@ def index_keys(x, cq, W, b, span):
 CHOSEN = {}  # the last indexer's choice, for the layers that have none of their own
 
 
+def cca(x, W, b):
+    # ZAYA's compressed convolutional attention. x: [T, hidden] -> q: [T, H D], k: [T, KV D], v: [T, KV D]
+    C, Z = CONFIG, CONFIG["cca"]
+    T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]
+    G, K0, K1 = H // KV, Z["depthwise"], Z["grouped"]
+    bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
+    q, k = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k"))  # q: [T, H D], k: [T, KV D]
+    q_res = (q.reshape(T, H, D) + np.repeat(k.reshape(T, KV, D), G, axis=1)) / 2  # [T, H, D], each query head with its K/V head's key
+    k_res = q_res.reshape(T, KV, G, D).mean(2)  # [T, KV, D], over each K/V head's query heads
+    reach = (K0 - 1) + (K1 - 1)  # the inputs both convolutions look back over
+    u = np.concatenate([np.zeros((reach, (H + KV) * D), np.float32), np.concatenate([q, k], -1)])  # u: [reach + T, (H + KV) D], zeros before the first token
+    w0 = w(W, "cca_dw", b)[:, 0].T  # [K0, (H + KV) D]: each channel's taps
+    y = np.stack([(u[p : p + K0] * w0).sum(0) for p in range(T + K1 - 1)]) + w(W, "cca_dw", b, bias=True)  # y: [T + K1 - 1, (H + KV) D], depthwise
+    w1 = w(W, "cca_gr", b).reshape(H + KV, D, D, K1)  # [head, out channel, in channel, tap]
+    yh = y.reshape(-1, H + KV, D)  # [T + K1 - 1, head, channel]
+    conv = np.stack([np.einsum("jhc,hocj->ho", yh[p : p + K1], w1) for p in range(T)]).reshape(T, -1) + w(W, "cca_gr", b, bias=True)  # [T, (H + KV) D], within each head
+    q = conv[:, : H * D].reshape(T, H, D) + q_res  # q: [T, H, D]
+    k = conv[:, H * D :].reshape(T, KV, D) + k_res  # k: [T, KV, D]
+    vd = linear(x, w(W, "cca_v_delayed", b), bias("cca_v_delayed"))  # vd: [T, KV D / 2], read by the token after
+    first = bias("cca_v_delayed") if C["qkv_bias"] else np.zeros(vd.shape[1], np.float32)  # what the first token reads: the projection of zeros
+    v = np.concatenate([linear(x, w(W, "cca_v_current", b), bias("cca_v_current")), np.concatenate([first[None], vd[:-1]])], -1)  # v: [T, KV D]
+    unit = lambda t: t * np.float32(math.sqrt(D)) / np.maximum(np.sqrt((t * t).sum(-1, keepdims=True)), np.finfo(np.float32).eps)  # each head to length sqrt(D)
+    return unit(q).reshape(T, H * D), (unit(k) * w(W, "cca_temp", b)[None, :, None]).reshape(T, KV * D), v
+
+
+ROUTER = {}  # the router state ZAYA's layers carry from one to the next within a pass
+
+
+def router_mlp(x, W, b):
+    # ZAYA's router. x: [T, hidden] -> logits: [T, E + 1], the last class computing nothing
+    r = linear(x, w(W, "router_down", b), w(W, "router_down", b, bias=True))  # r: [T, R]
+    if b > 0 and "state" in ROUTER:
+        r = r + ROUTER["state"] * w(W, "router_state", b)  # plus the previous layer's state, scaled
+    ROUTER["state"] = r  # carried on to the next layer
+    h = act(linear(norm(r, w(W, "router_norm", b)), w(W, "router_fc1", b), w(W, "router_fc1", b, bias=True)), "gelu")  # [T, R]
+    h = act(linear(h, w(W, "router_fc2", b), w(W, "router_fc2", b, bias=True)), "gelu")  # [T, R]
+    return linear(h, w(W, "router", b))  # [T, E + 1]
+
+
+def top1(logits, balance):
+    # ZAYA's choice for one token: the best class after the balancing biases, weighted by its probability
+    p = softmax(logits)  # over the experts and the class that computes nothing
+    e = int(np.argmax(p + balance))
+    return [(e, float(p[e]))] if e < CONFIG["moe"]["experts"] else []
+
+
 def block_mask(x, W, b, span, I):
     # MiniMax-M3's lightning indexer: which blocks of keys each index head's group of query heads
     # attends to. x: [T, hidden] -> [IH, T, T] additive mask, 0 in the chosen blocks
@@ -1764,7 +1881,9 @@ def attention(x, W, b, span, use_rope):
     DV = C["v_head_dim"]  # d of a value head
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
     nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None  # a LayerNorm's bias
-    if C["qkv"] == "stacked":
+    if C["cca"]:
+        q, k, v = cca(x, W, b)  # [T, H D], [T, KV D], [T, KV D]: ZAYA's
+    elif C["qkv"] == "stacked":
         qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (H + 2 KV) D]
         q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]  # [T, H D], [T, KV D], [T, KV D]
     elif C["qkv"] == "parts":

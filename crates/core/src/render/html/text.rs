@@ -94,6 +94,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 short(part.params),
                 share(part.params)
             )];
+            if spec.embedding.affine {
+                sub.push(format!("The embeddings are then shifted and scaled by two learned vectors of {d}: X = (X + β) ⊙ γ."));
+            }
             sub.push(if spec.tied {
                 "Weight tying is ON: the LM head reuses this matrix, so it is stored once.".into()
             } else {
@@ -183,6 +186,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
         Kind::Mixer => mixer_text(g),
         Kind::Residual => {
             let mut sub = vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".to_string()];
+            if spec.residual_affine {
+                sub[0] = format!("Each add here has four learned vectors of {d}: y = (f(x) + bₒ) ⊙ sₒ + (x + bᵣ) ⊙ sᵣ, the sublayer's output and the stream each shifted and scaled before they are summed.");
+            }
             if spec.residual_mult != 1.0 {
                 sub.push(format!("Each sublayer's output is multiplied by {} before it is added, keeping the stream's scale steady across {} layers.", spec.residual_mult, spec.layers));
             }
@@ -419,6 +425,10 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
     }
     if spec.residual_scales {
         sub.push("The residual stream is scaled by a learned vector where each sublayer joins it: x ⊙ ρ + f(x), ρ one per layer and sublayer.".into());
+    }
+    if let Some(c) = a.cca {
+        let (h, kv, hd) = (a.heads, a.kv_heads, a.head_dim);
+        sub.push(format!("Compressed convolutional attention (ZAYA): Q and K, projected as usual, are mixed along time by two causal convolutions over their {} channels together: {} taps per channel, then {} taps across the {hd} channels of each of the {} heads. Each keeps a residual path: a query head adds the mean of its query and its K/V head's key, a key the mean of those over the {} query heads it serves. Half the value features come from the token itself, half from the token before it. Q and K are then scaled to length √{hd}, each key times a learned factor of its K/V head. Between decoding steps the layer carries the convolutions' last {} inputs and the last token's delayed value, beside its KV cache.", (h + kv) * hd, c.depthwise, c.grouped, h + kv, h / kv, c.reach()));
     }
     if let Some(m) = a.moa {
         sub.push(format!("A mixture of attention heads: a router scores each token against {} attention experts and keeps its {} best (a softmax over their logits weights them). Each chosen expert's query projection gives {} heads that share the layer's one set of {} K/V heads, so the K/V cache is that of {} heads while {} query heads attend; its output projection maps its heads back, weighted by its gate, and a bias shared by the experts is added. K and V are the two halves of one projection.", m.experts, m.top_k, a.kv_heads, a.kv_heads, a.kv_heads, a.heads));
@@ -774,6 +784,11 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         Scoring::TopkSigmoid => {
             "the top-k logits are chosen and their sigmoids scale each chosen expert's input".into()
         }
+    };
+    // ZAYA's router is an MLP of its own, and picks one class among the experts and one more.
+    let routing = match m.router_mlp {
+        Some(w) => format!("an MLP of its own reads the FFN input: projected to {w} features, plus in every layer but the first the previous layer's router state scaled by a learned vector (the sum is carried on to the next layer), RMS-normed, through two GELU layers to logits over the {} experts and one class that computes nothing; the softmax's best class after a stored balancing bias is chosen, weighted by its probability, and the last class adds nothing", m.experts),
+        None => routing,
     };
     let mut sub = vec![
         format!("Routing: {routing}{}.", if m.routed_scaling != 1.0 { format!("; weights are scaled by {}", m.routed_scaling) } else { String::new() }),

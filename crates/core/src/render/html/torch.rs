@@ -872,6 +872,9 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
     if spec.attn.mla.is_some() {
         return mla(spec, n, class);
     }
+    if let Some(cca) = spec.attn.cca {
+        return cca_attention(spec, class, cca);
+    }
     if let Some(m) = spec.attn.moa {
         return moa(spec, n, m);
     }
@@ -1175,6 +1178,81 @@ ${fwd}"#,
         .to_string()
 }
 
+/// ZAYA's compressed convolutional attention as the module `class`, its tensors named as the
+/// checkpoint's (`qkv_proj.q_proj` …).
+fn cca_attention(spec: &Spec, class: &str, cca: crate::spec::Cca) -> String {
+    let a = &spec.attn;
+    let (h, kv, hd) = (a.heads, a.kv_heads, a.head_dim);
+    let rope = if matches!(spec.position, Position::Rope(_)) {
+        "        if self.use_rope:\n            cos, sin = rope\n            q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)\n"
+    } else {
+        ""
+    };
+    let repeat = if h != kv {
+        format!("        k, v = k.repeat_interleave({g}, dim=1), v.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n", g = h / kv)
+    } else {
+        String::new()
+    };
+    fill(
+        r#"class ${class}(nn.Module):
+    """ZAYA's compressed convolutional attention: Q and K mixed along time by two causal
+    convolutions (${k0} taps per channel, then ${k1} across each head's channels), each with a
+    residual path; half the values from the token before; Q and K scaled to length sqrt(${hd})."""
+
+    def __init__(self, span=("full", 0), use_rope=True):
+        super().__init__()
+        self.span, self.use_rope = span, use_rope
+        self.qkv_proj = p = nn.Module()
+        p.q_proj = nn.Linear(${d}, ${h} * ${hd}, bias=${bias})
+        p.k_proj = nn.Linear(${d}, ${kv} * ${hd}, bias=${bias})
+        p.v_proj_current = nn.Linear(${d}, ${half}, bias=${bias})
+        p.v_proj_delayed = nn.Linear(${d}, ${half}, bias=${bias})
+        p.conv_qk_depthwise = nn.Conv1d(${c}, ${c}, ${k0}, groups=${c})
+        p.conv_qk_grouped = nn.Conv1d(${c}, ${c}, ${k1}, groups=${heads})
+        self.qk_norm = nn.Module()
+        self.qk_norm.temp = nn.Parameter(torch.zeros(${kv}))  # each K/V head's key scale
+        self.o_proj = nn.Linear(${h} * ${hd}, ${d}, bias=${bias})
+
+    def forward(self, x, rope=None):  # x: [B, T, ${d}]
+        B, T, _ = x.shape
+        p = self.qkv_proj
+        q, k = p.q_proj(x), p.k_proj(x)
+        # the residual paths: each query head's mean with its K/V head's key, and its mean per K/V head
+        q_res = (q.view(B, T, ${h}, ${hd}) + k.view(B, T, ${kv}, ${hd}).repeat_interleave(${g}, dim=2)) / 2
+        k_res = q_res.view(B, T, ${kv}, ${g}, ${hd}).mean(3)
+        qk = F.pad(torch.cat([q, k], dim=-1).transpose(1, 2), (${reach}, 0))  # causal: zeros before the first token
+        qk = p.conv_qk_grouped(p.conv_qk_depthwise(qk)).transpose(1, 2)  # [B, T, ${c}]
+        q = qk[..., : ${h} * ${hd}].view(B, T, ${h}, ${hd}) + q_res
+        k = qk[..., ${h} * ${hd} :].view(B, T, ${kv}, ${hd}) + k_res
+        # half of the values from this token, half from the one before (the first reads the projection of zeros)
+        delayed = p.v_proj_delayed(x)
+        first = p.v_proj_delayed(x.new_zeros(B, 1, ${d}))
+        v = torch.cat([p.v_proj_current(x), torch.cat([first, delayed[:, :-1]], dim=1)], dim=-1).view(B, T, ${kv}, ${hd})
+        unit = lambda t: t * ${hd} ** 0.5 / t.norm(dim=-1, keepdim=True).clamp_min(torch.finfo(t.dtype).eps)
+        q, k = unit(q), unit(k) * self.qk_norm.temp[None, None, :, None]
+        q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+${rope}${repeat}${attend}        return self.o_proj(out)  # [B, T, ${d}]"#,
+        &[
+            ("class", class.to_string()),
+            ("d", spec.hidden.to_string()),
+            ("h", h.to_string()),
+            ("kv", kv.to_string()),
+            ("hd", hd.to_string()),
+            ("g", (h / kv).to_string()),
+            ("half", (kv * hd / 2).to_string()),
+            ("c", ((h + kv) * hd).to_string()),
+            ("heads", (h + kv).to_string()),
+            ("k0", cca.depthwise.to_string()),
+            ("k1", cca.grouped.to_string()),
+            ("reach", cca.reach().to_string()),
+            ("bias", py_bool(a.qkv_bias)),
+            ("rope", rope.into()),
+            ("repeat", repeat),
+            ("attend", attend(spec, h, a.v_head_dim, None)),
+        ],
+    )
+}
+
 /// MiniMax-M3's lightning indexer, as a module returning the keys each index head's group keeps.
 fn block_indexer(spec: &Spec, n: &Names, bi: crate::spec::BlockIndex) -> String {
     fill(
@@ -1229,6 +1307,7 @@ fn needs_layer_index(spec: &Spec) -> bool {
 /// The decoder layer needs its index: for the attention, or to pick its attention's class.
 fn layer_needs_index(spec: &Spec) -> bool {
     needs_layer_index(spec)
+        || spec.moe.as_ref().is_some_and(|m| m.router_mlp.is_some())
         || !spec.layer_attn.is_empty()
         || !spec.mlp_widths.is_empty()
         || spec.rwkv.is_some()
@@ -1453,6 +1532,47 @@ ${attend}${gate}        return self.${o}(out)  # [B, T, ${d}]"#,
                 ("o_bias", py_bool(a.o_bias)),
             ],
         )
+}
+
+/// ZAYA's router: an MLP over the FFN input that carries its state from layer to layer.
+fn router_mlp(spec: &Spec, width: u64) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    fill(
+        r#"ROUTER = {}  # the router state each layer carries on to the next, within a pass
+
+
+class RouterMLP(nn.Module):
+    """ZAYA's router: the FFN input down to ${r} features, plus (after the first layer) the last
+    layer's state scaled, carried on; normed, two GELU layers, logits over ${e} experts and a
+    class that computes nothing."""
+
+    def __init__(self, layer_idx):
+        super().__init__()
+        self.layer_idx = layer_idx
+        self.down_proj = nn.Linear(${d}, ${r})
+        if layer_idx > 0:  # the first layer has no state to read
+            self.router_states_scale = nn.Parameter(torch.ones(${r}))
+        self.register_buffer("balancing_biases", torch.zeros(${classes}))
+        self.router_mlp = nn.Module()
+        self.router_mlp.norm = Norm(${r})
+        self.router_mlp.fc1 = nn.Linear(${r}, ${r})
+        self.router_mlp.fc2 = nn.Linear(${r}, ${r})
+        self.router_mlp.out_proj = nn.Linear(${r}, ${classes}, bias=False)
+
+    def forward(self, x):  # [tokens, ${d}] -> [tokens, ${classes}]
+        r = self.down_proj(x)
+        if self.layer_idx > 0 and "state" in ROUTER:
+            r = r + ROUTER["state"] * self.router_states_scale
+        ROUTER["state"] = r
+        mlp = self.router_mlp
+        return mlp.out_proj(F.gelu(mlp.fc2(F.gelu(mlp.fc1(mlp.norm(r))))))"#,
+        &[
+            ("r", width.to_string()),
+            ("d", spec.hidden.to_string()),
+            ("e", m.experts.to_string()),
+            ("classes", (m.experts + 1).to_string()),
+        ],
+    )
 }
 
 /// The shared expert's attribute on the layer, where it sits beside the MoE module rather than
@@ -2120,8 +2240,23 @@ fn moe(spec: &Spec, n: &Names) -> String {
     };
     let held = layer_correction(spec, n).is_some();
     let own_corr = m.correction_bias && !held && own_correction(n);
+    // ZAYA's router MLP, a module of its own under the router's first name.
+    let router_attr = match m.router_mlp {
+        Some(_) => router_attr.split('.').next().unwrap_or("gate").to_string(),
+        None => router_attr,
+    };
+    let holder = if m.router_mlp.is_some() {
+        String::new()
+    } else {
+        holder
+    };
     let mut init = holder
-        + &if m.correction_bias && !own_corr && !held {
+        + &if m.router_mlp.is_some() {
+            format!(
+                "        self.{router_attr} = RouterMLP(layer_idx)
+"
+            )
+        } else if m.correction_bias && !own_corr && !held {
             format!("        self.{router_attr} = Router()\n")
         } else {
             format!(
@@ -2228,6 +2363,10 @@ fn moe(spec: &Spec, n: &Names) -> String {
         String::new()
     };
     let select = match m.scoring {
+        // ZAYA: the best class after the balancing biases; the last class computes nothing.
+        _ if m.router_mlp.is_some() => format!(
+            "        probs = logits.float().softmax(dim=-1)  # over the experts and the class that computes nothing\n        idx = (probs + self.{router_attr}.balancing_biases).argmax(-1, keepdim=True)\n        weights = probs.gather(1, idx)  # class {e} matches no expert below: it adds nothing\n"
+        ),
         Scoring::Softmax if m.correction_bias => format!(
             "        probs = logits.float().softmax(dim=-1)\n        choice = probs + {corr}\n{groups}        idx = choice.topk({k}, dim=-1).indices\n        weights = probs.gather(1, idx)\n{}",
             if m.norm_topk_prob {
@@ -2301,11 +2440,15 @@ fn moe(spec: &Spec, n: &Names) -> String {
     } else {
         String::new()
     };
-    fill(
-        r#"class MoE(${base}):
+    let router_class = m
+        .router_mlp
+        .map_or(String::new(), |width| router_mlp(spec, width) + "\n\n\n");
+    router_class
+        + &fill(
+            r#"class MoE(${base}):
     """${e} routed experts, ${k} active per token${shared_note}."""
 
-    def __init__(self):
+    def __init__(self${layer_idx}):
         super().__init__()
 ${init}
     def forward(self, x${held}):  # [B, T, ${d}]
@@ -2319,51 +2462,62 @@ ${softcap}${select}${scale}        out = torch.zeros_like(x)
                 if not rows.any():
                     continue
 ${apply}${zero}${shared}        return out.reshape(shape)"#,
-        &[
-            ("e", e.to_string()),
-            ("scored", scored.to_string()),
-            ("k", k.to_string()),
-            (
-                "shared_note",
-                if m.shared_experts > 0 {
-                    format!(", plus {} shared", m.shared_experts)
-                } else if z > 0 {
-                    format!(", among {z} more that compute nothing")
-                } else {
-                    String::new()
-                },
-            ),
-            ("zero", zero),
-            (
-                "base",
-                if own_experts { "Experts" } else { "nn.Module" }.into(),
-            ),
-            ("init", init),
-            ("d", d.to_string()),
-            ("router", router_attr),
-            (
-                "held",
-                if held {
-                    ", correction".into()
-                } else {
-                    String::new()
-                },
-            ),
-            ("select", select),
-            (
-                "softcap",
-                match m.router_softcap {
-                    Some(c) => format!(
+            &[
+                ("e", e.to_string()),
+                (
+                    "layer_idx",
+                    if m.router_mlp.is_some() {
+                        ", layer_idx=0".into()
+                    } else {
+                        String::new()
+                    },
+                ),
+                (
+                    "scored",
+                    (scored + u64::from(m.router_mlp.is_some())).to_string(),
+                ),
+                ("k", k.to_string()),
+                (
+                    "shared_note",
+                    if m.shared_experts > 0 {
+                        format!(", plus {} shared", m.shared_experts)
+                    } else if z > 0 {
+                        format!(", among {z} more that compute nothing")
+                    } else {
+                        String::new()
+                    },
+                ),
+                ("zero", zero),
+                (
+                    "base",
+                    if own_experts { "Experts" } else { "nn.Module" }.into(),
+                ),
+                ("init", init),
+                ("d", d.to_string()),
+                ("router", router_attr),
+                (
+                    "held",
+                    if held {
+                        ", correction".into()
+                    } else {
+                        String::new()
+                    },
+                ),
+                ("select", select),
+                (
+                    "softcap",
+                    match m.router_softcap {
+                        Some(c) => format!(
                         "        logits = {c} * torch.tanh(logits.float() / {c})  # softcapped\n"
                     ),
-                    None => String::new(),
-                },
-            ),
-            ("scale", scale),
-            ("apply", apply),
-            ("shared", shared),
-        ],
-    )
+                        None => String::new(),
+                    },
+                ),
+                ("scale", scale),
+                ("apply", apply),
+                ("shared", shared),
+            ],
+        )
 }
 
 // ---- the block and the model --------------------------------------------------------------------
@@ -2535,6 +2689,9 @@ fn layer(spec: &Spec, n: &Names) -> String {
             format!("        self.{ffn} = {pick}MLP()\n")
         }
         (true, true) => format!("        self.{ffn} = MoE() if ffn == \"moe\" else MLP()\n"),
+        (false, true) if spec.moe.as_ref().is_some_and(|m| m.router_mlp.is_some()) => {
+            format!("        self.{ffn} = MoE(layer_idx)\n")
+        }
         (false, true) => format!("        self.{ffn} = MoE()\n"),
         _ => format!("        self.{ffn} = MLP()\n"),
     };
@@ -2651,6 +2808,21 @@ fn layer(spec: &Spec, n: &Names) -> String {
             init += "        self.k = 2 * layer_idx + 2  # this layer's first add is the model's k-th, its second the (k + 1)-th\n";
             format!("{mixed_in}        # each add keeps the stream's scale, whatever the depth\n        x = math.sqrt((self.k - 1) / self.k) * x + {a_out} / math.sqrt(self.k)\n{ffn_line}        x = math.sqrt(self.k / (self.k + 1)) * x + {f_out} / math.sqrt(self.k + 1)\n        return x")
         }
+        Block::Sequential if spec.residual_affine => {
+            let (ra, rf) = (n.path(Role::ResidAttnScale), n.path(Role::ResidFfnScale));
+            let (ra, rf) = (
+                ra.split('.')
+                    .next()
+                    .unwrap_or("post_attention_residual_scale")
+                    .to_string(),
+                rf.split('.')
+                    .next()
+                    .unwrap_or("post_mlp_residual_scale")
+                    .to_string(),
+            );
+            init += &format!("        self.{ra} = ResidualScale({d})  # where the attention joins the stream\n        self.{rf} = ResidualScale({d})  # where the FFN does\n");
+            format!("{mixed_in}        x = self.{ra}({a_out}, x)\n{ffn_line}        x = self.{rf}({f_out}, x)\n        return x")
+        }
         Block::Sequential if spec.residual_scales => {
             let (ra, rf) = (n.path(Role::ResidScaleAttn), n.path(Role::ResidScaleFfn));
             init += &format!("        self.{ra} = nn.Parameter(torch.ones({d}))  # scales the stream where the attention joins it\n        self.{rf} = nn.Parameter(torch.ones({d}))  # and where the FFN does\n");
@@ -2697,7 +2869,14 @@ fn layer(spec: &Spec, n: &Names) -> String {
         }
         body = format!("{kept}\n{tail}        return x");
     }
-    fill(
+    // ZAYA's residual adds: each term shifted and scaled by learned vectors.
+    let residual_class = if spec.residual_affine {
+        "class ResidualScale(nn.Module):\n    \"\"\"ZAYA's residual add: (out + out_shift) * out_scale + (stream + stream_shift) * stream_scale.\"\"\"\n\n    def __init__(self, d):\n        super().__init__()\n        self.hidden_states_scale = nn.Parameter(torch.ones(d))\n        self.hidden_states_bias = nn.Parameter(torch.zeros(d))\n        self.residual_scale = nn.Parameter(torch.ones(d))\n        self.residual_bias = nn.Parameter(torch.zeros(d))\n\n    def forward(self, out, stream):\n        return (out + self.hidden_states_bias) * self.hidden_states_scale + (stream + self.residual_bias) * self.residual_scale\n\n\n"
+    } else {
+        ""
+    };
+    residual_class.to_string()
+        + &fill(
         r#"# Per layer: (mixer and its span, RoPE on, FFN kind).
 PLAN = ${plan}
 ${own_list}
@@ -3905,6 +4084,13 @@ fn model(spec: &Spec, n: &Names) -> String {
     }
     for line in embed_lines(spec, &pos_attr, "T", &norm) {
         fwd += &format!("        {line}\n");
+    }
+    if spec.embedding.affine {
+        let (s, sh) = (inside(Role::EmbedScale), inside(Role::EmbedShift));
+        init += &format!("        self.{s} = nn.Parameter(torch.ones({d}))\n        self.{sh} = nn.Parameter(torch.zeros({d}))\n");
+        fwd += &format!(
+            "        x = (x + self.{sh}) * self.{s}  # shifted and scaled by learned vectors\n"
+        );
     }
     if spec.hyper.is_some() {
         fwd += &format!("        x = x.unsqueeze(-2).expand(-1, -1, N, -1)  # [B, T, N, {d}]: every stream starts as the embedding\n");
