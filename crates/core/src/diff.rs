@@ -531,6 +531,38 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         any(|a| a.mla.as_ref().is_some_and(|m| m.lora_scales.is_some())),
     );
     f(
+        "attention.cca",
+        "compressed convolutional attention",
+        Mechanism,
+        s.attn_variants()
+            .iter()
+            .find_map(|(a, _)| a.cca)
+            .map_or("none".into(), |c| {
+                format!("convolutions of {} and {} taps", c.depthwise, c.grouped)
+            }),
+    );
+    f(
+        "moe.router_mlp",
+        "router MLP carrying its state",
+        Mechanism,
+        s.moe
+            .as_ref()
+            .and_then(|m| m.router_mlp)
+            .map_or("none".into(), |w| format!("{w} wide")),
+    );
+    f(
+        "residual_affine",
+        "shifted and scaled residual adds",
+        Mechanism,
+        yes(s.residual_affine),
+    );
+    f(
+        "embedding.affine",
+        "shifted and scaled embeddings",
+        Mechanism,
+        yes(s.embedding.affine),
+    );
+    f(
         "attention.block_index",
         "lightning indexer (blocks of keys)",
         Mechanism,

@@ -168,11 +168,20 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     let st = &s.state;
     if st.values_per_sequence > 0 {
         let recurrent = spec.plan.iter().filter(|l| l.mixer.recurrent()).count() as u128;
+        // ZAYA's attention layers carry their convolutions' inputs and a delayed value.
+        let carrying = (0..spec.layers as usize)
+            .filter(|&b| spec.plan[b].span().is_some() && spec.attn_at(b).cca.is_some())
+            .count() as u128;
+        let over = if carrying > 0 {
+            crate::fmt::count(carrying, "attention layer")
+                + " (their convolutions' last inputs and a delayed value)"
+        } else {
+            crate::fmt::count(recurrent, "recurrent layer")
+        };
         line(String::new());
         line(format!(
-            "Recurrent state ({} per sequence over {}, the same at any context)",
+            "Recurrent state ({} per sequence over {over}, the same at any context)",
             crate::fmt::count(st.values_per_sequence as u128, "value"),
-            crate::fmt::count(recurrent, "recurrent layer")
         ));
         line(format!(
             "  {:<26}{:>20}  bf16 {}",
