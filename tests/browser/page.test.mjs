@@ -28,6 +28,7 @@ before(async () => {
   anatomy("html", "hrm-text-1b", "-o", join(dir, "hrm.html"));
   anatomy("html", "dots3-note-prev", "-o", join(dir, "dots3.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/minimax-m3"), "-o", join(dir, "m3.html"));
+  anatomy("html", join(root, "crates/exec/tests/fixtures/zaya"), "-o", join(dir, "zaya.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -388,6 +389,27 @@ test("MiniMax-M3's sparse layers draw the lightning indexer with the sizes their
   const code = await page.locator("#detail pre.code").textContent();
   assert.match(code, /class BlockIndexer\(nn\.Module\)/);
   assert.match(code, new RegExp(`\\.repeat_interleave\\(${cfg.num_attention_heads / cfg.index_n_heads}, dim=1\\)`));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("ZAYA's page explains its convolutional attention and router with the sizes its config gives", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/exec/tests/fixtures/zaya/config.json"), "utf8"));
+  const { page, problems } = await open(browser, join(dir, "zaya.html"));
+  await page.waitForLoadState("load");
+  const detail = page.locator("#detail");
+  await page.locator('[data-part^="attention"]').first().click();
+  await detail.waitFor({ state: "visible" });
+  let text = await detail.textContent();
+  const { num_attention_heads: h, num_key_value_heads: kv, head_dim: hd } = cfg;
+  assert.match(text, new RegExp(`over their ${(h + kv) * hd} channels together: ${cfg.cca_time0} taps per channel, then ${cfg.cca_time1} taps`));
+  assert.match(text, new RegExp(`scaled to length √${hd}`));
+  assert.match(await page.locator("#detail pre.code").textContent(), /p\.conv_qk_grouped = nn\.Conv1d\(/);
+  await page.click("#part-ffn-moe");
+  text = await detail.textContent();
+  assert.match(text, new RegExp(`projected to ${cfg.router_hidden_size} features`));
+  assert.match(text, new RegExp(`logits over the ${cfg.num_experts} experts and one class that computes nothing`));
+  assert.match(await page.locator("#detail pre.code").textContent(), /class RouterMLP\(nn\.Module\)/);
   assert.deepEqual(problems, []);
   await page.close();
 });
