@@ -952,7 +952,12 @@ impl Builder<'_> {
                 ("K head", "K", hd, "keys"),
                 ("V head", "V", a.v_head_dim, "values"),
             ] {
-                let t = self.act(name, self.seq(dim));
+                // What the KV cache holds: the values, and the keys once rotated.
+                let t = if name == "V" || !rope {
+                    self.cached(name, self.seq(dim))
+                } else {
+                    self.act(name, self.seq(dim))
+                };
                 kv_nodes.push(self.step(Draft {
                     title: title.into(),
                     op: Op::Route,
@@ -964,18 +969,6 @@ impl Builder<'_> {
                 }));
                 if name == "K" && rope {
                     kv_nodes.push(self.rope_step("K", "K", "Kᵣ", hd, true));
-                }
-            }
-            if let Some(Node::Step(s)) = kv_nodes.get(if rope { 2 } else { 1 }) {
-                if let TensorKind::Activation { cached } = &mut self.tensors[s.output].kind {
-                    *cached = true;
-                }
-            }
-            if !rope {
-                if let Some(Node::Step(s)) = kv_nodes.first() {
-                    if let TensorKind::Activation { cached } = &mut self.tensors[s.output].kind {
-                        *cached = true;
-                    }
                 }
             }
             let v = self.tensors.len() - 1;
