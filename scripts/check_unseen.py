@@ -337,9 +337,32 @@ def zaya(rng):
     return raw
 
 
+def dory(rng):
+    sections = [rng.randint(0, 2), rng.randint(1, 3), rng.randint(0, 2)]
+    layers = sum(sections)
+    types = [rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)]
+    raw = dict(model_type="dory", hidden_size=rng.choice([32, 48]), intermediate_size=rng.choice([24, 64]),
+               num_attention_heads=4, num_key_value_heads=rng.choice([1, 2, 4]), head_dim=rng.choice([4, 8, 16]),
+               vocab_size=97, n_recurrent_loops=rng.randint(1, 4), sliding_window=rng.choice([1, 2, 5]),
+               recurrent_kv_cache_mode=rng.choice(["per_loop", "last_loop"]), attention_bias=rng.random() < 0.4,
+               mlp_bias=rng.random() < 0.4, tie_word_embeddings=rng.random() < 0.5,
+               ngpt_alpha_init=rng.choice([0.05, 0.3]), initializer_range=rng.choice([0.0177, 0.05]),
+               hidden_act=rng.choice(["silu", "gelu"]), pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    if rng.random() < 0.5:  # as released: an "mlp" block after each attention, counts doubled
+        raw.update(layer_types=[t for lt in types for t in (lt, "mlp")], num_hidden_layers=2 * layers,
+                   n_input_layers=2 * sections[0], n_output_layers=2 * sections[2])
+    else:
+        raw.update(layer_types=types, num_hidden_layers=layers, n_input_layers=sections[0],
+                   n_recurrent_layers=sections[1], n_output_layers=sections[2])
+    if rng.random() < 0.5:
+        raw["rope_parameters"] = {t: {"rope_type": "default", "rope_theta": rng.choice([100.0, 1e4])}
+                                  for t in sorted(set(types))}
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
-                                  hrm_text, dots3_note, minimax_m3, zaya)}
+                                  hrm_text, dots3_note, minimax_m3, zaya, dory)}
 
 
 def check(anatomy, raw, seed, tol, work):

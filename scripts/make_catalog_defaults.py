@@ -45,6 +45,7 @@ ENTRIES = {
     "dots3-note-prev": "dots3_note_text",
     "minimax-m3": "minimax_m3_vl_text",
     "zaya1-8b": "zaya",
+    "dory1.0-4b": "dory",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

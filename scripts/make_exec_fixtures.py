@@ -211,6 +211,23 @@ CONFIGS = {
     # ZAYA: compressed convolutional attention (convolutions of 2 and 3 taps, biases), a sliding
     # layer between two full ones, the router MLP carrying its state through every layer, the
     # embeddings' and residual adds' shifts and scales, an untied head with a bias.
+    # Dory: five layers as released (an "mlp" block after each attention, counts doubled), the
+    # middle three run three times with a cache per pass; a window of 4 in the sliding layers.
+    "dory": dict(BASE, model_type="dory", head_dim=8, num_hidden_layers=10, n_input_layers=2, n_output_layers=2,
+                 n_recurrent_loops=3, sliding_window=4,
+                 layer_types=[t for lt in ["sliding_attention", "full_attention", "sliding_attention",
+                                           "sliding_attention", "full_attention"] for t in (lt, "mlp")],
+                 bos_token_id=1, eos_token_id=2),
+    # Dory in the class's own form, only the last pass caching: the earlier passes attend over
+    # the last one's keys of earlier tokens, so decoding is checked token by token from the start;
+    # residual rates ten times the class's, so that the passes' keys differ enough to tell.
+    "dory-last-loop": dict(BASE, model_type="dory", head_dim=8, num_hidden_layers=4, n_input_layers=1,
+                           n_recurrent_layers=2, n_output_layers=1, n_recurrent_loops=2,
+                           recurrent_kv_cache_mode="last_loop", sliding_window=3, attention_bias=True,
+                           ngpt_alpha_init=0.5,
+                           tie_word_embeddings=True,
+                           layer_types=["full_attention", "sliding_attention", "full_attention", "sliding_attention"],
+                           bos_token_id=1, eos_token_id=2),
     "zaya": {**{k: v for k, v in BASE.items() if k != "intermediate_size"}, "model_type": "zaya",
              "num_hidden_layers": 3, "head_dim": 8, "moe_intermediate_size": 16, "num_experts": 4,
              "router_hidden_size": 16, "cca_time0": 2, "cca_time1": 3, "sliding_window": 4,

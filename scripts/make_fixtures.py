@@ -592,6 +592,42 @@ def unseen_zaya(rng):
     return raw
 
 
+def unseen_dory(rng):
+    """Dory: its sections of 1 to 3 layers, 1 to 3 passes, either cache mode, the released block
+    form of layer_types or the class's own, biases or not, tied or not."""
+    sections = [rng.randint(1, 3) for _ in range(3)]
+    layers = sum(sections)
+    types = [rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)]
+    raw = {
+        "model_type": "dory",
+        "hidden_size": rng.choice([32, 48]),
+        "intermediate_size": rng.choice([40, 64]),
+        "num_attention_heads": 4,
+        "num_key_value_heads": rng.choice([1, 2, 4]),
+        "head_dim": rng.choice([8, 16]),
+        "vocab_size": rng.choice([97, 1000]),
+        "n_recurrent_loops": rng.randint(1, 3),
+        "recurrent_kv_cache_mode": rng.choice(["per_loop", "last_loop"]),
+        "sliding_window": rng.choice([2, 3]),
+        "attention_bias": rng.random() < 0.3,
+        "mlp_bias": rng.random() < 0.3,
+        "tie_word_embeddings": rng.random() < 0.5,
+        "ngpt_alpha_init": rng.choice([0.05, 0.1]),
+        "initializer_range": rng.choice([0.0177, 0.02]),
+        "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    }
+    if rng.random() < 0.5:
+        raw["rope_parameters"] = {t: {"rope_type": "default", "rope_theta": rng.choice([1e4, 1e6])} for t in sorted(set(types))}
+    if rng.random() < 0.5:  # as released: an "mlp" block after each attention, counts doubled
+        raw["layer_types"] = [t for lt in types for t in (lt, "mlp")]
+        raw["num_hidden_layers"], raw["n_input_layers"], raw["n_output_layers"] = 2 * layers, 2 * sections[0], 2 * sections[2]
+    else:
+        raw["layer_types"] = types
+        raw["num_hidden_layers"], raw["n_input_layers"], raw["n_output_layers"] = layers, sections[0], sections[2]
+        raw["n_recurrent_layers"] = sections[1]
+    return raw
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -751,6 +787,7 @@ UNSEEN = {
     "dots3_note": unseen_dots3,
     "minimax_m3": unseen_minimax_m3,
     "zaya": unseen_zaya,
+    "dory": unseen_dory,
 }
 
 
@@ -764,7 +801,7 @@ DEFAULT_TYPES = [
     "deepseek_v3", "deepseek_v32", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "sarvam_mla", "minicpm3", "gpt_oss", "llama4_text", "llama4", "mamba2", "bamba", "granitemoehybrid", "nemotron_h", "mamba", "falcon_mamba", "jamba", "lfm2",
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
-    "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya",
+    "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
 ]
 
 

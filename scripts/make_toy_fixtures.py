@@ -405,6 +405,16 @@ def shrink(raw):
     if text.get("model_type") == "gemma3n_text" and text.get("num_kv_shared_layers", 15):
         n, text["num_kv_shared_layers"] = 2 * n, 2
     shrink_text(text, n)
+    if text.get("model_type") == "dory":
+        # Dory's sections: one input layer, two looped, one output, of the kinds the original has,
+        # counted in blocks (an attention and an MLP each) where its layer_types list them so.
+        kinds = list(dict.fromkeys(k[0] for k in layer_kinds(raw)))
+        types = [kinds[i % len(kinds)] for i in range(4)]
+        blocks = "mlp" in (raw.get("layer_types") or [])
+        per = 2 if blocks else 1
+        text["layer_types"] = [t for lt in types for t in ((lt, "mlp") if blocks else (lt,))]
+        text["num_hidden_layers"], text["n_input_layers"], text["n_output_layers"] = 4 * per, per, per
+        text.pop("n_recurrent_layers", None)
     if "num_layers_per_stack" in text:
         # HRM keeps its layers per stack apart; num_hidden_layers is their product with the stack
         # visits, its cache's slots.
@@ -456,6 +466,11 @@ def build(raw):
     return randomize(model.float().eval())
 
 
+def dory_scale(model, name):
+    return getattr(model.config, "model_type", None) == "dory" and name.rsplit(".", 1)[-1] in (
+        "sqk", "s_gate", "suv_gate", "suv_up", "lambda_1", "lambda_2", "logit_scale")
+
+
 def randomize(model):
     """Random weights at unit scale (transformers' 0.02 makes every attention nearly uniform,
     where positions and masks cannot show), norm weights, biases and buffers perturbed too."""
@@ -464,7 +479,12 @@ def randomize(model):
             if p.dim() >= 2:
                 fan_in = p.shape[-1] if "experts" not in n or p.dim() < 3 else p.shape[-2]
                 p.normal_(0.0, fan_in ** -0.5)
-            if p.dim() == 1 or "sinks" in n or "bias" in n:
+            if dory_scale(model, n):
+                # nGPT's scales are applied times 1 / initializer_range (56 at Dory's 0.0177), some
+                # squared: perturbed by a tenth of their value, not by 0.1, so that the queries'
+                # factor stays near head_dim, where a trained model keeps it, not 10⁴ times more.
+                p.mul_(1 + torch.randn_like(p) * 0.1)
+            elif p.dim() == 1 or "sinks" in n or "bias" in n:
                 p.add_(torch.randn_like(p) * 0.1)
             if n.endswith("dt_bias") or n.endswith("dt_proj.bias"):
                 # State-space steps near 1 rather than the initial 0.001 to 0.1, so that the scan,
@@ -502,6 +522,10 @@ def decodes_as_prompted(raw):
     where the floor binds the prompt's logits are the reference for both (anatomy clamps in both);
     so for MiniMax's sliding window. Where transformers cannot decode at all (RecurrentGemma with an
     RG-LRU wider or narrower than the stream), the prompt's logits are the reference too."""
+    # Dory with only the last pass caching: decoding is not the prompt's computation, and
+    # transformers' token-by-token logits are the reference for it.
+    if raw.get("model_type") == "dory":
+        return raw.get("recurrent_kv_cache_mode") == "last_loop"
     if raw.get("model_type") not in RECURRENT:
         return False
     # MiniMax decodes through a cache made without its config, whose attention layers keep every

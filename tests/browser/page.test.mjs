@@ -29,6 +29,7 @@ before(async () => {
   anatomy("html", "dots3-note-prev", "-o", join(dir, "dots3.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/minimax-m3"), "-o", join(dir, "m3.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/zaya"), "-o", join(dir, "zaya.html"));
+  anatomy("html", join(root, "crates/exec/tests/fixtures/dory"), "-o", join(dir, "dory.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -389,6 +390,30 @@ test("MiniMax-M3's sparse layers draw the lightning indexer with the sizes their
   const code = await page.locator("#detail pre.code").textContent();
   assert.match(code, /class BlockIndexer\(nn\.Module\)/);
   assert.match(code, new RegExp(`\\.repeat_interleave\\(${cfg.num_attention_heads / cfg.index_n_heads}, dim=1\\)`));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("Dory's page explains its looped layers and its moves on the sphere with its config's counts", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/exec/tests/fixtures/dory/config.json"), "utf8"));
+  // The released form counts blocks, an attention and an MLP each.
+  const [layers, input, output] = [cfg.num_hidden_layers / 2, cfg.n_input_layers / 2, cfg.n_output_layers / 2];
+  const looped = layers - input - output;
+  const loops = cfg.n_recurrent_loops;
+  const { page, problems } = await open(browser, join(dir, "dory.html"));
+  await page.waitForLoadState("load");
+  const detail = page.locator("#detail");
+  await page.click("#part-loop");
+  await detail.waitFor({ state: "visible" });
+  let text = await detail.textContent();
+  assert.match(text, new RegExp(`run ${loops} times in a row: a token runs ${input + loops * looped + output} layers, from ${layers} stored`));
+  assert.match(text, /each pass caches keys and values of its own/);
+  assert.match(await page.locator("#detail pre.code").textContent(), new RegExp(`for _ in range\\(${loops}\\):`));
+  await page.click("#part-residual-1");
+  text = await detail.textContent();
+  assert.match(text, /towards the sublayer's normed output/);
+  const rate = (cfg.ngpt_alpha_init ?? 0.05) / (cfg.initializer_range ?? 0.0177);
+  assert.match(text, new RegExp(`r = \\|λ · ≈?${rate.toPrecision(4)}\\|`));
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -404,6 +404,12 @@ pub static ENTRIES: &[Entry] = &[
         "a Llama that reads and writes images as tokens; its VQ-VAE image tokenizer counted"
     ),
     entry!(
+        defaults "DoryConfig",
+        "dory1.0-4b",
+        "nvidia/NVIDIA-Nemotron-Labs-Dory1.0-4B-BF16",
+        "nGPT on the unit sphere; layers 8–27 run twice, so each token runs 56 layers from 36"
+    ),
+    entry!(
         defaults "ZayaConfig",
         "zaya1-8b",
         "Zyphra/ZAYA1-8B",

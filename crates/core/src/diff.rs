@@ -217,6 +217,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         QkNorm::Full => "over the whole projection",
         QkNorm::L2 => "weightless L2 after RoPE",
         QkNorm::PerHeadPostRope => "per head after RoPE",
+        QkNorm::Unit => "unit length per head before RoPE",
     };
     f("attention.qk_norm", "QK-norm", Mechanism, qk.into());
     f(
@@ -307,6 +308,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         NormKind::Plain => "LayerNorm without parameters",
         NormKind::PlainRms => "RMSNorm without a weight",
         NormKind::RmsBias => "RMSNorm with a shift",
+        NormKind::Unit => "projection onto the unit sphere",
     };
     f("norm.kind", "norm", Mechanism, norm.into());
     let place = match s.norm.place {
@@ -315,6 +317,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         NormPlace::Sandwich => "sandwich",
         NormPlace::PostResidual => "post-residual",
         NormPlace::Normed => "pre-norm, the normed input as the residual",
+        NormPlace::Sphere => "on the unit sphere, moving towards each normed output",
     };
     f("norm.place", "norm placement", Mechanism, place.into());
     f(
@@ -724,6 +727,25 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             )
         }),
     );
+    f(
+        "looped",
+        "looped layers",
+        Mechanism,
+        s.looped.map_or("none".into(), |l| {
+            format!(
+                "layers {}–{} run {} times, {}",
+                l.input,
+                l.input + l.recurrent - 1,
+                l.loops,
+                if l.shared_cache {
+                    "the last pass alone caching"
+                } else {
+                    "each pass caching"
+                }
+            )
+        }),
+    );
+    f("ngpt", "nGPT scalings", Mechanism, yes(s.ngpt.is_some()));
     f(
         "mtp_layers",
         "multi-token-prediction layers",

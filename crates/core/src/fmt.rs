@@ -56,6 +56,25 @@ pub fn short(n: u128) -> String {
 }
 
 /// A float as written in a config: integers without a decimal point.
+/// `x` to 4 significant digits, marked ≈ where that rounds it: `≈2.825`, `0.5`.
+pub fn approx(x: f64) -> String {
+    if !x.is_finite() || x == 0.0 {
+        return float(x);
+    }
+    let digits = (3 - x.abs().log10().floor() as i32).max(0) as usize;
+    let s = format!("{x:.digits$}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s.parse::<f64>() == Ok(x) {
+        s
+    } else {
+        format!("≈{s}")
+    }
+}
+
 pub fn float(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         format!("{}", x as i64)

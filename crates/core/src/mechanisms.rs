@@ -39,6 +39,7 @@ pub const ALL: &[&str] = &[
     "mla:no_q_latent", "mla:bias", "mla:lora_scales", "mla:q_gate", "mla:latent_eps",
     "mla:rope_key_norm", "mlp:clamp", "attn:block_index",
     "embedding:affine", "residual_affine", "attn:cca", "moe:router_mlp",
+    "qk_norm:unit", "norm:unit", "place:sphere", "looped", "looped:shared_cache", "ngpt",
 ];
 
 /// The mechanisms `spec` uses.
@@ -93,6 +94,8 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         hyper,
         altup,
         hierarchy,
+        looped,
+        ngpt,
         laurel,
         sparsity,
         gated_norm,
@@ -228,6 +231,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
             NormKind::Plain => "norm:plain",
             NormKind::PlainRms => "norm:plain_rms",
             NormKind::RmsBias => "norm:rms_bias",
+            NormKind::Unit => "norm:unit",
         },
         true,
     );
@@ -239,6 +243,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
             NormPlace::Sandwich => "place:sandwich",
             NormPlace::PostResidual => "place:post_residual",
             NormPlace::Normed => "place:normed",
+            NormPlace::Sphere => "place:sphere",
         },
         true,
     );
@@ -287,6 +292,12 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("hyper", hyper.is_some());
     on("altup", altup.is_some());
     on("hierarchy", hierarchy.is_some());
+    on("looped", looped.is_some());
+    on(
+        "looped:shared_cache",
+        looped.is_some_and(|l| l.shared_cache),
+    );
+    on("ngpt", ngpt.is_some());
     on("laurel", laurel.is_some());
     on("gated_norm", gated_norm.is_some());
     on("head_rows", head_rows.is_some());
@@ -339,6 +350,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
         QkNorm::Full => on("qk_norm:full", true),
         QkNorm::L2 => on("qk_norm:l2", true),
         QkNorm::PerHeadPostRope => on("qk_norm:per_head_post_rope", true),
+        QkNorm::Unit => on("qk_norm:unit", true),
     }
     if mla.is_none() && moa.is_none() {
         on(

@@ -285,6 +285,16 @@ pub enum Role {
     ResidFfnOutShift,
     ResidFfnScale,
     ResidFfnShift,
+    /// nGPT's learned scalings (Dory): the queries' (`sqk`), the output gate's (`s_gate`), the
+    /// MLP's gate and up (`suv_gate`, `suv_up`), the residual rates after the attention and the
+    /// MLP (`lambda_1`, `lambda_2`) and the logits' (`logit_scale`).
+    NgptQueryScale,
+    NgptGateScale,
+    NgptGateUvScale,
+    NgptUpUvScale,
+    NgptRateAttn,
+    NgptRateFfn,
+    NgptLogitScale,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -293,6 +303,30 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let suffix = if bias { "bias" } else { "weight" };
     // Tensors stored without a .weight suffix.
     match (layout, role) {
+        (
+            _,
+            NgptQueryScale | NgptGateScale | NgptGateUvScale | NgptUpUvScale | NgptRateAttn
+            | NgptRateFfn | NgptLogitScale,
+        ) => {
+            // llama.cpp defines no architecture for Dory: the GGUF names follow its style.
+            let (hf, gguf) = match role {
+                NgptQueryScale => ("model.layers.{b}.self_attn.sqk", "blk.{b}.attn_q_scale"),
+                NgptGateScale => (
+                    "model.layers.{b}.self_attn.s_gate",
+                    "blk.{b}.attn_gate_scale",
+                ),
+                NgptGateUvScale => ("model.layers.{b}.mlp.suv_gate", "blk.{b}.ffn_gate_scale"),
+                NgptUpUvScale => ("model.layers.{b}.mlp.suv_up", "blk.{b}.ffn_up_scale"),
+                NgptRateAttn => ("model.layers.{b}.lambda_1", "blk.{b}.attn_rate"),
+                NgptRateFfn => ("model.layers.{b}.lambda_2", "blk.{b}.ffn_rate"),
+                _ => ("lm_head.logit_scale", "output_scale"),
+            };
+            let hf = match layout {
+                Layout::Dory => hf.replace("model.", "backbone."),
+                _ => hf.into(),
+            };
+            return (hf, gguf.into());
+        }
         (
             _,
             EmbedScale | EmbedShift | CcaKeyTemp | RouterState | RouterBalance | ResidAttnOutScale
@@ -713,6 +747,19 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         _ => {}
     }
     let (hf, gguf) = match layout {
+        // Dory as transformers saves it: Llama's names under `backbone.`, the embeddings'
+        // `embeddings`, the output gate's `g_proj`. (Its released checkpoints store each layer as
+        // two blocks, `layers.{2b}.mixer` and `layers.{2b+1}.mixer`, which transformers renames on
+        // loading and does not write back.)
+        Layout::Dory => {
+            let (hf, gguf) = match role {
+                Embed => ("backbone.embeddings", "token_embd"),
+                AttnGate => ("model.layers.{b}.self_attn.g_proj", "blk.{b}.attn_gate"),
+                other => llama(other),
+            };
+            let hf = hf.replacen("model.", "backbone.", 1);
+            return (format!("{hf}.{suffix}"), format!("{gguf}.{suffix}"));
+        }
         // HRM: Llama's layers in two stacks, `{stack}` the layer's (`Spec::instantiate`), the
         // output gate, Q, K and V in one tensor.
         Layout::Hrm => {
@@ -2022,7 +2069,10 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         }
         EmbedScale | EmbedShift | CcaKeyTemp | RouterState | RouterBalance | ResidAttnOutScale
         | ResidAttnOutShift | ResidAttnScale | ResidAttnShift | ResidFfnOutScale
-        | ResidFfnOutShift | ResidFfnScale | ResidFfnShift => unreachable!("named in `names`"),
+        | ResidFfnOutShift | ResidFfnScale | ResidFfnShift | NgptQueryScale | NgptGateScale
+        | NgptGateUvScale | NgptUpUvScale | NgptRateAttn | NgptRateFfn | NgptLogitScale => {
+            unreachable!("named in `names`")
+        }
         CcaVCurrent | CcaVDelayed | CcaConvDepthwise | CcaConvGrouped | RouterDown | RouterNorm
         | RouterFc1 | RouterFc2 => {
             unreachable!("only ZAYA's layout has compressed convolutional attention")

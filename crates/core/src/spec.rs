@@ -102,6 +102,10 @@ pub struct Spec {
     /// HRM's two stacks run in a nested loop (`Hierarchy`): layers 0..per_stack are the
     /// low-level stack's, the rest the high-level one's.
     pub hierarchy: Option<Hierarchy>,
+    /// Dory's looped section: some layers run several times in a row (`Looped`).
+    pub looped: Option<Looped>,
+    /// nGPT's learned scalings (Dory), with `NormPlace::Sphere` and `NormKind::Unit`.
+    pub ngpt: Option<Ngpt>,
     /// Gemma 3n's LAuReL: a low-rank branch of this rank beside each attention.
     pub laurel: Option<u64>,
     /// Gemma 3n's activation sparsity: the layers whose MLP gate keeps only its values above
@@ -182,6 +186,78 @@ impl Hierarchy {
     pub fn visits(self) -> impl Iterator<Item = bool> {
         let l = self.low_cycles;
         (0..self.high_cycles).flat_map(move |_| (0..=l).map(move |i| i < l))
+    }
+}
+
+/// Dory's looped section: layers `input..input + recurrent` run `loops` times in a row. Before
+/// each pass the stream is normed and the normed output of the input layers added,
+/// x ← n(x) + n(x₀). With `shared_cache` (`recurrent_kv_cache_mode: last_loop`) only the last
+/// pass caches its keys and values and the earlier ones attend over them; otherwise each pass
+/// caches its own (`per_loop`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Looped {
+    pub input: u64,
+    pub recurrent: u64,
+    pub loops: u64,
+    pub shared_cache: bool,
+}
+
+impl Looped {
+    /// Whether layer `b` is in the looped section.
+    pub fn contains(self, b: u64) -> bool {
+        (self.input..self.input + self.recurrent).contains(&b)
+    }
+
+    /// How many times layer `b` runs for one token.
+    pub fn runs(self, b: u64) -> u64 {
+        if self.contains(b) {
+            self.loops
+        } else {
+            1
+        }
+    }
+
+    /// How many copies of its keys and values layer `b` caches.
+    pub fn caches(self, b: u64) -> u64 {
+        if self.shared_cache {
+            1
+        } else {
+            self.runs(b)
+        }
+    }
+}
+
+/// nGPT's learned scalings (Dory). Each is stored as a vector s and applied as s times a fixed
+/// factor, so that it trains at the scale of the other weights: the queries are multiplied by
+/// (s_qk · √head_dim / init)² after RoPE, the output gate's logits by (s_gate · hidden^¼ /
+/// init)², the MLP's gate and up by s_u · √hidden and s_v · √hidden, the logits by
+/// s_z / init; each residual moves towards the sublayer's normed output at the rate
+/// |λ · α / init|. `init` is `initializer_range`, α `ngpt_alpha_init`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ngpt {
+    pub init: f64,
+    pub alpha: f64,
+}
+
+impl Ngpt {
+    pub fn query_factor(self, head_dim: u64) -> f64 {
+        (head_dim as f64).sqrt() / self.init
+    }
+
+    pub fn gate_factor(self, hidden: u64) -> f64 {
+        (hidden as f64).powf(0.25) / self.init
+    }
+
+    pub fn uv_factor(self, hidden: u64) -> f64 {
+        (hidden as f64).sqrt()
+    }
+
+    pub fn rate_factor(self) -> f64 {
+        self.alpha / self.init
+    }
+
+    pub fn logit_factor(self) -> f64 {
+        1.0 / self.init
     }
 }
 
@@ -558,6 +634,8 @@ pub enum QkNorm {
     L2,
     /// RMSNorm over each head's head_dim after RoPE, one weight shared by the heads (HunYuan).
     PerHeadPostRope,
+    /// Each head projected onto the unit sphere before RoPE, without a weight (nGPT).
+    Unit,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -1373,6 +1451,8 @@ pub enum NormKind {
     PlainRms,
     /// RMSNorm with a learned shift after its scale (xLSTM's blocks with `use_bias`).
     RmsBias,
+    /// Projection onto the unit sphere, x / √(Σx² + ε), without learned parameters (nGPT).
+    Unit,
 }
 
 impl NormKind {
@@ -1383,7 +1463,7 @@ impl NormKind {
 
     /// A learned scale γ (every norm but the plain ones).
     pub fn has_weight(self) -> bool {
-        !matches!(self, NormKind::Plain | NormKind::PlainRms)
+        !matches!(self, NormKind::Plain | NormKind::PlainRms | NormKind::Unit)
     }
 }
 
@@ -1401,6 +1481,10 @@ pub enum NormPlace {
     /// Norm before each sublayer, the normed input taking the stream's place in the residual
     /// add: x ← α · n(x) + β · f(n(x)), α and β from `Spec::stream_mix` (MiniMax).
     Normed,
+    /// nGPT on the unit sphere (Dory): the stream is normed before each sublayer and moves
+    /// from there towards the sublayer's normed output, x ← n(x); x ← x + r ⊙ (n′(f(x)) − x),
+    /// a learned rate r per channel (`Ngpt`).
+    Sphere,
 }
 
 impl NormPlace {
@@ -1408,13 +1492,21 @@ impl NormPlace {
     pub fn before(self) -> bool {
         matches!(
             self,
-            NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed
+            NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed | NormPlace::Sphere
         )
     }
 
     /// A norm on the branch after each sublayer, before its residual add.
     pub fn after(self) -> bool {
-        matches!(self, NormPlace::Post | NormPlace::Sandwich)
+        matches!(
+            self,
+            NormPlace::Post | NormPlace::Sandwich | NormPlace::Sphere
+        )
+    }
+
+    /// The normed input takes the stream's place in the residual add (MiniMax, nGPT).
+    pub fn replaces_stream(self) -> bool {
+        matches!(self, NormPlace::Normed | NormPlace::Sphere)
     }
 
     /// The stream itself is normed after each residual add (and there is no final norm).
@@ -1842,6 +1934,8 @@ pub enum Layout {
     /// Llama's names in HRM-Text's two stacks, `model.L_module.layers.{i}` and
     /// `model.H_module.layers.{i}`, and its stored initial state `model.z_L_init`.
     Hrm,
+    /// Dory: Llama's names under `backbone.` (`NgptQueryScale` … beside them).
+    Dory,
     /// Llama names with `block_sparse_moe.gate` and `experts.{e}.w1/w2/w3` (Mixtral).
     Mixtral,
     /// Qwen2-MoE's names with the Gated DeltaNet layers' `linear_attn.in_proj_qkvz`,
@@ -2134,15 +2228,25 @@ impl Spec {
     /// How many times layer `b` runs for one token: once, or once per visit of its stack
     /// (`Hierarchy`).
     pub fn runs(&self, b: u64) -> u64 {
-        self.hierarchy.map_or(1, |h| h.runs(b))
+        match (self.hierarchy, self.looped) {
+            (Some(h), _) => h.runs(b),
+            (None, Some(l)) => l.runs(b),
+            (None, None) => 1,
+        }
+    }
+
+    /// How many copies of its keys and values layer `b` caches: one per run, but one in all in
+    /// a looped section whose last pass alone caches (`Looped::shared_cache`).
+    pub fn caches(&self, b: u64) -> u64 {
+        match self.looped {
+            Some(l) => l.caches(b),
+            None => self.runs(b),
+        }
     }
 
     /// The runs of the layers of `set` for one token: their count, or each one's visits.
     pub fn runs_over(&self, set: &LayerSet) -> u128 {
-        match self.hierarchy {
-            None => set.len() as u128,
-            Some(h) => set.iter().map(|b| h.runs(b) as u128).sum(),
-        }
+        set.iter().map(|b| self.runs(b) as u128).sum()
     }
 
     /// How many logits the LM head produces: its rows.

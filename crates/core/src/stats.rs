@@ -292,7 +292,7 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
             let per_token = out
                 .elems()
                 .saturating_mul(per_layer)
-                .saturating_mul(spec.runs(b) as u128);
+                .saturating_mul(spec.caches(b) as u128);
             c.kv_per_token = c.kv_per_token.saturating_add(per_token);
             let kept = spec.attn_span(b).map_or(0, |s| s.cached_tokens(context)) as u128;
             c.kv_at_context = c

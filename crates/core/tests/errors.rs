@@ -1264,3 +1264,53 @@ fn hrm_layer_counts_agree_and_biases_are_refused() {
     let e = err_of(&v);
     assert_eq!(e.field, "H_cycles", "{e}");
 }
+
+/// Dory's sections must cover its layers, its released block form must pair every attention
+/// with an "mlp" block and count in blocks, and its cache mode is one of two.
+#[test]
+fn dory_sections_blocks_and_cache_mode() {
+    let base = json!({"model_type": "dory", "hidden_size": 32, "num_hidden_layers": 4,
+        "n_input_layers": 1, "n_output_layers": 1, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 8, "vocab_size": 100, "intermediate_size": 48,
+        "pad_token_id": 0});
+    err_free(&base);
+    refused_by_name(
+        &base,
+        &[
+            (
+                "n_recurrent_layers",
+                json!(3),
+                "must equal num_hidden_layers",
+            ),
+            ("n_input_layers", json!(4), "more than the 4 layers"),
+            (
+                "recurrent_kv_cache_mode",
+                json!("every_loop"),
+                "\"last_loop\"",
+            ),
+            ("n_recurrent_loops", json!(0), "positive"),
+            ("initializer_range", json!(0.0), "non-zero"),
+        ],
+    );
+    let mut v = base.clone();
+    v["n_input_layers"] = json!(2);
+    v["n_output_layers"] = json!(2);
+    assert!(
+        err_of(&v).message.contains("at least one layer"),
+        "{}",
+        err_of(&v).message
+    );
+    // As released: an "mlp" block after each attention, every count doubled.
+    let mut v = base.clone();
+    v["layer_types"] = json!(["full_attention", "mlp", "sliding_attention", "mlp"]);
+    v["sliding_window"] = json!(4);
+    v["num_hidden_layers"] = json!(4);
+    v["n_input_layers"] = json!(1);
+    assert_eq!(err_of(&v).field, "n_input_layers");
+    assert!(err_of(&v).message.contains("even count"));
+    v["n_input_layers"] = json!(2);
+    v["n_output_layers"] = json!(0);
+    err_free(&v);
+    v["layer_types"] = json!(["full_attention", "sliding_attention", "mlp", "mlp"]);
+    assert_eq!(err_of(&v).field, "layer_types");
+}

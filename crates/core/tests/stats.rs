@@ -490,3 +490,37 @@ fn a_hierarchy_caches_and_computes_once_per_visit() {
         assert_eq!(a.total_params, b.total_params + spec.hidden);
     }
 }
+
+/// Dory's looped layers compute once per pass; they cache once per pass (`per_loop`) or once in
+/// all (`last_loop`), at any context. Its parameters are the stored layers' alone.
+#[test]
+fn looped_layers_compute_per_pass_and_cache_per_pass_or_once() {
+    let spec = source::load("dory1.0-4b", false).unwrap().spec;
+    let l = spec.looped.expect("Dory loops over its middle layers");
+    let mut once = spec.clone();
+    once.looped = None;
+    let mut last = spec.clone();
+    last.looped = Some(anatomy_core::spec::Looped {
+        shared_cache: true,
+        ..l
+    });
+    let [looped, flat, last] = [&spec, &once, &last].map(|s| graph::build(s).unwrap());
+    let (n, r) = (spec.layers as u128, l.recurrent as u128);
+    let runs = n + (l.loops as u128 - 1) * r;
+    for context in [128, 8192] {
+        let [a, b, c] = [&looped, &flat, &last].map(|g| stats::stats(g, Some(context)).unwrap());
+        // Every layer caches the same per token here: the looped ones once per pass.
+        assert_eq!(
+            n * a.kv_cache.values_per_token as u128,
+            runs * b.kv_cache.values_per_token as u128
+        );
+        assert_eq!(c.kv_cache.values_per_token, b.kv_cache.values_per_token);
+        assert_eq!(c.kv_cache.values_at_context, b.kv_cache.values_at_context);
+        // The LM head runs once; every layer's weights once per run, whichever layers cache.
+        let head = 2 * spec.vocab as u128 * spec.hidden as u128;
+        let per_layer = (b.flops.matmul_per_token as u128 - head) / n;
+        assert_eq!(a.flops.matmul_per_token as u128 - head, runs * per_layer);
+        assert_eq!(c.flops.matmul_per_token, a.flops.matmul_per_token);
+        assert_eq!(a.total_params, b.total_params);
+    }
+}

@@ -11,8 +11,8 @@ use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
-    Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Mixer, Moa, Norm,
-    NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
+    Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped, Mixer, Moa,
+    Norm, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
 };
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
@@ -693,6 +693,8 @@ impl Model {
         let x0 = x.clone();
         if let Some(h) = spec.hierarchy {
             x = self.hierarchy(&x, h, cache)?;
+        } else if let Some(l) = spec.looped {
+            x = self.looped(&x, l, cache)?;
         } else {
             for b in 0..spec.layers as usize {
                 if spec.altup.is_some() {
@@ -754,6 +756,12 @@ impl Model {
             None
         };
         let mut logits = self.linear(&z, &head, head_bias)?;
+        if let Some(g) = spec.ngpt {
+            let s = self
+                .w(Role::NgptLogitScale, None)?
+                .affine(g.logit_factor(), 0.0)?;
+            logits = logits.broadcast_mul(&s)?;
+        }
         if spec.logits_mult != 1.0 {
             logits = logits.affine(spec.logits_mult, 0.0)?;
         }
@@ -947,6 +955,7 @@ impl Model {
         }
         self.keep(Some(b), "attn_out", &a);
         let mut r = match self.spec.stream_mix {
+            None if self.spec.ngpt.is_some() => self.ngpt_move(&h, &a, Role::NgptRateAttn, b)?,
             // MiniMax: added to the normed input, each scaled.
             Some(mix) => {
                 let (alpha, beta) = mix.mixer(self.spec.plan[b].mixer);
@@ -974,9 +983,10 @@ impl Model {
                 let h = self.norm(&r, Role::GatedFfnNorm, Some(b))?;
                 self.norm_gated(h, (Role::FfnNormDown, Role::FfnNormUp), b)?
             }
-            (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed) => {
-                self.norm(&r, Role::FfnNorm, Some(b))?
-            }
+            (
+                Block::Sequential,
+                NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed | NormPlace::Sphere,
+            ) => self.norm(&r, Role::FfnNorm, Some(b))?,
         };
         if place.before() {
             self.keep(Some(b), "ffn_norm", &h);
@@ -1025,6 +1035,7 @@ impl Model {
             m = m.affine(m_res, 0.0)?;
         }
         let mut out = match self.spec.stream_mix {
+            None if self.spec.ngpt.is_some() => self.ngpt_move(&h, &m, Role::NgptRateFfn, b)?,
             Some(mix) => (h.affine(mix.mlp.0, 0.0)? + m.affine(mix.mlp.1, 0.0)?)?,
             None => self.residual_add(&r, m, Role::ResidScaleFfn, b)?,
         };
@@ -1043,6 +1054,46 @@ impl Model {
             out = out.affine(0.5, 0.0)?;
         }
         Ok(out)
+    }
+
+    /// nGPT's residual move: from the normed stream `h` towards the sublayer's normed output
+    /// `y` at the learned rate |λ · α / init| per feature.
+    fn ngpt_move(&self, h: &Tensor, y: &Tensor, rate: Role, b: usize) -> Res<Tensor> {
+        let n = self.spec.ngpt.expect("an nGPT model");
+        let r = self.w(rate, Some(b))?.affine(n.rate_factor(), 0.0)?.abs()?;
+        Ok((h + (y - h)?.broadcast_mul(&r)?)?)
+    }
+
+    /// Dory's looped section: the input layers once, the looped ones `loops` times, each pass
+    /// from the stream normed plus the input layers' output normed, then the output layers.
+    /// Each pass caches keys and values of its own (a visit's cache), or with `shared_cache`
+    /// only the last does and the earlier ones attend over a copy they drop.
+    fn looped(&self, x: &Tensor, l: Looped, cache: &mut Cache) -> Res<Tensor> {
+        let (a, z) = (l.input as usize, (l.input + l.recurrent) as usize);
+        let mut x = x.clone();
+        for b in 0..a {
+            x = self.layer(&x, b, cache, &mut None, None)?;
+        }
+        let x0 = self.norm(&x, Role::FinalNorm, None)?;
+        self.keep(None, "loop_input", &x0);
+        let passes = l.loops as usize;
+        for p in 0..passes {
+            x = (self.norm(&x, Role::FinalNorm, None)? + &x0)?;
+            let mut scratch = (l.shared_cache && p + 1 < passes).then(|| cache.clone());
+            let c = match (&mut scratch, p) {
+                (Some(s), _) => s,
+                (None, 0) => &mut *cache,
+                (None, _) if l.shared_cache => &mut *cache,
+                (None, p) => cache.visit(p - 1),
+            };
+            for b in a..z {
+                x = self.layer(&x, b, c, &mut None, None)?;
+            }
+        }
+        for b in z..self.spec.layers as usize {
+            x = self.layer(&x, b, cache, &mut None, None)?;
+        }
+        Ok(x)
     }
 
     /// A.X-K2's gate on a norm's output, where the model gates its norms:
@@ -2130,6 +2181,14 @@ impl Model {
             v = rms(&v, spec.norm.eps)?;
             self.keep(Some(b), "v_norm", &v);
         }
+        if a.qk_norm == QkNorm::Unit {
+            q = unit(&q, spec.norm.eps)?;
+            self.keep(Some(b), "q_norm", &q);
+            if !shared {
+                k = unit(&k, spec.norm.eps)?;
+                self.keep(Some(b), "k_norm", &k);
+            }
+        }
         if a.qk_norm == QkNorm::PerHead {
             q = self.norm(&q, Role::QNorm, Some(b))?;
             self.keep(Some(b), "q_norm", &q);
@@ -2167,6 +2226,16 @@ impl Model {
                 .collect();
             q = q.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
             self.keep(Some(b), "q_scaled", &q);
+        }
+        // nGPT: each query feature times its learned scale, squared.
+        if let Some(g) = spec.ngpt {
+            let s = self
+                .w(Role::NgptQueryScale, Some(b))?
+                .affine(g.query_factor(a.head_dim), 0.0)?
+                .sqr()?
+                .reshape((a.heads as usize, 1, a.head_dim as usize))?;
+            q = q.broadcast_mul(&s)?;
+            self.keep(Some(b), "q_gain", &q);
         }
         // The output gate, σ(x · W_g) (AFMoE) or softplus (Laguna), multiplies the heads
         // before the output projection, feature by feature or head by head.
@@ -2219,6 +2288,10 @@ impl Model {
                     .reshape(h * vd)?
             };
             g = g.broadcast_add(&bias)?;
+        }
+        if let Some(n) = self.spec.ngpt {
+            let s = self.w(Role::NgptGateScale, Some(b))?;
+            g = g.broadcast_mul(&s.affine(n.gate_factor(self.spec.hidden), 0.0)?.sqr()?)?;
         }
         self.keep(Some(b), "attn_gate", &g);
         let g = if og.softplus {
@@ -2910,6 +2983,16 @@ impl Model {
                 Some(m) if m.mlp_gate != 1.0 => g.affine(m.mlp_gate, 0.0)?,
                 _ => g,
             };
+            // nGPT: the gate and up times learned vectors.
+            let (g, u) = match spec.ngpt {
+                Some(n) => {
+                    let f = n.uv_factor(spec.hidden);
+                    let su = self.w(Role::NgptGateUvScale, Some(b))?.affine(f, 0.0)?;
+                    let sv = self.w(Role::NgptUpUvScale, Some(b))?.affine(f, 0.0)?;
+                    (g.broadcast_mul(&su)?, u.broadcast_mul(&sv)?)
+                }
+                None => (g, u),
+            };
             self.keep(Some(b), "gate", &g);
             let g = match spec.sparsity_at(b) {
                 Some(p) => {
@@ -2954,7 +3037,7 @@ impl Model {
         let h = norm(&r, Some(self.w(Role::RouterNorm, Some(b))?), None, &n)?;
         let h = self.proj(&h, Role::RouterFc1, b, true)?.gelu_erf()?;
         let h = self.proj(&h, Role::RouterFc2, b, true)?.gelu_erf()?;
-        Ok(self.proj(&h, Role::Router, b, false)?)
+        self.proj(&h, Role::Router, b, false)
     }
 
     /// ZAYA's compressed convolutional attention: Q, K and V ([t, H·d], [t, KV·d], [t, KV·d])
@@ -3518,6 +3601,11 @@ fn softcap(x: &Tensor, c: f64) -> R<Tensor> {
     x.affine(1.0 / c, 0.0)?.tanh()?.affine(c, 0.0)
 }
 
+/// `x` projected onto the unit sphere over its last dim (nGPT): length 1, not RMS 1.
+fn unit(x: &Tensor, eps: f64) -> R<Tensor> {
+    x.broadcast_div(&(x.sqr()?.sum_keepdim(D::Minus1)? + eps)?.sqrt()?)
+}
+
 fn rms(x: &Tensor, eps: f64) -> R<Tensor> {
     x.broadcast_div(&(x.sqr()?.mean_keepdim(D::Minus1)? + eps)?.sqrt()?)
 }
@@ -3533,6 +3621,7 @@ fn norm(x: &Tensor, w: Option<&Tensor>, b: Option<&Tensor>, n: &Norm) -> R<Tenso
             c.broadcast_div(&(var + n.eps)?.sqrt()?)?
         }
         NormKind::Rms | NormKind::PlainRms | NormKind::RmsBias => rms(x, n.eps)?,
+        NormKind::Unit => unit(x, n.eps)?,
     };
     let y = match w {
         Some(w) if n.unit_offset => y.broadcast_mul(&(w + 1.0)?)?,

@@ -145,6 +145,13 @@ pub fn shrink(spec: &Spec) -> Spec {
         s.plan = vec![s.plan[0].clone(); 2];
         kept.push(spec.hierarchy.map_or(1, |h| h.per_stack));
     }
+    // Dory: the kept layers in its three sections, the looped one (at least a layer) twice.
+    if let Some(l) = &mut s.looped {
+        let n = s.layers;
+        l.input = n.min(1).min(n - 1);
+        l.recurrent = (n - l.input).min(n.saturating_sub(2)).max(1);
+        l.loops = l.loops.min(2);
+    }
     // The per-layer sets, among the layers kept: the shared blocks', the attention variants',
     // the MLP widths', Gemma 3n's sparse layers.
     let n = s.layers;

@@ -793,7 +793,8 @@ pub fn load(
             format!("is {kv_heads}; differential attention splits the values between two halves of the K/V heads, so their count must be even"),
         ));
     }
-    if f.sub_norms && heads * head_dim != hidden {
+    // A sub-norm with a weight (BitNet's) is sized by hidden_size; a weightless one by the heads.
+    if f.sub_norms && f.norm.has_weight() && heads * head_dim != hidden {
         return Err(cfg.err(
             "head_dim",
             format!("is {head_dim}; with {heads} heads the attention's sub-norm spans {} features, but this model type sizes it by hidden_size ({hidden}), so heads × head_dim must equal hidden_size", heads * head_dim),
@@ -1511,6 +1512,8 @@ pub fn load(
         hyper: None,
         altup: None,
         hierarchy: None,
+        looped: None,
+        ngpt: None,
         final_norm_kind: None,
         laurel: None,
         sparsity: Vec::new(),

@@ -7,6 +7,7 @@
 mod dbrx;
 mod deepseek;
 mod delta;
+mod dory;
 mod dots3;
 mod echo;
 mod falcon;
@@ -351,6 +352,8 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         hyper: None,
         altup: None,
         hierarchy: None,
+        looped: None,
+        ngpt: None,
         final_norm_kind: None,
         laurel: None,
         sparsity: Vec::new(),

@@ -14,9 +14,9 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    dbrx, deepseek, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm, jetmoe, llama4,
-    longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h, recurrent_gemma, rwkv, towers,
-    xlstm, zamba, zaya,
+    dbrx, deepseek, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm, jetmoe,
+    llama4, longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h, recurrent_gemma, rwkv,
+    towers, xlstm, zamba, zaya,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3309,6 +3309,9 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["L_bp_cycles", "prefix_lm"]],
     ),
+    // Dory: a looped nGPT on AFMoE's attention. `ngpt_alpha_init` and `initializer_range` set
+    // the factors its learned scales are applied with.
+    own("dory", "Dory", dory::load, None, &[TRAINING]),
     // Emu3's language model: Llama's layers over a vocabulary that holds the image tokens too.
     llama(
         "emu3_text_model",

@@ -427,6 +427,63 @@ impl Builder<'_> {
     }
 
     /// Weightless RMS normalization of a head after RoPE, in the layers that have RoPE (Llama 4).
+    /// nGPT's projection of each head onto the unit sphere, before RoPE (Dory).
+    fn unit_norm(&mut self, which: &str, input: &str, out: &str, cached: bool) -> Node {
+        let hd = self.attn.head_dim;
+        let o = if cached {
+            self.cached(out, self.seq(hd))
+        } else {
+            self.act(out, self.seq(hd))
+        };
+        self.step(Draft {
+            title: format!("{which} L2 norm"),
+            op: Op::Norm,
+            category: Category::Attention,
+            inputs: vec![],
+            output: o,
+            operation: format!(
+                "Scale each head's {which} to length 1 (no learned weight): the scores become cosines, scaled below"
+            ),
+            equation: format!(
+                "{out} = {input} / √(Σ{input}² + ε), ε = {}",
+                self.spec.norm.eps
+            ),
+        })
+    }
+
+    /// nGPT's learned scale on the queries (Dory's `sqk`), squared, after RoPE: with unit
+    /// queries and keys it sets how sharp each query's attention is.
+    fn query_gain(&mut self, input: &str, out: &str, idx: &str, g: crate::spec::Ngpt) -> Node {
+        let a = self.attn.clone();
+        let hd = a.head_dim;
+        let p = self.param(
+            Role::NgptQueryScale,
+            false,
+            vec![a.heads * hd],
+            Component::Attention,
+            true,
+        );
+        let sq = self.weight(
+            p,
+            "s_qk",
+            [n(hd), n(1)],
+            Some(format!("[{}]", rows(0, hd, idx))),
+        );
+        let o = self.act(out, self.seq(hd));
+        self.step(Draft {
+            title: "Query scale".into(),
+            op: Op::Scale,
+            category: Category::Attention,
+            inputs: vec![sq],
+            output: o,
+            operation: "Scale each query feature by a learned factor, squared: with queries and keys of length 1 this sets how sharp the attention is".into(),
+            equation: format!(
+                "{out} = {input} ⊙ (s_qk · {})²",
+                crate::fmt::approx(g.query_factor(hd))
+            ),
+        })
+    }
+
     fn l2_norm(&mut self, which: &str, input: &str, out: &str, cached: bool) -> Node {
         let hd = self.attn.head_dim;
         let o = if cached {
@@ -812,6 +869,16 @@ impl Builder<'_> {
             }));
             let g = self.tensors.len() - 1;
             let mut inputs = vec![g];
+            if self.spec.ngpt.is_some() {
+                let p = self.param(
+                    Role::NgptGateScale,
+                    false,
+                    vec![width],
+                    Component::Attention,
+                    true,
+                );
+                inputs.push(self.weight(p, "s_g", [n(width), n(1)], None));
+            }
             if gate.bias {
                 let p = self.param(
                     Role::AttnGateBias,
@@ -837,6 +904,8 @@ impl Builder<'_> {
                     format!("Hg = H ⊙ {}(Gₐ), each head's gate shared by its {} features", gate.symbol(), a.v_head_dim)
                 } else if gate.bias {
                     format!("Hg = H ⊙ {}(Gₐ + b_g), b_g one bias per head shared by its {} features", gate.symbol(), a.v_head_dim)
+                } else if let Some(g) = spec.ngpt {
+                    format!("Hg = H ⊙ {}(Gₐ ⊙ (s_g · {})²)", gate.symbol(), crate::fmt::approx(g.gate_factor(spec.hidden)))
                 } else {
                     format!("Hg = H ⊙ {}(Gₐ)", gate.symbol())
                 },
@@ -1020,16 +1089,21 @@ impl Builder<'_> {
             );
         }
         // The K that is cached: after RoPE where there is RoPE, else as projected (and normed).
+        let unit = a.qk_norm == QkNorm::Unit;
         kv_nodes.push(self.head_projection(
             Role::K,
             "K",
             kv_idx.as_deref(),
             x_in,
-            !rope && !qk_norm,
+            !rope && !qk_norm && !unit,
         ));
         let mut k = "K";
         // Keys that are the values too (Gemma 4): V is K as projected, before K's norm and RoPE.
         let raw_k = self.tensors.len() - 1;
+        if unit {
+            kv_nodes.push(self.unit_norm("K", "K", "Kₙ", !rope));
+            k = "Kₙ";
+        }
         if qk_norm {
             kv_nodes.push(self.qk_norm("K", Role::KNorm, kv_idx.as_deref(), "K", "Kₙ"));
             if !rope {
@@ -1135,6 +1209,10 @@ impl Builder<'_> {
             q_nodes.push(self.head_projection(Role::Q, "Q", Some(&q_idx), x_in, false));
         }
         let mut q = "Q";
+        if a.qk_norm == QkNorm::Unit {
+            q_nodes.push(self.unit_norm("Q", "Q", "Qₙ", false));
+            q = "Qₙ";
+        }
         if qk_norm {
             q_nodes.push(self.qk_norm("Q", Role::QNorm, Some(&q_idx), "Q", "Qₙ"));
             q = "Qₙ";
@@ -1154,6 +1232,10 @@ impl Builder<'_> {
         if let Some(qs) = a.query_scale {
             q_nodes.push(self.query_scale(q, "Qₜ", qs));
             q = "Qₜ";
+        }
+        if let Some(g) = self.spec.ngpt {
+            q_nodes.push(self.query_gain(q, "Qₛ", &q_idx, g));
+            q = "Qₛ";
         }
         let kt = format!("{k}ᵀ");
         let krt = self.act(&kt, [Dim::Seq, n(hd)]);

@@ -25,6 +25,7 @@ pub fn build(spec: &Spec) -> Result<Graph> {
     };
     let embedding = b.embedding();
     let hierarchy = spec.hierarchy.map(|h| b.hierarchy(h));
+    let looped = spec.looped.map(|l| b.looped(l));
     let block = if spec.altup.is_some() {
         b.altup_block()
     } else {
@@ -35,6 +36,7 @@ pub fn build(spec: &Spec) -> Result<Graph> {
     let last = b.final_scope();
     let mut children = vec![Node::Scope(embedding)];
     children.extend(hierarchy.map(Node::Scope));
+    children.extend(looped.map(Node::Scope));
     children.push(Node::Scope(block));
     children.extend(cross.map(Node::Scope));
     children.push(Node::Scope(last));
@@ -412,6 +414,7 @@ impl<'s> Builder<'s> {
         match self.spec.norm.kind {
             NormKind::Rms | NormKind::PlainRms | NormKind::RmsBias => "RMSNorm",
             NormKind::Layer { .. } | NormKind::Plain => "LayerNorm",
+            NormKind::Unit => "L2 norm",
         }
     }
 
@@ -492,6 +495,10 @@ impl<'s> Builder<'s> {
             NormKind::RmsBias => (
                 format!("{output} = {w} ⊙ {input} / √(mean({input}²) + ε) + β, ε = {eps}"),
                 "RMSNorm",
+            ),
+            NormKind::Unit => (
+                format!("{output} = {input} / √(Σ{input}² + ε), ε = {eps}: length 1, no learned scale"),
+                "onto the unit sphere",
             ),
         };
         self.step(Draft {
@@ -1023,7 +1030,7 @@ impl<'s> Builder<'s> {
             "Y′"
         };
         // The stream, or (MiniMax) the normed input in its place.
-        let (stream_in, stream_name) = if place == NormPlace::Normed {
+        let (stream_in, stream_name) = if place.replaces_stream() {
             (self.latest(attn_in), attn_in)
         } else {
             (xb, "Xᵦ")
@@ -1033,6 +1040,7 @@ impl<'s> Builder<'s> {
             self.residual_scale(Role::ResidScaleAttn, "ρₐ"),
         );
         inputs.extend(xb_scaled.0);
+        inputs.extend(self.ngpt_rate(Role::NgptRateAttn, "λₐ"));
         self.layers = self.all_layers();
         let no_ffn = spec.layers_where(|l| l.ffn == Ffn::None);
         let r = self.act(
@@ -1062,6 +1070,9 @@ impl<'s> Builder<'s> {
             },
             equation: match spec.stream_mix {
                 Some(mix) => mixer_mix(spec, &mix, &self.tensors[r].name, stream_name, y),
+                None if spec.ngpt.is_some() => {
+                    ngpt_mix(spec, &self.tensors[r].name, stream_name, y, "λₐ")
+                }
                 None if spec.hyper.is_some() => {
                     self.hyper_add(Mix::Attention, &self.tensors[r].name, "Xᵦ", y)
                 }
@@ -1141,7 +1152,10 @@ impl<'s> Builder<'s> {
             }
             (Block::Sequential, NormPlace::Post) => "R",
             (Block::Sequential, NormPlace::PostResidual) => stream,
-            (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed) => {
+            (
+                Block::Sequential,
+                NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed | NormPlace::Sphere,
+            ) => {
                 let input = if spec.hyper.is_some() {
                     children.extend(self.hyper_in(Mix::Mlp, "R", "Rₕ"));
                     "Rₕ"
@@ -1251,7 +1265,7 @@ impl<'s> Builder<'s> {
         }
         self.layers = ffn_layers.clone();
         // MiniMax's FFN adds to its own normed input.
-        let (r, stream) = if place == NormPlace::Normed {
+        let (r, stream) = if place.replaces_stream() {
             (self.latest(ffn_in), ffn_in)
         } else {
             (r, stream)
@@ -1429,6 +1443,7 @@ impl<'s> Builder<'s> {
         };
         let xn = self.act(out, self.seq(self.stream_width()));
         let post = spec.hyper.map(|_| self.latest("gₘ"));
+        let rate = self.ngpt_rate(Role::NgptRateFfn, "λₘ");
         let mut node = self.step(Draft {
             title: "MLP residual".into(),
             op: Op::Add,
@@ -1437,6 +1452,7 @@ impl<'s> Builder<'s> {
                 .chain(scale)
                 .chain(shortcut)
                 .chain(post)
+                .chain(rate)
                 .collect(),
             output: xn,
             operation: if shortcut.is_some() {
@@ -1451,6 +1467,7 @@ impl<'s> Builder<'s> {
                     crate::fmt::float(mix.mlp.1)
                 ),
                 None if spec.hyper.is_some() => self.hyper_add(Mix::Mlp, out, stream, m),
+                None if spec.ngpt.is_some() => ngpt_mix(spec, out, stream, m, "λₘ"),
                 None => {
                     let (d_stream, d_delta, k) = depth_factors(spec, true);
                     format!(
@@ -1557,6 +1574,15 @@ impl<'s> Builder<'s> {
 
     /// The learned vector scaling the residual stream where a sublayer joins it, where the
     /// model has one (Doge): its weight, and its factor in an equation (`ρₐ ⊙ `).
+    /// nGPT's learned rate of one residual move, a vector per layer (Dory's `lambda_1`,
+    /// `lambda_2`).
+    fn ngpt_rate(&mut self, role: Role, name: &str) -> Option<usize> {
+        self.spec.ngpt?;
+        let d = self.spec.hidden;
+        let p = self.param(role, false, vec![d], Component::Norm, true);
+        Some(self.weight(p, name, [n(d), n(1)], None))
+    }
+
     fn residual_scale(&mut self, role: Role, name: &str) -> (Option<usize>, String) {
         if !self.spec.residual_scales {
             return (None, String::new());
@@ -1729,6 +1755,20 @@ impl<'s> Builder<'s> {
             let pb = self.param(Role::LmHead, true, vec![v], Component::LmHead, false);
             inputs.push(self.weight(pb, "bₗₘ", [n(v), n(1)], None));
             eq += " + bₗₘ";
+        }
+        if let Some(g) = spec.ngpt {
+            let ps = self.param(
+                Role::NgptLogitScale,
+                false,
+                vec![v],
+                Component::LmHead,
+                false,
+            );
+            inputs.push(self.weight(ps, "s_z", [n(v), n(1)], None));
+            eq += &format!(
+                ", then Logits = Logits ⊙ s_z · {}, a learned scale per vocabulary entry",
+                crate::fmt::approx(g.logit_factor())
+            );
         }
         let logits = self.act("Logits", self.seq(v));
         if spec.logits_mult != 1.0 {
@@ -1925,6 +1965,16 @@ fn mixer_mix(spec: &Spec, mix: &crate::spec::StreamMix, r: &str, stream: &str, y
         f(mix.attn.1),
         f(mix.linear.0),
         f(mix.linear.1)
+    )
+}
+
+/// nGPT's residual move (Dory): from the normed stream towards the normed output at a learned
+/// rate per channel.
+fn ngpt_mix(spec: &Spec, r: &str, stream: &str, y: &str, lambda: &str) -> String {
+    let f = spec.ngpt.map_or(1.0, |g| g.rate_factor());
+    format!(
+        "{r} = {stream} + |{lambda} · {}| ⊙ ({y} − {stream})",
+        crate::fmt::approx(f)
     )
 }
 

@@ -277,6 +277,24 @@ impl Builder<'_> {
                 }
             }
         }
+        // nGPT's learned scales on the gate and the up projection (Dory's `suv_gate`, `suv_up`).
+        if let Some(g) = self.spec.ngpt {
+            let uv = crate::fmt::approx(g.uv_factor(self.spec.hidden));
+            for (title, role, name) in [
+                ("Gate projection", Role::NgptGateUvScale, "s_u"),
+                ("Up projection", Role::NgptUpUvScale, "s_v"),
+            ] {
+                let p = self.param(role, false, vec![f], Component::Ffn, true);
+                let w = self.weight(p, name, [n(f), n(1)], None);
+                if let Some(s) = children.iter_mut().find_map(|c| match c {
+                    Node::Step(s) if s.title == title => Some(s),
+                    _ => None,
+                }) {
+                    s.inputs.push(w);
+                    s.equation += &format!(", then ⊙ {name} · {uv}");
+                }
+            }
+        }
         children.extend(self.ffn_close("M"));
         self.scope(ScopeKind::Mlp, "MLP", "MLP end", 1, children)
     }

@@ -13,6 +13,7 @@ mod ffn;
 mod hierarchy;
 mod hyper;
 mod lightning;
+mod looped;
 mod mlstm;
 mod rglru;
 mod rwkv;
@@ -275,6 +276,8 @@ pub enum ScopeKind {
     Shared,
     /// HRM's loop over its two stacks, drawn before the block whose layers it runs.
     Hierarchy,
+    /// Dory's looped section: which layers run several times, and how each pass starts.
+    Loop,
     Final,
 }
 

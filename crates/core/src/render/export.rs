@@ -72,6 +72,7 @@ fn scope_kind(k: ScopeKind) -> &'static str {
         ScopeKind::PerLayer => "per_layer",
         ScopeKind::Shared => "shared_block",
         ScopeKind::Hierarchy => "hierarchy",
+        ScopeKind::Loop => "loop",
         ScopeKind::Final => "final",
     }
 }

@@ -25,6 +25,7 @@ fn place_name(p: NormPlace) -> &'static str {
         NormPlace::Sandwich => "sandwich",
         NormPlace::PostResidual => "post_residual",
         NormPlace::Normed => "normed",
+        NormPlace::Sphere => "sphere",
     }
 }
 
@@ -247,6 +248,13 @@ fn name_table(g: &Graph) -> String {
         ("cm_receptance", CmReceptance),
         ("cm_mix_k", CmMixK),
         ("cm_mix_r", CmMixR),
+        ("ngpt_q", NgptQueryScale),
+        ("ngpt_gate", NgptGateScale),
+        ("ngpt_suv_gate", NgptGateUvScale),
+        ("ngpt_suv_up", NgptUpUvScale),
+        ("ngpt_rate_attn", NgptRateAttn),
+        ("ngpt_rate_ffn", NgptRateFfn),
+        ("ngpt_logit_scale", NgptLogitScale),
     ];
     // Roles named in one layout alone, listed where the model has the mechanism.
     let only = |on: bool, roles: &'static [(&'static str, Role)]| if on { roles } else { &[] };
@@ -337,11 +345,11 @@ pub fn module(g: &Graph, script: &str) -> String {
     let plan = python_plan(spec);
     let mut config = json!({
         "hidden": spec.hidden, "vocab": spec.vocab, "heads": a.heads, "kv_heads": a.kv_heads, "head_dim": a.head_dim,
-        "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2", QkNorm::PerHeadPostRope => "per_head_post_rope" },
+        "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2", QkNorm::PerHeadPostRope => "per_head_post_rope", QkNorm::Unit => "unit" },
         "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped", Qkv::Parts(_) => "parts" }, "clip_qkv": a.clip_qkv,
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
-        "norm": match spec.norm.kind { NormKind::Rms | NormKind::PlainRms | NormKind::RmsBias => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
+        "norm": match spec.norm.kind { NormKind::Rms | NormKind::PlainRms | NormKind::RmsBias | NormKind::Unit => "rms", NormKind::Layer { .. } | NormKind::Plain => "layer" }, "eps": spec.norm.eps,
         "unit_offset": spec.norm.unit_offset, "place": place_name(spec.norm.place),
         "rope": matches!(spec.position, Position::Rope(_)), "interleaved": interleaved,
         "context": spec.context, "learned_positions": spec.embedding.learned_positions, "embed_scale": spec.embedding.scale_by_sqrt_hidden,
@@ -537,6 +545,16 @@ pub fn module(g: &Graph, script: &str) -> String {
             })
             .collect();
         config["sparsity"] = json!(z);
+    }
+    if let Some(g) = spec.ngpt {
+        let a = &spec.attn;
+        config["ngpt"] = json!({
+            "query": g.query_factor(a.head_dim), "gate": g.gate_factor(spec.hidden),
+            "uv": g.uv_factor(spec.hidden), "rate": g.rate_factor(), "logit": g.logit_factor(),
+        });
+    }
+    if let Some(l) = spec.looped {
+        config["looped"] = json!({"input": l.input, "recurrent": l.recurrent, "loops": l.loops});
     }
     if let Some(h) = spec.hierarchy {
         config["hierarchy"] = json!({
@@ -1421,8 +1439,12 @@ fn prune(spec: &Spec, body: &str) -> String {
         ));
         drop.push("mlp");
     }
+    let mut ngpt_first = Vec::new();
+    if spec.ngpt.is_some() {
+        ngpt_lines(spec, &mut ngpt_first, &mut lines);
+    }
     let mut out = body.to_string();
-    for (from, to) in lines {
+    for (from, to) in ngpt_first.into_iter().chain(lines) {
         debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
         out = out.replace(from, to);
     }
@@ -1476,6 +1498,65 @@ fn prune(spec: &Spec, body: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n\n\n")
+}
+
+/// Dory's nGPT and its looped layers, written into the template: `first`, lines inserted before
+/// anchors that other edits keep; `then`, edits of lines only nGPT changes.
+fn ngpt_lines(spec: &Spec, first: &mut Vec<(&str, &str)>, then: &mut Vec<(&str, &str)>) {
+    first.extend([
+        (
+            "    if C[\"qk_norm\"] == \"per_head\":\n",
+            "    if C[\"qk_norm\"] == \"unit\":\n        q, k = norm(q, None), norm(k, None)  # q: [H, T, D], k: [KV, T, D], each head to length 1\n    if C[\"qk_norm\"] == \"per_head\":\n",
+        ),
+        (
+            "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]",
+            "    q = q * ((w(W, \"ngpt_q\", b) * np.float32(C[\"ngpt\"][\"query\"])) ** 2).reshape(H, 1, D)  # q: [H, T, D], each feature's learned scale, squared\n    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]",
+        ),
+        (
+            "        g = np.logaddexp(0, g) if G[\"softplus\"]",
+            "        g = g * (w(W, \"ngpt_gate\", b) * np.float32(C[\"ngpt\"][\"gate\"])) ** 2  # the gate's learned scale, squared\n        g = np.logaddexp(0, g) if G[\"softplus\"]",
+        ),
+        (
+            "    h = act(g) * u  # h: [T, F]\n",
+            "    g = g * (w(W, \"ngpt_suv_gate\", b) * np.float32(C[\"ngpt\"][\"uv\"]))  # g: [T, F], a learned scale\n    u = u * (w(W, \"ngpt_suv_up\", b) * np.float32(C[\"ngpt\"][\"uv\"]))  # u: [T, F]\n    h = act(g) * u  # h: [T, F]\n",
+        ),
+        (
+            "    if C[\"logits_mult\"] != 1:\n",
+            "    logits = logits * (w(W, \"ngpt_logit_scale\") * np.float32(C[\"ngpt\"][\"logit\"]))  # logits: [T, vocab], a learned scale per entry\n    if C[\"logits_mult\"] != 1:\n",
+        ),
+    ]);
+    if spec.norm.kind == NormKind::Unit {
+        then.push((
+            "    y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)  # y: [..., d], eps inside the root\n",
+            "    y = x / np.sqrt((x * x).sum(-1, keepdims=True) + eps)  # y: [..., d], projected onto the unit sphere (length 1)\n",
+        ));
+    }
+    if spec.norm.place == NormPlace::Sphere {
+        then.extend([
+            (
+                "        before = C[\"place\"] in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n",
+                "        before = True  # nGPT: the stream normed in place before each sublayer\n",
+            ),
+            (
+                "        after = C[\"place\"] in (\"post\", \"sandwich\")  # and after it, before the add\n",
+                "        after = True  # and each sublayer's output normed\n",
+            ),
+            (
+                "        r = residual(x, a)\n",
+                "        x = h  # the normed stream\n        r = x + np.abs(w(W, \"ngpt_rate_attn\", b) * np.float32(C[\"ngpt\"][\"rate\"])) * (a - x)  # [T, hidden], moved towards the normed output at a learned rate\n",
+            ),
+            (
+                "        x = residual(x, m)\n",
+                "        x = h  # the normed stream\n        x = x + np.abs(w(W, \"ngpt_rate_ffn\", b) * np.float32(C[\"ngpt\"][\"rate\"])) * (m - x)  # [T, hidden]\n",
+            ),
+        ]);
+    }
+    if spec.looped.is_some() {
+        then.push((
+            "    for b, (span, use_rope, ffn) in enumerate(PLAN):\n",
+            "    L = C[\"looped\"]  # layers a..z-1 run L[\"loops\"] times in a row\n    lo, hi = L[\"input\"], L[\"input\"] + L[\"recurrent\"]\n    order = list(range(lo)) + list(range(lo, hi)) * L[\"loops\"] + list(range(hi, len(PLAN)))  # every layer, in the order it runs\n    for i, b in enumerate(order):\n        span, use_rope, ffn = PLAN[b]\n        if b == lo:  # the first layer of a pass\n            if i == lo:\n                xl = norm(x, w(W, \"final_norm\"))  # the input layers' output, normed: every pass restarts from it\n            x = norm(x, w(W, \"final_norm\")) + xl  # [T, hidden]\n",
+        ));
+    }
 }
 
 /// The activation's name in CONFIG, one per kind `act()` computes.

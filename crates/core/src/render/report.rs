@@ -141,6 +141,18 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         let runs = spec.runs_over(&crate::layers::LayerSet::all(spec.layers));
         shared += &format!(", each once per visit of its stack: {runs} runs");
     }
+    // Dory: the looped layers cache once per pass, or only in the last.
+    if let Some(l) = spec.looped {
+        let (a, z) = (l.input, l.input + l.recurrent - 1);
+        shared += &if l.shared_cache {
+            format!(
+                "; layers {a}–{z} run {} times but only the last pass caches",
+                l.loops
+            )
+        } else {
+            format!("; layers {a}–{z} cache once per pass, {} times", l.loops)
+        };
+    }
     if caching + sharing == 0 {
         // A model of recurrent layers alone keeps no keys and values: its cache is its state.
         line("KV cache: none (no attention layer)".into());

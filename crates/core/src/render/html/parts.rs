@@ -28,6 +28,8 @@ pub enum Kind {
     CrossAttention,
     /// HRM's loop over its two stacks of layers.
     Hierarchy,
+    /// Dory's looped section.
+    Loop,
 }
 
 #[derive(Debug, Clone)]
@@ -94,6 +96,17 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
                     }
                 }
             }
+            ScopeKind::Loop => out.push(part(
+                g,
+                &visits,
+                "loop",
+                Kind::Loop,
+                "Looped layers",
+                false,
+                None,
+                steps_in(scope),
+                context,
+            )),
             ScopeKind::Hierarchy => out.push(part(
                 g,
                 &visits,
@@ -393,7 +406,7 @@ fn part(
         Kind::Attention | Kind::Shared | Kind::CrossAttention => Category::Attention,
         Kind::Mixer => Category::Mixer,
         Kind::Mlp | Kind::Moe | Kind::PerLayer => Category::Ffn,
-        Kind::Norm | Kind::Residual | Kind::Hierarchy => Category::Norm,
+        Kind::Norm | Kind::Residual | Kind::Hierarchy | Kind::Loop => Category::Norm,
         Kind::Embedding | Kind::Head => Category::Embed,
         Kind::Aux => Category::Aux,
     };

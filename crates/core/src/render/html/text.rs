@@ -145,6 +145,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                     "y = (x − mean(x)) / √(var(x) + {}): no learned scale or shift, so the norm adds no parameters",
                     spec.norm.eps
                 )),
+                NormKind::Unit => ("L2 norm", format!(
+                    "y = x / √(Σx² + {}): each token's vector projected onto the unit sphere, length 1 rather than RMS 1, with no learned scale (nGPT)",
+                    spec.norm.eps
+                )),
                 NormKind::RmsBias => ("RMSNorm with a shift", format!(
                     "y = x / √(mean(x²) + {}) · g + b: a learned shift after the scale, as a LayerNorm has, without subtracting the mean{}",
                     spec.norm.eps,
@@ -157,6 +161,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 NormPlace::PostResidual => "Post-residual norm, the original Transformer's placement: each sublayer's output is added to the stream and the sum is normalized, so the stream itself is normalized twice per layer and no final norm follows the last layer.",
                 NormPlace::Sandwich => "Sandwich norms: each sublayer is normalized both before and after, and only then added to the stream.",
                 NormPlace::Normed => "Pre-norm, but the normed input takes the stream's place: each sublayer's output is added to its own normed input, x ← α · n(x) + β · f(n(x)), so the stream is renormalized before every sublayer.",
+                NormPlace::Sphere => "nGPT: the stream lives on the unit sphere. Before each sublayer it is normed in place, x ← n(x); the sublayer's output is normed too, and the stream moves part of the way towards it, x ← x + r ⊙ (n′(f(x)) − x), at a learned rate r per feature, rather than adding to it.",
             };
             let mut sub = vec![place.to_string()];
             if let Some(p) = spec.recurrent_place.filter(|&p| p != spec.norm.place) {
@@ -169,6 +174,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                         NormPlace::Sandwich => "before and after each sublayer instead",
                         NormPlace::PostResidual => "the stream after each add instead",
                         NormPlace::Normed => "before each sublayer, adding to the normed input instead",
+                        NormPlace::Sphere => "on the unit sphere instead, moving towards each normed output",
                     }
                 ));
             }
@@ -178,7 +184,11 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             sub.push("The reduction runs in float32 even in bf16 models; eps guards the near-zero case.".into());
             Text {
                 summary: format!("{}: rescales each token vector over its {d} features (eps={}).", part.title, spec.norm.eps),
-                explanation: format!("{what}: {eq}, with a learned per-feature gain g ∈ ℝ^{{{d}}}."),
+                explanation: if spec.norm.kind.has_weight() {
+                    format!("{what}: {eq}, with a learned per-feature gain g ∈ ℝ^{{{d}}}.")
+                } else {
+                    format!("{what}: {eq}.")
+                },
                 subtleties: sub,
             }
         }
@@ -199,6 +209,15 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if let Some(m) = spec.stream_mix {
                 let f = crate::fmt::float;
                 sub.push(format!("What is added to is the sublayer's normed input, not the stream before the norm: x ← α · n(x) + β · f(n(x)), with (α, β) = ({}, {}) after softmax attention, ({}, {}) after lightning attention and ({}, {}) after the MLP.", f(m.attn.0), f(m.attn.1), f(m.linear.0), f(m.linear.1), f(m.mlp.0), f(m.mlp.1)));
+            }
+            if let Some(n) = spec.ngpt {
+                return Text {
+                    summary: "Moves the stream part of the way towards the sublayer's normed output.".into(),
+                    explanation: format!("y = x + r ⊙ (n(f(x)) − x), x the normed stream: nGPT keeps every hidden state on the unit sphere, so instead of adding a delta each sublayer pulls the {d}-dim state towards its own normed output, at a learned rate per feature, r = |λ · {}| (λ stored, {} = ngpt_alpha_init / initializer_range).", crate::fmt::approx(n.rate_factor()), crate::fmt::approx(n.rate_factor())),
+                    subtleties: vec![
+                        format!("Two vectors of {d} per layer, lambda_1 after the attention and lambda_2 after the MLP. A rate of 1 replaces the state with the output; near 0 keeps it; the result is normed again before the next sublayer."),
+                    ],
+                };
             }
             Text {
                 summary: "Adds the sublayer's output back onto the residual stream.".into(),
@@ -298,6 +317,28 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 ],
             }
         }
+        Kind::Loop => {
+            let l = spec.looped.expect("a loop part comes from a looped section");
+            let (first, last) = (l.input, l.input + l.recurrent - 1);
+            let runs = spec.runs_over(&crate::layers::LayerSet::all(spec.layers));
+            Text {
+                summary: format!("Layers {first}–{last} run {} times in a row: a token runs {runs} layers, from {} stored.", l.loops, spec.layers),
+                explanation: format!(
+                    "The model is three sections: input {}, run once; looped {}, run {} times; output {}, run once. The input section's output, normed, is kept as X₀; before each pass the stream is normed and X₀ added, Xₗ = n(X) + X₀, so every pass restarts from the prompt's reading and refines it. More passes buy accuracy with compute, not parameters.",
+                    layer_span(0, first),
+                    layer_span(first, last + 1),
+                    l.loops,
+                    layer_span(last + 1, spec.layers)
+                ),
+                subtleties: vec![
+                    if l.shared_cache {
+                        format!("recurrent_kv_cache_mode is last_loop: only the last pass caches its keys and values; the earlier passes attend over those of earlier tokens plus their own, so the cache holds each looped layer once and does not grow with the {} passes. A prompt run whole and the same prompt run token by token then differ: the earlier passes see the last pass's keys for earlier tokens.", l.loops)
+                    } else {
+                        format!("recurrent_kv_cache_mode is per_loop: each pass caches keys and values of its own, so the looped layers' share of the KV cache (and of the FLOPs) counts {} times here.", l.loops)
+                    },
+                ],
+            }
+        }
         Kind::Hierarchy => {
             let h = spec.hierarchy.expect("a hierarchy part comes from a hierarchy");
             let (per, high, low) = (h.per_stack, h.high_cycles, h.low_cycles);
@@ -358,6 +399,15 @@ fn instead_of_mlp(spec: &Spec, l: &crate::layers::LayerSet) -> String {
 }
 
 /// The attention of `part`'s layers (a variant's, where some layers have their own).
+/// Layers `a..b` in words: "layers 2–5", "layer 2", or "no layers".
+fn layer_span(a: u64, b: u64) -> String {
+    match b.saturating_sub(a) {
+        0 => "no layers".into(),
+        1 => format!("layer {a}"),
+        _ => format!("layers {a}–{}", b - 1),
+    }
+}
+
 fn attention_text(g: &Graph, part: &Part) -> Text {
     let spec = &g.spec;
     let a = part
@@ -385,6 +435,7 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
         QkNorm::Full => sub.push("Q and K are RMS-normalized over all heads together before being split into heads.".into()),
         QkNorm::PerHeadPostRope => sub.push("Q and K are RMS-normalized per head after RoPE (one weight shared by all heads).".into()),
         QkNorm::L2 => sub.push("Q and K are normalized without a weight after RoPE, in the RoPE layers only.".into()),
+        QkNorm::Unit => sub.push("Each head's Q and K are scaled to length 1 before RoPE (no weight), so a score is a cosine between query and key, scaled by the queries' learned factor.".into()),
         QkNorm::None => {}
     }
     if let Some(c) = a.clip_qkv {

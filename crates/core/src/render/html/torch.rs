@@ -64,7 +64,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
             None => unreachable!("a shared-block part comes from shared blocks"),
         },
         Kind::Residual => residual(spec),
-        Kind::Head | Kind::Hierarchy => match spec.hierarchy {
+        Kind::Head | Kind::Hierarchy | Kind::Loop => match spec.hierarchy {
             Some(h) => super::torch_hierarchy::model(spec, h),
             None => model(spec, &n),
         },
@@ -281,6 +281,19 @@ fn layer_split(hf: &str) -> Option<(&str, &str)> {
 fn norm(spec: &Spec) -> String {
     let eps = spec.norm.eps;
     match (spec.norm.kind, spec.norm.unit_offset) {
+        (NormKind::Unit, _) => fill(
+            r#"class Norm(nn.Module):
+    """L2 norm (nGPT): project each vector onto the unit sphere, length 1, in float32; no weight."""
+
+    def __init__(self, dim=None, eps=${eps}):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x):  # [..., dim]
+        h = x.float()
+        return (h * torch.rsqrt(h.pow(2).sum(-1, keepdim=True) + self.eps)).type_as(x)"#,
+            &[("eps", eps.to_string())],
+        ),
         (NormKind::PlainRms, _) => fill(
             r#"class Norm(nn.Module):
     """RMSNorm without a weight: rescale each vector to unit root-mean-square (in float32)."""
@@ -989,6 +1002,9 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
             init += &format!("        self.{qn} = Norm({h} * {hd})  # over all heads together\n        self.{kn} = Norm({kv} * {hd})\n");
             fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
         }
+        QkNorm::Unit => {
+            init += &format!("        self.{qn} = Norm({hd})  # each head to length 1, no weight\n        self.{kn} = Norm({hd})\n");
+        }
         QkNorm::None | QkNorm::L2 => {}
     }
     if let Some(c) = a.clip_qkv {
@@ -1022,6 +1038,10 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
     }
     if a.qk_norm == QkNorm::PerHead && shares {
         fwd += &format!("        q = self.{qn}(q)\n");
+    } else if a.qk_norm == QkNorm::Unit {
+        fwd += &format!(
+            "        q, k = self.{qn}(q), self.{kn}(k)  # unit length: a score is a cosine\n"
+        );
     } else if a.qk_norm == QkNorm::PerHead {
         fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
     }
@@ -1052,6 +1072,17 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
             ScaleForm::Power => format!("torch.exp({} * torch.log1p({pos}))", qs.beta),
         };
         fwd += &format!("{when}        q = q * {factor}[None, None, :, None].to(q.dtype)\n");
+    }
+    if let Some(g) = spec.ngpt {
+        let sq = n.inside(Role::NgptQueryScale);
+        init += &format!(
+            "        self.{sq} = nn.Parameter(torch.full(({h} * {hd},), {}))  # the queries' learned scale\n",
+            fmt_f(g.init)
+        );
+        fwd += &format!(
+            "        q = q * (self.{sq} * {}).view({h}, 1, {hd}).square()  # sets how sharp each head attends\n",
+            fmt_f(g.query_factor(hd))
+        );
     }
     if shares {
         fwd += "        k, v = SHARED_KV[self.span[0]]  # the last layer of this kind's that projects its own\n";
@@ -1107,8 +1138,19 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
             "        self.{g} = {}  # the output gate\n",
             linear(spec, &d.to_string(), &width, false)
         );
-        let (bias_init, z) = gate_logits(n, gate, h, vhd);
+        let (bias_init, mut z) = gate_logits(n, gate, h, vhd);
         init += &bias_init;
+        if let Some(ng) = spec.ngpt {
+            let sg = n.inside(Role::NgptGateScale);
+            init += &format!(
+                "        self.{sg} = nn.Parameter(torch.full(({h} * {vhd},), {}))  # the gate's learned scale\n",
+                fmt_f(ng.init)
+            );
+            z = format!(
+                "({z} * (self.{sg} * {}).square())",
+                fmt_f(ng.gate_factor(d))
+            );
+        }
         let f = if gate.softplus {
             format!("F.softplus({z}.float()).to(out.dtype)")
         } else {
@@ -1151,7 +1193,7 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         .block_index
         .map_or(String::new(), |bi| block_indexer(spec, n, bi) + "\n\n\n");
     indexer
-        + &fill(
+        + fill(
             r#"class ${class}(nn.Module):
     def __init__(self, span=("full", 0), use_rope=True${idx}):
         super().__init__()
@@ -1175,7 +1217,6 @@ ${fwd}"#,
             ],
         )
         .trim_end()
-        .to_string()
 }
 
 /// ZAYA's compressed convolutional attention as the module `class`, its tensors named as the
@@ -1926,20 +1967,34 @@ ${split}        gate, up = gate.clamp(max=${l}), up.clamp(-${l}, ${l})
             ("down_l", lin(&f.to_string(), &d.to_string())),
             ("out", {
                 // Falcon-H1's μP multipliers: the gate before its activation, the output.
-                let (gm, dm) = match spec.mup {
+                let (mut gm, dm) = match spec.mup {
                     Some(m) if which == Ffn::Dense => (
                         format!(" * {}", fmt_f(m.mlp_gate)),
                         format!(" * {}", fmt_f(m.mlp_down)),
                     ),
                     _ => (String::new(), String::new()),
                 };
+                // nGPT's learned scales on the gate and up (Dory).
+                let mut um = String::new();
+                if let Some(g) = spec.ngpt.filter(|_| which == Ffn::Dense) {
+                    let uv = fmt_f(g.uv_factor(d));
+                    gm = format!(" * (self.{} * {uv})", n.attr(Role::NgptGateUvScale));
+                    um = format!(" * (self.{} * {uv})", n.attr(Role::NgptUpUvScale));
+                }
                 let h = normed(format!(
-                    "{} * self.{up}(x)",
+                    "{} * self.{up}(x){um}",
                     act_expr(act, &format!("self.{gate}(x){gm}"))
                 ));
                 format!("self.{down}({h}){dm}")
             }),
-            ("sub_init", sub_init),
+            ("sub_init", match spec.ngpt.filter(|_| which == Ffn::Dense) {
+                Some(_) => format!(
+                    "{sub_init}\n        self.{} = nn.Parameter(torch.ones({f}))  # learned scales on the gate and up\n        self.{} = nn.Parameter(torch.ones({f}))",
+                    n.attr(Role::NgptGateUvScale),
+                    n.attr(Role::NgptUpUvScale)
+                ),
+                None => sub_init,
+            }),
             ("gate", gate),
             ("up", up),
             ("down", down),
@@ -2756,6 +2811,23 @@ fn layer(spec: &Spec, n: &Names) -> String {
         f_out = format!("{} * {f_out}", spec.residual_mult);
     }
     let body = match spec.block {
+        // nGPT: the normed stream moves towards each normed output at a learned rate (Dory).
+        Block::Sequential if place == NormPlace::Sphere => {
+            let Some(g) = spec.ngpt else {
+                unreachable!("a block on the unit sphere has its scalings")
+            };
+            let (l1, l2) = (n.path(Role::NgptRateAttn), n.path(Role::NgptRateFfn));
+            init += &format!(
+                "        self.{l1} = nn.Parameter(torch.full(({d},), {i}))  # the rates towards the attention's output\n        self.{l2} = nn.Parameter(torch.full(({d},), {i}))  # and towards the MLP's\n",
+                i = fmt_f(g.init)
+            );
+            let f = fmt_f(g.rate_factor());
+            format!(
+                "        x = {attn_in}  # the stream, normed in place\n        x = x + (self.{l1} * {f}).abs() * ({} - x)\n        x = {ffn_in}\n        x = x + (self.{l2} * {f}).abs() * ({} - x)\n        return x",
+                a_out.replace(&attn_in, "x"),
+                f_out.replace(&ffn_in, "x")
+            )
+        }
         // The normed input takes the stream's place in each add (MiniMax).
         Block::Sequential if place == NormPlace::Normed => {
             let Some(m) = spec.stream_mix else {
@@ -4155,6 +4227,30 @@ fn model(spec: &Spec, n: &Names) -> String {
     } else {
         fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, None)\n");
     }
+    // Dory: the looped layers run several times, each pass restarting from the input layers'
+    // normed output.
+    if let (Some(l), Position::Rope(r)) = (spec.looped, &spec.position) {
+        let pick = if r.sliding.is_some() {
+            format!(
+                "sliding if layer.{}.span[0] == \"sliding\" else full",
+                attn_sublayer(spec, n)
+            )
+        } else {
+            "full".to_string()
+        };
+        let plain =
+            format!("        for layer in self.{layers}:\n            x = layer(x, {pick})\n");
+        let (a, b) = (l.input, l.input + l.recurrent);
+        let looped = format!(
+            "        for layer in self.{layers}[:{a}]:  # the input layers\n            x = layer(x, {pick})\n        x0 = self.{final_norm}(x)  # their output, normed: every pass restarts from it\n        for _ in range({}):  # the looped layers, {} passes\n            x = self.{final_norm}(x) + x0\n            for layer in self.{layers}[{a}:{b}]:\n                x = layer(x, {pick})\n        for layer in self.{layers}[{b}:]:  # the output layers\n            x = layer(x, {pick})\n",
+            l.loops, l.loops
+        );
+        assert!(
+            fwd.contains(&plain),
+            "a looped model's layers run in one plain loop"
+        );
+        fwd = fwd.replace(&plain, &looped);
+    }
     if spec.hyper.is_some() {
         let path = inside(Role::HcHeadFn);
         let (module, prefix) = super::torch_hyper::split(&path);
@@ -4210,7 +4306,23 @@ fn model(spec: &Spec, n: &Names) -> String {
             )
         };
     let head = transform + &head;
+    let mut head_init = head_init;
     let mut cap = String::new();
+    if let Some(g) = spec.ngpt {
+        let s = n.path(Role::NgptLogitScale);
+        if spec.tied && !spec.head_bias {
+            // A tied head still holds its logit scale.
+            head_init += &format!("        self.{lm_head} = nn.Module()\n");
+        }
+        head_init += &format!(
+            "        self.{s} = nn.Parameter(torch.full(({ov},), {}))  # a learned scale per vocabulary entry\n",
+            fmt_f(g.init)
+        );
+        cap += &format!(
+            "        logits = logits.float() * (self.{s}.float() * {})\n",
+            fmt_f(g.logit_factor())
+        );
+    }
     if spec.logits_mult != 1.0 {
         cap += &format!(
             "        logits = logits * {}  # logit multiplier\n",
