@@ -83,7 +83,21 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
         Naming::Hf
     };
     let expected = manifest::manifest(g, naming)?;
+    // Each tensor under the name transformers loads it as (Dory's released two-block layers).
+    let layout = g.spec.layout;
     let stored: BTreeMap<&str, &Stored> = c.tensors.iter().map(|t| (t.name.as_str(), t)).collect();
+    let canonical: Vec<(String, &Stored)> = c
+        .tensors
+        .iter()
+        .filter_map(|t| match anatomy_core::naming::canonical(layout, &t.name) {
+            std::borrow::Cow::Owned(n) => Some((n, t)),
+            std::borrow::Cow::Borrowed(_) => None,
+        })
+        .collect();
+    let mut stored = stored;
+    for (n, t) in &canonical {
+        stored.entry(n.as_str()).or_insert(t);
+    }
     let mut used: BTreeSet<&str> = BTreeSet::new();
     let mut r = Report {
         problems: c.problems.clone(),
@@ -173,11 +187,10 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
             }
         }
     }
-    for t in c
-        .tensors
-        .iter()
-        .filter(|t| !used.contains(t.name.as_str()) && !c.read_as_config.contains(&t.name))
-    {
+    for t in c.tensors.iter().filter(|t| {
+        !used.contains(anatomy_core::naming::canonical(layout, &t.name).as_ref())
+            && !c.read_as_config.contains(&t.name)
+    }) {
         match g
             .spec
             .not_drawn

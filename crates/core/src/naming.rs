@@ -749,8 +749,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let (hf, gguf) = match layout {
         // Dory as transformers saves it: Llama's names under `backbone.`, the embeddings'
         // `embeddings`, the output gate's `g_proj`. (Its released checkpoints store each layer as
-        // two blocks, `layers.{2b}.mixer` and `layers.{2b+1}.mixer`, which transformers renames on
-        // loading and does not write back.)
+        // two blocks, which transformers renames on loading and does not write back: read
+        // through `canonical`.)
         Layout::Dory => {
             let (hf, gguf) = match role {
                 Embed => ("backbone.embeddings", "token_embd"),
@@ -2317,6 +2317,35 @@ fn gpt2(role: Role) -> (&'static str, &'static str) {
         FinalNorm => ("transformer.ln_f", "output_norm"),
         other => llama(other),
     }
+}
+
+/// The name transformers loads a stored tensor as, where a layout's released checkpoints name it
+/// otherwise than transformers writes it (its conversion mapping): Dory's store each layer as two
+/// blocks, `layers.{2b}.mixer` (the attention) and `layers.{2b+1}.mixer` (the MLP), with their
+/// residual rates `layers.{2b}.attn_alpha` and `layers.{2b+1}.mlp_alpha`.
+pub fn canonical(layout: Layout, stored: &str) -> std::borrow::Cow<'_, str> {
+    use std::borrow::Cow;
+    if layout != Layout::Dory {
+        return Cow::Borrowed(stored);
+    }
+    let Some(rest) = stored.strip_prefix("backbone.layers.") else {
+        return Cow::Borrowed(stored);
+    };
+    let Some((n, tail)) = rest.split_once('.') else {
+        return Cow::Borrowed(stored);
+    };
+    let Ok(n) = n.parse::<u64>() else {
+        return Cow::Borrowed(stored);
+    };
+    let (b, attention) = (n / 2, n % 2 == 0);
+    let tail = match (tail.strip_prefix("mixer."), tail, attention) {
+        (Some(t), _, true) => format!("self_attn.{t}"),
+        (Some(t), _, false) => format!("mlp.{t}"),
+        (None, "attn_alpha", true) => "lambda_1".into(),
+        (None, "mlp_alpha", false) => "lambda_2".into(),
+        _ => return Cow::Borrowed(stored),
+    };
+    Cow::Owned(format!("backbone.layers.{b}.{tail}"))
 }
 
 /// Fill in the layer and expert index of a template; `{p}` and `{s}` are layer b's checkpoint

@@ -42,6 +42,22 @@ pub struct Weights {
     fp8_raw: HashMap<String, Raw>,
 }
 
+/// `held`'s tensors renamed as transformers loads them (`naming::canonical`).
+fn canonical<T>(held: &mut HashMap<String, T>, layout: anatomy_core::spec::Layout) {
+    let renamed: Vec<(String, String)> = held
+        .keys()
+        .filter_map(|k| match anatomy_core::naming::canonical(layout, k) {
+            std::borrow::Cow::Owned(n) => Some((k.clone(), n)),
+            std::borrow::Cow::Borrowed(_) => None,
+        })
+        .collect();
+    for (from, to) in renamed {
+        if let Some(t) = held.remove(&from) {
+            held.insert(to, t);
+        }
+    }
+}
+
 fn err(path: &str, e: impl std::fmt::Display) -> Error {
     Error::file(path, format!("cannot load weights: {e}"))
 }
@@ -70,6 +86,9 @@ impl Weights {
                 let block = fp8_block(&checkpoint.config, &checkpoint.config_file)?;
                 let mut w = Self::safetensors(Path::new(&checkpoint.path), hold, progress)?;
                 w.fp8(block, &checkpoint.path)?;
+                // Each under the name transformers loads it as (Dory's released layout).
+                canonical(&mut w.tensors, spec.layout);
+                canonical(&mut w.stored, spec.layout);
                 Ok(w)
             }
             (Format::Gguf, Some(header)) => {

@@ -414,3 +414,81 @@ fn published(fixture: &str, held: &str, stored_tolerance: f32) {
         assert!(apart <= tolerance, "{fixture}, {hold:?}: {apart}");
     }
 }
+
+/// Dory as NVIDIA releases it: each layer stored as two blocks, `layers.{2b}.mixer` (the
+/// attention, with `attn_alpha`) and `layers.{2b+1}.mixer` (the MLP, with `mlp_alpha`), which
+/// transformers renames on loading. The fixture's tensors written so verify clean and give
+/// transformers' logits, in f32 and held in bf16 as stored.
+#[test]
+fn dorys_released_two_block_layout_verifies_and_runs() {
+    use anatomy_exec::weights::{Hold, Weights};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/dory");
+    let loaded =
+        candle_core::safetensors::load(dir.join("model.safetensors"), &Device::Cpu).unwrap();
+    // Written here from the layout's description, apart from `naming::canonical`'s reading.
+    let released = |n: &str| -> String {
+        let Some(rest) = n.strip_prefix("backbone.layers.") else {
+            return n.to_string();
+        };
+        let (b, tail) = rest.split_once('.').unwrap();
+        let b: u64 = b.parse().unwrap();
+        match tail {
+            "lambda_1" => format!("backbone.layers.{}.attn_alpha", 2 * b),
+            "lambda_2" => format!("backbone.layers.{}.mlp_alpha", 2 * b + 1),
+            t if t.starts_with("self_attn.") => {
+                format!(
+                    "backbone.layers.{}.mixer.{}",
+                    2 * b,
+                    &t["self_attn.".len()..]
+                )
+            }
+            t if t.starts_with("mlp.") => {
+                format!("backbone.layers.{}.mixer.{}", 2 * b + 1, &t["mlp.".len()..])
+            }
+            t => panic!("an unexpected Dory tensor: {t}"),
+        }
+    };
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
+    let want: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
+    for bf16 in [false, true] {
+        let tmp = tempfile::tempdir().unwrap();
+        let renamed: std::collections::HashMap<String, candle_core::Tensor> = loaded
+            .iter()
+            .map(|(n, t)| {
+                let t = if bf16 {
+                    t.to_dtype(DType::BF16).unwrap()
+                } else {
+                    t.clone()
+                };
+                (released(n), t)
+            })
+            .collect();
+        assert!(renamed.keys().any(|n| n.ends_with(".mixer.up_proj.weight")));
+        candle_core::safetensors::save(&renamed, tmp.path().join("model.safetensors")).unwrap();
+        std::fs::copy(dir.join("config.json"), tmp.path().join("config.json")).unwrap();
+        let c = anatomy_checkpoint::open(tmp.path()).unwrap();
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let report = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+        assert!(report.clean(), "{:?}", report.unexpected);
+        let hold = if bf16 { Hold::Stored } else { Hold::F32 };
+        let w = Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap();
+        let m = Model::new(spec.clone(), w).unwrap();
+        let got: Vec<Vec<f32>> = m
+            .forward(&ids, &mut Cache::new(spec.layers as usize))
+            .unwrap()
+            .to_vec2()
+            .unwrap();
+        let scale = want.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
+        let d = got
+            .iter()
+            .flatten()
+            .zip(want.iter().flatten())
+            .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+        // bf16 weights: the logits within 2% of their largest (measured: 0.4%).
+        let tol = if bf16 { 0.02 * scale } else { 1e-4 };
+        assert!(d < tol, "bf16 {bf16}: max |Δlogit| = {d} (largest {scale})");
+    }
+}
