@@ -94,21 +94,7 @@ fn the_kv_cache_gives_the_same_logits() {
             continue;
         }
         let want = stepwise(&dir, want);
-        let mut cache = Cache::new(model.spec.layers as usize);
-        let mut got: Vec<Vec<f32>> = model
-            .forward(&ids[..5], &mut cache)
-            .unwrap()
-            .to_vec2()
-            .unwrap();
-        for &id in &ids[5..] {
-            got.extend(
-                model
-                    .forward(&[id], &mut cache)
-                    .unwrap()
-                    .to_vec2::<f32>()
-                    .unwrap(),
-            );
-        }
+        let got = prompted_then_stepped(&model, &ids, 5);
         let d = max_diff(&got, &want);
         assert!(d < 1e-4, "{}: max |Δlogit| = {d}", fixtures::name(&dir));
         // Decoding asks for the last position's logits alone.
@@ -124,6 +110,30 @@ fn the_kv_cache_gives_the_same_logits() {
             dir.display()
         );
     }
+}
+
+/// The logits of `ids`: the first `prompt` in one pass, then one token at a time through the cache.
+fn prompted_then_stepped(model: &Model, ids: &[u32], prompt: usize) -> Vec<Vec<f32>> {
+    let mut cache = Cache::new(model.spec.layers as usize);
+    let mut got: Vec<Vec<f32>> = if prompt > 0 {
+        model
+            .forward(&ids[..prompt], &mut cache)
+            .unwrap()
+            .to_vec2()
+            .unwrap()
+    } else {
+        Vec::new()
+    };
+    for &id in &ids[prompt..] {
+        got.extend(
+            model
+                .forward(&[id], &mut cache)
+                .unwrap()
+                .to_vec2::<f32>()
+                .unwrap(),
+        );
+    }
+    got
 }
 
 /// Dory with only its last pass caching: the earlier passes attend over the last pass's keys of
@@ -148,17 +158,7 @@ fn a_last_pass_cache_decodes_as_transformers_does() {
             serde_json::from_value(e["stepwise_logits"].clone())
                 .unwrap_or_else(|_| panic!("{}: no stepwise_logits", fixtures::name(&dir)))
         };
-        let mut cache = Cache::new(model.spec.layers as usize);
-        let mut got: Vec<Vec<f32>> = Vec::new();
-        for &id in &ids {
-            got.extend(
-                model
-                    .forward(&[id], &mut cache)
-                    .unwrap()
-                    .to_vec2::<f32>()
-                    .unwrap(),
-            );
-        }
+        let got = prompted_then_stepped(&model, &ids, 0);
         let d = max_diff(&got, &want);
         assert!(d < 1e-4, "{}: max |Δlogit| = {d}", fixtures::name(&dir));
         // Not the one-pass logits: the test would pass on a model that ignored the mode.
