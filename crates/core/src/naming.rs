@@ -755,7 +755,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             let (hf, gguf) = match role {
                 Embed => ("backbone.embeddings", "token_embd"),
                 AttnGate => ("model.layers.{b}.self_attn.g_proj", "blk.{b}.attn_gate"),
-                other => llama(other),
+                // Gemma 2's four norms a layer (weightless here: named, never stored).
+                other => sandwich(other),
             };
             let hf = hf.replacen("model.", "backbone.", 1);
             return (format!("{hf}.{suffix}"), format!("{gguf}.{suffix}"));

@@ -1554,7 +1554,7 @@ fn ngpt_lines(spec: &Spec, first: &mut Vec<(&str, &str)>, then: &mut Vec<(&str, 
     if spec.looped.is_some() {
         then.push((
             "    for b, (span, use_rope, ffn) in enumerate(PLAN):\n",
-            "    L = C[\"looped\"]  # layers a..z-1 run L[\"loops\"] times in a row\n    lo, hi = L[\"input\"], L[\"input\"] + L[\"recurrent\"]\n    order = list(range(lo)) + list(range(lo, hi)) * L[\"loops\"] + list(range(hi, len(PLAN)))  # every layer, in the order it runs\n    for i, b in enumerate(order):\n        span, use_rope, ffn = PLAN[b]\n        if b == lo:  # the first layer of a pass\n            if i == lo:\n                xl = norm(x, w(W, \"final_norm\"))  # the input layers' output, normed: every pass restarts from it\n            x = norm(x, w(W, \"final_norm\")) + xl  # [T, hidden]\n",
+            "    L = C[\"looped\"]  # layers lo..hi-1 run L[\"loops\"] times in a row\n    lo, hi = L[\"input\"], L[\"input\"] + L[\"recurrent\"]\n    order = list(range(lo)) + list(range(lo, hi)) * L[\"loops\"] + list(range(hi, len(PLAN)))  # every layer, in the order it runs\n    for i, b in enumerate(order):\n        span, use_rope, ffn = PLAN[b]\n        if b == lo:  # the first layer of a pass\n            if i == lo:\n                xl = norm(x, w(W, \"final_norm\"))  # the input layers' output, normed: every pass restarts from it\n            x = norm(x, w(W, \"final_norm\")) + xl  # [T, hidden]\n",
         ));
     }
 }

@@ -1080,8 +1080,8 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
             fmt_f(g.init)
         );
         fwd += &format!(
-            "        q = q * (self.{sq} * {}).view({h}, 1, {hd}).square()  # sets how sharp each head attends\n",
-            fmt_f(g.query_factor(hd))
+            "        q = q * (self.{sq} * ({hd} ** 0.5 / {})).view({h}, 1, {hd}).square()  # sets how sharp each head attends\n",
+            fmt_f(g.init)
         );
     }
     if shares {
@@ -1147,8 +1147,8 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
                 fmt_f(ng.init)
             );
             z = format!(
-                "({z} * (self.{sg} * {}).square())",
-                fmt_f(ng.gate_factor(d))
+                "({z} * (self.{sg} * ({d} ** 0.25 / {})).square())",
+                fmt_f(ng.init)
             );
         }
         let f = if gate.softplus {
@@ -1976,8 +1976,8 @@ ${split}        gate, up = gate.clamp(max=${l}), up.clamp(-${l}, ${l})
                 };
                 // nGPT's learned scales on the gate and up (Dory).
                 let mut um = String::new();
-                if let Some(g) = spec.ngpt.filter(|_| which == Ffn::Dense) {
-                    let uv = fmt_f(g.uv_factor(d));
+                if spec.ngpt.is_some() && which == Ffn::Dense {
+                    let uv = format!("{d} ** 0.5");
                     gm = format!(" * (self.{} * {uv})", n.attr(Role::NgptGateUvScale));
                     um = format!(" * (self.{} * {uv})", n.attr(Role::NgptUpUvScale));
                 }
@@ -2821,7 +2821,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
                 "        self.{l1} = nn.Parameter(torch.full(({d},), {i}))  # the rates towards the attention's output\n        self.{l2} = nn.Parameter(torch.full(({d},), {i}))  # and towards the MLP's\n",
                 i = fmt_f(g.init)
             );
-            let f = fmt_f(g.rate_factor());
+            let f = format!("({} / {})", fmt_f(g.alpha), fmt_f(g.init));
             format!(
                 "        x = {attn_in}  # the stream, normed in place\n        x = x + (self.{l1} * {f}).abs() * ({} - x)\n        x = {ffn_in}\n        x = x + (self.{l2} * {f}).abs() * ({} - x)\n        return x",
                 a_out.replace(&attn_in, "x"),
@@ -4319,8 +4319,8 @@ fn model(spec: &Spec, n: &Names) -> String {
             fmt_f(g.init)
         );
         cap += &format!(
-            "        logits = logits.float() * (self.{s}.float() * {})\n",
-            fmt_f(g.logit_factor())
+            "        logits = logits.float() * (self.{s}.float() * (1 / {}))\n",
+            fmt_f(g.init)
         );
     }
     if spec.logits_mult != 1.0 {
