@@ -28,15 +28,35 @@ fn without(key: &str) -> Value {
     v
 }
 
+/// An unknown model type is refused with the closest one anatomy reads, where one is close,
+/// and where to find them all; a decoder not read yet says what it holds.
 #[test]
-fn unknown_model_type_lists_supported() {
+fn unknown_model_type_names_the_closest_and_the_list() {
     let e = err_of(&with("model_type", json!("mamba9")));
     assert_eq!(e.file, "cfg.json");
     assert_eq!(e.field, "model_type");
-    assert!(e.message.contains("`mamba9` is not supported"), "{e}");
-    for t in ["llama", "mistral", "qwen3", "deepseek_v3"] {
-        assert!(e.message.contains(&format!(" {t},")), "{t}: {e}");
-    }
+    assert!(
+        e.message
+            .contains("`mamba9` is not supported; did you mean `mamba2`?"),
+        "{e}"
+    );
+    let n = anatomy_core::families::model_types().len();
+    assert!(
+        e.message.contains(&format!(
+            "anatomy reads {n} model types (`anatomy list --model-types`"
+        )),
+        "{e}"
+    );
+    let e = err_of(&with("model_type", json!("no_such_model")));
+    assert!(!e.message.contains("did you mean"), "{e}");
+    let e = err_of(&with("model_type", json!("deepseek_v4")));
+    assert!(
+        e.message
+            .contains("`deepseek_v4` is not supported yet (compressed sparse attention"),
+        "{e}"
+    );
+    // Not a wall of every supported type.
+    assert!(e.message.len() < 300, "{e}");
 }
 
 #[test]

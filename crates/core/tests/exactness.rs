@@ -279,6 +279,24 @@ fn defaults_in(dir: &str) -> usize {
     n
 }
 
+/// The README's table says "not yet" of the decoders whose refusal says what they hold
+/// (`families::NOT_YET`), and of no other decoder.
+#[test]
+fn the_readme_and_the_refusals_name_the_same_decoders_not_read_yet() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let mut listed: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.contains("| not yet: "))
+        .filter_map(|l| l.split('`').nth(1))
+        .collect();
+    let mut refused: Vec<&str> = families::NOT_YET.iter().map(|(t, _)| *t).collect();
+    listed.sort();
+    refused.sort();
+    assert_eq!(listed, refused);
+}
+
 /// The README's table of transformers' model types says "read" for exactly the types the
 /// registry reads (scripts/model_types.py writes it).
 #[test]
