@@ -1067,7 +1067,8 @@ impl Model {
     /// Dory's looped section: the input layers once, the looped ones `loops` times, each pass
     /// from the stream normed plus the input layers' output normed, then the output layers.
     /// Each pass caches keys and values of its own (a visit's cache), or with `shared_cache`
-    /// only the last does and the earlier ones attend over a copy they drop.
+    /// only the last does: an earlier pass appends its keys and values to the layers' caches,
+    /// attends, and takes them off again.
     fn looped(&self, x: &Tensor, l: Looped, cache: &mut Cache) -> Res<Tensor> {
         let (a, z) = (l.input as usize, (l.input + l.recurrent) as usize);
         let mut x = x.clone();
@@ -1079,15 +1080,29 @@ impl Model {
         let passes = l.loops as usize;
         for p in 0..passes {
             x = (self.norm(&x, Role::FinalNorm, None)? + &x0)?;
-            let mut scratch = (l.shared_cache && p + 1 < passes).then(|| cache.clone());
-            let c = match (&mut scratch, p) {
-                (Some(s), _) => s,
-                (None, 0) => &mut *cache,
-                (None, _) if l.shared_cache => &mut *cache,
-                (None, p) => cache.visit(p - 1),
+            let dropped = l.shared_cache && p + 1 < passes;
+            let held: Vec<Option<usize>> = (a..z)
+                .map(|b| cache.kv[b].as_ref().map(|kv| kv.len()))
+                .collect();
+            let c = if l.shared_cache || p == 0 {
+                &mut *cache
+            } else {
+                cache.visit(p - 1)
             };
             for b in a..z {
                 x = self.layer(&x, b, c, &mut None, None)?;
+            }
+            if dropped {
+                for (b, len) in (a..z).zip(held) {
+                    match len {
+                        Some(n) => {
+                            if let Some(kv) = cache.kv[b].as_mut() {
+                                kv.truncate(n);
+                            }
+                        }
+                        None => cache.kv[b] = None,
+                    }
+                }
             }
         }
         for b in z..self.spec.layers as usize {
