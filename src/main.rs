@@ -231,16 +231,35 @@ enum Naming {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // A closed pipe (`anatomy show | head`) is not an error worth reporting.
+    let emit = |out: &str| {
+        let _ = std::io::stdout().lock().write_all(out.as_bytes());
+    };
     match run(cli) {
         Ok(out) => {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`anatomy show | head`) is not an error worth reporting.
-            let _ = stdout.write_all(out.as_bytes());
+            emit(&out);
             ExitCode::SUCCESS
         }
-        Err(e) => {
-            eprintln!("error: {}", fmt::printable(&e.to_string()));
+        Err(Failure { report, error }) => {
+            emit(&report);
+            eprintln!("error: {}", fmt::printable(&error.to_string()));
             ExitCode::from(2)
+        }
+    }
+}
+
+/// A command that failed: its error, and what it had to report all the same on stdout (the
+/// report of a checkpoint that does not match its graph).
+struct Failure {
+    report: String,
+    error: Error,
+}
+
+impl From<Error> for Failure {
+    fn from(error: Error) -> Self {
+        Failure {
+            report: String::new(),
+            error,
         }
     }
 }
@@ -319,9 +338,20 @@ fn warn_problems(c: &anatomy_checkpoint::Checkpoint) {
     }
 }
 
-fn run(cli: Cli) -> Result<String, Error> {
-    let lenient = cli.lenient;
+fn run(cli: Cli) -> Result<String, Failure> {
     match cli.command {
+        Command::Verify {
+            checkpoint,
+            data,
+            json,
+        } => verify(&checkpoint, data, json, cli.lenient),
+        command => Ok(run_command(command, cli.lenient)?),
+    }
+}
+
+/// Every command but `verify`, which reports even when it fails.
+fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
+    match command {
         Command::Show { model, step, width } => {
             let (g, _) = build(&model, lenient)?;
             let width = width
@@ -388,11 +418,7 @@ fn run(cli: Cli) -> Result<String, Error> {
             ))
         }
         Command::Site { output, force } => site(&output, force),
-        Command::Verify {
-            checkpoint,
-            data,
-            json,
-        } => verify(&checkpoint, data, json, lenient),
+        Command::Verify { .. } => unreachable!("`run` handles verify"),
         Command::Run {
             model,
             prompt,
@@ -654,7 +680,7 @@ fn site(dir: &Path, force: bool) -> Result<String, Error> {
     ))
 }
 
-fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Error> {
+fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Failure> {
     let hub = match hub_id(arg) {
         Some(id) => Some((anatomy_hub::Hub::from_env()?, id)),
         None => None,
@@ -662,7 +688,7 @@ fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Er
     let snap = match &hub {
         Some((hub, id)) => {
             if data {
-                return Err(Error::new(arg, "--data", "reads every value, which needs the weights on disk: `anatomy run` downloads a Hub checkpoint into the cache; verify that folder with --data"));
+                return Err(Error::new(arg, "--data", "reads every value, which needs the weights on disk: `anatomy run` downloads a Hub checkpoint into the cache; verify that folder with --data").into());
             }
             Some(hub.snapshot(id)?)
         }
@@ -725,12 +751,11 @@ fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Er
     if clean {
         Ok(out)
     } else {
-        // The report goes to stdout; the exit status says it failed.
-        print!("{out}");
-        Err(Error::file(
-            c.path,
-            "does not match the graph (see the report above)",
-        ))
+        // The report goes to stdout all the same; the exit status says it failed.
+        Err(Failure {
+            report: out,
+            error: Error::file(c.path, "does not match the graph (see the report above)"),
+        })
     }
 }
 

@@ -289,6 +289,31 @@ fn verify_reports_and_sets_the_exit_status() {
         ));
 }
 
+/// A checkpoint that does not match its config's graph: the report on stdout all the same, the
+/// error on stderr, exit status 2.
+#[test]
+fn verify_reports_a_mismatch_on_stdout_and_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = exec_fixture("llama");
+    std::fs::copy(
+        src.join("model.safetensors"),
+        dir.path().join("model.safetensors"),
+    )
+    .unwrap();
+    let mut cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(src.join("config.json")).unwrap()).unwrap();
+    cfg["intermediate_size"] = serde_json::json!(64);
+    std::fs::write(dir.path().join("config.json"), cfg.to_string()).unwrap();
+    anatomy()
+        .args(["verify", dir.path().to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("mlp.gate_proj.weight"))
+        .stderr(predicate::str::contains(
+            "does not match the graph (see the report above)",
+        ));
+}
+
 fn exec_fixture(name: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("crates/exec/tests/fixtures")
