@@ -2363,3 +2363,40 @@ pub fn instantiate(template: &str, b: Option<u64>, e: Option<u64>) -> String {
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_reads_dorys_two_blocks_as_one_layer_and_leaves_the_rest() {
+        let d = |s| canonical(Layout::Dory, s).into_owned();
+        assert_eq!(
+            d("backbone.layers.6.mixer.q_proj.weight"),
+            "backbone.layers.3.self_attn.q_proj.weight"
+        );
+        assert_eq!(
+            d("backbone.layers.7.mixer.up_proj.weight"),
+            "backbone.layers.3.mlp.up_proj.weight"
+        );
+        assert_eq!(
+            d("backbone.layers.6.attn_alpha"),
+            "backbone.layers.3.lambda_1"
+        );
+        assert_eq!(
+            d("backbone.layers.7.mlp_alpha"),
+            "backbone.layers.3.lambda_2"
+        );
+        // Names transformers writes, and pairings the layout does not have, stay as they are.
+        for kept in [
+            "backbone.layers.3.self_attn.q_proj.weight",
+            "backbone.layers.7.attn_alpha",
+            "backbone.embeddings.weight",
+            "lm_head.weight",
+        ] {
+            assert_eq!(d(kept), kept);
+        }
+        let other = canonical(Layout::Llama, "backbone.layers.6.mixer.q_proj.weight");
+        assert!(matches!(other, std::borrow::Cow::Borrowed(_)));
+    }
+}
