@@ -406,7 +406,7 @@ test("Dory's page explains its looped layers and its moves on the sphere with it
   await page.click("#part-loop");
   await detail.waitFor({ state: "visible" });
   let text = await detail.textContent();
-  assert.match(text, new RegExp(`run ${loops} times in a row: a token runs ${input + loops * looped + output} layers, from ${layers} stored`));
+  assert.match(text, new RegExp(`runs ${loops} times in a row: a token runs ${input + loops * looped + output} layers, from ${layers} stored`));
   assert.match(text, /each pass caches keys and values of its own/);
   assert.match(await page.locator("#detail pre.code").textContent(), new RegExp(`for _ in range\\(${loops}\\):`));
   await page.click("#part-residual-1");

@@ -84,20 +84,13 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
     };
     let expected = manifest::manifest(g, naming)?;
     // Each tensor under the name transformers loads it as (Dory's released two-block layers).
-    let layout = g.spec.layout;
-    let stored: BTreeMap<&str, &Stored> = c.tensors.iter().map(|t| (t.name.as_str(), t)).collect();
-    let canonical: Vec<(String, &Stored)> = c
+    let names: Vec<_> = c
         .tensors
         .iter()
-        .filter_map(|t| match anatomy_core::naming::canonical(layout, &t.name) {
-            std::borrow::Cow::Owned(n) => Some((n, t)),
-            std::borrow::Cow::Borrowed(_) => None,
-        })
+        .map(|t| anatomy_core::naming::canonical(g.spec.layout, &t.name))
         .collect();
-    let mut stored = stored;
-    for (n, t) in &canonical {
-        stored.entry(n.as_str()).or_insert(t);
-    }
+    let stored: BTreeMap<&str, &Stored> =
+        names.iter().map(|n| n.as_ref()).zip(&c.tensors).collect();
     let mut used: BTreeSet<&str> = BTreeSet::new();
     let mut r = Report {
         problems: c.problems.clone(),
@@ -187,10 +180,12 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
             }
         }
     }
-    for t in c.tensors.iter().filter(|t| {
-        !used.contains(anatomy_core::naming::canonical(layout, &t.name).as_ref())
-            && !c.read_as_config.contains(&t.name)
-    }) {
+    for t in names
+        .iter()
+        .zip(&c.tensors)
+        .filter(|(n, t)| !used.contains(n.as_ref()) && !c.read_as_config.contains(&t.name))
+        .map(|(_, t)| t)
+    {
         match g
             .spec
             .not_drawn

@@ -733,9 +733,8 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         Mechanism,
         s.looped.map_or("none".into(), |l| {
             format!(
-                "layers {}–{} run {} times, {}",
-                l.input,
-                l.input + l.recurrent - 1,
+                "{} run {} times, {}",
+                l.layers().describe(),
                 l.loops,
                 if l.shared_cache {
                     "the last pass alone caching"

@@ -109,6 +109,17 @@ impl fmt::Display for LayerSet {
     }
 }
 
+impl LayerSet {
+    /// The set in words, its noun agreeing: `no layers`, `layer 8`, `layers 8–27`.
+    pub fn describe(&self) -> String {
+        match self.len() {
+            0 => "no layers".into(),
+            1 => format!("layer {self}"),
+            _ => format!("layers {self}"),
+        }
+    }
+}
+
 fn ordinal(n: u64) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, x) if x != 11 => "st",

@@ -319,7 +319,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 NgptUpUvScale => ("model.layers.{b}.mlp.suv_up", "blk.{b}.ffn_up_scale"),
                 NgptRateAttn => ("model.layers.{b}.lambda_1", "blk.{b}.attn_rate"),
                 NgptRateFfn => ("model.layers.{b}.lambda_2", "blk.{b}.ffn_rate"),
-                _ => ("lm_head.logit_scale", "output_scale"),
+                NgptLogitScale => ("lm_head.logit_scale", "output_scale"),
+                other => unreachable!("{other:?} is not matched by this arm"),
             };
             let hf = match layout {
                 Layout::Dory => hf.replace("model.", "backbone."),

@@ -203,6 +203,11 @@ pub struct Looped {
 }
 
 impl Looped {
+    /// The looped section's layers.
+    pub fn layers(self) -> LayerSet {
+        LayerSet::range(self.input, self.input + self.recurrent)
+    }
+
     /// Whether layer `b` is in the looped section.
     pub fn contains(self, b: u64) -> bool {
         (self.input..self.input + self.recurrent).contains(&b)
@@ -718,6 +723,21 @@ pub struct Mlp {
     /// The gated activation is gpt-oss's clamped SwiGLU at this limit, (clamp(up) + 1) · g ·
     /// σ(1.702 g), g = min(gate, limit), in the dense MLP and the shared experts (MiniMax-M3).
     pub clamp: Option<f64>,
+}
+
+impl Mlp {
+    /// The common gated MLP: down(act(gate(x)) ⊙ up(x)), no biases, gate and up stored apart.
+    pub fn gated(intermediate: u64, act: Act) -> Mlp {
+        Mlp {
+            intermediate,
+            act,
+            gated: true,
+            bias: false,
+            fused_gate_up: false,
+            sub_norm: false,
+            clamp: None,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -2244,8 +2264,12 @@ impl Spec {
         }
     }
 
-    /// The runs of the layers of `set` for one token: their count, or each one's visits.
+    /// The runs of the layers of `set` for one token: their count where no layer runs twice,
+    /// else each one's runs (a walk over the set, which only a loop needs).
     pub fn runs_over(&self, set: &LayerSet) -> u128 {
+        if self.hierarchy.is_none() && self.looped.is_none() {
+            return set.len() as u128;
+        }
         set.iter().map(|b| self.runs(b) as u128).sum()
     }
 

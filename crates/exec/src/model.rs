@@ -171,6 +171,17 @@ impl Cache {
         }
     }
 
+    /// Layer `b`'s indexer keys with `k` ([t, d]) appended: every key so far, kept for the next
+    /// step.
+    fn index_keys(&mut self, b: usize, k: Tensor) -> candle_core::Result<Tensor> {
+        let all = match &self.index_k[b] {
+            Some(prev) => Tensor::cat(&[prev, &k], 0)?,
+            None => k,
+        };
+        self.index_k[b] = Some(all.clone());
+        Ok(all)
+    }
+
     /// Stack visit `i`'s own cache, at this one's position (`Spec::hierarchy`).
     fn visit(&mut self, i: usize) -> &mut Cache {
         while self.visits.len() <= i {
@@ -955,7 +966,7 @@ impl Model {
         }
         self.keep(Some(b), "attn_out", &a);
         let mut r = match self.spec.stream_mix {
-            None if self.spec.ngpt.is_some() => self.ngpt_move(&h, &a, Role::NgptRateAttn, b)?,
+            None if place == NormPlace::Sphere => self.ngpt_move(&h, &a, Role::NgptRateAttn, b)?,
             // MiniMax: added to the normed input, each scaled.
             Some(mix) => {
                 let (alpha, beta) = mix.mixer(self.spec.plan[b].mixer);
@@ -1035,7 +1046,7 @@ impl Model {
             m = m.affine(m_res, 0.0)?;
         }
         let mut out = match self.spec.stream_mix {
-            None if self.spec.ngpt.is_some() => self.ngpt_move(&h, &m, Role::NgptRateFfn, b)?,
+            None if place == NormPlace::Sphere => self.ngpt_move(&h, &m, Role::NgptRateFfn, b)?,
             Some(mix) => (h.affine(mix.mlp.0, 0.0)? + m.affine(mix.mlp.1, 0.0)?)?,
             None => self.residual_add(&r, m, Role::ResidScaleFfn, b)?,
         };
@@ -1080,10 +1091,12 @@ impl Model {
         let passes = l.loops as usize;
         for p in 0..passes {
             x = (self.norm(&x, Role::FinalNorm, None)? + &x0)?;
-            let dropped = l.shared_cache && p + 1 < passes;
-            let held: Vec<Option<usize>> = (a..z)
-                .map(|b| cache.kv[b].as_ref().map(|kv| kv.len()))
-                .collect();
+            // An earlier pass of `last_loop`: what each looped layer held before it.
+            let held: Option<Vec<Option<usize>>> = (l.shared_cache && p + 1 < passes).then(|| {
+                (a..z)
+                    .map(|b| cache.kv[b].as_ref().map(|kv| kv.len()))
+                    .collect()
+            });
             let c = if l.shared_cache || p == 0 {
                 &mut *cache
             } else {
@@ -1092,16 +1105,10 @@ impl Model {
             for b in a..z {
                 x = self.layer(&x, b, c, &mut None, None)?;
             }
-            if dropped {
-                for (b, len) in (a..z).zip(held) {
-                    match len {
-                        Some(n) => {
-                            if let Some(kv) = cache.kv[b].as_mut() {
-                                kv.truncate(n);
-                            }
-                        }
-                        None => cache.kv[b] = None,
-                    }
+            for (b, len) in (a..z).zip(held.into_iter().flatten()) {
+                match len {
+                    Some(n) => cache.kv[b].iter_mut().for_each(|kv| kv.truncate(n)),
+                    None => cache.kv[b] = None,
                 }
             }
         }
@@ -2747,11 +2754,7 @@ impl Model {
         self.keep(Some(b), "index_q", &q);
         let k = k.reshape((t, id))?;
         self.keep(Some(b), "index_k", &k);
-        let k = match &cache.index_k[b] {
-            Some(prev) => Tensor::cat(&[prev, &k], 0)?,
-            None => k,
-        };
-        cache.index_k[b] = Some(k.clone());
+        let k = cache.index_keys(b, k)?;
         let total = k.dim(0)?;
         // [ih, t, total]: every index head's queries against every cached key.
         let scores: Vec<f32> = q
@@ -2854,11 +2857,7 @@ impl Model {
         )?;
         let k = rotate(&k.reshape((1, t, id))?)?.reshape((t, id))?;
         self.keep(Some(b), "index_k", &k);
-        let k = match &cache.index_k[b] {
-            Some(prev) => Tensor::cat(&[prev, &k], 0)?,
-            None => k,
-        };
-        cache.index_k[b] = Some(k.clone());
+        let k = cache.index_keys(b, k)?;
         let total = k.dim(0)?;
         let weights = self.proj(x, Role::IndexWeights, b, false)?;
         self.keep(Some(b), "index_weights", &weights);

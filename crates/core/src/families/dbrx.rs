@@ -122,15 +122,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
             format!("is {p}; anatomy draws the chosen experts' weights divided by their sum (1), or left as they are (null)"),
         ));
     }
-    s.mlp = Mlp {
-        intermediate: f,
-        act,
-        gated: true,
-        bias: false,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
-    };
+    s.mlp = Mlp::gated(f, act);
     s.moe = Some(Moe {
         scoring: Scoring::Softmax,
         norm_topk_prob: p.is_some(),

@@ -772,7 +772,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.norm = pre_rms(cfg, c.eps)?;
     let kinds = match c.extra {
         Extra::Dots3 => Some(super::dots3::layer_kinds(cfg, s.layers)?),
-        _ => None,
+        // Every layer of the other classes is of one kind.
+        Extra::None | Extra::HyV4 | Extra::Axk2 => None,
     };
     // Kimi Linear's attention carries no positions: no RoPE key is read.
     let mut r = if c.linear == Linear::Kimi {

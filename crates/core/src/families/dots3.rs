@@ -40,12 +40,10 @@ impl Kind {
 /// `use_dsa` is false; `use_dsa`, given, renames the kinds of a saved `layer_types` the same way
 /// (its default is true, or unset beside a `per_layer_config`).
 pub(super) fn layer_kinds(cfg: &Config, layers: u64) -> Result<Vec<Kind>> {
-    let use_dsa = if cfg.present("use_dsa") {
-        match cfg.get("use_dsa") {
-            Some(serde_json::Value::Null) | None => None,
-            _ => Some(cfg.flag("use_dsa", true)?),
-        }
-    } else if cfg.present("per_layer_config") {
+    let use_dsa = if cfg.has("use_dsa") {
+        Some(cfg.flag("use_dsa", true)?)
+    } else if cfg.present("use_dsa") || cfg.present("per_layer_config") {
+        // Given as null, or unset beside a per_layer_config.
         None
     } else {
         Some(true)

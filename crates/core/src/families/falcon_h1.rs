@@ -27,13 +27,11 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     };
     s.position = Position::Rope(rope(cfg, &RopeDefaults::new(10_000.0, s.context))?);
     s.mlp = Mlp {
-        intermediate: cfg.size("intermediate_size", Some(14336))?,
-        act: super::act(cfg, "hidden_act", "silu")?,
-        gated: true,
         bias: cfg.flag("mlp_bias", false)?,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
+        ..Mlp::gated(
+            cfg.size("intermediate_size", Some(14336))?,
+            super::act(cfg, "hidden_act", "silu")?,
+        )
     };
     let mut m = ssm(cfg, s.hidden, s.norm.eps, &SsmKeys::FALCON_H1)?;
     // The mixer's output projection has its own flag; anatomy draws both projections alike.

@@ -47,15 +47,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.final_softcap = cap("final_logit_softcapping", 30.0)?;
     // Gemma reads `hidden_activation`; `hidden_act` is a legacy alias some configs carry too.
     let act = super::act(cfg, "hidden_activation", "gelu_pytorch_tanh")?;
-    s.mlp = Mlp {
-        intermediate: cfg.size("intermediate_size", Some(9216))?,
-        act,
-        gated: true,
-        bias: false,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
-    };
+    s.mlp = Mlp::gated(cfg.size("intermediate_size", Some(9216))?, act);
     s.embedding.scale_by_sqrt_hidden = true;
     s.norm = Norm {
         kind: NormKind::Rms,

@@ -38,15 +38,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     }
     s.final_softcap = Some(cfg.float("final_logit_softcapping", 30.0)?);
     let widths = intermediate_sizes(cfg, s.layers)?;
-    s.mlp = Mlp {
-        intermediate: widths[0],
-        act: super::act(cfg, "hidden_activation", "gelu_pytorch_tanh")?,
-        gated: true,
-        bias: false,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
-    };
+    s.mlp = Mlp::gated(
+        widths[0],
+        super::act(cfg, "hidden_activation", "gelu_pytorch_tanh")?,
+    );
     let mut others: Vec<u64> = widths.iter().copied().filter(|&w| w != widths[0]).collect();
     others.sort_unstable();
     others.dedup();

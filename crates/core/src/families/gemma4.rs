@@ -43,15 +43,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let (h, kv, hd) = heads(cfg, s.hidden, Some(8), Some(4), HeadDim::Given(256))?;
     s.attn = normed_attention(cfg, h, kv, hd)?;
     s.final_softcap = cfg.opt_float("final_logit_softcapping")?;
-    s.mlp = Mlp {
-        intermediate: cfg.size("intermediate_size", Some(9216))?,
-        act: super::act(cfg, "hidden_activation", "gelu_pytorch_tanh")?,
-        gated: true,
-        bias: false,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
-    };
+    s.mlp = Mlp::gated(
+        cfg.size("intermediate_size", Some(9216))?,
+        super::act(cfg, "hidden_activation", "gelu_pytorch_tanh")?,
+    );
     s.embedding.scale_by_sqrt_hidden = true;
     s.norm = super::gemma4::sandwich_rms(cfg)?;
     // "vision" changes only how image tokens attend; "all" makes every layer bidirectional.

@@ -27,13 +27,8 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     };
     let f = cfg.size("intermediate_size", Some(2880))?;
     s.mlp = Mlp {
-        intermediate: f,
-        act: super::act(cfg, "hidden_act", "silu")?,
-        gated: true,
         bias: true,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
+        ..Mlp::gated(f, super::act(cfg, "hidden_act", "silu")?)
     };
     // The experts' gate reads σ(1.702 · g): anatomy draws that constant.
     let alpha = cfg.float("swiglu_alpha", 1.702)?;

@@ -33,15 +33,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         ..plain_attention(heads, kv, hd)
     };
     let f = cfg.size("intermediate_size", Some(5632))?;
-    s.mlp = Mlp {
-        intermediate: f,
-        act: super::act(cfg, "activation_function", "silu")?,
-        gated: true,
-        bias: false,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
-    };
+    s.mlp = Mlp::gated(f, super::act(cfg, "activation_function", "silu")?);
     s.moe = Some(Moe {
         scoring: Scoring::TopkSoftmax,
         storage: ExpertStorage::Stacked {

@@ -31,15 +31,10 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         },
         ..plain_attention(h, kv, hd)
     };
-    s.mlp = Mlp {
-        intermediate: cfg.size("intermediate_size_mlp", Some(16384))?,
-        act: super::act(cfg, "hidden_act", "silu")?,
-        gated: true,
-        bias: false,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
-    };
+    s.mlp = Mlp::gated(
+        cfg.size("intermediate_size_mlp", Some(16384))?,
+        super::act(cfg, "hidden_act", "silu")?,
+    );
     let e = experts(cfg, "num_local_experts", Some(16))?;
     let k = top_k(cfg, e, Some(1))?;
     let f = cfg.size("intermediate_size", Some(8192))?;

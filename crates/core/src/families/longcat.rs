@@ -33,15 +33,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     }
     s.layers = cfg.bounded(key, 2 * pairs, crate::config::MAX_LAYERS)?;
     s.context = cfg.size("max_position_embeddings", Some(131_072))?;
-    s.mlp = Mlp {
-        intermediate: cfg.size("ffn_hidden_size", Some(12288))?,
-        act: super::act(cfg, "hidden_act", "silu")?,
-        gated: true,
-        bias: false,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
-    };
+    s.mlp = Mlp::gated(
+        cfg.size("ffn_hidden_size", Some(12288))?,
+        super::act(cfg, "hidden_act", "silu")?,
+    );
     s.norm = pre_rms(cfg, 1e-5)?;
     s.tied = cfg.flag("tie_word_embeddings", false)?;
     let mut r = rope(

@@ -82,15 +82,10 @@ pub fn load_zamba(cfg: &Config, _model_type: &str, family: &str, name: &str) -> 
         ..plain_attention(heads, kv, head_dim)
     };
     s.position = Position::None;
-    s.mlp = Mlp {
-        intermediate: cfg.size("intermediate_size", Some(14_848))?,
-        act: super::act(cfg, "hidden_act", "gelu")?,
-        gated: true,
-        bias: false,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
-    };
+    s.mlp = Mlp::gated(
+        cfg.size("intermediate_size", Some(14_848))?,
+        super::act(cfg, "hidden_act", "gelu")?,
+    );
     let mut m = s6(cfg, s.hidden, &S6Keys::ZAMBA)?;
     m.heads = cfg.size("n_mamba_heads", Some(2))?;
     m.interleaved = true;

@@ -58,15 +58,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
             format!("is {k}; ZAYA's router chooses one expert per token, and its class refuses any other count"),
         ));
     }
-    s.mlp = Mlp {
-        intermediate: 0,
-        act: super::act(cfg, "hidden_act", "silu")?,
-        gated: true,
-        bias: false,
-        fused_gate_up: false,
-        sub_norm: false,
-        clamp: None,
-    };
+    s.mlp = Mlp::gated(0, super::act(cfg, "hidden_act", "silu")?);
     s.moe = Some(Moe {
         router_mlp: Some(cfg.size("router_hidden_size", Some(256))?),
         storage: ExpertStorage::Stacked {

@@ -1070,7 +1070,7 @@ impl<'s> Builder<'s> {
             },
             equation: match spec.stream_mix {
                 Some(mix) => mixer_mix(spec, &mix, &self.tensors[r].name, stream_name, y),
-                None if spec.ngpt.is_some() => {
+                None if place == NormPlace::Sphere => {
                     ngpt_mix(spec, &self.tensors[r].name, stream_name, y, "λₐ")
                 }
                 None if spec.hyper.is_some() => {
@@ -1467,7 +1467,9 @@ impl<'s> Builder<'s> {
                     crate::fmt::float(mix.mlp.1)
                 ),
                 None if spec.hyper.is_some() => self.hyper_add(Mix::Mlp, out, stream, m),
-                None if spec.ngpt.is_some() => ngpt_mix(spec, out, stream, m, "λₘ"),
+                None if spec.norm.place == NormPlace::Sphere => {
+                    ngpt_mix(spec, out, stream, m, "λₘ")
+                }
                 None => {
                     let (d_stream, d_delta, k) = depth_factors(spec, true);
                     format!(
@@ -1572,17 +1574,19 @@ impl<'s> Builder<'s> {
         }
     }
 
-    /// The learned vector scaling the residual stream where a sublayer joins it, where the
-    /// model has one (Doge): its weight, and its factor in an equation (`ρₐ ⊙ `).
-    /// nGPT's learned rate of one residual move, a vector per layer (Dory's `lambda_1`,
-    /// `lambda_2`).
+    /// nGPT's learned rate of one residual move on the unit sphere, a vector per layer (Dory's
+    /// `lambda_1`, `lambda_2`).
     fn ngpt_rate(&mut self, role: Role, name: &str) -> Option<usize> {
-        self.spec.ngpt?;
+        if self.spec.norm.place != NormPlace::Sphere {
+            return None;
+        }
         let d = self.spec.hidden;
         let p = self.param(role, false, vec![d], Component::Norm, true);
         Some(self.weight(p, name, [n(d), n(1)], None))
     }
 
+    /// The learned vector scaling the residual stream where a sublayer joins it, where the
+    /// model has one (Doge): its weight, and its factor in an equation (`ρₐ ⊙ `).
     fn residual_scale(&mut self, role: Role, name: &str) -> (Option<usize>, String) {
         if !self.spec.residual_scales {
             return (None, String::new());
@@ -1971,7 +1975,10 @@ fn mixer_mix(spec: &Spec, mix: &crate::spec::StreamMix, r: &str, stream: &str, y
 /// nGPT's residual move (Dory): from the normed stream towards the normed output at a learned
 /// rate per channel.
 fn ngpt_mix(spec: &Spec, r: &str, stream: &str, y: &str, lambda: &str) -> String {
-    let f = spec.ngpt.map_or(1.0, |g| g.rate_factor());
+    let f = spec
+        .ngpt
+        .expect("a block on the unit sphere has its nGPT rates")
+        .rate_factor();
     format!(
         "{r} = {stream} + |{lambda} · {}| ⊙ ({y} − {stream})",
         crate::fmt::approx(f)

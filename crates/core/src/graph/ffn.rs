@@ -386,40 +386,19 @@ impl Builder<'_> {
         }
     }
 
-    /// Router, top-k selection, routed experts, shared experts and the weighted sum; the router
-    /// reads `router_in`, the experts `input`.
     /// ZAYA's router MLP on `input`: down to `width`, the carried router state added (every
     /// layer but the first), RMS-normed, two GELU layers; its output `Hᵣ` feeds the logits.
     fn router_mlp(&mut self, input: &str, width: u64) -> Vec<Node> {
         let d = self.spec.hidden;
-        fn lin<'a>(
-            role: Role,
-            title: &str,
-            (w, out, input): (&'a str, &'a str, &'a str),
-            (rows, cols): (u64, u64),
-            operation: String,
-        ) -> Linear<'a> {
-            Linear {
-                role,
-                title: title.into(),
-                w,
-                out,
-                input,
-                rows,
-                cols,
-                stored_rows: rows,
-                block: None,
-                bias: true,
-                component: Component::Ffn,
-                category: Category::Ffn,
-                cached: false,
-                operation,
-            }
-        }
+        // The router's projections all carry biases.
+        let lin = |role, title, names, (rows, cols), operation| Linear {
+            bias: true,
+            ..Linear::whole(role, title, names, rows, cols, Category::Ffn, operation)
+        };
         let mut nodes = vec![self.linear(lin(
             Role::RouterDown,
             "Router down-projection",
-            ("Wᵣd", "Rᵣ", input),
+            ["Wᵣd", "Rᵣ", input],
             (width, d),
             format!("Project the FFN input to the router's {width} features"),
         ))];
@@ -471,7 +450,7 @@ impl Builder<'_> {
             nodes.push(self.linear(lin(
                 role,
                 title,
-                (w, out, input),
+                [w, out, input],
                 (width, width),
                 format!("Mix the router's {width} features"),
             )));
@@ -494,6 +473,8 @@ impl Builder<'_> {
         nodes
     }
 
+    /// Router, top-k selection, routed experts, shared experts and the weighted sum; the router
+    /// reads `router_in`, the experts `input`.
     fn moe_of(&mut self, router_in: &str, input: &str) -> Scope {
         let spec = self.spec;
         let moe = spec.moe.clone().expect("a MoE layer has a MoE spec");

@@ -5,19 +5,20 @@
 
 use super::build::{Builder, Draft};
 use super::*;
+use crate::layers::LayerSet;
 use crate::spec::Looped;
 
 impl Builder<'_> {
     pub(super) fn looped(&mut self, l: Looped) -> Scope {
         let d = self.spec.hidden;
-        let (first, last) = (l.input, l.input + l.recurrent - 1);
+        let (input, looped) = (LayerSet::range(0, l.input), l.layers().describe());
+        let output = LayerSet::range(l.input + l.recurrent, self.spec.layers);
         let norm = self.norm_name();
         let eps = self.spec.norm.eps;
-        let (source, after) = match first {
+        let (source, after) = match l.input {
             0 => ("the embeddings".to_string(), "the embeddings".to_string()),
-            1 => ("layer 0's output".to_string(), "layer 0".to_string()),
             n => (
-                format!("the output of the input layers (0–{})", n - 1),
+                format!("the output of the input section ({})", input.describe()),
                 format!("layer {}", n - 1),
             ),
         };
@@ -31,10 +32,10 @@ impl Builder<'_> {
             operation: format!("Norm {source} with the final {norm}: every pass starts from it"),
             equation: format!("X₀ = X / √(ΣX² + ε), ε = {eps}, X the stream after {after}"),
         })];
-        let rest = match (last + 1, self.spec.layers) {
-            (a, n) if a >= n => String::new(),
-            (a, n) if a + 1 == n => format!("; layer {a} then runs once"),
-            (a, n) => format!("; layers {a}–{} then run once", n - 1),
+        let rest = if output.is_empty() {
+            String::new()
+        } else {
+            format!("; then {} once", output.describe())
         };
         let xl = self.act("Xₗ", self.seq(d));
         children.push(self.step(Draft {
@@ -44,14 +45,14 @@ impl Builder<'_> {
             inputs: vec![x0],
             output: xl,
             operation: format!(
-                "Before each of the {} passes through layers {first}–{last}, norm the stream and add X₀{rest}",
+                "Before each of the {} passes through {looped}, norm the stream and add X₀{rest}",
                 l.loops
             ),
-            equation: format!("Xₗ = X / √(ΣX² + ε) + X₀, then layers {first}–{last}; {} times", l.loops),
+            equation: format!("Xₗ = X / √(ΣX² + ε) + X₀, then {looped}; {} times", l.loops),
         }));
         Scope {
             kind: ScopeKind::Loop,
-            title: format!("Looped layers {first}–{last}: {} passes", l.loops),
+            title: format!("Looped {looped}: {} passes", l.loops),
             end: "Loop end".into(),
             repeat: 1,
             active: None,

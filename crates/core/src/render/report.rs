@@ -143,14 +143,14 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     }
     // Dory: the looped layers cache once per pass, or only in the last.
     if let Some(l) = spec.looped {
-        let (a, z) = (l.input, l.input + l.recurrent - 1);
+        let looped = l.layers().describe();
         shared += &if l.shared_cache {
             format!(
-                "; layers {a}–{z} run {} times but only the last pass caches",
+                "; {looped} run {} times but only the last pass caches",
                 l.loops
             )
         } else {
-            format!("; layers {a}–{z} cache once per pass, {} times", l.loops)
+            format!("; {looped} cache once per pass, {} times", l.loops)
         };
     }
     if caching + sharing == 0 {

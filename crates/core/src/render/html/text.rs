@@ -195,6 +195,15 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
         Kind::Attention => attention_text(g, part),
         Kind::Mixer => mixer_text(g),
         Kind::Residual => {
+            if let (NormPlace::Sphere, Some(n)) = (spec.norm.place, spec.ngpt) {
+                return Text {
+                    summary: "Moves the stream part of the way towards the sublayer's normed output.".into(),
+                    explanation: format!("y = x + r ⊙ (n(f(x)) − x), x the normed stream: nGPT keeps every hidden state on the unit sphere, so instead of adding a delta each sublayer pulls the {d}-dim state towards its own normed output, at a learned rate per feature, r = |λ · {}| (λ stored, {} = ngpt_alpha_init / initializer_range).", crate::fmt::approx(n.rate_factor()), crate::fmt::approx(n.rate_factor())),
+                    subtleties: vec![
+                        format!("Two vectors of {d} per layer, lambda_1 after the attention and lambda_2 after the MLP. A rate of 1 replaces the state with the output; near 0 keeps it; the result is normed again before the next sublayer."),
+                    ],
+                };
+            }
             let mut sub = vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".to_string()];
             if spec.residual_affine {
                 sub[0] = format!("Each add here has four learned vectors of {d}: y = (f(x) + bₒ) ⊙ sₒ + (x + bᵣ) ⊙ sᵣ, the sublayer's output and the stream each shifted and scaled before they are summed.");
@@ -209,15 +218,6 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if let Some(m) = spec.stream_mix {
                 let f = crate::fmt::float;
                 sub.push(format!("What is added to is the sublayer's normed input, not the stream before the norm: x ← α · n(x) + β · f(n(x)), with (α, β) = ({}, {}) after softmax attention, ({}, {}) after lightning attention and ({}, {}) after the MLP.", f(m.attn.0), f(m.attn.1), f(m.linear.0), f(m.linear.1), f(m.mlp.0), f(m.mlp.1)));
-            }
-            if let Some(n) = spec.ngpt {
-                return Text {
-                    summary: "Moves the stream part of the way towards the sublayer's normed output.".into(),
-                    explanation: format!("y = x + r ⊙ (n(f(x)) − x), x the normed stream: nGPT keeps every hidden state on the unit sphere, so instead of adding a delta each sublayer pulls the {d}-dim state towards its own normed output, at a learned rate per feature, r = |λ · {}| (λ stored, {} = ngpt_alpha_init / initializer_range).", crate::fmt::approx(n.rate_factor()), crate::fmt::approx(n.rate_factor())),
-                    subtleties: vec![
-                        format!("Two vectors of {d} per layer, lambda_1 after the attention and lambda_2 after the MLP. A rate of 1 replaces the state with the output; near 0 keeps it; the result is normed again before the next sublayer."),
-                    ],
-                };
             }
             Text {
                 summary: "Adds the sublayer's output back onto the residual stream.".into(),
@@ -319,16 +319,17 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
         }
         Kind::Loop => {
             let l = spec.looped.expect("a loop part comes from a looped section");
-            let (first, last) = (l.input, l.input + l.recurrent - 1);
-            let runs = spec.runs_over(&crate::layers::LayerSet::all(spec.layers));
+            use crate::layers::LayerSet;
+            let end = l.input + l.recurrent;
+            let runs = spec.runs_over(&LayerSet::all(spec.layers));
             Text {
-                summary: format!("Layers {first}–{last} run {} times in a row: a token runs {runs} layers, from {} stored.", l.loops, spec.layers),
+                summary: format!("The looped section ({}) runs {} times in a row: a token runs {runs} layers, from {} stored.", l.layers().describe(), l.loops, spec.layers),
                 explanation: format!(
                     "The model is three sections: input {}, run once; looped {}, run {} times; output {}, run once. The input section's output, normed, is kept as X₀; before each pass the stream is normed and X₀ added, Xₗ = n(X) + X₀, so every pass restarts from the prompt's reading and refines it. More passes buy accuracy with compute, not parameters.",
-                    layer_span(0, first),
-                    layer_span(first, last + 1),
+                    LayerSet::range(0, l.input).describe(),
+                    l.layers().describe(),
                     l.loops,
-                    layer_span(last + 1, spec.layers)
+                    LayerSet::range(end, spec.layers).describe()
                 ),
                 subtleties: vec![
                     if l.shared_cache {
@@ -399,15 +400,6 @@ fn instead_of_mlp(spec: &Spec, l: &crate::layers::LayerSet) -> String {
 }
 
 /// The attention of `part`'s layers (a variant's, where some layers have their own).
-/// Layers `a..b` in words: "layers 2–5", "layer 2", or "no layers".
-fn layer_span(a: u64, b: u64) -> String {
-    match b.saturating_sub(a) {
-        0 => "no layers".into(),
-        1 => format!("layer {a}"),
-        _ => format!("layers {a}–{}", b - 1),
-    }
-}
-
 fn attention_text(g: &Graph, part: &Part) -> Text {
     let spec = &g.spec;
     let a = part
