@@ -360,9 +360,19 @@ def dory(rng):
     return raw
 
 
+def cpmant(rng):
+    buckets = rng.choice([4, 12, 64])
+    return dict(model_type="cpmant", vocab_size=rng.choice([97, 500]), hidden_size=rng.choice([24, 40]),
+                num_attention_heads=rng.choice([1, 3]), dim_head=rng.choice([4, 16]), dim_ff=rng.choice([24, 72]),
+                num_hidden_layers=rng.randint(1, 4), position_bias_num_buckets=buckets,
+                position_bias_max_distance=max(buckets // 4 + 1, rng.choice([10, 11, 30])),
+                prompt_types=rng.randint(3, 8), prompt_length=rng.choice([0, 2, 7]), segment_types=rng.randint(3, 8),
+                eps=rng.choice([1e-6, 1e-4]), tie_word_embeddings=rng.random() < 0.5)
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
-                                  hrm_text, dots3_note, minimax_m3, zaya, dory)}
+                                  hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant)}
 
 
 def check(anatomy, raw, seed, tol, work):

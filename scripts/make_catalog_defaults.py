@@ -46,6 +46,7 @@ ENTRIES = {
     "minimax-m3": "minimax_m3_vl_text",
     "zaya1-8b": "zaya",
     "dory1.0-4b": "dory",
+    "cpm-ant-10b": "cpmant",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

@@ -279,6 +279,12 @@ CONFIGS = {
     "biogpt": dict({k: v for k, v in BASE.items() if k != "num_key_value_heads"}, model_type="biogpt"),
     # XGLM: OPT's layer with fixed sinusoidal positions and sqrt(d)-scaled embeddings; an odd
     # width leaves the sinusoid table a zero column.
+    # CPM-Ant: a learned prompt of 3 tokens before the text, segment embeddings, a bucketed
+    # relative-position bias whose logarithmic buckets and last one (from 12 on) the 15 positions
+    # reach, attention both ways; 3 query heads of 8 dims on a 33-wide stream.
+    "cpmant": dict(model_type="cpmant", vocab_size=97, hidden_size=33, num_attention_heads=3, dim_head=8,
+                   dim_ff=48, num_hidden_layers=2, position_bias_num_buckets=16, position_bias_max_distance=12,
+                   prompt_types=4, prompt_length=3, segment_types=4, eps=1e-5),
     "xglm": dict(model_type="xglm", d_model=33, attention_heads=3, num_layers=2, ffn_dim=48, vocab_size=97,
                  max_position_embeddings=128, pad_token_id=1),
     # NanoChat: weightless RMS norms (one right after the embedding), weightless QK norms after a

@@ -628,6 +628,28 @@ def unseen_dory(rng):
     return raw
 
 
+def unseen_cpmant(rng):
+    """CPM-Ant: no prompt or one of 1 to 4 tokens, 3 to 6 prompt and segment types, 8 to 32
+    position buckets, heads whose width is not the stream's over their count."""
+    buckets = rng.choice([8, 16, 32])
+    return {
+        "model_type": "cpmant",
+        "vocab_size": rng.choice([97, 1000]),
+        "hidden_size": rng.choice([32, 48]),
+        "num_attention_heads": rng.choice([2, 4]),
+        "dim_head": rng.choice([8, 12]),
+        "dim_ff": rng.choice([40, 64]),
+        "num_hidden_layers": rng.randint(1, 3),
+        "position_bias_num_buckets": buckets,
+        "position_bias_max_distance": max(buckets // 4 + 1, rng.choice([10, 16, 100])),
+        "prompt_types": rng.randint(3, 6),
+        "prompt_length": rng.choice([0, 1, 4]),
+        "segment_types": rng.randint(3, 6),
+        "eps": rng.choice([1e-6, 1e-5]),
+        "tie_word_embeddings": rng.random() < 0.5,
+    }
+
+
 def unseen_gemma3n(rng):
     layers = rng.randint(3, 12)
     raw = {
@@ -788,6 +810,7 @@ UNSEEN = {
     "minimax_m3": unseen_minimax_m3,
     "zaya": unseen_zaya,
     "dory": unseen_dory,
+    "cpmant": unseen_cpmant,
 }
 
 
@@ -802,6 +825,7 @@ DEFAULT_TYPES = [
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
+    "cpmant",
 ]
 
 
@@ -917,6 +941,23 @@ def main(only):
         if only and name not in only:
             continue
         write_unseen(name, raw)
+    if not only or "cpmant-buckets" in only:
+        write_buckets()
+
+
+def write_buckets():
+    """CPM-Ant's relative-position buckets as transformers computes them (in float32), for
+    distances -5000 to 5000 under a few bucket counts and reaches: each run of distances that share
+    a bucket as [first distance, bucket]."""
+    from transformers.models.cpmant.modeling_cpmant import CpmAntSegmentPositionEmbedding
+    rel = torch.arange(-5000, 5001, dtype=torch.int32)
+    out = {"transformers": transformers.__version__, "distances": [-5000, 5000], "cases": []}
+    for buckets, reach in ((512, 2048), (32, 128), (16, 12), (8, 3), (64, 1000)):
+        got = CpmAntSegmentPositionEmbedding._position_bucket(None, rel, num_buckets=buckets, max_distance=reach)
+        runs = [[int(r), int(b)] for i, (r, b) in enumerate(zip(rel, got)) if i == 0 or b != got[i - 1]]
+        out["cases"].append({"buckets": buckets, "max_distance": reach, "runs": runs})
+    (FIXTURES / "cpmant-buckets.json").write_text(json.dumps(out) + "\n")
+    print(f"cpmant-buckets: {len(out['cases'])} cases")
 
 
 if __name__ == "__main__":

@@ -71,6 +71,10 @@ SIZES = {
     "conv_dim": HIDDEN,
     "conv_dim_out": HIDDEN,
     "block_ff_dim": FFN,
+    # CPM-Ant's MLP width, and buckets few enough that the toy's distances reach the
+    # logarithmic ones.
+    "dim_ff": FFN,
+    "position_bias_num_buckets": 16,
     "vocab_size": VOCAB,
     "head_dim": HEAD_DIM,
     # Gemma 4's per-layer embeddings.
@@ -526,6 +530,9 @@ def decodes_as_prompted(raw):
     # transformers' token-by-token logits are the reference for it.
     if raw.get("model_type") == "dory":
         return raw.get("recurrent_kv_cache_mode") == "last_loop"
+    # CPM-Ant's prompt attends both ways: its token-by-token logits are the reference for decoding.
+    if raw.get("model_type") == "cpmant":
+        return True
     if raw.get("model_type") not in RECURRENT:
         return False
     # MiniMax decodes through a cache made without its config, whose attention layers keep every
@@ -568,8 +575,13 @@ def stepwise_logits(model, ids):
         out = model(input_ids=torch.tensor([ids[:1]]), use_cache=True)
         rows = [out.logits[0, -1]]
         for i in range(1, len(ids)):
-            out = model(input_ids=torch.tensor([ids[i:i + 1]]), cache=out.cache, use_cache=True,
-                        position_ids=torch.tensor([[i]]))
+            if model.config.model_type == "cpmant":
+                # CPM-Ant decodes as `generate` calls it: every id so far, of which it runs the
+                # ones past its cache.
+                out = model(input_ids=torch.tensor([ids[:i + 1]]), cache=out.cache, use_cache=True)
+            else:
+                out = model(input_ids=torch.tensor([ids[i:i + 1]]), cache=out.cache, use_cache=True,
+                            position_ids=torch.tensor([[i]]))
             rows.append(out.logits[0, -1])
     return torch.stack(rows).float()
 

@@ -404,6 +404,12 @@ pub static ENTRIES: &[Entry] = &[
         "a Llama that reads and writes images as tokens; its VQ-VAE image tokenizer counted"
     ),
     entry!(
+        defaults "CpmAntConfig",
+        "cpm-ant-10b",
+        "openbmb/cpm-ant-10b",
+        "a learned 32-token prompt and segment embeddings before the text, T5-style bucketed position biases, attention both ways"
+    ),
+    entry!(
         defaults "DoryConfig",
         "dory1.0-4b",
         "nvidia/NVIDIA-Nemotron-Labs-Dory1.0-4B-BF16",

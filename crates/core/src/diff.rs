@@ -243,6 +243,8 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         .iter()
         .map(|l| match l.mixer {
             Mixer::Attention(AttnSpan::Full) => "full",
+            Mixer::Attention(AttnSpan::Whole) => "bidirectional",
+            Mixer::Parallel(AttnSpan::Whole) => "bidirectional, beside Mamba2",
             Mixer::Attention(AttnSpan::Sliding(_)) => "sliding-window",
             Mixer::Attention(AttnSpan::Chunked(_)) => "chunked",
             Mixer::Parallel(AttnSpan::Full) => "full, beside Mamba2",
@@ -276,7 +278,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         .iter()
         .filter_map(|l| match l.span() {
             Some(AttnSpan::Sliding(w) | AttnSpan::Chunked(w)) => Some(w),
-            Some(AttnSpan::Full) | None => None,
+            Some(AttnSpan::Full | AttnSpan::Whole) | None => None,
         })
         .collect();
     windows.dedup();
@@ -378,6 +380,30 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         Position::Sinusoidal(_) => f("position", "positions", Mechanism, "sinusoidal".into()),
         Position::Alibi(_) => f("position", "positions", Mechanism, "ALiBi".into()),
         Position::None => f("position", "positions", Mechanism, "none".into()),
+        Position::Buckets(b) => {
+            f(
+                "position",
+                "positions",
+                Mechanism,
+                "bucketed relative bias".into(),
+            );
+            f(
+                "position.buckets",
+                "position buckets",
+                Size,
+                b.buckets.to_string(),
+            );
+            f(
+                "position.max_distance",
+                "bucketed up to",
+                Size,
+                b.max_distance.to_string(),
+            );
+        }
+    }
+    if let Some(p) = s.prompt {
+        f("prompt", "learned prompt tokens", Size, p.length.to_string());
+        f("prompt.segments", "segment types", Size, p.segments.to_string());
     }
     // RWKV's channel mixing has the dense FFN's width; LongCat-Flash's and Gemma 4's MLPs run
     // beside their experts.

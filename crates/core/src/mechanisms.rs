@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 #[rustfmt::skip]
 pub const ALL: &[&str] = &[
     "attention:mha", "attention:gqa", "attention:mqa", "attention:mla",
-    "span:full", "span:sliding", "span:chunked",
+    "span:full", "span:sliding", "span:chunked", "span:whole",
     "mixer:attention", "mixer:mamba2", "mixer:mamba", "mixer:short_conv", "mixer:delta_net",
     "mixer:lightning", "mixer:rg_lru", "mixer:rwkv", "mixer:mlstm", "mixer:parallel",
     "mixer:none", "mixer:cross_attention",
@@ -24,6 +24,7 @@ pub const ALL: &[&str] = &[
     "attn:v_from_k", "attn:shares_kv", "attn:dynamic_mask", "attn:indexer", "attn:layer_variants",
     "position:rope", "position:rope_sliding", "position:rope_partial", "position:rope_interleaved",
     "position:rope_reversed", "position:learned", "position:sinusoidal", "position:alibi", "position:none",
+    "position:buckets", "prompt",
     "norm:rms", "norm:layer", "norm:layer_no_bias", "norm:plain", "norm:plain_rms", "norm:rms_bias", "norm:unit_offset", "final_norm_kind",
     "place:pre", "place:post", "place:sandwich", "place:post_residual", "place:normed",
     "block:sequential", "block:parallel_shared", "block:parallel",
@@ -101,6 +102,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         gated_norm,
         mlp_widths,
         head_rows,
+        prompt,
         block,
         layout: _,
         hf_wrap: _,
@@ -134,6 +136,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
             on(
                 match s {
                     AttnSpan::Full => "span:full",
+                    AttnSpan::Whole => "span:whole",
                     AttnSpan::Sliding(_) => "span:sliding",
                     AttnSpan::Chunked(_) => "span:chunked",
                 },
@@ -267,7 +270,9 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         Position::Sinusoidal(_) => on("position:sinusoidal", true),
         Position::Alibi(_) => on("position:alibi", true),
         Position::None => on("position:none", true),
+        Position::Buckets(_) => on("position:buckets", true),
     }
+    on("prompt", prompt.is_some());
     on("final_norm_kind", final_norm_kind.is_some());
     on("mlstm:bias", mlstm.is_some_and(|m| m.bias));
     on("recurrent_place", recurrent_place.is_some());

@@ -10,6 +10,10 @@ use crate::spec::Layout;
 pub enum Role {
     Embed,
     PosEmbed,
+    /// CPM-Ant's table of segment embeddings.
+    SegmentEmbed,
+    /// The position-bias table of `Position::Buckets`, [rows, heads], a bare parameter.
+    PositionBias,
     /// The norm right after the embedding (Bloom).
     EmbedNorm,
     AttnNorm,
@@ -392,6 +396,13 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             let (o, _) = names(layout, O, false);
             let base = o.strip_suffix(".weight").unwrap_or(&o);
             return (format!("{base}_bias"), "blk.{b}.attn_output.bias".into());
+        }
+        // llama.cpp defines no CPM-Ant: the GGUF name follows its style.
+        (_, PositionBias) => {
+            return (
+                "cpmant.position_bias.relative_attention_bias".into(),
+                "attn_rel_b".into(),
+            )
         }
         // HRM's initial low-level state, a bare parameter of the model.
         (_, LowInit) => return ("model.z_L_init".into(), "z_l_init".into()),
@@ -1196,6 +1207,39 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("transformer.layernorm", "output_norm"),
             other => llama(other),
         },
+        Layout::CpmAnt => match role {
+            Embed => ("cpmant.input_embedding", "token_embd"),
+            SegmentEmbed => ("cpmant.segment_embedding", "token_types"),
+            AttnNorm => (
+                "cpmant.encoder.layers.{b}.self_att.layernorm_before_attention",
+                "blk.{b}.attn_norm",
+            ),
+            Q => (
+                "cpmant.encoder.layers.{b}.self_att.self_attention.project_q",
+                "blk.{b}.attn_q",
+            ),
+            K => (
+                "cpmant.encoder.layers.{b}.self_att.self_attention.project_k",
+                "blk.{b}.attn_k",
+            ),
+            V => (
+                "cpmant.encoder.layers.{b}.self_att.self_attention.project_v",
+                "blk.{b}.attn_v",
+            ),
+            O => (
+                "cpmant.encoder.layers.{b}.self_att.self_attention.attention_out",
+                "blk.{b}.attn_output",
+            ),
+            FfnNorm => (
+                "cpmant.encoder.layers.{b}.ffn.layernorm_before_ffn",
+                "blk.{b}.ffn_norm",
+            ),
+            Gate => ("cpmant.encoder.layers.{b}.ffn.ffn.w_in.w_0", "blk.{b}.ffn_gate"),
+            Up => ("cpmant.encoder.layers.{b}.ffn.ffn.w_in.w_1", "blk.{b}.ffn_up"),
+            Down => ("cpmant.encoder.layers.{b}.ffn.ffn.w_out", "blk.{b}.ffn_down"),
+            FinalNorm => ("cpmant.encoder.output_layernorm", "output_norm"),
+            other => llama(other),
+        },
         Layout::Xglm => match role {
             AttnNorm => ("model.layers.{b}.self_attn_layer_norm", "blk.{b}.attn_norm"),
             O => ("model.layers.{b}.self_attn.out_proj", "blk.{b}.attn_output"),
@@ -1907,6 +1951,9 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "blk.{b}.ffn_gate_inp_shexp",
         ),
         PosEmbed => ("model.embed_positions", "position_embd"),
+        // Only CPM-Ant has them, under its own names.
+        SegmentEmbed => ("model.segment_embedding", "token_types"),
+        PositionBias => ("model.position_bias", "attn_rel_b"),
         EmbedNorm => ("model.embed_layernorm", "token_embd_norm"),
         Qkv => ("model.layers.{b}.self_attn.qkv_proj", "blk.{b}.attn_qkv"),
         AttnSubNorm => (

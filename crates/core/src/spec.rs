@@ -120,6 +120,8 @@ pub struct Spec {
     /// The LM head scores only the first n ids (Apertus 1.5's `output_vocab_size`, a head
     /// pruned to the text tokens); `None`: all `vocab`. See `out_vocab`.
     pub head_rows: Option<u64>,
+    /// CPM-Ant's learned prompt and segments; `None` elsewhere.
+    pub prompt: Option<Prompt>,
     pub block: Block,
     /// How checkpoint tensors are named and laid out.
     pub layout: Layout,
@@ -1436,6 +1438,9 @@ impl Ssm {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AttnSpan {
     Full,
+    /// Every key the cache holds, those a pass adds after the query included: a prompt attends
+    /// both ways, each decoded token to all before it (CPM-Ant).
+    Whole,
     Sliding(u64),
     Chunked(u64),
 }
@@ -1444,7 +1449,7 @@ impl AttnSpan {
     /// Tokens this layer keeps in its KV cache at `context`.
     pub fn cached_tokens(self, context: u64) -> u64 {
         match self {
-            AttnSpan::Full => context,
+            AttnSpan::Full | AttnSpan::Whole => context,
             AttnSpan::Sliding(w) | AttnSpan::Chunked(w) => w.min(context),
         }
     }
@@ -1452,6 +1457,7 @@ impl AttnSpan {
     pub fn describe(self) -> String {
         match self {
             AttnSpan::Full => "full".into(),
+            AttnSpan::Whole => "bidirectional".into(),
             AttnSpan::Sliding(w) => format!("sliding {w}"),
             AttnSpan::Chunked(w) => format!("chunked {w}"),
         }
@@ -1557,6 +1563,69 @@ pub enum Position {
     Alibi(Vec<f64>),
     /// None: order comes from the recurrence alone (Mamba2).
     None,
+    /// T5's bucketed relative positions as a learned bias per head on the attention scores,
+    /// one table for every layer (CPM-Ant): see `Buckets`.
+    Buckets(Buckets),
+}
+
+/// A learned bias per head for each pair of positions, from a table of `buckets` rows (plus
+/// one row per pair of segments where the model has segments, `Spec::prompt`). Half the
+/// buckets are for keys before the query, half for keys after it; in each half the first
+/// `buckets / 4` distances have a bucket each and the rest share buckets spaced by the log of
+/// the distance up to `max_distance`, beyond which all share the last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Buckets {
+    pub buckets: u64,
+    pub max_distance: u64,
+}
+
+impl Buckets {
+    /// The bucket of a key `rel` = j − i positions from its query, in float32 as transformers'
+    /// `_position_bucket` computes it.
+    pub fn bucket(&self, rel: i64) -> u64 {
+        let half = self.buckets / 2;
+        let exact = half / 2;
+        let base = if rel > 0 { half } else { 0 };
+        let a = rel.unsigned_abs();
+        if a < exact {
+            return base + a;
+        }
+        let span = (self.max_distance as f64 / exact as f64).ln() as f32;
+        let far = ((a as f32 / exact as f32).ln() / span * (half - exact) as f32) as i64;
+        base + (exact as i64 + far).clamp(0, half as i64 - 1) as u64
+    }
+}
+
+/// CPM-Ant's frame around the text: `length` learned prompt tokens prepended to every input
+/// (embedding rows `out_vocab() + 2·length` on, the third of the table's prompts, the only one
+/// its causal LM reads), and a segment id per position, `PROMPT_SEGMENT` for the prompt and
+/// `TEXT_SEGMENT` for the text, whose row of a `segments`-row table is added to each embedding.
+/// A pair of positions in different segments reads the bias row `buckets + segment of the query
+/// · segments + segment of the key` rather than a distance's. The prompt's positions are cached
+/// like the text's; their outputs are dropped before the final norm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Prompt {
+    pub length: u64,
+    pub segments: u64,
+}
+
+pub const PROMPT_SEGMENT: u64 = 0;
+pub const TEXT_SEGMENT: u64 = 2;
+
+impl Prompt {
+    /// The embedding row of prompt position `p`.
+    pub fn row(&self, text_vocab: u64, p: u64) -> u64 {
+        text_vocab + 2 * self.length + p
+    }
+
+    /// The segment of absolute position `p` (the prompt's first).
+    pub fn segment(&self, p: u64) -> u64 {
+        if p < self.length {
+            PROMPT_SEGMENT
+        } else {
+            TEXT_SEGMENT
+        }
+    }
 }
 
 /// Per-layer embeddings (Gemma 4's PLE). A second table gives each token `width` values per layer
@@ -2119,6 +2188,9 @@ pub enum Layout {
     CodeGen,
     /// OPT's layer names under `model.`, the final norm `model.layer_norm` (XGLM).
     Xglm,
+    /// `cpmant.encoder.layers.{b}.self_att.self_attention.project_q`, `ffn.ffn.w_in.w_0`, the
+    /// segment and position-bias tables beside the embedding (CPM-Ant).
+    CpmAnt,
     /// OPT's layer names under `biogpt.`, the final norm `biogpt.layer_norm` and the head
     /// `output_projection` (BioGPT).
     BioGpt,
@@ -2276,6 +2348,27 @@ impl Spec {
     /// How many logits the LM head produces: its rows.
     pub fn out_vocab(&self) -> u64 {
         self.head_rows.unwrap_or(self.vocab)
+    }
+
+    /// The row of the position-bias table (`Position::Buckets`) that the query at absolute
+    /// position `q` reads for the key at `k`.
+    pub fn bias_row(&self, b: Buckets, q: u64, k: u64) -> u64 {
+        match self.prompt {
+            Some(p) if p.segment(q) != p.segment(k) => {
+                b.buckets + p.segment(q) * p.segments + p.segment(k)
+            }
+            _ => b.bucket(k as i64 - q as i64),
+        }
+    }
+
+    /// Rows of the position-bias table.
+    pub fn bias_rows(&self, b: Buckets) -> u64 {
+        b.buckets + self.prompt.map_or(0, |p| p.segments * p.segments)
+    }
+
+    /// Positions cached for `context` tokens of text: the prompt's too.
+    pub fn cached_positions(&self, context: u64) -> u64 {
+        context + self.prompt.map_or(0, |p| p.length)
     }
 
     pub fn is_moe(&self) -> bool {
@@ -2596,5 +2689,38 @@ mod query_scale_tests {
         assert_eq!(q.at(0), 1.0);
         assert_eq!(q.at(2046), 1.0);
         assert_eq!(q.at(2047), 1.0 + 0.1 * 2f64.ln());
+    }
+}
+
+#[cfg(test)]
+mod bucket_tests {
+    use super::Buckets;
+
+    /// Every distance from −5000 to 5000 falls in the bucket transformers' `_position_bucket`
+    /// gives it (tests/fixtures/cpmant-buckets.json, made by scripts/make_fixtures.py), under
+    /// CPM-Ant's 512 buckets up to 2048 and bucket counts and reaches of the toy configs.
+    #[test]
+    fn buckets_are_transformers() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cpmant-buckets.json");
+        let fixture: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let cases = fixture["cases"].as_array().unwrap();
+        assert!(cases.len() >= 5);
+        for case in cases {
+            let b = Buckets {
+                buckets: case["buckets"].as_u64().unwrap(),
+                max_distance: case["max_distance"].as_u64().unwrap(),
+            };
+            let runs: Vec<(i64, u64)> = case["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| (r[0].as_i64().unwrap(), r[1].as_u64().unwrap()))
+                .collect();
+            for rel in -5000..=5000i64 {
+                let want = runs.iter().rev().find(|(from, _)| *from <= rel).unwrap().1;
+                assert_eq!(b.bucket(rel), want, "{b:?}, j − i = {rel}");
+            }
+        }
     }
 }

@@ -3,6 +3,7 @@
 use crate::error::{Error, Result};
 use crate::graph::{Component, Dim, Graph, Op, ScopeKind, TensorKind, Visit};
 use crate::layers::LayerSet;
+use crate::spec::AttnSpan;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -187,7 +188,13 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
             )
         })
     };
-    let prefill = (matmul as f64 + recurrent as f64 + prefill_attn).round();
+    // A prefill also runs CPM-Ant's learned prompt through every layer: its share of the
+    // weights' FLOPs falls on the text's tokens.
+    let framed = match context {
+        0 => 1.0,
+        n => spec.cached_positions(n) as f64 / n as f64,
+    };
+    let prefill = ((matmul as f64 + recurrent as f64) * framed + prefill_attn).round();
     if prefill.is_nan() || prefill >= u64::MAX as f64 {
         return Err(fit("a prefill FLOP count", u128::MAX).unwrap_err());
     }
@@ -294,7 +301,11 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                 .saturating_mul(per_layer)
                 .saturating_mul(spec.caches(b) as u128);
             c.kv_per_token = c.kv_per_token.saturating_add(per_token);
-            let kept = spec.attn_span(b).map_or(0, |s| s.cached_tokens(context)) as u128;
+            // CPM-Ant's learned prompt is cached beside the text.
+            let kept = spec
+                .attn_span(b)
+                .map_or(0, |s| s.cached_tokens(spec.cached_positions(context)))
+                as u128;
             c.kv_at_context = c
                 .kv_at_context
                 .saturating_add(per_token.saturating_mul(kept));
@@ -348,12 +359,19 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                 };
                 let attended = |n: u64| limit(b).map_or(n, |k| k.min(n));
                 let per = 2.0 * dim as f64 * per_layer as f64 * spec.runs(b) as f64;
-                c.prefill_attn +=
-                    per * mean_attended(attended(span.cached_tokens(u64::MAX)), context);
+                let positions = spec.cached_positions(context);
+                c.prefill_attn += per
+                    * match span {
+                        // Every query of the pass, the prompt's too, sees every key.
+                        AttnSpan::Whole if context > 0 => {
+                            (positions as f64).powi(2) / context as f64
+                        }
+                        _ => mean_attended(attended(span.cached_tokens(u64::MAX)), context),
+                    };
                 let decode = (2 * dim as u128)
                     .saturating_mul(per_layer)
                     .saturating_mul(spec.runs(b) as u128)
-                    .saturating_mul(attended(span.cached_tokens(context)) as u128);
+                    .saturating_mul(attended(span.cached_tokens(positions)) as u128);
                 c.decode_attn = c.decode_attn.saturating_add(decode);
             }
         }

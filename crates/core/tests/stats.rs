@@ -524,3 +524,31 @@ fn looped_layers_compute_per_pass_and_cache_per_pass_or_once() {
         assert_eq!(a.total_params, b.total_params);
     }
 }
+
+/// CPM-Ant caches its learned prompt's positions beside the text's, and a prefill runs them
+/// through every layer, every query (the prompt's too) attending to every key; decoding a token
+/// attends to the prompt and the text.
+#[test]
+fn a_learned_prompt_is_cached_and_run() {
+    let spec = source::load("cpm-ant-10b", false).unwrap().spec;
+    let g = graph::build(&spec).unwrap();
+    let p = spec.prompt.unwrap().length;
+    assert!(p > 0);
+    // Q·Kᵀ and the weighted sum: 2 multiply-adds of head_dim per head, key and layer.
+    let a = &spec.attn;
+    let per_key = 2 * 2 * a.heads * a.head_dim * spec.layers;
+    for context in [100u64, 2048] {
+        let s = stats::stats(&g, Some(context)).unwrap();
+        let kv = &s.kv_cache;
+        assert_eq!(kv.values_at_context, kv.values_per_token * (context + p));
+        let f = &s.flops;
+        assert_eq!(f.decode_per_token, f.matmul_per_token + per_key * (context + p));
+        let n = (context + p) as f64;
+        let prefill = (f.matmul_per_token as f64 * n + per_key as f64 * n * n) / context as f64;
+        assert!(
+            (f.prefill_per_token as f64 - prefill).abs() <= 1.0,
+            "{} vs {prefill}",
+            f.prefill_per_token
+        );
+    }
+}

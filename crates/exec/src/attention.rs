@@ -44,6 +44,8 @@ pub struct Rule<'a> {
     pub sinks: Option<&'a [f32]>,
     /// ALiBi slopes, one per query head: key j's score for the query at i gains slope · (j − i).
     pub alibi: Option<&'a [f32]>,
+    /// A learned bias per head for each pair of positions (`Position::Buckets`).
+    pub pair_bias: Option<PairBias<'a>>,
     /// The keys each new query may see at all (DeepSeek sparse attention's top-k, MiniMax-M3's
     /// blocks); the others score −∞.
     pub selected: Option<Selected<'a>>,
@@ -67,6 +69,23 @@ impl<'a> Selected<'a> {
     }
 }
 
+/// The bias of key j for the query at i and head h: `table[rows[(i − start) · total + j] · heads
+/// + h]`, the rows chosen once per pass for every layer.
+#[derive(Clone, Copy)]
+pub struct PairBias<'a> {
+    /// [rows, heads], row-major.
+    pub table: &'a [f32],
+    /// [t, total]: the table's row for each query of the pass and key.
+    pub rows: &'a [u32],
+}
+
+impl PairBias<'_> {
+    #[inline(always)]
+    fn at(&self, heads: usize, head: usize, i: usize, total: usize, j: usize) -> f32 {
+        self.table[self.rows[i * total + j] as usize * heads + head]
+    }
+}
+
 /// A score per key and K/V head, added to the attention scores of the head's queries; a query
 /// that sees more than `keep` keys attends only to the `keep` with the highest of these.
 pub struct KeyScores<'a> {
@@ -84,12 +103,21 @@ pub struct Attended {
     pub probs: Option<Vec<f32>>,
 }
 
-/// The keys query position `qpos` sees: `lo..=qpos`.
+/// The first key query position `qpos` sees (the last: `last_visible`).
 pub fn first_visible(span: AttnSpan, qpos: usize) -> usize {
     match span {
-        AttnSpan::Full => 0,
+        AttnSpan::Full | AttnSpan::Whole => 0,
         AttnSpan::Sliding(w) => (qpos + 1).saturating_sub(w as usize),
         AttnSpan::Chunked(c) => qpos / c as usize * c as usize,
+    }
+}
+
+/// The last key query position `qpos` sees, of `total`: itself, or every key for a span that
+/// looks both ways.
+pub fn last_visible(span: AttnSpan, qpos: usize, total: usize) -> usize {
+    match span {
+        AttnSpan::Whole => total - 1,
+        AttnSpan::Full | AttnSpan::Sliding(_) | AttnSpan::Chunked(_) => qpos,
     }
 }
 
@@ -120,17 +148,17 @@ fn buffers(h: &Heads, keep: bool) -> (usize, usize, Attended) {
     (t, total, done)
 }
 
-/// q·k of the visible keys `row` (positions lo..=qpos) of head `head` into scores: scaled,
-/// biased by distance (ALiBi), softcapped, and −∞ where `sel` (the query's row of
-/// `Rule::selected`, over all keys) leaves a key out.
+/// q·k of the visible keys `row` (positions lo..) of head `head` (of `heads`) for query `i` of
+/// the pass (position `qpos`, of `total` keys) into scores: scaled, biased by distance (ALiBi,
+/// a pair bias), softcapped, and −∞ where `sel` (the query's row of `Rule::selected`, over all
+/// keys) leaves a key out.
 #[inline(always)]
 fn score(
     rule: &Rule,
     row: &mut [f32],
-    (head, kv): (usize, usize),
+    (head, kv, heads): (usize, usize, usize),
     sel: Option<&[bool]>,
-    lo: usize,
-    qpos: usize,
+    (lo, i, qpos, total): (usize, usize, usize, usize),
 ) {
     let slope = rule.alibi.map(|s| s[head]);
     for (j, x) in (lo..).zip(row.iter_mut()) {
@@ -141,6 +169,9 @@ fn score(
         *x *= rule.scale;
         if let Some(m) = slope {
             *x += m * (j as f32 - qpos as f32);
+        }
+        if let Some(b) = &rule.pair_bias {
+            *x += b.at(heads, head, i, total, j);
         }
         if let Some(c) = rule.softcap {
             *x = c * (*x / c).tanh();
@@ -181,7 +212,8 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
             let (head, i0) = (task / blocks, task % blocks * BLOCK);
             let kv = head / group;
             let i1 = t.min(i0 + BLOCK);
-            let (rows, seen) = (i1 - i0, h.start + i1);
+            let seen = last_visible(rule.span, h.start + i1 - 1, total) + 1;
+            let rows = i1 - i0;
             let keys = Packed::new(&h.k[kv * h.stride * d..][..seen * d], seen, d);
             let values = Packed::new_transposed(&h.v[kv * h.stride * dv..][..seen * dv], dv, seen);
             let mut p = vec![0f32; rows * seen];
@@ -194,14 +226,23 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
             );
             for (r, row) in p.chunks_exact_mut(seen).enumerate() {
                 let qpos = h.start + i0 + r;
-                let lo = first_visible(rule.span, qpos);
+                let (lo, hi) = (
+                    first_visible(rule.span, qpos),
+                    last_visible(rule.span, qpos, total),
+                );
                 row[..lo].fill(0.0);
-                row[qpos + 1..].fill(0.0);
-                let visible = &mut row[lo..=qpos];
+                row[hi + 1..].fill(0.0);
+                let visible = &mut row[lo..=hi];
                 let sel = rule
                     .selected
                     .map(|s| s.row(head, h.heads, i0 + r, t, total));
-                score(rule, visible, (head, kv), sel, lo, qpos);
+                score(
+                    rule,
+                    visible,
+                    (head, kv, h.heads),
+                    sel,
+                    (lo, i0 + r, qpos, total),
+                );
                 let at = (head * t + i0 + r) * total + lo;
                 // SAFETY (here and below): rows i0..i1 of head `head`, in the kept scores and
                 // weights and in the output, are this task's alone.
@@ -271,17 +312,20 @@ impl WithSimd for Rows<'_> {
         for row in self.rows {
             let (head, i) = (row / t, row % t);
             let qpos = h.start + i;
-            let lo = first_visible(rule.span, qpos);
+            let (lo, hi) = (
+                first_visible(rule.span, qpos),
+                last_visible(rule.span, qpos, total),
+            );
             let kv = head / group;
             let q = &h.q[row * d..][..d];
             let keys = &h.k[kv * h.stride * d..][..total * d];
             let values = &h.v[kv * h.stride * dv..][..total * dv];
-            let seen = &mut p[lo..=qpos];
-            for (j, x) in (lo..=qpos).zip(seen.iter_mut()) {
+            let seen = &mut p[lo..=hi];
+            for (j, x) in (lo..=hi).zip(seen.iter_mut()) {
                 *x = dot(s, q, &keys[j * d..][..d]);
             }
             let sel = rule.selected.map(|s| s.row(head, h.heads, i, t, total));
-            score(rule, seen, (head, kv), sel, lo, qpos);
+            score(rule, seen, (head, kv, h.heads), sel, (lo, i, qpos, total));
             if let Some(scores) = self.scores {
                 // SAFETY: row `row` of [heads · t, total] is this thread's alone.
                 unsafe { scores.part(row * total + lo, seen.len()) }.copy_from_slice(seen);
@@ -289,7 +333,7 @@ impl WithSimd for Rows<'_> {
             softmax(seen, rule.sinks.map(|s| s[head]));
             // SAFETY: the columns of head `head` in output row i are this thread's alone.
             let o = unsafe { self.out.part((i * h.heads + head) * dv, dv) };
-            mix(s, seen, &values[lo * dv..(qpos + 1) * dv], o);
+            mix(s, seen, &values[lo * dv..(hi + 1) * dv], o);
             if let Some(probs) = self.probs {
                 // SAFETY: as for the scores.
                 unsafe { probs.part(row * total + lo, seen.len()) }.copy_from_slice(seen);
@@ -384,12 +428,14 @@ mod tests {
                 let qpos = h.start + i;
                 let s: Vec<f64> = (0..total)
                     .map(|j| {
-                        let visible = j <= qpos
-                            && match rule.span {
-                                AttnSpan::Full => true,
-                                AttnSpan::Sliding(w) => qpos - j < w as usize,
-                                AttnSpan::Chunked(c) => j / c as usize == qpos / c as usize,
-                            };
+                        let visible = match rule.span {
+                            AttnSpan::Whole => true,
+                            AttnSpan::Full => j <= qpos,
+                            AttnSpan::Sliding(w) => j <= qpos && qpos - j < w as usize,
+                            AttnSpan::Chunked(c) => {
+                                j <= qpos && j / c as usize == qpos / c as usize
+                            }
+                        };
                         if !visible {
                             return f64::NEG_INFINITY;
                         }
@@ -402,7 +448,10 @@ mod tests {
                             * rule.scale as f64
                             + rule
                                 .alibi
-                                .map_or(0.0, |m| m[head] as f64 * (j as f64 - qpos as f64));
+                                .map_or(0.0, |m| m[head] as f64 * (j as f64 - qpos as f64))
+                            + rule
+                                .pair_bias
+                                .map_or(0.0, |b| b.at(h.heads, head, i, total, j) as f64);
                         let x = rule.softcap.map_or(x, |c| c as f64 * (x / c as f64).tanh());
                         // The key's score, and only the `keep` best-scored visible keys.
                         match &rule.key_scores {
@@ -411,12 +460,13 @@ mod tests {
                                 let row = &ks.scores[kv * ks.total..][..ks.total];
                                 let lo = (0..=qpos)
                                     .find(|&j| match rule.span {
-                                        AttnSpan::Full => true,
+                                        AttnSpan::Full | AttnSpan::Whole => true,
                                         AttnSpan::Sliding(w) => qpos - j < w as usize,
                                         AttnSpan::Chunked(c) => j / c as usize == qpos / c as usize,
                                     })
                                     .unwrap_or(0);
-                                let better = (lo..=qpos).filter(|&o| row[o] > row[j]).count();
+                                let hi = last_visible(rule.span, qpos, total);
+                                let better = (lo..=hi).filter(|&o| row[o] > row[j]).count();
                                 if better >= ks.keep {
                                     f64::NEG_INFINITY
                                 } else {
@@ -485,17 +535,30 @@ mod tests {
                 start,
                 stride,
             };
-            for span in [AttnSpan::Full, AttnSpan::Sliding(3), AttnSpan::Chunked(4)] {
+            // A pair bias of 7 rows, each query and key reading one.
+            let table = values(7, 7 * heads);
+            let rows: Vec<u32> = (0..t * total).map(|r| (r * 5 % 7) as u32).collect();
+            let pair = PairBias {
+                table: &table,
+                rows: &rows,
+            };
+            for span in [
+                AttnSpan::Full,
+                AttnSpan::Sliding(3),
+                AttnSpan::Chunked(4),
+                AttnSpan::Whole,
+            ] {
                 // Positive, as ALiBi's are (Bloom's lie in (0, 0.5]).
                 let slopes: Vec<f32> = values(5, heads).iter().map(|m| m.abs() * 0.5).collect();
                 let scores = values(6, kv_heads * total);
-                for (softcap, sinks, alibi, keep) in [
-                    (None, None, None, None),
-                    (Some(2.0), None, None, None),
-                    (None, Some(&sinks[..]), None, None),
-                    (None, None, Some(&slopes[..]), None),
+                for (softcap, sinks, alibi, keep, pair_bias) in [
+                    (None, None, None, None, None),
+                    (Some(2.0), None, None, None, None),
+                    (None, Some(&sinks[..]), None, None, None),
+                    (None, None, Some(&slopes[..]), None, None),
                     // Doge's dynamic mask: keys biased by their scores, and at most 2 kept.
-                    (None, None, None, Some(2)),
+                    (None, None, None, Some(2), None),
+                    (None, None, None, None, Some(pair)),
                 ] {
                     let rule = Rule {
                         scale: 0.3,
@@ -503,6 +566,7 @@ mod tests {
                         span,
                         sinks,
                         alibi,
+                        pair_bias,
                         selected: None,
                         key_scores: keep.map(|keep| KeyScores {
                             scores: &scores,

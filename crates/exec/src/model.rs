@@ -26,6 +26,9 @@ pub struct Model {
     capture: std::cell::RefCell<Option<Vec<Captured>>>,
     /// The router state ZAYA's layers carry from one to the next within a pass.
     router_state: std::cell::RefCell<Option<Tensor>>,
+    /// The position-bias table's row for each query of the pass and key, [t, total], chosen once
+    /// for every layer (`Position::Buckets`).
+    pair_rows: std::cell::RefCell<Vec<u32>>,
 }
 
 /// One activation of a forward pass: where it was computed, its statistics, and — when small —
@@ -308,6 +311,7 @@ impl Model {
             weights,
             capture: std::cell::RefCell::new(None),
             router_state: std::cell::RefCell::new(None),
+            pair_rows: std::cell::RefCell::new(Vec::new()),
         };
         let read = model.packable();
         // GPT-2's Conv1D weights, stored [in, out], are not among them: a stored one of those
@@ -643,10 +647,42 @@ impl Model {
 
     fn run_steps(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
         let spec = &self.spec;
+        // CPM-Ant: the first pass puts the learned prompt before the text.
+        let prompt = match spec.prompt {
+            Some(p) if cache.pos == 0 => p.length as usize,
+            _ => 0,
+        };
+        let framed: Vec<u32>;
+        let ids = match spec.prompt {
+            Some(p) if prompt > 0 => {
+                framed = (0..p.length)
+                    .map(|i| p.row(spec.out_vocab(), i) as u32)
+                    .chain(ids.iter().copied())
+                    .collect();
+                &framed[..]
+            }
+            _ => ids,
+        };
         let t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
         let mut x = self.rows(Role::Embed, ids, &ids_t)?;
         self.keep(None, "embed_tokens", &x);
+        if let Some(p) = spec.prompt {
+            let segments: Vec<u32> = (cache.pos..cache.pos + t)
+                .map(|q| p.segment(q as u64) as u32)
+                .collect();
+            let seg = self
+                .w(Role::SegmentEmbed, None)?
+                .embedding(&Tensor::new(segments, &Device::Cpu)?)?;
+            x = (x + seg)?;
+            self.keep(None, "segment", &x);
+        }
+        if let Position::Buckets(b) = spec.position {
+            let total = cache.pos + t;
+            *self.pair_rows.borrow_mut() = (cache.pos..total)
+                .flat_map(|q| (0..total).map(move |k| spec.bias_row(b, q as u64, k as u64) as u32))
+                .collect();
+        }
         if spec.embedding.scale_by_sqrt_hidden {
             x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;
         }
@@ -723,6 +759,11 @@ impl Model {
             }
         }
         cache.pos += t;
+        let (x_text, t) = match prompt {
+            0 => (x, t),
+            p => (x.narrow(0, p, t - p)?, t - p),
+        };
+        x = x_text;
         if last && t > 1 {
             x = x.narrow(0, t - 1, 1)?;
         }
@@ -2480,6 +2521,16 @@ impl Model {
             Position::Alibi(slopes) => Some(slopes.iter().map(|&m| m as f32).collect()),
             _ => None,
         };
+        let pair_table: Option<Vec<f32>> = match self.spec.position {
+            Position::Buckets(_) => Some(
+                self.w(Role::PositionBias, None)?
+                    .flatten_all()?
+                    .to_dtype(DType::F32)?
+                    .to_vec1()?,
+            ),
+            _ => None,
+        };
+        let pair_rows = self.pair_rows.borrow();
         // Doge's dynamic mask: every cached key scored from the values of all K/V heads,
         // Δ = exp(A ⊙ softplus(W_dt · v + b)), [kv, total].
         let key_scores: Option<Vec<f32>> = match a.dynamic_mask {
@@ -2540,6 +2591,10 @@ impl Model {
                 }),
             sinks: sinks.as_deref(),
             alibi: alibi.as_deref(),
+            pair_bias: pair_table.as_ref().map(|table| attention::PairBias {
+                table,
+                rows: &pair_rows,
+            }),
             selected,
         };
         let done = attention::attend(&heads, &rule, self.capturing());
@@ -2688,9 +2743,11 @@ impl Model {
                 (rope::rotate(&q_rot, &cos, &sin, r.interleaved)?, k_rot)
             }
             // Kimi Linear's: the shared key part carries no position either.
-            Position::Learned | Position::Sinusoidal(_) | Position::Alibi(_) | Position::None => {
-                (q_rot, k_rot)
-            }
+            Position::Learned
+            | Position::Sinusoidal(_)
+            | Position::Alibi(_)
+            | Position::None
+            | Position::Buckets(_) => (q_rot, k_rot),
         };
         let kv = self
             .proj(&c_kv, Role::KvB, b, false)?

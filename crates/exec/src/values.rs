@@ -284,10 +284,13 @@ pub fn values(
             }
         }
     }
-    let label = |i: usize| {
-        pieces
+    // CPM-Ant's learned prompt runs before the text through every layer: its rows come first.
+    let prompt = g.spec.prompt.map_or(0, |p| p.length as usize);
+    let label = |i: usize| match i.checked_sub(prompt) {
+        None => format!("prompt {i}"),
+        Some(i) => pieces
             .get(i)
-            .map_or(format!("{}", ids[i]), |p| format!("{} {p:?}", ids[i]))
+            .map_or(format!("{}", ids[i]), |p| format!("{} {p:?}", ids[i])),
     };
     let mut tables = Vec::new();
     if let Some(r) = captured

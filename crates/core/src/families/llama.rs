@@ -1505,6 +1505,7 @@ pub fn load(
         depth_scaled: f.depth_scaled,
         head_bias: bias(cfg, f.head_bias)?,
         head_rows,
+        prompt: None,
         skip_first_attn_norm: false,
         head_transform: None,
         per_layer_input: None,
@@ -1915,6 +1916,7 @@ fn null_type_rope(cfg: &Config, spans: &[AttnSpan], sliding_only: bool) -> Resul
             AttnSpan::Sliding(_) => "sliding_attention",
             AttnSpan::Chunked(_) => "chunked_attention",
             AttnSpan::Full => "full_attention",
+            AttnSpan::Whole => unreachable!("no family read here attends both ways"),
         };
         let entry = match &params {
             Some(p) if p.present(t) => p.sub(t)?,

@@ -4,6 +4,7 @@
 //! here are the parts families share: RoPE parameters in both the classic and the transformers 5
 //! format, per-layer attention plans, and the checks every Spec must pass.
 
+mod cpmant;
 mod dbrx;
 mod deepseek;
 mod delta;
@@ -332,6 +333,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         depth_scaled: false,
         head_bias: false,
         head_rows: None,
+        prompt: None,
         skip_first_attn_norm: false,
         head_transform: None,
         per_layer_input: None,
@@ -369,7 +371,6 @@ pub fn model_types() -> Vec<&'static str> {
 /// together).
 pub const NOT_YET: &[(&str, &str)] = &[
     ("blt", "a byte-level encoder and decoder around a latent transformer over patches"),
-    ("cpmant", "prompt tokens and segments prepended, a bucketed relative position bias, a prompt attending both ways"),
     ("deepseek_v4", "compressed sparse attention, hyper-connections mixed by Sinkhorn iterations, hash routing"),
     ("gemma3n", "the wrapper's MobileNetV5 vision tower and audio encoder; its language model, gemma3n_text, is read"),
     ("gemma4_assistant", "a draft model run on its target's hidden states and keys"),

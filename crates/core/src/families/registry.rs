@@ -14,7 +14,7 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    dbrx, deepseek, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm, jetmoe,
+    cpmant, dbrx, deepseek, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm, jetmoe,
     llama4, longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h, recurrent_gemma, rwkv,
     towers, xlstm, zamba, zaya,
 };
@@ -1816,6 +1816,16 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // CPM-Ant. `tie_word_embeddings` ties nothing: the causal LM's `_tied_weights_keys` is
+    // empty and its head has rows for the text's ids alone. `init_std` sizes only the
+    // position-bias table's initialization.
+    own(
+        "cpmant",
+        "CPM-Ant",
+        cpmant::load,
+        None,
+        &[TRAINING, &["dropout_p", "init_std", "tie_word_embeddings"]],
+    ),
     // GPT-1. The `summary_*` keys configure the double-heads model's classifier, not the LM.
     Family {
         renames: &[

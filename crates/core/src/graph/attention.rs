@@ -96,6 +96,7 @@ impl Builder<'_> {
             Position::Sinusoidal(_) => "sinusoidal positions".into(),
             Position::Alibi(_) => "ALiBi".into(),
             Position::None => "no positions".into(),
+            Position::Buckets(_) => "a learned bias per bucket of distance".into(),
         }
     }
 
@@ -110,6 +111,7 @@ impl Builder<'_> {
         kinds.dedup();
         let describe = |k: &AttnSpan| match k {
             AttnSpan::Full => "full causal".to_string(),
+            AttnSpan::Whole => "every key both ways".to_string(),
             AttnSpan::Sliding(w) => format!("only the last {w} keys"),
             AttnSpan::Chunked(c) => format!("only keys in the same {c}-token chunk"),
         };
@@ -527,6 +529,9 @@ impl Builder<'_> {
                 shown.join(", "),
                 if slopes.len() > 3 { ", …" } else { "" }
             );
+        }
+        if let Position::Buckets(_) = self.spec.position {
+            eq += " + Bₚ[h], the position bias of each key's distance from the query";
         }
         if let Some(c) = a.softcap {
             eq += &format!(", then S = {c}·tanh(S/{c})");

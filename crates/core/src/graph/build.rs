@@ -647,6 +647,12 @@ impl<'s> Builder<'s> {
             let title = format!("Embedding {}", self.norm_name());
             steps.push(self.norm_step(&title, Role::EmbedNorm, "γₑ", "X", "X", d, false, None));
         }
+        if let Some(p) = spec.prompt {
+            steps.push(self.segments(p));
+        }
+        if let Position::Buckets(b) = spec.position {
+            steps.push(self.position_bias(b));
+        }
         if let Some(p) = spec.per_layer_input {
             steps.extend(self.per_layer_inputs(p, t));
         }
@@ -657,6 +663,90 @@ impl<'s> Builder<'s> {
             steps.extend(self.altup_streams());
         }
         self.scope(ScopeKind::Embedding, "Embedding", "Embedding end", 1, steps)
+    }
+
+    /// CPM-Ant's learned prompt before the text, and each position's segment embedding added.
+    fn segments(&mut self, p: crate::spec::Prompt) -> Node {
+        let d = self.spec.hidden;
+        let table = self.param(
+            Role::SegmentEmbed,
+            false,
+            vec![p.segments, d],
+            Component::Embedding,
+            false,
+        );
+        let w = self.push(
+            "Wₛ",
+            [n(d), n(p.segments)],
+            TensorKind::Weight {
+                param: table,
+                slice: None,
+                note: Some("drawn transposed: one column per segment".into()),
+            },
+        );
+        let x = self.act("X", self.seq(d));
+        let first = p.row(self.spec.out_vocab(), 0);
+        self.step(Draft {
+            title: "Prompt and segment embedding".into(),
+            op: Op::Add,
+            category: Category::Embed,
+            inputs: vec![w],
+            output: x,
+            operation: format!(
+                "The first pass puts {} learned prompt tokens (embedding rows {}–{}) before the text; every position then gets its segment's embedding added, segment {} for the prompt and {} for the text",
+                p.length,
+                first,
+                first + p.length.max(1) - 1,
+                crate::spec::PROMPT_SEGMENT,
+                crate::spec::TEXT_SEGMENT
+            ),
+            equation: "X = E[:, [prompt; T]] + Wₛ[:, seg]".into(),
+        })
+    }
+
+    /// The bucketed relative-position bias (`Position::Buckets`): computed once a pass from one
+    /// table, added to the scores of every layer.
+    fn position_bias(&mut self, b: crate::spec::Buckets) -> Node {
+        let spec = self.spec;
+        let (rows, heads) = (spec.bias_rows(b), spec.attn.heads);
+        let table = self.param(
+            Role::PositionBias,
+            false,
+            vec![rows, heads],
+            Component::Attention,
+            false,
+        );
+        let w = self.push(
+            "Wᵦ",
+            [n(heads), n(rows)],
+            TensorKind::Weight {
+                param: table,
+                slice: None,
+                note: Some("drawn transposed: one column per bucket".into()),
+            },
+        );
+        let out = self.act("Bₚ", [Dim::Seq, Dim::Seq]);
+        let across = match spec.prompt {
+            Some(p) => format!(
+                "; a pair in different segments reads row {} + segment(i)·{} + segment(j)",
+                b.buckets, p.segments
+            ),
+            None => String::new(),
+        };
+        self.step(Draft {
+            title: "Position bias".into(),
+            op: Op::Lookup,
+            category: Category::Embed,
+            inputs: vec![w],
+            output: out,
+            operation: format!(
+                "Look up, for each head and each pair of positions, the learned bias of the key's distance from the query: {} buckets each way, one per distance below {}, then spaced by log distance up to {}; every layer adds it to its scores",
+                b.buckets / 2,
+                b.buckets / 4,
+                b.max_distance
+            ),
+            equation: format!("Bₚ[h, i, j] = Wᵦ[h, bucket(j − i)]{across}"),
+        })
     }
 
     /// Per-layer embeddings (Gemma 4): every layer's `width` values per token, from a table of
@@ -1362,6 +1452,7 @@ impl<'s> Builder<'s> {
                 Some(AttnSpan::Sliding(_)) => "Sliding-window attention".into(),
                 Some(AttnSpan::Chunked(_)) => "Chunked attention".into(),
                 Some(AttnSpan::Full) | None => "Full attention".into(),
+                Some(AttnSpan::Whole) => "Bidirectional attention".into(),
             };
             nodes_out.push(framed(
                 ScopeKind::Attention,

@@ -68,6 +68,9 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
                 Mixer::Attention(AttnSpan::Chunked(c)) | Mixer::Parallel(AttnSpan::Chunked(c)) => {
                     format!("(\"chunked\", {c})")
                 }
+                Mixer::Attention(AttnSpan::Whole) | Mixer::Parallel(AttnSpan::Whole) => {
+                    "(\"whole\", 0)".to_string()
+                }
                 Mixer::Mamba2 => "(\"mamba2\", 0)".to_string(),
                 Mixer::Mamba => "(\"mamba\", 0)".to_string(),
                 Mixer::ShortConv => "(\"conv\", 0)".to_string(),
@@ -100,6 +103,8 @@ fn name_table(g: &Graph) -> String {
     let roles = [
         ("embed", Embed),
         ("pos_embed", PosEmbed),
+        ("segment_embed", SegmentEmbed),
+        ("position_bias", PositionBias),
         ("attn_norm", AttnNorm),
         ("q", Q),
         ("k", K),
@@ -380,6 +385,17 @@ pub fn module(g: &Graph, script: &str) -> String {
         Position::Alibi(slopes) => json!(slopes),
         _ => json!(null),
     };
+    config["buckets"] = match &spec.position {
+        Position::Buckets(b) => json!({"buckets": b.buckets, "max_distance": b.max_distance}),
+        _ => json!(null),
+    };
+    config["prompt"] = match spec.prompt {
+        Some(p) => json!({
+            "length": p.length, "first_row": p.row(spec.out_vocab(), 0), "segments": p.segments,
+            "prompt_segment": crate::spec::PROMPT_SEGMENT, "text_segment": crate::spec::TEXT_SEGMENT,
+        }),
+        None => json!(null),
+    };
     config["embed_mult"] = json!(spec.embedding.multiplier);
     config["moa"] = match a.moa {
         Some(m) => json!({"experts": m.experts, "top_k": m.top_k}),
@@ -597,7 +613,11 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["sinusoidal"] = match spec.position {
         Position::Sinusoidal(crate::spec::Sinusoids::Fairseq) => json!("fairseq"),
         Position::Sinusoidal(crate::spec::Sinusoids::Ctrl) => json!("ctrl"),
-        Position::Rope(_) | Position::Learned | Position::Alibi(_) | Position::None => json!(null),
+        Position::Rope(_)
+        | Position::Learned
+        | Position::Alibi(_)
+        | Position::None
+        | Position::Buckets(_) => json!(null),
     };
     config["embed_norm"] = json!(spec.embedding.norm);
     config["position_offset"] = json!(spec.embedding.position_offset);
@@ -679,6 +699,9 @@ const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h,
 fn prune(spec: &Spec, body: &str) -> String {
     let mut drop: Vec<&str> = Vec::new();
     let mut lines: Vec<(&str, &str)> = Vec::new();
+    if !matches!(spec.position, Position::Buckets(_)) {
+        drop.push("position_bias");
+    }
     if spec.attn.mla.is_none() {
         drop.push("mla_attention");
         lines.push((
@@ -1774,7 +1797,25 @@ def attention_mask(span, T):
         ok &= (i - j) < span[1]
     if span[0] == "chunked":
         ok &= (j // span[1]) == (i // span[1])
+    if span[0] == "whole":
+        ok = np.ones((T, T), bool)  # both ways: every query sees every key, later ones too
     return np.where(ok, 0.0, -np.inf).astype(np.float32)
+
+
+def position_bias(T, W):
+    # -> [H, T, T]: the learned bias of key j for the query at i, per head, one table for every layer
+    B, P = CONFIG["buckets"], CONFIG["prompt"]
+    rel = np.arange(T)[None, :] - np.arange(T)[:, None]  # rel: [T, T], j - i
+    half = B["buckets"] // 2  # half the buckets for keys after the query, half for keys before
+    exact = half // 2  # distances below this have a bucket each
+    a = np.abs(rel)
+    far = exact + (np.log(np.maximum(a, 1).astype(np.float32) / np.float32(exact)) / np.float32(math.log(B["max_distance"] / exact)) * np.float32(half - exact)).astype(np.int32)  # beyond, buckets spaced by log distance, in float32 as transformers computes them
+    row = np.where(rel > 0, half, 0) + np.where(a < exact, a, np.minimum(far, half - 1))  # row: [T, T], the bucket
+    if P:
+        seg = np.where(np.arange(T) < P["length"], P["prompt_segment"], P["text_segment"])  # seg: [T], each position's segment
+        across = B["buckets"] + seg[:, None] * P["segments"] + seg[None, :]  # a row of its own per pair of segments
+        row = np.where(seg[:, None] == seg[None, :], row, across)  # row: [T, T]
+    return w(W, "position_bias")[row].transpose(2, 0, 1)  # [H, T, T]
 
 
 def moa_attention(x, W, b, span, use_rope):
@@ -2031,6 +2072,8 @@ def attention(x, W, b, span, use_rope):
     if C["alibi"]:
         distance = np.arange(T)[None, :] - np.arange(T)[:, None]  # j - i: [T, T]
         s = s + np.array(C["alibi"], np.float32)[:, None, None] * distance  # ALiBi: [H, T, T]
+    if C["buckets"]:
+        s = s + position_bias(T, W)  # s: [H, T, T], + the bias of each key's distance (or segment) from the query
     if C["softcap"]:
         s = C["softcap"] * np.tanh(s / C["softcap"])  # s: [H, T, T]
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
@@ -2660,7 +2703,13 @@ def sinusoids(rows, d):
 def embed(ids, W):
     # ids: [T] int -> x: [T, hidden]
     C = CONFIG
+    P = C["prompt"]
+    if P:
+        ids = np.concatenate([P["first_row"] + np.arange(P["length"]), ids])  # ids: [P + T], the learned prompt's rows first
     x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
+    if P:
+        seg = np.where(np.arange(len(ids)) < P["length"], P["prompt_segment"], P["text_segment"])  # seg: [P + T], each position's segment
+        x = x + w(W, "segment_embed")[seg]  # x: [P + T, hidden], + the embedding of its segment
     if C["embed_scale"]:
         x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], the token embeddings scaled by sqrt(hidden)
     if C["embed_mult"] != 1:
@@ -2871,6 +2920,8 @@ def forward(ids, W):
             x = x + norm(linear(g, w(W, "ple_up", b)), w(W, "ple_norm", b))  # [T, hidden]
         if C["layer_scalar"]:
             x = x * w(W, "layer_scalar", b)  # [T, hidden], times the layer's stored scalar
+    if C["prompt"]:
+        x = x[C["prompt"]["length"]:]  # x: [T, hidden], the prompt's positions dropped
     if C["place"] == "post_residual":
         return lm_head(x, W)  # no final norm: the last layer's ends the stream
     z = norm(x, w(W, "final_norm"), w(W, "final_norm", bias=True) if C["norm_bias"] else None)

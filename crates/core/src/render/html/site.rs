@@ -39,7 +39,7 @@ pub fn thumbnail(g: &Graph) -> String {
             ) => "t-ssm",
             (Mixer::None | Mixer::CrossAttention, _) => "t-none",
             (Mixer::Attention(_), true) => "t-mla",
-            (Mixer::Attention(AttnSpan::Full), _) => "t-full",
+            (Mixer::Attention(AttnSpan::Full | AttnSpan::Whole), _) => "t-full",
             (Mixer::Attention(AttnSpan::Sliding(_)), _) => "t-sliding",
             (Mixer::Attention(AttnSpan::Chunked(_)), _) => "t-chunked",
         };

@@ -57,6 +57,10 @@ pub fn rope_words(spec: &Spec) -> String {
         Position::Sinusoidal(_) => "fixed sinusoidal position embeddings".into(),
         Position::Alibi(_) => "ALiBi (a linear distance penalty on attention scores)".into(),
         Position::None => "none: order comes from the recurrence itself".into(),
+        Position::Buckets(b) => format!(
+            "a learned bias per head on each attention score, by bucket of the distance between query and key ({} buckets, logarithmic up to {} positions)",
+            b.buckets, b.max_distance
+        ),
         Position::Rope(r) => {
             let mut s = format!("RoPE, {}", r.describe());
             if r.partial < 1.0 {
@@ -100,7 +104,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             sub.push(if spec.tied {
                 "Weight tying is ON: the LM head reuses this matrix, so it is stored once.".into()
             } else {
-                "Weight tying is OFF: the LM head has its own V×d matrix.".into()
+                match spec.head_rows {
+                    Some(rows) => format!("Weight tying is OFF: the LM head has its own matrix of {} rows × d, one per id it scores.", grouped(u128::from(rows))),
+                    None => "Weight tying is OFF: the LM head has its own V×d matrix.".into(),
+                }
             });
             match &spec.position {
                 Position::Learned => sub.push(format!(
@@ -112,6 +119,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 Position::Rope(_) => sub.push("No positional information is added here: position enters inside attention through RoPE.".into()),
                 Position::Alibi(_) => sub.push("No positional information is added here: attention scores are penalized by distance (ALiBi).".into()),
                 Position::None => sub.push("No positional information is added anywhere: each layer reads the tokens in order, and its state carries what came before.".into()),
+                Position::Buckets(b) => sub.push(format!("No positional information is added here: every attention score gets a learned bias, one per head, chosen by how far the key is from the query. The first {} distances each way have a bucket each; longer ones share buckets spaced by the logarithm of the distance up to {}. One table of {} rows serves every layer.", b.buckets / 4, b.max_distance, grouped(u128::from(spec.bias_rows(*b))))),
+            }
+            if let Some(p) = spec.prompt {
+                sub.push(format!("The table has {} rows: the {} ids of the text and {} rows of learned prompts. Before the first layer the model puts {} prompt tokens (rows {}–{}) in front of the text, and adds to every position the embedding of its segment from a second table of {} rows: segment {} for the prompt, segment {} for the text. The prompt's positions run through every layer like the text's and are cached with it; their outputs are dropped before the head.", grouped(u128::from(spec.vocab)), grouped(u128::from(spec.out_vocab())), grouped(u128::from(spec.vocab - spec.out_vocab())), p.length, grouped(u128::from(p.row(spec.out_vocab(), 0))), grouped(u128::from(p.row(spec.out_vocab(), p.length.max(1) - 1))), p.segments, crate::spec::PROMPT_SEGMENT, crate::spec::TEXT_SEGMENT));
             }
             if spec.embedding.scale_by_sqrt_hidden {
                 sub.push(format!("The embeddings are multiplied by √{d} ≈ {:.1} before the first layer.", (d as f64).sqrt()));
@@ -429,6 +440,12 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
         QkNorm::L2 => sub.push("Q and K are normalized without a weight after RoPE, in the RoPE layers only.".into()),
         QkNorm::Unit => sub.push("Each head's Q and K are scaled to length 1 before RoPE (no weight), so a score is a cosine between query and key, scaled by the queries' learned factor.".into()),
         QkNorm::None => {}
+    }
+    if spec.plan.iter().any(|l| l.span() == Some(AttnSpan::Whole)) {
+        sub.push("No causal mask: within a pass every position attends to every other, later ones too, so a prompt run whole is read both ways. A token decoded afterwards attends to everything cached before it and itself; its logits are not what the same token gets inside a longer prompt, and the executor's decoding follows transformers' token by token.".into());
+    }
+    if let Position::Buckets(b) = spec.position {
+        sub.push(format!("Each head adds a learned bias to every score, read from one table of {} rows × {} heads that all layers share: the row is the bucket of the key's distance from the query ({} buckets for keys before it, {} for keys after it; distances below {} have one each, longer ones share buckets spaced by log distance up to {}, where the last bucket begins){}.", grouped(u128::from(spec.bias_rows(b))), a.heads, b.buckets / 2, b.buckets / 2, b.buckets / 4, b.max_distance, if spec.prompt.is_some() { "; a query and a key in different segments (the prompt and the text) read a row of their own for that pair instead" } else { "" }));
     }
     if let Some(c) = a.clip_qkv {
         sub.push(format!("Q, K and V are clamped to [−{c}, {c}] before attention, a guard against the activation spikes that destabilized training."));

@@ -630,11 +630,16 @@ fn mask(spec: &Spec) -> String {
     for s in spans {
         match s {
             AttnSpan::Full => {}
+            AttnSpan::Whole => rules += "    if span[0] == \"whole\":\n        allowed = torch.ones(T, T, dtype=torch.bool)  # both ways: every query sees every key, later ones too\n",
             AttnSpan::Sliding(_) => rules += "    if span[0] == \"sliding\":\n        allowed &= i - j < span[1]  # only the last span[1] keys\n",
             AttnSpan::Chunked(_) => rules += "    if span[0] == \"chunked\":\n        allowed &= (j // span[1]) == (i // span[1])  # only keys of the same chunk\n",
         }
     }
-    fill(
+    let bias = match spec.position {
+        Position::Buckets(b) => position_bias(spec, b),
+        _ => String::new(),
+    };
+    bias + &fill(
         r#"def attention_mask(T, span):
     """True where query i may attend to key j; span is ("full", 0), ("sliding", w) or ("chunked", c)."""
     i = torch.arange(T)[:, None]
@@ -642,6 +647,50 @@ fn mask(spec: &Spec) -> String {
     allowed = j <= i  # causal
 ${rules}    return allowed"#,
         &[("rules", rules)],
+    )
+}
+
+/// The bucketed relative-position bias as a function of the table, for the model to compute once
+/// and hand every layer.
+fn position_bias(spec: &Spec, b: crate::spec::Buckets) -> String {
+    let segments = match spec.prompt {
+        Some(p) => fill(
+            r#"    seg = torch.where(torch.arange(T) < P, ${ps}, ${ts})  # each position's segment: the prompt's, then the text's
+    across = ${buckets} + seg[:, None] * ${segments} + seg[None, :]  # a row of its own per pair of segments
+    row = torch.where(seg[:, None] == seg[None, :], row, across)
+"#,
+            &[
+                ("ps", crate::spec::PROMPT_SEGMENT.to_string()),
+                ("ts", crate::spec::TEXT_SEGMENT.to_string()),
+                ("buckets", b.buckets.to_string()),
+                ("segments", p.segments.to_string()),
+            ],
+        ),
+        None => String::new(),
+    };
+    let half = b.buckets / 2;
+    let exact = half / 2;
+    fill(
+        r#"def position_bias(table, T, P):
+    """[1, heads, T, T]: the learned bias of key j for the query at i, by bucket of j - i: ${half}
+    buckets for keys before the query, ${half} for keys after it, the first ${exact} distances of
+    each way one each, then buckets spaced by log distance up to ${max}. P: the prompt's length."""
+    rel = torch.arange(T)[None, :] - torch.arange(T)[:, None]  # j - i
+    a = rel.abs()
+    far = ${exact} + (torch.log(a.clamp(min=1).float() / ${exact}) / math.log(${max} / ${exact}) * ${span}).to(torch.int64)
+    row = (rel > 0) * ${half} + torch.where(a < ${exact}, a, far.clamp(max=${last}))
+${segments}    return table[row.to(table.device)].permute(2, 0, 1).unsqueeze(0)
+
+
+"#,
+        &[
+            ("half", half.to_string()),
+            ("exact", exact.to_string()),
+            ("max", b.max_distance.to_string()),
+            ("span", (half - exact).to_string()),
+            ("last", (half - 1).to_string()),
+            ("segments", segments),
+        ],
     )
 }
 
@@ -692,6 +741,9 @@ fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> String {
             "        slopes = torch.tensor([{}])  # ALiBi: one slope per head\n        distance = torch.arange(T)[None, :] - torch.arange(T)[:, None]  # j - i\n        scores = scores + slopes.view(1, {heads}, 1, 1) * distance.to(x.device)\n",
             list.join(", ")
         );
+    }
+    if let Position::Buckets(_) = spec.position {
+        s += &format!("        scores = scores + rope  # [B, {heads}, T, T]: here `rope` is the model's position bias, the same for every layer\n");
     }
     if let Some(c) = a.softcap {
         s += &format!("        scores = {c} * torch.tanh(scores / {c})  # softcap\n");
@@ -762,11 +814,13 @@ fn attention(spec: &Spec, n: &Names) -> String {
     parts.join("\n\n\n")
 }
 
-/// `init` with the attention module made first, where other parts of the layer sit inside it
-/// (DBRX's norms beside its attention in `norm_attn_norm`).
-fn attention_first(init: &str, attn: &str) -> String {
-    let make = format!("        self.{attn} = ");
-    let (first, rest): (Vec<&str>, Vec<&str>) = init.lines().partition(|l| l.starts_with(&make));
+/// `init` with the sublayer modules made first, where other parts of the layer sit inside them
+/// (DBRX's norms beside its attention in `norm_attn_norm`, CPM-Ant's in `self_att` and `ffn`).
+fn modules_first(init: &str, modules: &[&str]) -> String {
+    let makes: Vec<String> = modules.iter().map(|m| format!("        self.{m} = ")).collect();
+    let (first, rest): (Vec<&str>, Vec<&str>) = init
+        .lines()
+        .partition(|l| makes.iter().any(|m| l.starts_with(m)));
     first
         .into_iter()
         .chain(rest)
@@ -1799,10 +1853,24 @@ fn mlp(spec: &Spec, n: &Names, class: &str, which: Ffn) -> String {
             )
         }
     };
-    let [gate, mut up, mut down, gate_up] = roles.map(|r| n.attr(r));
+    let [mut gate, mut up, mut down, gate_up] = roles.map(|r| n.attr(r));
     // Up and down under sublayers of their own (BERT's `intermediate.dense`, `output.dense`):
     // the layer is the MLP, holding both by their paths.
     let mut holders = String::new();
+    // A gated MLP a level further down than its sublayer (CPM-Ant's `ffn.w_in.w_0` and
+    // `ffn.w_out` inside the layer's `ffn`): the class holds the projections by those paths.
+    // (LongCat-Flash's `mlps.{s}` is a list of MLPs, each holding its own by name.)
+    let inner = n.inside(Role::Down);
+    let nested = which == Ffn::Dense
+        && spec.mlp.gated
+        && !spec.mlp.fused_gate_up
+        && spec.mlp.clamp.is_none()
+        && inner.contains('.')
+        && !inner.contains('{');
+    if nested {
+        [gate, up, down] = [Role::Gate, Role::Up, Role::Down].map(|r| n.inside(r));
+        holders = holders_of(&[gate.clone(), up.clone(), down.clone()]);
+    }
     if which == Ffn::Dense && split_mlp(spec, n) {
         (up, down) = (n.path(Role::Up), n.path(Role::Down));
         for p in [&up, &down] {
@@ -1954,7 +2022,7 @@ ${split}        gate, up = gate.clamp(max=${l}), up.clamp(-${l}, ${l})
         r#"class ${class}(nn.Module):
     def __init__(self):
         super().__init__()
-        self.${gate} = ${gate_l}
+${holders}        self.${gate} = ${gate_l}
         self.${up} = ${up_l}
         self.${down} = ${down_l}${sub_init}
 
@@ -1962,6 +2030,7 @@ ${split}        gate, up = gate.clamp(max=${l}), up.clamp(-${l}, ${l})
         return ${out}"#,
         &[
             ("class", class.into()),
+            ("holders", holders),
             ("gate_l", lin(&d.to_string(), &f.to_string())),
             ("up_l", lin(&d.to_string(), &f.to_string())),
             ("down_l", lin(&f.to_string(), &d.to_string())),
@@ -2982,7 +3051,7 @@ ${body}"#,
                 },
             ),
             ("base", if own_mlp { "MLP" } else { "nn.Module" }.into()),
-            ("init", attention_first(&init, &attn)),
+            ("init", modules_first(&init, &[&attn, &ffn])),
             ("d", d.to_string()),
             ("body", body),
             ("ple", ple_param.into()),
@@ -4085,8 +4154,13 @@ fn embed_lines(spec: &Spec, positions: &str, len: &str, norm: &str) -> Vec<Strin
                 d / 2
             ));
         }
-        // Learned positions are added above; RoPE and ALiBi act inside attention.
-        Position::Learned | Position::Rope(_) | Position::Alibi(_) | Position::None => {}
+        // Learned positions are added above; RoPE, ALiBi and bucketed biases act inside
+        // attention.
+        Position::Learned
+        | Position::Rope(_)
+        | Position::Alibi(_)
+        | Position::None
+        | Position::Buckets(_) => {}
     }
     if spec.embedding.norm {
         out.push(format!("x = {norm}"));
@@ -4132,7 +4206,28 @@ fn model(spec: &Spec, n: &Names) -> String {
         None => String::new(),
     };
     init += &format!("        self.{embed} = nn.Embedding({v}, {d})\n");
-    let mut fwd = format!("        x = self.{embed}(input_ids)  # [B, T, {d}]\n");
+    let mut fwd = String::new();
+    if let Some(p) = spec.prompt {
+        let seg = inside(Role::SegmentEmbed);
+        init += &format!(
+            "        self.{seg} = nn.Embedding({}, {d})  # one row per segment\n",
+            p.segments
+        );
+        fwd += &format!(
+            "        P = {len}  # the learned prompt's tokens, put before the text\n        prompt = torch.arange({first}, {first} + P, device=input_ids.device).expand(input_ids.shape[0], P)  # their rows of the embedding\n        input_ids = torch.cat([prompt, input_ids], 1)  # [B, P + T]\n        T = T + P\n        segment = torch.where(torch.arange(T, device=input_ids.device) < P, {ps}, {ts})  # each position's segment\n",
+            len = p.length,
+            first = p.row(spec.out_vocab(), 0),
+            ps = crate::spec::PROMPT_SEGMENT,
+            ts = crate::spec::TEXT_SEGMENT,
+        );
+    }
+    fwd += &format!("        x = self.{embed}(input_ids)  # [B, T, {d}]\n");
+    if spec.prompt.is_some() {
+        fwd += &format!(
+            "        x = x + self.{}(segment)  # + the embedding of each position's segment\n",
+            inside(Role::SegmentEmbed)
+        );
+    }
     let mut pos_attr = String::new();
     if let Some(p) = spec.embedding.learned_positions {
         let pos = inside(Role::PosEmbed);
@@ -4224,8 +4319,21 @@ fn model(spec: &Spec, n: &Names) -> String {
         } else {
             format!("        for layer in self.{layers}:\n            x = layer(x, {pick})\n")
         };
+    } else if let Position::Buckets(b) = spec.position {
+        let table = inside(Role::PositionBias);
+        init += &holders_of(std::slice::from_ref(&table));
+        init += &format!(
+            "        self.{table} = nn.Parameter(torch.zeros({}, {}))  # [rows, heads]: one bias per bucket (and pair of segments) and head\n",
+            spec.bias_rows(b),
+            spec.attn.heads
+        );
+        let prompt = if spec.prompt.is_some() { "P" } else { "0" };
+        fwd += &format!("        bias = position_bias(self.{table}, T, {prompt})  # [1, heads, T, T], for every layer\n        for layer in self.{layers}:\n            x = layer(x, bias)\n");
     } else {
         fwd += &format!("        for layer in self.{layers}:\n            x = layer(x, None)\n");
+    }
+    if spec.prompt.is_some() {
+        fwd += "        x = x[:, P:]  # the prompt's positions dropped\n";
     }
     // Dory: the looped layers run several times, each pass restarting from the input layers'
     // normed output.
