@@ -647,6 +647,16 @@ impl Model {
 
     fn run_steps(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
         let spec = &self.spec;
+        // CPM-Ant takes id 0 for padding: a segment of its own, and a count of the other ids that
+        // masks positions out of attention, which is not a forward pass over these ids.
+        if spec.prompt.is_some() && ids.contains(&0) {
+            return Err(Error::new(
+                &spec.name,
+                "ids",
+                "include 0, which CPM-Ant reads as padding (it changes the token's segment and masks positions out of attention); anatomy runs CPM-Ant on ids from 1",
+            )
+            .into());
+        }
         // CPM-Ant: the first pass puts the learned prompt before the text.
         let prompt = match spec.prompt {
             Some(p) if cache.pos == 0 => p.length as usize,

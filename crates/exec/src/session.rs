@@ -145,6 +145,13 @@ pub fn check_ids(ids: &[u32], new: u64, spec: &Spec, file: &str, arg: &str) -> R
             ),
         ));
     }
+    if spec.prompt.is_some() && ids.contains(&0) {
+        return Err(Error::new(
+            file,
+            arg,
+            "has id 0, which CPM-Ant reads as padding (it changes the token's segment and masks positions out of attention); give ids from 1",
+        ));
+    }
     let total = (ids.len() as u64).saturating_add(new);
     if total > spec.context {
         let room = spec.context.saturating_sub(ids.len() as u64);

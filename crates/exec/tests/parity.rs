@@ -365,3 +365,19 @@ fn every_fixture_renders_every_view_with_values_from_a_run() {
         assert!(render::html::torch::module(&spec).contains("class Model("));
     }
 }
+
+/// CPM-Ant takes id 0 for padding, which its forward pass treats otherwise than a token: the
+/// executor refuses it, in a prompt and when decoding, rather than compute something else.
+#[test]
+fn cpmant_refuses_the_padding_id() {
+    let dir = fixtures::all()
+        .into_iter()
+        .find(|d| fixtures::name(d) == "cpmant")
+        .unwrap();
+    let (model, _, _) = load(&dir);
+    let mut cache = Cache::new(model.spec.layers as usize);
+    let e = model.forward(&[3, 0, 5], &mut cache).unwrap_err();
+    assert!(e.to_string().contains("padding"), "{e}");
+    model.forward(&[3, 5], &mut cache).unwrap();
+    assert!(model.forward(&[0], &mut cache).is_err());
+}

@@ -44,10 +44,16 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         ));
     }
     s.prompt = Some(Prompt { length, segments });
-    let prompt_rows = types.checked_mul(length).and_then(|r| r.checked_add(text_vocab));
-    s.vocab = match prompt_rows {
-        Some(rows) => cfg.bounded("prompt_types", rows, crate::config::MAX_SIZE)?,
-        None => return Err(cfg.err("prompt_types", "times prompt_length overflows; give smaller sizes")),
+    // The embedding holds the text's rows and every prompt's.
+    let max = crate::config::MAX_SIZE;
+    s.vocab = match types.checked_mul(length).and_then(|r| r.checked_add(text_vocab)) {
+        Some(rows) if rows <= max => rows,
+        _ => {
+            return Err(cfg.err(
+                "prompt_types",
+                format!("is {types}: with prompt_length {length} and vocab_size {text_vocab} the embedding would pass {max} rows; give fewer"),
+            ))
+        }
     };
     s.head_rows = Some(text_vocab);
     let buckets = cfg.size("position_bias_num_buckets", Some(512))?;
