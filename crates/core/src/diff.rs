@@ -402,8 +402,18 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         }
     }
     if let Some(p) = s.prompt {
-        f("prompt", "learned prompt tokens", Size, p.length.to_string());
-        f("prompt.segments", "segment types", Size, p.segments.to_string());
+        f(
+            "prompt",
+            "learned prompt tokens",
+            Size,
+            p.length.to_string(),
+        );
+        f(
+            "prompt.segments",
+            "segment types",
+            Size,
+            p.segments.to_string(),
+        );
     }
     // RWKV's channel mixing has the dense FFN's width; LongCat-Flash's and Gemma 4's MLPs run
     // beside their experts.

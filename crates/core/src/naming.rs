@@ -1234,9 +1234,18 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "cpmant.encoder.layers.{b}.ffn.layernorm_before_ffn",
                 "blk.{b}.ffn_norm",
             ),
-            Gate => ("cpmant.encoder.layers.{b}.ffn.ffn.w_in.w_0", "blk.{b}.ffn_gate"),
-            Up => ("cpmant.encoder.layers.{b}.ffn.ffn.w_in.w_1", "blk.{b}.ffn_up"),
-            Down => ("cpmant.encoder.layers.{b}.ffn.ffn.w_out", "blk.{b}.ffn_down"),
+            Gate => (
+                "cpmant.encoder.layers.{b}.ffn.ffn.w_in.w_0",
+                "blk.{b}.ffn_gate",
+            ),
+            Up => (
+                "cpmant.encoder.layers.{b}.ffn.ffn.w_in.w_1",
+                "blk.{b}.ffn_up",
+            ),
+            Down => (
+                "cpmant.encoder.layers.{b}.ffn.ffn.w_out",
+                "blk.{b}.ffn_down",
+            ),
             FinalNorm => ("cpmant.encoder.output_layernorm", "output_norm"),
             other => llama(other),
         },

@@ -2701,7 +2701,10 @@ mod bucket_tests {
     /// CPM-Ant's 512 buckets up to 2048 and bucket counts and reaches of the toy configs.
     #[test]
     fn buckets_are_transformers() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cpmant-buckets.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/cpmant-buckets.json"
+        );
         let fixture: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let cases = fixture["cases"].as_array().unwrap();

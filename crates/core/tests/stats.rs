@@ -542,7 +542,10 @@ fn a_learned_prompt_is_cached_and_run() {
         let kv = &s.kv_cache;
         assert_eq!(kv.values_at_context, kv.values_per_token * (context + p));
         let f = &s.flops;
-        assert_eq!(f.decode_per_token, f.matmul_per_token + per_key * (context + p));
+        assert_eq!(
+            f.decode_per_token,
+            f.matmul_per_token + per_key * (context + p)
+        );
         let n = (context + p) as f64;
         let prefill = (f.matmul_per_token as f64 * n + per_key as f64 * n * n) / context as f64;
         assert!(

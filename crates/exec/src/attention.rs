@@ -69,8 +69,8 @@ impl<'a> Selected<'a> {
     }
 }
 
-/// The bias of key j for the query at i and head h: `table[rows[(i − start) · total + j] · heads
-/// + h]`, the rows chosen once per pass for every layer.
+/// The bias of key j for query i of the pass and head h, `table[rows[i · total + j] · heads + h]`:
+/// the rows are chosen once per pass, for every layer.
 #[derive(Clone, Copy)]
 pub struct PairBias<'a> {
     /// [rows, heads], row-major.

@@ -669,7 +669,7 @@ impl Model {
                     .map(|i| p.row(spec.out_vocab(), i) as u32)
                     .chain(ids.iter().copied())
                     .collect();
-                &framed[..]
+                &framed
             }
             _ => ids,
         };
@@ -769,11 +769,11 @@ impl Model {
             }
         }
         cache.pos += t;
-        let (x_text, t) = match prompt {
-            0 => (x, t),
-            p => (x.narrow(0, p, t - p)?, t - p),
-        };
-        x = x_text;
+        // The prompt's outputs are dropped; the text's go on to the head.
+        let t = t - prompt;
+        if prompt > 0 {
+            x = x.narrow(0, prompt, t)?;
+        }
         if last && t > 1 {
             x = x.narrow(0, t - 1, 1)?;
         }

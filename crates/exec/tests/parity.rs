@@ -163,7 +163,11 @@ fn a_model_that_decodes_otherwise_decodes_as_transformers_does() {
             .to_vec2()
             .unwrap();
         let d = max_diff(&last, &one_pass[one_pass.len() - 1..]);
-        assert!(d < 1e-4, "{}: last position, max |Δlogit| = {d}", fixtures::name(&dir));
+        assert!(
+            d < 1e-4,
+            "{}: last position, max |Δlogit| = {d}",
+            fixtures::name(&dir)
+        );
         let want: Vec<Vec<f32>> = {
             let e: serde_json::Value =
                 serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
@@ -179,7 +183,10 @@ fn a_model_that_decodes_otherwise_decodes_as_transformers_does() {
         assert!(max_diff(&got, &one_pass) > 1e-3, "{}", fixtures::name(&dir));
         seen += 1;
     }
-    assert!(seen > 1, "a fixture of each kind, Dory's last pass and CPM-Ant's");
+    assert!(
+        seen > 1,
+        "a fixture of each kind, Dory's last pass and CPM-Ant's"
+    );
 }
 
 /// Every catalog entry has its toy copy, and each toy checkpoint holds exactly the tensors the

@@ -40,7 +40,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     if segments <= TEXT_SEGMENT {
         return Err(cfg.err(
             "segment_types",
-            format!("is {segments}; CPM-Ant gives the text segment {TEXT_SEGMENT}, so give at least {}", TEXT_SEGMENT + 1),
+            format!(
+                "is {segments}; CPM-Ant gives the text segment {TEXT_SEGMENT}, so give at least {}",
+                TEXT_SEGMENT + 1
+            ),
         ));
     }
     s.prompt = Some(Prompt { length, segments });
@@ -62,7 +65,9 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     if buckets < 4 {
         return Err(cfg.err(
             "position_bias_num_buckets",
-            format!("is {buckets}; give at least 4 (a quarter of them are exact distances each way)"),
+            format!(
+                "is {buckets}; give at least 4 (a quarter of them are exact distances each way)"
+            ),
         ));
     }
     if max_distance <= buckets / 4 {

@@ -118,7 +118,10 @@ fn expected(echo: Echo, spec: &Spec) -> Expected {
     let full = &spec.attn;
     let rope = match &spec.position {
         Position::Rope(r) => Some(r),
-        Position::Learned | Position::Sinusoidal(_) | Position::Alibi(_) | Position::None
+        Position::Learned
+        | Position::Sinusoidal(_)
+        | Position::Alibi(_)
+        | Position::None
         | Position::Buckets(_) => None,
     };
     match echo {

@@ -14,9 +14,9 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    cpmant, dbrx, deepseek, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm, jetmoe,
-    llama4, longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h, recurrent_gemma, rwkv,
-    towers, xlstm, zamba, zaya,
+    cpmant, dbrx, deepseek, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm,
+    jetmoe, llama4, longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h, recurrent_gemma,
+    rwkv, towers, xlstm, zamba, zaya,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;

@@ -673,8 +673,8 @@ fn position_bias(spec: &Spec, b: crate::spec::Buckets) -> String {
     fill(
         r#"def position_bias(table, T, P):
     """[1, heads, T, T]: the learned bias of key j for the query at i, by bucket of j - i: ${half}
-    buckets for keys before the query, ${half} for keys after it, the first ${exact} distances of
-    each way one each, then buckets spaced by log distance up to ${max}. P: the prompt's length."""
+    buckets for keys before the query, ${half} for keys after it; distances below ${exact} have one
+    each, longer ones share buckets spaced by log distance up to ${max}. P: the prompt's length."""
     rel = torch.arange(T)[None, :] - torch.arange(T)[:, None]  # j - i
     a = rel.abs()
     far = ${exact} + (torch.log(a.clamp(min=1).float() / ${exact}) / math.log(${max} / ${exact}) * ${span}).to(torch.int64)
@@ -817,7 +817,10 @@ fn attention(spec: &Spec, n: &Names) -> String {
 /// `init` with the sublayer modules made first, where other parts of the layer sit inside them
 /// (DBRX's norms beside its attention in `norm_attn_norm`, CPM-Ant's in `self_att` and `ffn`).
 fn modules_first(init: &str, modules: &[&str]) -> String {
-    let makes: Vec<String> = modules.iter().map(|m| format!("        self.{m} = ")).collect();
+    let makes: Vec<String> = modules
+        .iter()
+        .map(|m| format!("        self.{m} = "))
+        .collect();
     let (first, rest): (Vec<&str>, Vec<&str>) = init
         .lines()
         .partition(|l| makes.iter().any(|m| l.starts_with(m)));
@@ -4080,9 +4083,24 @@ fn embedding_note(spec: &Spec, n: &Names) -> String {
             n.path(Role::PosEmbed)
         );
     }
-    s += &format!(
-        "\n\ndef embed(input_ids):  # [B, T] int64 -> [B, T, {d}]\n    x = {embed}(input_ids)\n"
-    );
+    if let Some(p) = spec.prompt {
+        s += &format!(
+            "segments = nn.Embedding({}, {d})  # one row per segment, stored as {}\n",
+            p.segments,
+            n.path(Role::SegmentEmbed)
+        );
+        s += &format!(
+            "\n\ndef embed(input_ids):  # [B, T] int64 -> [B, {len} + T, {d}]\n    prompt = torch.arange({first}, {first} + {len}).expand(input_ids.shape[0], {len})  # the learned prompt's rows\n    input_ids = torch.cat([prompt, input_ids], 1)\n    segment = torch.where(torch.arange(input_ids.shape[1]) < {len}, {ps}, {ts})  # the prompt's segment, then the text's\n    x = {embed}(input_ids) + segments(segment)\n",
+            len = p.length,
+            first = p.row(spec.out_vocab(), 0),
+            ps = crate::spec::PROMPT_SEGMENT,
+            ts = crate::spec::TEXT_SEGMENT,
+        );
+    } else {
+        s += &format!(
+            "\n\ndef embed(input_ids):  # [B, T] int64 -> [B, T, {d}]\n    x = {embed}(input_ids)\n"
+        );
+    }
     let norm = format!(
         "embed_norm(x)  # a norm right after the lookup, stored as {}",
         n.path(Role::EmbedNorm)
