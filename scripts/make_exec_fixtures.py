@@ -764,6 +764,15 @@ CONFIGS = {
     "xlstm-bias": dict(model_type="xlstm", hidden_size=128, num_hidden_layers=2, num_heads=2, vocab_size=97,
                        pad_token_id=1, use_bias=True, ffn_proj_factor=1.5, gate_soft_cap=5.0,
                        output_logit_soft_cap=4.0, chunk_size=4, autocast_kernel_dtype="float32"),
+    # xLSTM stored fused (weight_mode "fused"): q | k | v | o in one projection, both gates in
+    # another, the MLP's gate and up in a third; with biases, and without.
+    "xlstm-fused": dict(model_type="xlstm", hidden_size=128, num_hidden_layers=2, num_heads=4, vocab_size=97,
+                        pad_token_id=1, weight_mode="fused", ffn_proj_factor=1.5, gate_soft_cap=5.0,
+                        output_logit_soft_cap=4.0, norm_eps=1e-5, chunk_size=4, autocast_kernel_dtype="float32"),
+    "xlstm-fused-bias": dict(model_type="xlstm", hidden_size=128, num_hidden_layers=2, num_heads=2, vocab_size=97,
+                             pad_token_id=1, weight_mode="fused", use_bias=True, ffn_proj_factor=1.5,
+                             gate_soft_cap=5.0, output_logit_soft_cap=4.0, chunk_size=4,
+                             autocast_kernel_dtype="float32"),
     # Zamba: multi-head Mamba layers (x and z interleaved, each head its own step, B and C), two
     # of them running the one shared block first (K/V grouped, no positions), biases on the
     # mixer's projections.
@@ -813,7 +822,19 @@ def make(name, raw):
     torch.manual_seed(0)
     config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
     config._attn_implementation = "eager"
-    model = randomize(model_of(config, raw).float().eval())
+    if raw.get("weight_mode") == "fused":
+        # transformers' xLSTM cannot initialize its fused layout (its _init_weights slices the
+        # gates' bias by a shape it does not have): built uninitialized, its vectors set as that
+        # initialization sets them (norm weights 1, biases 0) before the random weights.
+        from transformers.initialization import no_init_weights
+        with no_init_weights():
+            model = model_of(config, raw)
+        with torch.no_grad():
+            for n, p in model.named_parameters():
+                p.fill_(1.0 if p.dim() == 1 and n.endswith("weight") else 0.0)
+        model = randomize(model.float().eval())
+    else:
+        model = randomize(model_of(config, raw).float().eval())
     with torch.no_grad():
         for n, b in model.named_buffers():
             if "correction_bias" in n and name in BIG_CORRECTION:

@@ -886,6 +886,15 @@ def main(only):
                "vocab_size": 97, "pad_token_id": 1, "use_bias": True, "ffn_proj_factor": 1.5,
                "tie_word_embeddings": tied}
         write_unseen(name, raw)
+    # xLSTM stored fused, with biases and without, at another head count and widths.
+    for i, bias in enumerate((False, True)):
+        name = f"unseen-xlstm_fused-{i}"
+        if only and name not in only:
+            continue
+        raw = {"model_type": "xlstm", "hidden_size": 128, "num_hidden_layers": 1 + 2 * i, "num_heads": 4 - 2 * i,
+               "vocab_size": 97, "pad_token_id": 1, "use_bias": bias, "weight_mode": "fused",
+               "qk_dim_factor": 1.0 if i else 0.5, "ffn_proj_factor": 2.0}
+        write_unseen(name, raw)
     # Phi-4-multimodal's image and audio encoders at sizes and options of their own.
     for i, towers in enumerate(({"vision_config": {"hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 2,
                                                    "num_attention_heads": 2, "image_size": 56, "patch_size": 14},

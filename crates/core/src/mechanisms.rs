@@ -36,7 +36,7 @@ pub const ALL: &[&str] = &[
     "recurrent_place", "mup", "stream_mix", "tied", "final_softcap", "logits_mult", "residual_mult",
     "residual_scales", "depth_scaled", "head_bias", "skip_first_attn_norm", "head_transform",
     "per_layer_input", "layer_scalar", "shared_blocks", "hyper", "altup", "hierarchy", "laurel",
-    "gated_norm", "head_rows", "mlstm:bias",
+    "gated_norm", "head_rows", "mlstm:bias", "mlstm:fused",
     "mla:no_q_latent", "mla:bias", "mla:lora_scales", "mla:q_gate", "mla:latent_eps",
     "mla:rope_key_norm", "mlp:clamp", "attn:block_index",
     "embedding:affine", "residual_affine", "attn:cca", "moe:router_mlp",
@@ -275,6 +275,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("prompt", prompt.is_some());
     on("final_norm_kind", final_norm_kind.is_some());
     on("mlstm:bias", mlstm.is_some_and(|m| m.bias));
+    on("mlstm:fused", mlstm.is_some_and(|m| m.fused));
     on("recurrent_place", recurrent_place.is_some());
     on("mup", mup.is_some());
     on("stream_mix", stream_mix.is_some());

@@ -1511,6 +1511,19 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "backbone.blocks.{b}.mlstm_layer.fgate_preact",
                 "blk.{b}.attn_fgate",
             ),
+            // Fused: q | k | v | o in one projection, the input and forget gates in another.
+            SsmIn => (
+                "backbone.blocks.{b}.mlstm_layer.qkv_opreact",
+                "blk.{b}.attn_qkvo",
+            ),
+            SsmBa => (
+                "backbone.blocks.{b}.mlstm_layer.ifgate_preact",
+                "blk.{b}.attn_ifgate",
+            ),
+            GateUp => (
+                "backbone.blocks.{b}.ffn.proj_up_gate_z",
+                "blk.{b}.ffn_gate_up",
+            ),
             SsmNorm => (
                 "backbone.blocks.{b}.mlstm_layer.multihead_norm",
                 "blk.{b}.attn_norm_2",

@@ -1363,6 +1363,10 @@ pub struct MLstm {
     pub norm_eps: f64,
     /// Every projection, and the per-head LayerNorm, has a bias (`use_bias`).
     pub bias: bool,
+    /// `weight_mode` "fused": q, k, v and o stored as one projection (`qkv_opreact`, in that
+    /// order), the two gates as another (`ifgate_preact`, input then forget), and the MLP's gate
+    /// and up as one (`Mlp::fused_gate_up`).
+    pub fused: bool,
 }
 
 /// by exp(u + k): wkv = (num + e^{u+k} v) / (den + e^{u+k}); the output is W_o (σ(r) ⊙ wkv).

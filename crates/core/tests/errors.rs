@@ -960,16 +960,19 @@ fn zamba_keys_that_describe_another_model() {
     assert!(e.message.contains("gives 3 layers"), "{e}");
 }
 
-/// xLSTM: what anatomy does not draw yet, and sizes the heads cannot split.
+/// xLSTM: a storage it does not have, and sizes the heads cannot split.
 #[test]
 fn xlstm_keys_that_describe_another_model() {
     let base = json!({"model_type": "xlstm", "hidden_size": 128, "num_hidden_layers": 2,
         "num_heads": 4, "vocab_size": 100});
     err_free(&base);
+    let mut fused = base.clone();
+    fused["weight_mode"] = json!("fused");
+    err_free(&fused);
     refused_by_name(
         &base,
         &[
-            ("weight_mode", json!("fused"), "\"single\""),
+            ("weight_mode", json!("packed"), "\"fused\""),
             ("num_heads", json!(3), "does not divide"),
             ("embedding_dim", json!(64), "while hidden_size is 128"),
             ("gate_soft_cap", json!(0.0), "positive soft cap"),

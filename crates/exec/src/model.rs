@@ -1644,12 +1644,31 @@ impl Model {
         let (t, h) = (x.dim(0)?, s.heads as usize);
         let (dk, dv) = (s.qk_dim as usize / h, s.v_dim as usize / h);
         let cap = |v: Tensor| -> Res<Tensor> { Ok(softcap(&v, s.gate_cap)?) };
-        let q = vec(&self.proj(x, Role::SsmQ, b, s.bias)?)?;
-        let k = vec(&self.proj(x, Role::SsmK, b, s.bias)?)?;
-        let v = vec(&self.proj(x, Role::SsmV, b, s.bias)?)?;
-        let o = self.proj(x, Role::SsmZ, b, s.bias)?;
-        let ig = vec(&cap(self.proj(x, Role::SsmBeta, b, true)?)?)?;
-        let fg = vec(&cap(self.proj(x, Role::SsmAlpha, b, true)?)?)?;
+        let (qk, vd) = (s.qk_dim as usize, s.v_dim as usize);
+        let (q, k, v, o, ig, fg) = if s.fused {
+            // q | k | v | o from one projection; the input, then the forget gates from another.
+            let p = self.proj(x, Role::SsmIn, b, s.bias)?;
+            let g = cap(self.proj(x, Role::SsmBa, b, true)?)?;
+            (
+                p.narrow(1, 0, qk)?,
+                p.narrow(1, qk, qk)?,
+                p.narrow(1, 2 * qk, vd)?,
+                p.narrow(1, 2 * qk + vd, vd)?,
+                g.narrow(1, 0, h)?,
+                g.narrow(1, h, h)?,
+            )
+        } else {
+            (
+                self.proj(x, Role::SsmQ, b, s.bias)?,
+                self.proj(x, Role::SsmK, b, s.bias)?,
+                self.proj(x, Role::SsmV, b, s.bias)?,
+                self.proj(x, Role::SsmZ, b, s.bias)?,
+                cap(self.proj(x, Role::SsmBeta, b, true)?)?,
+                cap(self.proj(x, Role::SsmAlpha, b, true)?)?,
+            )
+        };
+        let (q, k, v) = (vec(&q)?, vec(&k)?, vec(&v)?);
+        let (ig, fg) = (vec(&ig)?, vec(&fg)?);
         // Per head: the memory [dk, dv], the normalizer [dk] and the stabilizer, in f64.
         let per = dk * dv + dk + 1;
         let state = cache.ssm[b].get_or_insert_with(|| {

@@ -36,13 +36,16 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         s.norm.kind = NormKind::RmsBias;
         s.final_norm_kind = Some(NormKind::Rms);
     }
-    let mode = cfg.string("weight_mode", "single")?;
-    if mode != "single" {
-        return Err(cfg.err(
-            "weight_mode",
-            format!("is {mode:?}: anatomy reads xLSTM's projections stored apart (\"single\") so far, not fused"),
-        ));
-    }
+    let fused = match cfg.string("weight_mode", "single")?.as_str() {
+        "single" => false,
+        "fused" => true,
+        other => {
+            return Err(cfg.err(
+                "weight_mode",
+                format!("is {other:?}; xLSTM stores its projections apart (\"single\") or fused (\"fused\")"),
+            ))
+        }
+    };
     let heads = cfg.size("num_heads", Some(8))?;
     // The layer truncates hidden × factor (the config's own rounded properties size its cache).
     let width = |key: &str, default: f64| -> Result<u64> {
@@ -96,6 +99,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         eps: cfg.float("eps", 1e-6)?,
         norm_eps: eps,
         bias,
+        fused,
     });
     s.final_softcap = Some(cap("output_logit_soft_cap", 30.0)?);
     // The MLP's width: hidden × ffn_proj_factor, rounded up to a multiple.
@@ -113,7 +117,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         act: Act::Silu,
         gated: true,
         bias,
-        fused_gate_up: false,
+        fused_gate_up: fused,
         sub_norm: false,
         clamp: None,
     };

@@ -30,6 +30,15 @@ impl Builder<'_> {
             cached: false,
             operation,
         };
+        // Fused (`weight_mode` "fused"): q | k | v | o rows of one stored projection, the input
+        // and forget gates of another; each step reads its block.
+        let qkvo = 2 * qk + 2 * v;
+        let (in_role, gate_role) = if s.fused {
+            (Some(Role::SsmIn), Some(Role::SsmBa))
+        } else {
+            (None, None)
+        };
+        let mut at = 0;
         for (role, title, w, out, rows, what) in [
             (
                 Role::SsmQ,
@@ -64,18 +73,24 @@ impl Builder<'_> {
                 format!("a gate per value feature ({v})"),
             ),
         ] {
-            nodes.push(self.linear(lin(
-                role,
+            let mut l = lin(
+                in_role.unwrap_or(role),
                 title,
                 w,
                 out,
                 rows,
                 s.bias,
                 format!("Project the normed input to {what}"),
-            )));
+            );
+            if s.fused {
+                l.stored_rows = qkvo;
+                l.block = Some(format!("{at}:{}", at + rows));
+            }
+            at += rows;
+            nodes.push(self.linear(l));
         }
         let cap = crate::fmt::float(s.gate_cap);
-        for (role, title, w, pre, out, what) in [
+        for (g, (role, title, w, pre, out, what)) in [
             (
                 Role::SsmBeta,
                 "Input gate",
@@ -92,16 +107,24 @@ impl Builder<'_> {
                 "F",
                 "how much of each head's memory this token keeps",
             ),
-        ] {
-            nodes.push(self.linear(lin(
-                role,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut l = lin(
+                gate_role.unwrap_or(role),
                 &format!("{title} projection"),
                 w,
                 pre,
                 h,
                 true,
                 format!("One logit per head: {what}"),
-            )));
+            );
+            if s.fused {
+                l.stored_rows = 2 * h;
+                l.block = Some(format!("{}:{}", g as u64 * h, (g as u64 + 1) * h));
+            }
+            nodes.push(self.linear(l));
             let o = self.act(out, self.seq(h));
             nodes.push(self.step(Draft {
                 title: format!("{title} soft cap"),

@@ -691,6 +691,15 @@ const QUERY_SCALE: &str = r#"    Q = C["query_scale"]
         q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
 "#;
 
+/// The mLSTM's six projections as the template writes them, stored apart.
+const MLSTM_PROJECTIONS: &str = r#"    q = linear(x, w(W, "ssm_q", b)).reshape(T, H, DK) / np.float32(math.sqrt(DK))  # [T, H, DK], scaled
+    k = linear(x, w(W, "ssm_k", b)).reshape(T, H, DK)  # [T, H, DK]
+    v = linear(x, w(W, "ssm_v", b)).reshape(T, H, DV)  # [T, H, DV]
+    o = linear(x, w(W, "ssm_z", b))  # [T, H DV], the output gate
+    i = cap(linear(x, w(W, "ssm_beta", b), w(W, "ssm_beta", b, bias=True)))  # [T, H], input gate
+    f = cap(linear(x, w(W, "ssm_alpha", b), w(W, "ssm_alpha", b, bias=True)))  # [T, H], forget gate
+"#;
+
 /// The template's call of a layer's mixer, every kind written out.
 const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else time_mix(h, W, b) if span[0] == \"rwkv\" else attention(h, W, b, span, use_rope)";
 
@@ -699,6 +708,8 @@ const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h,
 fn prune(spec: &Spec, body: &str) -> String {
     let mut drop: Vec<&str> = Vec::new();
     let mut lines: Vec<(&str, &str)> = Vec::new();
+    // Edits whose new text is made here.
+    let mut out_edits: Vec<(&str, String)> = Vec::new();
     if !matches!(spec.position, Position::Buckets(_)) {
         drop.push("position_bias");
     }
@@ -942,13 +953,39 @@ fn prune(spec: &Spec, body: &str) -> String {
             "    z = norm(x, w(W, \"final_norm\"))  # the final norm has no shift, unlike the blocks'\n",
         ));
     }
+    if let Some(m) = spec.mlstm.filter(|m| m.fused) {
+        // xLSTM's `weight_mode` "fused": q | k | v | o from one projection, both gates from another.
+        let bias = if m.bias {
+            ", w(W, \"ssm_in\", b, bias=True)"
+        } else {
+            ""
+        };
+        let fused = format!("    QK, V = S[\"qk_dim\"], S[\"v_dim\"]\n    p = linear(x, w(W, \"ssm_in\", b){bias})  # p: [T, 2 QK + 2 V], q | k | v | o stored as one projection\n    q = p[:, :QK].reshape(T, H, DK) / np.float32(math.sqrt(DK))  # [T, H, DK], scaled\n    k = p[:, QK : 2 * QK].reshape(T, H, DK)  # [T, H, DK]\n    v = p[:, 2 * QK : 2 * QK + V].reshape(T, H, DV)  # [T, H, DV]\n    o = p[:, 2 * QK + V :]  # [T, H DV], the output gate\n    g = cap(linear(x, w(W, \"ssm_ba\", b), w(W, \"ssm_ba\", b, bias=True)))  # g: [T, 2 H], the input gates, then the forget gates\n    i, f = g[:, :H], g[:, H:]  # [T, H] each\n");
+        out_edits.push((MLSTM_PROJECTIONS, fused));
+    }
+    if spec.mlstm.is_some_and(|m| m.bias && !m.fused) {
+        lines.extend([
+            (
+                "linear(x, w(W, \"ssm_q\", b))",
+                "linear(x, w(W, \"ssm_q\", b), w(W, \"ssm_q\", b, bias=True))",
+            ),
+            (
+                "linear(x, w(W, \"ssm_k\", b))",
+                "linear(x, w(W, \"ssm_k\", b), w(W, \"ssm_k\", b, bias=True))",
+            ),
+            (
+                "linear(x, w(W, \"ssm_v\", b))",
+                "linear(x, w(W, \"ssm_v\", b), w(W, \"ssm_v\", b, bias=True))",
+            ),
+            (
+                "linear(x, w(W, \"ssm_z\", b))",
+                "linear(x, w(W, \"ssm_z\", b), w(W, \"ssm_z\", b, bias=True))",
+            ),
+        ]);
+    }
     if spec.mlstm.is_some_and(|m| m.bias) {
         // xLSTM with `use_bias`: every projection and the per-head norm have a bias.
         lines.extend([
-            ("linear(x, w(W, \"ssm_q\", b))", "linear(x, w(W, \"ssm_q\", b), w(W, \"ssm_q\", b, bias=True))"),
-            ("linear(x, w(W, \"ssm_k\", b))", "linear(x, w(W, \"ssm_k\", b), w(W, \"ssm_k\", b, bias=True))"),
-            ("linear(x, w(W, \"ssm_v\", b))", "linear(x, w(W, \"ssm_v\", b), w(W, \"ssm_v\", b, bias=True))"),
-            ("linear(x, w(W, \"ssm_z\", b))", "linear(x, w(W, \"ssm_z\", b), w(W, \"ssm_z\", b, bias=True))"),
             (
                 " * w(W, \"ssm_norm\", b)  # [T, H DV], LayerNorm per head\n",
                 " * w(W, \"ssm_norm\", b) + w(W, \"ssm_norm\", b, bias=True)  # [T, H DV], LayerNorm per head, shifted\n",
@@ -1470,6 +1507,10 @@ fn prune(spec: &Spec, body: &str) -> String {
     for (from, to) in ngpt_first.into_iter().chain(lines) {
         debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
         out = out.replace(from, to);
+    }
+    for (from, to) in out_edits {
+        debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
+        out = out.replace(from, &to);
     }
     out = out.replace(MIXER_CALL, &mixer_call);
     if spec.altup.is_some() {

@@ -8,6 +8,18 @@ use crate::spec::Spec;
 pub(super) fn mlstm(spec: &Spec) -> String {
     let s = spec.mlstm.expect("xLSTM's layers run the mLSTM");
     let h = s.heads;
+    let (d, qk, v, bias) = (spec.hidden, s.qk_dim, s.v_dim, py_bool(s.bias));
+    let (init_proj, fwd_proj) = if s.fused {
+        (
+            format!("        self.qkv_opreact = nn.Linear({d}, 2 * {qk} + 2 * {v}, bias={bias})  # q | k | v | o\n        self.ifgate_preact = nn.Linear({d}, 2 * {h})  # per head an input gate, then per head a forget gate\n"),
+            format!("        q, k, v, o = self.qkv_opreact(x).split([{qk}, {qk}, {v}, {v}], dim=-1)\n        i, f = cap(self.ifgate_preact(x)).float().chunk(2, dim=-1)  # [B, T, {h}] each\n"),
+        )
+    } else {
+        (
+            format!("        self.q = nn.Linear({d}, {qk}, bias={bias})\n        self.k = nn.Linear({d}, {qk}, bias={bias})\n        self.v = nn.Linear({d}, {v}, bias={bias})\n        self.ogate_preact = nn.Linear({d}, {v}, bias={bias})\n        self.igate_preact = nn.Linear({d}, {h})  # one input gate per head\n        self.fgate_preact = nn.Linear({d}, {h})  # one forget gate per head\n"),
+            "        q, k, v, o = self.q(x), self.k(x), self.v(x), self.ogate_preact(x)\n        i, f = cap(self.igate_preact(x)).float(), cap(self.fgate_preact(x)).float()  # [B, T, heads]\n".to_string(),
+        )
+    };
     fill(
         r#"class MLstm(nn.Module):
     """xLSTM's mLSTM: ${h} heads, each carrying a ${dk} x ${dv} matrix memory, its normalizer and its
@@ -16,23 +28,16 @@ pub(super) fn mlstm(spec: &Spec) -> String {
 
     def __init__(self):
         super().__init__()
-        self.q = nn.Linear(${d}, ${qk}, bias=${bias})
-        self.k = nn.Linear(${d}, ${qk}, bias=${bias})
-        self.v = nn.Linear(${d}, ${v}, bias=${bias})
-        self.ogate_preact = nn.Linear(${d}, ${v}, bias=${bias})
-        self.igate_preact = nn.Linear(${d}, ${h})  # one input gate per head
-        self.fgate_preact = nn.Linear(${d}, ${h})  # one forget gate per head
-        self.multihead_norm = nn.Module()
+${init_proj}        self.multihead_norm = nn.Module()
         self.multihead_norm.weight = nn.Parameter(torch.ones(${v}))${norm_bias}
         self.out_proj = nn.Linear(${v}, ${d}, bias=${bias})
 
     def forward(self, x):  # [B, T, ${d}]
         B_, T, _ = x.shape
         cap = lambda g: ${cap} * torch.tanh(g / ${cap})  # soft cap
-        q = self.q(x).view(B_, T, ${h}, ${dk}).float() / math.sqrt(${dk})
-        k = self.k(x).view(B_, T, ${h}, ${dk}).float()
-        v = self.v(x).view(B_, T, ${h}, ${dv}).float()
-        i, f = cap(self.igate_preact(x)).float(), cap(self.fgate_preact(x)).float()  # [B, T, ${h}]
+${fwd_proj}        q = q.view(B_, T, ${h}, ${dk}).float() / math.sqrt(${dk})
+        k = k.view(B_, T, ${h}, ${dk}).float()
+        v = v.view(B_, T, ${h}, ${dv}).float()
         C = x.new_zeros(B_, ${h}, ${dk}, ${dv}, dtype=torch.float32)
         n = x.new_zeros(B_, ${h}, ${dk}, dtype=torch.float32)
         m = x.new_zeros(B_, ${h}, dtype=torch.float32)  # the running maximum of the log gates
@@ -50,8 +55,10 @@ pub(super) fn mlstm(spec: &Spec) -> String {
         h = torch.stack(hs, dim=1)  # [B, T, ${h}, ${dv}]
         h = (h - h.mean(-1, keepdim=True)) * torch.rsqrt(h.var(-1, keepdim=True, unbiased=False) + ${norm_eps})
         h = self.multihead_norm.weight * h.reshape(B_, T, ${v}).to(x.dtype)${shift}  # LayerNorm per head
-        return self.out_proj(torch.sigmoid(self.ogate_preact(x)) * h)"#,
+        return self.out_proj(torch.sigmoid(o) * h)"#,
         &[
+            ("init_proj", init_proj),
+            ("fwd_proj", fwd_proj),
             ("h", h.to_string()),
             ("dk", (s.qk_dim / h).to_string()),
             ("dv", (s.v_dim / h).to_string()),
@@ -103,6 +110,18 @@ pub(super) fn model(spec: &Spec) -> String {
             "self.lm_head(h)",
         )
     };
+    let b = py_bool(spec.mlp.bias);
+    let (mlp_init, mlp_fwd) = if spec.mlp.fused_gate_up {
+        (
+            format!("        self.proj_up_gate_z = nn.Linear({d}, 2 * {f}, bias={b})  # the gate, then z\n"),
+            "        gate, z = self.proj_up_gate_z(x).chunk(2, dim=-1)\n        return self.proj_down(F.silu(gate) * z)".to_string(),
+        )
+    } else {
+        (
+            format!("        self.proj_up_gate = nn.Linear({d}, {f}, bias={b})\n        self.proj_up = nn.Linear({d}, {f}, bias={b})\n"),
+            "        return self.proj_down(F.silu(self.proj_up_gate(x)) * self.proj_up(x))".to_string(),
+        )
+    };
     let cap = spec.final_softcap.map_or("logits".to_string(), |c| {
         format!("{c} * torch.tanh(logits / {c})  # soft-capped")
     });
@@ -112,12 +131,10 @@ pub(super) fn model(spec: &Spec) -> String {
 
     def __init__(self):
         super().__init__()
-        self.proj_up_gate = nn.Linear(${d}, ${f}, bias=${bias})
-        self.proj_up = nn.Linear(${d}, ${f}, bias=${bias})
-        self.proj_down = nn.Linear(${f}, ${d}, bias=${bias})
+${mlp_init}        self.proj_down = nn.Linear(${f}, ${d}, bias=${bias})
 
     def forward(self, x):  # [B, T, ${d}]
-        return self.proj_down(F.silu(self.proj_up_gate(x)) * self.proj_up(x))
+${mlp_fwd}
 
 
 class Block(nn.Module):
@@ -169,6 +186,8 @@ ${head_init}
             ("d", d.to_string()),
             ("f", f.to_string()),
             ("bias", py_bool(spec.mlp.bias)),
+            ("mlp_init", mlp_init),
+            ("mlp_fwd", mlp_fwd),
             ("vocab", spec.vocab.to_string()),
             ("n", spec.layers.to_string()),
             ("head_init", head_init),
