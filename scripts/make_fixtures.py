@@ -825,7 +825,7 @@ DEFAULT_TYPES = [
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
-    "cpmant",
+    "cpmant", "gemma3n",
 ]
 
 
@@ -845,7 +845,8 @@ def main(only):
                 "gemma4_unified": "Gemma4UnifiedForConditionalGeneration",
                 "mllama": "MllamaForConditionalGeneration",
                 "mllama_text_model": "MllamaForCausalLM",
-                "emu3": "Emu3ForConditionalGeneration", "emu3_text_model": "Emu3ForCausalLM"}.get(model_type)
+                "emu3": "Emu3ForConditionalGeneration", "emu3_text_model": "Emu3ForCausalLM",
+                "gemma3n": "Gemma3nForConditionalGeneration"}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:
@@ -950,6 +951,24 @@ def main(only):
         if only and name not in only:
             continue
         write_unseen(name, raw)
+    # Gemma 3n as published (its wrapper): audio towers of other widths, heads that do not divide
+    # the width, other convolutions and strides; small embedder tables.
+    for i, audio in enumerate(({"hidden_size": 64, "conf_num_hidden_layers": 2, "conf_num_attention_heads": 4,
+                                "conf_conv_kernel_size": 3, "input_feat_size": 40, "sscp_conv_channel_size": [16, 8],
+                                "vocab_size": 32},
+                               {"hidden_size": 66, "conf_num_hidden_layers": 1, "conf_num_attention_heads": 4,
+                                "input_feat_size": 33, "sscp_conv_channel_size": [8, 4],
+                                "sscp_conv_kernel_size": [[3, 5], [3, 3]], "sscp_conv_stride_size": [[2, 3], [1, 2]]})):
+        name = f"unseen-gemma3n_towers-{i}"
+        if only and name not in only:
+            continue
+        text = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 5, "num_attention_heads": 2,
+                "num_key_value_heads": 1, "head_dim": 32, "vocab_size": 300, "vocab_size_per_layer_input": 300,
+                "hidden_size_per_layer_input": 8, "laurel_rank": 4, "sliding_window": 8,
+                "num_kv_shared_layers": 2, "activation_sparsity_pattern": [0.95, 0.0, 0.0, 0.0, 0.0],
+                "layer_types": ["sliding_attention", "full_attention"] * 2 + ["sliding_attention"]}
+        write_unseen(name, {"model_type": "gemma3n", "architectures": ["Gemma3nForConditionalGeneration"],
+                            "text_config": text, "audio_config": audio, "vision_config": {"hidden_size": 64 + 32 * i}})
     if not only or "cpmant-buckets" in only:
         write_buckets()
 

@@ -372,7 +372,6 @@ pub fn model_types() -> Vec<&'static str> {
 pub const NOT_YET: &[(&str, &str)] = &[
     ("blt", "a byte-level encoder and decoder around a latent transformer over patches"),
     ("deepseek_v4", "compressed sparse attention, hyper-connections mixed by Sinkhorn iterations, hash routing"),
-    ("gemma3n", "the wrapper's MobileNetV5 vision tower and audio encoder; its language model, gemma3n_text, is read"),
     ("gemma4_assistant", "a draft model run on its target's hidden states and keys"),
     ("gemma4_unified_assistant", "a draft model run on its target's hidden states and keys"),
     ("inkling_text", "short convolutions inside the attention, a relative-logit bias"),

@@ -3637,6 +3637,49 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["altup_coef_clip"]],
     ),
+    // Gemma 3n as published: its language model under `model.language_model.`, timm's
+    // MobileNetV5 vision tower, the conformer audio tower and their embedders beside it, the head
+    // tied by the wrapper's flag.
+    Family {
+        text: Some("gemma3n_text"),
+        wrapper_tied: Some(true),
+        wrap: HfWrap::Nested,
+        parts: &[
+            counted(
+                "vision tower",
+                "model.vision_tower.",
+                towers::gemma3n_vision,
+            ),
+            counted(
+                "vision embedder",
+                "model.embed_vision.",
+                towers::gemma3n_embed_vision,
+            ),
+            counted("audio tower", "model.audio_tower.", towers::gemma3n_audio),
+            counted(
+                "audio embedder",
+                "model.embed_audio.",
+                towers::gemma3n_embed_audio,
+            ),
+        ],
+        ..wrapper(
+            "gemma3n",
+            "Gemma 3n",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "audio_config",
+                "audio_soft_tokens_per_image",
+                "vision_soft_tokens_per_image",
+                "boi_token_id",
+                "eoi_token_id",
+                "image_token_id",
+                "boa_token_id",
+                "eoa_token_id",
+                "audio_token_id",
+            ]],
+        )
+    },
     Family {
         text: Some("gemma3_text"),
         wrapper_tied: Some(true),

@@ -358,6 +358,126 @@ pub fn gemma4_embed_audio(top: &Config) -> Result<Option<u64>> {
     )
 }
 
+/// Gemma 3n's vision tower is timm's MobileNetV5 (`architecture`), built from timm's own block
+/// definitions rather than the config's sizes: anatomy does not count it yet, and the views say so.
+pub fn gemma3n_vision(_top: &Config) -> Result<Option<u64>> {
+    Ok(None)
+}
+
+/// Gemma 3n's audio tower (`Gemma3nAudioEncoder`), a conformer: two convolutions over time and
+/// frequency without biases, each with a cumulative group norm, and a projection of what they
+/// leave (channels × frequencies) to the width; per layer two feed-forwards four times as wide,
+/// attention with relative-position keys and a per-dim scale, a light convolution block, and the
+/// norms around each. `None` for another kind of audio config.
+pub fn gemma3n_audio(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = sub_config(top, "audio_config", &["gemma3n_audio"])? else {
+        return Ok(None);
+    };
+    let size = |key: &str, default: u64| -> Result<u128> {
+        Ok(match &v {
+            Some(v) => v.size(key, Some(default))?,
+            None => default,
+        } as u128)
+    };
+    let d = size("hidden_size", 1536)?;
+    let layers = size("conf_num_hidden_layers", 12)?;
+    let heads = size("conf_num_attention_heads", 8)?;
+    let kernel = size("conf_conv_kernel_size", 5)?;
+    let feat = size("input_feat_size", 128)?;
+    let [c0, c1] = pair(&v, "sscp_conv_channel_size", [128, 32])?;
+    let [k0, k1] = pairs(&v, "sscp_conv_kernel_size", [[3, 3], [3, 3]])?;
+    let [s0, s1] = pairs(&v, "sscp_conv_stride_size", [[2, 2], [2, 2]])?;
+    // The frequencies each convolution leaves, one padded on either side.
+    let mut f = feat;
+    for ([_, kw], [_, sw]) in [(k0, s0), (k1, s1)] {
+        f = (f + 2).checked_sub(kw).map(|r| r / sw + 1).ok_or_else(|| {
+            let (key, message) = (
+                "sscp_conv_kernel_size",
+                "is wider than the frequencies it convolves",
+            );
+            match &v {
+                Some(v) => v.err(key, message),
+                None => top.err("audio_config", message),
+            }
+        })?;
+    }
+    let subsample = c0 * k0[0] * k0[1] + c0 + c1 * c0 * k1[0] * k1[1] + c1 + c1 * f * d;
+    // Each head `d / heads` wide.
+    let a = heads * (d / heads);
+    let feed_forward = 8 * d * d + 2 * d;
+    let attention = 4 * d * a + d * d + d / heads + 2 * d;
+    let light_conv = 3 * d * d + d * kernel + 2 * d;
+    fit(
+        top,
+        subsample + layers * (2 * feed_forward + attention + light_conv + d),
+    )
+}
+
+/// Gemma 3n's embedders: a table of the tower's own tokens at its width, two RMS norms, and a
+/// projection to the text width (its last norm has no weight).
+fn gemma3n_embedder(
+    top: &Config,
+    (key, kind): (&str, &str),
+    default_width: u64,
+) -> Result<Option<u64>> {
+    let Some(v) = sub_config(top, key, &[kind])? else {
+        return Ok(None);
+    };
+    let (w, tokens) = match &v {
+        Some(v) => (
+            v.size("hidden_size", Some(default_width))?,
+            v.size("vocab_size", Some(128))?,
+        ),
+        None => (default_width, 128),
+    };
+    let (w, tokens) = (w as u128, tokens as u128);
+    fit(
+        top,
+        tokens * w + 2 * w + w * text_hidden(top, 2048)? as u128,
+    )
+}
+
+/// Gemma 3n's vision embedder.
+pub fn gemma3n_embed_vision(top: &Config) -> Result<Option<u64>> {
+    gemma3n_embedder(top, ("vision_config", "gemma3n_vision"), 2048)
+}
+
+/// Gemma 3n's audio embedder.
+pub fn gemma3n_embed_audio(top: &Config) -> Result<Option<u64>> {
+    gemma3n_embedder(top, ("audio_config", "gemma3n_audio"), 1536)
+}
+
+/// Two positive sizes under `key` (the class's `default` where the config has no such key).
+fn pair(v: &Option<Config>, key: &str, default: [u64; 2]) -> Result<[u128; 2]> {
+    let Some(value) = v.as_ref().and_then(|v| v.get(key)) else {
+        return Ok(default.map(u128::from));
+    };
+    let v = v.as_ref().expect("a value was read from it");
+    match value.as_array().map(|a| a.as_slice()) {
+        Some([a, b]) => Ok([v.positive(key, a)? as u128, v.positive(key, b)? as u128]),
+        _ => Err(v.err(key, format!("must be two sizes, as {default:?}"))),
+    }
+}
+
+/// Two pairs of positive sizes under `key`, as `[[3, 3], [3, 3]]`.
+fn pairs(v: &Option<Config>, key: &str, default: [[u64; 2]; 2]) -> Result<[[u128; 2]; 2]> {
+    let Some(value) = v.as_ref().and_then(|v| v.get(key)) else {
+        return Ok(default.map(|p| p.map(u128::from)));
+    };
+    let v = v.as_ref().expect("a value was read from it");
+    let bad = || v.err(key, format!("must be two pairs of sizes, as {default:?}"));
+    let two = |x: &serde_json::Value| -> Result<[u128; 2]> {
+        match x.as_array().map(|a| a.as_slice()) {
+            Some([a, b]) => Ok([v.positive(key, a)? as u128, v.positive(key, b)? as u128]),
+            _ => Err(bad()),
+        }
+    };
+    match value.as_array().map(|a| a.as_slice()) {
+        Some([a, b]) => Ok([two(a)?, two(b)?]),
+        _ => Err(bad()),
+    }
+}
+
 /// Gemma 4 unified's patch embedder, in place of a vision tower (`vision_embedder.` in its
 /// checkpoints): each merged patch's pixels (`(patch_size × pooling_kernel_size)²` of them,
 /// three channels) through a LayerNorm, a biased projection and a LayerNorm; a table of
