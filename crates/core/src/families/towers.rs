@@ -358,11 +358,189 @@ pub fn gemma4_embed_audio(top: &Config) -> Result<Option<u64>> {
     )
 }
 
-/// Gemma 3n's vision tower is timm's MobileNetV5 (`architecture`), built from timm's own block
-/// definitions rather than the config's sizes: anatomy does not count it yet, and the views say so.
-pub fn gemma3n_vision(_top: &Config) -> Result<Option<u64>> {
-    Ok(None)
+/// Gemma 3n's vision tower, timm's MobileNetV5 encoder built from timm's own block definitions
+/// (`architecture`; the config's sizes do not reach it): counted for `mobilenetv5_300m_enc`, the
+/// one timm registers as an encoder and the class's default, and not for another architecture or
+/// `model_args` that change it (`None`, and the views say so).
+pub fn gemma3n_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = sub_config(top, "vision_config", &["gemma3n_vision"])? else {
+        return Ok(None);
+    };
+    if let Some(v) = &v {
+        let arch = v.string("architecture", "mobilenetv5_300m_enc")?;
+        if arch != "mobilenetv5_300m_enc" || v.get("model_args").is_some_and(|a| !a.is_null()) {
+            return Ok(None);
+        }
+    }
+    fit(top, mobilenet_v5(MOBILENETV5_300M, 64, 2048))
 }
+
+/// timm's channel rounding (`make_divisible` by 8): to the nearest multiple, at least 8, and up
+/// a step where that falls more than 10% short.
+fn divisible(v: u128) -> u128 {
+    let n = ((v + 4) / 8 * 8).max(8);
+    if 10 * n < 9 * v {
+        n + 8
+    } else {
+        n
+    }
+}
+
+/// A MobileNetV5 encoder's parameters: a biased 3 × 3 stem convolution to `stem` channels with
+/// its norm, the blocks of `stages`, and the multi-scale fusion adapter over the last two
+/// stages' outputs (an inverted residual of expansion 2 to `features` channels, and a norm).
+/// Every norm is an RMS norm with a weight; no other convolution has a bias.
+fn mobilenet_v5(stages: &[&[&str]], stem: u128, features: u128) -> u128 {
+    let mut n = stem * 3 * 9 + stem + stem;
+    let mut inc = stem;
+    let mut ends = Vec::new();
+    for stage in stages {
+        for block in *stage {
+            let mut parts = block.split('_');
+            let kind = parts.next().unwrap_or_default();
+            let opt = |key: char| -> u128 {
+                block
+                    .split('_')
+                    .skip(1)
+                    .find_map(|p| p.strip_prefix(key).and_then(|v| v.parse().ok()))
+                    .unwrap_or(0)
+            };
+            let c = opt('c');
+            n += match kind {
+                // Edge residual: a full k × k convolution expanding, a 1 × 1 projecting.
+                "er" => {
+                    let mid = divisible(inc * opt('e'));
+                    mid * inc * opt('k').pow(2) + mid + c * mid + c
+                }
+                // Universal inverted residual: an optional depthwise convolution before the
+                // expansion and one after it, the 1 × 1 expansion and projection, a layer scale.
+                "uir" => {
+                    let (a, k, mid) = (opt('a'), opt('k'), divisible(inc * opt('e')));
+                    let start = if a > 0 { inc * a * a + inc } else { 0 };
+                    let between = if k > 0 { mid * k * k + mid } else { 0 };
+                    start + mid * inc + mid + between + c * mid + c + c
+                }
+                // Mobile multi-query attention: a norm, the heads' queries, one key and one value
+                // head (each downsampled by a strided depthwise convolution and a norm where `v`
+                // strides), the output projection and a layer scale.
+                "mqa" => {
+                    let (h, d, k) = (opt('h'), opt('d'), opt('k'));
+                    let down = if opt('v') > 1 {
+                        2 * (inc * k * k + inc)
+                    } else {
+                        0
+                    };
+                    inc + h * d * inc + 2 * d * inc + down + c * h * d + c
+                }
+                other => unreachable!("MOBILENETV5_300M holds no {other:?} block"),
+            };
+            inc = c;
+        }
+        ends.push(inc);
+    }
+    let fused: u128 = ends.iter().rev().take(2).sum();
+    let mid = divisible(2 * fused);
+    n + mid * fused + mid + features * mid + features + features
+}
+
+/// timm's `mobilenetv5_300m_enc` (`_gen_mobilenet_v5`), its stages' blocks as timm writes them:
+/// `er` an edge residual, `uir` a universal inverted residual, `mqa` mobile multi-query attention;
+/// `a` and `k` the depthwise kernels before and after the expansion (0: none), `e` the expansion,
+/// `c` the output channels, `h` heads of `d` dims, `v` the stride of the keys and values.
+const MOBILENETV5_300M: &[&[&str]] = &[
+    &[
+        "er_r1_k3_s2_e4_c128",
+        "er_r1_k3_s1_e4_c128",
+        "er_r1_k3_s1_e4_c128",
+    ],
+    &[
+        "uir_r1_a3_k5_s2_e6_c256",
+        "uir_r1_a5_k0_s1_e4_c256",
+        "uir_r1_a3_k0_s1_e4_c256",
+        "uir_r1_a5_k0_s1_e4_c256",
+        "uir_r1_a3_k0_s1_e4_c256",
+    ],
+    &[
+        "uir_r1_a5_k5_s2_e6_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a0_k0_s1_e1_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+    ],
+    &[
+        "uir_r1_a5_k5_s2_e6_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+    ],
+];
 
 /// Gemma 3n's audio tower (`Gemma3nAudioEncoder`), a conformer: two convolutions over time and
 /// frequency without biases, each with a cumulative group norm, and a projection of what they
@@ -919,6 +1097,30 @@ mod tests {
         assert_eq!(parts(other).unwrap(), [None, None]);
         let wide = r#"{"model_type": "llama4", "text_config": {}, "vision_config": {"image_size": [448, 224]}}"#;
         assert_eq!(parts(wide).unwrap(), [None, Some(39_321_600)]);
+    }
+
+    /// Gemma 3n's vision tower is counted from timm's definition of its one MobileNetV5 encoder;
+    /// another architecture, or `model_args` that change it, is listed uncounted.
+    #[test]
+    fn gemma3n_counts_only_the_mobilenet_it_knows() {
+        let vision = |v: &str| {
+            let json = format!(
+                r#"{{"model_type": "gemma3n", "text_config": {{}}, "vision_config": {v}}}"#
+            );
+            let spec = crate::families::load_json("config.json", &json, "t", false).unwrap();
+            spec.not_drawn
+                .iter()
+                .find(|p| p.what == "vision tower")
+                .map(|p| p.params)
+                .unwrap()
+        };
+        assert!(vision("{}").is_some());
+        assert_eq!(
+            vision("{}"),
+            vision(r#"{"architecture": "mobilenetv5_300m_enc", "model_args": null}"#)
+        );
+        assert_eq!(vision(r#"{"architecture": "mobilenetv5_base"}"#), None);
+        assert_eq!(vision(r#"{"model_args": {"num_features": 1024}}"#), None);
     }
 
     /// A Gemma 4 tower the wrapper's config leaves out is not built, so not listed; one of
