@@ -396,8 +396,8 @@ fn mobilenet_v5(stages: &[&[&str]], stem: u128, features: u128) -> u128 {
     let mut ends = Vec::new();
     for stage in stages {
         for block in *stage {
-            let mut parts = block.split('_');
-            let kind = parts.next().unwrap_or_default();
+            let kind = block.split('_').next().unwrap_or_default();
+            // A block's option `key` (`k3`: 3), 0 where the block does not give it.
             let opt = |key: char| -> u128 {
                 block
                     .split('_')
