@@ -689,9 +689,20 @@ impl Model {
         }
         if let Position::Buckets(b) = spec.position {
             let total = cache.pos + t;
-            *self.pair_rows.borrow_mut() = (cache.pos..total)
+            let rows: Vec<u32> = (cache.pos..total)
                 .flat_map(|q| (0..total).map(move |k| spec.bias_row(b, q as u64, k as u64) as u32))
                 .collect();
+            if self.capturing() {
+                // The bias itself, [heads, t, total], for the op view.
+                let table = self.w(Role::PositionBias, None)?.to_dtype(DType::F32)?;
+                let idx = Tensor::new(rows.as_slice(), &Device::Cpu)?;
+                let bias = table
+                    .index_select(&idx, 0)?
+                    .reshape((t, total, spec.attn.heads as usize))?
+                    .permute((2, 0, 1))?;
+                self.keep(None, "position_bias", &bias);
+            }
+            *self.pair_rows.borrow_mut() = rows;
         }
         if spec.embedding.scale_by_sqrt_hidden {
             x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;

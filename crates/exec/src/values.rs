@@ -85,6 +85,8 @@ fn matches(point: &str, s: &Site) -> bool {
         ("final_norm", Place::Outside) => norm && t.starts_with("Final"),
         ("logits", Place::Outside) => t == "Language-model head",
         ("per_layer_inputs", Place::Outside) => t == "Per-layer inputs",
+        ("segment", Place::Outside) => t == "Prompt and segment embedding",
+        ("position_bias", Place::Outside) => t == "Position bias",
         ("hc_head_logits", Place::Outside) => t == "Head stream logits",
         ("altup_streams", Place::Outside) => t == "AltUp streams",
         ("altup_mean", Place::Outside) => t == "AltUp stream mean",
