@@ -14,7 +14,8 @@ Writes crates/core/tests/fixtures/reference/<name>.json:
 Active parameters follow the rule of the Breadth issue: the total minus the routed experts a token does
 not use (each MoE layer keeps top_k of its n routed experts); everything else is active.
 
-Usage: python3 scripts/make_fixtures.py [NAME ...]     (needs: pip install torch transformers)
+Usage: python3 scripts/make_fixtures.py [NAME ...]     (needs: pip install torch transformers; timm too for
+Gemma 3n's wrapper, whose vision tower is timm's)
 """
 import json
 import random
