@@ -71,8 +71,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             .collect(),
     };
     s.plan = super::uniform_plan(spans.clone(), false);
+    // A layer type without its dict gets the class's (`convert_rope_params_to_dict` fills it).
     s.position = Position::Rope(rope_of(cfg, s.context)?);
-    super::rope_types_present(cfg, &spans)?;
     s.tied = cfg.flag("tie_word_embeddings", true)?;
 
     // The layers that reuse keys and values: the same attention, projecting queries alone. (Each
@@ -185,4 +185,32 @@ fn rope_of(cfg: &Config, context: u64) -> Result<Rope> {
         }
     }
     Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::Position;
+
+    /// `Gemma3nTextConfig` fills a layer type `rope_parameters` leaves out with its defaults: the
+    /// full layers' base from `rope_theta` (10⁶), the sliding layers' from
+    /// `rope_local_base_freq` (10⁴), as transformers 5.24 prints them for these two configs.
+    #[test]
+    fn a_missing_layer_type_gets_the_class_rope() {
+        let bases = |rope: &str| {
+            let json = format!(r#"{{"model_type": "gemma3n_text", "rope_parameters": {rope}}}"#);
+            let spec = crate::families::load_json("config.json", &json, "t", false).unwrap();
+            let Position::Rope(r) = spec.position else {
+                panic!("Gemma 3n rotates")
+            };
+            (r.full.theta, r.sliding.map(|s| s.theta))
+        };
+        assert_eq!(
+            bases(r#"{"full_attention": {"rope_type": "default", "rope_theta": 500000.0}}"#),
+            (500_000.0, Some(10_000.0))
+        );
+        assert_eq!(
+            bases(r#"{"sliding_attention": {"rope_type": "default", "rope_theta": 20000.0}}"#),
+            (1_000_000.0, Some(20_000.0))
+        );
+    }
 }

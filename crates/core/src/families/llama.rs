@@ -736,7 +736,7 @@ pub fn load(
         if cfg.flag(key, false)? {
             return Err(cfg.err(
                 key,
-                "is true; anatomy draws causal decoders, and this flag makes the model something else",
+                "is true: a variant anatomy does not draw yet; it reads this family with the key false (remove it, or give false)",
             ));
         }
     }
