@@ -85,6 +85,8 @@ CONFIGS = {
                        logits_scaling=6.0, tie_word_embeddings=True),
     "nemotron": dict(BASE, model_type="nemotron", attention_bias=True, mlp_bias=True),
     "cohere": dict(BASE, model_type="cohere", logit_scale=0.25, attention_bias=True),
+    # Command R+'s QK-norm: a LayerNorm per head on Q and K, each head its own weight.
+    "cohere-qk-norm": dict(BASE, model_type="cohere", logit_scale=0.25, use_qk_norm=True),
     "stablelm": dict(BASE, model_type="stablelm", use_qkv_bias=True),
     "stablelm-parallel": dict(BASE, model_type="stablelm", use_parallel_residual=True, partial_rotary_factor=0.5),
     "persimmon": {k: v for k, v in dict(BASE, model_type="persimmon").items() if k != "num_key_value_heads"},

@@ -970,6 +970,15 @@ def main(only):
                 "layer_types": ["sliding_attention", "full_attention"] * 2 + ["sliding_attention"]}
         write_unseen(name, {"model_type": "gemma3n", "architectures": ["Gemma3nForConditionalGeneration"],
                             "text_config": text, "audio_config": audio, "vision_config": {"hidden_size": 64 + 32 * i}})
+    # Cohere with Command R+'s QK-norm (a LayerNorm per head, each head its own weight), GQA and
+    # multi-query.
+    for i, kv in enumerate((2, 1)):
+        name = f"unseen-cohere_qk-{i}"
+        if only and name not in only:
+            continue
+        write_unseen(name, {"model_type": "cohere", "hidden_size": 64, "intermediate_size": 96,
+                            "num_hidden_layers": 2 + i, "num_attention_heads": 8, "num_key_value_heads": kv,
+                            "vocab_size": 97, "use_qk_norm": True, "logit_scale": 0.125, "pad_token_id": 0})
     if not only or "cpmant-buckets" in only:
         write_buckets()
 

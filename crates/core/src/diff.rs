@@ -218,6 +218,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         QkNorm::L2 => "weightless L2 after RoPE",
         QkNorm::PerHeadPostRope => "per head after RoPE",
         QkNorm::Unit => "unit length per head before RoPE",
+        QkNorm::HeadWeights => "LayerNorm per head, each with its own weight",
     };
     f("attention.qk_norm", "QK-norm", Mechanism, qk.into());
     f(

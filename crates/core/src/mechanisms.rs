@@ -40,7 +40,7 @@ pub const ALL: &[&str] = &[
     "mla:no_q_latent", "mla:bias", "mla:lora_scales", "mla:q_gate", "mla:latent_eps",
     "mla:rope_key_norm", "mlp:clamp", "attn:block_index",
     "embedding:affine", "residual_affine", "attn:cca", "moe:router_mlp",
-    "qk_norm:unit", "norm:unit", "place:sphere", "looped", "looped:shared_cache", "ngpt",
+    "qk_norm:unit", "qk_norm:head_weights", "norm:unit", "place:sphere", "looped", "looped:shared_cache", "ngpt",
 ];
 
 /// The mechanisms `spec` uses.
@@ -357,6 +357,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
         QkNorm::L2 => on("qk_norm:l2", true),
         QkNorm::PerHeadPostRope => on("qk_norm:per_head_post_rope", true),
         QkNorm::Unit => on("qk_norm:unit", true),
+        QkNorm::HeadWeights => on("qk_norm:head_weights", true),
     }
     if mla.is_none() && moa.is_none() {
         on(

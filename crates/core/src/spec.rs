@@ -643,6 +643,9 @@ pub enum QkNorm {
     PerHeadPostRope,
     /// Each head projected onto the unit sphere before RoPE, without a weight (nGPT).
     Unit,
+    /// LayerNorm without a shift over each head's head_dim before RoPE, every head with a weight
+    /// of its own, stored [heads, head_dim] (Cohere's `use_qk_norm`, Command R+).
+    HeadWeights,
 }
 
 #[derive(Debug, Clone, PartialEq)]

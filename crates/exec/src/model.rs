@@ -2292,6 +2292,22 @@ impl Model {
                 self.keep(Some(b), "k_norm", &k);
             }
         }
+        if a.qk_norm == QkNorm::HeadWeights {
+            // LayerNorm without a shift, each head scaled by its own row of [heads, head_dim].
+            let layer = Norm {
+                kind: NormKind::Layer { bias: false },
+                unit_offset: false,
+                ..spec.norm.clone()
+            };
+            let wq = self.w(Role::QNorm, Some(b))?.unsqueeze(1)?;
+            q = norm(&q, Some(&wq), None, &layer)?;
+            self.keep(Some(b), "q_norm", &q);
+            if !shared {
+                let wk = self.w(Role::KNorm, Some(b))?.unsqueeze(1)?;
+                k = norm(&k, Some(&wk), None, &layer)?;
+                self.keep(Some(b), "k_norm", &k);
+            }
+        }
         if a.qk_norm == QkNorm::PerHead {
             q = self.norm(&q, Role::QNorm, Some(b))?;
             self.keep(Some(b), "q_norm", &q);

@@ -1555,9 +1555,8 @@ pub static FAMILIES: &[Family] = &[
         &[TRAINING],
     ),
     // Cohere (Command R): attention and MLP side by side on one LayerNorm without a shift,
-    // interleaved RoPE, logits scaled by `logit_scale`, the head tied to the embedding. QK-norm
-    // (`use_qk_norm`, Command R+) normalizes each head with its own weights, which anatomy does
-    // not draw yet: refused.
+    // interleaved RoPE, logits scaled by `logit_scale`, the head tied to the embedding; with
+    // `use_qk_norm` (Command R+), a LayerNorm per head on Q and K, each head its own weight.
     llama(
         "cohere",
         "Cohere",
@@ -1568,7 +1567,9 @@ pub static FAMILIES: &[Family] = &[
             block: Block::Parallel { shared_norm: true },
             interleaved_rope: true,
             logit_scale: Some(("logit_scale", 0.0625)),
-            refuse_when_true: &["use_qk_norm"],
+            // Command R+: a LayerNorm per head on Q and K, each head its own weight.
+            qk_norm: QkNorm::HeadWeights,
+            qk_norm_key: Some(("use_qk_norm", false)),
             ..LlamaLike::llama(d(
                 256_000, 8192, 22528, 40, 64, None, None, 8192, 1e-5, 500_000.0, true,
             ))

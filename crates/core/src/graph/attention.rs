@@ -344,6 +344,29 @@ impl Builder<'_> {
         let hd = a.head_dim;
         let heads = if which == "Q" { a.heads } else { a.kv_heads };
         let gamma = if which == "Q" { "γq" } else { "γk" };
+        if a.qk_norm == QkNorm::HeadWeights {
+            // This head's row of the stored [heads, head_dim] weight.
+            let p = self.param(role, false, vec![heads, hd], Component::Norm, true);
+            let w = self.weight(
+                p,
+                gamma,
+                [n(hd), n(1)],
+                Some(format!("[{}, :]", idx.unwrap_or("0"))),
+            );
+            let o = self.act(out, self.seq(hd));
+            return self.step(Draft {
+                title: format!("{which} LayerNorm"),
+                op: Op::Norm,
+                category: Category::Attention,
+                inputs: vec![w],
+                output: o,
+                operation: format!("Normalize each head's {which} over its {hd} dims (LayerNorm), scaled by a weight of this head's own"),
+                equation: format!(
+                    "{out} = {gamma}[h] ⊙ ({input} − mean) / √(var({input}) + ε), ε = {}",
+                    fmt_f(self.spec.norm.eps)
+                ),
+            });
+        }
         let title = format!("{which} {}", self.norm_name());
         let full = a.qk_norm == QkNorm::Full;
         let block = if full {
@@ -1002,8 +1025,10 @@ impl Builder<'_> {
             ),
         };
         // Weighted QK-norm comes before RoPE, except HunYuan's; Llama 4's weightless one after.
-        let qk_norm = matches!(a.qk_norm, QkNorm::PerHead | QkNorm::Full)
-            || (a.qk_norm == QkNorm::PerHeadPostRope && !rope);
+        let qk_norm = matches!(
+            a.qk_norm,
+            QkNorm::PerHead | QkNorm::Full | QkNorm::HeadWeights
+        ) || (a.qk_norm == QkNorm::PerHeadPostRope && !rope);
         let post_norm = a.qk_norm == QkNorm::PerHeadPostRope && rope;
         let l2 = a.qk_norm == QkNorm::L2 && rope;
         let mut router = match a.moa {
@@ -1194,8 +1219,10 @@ impl Builder<'_> {
         let hd = a.head_dim;
         let g = a.heads / a.kv_heads;
         let rope = self.has_rope();
-        let qk_norm = matches!(a.qk_norm, QkNorm::PerHead | QkNorm::Full)
-            || (a.qk_norm == QkNorm::PerHeadPostRope && !rope);
+        let qk_norm = matches!(
+            a.qk_norm,
+            QkNorm::PerHead | QkNorm::Full | QkNorm::HeadWeights
+        ) || (a.qk_norm == QkNorm::PerHeadPostRope && !rope);
         let post_norm = a.qk_norm == QkNorm::PerHeadPostRope && rope;
         let l2 = a.qk_norm == QkNorm::L2 && rope;
         let mut q_nodes = Vec::new();

@@ -350,7 +350,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     let plan = python_plan(spec);
     let mut config = json!({
         "hidden": spec.hidden, "vocab": spec.vocab, "heads": a.heads, "kv_heads": a.kv_heads, "head_dim": a.head_dim,
-        "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2", QkNorm::PerHeadPostRope => "per_head_post_rope", QkNorm::Unit => "unit" },
+        "qkv_bias": a.qkv_bias, "o_bias": a.o_bias, "qk_norm": match a.qk_norm { QkNorm::None => "none", QkNorm::PerHead => "per_head", QkNorm::Full => "full", QkNorm::L2 => "l2", QkNorm::PerHeadPostRope => "per_head_post_rope", QkNorm::Unit => "unit", QkNorm::HeadWeights => "head_weights" },
         "softcap": a.softcap, "sinks": a.sinks, "scale": a.scale_mult / a.scale_dim.sqrt(), "qkv": match a.qkv { Qkv::Separate => "separate", Qkv::Stacked => "stacked", Qkv::Grouped => "grouped", Qkv::Parts(_) => "parts" }, "clip_qkv": a.clip_qkv,
         "intermediate": spec.mlp.intermediate, "act": act_name(spec.mlp.act), "gated": spec.mlp.gated, "mlp_bias": spec.mlp.bias,
         "fused_gate_up": spec.mlp.fused_gate_up, "moe": moe,
@@ -2085,6 +2085,9 @@ def attention(x, W, b, span, use_rope):
         delta = np.exp(w(W, "dyn_a", b) * np.logaddexp(0, dt)).T  # delta: [KV, T], each key's score per K/V head
     if C["qk_norm"] == "per_head":
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head
+    if C["qk_norm"] == "head_weights":
+        ln = lambda u: (u - u.mean(-1, keepdims=True)) / np.sqrt(u.var(-1, keepdims=True) + C["eps"])  # LayerNorm over a head's dims, no shift
+        q, k = ln(q) * w(W, "q_norm", b)[:, None, :], ln(k) * w(W, "k_norm", b)[:, None, :]  # q: [H, T, D], k: [KV, T, D], each head its own weight
     if use_rope and C["rope"]:
         cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]

@@ -1062,6 +1062,9 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         QkNorm::Unit => {
             init += &format!("        self.{qn} = Norm({hd})  # each head to length 1, no weight\n        self.{kn} = Norm({hd})\n");
         }
+        QkNorm::HeadWeights => {
+            init += &format!("        self.{qn} = nn.Module()\n        self.{qn}.weight = nn.Parameter(torch.ones({h}, {hd}))  # each head its own\n        self.{kn} = nn.Module()\n        self.{kn}.weight = nn.Parameter(torch.ones({kv}, {hd}))\n");
+        }
         QkNorm::None | QkNorm::L2 => {}
     }
     if let Some(c) = a.clip_qkv {
@@ -1101,6 +1104,9 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         );
     } else if a.qk_norm == QkNorm::PerHead {
         fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
+    } else if a.qk_norm == QkNorm::HeadWeights {
+        let eps = spec.norm.eps;
+        fwd += &format!("        # LayerNorm over each head's {hd} dims, no shift, each head its own weight\n        q = (F.layer_norm(q.float(), ({hd},), eps={eps}) * self.{qn}.weight[:, None, :].float()).type_as(q)\n        k = (F.layer_norm(k.float(), ({hd},), eps={eps}) * self.{kn}.weight[:, None, :].float()).type_as(k)\n");
     }
     if matches!(spec.position, Position::Rope(_)) && shares {
         fwd += "        if self.use_rope:\n            cos, sin = rope\n            q = apply_rope(q, cos, sin)\n";
