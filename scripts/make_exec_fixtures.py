@@ -88,6 +88,8 @@ CONFIGS = {
     # Command R+'s QK-norm: a LayerNorm per head on Q and K, each head its own weight.
     "cohere-qk-norm": dict(BASE, model_type="cohere", logit_scale=0.25, use_qk_norm=True),
     "stablelm": dict(BASE, model_type="stablelm", use_qkv_bias=True),
+    # StableLM 2 12B's qk_layernorm: a LayerNorm of its own for each head's Q and K.
+    "stablelm-qk-layernorm": dict(BASE, model_type="stablelm", qk_layernorm=True, use_parallel_residual=True),
     "stablelm-parallel": dict(BASE, model_type="stablelm", use_parallel_residual=True, partial_rotary_factor=0.5),
     "persimmon": {k: v for k, v in dict(BASE, model_type="persimmon").items() if k != "num_key_value_heads"},
     "gptj": dict(model_type="gptj", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97, rotary_dim=4),

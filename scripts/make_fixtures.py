@@ -979,6 +979,14 @@ def main(only):
         write_unseen(name, {"model_type": "cohere", "hidden_size": 64, "intermediate_size": 96,
                             "num_hidden_layers": 2 + i, "num_attention_heads": 8, "num_key_value_heads": kv,
                             "vocab_size": 97, "use_qk_norm": True, "logit_scale": 0.125, "pad_token_id": 0})
+    # StableLM 2 12B's qk_layernorm: a LayerNorm of its own for each head's Q and K.
+    for i, kv in enumerate((4, 2)):
+        name = f"unseen-stablelm_qk-{i}"
+        if only and name not in only:
+            continue
+        write_unseen(name, {"model_type": "stablelm", "hidden_size": 64, "intermediate_size": 96,
+                            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": kv,
+                            "vocab_size": 97, "qk_layernorm": True, "use_parallel_residual": bool(i)})
     if not only or "cpmant-buckets" in only:
         write_buckets()
 

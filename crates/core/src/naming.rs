@@ -1207,6 +1207,17 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             FinalNorm => ("transformer.layernorm", "output_norm"),
             other => llama(other),
         },
+        Layout::StableLm => match role {
+            QNorm => (
+                "model.layers.{b}.self_attn.q_layernorm.norms.{e}",
+                "blk.{b}.attn_q_norm",
+            ),
+            KNorm => (
+                "model.layers.{b}.self_attn.k_layernorm.norms.{e}",
+                "blk.{b}.attn_k_norm",
+            ),
+            other => llama(other),
+        },
         Layout::CpmAnt => match role {
             Embed => ("cpmant.input_embedding", "token_embd"),
             SegmentEmbed => ("cpmant.segment_embedding", "token_types"),

@@ -644,7 +644,8 @@ pub enum QkNorm {
     /// Each head projected onto the unit sphere before RoPE, without a weight (nGPT).
     Unit,
     /// LayerNorm without a shift over each head's head_dim before RoPE, every head with a weight
-    /// of its own, stored [heads, head_dim] (Cohere's `use_qk_norm`, Command R+).
+    /// of its own: stored [heads, head_dim] (Cohere's `use_qk_norm`, Command R+), or one
+    /// LayerNorm per head where the layout names them by head (StableLM's `qk_layernorm`).
     HeadWeights,
 }
 
@@ -2195,6 +2196,9 @@ pub enum Layout {
     CodeGen,
     /// OPT's layer names under `model.`, the final norm `model.layer_norm` (XGLM).
     Xglm,
+    /// Llama's names, the QK LayerNorms one per head (`self_attn.q_layernorm.norms.{e}`,
+    /// StableLM 2 12B's `qk_layernorm`).
+    StableLm,
     /// `cpmant.encoder.layers.{b}.self_att.self_attention.project_q`, `ffn.ffn.w_in.w_0`, the
     /// segment and position-bias tables beside the embedding (CPM-Ant).
     CpmAnt,

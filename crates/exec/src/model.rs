@@ -596,6 +596,24 @@ impl Model {
         Ok(norm(x, w, bias, &n)?)
     }
 
+    /// A per-head QK norm's weights, [heads, head_dim]: stored so, or one tensor per head
+    /// (StableLM's `q_layernorm.norms.{e}`) stacked here.
+    fn head_weights(&self, role: Role, b: usize, heads: usize) -> Res<Tensor> {
+        let (hf, _) = names(self.spec.layout, role, false);
+        if !hf.contains("{e}") {
+            return Ok(self.w(role, Some(b))?.clone());
+        }
+        let rows = (0..heads)
+            .map(|e| {
+                Ok(self
+                    .weights
+                    .get(&self.name(role, false, Some(b), Some(e)))?
+                    .clone())
+            })
+            .collect::<Res<Vec<Tensor>>>()?;
+        Ok(Tensor::stack(&rows, 0)?)
+    }
+
     /// An MLA latent's RMS norm, at the ε its classes build it with whatever the config's.
     fn latent_norm(&self, x: &Tensor, role: Role, b: usize) -> Res<Tensor> {
         let m = self.spec.attn_at(b).mla.as_ref().expect("MLA");
@@ -2299,11 +2317,11 @@ impl Model {
                 unit_offset: false,
                 ..spec.norm.clone()
             };
-            let wq = self.w(Role::QNorm, Some(b))?.unsqueeze(1)?;
+            let wq = self.head_weights(Role::QNorm, b, h)?.unsqueeze(1)?;
             q = norm(&q, Some(&wq), None, &layer)?;
             self.keep(Some(b), "q_norm", &q);
             if !shared {
-                let wk = self.w(Role::KNorm, Some(b))?.unsqueeze(1)?;
+                let wk = self.head_weights(Role::KNorm, b, kv)?.unsqueeze(1)?;
                 k = norm(&k, Some(&wk), None, &layer)?;
                 self.keep(Some(b), "k_norm", &k);
             }

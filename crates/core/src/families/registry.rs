@@ -1700,7 +1700,10 @@ pub static FAMILIES: &[Family] = &[
             block: Block::Parallel { shared_norm: true },
             parallel_key: Some(("use_parallel_residual", false)),
             partial: 0.25,
-            refuse_when_true: &["qk_layernorm"],
+            // StableLM 2 12B: a LayerNorm of its own for each head's Q and K.
+            qk_norm: QkNorm::HeadWeights,
+            qk_norm_key: Some(("qk_layernorm", false)),
+            layout: Layout::StableLm,
             ..LlamaLike::llama(d(
                 50304,
                 2560,

@@ -345,14 +345,20 @@ impl Builder<'_> {
         let heads = if which == "Q" { a.heads } else { a.kv_heads };
         let gamma = if which == "Q" { "γq" } else { "γk" };
         if a.qk_norm == QkNorm::HeadWeights {
-            // This head's row of the stored [heads, head_dim] weight.
-            let p = self.param(role, false, vec![heads, hd], Component::Norm, true);
-            let w = self.weight(
-                p,
-                gamma,
-                [n(hd), n(1)],
-                Some(format!("[{}, :]", idx.unwrap_or("0"))),
-            );
+            // This head's row of the stored [heads, head_dim] weight, or its own norm's.
+            let split = crate::naming::names(self.spec.layout, role, false)
+                .0
+                .contains("{e}");
+            let (shape, slice) = if split {
+                (vec![hd], None)
+            } else {
+                (
+                    vec![heads, hd],
+                    Some(format!("[{}, :]", idx.unwrap_or("0"))),
+                )
+            };
+            let p = self.param(role, false, shape, Component::Norm, true);
+            let w = self.weight(p, gamma, [n(hd), n(1)], slice);
             let o = self.act(out, self.seq(hd));
             return self.step(Draft {
                 title: format!("{which} LayerNorm"),

@@ -231,6 +231,16 @@ impl<'s> Builder<'s> {
             {
                 (e, k, true)
             }
+            // QK norms stored one per head (StableLM's `q_layernorm.norms.{e}`): one each.
+            _ if matches!(role, Role::QNorm | Role::KNorm) && hf.contains("{e}") => {
+                let a = &self.attn;
+                let n = if role == Role::QNorm {
+                    a.heads
+                } else {
+                    a.kv_heads
+                };
+                (n, n, false)
+            }
             // Gemma 3n's projections into and out of the streams after the first: one each.
             _ if matches!(role, Role::AltUpProj | Role::AltUpUnembed) => {
                 let extra = self.spec.altup.map_or(1, |a| a.streams - 1);

@@ -396,6 +396,8 @@ pub fn module(g: &Graph, script: &str) -> String {
         }),
         None => json!(null),
     };
+    // QK norms stored one per head (StableLM's `q_layernorm.norms.{e}`).
+    config["qk_split"] = json!(names(spec.layout, Role::QNorm, false).0.contains("{e}"));
     config["embed_mult"] = json!(spec.embedding.multiplier);
     config["moa"] = match a.moa {
         Some(m) => json!({"experts": m.experts, "top_k": m.top_k}),
@@ -2087,7 +2089,8 @@ def attention(x, W, b, span, use_rope):
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head
     if C["qk_norm"] == "head_weights":
         ln = lambda u: (u - u.mean(-1, keepdims=True)) / np.sqrt(u.var(-1, keepdims=True) + C["eps"])  # LayerNorm over a head's dims, no shift
-        q, k = ln(q) * w(W, "q_norm", b)[:, None, :], ln(k) * w(W, "k_norm", b)[:, None, :]  # q: [H, T, D], k: [KV, T, D], each head its own weight
+        hw = lambda key, n: np.stack([w(W, key, b, e=i) for i in range(n)]) if C["qk_split"] else w(W, key, b)  # [n, D]: stored per head, or as one tensor
+        q, k = ln(q) * hw("q_norm", H)[:, None, :], ln(k) * hw("k_norm", KV)[:, None, :]  # q: [H, T, D], k: [KV, T, D], each head its own weight
     if use_rope and C["rope"]:
         cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]

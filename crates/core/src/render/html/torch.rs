@@ -831,6 +831,13 @@ fn modules_first(init: &str, modules: &[&str]) -> String {
         .collect()
 }
 
+/// QK norms stored one per head (StableLM's `q_layernorm.norms.{e}`), not as one tensor.
+fn split_qk(spec: &Spec) -> bool {
+    crate::naming::names(spec.layout, Role::QNorm, false)
+        .0
+        .contains("{e}")
+}
+
 /// The layer's attribute holding its attention (`self_attn`).
 fn attn_sublayer(spec: &Spec, n: &Names) -> String {
     n.sublayer(if spec.attn.moa.is_some() {
@@ -1062,6 +1069,12 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         QkNorm::Unit => {
             init += &format!("        self.{qn} = Norm({hd})  # each head to length 1, no weight\n        self.{kn} = Norm({hd})\n");
         }
+        // One LayerNorm per head (StableLM's `q_layernorm.norms`).
+        QkNorm::HeadWeights if split_qk(spec) => {
+            let eps = spec.norm.eps;
+            init += &holders_of(&[qn.clone(), kn.clone()]);
+            init += &format!("        self.{qn} = nn.ModuleList(nn.LayerNorm({hd}, eps={eps}, bias=False) for _ in range({h}))  # one per head\n        self.{kn} = nn.ModuleList(nn.LayerNorm({hd}, eps={eps}, bias=False) for _ in range({kv}))\n");
+        }
         QkNorm::HeadWeights => {
             init += &format!("        self.{qn} = nn.Module()\n        self.{qn}.weight = nn.Parameter(torch.ones({h}, {hd}))  # each head its own\n        self.{kn} = nn.Module()\n        self.{kn}.weight = nn.Parameter(torch.ones({kv}, {hd}))\n");
         }
@@ -1104,6 +1117,8 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         );
     } else if a.qk_norm == QkNorm::PerHead {
         fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
+    } else if a.qk_norm == QkNorm::HeadWeights && split_qk(spec) {
+        fwd += &format!("        q = torch.cat([norm(q[:, i : i + 1]) for i, norm in enumerate(self.{qn})], dim=1)  # each head through its own LayerNorm\n        k = torch.cat([norm(k[:, i : i + 1]) for i, norm in enumerate(self.{kn})], dim=1)\n");
     } else if a.qk_norm == QkNorm::HeadWeights {
         let eps = spec.norm.eps;
         fwd += &format!("        # LayerNorm over each head's {hd} dims, no shift, each head its own weight\n        q = (F.layer_norm(q.float(), ({hd},), eps={eps}) * self.{qn}.weight[:, None, :].float()).type_as(q)\n        k = (F.layer_norm(k.float(), ({hd},), eps={eps}) * self.{kn}.weight[:, None, :].float()).type_as(k)\n");
