@@ -302,6 +302,12 @@ pub enum Role {
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
+/// Whether `layout` stores a per-head QK norm (`QkNorm::HeadWeights`) as one tensor per head
+/// (StableLM's `q_layernorm.norms.{e}`) rather than one [heads, head_dim] tensor.
+pub fn qk_norm_per_head(layout: Layout) -> bool {
+    names(layout, Role::QNorm, false).0.contains("{e}")
+}
+
 pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     use Role::*;
     let suffix = if bias { "bias" } else { "weight" };

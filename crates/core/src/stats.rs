@@ -363,10 +363,11 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                 c.prefill_attn += per
                     * match span {
                         // Every query of the pass, the prompt's too, sees every key.
-                        AttnSpan::Whole if context > 0 => {
-                            (positions as f64).powi(2) / context as f64
+                        AttnSpan::Whole if context == 0 => 0.0,
+                        AttnSpan::Whole => (positions as f64).powi(2) / context as f64,
+                        AttnSpan::Full | AttnSpan::Sliding(_) | AttnSpan::Chunked(_) => {
+                            mean_attended(attended(span.cached_tokens(u64::MAX)), context)
                         }
-                        _ => mean_attended(attended(span.cached_tokens(u64::MAX)), context),
                     };
                 let decode = (2 * dim as u128)
                     .saturating_mul(per_layer)

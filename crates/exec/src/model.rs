@@ -26,9 +26,9 @@ pub struct Model {
     capture: std::cell::RefCell<Option<Vec<Captured>>>,
     /// The router state ZAYA's layers carry from one to the next within a pass.
     router_state: std::cell::RefCell<Option<Tensor>>,
-    /// The position-bias table's row for each query of the pass and key, [t, total], chosen once
-    /// for every layer (`Position::Buckets`).
-    pair_rows: std::cell::RefCell<Vec<u32>>,
+    /// The position-bias table ([rows, heads]) and its row for each query of the pass and key
+    /// ([t, total]), read and chosen once a pass for every layer (`Position::Buckets`).
+    pair_bias: std::cell::RefCell<Option<(Vec<f32>, Vec<u32>)>>,
 }
 
 /// One activation of a forward pass: where it was computed, its statistics, and — when small —
@@ -311,7 +311,7 @@ impl Model {
             weights,
             capture: std::cell::RefCell::new(None),
             router_state: std::cell::RefCell::new(None),
-            pair_rows: std::cell::RefCell::new(Vec::new()),
+            pair_bias: std::cell::RefCell::new(None),
         };
         let read = model.packable();
         // GPT-2's Conv1D weights, stored [in, out], are not among them: a stored one of those
@@ -599,8 +599,7 @@ impl Model {
     /// A per-head QK norm's weights, [heads, head_dim]: stored so, or one tensor per head
     /// (StableLM's `q_layernorm.norms.{e}`) stacked here.
     fn head_weights(&self, role: Role, b: usize, heads: usize) -> Res<Tensor> {
-        let (hf, _) = names(self.spec.layout, role, false);
-        if !hf.contains("{e}") {
+        if !anatomy_core::naming::qk_norm_per_head(self.spec.layout) {
             return Ok(self.w(role, Some(b))?.clone());
         }
         let rows = (0..heads)
@@ -710,9 +709,9 @@ impl Model {
             let rows: Vec<u32> = (cache.pos..total)
                 .flat_map(|q| (0..total).map(move |k| spec.bias_row(b, q as u64, k as u64) as u32))
                 .collect();
+            let table = self.w(Role::PositionBias, None)?.to_dtype(DType::F32)?;
             if self.capturing() {
                 // The bias itself, [heads, t, total], for the op view.
-                let table = self.w(Role::PositionBias, None)?.to_dtype(DType::F32)?;
                 let idx = Tensor::new(rows.as_slice(), &Device::Cpu)?;
                 let bias = table
                     .index_select(&idx, 0)?
@@ -720,7 +719,7 @@ impl Model {
                     .permute((2, 0, 1))?;
                 self.keep(None, "position_bias", &bias);
             }
-            *self.pair_rows.borrow_mut() = rows;
+            *self.pair_bias.borrow_mut() = Some((table.flatten_all()?.to_vec1()?, rows));
         }
         if spec.embedding.scale_by_sqrt_hidden {
             x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;
@@ -2595,16 +2594,7 @@ impl Model {
             Position::Alibi(slopes) => Some(slopes.iter().map(|&m| m as f32).collect()),
             _ => None,
         };
-        let pair_table: Option<Vec<f32>> = match self.spec.position {
-            Position::Buckets(_) => Some(
-                self.w(Role::PositionBias, None)?
-                    .flatten_all()?
-                    .to_dtype(DType::F32)?
-                    .to_vec1()?,
-            ),
-            _ => None,
-        };
-        let pair_rows = self.pair_rows.borrow();
+        let pair_bias = self.pair_bias.borrow();
         // Doge's dynamic mask: every cached key scored from the values of all K/V heads,
         // Δ = exp(A ⊙ softplus(W_dt · v + b)), [kv, total].
         let key_scores: Option<Vec<f32>> = match a.dynamic_mask {
@@ -2665,10 +2655,9 @@ impl Model {
                 }),
             sinks: sinks.as_deref(),
             alibi: alibi.as_deref(),
-            pair_bias: pair_table.as_ref().map(|table| attention::PairBias {
-                table,
-                rows: &pair_rows,
-            }),
+            pair_bias: pair_bias
+                .as_ref()
+                .map(|(table, rows)| attention::PairBias { table, rows }),
             selected,
         };
         let done = attention::attend(&heads, &rule, self.capturing());

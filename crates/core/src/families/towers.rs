@@ -296,21 +296,7 @@ pub fn gemma4_audio(top: &Config) -> Result<Option<u64>> {
     let heads = v.size("num_attention_heads", Some(8))? as u128;
     let kernel = v.size("conv_kernel_size", Some(5))? as u128;
     let out = v.size("output_proj_dims", Some(1536))? as u128;
-    let (c0, c1) = match v.get("subsampling_conv_channels") {
-        None => (128, 32),
-        Some(value) => match value.as_array().map(|a| a.as_slice()) {
-            Some([a, b]) => (
-                v.positive("subsampling_conv_channels", a)? as u128,
-                v.positive("subsampling_conv_channels", b)? as u128,
-            ),
-            _ => {
-                return Err(v.err(
-                    "subsampling_conv_channels",
-                    "must be two channel counts, as [128, 32]",
-                ))
-            }
-        },
-    };
+    let [c0, c1] = pair(Some(&v), "subsampling_conv_channels", [128, 32])?;
     let clip = clip_bounds(&v, true)?;
     let hd = d / heads;
     let subsample = 9 * c0 + c0 + 9 * c0 * c1 + c1 + (c0 / 4) * c1 * d;
@@ -562,9 +548,9 @@ pub fn gemma3n_audio(top: &Config) -> Result<Option<u64>> {
     let heads = size("conf_num_attention_heads", 8)?;
     let kernel = size("conf_conv_kernel_size", 5)?;
     let feat = size("input_feat_size", 128)?;
-    let [c0, c1] = pair(&v, "sscp_conv_channel_size", [128, 32])?;
-    let [k0, k1] = pairs(&v, "sscp_conv_kernel_size", [[3, 3], [3, 3]])?;
-    let [s0, s1] = pairs(&v, "sscp_conv_stride_size", [[2, 2], [2, 2]])?;
+    let [c0, c1] = pair(v.as_ref(), "sscp_conv_channel_size", [128, 32])?;
+    let [k0, k1] = pairs(v.as_ref(), "sscp_conv_kernel_size", [[3, 3], [3, 3]])?;
+    let [s0, s1] = pairs(v.as_ref(), "sscp_conv_stride_size", [[2, 2], [2, 2]])?;
     // The frequencies each convolution leaves, one padded on either side.
     let mut f = feat;
     for ([_, kw], [_, sw]) in [(k0, s0), (k1, s1)] {
@@ -626,34 +612,39 @@ pub fn gemma3n_embed_audio(top: &Config) -> Result<Option<u64>> {
 }
 
 /// Two positive sizes under `key` (the class's `default` where the config has no such key).
-fn pair(v: &Option<Config>, key: &str, default: [u64; 2]) -> Result<[u128; 2]> {
-    let Some(value) = v.as_ref().and_then(|v| v.get(key)) else {
-        return Ok(default.map(u128::from));
-    };
-    let v = v.as_ref().expect("a value was read from it");
-    match value.as_array().map(|a| a.as_slice()) {
-        Some([a, b]) => Ok([v.positive(key, a)? as u128, v.positive(key, b)? as u128]),
-        _ => Err(v.err(key, format!("must be two sizes, as {default:?}"))),
+fn pair(v: Option<&Config>, key: &str, default: [u64; 2]) -> Result<[u128; 2]> {
+    match v.and_then(|c| c.get(key).map(|x| (c, x))) {
+        None => Ok(default.map(u128::from)),
+        Some((c, x)) => {
+            two(c, key, x)?.ok_or_else(|| c.err(key, format!("must be two sizes, as {default:?}")))
+        }
     }
 }
 
 /// Two pairs of positive sizes under `key`, as `[[3, 3], [3, 3]]`.
-fn pairs(v: &Option<Config>, key: &str, default: [[u64; 2]; 2]) -> Result<[[u128; 2]; 2]> {
-    let Some(value) = v.as_ref().and_then(|v| v.get(key)) else {
+fn pairs(v: Option<&Config>, key: &str, default: [[u64; 2]; 2]) -> Result<[[u128; 2]; 2]> {
+    let Some((c, x)) = v.and_then(|c| c.get(key).map(|x| (c, x))) else {
         return Ok(default.map(|p| p.map(u128::from)));
     };
-    let v = v.as_ref().expect("a value was read from it");
-    let bad = || v.err(key, format!("must be two pairs of sizes, as {default:?}"));
-    let two = |x: &serde_json::Value| -> Result<[u128; 2]> {
-        match x.as_array().map(|a| a.as_slice()) {
-            Some([a, b]) => Ok([v.positive(key, a)? as u128, v.positive(key, b)? as u128]),
-            _ => Err(bad()),
-        }
-    };
-    match value.as_array().map(|a| a.as_slice()) {
-        Some([a, b]) => Ok([two(a)?, two(b)?]),
+    let bad = || c.err(key, format!("must be two pairs of sizes, as {default:?}"));
+    match x.as_array().map(|a| a.as_slice()) {
+        Some([a, b]) => Ok([
+            two(c, key, a)?.ok_or_else(bad)?,
+            two(c, key, b)?.ok_or_else(bad)?,
+        ]),
         _ => Err(bad()),
     }
+}
+
+/// `x` as two positive sizes: `None` where it is not an array of two.
+fn two(c: &Config, key: &str, x: &serde_json::Value) -> Result<Option<[u128; 2]>> {
+    let Some([a, b]) = x.as_array().map(|a| a.as_slice()) else {
+        return Ok(None);
+    };
+    Ok(Some([
+        c.positive(key, a)? as u128,
+        c.positive(key, b)? as u128,
+    ]))
 }
 
 /// Gemma 4 unified's patch embedder, in place of a vision tower (`vision_embedder.` in its

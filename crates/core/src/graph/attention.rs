@@ -346,10 +346,7 @@ impl Builder<'_> {
         let gamma = if which == "Q" { "γq" } else { "γk" };
         if a.qk_norm == QkNorm::HeadWeights {
             // This head's row of the stored [heads, head_dim] weight, or its own norm's.
-            let split = crate::naming::names(self.spec.layout, role, false)
-                .0
-                .contains("{e}");
-            let (shape, slice) = if split {
+            let (shape, slice) = if crate::naming::qk_norm_per_head(self.spec.layout) {
                 (vec![hd], None)
             } else {
                 (

@@ -232,7 +232,9 @@ impl<'s> Builder<'s> {
                 (e, k, true)
             }
             // QK norms stored one per head (StableLM's `q_layernorm.norms.{e}`): one each.
-            _ if matches!(role, Role::QNorm | Role::KNorm) && hf.contains("{e}") => {
+            _ if matches!(role, Role::QNorm | Role::KNorm)
+                && crate::naming::qk_norm_per_head(self.spec.layout) =>
+            {
                 let a = &self.attn;
                 let n = if role == Role::QNorm {
                     a.heads

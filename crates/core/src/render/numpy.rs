@@ -387,7 +387,11 @@ pub fn module(g: &Graph, script: &str) -> String {
     };
     config["buckets"] = match &spec.position {
         Position::Buckets(b) => json!({"buckets": b.buckets, "max_distance": b.max_distance}),
-        _ => json!(null),
+        Position::Rope(_)
+        | Position::Learned
+        | Position::Sinusoidal(_)
+        | Position::Alibi(_)
+        | Position::None => json!(null),
     };
     config["prompt"] = match spec.prompt {
         Some(p) => json!({
@@ -397,7 +401,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => json!(null),
     };
     // QK norms stored one per head (StableLM's `q_layernorm.norms.{e}`).
-    config["qk_split"] = json!(names(spec.layout, Role::QNorm, false).0.contains("{e}"));
+    config["qk_split"] = json!(crate::naming::qk_norm_per_head(spec.layout));
     config["embed_mult"] = json!(spec.embedding.multiplier);
     config["moa"] = match a.moa {
         Some(m) => json!({"experts": m.experts, "top_k": m.top_k}),

@@ -439,7 +439,7 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
         QkNorm::PerHeadPostRope => sub.push("Q and K are RMS-normalized per head after RoPE (one weight shared by all heads).".into()),
         QkNorm::L2 => sub.push("Q and K are normalized without a weight after RoPE, in the RoPE layers only.".into()),
         QkNorm::Unit => sub.push("Each head's Q and K are scaled to length 1 before RoPE (no weight), so a score is a cosine between query and key, scaled by the queries' learned factor.".into()),
-        QkNorm::HeadWeights => sub.push(format!("Q and K are LayerNorm-ed over each head's {} dims before RoPE, every head with a weight of its own ({}), which keeps attention logits bounded.", a.head_dim, if crate::naming::names(spec.layout, crate::naming::Role::QNorm, false).0.contains("{e}") { "one LayerNorm per head in the checkpoint".to_string() } else { format!("stored [heads, {}]", a.head_dim) })),
+        QkNorm::HeadWeights => sub.push(format!("Q and K are LayerNorm-ed over each head's {} dims before RoPE, every head with a weight of its own ({}), which keeps attention logits bounded.", a.head_dim, if crate::naming::qk_norm_per_head(spec.layout) { "one LayerNorm per head in the checkpoint".to_string() } else { format!("stored [heads, {}]", a.head_dim) })),
         QkNorm::None => {}
     }
     if spec.plan.iter().any(|l| l.span() == Some(AttnSpan::Whole)) {

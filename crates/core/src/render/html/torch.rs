@@ -637,7 +637,12 @@ fn mask(spec: &Spec) -> String {
     }
     let bias = match spec.position {
         Position::Buckets(b) => position_bias(spec, b),
-        _ => String::new(),
+        // The others add nothing to the scores here (ALiBi's slopes are written in `attend`).
+        Position::Rope(_)
+        | Position::Learned
+        | Position::Sinusoidal(_)
+        | Position::Alibi(_)
+        | Position::None => String::new(),
     };
     bias + &fill(
         r#"def attention_mask(T, span):
@@ -829,13 +834,6 @@ fn modules_first(init: &str, modules: &[&str]) -> String {
         .chain(rest)
         .map(|l| format!("{l}\n"))
         .collect()
-}
-
-/// QK norms stored one per head (StableLM's `q_layernorm.norms.{e}`), not as one tensor.
-fn split_qk(spec: &Spec) -> bool {
-    crate::naming::names(spec.layout, Role::QNorm, false)
-        .0
-        .contains("{e}")
 }
 
 /// The layer's attribute holding its attention (`self_attn`).
@@ -1070,7 +1068,7 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
             init += &format!("        self.{qn} = Norm({hd})  # each head to length 1, no weight\n        self.{kn} = Norm({hd})\n");
         }
         // One LayerNorm per head (StableLM's `q_layernorm.norms`).
-        QkNorm::HeadWeights if split_qk(spec) => {
+        QkNorm::HeadWeights if crate::naming::qk_norm_per_head(spec.layout) => {
             let eps = spec.norm.eps;
             init += &holders_of(&[qn.clone(), kn.clone()]);
             init += &format!("        self.{qn} = nn.ModuleList(nn.LayerNorm({hd}, eps={eps}, bias=False) for _ in range({h}))  # one per head\n        self.{kn} = nn.ModuleList(nn.LayerNorm({hd}, eps={eps}, bias=False) for _ in range({kv}))\n");
@@ -1117,7 +1115,7 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         );
     } else if a.qk_norm == QkNorm::PerHead {
         fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)\n");
-    } else if a.qk_norm == QkNorm::HeadWeights && split_qk(spec) {
+    } else if a.qk_norm == QkNorm::HeadWeights && crate::naming::qk_norm_per_head(spec.layout) {
         fwd += &format!("        q = torch.cat([norm(q[:, i : i + 1]) for i, norm in enumerate(self.{qn})], dim=1)  # each head through its own LayerNorm\n        k = torch.cat([norm(k[:, i : i + 1]) for i, norm in enumerate(self.{kn})], dim=1)\n");
     } else if a.qk_norm == QkNorm::HeadWeights {
         let eps = spec.norm.eps;
