@@ -370,9 +370,26 @@ def cpmant(rng):
                 eps=rng.choice([1e-6, 1e-4]), tie_word_embeddings=rng.random() < 0.5)
 
 
+def inkling(rng):
+    layers = rng.randint(1, 5)
+    raw = dict(model_type="inkling_text", vocab_size=rng.choice([97, 500]), hidden_size=rng.choice([24, 40]),
+               num_hidden_layers=layers, num_attention_heads=rng.choice([2, 4]), num_key_value_heads=rng.choice([1, 2]),
+               head_dim=rng.choice([4, 8]), swa_num_attention_heads=rng.choice([1, 3]), swa_num_key_value_heads=1,
+               swa_head_dim=rng.choice([4, 12]), sliding_window_size=rng.choice([2, 5, 100]), d_rel=rng.choice([1, 3]),
+               rel_extent=rng.choice([1, 4, 50]), conv_kernel_size=rng.choice([2, 4]), intermediate_size=rng.choice([24, 40]),
+               moe_intermediate_size=rng.choice([8, 16]), n_routed_experts=rng.choice([3, 6]),
+               num_experts_per_tok=rng.choice([1, 3]), n_shared_experts=rng.randint(1, 2),
+               route_scale=rng.choice([1.0, 8.0]), logits_mup_width_multiplier=rng.choice([2.0, 24.0]),
+               local_layer_ids=sorted(rng.sample(range(layers), rng.randint(0, layers))),
+               mlp_layer_types=[rng.choice(["dense", "sparse"]) for _ in range(layers)])
+    if rng.random() < 0.6:
+        raw.update(log_scaling_n_floor=rng.choice([1, 3, 8]), log_scaling_alpha=rng.choice([0.1, 0.7]))
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
-                                  hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant)}
+                                  hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling)}
 
 
 def check(anatomy, raw, seed, tol, work):

@@ -289,6 +289,18 @@ CONFIGS = {
     "cpmant": dict(model_type="cpmant", vocab_size=97, hidden_size=33, num_attention_heads=3, dim_head=8,
                    dim_ff=48, num_hidden_layers=2, position_bias_num_buckets=16, position_bias_max_distance=12,
                    prompt_types=4, prompt_length=3, segment_types=4, eps=1e-5),
+    # Inkling: no RoPE; relative logits reaching 6 positions back in the full layers (the 12 ids
+    # pass them) and the window's 4 in the sliding one, whose heads are its own (2 query heads of
+    # 16 dims sharing one K/V head); queries and biases scaled up from position 3; residual
+    # convolutions of 4 taps on K, V and both sublayers' outputs; a dense first layer, then 5
+    # experts (2 chosen) beside 2 shared ones.
+    "inkling": dict(model_type="inkling_text", vocab_size=97, hidden_size=32, num_hidden_layers=3,
+                    num_attention_heads=4, num_key_value_heads=2, head_dim=8, swa_num_attention_heads=2,
+                    swa_num_key_value_heads=1, swa_head_dim=16, sliding_window_size=4, d_rel=3, rel_extent=6,
+                    log_scaling_n_floor=3, log_scaling_alpha=0.3, intermediate_size=40, moe_intermediate_size=12,
+                    n_routed_experts=5, num_experts_per_tok=2, n_shared_experts=2, local_layer_ids=[1],
+                    dense_mlp_idx=1, route_scale=2.5, logits_mup_width_multiplier=4.0,
+                    max_position_embeddings=128),
     "xglm": dict(model_type="xglm", d_model=33, attention_heads=3, num_layers=2, ffn_dim=48, vocab_size=97,
                  max_position_embeddings=128, pad_token_id=1),
     # NanoChat: weightless RMS norms (one right after the embedding), weightless QK norms after a

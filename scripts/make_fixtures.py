@@ -629,6 +629,53 @@ def unseen_dory(rng):
     return raw
 
 
+def unseen_inkling(rng):
+    """Inkling: layer kinds as a list, as local_layer_ids or by the class's every-sixth rule;
+    sliding heads of their own widths; dense layers first or listed; a checkpoint's
+    dense_intermediate_size; 1 to 3 shared experts; convolutions of 2 to 4 taps under the
+    checkpoints' key; log scaling on or off."""
+    layers = rng.randint(2, 7)
+    cfg = {
+        "model_type": "inkling_text",
+        "vocab_size": rng.choice([97, 1000]),
+        "hidden_size": rng.choice([32, 48]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": rng.choice([4, 6]),
+        "num_key_value_heads": rng.choice([1, 2]),
+        "head_dim": rng.choice([8, 12]),
+        "swa_num_attention_heads": rng.choice([2, 4]),
+        "swa_num_key_value_heads": rng.choice([1, 2]),
+        "swa_head_dim": rng.choice([8, 16]),
+        "sliding_window_size": rng.choice([4, 64]),
+        "d_rel": rng.choice([2, 4]),
+        "rel_extent": rng.choice([8, 100]),
+        "sconv_kernel_size": rng.choice([2, 3, 4]),
+        "intermediate_size": rng.choice([40, 64]),
+        "moe_intermediate_size": rng.choice([12, 16]),
+        "n_routed_experts": rng.choice([4, 8]),
+        "num_experts_per_tok": rng.choice([1, 2]),
+        "n_shared_experts": rng.randint(1, 3),
+        "route_scale": rng.choice([1.0, 8.0]),
+        "logits_mup_width_multiplier": rng.choice([1.0, 24.0]),
+        "max_position_embeddings": 4096,
+    }
+    kind = rng.randrange(3)
+    if kind == 0:
+        cfg["layer_types"] = [rng.choice(["hybrid", "hybrid_sliding"]) for _ in range(layers)]
+    elif kind == 1:
+        cfg["local_layer_ids"] = sorted(rng.sample(range(layers), rng.randint(0, layers)))
+    if rng.random() < 0.5:
+        cfg["mlp_layer_types"] = [rng.choice(["dense", "sparse"]) for _ in range(layers)]
+    else:
+        cfg["dense_mlp_idx"] = rng.randint(0, 2)
+    if rng.random() < 0.3:
+        cfg["dense_intermediate_size"] = rng.choice([24, 56])
+    if rng.random() < 0.5:
+        cfg["log_scaling_n_floor"] = rng.choice([4, 256])
+        cfg["log_scaling_alpha"] = rng.choice([0.1, 0.5])
+    return cfg
+
+
 def unseen_cpmant(rng):
     """CPM-Ant: no prompt or one of 1 to 4 tokens, 3 to 6 prompt and segment types, 8 to 32
     position buckets, heads whose width is not the stream's over their count."""
@@ -812,6 +859,7 @@ UNSEEN = {
     "zaya": unseen_zaya,
     "dory": unseen_dory,
     "cpmant": unseen_cpmant,
+    "inkling_text": unseen_inkling,
 }
 
 
@@ -826,7 +874,7 @@ DEFAULT_TYPES = [
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
-    "cpmant", "gemma3n",
+    "cpmant", "gemma3n", "inkling_text",
 ]
 
 

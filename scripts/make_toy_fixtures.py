@@ -533,6 +533,9 @@ def decodes_as_prompted(raw):
     # CPM-Ant's prompt attends both ways: its token-by-token logits are the reference for decoding.
     if raw.get("model_type") == "cpmant":
         return True
+    # Inkling carries its convolutions' last inputs from step to step beside the KV cache.
+    if raw.get("model_type") == "inkling_text":
+        return True
     if raw.get("model_type") not in RECURRENT:
         return False
     # MiniMax decodes through a cache made without its config, whose attention layers keep every

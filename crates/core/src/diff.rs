@@ -107,6 +107,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             crate::spec::ScaleForm::Power => {
                 format!("(1 + (p + {}) / {})^{}", q.shift, q.length, num(q.beta))
             }
+            crate::spec::ScaleForm::Floored => format!(
+                "1 + {} · ln(max((p + {}) / {}, 1))",
+                num(q.beta),
+                q.shift,
+                q.length
+            ),
         };
         let layers = if q.nope_only {
             " in the layers without RoPE"

@@ -41,6 +41,7 @@ pub const ALL: &[&str] = &[
     "mla:rope_key_norm", "mlp:clamp", "attn:block_index",
     "embedding:affine", "residual_affine", "attn:cca", "moe:router_mlp",
     "qk_norm:unit", "qk_norm:head_weights", "norm:unit", "place:sphere", "looped", "looped:shared_cache", "ngpt",
+    "attn:rel_logits", "attn:kv_conv", "out_conv", "mlp:scalar", "moe:sigmoid_sink",
 ];
 
 /// The mechanisms `spec` uses.
@@ -103,6 +104,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         mlp_widths,
         head_rows,
         prompt,
+        out_conv,
         block,
         layout: _,
         hf_wrap: _,
@@ -183,6 +185,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         fused_gate_up,
         sub_norm,
         clamp,
+        scalar,
     } = mlp;
     let dense = plan.iter().any(|l| l.dense()) || shared.is_some();
     on("mlp:gated", dense && *gated);
@@ -190,6 +193,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("mlp:fused_gate_up", dense && *fused_gate_up);
     on("mlp:sub_norm", dense && *sub_norm);
     on("mlp:clamp", clamp.is_some());
+    on("mlp:scalar", dense && *scalar);
     on("mlp:widths", !mlp_widths.is_empty());
     on("mlp:sparsity", !sparsity.is_empty());
     if let Some(moe) = moe.as_ref().filter(|_| spec.is_moe()) {
@@ -208,6 +212,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
                 Scoring::TopkSigmoid => "moe:topk_sigmoid",
                 Scoring::SigmoidBiasedLogits => "moe:sigmoid_biased_logits",
                 Scoring::SparseMixer { .. } => "moe:sparse_mixer",
+                Scoring::SigmoidSink => "moe:sigmoid_sink",
             },
             true,
         );
@@ -307,6 +312,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("laurel", laurel.is_some());
     on("gated_norm", gated_norm.is_some());
     on("head_rows", head_rows.is_some());
+    on("out_conv", out_conv.is_some());
     m
 }
 
@@ -340,6 +346,8 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
         dynamic_mask,
         block_index,
         cca,
+        rel_logits,
+        kv_conv,
     } = a;
     on(
         match kind {
@@ -395,6 +403,8 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
     on("attn:dynamic_mask", dynamic_mask.is_some());
     on("attn:block_index", block_index.is_some());
     on("attn:cca", cca.is_some());
+    on("attn:rel_logits", rel_logits.is_some());
+    on("attn:kv_conv", kv_conv.is_some());
     if let Some(Mla {
         q_lora_rank,
         bias,

@@ -299,6 +299,17 @@ pub enum Role {
     NgptRateAttn,
     NgptRateFfn,
     NgptLogitScale,
+    /// Inkling: the relative states' projection and the bank of profiles they mix (a bare
+    /// parameter); the residual convolutions of K, V and of each sublayer's output; the dense
+    /// MLP's and the router's learned scalars (bare).
+    RelProj,
+    RelBank,
+    KConv,
+    VConv,
+    AttnOutConv,
+    FfnOutConv,
+    MlpScalar,
+    RouterScalar,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -695,6 +706,26 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 format!("blk.{{b}}.{gguf}.{suffix}"),
             );
         }
+        // Inkling's bare parameters; the shared experts stacked [S, I, H]. llama.cpp defines no
+        // Inkling: the GGUF names follow its style.
+        (
+            Layout::Inkling,
+            RelBank | MlpScalar | RouterScalar | SharedGate | SharedUp | SharedDown,
+        ) => {
+            let (hf, gguf) = match role {
+                RelBank => ("self_attn.rel_logits_proj.proj", "attn_rel_bank"),
+                MlpScalar => ("mlp.global_scale", "ffn_scale"),
+                RouterScalar => ("mlp.gate.global_scale", "ffn_gate_inp_scale"),
+                SharedGate => ("mlp.shared_experts.gate_proj", "ffn_gate_shexp.weight"),
+                SharedUp => ("mlp.shared_experts.up_proj", "ffn_up_shexp.weight"),
+                SharedDown => ("mlp.shared_experts.down_proj", "ffn_down_shexp.weight"),
+                other => unreachable!("{other:?} is not matched by this arm"),
+            };
+            return (
+                format!("model.layers.{{b}}.{hf}"),
+                format!("blk.{{b}}.{gguf}"),
+            );
+        }
         (Layout::LongCat, CorrectionBias) => {
             return (
                 "model.layers.{p}.mlp.router.e_score_correction_bias".into(),
@@ -714,7 +745,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             | Layout::LaraMini
             | Layout::HyV4
             | Layout::MiniMaxM3
-            | Layout::Zaya,
+            | Layout::Zaya
+            | Layout::Inkling,
             ExpertGateUp | ExpertDown,
         ) => {
             let module = match layout {
@@ -722,7 +754,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 | Layout::LaraMini
                 | Layout::HyV4
                 | Layout::MiniMaxM3
-                | Layout::Zaya => "mlp",
+                | Layout::Zaya
+                | Layout::Inkling => "mlp",
                 Layout::Llama4 => "feed_forward",
                 Layout::GraniteMoeSwa => "block_sparse_moe",
                 other => unreachable!("{other:?} is not matched by this arm"),
@@ -1222,6 +1255,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 "model.layers.{b}.self_attn.k_layernorm.norms.{e}",
                 "blk.{b}.attn_k_norm",
             ),
+            other => llama(other),
+        },
+        Layout::Inkling => match role {
+            EmbedNorm => ("model.embed_tokens.embed_norm", "token_embd_norm"),
             other => llama(other),
         },
         Layout::CpmAnt => match role {
@@ -2165,6 +2202,30 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | RouterFc1 | RouterFc2 => {
             unreachable!("only ZAYA's layout has compressed convolutional attention")
         }
+        // As Inkling names them (its bare parameters are named in `names`).
+        RelProj => ("model.layers.{b}.self_attn.r_proj", "blk.{b}.attn_rel"),
+        KConv => (
+            "model.layers.{b}.self_attn.k_sconv.conv1d",
+            "blk.{b}.attn_k_conv",
+        ),
+        VConv => (
+            "model.layers.{b}.self_attn.v_sconv.conv1d",
+            "blk.{b}.attn_v_conv",
+        ),
+        AttnOutConv => (
+            "model.layers.{b}.attn_sconv.conv1d",
+            "blk.{b}.attn_out_conv",
+        ),
+        FfnOutConv => ("model.layers.{b}.mlp_sconv.conv1d", "blk.{b}.ffn_out_conv"),
+        RelBank => (
+            "model.layers.{b}.self_attn.rel_logits_proj.proj",
+            "blk.{b}.attn_rel_bank",
+        ),
+        MlpScalar => ("model.layers.{b}.mlp.global_scale", "blk.{b}.ffn_scale"),
+        RouterScalar => (
+            "model.layers.{b}.mlp.gate.global_scale",
+            "blk.{b}.ffn_gate_inp_scale",
+        ),
     }
 }
 

@@ -122,6 +122,10 @@ pub struct Spec {
     pub head_rows: Option<u64>,
     /// CPM-Ant's learned prompt and segments; `None` elsewhere.
     pub prompt: Option<Prompt>,
+    /// Each sublayer's output passes through a residual causal depthwise convolution of this
+    /// many taps before it joins the stream, y + conv(y) (Inkling's `attn_sconv` and
+    /// `mlp_sconv`); its last inputs are carried from step to step.
+    pub out_conv: Option<u64>,
     pub block: Block,
     /// How checkpoint tensors are named and laid out.
     pub layout: Layout,
@@ -420,6 +424,24 @@ pub struct Attention {
     pub block_index: Option<BlockIndex>,
     /// ZAYA's compressed convolutional attention: how Q, K and V are made (see `Cca`).
     pub cca: Option<Cca>,
+    /// Inkling's relative logits: a bias per head and backward distance, mixed by each query
+    /// from a bank of learned profiles (`RelLogits`).
+    pub rel_logits: Option<RelLogits>,
+    /// K and V each pass through a residual causal depthwise convolution of this many taps once
+    /// projected, before K's norm, k + conv(k) (Inkling's `k_sconv` and `v_sconv`); its last
+    /// inputs are carried from step to step.
+    pub kv_conv: Option<u64>,
+}
+
+/// Inkling's relative logits: each token's relative state r = x · W_r, `d_rel` features per
+/// head, mixes the columns of a learned bank P [d_rel, extent] (one per layer) into one bias per
+/// backward distance: key j's score for the query at i gains r_h · P[:, i − j] when
+/// 0 ≤ i − j < extent, nothing beyond. Where the layer's query scale applies, the bias is
+/// scaled with the queries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RelLogits {
+    pub d_rel: u64,
+    pub extent: u64,
 }
 
 /// ZAYA's compressed convolutional attention (CCA): Q and K are projected, then mixed along
@@ -549,6 +571,9 @@ pub enum ScaleForm {
     /// (1 + (p + shift) / length)^β, smooth from the first position (Beam's scalable softmax,
     /// exp(β · log1p((p + 1) / 2048))).
     Power,
+    /// 1 + β · ln(max((p + shift) / length, 1)): 1 until position `length − shift`, then a
+    /// smooth logarithmic growth (Inkling's `log_scaling_n_floor` and `log_scaling_alpha`).
+    Floored,
 }
 
 impl QueryScale {
@@ -557,6 +582,10 @@ impl QueryScale {
         match self.form {
             ScaleForm::Stepped => {
                 1.0 + self.beta * (1.0 + ((pos + self.shift) / self.length) as f64).ln()
+            }
+            ScaleForm::Floored => {
+                let n = (pos + self.shift) as f64 / self.length as f64;
+                1.0 + self.beta * n.max(1.0).ln()
             }
             ScaleForm::Power => {
                 (self.beta * ((pos + self.shift) as f64 / self.length as f64).ln_1p()).exp()
@@ -729,6 +758,8 @@ pub struct Mlp {
     /// The gated activation is gpt-oss's clamped SwiGLU at this limit, (clamp(up) + 1) · g ·
     /// σ(1.702 g), g = min(gate, limit), in the dense MLP and the shared experts (MiniMax-M3).
     pub clamp: Option<f64>,
+    /// The output is multiplied by a learned scalar (Inkling's `global_scale`).
+    pub scalar: bool,
 }
 
 impl Mlp {
@@ -742,6 +773,7 @@ impl Mlp {
             fused_gate_up: false,
             sub_norm: false,
             clamp: None,
+            scalar: false,
         }
     }
 }
@@ -846,6 +878,11 @@ pub enum Scoring {
     /// PhiMoE's SparseMixer at inference: two experts, the best logit and then the best of the
     /// rest, each weighted by a softmax over the logits within a relative `eps` · 2 of it (the
     /// others masked out, and for the second the first too).
+    /// Inkling: experts chosen by σ(L) plus the correction bias over the routed ones; the chosen
+    /// and the shared experts (which the router's last rows score) each weighted by its σ(L)
+    /// normalized over them all, times `routed_scaling` and a learned scalar. The shared experts
+    /// are each an MLP of their own, weighted so.
+    SigmoidSink,
     SparseMixer {
         eps: f64,
     },
@@ -2286,6 +2323,12 @@ pub enum Layout {
     /// `fgate_preact`, `multihead_norm`, `out_proj`, `norm_ffn`, `ffn.proj_up_gate`, `proj_up`,
     /// `proj_down`, `backbone.out_norm` (xLSTM).
     Xlstm,
+    /// Llama's names, plus `embed_tokens.embed_norm`, `self_attn.r_proj`, the convolutions
+    /// `self_attn.k_sconv`, `v_sconv`, `attn_sconv` and `mlp_sconv` (each `.conv1d`), the bank
+    /// `rel_logits_proj.proj`, the scalars `mlp.global_scale` and `mlp.gate.global_scale`, and
+    /// the stacked experts and shared experts (`mlp.experts.gate_up_proj`,
+    /// `mlp.shared_experts.gate_proj` [S, I, H]) (Inkling).
+    Inkling,
 }
 
 impl Layout {

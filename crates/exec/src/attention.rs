@@ -46,6 +46,8 @@ pub struct Rule<'a> {
     pub alibi: Option<&'a [f32]>,
     /// A learned bias per head for each pair of positions (`Position::Buckets`).
     pub pair_bias: Option<PairBias<'a>>,
+    /// A bias per head, query and backward distance (Inkling's relative logits).
+    pub rel_bias: Option<RelBias<'a>>,
     /// The keys each new query may see at all (DeepSeek sparse attention's top-k, MiniMax-M3's
     /// blocks); the others score −∞.
     pub selected: Option<Selected<'a>>,
@@ -83,6 +85,25 @@ impl PairBias<'_> {
     #[inline(always)]
     fn at(&self, heads: usize, head: usize, i: usize, total: usize, j: usize) -> f32 {
         self.table[self.rows[i * total + j] as usize * heads + head]
+    }
+}
+
+/// Key j's bias for query i of the pass (position `qpos`) and head h: `table[(h · t + i) ·
+/// extent + qpos − j]` when 0 ≤ qpos − j < extent, nothing beyond.
+#[derive(Clone, Copy)]
+pub struct RelBias<'a> {
+    /// [heads, t, extent], row-major.
+    pub table: &'a [f32],
+    pub extent: usize,
+}
+
+impl RelBias<'_> {
+    #[inline(always)]
+    fn at(&self, head: usize, i: usize, t: usize, qpos: usize, j: usize) -> f32 {
+        match qpos.checked_sub(j) {
+            Some(d) if d < self.extent => self.table[(head * t + i) * self.extent + d],
+            _ => 0.0,
+        }
     }
 }
 
@@ -172,6 +193,9 @@ fn score(
         }
         if let Some(b) = &rule.pair_bias {
             *x += b.at(heads, head, i, total, j);
+        }
+        if let Some(r) = &rule.rel_bias {
+            *x += r.at(head, i, total - (qpos - i), qpos, j);
         }
         if let Some(c) = rule.softcap {
             *x = c * (*x / c).tanh();
@@ -451,7 +475,16 @@ mod tests {
                                 .map_or(0.0, |m| m[head] as f64 * (j as f64 - qpos as f64))
                             + rule
                                 .pair_bias
-                                .map_or(0.0, |b| b.at(h.heads, head, i, total, j) as f64);
+                                .map_or(0.0, |b| b.at(h.heads, head, i, total, j) as f64)
+                            + rule.rel_bias.map_or(0.0, |r| {
+                                // The bias of the key's distance back, none ahead or beyond.
+                                let back = qpos as i64 - j as i64;
+                                if (0..r.extent as i64).contains(&back) {
+                                    r.table[(head * t + i) * r.extent + back as usize] as f64
+                                } else {
+                                    0.0
+                                }
+                            });
                         let x = rule.softcap.map_or(x, |c| c as f64 * (x / c as f64).tanh());
                         // The key's score, and only the `keep` best-scored visible keys.
                         match &rule.key_scores {
@@ -542,6 +575,12 @@ mod tests {
                 table: &table,
                 rows: &rows,
             };
+            // Relative logits reaching 3 positions back.
+            let rel_table = values(8, heads * t * 3);
+            let rel = RelBias {
+                table: &rel_table,
+                extent: 3,
+            };
             for span in [
                 AttnSpan::Full,
                 AttnSpan::Sliding(3),
@@ -551,14 +590,15 @@ mod tests {
                 // Positive, as ALiBi's are (Bloom's lie in (0, 0.5]).
                 let slopes: Vec<f32> = values(5, heads).iter().map(|m| m.abs() * 0.5).collect();
                 let scores = values(6, kv_heads * total);
-                for (softcap, sinks, alibi, keep, pair_bias) in [
-                    (None, None, None, None, None),
-                    (Some(2.0), None, None, None, None),
-                    (None, Some(&sinks[..]), None, None, None),
-                    (None, None, Some(&slopes[..]), None, None),
+                for (softcap, sinks, alibi, keep, pair_bias, rel_bias) in [
+                    (None, None, None, None, None, None),
+                    (Some(2.0), None, None, None, None, None),
+                    (None, Some(&sinks[..]), None, None, None, None),
+                    (None, None, Some(&slopes[..]), None, None, None),
                     // Doge's dynamic mask: keys biased by their scores, and at most 2 kept.
-                    (None, None, None, Some(2), None),
-                    (None, None, None, None, Some(pair)),
+                    (None, None, None, Some(2), None, None),
+                    (None, None, None, None, Some(pair), None),
+                    (None, None, None, None, None, Some(rel)),
                 ] {
                     let rule = Rule {
                         scale: 0.3,
@@ -567,6 +607,7 @@ mod tests {
                         sinks,
                         alibi,
                         pair_bias,
+                        rel_bias,
                         selected: None,
                         key_scores: keep.map(|keep| KeyScores {
                             scores: &scores,

@@ -12,12 +12,20 @@ use anatomy_checkpoint::Format;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
     Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped, Mixer, Moa,
-    Norm, NormKind, NormPlace, Position, QkNorm, Qkv, Scoring, Spec, SsmGate,
+    Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Scoring, Spec,
+    SsmGate,
 };
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 
 type R<T> = candle_core::Result<T>;
+
+/// The cache slots of Inkling's residual convolutions: K, V, the attention's output, the
+/// MLP's.
+const CONV_K: usize = 0;
+const CONV_V: usize = 1;
+const CONV_ATTN: usize = 2;
+const CONV_FFN: usize = 3;
 
 pub struct Model {
     pub spec: Spec,
@@ -29,6 +37,9 @@ pub struct Model {
     /// The position-bias table ([rows, heads]) and its row for each query of the pass and key
     /// ([t, total]), read and chosen once a pass for every layer (`Position::Buckets`).
     pair_bias: std::cell::RefCell<Option<(Vec<f32>, Vec<u32>)>>,
+    /// The relative logits of the layer running ([heads, t, extent] and the extent), made by
+    /// its attention for its attend (Inkling).
+    rel_bias: std::cell::RefCell<Option<(Vec<f32>, usize)>>,
 }
 
 /// One activation of a forward pass: where it was computed, its statistics, and — when small —
@@ -142,6 +153,9 @@ pub struct Cache {
     chosen: Option<Vec<bool>>,
     /// The recurrent state of each state-space layer.
     ssm: Vec<Option<SsmState>>,
+    /// The last inputs of each layer's residual convolutions (Inkling's K, V, attention output
+    /// and MLP output: `CONV_K` …), [taps − 1, channels] each, oldest first.
+    tails: Vec<[Vec<f32>; 4]>,
     /// Each stack visit's own cache (HRM: every run of a layer attends over its own keys and
     /// values), made as the first step needs them.
     visits: Vec<Cache>,
@@ -169,6 +183,7 @@ impl Cache {
             index_k: vec![None; layers],
             chosen: None,
             ssm: vec![None; layers],
+            tails: vec![Default::default(); layers],
             visits: Vec::new(),
             pos: 0,
         }
@@ -209,7 +224,8 @@ impl Cache {
         let ssm: usize = (self.ssm.iter().flatten())
             .map(|s| (s.conv.len() + s.h.len()) * 4 + s.memory.len() * 8)
             .sum();
-        kv + index + ssm + self.visits.iter().map(Cache::bytes).sum::<usize>()
+        let tails: usize = self.tails.iter().flatten().map(|t| t.len() * 4).sum();
+        kv + index + ssm + tails + self.visits.iter().map(Cache::bytes).sum::<usize>()
     }
 
     /// This cache as it is, to run a step again from, taken before every step: the keys and
@@ -227,6 +243,7 @@ impl Cache {
             index_k: self.index_k.clone(),
             chosen: self.chosen.clone(),
             ssm: self.ssm.clone(),
+            tails: self.tails.clone(),
             visits: Vec::new(),
             pos: self.pos,
         };
@@ -312,6 +329,7 @@ impl Model {
             capture: std::cell::RefCell::new(None),
             router_state: std::cell::RefCell::new(None),
             pair_bias: std::cell::RefCell::new(None),
+            rel_bias: std::cell::RefCell::new(None),
         };
         let read = model.packable();
         // GPT-2's Conv1D weights, stored [in, out], are not among them: a stored one of those
@@ -1035,6 +1053,10 @@ impl Model {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
             self.keep(Some(b), "post_attn_norm", &a);
         }
+        if self.spec.out_conv.is_some() {
+            a = self.residual_conv(&a, Role::AttnOutConv, b, CONV_ATTN, cache)?;
+            self.keep(Some(b), "attn_conv", &a);
+        }
         // Residual multipliers (Granite), or RWKV's inference scaling of layer b's outputs.
         let m_res = match self.spec.rwkv {
             Some(r) => 0.5f64.powi(r.halvings(b as u64) as i32),
@@ -1120,6 +1142,10 @@ impl Model {
         if place.after() {
             m = self.norm(&m, Role::PostFfnNorm, Some(b))?;
             self.keep(Some(b), "post_ffn_norm", &m);
+        }
+        if self.spec.out_conv.is_some() {
+            m = self.residual_conv(&m, Role::FfnOutConv, b, CONV_FFN, cache)?;
+            self.keep(Some(b), "ffn_conv", &m);
         }
         if m_res != 1.0 {
             m = m.affine(m_res, 0.0)?;
@@ -2116,6 +2142,68 @@ impl Model {
     }
 
     /// The span of attention layer `b` (only attention layers reach the attention code).
+    /// `x` [t, c] plus its causal depthwise convolution by layer `b`'s `role` ([c, 1, taps]):
+    /// Inkling's residual short convolutions. The last taps − 1 inputs are carried in the
+    /// cache's `slot` for the next step (zeros before the first token).
+    fn residual_conv(
+        &self,
+        x: &Tensor,
+        role: Role,
+        b: usize,
+        slot: usize,
+        cache: &mut Cache,
+    ) -> Res<Tensor> {
+        let (t, c) = x.dims2()?;
+        let w: Vec<f32> = self.w(role, Some(b))?.flatten_all()?.to_vec1()?;
+        let taps = w.len() / c.max(1);
+        let past = &mut cache.tails[b][slot];
+        if past.len() != (taps - 1) * c {
+            *past = vec![0.0; (taps - 1) * c];
+        }
+        // The carried inputs, then this pass's: [taps − 1 + t, c].
+        let mut all = std::mem::take(past);
+        all.extend(x.flatten_all()?.to_vec1::<f32>()?);
+        let mut out = all[(taps - 1) * c..].to_vec();
+        for (i, row) in out.chunks_exact_mut(c).enumerate() {
+            for (ch, y) in row.iter_mut().enumerate() {
+                let kernel = &w[ch * taps..][..taps];
+                *y += (0..taps)
+                    .map(|j| kernel[j] * all[(i + j) * c + ch])
+                    .sum::<f32>();
+            }
+        }
+        *past = all[t * c..].to_vec();
+        Ok(Tensor::from_vec(out, (t, c), &Device::Cpu)?)
+    }
+
+    /// Inkling's relative logits of attention layer `b` for the pass's queries at `start` on:
+    /// each head's relative state r = x · W_r mixes the bank P [d_rel, extent] into one bias per
+    /// distance, [heads, t, extent], scaled with the queries where they scale.
+    fn rel_logits(
+        &self,
+        x: &Tensor,
+        b: usize,
+        rl: RelLogits,
+        scale: Option<QueryScale>,
+        start: usize,
+    ) -> Res<(Vec<f32>, usize)> {
+        let h = self.spec.attn_at(b).heads as usize;
+        let (t, d, extent) = (x.dim(0)?, rl.d_rel as usize, rl.extent as usize);
+        let r = self
+            .proj(x, Role::RelProj, b, false)?
+            .reshape((t, h, d))?
+            .transpose(0, 1)?
+            .contiguous()?;
+        let bank = self.w(Role::RelBank, Some(b))?.to_dtype(DType::F32)?;
+        let mut bias = r.broadcast_matmul(&bank)?;
+        if let Some(qs) = scale.filter(|qs| qs.applies(&self.spec.plan[b])) {
+            let f: Vec<f32> = (start..start + t).map(|p| qs.at(p as u64) as f32).collect();
+            bias = bias.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
+        }
+        self.keep(Some(b), "rel_logits", &bias);
+        Ok((bias.flatten_all()?.to_vec1()?, extent))
+    }
+
     fn span(&self, b: usize) -> AttnSpan {
         self.spec
             .attn_span(b as u64)
@@ -2189,7 +2277,7 @@ impl Model {
             Some(c) => Some(self.cca(x, b, c, cache)?),
             None => None,
         };
-        let (mut q, mut k, v) = match (&moa, a.qkv) {
+        let (mut q, k, v) = match (&moa, a.qkv) {
             _ if cca.is_some() => cca.expect("made above"),
             (Some(choices), _) => {
                 let kvp = self.proj(x, Role::Kv, b, false)?;
@@ -2257,6 +2345,15 @@ impl Model {
                 (part(0, g, h)?, part(g, 1, kv)?, part(g + 1, 1, kv)?)
             }
         };
+        // Inkling: K and V each through a residual convolution over time, once projected.
+        let (k, v) = match a.kv_conv {
+            Some(_) => (
+                self.residual_conv(&k, Role::KConv, b, CONV_K, cache)?,
+                self.residual_conv(&v, Role::VConv, b, CONV_V, cache)?,
+            ),
+            None => (k, v),
+        };
+        let mut k = k;
         // An output gate stored in the query projection: each head's queries, then its gates.
         if a.out_gate.is_some_and(|g| g.in_query()) {
             let both = q.reshape((t, h, 2, hd))?;
@@ -2372,6 +2469,11 @@ impl Model {
                 .reshape((a.heads as usize, 1, a.head_dim as usize))?;
             q = q.broadcast_mul(&s)?;
             self.keep(Some(b), "q_gain", &q);
+        }
+        // Inkling's relative logits, for this layer's attend.
+        if let Some(rl) = a.rel_logits {
+            let bias = self.rel_logits(x, b, rl, a.query_scale, cache.pos)?;
+            *self.rel_bias.borrow_mut() = Some(bias);
         }
         // The output gate, σ(x · W_g) (AFMoE) or softplus (Laguna), multiplies the heads
         // before the output projection, feature by feature or head by head.
@@ -2595,6 +2697,7 @@ impl Model {
             _ => None,
         };
         let pair_bias = self.pair_bias.borrow();
+        let rel_bias = self.rel_bias.borrow_mut().take();
         // Doge's dynamic mask: every cached key scored from the values of all K/V heads,
         // Δ = exp(A ⊙ softplus(W_dt · v + b)), [kv, total].
         let key_scores: Option<Vec<f32>> = match a.dynamic_mask {
@@ -2658,6 +2761,10 @@ impl Model {
             pair_bias: pair_bias
                 .as_ref()
                 .map(|(table, rows)| attention::PairBias { table, rows }),
+            rel_bias: rel_bias.as_ref().map(|(table, extent)| attention::RelBias {
+                table,
+                extent: *extent,
+            }),
             selected,
         };
         let done = attention::attend(&heads, &rule, self.capturing());
@@ -3148,6 +3255,12 @@ impl Model {
             hidden
         };
         let down = self.proj(&hidden, Role::Down, b, bias)?;
+        // Inkling: the output times a learned scalar.
+        let down = if spec.mlp.scalar {
+            down.broadcast_mul(self.w(Role::MlpScalar, Some(b))?)?
+        } else {
+            down
+        };
         match spec.mup {
             Some(m) if m.mlp_down != 1.0 => Ok(down.affine(m.mlp_down, 0.0)?),
             _ => Ok(down),
@@ -3292,7 +3405,9 @@ impl Model {
         let (t, e, k) = (x.dim(0)?, m.experts as usize, m.top_k as usize);
         // The router scores the zero-computation experts after the routed ones, and ZAYA's a
         // class that computes nothing.
-        let scored = e + m.zero_experts as usize + usize::from(m.router_mlp.is_some());
+        let sink = m.scoring == Scoring::SigmoidSink;
+        let shared = if sink { m.shared_experts as usize } else { 0 };
+        let scored = e + m.zero_experts as usize + usize::from(m.router_mlp.is_some()) + shared;
         // Gemma 4's router reads its input normed (no weight), times a vector and 1/√hidden.
         let router_x = if m.router_norm {
             let s = self.w(Role::RouterScale, Some(b))?;
@@ -3346,6 +3461,13 @@ impl Model {
         } else {
             for row in &lg {
                 choices.push(route(row, m, correction.as_deref(), scored, k));
+            }
+        }
+        // Inkling: every weight, the shared experts' too, times the router's learned scalar.
+        if sink {
+            let g: Vec<f32> = self.w(Role::RouterScalar, Some(b))?.to_vec1()?;
+            for c in &mut choices {
+                c.iter_mut().for_each(|(_, w)| *w *= g[0]);
             }
         }
         // Gemma 4: each chosen weight times its expert's learned scale.
@@ -3407,7 +3529,26 @@ impl Model {
                 .collect();
             out = (out + x.broadcast_mul(&Tensor::from_vec(w, (t, 1), &Device::Cpu)?)?)?;
         }
-        if m.shared_experts > 0 && !self.spec.mlp.gated {
+        if sink {
+            // Inkling: each shared expert a gated MLP of its own (stacked [S, I, H]), weighted
+            // by the router.
+            let (wg, wu, wd) = (
+                self.w(Role::SharedGate, Some(b))?,
+                self.w(Role::SharedUp, Some(b))?,
+                self.w(Role::SharedDown, Some(b))?,
+            );
+            for j in 0..shared {
+                let g = x.matmul(&wg.get(j)?.t()?)?;
+                let u = x.matmul(&wu.get(j)?.t()?)?;
+                let y = self.glu(&g, &u, None, false)?.matmul(&wd.get(j)?.t()?)?;
+                let wts: Vec<f32> = (choices.iter())
+                    .map(|c| c.iter().find(|(id, _)| *id == e + j).map_or(0.0, |p| p.1))
+                    .collect();
+                let y = y.broadcast_mul(&Tensor::from_vec(wts, (t, 1), &Device::Cpu)?)?;
+                self.keep_expert(b, "shared_down", &y, j);
+                out = (out + y)?;
+            }
+        } else if m.shared_experts > 0 && !self.spec.mlp.gated {
             // A plain shared MLP: up, the activation, down (Nemotron-H).
             let u = self.proj(x, Role::SharedUp, b, m.shared_bias)?;
             self.keep(Some(b), "shared_up", &u);
@@ -3626,6 +3767,22 @@ fn route(
                 masked[e] = f32::NEG_INFINITY;
             }
             chosen
+        }
+        Scoring::SigmoidSink => {
+            // The routed experts chosen by σ plus the bias; the chosen and the shared ones (the
+            // row's last) weighted by σ normalized over them all.
+            let routed = m.experts as usize;
+            let probs: Vec<f32> = row.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect();
+            let choice: Vec<f32> = (0..routed)
+                .map(|i| probs[i] + correction.map_or(0.0, |c| c[i]))
+                .collect();
+            let picked: Vec<(usize, f32)> = top_indices(&choice, k)
+                .into_iter()
+                .chain(routed..probs.len())
+                .map(|i| (i, probs[i]))
+                .collect();
+            let sum: f32 = picked.iter().map(|p| p.1).sum();
+            picked.into_iter().map(|(i, p)| (i, p / sum)).collect()
         }
         Scoring::TopkSoftmax | Scoring::TopkSigmoid => {
             let idx = top_indices(row, k);

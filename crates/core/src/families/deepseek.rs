@@ -768,6 +768,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     s.norm = pre_rms(cfg, c.eps)?;
     let kinds = match c.extra {
@@ -1132,6 +1133,8 @@ pub(super) fn latent(
         shares_kv: false,
         block_index: None,
         cca: None,
+        rel_logits: None,
+        kv_conv: None,
     })
 }
 

@@ -72,6 +72,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     s.norm = Norm {
         kind: NormKind::Layer { bias: true },

@@ -83,6 +83,7 @@ fn read(cfg: &Config, model_type: &str, family: &str, name: &str, bigcode: bool)
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
     learned_positions(&mut s, 0, eps);
@@ -129,6 +130,7 @@ pub fn load_neo(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     let eps = cfg.float("layer_norm_epsilon", 1e-5)?;
     learned_positions(&mut s, 0, eps);
@@ -251,6 +253,7 @@ pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     // OPT's table has two more rows than positions and reads from row 2.
     learned_positions(&mut s, 2, 1e-5);
@@ -295,6 +298,7 @@ pub fn load_openai_gpt(cfg: &Config, model_type: &str, family: &str, name: &str)
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     learned_positions(&mut s, 0, cfg.float("layer_norm_epsilon", 1e-5)?);
     s.norm.place = NormPlace::PostResidual;
@@ -328,6 +332,7 @@ pub fn load_git(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     learned_positions(&mut s, 0, cfg.float("layer_norm_eps", 1e-12)?);
     s.embedding.norm = true;
@@ -362,6 +367,7 @@ pub fn load_biogpt(cfg: &Config, model_type: &str, family: &str, name: &str) -> 
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     learned_positions(&mut s, 2, 1e-5);
     s.embedding.scale_by_sqrt_hidden = cfg.flag("scale_embedding", true)?;
@@ -405,6 +411,7 @@ pub fn load_xglm(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     learned_positions(&mut s, 2, 1e-5);
     // The same table offset as OPT's, but computed: no position parameters.
@@ -446,6 +453,7 @@ pub fn load_ctrl(cfg: &Config, model_type: &str, family: &str, name: &str) -> Re
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     // The layers' two LayerNorms fix ε at 1e-6; only the final one reads the key. anatomy draws
     // one ε, so another value is refused.

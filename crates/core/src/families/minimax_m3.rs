@@ -53,6 +53,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         fused_gate_up: true,
         sub_norm: false,
         clamp: Some(limit),
+        scalar: false,
     };
     let e = experts(cfg, "num_local_experts", Some(128))?;
     let k = top_k(cfg, e, Some(4))?;

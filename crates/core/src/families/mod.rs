@@ -19,6 +19,7 @@ mod gemma4;
 mod gpt2;
 mod gpt_oss;
 mod hrm;
+mod inkling;
 mod jetmoe;
 pub mod llama;
 mod llama4;
@@ -301,6 +302,8 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             shares_kv: false,
             block_index: None,
             cca: None,
+            rel_logits: None,
+            kv_conv: None,
         },
         layer_attn: vec![],
         mlp: Mlp::gated(0, crate::spec::Act::Silu),
@@ -334,6 +337,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         head_bias: false,
         head_rows: None,
         prompt: None,
+        out_conv: None,
         skip_first_attn_norm: false,
         head_transform: None,
         per_layer_input: None,
@@ -374,7 +378,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("deepseek_v4", "compressed sparse attention, hyper-connections mixed by Sinkhorn iterations, hash routing"),
     ("gemma4_assistant", "a draft model run on its target's hidden states and keys"),
     ("gemma4_unified_assistant", "a draft model run on its target's hidden states and keys"),
-    ("inkling_text", "short convolutions inside the attention, a relative-logit bias"),
     ("inkling2_text", "short convolutions inside the attention, a relative-logit bias"),
     ("inkling2_loop_text", "short convolutions inside the attention, a relative-logit bias, looped layers"),
     ("qwen4_exp", "the wrapper of qwen4_exp_text, which is not read either"),
@@ -517,6 +520,8 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         dynamic_mask: None,
         block_index: None,
         cca: None,
+        rel_logits: None,
+        kv_conv: None,
         qkv_bias: false,
         o_bias: false,
         qk_norm: crate::spec::QkNorm::None,

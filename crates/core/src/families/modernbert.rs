@@ -37,6 +37,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         fused_gate_up: true,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     s.norm = Norm {
         kind: NormKind::Layer {

@@ -55,6 +55,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     if kinds.contains(&Kind::Moe) {
         let e = experts(cfg, "n_routed_experts", Some(8))?;

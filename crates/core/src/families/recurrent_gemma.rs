@@ -71,6 +71,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     s.final_softcap = match cfg.opt_float("logits_soft_cap")? {
         Some(c) if c > 0.0 && c.is_finite() => Some(c),

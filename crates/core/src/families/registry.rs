@@ -15,8 +15,8 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     cpmant, dbrx, deepseek, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm,
-    jetmoe, llama4, longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h, recurrent_gemma,
-    rwkv, towers, xlstm, zamba, zaya,
+    inkling, jetmoe, llama4, longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h,
+    recurrent_gemma, rwkv, towers, xlstm, zamba, zaya,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -1830,6 +1830,39 @@ pub static FAMILIES: &[Family] = &[
         None,
         &[TRAINING, &["dropout_p", "init_std", "tie_word_embeddings"]],
     ),
+    // Inkling's language model. transformers reads neither `shared_expert_sink` (its router
+    // always scores the shared experts) nor `rms_norm_eps_moe_gate` (its router has no norm);
+    // the multi-token-prediction keys shape `model.mtp.*`, which the causal LM does not build
+    // (it skips those tensors on loading); `tie_word_embeddings` ties nothing;
+    // `number_of_conv_states` sizes the cache.
+    Family {
+        renames: &[
+            ("sconv_kernel_size", "conv_kernel_size"),
+            ("model_max_length", "max_position_embeddings"),
+            ("sliding_window", "sliding_window_size"),
+            ("num_local_experts", "n_routed_experts"),
+            ("embedding_multiplier", "logits_mup_width_multiplier"),
+        ],
+        ..own(
+            "inkling_text",
+            "Inkling",
+            inkling::load,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "shared_expert_sink",
+                    "rms_norm_eps_moe_gate",
+                    "num_mtp_layers",
+                    "chain_hidden_post_norm",
+                    "mtp_hidden_states_first",
+                    "mtp_local_layer_ids",
+                    "tie_word_embeddings",
+                    "number_of_conv_states",
+                ],
+            ],
+        )
+    },
     // GPT-1. The `summary_*` keys configure the double-heads model's classifier, not the LM.
     Family {
         renames: &[

@@ -49,6 +49,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         fused_gate_up: false,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     s.plan = (0..s.layers)
         .map(|_| LayerPlan {

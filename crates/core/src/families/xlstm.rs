@@ -120,6 +120,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         fused_gate_up: fused,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     s.plan = (0..s.layers)
         .map(|_| LayerPlan {

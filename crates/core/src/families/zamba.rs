@@ -174,6 +174,7 @@ pub fn load_zamba2(cfg: &Config, _model_type: &str, family: &str, name: &str) ->
         fused_gate_up: true,
         sub_norm: false,
         clamp: None,
+        scalar: false,
     };
     let mut m = ssm(cfg, s.hidden, 1e-5, &SsmKeys::ZAMBA2)?;
     // The convolution always has a bias: the class never reads `use_conv_bias`.

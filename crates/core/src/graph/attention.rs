@@ -419,6 +419,12 @@ impl Builder<'_> {
                     qs.length - qs.shift.min(qs.length),
                     qs.length
                 ),
+                ScaleForm::Floored => format!(
+                    "Scale each query up with its position: by 1 until position {}, then by the logarithm of how far past it, {} at position {}",
+                    qs.length - qs.shift.min(qs.length),
+                    fmt_f(qs.at(32 * qs.length - qs.shift.min(qs.length))),
+                    32 * qs.length - qs.shift.min(qs.length),
+                ),
                 ScaleForm::Power => format!(
                     "Scale each query up with its position, slowly: by {} at position {} and {} at position {}, so that attention stays sharp over long contexts",
                     fmt_f(qs.at(qs.length - qs.shift.min(qs.length))),
@@ -430,6 +436,11 @@ impl Builder<'_> {
             equation: match qs.form {
                 ScaleForm::Stepped => format!(
                     "{out} = {input} · (1 + {} · ln(1 + ⌊({shifted}) / {}⌋)), p the query's position",
+                    fmt_f(qs.beta),
+                    qs.length
+                ),
+                ScaleForm::Floored => format!(
+                    "{out} = {input} · (1 + {} · ln(max(({shifted}) / {}, 1))), p the query's position",
                     fmt_f(qs.beta),
                     qs.length
                 ),
@@ -537,6 +548,131 @@ impl Builder<'_> {
         self.gate(node, &layers)
     }
 
+    /// A residual causal depthwise convolution over one K/V head's channels of `letter`, in
+    /// place (Inkling's `k_sconv`, `v_sconv`): `letter` + conv(`letter`).
+    fn head_conv(
+        &mut self,
+        role: Role,
+        letter: &str,
+        idx: Option<&str>,
+        taps: u64,
+        cached: bool,
+    ) -> Vec<Node> {
+        let hd = if letter == "V" {
+            self.attn.v_head_dim
+        } else {
+            self.attn.head_dim
+        };
+        let stored = self.attn.kv_heads * hd;
+        let p = self.param(
+            role,
+            false,
+            vec![stored, 1, taps],
+            Component::Attention,
+            true,
+        );
+        let slice = match idx {
+            Some(i) => Some(rows(0, hd, i)),
+            None if stored == hd => None,
+            None => Some(format!("0:{hd}")),
+        };
+        let w = format!("Wc{}", letter.to_lowercase());
+        let wt = self.weight(p, &w, [n(hd), n(taps)], slice);
+        let state = format!("S_{}", letter.to_lowercase());
+        let window = self.push(&state, [n(hd), n(taps - 1)], TensorKind::State);
+        let input = self.latest(letter);
+        let out = if cached {
+            self.cached(letter, self.seq(hd))
+        } else {
+            self.act(letter, self.seq(hd))
+        };
+        let conv = self.step(Draft {
+            title: format!("{letter} convolution"),
+            op: Op::Conv { kernel: taps },
+            category: Category::Attention,
+            inputs: vec![wt, window],
+            output: out,
+            operation: format!(
+                "Mix each of the head's {hd} {letter} channels over its last {taps} positions, on its own, and add the result to {letter}"
+            ),
+            equation: format!(
+                "{letter}ₜ = {letter}ₜ + Σⱼ {w}[:, j] ⊙ {letter}ₜ₋₍{}₋ⱼ₎, j < {taps}; the positions before this call come from {state}",
+                taps - 1
+            ),
+        });
+        let kept = self.push(&state, [n(hd), n(taps - 1)], TensorKind::State);
+        let keep = self.step(Draft {
+            title: format!("{letter} convolution window"),
+            op: Op::Route,
+            category: Category::Attention,
+            inputs: vec![input],
+            output: kept,
+            operation: format!("Keep each channel's last {} {letter} inputs for the tokens that follow: the convolution's state", taps - 1),
+            equation: format!("{state} = {letter}[t−{}…t] as projected (zeros before the first token)", taps - 1),
+        });
+        vec![conv, keep]
+    }
+
+    /// Inkling's relative logits for query head `q_idx`: its relative state R from the input,
+    /// then one bias per key from the bank's column of the key's distance.
+    fn rel_logits(
+        &mut self,
+        rl: crate::spec::RelLogits,
+        q_idx: &str,
+        x_in: &str,
+        scaled: bool,
+    ) -> Vec<Node> {
+        let (h, d) = (self.attn.heads, rl.d_rel);
+        let proj = self.linear(Linear {
+            role: Role::RelProj,
+            title: "R projection".into(),
+            w: "Wr",
+            out: "R",
+            input: x_in,
+            rows: d,
+            cols: self.attn_in,
+            stored_rows: h * d,
+            block: Some(rows(0, d, q_idx)),
+            bias: false,
+            component: Component::Attention,
+            category: Category::Attention,
+            cached: false,
+            operation: format!(
+                "Project the normalized input to this head's {d} relative features: how it weighs each distance profile"
+            ),
+        });
+        let p = self.param(
+            Role::RelBank,
+            false,
+            vec![d, rl.extent],
+            Component::Attention,
+            true,
+        );
+        let bank = self.weight(p, "P", [n(d), n(rl.extent)], None);
+        let b = self.act("B", [Dim::Seq, Dim::Seq]);
+        let tau = if scaled {
+            ", then times the query's scale τ"
+        } else {
+            ""
+        };
+        let step = self.step(Draft {
+            title: "Relative logits".into(),
+            op: Op::MatMul,
+            category: Category::Attention,
+            inputs: vec![bank],
+            output: b,
+            operation: format!(
+                "Mix the {} learned distance profiles by each query's relative features: a bias for every key up to {} positions back",
+                d, rl.extent
+            ),
+            equation: format!(
+                "B[i, j] = R[i] · P[:, i − j] for 0 ≤ i − j < {}, 0 beyond{tau}",
+                rl.extent
+            ),
+        });
+        vec![proj, step]
+    }
+
     fn scores_equation(&self, k: &str, q: &str) -> String {
         let a = &self.attn;
         let mut eq = format!("S = {k} · {q} / √{}", fmt_f(a.scale_dim));
@@ -558,6 +694,9 @@ impl Builder<'_> {
         }
         if let Position::Buckets(_) = self.spec.position {
             eq += " + Bₚ[h], the position bias of each key's distance from the query";
+        }
+        if a.rel_logits.is_some() {
+            eq += " + B, the head's relative logits";
         }
         if let Some(c) = a.softcap {
             eq += &format!(", then S = {c}·tanh(S/{c})");
@@ -1128,9 +1267,13 @@ impl Builder<'_> {
             "K",
             kv_idx.as_deref(),
             x_in,
-            !rope && !qk_norm && !unit,
+            !rope && !qk_norm && !unit && a.kv_conv.is_none(),
         ));
         let mut k = "K";
+        if let Some(taps) = a.kv_conv {
+            let cached = !rope && !qk_norm && !unit;
+            kv_nodes.extend(self.head_conv(Role::KConv, "K", kv_idx.as_deref(), taps, cached));
+        }
         // Keys that are the values too (Gemma 4): V is K as projected, before K's norm and RoPE.
         let raw_k = self.tensors.len() - 1;
         if unit {
@@ -1177,7 +1320,23 @@ impl Builder<'_> {
                 equation: "V = K (before K's norm and RoPE)".into(),
             }));
         } else {
-            kv_nodes.push(self.head_projection(Role::V, "V", kv_idx.as_deref(), x_in, !a.v_norm));
+            let conv = a.kv_conv.is_some();
+            kv_nodes.push(self.head_projection(
+                Role::V,
+                "V",
+                kv_idx.as_deref(),
+                x_in,
+                !a.v_norm && !conv,
+            ));
+            if let Some(taps) = a.kv_conv {
+                kv_nodes.extend(self.head_conv(
+                    Role::VConv,
+                    "V",
+                    kv_idx.as_deref(),
+                    taps,
+                    !a.v_norm,
+                ));
+            }
         }
         if a.v_norm {
             let vn = self.cached("Vₙ", self.seq(a.v_head_dim));
@@ -1272,6 +1431,11 @@ impl Builder<'_> {
             q_nodes.push(self.query_gain(q, "Qₛ", &q_idx, g));
             q = "Qₛ";
         }
+        let mut bias = Vec::new();
+        if let Some(rl) = a.rel_logits {
+            q_nodes.extend(self.rel_logits(rl, &q_idx, x_in, a.query_scale.is_some()));
+            bias.push(self.tensors.len() - 1);
+        }
         let kt = format!("{k}ᵀ");
         let krt = self.act(&kt, [Dim::Seq, n(hd)]);
         let s = self.act("S", [Dim::Seq, Dim::Seq]);
@@ -1279,7 +1443,7 @@ impl Builder<'_> {
             title: "Attention scores".into(),
             op: Op::Scores { dim: hd },
             category: Category::Attention,
-            inputs: vec![krt],
+            inputs: std::iter::once(krt).chain(bias).collect(),
             output: s,
             operation: "Score every query position against every key position".into(),
             equation: self.scores_equation(&kt, q),

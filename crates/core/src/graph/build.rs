@@ -243,6 +243,17 @@ impl<'s> Builder<'s> {
                 };
                 (n, n, false)
             }
+            // Inkling's shared experts, stacked [S, I, H], each weighted by the router.
+            _ if matches!(role, Role::SharedGate | Role::SharedUp | Role::SharedDown)
+                && self
+                    .spec
+                    .moe
+                    .as_ref()
+                    .is_some_and(|m| m.scoring == crate::spec::Scoring::SigmoidSink) =>
+            {
+                let s = self.spec.moe.as_ref().map_or(1, |m| m.shared_experts);
+                (s, s, false)
+            }
             // Gemma 3n's projections into and out of the streams after the first: one each.
             _ if matches!(role, Role::AltUpProj | Role::AltUpUnembed) => {
                 let extra = self.spec.altup.map_or(1, |a| a.streams - 1);
@@ -1112,6 +1123,10 @@ impl<'s> Builder<'s> {
                 ),
             }));
         }
+        // Inkling: the sublayer's output through a residual convolution over time.
+        if let Some(taps) = spec.out_conv {
+            children.extend(self.out_conv(Role::AttnOutConv, "Attention", "Y", taps));
+        }
         // Post-norms in the layers placed so (not a hybrid's pre-normed recurrent layers).
         let post_layers = LayerSet::from_fn(spec.layers, |b| spec.place_at(b as usize).after());
         let y = if !place.after() {
@@ -1372,6 +1387,9 @@ impl<'s> Builder<'s> {
         } else {
             (r, stream)
         };
+        if let Some(taps) = spec.out_conv {
+            children.extend(self.out_conv(Role::FfnOutConv, "MLP", "M", taps));
+        }
         children.push(self.ffn_residual(r, stream));
         if place.on_stream() {
             let title = format!("MLP {}", self.norm_name());
@@ -1437,7 +1455,11 @@ impl<'s> Builder<'s> {
             return Vec::new();
         }
         if variants.len() == 1 && !recurrent {
-            return self.attention_any(attn_in);
+            // One attention for every attending layer, whichever of the Spec's it is.
+            self.attn = variants[0].0.clone();
+            let nodes = self.attention_any(attn_in);
+            self.attn = spec.attn.clone();
+            return nodes;
         }
         let mut nodes_out = Vec::new();
         let span_of = |set: &LayerSet| -> Option<std::mem::Discriminant<AttnSpan>> {
@@ -1512,6 +1534,52 @@ impl<'s> Builder<'s> {
             }
         }
         vec![step]
+    }
+
+    /// A residual causal depthwise convolution over a sublayer's output `name`, in place
+    /// (Inkling's `attn_sconv`, `mlp_sconv`).
+    fn out_conv(&mut self, role: Role, which: &str, name: &str, taps: u64) -> Vec<Node> {
+        let d = self.spec.hidden;
+        let component = if role == Role::FfnOutConv {
+            Component::Ffn
+        } else {
+            Component::Attention
+        };
+        let p = self.param(role, false, vec![d, 1, taps], component, true);
+        let w = self.weight(p, "Wc", [n(d), n(taps)], None);
+        let state = if role == Role::FfnOutConv {
+            "S_m"
+        } else {
+            "S_y"
+        };
+        let window = self.push(state, [n(d), n(taps - 1)], TensorKind::State);
+        let input = self.latest(name);
+        let out = self.act(name, self.seq(d));
+        let conv = self.step(Draft {
+            title: format!("{which} output convolution"),
+            op: Op::Conv { kernel: taps },
+            category: Category::Norm,
+            inputs: vec![w, window],
+            output: out,
+            operation: format!(
+                "Mix each of the {d} output channels over its last {taps} positions, on its own, and add the result to the output"
+            ),
+            equation: format!(
+                "{name}ₜ = {name}ₜ + Σⱼ Wc[:, j] ⊙ {name}ₜ₋₍{}₋ⱼ₎, j < {taps}; the positions before this call come from {state}",
+                taps - 1
+            ),
+        });
+        let kept = self.push(state, [n(d), n(taps - 1)], TensorKind::State);
+        let keep = self.step(Draft {
+            title: format!("{which} output convolution window"),
+            op: Op::Route,
+            category: Category::Norm,
+            inputs: vec![input],
+            output: kept,
+            operation: format!("Keep each channel's last {} inputs for the tokens that follow: the convolution's state", taps - 1),
+            equation: format!("{state} = {name}[t−{}…t] (zeros before the first token)", taps - 1),
+        });
+        vec![conv, keep]
     }
 
     /// The block's closing step, outside the FFN's frame as the attention residual is outside

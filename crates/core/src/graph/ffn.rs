@@ -295,6 +295,21 @@ impl Builder<'_> {
                 }
             }
         }
+        // Inkling: the output times a learned scalar.
+        if self.spec.mlp.scalar {
+            let p = self.param(Role::MlpScalar, false, vec![1], Component::Ffn, true);
+            let s = self.weight(p, "gₘ", [n(1), n(1)], None);
+            let m = self.act("M", self.seq(self.spec.hidden));
+            children.push(self.step(Draft {
+                title: "MLP scale".into(),
+                op: Op::Scale,
+                category: Category::Ffn,
+                inputs: vec![s],
+                output: m,
+                operation: "Multiply the MLP's output by a learned scalar".into(),
+                equation: "M = gₘ · M".into(),
+            }));
+        }
         children.extend(self.ffn_close("M"));
         self.scope(ScopeKind::Mlp, "MLP", "MLP end", 1, children)
     }
@@ -482,7 +497,10 @@ impl Builder<'_> {
         // The router scores the zero-computation experts after the routed ones, and ZAYA's a
         // class that computes nothing.
         let skip = u64::from(moe.router_mlp.is_some());
-        let (z, scored) = (moe.zero_experts, moe.experts + moe.zero_experts + skip);
+        // Inkling's router scores the shared experts too, in its last rows.
+        let sink = moe.scoring == Scoring::SigmoidSink;
+        let s = if sink { moe.shared_experts } else { 0 };
+        let (z, scored) = (moe.zero_experts, moe.experts + moe.zero_experts + skip + s);
         let mut children = Vec::new();
         // Gemma 4's router reads its input normed without a weight, scaled by a vector of its own.
         let router_in = if moe.router_norm {
@@ -527,6 +545,8 @@ impl Builder<'_> {
                 format!(
                     "Score each token against all {e} experts and the {z} zero-computation ones"
                 )
+            } else if sink {
+                format!("Score each token against all {e} experts and the {s} shared ones")
             } else {
                 format!("Score each token against all {e} experts")
             },
@@ -547,9 +567,13 @@ impl Builder<'_> {
             ""
         };
         if moe.correction_bias {
-            let shape = spec.layout.correction_shape(scored);
+            let shape = spec.layout.correction_shape(scored - s);
             let p = self.param(Role::CorrectionBias, false, shape, Component::Ffn, true);
             inputs.push(self.weight(p, "bᵣ", [n(scored), n(1)], None));
+        }
+        if sink {
+            let p = self.param(Role::RouterScalar, false, vec![1], Component::Ffn, true);
+            inputs.push(self.weight(p, "gᵣ", [n(1), n(1)], None));
         }
         let renorm = if moe.norm_topk_prob {
             ", renormalized to sum to 1"
@@ -595,6 +619,9 @@ impl Builder<'_> {
             Scoring::TopkSigmoid => {
                 format!("Gᵣ = σ(Lᵣ) on the top-{k} of Lᵣ, zeros elsewhere; each chosen expert reads Gᵣ[e] · {input}")
             }
+            Scoring::SigmoidSink => format!(
+                "chosen = top-{k}(σ(Lᵣ[:{e}]) + bᵣ); Gᵣ = σ(Lᵣ) over the chosen and the {s} shared experts (rows {e}…), normalized to sum to 1{scaled}, × gᵣ; zeros elsewhere"
+            ),
             Scoring::Sigmoid => {
                 let choose = if moe.correction_bias {
                     "σ(Lᵣ) + bᵣ"
@@ -655,7 +682,9 @@ impl Builder<'_> {
         if moe.shared_experts > 0 {
             let shared = self.ffn_steps(Kind::Shared, moe.shared_intermediate, input, "ₛ", "Mₛ");
             combine_inputs.push(self.tensors.len() - 1);
-            let title = if moe.shared_experts > 1 {
+            let title = if sink {
+                "Shared expert s".into()
+            } else if moe.shared_experts > 1 {
                 format!("Shared experts ({}, fused)", moe.shared_experts)
             } else {
                 "Shared expert".into()
@@ -684,13 +713,18 @@ impl Builder<'_> {
                 ScopeKind::Mlp,
                 &title,
                 "Shared end",
-                1,
+                if sink { moe.shared_experts } else { 1 },
                 shared,
             )));
-            sum += if moe.shared_gate {
-                " + σ(gₛ) · Mₛ"
+            sum += &if moe.shared_gate {
+                " + σ(gₛ) · Mₛ".to_string()
+            } else if sink {
+                format!(
+                    " + Σₛ Gᵣ[{e} + s] · Mₛ over the {} shared experts",
+                    moe.shared_experts
+                )
             } else {
-                " + Mₛ"
+                " + Mₛ".to_string()
             };
             if moe.shared_average {
                 sum = format!("({sum}) / 2");

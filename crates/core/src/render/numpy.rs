@@ -146,6 +146,14 @@ fn name_table(g: &Graph) -> String {
         ("hc_head_scale", HcHeadScale),
         ("q_norm", QNorm),
         ("k_norm", KNorm),
+        ("rel_proj", RelProj),
+        ("rel_bank", RelBank),
+        ("k_conv", KConv),
+        ("v_conv", VConv),
+        ("attn_out_conv", AttnOutConv),
+        ("ffn_out_conv", FfnOutConv),
+        ("mlp_scalar", MlpScalar),
+        ("router_scalar", RouterScalar),
         ("sinks", Sinks),
         ("attn_gate_bias", AttnGateBias),
         ("post_attn_norm", PostAttnNorm),
@@ -332,6 +340,21 @@ const GATED_NORM_ROLES: &[(&str, Role)] = &[
     ("ffn_norm_gate_up", Role::FfnNormUp),
 ];
 
+/// A query scale as the template reads it (`ScaleForm`).
+fn query_scale_json(q: Option<crate::spec::QueryScale>) -> serde_json::Value {
+    match q {
+        Some(q) => {
+            let form = match q.form {
+                ScaleForm::Stepped => "stepped",
+                ScaleForm::Power => "power",
+                ScaleForm::Floored => "floored",
+            };
+            json!({"form": form, "beta": q.beta, "length": q.length, "shift": q.shift, "nope_only": q.nope_only})
+        }
+        None => json!(null),
+    }
+}
+
 /// The model as one runnable Python file; `script` is its file name, for its usage line.
 pub fn module(g: &Graph, script: &str) -> String {
     let spec = &g.spec;
@@ -340,7 +363,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     let moe = spec.moe.as_ref().map(|m| {
         json!({
             "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "shared_average": m.shared_average, "post_norm": m.post_norm, "eps": match m.scoring { Scoring::SparseMixer { eps } => eps, _ => 0.0 }, "scoring": match m.scoring {
-                Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer" },
+                Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer", Scoring::SigmoidSink => "sigmoid_sink" },
             "norm_topk_prob": m.norm_topk_prob, "renorm_eps": m.renorm_eps, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
             "swiglu_limit": m.swiglu_limit, "stacked": matches!(m.storage, ExpertStorage::Stacked { .. }), "interleaved": matches!(m.storage, ExpertStorage::Stacked { interleaved: true, .. }), "out_in": matches!(m.storage, ExpertStorage::Stacked { out_in: true, .. }), "out_bias": m.out_bias, "router_softcap": m.router_softcap, "flat": m.storage == ExpertStorage::Flat,
@@ -492,6 +515,14 @@ pub fn module(g: &Graph, script: &str) -> String {
     };
     config["block_index"] = block_index(a);
     config["v_scale"] = json!(a.v_scale);
+    let rel = |a: &Attention| match a.rel_logits {
+        Some(r) => json!({"d_rel": r.d_rel, "extent": r.extent}),
+        None => json!(null),
+    };
+    config["rel_logits"] = rel(a);
+    config["kv_conv"] = json!(a.kv_conv.is_some());
+    config["out_conv"] = json!(spec.out_conv.is_some());
+    config["mlp_scalar"] = json!(spec.mlp.scalar);
     // What differs in the sliding layers' attention, where it differs.
     // The layers whose attention is their own, and what differs in it.
     config["layer_attn"] = json!(spec
@@ -511,6 +542,11 @@ pub fn module(g: &Graph, script: &str) -> String {
                 entry["mla"] = mla_config(o);
             }
             entry["block_index"] = block_index(o);
+            if spec.attn.rel_logits.is_some() {
+                // Inkling's sliding layers: their own reach, and no query scale.
+                entry["rel_logits"] = rel(o);
+                entry["query_scale"] = query_scale_json(o.query_scale);
+            }
         }
     }
     // Gemma 4's values normed and taken from the keys, and its layers that share keys and values.
@@ -606,16 +642,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     if let Qkv::Parts(n) = a.qkv {
         config["qkv_parts"] = json!(n);
     }
-    config["query_scale"] = match a.query_scale {
-        Some(q) => {
-            let form = match q.form {
-                ScaleForm::Stepped => "stepped",
-                ScaleForm::Power => "power",
-            };
-            json!({"form": form, "beta": q.beta, "length": q.length, "shift": q.shift, "nope_only": q.nope_only})
-        }
-        None => json!(null),
-    };
+    config["query_scale"] = query_scale_json(a.query_scale);
     config["sinusoidal"] = match spec.position {
         Position::Sinusoidal(crate::spec::Sinusoids::Fairseq) => json!("fairseq"),
         Position::Sinusoidal(crate::spec::Sinusoids::Ctrl) => json!("ctrl"),
@@ -692,6 +719,8 @@ const QUERY_SCALE: &str = r#"    Q = C["query_scale"]
         pos = np.arange(T, dtype=np.float64)  # the queries' positions
         if Q["form"] == "power":
             f = np.exp(Q["beta"] * np.log1p((pos + Q["shift"]) / Q["length"]))  # (1 + (p + shift) / length) ** beta
+        elif Q["form"] == "floored":
+            f = 1 + Q["beta"] * np.log(np.maximum((pos + Q["shift"]) / Q["length"], 1))  # 1 until p + shift reaches length, then logarithmic
         else:
             f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
         q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
@@ -716,6 +745,51 @@ fn prune(spec: &Spec, body: &str) -> String {
     let mut lines: Vec<(&str, &str)> = Vec::new();
     // Edits whose new text is made here.
     let mut out_edits: Vec<(&str, String)> = Vec::new();
+    let variants = spec.attn_variants();
+    if variants.iter().all(|(a, _)| a.rel_logits.is_none()) {
+        drop.push("rel_logits");
+        lines.push((
+            "    if C[\"rel_logits\"]:\n        bias = rel_logits(x, W, b, C[\"rel_logits\"], T)  # bias: [H, T, T], each query's own bias for each key's distance\n        if C[\"query_scale\"]:\n            bias = bias * f.astype(np.float32)[None, :, None]  # scaled with the queries\n        s = s + bias\n",
+            "",
+        ));
+    } else if variants.iter().all(|(a, _)| a.query_scale.is_none()) {
+        lines.push((
+            "        if C[\"query_scale\"]:\n            bias = bias * f.astype(np.float32)[None, :, None]  # scaled with the queries\n",
+            "",
+        ));
+    }
+    if variants.iter().all(|(a, _)| a.kv_conv.is_none()) {
+        lines.push((
+            "    if C[\"kv_conv\"]:\n        k, v = residual_conv(k, w(W, \"k_conv\", b)), residual_conv(v, w(W, \"v_conv\", b))  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions\n",
+            "",
+        ));
+    }
+    if spec.out_conv.is_none() {
+        lines.extend([
+            ("        if C[\"out_conv\"]:\n            a = residual_conv(a, w(W, \"attn_out_conv\", b))  # [T, hidden], mixed over its last positions\n", ""),
+            ("        if C[\"out_conv\"]:\n            m = residual_conv(m, w(W, \"ffn_out_conv\", b))  # [T, hidden]\n", ""),
+        ]);
+    }
+    if spec.out_conv.is_none() && variants.iter().all(|(a, _)| a.kv_conv.is_none()) {
+        drop.push("residual_conv");
+    }
+    if !spec.mlp.scalar {
+        lines.push((
+            "    if C[\"mlp_scalar\"]:\n        return linear(h, w(W, \"down\", b), bias(\"down\")) * w(W, \"mlp_scalar\", b)  # [T, hidden], times a learned scalar\n",
+            "",
+        ));
+    }
+    if spec
+        .moe
+        .as_ref()
+        .is_none_or(|m| m.scoring != Scoring::SigmoidSink)
+    {
+        drop.push("moe_sink");
+        lines.push((
+            "    if M[\"scoring\"] == \"sigmoid_sink\":\n        return moe_sink(x, W, b)\n",
+            "",
+        ));
+    }
     if !matches!(spec.position, Position::Buckets(_)) {
         drop.push("position_bias");
     }
@@ -1836,6 +1910,23 @@ def apply_rope(x, cos, sin, interleaved=None):
     return np.concatenate([rot, rest], -1)  # [heads, T, d_head]
 
 
+def residual_conv(u, wc):
+    # u: [T, C], wc: [C, 1, K] -> [T, C]: u plus its causal depthwise convolution over time
+    K = wc.shape[-1]
+    padded = np.concatenate([np.zeros((K - 1, u.shape[1]), np.float32), u])  # K - 1 zero rows before the first token
+    return u + sum(wc[:, 0, j] * padded[j : j + len(u)] for j in range(K))  # [T, C]
+
+
+def rel_logits(x, W, b, R, T):
+    # x: [T, hidden] -> [H, T, T]: each query's relative state mixes a bank of distance profiles
+    r = linear(x, w(W, "rel_proj", b)).reshape(T, -1, R["d_rel"]).transpose(1, 0, 2)  # r: [H, T, d_rel]
+    per_distance = r @ w(W, "rel_bank", b)  # [H, T, extent]: the query's bias at each backward distance
+    distance = np.arange(T)[:, None] - np.arange(T)[None, :]  # i - j: [T, T]
+    index = np.broadcast_to(np.clip(distance, 0, R["extent"] - 1), per_distance.shape[:1] + distance.shape)  # [H, T, T]
+    bias = np.take_along_axis(per_distance, index, -1)  # [H, T, T]
+    return np.where((distance >= 0) & (distance < R["extent"]), bias, 0).astype(np.float32)  # nothing ahead or beyond the extent
+
+
 def attention_mask(span, T):
     # -> [T, T] additive mask: 0 where query i may attend to key j, -inf elsewhere
     i, j = np.arange(T)[:, None], np.arange(T)[None, :]
@@ -2071,6 +2162,8 @@ def attention(x, W, b, span, use_rope):
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
     if C["shared"] and C["shared"]["attn_adapters"]:
         q, k, v = q + adapter(x, W, b, "q"), k + adapter(x, W, b, "k"), v + adapter(x, W, b, "v")  # plus this visit's own adapters
+    if C["kv_conv"]:
+        k, v = residual_conv(k, w(W, "k_conv", b)), residual_conv(v, w(W, "v_conv", b))  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions
     if C["out_gate"] and C["out_gate"]["in_query"]:
         qg = q.reshape(T, H, 2, D)  # each head's queries, then its output gate
         q, gate = qg[:, :, 0].reshape(T, H * D), qg[:, :, 1].reshape(T, H * D)  # [T, H D] each
@@ -2108,6 +2201,8 @@ def attention(x, W, b, span, use_rope):
         pos = np.arange(T, dtype=np.float64)  # the queries' positions
         if Q["form"] == "power":
             f = np.exp(Q["beta"] * np.log1p((pos + Q["shift"]) / Q["length"]))  # (1 + (p + shift) / length) ** beta
+        elif Q["form"] == "floored":
+            f = 1 + Q["beta"] * np.log(np.maximum((pos + Q["shift"]) / Q["length"], 1))  # 1 until p + shift reaches length, then logarithmic
         else:
             f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
         q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
@@ -2125,6 +2220,11 @@ def attention(x, W, b, span, use_rope):
         s = s + np.array(C["alibi"], np.float32)[:, None, None] * distance  # ALiBi: [H, T, T]
     if C["buckets"]:
         s = s + position_bias(T, W)  # s: [H, T, T], + the bias of each key's distance (or segment) from the query
+    if C["rel_logits"]:
+        bias = rel_logits(x, W, b, C["rel_logits"], T)  # bias: [H, T, T], each query's own bias for each key's distance
+        if C["query_scale"]:
+            bias = bias * f.astype(np.float32)[None, :, None]  # scaled with the queries
+        s = s + bias
     if C["softcap"]:
         s = C["softcap"] * np.tanh(s / C["softcap"])  # s: [H, T, T]
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
@@ -2593,6 +2693,8 @@ def mlp(x, W, b):
     h = act(g) * u  # h: [T, F]
     if C["ffn_sub_norm"]:
         h = norm(h, w(W, "ffn_sub_norm", b))  # [T, F], normed before the down projection
+    if C["mlp_scalar"]:
+        return linear(h, w(W, "down", b), bias("down")) * w(W, "mlp_scalar", b)  # [T, hidden], times a learned scalar
     return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
 
 
@@ -2678,6 +2780,8 @@ def moe(x, W, b, rx=None):
     rx = x if rx is None else rx  # what the router reads
     if M["router_norm"]:
         rx = rx / np.sqrt((rx * rx).mean(-1, keepdims=True) + CONFIG["eps"]) * w(W, "router_scale", b) / np.float32(math.sqrt(CONFIG["hidden"]))  # [T, hidden], normed (no weight) and scaled
+    if M["scoring"] == "sigmoid_sink":
+        return moe_sink(x, W, b)
     logits = linear(rx, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
     if M["router_softcap"]:
         logits = M["router_softcap"] * np.tanh(logits / M["router_softcap"])  # logits: [T, E], softcapped
@@ -2733,6 +2837,28 @@ def moe(x, W, b, rx=None):
         out = out + w(W, "moe_block", b, bias=True)  # [T, hidden], the block's own bias
     if M["post_norm"]:
         out = norm(out, w(W, "moe_post_norm", b))  # [T, hidden], the MoE output normed
+    return out  # [T, hidden]
+
+
+def moe_sink(x, W, b):
+    # x: [T, hidden] -> [T, hidden]. Inkling's experts: the router scores the routed experts and, in its last rows,
+    # the shared ones; the chosen and the shared are weighted by their sigmoids normalized together
+    M = CONFIG["moe"]
+    E, K = M["experts"], M["top_k"]
+    probs = 1 / (1 + np.exp(-linear(x, w(W, "router", b))))  # probs: [T, E + shared]
+    choice = probs[:, :E] + w(W, "correction_bias", b)  # [T, E], the bias steers the choice only
+    wgu, wd = w(W, "expert_gate_up", b), w(W, "expert_down", b)  # [E, 2F, hidden], [E, hidden, F]
+    sg, su, sd = w(W, "shared_gate", b), w(W, "shared_up", b), w(W, "shared_down", b)  # [S, F, hidden], [S, F, hidden], [S, hidden, F]
+    out = np.zeros_like(x)  # out: [T, hidden]
+    for t in range(x.shape[0]):
+        idx = np.argsort(-choice[t], kind="stable")[:K]  # the K chosen experts
+        weights = np.concatenate([probs[t, idx], probs[t, E:]])  # the chosen, then the shared
+        weights = weights / weights.sum() * np.float32(M["routed_scaling"]) * w(W, "router_scalar", b)[0]  # normalized, scaled
+        for e, weight in zip(idx, weights[:K]):
+            g, u = np.split(x[t] @ wgu[e].T, 2)  # g, u: [F]
+            out[t] += weight * ((act(g) * u) @ wd[e].T)  # [hidden]
+        for j, weight in enumerate(weights[K:]):
+            out[t] += weight * ((act(x[t] @ sg[j].T) * (x[t] @ su[j].T)) @ sd[j].T)  # shared expert j: [hidden]
     return out  # [T, hidden]
 
 
@@ -2934,6 +3060,8 @@ def forward(ids, W):
         a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else rg_lru(h, W, b) if span[0] == "rglru" else time_mix(h, W, b) if span[0] == "rwkv" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
+        if C["out_conv"]:
+            a = residual_conv(a, w(W, "attn_out_conv", b))  # [T, hidden], mixed over its last positions
         if C["residual_scales"]:
             x = x * w(W, "resid_attn_scale", b)  # [T, hidden], the stream scaled by a learned vector
         if C["depth_scaled"]:
@@ -2958,6 +3086,8 @@ def forward(ids, W):
         m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)
         if after:
             m = norm(m, w(W, "post_ffn_norm", b))
+        if C["out_conv"]:
+            m = residual_conv(m, w(W, "ffn_out_conv", b))  # [T, hidden]
         if C["residual_scales"]:
             x = x * w(W, "resid_ffn_scale", b)  # [T, hidden]
         if C["depth_scaled"]:

@@ -187,6 +187,10 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         let over = if carrying > 0 {
             crate::fmt::count(carrying, "attention layer")
                 + " (their convolutions' last inputs and a delayed value)"
+        } else if spec.out_conv.is_some() {
+            // Inkling's residual convolutions on K, V and both sublayers' outputs.
+            crate::fmt::count(spec.layers as u128, "layer")
+                + " (the last inputs of their convolutions on K, V and each sublayer's output)"
         } else {
             crate::fmt::count(recurrent, "recurrent layer")
         };

@@ -219,6 +219,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.residual_affine {
                 sub[0] = format!("Each add here has four learned vectors of {d}: y = (f(x) + bₒ) ⊙ sₒ + (x + bᵣ) ⊙ sᵣ, the sublayer's output and the stream each shifted and scaled before they are summed.");
             }
+            if let Some(taps) = spec.out_conv {
+                sub.push(format!("Before it is added, each sublayer's output passes through a causal convolution over its last {taps} positions, channel by channel, added to it (Inkling's attn_sconv and mlp_sconv): a short memory of the tokens just before, carried from token to token as {} inputs per channel.", taps - 1));
+            }
             if spec.residual_mult != 1.0 {
                 sub.push(format!("Each sublayer's output is multiplied by {} before it is added, keeping the stream's scale steady across {} layers.", spec.residual_mult, spec.layers));
             }
@@ -617,9 +620,21 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
                 q.length
             ),
             ScaleForm::Power => format!("(1 + (p + {}) / {})^{}", q.shift, q.length, f(q.beta)),
+            ScaleForm::Floored => format!(
+                "1 + {} · ln(max((p + {}) / {}, 1))",
+                f(q.beta),
+                q.shift,
+                q.length
+            ),
         };
         let far = 64 * q.length;
         sub.push(format!("{where_} query at position p is multiplied by {how} ({} at position {far}), so that the scores keep their contrast as the context, and with it the softmax's denominator, grows.", f(q.at(far))));
+    }
+    if let Some(taps) = a.kv_conv {
+        sub.push(format!("Once projected, the keys and the values each pass through a causal convolution over their last {taps} positions, channel by channel, added to them: each key and value carries a little of the tokens just before it. The convolution's last {} inputs are carried from token to token beside the KV cache.", taps - 1));
+    }
+    if let Some(r) = a.rel_logits {
+        sub.push(format!("There is no RoPE: each query projects the input to {} relative features per head, which mix a learned bank of {} bias-by-distance profiles into one bias for each key up to {} positions back (none beyond){}. How far back attention looks is learned per token.", r.d_rel, r.d_rel, r.extent, if a.query_scale.is_some() { ", scaled with the queries" } else { "" }));
     }
     if a.sub_norm {
         sub.push(format!("The {} concatenated head features are normalized (their own weight) before the output projection: BitNet's sub-norm, which keeps the inputs of its low-bit projections in range.", a.heads * a.v_head_dim));
@@ -845,6 +860,7 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         Scoring::TopkSigmoid => {
             "the top-k logits are chosen and their sigmoids scale each chosen expert's input".into()
         }
+        Scoring::SigmoidSink => format!("each routed expert's sigmoid score plus a learned correction bias (used for choosing only) picks the top-k; the router also scores the {} shared experts, and the chosen and the shared experts are weighted by their sigmoids normalized over all of them, times a learned scalar, so the shared experts act as a sink that takes weight from the routed ones", m.shared_experts),
     };
     // ZAYA's router is an MLP of its own, and picks one class among the experts and one more.
     let routing = match m.router_mlp {
@@ -865,6 +881,9 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         ));
         if m.shared_gate {
             sub.push("Its output is scaled by σ(x · wₛ): a learned per-token gate decides how much of it joins the routed experts' sum.".into());
+        }
+        if m.scoring == Scoring::SigmoidSink {
+            sub.push("Each shared expert is an MLP of its own (their weights stacked in one tensor per projection), its output weighted by the router's normalized score for it.".into());
         }
         if m.shared_average {
             sub.push("The routed experts' sum and the shared output are averaged, (R + S) / 2, not added.".into());

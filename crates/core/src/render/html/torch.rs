@@ -131,6 +131,13 @@ pub fn module(spec: &Spec) -> String {
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
     }
+    let variants = spec.attn_variants();
+    if spec.out_conv.is_some() || variants.iter().any(|(a, _)| a.kv_conv.is_some()) {
+        parts.push(RESIDUAL_CONV.to_string());
+    }
+    if variants.iter().any(|(a, _)| a.rel_logits.is_some()) {
+        parts.push(RELATIVE_LOGITS.to_string());
+    }
     if spec.plan.iter().any(|l| l.dense()) {
         parts.push(mlp_classes(spec, &n));
     }
@@ -720,6 +727,34 @@ fn linear(spec: &Spec, inp: &str, out: &str, bias: bool) -> String {
     }
 }
 
+/// Inkling's residual short convolution.
+const RESIDUAL_CONV: &str = r#"class ResidualConv(nn.Module):
+    """x plus its causal depthwise convolution: each channel mixed over its last `taps` positions."""
+
+    def __init__(self, channels, taps):
+        super().__init__()
+        self.conv1d = nn.Conv1d(channels, channels, taps, groups=channels, padding=taps - 1, bias=False)
+
+    def forward(self, x):  # [B, T, channels]
+        T = x.shape[1]
+        return x + self.conv1d(x.transpose(1, 2))[..., :T].transpose(1, 2)"#;
+
+/// Inkling's relative logits.
+const RELATIVE_LOGITS: &str = r#"class RelativeLogits(nn.Module):
+    """A bank of bias-by-distance profiles; each query's relative state mixes them into its bias."""
+
+    def __init__(self, d_rel, extent):
+        super().__init__()
+        self.extent = extent
+        self.proj = nn.Parameter(torch.empty(d_rel, extent))
+
+    def forward(self, r, T):  # r: [B, heads, T, d_rel] -> [B, heads, T, T]
+        per_distance = r @ self.proj  # [B, heads, T, extent]: the bias at each backward distance
+        distance = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).to(r.device)  # i - j
+        index = distance.clamp(0, self.extent - 1).expand(*per_distance.shape[:2], T, T)
+        bias = per_distance.gather(-1, index)
+        return bias.masked_fill((distance < 0) | (distance >= self.extent), 0.0)  # nothing ahead or beyond"#;
+
 const CONV1D: &str = r#"class Conv1D(nn.Module):
     """GPT-2's linear layer: the weight stored [in, out], with a bias."""
 
@@ -749,6 +784,9 @@ fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> String {
     }
     if let Position::Buckets(_) = spec.position {
         s += &format!("        scores = scores + rope  # [B, {heads}, T, T]: here `rope` is the model's position bias, the same for every layer\n");
+    }
+    if a.rel_logits.is_some() {
+        s += &format!("        scores = scores + rel  # [B, {heads}, T, T]: each query's bias for each key's distance\n");
     }
     if let Some(c) = a.softcap {
         s += &format!("        scores = {c} * torch.tanh(scores / {c})  # softcap\n");
@@ -1052,6 +1090,19 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         "        self.{o} = {}\n",
         linear(spec, &format!("{h} * {vhd}"), &d.to_string(), a.o_bias)
     );
+    // Inkling: K and V each through a residual convolution over time, once projected.
+    if let Some(taps) = a.kv_conv {
+        let module = |role| {
+            n.inside(role)
+                .split('.')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        let (kc, vc) = (module(Role::KConv), module(Role::VConv));
+        init += &format!("        self.{kc} = ResidualConv({kv} * {hd}, {taps})\n        self.{vc} = ResidualConv({kv} * {vhd}, {taps})\n");
+        fwd += &format!("        k, v = self.{kc}(k), self.{vc}(v)  # each channel mixed over its last {taps} positions\n");
+    }
     let (qn, kn) = (n.inside(Role::QNorm), n.inside(Role::KNorm));
     match a.qk_norm {
         QkNorm::PerHead | QkNorm::PerHeadPostRope if shares => {
@@ -1133,6 +1184,21 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
     if a.qk_norm == QkNorm::PerHeadPostRope {
         fwd += &format!("        q, k = self.{qn}(q), self.{kn}(k)  # normed after RoPE\n");
     }
+    // Inkling: each query's relative state mixes the bank's distance profiles into its bias.
+    if let Some(rl) = a.rel_logits {
+        let (rp, bank) = (n.inside(Role::RelProj), n.inside(Role::RelBank));
+        let bank = bank.split('.').next().unwrap_or_default().to_string();
+        init += &format!(
+            "        self.{rp} = {}\n        self.{bank} = RelativeLogits({}, {})\n",
+            linear(spec, &d.to_string(), &format!("{h} * {}", rl.d_rel), false),
+            rl.d_rel,
+            rl.extent
+        );
+        fwd += &format!(
+            "        rel = self.{bank}(self.{rp}(x).view(B, T, {h}, {}).transpose(1, 2), T)  # [B, {h}, T, T]\n",
+            rl.d_rel
+        );
+    }
     if let Some(qs) = a.query_scale {
         let when = if qs.nope_only {
             "        if not self.use_rope:  # queries grow with position in the layers without RoPE\n    "
@@ -1146,8 +1212,14 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         let factor = match qs.form {
             ScaleForm::Stepped => format!("(1 + {} * torch.log1p(torch.floor({pos})))", qs.beta),
             ScaleForm::Power => format!("torch.exp({} * torch.log1p({pos}))", qs.beta),
+            ScaleForm::Floored => format!("(1 + {} * torch.log(({pos}).clamp(min=1.0)))", qs.beta),
         };
         fwd += &format!("{when}        q = q * {factor}[None, None, :, None].to(q.dtype)\n");
+        if a.rel_logits.is_some() {
+            fwd += &format!(
+                "        rel = rel * {factor}[None, None, :, None]  # scaled with the queries\n"
+            );
+        }
     }
     if let Some(g) = spec.ngpt {
         let sq = n.inside(Role::NgptQueryScale);
@@ -2076,9 +2148,17 @@ ${holders}        self.${gate} = ${gate_l}
                     "{} * self.{up}(x){um}",
                     act_expr(act, &format!("self.{gate}(x){gm}"))
                 ));
-                format!("self.{down}({h}){dm}")
+                if spec.mlp.scalar && which == Ffn::Dense {
+                    format!("self.{down}({h}) * self.{}", n.attr(Role::MlpScalar))
+                } else {
+                    format!("self.{down}({h}){dm}")
+                }
             }),
             ("sub_init", match spec.ngpt.filter(|_| which == Ffn::Dense) {
+                _ if spec.mlp.scalar && which == Ffn::Dense => format!(
+                    "{sub_init}\n        self.{} = nn.Parameter(torch.ones(1))  # a learned scalar on the output",
+                    n.attr(Role::MlpScalar)
+                ),
                 Some(_) => format!(
                     "{sub_init}\n        self.{} = nn.Parameter(torch.ones({f}))  # learned scales on the gate and up\n        self.{} = nn.Parameter(torch.ones({f}))",
                     n.attr(Role::NgptGateUvScale),
@@ -2230,6 +2310,10 @@ fn moe_classes(spec: &Spec, n: &Names) -> String {
         }
         (ExpertStorage::PerExpert, None) => out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert)),
     }
+    if m.scoring == Scoring::SigmoidSink {
+        out.push(sink_moe(spec));
+        return out.join("\n\n\n");
+    }
     if m.shared_experts > 0 {
         out.push(mlp(spec, n, "SharedMLP", Ffn::Shared));
     }
@@ -2245,6 +2329,82 @@ fn moe_classes(spec: &Spec, n: &Names) -> String {
     out.push(router(spec, n));
     out.push(moe(spec, n));
     out.join("\n\n\n")
+}
+
+/// Inkling's router, shared experts and MoE block: the router scores the routed and the shared
+/// experts, the chosen and the shared are weighted by their sigmoids normalized together.
+fn sink_moe(spec: &Spec) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    let (d, e, k, s, f) = (
+        spec.hidden,
+        m.experts,
+        m.top_k,
+        m.shared_experts,
+        m.shared_intermediate,
+    );
+    fill(
+        r#"class Router(nn.Module):
+    """Scores each token against the ${e} routed experts and the ${s} shared ones; the correction bias only steers the choice."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.empty(${e} + ${s}, ${d}))
+        self.global_scale = nn.Parameter(torch.ones(1))  # a learned scalar on every weight
+        self.register_buffer("e_score_correction_bias", torch.zeros(${e}))
+
+
+class SharedExperts(nn.Module):
+    """${s} shared experts, each a gated MLP of width ${f}, their projections stacked."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate_proj = nn.Parameter(torch.empty(${s}, ${f}, ${d}))
+        self.up_proj = nn.Parameter(torch.empty(${s}, ${f}, ${d}))
+        self.down_proj = nn.Parameter(torch.empty(${s}, ${d}, ${f}))
+
+    def forward(self, x, weights):  # x: [tokens, ${d}], weights: [tokens, ${s}]
+        out = torch.zeros_like(x)
+        for j in range(${s}):
+            h = ${act} * (x @ self.up_proj[j].T)
+            out = out + weights[:, j, None].to(x.dtype) * (h @ self.down_proj[j].T)
+        return out
+
+
+class MoE(nn.Module):
+    """${e} routed experts, ${k} active per token, plus ${s} shared, all weighted by one router."""
+
+    def __init__(self):
+        super().__init__()
+        self.gate = Router()
+        self.experts = Experts()
+        self.shared_experts = SharedExperts()
+
+    def forward(self, x):  # [B, T, ${d}]
+        shape = x.shape
+        x = x.reshape(-1, ${d})  # one row per token
+        probs = F.linear(x.float(), self.gate.weight.float()).sigmoid()  # [tokens, ${e} + ${s}]
+        idx = (probs[:, :${e}] + self.gate.e_score_correction_bias).topk(${k}, dim=-1).indices
+        weights = torch.cat([probs[:, :${e}].gather(1, idx), probs[:, ${e}:]], 1)  # the chosen, then the shared
+        weights = weights / weights.sum(-1, keepdim=True) * ${scale} * self.gate.global_scale
+        out = torch.zeros_like(x)
+        for slot in range(${k}):
+            for e in range(${e}):
+                rows = idx[:, slot] == e
+                if not rows.any():
+                    continue
+                out[rows] += weights[rows, slot, None].to(x.dtype) * self.experts(x[rows], e)
+        out = out + self.shared_experts(x, weights[:, ${k}:])
+        return out.reshape(shape)"#,
+        &[
+            ("e", e.to_string()),
+            ("k", k.to_string()),
+            ("s", s.to_string()),
+            ("f", f.to_string()),
+            ("d", d.to_string()),
+            ("scale", fmt_f(m.routed_scaling)),
+            ("act", act_expr(spec.mlp.act, "(x @ self.gate_proj[j].T)")),
+        ],
+    )
 }
 
 /// The gate and up projections transformers builds for each zero-computation expert
@@ -2563,6 +2723,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
         Scoring::TopkSigmoid => format!(
             "        top, idx = logits.topk({k}, dim=-1)\n        weights = top.float().sigmoid()  # scales each chosen expert's input\n"
         ),
+        Scoring::SigmoidSink => unreachable!("written by sink_moe"),
     };
     let scale = if m.routed_scaling != 1.0 {
         format!("        weights = weights * {}\n", m.routed_scaling)
@@ -2895,6 +3056,13 @@ fn layer(spec: &Spec, n: &Names) -> String {
         let p = norm_attr(Role::PostFfnNorm);
         init += &format!("        self.{p} = Norm({d})  # on the FFN's output\n");
         f_out = format!("self.{p}({f_out})");
+    }
+    // Inkling: each sublayer's output through a residual convolution over time.
+    if let Some(taps) = spec.out_conv {
+        let (ac, fc) = (n.sublayer(Role::AttnOutConv), n.sublayer(Role::FfnOutConv));
+        init += &format!("        self.{ac} = ResidualConv({d}, {taps})  # on the attention's output\n        self.{fc} = ResidualConv({d}, {taps})  # on the FFN's output\n");
+        a_out = format!("self.{ac}({a_out})");
+        f_out = format!("self.{fc}({f_out})");
     }
     if spec.residual_mult != 1.0 {
         // Each sublayer's output is scaled before it joins the stream.

@@ -1,0 +1,198 @@
+//! Inkling (Thinking Machines): a pre-norm decoder without RoPE. Positions reach attention
+//! through relative logits each query mixes from a learned bank of distance profiles, and
+//! through residual short convolutions on K, V and each sublayer's output. Full-attention
+//! layers alternate with sliding-window ones of their own head counts; the FFN is a dense MLP
+//! or experts routed by sigmoid scores with the shared experts scored beside them.
+
+use super::{layer_count, plain_attention, top_k};
+use crate::config::Config;
+use crate::error::Result;
+use crate::layers::LayerSet;
+use crate::spec::{
+    AttnSpan, ExpertStorage, LayerPlan, Layout, Mlp, Norm, NormKind, NormPlace, Position, QkNorm,
+    QueryScale, RelLogits, ScaleForm, Scoring, Spec,
+};
+
+pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("hidden_size", Some(6144))?;
+    s.vocab = cfg.size("vocab_size", Some(201024))?;
+    s.context = cfg.size("max_position_embeddings", Some(131072))?;
+    // The head scores every row it stores; a checkpoint whose head has fewer real rows drops
+    // the logits past them, which anatomy does not draw yet.
+    if let Some(u) = cfg.opt_size("unpadded_vocab_size")? {
+        if u < s.vocab {
+            return Err(cfg.err(
+                "unpadded_vocab_size",
+                format!("is {u}, fewer than vocab_size ({}): anatomy does not yet drop the logits past it; give null or vocab_size", s.vocab),
+            ));
+        }
+    }
+    // `layer_types` decides the count where given; else `local_layer_ids` or every sixth
+    // layer full.
+    let listed = cfg.list_any(
+        "layer_types",
+        |v| match v.as_str()? {
+            "hybrid" => Some(false),
+            "hybrid_sliding" => Some(true),
+            _ => None,
+        },
+        "\"hybrid\" or \"hybrid_sliding\"",
+    )?;
+    // Read whether or not `layer_types` decides: the class derives the kinds from it only then.
+    let local = cfg.list_any("local_layer_ids", |v| v.as_u64(), "a layer index")?;
+    let sliding: Vec<bool> = match listed {
+        Some(kinds) => super::layers_listed(cfg, kinds, "layer_types", "layer_types", family)?,
+        None => {
+            let n = layer_count(cfg, &["num_hidden_layers"], Some(66))?;
+            match local {
+                Some(ids) => (0..n).map(|i| ids.contains(&i)).collect(),
+                None => (0..n).map(|i| (i + 1) % 6 != 0).collect(),
+            }
+        }
+    };
+    s.layers = sliding.len() as u64;
+    s.norm = Norm {
+        kind: NormKind::Rms,
+        eps: cfg.float("rms_norm_eps", 1e-6)?,
+        unit_offset: false,
+        place: NormPlace::Pre,
+    };
+    s.embedding.norm = true;
+    s.position = Position::None;
+    let conv = cfg.size("conv_kernel_size", Some(4))?;
+    let d_rel = cfg.size("d_rel", Some(16))?;
+    let window = cfg.size("sliding_window_size", Some(512))?;
+    // Queries RMS-normed per head, hence scores scaled by 1/head_dim rather than 1/√head_dim.
+    let attention = |heads: u64, kv: u64, head_dim: u64, extent: u64| {
+        let mut a = plain_attention(heads, kv, head_dim);
+        a.qk_norm = QkNorm::PerHead;
+        a.scale_dim = (head_dim * head_dim) as f64;
+        a.rel_logits = Some(RelLogits { d_rel, extent });
+        a.kv_conv = Some(conv);
+        a
+    };
+    let (heads, kv) = head_counts(cfg, "num_attention_heads", "num_key_value_heads", 64, 8)?;
+    let mut full = attention(
+        heads,
+        kv,
+        cfg.size("head_dim", Some(128))?,
+        cfg.size("rel_extent", Some(1024))?,
+    );
+    let alpha = cfg.float("log_scaling_alpha", 0.1)?;
+    if let Some(floor) = cfg.opt_size("log_scaling_n_floor")? {
+        full.query_scale = Some(QueryScale {
+            form: ScaleForm::Floored,
+            beta: alpha,
+            length: floor,
+            shift: 1,
+            nope_only: false,
+        });
+    }
+    let (swa_heads, swa_kv) = head_counts(
+        cfg,
+        "swa_num_attention_heads",
+        "swa_num_key_value_heads",
+        64,
+        16,
+    )?;
+    let swa = attention(
+        swa_heads,
+        swa_kv,
+        cfg.size("swa_head_dim", Some(128))?,
+        window,
+    );
+    // The sliding layers' attention is a variant of the full layers'; or every layer's.
+    let local = LayerSet::from_fn(s.layers, |b| sliding[b as usize]);
+    if local.len() == s.layers {
+        s.attn = swa;
+    } else {
+        s.attn = full;
+        if !local.is_empty() {
+            s.layer_attn = vec![(local, swa)];
+        }
+    }
+    // Checkpoints with `dense_intermediate_size` give the experts' width as `intermediate_size`.
+    let (dense_width, expert_width) = match cfg.opt_size("dense_intermediate_size")? {
+        Some(dense) => (dense, cfg.size("intermediate_size", Some(24576))?),
+        None => (
+            cfg.size("intermediate_size", Some(24576))?,
+            cfg.size("moe_intermediate_size", Some(3072))?,
+        ),
+    };
+    let act = super::act(cfg, "hidden_act", "silu")?;
+    s.mlp = Mlp {
+        scalar: true,
+        ..Mlp::gated(dense_width, act)
+    };
+    let first_dense = cfg.count("dense_mlp_idx", 0)?;
+    let sparse = super::mlp_layer_types(cfg, s.layers, first_dense)?;
+    if sparse.iter().any(|&m| m) {
+        let experts = super::experts(cfg, "n_routed_experts", Some(256))?;
+        let shared = cfg.size("n_shared_experts", Some(2))?;
+        // The router's last rows score the shared experts: with none, nothing would be routed.
+        if shared == 0 {
+            return Err(cfg.err(
+                "n_shared_experts",
+                "is 0; Inkling's router scores its shared experts in its last rows, so give at least 1",
+            ));
+        }
+        let mut m = super::plain_moe(experts, top_k(cfg, experts, Some(6))?, expert_width);
+        m.shared_experts = shared;
+        m.shared_intermediate = expert_width;
+        m.scoring = Scoring::SigmoidSink;
+        m.norm_topk_prob = true;
+        m.correction_bias = true;
+        m.routed_scaling = cfg.float("route_scale", 8.0)?;
+        m.storage = ExpertStorage::Stacked {
+            out_in: true,
+            interleaved: false,
+        };
+        s.moe = Some(m);
+    }
+    s.plan = (0..s.layers as usize)
+        .map(|b| {
+            let span = if sliding[b] {
+                AttnSpan::Sliding(window)
+            } else {
+                AttnSpan::Full
+            };
+            LayerPlan::attention(span, false, sparse[b])
+        })
+        .collect();
+    s.out_conv = Some(conv);
+    // The final hidden states are divided by the μP width multiplier before the head.
+    let width = cfg.float("logits_mup_width_multiplier", 24.0)?;
+    if !(width > 0.0 && width.is_finite()) {
+        return Err(cfg.err(
+            "logits_mup_width_multiplier",
+            format!("is {width}; it must be a positive number"),
+        ));
+    }
+    s.logits_mult = 1.0 / width;
+    // `_tied_weights_keys` is empty: the head is its own whatever `tie_word_embeddings` says.
+    s.tied = false;
+    s.layout = Layout::Inkling;
+    Ok(s)
+}
+
+/// Query heads and the K/V heads they share, which must divide them.
+fn head_counts(
+    cfg: &Config,
+    heads_key: &str,
+    kv_key: &str,
+    heads: u64,
+    kv: u64,
+) -> Result<(u64, u64)> {
+    let heads = cfg.size(heads_key, Some(heads))?;
+    let kv = cfg.size(kv_key, Some(kv))?;
+    if !heads.is_multiple_of(kv) {
+        return Err(cfg.err(
+            kv_key,
+            format!(
+                "is {kv}, which does not divide {heads_key} ({heads}); it must be a divisor of it"
+            ),
+        ));
+    }
+    Ok((heads, kv))
+}
