@@ -293,8 +293,8 @@ CONFIGS = {
     # pass them) and the window's 4 in the sliding one, whose heads are its own (2 query heads of
     # 16 dims sharing one K/V head); queries and biases scaled up from position 3; residual
     # convolutions of 4 taps on K, V and both sublayers' outputs; a dense first layer, then 5
-    # experts (2 chosen) beside 2 shared ones.
-    "inkling": dict(model_type="inkling_text", vocab_size=97, hidden_size=32, num_hidden_layers=3,
+    # experts (2 chosen) beside 2 shared ones; the head's last 7 rows are padding, their logits dropped.
+    "inkling": dict(model_type="inkling_text", vocab_size=97, unpadded_vocab_size=90, hidden_size=32, num_hidden_layers=3,
                     num_attention_heads=4, num_key_value_heads=2, head_dim=8, swa_num_attention_heads=2,
                     swa_num_key_value_heads=1, swa_head_dim=16, sliding_window_size=4, d_rel=3, rel_extent=6,
                     log_scaling_n_floor=3, log_scaling_alpha=0.3, intermediate_size=40, moe_intermediate_size=12,

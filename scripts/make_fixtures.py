@@ -1035,6 +1035,18 @@ def main(only):
         write_unseen(name, {"model_type": "stablelm", "hidden_size": 64, "intermediate_size": 96,
                             "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": kv,
                             "vocab_size": 97, "qk_layernorm": True, "use_parallel_residual": bool(i)})
+    # Inkling with one shared expert (still stacked [1, I, H]), and with every layer dense (the
+    # experts' keys then change nothing).
+    for i, extra in enumerate(({"n_shared_experts": 1, "mlp_layer_types": ["dense", "sparse", "sparse"]},
+                               {"n_shared_experts": 3, "mlp_layer_types": ["dense"] * 3})):
+        name = f"unseen-inkling_text_shared-{i}"
+        if only and name not in only:
+            continue
+        write_unseen(name, {"model_type": "inkling_text", "vocab_size": 97, "hidden_size": 32, "num_hidden_layers": 3,
+                            "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+                            "swa_num_attention_heads": 2, "swa_num_key_value_heads": 1, "swa_head_dim": 16,
+                            "intermediate_size": 40, "moe_intermediate_size": 12, "n_routed_experts": 5,
+                            "num_experts_per_tok": 2, "local_layer_ids": [1], **extra})
     if not only or "cpmant-buckets" in only:
         write_buckets()
 

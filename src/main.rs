@@ -891,7 +891,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             "wrote {} ({} positions × {} logits, f32)\n",
             out.display(),
             ids.len(),
-            model.spec.out_vocab()
+            model.spec.logits_width()
         ));
     }
     let stream = if req.json { None } else { tok.as_ref() };
@@ -997,7 +997,7 @@ fn run_tiny(model: &str, req: Request, lenient: bool) -> Result<String, Error> {
             "wrote {} ({} positions × {} logits, f32)\n",
             out.display(),
             ids.len(),
-            m.spec.out_vocab()
+            m.spec.logits_width()
         ));
     }
     let g = anatomy_exec::generate(&m, &ids, req.max_tokens as usize, &mut |_| true)?;

@@ -41,7 +41,7 @@ pub const ALL: &[&str] = &[
     "mla:rope_key_norm", "mlp:clamp", "attn:block_index",
     "embedding:affine", "residual_affine", "attn:cca", "moe:router_mlp",
     "qk_norm:unit", "qk_norm:head_weights", "norm:unit", "place:sphere", "looped", "looped:shared_cache", "ngpt",
-    "attn:rel_logits", "attn:kv_conv", "out_conv", "mlp:scalar", "moe:sigmoid_sink",
+    "attn:rel_logits", "attn:kv_conv", "out_conv", "mlp:scalar", "moe:sigmoid_sink", "logits_kept",
 ];
 
 /// The mechanisms `spec` uses.
@@ -105,6 +105,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         head_rows,
         prompt,
         out_conv,
+        logits_kept,
         block,
         layout: _,
         hf_wrap: _,
@@ -313,6 +314,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("gated_norm", gated_norm.is_some());
     on("head_rows", head_rows.is_some());
     on("out_conv", out_conv.is_some());
+    on("logits_kept", logits_kept.is_some());
     m
 }
 

@@ -122,6 +122,9 @@ pub struct Spec {
     pub head_rows: Option<u64>,
     /// CPM-Ant's learned prompt and segments; `None` elsewhere.
     pub prompt: Option<Prompt>,
+    /// The head scores all its rows, and only the first n logits are kept (Inkling's
+    /// `unpadded_vocab_size`: a head padded past the real vocabulary). See `logits_width`.
+    pub logits_kept: Option<u64>,
     /// Each sublayer's output passes through a residual causal depthwise convolution of this
     /// many taps before it joins the stream, y + conv(y) (Inkling's `attn_sconv` and
     /// `mlp_sconv`); its last inputs are carried from step to step.
@@ -2402,6 +2405,12 @@ impl Spec {
     /// How many logits the LM head produces: its rows.
     pub fn out_vocab(&self) -> u64 {
         self.head_rows.unwrap_or(self.vocab)
+    }
+
+    /// The logits a forward pass gives per position: the head's rows, or the first of them it
+    /// keeps (`logits_kept`).
+    pub fn logits_width(&self) -> u64 {
+        self.logits_kept.unwrap_or(self.out_vocab())
     }
 
     /// The row of the position-bias table (`Position::Buckets`) that the query at absolute

@@ -876,6 +876,10 @@ impl Model {
         if let Some(c) = spec.final_softcap {
             logits = softcap(&logits, c)?;
         }
+        // Inkling: the rows that pad the head past the real vocabulary are dropped.
+        if let Some(kept) = spec.logits_kept {
+            logits = logits.narrow(1, 0, kept as usize)?;
+        }
         self.keep(None, "logits", &logits);
         Ok(logits)
     }

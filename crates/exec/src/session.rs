@@ -187,7 +187,7 @@ pub fn logits_npy(model: &Model, ids: &[u32]) -> Result<Vec<u8>, Error> {
         .and_then(|t| t.to_vec1())
         .map_err(|e| Error::file("executor", e.to_string()))?;
     Ok(crate::npy::encode_f32(
-        &[ids.len(), model.spec.out_vocab() as usize],
+        &[ids.len(), model.spec.logits_width() as usize],
         &data,
     ))
 }

@@ -18,14 +18,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.hidden = cfg.size("hidden_size", Some(6144))?;
     s.vocab = cfg.size("vocab_size", Some(201024))?;
     s.context = cfg.size("max_position_embeddings", Some(131072))?;
-    // The head scores every row it stores; a checkpoint whose head has fewer real rows drops
-    // the logits past them, which anatomy does not draw yet.
+    // The head scores every row it stores and the logits past the real vocabulary are dropped
+    // (the class ignores a value at or past vocab_size).
     if let Some(u) = cfg.opt_size("unpadded_vocab_size")? {
         if u < s.vocab {
-            return Err(cfg.err(
-                "unpadded_vocab_size",
-                format!("is {u}, fewer than vocab_size ({}): anatomy does not yet drop the logits past it; give null or vocab_size", s.vocab),
-            ));
+            s.logits_kept = Some(u);
         }
     }
     // `layer_types` decides the count where given; else `local_layer_ids` or every sixth
@@ -127,9 +124,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     };
     let first_dense = cfg.count("dense_mlp_idx", 0)?;
     let sparse = super::mlp_layer_types(cfg, s.layers, first_dense)?;
+    // The experts' keys are read whether or not a layer routes: with none, they change nothing.
+    let experts = super::experts(cfg, "n_routed_experts", Some(256))?;
+    let top_k = top_k(cfg, experts, Some(6))?;
+    let shared = cfg.size("n_shared_experts", Some(2))?;
+    let route_scale = cfg.float("route_scale", 8.0)?;
     if sparse.iter().any(|&m| m) {
-        let experts = super::experts(cfg, "n_routed_experts", Some(256))?;
-        let shared = cfg.size("n_shared_experts", Some(2))?;
         // The router's last rows score the shared experts: with none, nothing would be routed.
         if shared == 0 {
             return Err(cfg.err(
@@ -137,13 +137,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 "is 0; Inkling's router scores its shared experts in its last rows, so give at least 1",
             ));
         }
-        let mut m = super::plain_moe(experts, top_k(cfg, experts, Some(6))?, expert_width);
+        let mut m = super::plain_moe(experts, top_k, expert_width);
         m.shared_experts = shared;
         m.shared_intermediate = expert_width;
         m.scoring = Scoring::SigmoidSink;
         m.norm_topk_prob = true;
         m.correction_bias = true;
-        m.routed_scaling = cfg.float("route_scale", 8.0)?;
+        m.routed_scaling = route_scale;
         m.storage = ExpertStorage::Stacked {
             out_in: true,
             interleaved: false,

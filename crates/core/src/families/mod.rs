@@ -338,6 +338,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         head_rows: None,
         prompt: None,
         out_conv: None,
+        logits_kept: None,
         skip_first_attn_norm: false,
         head_transform: None,
         per_layer_input: None,

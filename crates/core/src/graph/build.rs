@@ -202,6 +202,14 @@ impl<'s> Builder<'s> {
         component: Component,
         per_layer: bool,
     ) -> usize {
+        // Inkling's shared experts: one tensor per projection, [S, I, H] even for one expert.
+        let stacked_shared = matches!(role, Role::SharedGate | Role::SharedUp | Role::SharedDown)
+            && (self.spec.moe.as_ref())
+                .is_some_and(|m| m.scoring == crate::spec::Scoring::SigmoidSink);
+        let shape = match &self.spec.moe {
+            Some(m) if stacked_shared => std::iter::once(m.shared_experts).chain(shape).collect(),
+            _ => shape,
+        };
         let (hf, gguf) = names(self.spec.layout, role, bias);
         let hf = self.spec.hf_wrap.apply(&hf);
         // A name's stored shape can differ between layer variants (K in MiMo-V2-Flash's full and
@@ -243,17 +251,7 @@ impl<'s> Builder<'s> {
                 };
                 (n, n, false)
             }
-            // Inkling's shared experts, stacked [S, I, H], each weighted by the router.
-            _ if matches!(role, Role::SharedGate | Role::SharedUp | Role::SharedDown)
-                && self
-                    .spec
-                    .moe
-                    .as_ref()
-                    .is_some_and(|m| m.scoring == crate::spec::Scoring::SigmoidSink) =>
-            {
-                let s = self.spec.moe.as_ref().map_or(1, |m| m.shared_experts);
-                (s, s, false)
-            }
+            _ if stacked_shared => (1, 1, false),
             // Gemma 3n's projections into and out of the streams after the first: one each.
             _ if matches!(role, Role::AltUpProj | Role::AltUpUnembed) => {
                 let extra = self.spec.altup.map_or(1, |a| a.streams - 1);
@@ -1962,6 +1960,21 @@ impl<'s> Builder<'s> {
             equation: eq,
         });
         steps.push(head_step);
+        if let Some(kept) = spec.logits_kept {
+            let out = self.act("Logits", self.seq(kept));
+            steps.push(self.step(Draft {
+                title: "Padding rows dropped".into(),
+                op: Op::Route,
+                category: Category::Embed,
+                inputs: vec![],
+                output: out,
+                operation: format!(
+                    "Keep the logits of the first {kept} entries: the head's other {} rows pad it past the real vocabulary",
+                    v - kept
+                ),
+                equation: format!("Logits = Logits[:, :{kept}]"),
+            }));
+        }
         self.scope(ScopeKind::Final, "Final", "Final end", 1, steps)
     }
 }

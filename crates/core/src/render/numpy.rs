@@ -656,6 +656,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["position_offset"] = json!(spec.embedding.position_offset);
     config["residual_mult"] = json!(spec.residual_mult);
     config["logits_mult"] = json!(spec.logits_mult);
+    config["logits_kept"] = json!(spec.logits_kept);
     let config_py = serde_json::to_string_pretty(&config)
         .expect("json")
         .replace("null", "None")
@@ -776,6 +777,12 @@ fn prune(spec: &Spec, body: &str) -> String {
     if !spec.mlp.scalar {
         lines.push((
             "    if C[\"mlp_scalar\"]:\n        return linear(h, w(W, \"down\", b), bias(\"down\")) * w(W, \"mlp_scalar\", b)  # [T, hidden], times a learned scalar\n",
+            "",
+        ));
+    }
+    if spec.logits_kept.is_none() {
+        lines.push((
+            "    if C[\"logits_kept\"]:\n        logits = logits[:, : C[\"logits_kept\"]]  # the rows that pad the head past the real vocabulary dropped\n",
             "",
         ));
     }
@@ -2930,6 +2937,8 @@ def lm_head(z, W):
         logits = logits * np.float32(C["logits_mult"])  # logits: [T, vocab], scaled
     if C["final_softcap"]:
         logits = C["final_softcap"] * np.tanh(logits / C["final_softcap"])  # logits: [T, vocab], in (-cap, cap)
+    if C["logits_kept"]:
+        logits = logits[:, : C["logits_kept"]]  # the rows that pad the head past the real vocabulary dropped
     return logits.astype(np.float32)  # [T, vocab]
 
 

@@ -310,6 +310,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if let Some(c) = spec.final_softcap {
                 sub.push(format!("Logits are softcapped: {c}·tanh(logits/{c}) keeps them in (−{c}, {c})."));
             }
+            if let Some(kept) = spec.logits_kept {
+                sub.push(format!("Only the first {} logits are kept: the head's last {} rows pad it past the real vocabulary, and their logits are dropped.", grouped(kept as u128), grouped((spec.out_vocab() - kept) as u128)));
+            }
             Text {
                 summary: format!("Scores all {} vocabulary entries at every position.", grouped(spec.out_vocab() as u128)),
                 explanation: format!("logits = z · Wᵀ with W ∈ ℝ^{{{} × {d}}}; a softmax over them gives the next-token distribution.", spec.out_vocab()),

@@ -4645,6 +4645,9 @@ fn model(spec: &Spec, n: &Names) -> String {
     if let Some(c) = spec.final_softcap {
         cap += &format!("        logits = {c} * torch.tanh(logits / {c})  # final softcap\n");
     }
+    if let Some(kept) = spec.logits_kept {
+        cap += &format!("        logits = logits[..., :{kept}]  # the rows that pad the head past the real vocabulary dropped\n");
+    }
     let mut out = fill(
         r#"class Decoder(nn.Module):
     def __init__(self):
