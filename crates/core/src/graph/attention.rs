@@ -1351,7 +1351,8 @@ impl Builder<'_> {
                 equation: format!("Vₙ = V / √(mean(V²) + ε), ε = {eps}"),
             }));
         }
-        let v = self.tensors.len() - 1;
+        // The values as cached (the convolution's window, kept after them, is not).
+        let v = self.latest(if a.v_norm { "Vₙ" } else { "V" });
         self.attend_with(
             a,
             kv_nodes,
