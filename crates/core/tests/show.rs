@@ -288,3 +288,37 @@ fn mamba2_state_and_scan() {
 fn nemotron_h_layers_of_one_sublayer() {
     insta::assert_snapshot!(show("nemotron-3-nano-30b-a3b", 120, None));
 }
+
+#[path = "../../../tests/support/fixtures.rs"]
+mod fixtures;
+
+/// Every attention's weighted sum reads values drawn as activations (cached where the layer keeps
+/// its own): never a state, such as a convolution's window drawn beside them.
+#[test]
+fn weighted_sums_read_the_values() {
+    let specs = catalog::ENTRIES
+        .iter()
+        .map(|e| source::load(e.name, false).unwrap().spec)
+        .chain(fixtures::all().into_iter().map(|d| {
+            let path = d.join("config.json");
+            source::load(path.to_str().unwrap(), false).unwrap().spec
+        }));
+    for spec in specs {
+        let g = graph::build(&spec).unwrap();
+        for v in g.steps() {
+            if let graph::Op::WeightedSum { .. } = v.step.op {
+                for &i in &v.step.inputs {
+                    let t = g.tensor(i);
+                    assert!(
+                        matches!(t.kind, graph::TensorKind::Activation { .. }),
+                        "{}: {} reads {} ({:?})",
+                        spec.name,
+                        v.step.title,
+                        t.name,
+                        t.kind
+                    );
+                }
+            }
+        }
+    }
+}
