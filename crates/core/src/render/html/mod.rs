@@ -382,8 +382,15 @@ fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize])
         ));
     }
     if p.shared_params > 0 {
+        // Layer variants of one attention read tensors of one name and shape: one tensor per
+        // layer, counted with the first variant.
+        let why = if p.kind == Kind::Attention {
+            "the tensors of the same names and shapes in its layers, counted with the first attention"
+        } else {
+            "tied"
+        };
         numbers.push(format!(
-            "reuses {} parameters counted above (tied)",
+            "reuses {} parameters counted above ({why})",
             grouped(p.shared_params)
         ));
     }

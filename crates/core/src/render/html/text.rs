@@ -56,6 +56,10 @@ pub fn rope_words(spec: &Spec) -> String {
         Position::Learned => "learned absolute position embeddings".into(),
         Position::Sinusoidal(_) => "fixed sinusoidal position embeddings".into(),
         Position::Alibi(_) => "ALiBi (a linear distance penalty on attention scores)".into(),
+        // Inkling: relative logits and short convolutions in every attention layer.
+        Position::None if spec.attn.rel_logits.is_some() => {
+            "none: each attention layer learns a bias by distance (its relative logits), and short convolutions mix each token with the few before it".into()
+        }
         Position::None => "none: order comes from the recurrence itself".into(),
         Position::Buckets(b) => format!(
             "a learned bias per head on each attention score, by bucket of the distance between query and key ({} buckets, logarithmic up to {} positions)",
@@ -667,6 +671,11 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
         sub.push(format!(
             "Scores are scaled by the config's attention multiplier, {}, not by 1/√head_dim.",
             a.scale_mult
+        ));
+    } else if a.scale_dim == (a.head_dim * a.head_dim) as f64 {
+        sub.push(format!(
+            "Scores are scaled by 1/head_dim (1/{}), not 1/√head_dim: Q and K are RMS-normalized per head, so their dot product grows with head_dim rather than its square root.",
+            a.head_dim
         ));
     } else if a.scale_dim != a.head_dim as f64 && a.mla.is_none() {
         sub.push(format!(

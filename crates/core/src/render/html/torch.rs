@@ -574,8 +574,13 @@ ${scaled}    return inv_freq, attention_factor"#,
 
 fn rope(spec: &Spec) -> String {
     let Position::Rope(r) = &spec.position else {
-        return "# No rotary embedding: positions enter as learned embeddings added to the tokens."
-            .into();
+        return match spec.position {
+            Position::None if spec.attn.rel_logits.is_some() => {
+                "# No rotary embedding: each attention layer adds relative logits (RelativeLogits) to its scores."
+            }
+            _ => "# No rotary embedding: positions enter as learned embeddings added to the tokens.",
+        }
+        .into();
     };
     let dim = rope_dim(spec, r);
     let mut out = vec![freqs_fn("rope_frequencies", &r.full, dim)];
