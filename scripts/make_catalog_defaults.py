@@ -47,6 +47,7 @@ ENTRIES = {
     "zaya1-8b": "zaya",
     "dory1.0-4b": "dory",
     "cpm-ant-10b": "cpmant",
+    "inkling": "inkling_text",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

@@ -724,6 +724,8 @@ def mutants(n, out, seed, names=()):
         try:
             model = build(cfg)
             logits_of(model, IDS)
+            if decodes_as_prompted(cfg):
+                stepwise_logits(model, IDS[:2])  # a model transformers cannot decode is refused too
         except Exception as e:  # transformers refuses: anatomy must refuse too
             d.mkdir(parents=True, exist_ok=True)
             (d / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")

@@ -410,6 +410,12 @@ pub static ENTRIES: &[Entry] = &[
         "a learned 32-token prompt and segment embeddings before the text, T5-style bucketed position biases, attention both ways"
     ),
     entry!(
+        defaults "InklingTextConfig",
+        "inkling",
+        "thinkingmachines/Inkling",
+        "no RoPE: relative logits each query mixes, short convolutions on K, V and every sublayer's output; 256 experts (6 active) and 2 shared, scored by one router"
+    ),
+    entry!(
         defaults "DoryConfig",
         "dory1.0-4b",
         "nvidia/NVIDIA-Nemotron-Labs-Dory1.0-4B-BF16",

@@ -161,6 +161,15 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         })
         .collect();
     s.out_conv = Some(conv);
+    // The cache's convolution states, one per convolution: fewer than a layer runs and
+    // transformers cannot decode.
+    let states = cfg.count("number_of_conv_states", 4)?;
+    if states < 4 {
+        return Err(cfg.err(
+            "number_of_conv_states",
+            format!("is {states}; each Inkling layer carries 4 convolution states (K, V and both sublayers' outputs), so give 4"),
+        ));
+    }
     // The final hidden states are divided by the μP width multiplier before the head.
     let width = cfg.float("logits_mup_width_multiplier", 24.0)?;
     if !(width > 0.0 && width.is_finite()) {

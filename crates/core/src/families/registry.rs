@@ -1833,8 +1833,7 @@ pub static FAMILIES: &[Family] = &[
     // Inkling's language model. transformers reads neither `shared_expert_sink` (its router
     // always scores the shared experts) nor `rms_norm_eps_moe_gate` (its router has no norm);
     // the multi-token-prediction keys shape `model.mtp.*`, which the causal LM does not build
-    // (it skips those tensors on loading); `tie_word_embeddings` ties nothing;
-    // `number_of_conv_states` sizes the cache.
+    // (it skips those tensors on loading); `tie_word_embeddings` ties nothing.
     Family {
         renames: &[
             ("sconv_kernel_size", "conv_kernel_size"),
@@ -1858,7 +1857,6 @@ pub static FAMILIES: &[Family] = &[
                     "mtp_hidden_states_first",
                     "mtp_local_layer_ids",
                     "tie_word_embeddings",
-                    "number_of_conv_states",
                 ],
             ],
         )
