@@ -384,6 +384,10 @@ def inkling(rng):
                mlp_layer_types=[rng.choice(["dense", "sparse"]) for _ in range(layers)])
     if rng.random() < 0.6:
         raw.update(log_scaling_n_floor=rng.choice([1, 3, 8]), log_scaling_alpha=rng.choice([0.1, 0.7]))
+    if rng.random() < 0.3:
+        raw["dense_intermediate_size"] = rng.choice([16, 48])  # the checkpoints' widths
+    if rng.random() < 0.3:
+        raw["unpadded_vocab_size"] = raw["vocab_size"] - rng.choice([1, 7])
     return raw
 
 

@@ -1035,10 +1035,13 @@ def main(only):
         write_unseen(name, {"model_type": "stablelm", "hidden_size": 64, "intermediate_size": 96,
                             "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": kv,
                             "vocab_size": 97, "qk_layernorm": True, "use_parallel_residual": bool(i)})
-    # Inkling with one shared expert (still stacked [1, I, H]), and with every layer dense (the
-    # experts' keys then change nothing).
+    # Inkling with one shared expert (still stacked [1, I, H]), with every layer dense (the
+    # experts' keys then change nothing), and as its checkpoints give the widths
+    # (dense_intermediate_size, the experts' width as intermediate_size, moe_intermediate_size
+    # overwritten).
     for i, extra in enumerate(({"n_shared_experts": 1, "mlp_layer_types": ["dense", "sparse", "sparse"]},
-                               {"n_shared_experts": 3, "mlp_layer_types": ["dense"] * 3})):
+                               {"n_shared_experts": 3, "mlp_layer_types": ["dense"] * 3},
+                               {"dense_intermediate_size": 56, "mlp_layer_types": ["dense", "sparse", "sparse"]})):
         name = f"unseen-inkling_text_shared-{i}"
         if only and name not in only:
             continue

@@ -109,13 +109,13 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             s.layer_attn = vec![(local, swa)];
         }
     }
-    // Checkpoints with `dense_intermediate_size` give the experts' width as `intermediate_size`.
+    // Checkpoints with `dense_intermediate_size` give the experts' width as `intermediate_size`
+    // (the class then overwrites `moe_intermediate_size` with it).
+    let intermediate = cfg.size("intermediate_size", Some(24576))?;
+    let moe_intermediate = cfg.size("moe_intermediate_size", Some(3072))?;
     let (dense_width, expert_width) = match cfg.opt_size("dense_intermediate_size")? {
-        Some(dense) => (dense, cfg.size("intermediate_size", Some(24576))?),
-        None => (
-            cfg.size("intermediate_size", Some(24576))?,
-            cfg.size("moe_intermediate_size", Some(3072))?,
-        ),
+        Some(dense) => (dense, intermediate),
+        None => (intermediate, moe_intermediate),
     };
     let act = super::act(cfg, "hidden_act", "silu")?;
     s.mlp = Mlp {
