@@ -391,9 +391,28 @@ def inkling(rng):
     return raw
 
 
+def inkling2(rng):
+    layers = rng.randint(1, 6)
+    vocab = rng.choice([97, 500])
+    raw = dict(model_type="inkling2_text", vocab_size=vocab, unpadded_vocab_size=vocab - rng.choice([0, 5]),
+               hidden_size=rng.choice([24, 40]), num_hidden_layers=layers, num_attention_heads=rng.choice([2, 4]),
+               num_key_value_heads=rng.choice([1, 2]), head_dim=rng.choice([4, 8]),
+               swa_num_attention_heads=rng.choice([1, 3]), swa_num_key_value_heads=1, swa_head_dim=rng.choice([4, 12]),
+               sliding_window_size=rng.choice([2, 5, 100]), d_rel=rng.choice([1, 3]), rel_extent=rng.choice([1, 4, 50]),
+               conv_kernel_size=rng.choice([2, 4]), moe_intermediate_size=rng.choice([8, 16]),
+               n_routed_experts=rng.choice([3, 6]), num_experts_per_tok=rng.choice([1, 3]),
+               route_scale=rng.choice([1.0, 8.0]), n_layers_per_attn_res_block=rng.randint(1, 4),
+               qk_l2_clip_threshold=rng.choice([1.0, 3.0, 22.6]), rel_l2_clip_threshold=rng.choice([0.5, 8.0]),
+               mlp_gate_softcap=rng.choice([1.0, 4.0]), mlp_up_softcap=rng.choice([2.0, 25.0]),
+               final_logit_softcapping=rng.choice([3.0, 30.0]), log_scaling_n_floor=rng.choice([1, 3, 8]),
+               log_scaling_alpha=rng.choice([0.1, 0.7]), eos_token_id=1,
+               layer_types=[rng.choice(["hybrid", "hybrid_sliding"]) for _ in range(layers)])
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
-                                  hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling)}
+                                  hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2)}
 
 
 def check(anatomy, raw, seed, tol, work):

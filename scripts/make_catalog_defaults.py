@@ -48,6 +48,7 @@ ENTRIES = {
     "dory1.0-4b": "dory",
     "cpm-ant-10b": "cpmant",
     "inkling": "inkling_text",
+    "inkling-2-small": "inkling2_text",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

@@ -676,6 +676,46 @@ def unseen_inkling(rng):
     return cfg
 
 
+def unseen_inkling2(rng):
+    """Inkling 2: blocks of 1 to 3 layers, layer kinds listed or by the class's every-sixth rule,
+    sliding heads of their own, a head padded or not, other clip thresholds and softcaps."""
+    layers = rng.randint(2, 7)
+    vocab = rng.choice([97, 1000])
+    cfg = {
+        "model_type": "inkling2_text",
+        "vocab_size": vocab,
+        "unpadded_vocab_size": vocab - rng.choice([0, 3]),
+        "hidden_size": rng.choice([32, 48]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": rng.choice([4, 6]),
+        "num_key_value_heads": rng.choice([1, 2]),
+        "head_dim": rng.choice([8, 12]),
+        "swa_num_attention_heads": rng.choice([2, 4]),
+        "swa_num_key_value_heads": rng.choice([1, 2]),
+        "swa_head_dim": rng.choice([8, 16]),
+        "sliding_window_size": rng.choice([4, 64]),
+        "d_rel": rng.choice([2, 4]),
+        "rel_extent": rng.choice([8, 100]),
+        "sconv_kernel_size": rng.choice([2, 3, 4]),
+        "intermediate_size": rng.choice([12, 16]),
+        "n_routed_experts": rng.choice([4, 8]),
+        "num_experts_per_tok": rng.choice([1, 2]),
+        "routed_scaling_factor": rng.choice([1.0, 8.0]),
+        "n_layers_per_attn_res_block": rng.randint(1, 3),
+        "qk_l2_clip_threshold": rng.choice([2.0, 22.6]),
+        "rel_l2_clip_threshold": rng.choice([1.0, 8.0]),
+        "mlp_gate_softcap": rng.choice([2.0, 4.0]),
+        "mlp_up_softcap": rng.choice([5.0, 25.0]),
+        "final_logit_softcapping": rng.choice([10.0, 30.0]),
+        "log_scaling_n_floor": rng.choice([4, 256]),
+        "max_position_embeddings": 4096,
+        "eos_token_id": 2,
+    }
+    if rng.random() < 0.6:
+        cfg["layer_types"] = [rng.choice(["hybrid", "hybrid_sliding"]) for _ in range(layers)]
+    return cfg
+
+
 def unseen_cpmant(rng):
     """CPM-Ant: no prompt or one of 1 to 4 tokens, 3 to 6 prompt and segment types, 8 to 32
     position buckets, heads whose width is not the stream's over their count."""
@@ -860,6 +900,7 @@ UNSEEN = {
     "dory": unseen_dory,
     "cpmant": unseen_cpmant,
     "inkling_text": unseen_inkling,
+    "inkling2_text": unseen_inkling2,
 }
 
 
@@ -874,7 +915,7 @@ DEFAULT_TYPES = [
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
-    "cpmant", "gemma3n", "inkling_text",
+    "cpmant", "gemma3n", "inkling_text", "inkling2_text",
 ]
 
 

@@ -25,6 +25,7 @@ import copy
 import json
 import math
 import random
+import shutil
 import sys
 from pathlib import Path
 
@@ -194,9 +195,14 @@ def shrink_text(text, n):
     lru = text.get("lru_width")
     if isinstance(lru, int):
         text["lru_width"] = HIDDEN if lru == text.get("hidden_size") else HIDDEN + 16
+    vocab = text.get("vocab_size")
     for key, value in SIZES.items():
         if isinstance(text.get(key), int):
             text[key] = value
+    # Inkling's head padded past the real vocabulary: padded in the toy too, by a few rows.
+    unpadded = text.get("unpadded_vocab_size")
+    if isinstance(unpadded, int) and isinstance(vocab, int):
+        text["unpadded_vocab_size"] = VOCAB - min(7, max(0, vocab - unpadded))
     # Gemma 3n's width per layer: each distinct width its own toy width. Its activation sparsity
     # keeps 5% of the gate: at the toy's usual width that is 3 values, whose small sum the
     # post-FFN norm then scales up with its rounding (transformers' own float32 logits drift
@@ -534,7 +540,7 @@ def decodes_as_prompted(raw):
     if raw.get("model_type") == "cpmant":
         return True
     # Inkling carries its convolutions' last inputs from step to step beside the KV cache.
-    if raw.get("model_type") == "inkling_text":
+    if raw.get("model_type") in ("inkling_text", "inkling2_text"):
         return True
     if raw.get("model_type") not in RECURRENT:
         return False
@@ -726,14 +732,15 @@ def mutants(n, out, seed, names=()):
             logits_of(model, IDS)
             if decodes_as_prompted(cfg):
                 stepwise_logits(model, IDS[:2])  # a model transformers cannot decode is refused too
+            save(d, cfg, model, {"changed": changed})  # nor one it cannot save
         except Exception as e:  # transformers refuses: anatomy must refuse too
+            shutil.rmtree(d, ignore_errors=True)
             d.mkdir(parents=True, exist_ok=True)
             (d / "config.json").write_text(json.dumps(cfg, indent=1) + "\n")
             (d / "expected.json").write_text(json.dumps({"refused": f"{type(e).__name__}: {e}"[:300],
                                                          "changed": changed}) + "\n")
             print(f"{d.name}: {changed}: transformers refuses ({type(e).__name__})")
             continue
-        save(d, cfg, model, {"changed": changed})
         print(f"{d.name}: {changed}")
 
 if __name__ == "__main__":

@@ -416,6 +416,12 @@ pub static ENTRIES: &[Entry] = &[
         "no RoPE: relative logits each query mixes, short convolutions on K, V and every sublayer's output; 256 experts (6 active) and 2 shared, scored by one router"
     ),
     entry!(
+        defaults "Inkling2TextConfig",
+        "inkling-2-small",
+        "thinkingmachines/Inkling-2-Small-MXFP8",
+        "block attention residuals in place of the residual stream; L2-clipped queries and keys, per-token sinks, convolutions with per-token taps; 384 experts (8 active)"
+    ),
+    entry!(
         defaults "DoryConfig",
         "dory1.0-4b",
         "nvidia/NVIDIA-Nemotron-Labs-Dory1.0-4B-BF16",

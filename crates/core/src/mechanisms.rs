@@ -42,6 +42,8 @@ pub const ALL: &[&str] = &[
     "embedding:affine", "residual_affine", "attn:cca", "moe:router_mlp",
     "qk_norm:unit", "qk_norm:head_weights", "norm:unit", "place:sphere", "looped", "looped:shared_cache", "ngpt",
     "attn:rel_logits", "attn:kv_conv", "out_conv", "mlp:scalar", "moe:sigmoid_sink", "logits_kept",
+    "attn:kv_conv_dynamic", "conv:scaled", "attn:l2_clip", "attn:rel_clip", "attn:token_sinks",
+    "attn:kv_inputs", "attn_res", "moe:glu_softcaps",
 ];
 
 /// The mechanisms `spec` uses.
@@ -105,6 +107,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         head_rows,
         prompt,
         out_conv,
+        attn_res,
         logits_kept,
         block,
         layout: _,
@@ -203,6 +206,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         on("moe:router_bias", moe.router_bias);
         on("moe:correction_bias", moe.correction_bias);
         on("moe:groups", moe.n_group > 1);
+        on("moe:glu_softcaps", moe.glu_softcaps.is_some());
         on("moe:zero_experts", moe.zero_experts > 0);
         on("moe:router_mlp", moe.router_mlp.is_some());
         on(
@@ -314,6 +318,8 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("gated_norm", gated_norm.is_some());
     on("head_rows", head_rows.is_some());
     on("out_conv", out_conv.is_some());
+    on("conv:scaled", out_conv.is_some_and(|c| c.scaled));
+    on("attn_res", attn_res.is_some());
     on("logits_kept", logits_kept.is_some());
     m
 }
@@ -350,6 +356,9 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
         cca,
         rel_logits,
         kv_conv,
+        l2_clip,
+        token_sinks,
+        kv_inputs,
     } = a;
     on(
         match kind {
@@ -407,6 +416,15 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
     on("attn:cca", cca.is_some());
     on("attn:rel_logits", rel_logits.is_some());
     on("attn:kv_conv", kv_conv.is_some());
+    on("attn:kv_conv_dynamic", kv_conv.is_some_and(|c| c.dynamic));
+    on("conv:scaled", kv_conv.is_some_and(|c| c.conv.scaled));
+    on("attn:l2_clip", l2_clip.is_some());
+    on(
+        "attn:rel_clip",
+        rel_logits.is_some_and(|r| r.clip.is_some()),
+    );
+    on("attn:token_sinks", *token_sinks);
+    on("attn:kv_inputs", *kv_inputs);
     if let Some(Mla {
         q_lora_rank,
         bias,

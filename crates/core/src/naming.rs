@@ -310,6 +310,23 @@ pub enum Role {
     FfnOutConv,
     MlpScalar,
     RouterScalar,
+    /// Inkling 2: the dynamic convolutions' stored taps and per-token tap projections of K and
+    /// V; the learned scales of Q's and the relative states' L2 clips; the per-token sink
+    /// projection; the full layers' norms of their K and V inputs; and the block attention
+    /// residuals' queries before the attention, before the FFN and before the head.
+    KConvStatic,
+    VConvStatic,
+    KConvDyn,
+    VConvDyn,
+    QClipScale,
+    RelClipScale,
+    TokenSinks,
+    QInNorm,
+    KInNorm,
+    VInNorm,
+    AttnResQuery,
+    FfnResQuery,
+    HeadResQuery,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -706,6 +723,9 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 format!("blk.{{b}}.{gguf}.{suffix}"),
             );
         }
+        // Inkling 2's checkpoints, in their own layout (transformers renames them on loading and
+        // writes them back so).
+        (Layout::Inkling2, _) => return inkling2(role, bias),
         // Inkling's bare parameters; the shared experts stacked [S, I, H]. llama.cpp defines no
         // Inkling: the GGUF names follow its style.
         (
@@ -1261,6 +1281,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             EmbedNorm => ("model.embed_tokens.embed_norm", "token_embd_norm"),
             other => llama(other),
         },
+        Layout::Inkling2 => unreachable!("named by inkling2()"),
         Layout::CpmAnt => match role {
             Embed => ("cpmant.input_embedding", "token_embd"),
             SegmentEmbed => ("cpmant.segment_embedding", "token_types"),
@@ -2202,6 +2223,53 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | RouterFc1 | RouterFc2 => {
             unreachable!("only ZAYA's layout has compressed convolutional attention")
         }
+        // As Inkling 2 names them (its bare parameters are named in `names`).
+        KConvDyn => (
+            "model.layers.{b}.self_attn.k_proj.sconv.weight_proj",
+            "blk.{b}.attn_k_conv_dyn",
+        ),
+        VConvDyn => (
+            "model.layers.{b}.self_attn.v_proj.sconv.weight_proj",
+            "blk.{b}.attn_v_conv_dyn",
+        ),
+        TokenSinks => (
+            "model.layers.{b}.self_attn.sink_proj",
+            "blk.{b}.attn_sinks_proj",
+        ),
+        QInNorm => (
+            "model.layers.{b}.q_input_layernorm",
+            "blk.{b}.attn_q_in_norm",
+        ),
+        KInNorm => (
+            "model.layers.{b}.k_input_layernorm",
+            "blk.{b}.attn_k_in_norm",
+        ),
+        VInNorm => (
+            "model.layers.{b}.v_input_layernorm",
+            "blk.{b}.attn_v_in_norm",
+        ),
+        KConvStatic => (
+            "model.layers.{b}.self_attn.k_conv_static",
+            "blk.{b}.attn_k_conv",
+        ),
+        VConvStatic => (
+            "model.layers.{b}.self_attn.v_conv_static",
+            "blk.{b}.attn_v_conv",
+        ),
+        QClipScale => (
+            "model.layers.{b}.self_attn.q_clip_scale",
+            "blk.{b}.attn_q_clip_scale",
+        ),
+        RelClipScale => (
+            "model.layers.{b}.self_attn.rel_clip_scale",
+            "blk.{b}.attn_rel_clip_scale",
+        ),
+        AttnResQuery => (
+            "model.layers.{b}.attention_input.query",
+            "blk.{b}.attn_res_query",
+        ),
+        FfnResQuery => ("model.layers.{b}.mlp_input.query", "blk.{b}.ffn_res_query"),
+        HeadResQuery => ("model.final_input.query", "output_res_query"),
         // As Inkling names them (its bare parameters are named in `names`).
         RelProj => ("model.layers.{b}.self_attn.r_proj", "blk.{b}.attn_rel"),
         KConv => (
@@ -2436,6 +2504,107 @@ fn sandwich(role: Role) -> (&'static str, &'static str) {
 /// LongCat-Flash: Llama's names (DeepSeek's for the latent attention), each layer's two
 /// sublayers in lists of two (`{p}` the checkpoint layer, `{s}` the sublayer), the dense MLPs
 /// `mlps`, the one MoE `mlp` with its router's `classifier`.
+/// Inkling 2's names as its checkpoints store them (`model.llm.`, `attn.wq_du` …, the block
+/// attention residuals' queries under `attn_res.`, layer b's attention query as
+/// `attn_queries.{b − 1}`); llama.cpp defines no Inkling 2: the GGUF names follow its style.
+fn inkling2(role: Role, bias: bool) -> (String, String) {
+    use Role::*;
+    let suffix = if bias { "bias" } else { "weight" };
+    // (name under `model.llm.`, GGUF name, stored without a suffix)
+    let (hf, gguf, bare) = match role {
+        Embed => ("embed", "token_embd", false),
+        EmbedNorm => ("embed_norm", "token_embd_norm", false),
+        AttnNorm => ("layers.{b}.attn_norm", "blk.{b}.attn_norm", false),
+        QInNorm => ("layers.{b}.q_input_norm", "blk.{b}.attn_q_in_norm", false),
+        KInNorm => ("layers.{b}.k_input_norm", "blk.{b}.attn_k_in_norm", false),
+        VInNorm => ("layers.{b}.v_input_norm", "blk.{b}.attn_v_in_norm", false),
+        FfnNorm => ("layers.{b}.mlp_norm", "blk.{b}.ffn_norm", false),
+        Q => ("layers.{b}.attn.wq_du", "blk.{b}.attn_q", false),
+        K => ("layers.{b}.attn.wk_dv", "blk.{b}.attn_k", false),
+        V => ("layers.{b}.attn.wv_dv", "blk.{b}.attn_v", false),
+        O => ("layers.{b}.attn.wo_ud", "blk.{b}.attn_output", false),
+        AttnGate => ("layers.{b}.attn.gate_attn", "blk.{b}.attn_gate", false),
+        TokenSinks => (
+            "layers.{b}.attn.attn_sink_proj",
+            "blk.{b}.attn_sinks",
+            false,
+        ),
+        RelProj => ("layers.{b}.attn.wr_du", "blk.{b}.attn_rel", false),
+        RelBank => (
+            "layers.{b}.attn.rel_logits_proj.proj",
+            "blk.{b}.attn_rel_bank",
+            true,
+        ),
+        RelClipScale => (
+            "layers.{b}.attn.rel_l2_clip.scale",
+            "blk.{b}.attn_rel_scale",
+            true,
+        ),
+        QClipScale => (
+            "layers.{b}.attn.q_l2_clip.scale",
+            "blk.{b}.attn_q_scale",
+            true,
+        ),
+        KConv => ("layers.{b}.attn.k_sconv", "blk.{b}.attn_k_conv", false),
+        VConv => ("layers.{b}.attn.v_sconv", "blk.{b}.attn_v_conv", false),
+        KConvStatic => (
+            "layers.{b}.attn.k_sconv.static_w",
+            "blk.{b}.attn_k_conv",
+            true,
+        ),
+        VConvStatic => (
+            "layers.{b}.attn.v_sconv.static_w",
+            "blk.{b}.attn_v_conv",
+            true,
+        ),
+        KConvDyn => (
+            "layers.{b}.attn.k_sconv.weight_proj",
+            "blk.{b}.attn_k_conv_dyn",
+            true,
+        ),
+        VConvDyn => (
+            "layers.{b}.attn.v_sconv.weight_proj",
+            "blk.{b}.attn_v_conv_dyn",
+            true,
+        ),
+        AttnOutConv => ("layers.{b}.attn_sconv", "blk.{b}.attn_out_conv", false),
+        FfnOutConv => ("layers.{b}.mlp_sconv", "blk.{b}.ffn_out_conv", false),
+        Router => ("layers.{b}.mlp.gate", "blk.{b}.ffn_gate_inp", false),
+        CorrectionBias => ("layers.{b}.mlp.gate.bias", "blk.{b}.exp_probs_b.bias", true),
+        ExpertGateUp => (
+            "layers.{b}.mlp.experts.w13_weight",
+            "blk.{b}.ffn_gate_up_exps",
+            true,
+        ),
+        ExpertDown => (
+            "layers.{b}.mlp.experts.w2_weight",
+            "blk.{b}.ffn_down_exps",
+            true,
+        ),
+        AttnResQuery => (
+            "attn_res.attn_queries.{b-1}",
+            "blk.{b}.attn_res_query",
+            true,
+        ),
+        FfnResQuery => ("attn_res.mlp_queries.{b}", "blk.{b}.ffn_res_query", true),
+        HeadResQuery => ("attn_res.output_query", "output_res_query", true),
+        FinalNorm => ("norm", "output_norm", false),
+        LmHead => ("unembed", "output", false),
+        other => {
+            let (hf, gguf) = llama(other);
+            return (format!("{hf}.{suffix}"), format!("{gguf}.{suffix}"));
+        }
+    };
+    if bare {
+        (format!("model.llm.{hf}"), gguf.to_string())
+    } else {
+        (
+            format!("model.llm.{hf}.{suffix}"),
+            format!("{gguf}.{suffix}"),
+        )
+    }
+}
+
 fn longcat(role: Role, suffix: &str) -> (String, String) {
     use Role::*;
     let (hf, gguf) = llama(role);
@@ -2504,6 +2673,7 @@ pub fn instantiate(template: &str, b: Option<u64>, e: Option<u64>) -> String {
     if let Some(b) = b {
         s = s.replace("{b}", &b.to_string());
         s = s.replace("{p}", &(b / 2).to_string());
+        s = s.replace("{b-1}", &b.saturating_sub(1).to_string());
         s = s.replace("{s}", &(b % 2).to_string());
     }
     if let Some(e) = e {

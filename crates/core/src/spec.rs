@@ -125,10 +125,13 @@ pub struct Spec {
     /// The head scores all its rows, and only the first n logits are kept (Inkling's
     /// `unpadded_vocab_size`: a head padded past the real vocabulary). See `logits_width`.
     pub logits_kept: Option<u64>,
-    /// Each sublayer's output passes through a residual causal depthwise convolution of this
-    /// many taps before it joins the stream, y + conv(y) (Inkling's `attn_sconv` and
-    /// `mlp_sconv`); its last inputs are carried from step to step.
-    pub out_conv: Option<u64>,
+    /// Each sublayer's output passes through a residual causal depthwise convolution before it
+    /// joins the stream, y + conv(y) (Inkling's `attn_sconv` and `mlp_sconv`); its last inputs
+    /// are carried from step to step.
+    pub out_conv: Option<ResConv>,
+    /// Block attention residuals (Inkling 2): each sublayer reads a learned mix of the stream's
+    /// block summaries rather than the stream itself (`AttnRes`).
+    pub attn_res: Option<AttnRes>,
     pub block: Block,
     /// How checkpoint tensors are named and laid out.
     pub layout: Layout,
@@ -430,10 +433,48 @@ pub struct Attention {
     /// Inkling's relative logits: a bias per head and backward distance, mixed by each query
     /// from a bank of learned profiles (`RelLogits`).
     pub rel_logits: Option<RelLogits>,
-    /// K and V each pass through a residual causal depthwise convolution of this many taps once
-    /// projected, before K's norm, k + conv(k) (Inkling's `k_sconv` and `v_sconv`); its last
-    /// inputs are carried from step to step.
-    pub kv_conv: Option<u64>,
+    /// K and V each pass through a residual causal depthwise convolution once projected, before
+    /// K's norm, k + conv(k) (Inkling's `k_sconv` and `v_sconv`); its last inputs are carried
+    /// from step to step.
+    pub kv_conv: Option<KvConv>,
+    /// Q (times a learned [heads, head_dim] scale) and K are scaled down to this L2 norm per
+    /// head where longer (Inkling 2's `qk_l2_clip_threshold`).
+    pub l2_clip: Option<f64>,
+    /// Each query head's sink logit is projected from the token, `x · W_s`, rather than learned
+    /// once (Inkling 2's `sink_proj`).
+    pub token_sinks: bool,
+    /// K and V are projected from inputs of their own, each normed by its own weight (Inkling
+    /// 2's full layers, whose block attention residual mixes three inputs).
+    pub kv_inputs: bool,
+}
+
+/// A residual causal depthwise convolution, y = x + conv(x), over `taps` positions; `scaled`:
+/// the sum divided by √(taps + 1) (Inkling 2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResConv {
+    pub taps: u64,
+    pub scaled: bool,
+}
+
+/// The convolution of K and V (`Attention::kv_conv`). `dynamic`: each token's taps are the
+/// stored ones plus taps projected from the token, one set per K/V head, and the sum is divided
+/// by √(2 · taps + 1) (Inkling 2's full layers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KvConv {
+    pub conv: ResConv,
+    pub dynamic: bool,
+}
+
+/// Block attention residuals (Inkling 2, after Kimi's Attention Residuals). The layers form
+/// blocks of `block`; a block's first layer keeps its input as a block summary and restarts the
+/// stream from its attention's output. Every sublayer (and the head) reads, instead of the
+/// stream, a softmax-weighted mix of the summaries so far and the stream, all RMS-normed
+/// without a weight, weighted by their dot products with a learned query scaled by 1/√hidden.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AttnRes {
+    pub block: u64,
+    /// The weightless RMS norm's ε.
+    pub eps: f64,
 }
 
 /// Inkling's relative logits: each token's relative state r = x · W_r, `d_rel` features per
@@ -441,10 +482,13 @@ pub struct Attention {
 /// backward distance: key j's score for the query at i gains r_h · P[:, i − j] when
 /// 0 ≤ i − j < extent, nothing beyond. Where the layer's query scale applies, the bias is
 /// scaled with the queries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RelLogits {
     pub d_rel: u64,
     pub extent: u64,
+    /// The relative states, times a learned [heads, d_rel] scale, are scaled down to this L2
+    /// norm per head where longer (Inkling 2's `rel_l2_clip_threshold`).
+    pub clip: Option<f64>,
 }
 
 /// ZAYA's compressed convolutional attention (CCA): Q and K are projected, then mixed along
@@ -838,6 +882,9 @@ pub struct Moe {
     /// more that computes nothing. The softmax's best class after a stored balancing bias is
     /// chosen (top-1); the extra class gives 0.
     pub router_mlp: Option<u64>,
+    /// The experts' gated activation with softcaps (Inkling 2): cap_g(g) · σ(g) · cap_u(u), c ·
+    /// tanh(x / c) each, (gate cap, up cap).
+    pub glu_softcaps: Option<(f64, f64)>,
     /// Zero-computation experts (LongCat-Flash): the router scores `experts` + this many, and a
     /// chosen one of these returns its input, weighted. transformers still builds a gate and up
     /// projection for each, which nothing reads.
@@ -2332,6 +2379,12 @@ pub enum Layout {
     /// the stacked experts and shared experts (`mlp.experts.gate_up_proj`,
     /// `mlp.shared_experts.gate_proj` [S, I, H]) (Inkling).
     Inkling,
+    /// Inkling 2: its projections as modules (`q_proj.linear`, `q_proj.norm.scale`,
+    /// `k_proj.sconv.conv1d` or `.static_weight` and `.weight_proj`, `o_proj.gate_proj` and
+    /// `.linear`, `relative_position_bias.*`, `sink_proj`), the full layers'
+    /// `q/k/v_input_layernorm`, `post_attention_convolution`, `post_mlp_convolution`, the block
+    /// attention residuals' `attention_input`, `mlp_input` and `final_input` queries.
+    Inkling2,
 }
 
 impl Layout {

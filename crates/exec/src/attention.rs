@@ -42,6 +42,9 @@ pub struct Rule<'a> {
     pub softcap: Option<f32>,
     pub span: AttnSpan,
     pub sinks: Option<&'a [f32]>,
+    /// A sink logit per head and query of the pass, [heads, t], in place of `sinks` (Inkling 2's
+    /// projected sinks).
+    pub token_sinks: Option<&'a [f32]>,
     /// ALiBi slopes, one per query head: key j's score for the query at i gains slope · (j − i).
     pub alibi: Option<&'a [f32]>,
     /// A learned bias per head for each pair of positions (`Position::Buckets`).
@@ -53,6 +56,17 @@ pub struct Rule<'a> {
     pub selected: Option<Selected<'a>>,
     /// Doge's dynamic mask.
     pub key_scores: Option<KeyScores<'a>>,
+}
+
+impl Rule<'_> {
+    /// The sink logit of query `i` (of `t`) of head `head`, where the layer has sinks.
+    #[inline(always)]
+    fn sink(&self, head: usize, i: usize, t: usize) -> Option<f32> {
+        match self.token_sinks {
+            Some(s) => Some(s[head * t + i]),
+            None => self.sinks.map(|s| s[head]),
+        }
+    }
 }
 
 /// Which keys each query may see: [groups, t, total] row-major, one choice per group of query
@@ -273,7 +287,7 @@ fn blocked(h: &Heads, rule: &Rule, keep: bool) -> Attended {
                 if let Some(s) = &scores {
                     unsafe { s.part(at, visible.len()) }.copy_from_slice(visible);
                 }
-                softmax(visible, rule.sinks.map(|s| s[head]));
+                softmax(visible, rule.sink(head, i0 + r, t));
                 if let Some(s) = &probs {
                     unsafe { s.part(at, visible.len()) }.copy_from_slice(visible);
                 }
@@ -354,7 +368,7 @@ impl WithSimd for Rows<'_> {
                 // SAFETY: row `row` of [heads · t, total] is this thread's alone.
                 unsafe { scores.part(row * total + lo, seen.len()) }.copy_from_slice(seen);
             }
-            softmax(seen, rule.sinks.map(|s| s[head]));
+            softmax(seen, rule.sink(head, i, t));
             // SAFETY: the columns of head `head` in output row i are this thread's alone.
             let o = unsafe { self.out.part((i * h.heads + head) * dv, dv) };
             mix(s, seen, &values[lo * dv..(hi + 1) * dv], o);
@@ -509,7 +523,7 @@ mod tests {
                         }
                     })
                     .collect();
-                let sink = rule.sinks.map(|s| s[head] as f64);
+                let sink = rule.sink(head, i, t).map(f64::from);
                 let max = s
                     .iter()
                     .copied()
@@ -605,6 +619,7 @@ mod tests {
                         softcap,
                         span,
                         sinks,
+                        token_sinks: None,
                         alibi,
                         pair_bias,
                         rel_bias,

@@ -11,9 +11,9 @@ use crate::weights::Weights;
 use anatomy_checkpoint::Format;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
-    Act, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped, Mixer, Moa,
-    Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Scoring, Spec,
-    SsmGate,
+    Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped,
+    Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Scoring,
+    Spec, SsmGate,
 };
 use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
@@ -40,6 +40,8 @@ pub struct Model {
     /// The relative logits of the layer running ([heads, t, extent] and the extent), made by
     /// its attention for its attend (Inkling).
     rel_bias: std::cell::RefCell<Option<(Vec<f32>, usize)>>,
+    /// The sink logits of the layer running, [heads, t], made by its attention (Inkling 2).
+    token_sinks: std::cell::RefCell<Option<Vec<f32>>>,
 }
 
 /// One activation of a forward pass: where it was computed, its statistics, and — when small —
@@ -330,6 +332,7 @@ impl Model {
             router_state: std::cell::RefCell::new(None),
             pair_bias: std::cell::RefCell::new(None),
             rel_bias: std::cell::RefCell::new(None),
+            token_sinks: std::cell::RefCell::new(None),
         };
         let read = model.packable();
         // GPT-2's Conv1D weights, stored [in, out], are not among them: a stored one of those
@@ -798,6 +801,8 @@ impl Model {
             x = self.hierarchy(&x, h, cache)?;
         } else if let Some(l) = spec.looped {
             x = self.looped(&x, l, cache)?;
+        } else if let Some(r) = spec.attn_res {
+            x = self.attn_res_layers(&x, r, cache)?;
         } else {
             for b in 0..spec.layers as usize {
                 if spec.altup.is_some() {
@@ -882,6 +887,93 @@ impl Model {
         }
         self.keep(None, "logits", &logits);
         Ok(logits)
+    }
+
+    /// Inkling 2's layers over block attention residuals (`AttnRes`): each sublayer reads a mix
+    /// of the block summaries and the stream; a block's first layer keeps its input as a summary
+    /// and restarts the stream from its attention's output. Returns the head's own mix.
+    fn attn_res_layers(&self, x: &Tensor, r: AttnRes, cache: &mut Cache) -> Res<Tensor> {
+        let spec = &self.spec;
+        let mut blocks: Vec<Tensor> = Vec::new();
+        let mut x = x.clone();
+        for b in 0..spec.layers as usize {
+            self.keep(Some(b), "block_in", &x);
+            let a = spec.attn_at(b);
+            let rows = if a.kv_inputs { 3 } else { 1 };
+            let inputs = if b == 0 {
+                vec![x.clone(); rows]
+            } else {
+                self.res_mix(&blocks, &x, Role::AttnResQuery, Some(b), rows, r.eps)?
+            };
+            let y = if a.kv_inputs {
+                let q = self.norm(&inputs[0], Role::QInNorm, Some(b))?;
+                let k = self.norm(&inputs[1], Role::KInNorm, Some(b))?;
+                let v = self.norm(&inputs[2], Role::VInNorm, Some(b))?;
+                self.keep(Some(b), "attn_norm", &q);
+                self.attention_from(&q, Some((&k, &v)), b, cache)?
+            } else {
+                let h = self.norm(&inputs[0], Role::AttnNorm, Some(b))?;
+                self.keep(Some(b), "attn_norm", &h);
+                self.attention(&h, b, cache)?
+            };
+            let scaled = spec.out_conv.is_some_and(|c| c.scaled);
+            let y = self.residual_conv_of(&y, Role::AttnOutConv, b, CONV_ATTN, scaled, cache)?;
+            self.keep(Some(b), "attn_conv", &y);
+            let stream = if (b as u64).is_multiple_of(r.block) {
+                blocks.push(x.clone());
+                y
+            } else {
+                (&x + y)?
+            };
+            self.keep(Some(b), "resid_attn", &stream);
+            let xm = self.res_mix(&blocks, &stream, Role::FfnResQuery, Some(b), 1, r.eps)?;
+            let h = self.norm(&xm[0], Role::FfnNorm, Some(b))?;
+            self.keep(Some(b), "ffn_norm", &h);
+            let m = self.moe(&h, b)?;
+            self.keep(Some(b), "combine", &m);
+            let m = self.residual_conv_of(&m, Role::FfnOutConv, b, CONV_FFN, scaled, cache)?;
+            self.keep(Some(b), "ffn_conv", &m);
+            x = (stream + m)?;
+            self.keep(Some(b), "resid_ffn", &x);
+        }
+        let head = self.res_mix(&blocks, &x, Role::HeadResQuery, None, 1, r.eps)?;
+        self.keep(None, "head_mix", &head[0]);
+        Ok(head[0].clone())
+    }
+
+    /// A block attention residual's mixes of the summaries `blocks` and `stream` ([t, hidden]
+    /// each), one per row of the stored queries (`rows` of them): every candidate RMS-normed
+    /// without a weight, weighted by a softmax of its dot product with the query over
+    /// √hidden.
+    fn res_mix(
+        &self,
+        blocks: &[Tensor],
+        stream: &Tensor,
+        role: Role,
+        b: Option<usize>,
+        rows: usize,
+        eps: f64,
+    ) -> Res<Vec<Tensor>> {
+        let d = self.spec.hidden as usize;
+        let all: Vec<Tensor> = blocks
+            .iter()
+            .chain(std::iter::once(stream))
+            .map(|t| rms(t, eps))
+            .collect::<R<_>>()?;
+        let stacked = Tensor::stack(&all, 1)?; // [t, n, d]
+        let queries = self.w(role, b)?.reshape((rows, d))?;
+        let logits = stacked
+            .broadcast_matmul(&queries.t()?)?
+            .affine(1.0 / (d as f64).sqrt(), 0.0)?; // [t, n, rows]
+                                                    // A softmax over the candidates (dim 1), shifted by each row's largest logit.
+        let shifted = logits.broadcast_sub(&logits.max_keepdim(1)?)?.exp()?;
+        let weights = shifted.broadcast_div(&shifted.sum_keepdim(1)?)?;
+        (0..rows)
+            .map(|j| {
+                let w = weights.narrow(2, j, 1)?; // [t, n, 1]
+                Ok(stacked.broadcast_mul(&w)?.sum(1)?)
+            })
+            .collect()
     }
 
     /// HRM's nested loop over its two stacks (`Hierarchy`): the low-level state starts as the
@@ -2157,6 +2249,19 @@ impl Model {
         slot: usize,
         cache: &mut Cache,
     ) -> Res<Tensor> {
+        self.residual_conv_of(x, role, b, slot, false, cache)
+    }
+
+    /// `residual_conv`, its sum divided by √(taps + 1) where `scaled` (Inkling 2).
+    fn residual_conv_of(
+        &self,
+        x: &Tensor,
+        role: Role,
+        b: usize,
+        slot: usize,
+        scaled: bool,
+        cache: &mut Cache,
+    ) -> Res<Tensor> {
         let (t, c) = x.dims2()?;
         let w: Vec<f32> = self.w(role, Some(b))?.flatten_all()?.to_vec1()?;
         let taps = w.len() / c.max(1);
@@ -2177,6 +2282,56 @@ impl Model {
             }
         }
         *past = all[t * c..].to_vec();
+        if scaled {
+            let f = 1.0 / ((taps + 1) as f32).sqrt();
+            out.iter_mut().for_each(|y| *y *= f);
+        }
+        Ok(Tensor::from_vec(out, (t, c), &Device::Cpu)?)
+    }
+
+    /// Inkling 2's dynamic convolution of `x` [t, c] (K or V once projected, `heads` K/V heads):
+    /// each token's taps are the stored ones ([taps, c], tap 0 the token itself) plus its own,
+    /// projected from `input` (the K or V input, one set per head); x plus the mix, divided by
+    /// √(2 · taps + 1). The last taps − 1 inputs are carried in the cache's `slot`.
+    #[allow(clippy::too_many_arguments)]
+    fn dynamic_conv(
+        &self,
+        x: &Tensor,
+        input: &Tensor,
+        (stat, dynamic): (Role, Role),
+        heads: usize,
+        b: usize,
+        slot: usize,
+        cache: &mut Cache,
+    ) -> Res<Tensor> {
+        let (t, c) = x.dims2()?;
+        let w: Vec<f32> = self.w(stat, Some(b))?.flatten_all()?.to_vec1()?;
+        let taps = w.len() / c.max(1);
+        let own: Vec<f32> = self
+            .proj(input, dynamic, b, false)?
+            .flatten_all()?
+            .to_vec1()?;
+        let hd = c / heads.max(1);
+        let past = &mut cache.tails[b][slot];
+        if past.len() != (taps - 1) * c {
+            *past = vec![0.0; (taps - 1) * c];
+        }
+        let mut all = std::mem::take(past);
+        all.extend(x.flatten_all()?.to_vec1::<f32>()?);
+        let mut out = all[(taps - 1) * c..].to_vec();
+        let f = 1.0 / ((2 * taps + 1) as f32).sqrt();
+        for (i, row) in out.iter_mut().enumerate() {
+            let (tok, ch) = (i / c, i % c);
+            let at = taps - 1 + tok;
+            let mix: f32 = (0..taps)
+                .map(|lag| {
+                    let tap = w[lag * c + ch] + own[(tok * heads + ch / hd) * taps + lag];
+                    tap * all[(at - lag) * c + ch]
+                })
+                .sum();
+            *row = (*row + mix) * f;
+        }
+        *past = all[t * c..].to_vec();
         Ok(Tensor::from_vec(out, (t, c), &Device::Cpu)?)
     }
 
@@ -2193,11 +2348,16 @@ impl Model {
     ) -> Res<(Vec<f32>, usize)> {
         let h = self.spec.attn_at(b).heads as usize;
         let (t, d, extent) = (x.dim(0)?, rl.d_rel as usize, rl.extent as usize);
-        let r = self
+        let mut r = self
             .proj(x, Role::RelProj, b, false)?
             .reshape((t, h, d))?
             .transpose(0, 1)?
             .contiguous()?;
+        // Inkling 2: the relative states, times their learned scale, L2-clipped.
+        if let Some(c) = rl.clip {
+            let s = self.w(Role::RelClipScale, Some(b))?.unsqueeze(1)?;
+            r = l2_clip(&r.broadcast_mul(&s)?, c)?;
+        }
         let bank = self.w(Role::RelBank, Some(b))?.to_dtype(DType::F32)?;
         let mut bias = r.broadcast_matmul(&bank)?;
         if let Some(qs) = scale.filter(|qs| qs.applies(&self.spec.plan[b])) {
@@ -2257,9 +2417,22 @@ impl Model {
     }
 
     fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        self.attention_from(x, None, b, cache)
+    }
+
+    /// Attention layer `b` on `x`, its K and V projected from `kv` where the layer gives them
+    /// inputs of their own (Inkling 2's full layers).
+    fn attention_from(
+        &self,
+        x: &Tensor,
+        kv: Option<(&Tensor, &Tensor)>,
+        b: usize,
+        cache: &mut Cache,
+    ) -> Res<Tensor> {
         if self.spec.attn_at(b).mla.is_some() {
             return self.mla(x, b, cache);
         }
+        let (xk, xv) = kv.unwrap_or((x, x));
         let spec = &self.spec;
         let a = spec.attn_at(b);
         let (t, h, kv, hd, vd) = (
@@ -2303,8 +2476,8 @@ impl Model {
             }
             (None, Qkv::Separate) => (
                 self.adapted(x, Role::Q, b, a.qkv_bias)?,
-                self.adapted(x, Role::K, b, a.qkv_bias)?,
-                self.adapted(x, Role::V, b, a.qkv_bias)?,
+                self.adapted(xk, Role::K, b, a.qkv_bias)?,
+                self.adapted(xv, Role::V, b, a.qkv_bias)?,
             ),
             (None, Qkv::Stacked) => {
                 let qkv = self.proj(x, Role::Qkv, b, a.qkv_bias)?;
@@ -2351,9 +2524,33 @@ impl Model {
         };
         // Inkling: K and V each through a residual convolution over time, once projected.
         let (k, v) = match a.kv_conv {
-            Some(_) => (
-                self.residual_conv(&k, Role::KConv, b, CONV_K, cache)?,
-                self.residual_conv(&v, Role::VConv, b, CONV_V, cache)?,
+            // Inkling 2's full layers: taps of each token's own beside the stored ones.
+            Some(c) if c.dynamic => {
+                let kvh = a.kv_heads as usize;
+                (
+                    self.dynamic_conv(
+                        &k,
+                        xk,
+                        (Role::KConvStatic, Role::KConvDyn),
+                        kvh,
+                        b,
+                        CONV_K,
+                        cache,
+                    )?,
+                    self.dynamic_conv(
+                        &v,
+                        xv,
+                        (Role::VConvStatic, Role::VConvDyn),
+                        kvh,
+                        b,
+                        CONV_V,
+                        cache,
+                    )?,
+                )
+            }
+            Some(c) => (
+                self.residual_conv_of(&k, Role::KConv, b, CONV_K, c.conv.scaled, cache)?,
+                self.residual_conv_of(&v, Role::VConv, b, CONV_V, c.conv.scaled, cache)?,
             ),
             None => (k, v),
         };
@@ -2434,6 +2631,14 @@ impl Model {
                 self.keep(Some(b), "k_norm", &k);
             }
         }
+        // Inkling 2: Q (times its learned scale) and K scaled down to an L2 norm where longer.
+        if let Some(c) = a.l2_clip {
+            let s = self.w(Role::QClipScale, Some(b))?.unsqueeze(1)?;
+            q = l2_clip(&q.broadcast_mul(&s)?, c)?;
+            self.keep(Some(b), "q_norm", &q);
+            k = l2_clip(&k, c)?;
+            self.keep(Some(b), "k_norm", &k);
+        }
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
             let dim = r.rotary_dim_for(self.span(b), a.head_dim) as usize;
@@ -2473,6 +2678,15 @@ impl Model {
                 .reshape((a.heads as usize, 1, a.head_dim as usize))?;
             q = q.broadcast_mul(&s)?;
             self.keep(Some(b), "q_gain", &q);
+        }
+        // Inkling 2's sink logits, projected from the input, for this layer's attend.
+        if a.token_sinks {
+            let s = self
+                .proj(x, Role::TokenSinks, b, false)?
+                .t()?
+                .contiguous()?;
+            self.keep(Some(b), "sinks", &s);
+            *self.token_sinks.borrow_mut() = Some(s.flatten_all()?.to_vec1()?);
         }
         // Inkling's relative logits, for this layer's attend.
         if let Some(rl) = a.rel_logits {
@@ -2696,6 +2910,8 @@ impl Model {
         } else {
             None
         };
+        // Inkling 2: each query's sink logits, [heads, t], projected from the attention's input.
+        let token_sinks = self.token_sinks.borrow_mut().take();
         let alibi: Option<Vec<f32>> = match &self.spec.position {
             Position::Alibi(slopes) => Some(slopes.iter().map(|&m| m as f32).collect()),
             _ => None,
@@ -2761,6 +2977,7 @@ impl Model {
                     keep: dm.keep as usize,
                 }),
             sinks: sinks.as_deref(),
+            token_sinks: token_sinks.as_deref(),
             alibi: alibi.as_deref(),
             pair_bias: pair_bias
                 .as_ref()
@@ -3678,7 +3895,11 @@ impl Model {
         };
         self.keep_expert(b, "expert_gate", &g, e);
         self.keep_expert(b, "expert_up", &u, e);
-        let hidden = self.glu(&g, &u, m.swiglu_limit, m.swiglu_plain)?;
+        let hidden = match m.glu_softcaps {
+            // Inkling 2: cap_g(g) · σ(g) · cap_u(u).
+            Some((cg, cu)) => ((softcap(&g, cg)? * sigmoid(&g)?)? * softcap(&u, cu)?)?,
+            None => self.glu(&g, &u, m.swiglu_limit, m.swiglu_plain)?,
+        };
         self.keep_expert(b, "expert_act", &hidden, e);
         let y = down(&hidden)?;
         self.keep_expert(b, "expert_down", &y, e);
@@ -3854,6 +4075,16 @@ fn route(
         c.1 *= m.routed_scaling as f32;
     }
     chosen
+}
+
+/// Each row of `x` scaled down to L2 norm `c` where longer: x · min(1, c / (‖x‖ + 10⁻⁶)).
+fn l2_clip(x: &Tensor, c: f64) -> R<Tensor> {
+    let norm = x.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?;
+    let f = (norm + 1e-6)?
+        .recip()?
+        .affine(c, 0.0)?
+        .clamp(f32::MIN, 1.0)?;
+    x.broadcast_mul(&f)
 }
 
 /// ln(1 + eˣ), as max(x, 0) + ln(1 + e^−|x|) so that large x do not overflow.

@@ -46,6 +46,10 @@ pub fn shrink(spec: &Spec) -> Spec {
         p.vocab = s.vocab;
     }
     s.head_rows = spec.head_rows.map(|r| r.min(s.vocab / 2).max(1));
+    // A head padded past the real vocabulary keeps its padding, a few rows.
+    s.logits_kept = spec
+        .logits_kept
+        .map(|k| s.out_vocab() - (spec.out_vocab() - k).min(7).min(s.out_vocab() - 1));
     s.mlp.intermediate = 128;
     // Wider MLPs keep their ratio to the others (Gemma 4's double-wide ones).
     for (_, w) in &mut s.mlp_widths {

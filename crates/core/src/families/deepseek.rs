@@ -1135,6 +1135,9 @@ pub(super) fn latent(
         cca: None,
         rel_logits: None,
         kv_conv: None,
+        l2_clip: None,
+        token_sinks: false,
+        kv_inputs: false,
     })
 }
 

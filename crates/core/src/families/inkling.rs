@@ -9,8 +9,8 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::layers::LayerSet;
 use crate::spec::{
-    AttnSpan, ExpertStorage, LayerPlan, Layout, Mlp, Norm, NormKind, NormPlace, Position, QkNorm,
-    QueryScale, RelLogits, ScaleForm, Scoring, Spec,
+    AttnRes, AttnSpan, ExpertStorage, KvConv, LayerPlan, Layout, Mlp, Norm, NormKind, NormPlace,
+    Position, QkNorm, QueryScale, RelLogits, ResConv, ScaleForm, Scoring, Spec,
 };
 
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
@@ -65,8 +65,18 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         let mut a = plain_attention(heads, kv, head_dim);
         a.qk_norm = QkNorm::PerHead;
         a.scale_dim = (head_dim * head_dim) as f64;
-        a.rel_logits = Some(RelLogits { d_rel, extent });
-        a.kv_conv = Some(conv);
+        a.rel_logits = Some(RelLogits {
+            d_rel,
+            extent,
+            clip: None,
+        });
+        a.kv_conv = Some(KvConv {
+            conv: ResConv {
+                taps: conv,
+                scaled: false,
+            },
+            dynamic: false,
+        });
         a
     };
     let (heads, kv) = head_counts(cfg, "num_attention_heads", "num_key_value_heads", 64, 8)?;
@@ -160,7 +170,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             LayerPlan::attention(span, false, sparse[b])
         })
         .collect();
-    s.out_conv = Some(conv);
+    s.out_conv = Some(ResConv {
+        taps: conv,
+        scaled: false,
+    });
     // The cache's convolution states, one per convolution: fewer than a layer runs and
     // transformers cannot decode.
     let states = cfg.count("number_of_conv_states", 4)?;
@@ -204,4 +217,186 @@ fn head_counts(
         ));
     }
     Ok((heads, kv))
+}
+
+/// The weightless RMS norm of Inkling 2's block attention residuals (DeepSeek-V4's, its class
+/// default).
+const ATTN_RES_EPS: f64 = 1e-6;
+
+/// Inkling 2: Inkling's relative logits and short convolutions (now scaled, and in the full
+/// layers with per-token taps), with L2-clipped queries and keys, RMS-normed values, per-token
+/// sinks and a gated output, every FFN routed experts with a softcapped SwiGLU, and block
+/// attention residuals in place of the residual stream.
+pub fn load2(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = super::skeleton(name, model_type, family);
+    s.hidden = cfg.size("hidden_size", Some(4608))?;
+    s.vocab = cfg.size("vocab_size", Some(201024))?;
+    s.context = cfg.size("max_position_embeddings", Some(1048576))?;
+    // The checkpoint's head is padded to vocab_size; transformers drops the rows past the real
+    // vocabulary when it loads them, and writes them back as zeros.
+    let rows = cfg.size("unpadded_vocab_size", Some(200058))?;
+    if rows > s.vocab {
+        return Err(cfg.err(
+            "unpadded_vocab_size",
+            format!("is {rows}, past vocab_size ({}): the stored head has vocab_size rows; give at most {}", s.vocab, s.vocab),
+        ));
+    }
+    if rows < s.vocab {
+        s.logits_kept = Some(rows);
+    }
+    let listed = cfg.list_any(
+        "layer_types",
+        |v| match v.as_str()? {
+            "hybrid" => Some(false),
+            "hybrid_sliding" => Some(true),
+            _ => None,
+        },
+        "\"hybrid\" or \"hybrid_sliding\"",
+    )?;
+    let sliding: Vec<bool> = match listed {
+        Some(kinds) => super::layers_listed(cfg, kinds, "layer_types", "layer_types", family)?,
+        None => {
+            let n = layer_count(cfg, &["num_hidden_layers"], Some(48))?;
+            (0..n).map(|i| (i + 1) % 6 != 0).collect()
+        }
+    };
+    s.layers = sliding.len() as u64;
+    s.norm = Norm {
+        kind: NormKind::Rms,
+        eps: cfg.float("rms_norm_eps", 1e-6)?,
+        unit_offset: false,
+        place: NormPlace::Pre,
+    };
+    s.embedding.norm = true;
+    s.position = Position::None;
+    let taps = cfg.size("conv_kernel_size", Some(4))?;
+    let d_rel = cfg.size("d_rel", Some(16))?;
+    let window = cfg.size("sliding_window_size", Some(1024))?;
+    let qk_clip = positive_float(cfg, "qk_l2_clip_threshold", 22.627416997969522)?;
+    let rel_clip = positive_float(cfg, "rel_l2_clip_threshold", 8.0)?;
+    let attention = |heads: u64, kv: u64, head_dim: u64, extent: u64, full: bool| {
+        let mut a = plain_attention(heads, kv, head_dim);
+        a.l2_clip = Some(qk_clip);
+        a.v_norm = true;
+        a.rel_logits = Some(RelLogits {
+            d_rel,
+            extent,
+            clip: Some(rel_clip),
+        });
+        a.kv_conv = Some(KvConv {
+            conv: ResConv { taps, scaled: true },
+            dynamic: full,
+        });
+        a.token_sinks = true;
+        a.out_gate = Some(crate::spec::OutGate {
+            softplus: false,
+            per_head: false,
+            bias: false,
+            stored: crate::spec::GateStore::Own,
+        });
+        a.kv_inputs = full;
+        a
+    };
+    let (heads, kv) = head_counts(cfg, "num_attention_heads", "num_key_value_heads", 48, 8)?;
+    let mut full = attention(
+        heads,
+        kv,
+        cfg.size("head_dim", Some(128))?,
+        cfg.size("rel_extent", Some(1024))?,
+        true,
+    );
+    full.query_scale = Some(QueryScale {
+        form: ScaleForm::Floored,
+        beta: cfg.float("log_scaling_alpha", 0.1)?,
+        length: cfg.size("log_scaling_n_floor", Some(128000))?,
+        shift: 1,
+        nope_only: false,
+    });
+    let (swa_heads, swa_kv) = head_counts(
+        cfg,
+        "swa_num_attention_heads",
+        "swa_num_key_value_heads",
+        48,
+        8,
+    )?;
+    let swa = attention(
+        swa_heads,
+        swa_kv,
+        cfg.size("swa_head_dim", Some(128))?,
+        window,
+        false,
+    );
+    let local = LayerSet::from_fn(s.layers, |b| sliding[b as usize]);
+    if local.len() == s.layers {
+        s.attn = swa;
+    } else {
+        s.attn = full;
+        if !local.is_empty() {
+            s.layer_attn = vec![(local, swa)];
+        }
+    }
+    // Every FFN is routed experts: DeepSeek-V4's router, a SwiGLU with softcaps.
+    let experts = super::experts(cfg, "n_routed_experts", Some(384))?;
+    let mut m = super::plain_moe(
+        experts,
+        top_k(cfg, experts, Some(8))?,
+        cfg.size("moe_intermediate_size", Some(2304))?,
+    );
+    let scoring = cfg.string("scoring_func", "sigmoid")?;
+    if scoring != "sigmoid" {
+        return Err(cfg.err(
+            "scoring_func",
+            format!("is {scoring:?}; Inkling 2's router scores experts by \"sigmoid\""),
+        ));
+    }
+    m.scoring = Scoring::Sigmoid;
+    m.correction_bias = true;
+    m.norm_topk_prob = true;
+    m.renorm_eps = 1e-20;
+    m.routed_scaling = cfg.float("route_scale", 8.0)?;
+    // Stored as the checkpoints hold them: gate and up rows alternate (`w13_weight`).
+    m.storage = ExpertStorage::Stacked {
+        out_in: true,
+        interleaved: true,
+    };
+    m.glu_softcaps = Some((
+        positive_float(cfg, "mlp_gate_softcap", 4.0)?,
+        positive_float(cfg, "mlp_up_softcap", 25.0)?,
+    ));
+    s.moe = Some(m);
+    s.plan = (0..s.layers as usize)
+        .map(|b| {
+            let span = if sliding[b] {
+                AttnSpan::Sliding(window)
+            } else {
+                AttnSpan::Full
+            };
+            LayerPlan::attention(span, false, true)
+        })
+        .collect();
+    s.out_conv = Some(ResConv { taps, scaled: true });
+    let states = cfg.count("number_of_conv_states", 4)?;
+    if states < 4 {
+        return Err(cfg.err(
+            "number_of_conv_states",
+            format!("is {states}; each Inkling 2 layer carries 4 convolution states (K, V and both sublayers' outputs), so give 4"),
+        ));
+    }
+    s.attn_res = Some(AttnRes {
+        block: cfg.size("n_layers_per_attn_res_block", Some(6))?,
+        eps: ATTN_RES_EPS,
+    });
+    s.final_softcap = Some(positive_float(cfg, "final_logit_softcapping", 30.0)?);
+    s.tied = false;
+    s.layout = Layout::Inkling2;
+    Ok(s)
+}
+
+/// A positive finite number, the class default where absent.
+fn positive_float(cfg: &Config, key: &str, default: f64) -> Result<f64> {
+    let v = cfg.float(key, default)?;
+    if !(v > 0.0 && v.is_finite()) {
+        return Err(cfg.err(key, format!("is {v}; it must be a positive number")));
+    }
+    Ok(v)
 }

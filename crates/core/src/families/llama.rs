@@ -1508,6 +1508,7 @@ pub fn load(
         head_rows,
         prompt: None,
         out_conv: None,
+        attn_res: None,
         logits_kept: None,
         skip_first_attn_norm: false,
         head_transform: None,

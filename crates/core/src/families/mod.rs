@@ -304,6 +304,9 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             cca: None,
             rel_logits: None,
             kv_conv: None,
+            l2_clip: None,
+            token_sinks: false,
+            kv_inputs: false,
         },
         layer_attn: vec![],
         mlp: Mlp::gated(0, crate::spec::Act::Silu),
@@ -338,6 +341,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         head_rows: None,
         prompt: None,
         out_conv: None,
+        attn_res: None,
         logits_kept: None,
         skip_first_attn_norm: false,
         head_transform: None,
@@ -379,7 +383,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("deepseek_v4", "compressed sparse attention, hyper-connections mixed by Sinkhorn iterations, hash routing"),
     ("gemma4_assistant", "a draft model run on its target's hidden states and keys"),
     ("gemma4_unified_assistant", "a draft model run on its target's hidden states and keys"),
-    ("inkling2_text", "short convolutions inside the attention, a relative-logit bias"),
     ("inkling2_loop_text", "short convolutions inside the attention, a relative-logit bias, looped layers"),
     ("qwen4_exp", "the wrapper of qwen4_exp_text, which is not read either"),
     ("qwen4_exp_text", "an attention indexer, gated residuals, n-gram embeddings and per-layer inputs beside Gated DeltaNet"),
@@ -523,6 +526,9 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         cca: None,
         rel_logits: None,
         kv_conv: None,
+        l2_clip: None,
+        token_sinks: false,
+        kv_inputs: false,
         qkv_bias: false,
         o_bias: false,
         qk_norm: crate::spec::QkNorm::None,
@@ -577,6 +583,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         router_norm: false,
         expert_scale: false,
         router_mlp: None,
+        glu_softcaps: None,
     }
 }
 

@@ -1861,6 +1861,25 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Inkling 2's language model. `hidden_act` reaches nothing: every FFN is experts with a
+    // softcapped SwiGLU of their own; `tie_word_embeddings` ties nothing.
+    Family {
+        renames: &[
+            ("sconv_kernel_size", "conv_kernel_size"),
+            ("model_max_length", "max_position_embeddings"),
+            ("sliding_window", "sliding_window_size"),
+            ("num_local_experts", "n_routed_experts"),
+            ("intermediate_size", "moe_intermediate_size"),
+            ("routed_scaling_factor", "route_scale"),
+        ],
+        ..own(
+            "inkling2_text",
+            "Inkling 2",
+            inkling::load2,
+            None,
+            &[TRAINING, &["hidden_act", "tie_word_embeddings"]],
+        )
+    },
     // GPT-1. The `summary_*` keys configure the double-heads model's classifier, not the LM.
     Family {
         renames: &[

@@ -552,32 +552,63 @@ impl Builder<'_> {
     /// place (Inkling's `k_sconv`, `v_sconv`): `letter` + conv(`letter`).
     fn head_conv(
         &mut self,
-        role: Role,
         letter: &str,
         idx: Option<&str>,
-        taps: u64,
+        kc: crate::spec::KvConv,
         cached: bool,
+        x_in: &str,
     ) -> Vec<Node> {
+        let taps = kc.conv.taps;
         let hd = if letter == "V" {
             self.attn.v_head_dim
         } else {
             self.attn.head_dim
         };
-        let stored = self.attn.kv_heads * hd;
-        let p = self.param(
-            role,
-            false,
-            vec![stored, 1, taps],
-            Component::Attention,
-            true,
-        );
+        let (kv, stored) = (self.attn.kv_heads, self.attn.kv_heads * hd);
         let slice = match idx {
             Some(i) => Some(rows(0, hd, i)),
             None if stored == hd => None,
             None => Some(format!("0:{hd}")),
         };
         let w = format!("Wc{}", letter.to_lowercase());
-        let wt = self.weight(p, &w, [n(hd), n(taps)], slice);
+        let mut inputs = Vec::new();
+        if kc.dynamic {
+            // Inkling 2's full layers: stored taps [taps, channels] (tap 0 the current token),
+            // plus per-token taps projected from the K or V input, one set per K/V head.
+            let (stat, dynamic) = if letter == "V" {
+                (Role::VConvStatic, Role::VConvDyn)
+            } else {
+                (Role::KConvStatic, Role::KConvDyn)
+            };
+            let p = self.param(stat, false, vec![taps, stored], Component::Attention, true);
+            let cols = slice.as_deref().map(|s| format!("[:, {s}]"));
+            inputs.push(self.weight(p, &w, [n(taps), n(hd)], cols));
+            let d = self.spec.hidden;
+            let pd = self.param(
+                dynamic,
+                false,
+                vec![kv * taps, d],
+                Component::Attention,
+                true,
+            );
+            let block = idx.map(|i| rows(0, taps, i));
+            inputs.push(self.weight(pd, &format!("{w}ᵈ"), [n(taps), n(d)], block));
+            inputs.push(self.latest(x_in));
+        } else {
+            let role = if letter == "V" {
+                Role::VConv
+            } else {
+                Role::KConv
+            };
+            let p = self.param(
+                role,
+                false,
+                vec![stored, 1, taps],
+                Component::Attention,
+                true,
+            );
+            inputs.push(self.weight(p, &w, [n(hd), n(taps)], slice));
+        }
         let state = format!("S_{}", letter.to_lowercase());
         let window = self.push(&state, [n(hd), n(taps - 1)], TensorKind::State);
         let input = self.latest(letter);
@@ -586,17 +617,28 @@ impl Builder<'_> {
         } else {
             self.act(letter, self.seq(hd))
         };
+        inputs.push(window);
+        let scaled = match (kc.dynamic, kc.conv.scaled) {
+            (true, _) => format!(", all divided by √{}", 2 * taps + 1),
+            (false, true) => format!(", all divided by √{}", taps + 1),
+            (false, false) => String::new(),
+        };
+        let taps_of = if kc.dynamic {
+            format!("the stored taps {w} plus this token's own taps {w}ᵈ · {x_in} (one set per K/V head)")
+        } else {
+            w.to_string()
+        };
         let conv = self.step(Draft {
             title: format!("{letter} convolution"),
             op: Op::Conv { kernel: taps },
             category: Category::Attention,
-            inputs: vec![wt, window],
+            inputs,
             output: out,
             operation: format!(
                 "Mix each of the head's {hd} {letter} channels over its last {taps} positions, on its own, and add the result to {letter}"
             ),
             equation: format!(
-                "{letter}ₜ = {letter}ₜ + Σⱼ {w}[:, j] ⊙ {letter}ₜ₋₍{}₋ⱼ₎, j < {taps}; the positions before this call come from {state}",
+                "{letter}ₜ = {letter}ₜ + Σⱼ w[:, j] ⊙ {letter}ₜ₋₍{}₋ⱼ₎, j < {taps}, w = {taps_of}{scaled}; the positions before this call come from {state}",
                 taps - 1
             ),
         });
@@ -641,6 +683,10 @@ impl Builder<'_> {
                 "Project the normalized input to this head's {d} relative features: how it weighs each distance profile"
             ),
         });
+        let mut nodes = vec![proj];
+        if let Some(c) = rl.clip {
+            nodes.push(self.l2_clip("R", Some(Role::RelClipScale), Some(q_idx), c, false));
+        }
         let p = self.param(
             Role::RelBank,
             false,
@@ -670,7 +716,62 @@ impl Builder<'_> {
                 rl.extent
             ),
         });
-        vec![proj, step]
+        nodes.push(step);
+        nodes
+    }
+
+    /// A head's `letter` (Q, K, or Inkling 2's relative states R), times its row of a learned
+    /// scale where `scale` names one, scaled down to L2 norm `c` where longer (R in place).
+    fn l2_clip(
+        &mut self,
+        letter: &str,
+        scale: Option<Role>,
+        idx: Option<&str>,
+        c: f64,
+        cached: bool,
+    ) -> Node {
+        let a = &self.attn;
+        let (rows_n, width) = match letter {
+            "R" => (a.heads, a.rel_logits.map_or(0, |r| r.d_rel)),
+            "Q" => (a.heads, a.head_dim),
+            _ => (a.kv_heads, a.head_dim),
+        };
+        let out_name = if letter == "R" {
+            "R".to_string()
+        } else {
+            format!("{letter}ₙ")
+        };
+        let mut inputs = Vec::new();
+        let u = if let Some(role) = scale {
+            let p = self.param(role, false, vec![rows_n, width], Component::Attention, true);
+            let row = idx.map(|i| format!("[{i}]"));
+            inputs.push(self.weight(p, "s", [n(width), n(1)], row));
+            format!("{letter} ⊙ s")
+        } else {
+            letter.to_string()
+        };
+        let out = if cached {
+            self.cached(&out_name, self.seq(width))
+        } else {
+            self.act(&out_name, self.seq(width))
+        };
+        let c = fmt_f(c);
+        self.step(Draft {
+            title: format!("{letter} L2 clip"),
+            op: Op::Norm,
+            category: Category::Attention,
+            inputs,
+            output: out,
+            operation: format!(
+                "{}cale each position's {width}-dim {letter} down to length {c} where it is longer",
+                if scale.is_some() {
+                    "Multiply by a learned scale, then s"
+                } else {
+                    "S"
+                }
+            ),
+            equation: format!("{out_name} = u · min(1, {c} / (‖u‖ + 10⁻⁶)), u = {u}"),
+        })
     }
 
     fn scores_equation(&self, k: &str, q: &str) -> String {
@@ -732,6 +833,10 @@ impl Builder<'_> {
         }
         let mut inputs: Vec<usize> = key_scores.into_iter().collect();
         let mut eq = format!("A = softmax(S + M) over keys, M = −∞ above the diagonal{window}");
+        if a.token_sinks {
+            inputs.push(self.latest("σₛ"));
+            eq = format!("A = softmax([S + M, σₛ]) with this token's sink logit σₛ as an extra key, then dropped{window}");
+        }
         if a.sinks {
             let p = self.param(
                 Role::Sinks,
@@ -1262,17 +1367,26 @@ impl Builder<'_> {
         }
         // The K that is cached: after RoPE where there is RoPE, else as projected (and normed).
         let unit = a.qk_norm == QkNorm::Unit;
+        // K and V read inputs of their own where the layer gives them (Inkling 2's full layers).
+        let [k_in, v_in] = self
+            .kv_in
+            .clone()
+            .unwrap_or_else(|| [x_in.to_string(), x_in.to_string()]);
         kv_nodes.push(self.head_projection(
             Role::K,
             "K",
             kv_idx.as_deref(),
-            x_in,
-            !rope && !qk_norm && !unit && a.kv_conv.is_none(),
+            &k_in,
+            !rope && !qk_norm && !unit && a.kv_conv.is_none() && a.l2_clip.is_none(),
         ));
         let mut k = "K";
-        if let Some(taps) = a.kv_conv {
-            let cached = !rope && !qk_norm && !unit;
-            kv_nodes.extend(self.head_conv(Role::KConv, "K", kv_idx.as_deref(), taps, cached));
+        if let Some(kc) = a.kv_conv {
+            let cached = !rope && !qk_norm && !unit && a.l2_clip.is_none();
+            kv_nodes.extend(self.head_conv("K", kv_idx.as_deref(), kc, cached, &k_in));
+        }
+        if let Some(c) = a.l2_clip {
+            kv_nodes.push(self.l2_clip("K", None, None, c, !rope));
+            k = "Kₙ";
         }
         // Keys that are the values too (Gemma 4): V is K as projected, before K's norm and RoPE.
         let raw_k = self.tensors.len() - 1;
@@ -1325,17 +1439,11 @@ impl Builder<'_> {
                 Role::V,
                 "V",
                 kv_idx.as_deref(),
-                x_in,
+                &v_in,
                 !a.v_norm && !conv,
             ));
-            if let Some(taps) = a.kv_conv {
-                kv_nodes.extend(self.head_conv(
-                    Role::VConv,
-                    "V",
-                    kv_idx.as_deref(),
-                    taps,
-                    !a.v_norm,
-                ));
+            if let Some(kc) = a.kv_conv {
+                kv_nodes.extend(self.head_conv("V", kv_idx.as_deref(), kc, !a.v_norm, &v_in));
             }
         }
         if a.v_norm {
@@ -1408,6 +1516,10 @@ impl Builder<'_> {
             q_nodes.push(self.unit_norm("Q", "Q", "Qₙ", false));
             q = "Qₙ";
         }
+        if let Some(c) = a.l2_clip {
+            q_nodes.push(self.l2_clip("Q", Some(Role::QClipScale), Some(&q_idx), c, false));
+            q = "Qₙ";
+        }
         if qk_norm {
             q_nodes.push(self.qk_norm("Q", Role::QNorm, Some(&q_idx), "Q", "Qₙ"));
             q = "Qₙ";
@@ -1431,6 +1543,24 @@ impl Builder<'_> {
         if let Some(g) = self.spec.ngpt {
             q_nodes.push(self.query_gain(q, "Qₛ", &q_idx, g));
             q = "Qₛ";
+        }
+        if a.token_sinks {
+            q_nodes.push(self.linear(Linear {
+                role: Role::TokenSinks,
+                title: "Sink logit".into(),
+                w: "wₛ",
+                out: "σₛ",
+                input: x_in,
+                rows: 1,
+                cols: self.attn_in,
+                stored_rows: a.heads,
+                block: Some(rows(0, 1, &q_idx)),
+                bias: false,
+                component: Component::Attention,
+                category: Category::Attention,
+                cached: false,
+                operation: "Project the input to this head's sink logit for this token: the weight of attending to nothing".into(),
+            }));
         }
         let mut bias = Vec::new();
         if let Some(rl) = a.rel_logits {

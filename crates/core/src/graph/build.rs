@@ -22,12 +22,15 @@ pub fn build(spec: &Spec) -> Result<Graph> {
         attn_in: spec.hidden,
         param_layers: None,
         apart: false,
+        kv_in: None,
     };
     let embedding = b.embedding();
     let hierarchy = spec.hierarchy.map(|h| b.hierarchy(h));
     let looped = spec.looped.map(|l| b.looped(l));
     let block = if spec.altup.is_some() {
         b.altup_block()
+    } else if spec.attn_res.is_some() {
+        b.attn_res_block()
     } else {
         b.block()
     };
@@ -106,6 +109,8 @@ pub(super) struct Builder<'s> {
     /// Register per-layer tensors apart from those of the same name in other layers, rather than
     /// widening those (Mllama's cross-attention layers: their norms and MLP are their own part).
     pub(super) apart: bool,
+    /// The inputs of K and V where they are not the attention's own (Inkling 2's full layers).
+    pub(super) kv_in: Option<[String; 2]>,
 }
 
 pub(super) struct Draft {
@@ -1122,8 +1127,8 @@ impl<'s> Builder<'s> {
             }));
         }
         // Inkling: the sublayer's output through a residual convolution over time.
-        if let Some(taps) = spec.out_conv {
-            children.extend(self.out_conv(Role::AttnOutConv, "Attention", "Y", taps));
+        if let Some(c) = spec.out_conv {
+            children.extend(self.out_conv(Role::AttnOutConv, "Attention", "Y", c));
         }
         // Post-norms in the layers placed so (not a hybrid's pre-normed recurrent layers).
         let post_layers = LayerSet::from_fn(spec.layers, |b| spec.place_at(b as usize).after());
@@ -1385,8 +1390,8 @@ impl<'s> Builder<'s> {
         } else {
             (r, stream)
         };
-        if let Some(taps) = spec.out_conv {
-            children.extend(self.out_conv(Role::FfnOutConv, "MLP", "M", taps));
+        if let Some(c) = spec.out_conv {
+            children.extend(self.out_conv(Role::FfnOutConv, "MLP", "M", c));
         }
         children.push(self.ffn_residual(r, stream));
         if place.on_stream() {
@@ -1536,8 +1541,19 @@ impl<'s> Builder<'s> {
 
     /// A residual causal depthwise convolution over a sublayer's output `name`, in place
     /// (Inkling's `attn_sconv`, `mlp_sconv`).
-    fn out_conv(&mut self, role: Role, which: &str, name: &str, taps: u64) -> Vec<Node> {
-        let d = self.spec.hidden;
+    pub(super) fn out_conv(
+        &mut self,
+        role: Role,
+        which: &str,
+        name: &str,
+        c: crate::spec::ResConv,
+    ) -> Vec<Node> {
+        let (d, taps) = (self.spec.hidden, c.taps);
+        let scaled = if c.scaled {
+            format!(", all divided by √{}", taps + 1)
+        } else {
+            String::new()
+        };
         let component = if role == Role::FfnOutConv {
             Component::Ffn
         } else {
@@ -1563,7 +1579,7 @@ impl<'s> Builder<'s> {
                 "Mix each of the {d} output channels over its last {taps} positions, on its own, and add the result to the output"
             ),
             equation: format!(
-                "{name}ₜ = {name}ₜ + Σⱼ Wc[:, j] ⊙ {name}ₜ₋₍{}₋ⱼ₎, j < {taps}; the positions before this call come from {state}",
+                "{name}ₜ = {name}ₜ + Σⱼ Wc[:, j] ⊙ {name}ₜ₋₍{}₋ⱼ₎, j < {taps}{scaled}; the positions before this call come from {state}",
                 taps - 1
             ),
         });
@@ -1873,6 +1889,9 @@ impl<'s> Builder<'s> {
         } else if spec.altup.is_some() {
             steps.extend(self.altup_unembed());
             "Xₘ"
+        } else if spec.attn_res.is_some() {
+            steps.push(self.attn_res_head("Xₗ", "Xₕ"));
+            "Xₕ"
         } else {
             "Xₗ"
         };

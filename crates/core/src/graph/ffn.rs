@@ -147,7 +147,17 @@ impl Builder<'_> {
             }
         }
         let plain = moe.as_ref().is_some_and(|m| m.swiglu_plain);
+        let caps = moe
+            .as_ref()
+            .and_then(|m| m.glu_softcaps)
+            .filter(|_| kind == Kind::Routed);
         let equation = match (spec.mlp.gated, limit) {
+            // Inkling 2: the gate's linear factor and the up projection softcapped.
+            (true, None) if caps.is_some() => {
+                let (cg, cu) = caps.expect("matched above");
+                let (cg, cu) = (crate::fmt::float(cg), crate::fmt::float(cu));
+                format!("{p} = {cg}·tanh({g}/{cg}) ⊙ σ({g}) ⊙ {cu}·tanh({u}/{cu})")
+            }
             (true, Some(l)) if plain => {
                 format!("{p} = {act}(min({g}, {l})) ⊙ clamp({u}, −{l}, {l})")
             }

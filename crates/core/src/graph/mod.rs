@@ -6,6 +6,7 @@
 
 mod altup;
 mod attention;
+mod attn_res;
 mod build;
 mod cross;
 mod delta;

@@ -154,6 +154,19 @@ fn name_table(g: &Graph) -> String {
         ("ffn_out_conv", FfnOutConv),
         ("mlp_scalar", MlpScalar),
         ("router_scalar", RouterScalar),
+        ("k_conv_static", KConvStatic),
+        ("v_conv_static", VConvStatic),
+        ("k_conv_dyn", KConvDyn),
+        ("v_conv_dyn", VConvDyn),
+        ("q_clip_scale", QClipScale),
+        ("rel_clip_scale", RelClipScale),
+        ("token_sinks", TokenSinks),
+        ("q_in_norm", QInNorm),
+        ("k_in_norm", KInNorm),
+        ("v_in_norm", VInNorm),
+        ("attn_res_query", AttnResQuery),
+        ("ffn_res_query", FfnResQuery),
+        ("head_res_query", HeadResQuery),
         ("sinks", Sinks),
         ("attn_gate_bias", AttnGateBias),
         ("post_attn_norm", PostAttnNorm),
@@ -366,7 +379,7 @@ pub fn module(g: &Graph, script: &str) -> String {
                 Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer", Scoring::SigmoidSink => "sigmoid_sink" },
             "norm_topk_prob": m.norm_topk_prob, "renorm_eps": m.renorm_eps, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
-            "swiglu_limit": m.swiglu_limit, "stacked": matches!(m.storage, ExpertStorage::Stacked { .. }), "interleaved": matches!(m.storage, ExpertStorage::Stacked { interleaved: true, .. }), "out_in": matches!(m.storage, ExpertStorage::Stacked { out_in: true, .. }), "out_bias": m.out_bias, "router_softcap": m.router_softcap, "flat": m.storage == ExpertStorage::Flat,
+            "swiglu_limit": m.swiglu_limit, "stacked": matches!(m.storage, ExpertStorage::Stacked { .. }), "interleaved": matches!(m.storage, ExpertStorage::Stacked { interleaved: true, .. }), "out_in": matches!(m.storage, ExpertStorage::Stacked { out_in: true, .. }), "out_bias": m.out_bias, "router_softcap": m.router_softcap, "flat": m.storage == ExpertStorage::Flat, "glu_softcaps": m.glu_softcaps.map(|(g, u)| [g, u]),
             "expert_intermediate": m.expert_intermediate,
         })
     });
@@ -516,12 +529,26 @@ pub fn module(g: &Graph, script: &str) -> String {
     config["block_index"] = block_index(a);
     config["v_scale"] = json!(a.v_scale);
     let rel = |a: &Attention| match a.rel_logits {
-        Some(r) => json!({"d_rel": r.d_rel, "extent": r.extent}),
+        Some(r) => json!({"d_rel": r.d_rel, "extent": r.extent, "clip": r.clip}),
+        None => json!(null),
+    };
+    let kv_conv = |a: &Attention| match a.kv_conv {
+        Some(c) => json!({"scaled": c.conv.scaled, "dynamic": c.dynamic}),
         None => json!(null),
     };
     config["rel_logits"] = rel(a);
-    config["kv_conv"] = json!(a.kv_conv.is_some());
-    config["out_conv"] = json!(spec.out_conv.is_some());
+    config["kv_conv"] = kv_conv(a);
+    config["l2_clip"] = json!(a.l2_clip);
+    config["token_sinks"] = json!(a.token_sinks);
+    config["kv_inputs"] = json!(a.kv_inputs);
+    config["out_conv"] = match spec.out_conv {
+        Some(c) => json!({"scaled": c.scaled}),
+        None => json!(null),
+    };
+    config["attn_res"] = match spec.attn_res {
+        Some(r) => json!({"block": r.block, "eps": r.eps}),
+        None => json!(null),
+    };
     config["mlp_scalar"] = json!(spec.mlp.scalar);
     // What differs in the sliding layers' attention, where it differs.
     // The layers whose attention is their own, and what differs in it.
@@ -543,9 +570,12 @@ pub fn module(g: &Graph, script: &str) -> String {
             }
             entry["block_index"] = block_index(o);
             if spec.attn.rel_logits.is_some() {
-                // Inkling's sliding layers: their own reach, and no query scale.
+                // Inkling's sliding layers: their own reach, and no query scale; Inkling 2's
+                // their own convolutions and one input.
                 entry["rel_logits"] = rel(o);
                 entry["query_scale"] = query_scale_json(o.query_scale);
+                entry["kv_conv"] = kv_conv(o);
+                entry["kv_inputs"] = json!(o.kv_inputs);
             }
         }
     }
@@ -747,6 +777,74 @@ fn prune(spec: &Spec, body: &str) -> String {
     // Edits whose new text is made here.
     let mut out_edits: Vec<(&str, String)> = Vec::new();
     let variants = spec.attn_variants();
+    if spec.moe.as_ref().is_none_or(|m| m.glu_softcaps.is_none()) {
+        drop.push("softcapped_glu");
+        lines.push((
+            "                h = softcapped_glu(g, u, M[\"glu_softcaps\"]) if M[\"glu_softcaps\"] else glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"])  # h: [1, F]\n                y = h @ wd  # y: [1, hidden]\n",
+            "                y = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) @ wd  # y: [1, hidden]\n",
+        ));
+    }
+    if spec.attn_res.is_none() {
+        drop.extend(["res_mix", "attn_res_forward"]);
+        lines.push((
+            "    if C[\"attn_res\"]:\n        return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream\n",
+            "",
+        ));
+        lines.push((
+            "    if b is not None:\n        name = name.replace(\"{b-1}\", str(b - 1))  # layer b's tensor stored under b - 1\n",
+            "",
+        ));
+    }
+    if variants.iter().all(|(a, _)| !a.kv_inputs) {
+        lines.extend([
+            (
+                "def attention(x, W, b, span, use_rope, xk=None, xv=None):\n    # x: [T, hidden] -> [T, hidden]; K and V read xk and xv where the layer gives them inputs of their own\n    C = CONFIG\n    xk, xv = x if xk is None else xk, x if xv is None else xv\n",
+                "def attention(x, W, b, span, use_rope):\n    # x: [T, hidden] -> [T, hidden]\n    C = CONFIG\n",
+            ),
+            (
+                "linear(xk, w(W, \"k\", b), bias(\"k\")), linear(xv, w(W, \"v\", b), bias(\"v\"))",
+                "linear(x, w(W, \"k\", b), bias(\"k\")), linear(x, w(W, \"v\", b), bias(\"v\"))",
+            ),
+        ]);
+    }
+    if variants
+        .iter()
+        .all(|(a, _)| a.kv_conv.is_none_or(|c| !c.dynamic))
+    {
+        drop.push("dynamic_conv");
+        lines.push((
+            "    if Kc and Kc[\"dynamic\"]:\n        k, v = dynamic_conv(k, xk, W, b, \"k\", KV), dynamic_conv(v, xv, W, b, \"v\", KV)  # k: [T, KV D], v: [T, KV DV], taps of each token's own too\n    elif Kc:\n",
+            "    if Kc:\n",
+        ));
+    }
+    let clips = variants.iter().any(|(a, _)| a.l2_clip.is_some())
+        || variants
+            .iter()
+            .any(|(a, _)| a.rel_logits.is_some_and(|r| r.clip.is_some()));
+    if !clips {
+        drop.push("l2_clip");
+    }
+    if variants.iter().all(|(a, _)| a.l2_clip.is_none()) {
+        lines.push((
+            "    if C[\"l2_clip\"]:\n        q = l2_clip(q * w(W, \"q_clip_scale\", b)[:, None, :], C[\"l2_clip\"])  # q: [H, T, D], scaled, then no longer than the threshold\n        k = l2_clip(k, C[\"l2_clip\"])  # k: [KV, T, D]\n",
+            "",
+        ));
+    }
+    if variants
+        .iter()
+        .all(|(a, _)| a.rel_logits.is_none_or(|r| r.clip.is_none()))
+    {
+        lines.push((
+            "    if R[\"clip\"]:\n        r = l2_clip(r * w(W, \"rel_clip_scale\", b)[:, None, :], R[\"clip\"])  # r: [H, T, d_rel], scaled, then no longer than the threshold\n",
+            "",
+        ));
+    }
+    if variants.iter().all(|(a, _)| !a.token_sinks) {
+        lines.push((
+            "    if C[\"token_sinks\"]:\n        sink = linear(x, w(W, \"token_sinks\", b)).T[:, :, None]  # sink: [H, T, 1], each token's own sink logit per head\n        p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped\n    elif C[\"sinks\"]:\n",
+            "    if C[\"sinks\"]:\n",
+        ));
+    }
     if variants.iter().all(|(a, _)| a.rel_logits.is_none()) {
         drop.push("rel_logits");
         lines.push((
@@ -761,14 +859,14 @@ fn prune(spec: &Spec, body: &str) -> String {
     }
     if variants.iter().all(|(a, _)| a.kv_conv.is_none()) {
         lines.push((
-            "    if C[\"kv_conv\"]:\n        k, v = residual_conv(k, w(W, \"k_conv\", b)), residual_conv(v, w(W, \"v_conv\", b))  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions\n",
+            "    Kc = C[\"kv_conv\"]\n    if Kc:\n        k, v = residual_conv(k, w(W, \"k_conv\", b), Kc[\"scaled\"]), residual_conv(v, w(W, \"v_conv\", b), Kc[\"scaled\"])  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions\n",
             "",
         ));
     }
     if spec.out_conv.is_none() {
         lines.extend([
-            ("        if C[\"out_conv\"]:\n            a = residual_conv(a, w(W, \"attn_out_conv\", b))  # [T, hidden], mixed over its last positions\n", ""),
-            ("        if C[\"out_conv\"]:\n            m = residual_conv(m, w(W, \"ffn_out_conv\", b))  # [T, hidden]\n", ""),
+            ("        if C[\"out_conv\"]:\n            a = residual_conv(a, w(W, \"attn_out_conv\", b), C[\"out_conv\"][\"scaled\"])  # [T, hidden], mixed over its last positions\n", ""),
+            ("        if C[\"out_conv\"]:\n            m = residual_conv(m, w(W, \"ffn_out_conv\", b), C[\"out_conv\"][\"scaled\"])  # [T, hidden]\n", ""),
         ]);
     }
     if spec.out_conv.is_none() && variants.iter().all(|(a, _)| a.kv_conv.is_none()) {
@@ -1838,6 +1936,8 @@ def w(W, key, b=None, e=None, bias=False):
     name = name.replace("{b}", str(b)).replace("{e}", str(e))
     if b is not None:
         name = name.replace("{p}", str(b // 2)).replace("{s}", str(b % 2))  # layer b: sublayer b % 2 of checkpoint layer b // 2
+    if b is not None:
+        name = name.replace("{b-1}", str(b - 1))  # layer b's tensor stored under b - 1
     if b is not None and CONFIG["shared"]:
         name = place(name, b)
     return W[name]
@@ -1917,16 +2017,36 @@ def apply_rope(x, cos, sin, interleaved=None):
     return np.concatenate([rot, rest], -1)  # [heads, T, d_head]
 
 
-def residual_conv(u, wc):
+def residual_conv(u, wc, scaled=False):
     # u: [T, C], wc: [C, 1, K] -> [T, C]: u plus its causal depthwise convolution over time
     K = wc.shape[-1]
     padded = np.concatenate([np.zeros((K - 1, u.shape[1]), np.float32), u])  # K - 1 zero rows before the first token
-    return u + sum(wc[:, 0, j] * padded[j : j + len(u)] for j in range(K))  # [T, C]
+    y = u + sum(wc[:, 0, j] * padded[j : j + len(u)] for j in range(K))  # [T, C]
+    return y / np.float32(math.sqrt(K + 1)) if scaled else y  # [T, C]
+
+
+def dynamic_conv(u, xin, W, b, which, heads):
+    # u: [T, C] (K or V once projected), xin: [T, hidden] (its input) -> [T, C]. Each token's taps are the stored ones
+    # ([K, C], tap 0 the token itself) plus its own, projected from xin, one set per K/V head
+    static = w(W, which + "_conv_static", b)  # static: [K, C]
+    K, C_ = static.shape
+    own = linear(xin, w(W, which + "_conv_dyn", b)).reshape(len(u), heads, K)  # own: [T, heads, K]
+    taps = static.T[None] + np.repeat(own, C_ // heads, axis=1)  # taps: [T, C, K], each channel its head's
+    padded = np.concatenate([np.zeros((K - 1, C_), np.float32), u])  # K - 1 zero rows before the first token
+    mix = sum(taps[:, :, lag] * padded[K - 1 - lag : K - 1 - lag + len(u)] for lag in range(K))  # [T, C], lag tokens back
+    return (u + mix) / np.float32(math.sqrt(2 * K + 1))  # [T, C]
+
+
+def l2_clip(u, c):
+    # u: [..., d] -> [..., d]: each vector scaled down to L2 norm c where longer
+    return u * np.minimum(1, np.float32(c) / (np.sqrt((u * u).sum(-1, keepdims=True)) + np.float32(1e-6)))
 
 
 def rel_logits(x, W, b, R, T):
     # x: [T, hidden] -> [H, T, T]: each query's relative state mixes a bank of distance profiles
     r = linear(x, w(W, "rel_proj", b)).reshape(T, -1, R["d_rel"]).transpose(1, 0, 2)  # r: [H, T, d_rel]
+    if R["clip"]:
+        r = l2_clip(r * w(W, "rel_clip_scale", b)[:, None, :], R["clip"])  # r: [H, T, d_rel], scaled, then no longer than the threshold
     per_distance = r @ w(W, "rel_bank", b)  # [H, T, extent]: the query's bias at each backward distance
     distance = np.arange(T)[:, None] - np.arange(T)[None, :]  # i - j: [T, T]
     index = np.broadcast_to(np.clip(distance, 0, R["extent"] - 1), per_distance.shape[:1] + distance.shape)  # [H, T, T]
@@ -2134,9 +2254,10 @@ def block_mask(x, W, b, span, I):
     return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [IH, T, T]
 
 
-def attention(x, W, b, span, use_rope):
-    # x: [T, hidden] -> [T, hidden]
+def attention(x, W, b, span, use_rope, xk=None, xv=None):
+    # x: [T, hidden] -> [T, hidden]; K and V read xk and xv where the layer gives them inputs of their own
     C = CONFIG
+    xk, xv = x if xk is None else xk, x if xv is None else xv
     if C["mla"]:
         return mla_attention(x, W, b, span)
     if C["moa"]:
@@ -2166,11 +2287,14 @@ def attention(x, W, b, span, use_rope):
         k = v = None if C["shares_kv"] else linear(x, w(W, "k", b), bias("k"))  # k: [T, KV D], the values too; a layer that shares has neither
     else:
         # q: [T, H D]; k, v: [T, KV D]
-        q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
+        q, k, v = linear(x, w(W, "q", b), bias("q")), linear(xk, w(W, "k", b), bias("k")), linear(xv, w(W, "v", b), bias("v"))
     if C["shared"] and C["shared"]["attn_adapters"]:
         q, k, v = q + adapter(x, W, b, "q"), k + adapter(x, W, b, "k"), v + adapter(x, W, b, "v")  # plus this visit's own adapters
-    if C["kv_conv"]:
-        k, v = residual_conv(k, w(W, "k_conv", b)), residual_conv(v, w(W, "v_conv", b))  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions
+    Kc = C["kv_conv"]
+    if Kc and Kc["dynamic"]:
+        k, v = dynamic_conv(k, xk, W, b, "k", KV), dynamic_conv(v, xv, W, b, "v", KV)  # k: [T, KV D], v: [T, KV DV], taps of each token's own too
+    elif Kc:
+        k, v = residual_conv(k, w(W, "k_conv", b), Kc["scaled"]), residual_conv(v, w(W, "v_conv", b), Kc["scaled"])  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions
     if C["out_gate"] and C["out_gate"]["in_query"]:
         qg = q.reshape(T, H, 2, D)  # each head's queries, then its output gate
         q, gate = qg[:, :, 0].reshape(T, H * D), qg[:, :, 1].reshape(T, H * D)  # [T, H D] each
@@ -2195,6 +2319,9 @@ def attention(x, W, b, span, use_rope):
         ln = lambda u: (u - u.mean(-1, keepdims=True)) / np.sqrt(u.var(-1, keepdims=True) + C["eps"])  # LayerNorm over a head's dims, no shift
         hw = lambda key, n: np.stack([w(W, key, b, e=i) for i in range(n)]) if C["qk_split"] else w(W, key, b)  # [n, D]: stored per head, or as one tensor
         q, k = ln(q) * hw("q_norm", H)[:, None, :], ln(k) * hw("k_norm", KV)[:, None, :]  # q: [H, T, D], k: [KV, T, D], each head its own weight
+    if C["l2_clip"]:
+        q = l2_clip(q * w(W, "q_clip_scale", b)[:, None, :], C["l2_clip"])  # q: [H, T, D], scaled, then no longer than the threshold
+        k = l2_clip(k, C["l2_clip"])  # k: [KV, T, D]
     if use_rope and C["rope"]:
         cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]
@@ -2245,7 +2372,10 @@ def attention(x, W, b, span, use_rope):
             choice = np.where(np.isfinite(s), delta, -np.inf)  # [H, T, T], the visible keys' scores
             floor = -np.sort(-choice, axis=-1)[..., keep - 1 : keep]  # [H, T, 1], the keep-th best
             s = np.where(choice >= floor, s, -np.inf)  # only the keep best-scored keys stay
-    if C["sinks"]:
+    if C["token_sinks"]:
+        sink = linear(x, w(W, "token_sinks", b)).T[:, :, None]  # sink: [H, T, 1], each token's own sink logit per head
+        p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
+    elif C["sinks"]:
         sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1]
         p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
     else:
@@ -2730,6 +2860,12 @@ def xielu(x, W, b):
     return np.where(x > 0, alpha_p * x * x + beta * x, below).astype(np.float32)  # [T, F]
 
 
+def softcapped_glu(g, u, caps):
+    # g, u: [T, F] -> [T, F]: Inkling 2's SwiGLU, the gate's linear factor and the up projection softcapped
+    cg, cu = np.float32(caps[0]), np.float32(caps[1])
+    return cg * np.tanh(g / cg) / (1 + np.exp(-g)) * (cu * np.tanh(u / cu))  # [T, F]
+
+
 def glu(g, u, limit, plain=False):
     # g, u: [T, F] -> [T, F]
     if limit is None:
@@ -2810,7 +2946,8 @@ def moe(x, W, b, rx=None):
                 if M["expert_bias"]:
                     gu = gu + w(W, "expert_gate_up", b, bias=True)[e]  # gu: [1, 2F]
                 g, u = (gu[:, 0::2], gu[:, 1::2]) if M["interleaved"] else np.split(gu, 2, axis=-1)  # g, u: [1, F]
-                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ wd  # y: [1, hidden]
+                h = softcapped_glu(g, u, M["glu_softcaps"]) if M["glu_softcaps"] else glu(g, u, M["swiglu_limit"], M["swiglu_plain"])  # h: [1, F]
+                y = h @ wd  # y: [1, hidden]
                 if M["expert_bias"]:
                     y = y + w(W, "expert_down", b, bias=True)[e]  # y: [1, hidden]
             elif M["flat"]:
@@ -2942,6 +3079,46 @@ def lm_head(z, W):
     return logits.astype(np.float32)  # [T, vocab]
 
 
+def res_mix(blocks, x, q, eps):
+    # blocks: the block summaries (each [T, hidden]), x: [T, hidden], q: [n, hidden] or [hidden] -> n mixes [T, hidden]
+    S = np.stack(blocks + [x], 1)  # S: [T, k, hidden], the candidates
+    S = S / np.sqrt((S * S).mean(-1, keepdims=True) + np.float32(eps))  # each RMS-normed, no weight
+    q = q.reshape(-1, S.shape[-1])  # q: [n, hidden]
+    a = S @ q.T / np.float32(math.sqrt(S.shape[-1]))  # a: [T, k, n], each candidate's match with each query
+    a = np.exp(a - a.max(1, keepdims=True))
+    a = a / a.sum(1, keepdims=True)  # a: [T, k, n], a softmax over the candidates
+    return [(S * a[:, :, i : i + 1]).sum(1) for i in range(q.shape[0])]  # n × [T, hidden]
+
+
+def attn_res_forward(x, W):
+    # x: [T, hidden] (the embeddings) -> logits. Inkling 2's block attention residuals: each sublayer reads a learned mix
+    # of the block summaries and the stream; a block's first layer keeps its input as a summary and restarts the stream
+    C, R = CONFIG, CONFIG["attn_res"]
+    blocks = []  # the block summaries so far, each [T, hidden]
+    for b, (span, use_rope, ffn) in enumerate(PLAN):
+        A = C
+        for own in C["layer_attn"]:
+            if b in own["layers"]:
+                A = {**C, **own}  # this layer's own attention
+        n = 3 if A["kv_inputs"] else 1  # the full layers mix inputs for Q, K and V apart
+        xs = res_mix(blocks, x, w(W, "attn_res_query", b), R["eps"]) if b > 0 else [x] * n  # layer 0 reads the stream
+        if A["kv_inputs"]:
+            q_in, k_in, v_in = (norm(xs[i], w(W, key, b)) for i, key in enumerate(["q_in_norm", "k_in_norm", "v_in_norm"]))
+            a = attention(q_in, W, b, span, use_rope, k_in, v_in)  # [T, hidden]
+        else:
+            a = attention(norm(xs[0], w(W, "attn_norm", b)), W, b, span, use_rope)  # [T, hidden]
+        a = residual_conv(a, w(W, "attn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
+        if b % R["block"] == 0:
+            blocks.append(x)  # a block's first layer: its input becomes a summary, the stream restarts
+            r = a
+        else:
+            r = x + a  # [T, hidden]
+        h = norm(res_mix(blocks, r, w(W, "ffn_res_query", b), R["eps"])[0], w(W, "ffn_norm", b))  # [T, hidden]
+        x = r + residual_conv(moe(h, W, b), w(W, "ffn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
+    z = norm(res_mix(blocks, x, w(W, "head_res_query"), R["eps"])[0], w(W, "final_norm"))  # [T, hidden]
+    return lm_head(z, W)
+
+
 def stream_mix(X, W, key, b=None):
     # Hyper-connections: X: [T, n, hidden] -> (the streams weighed into one [T, hidden], the
     # post gates [T, n] before a sublayer, None in the head)
@@ -3044,6 +3221,8 @@ def forward(ids, W):
     x = embed(ids, W)  # [T, hidden]
     if C["hyper"]:
         return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them
+    if C["attn_res"]:
+        return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream
     if C["hierarchy"]:
         return hierarchy_forward(x, W)  # two stacks of layers in a nested loop
     x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream
@@ -3070,7 +3249,7 @@ def forward(ids, W):
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
         if C["out_conv"]:
-            a = residual_conv(a, w(W, "attn_out_conv", b))  # [T, hidden], mixed over its last positions
+            a = residual_conv(a, w(W, "attn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden], mixed over its last positions
         if C["residual_scales"]:
             x = x * w(W, "resid_attn_scale", b)  # [T, hidden], the stream scaled by a learned vector
         if C["depth_scaled"]:
@@ -3096,7 +3275,7 @@ def forward(ids, W):
         if after:
             m = norm(m, w(W, "post_ffn_norm", b))
         if C["out_conv"]:
-            m = residual_conv(m, w(W, "ffn_out_conv", b))  # [T, hidden]
+            m = residual_conv(m, w(W, "ffn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
         if C["residual_scales"]:
             x = x * w(W, "resid_ffn_scale", b)  # [T, hidden]
         if C["depth_scaled"]:

@@ -14,6 +14,7 @@ pub mod torch;
 mod torch_altup;
 mod torch_hierarchy;
 mod torch_hyper;
+mod torch_inkling2;
 mod torch_mlstm;
 mod torch_shared;
 

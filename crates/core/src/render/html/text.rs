@@ -223,7 +223,11 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.residual_affine {
                 sub[0] = format!("Each add here has four learned vectors of {d}: y = (f(x) + bₒ) ⊙ sₒ + (x + bᵣ) ⊙ sᵣ, the sublayer's output and the stream each shifted and scaled before they are summed.");
             }
-            if let Some(taps) = spec.out_conv {
+            if let Some(r) = spec.attn_res {
+                sub.push(format!("The stream is not the model's memory here: each sublayer reads a mix of the block summaries (the stream as it entered layers 0, {b}, {}, …) and the stream, each RMS-normed and weighted by a softmax of its match with a learned query (Kimi's block attention residuals). A block's first layer (every {b} layers) keeps its input as a summary and restarts the stream from its attention's output; the head reads a mix of its own.", 2 * r.block, b = r.block));
+            }
+            if let Some(c) = spec.out_conv {
+                let taps = c.taps;
                 sub.push(format!("Before it is added, each sublayer's output passes through a causal convolution over its last {taps} positions, channel by channel, added to it (Inkling's attn_sconv and mlp_sconv): a short memory of the tokens just before, carried from token to token as {} inputs per channel.", taps - 1));
             }
             if spec.residual_mult != 1.0 {
@@ -637,8 +641,26 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
         let far = 64 * q.length;
         sub.push(format!("{where_} query at position p is multiplied by {how} ({} at position {far}), so that the scores keep their contrast as the context, and with it the softmax's denominator, grows.", f(q.at(far))));
     }
-    if let Some(taps) = a.kv_conv {
+    if let Some(kc) = a.kv_conv {
+        let taps = kc.conv.taps;
         sub.push(format!("Once projected, the keys and the values each pass through a causal convolution over their last {taps} positions, channel by channel, added to them: each key and value carries a little of the tokens just before it. The convolution's last {} inputs are carried from token to token beside the KV cache.", taps - 1));
+        if kc.dynamic {
+            sub.push(format!("The convolution's taps are not fixed: each token adds taps of its own, projected from the K or V input (one set of {taps} per K/V head), to the stored ones; the sum is divided by √{}.", 2 * taps + 1));
+        } else if kc.conv.scaled {
+            sub.push(format!(
+                "The convolution's sum is divided by √{}.",
+                taps + 1
+            ));
+        }
+    }
+    if let Some(c) = a.l2_clip {
+        sub.push(format!("Q (times a learned scale per head and feature) and K are scaled down to length {} per head where they are longer: no score can grow past a bound, whatever the input.", crate::fmt::float(c)));
+    }
+    if a.token_sinks {
+        sub.push("Each head's sink logit, the weight of attending to nothing, is projected from the token itself: a query can decline to attend where it finds nothing useful.".into());
+    }
+    if a.kv_inputs {
+        sub.push("K and V are projected from inputs of their own: the block attention residual mixes three inputs for these layers, one each for Q, K and V, each normed by its own weight.".into());
     }
     if let Some(r) = a.rel_logits {
         sub.push(format!("There is no RoPE: each query projects the input to {} relative features per head, which mix a learned bank of {} bias-by-distance profiles into one bias for each key up to {} positions back (none beyond){}. How far back attention looks is learned per token.", r.d_rel, r.d_rel, r.extent, if a.query_scale.is_some() { ", scaled with the queries" } else { "" }));
@@ -883,6 +905,9 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         format!("Routing: {routing}{}.", if m.routed_scaling != 1.0 { format!("; weights are scaled by {}", m.routed_scaling) } else { String::new() }),
         format!("Of the {} stored here, a token uses {} experts' worth ({share:.1}% of the model is in this part).", short(part.params), m.top_k),
     ];
+    if let Some((cg, cu)) = m.glu_softcaps {
+        sub.push(format!("The experts' SwiGLU has softcaps: {cg}·tanh(g/{cg}) · σ(g) · {cu}·tanh(u/{cu}), the gate's linear factor and the up projection kept bounded while the sigmoid sees the raw gate.", cg = crate::fmt::float(cg), cu = crate::fmt::float(cu)));
+    }
     if m.shared_experts > 0 {
         sub.push(format!(
             "{} shared expert{} of width {} run{} on every token, beside the routed ones.",

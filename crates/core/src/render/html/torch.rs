@@ -38,6 +38,12 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
     let body = match part.kind {
         Kind::Embedding => embedding_note(spec, &n),
         Kind::Norm => norm(spec),
+        // Inkling 2: its attention, experts and layers are its own.
+        Kind::Attention if spec.attn_res.is_some() => super::torch_inkling2::attention(spec),
+        Kind::Moe if spec.attn_res.is_some() => super::torch_inkling2::moe(spec),
+        Kind::Head | Kind::PerLayer | Kind::Residual if spec.attn_res.is_some() => {
+            super::torch_inkling2::model(spec)
+        }
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
         Kind::Mixer if spec.s6.as_ref().is_some_and(|s| s.heads > 1) => {
             super::torch_shared::mamba_heads(spec)
@@ -78,6 +84,13 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
 pub fn module(spec: &Spec) -> String {
     let n = Names::new(spec);
     let mut parts = vec![docstring(spec), HEADER.trim_end().to_string(), norm(spec)];
+    if spec.attn_res.is_some() {
+        // Inkling 2: its attention, experts and layers are its own.
+        parts.push(super::torch_inkling2::attention(spec));
+        parts.push(super::torch_inkling2::moe(spec));
+        parts.push(super::torch_inkling2::model(spec));
+        return parts.join("\n\n\n") + "\n";
+    }
     if matches!(spec.position, Position::Rope(_)) {
         parts.push(rope(spec));
     }
@@ -734,18 +747,20 @@ fn linear(spec: &Spec, inp: &str, out: &str, bias: bool) -> String {
 
 /// Inkling's residual short convolution.
 const RESIDUAL_CONV: &str = r#"class ResidualConv(nn.Module):
-    """x plus its causal depthwise convolution: each channel mixed over its last `taps` positions."""
+    """x plus its causal depthwise convolution: each channel mixed over its last `taps` positions;
+    `scaled`: the sum divided by sqrt(taps + 1)."""
 
-    def __init__(self, channels, taps):
+    def __init__(self, channels, taps, scaled=False):
         super().__init__()
+        self.scale = (taps + 1) ** -0.5 if scaled else 1.0
         self.conv1d = nn.Conv1d(channels, channels, taps, groups=channels, padding=taps - 1, bias=False)
 
     def forward(self, x):  # [B, T, channels]
         T = x.shape[1]
-        return x + self.conv1d(x.transpose(1, 2))[..., :T].transpose(1, 2)"#;
+        return (x + self.conv1d(x.transpose(1, 2))[..., :T].transpose(1, 2)) * self.scale"#;
 
 /// Inkling's relative logits.
-const RELATIVE_LOGITS: &str = r#"class RelativeLogits(nn.Module):
+pub(super) const RELATIVE_LOGITS: &str = r#"class RelativeLogits(nn.Module):
     """A bank of bias-by-distance profiles; each query's relative state mixes them into its bias."""
 
     def __init__(self, d_rel, extent):
@@ -1096,7 +1111,8 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         linear(spec, &format!("{h} * {vhd}"), &d.to_string(), a.o_bias)
     );
     // Inkling: K and V each through a residual convolution over time, once projected.
-    if let Some(taps) = a.kv_conv {
+    if let Some(kc) = a.kv_conv {
+        let (taps, scaled) = (kc.conv.taps, py_bool(kc.conv.scaled));
         let module = |role| {
             n.inside(role)
                 .split('.')
@@ -1105,7 +1121,7 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
                 .to_string()
         };
         let (kc, vc) = (module(Role::KConv), module(Role::VConv));
-        init += &format!("        self.{kc} = ResidualConv({kv} * {hd}, {taps})\n        self.{vc} = ResidualConv({kv} * {vhd}, {taps})\n");
+        init += &format!("        self.{kc} = ResidualConv({kv} * {hd}, {taps}, {scaled})\n        self.{vc} = ResidualConv({kv} * {vhd}, {taps}, {scaled})\n");
         fwd += &format!("        k, v = self.{kc}(k), self.{vc}(v)  # each channel mixed over its last {taps} positions\n");
     }
     let (qn, kn) = (n.inside(Role::QNorm), n.inside(Role::KNorm));
@@ -3063,9 +3079,10 @@ fn layer(spec: &Spec, n: &Names) -> String {
         f_out = format!("self.{p}({f_out})");
     }
     // Inkling: each sublayer's output through a residual convolution over time.
-    if let Some(taps) = spec.out_conv {
+    if let Some(c) = spec.out_conv {
+        let (taps, scaled) = (c.taps, py_bool(c.scaled));
         let (ac, fc) = (n.sublayer(Role::AttnOutConv), n.sublayer(Role::FfnOutConv));
-        init += &format!("        self.{ac} = ResidualConv({d}, {taps})  # on the attention's output\n        self.{fc} = ResidualConv({d}, {taps})  # on the FFN's output\n");
+        init += &format!("        self.{ac} = ResidualConv({d}, {taps}, {scaled})  # on the attention's output\n        self.{fc} = ResidualConv({d}, {taps}, {scaled})  # on the FFN's output\n");
         a_out = format!("self.{ac}({a_out})");
         f_out = format!("self.{fc}({f_out})");
     }

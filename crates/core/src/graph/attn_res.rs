@@ -1,0 +1,217 @@
+//! Inkling 2's block attention residuals: each layer's sublayers read a learned mix of the block
+//! summaries so far and the stream, and the stream restarts at every block's first layer.
+
+use super::build::{framed, n, Builder, Draft};
+use super::*;
+use crate::layers::LayerSet;
+use crate::naming::Role;
+use crate::spec::AttnRes;
+
+impl Builder<'_> {
+    fn attn_res(&self) -> AttnRes {
+        self.spec
+            .attn_res
+            .expect("block attention residual steps are built for a Spec that has them")
+    }
+
+    /// A mix of the block summaries Bₛ and `stream` by query `q` (row `row` of the layer's
+    /// queries where it has several) into `out`. The head's query is the model's, the others
+    /// each layer's.
+    fn res_mix(
+        &mut self,
+        title: &str,
+        role: Role,
+        shape: Vec<u64>,
+        row: Option<usize>,
+        stream: &str,
+        out: &str,
+    ) -> Node {
+        let (r, d) = (self.attn_res(), self.spec.hidden);
+        let per_layer = role != Role::HeadResQuery;
+        let p = self.param(role, false, shape, Component::Norm, per_layer);
+        let q = self.weight(p, "q", [n(d), n(1)], row.map(|i| format!("[{i}]")));
+        // The head reads the last block's output, drawn as Xₗ.
+        let read = if stream == "Xₗ" {
+            "Xᵦ₊₁"
+        } else {
+            stream
+        };
+        let (b, x) = (self.latest("Bₛ"), self.latest(read));
+        let o = self.act(out, self.seq(d));
+        self.step(Draft {
+            title: title.into(),
+            op: Op::Combine,
+            category: Category::Norm,
+            inputs: vec![q, b, x],
+            output: o,
+            operation: format!("Mix the block summaries so far and {stream}, each normalized, by how well each matches a learned query"),
+            equation: format!(
+                "{out} = Σᵢ softmaxᵢ(q · nᵢ / √{d}) nᵢ over n = rms([Bₛ; {stream}]) (no weight, ε = {})",
+                r.eps
+            ),
+        })
+    }
+
+    pub(super) fn attn_res_block(&mut self) -> Scope {
+        let spec = self.spec;
+        let (r, d) = (self.attn_res(), spec.hidden);
+        let norm = self.norm_name();
+        let mut children = Vec::new();
+        let xb = self.act("Xᵦ", self.seq(d));
+        children.push(self.step(Draft {
+            title: "Block input".into(),
+            op: Op::Route,
+            category: Category::Norm,
+            inputs: vec![],
+            output: xb,
+            operation: "Route hidden state into block".into(),
+            equation: "Xᵦ = X when b=0; otherwise output of block b−1".into(),
+        }));
+        let bs = self.act("Bₛ", self.seq(d));
+        children.push(self.step(Draft {
+            title: "Block summaries".into(),
+            op: Op::Route,
+            category: Category::Norm,
+            inputs: vec![],
+            output: bs,
+            operation: format!(
+                "The summaries of the blocks so far: the stream as it entered each block's first layer (every {} layers), one {d}-vector each per position",
+                r.block
+            ),
+            equation: format!(
+                "Bₛ = [X₀; X₍{}₎; …], the inputs of the layers b with b mod {} = 0 before this one (none in layer 0)",
+                r.block, r.block
+            ),
+        }));
+        for (a, set) in spec.attn_variants() {
+            self.attn = a.clone();
+            self.layers = set.clone();
+            let mixed = LayerSet::from_fn(spec.layers, |b| set.contains(b) && b > 0);
+            let mut nodes = Vec::new();
+            let x_in = if a.kv_inputs {
+                // Three mixes, normed each: the queries', the keys' and the values' inputs.
+                let mut mixes = Vec::new();
+                self.layers = mixed.clone();
+                for (i, which) in ["Xq", "Xk", "Xv"].iter().enumerate() {
+                    let title = format!("{} input mix", ["Query", "Key", "Value"][i]);
+                    mixes.push(self.res_mix(
+                        &title,
+                        Role::AttnResQuery,
+                        vec![3, d],
+                        Some(i),
+                        "Xᵦ",
+                        which,
+                    ));
+                }
+                self.layers = set.clone();
+                if mixed.len() != set.len() {
+                    only_in(&mut mixes, &mixed, spec.layers);
+                }
+                nodes.extend(mixes);
+                for (role, which, normed) in [
+                    (Role::QInNorm, "Xq", "Xq′"),
+                    (Role::KInNorm, "Xk", "Xk′"),
+                    (Role::VInNorm, "Xv", "Xv′"),
+                ] {
+                    let title = format!("{which} {norm}");
+                    nodes.push(self.norm_step(&title, role, "γ", which, normed, d, true, None));
+                }
+                self.kv_in = Some(["Xk′".to_string(), "Xv′".to_string()]);
+                "Xq′"
+            } else {
+                self.layers = mixed.clone();
+                let mut mix = vec![self.res_mix(
+                    "Attention input mix",
+                    Role::AttnResQuery,
+                    vec![d],
+                    None,
+                    "Xᵦ",
+                    "Xₐ",
+                )];
+                self.layers = set.clone();
+                if mixed.len() != set.len() {
+                    only_in(&mut mix, &mixed, spec.layers);
+                    if let Some(Node::Step(s)) = mix.first_mut() {
+                        s.equation += "; Xₐ = Xᵦ in layer 0";
+                    }
+                }
+                nodes.extend(mix);
+                let title = format!("Attention {norm}");
+                nodes.push(self.norm_step(&title, Role::AttnNorm, "γ", "Xₐ", "Xᵦ′", d, true, None));
+                "Xᵦ′"
+            };
+            nodes.extend(self.attention_any(x_in));
+            self.kv_in = None;
+            let what = if a.kv_inputs {
+                "Full attention"
+            } else {
+                "Sliding-window attention"
+            };
+            children.push(framed(
+                ScopeKind::Attention,
+                what,
+                "Attention end",
+                set,
+                nodes,
+            ));
+        }
+        self.layers = self.all_layers();
+        if let Some(c) = spec.out_conv {
+            children.extend(self.out_conv(Role::AttnOutConv, "Attention", "Y", c));
+        }
+        let starts = LayerSet::from_fn(spec.layers, |b| b % r.block == 0);
+        let y = self.latest("Y");
+        let rr = self.act("R", self.seq(d));
+        children.push(self.step(Draft {
+            title: "Attention residual".into(),
+            op: Op::Add,
+            category: Category::Norm,
+            inputs: vec![xb, y],
+            output: rr,
+            operation: format!("Add the attention's output to the stream, except at a block's first layer (every {} layers), where the stream restarts from it and the block's input becomes a summary", r.block),
+            equation: format!("R = Y and Bₛ = [Bₛ; Xᵦ] in layers {starts}; R = Xᵦ + Y elsewhere"),
+        }));
+        children.push(self.res_mix("MLP input mix", Role::FfnResQuery, vec![d], None, "R", "Xₘ"));
+        let title = format!("MLP {norm}");
+        children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Xₘ", "R′", d, true, None));
+        children.push(Node::Scope(self.moe("R′")));
+        if let Some(c) = spec.out_conv {
+            children.extend(self.out_conv(Role::FfnOutConv, "MLP", "M", c));
+        }
+        let (rt, m) = (self.latest("R"), self.latest("M"));
+        let out = self.act("Xᵦ₊₁", self.seq(d));
+        children.push(self.step(Draft {
+            title: "MLP residual".into(),
+            op: Op::Add,
+            category: Category::Norm,
+            inputs: vec![rt, m],
+            output: out,
+            operation:
+                "Add the FFN output to the attention residual; this is the block's output".into(),
+            equation: "Xᵦ₊₁ = R + M".into(),
+        }));
+        self.block_scope(children)
+    }
+
+    /// Before the final norm: the head's own mix of the block summaries and the stream.
+    pub(super) fn attn_res_head(&mut self, stream: &str, out: &str) -> Node {
+        let d = self.spec.hidden;
+        self.res_mix(
+            "Head input mix",
+            Role::HeadResQuery,
+            vec![d],
+            None,
+            stream,
+            out,
+        )
+    }
+}
+
+fn only_in(nodes: &mut [Node], layers: &LayerSet, all: u64) {
+    for node in nodes {
+        if let Node::Step(s) = node {
+            s.title += &format!(" ({} of {all} layers)", layers.len());
+            s.layers = Some(layers.clone());
+        }
+    }
+}
