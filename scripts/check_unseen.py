@@ -410,9 +410,23 @@ def inkling2(rng):
     return raw
 
 
+def inkling2_loop(rng):
+    raw = inkling2(rng)
+    block = raw["n_layers_per_attn_res_block"]
+    layers = max(raw["num_hidden_layers"], 2 * block)
+    raw.update(model_type="inkling2_loop_text", num_hidden_layers=layers,
+               layer_types=(raw["layer_types"] * layers)[:layers])
+    start = block * rng.randint(1, max(1, layers // block - 1))
+    end = block * rng.randint(start // block + 1, layers // block)
+    raw.update(loop_layer_index_start=start, loop_layer_index_end=end, loop_num_passes=rng.randint(1, 4),
+               loop_gate_rank=rng.choice([2, 6]))
+    return raw
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
-                                  hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2)}
+                                  hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2,
+                                  inkling2_loop)}
 
 
 def check(anatomy, raw, seed, tol, work):

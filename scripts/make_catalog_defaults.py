@@ -49,6 +49,7 @@ ENTRIES = {
     "cpm-ant-10b": "cpmant",
     "inkling": "inkling_text",
     "inkling-2-small": "inkling2_text",
+    "inkling-2-mini": "inkling2_loop_text",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

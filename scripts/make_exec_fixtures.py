@@ -314,6 +314,17 @@ CONFIGS = {
                      final_logit_softcapping=5.0,
                      layer_types=["hybrid_sliding", "hybrid", "hybrid_sliding", "hybrid"],
                      max_position_embeddings=128, eos_token_id=2),
+    # Inkling 2 Loop: layers 2 and 3 (one block of 2) run 3 passes, the later ones fed messages from
+    # the pass before through gates of rank 5.
+    "inkling2-loop": dict(model_type="inkling2_loop_text", vocab_size=97, unpadded_vocab_size=90, hidden_size=32,
+                          num_hidden_layers=6, num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                          swa_num_attention_heads=2, swa_num_key_value_heads=1, swa_head_dim=16,
+                          sliding_window_size=4, d_rel=3, rel_extent=6, log_scaling_n_floor=3, log_scaling_alpha=0.3,
+                          moe_intermediate_size=12, n_routed_experts=5, num_experts_per_tok=2,
+                          n_layers_per_attn_res_block=2, qk_l2_clip_threshold=3.0, rel_l2_clip_threshold=1.5,
+                          mlp_gate_softcap=2.0, mlp_up_softcap=3.0, final_logit_softcapping=5.0,
+                          layer_types=["hybrid_sliding", "hybrid"] * 3, max_position_embeddings=128, eos_token_id=2,
+                          loop_layer_index_start=2, loop_layer_index_end=4, loop_num_passes=3, loop_gate_rank=5),
     "xglm": dict(model_type="xglm", d_model=33, attention_heads=3, num_layers=2, ffn_dim=48, vocab_size=97,
                  max_position_embeddings=128, pad_token_id=1),
     # NanoChat: weightless RMS norms (one right after the embedding), weightless QK norms after a

@@ -716,6 +716,26 @@ def unseen_inkling2(rng):
     return cfg
 
 
+def unseen_inkling2_loop(rng):
+    """Inkling 2 Loop: Inkling 2's variations, a looped section of whole blocks run 1 to 4 times,
+    gates of other ranks, the loop given as the first code's loop_config."""
+    cfg = unseen_inkling2(rng)
+    block = cfg["n_layers_per_attn_res_block"]
+    layers = cfg["num_hidden_layers"] = max(cfg["num_hidden_layers"], 2 * block)
+    if "layer_types" in cfg:
+        cfg["layer_types"] = (cfg["layer_types"] * layers)[:layers]
+    cfg["model_type"] = "inkling2_loop_text"
+    start = block * rng.randint(1, max(1, layers // block - 1))
+    end = block * rng.randint(start // block + 1, layers // block)
+    loop = {"core_start": start, "core_end": end, "num_passes": rng.randint(1, 4), "gate_rank": rng.choice([3, 8])}
+    if rng.random() < 0.5:
+        cfg["loop_config"] = loop
+    else:
+        cfg.update(loop_layer_index_start=start, loop_layer_index_end=end, loop_num_passes=loop["num_passes"],
+                   loop_gate_rank=loop["gate_rank"])
+    return cfg
+
+
 def unseen_cpmant(rng):
     """CPM-Ant: no prompt or one of 1 to 4 tokens, 3 to 6 prompt and segment types, 8 to 32
     position buckets, heads whose width is not the stream's over their count."""
@@ -901,6 +921,7 @@ UNSEEN = {
     "cpmant": unseen_cpmant,
     "inkling_text": unseen_inkling,
     "inkling2_text": unseen_inkling2,
+    "inkling2_loop_text": unseen_inkling2_loop,
 }
 
 
@@ -915,7 +936,7 @@ DEFAULT_TYPES = [
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
-    "cpmant", "gemma3n", "inkling_text", "inkling2_text",
+    "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text",
 ]
 
 

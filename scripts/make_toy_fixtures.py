@@ -199,6 +199,11 @@ def shrink_text(text, n):
     for key, value in SIZES.items():
         if isinstance(text.get(key), int):
             text[key] = value
+    # Inkling 2 Loop: blocks of 2 layers so that the toy's layers hold a looped block between
+    # others (the real model's blocks of 6 and loop from layer 6 would leave nothing to loop).
+    if isinstance(text.get("loop_layer_index_start"), int) and isinstance(text.get("n_layers_per_attn_res_block"), int):
+        text.update(n_layers_per_attn_res_block=2, loop_layer_index_start=2, loop_layer_index_end=4,
+                    loop_gate_rank=min(text.get("loop_gate_rank", 8), 8))
     # Inkling's head padded past the real vocabulary: padded in the toy too, by a few rows.
     unpadded = text.get("unpadded_vocab_size")
     if isinstance(unpadded, int) and isinstance(vocab, int):
@@ -540,7 +545,7 @@ def decodes_as_prompted(raw):
     if raw.get("model_type") == "cpmant":
         return True
     # Inkling carries its convolutions' last inputs from step to step beside the KV cache.
-    if raw.get("model_type") in ("inkling_text", "inkling2_text"):
+    if raw.get("model_type") in ("inkling_text", "inkling2_text", "inkling2_loop_text"):
         return True
     if raw.get("model_type") not in RECURRENT:
         return False

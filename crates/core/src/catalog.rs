@@ -422,6 +422,12 @@ pub static ENTRIES: &[Entry] = &[
         "block attention residuals in place of the residual stream; L2-clipped queries and keys, per-token sinks, convolutions with per-token taps; 384 experts (8 active)"
     ),
     entry!(
+        defaults "Inkling2LoopTextConfig",
+        "inkling-2-mini",
+        "thinkingmachines/Inkling-2-Mini",
+        "Inkling 2 whose layers 6–17 run three passes, the later ones fed messages from the pass before"
+    ),
+    entry!(
         defaults "DoryConfig",
         "dory1.0-4b",
         "nvidia/NVIDIA-Nemotron-Labs-Dory1.0-4B-BF16",

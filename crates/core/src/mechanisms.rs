@@ -43,7 +43,7 @@ pub const ALL: &[&str] = &[
     "qk_norm:unit", "qk_norm:head_weights", "norm:unit", "place:sphere", "looped", "looped:shared_cache", "ngpt",
     "attn:rel_logits", "attn:kv_conv", "out_conv", "mlp:scalar", "moe:sigmoid_sink", "logits_kept",
     "attn:kv_conv_dynamic", "conv:scaled", "attn:l2_clip", "attn:rel_clip", "attn:token_sinks",
-    "attn:kv_inputs", "attn_res", "moe:glu_softcaps",
+    "attn:kv_inputs", "attn_res", "moe:glu_softcaps", "attn_res:loop",
 ];
 
 /// The mechanisms `spec` uses.
@@ -320,6 +320,10 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("out_conv", out_conv.is_some());
     on("conv:scaled", out_conv.is_some_and(|c| c.scaled));
     on("attn_res", attn_res.is_some());
+    on(
+        "attn_res:loop",
+        attn_res.is_some_and(|r| r.looped.is_some()),
+    );
     on("logits_kept", logits_kept.is_some());
     m
 }

@@ -327,6 +327,24 @@ pub enum Role {
     AttnResQuery,
     FfnResQuery,
     HeadResQuery,
+    /// Inkling 2 Loop: each looped layer's four message gates (the query's, key's, value's and
+    /// FFN's input: down projection, forget and message projections), and the messages'
+    /// queries, stored as two tensors: the query and FFN queries of each looped layer, then the
+    /// key and value ones.
+    MsgQDown,
+    MsgQForget,
+    MsgQGain,
+    MsgKDown,
+    MsgKForget,
+    MsgKGain,
+    MsgVDown,
+    MsgVForget,
+    MsgVGain,
+    MsgFfnDown,
+    MsgFfnForget,
+    MsgFfnGain,
+    MsgQueries,
+    MsgKvQueries,
 }
 
 /// `(hf, gguf)` names of `role`'s weight (`bias = false`) or bias.
@@ -2270,6 +2288,55 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         ),
         FfnResQuery => ("model.layers.{b}.mlp_input.query", "blk.{b}.ffn_res_query"),
         HeadResQuery => ("model.final_input.query", "output_res_query"),
+        MsgQDown => (
+            "model.layers.{b}.q_message_gate.down_proj",
+            "blk.{b}.msg_q_down",
+        ),
+        MsgQForget => (
+            "model.layers.{b}.q_message_gate.forget_gate_proj",
+            "blk.{b}.msg_q_forget",
+        ),
+        MsgQGain => (
+            "model.layers.{b}.q_message_gate.message_gate_proj",
+            "blk.{b}.msg_q_gain",
+        ),
+        MsgKDown => (
+            "model.layers.{b}.k_message_gate.down_proj",
+            "blk.{b}.msg_k_down",
+        ),
+        MsgKForget => (
+            "model.layers.{b}.k_message_gate.forget_gate_proj",
+            "blk.{b}.msg_k_forget",
+        ),
+        MsgKGain => (
+            "model.layers.{b}.k_message_gate.message_gate_proj",
+            "blk.{b}.msg_k_gain",
+        ),
+        MsgVDown => (
+            "model.layers.{b}.v_message_gate.down_proj",
+            "blk.{b}.msg_v_down",
+        ),
+        MsgVForget => (
+            "model.layers.{b}.v_message_gate.forget_gate_proj",
+            "blk.{b}.msg_v_forget",
+        ),
+        MsgVGain => (
+            "model.layers.{b}.v_message_gate.message_gate_proj",
+            "blk.{b}.msg_v_gain",
+        ),
+        MsgFfnDown => (
+            "model.layers.{b}.mlp_message_gate.down_proj",
+            "blk.{b}.msg_ffn_down",
+        ),
+        MsgFfnForget => (
+            "model.layers.{b}.mlp_message_gate.forget_gate_proj",
+            "blk.{b}.msg_ffn_forget",
+        ),
+        MsgFfnGain => (
+            "model.layers.{b}.mlp_message_gate.message_gate_proj",
+            "blk.{b}.msg_ffn_gain",
+        ),
+        MsgQueries | MsgKvQueries => ("model.message_input.query", "msg_queries"),
         // As Inkling names them (its bare parameters are named in `names`).
         RelProj => ("model.layers.{b}.self_attn.r_proj", "blk.{b}.attn_rel"),
         KConv => (
@@ -2588,6 +2655,68 @@ fn inkling2(role: Role, bias: bool) -> (String, String) {
         ),
         FfnResQuery => ("attn_res.mlp_queries.{b}", "blk.{b}.ffn_res_query", true),
         HeadResQuery => ("attn_res.output_query", "output_res_query", true),
+        MsgQDown => (
+            "layers.{b}.controllers.attn.down_weight",
+            "blk.{b}.msg_q_down",
+            true,
+        ),
+        MsgQForget => (
+            "layers.{b}.controllers.attn.forget_weight",
+            "blk.{b}.msg_q_forget",
+            true,
+        ),
+        MsgQGain => (
+            "layers.{b}.controllers.attn.gain_weight",
+            "blk.{b}.msg_q_gain",
+            true,
+        ),
+        MsgKDown => (
+            "layers.{b}.controllers.k.down_weight",
+            "blk.{b}.msg_k_down",
+            true,
+        ),
+        MsgKForget => (
+            "layers.{b}.controllers.k.forget_weight",
+            "blk.{b}.msg_k_forget",
+            true,
+        ),
+        MsgKGain => (
+            "layers.{b}.controllers.k.gain_weight",
+            "blk.{b}.msg_k_gain",
+            true,
+        ),
+        MsgVDown => (
+            "layers.{b}.controllers.v.down_weight",
+            "blk.{b}.msg_v_down",
+            true,
+        ),
+        MsgVForget => (
+            "layers.{b}.controllers.v.forget_weight",
+            "blk.{b}.msg_v_forget",
+            true,
+        ),
+        MsgVGain => (
+            "layers.{b}.controllers.v.gain_weight",
+            "blk.{b}.msg_v_gain",
+            true,
+        ),
+        MsgFfnDown => (
+            "layers.{b}.controllers.mlp.down_weight",
+            "blk.{b}.msg_ffn_down",
+            true,
+        ),
+        MsgFfnForget => (
+            "layers.{b}.controllers.mlp.forget_weight",
+            "blk.{b}.msg_ffn_forget",
+            true,
+        ),
+        MsgFfnGain => (
+            "layers.{b}.controllers.mlp.gain_weight",
+            "blk.{b}.msg_ffn_gain",
+            true,
+        ),
+        MsgQueries => ("middle_cycle_cross_pass_queries", "msg_queries", true),
+        MsgKvQueries => ("middle_cycle_cross_pass_kv_queries", "msg_kv_queries", true),
         FinalNorm => ("norm", "output_norm", false),
         LmHead => ("unembed", "output", false),
         other => {

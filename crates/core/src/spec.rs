@@ -475,6 +475,29 @@ pub struct AttnRes {
     pub block: u64,
     /// The weightless RMS norm's ε.
     pub eps: f64,
+    /// A looped middle section (Inkling 2 Loop).
+    pub looped: Option<AttnResLoop>,
+}
+
+/// Inkling 2 Loop: layers `start`..`end` (whole blocks) run `passes` times, each pass from the
+/// stream and summaries the layers before them left, with KV and convolution caches of its own.
+/// From the second pass on, each looped layer's query, key, value and FFN inputs are mixed with
+/// messages from the pass before: four block attention residual mixes (by that layer's four
+/// learned queries) of the summaries that pass added after its first and of its output, each
+/// joined by a gate of rank `rank`, x ← (1 − tanh(W_f g)) ⊙ x + tanh(W_m g) ⊙ m, g = W_d ·
+/// [rms(x); rms(m)] (the RMS norms without a weight, ε of the model's norm).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttnResLoop {
+    pub start: u64,
+    pub end: u64,
+    pub passes: u64,
+    pub rank: u64,
+}
+
+impl AttnResLoop {
+    pub fn contains(&self, b: u64) -> bool {
+        (self.start..self.end).contains(&b)
+    }
 }
 
 /// Inkling's relative logits: each token's relative state r = x · W_r, `d_rel` features per
@@ -2433,7 +2456,10 @@ impl Spec {
         match (self.hierarchy, self.looped) {
             (Some(h), _) => h.runs(b),
             (None, Some(l)) => l.runs(b),
-            (None, None) => 1,
+            (None, None) => match self.attn_res.and_then(|r| r.looped) {
+                Some(l) if l.contains(b) => l.passes,
+                Some(_) | None => 1,
+            },
         }
     }
 
@@ -2449,7 +2475,8 @@ impl Spec {
     /// The runs of the layers of `set` for one token: their count where no layer runs twice,
     /// else each one's runs (a walk over the set, which only a loop needs).
     pub fn runs_over(&self, set: &LayerSet) -> u128 {
-        if self.hierarchy.is_none() && self.looped.is_none() {
+        let loops = self.attn_res.is_some_and(|r| r.looped.is_some());
+        if self.hierarchy.is_none() && self.looped.is_none() && !loops {
             return set.len() as u128;
         }
         set.iter().map(|b| self.runs(b) as u128).sum()

@@ -9,8 +9,8 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::layers::LayerSet;
 use crate::spec::{
-    AttnRes, AttnSpan, ExpertStorage, KvConv, LayerPlan, Layout, Mlp, Norm, NormKind, NormPlace,
-    Position, QkNorm, QueryScale, RelLogits, ResConv, ScaleForm, Scoring, Spec,
+    AttnRes, AttnResLoop, AttnSpan, ExpertStorage, KvConv, LayerPlan, Layout, Mlp, Norm, NormKind,
+    NormPlace, Position, QkNorm, QueryScale, RelLogits, ResConv, ScaleForm, Scoring, Spec,
 };
 
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
@@ -228,8 +228,118 @@ const ATTN_RES_EPS: f64 = 1e-6;
 /// sinks and a gated output, every FFN routed experts with a softcapped SwiGLU, and block
 /// attention residuals in place of the residual stream.
 pub fn load2(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    inkling2(cfg, model_type, family, name, &INKLING2)
+}
+
+/// Inkling 2 Loop: Inkling 2 whose middle layers run several passes, the later ones fed
+/// messages from the pass before (`AttnResLoop`).
+pub fn load2_loop(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    let mut s = inkling2(cfg, model_type, family, name, &INKLING2_LOOP)?;
+    // The first code's `loop_config` (core_start, core_end, num_passes, gate_rank) overrides.
+    let sub = cfg.sub("loop_config")?;
+    let read = |key: &str, inner: &str, default: u64| -> Result<u64> {
+        match &sub {
+            Some(c) if c.has(inner) => c.count(inner, default),
+            _ => cfg.count(key, default),
+        }
+    };
+    let start = read("loop_layer_index_start", "core_start", 6)?;
+    let end = read("loop_layer_index_end", "core_end", 18)?;
+    let passes = read("loop_num_passes", "num_passes", 3)?;
+    let rank = read("loop_gate_rank", "gate_rank", 64)?;
+    let r = s.attn_res.expect("Inkling 2 has block attention residuals");
+    // The class's checks: whole blocks, after the first layer, at least one pass.
+    if passes < 1 {
+        return Err(cfg.err("loop_num_passes", "is 0; give at least 1"));
+    }
+    if start == 0 || !start.is_multiple_of(r.block) {
+        return Err(cfg.err(
+            "loop_layer_index_start",
+            format!(
+                "is {start}; it must be a positive multiple of n_layers_per_attn_res_block ({})",
+                r.block
+            ),
+        ));
+    }
+    // A section that starts past the last layer loops nothing, as the class builds it; its
+    // message queries are sized by the section all the same.
+    if !end.is_multiple_of(r.block) || end < start {
+        return Err(cfg.err(
+            "loop_layer_index_end",
+            format!(
+                "is {end}; it must be a multiple of n_layers_per_attn_res_block ({}), at least loop_layer_index_start ({start})",
+                r.block
+            ),
+        ));
+    }
+    cfg.bounded("loop_layer_index_end", end, super::MAX_LAYERS)?;
+    // transformers' later passes index every layer of a section that starts among the layers
+    // (a single pass runs those that exist).
+    if start < s.layers && end > s.layers && passes > 1 {
+        return Err(cfg.err(
+            "loop_layer_index_end",
+            format!(
+                "is {end}, past the {} layers, while the loop starts at layer {start}: transformers' later passes index layers that do not exist; give at most {} (or one pass)",
+                s.layers, s.layers
+            ),
+        ));
+    }
+    if rank == 0 {
+        return Err(cfg.err("loop_gate_rank", "is 0; give a positive rank"));
+    }
+    cfg.bounded("loop_num_passes", passes, super::MAX_LAYERS)?;
+    s.attn_res = Some(AttnRes {
+        looped: Some(AttnResLoop {
+            start,
+            end,
+            passes,
+            rank: cfg.bounded("loop_gate_rank", rank, crate::config::MAX_SIZE)?,
+        }),
+        ..r
+    });
+    Ok(s)
+}
+
+/// The class defaults of Inkling 2 and Inkling 2 Loop that differ.
+struct Inkling2Defaults {
+    hidden: u64,
+    layers: u64,
+    heads: u64,
+    swa_heads: u64,
+    floor: u64,
+    moe_inter: u64,
+    experts: u64,
+}
+
+const INKLING2: Inkling2Defaults = Inkling2Defaults {
+    hidden: 4608,
+    layers: 48,
+    heads: 48,
+    swa_heads: 48,
+    floor: 128000,
+    moe_inter: 2304,
+    experts: 384,
+};
+
+const INKLING2_LOOP: Inkling2Defaults = Inkling2Defaults {
+    hidden: 2304,
+    layers: 24,
+    heads: 24,
+    swa_heads: 24,
+    floor: 8192,
+    moe_inter: 1152,
+    experts: 128,
+};
+
+fn inkling2(
+    cfg: &Config,
+    model_type: &str,
+    family: &str,
+    name: &str,
+    dft: &Inkling2Defaults,
+) -> Result<Spec> {
     let mut s = super::skeleton(name, model_type, family);
-    s.hidden = cfg.size("hidden_size", Some(4608))?;
+    s.hidden = cfg.size("hidden_size", Some(dft.hidden))?;
     s.vocab = cfg.size("vocab_size", Some(201024))?;
     s.context = cfg.size("max_position_embeddings", Some(1048576))?;
     // The checkpoint's head is padded to vocab_size; transformers drops the rows past the real
@@ -256,7 +366,7 @@ pub fn load2(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result
     let sliding: Vec<bool> = match listed {
         Some(kinds) => super::layers_listed(cfg, kinds, "layer_types", "layer_types", family)?,
         None => {
-            let n = layer_count(cfg, &["num_hidden_layers"], Some(48))?;
+            let n = layer_count(cfg, &["num_hidden_layers"], Some(dft.layers))?;
             (0..n).map(|i| (i + 1) % 6 != 0).collect()
         }
     };
@@ -297,7 +407,13 @@ pub fn load2(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result
         a.kv_inputs = full;
         a
     };
-    let (heads, kv) = head_counts(cfg, "num_attention_heads", "num_key_value_heads", 48, 8)?;
+    let (heads, kv) = head_counts(
+        cfg,
+        "num_attention_heads",
+        "num_key_value_heads",
+        dft.heads,
+        8,
+    )?;
     let mut full = attention(
         heads,
         kv,
@@ -308,7 +424,7 @@ pub fn load2(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result
     full.query_scale = Some(QueryScale {
         form: ScaleForm::Floored,
         beta: cfg.float("log_scaling_alpha", 0.1)?,
-        length: cfg.size("log_scaling_n_floor", Some(128000))?,
+        length: cfg.size("log_scaling_n_floor", Some(dft.floor))?,
         shift: 1,
         nope_only: false,
     });
@@ -316,7 +432,7 @@ pub fn load2(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result
         cfg,
         "swa_num_attention_heads",
         "swa_num_key_value_heads",
-        48,
+        dft.swa_heads,
         8,
     )?;
     let swa = attention(
@@ -336,11 +452,11 @@ pub fn load2(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result
         }
     }
     // Every FFN is routed experts: DeepSeek-V4's router, a SwiGLU with softcaps.
-    let experts = super::experts(cfg, "n_routed_experts", Some(384))?;
+    let experts = super::experts(cfg, "n_routed_experts", Some(dft.experts))?;
     let mut m = super::plain_moe(
         experts,
         top_k(cfg, experts, Some(8))?,
-        cfg.size("moe_intermediate_size", Some(2304))?,
+        cfg.size("moe_intermediate_size", Some(dft.moe_inter))?,
     );
     let scoring = cfg.string("scoring_func", "sigmoid")?;
     if scoring != "sigmoid" {
@@ -385,6 +501,7 @@ pub fn load2(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result
     s.attn_res = Some(AttnRes {
         block: cfg.size("n_layers_per_attn_res_block", Some(6))?,
         eps: ATTN_RES_EPS,
+        looped: None,
     });
     s.final_softcap = Some(positive_float(cfg, "final_logit_softcapping", 30.0)?);
     s.tied = false;

@@ -383,7 +383,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("deepseek_v4", "compressed sparse attention, hyper-connections mixed by Sinkhorn iterations, hash routing"),
     ("gemma4_assistant", "a draft model run on its target's hidden states and keys"),
     ("gemma4_unified_assistant", "a draft model run on its target's hidden states and keys"),
-    ("inkling2_loop_text", "Inkling 2's layers with a looped middle section, each pass after the first fed messages from the one before through learned gates"),
     ("qwen4_exp", "the wrapper of qwen4_exp_text, which is not read either"),
     ("qwen4_exp_text", "an attention indexer, gated residuals, n-gram embeddings and per-layer inputs beside Gated DeltaNet"),
 ];

@@ -1880,6 +1880,24 @@ pub static FAMILIES: &[Family] = &[
             &[TRAINING, &["hidden_act", "tie_word_embeddings"]],
         )
     },
+    // Inkling 2 Loop's language model: Inkling 2's keys, and its loop's.
+    Family {
+        renames: &[
+            ("sconv_kernel_size", "conv_kernel_size"),
+            ("model_max_length", "max_position_embeddings"),
+            ("sliding_window", "sliding_window_size"),
+            ("num_local_experts", "n_routed_experts"),
+            ("intermediate_size", "moe_intermediate_size"),
+            ("routed_scaling_factor", "route_scale"),
+        ],
+        ..own(
+            "inkling2_loop_text",
+            "Inkling 2 Loop",
+            inkling::load2_loop,
+            None,
+            &[TRAINING, &["hidden_act", "tie_word_embeddings"]],
+        )
+    },
     // GPT-1. The `summary_*` keys configure the double-heads model's classifier, not the LM.
     Family {
         renames: &[

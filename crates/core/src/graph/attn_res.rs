@@ -52,6 +52,60 @@ impl Builder<'_> {
         })
     }
 
+    /// Inkling 2 Loop: the messages of the pass before, for the looped layers of the current
+    /// scope (their query, key, value and FFN inputs' mixes of that pass's summaries).
+    fn messages(&mut self) -> Node {
+        let (r, d) = (self.attn_res(), self.spec.hidden);
+        let l = r.looped.expect("messages are built for a loop");
+        let n_loop = l.end - l.start;
+        let mut inputs = Vec::new();
+        for (role, w) in [(Role::MsgQueries, "q_qm"), (Role::MsgKvQueries, "q_kv")] {
+            let p = self.param(role, false, vec![2 * n_loop, d], Component::Norm, false);
+            inputs.push(self.weight(
+                p,
+                w,
+                [n(d), n(2)],
+                Some(format!("[2*(b-{s}):2*(b-{s})+2, :]", s = l.start)),
+            ));
+        }
+        let o = self.act("Mₚ", self.seq(4 * d));
+        self.step(Draft {
+            title: "Messages of the pass before".into(),
+            op: Op::Combine,
+            category: Category::Norm,
+            inputs,
+            output: o,
+            operation: format!("From the second of {} passes: four mixes of the summaries the pass before added (after its first) and its output, by this layer's four learned queries, one each for its query, key, value and FFN inputs", l.passes),
+            equation: format!("Mₚ,ᵢ = Σⱼ softmaxⱼ(qᵢ · nⱼ / √{d}) nⱼ over n = rms([Bₛ of the pass before; X of the pass before]), i ∈ (q, k, v, FFN)"),
+        })
+    }
+
+    /// A message gate on `x`: x ← (1 − tanh(W_f g)) ⊙ x + tanh(W_m g) ⊙ m, g = W_d · [rms(x); rms(m)].
+    fn message_gate(&mut self, what: &str, roles: [Role; 3], x: &str) -> Node {
+        let (r, d) = (self.attn_res(), self.spec.hidden);
+        let rank = r.looped.map_or(1, |l| l.rank);
+        let mut inputs = Vec::new();
+        for (role, shape, w) in [
+            (roles[0], vec![rank, 2 * d], "W_d"),
+            (roles[1], vec![d, rank], "W_f"),
+            (roles[2], vec![d, rank], "W_m"),
+        ] {
+            let dims = [n(shape[0]), n(shape[1])];
+            let p = self.param(role, false, shape, Component::Norm, true);
+            inputs.push(self.weight(p, w, dims, None));
+        }
+        let o = self.act(x, self.seq(d));
+        self.step(Draft {
+            title: format!("{what} message gate"),
+            op: Op::Combine,
+            category: Category::Norm,
+            inputs,
+            output: o,
+            operation: format!("From the second pass: let the {what} input forget a learned share of itself and take in its message, by a gate of rank {rank} read from both"),
+            equation: format!("{x} = (1 − tanh(W_f g)) ⊙ {x} + tanh(W_m g) ⊙ m, g = W_d · [rms({x}); rms(m)], m its message; in the first pass {x} as it is"),
+        })
+    }
+
     pub(super) fn attn_res_block(&mut self) -> Scope {
         let spec = self.spec;
         let (r, d) = (self.attn_res(), spec.hidden);
@@ -67,6 +121,19 @@ impl Builder<'_> {
             operation: "Route hidden state into block".into(),
             equation: "Xᵦ = X when b=0; otherwise output of block b−1".into(),
         }));
+        // Inkling 2 Loop: the messages' queries, stored whether or not a layer of the section
+        // exists, sized by the section.
+        if let Some(l) = r.looped {
+            for role in [Role::MsgQueries, Role::MsgKvQueries] {
+                self.param(
+                    role,
+                    false,
+                    vec![2 * (l.end - l.start), d],
+                    Component::Norm,
+                    false,
+                );
+            }
+        }
         let bs = self.act("Bₛ", self.seq(d));
         children.push(self.step(Draft {
             title: "Block summaries".into(),
@@ -108,6 +175,9 @@ impl Builder<'_> {
                     only_in(&mut mixes, &mixed, spec.layers);
                 }
                 nodes.extend(mixes);
+                nodes.extend(
+                    self.looped_gates(&set, &[("Query", "Xq"), ("Key", "Xk"), ("Value", "Xv")]),
+                );
                 for (role, which, normed) in [
                     (Role::QInNorm, "Xq", "Xq′"),
                     (Role::KInNorm, "Xk", "Xk′"),
@@ -136,6 +206,11 @@ impl Builder<'_> {
                     }
                 }
                 nodes.extend(mix);
+                // A looped sliding layer's K and V read gated inputs of their own from the second
+                // pass on, all normed by the attention's norm.
+                nodes.extend(
+                    self.looped_gates(&set, &[("Query", "Xₐ"), ("Key", "Xₐ"), ("Value", "Xₐ")]),
+                );
                 let title = format!("Attention {norm}");
                 nodes.push(self.norm_step(&title, Role::AttnNorm, "γ", "Xₐ", "Xᵦ′", d, true, None));
                 "Xᵦ′"
@@ -172,6 +247,9 @@ impl Builder<'_> {
             equation: format!("R = Y and Bₛ = [Bₛ; Xᵦ] in layers {starts}; R = Xᵦ + Y elsewhere"),
         }));
         children.push(self.res_mix("MLP input mix", Role::FfnResQuery, vec![d], None, "R", "Xₘ"));
+        let all = self.all_layers();
+        children.extend(self.looped_gates(&all, &[("FFN", "Xₘ")]));
+        self.layers = self.all_layers();
         let title = format!("MLP {norm}");
         children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Xₘ", "R′", d, true, None));
         children.push(Node::Scope(self.moe("R′")));
@@ -191,6 +269,35 @@ impl Builder<'_> {
             equation: "Xᵦ₊₁ = R + M".into(),
         }));
         self.block_scope(children)
+    }
+
+    /// The message steps of the looped layers in `set` (Inkling 2 Loop): the messages once, then
+    /// a gate on each named input; nothing without a loop.
+    fn looped_gates(&mut self, set: &LayerSet, inputs: &[(&str, &str)]) -> Vec<Node> {
+        let Some(l) = self.attn_res().looped else {
+            return Vec::new();
+        };
+        let here = LayerSet::from_fn(self.spec.layers, |b| set.contains(b) && l.contains(b));
+        if here.is_empty() {
+            return Vec::new();
+        }
+        let kept = std::mem::replace(&mut self.layers, here.clone());
+        let mut nodes = Vec::new();
+        if inputs.len() > 1 {
+            nodes.push(self.messages());
+        }
+        for &(what, x) in inputs {
+            let roles = match what {
+                "Query" => [Role::MsgQDown, Role::MsgQForget, Role::MsgQGain],
+                "Key" => [Role::MsgKDown, Role::MsgKForget, Role::MsgKGain],
+                "Value" => [Role::MsgVDown, Role::MsgVForget, Role::MsgVGain],
+                _ => [Role::MsgFfnDown, Role::MsgFfnForget, Role::MsgFfnGain],
+            };
+            nodes.push(self.message_gate(what, roles, x));
+        }
+        only_in(&mut nodes, &here, self.spec.layers);
+        self.layers = kept;
+        nodes
     }
 
     /// Before the final norm: the head's own mix of the block summaries and the stream.

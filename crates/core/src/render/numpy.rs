@@ -167,6 +167,20 @@ fn name_table(g: &Graph) -> String {
         ("attn_res_query", AttnResQuery),
         ("ffn_res_query", FfnResQuery),
         ("head_res_query", HeadResQuery),
+        ("msg_q_down", MsgQDown),
+        ("msg_q_forget", MsgQForget),
+        ("msg_q_gain", MsgQGain),
+        ("msg_k_down", MsgKDown),
+        ("msg_k_forget", MsgKForget),
+        ("msg_k_gain", MsgKGain),
+        ("msg_v_down", MsgVDown),
+        ("msg_v_forget", MsgVForget),
+        ("msg_v_gain", MsgVGain),
+        ("msg_ffn_down", MsgFfnDown),
+        ("msg_ffn_forget", MsgFfnForget),
+        ("msg_ffn_gain", MsgFfnGain),
+        ("msg_queries", MsgQueries),
+        ("msg_kv_queries", MsgKvQueries),
         ("sinks", Sinks),
         ("attn_gate_bias", AttnGateBias),
         ("post_attn_norm", PostAttnNorm),
@@ -546,7 +560,9 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => json!(null),
     };
     config["attn_res"] = match spec.attn_res {
-        Some(r) => json!({"block": r.block, "eps": r.eps}),
+        Some(r) => json!({"block": r.block, "eps": r.eps, "loop": r.looped.map(|l| json!({
+            "start": l.start, "end": l.end, "passes": l.passes,
+        }))}),
         None => json!(null),
     };
     config["mlp_scalar"] = json!(spec.mlp.scalar);
@@ -785,7 +801,12 @@ fn prune(spec: &Spec, body: &str) -> String {
         ));
     }
     if spec.attn_res.is_none() {
-        drop.extend(["res_mix", "attn_res_forward"]);
+        drop.extend([
+            "res_mix",
+            "attn_res_forward",
+            "attn_res_layer",
+            "message_gate",
+        ]);
         lines.push((
             "    if C[\"attn_res\"]:\n        return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream\n",
             "",
@@ -795,7 +816,12 @@ fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if variants.iter().all(|(a, _)| !a.kv_inputs) {
+    if spec.attn_res.is_some_and(|r| r.looped.is_none()) {
+        drop.push("message_gate");
+    }
+    if variants.iter().all(|(a, _)| !a.kv_inputs)
+        && spec.attn_res.is_none_or(|r| r.looped.is_none())
+    {
         lines.extend([
             (
                 "def attention(x, W, b, span, use_rope, xk=None, xv=None):\n    # x: [T, hidden] -> [T, hidden]; K and V read xk and xv where the layer gives them inputs of their own\n    C = CONFIG\n    xk, xv = x if xk is None else xk, x if xv is None else xv\n",
@@ -3093,30 +3119,71 @@ def res_mix(blocks, x, q, eps):
 def attn_res_forward(x, W):
     # x: [T, hidden] (the embeddings) -> logits. Inkling 2's block attention residuals: each sublayer reads a learned mix
     # of the block summaries and the stream; a block's first layer keeps its input as a summary and restarts the stream
-    C, R = CONFIG, CONFIG["attn_res"]
+    R, L = CONFIG["attn_res"], len(PLAN)
+    loop = R["loop"] or {"start": L, "end": L, "passes": 1}
+    start, end = min(loop["start"], L), min(loop["end"], L)  # a section past the last layer loops the layers it holds
     blocks = []  # the block summaries so far, each [T, hidden]
-    for b, (span, use_rope, ffn) in enumerate(PLAN):
-        A = C
-        for own in C["layer_attn"]:
-            if b in own["layers"]:
-                A = {**C, **own}  # this layer's own attention
-        n = 3 if A["kv_inputs"] else 1  # the full layers mix inputs for Q, K and V apart
-        xs = res_mix(blocks, x, w(W, "attn_res_query", b), R["eps"]) if b > 0 else [x] * n  # layer 0 reads the stream
-        if A["kv_inputs"]:
-            q_in, k_in, v_in = (norm(xs[i], w(W, key, b)) for i, key in enumerate(["q_in_norm", "k_in_norm", "v_in_norm"]))
-            a = attention(q_in, W, b, span, use_rope, k_in, v_in)  # [T, hidden]
-        else:
-            a = attention(norm(xs[0], w(W, "attn_norm", b)), W, b, span, use_rope)  # [T, hidden]
-        a = residual_conv(a, w(W, "attn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
-        if b % R["block"] == 0:
-            blocks.append(x)  # a block's first layer: its input becomes a summary, the stream restarts
-            r = a
-        else:
-            r = x + a  # [T, hidden]
-        h = norm(res_mix(blocks, r, w(W, "ffn_res_query", b), R["eps"])[0], w(W, "ffn_norm", b))  # [T, hidden]
-        x = r + residual_conv(moe(h, W, b), w(W, "ffn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
+    for b in range(start):
+        x = attn_res_layer(x, blocks, W, b)
+    x0, blocks0 = x, list(blocks)
+    before = None  # the summaries the pass before added after its first, and its output
+    for p in range(loop["passes"]):  # a looped section: every pass from the same stream and summaries
+        x, blocks = x0, list(blocks0)
+        for b in range(start, end):
+            messages = None
+            if before:
+                j = b - start
+                qm, kv = w(W, "msg_queries")[2 * j : 2 * j + 2], w(W, "msg_kv_queries")[2 * j : 2 * j + 2]
+                messages = res_mix(before[0], before[1], np.stack([qm[0], kv[0], kv[1], qm[1]]), R["eps"])  # q, k, v, FFN
+            x = attn_res_layer(x, blocks, W, b, messages)
+        before = (blocks[len(blocks0) + 1 :], x)
+    for b in range(end, L):
+        x = attn_res_layer(x, blocks, W, b)
     z = norm(res_mix(blocks, x, w(W, "head_res_query"), R["eps"])[0], w(W, "final_norm"))  # [T, hidden]
     return lm_head(z, W)
+
+
+def message_gate(x, m, W, b, key):
+    # x, m: [T, hidden] -> [T, hidden]: x forgets a learned share of itself and takes in its message m
+    rms = lambda u: u / np.sqrt((u * u).mean(-1, keepdims=True) + np.float32(CONFIG["eps"]))  # no weight
+    g = np.concatenate([rms(x), rms(m)], -1) @ w(W, key + "_down", b).T  # g: [T, rank]
+    forget, gain = np.tanh(g @ w(W, key + "_forget", b).T), np.tanh(g @ w(W, key + "_gain", b).T)  # [T, hidden] each
+    return (1 - forget) * x + gain * m  # [T, hidden]
+
+
+def attn_res_layer(x, blocks, W, b, messages=None):
+    # x: [T, hidden] -> [T, hidden]: layer b; a block's first layer appends its input x to blocks. In a loop's later
+    # passes, messages (q, k, v, FFN: [T, hidden] each) from the pass before are gated into the layer's inputs
+    C, R = CONFIG, CONFIG["attn_res"]
+    span, use_rope, ffn = PLAN[b]
+    A = C
+    for own in C["layer_attn"]:
+        if b in own["layers"]:
+            A = {**C, **own}  # this layer's own attention
+    n = 3 if A["kv_inputs"] else 1  # the full layers mix inputs for Q, K and V apart
+    xs = res_mix(blocks, x, w(W, "attn_res_query", b), R["eps"]) if b > 0 else [x] * n  # layer 0 reads the stream
+    if messages is not None:
+        xs = xs if n == 3 else xs * 3  # a sliding layer's K and V take inputs of their own too
+        xs = [message_gate(xs[i], messages[i], W, b, key) for i, key in enumerate(["msg_q", "msg_k", "msg_v"])]
+    if A["kv_inputs"]:
+        q_in, k_in, v_in = (norm(xs[i], w(W, key, b)) for i, key in enumerate(["q_in_norm", "k_in_norm", "v_in_norm"]))
+        a = attention(q_in, W, b, span, use_rope, k_in, v_in)  # [T, hidden]
+    elif messages is not None:
+        q_in, k_in, v_in = (norm(u, w(W, "attn_norm", b)) for u in xs)
+        a = attention(q_in, W, b, span, use_rope, k_in, v_in)  # [T, hidden]
+    else:
+        a = attention(norm(xs[0], w(W, "attn_norm", b)), W, b, span, use_rope)  # [T, hidden]
+    a = residual_conv(a, w(W, "attn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
+    if b % R["block"] == 0:
+        blocks.append(x)  # a block's first layer: its input becomes a summary, the stream restarts
+        r = a
+    else:
+        r = x + a  # [T, hidden]
+    h = res_mix(blocks, r, w(W, "ffn_res_query", b), R["eps"])[0]  # [T, hidden]
+    if messages is not None:
+        h = message_gate(h, messages[3], W, b, "msg_ffn")
+    h = norm(h, w(W, "ffn_norm", b))  # [T, hidden]
+    return r + residual_conv(moe(h, W, b), w(W, "ffn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
 
 
 def stream_mix(X, W, key, b=None):

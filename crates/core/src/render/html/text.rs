@@ -223,6 +223,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.residual_affine {
                 sub[0] = format!("Each add here has four learned vectors of {d}: y = (f(x) + bₒ) ⊙ sₒ + (x + bᵣ) ⊙ sᵣ, the sublayer's output and the stream each shifted and scaled before they are summed.");
             }
+            if let Some(l) = spec.attn_res.and_then(|r| r.looped) {
+                sub.push(format!("Layers {}–{} run {} times over, each pass from the same stream and summaries, with KV and convolution caches of its own: from the second pass on, each of these layers' query, key, value and FFN inputs takes in a message from the pass before (a mix of that pass's summaries and output by the layer's own queries), through a gate of rank {} that also decides how much of the input to forget.", l.start, l.end - 1, l.passes, l.rank));
+            }
             if let Some(r) = spec.attn_res {
                 sub.push(format!("The stream is not the model's memory here: each sublayer reads a mix of the block summaries (the stream as it entered layers 0, {b}, {}, …) and the stream, each RMS-normed and weighted by a softmax of its match with a learned query (Kimi's block attention residuals). A block's first layer (every {b} layers) keeps its input as a summary and restarts the stream from its attention's output; the head reads a mix of its own.", 2 * r.block, b = r.block));
             }

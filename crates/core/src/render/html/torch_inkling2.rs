@@ -274,6 +274,8 @@ pub(super) fn model(spec: &Spec) -> String {
     fill(
         r#"SLIDING = [${sliding}]  # per layer: a sliding layer, or a full one
 BLOCK = ${block}  # layers per block: a block's first layer keeps its input as a summary
+LOOP = ${looped}  # the looped layers (first, past the last) and their passes
+LOOPED = ${has_loop}
 
 
 def mix(blocks, x, q):
@@ -286,9 +288,26 @@ def mix(blocks, x, q):
     return [(S * a[..., i : i + 1]).sum(-2) for i in range(q.shape[0])]
 
 
+class MessageGate(nn.Module):
+    """x forgets a learned share of itself and takes in its message m, by a gate of rank ${rank}."""
+
+    def __init__(self):
+        super().__init__()
+        self.down_weight = nn.Parameter(torch.empty(${rank}, 2 * ${d}))
+        self.forget_weight = nn.Parameter(torch.empty(${d}, ${rank}))
+        self.gain_weight = nn.Parameter(torch.empty(${d}, ${rank}))
+
+    def forward(self, x, m):
+        rms = lambda u: u * torch.rsqrt(u.pow(2).mean(-1, keepdim=True) + ${norm_eps})  # no weight
+        g = torch.cat([rms(x.float()), rms(m.float())], dim=-1) @ self.down_weight.T
+        return (1 - torch.tanh(g @ self.forget_weight.T)) * x + torch.tanh(g @ self.gain_weight.T) * m
+
+
 class Layer(nn.Module):
     def __init__(self, i):
         super().__init__()
+        if LOOP[0] <= i < LOOP[1]:  # a looped layer: a message gate for each of its inputs
+            self.controllers = nn.ModuleDict({k: MessageGate() for k in ("attn", "k", "v", "mlp")})
         if SLIDING[i]:
             self.attn_norm = Norm(${d})
         else:  # the full layers norm their queries', keys' and values' inputs apart
@@ -318,27 +337,57 @@ class Decoder(nn.Module):
         self.embed_norm = Norm(${d})
         self.layers = nn.ModuleList(Layer(i) for i in range(len(SLIDING)))
         self.attn_res = AttnRes()
+        if LOOPED:  # the messages' queries: each looped layer's query and FFN ones, then key and value ones
+            n = LOOP[1] - LOOP[0]
+            self.middle_cycle_cross_pass_queries = nn.Parameter(torch.zeros(2 * n, ${d}))
+            self.middle_cycle_cross_pass_kv_queries = nn.Parameter(torch.zeros(2 * n, ${d}))
         self.norm = Norm(${d})
         self.unembed = nn.Linear(${d}, ${v}, bias=False)
+
+    def layer(self, i, x, blocks, messages=None):
+        """Layer i on the stream x; a block's first layer appends x to blocks. In a loop's later
+        passes, messages (q, k, v, FFN) from the pass before are gated into its inputs."""
+        layer = self.layers[i]
+        xs = mix(blocks, x, self.attn_res.attn_queries[i - 1]) if i > 0 else [x, x, x]
+        xs = xs * 3 if len(xs) == 1 else xs  # a sliding layer's three inputs start as one
+        if messages is not None:
+            xs = [layer.controllers[k](xs[j], messages[j]) for j, k in enumerate(("attn", "k", "v"))]
+        if SLIDING[i]:
+            a = layer.attn(*(layer.attn_norm(u) for u in xs))
+        else:
+            a = layer.attn(layer.q_input_norm(xs[0]), layer.k_input_norm(xs[1]), layer.v_input_norm(xs[2]))
+        a = layer.attn_sconv(a)
+        if i % BLOCK == 0:  # a block's first layer: its input becomes a summary, the stream restarts
+            blocks.append(x)
+            r = a
+        else:
+            r = x + a
+        h = mix(blocks, r, self.attn_res.mlp_queries[i])[0]
+        if messages is not None:
+            h = layer.controllers["mlp"](h, messages[3])
+        return r + layer.mlp_sconv(layer.mlp(layer.mlp_norm(h)))
 
     def forward(self, input_ids):  # [B, T] -> [B, T, ${d}] after the final norm
         x = self.embed_norm(self.embed(input_ids))
         blocks = []  # the block summaries so far
-        for i, layer in enumerate(self.layers):
-            xs = mix(blocks, x, self.attn_res.attn_queries[i - 1]) if i > 0 else [x, x, x]
-            if SLIDING[i]:
-                h = layer.attn_norm(xs[0])
-                a = layer.attn(h, h, h)
-            else:
-                a = layer.attn(layer.q_input_norm(xs[0]), layer.k_input_norm(xs[1]), layer.v_input_norm(xs[2]))
-            a = layer.attn_sconv(a)
-            if i % BLOCK == 0:  # a block's first layer: its input becomes a summary, the stream restarts
-                blocks.append(x)
-                r = a
-            else:
-                r = x + a
-            m = layer.mlp(layer.mlp_norm(mix(blocks, r, self.attn_res.mlp_queries[i])[0]))
-            x = r + layer.mlp_sconv(m)
+        L = len(self.layers)
+        start, end, passes = min(LOOP[0], L), min(LOOP[1], L), LOOP[2]  # a section past the last layer loops those it holds
+        for i in range(start):
+            x = self.layer(i, x, blocks)
+        x0, blocks0, before = x, list(blocks), None
+        for p in range(passes):  # the looped layers' passes, each from the same stream and summaries
+            x, blocks = x0, list(blocks0)
+            for i in range(start, end):
+                messages = None
+                if before is not None:
+                    j = i - start
+                    qm = self.middle_cycle_cross_pass_queries[2 * j : 2 * j + 2]
+                    kv = self.middle_cycle_cross_pass_kv_queries[2 * j : 2 * j + 2]
+                    messages = mix(before[0], before[1], torch.stack([qm[0], kv[0], kv[1], qm[1]]))
+                x = self.layer(i, x, blocks, messages)
+            before = (blocks[len(blocks0) + 1 :], x)  # what the pass added after its first summary, and its output
+        for i in range(end, len(self.layers)):
+            x = self.layer(i, x, blocks)
         return self.norm(mix(blocks, x, self.attn_res.output_query)[0])
 
 
@@ -361,6 +410,16 @@ class Model(nn.Module):
             ("queries", queries.join(", ")),
             ("keep", keep),
             ("cap", cap),
+            (
+                "looped",
+                match r.looped {
+                    Some(l) => format!("({}, {}, {})", l.start, l.end, l.passes),
+                    None => format!("({0}, {0}, 1)", spec.layers),
+                },
+            ),
+            ("rank", r.looped.map_or(1, |l| l.rank).to_string()),
+            ("has_loop", super::torch::py_bool(r.looped.is_some())),
+            ("norm_eps", spec.norm.eps.to_string()),
         ],
     )
 }
