@@ -2382,13 +2382,7 @@ impl Model {
         let (t, c) = x.dims2()?;
         let w: Vec<f32> = self.w(role, Some(b))?.flatten_all()?.to_vec1()?;
         let taps = w.len() / c.max(1);
-        let past = &mut cache.tails[b][slot];
-        if past.len() != (taps - 1) * c {
-            *past = vec![0.0; (taps - 1) * c];
-        }
-        // The carried inputs, then this pass's: [taps − 1 + t, c].
-        let mut all = std::mem::take(past);
-        all.extend(x.flatten_all()?.to_vec1::<f32>()?);
+        let all = carried(&mut cache.tails[b][slot], x, taps)?;
         let mut out = all[(taps - 1) * c..].to_vec();
         for (i, row) in out.chunks_exact_mut(c).enumerate() {
             for (ch, y) in row.iter_mut().enumerate() {
@@ -2398,7 +2392,6 @@ impl Model {
                     .sum::<f32>();
             }
         }
-        *past = all[t * c..].to_vec();
         if scaled {
             let f = 1.0 / ((taps + 1) as f32).sqrt();
             out.iter_mut().for_each(|y| *y *= f);
@@ -2429,12 +2422,7 @@ impl Model {
             .flatten_all()?
             .to_vec1()?;
         let hd = c / heads.max(1);
-        let past = &mut cache.tails[b][slot];
-        if past.len() != (taps - 1) * c {
-            *past = vec![0.0; (taps - 1) * c];
-        }
-        let mut all = std::mem::take(past);
-        all.extend(x.flatten_all()?.to_vec1::<f32>()?);
+        let all = carried(&mut cache.tails[b][slot], x, taps)?;
         let mut out = all[(taps - 1) * c..].to_vec();
         let f = 1.0 / ((2 * taps + 1) as f32).sqrt();
         for (i, row) in out.iter_mut().enumerate() {
@@ -2448,7 +2436,6 @@ impl Model {
                 .sum();
             *row = (*row + mix) * f;
         }
-        *past = all[t * c..].to_vec();
         Ok(Tensor::from_vec(out, (t, c), &Device::Cpu)?)
     }
 
@@ -4192,6 +4179,20 @@ fn route(
         c.1 *= m.routed_scaling as f32;
     }
     chosen
+}
+
+/// A residual convolution's inputs: the `past` carried (taps − 1 rows of x's width, zeros
+/// before the first token) then `x`'s rows, [taps − 1 + t, c]; `past` keeps the last taps − 1
+/// for the next step.
+fn carried(past: &mut Vec<f32>, x: &Tensor, taps: usize) -> Res<Vec<f32>> {
+    let (t, c) = x.dims2()?;
+    if past.len() != (taps - 1) * c {
+        *past = vec![0.0; (taps - 1) * c];
+    }
+    let mut all = std::mem::take(past);
+    all.extend(x.flatten_all()?.to_vec1::<f32>()?);
+    *past = all[t * c..].to_vec();
+    Ok(all)
 }
 
 /// Each row of `x` scaled down to L2 norm `c` where longer: x · min(1, c / (‖x‖ + 10⁻⁶)).

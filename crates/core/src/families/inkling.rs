@@ -25,29 +25,9 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             s.logits_kept = Some(u);
         }
     }
-    // `layer_types` decides the count where given; else `local_layer_ids` or every sixth
-    // layer full.
-    let listed = cfg.list_any(
-        "layer_types",
-        |v| match v.as_str()? {
-            "hybrid" => Some(false),
-            "hybrid_sliding" => Some(true),
-            _ => None,
-        },
-        "\"hybrid\" or \"hybrid_sliding\"",
-    )?;
     // Read whether or not `layer_types` decides: the class derives the kinds from it only then.
     let local = cfg.list_any("local_layer_ids", |v| v.as_u64(), "a layer index")?;
-    let sliding: Vec<bool> = match listed {
-        Some(kinds) => super::layers_listed(cfg, kinds, "layer_types", "layer_types", family)?,
-        None => {
-            let n = layer_count(cfg, &["num_hidden_layers"], Some(66))?;
-            match local {
-                Some(ids) => (0..n).map(|i| ids.contains(&i)).collect(),
-                None => (0..n).map(|i| (i + 1) % 6 != 0).collect(),
-            }
-        }
-    };
+    let sliding = sliding_layers(cfg, family, 66, local)?;
     s.layers = sliding.len() as u64;
     s.norm = Norm {
         kind: NormKind::Rms,
@@ -196,6 +176,33 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     s.tied = false;
     s.layout = Layout::Inkling;
     Ok(s)
+}
+
+/// Whether each layer is a sliding one: `layer_types` (which decides the count) where given, else
+/// the layers `local` lists, else every layer but each sixth.
+fn sliding_layers(
+    cfg: &Config,
+    family: &str,
+    layers: u64,
+    local: Option<Vec<u64>>,
+) -> Result<Vec<bool>> {
+    let listed = cfg.list_any(
+        "layer_types",
+        |v| match v.as_str()? {
+            "hybrid" => Some(false),
+            "hybrid_sliding" => Some(true),
+            _ => None,
+        },
+        "\"hybrid\" or \"hybrid_sliding\"",
+    )?;
+    if let Some(kinds) = listed {
+        return super::layers_listed(cfg, kinds, "layer_types", "layer_types", family);
+    }
+    let n = layer_count(cfg, &["num_hidden_layers"], Some(layers))?;
+    Ok(match local {
+        Some(ids) => (0..n).map(|i| ids.contains(&i)).collect(),
+        None => (0..n).map(|i| (i + 1) % 6 != 0).collect(),
+    })
 }
 
 /// Query heads and the K/V heads they share, which must divide them.
@@ -354,22 +361,7 @@ fn inkling2(
     if rows < s.vocab {
         s.logits_kept = Some(rows);
     }
-    let listed = cfg.list_any(
-        "layer_types",
-        |v| match v.as_str()? {
-            "hybrid" => Some(false),
-            "hybrid_sliding" => Some(true),
-            _ => None,
-        },
-        "\"hybrid\" or \"hybrid_sliding\"",
-    )?;
-    let sliding: Vec<bool> = match listed {
-        Some(kinds) => super::layers_listed(cfg, kinds, "layer_types", "layer_types", family)?,
-        None => {
-            let n = layer_count(cfg, &["num_hidden_layers"], Some(dft.layers))?;
-            (0..n).map(|i| (i + 1) % 6 != 0).collect()
-        }
-    };
+    let sliding = sliding_layers(cfg, family, dft.layers, None)?;
     s.layers = sliding.len() as u64;
     s.norm = Norm {
         kind: NormKind::Rms,

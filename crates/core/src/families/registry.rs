@@ -27,6 +27,16 @@ use crate::spec::{
     QueryScale, ScaleForm, Scoring, Spec,
 };
 
+/// Inkling 2's and Inkling 2 Loop's `attribute_map`.
+const INKLING2_RENAMES: &[(&str, &str)] = &[
+    ("sconv_kernel_size", "conv_kernel_size"),
+    ("model_max_length", "max_position_embeddings"),
+    ("sliding_window", "sliding_window_size"),
+    ("num_local_experts", "n_routed_experts"),
+    ("intermediate_size", "moe_intermediate_size"),
+    ("routed_scaling_factor", "route_scale"),
+];
+
 /// Reads a config of one structure into a Spec: `(config, model_type, family name, model name)`.
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
 
@@ -1864,14 +1874,7 @@ pub static FAMILIES: &[Family] = &[
     // Inkling 2's language model. `hidden_act` reaches nothing: every FFN is experts with a
     // softcapped SwiGLU of their own; `tie_word_embeddings` ties nothing.
     Family {
-        renames: &[
-            ("sconv_kernel_size", "conv_kernel_size"),
-            ("model_max_length", "max_position_embeddings"),
-            ("sliding_window", "sliding_window_size"),
-            ("num_local_experts", "n_routed_experts"),
-            ("intermediate_size", "moe_intermediate_size"),
-            ("routed_scaling_factor", "route_scale"),
-        ],
+        renames: INKLING2_RENAMES,
         ..own(
             "inkling2_text",
             "Inkling 2",
@@ -1882,14 +1885,7 @@ pub static FAMILIES: &[Family] = &[
     },
     // Inkling 2 Loop's language model: Inkling 2's keys, and its loop's.
     Family {
-        renames: &[
-            ("sconv_kernel_size", "conv_kernel_size"),
-            ("model_max_length", "max_position_embeddings"),
-            ("sliding_window", "sliding_window_size"),
-            ("num_local_experts", "n_routed_experts"),
-            ("intermediate_size", "moe_intermediate_size"),
-            ("routed_scaling_factor", "route_scale"),
-        ],
+        renames: INKLING2_RENAMES,
         ..own(
             "inkling2_loop_text",
             "Inkling 2 Loop",

@@ -1,7 +1,7 @@
 //! Inkling 2's block attention residuals: each layer's sublayers read a learned mix of the block
 //! summaries so far and the stream, and the stream restarts at every block's first layer.
 
-use super::build::{framed, n, Builder, Draft};
+use super::build::{framed, n, only_in, Builder, Draft};
 use super::*;
 use crate::layers::LayerSet;
 use crate::naming::Role;
@@ -311,14 +311,5 @@ impl Builder<'_> {
             stream,
             out,
         )
-    }
-}
-
-fn only_in(nodes: &mut [Node], layers: &LayerSet, all: u64) {
-    for node in nodes {
-        if let Node::Step(s) = node {
-            s.title += &format!(" ({} of {all} layers)", layers.len());
-            s.layers = Some(layers.clone());
-        }
     }
 }

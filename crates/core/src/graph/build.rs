@@ -2143,7 +2143,7 @@ pub(super) fn framed(
 
 /// Restrict nodes to `layers` of `all` (one half of a block whose layers do not all have it),
 /// where they are not restricted further already; a step's title says in how many it runs.
-fn only_in(nodes: &mut [Node], layers: &LayerSet, all: u64) {
+pub(super) fn only_in(nodes: &mut [Node], layers: &LayerSet, all: u64) {
     for node in nodes {
         match node {
             Node::Step(s) if s.layers.is_none() => {
