@@ -398,6 +398,11 @@ fn unsupported(model_type: &str) -> String {
     if let Some((_, what)) = NOT_YET.iter().find(|(t, _)| *t == model_type) {
         return format!("`{model_type}` is not supported yet ({what}); {list}");
     }
+    // A multimodal wrapper whose language model anatomy reads (Inkling 2's `inkling2`).
+    let text = format!("{model_type}_text");
+    if all.contains(&text.as_str()) {
+        return format!("`{model_type}` is not supported, but its language model `{text}` is: give its `text_config` as the config; {list}");
+    }
     let near = all
         .iter()
         .map(|t| (strsim::normalized_damerau_levenshtein(model_type, t), *t))
