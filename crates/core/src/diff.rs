@@ -587,6 +587,105 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 format!("convolutions of {} and {} taps", c.depthwise, c.grouped)
             }),
     );
+    // Inkling's and Inkling 2's attention and stream.
+    let taps = |c: crate::spec::ResConv| {
+        let scaled = if c.scaled { ", scaled" } else { "" };
+        format!("{} taps{scaled}", c.taps)
+    };
+    f(
+        "attention.rel_logits",
+        "relative logits mixed per query",
+        Mechanism,
+        variants
+            .iter()
+            .find_map(|(a, _)| a.rel_logits)
+            .map_or("none".into(), |r| {
+                let clip = r
+                    .clip
+                    .map_or(String::new(), |c| format!(", clipped at {}", num(c)));
+                format!("{} features a head{clip}", r.d_rel)
+            }),
+    );
+    f(
+        "attention.kv_conv",
+        "convolutions on K and V",
+        Mechanism,
+        variants
+            .iter()
+            .find_map(|(a, _)| a.kv_conv)
+            .map_or("none".into(), |c| {
+                let own = if variants
+                    .iter()
+                    .any(|(a, _)| a.kv_conv.is_some_and(|c| c.dynamic))
+                {
+                    ", per-token taps in some layers"
+                } else {
+                    ""
+                };
+                format!("{}{own}", taps(c.conv))
+            }),
+    );
+    f(
+        "attention.l2_clip",
+        "Q and K L2-clipped",
+        Setting,
+        variants
+            .iter()
+            .find_map(|(a, _)| a.l2_clip)
+            .map_or("none".into(), num),
+    );
+    f(
+        "attention.token_sinks",
+        "sinks projected per token",
+        Mechanism,
+        any(|a| a.token_sinks),
+    );
+    f(
+        "attention.kv_inputs",
+        "K and V from inputs of their own",
+        Mechanism,
+        any(|a| a.kv_inputs),
+    );
+    f(
+        "out_conv",
+        "convolution on each sublayer's output",
+        Mechanism,
+        s.out_conv.map_or("none".into(), taps),
+    );
+    f(
+        "attn_res",
+        "block attention residuals",
+        Mechanism,
+        s.attn_res.map_or("none".into(), |r| {
+            let looped = r.looped.map_or(String::new(), |l| {
+                format!(", layers {}–{} run {} times", l.start, l.end - 1, l.passes)
+            });
+            format!("blocks of {}{looped}", r.block)
+        }),
+    );
+    f(
+        "mlp.scalar",
+        "learned scalar on the MLP output",
+        Mechanism,
+        yes(s.mlp.scalar && s.plan.iter().any(|l| l.dense())),
+    );
+    f(
+        "moe.glu_softcaps",
+        "experts' SwiGLU softcapped",
+        Setting,
+        s.moe
+            .as_ref()
+            .and_then(|m| m.glu_softcaps)
+            .map_or("none".into(), |(g, u)| {
+                format!("gate {}, up {}", num(g), num(u))
+            }),
+    );
+    f(
+        "logits.kept",
+        "logits kept (padded head)",
+        Size,
+        s.logits_kept.map_or("all".into(), |k| k.to_string()),
+    );
     f(
         "moe.router_mlp",
         "router MLP carrying its state",

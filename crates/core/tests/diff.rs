@@ -281,3 +281,41 @@ fn new_mechanisms_are_named() {
         )
     );
 }
+
+/// Inkling 2 Loop against Inkling: each mechanism the loop model's config turns on is named, its
+/// figures read from that config.
+#[test]
+fn inkling_2_loop_mechanisms_are_named() {
+    let d = diff(&graph_of("inkling"), &graph_of("inkling-2-mini")).unwrap();
+    let b = config("inkling-2-mini");
+    assert_eq!(
+        change(&d, "attention.l2_clip").1,
+        text(&b["qk_l2_clip_threshold"])
+    );
+    assert_eq!(
+        change(&d, "logits.kept"),
+        ("all", text(&b["unpadded_vocab_size"]).as_str())
+    );
+    assert_eq!(
+        change(&d, "moe.glu_softcaps").1,
+        format!(
+            "gate {}, up {}",
+            text(&b["mlp_gate_softcap"]),
+            text(&b["mlp_up_softcap"])
+        )
+    );
+    assert!(change(&d, "attn_res").1.starts_with(&format!(
+        "blocks of {}, layers {}–{} run {} times",
+        b["n_layers_per_attn_res_block"],
+        b["loop_layer_index_start"],
+        b["loop_layer_index_end"].as_u64().unwrap() - 1,
+        b["loop_num_passes"]
+    )));
+    assert!(change(&d, "attention.rel_logits")
+        .1
+        .ends_with(&format!("clipped at {}", text(&b["rel_l2_clip_threshold"]))));
+    for key in ["attention.token_sinks", "attention.kv_inputs"] {
+        assert_eq!(change(&d, key), ("no", "yes"), "{key}");
+    }
+    assert!(keys(&d).contains("attention.kv_conv") && keys(&d).contains("out_conv"));
+}

@@ -244,10 +244,12 @@ pub fn load2_loop(cfg: &Config, model_type: &str, family: &str, name: &str) -> R
     let mut s = inkling2(cfg, model_type, family, name, &INKLING2_LOOP)?;
     // The first code's `loop_config` (core_start, core_end, num_passes, gate_rank) overrides.
     let sub = cfg.sub("loop_config")?;
+    // Both forms are read (each key is the model's); `loop_config`'s wins, as in the class.
     let read = |key: &str, inner: &str, default: u64| -> Result<u64> {
+        let top = cfg.count(key, default)?;
         match &sub {
-            Some(c) if c.has(inner) => c.count(inner, default),
-            _ => cfg.count(key, default),
+            Some(c) => c.count(inner, top),
+            None => Ok(top),
         }
     };
     let start = read("loop_layer_index_start", "core_start", 6)?;

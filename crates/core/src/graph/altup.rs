@@ -129,16 +129,11 @@ impl Builder<'_> {
         let wide = a.streams * d;
         let norm = self.norm_name();
         let mut children = Vec::new();
-        let xb = self.act("Xᵦ", self.seq(wide));
-        children.push(self.step(Draft {
-            title: "Block input".into(),
-            op: Op::Route,
-            category: Category::Norm,
-            inputs: vec![],
-            output: xb,
-            operation: format!("Route the {} streams into the block", a.streams),
-            equation: "Xᵦ = X when b=0; otherwise output of block b−1".into(),
-        }));
+        let (xb, input) = self.block_input(
+            wide,
+            format!("Route the {} streams into the block", a.streams),
+        );
+        children.push(input);
         let active = format!("Xᵦ,{}", a.active);
         children.extend(self.altup_router("prediction", &active, "mₚ"));
         let k = a.streams;

@@ -734,7 +734,8 @@ impl Builder<'_> {
         let (rows_n, width) = match letter {
             "R" => (a.heads, a.rel_logits.map_or(0, |r| r.d_rel)),
             "Q" => (a.heads, a.head_dim),
-            _ => (a.kv_heads, a.head_dim),
+            "K" => (a.kv_heads, a.head_dim),
+            other => unreachable!("{other} has no L2 clip"),
         };
         let out_name = if letter == "R" {
             "R".to_string()

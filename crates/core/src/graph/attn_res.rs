@@ -111,16 +111,8 @@ impl Builder<'_> {
         let (r, d) = (self.attn_res(), spec.hidden);
         let norm = self.norm_name();
         let mut children = Vec::new();
-        let xb = self.act("Xᵦ", self.seq(d));
-        children.push(self.step(Draft {
-            title: "Block input".into(),
-            op: Op::Route,
-            category: Category::Norm,
-            inputs: vec![],
-            output: xb,
-            operation: "Route hidden state into block".into(),
-            equation: "Xᵦ = X when b=0; otherwise output of block b−1".into(),
-        }));
+        let (xb, input) = self.block_input(d, "Route hidden state into block".into());
+        children.push(input);
         // Inkling 2 Loop: the messages' queries, stored whether or not a layer of the section
         // exists, sized by the section.
         if let Some(l) = r.looped {
@@ -291,7 +283,8 @@ impl Builder<'_> {
                 "Query" => [Role::MsgQDown, Role::MsgQForget, Role::MsgQGain],
                 "Key" => [Role::MsgKDown, Role::MsgKForget, Role::MsgKGain],
                 "Value" => [Role::MsgVDown, Role::MsgVForget, Role::MsgVGain],
-                _ => [Role::MsgFfnDown, Role::MsgFfnForget, Role::MsgFfnGain],
+                "FFN" => [Role::MsgFfnDown, Role::MsgFfnForget, Role::MsgFfnGain],
+                other => unreachable!("no message gate on the {other} input"),
             };
             nodes.push(self.message_gate(what, roles, x));
         }

@@ -211,9 +211,11 @@ impl<'s> Builder<'s> {
         let stacked_shared = matches!(role, Role::SharedGate | Role::SharedUp | Role::SharedDown)
             && (self.spec.moe.as_ref())
                 .is_some_and(|m| m.scoring == crate::spec::Scoring::SigmoidSink);
-        let shape = match &self.spec.moe {
-            Some(m) if stacked_shared => std::iter::once(m.shared_experts).chain(shape).collect(),
-            _ => shape,
+        let shape = if stacked_shared {
+            let s = self.spec.moe.as_ref().map_or(1, |m| m.shared_experts);
+            std::iter::once(s).chain(shape).collect()
+        } else {
+            shape
         };
         let (hf, gguf) = names(self.spec.layout, role, bias);
         let hf = self.spec.hf_wrap.apply(&hf);
@@ -950,22 +952,30 @@ impl<'s> Builder<'s> {
         steps
     }
 
+    /// The step every block opens with: the residual stream, `width` wide, routed in.
+    pub(super) fn block_input(&mut self, width: u64, operation: String) -> (usize, Node) {
+        let xb = self.act("Xᵦ", self.seq(width));
+        let step = self.step(Draft {
+            title: "Block input".into(),
+            op: Op::Route,
+            category: Category::Norm,
+            inputs: vec![],
+            output: xb,
+            operation,
+            equation: "Xᵦ = X when b=0; otherwise output of block b−1".into(),
+        });
+        (xb, step)
+    }
+
     fn block(&mut self) -> Scope {
         let spec = self.spec;
         let d = spec.hidden;
         let place = spec.norm.place;
         let mut children = Vec::new();
 
-        let xb = self.act("Xᵦ", self.seq(self.stream_width()));
-        children.push(self.step(Draft {
-            title: "Block input".into(),
-            op: Op::Route,
-            category: Category::Norm,
-            inputs: vec![],
-            output: xb,
-            operation: "Route hidden state into block".into(),
-            equation: "Xᵦ = X when b=0; otherwise output of block b−1".into(),
-        }));
+        let (xb, input) =
+            self.block_input(self.stream_width(), "Route hidden state into block".into());
+        children.push(input);
         // Layers may lack one of the two sublayers (Nemotron-H: each layer is a mixer or an FFN
         // alone); each half then runs only in the layers that have it.
         // Cross-attention layers (Mllama) are drawn apart, after the block: text alone skips them.

@@ -588,10 +588,23 @@ ${scaled}    return inv_freq, attention_factor"#,
 fn rope(spec: &Spec) -> String {
     let Position::Rope(r) = &spec.position else {
         return match spec.position {
+            Position::Learned => {
+                "# No rotary embedding: positions enter as learned embeddings added to the tokens."
+            }
+            Position::Sinusoidal(_) => {
+                "# No rotary embedding: positions enter as fixed sinusoids added to the tokens."
+            }
+            Position::Alibi(_) => {
+                "# No rotary embedding: each head adds a linear penalty on key distance (ALiBi) to its scores."
+            }
+            Position::Buckets(_) => {
+                "# No rotary embedding: each head adds a learned bias per distance bucket to its scores."
+            }
             Position::None if spec.attn.rel_logits.is_some() => {
                 "# No rotary embedding: each attention layer adds relative logits (RelativeLogits) to its scores."
             }
-            _ => "# No rotary embedding: positions enter as learned embeddings added to the tokens.",
+            Position::None => "# No position encoding: attention sees order only through the causal mask and any recurrent layers.",
+            Position::Rope(_) => unreachable!("matched by the let-else above"),
         }
         .into();
     };
