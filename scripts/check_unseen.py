@@ -142,6 +142,34 @@ def hy_v4(rng):
                 pad_token_id=0, bos_token_id=1, eos_token_id=2)
 
 
+def deepseek_v4(rng):
+    layers, heads = rng.randint(1, 5), rng.choice([2, 4, 8])
+    kinds = ["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]
+    raw = dict(model_type="deepseek_v4", hidden_size=rng.choice([32, 48]), moe_intermediate_size=rng.choice([8, 16]),
+               num_hidden_layers=layers, num_attention_heads=heads, head_dim=rng.choice([8, 16, 24]), vocab_size=97,
+               n_routed_experts=rng.choice([4, 8]), num_experts_per_tok=rng.choice([1, 2]), q_lora_rank=rng.choice([12, 24]),
+               o_groups=rng.choice([g for g in (1, 2, 4) if heads % g == 0]), o_lora_rank=rng.choice([4, 8]),
+               index_n_heads=rng.choice([8, 16]), index_head_dim=rng.choice([8, 12]), index_topk=rng.choice([1, 2, 3]),
+               hc_mult=rng.choice([1, 2, 3, 4]), hc_sinkhorn_iters=rng.choice([1, 2, 20]), hc_eps=rng.choice([1e-6, 1e-3]),
+               swiglu_limit=rng.choice([0.3, 7.0]), sliding_window=rng.choice([2, 3, 5, 16]),
+               routed_scaling_factor=rng.uniform(1.0, 3.0), partial_rotary_factor=rng.choice([0.25, 0.5, 1.0]),
+               rope_theta=rng.choice([10000.0, 500.0]), compress_rope_theta=rng.choice([160000.0, 1000.0]),
+               compress_rates={"compressed_sparse_attention": rng.choice([2, 3]),
+                               "heavily_compressed_attention": rng.choice([3, 4, 5])},
+               layer_types=[rng.choice(kinds) for _ in range(layers)], rms_norm_eps=rng.choice([1e-6, 1e-5]),
+               tie_word_embeddings=False, pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    # The indexer rotates the last rotated-dims of its heads: they must hold them.
+    raw["index_head_dim"] = max(raw["index_head_dim"], int(raw["head_dim"] * raw["partial_rotary_factor"]))
+    if rng.random() < 0.5:
+        raw["mlp_layer_types"] = [rng.choice(["hash_moe", "moe"]) for _ in range(layers)]
+    else:
+        raw["num_hash_layers"] = rng.choice([0, 1, 3])
+    if rng.random() < 0.5:
+        raw["rope_parameters"] = {"rope_type": "yarn", "factor": rng.choice([2.0, 16.0]),
+                                  "original_max_position_embeddings": rng.choice([8, 64]), "beta_fast": 32, "beta_slow": 1}
+    return raw
+
+
 def gemma3n_text(rng):
     layers = rng.randint(2, 6)
     types = [rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)]
@@ -426,7 +454,7 @@ def inkling2_loop(rng):
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
                                   hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2,
-                                  inkling2_loop)}
+                                  inkling2_loop, deepseek_v4)}
 
 
 def check(anatomy, raw, seed, tol, work):

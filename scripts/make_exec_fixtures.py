@@ -183,6 +183,22 @@ CONFIGS = {
                   num_experts_per_tok=2, moe_intermediate_size=16, kv_lora_rank=16, q_lora_rank=24,
                   qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8, index_topk=4, index_n_heads=8,
                   index_head_dim=12, hc_mult=3, swiglu_limit=0.5, bos_token_id=1, eos_token_id=2),
+    # DeepSeek-V4: each attention kind (sliding alone, compressed sparse with windows of 2 and
+    # an indexer keeping 2 entries, heavily compressed with windows of 4) over a window of 4
+    # keys, so that over the 12-token prompt the window, the entries and the indexer's choice
+    # all bind; two layers route by token id; YaRN on the compressed layers; three streams.
+    "deepseek-v4": dict(vocab_size=97, hidden_size=32, num_hidden_layers=4, num_attention_heads=4, head_dim=16,
+                        q_lora_rank=24, moe_intermediate_size=16, n_routed_experts=8, num_experts_per_tok=2,
+                        o_groups=2, o_lora_rank=8, hc_mult=3, hc_sinkhorn_iters=5, index_n_heads=8,
+                        index_head_dim=12, index_topk=2, sliding_window=4, routed_scaling_factor=1.5,
+                        swiglu_limit=0.5, partial_rotary_factor=0.5, max_position_embeddings=128,
+                        compress_rates={"compressed_sparse_attention": 2, "heavily_compressed_attention": 4},
+                        layer_types=["sliding_attention", "compressed_sparse_attention",
+                                     "heavily_compressed_attention", "compressed_sparse_attention"],
+                        mlp_layer_types=["hash_moe", "moe", "moe", "hash_moe"],
+                        rope_parameters={"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32,
+                                         "beta_fast": 32, "beta_slow": 1},
+                        model_type="deepseek_v4", pad_token_id=0, bos_token_id=1, eos_token_id=2),
     # A.X-K2: V3.2's sparse attention with the query and its output gate from both query latents,
     # gated norms (the FFN's in the MoE layers only); one dense layer, then experts.
     "axk2": dict(BASE, model_type="axk2", num_hidden_layers=3, n_routed_experts=8, n_shared_experts=1,

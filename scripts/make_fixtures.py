@@ -339,6 +339,35 @@ def unseen_hy_v4(rng):
     return raw
 
 
+def unseen_deepseek_v4(rng):
+    layers = rng.choice([2, 3, 4, 5])
+    heads = rng.choice([4, 8])
+    raw = {
+        "model_type": "deepseek_v4", "vocab_size": rng.choice([97, 128]), "hidden_size": rng.choice([32, 48, 64]),
+        "num_hidden_layers": layers, "num_attention_heads": heads, "head_dim": rng.choice([16, 32]),
+        "q_lora_rank": rng.choice([16, 24]), "moe_intermediate_size": rng.choice([16, 24]),
+        "n_routed_experts": rng.choice([4, 8]), "num_experts_per_tok": 2,
+        "o_groups": rng.choice([1, 2, 4]), "o_lora_rank": rng.choice([8, 16]),
+        "hc_mult": rng.choice([2, 3, 4]), "hc_sinkhorn_iters": rng.choice([1, 3, 20]),
+        "index_n_heads": rng.choice([8, 16]), "index_head_dim": rng.choice([16, 24]), "index_topk": rng.choice([2, 4]),
+        "sliding_window": rng.choice([4, 8, 16]), "routed_scaling_factor": rng.choice([1.0, 1.5, 2.5]),
+        "compress_rates": {"compressed_sparse_attention": rng.choice([2, 4]), "heavily_compressed_attention": rng.choice([4, 8])},
+        "partial_rotary_factor": rng.choice([0.25, 0.5]), "swiglu_limit": rng.choice([3.0, 10.0]),
+        "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+    }
+    kinds = ["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]
+    if rng.random() < 0.7:
+        raw["layer_types"] = [rng.choice(kinds) for _ in range(layers)]
+    if rng.random() < 0.5:
+        raw["mlp_layer_types"] = [rng.choice(["hash_moe", "moe"]) for _ in range(layers)]
+    else:
+        raw["num_hash_layers"] = rng.choice([0, 1, 2])
+    if rng.random() < 0.5:
+        raw["rope_parameters"] = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64,
+                                  "beta_fast": 32, "beta_slow": 1}
+    return raw
+
+
 def unseen_axk2(rng):
     raw = unseen_deepseek(rng, "deepseek_v32")
     del raw["first_k_dense_replace"], raw["n_group"], raw["topk_group"]
@@ -906,6 +935,7 @@ UNSEEN = {
     "longcat_flash": unseen_longcat,
     "gemma4_text": unseen_gemma4,
     "hy_v4": unseen_hy_v4,
+    "deepseek_v4": unseen_deepseek_v4,
     "gemma3n_text": unseen_gemma3n,
     "axk2": unseen_axk2,
     "beam": unseen_beam,
@@ -936,7 +966,7 @@ DEFAULT_TYPES = [
     "qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen3_5", "qwen3_5_moe", "lfm3", "kimi_linear", "olmo_hybrid", "falcon_h1", "bailing_hybrid", "lara_mini", "minimax", "recurrent_gemma", "rwkv",
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
-    "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text",
+    "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
 ]
 
 

@@ -199,6 +199,14 @@ def shrink_text(text, n):
     for key, value in SIZES.items():
         if isinstance(text.get(key), int):
             text[key] = value
+    # DeepSeek-V4: windows of 2 and 4 tokens, so that the toy's 10 tokens close several of each;
+    # head groups that divide the toy's heads, and a small rank per group.
+    rates = text.get("compress_rates")
+    if isinstance(rates, dict):
+        text["compress_rates"] = {k: min(v, 2 if k == "compressed_sparse_attention" else 4) for k, v in rates.items()}
+    if isinstance(text.get("o_groups"), int):
+        text["o_groups"] = min(text["o_groups"], 2)
+        text["o_lora_rank"] = 8
     # Inkling 2 Loop: blocks of 2 layers so that the toy's layers hold a looped block between
     # others (the real model's blocks of 6 and loop from layer 6 would leave nothing to loop).
     if isinstance(text.get("loop_layer_index_start"), int) and isinstance(text.get("n_layers_per_attn_res_block"), int):
@@ -510,6 +518,11 @@ def randomize(model):
                 b.add_(torch.randn_like(b) * 0.1)
             if n.endswith("layer_scalar"):
                 b.uniform_(0.5, 1.5)  # Gemma 4's stored output scalars, 1 when initialized
+            if n.endswith("tid2eid"):
+                # DeepSeek-V4's token-id routing table, zeros when initialized: distinct experts
+                # per token, so that which ones a token gets shows in the logits.
+                experts = model.config.n_routed_experts
+                b.copy_(torch.stack([torch.randperm(experts)[: b.shape[1]] for _ in range(b.shape[0])]))
     return model
 
 
@@ -543,6 +556,10 @@ def decodes_as_prompted(raw):
         return raw.get("recurrent_kv_cache_mode") == "last_loop"
     # CPM-Ant's prompt attends both ways: its token-by-token logits are the reference for decoding.
     if raw.get("model_type") == "cpmant":
+        return True
+    # DeepSeek-V4's compressors carry their unfinished window (and the last window's half that
+    # the next entry reads) from step to step beside the sliding window.
+    if raw.get("model_type") == "deepseek_v4":
         return True
     # Inkling carries its convolutions' last inputs from step to step beside the KV cache.
     if raw.get("model_type") in ("inkling_text", "inkling2_text", "inkling2_loop_text"):

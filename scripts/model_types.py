@@ -73,12 +73,18 @@ def main():
     for _, s in rows:
         key = s.split(" (")[0].split(":")[0]
         counts[key] = counts.get(key, 0) + 1
+    def many(n, one, more):
+        return f"{n} {one if n == 1 else more}"
+
+    not_yet = (
+        many(sum(1 for _, s in rows if s == "not yet: attention decoder"), "attention decoder", "attention decoders"),
+        many(sum(1 for _, s in rows if "recurrent" in s), "recurrent or hybrid model", "recurrent or hybrid models"),
+        many(sum(1 for _, s in rows if "draft model" in s), "draft model", "draft models"),
+    )
     table = [
         f"transformers {transformers.__version__} maps {len(types)} model types to a causal-LM class. "
         f"anatomy reads {counts.get('read', 0)} of them; "
-        f"{sum(1 for _, s in rows if s == 'not yet: attention decoder')} attention decoders, "
-        f"{sum(1 for _, s in rows if 'recurrent' in s)} recurrent or hybrid models and "
-        f"{sum(1 for _, s in rows if 'draft model' in s)} draft models are not read yet; "
+        f"{not_yet[0]}, {not_yet[1]} and {not_yet[2]} are not read yet; "
         f"{counts.get('out of scope', 0)} are encoders, encoder-decoders or speech/music/OCR decoders. "
         "(`anatomy list --model-types` prints what this build reads; `scripts/model_types.py` "
         "rewrites this table.)",

@@ -30,6 +30,7 @@ before(async () => {
   anatomy("html", join(root, "crates/exec/tests/fixtures/minimax-m3"), "-o", join(dir, "m3.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/zaya"), "-o", join(dir, "zaya.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/dory"), "-o", join(dir, "dory.html"));
+  anatomy("html", join(root, "crates/exec/tests/fixtures/deepseek-v4"), "-o", join(dir, "dsv4.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -435,6 +436,34 @@ test("ZAYA's page explains its convolutional attention and router with the sizes
   assert.match(text, new RegExp(`projected to ${cfg.router_hidden_size} features`));
   assert.match(text, new RegExp(`logits over the ${cfg.num_experts} experts and one class that computes nothing`));
   assert.match(await page.locator("#detail pre.code").textContent(), /class RouterMLP\(nn\.Module\)/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+
+test("DeepSeek-V4's page explains its compressed attention, Sinkhorn streams and token-id routing with its config's numbers", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/exec/tests/fixtures/deepseek-v4/config.json"), "utf8"));
+  const { page, problems } = await open(browser, join(dir, "dsv4.html"));
+  await page.waitForLoadState("load");
+  const detail = page.locator("#detail");
+  await page.locator('[data-part^="attention"]').first().click();
+  await detail.waitFor({ state: "visible" });
+  const text = await detail.textContent();
+  const layersOf = (kind) => cfg.layer_types.map((t, i) => [t, i]).filter(([t]) => t === kind).map(([, i]) => i).join(", ");
+  const csa = cfg.compress_rates.compressed_sparse_attention;
+  const hca = cfg.compress_rates.heavily_compressed_attention;
+  assert.match(text, new RegExp(`one ${cfg.head_dim}-dim head, RMS-normed, is both the key and the value`));
+  assert.match(text, new RegExp(`Compressed sparse attention \\(layers ${layersOf("compressed_sparse_attention")}\\): a compressor pools every window of ${csa} tokens`));
+  assert.match(text, new RegExp(`its top ${cfg.index_topk} entries`));
+  assert.match(text, new RegExp(`Heavily compressed attention \\(layers ${layersOf("heavily_compressed_attention")}\\): the same pooling over windows of ${hca} tokens`));
+  assert.match(text, new RegExp(`by ${cfg.hc_sinkhorn_iters} Sinkhorn iterations`));
+  const code = await page.locator("#detail pre.code").textContent();
+  assert.match(code, /class Compressor\(nn\.Module\)/);
+  assert.match(code, new RegExp(`O_GROUPS, O_RANK, WINDOW, EPS = ${cfg.o_groups}, ${cfg.o_lora_rank}, ${cfg.sliding_window},`));
+  await page.click("#part-ffn-moe");
+  const hashed = cfg.mlp_layer_types.map((t, i) => [t, i]).filter(([t]) => t === "hash_moe").map(([, i]) => i).join(", ");
+  assert.match(await detail.textContent(), new RegExp(`in layers ${hashed} a stored table picks the top-k by token id`));
+  assert.match(await page.locator("#detail pre.code").textContent(), /self\.gate\.tid2eid\[ids\.reshape\(-1\)\]/);
   assert.deepEqual(problems, []);
   await page.close();
 });

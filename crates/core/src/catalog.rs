@@ -481,6 +481,12 @@ pub static ENTRIES: &[Entry] = &[
         "tencent/Hy4-preview",
         "hyper-connections: 4 residual streams mixed around every sublayer; sparse latent attention with sinks and gates"
     ),
+    entry!(
+        defaults "DeepseekV4Config",
+        "deepseek-v4-flash-base",
+        "deepseek-ai/DeepSeek-V4-Flash-Base",
+        "one K=V head over a sliding window plus compressed entries (sparse, by an indexer, or heavy); Sinkhorn-mixed hyper-connections; experts by token id in the first layers"
+    ),
 ];
 
 pub fn get(name: &str) -> Option<&'static Entry> {

@@ -854,9 +854,51 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "residual.streams",
         "hyper-connection streams",
         Mechanism,
-        s.hyper.map_or("none".into(), |h| {
-            format!("{}, written back by up to {}×", h.streams, num(h.magnitude))
+        s.hyper.map_or("none".into(), |h| match h.sinkhorn {
+            Some(n) => format!(
+                "{}, written back by up to {}×, mixed by {n} Sinkhorn iterations",
+                h.streams,
+                num(h.magnitude)
+            ),
+            None => format!("{}, written back by up to {}×", h.streams, num(h.magnitude)),
         }),
+    );
+    f(
+        "attention.compressed",
+        "compressed attention (DeepSeek-V4)",
+        Mechanism,
+        s.attn.v4.as_ref().map_or("none".into(), |v| {
+            let mut parts = vec![format!(
+                "one K=V head, a {}-dim query latent",
+                v.q_lora_rank
+            )];
+            if !v.csa.0.is_empty() {
+                parts.push(format!(
+                    "sparse in layers {}: windows of {}, top {} entries by a {}×{} indexer",
+                    v.csa.0, v.csa.1, v.index.top_k, v.index.heads, v.index.head_dim
+                ));
+            }
+            if !v.hca.0.is_empty() {
+                parts.push(format!(
+                    "heavy in layers {}: windows of {}",
+                    v.hca.0, v.hca.1
+                ));
+            }
+            parts.push(format!(
+                "output in {} groups of rank {}",
+                v.o_groups, v.o_lora_rank
+            ));
+            parts.join("; ")
+        }),
+    );
+    f(
+        "moe.hash",
+        "experts chosen by token id",
+        Mechanism,
+        s.moe
+            .as_ref()
+            .and_then(|m| m.hash_layers.as_ref())
+            .map_or("none".into(), |h| format!("layers {h}")),
     );
     f(
         "hierarchy",

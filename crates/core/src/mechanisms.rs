@@ -44,6 +44,8 @@ pub const ALL: &[&str] = &[
     "attn:rel_logits", "attn:kv_conv", "out_conv", "mlp:scalar", "moe:sigmoid_sink", "logits_kept",
     "attn:kv_conv_dynamic", "conv:scaled", "attn:l2_clip", "attn:rel_clip", "attn:token_sinks",
     "attn:kv_inputs", "attn_res", "moe:glu_softcaps", "attn_res:loop",
+    "attn:v4", "attn:v4_csa", "attn:v4_hca", "hyper:sinkhorn", "moe:sqrt_softplus", "moe:hash",
+    "moe:shared_clamp",
 ];
 
 /// The mechanisms `spec` uses.
@@ -209,6 +211,8 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         on("moe:glu_softcaps", moe.glu_softcaps.is_some());
         on("moe:zero_experts", moe.zero_experts > 0);
         on("moe:router_mlp", moe.router_mlp.is_some());
+        on("moe:hash", moe.hash_layers.is_some());
+        on("moe:shared_clamp", moe.shared_clamp);
         on(
             match moe.scoring {
                 Scoring::Softmax => "moe:softmax",
@@ -218,6 +222,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
                 Scoring::SigmoidBiasedLogits => "moe:sigmoid_biased_logits",
                 Scoring::SparseMixer { .. } => "moe:sparse_mixer",
                 Scoring::SigmoidSink => "moe:sigmoid_sink",
+                Scoring::SqrtSoftplus => "moe:sqrt_softplus",
             },
             true,
         );
@@ -306,6 +311,10 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         shared.as_ref().is_some_and(|s| !s.layers.is_empty()),
     );
     on("hyper", hyper.is_some());
+    on(
+        "hyper:sinkhorn",
+        hyper.is_some_and(|h| h.sinkhorn.is_some()),
+    );
     on("altup", altup.is_some());
     on("hierarchy", hierarchy.is_some());
     on("looped", looped.is_some());
@@ -363,7 +372,13 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
         l2_clip,
         token_sinks,
         kv_inputs,
+        v4,
     } = a;
+    if let Some(v) = v4 {
+        on("attn:v4", true);
+        on("attn:v4_csa", !v.csa.0.is_empty());
+        on("attn:v4_hca", !v.hca.0.is_empty());
+    }
     on(
         match kind {
             AttnKind::Mha => "attention:mha",

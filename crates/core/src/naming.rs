@@ -47,6 +47,23 @@ pub enum Role {
     IndexKNorm,
     IndexWeights,
     Sinks,
+    /// DeepSeek-V4's attention: the K=V head's projection and norm, the grouped output
+    /// projection's two parts; a compressor's projections of each token (entry part and gate),
+    /// its bias per slot and its entries' norm; the indexer's own compressor likewise; the
+    /// router's token-id table.
+    V4Kv,
+    V4KvNorm,
+    V4OA,
+    V4OB,
+    CompKv,
+    CompGate,
+    CompBias,
+    CompNorm,
+    IndexCompKv,
+    IndexCompGate,
+    IndexCompBias,
+    IndexCompNorm,
+    HashTable,
     /// BitNet's norms inside the sublayers: over the heads before the output projection, over
     /// the activation before the down projection.
     AttnSubNorm,
@@ -359,6 +376,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     let suffix = if bias { "bias" } else { "weight" };
     // Tensors stored without a .weight suffix.
     match (layout, role) {
+        (Layout::DeepseekV4, _) => return deepseek_v4(role, bias),
         (
             _,
             NgptQueryScale | NgptGateScale | NgptGateUvScale | NgptUpUvScale | NgptRateAttn
@@ -836,6 +854,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         _ => {}
     }
     let (hf, gguf) = match layout {
+        Layout::DeepseekV4 => unreachable!("named by deepseek_v4()"),
         // Dory as transformers saves it: Llama's names under `backbone.`, the embeddings'
         // `embeddings`, the output gate's `g_proj`. (Its released checkpoints store each layer as
         // two blocks, which transformers renames on loading and does not write back: read
@@ -1954,6 +1973,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
 fn llama(role: Role) -> (&'static str, &'static str) {
     use Role::*;
     match role {
+        V4Kv | V4KvNorm | V4OA | V4OB | CompKv | CompGate | CompBias | CompNorm | IndexCompKv
+        | IndexCompGate | IndexCompBias | IndexCompNorm | HashTable => {
+            unreachable!("{role:?}: DeepSeek-V4's alone, named by deepseek_v4()")
+        }
         Embed => ("model.embed_tokens", "token_embd"),
         AttnNorm => ("model.layers.{b}.input_layernorm", "blk.{b}.attn_norm"),
         Q => ("model.layers.{b}.self_attn.q_proj", "blk.{b}.attn_q"),
@@ -2574,6 +2597,132 @@ fn sandwich(role: Role) -> (&'static str, &'static str) {
 /// Inkling 2's names as its checkpoints store them (`model.llm.`, `attn.wq_du` …, the block
 /// attention residuals' queries under `attn_res.`, layer b's attention query as
 /// `attn_queries.{b − 1}`); llama.cpp defines no Inkling 2: the GGUF names follow its style.
+/// DeepSeek-V4's names; llama.cpp defines no DeepSeek-V4: the GGUF names follow its style.
+fn deepseek_v4(role: Role, bias: bool) -> (String, String) {
+    use Role::*;
+    let suffix = if bias { "bias" } else { "weight" };
+    // (name under `model.`, GGUF name, stored without a suffix): the names of DeepSeek's own
+    // checkpoints, which transformers renames on loading and writes back.
+    let (hf, gguf, bare) = match role {
+        Embed => ("embed_tokens", "token_embd", false),
+        FinalNorm => ("norm", "output_norm", false),
+        LmHead => return ("head.weight".into(), "output.weight".into()),
+        AttnNorm => ("layers.{b}.attn_norm", "blk.{b}.attn_norm", false),
+        FfnNorm => ("layers.{b}.ffn_norm", "blk.{b}.ffn_norm", false),
+        QA => ("layers.{b}.attn.wq_a", "blk.{b}.attn_q_a", false),
+        QANorm => ("layers.{b}.attn.q_norm", "blk.{b}.attn_q_a_norm", false),
+        QB => ("layers.{b}.attn.wq_b", "blk.{b}.attn_q_b", false),
+        V4Kv => ("layers.{b}.attn.wkv", "blk.{b}.attn_kv", false),
+        V4KvNorm => ("layers.{b}.attn.norm", "blk.{b}.attn_kv_norm", false),
+        V4OA => ("layers.{b}.attn.wo_a", "blk.{b}.attn_output_a", false),
+        V4OB => ("layers.{b}.attn.wo_b", "blk.{b}.attn_output_b", false),
+        Sinks => (
+            "layers.{b}.attn.attn_sink",
+            "blk.{b}.attn_sinks.weight",
+            true,
+        ),
+        CompKv => (
+            "layers.{b}.attn.compressor.wkv",
+            "blk.{b}.attn_comp_kv",
+            false,
+        ),
+        CompGate => (
+            "layers.{b}.attn.compressor.wgate",
+            "blk.{b}.attn_comp_gate",
+            false,
+        ),
+        CompBias => (
+            "layers.{b}.attn.compressor.ape",
+            "blk.{b}.attn_comp_ape",
+            true,
+        ),
+        CompNorm => (
+            "layers.{b}.attn.compressor.norm",
+            "blk.{b}.attn_comp_norm",
+            false,
+        ),
+        IndexCompKv => (
+            "layers.{b}.attn.indexer.compressor.wkv",
+            "blk.{b}.indexer.comp_kv",
+            false,
+        ),
+        IndexCompGate => (
+            "layers.{b}.attn.indexer.compressor.wgate",
+            "blk.{b}.indexer.comp_gate",
+            false,
+        ),
+        IndexCompBias => (
+            "layers.{b}.attn.indexer.compressor.ape",
+            "blk.{b}.indexer.comp_ape",
+            true,
+        ),
+        IndexCompNorm => (
+            "layers.{b}.attn.indexer.compressor.norm",
+            "blk.{b}.indexer.comp_norm",
+            false,
+        ),
+        IndexQ => (
+            "layers.{b}.attn.indexer.wq_b",
+            "blk.{b}.indexer.attn_q_b",
+            false,
+        ),
+        IndexWeights => (
+            "layers.{b}.attn.indexer.weights_proj",
+            "blk.{b}.indexer.proj",
+            false,
+        ),
+        Router => ("layers.{b}.ffn.gate", "blk.{b}.ffn_gate_inp", false),
+        CorrectionBias => ("layers.{b}.ffn.gate.bias", "blk.{b}.exp_probs_b.bias", true),
+        HashTable => (
+            "layers.{b}.ffn.gate.tid2eid",
+            "blk.{b}.ffn_gate_tid2eid",
+            true,
+        ),
+        ExpertGate => (
+            "layers.{b}.ffn.experts.{e}.w1",
+            "blk.{b}.ffn_gate.{e}",
+            false,
+        ),
+        ExpertUp => ("layers.{b}.ffn.experts.{e}.w3", "blk.{b}.ffn_up.{e}", false),
+        ExpertDown => (
+            "layers.{b}.ffn.experts.{e}.w2",
+            "blk.{b}.ffn_down.{e}",
+            false,
+        ),
+        SharedGate => (
+            "layers.{b}.ffn.shared_experts.w1",
+            "blk.{b}.ffn_gate_shexp",
+            false,
+        ),
+        SharedUp => (
+            "layers.{b}.ffn.shared_experts.w3",
+            "blk.{b}.ffn_up_shexp",
+            false,
+        ),
+        SharedDown => (
+            "layers.{b}.ffn.shared_experts.w2",
+            "blk.{b}.ffn_down_shexp",
+            false,
+        ),
+        HcAttnFn => ("layers.{b}.hc_attn_fn", "blk.{b}.hc_attn_fn", true),
+        HcAttnBase => ("layers.{b}.hc_attn_base", "blk.{b}.hc_attn_base", true),
+        HcAttnScale => ("layers.{b}.hc_attn_scale", "blk.{b}.hc_attn_scale", true),
+        HcFfnFn => ("layers.{b}.hc_ffn_fn", "blk.{b}.hc_ffn_fn", true),
+        HcFfnBase => ("layers.{b}.hc_ffn_base", "blk.{b}.hc_ffn_base", true),
+        HcFfnScale => ("layers.{b}.hc_ffn_scale", "blk.{b}.hc_ffn_scale", true),
+        HcHeadFn => ("hc_head.hc_fn", "output_hc_fn", true),
+        HcHeadBase => ("hc_head.hc_base", "output_hc_base", true),
+        HcHeadScale => ("hc_head.hc_scale", "output_hc_scale", true),
+        // Llama's names for what DeepSeek-V4 does not have (asked of every layout).
+        other => return names(Layout::Llama, other, bias),
+    };
+    if bare {
+        (format!("model.{hf}"), gguf.into())
+    } else {
+        (format!("model.{hf}.{suffix}"), format!("{gguf}.{suffix}"))
+    }
+}
+
 fn inkling2(role: Role, bias: bool) -> (String, String) {
     use Role::*;
     let suffix = if bias { "bias" } else { "weight" };

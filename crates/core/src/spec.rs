@@ -161,6 +161,20 @@ pub struct Hyper {
     /// `hc_eps`, added to every gate. (The streams' weightless RMS scaling uses the model's
     /// norm ε.)
     pub eps: f64,
+    /// DeepSeek-V4's manifold-constrained form: n² more logits give a mix of the streams,
+    /// softmax rows made doubly stochastic by this many Sinkhorn iterations, C; the stream
+    /// becomes Cᵀ X + post ⊗ y, post = magnitude · σ(·) without ε. `None`: HY v4's X + post ⊗ y.
+    pub sinkhorn: Option<u64>,
+}
+
+impl Hyper {
+    /// The logits a sublayer's mix computes: pre and post gates, and with Sinkhorn the n × n mix.
+    pub fn logits(&self) -> u64 {
+        match self.sinkhorn {
+            Some(_) => (2 + self.streams) * self.streams,
+            None => 2 * self.streams,
+        }
+    }
 }
 
 /// HRM-Text's hierarchical recurrence over two stacks of `per_stack` layers, a low-level one
@@ -446,6 +460,67 @@ pub struct Attention {
     /// K and V are projected from inputs of their own, each normed by its own weight (Inkling
     /// 2's full layers, whose block attention residual mixes three inputs).
     pub kv_inputs: bool,
+    /// DeepSeek-V4's attention: one key-and-value head beside a latent query, long-range
+    /// entries compressed from the keys in some layers (`V4Attn`).
+    pub v4: Option<V4Attn>,
+}
+
+/// DeepSeek-V4's attention. Each head's query comes from a latent, q = RMS(W_qb · RMS(W_qa ·
+/// x)) (the second norm per head, without a weight); one head of `head_dim`, RMS-normed, is
+/// both key and value. The last `rope_dim` dims of Q and of that head rotate (interleaved
+/// pairs), and the output's last dims rotate back by the query's position. Every layer attends
+/// over its sliding window of such keys with a learned sink per head; a compressed layer
+/// (`csa`, `hca`) also over entries each summarizing a window of m tokens: a softmax-gated sum
+/// of projections of them, plus a learned bias per slot, RMS-normed and rotated at the
+/// window's first position by `compress_freqs`, which the whole layer uses. A compressed
+/// sparse layer's windows overlap (each entry reads its window and the one before, 2m slots)
+/// and an indexer keeps `index.top_k` entries per query; a heavily compressed layer's windows
+/// do not, and every closed one is read. The heads' outputs go through a grouped low-rank
+/// projection: `o_groups` groups of heads, each projected to `o_lora_rank`, then mixed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct V4Attn {
+    pub q_lora_rank: u64,
+    pub rope_dim: u64,
+    pub o_groups: u64,
+    pub o_lora_rank: u64,
+    pub compress_freqs: RopeFreqs,
+    /// The compressed sparse layers and their m.
+    pub csa: (LayerSet, u64),
+    /// The heavily compressed layers and their m.
+    pub hca: (LayerSet, u64),
+    pub index: V4Index,
+}
+
+/// DeepSeek-V4's indexer: its own compressor (overlapping windows, `head_dim` per entry) and
+/// `heads` query heads from the query latent; entry s scores Σₕ wₕ · ReLU(qₕ · kₛ) / √head_dim,
+/// wₕ = (x · W_w)ₕ / √heads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct V4Index {
+    pub heads: u64,
+    pub head_dim: u64,
+    pub top_k: u64,
+}
+
+/// A layer's kind of DeepSeek-V4 attention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum V4Kind {
+    Sliding,
+    /// Compressed sparse attention, m tokens per entry.
+    Csa(u64),
+    /// Heavily compressed attention, m tokens per entry.
+    Hca(u64),
+}
+
+impl V4Attn {
+    pub fn kind(&self, b: u64) -> V4Kind {
+        if self.csa.0.contains(b) {
+            V4Kind::Csa(self.csa.1)
+        } else if self.hca.0.contains(b) {
+            V4Kind::Hca(self.hca.1)
+        } else {
+            V4Kind::Sliding
+        }
+    }
 }
 
 /// A residual causal depthwise convolution, y = x + conv(x), over `taps` positions; `scaled`:
@@ -912,6 +987,12 @@ pub struct Moe {
     /// chosen one of these returns its input, weighted. transformers still builds a gate and up
     /// projection for each, which nothing reads.
     pub zero_experts: u64,
+    /// Layers that choose their experts by token id, from a stored table [vocab, top_k]
+    /// (DeepSeek-V4's `tid2eid`), weighting them by the router's scores as usual.
+    pub hash_layers: Option<LayerSet>,
+    /// The shared experts' gate and up are clamped as the routed experts' are (`swiglu_limit`,
+    /// DeepSeek-V4).
+    pub shared_clamp: bool,
 }
 
 /// How a layer's routed experts are stored.
@@ -956,6 +1037,8 @@ pub enum Scoring {
     /// normalized over them all, times `routed_scaling` and a learned scalar. The shared experts
     /// are each an MLP of their own, weighted so.
     SigmoidSink,
+    /// √softplus of the logits, chosen after the correction bias (DeepSeek-V4).
+    SqrtSoftplus,
     SparseMixer {
         eps: f64,
     },
@@ -2353,6 +2436,9 @@ pub enum Layout {
     /// HY v4: DeepSeek's names, with every `gate_proj` stored as `linear_gate`, the sinks as
     /// `learnable_sink_param` and the hyper-connections under `hc_pre`.
     HyV4,
+    /// DeepSeek-V4: its attention's `q_a_proj` … `o_b_proj` and `compressor.…`, `sinks`, the
+    /// hyper-connections' `attn_hc.fn` …, the router's `tid2eid`.
+    DeepseekV4,
     /// A.X-K2: DeepSeek's names, each gated norm a module of its own (`input_layernorm.norm`,
     /// `.W_down`, `.W_up`).
     Axk2,

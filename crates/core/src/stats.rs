@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::graph::{Component, Dim, Graph, Op, ScopeKind, TensorKind, Visit};
 use crate::layers::LayerSet;
-use crate::spec::AttnSpan;
+use crate::spec::{AttnSpan, V4Kind};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -295,20 +295,23 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
     let out = g.tensor(step.output);
     if let TensorKind::Activation { cached: true } = out.kind {
         // A cached tensor is cached in every layer of its scope, even where its step is skipped.
+        // One row per token, or per closed window of m tokens, kept however far back
+        // (DeepSeek-V4's compressed entries).
+        let every = out.dims.iter().find_map(Dim::every).unwrap_or(1);
         for b in v.scope_layers().unwrap_or(&all).iter() {
-            let per_token = out
+            let per_row = out
                 .elems()
                 .saturating_mul(per_layer)
                 .saturating_mul(spec.caches(b) as u128);
-            c.kv_per_token = c.kv_per_token.saturating_add(per_token);
+            c.kv_per_token = c.kv_per_token.saturating_add(per_row / every as u128);
             // CPM-Ant's learned prompt is cached beside the text.
-            let kept = spec
-                .attn_span(b)
-                .map_or(0, |s| s.cached_tokens(spec.cached_positions(context)))
-                as u128;
-            c.kv_at_context = c
-                .kv_at_context
-                .saturating_add(per_token.saturating_mul(kept));
+            let positions = spec.cached_positions(context);
+            let kept = if every > 1 {
+                positions / every
+            } else {
+                spec.attn_span(b).map_or(0, |s| s.cached_tokens(positions))
+            } as u128;
+            c.kv_at_context = c.kv_at_context.saturating_add(per_row.saturating_mul(kept));
         }
     }
     if out.kind == TensorKind::State {
@@ -353,6 +356,10 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                         .or(a.block_index.map(|i| i.top_k.saturating_mul(i.block)))
                 }
             };
+            // DeepSeek-V4: a compressed layer's queries also read the entries of the windows
+            // closed by their position (at most the indexer's top-k of them in a compressed
+            // sparse layer), and its indexer scores every such entry.
+            let indexer = out.dims.iter().any(|d| matches!(d, Dim::Windows(_)));
             for b in layers.iter() {
                 let Some(span) = spec.attn_span(b) else {
                     continue;
@@ -360,19 +367,40 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                 let attended = |n: u64| limit(b).map_or(n, |k| k.min(n));
                 let per = 2.0 * dim as f64 * per_layer as f64 * spec.runs(b) as f64;
                 let positions = spec.cached_positions(context);
-                c.prefill_attn += per
-                    * match span {
-                        // Every query of the pass, the prompt's too, sees every key.
-                        AttnSpan::Whole if context == 0 => 0.0,
-                        AttnSpan::Whole => (positions as f64).powi(2) / context as f64,
-                        AttnSpan::Full | AttnSpan::Sliding(_) | AttnSpan::Chunked(_) => {
-                            mean_attended(attended(span.cached_tokens(u64::MAX)), context)
-                        }
-                    };
+                let (entries, cap) = match spec.attn.v4.as_ref().map(|v| (v.kind(b), v.index.top_k))
+                {
+                    Some((V4Kind::Csa(m), _)) if indexer => (Some(m), None),
+                    Some((V4Kind::Csa(m), k)) => (Some(m), Some(k)),
+                    Some((V4Kind::Hca(m), _)) => (Some(m), None),
+                    Some((V4Kind::Sliding, _)) | None => (None, None),
+                };
+                let (keys_prefill, keys_decode) = if indexer {
+                    (0.0, 0)
+                } else {
+                    (
+                        match span {
+                            // Every query of the pass, the prompt's too, sees every key.
+                            AttnSpan::Whole if context == 0 => 0.0,
+                            AttnSpan::Whole => (positions as f64).powi(2) / context as f64,
+                            AttnSpan::Full | AttnSpan::Sliding(_) | AttnSpan::Chunked(_) => {
+                                mean_attended(attended(span.cached_tokens(u64::MAX)), context)
+                            }
+                        },
+                        attended(span.cached_tokens(positions)),
+                    )
+                };
+                let (entries_prefill, entries_decode) = match entries {
+                    Some(m) => (
+                        mean_entries(m, cap, context),
+                        cap.map_or(positions / m, |k| k.min(positions / m)),
+                    ),
+                    None => (0.0, 0),
+                };
+                c.prefill_attn += per * (keys_prefill + entries_prefill);
                 let decode = (2 * dim as u128)
                     .saturating_mul(per_layer)
                     .saturating_mul(spec.runs(b) as u128)
-                    .saturating_mul(attended(span.cached_tokens(positions)) as u128);
+                    .saturating_mul((keys_decode + entries_decode) as u128);
                 c.decode_attn = c.decode_attn.saturating_add(decode);
             }
         }
@@ -389,6 +417,29 @@ fn mean_attended(window: u64, n: u64) -> f64 {
     let (w, n) = (window.min(n) as f64, n as f64);
     // Σ_{p=1}^{w} p + (n − w)·w, over n.
     (w * (w + 1.0) / 2.0 + (n - w) * w) / n
+}
+
+/// Σ_{p=1}^{x} ⌊p / m⌋: the entries of closed windows of m tokens seen by positions 1..=x.
+fn windows_sum(m: u64, x: u64) -> f64 {
+    let (q, r) = ((x / m) as f64, (x % m) as f64);
+    m as f64 * q * (q - 1.0).max(0.0) / 2.0 + q * (r + 1.0)
+}
+
+/// Mean number of compressed entries a query reads over positions 1..=n: one per window of m
+/// tokens closed by its position, at most `cap`.
+fn mean_entries(m: u64, cap: Option<u64>, n: u64) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let sum = match cap {
+        // From position k·m on, k entries are closed: the cap binds.
+        Some(k) if n >= k.saturating_mul(m) => {
+            let p = k.saturating_mul(m);
+            windows_sum(m, p.saturating_sub(1)) + k as f64 * (n - p + 1) as f64
+        }
+        _ => windows_sum(m, n),
+    };
+    sum / n as f64
 }
 
 /// Parameters stored per layer, for each layer.
@@ -408,6 +459,17 @@ pub fn per_layer_params(g: &Graph) -> Vec<u128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compressed_entries_read() {
+        // Windows of 4 over 9 positions: 0, 0, 0, 1, 1, 1, 1, 2, 2.
+        assert_eq!(windows_sum(4, 9), 8.0);
+        assert_eq!(mean_entries(4, None, 9), 8.0 / 9.0);
+        // At most one: 0, 0, 0, 1, 1, 1, 1, 1, 1.
+        assert_eq!(mean_entries(4, Some(1), 9), 6.0 / 9.0);
+        assert_eq!(mean_entries(4, Some(3), 9), 8.0 / 9.0);
+        assert_eq!(mean_entries(4, None, 0), 0.0);
+    }
 
     #[test]
     fn attended_keys() {

@@ -49,10 +49,10 @@ fn unknown_model_type_names_the_closest_and_the_list() {
     );
     let e = err_of(&with("model_type", json!("no_such_model")));
     assert!(!e.message.contains("did you mean"), "{e}");
-    let e = err_of(&with("model_type", json!("deepseek_v4")));
+    let e = err_of(&with("model_type", json!("qwen4_exp_text")));
     assert!(
         e.message
-            .contains("`deepseek_v4` is not supported yet (compressed sparse attention"),
+            .contains("`qwen4_exp_text` is not supported yet (an attention indexer"),
         "{e}"
     );
     // Not a wall of every supported type.

@@ -4,6 +4,10 @@
 //! tests compare logits with transformers on tiny random models of every family it runs.
 
 use crate::attention;
+
+#[path = "v4.rs"]
+mod v4;
+
 use crate::linear::with_values;
 use crate::rope;
 use crate::ssm::{self, SsmState};
@@ -137,6 +141,9 @@ pub const SMALL: usize = 4096;
 const SSD_CHUNK: usize = 64;
 
 /// Hyper-connections' tensors: each mix's logit weights, biases and scales.
+/// A sublayer's post gates [t, n], and with Sinkhorn (DeepSeek-V4) the streams' mix [t, n, n].
+type PostGates = (Tensor, Option<Tensor>);
+
 const HC_ATTN: (Role, Role, Role) = (Role::HcAttnFn, Role::HcAttnBase, Role::HcAttnScale);
 const HC_FFN: (Role, Role, Role) = (Role::HcFfnFn, Role::HcFfnBase, Role::HcFfnScale);
 const HC_HEAD: (Role, Role, Role) = (Role::HcHeadFn, Role::HcHeadBase, Role::HcHeadScale);
@@ -158,6 +165,10 @@ pub struct Cache {
     /// The last inputs of each layer's residual convolutions (Inkling's K, V, attention output
     /// and MLP output: `CONV_K` …), [taps − 1, channels] each, oldest first.
     tails: Vec<[Vec<f32>; 4]>,
+    /// DeepSeek-V4's attention state of each layer: its keys-and-values and compressors.
+    v4: Vec<Option<v4::V4State>>,
+    /// The token ids of the step running: DeepSeek-V4's first layers route by them.
+    ids: Vec<u32>,
     /// Each stack visit's own cache (HRM: every run of a layer attends over its own keys and
     /// values), made as the first step needs them.
     visits: Vec<Cache>,
@@ -186,6 +197,8 @@ impl Cache {
             chosen: None,
             ssm: vec![None; layers],
             tails: vec![Default::default(); layers],
+            v4: vec![None; layers],
+            ids: Vec::new(),
             visits: Vec::new(),
             pos: 0,
         }
@@ -227,7 +240,8 @@ impl Cache {
             .map(|s| (s.conv.len() + s.h.len()) * 4 + s.memory.len() * 8)
             .sum();
         let tails: usize = self.tails.iter().flatten().map(|t| t.len() * 4).sum();
-        kv + index + ssm + tails + self.visits.iter().map(Cache::bytes).sum::<usize>()
+        let v4: usize = self.v4.iter().flatten().map(|s| s.bytes()).sum();
+        kv + index + ssm + tails + v4 + self.visits.iter().map(Cache::bytes).sum::<usize>()
     }
 
     /// This cache as it is, to run a step again from, taken before every step: the keys and
@@ -246,6 +260,8 @@ impl Cache {
             chosen: self.chosen.clone(),
             ssm: self.ssm.clone(),
             tails: self.tails.clone(),
+            v4: self.v4.clone(),
+            ids: self.ids.clone(),
             visits: Vec::new(),
             pos: self.pos,
         };
@@ -695,6 +711,8 @@ impl Model {
             )
             .into());
         }
+        // DeepSeek-V4's first layers route by token id.
+        cache.ids = ids.to_vec();
         // CPM-Ant: the first pass puts the learned prompt before the text.
         let prompt = match spec.prompt {
             Some(p) if cache.pos == 0 => p.length as usize,
@@ -1589,7 +1607,7 @@ impl Model {
         let h = self.norm(&h, Role::FfnNorm, Some(b))?;
         self.keep(Some(b), "ffn_norm", &h);
         let m = match ffn {
-            Ffn::Moe => self.moe(&h, b)?,
+            Ffn::Moe => self.moe_by_ids(&h, &h, b, Some(&cache.ids))?,
             Ffn::Dense => self.mlp(&h, b)?,
             other => {
                 unreachable!("hyper-connections are read with MLPs and experts, not {other:?}")
@@ -1613,7 +1631,7 @@ impl Model {
         x: &Tensor,
         (w, base, scale): (Role, Role, Role),
         b: Option<usize>,
-    ) -> Res<(Tensor, Option<Tensor>)> {
+    ) -> Res<(Tensor, Option<PostGates>)> {
         let point = match w {
             Role::HcAttnFn => "hc_attn_logits",
             Role::HcFfnFn => "hc_ffn_logits",
@@ -1635,10 +1653,29 @@ impl Model {
             Ok(sigmoid(&z.broadcast_add(&base.narrow(0, from, n)?)?)?)
         };
         let pre = gate(0, scale[0])?.affine(1.0, hc.eps)?;
-        let post = if b.is_some() {
-            Some(gate(n, scale[1])?.affine(hc.magnitude, hc.eps)?)
-        } else {
-            None
+        let post = match (b, hc.sinkhorn) {
+            (None, _) => None,
+            (Some(_), None) => Some((gate(n, scale[1])?.affine(hc.magnitude, hc.eps)?, None)),
+            // DeepSeek-V4: post without ε, and the streams' mix C made doubly stochastic.
+            (Some(_), Some(iters)) => {
+                let post = gate(n, scale[1])?.affine(hc.magnitude, 0.0)?;
+                let z = m
+                    .narrow(1, 2 * n, n * n)?
+                    .affine(scale[2] as f64, 0.0)?
+                    .broadcast_add(&base.narrow(0, 2 * n, n * n)?)?
+                    .reshape((t, n, n))?;
+                let z = z.broadcast_sub(&z.max_keepdim(2)?)?.exp()?;
+                let mut c = z.broadcast_div(&z.sum_keepdim(2)?)?.affine(1.0, hc.eps)?;
+                let cols = |c: &Tensor| -> R<Tensor> {
+                    c.broadcast_div(&c.sum_keepdim(1)?.affine(1.0, hc.eps)?)
+                };
+                c = cols(&c)?;
+                for _ in 1..iters {
+                    c = c.broadcast_div(&c.sum_keepdim(2)?.affine(1.0, hc.eps)?)?;
+                    c = cols(&c)?;
+                }
+                Some((post, Some(c)))
+            }
         };
         let h = x
             .reshape((t, n, d))?
@@ -1648,12 +1685,23 @@ impl Model {
     }
 
     /// Every stream plus a sublayer's output `y` [t, hidden] times its post gate [t, n].
-    fn stream_add(&self, x: &Tensor, post: &Option<Tensor>, y: &Tensor) -> Res<Tensor> {
-        let post = post.as_ref().expect("a sublayer's mix has post gates");
+    fn stream_add(
+        &self,
+        x: &Tensor,
+        post: &Option<(Tensor, Option<Tensor>)>,
+        y: &Tensor,
+    ) -> Res<Tensor> {
+        let (post, comb) = post.as_ref().expect("a sublayer's mix has post gates");
         let (t, n) = post.dims2()?;
         let d = y.dim(1)?;
         let add = post.unsqueeze(2)?.broadcast_mul(&y.unsqueeze(1)?)?;
-        Ok((x.reshape((t, n, d))? + add)?.reshape((t, n * d))?)
+        let x = x.reshape((t, n, d))?;
+        // DeepSeek-V4: stream i becomes Σⱼ C[j, i] · Xⱼ before the output joins it.
+        let x = match comb {
+            Some(c) => c.transpose(1, 2)?.contiguous()?.matmul(&x)?,
+            None => x,
+        };
+        Ok((x + add)?.reshape((t, n * d))?)
     }
 
     /// Mamba2's mixer: the input projection split into the gate z, the convolved x, B, C and
@@ -2535,6 +2583,9 @@ impl Model {
     ) -> Res<Tensor> {
         if self.spec.attn_at(b).mla.is_some() {
             return self.mla(x, b, cache);
+        }
+        if self.spec.attn.v4.is_some() {
+            return self.v4_attention(x, b, cache);
         }
         let (xk, xv) = kv.unwrap_or((x, x));
         let spec = &self.spec;
@@ -3725,6 +3776,17 @@ impl Model {
 
     /// The mixture of experts of layer `b`: its router reading `router_x`, its experts `x`.
     fn moe_reading(&self, router_x: &Tensor, x: &Tensor, b: usize) -> Res<Tensor> {
+        self.moe_by_ids(router_x, x, b, None)
+    }
+
+    /// The experts, with the step's token ids where a layer routes by them (DeepSeek-V4).
+    fn moe_by_ids(
+        &self,
+        router_x: &Tensor,
+        x: &Tensor,
+        b: usize,
+        ids: Option<&[u32]>,
+    ) -> Res<Tensor> {
         let spec = &self.spec;
         let m = spec.moe.as_ref().expect("MoE layer");
         let (t, e, k) = (x.dim(0)?, m.experts as usize, m.top_k as usize);
@@ -3752,7 +3814,8 @@ impl Model {
             logits = softcap(&logits, c)?;
         }
         let lg: Vec<Vec<f32>> = logits.to_vec2()?;
-        let correction: Option<Vec<f32>> = if m.correction_bias {
+        let hash = m.hash_layers.as_ref().filter(|h| h.contains(b as u64));
+        let correction: Option<Vec<f32>> = if m.correction_bias && hash.is_none() {
             Some(
                 self.weights
                     .get(&self.name(Role::CorrectionBias, false, Some(b), None))?
@@ -3783,6 +3846,9 @@ impl Model {
                     .unwrap_or(0);
                 choices.push(if c < e { vec![(c, p[c])] } else { vec![] });
             }
+        } else if let Some(h) = hash {
+            let ids = ids.expect("hash routing reads the step's token ids");
+            choices = self.hashed(&lg, m, h, b, ids)?;
         } else {
             for row in &lg {
                 choices.push(route(row, m, correction.as_deref(), scored, k));
@@ -3895,7 +3961,12 @@ impl Model {
             };
             self.keep(Some(b), "shared_gate", &g);
             self.keep(Some(b), "shared_up", &u);
-            let a = self.glu(&g, &u, self.spec.mlp.clamp, false)?;
+            // DeepSeek-V4 clamps the shared expert as the routed ones.
+            let a = if m.shared_clamp {
+                self.glu(&g, &u, m.swiglu_limit, m.swiglu_plain)?
+            } else {
+                self.glu(&g, &u, self.spec.mlp.clamp, false)?
+            };
             self.keep(Some(b), "shared_act", &a);
             let mut s = self.proj(&a, Role::SharedDown, b, m.shared_bias)?;
             self.keep(Some(b), "shared_down", &s);
@@ -4123,11 +4194,18 @@ fn route(
             };
             idx.into_iter().zip(w).collect()
         }
-        Scoring::Softmax | Scoring::Sigmoid | Scoring::SigmoidBiasedLogits => {
-            let probs: Vec<f32> = if m.scoring == Scoring::Softmax {
-                softmax_of(row)
-            } else {
-                row.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect()
+        Scoring::Softmax
+        | Scoring::Sigmoid
+        | Scoring::SigmoidBiasedLogits
+        | Scoring::SqrtSoftplus => {
+            let probs: Vec<f32> = match m.scoring {
+                Scoring::Softmax => softmax_of(row),
+                // √softplus, as torch's softplus: x itself above 20.
+                Scoring::SqrtSoftplus => row
+                    .iter()
+                    .map(|&v| if v > 20.0 { v } else { v.exp().ln_1p() }.sqrt())
+                    .collect(),
+                _ => row.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect(),
             };
             let biased = if m.scoring == Scoring::SigmoidBiasedLogits {
                 row

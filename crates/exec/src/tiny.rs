@@ -120,7 +120,13 @@ pub fn shrink(spec: &Spec) -> Spec {
             .iter()
             .position(|(set, _)| set.contains(b as u64))
     };
-    let mut plan: Vec<(LayerPlan, Option<usize>, Option<u64>)> = Vec::new();
+    #[allow(clippy::type_complexity)]
+    let mut plan: Vec<(
+        LayerPlan,
+        Option<usize>,
+        Option<u64>,
+        Option<(anatomy_core::spec::V4Kind, bool)>,
+    )> = Vec::new();
     let mut kept = Vec::new();
     for (b, l) in spec.plan.iter().enumerate() {
         let mut l = l.clone();
@@ -134,14 +140,21 @@ pub fn shrink(spec: &Spec) -> Spec {
             .shared
             .as_ref()
             .and_then(|sh| sh.visit(b as u64).map(|v| v % sh.blocks));
-        let kind = (l, variant(b), block);
+        // DeepSeek-V4: its attention kinds and its layers routed by token id, each kept.
+        let v4 = spec.attn.v4.as_ref().map(|v| {
+            let hashed = (spec.moe.as_ref())
+                .and_then(|m| m.hash_layers.as_ref())
+                .is_some_and(|h| h.contains(b as u64));
+            (v.kind(b as u64), hashed)
+        });
+        let kind = (l, variant(b), block, v4);
         if !plan.contains(&kind) && plan.len() < 4 {
             plan.push(kind);
             kept.push(b as u64);
         }
     }
     s.layers = plan.len() as u64;
-    s.plan = plan.into_iter().map(|(l, _, _)| l).collect();
+    s.plan = plan.into_iter().map(|(l, ..)| l).collect();
     // HRM: one layer in each of its two stacks, run in the model's loop.
     if let Some(h) = &mut s.hierarchy {
         h.per_stack = 1;
@@ -181,6 +194,18 @@ pub fn shrink(spec: &Spec) -> Spec {
     if let Some(ix) = s.attn.mla.as_mut().and_then(|m| m.indexer.as_mut()) {
         ix.own = keep(&ix.own);
     }
+    // DeepSeek-V4's layer kinds among those kept, windows of a few tokens.
+    if let Some(v) = &mut s.attn.v4 {
+        v.csa = (keep(&v.csa.0), v.csa.1.min(2));
+        v.hca = (keep(&v.hca.0), v.hca.1.min(4));
+    }
+    if let Some(m) = &mut s.moe {
+        if let Some(h) = m.hash_layers.take() {
+            let h = keep(&h);
+            m.correction_bias = h.len() < n;
+            m.hash_layers = (!h.is_empty()).then_some(h);
+        }
+    }
     s.embedding.learned_positions = spec.embedding.learned_positions.map(|p| p.min(1024));
     s.mtp_layers = 0;
     s.hf_wrap = anatomy_core::spec::HfWrap::None;
@@ -209,6 +234,7 @@ fn shrink_attn(a: &mut anatomy_core::spec::Attention, kv: Option<u64>) {
         _ => (4, 4),
     };
     let narrow_v = a.mla.is_none() && a.v_head_dim != a.head_dim;
+    let orig_head_dim = a.head_dim;
     a.heads = heads;
     a.kv_heads = kv.unwrap_or(default_kv);
     if a.mla.is_none() {
@@ -221,6 +247,17 @@ fn shrink_attn(a: &mut anatomy_core::spec::Attention, kv: Option<u64>) {
     a.head_dim = 16;
     a.v_head_dim = if narrow_v { 8 } else { 16 };
     a.scale_dim = 16.0;
+    if let Some(v) = &mut a.v4 {
+        // The rotated share of the head kept, in whole pairs.
+        let rope = (16 * v.rope_dim / orig_head_dim.max(1)).max(2) / 2 * 2;
+        v.rope_dim = rope;
+        v.q_lora_rank = 48;
+        v.o_groups = v.o_groups.min(2);
+        v.o_lora_rank = 8;
+        v.index.heads = v.index.heads.min(8);
+        v.index.head_dim = v.index.head_dim.min(16).max(rope);
+        v.index.top_k = v.index.top_k.min(2);
+    }
     if let Some(m) = &mut a.mla {
         m.kv_lora_rank = 32;
         m.q_lora_rank = m.q_lora_rank.map(|_| 48);
@@ -269,7 +306,42 @@ pub fn random_weights(g: &Graph, seed: u64) -> Result<Weights, Error> {
         tensors.insert(e.name, t);
     }
     lightning_constants(g, &mut tensors)?;
+    token_routes(g, &mut rng, &mut tensors)?;
     Ok(Weights::new(tensors, Format::Safetensors))
+}
+
+/// DeepSeek-V4's token-id routing tables: for each token, distinct experts drawn at random.
+fn token_routes(
+    g: &Graph,
+    rng: &mut SplitMix,
+    tensors: &mut HashMap<String, Tensor>,
+) -> Result<(), Error> {
+    let Some((m, layers)) = (g.spec.moe.as_ref()).and_then(|m| Some((m, m.hash_layers.as_ref()?)))
+    else {
+        return Ok(());
+    };
+    let (e, k) = (m.experts as usize, m.top_k as usize);
+    let (pattern, _) =
+        anatomy_core::naming::names(g.spec.layout, anatomy_core::naming::Role::HashTable, false);
+    for b in layers.iter() {
+        let name = pattern.replace("{b}", &b.to_string());
+        let Some(t) = tensors.get_mut(&name) else {
+            continue;
+        };
+        let rows = t.dims().first().copied().unwrap_or(0);
+        let mut ids = Vec::with_capacity(rows * k);
+        for _ in 0..rows {
+            let mut all: Vec<usize> = (0..e).collect();
+            for j in 0..k {
+                let pick = j + (rng.next() as usize) % (e - j);
+                all.swap(j, pick);
+                ids.push(all[j] as f32);
+            }
+        }
+        *t = Tensor::from_vec(ids, (rows, k), &Device::Cpu)
+            .map_err(|err| Error::file(&name, err.to_string()))?;
+    }
+    Ok(())
 }
 
 /// Lightning attention's stored rates and decay tables as its class computes them, not random:

@@ -954,6 +954,7 @@ fn hy_v4(cfg: &Config, s: &mut Spec) -> Result<()> {
         streams,
         magnitude: cfg.float("hc_magnitude", 2.0)?,
         eps: cfg.float("hc_eps", 1e-6)?,
+        sinkhorn: None,
     });
     Ok(())
 }
@@ -1138,6 +1139,7 @@ pub(super) fn latent(
         l2_clip: None,
         token_sinks: false,
         kv_inputs: false,
+        v4: None,
     })
 }
 

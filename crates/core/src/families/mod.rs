@@ -7,6 +7,7 @@
 mod cpmant;
 mod dbrx;
 mod deepseek;
+mod deepseek_v4;
 mod delta;
 mod dory;
 mod dots3;
@@ -307,6 +308,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             l2_clip: None,
             token_sinks: false,
             kv_inputs: false,
+            v4: None,
         },
         layer_attn: vec![],
         mlp: Mlp::gated(0, crate::spec::Act::Silu),
@@ -380,7 +382,6 @@ pub fn model_types() -> Vec<&'static str> {
 /// together).
 pub const NOT_YET: &[(&str, &str)] = &[
     ("blt", "a byte-level encoder and decoder around a latent transformer over patches"),
-    ("deepseek_v4", "compressed sparse attention, hyper-connections mixed by Sinkhorn iterations, hash routing"),
     ("gemma4_assistant", "a draft model run on its target's hidden states and keys"),
     ("gemma4_unified_assistant", "a draft model run on its target's hidden states and keys"),
     ("qwen4_exp", "the wrapper of qwen4_exp_text, which is not read either"),
@@ -533,6 +534,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         l2_clip: None,
         token_sinks: false,
         kv_inputs: false,
+        v4: None,
         qkv_bias: false,
         o_bias: false,
         qk_norm: crate::spec::QkNorm::None,
@@ -584,6 +586,8 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         out_bias: false,
         router_softcap: None,
         zero_experts: 0,
+        hash_layers: None,
+        shared_clamp: false,
         router_norm: false,
         expert_scale: false,
         router_mlp: None,
@@ -970,7 +974,7 @@ pub(crate) fn rope_by_type(cfg: &Config, d: &RopeDefaults, by: ByType) -> Result
 }
 
 /// One scaling dict: its base and its kind's parameters, each checked.
-fn freqs(
+pub(crate) fn freqs(
     s: &Config,
     top_theta: f64,
     d: &RopeDefaults,

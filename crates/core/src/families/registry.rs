@@ -14,9 +14,9 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    cpmant, dbrx, deepseek, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2, gpt_oss, hrm,
-    inkling, jetmoe, llama4, longcat, mamba, mamba2, minimax_m3, modernbert, nemotron_h,
-    recurrent_gemma, rwkv, towers, xlstm, zamba, zaya,
+    cpmant, dbrx, deepseek, deepseek_v4, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2,
+    gpt_oss, hrm, inkling, jetmoe, llama4, longcat, mamba, mamba2, minimax_m3, modernbert,
+    nemotron_h, recurrent_gemma, rwkv, towers, xlstm, zamba, zaya,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -4254,6 +4254,29 @@ pub static FAMILIES: &[Family] = &[
                     "qk_head_dim",
                     "output_router_logits",
                     "rope_interleave",
+                ],
+            ],
+        )
+    },
+    // DeepSeek-V4: `num_key_value_heads`, `n_shared_experts` and `norm_topk_prob` change
+    // nothing (one K=V head, one shared expert, weights always renormalized).
+    Family {
+        renames: &[
+            ("num_local_experts", "n_routed_experts"),
+            ("intermediate_size", "moe_intermediate_size"),
+        ],
+        ..own(
+            "deepseek_v4",
+            "DeepSeek-V4",
+            deepseek_v4::load,
+            None,
+            &[
+                TRAINING,
+                &[
+                    "output_router_logits",
+                    "router_jitter_noise",
+                    "router_aux_loss_coef",
+                    "num_nextn_predict_layers",
                 ],
             ],
         )

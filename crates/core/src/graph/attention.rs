@@ -68,7 +68,7 @@ fn clipped(mut node: Node, clip: Option<f64>) -> Node {
 }
 
 impl Builder<'_> {
-    fn rope_text(&self) -> String {
+    pub(super) fn rope_text(&self) -> String {
         self.rope_text_paired(None)
     }
 

@@ -1813,7 +1813,9 @@ impl<'s> Builder<'s> {
 
     /// The attention in `self.attn`: latent (MLA) or grouped-query.
     pub(super) fn attention_any(&mut self, x_in: &str) -> Vec<Node> {
-        if self.attn.mla.is_some() {
+        if self.attn.v4.is_some() {
+            self.v4_attention(x_in)
+        } else if self.attn.mla.is_some() {
             self.mla(x_in)
         } else {
             self.attention(x_in)

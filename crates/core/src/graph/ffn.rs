@@ -3,6 +3,7 @@
 
 use super::build::{Builder, Draft, Linear};
 use super::*;
+use crate::layers::LayerSet;
 use crate::naming::Role;
 use crate::spec::{ExpertStorage, Scoring};
 
@@ -576,10 +577,37 @@ impl Builder<'_> {
         } else {
             ""
         };
+        // DeepSeek-V4: the layers that route by token id hold a table and no correction bias.
+        let hashed = moe.hash_layers.clone().map(|h| {
+            let routed =
+                LayerSet::from_fn(spec.layers, |b| self.layers.contains(b) && !h.contains(b));
+            (
+                LayerSet::from_fn(spec.layers, |b| self.layers.contains(b) && h.contains(b)),
+                routed,
+            )
+        });
         if moe.correction_bias {
             let shape = spec.layout.correction_shape(scored - s);
+            let saved = hashed
+                .as_ref()
+                .map(|(_, routed)| self.param_layers.replace(routed.clone()));
             let p = self.param(Role::CorrectionBias, false, shape, Component::Ffn, true);
+            if let Some(saved) = saved {
+                self.param_layers = saved;
+            }
             inputs.push(self.weight(p, "bᵣ", [n(scored), n(1)], None));
+        }
+        if let Some((hash, _)) = hashed.filter(|(h, _)| !h.is_empty()) {
+            let saved = self.param_layers.replace(hash);
+            let p = self.param(
+                Role::HashTable,
+                false,
+                vec![spec.vocab, k],
+                Component::Ffn,
+                true,
+            );
+            self.param_layers = saved;
+            inputs.push(self.weight(p, "T", [n(spec.vocab), n(k)], Some("[token id]".into())));
         }
         if sink {
             let p = self.param(Role::RouterScalar, false, vec![1], Component::Ffn, true);
@@ -640,6 +668,12 @@ impl Builder<'_> {
                 };
                 format!("chosen = top-{k}({choose}){groups}; Gᵣ = σ(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere")
             }
+            // DeepSeek-V4: its first layers choose by token id from a stored table.
+            Scoring::SqrtSoftplus => match moe.hash_layers.as_ref() {
+                Some(h) if h.len() == spec.layers => format!("chosen = the {k} experts tid2eid[token id] lists; Gᵣ = √softplus(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere"),
+                Some(h) => format!("chosen = top-{k}(√softplus(Lᵣ) + bᵣ), or in layers {h} the {k} experts tid2eid[token id] lists; Gᵣ = √softplus(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere"),
+                None => format!("chosen = top-{k}(√softplus(Lᵣ) + bᵣ){groups}; Gᵣ = √softplus(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere"),
+            },
         };
         let equation = match capped {
             Some(c) => format!("{}; Lᵣ softcapped first: Lᵣ ← {c}", equation),

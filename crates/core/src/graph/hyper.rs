@@ -82,7 +82,7 @@ impl Builder<'_> {
         let h = self.hyper();
         let width = self.stream_width();
         let (role, rows, what) = match mix {
-            Some(m) => (m.roles().0, 2 * h.streams, m.sub()),
+            Some(m) => (m.roles().0, h.logits(), m.sub()),
             None => (Role::HcHeadFn, h.streams, "Head"),
         };
         let per_layer = mix.is_some();
@@ -113,7 +113,7 @@ impl Builder<'_> {
         let (base, scale, rows, scales) = match mix {
             Some(m) => {
                 let (_, b, s) = m.roles();
-                (b, s, 2 * h.streams, 2)
+                (b, s, h.logits(), if h.sinkhorn.is_some() { 3 } else { 2 })
             }
             None => (Role::HcHeadBase, Role::HcHeadScale, h.streams, 1),
         };
@@ -126,6 +126,23 @@ impl Builder<'_> {
         let n_ = h.streams;
         let eps = float(h.eps);
         let (operation, equation) = match mix {
+            Some(m) if h.sinkhorn.is_some() => (
+                format!(
+                    "Gate each stream twice, how much of it the {} reads and how much of the {} output it gets back, and mix the streams among themselves by a doubly stochastic matrix",
+                    m.sub().to_lowercase(),
+                    m.sub().to_lowercase()
+                ),
+                format!(
+                    "pre{k} = σ(s₀ · {logits}[:{n_}] + bₕ[:{n_}]) + {eps}, post{k} = {} · σ(s₁ · {logits}[{n_}:{}] + bₕ[{n_}:{}]), C{k} = Sinkhorn(softmax(s₂ · {logits}[{}:] + bₕ[{}:]) + {eps}), {} iterations making its rows and columns sum to 1",
+                    float(h.magnitude),
+                    2 * n_,
+                    2 * n_,
+                    2 * n_,
+                    2 * n_,
+                    h.sinkhorn.unwrap_or(0),
+                    k = m.mark()
+                ),
+            ),
             Some(m) => (
                 format!(
                     "Gate each stream twice: how much of it the {} reads, and how much of the {} output it gets back",
@@ -204,6 +221,13 @@ impl Builder<'_> {
     /// times its post gate.
     pub(super) fn hyper_add(&self, mix: Mix, out: &str, stream: &str, y: &str) -> String {
         let h = self.hyper();
+        if h.sinkhorn.is_some() {
+            return format!(
+                "{out}ᵢ = Σⱼ C{k}ⱼᵢ · {stream}ⱼ + post{k}ᵢ · {y}, i < {}",
+                h.streams,
+                k = mix.mark()
+            );
+        }
         format!(
             "{out}ᵢ = {stream}ᵢ + post{}ᵢ · {y}, i < {}",
             mix.mark(),

@@ -20,6 +20,7 @@ mod rglru;
 mod rwkv;
 mod shared;
 mod ssm;
+mod v4;
 
 pub use build::build;
 
@@ -128,12 +129,25 @@ pub enum Dim {
     N(u64),
     /// A size with a worked label (`128×3×8=3072`).
     Labeled(String, u64),
+    /// One per closed window of this many tokens, ⌊seq / m⌋: symbolic (DeepSeek-V4's compressed
+    /// entries).
+    Windows(u64),
 }
 
 impl Dim {
+    /// Tokens per row along this dim where it grows with the sequence: 1 for `Seq`, m for
+    /// `Windows(m)`.
+    pub fn every(&self) -> Option<u64> {
+        match self {
+            Dim::Seq => Some(1),
+            Dim::Windows(m) => Some(*m),
+            Dim::N(_) | Dim::Labeled(..) => None,
+        }
+    }
+
     pub fn size(&self) -> Option<u64> {
         match self {
-            Dim::Seq => None,
+            Dim::Seq | Dim::Windows(_) => None,
             Dim::N(n) | Dim::Labeled(_, n) => Some(*n),
         }
     }
@@ -141,6 +155,7 @@ impl Dim {
     pub fn label(&self) -> String {
         match self {
             Dim::Seq => "seq".into(),
+            Dim::Windows(m) => format!("seq/{m}"),
             Dim::N(n) => n.to_string(),
             Dim::Labeled(s, _) => s.clone(),
         }

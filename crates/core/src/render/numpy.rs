@@ -296,13 +296,30 @@ fn name_table(g: &Graph) -> String {
         ("ngpt_rate_ffn", NgptRateFfn),
         ("ngpt_logit_scale", NgptLogitScale),
     ];
+    // DeepSeek-V4's own, listed where the model has them.
+    const V4_ROLES: &[(&str, Role)] = &[
+        ("v4_kv", Role::V4Kv),
+        ("v4_kv_norm", Role::V4KvNorm),
+        ("v4_o_a", Role::V4OA),
+        ("v4_o_b", Role::V4OB),
+        ("comp_kv", Role::CompKv),
+        ("comp_gate", Role::CompGate),
+        ("comp_bias", Role::CompBias),
+        ("comp_norm", Role::CompNorm),
+        ("index_comp_kv", Role::IndexCompKv),
+        ("index_comp_gate", Role::IndexCompGate),
+        ("index_comp_bias", Role::IndexCompBias),
+        ("index_comp_norm", Role::IndexCompNorm),
+        ("hash_table", Role::HashTable),
+    ];
     // Roles named in one layout alone, listed where the model has the mechanism.
     let only = |on: bool, roles: &'static [(&'static str, Role)]| if on { roles } else { &[] };
     let special = only(spec.shared.is_some(), SHARED_ROLES)
         .iter()
         .chain(only(spec.altup.is_some(), ALTUP_ROLES))
         .chain(only(spec.gated_norm.is_some(), GATED_NORM_ROLES))
-        .chain(only(spec.layout == crate::spec::Layout::Zaya, ZAYA_ROLES));
+        .chain(only(spec.layout == crate::spec::Layout::Zaya, ZAYA_ROLES))
+        .chain(only(spec.attn.v4.is_some(), V4_ROLES));
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let mut out = String::from("NAMES = {\n");
     for &(key, role) in roles.iter().chain(special) {
@@ -390,7 +407,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     let moe = spec.moe.as_ref().map(|m| {
         json!({
             "experts": m.experts, "top_k": m.top_k, "shared": m.shared_experts, "shared_gate": m.shared_gate, "shared_fused": m.shared_fused, "shared_bias": m.shared_bias, "shared_average": m.shared_average, "post_norm": m.post_norm, "eps": match m.scoring { Scoring::SparseMixer { eps } => eps, _ => 0.0 }, "scoring": match m.scoring {
-                Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer", Scoring::SigmoidSink => "sigmoid_sink" },
+                Scoring::Softmax => "softmax", Scoring::Sigmoid => "sigmoid", Scoring::TopkSoftmax => "topk_softmax", Scoring::TopkSigmoid => "topk_sigmoid", Scoring::SigmoidBiasedLogits => "sigmoid_biased_logits", Scoring::SparseMixer { .. } => "sparsemixer", Scoring::SigmoidSink => "sigmoid_sink", Scoring::SqrtSoftplus => "sqrt_softplus" },
             "norm_topk_prob": m.norm_topk_prob, "renorm_eps": m.renorm_eps, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
             "swiglu_limit": m.swiglu_limit, "stacked": matches!(m.storage, ExpertStorage::Stacked { .. }), "interleaved": matches!(m.storage, ExpertStorage::Stacked { interleaved: true, .. }), "out_in": matches!(m.storage, ExpertStorage::Stacked { out_in: true, .. }), "out_bias": m.out_bias, "router_softcap": m.router_softcap, "flat": m.storage == ExpertStorage::Flat, "glu_softcaps": m.glu_softcaps.map(|(g, u)| [g, u]),
@@ -669,6 +686,34 @@ pub fn module(g: &Graph, script: &str) -> String {
         config["hyper"] = json!({
             "streams": h.streams, "magnitude": h.magnitude, "eps": h.eps,
         });
+        if let Some(n) = h.sinkhorn {
+            config["hyper"]["sinkhorn"] = json!(n);
+        }
+    }
+    if let Some(m) = spec.moe.as_ref() {
+        if let Some(h) = &m.hash_layers {
+            config["moe"]["hash"] = json!(h.iter().collect::<Vec<_>>());
+        }
+        if m.shared_clamp {
+            config["moe"]["shared_clamp"] = json!(true);
+        }
+    }
+    if let Some(v) = &a.v4 {
+        let kinds: Vec<&str> = (0..spec.layers)
+            .map(|b| match v.kind(b) {
+                crate::spec::V4Kind::Sliding => "sliding",
+                crate::spec::V4Kind::Csa(_) => "csa",
+                crate::spec::V4Kind::Hca(_) => "hca",
+            })
+            .collect();
+        let window = match spec.plan.first().and_then(|l| l.span()) {
+            Some(AttnSpan::Sliding(w)) => w,
+            _ => 0,
+        };
+        config["v4"] = json!({
+            "kinds": kinds, "window": window, "csa": v.csa.1, "hca": v.hca.1, "o_groups": v.o_groups,
+            "index": {"heads": v.index.heads, "head_dim": v.index.head_dim, "top_k": v.index.top_k},
+        });
     }
     config["attn_sub_norm"] = json!(a.sub_norm);
     config["out_gate"] = match a.out_gate {
@@ -723,6 +768,19 @@ pub fn module(g: &Graph, script: &str) -> String {
         ),
     )
 }
+
+/// DeepSeek-V4's mix of the streams among themselves, in `stream_mix`.
+const SINKHORN_MIX: &str = r#"    if b is not None and Hc["sinkhorn"]:
+        # DeepSeek-V4: post without eps, and C: [T, n, n], how the streams mix among themselves,
+        # a softmax per row made doubly stochastic (rows and columns summing to 1) by Sinkhorn
+        post = Hc["magnitude"] * sig(m[:, n : 2 * n] * scale[1] + base[n : 2 * n])  # post: [T, n]
+        c = softmax((m[:, 2 * n :] * scale[2] + base[2 * n :]).reshape(T, n, n)) + Hc["eps"]  # c: [T, n, n]
+        c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
+        for _ in range(Hc["sinkhorn"] - 1):
+            c = c / (c.sum(2, keepdims=True) + Hc["eps"])  # rows
+            c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
+        return (pre[:, :, None] * X).sum(1), (post, c)  # [T, hidden], ([T, n], [T, n, n])
+"#;
 
 /// Mamba's projections to the step, B and C: one set for all channels.
 const OWN_BCDT: &str = r#"    sel = linear(xs, w(W, "ssm_x", b))  # sel: [T, R + 2N]
@@ -793,6 +851,67 @@ fn prune(spec: &Spec, body: &str) -> String {
     // Edits whose new text is made here.
     let mut out_edits: Vec<(&str, String)> = Vec::new();
     let variants = spec.attn_variants();
+    // DeepSeek-V4's parts, where the model has them; the lines they change restored first, so
+    // that the other edits find the template's lines as they were.
+    if spec.moe.as_ref().is_none_or(|m| m.hash_layers.is_none()) {
+        drop.push("route_hashed");
+        lines.extend([
+            ("def moe(x, W, b, rx=None, ids=None):", "def moe(x, W, b, rx=None):"),
+            (
+                "    hashed = b in M[\"hash\"]  # DeepSeek-V4: this layer's experts chosen by token id\n",
+                "",
+            ),
+            (" if M[\"correction_bias\"] and not hashed else None", " if M[\"correction_bias\"] else None"),
+            (
+                "(route_hashed(logits[t], w(W, \"hash_table\", b)[ids[t]]) if hashed else route(logits[t], corr))",
+                "route(logits[t], corr)",
+            ),
+            ("moe(h, W, b, ids=ids)", "moe(h, W, b)"),
+            ("hyper_forward(x, W, ids)", "hyper_forward(x, W)"),
+        ]);
+    }
+    if spec.moe.as_ref().is_none_or(|m| !m.shared_clamp) {
+        lines.push((
+            "            h = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) if M[\"shared_clamp\"] else act(g) * u  # h: [T, F_shared]\n",
+            "            h = act(g) * u  # h: [T, F_shared]\n",
+        ));
+    }
+    if spec.attn.v4.is_none() {
+        drop.extend(["v4_rope", "compress", "v4_index", "v4_attention"]);
+        lines.push((
+            "        a = v4_attention(norm(h, w(W, \"attn_norm\", b)), W, b)  # a: [T, hidden]\n",
+            "",
+        ));
+    } else {
+        lines.push((
+            "        a = attention(norm(h, w(W, \"attn_norm\", b)), W, b, span, use_rope)  # a: [T, hidden]\n",
+            "",
+        ));
+    }
+    if spec.hyper.is_none_or(|h| h.sinkhorn.is_none()) {
+        lines.extend([
+            (
+                "        post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]\n        X = np.einsum(\"tji,tjd->tid\", c, X) + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], stream i = sum_j C[j, i] X_j plus the output\n",
+                "",
+            ),
+            (
+                "        post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]\n        X = np.einsum(\"tji,tjd->tid\", c, X) + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]\n",
+                "",
+            ),
+        ]);
+        lines.push((SINKHORN_MIX, ""));
+    } else {
+        lines.extend([
+            (
+                "        X = X + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], the output written to every stream\n",
+                "",
+            ),
+            (
+                "        X = X + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]\n        post, c = post",
+                "        post, c = post",
+            ),
+        ]);
+    }
     if spec.moe.as_ref().is_none_or(|m| m.glu_softcaps.is_none()) {
         drop.push("softcapped_glu");
         lines.push((
@@ -1002,11 +1121,19 @@ fn prune(spec: &Spec, body: &str) -> String {
         ));
     }
     if spec.moe.as_ref().is_none_or(|m| !m.router_norm) {
+        let hashed = spec.moe.as_ref().is_some_and(|m| m.hash_layers.is_some());
         lines.extend([
-            (
-                "def moe(x, W, b, rx=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)\n",
-                "def moe(x, W, b):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts\n",
-            ),
+            if hashed {
+                (
+                    "def moe(x, W, b, rx=None, ids=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)\n",
+                    "def moe(x, W, b, ids=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (ids: [T], the tokens, where a layer routes by them)\n",
+                )
+            } else {
+                (
+                    "def moe(x, W, b, rx=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)\n",
+                    "def moe(x, W, b):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts\n",
+                )
+            },
             ("    rx = x if rx is None else rx  # what the router reads\n", ""),
             (
                 "    if M[\"router_norm\"]:\n        rx = rx / np.sqrt((rx * rx).mean(-1, keepdims=True) + CONFIG[\"eps\"]) * w(W, \"router_scale\", b) / np.float32(math.sqrt(CONFIG[\"hidden\"]))  # [T, hidden], normed (no weight) and scaled\n",
@@ -1750,7 +1877,11 @@ fn prune(spec: &Spec, body: &str) -> String {
         if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
             out.replace_range(
                 a..b,
-                "    return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them",
+                if spec.moe.as_ref().is_some_and(|m| m.hash_layers.is_some()) {
+                    "    return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them"
+                } else {
+                    "    return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them"
+                },
             );
         }
     }
@@ -1860,6 +1991,11 @@ fn rope(spec: &Spec) -> String {
     };
     let dim = r.rotary_dim(hd(AttnSpan::Full));
     let mut out = freqs(&r.full, "rope_frequencies", dim);
+    // DeepSeek-V4's compressed layers rotate by frequencies of their own.
+    if let Some(v) = &spec.attn.v4 {
+        out += "\n\n\n";
+        out += &freqs(&v.compress_freqs, "compress_rope_frequencies", v.rope_dim);
+    }
     let pick = match &r.sliding {
         Some(s) => {
             let sliding = AttnSpan::Sliding(1);
@@ -2926,7 +3062,10 @@ def route(logits, correction):
         vals = logits[idx]  # vals: [k]
         wts = softmax(vals) if kind == "topk_softmax" else 1 / (1 + np.exp(-vals))  # wts: [k]
     else:
-        probs = softmax(logits) if kind == "softmax" else 1 / (1 + np.exp(-logits))  # probs: [E]
+        if kind == "sqrt_softplus":
+            probs = np.sqrt(np.logaddexp(0, logits))  # probs: [E], √softplus
+        else:
+            probs = softmax(logits) if kind == "softmax" else 1 / (1 + np.exp(-logits))  # probs: [E]
         biased = logits if kind == "sigmoid_biased_logits" else probs  # what the bias is added to
         choice = biased + (correction if correction is not None else 0)  # choice: [E], bias for choosing only
         if M["n_group"] > 1:
@@ -2943,7 +3082,17 @@ def route(logits, correction):
     return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
 
 
-def moe(x, W, b, rx=None):
+def route_hashed(logits, experts):
+    # DeepSeek-V4's first layers: logits: [E], experts: [k], the ones the stored table lists for
+    # this token -> list of (expert, weight), weighted by their sqrt-softplus scores renormalized
+    M = CONFIG["moe"]
+    idx = experts.astype(np.int64)  # idx: [k]
+    probs = np.sqrt(np.logaddexp(0, logits[idx]))  # probs: [k]
+    wts = probs / (probs.sum() + M["renorm_eps"])  # wts: [k], summing to 1
+    return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
+
+
+def moe(x, W, b, rx=None, ids=None):
     # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)
     M = CONFIG["moe"]
     rx = x if rx is None else rx  # what the router reads
@@ -2954,10 +3103,11 @@ def moe(x, W, b, rx=None):
     logits = linear(rx, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
     if M["router_softcap"]:
         logits = M["router_softcap"] * np.tanh(logits / M["router_softcap"])  # logits: [T, E], softcapped
-    corr = w(W, "correction_bias", b).reshape(-1) if M["correction_bias"] else None  # corr: [E] or None
+    hashed = b in M["hash"]  # DeepSeek-V4: this layer's experts chosen by token id
+    corr = w(W, "correction_bias", b).reshape(-1) if M["correction_bias"] and not hashed else None  # corr: [E] or None
     out = np.zeros_like(x)  # out: [T, hidden]
     for t in range(x.shape[0]):
-        for e, weight in route(logits[t], corr):
+        for e, weight in (route_hashed(logits[t], w(W, "hash_table", b)[ids[t]]) if hashed else route(logits[t], corr)):
             if M["expert_scale"]:
                 weight = weight * float(w(W, "router_expert_scale", b)[e])  # times the expert's learned scale
             if e >= M["experts"]:
@@ -2998,7 +3148,7 @@ def moe(x, W, b, rx=None):
             h = act(g) * u  # h: [T, F_shared]
         else:
             g, u = linear(x, w(W, "shared_gate", b), sb("shared_gate")), linear(x, w(W, "shared_up", b), sb("shared_up"))  # g, u: [T, F_shared]
-            h = act(g) * u  # h: [T, F_shared]
+            h = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) if M["shared_clamp"] else act(g) * u  # h: [T, F_shared]
         s = linear(h, w(W, "shared_down", b), sb("shared_down"))  # s: [T, hidden]
         if M["shared_gate"]:
             s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]
@@ -3197,6 +3347,16 @@ def stream_mix(X, W, key, b=None):
     sig = lambda z: 1 / (1 + np.exp(-z))
     pre = sig(m[:, :n] * scale[0] + base[:n]) + Hc["eps"]  # pre: [T, n], how much of each stream is read
     post = None if b is None else Hc["magnitude"] * sig(m[:, n:] * scale[1] + base[n:]) + Hc["eps"]  # post: [T, n], how much of the output each stream gets
+    if b is not None and Hc["sinkhorn"]:
+        # DeepSeek-V4: post without eps, and C: [T, n, n], how the streams mix among themselves,
+        # a softmax per row made doubly stochastic (rows and columns summing to 1) by Sinkhorn
+        post = Hc["magnitude"] * sig(m[:, n : 2 * n] * scale[1] + base[n : 2 * n])  # post: [T, n]
+        c = softmax((m[:, 2 * n :] * scale[2] + base[2 * n :]).reshape(T, n, n)) + Hc["eps"]  # c: [T, n, n]
+        c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
+        for _ in range(Hc["sinkhorn"] - 1):
+            c = c / (c.sum(2, keepdims=True) + Hc["eps"])  # rows
+            c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
+        return (pre[:, :, None] * X).sum(1), (post, c)  # [T, hidden], ([T, n], [T, n, n])
     return (pre[:, :, None] * X).sum(1), post  # [T, hidden], [T, n]
 
 
@@ -3222,17 +3382,109 @@ def hierarchy_forward(x, W):
     return lm_head(high, W)  # the last high-level state; its stack's norm was the final norm
 
 
-def hyper_forward(x, W):
+def v4_rope(x, pos, freqs, sign=1.0):
+    # DeepSeek-V4: x: [..., T, D] -> x with its last rot_dim dims rotated in interleaved pairs by
+    # the angle of each position (pos: [T]); backwards with sign -1
+    inv, factor = freqs(int(pos.max()) + 1 if len(pos) else 1)  # inv: [rot_dim / 2]
+    ang = pos.astype(np.float32)[:, None] * inv.astype(np.float32)[None, :]  # ang: [T, rot_dim / 2]
+    cos, sin = (np.cos(ang) * factor).astype(np.float32), (sign * np.sin(ang) * factor).astype(np.float32)
+    r = 2 * inv.shape[0]
+    even, odd = x[..., -r::2], x[..., -r + 1 :: 2]  # the pairs' first and second dims
+    out = x.copy()
+    out[..., -r::2], out[..., -r + 1 :: 2] = even * cos - odd * sin, odd * cos + even * sin
+    return out
+
+
+def compress(x, W, b, key, m, overlap, D):
+    # DeepSeek-V4's compressor. x: [T, hidden] -> entries [T // m, D]: each closed window of m
+    # tokens pooled into one, by a softmax over its slots (feature by feature) of the gates plus
+    # a bias per slot; with overlap, over the window before it too (2m slots: each token's first
+    # D features serve the next window's entry, its last D its own window's)
+    parts, gates = linear(x, w(W, key + "_kv", b)), linear(x, w(W, key + "_gate", b))  # [T, D or 2D] each
+    bias = w(W, key + "_bias", b)  # bias: [m, D or 2D], one row per slot of a window
+    n = x.shape[0] // m  # windows closed
+    out = np.zeros((n, D), np.float32)  # out: [n, D]
+    for e in range(n):
+        own = slice(e * m, (e + 1) * m)
+        if overlap:
+            c, z = parts[own, D:], gates[own, D:] + bias[:, D:]  # [m, D] each: the window's own halves
+            if e > 0:
+                before = slice((e - 1) * m, e * m)
+                c = np.concatenate([parts[before, :D], c])  # c: [2m, D]
+                z = np.concatenate([gates[before, :D] + bias[:, :D], z])  # z: [2m, D]
+        else:
+            c, z = parts[own], gates[own] + bias  # [m, D] each
+        p = np.exp(z - z.max(0))
+        out[e] = (p / p.sum(0) * c).sum(0)  # out[e]: [D]
+    out = norm(out, w(W, key + "_norm", b))  # [n, D]
+    return v4_rope(out, np.arange(n) * m, compress_rope_frequencies)  # each rotated at its window's first position
+
+
+def v4_index(x, cq, W, b, m, seen):
+    # DeepSeek-V4's indexer. x: [T, hidden], cq: [T, q_lora], seen: [T, E] the entries of windows
+    # closed by each query -> [T, E], True at each query's top-k of those
+    I = CONFIG["v4"]["index"]
+    T, IH, ID = x.shape[0], I["heads"], I["head_dim"]
+    k = compress(x, W, b, "index_comp", m, True, ID)  # k: [E, ID]
+    q = linear(cq, w(W, "index_q", b)).reshape(T, IH, ID).transpose(1, 0, 2)  # q: [IH, T, ID]
+    q = v4_rope(q, np.arange(T), compress_rope_frequencies)
+    weights = linear(x, w(W, "index_weights", b)) / np.sqrt(IH)  # weights: [T, IH]
+    dots = np.maximum(q @ k.T, 0) / np.sqrt(ID)  # dots: [IH, T, E], ReLU'd
+    scores = np.where(seen, np.einsum("th,hte->te", weights, dots), -np.inf)  # scores: [T, E]
+    keep = np.zeros_like(seen)
+    for t in range(T):
+        best = np.argsort(-scores[t], kind="stable")[: min(I["top_k"], int(seen[t].sum()))]
+        keep[t, best] = True
+    return keep  # [T, E]
+
+
+def v4_attention(x, W, b):
+    # DeepSeek-V4's attention. x: [T, hidden] -> [T, hidden]
+    C, V = CONFIG, CONFIG["v4"]
+    T, H, D = x.shape[0], C["heads"], C["head_dim"]
+    kind = V["kinds"][b]  # "sliding", "csa" (compressed sparse) or "hca" (heavily compressed)
+    freqs = rope_frequencies if kind == "sliding" else compress_rope_frequencies
+    pos = np.arange(T)
+    cq = norm(linear(x, w(W, "q_a", b)), w(W, "q_a_norm", b))  # cq: [T, q_lora], the query latent
+    q = linear(cq, w(W, "q_b", b)).reshape(T, H, D).transpose(1, 0, 2)  # q: [H, T, D]
+    q = v4_rope(q / np.sqrt((q * q).mean(-1, keepdims=True) + C["eps"]), pos, freqs)  # each head RMS-normed (no weight), rotated
+    kv = v4_rope(norm(linear(x, w(W, "v4_kv", b)), w(W, "v4_kv_norm", b)), pos, freqs)  # kv: [T, D], key and value both
+    near = (pos[None, :] <= pos[:, None]) & (pos[:, None] - pos[None, :] < V["window"])  # near: [T, T], the sliding window
+    keys, mask = kv, np.where(near, 0.0, -np.inf).astype(np.float32)  # keys: [T, D], mask: [T, T]
+    if kind != "sliding":
+        m = V[kind]  # tokens per entry
+        entries = compress(x, W, b, "comp", m, kind == "csa", D)  # entries: [E, D]
+        seen = np.arange(len(entries))[None, :] < ((pos + 1) // m)[:, None]  # seen: [T, E], windows closed by each query
+        if kind == "csa":
+            seen = seen & v4_index(x, cq, W, b, m, seen)  # only the entries the indexer keeps
+        keys = np.concatenate([kv, entries])  # keys: [T + E, D]
+        mask = np.concatenate([mask, np.where(seen, 0.0, -np.inf).astype(np.float32)], 1)  # mask: [T, T + E]
+    s = q @ keys.T / np.float32(math.sqrt(D)) + mask  # s: [H, T, T + E]
+    sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1], one learned logit per head
+    p = softmax(np.concatenate([s, sink], -1))[..., :-1]  # p: [H, T, T + E], the sink's share dropped
+    out = v4_rope(p @ keys, pos, freqs, -1.0).transpose(1, 0, 2)  # out: [T, H, D], values = keys, rotated back by the query's position
+    g = V["o_groups"]
+    woa = w(W, "v4_o_a", b).reshape(g, -1, H * D // g)  # woa: [g, o_rank, H D / g]
+    oa = np.einsum("tgi,gri->tgr", out.reshape(T, g, -1), woa).reshape(T, -1)  # oa: [T, g o_rank], each group of heads on its own
+    return linear(oa, w(W, "v4_o_b", b))  # [T, hidden]
+
+
+def hyper_forward(x, W, ids):
     # Hyper-connections' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
     X = np.repeat(x[:, None, :], CONFIG["hyper"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
     for b, (span, use_rope, ffn) in enumerate(PLAN):
         h, post = stream_mix(X, W, "hc_attn", b)  # h: [T, hidden], post: [T, n]
         a = attention(norm(h, w(W, "attn_norm", b)), W, b, span, use_rope)  # a: [T, hidden]
+        a = v4_attention(norm(h, w(W, "attn_norm", b)), W, b)  # a: [T, hidden]
         X = X + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], the output written to every stream
+        post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]
+        X = np.einsum("tji,tjd->tid", c, X) + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], stream i = sum_j C[j, i] X_j plus the output
         h, post = stream_mix(X, W, "hc_ffn", b)
         h = norm(h, w(W, "ffn_norm", b))  # h: [T, hidden]
-        m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)  # m: [T, hidden]
+        m = moe(h, W, b, ids=ids) if ffn == "moe" else mlp(h, W, b)  # m: [T, hidden]
         X = X + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]
+        post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]
+        X = np.einsum("tji,tjd->tid", c, X) + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]
     h, _ = stream_mix(X, W, "hc_head")  # h: [T, hidden], the streams weighed into one
     return lm_head(norm(h, w(W, "final_norm")), W)
 
@@ -3287,7 +3539,7 @@ def forward(ids, W):
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
     if C["hyper"]:
-        return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them
+        return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them
     if C["attn_res"]:
         return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream
     if C["hierarchy"]:

@@ -344,7 +344,10 @@ const GLYPHS: &[(&str, &str)] = &[
 /// A size's name when exactly one of the model's sizes has that value.
 pub(crate) fn dim_name(spec: &crate::spec::Spec, d: &crate::graph::Dim) -> String {
     let Some(n) = d.size() else {
-        return "seq_len".into();
+        return match d.every() {
+            Some(m) if m > 1 => format!("seq_len/{m}"),
+            _ => "seq_len".into(),
+        };
     };
     let a = &spec.attn;
     let mut known: Vec<(&str, u64)> = vec![

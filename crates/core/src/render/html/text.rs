@@ -492,7 +492,32 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
     if let Some(r) = spec.laurel {
         sub.push(format!("LAuReL: beside the attention, a rank-{r} branch of its normed input (down to {r}, back up, normed) is added back to that normed input x̂, and the result joins the attention's residual scaled by 1/√2: (x + attention(x̂) + x̂ + branch(x̂)) / √2."));
     }
-    if let Some(h) = spec.hyper {
+    if let Some(v) = &a.v4 {
+        let (h, hd, r) = (a.heads, a.head_dim, v.rope_dim);
+        let w = match spec.plan.first().and_then(|l| l.span()) {
+            Some(AttnSpan::Sliding(w)) => w,
+            _ => 0,
+        };
+        sub.push(format!("DeepSeek-V4's attention: each of the {h} heads' queries comes from a {q}-dim latent (normed, then each head RMS-normed without a weight), and one {hd}-dim head, RMS-normed, is both the key and the value of every query head: the cache holds one vector per token, not two per K/V head. The last {r} dims of queries and keys rotate by position (interleaved pairs); since the values are the rotated keys, the output's last {r} dims are rotated back by the query's position, so each value enters by its distance from the query. Every layer attends over its last {w} tokens, with a learned sink per head.", q = v.q_lora_rank));
+        let (csa, hca) = (&v.csa.0, &v.hca.0);
+        if !csa.is_empty() {
+            sub.push(format!("Compressed sparse attention (layers {csa}): a compressor pools every window of {m} tokens into one {hd}-dim entry, a softmax over the slots (feature by feature) of gates projected from the tokens plus a learned bias per slot weighing the tokens' projected parts; the windows overlap, each entry reading its own window and the one before it ({two} slots). An indexer with a compressor of its own ({ih} heads of {id} dims from the query latent) scores every closed window's entry, Σₕ wₕ · ReLU(qₕ · k), and each query reads the window's keys and its top {k} entries: its cost stays bounded however long the context, while the entries cached grow by one per {m} tokens.", m = v.csa.1, two = 2 * v.csa.1, ih = v.index.heads, id = v.index.head_dim, k = v.index.top_k));
+        }
+        if !hca.is_empty() {
+            sub.push(format!("Heavily compressed attention (layers {hca}): the same pooling over windows of {m} tokens, without overlap, and each query reads every entry of the windows closed by its position besides its window's keys: the cache grows by one {hd}-dim entry per {m} tokens.", m = v.hca.1));
+        }
+        sub.push(format!("The output projection is grouped and low-rank: the heads form {g} groups, each projected from {per} to {o} features on its own, then all {go} mixed back to the hidden size.", g = v.o_groups, per = h * hd / v.o_groups, o = v.o_lora_rank, go = v.o_groups * v.o_lora_rank));
+    }
+    if let Some(h) = spec.hyper.filter(|h| h.sinkhorn.is_some()) {
+        sub.push(format!(
+            "Manifold-constrained hyper-connections: the residual stream is {n} streams of {d} values per token ({w} in all), each starting as the embedding. Before each sublayer, (2 + {n}) × {n} logits computed from the streams themselves (divided by their RMS, with no learned scale) give pre gates σ(·) + ε, which weigh the {n} streams into the sublayer's one input; post gates {m} · σ(·), each stream's share of the sublayer's output; and a {n} × {n} mix of the streams among themselves, a softmax made doubly stochastic (rows and columns summing to 1) by {it} Sinkhorn iterations, so mixing neither grows nor shrinks the stream. Each stream becomes its mix of the old streams plus its share of the output. A last mix of {n} gates weighs the streams into one before the final norm.",
+            n = h.streams,
+            d = spec.hidden,
+            w = h.streams * spec.hidden,
+            m = crate::fmt::float(h.magnitude),
+            it = h.sinkhorn.unwrap_or(0),
+        ));
+    } else if let Some(h) = spec.hyper {
         sub.push(format!(
             "Hyper-connections: the residual stream is {n} streams of {d} values per token ({w} in all), each starting as the embedding. Before each sublayer, 2 × {n} logits computed from the streams themselves (divided by their RMS, with no learned scale) give pre gates σ(·) + ε, which weigh the {n} streams into the sublayer's one input, and post gates {m} · σ(·) + ε, each stream's share of the sublayer's output, added to it. A last mix of {n} gates weighs the streams into one before the final norm. The stream costs {n}× the activation memory of a plain residual; the KV cache is unchanged.",
             n = h.streams,
@@ -897,6 +922,10 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         Scoring::TopkSigmoid => {
             "the top-k logits are chosen and their sigmoids scale each chosen expert's input".into()
         }
+        Scoring::SqrtSoftplus => format!("each expert's score is √softplus of its logit; {}, and the chosen experts are weighted by their scores normalized to sum to 1", match &m.hash_layers {
+            Some(h) => format!("in layers {h} a stored table picks the top-k by token id (hash routing: the same experts for the same token, whatever the context); elsewhere the scores plus a learned correction bias (used for choosing only) pick them"),
+            None => "the scores plus a learned correction bias (used for choosing only) pick the top-k".into(),
+        }),
         Scoring::SigmoidSink => format!("each routed expert's sigmoid score plus a learned correction bias (used for choosing only) picks the top-k; the router also scores the {} shared experts, and the chosen and the shared experts are weighted by their sigmoids normalized over all of them, times a learned scalar, so the shared experts act as a sink that takes weight from the routed ones", m.shared_experts),
     };
     // ZAYA's router is an MLP of its own, and picks one class among the experts and one more.
@@ -964,10 +993,15 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
     if m.post_norm {
         sub.push("The MoE block's output, routed and shared experts together, is normed before it joins the residual stream; dense layers have no such norm.".into());
     }
-    if let Some(l) = m.swiglu_limit {
-        sub.push(format!(
+    match m.swiglu_limit {
+        Some(l) if m.swiglu_plain => sub.push(format!(
+            "The {}SwiGLU clamps its gate above at {l} and its up to [−{l}, {l}] before act(gate) · up.",
+            if m.shared_clamp { "experts' (the shared ones' too) " } else { "experts' " }
+        )),
+        Some(l) => sub.push(format!(
             "The experts' SwiGLU is clamped at {l} and uses (up + 1) · gate · σ(1.702 · gate)."
-        ));
+        )),
+        None => {}
     }
     if let Some(l) = g.spec.mlp.clamp.filter(|_| m.shared_experts > 0) {
         sub.push(format!(

@@ -44,6 +44,16 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Head | Kind::PerLayer | Kind::Residual if spec.attn_res.is_some() => {
             super::torch_inkling2::model(spec)
         }
+        // DeepSeek-V4: likewise.
+        Kind::Attention if spec.attn.v4.is_some() => super::torch_deepseek_v4::attention(spec),
+        Kind::Moe if spec.attn.v4.is_some() => format!(
+            "HIDDEN = {}\n\n{}",
+            spec.hidden,
+            super::torch_deepseek_v4::moe(spec)
+        ),
+        Kind::Head | Kind::Residual if spec.attn.v4.is_some() => {
+            super::torch_deepseek_v4::model(spec)
+        }
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
         Kind::Mixer if spec.s6.as_ref().is_some_and(|s| s.heads > 1) => {
             super::torch_shared::mamba_heads(spec)
@@ -89,6 +99,13 @@ pub fn module(spec: &Spec) -> String {
         parts.push(super::torch_inkling2::attention(spec));
         parts.push(super::torch_inkling2::moe(spec));
         parts.push(super::torch_inkling2::model(spec));
+        return parts.join("\n\n\n") + "\n";
+    }
+    if spec.attn.v4.is_some() {
+        // DeepSeek-V4: its attention, experts and layers are its own.
+        parts.push(super::torch_deepseek_v4::attention(spec));
+        parts.push(super::torch_deepseek_v4::moe(spec));
+        parts.push(super::torch_deepseek_v4::model(spec));
         return parts.join("\n\n\n") + "\n";
     }
     if matches!(spec.position, Position::Rope(_)) {
@@ -427,7 +444,7 @@ fn rope_dim(spec: &Spec, r: &Rope) -> u64 {
 }
 
 /// The function computing one set of inverse frequencies for a sequence of `seq_len` tokens.
-fn freqs_fn(name: &str, f: &RopeFreqs, dim: u64) -> String {
+pub(super) fn freqs_fn(name: &str, f: &RopeFreqs, dim: u64) -> String {
     let base = fmt_f(f.theta);
     let scaled = match &f.scaling {
         RopeScaling::None => String::new(),
@@ -2758,6 +2775,10 @@ fn moe(spec: &Spec, n: &Names) -> String {
             "        top, idx = logits.topk({k}, dim=-1)\n        weights = top.float().sigmoid()  # scales each chosen expert's input\n"
         ),
         Scoring::SigmoidSink => unreachable!("written by sink_moe"),
+        Scoring::SqrtSoftplus => format!(
+            "        probs = F.softplus(logits.float()).sqrt()\n        idx = (probs + {corr}).topk({k}, dim=-1).indices\n        weights = probs.gather(1, idx)\n        weights = weights / (weights.sum(-1, keepdim=True) + {})\n",
+            fmt_f(m.renorm_eps)
+        ),
     };
     let scale = if m.routed_scaling != 1.0 {
         format!("        weights = weights * {}\n", m.routed_scaling)
