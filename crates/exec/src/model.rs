@@ -4,10 +4,6 @@
 //! tests compare logits with transformers on tiny random models of every family it runs.
 
 use crate::attention;
-
-#[path = "v4.rs"]
-mod v4;
-
 use crate::linear::with_values;
 use crate::rope;
 use crate::ssm::{self, SsmState};
@@ -23,6 +19,10 @@ use anatomy_core::Error;
 use candle_core::{DType, Device, IndexOp, Tensor, D};
 
 type R<T> = candle_core::Result<T>;
+
+// DeepSeek-V4's attention and routing by token id, methods of `Model` kept apart.
+#[path = "v4.rs"]
+mod v4;
 
 /// The cache slots of Inkling's residual convolutions: K, V, the attention's output, the
 /// MLP's.
@@ -140,10 +140,10 @@ pub const SMALL: usize = 4096;
 /// are 256, 64, 256 and 64; any length gives the same sums).
 const SSD_CHUNK: usize = 64;
 
-/// Hyper-connections' tensors: each mix's logit weights, biases and scales.
 /// A sublayer's post gates [t, n], and with Sinkhorn (DeepSeek-V4) the streams' mix [t, n, n].
 type PostGates = (Tensor, Option<Tensor>);
 
+/// Hyper-connections' tensors: each mix's logit weights, biases and scales.
 const HC_ATTN: (Role, Role, Role) = (Role::HcAttnFn, Role::HcAttnBase, Role::HcAttnScale);
 const HC_FFN: (Role, Role, Role) = (Role::HcFfnFn, Role::HcFfnBase, Role::HcFfnScale);
 const HC_HEAD: (Role, Role, Role) = (Role::HcHeadFn, Role::HcHeadBase, Role::HcHeadScale);
@@ -1685,12 +1685,7 @@ impl Model {
     }
 
     /// Every stream plus a sublayer's output `y` [t, hidden] times its post gate [t, n].
-    fn stream_add(
-        &self,
-        x: &Tensor,
-        post: &Option<(Tensor, Option<Tensor>)>,
-        y: &Tensor,
-    ) -> Res<Tensor> {
+    fn stream_add(&self, x: &Tensor, post: &Option<PostGates>, y: &Tensor) -> Res<Tensor> {
         let (post, comb) = post.as_ref().expect("a sublayer's mix has post gates");
         let (t, n) = post.dims2()?;
         let d = y.dim(1)?;

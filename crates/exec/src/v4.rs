@@ -23,11 +23,12 @@ struct Compressed {
     entries: Vec<f32>,
 }
 
-/// A layer's state: its rotated keys-and-values [T, head_dim] (the window reads the last
-/// ones), its compressor's and its indexer's.
+/// A layer's state: its rotated keys-and-values [rows, head_dim] from position `kv_first` on
+/// (the window's), its compressor's and its indexer's.
 #[derive(Clone, Default)]
 pub struct V4State {
     kv: Vec<f32>,
+    kv_first: usize,
     comp: Compressed,
     index: Compressed,
 }
@@ -202,8 +203,8 @@ impl Model {
         state.kv.extend_from_slice(&kv);
         self.keep(Some(b), "kv", &Tensor::from_vec(kv, (t, hd), &Device::Cpu)?);
         // The compressor's entries, and which each query reads.
-        let (entries, visible) = match kind {
-            V4Kind::Sliding => (0, vec![vec![]; t]),
+        let visible: Vec<Vec<usize>> = match kind {
+            V4Kind::Sliding => vec![vec![]; t],
             V4Kind::Csa(m) | V4Kind::Hca(m) => {
                 let m = m as usize;
                 let overlap = matches!(kind, V4Kind::Csa(_));
@@ -223,12 +224,11 @@ impl Model {
                 );
                 // Query i sees the entries of windows closed by its position.
                 let closed = |i: usize| ((p0 + i + 1) / m).min(n);
-                let visible: Vec<Vec<usize>> = if overlap {
-                    self.v4_index(x, &cq, b, m, &mut state, closed)?
+                if overlap {
+                    self.v4_index(x, &cq, (b, p0), m, &mut state, closed)?
                 } else {
                     (0..t).map(|i| (0..closed(i)).collect()).collect()
-                };
-                (n, visible)
+                }
             }
         };
         // The heads: the window's keys, then the visible entries; the sink; values = keys.
@@ -242,7 +242,7 @@ impl Model {
         for i in 0..t {
             let p = p0 + i;
             let keys: Vec<&[f32]> = (p.saturating_sub(w - 1)..=p)
-                .map(|j| &state.kv[j * hd..][..hd])
+                .map(|j| &state.kv[(j - state.kv_first) * hd..][..hd])
                 .chain(
                     visible[i]
                         .iter()
@@ -263,9 +263,12 @@ impl Model {
                 }
             }
         }
+        // The window ahead needs the last w − 1 keys alone.
+        let keep_from = (p0 + t).saturating_sub(w - 1).max(state.kv_first);
+        state.kv.drain(..(keep_from - state.kv_first) * hd);
+        state.kv_first = keep_from;
         // The output's last dims rotate back by the query's position.
         rope_rows(&mut out, hd, r, freqs, |i| p0 + i / h, -1.0);
-        let _ = entries;
         cache.v4[b] = Some(state);
         let o = Tensor::from_vec(out, (t, h * hd), &Device::Cpu)?;
         self.keep(Some(b), "attn_heads", &o);
@@ -290,7 +293,7 @@ impl Model {
         &self,
         x: &Tensor,
         cq: &Tensor,
-        b: usize,
+        (b, p0): (usize, usize),
         m: usize,
         state: &mut V4State,
         closed: impl Fn(usize) -> usize,
@@ -304,12 +307,11 @@ impl Model {
             ix.head_dim as usize,
             v.rope_dim as usize,
         );
-        let p0 = state.kv.len() / spec.attn.head_dim as usize - t;
         let (parts, gates) = (
             self.rows_of(x, Role::IndexCompKv, b)?,
             self.rows_of(x, Role::IndexCompGate, b)?,
         );
-        let n = state.index.take(
+        state.index.take(
             &parts,
             &gates,
             (m, 2 * id, true),
@@ -338,7 +340,6 @@ impl Model {
             let keep = (ix.top_k as usize).min(scores.len());
             chosen.push(super::top_indices(&scores, keep));
         }
-        let _ = n;
         Ok(chosen)
     }
 

@@ -70,12 +70,11 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         } else {
             "compress_rate_hca"
         };
-        let m = match (cfg.opt_size(legacy)?, &rates) {
-            (Some(m), _) => m,
-            (None, Some(r)) => r.size(key, Some(default))?,
-            (None, None) => default,
-        };
-        cfg.bounded(legacy, m, 1 << 16)
+        match (cfg.opt_size(legacy)?, &rates) {
+            (Some(m), _) => cfg.bounded(legacy, m, 1 << 16),
+            (None, Some(r)) => r.bounded(key, r.size(key, Some(default))?, 1 << 16),
+            (None, None) => Ok(default),
+        }
     };
     let csa = LayerSet::from_fn(n, |b| types[b as usize] == CSA);
     let hca = LayerSet::from_fn(n, |b| types[b as usize] == HCA);
@@ -170,7 +169,12 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         streams,
         magnitude: 2.0,
         eps: cfg.float("hc_eps", 1e-6)?,
-        sinkhorn: Some(cfg.size("hc_sinkhorn_iters", Some(20))?),
+        // Bounded: each iteration runs per token and sublayer.
+        sinkhorn: Some(cfg.bounded(
+            "hc_sinkhorn_iters",
+            cfg.size("hc_sinkhorn_iters", Some(20))?,
+            10_000,
+        )?),
     });
     s.tied = cfg.flag("tie_word_embeddings", false)?;
     // The multi-token prediction layers are not built.

@@ -7,9 +7,9 @@ use crate::fmt::float as fmt_f;
 use crate::naming::Role;
 use crate::spec::{AttnKind, AttnSpan, Indexer, Moa, Position, QkNorm, Qkv, QueryScale, ScaleForm};
 
-/// A bias-free attention matmul of MLA.
+/// A bias-free attention matmul (MLA's, DeepSeek-V4's).
 #[allow(clippy::too_many_arguments)]
-fn lin<'a>(
+pub(super) fn lin<'a>(
     role: Role,
     title: &str,
     w: &'a str,

@@ -284,6 +284,8 @@ pub enum ScopeKind {
     Experts,
     /// DeepSeek sparse attention's indexer, in the layers that run one of their own (GLM-5).
     Indexer,
+    /// DeepSeek-V4's compressor of a kind of layer, with the indexer where it has one.
+    Compressor,
     /// A recurrent mixer in the layers that run it, beside the attention of the others.
     Mixer,
     /// Gemma 4's per-layer input, gated into the layer's output after its FFN.

@@ -2,42 +2,62 @@
 //! compressors (and the compressed sparse layers' indexer) that add long-range entries, the
 //! heads, and the grouped low-rank output projection.
 
-use super::build::{n, Builder, Draft, Linear};
+use super::attention::lin;
+use super::build::{n, Builder, Draft};
 use super::*;
 use crate::naming::Role;
 use crate::spec::V4Attn;
 
-/// A bias-free matmul of the attention.
-#[allow(clippy::too_many_arguments)]
-fn lin<'a>(
-    role: Role,
-    title: &str,
-    w: &'a str,
-    out: &'a str,
-    input: &'a str,
-    rows: u64,
-    cols: u64,
-    stored_rows: u64,
-    block: Option<String>,
-    operation: String,
-) -> Linear<'a> {
-    Linear {
-        role,
-        title: title.into(),
-        w,
-        out,
-        input,
-        rows,
-        cols,
-        stored_rows,
-        block,
-        bias: false,
-        component: Component::Attention,
-        category: Category::Attention,
-        cached: false,
-        operation,
-    }
+/// What one compressor's steps are called: its tensors' roles (parts, gates, bias, norm), its
+/// two weights' and its tensors' names, and what it makes.
+struct Compressor {
+    roles: [Role; 4],
+    weights: [&'static str; 2],
+    what: &'static str,
+    row: &'static str,
+    parts: &'static str,
+    gates: &'static str,
+    bias: &'static str,
+    pooled: &'static str,
+    gamma: &'static str,
+    normed: &'static str,
+    out: &'static str,
 }
+
+/// The attention's compressor: its entries.
+const ENTRIES: Compressor = Compressor {
+    roles: [Role::CompKv, Role::CompGate, Role::CompBias, Role::CompNorm],
+    weights: ["W_c", "W_z"],
+    what: "Entry",
+    row: "entry",
+    parts: "C",
+    gates: "Z",
+    bias: "B",
+    pooled: "Cₚ",
+    gamma: "γc",
+    normed: "Cₙ",
+    out: "Cᶜ",
+};
+
+/// The indexer's: its keys.
+const INDEX_KEYS: Compressor = Compressor {
+    roles: [
+        Role::IndexCompKv,
+        Role::IndexCompGate,
+        Role::IndexCompBias,
+        Role::IndexCompNorm,
+    ],
+    weights: ["W_ci", "W_zi"],
+    what: "Indexer key",
+    row: "indexer key",
+    parts: "Cᵢ",
+    gates: "Zᵢ",
+    bias: "Bᵢ",
+    pooled: "Kᵢₚ",
+    gamma: "γkᵢ",
+    normed: "Kᵢₙ",
+    out: "Kᵢ",
+};
 
 impl Builder<'_> {
     fn v4(&self) -> V4Attn {
@@ -81,6 +101,7 @@ impl Builder<'_> {
             d,
             ql,
             None,
+            false,
             format!("Compress the input to a {ql}-dim query latent"),
         ))];
         nodes.push(self.attn_norm("Q latent RMSNorm", Role::QANorm, "γqa", ("Cq", "Cq′"), ql));
@@ -94,8 +115,9 @@ impl Builder<'_> {
             d,
             hd,
             None,
+                false,
             format!("Project the input to one {hd}-dim head that is both key and value for every query head"),
-        )));
+            )));
         nodes.push(self.attn_norm(
             "Key-and-value RMSNorm",
             Role::V4KvNorm,
@@ -121,7 +143,7 @@ impl Builder<'_> {
                 continue;
             }
             let all = std::mem::replace(&mut self.layers, set.clone());
-            let mut steps = self.compressor(x_in, hd, m, sparse, &v);
+            let mut steps = self.compressor(x_in, hd, m, sparse, &ENTRIES);
             if sparse {
                 steps.extend(self.v4_indexer(x_in, m, &v));
             }
@@ -132,7 +154,7 @@ impl Builder<'_> {
                 "Heavily compressed attention"
             };
             let mut scope = self.scope(
-                ScopeKind::Indexer,
+                ScopeKind::Compressor,
                 &format!("{what}: compressor (layers {set})"),
                 "Compressor end",
                 1,
@@ -152,6 +174,7 @@ impl Builder<'_> {
             ql,
             h * hd,
             Some(format!("{hd}*j:{hd}*(j+1)")),
+            false,
             format!("Expand the latent to this head's {hd}-dim query"),
         ))];
         let q_norm = self.act("Q′", self.seq(hd));
@@ -259,18 +282,26 @@ impl Builder<'_> {
     }
 
     /// A compressor: each token's entry part and gate; each closed window of m tokens pooled
-    /// into one entry (the overlapping form reads the window before too), normed and rotated.
-    fn compressor(&mut self, x_in: &str, hd: u64, m: u64, overlap: bool, v: &V4Attn) -> Vec<Node> {
+    /// into one row (the overlapping form reads the window before too), normed and rotated at
+    /// the window's first position, cached: the attention's entries or its indexer's keys.
+    fn compressor(
+        &mut self,
+        x_in: &str,
+        dim: u64,
+        m: u64,
+        overlap: bool,
+        c: &Compressor,
+    ) -> Vec<Node> {
         let d = self.spec.hidden;
-        let width = if overlap { 2 * hd } else { hd };
+        let width = if overlap { 2 * dim } else { dim };
         let mut nodes = vec![];
         for (role, title, w, out, what) in [
-            (Role::CompKv, "Entry projection", "W_c", "C", "entry part"),
-            (Role::CompGate, "Entry gate projection", "W_z", "Z", "gate"),
+            (c.roles[0], "projection", c.weights[0], c.parts, "part"),
+            (c.roles[1], "gate projection", c.weights[1], c.gates, "gate"),
         ] {
             nodes.push(self.linear(lin(
                 role,
-                title,
+                &format!("{} {title}", c.what),
                 w,
                 out,
                 x_in,
@@ -278,48 +309,50 @@ impl Builder<'_> {
                 d,
                 width,
                 None,
+                false,
                 if overlap {
-                    format!("Project each token to two {hd}-dim {what}s: one for its own window's entry, one for the next window's")
+                    format!("Project each token to two {dim}-dim {what}s: one for its own window's {}, one for the next window's", c.row)
                 } else {
-                    format!("Project each token to its {hd}-dim {what}")
+                    format!("Project each token to its {dim}-dim {what}")
                 },
             )));
         }
         let p = self.param(
-            Role::CompBias,
+            c.roles[2],
             false,
             vec![m, width],
             Component::Attention,
             true,
         );
-        let bias = self.weight(p, "B", [n(m), n(width)], None);
-        let c = self.latest("C");
-        let pooled = self.act("Cₚ", [n(hd), Dim::Windows(m)]);
+        let bias = self.weight(p, c.bias, [n(m), n(width)], None);
+        let parts = self.latest(c.parts);
+        let pooled = self.act(c.pooled, [n(dim), Dim::Windows(m)]);
+        let (pp, gg, bb, out) = (c.parts, c.gates, c.bias, c.pooled);
         nodes.push(self.step(Draft {
-            title: "Window pooling".into(),
+            title: format!("{} window pooling", c.what),
             op: Op::Combine,
             category: Category::Attention,
-            inputs: vec![c, bias],
+            inputs: vec![parts, bias],
             output: pooled,
             operation: if overlap {
-                format!("Pool each window of {m} tokens and the window before it into one entry: a softmax over the {} slots weighs the parts, feature by feature", 2 * m)
+                format!("Pool each window of {m} tokens and the window before it into one {}: a softmax over the {} slots weighs the parts, feature by feature", c.row, 2 * m)
             } else {
-                format!("Pool each window of {m} tokens into one entry: a softmax over its {m} slots weighs the parts, feature by feature")
+                format!("Pool each window of {m} tokens into one {}: a softmax over its {m} slots weighs the parts, feature by feature", c.row)
             },
             equation: if overlap {
-                format!("Cₚ[w] = Σ softmax([Z_a[w−1] + B_a; Z_b[w] + B_b]) ⊙ [C_a[w−1]; C_b[w]] over 2·{m} slots, C = [C_a | C_b]; one entry per closed window")
+                format!("{out}[w] = Σ softmax([{gg}_a[w−1] + {bb}_a; {gg}_b[w] + {bb}_b]) ⊙ [{pp}_a[w−1]; {pp}_b[w]] over 2·{m} slots, {pp} = [{pp}_a | {pp}_b]; one per closed window")
             } else {
-                format!("Cₚ[w] = Σ softmax(Z[w] + B) ⊙ C[w] over the window's {m} slots; one entry per closed window")
+                format!("{out}[w] = Σ softmax({gg}[w] + {bb}) ⊙ {pp}[w] over the window's {m} slots; one per closed window")
             },
         }));
         let mut norm = self.norm_step_as(
             &self.spec.norm.clone(),
-            "Entry RMSNorm",
-            Role::CompNorm,
-            "γc",
-            "Cₚ",
-            "Cₙ",
-            hd,
+            &format!("{} RMSNorm", c.what),
+            c.roles[3],
+            c.gamma,
+            c.pooled,
+            c.normed,
+            dim,
             true,
             None,
         );
@@ -328,18 +361,21 @@ impl Builder<'_> {
         }
         nodes.push(norm);
         self.per_window(m);
-        let entries = self.cached("Cᶜ", [n(hd), Dim::Windows(m)]);
+        let rows = self.cached(c.out, [n(dim), Dim::Windows(m)]);
         nodes.push(self.step(Draft {
-            title: "Entry rotary position encoding".into(),
+            title: format!("{} rotary position encoding", c.what),
             op: Op::Rope,
             category: Category::Attention,
             inputs: vec![],
-            output: entries,
+            output: rows,
             operation: format!(
-                "Rotate each entry's last {} dims by its window's first position",
-                v.rope_dim
+                "Rotate each {}'s last dims by its window's first position",
+                c.row
             ),
-            equation: format!("Cᶜ[w] = RoPE(Cₙ[w], {m}·w), cached: one entry per {m} tokens"),
+            equation: format!(
+                "{}[w] = RoPE({}[w], {m}·w), cached: one per {m} tokens",
+                c.out, c.normed
+            ),
         }));
         nodes
     }
@@ -350,81 +386,7 @@ impl Builder<'_> {
         let d = self.spec.hidden;
         let ix = v.index;
         let (ih, id) = (ix.heads, ix.head_dim);
-        let mut nodes = vec![];
-        for (role, title, w, out, what) in [
-            (
-                Role::IndexCompKv,
-                "Indexer entry projection",
-                "W_ci",
-                "Cᵢ",
-                "entry part",
-            ),
-            (
-                Role::IndexCompGate,
-                "Indexer entry gate projection",
-                "W_zi",
-                "Zᵢ",
-                "gate",
-            ),
-        ] {
-            nodes.push(self.linear(lin(
-                role,
-                title,
-                w,
-                out,
-                x_in,
-                2 * id,
-                d,
-                2 * id,
-                None,
-                format!("Project each token to two {id}-dim indexer {what}s (its window's, the next window's)"),
-            )));
-        }
-        let p = self.param(
-            Role::IndexCompBias,
-            false,
-            vec![m, 2 * id],
-            Component::Attention,
-            true,
-        );
-        let bias = self.weight(p, "Bᵢ", [n(m), n(2 * id)], None);
-        let c = self.latest("Cᵢ");
-        let pooled = self.act("Kᵢₚ", [n(id), Dim::Windows(m)]);
-        nodes.push(self.step(Draft {
-            title: "Indexer window pooling".into(),
-            op: Op::Combine,
-            category: Category::Attention,
-            inputs: vec![c, bias],
-            output: pooled,
-            operation: format!("Pool each window and the one before it into one {id}-dim indexer key, as the compressor does"),
-            equation: format!("Kᵢₚ[w] = Σ softmax over 2·{m} slots of the gates ⊙ the parts"),
-        }));
-        let mut norm = self.norm_step_as(
-            &self.spec.norm.clone(),
-            "Indexer key RMSNorm",
-            Role::IndexCompNorm,
-            "γkᵢ",
-            "Kᵢₚ",
-            "Kᵢₙ",
-            id,
-            true,
-            None,
-        );
-        if let Node::Step(s) = &mut norm {
-            s.category = Category::Attention;
-        }
-        nodes.push(norm);
-        self.per_window(m);
-        let keys = self.cached("Kᵢ", [n(id), Dim::Windows(m)]);
-        nodes.push(self.step(Draft {
-            title: "Indexer key rotary position encoding".into(),
-            op: Op::Rope,
-            category: Category::Attention,
-            inputs: vec![],
-            output: keys,
-            operation: "Rotate each indexer key's last dims by its window's first position".into(),
-            equation: format!("Kᵢ[w] = RoPE(Kᵢₙ[w], {m}·w), cached"),
-        }));
+        let mut nodes = self.compressor(x_in, id, m, true, &INDEX_KEYS);
         nodes.push(self.linear(lin(
             Role::IndexQ,
             "Indexer query projection",
@@ -435,6 +397,7 @@ impl Builder<'_> {
             v.q_lora_rank,
             ih * id,
             None,
+            false,
             format!("Project the query latent to the indexer's {ih} heads of {id} dims, then rotate their last dims by position"),
         )));
         nodes.push(self.linear(lin(
@@ -447,6 +410,7 @@ impl Builder<'_> {
             d,
             ih,
             None,
+            false,
             format!("Project the input to one weight per indexer head, scaled by 1/√{ih}"),
         )));
         let (q, wts) = (self.latest("Qᵢ"), self.latest("Wᵢ"));
@@ -513,8 +477,9 @@ impl Builder<'_> {
             width / g,
             g * r,
             None,
+                false,
             format!("Project each group's {} features to {r} on its own (block-diagonal): {g} × {r} = {} features", width / g, g * r),
-        )));
+            )));
         nodes.push(self.linear(lin(
             Role::V4OB,
             "Output projection",
@@ -525,6 +490,7 @@ impl Builder<'_> {
             g * r,
             self.spec.hidden,
             None,
+            false,
             "Mix the groups' features back to the hidden size".into(),
         )));
         nodes

@@ -68,6 +68,7 @@ fn scope_kind(k: ScopeKind) -> &'static str {
         ScopeKind::Moe => "moe",
         ScopeKind::Experts => "experts",
         ScopeKind::Indexer => "indexer",
+        ScopeKind::Compressor => "compressor",
         ScopeKind::Mixer => "mixer",
         ScopeKind::PerLayer => "per_layer",
         ScopeKind::Shared => "shared_block",

@@ -769,19 +769,6 @@ pub fn module(g: &Graph, script: &str) -> String {
     )
 }
 
-/// DeepSeek-V4's mix of the streams among themselves, in `stream_mix`.
-const SINKHORN_MIX: &str = r#"    if b is not None and Hc["sinkhorn"]:
-        # DeepSeek-V4: post without eps, and C: [T, n, n], how the streams mix among themselves,
-        # a softmax per row made doubly stochastic (rows and columns summing to 1) by Sinkhorn
-        post = Hc["magnitude"] * sig(m[:, n : 2 * n] * scale[1] + base[n : 2 * n])  # post: [T, n]
-        c = softmax((m[:, 2 * n :] * scale[2] + base[2 * n :]).reshape(T, n, n)) + Hc["eps"]  # c: [T, n, n]
-        c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
-        for _ in range(Hc["sinkhorn"] - 1):
-            c = c / (c.sum(2, keepdims=True) + Hc["eps"])  # rows
-            c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
-        return (pre[:, :, None] * X).sum(1), (post, c)  # [T, hidden], ([T, n], [T, n, n])
-"#;
-
 /// Mamba's projections to the step, B and C: one set for all channels.
 const OWN_BCDT: &str = r#"    sel = linear(xs, w(W, "ssm_x", b))  # sel: [T, R + 2N]
     def rms(v, key):  # the step's, B's and C's own RMS norm, with its weight where stored
@@ -899,7 +886,11 @@ fn prune(spec: &Spec, body: &str) -> String {
                 "",
             ),
         ]);
-        lines.push((SINKHORN_MIX, ""));
+        drop.push("sinkhorn_mix");
+        lines.push((
+            "    if b is not None and Hc[\"sinkhorn\"]:\n        return (pre[:, :, None] * X).sum(1), sinkhorn_mix(m, base, scale, n)  # [T, hidden], (post [T, n], C [T, n, n])\n",
+            "",
+        ));
     } else {
         lines.extend([
             (
@@ -3336,6 +3327,21 @@ def attn_res_layer(x, blocks, W, b, messages=None):
     return r + residual_conv(moe(h, W, b), w(W, "ffn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
 
 
+def sinkhorn_mix(m, base, scale, n):
+    # DeepSeek-V4: a sublayer's mix logits m: [T, (2 + n) n] -> its post gates [T, n] (without
+    # eps) and C: [T, n, n], how the streams mix among themselves, a softmax per row made doubly
+    # stochastic (rows and columns summing to 1) by Sinkhorn iterations
+    Hc, T = CONFIG["hyper"], m.shape[0]
+    sig = lambda z: 1 / (1 + np.exp(-z))
+    post = Hc["magnitude"] * sig(m[:, n : 2 * n] * scale[1] + base[n : 2 * n])  # post: [T, n]
+    c = softmax((m[:, 2 * n :] * scale[2] + base[2 * n :]).reshape(T, n, n)) + Hc["eps"]  # c: [T, n, n]
+    c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
+    for _ in range(Hc["sinkhorn"] - 1):
+        c = c / (c.sum(2, keepdims=True) + Hc["eps"])  # rows
+        c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
+    return post, c
+
+
 def stream_mix(X, W, key, b=None):
     # Hyper-connections: X: [T, n, hidden] -> (the streams weighed into one [T, hidden], the
     # post gates [T, n] before a sublayer, None in the head)
@@ -3348,15 +3354,7 @@ def stream_mix(X, W, key, b=None):
     pre = sig(m[:, :n] * scale[0] + base[:n]) + Hc["eps"]  # pre: [T, n], how much of each stream is read
     post = None if b is None else Hc["magnitude"] * sig(m[:, n:] * scale[1] + base[n:]) + Hc["eps"]  # post: [T, n], how much of the output each stream gets
     if b is not None and Hc["sinkhorn"]:
-        # DeepSeek-V4: post without eps, and C: [T, n, n], how the streams mix among themselves,
-        # a softmax per row made doubly stochastic (rows and columns summing to 1) by Sinkhorn
-        post = Hc["magnitude"] * sig(m[:, n : 2 * n] * scale[1] + base[n : 2 * n])  # post: [T, n]
-        c = softmax((m[:, 2 * n :] * scale[2] + base[2 * n :]).reshape(T, n, n)) + Hc["eps"]  # c: [T, n, n]
-        c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
-        for _ in range(Hc["sinkhorn"] - 1):
-            c = c / (c.sum(2, keepdims=True) + Hc["eps"])  # rows
-            c = c / (c.sum(1, keepdims=True) + Hc["eps"])  # columns
-        return (pre[:, :, None] * X).sum(1), (post, c)  # [T, hidden], ([T, n], [T, n, n])
+        return (pre[:, :, None] * X).sum(1), sinkhorn_mix(m, base, scale, n)  # [T, hidden], (post [T, n], C [T, n, n])
     return (pre[:, :, None] * X).sum(1), post  # [T, hidden], [T, n]
 
 
