@@ -157,6 +157,7 @@ def deepseek_v4(rng):
                compress_rates={"compressed_sparse_attention": rng.choice([2, 3]),
                                "heavily_compressed_attention": rng.choice([3, 4, 5])},
                layer_types=[rng.choice(kinds) for _ in range(layers)], rms_norm_eps=rng.choice([1e-6, 1e-5]),
+               scoring_func=rng.choice(["sqrtsoftplus", "sigmoid"]),
                tie_word_embeddings=False, pad_token_id=0, bos_token_id=1, eos_token_id=2)
     # The indexer rotates the last rotated-dims of its heads: they must hold them.
     raw["index_head_dim"] = max(raw["index_head_dim"], int(raw["head_dim"] * raw["partial_rotary_factor"]))

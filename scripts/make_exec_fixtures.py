@@ -201,11 +201,12 @@ CONFIGS = {
                         model_type="deepseek_v4", pad_token_id=0, bos_token_id=1, eos_token_id=2),
     # DeepSeek-V4 as the mutants found it read: the shared expert with biases (`mlp_bias`), 4
     # output groups over 2 heads (each group half a head), and the rotated fraction of the
-    # nested rope_parameters (1/4) over the top-level key's (1/2).
+    # nested rope_parameters (1/4) over the top-level key's (1/2); its router's other scoring,
+    # σ, in a layer routed by score and one by token id.
     "deepseek-v4-nested": dict(vocab_size=97, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, head_dim=16,
                                q_lora_rank=24, moe_intermediate_size=16, n_routed_experts=4, num_experts_per_tok=2,
                                o_groups=4, o_lora_rank=4, hc_mult=2, hc_sinkhorn_iters=3, index_n_heads=8,
-                               index_head_dim=8, index_topk=3, sliding_window=5, mlp_bias=True,
+                               index_head_dim=8, index_topk=3, sliding_window=5, mlp_bias=True, scoring_func="sigmoid",
                                partial_rotary_factor=0.5, max_position_embeddings=128,
                                compress_rates={"compressed_sparse_attention": 3, "heavily_compressed_attention": 5},
                                layer_types=["heavily_compressed_attention", "compressed_sparse_attention"],

@@ -8,7 +8,7 @@
 use super::{Fault, Model, Res};
 use anatomy_core::layers::LayerSet;
 use anatomy_core::naming::Role;
-use anatomy_core::spec::{Moe, RopeFreqs, V4Kind};
+use anatomy_core::spec::{Moe, RopeFreqs, Scoring, V4Kind};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 
@@ -344,7 +344,7 @@ impl Model {
     }
 
     /// Routing by token id (DeepSeek-V4's first layers): the experts the stored table lists
-    /// for each token, weighted by the router's √softplus scores renormalized.
+    /// for each token, weighted by the router's scores (√softplus or σ) renormalized.
     pub(super) fn hashed(
         &self,
         logits: &[Vec<f32>],
@@ -359,7 +359,11 @@ impl Model {
         for (row, &id) in logits.iter().zip(ids) {
             let probs: Vec<f32> = row
                 .iter()
-                .map(|&v| if v > 20.0 { v } else { v.exp().ln_1p() }.sqrt())
+                .map(|&v| match m.scoring {
+                    // √softplus, as torch's softplus: x itself above 20.
+                    Scoring::SqrtSoftplus => if v > 20.0 { v } else { v.exp().ln_1p() }.sqrt(),
+                    _ => 1.0 / (1.0 + (-v).exp()),
+                })
                 .collect();
             let picks = &table[id as usize * k..][..k];
             let mut chosen = Vec::with_capacity(k);

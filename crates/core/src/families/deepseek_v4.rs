@@ -131,10 +131,13 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     let limit = cfg.float("swiglu_limit", 10.0)?;
     let scoring = match cfg.string("scoring_func", "sqrtsoftplus")?.as_str() {
         "sqrtsoftplus" => Scoring::SqrtSoftplus,
+        "sigmoid" => Scoring::Sigmoid,
         other => {
             return Err(cfg.err(
                 "scoring_func",
-                format!("is \"{other}\"; DeepSeek-V4's router scores by \"sqrtsoftplus\" (anatomy reads no other here)"),
+                format!(
+                "is \"{other}\"; DeepSeek-V4's router scores by \"sqrtsoftplus\" or \"sigmoid\""
+            ),
             ))
         }
     };

@@ -666,7 +666,11 @@ impl Builder<'_> {
                 } else {
                     "σ(Lᵣ)"
                 };
-                format!("chosen = top-{k}({choose}){groups}; Gᵣ = σ(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere")
+                // DeepSeek-V4 with σ scores: its first layers choose by token id.
+                let hashed = moe.hash_layers.as_ref().map_or(String::new(), |h| {
+                    format!(", or in layers {h} the {k} experts tid2eid[token id] lists")
+                });
+                format!("chosen = top-{k}({choose}){groups}{hashed}; Gᵣ = σ(Lᵣ) on the chosen{renorm}{scaled}; zeros elsewhere")
             }
             // DeepSeek-V4: its first layers choose by token id from a stored table.
             Scoring::SqrtSoftplus => match moe.hash_layers.as_ref() {

@@ -3075,10 +3075,11 @@ def route(logits, correction):
 
 def route_hashed(logits, experts):
     # DeepSeek-V4's first layers: logits: [E], experts: [k], the ones the stored table lists for
-    # this token -> list of (expert, weight), weighted by their sqrt-softplus scores renormalized
+    # this token -> list of (expert, weight), weighted by their scores renormalized
     M = CONFIG["moe"]
     idx = experts.astype(np.int64)  # idx: [k]
-    probs = np.sqrt(np.logaddexp(0, logits[idx]))  # probs: [k]
+    z = logits[idx]
+    probs = np.sqrt(np.logaddexp(0, z)) if M["scoring"] == "sqrt_softplus" else 1 / (1 + np.exp(-z))  # probs: [k]
     wts = probs / (probs.sum() + M["renorm_eps"])  # wts: [k], summing to 1
     return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
 

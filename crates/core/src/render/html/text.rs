@@ -899,7 +899,7 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         Scoring::Softmax if m.correction_bias => "a softmax over all experts' logits, plus a learned correction bias (used for choosing only), picks the top-k".to_string(),
         Scoring::Softmax => "a softmax over all experts' logits picks the top-k".to_string(),
         Scoring::Sigmoid => format!(
-            "each expert's sigmoid score{} picks the top-k{}",
+            "each expert's sigmoid score{} picks the top-k{}{}",
             if m.correction_bias {
                 " plus a learned correction bias (used for choosing only)"
             } else {
@@ -912,7 +912,11 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
                 )
             } else {
                 String::new()
-            }
+            },
+            // DeepSeek-V4 with σ scores: its first layers choose by token id.
+            m.hash_layers.as_ref().map_or(String::new(), |h| format!(
+                "; in layers {h} a stored table picks them by token id instead (hash routing: the same experts for the same token, whatever the context), weighted by the chosen scores normalized to sum to 1"
+            ))
         ),
         Scoring::TopkSoftmax => {
             "the top-k logits are chosen, then softmaxed among themselves".into()

@@ -182,6 +182,22 @@ pub(super) fn moe(spec: &Spec) -> String {
             ("eps", fmt_f(m.renorm_eps)),
             ("act", act_expr(spec.mlp.act, "self.w1(x).clamp(max=LIMIT)")),
             ("shared_bias", super::torch::py_bool(m.shared_bias)),
+            (
+                "score",
+                match m.scoring {
+                    crate::spec::Scoring::SqrtSoftplus => "F.softplus(logits).sqrt()",
+                    _ => "torch.sigmoid(logits)",
+                }
+                .into(),
+            ),
+            (
+                "score_name",
+                match m.scoring {
+                    crate::spec::Scoring::SqrtSoftplus => "sqrt(softplus)",
+                    _ => "sigmoid",
+                }
+                .into(),
+            ),
         ],
     )
     .trim()
@@ -206,6 +222,11 @@ class Expert(nn.Module):
         return self.w2(${act} * self.w3(x).clamp(-LIMIT, LIMIT))
 
 
+def score(logits):
+    """The router's score of each expert: its ${score_name}."""
+    return ${score}
+
+
 class Gate(nn.Module):
     def __init__(self, hashed):
         super().__init__()
@@ -217,7 +238,7 @@ class Gate(nn.Module):
 
 
 class MoE(nn.Module):
-    """EXPERTS routed experts, TOP_K per token, weighted by their sqrt(softplus) scores
+    """EXPERTS routed experts, TOP_K per token, weighted by their ${score_name} scores
     renormalized; chosen by score plus a correction bias, or in a hashed layer by token id."""
 
     def __init__(self, hashed):
@@ -230,7 +251,7 @@ class MoE(nn.Module):
     def forward(self, x, ids):  # x: [B, T, HIDDEN], ids: [B, T]
         shape = x.shape
         x = x.reshape(-1, HIDDEN)  # one row per token
-        probs = F.softplus(F.linear(x.float(), self.gate.weight.float())).sqrt()  # [tokens, EXPERTS]
+        probs = score(F.linear(x.float(), self.gate.weight.float()))  # [tokens, EXPERTS]
         if self.hashed:
             idx = self.gate.tid2eid[ids.reshape(-1)]  # [tokens, TOP_K]
         else:
