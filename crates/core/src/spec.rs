@@ -2645,6 +2645,25 @@ impl Spec {
 
     /// The span of layer b's softmax attention: its mixer's, or a shared block's (Zamba2), which
     /// sees every earlier token.
+    /// DeepSeek-V4's window, which every layer attends over (`Attention::v4`).
+    pub fn v4_window(&self) -> u64 {
+        match self.plan.first().and_then(|l| l.span()) {
+            Some(AttnSpan::Sliding(w)) => w,
+            other => {
+                unreachable!("DeepSeek-V4's layers attend over a sliding window, not {other:?}")
+            }
+        }
+    }
+
+    /// DeepSeek-V4's sliding layers' RoPE frequencies (its compressed layers' are
+    /// `V4Attn::compress_freqs`).
+    pub fn v4_main_freqs(&self) -> &RopeFreqs {
+        match &self.position {
+            Position::Rope(r) => &r.full,
+            other => unreachable!("DeepSeek-V4 rotates by RoPE, not {other:?}"),
+        }
+    }
+
     pub fn attn_span(&self, b: u64) -> Option<AttnSpan> {
         self.plan[b as usize].span().or_else(|| {
             self.shared

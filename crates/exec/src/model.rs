@@ -3809,8 +3809,9 @@ impl Model {
             logits = softcap(&logits, c)?;
         }
         let lg: Vec<Vec<f32>> = logits.to_vec2()?;
-        let hash = m.hash_layers.as_ref().filter(|h| h.contains(b as u64));
-        let correction: Option<Vec<f32>> = if m.correction_bias && hash.is_none() {
+        // DeepSeek-V4's first layers route by token id, without a correction bias.
+        let hashed = (m.hash_layers.as_ref()).is_some_and(|h| h.contains(b as u64));
+        let correction: Option<Vec<f32>> = if m.correction_bias && !hashed {
             Some(
                 self.weights
                     .get(&self.name(Role::CorrectionBias, false, Some(b), None))?
@@ -3841,9 +3842,9 @@ impl Model {
                     .unwrap_or(0);
                 choices.push(if c < e { vec![(c, p[c])] } else { vec![] });
             }
-        } else if let Some(h) = hash {
+        } else if hashed {
             let ids = ids.expect("hash routing reads the step's token ids");
-            choices = self.hashed(&lg, m, h, b, ids)?;
+            choices = self.hashed(&lg, m, b, ids)?;
         } else {
             for row in &lg {
                 choices.push(route(row, m, correction.as_deref(), scored, k));
@@ -4129,6 +4130,18 @@ fn softmax_of(v: &[f32]) -> Vec<f32> {
     ex.iter().map(|x| x / s).collect()
 }
 
+/// A router's score of one logit: σ, or DeepSeek-V4's √softplus (as torch's softplus: the
+/// logit itself above 20).
+fn router_score(s: Scoring, v: f32) -> f32 {
+    match s {
+        Scoring::SqrtSoftplus => if v > 20.0 { v } else { v.exp().ln_1p() }.sqrt(),
+        Scoring::Sigmoid | Scoring::SigmoidBiasedLogits | Scoring::SigmoidSink => {
+            1.0 / (1.0 + (-v).exp())
+        }
+        other => unreachable!("{other:?} scores over the whole row, not logit by logit"),
+    }
+}
+
 /// The experts a token's router row chooses, with their weights.
 fn route(
     row: &[f32],
@@ -4195,12 +4208,10 @@ fn route(
         | Scoring::SqrtSoftplus => {
             let probs: Vec<f32> = match m.scoring {
                 Scoring::Softmax => softmax_of(row),
-                // √softplus, as torch's softplus: x itself above 20.
-                Scoring::SqrtSoftplus => row
-                    .iter()
-                    .map(|&v| if v > 20.0 { v } else { v.exp().ln_1p() }.sqrt())
-                    .collect(),
-                _ => row.iter().map(|v| 1.0 / (1.0 + (-v).exp())).collect(),
+                s @ (Scoring::Sigmoid | Scoring::SigmoidBiasedLogits | Scoring::SqrtSoftplus) => {
+                    row.iter().map(|&v| router_score(s, v)).collect()
+                }
+                other => unreachable!("{other:?} is routed by its own arm"),
             };
             let biased = if m.scoring == Scoring::SigmoidBiasedLogits {
                 row

@@ -6,9 +6,8 @@
 //! before it (whose first halves the next entry reads), and the entries made so far.
 
 use super::{Fault, Model, Res};
-use anatomy_core::layers::LayerSet;
 use anatomy_core::naming::Role;
-use anatomy_core::spec::{Moe, RopeFreqs, Scoring, V4Kind};
+use anatomy_core::spec::{Moe, RopeFreqs, V4Kind};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 
@@ -181,12 +180,8 @@ impl Model {
         let eps = spec.norm.eps;
         let p0 = cache.pos;
         let kind = v.kind(b as u64);
-        let main = match &spec.position {
-            anatomy_core::spec::Position::Rope(rope) => rope.full.clone(),
-            _ => unreachable!("DeepSeek-V4 rotates"),
-        };
         let freqs = match kind {
-            V4Kind::Sliding => &main,
+            V4Kind::Sliding => spec.v4_main_freqs(),
             V4Kind::Csa(_) | V4Kind::Hca(_) => &v.compress_freqs,
         };
         // The query latent, and each head's query: RMS-normed without a weight, rotated.
@@ -232,10 +227,7 @@ impl Model {
             }
         };
         // The heads: the window's keys, then the visible entries; the sink; values = keys.
-        let w = match spec.plan[b].span() {
-            Some(anatomy_core::spec::AttnSpan::Sliding(w)) => w as usize,
-            _ => unreachable!("DeepSeek-V4's layers attend over a sliding window"),
-        };
+        let w = spec.v4_window() as usize;
         let sinks = self.floats(Role::Sinks, b)?;
         let scale = 1.0 / (hd as f32).sqrt();
         let mut out = vec![0f32; t * h * hd];
@@ -349,25 +341,21 @@ impl Model {
         &self,
         logits: &[Vec<f32>],
         m: &Moe,
-        _layers: &LayerSet,
         b: usize,
         ids: &[u32],
     ) -> Res<Vec<Vec<(usize, f32)>>> {
-        let table = self.floats(Role::HashTable, b)?;
-        let k = m.top_k as usize;
+        // Only the step's tokens' rows are read: the table holds one per vocabulary entry.
+        let table = self.w(Role::HashTable, Some(b))?;
         let mut out = Vec::with_capacity(ids.len());
         for (row, &id) in logits.iter().zip(ids) {
             let probs: Vec<f32> = row
                 .iter()
-                .map(|&v| match m.scoring {
-                    // √softplus, as torch's softplus: x itself above 20.
-                    Scoring::SqrtSoftplus => if v > 20.0 { v } else { v.exp().ln_1p() }.sqrt(),
-                    _ => 1.0 / (1.0 + (-v).exp()),
-                })
+                .map(|&v| super::router_score(m.scoring, v))
                 .collect();
-            let picks = &table[id as usize * k..][..k];
+            let picks: Vec<f32> = table.get(id as usize)?.to_vec1()?;
+            let k = picks.len();
             let mut chosen = Vec::with_capacity(k);
-            for &e in picks {
+            for e in picks {
                 if !(e >= 0.0 && (e as usize) < probs.len()) {
                     return Err(Fault::from(Error::new(
                         &self.spec.name,

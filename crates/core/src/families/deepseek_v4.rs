@@ -222,12 +222,9 @@ fn kinds(cfg: &Config, n: u64) -> Result<Vec<&'static str>> {
             format!("has {} entries; it needs one per layer ({n})", t.len()),
         )),
         Some((t, _)) => Ok(t[..n as usize].to_vec()),
+        // Odd layers from the fourth on are sparse.
         None => Ok((0..n)
-            .map(|i| match i {
-                0 | 1 => HCA,
-                i if (i - 2) % 2 == 1 => CSA,
-                _ => HCA,
-            })
+            .map(|i| if i >= 3 && i % 2 == 1 { CSA } else { HCA })
             .collect()),
     }
 }

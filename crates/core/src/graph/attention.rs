@@ -1627,6 +1627,49 @@ impl Builder<'_> {
 
     /// Multi-head latent attention (DeepSeek V2/V3): Q and KV pass through low-rank latents; the
     /// cache holds the KV latent and one shared rotary key per token.
+    /// The query latent of latent attention (MLA, DeepSeek-V4): the input compressed to `ql`
+    /// features, `Cq`, then normed by `norm`, `Cq′`.
+    pub(super) fn q_latent(
+        &mut self,
+        x_in: &str,
+        ql: u64,
+        bias: bool,
+        norm: &crate::spec::Norm,
+    ) -> [Node; 2] {
+        let d = self.spec.hidden;
+        let down = self.linear(Linear {
+            bias,
+            ..lin(
+                Role::QA,
+                "Q down-projection",
+                "Wqa",
+                "Cq",
+                x_in,
+                ql,
+                d,
+                ql,
+                None,
+                false,
+                format!("Compress the input to a {ql}-dim query latent"),
+            )
+        });
+        let mut normed = self.norm_step_as(
+            norm,
+            "Q latent RMSNorm",
+            Role::QANorm,
+            "γqa",
+            "Cq",
+            "Cq′",
+            ql,
+            true,
+            None,
+        );
+        if let Node::Step(s) = &mut normed {
+            s.category = Category::Attention;
+        }
+        [down, normed]
+    }
+
     pub(super) fn mla(&mut self, x_in: &str) -> Vec<Node> {
         let spec = self.spec;
         let a = self.attn.clone();
@@ -1647,37 +1690,7 @@ impl Builder<'_> {
         let mut nodes = Vec::new();
         let (q_role, q_input, q_cols) = match m.q_lora_rank {
             Some(ql) => {
-                nodes.push(self.linear(Linear {
-                    bias: m.bias,
-                    ..lin(
-                        Role::QA,
-                        "Q down-projection",
-                        "Wqa",
-                        "Cq",
-                        x_in,
-                        ql,
-                        d,
-                        ql,
-                        None,
-                        false,
-                        format!("Compress the input to a {ql}-dim query latent"),
-                    )
-                }));
-                let mut norm = self.norm_step_as(
-                    &latent_norm,
-                    "Q latent RMSNorm",
-                    Role::QANorm,
-                    "γqa",
-                    "Cq",
-                    "Cq′",
-                    ql,
-                    true,
-                    None,
-                );
-                if let Node::Step(s) = &mut norm {
-                    s.category = Category::Attention;
-                }
-                nodes.push(norm);
+                nodes.extend(self.q_latent(x_in, ql, m.bias, &latent_norm));
                 if let Some(ix) = &m.indexer {
                     let q_scale = m.lora_scales.map(|s| s.0);
                     let steps = self.indexer(x_in, ql, rope_d, ix, q_scale);

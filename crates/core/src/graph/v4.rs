@@ -91,20 +91,8 @@ impl Builder<'_> {
             v.q_lora_rank,
             v.rope_dim,
         );
-        let mut nodes = vec![self.linear(lin(
-            Role::QA,
-            "Q down-projection",
-            "Wqa",
-            "Cq",
-            x_in,
-            ql,
-            d,
-            ql,
-            None,
-            false,
-            format!("Compress the input to a {ql}-dim query latent"),
-        ))];
-        nodes.push(self.attn_norm("Q latent RMSNorm", Role::QANorm, "γqa", ("Cq", "Cq′"), ql));
+        let norm = self.spec.norm.clone();
+        let mut nodes = Vec::from(self.q_latent(x_in, ql, false, &norm));
         nodes.push(self.linear(lin(
             Role::V4Kv,
             "Key-and-value projection",
@@ -199,10 +187,7 @@ impl Builder<'_> {
         }));
         let keys = self.act("[KVᵣ; Cᶜ]ᵀ", [Dim::Seq, n(hd)]);
         let s = self.act("S", [Dim::Seq, Dim::Seq]);
-        let w = match self.spec.plan[0].span() {
-            Some(crate::spec::AttnSpan::Sliding(w)) => w,
-            _ => unreachable!("DeepSeek-V4's layers attend over a sliding window"),
-        };
+        let w = self.spec.v4_window();
         head.push(self.step(Draft {
             title: "Attention scores".into(),
             op: Op::Scores { dim: hd },

@@ -706,12 +706,8 @@ pub fn module(g: &Graph, script: &str) -> String {
                 crate::spec::V4Kind::Hca(_) => "hca",
             })
             .collect();
-        let window = match spec.plan.first().and_then(|l| l.span()) {
-            Some(AttnSpan::Sliding(w)) => w,
-            _ => 0,
-        };
         config["v4"] = json!({
-            "kinds": kinds, "window": window, "csa": v.csa.1, "hca": v.hca.1, "o_groups": v.o_groups,
+            "kinds": kinds, "window": spec.v4_window(), "csa": v.csa.1, "hca": v.hca.1, "o_groups": v.o_groups,
             "index": {"heads": v.index.heads, "head_dim": v.index.head_dim, "top_k": v.index.top_k},
         });
     }

@@ -494,10 +494,7 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
     }
     if let Some(v) = &a.v4 {
         let (h, hd, r) = (a.heads, a.head_dim, v.rope_dim);
-        let w = match spec.plan.first().and_then(|l| l.span()) {
-            Some(AttnSpan::Sliding(w)) => w,
-            _ => 0,
-        };
+        let w = spec.v4_window();
         sub.push(format!("DeepSeek-V4's attention: each of the {h} heads' queries comes from a {q}-dim latent (normed, then each head RMS-normed without a weight), and one {hd}-dim head, RMS-normed, is both the key and the value of every query head: the cache holds one vector per token, not two per K/V head. The last {r} dims of queries and keys rotate by position (interleaved pairs); since the values are the rotated keys, the output's last {r} dims are rotated back by the query's position, so each value enters by its distance from the query. Every layer attends over its last {w} tokens, with a learned sink per head.", q = v.q_lora_rank));
         let (csa, hca) = (&v.csa.0, &v.hca.0);
         if !csa.is_empty() {

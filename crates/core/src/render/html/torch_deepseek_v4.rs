@@ -5,7 +5,7 @@
 
 use super::torch::{act_expr, fill, freqs_fn};
 use crate::fmt::float as fmt_f;
-use crate::spec::{AttnSpan, Position, Spec, V4Attn, V4Kind};
+use crate::spec::{Scoring, Spec, V4Attn, V4Kind};
 
 fn v4(spec: &Spec) -> &V4Attn {
     spec.attn.v4.as_ref().expect("DeepSeek-V4 attention")
@@ -16,14 +16,7 @@ fn v4(spec: &Spec) -> &V4Attn {
 pub(super) fn attention(spec: &Spec) -> String {
     let v = v4(spec);
     let a = &spec.attn;
-    let main = match &spec.position {
-        Position::Rope(r) => &r.full,
-        _ => unreachable!("DeepSeek-V4 rotates"),
-    };
-    let window = match spec.plan.first().and_then(|l| l.span()) {
-        Some(AttnSpan::Sliding(w)) => w,
-        _ => unreachable!("DeepSeek-V4's layers attend over a sliding window"),
-    };
+    let (main, window) = (spec.v4_main_freqs(), spec.v4_window());
     [
         fill(
             r#"# DeepSeek-V4's sizes.
@@ -185,16 +178,18 @@ pub(super) fn moe(spec: &Spec) -> String {
             (
                 "score",
                 match m.scoring {
-                    crate::spec::Scoring::SqrtSoftplus => "F.softplus(logits).sqrt()",
-                    _ => "torch.sigmoid(logits)",
+                    Scoring::SqrtSoftplus => "F.softplus(logits).sqrt()",
+                    Scoring::Sigmoid => "torch.sigmoid(logits)",
+                    other => unreachable!("DeepSeek-V4 scores by √softplus or σ, not {other:?}"),
                 }
                 .into(),
             ),
             (
                 "score_name",
                 match m.scoring {
-                    crate::spec::Scoring::SqrtSoftplus => "sqrt(softplus)",
-                    _ => "sigmoid",
+                    Scoring::SqrtSoftplus => "sqrt(softplus)",
+                    Scoring::Sigmoid => "sigmoid",
+                    other => unreachable!("DeepSeek-V4 scores by √softplus or σ, not {other:?}"),
                 }
                 .into(),
             ),
