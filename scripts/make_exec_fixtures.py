@@ -927,8 +927,81 @@ def make(name, raw):
     print(f"{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
 
 
+# Gemma 4's assistants with a target each: (target config, assistant config). The targets'
+# last non-shared layers of each kind are not their last layers; prompts pass the window.
+G4_TARGET = dict(model_type="gemma4_text", hidden_size=32, intermediate_size=48, num_hidden_layers=5,
+                 num_attention_heads=4, num_key_value_heads=2, head_dim=8, global_head_dim=16, vocab_size=96,
+                 sliding_window=4, hidden_size_per_layer_input=8, vocab_size_per_layer_input=96,
+                 num_kv_shared_layers=2, pad_token_id=0,
+                 layer_types=["sliding_attention", "sliding_attention", "full_attention", "sliding_attention",
+                              "full_attention"])
+G4_TEXT = dict(hidden_size=24, intermediate_size=40, num_hidden_layers=3, num_attention_heads=4,
+               num_key_value_heads=2, head_dim=8, global_head_dim=16, vocab_size=96, sliding_window=4,
+               pad_token_id=0, layer_types=["sliding_attention", "full_attention", "full_attention"])
+DRAFTS = {
+    "gemma4-assistant": (
+        G4_TARGET,
+        {"model_type": "gemma4_assistant", "architectures": ["Gemma4AssistantForCausalLM"],
+         "backbone_hidden_size": 32, "use_ordered_embeddings": True, "num_centroids": 8,
+         "centroid_intermediate_top_k": 2,
+         "text_config": dict(G4_TEXT, model_type="gemma4_text", hidden_size_per_layer_input=0,
+                             vocab_size_per_layer_input=0)}),
+    "gemma4-unified-assistant": (
+        {k: v for k, v in G4_TARGET.items() if "per_layer" not in k} | {"model_type": "gemma4_unified_text"},
+        {"model_type": "gemma4_unified_assistant", "architectures": ["Gemma4UnifiedAssistantForCausalLM"],
+         "backbone_hidden_size": 32, "tie_word_embeddings": False,
+         "text_config": dict(G4_TEXT, model_type="gemma4_unified_text", num_kv_shared_layers=3)}),
+}
+DRAFTED = 4
+
+
+def make_draft(name, target_raw, raw):
+    """A target and its assistant, and the logits of `DRAFTED` tokens drafted after the prompt as
+    transformers' assisted generation drafts them (`Gemma4AssistantCandidateGenerator`)."""
+    torch.manual_seed(0)
+    target_cfg = CONFIG_MAPPING[target_raw["model_type"]].from_dict(dict(target_raw))
+    target_cfg._attn_implementation = "eager"
+    target = randomize(AutoModelForCausalLM.from_config(target_cfg).float().eval())
+    config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
+    config._attn_implementation = "eager"
+    config.get_text_config()._attn_implementation = "eager"
+    assistant = randomize(model_of(config, raw).float().eval())
+    with torch.no_grad():
+        if assistant.masked_embedding is not None:
+            # transformers initializes the ordering to zeros: a permutation, as checkpoints hold.
+            vocab = assistant.masked_embedding.token_ordering.shape[0]
+            assistant.masked_embedding.token_ordering.copy_(torch.randperm(vocab))
+    d = OUT / "draft" / name
+    for part, model, r in (("target", target, target_raw), ("assistant", assistant, raw)):
+        (d / part).mkdir(parents=True, exist_ok=True)
+        save_model(d / part, model)
+        (d / part / "generation_config.json").unlink(missing_ok=True)
+        (d / part / "config.json").write_text(json.dumps(r, indent=1) + "\n")
+    ids = torch.tensor([IDS])
+    with torch.no_grad():
+        out = target(ids, output_hidden_states=True, return_shared_kv_states=True)
+        hidden = out.hidden_states[-1][:, -1:]
+        kv = out.shared_kv_states
+        token = ids[:, -1:]
+        position = torch.tensor([[ids.shape[1] - 1]])
+        tokens, logits = [], []
+        for _ in range(DRAFTED):
+            embeds = torch.cat([target.get_input_embeddings()(token), hidden], dim=-1)
+            step = assistant(inputs_embeds=embeds, position_ids=position, shared_kv_states=kv, use_cache=False)
+            token = step.logits.argmax(dim=-1)
+            hidden = step.last_hidden_state
+            tokens.append(int(token))
+            logits.append(step.logits[0, 0].tolist())
+    expected = {"transformers": transformers.__version__, "ids": IDS, "tokens": tokens, "logits": logits}
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"{name}: drafted {tokens}")
+
+
 if __name__ == "__main__":
     only = set(sys.argv[1:])
     for name, raw in CONFIGS.items():
         if not only or name in only:
             make(name, raw)
+    for name, (target_raw, raw) in DRAFTS.items():
+        if not only or name in only:
+            make_draft(name, target_raw, raw)

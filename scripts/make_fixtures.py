@@ -913,6 +913,46 @@ def unseen_gemma4(rng):
     return raw
 
 
+def unseen_gemma4_assistant(rng):
+    """A Gemma 4 assistant: every layer reads its target's keys and values; the clustered head
+    or the plain one; its language model Gemma 4's or Gemma 4 unified's."""
+    unified = rng.random() < 0.4
+    layers = rng.randint(1, 5)
+    types = [rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)]
+    types[-1] = "full_attention"
+    vocab = rng.choice([96, 1024])
+    text = {
+        "model_type": "gemma4_unified_text" if unified else "gemma4_text",
+        "hidden_size": rng.choice([32, 48]),
+        "intermediate_size": rng.choice([40, 72]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": 4,
+        "num_key_value_heads": rng.choice([1, 2]),
+        "head_dim": rng.choice([8, 16]),
+        "global_head_dim": rng.choice([16, 32]),
+        "vocab_size": vocab,
+        "sliding_window": rng.choice([4, 16]),
+        "layer_types": types,
+        "tie_word_embeddings": True,
+    }
+    if not unified:
+        text.update(hidden_size_per_layer_input=0, vocab_size_per_layer_input=0)
+    if rng.random() < 0.5:
+        text["num_kv_shared_layers"] = layers
+    kind = "gemma4_unified_assistant" if unified else "gemma4_assistant"
+    raw = {"model_type": kind, "architectures": [ASSISTANT_CLASSES[kind]], "text_config": text,
+           "backbone_hidden_size": rng.choice([24, 64]),
+           "use_ordered_embeddings": rng.random() < 0.6, "num_centroids": rng.choice([4, 8]),
+           "centroid_intermediate_top_k": rng.choice([1, 2, 3])}
+    if rng.random() < 0.3:
+        raw["tie_word_embeddings"] = False
+    return raw
+
+
+ASSISTANT_CLASSES = {"gemma4_assistant": "Gemma4AssistantForCausalLM",
+                     "gemma4_unified_assistant": "Gemma4UnifiedAssistantForCausalLM"}
+
+
 UNSEEN = {
     "llama": lambda rng: unseen_llama_like(rng, "llama"),
     "mistral": lambda rng: unseen_llama_like(rng, "mistral"),
@@ -952,6 +992,7 @@ UNSEEN = {
     "inkling_text": unseen_inkling,
     "inkling2_text": unseen_inkling2,
     "inkling2_loop_text": unseen_inkling2_loop,
+    "gemma4_assistant": unseen_gemma4_assistant,
 }
 
 
@@ -967,6 +1008,7 @@ DEFAULT_TYPES = [
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
+    "gemma4_unified_assistant",
 ]
 
 
@@ -987,7 +1029,7 @@ def main(only):
                 "mllama": "MllamaForConditionalGeneration",
                 "mllama_text_model": "MllamaForCausalLM",
                 "emu3": "Emu3ForConditionalGeneration", "emu3_text_model": "Emu3ForCausalLM",
-                "gemma3n": "Gemma3nForConditionalGeneration"}.get(model_type)
+                "gemma3n": "Gemma3nForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

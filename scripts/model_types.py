@@ -76,15 +76,17 @@ def main():
     def many(n, one, more):
         return f"{n} {one if n == 1 else more}"
 
-    not_yet = (
-        many(sum(1 for _, s in rows if s == "not yet: attention decoder"), "attention decoder", "attention decoders"),
-        many(sum(1 for _, s in rows if "recurrent" in s), "recurrent or hybrid model", "recurrent or hybrid models"),
-        many(sum(1 for _, s in rows if "draft model" in s), "draft model", "draft models"),
+    groups = (
+        (sum(1 for _, s in rows if s == "not yet: attention decoder"), "attention decoder", "attention decoders"),
+        (sum(1 for _, s in rows if "recurrent" in s), "recurrent or hybrid model", "recurrent or hybrid models"),
+        (sum(1 for _, s in rows if "draft model" in s), "draft model", "draft models"),
     )
+    not_yet = [many(*g) for g in groups if g[0]]
+    not_yet = ", ".join(not_yet[:-1]) + (" and " if len(not_yet) > 1 else "") + (not_yet[-1] if not_yet else "none")
     table = [
         f"transformers {transformers.__version__} maps {len(types)} model types to a causal-LM class. "
         f"anatomy reads {counts.get('read', 0)} of them; "
-        f"{not_yet[0]}, {not_yet[1]} and {not_yet[2]} are not read yet; "
+        f"{not_yet} {'is' if not_yet.startswith('1 ') and ' and ' not in not_yet else 'are'} not read yet; "
         f"{counts.get('out of scope', 0)} are encoders, encoder-decoders or speech/music/OCR decoders. "
         "(`anatomy list --model-types` prints what this build reads; `scripts/model_types.py` "
         "rewrites this table.)",

@@ -132,9 +132,14 @@ enum Command {
         /// config.json's `eos_token_id`) up to --max-tokens.
         #[arg(long)]
         ignore_eos: bool,
-        /// Write the logits of every position of --ids / --prompt as an f32 .npy file [T, vocab].
+        /// Write the logits of every position of --ids / --prompt as an f32 .npy file [T, vocab]
+        /// (with --target, of each drafted token, [--max-tokens, vocab]).
         #[arg(long)]
         logits: Option<PathBuf>,
+        /// The target checkpoint a draft model (a Gemma 4 assistant) drafts for: it reads the
+        /// prompt, then MODEL drafts --max-tokens tokens from its state.
+        #[arg(long)]
+        target: Option<PathBuf>,
         /// Overwrite an existing --logits file.
         #[arg(long)]
         force: bool,
@@ -427,6 +432,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
             max_tokens,
             ignore_eos,
             logits,
+            target,
             force,
             json,
             tiny,
@@ -445,6 +451,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                 max_tokens,
                 ignore_eos,
                 logits,
+                target,
                 force,
                 json,
                 hold: match dtype {
@@ -551,14 +558,20 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
             // Columns as wide as their longest entry, and a space more: the names never touch.
             let families = anatomy_core::families::FAMILIES;
             let w = 1 + families.iter().map(|f| f.name.len()).max().unwrap_or(0);
-            let mut out = format!("{:<22}{:<w$}{}\n", "model_type", "family", "gguf");
+            let m = 1
+                + (families.iter())
+                    .flat_map(|f| std::iter::once(f.model_type).chain(f.aliases.iter().copied()))
+                    .map(str::len)
+                    .max()
+                    .unwrap_or(0);
+            let mut out = format!("{:<m$}{:<w$}{}\n", "model_type", "family", "gguf");
             for f in families {
                 for t in std::iter::once(f.model_type).chain(f.aliases.iter().copied()) {
                     let gguf = anatomy_checkpoint::gguf::ARCHITECTURES
                         .iter()
                         .find(|a| a.model_type == t)
                         .map_or("-", |a| a.name);
-                    out += &format!("{t:<22}{:<w$}{gguf}\n", f.name);
+                    out += &format!("{t:<m$}{:<w$}{gguf}\n", f.name);
                 }
             }
             Ok(out)
@@ -767,6 +780,7 @@ struct Request {
     max_tokens: u64,
     ignore_eos: bool,
     logits: Option<PathBuf>,
+    target: Option<PathBuf>,
     force: bool,
     json: bool,
     hold: anatomy_exec::weights::Hold,
@@ -885,6 +899,9 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         anatomy_exec::weights::Hold::F32 => "f32",
     };
     eprintln!("weights: {} (--dtype {flag})", model.held());
+    if model.spec.draft.is_some() || req.target.is_some() {
+        return run_draft(&model, &ids, req, lenient);
+    }
     if let Some(out) = req.logits {
         output::write(&out, &session::logits_npy(&model, &ids)?, req.force)?;
         return Ok(format!(
@@ -915,6 +932,46 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             .map_err(|e| Error::file(&shown, e.to_string()))?);
     }
     Ok(out.to_string() + "\n")
+}
+
+/// A draft model's round: the target (--target) reads `ids`, `model` drafts --max-tokens
+/// tokens from its state; their ids, or their logits with --logits.
+fn run_draft(
+    model: &anatomy_exec::Model,
+    ids: &[u32],
+    req: Request,
+    lenient: bool,
+) -> Result<String, Error> {
+    let Some(path) = &req.target else {
+        return Err(Error::new(
+            &model.spec.name,
+            "--target",
+            "is missing; a draft model (a Gemma 4 assistant) drafts from its target's state: give the target's checkpoint with --target DIR",
+        ));
+    };
+    let opened = session::open(path, lenient)?;
+    opened.checkpoint.data_is_sound()?;
+    session::check_ids(ids, 0, &opened.spec, &opened.checkpoint.path, "--ids")?;
+    let target = opened.load(req.hold, &mut |_, _| {})?;
+    let n = req.max_tokens as usize;
+    let drafted = model.draft(&target, ids, n)?;
+    match req.logits {
+        Some(out) => {
+            output::write(&out, &session::npy(&drafted.logits)?, req.force)?;
+            Ok(format!(
+                "wrote {} ({n} drafted tokens × {} logits, f32)\n",
+                out.display(),
+                model.spec.vocab
+            ))
+        }
+        None if req.json => Ok(serde_json::json!({
+            "prompt_ids": ids,
+            "drafted_ids": drafted.tokens,
+        })
+        .to_string()
+            + "\n"),
+        None => Ok(format!("{:?}\n", drafted.tokens)),
+    }
 }
 
 /// Greedy decoding up to `max_tokens` or an end-of-sequence id, its text streamed to stdout

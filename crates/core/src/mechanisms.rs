@@ -45,7 +45,7 @@ pub const ALL: &[&str] = &[
     "attn:kv_conv_dynamic", "conv:scaled", "attn:l2_clip", "attn:rel_clip", "attn:token_sinks",
     "attn:kv_inputs", "attn_res", "moe:glu_softcaps", "attn_res:loop",
     "attn:v4", "attn:v4_csa", "attn:v4_hca", "hyper:sinkhorn", "moe:sqrt_softplus", "moe:hash",
-    "moe:shared_clamp",
+    "moe:shared_clamp", "draft", "draft:centroids",
 ];
 
 /// The mechanisms `spec` uses.
@@ -116,8 +116,17 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         hf_wrap: _,
         not_drawn: _,
         mtp_layers: _,
+        draft,
         ignored: _,
     } = spec;
+    if let Some(Draft {
+        backbone: _,
+        centroids,
+    }) = draft
+    {
+        on("draft", true);
+        on("draft:centroids", centroids.is_some());
+    }
     // The recurrent mixers' own settings are each one mechanism, named by the plan's mixers.
     for l in plan {
         let LayerPlan {

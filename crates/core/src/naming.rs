@@ -157,6 +157,14 @@ pub enum Role {
     PleNorm,
     /// A layer's stored output scalar (Gemma 4's `layer_scalar`).
     LayerScalar,
+    /// A draft model's projection of its target's state to its own width, and of its last
+    /// hidden state back (Gemma 4's assistants' `pre_projection`, `post_projection`).
+    DraftIn,
+    DraftOut,
+    /// The clustered head's centroids [count, hidden] and the vocabulary listed cluster by
+    /// cluster (an integer buffer, [vocab]).
+    Centroids,
+    TokenOrdering,
     /// Zamba2's shared block: the norm of [stream, embeddings] before its attention, the norm
     /// before its MLP, the layer's own projection of the block's output, and each visit's
     /// low-rank adapters (down A, up B) on Q, K, V and the fused gate/up projection.
@@ -732,6 +740,12 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             return (
                 "model.layers.{b}.layer_scalar".into(),
                 "blk.{b}.layer_output_scale.weight".into(),
+            )
+        }
+        (_, TokenOrdering) => {
+            return (
+                "masked_embedding.token_ordering".into(),
+                "draft_token_order".into(),
             )
         }
         // llama.cpp's converter keeps the router's input scale beside its weight and each
@@ -2039,6 +2053,10 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "blk.{b}.ffn_gate_inp.per_expert_scale",
         ),
         PleEmbed => ("model.embed_tokens_per_layer", "per_layer_token_embd"),
+        // llama.cpp defines no architecture for the assistants: GGUF names in its style.
+        DraftIn => ("pre_projection", "draft_in"),
+        DraftOut => ("post_projection", "draft_out"),
+        Centroids => ("masked_embedding.centroids", "draft_centroids"),
         PleProj => ("model.per_layer_model_projection", "per_layer_model_proj"),
         PleProjNorm => ("model.per_layer_projection_norm", "per_layer_proj_norm"),
         PleGate => ("model.layers.{b}.per_layer_input_gate", "blk.{b}.inp_gate"),
@@ -2239,8 +2257,8 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | LambdaK1 | LambdaQ2 | LambdaK2 | DenseBias | SsmDtBias | SsmALog | SsmD | LightSlope
         | LightQDecay | LightKDecay | LightDiagDecay | LruParam | LruInGate | LruRecGate
         | TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK | CmMixR | LayerScalar
-        | HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase | HcFfnScale | HcHeadFn
-        | HcHeadBase | HcHeadScale | AltUpScale => {
+        | TokenOrdering | HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase
+        | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale | AltUpScale => {
             unreachable!("named in `names`")
         }
         GatedFfnNorm | AttnNormDown | AttnNormUp | FfnNormDown | FfnNormUp => {

@@ -141,6 +141,9 @@ pub struct Spec {
     pub not_drawn: Vec<NotDrawn>,
     /// Auxiliary modules outside the main forward pass.
     pub mtp_layers: u64,
+    /// A draft model for speculative decoding (Gemma 4's assistants): it reads its target's
+    /// state, not token ids, and every layer attends over its target's keys and values.
+    pub draft: Option<Draft>,
     /// Config keys anatomy did not understand and ignored because it was asked to (`--lenient`):
     /// every view that prints figures says so.
     pub ignored: Vec<Ignored>,
@@ -740,6 +743,37 @@ impl QueryScale {
 
     pub fn applies(&self, layer: &LayerPlan) -> bool {
         !self.nope_only || !layer.rope
+    }
+}
+
+/// A draft model that runs on its target's state (Gemma 4's assistants). Its input is the
+/// target's (scaled) embedding of the last token beside the target's last hidden state,
+/// [2·backbone], projected to its own width; every layer's queries attend over the keys and
+/// values the target's last layer of that span kind made (no K/V projections, no cache of its
+/// own), at the last token's position; the final hidden state, projected back to the target's
+/// width, is the next draft step's hidden state. It drafts token after token at one position
+/// against one set of keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Draft {
+    /// The target's hidden size (`backbone_hidden_size`).
+    pub backbone: u64,
+    /// Logits for the tokens of the top-scoring clusters only (`use_ordered_embeddings`).
+    pub centroids: Option<Centroids>,
+}
+
+/// The assistant's clustered head: `count` centroids score the final hidden state; the tokens of
+/// the `top_k` best clusters (vocab / count each, listed by a stored `token_ordering`) get their
+/// logits from the tied head, every other token the smallest of those minus one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Centroids {
+    pub count: u64,
+    pub top_k: u64,
+}
+
+impl Centroids {
+    /// Tokens per cluster.
+    pub fn per_cluster(&self, vocab: u64) -> u64 {
+        vocab / self.count
     }
 }
 
@@ -2801,7 +2835,8 @@ impl Spec {
     /// The layer whose keys and values layer `b` attends over: `b` itself, or for a layer that
     /// shares them the last layer before it of the same span kind that projects its own.
     pub fn kv_source(&self, b: usize) -> usize {
-        if !self.attn_at(b).shares_kv {
+        // A draft model's layers read their target's keys, which its drafter holds at `b`.
+        if !self.attn_at(b).shares_kv || self.draft.is_some() {
             return b;
         }
         let kind = self.plan[b].span().map(|s| std::mem::discriminant(&s));

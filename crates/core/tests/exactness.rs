@@ -211,7 +211,13 @@ fn every_registry_row_has_fixtures_and_its_defaults_match() {
 /// has no expert count; DBRX's attention reads an `attn_config.rope_theta` its defaults lack;
 /// Lfm2MoeConfig has no layer types and its layers read one each), refused by the field that says
 /// why: there is nothing to compare.
-const CANNOT_BUILD: [(&str, &str); 8] = [
+const CANNOT_BUILD: [(&str, &str); 9] = [
+    // Gemma4AssistantConfig's validation refuses its own default text config, whose per-layer
+    // embeddings an assistant cannot have.
+    (
+        "gemma4_assistant",
+        "text_config.hidden_size_per_layer_input",
+    ),
     // CohereCompassTextConfig's defaults have no RoPE entry for its full-attention layers, which
     // its rotary embedding reads.
     ("cohere_compass_text", "rope_parameters"),

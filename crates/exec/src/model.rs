@@ -24,6 +24,11 @@ type R<T> = candle_core::Result<T>;
 #[path = "v4.rs"]
 mod v4;
 
+// Gemma 4's assistants: drafting from a target's state.
+#[path = "draft.rs"]
+mod draft;
+pub use draft::Drafted;
+
 /// The cache slots of Inkling's residual convolutions: K, V, the attention's output, the
 /// MLP's.
 const CONV_K: usize = 0;
@@ -46,6 +51,9 @@ pub struct Model {
     rel_bias: std::cell::RefCell<Option<(Vec<f32>, usize)>>,
     /// The sink logits of the layer running, [heads, t], made by its attention (Inkling 2).
     token_sinks: std::cell::RefCell<Option<Vec<f32>>>,
+    /// The last pass's final normed hidden states, [t, hidden]: what a draft model reads of its
+    /// target.
+    final_hidden: std::cell::RefCell<Option<Tensor>>,
 }
 
 /// One activation of a forward pass: where it was computed, its statistics, and — when small —
@@ -349,6 +357,7 @@ impl Model {
             pair_bias: std::cell::RefCell::new(None),
             rel_bias: std::cell::RefCell::new(None),
             token_sinks: std::cell::RefCell::new(None),
+            final_hidden: std::cell::RefCell::new(None),
         };
         let read = model.packable();
         // GPT-2's Conv1D weights, stored [in, out], are not among them: a stored one of those
@@ -683,6 +692,14 @@ impl Model {
     /// The forward pass, refusing to return logits that are not all finite: it runs the same
     /// step again with every activation captured and names the first step whose output was not.
     fn run(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
+        if self.spec.draft.is_some() {
+            return Err(Error::new(
+                &self.spec.name,
+                "model_type",
+                "is a draft model (a Gemma 4 assistant): it reads its target's state, not token ids alone; run it with --target TARGET",
+            )
+            .into());
+        }
         let before = cache.mark();
         let logits = self.run_steps(ids, cache, last)?;
         let values: Vec<f32> = logits.flatten_all().and_then(|l| l.to_vec1())?;
@@ -861,6 +878,7 @@ impl Model {
             self.norm(&x, Role::FinalNorm, None)?
         };
         self.keep(None, "final_norm", &z);
+        *self.final_hidden.borrow_mut() = Some(z.clone());
         let z = match spec.head_transform {
             Some(t) => {
                 let bias = if t.bias {
@@ -3117,7 +3135,13 @@ impl Model {
         let rule = attention::Rule {
             scale: (a.scale_mult / a.scale_dim.sqrt()) as f32,
             softcap: a.softcap.map(|c| c as f32),
-            span: self.span(b),
+            // A draft model's query, at the last token's position, reads its target's keys
+            // through a bidirectional window, |q − k| ≤ w, turned to look back: one key more than
+            // the target's own window.
+            span: match (self.span(b), self.spec.draft) {
+                (AttnSpan::Sliding(w), Some(_)) => AttnSpan::Sliding(w + 1),
+                (span, _) => span,
+            },
             key_scores: key_scores
                 .as_deref()
                 .zip(a.dynamic_mask)

@@ -181,15 +181,15 @@ pub fn check_ids(ids: &[u32], new: u64, spec: &Spec, file: &str, arg: &str) -> R
 
 /// Every position's logits for `ids`, as an f32 `.npy` file [T, vocab].
 pub fn logits_npy(model: &Model, ids: &[u32]) -> Result<Vec<u8>, Error> {
-    let l = model.forward(ids, &mut Cache::new(model.spec.layers as usize))?;
-    let data: Vec<f32> = l
-        .flatten_all()
-        .and_then(|t| t.to_vec1())
-        .map_err(|e| Error::file("executor", e.to_string()))?;
-    Ok(crate::npy::encode_f32(
-        &[ids.len(), model.spec.logits_width() as usize],
-        &data,
-    ))
+    npy(&model.forward(ids, &mut Cache::new(model.spec.layers as usize))?)
+}
+
+/// A 2-D f32 tensor as `.npy` bytes.
+pub fn npy(t: &candle_core::Tensor) -> Result<Vec<u8>, Error> {
+    let fail = |e: candle_core::Error| Error::file("executor", e.to_string());
+    let (rows, cols) = t.dims2().map_err(fail)?;
+    let data: Vec<f32> = t.flatten_all().and_then(|t| t.to_vec1()).map_err(fail)?;
+    Ok(crate::npy::encode_f32(&[rows, cols], &data))
 }
 
 /// A scaled-down copy of `spec` on seeded random weights (`run --tiny`, the op view).

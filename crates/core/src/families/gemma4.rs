@@ -22,6 +22,63 @@ struct Class {
 }
 
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
+    load_as(cfg, model_type, family, name, false)
+}
+
+/// Gemma 4's assistants (`gemma4_assistant`, `gemma4_unified_assistant`): the language model in
+/// `text_config`, every layer reading its target's keys and values (`num_kv_shared_layers`, all
+/// of them where unset), with the assistant's projections to and from its target's width and,
+/// with `use_ordered_embeddings`, its clustered head. Defaults follow `Gemma4AssistantConfig`
+/// and `Gemma4UnifiedAssistantConfig`.
+pub fn load_assistant(
+    top: &Config,
+    text: &Config,
+    model_type: &str,
+    family: &str,
+    name: &str,
+) -> Result<Spec> {
+    let mut s = load_as(text, model_type, family, name, true)?;
+    let unified = model_type == "gemma4_unified_text";
+    s.draft = Some(Draft {
+        backbone: top.size(
+            "backbone_hidden_size",
+            Some(if unified { 3840 } else { 1536 }),
+        )?,
+        centroids: None,
+    });
+    let count = top.size("num_centroids", Some(2048))?;
+    let top_k = top.size("centroid_intermediate_top_k", Some(32))?;
+    if top.flag("use_ordered_embeddings", false)? {
+        if s.vocab % count != 0 {
+            return Err(top.err(
+                "num_centroids",
+                format!("is {count}, which does not divide the vocabulary of {}; each cluster holds vocab / num_centroids tokens", s.vocab),
+            ));
+        }
+        if top_k > count {
+            return Err(top.err(
+                "centroid_intermediate_top_k",
+                format!("is {top_k}, more than the {count} centroids to choose from"),
+            ));
+        }
+        s.draft = s.draft.map(|d| Draft {
+            centroids: Some(Centroids { count, top_k }),
+            ..d
+        });
+    }
+    // The assistant's head is a plain projection: the text config's final softcap, read by the
+    // loader, is not applied.
+    s.final_softcap = None;
+    Ok(s)
+}
+
+fn load_as(
+    cfg: &Config,
+    model_type: &str,
+    family: &str,
+    name: &str,
+    assistant: bool,
+) -> Result<Spec> {
     let c = if model_type == "gemma4_unified_text" {
         Class {
             unified: true,
@@ -100,7 +157,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let k_eq_v = cfg.flag("attention_k_eq_v", false)?;
     let full = LayerSet::from_fn(s.layers, |b| spans[b as usize] == AttnSpan::Full);
     let (global_hd, global_kv) = global_heads(cfg, &spans, hd, kv, k_eq_v)?;
-    let shared = shared_layers(cfg, &spans, 0)?;
+    let shared = if assistant {
+        assistant_layers(cfg, s.layers)?
+    } else {
+        shared_layers(cfg, &spans, 0)?
+    };
     let mut variants: Vec<(LayerSet, Attention)> = Vec::new();
     for (is_full, is_shared) in [(true, false), (true, true), (false, true)] {
         let set = LayerSet::from_fn(s.layers, |b| {
@@ -124,6 +185,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
 
     // The layers that reuse keys and values may have MLPs twice as wide.
     let wide = cfg.flag("use_double_wide_mlp", false)? && !shared.is_empty();
+    if assistant && wide {
+        return Err(cfg.err(
+            "use_double_wide_mlp",
+            "is true; Gemma 4's assistants are built with MLPs of one width (false)",
+        ));
+    }
     if wide {
         s.mlp_widths = vec![(shared.clone(), 2 * s.mlp.intermediate)];
     }
@@ -134,6 +201,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         return Ok(s);
     }
     if cfg.flag("enable_moe_block", false)? {
+        if assistant {
+            return Err(cfg.err(
+                "enable_moe_block",
+                "is true; Gemma 4's assistants have no experts (false)",
+            ));
+        }
         if wide {
             return Err(cfg.err(
                 "use_double_wide_mlp",
@@ -169,7 +242,23 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         None => 256,
         Some(_) => cfg.count("hidden_size_per_layer_input", 256)?,
     };
-    if width > 0 {
+    if assistant {
+        // The assistant reads its target's state, not token ids: no per-layer embeddings.
+        for (key, n) in [
+            ("hidden_size_per_layer_input", width),
+            (
+                "vocab_size_per_layer_input",
+                cfg.count("vocab_size_per_layer_input", 262_144)?,
+            ),
+        ] {
+            if n != 0 {
+                return Err(cfg.err(
+                    key,
+                    format!("is {n}; Gemma 4's assistants have no per-layer embeddings (0)"),
+                ));
+            }
+        }
+    } else if width > 0 {
         s.per_layer_input = Some(PerLayerInput {
             clamp_ids: false,
             width,
@@ -268,6 +357,22 @@ fn global_heads(
         )),
         None => Ok((hd, kv)),
     }
+}
+
+/// An assistant's layers: all of them read their target's keys and values, as
+/// `num_kv_shared_layers` says (the class sets it to every layer where it is 0 or unset).
+fn assistant_layers(cfg: &Config, layers: u64) -> Result<LayerSet> {
+    match cfg.count("num_kv_shared_layers", 0)? {
+        0 => {}
+        n if n == layers => {}
+        n => {
+            return Err(cfg.err(
+                "num_kv_shared_layers",
+                format!("is {n}; every one of an assistant's {layers} layers reads its target's keys and values ({layers}, or 0 for all)"),
+            ))
+        }
+    }
+    Ok(LayerSet::from_fn(layers, |_| true))
 }
 
 /// The layers that reuse keys and values: the last `num_kv_shared_layers`.

@@ -1530,6 +1530,7 @@ pub fn load(
         hf_wrap: HfWrap::None,
         not_drawn: vec![],
         mtp_layers: 0,
+        draft: None,
         ignored: vec![],
     };
     if let Some((key, default)) = f.cross_layers {

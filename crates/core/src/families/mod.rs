@@ -172,9 +172,10 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
     } else {
         &model_type
     };
-    let mut spec = match &text_row.read {
-        registry::Reader::Llama(f) => llama::load(&cfg, f, text_type, text_row.name, name)?,
-        registry::Reader::Own(load) => load(&cfg, text_type, text_row.name, name)?,
+    let mut spec = match (&text_row.read, row.text_read) {
+        (_, Some(read)) => read(&top, &cfg, text_type, row.name, name)?,
+        (registry::Reader::Llama(f), None) => llama::load(&cfg, f, text_type, text_row.name, name)?,
+        (registry::Reader::Own(load), None) => load(&cfg, text_type, text_row.name, name)?,
     };
     spec.model_type = model_type.clone();
     if row.text.is_some() {
@@ -365,6 +366,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         hf_wrap: HfWrap::None,
         not_drawn: Vec::new(),
         mtp_layers: 0,
+        draft: None,
         ignored: Vec::new(),
     }
 }
@@ -382,8 +384,6 @@ pub fn model_types() -> Vec<&'static str> {
 /// together).
 pub const NOT_YET: &[(&str, &str)] = &[
     ("blt", "a byte-level encoder and decoder around a latent transformer over patches"),
-    ("gemma4_assistant", "a draft model run on its target's hidden states and keys"),
-    ("gemma4_unified_assistant", "a draft model run on its target's hidden states and keys"),
     ("qwen4_exp", "the wrapper of qwen4_exp_text, which is not read either"),
     ("qwen4_exp_text", "an attention indexer, gated residuals, n-gram embeddings and per-layer inputs beside Gated DeltaNet"),
 ];

@@ -103,7 +103,14 @@ pub struct Family {
     /// (Gemma 3), under another module's name (Emu3's `text_model.`), or its `model.` under
     /// `model.language_model.` with the head beside it (Qwen3.5).
     pub wrap: HfWrap,
+    /// Reads a wrapper's language model with the wrapper's own keys, in place of the text row's
+    /// loader: `(wrapper's config, text_config, text model_type, family name, model name)`
+    /// (Gemma 4's assistants, whose every layer reads its target's keys and values).
+    pub text_read: Option<TextReader>,
 }
+
+/// Reads a wrapper's language model together with the wrapper's keys (`Family::text_read`).
+pub type TextReader = fn(&Config, &Config, &str, &str, &str) -> Result<Spec>;
 
 impl Family {
     pub fn is_inert(&self, key: &str) -> bool {
@@ -3048,6 +3055,26 @@ pub static FAMILIES: &[Family] = &[
         parts: GEMMA4_PARTS,
         ..wrapper("gemma4", "Gemma 4", GEMMA4_WRAPPER)
     },
+    // Gemma 4's assistants: draft models for speculative decoding, a Gemma 4 language model
+    // (`model.`, the head tied by the assistant's flag) that reads its target's state.
+    Family {
+        text: Some("gemma4_text"),
+        wrapper_tied: Some(true),
+        wrap: HfWrap::None,
+        text_read: Some(gemma4::load_assistant),
+        ..wrapper("gemma4_assistant", "Gemma 4 assistant", &[])
+    },
+    Family {
+        text: Some("gemma4_unified_text"),
+        wrapper_tied: Some(true),
+        wrap: HfWrap::None,
+        text_read: Some(gemma4::load_assistant),
+        ..wrapper(
+            "gemma4_unified_assistant",
+            "Gemma 4 (unified) assistant",
+            &[],
+        )
+    },
     Family {
         text: Some("qwen3_5_moe_text"),
         wrapper_tied: Some(false),
@@ -4753,6 +4780,7 @@ const fn base(
         renames: &[],
         echoes: &[],
         wrap: HfWrap::Prefix("language_model"),
+        text_read: None,
     }
 }
 

@@ -396,9 +396,9 @@ impl<'s> Builder<'s> {
         } else {
             vec![l.stored_rows, l.cols]
         };
-        // The head's own projections sit outside the blocks: one instance, not one per layer; so
-        // do Gemma 3n's projections into and out of its streams.
-        let per_layer = l.component != Component::LmHead
+        // The head's and the embedding's own projections sit outside the blocks: one instance,
+        // not one per layer; so do Gemma 3n's projections into and out of its streams.
+        let per_layer = !matches!(l.component, Component::LmHead | Component::Embedding)
             && !matches!(l.role, Role::AltUpProj | Role::AltUpUnembed);
         let p = self.param(l.role, false, shape, l.component, per_layer);
         let slice = l.block.as_ref().map(|r| {
@@ -542,6 +542,10 @@ impl<'s> Builder<'s> {
 
     fn embedding(&mut self) -> Scope {
         let spec = self.spec;
+        if let Some(draft) = spec.draft {
+            let steps = self.draft_input(draft);
+            return self.scope(ScopeKind::Embedding, "Embedding", "Embedding end", 1, steps);
+        }
         let d = spec.hidden;
         let p = self.param(
             Role::Embed,
@@ -1931,6 +1935,15 @@ impl<'s> Builder<'s> {
             }
             None => z,
         };
+        // A draft model hands its state back to its target's width, and may score only the
+        // tokens of its best clusters.
+        let clustered = spec.draft.and_then(|d| d.centroids);
+        if let Some(d) = spec.draft {
+            steps.push(self.draft_output(d, z));
+        }
+        if let Some(c) = clustered {
+            steps.extend(self.clusters(c, z));
+        }
         // A tied head reads the embedding matrix; the parameter is counted once.
         let (role, component, name, source_note) = if spec.tied {
             (
@@ -1987,8 +2000,18 @@ impl<'s> Builder<'s> {
             category: Category::Embed,
             inputs,
             output: logits,
-            operation: format!("Score all {} vocabulary entries at every position", v),
-            equation: eq,
+            operation: match clustered {
+                Some(c) => format!(
+                    "Score the {} tokens of the kept clusters; each of the other {} gets the smallest of those scores minus one",
+                    c.top_k * c.per_cluster(v),
+                    v - c.top_k * c.per_cluster(v)
+                ),
+                None => format!("Score all {} vocabulary entries at every position", v),
+            },
+            equation: match clustered {
+                Some(_) => format!("Logits[Tₖ] = {name}[Tₖ] · {z}, Logits[other] = min(Logits[Tₖ]) − 1"),
+                None => eq,
+            },
         });
         steps.push(head_step);
         if let Some(kept) = spec.logits_kept {

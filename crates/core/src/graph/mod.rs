@@ -10,6 +10,7 @@ mod attn_res;
 mod build;
 mod cross;
 mod delta;
+mod draft;
 mod ffn;
 mod hierarchy;
 mod hyper;
