@@ -539,6 +539,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
         } => {
             output::check_target(&output, force)?;
             let (g, _) = build(&model, lenient)?;
+            not_for_drafts(&g.spec, "NumPy export")?;
             let script = output
                 .file_name()
                 .map_or("model.py".into(), |n| fmt::printable(&n.to_string_lossy()));
@@ -552,6 +553,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
         }
         Command::Torch { model } => {
             let (g, _) = build(&model, lenient)?;
+            not_for_drafts(&g.spec, "PyTorch reference")?;
             Ok(render::html::torch::module(&g.spec))
         }
         Command::List { model_types: true } => {
@@ -617,7 +619,8 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
     }
 }
 
-/// A model's page, with the op view's values from a run of it.
+/// A model's page, with the op view's values from a run of it (not of a draft model, which
+/// runs only beside its target).
 fn page(
     model: &str,
     g: &graph::Graph,
@@ -625,21 +628,26 @@ fn page(
     context: Option<u64>,
     lenient: bool,
 ) -> Result<String, Error> {
-    let values = session::op_values(Path::new(model), g, lenient).map_err(|e| {
-        Error::new(
-            e.file,
-            e.field,
-            format!(
-                "{} (while running the model for the op view's values)",
-                e.message
-            ),
-        )
-    })?;
+    let values = match g.spec.draft {
+        Some(_) => None,
+        None => Some(
+            session::op_values(Path::new(model), g, lenient).map_err(|e| {
+                Error::new(
+                    e.file,
+                    e.field,
+                    format!(
+                        "{} (while running the model for the op view's values)",
+                        e.message
+                    ),
+                )
+            })?,
+        ),
+    };
     render::html::page(&render::html::PageInput {
         graph: g,
         provenance: &origin.describe(),
         context,
-        values: Some(&values),
+        values: values.as_ref(),
     })
 }
 
@@ -932,6 +940,19 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             .map_err(|e| Error::file(&shown, e.to_string()))?);
     }
     Ok(out.to_string() + "\n")
+}
+
+/// The NumPy export and the PyTorch reference run from token ids, which a draft model does not
+/// read: refused rather than written wrong.
+fn not_for_drafts(spec: &anatomy_core::spec::Spec, what: &str) -> Result<(), Error> {
+    match spec.draft {
+        Some(_) => Err(Error::new(
+            &spec.name,
+            "model_type",
+            format!("is a draft model (a Gemma 4 assistant), which drafts from its target's state; the {what} of draft models is not written yet (`anatomy run MODEL --target TARGET` runs it)"),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A draft model's round: the target (--target) reads `ids`, `model` drafts --max-tokens

@@ -31,6 +31,7 @@ before(async () => {
   anatomy("html", join(root, "crates/exec/tests/fixtures/zaya"), "-o", join(dir, "zaya.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/dory"), "-o", join(dir, "dory.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/deepseek-v4"), "-o", join(dir, "dsv4.html"));
+  anatomy("html", join(root, "crates/exec/tests/fixtures/draft/gemma4-assistant/assistant"), "-o", join(dir, "assistant.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -464,6 +465,24 @@ test("DeepSeek-V4's page explains its compressed attention, Sinkhorn streams and
   const hashed = cfg.mlp_layer_types.map((t, i) => [t, i]).filter(([t]) => t === "hash_moe").map(([, i]) => i).join(", ");
   assert.match(await detail.textContent(), new RegExp(`in layers ${hashed} a stored table picks the top-k by token id`));
   assert.match(await page.locator("#detail pre.code").textContent(), /self\.gate\.tid2eid\[ids\.reshape\(-1\)\]/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a Gemma 4 assistant's page says it drafts from its target's state, with its config's numbers", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/exec/tests/fixtures/draft/gemma4-assistant/assistant/config.json"), "utf8"));
+  const { page, problems } = await open(browser, join(dir, "assistant.html"));
+  await page.waitForLoadState("load");
+  assert.match(await page.locator("body").textContent(), new RegExp(`draft model for speculative decoding: it reads its target's state \\(${cfg.backbone_hidden_size} features\\)`));
+  const detail = page.locator("#detail");
+  await page.click("#part-embedding");
+  await detail.waitFor({ state: "visible" });
+  const text = await detail.textContent();
+  assert.match(text, new RegExp(`beside a hidden state of ${cfg.backbone_hidden_size} features`));
+  const perCluster = cfg.text_config.vocab_size / cfg.num_centroids;
+  assert.match(text, new RegExp(`${cfg.num_centroids} centroids score the final state, and only the ${cfg.centroid_intermediate_top_k * perCluster} tokens of the ${cfg.centroid_intermediate_top_k} best clusters`));
+  await page.locator('[data-part^="attention"]:visible').first().click();
+  assert.match(await detail.textContent(), /attend over the keys and values their target's last layer of their kind cached/);
   assert.deepEqual(problems, []);
   await page.close();
 });

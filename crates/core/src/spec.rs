@@ -2770,7 +2770,11 @@ impl Spec {
                         for (on, words) in [
                             (a.sinks, " with sinks"),
                             (a.v_from_k, ", keys as values"),
-                            (a.shares_kv, ", K/V of an earlier layer"),
+                            (
+                                a.shares_kv && self.draft.is_none(),
+                                ", K/V of an earlier layer",
+                            ),
+                            (a.shares_kv && self.draft.is_some(), ", K/V of the target's"),
                             (a.block_index.is_some(), " on the blocks an indexer picks"),
                             (
                                 a.mla.as_ref().is_some_and(|m| m.indexer.is_some()),

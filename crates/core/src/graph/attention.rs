@@ -1350,8 +1350,14 @@ impl Builder<'_> {
                     category: Category::Attention,
                     inputs: vec![],
                     output: t,
-                    operation: format!("Read the {what} of this K/V head from the last layer of this kind that projects its own: this layer projects and caches none"),
-                    equation: format!("{name} = {name} of layer s, the last layer before the shared ones with this span"),
+                    operation: match self.spec.draft {
+                        Some(_) => format!("Read the {what} of this K/V head from the target: its last layer of this kind cached them for the prompt; this model projects and caches none"),
+                        None => format!("Read the {what} of this K/V head from the last layer of this kind that projects its own: this layer projects and caches none"),
+                    },
+                    equation: match self.spec.draft {
+                        Some(_) => format!("{name} = {name} of the target's last layer with this span"),
+                        None => format!("{name} = {name} of layer s, the last layer before the shared ones with this span"),
+                    },
                 }));
             }
             let v = self.tensors.len() - 1;

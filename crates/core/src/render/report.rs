@@ -131,7 +131,9 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
                 (c + 1, s)
             }
         });
-    let mut shared = if sharing > 0 {
+    let mut shared = if sharing > 0 && spec.draft.is_some() {
+        format!("; {sharing} read their target's")
+    } else if sharing > 0 {
         format!("; {sharing} more reuse theirs")
     } else {
         String::new()

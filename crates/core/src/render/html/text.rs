@@ -102,6 +102,20 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 short(part.params),
                 share(part.params)
             )];
+            if let Some(dr) = spec.draft {
+                sub.insert(0, format!(
+                    "This is a draft model: no token is looked up here. Its input is its target's embedding of the last token beside a hidden state of {b} features (the target's last, after the prompt; then this model's own, projected back to {b} by W_out), projected to d={d} by W_in. Every draft step runs at the last token's position over the same keys and values of the target.",
+                    b = dr.backbone
+                ));
+                if let Some(c) = dr.centroids {
+                    sub.push(format!(
+                        "The head is clustered: {} centroids score the final state, and only the {} tokens of the {} best clusters are scored by the head's rows (the stored `token_ordering` lists the vocabulary cluster by cluster); every other token gets the smallest of those scores minus one.",
+                        c.count,
+                        c.top_k * c.per_cluster(spec.vocab),
+                        c.top_k
+                    ));
+                }
+            }
             if spec.embedding.affine {
                 sub.push(format!("The embeddings are then shifted and scaled by two learned vectors of {d}: X = (X + β) ⊙ γ."));
             }
@@ -588,7 +602,9 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
         if o.v_from_k {
             own.push("no V projection: the values are the keys as projected, before K's norm and RoPE, so the weights hold one matrix where there were two".into());
         }
-        if o.shares_kv {
+        if o.shares_kv && spec.draft.is_some() {
+            own.push("no K or V projection at all: they attend over the keys and values their target's last layer of their kind cached, so a draft step adds nothing to any KV cache".into());
+        } else if o.shares_kv {
             own.push("no K or V projection at all: they attend over the keys and values of the last layer of their kind before them, so they add nothing to the KV cache".into());
         }
         if o.sinks && !a.sinks {
@@ -816,13 +832,16 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
                 a.heads, a.kv_heads, a.head_dim
             ),
         };
-        (
-            format!("{kind}."),
-            format!(
+        let explanation = match spec.draft {
+            Some(_) => format!(
+                "Attention to the target: each draft step's query, at the last token's position, scores the keys the target cached for the prompt (all of them in full layers; in sliding layers the last window and one more), softmax turns the scores into weights, and the target's values are mixed by them. {kind}: this model projects no keys and values and stores none; they attend over the keys and values their target's last layer of their kind cached."
+            ),
+            None => format!(
                 "Causal self-attention: each position scores every earlier one, softmax turns the scores into weights, and the values are mixed by them. {kind}: the KV cache stores {} keys and values per token per layer.",
                 a.kv_heads * a.head_dim
             ),
-        )
+        };
+        (format!("{kind}."), explanation)
     };
     Text {
         summary,
@@ -1156,7 +1175,13 @@ pub fn character(spec: &Spec) -> String {
         }
         _ => "A",
     };
-    format!("{article} {} decoder: {attn}, {ffn}{extras}.", spec.family)
+    match spec.draft {
+        Some(d) => format!(
+            "{article} {} draft model for speculative decoding: it reads its target's state ({} features) rather than tokens, {attn} over the target's keys and values, {ffn}{extras}.",
+            spec.family, d.backbone
+        ),
+        None => format!("{article} {} decoder: {attn}, {ffn}{extras}.", spec.family),
+    }
 }
 
 /// The highlights line: what is active, how attention shares heads, how far the context reaches.
