@@ -984,7 +984,7 @@ def make_draft(name, target_raw, raw):
         kv = out.shared_kv_states
         token = ids[:, -1:]
         position = torch.tensor([[ids.shape[1] - 1]])
-        tokens, logits = [], []
+        tokens, logits, states, hiddens = [], [], [], []
         for _ in range(DRAFTED):
             embeds = torch.cat([target.get_input_embeddings()(token), hidden], dim=-1)
             step = assistant(inputs_embeds=embeds, position_ids=position, shared_kv_states=kv, use_cache=False)
@@ -992,7 +992,16 @@ def make_draft(name, target_raw, raw):
             hidden = step.last_hidden_state
             tokens.append(int(token))
             logits.append(step.logits[0, 0].tolist())
-    expected = {"transformers": transformers.__version__, "ids": IDS, "tokens": tokens, "logits": logits}
+            states.append(embeds[0, 0].numpy())
+            hiddens.append(hidden[0, 0].tolist())
+    # Each step's input and the target's keys, for the references that run the assistant alone
+    # (the NumPy export, the PyTorch reference): [steps, 2 backbone], and [KV, T, D] per kind.
+    import numpy as np
+    np.savez(d / "inputs.npz", state=np.stack(states), position=np.array(ids.shape[1] - 1),
+             **{f"{part}_{kind.split('_')[0]}": t[0].numpy() for kind, (k, v) in kv.items()
+                for part, t in (("k", k), ("v", v))})
+    expected = {"transformers": transformers.__version__, "ids": IDS, "tokens": tokens, "logits": logits,
+                "hidden": hiddens}
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"{name}: drafted {tokens}")
 

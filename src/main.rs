@@ -539,7 +539,6 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
         } => {
             output::check_target(&output, force)?;
             let (g, _) = build(&model, lenient)?;
-            not_for_drafts(&g.spec, "NumPy export")?;
             let script = output
                 .file_name()
                 .map_or("model.py".into(), |n| fmt::printable(&n.to_string_lossy()));

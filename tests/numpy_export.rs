@@ -55,6 +55,63 @@ fn exported_numpy_matches_transformers() {
     eprintln!("{checked:?}");
 }
 
+/// A draft model's export runs each step from its inputs (the target's state and keys, saved by
+/// transformers' drafting loop) and gives transformers' logits and next hidden states.
+#[test]
+#[cfg_attr(
+    not(has_numpy),
+    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn exported_numpy_drafts_as_transformers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut checked = Vec::new();
+    for dir in fixtures::drafts() {
+        let name = dir.file_name().unwrap().to_string_lossy().to_string();
+        let (py, out, hidden) = (
+            tmp.path().join(format!("{name}.py")),
+            tmp.path().join(format!("{name}.npy")),
+            tmp.path().join(format!("{name}-hidden.npy")),
+        );
+        let assistant = dir.join("assistant");
+        Command::cargo_bin("anatomy")
+            .unwrap()
+            .args([
+                "numpy",
+                assistant.to_str().unwrap(),
+                "-o",
+                py.to_str().unwrap(),
+            ])
+            .assert()
+            .success();
+        let run = std::process::Command::new(paths::python())
+            .arg(&py)
+            .args(["--weights", assistant.to_str().unwrap()])
+            .args(["--inputs", dir.join("inputs.npz").to_str().unwrap()])
+            .args(["--out", out.to_str().unwrap()])
+            .args(["--hidden", hidden.to_str().unwrap()])
+            .output()
+            .expect("the Python the build script found NumPy in");
+        assert!(
+            run.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
+                .unwrap();
+        let flat = |key: &str| -> Vec<f32> {
+            let rows: Vec<Vec<f32>> = serde_json::from_value(expected[key].clone()).unwrap();
+            rows.concat()
+        };
+        let worst = npy::max_diff(&npy::read_f32(&out).1, &flat("logits"))
+            .max(npy::max_diff(&npy::read_f32(&hidden).1, &flat("hidden")));
+        assert!(worst < 1e-4, "{name}: max |Δ| = {worst}");
+        checked.push((name, worst));
+    }
+    assert_eq!(checked.len(), 2, "{checked:?}");
+    eprintln!("{checked:?}");
+}
+
 /// The file names itself in its usage, and a folder without safetensors is a clear error.
 #[test]
 #[cfg_attr(

@@ -36,6 +36,19 @@ pub fn toys() -> Vec<PathBuf> {
     checkpoints(&root().join("toy"))
 }
 
+/// Draft models with their targets (Gemma 4's assistants): each folder holds `assistant/`,
+/// `target/`, the steps' inputs (`inputs.npz`) and transformers' logits and hidden states.
+#[allow(dead_code)]
+pub fn drafts() -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(root().join("draft"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("inputs.npz").is_file())
+        .collect();
+    out.sort();
+    out
+}
+
 /// The property test's cases: toy copies with keys removed or changed.
 #[allow(dead_code)]
 pub fn mutants() -> Vec<PathBuf> {
