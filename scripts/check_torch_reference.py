@@ -24,6 +24,8 @@ def check(module_path, fixture):
     spec = importlib.util.spec_from_file_location(Path(module_path).stem, module_path)
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
+    if (Path(fixture) / "inputs.npz").is_file():
+        return check_draft(m, fixture)
     expected = json.loads((Path(fixture) / "expected.json").read_text())
     state = load_file(str(Path(fixture) / "model.safetensors"))
     if hasattr(m, "language_model_only"):
@@ -41,6 +43,28 @@ def check(module_path, fixture):
     if hasattr(m, "CrossAttentionLayer"):
         out["cross_max_diff"] = cross_attention_diff(model, fixture)
     return out
+
+
+def check_draft(m, fixture):
+    """A draft model's fixture (assistant/, inputs.npz): each step run from the target's state and
+    keys as transformers' drafting loop gave them; its logits and next hidden state compared."""
+    import numpy as np
+
+    expected = json.loads((Path(fixture) / "expected.json").read_text())
+    inputs = np.load(Path(fixture) / "inputs.npz")
+    model = m.Model()
+    model.load_state_dict(load_file(str(Path(fixture) / "assistant" / "model.safetensors")), strict=True)
+    model.eval()
+    kv = {kind: (torch.from_numpy(inputs[f"k_{kind}"])[None], torch.from_numpy(inputs[f"v_{kind}"])[None])
+          for kind in ("full", "sliding") if f"k_{kind}" in inputs}
+    worst = 0.0
+    with torch.no_grad():
+        for i, state in enumerate(inputs["state"]):
+            logits, hidden = model(torch.from_numpy(state)[None, None], kv, int(inputs["position"]))
+            for got, key in ((logits, "logits"), (hidden, "hidden")):
+                want = torch.tensor(expected[key][i], dtype=torch.float32)
+                worst = max(worst, (got[0, 0].float() - want).abs().max().item())
+    return {"max_diff": worst}
 
 
 def cross_attention_diff(model, fixture):

@@ -552,7 +552,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
         }
         Command::Torch { model } => {
             let (g, _) = build(&model, lenient)?;
-            not_for_drafts(&g.spec, "PyTorch reference")?;
+
             Ok(render::html::torch::module(&g.spec))
         }
         Command::List { model_types: true } => {
@@ -939,19 +939,6 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             .map_err(|e| Error::file(&shown, e.to_string()))?);
     }
     Ok(out.to_string() + "\n")
-}
-
-/// The NumPy export and the PyTorch reference run from token ids, which a draft model does not
-/// read: refused rather than written wrong.
-fn not_for_drafts(spec: &anatomy_core::spec::Spec, what: &str) -> Result<(), Error> {
-    match spec.draft {
-        Some(_) => Err(Error::new(
-            &spec.name,
-            "model_type",
-            format!("is a draft model (a Gemma 4 assistant), which drafts from its target's state; the {what} of draft models is not written yet (`anatomy run MODEL --target TARGET` runs it)"),
-        )),
-        None => Ok(()),
-    }
 }
 
 /// A draft model's round: the target (--target) reads `ids`, `model` drafts --max-tokens

@@ -18,14 +18,22 @@ mod paths;
 fn the_pytorch_reference_loads_each_checkpoint_and_matches_transformers() {
     let tmp = tempfile::tempdir().unwrap();
     let mut args = Vec::new();
-    for dir in fixtures::all() {
+    // A draft model's module is written for its assistant and checked on its steps' inputs.
+    let drafts = fixtures::drafts()
+        .into_iter()
+        .map(|d| (d.join("assistant"), d));
+    for (checkpoint, dir) in fixtures::all()
+        .into_iter()
+        .map(|d| (d.clone(), d))
+        .chain(drafts)
+    {
         let module = tmp.path().join(format!(
             "{}.py",
             fixtures::name(&dir).replace(['/', '-', '.'], "_")
         ));
         let out = Command::cargo_bin("anatomy")
             .unwrap()
-            .args(["torch", dir.to_str().unwrap()])
+            .args(["torch", checkpoint.to_str().unwrap()])
             .output()
             .unwrap();
         assert!(

@@ -13,6 +13,7 @@ mod text;
 pub mod torch;
 mod torch_altup;
 mod torch_deepseek_v4;
+mod torch_draft;
 mod torch_hierarchy;
 mod torch_hyper;
 mod torch_inkling2;
@@ -487,11 +488,7 @@ fn block_json(g: &Graph) -> Value {
         "numbers": [],
         "layers": Value::Null,
         "variants": [],
-        "code": match spec.draft {
-            // Not written yet: the module's forward reads token ids, which a draft model does not.
-            Some(_) => "# The PyTorch reference of a draft model (drafting from its target's state) is not written yet;\n# `anatomy run ASSISTANT --target TARGET` runs it, checked against transformers.\n".to_string(),
-            None => format!("{}\n", torch::module(spec)),
-        },
+        "code": format!("{}\n", torch::module(spec)),
         "steps": [],
     })
 }

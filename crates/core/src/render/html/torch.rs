@@ -92,6 +92,14 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
 
 /// The whole model as one runnable module.
 pub fn module(spec: &Spec) -> String {
+    if let Some(d) = spec.draft {
+        // A draft model: its layers' module, turned to run a step from its target's state.
+        let plain = Spec {
+            draft: None,
+            ..spec.clone()
+        };
+        return super::torch_draft::module(spec, d, &module(&plain));
+    }
     let n = Names::new(spec);
     let mut parts = vec![docstring(spec), HEADER.trim_end().to_string(), norm(spec)];
     if spec.attn_res.is_some() {
