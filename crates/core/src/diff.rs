@@ -565,11 +565,27 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     if sharing > 0 {
         f(
             "attention.shared_kv",
-            "layers reusing earlier K/V",
+            if s.draft.is_some() {
+                "layers reading the target's K/V"
+            } else {
+                "layers reusing earlier K/V"
+            },
             Size,
             sharing.to_string(),
         );
     }
+    // Gemma 4's assistants: a model that drafts from its target's state.
+    f(
+        "draft",
+        "draft model",
+        Mechanism,
+        s.draft.map_or("no".into(), |d| {
+            let head = d.centroids.map_or(String::new(), |c| {
+                format!(", clustered head ({} centroids, top {})", c.count, c.top_k)
+            });
+            format!("from a target of width {}{head}", d.backbone)
+        }),
+    );
     f(
         "attention.latent_scales",
         "latents scaled by √(hidden / rank)",

@@ -1957,12 +1957,17 @@ impl<'s> Builder<'s> {
         };
         let v = spec.out_vocab();
         let head = self.param(role, false, vec![v, spec.hidden], component, false);
+        // A clustered head reads the rows of the kept clusters' tokens alone.
+        let (rows, slice) = match clustered {
+            Some(c) => (c.top_k * c.per_cluster(v), Some("[Tₖ, :]".to_string())),
+            None => (v, None),
+        };
         let w = self.push(
             name,
-            [n(v), n(spec.hidden)],
+            [n(rows), n(spec.hidden)],
             TensorKind::Weight {
                 param: head,
-                slice: None,
+                slice,
                 note: source_note,
             },
         );
