@@ -452,10 +452,79 @@ def inkling2_loop(rng):
     return raw
 
 
+def gemma4_assistant(rng):
+    """A target (Gemma 4 or Gemma 4 unified) and its assistant, which reads the keys of the
+    target's last non-shared layer of each kind: head sizes and window agree."""
+    unified = rng.random() < 0.4
+    kv, hd, ghd = rng.choice([1, 2]), rng.choice([8, 16]), rng.choice([16, 32])
+    vocab, window = rng.choice([96, 120]), rng.choice([3, 5])
+    shared = dict(num_attention_heads=4, num_key_value_heads=kv, head_dim=hd, global_head_dim=ghd, vocab_size=vocab,
+                  sliding_window=window, pad_token_id=0, model_type="gemma4_unified_text" if unified else "gemma4_text")
+    layers = rng.randint(3, 6)
+    kinds = ["sliding_attention"] * (layers - 2) + ["full_attention"] * 2
+    rng.shuffle(kinds)
+    kinds[-1] = "full_attention"
+    kinds[0] = "sliding_attention"
+    target = dict(shared, hidden_size=rng.choice([32, 48]), intermediate_size=rng.choice([40, 64]),
+                  num_hidden_layers=layers, layer_types=kinds)
+    if not unified:
+        target.update(hidden_size_per_layer_input=rng.choice([0, 8]), vocab_size_per_layer_input=vocab)
+    small = rng.randint(1, 4)
+    text = dict(shared, hidden_size=rng.choice([16, 24]), intermediate_size=rng.choice([24, 40]),
+                num_hidden_layers=small, layer_types=[rng.choice(["sliding_attention", "full_attention"])
+                                                      for _ in range(small)])
+    if not unified:
+        text.update(hidden_size_per_layer_input=0, vocab_size_per_layer_input=0)
+    kind = "gemma4_unified_assistant" if unified else "gemma4_assistant"
+    assistant = {"model_type": kind, "architectures": [("Gemma4UnifiedAssistantForCausalLM" if unified
+                                                        else "Gemma4AssistantForCausalLM")],
+                 "backbone_hidden_size": target["hidden_size"], "text_config": text,
+                 "use_ordered_embeddings": rng.random() < 0.6, "num_centroids": rng.choice([4, 8]),
+                 "centroid_intermediate_top_k": rng.choice([1, 2, 3]), "tie_word_embeddings": rng.random() < 0.7}
+    return {"target": target, "assistant": assistant}
+
+
+def check_draft(anatomy, pair, seed, tol, work):
+    """Whether anatomy drafts what transformers drafts from a target, both saved on random weights."""
+    from make_exec_fixtures import drafted, save_pair
+
+    torch.manual_seed(seed)
+    built = []
+    for raw in (pair["target"], pair["assistant"]):
+        config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
+        config._attn_implementation = "eager"
+        arch = (raw.get("architectures") or [None])[0]
+        model = getattr(transformers, arch)(config) if arch else AutoModelForCausalLM.from_config(config)
+        built.append(randomize(model.float().eval()))
+    target, assistant = built
+    with torch.no_grad():
+        if assistant.masked_embedding is not None:
+            order = assistant.masked_embedding.token_ordering
+            order.copy_(torch.randperm(order.shape[0]))
+    d = Path(tempfile.mkdtemp(dir=work))
+    save_pair(d, target, pair["target"], assistant, pair["assistant"])
+    n = 3
+    tokens, want, _, _, _ = drafted(target, assistant, IDS, n)
+    verify = [subprocess.run([anatomy, "verify", str(d / p)], capture_output=True, text=True).returncode
+              for p in ("target", "assistant")]
+    run = subprocess.run([anatomy, "run", str(d / "assistant"), "--target", str(d / "target"), "--ids",
+                          ",".join(map(str, IDS)), "--max-tokens", str(n), "--logits", str(d / "logits.npy")],
+                         capture_output=True, text=True)
+    name = pair["assistant"]["model_type"]
+    if run.returncode != 0:
+        print(f"{name}: run failed: {run.stderr.strip()[-300:]}\n  {json.dumps(pair)}")
+        return False
+    err = float(np.abs(np.load(d / "logits.npy") - np.array(want)).max())
+    ok = verify == [0, 0] and err < tol
+    print(f"{name}: verify {'ok' if verify == [0, 0] else 'FAILED'}, drafted {tokens}, max |Δlogit| {err:.2e}"
+          + ("" if ok else f"\n  {json.dumps(pair)}"))
+    return ok
+
+
 MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
                                   hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2,
-                                  inkling2_loop, deepseek_v4)}
+                                  inkling2_loop, deepseek_v4, gemma4_assistant)}
 
 
 def check(anatomy, raw, seed, tol, work):
@@ -501,7 +570,9 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for name in a.types or MAKERS:
             for i in range(a.n):
-                failed += not check(a.anatomy, MAKERS[name](rng), i, a.tol, work)
+                raw = MAKERS[name](rng)
+                checker = check_draft if "assistant" in raw else check
+                failed += not checker(a.anatomy, raw, i, a.tol, work)
     print(f"{failed} config(s) failed")
     sys.exit(1 if failed else 0)
 

@@ -955,6 +955,39 @@ DRAFTS = {
 DRAFTED = 4
 
 
+def save_pair(d, target, target_raw, assistant, raw):
+    """A target and its assistant under d/target and d/assistant, configs as given."""
+    for part, model, r in (("target", target, target_raw), ("assistant", assistant, raw)):
+        (d / part).mkdir(parents=True, exist_ok=True)
+        save_model(d / part, model)
+        (d / part / "generation_config.json").unlink(missing_ok=True)
+        (d / part / "config.json").write_text(json.dumps(r, indent=1) + "\n")
+
+
+def drafted(target, assistant, ids, n):
+    """transformers' drafting round after a prompt (`Gemma4AssistantCandidateGenerator`): the
+    target reads `ids`; the assistant drafts n tokens from its state. Returns the tokens, each
+    one's logits and the step's input and output hidden state (lists), and the target's keys."""
+    ids = torch.tensor([ids])
+    with torch.no_grad():
+        out = target(ids, output_hidden_states=True, return_shared_kv_states=True)
+        hidden = out.hidden_states[-1][:, -1:]
+        kv = out.shared_kv_states
+        token = ids[:, -1:]
+        position = torch.tensor([[ids.shape[1] - 1]])
+        tokens, logits, states, hiddens = [], [], [], []
+        for _ in range(n):
+            embeds = torch.cat([target.get_input_embeddings()(token), hidden], dim=-1)
+            step = assistant(inputs_embeds=embeds, position_ids=position, shared_kv_states=kv, use_cache=False)
+            token = step.logits.argmax(dim=-1)
+            hidden = step.last_hidden_state
+            tokens.append(int(token))
+            logits.append(step.logits[0, 0].tolist())
+            states.append(embeds[0, 0].numpy())
+            hiddens.append(hidden[0, 0].tolist())
+    return tokens, logits, states, hiddens, kv
+
+
 def make_draft(name, target_raw, raw):
     """A target and its assistant, and the logits of `DRAFTED` tokens drafted after the prompt as
     transformers' assisted generation drafts them (`Gemma4AssistantCandidateGenerator`)."""
@@ -972,32 +1005,12 @@ def make_draft(name, target_raw, raw):
             vocab = assistant.masked_embedding.token_ordering.shape[0]
             assistant.masked_embedding.token_ordering.copy_(torch.randperm(vocab))
     d = OUT / "draft" / name
-    for part, model, r in (("target", target, target_raw), ("assistant", assistant, raw)):
-        (d / part).mkdir(parents=True, exist_ok=True)
-        save_model(d / part, model)
-        (d / part / "generation_config.json").unlink(missing_ok=True)
-        (d / part / "config.json").write_text(json.dumps(r, indent=1) + "\n")
-    ids = torch.tensor([IDS])
-    with torch.no_grad():
-        out = target(ids, output_hidden_states=True, return_shared_kv_states=True)
-        hidden = out.hidden_states[-1][:, -1:]
-        kv = out.shared_kv_states
-        token = ids[:, -1:]
-        position = torch.tensor([[ids.shape[1] - 1]])
-        tokens, logits, states, hiddens = [], [], [], []
-        for _ in range(DRAFTED):
-            embeds = torch.cat([target.get_input_embeddings()(token), hidden], dim=-1)
-            step = assistant(inputs_embeds=embeds, position_ids=position, shared_kv_states=kv, use_cache=False)
-            token = step.logits.argmax(dim=-1)
-            hidden = step.last_hidden_state
-            tokens.append(int(token))
-            logits.append(step.logits[0, 0].tolist())
-            states.append(embeds[0, 0].numpy())
-            hiddens.append(hidden[0, 0].tolist())
+    save_pair(d, target, target_raw, assistant, raw)
+    tokens, logits, states, hiddens, kv = drafted(target, assistant, IDS, DRAFTED)
     # Each step's input and the target's keys, for the references that run the assistant alone
     # (the NumPy export, the PyTorch reference): [steps, 2 backbone], and [KV, T, D] per kind.
     import numpy as np
-    np.savez(d / "inputs.npz", state=np.stack(states), position=np.array(ids.shape[1] - 1),
+    np.savez(d / "inputs.npz", state=np.stack(states), position=np.array(len(IDS) - 1),
              **{f"{part}_{kind.split('_')[0]}": t[0].numpy() for kind, (k, v) in kv.items()
                 for part, t in (("k", k), ("v", v))})
     expected = {"transformers": transformers.__version__, "ids": IDS, "tokens": tokens, "logits": logits,
