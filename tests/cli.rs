@@ -314,6 +314,63 @@ fn verify_reports_a_mismatch_on_stdout_and_fails() {
         ));
 }
 
+/// A Gemma 4 assistant drafts with --target: transformers' tokens, and their logits as .npy;
+/// without a target it says what to give.
+#[test]
+fn run_drafts_with_an_assistant_beside_its_target() {
+    let pair = exec_fixture("draft/gemma4-assistant");
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(pair.join("expected.json")).unwrap())
+            .unwrap();
+    let ids: Vec<String> = expected["ids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i.to_string())
+        .collect();
+    let ids = ids.join(",");
+    let (assistant, target) = (pair.join("assistant"), pair.join("target"));
+    let n = expected["tokens"].as_array().unwrap().len().to_string();
+    let out = anatomy()
+        .args(["run", assistant.to_str().unwrap(), "--target"])
+        .args([
+            target.to_str().unwrap(),
+            "--ids",
+            &ids,
+            "--max-tokens",
+            &n,
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["drafted_ids"], expected["tokens"]);
+    let dir = tempfile::tempdir().unwrap();
+    let npy_out = dir.path().join("draft.npy");
+    anatomy()
+        .args(["run", assistant.to_str().unwrap(), "--target"])
+        .args([target.to_str().unwrap(), "--ids", &ids, "--max-tokens", &n])
+        .args(["--logits", npy_out.to_str().unwrap()])
+        .assert()
+        .success();
+    let (header, data) = npy::read_f32(&npy_out);
+    assert!(header.contains(&format!("'shape': ({n}, 96)")), "{header}");
+    let want: Vec<f32> = serde_json::from_value::<Vec<Vec<f32>>>(expected["logits"].clone())
+        .unwrap()
+        .concat();
+    assert!(npy::max_diff(&data, &want) < 1e-4);
+    anatomy()
+        .args(["run", assistant.to_str().unwrap(), "--ids", &ids])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("field `--target`: is missing"));
+}
+
 fn exec_fixture(name: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("crates/exec/tests/fixtures")
