@@ -2707,6 +2707,16 @@ impl Spec {
         })
     }
 
+    /// The keys a query of layer `b` reads, as a span: `attn_span`, except that a draft model's
+    /// query, at the last token's position, reads its target's keys through a bidirectional
+    /// window, |q − k| ≤ w, turned to look back: one key more than the target's own window.
+    pub fn read_span(&self, b: u64) -> Option<AttnSpan> {
+        match (self.attn_span(b), self.draft) {
+            (Some(AttnSpan::Sliding(w)), Some(_)) => Some(AttnSpan::Sliding(w + 1)),
+            (span, _) => span,
+        }
+    }
+
     /// The layers that run softmax attention: as their mixer, or in a shared block (Zamba2).
     pub fn attending_layers(&self) -> LayerSet {
         let own = self.layers_where(|l| l.span().is_some());

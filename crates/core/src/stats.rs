@@ -361,7 +361,7 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
             // sparse layer), and its indexer scores every such entry.
             let indexer = out.dims.iter().any(|d| matches!(d, Dim::Windows(_)));
             for b in layers.iter() {
-                let Some(span) = spec.attn_span(b) else {
+                let Some(span) = spec.read_span(b) else {
                     continue;
                 };
                 let attended = |n: u64| limit(b).map_or(n, |k| k.min(n));

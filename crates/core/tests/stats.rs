@@ -555,3 +555,49 @@ fn a_learned_prompt_is_cached_and_run() {
         );
     }
 }
+
+/// A Gemma 4 assistant caches nothing of its own, and a draft step's query reads all of its
+/// target's keys in a full layer and the last window + 1 in a sliding one (transformers'
+/// bidirectional window, turned to look back), at two contexts.
+#[test]
+fn a_draft_model_reads_its_targets_keys_and_caches_none() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../exec/tests/fixtures/draft/gemma4-assistant/assistant"
+    );
+    let cfg: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{dir}/config.json")).unwrap())
+            .unwrap();
+    let text = &cfg["text_config"];
+    let n = |v: &serde_json::Value| v.as_u64().unwrap();
+    let (heads, window) = (n(&text["num_attention_heads"]), n(&text["sliding_window"]));
+    let width = |kind: &str| {
+        heads
+            * if kind == "full_attention" {
+                n(&text["global_head_dim"])
+            } else {
+                n(&text["head_dim"])
+            }
+    };
+    for context in [100u64, 3000] {
+        let s = stats_of(dir, Some(context));
+        assert_eq!(s.kv_cache.values_at_context, 0);
+        // Scores and the weighted sum: 2 FLOPs per multiply-add each, per key read.
+        let attention: u64 = (text["layer_types"].as_array().unwrap().iter())
+            .map(|k| {
+                let kind = k.as_str().unwrap();
+                let keys = if kind == "sliding_attention" {
+                    (window + 1).min(context)
+                } else {
+                    context
+                };
+                2 * 2 * width(kind) * keys
+            })
+            .sum();
+        assert_eq!(
+            s.flops.decode_per_token,
+            s.flops.matmul_per_token + attention,
+            "context {context}"
+        );
+    }
+}

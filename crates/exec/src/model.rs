@@ -3135,13 +3135,10 @@ impl Model {
         let rule = attention::Rule {
             scale: (a.scale_mult / a.scale_dim.sqrt()) as f32,
             softcap: a.softcap.map(|c| c as f32),
-            // A draft model's query, at the last token's position, reads its target's keys
-            // through a bidirectional window, |q − k| ≤ w, turned to look back: one key more than
-            // the target's own window.
-            span: match (self.span(b), self.spec.draft) {
-                (AttnSpan::Sliding(w), Some(_)) => AttnSpan::Sliding(w + 1),
-                (span, _) => span,
-            },
+            span: self
+                .spec
+                .read_span(b as u64)
+                .expect("attention runs in attention layers only"),
             key_scores: key_scores
                 .as_deref()
                 .zip(a.dynamic_mask)

@@ -242,14 +242,21 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
             flops(f.recurrent_per_token as f64)
         ));
     }
+    // A draft model reads no prompt: each step attends over its target's keys.
+    if spec.draft.is_none() {
+        line(format!(
+            "  {:<26}{:>20}",
+            "prefill, mean per token",
+            flops(f.prefill_per_token as f64)
+        ));
+    }
     line(format!(
         "  {:<26}{:>20}",
-        "prefill, mean per token",
-        flops(f.prefill_per_token as f64)
-    ));
-    line(format!(
-        "  {:<26}{:>20}",
-        "decode, next token",
+        if spec.draft.is_some() {
+            "draft step"
+        } else {
+            "decode, next token"
+        },
         flops(f.decode_per_token as f64)
     ));
     out
