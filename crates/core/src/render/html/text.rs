@@ -452,7 +452,10 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
     let main = std::ptr::eq(a, &spec.attn);
     let mut sub = vec![
         format!("{}; {}.", rope_words(spec), spans(spec)),
-        "At inference the KV cache, not the FLOPs, limits batch size and context: its size is set by how many K/V heads (or how large a latent) each token keeps.".to_string(),
+        match spec.draft {
+            Some(_) => "The KV cache read here is the target's: a draft step adds no keys or values, so drafting costs no cache memory beyond the target's own.".to_string(),
+            None => "At inference the KV cache, not the FLOPs, limits batch size and context: its size is set by how many K/V heads (or how large a latent) each token keeps.".to_string(),
+        },
     ];
     if a.qkv_bias || a.o_bias {
         sub.push(format!(
