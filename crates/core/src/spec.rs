@@ -763,7 +763,7 @@ pub struct Draft {
 
 /// The assistant's clustered head: `count` centroids score the final hidden state; the tokens of
 /// the `top_k` best clusters (vocab / count each, listed by a stored `token_ordering`) get their
-/// logits from the tied head, every other token the smallest of those minus one.
+/// logits from the head's rows, every other token the smallest of those minus one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Centroids {
     pub count: u64,

@@ -112,7 +112,8 @@ impl Model {
             1.0
         };
         let head = if spec.tied { Role::Embed } else { Role::LmHead };
-        let (mut tokens, mut all) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        // Grown step by step: `n` is the user's, not bounded by the files.
+        let (mut tokens, mut all) = (Vec::new(), Vec::new());
         for _ in 0..n {
             let e = target
                 .rows(Role::Embed, &[token], &Tensor::new(&[token], &Device::Cpu)?)?

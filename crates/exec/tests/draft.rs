@@ -4,18 +4,10 @@
 //! what its graph says (`verify`).
 
 use anatomy_exec::{weights::Weights, Model};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn pairs() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/draft");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expected.json").is_file())
-        .collect();
-    out.sort();
-    out
-}
+#[path = "../../../tests/support/fixtures.rs"]
+mod fixtures;
 
 fn model(dir: &Path) -> Model {
     let c = anatomy_checkpoint::open(dir).unwrap();
@@ -37,7 +29,7 @@ fn model(dir: &Path) -> Model {
 #[test]
 fn assistants_draft_what_transformers_drafts() {
     let mut report = Vec::new();
-    for dir in pairs() {
+    for dir in fixtures::drafts() {
         let expected: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
                 .unwrap();
@@ -67,7 +59,7 @@ fn assistants_draft_what_transformers_drafts() {
 /// A draft model refuses a target without the layers whose keys it reads, naming the field.
 #[test]
 fn an_assistant_refuses_a_target_without_the_keys_it_reads() {
-    let dir = &pairs()[0];
+    let dir = &fixtures::drafts()[0];
     let assistant = model(&dir.join("assistant"));
     let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/llama");
     let e = assistant.draft(&model(&other), &[1, 2], 1).err().unwrap();
