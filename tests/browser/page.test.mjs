@@ -474,6 +474,8 @@ test("a Gemma 4 assistant's page says it drafts from its target's state, with it
   const { page, problems } = await open(browser, join(dir, "assistant.html"));
   await page.waitForLoadState("load");
   assert.match(await page.locator("body").textContent(), new RegExp(`draft model for speculative decoding: it reads its target's state \\(${cfg.backbone_hidden_size} features\\)`));
+  assert.match(await page.locator("#part-embedding").getAttribute("aria-label"),
+    new RegExp(`^Target state: Projects its target's embedding of the last token and a hidden state, ${2 * cfg.backbone_hidden_size} features, to ${cfg.text_config.hidden_size}\\.`));
   const detail = page.locator("#detail");
   await page.click("#part-embedding");
   await detail.waitFor({ state: "visible" });

@@ -67,7 +67,11 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
                 &visits,
                 "embedding",
                 Kind::Embedding,
-                "Token embedding",
+                if g.spec.draft.is_some() {
+                    "Target state"
+                } else {
+                    "Token embedding"
+                },
                 false,
                 None,
                 steps_in(scope),

@@ -96,12 +96,21 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
     };
     match part.kind {
         Kind::Embedding => {
-            let mut sub = vec![format!(
-                "Scale: at d={d} and V={}, this table alone is {} parameters ({:.1}% of the model).",
-                grouped(spec.vocab as u128),
-                short(part.params),
-                share(part.params)
-            )];
+            let mut sub = vec![match spec.draft {
+                Some(dr) => format!(
+                    "Scale: the table (V={} × d={d}) and the projection in (d × {}) are {} parameters ({:.1}% of the model).",
+                    grouped(spec.vocab as u128),
+                    2 * dr.backbone,
+                    short(part.params),
+                    share(part.params)
+                ),
+                None => format!(
+                    "Scale: at d={d} and V={}, this table alone is {} parameters ({:.1}% of the model).",
+                    grouped(spec.vocab as u128),
+                    short(part.params),
+                    share(part.params)
+                ),
+            }];
             if let Some(dr) = spec.draft {
                 sub.insert(0, format!(
                     "This is a draft model: no token is looked up here. Its input is its target's embedding of the last token beside a hidden state of {b} features (the target's last, after the prompt; then this model's own, projected back to {b} by W_out), projected to d={d} by W_in. Every draft step runs at the last token's position over the same keys and values of the target.",
@@ -148,13 +157,24 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.embedding.multiplier != 1.0 {
                 sub.push(format!("The embeddings are multiplied by a fixed {} before the first layer (the config's embedding multiplier).", spec.embedding.multiplier));
             }
-            Text {
-                summary: format!("Maps each of the {} vocabulary ids to a learned {d}-dim vector.", grouped(spec.vocab as u128)),
-                explanation: format!(
-                    "The embedding is a learned matrix W_E ∈ ℝ^{{{} × {d}}}. A token id indexes a row, so the computation is a gather, not a matmul. The output is the residual stream every layer reads from and writes to.",
-                    spec.vocab
-                ),
-                subtleties: sub,
+            match spec.draft {
+                Some(dr) => Text {
+                    summary: format!("Projects its target's embedding of the last token and a hidden state, {} features, to {d}.", 2 * dr.backbone),
+                    explanation: format!(
+                        "No token is looked up here: W_in ∈ ℝ^{{{d} × {}}} projects [the target's scaled embedding of the last token ; a hidden state] into the residual stream every layer reads from and writes to. The embedding matrix W_E ∈ ℝ^{{{} × {d}}} is stored for the head.",
+                        2 * dr.backbone,
+                        spec.vocab
+                    ),
+                    subtleties: sub,
+                },
+                None => Text {
+                    summary: format!("Maps each of the {} vocabulary ids to a learned {d}-dim vector.", grouped(spec.vocab as u128)),
+                    explanation: format!(
+                        "The embedding is a learned matrix W_E ∈ ℝ^{{{} × {d}}}. A token id indexes a row, so the computation is a gather, not a matmul. The output is the residual stream every layer reads from and writes to.",
+                        spec.vocab
+                    ),
+                    subtleties: sub,
+                },
             }
         }
         Kind::Norm => {
