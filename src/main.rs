@@ -136,10 +136,10 @@ enum Command {
         /// (with --target, of each drafted token, [--max-tokens, vocab]).
         #[arg(long)]
         logits: Option<PathBuf>,
-        /// The target checkpoint a draft model (a Gemma 4 assistant) drafts for: it reads the
-        /// prompt, then MODEL drafts --max-tokens tokens from its state.
+        /// The target checkpoint (or Hub id) a draft model (a Gemma 4 assistant) drafts for: it
+        /// reads the prompt, then MODEL drafts --max-tokens tokens from its state.
         #[arg(long)]
-        target: Option<PathBuf>,
+        target: Option<String>,
         /// Overwrite an existing --logits file.
         #[arg(long)]
         force: bool,
@@ -309,6 +309,24 @@ fn hub_id(model: &str) -> Option<anatomy_hub::Id> {
     anatomy_hub::parse(model)
 }
 
+/// MODEL's folder: a Hub id's snapshot, downloaded first (resuming a partial download), or the
+/// path as given.
+fn downloaded(model: &str) -> Result<PathBuf, Error> {
+    let Some(id) = hub_id(model) else {
+        return Ok(PathBuf::from(model));
+    };
+    let hub = anatomy_hub::Hub::from_env()?;
+    let snap = hub.snapshot(&id)?;
+    let bar = Bar::bytes();
+    let path = snap.download(&|file, done, total| {
+        bar.name(file);
+        bar.report(done, total);
+    })?;
+    bar.finish();
+    eprintln!("{}", snap.origin().describe());
+    Ok(path)
+}
+
 /// MODEL's checkpoint by its headers, when it is one (a .gguf, a folder of safetensors, or a
 /// Hub repo holding weights); None for a config or a catalog name.
 fn checkpoint_of(model: &str) -> Result<Option<anatomy_checkpoint::Checkpoint>, Error> {
@@ -461,19 +479,8 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
             };
             if tiny {
                 run_tiny(&model, req, lenient)
-            } else if let Some(id) = hub_id(&model) {
-                let hub = anatomy_hub::Hub::from_env()?;
-                let snap = hub.snapshot(&id)?;
-                let bar = Bar::bytes();
-                let path = snap.download(&|file, done, total| {
-                    bar.name(file);
-                    bar.report(done, total);
-                })?;
-                bar.finish();
-                eprintln!("{}", snap.origin().describe());
-                run_model(&path, req, lenient)
             } else {
-                run_model(Path::new(&model), req, lenient)
+                run_model(&downloaded(&model)?, req, lenient)
             }
         }
         Command::Export {
@@ -787,7 +794,7 @@ struct Request {
     max_tokens: u64,
     ignore_eos: bool,
     logits: Option<PathBuf>,
-    target: Option<PathBuf>,
+    target: Option<String>,
     force: bool,
     json: bool,
     hold: anatomy_exec::weights::Hold,
@@ -956,7 +963,7 @@ fn run_draft(
             "is missing; a draft model (a Gemma 4 assistant) drafts from its target's state: give the target's checkpoint with --target DIR",
         ));
     };
-    let opened = session::open(path, lenient)?;
+    let opened = session::open(&downloaded(path)?, lenient)?;
     opened.checkpoint.data_is_sound()?;
     session::check_ids(ids, 0, &opened.spec, &opened.checkpoint.path, "--ids")?;
     let target = opened.load(req.hold, &mut |_, _| {})?;

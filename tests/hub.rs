@@ -309,6 +309,38 @@ fn run_downloads_into_the_cache_and_then_works_offline() {
     assert_eq!(v["transferred_bytes"], 0);
 }
 
+/// A folder of the fixtures as a repo: its config.json and model.safetensors.
+fn repo_of(dir: &Path) -> Repo {
+    Repo {
+        commit: COMMIT.into(),
+        files: ["config.json", "model.safetensors"]
+            .into_iter()
+            .map(|f| (f.to_string(), read(&dir.join(f))))
+            .collect(),
+        token: None,
+    }
+}
+
+/// A draft model and its target both by Hub id: the tokens the local folders draft.
+#[test]
+fn an_assistant_and_its_target_run_from_the_hub() {
+    let pair = fixture("draft/gemma4-assistant");
+    let hub = FakeHub::start(BTreeMap::from([
+        ("test/assistant".into(), repo_of(&pair.join("assistant"))),
+        ("test/target".into(), repo_of(&pair.join("target"))),
+    ]));
+    let home = tempfile::tempdir().unwrap();
+    let args = ["--ids", "5,17,42,3", "--max-tokens", "3", "--json"];
+    let local = ok(anatomy()
+        .args(["run", pair.join("assistant").to_str().unwrap(), "--target"])
+        .arg(pair.join("target"))
+        .args(args));
+    let remote = ok(at(&hub, home.path())
+        .args(["run", "test/assistant", "--target", "test/target"])
+        .args(args));
+    assert_eq!(remote, local);
+}
+
 #[test]
 fn a_partial_download_resumes_where_it_stopped() {
     let repo = tiny_llama(None);
