@@ -83,6 +83,10 @@ enum Command {
         /// parts that differ outlined, a part of both opened at once.
         #[arg(long, value_name = "MODEL")]
         compare: Option<String>,
+        /// For a draft model's checkpoint (a Gemma 4 assistant): the target checkpoint whose
+        /// state one draft step of the op view's values starts from.
+        #[arg(long, conflicts_with = "compare")]
+        target: Option<String>,
         /// Overwrite a file that anatomy did not write (never a folder, device or pipe).
         #[arg(long)]
         force: bool,
@@ -421,17 +425,25 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
             output,
             context,
             compare,
+            target,
             force,
         } => {
             output::check_target(&output, force)?;
             let (g, origin) = build(&model, lenient)?;
+            if target.is_some() && g.spec.draft.is_none() {
+                return Err(Error::new(
+                    &g.spec.name,
+                    "--target",
+                    "is for a draft model (a Gemma 4 assistant); this model runs on its own",
+                ));
+            }
             let page = match compare {
                 Some(other) => {
                     let (gb, ob) = build(&other, lenient)?;
                     let d = anatomy_core::diff::diff(&g, &gb)?;
                     render::html::compare::page(&g, &gb, &d, (&origin.describe(), &ob.describe()))?
                 }
-                None => page(&model, &g, &origin, context, lenient)?,
+                None => page(&model, target.as_deref(), &g, &origin, context, lenient)?,
             };
             output::write(&output, page.as_bytes(), force)?;
             Ok(format!(
@@ -625,30 +637,36 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
     }
 }
 
-/// A model's page, with the op view's values from a run of it (not of a draft model, which
-/// runs only beside its target).
+/// A model's page, with the op view's values from a run of it: a draft model's from a draft
+/// step after its `target` read a prompt, none without one.
 fn page(
     model: &str,
+    target: Option<&str>,
     g: &graph::Graph,
     origin: &source::Origin,
     context: Option<u64>,
     lenient: bool,
 ) -> Result<String, Error> {
-    let values = match g.spec.draft {
-        Some(_) => None,
-        None => Some(
-            session::op_values(Path::new(model), g, lenient).map_err(|e| {
-                Error::new(
-                    e.file,
-                    e.field,
-                    format!(
-                        "{} (while running the model for the op view's values)",
-                        e.message
-                    ),
-                )
-            })?,
-        ),
+    let values = match (g.spec.draft, target) {
+        (Some(_), None) => None,
+        (Some(_), Some(t)) => Some(session::draft_values(
+            Path::new(model),
+            &downloaded(t)?,
+            g,
+            lenient,
+        )),
+        (None, _) => Some(session::op_values(Path::new(model), g, lenient)),
     };
+    let values = values.transpose().map_err(|e| {
+        Error::new(
+            e.file,
+            e.field,
+            format!(
+                "{} (while running the model for the op view's values)",
+                e.message
+            ),
+        )
+    })?;
     render::html::page(&render::html::PageInput {
         graph: g,
         provenance: &origin.describe(),
@@ -678,7 +696,7 @@ fn site(dir: &Path, force: bool) -> Result<String, Error> {
     for (g, origin, e) in &graphs {
         files.push((
             dir.join(format!("{}.html", e.name)),
-            page(e.name, g, origin, None, false)?,
+            page(e.name, None, g, origin, None, false)?,
         ));
     }
     let rows: Vec<render::html::site::Row> = graphs

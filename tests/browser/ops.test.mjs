@@ -3,12 +3,14 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { anatomy, launch, open, tempDir } from "./helpers.mjs";
+import { anatomy, launch, open, root, tempDir } from "./helpers.mjs";
 
 let browser, dir;
 before(async () => {
   dir = tempDir();
   anatomy("html", "deepseek-v3", "-o", join(dir, "deepseek.html"));
+  const pair = join(root, "crates/exec/tests/fixtures/draft/gemma4-assistant");
+  anatomy("html", join(pair, "assistant"), "--target", join(pair, "target"), "-o", join(dir, "assistant.html"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });
@@ -68,6 +70,22 @@ test("each head lane shows its own head's values", async () => {
   assert.notEqual(k[0], k[1], "each K/V head has its own values");
   const probs = await stats("Causal softmax");
   assert.equal(new Set(probs).size, probs.length, `attention weights differ by head: ${probs}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("a draft model's op view shows one draft step's values, after its target read the prompt", async () => {
+  const { page, problems } = await open(browser, join(dir, "assistant.html"));
+  await page.click("#part-block");
+  await page.click("#open-ops");
+  const values = await page.locator("#ops .values").textContent();
+  assert.match(values, /Values from one draft step of assistant on its own weights, after .*target read the prompt/);
+  // The step runs at the prompt's last token (the target has no tokenizer: the sample ids 1 7 3 12 5 9).
+  assert.deepEqual(await page.locator("#ops .tokens .token b").allTextContents(), ["9"]);
+  for (const op of ["Target state", "Projection in", "Centroid scores", "Projection out", "Language-model head"]) {
+    const node = page.locator(`#ops .op[aria-label*="${op}"]`).first();
+    assert.ok(await node.locator(".stats").count() > 0, `${op} has values`);
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });

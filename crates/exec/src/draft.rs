@@ -14,6 +14,14 @@ pub struct Drafted {
 }
 
 impl Model {
+    /// One draft step after `ids` with every activation captured: what the op view shows.
+    pub fn draft_captured(&self, target: &Model, ids: &[u32]) -> Result<Vec<Captured>, Error> {
+        *self.capture.borrow_mut() = Some(Vec::new());
+        let drafted = self.draft(target, ids, 1);
+        let captured = self.capture.borrow_mut().take().unwrap_or_default();
+        drafted.map(|_| captured)
+    }
+
     /// Runs `target` over `ids`, then drafts `n` tokens greedily, each from the one before.
     pub fn draft(&self, target: &Model, ids: &[u32], n: usize) -> Result<Drafted, Error> {
         let spec = &self.spec;
@@ -118,11 +126,10 @@ impl Model {
             let e = target
                 .rows(Role::Embed, &[token], &Tensor::new(&[token], &Device::Cpu)?)?
                 .affine(scale, 0.0)?;
-            let mut x = self.linear(
-                &Tensor::cat(&[&e, &h], 1)?,
-                &self.name(Role::DraftIn, false, None, None),
-                None,
-            )?;
+            let state = Tensor::cat(&[&e, &h], 1)?;
+            self.keep(None, "draft_state", &state);
+            let mut x = self.linear(&state, &self.name(Role::DraftIn, false, None, None), None)?;
+            self.keep(None, "draft_in", &x);
             for b in 0..spec.layers as usize {
                 x = self.layer(&x, b, &mut cache, &mut None, None)?;
                 x = self.layer_tail(x, b, None)?;
@@ -130,11 +137,14 @@ impl Model {
             // Every step drafts at the last token's position, over the same keys.
             cache.pos = pos;
             let z = self.norm(&x, Role::FinalNorm, None)?;
+            self.keep(None, "final_norm", &z);
             let logits = match d.centroids {
                 Some(c) => self.clustered(&z, c, head)?,
                 None => self.linear(&z, &self.name(head, false, None, None), None)?,
             };
+            self.keep(None, "logits", &logits);
             h = self.linear(&z, &self.name(Role::DraftOut, false, None, None), None)?;
+            self.keep(None, "draft_out", &h);
             token = logits.argmax(D::Minus1)?.squeeze(0)?.to_scalar()?;
             tokens.push(token);
             all.push(logits);
@@ -150,10 +160,9 @@ impl Model {
     fn clustered(&self, z: &Tensor, c: Centroids, head: Role) -> Res<Tensor> {
         let vocab = self.spec.vocab as usize;
         let per = c.per_cluster(self.spec.vocab) as usize;
-        let scores: Vec<f32> = self
-            .linear(z, &self.name(Role::Centroids, false, None, None), None)?
-            .flatten_all()?
-            .to_vec1()?;
+        let scores = self.linear(z, &self.name(Role::Centroids, false, None, None), None)?;
+        self.keep(None, "centroids", &scores);
+        let scores: Vec<f32> = scores.flatten_all()?.to_vec1()?;
         let mut best: Vec<usize> = (0..scores.len()).collect();
         best.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
         best.truncate(c.top_k as usize);

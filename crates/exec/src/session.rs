@@ -200,6 +200,55 @@ pub fn tiny(spec: &Spec) -> Result<Model, Error> {
     Model::new(small, w)
 }
 
+/// The op view's values for a draft model (`g`, of the checkpoint at `path`): one draft step
+/// after a short prompt that the target at `target` reads.
+pub fn draft_values(path: &Path, target: &Path, g: &Graph, lenient: bool) -> Result<Values, Error> {
+    let (assistant, target) = (open(path, lenient)?, open(target, lenient)?);
+    let shown = target.checkpoint.path.clone();
+    let (ids, pieces) = prompt(&target)?;
+    check_ids(&ids, 0, &target.spec, &shown, "--prompt")?;
+    let t = target.load(crate::weights::Hold::F32, &mut |_, _| {})?;
+    let a = assistant.load(crate::weights::Hold::F32, &mut |_, _| {})?;
+    let captured = a.draft_captured(&t, &ids)?;
+    let last = ids.len() - 1;
+    let note = format!(
+        "Values from one draft step of {} on its own weights, after {shown} read the prompt.",
+        a.spec.name
+    );
+    Ok(crate::values::values(
+        g,
+        &captured,
+        &ids[last..],
+        pieces
+            .get(last..)
+            .map(<[String]>::to_vec)
+            .unwrap_or_default(),
+        note,
+    ))
+}
+
+/// The op view's prompt: a short sentence in the checkpoint's own tokens where it has a
+/// tokenizer (and each token's text), else a few ids.
+fn prompt(opened: &Opened) -> Result<(Vec<u32>, Vec<String>), Error> {
+    Ok(match opened.tokenizer() {
+        Ok(tok) => {
+            let ids = encode(&tok, "The capital of France is", &opened.checkpoint.path)?;
+            let pieces = ids
+                .iter()
+                .map(|&i| tok.decode(&[i], false).unwrap_or_default())
+                .collect();
+            (ids, pieces)
+        }
+        Err(_) => (
+            SAMPLE_IDS
+                .iter()
+                .map(|&i| i % opened.spec.vocab as u32)
+                .collect(),
+            Vec::new(),
+        ),
+    })
+}
+
 /// Token ids the op view runs where there is no tokenizer.
 const SAMPLE_IDS: [u32; 6] = [1, 7, 3, 12, 5, 9];
 
@@ -209,24 +258,7 @@ pub fn op_values(path: &Path, g: &Graph, lenient: bool) -> Result<Values, Error>
     if anatomy_checkpoint::is_checkpoint(path) {
         let opened = open(path, lenient)?;
         let shown = opened.checkpoint.path.clone();
-        // A short prompt in the checkpoint's own tokens where it has a tokenizer; else ids.
-        let (ids, pieces) = match opened.tokenizer() {
-            Ok(tok) => {
-                let ids = encode(&tok, "The capital of France is", &shown)?;
-                let pieces = ids
-                    .iter()
-                    .map(|&i| tok.decode(&[i], false).unwrap_or_default())
-                    .collect();
-                (ids, pieces)
-            }
-            Err(_) => (
-                SAMPLE_IDS
-                    .iter()
-                    .map(|&i| i % opened.spec.vocab as u32)
-                    .collect(),
-                Vec::new(),
-            ),
-        };
+        let (ids, pieces) = prompt(&opened)?;
         check_ids(&ids, 0, &opened.spec, &shown, "--prompt")?;
         let m = opened.load(crate::weights::Hold::F32, &mut |_, _| {})?;
         let (_, captured) = m.forward_captured(&ids)?;

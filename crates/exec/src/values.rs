@@ -91,6 +91,10 @@ fn matches(point: &str, s: &Site) -> bool {
         ("altup_streams", Place::Outside) => t == "AltUp streams",
         ("altup_mean", Place::Outside) => t == "AltUp stream mean",
         ("hc_head", Place::Outside) => t == "Head stream sum",
+        ("draft_state", Place::Outside) => t == "Target state",
+        ("draft_in", Place::Outside) => t == "Projection in",
+        ("draft_out", Place::Outside) => t == "Projection out",
+        ("centroids", Place::Outside) => t == "Centroid scores",
         (_, Place::Outside) => false,
         ("block_in", Place::Block) => op == Op::Route,
         ("attn_norm", Place::Block) => {

@@ -65,3 +65,30 @@ fn an_assistant_refuses_a_target_without_the_keys_it_reads() {
     let e = assistant.draft(&model(&other), &[1, 2], 1).err().unwrap();
     assert_eq!(e.field, "layer_types", "{e}");
 }
+
+/// An assistant's page renders with the op view's values from one draft step, and its NumPy
+/// file and PyTorch module are written (numpy_export.rs and torch_reference.rs run them).
+#[test]
+fn an_assistants_views_render_with_values_from_a_draft_step() {
+    use anatomy_core::render;
+    for dir in fixtures::drafts() {
+        let assistant = dir.join("assistant");
+        let c = anatomy_checkpoint::open(&assistant).unwrap();
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let values =
+            anatomy_exec::session::draft_values(&assistant, &dir.join("target"), &g, false)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let page = render::html::page(&render::html::PageInput {
+            graph: &g,
+            provenance: "draft fixture",
+            context: None,
+            values: Some(&values),
+        })
+        .unwrap();
+        assert!(page.contains("Values from one draft step"));
+        assert!(render::numpy::module(&g, "model.py").contains("def forward(state, W):"));
+        assert!(render::html::torch::module(&spec)
+            .contains("def forward(self, state, shared_kv, position):"));
+    }
+}
