@@ -360,7 +360,12 @@ pub fn markdown(g: &Graph, origin: &Origin) -> Result<String> {
     );
     row(
         &format!(
-            "FLOPs per decoded token at {} tokens",
+            "FLOPs per {} at {} tokens",
+            if spec.draft.is_some() {
+                "draft step"
+            } else {
+                "decoded token"
+            },
             grouped(s.flops.context as u128)
         ),
         crate::fmt::flops(s.flops.decode_per_token as f64),
