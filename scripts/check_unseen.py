@@ -453,8 +453,9 @@ def inkling2_loop(rng):
 
 
 def gemma4_assistant(rng):
-    """A target (Gemma 4 or Gemma 4 unified) and its assistant, which reads the keys of the
-    target's last non-shared layer of each kind: head sizes and window agree."""
+    """A target (Gemma 4 or Gemma 4 unified, alone or in its multimodal wrapper) and its
+    assistant, which reads the keys of the target's last non-shared layer of each kind: head
+    sizes and window agree."""
     unified = rng.random() < 0.4
     kv, hd, ghd = rng.choice([1, 2]), rng.choice([8, 16]), rng.choice([16, 32])
     vocab, window = rng.choice([96, 120]), rng.choice([3, 5])
@@ -481,6 +482,11 @@ def gemma4_assistant(rng):
                  "backbone_hidden_size": target["hidden_size"], "text_config": text,
                  "use_ordered_embeddings": rng.random() < 0.6, "num_centroids": rng.choice([4, 8]),
                  "centroid_intermediate_top_k": rng.choice([1, 2, 3]), "tie_word_embeddings": rng.random() < 0.7}
+    if rng.random() < 0.3:
+        # The target as published: its language model inside the multimodal wrapper.
+        wrapper = ("gemma4_unified", "Gemma4UnifiedForConditionalGeneration") if unified else \
+            ("gemma4", "Gemma4ForConditionalGeneration")
+        target = {"model_type": wrapper[0], "architectures": [wrapper[1]], "text_config": target}
     return {"target": target, "assistant": assistant}
 
 
@@ -510,7 +516,7 @@ def check_draft(anatomy, pair, seed, tol, work):
     run = subprocess.run([anatomy, "run", str(d / "assistant"), "--target", str(d / "target"), "--ids",
                           ",".join(map(str, IDS)), "--max-tokens", str(n), "--logits", str(d / "logits.npy")],
                          capture_output=True, text=True)
-    name = pair["assistant"]["model_type"]
+    name = f"{pair['assistant']['model_type']} (target {pair['target']['model_type']})"
     if run.returncode != 0:
         print(f"{name}: run failed: {run.stderr.strip()[-300:]}\n  {json.dumps(pair)}")
         return False
