@@ -322,3 +322,15 @@ fn weighted_sums_read_the_values() {
         }
     }
 }
+
+/// A Gemma 4 assistant's ops: its target's state projected in, layers that read the target's
+/// keys, the clustered head and the projection back (the draft fixture's config).
+#[test]
+fn gemma4_assistant_ops_list() {
+    let config = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../exec/tests/fixtures/draft/gemma4-assistant/assistant/config.json"
+    );
+    let g = graph::build(&source::load(config, false).unwrap().spec).unwrap();
+    insta::assert_snapshot!(anatomy_core::render::report::ops(&g));
+}

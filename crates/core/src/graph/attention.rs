@@ -849,14 +849,28 @@ impl Builder<'_> {
             inputs.push(self.weight(p, "σₛ", [n(1), n(1)], head.map(|h| format!("[{h}]"))));
             eq = format!("A = softmax([S + M, σₛ]) with the sink logit σₛ as an extra key, then dropped{window}");
         }
+        // A draft model's query reads its target's keys: all of them, or a sliding layer's last
+        // window + 1 (`Spec::read_span`).
+        let (title, operation) = match self.spec.draft {
+            Some(_) => {
+                eq = "A = softmax(S + M) over the target's keys, M = −∞ outside what this layer reads: every key in a full layer, the last window + 1 in a sliding one".into();
+                (
+                    "Softmax over the target's keys",
+                    "Normalize the step's scores over the target's keys to weights",
+                )
+            }
+            None => (
+                "Causal softmax",
+                "Mask future positions, then normalize each query's scores to weights",
+            ),
+        };
         nodes.push(self.step(Draft {
-            title: "Causal softmax".into(),
+            title: title.into(),
             op: Op::Softmax,
             category: Category::Attention,
             inputs,
             output: att,
-            operation:
-                "Mask future positions, then normalize each query's scores to weights".into(),
+            operation: operation.into(),
             equation: eq,
         }));
         // Differential attention: each head mixes two K/V heads' values side by side.

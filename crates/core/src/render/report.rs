@@ -370,6 +370,14 @@ pub(crate) fn dim_name(spec: &crate::spec::Spec, d: &crate::graph::Dim) -> Strin
         known.push(("num_experts", m.experts));
         known.push(("expert_inter", m.expert_intermediate));
     }
+    if let Some(d) = &spec.draft {
+        known.push(("backbone", d.backbone));
+        known.push(("2·backbone", 2 * d.backbone));
+        if let Some(c) = d.centroids {
+            known.push(("centroids", c.count));
+            known.push(("kept_tokens", c.top_k * c.per_cluster(spec.vocab)));
+        }
+    }
     if let Some(m) = &a.mla {
         known.push(("kv_lora_rank", m.kv_lora_rank));
         known.push(("d_rope", m.qk_rope_head_dim));
