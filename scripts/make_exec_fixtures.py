@@ -1006,17 +1006,24 @@ def make_draft(name, target_raw, raw):
             assistant.masked_embedding.token_ordering.copy_(torch.randperm(vocab))
     d = OUT / "draft" / name
     save_pair(d, target, target_raw, assistant, raw)
-    tokens, logits, states, hiddens, kv = drafted(target, assistant, IDS, DRAFTED)
-    # Each step's input and the target's keys, for the references that run the assistant alone
-    # (the NumPy export, the PyTorch reference): [steps, 2 backbone], and [KV, T, D] per kind.
+    tokens = save_drafted(d, target, assistant, IDS, DRAFTED)
+    print(f"{name}: drafted {tokens}")
+
+
+def save_drafted(d, target, assistant, ids, n):
+    """transformers' drafting round (`drafted`) written beside the pair in d: expected.json (the
+    tokens, each one's logits and the hidden state it hands on) and inputs.npz, each step's input
+    and the target's keys for the references that run the assistant alone (the NumPy export, the
+    PyTorch reference): [steps, 2 backbone], and [KV, T, D] per kind. Returns the tokens."""
     import numpy as np
-    np.savez(d / "inputs.npz", state=np.stack(states), position=np.array(len(IDS) - 1),
+    tokens, logits, states, hiddens, kv = drafted(target, assistant, ids, n)
+    np.savez(d / "inputs.npz", state=np.stack(states), position=np.array(len(ids) - 1),
              **{f"{part}_{kind.split('_')[0]}": t[0].numpy() for kind, (k, v) in kv.items()
                 for part, t in (("k", k), ("v", v))})
-    expected = {"transformers": transformers.__version__, "ids": IDS, "tokens": tokens, "logits": logits,
+    expected = {"transformers": transformers.__version__, "ids": ids, "tokens": tokens, "logits": logits,
                 "hidden": hiddens}
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
-    print(f"{name}: drafted {tokens}")
+    return tokens
 
 
 if __name__ == "__main__":
