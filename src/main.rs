@@ -932,7 +932,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     };
     eprintln!("weights: {} (--dtype {flag})", model.held());
     if model.spec.draft.is_some() || req.target.is_some() {
-        return run_draft(&model, &ids, req, lenient);
+        return run_draft(&model, &ids, req, lenient, tok.as_ref());
     }
     if let Some(out) = req.logits {
         output::write(&out, &session::logits_npy(&model, &ids)?, req.force)?;
@@ -967,12 +967,14 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
 }
 
 /// A draft model's round: the target (--target) reads `ids`, `model` drafts --max-tokens
-/// tokens from its state; their ids, or their logits with --logits.
+/// tokens from its state; their text (or ids, without a tokenizer), or their logits with
+/// --logits.
 fn run_draft(
     model: &anatomy_exec::Model,
     ids: &[u32],
     req: Request,
     lenient: bool,
+    tok: Option<&anatomy_exec::tokenizer::Detokenizer>,
 ) -> Result<String, Error> {
     let Some(path) = &req.target else {
         return Err(Error::new(
@@ -987,6 +989,13 @@ fn run_draft(
     let target = opened.load(req.hold, &mut |_, _| {})?;
     let n = req.max_tokens as usize;
     let drafted = model.draft(&target, ids, n)?;
+    let text = match tok {
+        Some(t) => Some(
+            t.decode(&drafted.tokens)
+                .map_err(|e| Error::file(&model.spec.name, e.to_string()))?,
+        ),
+        None => None,
+    };
     match req.logits {
         Some(out) => {
             output::write(&out, &session::npy(&drafted.logits)?, req.force)?;
@@ -996,13 +1005,20 @@ fn run_draft(
                 model.spec.vocab
             ))
         }
-        None if req.json => Ok(serde_json::json!({
-            "prompt_ids": ids,
-            "drafted_ids": drafted.tokens,
-        })
-        .to_string()
-            + "\n"),
-        None => Ok(format!("{:?}\n", drafted.tokens)),
+        None if req.json => {
+            let mut out = serde_json::json!({
+                "prompt_ids": ids,
+                "drafted_ids": drafted.tokens,
+            });
+            if let Some(text) = text {
+                out["text"] = serde_json::json!(text);
+            }
+            Ok(out.to_string() + "\n")
+        }
+        None => Ok(match text {
+            Some(text) => text + "\n",
+            None => format!("{:?}\n", drafted.tokens),
+        }),
     }
 }
 

@@ -369,6 +369,29 @@ fn run_drafts_with_an_assistant_beside_its_target() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("field `--target`: is missing"));
+    // With a tokenizer beside the assistant (a word per id here), the drafted tokens as text.
+    let with_tok = dir.path().join("assistant");
+    std::fs::create_dir(&with_tok).unwrap();
+    for f in ["config.json", "model.safetensors"] {
+        std::fs::copy(assistant.join(f), with_tok.join(f)).unwrap();
+    }
+    let vocab: serde_json::Map<String, Value> =
+        (0..96).map(|i| (format!("t{i}"), Value::from(i))).collect();
+    let tokenizer = serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": null, "pre_tokenizer": {"type": "Whitespace"}, "post_processor": null,
+        "decoder": null, "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "t0"},
+    });
+    std::fs::write(with_tok.join("tokenizer.json"), tokenizer.to_string()).unwrap();
+    let out = anatomy()
+        .args(["run", with_tok.to_str().unwrap(), "--target"])
+        .args([target.to_str().unwrap(), "--ids", &ids, "--max-tokens", &n])
+        .output()
+        .unwrap();
+    let words: Vec<String> = (expected["tokens"].as_array().unwrap().iter())
+        .map(|t| format!("t{t}"))
+        .collect();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), words.join(" ") + "\n");
 }
 
 fn exec_fixture(name: &str) -> std::path::PathBuf {
