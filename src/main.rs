@@ -649,8 +649,9 @@ fn page(
 ) -> Result<String, Error> {
     let values = match (g.spec.draft, target) {
         (Some(_), None) => None,
+        // Both run: a Hub id's weights are fetched first.
         (Some(_), Some(t)) => Some(session::draft_values(
-            Path::new(model),
+            &downloaded(model)?,
             &downloaded(t)?,
             g,
             lenient,

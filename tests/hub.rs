@@ -339,6 +339,14 @@ fn an_assistant_and_its_target_run_from_the_hub() {
         .args(["run", "test/assistant", "--target", "test/target"])
         .args(args));
     assert_eq!(remote, local);
+    // Its page, with the op view's values from a draft step: both fetched first.
+    let page = home.path().join("assistant.html");
+    ok(at(&hub, home.path())
+        .args(["html", "test/assistant", "--target", "test/target", "-o"])
+        .arg(&page));
+    assert!(std::fs::read_to_string(&page)
+        .unwrap()
+        .contains("Values from one draft step"));
 }
 
 #[test]
