@@ -2849,11 +2849,17 @@ impl Spec {
     /// The layer whose keys and values layer `b` attends over: `b` itself, or for a layer that
     /// shares them the last layer before it of the same span kind that projects its own.
     pub fn kv_source(&self, b: usize) -> usize {
-        // A draft model's layers read their target's keys, which its drafter holds at `b`.
-        if !self.attn_at(b).shares_kv || self.draft.is_some() {
+        if !self.attn_at(b).shares_kv {
             return b;
         }
         let kind = self.plan[b].span().map(|s| std::mem::discriminant(&s));
+        // A draft model's layers read their target's keys, which its drafter holds at its first
+        // layer of each span kind.
+        if self.draft.is_some() {
+            return (0..=b)
+                .find(|&s| self.plan[s].span().map(|s| std::mem::discriminant(&s)) == kind)
+                .unwrap_or(b);
+        }
         (0..b)
             .rev()
             .find(|&s| {

@@ -56,17 +56,19 @@ impl Model {
             .borrow()
             .clone()
             .expect("a forward pass leaves its final hidden state");
-        let cache = self.target_keys(target, &tc, ids.len() - 1)?;
+        let cache = self.target_keys(target, tc, ids.len() - 1)?;
         Ok(self.drafted(target, d, cache, h, last, n)?)
     }
 
-    /// The assistant's cache: at each layer, the keys and values the target's last layer of
-    /// that span kind cached, at the last token's position.
-    fn target_keys(&self, target: &Model, tc: &Cache, pos: usize) -> Result<Cache, Error> {
+    /// The assistant's cache, at the last token's position: the keys and values the target's
+    /// last layer of each span kind cached, moved out of the target's cache `tc` to the
+    /// assistant's first layer of that kind, which the later ones read (`Spec::kv_source`).
+    fn target_keys(&self, target: &Model, mut tc: Cache, pos: usize) -> Result<Cache, Error> {
         let spec = &self.spec;
         let mut cache = Cache::new(spec.layers as usize);
         cache.pos = pos;
         for b in 0..spec.layers as usize {
+            let first = spec.kv_source(b);
             let kind = std::mem::discriminant(&self.span(b));
             let source = (0..target.spec.layers as usize).rev().find(|&s| {
                 target
@@ -76,7 +78,14 @@ impl Model {
                     == Some(kind)
                     && !target.spec.attn_at(s).shares_kv
             });
-            let held = source.and_then(|s| tc.kv[s].clone()).ok_or_else(|| {
+            let held = match first {
+                f if f < b => cache.kv[f].as_ref(),
+                _ => {
+                    cache.kv[b] = source.and_then(|s| tc.kv[s].take());
+                    cache.kv[b].as_ref()
+                }
+            };
+            let held = held.ok_or_else(|| {
                 Error::new(
                     &target.spec.name,
                     "layer_types",
@@ -98,7 +107,6 @@ impl Model {
                     ),
                 ));
             }
-            cache.kv[b] = Some(held);
         }
         Ok(cache)
     }
