@@ -329,32 +329,29 @@ fn run_drafts_with_an_assistant_beside_its_target() {
         .map(|i| i.to_string())
         .collect();
     let ids = ids.join(",");
-    let (assistant, target) = (pair.join("assistant"), pair.join("target"));
-    let n = expected["tokens"].as_array().unwrap().len().to_string();
-    let out = anatomy()
-        .args(["run", assistant.to_str().unwrap(), "--target"])
-        .args([
-            target.to_str().unwrap(),
-            "--ids",
-            &ids,
-            "--max-tokens",
-            &n,
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (assistant_dir, target_dir) = (pair.join("assistant"), pair.join("target"));
+    let (assistant, target) = (
+        assistant_dir.to_str().unwrap(),
+        target_dir.to_str().unwrap(),
     );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let n = expected["tokens"].as_array().unwrap().len().to_string();
+    let v = json(&[
+        "run",
+        assistant,
+        "--target",
+        target,
+        "--ids",
+        &ids,
+        "--max-tokens",
+        &n,
+        "--json",
+    ]);
     assert_eq!(v["drafted_ids"], expected["tokens"]);
     let dir = tempfile::tempdir().unwrap();
     let npy_out = dir.path().join("draft.npy");
     anatomy()
-        .args(["run", assistant.to_str().unwrap(), "--target"])
-        .args([target.to_str().unwrap(), "--ids", &ids, "--max-tokens", &n])
+        .args(["run", assistant, "--target"])
+        .args([target, "--ids", &ids, "--max-tokens", &n])
         .args(["--logits", npy_out.to_str().unwrap()])
         .assert()
         .success();
@@ -365,7 +362,7 @@ fn run_drafts_with_an_assistant_beside_its_target() {
         .concat();
     assert!(npy::max_diff(&data, &want) < 1e-4);
     anatomy()
-        .args(["run", assistant.to_str().unwrap(), "--ids", &ids])
+        .args(["run", assistant, "--ids", &ids])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("field `--target`: is missing"));
@@ -373,7 +370,7 @@ fn run_drafts_with_an_assistant_beside_its_target() {
     let with_tok = dir.path().join("assistant");
     std::fs::create_dir(&with_tok).unwrap();
     for f in ["config.json", "model.safetensors"] {
-        std::fs::copy(assistant.join(f), with_tok.join(f)).unwrap();
+        std::fs::copy(assistant_dir.join(f), with_tok.join(f)).unwrap();
     }
     let vocab: serde_json::Map<String, Value> =
         (0..96).map(|i| (format!("t{i}"), Value::from(i))).collect();
@@ -385,7 +382,7 @@ fn run_drafts_with_an_assistant_beside_its_target() {
     std::fs::write(with_tok.join("tokenizer.json"), tokenizer.to_string()).unwrap();
     let out = anatomy()
         .args(["run", with_tok.to_str().unwrap(), "--target"])
-        .args([target.to_str().unwrap(), "--ids", &ids, "--max-tokens", &n])
+        .args([target, "--ids", &ids, "--max-tokens", &n])
         .output()
         .unwrap();
     let words: Vec<String> = (expected["tokens"].as_array().unwrap().iter())

@@ -775,6 +775,11 @@ impl Centroids {
     pub fn per_cluster(&self, vocab: u64) -> u64 {
         vocab / self.count
     }
+
+    /// Tokens the head scores: those of the `top_k` kept clusters.
+    pub fn kept(&self, vocab: u64) -> u64 {
+        self.top_k * self.per_cluster(vocab)
+    }
 }
 
 /// Where a multimodal wrapper keeps its language model's tensors, relative to the names the
@@ -2860,13 +2865,22 @@ impl Spec {
                 .find(|&s| self.plan[s].span().map(|s| std::mem::discriminant(&s)) == kind)
                 .unwrap_or(b);
         }
-        (0..b)
-            .rev()
-            .find(|&s| {
-                !self.attn_at(s).shares_kv
-                    && self.plan[s].span().map(|s| std::mem::discriminant(&s)) == kind
-            })
+        self.own_kv_before(b, kind)
             .expect("a loader that shares keys and values checks there is a layer to share")
+    }
+
+    /// The last layer before `b` of span kind `kind` (a discriminant of `AttnSpan`) that
+    /// projects keys and values of its own: what a later layer of that kind shares, and what a
+    /// draft model reads of its target (with `b` the target's layer count).
+    pub fn own_kv_before(
+        &self,
+        b: usize,
+        kind: Option<std::mem::Discriminant<AttnSpan>>,
+    ) -> Option<usize> {
+        (0..b).rev().find(|&s| {
+            !self.attn_at(s).shares_kv
+                && self.plan[s].span().map(|s| std::mem::discriminant(&s)) == kind
+        })
     }
 
     /// The width of layer `b`'s dense MLP.

@@ -69,23 +69,12 @@ impl Model {
         cache.pos = pos;
         for b in 0..spec.layers as usize {
             let first = spec.kv_source(b);
-            let kind = std::mem::discriminant(&self.span(b));
-            let source = (0..target.spec.layers as usize).rev().find(|&s| {
-                target
-                    .spec
-                    .attn_span(s as u64)
-                    .map(|k| std::mem::discriminant(&k))
-                    == Some(kind)
-                    && !target.spec.attn_at(s).shares_kv
-            });
-            let held = match first {
-                f if f < b => cache.kv[f].as_ref(),
-                _ => {
-                    cache.kv[b] = source.and_then(|s| tc.kv[s].take());
-                    cache.kv[b].as_ref()
-                }
-            };
-            let held = held.ok_or_else(|| {
+            if first == b {
+                let kind = Some(std::mem::discriminant(&self.span(b)));
+                let source = target.spec.own_kv_before(target.spec.layers as usize, kind);
+                cache.kv[b] = source.and_then(|s| tc.kv[s].take());
+            }
+            let held = cache.kv[first].as_ref().ok_or_else(|| {
                 Error::new(
                     &target.spec.name,
                     "layer_types",
@@ -128,6 +117,11 @@ impl Model {
             1.0
         };
         let head = if spec.tied { Role::Embed } else { Role::LmHead };
+        // The clustered head's token list, read and checked once for the round.
+        let clusters = match d.centroids {
+            Some(c) => Some((c, self.token_order()?)),
+            None => None,
+        };
         // Grown step by step: `n` is the user's, not bounded by the files.
         let (mut tokens, mut all) = (Vec::new(), Vec::new());
         for _ in 0..n {
@@ -146,8 +140,8 @@ impl Model {
             cache.pos = pos;
             let z = self.norm(&x, Role::FinalNorm, None)?;
             self.keep(None, "final_norm", &z);
-            let logits = match d.centroids {
-                Some(c) => self.clustered(&z, c, head)?,
+            let logits = match &clusters {
+                Some((c, order)) => self.clustered(&z, *c, order, head)?,
                 None => self.linear(&z, &self.name(head, false, None, None), None)?,
             };
             self.keep(None, "logits", &logits);
@@ -163,9 +157,36 @@ impl Model {
         })
     }
 
-    /// The clustered head, [1, vocab]: the tokens of the `top_k` best-scored clusters scored by
-    /// the head's rows, every other token the smallest of those scores minus one.
-    fn clustered(&self, z: &Tensor, c: Centroids, head: Role) -> Res<Tensor> {
+    /// The stored vocabulary, cluster by cluster, as token ids (each checked to be one).
+    fn token_order(&self) -> Res<Vec<u32>> {
+        let vocab = self.spec.vocab as usize;
+        let order: Vec<f32> = self.w(Role::TokenOrdering, None)?.to_vec1()?;
+        if order.len() != vocab {
+            return Err(candle_core::Error::Msg(format!(
+                "masked_embedding.token_ordering holds {} ids, not one per token of {vocab}",
+                order.len()
+            ))
+            .into());
+        }
+        order
+            .into_iter()
+            .map(|t| {
+                if (0.0..vocab as f32).contains(&t) && t.fract() == 0.0 {
+                    Ok(t as u32)
+                } else {
+                    Err(candle_core::Error::Msg(format!(
+                        "masked_embedding.token_ordering holds {t}, not a token id below {vocab}"
+                    ))
+                    .into())
+                }
+            })
+            .collect()
+    }
+
+    /// The clustered head, [1, vocab]: the tokens of the `top_k` best-scored clusters (listed
+    /// by `order`) scored by the head's rows, every other token the smallest of those scores
+    /// minus one.
+    fn clustered(&self, z: &Tensor, c: Centroids, order: &[u32], head: Role) -> Res<Tensor> {
         let vocab = self.spec.vocab as usize;
         let per = c.per_cluster(self.spec.vocab) as usize;
         let scores = self.linear(z, &self.name(Role::Centroids, false, None, None), None)?;
@@ -174,19 +195,10 @@ impl Model {
         let mut best: Vec<usize> = (0..scores.len()).collect();
         best.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
         best.truncate(c.top_k as usize);
-        let order: Vec<f32> = self.w(Role::TokenOrdering, None)?.to_vec1()?;
-        let mut chosen = Vec::with_capacity(best.len() * per);
-        for &k in &best {
-            for &t in &order[k * per..(k + 1) * per] {
-                if !(0.0..vocab as f32).contains(&t) || t.fract() != 0.0 {
-                    return Err(candle_core::Error::Msg(format!(
-                        "masked_embedding.token_ordering holds {t}, not a token id below {vocab}"
-                    ))
-                    .into());
-                }
-                chosen.push(t as u32);
-            }
-        }
+        let chosen: Vec<u32> = best
+            .iter()
+            .flat_map(|&k| order[k * per..(k + 1) * per].iter().copied())
+            .collect();
         let rows = self.rows(
             head,
             &chosen,

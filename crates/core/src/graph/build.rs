@@ -1959,7 +1959,7 @@ impl<'s> Builder<'s> {
         let head = self.param(role, false, vec![v, spec.hidden], component, false);
         // A clustered head reads the rows of the kept clusters' tokens alone.
         let (rows, slice) = match clustered {
-            Some(c) => (c.top_k * c.per_cluster(v), Some("[Tₖ, :]".to_string())),
+            Some(c) => (c.kept(v), Some("[Tₖ, :]".to_string())),
             None => (v, None),
         };
         let w = self.push(
@@ -2008,8 +2008,8 @@ impl<'s> Builder<'s> {
             operation: match clustered {
                 Some(c) => format!(
                     "Score the {} tokens of the kept clusters; each of the other {} gets the smallest of those scores minus one",
-                    c.top_k * c.per_cluster(v),
-                    v - c.top_k * c.per_cluster(v)
+                    c.kept(v),
+                    v - c.kept(v)
                 ),
                 None => format!("Score all {} vocabulary entries at every position", v),
             },

@@ -115,7 +115,7 @@ impl Builder<'_> {
                 note: Some("integers: the vocabulary listed cluster by cluster".into()),
             },
         );
-        let kept = c.top_k * c.per_cluster(spec.vocab);
+        let kept = c.kept(spec.vocab);
         let out = self.act("Tₖ", self.seq(kept));
         let choose = self.step(Draft {
             title: "Clusters kept".into(),

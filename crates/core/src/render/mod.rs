@@ -6,6 +6,7 @@ pub mod html;
 pub mod line;
 pub mod numpy;
 pub mod report;
+mod rewrite;
 pub mod terminal;
 
 pub use terminal::{render, Options};

@@ -793,10 +793,7 @@ pub fn module(g: &Graph, script: &str) -> String {
 /// makes, whose lines these are.
 fn draft(d: crate::spec::Draft, body: String) -> String {
     let mut out = body;
-    let mut swap = |old: &str, new: &str| {
-        assert!(out.contains(old), "the draft model's file rewrites `{old}`");
-        out = out.replacen(old, new, 1);
-    };
+    let mut swap = |old: &str, new: &str| super::rewrite::swap(&mut out, old, new, false);
     swap(
         "        cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]\n",
         "        cos, sin = (t[-1:] for t in rope_tables(POSITION + 1, span))  # cos, sin: [1, rot_dim], at the step's position\n",
@@ -813,15 +810,6 @@ fn draft(d: crate::spec::Draft, body: String) -> String {
         "SHARED_KV = {}  # span kind -> (k, v) of the last layer of that kind that projects its own",
         "SHARED_KV = {}  # span kind -> (k, v): the target's keys and values, [KV, Tk, D] and [KV, Tk, DV]\nPOSITION = 0  # the last token's position: every draft step runs there",
     );
-    let mask_start = out
-        .find("def attention_mask(span, T):")
-        .expect("the mask function");
-    let mask_end = mask_start + out[mask_start..].find("\n\n\n").expect("its end");
-    out.replace_range(mask_start..mask_end, DRAFT_MASK);
-    let mut swap = |old: &str, new: &str| {
-        assert!(out.contains(old), "the draft model's file rewrites `{old}`");
-        out = out.replacen(old, new, 1);
-    };
     swap(
         "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n",
         "def forward(state, W):\n    # state: [1, 2 backbone], the target's embedding of the token beside a hidden state -> logits [1, vocab], hidden [1, backbone]\n",
@@ -844,9 +832,8 @@ fn draft(d: crate::spec::Draft, body: String) -> String {
             &format!("\n\n\n{CLUSTERED}\n\n\ndef lm_head("),
         );
     }
-    let main = out.find("def main():").expect("main");
-    let end = main + out[main..].find("\n\n\n").expect("its end");
-    out.replace_range(main..end, DRAFT_MAIN);
+    super::rewrite::replace_block(&mut out, "def attention_mask(span, T):", DRAFT_MASK);
+    super::rewrite::replace_block(&mut out, "def main():", DRAFT_MAIN);
     // The token embedding's lookup: a draft model reads its target's state instead.
     out.split("\n\n\n")
         .filter(|block| !block.starts_with("def embed("))

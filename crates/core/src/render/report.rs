@@ -375,7 +375,7 @@ pub(crate) fn dim_name(spec: &crate::spec::Spec, d: &crate::graph::Dim) -> Strin
         known.push(("2·backbone", 2 * d.backbone));
         if let Some(c) = d.centroids {
             known.push(("centroids", c.count));
-            known.push(("kept_tokens", c.top_k * c.per_cluster(spec.vocab)));
+            known.push(("kept_tokens", c.kept(spec.vocab)));
         }
     }
     if let Some(m) = &a.mla {

@@ -120,7 +120,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                     sub.push(format!(
                         "The head is clustered: {} centroids score the final state, and only the {} tokens of the {} best clusters are scored by the head's rows (the stored `token_ordering` lists the vocabulary cluster by cluster); every other token gets the smallest of those scores minus one.",
                         c.count,
-                        c.top_k * c.per_cluster(spec.vocab),
+                        c.kept(spec.vocab),
                         c.top_k
                     ));
                 }

@@ -2,22 +2,13 @@
 //! template writes for its layers, turned to run one draft step from its target's state, every
 //! layer's query at the last token's position over the target's keys and values.
 
+use crate::render::rewrite::{replace_block, swap};
 use crate::spec::{Draft, Spec};
 
 /// `plain`: the module of the same model read as a language model of its own.
 pub fn module(spec: &Spec, d: Draft, plain: &str) -> String {
     let mut out = plain.to_string();
-    let mut swap = |old: &str, new: &str, all: bool| {
-        assert!(
-            out.contains(old),
-            "the draft model's module rewrites `{old}`"
-        );
-        out = if all {
-            out.replace(old, new)
-        } else {
-            out.replacen(old, new, 1)
-        };
-    };
+    let mut swap = |old: &str, new: &str, all: bool| swap(&mut out, old, new, all);
     swap(
         "    logits = model(torch.tensor([[1, 2, 3]]))\n",
         "    # one draft step: the target's embedding of the last token beside a hidden state, the\n    # target's keys and values per span kind ([B, KV, Tk, D]), the last token's position\n    logits, hidden = model(state, {\"full\": (k, v), \"sliding\": (k, v)}, position)\n",
@@ -65,13 +56,6 @@ pub fn module(spec: &Spec, d: Draft, plain: &str) -> String {
         .expect("the model class");
     out.replace_range(model.., &model_class(spec, d));
     out
-}
-
-/// Replaces the top-level block starting `head` with `with`.
-fn replace_block(out: &mut String, head: &str, with: &str) {
-    let start = out.find(head).expect("the block");
-    let end = out[start..].find("\n\n\n").map_or(out.len(), |e| start + e);
-    out.replace_range(start..end, with);
 }
 
 const DRAFT_MASK: &str = r#"def draft_mask(Tk, span):
