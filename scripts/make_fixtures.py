@@ -949,6 +949,54 @@ def unseen_gemma4_assistant(rng):
     return raw
 
 
+def unseen_qwen4_exp(rng):
+    """Qwen4-Exp: Gated DeltaNet and QSA-indexed attention layers under gated residual streams,
+    without n-gram embeddings; at times inside its multimodal wrapper with a small vision tower."""
+    layers = rng.randint(2, 6)
+    ratio = rng.choice([2, 3, 4])
+    text = {
+        "model_type": "qwen4_exp_text",
+        "hidden_size": rng.choice([32, 48]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": 4,
+        "num_key_value_heads": rng.choice([1, 2]),
+        "head_dim": rng.choice([8, 16]),
+        "vocab_size": rng.choice([97, 1000]),
+        "linear_key_head_dim": 8,
+        "linear_value_head_dim": rng.choice([8, 16]),
+        "linear_num_key_heads": 2,
+        "linear_num_value_heads": rng.choice([2, 4]),
+        "linear_conv_kernel_dim": rng.choice([2, 4]),
+        "moe_intermediate_size": rng.choice([8, 16]),
+        "shared_expert_intermediate_size": rng.choice([8, 24]),
+        "num_experts": rng.choice([4, 8]),
+        "num_experts_per_tok": 2,
+        "hc_count": rng.choice([2, 3, 4]),
+        "hc_lowrank": rng.choice([4, 6]),
+        "indexer_n_heads": rng.choice([1, 2, 4]),
+        "indexer_kv_heads": 1,
+        "indexer_head_dim": 16,
+        "indexer_compress_ratio": ratio,
+        "indexer_budget": ratio * rng.choice([1, 2, 3]),
+        "tie_word_embeddings": rng.random() < 0.3,
+    }
+    if rng.random() < 0.5:
+        types = [rng.choice(["linear_attention", "indexed_attention"]) for _ in range(layers)]
+        types[rng.randrange(layers)] = "indexed_attention"
+        text["layer_types"] = types
+    else:
+        text["full_attention_interval"] = rng.choice([2, 3])
+    if rng.random() < 0.5:
+        text["rope_parameters"] = {"rope_type": "default", "rope_theta": 10000.0,
+                                   "partial_rotary_factor": rng.choice([0.5, 1.0])}
+    if rng.random() < 0.4:
+        return {"model_type": "qwen4_exp", "architectures": ["Qwen4ExpForConditionalGeneration"],
+                "text_config": text,
+                "vision_config": {"depth": 2, "hidden_size": 64, "intermediate_size": 96, "num_heads": 4,
+                                  "out_hidden_size": text["hidden_size"], "num_position_embeddings": 64}}
+    return text
+
+
 ASSISTANT_CLASSES = {"gemma4_assistant": "Gemma4AssistantForCausalLM",
                      "gemma4_unified_assistant": "Gemma4UnifiedAssistantForCausalLM"}
 
@@ -993,6 +1041,7 @@ UNSEEN = {
     "inkling2_text": unseen_inkling2,
     "inkling2_loop_text": unseen_inkling2_loop,
     "gemma4_assistant": unseen_gemma4_assistant,
+    "qwen4_exp": unseen_qwen4_exp,
 }
 
 
@@ -1036,6 +1085,11 @@ def main(only):
             raw["text_config"] = {}
         write(name, f"the {model_type} config class's defaults", raw)
         save_defaults(model_type, raw)
+    # Classes whose defaults build a config but no model (exactness.rs's CANNOT_BUILD): the saved
+    # config alone, which anatomy must refuse by the same field.
+    for model_type in ("qwen4_exp_text",):
+        if not only or f"saved-{model_type}" in only:
+            save_defaults(model_type, {"model_type": model_type})
     rng = random.Random(20261129)
     for path in sorted(CATALOG.glob("*.json")):
         name = path.stem

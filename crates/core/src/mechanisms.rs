@@ -45,7 +45,7 @@ pub const ALL: &[&str] = &[
     "attn:kv_conv_dynamic", "conv:scaled", "attn:l2_clip", "attn:rel_clip", "attn:token_sinks",
     "attn:kv_inputs", "attn_res", "moe:glu_softcaps", "attn_res:loop",
     "attn:v4", "attn:v4_csa", "attn:v4_hca", "hyper:sinkhorn", "moe:sqrt_softplus", "moe:hash",
-    "moe:shared_clamp", "draft", "draft:centroids",
+    "moe:shared_clamp", "draft", "draft:centroids", "gated_streams", "attn:qsa",
 ];
 
 /// The mechanisms `spec` uses.
@@ -98,6 +98,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         layer_scalar,
         shared,
         hyper,
+        gated_streams,
         altup,
         hierarchy,
         looped,
@@ -320,6 +321,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         shared.as_ref().is_some_and(|s| !s.layers.is_empty()),
     );
     on("hyper", hyper.is_some());
+    on("gated_streams", gated_streams.is_some());
     on(
         "hyper:sinkhorn",
         hyper.is_some_and(|h| h.sinkhorn.is_some()),
@@ -375,6 +377,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
         shares_kv,
         dynamic_mask,
         block_index,
+        qsa,
         cca,
         rel_logits,
         kv_conv,
@@ -441,6 +444,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
     on("attn:shares_kv", *shares_kv);
     on("attn:dynamic_mask", dynamic_mask.is_some());
     on("attn:block_index", block_index.is_some());
+    on("attn:qsa", qsa.is_some());
     on("attn:cca", cca.is_some());
     on("attn:rel_logits", rel_logits.is_some());
     on("attn:kv_conv", kv_conv.is_some());

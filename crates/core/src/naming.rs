@@ -40,6 +40,10 @@ pub enum Role {
     BlockIndexK,
     BlockIndexQNorm,
     BlockIndexKNorm,
+    /// Qwen4-Exp's QSA indexer: its joint query and key projection, their norms.
+    QsaQk,
+    QsaQNorm,
+    QsaKNorm,
     /// DeepSeek sparse attention's indexer: its query projection (from the Q latent), key
     /// projection, key LayerNorm and per-head weights.
     IndexQ,
@@ -265,6 +269,19 @@ pub enum Role {
     HcHeadFn,
     HcHeadBase,
     HcHeadScale,
+    /// Qwen4-Exp's gated residual streams: each sublayer's stream norm, input mix (down and
+    /// up) and injection weights; the head's mix (no injection).
+    GsAttnNorm,
+    GsAttnDown,
+    GsAttnUp,
+    GsAttnInject,
+    GsFfnNorm,
+    GsFfnDown,
+    GsFfnUp,
+    GsFfnInject,
+    GsHeadNorm,
+    GsHeadDown,
+    GsHeadUp,
     /// Gemma 3n's AltUp: its router's norm and projection, the prediction and correction
     /// coefficients, the scale on the corrected active stream; the model's projections into and
     /// out of the extra streams (one per stream after the first, `{e}`).
@@ -533,6 +550,47 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 other => unreachable!("{other:?} is not matched by this arm"),
             };
             return (format!("model.{hf}"), gguf.into());
+        }
+        (
+            _,
+            GsAttnNorm | GsAttnDown | GsAttnUp | GsAttnInject | GsFfnNorm | GsFfnDown | GsFfnUp
+            | GsFfnInject | GsHeadNorm | GsHeadDown | GsHeadUp,
+        ) => {
+            // llama.cpp defines no architecture with these streams: the GGUF names follow its
+            // style.
+            let (hf, gguf) = match role {
+                GsAttnNorm => ("layers.{b}.attn_hyper_connection.hc_norm", "blk.{b}.gs_attn_norm"),
+                GsAttnDown => (
+                    "layers.{b}.attn_hyper_connection.input_mix_weight_down",
+                    "blk.{b}.gs_attn_down",
+                ),
+                GsAttnUp => (
+                    "layers.{b}.attn_hyper_connection.input_mix_weight_up",
+                    "blk.{b}.gs_attn_up",
+                ),
+                GsAttnInject => (
+                    "layers.{b}.attn_hyper_connection.block_inject_weight",
+                    "blk.{b}.gs_attn_inject",
+                ),
+                GsFfnNorm => ("layers.{b}.mlp_hyper_connection.hc_norm", "blk.{b}.gs_ffn_norm"),
+                GsFfnDown => (
+                    "layers.{b}.mlp_hyper_connection.input_mix_weight_down",
+                    "blk.{b}.gs_ffn_down",
+                ),
+                GsFfnUp => (
+                    "layers.{b}.mlp_hyper_connection.input_mix_weight_up",
+                    "blk.{b}.gs_ffn_up",
+                ),
+                GsFfnInject => (
+                    "layers.{b}.mlp_hyper_connection.block_inject_weight",
+                    "blk.{b}.gs_ffn_inject",
+                ),
+                GsHeadNorm => ("hyper_connection_mixer.hc_norm", "output_gs_norm"),
+                GsHeadDown => ("hyper_connection_mixer.input_mix_weight_down", "output_gs_down"),
+                GsHeadUp => ("hyper_connection_mixer.input_mix_weight_up", "output_gs_up"),
+                other => unreachable!("{other:?} is not matched by this arm"),
+            };
+            return (format!("model.{hf}.weight"), format!("{gguf}.weight"));
         }
         (_, AltUpScale) => {
             return (
@@ -2166,6 +2224,18 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.self_attn.indexer.k_norm",
             "blk.{b}.indexer.k_norm",
         ),
+        QsaQk => (
+            "model.layers.{b}.self_attn.indexer.index_qk_proj",
+            "blk.{b}.indexer.attn_qk",
+        ),
+        QsaQNorm => (
+            "model.layers.{b}.self_attn.indexer.q_layernorm",
+            "blk.{b}.indexer.q_norm",
+        ),
+        QsaKNorm => (
+            "model.layers.{b}.self_attn.indexer.k_layernorm",
+            "blk.{b}.indexer.k_norm",
+        ),
         IndexQ => (
             "model.layers.{b}.self_attn.indexer.wq_b",
             "blk.{b}.indexer.attn_q_b",
@@ -2258,7 +2328,9 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | LightQDecay | LightKDecay | LightDiagDecay | LruParam | LruInGate | LruRecGate
         | TmDecay | TmFirst | TmMixK | TmMixV | TmMixR | CmMixK | CmMixR | LayerScalar
         | TokenOrdering | HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase
-        | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale | AltUpScale => {
+        | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale | AltUpScale | GsAttnNorm
+        | GsAttnDown | GsAttnUp | GsAttnInject | GsFfnNorm | GsFfnDown | GsFfnUp | GsFfnInject
+        | GsHeadNorm | GsHeadDown | GsHeadUp => {
             unreachable!("named in `names`")
         }
         GatedFfnNorm | AttnNormDown | AttnNormUp | FfnNormDown | FfnNormUp => {

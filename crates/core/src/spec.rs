@@ -96,6 +96,10 @@ pub struct Spec {
     /// Hyper-connections (HY v4): the residual stream is `streams` copies of the hidden state,
     /// mixed into each sublayer's input and each written back by a learned per-token gate.
     pub hyper: Option<Hyper>,
+    /// Gated residual streams (Qwen4-Exp): the residual stream is `streams` copies of the hidden
+    /// state, each sublayer reading a gated mean of them and its output written back to each by a
+    /// gate of its own; no final norm.
+    pub gated_streams: Option<GatedStreams>,
     /// Gemma 3n's alternating updates: the stream is several predictions of the hidden state,
     /// one of which the layer computes on (`AltUp`).
     pub altup: Option<AltUp>,
@@ -178,6 +182,19 @@ impl Hyper {
             None => 2 * self.streams,
         }
     }
+}
+
+/// Qwen4-Exp's gated residual streams. Before each sublayer, X ∈ [n, hidden] is RMS-normed per
+/// stream with one (1 + w) weight over all n · hidden features (no other norm precedes the
+/// sublayer), X̂; the input mix a = σ(W_up · silu(W_down · vec(X̂) / n)), rank `rank`, weighs
+/// X̂'s features, and the sublayer reads mean over i of aᵢ ⊙ X̂ᵢ; the injection weights
+/// g = 2σ(W_inject · vec(X̂) / n) write its output y back, Xᵢ + gᵢ · y. The embedding starts all
+/// n streams; a last mix without injection (`hyper_connection_mixer`) makes the head's input,
+/// with no final norm after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GatedStreams {
+    pub streams: u64,
+    pub rank: u64,
 }
 
 /// HRM-Text's hierarchical recurrence over two stacks of `per_stack` layers, a low-level one
@@ -445,6 +462,8 @@ pub struct Attention {
     pub dynamic_mask: Option<DynamicMask>,
     /// MiniMax-M3's lightning indexer: which blocks of keys each query group attends to.
     pub block_index: Option<BlockIndex>,
+    /// Qwen4-Exp's QSA indexer: which blocks of keys every query head attends to.
+    pub qsa: Option<Qsa>,
     /// ZAYA's compressed convolutional attention: how Q, K and V are made (see `Cca`).
     pub cca: Option<Cca>,
     /// Inkling's relative logits: a bias per head and backward distance, mixed by each query
@@ -626,6 +645,29 @@ pub struct BlockIndex {
     pub block: u64,
     pub top_k: u64,
     pub local: u64,
+}
+
+/// Qwen4-Exp's QSA indexer. One projection gives `heads` query heads and one key head of
+/// `head_dim` per token; the queries are (1 + w) RMS-normed per head and rotated at their
+/// position by the attention's RoPE (its rotated dims first). The raw keys are cached. A query
+/// sees its visible keys in complete blocks of `ratio` (block j: positions j·ratio to
+/// (j + 1)·ratio − 1) and an incomplete tail: each complete block's keys are averaged, the mean
+/// (1 + w) RMS-normed and rotated at the block's first position, and scored
+/// Σₕ ReLU(qₕ · k) / √head_dim; the query attends to the tokens of its `budget / ratio` best
+/// blocks and to the tail, in every head.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Qsa {
+    pub heads: u64,
+    pub head_dim: u64,
+    pub budget: u64,
+    pub ratio: u64,
+}
+
+impl Qsa {
+    /// The complete blocks a query keeps.
+    pub fn blocks(self) -> u64 {
+        self.budget / self.ratio
+    }
 }
 
 /// An output gate: g = act(x · W_g), one per head feature, or one per head shared by its
@@ -2922,6 +2964,16 @@ impl Spec {
         {
             Some(b) => self.attn_at(b),
             None => &self.attn,
+        }
+    }
+
+    /// Copies of the hidden state the residual stream holds: hyper-connections' or gated
+    /// streams' n, else 1.
+    pub fn streams(&self) -> u64 {
+        match (self.hyper, self.gated_streams) {
+            (Some(h), _) => h.streams,
+            (None, Some(g)) => g.streams,
+            (None, None) => 1,
         }
     }
 

@@ -1133,6 +1133,7 @@ pub(super) fn latent(
         v_from_k: false,
         shares_kv: false,
         block_index: None,
+        qsa: None,
         cca: None,
         rel_logits: None,
         kv_conv: None,

@@ -242,3 +242,18 @@ pub(crate) fn linear_types(cfg: &Config, layers: u64, mixer: &str) -> Result<Opt
         &format!("\"linear_attention\" ({mixer}) or \"full_attention\""),
     )
 }
+
+/// Qwen4-Exp's `layer_types`: "linear_attention" (Gated DeltaNet) or "indexed_attention"
+/// ("full_attention", which its class renames so).
+pub(crate) fn indexed_types(cfg: &Config, layers: u64) -> Result<Option<Vec<bool>>> {
+    cfg.list(
+        "layer_types",
+        layers,
+        |v| match v.as_str()? {
+            "linear_attention" => Some(true),
+            "indexed_attention" | "full_attention" => Some(false),
+            _ => None,
+        },
+        "\"linear_attention\" (Gated DeltaNet) or \"indexed_attention\"",
+    )
+}

@@ -569,6 +569,9 @@ pub enum HybridLayers {
     /// `layer_types` ("linear_attention" or "full_attention"); without it every n-th layer
     /// (i + 1 a multiple of n) attends, n from `full_attention_interval` (default 4) (Qwen3-Next).
     Interval,
+    /// As `Interval`, the attention layers named "indexed_attention" (Qwen4-Exp, whose class
+    /// renames "full_attention" so).
+    Indexed,
     /// `layer_types`; without it layers 3, 7, 11 … attend, or the last alone in a model of
     /// fewer than four (OLMo hybrid). Each kind must appear.
     FourthOrLast,
@@ -1080,10 +1083,14 @@ pub fn load(
                     super::delta::linear_types(cfg, layers, "lightning attention")?
                         .unwrap_or_else(|| (0..layers).map(|i| i % 2 == 1).collect())
                 }
-                HybridLayers::Interval => {
+                HybridLayers::Interval | HybridLayers::Indexed => {
                     // Read either way: transformers reads the interval only to fill in the types.
                     let n = cfg.size("full_attention_interval", Some(4))?;
-                    let listed = super::delta::linear_types(cfg, layers, "Gated DeltaNet")?;
+                    let listed = if matches!(h.layers, HybridLayers::Indexed) {
+                        super::delta::indexed_types(cfg, layers)?
+                    } else {
+                        super::delta::linear_types(cfg, layers, "Gated DeltaNet")?
+                    };
                     let key = if listed.is_some() {
                         "layer_types"
                     } else {
@@ -1515,6 +1522,7 @@ pub fn load(
         per_layer_input: None,
         shared: None,
         hyper: None,
+        gated_streams: None,
         altup: None,
         hierarchy: None,
         looped: None,

@@ -30,6 +30,7 @@ mod mamba2;
 mod minimax_m3;
 mod modernbert;
 mod nemotron_h;
+mod qwen4_exp;
 mod recurrent_gemma;
 mod registry;
 mod rwkv;
@@ -303,6 +304,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             v_from_k: false,
             shares_kv: false,
             block_index: None,
+            qsa: None,
             cca: None,
             rel_logits: None,
             kv_conv: None,
@@ -351,6 +353,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         per_layer_input: None,
         shared: None,
         hyper: None,
+        gated_streams: None,
         altup: None,
         hierarchy: None,
         looped: None,
@@ -384,8 +387,6 @@ pub fn model_types() -> Vec<&'static str> {
 /// together).
 pub const NOT_YET: &[(&str, &str)] = &[
     ("blt", "a byte-level encoder and decoder around a latent transformer over patches"),
-    ("qwen4_exp", "the wrapper of qwen4_exp_text, which is not read either"),
-    ("qwen4_exp_text", "an attention indexer, gated residuals, n-gram embeddings and per-layer inputs beside Gated DeltaNet"),
 ];
 
 /// Why `model_type` is refused: a decoder not read yet, what it holds; otherwise the closest
@@ -528,6 +529,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         moa: None,
         dynamic_mask: None,
         block_index: None,
+        qsa: None,
         cca: None,
         rel_logits: None,
         kv_conv: None,

@@ -16,7 +16,7 @@ use super::mamba2::SsmKeys;
 use super::{
     cpmant, dbrx, deepseek, deepseek_v4, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2,
     gpt_oss, hrm, inkling, jetmoe, llama4, longcat, mamba, mamba2, minimax_m3, modernbert,
-    nemotron_h, recurrent_gemma, rwkv, towers, xlstm, zamba, zaya,
+    nemotron_h, qwen4_exp, recurrent_gemma, rwkv, towers, xlstm, zamba, zaya,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3075,6 +3075,30 @@ pub static FAMILIES: &[Family] = &[
             &[],
         )
     },
+    // Qwen4-Exp's language model: Qwen3.5-MoE's layers under gated residual streams, a QSA
+    // indexer in every attention layer (`qwen4_exp::load`).
+    own(
+        "qwen4_exp_text",
+        "Qwen4-Exp",
+        qwen4_exp::load,
+        None,
+        &[
+            TRAINING,
+            QWEN3_5_INERT,
+            &["router_aux_loss_coef", "output_router_logits"],
+        ],
+    ),
+    Family {
+        text: Some("qwen4_exp_text"),
+        wrapper_tied: Some(false),
+        wrap: HfWrap::Nested,
+        parts: &[counted(
+            "vision tower",
+            "model.visual.",
+            towers::qwen3_5_vision,
+        )],
+        ..wrapper("qwen4_exp", "Qwen4-Exp", QWEN3_5_WRAPPER)
+    },
     Family {
         text: Some("qwen3_5_moe_text"),
         wrapper_tied: Some(false),
@@ -4663,6 +4687,38 @@ const fn lfm2_like(indices: Option<&'static str>, hidden: u64, intermediate: u64
         ))
     }
 }
+
+/// Qwen4-Exp's language model as the shared reader sees it: Qwen3.5-MoE's (experts renormalized
+/// by `norm_topk_prob`, every head rotated by default), its attention layers `indexed_attention`.
+/// `qwen4_exp::load` adds the gated streams and the indexer.
+pub(super) const QWEN4_EXP: LlamaLike = LlamaLike {
+    experts: Experts::Routed(Routed {
+        count: ("num_experts", 512),
+        top_k: 10,
+        width: Some(("moe_intermediate_size", 512)),
+        renormalize: Renormalize::Key(true),
+        layers: MoeLayers::All,
+        zero_is_dense: false,
+        shared: Some(SharedMlp {
+            gate: true,
+            ..SharedMlp::of("shared_expert_intermediate_size", 512)
+        }),
+        ..Routed::MIXTRAL
+    }),
+    partial: 1.0,
+    hybrid: Some(Hybrid {
+        mixer: HybridMixer::DeltaNet(DeltaStore::Separate, DeltaHeads::Given(16, 32)),
+        layers: HybridLayers::Indexed,
+        recurrent_place: None,
+    }),
+    ..qwen3_next_like(
+        DeltaStore::Separate,
+        Layout::Qwen35,
+        d(
+            248_320, 2048, 5632, 40, 16, Some(2), Some(256), 32768, 1e-6, 10_000.0, false,
+        ),
+    )
+};
 
 /// Qwen3-Next's and Qwen3.5's shared reader: Gated DeltaNet layers among gated attention ones,
 /// with the class defaults given.

@@ -41,7 +41,7 @@ pub(super) fn lin<'a>(
 }
 
 /// The rows `[off + size·idx, off + size·(idx+1))` in Python slice syntax.
-fn rows(off: u64, size: u64, idx: &str) -> String {
+pub(super) fn rows(off: u64, size: u64, idx: &str) -> String {
     let idx_p = if idx.contains(['+', '*']) {
         format!("({idx})")
     } else {
@@ -803,6 +803,9 @@ impl Builder<'_> {
         if let Some(c) = a.softcap {
             eq += &format!(", then S = {c}·tanh(S/{c})");
         }
+        if a.qsa.is_some() {
+            eq += ", kept only where the indexer's mask Mᵢₓ is 0";
+        }
         if let Some(bi) = a.block_index {
             eq += &format!(
                 ", kept only in the {} blocks this head's group chose (Mᵢₓ of index head ⌊h / {}⌋)",
@@ -1303,6 +1306,9 @@ impl Builder<'_> {
         });
         if let Some(bi) = a.block_index {
             router.extend(self.block_index(x_in, bi));
+        }
+        if let Some(q) = a.qsa {
+            router.extend(self.qsa(x_in, q));
         }
 
         if let Some(cca) = a.cca {

@@ -688,7 +688,7 @@ impl<'s> Builder<'s> {
         if let Some(p) = spec.per_layer_input {
             steps.extend(self.per_layer_inputs(p, t));
         }
-        if spec.hyper.is_some() {
+        if spec.streams() > 1 && spec.altup.is_none() {
             steps.push(self.hyper_widen());
         }
         if spec.altup.is_some() {
@@ -1007,9 +1007,16 @@ impl<'s> Builder<'s> {
                 children.extend(self.hyper_in(Mix::Attention, "Xᵦ", "Xₕ"));
                 "Xₕ"
             }
+            // Gated streams are normed in their mix: no norm follows.
+            None if spec.gated_streams.is_some() => {
+                children.extend(self.gated_in(Some(Mix::Attention), "Xᵦ", "Xₕ"));
+                "Xₕ"
+            }
             None => "Xᵦ",
         };
-        let attn_in = if !place.before() {
+        let attn_in = if spec.gated_streams.is_some() {
+            mixer_in
+        } else if !place.before() {
             "Xᵦ"
         } else if spec.skip_first_attn_norm {
             children.push(self.attn_norm_after_first());
@@ -1185,7 +1192,7 @@ impl<'s> Builder<'s> {
             },
             self.seq(self.stream_width()),
         );
-        if spec.hyper.is_some() {
+        if spec.hyper.is_some() || spec.gated_streams.is_some() {
             inputs.push(self.latest("gₐ"));
         }
         let mixed = sub.to_lowercase();
@@ -1209,6 +1216,9 @@ impl<'s> Builder<'s> {
                 }
                 None if spec.hyper.is_some() => {
                     self.hyper_add(Mix::Attention, &self.tensors[r].name, "Xᵦ", y)
+                }
+                None if spec.gated_streams.is_some() => {
+                    self.gated_streams_add(Mix::Attention, &self.tensors[r].name, "Xᵦ", y)
                 }
                 None => {
                     let (stream, delta, k) = depth_factors(spec, false);
@@ -1286,6 +1296,11 @@ impl<'s> Builder<'s> {
             }
             (Block::Sequential, NormPlace::Post) => "R",
             (Block::Sequential, NormPlace::PostResidual) => stream,
+            // Gated streams are normed in their mix: no norm follows.
+            (Block::Sequential, _) if spec.gated_streams.is_some() => {
+                children.extend(self.gated_in(Some(Mix::Mlp), "R", "Rₕ"));
+                "Rₕ"
+            }
             (
                 Block::Sequential,
                 NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed | NormPlace::Sphere,
@@ -1641,7 +1656,7 @@ impl<'s> Builder<'s> {
             )
         };
         let xn = self.act(out, self.seq(self.stream_width()));
-        let post = spec.hyper.map(|_| self.latest("gₘ"));
+        let post = (spec.hyper.is_some() || spec.gated_streams.is_some()).then(|| self.latest("gₘ"));
         let rate = self.ngpt_rate(Role::NgptRateFfn, "λₘ");
         let mut node = self.step(Draft {
             title: "MLP residual".into(),
@@ -1666,6 +1681,7 @@ impl<'s> Builder<'s> {
                     crate::fmt::float(mix.mlp.1)
                 ),
                 None if spec.hyper.is_some() => self.hyper_add(Mix::Mlp, out, stream, m),
+                None if spec.gated_streams.is_some() => self.gated_streams_add(Mix::Mlp, out, stream, m),
                 None if spec.norm.place == NormPlace::Sphere => {
                     ngpt_mix(spec, out, stream, m, "λₘ")
                 }
@@ -1902,6 +1918,9 @@ impl<'s> Builder<'s> {
         let last = if spec.hyper.is_some() {
             steps.extend(self.hyper_head("Xₗ", "Xₕ"));
             "Xₕ"
+        } else if spec.gated_streams.is_some() {
+            steps.extend(self.gated_in(None, "Xₗ", "Xₕ"));
+            "Xₕ"
         } else if spec.altup.is_some() {
             steps.extend(self.altup_unembed());
             "Xₘ"
@@ -1911,8 +1930,11 @@ impl<'s> Builder<'s> {
         } else {
             "Xₗ"
         };
+        // Gated streams end on their head mix, itself normed: no final norm.
         let z = if spec.norm.place.on_stream() {
             "Xₗ"
+        } else if spec.gated_streams.is_some() {
+            last
         } else {
             let title = format!("Final {}", self.norm_name());
             steps.push(self.norm_step_as(

@@ -24,7 +24,7 @@ impl Mix {
         }
     }
 
-    fn sub(self) -> &'static str {
+    pub(super) fn sub(self) -> &'static str {
         match self {
             Mix::Attention => "Attention",
             Mix::Mlp => "MLP",
@@ -32,7 +32,7 @@ impl Mix {
     }
 
     /// Subscript of its gates' names.
-    fn mark(self) -> &'static str {
+    pub(super) fn mark(self) -> &'static str {
         match self {
             Mix::Attention => "ₐ",
             Mix::Mlp => "ₘ",
@@ -49,12 +49,12 @@ impl Builder<'_> {
 
     /// The width of the stream between layers: n streams of the hidden size.
     pub(super) fn stream_width(&self) -> u64 {
-        self.spec.hidden * self.spec.hyper.map_or(1, |h| h.streams)
+        self.spec.hidden * self.spec.streams()
     }
 
     /// After the embedding: every stream starts as the token's embedding.
     pub(super) fn hyper_widen(&mut self) -> Node {
-        let h = self.hyper();
+        let streams = self.spec.streams();
         let x = self.latest("X");
         let out = self.act("X", self.seq(self.stream_width()));
         self.step(Draft {
@@ -64,12 +64,12 @@ impl Builder<'_> {
             inputs: vec![x],
             output: out,
             operation: format!(
-                "Copy each embedding into {} streams: the residual stream is {} copies of the hidden state from here to the final norm",
-                h.streams, h.streams
+                "Copy each embedding into {streams} streams: the residual stream is {streams} copies of the hidden state from here to the {}",
+                if self.spec.gated_streams.is_some() { "head" } else { "final norm" }
             ),
             equation: format!(
                 "X = [X; …; X]  ({} × {} = {} features)",
-                h.streams,
+                streams,
                 self.spec.hidden,
                 self.stream_width()
             ),
