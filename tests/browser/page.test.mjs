@@ -31,6 +31,7 @@ before(async () => {
   anatomy("html", join(root, "crates/exec/tests/fixtures/zaya"), "-o", join(dir, "zaya.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/dory"), "-o", join(dir, "dory.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/deepseek-v4"), "-o", join(dir, "dsv4.html"));
+  anatomy("html", join(root, "crates/exec/tests/fixtures/qwen4-exp"), "-o", join(dir, "qwen4.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/draft/gemma4-assistant/assistant"), "-o", join(dir, "assistant.html"));
   browser = await launch();
 });
@@ -485,6 +486,45 @@ test("a Gemma 4 assistant's page says it drafts from its target's state, with it
   assert.match(text, new RegExp(`${cfg.num_centroids} centroids score the final state, and only the ${cfg.centroid_intermediate_top_k * perCluster} tokens of the ${cfg.centroid_intermediate_top_k} best clusters`));
   await page.locator('[data-part^="attention"]:visible').first().click();
   assert.match(await detail.textContent(), /attend over the keys and values their target's last layer of their kind cached/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+
+test("Qwen4-Exp's page explains its QSA indexer and gated residual streams with its config's numbers", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/exec/tests/fixtures/qwen4-exp/config.json"), "utf8"));
+  const { page, problems } = await open(browser, join(dir, "qwen4.html"));
+  await page.waitForLoadState("load");
+  const variants = page.locator("button.variant");
+  const texts = await variants.allTextContents();
+  const indexed = cfg.layer_types.map((t, i) => [t, i]).filter(([t]) => t === "indexed_attention").map(([, i]) => i);
+  const i = texts.findIndex((t) => t.includes(`layers ${indexed.join(", ")}`));
+  assert.ok(i >= 0, `a variant of the indexed layers among ${JSON.stringify(texts)}`);
+  await variants.nth(i).click();
+  await page.locator('[aria-label^="Full attention"]:visible').first().click();
+  const detail = page.locator("#detail");
+  await detail.waitFor({ state: "visible" });
+  const text = await detail.textContent();
+  const r = cfg.indexer_compress_ratio;
+  assert.match(text, new RegExp(`gives ${cfg.indexer_n_heads} index queries of ${cfg.indexer_head_dim} dims`));
+  assert.match(text, new RegExp(`complete block of ${r} visible tokens`));
+  assert.match(text, new RegExp(`keeps its ${cfg.indexer_budget / r} best blocks \\(${cfg.indexer_budget} tokens\\)`));
+  assert.match(text, new RegExp(`at most ${cfg.indexer_budget + r - 1} keys a query`));
+  const n = cfg.hc_count;
+  assert.match(text, new RegExp(`the residual stream is ${n} streams of ${cfg.hidden_size} values per token \\(${n * cfg.hidden_size} in all\\)`));
+  assert.match(text, new RegExp(`a rank-${cfg.hc_lowrank} bottleneck`));
+  assert.match(await page.locator("#detail pre.code").textContent(), /class QsaIndexer\(nn\.Module\)/);
+  // The stream's mix before each sublayer, and the writes back by each stream's weight.
+  await page.click("#part-norm-1");
+  assert.match(await detail.textContent(), new RegExp(`normalizes each of the ${n} residual streams.*through rank ${cfg.hc_lowrank}`));
+  await page.click("#part-residual-1");
+  assert.match(await detail.textContent(), new RegExp(`to each of the ${n} residual streams, by that stream's weight`));
+  await page.click("#part-final-norm");
+  assert.match(await detail.textContent(), /no final norm follows it/);
+  await page.click("#part-block");
+  const code = await page.locator("#detail pre.code").textContent();
+  assert.match(code, /class GatedMix\(nn\.Module\)/);
+  assert.match(code, new RegExp(`N = ${n}  # residual streams`));
   assert.deepEqual(problems, []);
   await page.close();
 });

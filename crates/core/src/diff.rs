@@ -738,6 +738,23 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             }),
     );
     f(
+        "attention.qsa",
+        "QSA indexer (blocks of keys)",
+        Mechanism,
+        s.attn_variants()
+            .iter()
+            .find_map(|(a, _)| a.qsa)
+            .map_or("none".into(), |q| {
+                format!(
+                    "{} heads of {}, top {} blocks of {} keys and the tail",
+                    q.heads,
+                    q.head_dim,
+                    q.blocks(),
+                    q.ratio
+                )
+            }),
+    );
+    f(
         "attention.rope_key_norm",
         "shared rotary key normed before RoPE",
         Mechanism,
@@ -877,6 +894,14 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 num(h.magnitude)
             ),
             None => format!("{}, written back by up to {}×", h.streams, num(h.magnitude)),
+        }),
+    );
+    f(
+        "residual.gated_streams",
+        "gated residual streams",
+        Mechanism,
+        s.gated_streams.map_or("none".into(), |g| {
+            format!("{}, gated through rank {}", g.streams, g.rank)
         }),
     );
     f(

@@ -13,6 +13,7 @@ pub mod layers;
 pub mod manifest;
 pub mod mechanisms;
 pub mod naming;
+pub mod ngram;
 pub mod output;
 pub mod render;
 pub mod source;

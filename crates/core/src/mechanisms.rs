@@ -99,6 +99,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         shared,
         hyper,
         gated_streams,
+        ngram_ple,
         altup,
         hierarchy,
         looped,
@@ -322,6 +323,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     );
     on("hyper", hyper.is_some());
     on("gated_streams", gated_streams.is_some());
+    on("ngram_ple", ngram_ple.is_some());
     on(
         "hyper:sinkhorn",
         hyper.is_some_and(|h| h.sinkhorn.is_some()),

@@ -559,7 +559,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
             // llama.cpp defines no architecture with these streams: the GGUF names follow its
             // style.
             let (hf, gguf) = match role {
-                GsAttnNorm => ("layers.{b}.attn_hyper_connection.hc_norm", "blk.{b}.gs_attn_norm"),
+                GsAttnNorm => (
+                    "layers.{b}.attn_hyper_connection.hc_norm",
+                    "blk.{b}.gs_attn_norm",
+                ),
                 GsAttnDown => (
                     "layers.{b}.attn_hyper_connection.input_mix_weight_down",
                     "blk.{b}.gs_attn_down",
@@ -572,7 +575,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                     "layers.{b}.attn_hyper_connection.block_inject_weight",
                     "blk.{b}.gs_attn_inject",
                 ),
-                GsFfnNorm => ("layers.{b}.mlp_hyper_connection.hc_norm", "blk.{b}.gs_ffn_norm"),
+                GsFfnNorm => (
+                    "layers.{b}.mlp_hyper_connection.hc_norm",
+                    "blk.{b}.gs_ffn_norm",
+                ),
                 GsFfnDown => (
                     "layers.{b}.mlp_hyper_connection.input_mix_weight_down",
                     "blk.{b}.gs_ffn_down",
@@ -586,7 +592,10 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                     "blk.{b}.gs_ffn_inject",
                 ),
                 GsHeadNorm => ("hyper_connection_mixer.hc_norm", "output_gs_norm"),
-                GsHeadDown => ("hyper_connection_mixer.input_mix_weight_down", "output_gs_down"),
+                GsHeadDown => (
+                    "hyper_connection_mixer.input_mix_weight_down",
+                    "output_gs_down",
+                ),
                 GsHeadUp => ("hyper_connection_mixer.input_mix_weight_up", "output_gs_up"),
                 other => unreachable!("{other:?} is not matched by this arm"),
             };

@@ -100,6 +100,9 @@ pub struct Spec {
     /// state, each sublayer reading a gated mean of them and its output written back to each by a
     /// gate of its own; no final norm.
     pub gated_streams: Option<GatedStreams>,
+    /// Qwen4-Exp's hashed n-gram per-layer embeddings: in some layers, before the mixer, a
+    /// signal from a table read by hashes of the token and the ones before it.
+    pub ngram_ple: Option<NgramPle>,
     /// Gemma 3n's alternating updates: the stream is several predictions of the hidden state,
     /// one of which the layer computes on (`AltUp`).
     pub altup: Option<AltUp>,
@@ -195,6 +198,31 @@ impl Hyper {
 pub struct GatedStreams {
     pub streams: u64,
     pub rank: u64,
+}
+
+/// Qwen4-Exp's hashed n-gram per-layer embeddings (PLE), in `layers`. Each such layer has a table
+/// of its own, read by `heads()` hash heads, `heads_per_ngram` for each n from 2 to `ngram`: a
+/// head's row is (XOR over the n-gram's tokens of token · multiplier) modulo the head's size (a
+/// prime from `vocab_base` on), plus its offset; tokens do not reach back across an
+/// end-of-sequence `eos`. The heads' rows, `head_dim()` each, concatenated (`width`) give a
+/// value v = W_v e and, per stream i, a key kᵢ = RMS(W_k e)ᵢ; with qᵢ the stream RMS-normed (both
+/// grouped (1 + w) norms), gᵢ = q̃ᵢ · k̃ᵢ / √hidden, signed square root, and uᵢ = σ(gᵢ) · v. The
+/// streams gain u + SiLU(conv(RMS(u))), a depthwise causal convolution of `kernel` taps,
+/// `ngram` apart. The arithmetic is in `ngram.rs`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NgramPle {
+    pub layers: LayerSet,
+    pub width: u64,
+    pub ngram: u64,
+    pub heads_per_ngram: u64,
+    pub vocab_base: u64,
+    /// The table's rows are padded to a multiple of this.
+    pub divisor: u64,
+    pub seed: u64,
+    /// The checkpoint splits each table into this many shards (`split_ngram_parts`).
+    pub parts: u64,
+    pub kernel: u64,
+    pub eos: u64,
 }
 
 /// HRM-Text's hierarchical recurrence over two stacks of `per_stack` layers, a low-level one
@@ -654,7 +682,8 @@ pub struct BlockIndex {
 /// (j + 1)·ratio − 1) and an incomplete tail: each complete block's keys are averaged, the mean
 /// (1 + w) RMS-normed and rotated at the block's first position, and scored
 /// Σₕ ReLU(qₕ · k) / √head_dim; the query attends to the tokens of its `budget / ratio` best
-/// blocks and to the tail, in every head.
+/// blocks and to the tail, in every head. Where blocks tie at the cut (a ReLU sum of 0 is common
+/// with few index heads) anatomy keeps the earlier; transformers keeps what torch.topk returns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Qsa {
     pub heads: u64,

@@ -3,7 +3,7 @@
 use crate::error::{Error, Result};
 use crate::graph::{Component, Dim, Graph, Op, ScopeKind, TensorKind, Visit};
 use crate::layers::LayerSet;
-use crate::spec::{AttnSpan, V4Kind};
+use crate::spec::{AttnSpan, Qsa, V4Kind};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -374,8 +374,22 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                     Some((V4Kind::Hca(m), _)) => (Some(m), None),
                     Some((V4Kind::Sliding, _)) | None => (None, None),
                 };
+                let qsa = spec.attn_at(b as usize).qsa;
                 let (keys_prefill, keys_decode) = if indexer {
                     (0.0, 0)
+                } else if let Some(q) = qsa {
+                    // QSA: the indexer scores each complete block a query sees; the heads
+                    // attend to its best blocks and the tail.
+                    match step.op {
+                        Op::Index { .. } => (
+                            qsa_blocks_sum(q, context) / context.max(1) as f64,
+                            positions / q.ratio,
+                        ),
+                        _ => (
+                            qsa_keys_sum(q, context) / context.max(1) as f64,
+                            qsa_keys(q, positions),
+                        ),
+                    }
                 } else {
                     (
                         match span {
@@ -407,6 +421,34 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
         _ => {}
     }
     c
+}
+
+/// The keys a QSA query attends to when it sees `n`: its best complete blocks, up to the budget,
+/// and the tokens after its last complete block.
+fn qsa_keys(q: Qsa, n: u64) -> u64 {
+    (n / q.ratio * q.ratio).min(q.budget) + n % q.ratio
+}
+
+/// Σ over p = 1..=n of `qsa_keys(q, p)`: p itself below the budget (a multiple of the ratio),
+/// the budget and p's place in its block from there.
+fn qsa_keys_sum(q: Qsa, n: u64) -> f64 {
+    let (b, r) = (q.budget as f64, q.ratio);
+    let below = n.min(q.budget.saturating_sub(1)) as f64;
+    let mut sum = below * (below + 1.0) / 2.0;
+    if n >= q.budget {
+        let count = n - q.budget + 1;
+        let (cycles, rest) = ((count / r) as f64, (count % r) as f64);
+        let r = r as f64;
+        sum += count as f64 * b + cycles * r * (r - 1.0) / 2.0 + rest * (rest - 1.0) / 2.0;
+    }
+    sum
+}
+
+/// Σ over p = 1..=n of ⌊p / ratio⌋: the complete blocks QSA's indexer scores for each query.
+fn qsa_blocks_sum(q: Qsa, n: u64) -> f64 {
+    let r = q.ratio as f64;
+    let m = ((n + 1) / q.ratio) as f64;
+    r * m * (m - 1.0) / 2.0 + m * ((n + 1) as f64 - m * r)
 }
 
 /// Mean number of keys a query attends to over positions 1..=n, each seeing at most `window`.
@@ -459,6 +501,26 @@ pub fn per_layer_params(g: &Graph) -> Vec<u128> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// The closed forms equal the sums they stand for, counted query by query.
+        #[test]
+        fn qsa_sums_are_the_counts_summed(ratio in 1u64..6, blocks in 1u64..5, n in 0u64..200) {
+            let q = Qsa { heads: 1, head_dim: 1, budget: ratio * blocks, ratio };
+            let keys: u64 = (1..=n)
+                .map(|p| {
+                    let complete = p / ratio;
+                    complete.min(blocks) * ratio + p - complete * ratio
+                })
+                .sum();
+            proptest::prop_assert_eq!(qsa_keys_sum(q, n), keys as f64);
+            let scored: u64 = (1..=n).map(|p| p / ratio).sum();
+            proptest::prop_assert_eq!(qsa_blocks_sum(q, n), scored as f64);
+            if n > 0 {
+                proptest::prop_assert_eq!(qsa_keys_sum(q, n) - qsa_keys_sum(q, n - 1), qsa_keys(q, n) as f64);
+            }
+        }
+    }
 
     #[test]
     fn compressed_entries_read() {

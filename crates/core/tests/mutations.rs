@@ -23,11 +23,12 @@ fn value() -> impl Strategy<Value = Value> {
 }
 
 /// Configs of families no catalog entry holds: the executor's fixtures of them.
-const UNCATALOGED: [&str; 4] = [
+const UNCATALOGED: [&str; 5] = [
     include_str!("../../exec/tests/fixtures/zamba/config.json"),
     include_str!("../../exec/tests/fixtures/zamba2/config.json"),
     include_str!("../../exec/tests/fixtures/zamba2-adapters/config.json"),
     include_str!("../../exec/tests/fixtures/xlstm/config.json"),
+    include_str!("../../exec/tests/fixtures/qwen4-exp/config.json"),
 ];
 
 /// Mutate `v` by `edits` (set or remove a key); whatever loads must build, count, name and

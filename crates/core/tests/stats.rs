@@ -601,3 +601,38 @@ fn a_draft_model_reads_its_targets_keys_and_caches_none() {
         );
     }
 }
+
+/// Qwen4-Exp's QSA: each attention layer caches one raw index key per token beside K and V;
+/// past the budget a query's heads attend to at most budget + ratio − 1 keys, and only the
+/// indexer's block scores grow with the context.
+#[test]
+fn qsa_caches_its_index_keys_and_bounds_the_keys_attended() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../exec/tests/fixtures/qwen4-exp"
+    );
+    let spec = source::load(dir, false).unwrap().spec;
+    let g = graph::build(&spec).unwrap();
+    let (a, q) = (&spec.attn, spec.attn.qsa.unwrap());
+    let attending = spec.attending_layers().len() as u64;
+    let per_token = attending * (2 * a.kv_heads * a.head_dim + q.head_dim);
+    let decode = |context: u64| {
+        let st = stats::stats(&g, Some(context)).unwrap();
+        assert_eq!(st.kv_cache.values_per_token, per_token);
+        assert_eq!(st.kv_cache.values_at_context, per_token * context);
+        st.flops.decode_per_token - st.flops.matmul_per_token - st.flops.recurrent_per_token
+    };
+    // Scores and values over the kept keys, and the indexer's score of each complete block.
+    let attention = |context: u64| {
+        let kept = (context / q.ratio * q.ratio).min(q.budget) + context % q.ratio;
+        attending
+            * (2 * a.heads * (a.head_dim + a.v_head_dim) * kept
+                + 2 * q.heads * q.head_dim * (context / q.ratio))
+    };
+    for context in [1, q.budget - 1, q.budget + 1, 4096, 4096 + q.ratio - 1] {
+        assert_eq!(decode(context), attention(context), "{context}");
+    }
+    // From the budget on, 2·ratio more tokens of context add two blocks to score, nothing else.
+    let grow = decode(8192 + 2 * q.ratio) - decode(8192);
+    assert_eq!(grow, attending * 2 * q.heads * q.head_dim * 2);
+}

@@ -155,6 +155,21 @@ type PostGates = (Tensor, Option<Tensor>);
 const HC_ATTN: (Role, Role, Role) = (Role::HcAttnFn, Role::HcAttnBase, Role::HcAttnScale);
 const HC_FFN: (Role, Role, Role) = (Role::HcFfnFn, Role::HcFfnBase, Role::HcFfnScale);
 const HC_HEAD: (Role, Role, Role) = (Role::HcHeadFn, Role::HcHeadBase, Role::HcHeadScale);
+/// A gated-stream mix's roles: its norm, input gate down and up, injection weights.
+type GsRoles = (Role, Role, Role, Option<Role>);
+const GS_ATTN: GsRoles = (
+    Role::GsAttnNorm,
+    Role::GsAttnDown,
+    Role::GsAttnUp,
+    Some(Role::GsAttnInject),
+);
+const GS_FFN: GsRoles = (
+    Role::GsFfnNorm,
+    Role::GsFfnDown,
+    Role::GsFfnUp,
+    Some(Role::GsFfnInject),
+);
+const GS_HEAD: GsRoles = (Role::GsHeadNorm, Role::GsHeadDown, Role::GsHeadUp, None);
 
 /// Keys and values of every layer seen so far, and the recurrent layers' states.
 #[derive(Clone)]
@@ -821,9 +836,10 @@ impl Model {
             x = self.norm(&x, Role::EmbedNorm, None)?;
         }
         self.keep(None, "embed", &x);
-        // Hyper-connections: every stream starts as the embedding, [t, n · hidden].
-        if let Some(h) = spec.hyper {
-            x = Tensor::cat(&vec![&x; h.streams as usize], 1)?;
+        // Hyper-connections and gated streams: every stream starts as the embedding,
+        // [t, n · hidden].
+        if spec.hyper.is_some() || spec.gated_streams.is_some() {
+            x = Tensor::cat(&vec![&x; spec.streams() as usize], 1)?;
         }
         if spec.altup.is_some() {
             x = self.altup_streams(&x)?;
@@ -871,8 +887,14 @@ impl Model {
             self.keep(None, "hc_head", &h);
             x = h;
         }
-        // A post-residual model ends on its last layer's norm.
-        let z = if spec.norm.place.on_stream() {
+        let gated = spec.gated_streams.is_some();
+        if gated {
+            let (h, _) = self.gated_mix(&x, GS_HEAD, None)?;
+            self.keep(None, "hc_head", &h);
+            x = h;
+        }
+        // A post-residual model ends on its last layer's norm; gated streams on their mix.
+        let z = if spec.norm.place.on_stream() || gated {
             x
         } else {
             self.norm(&x, Role::FinalNorm, None)?
@@ -1248,6 +1270,9 @@ impl Model {
         }
         if self.spec.hyper.is_some() {
             return self.hyper_layer(x, b, cache);
+        }
+        if self.spec.gated_streams.is_some() {
+            return self.gated_layer(x, b, cache);
         }
         // What the mixer reads: the stream, plus a shared block's output (Zamba2).
         let fed = match feed {
@@ -1639,6 +1664,80 @@ impl Model {
         let out = self.stream_add(&r, &post, &m)?;
         self.keep(Some(b), "resid_ffn", &out);
         Ok(out)
+    }
+
+    /// A layer under gated streams (Qwen4-Exp): each sublayer reads the streams' gated mean,
+    /// normed in the mix (no norm of its own), and its output joins every stream by that
+    /// stream's injection weight.
+    fn gated_layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let (h, inject) = self.gated_mix(x, GS_ATTN, Some(b))?;
+        self.keep(Some(b), "hc_attn_in", &h);
+        let a = match self.spec.plan[b].mixer {
+            Mixer::Attention(_) => self.attention(&h, b, cache)?,
+            Mixer::DeltaNet => self.delta_net(&h, b, cache)?,
+            other => unreachable!(
+                "gated streams are read with attention and Gated DeltaNet, not {other:?}"
+            ),
+        };
+        self.keep(Some(b), "attn_out", &a);
+        let r = self.stream_add(x, &inject, &a)?;
+        self.keep(Some(b), "resid_attn", &r);
+        let (h, inject) = self.gated_mix(&r, GS_FFN, Some(b))?;
+        self.keep(Some(b), "hc_ffn_in", &h);
+        let m = self.moe(&h, b)?;
+        self.keep(Some(b), "combine", &m);
+        let out = self.stream_add(&r, &inject, &m)?;
+        self.keep(Some(b), "resid_ffn", &out);
+        Ok(out)
+    }
+
+    /// A gated-stream mix of the streams `x` ([t, n · hidden]): each stream RMS-normed, all
+    /// n · hidden features scaled by (1 + w); a = σ(W_up · silu(W_down · x̂ / n)); the mean over
+    /// the streams of a ⊙ x̂ [t, hidden]; before a sublayer also the injection weights
+    /// 2σ(W_inject · x̂ / n) [t, n].
+    fn gated_mix(
+        &self,
+        x: &Tensor,
+        (norm, down, up, inject): GsRoles,
+        b: Option<usize>,
+    ) -> Res<(Tensor, Option<PostGates>)> {
+        let g = self.spec.gated_streams.expect("gated streams in the Spec");
+        let (t, n, d) = (x.dim(0)?, g.streams as usize, self.spec.hidden as usize);
+        let xs = x.reshape((t, n, d))?;
+        let inv = (xs.sqr()?.mean_keepdim(2)? + self.spec.norm.eps)?
+            .sqrt()?
+            .recip()?;
+        let w = (self.w(norm, b)? + 1.0)?;
+        let xn = xs
+            .broadcast_mul(&inv)?
+            .reshape((t, n * d))?
+            .broadcast_mul(&w)?;
+        let (normed, gates, injected) = match norm {
+            Role::GsAttnNorm => ("gs_attn_norm", "gs_attn_gates", "gs_attn_inject"),
+            Role::GsFfnNorm => ("gs_ffn_norm", "gs_ffn_gates", "gs_ffn_inject"),
+            _ => ("gs_head_norm", "gs_head_gates", ""),
+        };
+        self.keep(b, normed, &xn);
+        let k = 1.0 / n as f64;
+        let low = self
+            .linear(&xn, &self.name(down, false, b, None), None)?
+            .affine(k, 0.0)?
+            .silu()?;
+        let a = sigmoid(&self.linear(&low, &self.name(up, false, b, None), None)?)?;
+        self.keep(b, gates, &a);
+        let h = (a * &xn)?.reshape((t, n, d))?.mean(1)?;
+        let post = match inject {
+            Some(role) => {
+                let z = self
+                    .linear(&xn, &self.name(role, false, b, None), None)?
+                    .affine(k, 0.0)?;
+                let g = sigmoid(&z)?.affine(2.0, 0.0)?;
+                self.keep(b, injected, &g);
+                Some((g, None))
+            }
+            None => None,
+        };
+        Ok((h, post))
     }
 
     /// A hyper-connection mix of the streams `x` ([t, n · hidden]): their logits (2n before a
@@ -2864,17 +2963,15 @@ impl Model {
         // The output gate, σ(x · W_g) (AFMoE) or softplus (Laguna), multiplies the heads
         // before the output projection, feature by feature or head by head.
         let gate = self.out_gate(x, b, q_gate, vd)?;
-        let chosen = match a.block_index {
-            Some(bi) => Some(self.block_index(x, bi, b, cache)?),
-            None => None,
+        let chosen = match (a.block_index, a.qsa) {
+            (Some(bi), _) => Some((self.block_index(x, bi, b, cache)?, bi.heads as usize)),
+            (None, Some(q)) => Some((self.qsa(x, q, b, cache)?, 1)),
+            (None, None) => None,
         };
-        let selected = chosen
-            .as_deref()
-            .zip(a.block_index)
-            .map(|(keys, bi)| attention::Selected {
-                keys,
-                groups: bi.heads as usize,
-            });
+        let selected = chosen.as_ref().map(|(keys, groups)| attention::Selected {
+            keys,
+            groups: *groups,
+        });
         let new = (!shared).then_some((k, v));
         let o = self.attend(q, new, b, cache, selected, gate.as_ref())?;
         match &moa {
@@ -3422,6 +3519,112 @@ impl Model {
                 .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
                 .collect();
             self.keep(Some(b), "index_mask", &cpu(mask)?);
+        }
+        Ok(selected)
+    }
+
+    /// Qwen4-Exp's QSA indexer: which cached keys each of the `t` new queries may attend to,
+    /// [t, total] row-major, for every head. Its raw keys join the layer's index cache; each
+    /// complete block of them is averaged, normed and rotated at its first position.
+    fn qsa(
+        &self,
+        x: &Tensor,
+        q: anatomy_core::spec::Qsa,
+        b: usize,
+        cache: &mut Cache,
+    ) -> Res<Vec<bool>> {
+        let spec = &self.spec;
+        let (t, ih, id, r) = (
+            x.dim(0)?,
+            q.heads as usize,
+            q.head_dim as usize,
+            q.ratio as usize,
+        );
+        let qk = self.proj(x, Role::QsaQk, b, false)?;
+        let qh = qk
+            .narrow(1, 0, ih * id)?
+            .reshape((t, ih, id))?
+            .transpose(0, 1)?
+            .contiguous()?;
+        let qh = self.norm(&qh, Role::QsaQNorm, Some(b))?;
+        let k = qk.narrow(1, ih * id, id)?.contiguous()?;
+        self.keep(Some(b), "qsa_k", &k);
+        let keys = cache.index_keys(b, k)?;
+        let total = keys.dim(0)?;
+        let complete = total / r;
+        let pooled = keys
+            .narrow(0, 0, complete * r)?
+            .reshape((complete, r, id))?
+            .mean(1)?;
+        let pooled = self.norm(&pooled, Role::QsaKNorm, Some(b))?;
+        // The attention's RoPE over the first dims: queries at their positions, block keys at
+        // their blocks' first.
+        let (qh, pooled) = match &spec.position {
+            Position::Rope(rp) => {
+                let dim = rp.rotary_dim(spec.attn_at(b).head_dim) as usize;
+                let (cos, sin) = rope::tables_for(rp, self.span(b), dim, 0, total)?;
+                let starts = Tensor::new(
+                    (0..complete).map(|j| (j * r) as u32).collect::<Vec<_>>(),
+                    &Device::Cpu,
+                )?;
+                let at = |c: &Tensor| c.index_select(&starts, 0);
+                let now = |c: &Tensor| c.narrow(0, cache.pos, t);
+                (
+                    rope::rotate(&qh, &now(&cos)?, &now(&sin)?, rp.interleaved)?,
+                    rope::rotate(
+                        &pooled.reshape((1, complete, id))?,
+                        &at(&cos)?,
+                        &at(&sin)?,
+                        rp.interleaved,
+                    )?
+                    .reshape((complete, id))?,
+                )
+            }
+            _ => (qh, pooled),
+        };
+        self.keep(Some(b), "qsa_blocks", &pooled);
+        self.keep(Some(b), "index_q", &qh);
+        // [t, complete]: Σ over the index heads of ReLU(q · k), scaled.
+        let scores: Vec<f32> = qh
+            .matmul(
+                &pooled
+                    .t()?
+                    .contiguous()?
+                    .broadcast_as((ih, id, complete))?
+                    .contiguous()?,
+            )?
+            .relu()?
+            .sum(0)?
+            .affine(1.0 / (id as f64).sqrt(), 0.0)?
+            .flatten_all()?
+            .to_vec1()?;
+        let mut selected = vec![false; t * total];
+        for i in 0..t {
+            let visible = cache.pos + i + 1;
+            let blocks = visible / r;
+            let row = &scores[i * complete..][..blocks];
+            // The best blocks, ties to the earlier one.
+            let mut order: Vec<usize> = (0..blocks).collect();
+            order.sort_by(|&a, &b| row[b].total_cmp(&row[a]).then(a.cmp(&b)));
+            order.truncate(q.blocks() as usize);
+            let keep = &mut selected[i * total..][..total];
+            for j in order {
+                keep[j * r..(j + 1) * r].fill(true);
+            }
+            keep[blocks * r..visible].fill(true);
+        }
+        if self.capturing() {
+            let s = Tensor::from_vec(scores, (t, complete), &Device::Cpu)?;
+            self.keep(Some(b), "index_scores", &s);
+            let mask = selected
+                .iter()
+                .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
+                .collect();
+            self.keep(
+                Some(b),
+                "index_mask",
+                &Tensor::from_vec(mask, (t, total), &Device::Cpu)?,
+            );
         }
         Ok(selected)
     }

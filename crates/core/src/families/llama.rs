@@ -1523,6 +1523,7 @@ pub fn load(
         shared: None,
         hyper: None,
         gated_streams: None,
+        ngram_ple: None,
         altup: None,
         hierarchy: None,
         looped: None,

@@ -354,6 +354,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         shared: None,
         hyper: None,
         gated_streams: None,
+        ngram_ple: None,
         altup: None,
         hierarchy: None,
         looped: None,
@@ -385,9 +386,10 @@ pub fn model_types() -> Vec<&'static str> {
 /// Decoder types of transformers 5.24's causal-LM mapping that anatomy does not read yet, and
 /// what they hold that it does not draw. README.md's table says the same (a test holds them
 /// together).
-pub const NOT_YET: &[(&str, &str)] = &[
-    ("blt", "a byte-level encoder and decoder around a latent transformer over patches"),
-];
+pub const NOT_YET: &[(&str, &str)] = &[(
+    "blt",
+    "a byte-level encoder and decoder around a latent transformer over patches",
+)];
 
 /// Why `model_type` is refused: a decoder not read yet, what it holds; otherwise the closest
 /// type anatomy reads, where one is close enough to be a typo.

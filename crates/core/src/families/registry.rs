@@ -4715,7 +4715,17 @@ pub(super) const QWEN4_EXP: LlamaLike = LlamaLike {
         DeltaStore::Separate,
         Layout::Qwen35,
         d(
-            248_320, 2048, 5632, 40, 16, Some(2), Some(256), 32768, 1e-6, 10_000.0, false,
+            248_320,
+            2048,
+            5632,
+            40,
+            16,
+            Some(2),
+            Some(256),
+            32768,
+            1e-6,
+            10_000.0,
+            false,
         ),
     )
 };

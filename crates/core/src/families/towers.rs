@@ -204,7 +204,11 @@ pub fn llama4_projector(top: &Config) -> Result<Option<u64>> {
 /// two-layer MLP), and the merger: a LayerNorm, then two biased projections of each
 /// spatial_merge_size² patches joined, into the text width.
 pub fn qwen3_5_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(v) = vision(top, &["qwen3_5", "qwen3_5_moe", "qwen4_exp", "qwen4_exp_vision"])? else {
+    let Some(v) = vision(
+        top,
+        &["qwen3_5", "qwen3_5_moe", "qwen4_exp", "qwen4_exp_vision"],
+    )?
+    else {
         return Ok(None);
     };
     let (Some(patch), Some(frames)) = (

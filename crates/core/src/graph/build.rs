@@ -1656,7 +1656,8 @@ impl<'s> Builder<'s> {
             )
         };
         let xn = self.act(out, self.seq(self.stream_width()));
-        let post = (spec.hyper.is_some() || spec.gated_streams.is_some()).then(|| self.latest("gₘ"));
+        let post =
+            (spec.hyper.is_some() || spec.gated_streams.is_some()).then(|| self.latest("gₘ"));
         let rate = self.ngpt_rate(Role::NgptRateFfn, "λₘ");
         let mut node = self.step(Draft {
             title: "MLP residual".into(),

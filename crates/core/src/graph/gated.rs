@@ -127,10 +127,7 @@ impl Builder<'_> {
                     "Weigh how much of the {} output each stream gets back, between 0 and 2",
                     m.sub().to_lowercase()
                 ),
-                equation: format!(
-                    "{name} = 2σ(Wᵢₙⱼ · {normed} / {})",
-                    g.streams
-                ),
+                equation: format!("{name} = 2σ(Wᵢₙⱼ · {normed} / {})", g.streams),
             }));
         }
         steps

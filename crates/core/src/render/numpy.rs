@@ -148,6 +148,20 @@ fn name_table(g: &Graph) -> String {
         ("hc_head_fn", HcHeadFn),
         ("hc_head_base", HcHeadBase),
         ("hc_head_scale", HcHeadScale),
+        ("gs_attn_norm", GsAttnNorm),
+        ("gs_attn_down", GsAttnDown),
+        ("gs_attn_up", GsAttnUp),
+        ("gs_attn_inject", GsAttnInject),
+        ("gs_ffn_norm", GsFfnNorm),
+        ("gs_ffn_down", GsFfnDown),
+        ("gs_ffn_up", GsFfnUp),
+        ("gs_ffn_inject", GsFfnInject),
+        ("gs_head_norm", GsHeadNorm),
+        ("gs_head_down", GsHeadDown),
+        ("gs_head_up", GsHeadUp),
+        ("qsa_qk", QsaQk),
+        ("qsa_q_norm", QsaQNorm),
+        ("qsa_k_norm", QsaKNorm),
         ("q_norm", QNorm),
         ("k_norm", KNorm),
         ("rel_proj", RelProj),
@@ -562,6 +576,12 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => json!(null),
     };
     config["block_index"] = block_index(a);
+    config["qsa"] = match a.qsa {
+        Some(q) => {
+            json!({"heads": q.heads, "head_dim": q.head_dim, "budget": q.budget, "ratio": q.ratio})
+        }
+        None => json!(null),
+    };
     config["v_scale"] = json!(a.v_scale);
     let rel = |a: &Attention| match a.rel_logits {
         Some(r) => json!({"d_rel": r.d_rel, "extent": r.extent, "clip": r.clip}),
@@ -686,6 +706,10 @@ pub fn module(g: &Graph, script: &str) -> String {
             "per_stack": h.per_stack, "high_cycles": h.high_cycles, "low_cycles": h.low_cycles,
         });
     }
+    config["gated_streams"] = match spec.gated_streams {
+        Some(g) => json!({"streams": g.streams, "rank": g.rank}),
+        None => json!(null),
+    };
     if let Some(h) = spec.hyper {
         config["hyper"] = json!({
             "streams": h.streams, "magnitude": h.magnitude, "eps": h.eps,
@@ -1460,6 +1484,20 @@ fn prune(spec: &Spec, body: &str) -> String {
             ),
         ]);
     }
+    if spec.gated_streams.is_none() {
+        drop.extend(["gated_mix", "gated_forward"]);
+        lines.push((
+            "    if C[\"gated_streams\"]:\n        return gated_forward(x, W)  # the stream as n copies, each sublayer reading their gated mean\n",
+            "",
+        ));
+    }
+    if !spec.attn_variants().iter().any(|(a, _)| a.qsa.is_some()) {
+        drop.push("qsa_mask");
+        lines.push((
+            "    if C[\"qsa\"]:\n        s = s + qsa_mask(x, W, b, span, C[\"qsa\"])  # s: [H, T, T], only where the indexer keeps\n",
+            "",
+        ));
+    }
     if spec.hyper.is_none() {
         drop.extend(["stream_mix", "hyper_forward"]);
         lines.push((
@@ -1975,6 +2013,16 @@ fn prune(spec: &Spec, body: &str) -> String {
             out.replace_range(
                 a..b,
                 "    return hierarchy_forward(x, W)  # two stacks of layers in a nested loop",
+            );
+        }
+    }
+    if spec.gated_streams.is_some() {
+        // The whole pass is `gated_forward`'s: the rest of `forward` never runs.
+        let (start, end) = ("    if C[\"gated_streams\"]:\n", "\n\n\ndef main(");
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(
+                a..b,
+                "    return gated_forward(x, W)  # the stream as n copies, each sublayer reading their gated mean",
             );
         }
     }
@@ -2523,6 +2571,27 @@ def block_mask(x, W, b, span, I):
     return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [IH, T, T]
 
 
+def qsa_mask(x, W, b, span, I):
+    # Qwen4-Exp's QSA indexer: which keys every query head attends to. x: [T, hidden] -> [T, T]
+    # additive mask, 0 in the chosen blocks and after the query's last complete block
+    T, IH, ID, R = x.shape[0], I["heads"], I["head_dim"], I["ratio"]
+    qk = linear(x, w(W, "qsa_qk", b))  # qk: [T, (IH + 1) ID], the index queries, then one raw key per token
+    q = norm(qk[:, : IH * ID].reshape(T, IH, ID).transpose(1, 0, 2), w(W, "qsa_q_norm", b))  # q: [IH, T, ID], each head normed
+    cos, sin = rope_tables(T, span)  # the attention's tables: the first rot_dim dims turn
+    q = apply_rope(q, cos, sin)  # rotated at each query's position
+    nb = T // R  # the complete blocks of R tokens
+    k = qk[: nb * R, IH * ID :].reshape(nb, R, ID).mean(1)  # k: [nb, ID], each block's raw keys averaged
+    k = apply_rope(norm(k, w(W, "qsa_k_norm", b))[None], cos[::R][:nb], sin[::R][:nb])[0]  # normed, rotated at the block's first position
+    scores = np.maximum(q @ k.T, 0).sum(0) / np.float32(math.sqrt(ID))  # scores: [T, nb], ReLU'd, summed over the heads
+    keep = np.zeros((T, T), dtype=bool)
+    for t in range(T):
+        seen = (t + 1) // R  # the complete blocks query t sees
+        for j in np.argsort(-scores[t, :seen], kind="stable")[: I["budget"] // R]:
+            keep[t, j * R : (j + 1) * R] = True  # the best blocks, ties to the earlier
+        keep[t, seen * R : t + 1] = True  # and the tokens after the last complete block
+    return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [T, T]
+
+
 def attention(x, W, b, span, use_rope, xk=None, xv=None):
     # x: [T, hidden] -> [T, hidden]; K and V read xk and xv where the layer gives them inputs of their own
     C = CONFIG
@@ -2633,6 +2702,8 @@ def attention(x, W, b, span, use_rope, xk=None, xv=None):
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
     if C["block_index"]:
         s = s + np.repeat(block_mask(x, W, b, span, C["block_index"]), H // C["block_index"]["heads"], axis=0)  # s: [H, T, T], only in the blocks each group's index head chose
+    if C["qsa"]:
+        s = s + qsa_mask(x, W, b, span, C["qsa"])  # s: [H, T, T], only where the indexer keeps
     if C["dynamic_mask"]:
         delta = np.repeat(delta, H // KV, axis=0)[:, None, :]  # delta: [H, 1, T]
         s = s + delta  # s: [H, T, T], each key's score added
@@ -3604,6 +3675,33 @@ def hyper_forward(x, W, ids):
     return lm_head(norm(h, w(W, "final_norm")), W)
 
 
+def gated_mix(X, W, which, b=None):
+    # Gated residual streams' mix. X: [T, n, hidden] -> (h [T, hidden], the injection weights
+    # [T, n]; None in the head's mix)
+    T, n = X.shape[:2]
+    Xn = (X / np.sqrt((X * X).mean(-1, keepdims=True) + CONFIG["eps"])).reshape(T, -1)  # Xn: [T, n hidden], each stream RMS-normed
+    Xn = Xn * (1 + w(W, which + "_norm", b))  # one (1 + w) over all n hidden features
+    a = act(linear(Xn, w(W, which + "_down", b)) / np.float32(n), "silu")  # a: [T, rank]
+    a = 1 / (1 + np.exp(-linear(a, w(W, which + "_up", b))))  # a: [T, n hidden], a gate per feature
+    h = (a * Xn).reshape(T, n, -1).mean(1)  # h: [T, hidden], the gated streams' mean
+    if which == "gs_head":
+        return h, None
+    return h, 2 / (1 + np.exp(-linear(Xn, w(W, which + "_inject", b)) / np.float32(n)))  # [T, n], in (0, 2)
+
+
+def gated_forward(x, W):
+    # Gated residual streams' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
+    X = np.repeat(x[:, None, :], CONFIG["gated_streams"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
+    for b, (span, use_rope, ffn) in enumerate(PLAN):
+        h, g = gated_mix(X, W, "gs_attn", b)  # h: [T, hidden], normed in the mix: no norm of its own
+        a = gated_delta_net(h, W, b) if span[0] == "delta" else attention(h, W, b, span, use_rope)  # a: [T, hidden]
+        X = X + g[:, :, None] * a[:, None, :]  # X: [T, n, hidden], the output into every stream by its weight
+        h, g = gated_mix(X, W, "gs_ffn", b)
+        X = X + g[:, :, None] * moe(h, W, b)[:, None, :]  # X: [T, n, hidden]
+    h, _ = gated_mix(X, W, "gs_head")  # h: [T, hidden], the streams gated into one
+    return lm_head(h, W)  # no final norm
+
+
 def norm_gate(y, W, b, which):
     # y: [T, hidden], a norm's output -> y gated by sigmoid(W_up silu(W_down y))
     g = act(linear(y, w(W, which + "_gate_down", b)), "silu")  # g: [T, rank]
@@ -3655,6 +3753,8 @@ def forward(ids, W):
     x = embed(ids, W)  # [T, hidden]
     if C["hyper"]:
         return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them
+    if C["gated_streams"]:
+        return gated_forward(x, W)  # the stream as n copies, each sublayer reading their gated mean
     if C["attn_res"]:
         return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream
     if C["hierarchy"]:

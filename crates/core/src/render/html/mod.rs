@@ -14,6 +14,7 @@ pub mod torch;
 mod torch_altup;
 mod torch_deepseek_v4;
 mod torch_draft;
+mod torch_gated;
 mod torch_hierarchy;
 mod torch_hyper;
 mod torch_inkling2;

@@ -177,6 +177,24 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 },
             }
         }
+        Kind::Norm if spec.gated_streams.is_some() => {
+            let (n, r) = spec.gated_streams.map_or((1, 0), |g| (g.streams, g.rank));
+            let w = n * d;
+            let reader = if part.id == "final-norm" { "the LM head" } else { "the sublayer" };
+            Text {
+                summary: format!("{}: normalizes each of the {n} residual streams, gates them and averages them into {reader}'s input (eps={}).", part.title, spec.norm.eps),
+                explanation: format!("x̂ᵢ = xᵢ / √(mean(xᵢ²) + {}) · (1 + gᵢ) for each stream i < {n}, with one learned gain g ∈ ℝ^{{{w}}} over all their features; then a = σ(W↑ · SiLU(W↓ · x̂ / {n})) through rank {r}, and the input is mean over i of aᵢ ⊙ x̂ᵢ.", spec.norm.eps),
+                subtleties: vec![
+                    format!("This is the only norm before {reader}: the mix normalizes what it reads, and the streams themselves are never normalized in place."),
+                    if part.id == "final-norm" {
+                        "The head's mix has no injection weights, and no final norm follows it.".to_string()
+                    } else {
+                        format!("Beside the input, the same normed streams give each stream's injection weight, 2σ(Wᵢₙⱼ · x̂ / {n}): how much of the sublayer's output it gets back.")
+                    },
+                    "The stored weight is an offset: it is applied as (1 + w), so a zero-initialized weight means identity.".into(),
+                ],
+            }
+        }
         Kind::Norm => {
             let (what, eq) = match spec.norm.kind {
                 NormKind::Rms => ("RMSNorm", format!("y = x / √(mean(x²) + {}) · {}", spec.norm.eps, if spec.norm.unit_offset { "(1 + g)" } else { "g" })),
@@ -277,6 +295,23 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if let Some(m) = spec.stream_mix {
                 let f = crate::fmt::float;
                 sub.push(format!("What is added to is the sublayer's normed input, not the stream before the norm: x ← α · n(x) + β · f(n(x)), with (α, β) = ({}, {}) after softmax attention, ({}, {}) after lightning attention and ({}, {}) after the MLP.", f(m.attn.0), f(m.attn.1), f(m.linear.0), f(m.linear.1), f(m.mlp.0), f(m.mlp.1)));
+            }
+            if let Some(n) = spec.gated_streams.map(|g| g.streams) {
+                return Text {
+                    summary: format!("Adds the sublayer's output to each of the {n} residual streams, by that stream's weight."),
+                    explanation: format!("xᵢ ← xᵢ + gᵢ · f(x), i < {n}: the {d}-dim output joins every stream as it was before the mix's norm, times its injection weight gᵢ = 2σ(·) in (0, 2), computed from the streams before the sublayer."),
+                    subtleties: sub,
+                };
+            }
+            if let Some(h) = spec.hyper {
+                return Text {
+                    summary: format!("Adds the sublayer's output to each of the {} residual streams, by that stream's post gate.", h.streams),
+                    explanation: match h.sinkhorn {
+                        Some(_) => format!("xᵢ ← Σⱼ Cⱼᵢ xⱼ + postᵢ · f(x), i < {}: each stream becomes its doubly stochastic mix of the old streams, and the {d}-dim output joins it times its post gate, both computed from the streams before the sublayer.", h.streams),
+                        None => format!("xᵢ ← xᵢ + postᵢ · f(x), i < {}: the {d}-dim output joins every stream times its post gate, computed from the streams before the sublayer.", h.streams),
+                    },
+                    subtleties: sub,
+                };
             }
             Text {
                 summary: "Adds the sublayer's output back onto the residual stream.".into(),
@@ -560,6 +595,15 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
             m = crate::fmt::float(h.magnitude)
         ));
     }
+    if let Some(g) = spec.gated_streams {
+        sub.push(format!(
+            "Gated residual streams: the residual stream is {n} streams of {d} values per token ({w} in all), each starting as the embedding. Before each sublayer the streams are RMS-normed one by one and all {w} features scaled by (1 + γ); a rank-{r} bottleneck read from all of them, σ(W↑ · SiLU(W↓ · x̂ / {n})), gates every feature, and the sublayer reads the mean of the {n} gated streams. Its output is added to each stream (as it was, not normed) times that stream's injection weight 2σ(Wᵢₙⱼ · x̂ / {n}), between 0 and 2. No norm of the model's own comes before a sublayer: the mix's norm is the one. A last mix without injection makes the head's input, and there is no final norm. The stream costs {n}× the activation memory of a plain residual; the KV cache is unchanged.",
+            n = g.streams,
+            d = spec.hidden,
+            w = g.streams * spec.hidden,
+            r = g.rank,
+        ));
+    }
     if spec.residual_scales {
         sub.push("The residual stream is scaled by a learned vector where each sublayer joins it: x ⊙ ρ + f(x), ρ one per layer and sublayer.".into());
     }
@@ -779,6 +823,18 @@ fn attention_text(g: &Graph, part: &Part) -> Text {
     }
     if a.mla.as_ref().is_some_and(|m| m.rope_key_norm) {
         sub.push("The rotary key part shared by all heads is RMS-normed, with a weight of its own, before RoPE turns it: the only part of the key that skips the latent's norm gets one of its own.".into());
+    }
+    if let Some(q) = a.qsa {
+        sub.push(format!(
+            "QSA, Qwen4-Exp's indexer: one projection gives {ih} index queries of {id} dims (RMS-normed per head and rotated like the attention's heads) and one raw {id}-dim key per token, which is cached as it is. Every complete block of {r} visible tokens is summarized by its keys' mean, RMS-normed and rotated at the block's first position; a query scores each block by the sum over its index heads of ReLU(q · k) / √{id}, keeps its {blocks} best blocks ({budget} tokens) and the up to {tail} tokens after its last complete block, and every attention head attends there alone: at most {most} keys a query, however long the context. The index keys add {id} values per token to the cache.",
+            ih = q.heads,
+            id = q.head_dim,
+            r = q.ratio,
+            blocks = q.blocks(),
+            budget = q.budget,
+            tail = q.ratio - 1,
+            most = q.budget + q.ratio - 1,
+        ));
     }
     if let Some(bi) = a.block_index {
         let group = a.heads / bi.heads.max(1);
@@ -1164,6 +1220,12 @@ pub fn character(spec: &Spec) -> String {
     }
     if spec.attn.softcap.is_some() || spec.final_softcap.is_some() {
         extras.push("logit softcapping".into());
+    }
+    if let Some(g) = spec.gated_streams {
+        extras.push(format!("{} gated residual streams", g.streams));
+    }
+    if spec.attn_variants().iter().any(|(a, _)| a.qsa.is_some()) {
+        extras.push("attention over the blocks an indexer picks".into());
     }
     if spec
         .plan

@@ -185,6 +185,20 @@ pub fn module(spec: &Spec) -> String {
     if spec.plan.iter().any(|l| !l.mixer.runs_on_text()) {
         parts.push(cross_layer(spec));
     }
+    if let Some(g) = spec.gated_streams {
+        parts.push(super::torch_gated::gated_mix_class(
+            g,
+            spec.hidden,
+            spec.norm.eps,
+            [
+                Role::GsAttnNorm,
+                Role::GsAttnDown,
+                Role::GsAttnUp,
+                Role::GsAttnInject,
+            ]
+            .map(|r| n.path(r).rsplit('.').next().unwrap_or_default().to_string()),
+        ));
+    }
     if let Some(h) = spec.hyper {
         parts.push(super::torch_hyper::stream_mix_class(
             h,
@@ -1315,6 +1329,18 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
         );
         "keep"
     });
+    // Qwen4-Exp's QSA indexer: every head attends only where it keeps.
+    let keep = keep.or_else(|| {
+        a.qsa.map(|_| {
+            let index = n.inside(Role::QsaQk);
+            let index = index.split('.').next().unwrap_or("indexer").to_string();
+            init += &format!(
+                "        self.{index} = QsaIndexer()  # which keys each query attends to\n"
+            );
+            fwd += &format!("        keep = self.{index}(x, rope)[:, None]  # [B, 1, T, T]\n");
+            "keep"
+        })
+    });
     let vd = if a.differential { 2 * hd } else { vhd };
     fwd += &attend(spec, h, vd, keep);
     if a.differential {
@@ -1398,7 +1424,11 @@ fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) -> String {
     let init = holders + &init;
     let indexer = a
         .block_index
-        .map_or(String::new(), |bi| block_indexer(spec, n, bi) + "\n\n\n");
+        .map_or(String::new(), |bi| block_indexer(spec, n, bi) + "\n\n\n")
+        + &a.qsa.map_or(String::new(), |q| {
+            let names = [Role::QsaQk, Role::QsaQNorm, Role::QsaKNorm].map(|r| n.attr(r));
+            super::torch_gated::qsa_class(q, spec.hidden, names) + "\n\n\n"
+        });
     indexer
         + fill(
             r#"class ${class}(nn.Module):
@@ -2946,7 +2976,9 @@ fn layer(spec: &Spec, n: &Names) -> String {
         .all(|l| l.ffn == crate::spec::Ffn::DenseAndMoe);
     let norm_attr = |r: Role| n.path(r);
     let mut init = String::new();
-    let attn_in = if place.before() {
+    // Gated streams are normed in their mix: the sublayers read it as it is.
+    let gated = spec.gated_streams.is_some();
+    let attn_in = if place.before() && !gated {
         let a = norm_attr(Role::AttnNorm);
         // A.X-K2: the norm is one module with its gate (`input_layernorm.norm`, `.W_down` …).
         let a = match (&spec.gated_norm, a.strip_suffix(".norm")) {
@@ -3023,7 +3055,7 @@ fn layer(spec: &Spec, n: &Names) -> String {
         a_out = format!("self.{p}({a_out})");
     }
     let shared = spec.block == Block::Parallel { shared_norm: true };
-    let ffn_in = if !place.before() {
+    let ffn_in = if !place.before() || gated {
         "x".to_string()
     } else if shared {
         "h".to_string()
@@ -3174,6 +3206,25 @@ fn layer(spec: &Spec, n: &Names) -> String {
             let (n1, n2) = (norm_attr(Role::AttnNorm), norm_attr(Role::FfnNorm));
             init += &format!("        self.{n1} = Norm({d})  # after the attention's add\n        self.{n2} = Norm({d})  # after the FFN's add\n");
             format!("        x = self.{n1}(x + {a_out})\n        x = self.{n2}(x + {f_out})\n        return x")
+        }
+        // Gated streams: each sublayer reads the streams' gated mean, and its output joins
+        // every stream by that stream's injection weight.
+        Block::Sequential if gated => {
+            let mixes = [Role::GsAttnNorm, Role::GsFfnNorm].map(|r| {
+                let p = n.path(r);
+                p.rsplit_once('.').map_or(p.clone(), |(m, _)| m.to_string())
+            });
+            init += &holders_of(&mixes);
+            init += &format!(
+                "        self.{} = GatedMix()  # before the attention\n        self.{} = GatedMix()  # before the FFN\n",
+                mixes[0], mixes[1]
+            );
+            let a = a_out.replace("(x,", "(h,").replace("(x)", "(h)");
+            let f = f_out.replace("(x,", "(h,").replace("(x)", "(h)");
+            format!(
+                "        h, g = self.{}(x)  # h: [B, T, {d}], g: [B, T, N]\n        x = x + g.unsqueeze(-1) * {a}.unsqueeze(-2)  # [B, T, N, {d}]\n        h, g = self.{}(x)\n        x = x + g.unsqueeze(-1) * {f}.unsqueeze(-2)\n        return x",
+                mixes[0], mixes[1]
+            )
         }
         // Hyper-connections: each sublayer reads the streams weighed into one, and writes its
         // output back to every stream by that stream's post gate.
@@ -4528,7 +4579,7 @@ fn model(spec: &Spec, n: &Names) -> String {
             "        x = (x + self.{sh}) * self.{s}  # shifted and scaled by learned vectors\n"
         );
     }
-    if spec.hyper.is_some() {
+    if spec.hyper.is_some() || spec.gated_streams.is_some() {
         fwd += &format!("        x = x.unsqueeze(-2).expand(-1, -1, N, -1)  # [B, T, N, {d}]: every stream starts as the embedding\n");
     }
     // Gemma 4's per-layer embeddings: a table of their own and the embeddings projected.
@@ -4564,7 +4615,7 @@ fn model(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{holder} = nn.Module()\n");
     }
     init += &format!("        self.{layers} = nn.ModuleList({make})\n");
-    if !spec.norm.place.on_stream() {
+    if !spec.norm.place.on_stream() && spec.gated_streams.is_none() {
         init += &format!("        self.{final_norm} = Norm({d})\n");
     }
     if let Position::Rope(r) = &spec.position {
@@ -4635,7 +4686,19 @@ fn model(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{module} = StreamMix(\"{prefix}\", head=True)  # the streams weighed into one\n");
         fwd += &format!("        x, _ = self.{module}(x)  # [B, T, {d}]\n");
     }
-    fwd += &if spec.norm.place.on_stream() {
+    if spec.gated_streams.is_some() {
+        let path = inside(Role::GsHeadNorm);
+        let module = path
+            .rsplit_once('.')
+            .map_or(path.clone(), |(m, _)| m.to_string());
+        init += &holders_of(std::slice::from_ref(&module));
+        init +=
+            &format!("        self.{module} = GatedMix(head=True)  # the streams gated into one\n");
+        fwd += &format!("        x, _ = self.{module}(x)  # [B, T, {d}]\n");
+    }
+    fwd += &if spec.gated_streams.is_some() {
+        "        return x  # no final norm: the head's mix is normed\n".to_string()
+    } else if spec.norm.place.on_stream() {
         "        return x  # no final norm: the last layer's ends the stream\n".to_string()
     } else {
         format!("        return self.{final_norm}(x)\n")
@@ -4717,7 +4780,7 @@ fn model(spec: &Spec, n: &Names) -> String {
     def __init__(self):
         super().__init__()
 ${init}
-    def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${d}] after the final norm
+    def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${d}] ${end}
         T = input_ids.shape[1]
 ${fwd}
 
@@ -4734,6 +4797,17 @@ ${head}${cap}        return logits"#,
             ("d", d.to_string()),
             ("v", v.to_string()),
             ("fwd", fwd),
+            (
+                "end",
+                if spec.gated_streams.is_some() {
+                    "from the streams' last mix"
+                } else if spec.norm.place.on_stream() {
+                    "after the last layer's norm"
+                } else {
+                    "after the final norm"
+                }
+                .to_string(),
+            ),
             ("outer", outer.to_string()),
             ("outer_init", outer_init),
             ("head_init", head_init),
