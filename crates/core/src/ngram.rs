@@ -24,7 +24,7 @@ fn is_prime(n: u64) -> bool {
     }
     const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
     for p in BASES {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return n == p;
         }
     }
@@ -41,7 +41,7 @@ fn is_prime(n: u64) -> bool {
         r
     };
     let (mut d, mut s) = (n - 1, 0);
-    while d % 2 == 0 {
+    while d.is_multiple_of(2) {
         d /= 2;
         s += 1;
     }
