@@ -666,6 +666,18 @@ CONFIGS = {
                       linear_value_head_dim=8, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
                       shared_expert_intermediate_size=24, hc_count=3, hc_lowrank=6, indexer_n_heads=4,
                       indexer_kv_heads=1, indexer_head_dim=8, indexer_budget=4, indexer_compress_ratio=2),
+    # ... with hashed n-gram embeddings in two of its DeltaNet layers (tables of their own, saved
+    # in 7 uneven shards), an end of sequence among the ids (3) that n-grams stop at, two streams.
+    "qwen4-exp-ple": dict(BASE, model_type="qwen4_exp_text", num_hidden_layers=4,
+                          layer_types=["indexed_attention", "linear_attention", "indexed_attention",
+                                       "linear_attention"], head_dim=8,
+                          linear_num_key_heads=1, linear_num_value_heads=2, linear_key_head_dim=8,
+                          linear_value_head_dim=8, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                          shared_expert_intermediate_size=24, hc_count=2, hc_lowrank=4, indexer_n_heads=4,
+                          indexer_kv_heads=1, indexer_head_dim=8, indexer_budget=4, indexer_compress_ratio=2,
+                          ple_layer_ids=[2, 4], ple_embed_dim=16, ngram_size=3, heads_per_ngram=2,
+                          ngram_vocab_size_base=50, make_ngram_vocab_size_divisible_by=8, split_ngram_parts=7,
+                          ple_conv_kernel_size=3, eos_token_id=3),
     # LFM2-MoE: short convolutions around an attention layer, one dense layer first, then
     # sigmoid-scored experts chosen with a per-expert bias, renormalized and scaled.
     "lfm2_moe": dict(BASE, model_type="lfm2_moe", num_hidden_layers=3, layer_types=["conv", "full_attention", "conv"],

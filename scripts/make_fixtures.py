@@ -985,10 +985,23 @@ def unseen_qwen4_exp(rng):
         types[rng.randrange(layers)] = "indexed_attention"
         text["layer_types"] = types
     else:
-        text["full_attention_interval"] = rng.choice([2, 3])
+        text["full_attention_interval"] = rng.choice([2, 3][: layers - 1])  # an attention layer at least
     if rng.random() < 0.5:
         text["rope_parameters"] = {"rope_type": "default", "rope_theta": 10000.0,
                                    "partial_rotary_factor": rng.choice([0.5, 1.0])}
+    # Hashed n-gram embeddings in some of the linear layers, tables of their own sizes.
+    types = text.get("layer_types") or [
+        "linear_attention" if (i + 1) % text["full_attention_interval"] else "indexed_attention"
+        for i in range(layers)]
+    linear = [i + 1 for i, t in enumerate(types) if t == "linear_attention"]
+    if linear and rng.random() < 0.7:
+        ngram, per = rng.choice([2, 3, 4]), rng.choice([1, 2, 3])
+        text.update(ple_layer_ids=rng.sample(linear, rng.randint(1, len(linear))), ngram_size=ngram,
+                    heads_per_ngram=per, ple_embed_dim=(ngram - 1) * per * rng.choice([2, 4]),
+                    ngram_vocab_size_base=rng.randint(30, 3000),
+                    make_ngram_vocab_size_divisible_by=rng.choice([1, 8, 128]),
+                    split_ngram_parts=rng.choice([1, 3, 7, 512]), ple_conv_kernel_size=rng.choice([2, 3, 4]),
+                    seed=rng.randint(0, 10**6), eos_token_id=rng.choice([2, [2, 5]]))
     if rng.random() < 0.4:
         return {"model_type": "qwen4_exp", "architectures": ["Qwen4ExpForConditionalGeneration"],
                 "text_config": text,

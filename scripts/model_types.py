@@ -42,16 +42,7 @@ NOT_DECODER_LM = {
 DRAFT = {"gemma4_assistant", "gemma4_unified_assistant"}
 
 
-# Types read with a part of their class refused by the key that turns it on.
-PARTIAL = {
-    "qwen4_exp": "its n-gram per-layer embeddings not yet: `ple_layer_ids` must be empty",
-    "qwen4_exp_text": "its n-gram per-layer embeddings not yet: `ple_layer_ids` must be empty",
-}
-
-
 def status(t, read):
-    if t in read and t in PARTIAL:
-        return f"read ({read[t]}; {PARTIAL[t]})"
     if t in read:
         return f"read ({read[t]})"
     if t in DRAFT:

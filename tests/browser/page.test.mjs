@@ -31,7 +31,7 @@ before(async () => {
   anatomy("html", join(root, "crates/exec/tests/fixtures/zaya"), "-o", join(dir, "zaya.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/dory"), "-o", join(dir, "dory.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/deepseek-v4"), "-o", join(dir, "dsv4.html"));
-  anatomy("html", join(root, "crates/exec/tests/fixtures/qwen4-exp"), "-o", join(dir, "qwen4.html"));
+  anatomy("html", join(root, "crates/exec/tests/fixtures/qwen4-exp-ple"), "-o", join(dir, "qwen4.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/draft/gemma4-assistant/assistant"), "-o", join(dir, "assistant.html"));
   browser = await launch();
 });
@@ -491,8 +491,8 @@ test("a Gemma 4 assistant's page says it drafts from its target's state, with it
 });
 
 
-test("Qwen4-Exp's page explains its QSA indexer and gated residual streams with its config's numbers", async () => {
-  const cfg = JSON.parse(readFileSync(join(root, "crates/exec/tests/fixtures/qwen4-exp/config.json"), "utf8"));
+test("Qwen4-Exp's page explains its QSA indexer, gated residual streams and n-gram embeddings with its config's numbers", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/exec/tests/fixtures/qwen4-exp-ple/config.json"), "utf8"));
   const { page, problems } = await open(browser, join(dir, "qwen4.html"));
   await page.waitForLoadState("load");
   const variants = page.locator("button.variant");
@@ -525,6 +525,18 @@ test("Qwen4-Exp's page explains its QSA indexer and gated residual streams with 
   const code = await page.locator("#detail pre.code").textContent();
   assert.match(code, /class GatedMix\(nn\.Module\)/);
   assert.match(code, new RegExp(`N = ${n}  # residual streams`));
+  // The hashed n-gram embeddings, in the layers the config lists (one-indexed there).
+  const ple = cfg.ple_layer_ids.map((i) => i - 1);
+  await page.click("button.variant >> nth=1");
+  await page.locator("#part-per-layer:visible").click();
+  const heads = (cfg.ngram_size - 1) * cfg.heads_per_ngram;
+  const pleText = await detail.textContent();
+  assert.match(pleText, new RegExp(`In layers ${ple.join(", ")}, each token's n-grams read ${heads} rows`));
+  assert.match(pleText, new RegExp(`past an end of sequence, id ${cfg.eos_token_id}`));
+  assert.match(pleText, new RegExp(`${cfg.ple_conv_kernel_size} taps ${cfg.ngram_size} positions apart`));
+  const pleCode = await page.locator("#detail pre.code").textContent();
+  assert.match(pleCode, /class NgramTable\(nn\.Module\)/);
+  assert.match(pleCode, new RegExp(`NGRAM, EOS, KERNEL = ${cfg.ngram_size}, ${cfg.eos_token_id}, ${cfg.ple_conv_kernel_size}`));
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -45,7 +45,7 @@ pub const ALL: &[&str] = &[
     "attn:kv_conv_dynamic", "conv:scaled", "attn:l2_clip", "attn:rel_clip", "attn:token_sinks",
     "attn:kv_inputs", "attn_res", "moe:glu_softcaps", "attn_res:loop",
     "attn:v4", "attn:v4_csa", "attn:v4_hca", "hyper:sinkhorn", "moe:sqrt_softplus", "moe:hash",
-    "moe:shared_clamp", "draft", "draft:centroids", "gated_streams", "attn:qsa",
+    "moe:shared_clamp", "draft", "draft:centroids", "gated_streams", "attn:qsa", "ngram_ple",
 ];
 
 /// The mechanisms `spec` uses.

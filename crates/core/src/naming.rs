@@ -282,6 +282,19 @@ pub enum Role {
     GsHeadNorm,
     GsHeadDown,
     GsHeadUp,
+    /// Qwen4-Exp's n-gram per-layer embeddings: the table (saved in shards, `{e}`), its stored
+    /// int64 buffers (multipliers, head sizes and offsets), the key and value projections, the
+    /// three grouped norms and the dilated convolution.
+    NgramTable,
+    NgramMultipliers,
+    NgramSizes,
+    NgramOffsets,
+    NgramKey,
+    NgramValue,
+    NgramNormKey,
+    NgramNormQuery,
+    NgramNormConv,
+    NgramConv,
     /// Gemma 3n's AltUp: its router's norm and projection, the prediction and correction
     /// coefficients, the scale on the corrected active stream; the model's projections into and
     /// out of the extra streams (one per stream after the first, `{e}`).
@@ -600,6 +613,36 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 other => unreachable!("{other:?} is not matched by this arm"),
             };
             return (format!("model.{hf}.weight"), format!("{gguf}.weight"));
+        }
+        (
+            _,
+            NgramTable | NgramMultipliers | NgramSizes | NgramOffsets | NgramKey | NgramValue
+            | NgramNormKey | NgramNormQuery | NgramNormConv | NgramConv,
+        ) => {
+            // llama.cpp defines no architecture with these: the GGUF names follow its style.
+            let (hf, gguf) = match role {
+                NgramTable => (
+                    "ple.ple_embedding.ngram_embedding.shard_{e}.weight",
+                    "ple_ngram.{e}.weight",
+                ),
+                NgramMultipliers => ("ple.ple_embedding.layer_multipliers", "ple_ngram_mult"),
+                NgramSizes => (
+                    "ple.ple_embedding.ngram_heads_vocab_sizes",
+                    "ple_ngram_sizes",
+                ),
+                NgramOffsets => ("ple.ple_embedding.ngram_heads_offsets", "ple_ngram_offsets"),
+                NgramKey => ("ple.key_proj.weight", "ple_key.weight"),
+                NgramValue => ("ple.value_proj.weight", "ple_value.weight"),
+                NgramNormKey => ("ple.norm_key.weight", "ple_key_norm.weight"),
+                NgramNormQuery => ("ple.norm_query.weight", "ple_query_norm.weight"),
+                NgramNormConv => ("ple.norm_conv.weight", "ple_conv_norm.weight"),
+                NgramConv => ("ple.conv1d.weight", "ple_conv.weight"),
+                other => unreachable!("{other:?} is not matched by this arm"),
+            };
+            return (
+                format!("model.layers.{{b}}.{hf}"),
+                format!("blk.{{b}}.{gguf}"),
+            );
         }
         (_, AltUpScale) => {
             return (
@@ -2339,7 +2382,9 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | TokenOrdering | HcAttnFn | HcAttnBase | HcAttnScale | HcFfnFn | HcFfnBase
         | HcFfnScale | HcHeadFn | HcHeadBase | HcHeadScale | AltUpScale | GsAttnNorm
         | GsAttnDown | GsAttnUp | GsAttnInject | GsFfnNorm | GsFfnDown | GsFfnUp | GsFfnInject
-        | GsHeadNorm | GsHeadDown | GsHeadUp => {
+        | GsHeadNorm | GsHeadDown | GsHeadUp | NgramTable | NgramMultipliers | NgramSizes
+        | NgramOffsets | NgramKey | NgramValue | NgramNormKey | NgramNormQuery | NgramNormConv
+        | NgramConv => {
             unreachable!("named in `names`")
         }
         GatedFfnNorm | AttnNormDown | AttnNormUp | FfnNormDown | FfnNormUp => {

@@ -57,6 +57,21 @@ fn is_prime(n: u64) -> bool {
     })
 }
 
+/// The table sizes of every head of `layers` PLE layers of `heads` heads each: head g (the
+/// model's g-th, layer after layer) has the (g + 1)-th prime from `base` on.
+pub fn primes(base: u64, count: u64) -> Vec<u64> {
+    let mut sizes = Vec::with_capacity(count as usize);
+    let mut p = base.saturating_sub(1);
+    while (sizes.len() as u64) < count {
+        p += 1;
+        while !is_prime(p) {
+            p += 1;
+        }
+        sizes.push(p);
+    }
+    sizes
+}
+
 impl NgramPle {
     /// Hash heads per PLE layer: `heads_per_ngram` for each n from 2 to `ngram`.
     pub fn heads(&self) -> u64 {
@@ -81,24 +96,10 @@ impl NgramPle {
             .then(|| self.layers.iter().take_while(|&l| l < b).count() as u64)
     }
 
-    /// The table sizes of PLE layer `i`'s heads: head h is the model's (i · heads + h)-th, and
-    /// its size the (i · heads + h + 1)-th prime from `vocab_base` on.
-    pub fn head_sizes(&self, i: u64) -> Vec<u64> {
-        let (first, heads) = (i * self.heads(), self.heads());
-        let mut sizes = Vec::with_capacity(heads as usize);
-        let mut p = self.vocab_base.saturating_sub(1);
-        let mut found = 0;
-        while found < first + heads {
-            p += 1;
-            while !is_prime(p) {
-                p += 1;
-            }
-            if found >= first {
-                sizes.push(p);
-            }
-            found += 1;
-        }
-        sizes
+    /// The table sizes of PLE layer `i`'s heads (`sizes`, which `primes` makes).
+    pub fn head_sizes(&self, i: u64) -> &[u64] {
+        let h = self.heads() as usize;
+        &self.sizes[i as usize * h..][..h]
     }
 
     /// The rows of PLE layer `i`'s table: its heads' sizes summed, padded to a multiple of
@@ -176,6 +177,7 @@ mod tests {
 
     fn ple() -> NgramPle {
         NgramPle {
+            sizes: primes(50, 8),
             layers: LayerSet::from_fn(4, |b| b == 1 || b == 3),
             width: 16,
             ngram: 3,

@@ -223,6 +223,8 @@ pub struct NgramPle {
     pub parts: u64,
     pub kernel: u64,
     pub eos: u64,
+    /// Every head's table size, layer after layer (`ngram::primes`): each the next prime.
+    pub sizes: Vec<u64>,
 }
 
 /// HRM-Text's hierarchical recurrence over two stacks of `per_stack` layers, a low-level one

@@ -1360,7 +1360,8 @@ fn qwen4_exp_refusals_name_their_key() {
         assert!(e.field.starts_with(key), "{e}");
         assert!(e.message.contains(says), "{e}");
     };
-    refused("ple_layer_ids", json!([2]), "n-gram per-layer embeddings");
+    refused("ple_layer_ids", json!([1]), "an attention layer");
+    refused("ple_layer_ids", json!([4]), "one-indexed layers, 1 to 3");
     refused("indexer_kv_heads", json!(2), "one key head (1)");
     refused(
         "indexer_budget",
@@ -1373,6 +1374,27 @@ fn qwen4_exp_refusals_name_their_key() {
         "layer_types",
         json!(["linear_attention", "sliding_attention", "linear_attention"]),
         "\"indexed_attention\"",
+    );
+    let ple = |key: &str, value: Value, says: &str| {
+        let mut v = base.clone();
+        v["ple_layer_ids"] = json!([2]);
+        v["eos_token_id"] = json!(1);
+        v[key] = value;
+        let e = err_of(&v);
+        assert!(e.field.starts_with(key), "{e}");
+        assert!(e.message.contains(says), "{e}");
+    };
+    ple("eos_token_id", json!(null), "needs an end-of-sequence id");
+    ple("ngram_size", json!(1), "at least 2");
+    ple(
+        "ple_embed_dim",
+        json!(30),
+        "not a multiple of the 16 n-gram heads",
+    );
+    ple(
+        "ngram_vocab_size_base",
+        json!(1u64 << 50),
+        "supports sizes up to",
     );
     // The keys of the n-gram embeddings change nothing without PLE layers.
     let mut v = base.clone();

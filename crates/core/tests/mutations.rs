@@ -23,12 +23,13 @@ fn value() -> impl Strategy<Value = Value> {
 }
 
 /// Configs of families no catalog entry holds: the executor's fixtures of them.
-const UNCATALOGED: [&str; 5] = [
+const UNCATALOGED: [&str; 6] = [
     include_str!("../../exec/tests/fixtures/zamba/config.json"),
     include_str!("../../exec/tests/fixtures/zamba2/config.json"),
     include_str!("../../exec/tests/fixtures/zamba2-adapters/config.json"),
     include_str!("../../exec/tests/fixtures/xlstm/config.json"),
     include_str!("../../exec/tests/fixtures/qwen4-exp/config.json"),
+    include_str!("../../exec/tests/fixtures/qwen4-exp-ple/config.json"),
 ];
 
 /// Mutate `v` by `edits` (set or remove a key); whatever loads must build, count, name and

@@ -636,3 +636,36 @@ fn qsa_caches_its_index_keys_and_bounds_the_keys_attended() {
     let grow = decode(8192 + 2 * q.ratio) - decode(8192);
     assert_eq!(grow, attending * 2 * q.heads * q.head_dim * 2);
 }
+
+/// Qwen4-Exp's n-gram embeddings carry, in each layer that has them, the last ngram − 1 ids
+/// and their convolution's last (kernel − 1) · ngram inputs per channel, the same at any
+/// context; they add nothing to the KV cache.
+#[test]
+fn ngram_embeddings_carry_their_ids_and_convolution_inputs() {
+    let dir = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../exec/tests/fixtures/qwen4-exp-ple"
+    );
+    let spec = source::load(dir, false).unwrap().spec;
+    let p = spec.ngram_ple.clone().unwrap();
+    let mut without = spec.clone();
+    without.ngram_ple = None;
+    let (g, g0) = (
+        graph::build(&spec).unwrap(),
+        graph::build(&without).unwrap(),
+    );
+    let channels = spec.streams() * spec.hidden;
+    let per_layer = (p.ngram - 1) + (p.kernel - 1) * p.ngram * channels;
+    for context in [128, 65_536] {
+        let (s, s0) = (
+            stats::stats(&g, Some(context)).unwrap(),
+            stats::stats(&g0, Some(context)).unwrap(),
+        );
+        assert_eq!(
+            s.state.values_per_sequence - s0.state.values_per_sequence,
+            p.layers.len() as u64 * per_layer,
+            "{context}"
+        );
+        assert_eq!(s.kv_cache.values_per_token, s0.kv_cache.values_per_token);
+    }
+}

@@ -192,10 +192,22 @@ pub struct Cache {
     v4: Vec<Option<v4::V4State>>,
     /// The token ids of the step running: DeepSeek-V4's first layers route by them.
     ids: Vec<u32>,
+    /// Qwen4-Exp's n-gram embeddings in each layer that has them: the last ids and the
+    /// convolution's last inputs.
+    ngram: Vec<Option<NgramState>>,
     /// Each stack visit's own cache (HRM: every run of a layer attends over its own keys and
     /// values), made as the first step needs them.
     visits: Vec<Cache>,
     pub pos: usize,
+}
+
+/// What a layer's n-gram embeddings carry from step to step (`Spec::ngram_ple`).
+#[derive(Clone)]
+struct NgramState {
+    /// The last `ngram` − 1 ids, oldest first (end-of-sequence before the first token).
+    ids: Vec<u64>,
+    /// The convolution's last `reach` inputs, [reach, channels] oldest first (zeros at first).
+    conv: Vec<f32>,
 }
 
 /// A cache as `Cache::mark` found it.
@@ -222,6 +234,7 @@ impl Cache {
             tails: vec![Default::default(); layers],
             v4: vec![None; layers],
             ids: Vec::new(),
+            ngram: vec![None; layers],
             visits: Vec::new(),
             pos: 0,
         }
@@ -264,7 +277,10 @@ impl Cache {
             .sum();
         let tails: usize = self.tails.iter().flatten().map(|t| t.len() * 4).sum();
         let v4: usize = self.v4.iter().flatten().map(|s| s.bytes()).sum();
-        kv + index + ssm + tails + v4 + self.visits.iter().map(Cache::bytes).sum::<usize>()
+        let ngram: usize = (self.ngram.iter().flatten())
+            .map(|s| s.ids.len() * 8 + s.conv.len() * 4)
+            .sum();
+        kv + index + ssm + tails + v4 + ngram + self.visits.iter().map(Cache::bytes).sum::<usize>()
     }
 
     /// This cache as it is, to run a step again from, taken before every step: the keys and
@@ -285,6 +301,7 @@ impl Cache {
             tails: self.tails.clone(),
             v4: self.v4.clone(),
             ids: self.ids.clone(),
+            ngram: self.ngram.clone(),
             visits: Vec::new(),
             pos: self.pos,
         };
@@ -1670,6 +1687,15 @@ impl Model {
     /// normed in the mix (no norm of its own), and its output joins every stream by that
     /// stream's injection weight.
     fn gated_layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let with_ple;
+        let x = match &self.spec.ngram_ple {
+            Some(p) if p.layers.contains(b as u64) => {
+                with_ple = (x + self.ngram_ple(x, p, b, cache)?)?;
+                self.keep(Some(b), "ngram_resid", &with_ple);
+                &with_ple
+            }
+            _ => x,
+        };
         let (h, inject) = self.gated_mix(x, GS_ATTN, Some(b))?;
         self.keep(Some(b), "hc_attn_in", &h);
         let a = match self.spec.plan[b].mixer {
@@ -1689,6 +1715,109 @@ impl Model {
         let out = self.stream_add(&r, &inject, &m)?;
         self.keep(Some(b), "resid_ffn", &out);
         Ok(out)
+    }
+
+    /// Qwen4-Exp's n-gram embeddings in layer `b`, what joins the streams `x` ([t, n · hidden]):
+    /// the token's n-grams hashed into rows of the layer's table (read shard by shard), a value
+    /// and per-stream keys from them, the value gated per stream by its match with the normed
+    /// stream, plus a dilated convolution of the gated values, normed, through SiLU.
+    fn ngram_ple(
+        &self,
+        x: &Tensor,
+        p: &anatomy_core::spec::NgramPle,
+        b: usize,
+        cache: &mut Cache,
+    ) -> Res<Tensor> {
+        let (t, n, d) = (
+            x.dim(0)?,
+            self.spec.streams() as usize,
+            self.spec.hidden as usize,
+        );
+        let nd = n * d;
+        let i = p.index_of(b as u64).expect("a PLE layer");
+        let (sizes, mult) = (p.head_sizes(i), p.multipliers(self.spec.vocab, i));
+        let (reach, taps, dil) = (p.reach() as usize, p.kernel as usize, p.ngram as usize);
+        let state = cache.ngram[b].get_or_insert_with(|| NgramState {
+            ids: vec![p.eos; p.ngram as usize - 1],
+            conv: vec![0.0; reach * nd],
+        });
+        let ids: Vec<u64> = cache.ids.iter().map(|&id| id as u64).collect();
+        let shifted = p.shifted(&state.ids, &ids);
+        let all: Vec<u64> = state.ids.iter().chain(&ids).copied().collect();
+        state.ids = all[all.len() - state.ids.len()..].to_vec();
+        // The table as saved, shard by shard: row r sits in shard r / size.
+        let (size, _) = p.shards(p.rows(i));
+        let hd = p.head_dim() as usize;
+        let mut e = Vec::with_capacity(t * p.width as usize);
+        for s in &shifted {
+            for row in p.rows_of(s, &mult, sizes) {
+                let name = self.name(
+                    Role::NgramTable,
+                    false,
+                    Some(b),
+                    Some((row / size) as usize),
+                );
+                let shard = self.weights.get(&name)?;
+                e.extend(vec(&shard
+                    .narrow(0, (row % size) as usize, 1)?
+                    .flatten_all()?)?);
+            }
+        }
+        debug_assert_eq!(e.len(), t * p.heads() as usize * hd);
+        let e = Tensor::from_vec(e, (t, p.width as usize), &Device::Cpu)?;
+        self.keep(Some(b), "ngram_embed", &e);
+        // Each stream RMS-normed on its own, all n · d features scaled by (1 + w).
+        let grouped = |x: &Tensor, role: Role| -> Res<Tensor> {
+            let xs = x.reshape((t, n, d))?;
+            let inv = (xs.sqr()?.mean_keepdim(2)? + self.spec.norm.eps)?
+                .sqrt()?
+                .recip()?;
+            let w = (self.w(role, Some(b))? + 1.0)?;
+            Ok(xs
+                .broadcast_mul(&inv)?
+                .reshape((t, nd))?
+                .broadcast_mul(&w)?)
+        };
+        let v = self.proj(&e, Role::NgramValue, b, false)?;
+        let k = grouped(
+            &self.proj(&e, Role::NgramKey, b, false)?,
+            Role::NgramNormKey,
+        )?;
+        let q = grouped(x, Role::NgramNormQuery)?;
+        let g: Vec<f32> = (k * q)?
+            .reshape((t, n, d))?
+            .sum(2)?
+            .affine(1.0 / (d as f64).sqrt(), 0.0)?
+            .flatten_all()?
+            .to_vec1()?;
+        let g: Vec<f32> = g
+            .iter()
+            .map(|&g| g.abs().max(1e-6).sqrt() * if g == 0.0 { 0.0 } else { g.signum() })
+            .collect();
+        let g = sigmoid(&Tensor::from_vec(g, (t, n, 1), &Device::Cpu)?)?;
+        let u = g.broadcast_mul(&v.unsqueeze(1)?)?.reshape((t, nd))?;
+        self.keep(Some(b), "ngram_gated", &u);
+        let un = vec(&grouped(&u, Role::NgramNormConv)?)?;
+        // The dilated causal convolution over the carried inputs and these.
+        let w = vec(self.w(Role::NgramConv, Some(b))?)?; // [nd, taps]
+        let state = cache.ngram[b].as_mut().expect("made above");
+        let seq: Vec<f32> = state.conv.iter().chain(&un).copied().collect();
+        let mut c = vec![0f32; t * nd];
+        for s in 0..t {
+            for ch in 0..nd {
+                let mut acc = 0f32;
+                for j in 0..taps {
+                    // Tap j reads the input (taps − 1 − j) · dilation before this one.
+                    let at = reach + s - (taps - 1 - j) * dil;
+                    acc += w[ch * taps + j] * seq[at * nd + ch];
+                }
+                c[s * nd + ch] = acc / (1.0 + (-acc).exp());
+            }
+        }
+        state.conv = seq[seq.len() - reach * nd..].to_vec();
+        let c = Tensor::from_vec(c, (t, nd), &Device::Cpu)?;
+        self.keep(Some(b), "ngram_conv", &c);
+        Ok((u + c)?)
     }
 
     /// A gated-stream mix of the streams `x` ([t, n · hidden]): each stream RMS-normed, all
@@ -3512,15 +3641,32 @@ impl Model {
             }
         }
         if self.capturing() {
-            let cpu = |v: Vec<f32>| Tensor::from_vec(v, (ih, t, total), &Device::Cpu);
-            self.keep(Some(b), "index_scores", &cpu(scores)?);
-            let mask = selected
-                .iter()
-                .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
-                .collect();
-            self.keep(Some(b), "index_mask", &cpu(mask)?);
+            let s = Tensor::from_vec(scores, (ih, t, total), &Device::Cpu)?;
+            self.keep_selection(b, s, &selected, (ih, t, total))?;
         }
         Ok(selected)
+    }
+
+    /// An indexer's scores and the keys it kept, as the op view shows them: the mask 0 where a
+    /// key was kept, −∞ elsewhere.
+    fn keep_selection(
+        &self,
+        b: usize,
+        scores: Tensor,
+        selected: &[bool],
+        shape: impl Into<candle_core::Shape>,
+    ) -> Res<()> {
+        self.keep(Some(b), "index_scores", &scores);
+        let mask = selected
+            .iter()
+            .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
+            .collect();
+        self.keep(
+            Some(b),
+            "index_mask",
+            &Tensor::from_vec(mask, shape, &Device::Cpu)?,
+        );
+        Ok(())
     }
 
     /// Qwen4-Exp's QSA indexer: which cached keys each of the `t` new queries may attend to,
@@ -3615,16 +3761,7 @@ impl Model {
         }
         if self.capturing() {
             let s = Tensor::from_vec(scores, (t, complete), &Device::Cpu)?;
-            self.keep(Some(b), "index_scores", &s);
-            let mask = selected
-                .iter()
-                .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
-                .collect();
-            self.keep(
-                Some(b),
-                "index_mask",
-                &Tensor::from_vec(mask, (t, total), &Device::Cpu)?,
-            );
+            self.keep_selection(b, s, &selected, (t, total))?;
         }
         Ok(selected)
     }
@@ -3727,20 +3864,8 @@ impl Model {
                 selected[i * total + j] = true;
             }
         }
-        self.keep(
-            Some(b),
-            "index_scores",
-            &Tensor::from_vec(scores, (t, total), &Device::Cpu)?,
-        );
-        let mask: Vec<f32> = selected
-            .iter()
-            .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
-            .collect();
-        self.keep(
-            Some(b),
-            "index_mask",
-            &Tensor::from_vec(mask, (t, total), &Device::Cpu)?,
-        );
+        let s = Tensor::from_vec(scores, (t, total), &Device::Cpu)?;
+        self.keep_selection(b, s, &selected, (t, total))?;
         Ok(selected)
     }
 

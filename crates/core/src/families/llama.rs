@@ -1101,9 +1101,14 @@ pub fn load(
                     // transformers 5.24 counts positions from an attention layer's cache, and
                     // fails without one.
                     if types.iter().all(|&recurrent| recurrent) {
+                        let kind = if matches!(h.layers, HybridLayers::Indexed) {
+                            "indexed_attention"
+                        } else {
+                            "full_attention"
+                        };
                         return Err(cfg.err(
                             key,
-                            format!("gives no full_attention layer among the {layers}; transformers runs this model only with at least one"),
+                            format!("gives no {kind} layer among the {layers}; transformers runs this model only with at least one"),
                         ));
                     }
                     types

@@ -1,13 +1,14 @@
 //! Qwen4-Exp's language model (`qwen4_exp_text`, and `qwen4_exp`'s `text_config`): Qwen3.5-MoE's
 //! Gated DeltaNet and gated attention layers, with the residual stream as gated streams (no norm
-//! before a sublayer, none before the head) and a QSA indexer in every attention layer. Its
-//! hashed n-gram per-layer embeddings (`ple_layer_ids`) are not read yet: a config that uses
-//! them is refused by that key. Defaults follow `Qwen4ExpTextConfig`.
+//! before a sublayer, none before the head), a QSA indexer in every attention layer, and hashed
+//! n-gram per-layer embeddings in the layers `ple_layer_ids` lists. Defaults follow
+//! `Qwen4ExpTextConfig`.
 
 use super::llama;
 use super::registry::QWEN4_EXP;
 use crate::config::Config;
 use crate::error::Result;
+use crate::layers::LayerSet;
 use crate::spec::*;
 
 /// The QSA keys: the class builds an indexer in every attention layer from all of them.
@@ -30,6 +31,92 @@ const PLE: [&str; 8] = [
     "seed",
     "split_ngram_parts",
 ];
+
+/// The n-gram per-layer embeddings, where `ple_layer_ids` lists layers (one-indexed, Gated
+/// DeltaNet layers only), checked as the class checks them.
+fn ngram_ple(cfg: &Config, s: &Spec) -> Result<Option<NgramPle>> {
+    let ids = cfg
+        .list_any("ple_layer_ids", |v| v.as_u64(), "a one-indexed layer id")?
+        .unwrap_or_default();
+    if ids.is_empty() {
+        for key in PLE {
+            cfg.get(key);
+        }
+        return Ok(None);
+    }
+    for &id in &ids {
+        if id < 1 || id > s.layers {
+            return Err(cfg.err(
+                "ple_layer_ids",
+                format!(
+                    "lists {id}; its ids are one-indexed layers, 1 to {}",
+                    s.layers
+                ),
+            ));
+        }
+        if !s.plan[id as usize - 1].mixer.recurrent() {
+            return Err(cfg.err(
+                "ple_layer_ids",
+                format!("lists {id}, an attention layer; the class puts n-gram embeddings in linear_attention layers only"),
+            ));
+        }
+    }
+    let ngram = cfg.bounded("ngram_size", cfg.size("ngram_size", Some(3))?, 16)?;
+    if ngram < 2 {
+        return Err(cfg.err(
+            "ngram_size",
+            "is 1; the n-gram embeddings hash 2- to ngram_size-grams, so it must be at least 2",
+        ));
+    }
+    let heads_per_ngram = cfg.bounded(
+        "heads_per_ngram",
+        cfg.size("heads_per_ngram", Some(8))?,
+        256,
+    )?;
+    let heads = (ngram - 1) * heads_per_ngram;
+    let width = cfg.opt_size("ple_embed_dim")?.unwrap_or(s.hidden);
+    if width % heads != 0 {
+        return Err(cfg.err(
+            "ple_embed_dim",
+            format!("is {width}, not a multiple of the {heads} n-gram heads ((ngram_size − 1) × heads_per_ngram), each of which embeds an equal share"),
+        ));
+    }
+    // The class requires an end-of-sequence id: n-grams stop at it.
+    let eos = match cfg.get("eos_token_id") {
+        Some(serde_json::Value::Array(a)) => a.first().and_then(|v| v.as_u64()),
+        Some(v) => v.as_u64(),
+        None => None,
+    }
+    .ok_or_else(|| {
+        cfg.err(
+            "eos_token_id",
+            "is missing; with ple_layer_ids the class needs an end-of-sequence id (an integer, or a list whose first is one), where n-grams stop",
+        )
+    })?;
+    let layers = LayerSet::from_fn(s.layers, |b| ids.contains(&(b + 1)));
+    // Each head's table size is found by a search: bounded, as a file could ask for millions.
+    let count = layers.len() * heads;
+    if count > 1 << 14 {
+        return Err(cfg.err(
+            "ple_layer_ids",
+            format!("gives {} layers of {heads} n-gram heads, {count} tables in all; anatomy reads up to 16,384", layers.len()),
+        ));
+    }
+    let vocab_base = cfg.size("ngram_vocab_size_base", Some(20_000_000))?;
+    Ok(Some(NgramPle {
+        sizes: crate::ngram::primes(vocab_base, count),
+        layers,
+        width,
+        ngram,
+        heads_per_ngram,
+        vocab_base,
+        divisor: cfg.size("make_ngram_vocab_size_divisible_by", Some(128))?,
+        seed: cfg.count("seed", 1234)?,
+        parts: cfg.size("split_ngram_parts", Some(512))?,
+        kernel: cfg.size("ple_conv_kernel_size", Some(4))?,
+        eos,
+    }))
+}
 
 pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
     let mut s = llama::load(cfg, &QWEN4_EXP, model_type, family, name)?;
@@ -96,15 +183,6 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         ratio,
     });
 
-    let ple = cfg.list_any("ple_layer_ids", |v| v.as_u64(), "a one-indexed layer id")?;
-    if ple.is_some_and(|l| !l.is_empty()) {
-        return Err(cfg.err(
-            "ple_layer_ids",
-            "lists layers with hashed n-gram per-layer embeddings, which anatomy does not read yet; it reads Qwen4-Exp with none ([] or absent)",
-        ));
-    }
-    for key in PLE {
-        cfg.get(key);
-    }
+    s.ngram_ple = ngram_ple(cfg, &s)?;
     Ok(s)
 }

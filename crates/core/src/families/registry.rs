@@ -2972,38 +2972,7 @@ pub static FAMILIES: &[Family] = &[
         ..llama(
             "qwen3_5_moe_text",
             "Qwen3.5-MoE",
-            LlamaLike {
-                experts: Experts::Routed(Routed {
-                    count: ("num_experts", 256),
-                    top_k: 8,
-                    width: Some(("moe_intermediate_size", 512)),
-                    renormalize: Renormalize::Always,
-                    layers: MoeLayers::All,
-                    zero_is_dense: false,
-                    shared: Some(SharedMlp {
-                        gate: true,
-                        ..SharedMlp::of("shared_expert_intermediate_size", 512)
-                    }),
-                    ..Routed::MIXTRAL
-                }),
-                ..qwen3_next_like(
-                    DeltaStore::Separate,
-                    Layout::Qwen35,
-                    d(
-                        248_320,
-                        2048,
-                        5632,
-                        40,
-                        16,
-                        Some(2),
-                        Some(256),
-                        32768,
-                        1e-6,
-                        10_000.0,
-                        false,
-                    ),
-                )
-            },
+            qwen3_5_moe_like(256, 8, Renormalize::Always),
             None,
             &[
                 TRAINING,
@@ -4692,43 +4661,51 @@ const fn lfm2_like(indices: Option<&'static str>, hidden: u64, intermediate: u64
 /// by `norm_topk_prob`, every head rotated by default), its attention layers `indexed_attention`.
 /// `qwen4_exp::load` adds the gated streams and the indexer.
 pub(super) const QWEN4_EXP: LlamaLike = LlamaLike {
-    experts: Experts::Routed(Routed {
-        count: ("num_experts", 512),
-        top_k: 10,
-        width: Some(("moe_intermediate_size", 512)),
-        renormalize: Renormalize::Key(true),
-        layers: MoeLayers::All,
-        zero_is_dense: false,
-        shared: Some(SharedMlp {
-            gate: true,
-            ..SharedMlp::of("shared_expert_intermediate_size", 512)
-        }),
-        ..Routed::MIXTRAL
-    }),
     partial: 1.0,
     hybrid: Some(Hybrid {
         mixer: HybridMixer::DeltaNet(DeltaStore::Separate, DeltaHeads::Given(16, 32)),
         layers: HybridLayers::Indexed,
         recurrent_place: None,
     }),
-    ..qwen3_next_like(
-        DeltaStore::Separate,
-        Layout::Qwen35,
-        d(
-            248_320,
-            2048,
-            5632,
-            40,
-            16,
-            Some(2),
-            Some(256),
-            32768,
-            1e-6,
-            10_000.0,
-            false,
-        ),
-    )
+    ..qwen3_5_moe_like(512, 10, Renormalize::Key(true))
 };
+
+/// Qwen3.5-MoE's language model: experts (`count` and `top_k` by default, renormalized so)
+/// with a gated shared expert in every layer, and Qwen3.5's class defaults.
+const fn qwen3_5_moe_like(count: u64, top_k: u64, renormalize: Renormalize) -> LlamaLike {
+    LlamaLike {
+        experts: Experts::Routed(Routed {
+            count: ("num_experts", count),
+            top_k,
+            width: Some(("moe_intermediate_size", 512)),
+            renormalize,
+            layers: MoeLayers::All,
+            zero_is_dense: false,
+            shared: Some(SharedMlp {
+                gate: true,
+                ..SharedMlp::of("shared_expert_intermediate_size", 512)
+            }),
+            ..Routed::MIXTRAL
+        }),
+        ..qwen3_next_like(
+            DeltaStore::Separate,
+            Layout::Qwen35,
+            d(
+                248_320,
+                2048,
+                5632,
+                40,
+                16,
+                Some(2),
+                Some(256),
+                32768,
+                1e-6,
+                10_000.0,
+                false,
+            ),
+        )
+    }
+}
 
 /// Qwen3-Next's and Qwen3.5's shared reader: Gated DeltaNet layers among gated attention ones,
 /// with the class defaults given.

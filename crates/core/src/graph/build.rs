@@ -91,7 +91,7 @@ fn check_counts(g: &Graph) -> Result<()> {
 
 pub(super) struct Builder<'s> {
     pub(super) spec: &'s Spec,
-    params: Vec<Param>,
+    pub(super) params: Vec<Param>,
     pub(super) tensors: Vec<Tensor>,
     steps: usize,
     /// Layers the tensors being built belong to (a variant's layers inside a gated scope).
@@ -397,8 +397,10 @@ impl<'s> Builder<'s> {
             vec![l.stored_rows, l.cols]
         };
         // The head's and the embedding's own projections sit outside the blocks: one instance,
-        // not one per layer; so do Gemma 3n's projections into and out of its streams.
-        let per_layer = !matches!(l.component, Component::LmHead | Component::Embedding)
+        // not one per layer; so do Gemma 3n's projections into and out of its streams. Qwen4-
+        // Exp's n-gram embeddings are a layer's own.
+        let per_layer = (!matches!(l.component, Component::LmHead | Component::Embedding)
+            || matches!(l.role, Role::NgramKey | Role::NgramValue))
             && !matches!(l.role, Role::AltUpProj | Role::AltUpUnembed);
         let p = self.param(l.role, false, shape, l.component, per_layer);
         let slice = l.block.as_ref().map(|r| {
@@ -996,6 +998,10 @@ impl<'s> Builder<'s> {
         } else {
             "Mixer"
         };
+        // Qwen4-Exp's n-gram embeddings join the streams before the mixer reads them.
+        if let Some(p) = &spec.ngram_ple {
+            children.extend(self.ngram_ple(p));
+        }
         // Zamba2's shared block feeds the mixer's input, not the stream.
         let mixer_in = match spec.shared.as_ref().filter(|s| !s.layers.is_empty()) {
             Some(s) => {

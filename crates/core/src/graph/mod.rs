@@ -18,6 +18,7 @@ mod hyper;
 mod lightning;
 mod looped;
 mod mlstm;
+mod ngram;
 mod qsa;
 mod rglru;
 mod rwkv;

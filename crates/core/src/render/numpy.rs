@@ -160,6 +160,16 @@ fn name_table(g: &Graph) -> String {
         ("gs_head_down", GsHeadDown),
         ("gs_head_up", GsHeadUp),
         ("qsa_qk", QsaQk),
+        ("ngram_table", NgramTable),
+        ("ngram_mult", NgramMultipliers),
+        ("ngram_sizes", NgramSizes),
+        ("ngram_offsets", NgramOffsets),
+        ("ngram_key", NgramKey),
+        ("ngram_value", NgramValue),
+        ("ngram_norm_key", NgramNormKey),
+        ("ngram_norm_query", NgramNormQuery),
+        ("ngram_norm_conv", NgramNormConv),
+        ("ngram_conv", NgramConv),
         ("qsa_q_norm", QsaQNorm),
         ("qsa_k_norm", QsaKNorm),
         ("q_norm", QNorm),
@@ -708,6 +718,14 @@ pub fn module(g: &Graph, script: &str) -> String {
     }
     config["gated_streams"] = match spec.gated_streams {
         Some(g) => json!({"streams": g.streams, "rank": g.rank}),
+        None => json!(null),
+    };
+    config["ngram_ple"] = match &spec.ngram_ple {
+        Some(p) => json!({
+            "layers": p.layers.iter().collect::<Vec<_>>(), "ngram": p.ngram, "eos": p.eos,
+            "kernel": p.kernel,
+            "shards": (0..p.layers.len()).map(|i| p.shards(p.rows(i)).1).collect::<Vec<_>>(),
+        }),
         None => json!(null),
     };
     if let Some(h) = spec.hyper {
@@ -1487,7 +1505,14 @@ fn prune(spec: &Spec, body: &str) -> String {
     if spec.gated_streams.is_none() {
         drop.extend(["gated_mix", "gated_forward"]);
         lines.push((
-            "    if C[\"gated_streams\"]:\n        return gated_forward(x, W)  # the stream as n copies, each sublayer reading their gated mean\n",
+            "    if C[\"gated_streams\"]:\n        return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean\n",
+            "",
+        ));
+    }
+    if spec.ngram_ple.is_none() {
+        drop.extend(["ngram_rows", "ngram_ple"]);
+        lines.push((
+            "        if CONFIG[\"ngram_ple\"] and b in CONFIG[\"ngram_ple\"][\"layers\"]:\n            X = X + ngram_ple(X, ids, W, b)  # the n-gram embeddings, before the mixer\n",
             "",
         ));
     }
@@ -2022,7 +2047,7 @@ fn prune(spec: &Spec, body: &str) -> String {
         if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
             out.replace_range(
                 a..b,
-                "    return gated_forward(x, W)  # the stream as n copies, each sublayer reading their gated mean",
+                "    return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean",
             );
         }
     }
@@ -2239,7 +2264,7 @@ def load_safetensors(directory):
                 a = (np.frombuffer(raw, dtype="<u2").astype(np.uint32) << 16).view(np.float32)
             else:
                 a = np.frombuffer(raw, dtype={"F32": "<f4", "F16": "<f2", "F64": "<f8", "I64": "<i8", "I32": "<i4", "U8": "u1"}[dtype])
-            weights[name] = a.astype(np.float32).reshape(info["shape"])
+            weights[name] = (a.astype(np.float32) if a.dtype.kind == "f" else a.astype(np.int64)).reshape(info["shape"])  # integers (stored buffers) kept exact
     return weights
 
 
@@ -3689,10 +3714,59 @@ def gated_mix(X, W, which, b=None):
     return h, 2 / (1 + np.exp(-linear(Xn, w(W, which + "_inject", b)) / np.float32(n)))  # [T, n], in (0, 2)
 
 
-def gated_forward(x, W):
+def ngram_rows(ids, W, b, P):
+    # ids: [T] -> [T, heads]: the rows of layer b's table each token's n-grams hash to
+    mult, sizes, offsets = (w(W, key, b).astype(np.int64) for key in ("ngram_mult", "ngram_sizes", "ngram_offsets"))
+    H = len(sizes) // (P["ngram"] - 1)  # heads per n
+    hist = [P["eos"]] * (P["ngram"] - 1) + [int(t) for t in ids]  # an end of sequence before the first token
+    rows = []
+    for p in range(P["ngram"] - 1, len(hist)):
+        toks, crossed = [hist[p]], False
+        for s in range(1, P["ngram"]):
+            crossed = crossed or (s > 1 and hist[p + 1 - s] == P["eos"])  # an end of sequence between: the n-gram stops there
+            toks.append(P["eos"] if crossed else hist[p - s])
+        row = []
+        for n in range(2, P["ngram"] + 1):
+            mixed = 0
+            for s in range(n):
+                mixed ^= toks[s] * int(mult[s])  # the n tokens, each times its odd multiplier, XORed
+            row += [mixed % int(size) + int(off) for size, off in zip(sizes[(n - 2) * H : (n - 1) * H], offsets[(n - 2) * H : (n - 1) * H])]
+        rows.append(row)
+    return np.array(rows)  # [T, heads]
+
+
+def ngram_ple(X, ids, W, b):
+    # Qwen4-Exp's hashed n-gram embeddings in layer b. X: [T, n, hidden], the streams -> what
+    # joins them, [T, n, hidden]
+    P = CONFIG["ngram_ple"]
+    T, n, d = X.shape
+    shards = P["shards"][P["layers"].index(b)]
+    table = np.concatenate([w(W, "ngram_table", b, e=i) for i in range(shards)])  # the layer's table, saved in shards
+    e = table[ngram_rows(ids, W, b, P)].reshape(T, -1)  # e: [T, width], each head's row
+
+    def grouped(y, key):  # y: [T, n hidden], each stream RMS-normed, all features scaled by (1 + w)
+        y = y.reshape(T, n, d)
+        return (y / np.sqrt((y * y).mean(-1, keepdims=True) + CONFIG["eps"])).reshape(T, -1) * (1 + w(W, key, b))
+
+    v = linear(e, w(W, "ngram_value", b))  # v: [T, hidden], one value
+    k = grouped(linear(e, w(W, "ngram_key", b)), "ngram_norm_key").reshape(T, n, d)  # a key per stream
+    q = grouped(X.reshape(T, -1), "ngram_norm_query").reshape(T, n, d)  # each stream, normed
+    g = (k * q).sum(-1) / np.float32(math.sqrt(d))  # g: [T, n]
+    g = np.sign(g) * np.sqrt(np.maximum(np.abs(g), np.float32(1e-6)))  # a signed square root
+    u = (1 / (1 + np.exp(-g)))[:, :, None] * v[:, None, :]  # u: [T, n, hidden], the value gated per stream
+    K, D = P["kernel"], P["ngram"]  # taps, and the dilation between them
+    un = np.concatenate([np.zeros(((K - 1) * D, n * d), np.float32), grouped(u.reshape(T, -1), "ngram_norm_conv")])  # zeros before the first token
+    wc = w(W, "ngram_conv", b)[:, 0, :]  # wc: [n hidden, K]
+    c = sum(un[j * D : j * D + T] * wc[:, j] for j in range(K))  # c: [T, n hidden], each channel over K positions D apart
+    return (u.reshape(T, -1) + c / (1 + np.exp(-c))).reshape(T, n, d)  # the gated values plus their convolution, SiLU'd
+
+
+def gated_forward(x, W, ids):
     # Gated residual streams' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
     X = np.repeat(x[:, None, :], CONFIG["gated_streams"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
     for b, (span, use_rope, ffn) in enumerate(PLAN):
+        if CONFIG["ngram_ple"] and b in CONFIG["ngram_ple"]["layers"]:
+            X = X + ngram_ple(X, ids, W, b)  # the n-gram embeddings, before the mixer
         h, g = gated_mix(X, W, "gs_attn", b)  # h: [T, hidden], normed in the mix: no norm of its own
         a = gated_delta_net(h, W, b) if span[0] == "delta" else attention(h, W, b, span, use_rope)  # a: [T, hidden]
         X = X + g[:, :, None] * a[:, None, :]  # X: [T, n, hidden], the output into every stream by its weight
@@ -3754,7 +3828,7 @@ def forward(ids, W):
     if C["hyper"]:
         return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them
     if C["gated_streams"]:
-        return gated_forward(x, W)  # the stream as n copies, each sublayer reading their gated mean
+        return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean
     if C["attn_res"]:
         return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream
     if C["hierarchy"]:

@@ -282,6 +282,9 @@ fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &m
                 }
                 let (id, kind, title) = match s.kind {
                     ScopeKind::Moe => ("ffn-moe", Kind::Moe, "Mixture of experts"),
+                    ScopeKind::PerLayer if g.spec.ngram_ple.is_some() => {
+                        ("per-layer", Kind::PerLayer, "N-gram embeddings")
+                    }
                     ScopeKind::PerLayer => ("per-layer", Kind::PerLayer, "Per-layer input"),
                     ScopeKind::Shared => ("shared-block", Kind::Shared, "Shared transformer block"),
                     _ => ("ffn-mlp", Kind::Mlp, "Feed-forward (MLP)"),

@@ -69,6 +69,10 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp_classes(spec, &n),
         Kind::Moe => moe_classes(spec, &n),
+        // Qwen4-Exp's n-gram embeddings: their modules, and the layer that adds them.
+        Kind::PerLayer if spec.ngram_ple.is_some() => {
+            [ngram_code(spec), layer(spec, &n)].join("\n\n\n")
+        }
         // The layer holds the per-layer gate; the model computes every layer's inputs.
         Kind::PerLayer => [layer(spec, &n), model(spec, &n)].join("\n\n\n"),
         Kind::Shared => match &spec.shared {
@@ -198,6 +202,9 @@ pub fn module(spec: &Spec) -> String {
             ]
             .map(|r| n.path(r).rsplit('.').next().unwrap_or_default().to_string()),
         ));
+    }
+    if spec.ngram_ple.is_some() {
+        parts.push(ngram_code(spec));
     }
     if let Some(h) = spec.hyper {
         parts.push(super::torch_hyper::stream_mix_class(
@@ -1582,6 +1589,19 @@ fn needs_layer_index(spec: &Spec) -> bool {
     spec.attn.differential || spec.attn.o_bias_last || spec.skip_first_attn_norm
 }
 
+/// Qwen4-Exp's n-gram embeddings' modules, with each PLE layer's shards' rows.
+fn ngram_code(spec: &Spec) -> String {
+    let p = spec.ngram_ple.as_ref().expect("n-gram embeddings");
+    let shards: Vec<(u64, Vec<u64>)> = (p.layers.iter().enumerate())
+        .map(|(i, b)| {
+            let rows = p.rows(i as u64);
+            let (size, count) = p.shards(rows);
+            (b, (0..count).map(|s| size.min(rows - s * size)).collect())
+        })
+        .collect();
+    super::torch_gated::ngram_classes(p, spec.hidden, spec.norm.eps, &shards)
+}
+
 /// The decoder layer needs its index: for the attention, or to pick its attention's class.
 fn layer_needs_index(spec: &Spec) -> bool {
     needs_layer_index(spec)
@@ -1590,6 +1610,7 @@ fn layer_needs_index(spec: &Spec) -> bool {
         || !spec.mlp_widths.is_empty()
         || spec.rwkv.is_some()
         || spec.depth_scaled
+        || spec.ngram_ple.is_some()
 }
 
 /// Latent attention as the module `class`.
@@ -3221,8 +3242,15 @@ fn layer(spec: &Spec, n: &Names) -> String {
             );
             let a = a_out.replace("(x,", "(h,").replace("(x)", "(h)");
             let f = f_out.replace("(x,", "(h,").replace("(x)", "(h)");
+            let ple = if spec.ngram_ple.is_some() {
+                let p = n.sublayer(Role::NgramKey);
+                init += &format!("        self.{p} = NgramPle(NGRAM_SHARDS[layer_idx]) if layer_idx in NGRAM_SHARDS else None\n");
+                format!("        if self.{p} is not None:  # the n-gram embeddings, before the mixer\n            x = x + self.{p}(x, ids)\n")
+            } else {
+                String::new()
+            };
             format!(
-                "        h, g = self.{}(x)  # h: [B, T, {d}], g: [B, T, N]\n        x = x + g.unsqueeze(-1) * {a}.unsqueeze(-2)  # [B, T, N, {d}]\n        h, g = self.{}(x)\n        x = x + g.unsqueeze(-1) * {f}.unsqueeze(-2)\n        return x",
+                "{ple}        h, g = self.{}(x)  # h: [B, T, {d}], g: [B, T, N]\n        x = x + g.unsqueeze(-1) * {a}.unsqueeze(-2)  # [B, T, N, {d}]\n        h, g = self.{}(x)\n        x = x + g.unsqueeze(-1) * {f}.unsqueeze(-2)\n        return x",
                 mixes[0], mixes[1]
             )
         }
@@ -3288,7 +3316,11 @@ fn layer(spec: &Spec, n: &Names) -> String {
     };
     // Gemma 4: each layer's per-layer input gated in, then its output scaled.
     let mut body = body;
-    let mut ple_param = "";
+    let mut ple_param = if spec.ngram_ple.is_some() {
+        ", ids"
+    } else {
+        ""
+    };
     if spec.per_layer_input.is_some() || spec.layer_scalar {
         let kept = body
             .strip_suffix("\n        return x")
@@ -4636,6 +4668,8 @@ fn model(spec: &Spec, n: &Names) -> String {
         };
         fwd += &if spec.per_layer_input.is_some() {
             format!("        for i, layer in enumerate(self.{layers}):\n            x = layer(x, {pick}, ple[:, :, i])\n")
+        } else if spec.ngram_ple.is_some() {
+            format!("        for layer in self.{layers}:\n            x = layer(x, {pick}, input_ids)\n")
         } else {
             format!("        for layer in self.{layers}:\n            x = layer(x, {pick})\n")
         };

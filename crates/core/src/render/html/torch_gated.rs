@@ -3,7 +3,7 @@
 
 use super::torch::fill;
 use crate::fmt::float as fmt_f;
-use crate::spec::{GatedStreams, Qsa};
+use crate::spec::{GatedStreams, NgramPle, Qsa};
 
 /// The mix's module, its tensors named as the checkpoint names them (`hc_norm`,
 /// `input_mix_weight_down`, `input_mix_weight_up`, `block_inject_weight`).
@@ -94,6 +94,110 @@ pub(super) fn qsa_class(q: Qsa, hidden: u64, [qk, qn, kn]: [String; 3]) -> Strin
             ("qk", qk),
             ("qn", qn),
             ("kn", kn),
+        ],
+    )
+}
+
+/// The n-gram embeddings' modules: the table with its hashing buffers, and the layer's part
+/// around it. `shards`: each PLE layer's shards' rows, by layer.
+pub(super) fn ngram_classes(
+    p: &NgramPle,
+    hidden: u64,
+    eps: f64,
+    shards: &[(u64, Vec<u64>)],
+) -> String {
+    let list: Vec<String> = shards
+        .iter()
+        .map(|(b, rows)| {
+            let r: Vec<String> = rows.iter().map(u64::to_string).collect();
+            format!("{b}: [{}]", r.join(", "))
+        })
+        .collect();
+    fill(
+        r#"NGRAM, EOS, KERNEL = ${ngram}, ${eos}, ${kernel}  # n-grams of 2 to NGRAM tokens, the end of sequence they stop at, the convolution's taps
+# Each PLE layer's table, saved in shards: their rows.
+NGRAM_SHARDS = {${shards}}
+
+
+class NgramTable(nn.Module):
+    """A PLE layer's hashed n-gram table and the buffers that hash into it: for each n, the
+    token and the n − 1 before it (none reaching back past an end of sequence), each times an
+    odd multiplier, XORed; modulo each of the n's ${per} heads' prime sizes, plus the head's
+    offset, a row of ${hd}."""
+
+    def __init__(self, shards):
+        super().__init__()
+        self.register_buffer("layer_multipliers", torch.zeros(NGRAM, dtype=torch.long))
+        self.register_buffer("ngram_heads_vocab_sizes", torch.zeros(${heads}, dtype=torch.long))
+        self.register_buffer("ngram_heads_offsets", torch.zeros(${heads}, dtype=torch.long))
+        self.ngram_embedding = nn.Module()
+        self.shards = len(shards)
+        for i, rows in enumerate(shards):
+            setattr(self.ngram_embedding, f"shard_{i}", nn.Embedding(rows, ${hd}))
+
+    def forward(self, ids):  # [B, T] -> [B, T, ${width}]
+        B, T = ids.shape
+        hist = torch.cat([ids.new_full((B, NGRAM - 1), EOS), ids], dim=1)  # an end of sequence before the first token
+        shifted, crossed = [ids], torch.zeros_like(ids, dtype=torch.bool)
+        for s in range(1, NGRAM):
+            if s > 1:  # an end of sequence between the token and this one: the n-gram stops
+                crossed = crossed | (hist[:, NGRAM - s : NGRAM - s + T] == EOS)
+            shifted.append(torch.where(crossed, EOS, hist[:, NGRAM - 1 - s : NGRAM - 1 - s + T]))
+        rows = []
+        for n in range(2, NGRAM + 1):
+            mixed = shifted[0] * self.layer_multipliers[0]
+            for s in range(1, n):
+                mixed = mixed ^ (shifted[s] * self.layer_multipliers[s])
+            heads = slice((n - 2) * ${per}, (n - 1) * ${per})
+            rows.append(mixed.unsqueeze(-1) % self.ngram_heads_vocab_sizes[heads] + self.ngram_heads_offsets[heads])
+        table = torch.cat([getattr(self.ngram_embedding, f"shard_{i}").weight for i in range(self.shards)])
+        return F.embedding(torch.cat(rows, -1), table).flatten(-2)
+
+
+class GroupedNorm(nn.Module):
+    """Each stream [.., N, ${d}] RMS-normed on its own, all N * ${d} features scaled by (1 + w)."""
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(N * ${d}))
+
+    def forward(self, x):
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + ${eps}) * (1 + self.weight.view(N, ${d}))
+
+
+class NgramPle(nn.Module):
+    """The n-gram embedding's value gated per stream by the stream's match with a key of its
+    own, plus a convolution of the gated values (KERNEL taps, NGRAM apart): what joins the
+    streams before the mixer."""
+
+    def __init__(self, shards):
+        super().__init__()
+        self.ple_embedding = NgramTable(shards)
+        self.key_proj = nn.Linear(${width}, N * ${d}, bias=False)
+        self.value_proj = nn.Linear(${width}, ${d}, bias=False)
+        self.norm_key, self.norm_query, self.norm_conv = GroupedNorm(), GroupedNorm(), GroupedNorm()
+        self.conv1d = nn.Conv1d(N * ${d}, N * ${d}, KERNEL, groups=N * ${d}, dilation=NGRAM, bias=False)
+
+    def forward(self, x, ids):  # x: [B, T, N, ${d}], the streams -> what joins them
+        e = self.ple_embedding(ids)
+        k = self.norm_key(self.key_proj(e).unflatten(-1, (N, ${d})))
+        g = (k * self.norm_query(x)).sum(-1, keepdim=True) / ${d} ** 0.5
+        g = g.abs().clamp_min(1e-6).sqrt() * g.sign()  # a signed square root
+        u = torch.sigmoid(g) * self.value_proj(e).unsqueeze(-2)  # [B, T, N, ${d}]
+        c = self.norm_conv(u).flatten(-2).transpose(1, 2)  # [B, N * ${d}, T]
+        c = F.silu(self.conv1d(F.pad(c, ((KERNEL - 1) * NGRAM, 0)))).transpose(1, 2)
+        return u + c.unflatten(-1, (N, ${d}))"#,
+        &[
+            ("ngram", p.ngram.to_string()),
+            ("eos", p.eos.to_string()),
+            ("kernel", p.kernel.to_string()),
+            ("shards", list.join(", ")),
+            ("per", p.heads_per_ngram.to_string()),
+            ("heads", p.heads().to_string()),
+            ("hd", p.head_dim().to_string()),
+            ("width", p.width.to_string()),
+            ("d", hidden.to_string()),
+            ("eps", fmt_f(eps)),
         ],
     )
 }
