@@ -897,11 +897,25 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         }),
     );
     f(
+        "embedding.ngram",
+        "hashed n-gram embeddings",
+        Mechanism,
+        s.ngram_ple.as_ref().map_or("none".into(), |p| {
+            format!(
+                "in layers {}: 2- to {}-grams, {} heads of {}",
+                p.layers,
+                p.ngram,
+                p.heads(),
+                p.head_dim()
+            )
+        }),
+    );
+    f(
         "residual.gated_streams",
         "gated residual streams",
         Mechanism,
         s.gated_streams.map_or("none".into(), |g| {
-            format!("{}, gated through rank {}", g.streams, g.rank)
+            format!("{} (rank-{} gates)", g.streams, g.rank)
         }),
     );
     f(
