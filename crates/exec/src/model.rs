@@ -1766,18 +1766,7 @@ impl Model {
         debug_assert_eq!(e.len(), t * p.heads() as usize * hd);
         let e = Tensor::from_vec(e, (t, p.width as usize), &Device::Cpu)?;
         self.keep(Some(b), "ngram_embed", &e);
-        // Each stream RMS-normed on its own, all n · d features scaled by (1 + w).
-        let grouped = |x: &Tensor, role: Role| -> Res<Tensor> {
-            let xs = x.reshape((t, n, d))?;
-            let inv = (xs.sqr()?.mean_keepdim(2)? + self.spec.norm.eps)?
-                .sqrt()?
-                .recip()?;
-            let w = (self.w(role, Some(b))? + 1.0)?;
-            Ok(xs
-                .broadcast_mul(&inv)?
-                .reshape((t, nd))?
-                .broadcast_mul(&w)?)
-        };
+        let grouped = |x: &Tensor, role| self.grouped_norm(x, role, Some(b), n);
         let v = self.proj(&e, Role::NgramValue, b, false)?;
         let k = grouped(
             &self.proj(&e, Role::NgramKey, b, false)?,
@@ -1792,6 +1781,7 @@ impl Model {
             .to_vec1()?;
         let g: Vec<f32> = g
             .iter()
+            // torch's sign(0) is 0; Rust's signum(0.0) is 1.
             .map(|&g| g.abs().max(1e-6).sqrt() * if g == 0.0 { 0.0 } else { g.signum() })
             .collect();
         let g = sigmoid(&Tensor::from_vec(g, (t, n, 1), &Device::Cpu)?)?;
@@ -1820,6 +1810,21 @@ impl Model {
         Ok((u + c)?)
     }
 
+    /// The `n` streams `x` ([t, n · hidden]) each RMS-normed on its own, and all n · hidden
+    /// features scaled by (1 + w), w the weight of `role` (Qwen4-Exp's grouped norms).
+    fn grouped_norm(&self, x: &Tensor, role: Role, b: Option<usize>, n: usize) -> Res<Tensor> {
+        let (t, nd) = x.dims2()?;
+        let xs = x.reshape((t, n, nd / n))?;
+        let inv = (xs.sqr()?.mean_keepdim(2)? + self.spec.norm.eps)?
+            .sqrt()?
+            .recip()?;
+        let w = (self.w(role, b)? + 1.0)?;
+        Ok(xs
+            .broadcast_mul(&inv)?
+            .reshape((t, nd))?
+            .broadcast_mul(&w)?)
+    }
+
     /// A gated-stream mix of the streams `x` ([t, n · hidden]): each stream RMS-normed, all
     /// n · hidden features scaled by (1 + w); a = σ(W_up · silu(W_down · x̂ / n)); the mean over
     /// the streams of a ⊙ x̂ [t, hidden]; before a sublayer also the injection weights
@@ -1832,15 +1837,7 @@ impl Model {
     ) -> Res<(Tensor, Option<PostGates>)> {
         let g = self.spec.gated_streams.expect("gated streams in the Spec");
         let (t, n, d) = (x.dim(0)?, g.streams as usize, self.spec.hidden as usize);
-        let xs = x.reshape((t, n, d))?;
-        let inv = (xs.sqr()?.mean_keepdim(2)? + self.spec.norm.eps)?
-            .sqrt()?
-            .recip()?;
-        let w = (self.w(norm, b)? + 1.0)?;
-        let xn = xs
-            .broadcast_mul(&inv)?
-            .reshape((t, n * d))?
-            .broadcast_mul(&w)?;
+        let xn = self.grouped_norm(x, norm, b, n)?;
         let (normed, gates, injected) = match norm {
             Role::GsAttnNorm => ("gs_attn_norm", "gs_attn_gates", "gs_attn_inject"),
             Role::GsFfnNorm => ("gs_ffn_norm", "gs_ffn_gates", "gs_ffn_inject"),

@@ -690,7 +690,7 @@ impl<'s> Builder<'s> {
         if let Some(p) = spec.per_layer_input {
             steps.extend(self.per_layer_inputs(p, t));
         }
-        if spec.streams() > 1 && spec.altup.is_none() {
+        if spec.streams() > 1 {
             steps.push(self.hyper_widen());
         }
         if spec.altup.is_some() {
