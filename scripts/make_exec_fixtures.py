@@ -658,14 +658,15 @@ CONFIGS = {
                              shared_expert_intermediate_size=24),
     # Qwen4-Exp: Qwen3.5-MoE's layers under three gated residual streams, each attention layer
     # with a QSA indexer (4 heads, blocks of 2 tokens, 2 blocks kept beside the tail), half of
-    # each head rotated; no final norm.
+    # each head rotated, the DeltaNet's output gated by a sigmoid; no final norm.
     "qwen4-exp": dict(BASE, model_type="qwen4_exp_text", num_hidden_layers=3,
                       layer_types=["indexed_attention", "linear_attention", "indexed_attention"], head_dim=8,
                       rope_parameters={"rope_type": "default", "rope_theta": 10000.0, "partial_rotary_factor": 0.5},
                       linear_num_key_heads=1, linear_num_value_heads=2, linear_key_head_dim=8,
                       linear_value_head_dim=8, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
                       shared_expert_intermediate_size=24, hc_count=3, hc_lowrank=6, indexer_n_heads=4,
-                      indexer_kv_heads=1, indexer_head_dim=8, indexer_budget=4, indexer_compress_ratio=2),
+                      indexer_kv_heads=1, indexer_head_dim=8, indexer_budget=4, indexer_compress_ratio=2,
+                      output_gate_type="sigmoid"),
     # ... with hashed n-gram embeddings in two of its DeltaNet layers (tables of their own, saved
     # in 7 uneven shards), an end of sequence among the ids (3) that n-grams stop at, two streams.
     "qwen4-exp-ple": dict(BASE, model_type="qwen4_exp_text", num_hidden_layers=4,

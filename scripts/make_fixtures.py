@@ -989,6 +989,8 @@ def unseen_qwen4_exp(rng):
     if rng.random() < 0.5:
         text["rope_parameters"] = {"rope_type": "default", "rope_theta": 10000.0,
                                    "partial_rotary_factor": rng.choice([0.5, 1.0])}
+    if rng.random() < 0.3:
+        text["output_gate_type"] = "sigmoid"
     # Hashed n-gram embeddings in some of the linear layers, tables of their own sizes.
     types = text.get("layer_types") or [
         "linear_attention" if (i + 1) % text["full_attention_interval"] else "indexed_attention"
@@ -1127,6 +1129,14 @@ def main(only):
             continue
         raw = {"model_type": "gemma4", "architectures": ["Gemma4ForConditionalGeneration"],
                "text_config": {"hidden_size": 512}, **towers}
+        write_unseen(name, raw)
+    # Qwen4-Exp in its multimodal wrapper: a small vision tower, n-gram embeddings in a layer.
+    name = "unseen-qwen4_exp_wrapped-0"
+    if not only or name in only:
+        text = json.loads((FIXTURES / "unseen" / "unseen-qwen4_exp-1.json").read_text())
+        raw = {"model_type": "qwen4_exp", "architectures": ["Qwen4ExpForConditionalGeneration"], "text_config": text,
+               "vision_config": {"depth": 2, "hidden_size": 64, "intermediate_size": 96, "num_heads": 4,
+                                 "out_hidden_size": text["hidden_size"], "num_position_embeddings": 64}}
         write_unseen(name, raw)
     # xLSTM with biases on every projection and on its blocks' norms, tied and not.
     for i, tied in enumerate((False, True)):

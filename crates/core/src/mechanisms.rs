@@ -45,7 +45,7 @@ pub const ALL: &[&str] = &[
     "attn:kv_conv_dynamic", "conv:scaled", "attn:l2_clip", "attn:rel_clip", "attn:token_sinks",
     "attn:kv_inputs", "attn_res", "moe:glu_softcaps", "attn_res:loop",
     "attn:v4", "attn:v4_csa", "attn:v4_hca", "hyper:sinkhorn", "moe:sqrt_softplus", "moe:hash",
-    "moe:shared_clamp", "draft", "draft:centroids", "gated_streams", "attn:qsa", "ngram_ple",
+    "moe:shared_clamp", "draft", "draft:centroids", "gated_streams", "attn:qsa", "ngram_ple", "delta:sigmoid_gate",
 ];
 
 /// The mechanisms `spec` uses.
@@ -72,7 +72,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         ssm: _,
         s6: _,
         short_conv: _,
-        delta: _,
+        delta,
         lightning: _,
         rg_lru: _,
         rwkv: _,
@@ -324,6 +324,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("hyper", hyper.is_some());
     on("gated_streams", gated_streams.is_some());
     on("ngram_ple", ngram_ple.is_some());
+    on("delta:sigmoid_gate", delta.is_some_and(|d| d.sigmoid_gate));
     on(
         "hyper:sinkhorn",
         hyper.is_some_and(|h| h.sinkhorn.is_some()),

@@ -1524,6 +1524,8 @@ pub struct DeltaNet {
     /// A bounded decay, g = floor · σ(exp(A_log) · (F + b)), in (floor, 0), rather than
     /// −exp(A_log) · softplus(F + b) (Ling's `kda_safe_gate` with `kda_lower_bound`).
     pub gate_floor: Option<f64>,
+    /// The output is gated by σ(z), not SiLU(z) (Qwen4-Exp's `output_gate_type` "sigmoid").
+    pub sigmoid_gate: bool,
     pub store: DeltaStore,
 }
 

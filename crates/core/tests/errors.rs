@@ -1369,7 +1369,11 @@ fn qwen4_exp_refusals_name_their_key() {
         "not a multiple of indexer_compress_ratio (2)",
     );
     refused("hc_count", json!(1), "more than one residual stream");
-    refused("output_gate_type", json!("sigmoid"), "SiLU output gate");
+    refused(
+        "output_gate_type",
+        json!("tanh"),
+        "by \"silu\" or \"sigmoid\"",
+    );
     refused(
         "layer_types",
         json!(["linear_attention", "sliding_attention", "linear_attention"]),

@@ -2453,6 +2453,7 @@ impl Model {
         let o = rms(&o, s.eps)?.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
         let gate = gate.reshape((t, vh, dv))?;
         let gate = match s.store {
+            _ if s.sigmoid_gate => sigmoid(&gate)?,
             DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Fused | DeltaStore::Olmo => {
                 gate.silu()?
             }

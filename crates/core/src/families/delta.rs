@@ -55,6 +55,7 @@ pub(crate) fn delta_net(
         } else {
             1.0
         },
+        sigmoid_gate: false,
         gate_floor: None,
         store,
     };
@@ -101,6 +102,7 @@ pub(crate) fn kimi_delta(cfg: &Config, eps: f64) -> Result<DeltaNet> {
         conv_kernel: kernel,
         eps,
         beta_scale: 1.0,
+        sigmoid_gate: false,
         gate_floor: None,
         store: DeltaStore::Kimi,
     })
@@ -138,6 +140,7 @@ pub(crate) fn bailing_delta(cfg: &Config, eps: f64, heads: u64) -> Result<DeltaN
         conv_kernel: kernel,
         eps,
         beta_scale: 1.0,
+        sigmoid_gate: false,
         gate_floor,
         store: DeltaStore::Bailing,
     })

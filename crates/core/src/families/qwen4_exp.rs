@@ -138,12 +138,20 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         Some(g) => ("output_gate_type", g),
         None => ("hidden_act", cfg.string("hidden_act", "silu")?),
     };
-    if gate.1 != "silu" {
-        return Err(cfg.err(
-            gate.0,
-            format!("is \"{}\"; anatomy draws Qwen4-Exp's linear attention with its SiLU output gate (\"silu\")", gate.1),
-        ));
-    }
+    let sigmoid = match gate.1.as_str() {
+        "silu" => false,
+        "sigmoid" => true,
+        other => {
+            return Err(cfg.err(
+                gate.0,
+                format!("is \"{other}\"; Qwen4-Exp's linear attention gates its output by \"silu\" or \"sigmoid\""),
+            ))
+        }
+    };
+    s.delta = s.delta.map(|d| DeltaNet {
+        sigmoid_gate: sigmoid,
+        ..d
+    });
 
     let mut qsa = [0; 5];
     for (v, key) in qsa.iter_mut().zip(QSA) {

@@ -350,6 +350,8 @@ impl Builder<'_> {
         }));
         let (gate, how, eq) = if s.channel_decay() {
             ("G", "σ(G)", "σ(Gₕ)")
+        } else if s.sigmoid_gate {
+            ("Z", "σ(z)", "σ(Zₕ)")
         } else {
             ("Z", "SiLU(z)", "SiLU(Zₕ)")
         };

@@ -1667,6 +1667,13 @@ fn prune(spec: &Spec, body: &str) -> String {
     }
     // The mixer call holds only the mixers this model has.
     let mut calls = Vec::new();
+    if spec.delta.is_some_and(|d| d.sigmoid_gate) {
+        // Qwen4-Exp's "sigmoid" output gate.
+        lines.push((
+            "    o = o * (z.reshape(T, VH, DV) / (1 + np.exp(-z.reshape(T, VH, DV))))  # [T, VH, DV], gated by SiLU(z)\n",
+            "    o = o / (1 + np.exp(-z.reshape(T, VH, DV)))  # [T, VH, DV], gated by σ(z)\n",
+        ));
+    }
     if spec.delta.is_none() {
         drop.extend(["delta_loop", "delta_chunked"]);
     }

@@ -1619,7 +1619,7 @@ fn delta_text(d: u64, s: crate::spec::DeltaNet) -> Text {
     };
     Text {
         summary: format!("Gated DeltaNet: {vh} heads each carry a {dk} × {dv} memory from keys to values, decayed and corrected token by token; no KV cache."),
-        explanation: format!("Projections of the {d} features give Q and K ({kh} heads × {dk}), V and the gate z ({vh} heads × {dv}), and β and α per value head. A causal convolution over the last {k} positions and SiLU prepare Q, K and V. Each head's memory S decays by exp(g), g = −exp(A_log)·softplus(α + b), then moves what it recalls for k toward v by β = {beta}: S ← S + k ⊗ β(v − Sᵀk). It is read with q; the result is RMS-normed per head, gated by SiLU(z) and projected back to {d}."),
+        explanation: format!("Projections of the {d} features give Q and K ({kh} heads × {dk}), V and the gate z ({vh} heads × {dv}), and β and α per value head. A causal convolution over the last {k} positions and SiLU prepare Q, K and V. Each head's memory S decays by exp(g), g = −exp(A_log)·softplus(α + b), then moves what it recalls for k toward v by β = {beta}: S ← S + k ⊗ β(v − Sᵀk). It is read with q; the result is RMS-normed per head, gated by {gate} and projected back to {d}.", gate = if s.sigmoid_gate { "σ(z)" } else { "SiLU(z)" }),
         subtleties: sub,
     }
 }

@@ -4046,7 +4046,7 @@ fn gated_delta_net(spec: &Spec, n: &Names) -> String {
             s.beta_scale
         )
     };
-    fill(
+    let class = fill(
         r#"class GatedDeltaNet(nn.Module):
     """Gated DeltaNet: ${vh} value heads, each carrying a ${dk} x ${dv} memory from key to value.
 
@@ -4101,7 +4101,13 @@ ${split}${convolve}        q, k, v = u.float().split([${keys}, ${keys}, ${values
             ("norm", n.attr(Role::SsmNorm)),
             ("out_proj", n.attr(Role::SsmOut)),
         ],
-    )
+    );
+    // Qwen4-Exp's "sigmoid" output gate.
+    if s.sigmoid_gate {
+        class.replace("F.silu(z.float())", "torch.sigmoid(z.float())")
+    } else {
+        class
+    }
 }
 
 /// Kimi Delta Attention: the delta rule with a decay per key channel and a sigmoid output gate.
