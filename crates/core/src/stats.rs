@@ -360,6 +360,9 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
             // closed by their position (at most the indexer's top-k of them in a compressed
             // sparse layer), and its indexer scores every such entry.
             let indexer = out.dims.iter().any(|d| matches!(d, Dim::Windows(_)));
+            // Looked up per layer only where some layer has QSA: `attn_at` is not free.
+            let any_qsa =
+                spec.attn.qsa.is_some() || spec.layer_attn.iter().any(|(_, a)| a.qsa.is_some());
             for b in layers.iter() {
                 let Some(span) = spec.read_span(b) else {
                     continue;
@@ -374,7 +377,7 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                     Some((V4Kind::Hca(m), _)) => (Some(m), None),
                     Some((V4Kind::Sliding, _)) | None => (None, None),
                 };
-                let qsa = spec.attn_at(b as usize).qsa;
+                let qsa = any_qsa.then(|| spec.attn_at(b as usize).qsa).flatten();
                 let (keys_prefill, keys_decode) = if indexer {
                     (0.0, 0)
                 } else if let Some(q) = qsa {
