@@ -1841,7 +1841,8 @@ impl Model {
         let (normed, gates, injected) = match norm {
             Role::GsAttnNorm => ("gs_attn_norm", "gs_attn_gates", "gs_attn_inject"),
             Role::GsFfnNorm => ("gs_ffn_norm", "gs_ffn_gates", "gs_ffn_inject"),
-            _ => ("gs_head_norm", "gs_head_gates", ""),
+            Role::GsHeadNorm => ("gs_head_norm", "gs_head_gates", ""),
+            other => unreachable!("{other:?} is not a gated-stream mix's norm"),
         };
         self.keep(b, normed, &xn);
         let k = 1.0 / n as f64;
