@@ -5,7 +5,9 @@ Each argument pair is a module written by `anatomy torch` and a fixture folder h
 model.safetensors and expected.json (transformers' logits for its ids). The module's Model loads
 the checkpoint's own state dict with strict=True (a multimodal checkpoint less the parts the
 module does not hold, through its language_model_only), runs the ids, and this prints one JSON
-line per pair: {"fixture", "max_diff"} or {"fixture", "error"}.
+line per pair: {"fixture", "max_diff"} or {"fixture", "error"}; a module that decodes (a
+recurrent model's, with `decode`) is also run on a prompt of 5 ids and then token by token
+through its state: "decode_max_diff", against transformers' logits fed so.
 
 Usage: python3 scripts/check_torch_reference.py MODULE.py FIXTURE_DIR [MODULE.py FIXTURE_DIR ...]
 (needs torch, safetensors and numpy; the test suite runs it with $ANATOMY_PYTHON)
@@ -40,6 +42,12 @@ def check(module_path, fixture):
     if logits.shape != want.shape:
         raise ValueError(f"logits of shape {tuple(logits.shape)}, expected {tuple(want.shape)}")
     out = {"max_diff": (logits - want).abs().max().item()}
+    if hasattr(m, "decode"):
+        # A recurrent model decodes: a prompt of 5, then token by token through its modules'
+        # state, against transformers' logits fed so (its decoding takes another code path).
+        steps = m.decode(model, torch.tensor([expected["ids"]]), 5)[0].float()
+        want = torch.tensor(expected.get("stepwise_logits", expected["logits"]), dtype=torch.float32)
+        out["decode_max_diff"] = (steps - want).abs().max().item()
     if hasattr(m, "CrossAttentionLayer"):
         out["cross_max_diff"] = cross_attention_diff(model, fixture)
     return out

@@ -21,7 +21,7 @@ import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
 from make_fixtures import unseen_qwen4_exp
-from make_toy_fixtures import randomize, save_model
+from make_toy_fixtures import CATALOG, build, mutate, randomize, save_model, shrink
 
 IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20]
 
@@ -562,7 +562,27 @@ def qwen4_exp(rng):
     return unseen_qwen4_exp(rng)
 
 
-MAKERS = {f.__name__: f for f in (falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
+RECURRENT_CATALOG = ("jamba-v0.1", "kimi-linear-48b-a3b", "lfm2-700m", "lfm3-1.7b", "mamba-codestral-7b",
+                     "nemotron-3-nano-30b-a3b", "olmo-hybrid-7b", "qwen3-next-80b-a3b", "qwen3.5-35b-a3b",
+                     "recurrentgemma-2b", "xlstm-7b", "zamba-7b-v1", "zamba2-2.7b")
+
+
+def recurrent_published(rng):
+    """A published config of a recurrent or hybrid family from the catalog, shrunk to toy size with
+    every key kept, then one to three of its keys changed or dropped (a seed of its own: none the
+    suite's mutants saw); drawn again while transformers cannot build it."""
+    for _ in range(20):
+        name = rng.choice(RECURRENT_CATALOG)
+        raw, _ = mutate(shrink(json.loads((CATALOG / f"{name}.json").read_text())), rng)
+        try:
+            build(raw)
+            return raw
+        except Exception:  # transformers refuses this change: draw another
+            continue
+    raise RuntimeError("no buildable mutation in 20 draws")
+
+
+MAKERS = {f.__name__: f for f in (recurrent_published, falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
                                   hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2,
                                   inkling2_loop, deepseek_v4, gemma4_assistant, qwen4_exp)}

@@ -96,6 +96,10 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
 
 /// The whole model as one runnable module.
 pub fn module(spec: &Spec) -> String {
+    super::torch_decode::decoding(spec, assemble(spec))
+}
+
+fn assemble(spec: &Spec) -> String {
     if let Some(d) = spec.draft {
         // A draft model: its layers' module, turned to run a step from its target's state.
         let plain = Spec {
@@ -123,6 +127,7 @@ pub fn module(spec: &Spec) -> String {
     if matches!(spec.position, Position::Rope(_)) {
         parts.push(rope(spec));
     }
+    parts.extend(super::torch_decode::helpers(spec));
     if !spec.attn_variants().is_empty() {
         parts.push(mask(spec));
         parts.push(attention(spec, &n));
@@ -3654,9 +3659,8 @@ fn short_conv_class(spec: &Spec, n: &Names) -> String {
         self.${out_proj} = nn.Linear(${d}, ${d}, bias=${bias})
 
     def forward(self, x):  # [B, T, ${d}]
-        T = x.shape[1]
         b, c, xs = self.${in_proj}(x).chunk(3, dim=-1)
-        u = self.${conv}((b * xs).transpose(1, 2))[..., :T].transpose(1, 2)  # causal
+        u = causal_conv(b * xs, self.${conv}.weight, self.${conv}.bias, state_of(self))  # the last ${k} positions
         return self.${out_proj}(c * u)"#,
         &[
             ("d", d.to_string()),
@@ -3747,8 +3751,14 @@ fn rwkv_classes(spec: &Spec, n: &Names) -> String {
     };
     let a = |role: Role| n.attr(role);
     fill(
-        r#"def token_mix(x, mu):  # [B, T, C]: each token blended per channel with the one before it
-    return x * mu + F.pad(x, (0, 0, 1, -1)) * (1 - mu)  # zeros before the first token
+        r#"def shifted(x, st):  # [B, T, C]: each token's predecessor, zeros before the first
+    prev = torch.cat([st.get("last", torch.zeros_like(x[:, :1])), x[:, :-1]], dim=1)  # decoding: the previous call's last
+    st["last"] = x[:, -1:]
+    return prev
+
+
+def token_mix(x, prev, mu):  # [B, T, C]: each token blended per channel with the one before it
+    return x * mu + prev * (1 - mu)
 
 
 class TimeMix(nn.Module):
@@ -3767,12 +3777,14 @@ class TimeMix(nn.Module):
         self.${mr} = nn.Parameter(torch.zeros(1, 1, ${d}))
 
     def forward(self, x):  # [B, T, ${d}], normed
-        k, v = self.${key}(token_mix(x, self.${mk})), self.${value}(token_mix(x, self.${mv}))
-        r = torch.sigmoid(self.${rec}(token_mix(x, self.${mr})))
+        st = state_of(self)  # decoding: the last token and the sums of earlier calls
+        prev = shifted(x, st)
+        k, v = self.${key}(token_mix(x, prev, self.${mk})), self.${value}(token_mix(x, prev, self.${mv}))
+        r = torch.sigmoid(self.${rec}(token_mix(x, prev, self.${mr})))
         w, u = -torch.exp(self.${decay}), self.${first}
         B_, T, _ = k.shape
-        num, den = x.new_zeros(B_, ${a}), x.new_zeros(B_, ${a})
-        top = x.new_full((B_, ${a}), -1e38)  # the largest exponent so far: num and den are scaled by exp(-top)
+        # num, den: the sums, scaled by exp(-top); top: the largest exponent so far
+        num, den, top = st.get("wkv", (x.new_zeros(B_, ${a}), x.new_zeros(B_, ${a}), x.new_full((B_, ${a}), -1e38)))
         outs = []
         for t in range(T):
             kt, vt = k[:, t], v[:, t]
@@ -3782,6 +3794,7 @@ class TimeMix(nn.Module):
             m = torch.maximum(top + w, kt)
             e1, e2 = torch.exp(top + w - m), torch.exp(kt - m)
             num, den, top = e1 * num + e2 * vt, e1 * den + e2, m
+        st["wkv"] = num, den, top
         return self.${out}(r * torch.stack(outs, dim=1))
 
 
@@ -3797,8 +3810,9 @@ class ChannelMix(nn.Module):
         self.${cmr} = nn.Parameter(torch.zeros(1, 1, ${d}))
 
     def forward(self, x):  # [B, T, ${d}], normed
-        h = torch.square(torch.relu(self.${ck}(token_mix(x, self.${cmk}))))
-        return torch.sigmoid(self.${cr}(token_mix(x, self.${cmr}))) * self.${cv}(h)"#,
+        prev = shifted(x, state_of(self))
+        h = torch.square(torch.relu(self.${ck}(token_mix(x, prev, self.${cmk}))))
+        return torch.sigmoid(self.${cr}(token_mix(x, prev, self.${cmr}))) * self.${cv}(h)"#,
         &[
             ("a", r.attn.to_string()),
             ("f", spec.mlp.intermediate.to_string()),
@@ -3849,14 +3863,17 @@ fn rg_lru_class(spec: &Spec, n: &Names) -> String {
         log_a = -8.0 * r * F.softplus(self.recurrent_param)  # [B, T, ${w}]
         a = torch.exp(log_a)
         scale = torch.sqrt(1 - torch.exp(2 * log_a))
-        scale[:, 0] = 1.0  # position 0: the state resets and the input enters whole
-        a[:, 0] = 0.0
+        st = state_of(self)  # decoding: the state after earlier calls
+        if "h" not in st:
+            scale[:, 0] = 1.0  # position 0: the state resets and the input enters whole
+            a[:, 0] = 0.0
         xn = x * i * scale
-        h = x.new_zeros(B_, ${w})
+        h = st.get("h", x.new_zeros(B_, ${w}))
         outs = []
         for t in range(T):
             h = a[:, t] * h + xn[:, t]
             outs.append(h)
+        st["h"] = h
         return torch.stack(outs, dim=1)
 
 
@@ -3872,9 +3889,8 @@ class RecurrentBlock(nn.Module):
         self.${lru} = RGLRU()
 
     def forward(self, x):  # [B, T, ${d}]
-        T = x.shape[1]
         y = ${act}
-        u = self.${conv}(self.${x}(x).transpose(1, 2))[..., :T].transpose(1, 2)  # causal: the last ${k} positions
+        u = causal_conv(self.${x}(x), self.${conv}.weight, self.${conv}.bias, state_of(self))  # the last ${k} positions
         return self.${out}(self.${lru}(u) * y)"#,
         &[
             ("w", s.width.to_string()),
@@ -3930,11 +3946,13 @@ fn lightning_class(spec: &Spec, n: &Names) -> String {
         qkv = ${act}.view(B_, T, ${h}, ${three_hd})
         q, k, v = qkv.split(${hd}, dim=-1)  # each [B, T, ${h}, ${hd}]
         fade = torch.exp(-self.${slope})  # [${h}, 1, 1]
-        state = x.new_zeros(B_, ${h}, ${hd}, ${hd})
+        st = state_of(self)  # decoding: the memory after earlier calls
+        state = st.get("memory", x.new_zeros(B_, ${h}, ${hd}, ${hd}))
         outs = []
         for t in range(T):
             state = fade * state + k[:, t, :, :, None] * v[:, t, :, None, :]
             outs.append((state * q[:, t, :, :, None]).sum(-2))  # q . S per head
+        st["memory"] = state
         o = torch.stack(outs, dim=1).reshape(B_, T, ${inner})
         o = self.${norm}.weight * (o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + ${eps}))
         return self.${out_proj}(torch.sigmoid(self.${gate}(x)) * o)"#,
@@ -4030,12 +4048,12 @@ fn gated_delta_net(spec: &Spec, n: &Names) -> String {
         );
         (
             format!("        conv = lambda ch: nn.Conv1d(ch, ch, {k}, groups=ch, padding={}, bias=False)\n        self.{cq}, self.{ck}, self.{cv} = conv({keys}), conv({keys}), conv({values})\n", k - 1, keys = s.keys(), values = s.values()),
-            format!("        w = torch.cat([self.{cq}.weight, self.{ck}.weight, self.{cv}.weight])  # one convolution over the three\n        u = F.silu(F.conv1d(u.transpose(1, 2), w, padding={}, groups={ch})[..., :T].transpose(1, 2))  # causal: the last {k} positions\n", k - 1, ch = s.conv_dim()),
+            format!("        w = torch.cat([self.{cq}.weight, self.{ck}.weight, self.{cv}.weight])  # one convolution over the three\n        u = F.silu(causal_conv(u, w, None, st))  # the last {k} positions\n"),
         )
     } else {
         (
             format!("        self.{conv} = nn.Conv1d({ch}, {ch}, {k}, groups={ch}, padding={}, bias=False)\n", k - 1, ch = s.conv_dim()),
-            format!("        u = F.silu(self.{conv}(u.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last {k} positions\n"),
+            format!("        u = F.silu(causal_conv(u, self.{conv}.weight, None, st))  # the last {k} positions\n"),
         )
     };
     let beta = if s.beta_scale == 1.0 {
@@ -4063,6 +4081,7 @@ ${projections}${conv_init}        self.${dt_bias} = nn.Parameter(torch.ones(${vh
 
     def forward(self, x):  # [B, T, ${d}]
         B_, T, _ = x.shape
+        st = state_of(self)  # decoding: the conv inputs and memory of earlier calls
 ${split}${convolve}        q, k, v = u.float().split([${keys}, ${keys}, ${values}], dim=-1)
         l2 = lambda t: t * torch.rsqrt((t * t).sum(-1, keepdim=True) + 1e-6)  # each head to unit length
         q = l2(q.view(B_, T, ${kh}, ${dk})).repeat_interleave(${r}, dim=2) / ${dk} ** 0.5  # each value head its key head's
@@ -4070,13 +4089,14 @@ ${split}${convolve}        q, k, v = u.float().split([${keys}, ${keys}, ${values
         v = v.view(B_, T, ${vh}, ${dv})
         beta = ${beta}  # [B, T, ${vh}]
         g = -torch.exp(self.${a_log}.float()) * F.softplus(alpha.float() + self.${dt_bias})  # log decay
-        state = x.new_zeros(B_, ${vh}, ${dk}, ${dv}, dtype=torch.float32)
+        state = st.get("memory", x.new_zeros(B_, ${vh}, ${dk}, ${dv}, dtype=torch.float32))
         outs = []
         for t in range(T):
             state = state * torch.exp(g[:, t])[..., None, None]
             recall = (state * k[:, t, :, :, None]).sum(-2)  # what each head's memory holds for k
             state = state + k[:, t, :, :, None] * ((v[:, t] - recall) * beta[:, t, :, None])[..., None, :]
             outs.append((state * q[:, t, :, :, None]).sum(-2))
+        st["memory"] = state
         o = torch.stack(outs, dim=1)  # [B, T, ${vh}, ${dv}]
         o = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + ${eps})  # RMS per head
         o = self.${norm}.weight * o.to(x.dtype) * F.silu(z.float()).to(x.dtype)
@@ -4138,22 +4158,24 @@ ${gates_init}        self.${dt_bias} = nn.Parameter(torch.zeros(${keys}))  # one
 
     def forward(self, x):  # [B, T, ${d}]
         B_, T, _ = x.shape
-        conv = lambda c, u: F.silu(c(u.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${kernel} positions
-        q = conv(self.${cq}, self.${q}(x)).float().view(B_, T, ${h}, ${dk})
-        k = conv(self.${ck}, self.${k}(x)).float().view(B_, T, ${h}, ${dk})
-        v = conv(self.${cv}, self.${v}(x)).float().view(B_, T, ${h}, ${dv})
+        st = state_of(self)  # decoding: the conv inputs and memory of earlier calls
+        conv = lambda c, u, key: F.silu(causal_conv(u, c.weight, None, st, key))  # the last ${kernel} positions
+        q = conv(self.${cq}, self.${q}(x), "q").float().view(B_, T, ${h}, ${dk})
+        k = conv(self.${ck}, self.${k}(x), "k").float().view(B_, T, ${h}, ${dk})
+        v = conv(self.${cv}, self.${v}(x), "v").float().view(B_, T, ${h}, ${dv})
         l2 = lambda t: t / torch.sqrt((t * t).sum(-1, keepdim=True) + 1e-6)  # each head to unit length
         q, k = l2(q) / ${dk} ** 0.5, l2(k)
         beta = torch.sigmoid(self.${b}(x).float())  # [B, T, ${h}]
         f = (${f} + self.${dt_bias}).view(B_, T, ${h}, ${dk})
         g = ${g}  # [B, T, ${h}, ${dk}]: log decay per key channel
-        state = x.new_zeros(B_, ${h}, ${dk}, ${dv}, dtype=torch.float32)
+        state = st.get("memory", x.new_zeros(B_, ${h}, ${dk}, ${dv}, dtype=torch.float32))
         outs = []
         for t in range(T):
             state = state * torch.exp(g[:, t])[..., None]  # each key channel's row decays apart
             recall = (state * k[:, t, :, :, None]).sum(-2)  # what each head's memory holds for k
             state = state + k[:, t, :, :, None] * ((v[:, t] - recall) * beta[:, t, :, None])[..., None, :]
             outs.append((state * q[:, t, :, :, None]).sum(-2))
+        st["memory"] = state
         o = torch.stack(outs, dim=1)  # [B, T, ${h}, ${dv}]
         o = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + ${eps})  # RMS per head
         gate = ${gate}.float().view(B_, T, ${h}, ${dv})
@@ -4273,17 +4295,19 @@ ${norm_init}        self.${a_log} = nn.Parameter(torch.zeros(${i}, ${st}))  # de
 
     def forward(self, x):  # [B, T, ${d}]
         B_, T, _ = x.shape
+        st = state_of(self)  # decoding: the conv inputs and state of earlier calls
         xs, z = self.${in_proj}(x).chunk(2, dim=-1)
-        xs = F.silu(self.${conv1d}(xs.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${k} positions
+        xs = F.silu(causal_conv(xs, self.${conv1d}.weight, self.${conv1d}.bias, st))  # the last ${k} positions
         step, b, c = self.${x_proj}(xs).split([${r}, ${st}, ${st}], dim=-1)
 ${norms}        dt = F.softplus(self.${dt_proj}(step)).float()  # [B, T, ${i}]
         a = -torch.exp(self.${a_log}.float())  # [${i}, ${st}]
         xs, b, c = xs.float(), b.float(), c.float()
-        state = x.new_zeros(B_, ${i}, ${st}, dtype=torch.float32)
+        state = st.get("ssm", x.new_zeros(B_, ${i}, ${st}, dtype=torch.float32))
         ys = []
         for t in range(T):
             state = torch.exp(dt[:, t, :, None] * a) * state + (dt[:, t] * xs[:, t])[..., None] * b[:, t, None, :]
             ys.append((state * c[:, t, None, :]).sum(-1) + self.${skip} * xs[:, t])
+        st["ssm"] = state
         y = torch.stack(ys, dim=1) * F.silu(z.float())  # gated by z
         return self.${out_proj}(y.to(x.dtype))"#,
         &[
@@ -4337,19 +4361,21 @@ ${norm_init}        self.${out_proj} = nn.Linear(${inner}, ${d}, bias=${bias})
         B_, T, _ = x.shape
         p = self.${in_proj}(x)${part_mults}
         z, xbc, dt = p.split([${inner}, ${conv}, ${h}], dim=-1)
-        xbc = F.silu(self.${conv1d}(xbc.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${k} positions
+        st = state_of(self)  # decoding: the conv inputs and state of earlier calls
+        xbc = F.silu(causal_conv(xbc, self.${conv1d}.weight, self.${conv1d}.bias, st))  # the last ${k} positions
         xs, b, c = xbc.split([${inner}, ${gn}, ${gn}], dim=-1)
         xs = xs.view(B_, T, ${h}, ${p}).float()
         b = b.view(B_, T, ${g}, ${st}).float().repeat_interleave(${per_group}, dim=2)  # each head its group's B
         c = c.view(B_, T, ${g}, ${st}).float().repeat_interleave(${per_group}, dim=2)
         dt = F.softplus(dt.float() + self.${dt_bias})${floor}  # [B, T, ${h}]
         a = -torch.exp(self.${a_log}.float())  # [${h}]
-        state = x.new_zeros(B_, ${h}, ${p}, ${st}, dtype=torch.float32)
+        state = st.get("ssm", x.new_zeros(B_, ${h}, ${p}, ${st}, dtype=torch.float32))
         ys = []
         for t in range(T):
             decay = torch.exp(dt[:, t] * a)[..., None, None]  # [B, ${h}, 1, 1]
             state = decay * state + (dt[:, t, :, None] * xs[:, t])[..., None] * b[:, t, :, None, :]
             ys.append((state * c[:, t, :, None, :]).sum(-1) + self.${skip}[:, None] * xs[:, t])
+        st["ssm"] = state
         y = torch.stack(ys, dim=1).reshape(B_, T, ${inner})
 ${gate}        return self.${out_proj}(y)"#,
         &[

@@ -38,9 +38,12 @@ ${init_proj}        self.multihead_norm = nn.Module()
 ${fwd_proj}        q = q.view(B_, T, ${h}, ${dk}).float() / math.sqrt(${dk})
         k = k.view(B_, T, ${h}, ${dk}).float()
         v = v.view(B_, T, ${h}, ${dv}).float()
-        C = x.new_zeros(B_, ${h}, ${dk}, ${dv}, dtype=torch.float32)
-        n = x.new_zeros(B_, ${h}, ${dk}, dtype=torch.float32)
-        m = x.new_zeros(B_, ${h}, dtype=torch.float32)  # the running maximum of the log gates
+        st = state_of(self)  # decoding: the memory, normalizer and stabilizer after earlier calls
+        C, n, m = st.get("state", (
+            x.new_zeros(B_, ${h}, ${dk}, ${dv}, dtype=torch.float32),
+            x.new_zeros(B_, ${h}, ${dk}, dtype=torch.float32),
+            x.new_zeros(B_, ${h}, dtype=torch.float32),  # m: the running maximum of the log gates
+        ))
         hs = []
         for t in range(T):
             f_log = F.logsigmoid(f[:, t])
@@ -52,6 +55,7 @@ ${fwd_proj}        q = q.view(B_, T, ${h}, ${dk}).float() / math.sqrt(${dk})
             num = torch.einsum("bhk,bhkv->bhv", q[:, t], C)
             den = torch.maximum((q[:, t] * n).sum(-1).abs(), torch.exp(-m)) + ${eps}
             hs.append(num / den[..., None])
+        st["state"] = C, n, m
         h = torch.stack(hs, dim=1)  # [B, T, ${h}, ${dv}]
         h = (h - h.mean(-1, keepdim=True)) * torch.rsqrt(h.var(-1, keepdim=True, unbiased=False) + ${norm_eps})
         h = self.multihead_norm.weight * h.reshape(B_, T, ${v}).to(x.dtype)${shift}  # LayerNorm per head

@@ -36,9 +36,10 @@ pub(super) fn mamba_heads(spec: &Spec) -> String {
 
     def forward(self, x):  # [B, T, ${d}]
         B_, T, _ = x.shape
+        st = state_of(self)  # decoding: the conv inputs and state of earlier calls
         xz = self.in_proj(x).view(B_, T, ${i}, 2)
         xs, z = xz[..., 0], xz[..., 1]
-        xs = F.silu(self.conv1d(xs.transpose(1, 2))[..., :T].transpose(1, 2))  # causal: the last ${k} positions
+        xs = F.silu(causal_conv(xs, self.conv1d.weight, self.conv1d.bias, st))  # the last ${k} positions
         heads = xs.view(B_, T, ${h}, ${p})
         sel = torch.einsum("bthp,hsp->bths", heads, self.x_proj_weight)  # [B, T, ${h}, ${sel}]
         step, b, c = sel.split([${r}, ${st}, ${st}], dim=-1)
@@ -48,11 +49,12 @@ pub(super) fn mamba_heads(spec: &Spec) -> String {
         c = c.repeat_interleave(${p}, dim=2).float()
         a = -torch.exp(self.A_log.float()).reshape(${i}, ${st})
         xs = xs.float()
-        state = x.new_zeros(B_, ${i}, ${st}, dtype=torch.float32)
+        state = st.get("ssm", x.new_zeros(B_, ${i}, ${st}, dtype=torch.float32))
         ys = []
         for t in range(T):
             state = torch.exp(dt[:, t, :, None] * a) * state + (dt[:, t] * xs[:, t])[..., None] * b[:, t]
             ys.append((state * c[:, t]).sum(-1) + self.D.reshape(${i}) * xs[:, t])
+        st["ssm"] = state
         y = torch.stack(ys, dim=1) * F.silu(z.float())  # gated by z
         return self.out_proj(y.to(x.dtype))"#,
         &[
