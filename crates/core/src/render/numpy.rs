@@ -992,11 +992,9 @@ const MLSTM_PROJECTIONS: &str = r#"    q = linear(x, w(W, "ssm_q", b)).reshape(T
 
 /// Whether the file decodes token by token (`--prompt`): a model with a recurrent mixer, whose
 /// state is what decoding carries, and nothing else that reads earlier positions outside its
-/// mixers (which `attention_so_far` and the mixers' states cover). Qwen4-Exp's n-gram
-/// embeddings, which read the ids before each token, are not carried.
+/// mixers (which `attention_so_far`, the mixers' states and Qwen4-Exp's n-gram embeddings' cover).
 pub(crate) fn decodes(spec: &Spec) -> bool {
     spec.plan.iter().any(|l| l.mixer.recurrent())
-        && spec.ngram_ple.is_none()
         && spec.draft.is_none()
         && spec.attn_variants().iter().all(|(a, _)| !a.kv_inputs)
 }
@@ -3817,7 +3815,9 @@ def ngram_rows(ids, W, b, P):
     # ids: [T] -> [T, heads]: the rows of layer b's table each token's n-grams hash to
     mult, sizes, offsets = (w(W, key, b).astype(np.int64) for key in ("ngram_mult", "ngram_sizes", "ngram_offsets"))
     H = len(sizes) // (P["ngram"] - 1)  # heads per n
-    hist = [P["eos"]] * (P["ngram"] - 1) + [int(t) for t in ids]  # an end of sequence before the first token
+    st = state_of(b)
+    hist = st.get("ngram_ids", [P["eos"]] * (P["ngram"] - 1)) + [int(t) for t in ids]  # an end of sequence before the first token; decoding, the last ids of earlier calls
+    st["ngram_ids"] = hist[len(ids):]  # the last n - 1
     rows = []
     for p in range(P["ngram"] - 1, len(hist)):
         toks, crossed = [hist[p]], False
@@ -3854,7 +3854,9 @@ def ngram_ple(X, ids, W, b):
     g = np.sign(g) * np.sqrt(np.maximum(np.abs(g), np.float32(1e-6)))  # a signed square root
     u = (1 / (1 + np.exp(-g)))[:, :, None] * v[:, None, :]  # u: [T, n, hidden], the value gated per stream
     K, D = P["kernel"], P["ngram"]  # taps, and the dilation between them
-    un = np.concatenate([np.zeros(((K - 1) * D, n * d), np.float32), grouped(u.reshape(T, -1), "ngram_norm_conv")])  # zeros before the first token
+    st = state_of(b)
+    un = np.concatenate([st.get("ngram_conv", np.zeros(((K - 1) * D, n * d), np.float32)), grouped(u.reshape(T, -1), "ngram_norm_conv")])  # zeros before the first token; decoding, the inputs of earlier calls
+    st["ngram_conv"] = un[T:]  # [(K - 1) D, n hidden]
     wc = w(W, "ngram_conv", b)[:, 0, :]  # wc: [n hidden, K]
     c = sum(un[j * D : j * D + T] * wc[:, j] for j in range(K))  # c: [T, n hidden], each channel over K positions D apart
     return (u.reshape(T, -1) + c / (1 + np.exp(-c))).reshape(T, n, d)  # the gated values plus their convolution, SiLU'd

@@ -137,7 +137,9 @@ class NgramTable(nn.Module):
 
     def forward(self, ids):  # [B, T] -> [B, T, ${width}]
         B, T = ids.shape
-        hist = torch.cat([ids.new_full((B, NGRAM - 1), EOS), ids], dim=1)  # an end of sequence before the first token
+        st = state_of(self)  # decoding: the ids of earlier calls
+        hist = torch.cat([st.get("ids", ids.new_full((B, NGRAM - 1), EOS)), ids], dim=1)  # an end of sequence before the first token
+        st["ids"] = hist[:, T:]  # the last NGRAM - 1
         shifted, crossed = [ids], torch.zeros_like(ids, dtype=torch.bool)
         for s in range(1, NGRAM):
             if s > 1:  # an end of sequence between the token and this one: the n-gram stops
@@ -185,7 +187,10 @@ class NgramPle(nn.Module):
         g = g.abs().clamp_min(1e-6).sqrt() * g.sign()  # a signed square root
         u = torch.sigmoid(g) * self.value_proj(e).unsqueeze(-2)  # [B, T, N, ${d}]
         c = self.norm_conv(u).flatten(-2).transpose(1, 2)  # [B, N * ${d}, T]
-        c = F.silu(self.conv1d(F.pad(c, ((KERNEL - 1) * NGRAM, 0)))).transpose(1, 2)
+        st = state_of(self)  # decoding: the convolution's inputs of earlier calls
+        c = torch.cat([st.get("conv", c.new_zeros(*c.shape[:2], (KERNEL - 1) * NGRAM)), c], dim=2)  # zeros before the first token
+        st["conv"] = c[..., u.shape[1] :]  # the last (KERNEL - 1) * NGRAM
+        c = F.silu(self.conv1d(c)).transpose(1, 2)
         return u + c.unflatten(-1, (N, ${d}))"#,
         &[
             ("ngram", p.ngram.to_string()),
