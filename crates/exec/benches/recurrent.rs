@@ -6,7 +6,9 @@
 //! random weights. A recurrent layer's step costs the same at
 //! any context; the attention layers' grows. Each model's decode step is timed whole, and its
 //! recurrent layers' share of it alone (`Model::layer_step` over those layers). After
-//! criterion's figures, the ratios of the two contexts, measured in the same run, are printed.
+//! criterion's figures, the ratios of the two contexts are printed: the fastest of 200 steps at
+//! each, the two contexts' steps alternating (this machine's speed drifts by 2x between runs;
+//! measured apart, the ratio moved from 0.6 to 1.06 between two runs of the same code).
 //! `cargo bench -p anatomy-exec --bench recurrent`.
 use anatomy_core::{families, source};
 use anatomy_exec::{session, Cache, Model};
@@ -46,23 +48,26 @@ fn after(model: &Model, n: usize) -> Cache {
     cache
 }
 
-/// The fastest of 30 runs of `step` on `cache`, in seconds: each on a fresh copy of it, or
+/// The fastest of 200 runs of `step` on each of two caches, the runs alternating between them
+/// so that the machine's drift falls on both alike: each on a fresh copy of its cache, or
 /// (`fresh` false) one after another on one copy, after a first run that warms it.
-fn fastest(cache: &Cache, fresh: bool, mut step: impl FnMut(&mut Cache)) -> f64 {
-    let mut c = cache.clone();
+fn fastest_pair(caches: [&Cache; 2], fresh: bool, mut step: impl FnMut(&mut Cache)) -> [f64; 2] {
+    let mut copies = caches.map(|c| c.clone());
     if !fresh {
-        step(&mut c);
+        copies.iter_mut().for_each(&mut step);
     }
-    (0..30)
-        .map(|_| {
+    let mut best = [f64::MAX; 2];
+    for _ in 0..200 {
+        for i in 0..2 {
             if fresh {
-                c = cache.clone();
+                copies[i] = caches[i].clone();
             }
             let t = Instant::now();
-            step(&mut c);
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::MAX, f64::min)
+            step(&mut copies[i]);
+            best[i] = best[i].min(t.elapsed().as_secs_f64());
+        }
+    }
+    best
 }
 
 fn bench(c: &mut Criterion) {
@@ -79,12 +84,9 @@ fn bench(c: &mut Criterion) {
         g.finish();
         // The same steps timed back to back, for the ratio: each on a fresh copy of the cache,
         // which a whole step extends.
-        let time = |cache: &Cache| {
-            fastest(cache, true, |c| {
-                model.forward_last(&[42], c).unwrap();
-            })
-        };
-        let (short, long) = (time(&caches[0].1), time(&caches[1].1));
+        let [short, long] = fastest_pair([&caches[0].1, &caches[1].1], true, |c| {
+            model.forward_last(&[42], c).unwrap();
+        });
         // The recurrent layers alone: one token's step through each of them.
         let recurrent: Vec<usize> = (0..model.spec.layers as usize)
             .filter(|&b| model.spec.plan[b].mixer.recurrent())
@@ -104,10 +106,7 @@ fn bench(c: &mut Criterion) {
             g.bench_function(format!("1 token after {n}"), |b| b.iter(|| step(&mut c)));
         }
         g.finish();
-        let (rs, rl) = (
-            fastest(&caches[0].1, false, step),
-            fastest(&caches[1].1, false, step),
-        );
+        let [rs, rl] = fastest_pair([&caches[0].1, &caches[1].1], false, step);
         ratios.push((
             name,
             1.0 / short,
