@@ -2,6 +2,7 @@
 //! random-weight model of the executor's fixtures (made by transformers) within 1e-4.
 
 use assert_cmd::Command;
+use std::path::{Path, PathBuf};
 
 #[path = "support/fixtures.rs"]
 mod fixtures;
@@ -10,6 +11,35 @@ mod npy;
 
 #[path = "support/paths.rs"]
 mod paths;
+
+/// The NumPy file `anatomy numpy` writes for the fixture at `dir` (into `tmp`), and the logits it
+/// gives for the fixture's ids, run with `extra` arguments.
+fn export_and_run(dir: &Path, tmp: &Path, extra: &[&str]) -> (PathBuf, Vec<f32>) {
+    let name = fixtures::name(dir).replace('/', "-");
+    let (py, out) = (
+        tmp.join(format!("{name}.py")),
+        tmp.join(format!("{name}.npy")),
+    );
+    Command::cargo_bin("anatomy")
+        .unwrap()
+        .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
+        .assert()
+        .success();
+    let (ids, _, _) = npy::expected(dir);
+    let run = std::process::Command::new(paths::python())
+        .arg(&py)
+        .args(["--weights", dir.to_str().unwrap(), "--ids", &ids])
+        .args(["--out", out.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .expect("the Python the build script found NumPy in");
+    assert!(
+        run.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    (py, npy::read_f32(&out).1)
+}
 
 #[test]
 #[cfg_attr(
@@ -20,34 +50,9 @@ fn exported_numpy_matches_transformers() {
     let tmp = tempfile::tempdir().unwrap();
     let mut checked = Vec::new();
     for dir in fixtures::all() {
-        let name = fixtures::name(&dir).replace('/', "-");
-        let py = tmp.path().join(format!("{name}.py"));
-        let out = tmp.path().join(format!("{name}.npy"));
-        Command::cargo_bin("anatomy")
-            .unwrap()
-            .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
-            .assert()
-            .success();
-        let (ids, _, want) = npy::expected(&dir);
-        let run = std::process::Command::new(paths::python())
-            .args([
-                py.to_str().unwrap(),
-                "--weights",
-                dir.to_str().unwrap(),
-                "--ids",
-                &ids,
-                "--out",
-                out.to_str().unwrap(),
-            ])
-            .output()
-            .expect("the Python the build script found NumPy in");
-        assert!(
-            run.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let (_, got) = npy::read_f32(&out);
-        let worst = npy::max_diff(&got, &want);
+        let name = fixtures::name(&dir);
+        let (_, got) = export_and_run(&dir, tmp.path(), &[]);
+        let worst = npy::max_diff(&got, &npy::expected(&dir).2);
         assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
         checked.push((name, worst));
     }
@@ -57,7 +62,7 @@ fn exported_numpy_matches_transformers() {
 
 /// transformers' logits fed one token at a time through its cache where the fixture holds them
 /// (a recurrent model's decoding takes another code path), flattened; else its one pass.
-fn stepwise(dir: &std::path::Path) -> Vec<f32> {
+fn stepwise(dir: &Path) -> Vec<f32> {
     let e: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let rows: Vec<Vec<f32>> =
@@ -82,36 +87,19 @@ fn exported_numpy_decodes_through_the_state_as_transformers() {
         if !spec.plan.iter().any(|l| l.mixer.recurrent()) {
             continue;
         }
-        let name = fixtures::name(&dir).replace('/', "-");
-        let (py, out) = (
-            tmp.path().join(format!("{name}.py")),
-            tmp.path().join(format!("{name}.npy")),
+        let name = fixtures::name(&dir);
+        assert!(
+            npy::expected(&dir).1 > 6,
+            "{name}: a prompt of 5 and decoded tokens"
         );
-        Command::cargo_bin("anatomy")
-            .unwrap()
-            .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
-            .assert()
-            .success();
+        let (py, got) = export_and_run(&dir, tmp.path(), &["--prompt", "5"]);
         assert!(
             std::fs::read_to_string(&py)
                 .unwrap()
                 .contains("\"--prompt\""),
             "{name}: no --prompt"
         );
-        let (ids, n, _) = npy::expected(&dir);
-        assert!(n > 6, "{name}: a prompt of 5 and decoded tokens");
-        let run = std::process::Command::new(paths::python())
-            .arg(&py)
-            .args(["--weights", dir.to_str().unwrap(), "--ids", &ids])
-            .args(["--out", out.to_str().unwrap(), "--prompt", "5"])
-            .output()
-            .expect("the Python the build script found NumPy in");
-        assert!(
-            run.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&run.stderr)
-        );
-        let worst = npy::max_diff(&npy::read_f32(&out).1, &stepwise(&dir));
+        let worst = npy::max_diff(&got, &stepwise(&dir));
         assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
         checked.push((name, worst));
     }
