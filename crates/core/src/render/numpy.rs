@@ -806,7 +806,7 @@ pub fn module(g: &Graph, script: &str) -> String {
         None => "--ids 1,2,3 --out logits.npy",
     };
     let decode = if decodes(spec) {
-        "\nAdd --prompt N to decode: the first N ids as one sequence, then the rest one token at a time,\neach layer carrying its state (conv inputs, scan state) from step to step.\n"
+        "\nAdd --prompt N to decode: the first N ids as one sequence, then the rest one token at a time,\neach layer carrying its state from step to step (a recurrent layer's conv inputs and scan\nstate; an attention layer's inputs, from which it recomputes its keys and values).\n"
     } else {
         ""
     };
