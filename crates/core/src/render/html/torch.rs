@@ -4064,7 +4064,7 @@ fn gated_delta_net(spec: &Spec, n: &Names) -> String {
             s.beta_scale
         )
     };
-    let class = fill(
+    fill(
         r#"class GatedDeltaNet(nn.Module):
     """Gated DeltaNet: ${vh} value heads, each carrying a ${dk} x ${dv} memory from key to value.
 
@@ -4099,7 +4099,7 @@ ${split}${convolve}        q, k, v = u.float().split([${keys}, ${keys}, ${values
         st["memory"] = state
         o = torch.stack(outs, dim=1)  # [B, T, ${vh}, ${dv}]
         o = o * torch.rsqrt(o.pow(2).mean(-1, keepdim=True) + ${eps})  # RMS per head
-        o = self.${norm}.weight * o.to(x.dtype) * F.silu(z.float()).to(x.dtype)
+        o = self.${norm}.weight * o.to(x.dtype) * ${gate}(z.float()).to(x.dtype)
         return self.${out_proj}(o.reshape(B_, T, ${values}))"#,
         &[
             ("vh", vh.to_string()),
@@ -4116,18 +4116,22 @@ ${split}${convolve}        q, k, v = u.float().split([${keys}, ${keys}, ${values
             ("conv_init", conv_init),
             ("convolve", convolve),
             ("beta", beta),
+            // Qwen4-Exp's "sigmoid" output gate, or SiLU.
+            (
+                "gate",
+                if s.sigmoid_gate {
+                    "torch.sigmoid"
+                } else {
+                    "F.silu"
+                }
+                .into(),
+            ),
             ("dt_bias", n.attr(Role::SsmDtBias)),
             ("a_log", n.attr(Role::SsmALog)),
             ("norm", n.attr(Role::SsmNorm)),
             ("out_proj", n.attr(Role::SsmOut)),
         ],
-    );
-    // Qwen4-Exp's "sigmoid" output gate.
-    if s.sigmoid_gate {
-        class.replace("F.silu(z.float())", "torch.sigmoid(z.float())")
-    } else {
-        class
-    }
+    )
 }
 
 /// Kimi Delta Attention: the delta rule with a decay per key channel and a sigmoid output gate.
