@@ -81,62 +81,55 @@ pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
     let (lw, w) = widths(t, scale);
     let ih = inner_height(rows, scale);
 
-    let edge = |label: &str| {
-        let lab = width(label);
-        let left = (w - lab) / 2;
-        format!(
-            "{}{}{}",
-            h.to_string().repeat(left),
-            label,
-            h.to_string().repeat(w - lab - left)
-        )
-    };
-    let mut lines = Vec::new();
-    let mut top = Line::new();
-    top.push(&" ".repeat(lw), Style::default())
-        .push(&format!("{tl}{}{tr}", edge(&top_label)), style);
+    // The top edge carries the columns' label, centred; the bottom one ◇ on a weight.
+    let mut lines = Vec::with_capacity(ih + 2);
+    // Box-drawing characters take 3 bytes each.
+    let bytes = lw + 3 * (w + 2) + t.name.len();
+    let mut top = Line::with_capacity(bytes);
+    let lab = width(&top_label);
+    let left = (w - lab) / 2;
+    top.push_repeat(' ', lw, Style::default())
+        .push_repeat(tl, 1, style)
+        .push_repeat(h, left, style)
+        .push(&top_label, style)
+        .push_repeat(h, w - lab - left, style)
+        .push_repeat(tr, 1, style);
     lines.push(top);
     let name_row = (ih - 1) / 2;
+    let bold = Style {
+        bold: true,
+        ..style
+    };
     for r in 0..ih {
-        let mut l = Line::new();
+        let mut l = Line::with_capacity(bytes);
         l.push(if r == 0 { &left_label } else { "" }, Style::default());
         l.pad(lw);
-        let inner = if r == name_row {
+        l.push_repeat(v, 1, style);
+        if r == name_row {
             let nw = width(&t.name);
             let left = (w - nw) / 2;
-            format!(
-                "{}{}{}",
-                " ".repeat(left),
-                t.name,
-                " ".repeat(w - nw - left)
-            )
+            l.push_repeat(' ', left, bold)
+                .push(&t.name, bold)
+                .push_repeat(' ', w - nw - left, bold);
         } else {
-            " ".repeat(w)
-        };
-        l.push(&v.to_string(), style)
-            .push(
-                &inner,
-                Style {
-                    bold: true,
-                    ..style
-                },
-            )
-            .push(&v.to_string(), style);
+            l.push_repeat(' ', w, bold);
+        }
+        l.push_repeat(v, 1, style);
         lines.push(l);
     }
     // ◇ marks the contracted side of a weight: its columns, summed against the input.
-    let bottom: String = (0..w)
-        .map(|i| {
-            if weight && i == if w > 3 { w - 2 } else { w / 2 } {
-                '◇'
-            } else {
-                h
-            }
-        })
-        .collect();
-    let mut bot = Line::new();
-    bot.push(&" ".repeat(lw), Style::default())
-        .push(&format!("{bl}{bottom}{br}"), style);
+    let mut bot = Line::with_capacity(bytes);
+    bot.push_repeat(' ', lw, Style::default())
+        .push_repeat(bl, 1, style);
+    if weight {
+        let at = if w > 3 { w - 2 } else { w / 2 };
+        bot.push_repeat(h, at, style)
+            .push_repeat('◇', 1, style)
+            .push_repeat(h, w - at - 1, style);
+    } else {
+        bot.push_repeat(h, w, style);
+    }
+    bot.push_repeat(br, 1, style);
     lines.push(bot);
     lines
 }
@@ -150,7 +143,12 @@ pub fn row(boxes: Vec<Vec<Line>>) -> Vec<Line> {
         .collect();
     (0..height)
         .map(|r| {
-            let mut l = Line::new();
+            let bytes = boxes
+                .iter()
+                .map(|b| b.get(r).map_or(0, |x| x.text().len()) + 2)
+                .sum::<usize>()
+                + widths.iter().sum::<usize>();
+            let mut l = Line::with_capacity(bytes);
             for (i, b) in boxes.iter().enumerate() {
                 if i > 0 {
                     l.push("  ", Style::default());

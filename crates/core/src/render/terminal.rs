@@ -99,15 +99,13 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
         out.push(Line::new());
         out.extend(callout(g, n, width));
     }
-    Ok(out
-        .into_iter()
-        .map(|mut l| {
-            l.truncate(width);
-            l.render(opts.color)
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        + "\n")
+    let mut text = String::with_capacity(out.iter().map(|l| l.text().len() + 1).sum());
+    for mut l in out {
+        l.truncate(width);
+        l.render_into(opts.color, &mut text);
+        text.push('\n');
+    }
+    Ok(text)
 }
 
 fn header(g: &Graph) -> Result<Vec<Line>> {
@@ -243,7 +241,7 @@ impl Layout<'_> {
             dim: true,
             ..Default::default()
         };
-        let mut l = Line::new();
+        let mut l = Line::with_capacity(content.text().len() + 8 * depth + self.d);
         for _ in 0..depth {
             l.push("│ ", frame);
         }
