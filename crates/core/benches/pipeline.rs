@@ -1,4 +1,6 @@
-//! spec → graph → stats → terminal render, per catalog model.
+//! spec → graph → stats → terminal render, per catalog model; and, apart, the other views of a
+//! built graph (the web page without a run's values, the op list, the NumPy file, the PyTorch
+//! module).
 
 use anatomy_core::{catalog, families, graph, render, stats};
 use criterion::{criterion_group, criterion_main, Criterion};
@@ -65,5 +67,31 @@ fn build_and_stats(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, pipeline, build_and_stats);
+/// The views other than the terminal's, from a graph built once: what `html`, `ops`, `numpy` and
+/// `torch` add to the pipeline above.
+fn views(c: &mut Criterion) {
+    let mut group = c.benchmark_group("views");
+    for entry in catalog::ENTRIES {
+        let spec = families::load_json(entry.name, entry.json, entry.name, false).unwrap();
+        let g = graph::build(&spec).unwrap();
+        group.bench_function(entry.name, |b| {
+            b.iter(|| {
+                let page = render::html::page(&render::html::PageInput {
+                    graph: black_box(&g),
+                    provenance: entry.name,
+                    context: None,
+                    values: None,
+                })
+                .unwrap();
+                let ops = render::report::ops(&g);
+                let numpy = render::numpy::module(&g, "model.py");
+                let torch = render::html::torch::module(&g.spec);
+                black_box(page.len() + ops.len() + numpy.len() + torch.len())
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, pipeline, build_and_stats, views);
 criterion_main!(benches);

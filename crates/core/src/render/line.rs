@@ -175,3 +175,87 @@ impl Line {
 pub fn width(s: &str) -> usize {
     s.width()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A piece of text (ASCII, box drawing, wide characters) and one of three styles.
+    fn piece() -> impl Strategy<Value = (String, u8)> {
+        ("[a-z ═━┃◇…中]{0,6}", 0u8..3)
+    }
+
+    fn style(i: u8) -> Style {
+        match i {
+            0 => Style::default(),
+            1 => Style::cat(Category::Attention),
+            _ => Style {
+                bold: true,
+                ..Style::cat(Category::Ffn)
+            },
+        }
+    }
+
+    /// The text without its colour codes.
+    fn strip(s: &str) -> String {
+        let mut out = String::new();
+        let mut chars = s.chars();
+        while let Some(c) = chars.next() {
+            if c == '\x1b' {
+                chars.by_ref().find(|&c| c == 'm');
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    proptest! {
+        /// However a line is built, padded and cut, its kept width is its text's, it never
+        /// exceeds the cut, and colouring it changes nothing but the codes around its runs.
+        #[test]
+        fn width_runs_and_colour_agree(
+            pieces in proptest::collection::vec(piece(), 0..12),
+            pad in 0usize..40,
+            cut in 1usize..40,
+        ) {
+            let mut l = Line::new();
+            let mut other = Line::new();
+            for (i, (s, st)) in pieces.iter().enumerate() {
+                if i % 3 == 2 {
+                    other.push(s, style(*st));
+                    l.append(&other);
+                } else {
+                    l.push(s, style(*st));
+                }
+            }
+            l.pad(pad);
+            prop_assert_eq!(l.width(), width(l.text()));
+            prop_assert!(l.width() >= pad);
+            let full = l.text().to_string();
+            l.truncate(cut);
+            prop_assert_eq!(l.width(), width(l.text()));
+            prop_assert!(l.width() <= cut);
+            if full != l.text() {
+                let kept = l.text().strip_suffix('…').unwrap();
+                prop_assert!(full.starts_with(kept));
+            }
+            let (mut plain, mut color) = (String::new(), String::new());
+            l.render_into(false, &mut plain);
+            l.render_into(true, &mut color);
+            prop_assert_eq!(&plain, l.text().trim_end());
+            let stripped = strip(&color);
+            prop_assert_eq!(stripped.trim_end(), plain.as_str());
+            // An empty coloured run would be a code followed at once by the reset.
+            let parts: Vec<&str> = color.split('\x1b').collect();
+            for pair in parts.windows(2) {
+                let code_only = pair[0].len() > 1
+                    && pair[0].starts_with('[')
+                    && pair[0].ends_with('m')
+                    && pair[0][1..pair[0].len() - 1].chars().all(|c| c.is_ascii_digit() || c == ';');
+                prop_assert!(!(code_only && pair[1].starts_with("[0m")), "empty coloured run in {:?}", color);
+            }
+        }
+    }
+}
