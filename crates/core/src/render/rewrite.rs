@@ -19,3 +19,35 @@ pub(crate) fn replace_block(out: &mut String, head: &str, with: &str) {
     let end = out[start..].find("\n\n\n").map_or(out.len(), |e| start + e);
     out.replace_range(start..end, with);
 }
+
+/// Every occurrence of `old` replaced by `new`, as `str::replace` does (left to right, the new
+/// text not searched again), in place: a template's many edits then move its tail rather than
+/// copy the whole file once each.
+pub(crate) fn replace_all(out: &mut String, old: &str, new: &str) {
+    if old.is_empty() {
+        *out = out.replace(old, new);
+        return;
+    }
+    let finder = memchr::memmem::Finder::new(old);
+    let mut from = 0;
+    while let Some(i) = finder.find(&out.as_bytes()[from..]) {
+        let at = from + i;
+        out.replace_range(at..at + old.len(), new);
+        from = at + new.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `replace_all` is `str::replace`, overlapping and self-similar patterns included.
+        #[test]
+        fn replace_all_is_str_replace(text in "[ab\\n]{0,40}", old in "[ab\\n]{0,3}", new in "[ab]{0,4}") {
+            let mut out = text.clone();
+            super::replace_all(&mut out, &old, &new);
+            prop_assert_eq!(out, text.replace(&old, &new));
+        }
+    }
+}
