@@ -632,7 +632,8 @@ def check(anatomy, raw, seed, tol, work):
     if run.returncode != 0:
         print(f"{raw['model_type']}: run failed: {run.stderr.strip()[-300:]}\n  {json.dumps(raw)}")
         return False
-    err = float(np.abs(np.load(d / "logits.npy") - want).max())
+    got = np.load(d / "logits.npy")
+    err = float(np.abs(got - want).max())
     if ties.ties and err >= tol:
         print(f"{raw['model_type']}: verify {'ok' if verify.returncode == 0 else 'FAILED'}, not compared: "
               f"{ties.ties} top-k choice(s) with a tie at the cut, which torch breaks its own way")
@@ -642,7 +643,7 @@ def check(anatomy, raw, seed, tol, work):
         # transformers' float32 can be the side that drifted: both against its float64 run.
         with torch.no_grad():
             want64 = model.double()(torch.tensor([IDS])).logits[0].numpy()
-        best, theirs = float(np.abs(np.load(d / "logits.npy") - want64).max()), float(np.abs(want - want64).max())
+        best, theirs = float(np.abs(got - want64).max()), float(np.abs(want - want64).max())
         exact = f"; from its float64 run: anatomy {best:.2e}, transformers' float32 {theirs:.2e}"
     ok = verify.returncode == 0 and best < tol
     print(f"{raw['model_type']}: verify {'ok' if verify.returncode == 0 else 'FAILED'}, max |Δlogit| {err:.2e}{exact}"

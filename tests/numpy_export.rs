@@ -12,25 +12,20 @@ mod npy;
 #[path = "support/paths.rs"]
 mod paths;
 
-/// The NumPy file `anatomy numpy` writes for the fixture at `dir` (into `tmp`), and the logits it
-/// gives for the fixture's ids, run with `extra` arguments.
-fn export_and_run(dir: &Path, tmp: &Path, extra: &[&str]) -> (PathBuf, Vec<f32>) {
-    let name = fixtures::name(dir).replace('/', "-");
-    let (py, out) = (
-        tmp.join(format!("{name}.py")),
-        tmp.join(format!("{name}.npy")),
-    );
+/// `anatomy numpy` of the model at `dir`, written to `py`.
+fn export(dir: &Path, py: &Path) {
     Command::cargo_bin("anatomy")
         .unwrap()
         .args(["numpy", dir.to_str().unwrap(), "-o", py.to_str().unwrap()])
         .assert()
         .success();
-    let (ids, _, _) = npy::expected(dir);
+}
+
+/// The generated file `py` run with `args`, which must succeed.
+fn run_file(name: &str, py: &Path, args: &[&str]) {
     let run = std::process::Command::new(paths::python())
-        .arg(&py)
-        .args(["--weights", dir.to_str().unwrap(), "--ids", &ids])
-        .args(["--out", out.to_str().unwrap()])
-        .args(extra)
+        .arg(py)
+        .args(args)
         .output()
         .expect("the Python the build script found NumPy in");
     assert!(
@@ -38,6 +33,21 @@ fn export_and_run(dir: &Path, tmp: &Path, extra: &[&str]) -> (PathBuf, Vec<f32>)
         "{name}: {}",
         String::from_utf8_lossy(&run.stderr)
     );
+}
+
+/// The NumPy file `anatomy numpy` writes for the fixture at `dir` (into `tmp`), and the logits it
+/// gives for `ids`, run with `extra` arguments.
+fn export_and_run(dir: &Path, tmp: &Path, ids: &str, extra: &[&str]) -> (PathBuf, Vec<f32>) {
+    let name = fixtures::name(dir).replace('/', "-");
+    let (py, out) = (
+        tmp.join(format!("{name}.py")),
+        tmp.join(format!("{name}.npy")),
+    );
+    export(dir, &py);
+    let (weights, out_arg) = (dir.to_str().unwrap(), out.to_str().unwrap());
+    let mut args = vec!["--weights", weights, "--ids", ids, "--out", out_arg];
+    args.extend(extra);
+    run_file(&name, &py, &args);
     (py, npy::read_f32(&out).1)
 }
 
@@ -51,8 +61,9 @@ fn exported_numpy_matches_transformers() {
     let mut checked = Vec::new();
     for dir in fixtures::all() {
         let name = fixtures::name(&dir);
-        let (_, got) = export_and_run(&dir, tmp.path(), &[]);
-        let worst = npy::max_diff(&got, &npy::expected(&dir).2);
+        let (ids, _, want) = npy::expected(&dir);
+        let (_, got) = export_and_run(&dir, tmp.path(), &ids, &[]);
+        let worst = npy::max_diff(&got, &want);
         assert!(worst < 1e-4, "{name}: max |Δlogit| = {worst}");
         checked.push((name, worst));
     }
@@ -88,11 +99,9 @@ fn exported_numpy_decodes_through_the_state_as_transformers() {
             continue;
         }
         let name = fixtures::name(&dir);
-        assert!(
-            npy::expected(&dir).1 > 6,
-            "{name}: a prompt of 5 and decoded tokens"
-        );
-        let (py, got) = export_and_run(&dir, tmp.path(), &["--prompt", "5"]);
+        let (ids, n, _) = npy::expected(&dir);
+        assert!(n > 6, "{name}: a prompt of 5 and decoded tokens");
+        let (py, got) = export_and_run(&dir, tmp.path(), &ids, &["--prompt", "5"]);
         assert!(
             std::fs::read_to_string(&py)
                 .unwrap()
@@ -126,28 +135,20 @@ fn exported_numpy_drafts_as_transformers() {
             tmp.path().join(format!("{name}-hidden.npy")),
         );
         let assistant = dir.join("assistant");
-        Command::cargo_bin("anatomy")
-            .unwrap()
-            .args([
-                "numpy",
+        export(&assistant, &py);
+        run_file(
+            &name,
+            &py,
+            &[
+                "--weights",
                 assistant.to_str().unwrap(),
-                "-o",
-                py.to_str().unwrap(),
-            ])
-            .assert()
-            .success();
-        let run = std::process::Command::new(paths::python())
-            .arg(&py)
-            .args(["--weights", assistant.to_str().unwrap()])
-            .args(["--inputs", dir.join("inputs.npz").to_str().unwrap()])
-            .args(["--out", out.to_str().unwrap()])
-            .args(["--hidden", hidden.to_str().unwrap()])
-            .output()
-            .expect("the Python the build script found NumPy in");
-        assert!(
-            run.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&run.stderr)
+                "--inputs",
+                dir.join("inputs.npz").to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--hidden",
+                hidden.to_str().unwrap(),
+            ],
         );
         let expected: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())

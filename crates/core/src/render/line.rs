@@ -181,20 +181,20 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// A piece of text (ASCII, box drawing, wide characters) and one of three styles.
-    fn piece() -> impl Strategy<Value = (String, u8)> {
-        ("[a-z ═━┃◇…中]{0,6}", 0u8..3)
+    /// A piece of text (ASCII, box drawing, wide characters) and the index of one of `styles()`.
+    fn piece() -> impl Strategy<Value = (String, usize)> {
+        ("[a-z ═━┃◇…中]{0,6}", 0usize..3)
     }
 
-    fn style(i: u8) -> Style {
-        match i {
-            0 => Style::default(),
-            1 => Style::cat(Category::Attention),
-            _ => Style {
+    fn styles() -> [Style; 3] {
+        [
+            Style::default(),
+            Style::cat(Category::Attention),
+            Style {
                 bold: true,
                 ..Style::cat(Category::Ffn)
             },
-        }
+        ]
     }
 
     /// The text without its colour codes.
@@ -220,14 +220,15 @@ mod tests {
             pad in 0usize..40,
             cut in 1usize..40,
         ) {
+            let style = styles();
             let mut l = Line::new();
             let mut other = Line::new();
             for (i, (s, st)) in pieces.iter().enumerate() {
                 if i % 3 == 2 {
-                    other.push(s, style(*st));
+                    other.push(s, style[*st]);
                     l.append(&other);
                 } else {
-                    l.push(s, style(*st));
+                    l.push(s, style[*st]);
                 }
             }
             l.pad(pad);
