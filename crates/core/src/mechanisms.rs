@@ -46,6 +46,7 @@ pub const ALL: &[&str] = &[
     "attn:kv_inputs", "attn_res", "moe:glu_softcaps", "attn_res:loop",
     "attn:v4", "attn:v4_csa", "attn:v4_hca", "hyper:sinkhorn", "moe:sqrt_softplus", "moe:hash",
     "moe:shared_clamp", "draft", "draft:centroids", "gated_streams", "attn:qsa", "ngram_ple", "delta:sigmoid_gate",
+    "bytes", "bytes:patcher", "bytes:encoder_cross_all", "bytes:decoder_cross_all", "bytes:max_patch",
 ];
 
 /// The mechanisms `spec` uses.
@@ -102,6 +103,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         ngram_ple,
         altup,
         hierarchy,
+        bytes,
         looped,
         ngpt,
         laurel,
@@ -331,6 +333,20 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     );
     on("altup", altup.is_some());
     on("hierarchy", hierarchy.is_some());
+    on("bytes", bytes.is_some());
+    if let Some(b) = bytes {
+        on("bytes:patcher", b.patcher.is_some());
+        on("bytes:encoder_cross_all", b.encoder_cross_all);
+        on("bytes:decoder_cross_all", b.decoder_cross_all);
+        on("bytes:max_patch", b.max_patch.is_some());
+        // The stacks' own mechanisms (interleaved RoPE, sliding windows) run too.
+        let stacks = [Some(&b.encoder), Some(&b.decoder), b.patcher.as_ref()];
+        for s in stacks.into_iter().flatten() {
+            for name in mechanisms(s) {
+                on(&name, true);
+            }
+        }
+    }
     on("looped", looped.is_some());
     on(
         "looped:shared_cache",

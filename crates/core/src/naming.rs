@@ -85,6 +85,11 @@ pub enum Role {
     CrossO,
     CrossQNorm,
     CrossKNorm,
+    /// BLT: the encoder's widening of each pooled patch into its queries, the decoder's
+    /// projection of the latent output into each patch's keys.
+    PatchProj,
+    /// BLT: the latent transformer's projection of the encoder's patches to its width.
+    TokenProj,
     CrossAttnGate,
     CrossMlpGate,
     /// The last layer's own output-projection bias (GPT-NeoX-Japanese's `dense_bias`).
@@ -991,6 +996,28 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
                 other => sandwich(other),
             };
             let hf = hf.replacen("model.", "backbone.", 1);
+            return (format!("{hf}.{suffix}"), format!("{gguf}.{suffix}"));
+        }
+        // BLT's stacks: Llama's names (each stack's module prefixed by `HfWrap::Module`), and
+        // the cross-attention and patch projections of the encoder and decoder.
+        Layout::Blt => {
+            let (hf, gguf) = match role {
+                CrossQ => ("model.cross_attn_layers.{b}.q_proj", "blk.{b}.cross_attn_q"),
+                CrossK => ("model.cross_attn_layers.{b}.k_proj", "blk.{b}.cross_attn_k"),
+                CrossV => ("model.cross_attn_layers.{b}.v_proj", "blk.{b}.cross_attn_v"),
+                CrossO => ("model.cross_attn_layers.{b}.o_proj", "blk.{b}.cross_attn_o"),
+                CrossQNorm => (
+                    "model.cross_attn_layers.{b}.q_norm",
+                    "blk.{b}.cross_attn_q_norm",
+                ),
+                CrossKNorm => (
+                    "model.cross_attn_layers.{b}.k_norm",
+                    "blk.{b}.cross_attn_k_norm",
+                ),
+                PatchProj => ("model.patch_embedding_projection", "patch_proj"),
+                TokenProj => ("model.token_embedding_projection", "patch_in_proj"),
+                other => llama(other),
+            };
             return (format!("{hf}.{suffix}"), format!("{gguf}.{suffix}"));
         }
         // HRM: Llama's layers in two stacks, `{stack}` the layer's (`Spec::instantiate`), the
@@ -2101,6 +2128,7 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         | IndexCompGate | IndexCompBias | IndexCompNorm | HashTable => {
             unreachable!("{role:?}: DeepSeek-V4's alone, named by deepseek_v4()")
         }
+        PatchProj | TokenProj => unreachable!("{role:?}: BLT's alone, named in Layout::Blt"),
         Embed => ("model.embed_tokens", "token_embd"),
         AttnNorm => ("model.layers.{b}.input_layernorm", "blk.{b}.attn_norm"),
         Q => ("model.layers.{b}.self_attn.q_proj", "blk.{b}.attn_q"),

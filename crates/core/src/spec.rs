@@ -109,6 +109,9 @@ pub struct Spec {
     /// HRM's two stacks run in a nested loop (`Hierarchy`): layers 0..per_stack are the
     /// low-level stack's, the rest the high-level one's.
     pub hierarchy: Option<Hierarchy>,
+    /// BLT: this Spec is the latent transformer over patches; byte-level stacks of their own
+    /// sizes make its input and read its output (`ByteLatent`).
+    pub bytes: Option<Box<ByteLatent>>,
     /// Dory's looped section: some layers run several times in a row (`Looped`).
     pub looped: Option<Looped>,
     /// nGPT's learned scalings (Dory), with `NormPlace::Sphere` and `NormKind::Unit`.
@@ -262,6 +265,179 @@ impl Hierarchy {
     pub fn visits(self) -> impl Iterator<Item = bool> {
         let l = self.low_cycles;
         (0..self.high_cycles).flat_map(move |_| (0..=l).map(move |i| i < l))
+    }
+}
+
+/// BLT's byte-level model around its latent transformer (the Spec that holds it, which runs
+/// over patches). A patcher, a small byte-level language model, cuts the bytes into patches
+/// where its next-byte entropy is high. The local encoder embeds each byte (its own table plus
+/// hashed n-grams of the bytes ending there), runs its layers, and makes `cross_k` queries per
+/// patch from the bytes' max-pooled states, which cross-attend to the patch's own bytes; those
+/// patch embeddings feed the latent transformer. The local decoder starts from the encoder's
+/// byte states; before its self-attention each byte cross-attends to `cross_k` keys made from
+/// the latent output of the patch before its own; then its norm and the LM head. Every stack
+/// is Llama's pre-norm layer with interleaved RoPE, a Spec of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ByteLatent {
+    pub encoder: Spec,
+    pub decoder: Spec,
+    /// The entropy model; `None` where the config leaves it out (`patch_in_forward: false`).
+    pub patcher: Option<Spec>,
+    pub hash: ByteHash,
+    /// Queries (encoder) and keys (decoder) per patch.
+    pub cross_k: u64,
+    /// Every encoder layer cross-attends, with a cross-attention of its own, rather than the
+    /// last alone (`cross_attn_all_layers`); only the last one's result is read.
+    pub encoder_cross_all: bool,
+    /// Every decoder layer cross-attends before its self-attention, rather than the first alone.
+    pub decoder_cross_all: bool,
+    pub patching: Patching,
+    /// Longer patches are cut into pieces of at most this many bytes (`max_patch_length`).
+    pub max_patch: Option<u64>,
+}
+
+impl ByteLatent {
+    /// The encoder's cross-attention layers.
+    pub fn encoder_cross(&self) -> u64 {
+        if self.encoder_cross_all {
+            self.encoder.layers
+        } else {
+            1
+        }
+    }
+
+    /// The decoder's cross-attention layers.
+    pub fn decoder_cross(&self) -> u64 {
+        if self.decoder_cross_all {
+            self.decoder.layers
+        } else {
+            1
+        }
+    }
+
+    /// The stack `s`'s Spec.
+    pub fn stack(&self, s: Stack) -> Option<&Spec> {
+        match s {
+            Stack::Patcher => self.patcher.as_ref(),
+            Stack::Encoder => Some(&self.encoder),
+            Stack::Decoder => Some(&self.decoder),
+        }
+    }
+}
+
+/// One of BLT's byte-level stacks (`ByteLatent`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stack {
+    Patcher,
+    Encoder,
+    Decoder,
+}
+
+impl Stack {
+    pub fn title(self) -> &'static str {
+        match self {
+            Stack::Patcher => "Patcher",
+            Stack::Encoder => "Local encoder",
+            Stack::Decoder => "Local decoder",
+        }
+    }
+}
+
+/// BLT's hashed byte n-grams: for each of `functions` primes and each n in `sizes`, the n bytes
+/// ending at a position (zeros before the first) hash to Σᵢ byteᵢ · primeⁱ (wrapping 64-bit
+/// arithmetic), taken modulo `vocab`; each (function, n) pair reads its own `vocab` rows of one
+/// table, and the rows found are added to the byte's embedding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ByteHash {
+    pub vocab: u64,
+    pub sizes: Vec<u64>,
+    pub functions: u64,
+}
+
+impl ByteHash {
+    /// The primes transformers' `compute_hash_embeddings` cycles through.
+    pub const PRIMES: [i64; 11] = [
+        1_000_000_007,
+        5_915_587_277,
+        1_500_450_271,
+        3_267_000_013,
+        5_754_853_343,
+        4_093_082_899,
+        9_576_890_767,
+        3_628_273_133,
+        2_860_486_313,
+        5_463_458_053,
+        3_367_900_313,
+    ];
+
+    /// Rows of the table: one block of `vocab` per (function, size).
+    pub fn rows(&self) -> u64 {
+        self.vocab * self.functions * self.sizes.len() as u64
+    }
+
+    /// The table row of each byte for function `f` and n-gram size `n`, block `block`.
+    pub fn ids(&self, bytes: &[u32], f: u64, n: u64, block: u64) -> Vec<u32> {
+        let prime = Self::PRIMES[(f % Self::PRIMES.len() as u64) as usize];
+        let n = n as usize;
+        (0..bytes.len())
+            .map(|t| {
+                let mut h: i64 = 0;
+                let mut power: i64 = 1;
+                // The window's i-th byte (oldest first) is multiplied by primeⁱ.
+                for i in 0..n {
+                    let at = (t + 1 + i).checked_sub(n);
+                    let byte = at.map_or(0, |a| bytes[a] as i64);
+                    h = h.wrapping_add(byte.wrapping_mul(power));
+                    power = power.wrapping_mul(prime);
+                }
+                // Python's modulo: never negative.
+                (h.rem_euclid(self.vocab as i64) as u64 + block * self.vocab) as u32
+            })
+            .collect()
+    }
+}
+
+/// How BLT cuts the bytes into patches.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Patching {
+    /// A patch starts at bytes 0 and 1 and after every byte t ≥ 1 whose patcher entropy
+    /// exceeds this threshold (in nats).
+    Entropy(f64),
+    /// One patch per byte, and `extra` more (empty ones) at the end: without a patcher, or with
+    /// one but no `patch_size`.
+    Bytes { extra: u64 },
+}
+
+impl Patching {
+    /// The patch lengths for `t` bytes, from the patcher's entropies where it runs, each patch
+    /// longer than `max` cut into pieces (transformers' `process_patch_lengths`).
+    pub fn lengths(self, t: usize, entropies: &[f32], max: Option<u64>) -> Vec<u64> {
+        let lengths: Vec<u64> = match self {
+            Patching::Bytes { extra } => vec![1; t + extra as usize],
+            Patching::Entropy(threshold) => {
+                let mut starts = vec![0u64, 1];
+                starts.extend(
+                    (1..t)
+                        .filter(|&i| entropies[i] as f64 > threshold)
+                        .map(|i| i as u64 + 1),
+                );
+                let ends = starts[1..].iter().map(|s| s - 1).chain([t as u64 - 1]);
+                starts.iter().zip(ends).map(|(s, e)| e + 1 - s).collect()
+            }
+        };
+        let Some(max) = max else {
+            return lengths;
+        };
+        lengths
+            .iter()
+            .flat_map(|&l| {
+                let full = l / max;
+                let rest = l % max;
+                std::iter::repeat(max)
+                    .take(full as usize)
+                    .chain((rest > 0).then_some(rest))
+            })
+            .collect()
     }
 }
 
@@ -867,6 +1043,9 @@ pub enum HfWrap {
     /// The language model's `model.` becomes `model.language_model.`; the head stays where it
     /// is (Qwen3.5's checkpoints).
     Nested,
+    /// The model's `model.` becomes `model.{module}.`; with `head`, the head moves there too
+    /// (BLT's stacks: `model.local_encoder.`, and the patcher's `model.patcher.lm_head`).
+    Module { module: &'static str, head: bool },
 }
 
 impl HfWrap {
@@ -877,6 +1056,11 @@ impl HfWrap {
             HfWrap::Prefix(module) => format!("{module}.{name}"),
             HfWrap::Nested => match name.strip_prefix("model.") {
                 Some(rest) => format!("model.language_model.{rest}"),
+                None => name.to_string(),
+            },
+            HfWrap::Module { module, head } => match name.strip_prefix("model.") {
+                Some(rest) => format!("model.{module}.{rest}"),
+                None if head => format!("model.{module}.{name}"),
                 None => name.to_string(),
             },
         }
@@ -2338,6 +2522,8 @@ pub enum Layout {
     /// Llama's names in HRM-Text's two stacks, `model.L_module.layers.{i}` and
     /// `model.H_module.layers.{i}`, and its stored initial state `model.z_L_init`.
     Hrm,
+    /// BLT's stacks: Llama's names, with `cross_attn_layers.{b}` and the patch projections.
+    Blt,
     /// Dory: Llama's names under `backbone.` (`NgptQueryScale` … beside them).
     Dory,
     /// Llama names with `block_sparse_moe.gate` and `experts.{e}.w1/w2/w3` (Mixtral).

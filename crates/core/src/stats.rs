@@ -283,7 +283,7 @@ impl Cost {
 
 /// The cost of one step at `context` tokens.
 pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
-    let spec = &g.spec;
+    let spec = g.spec_of(v);
     let step = v.step;
     let per_layer = v.per_layer();
     let all = LayerSet::all(spec.layers);
@@ -490,7 +490,9 @@ fn mean_entries(m: u64, cap: Option<u64>, n: u64) -> f64 {
 /// Parameters stored per layer, for each layer.
 pub fn per_layer_params(g: &Graph) -> Vec<u128> {
     let mut out = vec![0u128; g.spec.layers as usize];
-    for p in g.params.iter().filter(|p| p.component != Component::Aux) {
+    // A BLT stack's layers are its own, not the model's.
+    let own = g.params.iter().filter(|p| p.stack.is_none());
+    for p in own.filter(|p| p.component != Component::Aux) {
         if let Some(layers) = &p.layers {
             let n = p.numel() * p.experts as u128;
             for b in layers.iter() {

@@ -1531,6 +1531,7 @@ pub fn load(
         ngram_ple: None,
         altup: None,
         hierarchy: None,
+        bytes: None,
         looped: None,
         ngpt: None,
         final_norm_kind: None,

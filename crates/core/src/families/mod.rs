@@ -4,6 +4,7 @@
 //! here are the parts families share: RoPE parameters in both the classic and the transformers 5
 //! format, per-layer attention plans, and the checks every Spec must pass.
 
+mod blt;
 mod cpmant;
 mod dbrx;
 mod deepseek;
@@ -357,6 +358,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         ngram_ple: None,
         altup: None,
         hierarchy: None,
+        bytes: None,
         looped: None,
         ngpt: None,
         final_norm_kind: None,
@@ -386,10 +388,7 @@ pub fn model_types() -> Vec<&'static str> {
 /// Decoder types of transformers 5.24's causal-LM mapping that anatomy does not read yet, and
 /// what they hold that it does not draw. README.md's table says the same (a test holds them
 /// together).
-pub const NOT_YET: &[(&str, &str)] = &[(
-    "blt",
-    "a byte-level encoder and decoder around a latent transformer over patches",
-)];
+pub const NOT_YET: &[(&str, &str)] = &[];
 
 /// Why `model_type` is refused: a decoder not read yet, what it holds; otherwise the closest
 /// type anatomy reads, where one is close enough to be a typo.

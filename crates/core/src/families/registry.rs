@@ -14,8 +14,8 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    cpmant, dbrx, deepseek, deepseek_v4, dory, falcon, falcon_h1, gemma, gemma3n, gemma4, gpt2,
-    gpt_oss, hrm, inkling, jetmoe, llama4, longcat, mamba, mamba2, minimax_m3, modernbert,
+    blt, cpmant, dbrx, deepseek, deepseek_v4, dory, falcon, falcon_h1, gemma, gemma3n, gemma4,
+    gpt2, gpt_oss, hrm, inkling, jetmoe, llama4, longcat, mamba, mamba2, minimax_m3, modernbert,
     nemotron_h, qwen4_exp, recurrent_gemma, rwkv, towers, xlstm, zamba, zaya,
 };
 use super::{ByType, HeadDim};
@@ -3406,6 +3406,19 @@ pub static FAMILIES: &[Family] = &[
         hrm::load,
         None,
         &[TRAINING, &["L_bp_cycles", "prefix_lm"]],
+    ),
+    // BLT: byte-level stacks around a latent transformer over patches. `patching_batch_size`
+    // batches the patcher's work; the top-level RoPE dict and `max_position_embeddings` of the
+    // sub-configs bound positions only (each stack reads its own RoPE dict).
+    own(
+        "blt",
+        "BLT",
+        blt::load,
+        None,
+        &[
+            TRAINING,
+            &["patching_batch_size", "rope_parameters", "rope_theta"],
+        ],
     ),
     // Dory: a looped nGPT on AFMoE's attention. `ngpt_alpha_init` and `initializer_range` set
     // the factors its learned scales are applied with.

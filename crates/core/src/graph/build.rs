@@ -23,7 +23,12 @@ pub fn build(spec: &Spec) -> Result<Graph> {
         param_layers: None,
         apart: false,
         kv_in: None,
+        stack: None,
     };
+    if let Some(bl) = spec.bytes.as_deref() {
+        let children = b.byte_latent(bl);
+        return finish(spec, b, children);
+    }
     let embedding = b.embedding();
     let hierarchy = spec.hierarchy.map(|h| b.hierarchy(h));
     let looped = spec.looped.map(|l| b.looped(l));
@@ -46,6 +51,10 @@ pub fn build(spec: &Spec) -> Result<Graph> {
     if spec.mtp_layers > 0 {
         children.push(Node::Scope(b.mtp()));
     }
+    finish(spec, b, children)
+}
+
+fn finish(spec: &Spec, b: Builder, children: Vec<Node>) -> Result<Graph> {
     let graph = Graph {
         spec: spec.clone(),
         params: b.params,
@@ -111,6 +120,8 @@ pub(super) struct Builder<'s> {
     pub(super) apart: bool,
     /// The inputs of K and V where they are not the attention's own (Inkling 2's full layers).
     pub(super) kv_in: Option<[String; 2]>,
+    /// The BLT stack being built (`graph::blt`), its parameters counted by its layers.
+    pub(super) stack: Option<crate::spec::Stack>,
 }
 
 pub(super) struct Draft {
@@ -282,6 +293,7 @@ impl<'s> Builder<'s> {
             active,
             routed,
             flat,
+            stack: self.stack,
         });
         self.params.len() - 1
     }
@@ -542,7 +554,7 @@ impl<'s> Builder<'s> {
         })
     }
 
-    fn embedding(&mut self) -> Scope {
+    pub(super) fn embedding(&mut self) -> Scope {
         let spec = self.spec;
         if let Some(draft) = spec.draft {
             let steps = self.draft_input(draft);
@@ -973,7 +985,7 @@ impl<'s> Builder<'s> {
         (xb, step)
     }
 
-    fn block(&mut self) -> Scope {
+    pub(super) fn block(&mut self) -> Scope {
         let spec = self.spec;
         let d = spec.hidden;
         let place = spec.norm.place;
@@ -1917,7 +1929,7 @@ impl<'s> Builder<'s> {
         vec![dense, activation, norm]
     }
 
-    fn final_scope(&mut self) -> Scope {
+    pub(super) fn final_scope(&mut self) -> Scope {
         let spec = self.spec;
         // Post-residual models end on their last layer's norm: no final norm.
         let mut steps = Vec::new();

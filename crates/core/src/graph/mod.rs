@@ -7,6 +7,7 @@
 mod altup;
 mod attention;
 mod attn_res;
+mod blt;
 mod build;
 mod cross;
 mod delta;
@@ -112,6 +113,8 @@ pub struct Param {
     pub flat: bool,
     /// Belongs to routed experts: only `top_k` of `experts` are active per token.
     pub routed: bool,
+    /// The BLT stack whose layers `layers` counts; `None`: the model's own.
+    pub stack: Option<crate::spec::Stack>,
 }
 
 impl Param {
@@ -300,6 +303,10 @@ pub enum ScopeKind {
     Hierarchy,
     /// Dory's looped section: which layers run several times, and how each pass starts.
     Loop,
+    /// One of BLT's byte-level stacks: its steps run under the stack's own Spec.
+    Stack(crate::spec::Stack),
+    /// BLT's cross-attention between bytes and patches, in the encoder or the decoder.
+    PatchCross,
     Final,
 }
 
@@ -384,5 +391,14 @@ impl Graph {
 
     pub fn tensor(&self, id: usize) -> &Tensor {
         &self.tensors[id]
+    }
+
+    /// The Spec a step runs under: its BLT stack's, or the model's.
+    pub fn spec_of(&self, v: &Visit) -> &Spec {
+        let stack = v.scopes.iter().find_map(|s| match s.kind {
+            ScopeKind::Stack(st) => self.spec.bytes.as_ref()?.stack(st),
+            _ => None,
+        });
+        stack.unwrap_or(&self.spec)
     }
 }

@@ -29,6 +29,7 @@ impl Builder<'_> {
                     active: shards,
                     routed: false,
                     flat: false,
+                    stack: self.stack,
                 });
                 self.params.len() - 1
             };

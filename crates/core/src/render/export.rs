@@ -74,6 +74,12 @@ fn scope_kind(k: ScopeKind) -> &'static str {
         ScopeKind::Shared => "shared_block",
         ScopeKind::Hierarchy => "hierarchy",
         ScopeKind::Loop => "loop",
+        ScopeKind::Stack(s) => match s {
+            crate::spec::Stack::Patcher => "patcher",
+            crate::spec::Stack::Encoder => "local_encoder",
+            crate::spec::Stack::Decoder => "local_decoder",
+        },
+        ScopeKind::PatchCross => "patch_cross",
         ScopeKind::Final => "final",
     }
 }
