@@ -433,9 +433,7 @@ impl Patching {
             .flat_map(|&l| {
                 let full = l / max;
                 let rest = l % max;
-                std::iter::repeat(max)
-                    .take(full as usize)
-                    .chain((rest > 0).then_some(rest))
+                std::iter::repeat_n(max, full as usize).chain((rest > 0).then_some(rest))
             })
             .collect()
     }

@@ -3,6 +3,7 @@
 //! `transformers` definition (where eps sits, (1 + w) norms, softcaps, sinks, routing); the parity
 //! tests compare logits with transformers on tiny random models of every family it runs.
 
+mod blt;
 use crate::attention;
 use crate::linear::with_values;
 use crate::rope;
@@ -54,6 +55,8 @@ pub struct Model {
     /// The last pass's final normed hidden states, [t, hidden]: what a draft model reads of its
     /// target.
     final_hidden: std::cell::RefCell<Option<Tensor>>,
+    /// BLT's byte-level stacks, around this model's latent transformer.
+    stacks: Option<Box<blt::Stacks>>,
 }
 
 /// One activation of a forward pass: where it was computed, its statistics, and — when small —
@@ -192,6 +195,8 @@ pub struct Cache {
     v4: Vec<Option<v4::V4State>>,
     /// The token ids of the step running: DeepSeek-V4's first layers route by them.
     ids: Vec<u32>,
+    /// Every byte so far (BLT: each pass runs on the whole sequence).
+    bytes: Vec<u32>,
     /// Qwen4-Exp's n-gram embeddings in each layer that has them: the last ids and the
     /// convolution's last inputs.
     ngram: Vec<Option<NgramState>>,
@@ -234,6 +239,7 @@ impl Cache {
             tails: vec![Default::default(); layers],
             v4: vec![None; layers],
             ids: Vec::new(),
+            bytes: Vec::new(),
             ngram: vec![None; layers],
             visits: Vec::new(),
             pos: 0,
@@ -301,6 +307,7 @@ impl Cache {
             tails: self.tails.clone(),
             v4: self.v4.clone(),
             ids: self.ids.clone(),
+            bytes: self.bytes.clone(),
             ngram: self.ngram.clone(),
             visits: Vec::new(),
             pos: self.pos,
@@ -371,7 +378,13 @@ impl Model {
 
     /// A model the executor can run: every family; from a GGUF, the mixtures of experts whose
     /// gated experts the checkpoint names one by one (Mixtral, Qwen3-MoE), which a GGUF stacks.
-    pub fn new(spec: Spec, weights: Weights) -> Result<Model, Error> {
+    pub fn new(spec: Spec, mut weights: Weights) -> Result<Model, Error> {
+        let stacks = match spec.bytes.as_deref() {
+            Some(bl) => Some(Box::new(
+                blt::Stacks::new(bl, &mut weights).map_err(Error::from)?,
+            )),
+            None => None,
+        };
         if let Some(m) = spec.moe.as_ref().filter(|_| weights.format == Format::Gguf) {
             if m.storage != anatomy_core::spec::ExpertStorage::PerExpert || !spec.mlp.gated {
                 return Err(Error::new(
@@ -390,6 +403,7 @@ impl Model {
             rel_bias: std::cell::RefCell::new(None),
             token_sinks: std::cell::RefCell::new(None),
             final_hidden: std::cell::RefCell::new(None),
+            stacks,
         };
         let read = model.packable();
         // GPT-2's Conv1D weights, stored [in, out], are not among them: a stored one of those
@@ -750,6 +764,9 @@ impl Model {
 
     fn run_steps(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
         let spec = &self.spec;
+        if let (Some(bl), Some(s)) = (spec.bytes.as_deref(), self.stacks.as_deref()) {
+            return self.blt(bl, s, ids, cache, last);
+        }
         // CPM-Ant takes id 0 for padding: a segment of its own, and a count of the other ids that
         // masks positions out of attention, which is not a forward pass over these ids.
         if spec.prompt.is_some() && ids.contains(&0) {

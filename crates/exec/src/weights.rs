@@ -479,6 +479,20 @@ impl Weights {
         }
     }
 
+    /// The tensors `which` accepts, moved into weights of their own (BLT's stacks).
+    pub fn take(&mut self, which: impl Fn(&str) -> bool) -> Weights {
+        let mut own = Weights::new(HashMap::new(), self.format);
+        let (mine, rest) = std::mem::take(&mut self.tensors)
+            .into_iter()
+            .partition(|(name, _)| which(name));
+        (own.tensors, self.tensors) = (mine, rest);
+        let (mine, rest) = std::mem::take(&mut self.stored)
+            .into_iter()
+            .partition(|(name, _)| which(name));
+        (own.stored, self.stored) = (mine, rest);
+        own
+    }
+
     /// Packs every 2-D f32 tensor that `which` accepts, freeing its unpacked values.
     pub fn pack(&mut self, which: impl Fn(&str) -> bool) -> Result<(), Error> {
         let names: Vec<String> = self
