@@ -496,6 +496,24 @@ CONFIGS = {
     # HRM-Text: two stacks of two gated layers each, run in 2 cycles of 2 low-level visits and
     # one high-level, every visit with a cache of its own; the embeddings scaled by 1 / 0.02.
     # Its attention is multi-head: the class has no num_key_value_heads.
+    # BLT: entropy patching (its threshold set from the random patcher, `entropy_threshold`),
+    # cross-attention in every encoder layer and the first decoder layer, GQA in the encoder,
+    # two hash functions, sliding windows shorter than the prompt, a projection into the
+    # latent width.
+    "blt": dict(model_type="blt", architectures=["BltForCausalLM"], vocab_size=260,
+                max_position_embeddings=64, local_attention_window_len=8, cross_attn_k=2,
+                encoder_hash_byte_group_size=[2, 3], encoder_hash_byte_group_vocab=97,
+                encoder_hash_byte_group_nb_functions=2,
+                patcher_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                    intermediate_size=48, sliding_window=6, max_position_embeddings=64),
+                encoder_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                    num_key_value_heads=2, cross_attn_all_layers=True, cross_attn_k=2,
+                                    hidden_size_global=48, max_position_embeddings=64),
+                decoder_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                    intermediate_size=40, cross_attn_all_layers=False, cross_attn_k=2,
+                                    hidden_size_global=48, max_position_embeddings=64),
+                global_config=dict(hidden_size=48, num_hidden_layers=2, num_attention_heads=4,
+                                   intermediate_size=64, max_position_embeddings=64)),
     "hrm_text": dict({k: v for k, v in BASE.items() if k != "num_key_value_heads"}, model_type="hrm_text",
                      H_cycles=2, L_cycles=2, bos_token_id=1, eos_token_id=2),
     # Apertus 1.5: Apertus with its head pruned to the first 60 of 97 ids.
@@ -912,6 +930,18 @@ def model_of(config, raw):
     return AutoModelForCausalLM.from_config(config)
 
 
+def blt_threshold(model, raw):
+    """A patching threshold in the widest gap between the random patcher's entropies on IDS near
+    their median: patches of several lengths, no byte within float error of a boundary."""
+    with torch.no_grad():
+        ent, _, _ = model.model.patcher(torch.tensor([IDS]), patch_size=None)
+    e = sorted(ent[0, 1:].tolist())
+    lo, hi = len(e) // 3, 2 * len(e) // 3
+    _, i = max((e[i + 1] - e[i], i) for i in range(lo, hi))
+    raw["patching_threshold"] = (e[i] + e[i + 1]) / 2
+    model.config.patching_threshold = raw["patching_threshold"]
+
+
 def make(name, raw):
     torch.manual_seed(0)
     config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
@@ -937,8 +967,12 @@ def make(name, raw):
     d.mkdir(parents=True, exist_ok=True)
     # Saved before any forward pass: RWKV's first one in eval mode rescales its weights in place.
     save_model(d, model)
+    if raw["model_type"] == "blt":
+        blt_threshold(model, raw)
+    # BLT's forward fails with a cache in transformers 5.24 (huggingface/transformers#47916).
+    kwargs = {"use_cache": False} if raw["model_type"] == "blt" else {}
     with torch.no_grad():
-        logits = model(torch.tensor([IDS])).logits[0]
+        logits = model(torch.tensor([IDS]), **kwargs).logits[0]
     for extra in ("generation_config.json",):
         (d / extra).unlink(missing_ok=True)
     # The config as the project reads it: the input dict, not transformers' full dump.

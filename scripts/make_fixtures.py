@@ -489,6 +489,28 @@ def unseen_emu3(rng):
             "tie_word_embeddings": rng.random() < 0.3, "text_config": text, "vq_config": vq}
 
 
+def unseen_blt(rng):
+    def stack(hidden, extra):
+        heads = rng.choice([h for h in (1, 2, 4) if hidden % h == 0])
+        return dict({"hidden_size": hidden, "num_hidden_layers": rng.randint(1, 3),
+                     "num_attention_heads": heads, "num_key_value_heads": rng.choice([1, heads])}, **extra)
+    k = rng.choice([1, 2, 3])
+    enc = rng.choice([16, 24, 32])
+    glob = rng.choice([enc * k, 48])
+    raw = {"model_type": "blt", "vocab_size": 260, "cross_attn_k": k,
+           "encoder_hash_byte_group_size": rng.sample([1, 2, 3, 4, 5, 6], rng.randint(1, 4)),
+           "encoder_hash_byte_group_vocab": rng.choice([97, 1009]),
+           "encoder_hash_byte_group_nb_functions": rng.randint(1, 3),
+           "patch_in_forward": rng.random() < 0.7,
+           "encoder_config": stack(enc, {"cross_attn_k": k, "cross_attn_all_layers": rng.random() < 0.5,
+                                         "intermediate_size": rng.choice([None, 40])}),
+           "decoder_config": stack(enc, {"cross_attn_k": k, "hidden_size_global": glob,
+                                         "cross_attn_all_layers": rng.random() < 0.5, "intermediate_size": 40}),
+           "global_config": stack(glob, {"intermediate_size": 64}),
+           "patcher_config": stack(rng.choice([16, 32]), {"intermediate_size": 24})}
+    return raw
+
+
 def unseen_hrm_text(rng):
     heads = rng.choice([2, 4])
     raw = {"model_type": "hrm_text", "hidden_size": heads * rng.choice([8, 16]),
@@ -1057,6 +1079,8 @@ UNSEEN = {
     "inkling2_loop_text": unseen_inkling2_loop,
     "gemma4_assistant": unseen_gemma4_assistant,
     "qwen4_exp": unseen_qwen4_exp,
+    # Last: a family added here draws after the others, whose configs stay as they were.
+    "blt": unseen_blt,
 }
 
 
@@ -1072,7 +1096,7 @@ DEFAULT_TYPES = [
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
-    "gemma4_unified_assistant",
+    "gemma4_unified_assistant", "blt",
 ]
 
 
