@@ -514,6 +514,24 @@ CONFIGS = {
                                     hidden_size_global=48, max_position_embeddings=64),
                 global_config=dict(hidden_size=48, num_hidden_layers=2, num_attention_heads=4,
                                    intermediate_size=64, max_position_embeddings=64)),
+    # BLT with patches cut to at most 2 bytes, cross-attention in every decoder layer and the
+    # last encoder layer alone, an encoder exactly as wide as the latent transformer's patches
+    # (no projection), MHA and full attention in the patcher.
+    "blt-max-patch": dict(model_type="blt", architectures=["BltForCausalLM"], vocab_size=260,
+                          max_position_embeddings=64, local_attention_window_len=5, cross_attn_k=2,
+                          max_patch_length=2, encoder_hash_byte_group_size=[3],
+                          encoder_hash_byte_group_vocab=53,
+                          patcher_config=dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
+                                              intermediate_size=24, sliding_window=None,
+                                              max_position_embeddings=64),
+                          encoder_config=dict(hidden_size=24, num_hidden_layers=2, num_attention_heads=4,
+                                              cross_attn_k=2, hidden_size_global=48,
+                                              max_position_embeddings=64),
+                          decoder_config=dict(hidden_size=24, num_hidden_layers=3, num_attention_heads=2,
+                                              intermediate_size=40, cross_attn_k=2, hidden_size_global=48,
+                                              max_position_embeddings=64),
+                          global_config=dict(hidden_size=48, num_hidden_layers=1, num_attention_heads=4,
+                                             intermediate_size=64, max_position_embeddings=64)),
     "hrm_text": dict({k: v for k, v in BASE.items() if k != "num_key_value_heads"}, model_type="hrm_text",
                      H_cycles=2, L_cycles=2, bos_token_id=1, eos_token_id=2),
     # Apertus 1.5: Apertus with its head pruned to the first 60 of 97 ids.

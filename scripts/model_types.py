@@ -82,11 +82,13 @@ def main():
         (sum(1 for _, s in rows if "draft model" in s), "draft model", "draft models"),
     )
     not_yet = [many(*g) for g in groups if g[0]]
-    not_yet = ", ".join(not_yet[:-1]) + (" and " if len(not_yet) > 1 else "") + (not_yet[-1] if not_yet else "none")
+    not_yet = ", ".join(not_yet[:-1]) + (" and " if len(not_yet) > 1 else "") + (not_yet[-1] if not_yet else "")
+    if not_yet:
+        not_yet = f"{not_yet} {'is' if not_yet.startswith('1 ') and ' and ' not in not_yet else 'are'} not read yet; "
     table = [
         f"transformers {transformers.__version__} maps {len(types)} model types to a causal-LM class. "
         f"anatomy reads {counts.get('read', 0)} of them; "
-        f"{not_yet} {'is' if not_yet.startswith('1 ') and ' and ' not in not_yet else 'are'} not read yet; "
+        f"{not_yet}"
         f"{counts.get('out of scope', 0)} are encoders, encoder-decoders or speech/music/OCR decoders. "
         "(`anatomy list --model-types` prints what this build reads; `scripts/model_types.py` "
         "rewrites this table.)",

@@ -49,12 +49,6 @@ fn unknown_model_type_names_the_closest_and_the_list() {
     );
     let e = err_of(&with("model_type", json!("no_such_model")));
     assert!(!e.message.contains("did you mean"), "{e}");
-    let e = err_of(&with("model_type", json!("blt")));
-    assert!(
-        e.message
-            .contains("`blt` is not supported yet (a byte-level encoder"),
-        "{e}"
-    );
     // Not a wall of every supported type.
     assert!(e.message.len() < 300, "{e}");
     // A wrapper whose language model is read points to it.

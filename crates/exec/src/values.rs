@@ -15,6 +15,8 @@ enum Place {
     Mlp,
     Experts,
     Shared,
+    /// Inside a BLT byte-level stack: run as a model of its own, not captured.
+    Stack,
 }
 
 struct Site {
@@ -43,6 +45,9 @@ fn sites(
             }),
             Node::Scope(sc) => {
                 let inner = match sc.kind {
+                    // BLT's byte-level stacks run as models of their own, not captured here.
+                    _ if place == Place::Stack => Place::Stack,
+                    ScopeKind::Stack(_) => Place::Stack,
                     ScopeKind::Block => Place::Block,
                     ScopeKind::Experts => Place::Experts,
                     // Inside a mixture, an MLP scope is its shared expert.
@@ -306,8 +311,11 @@ pub fn values(
     }
     // CPM-Ant's learned prompt runs before the text through every layer: its rows come first.
     let prompt = g.spec.prompt.map_or(0, |p| p.length as usize);
+    // BLT's latent transformer, the model captured here, runs over patches, not the ids.
+    let patches = g.spec.bytes.is_some();
     let label = |i: usize| match i.checked_sub(prompt) {
         None => format!("prompt {i}"),
+        Some(i) if patches => format!("patch {i}"),
         Some(i) => pieces
             .get(i)
             .map_or(format!("{}", ids[i]), |p| format!("{} {p:?}", ids[i])),
