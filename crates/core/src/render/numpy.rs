@@ -98,7 +98,22 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
 /// The checkpoint name templates the file reads, by role, in Hugging Face naming: the roles
 /// whose weight or bias this model's graph holds.
 fn name_table(g: &Graph) -> String {
-    let spec = &g.spec;
+    let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
+    let extra: &[(&str, Role)] = if g.spec.bytes.is_some() {
+        &[("token_proj", Role::TokenProj)]
+    } else {
+        &[]
+    };
+    format!("NAMES = {}", name_dict(&g.spec, &held, extra))
+}
+
+/// The checkpoint name templates of the roles `spec` (a model, or one of BLT's stacks) reads
+/// whose weight or bias is `held`, as a Python dict literal; `extra` roles too.
+pub(crate) fn name_dict(
+    spec: &Spec,
+    held: &std::collections::HashSet<&str>,
+    extra: &[(&str, Role)],
+) -> String {
     use Role::*;
     let roles = [
         ("embed", Embed),
@@ -347,9 +362,9 @@ fn name_table(g: &Graph) -> String {
         .chain(only(spec.altup.is_some(), ALTUP_ROLES))
         .chain(only(spec.gated_norm.is_some(), GATED_NORM_ROLES))
         .chain(only(spec.layout == crate::spec::Layout::Zaya, ZAYA_ROLES))
-        .chain(only(spec.attn.v4.is_some(), V4_ROLES));
-    let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
-    let mut out = String::from("NAMES = {\n");
+        .chain(only(spec.attn.v4.is_some(), V4_ROLES))
+        .chain(extra);
+    let mut out = String::from("{\n");
     for &(key, role) in roles.iter().chain(special) {
         let (w, _) = names(spec.layout, role, false);
         let (b, _) = names(spec.layout, role, true);
@@ -454,9 +469,10 @@ pub fn module(g: &Graph, script: &str) -> String {
             1,
         ),
     );
-    let body = match spec.draft {
-        Some(d) => draft(d, body),
-        None => body,
+    let body = match (spec.draft, spec.bytes.as_deref()) {
+        (Some(d), _) => draft(d, body),
+        (None, Some(bl)) => super::numpy_blt::blt(g, bl, body),
+        (None, None) => body,
     };
     format!(
         "{head}\nimport argparse\nimport json\nimport math\nfrom pathlib import Path\n\nimport numpy as np\n\nCONFIG = {config_py}\n\n# Per layer: (mixer and its span, RoPE on, FFN kind).\nPLAN = [\n    {plan},\n]\n\n{names}\n{body}",
@@ -466,7 +482,7 @@ pub fn module(g: &Graph, script: &str) -> String {
 }
 
 /// The model's CONFIG, as a Python literal: every figure the file's functions read.
-fn config_py(spec: &Spec) -> String {
+pub(crate) fn config_py(spec: &Spec) -> String {
     let a = &spec.attn;
     let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
@@ -2260,7 +2276,7 @@ fn rope(spec: &Spec) -> String {
 
 /// One set of inverse frequencies for a sequence of `seq_len` tokens, as transformers computes
 /// them (`modeling_rope_utils`), with this model's numbers written in.
-fn freqs(f: &RopeFreqs, name: &str, dim: u64) -> String {
+pub(crate) fn freqs(f: &RopeFreqs, name: &str, dim: u64) -> String {
     use crate::fmt::float;
     let base = float(f.theta);
     let body = match &f.scaling {
