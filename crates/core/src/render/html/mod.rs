@@ -12,6 +12,7 @@ mod svg;
 mod text;
 pub mod torch;
 mod torch_altup;
+mod torch_blt;
 mod torch_decode;
 mod torch_deepseek_v4;
 mod torch_draft;

@@ -108,6 +108,9 @@ fn assemble(spec: &Spec) -> String {
         };
         return super::torch_draft::module(spec, d, &module(&plain));
     }
+    if let Some(bl) = spec.bytes.as_deref() {
+        return super::torch_blt::module(spec, bl, docstring(spec), HEADER);
+    }
     let n = Names::new(spec);
     let mut parts = vec![docstring(spec), HEADER.trim_end().to_string(), norm(spec)];
     if spec.attn_res.is_some() {
