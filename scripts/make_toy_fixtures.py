@@ -557,6 +557,11 @@ def decodes_as_prompted(raw):
     # CPM-Ant's prompt attends both ways: its token-by-token logits are the reference for decoding.
     if raw.get("model_type") == "cpmant":
         return True
+    # BLT decodes by running every byte so far again; where patches are cut to a length, a
+    # prefix's last patch can lose the empty one after it, and its logits differ from the
+    # whole sequence's.
+    if raw.get("model_type") == "blt":
+        return raw.get("max_patch_length") is not None
     # DeepSeek-V4's compressors carry their unfinished window (and the last window's half that
     # the next entry reads) from step to step beside the sliding window.
     if raw.get("model_type") == "deepseek_v4":
@@ -586,6 +591,11 @@ def stepwise_logits(model, ids):
     """The logits of `ids` fed one at a time through transformers' cache, each with its position
     as `generate` gives it (a hybrid left to infer it from its cache rotates by the wrong one)."""
     with torch.no_grad():
+        if model.config.model_type == "blt":
+            # BLT's generate runs every id so far again (without a cache: transformers 5.24's
+            # BLT fails with one).
+            return torch.stack([model(input_ids=torch.tensor([ids[:i + 1]]), use_cache=False).logits[0, -1]
+                                for i in range(len(ids))]).float()
         if model.config.model_type == "rwkv":
             # RWKV returns its state (each layer's last inputs and the WKV sums) to pass back.
             out = model(input_ids=torch.tensor([ids[:1]]), use_cache=True)
