@@ -30,6 +30,7 @@ before(async () => {
   anatomy("html", join(root, "crates/exec/tests/fixtures/minimax-m3"), "-o", join(dir, "m3.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/zaya"), "-o", join(dir, "zaya.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/dory"), "-o", join(dir, "dory.html"));
+  anatomy("html", join(root, "crates/exec/tests/fixtures/blt"), "-o", join(dir, "blt.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/deepseek-v4"), "-o", join(dir, "dsv4.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/qwen4-exp-ple"), "-o", join(dir, "qwen4.html"));
   anatomy("html", join(root, "crates/exec/tests/fixtures/draft/gemma4-assistant/assistant"), "-o", join(dir, "assistant.html"));
@@ -332,6 +333,30 @@ test("HRM-Text's page draws its loop over two stacks as a part, with the visits 
   const code = await page.locator("#detail pre.code").textContent();
   assert.match(code, /class Stack/);
   assert.match(code, new RegExp(`for _ in range\\(${low}\\):\\s+low = self\\.L_module\\(low \\+ high, rope\\)`));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test("BLT's page draws its byte-level stacks as parts, with the sizes and patching its config gives", async () => {
+  const cfg = JSON.parse(readFileSync(join(root, "crates/exec/tests/fixtures/blt/config.json"), "utf8"));
+  const { page, problems } = await open(browser, join(dir, "blt.html"));
+  await page.waitForLoadState("load");
+  const detail = page.locator("#detail");
+  await page.click("#part-patcher");
+  await detail.waitFor({ state: "visible" });
+  const threshold = String(cfg.patching_threshold).slice(0, 5);
+  assert.match(await detail.textContent(), new RegExp(`whose entropy exceeds ${threshold.replace(".", "\\.")}`));
+  await page.click("#part-local-encoder");
+  const enc = cfg.encoder_config;
+  const hashed = cfg.encoder_hash_byte_group_size.length * cfg.encoder_hash_byte_group_nb_functions;
+  const text = await detail.textContent();
+  assert.match(text, new RegExp(`gets ${hashed} more rows added: for each n in ${cfg.encoder_hash_byte_group_size.join(", ")}`));
+  assert.match(text, new RegExp(`${enc.num_hidden_layers} layers of width ${enc.hidden_size}`));
+  const code = await page.locator("#detail pre.code").textContent();
+  assert.match(code, /class LocalEncoder\(Stack\)/);
+  assert.match(code, new RegExp(`K = ${cfg.cross_attn_k} `));
+  // The latent transformer's edges carry patches, not bytes.
+  assert.match(await page.locator("svg").first().textContent(), new RegExp(`\\[B, P, ${cfg.global_config.hidden_size}\\]`));
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -37,19 +37,9 @@ impl<'s> Builder<'s> {
         nodes.push(Node::Scope(self.local_encoder(bl)));
         let spec = self.spec;
         let wide = bl.encoder.hidden * bl.cross_k;
-        let mut input = Vec::new();
-        let (x, route) = self.block_input_named(
-            "X",
-            wide,
-            format!(
-                "Each patch's {} encoder states side by side, {wide} features: the latent transformer's input, one position per patch",
-                bl.cross_k
-            ),
-        );
-        let _ = x;
-        input.push(route);
+        // Patches wider than the latent width are projected to it.
         if wide != spec.hidden {
-            input.push(self.linear(Linear::whole(
+            let project = self.linear(Linear::whole(
                 Role::TokenProj,
                 "Patch projection",
                 ["W_p", "X", "X"],
@@ -60,32 +50,18 @@ impl<'s> Builder<'s> {
                     "Project each patch from the encoder's {wide} features to the latent width, {}",
                     spec.hidden
                 ),
+            ));
+            nodes.push(Node::Scope(self.scope(
+                ScopeKind::Embedding,
+                "Patch input",
+                "Patch input end",
+                1,
+                vec![project],
             )));
         }
-        nodes.push(Node::Scope(self.scope(
-            ScopeKind::Embedding,
-            "Patch input",
-            "Patch input end",
-            1,
-            input,
-        )));
         nodes.push(Node::Scope(self.block()));
         nodes.push(Node::Scope(self.local_decoder(bl)));
         nodes
-    }
-
-    fn block_input_named(&mut self, name: &str, width: u64, operation: String) -> (usize, Node) {
-        let x = self.act(name, self.seq(width));
-        let step = self.step(Draft {
-            title: "Patch embeddings".into(),
-            op: Op::Route,
-            category: Category::Embed,
-            inputs: vec![],
-            output: x,
-            operation,
-            equation: format!("{name} = reshape(P, [patches, k · hidden])"),
-        });
-        (x, step)
     }
 
     /// The entropy model: a small byte-level language model whose next-byte entropy cuts the
@@ -178,6 +154,19 @@ impl<'s> Builder<'s> {
             )));
             let cross = b.cross(bl.encoder_cross(), true, k);
             children.push(Node::Scope(cross));
+            let x = b.act("X", b.seq(d * k));
+            children.push(b.step(Draft {
+                title: "Patch embeddings".into(),
+                op: Op::Route,
+                category: Category::Embed,
+                inputs: vec![],
+                output: x,
+                operation: format!(
+                    "Each patch's {k} queries side by side, {} features: the latent transformer's input, one position per patch",
+                    d * k
+                ),
+                equation: "X = reshape(P, [patches, k · hidden])".into(),
+            }));
             b.stack_scope(Stack::Encoder, "Local encoder: bytes to patches", children)
         })
     }

@@ -10,6 +10,7 @@ pub mod parts;
 pub mod site;
 mod svg;
 mod text;
+mod text_blt;
 pub mod torch;
 mod torch_altup;
 mod torch_blt;

@@ -30,6 +30,9 @@ pub enum Kind {
     Hierarchy,
     /// Dory's looped section.
     Loop,
+    /// One of BLT's byte-level stacks, whole: its embedding, layers, pooling, cross-attention
+    /// and (the patcher's and decoder's) head.
+    Stack(crate::spec::Stack),
 }
 
 #[derive(Debug, Clone)]
@@ -69,6 +72,8 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
                 Kind::Embedding,
                 if g.spec.draft.is_some() {
                     "Target state"
+                } else if g.spec.bytes.is_some() {
+                    "Patch input"
                 } else {
                     "Token embedding"
                 },
@@ -133,6 +138,17 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
                 steps_in(scope),
                 context,
             )),
+            ScopeKind::Stack(s) => out.push(part(
+                g,
+                &visits,
+                stack_id(s),
+                Kind::Stack(s),
+                &scope.title,
+                false,
+                None,
+                steps_in(scope),
+                context,
+            )),
             ScopeKind::Aux => out.push(part(
                 g,
                 &visits,
@@ -160,6 +176,14 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
         counted.extend(p.param_ids.iter().copied());
     }
     out
+}
+
+fn stack_id(s: crate::spec::Stack) -> &'static str {
+    match s {
+        crate::spec::Stack::Patcher => "patcher",
+        crate::spec::Stack::Encoder => "local-encoder",
+        crate::spec::Stack::Decoder => "local-decoder",
+    }
 }
 
 fn block_parts(g: &Graph, visits: &[Visit], block: &Scope, context: u64, out: &mut Vec<Part>) {
@@ -414,7 +438,7 @@ fn part(
         Kind::Mixer => Category::Mixer,
         Kind::Mlp | Kind::Moe | Kind::PerLayer => Category::Ffn,
         Kind::Norm | Kind::Residual | Kind::Hierarchy | Kind::Loop => Category::Norm,
-        Kind::Embedding | Kind::Head => Category::Embed,
+        Kind::Embedding | Kind::Head | Kind::Stack(_) => Category::Embed,
         Kind::Aux => Category::Aux,
     };
     Part {

@@ -101,6 +101,7 @@ pub fn diagram(
     let mut block_bottom = 0;
     let mut stream_y = 0; // where the residual stream last left the column
     let mut last_dim: Option<u64> = None;
+    let mut over_patches = false;
     let mut aux_anchor = 0;
     let mut embed_anchor = 0;
     for (n, slot) in slots(parts).into_iter().enumerate() {
@@ -135,7 +136,9 @@ pub fn diagram(
             block_bottom = y;
             y += 24;
         }
-        let label = last_dim.map_or(String::new(), |d| format!("[B, T, {d}]"));
+        // BLT's latent transformer runs over patches, P of them, from the encoder's output on.
+        let seq = if over_patches { "P" } else { "T" };
+        let label = last_dim.map_or(String::new(), |d| format!("[B, {seq}, {d}]"));
         let from = y - GAP + 4 - if framed { 0 } else { extra };
         arrow(&mut body, from, y, &label);
         if p.kind == Kind::Norm && p.id == "final-norm" {
@@ -206,6 +209,10 @@ pub fn diagram(
             stream_y = y + BOX_H + 6;
         }
         last_dim = Some(p.out_dim);
+        over_patches = match p.kind {
+            Kind::Stack(s) => s == crate::spec::Stack::Encoder,
+            _ => over_patches && (p.kind == Kind::Embedding || p.in_block),
+        };
         y += BOX_H + GAP;
     }
     let out_label = format!("logits [B, T, {}]", last_dim.unwrap_or(0));

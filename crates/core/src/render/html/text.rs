@@ -95,6 +95,13 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
         }
     };
     match part.kind {
+        Kind::Embedding if spec.bytes.is_some() => {
+            super::text_blt::patch_input(spec, spec.bytes.as_deref().expect("checked"))
+        }
+        Kind::Stack(s) => match spec.bytes.as_deref() {
+            Some(bl) => super::text_blt::stack(spec, bl, s, part, share(part.params)),
+            None => unreachable!("a stack's part comes from BLT's stacks"),
+        },
         Kind::Embedding => {
             let mut sub = vec![match spec.draft {
                 Some(dr) => format!(
@@ -1175,6 +1182,15 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
 
 /// One line on what makes this model what it is.
 pub fn character(spec: &Spec) -> String {
+    if let Some(bl) = spec.bytes.as_deref() {
+        return format!(
+            "A byte-level latent transformer: the bytes, in patches{}, run through a {}-layer transformer over the patches between a {}-layer byte encoder and a {}-layer byte decoder.",
+            if matches!(bl.patching, crate::spec::Patching::Entropy(_)) { " cut where a small model finds the next byte hard to predict" } else { " of one byte each" },
+            spec.layers,
+            bl.encoder.layers,
+            bl.decoder.layers
+        );
+    }
     let attn = match (spec.attn.mla.is_some(), spec.attn.kind) {
         _ if spec.attn.moa.is_some() => "a mixture of attention heads".to_string(),
         (true, _) => "multi-head latent attention".to_string(),

@@ -34,6 +34,12 @@ pub(super) fn py_bool(b: bool) -> String {
 
 /// The snippet shown for `part`: imports, the helpers it uses, and its classes.
 pub fn snippet(spec: &Spec, part: &Part) -> String {
+    if let Some(bl) = spec.bytes.as_deref() {
+        return format!(
+            "{HEADER}\n\n{}\n",
+            super::torch_blt::snippet(spec, bl, part.kind).trim_end()
+        );
+    }
     let n = Names::new(spec);
     let body = match part.kind {
         Kind::Embedding => embedding_note(spec, &n),
@@ -90,6 +96,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         },
         Kind::Aux => mtp(spec),
         Kind::CrossAttention => cross_layer(spec),
+        Kind::Stack(_) => unreachable!("a stack's part is BLT's, answered above"),
     };
     format!("{HEADER}\n\n{}\n", body.trim_end())
 }

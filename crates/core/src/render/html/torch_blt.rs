@@ -4,12 +4,42 @@
 //! are written out as transformers' `BltModel` runs them (without a cache: every pass reads the
 //! whole sequence, since its patches depend on every byte).
 
+use super::parts::Kind;
 use super::torch::{act_expr, fill, freqs_fn};
 use crate::fmt::float as fmt_f;
 use crate::spec::{AttnSpan, ByteLatent, Mixer, Patching, Position, Spec};
 
 pub(super) fn module(spec: &Spec, bl: &ByteLatent, docstring: String, header: &str) -> String {
-    let mut parts = vec![docstring, header.trim_end().to_string(), NORM.to_string()];
+    let mut parts = vec![docstring, header.trim_end().to_string()];
+    parts.extend(layers(spec, bl));
+    parts.push(model(spec, bl));
+    parts.join("\n\n\n") + "\n"
+}
+
+/// The page's code for a part: the layers' classes for the latent transformer's parts, the
+/// model's for the stacks and the ends.
+pub(super) fn snippet(spec: &Spec, bl: &ByteLatent, kind: Kind) -> String {
+    match kind {
+        Kind::Norm | Kind::Attention | Kind::Residual | Kind::Mlp => {
+            layers(spec, bl).join("\n\n\n")
+        }
+        Kind::Embedding
+        | Kind::Head
+        | Kind::Stack(_)
+        | Kind::Mixer
+        | Kind::Moe
+        | Kind::PerLayer
+        | Kind::Shared
+        | Kind::Aux
+        | Kind::CrossAttention
+        | Kind::Hierarchy
+        | Kind::Loop => model(spec, bl),
+    }
+}
+
+/// The norm, each stack's rotary frequencies, and the layer classes.
+fn layers(spec: &Spec, bl: &ByteLatent) -> Vec<String> {
+    let mut parts = vec![NORM.to_string()];
     let stacks = [
         ("patcher", bl.patcher.as_ref()),
         ("encoder", Some(&bl.encoder)),
@@ -22,6 +52,11 @@ pub(super) fn module(spec: &Spec, bl: &ByteLatent, docstring: String, header: &s
         }
     }
     parts.push(LAYERS.to_string());
+    parts
+}
+
+/// The stacks, the patching and hashing helpers, and the model.
+fn model(spec: &Spec, bl: &ByteLatent) -> String {
     let args = |s: &Spec| {
         let window = match s.plan.first().map(|l| l.mixer) {
             Some(Mixer::Attention(AttnSpan::Sliding(w))) => w.to_string(),
@@ -52,7 +87,7 @@ pub(super) fn module(spec: &Spec, bl: &ByteLatent, docstring: String, header: &s
     };
     let k = bl.cross_k;
     let wide = bl.encoder.hidden * k;
-    parts.push(fill(
+    fill(
         MODEL,
         &[
             ("patcher", patcher),
@@ -87,8 +122,7 @@ pub(super) fn module(spec: &Spec, bl: &ByteLatent, docstring: String, header: &s
             ),
             ("vocab", spec.vocab.to_string()),
         ],
-    ));
-    parts.join("\n\n\n") + "\n"
+    )
 }
 
 fn rope(s: &Spec, key: &str) -> String {
