@@ -669,3 +669,31 @@ fn ngram_embeddings_carry_their_ids_and_convolution_inputs() {
         assert_eq!(s.kv_cache.values_per_token, s0.kv_cache.values_per_token);
     }
 }
+
+/// BLT's KV cache is its four stacks' together, each cached under its own Spec (the byte-level
+/// stacks' sliding windows, the latent transformer's full attention), the latent transformer's
+/// at one patch per byte.
+#[test]
+fn blt_caches_each_stack_under_its_own_spec() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/saved/blt.json");
+    let spec = source::load(path, false).unwrap().spec;
+    let bl = spec.bytes.as_deref().expect("BLT holds its byte-level stacks");
+    let mut latent = spec.clone();
+    latent.bytes = None;
+    let stacks = [Some(&latent), Some(&bl.encoder), Some(&bl.decoder), bl.patcher.as_ref()];
+    let whole = graph::build(&spec).unwrap();
+    for context in [256, 4096] {
+        let blt = stats::stats(&whole, Some(context)).unwrap();
+        let (mut per_token, mut at_context) = (0, 0);
+        for s in stacks.into_iter().flatten() {
+            let alone = stats::stats(&graph::build(s).unwrap(), Some(context)).unwrap();
+            per_token += alone.kv_cache.values_per_token;
+            at_context += alone.kv_cache.values_at_context;
+        }
+        assert_eq!(blt.kv_cache.values_per_token, per_token);
+        assert_eq!(blt.kv_cache.values_at_context, at_context);
+    }
+    // The byte-level stacks' windows bind at 4096 bytes: not every position is cached.
+    let blt = stats::stats(&whole, Some(4096)).unwrap();
+    assert!(blt.kv_cache.values_at_context < 4096 * blt.kv_cache.values_per_token);
+}

@@ -122,7 +122,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     let kv = &s.kv_cache;
     line(String::new());
     // Layers that reuse an earlier layer's keys and values (Gemma 4) cache none of their own.
-    let (caching, sharing) = (0..spec.layers as usize)
+    let (mut caching, sharing) = (0..spec.layers as usize)
         .filter(|&b| spec.attn_span(b as u64).is_some())
         .fold((0u128, 0u128), |(c, s), b| {
             if spec.attn_at(b).shares_kv {
@@ -143,6 +143,19 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         let runs = spec.runs_over(&crate::layers::LayerSet::all(spec.layers));
         shared += &format!(", each once per visit of its stack: {runs} runs");
     }
+    // BLT: the byte-level stacks cache per byte, the latent transformer per patch.
+    let patches = match spec.bytes.as_deref() {
+        Some(bl) => {
+            let stacks = [Some(&bl.encoder), Some(&bl.decoder), bl.patcher.as_ref()];
+            caching += stacks.into_iter().flatten().map(|s| s.layers as u128).sum::<u128>();
+            shared += &format!(
+                "; the latent transformer's {} per patch, counted here as one patch per byte, the most there can be",
+                spec.layers
+            );
+            "; the latent transformer's at one patch per byte, the most there can be"
+        }
+        None => "",
+    };
     // Dory: the looped layers cache once per pass, or only in the last.
     if let Some(l) = spec.looped {
         let looped = l.layers().describe();
@@ -222,7 +235,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     let f = &s.flops;
     line(String::new());
     line(format!(
-        "FLOPs per token at context {} (2 per multiply-add; matmuls and attention{})",
+        "FLOPs per token at context {} (2 per multiply-add; matmuls and attention{}{patches})",
         context(f.context),
         if f.recurrent_per_token > 0 {
             ", convolutions and scans"
