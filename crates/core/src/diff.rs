@@ -967,6 +967,38 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         }),
     );
     f(
+        "bytes",
+        "byte-level stacks (BLT)",
+        Mechanism,
+        s.bytes.as_deref().map_or("none".into(), |b| {
+            let stack = |s: &Spec| {
+                let window = match s.plan.first().and_then(|l| l.span()) {
+                    Some(crate::spec::AttnSpan::Sliding(w)) => format!(", window {w}"),
+                    _ => String::new(),
+                };
+                format!(
+                    "{} × {} wide, {} heads{window}",
+                    s.layers, s.hidden, s.attn.heads
+                )
+            };
+            let patching = match b.patching {
+                crate::spec::Patching::Entropy(t) => format!("entropy above {}", num(t)),
+                crate::spec::Patching::Bytes { .. } => "one byte each".into(),
+            };
+            format!(
+                "patcher {}; encoder {}; decoder {}; {} queries and keys per patch; n-grams of {:?} hashed by {} function(s) into {} rows each; patches {patching}{}",
+                b.patcher.as_ref().map_or("none".into(), stack),
+                stack(&b.encoder),
+                stack(&b.decoder),
+                b.cross_k,
+                b.hash.sizes,
+                b.hash.functions,
+                b.hash.vocab,
+                b.max_patch.map_or(String::new(), |m| format!(", at most {m} bytes")),
+            )
+        }),
+    );
+    f(
         "looped",
         "looped layers",
         Mechanism,

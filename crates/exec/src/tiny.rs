@@ -15,6 +15,9 @@ use std::collections::HashMap;
 /// The scaled-down Spec: hidden 64, 4 query heads of 16 (K/V heads as the attention kind has them), one layer
 /// for each distinct kind of layer (at most 4), at most 8 experts, a 256-token vocabulary.
 pub fn shrink(spec: &Spec) -> Spec {
+    if let Some(bl) = spec.bytes.as_deref() {
+        return shrink_blt(spec, bl);
+    }
     let mut s = spec.clone();
     s.name = format!("{} (tiny)", spec.name);
     shrink_attn(&mut s.attn, None);
@@ -210,6 +213,29 @@ pub fn shrink(spec: &Spec) -> Spec {
     s.mtp_layers = 0;
     s.hf_wrap = anatomy_core::spec::HfWrap::None;
     s
+}
+
+/// BLT: each stack made small as any model is, its byte vocabulary and checkpoint names kept;
+/// the hash table's blocks of at most 1024 rows.
+fn shrink_blt(spec: &Spec, bl: &anatomy_core::spec::ByteLatent) -> Spec {
+    let stack = |s: &Spec| Spec {
+        vocab: s.vocab,
+        hf_wrap: s.hf_wrap,
+        ..shrink(s)
+    };
+    let mut small = bl.clone();
+    small.encoder = stack(&bl.encoder);
+    small.decoder = stack(&bl.decoder);
+    small.patcher = bl.patcher.as_ref().map(stack);
+    small.hash.vocab = bl.hash.vocab.min(1024);
+    let latent = Spec {
+        bytes: None,
+        ..spec.clone()
+    };
+    Spec {
+        bytes: Some(Box::new(small)),
+        ..stack(&latent)
+    }
 }
 
 /// Each set of `sets` narrowed to the layers kept (`keep`), those left empty dropped.
