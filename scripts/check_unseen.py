@@ -22,8 +22,8 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
-from make_fixtures import unseen_qwen4_exp
-from make_toy_fixtures import CATALOG, build, mutate, randomize, save_model, shrink
+from make_fixtures import unseen_blt, unseen_qwen4_exp
+from make_toy_fixtures import CATALOG, blt_threshold, build, mutate, randomize, save_model, shrink
 
 IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20]
 
@@ -569,6 +569,15 @@ RECURRENT_CATALOG = ("jamba-v0.1", "kimi-linear-48b-a3b", "lfm2-700m", "lfm3-1.7
                      "recurrentgemma-2b", "xlstm-7b", "zamba-7b-v1", "zamba2-2.7b")
 
 
+def blt(rng):
+    raw = unseen_blt(rng)
+    if rng.random() < 0.3:
+        raw["max_patch_length"] = rng.choice([1, 2, 3])
+    if rng.random() < 0.3:
+        raw["local_attention_window_len"] = rng.choice([2, 4, None])
+    return raw
+
+
 def recurrent_published(rng):
     """A published config of a recurrent or hybrid family from the catalog, shrunk to toy size with
     every key kept, then one to three of its keys changed or dropped (a seed of its own: none the
@@ -587,7 +596,7 @@ def recurrent_published(rng):
 MAKERS = {f.__name__: f for f in (recurrent_published, falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
                                   hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2,
-                                  inkling2_loop, deepseek_v4, gemma4_assistant, qwen4_exp)}
+                                  inkling2_loop, deepseek_v4, gemma4_assistant, qwen4_exp, blt)}
 
 
 class TopkTies:
@@ -623,8 +632,15 @@ def check(anatomy, raw, seed, tol, work):
     d = Path(tempfile.mkdtemp(dir=work))
     # Saved before any forward pass: RWKV's first one in eval mode rescales its weights in place.
     save_model(d, model)
+    # BLT: a patching threshold among the random patcher's entropies; no cache (transformers
+    # 5.24's BLT fails with one).
+    kwargs = {}
+    if raw["model_type"] == "blt":
+        if raw.get("patch_in_forward", True):
+            blt_threshold(model, raw, IDS)
+        kwargs["use_cache"] = False
     with torch.no_grad(), TopkTies() as ties:
-        want = model(torch.tensor([IDS])).logits[0].numpy()
+        want = model(torch.tensor([IDS]), **kwargs).logits[0].numpy()
     (d / "config.json").write_text(json.dumps(raw))
     verify = subprocess.run([anatomy, "verify", str(d)], capture_output=True, text=True)
     run = subprocess.run([anatomy, "run", str(d), "--ids", ",".join(map(str, IDS)), "--logits", str(d / "logits.npy")],
@@ -642,7 +658,7 @@ def check(anatomy, raw, seed, tol, work):
     if err >= tol:
         # transformers' float32 can be the side that drifted: both against its float64 run.
         with torch.no_grad():
-            want64 = model.double()(torch.tensor([IDS])).logits[0].numpy()
+            want64 = model.double()(torch.tensor([IDS]), **kwargs).logits[0].numpy()
         best, theirs = float(np.abs(got - want64).max()), float(np.abs(want - want64).max())
         exact = f"; from its float64 run: anatomy {best:.2e}, transformers' float32 {theirs:.2e}"
     ok = verify.returncode == 0 and best < tol

@@ -14,7 +14,7 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
-from make_toy_fixtures import decodes_as_prompted, randomize, save_model, stepwise_logits
+from make_toy_fixtures import blt_threshold, decodes_as_prompted, randomize, save_model, stepwise_logits
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "crates/exec/tests/fixtures"
@@ -948,18 +948,6 @@ def model_of(config, raw):
     return AutoModelForCausalLM.from_config(config)
 
 
-def blt_threshold(model, raw):
-    """A patching threshold in the widest gap between the random patcher's entropies on IDS near
-    their median: patches of several lengths, no byte within float error of a boundary."""
-    with torch.no_grad():
-        ent, _, _ = model.model.patcher(torch.tensor([IDS]), patch_size=None)
-    e = sorted(ent[0, 1:].tolist())
-    lo, hi = len(e) // 3, 2 * len(e) // 3
-    _, i = max((e[i + 1] - e[i], i) for i in range(lo, hi))
-    raw["patching_threshold"] = (e[i] + e[i + 1]) / 2
-    model.config.patching_threshold = raw["patching_threshold"]
-
-
 def make(name, raw):
     torch.manual_seed(0)
     config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
@@ -986,7 +974,7 @@ def make(name, raw):
     # Saved before any forward pass: RWKV's first one in eval mode rescales its weights in place.
     save_model(d, model)
     if raw["model_type"] == "blt":
-        blt_threshold(model, raw)
+        blt_threshold(model, raw, IDS)
     # BLT's forward fails with a cache in transformers 5.24 (huggingface/transformers#47916).
     kwargs = {"use_cache": False} if raw["model_type"] == "blt" else {}
     with torch.no_grad():

@@ -544,6 +544,19 @@ RECURRENT = {"mamba", "falcon_mamba", "mamba2", "bamba", "granitemoehybrid", "ne
              "zamba", "zamba2", "xlstm"}
 
 
+def blt_threshold(model, raw, ids):
+    """Set BLT's patching threshold in the widest gap between the random patcher's entropies on
+    `ids` near their median: patches of several lengths, no byte within float error of a
+    boundary."""
+    with torch.no_grad():
+        ent, _, _ = model.model.patcher(torch.tensor([ids]), patch_size=None)
+    e = sorted(ent[0, 1:].tolist())
+    lo, hi = len(e) // 3, 2 * len(e) // 3
+    _, i = max((e[i + 1] - e[i], i) for i in range(lo, hi))
+    raw["patching_threshold"] = (e[i] + e[i + 1]) / 2
+    model.config.patching_threshold = raw["patching_threshold"]
+
+
 def decodes_as_prompted(raw):
     """Whether transformers' token-by-token path computes what its prompt path does. Nemotron-H
     clamps Δ to time_step_min (0.001 by default) in a prompt's scan but not when it decodes, so
