@@ -677,10 +677,18 @@ fn ngram_embeddings_carry_their_ids_and_convolution_inputs() {
 fn blt_caches_each_stack_under_its_own_spec() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/saved/blt.json");
     let spec = source::load(path, false).unwrap().spec;
-    let bl = spec.bytes.as_deref().expect("BLT holds its byte-level stacks");
+    let bl = spec
+        .bytes
+        .as_deref()
+        .expect("BLT holds its byte-level stacks");
     let mut latent = spec.clone();
     latent.bytes = None;
-    let stacks = [Some(&latent), Some(&bl.encoder), Some(&bl.decoder), bl.patcher.as_ref()];
+    let stacks = [
+        Some(&latent),
+        Some(&bl.encoder),
+        Some(&bl.decoder),
+        bl.patcher.as_ref(),
+    ];
     let whole = graph::build(&spec).unwrap();
     for context in [256, 4096] {
         let blt = stats::stats(&whole, Some(context)).unwrap();

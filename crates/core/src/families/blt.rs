@@ -121,25 +121,14 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             ),
         ));
     }
-    // Saved by the config class: the encoder's patch width where it differs from the latent
-    // transformer's (then projected), else null.
-    let wide = encoder
-        .hidden
-        .checked_mul(k)
-        .filter(|&w| w <= MAX_SIZE)
-        .ok_or_else(|| {
-            cfg.err(
-                "cross_attn_k",
-                format!("is {k}; encoder hidden_size × cross_attn_k must be at most {MAX_SIZE}"),
-            )
-        })?;
-    if let Some(saved) = glob_cfg.opt_size("encoder_cross_output_size")? {
-        if saved != wide || wide == global.hidden {
-            return Err(glob_cfg.err(
-                "encoder_cross_output_size",
-                format!("is {saved}, but the encoder's hidden_size × cross_attn_k is {wide} (and the latent transformer's width {}): the class sets it to that product where it differs from the width, else null; give that, or leave it out", global.hidden),
-            ));
-        }
+    // The config class sets the global config's `encoder_cross_output_size` itself, from the
+    // encoder's width × cross_attn_k, whatever a file says: a saved value is read and recomputed.
+    glob_cfg.get("encoder_cross_output_size");
+    if encoder.hidden.checked_mul(k).is_none_or(|w| w > MAX_SIZE) {
+        return Err(cfg.err(
+            "cross_attn_k",
+            format!("is {k}; the encoder's hidden_size × cross_attn_k must be at most {MAX_SIZE}"),
+        ));
     }
     let encoder_cross_all = enc_cfg.flag("cross_attn_all_layers", false)?;
     let decoder_cross_all = dec_cfg.flag("cross_attn_all_layers", true)?;
@@ -269,16 +258,5 @@ fn slide(s: &mut Spec, window: Option<u64>) {
     let span = window.map_or(AttnSpan::Full, AttnSpan::Sliding);
     for l in &mut s.plan {
         l.mixer = Mixer::Attention(span);
-    }
-}
-
-impl Stack {
-    /// The sub-config key of the stack.
-    pub fn key(self) -> &'static str {
-        match self {
-            Stack::Patcher => "patcher_config",
-            Stack::Encoder => "encoder_config",
-            Stack::Decoder => "decoder_config",
-        }
     }
 }

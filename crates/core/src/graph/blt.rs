@@ -88,14 +88,18 @@ impl<'s> Builder<'s> {
             equation: "Hₑ = −Σᵥ pᵥ ln pᵥ,  p = softmax(Logits)".into(),
         }));
         let s = self.act("S", self.seq(1));
-        let rule = match patching {
-            Patching::Entropy(t) => format!(
-                "A patch starts at bytes 0 and 1 and after every later byte whose entropy exceeds {}: where the next byte is hard to predict",
-                crate::fmt::float(t)
+        let (rule, equation) = match patching {
+            Patching::Entropy(t) => (
+                format!(
+                    "A patch starts at bytes 0 and 1 and after every later byte whose entropy exceeds {}: where the next byte is hard to predict",
+                    crate::fmt::float(t)
+                ),
+                "starts = {0, 1} ∪ {t + 1 : t ≥ 1, Hₑ[t] > θ}",
             ),
-            Patching::Bytes { .. } => {
-                "Without a patch size the patcher's entropies go unused: every byte is a patch of its own".into()
-            }
+            Patching::Bytes { .. } => (
+                "Without a patch size the patcher's entropies go unused: every byte is a patch of its own".into(),
+                "starts = {0, 1, 2, …}",
+            ),
         };
         children.push(self.step(Draft {
             title: "Patch boundaries".into(),
@@ -104,7 +108,7 @@ impl<'s> Builder<'s> {
             inputs: vec![],
             output: s,
             operation: rule,
-            equation: "starts = {0, 1} ∪ {t + 1 : t ≥ 1, Hₑ[t] > θ}".into(),
+            equation: equation.into(),
         }));
         self.stack_scope(
             Stack::Patcher,
@@ -236,83 +240,76 @@ impl<'s> Builder<'s> {
         } else {
             ("Xᵦ", "Pₗ", "Each byte attends to the keys of the patch before its own (the first bytes, of the first patch)")
         };
-        let mut nodes = Vec::new();
-        nodes.push(self.norm_step(
-            "Query RMSNorm",
-            Role::CrossQNorm,
-            "γq",
-            q_in,
-            "Qᵢ",
-            d,
-            true,
-            None,
-        ));
-        nodes.push(self.norm_step(
-            "Key RMSNorm",
-            Role::CrossKNorm,
-            "γk",
-            kv_in,
-            "Kᵢ",
-            d,
-            true,
-            None,
-        ));
-        let lin = |role, title, names, rows| {
-            Linear::whole(
-                role,
-                title,
-                names,
-                rows,
-                d,
-                Category::Attention,
-                String::new(),
-            )
+        // Every projection reads d features: BLT's heads split the width evenly, h · hd = d.
+        let lin = |role, title, names, rows, operation| {
+            Linear::whole(role, title, names, rows, d, Category::Attention, operation)
         };
-        let mut q = lin(
-            Role::CrossQ,
-            "Cross-attention Q projection",
-            ["W_q", "Q", "Qᵢ"],
-            h * hd,
-        );
-        q.operation = format!("{h} query heads of {hd}");
-        nodes.push(self.linear(q));
-        let mut kp = lin(
-            Role::CrossK,
-            "Cross-attention K projection",
-            ["W_k", "K", "Kᵢ"],
-            kv * hd,
-        );
-        kp.operation = format!("{kv} key heads of {hd}");
-        nodes.push(self.linear(kp));
-        let mut vp = lin(
-            Role::CrossV,
-            "Cross-attention V projection",
-            ["W_v", "V", "Kᵢ"],
-            kv * hd,
-        );
-        vp.operation = format!("{kv} value heads of {hd}");
-        nodes.push(self.linear(vp));
+        // The keys' side: the bytes' states (encoder) or the patches' k keys each (decoder).
+        let keys = vec![
+            self.norm_step(
+                "Key RMSNorm",
+                Role::CrossKNorm,
+                "γk",
+                kv_in,
+                "Kᵢ",
+                d,
+                true,
+                None,
+            ),
+            self.linear(lin(
+                Role::CrossK,
+                "Cross-attention K projection",
+                ["W_k", "K", "Kᵢ"],
+                kv * hd,
+                format!("{kv} key heads of {hd}"),
+            )),
+            self.linear(lin(
+                Role::CrossV,
+                "Cross-attention V projection",
+                ["W_v", "V", "Kᵢ"],
+                kv * hd,
+                format!("{kv} value heads of {hd}"),
+            )),
+        ];
+        // The queries' side: the patches' k queries each (encoder) or the bytes (decoder).
+        let mut queries = vec![
+            self.norm_step(
+                "Query RMSNorm",
+                Role::CrossQNorm,
+                "γq",
+                q_in,
+                "Qᵢ",
+                d,
+                true,
+                None,
+            ),
+            self.linear(lin(
+                Role::CrossQ,
+                "Cross-attention Q projection",
+                ["W_q", "Q", "Qᵢ"],
+                h * hd,
+                format!("{h} query heads of {hd}"),
+            )),
+        ];
         let att = self.act("H", self.seq(h * hd));
-        nodes.push(self.step(Draft {
+        queries.push(self.step(Draft {
             title: "Patch cross-attention".into(),
             op: Op::Route,
             category: Category::Attention,
             inputs: vec![],
             output: att,
-            operation: format!("{what}, with no causal order inside a patch; every patch has {k} {}", if encoder { "queries" } else { "keys" }),
+            operation: format!("{what}, with no causal order inside a patch"),
             equation: format!("H = softmax(Q Kᵀ / √{hd} + M) V, M = 0 where the byte and the patch match, else −∞"),
         }));
-        nodes.push(self.linear(Linear::whole(
+        queries.push(self.linear(lin(
             Role::CrossO,
             "Cross-attention output projection",
             ["W_o", "Y", "H"],
             d,
-            h * hd,
-            Category::Attention,
             "Project the heads back".into(),
         )));
         let out = self.act(q_in, self.seq(d));
-        nodes.push(self.step(Draft {
+        queries.push(self.step(Draft {
             title: "Cross-attention residual".into(),
             op: Op::Add,
             category: Category::Norm,
@@ -321,6 +318,26 @@ impl<'s> Builder<'s> {
             operation: "The attention adds its input to its output, and the caller adds the input once more".into(),
             equation: format!("{q_in} = 2·{q_in} + Y"),
         }));
+        // The side that has k rows per patch runs k times per patch.
+        let per_patch = |b: &Self, what: &str, nodes| {
+            Node::Scope(b.scope(
+                ScopeKind::Group,
+                &format!("{what} j of the patch"),
+                &format!("{what} end"),
+                k,
+                nodes,
+            ))
+        };
+        let nodes: Vec<Node> = if encoder {
+            keys.into_iter()
+                .chain([per_patch(self, "Query", queries)])
+                .collect()
+        } else {
+            [per_patch(self, "Key", keys)]
+                .into_iter()
+                .chain(queries)
+                .collect()
+        };
         self.layers = LayerSet::all(spec.layers);
         let title = match (encoder, count) {
             (true, 1) => "Patch cross-attention (after the last layer)".to_string(),

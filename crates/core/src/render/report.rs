@@ -147,7 +147,11 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     let patches = match spec.bytes.as_deref() {
         Some(bl) => {
             let stacks = [Some(&bl.encoder), Some(&bl.decoder), bl.patcher.as_ref()];
-            caching += stacks.into_iter().flatten().map(|s| s.layers as u128).sum::<u128>();
+            caching += stacks
+                .into_iter()
+                .flatten()
+                .map(|s| s.layers as u128)
+                .sum::<u128>();
             shared += &format!(
                 "; the latent transformer's {} per patch, counted here as one patch per byte, the most there can be",
                 spec.layers

@@ -60,7 +60,7 @@ pub(super) fn stack(spec: &Spec, bl: &ByteLatent, which: Stack, part: &Part, sha
             };
             let cut = bl.max_patch.map_or(String::new(), |m| format!(" Patches longer than {m} bytes are cut into pieces of {m}, and empty ones dropped."));
             Text {
-                summary: format!("The entropy model: a small byte-level language model whose uncertainty about the next byte cuts the bytes into patches."),
+                summary: "The entropy model: a small byte-level language model whose uncertainty about the next byte cuts the bytes into patches.".into(),
                 explanation: format!(
                     "It reads the bytes with its own embedding, {} of width {} ({}), its own norm and head over {} byte tokens, and turns each position's predicted distribution into an entropy, H = −Σ p ln p. {rule}{cut} Its {size} are counted in the total; transformers freezes them.",
                     layers(p.layers), p.hidden, window(p), grouped(p.vocab as u128)
@@ -77,7 +77,7 @@ pub(super) fn stack(spec: &Spec, bl: &ByteLatent, which: Stack, part: &Part, sha
             let count = h.functions * h.sizes.len() as u64;
             let sizes: Vec<String> = h.sizes.iter().map(u64::to_string).collect();
             let cross = if bl.encoder_cross_all {
-                format!("after every layer a cross-attention of its own recomputes the patches from that layer's byte states (only the last one's result goes on)")
+                "after every layer a cross-attention of its own recomputes the patches from that layer's byte states (only the last one's result goes on)".to_string()
             } else {
                 "after its last layer".to_string()
             };
