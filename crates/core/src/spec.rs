@@ -412,6 +412,9 @@ impl Patching {
     /// The patch lengths for `t` bytes, from the patcher's entropies where it runs, each patch
     /// longer than `max` cut into pieces (transformers' `process_patch_lengths`).
     pub fn lengths(self, t: usize, entropies: &[f32], max: Option<u64>) -> Vec<u64> {
+        if t == 0 {
+            return Vec::new();
+        }
         let lengths: Vec<u64> = match self {
             Patching::Bytes { extra } => vec![1; t + extra as usize],
             Patching::Entropy(threshold) => {
@@ -3311,5 +3314,46 @@ mod bucket_tests {
                 assert_eq!(b.bucket(rel), want, "{b:?}, j − i = {rel}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod patching_tests {
+    use super::Patching;
+
+    proptest::proptest! {
+        /// Entropy patches cover the bytes once, in order, starting at bytes 0 and 1 and after
+        /// each byte above the threshold; cut to at most `max` bytes they cover the same bytes
+        /// with no empty patch left.
+        #[test]
+        fn patches_cover_the_bytes(
+            entropies in proptest::collection::vec(0.0f32..2.0, 1..40),
+            max in proptest::option::of(1u64..5),
+        ) {
+            let t = entropies.len();
+            let whole = Patching::Entropy(1.0).lengths(t, &entropies, None);
+            proptest::prop_assert_eq!(whole.iter().sum::<u64>(), t as u64);
+            proptest::prop_assert_eq!(whole[0], 1);
+            let starts = (1..t).filter(|&i| entropies[i] > 1.0).count();
+            proptest::prop_assert_eq!(whole.len(), 2 + starts);
+            let cut = Patching::Entropy(1.0).lengths(t, &entropies, max);
+            proptest::prop_assert_eq!(cut.iter().sum::<u64>(), t as u64);
+            if let Some(m) = max {
+                proptest::prop_assert!(cut.iter().all(|&l| (1..=m).contains(&l)));
+            }
+        }
+    }
+
+    /// Without a patcher every byte is a patch, and one empty patch follows.
+    #[test]
+    fn bytes_patch_one_byte_each() {
+        assert_eq!(
+            Patching::Bytes { extra: 1 }.lengths(3, &[], None),
+            [1, 1, 1, 1]
+        );
+        assert_eq!(
+            Patching::Bytes { extra: 1 }.lengths(3, &[], Some(2)),
+            [1, 1, 1, 1]
+        );
     }
 }

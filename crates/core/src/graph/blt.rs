@@ -218,7 +218,7 @@ impl<'s> Builder<'s> {
                 bl.hash.vocab
             ),
             equation: format!(
-                "X = X + Σ_f,n Eₕ[f·{0}·|n| + i·{0} + (Σⱼ byteⱼ · primeᶠʲ mod {0})]",
+                "X = X + Σ_b Eₕ[b·{0} + (Σⱼ byteⱼ · p_fʲ mod {0})], one block b per hash function f (prime p_f) and size n, j over the n bytes",
                 bl.hash.vocab
             ),
         })]

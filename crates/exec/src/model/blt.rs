@@ -7,7 +7,7 @@
 use super::{Cache, Model, Res};
 use crate::weights::Weights;
 use anatomy_core::naming::Role;
-use anatomy_core::spec::{ByteLatent, HfWrap, Spec};
+use anatomy_core::spec::{ByteLatent, HfWrap, Patching, Spec};
 use candle_core::{Device, Tensor, D};
 
 /// The byte-level stacks, each a model of its own Spec with its own weights.
@@ -65,33 +65,21 @@ impl Model {
         cache.pos += ids.len();
         let ids_t = Tensor::new(bytes.as_slice(), &Device::Cpu)?;
 
-        // The patcher's next-byte entropies, in nats.
-        let entropies = match &s.patcher {
-            Some(p) => {
+        // The patcher's next-byte entropies, in nats, where they cut the patches.
+        let entropies = match (&s.patcher, bl.patching) {
+            (Some(p), Patching::Entropy(_)) => {
                 let x = p.rows(Role::Embed, &bytes, &ids_t)?;
                 let x = p.stack_layers(x)?;
                 let z = p.norm(&x, Role::FinalNorm, None)?;
                 let logits = p.linear(&z, &p.name(Role::LmHead, false, None, None), None)?;
-                let logp = candle_nn_log_softmax(&logits)?;
+                let logp = log_softmax(&logits)?;
                 let h = (logp.exp()? * &logp)?.sum(D::Minus1)?.neg()?;
                 h.to_vec1::<f32>()?
             }
-            None => vec![0.0; n],
+            _ => Vec::new(),
         };
         let lengths = bl.patching.lengths(n, &entropies, bl.max_patch);
         let patches = lengths.len();
-        self.keep(
-            None,
-            "patch_lengths",
-            &Tensor::new(
-                lengths
-                    .iter()
-                    .map(|&l| l as f32)
-                    .collect::<Vec<_>>()
-                    .as_slice(),
-                &Device::Cpu,
-            )?,
-        );
         let own = patch_ids(&lengths, n);
         let before = patch_ids(&lengths[1.min(patches)..], n);
 
@@ -243,7 +231,8 @@ fn max_pool(x: &Tensor, ids: &[usize], patches: usize) -> Res<Tensor> {
     Ok(Tensor::from_vec(flat, (patches, d), &Device::Cpu)?)
 }
 
-fn candle_nn_log_softmax(x: &Tensor) -> candle_core::Result<Tensor> {
+/// log softmax over the last axis.
+fn log_softmax(x: &Tensor) -> candle_core::Result<Tensor> {
     let max = x.max_keepdim(D::Minus1)?;
     let shifted = x.broadcast_sub(&max)?;
     let lse = shifted.exp()?.sum_keepdim(D::Minus1)?.log()?;
