@@ -10,7 +10,7 @@ use crate::spec::{
 };
 use serde_json::json;
 
-fn py(b: bool) -> &'static str {
+pub(crate) fn py(b: bool) -> &'static str {
     if b {
         "True"
     } else {
