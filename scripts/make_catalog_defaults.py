@@ -51,6 +51,7 @@ ENTRIES = {
     "inkling-2-small": "inkling2_text",
     "inkling-2-mini": "inkling2_loop_text",
     "deepseek-v4-flash-base": "deepseek_v4",
+    "blt-1b": "blt",
 }
 
 # The published class of a wrapper whose causal-LM class holds its language model alone: the

@@ -416,8 +416,33 @@ def token_ids_inside(cfg, vocab):
             cfg[key] = [x if x < vocab else vocab - 1 for x in v]
 
 
+def shrink_blt(cfg):
+    """BLT's four stacks made small, each sub-config's keys kept: encoder and decoder 32 wide, the
+    latent transformer as wide as the encoder's k queries of a patch (no projection) or wider,
+    the byte vocabulary kept (every id a byte), windows shorter than the prompt, a small hash."""
+    k = cfg.get("cross_attn_k", 2)
+    widths = {"encoder_config": 32, "decoder_config": 32, "global_config": 32 * k + 16, "patcher_config": 32}
+    for key, width in widths.items():
+        sub = cfg.setdefault(key, {})
+        sub.update(hidden_size=width, num_attention_heads=HEADS, num_hidden_layers=2, intermediate_size=FFN)
+        if sub.get("num_key_value_heads") is not None:
+            sub["num_key_value_heads"] = 2
+        if sub.get("sliding_window") is not None:
+            sub["sliding_window"] = WINDOW
+        if sub.get("head_dim") is not None:
+            sub["head_dim"] = width // HEADS
+        if "hidden_size_global" in sub:
+            sub["hidden_size_global"] = widths["global_config"]
+    cfg["encoder_hash_byte_group_vocab"] = 97
+    if cfg.get("local_attention_window_len") is not None:
+        cfg["local_attention_window_len"] = WINDOW
+    return cfg
+
+
 def shrink(raw):
     cfg = copy.deepcopy(raw)
+    if cfg.get("model_type") == "blt":
+        return shrink_blt(cfg)
     text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
     # Dense layers first: one of them is enough.
     if isinstance(text.get("first_k_dense_replace"), int):
@@ -528,6 +553,9 @@ def randomize(model):
 
 def logits_of(model, ids):
     with torch.no_grad():
+        if model.config.model_type == "blt":
+            # transformers 5.24's BLT fails with a cache (huggingface/transformers#47916).
+            return model(input_ids=torch.tensor([ids]), use_cache=False).logits[0].float()
         try:
             return model(input_ids=torch.tensor([ids])).logits[0].float()
         except AttributeError:
@@ -760,6 +788,8 @@ def main():
         raw = json.loads(path.read_text())
         toy = shrink(raw)
         model = build(toy)
+        if toy["model_type"] == "blt":
+            blt_threshold(model, toy, IDS)
         save(OUT / "toy" / name, toy, model)
         print(f"toy/{name}: {sum(p.numel() for p in model.state_dict().values()):,} params")
 

@@ -452,6 +452,12 @@ pub static ENTRIES: &[Entry] = &[
         "latent attention of two sizes: indexed layers, and three of four in a 512-token window"
     ),
     entry!(
+        defaults "BltConfig",
+        "blt-1b",
+        "itazap/blt-1b-hf",
+        "bytes in patches cut by a small model's entropy: a 25-layer latent transformer between byte-level encoder and decoder"
+    ),
+    entry!(
         defaults "HrmTextConfig",
         "hrm-text-1b",
         "sapientinc/HRM-Text-1B",

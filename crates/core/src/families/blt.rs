@@ -237,13 +237,19 @@ fn read_stack(c: &Config, f: &LlamaLike, family: &str, name: &str) -> Result<Spe
     if c.get("intermediate_size").is_none() && derived {
         s.mlp.intermediate = 8 * s.hidden / 3;
     }
-    // Every head is hidden / heads wide, whatever `head_dim` says.
+    // The attention splits the width evenly across its heads, while the rotary embedding reads
+    // `head_dim` where a config gives one: transformers fails unless they agree.
     if s.hidden % s.attn.heads != 0 || s.attn.head_dim != s.hidden / s.attn.heads {
+        let key = if c.has("head_dim") {
+            "head_dim"
+        } else {
+            "num_attention_heads"
+        };
         return Err(c.err(
-            "num_attention_heads",
+            key,
             format!(
-                "is {} with hidden_size {} (head_dim {}): BLT's attention splits the hidden size evenly across its heads; give a divisor",
-                s.attn.heads, s.hidden, s.attn.head_dim
+                "gives heads of {} with hidden_size {} and {} heads: BLT's attention splits the hidden size evenly across its heads, and its rotary embedding reads head_dim; give head_dim = hidden_size / num_attention_heads",
+                s.attn.head_dim, s.hidden, s.attn.heads
             ),
         ));
     }
