@@ -972,10 +972,8 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         Mechanism,
         s.bytes.as_deref().map_or("none".into(), |b| {
             let stack = |s: &Spec| {
-                let window = match s.plan.first().and_then(|l| l.span()) {
-                    Some(crate::spec::AttnSpan::Sliding(w)) => format!(", window {w}"),
-                    _ => String::new(),
-                };
+                let window = crate::spec::ByteLatent::window(s)
+                    .map_or(String::new(), |w| format!(", window {w}"));
                 format!(
                     "{} × {} wide, {} heads{window}",
                     s.layers, s.hidden, s.attn.heads

@@ -315,6 +315,30 @@ impl ByteLatent {
         }
     }
 
+    /// The last positions a stack's layers attend over, all of them alike (`families::blt`
+    /// makes each stack attend causally, in full or in a window); `None`: in full.
+    pub fn window(stack: &Spec) -> Option<u64> {
+        match stack.plan.first().and_then(LayerPlan::span) {
+            Some(AttnSpan::Sliding(w)) => Some(w),
+            Some(AttnSpan::Full) | None => None,
+            Some(AttnSpan::Chunked(_) | AttnSpan::Whole) => {
+                unreachable!("BLT's stacks attend causally, in full or in a window")
+            }
+        }
+    }
+
+    /// A stack's rotary embedding: every BLT stack rotates.
+    pub fn rope(stack: &Spec) -> &Rope {
+        match &stack.position {
+            Position::Rope(r) => r,
+            Position::Learned
+            | Position::Sinusoidal(_)
+            | Position::Alibi(_)
+            | Position::Buckets(_)
+            | Position::None => unreachable!("BLT's stacks rotate"),
+        }
+    }
+
     /// The stack `s`'s Spec.
     pub fn stack(&self, s: Stack) -> Option<&Spec> {
         match s {

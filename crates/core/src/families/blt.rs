@@ -167,7 +167,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 .or((!cfg.present("patching_threshold")).then_some(1.335_442_066_192_627));
             match threshold {
                 Some(t) if t.is_finite() => Patching::Entropy(t),
-                _ => {
+                Some(_) | None => {
                     return Err(cfg.err(
                         "patching_threshold",
                         "is null or not finite: entropy patching compares each byte's entropy with it; give a number of nats",
@@ -177,7 +177,8 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         }
         // The patcher runs, but without a patch size each byte is a patch.
         (Some(_), "entropy") => Patching::Bytes { extra: 0 },
-        _ => Patching::Bytes { extra: 1 },
+        // No patcher, or any other mode: transformers makes T + 1 patches of one byte.
+        (None, _) | (Some(_), _) => Patching::Bytes { extra: 1 },
     };
     cfg.get("patch_size");
     cfg.get("patching_threshold");

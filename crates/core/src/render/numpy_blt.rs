@@ -7,7 +7,7 @@
 use super::numpy::{config_py, freqs, name_dict, py, python_plan};
 use crate::graph::Graph;
 use crate::naming::Role;
-use crate::spec::{ByteLatent, Patching, Position, Spec, Stack};
+use crate::spec::{ByteLatent, Patching, Spec, Stack};
 
 /// `body` (the latent transformer's file body) with BLT's parts.
 pub(crate) fn blt(g: &Graph, bl: &ByteLatent, body: String) -> String {
@@ -85,9 +85,7 @@ fn key(s: Stack) -> &'static str {
 
 /// A stack's rotary frequencies under `name`.
 fn rope(spec: &Spec, name: &str) -> String {
-    let Position::Rope(r) = &spec.position else {
-        unreachable!("BLT's stacks rotate")
-    };
+    let r = ByteLatent::rope(spec);
     freqs(&r.full, name, r.rotary_dim(spec.attn.head_dim))
 }
 

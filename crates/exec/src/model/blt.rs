@@ -59,16 +59,16 @@ impl Model {
         last: bool,
     ) -> Res<Tensor> {
         cache.bytes.extend_from_slice(ids);
-        let bytes = cache.bytes.clone();
+        cache.pos += ids.len();
+        let bytes: &[u32] = &cache.bytes;
         let n = bytes.len();
         let t = if last { 1 } else { ids.len() };
-        cache.pos += ids.len();
-        let ids_t = Tensor::new(bytes.as_slice(), &Device::Cpu)?;
+        let ids_t = Tensor::new(bytes, &Device::Cpu)?;
 
         // The patcher's next-byte entropies, in nats, where they cut the patches.
         let entropies = match (&s.patcher, bl.patching) {
             (Some(p), Patching::Entropy(_)) => {
-                let x = p.rows(Role::Embed, &bytes, &ids_t)?;
+                let x = p.rows(Role::Embed, bytes, &ids_t)?;
                 let x = p.stack_layers(x)?;
                 let z = p.norm(&x, Role::FinalNorm, None)?;
                 let logits = p.linear(&z, &p.name(Role::LmHead, false, None, None), None)?;
@@ -76,7 +76,8 @@ impl Model {
                 let h = (logp.exp()? * &logp)?.sum(D::Minus1)?.neg()?;
                 h.to_vec1::<f32>()?
             }
-            _ => Vec::new(),
+            // Bytes patch alone; entropy patching always has its patcher (`families::blt`).
+            (_, Patching::Bytes { .. }) | (None, Patching::Entropy(_)) => Vec::new(),
         };
         let lengths = bl.patching.lengths(n, &entropies, bl.max_patch);
         let patches = lengths.len();
@@ -85,14 +86,14 @@ impl Model {
 
         // Encoder: the bytes' embeddings and hashed n-grams, its layers, then the patches.
         let e = &s.encoder;
-        let mut x = e.rows(Role::Embed, &bytes, &ids_t)?;
+        let mut x = e.rows(Role::Embed, bytes, &ids_t)?;
         let table = self
             .weights
             .get("model.encoder_hash_tok_embedding.weight")?;
         let mut block = 0;
         for f in 0..bl.hash.functions {
             for &g in &bl.hash.sizes {
-                let rows = bl.hash.ids(&bytes, f, g, block);
+                let rows = bl.hash.ids(bytes, f, g, block);
                 let rows = Tensor::new(rows.as_slice(), &Device::Cpu)?;
                 x = (x + table.embedding(&rows)?)?;
                 block += 1;

@@ -4,15 +4,12 @@
 use super::parts::Part;
 use super::text::Text;
 use crate::fmt::{float, grouped, short};
-use crate::spec::{AttnSpan, ByteLatent, Mixer, Patching, Spec, Stack};
+use crate::spec::{ByteLatent, Patching, Spec, Stack};
 
 fn window(s: &Spec) -> String {
-    match s.plan.first().map(|l| l.mixer) {
-        Some(Mixer::Attention(AttnSpan::Sliding(w))) => {
-            format!("each position seeing the last {w}")
-        }
-        _ => "full causal attention".into(),
-    }
+    ByteLatent::window(s).map_or("full causal attention".into(), |w| {
+        format!("each position seeing the last {w}")
+    })
 }
 
 fn layers(n: u64) -> String {
@@ -67,7 +64,10 @@ pub(super) fn stack(spec: &Spec, bl: &ByteLatent, which: Stack, part: &Part, sha
                 ),
                 subtleties: vec![
                     "Patches depend on every byte so far, so BLT decodes by running the whole sequence again: transformers' own generation does (its cache fails in 5.24 unless use_cache=False), and so does anatomy's executor. The KV cache and FLOPs here count one pass.".into(),
-                    format!("Its RoPE base is {}, not the other stacks' {}.", rope_base(p), rope_base(spec)),
+                    match (ByteLatent::rope(p).full.theta, ByteLatent::rope(spec).full.theta) {
+                        (own, latent) if own == latent => format!("Its RoPE base is {}, the latent transformer's too.", float(own)),
+                        (own, latent) => format!("Its RoPE base is {}, not the latent transformer's {}.", float(own), float(latent)),
+                    },
                 ],
             }
         }
@@ -112,12 +112,5 @@ pub(super) fn stack(spec: &Spec, bl: &ByteLatent, which: Stack, part: &Part, sha
                 ],
             }
         }
-    }
-}
-
-fn rope_base(s: &Spec) -> String {
-    match &s.position {
-        crate::spec::Position::Rope(r) => float(r.full.theta),
-        _ => "none".into(),
     }
 }

@@ -359,7 +359,7 @@ fn layer_split(hf: &str) -> Option<(&str, &str)> {
 
 // ---- norms --------------------------------------------------------------------------------------
 
-fn norm(spec: &Spec) -> String {
+pub(super) fn norm(spec: &Spec) -> String {
     let eps = spec.norm.eps;
     match (spec.norm.kind, spec.norm.unit_offset) {
         (NormKind::Unit, _) => fill(

@@ -7,7 +7,7 @@
 use super::parts::Kind;
 use super::torch::{act_expr, fill, freqs_fn};
 use crate::fmt::float as fmt_f;
-use crate::spec::{AttnSpan, ByteLatent, Mixer, Patching, Position, Spec};
+use crate::spec::{ByteLatent, Patching, Spec};
 
 pub(super) fn module(spec: &Spec, bl: &ByteLatent, docstring: String, header: &str) -> String {
     let mut parts = vec![docstring, header.trim_end().to_string()];
@@ -39,7 +39,8 @@ pub(super) fn snippet(spec: &Spec, bl: &ByteLatent, kind: Kind) -> String {
 
 /// The norm, each stack's rotary frequencies, and the layer classes.
 fn layers(spec: &Spec, bl: &ByteLatent) -> Vec<String> {
-    let mut parts = vec![NORM.to_string()];
+    // The template's RMSNorm, `Norm(dim, eps)`: each stack passes its own ε.
+    let mut parts = vec![super::torch::norm(spec)];
     let stacks = [
         ("patcher", bl.patcher.as_ref()),
         ("encoder", Some(&bl.encoder)),
@@ -58,10 +59,7 @@ fn layers(spec: &Spec, bl: &ByteLatent) -> Vec<String> {
 /// The stacks, the patching and hashing helpers, and the model.
 fn model(spec: &Spec, bl: &ByteLatent) -> String {
     let args = |s: &Spec| {
-        let window = match s.plan.first().map(|l| l.mixer) {
-            Some(Mixer::Attention(AttnSpan::Sliding(w))) => w.to_string(),
-            _ => "None".into(),
-        };
+        let window = ByteLatent::window(s).map_or("None".into(), |w| w.to_string());
         format!(
             "d={}, heads={}, kv_heads={}, ffn={}, layers={}, eps={}, window={window}, act=lambda x: {}",
             s.hidden,
@@ -126,28 +124,13 @@ fn model(spec: &Spec, bl: &ByteLatent) -> String {
 }
 
 fn rope(s: &Spec, key: &str) -> String {
-    let Position::Rope(r) = &s.position else {
-        unreachable!("BLT's stacks rotate")
-    };
+    let r = ByteLatent::rope(s);
     freqs_fn(
         &format!("{key}_rope_frequencies"),
         &r.full,
         r.rotary_dim(s.attn.head_dim),
     )
 }
-
-const NORM: &str = r#"class Norm(nn.Module):
-    """RMSNorm: rescale each vector to unit root-mean-square (in float32), then apply a learned gain."""
-
-    def __init__(self, dim, eps):
-        super().__init__()
-        self.eps = eps
-        self.weight = nn.Parameter(torch.ones(dim))
-
-    def forward(self, x):  # [..., dim]
-        h = x.float()
-        h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + self.eps)
-        return self.weight * h.type_as(x)"#;
 
 const LAYERS: &str = r#"def rope_cos_sin(frequencies, T, dtype):
     """cos and sin of every position's angles, each repeated for the pair it turns: [T, head dim]."""
