@@ -1316,6 +1316,14 @@ pub struct Moe {
     pub shared_clamp: bool,
 }
 
+impl Moe {
+    /// The routed experts that run for one token, at most: the top-k, or every routed expert
+    /// where the router may choose more than there are (it also scores zero-computation ones).
+    pub fn active(&self) -> u64 {
+        self.top_k.min(self.experts)
+    }
+}
+
 /// How a layer's routed experts are stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExpertStorage {

@@ -709,7 +709,7 @@ impl Builder<'_> {
             ),
             equation,
         }));
-        self.experts = Some((e, k));
+        self.experts = Some((e, moe.active()));
         let expert_steps = self.ffn_steps(Kind::Routed, moe.expert_intermediate, input, "ₑ", "Mₑ");
         self.experts = None;
         let mut experts = self.scope(
@@ -719,7 +719,7 @@ impl Builder<'_> {
             e,
             expert_steps,
         );
-        experts.active = Some(k);
+        experts.active = Some(moe.active());
         children.push(Node::Scope(experts));
         let mut sum = "M = Σₑ Gᵣ[e] · Mₑ over the chosen experts".to_string();
         if z > 0 {

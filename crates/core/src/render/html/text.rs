@@ -1101,7 +1101,7 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
             * m.expert_intermediate as u128
             * spec.hidden as u128
             * spec.layers_where(|l| l.moe()).len() as u128;
-        sub.push(format!("Beside the {} routed experts the router scores {} zero-computation experts: a token that picks one gets its own input back, weighted, at no cost, so a token runs between 0 and {} real experts (the active count here assumes {}). transformers builds a gate and an up projection for each zero-computation expert ({} parameters in all) that nothing reads; they are in the total, as in the model it builds.", m.experts, m.zero_experts, m.top_k, m.top_k, short(unread)));
+        sub.push(format!("Beside the {} routed experts the router scores {} zero-computation experts: a token that picks one gets its own input back, weighted, at no cost, so a token runs between 0 and {} real experts (the active count here assumes {}). transformers builds a gate and an up projection for each zero-computation expert ({} parameters in all) that nothing reads; they are in the total, as in the model it builds.", m.experts, m.zero_experts, m.active(), m.active(), short(unread)));
     }
     if m.router_norm {
         sub.push(format!("The router reads the stream itself, not the MLP's normed input: RMS-normed without a weight, times a learned vector and 1/√{}; the chosen weights are renormalized to sum to 1{}.", spec.hidden, if m.expert_scale { ", then each multiplied by its expert's own learned scale" } else { "" }));
