@@ -47,123 +47,169 @@ fn inner_height(d: &Dim, s: Scale) -> usize {
     h.clamp(1, s.max_inner_height)
 }
 
-/// Columns of a tensor's box with its left label: (label column, inner width).
-fn widths(t: &Tensor, scale: Scale) -> (usize, usize) {
-    let [rows, cols] = &t.dims;
-    let top = width(&cols.label());
-    let mut w = inner_width(cols, scale)
+/// Inner width of a tensor's box whose top label is `top` columns wide.
+fn inner(t: &Tensor, top: usize, scale: Scale) -> usize {
+    let mut w = inner_width(&t.dims[1], scale)
         .max(top + 2)
         .max(width(&t.name) + 2);
     if w.is_multiple_of(2) && top % 2 == 1 {
         w += 1;
     }
-    (width(&rows.label()) + 1, w)
+    w
 }
 
-/// Total columns `draw` will use for `t`.
+/// Columns of `d.label()`, without building it: the layout measures every box at each scale
+/// it tries.
+fn label_width(d: &Dim) -> usize {
+    let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d as usize + 1);
+    match d {
+        Dim::Seq => 3,
+        Dim::Windows(m) => 4 + digits(*m),
+        Dim::N(n) => digits(*n),
+        Dim::Labeled(s, _) => width(s),
+    }
+}
+
+/// Total columns a tensor's box takes with its left label.
 pub fn box_width(t: &Tensor, scale: Scale) -> usize {
-    let (lw, w) = widths(t, scale);
-    lw + w + 2
-}
-
-/// Lines of one tensor's box, each of the same width: left dim label column, then the box.
-pub fn draw(t: &Tensor, style: Style, scale: Scale) -> Vec<Line> {
-    let weight = t.is_weight();
-    // Heavy for a weight, double for an activation, rounded for a recurrent state.
-    let (tl, tr, bl, br, h, v) = match t.kind {
-        TensorKind::Weight { .. } => ('┏', '┓', '┗', '┛', '━', '┃'),
-        TensorKind::Activation { .. } => ('╔', '╗', '╚', '╝', '═', '║'),
-        TensorKind::State => ('╭', '╮', '╰', '╯', '─', '│'),
-    };
     let [rows, cols] = &t.dims;
-    let top_label = cols.label();
-    let left_label = rows.label();
-    let (lw, w) = widths(t, scale);
-    let ih = inner_height(rows, scale);
-
-    // The top edge carries the columns' label, centred; the bottom one ◇ on a weight.
-    let mut lines = Vec::with_capacity(ih + 2);
-    // Box-drawing characters take 3 bytes each.
-    let bytes = lw + 3 * (w + 2) + t.name.len();
-    let mut top = Line::with_capacity(bytes);
-    let lab = width(&top_label);
-    let left = (w - lab) / 2;
-    top.push_repeat(' ', lw, Style::default())
-        .push_repeat(tl, 1, style)
-        .push_repeat(h, left, style)
-        .push(&top_label, style)
-        .push_repeat(h, w - lab - left, style)
-        .push_repeat(tr, 1, style);
-    lines.push(top);
-    let name_row = (ih - 1) / 2;
-    let bold = Style {
-        bold: true,
-        ..style
-    };
-    for r in 0..ih {
-        let mut l = Line::with_capacity(bytes);
-        l.push(if r == 0 { &left_label } else { "" }, Style::default());
-        l.pad(lw);
-        l.push_repeat(v, 1, style);
-        if r == name_row {
-            let nw = width(&t.name);
-            let left = (w - nw) / 2;
-            l.push_repeat(' ', left, bold)
-                .push(&t.name, bold)
-                .push_repeat(' ', w - nw - left, bold);
-        } else {
-            l.push_repeat(' ', w, bold);
-        }
-        l.push_repeat(v, 1, style);
-        lines.push(l);
-    }
-    // ◇ marks the contracted side of a weight: its columns, summed against the input.
-    let mut bot = Line::with_capacity(bytes);
-    bot.push_repeat(' ', lw, Style::default())
-        .push_repeat(bl, 1, style);
-    if weight {
-        let at = if w > 3 { w - 2 } else { w / 2 };
-        bot.push_repeat(h, at, style)
-            .push_repeat('◇', 1, style)
-            .push_repeat(h, w - at - 1, style);
-    } else {
-        bot.push_repeat(h, w, style);
-    }
-    bot.push_repeat(br, 1, style);
-    lines.push(bot);
-    lines
+    label_width(rows) + 1 + inner(t, label_width(cols), scale) + 2
 }
 
-/// Boxes side by side, top-aligned, two columns apart.
-pub fn row(boxes: Vec<Vec<Line>>) -> Vec<Line> {
-    let height = boxes.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = boxes
-        .iter()
-        .map(|b| b.iter().map(Line::width).max().unwrap_or(0))
-        .collect();
-    (0..height)
-        .map(|r| {
-            let bytes = boxes
-                .iter()
-                .map(|b| b.get(r).map_or(0, |x| x.text().len()) + 2)
-                .sum::<usize>()
-                + widths.iter().sum::<usize>();
-            let mut l = Line::with_capacity(bytes);
-            for (i, b) in boxes.iter().enumerate() {
-                if i > 0 {
-                    l.push("  ", Style::default());
-                }
-                match b.get(r) {
-                    Some(x) => {
-                        l.append(x);
-                        l.pad(l.width() + widths[i] - x.width());
-                    }
-                    None => {
-                        l.pad(l.width() + widths[i]);
-                    }
-                }
+/// One tensor's box, measured once; its lines are written one at a time into the line being
+/// built, so a step's boxes go straight into a diagram row. Every line is `width()` columns.
+pub struct Drawn<'t> {
+    name: &'t str,
+    top_label: String,
+    top_w: usize,
+    left_label: String,
+    style: Style,
+    /// Corners top-left, top-right, bottom-left, bottom-right, then the horizontal and vertical
+    /// edges.
+    edges: [char; 6],
+    weight: bool,
+    /// The left label's column, and the box's inner width and height.
+    lw: usize,
+    w: usize,
+    ih: usize,
+}
+
+impl<'t> Drawn<'t> {
+    pub fn new(t: &'t Tensor, style: Style, scale: Scale) -> Self {
+        // Heavy for a weight, double for an activation, rounded for a recurrent state.
+        let edges = match t.kind {
+            TensorKind::Weight { .. } => ['┏', '┓', '┗', '┛', '━', '┃'],
+            TensorKind::Activation { .. } => ['╔', '╗', '╚', '╝', '═', '║'],
+            TensorKind::State => ['╭', '╮', '╰', '╯', '─', '│'],
+        };
+        let [rows, cols] = &t.dims;
+        let (top_label, left_label) = (cols.label(), rows.label());
+        let top_w = width(&top_label);
+        Drawn {
+            name: &t.name,
+            w: inner(t, top_w, scale),
+            lw: width(&left_label) + 1,
+            ih: inner_height(rows, scale),
+            top_label,
+            top_w,
+            left_label,
+            style,
+            edges,
+            weight: t.is_weight(),
+        }
+    }
+
+    pub fn height(&self) -> usize {
+        self.ih + 2
+    }
+
+    pub fn width(&self) -> usize {
+        self.lw + self.w + 2
+    }
+
+    /// Append line `r` of the box: the top edge carries the columns' label, centred, the
+    /// middle line the name, the bottom edge ◇ on a weight.
+    pub fn line_into(&self, r: usize, l: &mut Line) {
+        let [tl, tr, bl, br, h, v] = self.edges;
+        let (style, w) = (self.style, self.w);
+        if r == 0 {
+            let left = (w - self.top_w) / 2;
+            l.push_repeat(' ', self.lw, Style::default())
+                .push_repeat(tl, 1, style)
+                .push_repeat(h, left, style)
+                .push(&self.top_label, style)
+                .push_repeat(h, w - self.top_w - left, style)
+                .push_repeat(tr, 1, style);
+        } else if r <= self.ih {
+            let bold = Style {
+                bold: true,
+                ..style
+            };
+            let start = l.width();
+            l.push(if r == 1 { &self.left_label } else { "" }, Style::default());
+            l.pad(start + self.lw);
+            l.push_repeat(v, 1, style);
+            if r - 1 == (self.ih - 1) / 2 {
+                let nw = width(self.name);
+                let left = (w - nw) / 2;
+                l.push_repeat(' ', left, bold)
+                    .push(self.name, bold)
+                    .push_repeat(' ', w - nw - left, bold);
+            } else {
+                l.push_repeat(' ', w, bold);
             }
-            l
-        })
-        .collect()
+            l.push_repeat(v, 1, style);
+        } else {
+            // ◇ marks the contracted side of a weight: its columns, summed against the input.
+            l.push_repeat(' ', self.lw, Style::default())
+                .push_repeat(bl, 1, style);
+            if self.weight {
+                let at = if w > 3 { w - 2 } else { w / 2 };
+                l.push_repeat(h, at, style)
+                    .push_repeat('◇', 1, style)
+                    .push_repeat(h, w - at - 1, style);
+            } else {
+                l.push_repeat(h, w, style);
+            }
+            l.push_repeat(br, 1, style);
+        }
+    }
+}
+
+/// Line `r` of boxes side by side, top-aligned, two columns apart, appended to `l`; a box
+/// shorter than `r` leaves its columns blank.
+pub fn row_into(boxes: &[Drawn], r: usize, l: &mut Line) {
+    for (i, b) in boxes.iter().enumerate() {
+        if i > 0 {
+            l.push("  ", Style::default());
+        }
+        if r < b.height() {
+            b.line_into(r, l);
+        } else {
+            l.pad(l.width() + b.width());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn label_width_is_the_labels() {
+        let dims = [
+            Dim::Seq,
+            Dim::Windows(4),
+            Dim::Windows(128),
+            Dim::N(0),
+            Dim::N(9),
+            Dim::N(10),
+            Dim::N(4096),
+            Dim::N(u64::MAX),
+            Dim::Labeled("128×3×8=3072".into(), 3072),
+        ];
+        for d in dims {
+            assert_eq!(label_width(&d), width(&d.label()), "{d:?}");
+        }
+    }
 }

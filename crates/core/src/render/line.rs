@@ -1,7 +1,6 @@
 //! Styled text lines whose visible width is known, so layout never counts escape codes.
 
 use crate::graph::Category;
-use unicode_width::UnicodeWidthStr;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Style {
@@ -66,6 +65,13 @@ impl Line {
         }
     }
 
+    /// Empty the line, keeping its buffers for the next.
+    pub fn clear(&mut self) {
+        self.text.clear();
+        self.runs.clear();
+        self.width = 0;
+    }
+
     pub fn plain(s: &str) -> Self {
         let mut l = Line::new();
         l.push(s, Style::default());
@@ -84,7 +90,7 @@ impl Line {
         if s.is_empty() {
             return self;
         }
-        self.width += s.width();
+        self.width += width(s);
         self.style_from_here(style);
         self.text.push_str(s);
         self
@@ -95,9 +101,24 @@ impl Line {
         if n == 0 {
             return self;
         }
-        self.width += n * unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+        self.width += n * char_width(ch);
         self.style_from_here(style);
-        self.text.extend(std::iter::repeat_n(ch, n));
+        // Whole pieces rather than a char at a time: a line is mostly padding and box edges.
+        let mut buf = [0u8; 4];
+        let piece = ch.encode_utf8(&mut buf);
+        self.text.reserve(n * piece.len());
+        if ch == ' ' {
+            let mut left = n;
+            while left > 0 {
+                let k = left.min(SPACES.len());
+                self.text.push_str(&SPACES[..k]);
+                left -= k;
+            }
+        } else {
+            for _ in 0..n {
+                self.text.push_str(piece);
+            }
+        }
         self
     }
 
@@ -129,7 +150,7 @@ impl Line {
         let mut used = 0;
         let mut cut = self.text.len();
         for (i, ch) in self.text.char_indices() {
-            let cw = unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0);
+            let cw = char_width(ch);
             if used + cw + 1 > w {
                 cut = i;
                 break;
@@ -167,23 +188,45 @@ impl Line {
                 }
             }
         }
+        // Trailing spaces (the padding of most lines) a byte at a time; then any other
+        // whitespace the slower way.
+        let spaces = out.as_bytes()[start..]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b' ')
+            .count();
+        out.truncate(out.len() - spaces);
         let kept = start + out[start..].trim_end().len();
         out.truncate(kept);
     }
 }
 
+/// Visible columns of `s`, char by char as `Line::truncate` cuts (a control character takes
+/// none); its length where it is printable ASCII, as most of a drawing is.
 pub fn width(s: &str) -> usize {
-    s.width()
+    if s.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        s.len()
+    } else {
+        s.chars().map(char_width).sum()
+    }
 }
+
+fn char_width(ch: char) -> usize {
+    unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0)
+}
+
+/// Padding pushed a slice at a time.
+const SPACES: &str = "                                                                ";
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// A piece of text (ASCII, box drawing, wide characters) and the index of one of `styles()`.
+    /// A piece of text (printable ASCII, a tab, box drawing, wide characters) and the index of
+    /// one of `styles()`.
     fn piece() -> impl Strategy<Value = (String, usize)> {
-        ("[a-z ═━┃◇…中]{0,6}", 0usize..3)
+        ("[ -~═━┃◇…中\t]{0,6}", 0usize..3)
     }
 
     fn styles() -> [Style; 3] {
@@ -212,6 +255,12 @@ mod tests {
     }
 
     proptest! {
+        /// Text without control characters measures as unicode-width measures it.
+        #[test]
+        fn width_is_unicode_width(s in "[ -~═━┃◇…中é]{0,24}") {
+            prop_assert_eq!(width(&s), unicode_width::UnicodeWidthStr::width(s.as_str()));
+        }
+
         /// However a line is built, padded and cut, its kept width is its text's, it never
         /// exceeds the cut, and colouring it changes nothing but the codes around its runs.
         #[test]

@@ -17,11 +17,6 @@ pub struct Options {
     pub step: Option<usize>,
 }
 
-struct Row {
-    diagram: Line,
-    label: Option<Line>,
-}
-
 /// Where step titles go.
 #[derive(Clone, Copy, PartialEq)]
 enum Mode {
@@ -45,7 +40,6 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
         }
     }
     let width = opts.width.max(20);
-    let mut out: Vec<Line> = header(g)?;
 
     let label_w = g
         .steps()
@@ -75,37 +69,33 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
         )
     });
 
-    let layout = Layout {
+    let mut layout = Layout {
         g,
         scale,
         mode,
         d,
         callout_step: opts.step,
         callout_w: width.saturating_sub(d + 1),
+        width,
+        color: opts.color,
+        // A guess at the size, so the text rarely grows: a few lines per step.
+        text: String::with_capacity(g.step_count * (scale.max_inner_height + 3) * (width + 32)),
+        row: Line::with_capacity(4 * width),
     };
-    let mut rows = Vec::new();
+    for mut l in header(g)? {
+        layout.write(&mut l);
+    }
     for node in &g.root.children {
-        layout.node(node, 0, &mut rows);
+        layout.node(node, 0);
     }
     let side_callout = mode == Mode::Side && layout.callout_w >= 32;
-    for row in rows {
-        let mut l = row.diagram;
-        if let Some(label) = row.label {
-            l.pad(d).push(" ", Style::default()).append(&label);
-        }
-        out.push(l);
-    }
     if let (Some(n), false) = (opts.step, side_callout) {
-        out.push(Line::new());
-        out.extend(callout(g, n, width));
+        layout.write(&mut Line::new());
+        for mut l in callout(g, n, width) {
+            layout.write(&mut l);
+        }
     }
-    let mut text = String::with_capacity(out.iter().map(|l| l.text().len() + 1).sum());
-    for mut l in out {
-        l.truncate(width);
-        l.render_into(opts.color, &mut text);
-        text.push('\n');
-    }
-    Ok(text)
+    Ok(layout.text)
 }
 
 fn header(g: &Graph) -> Result<Vec<Line>> {
@@ -214,17 +204,15 @@ fn diagram_width(g: &Graph, scale: Scale) -> usize {
     best
 }
 
-fn step_lines(g: &Graph, step: &Step, scale: Scale) -> Vec<Line> {
-    let style = Style::cat(step.category);
-    let mut drawn: Vec<Vec<Line>> = step
-        .inputs
-        .iter()
-        .map(|&i| boxes::draw(g.tensor(i), style, scale))
-        .collect();
-    drawn.push(boxes::draw(g.tensor(step.output), style, scale));
-    boxes::row(drawn)
-}
+/// Dim style of the scope frames.
+const FRAME: Style = Style {
+    category: None,
+    bold: false,
+    dim: true,
+};
 
+/// The walkthrough written line by line: each diagram row is built once, in `row`, and written
+/// to `text` at once, rather than passing through a line per box, per row of boxes and per frame.
 struct Layout<'g> {
     g: &'g Graph,
     scale: Scale,
@@ -232,44 +220,57 @@ struct Layout<'g> {
     d: usize,
     callout_step: Option<usize>,
     callout_w: usize,
+    width: usize,
+    color: bool,
+    text: String,
+    row: Line,
 }
 
 impl Layout<'_> {
-    /// A diagram line inside `depth` frames: `│ ` … ` │` around content padded to fit.
-    fn framed(&self, depth: usize, content: &Line) -> Line {
-        let frame = Style {
-            dim: true,
-            ..Default::default()
-        };
-        let mut l = Line::with_capacity(content.text().len() + 8 * depth + self.d);
-        for _ in 0..depth {
-            l.push("│ ", frame);
-        }
-        l.append(content);
-        l.pad(self.d - 2 * depth);
-        for _ in 0..depth {
-            l.push(" │", frame);
-        }
-        l
+    /// Write a finished line: cut to the width, trailing spaces dropped, coloured if asked.
+    fn write(&mut self, l: &mut Line) {
+        l.truncate(self.width);
+        l.render_into(self.color, &mut self.text);
+        self.text.push('\n');
     }
 
-    fn node(&self, node: &Node, depth: usize, rows: &mut Vec<Row>) {
+    /// Begin a diagram row inside `depth` frames: `│ ` each.
+    fn open(&mut self, depth: usize) {
+        self.row.clear();
+        for _ in 0..depth {
+            self.row.push("│ ", FRAME);
+        }
+    }
+
+    /// End the row `open` began: its content padded to fit, ` │` for each frame, then `label`
+    /// in the column right of the diagram; and write it.
+    fn close(&mut self, depth: usize, label: Option<&Line>) {
+        let mut row = std::mem::take(&mut self.row);
+        row.pad(self.d - 2 * depth);
+        for _ in 0..depth {
+            row.push(" │", FRAME);
+        }
+        if let Some(label) = label {
+            row.pad(self.d).push(" ", Style::default()).append(label);
+        }
+        self.write(&mut row);
+        self.row = row;
+    }
+
+    fn node(&mut self, node: &Node, depth: usize) {
         match node {
-            Node::Scope(s) => self.scope(s, depth, rows),
-            Node::Step(s) => self.step(s, depth, rows),
+            Node::Scope(s) => self.scope(s, depth),
+            Node::Step(s) => self.step(s, depth),
         }
     }
 
-    fn scope(&self, s: &Scope, depth: usize, rows: &mut Vec<Row>) {
-        let frame = Style {
-            dim: true,
-            ..Default::default()
-        };
+    fn scope(&mut self, s: &Scope, depth: usize) {
         let inner = self.d - 4 * depth;
         let title = scope_title(s);
-        let mut top = Line::new();
+        self.open(depth);
         let fill = inner.saturating_sub(width(&title) + 5);
-        top.push("┌─ ", frame)
+        self.row
+            .push("┌─ ", FRAME)
             .push(
                 &title,
                 Style {
@@ -277,29 +278,28 @@ impl Layout<'_> {
                     ..Default::default()
                 },
             )
-            .push(&format!(" {}┐", "─".repeat(fill)), frame);
-        rows.push(Row {
-            diagram: self.framed(depth, &top),
-            label: None,
-        });
+            .push(" ", FRAME)
+            .push_repeat('─', fill, FRAME)
+            .push("┐", FRAME);
+        self.close(depth, None);
         for child in &s.children {
-            self.node(child, depth + 1, rows);
+            self.node(child, depth + 1);
         }
-        let mut bottom = Line::new();
+        self.open(depth);
         let fill = inner.saturating_sub(width(&s.end) + 4);
-        bottom
-            .push(&format!("└{} ", "─".repeat(fill)), frame)
-            .push(&s.end, frame)
-            .push(" ┘", frame);
-        rows.push(Row {
-            diagram: self.framed(depth, &bottom),
-            label: None,
-        });
+        self.row
+            .push("└", FRAME)
+            .push_repeat('─', fill, FRAME)
+            .push(" ", FRAME)
+            .push(&s.end, FRAME)
+            .push(" ┘", FRAME);
+        self.close(depth, None);
     }
 
-    fn step(&self, step: &Step, depth: usize, rows: &mut Vec<Row>) {
+    fn step(&mut self, step: &Step, depth: usize) {
+        let g = self.g;
         let mut label = Line::new();
-        let text = label_text(self.g, step);
+        let text = label_text(g, step);
         let split = text.find(']').map_or(0, |i| i + 1);
         label
             .push(
@@ -310,43 +310,40 @@ impl Layout<'_> {
                 },
             )
             .push(&text[split..], Style::default());
-        let lines = step_lines(self.g, step, self.scale);
+        let style = Style::cat(step.category);
+        let drawn: Vec<boxes::Drawn> = step
+            .inputs
+            .iter()
+            .chain([&step.output])
+            .map(|&i| boxes::Drawn::new(g.tensor(i), style, self.scale))
+            .collect();
+        let height = drawn.iter().map(boxes::Drawn::height).max().unwrap_or(0);
         if self.mode == Mode::Above {
-            let mut l = label.clone();
-            l.truncate(self.d.saturating_sub(4 * depth));
-            rows.push(Row {
-                diagram: self.framed(depth, &l),
-                label: None,
-            });
+            label.truncate(self.d.saturating_sub(4 * depth));
+            self.open(depth);
+            self.row.append(&label);
+            self.close(depth, None);
         }
-        let label_row = lines.len().saturating_sub(1) / 2;
-        let mut callout_lines = if self.mode == Mode::Side
+        let label_row = height.saturating_sub(1) / 2;
+        let callout_lines = if self.mode == Mode::Side
             && self.callout_step == Some(step.number)
             && self.callout_w >= 32
         {
-            callout(self.g, step.number, self.callout_w)
+            callout(g, step.number, self.callout_w)
         } else {
             Vec::new()
         };
-        let start = rows.len();
-        for (i, l) in lines.iter().enumerate() {
-            let label = (self.mode == Mode::Side && callout_lines.is_empty() && i == label_row)
-                .then(|| label.clone());
-            rows.push(Row {
-                diagram: self.framed(depth, l),
-                label,
-            });
-        }
-        if !callout_lines.is_empty() {
-            while rows.len() - start < callout_lines.len() {
-                rows.push(Row {
-                    diagram: self.framed(depth, &Line::new()),
-                    label: None,
-                });
+        for i in 0..height.max(callout_lines.len()) {
+            self.open(depth);
+            if i < height {
+                boxes::row_into(&drawn, i, &mut self.row);
             }
-            for (i, c) in callout_lines.drain(..).enumerate() {
-                rows[start + i].label = Some(c);
-            }
+            let label = if !callout_lines.is_empty() {
+                callout_lines.get(i)
+            } else {
+                (self.mode == Mode::Side && i == label_row).then_some(&label)
+            };
+            self.close(depth, label);
         }
     }
 }
