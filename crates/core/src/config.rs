@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use serde_json::{Map, Value};
 use std::cell::RefCell;
 use std::collections::BTreeSet;
+use std::ops::Bound;
 use std::rc::Rc;
 
 /// Upper bounds on structural counts. They bound what anatomy allocates for one model (a per-layer
@@ -85,13 +86,11 @@ impl<'a> Config<'a> {
     /// absence means the class default)?
     pub fn present(&self, key: &str) -> bool {
         let key = self.resolve(key);
-        self.mark(key);
         self.map.contains_key(key)
     }
 
     pub fn get(&self, key: &str) -> Option<&'a Value> {
         let key = self.resolve(key);
-        self.mark(key);
         match self.map.get(key) {
             None | Some(Value::Null) => None,
             Some(v) => Some(v),
@@ -108,7 +107,11 @@ impl<'a> Config<'a> {
     /// `key` itself. Reading an attribute marks both names as read.
     fn resolve<'k>(&self, key: &'k str) -> &'k str {
         self.mark(key);
-        self.file_key(key)
+        let in_file = self.file_key(key);
+        if in_file != key {
+            self.mark(in_file);
+        }
+        in_file
     }
 
     fn file_key<'k>(&self, key: &'k str) -> &'k str {
@@ -120,9 +123,17 @@ impl<'a> Config<'a> {
 
     fn mark(&self, key: &str) {
         if self.map.contains_key(key) {
-            self.read
-                .borrow_mut()
-                .insert(format!("{}{key}", self.prefix));
+            let mut read = self.read.borrow_mut();
+            // A loader reads most keys more than once: the top level's are not built again.
+            if self.prefix.is_empty() {
+                if !read.contains(key) {
+                    read.insert(key.to_string());
+                }
+            } else {
+                let mut path = self.prefix.clone();
+                path.push_str(key);
+                read.insert(path);
+            }
         }
     }
 
@@ -149,15 +160,22 @@ impl<'a> Config<'a> {
             read: &BTreeSet<String>,
             out: &mut Vec<(String, &'v Value)>,
         ) {
+            let mut path = prefix.to_string();
             for (k, v) in map {
-                let path = format!("{prefix}{k}");
+                path.truncate(prefix.len());
+                path.push_str(k);
                 if !read.contains(&path) {
-                    out.push((path, v));
+                    out.push((path.clone(), v));
                 } else if let Value::Object(inner) = v {
                     // An object a loader entered: its keys are accounted one by one. One it only
-                    // looked at (present or not) is whole.
+                    // looked at (present or not) is whole. The read keys are sorted: the first
+                    // at or after `path.` says whether any starts with it.
                     let inner_prefix = format!("{path}.");
-                    if read.iter().any(|r| r.starts_with(&inner_prefix)) {
+                    let entered = read
+                        .range::<str, _>((Bound::Included(inner_prefix.as_str()), Bound::Unbounded))
+                        .next()
+                        .is_some_and(|r| r.starts_with(&inner_prefix));
+                    if entered {
                         walk(&inner_prefix, inner, read, out);
                     }
                 }

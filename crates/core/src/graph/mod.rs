@@ -160,11 +160,18 @@ impl Dim {
     }
 
     pub fn label(&self) -> String {
+        self.to_string()
+    }
+}
+
+/// The label drawn on a box's edge: `seq`, `seq/m`, the size, or its worked label.
+impl std::fmt::Display for Dim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Dim::Seq => "seq".into(),
-            Dim::Windows(m) => format!("seq/{m}"),
-            Dim::N(n) => n.to_string(),
-            Dim::Labeled(s, _) => s.clone(),
+            Dim::Seq => f.write_str("seq"),
+            Dim::Windows(m) => write!(f, "seq/{m}"),
+            Dim::N(n) => write!(f, "{n}"),
+            Dim::Labeled(s, _) => f.write_str(s),
         }
     }
 }

@@ -47,11 +47,9 @@ fn inner_height(d: &Dim, s: Scale) -> usize {
     h.clamp(1, s.max_inner_height)
 }
 
-/// Inner width of a tensor's box whose top label is `top` columns wide.
-fn inner(t: &Tensor, top: usize, scale: Scale) -> usize {
-    let mut w = inner_width(&t.dims[1], scale)
-        .max(top + 2)
-        .max(width(&t.name) + 2);
+/// Inner width of a tensor's box whose top label is `top` columns wide and name `name`.
+fn inner(t: &Tensor, top: usize, name: usize, scale: Scale) -> usize {
+    let mut w = inner_width(&t.dims[1], scale).max(top + 2).max(name + 2);
     if w.is_multiple_of(2) && top % 2 == 1 {
         w += 1;
     }
@@ -70,19 +68,21 @@ fn label_width(d: &Dim) -> usize {
     }
 }
 
-/// Total columns a tensor's box takes with its left label.
-pub fn box_width(t: &Tensor, scale: Scale) -> usize {
+/// Total columns a tensor's box takes with its left label, at each of `scales`.
+pub fn box_widths<const N: usize>(t: &Tensor, scales: [Scale; N]) -> [usize; N] {
     let [rows, cols] = &t.dims;
-    label_width(rows) + 1 + inner(t, label_width(cols), scale) + 2
+    let (left, top, name) = (label_width(rows), label_width(cols), width(&t.name));
+    scales.map(|scale| left + 1 + inner(t, top, name, scale) + 2)
 }
 
 /// One tensor's box, measured once; its lines are written one at a time into the line being
 /// built, so a step's boxes go straight into a diagram row. Every line is `width()` columns.
 pub struct Drawn<'t> {
     name: &'t str,
-    top_label: String,
+    name_w: usize,
+    rows: &'t Dim,
+    cols: &'t Dim,
     top_w: usize,
-    left_label: String,
     style: Style,
     /// Corners top-left, top-right, bottom-left, bottom-right, then the horizontal and vertical
     /// edges.
@@ -103,16 +103,16 @@ impl<'t> Drawn<'t> {
             TensorKind::State => ['╭', '╮', '╰', '╯', '─', '│'],
         };
         let [rows, cols] = &t.dims;
-        let (top_label, left_label) = (cols.label(), rows.label());
-        let top_w = width(&top_label);
+        let (top_w, name_w) = (label_width(cols), width(&t.name));
         Drawn {
             name: &t.name,
-            w: inner(t, top_w, scale),
-            lw: width(&left_label) + 1,
+            name_w,
+            rows,
+            cols,
+            w: inner(t, top_w, name_w, scale),
+            lw: label_width(rows) + 1,
             ih: inner_height(rows, scale),
-            top_label,
             top_w,
-            left_label,
             style,
             edges,
             weight: t.is_weight(),
@@ -137,7 +137,7 @@ impl<'t> Drawn<'t> {
             l.push_repeat(' ', self.lw, Style::default())
                 .push_repeat(tl, 1, style)
                 .push_repeat(h, left, style)
-                .push(&self.top_label, style)
+                .push_fmt(format_args!("{}", self.cols), style)
                 .push_repeat(h, w - self.top_w - left, style)
                 .push_repeat(tr, 1, style);
         } else if r <= self.ih {
@@ -146,11 +146,13 @@ impl<'t> Drawn<'t> {
                 ..style
             };
             let start = l.width();
-            l.push(if r == 1 { &self.left_label } else { "" }, Style::default());
+            if r == 1 {
+                l.push_fmt(format_args!("{}", self.rows), Style::default());
+            }
             l.pad(start + self.lw);
             l.push_repeat(v, 1, style);
             if r - 1 == (self.ih - 1) / 2 {
-                let nw = width(self.name);
+                let nw = self.name_w;
                 let left = (w - nw) / 2;
                 l.push_repeat(' ', left, bold)
                     .push(self.name, bold)

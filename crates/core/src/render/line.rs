@@ -96,6 +96,22 @@ impl Line {
         self
     }
 
+    /// Add `args` formatted, without building a string for them.
+    pub fn push_fmt(&mut self, args: std::fmt::Arguments, style: Style) -> &mut Self {
+        use std::fmt::Write;
+        let (start, runs) = (self.text.len(), self.runs.len());
+        self.style_from_here(style);
+        self.text
+            .write_fmt(args)
+            .expect("a String takes any formatted text");
+        if self.text.len() == start {
+            // Nothing written: no run for it.
+            self.runs.truncate(runs);
+        }
+        self.width += width(&self.text[start..]);
+        self
+    }
+
     /// Add `n` copies of `ch` (box edges, padding) without building a string for them.
     pub fn push_repeat(&mut self, ch: char, n: usize, style: Style) -> &mut Self {
         if n == 0 {
@@ -103,20 +119,23 @@ impl Line {
         }
         self.width += n * char_width(ch);
         self.style_from_here(style);
-        // Whole pieces rather than a char at a time: a line is mostly padding and box edges.
-        let mut buf = [0u8; 4];
-        let piece = ch.encode_utf8(&mut buf);
-        self.text.reserve(n * piece.len());
-        if ch == ' ' {
-            let mut left = n;
-            while left > 0 {
-                let k = left.min(SPACES.len());
-                self.text.push_str(&SPACES[..k]);
-                left -= k;
+        match repeated(ch).filter(|_| n > 1) {
+            // The padding and edges most lines are made of, a slice at a time.
+            Some(run) => {
+                let w = ch.len_utf8();
+                let mut left = n;
+                while left > 0 {
+                    let k = left.min(run.len() / w);
+                    self.text.push_str(&run[..k * w]);
+                    left -= k;
+                }
             }
-        } else {
-            for _ in 0..n {
-                self.text.push_str(piece);
+            None => {
+                let mut buf = [0u8; 4];
+                let piece = ch.encode_utf8(&mut buf);
+                for _ in 0..n {
+                    self.text.push_str(piece);
+                }
             }
         }
         self
@@ -201,6 +220,35 @@ impl Line {
     }
 }
 
+/// A run of `ch` to push slices of: for padding and the light, heavy and double edges.
+fn repeated(ch: char) -> Option<&'static str> {
+    const fn run<const N: usize>(piece: &str) -> [u8; N] {
+        let (piece, mut out, mut i) = (piece.as_bytes(), [0u8; N], 0);
+        while i < N {
+            out[i] = piece[i % piece.len()];
+            i += 1;
+        }
+        out
+    }
+    const fn text(bytes: &[u8]) -> &str {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(_) => panic!("a run of whole chars"),
+        }
+    }
+    const SPACES: &str = text(&run::<64>(" "));
+    const LIGHT: &str = text(&run::<96>("─"));
+    const HEAVY: &str = text(&run::<96>("━"));
+    const DOUBLE: &str = text(&run::<96>("═"));
+    match ch {
+        ' ' => Some(SPACES),
+        '─' => Some(LIGHT),
+        '━' => Some(HEAVY),
+        '═' => Some(DOUBLE),
+        _ => None,
+    }
+}
+
 /// Visible columns of `s`, char by char as `Line::truncate` cuts (a control character takes
 /// none); its length where it is printable ASCII, as most of a drawing is.
 pub fn width(s: &str) -> usize {
@@ -212,11 +260,13 @@ pub fn width(s: &str) -> usize {
 }
 
 fn char_width(ch: char) -> usize {
-    unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0)
+    // Printable ASCII and box drawing, most of a diagram, without a table lookup.
+    if (' '..='~').contains(&ch) || ('\u{2500}'..='\u{257F}').contains(&ch) {
+        1
+    } else {
+        unicode_width::UnicodeWidthChar::width(ch).unwrap_or(0)
+    }
 }
-
-/// Padding pushed a slice at a time.
-const SPACES: &str = "                                                                ";
 
 #[cfg(test)]
 mod tests {
@@ -226,7 +276,7 @@ mod tests {
     /// A piece of text (printable ASCII, a tab, box drawing, wide characters) and the index of
     /// one of `styles()`.
     fn piece() -> impl Strategy<Value = (String, usize)> {
-        ("[ -~═━┃◇…中\t]{0,6}", 0usize..3)
+        ("[ -~═━┃◇…中\t]{0,70}", 0usize..3)
     }
 
     fn styles() -> [Style; 3] {
@@ -254,7 +304,29 @@ mod tests {
         out
     }
 
+    #[test]
+    fn box_drawing_and_printable_ascii_take_one_column() {
+        for ch in (' '..='~').chain('\u{2500}'..='\u{257F}') {
+            assert_eq!(
+                unicode_width::UnicodeWidthChar::width(ch),
+                Some(1),
+                "{ch:?}"
+            );
+        }
+    }
+
     proptest! {
+        /// `n` copies of a char pushed at once are the string of them pushed.
+        #[test]
+        fn push_repeat_is_push_of_the_repeat(ch in "[ a─━═◇中😀]", n in 0usize..300) {
+            let ch = ch.chars().next().unwrap();
+            let (mut at_once, mut whole) = (Line::plain("x"), Line::plain("x"));
+            at_once.push_repeat(ch, n, Style::default());
+            whole.push(&ch.to_string().repeat(n), Style::default());
+            prop_assert_eq!(at_once.text(), whole.text());
+            prop_assert_eq!(at_once.width(), whole.width());
+        }
+
         /// Text without control characters measures as unicode-width measures it.
         #[test]
         fn width_is_unicode_width(s in "[ -~═━┃◇…中é]{0,24}") {

@@ -47,27 +47,18 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
         .map(|v| width_of_label(g, v.step))
         .max()
         .unwrap_or(0);
-    let mut chosen = None;
-    for scale in [Scale::FULL, Scale::COMPACT, Scale::TINY] {
-        let d = diagram_width(g, scale);
-        if d + 1 + label_w <= width {
-            chosen = Some((scale, Mode::Side, d));
-            break;
-        }
-    }
-    let (scale, mode, d) = chosen.unwrap_or_else(|| {
-        for scale in [Scale::FULL, Scale::COMPACT] {
-            let d = diagram_width(g, scale);
-            if d <= width {
-                return (scale, Mode::Above, d);
-            }
-        }
-        (
-            Scale::TINY,
+    let scales = [Scale::FULL, Scale::COMPACT, Scale::TINY];
+    let widths = diagram_widths(g, scales);
+    let side = (0..3).find(|&i| widths[i] + 1 + label_w <= width);
+    let (i, mode) = match side {
+        Some(i) => (i, Mode::Side),
+        None => (
+            (0..2).find(|&i| widths[i] <= width).unwrap_or(2),
             Mode::Above,
-            diagram_width(g, Scale::TINY).min(width),
-        )
-    });
+        ),
+    };
+    // Only the last resort, the tiniest boxes above their titles, may not fit: it is cut.
+    let (scale, d) = (scales[i], widths[i].min(width));
 
     let mut layout = Layout {
         g,
@@ -152,7 +143,7 @@ fn header(g: &Graph) -> Result<Vec<Line>> {
 }
 
 fn label_text(g: &Graph, s: &Step) -> String {
-    let digits = g.step_count.to_string().len().max(2);
+    let digits = label_digits(g);
     format!(
         "[{:0w$}/{:0w$}] {}",
         s.number,
@@ -162,8 +153,17 @@ fn label_text(g: &Graph, s: &Step) -> String {
     )
 }
 
+/// Columns of `label_text`, without building it: `[` n `/` count `] ` title.
 fn width_of_label(g: &Graph, s: &Step) -> usize {
-    width(&label_text(g, s))
+    2 * label_digits(g) + 4 + width(&s.title)
+}
+
+/// Digits of each number in a step's label, at least two.
+fn label_digits(g: &Graph) -> usize {
+    g.step_count
+        .checked_ilog10()
+        .map_or(1, |d| d as usize + 1)
+        .max(2)
 }
 
 fn scope_title(s: &Scope) -> String {
@@ -176,31 +176,36 @@ fn scope_title(s: &Scope) -> String {
     }
 }
 
-/// Columns the diagram needs at `scale`: the widest step or frame title at its depth.
-fn diagram_width(g: &Graph, scale: Scale) -> usize {
-    fn walk(g: &Graph, scope: &Scope, depth: usize, scale: Scale, best: &mut usize) {
+/// Columns the diagram needs at each of `scales`: the widest step or frame title at its depth.
+fn diagram_widths(g: &Graph, scales: [Scale; 3]) -> [usize; 3] {
+    fn walk(g: &Graph, scope: &Scope, depth: usize, scales: &[Scale; 3], best: &mut [usize; 3]) {
         for node in &scope.children {
             match node {
                 Node::Scope(s) => {
-                    *best = (*best)
-                        .max(4 * depth + width(&scope_title(s)) + 6)
-                        .max(4 * depth + width(&s.end) + 6);
-                    walk(g, s, depth + 1, scale, best);
+                    let frame =
+                        (4 * depth + width(&scope_title(s)) + 6).max(4 * depth + width(&s.end) + 6);
+                    for b in best.iter_mut() {
+                        *b = (*b).max(frame);
+                    }
+                    walk(g, s, depth + 1, scales, best);
                 }
                 Node::Step(step) => {
-                    let boxes = step
-                        .inputs
-                        .iter()
-                        .chain([&step.output])
-                        .map(|&i| boxes::box_width(g.tensor(i), scale));
-                    let w = boxes.map(|w| w + 2).sum::<usize>() - 2;
-                    *best = (*best).max(4 * depth + w);
+                    // The boxes side by side, two columns apart.
+                    let mut w = [0; 3];
+                    for &i in step.inputs.iter().chain([&step.output]) {
+                        for (w, b) in w.iter_mut().zip(boxes::box_widths(g.tensor(i), *scales)) {
+                            *w += b + 2;
+                        }
+                    }
+                    for (b, w) in best.iter_mut().zip(w) {
+                        *b = (*b).max(4 * depth + w - 2);
+                    }
                 }
             }
         }
     }
-    let mut best = 0;
-    walk(g, &g.root, 0, scale, &mut best);
+    let mut best = [0; 3];
+    walk(g, &g.root, 0, &scales, &mut best);
     best
 }
 
@@ -298,18 +303,19 @@ impl Layout<'_> {
 
     fn step(&mut self, step: &Step, depth: usize) {
         let g = self.g;
+        // `label_text`, its number bold in the step's colour.
         let mut label = Line::new();
-        let text = label_text(g, step);
-        let split = text.find(']').map_or(0, |i| i + 1);
+        let w = label_digits(g);
         label
-            .push(
-                &text[..split],
+            .push_fmt(
+                format_args!("[{:0w$}/{:0w$}]", step.number, g.step_count),
                 Style {
                     bold: true,
                     ..Style::cat(step.category)
                 },
             )
-            .push(&text[split..], Style::default());
+            .push(" ", Style::default())
+            .push(&step.title, Style::default());
         let style = Style::cat(step.category);
         let drawn: Vec<boxes::Drawn> = step
             .inputs
@@ -463,4 +469,20 @@ fn wrap(text: &str, w: usize) -> Vec<String> {
         lines.push(cur);
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The layout measures labels without building them; the measure is the label's.
+    #[test]
+    fn label_width_is_the_labels() {
+        for name in ["gpt-2", "blt-1b", "deepseek-v3"] {
+            let g = crate::graph::build(&crate::source::load(name, false).unwrap().spec).unwrap();
+            for v in g.steps() {
+                assert_eq!(width_of_label(&g, v.step), width(&label_text(&g, v.step)));
+            }
+        }
+    }
 }
