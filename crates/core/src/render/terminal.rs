@@ -69,9 +69,10 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
         callout_w: width.saturating_sub(d + 1),
         width,
         color: opts.color,
-        // A guess at the size, so the text rarely grows: a few lines per step.
-        text: String::with_capacity(g.step_count * (scale.max_inner_height + 3) * (width + 32)),
-        row: Line::with_capacity(4 * width),
+        // Guesses at the sizes, so the text rarely grows: a few lines per step, each the diagram
+        // and its labels (not the width asked for, which may be any number).
+        text: String::with_capacity(g.step_count * (scale.max_inner_height + 3) * (d + label_w)),
+        row: Line::with_capacity(3 * (d + label_w)),
     };
     for mut l in header(g)? {
         layout.write(&mut l);
@@ -474,6 +475,24 @@ fn wrap(text: &str, w: usize) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Any width is taken: what is allocated follows the drawing, not the width asked for.
+    #[test]
+    fn a_huge_width_draws_as_a_wide_one() {
+        let g = crate::graph::build(&crate::source::load("gpt-2", false).unwrap().spec).unwrap();
+        let at = |width| {
+            render(
+                &g,
+                &Options {
+                    width,
+                    color: false,
+                    step: Some(3),
+                },
+            )
+            .unwrap()
+        };
+        assert_eq!(at(usize::MAX), at(10_000));
+    }
 
     /// The layout measures labels without building them; the measure is the label's.
     #[test]
