@@ -74,8 +74,16 @@ fn mutated(mut v: Value, edits: Vec<(usize, Value, bool)>) -> Result<(), TestCas
     Ok(())
 }
 
+/// 400 cases a run; `ANATOMY_FUZZ_CASES` asks for more, to search longer than CI does.
+fn cases() -> u32 {
+    std::env::var("ANATOMY_FUZZ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(400)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
     #[test]
     fn mutated_configs_never_panic(
         model in 0..catalog::ENTRIES.len(),
