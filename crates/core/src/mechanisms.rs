@@ -340,8 +340,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         on("bytes:decoder_cross_all", b.decoder_cross_all);
         on("bytes:max_patch", b.max_patch.is_some());
         // The stacks' own mechanisms (interleaved RoPE, sliding windows) run too.
-        let stacks = [Some(&b.encoder), Some(&b.decoder), b.patcher.as_ref()];
-        for s in stacks.into_iter().flatten() {
+        for (_, s) in b.stacks() {
             for name in mechanisms(s) {
                 on(&name, true);
             }

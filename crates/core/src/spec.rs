@@ -347,6 +347,14 @@ impl ByteLatent {
             Stack::Decoder => Some(&self.decoder),
         }
     }
+
+    /// The stacks the model has, in the order they run: the patcher (where there is one), the
+    /// encoder, the decoder.
+    pub fn stacks(&self) -> impl Iterator<Item = (Stack, &Spec)> {
+        Stack::ALL
+            .into_iter()
+            .filter_map(|s| self.stack(s).map(|spec| (s, spec)))
+    }
 }
 
 /// One of BLT's byte-level stacks (`ByteLatent`).
@@ -358,6 +366,8 @@ pub enum Stack {
 }
 
 impl Stack {
+    pub const ALL: [Stack; 3] = [Stack::Patcher, Stack::Encoder, Stack::Decoder];
+
     pub fn title(self) -> &'static str {
         match self {
             Stack::Patcher => "Patcher",

@@ -16,13 +16,7 @@ pub(crate) fn blt(g: &Graph, bl: &ByteLatent, body: String) -> String {
     let layers = stack_forward(&body[start..end]);
     let mut stacks = String::new();
     let mut entries = vec!["    \"global\": (CONFIG, PLAN, NAMES, rope_frequencies),".to_string()];
-    let all = [
-        (Stack::Patcher, bl.patcher.as_ref()),
-        (Stack::Encoder, Some(&bl.encoder)),
-        (Stack::Decoder, Some(&bl.decoder)),
-    ];
-    for (stack, spec) in all {
-        let Some(spec) = spec else { continue };
+    for (stack, spec) in bl.stacks() {
         let key = key(stack);
         let upper = key.to_uppercase();
         let cross: &[(&str, Role)] = match stack {

@@ -146,12 +146,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     // BLT: the byte-level stacks cache per byte, the latent transformer per patch.
     let patches = match spec.bytes.as_deref() {
         Some(bl) => {
-            let stacks = [Some(&bl.encoder), Some(&bl.decoder), bl.patcher.as_ref()];
-            caching += stacks
-                .into_iter()
-                .flatten()
-                .map(|s| s.layers as u128)
-                .sum::<u128>();
+            caching += bl.stacks().map(|(_, s)| s.layers as u128).sum::<u128>();
             shared += &format!(
                 "; the latent transformer's {} per patch, counted here as one patch per byte, the most there can be",
                 spec.layers
