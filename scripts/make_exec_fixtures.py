@@ -112,6 +112,11 @@ CONFIGS = {
                     max_position_embeddings=64, window_size=4, attention_types=[[["global", "local"], 1]]),
     "opt": dict(model_type="opt", hidden_size=32, num_hidden_layers=2, num_attention_heads=4, ffn_dim=48,
                 vocab_size=97, max_position_embeddings=64, word_embed_proj_dim=32),
+    # A table narrower than the stream before pre-norm layers, LayerNorms without weights, an
+    # untied head at the table's width (OPT-350M's projections, with the other options turned).
+    "opt-projected": dict(model_type="opt", hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                          ffn_dim=48, vocab_size=97, max_position_embeddings=64, word_embed_proj_dim=16,
+                          layer_norm_elementwise_affine=False, tie_word_embeddings=False, enable_bias=False),
     "gpt2": dict(model_type="gpt2", n_embd=32, n_head=4, n_layer=2, n_positions=64, vocab_size=97),
     "gemma2": dict(BASE, model_type="gemma2", head_dim=16, query_pre_attn_scalar=16, sliding_window=4),
     "gemma3": dict(BASE, model_type="gemma3_text", head_dim=16, query_pre_attn_scalar=16, sliding_window=4,

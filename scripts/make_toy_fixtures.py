@@ -56,6 +56,8 @@ SIZES = {
     "intermediate_size": FFN,
     "intermediate_size_mlp": FFN + 32,
     "n_inner": FFN,
+    # OPT's MLP width.
+    "ffn_dim": FFN,
     "moe_intermediate_size": EXPERT_FFN,
     # LongCat-Flash's names for the dense and the expert width.
     "ffn_hidden_size": FFN,
@@ -195,10 +197,19 @@ def shrink_text(text, n):
     lru = text.get("lru_width")
     if isinstance(lru, int):
         text["lru_width"] = HIDDEN if lru == text.get("hidden_size") else HIDDEN + 16
+    # OPT's token table keeps its ratio to the stream (OPT-350M's is half as wide; most, as wide).
+    proj, hidden = text.get("word_embed_proj_dim"), text.get("hidden_size")
+    if isinstance(proj, int) and isinstance(hidden, int) and hidden > 0:
+        text["word_embed_proj_dim"] = max(8, HIDDEN * proj // hidden)
+    # Mamba's saved `intermediate_size` restates expand × hidden (the class derives it): so it stays.
+    expand, inner = text.get("expand"), text.get("intermediate_size")
+    restated = isinstance(expand, int) and isinstance(hidden, int) and inner == expand * hidden
     vocab = text.get("vocab_size")
     for key, value in SIZES.items():
         if isinstance(text.get(key), int):
             text[key] = value
+    if restated:
+        text["intermediate_size"] = expand * text["hidden_size"]
     # DeepSeek-V4: windows of 2 and 4 tokens, so that the toy's 10 tokens close several of each;
     # head groups that divide the toy's heads, and a small rank per group.
     rates = text.get("compress_rates")

@@ -212,6 +212,12 @@ pub static ENTRIES: &[Entry] = &[
         "2026-11-30"
     ),
     entry!(
+        "opt-350m",
+        "facebook/opt-350m",
+        "a 512-wide token table projected in and out of a 1024-wide stream; LayerNorms after each residual add, no final norm",
+        "2026-12-03"
+    ),
+    entry!(
         "bloom-560m",
         "bigscience/bloom-560m",
         "ALiBi instead of positions, a LayerNorm right after the embedding",

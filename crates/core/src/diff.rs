@@ -724,6 +724,14 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         yes(s.embedding.affine),
     );
     f(
+        "embedding.projected",
+        "token table width (projected in and out)",
+        Size,
+        s.embedding
+            .projected
+            .map_or("the hidden size".into(), |w| w.to_string()),
+    );
+    f(
         "attention.block_index",
         "lightning indexer (blocks of keys)",
         Mechanism,

@@ -29,6 +29,7 @@ pub const ALL: &[&str] = &[
     "place:pre", "place:post", "place:sandwich", "place:post_residual", "place:normed",
     "block:sequential", "block:parallel_shared", "block:parallel",
     "embedding:sqrt_hidden", "embedding:multiplier", "embedding:norm", "embedding:learned_positions",
+    "embedding:projected",
     "mlp:gated", "mlp:bias", "mlp:fused_gate_up", "mlp:sub_norm", "mlp:widths", "mlp:sparsity",
     "moe:shared_experts", "moe:shared_gate", "moe:router_bias", "moe:correction_bias", "moe:groups",
     "moe:zero_experts", "moe:softmax", "moe:sigmoid", "moe:topk_softmax", "moe:topk_sigmoid",
@@ -190,11 +191,13 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         multiplier,
         norm: embed_norm,
         affine: embed_affine,
+        projected,
     } = embedding;
     on("embedding:sqrt_hidden", *scale_by_sqrt_hidden);
     on("embedding:multiplier", *multiplier != 1.0);
     on("embedding:norm", *embed_norm);
     on("embedding:affine", *embed_affine);
+    on("embedding:projected", projected.is_some());
     on("embedding:learned_positions", learned_positions.is_some());
     let Mlp {
         intermediate: _,

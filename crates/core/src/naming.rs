@@ -9,6 +9,10 @@ use crate::spec::Layout;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
     Embed,
+    /// OPT-350M's maps from the token table's width to the hidden size and back
+    /// (`Embedding::projected`).
+    EmbedProjIn,
+    EmbedProjOut,
     PosEmbed,
     /// CPM-Ant's table of segment embeddings.
     SegmentEmbed,
@@ -1241,6 +1245,8 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
         Layout::Gpt2 | Layout::GptBigCode => gpt2(role),
         Layout::Opt => match role {
             Embed => ("model.decoder.embed_tokens", "token_embd"),
+            EmbedProjIn => ("model.decoder.project_in", "token_embd_proj"),
+            EmbedProjOut => ("model.decoder.project_out", "output_proj"),
             PosEmbed => ("model.decoder.embed_positions", "position_embd"),
             AttnNorm => (
                 "model.decoder.layers.{b}.self_attn_layer_norm",
@@ -2203,6 +2209,9 @@ fn llama(role: Role) -> (&'static str, &'static str) {
             "model.layers.{b}.post_per_layer_input_norm",
             "blk.{b}.post_norm",
         ),
+        // Only OPT projects its embeddings (named in its layout); in Llama's style elsewhere.
+        EmbedProjIn => ("model.project_in", "token_embd_proj"),
+        EmbedProjOut => ("model.project_out", "output_proj"),
         HeadDense => ("lm_head.dense", "output_dense"),
         HeadNorm => ("lm_head.norm", "output_dense_norm"),
         LmHead => ("lm_head", "output"),

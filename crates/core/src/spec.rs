@@ -630,6 +630,11 @@ pub struct Embedding {
     /// The embeddings are shifted and scaled by learned vectors, (e + b) ⊙ s (ZAYA's
     /// `input_hidden_states_bias` and `_scale`).
     pub affine: bool,
+    /// The token table is this wide rather than `hidden`: a linear map (no bias) takes each
+    /// looked-up row to the hidden size, and another takes the final hidden state back to this
+    /// width for the LM head (OPT-350M's `word_embed_proj_dim`, `project_in` and `project_out`).
+    /// Read through `Spec::embed_width`.
+    pub projected: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2909,6 +2914,12 @@ impl Spec {
             return set.len() as u128;
         }
         set.iter().map(|b| self.runs(b) as u128).sum()
+    }
+
+    /// The width of the token table and of the LM head's rows: `hidden` unless the embeddings
+    /// are projected (`Embedding::projected`).
+    pub fn embed_width(&self) -> u64 {
+        self.embedding.projected.unwrap_or(self.hidden)
     }
 
     /// How many logits the LM head produces: its rows.

@@ -799,6 +799,11 @@ impl Model {
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
         let mut x = self.rows(Role::Embed, ids, &ids_t)?;
         self.keep(None, "embed_tokens", &x);
+        if spec.embedding.projected.is_some() {
+            let name = self.name(Role::EmbedProjIn, false, None, None);
+            x = self.linear(&x, &name, None)?;
+            self.keep(None, "project_in", &x);
+        }
         if let Some(p) = spec.prompt {
             let segments: Vec<u32> = (cache.pos..cache.pos + t)
                 .map(|q| p.segment(q as u64) as u32)
@@ -949,6 +954,14 @@ impl Model {
                 h
             }
             None => z,
+        };
+        let z = if spec.embedding.projected.is_some() {
+            let name = self.name(Role::EmbedProjOut, false, None, None);
+            let p = self.linear(&z, &name, None)?;
+            self.keep(None, "project_out", &p);
+            p
+        } else {
+            z
         };
         let head = if spec.tied {
             self.name(Role::Embed, false, None, None)

@@ -210,6 +210,11 @@ pub fn shrink(spec: &Spec) -> Spec {
         }
     }
     s.embedding.learned_positions = spec.embedding.learned_positions.map(|p| p.min(1024));
+    // A projected table keeps its ratio to the hidden size (OPT-350M's 512 of 1024), within 4×.
+    s.embedding.projected = spec.embedding.projected.map(|w| {
+        let scaled = w as u128 * s.hidden as u128 / spec.hidden.max(1) as u128;
+        scaled.clamp(1, 4 * s.hidden as u128) as u64
+    });
     s.mtp_layers = 0;
     s.hf_wrap = anatomy_core::spec::HfWrap::None;
     s

@@ -101,6 +101,8 @@ fn matches(point: &str, s: &Site) -> bool {
         ("draft_state", Place::Outside) => t == "Target state",
         ("draft_in", Place::Outside) => t == "Projection in",
         ("draft_out", Place::Outside) => t == "Projection out",
+        ("project_in", Place::Outside) => t == "Projection in",
+        ("project_out", Place::Outside) => t == "Projection out",
         ("centroids", Place::Outside) => t == "Centroid scores",
         (_, Place::Outside) => false,
         ("block_in", Place::Block) => op == Op::Route,

@@ -198,39 +198,38 @@ fn attention_layers(cfg: &Config) -> Result<Vec<bool>> {
     Ok(out)
 }
 
-/// OPT: pre-norm LayerNorms, learned positions read two rows in (the table has two extra), a
-/// plain ReLU MLP (`ffn_dim`), biases by `enable_bias`, scores scaled as usual. The 350M
-/// model's post-norm layout and its embedding projections are refused.
+/// OPT: learned positions read two rows in (the table has two extra), a plain ReLU MLP
+/// (`ffn_dim`), biases by `enable_bias`. LayerNorms before each sublayer and a final one, or
+/// (`do_layer_norm_before` false, OPT-350M) after each residual add and none at the end; without
+/// weights by `layer_norm_elementwise_affine`. A token table narrower than the hidden size
+/// (`word_embed_proj_dim`, OPT-350M's 512) is projected in and out.
 pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
     let mut s = super::skeleton(name, model_type, family);
     s.hidden = cfg.size("hidden_size", Some(768))?;
     s.vocab = cfg.size("vocab_size", Some(50272))?;
     s.layers = layer_count(cfg, &["num_hidden_layers"], Some(12))?;
     s.context = cfg.size("max_position_embeddings", Some(2048))?;
-    for (key, default, why) in [
-        ("do_layer_norm_before", true, "false puts each LayerNorm after its residual add (OPT-350M), which anatomy does not draw"),
-        ("layer_norm_elementwise_affine", true, "false leaves the LayerNorms without weights, which anatomy does not draw"),
-    ] {
-        if cfg.flag(key, default)? != default {
-            return Err(cfg.err(key, format!("is {}; {why}", !default)));
-        }
+    // OPT's table has two more rows than positions and reads from row 2.
+    learned_positions(&mut s, 2, 1e-5);
+    let pre = cfg.flag("do_layer_norm_before", true)?;
+    if !pre {
+        s.norm.place = NormPlace::PostResidual;
     }
-    if cfg.flag("_remove_final_layer_norm", false)? {
+    if !cfg.flag("layer_norm_elementwise_affine", true)? {
+        s.norm.kind = NormKind::Plain;
+    }
+    // Without it a pre-norm model would end on no norm, which only conversions of old fairseq
+    // checkpoints set; a post-norm model has no final norm either way.
+    if pre && cfg.flag("_remove_final_layer_norm", false)? {
         return Err(cfg.err(
             "_remove_final_layer_norm",
-            "is true; anatomy draws OPT with its final LayerNorm",
+            "is true with do_layer_norm_before true; anatomy draws a pre-norm OPT with its final LayerNorm (false is valid)",
         ));
     }
-    if let Some(p) = cfg.opt_size("word_embed_proj_dim")? {
-        if p != s.hidden {
-            return Err(cfg.err(
-                "word_embed_proj_dim",
-                format!(
-                    "is {p}, not hidden_size ({}); the projections in and out of the embedding are not drawn yet",
-                    s.hidden
-                ),
-            ));
-        }
+    // The default is the hidden size, as transformers' `OPTConfig` sets it.
+    let width = cfg.size("word_embed_proj_dim", Some(s.hidden))?;
+    if width != s.hidden {
+        s.embedding.projected = Some(width);
     }
     let heads = super::dividing_heads(
         cfg,
@@ -255,8 +254,6 @@ pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
         clamp: None,
         scalar: false,
     };
-    // OPT's table has two more rows than positions and reads from row 2.
-    learned_positions(&mut s, 2, 1e-5);
     s.plan = plain_plan(s.layers);
     s.tied = cfg.flag("tie_word_embeddings", true)?;
     s.layout = Layout::Opt;

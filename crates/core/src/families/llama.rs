@@ -1434,6 +1434,7 @@ pub fn load(
             multiplier: embed_mult,
             norm: f.embed_norm,
             affine: false,
+            projected: None,
         },
         attn,
         layer_attn,

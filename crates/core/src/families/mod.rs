@@ -276,6 +276,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             multiplier: 1.0,
             norm: false,
             affine: false,
+            projected: None,
         },
         attn: Attention {
             kind: AttnKind::Mha,

@@ -561,24 +561,30 @@ impl<'s> Builder<'s> {
             return self.scope(ScopeKind::Embedding, "Embedding", "Embedding end", 1, steps);
         }
         let d = spec.hidden;
+        let width = spec.embed_width();
         let p = self.param(
             Role::Embed,
             false,
-            vec![spec.vocab, d],
+            vec![spec.vocab, width],
             Component::Embedding,
             false,
         );
         let t = self.act("T", [n(spec.vocab), Dim::Seq]);
         let e = self.push(
             "E",
-            [n(d), n(spec.vocab)],
+            [n(width), n(spec.vocab)],
             TensorKind::Weight {
                 param: p,
                 slice: None,
                 note: Some("drawn transposed: one column per token".into()),
             },
         );
-        let x = self.act("X", self.seq(d));
+        let looked_up = if spec.embedding.projected.is_some() {
+            "Xₑ"
+        } else {
+            "X"
+        };
+        let x = self.act(looked_up, self.seq(width));
         let mut steps = vec![self.step(Draft {
             title: "Token embedding".into(),
             op: Op::Lookup,
@@ -586,8 +592,30 @@ impl<'s> Builder<'s> {
             inputs: vec![t, e],
             output: x,
             operation: "Look up each token's embedding row".into(),
-            equation: "X = E · T  (column t of X is row T[t] of the embedding)".into(),
+            equation: format!(
+                "{looked_up} = E · T  (column t of {looked_up} is row T[t] of the embedding)"
+            ),
         })];
+        if spec.embedding.projected.is_some() {
+            steps.push(self.linear(Linear {
+                role: Role::EmbedProjIn,
+                title: "Projection in".into(),
+                w: "W_in",
+                out: "X",
+                input: looked_up,
+                rows: d,
+                cols: width,
+                stored_rows: d,
+                block: None,
+                bias: false,
+                component: Component::Embedding,
+                category: Category::Embed,
+                cached: false,
+                operation: format!(
+                    "Widen each token's {width}-wide embedding to the hidden size, {d}"
+                ),
+            }));
+        }
         if spec.embedding.scale_by_sqrt_hidden {
             let xs = self.act("X", self.seq(d));
             steps.push(self.step(Draft {
@@ -1985,6 +2013,31 @@ impl<'s> Builder<'s> {
         if let Some(c) = clustered {
             steps.extend(self.clusters(c, z));
         }
+        // A narrower token table: the head reads the final state projected to its width.
+        let z = match spec.embedding.projected {
+            Some(width) => {
+                steps.push(self.linear(Linear {
+                    role: Role::EmbedProjOut,
+                    title: "Projection out".into(),
+                    w: "W_out",
+                    out: "Zₚ",
+                    input: z,
+                    rows: width,
+                    cols: spec.hidden,
+                    stored_rows: width,
+                    block: None,
+                    bias: false,
+                    component: Component::Embedding,
+                    category: Category::Embed,
+                    cached: false,
+                    operation: format!(
+                        "Narrow the final hidden state to the token table's width, {width}, for the head"
+                    ),
+                }));
+                "Zₚ"
+            }
+            None => z,
+        };
         // A tied head reads the embedding matrix; the parameter is counted once.
         let (role, component, name, source_note) = if spec.tied {
             (
@@ -1997,7 +2050,7 @@ impl<'s> Builder<'s> {
             (Role::LmHead, Component::LmHead, "Wₗₘ", None)
         };
         let v = spec.out_vocab();
-        let head = self.param(role, false, vec![v, spec.hidden], component, false);
+        let head = self.param(role, false, vec![v, spec.embed_width()], component, false);
         // A clustered head reads the rows of the kept clusters' tokens alone.
         let (rows, slice) = match clustered {
             Some(c) => (c.kept(v), Some("[Tₖ, :]".to_string())),
@@ -2005,7 +2058,7 @@ impl<'s> Builder<'s> {
         };
         let w = self.push(
             name,
-            [n(rows), n(spec.hidden)],
+            [n(rows), n(spec.embed_width())],
             TensorKind::Weight {
                 param: head,
                 slice,

@@ -130,6 +130,8 @@ pub(crate) fn name_dict(
         ("attn_gate", AttnGate),
         ("dense_bias", DenseBias),
         ("head_dense", HeadDense),
+        ("project_in", EmbedProjIn),
+        ("project_out", EmbedProjOut),
         ("head_norm", HeadNorm),
         ("moe_post_norm", MoePostNorm),
         ("lambda_q1", LambdaQ1),
@@ -838,6 +840,7 @@ pub(crate) fn config_py(spec: &Spec) -> String {
         | Position::Buckets(_) => json!(null),
     };
     config["embed_norm"] = json!(spec.embedding.norm);
+    config["embed_proj"] = json!(spec.embedding.projected.is_some());
     config["position_offset"] = json!(spec.embedding.position_offset);
     config["residual_mult"] = json!(spec.residual_mult);
     config["logits_mult"] = json!(spec.logits_mult);
@@ -1225,6 +1228,18 @@ fn prune(spec: &Spec, body: &str) -> String {
             "    if C[\"mlp_scalar\"]:\n        return linear(h, w(W, \"down\", b), bias(\"down\")) * w(W, \"mlp_scalar\", b)  # [T, hidden], times a learned scalar\n",
             "",
         ));
+    }
+    if spec.embedding.projected.is_none() {
+        lines.extend([
+            (
+                "    if C[\"embed_proj\"]:\n        x = linear(x, w(W, \"project_in\"))  # x: [T, hidden], each row widened from the table's width\n",
+                "",
+            ),
+            (
+                "    if C[\"embed_proj\"]:\n        z = linear(z, w(W, \"project_out\"))  # z: [T, width], narrowed to the token table's width\n",
+                "",
+            ),
+        ]);
     }
     if spec.logits_kept.is_none() {
         lines.push((
@@ -3501,6 +3516,8 @@ def embed(ids, W):
     if P:
         ids = np.concatenate([P["first_row"] + np.arange(P["length"]), ids])  # ids: [P + T], the learned prompt's rows first
     x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
+    if C["embed_proj"]:
+        x = linear(x, w(W, "project_in"))  # x: [T, hidden], each row widened from the table's width
     if P:
         seg = np.where(np.arange(len(ids)) < P["length"], P["prompt_segment"], P["text_segment"])  # seg: [P + T], each position's segment
         x = x + w(W, "segment_embed")[seg]  # x: [P + T, hidden], + the embedding of its segment
@@ -3564,6 +3581,8 @@ def residual(x, delta):
 def lm_head(z, W):
     # z: [T, hidden] -> logits: [T, vocab]
     C = CONFIG
+    if C["embed_proj"]:
+        z = linear(z, w(W, "project_out"))  # z: [T, width], narrowed to the token table's width
     head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # head: [vocab, hidden]
     logits = z @ head.T  # logits: [T, vocab]
     if C["head_bias"]:

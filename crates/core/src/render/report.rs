@@ -83,10 +83,11 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         if matches!(c, Component::Mixer | Component::Attention) && n == 0 {
             continue;
         }
-        let note = if c == Component::LmHead && spec.tied {
-            "  tied to the embedding"
-        } else {
-            ""
+        // A tied head may still hold what runs before its matrix (ModernBERT's transform).
+        let note = match (c == Component::LmHead && spec.tied, n) {
+            (true, 0) => "  tied to the embedding",
+            (true, _) => "  its matrix tied to the embedding",
+            (false, _) => "",
         };
         line(format!(
             "    {:<24}{:>20}  {:>5.1}%{note}",

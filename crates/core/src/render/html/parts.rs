@@ -23,6 +23,9 @@ pub enum Kind {
     /// Zamba2's shared transformer block, before the mixer in the layers that run one.
     Shared,
     Head,
+    /// A step that makes the residual streams one hidden state before the final norm
+    /// (hyper-connections' head mix, AltUp's mean, block attention residuals' head mix).
+    HeadInput,
     Aux,
     /// The layers that cross-attend to an image (Mllama), skipped on text alone.
     CrossAttention,
@@ -84,25 +87,51 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
             )),
             ScopeKind::Block => block_parts(g, &visits, scope, context, &mut out),
             ScopeKind::Final => {
-                for n in &scope.children {
-                    if let Node::Step(s) = n {
-                        let (id, kind) = if s.op == Op::Norm {
-                            ("final-norm", Kind::Norm)
-                        } else {
-                            ("lm-head", Kind::Head)
-                        };
-                        out.push(part(
-                            g,
-                            &visits,
-                            id,
-                            kind,
-                            &s.title,
-                            false,
-                            None,
-                            vec![s.number],
-                            context,
-                        ));
-                    }
+                let steps: Vec<&crate::graph::Step> = scope
+                    .children
+                    .iter()
+                    .filter_map(|n| match n {
+                        Node::Step(s) => Some(s),
+                        Node::Scope(_) => None,
+                    })
+                    .collect();
+                // What follows the final norm is the head's: ModernBERT's transform, OPT-350M's
+                // projection out, a draft's clusters, the padding dropped; one part. What comes
+                // before it (streams made one) is a part a step.
+                let head_from = steps
+                    .iter()
+                    .position(|s| s.op == Op::Norm)
+                    .map_or(0, |i| i + 1);
+                for s in &steps[..head_from] {
+                    let (id, kind) = if s.op == Op::Norm {
+                        ("final-norm", Kind::Norm)
+                    } else {
+                        ("head-input", Kind::HeadInput)
+                    };
+                    out.push(part(
+                        g,
+                        &visits,
+                        id,
+                        kind,
+                        &s.title,
+                        false,
+                        None,
+                        vec![s.number],
+                        context,
+                    ));
+                }
+                if head_from < steps.len() {
+                    out.push(part(
+                        g,
+                        &visits,
+                        "lm-head",
+                        Kind::Head,
+                        "Language-model head",
+                        false,
+                        None,
+                        steps[head_from..].iter().map(|s| s.number).collect(),
+                        context,
+                    ));
                 }
             }
             ScopeKind::Loop => out.push(part(
@@ -174,6 +203,20 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
             p.params += block;
         }
         counted.extend(p.param_ids.iter().copied());
+    }
+    // The page finds a part by its id: a second part of one kind where the drawing has two (a
+    // head's projection beside the head, a layer variant's attention) is numbered from 2.
+    let mut taken: BTreeSet<String> = out.iter().map(|p| p.id.clone()).collect();
+    let mut first: BTreeSet<String> = BTreeSet::new();
+    for p in &mut out {
+        if !first.insert(p.id.clone()) {
+            let id = (2..)
+                .map(|n| format!("{}-{n}", p.id))
+                .find(|id| !taken.contains(id))
+                .expect("some number is free");
+            taken.insert(id.clone());
+            p.id = id;
+        }
     }
     out
 }
@@ -438,7 +481,7 @@ fn part(
         Kind::Mixer => Category::Mixer,
         Kind::Mlp | Kind::Moe | Kind::PerLayer => Category::Ffn,
         Kind::Norm | Kind::Residual | Kind::Hierarchy | Kind::Loop => Category::Norm,
-        Kind::Embedding | Kind::Head | Kind::Stack(_) => Category::Embed,
+        Kind::Embedding | Kind::Head | Kind::HeadInput | Kind::Stack(_) => Category::Embed,
         Kind::Aux => Category::Aux,
     };
     Part {
@@ -454,5 +497,72 @@ fn part(
         shared_params: 0,
         param_ids: params_seen,
         cost,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog_parts() -> impl Iterator<Item = (&'static str, Graph, Vec<Part>)> {
+        crate::catalog::ENTRIES.iter().map(|e| {
+            let g = crate::graph::build(&crate::source::load(e.name, false).unwrap().spec).unwrap();
+            let parts = parts(&g, g.spec.context);
+            (e.name, g, parts)
+        })
+    }
+
+    #[test]
+    fn every_part_has_an_id_of_its_own() {
+        for (name, _, parts) in catalog_parts() {
+            let mut ids = BTreeSet::new();
+            for p in &parts {
+                assert!(ids.insert(p.id.as_str()), "{name}: two parts are {}", p.id);
+            }
+        }
+    }
+
+    #[test]
+    fn what_follows_the_final_norm_is_the_heads_one_part() {
+        for (name, g, parts) in catalog_parts() {
+            // BLT's head is its local decoder's, drawn with that stack.
+            if g.spec.bytes.is_some() {
+                continue;
+            }
+            let last = g
+                .root
+                .children
+                .iter()
+                .find_map(|n| match n {
+                    Node::Scope(s) if s.kind == ScopeKind::Final => Some(s),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("{name}: no final scope"));
+            let steps: Vec<&crate::graph::Step> = last
+                .children
+                .iter()
+                .filter_map(|n| match n {
+                    Node::Step(s) => Some(s),
+                    Node::Scope(_) => None,
+                })
+                .collect();
+            let after = steps
+                .iter()
+                .position(|s| s.op == Op::Norm)
+                .map_or(0, |i| i + 1);
+            let want: Vec<usize> = steps[after..].iter().map(|s| s.number).collect();
+            let head = parts.iter().find(|p| p.id == "lm-head" && p.steps == want);
+            assert!(head.is_some(), "{name}: no head part of steps {want:?}");
+        }
+        // OPT-350M's head holds its projection out, 512 × 1024, beside the tied matrix.
+        let (_, g, parts) = catalog_parts().find(|(n, ..)| *n == "opt-350m").unwrap();
+        let head = parts.iter().find(|p| p.id == "lm-head").unwrap();
+        let out = g
+            .params
+            .iter()
+            .find(|p| p.hf == "model.decoder.project_out.weight")
+            .unwrap();
+        assert_eq!(head.params, out.numel() * out.instances());
+        assert_eq!(head.steps.len(), 2);
     }
 }

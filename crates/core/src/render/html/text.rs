@@ -135,6 +135,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.embedding.affine {
                 sub.push(format!("The embeddings are then shifted and scaled by two learned vectors of {d}: X = (X + β) ⊙ γ."));
             }
+            let width = spec.embed_width();
+            if spec.embedding.projected.is_some() {
+                sub.push(format!("The table is narrower than the stream: {width} features per token, which W_in ∈ ℝ^{{{d} × {width}}} (no bias) widens to d={d} right after the lookup, before anything is added. The head reads the final hidden state narrowed back to {width} by W_out ∈ ℝ^{{{width} × {d}}}, so a tied head is the same {width}-wide table."));
+            }
             sub.push(if spec.tied {
                 "Weight tying is ON: the LM head reuses this matrix, so it is stored once.".into()
             } else {
@@ -175,9 +179,9 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                     subtleties: sub,
                 },
                 None => Text {
-                    summary: format!("Maps each of the {} vocabulary ids to a learned {d}-dim vector.", grouped(spec.vocab as u128)),
+                    summary: format!("Maps each of the {} vocabulary ids to a learned {width}-dim vector.", grouped(spec.vocab as u128)),
                     explanation: format!(
-                        "The embedding is a learned matrix W_E ∈ ℝ^{{{} × {d}}}. A token id indexes a row, so the computation is a gather, not a matmul. The output is the residual stream every layer reads from and writes to.",
+                        "The embedding is a learned matrix W_E ∈ ℝ^{{{} × {width}}}. A token id indexes a row, so the computation is a gather, not a matmul. The output is the residual stream every layer reads from and writes to.",
                         spec.vocab
                     ),
                     subtleties: sub,
@@ -379,12 +383,28 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             spec.per_layer_input
                 .expect("a per-layer part comes from per-layer inputs"),
         ),
+        // The graph's own words for each step: these differ with every way of keeping streams.
+        Kind::HeadInput => {
+            let steps: Vec<_> = part.steps.iter().filter_map(|&n| g.step(n)).collect();
+            let said = |f: fn(&crate::graph::Step) -> &str| steps.iter().map(|v| f(v.step)).collect::<Vec<_>>().join("; ");
+            Text {
+                summary: format!("{}.", said(|s| &s.operation)),
+                explanation: said(|s| &s.equation),
+                subtleties: vec!["Here the model's several residual streams become the one hidden state that the final norm and the head read.".into()],
+            }
+        }
         Kind::Head => {
             let mut sub = vec![];
-            if spec.tied {
-                sub.push(format!("Tied to the embedding: it reuses those {} parameters and stores none of its own.", short(part.shared_params)));
-            } else {
-                sub.push(format!("Its own {} × {d} matrix: {} parameters.", grouped(spec.out_vocab() as u128), short(part.params)));
+            let width = spec.embed_width();
+            if spec.embedding.projected.is_some() {
+                sub.push(format!("Before it, W_out ∈ ℝ^{{{width} × {d}}} (no bias) narrows the final hidden state from {d} to the token table's {width} features."));
+            }
+            // The part's own parameters include what runs before the head matrix (a projection
+            // or a transform).
+            match (spec.tied, part.params) {
+                (true, 0) => sub.push(format!("Tied to the embedding: it reuses those {} parameters and stores none of its own.", short(part.shared_params))),
+                (true, own) => sub.push(format!("Tied to the embedding: its matrix reuses those {} parameters; the {} stored here run before it.", short(part.shared_params), short(own))),
+                (false, _) => sub.push(format!("Its own {} × {width} matrix: {} parameters.", grouped(spec.out_vocab() as u128), short(u128::from(spec.out_vocab()) * u128::from(width)))),
             }
             if spec.logits_mult != 1.0 {
                 sub.push(format!("The logits are multiplied by a fixed {} before the softmax over the vocabulary.", spec.logits_mult));
@@ -403,7 +423,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             }
             Text {
                 summary: format!("Scores all {} vocabulary entries at every position.", grouped(spec.out_vocab() as u128)),
-                explanation: format!("logits = z · Wᵀ with W ∈ ℝ^{{{} × {d}}}; a softmax over them gives the next-token distribution.", spec.out_vocab()),
+                explanation: format!("logits = z · Wᵀ with W ∈ ℝ^{{{} × {width}}}; a softmax over them gives the next-token distribution.", spec.out_vocab()),
                 subtleties: sub,
             }
         }

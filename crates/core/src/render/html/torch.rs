@@ -47,7 +47,9 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         // Inkling 2: its attention, experts and layers are its own.
         Kind::Attention if spec.attn_res.is_some() => super::torch_inkling2::attention(spec),
         Kind::Moe if spec.attn_res.is_some() => super::torch_inkling2::moe(spec),
-        Kind::Head | Kind::PerLayer | Kind::Residual if spec.attn_res.is_some() => {
+        Kind::Head | Kind::HeadInput | Kind::PerLayer | Kind::Residual
+            if spec.attn_res.is_some() =>
+        {
             super::torch_inkling2::model(spec)
         }
         // DeepSeek-V4: likewise.
@@ -57,7 +59,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
             spec.hidden,
             super::torch_deepseek_v4::moe(spec)
         ),
-        Kind::Head | Kind::Residual if spec.attn.v4.is_some() => {
+        Kind::Head | Kind::HeadInput | Kind::Residual if spec.attn.v4.is_some() => {
             super::torch_deepseek_v4::model(spec)
         }
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
@@ -90,7 +92,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
             None => unreachable!("a shared-block part comes from shared blocks"),
         },
         Kind::Residual => residual(spec),
-        Kind::Head | Kind::Hierarchy | Kind::Loop => match spec.hierarchy {
+        Kind::Head | Kind::HeadInput | Kind::Hierarchy | Kind::Loop => match spec.hierarchy {
             Some(h) => super::torch_hierarchy::model(spec, h),
             None => model(spec, &n),
         },
@@ -4454,9 +4456,15 @@ ${gate}        return self.${out_proj}(y)"#,
 }
 
 fn embedding_note(spec: &Spec, n: &Names) -> String {
-    let (v, d) = (spec.vocab, spec.hidden);
+    let (v, d, w) = (spec.vocab, spec.hidden, spec.embed_width());
     let embed = n.attr(Role::Embed);
-    let mut s = format!("# In the model (see the whole module): the token embedding, one row per id.\nembed_tokens = nn.Embedding({v}, {d})  # stored as {}\n", n.path(Role::Embed));
+    let mut s = format!("# In the model (see the whole module): the token embedding, one row per id.\nembed_tokens = nn.Embedding({v}, {w})  # stored as {}\n", n.path(Role::Embed));
+    if spec.embedding.projected.is_some() {
+        s += &format!(
+            "project_in = nn.Linear({w}, {d}, bias=False)  # the table's width to the hidden size, stored as {}\n",
+            n.path(Role::EmbedProjIn)
+        );
+    }
     if let Some(p) = spec.embedding.learned_positions {
         s += &format!(
             "positions = nn.Embedding({p}, {d})  # learned absolute positions, stored as {}\n",
@@ -4480,6 +4488,9 @@ fn embedding_note(spec: &Spec, n: &Names) -> String {
         s += &format!(
             "\n\ndef embed(input_ids):  # [B, T] int64 -> [B, T, {d}]\n    x = {embed}(input_ids)\n"
         );
+    }
+    if spec.embedding.projected.is_some() {
+        s += &format!("    x = project_in(x)  # [B, T, {w}] -> [B, T, {d}]\n");
     }
     let norm = format!(
         "embed_norm(x)  # a norm right after the lookup, stored as {}",
@@ -4603,7 +4614,16 @@ fn model(spec: &Spec, n: &Names) -> String {
         Some((holder, _)) => format!("        self.{holder} = nn.Module()\n"),
         None => String::new(),
     };
-    init += &format!("        self.{embed} = nn.Embedding({v}, {d})\n");
+    let width = spec.embed_width();
+    init += &format!("        self.{embed} = nn.Embedding({v}, {width})\n");
+    // OPT-350M's narrower table: projected in after the lookup, out after the last layer.
+    let projections = spec
+        .embedding
+        .projected
+        .map(|_| (inside(Role::EmbedProjIn), inside(Role::EmbedProjOut)));
+    if let Some((pin, pout)) = &projections {
+        init += &format!("        self.{pin} = nn.Linear({width}, {d}, bias=False)  # the table's width to the hidden size\n        self.{pout} = nn.Linear({d}, {width}, bias=False)  # and back, for the head\n");
+    }
     let mut fwd = String::new();
     if let Some(p) = spec.prompt {
         let seg = inside(Role::SegmentEmbed);
@@ -4619,7 +4639,10 @@ fn model(spec: &Spec, n: &Names) -> String {
             ts = crate::spec::TEXT_SEGMENT,
         );
     }
-    fwd += &format!("        x = self.{embed}(input_ids)  # [B, T, {d}]\n");
+    fwd += &format!("        x = self.{embed}(input_ids)  # [B, T, {width}]\n");
+    if let Some((pin, _)) = &projections {
+        fwd += &format!("        x = self.{pin}(x)  # [B, T, {d}]\n");
+    }
     if spec.prompt.is_some() {
         fwd += &format!(
             "        x = x + self.{}(segment)  # + the embedding of each position's segment\n",
@@ -4776,12 +4799,28 @@ fn model(spec: &Spec, n: &Names) -> String {
             &format!("        self.{module} = GatedMix(head=True)  # the streams gated into one\n");
         fwd += &format!("        x, _ = self.{module}(x)  # [B, T, {d}]\n");
     }
-    fwd += &if spec.gated_streams.is_some() {
-        "        return x  # no final norm: the head's mix is normed\n".to_string()
+    let (z, why) = if spec.gated_streams.is_some() {
+        (
+            "x".to_string(),
+            Some("no final norm: the head's mix is normed"),
+        )
     } else if spec.norm.place.on_stream() {
-        "        return x  # no final norm: the last layer's ends the stream\n".to_string()
+        (
+            "x".to_string(),
+            Some("no final norm: the last layer's ends the stream"),
+        )
     } else {
-        format!("        return self.{final_norm}(x)\n")
+        (format!("self.{final_norm}(x)"), None)
+    };
+    fwd += &match (&projections, why) {
+        (Some((_, pout)), Some(why)) => {
+            format!("        return self.{pout}({z})  # {why}; narrowed to the table's width\n")
+        }
+        (Some((_, pout)), None) => {
+            format!("        return self.{pout}({z})  # narrowed to the table's width\n")
+        }
+        (None, Some(why)) => format!("        return {z}  # {why}\n"),
+        (None, None) => format!("        return {z}\n"),
     };
     let lm_head = n.path(Role::LmHead);
     let head = match (spec.tied, spec.head_bias) {
@@ -4821,7 +4860,7 @@ fn model(spec: &Spec, n: &Names) -> String {
             String::new()
         } else {
             format!(
-                "        self.{lm_head} = nn.Linear({d}, {ov}, bias={})\n",
+                "        self.{lm_head} = nn.Linear({width}, {ov}, bias={})\n",
                 py_bool(spec.head_bias)
             )
         };
@@ -4860,7 +4899,7 @@ fn model(spec: &Spec, n: &Names) -> String {
     def __init__(self):
         super().__init__()
 ${init}
-    def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${d}] ${end}
+    def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${width}] ${end}
         T = input_ids.shape[1]
 ${fwd}
 
@@ -4875,6 +4914,7 @@ ${head}${cap}        return logits"#,
         &[
             ("init", init),
             ("d", d.to_string()),
+            ("width", width.to_string()),
             ("v", v.to_string()),
             ("fwd", fwd),
             (
@@ -4886,7 +4926,12 @@ ${head}${cap}        return logits"#,
                 } else {
                     "after the final norm"
                 }
-                .to_string(),
+                .to_string()
+                    + if projections.is_some() {
+                        ", projected to the table's width"
+                    } else {
+                        ""
+                    },
             ),
             ("outer", outer.to_string()),
             ("outer_init", outer_init),

@@ -25,6 +25,7 @@ pub(super) fn snippet(spec: &Spec, bl: &ByteLatent, kind: Kind) -> String {
         }
         Kind::Embedding
         | Kind::Head
+        | Kind::HeadInput
         | Kind::Stack(_)
         | Kind::Mixer
         | Kind::Moe
