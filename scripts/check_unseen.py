@@ -578,6 +578,19 @@ def blt(rng):
     return raw
 
 
+def opt(rng):
+    """OPT with every option the 350M model turns: a token table narrower or wider than the stream,
+    post-norm layers without a final norm, LayerNorms without weights, no biases, an untied head."""
+    heads = rng.choice([2, 4])
+    hidden = heads * rng.choice([8, 16])
+    return dict(model_type="opt", vocab_size=97, hidden_size=hidden, num_attention_heads=heads,
+                ffn_dim=rng.choice([24, 72]), num_hidden_layers=rng.randint(1, 3), max_position_embeddings=rng.choice([16, 64]),
+                word_embed_proj_dim=rng.choice([hidden, hidden // 2, 8, 2 * hidden]),
+                do_layer_norm_before=rng.random() < 0.5, layer_norm_elementwise_affine=rng.random() < 0.7,
+                enable_bias=rng.random() < 0.7, tie_word_embeddings=rng.random() < 0.5,
+                activation_function=rng.choice(["relu", "gelu", "silu"]))
+
+
 def recurrent_published(rng):
     """A published config of a recurrent or hybrid family from the catalog, shrunk to toy size with
     every key kept, then one to three of its keys changed or dropped (a seed of its own: none the
@@ -596,7 +609,7 @@ def recurrent_published(rng):
 MAKERS = {f.__name__: f for f in (recurrent_published, falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
                                   hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2,
-                                  inkling2_loop, deepseek_v4, gemma4_assistant, qwen4_exp, blt)}
+                                  inkling2_loop, deepseek_v4, gemma4_assistant, qwen4_exp, blt, opt)}
 
 
 class TopkTies:
