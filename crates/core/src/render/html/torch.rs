@@ -4799,28 +4799,29 @@ fn model(spec: &Spec, n: &Names) -> String {
             &format!("        self.{module} = GatedMix(head=True)  # the streams gated into one\n");
         fwd += &format!("        x, _ = self.{module}(x)  # [B, T, {d}]\n");
     }
-    let (z, why) = if spec.gated_streams.is_some() {
+    let (z, mut notes) = if spec.gated_streams.is_some() {
         (
             "x".to_string(),
-            Some("no final norm: the head's mix is normed"),
+            vec!["no final norm: the head's mix is normed"],
         )
     } else if spec.norm.place.on_stream() {
         (
             "x".to_string(),
-            Some("no final norm: the last layer's ends the stream"),
+            vec!["no final norm: the last layer's ends the stream"],
         )
     } else {
-        (format!("self.{final_norm}(x)"), None)
+        (format!("self.{final_norm}(x)"), vec![])
     };
-    fwd += &match (&projections, why) {
-        (Some((_, pout)), Some(why)) => {
-            format!("        return self.{pout}({z})  # {why}; narrowed to the table's width\n")
+    let z = match &projections {
+        Some((_, pout)) => {
+            notes.push("narrowed to the table's width");
+            format!("self.{pout}({z})")
         }
-        (Some((_, pout)), None) => {
-            format!("        return self.{pout}({z})  # narrowed to the table's width\n")
-        }
-        (None, Some(why)) => format!("        return {z}  # {why}\n"),
-        (None, None) => format!("        return {z}\n"),
+        None => z,
+    };
+    fwd += &match notes.is_empty() {
+        true => format!("        return {z}\n"),
+        false => format!("        return {z}  # {}\n", notes.join("; ")),
     };
     let lm_head = n.path(Role::LmHead);
     let head = match (spec.tied, spec.head_bias) {
