@@ -630,7 +630,7 @@ pub struct Embedding {
     /// The embeddings are shifted and scaled by learned vectors, (e + b) ⊙ s (ZAYA's
     /// `input_hidden_states_bias` and `_scale`).
     pub affine: bool,
-    /// The token table is this wide rather than `hidden`: a linear map (no bias) takes each
+    /// The token table is this wide rather than `hidden` (OPT-350M: 512 of 1024): a linear map (no bias) takes each
     /// looked-up row to the hidden size, and another takes the final hidden state back to this
     /// width for the LM head (OPT-350M's `word_embed_proj_dim`, `project_in` and `project_out`).
     /// Read through `Spec::embed_width`.

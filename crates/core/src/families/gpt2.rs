@@ -201,7 +201,7 @@ fn attention_layers(cfg: &Config) -> Result<Vec<bool>> {
 /// OPT: learned positions read two rows in (the table has two extra), a plain ReLU MLP
 /// (`ffn_dim`), biases by `enable_bias`. LayerNorms before each sublayer and a final one, or
 /// (`do_layer_norm_before` false, OPT-350M) after each residual add and none at the end; without
-/// weights by `layer_norm_elementwise_affine`. A token table narrower than the hidden size
+/// weights by `layer_norm_elementwise_affine`. A token table of a width other than the hidden size
 /// (`word_embed_proj_dim`, OPT-350M's 512) is projected in and out.
 pub fn load_opt(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<Spec> {
     let mut s = super::skeleton(name, model_type, family);

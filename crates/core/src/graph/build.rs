@@ -612,7 +612,7 @@ impl<'s> Builder<'s> {
                 category: Category::Embed,
                 cached: false,
                 operation: format!(
-                    "Widen each token's {width}-wide embedding to the hidden size, {d}"
+                    "Map each token's {width}-wide embedding to the hidden size, {d}"
                 ),
             }));
         }
@@ -2013,7 +2013,7 @@ impl<'s> Builder<'s> {
         if let Some(c) = clustered {
             steps.extend(self.clusters(c, z));
         }
-        // A narrower token table: the head reads the final state projected to its width.
+        // A token table of its own width: the head reads the final state projected to it.
         let z = match spec.embedding.projected {
             Some(width) => {
                 steps.push(self.linear(Linear {
@@ -2031,7 +2031,7 @@ impl<'s> Builder<'s> {
                     category: Category::Embed,
                     cached: false,
                     operation: format!(
-                        "Narrow the final hidden state to the token table's width, {width}, for the head"
+                        "Map the final hidden state to the token table's width, {width}, for the head"
                     ),
                 }));
                 "Zₚ"

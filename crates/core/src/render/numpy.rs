@@ -1232,11 +1232,11 @@ fn prune(spec: &Spec, body: &str) -> String {
     if spec.embedding.projected.is_none() {
         lines.extend([
             (
-                "    if C[\"embed_proj\"]:\n        x = linear(x, w(W, \"project_in\"))  # x: [T, hidden], each row widened from the table's width\n",
+                "    if C[\"embed_proj\"]:\n        x = linear(x, w(W, \"project_in\"))  # x: [T, hidden], each row mapped from the table's width\n",
                 "",
             ),
             (
-                "    if C[\"embed_proj\"]:\n        z = linear(z, w(W, \"project_out\"))  # z: [T, width], narrowed to the token table's width\n",
+                "    if C[\"embed_proj\"]:\n        z = linear(z, w(W, \"project_out\"))  # z: [T, width], mapped to the token table's width\n",
                 "",
             ),
         ]);
@@ -3517,7 +3517,7 @@ def embed(ids, W):
         ids = np.concatenate([P["first_row"] + np.arange(P["length"]), ids])  # ids: [P + T], the learned prompt's rows first
     x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
     if C["embed_proj"]:
-        x = linear(x, w(W, "project_in"))  # x: [T, hidden], each row widened from the table's width
+        x = linear(x, w(W, "project_in"))  # x: [T, hidden], each row mapped from the table's width
     if P:
         seg = np.where(np.arange(len(ids)) < P["length"], P["prompt_segment"], P["text_segment"])  # seg: [P + T], each position's segment
         x = x + w(W, "segment_embed")[seg]  # x: [P + T, hidden], + the embedding of its segment
@@ -3582,7 +3582,7 @@ def lm_head(z, W):
     # z: [T, hidden] -> logits: [T, vocab]
     C = CONFIG
     if C["embed_proj"]:
-        z = linear(z, w(W, "project_out"))  # z: [T, width], narrowed to the token table's width
+        z = linear(z, w(W, "project_out"))  # z: [T, width], mapped to the token table's width
     head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # head: [vocab, hidden]
     logits = z @ head.T  # logits: [T, vocab]
     if C["head_bias"]:

@@ -137,7 +137,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             }
             let width = spec.embed_width();
             if spec.embedding.projected.is_some() {
-                sub.push(format!("The table is narrower than the stream: {width} features per token, which W_in ∈ ℝ^{{{d} × {width}}} (no bias) widens to d={d} right after the lookup, before anything is added. The head reads the final hidden state narrowed back to {width} by W_out ∈ ℝ^{{{width} × {d}}}, so a tied head is the same {width}-wide table."));
+                sub.push(format!("The table is {width} wide, not the stream's {d}: W_in ∈ ℝ^{{{d} × {width}}} (no bias) maps each row looked up to d={d} right after the lookup, before anything is added. The head reads the final hidden state mapped back to {width} by W_out ∈ ℝ^{{{width} × {d}}}, so a tied head is the same {width}-wide table."));
             }
             sub.push(if spec.tied {
                 "Weight tying is ON: the LM head reuses this matrix, so it is stored once.".into()
@@ -397,7 +397,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             let mut sub = vec![];
             let width = spec.embed_width();
             if spec.embedding.projected.is_some() {
-                sub.push(format!("Before it, W_out ∈ ℝ^{{{width} × {d}}} (no bias) narrows the final hidden state from {d} to the token table's {width} features."));
+                sub.push(format!("Before it, W_out ∈ ℝ^{{{width} × {d}}} (no bias) maps the final hidden state from {d} features to the token table's {width}."));
             }
             // The part's own parameters include what runs before the head matrix (a projection
             // or a transform).

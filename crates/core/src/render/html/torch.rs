@@ -4616,7 +4616,7 @@ fn model(spec: &Spec, n: &Names) -> String {
     };
     let width = spec.embed_width();
     init += &format!("        self.{embed} = nn.Embedding({v}, {width})\n");
-    // OPT-350M's narrower table: projected in after the lookup, out after the last layer.
+    // OPT-350M's table of its own width: projected in after the lookup, out after the last layer.
     let projections = spec
         .embedding
         .projected
@@ -4814,7 +4814,7 @@ fn model(spec: &Spec, n: &Names) -> String {
     };
     let z = match &projections {
         Some((_, pout)) => {
-            notes.push("narrowed to the table's width");
+            notes.push("projected to the table's width");
             format!("self.{pout}({z})")
         }
         None => z,
