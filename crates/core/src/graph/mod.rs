@@ -158,10 +158,6 @@ impl Dim {
             Dim::N(n) | Dim::Labeled(_, n) => Some(*n),
         }
     }
-
-    pub fn label(&self) -> String {
-        self.to_string()
-    }
 }
 
 /// The label drawn on a box's edge: `seq`, `seq/m`, the size, or its worked label.

@@ -56,7 +56,7 @@ fn inner(t: &Tensor, top: usize, name: usize, scale: Scale) -> usize {
     w
 }
 
-/// Columns of `d.label()`, without building it: the layout measures every box at each scale
+/// Columns of `d.to_string()`, without building it: the layout measures every box at each scale
 /// it tries.
 fn label_width(d: &Dim) -> usize {
     let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d as usize + 1);
@@ -211,7 +211,7 @@ mod tests {
             Dim::Labeled("128×3×8=3072".into(), 3072),
         ];
         for d in dims {
-            assert_eq!(label_width(&d), width(&d.label()), "{d:?}");
+            assert_eq!(label_width(&d), width(&d.to_string()), "{d:?}");
         }
     }
 }

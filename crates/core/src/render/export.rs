@@ -146,7 +146,7 @@ pub fn json(g: &Graph, origin: &Origin) -> Result<Value> {
                 .dims
                 .iter()
                 .rev()
-                .map(|d| json!({ "size": d.size(), "label": d.label() }))
+                .map(|d| json!({ "size": d.size(), "label": d.to_string() }))
                 .collect();
             match &t.kind {
                 TensorKind::Activation { cached } => json!({

@@ -385,7 +385,8 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
         ),
         // The graph's own words for each step: these differ with every way of keeping streams.
         Kind::HeadInput => {
-            let steps: Vec<_> = part.steps.iter().filter_map(|&n| g.step(n)).collect();
+            // One walk of the graph for the part's steps (`Graph::step` walks it for each).
+            let steps: Vec<_> = g.steps().into_iter().filter(|v| part.steps.contains(&v.step.number)).collect();
             let said = |f: fn(&crate::graph::Step) -> &str| steps.iter().map(|v| f(v.step)).collect::<Vec<_>>().join("; ");
             Text {
                 summary: format!("{}.", said(|s| &s.operation)),
