@@ -36,13 +36,23 @@ impl Drop for FakeHub {
     }
 }
 
-/// A content hash for ETags: not SHA-256, but stable and distinct for the test's files.
+/// An LFS file's ETag, as the Hub gives it: the SHA-256 of its bytes.
 pub fn etag(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf29ce484222325;
-    for &b in bytes {
-        h = (h ^ b as u64).wrapping_mul(0x100000001b3);
-    }
-    format!("{h:016x}{:016x}", bytes.len())
+    use sha2::Digest;
+    hex(&sha2::Sha256::digest(bytes))
+}
+
+/// A file in git's ETag, as the Hub gives it: its git blob SHA-1.
+pub fn git_etag(bytes: &[u8]) -> String {
+    use sha1::Digest;
+    let mut h = sha1::Sha1::new();
+    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    h.update(bytes);
+    hex(&h.finalize())
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 fn lfs(name: &str) -> bool {
@@ -114,8 +124,11 @@ impl FakeHub {
         // Hashed once: the files are served many times.
         let tags: Tags = repos
             .values()
-            .flat_map(|r| r.files.values())
-            .map(|b| (Arc::as_ptr(b) as usize, etag(b)))
+            .flat_map(|r| r.files.iter())
+            .map(|(name, b)| {
+                let tag = if lfs(name) { etag(b) } else { git_etag(b) };
+                (Arc::as_ptr(b) as usize, tag)
+            })
             .collect();
         let by_hash: BTreeMap<String, Arc<Vec<u8>>> = repos
             .values()

@@ -1,29 +1,37 @@
 //! anatomy-hub: MODEL and CHECKPOINT arguments that name a Hugging Face Hub repo.
 //!
-//! The client is `hf-hub`, so the conventions are the Hub's own: `HF_ENDPOINT`, `HF_TOKEN` (or
-//! the token file `huggingface-cli login` writes), `HF_HOME` / `HF_HUB_CACHE` with Python's cache
-//! layout (a file either one downloaded is the other's), and `HF_HUB_OFFLINE=1`, which this crate
-//! adds: only the cache is read. Small files (config.json, the shard index, the tokenizer) are
-//! downloaded into the cache; checkpoint headers are read with range requests, so a 700 GB
-//! checkpoint is verified from a few hundred kilobytes; `download` fetches weights for `run`,
-//! resuming a partial file.
+//! The Hub's own conventions: `HF_ENDPOINT`, `HF_TOKEN` (or the token file
+//! `huggingface-cli login` writes), `HF_HOME` / `HF_HUB_CACHE` with Python's cache layout (a file
+//! either one downloaded is the other's), and `HF_HUB_OFFLINE=1`: only the cache is read. Small
+//! files (config.json, the shard index, the tokenizer) are downloaded into the cache; checkpoint
+//! headers are read with range requests, so a 700 GB checkpoint is verified from a few hundred
+//! kilobytes; `download` fetches weights for `run`, resuming a partial file.
+//!
+//! The server is not trusted: what it says is checked before it names a file or a request
+//! (`safe`), requests have deadlines and bodies caps (`http`), and every download is checked
+//! against the hash its ETag names before the cache links it (`cache`).
 
+pub mod cache;
 mod http;
 pub mod id;
 mod remote;
+pub mod safe;
 
 pub use id::{parse, Id};
 
 use anatomy_core::source::Origin;
 use anatomy_core::Error;
-use hf_hub::{HFClientBuilder, HFClientSync, HFError, HFRepositorySync, RepoTypeModel};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+/// The largest small file downloaded whole (config.json, an index, a tokenizer's settings), and
+/// the largest tokenizer.json (Gemma 3's is 33 MB).
+const SMALL: u64 = 16 << 20;
+const TOKENIZER: u64 = 256 << 20;
+
 /// The Hub client and the environment it was made from.
 pub struct Hub {
-    client: HFClientSync,
     http: http::Http,
     endpoint: String,
     cache: PathBuf,
@@ -40,65 +48,40 @@ impl Hub {
         let offline = std::env::var("HF_HUB_OFFLINE")
             .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"));
         let token = http::token();
-        let bad = |e: String| {
+        let http = http::Http::new(&endpoint, token.clone()).map_err(|e| {
             Error::new(
-                &endpoint,
+                anatomy_core::fmt::printable(&endpoint),
                 "HF_ENDPOINT",
                 format!("{e}; give a URL such as https://huggingface.co"),
             )
-        };
-        let mut builder = HFClientBuilder::new()
-            .endpoint(endpoint.clone())
-            // A network failure is reported in a second, not after a minute of retries.
-            .retry_max_attempts(2);
-        if let Some(t) = &token {
-            builder = builder.token(t.clone());
-        }
-        let client = builder.build_sync().map_err(|e| bad(e.to_string()))?;
-        let http = http::Http::new(&endpoint, token.clone()).map_err(|e| bad(format!("{e:?}")))?;
-        let has_token = token.is_some();
+        })?;
         Ok(Hub {
-            client,
             http,
-            endpoint,
-            cache: hf_hub::resolve_cache_dir(),
+            endpoint: anatomy_core::fmt::printable(endpoint.trim_end_matches('/')),
+            cache: cache::dir(),
             offline,
-            has_token,
+            has_token: token.is_some(),
         })
     }
 
     /// The repo at the revision asked for: its commit and its files.
     pub fn snapshot(&self, id: &Id) -> Result<Snapshot<'_>, Error> {
-        let repo = self.repo(id);
-        let (commit, mut files) = if self.offline {
+        let (commit, files) = if self.offline {
             self.cached(id)?
         } else {
-            let info = repo
-                .info()
-                .maybe_revision(id.revision.clone())
-                .send()
-                .map_err(|e| self.error(id, None, e.into()))?;
-            let commit = info.sha.ok_or_else(|| {
-                Error::file(
-                    &id.repo,
-                    format!(
-                        "{} answered without the revision's commit hash",
-                        self.endpoint
-                    ),
-                )
-            })?;
-            let files = info
-                .siblings
-                .unwrap_or_default()
-                .into_iter()
-                .map(|s| s.rfilename)
-                .collect();
-            (commit, files)
+            let url = self
+                .http
+                .api(&id.repo, id.revision())
+                .map_err(|e| self.error(id, None, e))?;
+            let body = self
+                .http
+                .get_api(url)
+                .map_err(|e| self.error(id, None, e))?;
+            info(&body).map_err(|e| self.error(id, None, e))?
         };
-        files.sort();
         Ok(Snapshot {
             hub: self,
-            repo,
+            cache: cache::Repo::new(&self.cache, &id.repo),
             id: id.clone(),
             commit,
             files,
@@ -108,40 +91,25 @@ impl Hub {
         })
     }
 
-    fn repo(&self, id: &Id) -> HFRepositorySync<RepoTypeModel> {
-        let (owner, name) = id.repo.split_once('/').expect("an id has owner/name");
-        self.client.model(owner, name)
-    }
-
-    fn folder(&self, id: &Id) -> PathBuf {
-        self.cache
-            .join(format!("models--{}", id.repo.replace('/', "--")))
-    }
-
     /// Offline: the commit a cached ref points at (or the commit given), and the files of its
     /// snapshot folder.
     fn cached(&self, id: &Id) -> Result<(String, Vec<String>), Error> {
-        let folder = self.folder(id);
+        let repo = cache::Repo::new(&self.cache, &id.repo);
         let rev = id.revision();
-        let is_commit = rev.len() == 40 && rev.chars().all(|c| c.is_ascii_hexdigit());
-        let commit = if is_commit {
-            rev.to_string()
+        let commit = if safe::commit(rev) {
+            rev.to_ascii_lowercase()
         } else {
-            std::fs::read_to_string(folder.join("refs").join(rev))
-                .map(|s| s.trim().to_string())
-                .map_err(|_| {
-                    Error::file(
-                        &id.repo,
-                        format!(
-                            "HF_HUB_OFFLINE is set and the cache ({}) holds no revision {rev} of it; run once online, or unset HF_HUB_OFFLINE",
-                            self.cache.display()
-                        ),
-                    )
-                })?
+            repo.reference(rev).ok_or_else(|| {
+                Error::file(
+                    &id.repo,
+                    format!(
+                        "HF_HUB_OFFLINE is set and the cache ({}) holds no revision {rev} of it; run once online, or unset HF_HUB_OFFLINE",
+                        self.cache.display()
+                    ),
+                )
+            })?
         };
-        let snap = folder.join("snapshots").join(&commit);
-        let mut files = Vec::new();
-        list(&snap, &snap, &mut files);
+        let files = repo.list(&commit);
         if files.is_empty() {
             return Err(Error::file(
                 &id.repo,
@@ -162,88 +130,111 @@ impl Hub {
         } else {
             "it is gated or private: accept its terms on its Hub page, then set HF_TOKEN or run `huggingface-cli login`"
         };
+        let at = &self.endpoint;
         let message = match why {
-            Why::Denied(status) => {
-                format!("{} refused access (HTTP {status}): {token}", self.endpoint)
-            }
+            Why::Denied(status) => format!("{at} refused access (HTTP {status}): {token}"),
             Why::NoRepo => format!(
-                "no such model repo on {} (a private repo also looks missing without a token; check the name, or set HF_TOKEN)",
-                self.endpoint
+                "no such model repo on {at} (a private repo also looks missing without a token; check the name, or set HF_TOKEN)"
             ),
             Why::NoRevision => format!(
-                "has no revision `{}` on {}; give a branch, tag or commit it has",
-                id.revision(),
-                self.endpoint
+                "has no revision `{}` on {at}; give a branch, tag or commit it has",
+                id.revision()
             ),
-            Why::NoFile => format!(
-                "is not in the repo at {} on {}",
-                id.revision(),
-                self.endpoint
-            ),
+            Why::NoFile => format!("is not in the repo at {} on {at}", id.revision()),
             Why::NotCached => format!(
                 "HF_HUB_OFFLINE is set and the cache ({}) does not hold this file; run once online, or unset HF_HUB_OFFLINE",
                 self.cache.display()
             ),
             Why::Network(e) => format!(
-                "cannot reach {} ({e}); check the network and HF_ENDPOINT, or set HF_HUB_OFFLINE=1 to use what the cache holds",
-                self.endpoint
+                "cannot reach {at} ({e}); check the network and HF_ENDPOINT, or set HF_HUB_OFFLINE=1 to use what the cache holds"
+            ),
+            Why::Timeout(e) => format!(
+                "{at} is too slow: {e} (a request may take {} s, plus 1 s per 128 KiB of its body; ANATOMY_HUB_TIMEOUT sets the seconds); check the network, or set HF_HUB_OFFLINE=1 to use what the cache holds",
+                self.http.base_secs()
             ),
             Why::RateLimited => format!(
-                "{} is rate-limiting requests; wait and try again, or set HF_TOKEN for a higher limit",
-                self.endpoint
+                "{at} is rate-limiting requests; wait and try again, or set HF_TOKEN for a higher limit"
             ),
+            Why::Malformed(e) => format!(
+                "{at} answered with JSON anatomy cannot read ({e}); the server, not the network, is at fault"
+            ),
+            Why::TooLarge(e) => format!("{at} answered with too much: {e}"),
+            Why::Corrupt(e) => format!(
+                "{at} sent a corrupt transfer: {e}; nothing of it was kept, try again"
+            ),
+            Why::Unsafe(e) => format!("{at} {e}; nothing was written"),
             Why::Io(e) => format!("cannot write the cache at {}: {e}", self.cache.display()),
-            Why::Other(e) => format!("{} answered wrongly: {e}", self.endpoint),
+            Why::Other(e) => format!("{at} answered wrongly: {e}"),
         };
         Error::file(anatomy_core::fmt::printable(&shown), message)
     }
 }
 
-/// Why a Hub request failed, whichever client made it.
+/// The API's answer about a repo at a revision: its commit and its files, each checked (a
+/// commit is 40 hex digits, a file a relative path that stays in its folder), sorted.
+pub fn info(body: &[u8]) -> Result<(String, Vec<String>), Why> {
+    let v: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| Why::Malformed(e.to_string()))?;
+    let sha = v
+        .get("sha")
+        .ok_or_else(|| Why::Malformed("no `sha`: the revision's commit hash".into()))?;
+    let commit = sha
+        .as_str()
+        .filter(|c| safe::commit(c))
+        .ok_or_else(|| {
+            Why::Unsafe(format!(
+                "gave the commit {}, which is not 40 hex digits",
+                anatomy_core::fmt::printable(&sha.to_string())
+            ))
+        })?
+        .to_ascii_lowercase();
+    let mut files = Vec::new();
+    match v.get("siblings") {
+        None | Some(serde_json::Value::Null) => {}
+        Some(serde_json::Value::Array(list)) => {
+            for s in list {
+                let name = s
+                    .get("rfilename")
+                    .and_then(|n| n.as_str())
+                    .ok_or_else(|| Why::Malformed("a sibling without `rfilename`".into()))?;
+                if !safe::repo_path(name) {
+                    return Err(Why::Unsafe(format!(
+                        "listed a file named {}, which cannot be a path in a repo (absolute, `..`, empty or control characters)",
+                        anatomy_core::fmt::printable(&format!("{name:?}"))
+                    )));
+                }
+                files.push(name.to_string());
+            }
+        }
+        Some(_) => return Err(Why::Malformed("`siblings` is not a list".into())),
+    }
+    files.sort();
+    files.dedup();
+    Ok((commit, files))
+}
+
+/// Why a Hub request failed.
 #[derive(Debug)]
-pub(crate) enum Why {
+pub enum Why {
     Denied(u16),
     NoRepo,
     NoRevision,
     NoFile,
     NotCached,
     Network(String),
+    /// The request's deadline passed, or its body stalled.
+    Timeout(String),
     RateLimited,
+    /// A body that is not the JSON it should be.
+    Malformed(String),
+    /// A body larger than what it is may be.
+    TooLarge(String),
+    /// A transfer short, long, of the wrong range or the wrong hash.
+    Corrupt(String),
+    /// A commit, ETag, file name or redirect that cannot be used safely.
+    Unsafe(String),
     Io(String),
     Other(String),
-}
-
-impl From<HFError> for Why {
-    fn from(e: HFError) -> Why {
-        match &e {
-            HFError::AuthRequired { context } | HFError::Forbidden { context } => {
-                Why::Denied(context.status.as_u16())
-            }
-            HFError::RepoNotFound { .. } => Why::NoRepo,
-            HFError::RevisionNotFound { .. } => Why::NoRevision,
-            HFError::EntryNotFound { .. } => Why::NoFile,
-            HFError::LocalEntryNotFound { .. } => Why::NotCached,
-            HFError::Request { .. } => Why::Network(e.to_string()),
-            HFError::RateLimited { .. } => Why::RateLimited,
-            HFError::Io(io) => Why::Io(io.to_string()),
-            _ => Why::Other(e.to_string()),
-        }
-    }
-}
-
-/// Every file under `dir`, as paths relative to `root` with `/`.
-fn list(root: &Path, dir: &Path, out: &mut Vec<String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            list(root, &p, out);
-        } else if let Ok(rel) = p.strip_prefix(root) {
-            out.push(rel.to_string_lossy().replace('\\', "/"));
-        }
-    }
 }
 
 /// What a repo holds for anatomy.
@@ -258,7 +249,7 @@ pub enum Kind {
 /// One repo at one commit.
 pub struct Snapshot<'h> {
     hub: &'h Hub,
-    repo: HFRepositorySync<RepoTypeModel>,
+    cache: cache::Repo,
     pub id: Id,
     pub commit: String,
     /// Every file of the repo at that commit, sorted.
@@ -328,7 +319,7 @@ impl Snapshot<'_> {
         if gguf.is_empty() {
             String::new()
         } else {
-            format!(" (GGUF files there: {})", gguf.join(", "))
+            format!(" (GGUF files there: {})", anatomy_core::fmt::printable(&gguf.join(", ")))
         }
     }
 
@@ -339,51 +330,62 @@ impl Snapshot<'_> {
         }
     }
 
-    /// The cached copy of `file`, if the cache holds this commit's.
-    fn cached(&self, file: &str) -> Option<PathBuf> {
-        let p = self
-            .hub
-            .folder(&self.id)
-            .join("snapshots")
-            .join(&self.commit)
-            .join(file);
-        p.is_file().then_some(p)
+    /// `file` if it can be a path in the repo (a name from a shard index is the server's word).
+    fn checked<'f>(&self, file: &'f str) -> Result<&'f str, Error> {
+        if safe::repo_path(file) {
+            Ok(file)
+        } else {
+            Err(Error::file(
+                self.shown(file),
+                "cannot be a file of a repo (absolute, `..`, empty or control characters); anatomy reads nothing by that name",
+            ))
+        }
     }
 
-    /// `file` in the local cache, downloaded first if need be.
+    /// The cached copy of `file`, if the cache holds this commit's (`check`: and its bytes have
+    /// the hash its blob is named by; cheap for small files only).
+    fn cached(&self, file: &str, check: bool) -> Option<PathBuf> {
+        self.cache.cached(&self.commit, file, check)
+    }
+
+    fn url(&self, file: &str) -> Result<reqwest::Url, Error> {
+        self.hub
+            .http
+            .resolve(&self.id.repo, &self.commit, file)
+            .map_err(|e| self.hub.error(&self.id, Some(file), e))
+    }
+
+    /// `file` in the local cache, downloaded first if need be: a small file, whose size is
+    /// capped (a config, an index, a tokenizer).
     pub fn fetch(&self, file: &str) -> Result<PathBuf, Error> {
-        self.note_read(file);
-        if let Some(p) = self.cached(file) {
-            return Ok(p);
-        }
-        let p = self
-            .repo
-            .download_file()
-            .filename(file)
-            // The revision as asked (as Python's hf_hub_download asks): hf-hub then keeps
-            // refs/REVISION pointing at the commit, where offline runs look.
-            .revision(self.id.revision().to_string())
-            .local_files_only(self.hub.offline)
-            .send()
-            .map_err(|e| self.hub.error(&self.id, Some(file), e.into()))?;
-        let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
-        self.transferred.fetch_add(len, Ordering::Relaxed);
-        Ok(p)
+        let file = self.checked(file)?;
+        let cap = if file.ends_with("tokenizer.json") {
+            TOKENIZER
+        } else {
+            SMALL
+        };
+        remote::download(self, file, Some(cap), true, &|_, _, _| {})
     }
 
     /// Bytes `range` of `file`: from the cache when it holds the file, else a range request.
     pub(crate) fn range(&self, file: &str, range: std::ops::Range<u64>) -> Result<Vec<u8>, Error> {
+        let file = self.checked(file)?;
         self.note_read(file);
-        if let Some(p) = self.cached(file) {
+        if let Some(p) = self.cached(file, false) {
             return remote::read_local(&p, range);
         }
         if self.hub.offline {
             return Err(self.hub.error(&self.id, Some(file), Why::NotCached));
         }
+        if range.is_empty() {
+            return Ok(Vec::new());
+        }
+        let total = self.size_of(file)?;
         let bytes = self
             .hub
             .http
-            .range(&self.id.repo, self.id.revision(), file, range)
+            .range(self.url(file)?, range.clone(), total)
+            .and_then(|r| r.bytes(&range))
             .map_err(|e| self.hub.error(&self.id, Some(file), e))?;
         self.transferred
             .fetch_add(bytes.len() as u64, Ordering::Relaxed);
@@ -408,7 +410,11 @@ impl Snapshot<'_> {
     }
 
     fn size_of(&self, file: &str) -> Result<u64, Error> {
-        if let Some(p) = self.cached(file) {
+        let known = self.sizes.lock().expect("lock").iter().find(|(f, _)| f == file).map(|(_, n)| *n);
+        if let Some(n) = known {
+            return Ok(n);
+        }
+        if let Some(p) = self.cached(self.checked(file)?, false) {
             return std::fs::metadata(&p).map(|m| m.len()).map_err(|e| {
                 Error::file(
                     self.shown(file),
@@ -425,7 +431,7 @@ impl Snapshot<'_> {
         }
         self.hub
             .http
-            .meta(&self.id.repo, self.id.revision(), file)
+            .meta(self.url(file)?)
             .map_err(|e| self.hub.error(&self.id, Some(file), e))
     }
 
@@ -464,7 +470,7 @@ impl Snapshot<'_> {
     /// tokenizer files. Returns the path to run (the snapshot folder, or the GGUF file).
     pub fn download(&self, progress: &(dyn Fn(&str, u64, u64) + Sync)) -> Result<PathBuf, Error> {
         match self.kind()? {
-            Kind::Gguf(file) => remote::download(self, &file, progress),
+            Kind::Gguf(file) => remote::download(self, self.checked(&file)?, None, false, progress),
             Kind::Safetensors => {
                 let config = self.fetch("config.json")?;
                 for f in [
@@ -496,7 +502,7 @@ impl Snapshot<'_> {
                     ));
                 }
                 for w in &weights {
-                    remote::download(self, w, progress)?;
+                    remote::download(self, self.checked(w)?, None, false, progress)?;
                 }
                 Ok(config.parent().expect("a file in a folder").to_path_buf())
             }

@@ -1,7 +1,8 @@
 //! Checkpoints read over HTTP: safetensors and GGUF headers by range requests (through the
 //! same checked parsers as local files), and weights downloaded in chunks that resume.
 
-use crate::Snapshot;
+use crate::http::Ranged;
+use crate::{Snapshot, Why};
 use anatomy_checkpoint::safetensors::{self, Files, MAX_HEADER};
 use anatomy_checkpoint::{Checkpoint, Problem, Stored};
 use anatomy_core::Error;
@@ -108,7 +109,7 @@ pub(crate) fn safetensors(
 
 /// A GGUF file as a reader that fetches blocks on demand, each twice the last (up to 8 MiB):
 /// the header is read front to back, and its size is not known until it has been read.
-struct Ranged<'a, 's> {
+struct RangedFile<'a, 's> {
     s: &'a Snapshot<'s>,
     file: &'a str,
     len: u64,
@@ -118,7 +119,7 @@ struct Ranged<'a, 's> {
     block: u64,
 }
 
-impl Read for Ranged<'_, '_> {
+impl Read for RangedFile<'_, '_> {
     fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
         if self.pos >= self.len {
             return Ok(0);
@@ -146,7 +147,7 @@ impl Read for Ranged<'_, '_> {
     }
 }
 
-impl Seek for Ranged<'_, '_> {
+impl Seek for RangedFile<'_, '_> {
     fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
         let p = match to {
             SeekFrom::Start(p) => Some(p),
@@ -160,7 +161,7 @@ impl Seek for Ranged<'_, '_> {
 
 pub(crate) fn gguf(s: &Snapshot, file: &str) -> Result<Checkpoint, Error> {
     let len = s.size(file)?;
-    let mut r = Ranged {
+    let mut r = RangedFile {
         s,
         file,
         len,
@@ -172,89 +173,142 @@ pub(crate) fn gguf(s: &Snapshot, file: &str) -> Result<Checkpoint, Error> {
     anatomy_checkpoint::gguf::read(&mut r, len, &s.shown(file))
 }
 
-/// `file` downloaded into the cache in chunks, resuming `blobs/ETAG.incomplete` (the name
-/// Python's client uses, so either resumes the other's), then linked from the snapshot folder
-/// as Python links it.
+/// `file` downloaded into the cache in chunks, resuming `blobs/HASH.incomplete` (the name
+/// Python's client uses, so either resumes the other's), checked against the hash its ETag names,
+/// then linked from the snapshot folder as Python links it. `cap`: the most bytes the file may
+/// have (a small file); `check`: a cached copy's bytes are hashed before they are trusted.
 pub(crate) fn download(
     s: &Snapshot,
     file: &str,
+    cap: Option<u64>,
+    check: bool,
     progress: &(dyn Fn(&str, u64, u64) + Sync),
 ) -> Result<PathBuf, Error> {
-    if let Some(p) = s.cached(file) {
-        s.note_read(file);
+    s.note_read(file);
+    if let Some(p) = s.cached(file, check) {
         return Ok(p);
     }
     if s.hub.offline {
-        return s.fetch(file);
+        return Err(s.hub.error(&s.id, Some(file), Why::NotCached));
     }
     let meta = s.meta(file)?;
-    let size = meta.size;
-    let folder = s.hub.folder(&s.id);
-    let io = |what: &str, p: &Path, e: std::io::Error| {
-        Error::file(
-            p.display().to_string(),
-            format!("cannot {what} in the cache: {e}"),
-        )
-    };
-    let etag = meta.etag.replace(['/', '\\'], "_");
-    let blob = folder.join("blobs").join(&etag);
-    if !blob.is_file() {
-        std::fs::create_dir_all(folder.join("blobs"))
-            .map_err(|e| io("create a folder", &blob, e))?;
-        let partial = folder.join("blobs").join(format!("{etag}.incomplete"));
-        let mut have = std::fs::metadata(&partial).map_or(0, |m| m.len());
-        if have > size {
-            have = 0;
-        }
-        let mut out = std::fs::OpenOptions::new()
-            .create(true)
-            .write(true)
-            .truncate(false)
-            .open(&partial)
-            .map_err(|e| io("write", &partial, e))?;
-        out.set_len(have).map_err(|e| io("write", &partial, e))?;
-        out.seek(SeekFrom::Start(have))
-            .map_err(|e| io("write", &partial, e))?;
-        progress(file, have, size);
-        while have < size {
-            let to = size.min(have + CHUNK);
-            let bytes = s.range(file, have..to)?;
-            if bytes.is_empty() {
-                return Err(Error::file(
-                    s.shown(file),
-                    "the server sent no bytes for a range; try again",
-                ));
-            }
-            out.write_all(&bytes)
-                .map_err(|e| io("write", &partial, e))?;
-            have += bytes.len() as u64;
-            progress(file, have, size);
-        }
-        out.sync_all().map_err(|e| io("write", &partial, e))?;
-        std::fs::rename(&partial, &blob).map_err(|e| io("write", &blob, e))?;
+    let fail = |why: Why| s.hub.error(&s.id, Some(file), why);
+    if let Some(cap) = cap.filter(|&c| meta.size > c) {
+        return Err(fail(Why::TooLarge(format!(
+            "the file is {} bytes; anatomy reads at most {cap} of a file of its kind",
+            meta.size
+        ))));
     }
-    let link = folder.join("snapshots").join(&s.commit).join(file);
-    if let Some(parent) = link.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| io("create a folder", parent, e))?;
+    if s.cache.blob(&meta.hash).is_none() {
+        let partial = fill(s, file, &meta, progress).map_err(fail)?;
+        s.cache.finish(&partial, &meta.hash).map_err(|e| fail(Why::Io(e)))?;
     }
-    let _ = std::fs::remove_file(&link);
-    point(&blob, &link, file).map_err(|e| io("link", &link, e))?;
-    s.note_read(file);
+    let link = s
+        .cache
+        .link(&s.commit, file, &meta.hash)
+        .map_err(|e| fail(Why::Io(e)))?;
+    s.cache
+        .set_reference(s.id.revision(), &s.commit)
+        .map_err(|e| fail(Why::Io(e)))?;
     Ok(link)
 }
 
-/// The snapshot entry for `file`: a relative symlink to its blob, as Python makes it.
-#[cfg(unix)]
-fn point(blob: &Path, link: &Path, file: &str) -> std::io::Result<()> {
-    let up = "../".repeat(2 + file.matches('/').count());
-    let name = blob
-        .file_name()
-        .expect("a blob has a name")
-        .to_string_lossy();
-    std::os::unix::fs::symlink(format!("{up}blobs/{name}"), link)
-}
-
-#[cfg(not(unix))]
-fn point(blob: &Path, link: &Path, _file: &str) -> std::io::Result<()> {
-    std::fs::copy(blob, link).map(|_| ())
+/// The partial download of `meta`'s blob brought to its whole size and checked against its
+/// hash; a partial download that turns out wrong is removed, so the next run starts afresh.
+fn fill(
+    s: &Snapshot,
+    file: &str,
+    meta: &crate::http::Meta,
+    progress: &(dyn Fn(&str, u64, u64) + Sync),
+) -> Result<PathBuf, Why> {
+    let size = meta.size;
+    let (mut out, partial) = s.cache.partial(&meta.hash).map_err(Why::Io)?;
+    let io = |e: std::io::Error| Why::Io(format!("{}: {e}", partial.display()));
+    let mut hasher = meta.hash.hasher(size);
+    let mut have = out.metadata().map_err(io)?.len();
+    if have > size {
+        have = 0;
+    }
+    out.set_len(have).map_err(io)?;
+    // What a previous run wrote counts towards the hash (the whole file is checked at the end).
+    out.seek(SeekFrom::Start(0)).map_err(io)?;
+    let mut held = (&out).take(have);
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = held.read(&mut buf).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    out.seek(SeekFrom::Start(have)).map_err(io)?;
+    progress(file, have, size);
+    let mut sink = |bytes: &[u8], have: &mut u64| -> Result<(), Why> {
+        out.write_all(bytes).map_err(io)?;
+        hasher.update(bytes);
+        *have += bytes.len() as u64;
+        progress(file, *have, size);
+        Ok(())
+    };
+    let result = (|| {
+        while have < size {
+            let range = have..size.min(have + CHUNK);
+            let url = s.url(file).map_err(|e| Why::Other(e.message.clone()))?;
+            match s.hub.http.range(url, range.clone(), size)? {
+                Ranged::Part(mut r) => {
+                    let end = range.end;
+                    while have < end {
+                        let n = r.read(&mut buf[..((end - have) as usize).min(1 << 20)])?;
+                        if n == 0 {
+                            return Err(Why::Corrupt(format!(
+                                "sent {} of the {} bytes of a range",
+                                have - range.start,
+                                end - range.start
+                            )));
+                        }
+                        sink(&buf[..n], &mut have)?;
+                    }
+                }
+                // The server ignores Range: the whole file, read once, the bytes held skipped.
+                Ranged::Whole(mut r) => {
+                    let mut at = 0u64;
+                    loop {
+                        let n = r.read(&mut buf)?;
+                        if n == 0 {
+                            break;
+                        }
+                        let (from, to) = (at, at + n as u64);
+                        at = to;
+                        if to > size {
+                            return Err(Why::Corrupt(format!(
+                                "sent more than the {size} bytes the file has"
+                            )));
+                        }
+                        if to > have {
+                            let skip = have.saturating_sub(from) as usize;
+                            sink(&buf[skip..n], &mut have)?;
+                        }
+                    }
+                    if have < size {
+                        return Err(Why::Corrupt(format!(
+                            "sent {have} of the {size} bytes of the file"
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    })();
+    s.transferred.fetch_add(have, Ordering::Relaxed);
+    result?;
+    out.sync_all().map_err(io)?;
+    if !hasher.matches(&meta.hash) {
+        drop(out);
+        let _ = std::fs::remove_file(&partial);
+        return Err(Why::Corrupt(format!(
+            "its {size} bytes do not have the hash its ETag names ({})",
+            meta.hash.hex()
+        )));
+    }
+    Ok(partial)
 }
