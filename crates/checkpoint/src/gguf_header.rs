@@ -13,6 +13,15 @@ use std::io::{Read, Seek, SeekFrom};
 const MIN_HEADER: u64 = 24;
 /// Arrays inside arrays, at most this deep.
 const MAX_DEPTH: u32 = 4;
+/// Bounds on what a header may claim whatever size its file says it has (a server's word, over
+/// HTTP): the header's bytes, the items of all its arrays together, and its entries. Real headers
+/// are far inside them: a 262,144-token vocabulary with 500,000 merges is a few million items
+/// and tens of MB.
+pub const MAX_HEADER_BYTES: u64 = 512 << 20;
+pub const MAX_ITEMS: u64 = 1 << 23;
+pub const MAX_ENTRIES: u64 = 1 << 20;
+/// Capacity reserved ahead of reading: the rest grows as items are read.
+const RESERVE: u64 = 4096;
 
 pub struct Header {
     pub version: u32,
@@ -105,6 +114,8 @@ struct Bounded<'r, R> {
     r: &'r mut R,
     pos: u64,
     len: u64,
+    /// Array items read so far, against `MAX_ITEMS`.
+    items: u64,
 }
 
 impl<R: Read> Bounded<'_, R> {
@@ -113,6 +124,13 @@ impl<R: Read> Bounded<'_, R> {
     }
 
     fn bytes(&mut self, n: u64, what: &str) -> Result<Vec<u8>, String> {
+        if self.pos.saturating_add(n) > MAX_HEADER_BYTES {
+            return Err(format!(
+                "{what} needs {n} bytes at byte {}; anatomy reads GGUF headers of at most {} MiB",
+                self.pos,
+                MAX_HEADER_BYTES >> 20
+            ));
+        }
         if n > self.left() {
             return Err(format!(
                 "{what} needs {n} bytes at byte {}, but the file has {} left",
@@ -185,7 +203,13 @@ impl<R: Read> Bounded<'_, R> {
                         self.left()
                     ));
                 }
-                let mut items = Vec::with_capacity(n as usize);
+                self.items = self.items.saturating_add(n);
+                if self.items > MAX_ITEMS {
+                    return Err(format!(
+                        "{what} declares {n} items, which makes more than {MAX_ITEMS} array items in the header; anatomy reads no more"
+                    ));
+                }
+                let mut items = Vec::with_capacity(n.min(RESERVE) as usize);
                 for _ in 0..n {
                     items.push(self.value(item, what, depth + 1)?);
                 }
@@ -226,7 +250,12 @@ pub fn read<R: Read + Seek>(r: &mut R, len: u64) -> Result<(Header, Vec<Problem>
             "is {len} bytes; a GGUF file starts with a {MIN_HEADER}-byte header (magic, version, counts)"
         ));
     }
-    let mut b = Bounded { r, pos: 0, len };
+    let mut b = Bounded {
+        r,
+        pos: 0,
+        len,
+        items: 0,
+    };
     let magic = b.array::<4>("the magic number")?;
     if &magic != b"GGUF" {
         return Err(format!(
@@ -242,6 +271,11 @@ pub fn read<R: Read + Seek>(r: &mut R, len: u64) -> Result<(Header, Vec<Problem>
     }
     let n_tensors = b.u64("the tensor count")?;
     let n_kv = b.u64("the metadata count")?;
+    if n_tensors > MAX_ENTRIES || n_kv > MAX_ENTRIES {
+        return Err(format!(
+            "declares {n_tensors} tensors and {n_kv} metadata entries; anatomy reads at most {MAX_ENTRIES} of each"
+        ));
+    }
     // Each entry takes at least this much: a key or name length, a type, and a value or dims.
     let need = n_kv
         .saturating_mul(8 + 4 + 1)
@@ -252,7 +286,7 @@ pub fn read<R: Read + Seek>(r: &mut R, len: u64) -> Result<(Header, Vec<Problem>
             b.left()
         ));
     }
-    let mut metadata: Vec<(String, Value)> = Vec::with_capacity(n_kv as usize);
+    let mut metadata: Vec<(String, Value)> = Vec::with_capacity(n_kv.min(RESERVE) as usize);
     let mut keys = std::collections::HashSet::new();
     for i in 0..n_kv {
         let key = b.string(&format!("the key of metadata entry {i}"))?;
@@ -287,7 +321,7 @@ pub fn read<R: Read + Seek>(r: &mut R, len: u64) -> Result<(Header, Vec<Problem>
             a
         }
     };
-    let mut tensors = Vec::with_capacity(n_tensors as usize);
+    let mut tensors = Vec::with_capacity(n_tensors.min(RESERVE) as usize);
     let mut names = std::collections::HashSet::new();
     for i in 0..n_tensors {
         let name = b.string(&format!("the name of tensor {i}"))?;

@@ -110,10 +110,10 @@ impl Reader {
             return Err(Why::Timeout(format!("{} did not arrive in time", self.what)));
         }
         let n = self.r.read(out).map_err(|e| {
-            if e.kind() == std::io::ErrorKind::TimedOut
-                || e.to_string().to_lowercase().contains("timed out")
-            {
-                Why::Timeout(format!("{} stalled", self.what))
+            // A read cut by the request's timeout says so only deep in its sources.
+            let late = Instant::now() + Duration::from_millis(250) >= self.deadline;
+            if late || timed_out(&e) {
+                Why::Timeout(format!("{} did not arrive in time", self.what))
             } else {
                 Why::Network(e.to_string())
             }
@@ -140,6 +140,21 @@ impl Reader {
             out.extend_from_slice(&buf[..n]);
         }
     }
+}
+
+/// Does `e`, or an error it wraps, say it timed out?
+fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut at = Some(e);
+    while let Some(e) = at {
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+            || e.downcast_ref::<reqwest::Error>().is_some_and(|r| r.is_timeout())
+        {
+            return true;
+        }
+        at = e.source();
+    }
+    false
 }
 
 impl Http {
