@@ -1,6 +1,8 @@
 //! `anatomy`: a thin command-line shell over the libraries. Each command parses its arguments,
 //! calls anatomy-core, -checkpoint or -exec, and prints or writes what they return.
 
+mod chat_child;
+
 use anatomy_core::{catalog, fmt, graph, manifest, output, render, source, stats, Error};
 use anatomy_exec::session;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -144,7 +146,7 @@ enum Command {
         /// reads the prompt, then MODEL drafts --max-tokens tokens from its state.
         #[arg(long)]
         target: Option<String>,
-        /// Overwrite an existing --logits file.
+        /// Overwrite an existing --logits file; allow --threads above the machine's cores.
         #[arg(long)]
         force: bool,
         /// Print prompt ids, generated ids and text as one JSON object.
@@ -154,7 +156,7 @@ enum Command {
         #[arg(long)]
         tiny: bool,
         /// Threads for the forward pass (default: one per physical core, or
-        /// $CANDLE_NUM_THREADS / $RAYON_NUM_THREADS).
+        /// $CANDLE_NUM_THREADS / $RAYON_NUM_THREADS); at most the machine's cores unless --force.
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
         /// How the weights are held: `stored` (the default) multiplies the projections in the
@@ -239,6 +241,9 @@ enum Naming {
 }
 
 fn main() -> ExitCode {
+    if chat_child::serve_if_child() {
+        return ExitCode::SUCCESS;
+    }
     let cli = Cli::parse();
     // A closed pipe (`anatomy show | head`) is not an error worth reporting.
     let emit = |out: &str| {
@@ -470,6 +475,17 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
             dtype,
         } => {
             if let Some(n) = threads {
+                // Threads beyond the cores only wait on each other (10,000 took 2,000 times
+                // as long as 2 on two cores).
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                if usize::from(n) > cores && !force {
+                    return Err(Error::new(
+                        "run",
+                        "--threads",
+                        format!("is {n}, more than this machine's {cores} cores; give at most {cores} (or add --force to run that many anyway)"),
+                    )
+                    .into());
+                }
                 // Read once, when candle first starts its thread pools, which is later.
                 std::env::set_var("CANDLE_NUM_THREADS", n.to_string());
                 std::env::set_var("RAYON_NUM_THREADS", n.to_string());
@@ -893,7 +909,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     let mut chat_text = None;
     let (ids, arg) = match (&req.prompt, &req.ids, &tok) {
         (Some(p), _, Some(t)) if req.chat => {
-            let text = opened.chat_template()?.render(p)?;
+            let text = chat_child::render(&opened.chat_template()?, p)?;
             let ids = session::encode(t, &text, &shown)?;
             chat_text = Some(text);
             (ids, "--prompt")

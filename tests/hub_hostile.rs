@@ -4,14 +4,17 @@
 //! short transfer never exits 0 and leaves nothing in the cache, and the next honest run works.
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[path = "support/hostile.rs"]
 mod hostile;
+#[path = "support/measure.rs"]
+mod measure;
 #[path = "support/zeros.rs"]
 mod zeros;
+
+use measure::Ran;
 
 use hostile::{Body, Repo, Reply, Req, Server};
 
@@ -98,77 +101,15 @@ impl Sandbox {
     }
 }
 
-struct Ran {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    took: Duration,
-    /// Peak resident memory of the process, in KiB.
-    rss_kb: u64,
-}
-
-/// `anatomy ARGS` against `server` in `sb`, measured (its own peak RSS, by wait4).
+/// `anatomy ARGS` against `server` in `sb`, measured.
 fn run(server: &Server, sb: &Sandbox, args: &[&str]) -> Ran {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_anatomy"));
-    for v in [
-        "HF_TOKEN_PATH",
-        "HF_HUB_OFFLINE",
-        "HF_HUB_CACHE",
-        "HUGGINGFACE_HUB_CACHE",
-        "XDG_CACHE_HOME",
-    ] {
-        c.env_remove(v);
-    }
+    let mut c = measure::anatomy();
     c.env("HF_ENDPOINT", &server.url)
         .env("HF_HOME", &sb.home)
         .env("HF_TOKEN", "secret")
         .env("ANATOMY_HUB_TIMEOUT", DEADLINE.to_string())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let start = Instant::now();
-    let mut child = c.spawn().unwrap();
-    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let o = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut out, &mut s).ok();
-        s
-    });
-    let e = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut err, &mut s).ok();
-        s
-    });
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: waits for our own child, whose status std then never reads.
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(r, pid);
-    let took = start.elapsed();
-    std::mem::forget(child);
-    Ran {
-        code: libc::WIFEXITED(status).then(|| libc::WEXITSTATUS(status)),
-        stdout: o.join().unwrap(),
-        stderr: e.join().unwrap(),
-        took,
-        rss_kb: usage.ru_maxrss as u64,
-    }
-}
-
-impl Ran {
-    fn ok(&self) -> &Self {
-        assert_eq!(self.code, Some(0), "{}", self.stderr);
-        self
-    }
-    /// Exit 2 with an error that says `what`.
-    fn refused(&self, what: &str) -> &Self {
-        assert_eq!(self.code, Some(2), "exit {:?}; {}{}", self.code, self.stdout, self.stderr);
-        assert!(self.stderr.contains(what), "{}", self.stderr);
-        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
-        self
-    }
+        .args(args);
+    measure::run(c)
 }
 
 fn spoiled(

@@ -10,9 +10,13 @@ use anatomy_core::Error;
 use candle_core::quantized::gguf_file::Value as Gguf;
 use std::path::Path;
 
-/// The work a template may do (minijinja's fuel: about one unit per instruction); real chat
-/// templates use a few thousand for one message.
-const FUEL: u64 = 5_000_000;
+/// The work a template may do (minijinja's fuel: about one unit per instruction, and more for
+/// what an operation allocates); real chat templates use a few thousand for one message. What
+/// one instruction can build is bounded by the process it runs in (the CLI renders in a child
+/// of bounded memory and time).
+const FUEL: u64 = 1_000_000;
+/// The largest template read: real ones are a few KB, the largest with tools about 50 KB.
+pub const MAX_TEMPLATE: u64 = 1 << 20;
 
 #[derive(Debug, Clone)]
 pub struct Template {
@@ -143,12 +147,19 @@ pub fn from_folder(dir: &Path) -> Result<Template, Error> {
     );
     let jinja = dir.join("chat_template.jinja");
     if jinja.is_file() {
-        let source = std::fs::read_to_string(&jinja).map_err(|e| {
-            Error::file(
-                jinja.display().to_string(),
-                format!("cannot read as UTF-8 text: {e}"),
-            )
-        })?;
+        let shown = jinja.display().to_string();
+        let mut source = String::new();
+        let f = std::fs::File::open(&jinja)
+            .map_err(|e| Error::file(&shown, format!("cannot open: {e}")))?;
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        if len > MAX_TEMPLATE {
+            return Err(Error::file(
+                &shown,
+                format!("is {len} bytes; a chat template of at most {MAX_TEMPLATE} is read"),
+            ));
+        }
+        std::io::Read::read_to_string(&mut std::io::Read::take(f, MAX_TEMPLATE), &mut source)
+            .map_err(|e| Error::file(&shown, format!("cannot read as UTF-8 text: {e}")))?;
         return Ok(Template {
             source,
             bos,
@@ -181,12 +192,29 @@ pub fn from_folder(dir: &Path) -> Result<Template, Error> {
             ))
         }
     };
+    capped(&shown, "chat_template", &source)?;
     Ok(Template {
         source,
         bos,
         eos,
         file: shown,
     })
+}
+
+/// A template from a larger file (a tokenizer config, a GGUF header) no longer than a template
+/// file may be.
+fn capped(shown: &str, field: &str, source: &str) -> Result<(), Error> {
+    if source.len() as u64 > MAX_TEMPLATE {
+        return Err(Error::new(
+            shown,
+            field,
+            format!(
+                "is {} bytes; a chat template of at most {MAX_TEMPLATE} is read",
+                source.len()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A GGUF's `tokenizer.chat_template`, with its bos and eos tokens' text.
@@ -203,6 +231,7 @@ pub fn from_gguf(h: &Header, shown: &str) -> Result<Template, Error> {
             ))
         }
     };
+    capped(shown, key, &source)?;
     let text = |k: &str| -> String {
         let id = h.get(k).and_then(id_of);
         match (id, h.get("tokenizer.ggml.tokens")) {

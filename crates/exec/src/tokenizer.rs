@@ -24,8 +24,57 @@ pub fn from_file(path: &Path) -> Result<Tokenizer, Error> {
         .take(MAX_TOKENIZER_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::file(&shown, format!("cannot read: {e}")))?;
+    if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) {
+        for part in ["normalizer", "decoder"] {
+            let g = growth(&v[part], 0);
+            if g > MAX_GROWTH {
+                return Err(Error::new(
+                    &shown,
+                    part,
+                    format!("can make a text up to {g:.3e} times longer (its replacements multiply); anatomy reads a {part} that grows text at most {MAX_GROWTH} times"),
+                ));
+            }
+        }
+    }
     Tokenizer::from_bytes(&bytes)
         .map_err(|e| Error::file(&shown, format!("not a usable tokenizer.json: {e}")))
+}
+
+/// The most a tokenizer's normalizer or decoder may lengthen a text: real ones reach about 40
+/// (a SentencePiece charsmap, then a space replaced by `▁`).
+const MAX_GROWTH: f64 = 1024.0;
+
+/// How many times longer a normalizer or decoder (tokenizer.json's JSON) can make a text, at
+/// most: a sequence multiplies its parts' growths; a replacement grows by its content over its
+/// pattern (a regex may match nothing, between every two characters); Unicode normalization by
+/// 18 (the longest decomposition); what is not known, by 18 too.
+fn growth(v: &serde_json::Value, depth: usize) -> f64 {
+    const UNICODE: f64 = 18.0;
+    let len = |k: &str| v[k].as_str().map_or(0, |s| s.chars().count()) as f64;
+    match v["type"].as_str() {
+        None if v.is_null() => 1.0,
+        _ if depth > 16 => f64::INFINITY,
+        Some("Sequence") => v["normalizers"]
+            .as_array()
+            .or(v["decoders"].as_array())
+            .map_or(1.0, |parts| {
+                parts.iter().map(|p| growth(p, depth + 1)).product()
+            }),
+        Some("Replace") => {
+            let content = len("content");
+            match v["pattern"]["String"].as_str() {
+                Some(p) if !p.is_empty() => (content / p.chars().count() as f64).max(1.0),
+                _ => content + 1.0,
+            }
+        }
+        Some("Prepend") => 1.0 + len("prepend"),
+        Some("Strip" | "StripAccents" | "Fuse" | "CTC") => 1.0,
+        Some("ByteLevel" | "ByteFallback") => 4.0,
+        Some("Lowercase") => 3.0,
+        Some("Metaspace" | "WordPiece" | "BPEDecoder") => 2.0,
+        Some("BertNormalizer") => 3.0 * UNICODE,
+        Some(_) | None => UNICODE,
+    }
 }
 
 /// GPT-2's split (`tokenizers`' ByteLevel pattern).
@@ -408,6 +457,28 @@ impl Detokenizer {
             Some(d) => tokenizers::Decoder::decode(d, tokens),
             None => Ok(tokens.join(" ")),
         }
+    }
+}
+
+#[cfg(test)]
+mod growth_tests {
+    use super::growth;
+    use serde_json::json;
+
+    #[test]
+    fn replacements_that_multiply_are_measured() {
+        let double = json!({"type": "Replace", "pattern": {"String": "a"}, "content": "aa"});
+        let chain = json!({"type": "Sequence", "normalizers": vec![double.clone(); 40]});
+        assert_eq!(growth(&chain, 0), 2f64.powi(40));
+        // SentencePiece's usual normalizer and decoder stay far below the bound.
+        let sp = json!({"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]});
+        assert_eq!(growth(&sp, 0), 2.0);
+        assert!(growth(&json!({"type": "Precompiled"}), 0) < super::MAX_GROWTH);
+        assert_eq!(growth(&serde_json::Value::Null, 0), 1.0);
+        let regex = json!({"type": "Replace", "pattern": {"Regex": "x*"}, "content": "yyy"});
+        assert_eq!(growth(&regex, 0), 4.0);
     }
 }
 

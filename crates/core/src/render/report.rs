@@ -300,23 +300,38 @@ pub fn manifest(entries: &[Entry]) -> String {
     out
 }
 
-/// The manifest as one JSON object: `{"tensors": {name: shape}, "ignored": […]}`.
+/// The manifest as one JSON object: `{"tensors": {name: shape}, "ignored": […]}`, serialized
+/// straight from the entries (a million-tensor listing builds no JSON tree beside them).
 pub fn manifest_json(g: &Graph, entries: &[Entry], origin: &crate::source::Origin) -> String {
-    let tensors: serde_json::Map<String, serde_json::Value> = entries
-        .iter()
-        .map(|e| (e.name.clone(), serde_json::json!(e.shape)))
-        .collect();
+    struct Tensors<'a>(&'a [Entry]);
+    impl serde::Serialize for Tensors<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let mut m = s.serialize_map(Some(self.0.len()))?;
+            for e in self.0 {
+                m.serialize_entry(&e.name, &e.shape)?;
+            }
+            m.end()
+        }
+    }
+    #[derive(serde::Serialize)]
+    struct Manifest<'a> {
+        source: serde_json::Value,
+        tensors: Tensors<'a>,
+        ignored: Vec<String>,
+    }
     let ignored: Vec<String> = g
         .spec
         .ignored
         .iter()
         .map(|i| format!("{} = {}", i.key, i.value))
         .collect();
-    serde_json::to_string_pretty(
-        &serde_json::json!({ "source": origin.json(), "tensors": tensors, "ignored": ignored }),
-    )
-    .expect("json")
-        + "\n"
+    let m = Manifest {
+        source: origin.json(),
+        tensors: Tensors(entries),
+        ignored,
+    };
+    serde_json::to_string_pretty(&m).expect("json") + "\n"
 }
 
 /// Seed 004's op glyphs: L lookup, N norm, P RoPE, H attention head, R router, C concat,
