@@ -245,20 +245,35 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let cli = Cli::parse();
-    // A closed pipe (`anatomy show | head`) is not an error worth reporting.
-    let emit = |out: &str| {
-        let _ = std::io::stdout().lock().write_all(out.as_bytes());
-    };
+    // Interrupted, a run removes the temporary file of a write under way, then ends as an
+    // interrupted process does (128 + SIGINT).
+    let _ = ctrlc::set_handler(|| {
+        let _held = output::remove_pending();
+        std::process::exit(130);
+    });
     match run(cli) {
-        Ok(out) => {
-            emit(&out);
-            ExitCode::SUCCESS
-        }
+        Ok(out) => match emit(&out) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: cannot write to standard output: {e}");
+                ExitCode::from(2)
+            }
+        },
         Err(Failure { report, error }) => {
-            emit(&report);
+            let _ = emit(&report);
             eprintln!("error: {}", fmt::printable(&error.to_string()));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Write `out` to stdout, flushed: a full disk is an error; a closed pipe (`anatomy show |
+/// head`) is not one worth reporting.
+fn emit(out: &str) -> std::io::Result<()> {
+    let mut o = std::io::stdout().lock();
+    match o.write_all(out.as_bytes()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r,
     }
 }
 
@@ -1051,6 +1066,8 @@ fn decode(
     let mut text = String::new();
     let mut generated = Vec::new();
     let mut stdout = std::io::stdout().lock();
+    // A write that fails stops the decoding: a full disk is reported, a closed pipe is not.
+    let mut failed: Option<std::io::Error> = None;
     let generation = anatomy_exec::generate(model, ids, max_tokens as usize, &mut |id| {
         // The end-of-sequence id is kept in the ids (as transformers keeps it) but not printed.
         if eos.contains(&id) {
@@ -1060,14 +1077,23 @@ fn decode(
         if let Some(tok) = stream {
             if let Ok(all) = tok.decode(&generated) {
                 if all.len() > text.len() && all.is_char_boundary(text.len()) {
-                    let _ = write!(stdout, "{}", &all[text.len()..]);
-                    let _ = stdout.flush();
+                    let wrote = write!(stdout, "{}", &all[text.len()..]).and_then(|()| stdout.flush());
                     text = all;
+                    if let Err(e) = wrote {
+                        failed = Some(e);
+                        return false;
+                    }
                 }
             }
         }
         true
     })?;
+    if let Some(e) = failed.filter(|e| e.kind() != std::io::ErrorKind::BrokenPipe) {
+        return Err(Error::file(
+            "standard output",
+            format!("cannot write the generated text: {e}"),
+        ));
+    }
     let rate = |n: usize, d: std::time::Duration| n as f64 / d.as_secs_f64().max(1e-9);
     let stop = match generation.ids.last() {
         Some(id) if eos.contains(id) => format!("stopped at end-of-sequence id {id}"),

@@ -273,3 +273,159 @@ fn control_characters_from_inputs_are_escaped() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&out.stderr).contains('\u{1b}'));
 }
+
+/// Folder names that are hostile to the languages anatomy writes, each a model's name.
+const NAMES: &[&str] = &[
+    "evil\\x",
+    "evil\\N{bogus}",
+    "a\"\"\"b",
+    "ends with\\",
+    "[click me](javascript:alert(1))",
+    "x'y: \"z\" #c",
+    "<img src=x onerror=alert(1)>",
+    "tab\tand\u{7f}",
+];
+
+/// Every generator keeps such a name text: the NumPy file and the PyTorch module parse (Python's
+/// `ast`), and the name is in them; the Markdown export links nothing. (The Mermaid export and
+/// the Markdown are rendered in the browser tests.)
+#[cfg(unix)]
+#[test]
+fn names_from_inputs_cannot_break_the_generated_code() {
+    #[path = "support/paths.rs"]
+    mod paths;
+    let tmp = tempfile::tempdir().unwrap();
+    for name in NAMES {
+        let dir = tmp.path().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::copy(corpus().join("st-good/config.json"), dir.join("config.json")).unwrap();
+        let d = dir.to_str().unwrap();
+        let py = tmp.path().join("model.py");
+        let _ = std::fs::remove_file(&py);
+        anatomy().args(["numpy", d, "-o", py.to_str().unwrap()]).assert().success();
+        let torch = anatomy().args(["torch", d]).output().unwrap();
+        assert!(torch.status.success());
+        let torch_py = tmp.path().join("torch_model.py");
+        std::fs::write(&torch_py, &torch.stdout).unwrap();
+        for file in [&py, &torch_py] {
+            let out = std::process::Command::new(paths::python())
+                .args(["-c", "import ast, sys; t = ast.parse(open(sys.argv[1], encoding='utf-8').read()); print(ast.get_docstring(t) or '')"])
+                .arg(file)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{name:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let doc = String::from_utf8_lossy(&out.stdout);
+            // The name as anatomy shows it (control characters escaped), quotes aside.
+            let unquoted = |s: &str| -> String { s.chars().filter(|c| *c != '"' && *c != '\'').collect() };
+            let shown = name
+                .chars()
+                .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+                .collect::<String>();
+            assert!(
+                unquoted(&doc).contains(&unquoted(&shown)),
+                "{name:?} not in {doc}"
+            );
+        }
+        let md = anatomy().args(["export", d, "--format", "md"]).output().unwrap();
+        let md = String::from_utf8(md.stdout).unwrap();
+        assert!(!md.contains("](javascript"), "{md}");
+        assert!(!md.contains("<img"), "{md}");
+    }
+}
+
+/// A full disk is an error, not a success that wrote nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn writing_to_a_full_disk_fails() {
+    for args in [
+        &["stats", "llama-3.1-8b"][..],
+        &["manifest", "llama-3.1-8b", "--json"],
+        &["diff", "llama-3.1-8b", "qwen3-0.6b", "--json"],
+        &["export", "llama-3.1-8b", "--format", "md"],
+        &["run", "llama-3.1-8b", "--tiny", "--ids", "1,2", "--max-tokens", "3"],
+    ] {
+        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_anatomy"))
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("No space left"),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// SIGINT while a 128 MB logits file is being written leaves neither it nor its temporary file.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_write_leaves_nothing() {
+    #[path = "support/zeros.rs"]
+    mod zeros;
+    let tmp = tempfile::tempdir().unwrap();
+    let model = tmp.path().join("wide");
+    std::fs::create_dir(&model).unwrap();
+    let config = serde_json::json!({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 16,
+        "intermediate_size": 16, "num_hidden_layers": 1, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "vocab_size": 65536, "max_position_embeddings": 1024,
+        "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+    });
+    std::fs::write(model.join("config.json"), config.to_string()).unwrap();
+    let m = anatomy().args(["manifest", model.to_str().unwrap(), "--json"]).output().unwrap();
+    let m: serde_json::Value = serde_json::from_slice(&m.stdout).unwrap();
+    let tensors: Vec<(String, Vec<u64>)> = m["tensors"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| (k.clone(), v.as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect()))
+        .collect();
+    std::fs::write(model.join("model.safetensors"), zeros::safetensors_bf16(&tensors)).unwrap();
+    let ids = vec!["1"; 512].join(",");
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    let leftovers = || -> Vec<String> {
+        std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect()
+    };
+    for _ in 0..10 {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anatomy"))
+            .args(["run", model.to_str().unwrap(), "--ids", &ids, "--max-tokens", "1"])
+            .arg("--logits")
+            .arg(out.join("logits.npy"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Interrupt once the temporary file is there.
+        let caught = loop {
+            if leftovers().iter().any(|n| n.starts_with(".anatomy-")) {
+                // SAFETY: a signal to our own child.
+                unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+                break true;
+            }
+            if child.try_wait().unwrap().is_some() {
+                break false;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        };
+        let status = child.wait().unwrap();
+        if caught {
+            assert_eq!(status.code(), Some(130));
+            assert_eq!(leftovers(), Vec::<String>::new());
+            return;
+        }
+        // The write finished first: try again.
+        std::fs::remove_file(out.join("logits.npy")).unwrap();
+    }
+    panic!("never caught the write under way in 10 tries");
+}

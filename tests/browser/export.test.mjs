@@ -3,7 +3,7 @@
 // Mermaid (npm `mermaid`).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { anatomy, launch, open, tempDir } from "./helpers.mjs";
 
@@ -75,6 +75,52 @@ test("the Mermaid export parses and renders with Mermaid", async () => {
     const result = await check(text);
     assert.equal(result.ok, true, `${model}: ${result.error}\n${text}`);
     assert.ok(result.nodes >= 6, `${model}: ${result.nodes} nodes`);
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Folder names hostile to Mermaid's YAML front matter and to Markdown, as model names.
+const NAMES = ["evil\\x", "evil\\N{bogus}", "[click me](javascript:alert(1))", "x'y: \"z\" #c",
+  "<img src=x onerror=alert(1)>", "**bold** `code` ![i](x.png) <mailto:a@b.c> www.e.com"];
+
+test("a hostile model name stays text in the Mermaid and Markdown exports", async () => {
+  const blank = join(dir, "blank-names.html");
+  writeFileSync(blank, "<!doctype html><meta charset=utf-8><body></body>");
+  const { page, problems } = await open(browser, blank);
+  await page.addScriptTag({ path: resolve(import.meta.dirname, "node_modules/mermaid/dist/mermaid.min.js") });
+  await page.addScriptTag({ path: resolve(import.meta.dirname, "node_modules/marked/lib/marked.umd.js") });
+  await page.evaluate(() => window.mermaid.initialize({ startOnLoad: false, securityLevel: "strict" }));
+  const config = readFileSync(resolve(import.meta.dirname, "../hostile/st-good/config.json"));
+  for (const name of NAMES) {
+    const model = join(dir, name);
+    mkdirSync(model);
+    writeFileSync(join(model, "config.json"), config);
+    const mermaid = anatomy("export", model, "--format", "mermaid");
+    const parsed = await page.evaluate(async (t) => {
+      try {
+        await window.mermaid.parse(t);
+        const { svg } = await window.mermaid.render("m" + Math.random().toString(36).slice(2), t);
+        return { ok: true, svg };
+      } catch (e) {
+        return { ok: false, error: String(e) };
+      }
+    }, mermaid);
+    assert.equal(parsed.ok, true, `${name}: ${parsed.error}\n${mermaid}`);
+    // The title is the name as written.
+    const title = mermaid.split("\n")[1];
+    assert.ok(title.startsWith("title: '"), title);
+    // Markdown as a renderer with no link validation renders it: no link, image or HTML from
+    // the name, and the name's text is there.
+    const md = anatomy("export", model, "--format", "md");
+    const html = await page.evaluate((md) => {
+      const el = document.createElement("div");
+      el.innerHTML = window.marked.parse(md);
+      const h = el.querySelector("h2");
+      return { links: el.querySelectorAll("a, img, strong, code").length, heading: h?.textContent ?? "" };
+    }, md);
+    assert.equal(html.links, 0, `${name}: ${md}`);
+    assert.ok(html.heading.includes(name), `${name}: ${html.heading}`);
   }
   assert.deepEqual(problems, []);
   await page.close();

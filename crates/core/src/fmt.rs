@@ -1,5 +1,44 @@
 //! Number formatting shared by the views.
 
+/// `s` as text inside a Python `"""` string (a docstring): backslashes doubled (so `\x` or
+/// `\N{…}` cannot make an invalid escape), double quotes as single (no `"""` can end it early),
+/// control characters as their escape written out.
+pub fn py_doc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push('\''),
+            c if c.is_control() => out.push_str(&format!("\\\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `s` as Markdown text that renders as itself: every ASCII punctuation character
+/// backslash-escaped (CommonMark allows it for each), so no link, image, emphasis, code span or
+/// HTML can be made of it, nor a table cell broken; line breaks as spaces.
+pub fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' => out.push(' '),
+            // `<` and `&` as entities: an escaped `<` is text, but some renderers pass HTML.
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            c if c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// `s` with control characters (ESC, newlines, …) written as escapes, so a string from an input
 /// file cannot drive the terminal it is printed on.
 pub fn printable(s: &str) -> String {

@@ -16,6 +16,54 @@ const TEMP_PREFIX: &str = ".anatomy-";
 /// A temporary file this old is a leftover of a run that did not finish.
 const STALE: Duration = Duration::from_secs(600);
 
+/// The temporary files of writes under way, each as its folder and the name prefix only that
+/// write uses (the file's own name is not known until it exists, and an interrupt may come
+/// between).
+static PENDING: std::sync::Mutex<Vec<(std::path::PathBuf, String)>> =
+    std::sync::Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<(std::path::PathBuf, String)>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Remove the temporary files of writes under way: what an interrupted run calls before it
+/// ends (the CLI's SIGINT and SIGTERM handler), so a killed write leaves nothing behind. The
+/// lock it returns is held to the process's end, so no write finishes after it.
+pub fn remove_pending() -> std::sync::MutexGuard<'static, impl Sized> {
+    let mut pending = pending();
+    for (dir, prefix) in pending.drain(..) {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if e.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    pending
+}
+
+/// A write's entry in `PENDING`, removed when the write ends.
+struct Pending(std::path::PathBuf, String);
+
+impl Pending {
+    fn new(dir: &Path) -> Pending {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let prefix = format!(
+            "{TEMP_PREFIX}{}-{}-",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        );
+        pending().push((dir.to_path_buf(), prefix.clone()));
+        Pending(dir.to_path_buf(), prefix)
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        pending().retain(|(d, p)| d != &self.0 || p != &self.1);
+    }
+}
+
 /// Is the file at `path` one of ours (its first 4 KB carry `MARK`)?
 fn ours(path: &Path) -> Result<bool> {
     let mut f = std::fs::File::open(path)
@@ -85,8 +133,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let shown = path.display().to_string();
     let dir = parent(path);
     remove_stale(dir);
+    let entry = Pending::new(dir);
     let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
+        .prefix(&entry.1)
         .tempfile_in(dir)
         .map_err(|e| {
             Error::file(
@@ -95,6 +144,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
             )
         })?;
     tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_data())
         .map_err(|e| Error::file(&shown, format!("cannot write: {e}")))?;
     // Temporary files are private; a page is for reading.
     #[cfg(unix)]
@@ -102,8 +152,12 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         use std::os::unix::fs::PermissionsExt;
         let _ = std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644));
     }
+    // Renamed under the lock the interrupt handler takes: a write either ends whole before an
+    // interrupt or not at all.
+    let held = pending();
     tmp.persist(path)
         .map_err(|e| Error::file(&shown, format!("cannot write: {}", e.error)))?;
+    drop(held);
     Ok(())
 }
 
