@@ -213,6 +213,44 @@ pub fn info(body: &[u8]) -> Result<(String, Vec<String>), Why> {
     Ok((commit, files))
 }
 
+/// What anatomy makes of a server's answer, through the checks every answer goes through (the
+/// fuzz target's entry): the failure a status and headers mean, a file's size and hash from a
+/// HEAD's headers, whether a `Content-Range` is the range asked, the API's commit and files.
+/// Whatever the input, each result is checked here: a hash names one file, a commit is 40 hex
+/// digits, every file a path that stays in its folder.
+pub fn check_answer(status: u16, headers: &[(&str, &[u8])], body: &[u8], asked: std::ops::Range<u64>) {
+    let mut h = reqwest::header::HeaderMap::new();
+    for (k, v) in headers {
+        if let (Ok(k), Ok(v)) = (
+            reqwest::header::HeaderName::from_bytes(k.as_bytes()),
+            reqwest::header::HeaderValue::from_bytes(v),
+        ) {
+            h.append(k, v);
+        }
+    }
+    let _ = http::why(status, &h);
+    if let Ok(m) = http::meta(&h) {
+        let hex = m.hash.hex();
+        assert!(matches!(hex.len(), 40 | 64) && hex.bytes().all(|b| b.is_ascii_hexdigit()));
+    }
+    let range = h.get("content-range").and_then(|v| v.to_str().ok());
+    if !asked.is_empty() && http::range_answered(range, &asked) {
+        let r = range.expect("answered");
+        assert!(r.contains(&format!("{}-{}", asked.start, asked.end - 1)));
+    }
+    if let Ok((commit, files)) = info(body) {
+        assert!(safe::commit(&commit));
+        for f in &files {
+            assert!(safe::repo_path(f));
+            let joined = std::path::Path::new("/cache/snapshots/c").join(f);
+            assert!(joined.starts_with("/cache/snapshots/c"));
+            assert!(!joined
+                .components()
+                .any(|c| matches!(c, std::path::Component::ParentDir)));
+        }
+    }
+}
+
 /// Why a Hub request failed.
 #[derive(Debug)]
 pub enum Why {
@@ -507,5 +545,53 @@ impl Snapshot<'_> {
                 Ok(config.parent().expect("a file in a folder").to_path_buf())
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // The fuzz target's property in the suite, on fewer cases: any answer goes through the
+        // checks without a panic, and what they accept names nothing outside the cache.
+        #[test]
+        fn any_answer_is_checked_without_a_panic(
+            status in any::<u16>(),
+            headers in proptest::collection::vec(
+                (prop::sample::select(vec!["etag", "x-linked-etag", "x-linked-size",
+                    "content-length", "content-range", "x-error-code", "location"]),
+                 prop::collection::vec(any::<u8>(), 0..80)), 0..6),
+            body in prop_oneof![
+                prop::collection::vec(any::<u8>(), 0..200),
+                ("[0-9a-f/.\\\\ ]{0,44}", prop::collection::vec("[a-z./\\\\]{0,12}", 0..4)).prop_map(|(sha, names)| {
+                    let s: Vec<_> = names.iter().map(|n| serde_json::json!({"rfilename": n})).collect();
+                    serde_json::json!({"sha": sha, "siblings": s}).to_string().into_bytes()
+                }),
+            ],
+            start in 0u64..1 << 40,
+            len in 0u64..1 << 20,
+        ) {
+            let h: Vec<(&str, &[u8])> = headers.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+            check_answer(status, &h, &body, start..start + len);
+        }
+    }
+
+    #[test]
+    fn an_api_answer_is_read_only_when_sound() {
+        let c = "ab".repeat(20);
+        let ok = serde_json::json!({"sha": c, "siblings": [{"rfilename": "b"}, {"rfilename": "a/c"}]});
+        let (commit, files) = info(ok.to_string().as_bytes()).unwrap();
+        assert_eq!((commit.as_str(), files), (c.as_str(), vec!["a/c".to_string(), "b".into()]));
+        for bad in [
+            serde_json::json!({"sha": "../x"}),
+            serde_json::json!({"sha": c, "siblings": [{"rfilename": "/etc/passwd"}]}),
+            serde_json::json!({"sha": c, "siblings": [{"rfilename": "a/../../b"}]}),
+            serde_json::json!({"sha": c, "siblings": "x"}),
+        ] {
+            assert!(info(bad.to_string().as_bytes()).is_err(), "{bad}");
+        }
+        assert!(matches!(info(b"{\"sha\": \"ab"), Err(Why::Malformed(_))));
     }
 }
