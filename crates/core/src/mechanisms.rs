@@ -123,6 +123,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         mtp_layers: _,
         draft,
         ignored: _,
+        not_read: _,
     } = spec;
     if let Some(Draft {
         backbone: _,

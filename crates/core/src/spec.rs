@@ -157,6 +157,9 @@ pub struct Spec {
     /// Config keys anatomy did not understand and ignored because it was asked to (`--lenient`):
     /// every view that prints figures says so.
     pub ignored: Vec<Ignored>,
+    /// Config keys that transformers does not read for this model type (neither its config class
+    /// nor its modeling code): they cannot change the model, and are listed as such.
+    pub not_read: Vec<Ignored>,
 }
 
 /// Hyper-connections, as HY v4 builds them (DeepSeek-V4's form without the Sinkhorn mixing of

@@ -24,6 +24,9 @@ pub struct Stats {
     pub flops: Flops,
     /// Config keys ignored under `--lenient` (`key = value`); empty otherwise.
     pub ignored: Vec<String>,
+    /// Config keys transformers does not read for this model type (`key = value`): accepted,
+    /// since they cannot change the model.
+    pub not_read_by_transformers: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -201,6 +204,11 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     Ok(Stats {
         ignored: spec
             .ignored
+            .iter()
+            .map(|i| format!("{} = {}", i.key, i.value))
+            .collect(),
+        not_read_by_transformers: spec
+            .not_read
             .iter()
             .map(|i| format!("{} = {}", i.key, i.value))
             .collect(),

@@ -271,13 +271,11 @@ fn unknown_rope_kind_is_refused() {
 
 #[test]
 fn unknown_keys_are_refused_or_listed_under_lenient() {
-    // At the top level, inside rope_scaling, of any JSON type.
+    // Keys transformers reads for a Llama that anatomy does not implement: at the top level
+    // (the mask utilities read `attention_chunk_size` for every model), inside rope_scaling, of
+    // any JSON type.
     for (v, key) in [
-        (with("frobnicate", json!(true)), "frobnicate"),
-        (
-            with("attention_gate", json!({"kind": "sigmoid"})),
-            "attention_gate",
-        ),
+        (with("attention_chunk_size", json!(64)), "attention_chunk_size"),
         (
             {
                 let mut v = base();
@@ -290,14 +288,33 @@ fn unknown_keys_are_refused_or_listed_under_lenient() {
         let e = err_of(&v);
         assert_eq!(e.field, key);
         assert!(e.message.contains("--lenient"), "{e}");
+        assert!(e.message.contains("transformers reads this key"), "{e}");
         let spec = load(&v, true).unwrap();
         assert_eq!(spec.ignored.len(), 1, "{:?}", spec.ignored);
         assert_eq!(spec.ignored[0].key, key);
     }
-    // A key one family ignores is not ignored by another: Gemma's legacy `hidden_act` is inert
-    // for Gemma, but a Llama config's `hidden_activation` is not understood.
-    let e = err_of(&with("hidden_activation", json!("gelu")));
-    assert_eq!(e.field, "hidden_activation");
+}
+
+/// A key that neither Llama's config class nor its modeling code reads cannot change the model:
+/// accepted with the same numbers, and listed. Gemma's legacy `hidden_activation` is such a key
+/// in a Llama config.
+#[test]
+fn keys_transformers_never_reads_are_accepted_and_listed() {
+    let plain = graph::build(&load(&base(), false).unwrap()).unwrap();
+    let count = |g: &graph::Graph| anatomy_core::stats::stats(g, None).unwrap().total_params;
+    for (key, value) in [
+        ("frobnicate", json!(true)),
+        ("attention_gate", json!({"kind": "sigmoid"})),
+        ("hidden_activation", json!("gelu")),
+        ("attention_method", json!("MLA")),
+    ] {
+        let spec = load(&with(key, value.clone()), false).unwrap();
+        assert!(spec.ignored.is_empty());
+        assert_eq!(spec.not_read.len(), 1, "{:?}", spec.not_read);
+        assert_eq!(spec.not_read[0].key, key);
+        assert_eq!(spec.not_read[0].value, value.to_string());
+        assert_eq!(count(&graph::build(&spec).unwrap()), count(&plain), "{key}");
+    }
 }
 
 #[test]

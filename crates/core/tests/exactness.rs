@@ -253,6 +253,13 @@ fn saved_default_configs_are_understood() {
     );
 }
 
+/// Defaults holding a non-finite float (Mamba-2's `time_step_limit` and its kin) as transformers'
+/// own `save_pretrained` writes them, `{"__float__": "Infinity"}`: the same model.
+#[test]
+fn configs_saved_by_save_pretrained_with_tagged_floats_are_understood() {
+    assert!(defaults_in("saved_pretrained") >= 5);
+}
+
 /// Each config class's attribute_map alias (`num_local_experts` for `n_routed_experts` …), set
 /// alone to the default it stands for, reads as the same model.
 #[test]

@@ -1548,6 +1548,7 @@ pub fn load(
         mtp_layers: 0,
         draft: None,
         ignored: vec![],
+        not_read: vec![],
     };
     if let Some((key, default)) = f.cross_layers {
         cross_attention_layers(cfg, key, default, &mut spec)?;

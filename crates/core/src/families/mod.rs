@@ -32,6 +32,7 @@ mod minimax_m3;
 mod modernbert;
 mod nemotron_h;
 mod qwen4_exp;
+pub mod reads;
 mod recurrent_gemma;
 mod registry;
 mod rwkv;
@@ -53,12 +54,13 @@ pub fn load_json(file: &str, text: &str, name: &str, lenient: bool) -> Result<Sp
 }
 
 /// A config file's JSON as transformers reads it: Python's `json`, which allows a byte-order mark
-/// and the words `Infinity`, `-Infinity` and `NaN` (see `python_literals`).
+/// and the words `Infinity`, `-Infinity` and `NaN` (see `python_literals`), and transformers' own
+/// form of those, `{"__float__": "Infinity"}` (`float_tags`).
 pub fn parse_json(file: &str, text: &str) -> Result<Value> {
     // Editors on some systems start UTF-8 files with a byte-order mark; JSON has no use for it.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let text = python_literals(text);
-    serde_json::from_str(&text).map_err(|e| {
+    let mut v: Value = serde_json::from_str(&text).map_err(|e| {
         Error::file(
             file,
             format!(
@@ -68,7 +70,9 @@ pub fn parse_json(file: &str, text: &str) -> Result<Value> {
                 json_reason(&e)
             ),
         )
-    })
+    })?;
+    float_tags(&mut v);
+    Ok(v)
 }
 
 /// Python's `json` writes float('inf') and NaN as the bare words `Infinity`, `-Infinity` and
@@ -104,6 +108,28 @@ fn python_literals(text: &str) -> std::borrow::Cow<'_, str> {
         rest = &rest[c.len_utf8()..];
     }
     out.into()
+}
+
+/// transformers 5's `save_pretrained` writes a non-finite float as `{"__float__": "Infinity"}`
+/// (`-Infinity`, `NaN`), and reads it back as the float: each such object becomes the word as a
+/// string, as `python_literals` makes of the bare word. Another object is left as it is, as
+/// transformers leaves it.
+fn float_tags(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if o.len() == 1 {
+                if let Some(Value::String(w)) = o.get("__float__") {
+                    if matches!(w.as_str(), "Infinity" | "-Infinity" | "NaN") {
+                        *v = Value::String(w.clone());
+                        return;
+                    }
+                }
+            }
+            o.values_mut().for_each(float_tags);
+        }
+        Value::Array(a) => a.iter_mut().for_each(float_tags),
+        _ => {}
+    }
 }
 
 fn json_reason(e: &serde_json::Error) -> String {
@@ -203,21 +229,23 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
     spec.not_drawn.retain(|p| p.params != Some(0));
     check(&cfg, &spec)?;
     echo::check(&cfg, text_row.echoes, &spec)?;
-    spec.ignored = account(&top, row, text_row, flat, lenient)?;
+    (spec.ignored, spec.not_read) = account(&top, row, text_row, flat, lenient)?;
     Ok(spec)
 }
 
-/// Every key no loader read: inert for its family, or refused (listed when `lenient`). `flat`:
-/// a wrapper's language model was read from its top level, so a key there may be the
-/// language model's.
+/// Every key no loader read: inert for its family; not read by transformers for its model type
+/// either (so it cannot change the model: accepted, and returned second to be listed); or
+/// refused (listed first when `lenient`). `flat`: a wrapper's language model was read from its
+/// top level, so a key there may be the language model's.
 fn account(
     top: &Config,
     row: &Family,
     text_row: &Family,
     flat: bool,
     lenient: bool,
-) -> Result<Vec<Ignored>> {
+) -> Result<(Vec<Ignored>, Vec<Ignored>)> {
     let mut ignored = Vec::new();
+    let mut not_read = Vec::new();
     for (path, value) in top.unread() {
         let (rows, key) = match path.strip_prefix("text_config.") {
             Some(inner) if row.text.is_some() => (vec![text_row], inner),
@@ -239,12 +267,31 @@ fn account(
         } else {
             shown
         };
+        // A top-level key (of the file or its text_config) that no row's model type reads in
+        // transformers. A key inside an object (`rope_scaling.x`) is the object's reader's.
+        // Every type the rows read that the table holds must leave it unread (a type it does
+        // not hold decides nothing), and one at least must be held.
+        let verdicts: Vec<Option<bool>> = rows
+            .iter()
+            .flat_map(|r| std::iter::once(r.model_type).chain(r.aliases.iter().copied()))
+            .map(|t| reads::reads(t, key))
+            .collect();
+        let unread_by_transformers = !key.contains('.')
+            && verdicts.contains(&Some(false))
+            && !verdicts.contains(&Some(true));
+        if unread_by_transformers {
+            not_read.push(Ignored {
+                key: path,
+                value: shown,
+            });
+            continue;
+        }
         if !lenient {
             return Err(Error::new(
                 top.file,
                 path.clone(),
                 format!(
-                    "= {shown}: anatomy does not know how this key changes a `{}` model, so its numbers could be wrong; \
+                    "= {shown}: transformers reads this key for a `{}` model and anatomy does not know how it changes one, so its numbers could be wrong; \
                      remove the key if it is not the model's, or pass --lenient to ignore it (every output then says so)",
                     text_row.model_type
                 ),
@@ -255,7 +302,7 @@ fn account(
             value: shown,
         });
     }
-    Ok(ignored)
+    Ok((ignored, not_read))
 }
 
 /// A Spec with every size zero and every option off, for a loader to fill in.
@@ -375,6 +422,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         mtp_layers: 0,
         draft: None,
         ignored: Vec::new(),
+        not_read: Vec::new(),
     }
 }
 
@@ -1325,6 +1373,16 @@ mod tests {
     #[test]
     fn python_literals_outside_strings_only() {
         let text = r#"{"a": [0.0, Infinity], "b": -Infinity, "c": NaN, "s": "Infinity \"NaN\" -Infinity", "t": "x\\"}"#;
+        // transformers' own form, inside lists and objects; another one-key object stays.
+        let tagged = parse_json(
+            "t",
+            r#"{"l": [0.0, {"__float__": "Infinity"}], "o": {"x": {"__float__": "-Infinity"}}, "n": {"__float__": "NaN"}, "k": {"__float__": "1e9"}}"#,
+        )
+        .unwrap();
+        assert_eq!(tagged["l"][1], "Infinity");
+        assert_eq!(tagged["o"]["x"], "-Infinity");
+        assert_eq!(tagged["n"], "NaN");
+        assert_eq!(tagged["k"]["__float__"], "1e9");
         let v = parse_json("f.json", text).unwrap();
         assert_eq!(v["a"][1], "Infinity");
         assert_eq!(v["b"], "-Infinity");

@@ -164,6 +164,7 @@ pub fn json(g: &Graph, origin: &Origin) -> Result<Value> {
     if let Some(o) = figures.as_object_mut() {
         o.remove("model");
         o.remove("ignored");
+        o.remove("not_read_by_transformers");
     }
     Ok(json!({
         "schema_version": SCHEMA_VERSION,
@@ -179,6 +180,7 @@ pub fn json(g: &Graph, origin: &Origin) -> Result<Value> {
         },
         "source": origin.json(),
         "ignored": spec.ignored.iter().map(|i| format!("{} = {}", i.key, i.value)).collect::<Vec<_>>(),
+        "not_read_by_transformers": spec.not_read.iter().map(|i| format!("{} = {}", i.key, i.value)).collect::<Vec<_>>(),
         "figures": figures,
         "params": params,
         "tensors": tensors,

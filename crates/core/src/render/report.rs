@@ -19,6 +19,12 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     for i in &spec.ignored {
         line(crate::fmt::printable(&i.to_string()));
     }
+    if !spec.not_read.is_empty() {
+        line(crate::fmt::printable(&format!(
+            "not read by transformers (so it cannot change the model): {}",
+            not_read(spec)
+        )));
+    }
     if !spec.not_drawn.is_empty() {
         line(format!(
             "not drawn: {}",
@@ -319,6 +325,7 @@ pub fn manifest_json(g: &Graph, entries: &[Entry], origin: &crate::source::Origi
         source: serde_json::Value,
         tensors: Tensors<'a>,
         ignored: Vec<String>,
+        not_read_by_transformers: Vec<String>,
     }
     let ignored: Vec<String> = g
         .spec
@@ -330,6 +337,12 @@ pub fn manifest_json(g: &Graph, entries: &[Entry], origin: &crate::source::Origi
         source: origin.json(),
         tensors: Tensors(entries),
         ignored,
+        not_read_by_transformers: g
+            .spec
+            .not_read
+            .iter()
+            .map(|i| format!("{} = {}", i.key, i.value))
+            .collect(),
     };
     serde_json::to_string_pretty(&m).expect("json") + "\n"
 }
@@ -597,4 +610,13 @@ pub fn diff(d: &crate::diff::Diff) -> String {
         );
     }
     out
+}
+
+/// The keys transformers does not read, as one list for a line of text.
+pub fn not_read(spec: &crate::spec::Spec) -> String {
+    spec.not_read
+        .iter()
+        .map(|i| format!("{} = {}", i.key, i.value))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

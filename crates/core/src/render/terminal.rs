@@ -118,6 +118,12 @@ fn header(g: &Graph) -> Result<Vec<Line>> {
     for i in &spec.ignored {
         lines.push(Line::plain(&fmt::printable(&i.to_string())));
     }
+    if !spec.not_read.is_empty() {
+        lines.push(Line::plain(&fmt::printable(&format!(
+            "not read by transformers (so it cannot change the model): {}",
+            crate::render::report::not_read(spec)
+        ))));
+    }
     if !spec.not_drawn.is_empty() {
         lines.push(Line::plain(&format!(
             "not drawn: {}",

@@ -307,6 +307,16 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
             .collect();
         format!("<div class=\"warning\" role=\"note\"><p>This page was made with --lenient: anatomy did not understand these config keys and drew the model without them, so its numbers may be wrong.</p><ul>{items}</ul></div>")
     };
+    // Keys the config carries that transformers never reads: part of the provenance.
+    let ignored = if spec.not_read.is_empty() {
+        ignored
+    } else {
+        format!(
+            "{ignored}<p class=\"note not-read\">Not read by transformers for a <code>{}</code> model, so they cannot change it: {}</p>",
+            escape(&spec.model_type),
+            escape(&crate::render::report::not_read(spec))
+        )
+    };
     let tabs = if vs.len() > 1 {
         let buttons: String = vs
             .iter()
