@@ -63,8 +63,11 @@ def checkpoint_layout(config, raw):
         model = cls._from_config(config) if cls else AutoModelForCausalLM.from_config(config)
     state = model.state_dict()
     state = remove_tied_weights_from_state_dict(state, model)
+    # The parameters as transformers builds them: a stored tensor may hold more (Inkling's head,
+    # padded past its real vocabulary with zero rows when saved).
+    built = sum(t.numel() for t in state.values())
     state = resplit_convs(revert_weight_conversion(model, state), model)
-    return {name: list(t.shape) for name, t in state.items()}
+    return {name: list(t.shape) for name, t in state.items()}, built
 
 
 def expert_counts(text):
@@ -115,12 +118,13 @@ def numel(shape):
 
 def write(name, source, raw):
     config = build_config(raw)
-    tensors = checkpoint_layout(config, raw)
+    tensors, built = checkpoint_layout(config, raw)
+    padding = sum(numel(s) for s in tensors.values()) - built
     out = {
         "source": source,
         "transformers": transformers.__version__,
-        "total_params": sum(numel(s) for s in tensors.values()),
-        "active_params": active_params(tensors, text_part(config)),
+        "total_params": built,
+        "active_params": active_params(tensors, text_part(config)) - padding,
         "tensors": tensors,
     }
     # The RoPE base of full-attention layers and the context, as the class resolves them from

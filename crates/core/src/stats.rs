@@ -120,7 +120,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     let mut by_component = [0u128; Component::ALL.len()];
     let mut aux: u128 = 0;
     for p in &g.params {
-        let n = p.numel() * p.instances();
+        let n = p.counted() * p.instances();
         if p.component == Component::Aux {
             aux += n;
             continue;

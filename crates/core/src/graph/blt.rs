@@ -190,6 +190,7 @@ impl<'s> Builder<'s> {
             flat: false,
             routed: false,
             stack: self.stack,
+            padding_rows: 0,
         });
         let p = self.params.len() - 1;
         let table = self.push(

@@ -283,6 +283,11 @@ impl<'s> Builder<'s> {
                 .moe
                 .as_ref()
                 .is_some_and(|m| m.storage == crate::spec::ExpertStorage::Flat);
+        // A head stored with more rows than the logits kept: the rest pad it.
+        let padding_rows = match (role, bias, self.spec.logits_kept, shape.first()) {
+            (Role::LmHead, false, Some(kept), Some(&rows)) => rows.saturating_sub(kept),
+            _ => 0,
+        };
         self.params.push(Param {
             hf,
             gguf,
@@ -294,6 +299,7 @@ impl<'s> Builder<'s> {
             routed,
             flat,
             stack: self.stack,
+            padding_rows,
         });
         self.params.len() - 1
     }

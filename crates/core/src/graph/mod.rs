@@ -115,11 +115,21 @@ pub struct Param {
     pub routed: bool,
     /// The BLT stack whose layers `layers` counts; `None`: the model's own.
     pub stack: Option<crate::spec::Stack>,
+    /// Rows stored past the model's own (Inkling's head, padded to `vocab_size` with zeros when
+    /// saved; transformers builds only the first `unpadded_vocab_size`): not parameters.
+    pub padding_rows: u64,
 }
 
 impl Param {
+    /// Values stored, padding included.
     pub fn numel(&self) -> u128 {
         self.shape.iter().map(|&d| d as u128).product()
+    }
+
+    /// Parameters: what is stored, less the padding rows.
+    pub fn counted(&self) -> u128 {
+        let rows = self.shape.first().copied().unwrap_or(1).max(1) as u128;
+        self.numel() - self.numel() / rows * self.padding_rows as u128
     }
 
     /// Number of stored instances (layers × experts).

@@ -30,6 +30,7 @@ impl Builder<'_> {
                     routed: false,
                     flat: false,
                     stack: self.stack,
+                    padding_rows: 0,
                 });
                 self.params.len() - 1
             };
