@@ -320,7 +320,16 @@ fn build(model: &str, lenient: bool) -> Result<(graph::Graph, source::Origin), E
         let spec = anatomy_checkpoint::spec(&c, lenient)?;
         return Ok((graph::build(&spec)?, source::Origin::File(c.path)));
     }
-    let loaded = source::load(model, lenient)?;
+    let mut loaded = source::load(model, lenient)?;
+    // A folder of safetensors: the layout its headers show (a multimodal family saved
+    // text-only names its tensors as a text model does).
+    if path.is_dir() && anatomy_checkpoint::is_checkpoint(path) {
+        if let Ok(c) = anatomy_checkpoint::open(path) {
+            if c.format == anatomy_checkpoint::Format::Safetensors {
+                anatomy_checkpoint::layout::fit(&mut loaded.spec, &c.tensors);
+            }
+        }
+    }
     Ok((graph::build(&loaded.spec)?, loaded.origin))
 }
 

@@ -22,12 +22,21 @@ fn checkpoints(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every fixture checkpoint with logits: the default-config ones, then the toy copies.
+/// Every fixture checkpoint with logits: the default-config ones, the toy copies, then the
+/// multimodal families' text-only saves.
 #[allow(dead_code)]
 pub fn all() -> Vec<PathBuf> {
     let mut out = checkpoints(&root());
     out.extend(toys());
+    out.extend(layouts());
     out
+}
+
+/// The catalog's multimodal families saved text-only (`scripts/make_layout_fixtures.py`): by
+/// their causal-LM class with its text config, and beside the wrapper's config.
+#[allow(dead_code)]
+pub fn layouts() -> Vec<PathBuf> {
+    checkpoints(&root().join("layout"))
 }
 
 /// The toy copies of the catalog's configs, one per catalog entry.
@@ -74,7 +83,7 @@ pub fn name(dir: &Path) -> String {
         .and_then(|p| p.file_name())
         .map(|s| s.to_string_lossy().to_string())
     {
-        Some(p) if p == "toy" || p == "mutant" => format!("{p}/{leaf}"),
+        Some(p) if p == "toy" || p == "mutant" || p == "layout" => format!("{p}/{leaf}"),
         _ => leaf,
     }
 }

@@ -6,6 +6,7 @@
 pub mod gguf;
 mod gguf_arch;
 pub mod gguf_header;
+pub mod layout;
 pub mod safetensors;
 pub mod verify;
 
@@ -151,12 +152,18 @@ pub fn spec(c: &Checkpoint, lenient: bool) -> Result<anatomy_core::spec::Spec, E
             .and_then(|s| s.to_str())
             .unwrap_or("model"),
     );
-    anatomy_core::families::load(&c.config_file, &c.config, &name, lenient).map_err(|mut e| {
-        if let Some((_, key)) = c.field_names.iter().find(|(f, _)| *f == e.field) {
-            e.field = key.clone();
-        }
-        e
-    })
+    let mut spec = anatomy_core::families::load(&c.config_file, &c.config, &name, lenient)
+        .map_err(|mut e| {
+            if let Some((_, key)) = c.field_names.iter().find(|(f, _)| *f == e.field) {
+                e.field = key.clone();
+            }
+            e
+        })?;
+    // A safetensors checkpoint is read in the layout its header shows.
+    if c.format == Format::Safetensors {
+        layout::fit(&mut spec, &c.tensors);
+    }
+    Ok(spec)
 }
 
 /// How two checkpoints' tensors differ, by their headers: names in one only, and the same name

@@ -1,0 +1,45 @@
+//! Which of a model's checkpoint layouts a safetensors header holds. One config is saved more
+//! than one way: a multimodal family with its towers under its wrapper's prefix
+//! (`model.language_model.*`, `language_model.model.*`), or text-only from its causal-LM class
+//! (`model.*`, the head at `lm_head`), and a text config beside weights still named for the
+//! wrapper. The header says which: the layout whose every tensor name it holds is read.
+
+use crate::Stored;
+use anatomy_core::manifest::{self, Naming};
+use anatomy_core::spec::{HfWrap, Spec};
+use std::collections::HashSet;
+
+/// Does `stored` hold every checkpoint tensor of `spec`'s graph, by name?
+fn holds(spec: &Spec, names: &HashSet<&str>) -> bool {
+    let Ok(g) = anatomy_core::graph::build(spec) else {
+        return false;
+    };
+    manifest::manifest(&g, Naming::Hf)
+        .is_ok_and(|m| !m.is_empty() && m.iter().all(|e| names.contains(e.name.as_str())))
+}
+
+/// `spec` in the layout `stored` is saved in: its own when the header holds it, else the first
+/// of the others (text-only, the language model nested under `model.`, or under a module's
+/// prefix) whose every name the header holds; its own when none does (verify then reports what
+/// is missing). BLT's stacks have one layout.
+pub fn fit(spec: &mut Spec, stored: &[Stored]) {
+    if matches!(spec.hf_wrap, HfWrap::Module { .. }) {
+        return;
+    }
+    let names: HashSet<&str> = stored.iter().map(|t| t.name.as_str()).collect();
+    if holds(spec, &names) {
+        return;
+    }
+    let mut others = vec![HfWrap::None, HfWrap::Nested, HfWrap::Prefix("language_model")];
+    if let HfWrap::Prefix(module) = spec.hf_wrap {
+        others.push(HfWrap::Prefix(module));
+    }
+    for wrap in others.into_iter().filter(|w| *w != spec.hf_wrap) {
+        let mut other = spec.clone();
+        other.hf_wrap = wrap;
+        if holds(&other, &names) {
+            *spec = other;
+            return;
+        }
+    }
+}
