@@ -704,46 +704,47 @@ fn run_on_a_model_without_weights_points_to_tiny() {
         );
 }
 
-/// A key anatomy does not understand stops every command; under --lenient every output says
-/// the model was drawn without it: show, stats (text and JSON), manifest --json and the page.
+/// A key transformers reads and anatomy does not understand stops every command; under
+/// --lenient every output says the model was drawn without it: show, stats (text and JSON),
+/// manifest --json and the page. A key transformers never reads is accepted, and every output
+/// lists it as such.
 #[test]
 fn lenient_outputs_name_the_ignored_keys() {
     let dir = tempfile::tempdir().unwrap();
     let mut config: Value =
         serde_json::from_str(anatomy_core::catalog::get("qwen3-0.6b").unwrap().json).unwrap();
+    config["attention_chunk_size"] = serde_json::json!(64);
     config["attn_output_gate"] = serde_json::json!(true);
     let path = dir.path().join("config.json");
     std::fs::write(&path, config.to_string()).unwrap();
     let p = path.to_str().unwrap();
-    let line = "anatomy ignored: attn_output_gate = true";
+    let line = "anatomy ignored: attention_chunk_size = 64";
+    let unread = "not read by transformers (so it cannot change the model): attn_output_gate = true";
     anatomy().args(["show", p]).assert().code(2).stderr(
-        predicate::str::contains("field `attn_output_gate`: = true")
+        predicate::str::contains("field `attention_chunk_size`: = 64")
+            .and(predicate::str::contains("transformers reads this key"))
             .and(predicate::str::contains("--lenient")),
     );
-    anatomy()
-        .args(["show", p, "--lenient"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(line));
-    anatomy()
-        .args(["stats", p, "--lenient"])
-        .assert()
-        .success()
-        .stdout(predicate::str::contains(line));
-    assert_eq!(
-        json(&["stats", p, "--json", "--lenient"])["ignored"][0],
-        "attn_output_gate = true"
-    );
-    assert_eq!(
-        json(&["manifest", p, "--json", "--lenient"])["ignored"][0],
-        "attn_output_gate = true"
-    );
+    for cmd in ["show", "stats"] {
+        anatomy()
+            .args([cmd, p, "--lenient"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(line).and(predicate::str::contains(unread)));
+    }
+    for cmd in [&["stats", p, "--json", "--lenient"][..], &["manifest", p, "--json", "--lenient"]] {
+        let v = json(cmd);
+        assert_eq!(v["ignored"][0], "attention_chunk_size = 64");
+        assert_eq!(v["not_read_by_transformers"][0], "attn_output_gate = true");
+    }
     let page = dir.path().join("page.html");
     anatomy()
         .args(["html", p, "-o", page.to_str().unwrap(), "--lenient"])
         .assert()
         .success();
-    assert!(std::fs::read_to_string(&page).unwrap().contains(line));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(line));
+    assert!(html.contains("Not read by transformers") && html.contains("attn_output_gate = true"));
 }
 
 /// Every argument and option of every command says what it is in `--help`.
