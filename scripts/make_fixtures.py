@@ -160,6 +160,16 @@ def flat_values(v):
         yield v
 
 
+def as_saved(saved, raw):
+    """A saved config without what names its saving (labels, version, path), with the published
+    class's architectures."""
+    for key in ("id2label", "label2id", "transformers_version", "_name_or_path"):
+        saved.pop(key, None)
+    if raw.get("architectures"):
+        saved["architectures"] = raw["architectures"]
+    return saved
+
+
 def save_defaults(model_type, raw):
     """The defaults as `save_pretrained` writes them: every field of the config class, derived
     ones included. anatomy must read such a file, not only the sparse configs people write."""
@@ -167,11 +177,7 @@ def save_defaults(model_type, raw):
         config = build_config(raw)
     except Exception:  # a class that cannot build its own defaults (checked apart)
         return
-    saved = config.to_dict()
-    for key in ("id2label", "label2id", "transformers_version", "_name_or_path"):
-        saved.pop(key, None)
-    if raw.get("architectures"):
-        saved["architectures"] = raw["architectures"]
+    saved = as_saved(config.to_dict(), raw)
     path = FIXTURES / "saved" / f"{model_type}.json"
     path.parent.mkdir(exist_ok=True)
     path.write_text(json.dumps(saved, indent=1, sort_keys=True, default=str) + "\n")
@@ -180,11 +186,7 @@ def save_defaults(model_type, raw):
     if any(isinstance(x, float) and not math.isfinite(x) for x in flat_values(saved)):
         with tempfile.TemporaryDirectory() as tmp:
             config.save_pretrained(tmp)
-            written = json.loads(Path(tmp, "config.json").read_text())
-        for key in ("id2label", "label2id", "transformers_version", "_name_or_path"):
-            written.pop(key, None)
-        if raw.get("architectures"):
-            written["architectures"] = raw["architectures"]
+            written = as_saved(json.loads(Path(tmp, "config.json").read_text()), raw)
         path = FIXTURES / "saved_pretrained" / f"{model_type}.json"
         path.parent.mkdir(exist_ok=True)
         path.write_text(json.dumps(written, indent=1, sort_keys=True) + "\n")

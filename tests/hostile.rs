@@ -379,14 +379,7 @@ fn an_interrupted_write_leaves_nothing() {
         "tie_word_embeddings": true, "torch_dtype": "bfloat16",
     });
     std::fs::write(model.join("config.json"), config.to_string()).unwrap();
-    let m = anatomy().args(["manifest", model.to_str().unwrap(), "--json"]).output().unwrap();
-    let m: serde_json::Value = serde_json::from_slice(&m.stdout).unwrap();
-    let tensors: Vec<(String, Vec<u64>)> = m["tensors"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| (k.clone(), v.as_array().unwrap().iter().map(|d| d.as_u64().unwrap()).collect()))
-        .collect();
+    let tensors = zeros::tensors_of(&config);
     std::fs::write(model.join("model.safetensors"), zeros::safetensors_bf16(&tensors)).unwrap();
     let ids = vec!["1"; 512].join(",");
     let out = tmp.path().join("out");

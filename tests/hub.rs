@@ -10,6 +10,9 @@ use std::sync::Arc;
 
 #[path = "support/fake_hub.rs"]
 mod fake_hub;
+#[path = "support/hostile.rs"]
+#[allow(dead_code)]
+mod hostile;
 #[path = "support/paths.rs"]
 mod paths;
 #[path = "support/smollm2.rs"]
@@ -58,29 +61,7 @@ fn sharded() -> (Repo, u64) {
         "max_position_embeddings": 2048, "rms_norm_eps": 1e-5, "tie_word_embeddings": false,
         "torch_dtype": "bfloat16",
     });
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
-    let out = anatomy()
-        .args(["manifest", dir.path().to_str().unwrap(), "--json"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let m: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let tensors: Vec<(String, Vec<u64>)> = m["tensors"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.clone(),
-                v.as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|d| d.as_u64().unwrap())
-                    .collect(),
-            )
-        })
-        .collect();
+    let tensors = zeros::tensors_of(&config);
     let mut files = BTreeMap::new();
     let mut weight_map = serde_json::Map::new();
     let mut total = 0;

@@ -415,22 +415,7 @@ fn one_big_shard() -> Repo {
         "max_position_embeddings": 2048, "rms_norm_eps": 1e-5, "tie_word_embeddings": false,
         "torch_dtype": "bfloat16",
     });
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anatomy"))
-        .args(["manifest", dir.path().to_str().unwrap(), "--json"])
-        .output()
-        .unwrap();
-    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let tensors: Vec<(String, Vec<u64>)> = m["tensors"]
-        .as_object()
-        .unwrap()
-        .iter()
-        .map(|(k, v)| {
-            let dims = v.as_array().unwrap().iter().map(|d| d.as_u64().unwrap());
-            (k.clone(), dims.collect())
-        })
-        .collect();
+    let tensors = zeros::tensors_of(&config);
     Repo {
         repo: "o/n".into(),
         commit: COMMIT.into(),

@@ -63,47 +63,8 @@ fn header(k: &str, v: &str) -> (String, String) {
     (k.to_string(), v.to_string())
 }
 
-/// A request as the fake hub reads it: method, path with query, headers.
-pub struct Request {
-    method: String,
-    url: String,
-    headers: Vec<(String, String)>,
-}
-
-impl Request {
-    fn header(&self, k: &str) -> Option<String> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case(k))
-            .map(|(_, v)| v.clone())
-    }
-
-    /// One request off a connection (no body: the clients send none).
-    fn read(stream: &std::net::TcpStream) -> Option<Request> {
-        use std::io::BufRead;
-        let mut r = std::io::BufReader::new(stream);
-        let mut line = String::new();
-        r.read_line(&mut line).ok()?;
-        let mut parts = line.split_whitespace();
-        let (method, url) = (parts.next()?.to_string(), parts.next()?.to_string());
-        let mut headers = Vec::new();
-        loop {
-            let mut l = String::new();
-            r.read_line(&mut l).ok()?;
-            let l = l.trim_end();
-            if l.is_empty() {
-                break;
-            }
-            let (k, v) = l.split_once(':')?;
-            headers.push((k.trim().to_string(), v.trim().to_string()));
-        }
-        Some(Request {
-            method,
-            url,
-            headers,
-        })
-    }
-}
+// A request as the hubs of the tests read it: method, path with query, headers.
+use super::hostile::Req as Request;
 
 impl FakeHub {
     pub fn start(repos: BTreeMap<String, Repo>) -> FakeHub {
@@ -153,7 +114,7 @@ impl FakeHub {
                     log.lock().unwrap().push(format!(
                         "{} {} {}",
                         req.method,
-                        req.url,
+                        req.path,
                         req.header("Range").unwrap_or_default()
                     ));
                     let (repos, by_hash, tags, base, plain) = &*shared;
@@ -253,7 +214,7 @@ fn answer(
     base: &str,
     plain: bool,
 ) -> Answer {
-    let path = req.url.split('?').next().unwrap().to_string();
+    let path = req.path.split('?').next().unwrap().to_string();
     if let Some(hash) = path.strip_prefix("/cdn/") {
         return match by_hash.get(hash) {
             Some(b) => serve(req, b, hash, Vec::new(), plain),

@@ -57,7 +57,8 @@ impl Req {
             .map(|(_, v)| v.as_str())
     }
 
-    fn read(stream: &std::net::TcpStream) -> Option<Req> {
+    /// One request off a connection (no body: the clients send none).
+    pub fn read(stream: &std::net::TcpStream) -> Option<Req> {
         let mut r = std::io::BufReader::new(stream);
         let mut line = String::new();
         r.read_line(&mut line).ok()?;

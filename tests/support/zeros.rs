@@ -21,3 +21,26 @@ pub fn safetensors_bf16(tensors: &[(String, Vec<u64>)]) -> Vec<u8> {
     out.resize(out.len() + at as usize, 0);
     out
 }
+
+/// The checkpoint tensors (name, shape) anatomy's graph gives `config`, from `anatomy manifest
+/// --json` of the test's binary.
+#[allow(dead_code)]
+pub fn tensors_of(config: &serde_json::Value) -> Vec<(String, Vec<u64>)> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_anatomy"))
+        .args(["manifest", dir.path().to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    m["tensors"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(k, v)| {
+            let dims = v.as_array().unwrap().iter().map(|d| d.as_u64().unwrap());
+            (k.clone(), dims.collect())
+        })
+        .collect()
+}
