@@ -27,7 +27,9 @@ pub fn serve_if_child() -> bool {
         return false;
     }
     let mut input = String::new();
-    let _ = std::io::stdin().take(MAX_TEXT * 2).read_to_string(&mut input);
+    let _ = std::io::stdin()
+        .take(MAX_TEXT * 2)
+        .read_to_string(&mut input);
     let v: serde_json::Value = serde_json::from_str(&input).unwrap_or_default();
     let text = |k: &str| v[k].as_str().unwrap_or_default().to_string();
     let t = Template {

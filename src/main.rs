@@ -1086,7 +1086,8 @@ fn decode(
         if let Some(tok) = stream {
             if let Ok(all) = tok.decode(&generated) {
                 if all.len() > text.len() && all.is_char_boundary(text.len()) {
-                    let wrote = write!(stdout, "{}", &all[text.len()..]).and_then(|()| stdout.flush());
+                    let wrote =
+                        write!(stdout, "{}", &all[text.len()..]).and_then(|()| stdout.flush());
                     text = all;
                     if let Err(e) = wrote {
                         failed = Some(e);

@@ -39,8 +39,14 @@ fn a_chat_template_cannot_take_unbounded_memory_or_time() {
     let run = |template: &str| {
         std::fs::write(dir.path().join("chat_template.jinja"), template).unwrap();
         let mut c = measure::anatomy();
-        c.args(["run", dir.path().to_str().unwrap(), "--chat", "--prompt", "hi"])
-            .args(["--max-tokens", "1"]);
+        c.args([
+            "run",
+            dir.path().to_str().unwrap(),
+            "--chat",
+            "--prompt",
+            "hi",
+        ])
+        .args(["--max-tokens", "1"]);
         measure::run(c)
     };
     // A plain template works through the child process.
@@ -66,7 +72,13 @@ fn a_chat_template_cannot_take_unbounded_memory_or_time() {
     let f = std::fs::File::create(dir.path().join("chat_template.jinja")).unwrap();
     f.set_len(3 << 30).unwrap();
     let mut c = measure::anatomy();
-    c.args(["run", dir.path().to_str().unwrap(), "--chat", "--prompt", "hi"]);
+    c.args([
+        "run",
+        dir.path().to_str().unwrap(),
+        "--chat",
+        "--prompt",
+        "hi",
+    ]);
     let ran = measure::run(c);
     ran.refused("a chat template of at most");
     assert!(ran.rss_kb < RSS_KB, "{} KiB", ran.rss_kb);
@@ -74,7 +86,8 @@ fn a_chat_template_cannot_take_unbounded_memory_or_time() {
 
 #[test]
 fn a_normalizer_that_multiplies_text_is_refused() {
-    let double = serde_json::json!({"type": "Replace", "pattern": {"String": "a"}, "content": "aa"});
+    let double =
+        serde_json::json!({"type": "Replace", "pattern": {"String": "a"}, "content": "aa"});
     let dir = checkpoint(serde_json::json!({"type": "Sequence", "normalizers": vec![double; 40]}));
     let mut c = measure::anatomy();
     c.args(["run", dir.path().to_str().unwrap(), "--prompt", "a a a"]);
@@ -85,7 +98,14 @@ fn a_normalizer_that_multiplies_text_is_refused() {
     // A normalizer of ordinary growth runs.
     let dir = checkpoint(serde_json::json!({"type": "Lowercase"}));
     let mut c = measure::anatomy();
-    c.args(["run", dir.path().to_str().unwrap(), "--prompt", "HI a", "--max-tokens", "1"]);
+    c.args([
+        "run",
+        dir.path().to_str().unwrap(),
+        "--prompt",
+        "HI a",
+        "--max-tokens",
+        "1",
+    ]);
     measure::run(c).ok();
 }
 
@@ -124,15 +144,36 @@ fn threads_beyond_the_cores_are_refused_unless_forced() {
     let cores = std::thread::available_parallelism().unwrap().get();
     let many = (cores + 1).to_string();
     let mut c = measure::anatomy();
-    c.args(["run", fixture("llama").to_str().unwrap(), "--ids", "1", "--threads", &many]);
+    c.args([
+        "run",
+        fixture("llama").to_str().unwrap(),
+        "--ids",
+        "1",
+        "--threads",
+        &many,
+    ]);
     measure::run(c).refused("more than this machine's");
     let mut c = measure::anatomy();
-    c.args(["run", fixture("llama").to_str().unwrap(), "--ids", "1", "--max-tokens", "1"])
-        .args(["--threads", &many, "--force"]);
+    c.args([
+        "run",
+        fixture("llama").to_str().unwrap(),
+        "--ids",
+        "1",
+        "--max-tokens",
+        "1",
+    ])
+    .args(["--threads", &many, "--force"]);
     measure::run(c).ok();
     let mut c = measure::anatomy();
-    c.args(["run", fixture("llama").to_str().unwrap(), "--ids", "1", "--max-tokens", "1"])
-        .args(["--threads", &cores.to_string()]);
+    c.args([
+        "run",
+        fixture("llama").to_str().unwrap(),
+        "--ids",
+        "1",
+        "--max-tokens",
+        "1",
+    ])
+    .args(["--threads", &cores.to_string()]);
     measure::run(c).ok();
 }
 

@@ -719,7 +719,8 @@ fn lenient_outputs_name_the_ignored_keys() {
     std::fs::write(&path, config.to_string()).unwrap();
     let p = path.to_str().unwrap();
     let line = "anatomy ignored: attention_chunk_size = 64";
-    let unread = "not read by transformers (so it cannot change the model): attn_output_gate = true";
+    let unread =
+        "not read by transformers (so it cannot change the model): attn_output_gate = true";
     anatomy().args(["show", p]).assert().code(2).stderr(
         predicate::str::contains("field `attention_chunk_size`: = 64")
             .and(predicate::str::contains("transformers reads this key"))
@@ -732,7 +733,10 @@ fn lenient_outputs_name_the_ignored_keys() {
             .success()
             .stdout(predicate::str::contains(line).and(predicate::str::contains(unread)));
     }
-    for cmd in [&["stats", p, "--json", "--lenient"][..], &["manifest", p, "--json", "--lenient"]] {
+    for cmd in [
+        &["stats", p, "--json", "--lenient"][..],
+        &["manifest", p, "--json", "--lenient"],
+    ] {
         let v = json(cmd);
         assert_eq!(v["ignored"][0], "attention_chunk_size = 64");
         assert_eq!(v["not_read_by_transformers"][0], "attn_output_gate = true");

@@ -298,11 +298,18 @@ fn names_from_inputs_cannot_break_the_generated_code() {
     for name in NAMES {
         let dir = tmp.path().join(name);
         std::fs::create_dir(&dir).unwrap();
-        std::fs::copy(corpus().join("st-good/config.json"), dir.join("config.json")).unwrap();
+        std::fs::copy(
+            corpus().join("st-good/config.json"),
+            dir.join("config.json"),
+        )
+        .unwrap();
         let d = dir.to_str().unwrap();
         let py = tmp.path().join("model.py");
         let _ = std::fs::remove_file(&py);
-        anatomy().args(["numpy", d, "-o", py.to_str().unwrap()]).assert().success();
+        anatomy()
+            .args(["numpy", d, "-o", py.to_str().unwrap()])
+            .assert()
+            .success();
         let torch = anatomy().args(["torch", d]).output().unwrap();
         assert!(torch.status.success());
         let torch_py = tmp.path().join("torch_model.py");
@@ -320,17 +327,27 @@ fn names_from_inputs_cannot_break_the_generated_code() {
             );
             let doc = String::from_utf8_lossy(&out.stdout);
             // The name as anatomy shows it (control characters escaped), quotes aside.
-            let unquoted = |s: &str| -> String { s.chars().filter(|c| *c != '"' && *c != '\'').collect() };
+            let unquoted =
+                |s: &str| -> String { s.chars().filter(|c| *c != '"' && *c != '\'').collect() };
             let shown = name
                 .chars()
-                .map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() })
+                .map(|c| {
+                    if c.is_control() {
+                        c.escape_default().to_string()
+                    } else {
+                        c.to_string()
+                    }
+                })
                 .collect::<String>();
             assert!(
                 unquoted(&doc).contains(&unquoted(&shown)),
                 "{name:?} not in {doc}"
             );
         }
-        let md = anatomy().args(["export", d, "--format", "md"]).output().unwrap();
+        let md = anatomy()
+            .args(["export", d, "--format", "md"])
+            .output()
+            .unwrap();
         let md = String::from_utf8(md.stdout).unwrap();
         assert!(!md.contains("](javascript"), "{md}");
         assert!(!md.contains("<img"), "{md}");
@@ -346,9 +363,20 @@ fn writing_to_a_full_disk_fails() {
         &["manifest", "llama-3.1-8b", "--json"],
         &["diff", "llama-3.1-8b", "qwen3-0.6b", "--json"],
         &["export", "llama-3.1-8b", "--format", "md"],
-        &["run", "llama-3.1-8b", "--tiny", "--ids", "1,2", "--max-tokens", "3"],
+        &[
+            "run",
+            "llama-3.1-8b",
+            "--tiny",
+            "--ids",
+            "1,2",
+            "--max-tokens",
+            "3",
+        ],
     ] {
-        let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_anatomy"))
             .args(args)
             .stdout(full)
@@ -380,7 +408,11 @@ fn an_interrupted_write_leaves_nothing() {
     });
     std::fs::write(model.join("config.json"), config.to_string()).unwrap();
     let tensors = zeros::tensors_of(&config);
-    std::fs::write(model.join("model.safetensors"), zeros::safetensors_bf16(&tensors)).unwrap();
+    std::fs::write(
+        model.join("model.safetensors"),
+        zeros::safetensors_bf16(&tensors),
+    )
+    .unwrap();
     let ids = vec!["1"; 512].join(",");
     let out = tmp.path().join("out");
     std::fs::create_dir(&out).unwrap();
@@ -392,7 +424,14 @@ fn an_interrupted_write_leaves_nothing() {
     };
     for _ in 0..10 {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_anatomy"))
-            .args(["run", model.to_str().unwrap(), "--ids", &ids, "--max-tokens", "1"])
+            .args([
+                "run",
+                model.to_str().unwrap(),
+                "--ids",
+                &ids,
+                "--max-tokens",
+                "1",
+            ])
             .arg("--logits")
             .arg(out.join("logits.npy"))
             .stdout(std::process::Stdio::null())

@@ -16,7 +16,7 @@ mod zeros;
 
 use measure::Ran;
 
-use hostile::{Body, Repo, Reply, Req, Server};
+use hostile::{Body, Reply, Repo, Req, Server};
 
 const COMMIT: &str = "0123456789abcdef0123456789abcdef01234567";
 /// The deadline the runs below are given (ANATOMY_HUB_TIMEOUT), and what a hang may take at most:
@@ -112,10 +112,7 @@ fn run(server: &Server, sb: &Sandbox, args: &[&str]) -> Ran {
     measure::run(c)
 }
 
-fn spoiled(
-    repo: Repo,
-    f: impl Fn(&Repo, &Req) -> Option<Reply> + Send + Sync + 'static,
-) -> Server {
+fn spoiled(repo: Repo, f: impl Fn(&Repo, &Req) -> Option<Reply> + Send + Sync + 'static) -> Server {
     let repo = Arc::new(repo);
     Server::start(move |req| f(&repo, req).unwrap_or_else(|| repo.answer(req)))
 }
@@ -124,7 +121,12 @@ fn spoiled(
 fn the_honest_hub_here_serves_the_commands() {
     let sb = Sandbox::new();
     let hub = spoiled(tiny(), |_, _| None);
-    run(&hub, &sb, &["run", "o/n", "--ids", "1,2", "--max-tokens", "2"]).ok();
+    run(
+        &hub,
+        &sb,
+        &["run", "o/n", "--ids", "1,2", "--max-tokens", "2"],
+    )
+    .ok();
     sb.untouched();
 }
 
@@ -158,7 +160,13 @@ fn no_etag_commit_or_file_name_from_the_server_names_a_path() {
         });
         run(&hub, &sb, &["stats", "o/n"]).refused("not 40 hex digits");
     }
-    for name in ["/etc/hostname", "../outside/victim", "a/../../b", "a\u{1}b", ""] {
+    for name in [
+        "/etc/hostname",
+        "../outside/victim",
+        "a/../../b",
+        "a\u{1}b",
+        "",
+    ] {
         let hub = spoiled(tiny(), move |r, req| {
             req.path.starts_with("/api/").then(|| {
                 Reply::new(
@@ -280,7 +288,9 @@ fn every_flood_ends_within_a_bounded_memory() {
     };
     // An endless file list.
     let sb = Sandbox::new();
-    let hub = spoiled(tiny(), move |_, q| q.path.starts_with("/api/").then(endless));
+    let hub = spoiled(tiny(), move |_, q| {
+        q.path.starts_with("/api/").then(endless)
+    });
     let ran = run(&hub, &sb, &["stats", "o/n"]);
     ran.refused("too much");
     assert!(ran.rss_kb < FLOOD_RSS_KB, "{} KiB", ran.rss_kb);
@@ -375,7 +385,12 @@ fn a_corrupt_transfer_never_exits_0_and_the_cache_recovers() {
     });
     run(&hub, &sb, &["run", "o/n", "--ids", "1"]).refused("sent");
     // Nothing wrong was kept: the next honest run works, and the blobs are the files.
-    run(&honest, &sb, &["run", "o/n", "--ids", "1", "--max-tokens", "1"]).ok();
+    run(
+        &honest,
+        &sb,
+        &["run", "o/n", "--ids", "1", "--max-tokens", "1"],
+    )
+    .ok();
     let mut blobs = sb.blobs();
     blobs.sort();
     let repo = tiny();
@@ -421,7 +436,10 @@ fn one_big_shard() -> Repo {
         commit: COMMIT.into(),
         files: vec![
             ("config.json".into(), config.to_string().into_bytes()),
-            ("model.safetensors".into(), zeros::safetensors_bf16(&tensors)),
+            (
+                "model.safetensors".into(),
+                zeros::safetensors_bf16(&tensors),
+            ),
         ],
     }
 }
@@ -439,7 +457,12 @@ fn a_server_that_ignores_range_is_read_once() {
         q.headers.retain(|(k, _)| !k.eq_ignore_ascii_case("Range"));
         Some(r.answer(&q))
     });
-    run(&hub, &sb, &["run", "o/n", "--ids", "1", "--max-tokens", "1"]).ok();
+    run(
+        &hub,
+        &sb,
+        &["run", "o/n", "--ids", "1", "--max-tokens", "1"],
+    )
+    .ok();
     let sent = hub.sent.load(std::sync::atomic::Ordering::Relaxed);
     assert!(
         sent < size + size / 20,
@@ -485,14 +508,15 @@ fn a_gguf_header_cannot_claim_memory() {
         let body: Vec<u8> = (a..=b)
             .map(|i| bytes.get(i as usize).copied().unwrap_or(0))
             .collect();
-        Some(
-            Reply::new(206, body)
-                .header("Content-Range", format!("bytes {a}-{b}/{claimed}")),
-        )
+        Some(Reply::new(206, body).header("Content-Range", format!("bytes {a}-{b}/{claimed}")))
     });
     let ran = run(&hub, &sb, &["verify", "o/n/x.gguf"]);
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
-    assert!(ran.stderr.contains("tokenizer.ggml.tokens"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("tokenizer.ggml.tokens"),
+        "{}",
+        ran.stderr
+    );
     assert!(ran.rss_kb < FLOOD_RSS_KB, "{} KiB", ran.rss_kb);
     sb.untouched();
 }

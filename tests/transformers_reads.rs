@@ -23,7 +23,10 @@ fn the_table_of_keys_transformers_reads_is_the_installed_transformers() {
         .collect();
     assert!(types.len() > 100, "{types:?}");
     let out = std::process::Command::new(paths::python())
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/transformers_reads.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/scripts/transformers_reads.py"
+        ))
         .arg("--check")
         .args(&types)
         .output()

@@ -61,7 +61,12 @@ pub fn run(mut c: Command) -> Ran {
                 if comm.trim() == "anatomy" {
                     let status = std::fs::read_to_string(format!("/proc/{pid}/status"));
                     let hwm = status.unwrap_or_default().lines().find_map(|l| {
-                        l.strip_prefix("VmHWM:")?.trim().strip_suffix("kB")?.trim().parse().ok()
+                        l.strip_prefix("VmHWM:")?
+                            .trim()
+                            .strip_suffix("kB")?
+                            .trim()
+                            .parse()
+                            .ok()
                     });
                     peak = peak.max(hwm.unwrap_or(0));
                 }

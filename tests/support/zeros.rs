@@ -32,7 +32,11 @@ pub fn tensors_of(config: &serde_json::Value) -> Vec<(String, Vec<u64>)> {
         .args(["manifest", dir.path().to_str().unwrap(), "--json"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let m: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     m["tensors"]
         .as_object()

@@ -30,7 +30,11 @@ pub fn fit(spec: &mut Spec, stored: &[Stored]) {
     if holds(spec, &names) {
         return;
     }
-    let mut others = vec![HfWrap::None, HfWrap::Nested, HfWrap::Prefix("language_model")];
+    let mut others = vec![
+        HfWrap::None,
+        HfWrap::Nested,
+        HfWrap::Prefix("language_model"),
+    ];
     if let HfWrap::Prefix(module) = spec.hf_wrap {
         others.push(HfWrap::Prefix(module));
     }

@@ -275,7 +275,10 @@ fn unknown_keys_are_refused_or_listed_under_lenient() {
     // (the mask utilities read `attention_chunk_size` for every model), inside rope_scaling, of
     // any JSON type.
     for (v, key) in [
-        (with("attention_chunk_size", json!(64)), "attention_chunk_size"),
+        (
+            with("attention_chunk_size", json!(64)),
+            "attention_chunk_size",
+        ),
         (
             {
                 let mut v = base();

@@ -39,7 +39,11 @@ fn keys_transformers_never_reads_change_nothing_and_are_listed() {
             assert_eq!(count, base, "{}", e.name);
             let listed: Vec<&str> = with.not_read.iter().map(|i| i.key.as_str()).collect();
             for (k, _) in &unread[..n] {
-                assert!(listed.contains(k), "{}: {k} not listed in {listed:?}", e.name);
+                assert!(
+                    listed.contains(k),
+                    "{}: {k} not listed in {listed:?}",
+                    e.name
+                );
             }
             assert_eq!(with.not_read.len(), spec.not_read.len() + n, "{}", e.name);
         }

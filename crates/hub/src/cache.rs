@@ -128,7 +128,9 @@ impl Repo {
         let rel = Path::new("refs").join(rev);
         let p = self.folder.join(&rel);
         let dir = self.made(rel.parent().expect("refs/REV has a parent"))?;
-        let name = rel.file_name().ok_or_else(|| io("write", &p, "no file name"))?;
+        let name = rel
+            .file_name()
+            .ok_or_else(|| io("write", &p, "no file name"))?;
         let mut tmp = tempfile::Builder::new()
             .prefix(".anatomy-ref-")
             .tempfile_in(&dir)
@@ -296,8 +298,7 @@ mod tests {
         let repo = Repo::new(cache.path(), "o/n");
         std::fs::create_dir_all(repo.folder.join("snapshots")).unwrap();
         // snapshots/C -> outside: made folders must stay inside.
-        std::os::unix::fs::symlink(outside.path(), repo.folder.join("snapshots").join(C))
-            .unwrap();
+        std::os::unix::fs::symlink(outside.path(), repo.folder.join("snapshots").join(C)).unwrap();
         let hash = Hash::Sha256("a".repeat(64));
         assert!(repo.link(C, "sub/x.json", &hash).is_err());
         assert!(std::fs::read_dir(outside.path()).unwrap().next().is_none());
@@ -307,7 +308,9 @@ mod tests {
         std::fs::create_dir_all(repo.folder.join("blobs")).unwrap();
         std::os::unix::fs::symlink(
             &target,
-            repo.folder.join("blobs").join(format!("{}.incomplete", hash.hex())),
+            repo.folder
+                .join("blobs")
+                .join(format!("{}.incomplete", hash.hex())),
         )
         .unwrap();
         let (mut f, _) = repo.partial(&hash).unwrap();

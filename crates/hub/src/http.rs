@@ -57,9 +57,15 @@ pub fn why(status: u16, headers: &HeaderMap) -> Why {
 pub fn meta(headers: &HeaderMap) -> Result<Meta, Why> {
     let linked = text(headers, "x-linked-size").is_some();
     let (size, etag) = if linked {
-        (text(headers, "x-linked-size"), text(headers, "x-linked-etag"))
+        (
+            text(headers, "x-linked-size"),
+            text(headers, "x-linked-etag"),
+        )
     } else {
-        (text(headers, CONTENT_LENGTH.as_str()), text(headers, "etag"))
+        (
+            text(headers, CONTENT_LENGTH.as_str()),
+            text(headers, "etag"),
+        )
     };
     let size = size
         .and_then(|s| s.trim().parse().ok())
@@ -107,7 +113,10 @@ impl Reader {
     /// At most `out.len()` bytes; 0 at the end of the body.
     pub(crate) fn read(&mut self, out: &mut [u8]) -> Result<usize, Why> {
         if Instant::now() > self.deadline {
-            return Err(Why::Timeout(format!("{} did not arrive in time", self.what)));
+            return Err(Why::Timeout(format!(
+                "{} did not arrive in time",
+                self.what
+            )));
         }
         let n = self.r.read(out).map_err(|e| {
             // A read cut by the request's timeout says so only deep in its sources.
@@ -148,7 +157,8 @@ fn timed_out(e: &(dyn std::error::Error + 'static)) -> bool {
     while let Some(e) = at {
         if e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
-            || e.downcast_ref::<reqwest::Error>().is_some_and(|r| r.is_timeout())
+            || e.downcast_ref::<reqwest::Error>()
+                .is_some_and(|r| r.is_timeout())
         {
             return true;
         }
@@ -225,10 +235,7 @@ impl Http {
     ) -> Result<Response, Why> {
         for _ in 0..HOPS {
             if !matches!(url.scheme(), "http" | "https") {
-                return Err(Why::Unsafe(format!(
-                    "redirected to a {} URL",
-                    url.scheme()
-                )));
+                return Err(Why::Unsafe(format!("redirected to a {} URL", url.scheme())));
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -275,8 +282,13 @@ impl Http {
         }
         // Without a length, a file list is given the time of a few MB.
         let len = r.content_length().unwrap_or(4 << 20);
-        self.reader(r, API_BODY, self.deadline(start, len), "the repo's file list")?
-            .all()
+        self.reader(
+            r,
+            API_BODY,
+            self.deadline(start, len),
+            "the repo's file list",
+        )?
+        .all()
     }
 
     fn reader(
@@ -305,9 +317,13 @@ impl Http {
     /// A file's size and hash, as Python's client reads them: a HEAD on `resolve`, stopping at
     /// an LFS file's redirect, which carries them.
     pub(crate) fn meta(&self, url: Url) -> Result<Meta, Why> {
-        let r = self.send(Method::HEAD, url, None, self.deadline(Instant::now(), 0), |h| {
-            text(h, "x-linked-size").is_some()
-        })?;
+        let r = self.send(
+            Method::HEAD,
+            url,
+            None,
+            self.deadline(Instant::now(), 0),
+            |h| text(h, "x-linked-size").is_some(),
+        )?;
         if !r.status().is_success() && !r.status().is_redirection() {
             return Err(why(r.status().as_u16(), r.headers()));
         }
@@ -350,7 +366,12 @@ impl Http {
             }
             200 => {
                 let deadline = self.deadline(start, total.max(range.end));
-                Ok(Ranged::Whole(self.reader(r, u64::MAX, deadline, "the file")?))
+                Ok(Ranged::Whole(self.reader(
+                    r,
+                    u64::MAX,
+                    deadline,
+                    "the file",
+                )?))
             }
             s => Err(if (200..300).contains(&s) {
                 Why::Other(format!("answered a range request with HTTP {s}"))

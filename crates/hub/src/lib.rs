@@ -218,7 +218,12 @@ pub fn info(body: &[u8]) -> Result<(String, Vec<String>), Why> {
 /// HEAD's headers, whether a `Content-Range` is the range asked, the API's commit and files.
 /// Whatever the input, each result is checked here: a hash names one file, a commit is 40 hex
 /// digits, every file a path that stays in its folder.
-pub fn check_answer(status: u16, headers: &[(&str, &[u8])], body: &[u8], asked: std::ops::Range<u64>) {
+pub fn check_answer(
+    status: u16,
+    headers: &[(&str, &[u8])],
+    body: &[u8],
+    asked: std::ops::Range<u64>,
+) {
     let mut h = reqwest::header::HeaderMap::new();
     for (k, v) in headers {
         if let (Ok(k), Ok(v)) = (
@@ -357,7 +362,10 @@ impl Snapshot<'_> {
         if gguf.is_empty() {
             String::new()
         } else {
-            format!(" (GGUF files there: {})", anatomy_core::fmt::printable(&gguf.join(", ")))
+            format!(
+                " (GGUF files there: {})",
+                anatomy_core::fmt::printable(&gguf.join(", "))
+            )
         }
     }
 
@@ -448,7 +456,13 @@ impl Snapshot<'_> {
     }
 
     fn size_of(&self, file: &str) -> Result<u64, Error> {
-        let known = self.sizes.lock().expect("lock").iter().find(|(f, _)| f == file).map(|(_, n)| *n);
+        let known = self
+            .sizes
+            .lock()
+            .expect("lock")
+            .iter()
+            .find(|(f, _)| f == file)
+            .map(|(_, n)| *n);
         if let Some(n) = known {
             return Ok(n);
         }
@@ -581,9 +595,13 @@ mod tests {
     #[test]
     fn an_api_answer_is_read_only_when_sound() {
         let c = "ab".repeat(20);
-        let ok = serde_json::json!({"sha": c, "siblings": [{"rfilename": "b"}, {"rfilename": "a/c"}]});
+        let ok =
+            serde_json::json!({"sha": c, "siblings": [{"rfilename": "b"}, {"rfilename": "a/c"}]});
         let (commit, files) = info(ok.to_string().as_bytes()).unwrap();
-        assert_eq!((commit.as_str(), files), (c.as_str(), vec!["a/c".to_string(), "b".into()]));
+        assert_eq!(
+            (commit.as_str(), files),
+            (c.as_str(), vec!["a/c".to_string(), "b".into()])
+        );
         for bad in [
             serde_json::json!({"sha": "../x"}),
             serde_json::json!({"sha": c, "siblings": [{"rfilename": "/etc/passwd"}]}),

@@ -201,7 +201,9 @@ pub(crate) fn download(
     }
     if s.cache.blob(&meta.hash).is_none() {
         let partial = fill(s, file, &meta, progress).map_err(fail)?;
-        s.cache.finish(&partial, &meta.hash).map_err(|e| fail(Why::Io(e)))?;
+        s.cache
+            .finish(&partial, &meta.hash)
+            .map_err(|e| fail(Why::Io(e)))?;
     }
     let link = s
         .cache

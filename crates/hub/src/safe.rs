@@ -23,7 +23,10 @@ impl Hash {
     pub fn from_etag(raw: &str) -> Option<Hash> {
         let s = raw.trim();
         let s = s.strip_prefix("W/").unwrap_or(s);
-        let s = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s);
+        let s = s
+            .strip_prefix('"')
+            .and_then(|s| s.strip_suffix('"'))
+            .unwrap_or(s);
         if !s.bytes().all(|b| b.is_ascii_hexdigit()) {
             return None;
         }
@@ -133,9 +136,8 @@ mod tests {
         let mut h = git.hasher(6);
         h.update(b"hello\n");
         assert!(h.matches(&git));
-        let sha = Hash::Sha256(
-            "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03".into(),
-        );
+        let sha =
+            Hash::Sha256("5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03".into());
         let mut h = sha.hasher(6);
         h.update(b"hello\n");
         assert!(h.matches(&sha));
