@@ -507,8 +507,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                         "run",
                         "--threads",
                         format!("is {n}, more than this machine's {cores} cores; give at most {cores} (or add --force to run that many anyway)"),
-                    )
-                    .into());
+                    ));
                 }
                 // Read once, when candle first starts its thread pools, which is later.
                 std::env::set_var("CANDLE_NUM_THREADS", n.to_string());
