@@ -323,6 +323,52 @@ fn every_flood_ends_within_a_bounded_memory() {
     sb.untouched();
 }
 
+/// What a run left in the cache is not trusted: a partial download planted as a symlink to a
+/// file outside is replaced, not written through; a cached config whose bytes are not its blob's
+/// hash (an error page an older client kept) is fetched again.
+#[cfg(unix)]
+#[test]
+fn a_planted_or_poisoned_cache_is_neither_followed_nor_trusted() {
+    let sb = Sandbox::new();
+    let honest = spoiled(tiny(), |_, _| None);
+    let repo = tiny();
+    let (config, weights) = (&repo.files[0].1, &repo.files[1].1);
+    let folder = sb.home.join("hub/models--o--n");
+    std::fs::create_dir_all(folder.join("blobs")).unwrap();
+    std::os::unix::fs::symlink(
+        sb.outside.join("victim"),
+        folder
+            .join("blobs")
+            .join(format!("{}.incomplete", hostile::sha256(weights))),
+    )
+    .unwrap();
+    // config.json's snapshot entry and blob, named by its hash, holding an error page.
+    let tag = hostile::git_sha1(config);
+    std::fs::write(
+        folder.join("blobs").join(&tag),
+        b"<html>502 Bad Gateway</html>",
+    )
+    .unwrap();
+    let snap = folder.join("snapshots").join(COMMIT);
+    std::fs::create_dir_all(&snap).unwrap();
+    std::os::unix::fs::symlink(format!("../../blobs/{tag}"), snap.join("config.json")).unwrap();
+    run(
+        &honest,
+        &sb,
+        &["run", "o/n", "--ids", "1", "--max-tokens", "1"],
+    )
+    .ok();
+    assert_eq!(
+        std::fs::read(folder.join("blobs").join(&tag)).unwrap(),
+        *config
+    );
+    assert_eq!(
+        std::fs::read(folder.join("blobs").join(hostile::sha256(weights))).unwrap(),
+        *weights
+    );
+    sb.untouched();
+}
+
 #[test]
 fn a_corrupt_transfer_never_exits_0_and_the_cache_recovers() {
     let sb = Sandbox::new();

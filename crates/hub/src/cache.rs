@@ -205,10 +205,18 @@ impl Repo {
         Ok((f, p))
     }
 
-    /// The blob of `hash`, if the cache holds it.
-    pub fn blob(&self, hash: &Hash) -> Option<PathBuf> {
+    /// The blob of `hash`, if the cache holds it (`check`: with that hash; one without it is
+    /// removed, to be fetched again).
+    pub fn blob(&self, hash: &Hash, check: bool) -> Option<PathBuf> {
         let p = self.folder.join("blobs").join(hash.hex());
-        self.inside(&p).then_some(p)
+        if !self.inside(&p) {
+            return None;
+        }
+        if check && !has_hash(&p, hash) {
+            let _ = std::fs::remove_file(&p);
+            return None;
+        }
+        Some(p)
     }
 
     /// A checked partial download made the blob of `hash`.

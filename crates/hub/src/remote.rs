@@ -199,7 +199,7 @@ pub(crate) fn download(
             meta.size
         ))));
     }
-    if s.cache.blob(&meta.hash).is_none() {
+    if s.cache.blob(&meta.hash, check).is_none() {
         let partial = fill(s, file, &meta, progress).map_err(fail)?;
         s.cache
             .finish(&partial, &meta.hash)
