@@ -142,39 +142,20 @@ fn a_manifest_is_bounded() {
 #[test]
 fn threads_beyond_the_cores_are_refused_unless_forced() {
     let cores = std::thread::available_parallelism().unwrap().get();
+    let llama = fixture("llama");
+    let run = |threads: &str, force: bool| {
+        let mut c = measure::anatomy();
+        c.arg("run").arg(&llama);
+        c.args(["--ids", "1", "--max-tokens", "1", "--threads", threads]);
+        if force {
+            c.arg("--force");
+        }
+        measure::run(c)
+    };
     let many = (cores + 1).to_string();
-    let mut c = measure::anatomy();
-    c.args([
-        "run",
-        fixture("llama").to_str().unwrap(),
-        "--ids",
-        "1",
-        "--threads",
-        &many,
-    ]);
-    measure::run(c).refused("more than this machine's");
-    let mut c = measure::anatomy();
-    c.args([
-        "run",
-        fixture("llama").to_str().unwrap(),
-        "--ids",
-        "1",
-        "--max-tokens",
-        "1",
-    ])
-    .args(["--threads", &many, "--force"]);
-    measure::run(c).ok();
-    let mut c = measure::anatomy();
-    c.args([
-        "run",
-        fixture("llama").to_str().unwrap(),
-        "--ids",
-        "1",
-        "--max-tokens",
-        "1",
-    ])
-    .args(["--threads", &cores.to_string()]);
-    measure::run(c).ok();
+    run(&many, false).refused("more than this machine's");
+    run(&many, true).ok();
+    run(&cores.to_string(), false).ok();
 }
 
 /// The offline cache walk follows no snapshot symlink out, and a ref must hold a commit.

@@ -13,6 +13,9 @@ mod fake_hub;
 #[path = "support/hostile.rs"]
 #[allow(dead_code)]
 mod hostile;
+#[path = "support/measure.rs"]
+#[allow(dead_code)]
+mod measure;
 #[path = "support/paths.rs"]
 mod paths;
 #[path = "support/smollm2.rs"]
@@ -54,13 +57,7 @@ fn tiny_llama(token: Option<&str>) -> Repo {
 /// A Llama-shaped checkpoint of about 40 MB in four shards with its index, tensors from the
 /// graph's manifest of its config.
 fn sharded() -> (Repo, u64) {
-    let config = serde_json::json!({
-        "architectures": ["LlamaForCausalLM"], "model_type": "llama",
-        "hidden_size": 512, "intermediate_size": 1536, "num_hidden_layers": 4,
-        "num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 8192,
-        "max_position_embeddings": 2048, "rms_norm_eps": 1e-5, "tie_word_embeddings": false,
-        "torch_dtype": "bfloat16",
-    });
+    let config = zeros::llama_40mb();
     let tensors = zeros::tensors_of(&config);
     let mut files = BTreeMap::new();
     let mut weight_map = serde_json::Map::new();
@@ -98,15 +95,7 @@ fn sharded() -> (Repo, u64) {
 
 fn anatomy() -> Command {
     let mut c = Command::cargo_bin("anatomy").unwrap();
-    for v in [
-        "HF_TOKEN",
-        "HF_TOKEN_PATH",
-        "HF_HUB_OFFLINE",
-        "HF_HUB_CACHE",
-        "HUGGINGFACE_HUB_CACHE",
-        "HF_ENDPOINT",
-        "XDG_CACHE_HOME",
-    ] {
+    for v in measure::HUB_ENV {
         c.env_remove(v);
     }
     c

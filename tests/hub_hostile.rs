@@ -469,13 +469,7 @@ fn malformed_answers_are_named_for_what_they_are() {
 
 /// A Llama checkpoint of about 40 MB in one file, more than one download chunk (32 MiB).
 fn one_big_shard() -> Repo {
-    let config = serde_json::json!({
-        "architectures": ["LlamaForCausalLM"], "model_type": "llama",
-        "hidden_size": 512, "intermediate_size": 1536, "num_hidden_layers": 4,
-        "num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 8192,
-        "max_position_embeddings": 2048, "rms_norm_eps": 1e-5, "tie_word_embeddings": false,
-        "torch_dtype": "bfloat16",
-    });
+    let config = zeros::llama_40mb();
     let tensors = zeros::tensors_of(&config);
     Repo {
         repo: "o/n".into(),

@@ -36,24 +36,8 @@ impl Drop for FakeHub {
     }
 }
 
-/// An LFS file's ETag, as the Hub gives it: the SHA-256 of its bytes.
-pub fn etag(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    hex(&sha2::Sha256::digest(bytes))
-}
-
-/// A file in git's ETag, as the Hub gives it: its git blob SHA-1.
-pub fn git_etag(bytes: &[u8]) -> String {
-    use sha1::Digest;
-    let mut h = sha1::Sha1::new();
-    h.update(format!("blob {}\0", bytes.len()).as_bytes());
-    h.update(bytes);
-    hex(&h.finalize())
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
+/// The ETags the Hub gives: SHA-256 for an LFS file, git's blob SHA-1 for another.
+pub use super::hostile::{git_sha1 as git_etag, sha256 as etag};
 
 fn lfs(name: &str) -> bool {
     name.ends_with(".safetensors") || name.ends_with(".gguf")

@@ -167,7 +167,7 @@ fn serve(
     let mut head = format!("HTTP/1.1 {} X\r\nConnection: close\r\n", reply.status);
     let len = match &reply.body {
         Body::Bytes(b) | Body::Trickle(b, _) => Some(b.len()),
-        _ => None,
+        Body::Endless | Body::Hang => None,
     };
     if let Some(n) = len.filter(|_| reply.length) {
         head += &format!("Content-Length: {n}\r\n");

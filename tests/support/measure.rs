@@ -15,18 +15,22 @@ pub struct Ran {
     pub rss_kb: u64,
 }
 
+/// The environment's Hub settings, which a test's run must not inherit.
+pub const HUB_ENV: &[&str] = &[
+    "HF_TOKEN",
+    "HF_TOKEN_PATH",
+    "HF_HUB_OFFLINE",
+    "HF_HUB_CACHE",
+    "HUGGINGFACE_HUB_CACHE",
+    "HF_ENDPOINT",
+    "XDG_CACHE_HOME",
+];
+
 /// The binary, with no Hub settings from the environment.
+#[allow(dead_code)]
 pub fn anatomy() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_anatomy"));
-    for v in [
-        "HF_TOKEN",
-        "HF_TOKEN_PATH",
-        "HF_HUB_OFFLINE",
-        "HF_HUB_CACHE",
-        "HUGGINGFACE_HUB_CACHE",
-        "HF_ENDPOINT",
-        "XDG_CACHE_HOME",
-    ] {
+    for v in HUB_ENV {
         c.env_remove(v);
     }
     c

@@ -48,3 +48,15 @@ pub fn tensors_of(config: &serde_json::Value) -> Vec<(String, Vec<u64>)> {
         })
         .collect()
 }
+
+/// A Llama config whose bf16 checkpoint is about 40 MB: more than one download chunk (32 MiB).
+#[allow(dead_code)]
+pub fn llama_40mb() -> serde_json::Value {
+    serde_json::json!({
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama",
+        "hidden_size": 512, "intermediate_size": 1536, "num_hidden_layers": 4,
+        "num_attention_heads": 8, "num_key_value_heads": 4, "vocab_size": 8192,
+        "max_position_embeddings": 2048, "rms_norm_eps": 1e-5, "tie_word_embeddings": false,
+        "torch_dtype": "bfloat16",
+    })
+}

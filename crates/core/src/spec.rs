@@ -586,9 +586,21 @@ pub struct Ignored {
     pub value: String,
 }
 
+impl Ignored {
+    /// `key = value`, as the JSON outputs list it.
+    pub fn pair(&self) -> String {
+        format!("{} = {}", self.key, self.value)
+    }
+
+    /// Each of `keys` as `key = value`.
+    pub fn pairs(keys: &[Ignored]) -> Vec<String> {
+        keys.iter().map(Ignored::pair).collect()
+    }
+}
+
 impl std::fmt::Display for Ignored {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "anatomy ignored: {} = {}", self.key, self.value)
+        write!(f, "anatomy ignored: {}", self.pair())
     }
 }
 

@@ -202,16 +202,8 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
         return Err(fit("a prefill FLOP count", u128::MAX).unwrap_err());
     }
     Ok(Stats {
-        ignored: spec
-            .ignored
-            .iter()
-            .map(|i| format!("{} = {}", i.key, i.value))
-            .collect(),
-        not_read_by_transformers: spec
-            .not_read
-            .iter()
-            .map(|i| format!("{} = {}", i.key, i.value))
-            .collect(),
+        ignored: crate::spec::Ignored::pairs(&spec.ignored),
+        not_read_by_transformers: crate::spec::Ignored::pairs(&spec.not_read),
         model: spec.name.clone(),
         total_params: fit("a parameter count", total)?,
         active_params: fit("a parameter count", active)?,

@@ -62,9 +62,14 @@ fn growth(v: &serde_json::Value, depth: usize) -> f64 {
             }),
         Some("Replace") => {
             let content = len("content");
-            match v["pattern"]["String"].as_str() {
-                Some(p) if !p.is_empty() => (content / p.chars().count() as f64).max(1.0),
-                _ => content + 1.0,
+            // A string pattern of n characters is replaced by the content at most once per n
+            // characters; a regex (or an empty string) may match between every two.
+            let pattern = v["pattern"]["String"]
+                .as_str()
+                .map_or(0, |p| p.chars().count());
+            match pattern {
+                0 => content + 1.0,
+                n => (content / n as f64).max(1.0),
             }
         }
         Some("Prepend") => 1.0 + len("prepend"),

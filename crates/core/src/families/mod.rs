@@ -128,7 +128,7 @@ fn float_tags(v: &mut Value) {
             o.values_mut().for_each(float_tags);
         }
         Value::Array(a) => a.iter_mut().for_each(float_tags),
-        _ => {}
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
     }
 }
 

@@ -284,9 +284,10 @@ impl<'s> Builder<'s> {
                 .as_ref()
                 .is_some_and(|m| m.storage == crate::spec::ExpertStorage::Flat);
         // A head stored with more rows than the logits kept: the rest pad it.
-        let padding_rows = match (role, bias, self.spec.logits_kept, shape.first()) {
-            (Role::LmHead, false, Some(kept), Some(&rows)) => rows.saturating_sub(kept),
-            _ => 0,
+        // Only the head's weight, where the logits past `logits_kept` are dropped, pads rows.
+        let padding_rows = match (role == Role::LmHead && !bias, self.spec.logits_kept) {
+            (true, Some(kept)) => shape.first().map_or(0, |rows| rows.saturating_sub(kept)),
+            (true, None) | (false, _) => 0,
         };
         self.params.push(Param {
             hf,

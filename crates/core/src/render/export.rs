@@ -179,8 +179,8 @@ pub fn json(g: &Graph, origin: &Origin) -> Result<Value> {
             "plan": spec.plan_summary(),
         },
         "source": origin.json(),
-        "ignored": spec.ignored.iter().map(|i| format!("{} = {}", i.key, i.value)).collect::<Vec<_>>(),
-        "not_read_by_transformers": spec.not_read.iter().map(|i| format!("{} = {}", i.key, i.value)).collect::<Vec<_>>(),
+        "ignored": crate::spec::Ignored::pairs(&spec.ignored),
+        "not_read_by_transformers": crate::spec::Ignored::pairs(&spec.not_read),
         "figures": figures,
         "params": params,
         "tensors": tensors,
@@ -214,6 +214,20 @@ fn label(s: &str) -> String {
     out
 }
 
+/// Text inside YAML front matter's single quotes (Mermaid's title): nothing there is an escape
+/// (a `\x` inside double quotes is invalid YAML), a quote is written twice, and the rest is a
+/// label's text.
+fn yaml_quoted(s: &str) -> String {
+    let mut out = String::new();
+    for c in label(s).chars() {
+        match c {
+            '\'' => out.push_str("''"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn part_label(p: &Part) -> String {
     let mut l = p.title.clone();
     if let Some(layers) = &p.layers {
@@ -227,17 +241,14 @@ fn part_label(p: &Part) -> String {
 pub fn mermaid(g: &Graph) -> Result<String> {
     let s = stats::stats(g, None)?;
     let ps = parts(g, s.kv_cache.context);
-    // The title is YAML front matter: single-quoted, where nothing is an escape (a `\x` in a
-    // double-quoted one is invalid YAML) and `'` is written twice.
     let mut out = format!(
         "---\ntitle: '{}'\n---\nflowchart TD\n",
-        label(&format!(
+        yaml_quoted(&format!(
             "{} · {} · {} params",
             g.spec.name,
             g.spec.family,
             crate::fmt::short(s.total_params as u128)
         ))
-        .replace('\'', "''")
     );
     out += "  input([\"input ids\"])\n";
     let mut prev: Vec<String> = vec!["input".into()];

@@ -327,22 +327,11 @@ pub fn manifest_json(g: &Graph, entries: &[Entry], origin: &crate::source::Origi
         ignored: Vec<String>,
         not_read_by_transformers: Vec<String>,
     }
-    let ignored: Vec<String> = g
-        .spec
-        .ignored
-        .iter()
-        .map(|i| format!("{} = {}", i.key, i.value))
-        .collect();
     let m = Manifest {
         source: origin.json(),
         tensors: Tensors(entries),
-        ignored,
-        not_read_by_transformers: g
-            .spec
-            .not_read
-            .iter()
-            .map(|i| format!("{} = {}", i.key, i.value))
-            .collect(),
+        ignored: crate::spec::Ignored::pairs(&g.spec.ignored),
+        not_read_by_transformers: crate::spec::Ignored::pairs(&g.spec.not_read),
     };
     serde_json::to_string_pretty(&m).expect("json") + "\n"
 }
@@ -614,9 +603,5 @@ pub fn diff(d: &crate::diff::Diff) -> String {
 
 /// The keys transformers does not read, as one list for a line of text.
 pub fn not_read(spec: &crate::spec::Spec) -> String {
-    spec.not_read
-        .iter()
-        .map(|i| format!("{} = {}", i.key, i.value))
-        .collect::<Vec<_>>()
-        .join(", ")
+    crate::spec::Ignored::pairs(&spec.not_read).join(", ")
 }
