@@ -56,7 +56,10 @@ def olmo_hybrid(rng):
 
 def bailing_hybrid(rng):
     heads, layers = rng.choice([2, 4]), rng.randint(2, 4)
-    return dict(model_type="bailing_hybrid", hidden_size=32, intermediate_size=48, moe_intermediate_size=16,
+    # transformers 5.25's per-layer clips after the activation (0: none), or none at all.
+    clips = lambda: [rng.choice([0, 0.01, 0.05]) for _ in range(layers)] if rng.random() < 0.5 else None
+    return dict(model_type="bailing_hybrid", expert_swiglu_limit_list=clips(),
+                share_expert_swiglu_limit_list=clips(), hidden_size=32, intermediate_size=48, moe_intermediate_size=16,
                 num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=heads, vocab_size=97,
                 head_dim=rng.choice([4, 8]), kv_lora_rank=16, qk_nope_head_dim=8, qk_rope_head_dim=4,
                 v_head_dim=rng.choice([4, 8]), num_experts=4, num_experts_per_token=2, num_expert_group=rng.choice([1, 2]),

@@ -154,6 +154,15 @@ CONFIGS = {
     "sarvam-moe": dict(BASE, model_type="sarvam_moe", head_dim=8, num_experts=8, num_shared_experts=1,
                        num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1,
                        use_qkv_bias=True),
+    # Param2: GLM-4.5's model under Sarvam's key names and fused [q|k|v] checkpoint layout.
+    "param2moe": dict(BASE, model_type="param2moe", head_dim=8, num_experts=8, num_shared_experts=1,
+                      num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1,
+                      use_qkv_bias=True),
+    # MiniCPM5-MoE: an output gate per head feature in the query projection, V3's router (a
+    # correction bias, routed scaling) over sparse layers named by mlp_layer_types.
+    "minicpm5-moe": dict(BASE, model_type="minicpm5_moe", head_dim=8, n_routed_experts=8, n_shared_experts=1,
+                         num_experts_per_tok=2, moe_intermediate_size=16, routed_scaling_factor=2.0,
+                         mlp_layer_types=["sparse", "dense"]),
     # Youtu: DeepSeek-V3's latent attention, dense layers, tied embeddings.
     "youtu": dict(BASE, model_type="youtu", num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=24,
                   qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8),
@@ -770,6 +779,15 @@ CONFIGS = {
                            qk_rope_head_dim=4, v_head_dim=8, num_experts=4, num_experts_per_token=2,
                            num_expert_group=2, topk_group=1, first_k_dense_replace=1, moe_intermediate_size=16,
                            layer_group_size=3, rope_theta=10000.0, eos_token_id=1),
+    # ... with per-layer clips after the activation (transformers 5.25), the routed experts' and
+    # the shared ones' apart, some layers without; limits small enough that the toy's values reach them.
+    "bailing_hybrid-clips": dict(BASE, model_type="bailing_hybrid", num_hidden_layers=4, num_key_value_heads=4,
+                                 head_dim=6, short_conv_kernel_size=3, kv_lora_rank=16, qk_nope_head_dim=8,
+                                 qk_rope_head_dim=4, v_head_dim=8, num_experts=4, num_experts_per_token=2,
+                                 num_expert_group=1, topk_group=1, first_k_dense_replace=1,
+                                 moe_intermediate_size=16, layer_group_size=2, rope_theta=10000.0, eos_token_id=1,
+                                 expert_swiglu_limit_list=[0, 0.01, 0.02, 0],
+                                 share_expert_swiglu_limit_list=[0.01, 0, 0.015, 0.02]),
     # ... by layer_types, the decay unbounded, a query latent, the head untied whatever
     # tie_word_embeddings says.
     "bailing_hybrid-types": dict(BASE, model_type="bailing_hybrid", num_hidden_layers=3, num_key_value_heads=4,
@@ -941,7 +959,7 @@ CONFIGS = {
 
 # Correction biases scaled up where the test must tell where the bias joins (randomize's 0.1 is
 # too small to change many choices).
-BIG_CORRECTION = {"kolibri1": 20.0}
+BIG_CORRECTION = {"kolibri1": 20.0, "minicpm5-moe": 20.0}
 
 
 def model_of(config, raw):

@@ -33,10 +33,16 @@ need_apt node nodejs npm
 need_apt npm npm
 
 VENV="${ANATOMY_VENV:-$CACHE/venv}"
+# The reference fixtures and the reads table are made by this release; a venv holding another
+# one is moved to it.
+TRANSFORMERS=5.25.0
 if ! "$VENV/bin/python" -c "import numpy, torch, safetensors, transformers" 2>/dev/null; then
   say "making $VENV with numpy, torch, safetensors and transformers (torch is large: a few minutes)"
   python3 -m venv "$VENV"
-  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir numpy torch safetensors "transformers==5.24.0"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir numpy torch safetensors "transformers==$TRANSFORMERS"
+elif [ "$("$VENV/bin/python" -c "import transformers; print(transformers.__version__)")" != "$TRANSFORMERS" ]; then
+  say "moving $VENV to transformers $TRANSFORMERS"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir "transformers==$TRANSFORMERS"
 fi
 
 SMOLLM2_DIR="$CACHE/smollm2"

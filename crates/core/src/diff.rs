@@ -515,6 +515,15 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Setting,
             num(m.routed_scaling),
         );
+        if let Some(c) = &m.act_clips {
+            let list = |l: &[f64]| l.iter().map(|&x| num(x)).collect::<Vec<_>>().join(", ");
+            f(
+                "moe.act_clips",
+                "clips after the activation (routed; shared)",
+                Setting,
+                format!("{}; {}", list(&c.routed), list(&c.shared)),
+            );
+        }
         if m.zero_experts > 0 {
             f(
                 "moe.zero_experts",

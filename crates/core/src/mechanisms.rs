@@ -46,7 +46,7 @@ pub const ALL: &[&str] = &[
     "attn:kv_conv_dynamic", "conv:scaled", "attn:l2_clip", "attn:rel_clip", "attn:token_sinks",
     "attn:kv_inputs", "attn_res", "moe:glu_softcaps", "attn_res:loop",
     "attn:v4", "attn:v4_csa", "attn:v4_hca", "hyper:sinkhorn", "moe:sqrt_softplus", "moe:hash",
-    "moe:shared_clamp", "draft", "draft:centroids", "gated_streams", "attn:qsa", "ngram_ple", "delta:sigmoid_gate",
+    "moe:shared_clamp", "moe:act_clips", "draft", "draft:centroids", "gated_streams", "attn:qsa", "ngram_ple", "delta:sigmoid_gate",
     "bytes", "bytes:patcher", "bytes:encoder_cross_all", "bytes:decoder_cross_all", "bytes:max_patch",
 ];
 
@@ -230,6 +230,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         on("moe:router_mlp", moe.router_mlp.is_some());
         on("moe:hash", moe.hash_layers.is_some());
         on("moe:shared_clamp", moe.shared_clamp);
+        on("moe:act_clips", moe.act_clips.is_some());
         on(
             match moe.scoring {
                 Scoring::Softmax => "moe:softmax",

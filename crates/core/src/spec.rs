@@ -1335,8 +1335,8 @@ pub struct Moe {
     /// tanh(x / c) each, (gate cap, up cap).
     pub glu_softcaps: Option<(f64, f64)>,
     /// Zero-computation experts (LongCat-Flash): the router scores `experts` + this many, and a
-    /// chosen one of these returns its input, weighted. transformers still builds a gate and up
-    /// projection for each, which nothing reads.
+    /// chosen one of these returns its input, weighted. They hold no weights (transformers 5.24
+    /// still built a gate and up projection for each).
     pub zero_experts: u64,
     /// Layers that choose their experts by token id, from a stored table [vocab, top_k]
     /// (DeepSeek-V4's `tid2eid`), weighting them by the router's scores as usual.
@@ -1344,6 +1344,25 @@ pub struct Moe {
     /// The shared experts' gate and up are clamped as the routed experts' are (`swiglu_limit`,
     /// DeepSeek-V4).
     pub shared_clamp: bool,
+    /// Per-layer clips after the activation (Ling's `swiglu_limits`): act(gate) ≤ L and
+    /// |up| ≤ L before their product, L of the layer, 0 for none.
+    pub act_clips: Option<ActClips>,
+}
+
+/// Per-layer limits on the gated activation, act(gate) ≤ L and −L ≤ up ≤ L, for the routed and
+/// the shared experts apart; one per layer, 0 where a layer clips nothing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ActClips {
+    pub routed: Vec<f64>,
+    pub shared: Vec<f64>,
+}
+
+impl ActClips {
+    /// Layer `layer`'s limit for the routed experts (`shared`: the shared ones), if it clips.
+    pub fn limit(&self, layer: usize, shared: bool) -> Option<f64> {
+        let list = if shared { &self.shared } else { &self.routed };
+        list.get(layer).copied().filter(|&l| l != 0.0)
+    }
 }
 
 impl Moe {

@@ -4338,6 +4338,8 @@ impl Model {
             // DeepSeek-V4 clamps the shared expert as the routed ones.
             let a = if m.shared_clamp {
                 self.glu(&g, &u, m.swiglu_limit, m.swiglu_plain)?
+            } else if let Some(c) = &m.act_clips {
+                self.clipped_glu(&g, &u, c.limit(b, true))?
             } else {
                 self.glu(&g, &u, self.spec.mlp.clamp, false)?
             };
@@ -4447,7 +4449,10 @@ impl Model {
         let hidden = match m.glu_softcaps {
             // Inkling 2: cap_g(g) · σ(g) · cap_u(u).
             Some((cg, cu)) => ((softcap(&g, cg)? * sigmoid(&g)?)? * softcap(&u, cu)?)?,
-            None => self.glu(&g, &u, m.swiglu_limit, m.swiglu_plain)?,
+            None => match &m.act_clips {
+                Some(c) => self.clipped_glu(&g, &u, c.limit(b, false))?,
+                None => self.glu(&g, &u, m.swiglu_limit, m.swiglu_plain)?,
+            },
         };
         self.keep_expert(b, "expert_act", &hidden, e);
         let y = down(&hidden)?;
@@ -4457,6 +4462,17 @@ impl Model {
 
     /// act(gate) ⊙ up, or gpt-oss's clamped form: (clamp(up) + 1) · g · σ(1.702 g), g = min(gate, limit);
     /// `plain`: act(gate) ⊙ up of the clamped inputs.
+    /// Ling's clip after the activation: min(act(gate), L) ⊙ clamp(up, −L, L).
+    fn clipped_glu(&self, g: &Tensor, u: &Tensor, limit: Option<f64>) -> R<Tensor> {
+        match limit {
+            Some(l) => {
+                let g = self.act(g)?.clamp(f32::MIN, l as f32)?;
+                g * u.clamp(-l as f32, l as f32)?
+            }
+            None => self.act_mul(g, u),
+        }
+    }
+
     fn glu(&self, g: &Tensor, u: &Tensor, limit: Option<f64>, plain: bool) -> R<Tensor> {
         match limit {
             // HY v4: act(gate) ⊙ up of the clamped inputs.

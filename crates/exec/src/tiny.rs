@@ -187,6 +187,11 @@ pub fn shrink(spec: &Spec) -> Spec {
     s.layer_attn = kept_sets(std::mem::take(&mut s.layer_attn), keep);
     s.mlp_widths = kept_sets(std::mem::take(&mut s.mlp_widths), keep);
     s.sparsity = kept_sets(std::mem::take(&mut s.sparsity), keep);
+    // Ling's per-layer clips, those of the layers kept.
+    if let Some(c) = s.moe.as_mut().and_then(|m| m.act_clips.as_mut()) {
+        let pick = |l: &[f64]| kept.iter().map(|&b| l[b as usize]).collect();
+        (c.routed, c.shared) = (pick(&c.routed), pick(&c.shared));
+    }
     if let Some(g) = &mut s.gated_norm {
         g.rank = g.rank.min(8);
     }

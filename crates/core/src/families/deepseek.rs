@@ -1,6 +1,7 @@
 //! DeepSeek V2 and V3 (`deepseek_v2`, `deepseek_v3`, and configs such as Kimi K2's that declare
 //! `DeepseekV3ForCausalLM`) and the classes built from their parts: GLM-4.5 (`glm4_moe`) and
-//! Sarvam-MoE (`sarvam_moe`, GLM-4.5's model), dots.llm1 (`dots1`), Solar Open (`solar_open`)
+//! Sarvam-MoE (`sarvam_moe`) and Param2 (`param2moe`), GLM-4.5's model, MiniCPM5-MoE
+//! (`minicpm5_moe`), dots.llm1 (`dots1`), Solar Open (`solar_open`)
 //! and Youtu (`youtu`). Each class is one row of `CLASSES`: its defaults and which parts it has.
 //!
 //! DeepSeek: multi-head latent attention (with or without a Q latent), the first
@@ -161,6 +162,8 @@ enum Extra {
     /// dots.3 Note: layers of three kinds with latent attention of their own sizes, scaled
     /// latents, a normed rotary key and a gate per head (`dots3`).
     Dots3,
+    /// MiniCPM5-MoE: an output gate per head feature, stored in the query projection.
+    GatedQuery,
 }
 
 #[derive(Clone, Copy)]
@@ -324,6 +327,36 @@ static CLASSES: &[Class] = &[
         layout: Layout::Sarvam,
         ..GLM
     },
+    // Param2 (BharatGen): GLM-4.5's model under its own defaults, with Sarvam's key names and
+    // checkpoint layout; QK-norm on, the whole head rotated, the embeddings tied.
+    Class {
+        model_type: "param2moe",
+        vocab: 128_000,
+        hidden: 2048,
+        inter: Some(9216),
+        layers: 21,
+        heads: 32,
+        context: 32_768,
+        eps: 1e-6,
+        theta: 500_000.0,
+        partial: 1.0,
+        tied: true,
+        attn: Attn::Grouped {
+            kv: Some(8),
+            head_dim: HeadDim::Given(64),
+            qk_norm: QkNormRule::Flag(true),
+        },
+        moe: Some(Experts {
+            count: Some(64),
+            width: 2048,
+            top_k: Some(6),
+            shared: Some(2),
+            routed_scaling: 2.5,
+            ..GLM_EXPERTS
+        }),
+        layout: Layout::Sarvam,
+        ..GLM
+    },
     // dots.llm1: V3's routing under Qwen3's attention. Dots1Config has no default expert count,
     // top-k or shared count: the config gives them.
     Class {
@@ -473,14 +506,16 @@ static CLASSES: &[Class] = &[
                 v: Some(256),
                 ..V3_LATENT
             },
+            // transformers 5.25 rotates interleaved pairs in the attention and the indexer
+            // (5.24 rotated half against half).
             sparse: Some(Sparse {
                 heads: 16,
-                interleaved: false,
+                interleaved: true,
                 own: Own::EveryFourth,
                 hy: true,
             }),
         },
-        rotate: Rotate::Half,
+        rotate: Rotate::Pairs,
         moe: Some(Experts {
             width: 768,
             groups: (1, 1),
@@ -681,6 +716,38 @@ static CLASSES: &[Class] = &[
         }),
         ..V3
     },
+    // MiniCPM5-MoE: Llama's attention with a sigmoid output gate per head feature (its rows in
+    // the query projection), V3's router and experts, the dense layers by `mlp_layer_types`.
+    // Its RoPE rotates the whole head.
+    Class {
+        model_type: "minicpm5_moe",
+        vocab: 130_560,
+        hidden: 2048,
+        inter: Some(8192),
+        layers: 28,
+        heads: 32,
+        context: 524_288,
+        eps: 1e-6,
+        theta: 5_000_000.0,
+        partial: 1.0,
+        attn: Attn::Grouped {
+            kv: Some(2),
+            head_dim: HeadDim::Given(128),
+            qk_norm: QkNormRule::Never,
+        },
+        rotate: Rotate::Half,
+        moe: Some(Experts {
+            count: Some(160),
+            top_k: Some(16),
+            width: 512,
+            routed_scaling: 3.66,
+            dense: Dense::Types(Some(1)),
+            ..GLM_EXPERTS
+        }),
+        mtp: false,
+        extra: Extra::GatedQuery,
+        ..GLM
+    },
     // Kimi Linear: Kimi Delta Attention in most layers, DeepSeek-V3's latent attention without
     // positions and a Q latent in the rest, V3's experts.
     Class {
@@ -774,7 +841,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let kinds = match c.extra {
         Extra::Dots3 => Some(super::dots3::layer_kinds(cfg, s.layers)?),
         // Every layer of the other classes is of one kind.
-        Extra::None | Extra::HyV4 | Extra::Axk2 => None,
+        Extra::None | Extra::HyV4 | Extra::Axk2 | Extra::GatedQuery => None,
     };
     // Kimi Linear's attention carries no positions: no RoPE key is read.
     let mut r = if c.linear == Linear::Kimi {
@@ -892,6 +959,9 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 bias: false,
                 stored: GateStore::Own,
             });
+            if let Some(m) = s.moe.as_mut() {
+                m.act_clips = ling_clips(cfg, s.layers)?;
+            }
             Some(super::delta::bailing_layers(cfg, s.layers)?)
         }
     };
@@ -905,6 +975,15 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         Extra::None => {}
         Extra::HyV4 => hy_v4(cfg, &mut s)?,
         Extra::Axk2 => axk2(cfg, &mut s)?,
+        // Each head's query rows, then its gate rows, in one projection.
+        Extra::GatedQuery => {
+            s.attn.out_gate = Some(OutGate {
+                softplus: false,
+                per_head: false,
+                bias: false,
+                stored: GateStore::InQuery,
+            })
+        }
         Extra::Dots3 => {
             if let Some(kinds) = &kinds {
                 super::dots3::finish(cfg, &mut s, kinds)?
@@ -957,6 +1036,28 @@ fn hy_v4(cfg: &Config, s: &mut Spec) -> Result<()> {
         sinkhorn: None,
     });
     Ok(())
+}
+
+/// Ling's per-layer SwiGLU clips (transformers 5.25), for the routed and the shared experts: none
+/// where both lists are absent or all zeros (what `save_pretrained` writes without them).
+fn ling_clips(cfg: &Config, layers: u64) -> Result<Option<ActClips>> {
+    let read = |key: &str| -> Result<Vec<f64>> {
+        let list = cfg.list(key, layers, |v| v.as_f64(), "a number (0: no clip)")?;
+        let list = list.unwrap_or_else(|| vec![0.0; layers as usize]);
+        match list.iter().find(|l| !l.is_finite() || **l < 0.0) {
+            Some(l) => Err(cfg.err(
+                key,
+                format!("holds {l}; each limit must be a finite number ≥ 0 (0: no clip)"),
+            )),
+            None => Ok(list),
+        }
+    };
+    let clips = ActClips {
+        routed: read("expert_swiglu_limit_list")?,
+        shared: read("share_expert_swiglu_limit_list")?,
+    };
+    let any = |l: &[f64]| l.iter().any(|&x| x != 0.0);
+    Ok((any(&clips.routed) || any(&clips.shared)).then_some(clips))
 }
 
 /// What A.X-K2 adds to V3.2's parts: the query and its output gate from one projection, gated

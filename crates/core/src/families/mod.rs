@@ -638,6 +638,7 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         out_bias: false,
         router_softcap: None,
         zero_experts: 0,
+        act_clips: None,
         hash_layers: None,
         shared_clamp: false,
         router_norm: false,

@@ -864,6 +864,7 @@ pub static FAMILIES: &[Family] = &[
         renames: &[
             ("moe_num_experts", "num_experts"),
             ("moe_k", "num_experts_per_tok"),
+            ("num_mtp_layers", "num_nextn_predict_layers"),
         ],
         ..llama(
             "ernie4_5_moe",
@@ -909,6 +910,9 @@ pub static FAMILIES: &[Family] = &[
                     "output_router_logits",
                     "router_aux_loss_coef",
                     "moe_norm_min",
+                    // The multi-token-prediction layer, for speculative decoding only: the
+                    // causal LM neither builds nor loads it.
+                    "num_nextn_predict_layers",
                 ],
             ],
         )
@@ -3631,7 +3635,8 @@ pub static FAMILIES: &[Family] = &[
         )
     },
     // `apply_residual_connection_post_layernorm` is in Falcon-7B's config (a Bloom key); the
-    // Falcon classes never read it.
+    // Falcon classes never read it. `num_key_value_heads`, which transformers 5.25 saves, the
+    // class derives from `num_kv_heads` and `multi_query` whatever the file says.
     own(
         "falcon",
         "Falcon",
@@ -3639,7 +3644,11 @@ pub static FAMILIES: &[Family] = &[
         Some("falcon"),
         &[
             TRAINING,
-            &["hidden_dropout", "apply_residual_connection_post_layernorm"],
+            &[
+                "hidden_dropout",
+                "apply_residual_connection_post_layernorm",
+                "num_key_value_heads",
+            ],
         ],
     ),
     // ModernBERT-decoder: ModernBERT's layers run causally.
@@ -4050,6 +4059,8 @@ pub static FAMILIES: &[Family] = &[
             ("num_experts_per_token", "num_experts_per_tok"),
             ("num_shared_experts", "n_shared_experts"),
             ("num_mtp_layers", "num_nextn_predict_layers"),
+            ("swiglu_limits", "expert_swiglu_limit_list"),
+            ("swiglu_limits_shared", "share_expert_swiglu_limit_list"),
         ],
         ..own(
             "bailing_hybrid",
@@ -4419,6 +4430,34 @@ pub static FAMILIES: &[Family] = &[
         ..own(
             "sarvam_moe",
             "Sarvam-MoE",
+            deepseek::load,
+            None,
+            &[TRAINING, &["output_router_logits"]],
+        )
+    },
+    // MiniCPM5-MoE: GLM-4.5's config class without its QK-norm flag or MTP count.
+    Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..own(
+            "minicpm5_moe",
+            "MiniCPM5-MoE",
+            deepseek::load,
+            None,
+            &[TRAINING, &["output_router_logits"]],
+        )
+    },
+    // Param2: GLM-4.5's model under Param2's defaults and Sarvam's key names.
+    Family {
+        renames: &[
+            ("num_local_experts", "n_routed_experts"),
+            ("num_mtp_layers", "num_nextn_predict_layers"),
+            ("num_experts", "n_routed_experts"),
+            ("num_shared_experts", "n_shared_experts"),
+            ("use_qkv_bias", "attention_bias"),
+        ],
+        ..own(
+            "param2moe",
+            "Param2",
             deepseek::load,
             None,
             &[TRAINING, &["output_router_logits"]],

@@ -101,12 +101,6 @@ impl Builder<'_> {
                 up(up_role, &wu, &u, "Up projection", None, f),
             ]
         };
-        // transformers builds a gate and up projection for each zero-computation expert too.
-        let kept = self.experts;
-        let zero = moe.as_ref().map_or(0, |m| m.zero_experts);
-        if kind == Kind::Routed && zero > 0 {
-            self.experts = kept.map(|(e, k)| (e + zero, k));
-        }
         for s in ups {
             nodes.push(self.linear(Linear {
                 role: s.role,
@@ -128,7 +122,6 @@ impl Builder<'_> {
                 ),
             }));
         }
-        self.experts = kept;
         let act = spec.mlp.act.label();
         let limit = moe
             .as_ref()
@@ -148,6 +141,7 @@ impl Builder<'_> {
             }
         }
         let plain = moe.as_ref().is_some_and(|m| m.swiglu_plain);
+        let clips = kind != Kind::Dense && moe.as_ref().is_some_and(|m| m.act_clips.is_some());
         let caps = moe
             .as_ref()
             .and_then(|m| m.glu_softcaps)
@@ -164,6 +158,10 @@ impl Builder<'_> {
             }
             (true, Some(l)) => format!(
                 "{p} = (clamp({u}, −{l}, {l}) + 1) ⊙ G′ · σ(1.702 · G′), G′ = min({g}, {l})"
+            ),
+            // Ling: clipped after the activation, by a limit of the layer's own.
+            (true, None) if clips => format!(
+                "{p} = min({act}({g}), L) ⊙ clamp({u}, −L, L), L the layer's clip (none where 0)"
             ),
             (true, None) => format!("{p} = {act}({g}) ⊙ {u}"),
             (false, _) if !act_inputs.is_empty() => format!(

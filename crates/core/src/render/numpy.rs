@@ -738,6 +738,9 @@ pub(crate) fn config_py(spec: &Spec) -> String {
     if spec.moe.as_ref().is_some_and(|m| m.swiglu_plain) {
         config["moe"]["swiglu_plain"] = json!(true);
     }
+    if let Some(c) = spec.moe.as_ref().and_then(|m| m.act_clips.as_ref()) {
+        config["moe"]["act_clips"] = json!([c.routed, c.shared]);
+    }
     if spec.gated_norm.is_some() {
         config["gated_norm"] = json!(true);
     }
@@ -1072,7 +1075,28 @@ fn prune(spec: &Spec, body: &str) -> String {
             ("hyper_forward(x, W, ids)", "hyper_forward(x, W)"),
         ]);
     }
-    if spec.moe.as_ref().is_none_or(|m| !m.shared_clamp) {
+    // Ling's clips after the activation (per layer, routed and shared apart).
+    let clips = spec.moe.as_ref().is_some_and(|m| m.act_clips.is_some());
+    let shared_clamp = spec.moe.as_ref().is_some_and(|m| m.shared_clamp);
+    if !clips {
+        drop.push("clip_after_act");
+        lines.extend([
+            (
+                "                h = clip_after_act(g, u, M[\"act_clips\"][0][b]) if M[\"act_clips\"] else glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"])  # h: [1, F]\n                y = h @ w(W, \"expert_down\", b, e).T  # y: [1, hidden]\n",
+                "                y = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) @ w(W, \"expert_down\", b, e).T  # y: [1, hidden]\n",
+            ),
+            (
+                " else clip_after_act(g, u, M[\"act_clips\"][1][b]) if M[\"act_clips\"] else act(g) * u  # h: [T, F_shared]\n",
+                " else act(g) * u  # h: [T, F_shared]\n",
+            ),
+        ]);
+    } else if !shared_clamp {
+        lines.push((
+            "glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) if M[\"shared_clamp\"] else clip_after_act(",
+            "clip_after_act(",
+        ));
+    }
+    if !shared_clamp && !clips {
         lines.push((
             "            h = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) if M[\"shared_clamp\"] else act(g) * u  # h: [T, F_shared]\n",
             "            h = act(g) * u  # h: [T, F_shared]\n",
@@ -3350,6 +3374,13 @@ def glu(g, u, limit, plain=False):
     return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]
 
 
+def clip_after_act(g, u, limit):
+    # g, u: [T, F] -> [T, F]; limit: this layer's (0: none)
+    if not limit:
+        return act(g) * u  # [T, F]
+    return np.minimum(act(g), limit) * np.clip(u, -limit, limit)  # [T, F], the activated gate capped, up clipped
+
+
 def route(logits, correction):
     # logits: [E] -> list of (expert, weight) for one token
     M = CONFIG["moe"]
@@ -3449,7 +3480,8 @@ def moe(x, W, b, rx=None, ids=None):
             else:
                 g = xe @ w(W, "expert_gate", b, e).T  # g: [1, F]
                 u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
-                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ w(W, "expert_down", b, e).T  # y: [1, hidden]
+                h = clip_after_act(g, u, M["act_clips"][0][b]) if M["act_clips"] else glu(g, u, M["swiglu_limit"], M["swiglu_plain"])  # h: [1, F]
+                y = h @ w(W, "expert_down", b, e).T  # y: [1, hidden]
             out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]  # out[t]: [hidden]
     if M["shared"]:
         sb = lambda key: w(W, key, b, bias=True) if M["shared_bias"] else None  # a shared projection's bias
@@ -3460,7 +3492,7 @@ def moe(x, W, b, rx=None, ids=None):
             h = act(g) * u  # h: [T, F_shared]
         else:
             g, u = linear(x, w(W, "shared_gate", b), sb("shared_gate")), linear(x, w(W, "shared_up", b), sb("shared_up"))  # g, u: [T, F_shared]
-            h = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) if M["shared_clamp"] else act(g) * u  # h: [T, F_shared]
+            h = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) if M["shared_clamp"] else clip_after_act(g, u, M["act_clips"][1][b]) if M["act_clips"] else act(g) * u  # h: [T, F_shared]
         s = linear(h, w(W, "shared_down", b), sb("shared_down"))  # s: [T, hidden]
         if M["shared_gate"]:
             s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]

@@ -1116,13 +1116,7 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
         }
     }
     if m.zero_experts > 0 {
-        // The gate and up projections transformers builds for them: the total's share no token reads.
-        let unread = 2
-            * m.zero_experts as u128
-            * m.expert_intermediate as u128
-            * spec.hidden as u128
-            * spec.layers_where(|l| l.moe()).len() as u128;
-        sub.push(format!("Beside the {} routed experts the router scores {} zero-computation experts: a token that picks one gets its own input back, weighted, at no cost, so a token runs between 0 and {} real experts (the active count here assumes {}). transformers builds a gate and an up projection for each zero-computation expert ({} parameters in all) that nothing reads; they are in the total, as in the model it builds.", m.experts, m.zero_experts, m.active(), m.active(), short(unread)));
+        sub.push(format!("Beside the {} routed experts the router scores {} zero-computation experts, which hold no weights: a token that picks one gets its own input back, weighted, at no cost, so a token runs between 0 and {} real experts (the active count here assumes {}).", m.experts, m.zero_experts, m.active(), m.active()));
     }
     if m.router_norm {
         sub.push(format!("The router reads the stream itself, not the MLP's normed input: RMS-normed without a weight, times a learned vector and 1/√{}; the chosen weights are renormalized to sum to 1{}.", spec.hidden, if m.expert_scale { ", then each multiplied by its expert's own learned scale" } else { "" }));
@@ -1149,6 +1143,10 @@ fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
     }
     if m.post_norm {
         sub.push("The MoE block's output, routed and shared experts together, is normed before it joins the residual stream; dense layers have no such norm.".into());
+    }
+    if let Some(c) = &m.act_clips {
+        let clipped = |l: &[f64]| l.iter().filter(|&&x| x != 0.0).count();
+        sub.push(format!("The experts' gated activation is clipped after the activation, min(act(gate), L) · clamp(up, −L, L), by a limit of each layer's own: the routed experts in {} of {} layers, the shared ones in {} (a limit of 0 clips nothing).", clipped(&c.routed), c.routed.len(), clipped(&c.shared)));
     }
     match m.swiglu_limit {
         Some(l) if m.swiglu_plain => sub.push(format!(

@@ -1620,9 +1620,17 @@ fn ngram_code(spec: &Spec) -> String {
 }
 
 /// The decoder layer needs its index: for the attention, or to pick its attention's class.
+/// The MoE block is made with its layer's index: ZAYA's router carries state from the layer
+/// before; Ling's clips are the layer's own.
+fn moe_needs_index(spec: &Spec) -> bool {
+    spec.moe
+        .as_ref()
+        .is_some_and(|m| m.router_mlp.is_some() || m.act_clips.is_some())
+}
+
 fn layer_needs_index(spec: &Spec) -> bool {
     needs_layer_index(spec)
-        || spec.moe.as_ref().is_some_and(|m| m.router_mlp.is_some())
+        || moe_needs_index(spec)
         || !spec.layer_attn.is_empty()
         || !spec.mlp_widths.is_empty()
         || spec.rwkv.is_some()
@@ -1937,7 +1945,16 @@ ${rotate}
         &[
             (
                 "rotate",
-                if ix.rope_last {
+                if ix.rope_last && ix.interleaved {
+                    "        def rotate(t):  # RoPE on the last ${rd} dims, interleaved pairs
+            rest, rot = t[..., :-${rd}], t[..., -${rd}:]
+            a, b = rot[..., 0::2], rot[..., 1::2]
+            c, s = cos[..., :${half}], sin[..., :${half}]
+            rot = torch.stack((a * c - b * s, a * s + b * c), dim=-1).flatten(-2)
+            return torch.cat((rest, rot), dim=-1)
+"
+                    .to_string()
+                } else if ix.rope_last {
                     "        def rotate(t):  # rotate-half on the last ${rd} dims
             rest, rot = t[..., :-${rd}], t[..., -${rd}:]
             half = torch.cat((-rot[..., ${half}:], rot[..., :${half}]), dim=-1)
@@ -2165,6 +2182,33 @@ class Activation(nn.Module):
                     ("act", normed(act_expr(act, &format!("self.{up}(x)")))),
                 ],
             );
+    }
+    // Ling's experts: the layer's clip after the activation, given by the MoE block.
+    if which != Ffn::Dense && moe.is_some_and(|m| m.act_clips.is_some()) {
+        return fill(
+            r#"class ${class}(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.${gate} = ${lin}
+        self.${up} = ${lin}
+        self.${down} = ${down_l}
+
+    def forward(self, x, limit):  # [B, T, ${d}]; limit: the layer's clip (0: none)
+        gate, up = ${act}, self.${up}(x)
+        if limit:
+            gate, up = gate.clamp(max=limit), up.clamp(-limit, limit)  # after the activation
+        return self.${down}(gate * up)"#,
+            &[
+                ("class", class.into()),
+                ("gate", gate.clone()),
+                ("up", up.clone()),
+                ("down", down.clone()),
+                ("lin", lin(&d.to_string(), &f.to_string())),
+                ("down_l", lin(&f.to_string(), &d.to_string())),
+                ("d", d.to_string()),
+                ("act", act_expr(act, &format!("self.{gate}(x)"))),
+            ],
+        );
     }
     let fused = match which {
         Ffn::Dense => spec.mlp.fused_gate_up,
@@ -2422,6 +2466,15 @@ ${holders}        self.${gate} = nn.Parameter(torch.empty(${e} * ${f}, ${d}))  #
 fn moe_classes(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let mut out = Vec::new();
+    if let Some(c) = &m.act_clips {
+        let pairs: Vec<String> = (c.routed.iter().zip(&c.shared))
+            .map(|(r, s)| format!("({}, {})", fmt_f(*r), fmt_f(*s)))
+            .collect();
+        out.push(format!(
+            "# Per layer: the clips after the activation, act(gate) <= L and |up| <= L, of the routed\n# and the shared experts (0: none).\nCLIPS = [{}]",
+            pairs.join(", ")
+        ));
+    }
     match (m.storage, m.swiglu_limit) {
         (
             ExpertStorage::Stacked {
@@ -2443,9 +2496,6 @@ fn moe_classes(spec: &Spec, n: &Names) -> String {
     }
     if m.shared_experts > 0 {
         out.push(mlp(spec, n, "SharedMLP", Ffn::Shared));
-    }
-    if m.zero_experts > 0 {
-        out.push(unread_experts(spec, n));
     }
     if m.router_norm {
         // Gemma 4: the router and the experts sit on the layer itself, beside its MLP.
@@ -2530,28 +2580,6 @@ class MoE(nn.Module):
             ("d", d.to_string()),
             ("scale", fmt_f(m.routed_scaling)),
             ("act", act_expr(spec.mlp.act, "(x @ self.gate_proj[j].T)")),
-        ],
-    )
-}
-
-/// The gate and up projections transformers builds for each zero-computation expert
-/// (LongCat-Flash), which nothing reads: held so that the checkpoint loads as it is.
-fn unread_experts(spec: &Spec, n: &Names) -> String {
-    let m = spec.moe.as_ref().expect("MoE");
-    let (gate, up) = (n.attr(Role::ExpertGate), n.attr(Role::ExpertUp));
-    fill(
-        r#"class Unread(nn.Module):
-    """A zero-computation expert's gate and up projections: transformers builds them, no token reads them."""
-
-    def __init__(self):
-        super().__init__()
-        self.${gate} = nn.Linear(${d}, ${f}, bias=False)
-        self.${up} = nn.Linear(${d}, ${f}, bias=False)"#,
-        &[
-            ("gate", gate),
-            ("up", up),
-            ("d", spec.hidden.to_string()),
-            ("f", m.expert_intermediate.to_string()),
         ],
     )
 }
@@ -2709,15 +2737,19 @@ fn moe(spec: &Spec, n: &Names) -> String {
     let own_experts = grouped && !experts_path.contains('.');
     if grouped && !own_experts {
         init += &format!("        self.{experts_attr} = Experts()\n");
-    } else if z > 0 {
-        init += &format!(
-            "        self.{experts_attr} = nn.ModuleList([ExpertMLP() for _ in range({e})] + [Unread() for _ in range({z})])\n"
-        );
     } else if !grouped {
         init += &format!(
             "        self.{experts_attr} = nn.ModuleList(ExpertMLP() for _ in range({e}))\n"
         );
     }
+    // Ling: the layer's clips after the activation, routed and shared (0: none).
+    let (clip, shared_clip) = match &m.act_clips {
+        Some(_) => {
+            init += "        self.clips = CLIPS[layer_idx]  # (routed, shared)\n";
+            (", self.clips[0]", ", self.clips[1]")
+        }
+        None => ("", ""),
+    };
     let mut shared = String::new();
     if m.shared_experts > 0 && shared_beside(spec, n).is_none() {
         let s = n.inside(Role::SharedDown);
@@ -2726,7 +2758,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
         shared = if m.shared_average {
             format!("        out = (out + self.{s}(x)) / 2  # routed and shared averaged\n")
         } else {
-            format!("        out = out + self.{s}(x)\n")
+            format!("        out = out + self.{s}(x{shared_clip})\n")
         };
         if m.shared_gate {
             let g = n.inside(Role::SharedExpertGate);
@@ -2866,7 +2898,7 @@ fn moe(spec: &Spec, n: &Names) -> String {
     } else if grouped {
         format!("self.{experts_attr}(xs, e)")
     } else {
-        format!("self.{experts_attr}[e](xs)")
+        format!("self.{experts_attr}[e](xs{clip})")
     };
     let apply = if m.scoring == Scoring::TopkSigmoid {
         format!("                xs = x[rows] * weights[rows, slot, None].to(x.dtype)\n                out[rows] += {run}\n")
@@ -2904,7 +2936,7 @@ ${apply}${zero}${shared}        return out.reshape(shape)"#,
                 ("e", e.to_string()),
                 (
                     "layer_idx",
-                    if m.router_mlp.is_some() {
+                    if moe_needs_index(spec) {
                         ", layer_idx=0".into()
                     } else {
                         String::new()
@@ -3128,10 +3160,11 @@ fn layer(spec: &Spec, n: &Names) -> String {
             }
             format!("        self.{ffn} = {pick}MLP()\n")
         }
-        (true, true) => format!("        self.{ffn} = MoE() if ffn == \"moe\" else MLP()\n"),
-        (false, true) if spec.moe.as_ref().is_some_and(|m| m.router_mlp.is_some()) => {
-            format!("        self.{ffn} = MoE(layer_idx)\n")
+        (true, true) if moe_needs_index(spec) => {
+            format!("        self.{ffn} = MoE(layer_idx) if ffn == \"moe\" else MLP()\n")
         }
+        (true, true) => format!("        self.{ffn} = MoE() if ffn == \"moe\" else MLP()\n"),
+        (false, true) if moe_needs_index(spec) => format!("        self.{ffn} = MoE(layer_idx)\n"),
         (false, true) => format!("        self.{ffn} = MoE()\n"),
         _ => format!("        self.{ffn} = MLP()\n"),
     };
