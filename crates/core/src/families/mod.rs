@@ -434,10 +434,19 @@ pub fn model_types() -> Vec<&'static str> {
         .collect()
 }
 
-/// Decoder types of transformers 5.24's causal-LM mapping that anatomy does not read yet, and
+/// Decoder types of transformers 5.25's causal-LM mapping that anatomy does not read yet, and
 /// what they hold that it does not draw. README.md's table says the same (a test holds them
 /// together).
-pub const NOT_YET: &[(&str, &str)] = &[];
+pub const NOT_YET: &[(&str, &str)] = &[
+    (
+        "ergo",
+        "Ergo: learned gates on both terms of each residual add, a norm per expert on the experts' outputs, a normed shared expert, scaled queries and keys in its full layers",
+    ),
+    (
+        "kolibri1_1",
+        "Kolibri 1.1: a weightless indexer over NVFP4-rounded keys with pools shared by later layers, and keys and values shared across layers",
+    ),
+];
 
 /// Why `model_type` is refused: a decoder not read yet, what it holds; otherwise the closest
 /// type anatomy reads, where one is close enough to be a typo.
