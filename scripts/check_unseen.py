@@ -204,6 +204,37 @@ def axk2(rng):
                 tie_word_embeddings=rng.random() < 0.3, pad_token_id=0, bos_token_id=1, eos_token_id=2)
 
 
+def param2moe(rng):
+    # GLM-4.5's model under Sarvam's key names: saved in Sarvam's fused [q|k|v] layout.
+    layers, heads = rng.randint(2, 4), rng.choice([2, 4])
+    return dict(model_type="param2moe", hidden_size=32, intermediate_size=rng.choice([40, 48]),
+                moe_intermediate_size=rng.choice([8, 16]), num_hidden_layers=layers, num_attention_heads=heads,
+                num_key_value_heads=rng.choice([1, 2]), head_dim=rng.choice([8, 16]), vocab_size=97,
+                num_experts=rng.choice([4, 8]), num_shared_experts=rng.choice([1, 2]),
+                num_experts_per_tok=rng.choice([1, 2]), first_k_dense_replace=rng.randint(0, layers - 1),
+                use_qkv_bias=rng.random() < 0.5, use_qk_norm=rng.random() < 0.7,
+                routed_scaling_factor=rng.choice([1.0, 2.5]), norm_topk_prob=rng.random() < 0.7,
+                tie_word_embeddings=rng.random() < 0.5, pad_token_id=0)
+
+
+def minicpm5_moe(rng):
+    # The output gate in the query projection, V3's router, dense layers by mlp_layer_types (or
+    # first_k_dense_replace).
+    layers, heads = rng.randint(2, 4), rng.choice([2, 4])
+    raw = dict(model_type="minicpm5_moe", hidden_size=32, intermediate_size=rng.choice([40, 48]),
+               moe_intermediate_size=rng.choice([8, 16]), num_hidden_layers=layers, num_attention_heads=heads,
+               num_key_value_heads=rng.choice([1, 2]), head_dim=rng.choice([8, 16, None]), vocab_size=97,
+               n_routed_experts=rng.choice([4, 8]), n_shared_experts=rng.choice([1, 2]),
+               num_experts_per_tok=rng.choice([1, 2]), routed_scaling_factor=rng.choice([1.0, 3.66]),
+               norm_topk_prob=rng.random() < 0.7, attention_bias=rng.random() < 0.3,
+               tie_word_embeddings=rng.random() < 0.3, pad_token_id=0)
+    if rng.random() < 0.5:
+        raw["mlp_layer_types"] = [rng.choice(["dense", "sparse"]) for _ in range(layers)]
+    else:
+        raw["first_k_dense_replace"] = rng.randint(0, layers)
+    return raw
+
+
 def beam(rng):
     layers = rng.randint(2, 6)
     heads, n_group = rng.choice([4, 8]), rng.choice([1, 2, 4])
@@ -612,7 +643,8 @@ def recurrent_published(rng):
 MAKERS = {f.__name__: f for f in (recurrent_published, falcon_h1, olmo_hybrid, bailing_hybrid, lara_mini, kimi_linear, minimax,
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
                                   hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2,
-                                  inkling2_loop, deepseek_v4, gemma4_assistant, qwen4_exp, blt, opt)}
+                                  inkling2_loop, deepseek_v4, gemma4_assistant, qwen4_exp, blt, opt,
+                                  param2moe, minicpm5_moe)}
 
 
 class TopkTies:

@@ -732,7 +732,7 @@ static CLASSES: &[Class] = &[
         partial: 1.0,
         attn: Attn::Grouped {
             kv: Some(2),
-            head_dim: HeadDim::Given(128),
+            head_dim: HeadDim::GivenUnlessNull(128),
             qk_norm: QkNormRule::Never,
         },
         rotate: Rotate::Half,
@@ -876,8 +876,11 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 QkNormRule::Always => true,
                 QkNormRule::Flag(default) => cfg.flag("use_qk_norm", default)?,
             };
+            let bias = cfg.flag("attention_bias", false)?;
             Attention {
-                qkv_bias: cfg.flag("attention_bias", false)?,
+                qkv_bias: bias,
+                // MiniCPM5-MoE's is Llama's attention: its output projection takes the bias too.
+                o_bias: bias && c.extra == Extra::GatedQuery,
                 qk_norm: if qk_norm {
                     QkNorm::PerHead
                 } else {

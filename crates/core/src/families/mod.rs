@@ -518,6 +518,9 @@ pub(crate) fn layer_count(cfg: &Config, keys: &[&str], default: Option<u64>) -> 
 pub enum HeadDim {
     /// This size.
     Given(u64),
+    /// This size where the key is absent; hidden // heads where it is null (MiniCPM5-MoE's
+    /// `head_dim: int | None = 128`).
+    GivenUnlessNull(u64),
     /// hidden / heads, which must divide exactly.
     Divide,
     /// hidden // heads, rounded down as the class computes it without checking (Mixtral, GLM-4.5).
@@ -554,6 +557,8 @@ pub(crate) fn head_dim(cfg: &Config, hidden: u64, heads: u64, default: HeadDim) 
         Some(d) => d,
         None => match default {
             HeadDim::Given(d) => d,
+            HeadDim::GivenUnlessNull(_) if cfg.present("head_dim") => (hidden / heads).max(1),
+            HeadDim::GivenUnlessNull(d) => d,
             HeadDim::Floor => (hidden / heads).max(1),
             HeadDim::Required => return Err(cfg.err(
                 "head_dim",
