@@ -900,8 +900,8 @@ CONFIGS = {
                        n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
                        moe_shared_expert_intermediate_size=24, n_group=2, topk_group=1,
                        routed_scaling_factor=1.5, use_bias=True, time_step_min=1e-9),
-    # ... with a Δ floor the prompt's scan reaches (transformers decodes without it: its prompt
-    # is the reference for both paths).
+    # ... with a large time_step_min, which transformers 5.24 floored Δ at in a prompt's scan and
+    # 5.25 reads for Δ's initialization only.
     "nemotron_h-floor": dict(model_type="nemotron_h", hidden_size=32, vocab_size=97, pad_token_id=0,
                              hybrid_override_pattern="M-*M", intermediate_size=48, mamba_num_heads=4,
                              mamba_head_dim=8, ssm_state_size=6, n_groups=1, time_step_min=0.9,

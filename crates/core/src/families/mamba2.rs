@@ -147,7 +147,9 @@ impl SsmKeys {
         conv_bias: ("use_conv_bias", true),
         bias: ("use_bias", false),
         restated_inner: None,
-        dt_floor: Some(("time_step_min", 0.001)),
+        // transformers 5.25 clamps by `time_step_limit` as Mamba2 does (5.24 floored Δ at
+        // `time_step_min`).
+        dt_floor: None,
         act: Some("mamba_hidden_act"),
         d_ssm: None,
     };

@@ -2709,6 +2709,8 @@ pub static FAMILIES: &[Family] = &[
                     "mamba_ssm_cache_dtype",
                     "num_logits_to_keep",
                     "chunk_size",
+                    // Δ's initialization only, since transformers 5.25.
+                    "time_step_min",
                     "time_step_max",
                     "time_step_floor",
                     "rescale_prenorm_residual",
