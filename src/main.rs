@@ -192,6 +192,10 @@ enum Command {
         /// Overwrite a file that anatomy did not write.
         #[arg(long)]
         force: bool,
+        /// With --format svg: the layer variant to draw, numbered as `anatomy html` numbers its
+        /// buttons from 0 (default: the one whose layers hold the most parameters).
+        #[arg(long)]
+        variant: Option<usize>,
     },
     /// Every op with its glyph and output shape, in the order the forward pass runs them.
     Ops {
@@ -539,7 +543,15 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
             format,
             output,
             force,
+            variant,
         } => {
+            if variant.is_some() && !matches!(format, ExportFormat::Svg) {
+                return Err(Error::new(
+                    &model,
+                    "--variant",
+                    "is for --format svg only: the other formats hold every variant",
+                ));
+            }
             if let Some(o) = &output {
                 output::check_target(o, force)?;
             }
@@ -549,7 +561,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                     serde_json::to_string_pretty(&render::export::json(&g, &origin)?).expect("json")
                         + "\n"
                 }
-                ExportFormat::Svg => render::html::standalone_svg(&g)?,
+                ExportFormat::Svg => render::html::standalone_svg(&g, variant)?,
                 ExportFormat::Mermaid => render::export::mermaid(&g)?,
                 ExportFormat::Md => render::export::markdown(&g, &origin)?,
             };

@@ -1006,3 +1006,43 @@ fn granite_swa_layer_rope_theta() {
             "field `layer_rope_theta[2]`: is 500000, not the model's RoPE base (10000)",
         ));
 }
+
+#[test]
+fn export_draws_the_svg_variant_asked_for_and_refuses_one_it_lacks() {
+    let svg = |args: &[&str]| {
+        let out = anatomy()
+            .args(["export", "deepseek-v3", "--format", "svg"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // DeepSeek-V3's MoE layers (variant 1) hold the most parameters.
+    assert!(svg(&[]).contains("class=\"show-v1\""));
+    assert!(svg(&["--variant", "0"]).contains("class=\"show-v0\""));
+    assert!(svg(&[]).contains("<title>deepseek-v3</title>"));
+    anatomy()
+        .args(["export", "deepseek-v3", "--format", "svg", "--variant", "2"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains(
+            "is 2; this model has 2 layer variants (0 to 1)",
+        ));
+    anatomy()
+        .args([
+            "export",
+            "deepseek-v3",
+            "--format",
+            "json",
+            "--variant",
+            "0",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("is for --format svg only"));
+}

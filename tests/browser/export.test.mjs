@@ -53,6 +53,19 @@ test("the SVG export is the page's drawing: same boxes, same places, no script",
   }
 });
 
+test("the SVG export draws the largest variant unless --variant names one, under the model's name", async () => {
+  for (const [args, moe] of [[[], true], [["--variant", "0"], false], [["--variant", "1"], true]]) {
+    const svgFile = join(dir, `deepseek-v3-${args.join("")}.svg`);
+    anatomy("export", "deepseek-v3", "--format", "svg", ...args, "-o", svgFile);
+    const { page, problems } = await open(browser, svgFile);
+    assert.equal(await page.locator("svg > title").textContent(), "deepseek-v3");
+    assert.equal(await page.locator("#part-ffn-moe").isVisible(), moe, args.join(" "));
+    assert.equal(await page.locator("#part-ffn-mlp").isVisible(), !moe, args.join(" "));
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
+
 test("the Mermaid export parses and renders with Mermaid", async () => {
   const blank = join(dir, "blank.html");
   writeFileSync(blank, "<!doctype html><meta charset=utf-8><body></body>");

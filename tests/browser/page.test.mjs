@@ -24,6 +24,7 @@ before(async () => {
   writeFileSync(join(dir, "xlstm", "config.json"), JSON.stringify({ model_type: "xlstm" }));
   anatomy("html", join(dir, "xlstm"), "-o", join(dir, "xlstm.html"));
   anatomy("html", "gemma-3-27b", "-o", join(dir, "gemma3.html"));
+  anatomy("html", "jamba-v0.1", "-o", join(dir, "jamba.html"));
   anatomy("html", "llama-3.2-11b-vision", "-o", join(dir, "mllama.html"));
   anatomy("html", "hrm-text-1b", "-o", join(dir, "hrm.html"));
   anatomy("html", "dots3-note-prev", "-o", join(dir, "dots3.html"));
@@ -94,6 +95,14 @@ test("a box inside the ×80 frame gives one layer's figure, the total beside; ma
   await page.close();
 });
 
+test("the decoder layer's frame opens as a layer, not as one of its parts", async () => {
+  const { page } = await open(browser, join(dir, "llama.html"));
+  await page.click("#part-block .block-title");
+  assert.equal(await page.locator("#detail .kind").textContent(), "layer");
+  assert.equal(await page.locator("#detail h2").textContent(), "Decoder layer");
+  await page.close();
+});
+
 test("the URL keeps the selection; back and forward restore it", async () => {
   const { page } = await open(browser, join(dir, "llama.html"));
   await page.click("#part-attention");
@@ -135,21 +144,53 @@ test("keyboard: Tab reaches a box, arrows move, Enter opens, Escape closes", asy
   await page.close();
 });
 
-test("DeepSeek-V3's variant switch shows the dense and the MoE layers", async () => {
+test("DeepSeek-V3 opens on its MoE layers, the variant holding the most parameters; the badge counts each variant's layers", async () => {
   const { page } = await open(browser, join(dir, "deepseek.html"));
   const variants = page.locator("button.variant");
+  const badge = page.locator("#part-block .badge text");
   assert.equal(await variants.count(), 2);
+  assert.match(await variants.nth(1).textContent(), /layers 3–60.*MoE FFN/);
+  assert.equal(await variants.nth(1).getAttribute("aria-pressed"), "true");
+  assert.equal(await page.locator("#part-ffn-mlp").isVisible(), false);
+  assert.equal(await page.locator("#part-ffn-moe").isVisible(), true);
+  assert.equal(await badge.textContent(), "×58");
+  assert.equal(new URL(page.url()).hash, "");
+  await page.click("#part-ffn-moe");
+  assert.match(await page.locator("#detail").textContent(), /256 experts of width 2048, 8 active per token \+ 1 shared/);
+  await variants.nth(0).click();
   assert.match(await variants.nth(0).textContent(), /layers 0–2.*dense FFN/);
   assert.equal(await page.locator("#part-ffn-mlp").isVisible(), true);
   assert.equal(await page.locator("#part-ffn-moe").isVisible(), false);
-  await variants.nth(1).click();
-  assert.match(await variants.nth(1).textContent(), /layers 3–60.*MoE FFN/);
-  assert.equal(await page.locator("#part-ffn-mlp").isVisible(), false);
-  assert.equal(await page.locator("#part-ffn-moe").isVisible(), true);
-  assert.equal(new URL(page.url()).hash, "#v=1");
-  await page.click("#part-ffn-moe");
-  assert.match(await page.locator("#detail").textContent(), /256 experts of width 2048, 8 active per token \+ 1 shared/);
+  assert.equal(await badge.textContent(), "×3");
+  assert.equal(await page.locator("#part-block").getAttribute("aria-label"), "Decoder layer, repeated 3 times");
+  assert.equal(new URL(page.url()).hash, "#v=0");
   await page.close();
+});
+
+test("a page opens on the variant holding the most parameters, each variant's badge its own layer count (Gemma 3, Qwen3-Next, Jamba)", async () => {
+  // [page, the layer count of each variant in order, the variant it opens on, a label pattern each]
+  const cases = [
+    ["gemma3.html", [52, 10], 0, [/sliding 1024 attention/, /full attention/]],
+    ["qwen3-next.html", [36, 12], 0, [/Gated DeltaNet/, /full attention/]],
+    ["jamba.html", [12, 16, 4], 1, [/Mamba, dense FFN/, /Mamba, MoE FFN/, /full attention, dense FFN/]],
+  ];
+  for (const [f, counts, first, labels] of cases) {
+    const { page, problems } = await open(browser, join(dir, f));
+    const variants = page.locator("button.variant");
+    const badge = page.locator("#part-block .badge text");
+    assert.equal(await variants.count(), counts.length, f);
+    for (let i = 0; i < counts.length; i++) {
+      assert.equal(await variants.nth(i).getAttribute("aria-pressed"), String(i === first), `${f} variant ${i}`);
+      assert.match(await variants.nth(i).textContent(), labels[i], f);
+    }
+    assert.equal(await badge.textContent(), `×${counts[first]}`, f);
+    for (let i = 0; i < counts.length; i++) {
+      await variants.nth(i).click();
+      assert.equal(await badge.textContent(), `×${counts[i]}`, `${f} variant ${i}`);
+    }
+    assert.deepEqual(problems, [], f);
+    await page.close();
+  }
 });
 
 test("each layer variant's own attention is drawn as attention, with its own heads (MiMo-V2-Flash)", async () => {
@@ -370,7 +411,10 @@ test("dots.3 Note's sliding layers show latent attention of the sizes their conf
   const { page, problems } = await open(browser, join(dir, "dots3.html"));
   await page.waitForLoadState("load");
   const detail = page.locator("#detail");
+  const variants = page.locator("button.variant");
+  const labels = await variants.allTextContents();
   // The indexed layers' part says how the sliding layers' attention differs.
+  await variants.nth(labels.findIndex((t) => !/sliding/.test(t))).click();
   await page.click("#part-attention");
   await detail.waitFor({ state: "visible" });
   let text = await detail.textContent();
@@ -378,8 +422,7 @@ test("dots.3 Note's sliding layers show latent attention of the sizes their conf
   assert.match(text, new RegExp(`latents of ${own.q_lora_rank} \\(query\\) and ${own.kv_lora_rank} \\(keys and values\\)`));
   assert.match(text, /RMS-normed, with a weight of its own, before RoPE/);
   // The sliding layers' variant has a part of its own, describing its own attention.
-  const variants = page.locator("button.variant");
-  const i = (await variants.allTextContents()).findIndex((t) => /sliding/.test(t));
+  const i = labels.findIndex((t) => /sliding/.test(t));
   assert.ok(i >= 0, "a variant of the sliding layers");
   await variants.nth(i).click();
   assert.equal(await page.locator("#part-attention").isVisible(), false);

@@ -71,6 +71,17 @@ test("mini diagrams show each model's layer pattern; filters narrow the list", a
   await page.selectOption('select[name="ffn"]', "");
   await page.selectOption('select[name="size"]', "under 1B");
   for (const r of await visible().all()) assert.equal(await r.getAttribute("data-size"), "under 1B");
+  await page.selectOption('select[name="size"]', "");
+  // Mixers: recurrent models name no attention kind; hybrids draw both kinds of layer.
+  await page.selectOption('select[name="mixers"]', "recurrent");
+  const recurrent = await visible().locator("td:nth-child(2)").allTextContents();
+  assert.ok(recurrent.includes("mamba-codestral-7b") && recurrent.includes("xlstm-7b"), recurrent.join(", "));
+  for (const r of await visible().all()) assert.equal(await r.locator("td:nth-child(8)").textContent(), "none");
+  await page.selectOption('select[name="mixers"]', "hybrid");
+  const hybrid = await visible().locator("td:nth-child(2)").allTextContents();
+  assert.ok(hybrid.includes("jamba-v0.1") && hybrid.includes("qwen3-next-80b-a3b"), hybrid.join(", "));
+  for (const r of await visible().all()) assert.notEqual(await r.locator("td:nth-child(8)").textContent(), "none");
+  await page.selectOption('select[name="mixers"]', "");
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -171,6 +171,7 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
             class: Some(&class),
             show: Some(d.variants.len().saturating_sub(1)),
             style: None,
+            title: None,
         })
     };
     let svg_a = draw(&da, "a-", &pad_a, &marks_a);

@@ -87,6 +87,20 @@ pub struct Variant {
     pub layers: LayerSet,
     /// A layer of the group, to test which gated parts it has.
     pub representative: u64,
+    /// The parameters its layers hold, all of them together.
+    pub params: u128,
+}
+
+/// The variant a page opens on: the one whose layers hold the most parameters (the first of
+/// equals), so that DeepSeek-V3 opens on its MoE layers, not its three dense ones.
+pub fn default_variant(vs: &[Variant]) -> usize {
+    let mut best = 0;
+    for (i, v) in vs.iter().enumerate() {
+        if v.params > vs[best].params {
+            best = i;
+        }
+    }
+    best
 }
 
 pub fn variants(g: &Graph) -> Vec<Variant> {
@@ -105,6 +119,19 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
             None => seen.push((kind, LayerSet::range(b as u64, b as u64 + 1))),
         }
     }
+    // Each variant's share of the blocks' parameters.
+    let held = |layers: &LayerSet| -> u128 {
+        g.params
+            .iter()
+            .filter(|p| p.stack.is_none())
+            .filter_map(|p| {
+                p.layers
+                    .as_ref()
+                    .map(|l| (p, layers.iter().filter(|&b| l.contains(b)).count()))
+            })
+            .map(|(p, n)| p.counted() * p.experts as u128 * n as u128)
+            .sum()
+    };
     seen.into_iter()
         .map(|((plan, shared), layers)| {
             let mut label = format!("layers {layers}: {}", spec.mixer_describe(plan.mixer));
@@ -124,6 +151,7 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
             }
             Variant {
                 representative: layers.first().unwrap_or(0),
+                params: held(&layers),
                 label,
                 layers,
             }
@@ -215,15 +243,35 @@ pub(crate) fn svg_style() -> String {
 }
 
 /// The block diagram alone, as a standalone SVG document: the page's drawing with its styles
-/// inlined and no script, the first layer variant shown (`anatomy export --format svg`).
-pub fn standalone_svg(g: &Graph) -> crate::Result<String> {
+/// inlined, no script, titled with the model's name, showing layer variant `variant` (by its
+/// number among the page's buttons) or else the one the page opens on (`anatomy export --format
+/// svg`).
+pub fn standalone_svg(g: &Graph, variant: Option<usize>) -> crate::Result<String> {
     let style = svg_style();
+    let d = drawing(g)?;
+    let n = d.variants.len().max(1);
+    let show = match variant {
+        Some(v) if v >= n => {
+            return Err(crate::Error::new(
+                &g.spec.name,
+                "--variant",
+                format!(
+                    "is {v}; this model has {n} layer variant{} (0{}), as `anatomy html` numbers its buttons",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { String::new() } else { format!(" to {}", n - 1) }
+                ),
+            ))
+        }
+        Some(v) => v,
+        None => default_variant(&d.variants),
+    };
     let place = svg::Placement {
-        show: Some(0),
+        show: Some(show),
         style: Some(&style),
+        title: Some(&g.spec.name),
         ..Default::default()
     };
-    let svg = drawing(g)?.svg(&place);
+    let svg = d.svg(&place);
     Ok(format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n"
     ))
@@ -263,7 +311,8 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
         "model": spec.name,
         "parts": data_parts,
         "ops": op_data,
-        "variants": vs.iter().map(|v| json!({"label": v.label, "layers": v.layers.to_string()})).collect::<Vec<_>>(),
+        "variants": vs.iter().map(|v| json!({"label": v.label, "layers": v.layers.to_string(), "count": v.layers.len()})).collect::<Vec<_>>(),
+        "default_variant": default_variant(&vs),
     });
 
     let mut chips = vec![format!("params {}", short(total))];
@@ -318,10 +367,11 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
         )
     };
     let tabs = if vs.len() > 1 {
+        let first = default_variant(&vs);
         let buttons: String = vs
             .iter()
             .enumerate()
-            .map(|(i, v)| format!("<button type=\"button\" class=\"variant\" data-variant=\"{i}\" aria-pressed=\"{}\">{}</button>", i == 0, escape(&v.label)))
+            .map(|(i, v)| format!("<button type=\"button\" class=\"variant\" data-variant=\"{i}\" aria-pressed=\"{}\">{}</button>", i == first, escape(&v.label)))
             .collect();
         format!(
             "<div class=\"variants\" role=\"group\" aria-label=\"layer variants\">{buttons}</div>"
@@ -495,7 +545,7 @@ fn block_json(g: &Graph) -> Value {
     let plan = spec.plan_summary();
     json!({
         "title": "Decoder layer",
-        "category": "norm",
+        "category": "layer",
         "summary": format!("The repeating unit, {} times: attention then FFN, each added to the residual stream.", spec.layers),
         "explanation": "Each layer computes two deltas and adds them to the residual stream: attention lets positions exchange information, the FFN transforms each position on its own.",
         "subtleties": if plan.is_empty() { vec!["Every layer has the same structure.".to_string()] } else { plan },

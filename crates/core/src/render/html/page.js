@@ -6,7 +6,9 @@
   var svg = document.querySelector("#diagram svg");
   var detail = document.getElementById("detail");
   var tooltip = document.getElementById("tooltip");
-  var state = { part: null, variant: 0, ops: false, op: null };
+  // The page opens on the variant whose layers hold the most parameters.
+  var firstVariant = data.default_variant || 0;
+  var state = { part: null, variant: firstVariant, ops: false, op: null };
   var opsView = document.getElementById("ops");
 
   function el(tag, cls, text) {
@@ -56,7 +58,7 @@
   }
 
   function parseHash() {
-    var out = { part: null, variant: 0, ops: false, op: null };
+    var out = { part: null, variant: firstVariant, ops: false, op: null };
     location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
       var i = kv.indexOf("=");
       if (i < 0) return;
@@ -72,7 +74,7 @@
   function hashOf(s) {
     var parts = [];
     if (s.part) parts.push("part=" + encodeURIComponent(s.part));
-    if (s.variant) parts.push("v=" + s.variant);
+    if (s.variant !== firstVariant) parts.push("v=" + s.variant);
     if (s.ops) parts.push("ops=1");
     if (s.op) parts.push("op=" + encodeURIComponent(s.op));
     return parts.length ? "#" + parts.join("&") : location.pathname + location.search;
@@ -84,6 +86,12 @@
     Array.prototype.forEach.call(document.querySelectorAll(".variant"), function (b) {
       b.setAttribute("aria-pressed", String(+b.dataset.variant === v));
     });
+    // The ×N badge counts the layers of the variant shown.
+    var badge = svg.querySelector(".frame .badge text");
+    if (badge && data.variants[v]) {
+      badge.textContent = "\u00d7" + data.variants[v].count;
+      badge.closest(".frame").setAttribute("aria-label", "Decoder layer, repeated " + data.variants[v].count + " times");
+    }
   }
 
   function renderOp(id) {

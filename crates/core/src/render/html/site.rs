@@ -91,25 +91,42 @@ fn size_bucket(params: u64) -> &'static str {
 pub fn index(rows: &[Row]) -> crate::Result<String> {
     let mut body = String::new();
     // Filter choices, each value once in first-seen order.
-    let mut choices: [Vec<String>; 4] = Default::default();
+    let mut choices: [Vec<String>; 5] = Default::default();
     for r in rows {
         let g = r.graph;
         let s = stats::stats(g, None)?;
         let a = &g.spec.attn;
-        let attn = if a.mla.is_some() {
+        let plan = &g.spec.plan;
+        // Recurrent models have no attention to name; the mixers filter tells them and the
+        // hybrids apart.
+        let (attends, recurs) = (
+            plan.iter().any(|l| l.span().is_some()),
+            plan.iter().any(|l| l.mixer.recurrent()),
+        );
+        let attn = if !attends {
+            "none".to_string()
+        } else if a.mla.is_some() {
             "MLA".to_string()
         } else {
             format!("{:?}", a.kind).to_uppercase()
         };
+        let mixers = match (attends, recurs) {
+            (true, true) => "hybrid",
+            (false, true) => "recurrent",
+            _ => "attention",
+        };
         let ffn = if g.spec.moe.is_some() { "MoE" } else { "dense" };
         let size = size_bucket(s.total_params);
-        for (c, v) in choices.iter_mut().zip([&g.spec.family, &attn, ffn, size]) {
+        for (c, v) in choices
+            .iter_mut()
+            .zip([&g.spec.family, &attn, mixers, ffn, size])
+        {
             if !c.iter().any(|x| x == v) {
                 c.push(v.to_string());
             }
         }
         body.push_str(&format!(
-            "<tr data-family=\"{family}\" data-attention=\"{attn}\" data-ffn=\"{ffn}\" data-size=\"{size}\"><td>{thumb}</td><td data-sort=\"{name}\"><a href=\"{href}\">{name}</a></td><td>{family}</td><td data-sort=\"{total}\">{total_s}</td><td data-sort=\"{active}\">{active_s}</td><td data-sort=\"{layers}\">{layers}</td><td data-sort=\"{hidden}\">{hidden_s}</td><td>{attn}</td><td data-sort=\"{ctx}\">{ctx_s}</td><td data-sort=\"{vocab}\">{vocab_s}</td><td class=\"src\">{source}</td></tr>\n",
+            "<tr data-family=\"{family}\" data-attention=\"{attn}\" data-mixers=\"{mixers}\" data-ffn=\"{ffn}\" data-size=\"{size}\"><td>{thumb}</td><td data-sort=\"{name}\"><a href=\"{href}\">{name}</a></td><td>{family}</td><td data-sort=\"{total}\">{total_s}</td><td data-sort=\"{active}\">{active_s}</td><td data-sort=\"{layers}\">{layers}</td><td data-sort=\"{hidden}\">{hidden_s}</td><td>{attn}</td><td data-sort=\"{ctx}\">{ctx_s}</td><td data-sort=\"{vocab}\">{vocab_s}</td><td class=\"src\">{source}</td></tr>\n",
             thumb = thumbnail(g),
             name = escape(&g.spec.name),
             href = escape(&r.href),
@@ -207,7 +224,7 @@ tr[hidden] {{ display: none; }}
             .iter()
             .map(|r| format!("<option>{}</option>", escape(&r.graph.spec.name)))
             .collect::<String>(),
-        filters = ["family", "attention", "ffn", "size"]
+        filters = ["family", "attention", "mixers", "ffn", "size"]
             .iter()
             .zip(&choices)
             .map(|(name, values)| {

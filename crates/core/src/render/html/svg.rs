@@ -65,6 +65,8 @@ pub struct Placement<'a> {
     pub show: Option<usize>,
     /// A stylesheet inside the drawing, for a standalone document.
     pub style: Option<&'a str>,
+    /// The drawing's title (the model's name), for a standalone document.
+    pub title: Option<&'a str>,
 }
 
 /// `variant_of(part)`: the variants (by index) a gated part belongs to; `towers`: a wrapper's
@@ -297,6 +299,10 @@ pub fn diagram(
     let style = place
         .style
         .map_or(String::new(), |css| format!("<style>{css}</style>"));
+    let style = match place.title {
+        Some(t) => format!("<title>{}</title>{style}", super::escape(t)),
+        None => style,
+    };
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {y}\" width=\"{width}\" height=\"{y}\" role=\"group\" aria-label=\"architecture diagram\"{show}>{style}<defs><marker id=\"{pre}arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead\"/></marker><marker id=\"{pre}arrow-res\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead-res\"/></marker></defs>{frame}{body}</svg>"
     )

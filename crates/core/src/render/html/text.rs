@@ -1356,6 +1356,25 @@ pub fn highlights(spec: &Spec, s: &crate::stats::Stats) -> Vec<String> {
         )
     });
     let a = &spec.attn;
+    // Only layers that attend have heads or positions to speak of (Mamba has neither; Jamba's
+    // attention layers rotate nothing).
+    let attends = spec.plan.iter().any(|l| l.span().is_some());
+    let rotates = spec.plan.iter().any(|l| l.span().is_some() && l.rope);
+    if !attends {
+        let mut mixers: Vec<String> = Vec::new();
+        for l in &spec.plan {
+            let m = spec.mixer_describe(l.mixer);
+            if !mixers.contains(&m) {
+                mixers.push(m);
+            }
+        }
+        out.push(format!("no attention: {} layers", mixers.join(" and ")));
+        out.push(format!(
+            "order comes from the recurrence itself, to {} context",
+            crate::fmt::context(spec.context)
+        ));
+        return out;
+    }
     out.push(match (a.mla.as_ref(), a.kind) {
         _ if a.moa.is_some() => format!(
             "MoA: {} query heads from {} chosen attention experts share {} KV heads",
@@ -1388,9 +1407,15 @@ pub fn highlights(spec: &Spec, s: &crate::stats::Stats) -> Vec<String> {
             }
         ));
     }
+    let positions = match spec.position {
+        Position::Rope(_) if !rotates => {
+            "no RoPE (the attention layers see no positions; the recurrent layers give the order),"
+                .to_string()
+        }
+        _ => rope_words(spec),
+    };
     out.push(format!(
-        "{} to {} context",
-        rope_words(spec),
+        "{positions} to {} context",
         crate::fmt::context(spec.context)
     ));
     out

@@ -1619,7 +1619,6 @@ fn ngram_code(spec: &Spec) -> String {
     super::torch_gated::ngram_classes(p, spec.hidden, spec.norm.eps, &shards)
 }
 
-/// The decoder layer needs its index: for the attention, or to pick its attention's class.
 /// The MoE block is made with its layer's index: ZAYA's router carries state from the layer
 /// before; Ling's clips are the layer's own.
 fn moe_needs_index(spec: &Spec) -> bool {
@@ -1628,6 +1627,7 @@ fn moe_needs_index(spec: &Spec) -> bool {
         .is_some_and(|m| m.router_mlp.is_some() || m.act_clips.is_some())
 }
 
+/// The decoder layer needs its index: for the attention, or to pick its attention's class.
 fn layer_needs_index(spec: &Spec) -> bool {
     needs_layer_index(spec)
         || moe_needs_index(spec)
