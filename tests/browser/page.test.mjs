@@ -95,6 +95,43 @@ test("a box inside the ×80 frame gives one layer's figure, the total beside; ma
   await page.close();
 });
 
+test("the layer strip draws one column per layer and a click shows that layer's variant (DeepSeek-V3, Jamba, Gemma 3)", async () => {
+  const { page, problems } = await open(browser, join(dir, "deepseek.html"));
+  const columns = page.locator(".layer-strip .layer");
+  const badge = page.locator("#part-block .badge text");
+  assert.equal(await columns.count(), 61);
+  // The shown variant's columns stand out: the 58 MoE layers.
+  assert.equal(await page.locator(".layer-strip .layer.current").count(), 58);
+  assert.equal(await page.locator(".layer-strip .layer .t-moe").count(), 58);
+  assert.equal(await page.locator(".layer-strip .layer .t-mla").count(), 61);
+  await columns.nth(1).click();
+  assert.equal(await page.locator("button.variant").nth(0).getAttribute("aria-pressed"), "true");
+  assert.equal(await badge.textContent(), "×3");
+  assert.equal(await page.locator(".layer-strip .layer.current").count(), 3);
+  assert.equal(new URL(page.url()).hash, "#v=0");
+  await columns.nth(30).click();
+  assert.equal(await badge.textContent(), "×58");
+  assert.deepEqual(problems, []);
+  await page.close();
+  const jamba = await open(browser, join(dir, "jamba.html"));
+  const jc = jamba.page.locator(".layer-strip .layer");
+  assert.equal(await jc.count(), 32);
+  assert.equal(await jamba.page.locator(".layer-strip .layer .t-ssm").count(), 28);
+  assert.equal(await jamba.page.locator(".layer-strip .layer .t-full").count(), 4);
+  // Its attention layers rotate nothing: a dot under each.
+  assert.equal(await jamba.page.locator(".layer-strip .layer .t-nope").count(), 4);
+  await jc.nth(4).click();
+  const pressed = jamba.page.locator('button.variant[aria-pressed="true"]');
+  assert.match(await pressed.textContent(), /full attention, dense FFN/);
+  assert.match(await jc.nth(4).locator("title").textContent(), /^layer 4: full attention, dense FFN, no RoPE$/);
+  assert.deepEqual(jamba.problems, []);
+  await jamba.page.close();
+  const gemma = await open(browser, join(dir, "gemma3.html"));
+  assert.equal(await gemma.page.locator(".layer-strip .layer .t-full").count(), 10);
+  assert.equal(await gemma.page.locator(".layer-strip .layer .t-sliding").count(), 52);
+  await gemma.page.close();
+});
+
 test("the decoder layer's frame opens as a layer, not as one of its parts", async () => {
   const { page } = await open(browser, join(dir, "llama.html"));
   await page.click("#part-block .block-title");
@@ -397,7 +434,7 @@ test("BLT's page draws its byte-level stacks as parts, with the sizes and patchi
   assert.match(code, /class LocalEncoder\(Stack\)/);
   assert.match(code, new RegExp(`K = ${cfg.cross_attn_k} `));
   // The latent transformer's edges carry patches, not bytes.
-  assert.match(await page.locator("svg").first().textContent(), new RegExp(`\\[B, P, ${cfg.global_config.hidden_size}\\]`));
+  assert.match(await page.locator("#diagram svg").textContent(), new RegExp(`\\[B, P, ${cfg.global_config.hidden_size}\\]`));
   assert.deepEqual(problems, []);
   await page.close();
 });

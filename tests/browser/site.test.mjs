@@ -19,6 +19,36 @@ function catalogTotals() {
     .map((name) => ({ name, total: JSON.parse(anatomy("stats", name, "--json")).total_params }));
 }
 
+test("no box's text leaves its box, in any variant of any catalog page", async () => {
+  const names = anatomy("list").trim().split("\n").slice(1).map((line) => line.split(/\s+/)[0]);
+  const spills = [];
+  const page = await browser.newPage();
+  for (const name of names) {
+    await page.goto("file://" + join(dir, `${name}.html`));
+    const variants = await page.locator("button.variant").count();
+    for (let v = 0; v < Math.max(1, variants); v++) {
+      if (variants) await page.locator("button.variant").nth(v).click();
+      spills.push(...await page.evaluate(([name, v]) => {
+        const out = [];
+        for (const g of document.querySelectorAll("#diagram svg .part:not(.frame)")) {
+          if (!g.getClientRects().length) continue; // another variant's
+          const box = g.querySelector("rect").getBBox();
+          for (const t of g.querySelectorAll("text")) {
+            if (!t.textContent.trim()) continue;
+            const b = t.getBBox();
+            if (b.x < box.x - 0.5 || b.x + b.width > box.x + box.width + 0.5) {
+              out.push(`${name} v${v} ${g.id}: "${t.textContent}"`);
+            }
+          }
+        }
+        return out;
+      }, [name, v]));
+    }
+  }
+  await page.close();
+  assert.deepEqual(spills, []);
+});
+
 test("the index lists, sorts and links the catalog", async () => {
   const { page, problems } = await open(browser, join(dir, "index.html"));
   const rows = page.locator("tbody tr");

@@ -242,6 +242,43 @@ pub(crate) fn svg_style() -> String {
     format!("{root}\n{rules}\n").replace(":root", "svg")
 }
 
+/// The layer strip above the diagram: one column per layer, coloured as the gallery's (the mixer
+/// on top, the FFN below, a dot where there is no RoPE); clicking a column shows its layer's
+/// variant. Keyboard users have the variant buttons, which say the same.
+fn layer_strip(g: &Graph, vs: &[Variant]) -> String {
+    let spec = &g.spec;
+    let w = 8;
+    let mut cols = String::new();
+    for (b, l) in spec.plan.iter().enumerate() {
+        let v = vs.iter().position(|v| v.layers.contains(b as u64));
+        let (attn, ffn, nope) = site::cells(spec, l);
+        let x = b * (w + 1);
+        // The variant's label without its layer list: what this layer is.
+        let what = v.map_or(String::new(), |v| {
+            let label = &vs[v].label;
+            let what = label.split_once("): ").or_else(|| label.split_once(": "));
+            what.map_or(label.clone(), |(_, w)| w.to_string())
+        });
+        let dot = if nope {
+            format!(
+                "<circle class=\"t-nope\" cx=\"{}\" cy=\"26\" r=\"1.5\"/>",
+                x as f64 + w as f64 / 2.0
+            )
+        } else {
+            String::new()
+        };
+        cols.push_str(&format!(
+            "<g class=\"layer\" data-layer=\"{b}\" data-variant=\"{}\"><title>layer {b}: {}</title><rect class=\"hit\" x=\"{x}\" y=\"0\" width=\"{w}\" height=\"30\"/><rect class=\"{attn}\" x=\"{x}\" y=\"0\" width=\"{w}\" height=\"11\"/><rect class=\"{ffn}\" x=\"{x}\" y=\"12\" width=\"{w}\" height=\"11\"/>{dot}</g>",
+            v.unwrap_or(0),
+            escape(&what)
+        ));
+    }
+    let width = spec.plan.len() * (w + 1);
+    format!(
+        "<div class=\"layer-strip\"><svg viewBox=\"0 0 {width} 30\" width=\"{width}\" height=\"30\" role=\"img\" aria-label=\"layer pattern, one column per layer: the mixer above, the FFN below\">{cols}</svg><p class=\"strip-legend\">one column per layer: attention<span class=\"sw t-full\"></span>full<span class=\"sw t-sliding\"></span>sliding<span class=\"sw t-chunked\"></span>chunked<span class=\"sw t-mla\"></span>latent<span class=\"sw t-ssm\"></span>recurrent<span class=\"sw t-cross\"></span>cross; FFN<span class=\"sw t-dense\"></span>dense<span class=\"sw t-moe\"></span>MoE; a dot: no RoPE</p></div>"
+    )
+}
+
 /// The block diagram alone, as a standalone SVG document: the page's drawing with its styles
 /// inlined, no script, titled with the model's name, showing layer variant `variant` (by its
 /// number among the page's buttons) or else the one the page opens on (`anatomy export --format
@@ -366,6 +403,7 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
             escape(&crate::render::report::not_read(spec))
         )
     };
+    let strip = layer_strip(g, &vs);
     let tabs = if vs.len() > 1 {
         let first = default_variant(&vs);
         let buttons: String = vs
@@ -374,10 +412,10 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
             .map(|(i, v)| format!("<button type=\"button\" class=\"variant\" data-variant=\"{i}\" aria-pressed=\"{}\">{}</button>", i == first, escape(&v.label)))
             .collect();
         format!(
-            "<div class=\"variants\" role=\"group\" aria-label=\"layer variants\">{buttons}</div>"
+            "{strip}<div class=\"variants\" role=\"group\" aria-label=\"layer variants\">{buttons}</div>"
         )
     } else {
-        String::new()
+        strip
     };
     Ok(format!(
         r#"{head}<style>{CSS}</style>

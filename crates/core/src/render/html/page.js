@@ -86,6 +86,10 @@
     Array.prototype.forEach.call(document.querySelectorAll(".variant"), function (b) {
       b.setAttribute("aria-pressed", String(+b.dataset.variant === v));
     });
+    // The strip's columns of the variant shown stand out.
+    Array.prototype.forEach.call(document.querySelectorAll(".layer-strip .layer"), function (c) {
+      c.classList.toggle("current", +c.dataset.variant === v);
+    });
     // The ×N badge counts the layers of the variant shown.
     var badge = svg.querySelector(".frame .badge text");
     if (badge && data.variants[v]) {
@@ -240,6 +244,10 @@
     });
   });
 
+  // A strip column shows its layer's variant.
+  Array.prototype.forEach.call(document.querySelectorAll(".layer-strip .layer"), function (c) {
+    c.addEventListener("click", function () { go({ part: null, variant: +c.dataset.variant }); });
+  });
   Array.prototype.forEach.call(document.querySelectorAll(".variant"), function (b) {
     b.addEventListener("click", function () {
       var v = +b.dataset.variant;

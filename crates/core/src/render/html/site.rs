@@ -13,48 +13,63 @@ pub struct Row<'a> {
     pub source: String,
 }
 
+/// A layer's cells in a layer strip: the class of its mixer's cell (full, sliding or chunked
+/// attention, latent for MLA, a recurrent mixer), of its FFN's (dense or MoE), and whether it
+/// gets a no-RoPE dot.
+pub(crate) fn cells(
+    spec: &crate::spec::Spec,
+    l: &crate::spec::LayerPlan,
+) -> (&'static str, &'static str, bool) {
+    use crate::spec::{AttnSpan, Ffn, Mixer};
+    let attn = match (l.mixer, spec.attn.mla.is_some()) {
+        (
+            Mixer::Mamba2
+            | Mixer::Mamba
+            | Mixer::ShortConv
+            | Mixer::DeltaNet
+            | Mixer::Lightning
+            | Mixer::RgLru
+            | Mixer::Rwkv
+            | Mixer::MLstm
+            | Mixer::Parallel(_),
+            _,
+        ) => "t-ssm",
+        (Mixer::CrossAttention, _) => "t-cross",
+        (Mixer::None, _) => "t-none",
+        (Mixer::Attention(_), true) => "t-mla",
+        (Mixer::Attention(AttnSpan::Full | AttnSpan::Whole), _) => "t-full",
+        (Mixer::Attention(AttnSpan::Sliding(_)), _) => "t-sliding",
+        (Mixer::Attention(AttnSpan::Chunked(_)), _) => "t-chunked",
+    };
+    let ffn = match l.ffn {
+        // A shortcut layer runs the experts beside its MLP.
+        Ffn::Moe | Ffn::Shortcut | Ffn::DenseAndMoe => "t-moe",
+        Ffn::Dense | Ffn::ChannelMix => "t-dense",
+        Ffn::None => "t-none",
+    };
+    // Only an attention layer could rotate: a recurrent one gets no dot.
+    let nope =
+        l.span().is_some() && !l.rope && matches!(spec.position, crate::spec::Position::Rope(_));
+    (attn, ffn, nope)
+}
+
 /// The model's real layer pattern, one column per layer: the top cell its attention (full,
 /// sliding, chunked; latent for MLA), the bottom cell its FFN (dense or MoE), a dot where the
 /// layer has no RoPE.
 pub fn thumbnail(g: &Graph) -> String {
-    use crate::spec::{AttnSpan, Ffn, Mixer};
     let spec = &g.spec;
     let n = spec.plan.len().max(1);
     let w = 3;
     let mut out = String::new();
     for (i, l) in spec.plan.iter().enumerate() {
         let x = i * w;
-        let attn = match (l.mixer, spec.attn.mla.is_some()) {
-            (
-                Mixer::Mamba2
-                | Mixer::Mamba
-                | Mixer::ShortConv
-                | Mixer::DeltaNet
-                | Mixer::Lightning
-                | Mixer::RgLru
-                | Mixer::Rwkv
-                | Mixer::MLstm
-                | Mixer::Parallel(_),
-                _,
-            ) => "t-ssm",
-            (Mixer::None | Mixer::CrossAttention, _) => "t-none",
-            (Mixer::Attention(_), true) => "t-mla",
-            (Mixer::Attention(AttnSpan::Full | AttnSpan::Whole), _) => "t-full",
-            (Mixer::Attention(AttnSpan::Sliding(_)), _) => "t-sliding",
-            (Mixer::Attention(AttnSpan::Chunked(_)), _) => "t-chunked",
-        };
-        let ffn = match l.ffn {
-            // A shortcut layer runs the experts beside its MLP.
-            Ffn::Moe | Ffn::Shortcut | Ffn::DenseAndMoe => "t-moe",
-            Ffn::Dense | Ffn::ChannelMix => "t-dense",
-            Ffn::None => "t-none",
-        };
+        let (attn, ffn, nope) = cells(spec, l);
         out.push_str(&format!(
             "<rect class=\"{attn}\" x=\"{x}\" y=\"0\" width=\"{}\" height=\"9\"/><rect class=\"{ffn}\" x=\"{x}\" y=\"10\" width=\"{}\" height=\"9\"/>",
             w - 1,
             w - 1
         ));
-        if !l.rope && matches!(spec.position, crate::spec::Position::Rope(_)) {
+        if nope {
             out.push_str(&format!(
                 "<circle class=\"t-nope\" cx=\"{}\" cy=\"22\" r=\"1\"/>",
                 x as f64 + (w - 1) as f64 / 2.0
@@ -156,7 +171,7 @@ th {{ cursor: pointer; user-select: none; }} th[aria-sort="ascending"]::after {{
 td:nth-child(2), td:nth-child(3), td:nth-child(8), td.src, th:nth-child(2), th:nth-child(3) {{ text-align: left; }}
 td.src {{ color: var(--muted); font-size: .85rem; }} a {{ color: inherit; font-weight: 600; }}
 .t-full {{ fill: #2f6fd6; }} .t-sliding {{ fill: #9dbdf0; }} .t-chunked {{ fill: #3aa8a0; }} .t-mla {{ fill: #7a4fc4; }} .t-ssm {{ fill: #c2413b; }}
-.t-dense {{ fill: #2c8a4b; }} .t-moe {{ fill: #e08a1e; }} .t-none {{ fill: none; }} .t-nope {{ fill: var(--fg); }}
+.t-dense {{ fill: #2c8a4b; }} .t-moe {{ fill: #e08a1e; }} .t-none {{ fill: none; }} .t-nope {{ fill: var(--fg); }} .t-cross {{ fill: #b8860b; }}
 .legend span {{ display: inline-block; width: .8em; height: .8em; margin: 0 .25em 0 .8em; vertical-align: -.05em; }}
 .filters label, .compare label {{ margin-right: 1rem; }} .filters select, .compare select {{ font: inherit; }}
 tr[hidden] {{ display: none; }}
@@ -165,7 +180,7 @@ tr[hidden] {{ display: none; }}
 <body>
 <h1>Model gallery</h1>
 <p>{n} models, drawn from their config.json files. Click a column to sort; click a name for its interactive page.</p>
-<p class="legend">Layer pattern, one column per layer: attention<span style="background:#2f6fd6"></span>full<span style="background:#9dbdf0"></span>sliding window<span style="background:#3aa8a0"></span>chunked<span style="background:#7a4fc4"></span>latent (MLA); FFN<span style="background:#2c8a4b"></span>dense<span style="background:#e08a1e"></span>mixture of experts; a dot: no RoPE.</p>
+<p class="legend">Layer pattern, one column per layer: attention<span style="background:#2f6fd6"></span>full<span style="background:#9dbdf0"></span>sliding window<span style="background:#3aa8a0"></span>chunked<span style="background:#7a4fc4"></span>latent (MLA)<span style="background:#c2413b"></span>recurrent mixer<span style="background:#b8860b"></span>cross-attention; FFN<span style="background:#2c8a4b"></span>dense<span style="background:#e08a1e"></span>mixture of experts; a dot: no RoPE.</p>
 <p class="filters">{filters} <span id="shown" aria-live="polite">{n} shown</span></p>
 <p class="compare"><label>compare <select id="cmp-a">{options}</select></label> <label>with <select id="cmp-b">{options}</select></label> <a id="cmp-go" href="compare.html">compare</a></p>
 <table id="models">

@@ -28,6 +28,20 @@ pub fn category_class(c: Category) -> &'static str {
 
 /// The height one slot of the column takes.
 pub const SLOT_H: u32 = BOX_H + GAP;
+/// A box's bold title and its small line: font size and a generous average glyph width, in px.
+const TITLE_CHAR: (f64, f64) = (15.0, 9.0);
+const SUB_CHAR: (f64, f64) = (11.0, 6.4);
+
+/// A smaller font for a line of a box that could run past it at its size's average glyph
+/// width: scaled so that the line fits the box's inner width rather than spilling.
+fn fit(text: &str, (size, per_char): (f64, f64)) -> String {
+    let (inner, wide) = ((BOX_W - 16) as f64, text.chars().count() as f64 * per_char);
+    if wide > inner {
+        format!(" style=\"font-size:{:.1}px\"", size * inner / wide)
+    } else {
+        String::new()
+    }
+}
 
 /// The column's slots in drawing order: consecutive gated parts (layer variants) share one;
 /// auxiliary parts, drawn beside the column, are in none.
@@ -174,13 +188,18 @@ pub fn diagram(
                 }
                 (n, _) => format!("{} params", short(n)),
             };
+            // How many layers, not which: a list can run past the box (the strip above the
+            // diagram and the variant buttons say which).
             let layers_note = part
                 .layers
                 .as_ref()
-                .map(|l| format!(" · layers {l}"))
+                .map(|l| match l.len() {
+                    1 => format!(" · layer {l}"),
+                    n => format!(" · {n} layers"),
+                })
                 .unwrap_or_default();
             body.push_str(&format!(
-                "<g class=\"part cat-{cat}{gated}{vclass}{extra}\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\">{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\">{sub}{layers_note}</text></g>",
+                "<g class=\"part cat-{cat}{gated}{vclass}{extra}\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\"{title_fit}>{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\"{sub_fit}>{sub}{layers_note}</text></g>",
                 cat = category_class(part.category),
                 id = escape(&part.id),
                 aria = escape(&{
@@ -195,6 +214,8 @@ pub fn diagram(
                 tx = BOX_X + BOX_W / 2,
                 ty = y + 20,
                 sy = y + 36,
+                title_fit = fit(&part.title, TITLE_CHAR),
+                sub_fit = fit(&format!("{sub}{layers_note}"), SUB_CHAR),
                 title = escape(&part.title),
                 sub = escape(&sub),
                 layers_note = escape(&layers_note),
