@@ -132,6 +132,17 @@ test("the layer strip draws one column per layer and a click shows that layer's 
   await gemma.page.close();
 });
 
+test("an attention box shared by sliding and full layers says each variant's span (Gemma 3)", async () => {
+  const { page, problems } = await open(browser, join(dir, "gemma3.html"));
+  const shown = () => page.locator("#part-attention .sub tspan").evaluateAll(
+    (ts) => ts.filter((t) => getComputedStyle(t).display !== "none").map((t) => t.textContent));
+  assert.deepEqual(await shown(), [" · window 1024"]);
+  await page.locator("button.variant").nth(1).click();
+  assert.deepEqual(await shown(), [" · full"]);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("the decoder layer's frame opens as a layer, not as one of its parts", async () => {
   const { page } = await open(browser, join(dir, "llama.html"));
   await page.click("#part-block .block-title");

@@ -89,6 +89,9 @@ pub struct Variant {
     pub representative: u64,
     /// The parameters its layers hold, all of them together.
     pub params: u128,
+    /// Its attention's span, where the model's attention layers differ in it ("window 1024",
+    /// "full"): the one attention box drawn for all variants says it per variant.
+    pub span_note: String,
 }
 
 /// The variant a page opens on: the one whose layers hold the most parameters (the first of
@@ -119,6 +122,8 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
             None => seen.push((kind, LayerSet::range(b as u64, b as u64 + 1))),
         }
     }
+    let spans: Vec<_> = spec.plan.iter().filter_map(|l| l.span()).collect();
+    let spans_differ = spans.windows(2).any(|w| w[0] != w[1]);
     // Each variant's share of the blocks' parameters.
     let held = |layers: &LayerSet| -> u128 {
         g.params
@@ -149,9 +154,17 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
             if !plan.rope && plan.span().is_some() {
                 label += ", no RoPE";
             }
+            let span_note = match plan.span() {
+                _ if !spans_differ => String::new(),
+                Some(crate::spec::AttnSpan::Sliding(w)) => format!("window {w}"),
+                Some(crate::spec::AttnSpan::Chunked(c)) => format!("chunks of {c}"),
+                Some(crate::spec::AttnSpan::Full | crate::spec::AttnSpan::Whole) => "full".into(),
+                None => String::new(),
+            };
             Variant {
                 representative: layers.first().unwrap_or(0),
                 params: held(&layers),
+                span_note,
                 label,
                 layers,
             }
@@ -167,6 +180,11 @@ pub struct PageInput<'a> {
     pub context: Option<u64>,
     /// Values from a run, for the op view.
     pub values: Option<&'a ops::Values>,
+}
+
+/// Each variant's attention span note, by index.
+fn span_notes(vs: &[Variant]) -> Vec<String> {
+    vs.iter().map(|v| v.span_note.clone()).collect()
 }
 
 /// The layer variants (by index) a part belongs to: all of them unless it is gated.
@@ -225,6 +243,7 @@ impl Drawing {
             &self.towers,
             &variant_of,
             &summary_of,
+            &span_notes(&self.variants),
             place,
         )
     }
@@ -335,6 +354,7 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
         &spec.not_drawn,
         &variant_of,
         &summary_of,
+        &span_notes(&vs),
         &svg::Placement::default(),
     );
 

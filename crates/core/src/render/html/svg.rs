@@ -84,13 +84,15 @@ pub struct Placement<'a> {
 }
 
 /// `variant_of(part)`: the variants (by index) a gated part belongs to; `towers`: a wrapper's
-/// parts beside its language model, drawn as one box.
+/// parts beside its language model, drawn as one box; `span_notes`: each variant's attention
+/// span where they differ, said on the attention box every variant shares.
 pub fn diagram(
     parts: &[Part],
     layers: u64,
     towers: &[crate::spec::NotDrawn],
     variant_of: &dyn Fn(&Part) -> Vec<usize>,
     aria_summary: &dyn Fn(&Part) -> String,
+    span_notes: &[String],
     place: &Placement,
 ) -> String {
     let pre = place.id_prefix;
@@ -198,8 +200,28 @@ pub fn diagram(
                     n => format!(" · {n} layers"),
                 })
                 .unwrap_or_default();
+            // One attention box for layers that differ in span: each variant's span, shown with it.
+            let notes: Vec<(usize, &String)> =
+                if part.category == Category::Attention && part.layers.is_none() {
+                    span_notes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, n)| !n.is_empty())
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+            let longest = notes
+                .iter()
+                .map(|(_, n)| n.chars().count() + 3)
+                .max()
+                .unwrap_or(0);
+            let span_note: String = notes
+                .iter()
+                .map(|(i, n)| format!("<tspan class=\"gated v{i}\"> · {}</tspan>", escape(n)))
+                .collect();
             body.push_str(&format!(
-                "<g class=\"part cat-{cat}{gated}{vclass}{extra}\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\"{title_fit}>{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\"{sub_fit}>{sub}{layers_note}</text></g>",
+                "<g class=\"part cat-{cat}{gated}{vclass}{extra}\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\"{title_fit}>{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\"{sub_fit}>{sub}{layers_note}{span_note}</text></g>",
                 cat = category_class(part.category),
                 id = escape(&part.id),
                 aria = escape(&{
@@ -215,7 +237,7 @@ pub fn diagram(
                 ty = y + 20,
                 sy = y + 36,
                 title_fit = fit(&part.title, TITLE_CHAR),
-                sub_fit = fit(&format!("{sub}{layers_note}"), SUB_CHAR),
+                sub_fit = fit(&format!("{sub}{layers_note}{}", "x".repeat(longest)), SUB_CHAR),
                 title = escape(&part.title),
                 sub = escape(&sub),
                 layers_note = escape(&layers_note),
