@@ -476,7 +476,15 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                     let d = anatomy_core::diff::diff(&g, &gb)?;
                     render::html::compare::page(&g, &gb, &d, (&origin.describe(), &ob.describe()))?
                 }
-                None => page(&model, target.as_deref(), &g, &origin, context, lenient)?,
+                None => page(
+                    &model,
+                    target.as_deref(),
+                    &g,
+                    &origin,
+                    context,
+                    lenient,
+                    None,
+                )?,
             };
             output::write(&output, page.as_bytes(), force)?;
             Ok(format!(
@@ -697,6 +705,7 @@ fn page(
     origin: &source::Origin,
     context: Option<u64>,
     lenient: bool,
+    gallery: Option<&str>,
 ) -> Result<String, Error> {
     let values = match (g.spec.draft, target) {
         (Some(_), None) => None,
@@ -719,12 +728,18 @@ fn page(
             ),
         )
     })?;
-    render::html::page(&render::html::PageInput {
-        graph: g,
-        provenance: &origin.describe(),
-        context,
-        values: values.as_ref(),
-    })
+    render::html::page_linked(
+        &render::html::PageInput {
+            graph: g,
+            provenance: &origin.describe(),
+            context,
+            values: values.as_ref(),
+        },
+        &render::html::Links {
+            gallery,
+            source: origin.source_url(),
+        },
+    )
 }
 
 /// `anatomy site`: every page is made and every target checked before the first is written.
@@ -748,7 +763,7 @@ fn site(dir: &Path, force: bool) -> Result<String, Error> {
     for (g, origin, e) in &graphs {
         files.push((
             dir.join(format!("{}.html", e.name)),
-            page(e.name, None, g, origin, None, false)?,
+            page(e.name, None, g, origin, None, false, Some("index.html"))?,
         ));
     }
     let rows: Vec<render::html::site::Row> = graphs

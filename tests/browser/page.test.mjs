@@ -50,6 +50,23 @@ test("loads with no console error and no network request", async () => {
   }
 });
 
+test("a click hides the hover summary, which would cover the details", async () => {
+  const { page } = await open(browser, join(dir, "llama.html"));
+  await page.hover("#part-attention");
+  await page.locator("#tooltip").waitFor({ state: "visible" });
+  await page.click("#part-attention");
+  await page.locator("#detail").waitFor({ state: "visible" });
+  assert.equal(await page.locator("#tooltip").isHidden(), true);
+  await page.close();
+});
+
+test("a page made alone links to its config's source, not to a gallery it is not in", async () => {
+  const { page } = await open(browser, join(dir, "llama.html"));
+  assert.equal(await page.locator(".provenance a").getAttribute("href"), "https://huggingface.co/meta-llama/Llama-3.1-70B");
+  assert.equal(await page.locator("nav").count(), 0);
+  await page.close();
+});
+
 test("hovering a box shows its one-line summary", async () => {
   const { page } = await open(browser, join(dir, "llama.html"));
   await page.hover("#part-attention");
@@ -184,8 +201,19 @@ test("keyboard: Tab reaches a box, arrows move, Enter opens, Escape closes", asy
   await page.keyboard.press("Enter");
   await page.locator("#detail").waitFor({ state: "visible" });
   assert.equal(await page.locator("#detail h2").textContent(), "Attention RMSNorm");
+  // Focus moves into the panel: Tab goes on through its contents, not to the next box.
+  assert.equal(await page.evaluate(() => document.activeElement.id), "detail");
+  await page.keyboard.press("Tab");
+  assert.equal(await page.evaluate(() => !!document.activeElement.closest("#detail")), true);
+  // Focus (orange) and selection (purple, dashed) look different.
+  const stroke = (sel) => page.locator(sel).evaluate((r) => getComputedStyle(r).stroke);
+  const [focusRing, selected] = ["rgb(255, 138, 0)", "rgb(122, 79, 196)"];
+  assert.equal(await stroke("#part-norm-1.selected rect"), selected);
   await page.keyboard.press("Escape");
   assert.equal(await page.locator("#detail").isHidden(), true);
+  // Back on the box it opened, whose focus ring is not the selection's.
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.part), "norm-1");
+  assert.equal(await stroke("#part-norm-1 rect"), focusRing);
   // Every box has an accessible name.
   const unnamed = await page.$$eval(".part", (gs) => gs.filter((g) => !g.getAttribute("aria-label")).length);
   assert.equal(unnamed, 0);

@@ -65,6 +65,11 @@ test("the index lists, sorts and links the catalog", async () => {
   await rows.first().locator("a").click();
   await page.waitForURL(new RegExp(`${largest.replace(/\./g, "\\.")}\\.html$`));
   assert.equal(await page.locator("h1").textContent(), largest);
+  // Each page links back to the gallery and to its config's source on the Hub.
+  assert.match(await page.locator(".provenance a").getAttribute("href"), /^https:\/\/huggingface\.co\/[\w.-]+\/[\w.-]+$/);
+  await page.click("nav a");
+  await page.waitForURL(/index\.html$/);
+  assert.equal(await page.locator("tbody tr").count(), n);
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -112,6 +117,18 @@ test("mini diagrams show each model's layer pattern; filters narrow the list", a
   assert.ok(hybrid.includes("jamba-v0.1") && hybrid.includes("qwen3-next-80b-a3b"), hybrid.join(", "));
   for (const r of await visible().all()) assert.notEqual(await r.locator("td:nth-child(8)").textContent(), "none");
   await page.selectOption('select[name="mixers"]', "");
+  // The filters are kept in the URL: a reload, or the link shared, shows the same list.
+  await page.selectOption('select[name="ffn"]', "MoE");
+  await page.selectOption('select[name="mixers"]', "hybrid");
+  assert.equal(new URL(page.url()).hash, "#mixers=hybrid&ffn=MoE");
+  const filtered = await visible().locator("td:nth-child(2)").allTextContents();
+  await page.reload();
+  assert.equal(await page.locator('select[name="ffn"]').inputValue(), "MoE");
+  assert.deepEqual(await visible().locator("td:nth-child(2)").allTextContents(), filtered);
+  await page.goto("file://" + join(dir, "index.html#ffn=%3Cb%3E&size=nonsense"));
+  assert.equal(await page.locator('select[name="ffn"]').inputValue(), "");
+  assert.equal(await visible().count(), all);
+  await page.selectOption('select[name="ffn"]', "");
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -28,6 +28,17 @@ pub enum Origin {
 }
 
 impl Origin {
+    /// The Hub page the config came from: a catalog entry's repo, a Hub id at its commit.
+    pub fn source_url(&self) -> Option<String> {
+        match self {
+            Origin::Catalog { repo, .. } => Some(format!("https://huggingface.co/{repo}")),
+            Origin::Hub { repo, commit, .. } => {
+                Some(format!("https://huggingface.co/{repo}/tree/{commit}"))
+            }
+            Origin::File(_) => None,
+        }
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Origin::Catalog { provenance, .. } => format!("catalog: {provenance}"),

@@ -333,7 +333,25 @@ pub fn standalone_svg(g: &Graph, variant: Option<usize>) -> crate::Result<String
     ))
 }
 
+/// Where a page links: the gallery it belongs to (`anatomy site`'s index), the config's source.
+#[derive(Default)]
+pub struct Links<'a> {
+    pub gallery: Option<&'a str>,
+    pub source: Option<String>,
+}
+
 pub fn page(input: &PageInput) -> crate::Result<String> {
+    page_linked(input, &Links::default())
+}
+
+/// The page, with links to its gallery and its config's source where `links` gives them.
+pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
+    let nav = links.gallery.map_or(String::new(), |href| {
+        format!("<nav><a href=\"{}\">← all models</a></nav>\n", escape(href))
+    });
+    let source_link = links.source.as_ref().map_or(String::new(), |url| {
+        format!(" · <a href=\"{}\">the config's source</a>", escape(url))
+    });
     let g = input.graph;
     let spec = &g.spec;
     let s = stats::stats(g, input.context)?;
@@ -442,10 +460,10 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
 </head>
 <body>
 <header>
-<h1>{title}</h1>
+{nav}<h1>{title}</h1>
 <p class="character">{character}</p>
 <p class="chips">{chips}</p>
-<p class="provenance">source: {provenance}</p>
+<p class="provenance">source: {provenance}{source_link}</p>
 <p class="highlights">highlights: {highlights}</p>
 {not_drawn}
 {ignored}
@@ -460,7 +478,7 @@ pub fn page(input: &PageInput) -> crate::Result<String> {
 <main>
 <div class="diagram" id="diagram">{diagram}</div>
 {op_html}
-<aside id="detail" hidden aria-live="polite"></aside>
+<aside id="detail" hidden aria-live="polite" tabindex="-1"></aside>
 </main>
 <div id="tooltip" role="tooltip" hidden></div>
 <script type="application/json" id="data">{data}</script>

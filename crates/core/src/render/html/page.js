@@ -229,11 +229,18 @@
       showTip(g, r.right, r.top);
     });
     g.addEventListener("blur", function () { tooltip.hidden = true; });
-    g.addEventListener("click", function () { go({ part: g.dataset.part, variant: state.variant }); });
+    // A click opens the details: the summary would only cover them.
+    g.addEventListener("click", function () {
+      tooltip.hidden = true;
+      go({ part: g.dataset.part, variant: state.variant });
+    });
     g.addEventListener("keydown", function (e) {
       if (e.key === "Enter" || e.key === " ") {
         e.preventDefault();
+        tooltip.hidden = true;
         go({ part: g.dataset.part, variant: state.variant });
+        // Into the panel, so that Tab goes on through its contents; Escape comes back here.
+        detail.focus();
       } else if (e.key === "ArrowDown" || e.key === "ArrowRight" || e.key === "ArrowUp" || e.key === "ArrowLeft") {
         e.preventDefault();
         var list = visibleParts();

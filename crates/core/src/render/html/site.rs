@@ -221,7 +221,30 @@ tr[hidden] {{ display: none; }}
     }});
     document.getElementById("shown").textContent = shown + " shown";
   }}
-  Array.prototype.forEach.call(selects, function (s) {{ s.addEventListener("change", filter); }});
+  // The filters live in the URL's hash, so that a filtered list can be shared and reloaded.
+  function save() {{
+    var parts = [];
+    Array.prototype.forEach.call(selects, function (s) {{
+      if (s.value) parts.push(s.name + "=" + encodeURIComponent(s.value));
+    }});
+    history.replaceState(null, "", parts.length ? '#' + parts.join('&') : location.pathname + location.search);
+  }}
+  function load() {{
+    var given = {{}};
+    location.hash.replace(/^#/, "").split("&").forEach(function (kv) {{
+      var i = kv.indexOf("=");
+      if (i > 0) given[kv.slice(0, i)] = decodeURIComponent(kv.slice(i + 1));
+    }});
+    Array.prototype.forEach.call(selects, function (s) {{
+      var v = given[s.name] || "";
+      // Only a value the select offers: anything else leaves it at "all".
+      s.value = Array.prototype.some.call(s.options, function (o) {{ return o.value === v; }}) ? v : "";
+    }});
+    filter();
+  }}
+  Array.prototype.forEach.call(selects, function (s) {{ s.addEventListener("change", function () {{ filter(); save(); }}); }});
+  window.addEventListener("hashchange", load);
+  load();
   var ca = document.getElementById("cmp-a"), cb = document.getElementById("cmp-b"), go = document.getElementById("cmp-go");
   if (cb.options.length > 1) cb.selectedIndex = 1;
   function link() {{ go.href = "compare.html#a=" + encodeURIComponent(ca.value) + "&b=" + encodeURIComponent(cb.value); }}
