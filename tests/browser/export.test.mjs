@@ -59,6 +59,12 @@ test("the SVG export draws the largest variant unless --variant names one, under
     anatomy("export", "deepseek-v3", "--format", "svg", ...args, "-o", svgFile);
     const { page, problems } = await open(browser, svgFile);
     assert.equal(await page.locator("svg > title").textContent(), "deepseek-v3");
+    // Its own dark palette, as the page has.
+    const fill = () => page.locator("#part-embedding rect").evaluate((r) => getComputedStyle(r).fill);
+    const light = await fill();
+    await page.emulateMedia({ colorScheme: "dark" });
+    assert.notEqual(await fill(), light);
+    await page.emulateMedia({ colorScheme: "light" });
     assert.equal(await page.locator("#part-ffn-moe").isVisible(), moe, args.join(" "));
     assert.equal(await page.locator("#part-ffn-mlp").isVisible(), !moe, args.join(" "));
     assert.deepEqual(problems, []);

@@ -67,6 +67,22 @@ test("a page made alone links to its config's source, not to a gallery it is not
   await page.close();
 });
 
+test("links read at 4.5:1 or better, light and dark", async () => {
+  const { page } = await open(browser, join(dir, "llama.html"));
+  for (const colorScheme of ["light", "dark"]) {
+    await page.emulateMedia({ colorScheme });
+    const ratio = await page.evaluate(() => {
+      const rgb = (c) => c.match(/\d+/g).slice(0, 3).map(Number);
+      const lum = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+        .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+      const [a, b] = [getComputedStyle(document.querySelector(".provenance a")).color, getComputedStyle(document.body).backgroundColor].map((c) => lum(rgb(c)));
+      return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    });
+    assert.ok(ratio >= 4.5, `${colorScheme}: ${ratio.toFixed(2)}:1`);
+  }
+  await page.close();
+});
+
 test("hovering a box shows its one-line summary", async () => {
   const { page } = await open(browser, join(dir, "llama.html"));
   await page.hover("#part-attention");

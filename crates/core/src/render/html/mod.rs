@@ -249,16 +249,21 @@ impl Drawing {
     }
 }
 
-/// The page's light palette and its svg rules, for an SVG shown without the page.
+/// The page's light and dark palettes and its svg rules, for an SVG shown without the page.
 pub(crate) fn svg_style() -> String {
     let css = include_str!("page.css");
     let root = &css[..css.find('}').map_or(0, |i| i + 1)];
+    // The dark palette: the media block that redefines the variables, up to its closing brace.
+    let dark = css
+        .find("@media (prefers-color-scheme: dark)")
+        .and_then(|a| css[a..].find("\n}\n").map(|b| &css[a..a + b + 2]))
+        .unwrap_or("");
     let rules: String = css
         .lines()
         .filter(|l| l.starts_with("svg") && !l.contains(":hover") && !l.contains(":focus"))
         .collect::<Vec<_>>()
         .join("\n");
-    format!("{root}\n{rules}\n").replace(":root", "svg")
+    format!("{root}\n{dark}\n{rules}\n").replace(":root", "svg")
 }
 
 /// The layer strip above the diagram: one column per layer, coloured as the gallery's (the mixer
