@@ -17,14 +17,19 @@ fn anatomy() -> Command {
     c
 }
 
-fn json(args: &[&str]) -> Value {
+/// The standard output of a command that must succeed.
+fn stdout(args: &[&str]) -> Vec<u8> {
     let out = anatomy().args(args).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
+}
+
+fn json(args: &[&str]) -> Value {
+    serde_json::from_slice(&stdout(args)).unwrap()
 }
 
 #[test]
@@ -1009,18 +1014,9 @@ fn granite_swa_layer_rope_theta() {
 
 #[test]
 fn export_draws_the_svg_variant_asked_for_and_refuses_one_it_lacks() {
-    let svg = |args: &[&str]| {
-        let out = anatomy()
-            .args(["export", "deepseek-v3", "--format", "svg"])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
+    let svg = |extra: &[&str]| {
+        let args = [&["export", "deepseek-v3", "--format", "svg"], extra].concat();
+        String::from_utf8(stdout(&args)).unwrap()
     };
     // DeepSeek-V3's MoE layers (variant 1) hold the most parameters.
     assert!(svg(&[]).contains("class=\"show-v1\""));

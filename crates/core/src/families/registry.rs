@@ -328,6 +328,15 @@ const MAMBA_INERT: &[&[&str]] = &[
 /// Initialization and training-time settings that most config classes carry.
 const TRAINING: &[&str] = &["initializer_range", "attention_dropout"];
 
+/// Sarvam-MoE's key names for GLM-4.5's config (its original checkpoints'), which Param2 shares.
+const SARVAM_NAMES: &[(&str, &str)] = &[
+    ("num_local_experts", "n_routed_experts"),
+    ("num_mtp_layers", "num_nextn_predict_layers"),
+    ("num_experts", "n_routed_experts"),
+    ("num_shared_experts", "n_shared_experts"),
+    ("use_qkv_bias", "attention_bias"),
+];
+
 pub static FAMILIES: &[Family] = &[
     // `is_llama_config` and `rope_interleaved` come from nanotron exports (SmolLM2); LlamaConfig
     // keeps them as attributes and LlamaModel never reads them.
@@ -4422,13 +4431,7 @@ pub static FAMILIES: &[Family] = &[
     },
     // Sarvam-MoE: GLM-4.5's model under its own defaults and key names.
     Family {
-        renames: &[
-            ("num_local_experts", "n_routed_experts"),
-            ("num_mtp_layers", "num_nextn_predict_layers"),
-            ("num_experts", "n_routed_experts"),
-            ("num_shared_experts", "n_shared_experts"),
-            ("use_qkv_bias", "attention_bias"),
-        ],
+        renames: SARVAM_NAMES,
         ..own(
             "sarvam_moe",
             "Sarvam-MoE",
@@ -4450,13 +4453,7 @@ pub static FAMILIES: &[Family] = &[
     },
     // Param2: GLM-4.5's model under Param2's defaults and Sarvam's key names.
     Family {
-        renames: &[
-            ("num_local_experts", "n_routed_experts"),
-            ("num_mtp_layers", "num_nextn_predict_layers"),
-            ("num_experts", "n_routed_experts"),
-            ("num_shared_experts", "n_shared_experts"),
-            ("use_qkv_bias", "attention_bias"),
-        ],
+        renames: SARVAM_NAMES,
         ..own(
             "param2moe",
             "Param2",
