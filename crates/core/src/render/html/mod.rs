@@ -84,6 +84,8 @@ pub fn json_for_script(v: &Value) -> String {
 /// A group of layers that share one structure (attention span, RoPE, FFN kind).
 pub struct Variant {
     pub label: String,
+    /// What its layers are, without which (the label's second half): the layer strip's titles.
+    pub what: String,
     pub layers: LayerSet,
     /// A layer of the group, to test which gated parts it has.
     pub representative: u64,
@@ -139,20 +141,20 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
     };
     seen.into_iter()
         .map(|((plan, shared), layers)| {
-            let mut label = format!("layers {layers}: {}", spec.mixer_describe(plan.mixer));
+            let mut what = spec.mixer_describe(plan.mixer);
             if shared {
-                label += ", the shared block first";
+                what += ", the shared block first";
             }
             match plan.ffn {
-                crate::spec::Ffn::Moe => label += ", MoE FFN",
-                crate::spec::Ffn::Dense => label += ", dense FFN",
-                crate::spec::Ffn::Shortcut => label += ", dense FFN and the MoE beside it",
-                crate::spec::Ffn::DenseAndMoe => label += ", dense FFN and MoE side by side",
-                crate::spec::Ffn::ChannelMix => label += ", channel mixing",
+                crate::spec::Ffn::Moe => what += ", MoE FFN",
+                crate::spec::Ffn::Dense => what += ", dense FFN",
+                crate::spec::Ffn::Shortcut => what += ", dense FFN and the MoE beside it",
+                crate::spec::Ffn::DenseAndMoe => what += ", dense FFN and MoE side by side",
+                crate::spec::Ffn::ChannelMix => what += ", channel mixing",
                 crate::spec::Ffn::None => {}
             }
             if !plan.rope && plan.span().is_some() {
-                label += ", no RoPE";
+                what += ", no RoPE";
             }
             let span_note = match plan.span() {
                 _ if !spans_differ => String::new(),
@@ -165,7 +167,8 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
                 representative: layers.first().unwrap_or(0),
                 params: held(&layers),
                 span_note,
-                label,
+                label: format!("layers {layers}: {what}"),
+                what,
                 layers,
             }
         })
@@ -277,12 +280,7 @@ fn layer_strip(g: &Graph, vs: &[Variant]) -> String {
         let v = vs.iter().position(|v| v.layers.contains(b as u64));
         let (attn, ffn, nope) = site::cells(spec, l);
         let x = b * (w + 1);
-        // The variant's label without its layer list: what this layer is.
-        let what = v.map_or(String::new(), |v| {
-            let label = &vs[v].label;
-            let what = label.split_once("): ").or_else(|| label.split_once(": "));
-            what.map_or(label.clone(), |(_, w)| w.to_string())
-        });
+        let what = v.map_or("", |v| &vs[v].what);
         let dot = if nope {
             format!(
                 "<circle class=\"t-nope\" cx=\"{}\" cy=\"26\" r=\"1.5\"/>",
@@ -294,7 +292,7 @@ fn layer_strip(g: &Graph, vs: &[Variant]) -> String {
         cols.push_str(&format!(
             "<g class=\"layer\" data-layer=\"{b}\" data-variant=\"{}\"><title>layer {b}: {}</title><rect class=\"hit\" x=\"{x}\" y=\"0\" width=\"{w}\" height=\"30\"/><rect class=\"{attn}\" x=\"{x}\" y=\"0\" width=\"{w}\" height=\"11\"/><rect class=\"{ffn}\" x=\"{x}\" y=\"12\" width=\"{w}\" height=\"11\"/>{dot}</g>",
             v.unwrap_or(0),
-            escape(&what)
+            escape(what)
         ));
     }
     let width = spec.plan.len() * (w + 1);
