@@ -36,8 +36,8 @@ fn checkpoint(normalizer: serde_json::Value) -> tempfile::TempDir {
 #[test]
 fn a_chat_template_cannot_take_unbounded_memory_or_time() {
     let dir = checkpoint(serde_json::Value::Null);
-    let run = |template: &str| {
-        std::fs::write(dir.path().join("chat_template.jinja"), template).unwrap();
+    // `run --chat` on the checkpoint, with the template file as it stands.
+    let chat = || {
         let mut c = measure::anatomy();
         c.args([
             "run",
@@ -45,8 +45,13 @@ fn a_chat_template_cannot_take_unbounded_memory_or_time() {
             "--chat",
             "--prompt",
             "hi",
-        ])
-        .args(["--max-tokens", "1"]);
+        ]);
+        c
+    };
+    let run = |template: &str| {
+        std::fs::write(dir.path().join("chat_template.jinja"), template).unwrap();
+        let mut c = chat();
+        c.args(["--max-tokens", "1"]);
         measure::run(c)
     };
     // A plain template works through the child process.
@@ -71,15 +76,7 @@ fn a_chat_template_cannot_take_unbounded_memory_or_time() {
     // A template file of 3 GB (sparse) is refused before it is read.
     let f = std::fs::File::create(dir.path().join("chat_template.jinja")).unwrap();
     f.set_len(3 << 30).unwrap();
-    let mut c = measure::anatomy();
-    c.args([
-        "run",
-        dir.path().to_str().unwrap(),
-        "--chat",
-        "--prompt",
-        "hi",
-    ]);
-    let ran = measure::run(c);
+    let ran = measure::run(chat());
     ran.refused("a chat template of at most");
     assert!(ran.rss_kb < RSS_KB, "{} KiB", ran.rss_kb);
 }

@@ -142,6 +142,9 @@ struct Class {
     minicpm: bool,
     /// The dense and shared MLPs read `mlp_bias` (DeepSeek-V2, MiniCPM3).
     mlp_bias: bool,
+    /// The output projection takes `attention_bias` as q, k and v do (MiniCPM5-MoE's Llama
+    /// attention; GLM-4.5's has none).
+    o_bias: bool,
     /// Kimi Delta Attention in some layers, and which.
     linear: Linear,
     /// What a class adds to the parts above.
@@ -245,6 +248,7 @@ const V3: Class = Class {
     rope_renames: &[],
     minicpm: false,
     mlp_bias: false,
+    o_bias: false,
     linear: Linear::None,
     extra: Extra::None,
     layout: Layout::DeepSeek,
@@ -745,6 +749,7 @@ static CLASSES: &[Class] = &[
             ..GLM_EXPERTS
         }),
         mtp: false,
+        o_bias: true,
         extra: Extra::GatedQuery,
         ..GLM
     },
@@ -879,8 +884,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             let bias = cfg.flag("attention_bias", false)?;
             Attention {
                 qkv_bias: bias,
-                // MiniCPM5-MoE's is Llama's attention: its output projection takes the bias too.
-                o_bias: bias && c.extra == Extra::GatedQuery,
+                o_bias: bias && c.o_bias,
                 qk_norm: if qk_norm {
                     QkNorm::PerHead
                 } else {

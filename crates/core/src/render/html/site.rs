@@ -21,25 +21,19 @@ pub(crate) fn cells(
     l: &crate::spec::LayerPlan,
 ) -> (&'static str, &'static str, bool) {
     use crate::spec::{AttnSpan, Ffn, Mixer};
-    let attn = match (l.mixer, spec.attn.mla.is_some()) {
-        (
-            Mixer::Mamba2
-            | Mixer::Mamba
-            | Mixer::ShortConv
-            | Mixer::DeltaNet
-            | Mixer::Lightning
-            | Mixer::RgLru
-            | Mixer::Rwkv
-            | Mixer::MLstm
-            | Mixer::Parallel(_),
-            _,
-        ) => "t-ssm",
-        (Mixer::CrossAttention, _) => "t-cross",
-        (Mixer::None, _) => "t-none",
-        (Mixer::Attention(_), true) => "t-mla",
-        (Mixer::Attention(AttnSpan::Full | AttnSpan::Whole), _) => "t-full",
-        (Mixer::Attention(AttnSpan::Sliding(_)), _) => "t-sliding",
-        (Mixer::Attention(AttnSpan::Chunked(_)), _) => "t-chunked",
+    // The mixer's own classification: recurrent (a parallel layer's Mamba2 too), else its span.
+    let attn = match (
+        l.mixer.recurrent(),
+        l.mixer.span_of(),
+        spec.attn.mla.is_some(),
+    ) {
+        (true, _, _) => "t-ssm",
+        (false, Some(_), true) => "t-mla",
+        (false, Some(AttnSpan::Full | AttnSpan::Whole), false) => "t-full",
+        (false, Some(AttnSpan::Sliding(_)), false) => "t-sliding",
+        (false, Some(AttnSpan::Chunked(_)), false) => "t-chunked",
+        (false, None, _) if matches!(l.mixer, Mixer::CrossAttention) => "t-cross",
+        (false, None, _) => "t-none",
     };
     let ffn = match l.ffn {
         // A shortcut layer runs the experts beside its MLP.
@@ -128,7 +122,9 @@ pub fn index(rows: &[Row]) -> crate::Result<String> {
         let mixers = match (attends, recurs) {
             (true, true) => "hybrid",
             (false, true) => "recurrent",
-            _ => "attention",
+            (true, false) => "attention",
+            // Neither attends nor recurs: only cross-attention or empty layers.
+            (false, false) => "other",
         };
         let ffn = if g.spec.moe.is_some() { "MoE" } else { "dense" };
         let size = size_bucket(s.total_params);

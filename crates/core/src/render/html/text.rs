@@ -1407,12 +1407,11 @@ pub fn highlights(spec: &Spec, s: &crate::stats::Stats) -> Vec<String> {
             }
         ));
     }
-    let positions = match spec.position {
-        Position::Rope(_) if !rotates => {
-            "no RoPE (the attention layers see no positions; the recurrent layers give the order),"
-                .to_string()
-        }
-        _ => rope_words(spec),
+    let positions = if matches!(spec.position, Position::Rope(_)) && !rotates {
+        "no RoPE (the attention layers see no positions; the recurrent layers give the order),"
+            .to_string()
+    } else {
+        rope_words(spec)
     };
     out.push(format!(
         "{positions} to {} context",
