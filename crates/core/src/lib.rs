@@ -19,5 +19,6 @@ pub mod render;
 pub mod source;
 pub mod spec;
 pub mod stats;
+pub mod values;
 
 pub use error::{Error, Result};

@@ -129,9 +129,9 @@ impl Model {
                 .rows(Role::Embed, &[token], &Tensor::new(&[token], &Device::Cpu)?)?
                 .affine(scale, 0.0)?;
             let state = Tensor::cat(&[&e, &h], 1)?;
-            self.keep(None, "draft_state", &state);
+            self.keep(None, Point::DraftState, &state);
             let mut x = self.linear(&state, &self.name(Role::DraftIn, false, None, None), None)?;
-            self.keep(None, "draft_in", &x);
+            self.keep(None, Point::DraftIn, &x);
             for b in 0..spec.layers as usize {
                 x = self.layer(&x, b, &mut cache, &mut None, None)?;
                 x = self.layer_tail(x, b, None)?;
@@ -139,14 +139,14 @@ impl Model {
             // Every step drafts at the last token's position, over the same keys.
             cache.pos = pos;
             let z = self.norm(&x, Role::FinalNorm, None)?;
-            self.keep(None, "final_norm", &z);
+            self.keep(None, Point::FinalNorm, &z);
             let logits = match &clusters {
                 Some((c, order)) => self.clustered(&z, *c, order, head)?,
                 None => self.linear(&z, &self.name(head, false, None, None), None)?,
             };
-            self.keep(None, "logits", &logits);
+            self.keep(None, Point::Logits, &logits);
             h = self.linear(&z, &self.name(Role::DraftOut, false, None, None), None)?;
-            self.keep(None, "draft_out", &h);
+            self.keep(None, Point::DraftOut, &h);
             token = logits.argmax(D::Minus1)?.squeeze(0)?.to_scalar()?;
             tokens.push(token);
             all.push(logits);
@@ -190,7 +190,7 @@ impl Model {
         let vocab = self.spec.vocab as usize;
         let per = c.per_cluster(self.spec.vocab) as usize;
         let scores = self.linear(z, &self.name(Role::Centroids, false, None, None), None)?;
-        self.keep(None, "centroids", &scores);
+        self.keep(None, Point::Centroids, &scores);
         let scores: Vec<f32> = scores.flatten_all()?.to_vec1()?;
         let mut best: Vec<usize> = (0..scores.len()).collect();
         best.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));

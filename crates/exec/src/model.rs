@@ -10,6 +10,7 @@ use crate::rope;
 use crate::ssm::{self, SsmState};
 use crate::weights::Weights;
 use anatomy_checkpoint::Format;
+use anatomy_core::graph::Point;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
     Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped,
@@ -65,10 +66,8 @@ pub struct Model {
 pub struct Captured {
     /// Layer index, `None` outside the blocks.
     pub layer: Option<usize>,
-    /// What it is: `embed`, `attn_norm`, `q`, `k`, `v`, `scores`, `probs`, `heads`, `attn_out`,
-    /// `resid_attn`, `ffn_norm`, `gate`, `up`, `act`, `down`, `router`, `routing`, `combine`,
-    /// `resid_ffn`, `final_norm`, `logits`.
-    pub point: &'static str,
+    /// What it is.
+    pub point: Point,
     pub shape: Vec<usize>,
     /// Statistics of its finite values.
     pub summary: Summary,
@@ -111,19 +110,28 @@ impl Summary {
 fn head_axis(
     spec: &Spec,
     layer: Option<usize>,
-    point: &str,
+    point: Point,
     dims: &[usize],
 ) -> Option<(usize, usize)> {
     let a = layer.map_or(&spec.attn, |b| spec.attn_at(b));
     let (q, kv) = (a.heads as usize, a.kv_heads as usize);
     match (point, dims.len()) {
         (
-            "q" | "k" | "v" | "q_norm" | "k_norm" | "q_l2" | "k_l2" | "q_scaled" | "scores"
-            | "probs" | "k_nope",
+            Point::Q
+            | Point::K
+            | Point::V
+            | Point::QNorm
+            | Point::KNorm
+            | Point::QL2
+            | Point::KL2
+            | Point::QScaled
+            | Point::Scores
+            | Point::Probs
+            | Point::KNope,
             3,
         ) => Some((0, dims[0])),
-        ("q_proj" | "q_norm" | "heads", 2) => Some((1, q)),
-        ("k_proj" | "k_norm", 2) if a.mla.is_none() => Some((1, kv)),
+        (Point::QProj | Point::QNorm | Point::Heads, 2) => Some((1, q)),
+        (Point::KProj | Point::KNorm, 2) if a.mla.is_none() => Some((1, kv)),
         _ => None,
     }
     .filter(|(axis, n)| *n > 0 && dims[*axis].is_multiple_of(*n))
@@ -530,16 +538,16 @@ impl Model {
         self.capture.borrow().is_some()
     }
 
-    fn keep(&self, layer: Option<usize>, point: &'static str, t: &Tensor) {
+    fn keep(&self, layer: Option<usize>, point: Point, t: &Tensor) {
         self.record(layer, point, t, None);
     }
 
     /// An activation of routed expert `e`.
-    fn keep_expert(&self, layer: usize, point: &'static str, t: &Tensor, e: usize) {
+    fn keep_expert(&self, layer: usize, point: Point, t: &Tensor, e: usize) {
         self.record(Some(layer), point, t, Some(e));
     }
 
-    fn record(&self, layer: Option<usize>, point: &'static str, t: &Tensor, expert: Option<usize>) {
+    fn record(&self, layer: Option<usize>, point: Point, t: &Tensor, expert: Option<usize>) {
         let mut guard = self.capture.borrow_mut();
         let Some(list) = guard.as_mut() else { return };
         let Ok(v) = t
@@ -552,7 +560,7 @@ impl Model {
         // Masked scores are −∞ by design; anything else not finite is a fault.
         let nonfinite = v
             .iter()
-            .filter(|x| !x.is_finite() && (point != "scores" || **x != f32::NEG_INFINITY))
+            .filter(|x| !x.is_finite() && (point != Point::Scores || **x != f32::NEG_INFINITY))
             .count();
         let heads = match head_axis(&self.spec, layer, point, t.dims()) {
             Some((axis, n)) => split(&v, t.dims(), axis, n)
@@ -657,14 +665,14 @@ impl Model {
     fn shared_block(&self, x: &Tensor, x0: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let xs = Tensor::cat(&[x, x0], 1)?;
         let h = self.norm(&xs, Role::SharedNorm, Some(b))?;
-        self.keep(Some(b), "shared_norm", &h);
+        self.keep(Some(b), Point::SharedNorm, &h);
         let a = self.attention(&h, b, cache)?;
-        self.keep(Some(b), "shared_attn", &a);
+        self.keep(Some(b), Point::SharedAttn, &a);
         let h = self.norm(&a, Role::SharedFfnNorm, Some(b))?;
         let m = self.mlp(&h, b)?;
-        self.keep(Some(b), "shared_mlp", &m);
+        self.keep(Some(b), Point::SharedMlp, &m);
         let out = self.proj(&m, Role::SharedLinear, b, false)?;
-        self.keep(Some(b), "shared_out", &out);
+        self.keep(Some(b), Point::SharedOut, &out);
         Ok(out)
     }
 
@@ -798,11 +806,11 @@ impl Model {
         let t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
         let mut x = self.rows(Role::Embed, ids, &ids_t)?;
-        self.keep(None, "embed_tokens", &x);
+        self.keep(None, Point::EmbedTokens, &x);
         if spec.embedding.projected.is_some() {
             let name = self.name(Role::EmbedProjIn, false, None, None);
             x = self.linear(&x, &name, None)?;
-            self.keep(None, "project_in", &x);
+            self.keep(None, Point::ProjectIn, &x);
         }
         if let Some(p) = spec.prompt {
             let segments: Vec<u32> = (cache.pos..cache.pos + t)
@@ -812,7 +820,7 @@ impl Model {
                 .w(Role::SegmentEmbed, None)?
                 .embedding(&Tensor::new(segments, &Device::Cpu)?)?;
             x = (x + seg)?;
-            self.keep(None, "segment", &x);
+            self.keep(None, Point::Segment, &x);
         }
         if let Position::Buckets(b) = spec.position {
             let total = cache.pos + t;
@@ -827,12 +835,13 @@ impl Model {
                     .index_select(&idx, 0)?
                     .reshape((t, total, spec.attn.heads as usize))?
                     .permute((2, 0, 1))?;
-                self.keep(None, "position_bias", &bias);
+                self.keep(None, Point::PositionBias, &bias);
             }
             *self.pair_bias.borrow_mut() = Some((table.flatten_all()?.to_vec1()?, rows));
         }
         if spec.embedding.scale_by_sqrt_hidden {
             x = x.affine((spec.hidden as f64).sqrt(), 0.0)?;
+            self.keep(None, Point::EmbedScale, &x);
         }
         let per_layer = match spec.per_layer_input {
             Some(p) => Some(self.per_layer_inputs(&x, ids, &ids_t, p)?),
@@ -845,7 +854,7 @@ impl Model {
             x = x
                 .broadcast_add(self.w(Role::EmbedShift, None)?)?
                 .broadcast_mul(self.w(Role::EmbedScale, None)?)?;
-            self.keep(None, "embed", &x);
+            self.keep(None, Point::Embed, &x);
         }
         // ZAYA's router state starts afresh with each pass.
         *self.router_state.borrow_mut() = None;
@@ -874,7 +883,7 @@ impl Model {
         if spec.embedding.norm {
             x = self.norm(&x, Role::EmbedNorm, None)?;
         }
-        self.keep(None, "embed", &x);
+        self.keep(None, Point::Embed, &x);
         // Hyper-connections and gated streams: every stream starts as the embedding,
         // [t, n · hidden].
         if spec.hyper.is_some() || spec.gated_streams.is_some() {
@@ -923,13 +932,13 @@ impl Model {
         }
         if spec.hyper.is_some() {
             let (h, _) = self.stream_mix(&x, HC_HEAD, None)?;
-            self.keep(None, "hc_head", &h);
+            self.keep(None, Point::HcHead, &h);
             x = h;
         }
         let gated = spec.gated_streams.is_some();
         if gated {
             let (h, _) = self.gated_mix(&x, GS_HEAD, None)?;
-            self.keep(None, "hc_head", &h);
+            self.keep(None, Point::HcHead, &h);
             x = h;
         }
         // A post-residual model ends on its last layer's norm; gated streams on their mix.
@@ -938,7 +947,7 @@ impl Model {
         } else {
             self.norm(&x, Role::FinalNorm, None)?
         };
-        self.keep(None, "final_norm", &z);
+        self.keep(None, Point::FinalNorm, &z);
         *self.final_hidden.borrow_mut() = Some(z.clone());
         let z = match spec.head_transform {
             Some(t) => {
@@ -950,7 +959,7 @@ impl Model {
                 let name = self.name(Role::HeadDense, false, None, None);
                 let h = apply_act(t.act, &self.linear(&z, &name, bias)?)?;
                 let h = self.norm(&h, Role::HeadNorm, None)?;
-                self.keep(None, "head_transform", &h);
+                self.keep(None, Point::HeadTransform, &h);
                 h
             }
             None => z,
@@ -958,7 +967,7 @@ impl Model {
         let z = if spec.embedding.projected.is_some() {
             let name = self.name(Role::EmbedProjOut, false, None, None);
             let p = self.linear(&z, &name, None)?;
-            self.keep(None, "project_out", &p);
+            self.keep(None, Point::ProjectOut, &p);
             p
         } else {
             z
@@ -990,7 +999,7 @@ impl Model {
         if let Some(kept) = spec.logits_kept {
             logits = logits.narrow(1, 0, kept as usize)?;
         }
-        self.keep(None, "logits", &logits);
+        self.keep(None, Point::Logits, &logits);
         Ok(logits)
     }
 
@@ -1045,7 +1054,7 @@ impl Model {
         }
         let q = self.w(Role::HeadResQuery, None)?;
         let head = self.res_mix(&blocks, &x, q, r.eps)?;
-        self.keep(None, "head_mix", &head[0]);
+        self.keep(None, Point::HeadMix, &head[0]);
         Ok(head[0].clone())
     }
 
@@ -1094,7 +1103,7 @@ impl Model {
         const V: [Role; 3] = [Role::MsgVDown, Role::MsgVForget, Role::MsgVGain];
         const FFN: [Role; 3] = [Role::MsgFfnDown, Role::MsgFfnForget, Role::MsgFfnGain];
         let spec = &self.spec;
-        self.keep(Some(b), "block_in", x);
+        self.keep(Some(b), Point::BlockIn, x);
         let a = spec.attn_at(b);
         let rows = if a.kv_inputs { 3 } else { 1 };
         let inputs = if b == 0 {
@@ -1125,42 +1134,42 @@ impl Model {
             let q = self.norm(&qi, Role::QInNorm, Some(b))?;
             let k = self.norm(&ki, Role::KInNorm, Some(b))?;
             let v = self.norm(&vi, Role::VInNorm, Some(b))?;
-            self.keep(Some(b), "attn_norm", &q);
+            self.keep(Some(b), Point::AttnNorm, &q);
             self.attention_from(&q, Some((&k, &v)), b, cache)?
         } else if messages.is_some() {
             let q = self.norm(&qi, Role::AttnNorm, Some(b))?;
             let k = self.norm(&ki, Role::AttnNorm, Some(b))?;
             let v = self.norm(&vi, Role::AttnNorm, Some(b))?;
-            self.keep(Some(b), "attn_norm", &q);
+            self.keep(Some(b), Point::AttnNorm, &q);
             self.attention_from(&q, Some((&k, &v)), b, cache)?
         } else {
             let h = self.norm(&qi, Role::AttnNorm, Some(b))?;
-            self.keep(Some(b), "attn_norm", &h);
+            self.keep(Some(b), Point::AttnNorm, &h);
             self.attention(&h, b, cache)?
         };
         let scaled = spec.out_conv.is_some_and(|c| c.scaled);
         let y = self.residual_conv_of(&y, Role::AttnOutConv, b, CONV_ATTN, scaled, cache)?;
-        self.keep(Some(b), "attn_conv", &y);
+        self.keep(Some(b), Point::AttnConv, &y);
         let stream = if (b as u64).is_multiple_of(r.block) {
             blocks.push(x.clone());
             y
         } else {
             (x + y)?
         };
-        self.keep(Some(b), "resid_attn", &stream);
+        self.keep(Some(b), Point::ResidAttn, &stream);
         let q = self.w(Role::FfnResQuery, Some(b))?;
         let mut xm = self.res_mix(blocks, &stream, q, r.eps)?.swap_remove(0);
         if let Some(m) = &messages {
             xm = self.message_gate(&xm, &m[3], FFN, b)?;
         }
         let h = self.norm(&xm, Role::FfnNorm, Some(b))?;
-        self.keep(Some(b), "ffn_norm", &h);
+        self.keep(Some(b), Point::FfnNorm, &h);
         let m = self.moe(&h, b)?;
-        self.keep(Some(b), "combine", &m);
+        self.keep(Some(b), Point::Combine, &m);
         let m = self.residual_conv_of(&m, Role::FfnOutConv, b, CONV_FFN, scaled, cache)?;
-        self.keep(Some(b), "ffn_conv", &m);
+        self.keep(Some(b), Point::FfnConv, &m);
         let out = (stream + m)?;
-        self.keep(Some(b), "resid_ffn", &out);
+        self.keep(Some(b), Point::ResidFfn, &out);
         Ok(out)
     }
 
@@ -1272,7 +1281,7 @@ impl Model {
             .norm(&proj.reshape((t, l, w))?, Role::PleProjNorm, None)?
             .reshape((t, l * w))?;
         let out = ((normed + looked)? * std::f64::consts::FRAC_1_SQRT_2)?;
-        self.keep(None, "per_layer_inputs", &out);
+        self.keep(None, Point::PerLayerInputs, &out);
         Ok(out)
     }
 
@@ -1283,19 +1292,19 @@ impl Model {
         if let (Some(all), Some(p)) = (per_layer, self.spec.per_layer_input) {
             let w = p.width as usize;
             let g = self.proj(&x, Role::PleGate, b, false)?;
-            self.keep(Some(b), "ple_gate", &g);
+            self.keep(Some(b), Point::PleGate, &g);
             let a = (self.act(&g)? * all.narrow(1, b * w, w)?)?;
-            self.keep(Some(b), "ple_act", &a);
+            self.keep(Some(b), Point::PleAct, &a);
             let y = self.proj(&a, Role::PleUp, b, false)?;
-            self.keep(Some(b), "ple_up", &y);
+            self.keep(Some(b), Point::PleUp, &y);
             let y = self.norm(&y, Role::PleNorm, Some(b))?;
-            self.keep(Some(b), "ple_norm", &y);
+            self.keep(Some(b), Point::PleNorm, &y);
             x = (x + y)?;
-            self.keep(Some(b), "ple_resid", &x);
+            self.keep(Some(b), Point::PleResid, &x);
         }
         if self.spec.layer_scalar {
             x = x.broadcast_mul(self.w(Role::LayerScalar, Some(b))?)?;
-            self.keep(Some(b), "layer_scalar", &x);
+            self.keep(Some(b), Point::LayerScalar, &x);
         }
         Ok(x)
     }
@@ -1309,7 +1318,7 @@ impl Model {
         feed: Option<Tensor>,
     ) -> Res<Tensor> {
         let place = self.spec.place_at(b);
-        self.keep(Some(b), "block_in", x);
+        self.keep(Some(b), Point::BlockIn, x);
         if !self.spec.plan[b].mixer.runs_on_text() {
             // A cross-attention layer reads the image's states: without an image transformers
             // skips the whole layer, and so does a run here, which reads only text.
@@ -1329,16 +1338,16 @@ impl Model {
         if self.spec.plan[b].mixer == Mixer::None {
             // The layer is its FFN alone, pre-normed (Nemotron-H's MLP and MoE layers).
             let h = self.norm(x, Role::FfnNorm, Some(b))?;
-            self.keep(Some(b), "ffn_norm", &h);
+            self.keep(Some(b), Point::FfnNorm, &h);
             let moe = self.spec.plan[b].moe();
             let m = if moe {
                 self.moe(&h, b)?
             } else {
                 self.mlp(&h, b)?
             };
-            self.keep(Some(b), if moe { "combine" } else { "down" }, &m);
+            self.keep(Some(b), if moe { Point::Combine } else { Point::Down }, &m);
             let out = (x + m)?;
-            self.keep(Some(b), "resid_ffn", &out);
+            self.keep(Some(b), Point::ResidFfn, &out);
             return Ok(out);
         }
         // ModernBERT's first layer reads the embeddings without a norm.
@@ -1349,7 +1358,7 @@ impl Model {
             fed
         };
         if place.before() {
-            self.keep(Some(b), "attn_norm", &h);
+            self.keep(Some(b), Point::AttnNorm, &h);
         }
         let mut a = match self.spec.plan[b].mixer {
             Mixer::Attention(_) => self.attention(&h, b, cache)?,
@@ -1372,11 +1381,11 @@ impl Model {
         };
         if place.after() {
             a = self.norm(&a, Role::PostAttnNorm, Some(b))?;
-            self.keep(Some(b), "post_attn_norm", &a);
+            self.keep(Some(b), Point::PostAttnNorm, &a);
         }
         if self.spec.out_conv.is_some() {
             a = self.residual_conv(&a, Role::AttnOutConv, b, CONV_ATTN, cache)?;
-            self.keep(Some(b), "attn_conv", &a);
+            self.keep(Some(b), Point::AttnConv, &a);
         }
         // Residual multipliers (Granite), or RWKV's inference scaling of layer b's outputs.
         let m_res = match self.spec.rwkv {
@@ -1386,7 +1395,7 @@ impl Model {
         if m_res != 1.0 {
             a = a.affine(m_res, 0.0)?;
         }
-        self.keep(Some(b), "attn_out", &a);
+        self.keep(Some(b), Point::AttnOut, &a);
         let mut r = match self.spec.stream_mix {
             None if place == NormPlace::Sphere => self.ngpt_move(&h, &a, Role::NgptRateAttn, b)?,
             // MiniMax: added to the normed input, each scaled.
@@ -1396,11 +1405,11 @@ impl Model {
             }
             None => self.residual_add(x, a, Role::ResidScaleAttn, b)?,
         };
-        self.keep(Some(b), "resid_attn", &r);
+        self.keep(Some(b), Point::ResidAttn, &r);
         // Post-residual: the stream itself is normed after each add.
         if place.on_stream() {
             r = self.norm(&r, Role::AttnNorm, Some(b))?;
-            self.keep(Some(b), "attn_norm", &r);
+            self.keep(Some(b), Point::AttnNorm, &r);
         }
         let ffn = self.spec.plan[b].ffn;
         if ffn == Ffn::None {
@@ -1422,14 +1431,14 @@ impl Model {
             ) => self.norm(&r, Role::FfnNorm, Some(b))?,
         };
         if place.before() {
-            self.keep(Some(b), "ffn_norm", &h);
+            self.keep(Some(b), Point::FfnNorm, &h);
         }
         let mut m = match ffn {
             Ffn::Moe => self.moe(&h, b)?,
             Ffn::Dense => self.mlp(&h, b)?,
             Ffn::Shortcut => {
                 let s = self.moe(&h, b)?;
-                self.keep(Some(b), "shortcut", &s);
+                self.keep(Some(b), Point::Shortcut, &s);
                 *shortcut = Some(s);
                 self.mlp(&h, b)?
             }
@@ -1437,15 +1446,15 @@ impl Model {
                 // Gemma 4: the MLP on the FFN's norm, the experts on a norm of their own of the
                 // stream and the router on the stream itself, each output normed, then summed.
                 let m1 = self.mlp(&h, b)?;
-                self.keep(Some(b), "down", &m1);
+                self.keep(Some(b), Point::Down, &m1);
                 let m1 = self.norm(&m1, Role::MlpPostNorm, Some(b))?;
-                self.keep(Some(b), "mlp_post_norm", &m1);
+                self.keep(Some(b), Point::MlpPostNorm, &m1);
                 let he = self.norm(&r, Role::ExpertsNorm, Some(b))?;
-                self.keep(Some(b), "experts_norm", &he);
+                self.keep(Some(b), Point::ExpertsNorm, &he);
                 let m2 = self.moe_reading(&r, &he, b)?;
-                self.keep(Some(b), "combine", &m2);
+                self.keep(Some(b), Point::Combine, &m2);
                 let m2 = self.norm(&m2, Role::ExpertsPostNorm, Some(b))?;
-                self.keep(Some(b), "experts_post_norm", &m2);
+                self.keep(Some(b), Point::ExpertsPostNorm, &m2);
                 (m1 + m2)?
             }
             Ffn::ChannelMix => self.rwkv_channel_mix(&h, b, cache)?,
@@ -1454,19 +1463,19 @@ impl Model {
         self.keep(
             Some(b),
             match ffn {
-                Ffn::Moe => "combine",
-                Ffn::DenseAndMoe => "ffn_sum",
-                Ffn::Dense | Ffn::Shortcut | Ffn::ChannelMix | Ffn::None => "down",
+                Ffn::Moe => Point::Combine,
+                Ffn::DenseAndMoe => Point::FfnSum,
+                Ffn::Dense | Ffn::Shortcut | Ffn::ChannelMix | Ffn::None => Point::Down,
             },
             &m,
         );
         if place.after() {
             m = self.norm(&m, Role::PostFfnNorm, Some(b))?;
-            self.keep(Some(b), "post_ffn_norm", &m);
+            self.keep(Some(b), Point::PostFfnNorm, &m);
         }
         if self.spec.out_conv.is_some() {
             m = self.residual_conv(&m, Role::FfnOutConv, b, CONV_FFN, cache)?;
-            self.keep(Some(b), "ffn_conv", &m);
+            self.keep(Some(b), Point::FfnConv, &m);
         }
         if m_res != 1.0 {
             m = m.affine(m_res, 0.0)?;
@@ -1481,10 +1490,10 @@ impl Model {
                 out = (out + s)?;
             }
         }
-        self.keep(Some(b), "resid_ffn", &out);
+        self.keep(Some(b), Point::ResidFfn, &out);
         if place.on_stream() {
             out = self.norm(&out, Role::FfnNorm, Some(b))?;
-            self.keep(Some(b), "ffn_norm", &out);
+            self.keep(Some(b), Point::FfnNorm, &out);
         }
         // RWKV in inference: the stream halved after every few layers.
         if self.spec.rwkv.is_some_and(|r| r.halves_after(b as u64)) {
@@ -1513,7 +1522,7 @@ impl Model {
             x = self.layer(&x, b, cache, &mut None, None)?;
         }
         let x0 = self.norm(&x, Role::FinalNorm, None)?;
-        self.keep(None, "loop_input", &x0);
+        self.keep(None, Point::LoopInput, &x0);
         let passes = l.loops as usize;
         for p in 0..passes {
             x = (self.norm(&x, Role::FinalNorm, None)? + &x0)?;
@@ -1565,7 +1574,7 @@ impl Model {
             streams.push(rescaled(&self.linear(x, &name, None)?, x)?);
         }
         let x = Tensor::cat(&streams, 1)?;
-        self.keep(None, "altup_streams", &x);
+        self.keep(None, Point::AltupStreams, &x);
         Ok(x)
     }
 
@@ -1582,7 +1591,7 @@ impl Model {
             sum = (sum + rescaled(&back, &first)?)?;
         }
         let mean = sum.affine(1.0 / n as f64, 0.0)?;
-        self.keep(None, "altup_mean", &mean);
+        self.keep(None, Point::AltupMean, &mean);
         Ok(mean)
     }
 
@@ -1609,7 +1618,7 @@ impl Model {
     ) -> Res<Tensor> {
         let a = self.spec.altup.expect("AltUp in the Spec");
         let (t, n, d) = (x.dim(0)?, a.streams as usize, self.spec.hidden as usize);
-        self.keep(Some(b), "block_in", x);
+        self.keep(Some(b), Point::BlockIn, x);
         let xs = x.reshape((t, n, d))?;
         let active = a.active as usize;
         let m = self.altup_router(&xs.narrow(1, active, 1)?.squeeze(1)?, b)?;
@@ -1618,10 +1627,10 @@ impl Model {
             .reshape((t, n, n))?;
         // Pⱼ = Xⱼ + Σᵢ C[j, i] Xᵢ
         let p = (&xs + c.matmul(&xs)?)?;
-        self.keep(Some(b), "altup_predict", &p.reshape((t, n * d))?);
+        self.keep(Some(b), Point::AltupPredict, &p.reshape((t, n * d))?);
         let pa = p.narrow(1, active, 1)?.squeeze(1)?;
         let h = self.norm(&pa, Role::AttnNorm, Some(b))?;
-        self.keep(Some(b), "attn_norm", &h);
+        self.keep(Some(b), Point::AttnNorm, &h);
         let lr = self.proj(
             &self.proj(&h, Role::LaurelLeft, b, false)?,
             Role::LaurelRight,
@@ -1629,21 +1638,21 @@ impl Model {
             false,
         )?;
         let l = (&h + self.norm(&lr, Role::LaurelNorm, Some(b))?)?;
-        self.keep(Some(b), "laurel", &l);
+        self.keep(Some(b), Point::Laurel, &l);
         let y = self.attention(&h, b, cache)?;
-        self.keep(Some(b), "attn_out", &y);
+        self.keep(Some(b), Point::AttnOut, &y);
         let y = self.norm(&y, Role::PostAttnNorm, Some(b))?;
-        self.keep(Some(b), "post_attn_norm", &y);
+        self.keep(Some(b), Point::PostAttnNorm, &y);
         let r = ((&pa + y)? + l)?.affine(std::f64::consts::FRAC_1_SQRT_2, 0.0)?;
-        self.keep(Some(b), "resid_attn", &r);
+        self.keep(Some(b), Point::ResidAttn, &r);
         let h = self.norm(&r, Role::FfnNorm, Some(b))?;
-        self.keep(Some(b), "ffn_norm", &h);
+        self.keep(Some(b), Point::FfnNorm, &h);
         let f = self.mlp(&h, b)?;
-        self.keep(Some(b), "down", &f);
+        self.keep(Some(b), Point::Down, &f);
         let f = self.norm(&f, Role::PostFfnNorm, Some(b))?;
-        self.keep(Some(b), "post_ffn_norm", &f);
+        self.keep(Some(b), Point::PostFfnNorm, &f);
         let o = (r + f)?;
-        self.keep(Some(b), "resid_ffn", &o);
+        self.keep(Some(b), Point::ResidFfn, &o);
         let mc = self.altup_router(&o, b)?;
         let coef = self
             .proj(&mc, Role::AltUpCorrect, b, false)?
@@ -1652,11 +1661,15 @@ impl Model {
         let corrected = (p + coef
             .unsqueeze(2)?
             .broadcast_mul(&innovation.unsqueeze(1)?)?)?;
-        self.keep(Some(b), "altup_correct", &corrected.reshape((t, n * d))?);
+        self.keep(
+            Some(b),
+            Point::AltupCorrect,
+            &corrected.reshape((t, n * d))?,
+        );
         let mut first = corrected.narrow(1, active, 1)?.squeeze(1)?;
         if a.correct_scale {
             first = first.broadcast_mul(self.w(Role::AltUpScale, Some(b))?)?;
-            self.keep(Some(b), "altup_scale", &first);
+            self.keep(Some(b), Point::AltupScale, &first);
         }
         // With one stream there is none after the first to add the per-layer input to.
         let (Some(all), Some(pl), true) = (per_layer, self.spec.per_layer_input, n > 1) else {
@@ -1664,19 +1677,19 @@ impl Model {
         };
         let w = pl.width as usize;
         let g = self.proj(&first, Role::PleGate, b, false)?;
-        self.keep(Some(b), "ple_gate", &g);
+        self.keep(Some(b), Point::PleGate, &g);
         let ga = (self.act(&g)? * all.narrow(1, b * w, w)?)?;
-        self.keep(Some(b), "ple_act", &ga);
+        self.keep(Some(b), Point::PleAct, &ga);
         let yp = self.proj(&ga, Role::PleUp, b, false)?;
-        self.keep(Some(b), "ple_up", &yp);
+        self.keep(Some(b), Point::PleUp, &yp);
         let yp = self.norm(&yp, Role::PleNorm, Some(b))?;
-        self.keep(Some(b), "ple_norm", &yp);
+        self.keep(Some(b), Point::PleNorm, &yp);
         // Into every stream after the first.
         let rest = corrected
             .narrow(1, 1, n - 1)?
             .broadcast_add(&yp.unsqueeze(1)?)?;
         let out = Tensor::cat(&[&corrected.narrow(1, 0, 1)?, &rest], 1)?.reshape((t, n * d))?;
-        self.keep(Some(b), "ple_resid", &out);
+        self.keep(Some(b), Point::PleResid, &out);
         Ok(out)
     }
 
@@ -1684,18 +1697,18 @@ impl Model {
     /// its output joins every stream by that stream's post gate. Pre-norm, sequential.
     fn hyper_layer(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let (h, post) = self.stream_mix(x, HC_ATTN, Some(b))?;
-        self.keep(Some(b), "hc_attn_in", &h);
+        self.keep(Some(b), Point::HcAttnIn, &h);
         let h = self.norm(&h, Role::AttnNorm, Some(b))?;
-        self.keep(Some(b), "attn_norm", &h);
+        self.keep(Some(b), Point::AttnNorm, &h);
         let a = self.attention(&h, b, cache)?;
-        self.keep(Some(b), "attn_out", &a);
+        self.keep(Some(b), Point::AttnOut, &a);
         let r = self.stream_add(x, &post, &a)?;
-        self.keep(Some(b), "resid_attn", &r);
+        self.keep(Some(b), Point::ResidAttn, &r);
         let ffn = self.spec.plan[b].ffn;
         let (h, post) = self.stream_mix(&r, HC_FFN, Some(b))?;
-        self.keep(Some(b), "hc_ffn_in", &h);
+        self.keep(Some(b), Point::HcFfnIn, &h);
         let h = self.norm(&h, Role::FfnNorm, Some(b))?;
-        self.keep(Some(b), "ffn_norm", &h);
+        self.keep(Some(b), Point::FfnNorm, &h);
         let m = match ffn {
             Ffn::Moe => self.moe_by_ids(&h, &h, b, Some(&cache.ids))?,
             Ffn::Dense => self.mlp(&h, b)?,
@@ -1705,11 +1718,15 @@ impl Model {
         };
         self.keep(
             Some(b),
-            if ffn == Ffn::Moe { "combine" } else { "down" },
+            if ffn == Ffn::Moe {
+                Point::Combine
+            } else {
+                Point::Down
+            },
             &m,
         );
         let out = self.stream_add(&r, &post, &m)?;
-        self.keep(Some(b), "resid_ffn", &out);
+        self.keep(Some(b), Point::ResidFfn, &out);
         Ok(out)
     }
 
@@ -1721,13 +1738,13 @@ impl Model {
         let x = match &self.spec.ngram_ple {
             Some(p) if p.layers.contains(b as u64) => {
                 with_ple = (x + self.ngram_ple(x, p, b, cache)?)?;
-                self.keep(Some(b), "ngram_resid", &with_ple);
+                self.keep(Some(b), Point::NgramResid, &with_ple);
                 &with_ple
             }
             _ => x,
         };
         let (h, inject) = self.gated_mix(x, GS_ATTN, Some(b))?;
-        self.keep(Some(b), "hc_attn_in", &h);
+        self.keep(Some(b), Point::HcAttnIn, &h);
         let a = match self.spec.plan[b].mixer {
             Mixer::Attention(_) => self.attention(&h, b, cache)?,
             Mixer::DeltaNet => self.delta_net(&h, b, cache)?,
@@ -1735,15 +1752,15 @@ impl Model {
                 "gated streams are read with attention and Gated DeltaNet, not {other:?}"
             ),
         };
-        self.keep(Some(b), "attn_out", &a);
+        self.keep(Some(b), Point::AttnOut, &a);
         let r = self.stream_add(x, &inject, &a)?;
-        self.keep(Some(b), "resid_attn", &r);
+        self.keep(Some(b), Point::ResidAttn, &r);
         let (h, inject) = self.gated_mix(&r, GS_FFN, Some(b))?;
-        self.keep(Some(b), "hc_ffn_in", &h);
+        self.keep(Some(b), Point::HcFfnIn, &h);
         let m = self.moe(&h, b)?;
-        self.keep(Some(b), "combine", &m);
+        self.keep(Some(b), Point::Combine, &m);
         let out = self.stream_add(&r, &inject, &m)?;
-        self.keep(Some(b), "resid_ffn", &out);
+        self.keep(Some(b), Point::ResidFfn, &out);
         Ok(out)
     }
 
@@ -1795,7 +1812,7 @@ impl Model {
         }
         debug_assert_eq!(e.len(), t * p.heads() as usize * hd);
         let e = Tensor::from_vec(e, (t, p.width as usize), &Device::Cpu)?;
-        self.keep(Some(b), "ngram_embed", &e);
+        self.keep(Some(b), Point::NgramEmbed, &e);
         let grouped = |x: &Tensor, role| self.grouped_norm(x, role, Some(b), n);
         let v = self.proj(&e, Role::NgramValue, b, false)?;
         let k = grouped(
@@ -1816,7 +1833,7 @@ impl Model {
             .collect();
         let g = sigmoid(&Tensor::from_vec(g, (t, n, 1), &Device::Cpu)?)?;
         let u = g.broadcast_mul(&v.unsqueeze(1)?)?.reshape((t, nd))?;
-        self.keep(Some(b), "ngram_gated", &u);
+        self.keep(Some(b), Point::NgramGated, &u);
         let un = vec(&grouped(&u, Role::NgramNormConv)?)?;
         // The dilated causal convolution over the carried inputs and these.
         let w = vec(self.w(Role::NgramConv, Some(b))?)?; // [nd, taps]
@@ -1836,7 +1853,7 @@ impl Model {
         }
         state.conv = seq[seq.len() - reach * nd..].to_vec();
         let c = Tensor::from_vec(c, (t, nd), &Device::Cpu)?;
-        self.keep(Some(b), "ngram_conv", &c);
+        self.keep(Some(b), Point::NgramConv, &c);
         Ok((u + c)?)
     }
 
@@ -1869,9 +1886,17 @@ impl Model {
         let (t, n, d) = (x.dim(0)?, g.streams as usize, self.spec.hidden as usize);
         let xn = self.grouped_norm(x, norm, b, n)?;
         let (normed, gates, injected) = match norm {
-            Role::GsAttnNorm => ("gs_attn_norm", "gs_attn_gates", "gs_attn_inject"),
-            Role::GsFfnNorm => ("gs_ffn_norm", "gs_ffn_gates", "gs_ffn_inject"),
-            Role::GsHeadNorm => ("gs_head_norm", "gs_head_gates", ""),
+            Role::GsAttnNorm => (
+                Point::GsAttnNorm,
+                Point::GsAttnGates,
+                Some(Point::GsAttnInject),
+            ),
+            Role::GsFfnNorm => (
+                Point::GsFfnNorm,
+                Point::GsFfnGates,
+                Some(Point::GsFfnInject),
+            ),
+            Role::GsHeadNorm => (Point::GsHeadNorm, Point::GsHeadGates, None),
             other => unreachable!("{other:?} is not a gated-stream mix's norm"),
         };
         self.keep(b, normed, &xn);
@@ -1889,7 +1914,9 @@ impl Model {
                     .linear(&xn, &self.name(role, false, b, None), None)?
                     .affine(k, 0.0)?;
                 let g = sigmoid(&z)?.affine(2.0, 0.0)?;
-                self.keep(b, injected, &g);
+                if let Some(p) = injected {
+                    self.keep(b, p, &g);
+                }
                 Some((g, None))
             }
             None => None,
@@ -1907,9 +1934,9 @@ impl Model {
         b: Option<usize>,
     ) -> Res<(Tensor, Option<PostGates>)> {
         let point = match w {
-            Role::HcAttnFn => "hc_attn_logits",
-            Role::HcFfnFn => "hc_ffn_logits",
-            Role::HcHeadFn => "hc_head_logits",
+            Role::HcAttnFn => Point::HcAttnLogits,
+            Role::HcFfnFn => Point::HcFfnLogits,
+            Role::HcHeadFn => Point::HcHeadLogits,
             other => unreachable!("{other:?} is not a hyper-connection's logit weight"),
         };
         let hc = self.spec.hyper.expect("hyper-connections in the Spec");
@@ -2019,7 +2046,7 @@ impl Model {
             conv_dim,
         );
         let conv = Tensor::from_vec(conv, (t, conv_dim), &Device::Cpu)?.silu()?;
-        self.keep(Some(b), "ssm_conv", &conv);
+        self.keep(Some(b), Point::SsmConv, &conv);
         let xs = conv.narrow(1, 0, inner)?;
         let bm = conv.narrow(1, inner, groups * n)?;
         let cm = conv.narrow(1, inner + groups * n, groups * n)?;
@@ -2027,7 +2054,7 @@ impl Model {
         if s.dt_floor > 0.0 {
             dt = dt.maximum(s.dt_floor)?;
         }
-        self.keep(Some(b), "ssm_dt", &dt);
+        self.keep(Some(b), Point::SsmDt, &dt);
         let a: Vec<f32> = vec(self.w(Role::SsmALog, Some(b))?)?
             .iter()
             .map(|l| -l.exp())
@@ -2061,10 +2088,10 @@ impl Model {
                 (heads * s.head_dim as usize, n),
                 &Device::Cpu,
             )?;
-            self.keep(Some(b), "ssm_state", &h);
+            self.keep(Some(b), Point::SsmState, &h);
         }
         let y = Tensor::from_vec(y, (t, inner), &Device::Cpu)?;
-        self.keep(Some(b), "ssm_scan", &y);
+        self.keep(Some(b), Point::SsmScan, &y);
         // RMS-normed per group, scaled by the norm's weight, and gated: the gate first (Mamba2),
         // after, or alone.
         let normed = |y: &Tensor| -> Res<Tensor> {
@@ -2076,7 +2103,7 @@ impl Model {
             SsmGate::NormBefore => (normed(&y)? * z.silu()?)?,
             SsmGate::Plain => (y * z.silu()?)?,
         };
-        self.keep(Some(b), "ssm_norm", &g);
+        self.keep(Some(b), Point::SsmNorm, &g);
         self.proj(&g, Role::SsmOut, b, s.bias)
     }
 
@@ -2112,7 +2139,7 @@ impl Model {
         let w = vec(self.w(Role::SsmConv, Some(b))?)?;
         let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, conv_bias.as_deref(), i);
         let xs = Tensor::from_vec(conv, (t, i), &Device::Cpu)?.silu()?;
-        self.keep(Some(b), "ssm_conv", &xs);
+        self.keep(Some(b), Point::SsmConv, &xs);
         if s.heads > 1 {
             return self.mamba_heads(&xs, &z, b, state);
         }
@@ -2135,7 +2162,7 @@ impl Model {
             part(r + n, n, Role::SsmCNorm)?,
         );
         let dt = softplus(&self.proj(&step, Role::SsmDt, b, true)?)?;
-        self.keep(Some(b), "ssm_dt", &dt);
+        self.keep(Some(b), Point::SsmDt, &dt);
         self.s6_scan(&xs, &dt, &bm, &cm, &z, 1, b, state)
     }
 
@@ -2166,7 +2193,7 @@ impl Model {
             dts.push(softplus(&dt)?);
         }
         let dt = Tensor::cat(&dts, 1)?;
-        self.keep(Some(b), "ssm_dt", &dt);
+        self.keep(Some(b), Point::SsmDt, &dt);
         let (bm, cm) = (Tensor::cat(&bs, 1)?, Tensor::cat(&cs, 1)?);
         // Head h's channels share its B and C.
         self.s6_scan(xs, &dt, &bm, &cm, z, h, b, state)
@@ -2212,10 +2239,10 @@ impl Model {
         let y = ssm::scan(&inputs, &mut state.h, dims);
         if self.capturing() {
             let h = Tensor::from_vec(state.h.clone(), (i, n), &Device::Cpu)?;
-            self.keep(Some(b), "ssm_state", &h);
+            self.keep(Some(b), Point::SsmState, &h);
         }
         let y = Tensor::from_vec(y, (t, i), &Device::Cpu)?;
-        self.keep(Some(b), "ssm_scan", &y);
+        self.keep(Some(b), Point::SsmScan, &y);
         let g = (y * z.silu()?)?;
         self.proj(&g, Role::SsmOut, b, s.bias)
     }
@@ -2273,7 +2300,7 @@ impl Model {
             ssm::mlstm(&q, &k, &v, &ig, &fg, &mut state.memory, dims)
         };
         let y = Tensor::from_vec(out, (t, h, dv), &Device::Cpu)?;
-        self.keep(Some(b), "ssm_scan", &y.reshape((t, h * dv))?);
+        self.keep(Some(b), Point::SsmScan, &y.reshape((t, h * dv))?);
         // LayerNorm per head, then the norm's weight and its bias where it has one.
         let mean = y.mean_keepdim(2)?;
         let c = y.broadcast_sub(&mean)?;
@@ -2285,7 +2312,7 @@ impl Model {
         if s.bias {
             y = y.broadcast_add(self.bias(Role::SsmNorm, Some(b))?)?;
         }
-        self.keep(Some(b), "ssm_norm", &y);
+        self.keep(Some(b), Point::SsmNorm, &y);
         let g = (y * sigmoid(&o)?)?;
         self.proj(&g, Role::SsmOut, b, s.bias)
     }
@@ -2315,7 +2342,7 @@ impl Model {
         let w = vec(self.w(Role::SsmConv, Some(b))?)?;
         let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, bias.as_deref(), d);
         let conv = Tensor::from_vec(conv, (t, d), &Device::Cpu)?;
-        self.keep(Some(b), "conv_out", &conv);
+        self.keep(Some(b), Point::ConvOut, &conv);
         self.proj(&(cg * conv)?, Role::SsmOut, b, c.bias)
     }
 
@@ -2424,7 +2451,7 @@ impl Model {
         };
         let conv = ssm::causal_conv(&vec(&u)?, &mut state.conv, &w, None, conv_dim);
         let conv = Tensor::from_vec(conv, (t, conv_dim), &Device::Cpu)?.silu()?;
-        self.keep(Some(b), "ssm_conv", &conv);
+        self.keep(Some(b), Point::SsmConv, &conv);
         // Each head scaled to unit length (ε inside the sum of squares), queries by 1/√dk too.
         let l2 = |x: Tensor| -> R<Tensor> {
             let x = x.reshape((t, kh, dk))?;
@@ -2454,7 +2481,7 @@ impl Model {
         } else {
             softplus(&step)?.broadcast_mul(&rate.neg()?)?
         };
-        self.keep(Some(b), "delta_decay", &g);
+        self.keep(Some(b), Point::DeltaDecay, &g);
         let dims = ssm::DeltaDims {
             key_heads: kh,
             value_heads: vh,
@@ -2475,10 +2502,10 @@ impl Model {
         if self.capturing() {
             let m: Vec<f32> = state.memory.iter().map(|&x| x as f32).collect();
             let m = Tensor::from_vec(m, (vh * dk, dv), &Device::Cpu)?;
-            self.keep(Some(b), "ssm_state", &m);
+            self.keep(Some(b), Point::SsmState, &m);
         }
         let o = Tensor::from_vec(o, (t, vh, dv), &Device::Cpu)?;
-        self.keep(Some(b), "ssm_scan", &o.reshape((t, values))?);
+        self.keep(Some(b), Point::SsmScan, &o.reshape((t, values))?);
         // RMS-normed per head, scaled by the weight the heads share, gated by SiLU(z) (σ(G) in
         // Kimi's).
         let o = rms(&o, s.eps)?.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
@@ -2491,7 +2518,7 @@ impl Model {
             DeltaStore::Kimi | DeltaStore::Bailing => sigmoid(&gate)?,
         };
         let o = (o * gate)?.reshape((t, values))?;
-        self.keep(Some(b), "ssm_norm", &o);
+        self.keep(Some(b), Point::SsmNorm, &o);
         self.proj(&o, Role::SsmOut, b, false)
     }
 
@@ -2546,10 +2573,10 @@ impl Model {
         let o = ssm::wkv(&vec(&k)?, &vec(&v)?, &w, &u, &mut state.h);
         if self.capturing() {
             let s = Tensor::from_vec(state.h.clone(), (3, a), &Device::Cpu)?.t()?;
-            self.keep(Some(b), "ssm_state", &s.contiguous()?);
+            self.keep(Some(b), Point::SsmState, &s.contiguous()?);
         }
         let o = Tensor::from_vec(o, (x.dim(0)?, a), &Device::Cpu)?;
-        self.keep(Some(b), "ssm_scan", &o);
+        self.keep(Some(b), Point::SsmScan, &o);
         let o = (sigmoid(&rec)? * o)?;
         self.proj(&o, Role::TmOutput, b, false)
     }
@@ -2596,7 +2623,7 @@ impl Model {
         let cw = vec(self.w(Role::SsmConv, Some(b))?)?;
         let xc = ssm::causal_conv(&vec(&u)?, &mut state.conv, &cw, Some(&conv_bias), w);
         let xc = Tensor::from_vec(xc, (t, w), &Device::Cpu)?;
-        self.keep(Some(b), "conv_out", &xc);
+        self.keep(Some(b), Point::ConvOut, &xc);
         // σ(x_k W_k + b_k) for each block k, W_k stored [in, out].
         let blocks = xc.reshape((t, h, bw))?.transpose(0, 1)?.contiguous()?;
         let gate = |role: Role| -> Res<Tensor> {
@@ -2629,10 +2656,10 @@ impl Model {
         }
         if self.capturing() {
             let hs = Tensor::from_vec(state.h.clone(), (w, 1), &Device::Cpu)?;
-            self.keep(Some(b), "ssm_state", &hs);
+            self.keep(Some(b), Point::SsmState, &hs);
         }
         let o = Tensor::from_vec(out, (t, w), &Device::Cpu)?;
-        self.keep(Some(b), "ssm_scan", &o);
+        self.keep(Some(b), Point::SsmScan, &o);
         self.proj(&(o * y)?, Role::SsmOut, b, true)
     }
 
@@ -2646,7 +2673,7 @@ impl Model {
             .expect("a lightning layer has its settings");
         let (t, heads, d) = (x.dim(0)?, s.heads as usize, s.head_dim as usize);
         let qkv = apply_act(s.act, &self.proj(x, Role::SsmIn, b, false)?)?;
-        self.keep(Some(b), "light_qkv", &qkv);
+        self.keep(Some(b), Point::LightQkv, &qkv);
         let slope = vec(self.w(Role::LightSlope, Some(b))?)?;
         let state = cache.ssm[b].get_or_insert_with(|| SsmState::memory(heads, d, d));
         // A prompt chunk by chunk, a decoded token through the loop (the same sums).
@@ -2659,16 +2686,16 @@ impl Model {
             let m: Vec<f32> = state.memory.iter().map(|&x| x as f32).collect();
             self.keep(
                 Some(b),
-                "ssm_state",
+                Point::SsmState,
                 &Tensor::from_vec(m, (heads * d, d), &Device::Cpu)?,
             );
         }
         let o = Tensor::from_vec(o, (t, heads * d), &Device::Cpu)?;
-        self.keep(Some(b), "ssm_scan", &o);
+        self.keep(Some(b), Point::SsmScan, &o);
         let o = rms(&o, s.eps)?.broadcast_mul(self.w(Role::SsmNorm, Some(b))?)?;
-        self.keep(Some(b), "ssm_norm", &o);
+        self.keep(Some(b), Point::SsmNorm, &o);
         let o = (o * sigmoid(&self.proj(x, Role::SsmZ, b, false)?)?)?;
-        self.keep(Some(b), "light_gate", &o);
+        self.keep(Some(b), Point::LightGate, &o);
         self.proj(&o, Role::SsmOut, b, false)
     }
 
@@ -2786,7 +2813,7 @@ impl Model {
             let f: Vec<f32> = (start..start + t).map(|p| qs.at(p as u64) as f32).collect();
             bias = bias.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
         }
-        self.keep(Some(b), "rel_logits", &bias);
+        self.keep(Some(b), Point::RelLogits, &bias);
         Ok((bias.flatten_all()?.to_vec1()?, extent))
     }
 
@@ -2986,13 +3013,13 @@ impl Model {
             q_gate = Some(both.narrow(2, 1, 1)?.contiguous()?.reshape((t, h * hd))?);
             q = both.narrow(2, 0, 1)?.contiguous()?.reshape((t, h * hd))?;
         }
-        self.keep(Some(b), "q_proj", &q);
-        self.keep(Some(b), "k_proj", &k);
+        self.keep(Some(b), Point::QProj, &q);
+        self.keep(Some(b), Point::KProj, &k);
         if a.qk_norm == QkNorm::Full {
             q = self.norm(&q, Role::QNorm, Some(b))?;
             k = self.norm(&k, Role::KNorm, Some(b))?;
-            self.keep(Some(b), "q_norm", &q);
-            self.keep(Some(b), "k_norm", &k);
+            self.keep(Some(b), Point::QNorm, &q);
+            self.keep(Some(b), Point::KNorm, &k);
         }
         let (q, k, v) = match a.clip_qkv {
             Some(c) => (q.clamp(-c, c)?, k.clamp(-c, c)?, v.clamp(-c, c)?),
@@ -3022,14 +3049,14 @@ impl Model {
         }
         if a.v_norm && !shared {
             v = rms(&v, spec.norm.eps)?;
-            self.keep(Some(b), "v_norm", &v);
+            self.keep(Some(b), Point::VNorm, &v);
         }
         if a.qk_norm == QkNorm::Unit {
             q = unit(&q, spec.norm.eps)?;
-            self.keep(Some(b), "q_norm", &q);
+            self.keep(Some(b), Point::QNorm, &q);
             if !shared {
                 k = unit(&k, spec.norm.eps)?;
-                self.keep(Some(b), "k_norm", &k);
+                self.keep(Some(b), Point::KNorm, &k);
             }
         }
         if a.qk_norm == QkNorm::HeadWeights {
@@ -3041,58 +3068,58 @@ impl Model {
             };
             let wq = self.head_weights(Role::QNorm, b, h)?.unsqueeze(1)?;
             q = norm(&q, Some(&wq), None, &layer)?;
-            self.keep(Some(b), "q_norm", &q);
+            self.keep(Some(b), Point::QNorm, &q);
             if !shared {
                 let wk = self.head_weights(Role::KNorm, b, kv)?.unsqueeze(1)?;
                 k = norm(&k, Some(&wk), None, &layer)?;
-                self.keep(Some(b), "k_norm", &k);
+                self.keep(Some(b), Point::KNorm, &k);
             }
         }
         if a.qk_norm == QkNorm::PerHead {
             q = self.norm(&q, Role::QNorm, Some(b))?;
-            self.keep(Some(b), "q_norm", &q);
+            self.keep(Some(b), Point::QNorm, &q);
             if !shared {
                 k = self.norm(&k, Role::KNorm, Some(b))?;
-                self.keep(Some(b), "k_norm", &k);
+                self.keep(Some(b), Point::KNorm, &k);
             }
         }
         // Inkling 2: Q (times its learned scale) and K scaled down to an L2 norm where longer.
         if let Some(c) = a.l2_clip {
             let s = self.w(Role::QClipScale, Some(b))?.unsqueeze(1)?;
             q = l2_clip(&q.broadcast_mul(&s)?, c)?;
-            self.keep(Some(b), "q_norm", &q);
+            self.keep(Some(b), Point::QNorm, &q);
             k = l2_clip(&k, c)?;
-            self.keep(Some(b), "k_norm", &k);
+            self.keep(Some(b), Point::KNorm, &k);
         }
         let plan = &spec.plan[b];
         if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
             let dim = r.rotary_dim_for(self.span(b), a.head_dim) as usize;
             let (cos, sin) = rope::tables_for(r, self.span(b), dim, cache.pos, t)?;
             q = rope::rotate(&q, &cos, &sin, r.interleaved)?;
-            self.keep(Some(b), "q", &q);
+            self.keep(Some(b), Point::Q, &q);
             if !shared {
                 k = rope::rotate(&k, &cos, &sin, r.interleaved)?;
-                self.keep(Some(b), "k", &k);
+                self.keep(Some(b), Point::K, &k);
             }
             if a.qk_norm == QkNorm::L2 {
                 q = rms(&q, spec.norm.eps)?;
                 k = rms(&k, spec.norm.eps)?;
-                self.keep(Some(b), "q_l2", &q);
-                self.keep(Some(b), "k_l2", &k);
+                self.keep(Some(b), Point::QL2, &q);
+                self.keep(Some(b), Point::KL2, &k);
             }
         }
         if a.qk_norm == QkNorm::PerHeadPostRope {
             q = self.norm(&q, Role::QNorm, Some(b))?;
             k = self.norm(&k, Role::KNorm, Some(b))?;
-            self.keep(Some(b), "q_norm", &q);
-            self.keep(Some(b), "k_norm", &k);
+            self.keep(Some(b), Point::QNorm, &q);
+            self.keep(Some(b), Point::KNorm, &k);
         }
         if let Some(qs) = a.query_scale.filter(|qs| qs.applies(plan)) {
             let f: Vec<f32> = (cache.pos..cache.pos + t)
                 .map(|p| qs.at(p as u64) as f32)
                 .collect();
             q = q.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
-            self.keep(Some(b), "q_scaled", &q);
+            self.keep(Some(b), Point::QScaled, &q);
         }
         // nGPT: each query feature times its learned scale, squared.
         if let Some(g) = spec.ngpt {
@@ -3102,7 +3129,7 @@ impl Model {
                 .sqr()?
                 .reshape((a.heads as usize, 1, a.head_dim as usize))?;
             q = q.broadcast_mul(&s)?;
-            self.keep(Some(b), "q_gain", &q);
+            self.keep(Some(b), Point::QGain, &q);
         }
         // Inkling 2's sink logits, projected from the input, for this layer's attend.
         if a.token_sinks {
@@ -3110,7 +3137,7 @@ impl Model {
                 .proj(x, Role::TokenSinks, b, false)?
                 .t()?
                 .contiguous()?;
-            self.keep(Some(b), "sinks", &s);
+            self.keep(Some(b), Point::Sinks, &s);
             *self.token_sinks.borrow_mut() = Some(s.flatten_all()?.to_vec1()?);
         }
         // Inkling's relative logits, for this layer's attend.
@@ -3172,7 +3199,7 @@ impl Model {
             let s = self.w(Role::NgptGateScale, Some(b))?;
             g = g.broadcast_mul(&s.affine(n.gate_factor(self.spec.hidden), 0.0)?.sqr()?)?;
         }
-        self.keep(Some(b), "attn_gate", &g);
+        self.keep(Some(b), Point::AttnGate, &g);
         let g = if og.softplus {
             softplus(&g)?
         } else {
@@ -3194,7 +3221,7 @@ impl Model {
     /// over their logits, in slot order.
     fn moa_route(&self, x: &Tensor, b: usize, m: Moa) -> Res<Vec<Vec<(usize, f32)>>> {
         let logits = self.proj(x, Role::AttnRouter, b, false)?;
-        self.keep(Some(b), "attn_router", &logits);
+        self.keep(Some(b), Point::AttnRouter, &logits);
         let k = m.top_k as usize;
         let rows: Vec<Vec<f32>> = logits.to_vec2()?;
         Ok(rows
@@ -3262,7 +3289,7 @@ impl Model {
             y = y.index_add(&idx, &out, 0)?;
         }
         let y = y.broadcast_add(self.bias(Role::AttnExperts, Some(b))?)?;
-        self.keep(Some(b), "attn_experts", &y);
+        self.keep(Some(b), Point::AttnExperts, &y);
         Ok(y)
     }
 
@@ -3301,10 +3328,10 @@ impl Model {
             .as_ref()
             .expect("the layer whose keys are read has run this step");
         let (kv, _, dv) = held.shape();
-        self.keep(Some(b), "q", &q);
+        self.keep(Some(b), Point::Q, &q);
         if self.capturing() {
-            self.keep(Some(b), "k", &held.keys()?);
-            self.keep(Some(b), "v", &held.values()?);
+            self.keep(Some(b), Point::K, &held.keys()?);
+            self.keep(Some(b), Point::V, &held.values()?);
         }
         let (total, (k_all, v_all)) = (held.len(), held.buffers());
         // The mechanisms that rework the values read them as a tensor of their own.
@@ -3361,7 +3388,7 @@ impl Model {
                     .exp()?
                     .t()?
                     .contiguous()?;
-                self.keep(Some(b), "key_scores", &delta);
+                self.keep(Some(b), Point::KeyScores, &delta);
                 Some(delta.flatten_all()?.to_vec1()?)
             }
             None => None,
@@ -3418,21 +3445,21 @@ impl Model {
         let cpu =
             |v: Vec<f32>, shape: (usize, usize, usize)| Tensor::from_vec(v, shape, &Device::Cpu);
         if let (Some(s), Some(p)) = (done.scores, done.probs) {
-            self.keep(Some(b), "scores", &cpu(s, (h, t, total))?);
-            self.keep(Some(b), "probs", &cpu(p, (h, t, total))?);
+            self.keep(Some(b), Point::Scores, &cpu(s, (h, t, total))?);
+            self.keep(Some(b), Point::Probs, &cpu(p, (h, t, total))?);
         }
         let mut o = Tensor::from_vec(done.out, (t, h * vd), &Device::Cpu)?;
-        self.keep(Some(b), "heads", &o);
+        self.keep(Some(b), Point::Heads, &o);
         if a.differential {
             o = self.differential(&o, b, t, h, vd)?;
-            self.keep(Some(b), "differential", &o);
+            self.keep(Some(b), Point::Differential, &o);
         }
         if let Some(g) = gate {
             o = (o * g)?;
         }
         if a.sub_norm {
             o = self.norm(&o, Role::AttnSubNorm, Some(b))?;
-            self.keep(Some(b), "attn_sub_norm", &o);
+            self.keep(Some(b), Point::AttnSubNorm, &o);
         }
         Ok(o)
     }
@@ -3487,9 +3514,9 @@ impl Model {
         let q = match m.q_lora_rank {
             Some(_) => {
                 let qa = self.proj(x, Role::QA, b, m.bias)?;
-                self.keep(Some(b), "q_latent", &qa);
+                self.keep(Some(b), Point::QLatent, &qa);
                 let qn = self.latent_norm(&qa, Role::QANorm, b)?;
-                self.keep(Some(b), "q_latent_norm", &qn);
+                self.keep(Some(b), Point::QLatentNorm, &qn);
                 if let Some(ix) = &m.indexer {
                     if ix.own.contains(b as u64) {
                         // dots.3 Note's indexer reads the scaled latent, as its query does.
@@ -3529,18 +3556,18 @@ impl Model {
         let q = scaled(q, q_scale)?
             .reshape((t, h, nope + rd))
             .and_then(|q| q.transpose(0, 1)?.contiguous())?;
-        self.keep(Some(b), "q_proj", &q);
+        self.keep(Some(b), Point::QProj, &q);
         let q_nope = q.narrow(2, 0, nope)?;
         let q_rot = q.narrow(2, nope, rd).and_then(|t| t.contiguous())?;
         let kva = self.proj(x, Role::KvA, b, m.bias)?; // [t, kv_lora + rope]
         let latent = kva.narrow(1, 0, kvl)?;
-        self.keep(Some(b), "kv_latent", &latent);
+        self.keep(Some(b), Point::KvLatent, &latent);
         let c_kv = scaled(self.latent_norm(&latent, Role::KvANorm, b)?, kv_scale)?;
-        self.keep(Some(b), "kv_latent_norm", &c_kv);
+        self.keep(Some(b), Point::KvLatentNorm, &c_kv);
         let mut k_rot = kva
             .narrow(1, kvl, rd)
             .and_then(|k| k.contiguous()?.reshape((1, t, rd)))?;
-        self.keep(Some(b), "k_pe", &k_rot);
+        self.keep(Some(b), Point::KPe, &k_rot);
         if m.rope_key_norm {
             k_rot = norm(
                 &k_rot,
@@ -3548,7 +3575,7 @@ impl Model {
                 None,
                 &spec.norm,
             )?;
-            self.keep(Some(b), "k_pe_norm", &k_rot);
+            self.keep(Some(b), Point::KPeNorm, &k_rot);
         }
         let (q_rot, k_rot) = match &spec.position {
             Position::Rope(r) => {
@@ -3556,7 +3583,7 @@ impl Model {
                 let dim = r.rotary_dim(rd as u64) as usize;
                 let (cos, sin) = rope::tables_for(r, span, dim, cache.pos, t)?;
                 let k_rot = rope::rotate(&k_rot, &cos, &sin, r.interleaved)?;
-                self.keep(Some(b), "k_pe_rot", &k_rot);
+                self.keep(Some(b), Point::KPeRot, &k_rot);
                 (rope::rotate(&q_rot, &cos, &sin, r.interleaved)?, k_rot)
             }
             // Kimi Linear's: the shared key part carries no position either.
@@ -3575,7 +3602,7 @@ impl Model {
             .and_then(|k| k.contiguous())?;
         let k = Tensor::cat(&[&kv.narrow(2, 0, nope)?, &k_shared], 2)?;
         let v = kv.narrow(2, nope, vd).and_then(|v| v.contiguous())?;
-        self.keep(Some(b), "k_nope", &kv.narrow(2, 0, nope)?);
+        self.keep(Some(b), Point::KNope, &kv.narrow(2, 0, nope)?);
         let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
         let gate = self.out_gate(x, b, q_gate, vd)?;
         let o = self.attend(
@@ -3625,9 +3652,9 @@ impl Model {
             }
             _ => (q, k),
         };
-        self.keep(Some(b), "index_q", &q);
+        self.keep(Some(b), Point::IndexQ, &q);
         let k = k.reshape((t, id))?;
-        self.keep(Some(b), "index_k", &k);
+        self.keep(Some(b), Point::IndexK, &k);
         let k = cache.index_keys(b, k)?;
         let total = k.dim(0)?;
         // [ih, t, total]: every index head's queries against every cached key.
@@ -3685,14 +3712,14 @@ impl Model {
         selected: &[bool],
         shape: impl Into<candle_core::Shape>,
     ) -> Res<()> {
-        self.keep(Some(b), "index_scores", &scores);
+        self.keep(Some(b), Point::IndexScores, &scores);
         let mask = selected
             .iter()
             .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
             .collect();
         self.keep(
             Some(b),
-            "index_mask",
+            Point::IndexMask,
             &Tensor::from_vec(mask, shape, &Device::Cpu)?,
         );
         Ok(())
@@ -3723,7 +3750,7 @@ impl Model {
             .contiguous()?;
         let qh = self.norm(&qh, Role::QsaQNorm, Some(b))?;
         let k = qk.narrow(1, ih * id, id)?.contiguous()?;
-        self.keep(Some(b), "qsa_k", &k);
+        self.keep(Some(b), Point::QsaK, &k);
         let keys = cache.index_keys(b, k)?;
         let total = keys.dim(0)?;
         let complete = total / r;
@@ -3757,8 +3784,8 @@ impl Model {
             }
             _ => (qh, pooled),
         };
-        self.keep(Some(b), "qsa_blocks", &pooled);
-        self.keep(Some(b), "index_q", &qh);
+        self.keep(Some(b), Point::QsaBlocks, &pooled);
+        self.keep(Some(b), Point::IndexQ, &qh);
         // [t, complete]: Σ over the index heads of ReLU(q · k), scaled.
         let scores: Vec<f32> = qh
             .matmul(
@@ -3835,7 +3862,7 @@ impl Model {
             Ok(Tensor::cat(&[&x.narrow(2, 0, pass)?, &rot], 2)?)
         };
         let q = rotate(&q)?; // [ih, t, id]
-        self.keep(Some(b), "index_q", &q);
+        self.keep(Some(b), Point::IndexQ, &q);
         let k = self.proj(x, Role::IndexK, b, false)?;
         let k = norm(
             &k,
@@ -3844,11 +3871,11 @@ impl Model {
             &ix.key_norm(),
         )?;
         let k = rotate(&k.reshape((1, t, id))?)?.reshape((t, id))?;
-        self.keep(Some(b), "index_k", &k);
+        self.keep(Some(b), Point::IndexK, &k);
         let k = cache.index_keys(b, k)?;
         let total = k.dim(0)?;
         let weights = self.proj(x, Role::IndexWeights, b, false)?;
-        self.keep(Some(b), "index_weights", &weights);
+        self.keep(Some(b), Point::IndexWeights, &weights);
         let weights: Vec<f32> = weights
             .affine((ih as f64).powf(-0.5), 0.0)?
             .flatten_all()?
@@ -3952,7 +3979,7 @@ impl Model {
         let f = spec.mlp_width(b) as usize;
         let hidden = if !spec.mlp.gated {
             let u = self.proj(x, Role::Up, b, bias)?;
-            self.keep(Some(b), "up", &u);
+            self.keep(Some(b), Point::Up, &u);
             if spec.mlp.act == Act::Xielu {
                 self.xielu(&u, b)?
             } else {
@@ -3983,22 +4010,22 @@ impl Model {
                 }
                 None => (g, u),
             };
-            self.keep(Some(b), "gate", &g);
+            self.keep(Some(b), Point::Gate, &g);
             let g = match spec.sparsity_at(b) {
                 Some(p) => {
                     let g = gaussian_top_k(&g, p)?;
-                    self.keep(Some(b), "sparse_gate", &g);
+                    self.keep(Some(b), Point::SparseGate, &g);
                     g
                 }
                 None => g,
             };
-            self.keep(Some(b), "up", &u);
+            self.keep(Some(b), Point::Up, &u);
             self.glu(&g, &u, spec.mlp.clamp, false)?
         };
-        self.keep(Some(b), "act", &hidden);
+        self.keep(Some(b), Point::Act, &hidden);
         let hidden = if spec.mlp.sub_norm {
             let h = self.norm(&hidden, Role::FfnSubNorm, Some(b))?;
-            self.keep(Some(b), "ffn_sub_norm", &h);
+            self.keep(Some(b), Point::FfnSubNorm, &h);
             h
         } else {
             hidden
@@ -4174,7 +4201,7 @@ impl Model {
             let rx = rms(router_x, spec.norm.eps)?
                 .broadcast_mul(s)?
                 .affine(1.0 / (spec.hidden as f64).sqrt(), 0.0)?;
-            self.keep(Some(b), "router_in", &rx);
+            self.keep(Some(b), Point::RouterIn, &rx);
             rx
         } else {
             router_x.clone()
@@ -4199,7 +4226,7 @@ impl Model {
         } else {
             None
         };
-        self.keep(Some(b), "router", &logits);
+        self.keep(Some(b), Point::Router, &logits);
         // Routing on the host: per token, the chosen experts and their weights.
         let mut choices: Vec<Vec<(usize, f32)>> = Vec::with_capacity(t);
         if m.router_mlp.is_some() {
@@ -4253,7 +4280,7 @@ impl Model {
         }
         self.keep(
             Some(b),
-            "routing",
+            Point::Routing,
             &Tensor::from_vec(table, (t, scored), &Device::Cpu)?,
         );
         let mut out = Tensor::zeros((t, spec.hidden as usize), DType::F32, &Device::Cpu)?;
@@ -4310,17 +4337,17 @@ impl Model {
                     .map(|c| c.iter().find(|(id, _)| *id == e + j).map_or(0.0, |p| p.1))
                     .collect();
                 let y = y.broadcast_mul(&Tensor::from_vec(wts, (t, 1), &Device::Cpu)?)?;
-                self.keep_expert(b, "shared_down", &y, j);
+                self.keep_expert(b, Point::SharedDown, &y, j);
                 out = (out + y)?;
             }
         } else if m.shared_experts > 0 && !self.spec.mlp.gated {
             // A plain shared MLP: up, the activation, down (Nemotron-H).
             let u = self.proj(x, Role::SharedUp, b, m.shared_bias)?;
-            self.keep(Some(b), "shared_up", &u);
+            self.keep(Some(b), Point::SharedUp, &u);
             let a = self.act(&u)?;
-            self.keep(Some(b), "shared_act", &a);
+            self.keep(Some(b), Point::SharedAct, &a);
             let s = self.proj(&a, Role::SharedDown, b, m.shared_bias)?;
-            self.keep(Some(b), "shared_down", &s);
+            self.keep(Some(b), Point::SharedDown, &s);
             out = (out + s)?;
         } else if m.shared_experts > 0 {
             let (g, u) = if m.shared_fused {
@@ -4333,8 +4360,8 @@ impl Model {
                     self.proj(x, Role::SharedUp, b, m.shared_bias)?,
                 )
             };
-            self.keep(Some(b), "shared_gate", &g);
-            self.keep(Some(b), "shared_up", &u);
+            self.keep(Some(b), Point::SharedGate, &g);
+            self.keep(Some(b), Point::SharedUp, &u);
             // DeepSeek-V4 clamps the shared expert as the routed ones.
             let a = if m.shared_clamp {
                 self.glu(&g, &u, m.swiglu_limit, m.swiglu_plain)?
@@ -4343,13 +4370,13 @@ impl Model {
             } else {
                 self.glu(&g, &u, self.spec.mlp.clamp, false)?
             };
-            self.keep(Some(b), "shared_act", &a);
+            self.keep(Some(b), Point::SharedAct, &a);
             let mut s = self.proj(&a, Role::SharedDown, b, m.shared_bias)?;
-            self.keep(Some(b), "shared_down", &s);
+            self.keep(Some(b), Point::SharedDown, &s);
             if m.shared_gate {
                 let name = self.name(Role::SharedExpertGate, false, Some(b), None);
                 let g = self.linear(x, &name, None)?;
-                self.keep(Some(b), "shared_expert_gate", &g);
+                self.keep(Some(b), Point::SharedExpertGate, &g);
                 let g = sigmoid(&g)?;
                 s = s.broadcast_mul(&g)?;
             }
@@ -4363,7 +4390,7 @@ impl Model {
         }
         if m.post_norm {
             out = self.norm(&out, Role::MoePostNorm, Some(b))?;
-            self.keep(Some(b), "moe_post_norm", &out);
+            self.keep(Some(b), Point::MoePostNorm, &out);
         }
         Ok(out)
     }
@@ -4375,11 +4402,11 @@ impl Model {
             // Plain experts, each stored apart: up, the activation, down (Nemotron-H).
             let w = move |role| self.name(role, false, Some(b), Some(e));
             let u = self.linear(x, &w(Role::ExpertUp), None)?;
-            self.keep_expert(b, "expert_up", &u, e);
+            self.keep_expert(b, Point::ExpertUp, &u, e);
             let hidden = self.act(&u)?;
-            self.keep_expert(b, "expert_act", &hidden, e);
+            self.keep_expert(b, Point::ExpertAct, &hidden, e);
             let y = self.linear(&hidden, &w(Role::ExpertDown), None)?;
-            self.keep_expert(b, "expert_down", &y, e);
+            self.keep_expert(b, Point::ExpertDown, &y, e);
             return Ok(y);
         }
         // Gate and up, each [t, f], by how the experts are stored; then the down projection.
@@ -4444,8 +4471,8 @@ impl Model {
                 )
             }
         };
-        self.keep_expert(b, "expert_gate", &g, e);
-        self.keep_expert(b, "expert_up", &u, e);
+        self.keep_expert(b, Point::ExpertGate, &g, e);
+        self.keep_expert(b, Point::ExpertUp, &u, e);
         let hidden = match m.glu_softcaps {
             // Inkling 2: cap_g(g) · σ(g) · cap_u(u).
             Some((cg, cu)) => ((softcap(&g, cg)? * sigmoid(&g)?)? * softcap(&u, cu)?)?,
@@ -4454,9 +4481,9 @@ impl Model {
                 None => self.glu(&g, &u, m.swiglu_limit, m.swiglu_plain)?,
             },
         };
-        self.keep_expert(b, "expert_act", &hidden, e);
+        self.keep_expert(b, Point::ExpertAct, &hidden, e);
         let y = down(&hidden)?;
-        self.keep_expert(b, "expert_down", &y, e);
+        self.keep_expert(b, Point::ExpertDown, &y, e);
         Ok(y)
     }
 

@@ -6,6 +6,7 @@
 //! before it (whose first halves the next entry reads), and the entries made so far.
 
 use super::{Fault, Model, Res};
+use anatomy_core::graph::Point;
 use anatomy_core::naming::Role;
 use anatomy_core::spec::{Moe, RopeFreqs, V4Kind};
 use anatomy_core::Error;
@@ -186,7 +187,7 @@ impl Model {
         };
         // The query latent, and each head's query: RMS-normed without a weight, rotated.
         let cq = self.norm(&self.proj(x, Role::QA, b, false)?, Role::QANorm, Some(b))?;
-        self.keep(Some(b), "q_latent", &cq);
+        self.keep(Some(b), Point::QLatent, &cq);
         let mut q: Vec<f32> = self.rows_of(&cq, Role::QB, b)?;
         rms_rows(&mut q, hd, None, eps);
         rope_rows(&mut q, hd, r, freqs, |i| p0 + i / h, 1.0);
@@ -196,7 +197,11 @@ impl Model {
         rope_rows(&mut kv, hd, r, freqs, |i| p0 + i, 1.0);
         let mut state = cache.v4[b].take().unwrap_or_default();
         state.kv.extend_from_slice(&kv);
-        self.keep(Some(b), "kv", &Tensor::from_vec(kv, (t, hd), &Device::Cpu)?);
+        self.keep(
+            Some(b),
+            Point::Kv,
+            &Tensor::from_vec(kv, (t, hd), &Device::Cpu)?,
+        );
         // The compressor's entries, and which each query reads.
         let visible: Vec<Vec<usize>> = match kind {
             V4Kind::Sliding => vec![vec![]; t],
@@ -263,7 +268,7 @@ impl Model {
         rope_rows(&mut out, hd, r, freqs, |i| p0 + i / h, -1.0);
         cache.v4[b] = Some(state);
         let o = Tensor::from_vec(out, (t, h * hd), &Device::Cpu)?;
-        self.keep(Some(b), "attn_heads", &o);
+        self.keep(Some(b), Point::AttnHeads, &o);
         // Grouped output projection: group g's features times its block of W_oa.
         let (g, rank) = (v.o_groups as usize, v.o_lora_rank as usize);
         let per = h * hd / g;
@@ -275,7 +280,7 @@ impl Model {
             parts.push(xs.matmul(&wk.t()?)?);
         }
         let oa = Tensor::cat(&parts, 1)?;
-        self.keep(Some(b), "o_a", &oa);
+        self.keep(Some(b), Point::OA, &oa);
         self.proj(&oa, Role::V4OB, b, false)
     }
 

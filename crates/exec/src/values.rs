@@ -2,9 +2,9 @@
 //! it (in the layer variant it ran in), router weights per token, and one head's attention.
 
 use crate::model::Captured;
-use anatomy_core::graph::{Category, Graph, Node, Op, Scope, ScopeKind, Step};
+use anatomy_core::graph::{Graph, Node, Point, Scope, ScopeKind, Step};
 use anatomy_core::layers::LayerSet;
-use anatomy_core::render::html::ops::{StepValues, Table, Values};
+use anatomy_core::values::{StepValues, Table, Values};
 use std::collections::BTreeMap;
 
 /// Where a step sits.
@@ -79,146 +79,160 @@ fn sites(
     }
 }
 
-/// Does capture `point` belong to `s`?
-fn matches(point: &str, s: &Site) -> bool {
-    let t = s.step.title.as_str();
-    let op = s.step.op;
-    let norm = op == Op::Norm && s.step.category == Category::Norm;
-    match (point, s.place) {
-        ("embed_tokens", Place::Outside) => op == Op::Lookup && t == "Token embedding",
-        ("embed", Place::Outside) => matches!(op, Op::Add | Op::Scale) && !t.starts_with("MTP"),
-        ("final_norm", Place::Outside) => norm && t.starts_with("Final"),
-        ("logits", Place::Outside) => t == "Language-model head",
-        ("per_layer_inputs", Place::Outside) => t == "Per-layer inputs",
-        ("segment", Place::Outside) => t == "Prompt and segment embedding",
-        ("position_bias", Place::Outside) => t == "Position bias",
-        ("hc_head_logits", Place::Outside) => t == "Head stream logits",
-        ("altup_streams", Place::Outside) => t == "AltUp streams",
-        ("altup_mean", Place::Outside) => t == "AltUp stream mean",
-        ("hc_head", Place::Outside) => t == "Head stream sum" || t == "Head stream mean",
-        ("gs_head_gates", Place::Outside) => t == "Head input gates",
-        ("gs_head_norm", Place::Outside) => t == "Head stream norm",
-        ("draft_state", Place::Outside) => t == "Target state",
-        ("draft_in", Place::Outside) => t == "Projection in",
-        ("draft_out", Place::Outside) => t == "Projection out",
-        ("project_in", Place::Outside) => t == "Projection in",
-        ("project_out", Place::Outside) => t == "Projection out",
-        ("centroids", Place::Outside) => t == "Centroid scores",
-        (_, Place::Outside) => false,
-        ("block_in", Place::Block) => op == Op::Route,
-        ("attn_norm", Place::Block) => {
-            norm && (t.starts_with("Attention ") || t.starts_with("Mixer "))
-        }
-        ("ffn_norm", Place::Block) => norm && t.starts_with("MLP "),
-        ("post_attn_norm", Place::Block) => norm && t.starts_with("Post-attention"),
-        ("q_proj", Place::Block) => t == "Q projection",
-        ("k_proj", Place::Block) => t == "K projection",
-        ("q_norm", Place::Block) => op == Op::Norm && t.starts_with("Q ") && !t.contains("latent"),
-        ("k_norm", Place::Block) => op == Op::Norm && t.starts_with("K ") && !t.contains("latent"),
-        ("q_l2", Place::Block) => t.starts_with("Q L2"),
-        ("k_l2", Place::Block) => t.starts_with("K L2"),
-        ("q", Place::Block) => t.starts_with("Q rotary"),
-        ("q_scaled", Place::Block) => t.starts_with("Query temperature"),
-        ("k", Place::Block) => t.starts_with("K rotary"),
-        ("v", Place::Block) => t == "V projection" || t == "V up-projection",
-        ("q_latent", Place::Block) => t == "Q down-projection",
-        ("q_latent_norm", Place::Block) => t == "Q latent RMSNorm",
-        ("kv_latent", Place::Block) => t == "KV down-projection",
-        ("kv_latent_norm", Place::Block) => t == "KV latent RMSNorm",
-        ("k_pe", Place::Block) => t == "Shared rotary key projection",
-        ("k_pe_norm", Place::Block) => t == "Rotary key RMSNorm",
-        ("k_pe_rot", Place::Block) => t.starts_with("Kₚₑ rotary"),
-        ("k_nope", Place::Block) => t == "K up-projection",
-        ("index_q", Place::Block) => t == "Indexer Q rotary position encoding",
-        ("index_k", Place::Block) => t == "Indexer K rotary position encoding",
-        ("index_weights", Place::Block) => t == "Indexer head weights",
-        ("index_scores", Place::Block) => matches!(op, Op::Index { .. }),
-        ("index_mask", Place::Block) => matches!(op, Op::Select { .. }),
-        ("scores", Place::Block) => matches!(op, Op::Scores { .. }),
-        ("probs", Place::Block) => op == Op::Softmax,
-        ("heads", Place::Block) => op == Op::Concat || matches!(op, Op::WeightedSum { .. }),
-        ("attn_out", Place::Block) => {
-            t == "Attention output projection" || t == "Mixer output projection"
-        }
-        // A half of the block that runs in some layers only says so after its name.
-        ("resid_attn", Place::Block) => {
-            t == "Attention residual" || t.starts_with("Mixer residual")
-        }
-        ("ssm_conv", Place::Block) => t == "Convolution activation",
-        ("conv_out", Place::Block) => t == "Causal convolution",
-        ("ssm_dt", Place::Block) => t == "Step size",
-        ("ssm_state", Place::Block) => {
-            t == "State update" || t == "Delta-rule update" || t == "Memory update"
-        }
-        ("light_qkv", Place::Block) => t.ends_with(" on q, k and v"),
-        ("light_gate", Place::Block) => t == "Output gate",
-        ("ssm_scan", Place::Block) => t == "State read-out" || t == "Memory read-out",
-        ("delta_decay", Place::Block) => t == "Decay",
-        ("ssm_norm", Place::Block) => t == "Gated RMSNorm" || t == "Output RMSNorm",
-        ("gate", Place::Mlp) | ("expert_gate", Place::Experts) | ("shared_gate", Place::Shared) => {
-            t == "Gate projection"
-        }
-        ("up", Place::Mlp) | ("expert_up", Place::Experts) | ("shared_up", Place::Shared) => {
-            t == "Up projection"
-        }
-        ("act", Place::Mlp) | ("expert_act", Place::Experts) | ("shared_act", Place::Shared) => {
-            op == Op::Activation
-        }
-        ("down", Place::Mlp) | ("expert_down", Place::Experts) | ("shared_down", Place::Shared) => {
-            t == "Down projection"
-        }
-        ("attn_router", Place::Block) => t == "Attention router logits",
-        ("attn_experts", Place::Block) => t == "Attention expert combination",
-        ("router", Place::Mlp | Place::Block) => t == "Router logits",
-        // The FFN's, not a mixture of attention heads' (JetMoE).
-        ("routing", Place::Mlp | Place::Block) => {
-            op == Op::TopK && s.step.category == Category::Ffn
-        }
+/// The step point a capture shows on, and the places such a step may sit: an FFN's projections
+/// are captured apart in an MLP, a routed expert and a shared expert; a point captured but not
+/// drawn (a part of a step the page shows whole) has no place.
+fn shown_at(p: Point) -> (Point, &'static [Place]) {
+    use Place::{Block, Experts, Mlp, Outside, Shared};
+    const OUTSIDE: &[Place] = &[Outside];
+    const BLOCK: &[Place] = &[Block];
+    const FFN: &[Place] = &[Mlp, Block];
+    const NONE: &[Place] = &[];
+    match p {
+        Point::EmbedTokens
+        | Point::Embed
+        | Point::EmbedScale
+        | Point::FinalNorm
+        | Point::Logits
+        | Point::PerLayerInputs
+        | Point::Segment
+        | Point::PositionBias
+        | Point::HcHeadLogits
+        | Point::AltupStreams
+        | Point::AltupMean
+        | Point::HcHead
+        | Point::GsHeadGates
+        | Point::GsHeadNorm
+        | Point::DraftState
+        | Point::DraftIn
+        | Point::DraftOut
+        | Point::ProjectIn
+        | Point::ProjectOut
+        | Point::Centroids => (p, OUTSIDE),
+        Point::Gate
+        | Point::Up
+        | Point::Act
+        | Point::Down
+        | Point::SparseGate
+        | Point::FfnSubNorm => (p, &[Mlp]),
+        Point::ExpertGate => (Point::Gate, &[Experts]),
+        Point::ExpertUp => (Point::Up, &[Experts]),
+        Point::ExpertAct => (Point::Act, &[Experts]),
+        Point::ExpertDown => (Point::Down, &[Experts]),
+        Point::SharedGate => (Point::Gate, &[Shared]),
+        Point::SharedUp => (Point::Up, &[Shared]),
+        Point::SharedAct => (Point::Act, &[Shared]),
+        Point::SharedDown => (Point::Down, &[Shared]),
         // LongCat-Flash's shortcut experts are a layer's FFN combination too.
-        ("combine" | "shortcut", Place::Mlp | Place::Block) => {
-            op == Op::Combine && s.step.category == Category::Ffn
-        }
-        ("post_ffn_norm", Place::Mlp | Place::Block) => norm && t.starts_with("Post-MLP"),
-        ("resid_ffn", Place::Mlp | Place::Block) => t.starts_with("MLP residual"),
-        ("v_norm", Place::Block) => t.starts_with("V RMSNorm"),
-        ("router_in", Place::Mlp | Place::Block) => t == "Router input",
-        ("mlp_post_norm", Place::Mlp | Place::Block) => norm && t.starts_with("MLP output"),
-        ("experts_norm", Place::Mlp | Place::Block) => {
-            norm && t.starts_with("Experts' ") && !t.contains("output")
-        }
-        ("experts_post_norm", Place::Mlp | Place::Block) => {
-            norm && t.starts_with("Experts' output")
-        }
-        ("ffn_sum", Place::Block) => t == "MLP and experts sum",
-        ("ple_gate", Place::Block) => t == "Per-layer gate",
-        ("ple_act", Place::Block) => t == "Per-layer input gating",
-        ("ple_up", Place::Block) => t == "Per-layer up-projection",
-        ("ple_norm", Place::Block) => norm && t.starts_with("Per-layer "),
-        ("ple_resid", Place::Block) => t == "Per-layer residual",
-        ("layer_scalar", Place::Block) => t == "Layer scale",
-        ("hc_attn_logits", Place::Block) => t == "Attention stream logits",
-        ("hc_attn_in", Place::Block) => t == "Attention stream sum" || t == "Attention stream mean",
-        ("gs_attn_gates", Place::Block) => t == "Attention input gates",
-        ("gs_ffn_gates", Place::Block) => t == "MLP input gates",
-        ("gs_attn_norm", Place::Block) => t == "Attention stream norm",
-        ("ngram_embed", Place::Block) => t == "N-gram embedding",
-        ("ngram_gated", Place::Block) => t == "N-gram gates",
-        ("ngram_conv", Place::Block) => t == "N-gram convolution",
-        ("ngram_resid", Place::Block) => t == "N-gram residual",
-        ("gs_ffn_norm", Place::Block) => t == "MLP stream norm",
-        ("gs_attn_inject", Place::Block) => t == "Attention injection weights",
-        ("gs_ffn_inject", Place::Block) => t == "MLP injection weights",
-        ("qsa_k", Place::Block) => t == "Indexer key projection",
-        ("qsa_blocks", Place::Block) => op == Op::Norm && t.starts_with("Block key"),
-        ("hc_ffn_logits", Place::Block) => t == "MLP stream logits",
-        ("hc_ffn_in", Place::Block) => t == "MLP stream sum" || t == "MLP stream mean",
-        ("altup_predict", Place::Block) => t == "AltUp prediction",
-        ("laurel", Place::Block) => t == "LAuReL residual",
-        ("altup_correct", Place::Block) => t == "AltUp correction",
-        ("altup_scale", Place::Block) => t == "AltUp output scale",
-        ("sparse_gate", Place::Mlp) => t == "Activation sparsity",
-        _ => false,
+        Point::Shortcut => (Point::Combine, FFN),
+        Point::Router
+        | Point::Routing
+        | Point::Combine
+        | Point::PostFfnNorm
+        | Point::ResidFfn
+        | Point::RouterIn
+        | Point::MlpPostNorm
+        | Point::ExpertsNorm
+        | Point::ExpertsPostNorm => (p, FFN),
+        Point::BlockIn
+        | Point::AttnNorm
+        | Point::FfnNorm
+        | Point::PostAttnNorm
+        | Point::QProj
+        | Point::KProj
+        | Point::QNorm
+        | Point::KNorm
+        | Point::QL2
+        | Point::KL2
+        | Point::Q
+        | Point::QScaled
+        | Point::K
+        | Point::V
+        | Point::QLatent
+        | Point::QLatentNorm
+        | Point::KvLatent
+        | Point::KvLatentNorm
+        | Point::KPe
+        | Point::KPeNorm
+        | Point::KPeRot
+        | Point::KNope
+        | Point::IndexQ
+        | Point::IndexK
+        | Point::IndexWeights
+        | Point::IndexScores
+        | Point::IndexMask
+        | Point::Scores
+        | Point::Probs
+        | Point::Heads
+        | Point::AttnOut
+        | Point::ResidAttn
+        | Point::SsmConv
+        | Point::ConvOut
+        | Point::SsmDt
+        | Point::SsmState
+        | Point::LightQkv
+        | Point::LightGate
+        | Point::SsmScan
+        | Point::DeltaDecay
+        | Point::SsmNorm
+        | Point::AttnRouter
+        | Point::AttnExperts
+        | Point::VNorm
+        | Point::FfnSum
+        | Point::PleGate
+        | Point::PleAct
+        | Point::PleUp
+        | Point::PleNorm
+        | Point::PleResid
+        | Point::LayerScalar
+        | Point::HcAttnLogits
+        | Point::HcAttnIn
+        | Point::GsAttnGates
+        | Point::GsFfnGates
+        | Point::GsAttnNorm
+        | Point::NgramEmbed
+        | Point::NgramGated
+        | Point::NgramConv
+        | Point::NgramResid
+        | Point::GsFfnNorm
+        | Point::GsAttnInject
+        | Point::GsFfnInject
+        | Point::QsaK
+        | Point::QsaBlocks
+        | Point::HcFfnLogits
+        | Point::HcFfnIn
+        | Point::AltupPredict
+        | Point::Laurel
+        | Point::AltupCorrect
+        | Point::AltupScale
+        | Point::AttnSubNorm => (p, BLOCK),
+        Point::AttnConv
+        | Point::AttnGate
+        | Point::AttnHeads
+        | Point::Differential
+        | Point::FfnConv
+        | Point::HeadMix
+        | Point::HeadTransform
+        | Point::KeyScores
+        | Point::Kv
+        | Point::LoopInput
+        | Point::MoePostNorm
+        | Point::OA
+        | Point::QGain
+        | Point::RelLogits
+        | Point::SharedAttn
+        | Point::SharedExpertGate
+        | Point::SharedMlp
+        | Point::SharedNorm
+        | Point::SharedOut
+        | Point::Sinks => (p, NONE),
     }
+}
+
+/// Does capture `p` belong to `s`?
+fn matches(p: Point, s: &Site) -> bool {
+    let (step, places) = shown_at(p);
+    s.step.point == Some(step) && places.contains(&s.place)
 }
 
 /// The error for a forward pass whose logits were not all finite, naming the first step (in the
@@ -325,7 +339,7 @@ pub fn values(
     let mut tables = Vec::new();
     if let Some(r) = captured
         .iter()
-        .find(|c| c.point == "routing" && c.values.is_some())
+        .find(|c| c.point == Point::Routing && c.values.is_some())
     {
         let (t, e) = (r.shape[0], r.shape[1]);
         let v = r.values.as_ref().expect("checked");
@@ -345,7 +359,7 @@ pub fn values(
     }
     if let Some(p) = captured
         .iter()
-        .find(|c| c.point == "probs" && c.layer == Some(0) && c.values.is_some())
+        .find(|c| c.point == Point::Probs && c.layer == Some(0) && c.values.is_some())
     {
         let (t, total) = (p.shape[1], p.shape[2]);
         let v = p.values.as_ref().expect("checked");
@@ -363,5 +377,58 @@ pub fn values(
         steps,
         lanes,
         tables,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every point the op view shows is one the graph builder sets on a step of some model
+    /// (the catalog's and the fixtures'), so no capture waits for a step that is never drawn;
+    /// and a step's point is one a capture shows, or one its op alone gives.
+    #[test]
+    fn every_shown_point_is_drawn_somewhere() {
+        let mut specs = Vec::new();
+        for e in anatomy_core::catalog::ENTRIES {
+            specs.push(anatomy_core::source::load(e.name, false).unwrap().spec);
+        }
+        let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut dirs = vec![here];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                if e.path().is_dir() {
+                    dirs.push(e.path());
+                }
+            }
+            if dir.join("config.json").exists() {
+                if let Ok(c) = anatomy_checkpoint::open(&dir) {
+                    specs.push(anatomy_checkpoint::spec(&c, false).unwrap());
+                }
+            }
+        }
+        let mut drawn = std::collections::BTreeSet::new();
+        for spec in &specs {
+            let g = anatomy_core::graph::build(spec).unwrap();
+            let mut all = Vec::new();
+            sites(&g.root, Place::Outside, None, &[], &mut all);
+            for s in &all {
+                if let Some(p) = s.step.point {
+                    drawn.insert((p, s.place as u8));
+                }
+            }
+        }
+        let missing: Vec<&str> = Point::ALL
+            .iter()
+            .filter(|p| {
+                let (step, places) = shown_at(**p);
+                !places.is_empty() && !places.iter().any(|pl| drawn.contains(&(step, *pl as u8)))
+            })
+            .map(|p| p.name())
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "shown but drawn on no step: {missing:?}"
+        );
     }
 }

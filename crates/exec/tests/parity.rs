@@ -3,6 +3,7 @@
 //! keys (scripts/make_toy_fixtures.py) agree within 1e-4, in one pass and token by token through
 //! the KV cache; each checkpoint is exactly what the graph says (`verify`).
 
+use anatomy_core::graph::Point;
 use anatomy_exec::{weights::Weights, Cache, Model};
 use std::path::Path;
 
@@ -262,26 +263,26 @@ fn capture_records_every_activation() {
         "capturing changes nothing"
     );
     for point in [
-        "embed",
-        "attn_norm",
-        "q",
-        "k",
-        "v",
-        "scores",
-        "probs",
-        "heads",
-        "attn_out",
-        "resid_attn",
-        "ffn_norm",
-        "router",
-        "routing",
-        "expert_gate",
-        "expert_act",
-        "expert_down",
-        "combine",
-        "resid_ffn",
-        "final_norm",
-        "logits",
+        Point::Embed,
+        Point::AttnNorm,
+        Point::Q,
+        Point::K,
+        Point::V,
+        Point::Scores,
+        Point::Probs,
+        Point::Heads,
+        Point::AttnOut,
+        Point::ResidAttn,
+        Point::FfnNorm,
+        Point::Router,
+        Point::Routing,
+        Point::ExpertGate,
+        Point::ExpertAct,
+        Point::ExpertDown,
+        Point::Combine,
+        Point::ResidFfn,
+        Point::FinalNorm,
+        Point::Logits,
     ] {
         let c = captured
             .iter()
@@ -292,7 +293,7 @@ fn capture_records_every_activation() {
     }
     let routing = captured
         .iter()
-        .find(|c| c.point == "routing" && c.layer == Some(0))
+        .find(|c| c.point == Point::Routing && c.layer == Some(0))
         .unwrap();
     let (t, e) = (routing.shape[0], routing.shape[1]);
     let table = routing.values.as_ref().unwrap();
@@ -306,7 +307,7 @@ fn capture_records_every_activation() {
     assert_eq!(t, ids.len());
     let probs = captured
         .iter()
-        .find(|c| c.point == "probs" && c.layer == Some(1))
+        .find(|c| c.point == Point::Probs && c.layer == Some(1))
         .unwrap();
     let p = probs.values.as_ref().unwrap();
     assert!(

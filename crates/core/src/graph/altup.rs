@@ -52,7 +52,7 @@ impl Builder<'_> {
                 a.streams,
                 a.streams * d
             ),
-        }));
+        }).at(Point::AltupStreams));
         nodes
     }
 
@@ -148,26 +148,32 @@ impl Builder<'_> {
         ));
         let c = self.latest("Cₚ");
         let p = self.act("P", self.seq(wide));
-        children.push(self.step(Draft {
-            title: "AltUp prediction".into(),
-            op: Op::Combine,
-            category: Category::Norm,
-            inputs: vec![xb, c],
-            output: p,
-            operation: format!("Predict every stream from all {k}: each plus a mix of them"),
-            equation: format!("Pⱼ = Xᵦ,ⱼ + Σᵢ Cₚ[j, i] · Xᵦ,ᵢ, i, j < {k}"),
-        }));
+        children.push(
+            self.step(Draft {
+                title: "AltUp prediction".into(),
+                op: Op::Combine,
+                category: Category::Norm,
+                inputs: vec![xb, c],
+                output: p,
+                operation: format!("Predict every stream from all {k}: each plus a mix of them"),
+                equation: format!("Pⱼ = Xᵦ,ⱼ + Σᵢ Cₚ[j, i] · Xᵦ,ᵢ, i, j < {k}"),
+            })
+            .at(Point::AltupPredict),
+        );
         let pa = format!("P{}", a.active);
-        children.push(self.norm_step(
-            &format!("Attention {norm}"),
-            Role::AttnNorm,
-            "γ",
-            &pa,
-            "Xᵦ′",
-            d,
-            true,
-            None,
-        ));
+        children.push(
+            self.norm_step(
+                &format!("Attention {norm}"),
+                Role::AttnNorm,
+                "γ",
+                &pa,
+                "Xᵦ′",
+                d,
+                true,
+                None,
+            )
+            .at(Point::AttnNorm),
+        );
         // LAuReL: a low-rank branch of the normed input, normed and added back to it.
         let r = spec.laurel.expect("Gemma 3n has LAuReL");
         let lin = |role, title, names, rows, cols, operation| {
@@ -210,15 +216,18 @@ impl Builder<'_> {
             ),
         ];
         let l = self.act("L", self.seq(d));
-        laurel.push(self.step(Draft {
-            title: "LAuReL residual".into(),
-            op: Op::Add,
-            category: Category::Attention,
-            inputs: vec![],
-            output: l,
-            operation: "Add the branch to its own input".into(),
-            equation: "L = Xᵦ′ + Lᵤ′".into(),
-        }));
+        laurel.push(
+            self.step(Draft {
+                title: "LAuReL residual".into(),
+                op: Op::Add,
+                category: Category::Attention,
+                inputs: vec![],
+                output: l,
+                operation: "Add the branch to its own input".into(),
+                equation: "L = Xᵦ′ + Lᵤ′".into(),
+            })
+            .at(Point::Laurel),
+        );
         children.push(Node::Scope(self.scope(
             ScopeKind::Group,
             "LAuReL",
@@ -227,16 +236,19 @@ impl Builder<'_> {
             laurel,
         )));
         children.extend(self.attention_part("Xᵦ′", false));
-        children.push(self.norm_step(
-            &format!("Post-attention {norm}"),
-            Role::PostAttnNorm,
-            "γₐ",
-            "Y",
-            "Y′",
-            d,
-            true,
-            None,
-        ));
+        children.push(
+            self.norm_step(
+                &format!("Post-attention {norm}"),
+                Role::PostAttnNorm,
+                "γₐ",
+                "Y",
+                "Y′",
+                d,
+                true,
+                None,
+            )
+            .at(Point::PostAttnNorm),
+        );
         let (pa_t, l_t) = (self.latest("P"), self.latest("L"));
         let rr = self.act("R", self.seq(d));
         children.push(self.step(Draft {
@@ -247,17 +259,20 @@ impl Builder<'_> {
             output: rr,
             operation: "Add the attention output to the active prediction, then average with the LAuReL branch".into(),
             equation: format!("R = ({pa} + Y′ + L) / √2"),
-        }));
-        children.push(self.norm_step(
-            &format!("MLP {norm}"),
-            Role::FfnNorm,
-            "γ′",
-            "R",
-            "R′",
-            d,
-            true,
-            None,
-        ));
+        }).at(Point::ResidAttn));
+        children.push(
+            self.norm_step(
+                &format!("MLP {norm}"),
+                Role::FfnNorm,
+                "γ′",
+                "R",
+                "R′",
+                d,
+                true,
+                None,
+            )
+            .at(Point::FfnNorm),
+        );
         // The MLPs by width (Gemma 3n may give each layer its own).
         let mut groups: Vec<(LayerSet, u64)> = spec.mlp_widths.clone();
         let narrow = LayerSet::from_fn(spec.layers, |b| {
@@ -280,15 +295,18 @@ impl Builder<'_> {
         self.layers = self.all_layers();
         let r_t = self.latest("R");
         let o = self.act("O", self.seq(d));
-        children.push(self.step(Draft {
-            title: "MLP residual".into(),
-            op: Op::Add,
-            category: Category::Norm,
-            inputs: vec![r_t],
-            output: o,
-            operation: "Add the FFN output: the layer's new value of the active stream".into(),
-            equation: "O = R + M′".into(),
-        }));
+        children.push(
+            self.step(Draft {
+                title: "MLP residual".into(),
+                op: Op::Add,
+                category: Category::Norm,
+                inputs: vec![r_t],
+                output: o,
+                operation: "Add the FFN output: the layer's new value of the active stream".into(),
+                equation: "O = R + M′".into(),
+            })
+            .at(Point::ResidFfn),
+        );
         children.extend(self.altup_router("correction", "O", "m꜀"));
         children.push(self.altup_coefs(
             Role::AltUpCorrect,
@@ -301,29 +319,36 @@ impl Builder<'_> {
         ));
         let (p_t, c_t) = (self.latest("P"), self.latest("c"));
         let x = self.act("Xᵦ₊₁", self.seq(wide));
-        children.push(self.step(Draft {
-            title: "AltUp correction".into(),
-            op: Op::Combine,
-            category: Category::Norm,
-            inputs: vec![p_t, c_t],
-            output: x,
-            operation: "Correct every prediction by how far the layer moved the active one".into(),
-            equation: format!("Xᵦ₊₁ᵢ = Pᵢ + cᵢ · (O − {pa}), i < {k}"),
-        }));
+        children.push(
+            self.step(Draft {
+                title: "AltUp correction".into(),
+                op: Op::Combine,
+                category: Category::Norm,
+                inputs: vec![p_t, c_t],
+                output: x,
+                operation: "Correct every prediction by how far the layer moved the active one"
+                    .into(),
+                equation: format!("Xᵦ₊₁ᵢ = Pᵢ + cᵢ · (O − {pa}), i < {k}"),
+            })
+            .at(Point::AltupCorrect),
+        );
         // transformers builds the scale whether or not the model applies it.
         let p = self.param(Role::AltUpScale, false, vec![d], Component::Norm, true);
         let source = if a.correct_scale {
             let s = self.weight(p, "sₐ", [n(d), n(1)], None);
             let out = self.act("Sₐ", self.seq(d));
-            children.push(self.step(Draft {
-                title: "AltUp output scale".into(),
-                op: Op::Scale,
-                category: Category::Norm,
-                inputs: vec![s],
-                output: out,
-                operation: "Scale the corrected active stream by a learned vector".into(),
-                equation: format!("Sₐ = sₐ ⊙ Xᵦ₊₁,{}", a.active),
-            }));
+            children.push(
+                self.step(Draft {
+                    title: "AltUp output scale".into(),
+                    op: Op::Scale,
+                    category: Category::Norm,
+                    inputs: vec![s],
+                    output: out,
+                    operation: "Scale the corrected active stream by a learned vector".into(),
+                    equation: format!("Sₐ = sₐ ⊙ Xᵦ₊₁,{}", a.active),
+                })
+                .at(Point::AltupScale),
+            );
             "Sₐ".to_string()
         } else {
             format!("Xᵦ₊₁,{}", a.active)
@@ -362,6 +387,7 @@ impl Builder<'_> {
                     a.streams
                 ),
             })
+            .at(Point::AltupMean)
         }];
         nodes
     }

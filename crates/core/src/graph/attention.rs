@@ -137,22 +137,33 @@ impl Builder<'_> {
         }
     }
 
-    fn rope_step(&mut self, which: &str, input: &str, out: &str, dim: u64, cached: bool) -> Node {
+    fn rope_step(
+        &mut self,
+        (which, point): (&str, Point),
+        input: &str,
+        out: &str,
+        dim: u64,
+        cached: bool,
+    ) -> Node {
         let rope = self.rope_text();
         let o = if cached {
             self.cached(out, self.seq(dim))
         } else {
             self.act(out, self.seq(dim))
         };
-        let node = self.step(Draft {
-            title: format!("{which} rotary position encoding"),
-            op: Op::Rope,
-            category: Category::Attention,
-            inputs: vec![],
-            output: o,
-            operation: format!("Rotate pairs of {which}'s dims by angles that grow with position"),
-            equation: format!("{out} = RoPE({input}, pos), {rope}"),
-        });
+        let node = self
+            .step(Draft {
+                title: format!("{which} rotary position encoding"),
+                op: Op::Rope,
+                category: Category::Attention,
+                inputs: vec![],
+                output: o,
+                operation: format!(
+                    "Rotate pairs of {which}'s dims by angles that grow with position"
+                ),
+                equation: format!("{out} = RoPE({input}, pos), {rope}"),
+            })
+            .at(point);
         let layers = self.spec.layers_where(|l| l.rope);
         self.gate(node, &layers)
     }
@@ -329,6 +340,12 @@ impl Builder<'_> {
             s.operation += &format!(", then scale it by {c}");
             s.equation += &format!(", times {c}");
         }
+        let node = match role {
+            Role::Q if !routed => node.at(Point::QProj),
+            Role::K => node.at(Point::KProj),
+            Role::V => node.at(Point::V),
+            _ => node,
+        };
         clipped(node, clip)
     }
 
@@ -450,7 +467,7 @@ impl Builder<'_> {
                     fmt_f(qs.beta)
                 ),
             },
-        });
+        }).at(Point::QScaled);
         let layers = self.spec.layers_where(|l| qs.applies(l));
         if let Node::Step(s) = &mut node {
             if layers.len() != self.spec.layers {
@@ -976,22 +993,24 @@ impl Builder<'_> {
     /// weighted by a softmax over the chosen logits.
     fn moa_router(&mut self, m: Moa, x_in: &str) -> Vec<Node> {
         let (d, e, k) = (self.spec.hidden, m.experts, m.top_k);
-        let logits = self.linear(Linear {
-            role: Role::AttnRouter,
-            title: "Attention router logits".into(),
-            w: "Wₐᵣ",
-            out: "Lₐ",
-            input: x_in,
-            rows: e,
-            cols: d,
-            stored_rows: e,
-            block: None,
-            bias: false,
-            component: Component::Attention,
-            category: Category::Attention,
-            cached: false,
-            operation: format!("Score each token against all {e} attention experts"),
-        });
+        let logits = self
+            .linear(Linear {
+                role: Role::AttnRouter,
+                title: "Attention router logits".into(),
+                w: "Wₐᵣ",
+                out: "Lₐ",
+                input: x_in,
+                rows: e,
+                cols: d,
+                stored_rows: e,
+                block: None,
+                bias: false,
+                component: Component::Attention,
+                category: Category::Attention,
+                cached: false,
+                operation: format!("Score each token against all {e} attention experts"),
+            })
+            .at(Point::AttnRouter);
         let gates = self.act("Gₐ", self.seq(e));
         let choose = self.step(Draft {
             title: format!("Top-{k} attention expert selection"),
@@ -1061,7 +1080,7 @@ impl Builder<'_> {
             output: y,
             operation: format!("Sum the {} slots' outputs, each scaled by its expert's gate, and add the experts' shared bias", m.top_k),
             equation: "Y = Σⱼ Gₐ[eⱼ] · Yⱼ + bₐ".into(),
-        });
+        }).at(Point::AttnExperts);
         let slots = self.scope(
             ScopeKind::Experts,
             "Slot j",
@@ -1206,36 +1225,41 @@ impl Builder<'_> {
             heads = "Hg";
         }
         let input = if a.sub_norm {
-            nodes.push(self.norm_step(
-                "Attention sub-norm",
-                Role::AttnSubNorm,
-                "γₕ",
-                heads,
-                "H′",
-                width,
-                true,
-                None,
-            ));
+            nodes.push(
+                self.norm_step(
+                    "Attention sub-norm",
+                    Role::AttnSubNorm,
+                    "γₕ",
+                    heads,
+                    "H′",
+                    width,
+                    true,
+                    None,
+                )
+                .at(Point::AttnSubNorm),
+            );
             "H′"
         } else {
             heads
         };
-        let out = self.linear(Linear {
-            role: Role::O,
-            title: "Attention output projection".into(),
-            w: "Wₒ",
-            out: "Y",
-            input,
-            rows: spec.hidden,
-            cols: width,
-            stored_rows: spec.hidden,
-            block: None,
-            bias: a.o_bias,
-            component: Component::Attention,
-            category: Category::Attention,
-            cached: false,
-            operation: "Project the concatenated heads back to the hidden size".into(),
-        });
+        let out = self
+            .linear(Linear {
+                role: Role::O,
+                title: "Attention output projection".into(),
+                w: "Wₒ",
+                out: "Y",
+                input,
+                rows: spec.hidden,
+                cols: width,
+                stored_rows: spec.hidden,
+                block: None,
+                bias: a.o_bias,
+                component: Component::Attention,
+                category: Category::Attention,
+                cached: false,
+                operation: "Project the concatenated heads back to the hidden size".into(),
+            })
+            .at(Point::AttnOut);
         nodes.push(out);
         if a.o_bias_last {
             nodes.push(self.last_layer_bias());
@@ -1335,7 +1359,7 @@ impl Builder<'_> {
                     equation: format!("{name} = {name}ᶜ[:, {dim}·i : {dim}·(i+1)]"),
                 }));
                 if name == "K" && rope {
-                    kv_nodes.push(self.rope_step("K", "K", "Kᵣ", hd, true));
+                    kv_nodes.push(self.rope_step(("K", Point::K), "K", "Kᵣ", hd, true));
                 }
             }
             let v = self.tensors.len() - 1;
@@ -1412,17 +1436,20 @@ impl Builder<'_> {
             kv_nodes.extend(self.head_conv("K", kv_idx.as_deref(), kc, cached, &k_in));
         }
         if let Some(c) = a.l2_clip {
-            kv_nodes.push(self.l2_clip("K", None, None, c, !rope));
+            kv_nodes.push(self.l2_clip("K", None, None, c, !rope).at(Point::KNorm));
             k = "Kₙ";
         }
         // Keys that are the values too (Gemma 4): V is K as projected, before K's norm and RoPE.
         let raw_k = self.tensors.len() - 1;
         if unit {
-            kv_nodes.push(self.unit_norm("K", "K", "Kₙ", !rope));
+            kv_nodes.push(self.unit_norm("K", "K", "Kₙ", !rope).at(Point::KNorm));
             k = "Kₙ";
         }
         if qk_norm {
-            kv_nodes.push(self.qk_norm("K", Role::KNorm, kv_idx.as_deref(), "K", "Kₙ"));
+            kv_nodes.push(
+                self.qk_norm("K", Role::KNorm, kv_idx.as_deref(), "K", "Kₙ")
+                    .at(Point::KNorm),
+            );
             if !rope {
                 if let TensorKind::Activation { cached } =
                     &mut self.tensors.last_mut().expect("K norm output").kind
@@ -1433,11 +1460,14 @@ impl Builder<'_> {
             k = "Kₙ";
         }
         if rope {
-            kv_nodes.push(self.rope_step("K", k, "Kᵣ", hd, !l2 && !post_norm));
+            kv_nodes.push(self.rope_step(("K", Point::K), k, "Kᵣ", hd, !l2 && !post_norm));
             k = "Kᵣ";
         }
         if post_norm {
-            kv_nodes.push(self.qk_norm("K", Role::KNorm, kv_idx.as_deref(), k, "Kᵣₙ"));
+            kv_nodes.push(
+                self.qk_norm("K", Role::KNorm, kv_idx.as_deref(), k, "Kᵣₙ")
+                    .at(Point::KNorm),
+            );
             if let TensorKind::Activation { cached } =
                 &mut self.tensors.last_mut().expect("K norm output").kind
             {
@@ -1446,7 +1476,7 @@ impl Builder<'_> {
             k = "Kᵣₙ";
         }
         if l2 {
-            kv_nodes.push(self.l2_norm("K", k, "Kᵣₙ", true));
+            kv_nodes.push(self.l2_norm("K", k, "Kᵣₙ", true).at(Point::KL2));
             k = "Kᵣₙ";
         }
         if a.v_from_k {
@@ -1484,7 +1514,7 @@ impl Builder<'_> {
                 output: vn,
                 operation: format!("Normalize each position's {}-dim value to unit root-mean-square, without a learned scale", a.v_head_dim),
                 equation: format!("Vₙ = V / √(mean(V²) + ε), ε = {eps}"),
-            }));
+            }).at(Point::VNorm));
         }
         // The values as cached (the convolution's window, kept after them, is not).
         let v = self.latest(if a.v_norm { "Vₙ" } else { "V" });
@@ -1540,27 +1570,36 @@ impl Builder<'_> {
         }
         let mut q = "Q";
         if a.qk_norm == QkNorm::Unit {
-            q_nodes.push(self.unit_norm("Q", "Q", "Qₙ", false));
+            q_nodes.push(self.unit_norm("Q", "Q", "Qₙ", false).at(Point::QNorm));
             q = "Qₙ";
         }
         if let Some(c) = a.l2_clip {
-            q_nodes.push(self.l2_clip("Q", Some(Role::QClipScale), Some(&q_idx), c, false));
+            q_nodes.push(
+                self.l2_clip("Q", Some(Role::QClipScale), Some(&q_idx), c, false)
+                    .at(Point::QNorm),
+            );
             q = "Qₙ";
         }
         if qk_norm {
-            q_nodes.push(self.qk_norm("Q", Role::QNorm, Some(&q_idx), "Q", "Qₙ"));
+            q_nodes.push(
+                self.qk_norm("Q", Role::QNorm, Some(&q_idx), "Q", "Qₙ")
+                    .at(Point::QNorm),
+            );
             q = "Qₙ";
         }
         if rope {
-            q_nodes.push(self.rope_step("Q", q, "Qᵣ", hd, false));
+            q_nodes.push(self.rope_step(("Q", Point::Q), q, "Qᵣ", hd, false));
             q = "Qᵣ";
         }
         if post_norm {
-            q_nodes.push(self.qk_norm("Q", Role::QNorm, Some(&q_idx), q, "Qᵣₙ"));
+            q_nodes.push(
+                self.qk_norm("Q", Role::QNorm, Some(&q_idx), q, "Qᵣₙ")
+                    .at(Point::QNorm),
+            );
             q = "Qᵣₙ";
         }
         if l2 {
-            q_nodes.push(self.l2_norm("Q", q, "Qᵣₙ", false));
+            q_nodes.push(self.l2_norm("Q", q, "Qᵣₙ", false).at(Point::QL2));
             q = "Qᵣₙ";
         }
         if let Some(qs) = a.query_scale {
@@ -1663,33 +1702,37 @@ impl Builder<'_> {
         norm: &crate::spec::Norm,
     ) -> [Node; 2] {
         let d = self.spec.hidden;
-        let down = self.linear(Linear {
-            bias,
-            ..lin(
-                Role::QA,
-                "Q down-projection",
-                "Wqa",
+        let down = self
+            .linear(Linear {
+                bias,
+                ..lin(
+                    Role::QA,
+                    "Q down-projection",
+                    "Wqa",
+                    "Cq",
+                    x_in,
+                    ql,
+                    d,
+                    ql,
+                    None,
+                    false,
+                    format!("Compress the input to a {ql}-dim query latent"),
+                )
+            })
+            .at(Point::QLatent);
+        let mut normed = self
+            .norm_step_as(
+                norm,
+                "Q latent RMSNorm",
+                Role::QANorm,
+                "γqa",
                 "Cq",
-                x_in,
+                "Cq′",
                 ql,
-                d,
-                ql,
+                true,
                 None,
-                false,
-                format!("Compress the input to a {ql}-dim query latent"),
             )
-        });
-        let mut normed = self.norm_step_as(
-            norm,
-            "Q latent RMSNorm",
-            Role::QANorm,
-            "γqa",
-            "Cq",
-            "Cq′",
-            ql,
-            true,
-            None,
-        );
+            .at(Point::QLatentNorm);
         if let Node::Step(s) = &mut normed {
             s.category = Category::Attention;
         }
@@ -1731,33 +1774,40 @@ impl Builder<'_> {
             }
             None => (Role::Q, x_in, d),
         };
-        nodes.push(self.linear(Linear {
-            bias: m.bias,
-            ..lin(
-                Role::KvA,
-                "KV down-projection",
-                "Wkva",
-                "Ckv",
-                x_in,
-                kvl,
-                d,
-                kvl + rope_d,
-                Some(format!("0:{kvl}")),
-                false,
-                format!("Compress the input to the {kvl}-dim KV latent that every head expands"),
-            )
-        }));
-        let mut norm = self.norm_step_as(
-            &latent_norm,
-            "KV latent RMSNorm",
-            Role::KvANorm,
-            "γkv",
-            "Ckv",
-            "Ckv′",
-            kvl,
-            true,
-            None,
+        nodes.push(
+            self.linear(Linear {
+                bias: m.bias,
+                ..lin(
+                    Role::KvA,
+                    "KV down-projection",
+                    "Wkva",
+                    "Ckv",
+                    x_in,
+                    kvl,
+                    d,
+                    kvl + rope_d,
+                    Some(format!("0:{kvl}")),
+                    false,
+                    format!(
+                        "Compress the input to the {kvl}-dim KV latent that every head expands"
+                    ),
+                )
+            })
+            .at(Point::KvLatent),
         );
+        let mut norm = self
+            .norm_step_as(
+                &latent_norm,
+                "KV latent RMSNorm",
+                Role::KvANorm,
+                "γkv",
+                "Ckv",
+                "Ckv′",
+                kvl,
+                true,
+                None,
+            )
+            .at(Point::KvLatentNorm);
         if let Node::Step(s) = &mut norm {
             s.category = Category::Attention;
             if let Some((_, kv_scale)) = m.lora_scales {
@@ -1797,20 +1847,22 @@ impl Builder<'_> {
                     format!("Project a {rope_d}-dim key part shared by all heads (no position: the model uses none)")
                 },
             )
-        }));
+        }).at(Point::KPe));
         // dots.3 Note norms the shared key part before rotating it.
         let k_pe_in = if m.rope_key_norm {
-            let mut norm = self.norm_step_as(
-                &spec.norm,
-                "Rotary key RMSNorm",
-                Role::KPeNorm,
-                "γkₚₑ",
-                "Kₚₑ",
-                "Kₚₑ′",
-                rope_d,
-                true,
-                None,
-            );
+            let mut norm = self
+                .norm_step_as(
+                    &spec.norm,
+                    "Rotary key RMSNorm",
+                    Role::KPeNorm,
+                    "γkₚₑ",
+                    "Kₚₑ",
+                    "Kₚₑ′",
+                    rope_d,
+                    true,
+                    None,
+                )
+                .at(Point::KPeNorm);
             if let Node::Step(s) = &mut norm {
                 s.category = Category::Attention;
             }
@@ -1821,7 +1873,7 @@ impl Builder<'_> {
         };
         // Without RoPE (Kimi Linear) the shared part is a key part like the others.
         if rope {
-            nodes.push(self.rope_step("Kₚₑ", k_pe_in, "Kₚₑᵣ", rope_d, true));
+            nodes.push(self.rope_step(("Kₚₑ", Point::KPeRot), k_pe_in, "Kₚₑᵣ", rope_d, true));
         } else if let TensorKind::Activation { cached } =
             &mut self.tensors.last_mut().expect("shared key").kind
         {
@@ -1835,32 +1887,38 @@ impl Builder<'_> {
 
         let mut head = Vec::new();
         let nv = nope + vd;
-        head.push(self.linear(lin(
-            Role::KvB,
-            "K up-projection",
-            "Wkb",
-            "Kₙₒₚₑ",
-            "Ckv′",
-            nope,
-            kvl,
-            h * nv,
-            Some(format!("{nv}*i:{nv}*i+{nope}")),
-            false,
-            format!("Expand the latent to this head's {nope}-dim position-free key"),
-        )));
-        head.push(self.linear(lin(
-            Role::KvB,
-            "V up-projection",
-            "Wvb",
-            "V",
-            "Ckv′",
-            vd,
-            kvl,
-            h * nv,
-            Some(format!("{nv}*i+{nope}:{nv}*(i+1)")),
-            false,
-            format!("Expand the latent to this head's {vd}-dim value"),
-        )));
+        head.push(
+            self.linear(lin(
+                Role::KvB,
+                "K up-projection",
+                "Wkb",
+                "Kₙₒₚₑ",
+                "Ckv′",
+                nope,
+                kvl,
+                h * nv,
+                Some(format!("{nv}*i:{nv}*i+{nope}")),
+                false,
+                format!("Expand the latent to this head's {nope}-dim position-free key"),
+            ))
+            .at(Point::KNope),
+        );
+        head.push(
+            self.linear(lin(
+                Role::KvB,
+                "V up-projection",
+                "Wvb",
+                "V",
+                "Ckv′",
+                vd,
+                kvl,
+                h * nv,
+                Some(format!("{nv}*i+{nope}:{nv}*(i+1)")),
+                false,
+                format!("Expand the latent to this head's {vd}-dim value"),
+            ))
+            .at(Point::V),
+        );
         let v = self.tensors.len() - 1;
         // A.X-K2's projection holds each head's query rows, then its gate rows.
         let (stored_q, q_rows) = if m.q_gate {
@@ -1884,7 +1942,7 @@ impl Builder<'_> {
             } else {
                 format!("Project to this head's {qk}-dim query ({nope} for its own key part + {rope_d} for the shared one)")
             },
-        ));
+        )).at(Point::QProj);
         if let (Node::Step(s), Some((q_scale, _))) = (&mut q_proj, m.lora_scales) {
             s.equation += &format!(
                 ", then × {} (√(hidden / q_lora))",
@@ -1895,15 +1953,17 @@ impl Builder<'_> {
         if rope {
             let qr = self.act("Qᵣ", self.seq(qk));
             let rope_text = self.rope_text();
-            let q_rope = self.step(Draft {
-                title: "Q rotary position encoding".into(),
-                op: Op::Rope,
-                category: Category::Attention,
-                inputs: vec![],
-                output: qr,
-                operation: format!("Rotate the last {rope_d} dims of Q by position"),
-                equation: format!("Qᵣ = [Q[:{nope}], RoPE(Q[{nope}:], pos)], {rope_text}"),
-            });
+            let q_rope = self
+                .step(Draft {
+                    title: "Q rotary position encoding".into(),
+                    op: Op::Rope,
+                    category: Category::Attention,
+                    inputs: vec![],
+                    output: qr,
+                    operation: format!("Rotate the last {rope_d} dims of Q by position"),
+                    equation: format!("Qᵣ = [Q[:{nope}], RoPE(Q[{nope}:], pos)], {rope_text}"),
+                })
+                .at(Point::Q);
             let layers = spec.layers_where(|l| l.rope);
             head.push(self.gate(q_rope, &layers));
         }
@@ -1975,7 +2035,8 @@ impl Builder<'_> {
                 "Qₚ",
                 qw,
                 format!("Project to all {h} heads' {hd}-dim queries"),
-            )),
+            ))
+            .at(Point::QProj),
             self.linear(whole(
                 Role::K,
                 "K projection",
@@ -1983,7 +2044,8 @@ impl Builder<'_> {
                 "Kₚ",
                 kw,
                 format!("Project to all {kv} K/V heads' {hd}-dim keys"),
-            )),
+            ))
+            .at(Point::KProj),
         ];
         // The convolutions' carried inputs: the last `reach` positions of Q and K as projected.
         let reach = cca.reach();
@@ -2123,27 +2185,33 @@ impl Builder<'_> {
         );
         let temp = self.weight(pt, "τ", [n(kv), n(1)], None);
         let qn = self.act("Qᶜ", self.seq(qw));
-        nodes.push(self.step(Draft {
-            title: "Q L2 norm".into(),
-            op: Op::Norm,
-            category: Category::Attention,
-            inputs: vec![],
-            output: qn,
-            operation: format!("Scale each query head to length √{hd}"),
-            equation: format!("Qᶜ = Qᶜ · √{hd} / max(‖Qᶜ‖, ε) per head"),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "Q L2 norm".into(),
+                op: Op::Norm,
+                category: Category::Attention,
+                inputs: vec![],
+                output: qn,
+                operation: format!("Scale each query head to length √{hd}"),
+                equation: format!("Qᶜ = Qᶜ · √{hd} / max(‖Qᶜ‖, ε) per head"),
+            })
+            .at(Point::QL2),
+        );
         let kn = self.act("Kᶜ", self.seq(kw));
-        nodes.push(self.step(Draft {
-            title: "K L2 norm".into(),
-            op: Op::Norm,
-            category: Category::Attention,
-            inputs: vec![temp],
-            output: kn,
-            operation: format!(
-                "Scale each key head to length √{hd}, then by its K/V head's learned factor"
-            ),
-            equation: format!("Kᶜ = Kᶜ · √{hd} / max(‖Kᶜ‖, ε) · τᵢ per K/V head i"),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "K L2 norm".into(),
+                op: Op::Norm,
+                category: Category::Attention,
+                inputs: vec![temp],
+                output: kn,
+                operation: format!(
+                    "Scale each key head to length √{hd}, then by its K/V head's learned factor"
+                ),
+                equation: format!("Kᶜ = Kᶜ · √{hd} / max(‖Kᶜ‖, ε) · τᵢ per K/V head i"),
+            })
+            .at(Point::KL2),
+        );
         nodes
     }
 
@@ -2183,7 +2251,7 @@ impl Builder<'_> {
             s.category = Category::Attention;
         }
         nodes.push(kn);
-        nodes.push(self.rope_step("Indexer K", "Kᵢₓₙ", "Kᵢₓᵣ", id, true));
+        nodes.push(self.rope_step(("Indexer K", Point::IndexK), "Kᵢₓₙ", "Kᵢₓᵣ", id, true));
         let mut head = vec![self.linear(lin(
             Role::BlockIndexQ,
             "Indexer query projection",
@@ -2212,7 +2280,7 @@ impl Builder<'_> {
             s.operation = format!("Normalize each index head's query over its {id} dims (one weight shared by the heads)");
         }
         head.push(qn);
-        head.push(self.rope_step("Indexer Q", "Qᵢₓₙ", "Qᵢₓᵣ", id, false));
+        head.push(self.rope_step(("Indexer Q", Point::IndexQ), "Qᵢₓₙ", "Qᵢₓᵣ", id, false));
         let scores = self.act("Iᵢₓ", [Dim::Seq, Dim::Seq]);
         head.push(self.step(Draft {
             title: "Index scores".into(),
@@ -2349,47 +2417,55 @@ impl Builder<'_> {
         } else {
             "rotate-half pairs"
         };
-        for (which, input, out, dim, cached) in [
-            ("Indexer Q", "Qᵢₓ", "Qᵢₓᵣ", ih * id, false),
-            ("Indexer K", "Kᵢₓ′", "Kᵢₓᵣ", id, true),
+        for (which, point, input, out, dim, cached) in [
+            ("Indexer Q", Point::IndexQ, "Qᵢₓ", "Qᵢₓᵣ", ih * id, false),
+            ("Indexer K", Point::IndexK, "Kᵢₓ′", "Kᵢₓᵣ", id, true),
         ] {
             let o = if cached {
                 self.cached(out, self.seq(dim))
             } else {
                 self.act(out, self.seq(dim))
             };
-            nodes.push(self.step(Draft {
-                title: format!("{which} rotary position encoding"),
-                op: Op::Rope,
-                category: Category::Attention,
-                inputs: vec![],
-                output: o,
-                operation: format!(
-                    "Rotate the {} {rope_d} dims of each {id}-dim {} by position ({pairs})",
-                    if ix.rope_last { "last" } else { "first" },
-                    if cached { "key" } else { "head" }
-                ),
-                equation: if ix.rope_last {
-                    let pass = id - rope_d;
-                    format!("{out} = {input}[:{pass}] ‖ RoPE({input}[{pass}:], pos), {rope}")
-                } else {
-                    format!("{out} = RoPE({input}[:{rope_d}], pos) ‖ {input}[{rope_d}:], {rope}")
-                },
-            }));
+            nodes.push(
+                self.step(Draft {
+                    title: format!("{which} rotary position encoding"),
+                    op: Op::Rope,
+                    category: Category::Attention,
+                    inputs: vec![],
+                    output: o,
+                    operation: format!(
+                        "Rotate the {} {rope_d} dims of each {id}-dim {} by position ({pairs})",
+                        if ix.rope_last { "last" } else { "first" },
+                        if cached { "key" } else { "head" }
+                    ),
+                    equation: if ix.rope_last {
+                        let pass = id - rope_d;
+                        format!("{out} = {input}[:{pass}] ‖ RoPE({input}[{pass}:], pos), {rope}")
+                    } else {
+                        format!(
+                            "{out} = RoPE({input}[:{rope_d}], pos) ‖ {input}[{rope_d}:], {rope}"
+                        )
+                    },
+                })
+                .at(point),
+            );
         }
-        nodes.push(self.linear(lin(
-            Role::IndexWeights,
-            "Indexer head weights",
-            "Wwᵢₓ",
-            "wᵢₓ",
-            x_in,
-            ih,
-            d,
-            ih,
-            None,
-            false,
-            format!("Weigh the indexer's {ih} heads per token"),
-        )));
+        nodes.push(
+            self.linear(lin(
+                Role::IndexWeights,
+                "Indexer head weights",
+                "Wwᵢₓ",
+                "wᵢₓ",
+                x_in,
+                ih,
+                d,
+                ih,
+                None,
+                false,
+                format!("Weigh the indexer's {ih} heads per token"),
+            ))
+            .at(Point::IndexWeights),
+        );
         let scores = self.act("Iᵢₓ", [Dim::Seq, Dim::Seq]);
         nodes.push(self.step(Draft {
             title: "Index scores".into(),

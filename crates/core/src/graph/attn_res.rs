@@ -204,7 +204,10 @@ impl Builder<'_> {
                     self.looped_gates(&set, &[("Query", "Xₐ"), ("Key", "Xₐ"), ("Value", "Xₐ")]),
                 );
                 let title = format!("Attention {norm}");
-                nodes.push(self.norm_step(&title, Role::AttnNorm, "γ", "Xₐ", "Xᵦ′", d, true, None));
+                nodes.push(
+                    self.norm_step(&title, Role::AttnNorm, "γ", "Xₐ", "Xᵦ′", d, true, None)
+                        .at(Point::AttnNorm),
+                );
                 "Xᵦ′"
             };
             nodes.extend(self.attention_any(x_in));
@@ -237,29 +240,36 @@ impl Builder<'_> {
             output: rr,
             operation: format!("Add the attention's output to the stream, except at a block's first layer (every {} layers), where the stream restarts from it and the block's input becomes a summary", r.block),
             equation: format!("R = Y and Bₛ = [Bₛ; Xᵦ] in layers {starts}; R = Xᵦ + Y elsewhere"),
-        }));
+        }).at(Point::ResidAttn));
         children.push(self.res_mix("MLP input mix", Role::FfnResQuery, vec![d], None, "R", "Xₘ"));
         let all = self.all_layers();
         children.extend(self.looped_gates(&all, &[("FFN", "Xₘ")]));
         self.layers = self.all_layers();
         let title = format!("MLP {norm}");
-        children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Xₘ", "R′", d, true, None));
+        children.push(
+            self.norm_step(&title, Role::FfnNorm, "γ′", "Xₘ", "R′", d, true, None)
+                .at(Point::FfnNorm),
+        );
         children.push(Node::Scope(self.moe("R′")));
         if let Some(c) = spec.out_conv {
             children.extend(self.out_conv(Role::FfnOutConv, "MLP", "M", c));
         }
         let (rt, m) = (self.latest("R"), self.latest("M"));
         let out = self.act("Xᵦ₊₁", self.seq(d));
-        children.push(self.step(Draft {
-            title: "MLP residual".into(),
-            op: Op::Add,
-            category: Category::Norm,
-            inputs: vec![rt, m],
-            output: out,
-            operation:
-                "Add the FFN output to the attention residual; this is the block's output".into(),
-            equation: "Xᵦ₊₁ = R + M".into(),
-        }));
+        children.push(
+            self.step(Draft {
+                title: "MLP residual".into(),
+                op: Op::Add,
+                category: Category::Norm,
+                inputs: vec![rt, m],
+                output: out,
+                operation:
+                    "Add the FFN output to the attention residual; this is the block's output"
+                        .into(),
+                equation: "Xᵦ₊₁ = R + M".into(),
+            })
+            .at(Point::ResidFfn),
+        );
         self.block_scope(children)
     }
 

@@ -134,6 +134,33 @@ pub(super) struct Draft {
     pub equation: String,
 }
 
+/// The point a step computes where its op alone says it: the one routing into the block, attention's
+/// scores, weights and head outputs, an activation, a sparse indexer's scores and selection, and
+/// an FFN's top-k and combination. A builder names any other point with `Node::at`.
+fn op_point(op: Op, category: Category) -> Option<Point> {
+    match op {
+        Op::Route => Some(Point::BlockIn),
+        Op::Scores { .. } => Some(Point::Scores),
+        Op::Softmax => Some(Point::Probs),
+        Op::Concat | Op::WeightedSum { .. } => Some(Point::Heads),
+        Op::Activation => Some(Point::Act),
+        Op::Index { .. } => Some(Point::IndexScores),
+        Op::Select { .. } => Some(Point::IndexMask),
+        Op::TopK if category == Category::Ffn => Some(Point::Routing),
+        Op::Combine if category == Category::Ffn => Some(Point::Combine),
+        Op::TopK
+        | Op::Combine
+        | Op::Lookup
+        | Op::Norm
+        | Op::MatMul
+        | Op::Rope
+        | Op::Add
+        | Op::Scale
+        | Op::Conv { .. }
+        | Op::Scan { .. } => None,
+    }
+}
+
 pub(super) fn n(x: u64) -> Dim {
     Dim::N(x)
 }
@@ -365,6 +392,7 @@ impl<'s> Builder<'s> {
             operation: d.operation,
             equation: d.equation,
             layers: None,
+            point: op_point(d.op, d.category),
         })
     }
 
@@ -592,48 +620,60 @@ impl<'s> Builder<'s> {
             "X"
         };
         let x = self.act(looked_up, self.seq(width));
-        let mut steps = vec![self.step(Draft {
-            title: "Token embedding".into(),
-            op: Op::Lookup,
-            category: Category::Embed,
-            inputs: vec![t, e],
-            output: x,
-            operation: "Look up each token's embedding row".into(),
-            equation: format!(
-                "{looked_up} = E · T  (column t of {looked_up} is row T[t] of the embedding)"
-            ),
-        })];
-        if spec.embedding.projected.is_some() {
-            steps.push(self.linear(Linear {
-                role: Role::EmbedProjIn,
-                title: "Projection in".into(),
-                w: "W_in",
-                out: "X",
-                input: looked_up,
-                rows: d,
-                cols: width,
-                stored_rows: d,
-                block: None,
-                bias: false,
-                component: Component::Embedding,
+        let mut steps = vec![self
+            .step(Draft {
+                title: "Token embedding".into(),
+                op: Op::Lookup,
                 category: Category::Embed,
-                cached: false,
-                operation: format!(
-                    "Map each token's {width}-wide embedding to the hidden size, {d}"
+                inputs: vec![t, e],
+                output: x,
+                operation: "Look up each token's embedding row".into(),
+                equation: format!(
+                    "{looked_up} = E · T  (column t of {looked_up} is row T[t] of the embedding)"
                 ),
-            }));
+            })
+            .at(Point::EmbedTokens)];
+        if spec.embedding.projected.is_some() {
+            steps.push(
+                self.linear(Linear {
+                    role: Role::EmbedProjIn,
+                    title: "Projection in".into(),
+                    w: "W_in",
+                    out: "X",
+                    input: looked_up,
+                    rows: d,
+                    cols: width,
+                    stored_rows: d,
+                    block: None,
+                    bias: false,
+                    component: Component::Embedding,
+                    category: Category::Embed,
+                    cached: false,
+                    operation: format!(
+                        "Map each token's {width}-wide embedding to the hidden size, {d}"
+                    ),
+                })
+                .at(Point::ProjectIn),
+            );
         }
+        // The scaling, shifts, positions and norm after the lookup: the last of them gives the
+        // embedding the blocks read.
+        let lookup = steps.len();
         if spec.embedding.scale_by_sqrt_hidden {
             let xs = self.act("X", self.seq(d));
-            steps.push(self.step(Draft {
-                title: "Embedding scale".into(),
-                op: Op::Scale,
-                category: Category::Embed,
-                inputs: vec![],
-                output: xs,
-                operation: "Scale the embeddings up by the square root of the hidden size".into(),
-                equation: format!("X = X · √{d} (= {:.4})", (d as f64).sqrt()),
-            }));
+            steps.push(
+                self.step(Draft {
+                    title: "Embedding scale".into(),
+                    op: Op::Scale,
+                    category: Category::Embed,
+                    inputs: vec![],
+                    output: xs,
+                    operation: "Scale the embeddings up by the square root of the hidden size"
+                        .into(),
+                    equation: format!("X = X · √{d} (= {:.4})", (d as f64).sqrt()),
+                })
+                .at(Point::EmbedScale),
+            );
         }
         if spec.embedding.affine {
             // ZAYA: a learned shift, then a learned scale, per feature.
@@ -728,6 +768,10 @@ impl<'s> Builder<'s> {
             let title = format!("Embedding {}", self.norm_name());
             steps.push(self.norm_step(&title, Role::EmbedNorm, "γₑ", "X", "X", d, false, None));
         }
+        if steps.len() > lookup {
+            let last = steps.pop().expect("a step after the lookup");
+            steps.push(last.at(Point::Embed));
+        }
         if let Some(p) = spec.prompt {
             steps.push(self.segments(p));
         }
@@ -782,7 +826,7 @@ impl<'s> Builder<'s> {
                 crate::spec::TEXT_SEGMENT
             ),
             equation: "X = E[:, [prompt; T]] + Wₛ[:, seg]".into(),
-        })
+        }).at(Point::Segment)
     }
 
     /// The bucketed relative-position bias (`Position::Buckets`): computed once a pass from one
@@ -827,7 +871,7 @@ impl<'s> Builder<'s> {
                 b.max_distance
             ),
             equation: format!("Bₚ[h, i, j] = Wᵦ[h, bucket(j − i)]{across}"),
-        })
+        }).at(Point::PositionBias)
     }
 
     /// Per-layer embeddings (Gemma 4): every layer's `width` values per token, from a table of
@@ -906,7 +950,7 @@ impl<'s> Builder<'s> {
             output: both,
             operation: "Add the looked-up and the projected values, scaled by 1/√2: layer b reads its share".into(),
             equation: "Pₗ = (Pₓ′ + Pₜ) / √2".into(),
-        }));
+        }).at(Point::PerLayerInputs));
         steps
     }
 
@@ -924,36 +968,50 @@ impl<'s> Builder<'s> {
             let lin = |role, title, names, rows, cols, operation| {
                 Linear::whole(role, title, names, rows, cols, Category::Ffn, operation)
             };
-            inner.push(self.linear(lin(
-                Role::PleGate,
-                "Per-layer gate",
-                ["Wₚg", "Gₚ", source],
-                w,
-                d,
-                format!("Project the layer's output to {w} gate values"),
-            )));
+            inner.push(
+                self.linear(lin(
+                    Role::PleGate,
+                    "Per-layer gate",
+                    ["Wₚg", "Gₚ", source],
+                    w,
+                    d,
+                    format!("Project the layer's output to {w} gate values"),
+                ))
+                .at(Point::PleGate),
+            );
             let share = self.latest("Pₗ");
             let a = self.act("Aₚ", self.seq(w));
             let act = spec.mlp.act.label();
-            inner.push(self.step(Draft {
-                title: "Per-layer input gating".into(),
-                op: Op::Activation,
-                category: Category::Ffn,
-                inputs: vec![share],
-                output: a,
-                operation: format!("Gate this layer's {w} per-layer values by {act} of the gate"),
-                equation: format!("Aₚ = {act}(Gₚ) ⊙ Pₗ[b·{w} : (b+1)·{w}]"),
-            }));
-            inner.push(self.linear(lin(
-                Role::PleUp,
-                "Per-layer up-projection",
-                ["Wₚu", "Yₚ", "Aₚ"],
-                d,
-                w,
-                format!("Project the {w} gated values back to {d}"),
-            )));
+            inner.push(
+                self.step(Draft {
+                    title: "Per-layer input gating".into(),
+                    op: Op::Activation,
+                    category: Category::Ffn,
+                    inputs: vec![share],
+                    output: a,
+                    operation: format!(
+                        "Gate this layer's {w} per-layer values by {act} of the gate"
+                    ),
+                    equation: format!("Aₚ = {act}(Gₚ) ⊙ Pₗ[b·{w} : (b+1)·{w}]"),
+                })
+                .at(Point::PleAct),
+            );
+            inner.push(
+                self.linear(lin(
+                    Role::PleUp,
+                    "Per-layer up-projection",
+                    ["Wₚu", "Yₚ", "Aₚ"],
+                    d,
+                    w,
+                    format!("Project the {w} gated values back to {d}"),
+                ))
+                .at(Point::PleUp),
+            );
             let title = format!("Per-layer {}", self.norm_name());
-            inner.push(self.norm_step(&title, Role::PleNorm, "γₚᵤ", "Yₚ", "Yₚ′", d, true, None));
+            inner.push(
+                self.norm_step(&title, Role::PleNorm, "γₚᵤ", "Yₚ", "Yₚ′", d, true, None)
+                    .at(Point::PleNorm),
+            );
             if let Some(Node::Step(s)) = inner.last_mut() {
                 s.category = Category::Ffn;
             }
@@ -978,29 +1036,35 @@ impl<'s> Builder<'s> {
                 ),
             };
             let x = self.act("Xᵦ₊₁", self.seq(width));
-            steps.push(self.step(Draft {
-                title: "Per-layer residual".into(),
-                op: Op::Add,
-                category: Category::Norm,
-                inputs: vec![],
-                output: x,
-                operation,
-                equation,
-            }));
+            steps.push(
+                self.step(Draft {
+                    title: "Per-layer residual".into(),
+                    op: Op::Add,
+                    category: Category::Norm,
+                    inputs: vec![],
+                    output: x,
+                    operation,
+                    equation,
+                })
+                .at(Point::PleResid),
+            );
         }
         if spec.layer_scalar {
             let p = self.param(Role::LayerScalar, false, vec![1], Component::Norm, true);
             let s = self.weight(p, "sᵦ", [n(1), n(1)], None);
             let x = self.act("Xᵦ₊₁", self.seq(d));
-            steps.push(self.step(Draft {
-                title: "Layer scale".into(),
-                op: Op::Scale,
-                category: Category::Norm,
-                inputs: vec![s],
-                output: x,
-                operation: "Multiply the layer's output by its stored scalar".into(),
-                equation: "Xᵦ₊₁ = sᵦ · Xᵦ₊₁".into(),
-            }));
+            steps.push(
+                self.step(Draft {
+                    title: "Layer scale".into(),
+                    op: Op::Scale,
+                    category: Category::Norm,
+                    inputs: vec![s],
+                    output: x,
+                    operation: "Multiply the layer's output by its stored scalar".into(),
+                    equation: "Xᵦ₊₁ = sᵦ · Xᵦ₊₁".into(),
+                })
+                .at(Point::LayerScalar),
+            );
         }
         steps
     }
@@ -1076,16 +1140,10 @@ impl<'s> Builder<'s> {
             "Xᵦ′"
         } else {
             let title = format!("{sub} {}", self.norm_name());
-            children.push(self.norm_step(
-                &title,
-                Role::AttnNorm,
-                "γ",
-                mixer_in,
-                "Xᵦ′",
-                d,
-                true,
-                None,
-            ));
+            children.push(
+                self.norm_step(&title, Role::AttnNorm, "γ", mixer_in, "Xᵦ′", d, true, None)
+                    .at(Point::AttnNorm),
+            );
             if spec.gated_norm.is_some() {
                 children.extend(self.norm_gate(Role::AttnNormDown, Role::AttnNormUp, "Xᵦ′"));
             }
@@ -1105,7 +1163,9 @@ impl<'s> Builder<'s> {
             );
             self.layers = ssm_layers.clone();
             let title = format!("{sub} {}", self.norm_name());
-            let mut step = self.norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None);
+            let mut step = self
+                .norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None)
+                .at(Point::AttnNorm);
             only_in(std::slice::from_mut(&mut step), &ssm_layers, spec.layers);
             children.push(step);
             self.layers = mixer_layers.clone();
@@ -1211,8 +1271,9 @@ impl<'s> Builder<'s> {
         } else {
             let title = format!("Post-attention {}", self.norm_name());
             self.layers = post_layers.clone();
-            let mut step =
-                self.norm_step(&title, Role::PostAttnNorm, "γₐ", "Y", "Y′", d, true, None);
+            let mut step = self
+                .norm_step(&title, Role::PostAttnNorm, "γₐ", "Y", "Y′", d, true, None)
+                .at(Point::PostAttnNorm);
             if post_layers.len() != mixer_layers.len() {
                 only_in(std::slice::from_mut(&mut step), &post_layers, spec.layers);
                 if let Node::Step(s) = &mut step {
@@ -1283,7 +1344,7 @@ impl<'s> Builder<'s> {
                     )
                 }
             },
-        }));
+        }).at(Point::ResidAttn));
         if let Some(node) = children.last_mut() {
             self.affine_residual(node, false, y);
         }
@@ -1307,7 +1368,10 @@ impl<'s> Builder<'s> {
         // Post-residual: the stream is normed after the add, and the FFN reads and adds to that.
         let (r, stream) = if place.on_stream() {
             let title = format!("Attention {}", self.norm_name());
-            children.push(self.norm_step(&title, Role::AttnNorm, "γ", "R", "R′", d, true, None));
+            children.push(
+                self.norm_step(&title, Role::AttnNorm, "γ", "R", "R′", d, true, None)
+                    .at(Point::AttnNorm),
+            );
             (self.tensors.len() - 1, "R′")
         } else {
             (r, "R")
@@ -1320,16 +1384,10 @@ impl<'s> Builder<'s> {
             (Block::Parallel { shared_norm: true }, _) => attn_in,
             (Block::Parallel { shared_norm: false }, _) => {
                 let title = format!("MLP {}", self.norm_name());
-                children.push(self.norm_step(
-                    &title,
-                    Role::FfnNorm,
-                    "γ′",
-                    "Xᵦ",
-                    "Xᵦ″",
-                    d,
-                    true,
-                    None,
-                ));
+                children.push(
+                    self.norm_step(&title, Role::FfnNorm, "γ′", "Xᵦ", "Xᵦ″", d, true, None)
+                        .at(Point::FfnNorm),
+                );
                 "Xᵦ″"
             }
             (Block::Sequential, NormPlace::Post) if post_layers.len() != spec.layers => {
@@ -1337,8 +1395,9 @@ impl<'s> Builder<'s> {
                 let pre = LayerSet::from_fn(spec.layers, |b| !post_layers.contains(b));
                 self.layers = pre.clone();
                 let title = format!("MLP {}", self.norm_name());
-                let mut step =
-                    self.norm_step(&title, Role::FfnNorm, "γ′", "R", "R′", d, true, None);
+                let mut step = self
+                    .norm_step(&title, Role::FfnNorm, "γ′", "R", "R′", d, true, None)
+                    .at(Point::FfnNorm);
                 only_in(std::slice::from_mut(&mut step), &pre, spec.layers);
                 if let Node::Step(s) = &mut step {
                     s.equation += "; R′ = R in the other layers";
@@ -1376,9 +1435,9 @@ impl<'s> Builder<'s> {
                                 continue;
                             }
                             self.layers = set.clone();
-                            let mut steps = vec![
-                                self.norm_step(&title, role, "γ′", input, "R′", d, true, None)
-                            ];
+                            let mut steps = vec![self
+                                .norm_step(&title, role, "γ′", input, "R′", d, true, None)
+                                .at(Point::FfnNorm)];
                             if role == Role::GatedFfnNorm {
                                 steps.extend(self.norm_gate(
                                     Role::FfnNormDown,
@@ -1393,16 +1452,10 @@ impl<'s> Builder<'s> {
                         }
                         self.layers = ffn_layers.clone();
                     }
-                    None => children.push(self.norm_step(
-                        &title,
-                        Role::FfnNorm,
-                        "γ′",
-                        input,
-                        "R′",
-                        d,
-                        true,
-                        None,
-                    )),
+                    None => children.push(
+                        self.norm_step(&title, Role::FfnNorm, "γ′", input, "R′", d, true, None)
+                            .at(Point::FfnNorm),
+                    ),
                 }
                 "R′"
             }
@@ -1478,7 +1531,10 @@ impl<'s> Builder<'s> {
         children.push(self.ffn_residual(r, stream));
         if place.on_stream() {
             let title = format!("MLP {}", self.norm_name());
-            children.push(self.norm_step(&title, Role::FfnNorm, "γ′", "Hᵦ", "Xᵦ₊₁", d, true, None));
+            children.push(
+                self.norm_step(&title, Role::FfnNorm, "γ′", "Hᵦ", "Xᵦ₊₁", d, true, None)
+                    .at(Point::FfnNorm),
+            );
         }
         children.extend(self.layer_tail("Xᵦ₊₁"));
         // RWKV in inference: the stream halved after every few layers.
@@ -1601,16 +1657,18 @@ impl<'s> Builder<'s> {
             kept.contains(b) && spec.place_at(b as usize).after()
         });
         self.layers = post.clone();
-        let mut step = self.norm_step(
-            &title,
-            Role::PostFfnNorm,
-            "γₘ",
-            out,
-            &normed,
-            spec.hidden,
-            true,
-            None,
-        );
+        let mut step = self
+            .norm_step(
+                &title,
+                Role::PostFfnNorm,
+                "γₘ",
+                out,
+                &normed,
+                spec.hidden,
+                true,
+                None,
+            )
+            .at(Point::PostFfnNorm);
         self.layers = kept.clone();
         if post.len() != kept.len() {
             only_in(std::slice::from_mut(&mut step), &post, spec.layers);
@@ -1747,7 +1805,7 @@ impl<'s> Builder<'s> {
                     )
                 }
             },
-        });
+        }).at(Point::ResidFfn);
         self.affine_residual(&mut node, true, m);
         node
     }
@@ -1919,7 +1977,9 @@ impl<'s> Builder<'s> {
         let kept = std::mem::replace(&mut self.layers, rest.clone());
         let title = format!("Attention {} (not in layer 0)", self.norm_name());
         let d = self.spec.hidden;
-        let mut node = self.norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None);
+        let mut node = self
+            .norm_step(&title, Role::AttnNorm, "γ", "Xᵦ", "Xᵦ′", d, true, None)
+            .at(Point::AttnNorm);
         self.layers = kept;
         if let Node::Step(s) = &mut node {
             s.equation += "; Xᵦ′ = Xᵦ in layer 0";
@@ -1991,17 +2051,20 @@ impl<'s> Builder<'s> {
             last
         } else {
             let title = format!("Final {}", self.norm_name());
-            steps.push(self.norm_step_as(
-                &spec.final_norm(),
-                &title,
-                Role::FinalNorm,
-                "γf",
-                last,
-                "Z",
-                spec.hidden,
-                false,
-                None,
-            ));
+            steps.push(
+                self.norm_step_as(
+                    &spec.final_norm(),
+                    &title,
+                    Role::FinalNorm,
+                    "γf",
+                    last,
+                    "Z",
+                    spec.hidden,
+                    false,
+                    None,
+                )
+                .at(Point::FinalNorm),
+            );
             "Z"
         };
         let z = match spec.head_transform {
@@ -2040,7 +2103,7 @@ impl<'s> Builder<'s> {
                     operation: format!(
                         "Map the final hidden state to the token table's width, {width}, for the head"
                     ),
-                }));
+                }).at(Point::ProjectOut));
                 "Zₚ"
             }
             None => z,
@@ -2118,7 +2181,7 @@ impl<'s> Builder<'s> {
                 Some(_) => format!("Logits[Tₖ] = {name}[Tₖ] · {z}, Logits[other] = min(Logits[Tₖ]) − 1"),
                 None => eq,
             },
-        });
+        }).at(Point::Logits);
         steps.push(head_step);
         if let Some(kept) = spec.logits_kept {
             let out = self.act("Logits", self.seq(kept));

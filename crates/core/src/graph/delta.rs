@@ -318,7 +318,7 @@ impl Builder<'_> {
             } else {
                 format!("g = −exp(A_log) · softplus({step} + b_dt)")
             },
-        }));
+        }).at(Point::DeltaDecay));
         let v = self.latest("v");
         let state = self.push("S", [n(vh * dk), n(dv)], TensorKind::State);
         nodes.push(self.step(Draft {
@@ -335,19 +335,22 @@ impl Builder<'_> {
             } else {
                 "Sₕ ← exp(gₕ) Sₕ;  Sₕ ← Sₕ + k̂ₕ ⊗ βₕ (vₕ − Sₕᵀ k̂ₕ), token after token".into()
             },
-        }));
+        }).at(Point::SsmState));
         let o = self.act("O", self.seq(values));
-        nodes.push(self.step(Draft {
-            title: "Memory read-out".into(),
-            op: Op::Scan {
-                flops: 2 * vh * dk * dv,
-            },
-            category: cat,
-            inputs: vec![qn],
-            output: o,
-            operation: "Read each head's memory with its query".into(),
-            equation: "Oₕ = Sₕᵀ q̂ₕ".into(),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "Memory read-out".into(),
+                op: Op::Scan {
+                    flops: 2 * vh * dk * dv,
+                },
+                category: cat,
+                inputs: vec![qn],
+                output: o,
+                operation: "Read each head's memory with its query".into(),
+                equation: "Oₕ = Sₕᵀ q̂ₕ".into(),
+            })
+            .at(Point::SsmScan),
+        );
         let (gate, how, eq) = if s.channel_decay() {
             ("G", "σ(G)", "σ(Gₕ)")
         } else if s.sigmoid_gate {
@@ -367,7 +370,7 @@ impl Builder<'_> {
             output: on,
             operation: format!("RMS-normalize each head's {dv} features (one weight shared by the heads), then gate by {how}"),
             equation: format!("O′ₕ = γ_o ⊙ RMS-norm(Oₕ) ⊙ {eq}, ε = {}", s.eps),
-        }));
+        }).at(Point::SsmNorm));
         nodes.push(self.mixer_out("O′", values, false));
         nodes
     }

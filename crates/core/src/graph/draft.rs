@@ -31,23 +31,25 @@ impl Builder<'_> {
                 d.backbone
             ),
             equation: "Xₜ = [E_target[token] · s ; H]".into(),
-        });
-        let project = self.linear(Linear {
-            role: Role::DraftIn,
-            title: "Projection in".into(),
-            w: "W_in",
-            out: "X",
-            input: "Xₜ",
-            rows: h,
-            cols: 2 * d.backbone,
-            stored_rows: h,
-            block: None,
-            bias: false,
-            component: Component::Embedding,
-            category: Category::Embed,
-            cached: false,
-            operation: format!("Project the target's state to this model's width, {h}"),
-        });
+        }).at(Point::DraftState);
+        let project = self
+            .linear(Linear {
+                role: Role::DraftIn,
+                title: "Projection in".into(),
+                w: "W_in",
+                out: "X",
+                input: "Xₜ",
+                rows: h,
+                cols: 2 * d.backbone,
+                stored_rows: h,
+                block: None,
+                bias: false,
+                component: Component::Embedding,
+                category: Category::Embed,
+                cached: false,
+                operation: format!("Project the target's state to this model's width, {h}"),
+            })
+            .at(Point::DraftIn);
         vec![state, project]
     }
 
@@ -72,33 +74,35 @@ impl Builder<'_> {
                 "Project the final hidden state back to the target's width, {}: the hidden state the next draft step reads beside its token",
                 d.backbone
             ),
-        })
+        }).at(Point::DraftOut)
     }
 
     /// The clustered head's first steps: centroid scores and the clusters kept. The head that
     /// follows scores only the kept clusters' tokens.
     pub(super) fn clusters(&mut self, c: crate::spec::Centroids, z: &str) -> Vec<Node> {
         let spec = self.spec;
-        let scores = self.linear(Linear {
-            role: Role::Centroids,
-            title: "Centroid scores".into(),
-            w: "W_c",
-            out: "C",
-            input: z,
-            rows: c.count,
-            cols: spec.hidden,
-            stored_rows: c.count,
-            block: None,
-            bias: false,
-            component: Component::LmHead,
-            category: Category::Embed,
-            cached: false,
-            operation: format!(
-                "Score the {} clusters of {} tokens each",
-                c.count,
-                c.per_cluster(spec.vocab)
-            ),
-        });
+        let scores = self
+            .linear(Linear {
+                role: Role::Centroids,
+                title: "Centroid scores".into(),
+                w: "W_c",
+                out: "C",
+                input: z,
+                rows: c.count,
+                cols: spec.hidden,
+                stored_rows: c.count,
+                block: None,
+                bias: false,
+                component: Component::LmHead,
+                category: Category::Embed,
+                cached: false,
+                operation: format!(
+                    "Score the {} clusters of {} tokens each",
+                    c.count,
+                    c.per_cluster(spec.vocab)
+                ),
+            })
+            .at(Point::Centroids);
         let p = self.param(
             Role::TokenOrdering,
             false,

@@ -102,25 +102,28 @@ impl Builder<'_> {
             ]
         };
         for s in ups {
-            nodes.push(self.linear(Linear {
-                role: s.role,
-                title: s.title,
-                w: &s.w,
-                out: &s.out,
-                input,
-                rows: f,
-                cols: d,
-                stored_rows: s.stored,
-                block: s.block,
-                bias,
-                component,
-                category: Category::Ffn,
-                cached: false,
-                operation: format!(
-                    "Project {d} features to {f} ({})",
-                    if s.gate { "gate" } else { "up" }
-                ),
-            }));
+            nodes.push(
+                self.linear(Linear {
+                    role: s.role,
+                    title: s.title,
+                    w: &s.w,
+                    out: &s.out,
+                    input,
+                    rows: f,
+                    cols: d,
+                    stored_rows: s.stored,
+                    block: s.block,
+                    bias,
+                    component,
+                    category: Category::Ffn,
+                    cached: false,
+                    operation: format!(
+                        "Project {d} features to {f} ({})",
+                        if s.gate { "gate" } else { "up" }
+                    ),
+                })
+                .at(if s.gate { Point::Gate } else { Point::Up }),
+            );
         }
         let act = spec.mlp.act.label();
         let limit = moe
@@ -190,33 +193,39 @@ impl Builder<'_> {
         let mut down_in = p.clone();
         if spec.mlp.sub_norm && kind == Kind::Dense {
             down_in = format!("{p}′");
-            nodes.push(self.norm_step(
-                "FFN sub-norm",
-                Role::FfnSubNorm,
-                "γₚ",
-                &p,
-                &down_in,
-                f,
-                true,
-                None,
-            ));
+            nodes.push(
+                self.norm_step(
+                    "FFN sub-norm",
+                    Role::FfnSubNorm,
+                    "γₚ",
+                    &p,
+                    &down_in,
+                    f,
+                    true,
+                    None,
+                )
+                .at(Point::FfnSubNorm),
+            );
         }
-        nodes.push(self.linear(Linear {
-            role: down_role,
-            title: "Down projection".into(),
-            w: &wd,
-            out,
-            input: &down_in,
-            rows: d,
-            cols: f,
-            stored_rows: d,
-            block: None,
-            bias,
-            component,
-            category: Category::Ffn,
-            cached: false,
-            operation: format!("Project {f} features back to {d}"),
-        }));
+        nodes.push(
+            self.linear(Linear {
+                role: down_role,
+                title: "Down projection".into(),
+                w: &wd,
+                out,
+                input: &down_in,
+                rows: d,
+                cols: f,
+                stored_rows: d,
+                block: None,
+                bias,
+                component,
+                category: Category::Ffn,
+                cached: false,
+                operation: format!("Project {f} features back to {d}"),
+            })
+            .at(Point::Down),
+        );
         nodes
     }
 
@@ -259,7 +268,7 @@ impl Builder<'_> {
                         crate::fmt::float(z as f32 as f64),
                         crate::fmt::float(p)
                     ),
-                });
+                }).at(Point::SparseGate);
                 if here.len() != self.layers.len() {
                     if let Node::Step(s) = &mut step {
                         s.layers = Some(here);
@@ -337,16 +346,19 @@ impl Builder<'_> {
         let d = self.spec.hidden;
         let mut mlp = self.ffn_steps(Kind::Dense, self.spec.mlp.intermediate, input, "", "M");
         let norm = self.norm_name();
-        mlp.push(self.norm_step(
-            &format!("MLP output {norm}"),
-            Role::MlpPostNorm,
-            "γₘ₁",
-            "M",
-            "M₁",
-            d,
-            true,
-            None,
-        ));
+        mlp.push(
+            self.norm_step(
+                &format!("MLP output {norm}"),
+                Role::MlpPostNorm,
+                "γₘ₁",
+                "M",
+                "M₁",
+                d,
+                true,
+                None,
+            )
+            .at(Point::MlpPostNorm),
+        );
         let mut nodes = vec![Node::Scope(self.scope(
             ScopeKind::Mlp,
             "MLP",
@@ -355,28 +367,33 @@ impl Builder<'_> {
             mlp,
         ))];
         let experts_in = format!("{stream}ₑ");
-        let mut moe = vec![self.norm_step(
-            &format!("Experts' {norm}"),
-            Role::ExpertsNorm,
-            "γₑ",
-            stream,
-            &experts_in,
-            d,
-            true,
-            None,
-        )];
+        let mut moe = vec![self
+            .norm_step(
+                &format!("Experts' {norm}"),
+                Role::ExpertsNorm,
+                "γₑ",
+                stream,
+                &experts_in,
+                d,
+                true,
+                None,
+            )
+            .at(Point::ExpertsNorm)];
         moe.extend(self.moe_of(stream, &experts_in).children);
         self.rename_last(&mut moe, "M₂");
-        moe.push(self.norm_step(
-            &format!("Experts' output {norm}"),
-            Role::ExpertsPostNorm,
-            "γₘ₂",
-            "M₂",
-            "M₂′",
-            d,
-            true,
-            None,
-        ));
+        moe.push(
+            self.norm_step(
+                &format!("Experts' output {norm}"),
+                Role::ExpertsPostNorm,
+                "γₘ₂",
+                "M₂",
+                "M₂′",
+                d,
+                true,
+                None,
+            )
+            .at(Point::ExpertsPostNorm),
+        );
         nodes.push(Node::Scope(self.scope(
             ScopeKind::Moe,
             "MoE",
@@ -386,15 +403,18 @@ impl Builder<'_> {
         )));
         let (m1, m2) = (self.latest("M₁"), self.latest("M₂′"));
         let m = self.act("M", self.seq(d));
-        nodes.push(self.step(Draft {
-            title: "MLP and experts sum".into(),
-            op: Op::Add,
-            category: Category::Ffn,
-            inputs: vec![m1, m2],
-            output: m,
-            operation: "Add the MLP's and the experts' outputs, each normed".into(),
-            equation: "M = M₁ + M₂′".into(),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "MLP and experts sum".into(),
+                op: Op::Add,
+                category: Category::Ffn,
+                inputs: vec![m1, m2],
+                output: m,
+                operation: "Add the MLP's and the experts' outputs, each normed".into(),
+                equation: "M = M₁ + M₂′".into(),
+            })
+            .at(Point::FfnSum),
+        );
         nodes.extend(self.ffn_close("M"));
         nodes
     }
@@ -524,7 +544,7 @@ impl Builder<'_> {
                 output: x,
                 operation: format!("Normalize the stream for the router (no weight), then scale it by a learned vector and 1/√{d}"),
                 equation: format!("Xᵣ = {router_in} / √(mean({router_in}²) + ε) ⊙ sᵣ / √{d}, ε = {}", spec.norm.eps),
-            }));
+            }).at(Point::RouterIn));
             "Xᵣ"
         } else {
             router_in
@@ -536,30 +556,33 @@ impl Builder<'_> {
             }
             None => router_in,
         };
-        children.push(self.linear(Linear {
-            role: Role::Router,
-            title: "Router logits".into(),
-            w: "Wᵣ",
-            out: "Lᵣ",
-            input: router_in,
-            rows: scored,
-            cols: moe.router_mlp.unwrap_or(d),
-            stored_rows: scored,
-            block: None,
-            bias: moe.router_bias,
-            component: Component::Ffn,
-            category: Category::Ffn,
-            cached: false,
-            operation: if z > 0 {
-                format!(
+        children.push(
+            self.linear(Linear {
+                role: Role::Router,
+                title: "Router logits".into(),
+                w: "Wᵣ",
+                out: "Lᵣ",
+                input: router_in,
+                rows: scored,
+                cols: moe.router_mlp.unwrap_or(d),
+                stored_rows: scored,
+                block: None,
+                bias: moe.router_bias,
+                component: Component::Ffn,
+                category: Category::Ffn,
+                cached: false,
+                operation: if z > 0 {
+                    format!(
                     "Score each token against all {e} experts and the {z} zero-computation ones"
                 )
-            } else if sink {
-                format!("Score each token against all {e} experts and the {s} shared ones")
-            } else {
-                format!("Score each token against all {e} experts")
-            },
-        }));
+                } else if sink {
+                    format!("Score each token against all {e} experts and the {s} shared ones")
+                } else {
+                    format!("Score each token against all {e} experts")
+                },
+            })
+            .at(Point::Router),
+        );
         let gates = self.act("Gᵣ", self.seq(scored));
         let mut inputs = vec![];
         let per_expert = if moe.expert_scale {

@@ -4,7 +4,7 @@
 //! mix without injection makes the head's input: there is no final norm.
 
 use super::build::{n, Builder, Draft};
-use super::hyper::Mix;
+use super::hyper::{pick, Mix};
 use super::*;
 use crate::fmt::float;
 use crate::naming::Role;
@@ -68,7 +68,7 @@ impl Builder<'_> {
                 "{normed}ᵢ = {input}ᵢ / √(mean({input}ᵢ²) + {eps}) ⊙ (1 + γₛᵢ), i < {}",
                 g.streams
             ),
-        }));
+        }).at(pick(mix, [Point::GsAttnNorm, Point::GsFfnNorm, Point::GsHeadNorm])));
 
         let pd = self.param(down, false, vec![g.rank, width], Component::Norm, per_layer);
         let wd = self.weight(pd, "W↓", [n(g.rank), n(width)], None);
@@ -89,46 +89,55 @@ impl Builder<'_> {
                 "{gates} = σ(W↑ · SiLU(W↓ · {normed} / {}))",
                 g.streams
             ),
-        }));
+        }).at(pick(mix, [Point::GsAttnGates, Point::GsFfnGates, Point::GsHeadGates])));
 
         let o = self.act(out, self.seq(d));
         let gi = self.latest(&gates);
-        steps.push(self.step(Draft {
-            title: format!("{what} stream mean"),
-            op: Op::Combine,
-            category: Category::Norm,
-            inputs: vec![gi],
-            output: o,
-            operation: match mix {
-                Some(m) => format!(
-                    "Average the gated streams into the {}'s input",
-                    m.sub().to_lowercase()
+        steps.push(
+            self.step(Draft {
+                title: format!("{what} stream mean"),
+                op: Op::Combine,
+                category: Category::Norm,
+                inputs: vec![gi],
+                output: o,
+                operation: match mix {
+                    Some(m) => format!(
+                        "Average the gated streams into the {}'s input",
+                        m.sub().to_lowercase()
+                    ),
+                    None => "Average the gated streams into the head's input".into(),
+                },
+                equation: format!(
+                    "{out} = (1/{n_}) Σᵢ {gates}ᵢ ⊙ {normed}ᵢ, i < {n_}",
+                    n_ = g.streams
                 ),
-                None => "Average the gated streams into the head's input".into(),
-            },
-            equation: format!(
-                "{out} = (1/{n_}) Σᵢ {gates}ᵢ ⊙ {normed}ᵢ, i < {n_}",
-                n_ = g.streams
-            ),
-        }));
+            })
+            .at(pick(mix, [Point::HcAttnIn, Point::HcFfnIn, Point::HcHead])),
+        );
 
         if let (Some(role), Some(m)) = (inject, mix) {
             let pi = self.param(role, false, vec![g.streams, width], Component::Norm, true);
             let wi = self.weight(pi, "Wᵢₙⱼ", [n(g.streams), n(width)], None);
             let name = format!("g{}", m.mark());
             let o = self.act(&name, self.seq(g.streams));
-            steps.push(self.step(Draft {
-                title: format!("{} injection weights", m.sub()),
-                op: Op::MatMul,
-                category: Category::Norm,
-                inputs: vec![wi],
-                output: o,
-                operation: format!(
-                    "Weigh how much of the {} output each stream gets back, between 0 and 2",
-                    m.sub().to_lowercase()
-                ),
-                equation: format!("{name} = 2σ(Wᵢₙⱼ · {normed} / {})", g.streams),
-            }));
+            steps.push(
+                self.step(Draft {
+                    title: format!("{} injection weights", m.sub()),
+                    op: Op::MatMul,
+                    category: Category::Norm,
+                    inputs: vec![wi],
+                    output: o,
+                    operation: format!(
+                        "Weigh how much of the {} output each stream gets back, between 0 and 2",
+                        m.sub().to_lowercase()
+                    ),
+                    equation: format!("{name} = 2σ(Wᵢₙⱼ · {normed} / {})", g.streams),
+                })
+                .at(match m {
+                    Mix::Attention => Point::GsAttnInject,
+                    Mix::Mlp => Point::GsFfnInject,
+                }),
+            );
         }
         steps
     }

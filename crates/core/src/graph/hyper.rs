@@ -16,6 +16,15 @@ pub(super) enum Mix {
     Mlp,
 }
 
+/// Of a stream mix's points, the one before `mix`, or the head's where `None`.
+pub(super) fn pick(mix: Option<Mix>, [attention, mlp, head]: [Point; 3]) -> Point {
+    match mix {
+        Some(Mix::Attention) => attention,
+        Some(Mix::Mlp) => mlp,
+        None => head,
+    }
+}
+
 impl Mix {
     fn roles(self) -> (Role, Role, Role) {
         match self {
@@ -103,7 +112,7 @@ impl Builder<'_> {
                 "{out} = (Wₕ · {input}) / √(mean({input}²) + ε), ε = {}",
                 float(self.spec.norm.eps)
             ),
-        })
+        }).at(pick(mix, [Point::HcAttnLogits, Point::HcFfnLogits, Point::HcHeadLogits]))
     }
 
     /// The gates of a stream mix from its logits: with `mix`, pre (weighing the streams into the
@@ -193,6 +202,7 @@ impl Builder<'_> {
             operation: format!("Weigh the {} streams into {reader}", h.streams),
             equation: format!("{out} = Σᵢ {pre}ᵢ · {input}ᵢ, i < {}", h.streams),
         })
+        .at(pick(mix, [Point::HcAttnIn, Point::HcFfnIn, Point::HcHead]))
     }
 
     /// Before a sublayer: its input from the streams `input`, named `out`.

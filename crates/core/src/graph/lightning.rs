@@ -54,7 +54,7 @@ impl Builder<'_> {
             output: qkv,
             operation: format!("{act} on every projected feature: q and k stay free of a softmax, so the activation is their only nonlinearity"),
             equation: format!("QKV = {act}(QKV₀)"),
-        }));
+        }).at(Point::LightQkv));
         for (name, at, what) in [
             ("q", 0, "queries"),
             ("k", hd, "keys"),
@@ -96,43 +96,52 @@ impl Builder<'_> {
             output: state,
             operation: format!("Each of {h} heads keeps a {hd} × {hd} memory from key to value: it fades by a fixed rate per head, then takes k ⊗ v. One step per token, the same size at any context. sₕ = 2^(−8(h+1)/{h}) · (1 − b/(L−1)), stored; D_q, D_k and D_diag are the powers of exp(−sₕ) over a chunk of {blk} positions that the chunked form reads"),
             equation: "Sₕ ← exp(−sₕ) Sₕ + kₕ ⊗ vₕ, token after token".into(),
-        }));
+        }).at(Point::SsmState));
         let q = self.latest("q");
         let o = self.act("O", self.seq(inner));
-        nodes.push(self.step(Draft {
-            title: "Memory read-out".into(),
-            op: Op::Scan {
-                flops: 2 * h * hd * hd,
-            },
-            category: cat,
-            inputs: vec![q],
-            output: o,
-            operation: "Read each head's memory with its query: no softmax, no scale".into(),
-            equation: "Oₕ = Sₕᵀ qₕ".into(),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "Memory read-out".into(),
+                op: Op::Scan {
+                    flops: 2 * h * hd * hd,
+                },
+                category: cat,
+                inputs: vec![q],
+                output: o,
+                operation: "Read each head's memory with its query: no softmax, no scale".into(),
+                equation: "Oₕ = Sₕᵀ qₕ".into(),
+            })
+            .at(Point::SsmScan),
+        );
         let pn = self.param(Role::SsmNorm, false, vec![inner], comp, true);
         let gamma = self.weight(pn, "γ_o", [n(inner), n(1)], None);
         let on = self.act("O′", self.seq(inner));
-        nodes.push(self.step(Draft {
-            title: "Output RMSNorm".into(),
-            op: Op::Norm,
-            category: cat,
-            inputs: vec![gamma],
-            output: on,
-            operation: format!("RMS-normalize all {inner} features of the heads together"),
-            equation: format!("O′ = γ_o ⊙ RMS-norm(O), ε = {}", crate::fmt::float(s.eps)),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "Output RMSNorm".into(),
+                op: Op::Norm,
+                category: cat,
+                inputs: vec![gamma],
+                output: on,
+                operation: format!("RMS-normalize all {inner} features of the heads together"),
+                equation: format!("O′ = γ_o ⊙ RMS-norm(O), ε = {}", crate::fmt::float(s.eps)),
+            })
+            .at(Point::SsmNorm),
+        );
         let g = self.latest("G");
         let og = self.act("O″", self.seq(inner));
-        nodes.push(self.step(Draft {
-            title: "Output gate".into(),
-            op: Op::Activation,
-            category: cat,
-            inputs: vec![g],
-            output: og,
-            operation: "Gate every feature by σ of the input's own projection".into(),
-            equation: "O″ = σ(G) ⊙ O′".into(),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "Output gate".into(),
+                op: Op::Activation,
+                category: cat,
+                inputs: vec![g],
+                output: og,
+                operation: "Gate every feature by σ of the input's own projection".into(),
+                equation: "O″ = σ(G) ⊙ O′".into(),
+            })
+            .at(Point::LightGate),
+        );
         nodes.push(self.mixer_out("O″", inner, false));
         nodes
     }

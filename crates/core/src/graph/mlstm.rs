@@ -157,7 +157,7 @@ impl Builder<'_> {
             output: c,
             operation: format!("Each head's {dk} × {dv} memory fades by its forget gate and adds this token's key ⊗ value, weighted by its exponential input gate: one step per token, the same size at any context"),
             equation: "C ← e^{logσ(F) + m₋ − m} C + e^{I − m} K Vᵀ, per head".into(),
-        }));
+        }).at(Point::SsmState));
         let nrm = self.push("n", [n(qk), n(1)], TensorKind::State);
         nodes.push(self.step(Draft {
             title: "Normalizer update".into(),
@@ -180,7 +180,7 @@ impl Builder<'_> {
                 "H = (Q/√{dk})ᵀ C / (max(|(Q/√{dk}) · n|, e^−m) + {})",
                 crate::fmt::float(s.eps)
             ),
-        }));
+        }).at(Point::SsmScan));
         let p = self.param(Role::SsmNorm, false, vec![v], Component::Norm, true);
         let mut inputs = vec![self.weight(p, "γₕ", [n(v), n(1)], None)];
         if s.bias {

@@ -20,6 +20,7 @@ mod lightning;
 mod looped;
 mod mlstm;
 mod ngram;
+mod point;
 mod qsa;
 mod rglru;
 mod rwkv;
@@ -28,6 +29,7 @@ mod ssm;
 mod v4;
 
 pub use build::build;
+pub use point::Point;
 
 use crate::layers::LayerSet;
 use crate::spec::Spec;
@@ -282,6 +284,8 @@ pub struct Step {
     pub equation: String,
     /// Runs only in these layers of its block (RoPE skipped in NoPE layers); `None`: in all of them.
     pub layers: Option<LayerSet>,
+    /// What it computes, where a run's values can be shown on it.
+    pub point: Option<Point>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -343,6 +347,16 @@ pub struct Scope {
 pub enum Node {
     Scope(Scope),
     Step(Step),
+}
+
+impl Node {
+    /// The step, marked as computing `p`.
+    pub(crate) fn at(mut self, p: Point) -> Node {
+        if let Node::Step(s) = &mut self {
+            s.point = Some(p);
+        }
+        self
+    }
 }
 
 /// A step in context: its enclosing scopes, outermost first.

@@ -95,7 +95,7 @@ impl Builder<'_> {
                 p.rows(0)
             ),
             equation: format!("Eₙ = [Tₙ[Iₙ[0]]; …; Tₙ[Iₙ[{}]]]  ({heads} × {hd} = {w})", heads - 1),
-        }));
+        }).at(Point::NgramEmbed));
         let linear = |b: &mut Self, role, title: &str, wn, out, rows: u64, operation: String| {
             b.linear(Linear {
                 role,
@@ -172,7 +172,7 @@ impl Builder<'_> {
             output: u,
             operation: "Gate the value once per stream by how well the stream matches that stream's key: a signed square root of their scaled dot product, through σ".into(),
             equation: format!("gᵢ = Q̂ₙᵢ · K̂ₙᵢ / √{d}, Uₙᵢ = σ(sign(gᵢ) √max(|gᵢ|, 10⁻⁶)) · Vₙ, i < {streams}"),
-        }));
+        }).at(Point::NgramGated));
         steps.push(grouped(
             self,
             Role::NgramNormConv,
@@ -209,7 +209,7 @@ impl Builder<'_> {
                 p.kernel - 1,
                 p.kernel
             ),
-        }));
+        }).at(Point::NgramConv));
         let normed = self.latest("Ûₙ");
         let kept = self.push("Sₙ", [n(nd), n(reach)], TensorKind::State);
         steps.push(self.step(Draft {
@@ -250,7 +250,7 @@ impl Builder<'_> {
             output: x,
             operation: "Add the gated values and their convolution to every stream, before the mixer reads them".into(),
             equation: format!("Xᵦᵢ = Xᵦᵢ + Uₙᵢ + Cₙᵢ, i < {streams}"),
-        }));
+        }).at(Point::NgramResid));
         let scope = self.scope(
             ScopeKind::PerLayer,
             &format!("N-gram input (layers {})", p.layers),

@@ -31,17 +31,19 @@ impl Builder<'_> {
             Some(format!("{}:{stored}", ih * id)),
             true,
             format!("Project the input to one raw {id}-dim index key per token (the projection's last rows), cached as it is"),
-        ))];
-        let mut kn = self.norm_step(
-            &format!("Block key {norm}"),
-            Role::QsaKNorm,
-            "γkᵢₓ",
-            "Kᵢₓ",
-            "K̄ᵢₓ",
-            id,
-            true,
-            None,
-        );
+        )).at(Point::QsaK)];
+        let mut kn = self
+            .norm_step(
+                &format!("Block key {norm}"),
+                Role::QsaKNorm,
+                "γkᵢₓ",
+                "Kᵢₓ",
+                "K̄ᵢₓ",
+                id,
+                true,
+                None,
+            )
+            .at(Point::QsaBlocks);
         if let Node::Step(s) = &mut kn {
             s.category = Category::Attention;
             s.operation = format!(
@@ -81,17 +83,20 @@ impl Builder<'_> {
         }
         head.push(qn);
         let o = self.act("Qᵢₓᵣ", self.seq(id));
-        head.push(self.step(Draft {
-            title: "Indexer Q rotary position encoding".into(),
-            op: Op::Rope,
-            category: Category::Attention,
-            inputs: vec![],
-            output: o,
-            operation: format!(
-                "Rotate the query's first {rotated} dims as the attention rotates its heads"
-            ),
-            equation: format!("Qᵢₓᵣ = RoPE(Qᵢₓₙ, pos), {}", self.rope_text()),
-        }));
+        head.push(
+            self.step(Draft {
+                title: "Indexer Q rotary position encoding".into(),
+                op: Op::Rope,
+                category: Category::Attention,
+                inputs: vec![],
+                output: o,
+                operation: format!(
+                    "Rotate the query's first {rotated} dims as the attention rotates its heads"
+                ),
+                equation: format!("Qᵢₓᵣ = RoPE(Qᵢₓₙ, pos), {}", self.rope_text()),
+            })
+            .at(Point::IndexQ),
+        );
         nodes.push(Node::Scope(self.scope(
             ScopeKind::Head,
             "Indexer head h",

@@ -129,17 +129,20 @@ impl Builder<'_> {
             output: state,
             operation: format!("One state per channel ({w}), decayed and added to token after token: the same size at any context"),
             equation: "hₜ = aₜ ⊙ hₜ₋₁ + Xnₜ (h₋₁ = 0)".into(),
-        }));
+        }).at(Point::SsmState));
         let o = self.act("O", self.seq(w));
-        nodes.push(self.step(Draft {
-            title: "State read-out".into(),
-            op: Op::Route,
-            category: cat,
-            inputs: vec![state],
-            output: o,
-            operation: "The state itself is the output at each token".into(),
-            equation: "Oₜ = hₜ".into(),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "State read-out".into(),
+                op: Op::Route,
+                category: cat,
+                inputs: vec![state],
+                output: o,
+                operation: "The state itself is the output at each token".into(),
+                equation: "Oₜ = hₜ".into(),
+            })
+            .at(Point::SsmScan),
+        );
         let yg = self.latest("Yg");
         let og = self.act("O′", self.seq(w));
         nodes.push(self.step(Draft {

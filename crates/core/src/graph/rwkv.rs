@@ -148,15 +148,18 @@ impl Builder<'_> {
             operation: "Gate each channel by σ of its receptance".into(),
             equation: "O = σ(R) ⊙ WKV".into(),
         }));
-        nodes.push(self.linear(Linear::whole(
-            Role::TmOutput,
-            "Mixer output projection",
-            ["W_o", "Y", "O"],
-            d,
-            a,
-            cat,
-            format!("Project {a} features back to {d}"),
-        )));
+        nodes.push(
+            self.linear(Linear::whole(
+                Role::TmOutput,
+                "Mixer output projection",
+                ["W_o", "Y", "O"],
+                d,
+                a,
+                cat,
+                format!("Project {a} features back to {d}"),
+            ))
+            .at(Point::AttnOut),
+        );
         nodes
     }
 

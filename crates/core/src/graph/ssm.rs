@@ -102,7 +102,7 @@ impl Builder<'_> {
             output: dt,
             operation: "How far each head's state moves at this position: large Δ forgets the past and takes in the present".into(),
             equation: "Δ = softplus(Δ₀ + b_Δ)".into(),
-        }));
+        }).at(Point::SsmDt));
         let pa = self.param(Role::SsmALog, false, vec![heads], comp, true);
         let alog = self.weight(pa, "A_log", [n(heads), n(1)], None);
         let a = self.act("A", [n(heads), n(1)]);
@@ -127,21 +127,25 @@ impl Builder<'_> {
             output: h,
             operation: format!("Each head's {p} × {state} state decays and takes in this position: one step per token, the same size at any context (heads {heads}, B shared by the {} heads of a group)", heads / groups),
             equation: "Sₕ ← exp(Δₕ Aₕ) Sₕ + Δₕ · xₕ ⊗ B_g(h), token after token".into(),
-        }));
+        }).at(Point::SsmState));
         let pd = self.param(Role::SsmD, false, vec![heads], comp, true);
         let dw = self.weight(pd, "D", [n(heads), n(1)], None);
         let y = self.act("Y₀", self.seq(inner));
-        nodes.push(self.step(Draft {
-            title: "State read-out".into(),
-            op: Op::Scan {
-                flops: 2 * heads * p * state,
-            },
-            category: cat,
-            inputs: vec![c, x, dw],
-            output: y,
-            operation: "Read the state with C, plus a skip of the input weighted per head".into(),
-            equation: "Y₀ₕ = Sₕ · C_g(h) + Dₕ · xₕ".into(),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "State read-out".into(),
+                op: Op::Scan {
+                    flops: 2 * heads * p * state,
+                },
+                category: cat,
+                inputs: vec![c, x, dw],
+                output: y,
+                operation: "Read the state with C, plus a skip of the input weighted per head"
+                    .into(),
+                equation: "Y₀ₕ = Sₕ · C_g(h) + Dₕ · xₕ".into(),
+            })
+            .at(Point::SsmScan),
+        );
         let z = self.latest("Z");
         let yn = self.act("Y₁", self.seq(inner));
         let per = inner / groups;
@@ -177,19 +181,22 @@ impl Builder<'_> {
             let pn = self.param(Role::SsmNorm, false, vec![inner], comp, true);
             inputs.push(self.weight(pn, "γ_y", [n(inner), n(1)], None));
         }
-        nodes.push(self.step(Draft {
-            title: title.into(),
-            op: if s.gate.normed() {
-                Op::Norm
-            } else {
-                Op::Activation
-            },
-            category: cat,
-            inputs,
-            output: yn,
-            operation,
-            equation,
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: title.into(),
+                op: if s.gate.normed() {
+                    Op::Norm
+                } else {
+                    Op::Activation
+                },
+                category: cat,
+                inputs,
+                output: yn,
+                operation,
+                equation,
+            })
+            .at(Point::SsmNorm),
+        );
         nodes.push(self.mixer_out("Y₁", inner, s.bias));
         nodes
     }
@@ -331,15 +338,18 @@ impl Builder<'_> {
             (b, c)
         };
         let dt = self.act("Δ", self.seq(i));
-        nodes.push(self.step(Draft {
-            title: "Step size".into(),
-            op: Op::Activation,
-            category: cat,
-            inputs: vec![],
-            output: dt,
-            operation: "How far each channel's state moves at this position".into(),
-            equation: "Δ = softplus(Δ₀)".into(),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "Step size".into(),
+                op: Op::Activation,
+                category: cat,
+                inputs: vec![],
+                output: dt,
+                operation: "How far each channel's state moves at this position".into(),
+                equation: "Δ = softplus(Δ₀)".into(),
+            })
+            .at(Point::SsmDt),
+        );
         // Stored per head where the heads have their own (Zamba): the same values.
         let per_head = |shape: &[u64]| -> Vec<u64> {
             if s.heads > 1 {
@@ -369,7 +379,7 @@ impl Builder<'_> {
             output: h,
             operation: format!("Each of {i} channels' {st}-wide state decays and takes in this position: one step per token, the same size at any context"),
             equation: "S ← exp(Δ ⊗ A) ⊙ S + (Δ ⊙ x) ⊗ B, token after token".into(),
-        }));
+        }).at(Point::SsmState));
         let pd = self.param(Role::SsmD, false, per_head(&[i]), comp, true);
         let dw = self.weight(pd, "D", [n(i), n(1)], None);
         let y = self.act("Y₀", self.seq(i));
@@ -381,7 +391,7 @@ impl Builder<'_> {
             output: y,
             operation: "Read each channel's state with C, plus a skip of the input weighted per channel".into(),
             equation: "Y₀ = S · C + D ⊙ x".into(),
-        }));
+        }).at(Point::SsmScan));
         let z = self.latest("Z");
         let yg = self.act("Y₁", self.seq(i));
         nodes.push(self.step(Draft {
@@ -524,7 +534,7 @@ impl Builder<'_> {
             output: uc,
             operation: format!("Mix each of {channels} channels over its last {k} positions, on its own (depthwise)"),
             equation: eq + "; the positions before this call come from S_conv",
-        }));
+        }).at(Point::ConvOut));
         nodes.push(self.step(Draft {
             title: "Convolution window".into(),
             op: Op::Route,
@@ -538,15 +548,18 @@ impl Builder<'_> {
             return nodes;
         }
         let ua = self.act(out, self.seq(channels));
-        nodes.push(self.step(Draft {
-            title: "Convolution activation".into(),
-            op: Op::Activation,
-            category: cat,
-            inputs: vec![uc],
-            output: ua,
-            operation: "SiLU on every convolved channel".into(),
-            equation: format!("{out} = U′ ⊙ σ(U′)"),
-        }));
+        nodes.push(
+            self.step(Draft {
+                title: "Convolution activation".into(),
+                op: Op::Activation,
+                category: cat,
+                inputs: vec![uc],
+                output: ua,
+                operation: "SiLU on every convolved channel".into(),
+                equation: format!("{out} = U′ ⊙ σ(U′)"),
+            })
+            .at(Point::SsmConv),
+        );
         nodes
     }
 }
@@ -651,5 +664,6 @@ impl Builder<'_> {
             cached: false,
             operation: format!("Project {cols} features back to {d}"),
         })
+        .at(Point::AttnOut)
     }
 }

@@ -152,39 +152,47 @@ impl Builder<'_> {
             nodes.push(Node::Scope(scope));
         }
 
-        let mut head = vec![self.linear(lin(
-            Role::QB,
-            "Q projection",
-            "Wq",
-            "Q",
-            "Cq′",
-            hd,
-            ql,
-            h * hd,
-            Some(format!("{hd}*j:{hd}*(j+1)")),
-            false,
-            format!("Expand the latent to this head's {hd}-dim query"),
-        ))];
+        let mut head = vec![self
+            .linear(lin(
+                Role::QB,
+                "Q projection",
+                "Wq",
+                "Q",
+                "Cq′",
+                hd,
+                ql,
+                h * hd,
+                Some(format!("{hd}*j:{hd}*(j+1)")),
+                false,
+                format!("Expand the latent to this head's {hd}-dim query"),
+            ))
+            .at(Point::QProj)];
         let q_norm = self.act("Q′", self.seq(hd));
-        head.push(self.step(Draft {
-            title: "Q RMSNorm (no weight)".into(),
-            op: Op::Norm,
-            category: Category::Attention,
-            inputs: vec![],
-            output: q_norm,
-            operation: "Scale this head's query to unit RMS".into(),
-            equation: format!("Q′ = Q / √(mean(Q²) + ε), ε = {}", self.spec.norm.eps),
-        }));
+        head.push(
+            self.step(Draft {
+                title: "Q RMSNorm (no weight)".into(),
+                op: Op::Norm,
+                category: Category::Attention,
+                inputs: vec![],
+                output: q_norm,
+                operation: "Scale this head's query to unit RMS".into(),
+                equation: format!("Q′ = Q / √(mean(Q²) + ε), ε = {}", self.spec.norm.eps),
+            })
+            .at(Point::QNorm),
+        );
         let qr = self.act("Qᵣ", self.seq(hd));
-        head.push(self.step(Draft {
-            title: "Q rotary position encoding".into(),
-            op: Op::Rope,
-            category: Category::Attention,
-            inputs: vec![],
-            output: qr,
-            operation: format!("Rotate the last {r} dims of Q by position"),
-            equation: format!("Qᵣ = [Q′[:{}], RoPE(Q′[{}:], pos)]", hd - r, hd - r),
-        }));
+        head.push(
+            self.step(Draft {
+                title: "Q rotary position encoding".into(),
+                op: Op::Rope,
+                category: Category::Attention,
+                inputs: vec![],
+                output: qr,
+                operation: format!("Rotate the last {r} dims of Q by position"),
+                equation: format!("Qᵣ = [Q′[:{}], RoPE(Q′[{}:], pos)]", hd - r, hd - r),
+            })
+            .at(Point::Q),
+        );
         let keys = self.act("[KVᵣ; Cᶜ]ᵀ", [Dim::Seq, n(hd)]);
         let s = self.act("S", [Dim::Seq, Dim::Seq]);
         let w = self.spec.v4_window();
@@ -385,19 +393,22 @@ impl Builder<'_> {
             false,
             format!("Project the query latent to the indexer's {ih} heads of {id} dims, then rotate their last dims by position"),
         )));
-        nodes.push(self.linear(lin(
-            Role::IndexWeights,
-            "Indexer head weights",
-            "W_w",
-            "Wᵢ",
-            x_in,
-            ih,
-            d,
-            ih,
-            None,
-            false,
-            format!("Project the input to one weight per indexer head, scaled by 1/√{ih}"),
-        )));
+        nodes.push(
+            self.linear(lin(
+                Role::IndexWeights,
+                "Indexer head weights",
+                "W_w",
+                "Wᵢ",
+                x_in,
+                ih,
+                d,
+                ih,
+                None,
+                false,
+                format!("Project the input to one weight per indexer head, scaled by 1/√{ih}"),
+            ))
+            .at(Point::IndexWeights),
+        );
         let (q, wts) = (self.latest("Qᵢ"), self.latest("Wᵢ"));
         let scores = self.act("Sᵢ", [Dim::Windows(m), Dim::Seq]);
         nodes.push(self.step(Draft {

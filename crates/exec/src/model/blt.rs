@@ -6,6 +6,7 @@
 
 use super::{Cache, Model, Res};
 use crate::weights::Weights;
+use anatomy_core::graph::Point;
 use anatomy_core::naming::Role;
 use anatomy_core::spec::{ByteLatent, HfWrap, Patching, Spec};
 use candle_core::{Device, Tensor, D};
@@ -99,7 +100,7 @@ impl Model {
                 block += 1;
             }
         }
-        e.keep(None, "embed", &x);
+        e.keep(None, Point::Embed, &x);
         let mut cache_e = Cache::new(e.spec.layers as usize);
         let k = bl.cross_k as usize;
         let mut latent_in = None;
@@ -130,7 +131,7 @@ impl Model {
         if k * d_enc != self.spec.hidden as usize {
             g = self.linear(&g, &self.name(Role::TokenProj, false, None, None), None)?;
         }
-        self.keep(None, "embed", &g);
+        self.keep(None, Point::Embed, &g);
         let g = self.stack_layers(g)?;
 
         // Decoder: each byte reads the keys of the patch before its own.
@@ -149,9 +150,9 @@ impl Model {
         }
         let x = x.narrow(0, n - t, t)?;
         let z = dec.norm(&x, Role::FinalNorm, None)?;
-        dec.keep(None, "final_norm", &z);
+        dec.keep(None, Point::FinalNorm, &z);
         let logits = dec.linear(&z, &dec.name(Role::LmHead, false, None, None), None)?;
-        self.keep(None, "logits", &logits);
+        self.keep(None, Point::Logits, &logits);
         Ok(logits)
     }
 

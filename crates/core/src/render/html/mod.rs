@@ -182,7 +182,7 @@ pub struct PageInput<'a> {
     /// Context length for KV cache and FLOPs.
     pub context: Option<u64>,
     /// Values from a run, for the op view.
-    pub values: Option<&'a ops::Values>,
+    pub values: Option<&'a crate::values::Values>,
 }
 
 /// Each variant's attention span note, by index.

@@ -1,0 +1,168 @@
+//! What a step computes, as a typed identity: the builder sets it on the steps whose values a run
+//! can show, and the executor names its captures with the same enum, so the op view finds a
+//! capture's step by this, never by the step's title.
+
+macro_rules! points {
+    ($($v:ident = $name:literal,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Point {
+            $($v,)*
+        }
+
+        impl Point {
+            pub const ALL: &'static [Point] = &[$(Point::$v,)*];
+
+            /// Its name in messages and in a run's captures.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Point::$v => $name,)*
+                }
+            }
+        }
+    };
+}
+
+points! {
+    Act = "act",
+    AltupCorrect = "altup_correct",
+    AltupMean = "altup_mean",
+    AltupPredict = "altup_predict",
+    AltupScale = "altup_scale",
+    AltupStreams = "altup_streams",
+    AttnConv = "attn_conv",
+    AttnExperts = "attn_experts",
+    AttnGate = "attn_gate",
+    AttnHeads = "attn_heads",
+    AttnNorm = "attn_norm",
+    AttnOut = "attn_out",
+    AttnRouter = "attn_router",
+    AttnSubNorm = "attn_sub_norm",
+    BlockIn = "block_in",
+    Centroids = "centroids",
+    Combine = "combine",
+    ConvOut = "conv_out",
+    DeltaDecay = "delta_decay",
+    Differential = "differential",
+    Down = "down",
+    DraftIn = "draft_in",
+    DraftOut = "draft_out",
+    DraftState = "draft_state",
+    Embed = "embed",
+    EmbedScale = "embed_scale",
+    EmbedTokens = "embed_tokens",
+    ExpertAct = "expert_act",
+    ExpertDown = "expert_down",
+    ExpertGate = "expert_gate",
+    ExpertUp = "expert_up",
+    ExpertsNorm = "experts_norm",
+    ExpertsPostNorm = "experts_post_norm",
+    FfnConv = "ffn_conv",
+    FfnNorm = "ffn_norm",
+    FfnSubNorm = "ffn_sub_norm",
+    FfnSum = "ffn_sum",
+    FinalNorm = "final_norm",
+    Gate = "gate",
+    GsAttnGates = "gs_attn_gates",
+    GsAttnInject = "gs_attn_inject",
+    GsAttnNorm = "gs_attn_norm",
+    GsFfnGates = "gs_ffn_gates",
+    GsFfnInject = "gs_ffn_inject",
+    GsFfnNorm = "gs_ffn_norm",
+    GsHeadGates = "gs_head_gates",
+    GsHeadNorm = "gs_head_norm",
+    HcAttnIn = "hc_attn_in",
+    HcAttnLogits = "hc_attn_logits",
+    HcFfnIn = "hc_ffn_in",
+    HcFfnLogits = "hc_ffn_logits",
+    HcHead = "hc_head",
+    HcHeadLogits = "hc_head_logits",
+    HeadMix = "head_mix",
+    HeadTransform = "head_transform",
+    Heads = "heads",
+    IndexK = "index_k",
+    IndexMask = "index_mask",
+    IndexQ = "index_q",
+    IndexScores = "index_scores",
+    IndexWeights = "index_weights",
+    K = "k",
+    KL2 = "k_l2",
+    KNope = "k_nope",
+    KNorm = "k_norm",
+    KPe = "k_pe",
+    KPeNorm = "k_pe_norm",
+    KPeRot = "k_pe_rot",
+    KProj = "k_proj",
+    KeyScores = "key_scores",
+    Kv = "kv",
+    KvLatent = "kv_latent",
+    KvLatentNorm = "kv_latent_norm",
+    Laurel = "laurel",
+    LayerScalar = "layer_scalar",
+    LightGate = "light_gate",
+    LightQkv = "light_qkv",
+    Logits = "logits",
+    LoopInput = "loop_input",
+    MlpPostNorm = "mlp_post_norm",
+    MoePostNorm = "moe_post_norm",
+    NgramConv = "ngram_conv",
+    NgramEmbed = "ngram_embed",
+    NgramGated = "ngram_gated",
+    NgramResid = "ngram_resid",
+    OA = "o_a",
+    PerLayerInputs = "per_layer_inputs",
+    PleAct = "ple_act",
+    PleGate = "ple_gate",
+    PleNorm = "ple_norm",
+    PleResid = "ple_resid",
+    PleUp = "ple_up",
+    PositionBias = "position_bias",
+    PostAttnNorm = "post_attn_norm",
+    PostFfnNorm = "post_ffn_norm",
+    Probs = "probs",
+    ProjectIn = "project_in",
+    ProjectOut = "project_out",
+    Q = "q",
+    QGain = "q_gain",
+    QL2 = "q_l2",
+    QLatent = "q_latent",
+    QLatentNorm = "q_latent_norm",
+    QNorm = "q_norm",
+    QProj = "q_proj",
+    QScaled = "q_scaled",
+    QsaBlocks = "qsa_blocks",
+    QsaK = "qsa_k",
+    RelLogits = "rel_logits",
+    ResidAttn = "resid_attn",
+    ResidFfn = "resid_ffn",
+    Router = "router",
+    RouterIn = "router_in",
+    Routing = "routing",
+    Scores = "scores",
+    Segment = "segment",
+    SharedAct = "shared_act",
+    SharedAttn = "shared_attn",
+    SharedDown = "shared_down",
+    SharedExpertGate = "shared_expert_gate",
+    SharedGate = "shared_gate",
+    SharedMlp = "shared_mlp",
+    SharedNorm = "shared_norm",
+    SharedOut = "shared_out",
+    SharedUp = "shared_up",
+    Shortcut = "shortcut",
+    Sinks = "sinks",
+    SparseGate = "sparse_gate",
+    SsmConv = "ssm_conv",
+    SsmDt = "ssm_dt",
+    SsmNorm = "ssm_norm",
+    SsmScan = "ssm_scan",
+    SsmState = "ssm_state",
+    Up = "up",
+    V = "v",
+    VNorm = "v_norm",
+}
+
+impl std::fmt::Display for Point {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
