@@ -1,0 +1,1199 @@
+//! Attention of every kind: the projections, norms and rotations of Q, K and V, multi-head latent attention, the sparse indexers, mixtures of heads, the scores and their masks over the cache, and the output projection.
+
+use super::*;
+
+impl Model {
+    /// Inkling 2's dynamic convolution of `x` [t, c] (K or V once projected, `heads` K/V heads):
+    /// each token's taps are the stored ones ([taps, c], tap 0 the token itself) plus its own,
+    /// projected from `input` (the K or V input, one set per head); x plus the mix, divided by
+    /// √(2 · taps + 1). The last taps − 1 inputs are carried in the cache's `slot`.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn dynamic_conv(
+        &self,
+        x: &Tensor,
+        input: &Tensor,
+        (stat, dynamic): (Role, Role),
+        heads: usize,
+        b: usize,
+        slot: usize,
+        cache: &mut Cache,
+    ) -> Res<Tensor> {
+        let (t, c) = x.dims2()?;
+        let w: Vec<f32> = self.w(stat, Some(b))?.flatten_all()?.to_vec1()?;
+        let taps = w.len() / c.max(1);
+        let own: Vec<f32> = self
+            .proj(input, dynamic, b, false)?
+            .flatten_all()?
+            .to_vec1()?;
+        let hd = c / heads.max(1);
+        let all = carried(&mut cache.tails[b][slot], x, taps)?;
+        let mut out = all[(taps - 1) * c..].to_vec();
+        let f = 1.0 / ((2 * taps + 1) as f32).sqrt();
+        for (i, row) in out.iter_mut().enumerate() {
+            let (tok, ch) = (i / c, i % c);
+            let at = taps - 1 + tok;
+            let mix: f32 = (0..taps)
+                .map(|lag| {
+                    let tap = w[lag * c + ch] + own[(tok * heads + ch / hd) * taps + lag];
+                    tap * all[(at - lag) * c + ch]
+                })
+                .sum();
+            *row = (*row + mix) * f;
+        }
+        Ok(Tensor::from_vec(out, (t, c), &Device::Cpu)?)
+    }
+
+    /// Inkling's relative logits of attention layer `b` for the pass's queries at `start` on:
+    /// each head's relative state r = x · W_r mixes the bank P [d_rel, extent] into one bias per
+    /// distance, [heads, t, extent], scaled with the queries where they scale.
+    pub(super) fn rel_logits(
+        &self,
+        x: &Tensor,
+        b: usize,
+        rl: RelLogits,
+        scale: Option<QueryScale>,
+        start: usize,
+    ) -> Res<(Vec<f32>, usize)> {
+        let h = self.spec.attn_at(b).heads as usize;
+        let (t, d, extent) = (x.dim(0)?, rl.d_rel as usize, rl.extent as usize);
+        let mut r = self
+            .proj(x, Role::RelProj, b, false)?
+            .reshape((t, h, d))?
+            .transpose(0, 1)?
+            .contiguous()?;
+        // Inkling 2: the relative states, times their learned scale, L2-clipped.
+        if let Some(c) = rl.clip {
+            let s = self.w(Role::RelClipScale, Some(b))?.unsqueeze(1)?;
+            r = l2_clip(&r.broadcast_mul(&s)?, c)?;
+        }
+        let bank = self.w(Role::RelBank, Some(b))?.to_dtype(DType::F32)?;
+        let mut bias = r.broadcast_matmul(&bank)?;
+        if let Some(qs) = scale.filter(|qs| qs.applies(&self.spec.plan[b])) {
+            let f: Vec<f32> = (start..start + t).map(|p| qs.at(p as u64) as f32).collect();
+            bias = bias.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
+        }
+        self.keep(Some(b), Point::RelLogits, &bias);
+        Ok((bias.flatten_all()?.to_vec1()?, extent))
+    }
+
+    pub(super) fn span(&self, b: usize) -> AttnSpan {
+        self.spec
+            .attn_span(b as u64)
+            .expect("attention runs in attention layers only")
+    }
+
+    pub(super) fn attention(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        self.attention_from(x, None, b, cache)
+    }
+
+    /// Attention layer `b` on `x`, its K and V projected from `kv` where the layer gives them
+    /// inputs of their own (Inkling 2's full layers).
+    pub(super) fn attention_from(
+        &self,
+        x: &Tensor,
+        kv: Option<(&Tensor, &Tensor)>,
+        b: usize,
+        cache: &mut Cache,
+    ) -> Res<Tensor> {
+        if self.spec.attn_at(b).mla.is_some() {
+            return self.mla(x, b, cache);
+        }
+        if self.spec.attn.v4.is_some() {
+            return self.v4_attention(x, b, cache);
+        }
+        let (xk, xv) = kv.unwrap_or((x, x));
+        let spec = &self.spec;
+        let a = spec.attn_at(b);
+        let (t, h, kv, hd, vd) = (
+            x.dim(0)?,
+            a.heads as usize,
+            a.kv_heads as usize,
+            a.head_dim as usize,
+            a.v_head_dim as usize,
+        );
+        // A mixture of attention heads: the queries from each token's chosen experts, K and V
+        // the two halves of one projection.
+        let moa = match a.moa {
+            Some(m) => Some(self.moa_route(x, b, m)?),
+            None => None,
+        };
+        // An output gate stored with the queries, not in a tensor of its own.
+        let mut q_gate = None;
+        let cca = match a.cca {
+            Some(c) => Some(self.cca(x, b, c, cache)?),
+            None => None,
+        };
+        let (mut q, k, v) = match (&moa, a.qkv) {
+            _ if cca.is_some() => cca.expect("made above"),
+            (Some(choices), _) => {
+                let kvp = self.proj(x, Role::Kv, b, false)?;
+                (
+                    self.moa_queries(x, b, choices, kv * hd)?,
+                    kvp.narrow(1, 0, kv * hd)?,
+                    kvp.narrow(1, kv * hd, kv * vd)?,
+                )
+            }
+            // A layer that reuses an earlier layer's keys and values projects neither.
+            (None, Qkv::Separate) if a.shares_kv => {
+                let none = Tensor::zeros((t, 0), DType::F32, &Device::Cpu)?;
+                (self.proj(x, Role::Q, b, a.qkv_bias)?, none.clone(), none)
+            }
+            // Keys that are the values too (Gemma 4): V is K as projected.
+            (None, Qkv::Separate) if a.v_from_k => {
+                let k = self.proj(x, Role::K, b, a.qkv_bias)?;
+                (self.proj(x, Role::Q, b, a.qkv_bias)?, k.clone(), k)
+            }
+            (None, Qkv::Separate) => (
+                self.adapted(x, Role::Q, b, a.qkv_bias)?,
+                self.adapted(xk, Role::K, b, a.qkv_bias)?,
+                self.adapted(xv, Role::V, b, a.qkv_bias)?,
+            ),
+            (None, Qkv::Stacked) => {
+                let qkv = self.proj(x, Role::Qkv, b, a.qkv_bias)?;
+                // An output gate stored first (HRM): a gate per query feature, then the queries.
+                let g = if a.out_gate.is_some_and(|g| g.before_qkv()) {
+                    q_gate = Some(qkv.narrow(1, 0, h * hd)?);
+                    h * hd
+                } else {
+                    0
+                };
+                (
+                    qkv.narrow(1, g, h * hd)?,
+                    qkv.narrow(1, g + h * hd, kv * hd)?,
+                    qkv.narrow(1, g + (h + kv) * hd, kv * hd)?,
+                )
+            }
+            (None, Qkv::Parts(parts)) => {
+                // Each part: its share of the queries, of the values, of the keys.
+                let parts = parts as usize;
+                let share = h * hd / parts;
+                let qkv = self
+                    .proj(x, Role::Qkv, b, a.qkv_bias)?
+                    .reshape((t, parts, 3, share))?;
+                let part = |which: usize| -> R<Tensor> {
+                    qkv.narrow(2, which, 1)?
+                        .contiguous()?
+                        .reshape((t, parts * share))
+                };
+                (part(0)?, part(2)?, part(1)?)
+            }
+            (None, Qkv::Grouped) => {
+                // Per K/V group: its g query heads, its key, its value.
+                let g = h / kv;
+                let qkv = self
+                    .proj(x, Role::Qkv, b, a.qkv_bias)?
+                    .reshape((t, kv, g + 2, hd))?;
+                let part = |from: usize, n: usize, heads: usize| -> R<Tensor> {
+                    qkv.narrow(2, from, n)?
+                        .contiguous()?
+                        .reshape((t, heads * hd))
+                };
+                (part(0, g, h)?, part(g, 1, kv)?, part(g + 1, 1, kv)?)
+            }
+        };
+        // Inkling: K and V each through a residual convolution over time, once projected.
+        let (k, v) = match a.kv_conv {
+            // Inkling 2's full layers: taps of each token's own beside the stored ones.
+            Some(c) if c.dynamic => {
+                let kvh = a.kv_heads as usize;
+                (
+                    self.dynamic_conv(
+                        &k,
+                        xk,
+                        (Role::KConvStatic, Role::KConvDyn),
+                        kvh,
+                        b,
+                        CONV_K,
+                        cache,
+                    )?,
+                    self.dynamic_conv(
+                        &v,
+                        xv,
+                        (Role::VConvStatic, Role::VConvDyn),
+                        kvh,
+                        b,
+                        CONV_V,
+                        cache,
+                    )?,
+                )
+            }
+            Some(c) => (
+                self.residual_conv_of(&k, Role::KConv, b, CONV_K, c.conv.scaled, cache)?,
+                self.residual_conv_of(&v, Role::VConv, b, CONV_V, c.conv.scaled, cache)?,
+            ),
+            None => (k, v),
+        };
+        let mut k = k;
+        // An output gate stored in the query projection: each head's queries, then its gates.
+        if a.out_gate.is_some_and(|g| g.in_query()) {
+            let both = q.reshape((t, h, 2, hd))?;
+            q_gate = Some(both.narrow(2, 1, 1)?.contiguous()?.reshape((t, h * hd))?);
+            q = both.narrow(2, 0, 1)?.contiguous()?.reshape((t, h * hd))?;
+        }
+        self.keep(Some(b), Point::QProj, &q);
+        self.keep(Some(b), Point::KProj, &k);
+        if a.qk_norm == QkNorm::Full {
+            q = self.norm(&q, Role::QNorm, Some(b))?;
+            k = self.norm(&k, Role::KNorm, Some(b))?;
+            self.keep(Some(b), Point::QNorm, &q);
+            self.keep(Some(b), Point::KNorm, &k);
+        }
+        let (q, k, v) = match a.clip_qkv {
+            Some(c) => (q.clamp(-c, c)?, k.clamp(-c, c)?, v.clamp(-c, c)?),
+            None => (q, k, v),
+        };
+        let heads = |t_: Tensor, n: usize, d: usize| -> R<Tensor> {
+            t_.reshape((t, n, d))?.transpose(0, 1)?.contiguous()
+        };
+        let mut q = match a.moa {
+            // [t, slot j, group i, d] → heads in group order, i·top_k + j, so that each group's
+            // K/V head serves its top_k query heads.
+            Some(m) => q
+                .reshape((t, m.top_k as usize, kv, hd))?
+                .permute((2, 1, 0, 3))?
+                .reshape((h, t, hd))?
+                .contiguous()?,
+            None => heads(q, h, hd)?,
+        };
+        let shared = a.shares_kv;
+        let (mut k, mut v) = if shared {
+            (k, v)
+        } else {
+            (heads(k, kv, hd)?, heads(v, kv, vd)?)
+        };
+        if a.v_scale != 1.0 {
+            v = v.affine(a.v_scale, 0.0)?;
+        }
+        if a.v_norm && !shared {
+            v = rms(&v, spec.norm.eps)?;
+            self.keep(Some(b), Point::VNorm, &v);
+        }
+        if a.qk_norm == QkNorm::Unit {
+            q = unit(&q, spec.norm.eps)?;
+            self.keep(Some(b), Point::QNorm, &q);
+            if !shared {
+                k = unit(&k, spec.norm.eps)?;
+                self.keep(Some(b), Point::KNorm, &k);
+            }
+        }
+        if a.qk_norm == QkNorm::HeadWeights {
+            // LayerNorm without a shift, each head scaled by its own row of [heads, head_dim].
+            let layer = Norm {
+                kind: NormKind::Layer { bias: false },
+                unit_offset: false,
+                ..spec.norm.clone()
+            };
+            let wq = self.head_weights(Role::QNorm, b, h)?.unsqueeze(1)?;
+            q = norm(&q, Some(&wq), None, &layer)?;
+            self.keep(Some(b), Point::QNorm, &q);
+            if !shared {
+                let wk = self.head_weights(Role::KNorm, b, kv)?.unsqueeze(1)?;
+                k = norm(&k, Some(&wk), None, &layer)?;
+                self.keep(Some(b), Point::KNorm, &k);
+            }
+        }
+        if a.qk_norm == QkNorm::PerHead {
+            q = self.norm(&q, Role::QNorm, Some(b))?;
+            self.keep(Some(b), Point::QNorm, &q);
+            if !shared {
+                k = self.norm(&k, Role::KNorm, Some(b))?;
+                self.keep(Some(b), Point::KNorm, &k);
+            }
+        }
+        // Inkling 2: Q (times its learned scale) and K scaled down to an L2 norm where longer.
+        if let Some(c) = a.l2_clip {
+            let s = self.w(Role::QClipScale, Some(b))?.unsqueeze(1)?;
+            q = l2_clip(&q.broadcast_mul(&s)?, c)?;
+            self.keep(Some(b), Point::QNorm, &q);
+            k = l2_clip(&k, c)?;
+            self.keep(Some(b), Point::KNorm, &k);
+        }
+        let plan = &spec.plan[b];
+        if let (Position::Rope(r), true) = (&spec.position, plan.rope) {
+            let dim = r.rotary_dim_for(self.span(b), a.head_dim) as usize;
+            let (cos, sin) = rope::tables_for(r, self.span(b), dim, cache.pos, t)?;
+            q = rope::rotate(&q, &cos, &sin, r.interleaved)?;
+            self.keep(Some(b), Point::Q, &q);
+            if !shared {
+                k = rope::rotate(&k, &cos, &sin, r.interleaved)?;
+                self.keep(Some(b), Point::K, &k);
+            }
+            if a.qk_norm == QkNorm::L2 {
+                q = rms(&q, spec.norm.eps)?;
+                k = rms(&k, spec.norm.eps)?;
+                self.keep(Some(b), Point::QL2, &q);
+                self.keep(Some(b), Point::KL2, &k);
+            }
+        }
+        if a.qk_norm == QkNorm::PerHeadPostRope {
+            q = self.norm(&q, Role::QNorm, Some(b))?;
+            k = self.norm(&k, Role::KNorm, Some(b))?;
+            self.keep(Some(b), Point::QNorm, &q);
+            self.keep(Some(b), Point::KNorm, &k);
+        }
+        if let Some(qs) = a.query_scale.filter(|qs| qs.applies(plan)) {
+            let f: Vec<f32> = (cache.pos..cache.pos + t)
+                .map(|p| qs.at(p as u64) as f32)
+                .collect();
+            q = q.broadcast_mul(&Tensor::from_vec(f, (1, t, 1), &Device::Cpu)?)?;
+            self.keep(Some(b), Point::QScaled, &q);
+        }
+        // nGPT: each query feature times its learned scale, squared.
+        if let Some(g) = spec.ngpt {
+            let s = self
+                .w(Role::NgptQueryScale, Some(b))?
+                .affine(g.query_factor(a.head_dim), 0.0)?
+                .sqr()?
+                .reshape((a.heads as usize, 1, a.head_dim as usize))?;
+            q = q.broadcast_mul(&s)?;
+            self.keep(Some(b), Point::QGain, &q);
+        }
+        // Inkling 2's sink logits, projected from the input, for this layer's attend.
+        if a.token_sinks {
+            let s = self
+                .proj(x, Role::TokenSinks, b, false)?
+                .t()?
+                .contiguous()?;
+            self.keep(Some(b), Point::Sinks, &s);
+            *self.token_sinks.borrow_mut() = Some(s.flatten_all()?.to_vec1()?);
+        }
+        // Inkling's relative logits, for this layer's attend.
+        if let Some(rl) = a.rel_logits {
+            let bias = self.rel_logits(x, b, rl, a.query_scale, cache.pos)?;
+            *self.rel_bias.borrow_mut() = Some(bias);
+        }
+        // The output gate, σ(x · W_g) (AFMoE) or softplus (Laguna), multiplies the heads
+        // before the output projection, feature by feature or head by head.
+        let gate = self.out_gate(x, b, q_gate, vd)?;
+        let chosen = match (a.block_index, a.qsa) {
+            (Some(bi), _) => Some((self.block_index(x, bi, b, cache)?, bi.heads as usize)),
+            (None, Some(q)) => Some((self.qsa(x, q, b, cache)?, 1)),
+            (None, None) => None,
+        };
+        let selected = chosen
+            .as_ref()
+            .map(|(keys, groups)| crate::attention::Selected {
+                keys,
+                groups: *groups,
+            });
+        let new = (!shared).then_some((k, v));
+        let o = self.attend(q, new, b, cache, selected, gate.as_ref())?;
+        match &moa {
+            Some(choices) => self.moa_out(&o, b, choices),
+            None => self.out_proj(o, b),
+        }
+    }
+
+    /// The output gate of attention layer `b`, over each head's `vd` features: from the query
+    /// projection (`q_gate`) or a projection of its own; `None` where it has none.
+    pub(super) fn out_gate(
+        &self,
+        x: &Tensor,
+        b: usize,
+        q_gate: Option<Tensor>,
+        vd: usize,
+    ) -> Res<Option<Tensor>> {
+        let Some(og) = self.spec.attn_at(b).out_gate else {
+            return Ok(None);
+        };
+        let mut g = match q_gate {
+            Some(g) => g,
+            None => self.proj(x, Role::AttnGate, b, false)?,
+        };
+        if og.bias {
+            // One bias per head (Beam), shared by the head's features.
+            let bias = self.w(Role::AttnGateBias, Some(b))?;
+            let bias = if og.per_head {
+                bias.clone()
+            } else {
+                let h = bias.dim(0)?;
+                bias.unsqueeze(1)?
+                    .broadcast_as((h, vd))?
+                    .contiguous()?
+                    .reshape(h * vd)?
+            };
+            g = g.broadcast_add(&bias)?;
+        }
+        if let Some(n) = self.spec.ngpt {
+            let s = self.w(Role::NgptGateScale, Some(b))?;
+            g = g.broadcast_mul(&s.affine(n.gate_factor(self.spec.hidden), 0.0)?.sqr()?)?;
+        }
+        self.keep(Some(b), Point::AttnGate, &g);
+        let g = if og.softplus {
+            softplus(&g)?
+        } else {
+            sigmoid(&g)?
+        };
+        Ok(Some(if og.per_head {
+            // Each head's gate over its features: [t, h] → [t, h · dv].
+            let (t, hh) = g.dims2()?;
+            g.unsqueeze(2)?
+                .broadcast_as((t, hh, vd))?
+                .contiguous()?
+                .reshape((t, hh * vd))?
+        } else {
+            g
+        }))
+    }
+
+    /// A mixture of attention heads' routing: each token's top-k experts, weighted by a softmax
+    /// over their logits, in slot order.
+    pub(super) fn moa_route(&self, x: &Tensor, b: usize, m: Moa) -> Res<Vec<Vec<(usize, f32)>>> {
+        let logits = self.proj(x, Role::AttnRouter, b, false)?;
+        self.keep(Some(b), Point::AttnRouter, &logits);
+        let k = m.top_k as usize;
+        let rows: Vec<Vec<f32>> = logits.to_vec2()?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                let idx = top_indices(row, k);
+                let top: Vec<f32> = idx.iter().map(|&i| row[i]).collect();
+                idx.into_iter().zip(softmax_of(&top)).collect()
+            })
+            .collect())
+    }
+
+    /// The queries of each token's chosen experts, [t, top_k · width] slot after slot.
+    pub(super) fn moa_queries(
+        &self,
+        x: &Tensor,
+        b: usize,
+        choices: &[Vec<(usize, f32)>],
+        width: usize,
+    ) -> Res<Tensor> {
+        let w = self.w(Role::AttnExpertQ, Some(b))?;
+        let (t, k) = (choices.len(), choices.first().map_or(0, |c| c.len()));
+        let mut q = vec![0f32; t * k * width];
+        for (ex, picks) in by_expert(choices) {
+            let idx = Tensor::new(
+                picks.iter().map(|p| p.0 as u32).collect::<Vec<_>>(),
+                &Device::Cpu,
+            )?;
+            let ys: Vec<Vec<f32>> = x.index_select(&idx, 0)?.matmul(&w.i(ex)?.t()?)?.to_vec2()?;
+            for ((tok, slot, _), y) in picks.iter().zip(ys) {
+                let at = (tok * k + slot) * width;
+                q[at..at + width].copy_from_slice(&y);
+            }
+        }
+        Ok(Tensor::from_vec(q, (t, k * width), &Device::Cpu)?)
+    }
+
+    /// A mixture of attention heads' output: slot j's heads ([t, heads · dv] in group order)
+    /// through its expert's output projection, times the expert's gate, summed, plus the bias.
+    pub(super) fn moa_out(
+        &self,
+        o: &Tensor,
+        b: usize,
+        choices: &[Vec<(usize, f32)>],
+    ) -> Res<Tensor> {
+        let w = self.w(Role::AttnExpertO, Some(b))?;
+        let (t, k) = (choices.len(), choices.first().map_or(0, |c| c.len()));
+        let width = o.dim(1)? / k.max(1);
+        let kv = self.spec.attn_at(b).kv_heads as usize;
+        // [t, group i, slot j, dv] → [t, slot j, group i · dv]
+        let slots = o
+            .reshape((t, kv, k, width / kv))?
+            .transpose(1, 2)?
+            .contiguous()?
+            .reshape((t, k, width))?;
+        let mut y = Tensor::zeros((t, self.spec.hidden as usize), DType::F32, &Device::Cpu)?;
+        for (ex, picks) in by_expert(choices) {
+            let rows: Vec<Tensor> = picks
+                .iter()
+                .map(|&(tok, slot, _)| slots.i((tok, slot)))
+                .collect::<R<_>>()?;
+            let gates = Tensor::new(picks.iter().map(|p| p.2).collect::<Vec<_>>(), &Device::Cpu)?;
+            let out = Tensor::stack(&rows, 0)?
+                .matmul(&w.i(ex)?.t()?)?
+                .broadcast_mul(&gates.unsqueeze(1)?)?;
+            let idx = Tensor::new(
+                picks.iter().map(|p| p.0 as u32).collect::<Vec<_>>(),
+                &Device::Cpu,
+            )?;
+            y = y.index_add(&idx, &out, 0)?;
+        }
+        let y = y.broadcast_add(self.bias(Role::AttnExperts, Some(b))?)?;
+        self.keep(Some(b), Point::AttnExperts, &y);
+        Ok(y)
+    }
+
+    /// The part every attention shares: append K and V to the cache, score every query against
+    /// every cached key (scaled, softcapped and masked as the layer says, with the head's sink
+    /// where there is one), mix the values and stack the heads, [t, heads · dv].
+    /// q: [H, T, d_qk]; k: [KV, T, d_qk]; v: [KV, T, d_v].
+    /// Each query sees only the keys `selected` marks, when given (DeepSeek sparse attention's
+    /// [t, total], MiniMax-M3's [groups, t, total]); the heads are multiplied by `gate`
+    /// ([t, H d_v]) when given.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn attend(
+        &self,
+        q: Tensor,
+        new: Option<(Tensor, Tensor)>,
+        b: usize,
+        cache: &mut Cache,
+        selected: Option<crate::attention::Selected>,
+        gate: Option<&Tensor>,
+    ) -> Res<Tensor> {
+        let a = self.spec.attn_at(b);
+        let (h, t, _) = q.dims3()?;
+        let flat = |t: &Tensor| t.flatten_all().and_then(|t| t.to_vec1::<f32>());
+        // This layer's new keys and values join its cache; a layer that shares reads the cache
+        // of the layer it shares with, which has run this step already.
+        let from = match new {
+            Some((k, v)) => {
+                let ((kv, _, d), dv) = (k.dims3()?, v.dim(2)?);
+                let held = cache.kv[b].get_or_insert_with(|| crate::kv::Kv::new(kv, d, dv));
+                held.append(&flat(&k)?, &flat(&v)?, t, cache.room);
+                b
+            }
+            None => self.spec.kv_source(b),
+        };
+        let held = cache.kv[from]
+            .as_ref()
+            .expect("the layer whose keys are read has run this step");
+        let (kv, _, dv) = held.shape();
+        self.keep(Some(b), Point::Q, &q);
+        if self.capturing() {
+            self.keep(Some(b), Point::K, &held.keys()?);
+            self.keep(Some(b), Point::V, &held.values()?);
+        }
+        let (total, (k_all, v_all)) = (held.len(), held.buffers());
+        // The mechanisms that rework the values read them as a tensor of their own.
+        let reworked = if a.differential || a.dynamic_mask.is_some() {
+            Some(held.values()?)
+        } else {
+            None
+        };
+        // Differential attention: K/V head j offers the values of heads j mod KV/2 and
+        // KV/2 + j mod KV/2 side by side, so each head's output is both mixes.
+        let reworked = match (a.differential, reworked) {
+            (true, Some(v)) => {
+                let half = kv / 2;
+                let pick = |off: usize| -> Res<Tensor> {
+                    let idx: Vec<u32> = (0..kv).map(|j| (off + j % half) as u32).collect();
+                    Ok(v.index_select(&Tensor::new(idx, &Device::Cpu)?, 0)?)
+                };
+                Some(Tensor::cat(&[pick(0)?, pick(half)?], 2)?)
+            }
+            (_, v) => v,
+        };
+        let vd = reworked.as_ref().map_or(Ok(dv), |v| v.dim(2))?;
+        let sinks: Option<Vec<f32>> = if a.sinks {
+            let name = self.name(Role::Sinks, false, Some(b), None);
+            Some(self.weights.get(&name)?.to_vec1()?)
+        } else {
+            None
+        };
+        // Inkling 2: each query's sink logits, [heads, t], projected from the attention's input.
+        let token_sinks = self.token_sinks.borrow_mut().take();
+        let alibi: Option<Vec<f32>> = match &self.spec.position {
+            Position::Alibi(slopes) => Some(slopes.iter().map(|&m| m as f32).collect()),
+            _ => None,
+        };
+        let pair_bias = self.pair_bias.borrow();
+        let rel_bias = self.rel_bias.borrow_mut().take();
+        // Doge's dynamic mask: every cached key scored from the values of all K/V heads,
+        // Δ = exp(A ⊙ softplus(W_dt · v + b)), [kv, total].
+        let key_scores: Option<Vec<f32>> = match a.dynamic_mask {
+            Some(_) => {
+                let v = reworked
+                    .as_ref()
+                    .expect("the values, read above for the dynamic mask");
+                let v_tok = v.transpose(0, 1)?.contiguous()?.reshape((total, kv * vd))?;
+                let bias = if a.qkv_bias {
+                    Some(self.bias(Role::DynDt, Some(b))?)
+                } else {
+                    None
+                };
+                let dt =
+                    self.linear(&v_tok, &self.name(Role::DynDt, false, Some(b), None), bias)?;
+                let delta = softplus(&dt)?
+                    .broadcast_mul(self.w(Role::DynA, Some(b))?)?
+                    .exp()?
+                    .t()?
+                    .contiguous()?;
+                self.keep(Some(b), Point::KeyScores, &delta);
+                Some(delta.flatten_all()?.to_vec1()?)
+            }
+            None => None,
+        };
+        // The cache's buffers as they are, or the keys beside values reworked above.
+        let own = match &reworked {
+            Some(v) => Some((flat(&held.keys()?)?, flat(v)?)),
+            None => None,
+        };
+        let (k_read, v_read, stride) = match &own {
+            Some((k, v)) => (&k[..], &v[..], total),
+            None => (k_all, v_all, held.room()),
+        };
+        let qv = flat(&q)?;
+        let heads = crate::attention::Heads {
+            q: &qv,
+            k: k_read,
+            v: v_read,
+            heads: h,
+            kv_heads: kv,
+            d: q.dim(2)?,
+            dv: vd,
+            start: cache.pos,
+            stride,
+        };
+        let rule = crate::attention::Rule {
+            scale: (a.scale_mult / a.scale_dim.sqrt()) as f32,
+            softcap: a.softcap.map(|c| c as f32),
+            span: self
+                .spec
+                .read_span(b as u64)
+                .expect("attention runs in attention layers only"),
+            key_scores: key_scores
+                .as_deref()
+                .zip(a.dynamic_mask)
+                .map(|(scores, dm)| crate::attention::KeyScores {
+                    scores,
+                    total,
+                    keep: dm.keep as usize,
+                }),
+            sinks: sinks.as_deref(),
+            token_sinks: token_sinks.as_deref(),
+            alibi: alibi.as_deref(),
+            pair_bias: pair_bias
+                .as_ref()
+                .map(|(table, rows)| crate::attention::PairBias { table, rows }),
+            rel_bias: rel_bias
+                .as_ref()
+                .map(|(table, extent)| crate::attention::RelBias {
+                    table,
+                    extent: *extent,
+                }),
+            selected,
+        };
+        let done = crate::attention::attend(&heads, &rule, self.capturing());
+        let cpu =
+            |v: Vec<f32>, shape: (usize, usize, usize)| Tensor::from_vec(v, shape, &Device::Cpu);
+        if let (Some(s), Some(p)) = (done.scores, done.probs) {
+            self.keep(Some(b), Point::Scores, &cpu(s, (h, t, total))?);
+            self.keep(Some(b), Point::Probs, &cpu(p, (h, t, total))?);
+        }
+        let mut o = Tensor::from_vec(done.out, (t, h * vd), &Device::Cpu)?;
+        self.keep(Some(b), Point::Heads, &o);
+        if a.differential {
+            o = self.differential(&o, b, t, h, vd)?;
+            self.keep(Some(b), Point::Differential, &o);
+        }
+        if let Some(g) = gate {
+            o = (o * g)?;
+        }
+        if a.sub_norm {
+            o = self.norm(&o, Role::AttnSubNorm, Some(b))?;
+            self.keep(Some(b), Point::AttnSubNorm, &o);
+        }
+        Ok(o)
+    }
+
+    /// The heads ([t, heads · dv]) projected back to the hidden size.
+    pub(super) fn out_proj(&self, o: Tensor, b: usize) -> Res<Tensor> {
+        let a = self.spec.attn_at(b);
+        let y = self.proj(&o, Role::O, b, a.o_bias)?;
+        if a.o_bias_last && b + 1 == self.spec.layers as usize {
+            let name = self.name(Role::DenseBias, false, Some(b), None);
+            return Ok(y.broadcast_add(self.weights.get(&name)?)?);
+        }
+        Ok(y)
+    }
+
+    /// Differential attention's combination of the heads' outputs `o` ([t, h · dv], each head's
+    /// dv = 2 · head_dim): the first half minus λ times the second, RMS-normed per pair without a
+    /// weight and scaled by 1 − λ_init; [t, h · dv / 2].
+    pub(super) fn differential(
+        &self,
+        o: &Tensor,
+        b: usize,
+        t: usize,
+        h: usize,
+        dv: usize,
+    ) -> Res<Tensor> {
+        let o = o.reshape((t, h, dv))?;
+        let (first, second) = (o.narrow(1, 0, h / 2)?, o.narrow(1, h / 2, h / 2)?);
+        let vec = |role| -> Res<Vec<f32>> {
+            let name = self.name(role, false, Some(b), None);
+            Ok(self.weights.get(&name)?.to_vec1()?)
+        };
+        let dot = |x: &[f32], y: &[f32]| x.iter().zip(y).map(|(a, b)| a * b).sum::<f32>();
+        let init = 0.8 - 0.6 * (-0.3 * b as f64).exp();
+        let lambda = dot(&vec(Role::LambdaQ1)?, &vec(Role::LambdaK1)?).exp()
+            - dot(&vec(Role::LambdaQ2)?, &vec(Role::LambdaK2)?).exp()
+            + init as f32;
+        let d = (first - (second * lambda as f64)?)?;
+        let d = (rms(&d, self.spec.norm.eps)? * (1.0 - init))?;
+        Ok(d.reshape((t, h * dv / 2))?)
+    }
+
+    /// Multi-head latent attention: Q (through its latent when there is one) and a KV latent that
+    /// every head expands; one rotary key shared by all heads.
+    pub(super) fn mla(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
+        let spec = &self.spec;
+        let a = spec.attn_at(b);
+        let m = a.mla.as_ref().expect("MLA");
+        let t = x.dim(0)?;
+        let (h, nope, rd, vd, kvl) = (
+            a.heads as usize,
+            m.qk_nope_head_dim as usize,
+            m.qk_rope_head_dim as usize,
+            a.v_head_dim as usize,
+            m.kv_lora_rank as usize,
+        );
+        let mut selected = None;
+        let mut q_gate = None;
+        let q = match m.q_lora_rank {
+            Some(_) => {
+                let qa = self.proj(x, Role::QA, b, m.bias)?;
+                self.keep(Some(b), Point::QLatent, &qa);
+                let qn = self.latent_norm(&qa, Role::QANorm, b)?;
+                self.keep(Some(b), Point::QLatentNorm, &qn);
+                if let Some(ix) = &m.indexer {
+                    if ix.own.contains(b as u64) {
+                        // dots.3 Note's indexer reads the scaled latent, as its query does.
+                        let qi = match m.lora_scales {
+                            Some((q_scale, _)) => qn.affine(q_scale, 0.0)?,
+                            None => qn.clone(),
+                        };
+                        cache.chosen = Some(self.index(x, &qi, ix, b, cache)?);
+                    }
+                    selected = cache.chosen.clone();
+                }
+                if m.q_gate {
+                    // A.X-K2: both latents side by side give each head's query, then its gate.
+                    let both = self
+                        .proj(&Tensor::cat(&[&qn, &qa], 1)?, Role::QB, b, false)?
+                        .reshape((t, h, nope + rd + vd))?;
+                    let g = both.narrow(2, nope + rd, vd)?.contiguous()?;
+                    q_gate = Some(g.reshape((t, h * vd))?);
+                    both.narrow(2, 0, nope + rd)?
+                        .contiguous()?
+                        .reshape((t, h * (nope + rd)))?
+                } else {
+                    self.proj(&qn, Role::QB, b, false)?
+                }
+            }
+            None => self.proj(x, Role::Q, b, false)?,
+        };
+        // LongCat-Flash scales the query and the normed KV latent.
+        let scaled = |t: Tensor, s: Option<f64>| -> Res<Tensor> {
+            Ok(match s {
+                Some(s) => t.affine(s, 0.0)?,
+                None => t,
+            })
+        };
+        let (q_scale, kv_scale) = (m.lora_scales.map(|s| s.0), m.lora_scales.map(|s| s.1));
+        // [h, t, nope + rope]
+        let q = scaled(q, q_scale)?
+            .reshape((t, h, nope + rd))
+            .and_then(|q| q.transpose(0, 1)?.contiguous())?;
+        self.keep(Some(b), Point::QProj, &q);
+        let q_nope = q.narrow(2, 0, nope)?;
+        let q_rot = q.narrow(2, nope, rd).and_then(|t| t.contiguous())?;
+        let kva = self.proj(x, Role::KvA, b, m.bias)?; // [t, kv_lora + rope]
+        let latent = kva.narrow(1, 0, kvl)?;
+        self.keep(Some(b), Point::KvLatent, &latent);
+        let c_kv = scaled(self.latent_norm(&latent, Role::KvANorm, b)?, kv_scale)?;
+        self.keep(Some(b), Point::KvLatentNorm, &c_kv);
+        let mut k_rot = kva
+            .narrow(1, kvl, rd)
+            .and_then(|k| k.contiguous()?.reshape((1, t, rd)))?;
+        self.keep(Some(b), Point::KPe, &k_rot);
+        if m.rope_key_norm {
+            k_rot = norm(
+                &k_rot,
+                Some(self.w(Role::KPeNorm, Some(b))?),
+                None,
+                &spec.norm,
+            )?;
+            self.keep(Some(b), Point::KPeNorm, &k_rot);
+        }
+        let (q_rot, k_rot) = match &spec.position {
+            Position::Rope(r) => {
+                let span = self.span(b);
+                let dim = r.rotary_dim(rd as u64) as usize;
+                let (cos, sin) = rope::tables_for(r, span, dim, cache.pos, t)?;
+                let k_rot = rope::rotate(&k_rot, &cos, &sin, r.interleaved)?;
+                self.keep(Some(b), Point::KPeRot, &k_rot);
+                (rope::rotate(&q_rot, &cos, &sin, r.interleaved)?, k_rot)
+            }
+            // Kimi Linear's: the shared key part carries no position either.
+            Position::Learned
+            | Position::Sinusoidal(_)
+            | Position::Alibi(_)
+            | Position::None
+            | Position::Buckets(_) => (q_rot, k_rot),
+        };
+        let kv = self
+            .proj(&c_kv, Role::KvB, b, false)?
+            .reshape((t, h, nope + vd))
+            .and_then(|kv| kv.transpose(0, 1)?.contiguous())?;
+        let k_shared = k_rot
+            .broadcast_as((h, t, rd))
+            .and_then(|k| k.contiguous())?;
+        let k = Tensor::cat(&[&kv.narrow(2, 0, nope)?, &k_shared], 2)?;
+        let v = kv.narrow(2, nope, vd).and_then(|v| v.contiguous())?;
+        self.keep(Some(b), Point::KNope, &kv.narrow(2, 0, nope)?);
+        let q = Tensor::cat(&[&q_nope, &q_rot], 2)?;
+        let gate = self.out_gate(x, b, q_gate, vd)?;
+        let o = self.attend(
+            q,
+            Some((k, v)),
+            b,
+            cache,
+            selected
+                .as_deref()
+                .map(|keys| crate::attention::Selected { keys, groups: 1 }),
+            gate.as_ref(),
+        )?;
+        self.out_proj(o, b)
+    }
+
+    /// MiniMax-M3's lightning indexer: which cached keys each of the `t` new queries of each
+    /// index head's group may attend to, [index heads, t, total] row-major. Its keys join the
+    /// layer's index cache.
+    pub(super) fn block_index(
+        &self,
+        x: &Tensor,
+        bi: anatomy_core::spec::BlockIndex,
+        b: usize,
+        cache: &mut Cache,
+    ) -> Res<Vec<bool>> {
+        let spec = &self.spec;
+        let (t, ih, id) = (x.dim(0)?, bi.heads as usize, bi.head_dim as usize);
+        let q = self
+            .proj(x, Role::BlockIndexQ, b, false)?
+            .reshape((t, ih, id))?
+            .transpose(0, 1)?
+            .contiguous()?;
+        let q = self.norm(&q, Role::BlockIndexQNorm, Some(b))?;
+        let k = self.proj(x, Role::BlockIndexK, b, false)?;
+        let k = self
+            .norm(&k, Role::BlockIndexKNorm, Some(b))?
+            .reshape((1, t, id))?;
+        // The attention's RoPE tables, over the first dims of each index head.
+        let (q, k) = match &spec.position {
+            Position::Rope(r) => {
+                let dim = r.rotary_dim(spec.attn_at(b).head_dim) as usize;
+                let (cos, sin) = rope::tables_for(r, self.span(b), dim, cache.pos, t)?;
+                (
+                    rope::rotate(&q, &cos, &sin, r.interleaved)?,
+                    rope::rotate(&k, &cos, &sin, r.interleaved)?,
+                )
+            }
+            _ => (q, k),
+        };
+        self.keep(Some(b), Point::IndexQ, &q);
+        let k = k.reshape((t, id))?;
+        self.keep(Some(b), Point::IndexK, &k);
+        let k = cache.index_keys(b, k)?;
+        let total = k.dim(0)?;
+        // [ih, t, total]: every index head's queries against every cached key.
+        let scores: Vec<f32> = q
+            .matmul(
+                &k.t()?
+                    .contiguous()?
+                    .broadcast_as((ih, id, total))?
+                    .contiguous()?,
+            )?
+            .flatten_all()?
+            .to_vec1()?;
+        let block = bi.block as usize;
+        let blocks = total.div_ceil(block);
+        let mut selected = vec![false; ih * t * total];
+        let mut best = vec![f32::NEG_INFINITY; blocks];
+        for h in 0..ih {
+            for i in 0..t {
+                let qpos = cache.pos + i;
+                let row = &scores[(h * t + i) * total..][..total];
+                best.fill(f32::NEG_INFINITY);
+                for (s, &v) in row.iter().enumerate().take(qpos + 1) {
+                    best[s / block] = best[s / block].max(v);
+                }
+                // The query's latest blocks always win a place.
+                for l in 0..bi.local as usize {
+                    best[(qpos / block).saturating_sub(l)] = f32::INFINITY;
+                }
+                // The top-k blocks by score, best first; a block with no visible key never.
+                let mut order: Vec<usize> = (0..blocks)
+                    .filter(|&j| best[j] > f32::NEG_INFINITY)
+                    .collect();
+                order.sort_by(|&a, &b| best[b].total_cmp(&best[a]).then(a.cmp(&b)));
+                order.truncate(bi.top_k as usize);
+                let keep = &mut selected[(h * t + i) * total..][..total];
+                for j in order {
+                    let end = ((j + 1) * block).min(qpos + 1);
+                    keep[j * block..end].fill(true);
+                }
+            }
+        }
+        if self.capturing() {
+            let s = Tensor::from_vec(scores, (ih, t, total), &Device::Cpu)?;
+            self.keep_selection(b, s, &selected, (ih, t, total))?;
+        }
+        Ok(selected)
+    }
+
+    /// An indexer's scores and the keys it kept, as the op view shows them: the mask 0 where a
+    /// key was kept, −∞ elsewhere.
+    pub(super) fn keep_selection(
+        &self,
+        b: usize,
+        scores: Tensor,
+        selected: &[bool],
+        shape: impl Into<candle_core::Shape>,
+    ) -> Res<()> {
+        self.keep(Some(b), Point::IndexScores, &scores);
+        let mask = selected
+            .iter()
+            .map(|&s| if s { 0.0 } else { f32::NEG_INFINITY })
+            .collect();
+        self.keep(
+            Some(b),
+            Point::IndexMask,
+            &Tensor::from_vec(mask, shape, &Device::Cpu)?,
+        );
+        Ok(())
+    }
+
+    /// DeepSeek sparse attention's indexer: which cached keys each of the `t` new queries may
+    /// attend to, [t, total] row-major. Its keys join the layer's indexer cache.
+    pub(super) fn index(
+        &self,
+        x: &Tensor,
+        q_latent: &Tensor,
+        ix: &Indexer,
+        b: usize,
+        cache: &mut Cache,
+    ) -> Res<Vec<bool>> {
+        let Position::Rope(r) = &self.spec.position else {
+            unreachable!("MLA has RoPE")
+        };
+        let m = self.spec.attn_at(b).mla.as_ref().expect("MLA");
+        let (t, ih, id) = (x.dim(0)?, ix.heads as usize, ix.head_dim as usize);
+        let rd = m.qk_rope_head_dim as usize;
+        let (cos, sin) = rope::tables_for(
+            r,
+            self.span(b),
+            r.rotary_dim(rd as u64) as usize,
+            cache.pos,
+            t,
+        )?;
+        // The indexer pairs dims its own way, whatever the attention does.
+        let q = self
+            .proj(q_latent, Role::IndexQ, b, false)?
+            .reshape((t, ih, id))?
+            .transpose(0, 1)?
+            .contiguous()?;
+        // HY v4's indexer rotates the last rd dims of each head, V3.2's the first.
+        let rotate = |x: &Tensor| -> Res<Tensor> {
+            if !ix.rope_last {
+                return Ok(rope::rotate(x, &cos, &sin, ix.interleaved)?);
+            }
+            let pass = id - rd;
+            let rot = x.narrow(2, pass, rd)?.contiguous()?;
+            let rot = rope::rotate(&rot, &cos, &sin, ix.interleaved)?;
+            Ok(Tensor::cat(&[&x.narrow(2, 0, pass)?, &rot], 2)?)
+        };
+        let q = rotate(&q)?; // [ih, t, id]
+        self.keep(Some(b), Point::IndexQ, &q);
+        let k = self.proj(x, Role::IndexK, b, false)?;
+        let k = norm(
+            &k,
+            Some(self.w(Role::IndexKNorm, Some(b))?),
+            Some(self.bias(Role::IndexKNorm, Some(b))?),
+            &ix.key_norm(),
+        )?;
+        let k = rotate(&k.reshape((1, t, id))?)?.reshape((t, id))?;
+        self.keep(Some(b), Point::IndexK, &k);
+        let k = cache.index_keys(b, k)?;
+        let total = k.dim(0)?;
+        let weights = self.proj(x, Role::IndexWeights, b, false)?;
+        self.keep(Some(b), Point::IndexWeights, &weights);
+        let weights: Vec<f32> = weights
+            .affine((ih as f64).powf(-0.5), 0.0)?
+            .flatten_all()?
+            .to_vec1()?;
+        // [ih, t, total]: every query head against every cached key.
+        let dots: Vec<f32> = q
+            .matmul(
+                &k.t()?
+                    .contiguous()?
+                    .broadcast_as((ih, id, total))?
+                    .contiguous()?,
+            )?
+            .affine((id as f64).powf(-0.5), 0.0)?
+            .relu()?
+            .flatten_all()?
+            .to_vec1()?;
+        let mut scores = vec![f32::NEG_INFINITY; t * total];
+        let mut selected = vec![false; t * total];
+        let top_k = ix.top_k as usize;
+        for i in 0..t {
+            let qpos = cache.pos + i;
+            let row = &mut scores[i * total..][..total];
+            for (j, s) in row.iter_mut().enumerate().take(qpos + 1) {
+                *s = (0..ih)
+                    .map(|h| weights[i * ih + h] * dots[(h * t + i) * total + j])
+                    .sum();
+            }
+            // Best first. transformers leaves the order of equal scores to torch's top-k, which
+            // promises none; here the later key wins. (ReLU makes exact zeros likely with few
+            // indexer heads: the toy fixture has enough heads that no tie falls at the cut.)
+            let mut order: Vec<usize> = (0..=qpos).collect();
+            if order.len() > top_k {
+                order.select_nth_unstable_by(top_k - 1, |&a, &b| {
+                    row[b]
+                        .partial_cmp(&row[a])
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                        .then(b.cmp(&a))
+                });
+                order.truncate(top_k);
+            }
+            for j in order {
+                selected[i * total + j] = true;
+            }
+        }
+        let s = Tensor::from_vec(scores, (t, total), &Device::Cpu)?;
+        self.keep_selection(b, s, &selected, (t, total))?;
+        Ok(selected)
+    }
+
+    /// ZAYA's compressed convolutional attention: Q, K and V ([t, H·d], [t, KV·d], [t, KV·d])
+    /// from the input `x`, the convolutions' last inputs and the last delayed value carried in
+    /// the layer's state.
+    pub(super) fn cca(
+        &self,
+        x: &Tensor,
+        b: usize,
+        cca: anatomy_core::spec::Cca,
+        cache: &mut Cache,
+    ) -> Res<(Tensor, Tensor, Tensor)> {
+        let a = self.spec.attn_at(b);
+        let (t, h, kv, hd) = (
+            x.dim(0)?,
+            a.heads as usize,
+            a.kv_heads as usize,
+            a.head_dim as usize,
+        );
+        let (qw, kw, c, g) = (h * hd, kv * hd, (h + kv) * hd, h / kv);
+        let qp = self.proj(x, Role::Q, b, a.qkv_bias)?;
+        let kp = self.proj(x, Role::K, b, a.qkv_bias)?;
+        // The residual paths: each query head's mean of its query and its K/V head's key, and
+        // for each K/V head the mean of those over its query heads.
+        let k_rep = kp
+            .reshape((t, kv, 1, hd))?
+            .broadcast_as((t, kv, g, hd))?
+            .reshape((t, h, hd))?;
+        let q_res = ((qp.reshape((t, h, hd))? + k_rep)? * 0.5)?;
+        let k_res = q_res.reshape((t, kv, g, hd))?.mean(2)?;
+        // The convolutions, over the carried inputs and this call's.
+        let (k0, k1) = (cca.depthwise as usize, cca.grouped as usize);
+        let reach = cca.reach() as usize;
+        let mut state = cache.ssm[b]
+            .take()
+            .unwrap_or_else(|| crate::ssm::SsmState::new(reach + 1, c, 0, 0, 0));
+        let raw: Vec<f32> = Tensor::cat(&[&qp, &kp], 1)?.flatten_all()?.to_vec1()?;
+        let mut full = state.conv.clone();
+        full.extend_from_slice(&raw);
+        let vec = |role, bias| -> Res<Vec<f32>> {
+            let name = self.name(role, bias, Some(b), None);
+            Ok(self.weights.get(&name)?.flatten_all()?.to_vec1()?)
+        };
+        let (w0, b0) = (
+            vec(Role::CcaConvDepthwise, false)?,
+            vec(Role::CcaConvDepthwise, true)?,
+        );
+        let (w1, b1) = (
+            vec(Role::CcaConvGrouped, false)?,
+            vec(Role::CcaConvGrouped, true)?,
+        );
+        let mid = t + k1 - 1;
+        let mut y1 = vec![0f32; mid * c];
+        for p in 0..mid {
+            for ch in 0..c {
+                let mut s = b0[ch];
+                for j in 0..k0 {
+                    s += w0[ch * k0 + j] * full[(p + j) * c + ch];
+                }
+                y1[p * c + ch] = s;
+            }
+        }
+        let mut y2 = vec![0f32; t * c];
+        for p in 0..t {
+            for ch in 0..c {
+                let group = ch / hd * hd;
+                let mut s = b1[ch];
+                for cc in 0..hd {
+                    for j in 0..k1 {
+                        s += w1[(ch * hd + cc) * k1 + j] * y1[(p + j) * c + group + cc];
+                    }
+                }
+                y2[p * c + ch] = s;
+            }
+        }
+        state.conv = full[full.len() - reach * c..].to_vec();
+        let y2 = Tensor::from_vec(y2, (t, c), &Device::Cpu)?;
+        let q = (y2.narrow(1, 0, qw)?.reshape((t, h, hd))? + q_res)?;
+        let k = (y2.narrow(1, qw, kw)?.reshape((t, kv, hd))? + k_res)?;
+        // The values: half from this token, half (the delayed projection) from the one before.
+        let vc = self.proj(x, Role::CcaVCurrent, b, a.qkv_bias)?;
+        let vd = self.proj(x, Role::CcaVDelayed, b, a.qkv_bias)?;
+        let half = kw / 2;
+        let prev = if state.h.len() == half {
+            Tensor::from_vec(state.h.clone(), (1, half), &Device::Cpu)?
+        } else if a.qkv_bias {
+            self.bias(Role::CcaVDelayed, Some(b))?.reshape((1, half))?
+        } else {
+            Tensor::zeros((1, half), DType::F32, &Device::Cpu)?
+        };
+        let delayed = Tensor::cat(&[&prev, &vd.narrow(0, 0, t - 1)?], 0)?;
+        state.h = vd.narrow(0, t - 1, 1)?.flatten_all()?.to_vec1()?;
+        cache.ssm[b] = Some(state);
+        let v = Tensor::cat(&[&vc, &delayed], 1)?;
+        // Q and K to length √d per head, K then times its K/V head's learned scale.
+        let unit = |x: &Tensor| -> Res<Tensor> {
+            let len = x
+                .sqr()?
+                .sum_keepdim(2)?
+                .sqrt()?
+                .clamp(f32::EPSILON, f32::MAX)?;
+            Ok(x.broadcast_div(&len)?.affine((hd as f64).sqrt(), 0.0)?)
+        };
+        let q = unit(&q)?.reshape((t, qw))?;
+        let temp = self.w(Role::CcaKeyTemp, Some(b))?.reshape((1, kv, 1))?;
+        let k = unit(&k)?.broadcast_mul(&temp)?.reshape((t, kw))?;
+        Ok((q, k, v))
+    }
+}
+
+/// A residual convolution's inputs: the `past` carried (taps − 1 rows of x's width, zeros
+/// before the first token) then `x`'s rows, [taps − 1 + t, c]; `past` keeps the last taps − 1
+/// for the next step.
+pub(super) fn carried(past: &mut Vec<f32>, x: &Tensor, taps: usize) -> Res<Vec<f32>> {
+    let (t, c) = x.dims2()?;
+    if past.len() != (taps - 1) * c {
+        *past = vec![0.0; (taps - 1) * c];
+    }
+    let mut all = std::mem::take(past);
+    all.extend(x.flatten_all()?.to_vec1::<f32>()?);
+    *past = all[t * c..].to_vec();
+    Ok(all)
+}
+
+/// Each row of `x` scaled down to L2 norm `c` where longer: x · min(1, c / (‖x‖ + 10⁻⁶)).
+pub(super) fn l2_clip(x: &Tensor, c: f64) -> R<Tensor> {
+    let norm = x.sqr()?.sum_keepdim(D::Minus1)?.sqrt()?;
+    let f = (norm + 1e-6)?
+        .recip()?
+        .affine(c, 0.0)?
+        .clamp(f32::MIN, 1.0)?;
+    x.broadcast_mul(&f)
+}
+
+/// `x` projected onto the unit sphere over its last dim (nGPT): length 1, not RMS 1.
+pub(super) fn unit(x: &Tensor, eps: f64) -> R<Tensor> {
+    x.broadcast_div(&(x.sqr()?.sum_keepdim(D::Minus1)? + eps)?.sqrt()?)
+}
