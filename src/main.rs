@@ -631,7 +631,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
         Command::Torch { model } => {
             let (g, _) = build(&model, lenient)?;
 
-            Ok(render::html::torch::module(&g.spec))
+            Ok(render::torch::module(&g.spec))
         }
         Command::List { model_types: true } => {
             // Columns as wide as their longest entry, and a space more: the names never touch.

@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
                     &anatomy_core::render::Options { width: 80, color: false, step: Some(3) },
                 );
                 let _ = anatomy_core::render::numpy::module(&g.spec, "model.py");
-                let _ = anatomy_core::render::html::torch::module(&g.spec);
+                let _ = anatomy_core::render::torch::module(&g.spec);
             }
         }
     }

@@ -85,7 +85,7 @@ fn views(c: &mut Criterion) {
                 .unwrap();
                 let ops = render::report::ops(&g);
                 let numpy = render::numpy::module(&g, "model.py");
-                let torch = render::html::torch::module(&g.spec);
+                let torch = render::torch::module(&g.spec);
                 black_box(page.len() + ops.len() + numpy.len() + torch.len())
             })
         });

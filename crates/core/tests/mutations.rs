@@ -68,7 +68,7 @@ fn mutated(mut v: Value, edits: Vec<(usize, Value, bool)>) -> Result<(), TestCas
             }) {
                 prop_assert!(page.ends_with("</html>\n"));
             }
-            let _ = render::html::torch::module(&g.spec);
+            let _ = render::torch::module(&g.spec);
         }
     }
     Ok(())

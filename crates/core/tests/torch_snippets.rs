@@ -1,7 +1,8 @@
 //! Every PyTorch snippet the web pages show is valid Python: `python3 -m py_compile` on each
 //! part's snippet and on the assembled module, for every catalog model.
 
-use anatomy_core::render::html::{parts, torch};
+use anatomy_core::render::html::parts;
+use anatomy_core::render::torch;
 use anatomy_core::{catalog, graph, source};
 use std::process::Command;
 

@@ -88,7 +88,8 @@ fn an_assistants_views_render_with_values_from_a_draft_step() {
         .unwrap();
         assert!(page.contains("Values from one draft step"));
         assert!(render::numpy::module(&g, "model.py").contains("def forward(state, W):"));
-        assert!(render::html::torch::module(&spec)
-            .contains("def forward(self, state, shared_kv, position):"));
+        assert!(
+            render::torch::module(&spec).contains("def forward(self, state, shared_kv, position):")
+        );
     }
 }

@@ -378,7 +378,7 @@ fn every_fixture_renders_every_view_with_values_from_a_run() {
         assert!(!render::terminal::render(&g, &opts).unwrap().is_empty());
         anatomy_core::stats::stats(&g, Some(4096)).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(render::numpy::module(&g, "model.py").contains("def forward("));
-        assert!(render::html::torch::module(&spec).contains("class Model("));
+        assert!(render::torch::module(&spec).contains("class Model("));
     }
 }
 

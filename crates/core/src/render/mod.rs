@@ -9,5 +9,6 @@ mod numpy_blt;
 pub mod report;
 mod rewrite;
 pub mod terminal;
+pub mod torch;
 
 pub use terminal::{render, Options};

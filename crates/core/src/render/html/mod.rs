@@ -11,18 +11,6 @@ pub mod site;
 mod svg;
 mod text;
 mod text_blt;
-pub mod torch;
-mod torch_altup;
-mod torch_blt;
-mod torch_decode;
-mod torch_deepseek_v4;
-mod torch_draft;
-mod torch_gated;
-mod torch_hierarchy;
-mod torch_hyper;
-mod torch_inkling2;
-mod torch_mlstm;
-mod torch_shared;
 
 pub use parts::{parts, Kind, Part};
 
@@ -613,7 +601,7 @@ fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize])
         "numbers": numbers,
         "layers": p.layers.as_ref().map(|l| l.to_string()),
         "variants": variants,
-        "code": torch::snippet(&g.spec, p),
+        "code": crate::render::torch::snippet(&g.spec, p),
         "steps": steps,
     })
 }
@@ -631,7 +619,7 @@ fn block_json(g: &Graph) -> Value {
         "numbers": [],
         "layers": Value::Null,
         "variants": [],
-        "code": format!("{}\n", torch::module(spec)),
+        "code": format!("{}\n", crate::render::torch::module(spec)),
         "steps": [],
     })
 }

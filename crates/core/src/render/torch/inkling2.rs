@@ -4,7 +4,7 @@
 //! layers over block attention residuals. Attribute names are its checkpoints' (`model.llm.`,
 //! `attn.wq_du` …, `Layout::Inkling2`).
 
-use super::torch::{fill, RELATIVE_LOGITS};
+use super::{fill, RELATIVE_LOGITS};
 use crate::fmt::float as fmt_f;
 use crate::spec::{Attention, Spec};
 
@@ -418,7 +418,7 @@ class Model(nn.Module):
                 },
             ),
             ("rank", r.looped.map_or(1, |l| l.rank).to_string()),
-            ("has_loop", super::torch::py_bool(r.looped.is_some())),
+            ("has_loop", super::py_bool(r.looped.is_some())),
             ("norm_eps", spec.norm.eps.to_string()),
         ],
     )

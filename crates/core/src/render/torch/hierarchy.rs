@@ -1,7 +1,7 @@
 //! The PyTorch reference of HRM-Text's model: its two stacks of decoder layers, each ending in
 //! its own norm, run in a nested loop (`Hierarchy`), as transformers' `HrmTextModel` runs them.
 
-use super::torch::fill;
+use super::fill;
 use crate::spec::{Hierarchy, Spec};
 
 pub(super) fn model(spec: &Spec, h: Hierarchy) -> String {

@@ -1,7 +1,7 @@
 //! The PyTorch reference of xLSTM: the mLSTM written as its recurrence, token after token, and
 //! the blocks, backbone and head around it, named as its checkpoints name them.
 
-use super::torch::{fill, py_bool};
+use super::{fill, py_bool};
 use crate::spec::Spec;
 
 /// The mLSTM class.

@@ -2,7 +2,7 @@
 //! module run by several layers, its tensors stored under the first of them), each visit's
 //! adapters, the two kinds of layer around the mixer, and Zamba's multi-head Mamba.
 
-use super::torch::{act_expr, fill, py_bool};
+use super::{act_expr, fill, py_bool};
 use crate::spec::{Layout, Position, SharedBlocks, Spec};
 
 /// The shared block's attribute in a layer that holds it: Zamba2's name, or Zamba's.

@@ -1,7 +1,7 @@
 //! The PyTorch reference's Qwen4-Exp parts: the gated residual streams' mix and the QSA
 //! indexer.
 
-use super::torch::fill;
+use super::fill;
 use crate::fmt::float as fmt_f;
 use crate::spec::{GatedStreams, NgramPle, Qsa};
 

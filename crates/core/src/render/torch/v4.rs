@@ -3,7 +3,7 @@
 //! layers), and its layers over hyper-connections mixed by Sinkhorn iterations. Attribute names
 //! are its checkpoints' (`attn.wq_a`, `ffn.gate.tid2eid`, `hc_attn_fn` …, `Layout::DeepseekV4`).
 
-use super::torch::{act_expr, fill, freqs_fn};
+use super::{act_expr, fill, freqs_fn};
 use crate::fmt::float as fmt_f;
 use crate::spec::{Scoring, Spec, V4Attn, V4Kind};
 
@@ -174,7 +174,7 @@ pub(super) fn moe(spec: &Spec) -> String {
             ("vocab", spec.vocab.to_string()),
             ("eps", fmt_f(m.renorm_eps)),
             ("act", act_expr(spec.mlp.act, "self.w1(x).clamp(max=LIMIT)")),
-            ("shared_bias", super::torch::py_bool(m.shared_bias)),
+            ("shared_bias", super::py_bool(m.shared_bias)),
             (
                 "score",
                 match m.scoring {

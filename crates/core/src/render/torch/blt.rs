@@ -4,9 +4,9 @@
 //! are written out as transformers' `BltModel` runs them (without a cache: every pass reads the
 //! whole sequence, since its patches depend on every byte).
 
-use super::parts::Kind;
-use super::torch::{act_expr, fill, freqs_fn};
+use super::{act_expr, fill, freqs_fn};
 use crate::fmt::float as fmt_f;
+use crate::render::html::parts::Kind;
 use crate::spec::{ByteLatent, Patching, Spec};
 
 pub(super) fn module(spec: &Spec, bl: &ByteLatent, docstring: String, header: &str) -> String {
@@ -41,7 +41,7 @@ pub(super) fn snippet(spec: &Spec, bl: &ByteLatent, kind: Kind) -> String {
 /// The norm, each stack's rotary frequencies, and the layer classes.
 fn layers(spec: &Spec, bl: &ByteLatent) -> Vec<String> {
     // The template's RMSNorm, `Norm(dim, eps)`: each stack passes its own ε.
-    let mut parts = vec![super::torch::norm(spec)];
+    let mut parts = vec![super::norm(spec)];
     let stacks = [
         ("patcher", bl.patcher.as_ref()),
         ("encoder", Some(&bl.encoder)),
@@ -104,8 +104,8 @@ fn model(spec: &Spec, bl: &ByteLatent) -> String {
             ("dec_cross", bl.decoder_cross().to_string()),
             ("d_glob", spec.hidden.to_string()),
             ("k", k.to_string()),
-            ("enc_all", super::torch::py_bool(bl.encoder_cross_all)),
-            ("dec_all", super::torch::py_bool(bl.decoder_cross_all)),
+            ("enc_all", super::py_bool(bl.encoder_cross_all)),
+            ("dec_all", super::py_bool(bl.decoder_cross_all)),
             ("rows", bl.hash.rows().to_string()),
             ("d_enc", bl.encoder.hidden.to_string()),
             ("d_dec", bl.decoder.hidden.to_string()),

@@ -3,7 +3,7 @@
 //! attention classes are the shared ones (`torch::attention`). Attribute names are Gemma 3n's
 //! checkpoint names (`Layout::Gemma3n`).
 
-use super::torch::{act_expr, fill, plan_list};
+use super::{act_expr, fill, plan_list};
 use crate::spec::Spec;
 
 /// The MLP, LAuReL and AltUp classes, the layer and the model.

@@ -1,7 +1,7 @@
 //! The PyTorch reference's hyper-connections (HY v4): the module that mixes the n streams, and
 //! the lines a layer and the decoder add around their sublayers.
 
-use super::torch::fill;
+use super::fill;
 use crate::fmt::float as fmt_f;
 use crate::spec::Hyper;
 
