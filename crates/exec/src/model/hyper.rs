@@ -1,4 +1,5 @@
-//! Hyper-connections: a layer over several residual streams, mixed before and added after each sublayer.
+//! Hyper-connections: a layer over several residual streams, mixed before and added after each
+//! sublayer.
 
 use super::*;
 

@@ -1,4 +1,5 @@
-//! Qwen4-Exp's query-selected sparse attention: block keys pooled and scored, the blocks each query reads.
+//! Qwen4-Exp's query-selected sparse attention: block keys pooled and scored, the blocks each query
+//! reads.
 
 use super::*;
 

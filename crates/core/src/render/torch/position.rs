@@ -1,4 +1,5 @@
-//! Positions: rotary embeddings of every scaling and layout, the masks, and the bucketed position bias.
+//! Positions: rotary embeddings of every scaling and layout, the masks, and the bucketed position
+//! bias.
 
 use super::*;
 
