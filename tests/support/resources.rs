@@ -22,6 +22,7 @@ fn resources() {
         "has_torch",
         "has_transformers",
         "has_huggingface_hub",
+        "has_pyflakes",
     ] {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
     }
@@ -53,6 +54,9 @@ fn resources() {
     }
     if python_imports("numpy, torch, safetensors") {
         println!("cargo::rustc-cfg=has_torch");
+    }
+    if python_imports("pyflakes") {
+        println!("cargo::rustc-cfg=has_pyflakes");
     }
     if python_imports("huggingface_hub") {
         println!("cargo::rustc-cfg=has_huggingface_hub");

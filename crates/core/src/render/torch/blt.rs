@@ -9,9 +9,8 @@ use crate::fmt::float as fmt_f;
 use crate::render::html::parts::Kind;
 use crate::spec::{ByteLatent, Patching, Spec};
 
-pub(super) fn module(spec: &Spec, bl: &ByteLatent, docstring: String, header: &str) -> String {
-    let mut parts = vec![docstring, header.trim_end().to_string()];
-    parts.extend(layers(spec, bl));
+pub(super) fn module(spec: &Spec, bl: &ByteLatent) -> String {
+    let mut parts = layers(spec, bl);
     parts.push(model(spec, bl));
     parts.join("\n\n\n") + "\n"
 }

@@ -59,8 +59,19 @@ use rglru::*;
 use rwkv::*;
 use ssm::*;
 
-const HEADER: &str =
-    "import math\n\nimport torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n";
+/// The imports `body` uses: `math` and `F` only where it calls them, so that a linter finds none
+/// unused.
+fn imports(body: &str) -> String {
+    let mut lines = Vec::new();
+    if body.contains("math.") {
+        lines.push("import math\n");
+    }
+    lines.push("import torch\nimport torch.nn as nn");
+    if body.contains("F.") {
+        lines.push("import torch.nn.functional as F");
+    }
+    lines.join("\n")
+}
 
 /// `${name}` → value, for each pair.
 pub(super) fn fill(template: &str, vars: &[(&str, String)]) -> String {
@@ -79,10 +90,8 @@ pub(super) fn py_bool(b: bool) -> String {
 /// The snippet shown for `part`: imports, the helpers it uses, and its classes.
 pub fn snippet(spec: &Spec, part: &Part) -> String {
     if let Some(bl) = spec.bytes.as_deref() {
-        return format!(
-            "{HEADER}\n\n{}\n",
-            blt::snippet(spec, bl, part.kind).trim_end()
-        );
+        let body = blt::snippet(spec, bl, part.kind);
+        return format!("{}\n\n{}\n", imports(&body), body.trim_end());
     }
     let n = Names::new(spec);
     let body = match part.kind {
@@ -134,28 +143,30 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::CrossAttention => cross_layer(spec),
         Kind::Stack(_) => unreachable!("a stack's part is BLT's, answered above"),
     };
-    format!("{HEADER}\n\n{}\n", body.trim_end())
+    format!("{}\n\n{}\n", imports(&body), body.trim_end())
 }
 
 /// The whole model as one runnable module.
 pub fn module(spec: &Spec) -> String {
-    decode::decoding(spec, assemble(spec))
-}
-
-fn assemble(spec: &Spec) -> String {
     if let Some(d) = spec.draft {
         // A draft model: its layers' module, turned to run a step from its target's state.
         let plain = Spec {
             draft: None,
             ..spec.clone()
         };
-        return draft::module(spec, d, &module(&plain));
+        return decode::decoding(spec, draft::module(spec, d, &module(&plain)));
     }
+    let body = decode::decoding(spec, assemble(spec));
+    format!("{}\n\n\n{}\n\n\n{body}", docstring(spec), imports(&body))
+}
+
+/// The module's classes and functions, after its docstring and imports.
+fn assemble(spec: &Spec) -> String {
     if let Some(bl) = spec.bytes.as_deref() {
-        return blt::module(spec, bl, docstring(spec), HEADER);
+        return blt::module(spec, bl);
     }
     let n = Names::new(spec);
-    let mut parts = vec![docstring(spec), HEADER.trim_end().to_string(), norm(spec)];
+    let mut parts = vec![norm(spec)];
     if spec.attn_res.is_some() {
         // Inkling 2: its attention, experts and layers are its own.
         parts.push(inkling2::attention(spec));

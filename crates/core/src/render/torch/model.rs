@@ -171,7 +171,17 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
     if let Some((pin, pout)) = &projections {
         init += &format!("        self.{pin} = nn.Linear({width}, {d}, bias=False)  # the table's width to the hidden size\n        self.{pout} = nn.Linear({d}, {width}, bias=False)  # and back, for the head\n");
     }
+    // The sequence length, where positions, a prompt or a position bias read it.
+    let reads_length = spec.prompt.is_some()
+        || spec.embedding.learned_positions.is_some()
+        || match spec.position {
+            Position::Rope(_) | Position::Sinusoidal(_) | Position::Buckets(_) => true,
+            Position::Learned | Position::Alibi(_) | Position::None => false,
+        };
     let mut fwd = String::new();
+    if reads_length {
+        fwd += "        T = input_ids.shape[1]\n";
+    }
     if let Some(p) = spec.prompt {
         let seg = inside(Role::SegmentEmbed);
         init += &format!(
@@ -448,7 +458,6 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
         super().__init__()
 ${init}
     def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${width}] ${end}
-        T = input_ids.shape[1]
 ${fwd}
 
 class ${lm}(nn.Module):

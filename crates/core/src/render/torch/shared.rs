@@ -207,10 +207,14 @@ class SharedBlock(nn.Module):
 /// The layers (Mamba2 alone, or a shared block first), the decoder and the model.
 pub(super) fn model(spec: &Spec, s: &SharedBlocks) -> String {
     let d = spec.hidden;
-    let rope = if matches!(spec.position, Position::Rope(_)) {
-        "rope_cos_sin(rope_frequencies, T, x.dtype)"
+    // The RoPE tables, for the sequence's length (read only for them).
+    let (length, rope) = if matches!(spec.position, Position::Rope(_)) {
+        (
+            "\n        T = input_ids.shape[1]",
+            "rope_cos_sin(rope_frequencies, T, x.dtype)",
+        )
     } else {
-        "None"
+        ("", "None")
     };
     let (head_init, logits) = if spec.tied {
         (
@@ -268,8 +272,7 @@ class Decoder(nn.Module):
         )
         self.final_layernorm = Norm(${d})
 
-    def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${d}] after the final norm
-        T = input_ids.shape[1]
+    def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${d}] after the final norm${length}
         x = x0 = self.embed_tokens(input_ids)  # the shared blocks read the embeddings beside the stream
         rope = ${rope}
         for layer in self.layers:
@@ -292,6 +295,7 @@ ${head_init}
             ("layers", layers.join(", ")),
             ("blocks", s.blocks.min(s.layers.len()).to_string()),
             ("rope", rope.to_string()),
+            ("length", length.to_string()),
             (
                 "mixer",
                 if spec.s6.is_some() { "Mamba" } else { "Mamba2" }.to_string(),
