@@ -1045,6 +1045,10 @@ const DECODE_MAIN: &str = r#"def main():
     steps = ([ids[: a.prompt]] if a.prompt > 0 else []) + [ids[t : t + 1] for t in range(max(a.prompt, 0), len(ids))]
     np.save(a.out, np.concatenate([forward(step, W) for step in steps]))  # each step's logits, [T, vocab]"#;
 
+/// `forward`'s first lines, from which a pass that is one function's replaces the rest.
+const FORWARD_HEAD: &str =
+    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    C = CONFIG\n    x = embed(ids, W)  # [T, hidden]\n";
+
 /// The template's call of a layer's mixer, every kind written out.
 const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else time_mix(h, W, b) if span[0] == \"rwkv\" else attention(h, W, b, span, use_rope)";
 
@@ -1166,7 +1170,22 @@ fn prune(spec: &Spec, body: &str) -> String {
         ));
     }
     if spec.attn_res.is_some_and(|r| r.looped.is_none()) {
+        // No loop: no messages from a pass before.
         drop.push("message_gate");
+        lines.extend([
+            (
+                "    if messages is not None:\n        xs = xs if n == 3 else xs * 3  # a sliding layer's K and V take inputs of their own too\n        xs = [message_gate(xs[i], messages[i], W, b, key) for i, key in enumerate([\"msg_q\", \"msg_k\", \"msg_v\"])]\n",
+                "",
+            ),
+            (
+                "    elif messages is not None:\n        q_in, k_in, v_in = (norm(u, w(W, \"attn_norm\", b)) for u in xs)\n        a = attention(q_in, W, b, span, use_rope, k_in, v_in)  # [T, hidden]\n",
+                "",
+            ),
+            (
+                "    if messages is not None:\n        h = message_gate(h, messages[3], W, b, \"msg_ffn\")\n",
+                "",
+            ),
+        ]);
     }
     if variants.iter().all(|(a, _)| !a.kv_inputs)
         && spec.attn_res.is_none_or(|r| r.looped.is_none())
@@ -1284,6 +1303,10 @@ fn prune(spec: &Spec, body: &str) -> String {
     }
     if !matches!(spec.position, Position::Buckets(_)) {
         drop.push("position_bias");
+        lines.push((
+            "    if C[\"buckets\"]:\n        s = s + position_bias(T, W)  # s: [H, T, T], + the bias of each key's distance (or segment) from the query\n",
+            "",
+        ));
     }
     if spec.attn.mla.is_none() {
         drop.push("mla_attention");
@@ -1948,6 +1971,7 @@ fn prune(spec: &Spec, body: &str) -> String {
         // No attention layer: none of its code.
         drop.extend([
             "attention",
+            "attention_so_far",
             "attention_mask",
             "apply_rope",
             "softmax",
@@ -2061,6 +2085,11 @@ fn prune(spec: &Spec, body: &str) -> String {
                 "        for e, weight in route(logits[t], corr):\n",
                 "        for e, weight in top1(logits[t], w(W, \"router_balance\", b)):\n",
             ),
+            // Balanced by its own biases, not a correction bias.
+            (
+                "    corr = w(W, \"correction_bias\", b).reshape(-1) if M[\"correction_bias\"] else None  # corr: [E] or None\n",
+                "",
+            ),
         ]);
     } else {
         drop.extend(["router_mlp", "top1", "ROUTER"]);
@@ -2144,34 +2173,41 @@ fn prune(spec: &Spec, body: &str) -> String {
     }
     if spec.hierarchy.is_some() {
         // The whole pass is `hierarchy_forward`'s: the rest of `forward` never runs.
-        let (start, end) = ("    if C[\"hierarchy\"]:\n", "\n\n\ndef main(");
+        // `forward` reads no more of CONFIG: from its first line on.
+        let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
         if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
             out.replace_range(
                 a..b,
-                "    return hierarchy_forward(x, W)  # two stacks of layers in a nested loop",
+                concat!(
+                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n",
+                    "    return hierarchy_forward(x, W)  # two stacks of layers in a nested loop"),
             );
         }
     }
     if spec.gated_streams.is_some() {
         // The whole pass is `gated_forward`'s: the rest of `forward` never runs.
-        let (start, end) = ("    if C[\"gated_streams\"]:\n", "\n\n\ndef main(");
+        // `forward` reads no more of CONFIG: from its first line on.
+        let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
         if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
             out.replace_range(
                 a..b,
-                "    return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean",
+                concat!(
+                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n",
+                    "    return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean"),
             );
         }
     }
     if spec.hyper.is_some() {
         // The whole pass is `hyper_forward`'s: the rest of `forward` never runs.
-        let (start, end) = ("    if C[\"hyper\"]:\n", "\n\n\ndef main(");
+        // `forward` reads no more of CONFIG: from its first line on.
+        let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
         if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
             out.replace_range(
                 a..b,
                 if spec.moe.as_ref().is_some_and(|m| m.hash_layers.is_some()) {
-                    "    return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them"
+                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n    return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them"
                 } else {
-                    "    return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them"
+                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n    return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them"
                 },
             );
         }
@@ -2991,7 +3027,7 @@ def mamba(x, W, b):
 def short_conv(x, W, b):
     # x: [T, hidden] -> [T, hidden]: LFM2's short gated convolution
     S = CONFIG["short_conv"]
-    T, D = x.shape[0], CONFIG["hidden"]
+    D = CONFIG["hidden"]
     bias = lambda key: w(W, key, b, bias=True) if S["bias"] else None
     p = linear(x, w(W, "ssm_in", b), bias("ssm_in"))  # p: [T, 3 hidden]
     B, Cg, xs = p[:, :D], p[:, D:2 * D], p[:, 2 * D:]  # each [T, hidden]
