@@ -5,7 +5,6 @@ pub mod export;
 pub mod html;
 pub mod line;
 pub mod numpy;
-mod numpy_blt;
 pub mod report;
 mod rewrite;
 pub mod terminal;

@@ -4,7 +4,7 @@
 //! globals at them before that stack runs. The model's forward() runs the layers through
 //! `stack_forward`, a range of them at a time.
 
-use super::numpy::{config_py, freqs, name_dict, py, python_plan};
+use super::{config_py, freqs, name_dict, py, python_plan};
 use crate::graph::Graph;
 use crate::naming::Role;
 use crate::spec::{ByteLatent, Patching, Spec, Stack};

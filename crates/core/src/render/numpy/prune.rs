@@ -1,0 +1,1254 @@
+//! What the template loses for one model: the functions it does not call dropped, and the lines
+//! it words otherwise edited (each edit's anchor checked in debug builds).
+
+use super::*;
+
+/// `forward`'s first lines, from which a pass that is one function's replaces the rest.
+const FORWARD_HEAD: &str =
+    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    C = CONFIG\n    x = embed(ids, W)  # [T, hidden]\n";
+
+/// The template's call of a layer's mixer, every kind written out.
+const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else time_mix(h, W, b) if span[0] == \"rwkv\" else attention(h, W, b, span, use_rope)";
+
+/// The template without what this model never runs: MLA, the experts and their routing, xIELU,
+/// and the calls that would choose them, so the file reads top to bottom as this model.
+pub(super) fn prune(spec: &Spec, body: &str) -> String {
+    let mut drop: Vec<&str> = Vec::new();
+    let mut lines: Vec<(&str, &str)> = Vec::new();
+    // Edits whose new text is made here.
+    let mut out_edits: Vec<(&str, String)> = Vec::new();
+    let variants = spec.attn_variants();
+    // DeepSeek-V4's parts, where the model has them; the lines they change restored first, so
+    // that the other edits find the template's lines as they were.
+    if spec.moe.as_ref().is_none_or(|m| m.hash_layers.is_none()) {
+        drop.push("route_hashed");
+        lines.extend([
+            ("def moe(x, W, b, rx=None, ids=None):", "def moe(x, W, b, rx=None):"),
+            (
+                "    hashed = b in M[\"hash\"]  # DeepSeek-V4: this layer's experts chosen by token id\n",
+                "",
+            ),
+            (" if M[\"correction_bias\"] and not hashed else None", " if M[\"correction_bias\"] else None"),
+            (
+                "(route_hashed(logits[t], w(W, \"hash_table\", b)[ids[t]]) if hashed else route(logits[t], corr))",
+                "route(logits[t], corr)",
+            ),
+            ("moe(h, W, b, ids=ids)", "moe(h, W, b)"),
+            ("hyper_forward(x, W, ids)", "hyper_forward(x, W)"),
+        ]);
+    }
+    // Ling's clips after the activation (per layer, routed and shared apart).
+    let clips = spec.moe.as_ref().is_some_and(|m| m.act_clips.is_some());
+    let shared_clamp = spec.moe.as_ref().is_some_and(|m| m.shared_clamp);
+    if !clips {
+        drop.push("clip_after_act");
+        lines.extend([
+            (
+                "                h = clip_after_act(g, u, M[\"act_clips\"][0][b]) if M[\"act_clips\"] else glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"])  # h: [1, F]\n                y = h @ w(W, \"expert_down\", b, e).T  # y: [1, hidden]\n",
+                "                y = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) @ w(W, \"expert_down\", b, e).T  # y: [1, hidden]\n",
+            ),
+            (
+                " else clip_after_act(g, u, M[\"act_clips\"][1][b]) if M[\"act_clips\"] else act(g) * u  # h: [T, F_shared]\n",
+                " else act(g) * u  # h: [T, F_shared]\n",
+            ),
+        ]);
+    } else if !shared_clamp {
+        lines.push((
+            "glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) if M[\"shared_clamp\"] else clip_after_act(",
+            "clip_after_act(",
+        ));
+    }
+    if !shared_clamp && !clips {
+        lines.push((
+            "            h = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) if M[\"shared_clamp\"] else act(g) * u  # h: [T, F_shared]\n",
+            "            h = act(g) * u  # h: [T, F_shared]\n",
+        ));
+    }
+    if spec.attn.v4.is_none() {
+        drop.extend(["v4_rope", "compress", "v4_index", "v4_attention"]);
+        lines.push((
+            "        a = v4_attention(norm(h, w(W, \"attn_norm\", b)), W, b)  # a: [T, hidden]\n",
+            "",
+        ));
+    } else {
+        lines.push((
+            "        a = attention(norm(h, w(W, \"attn_norm\", b)), W, b, span, use_rope)  # a: [T, hidden]\n",
+            "",
+        ));
+    }
+    if spec.hyper.is_none_or(|h| h.sinkhorn.is_none()) {
+        lines.extend([
+            (
+                "        post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]\n        X = np.einsum(\"tji,tjd->tid\", c, X) + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], stream i = sum_j C[j, i] X_j plus the output\n",
+                "",
+            ),
+            (
+                "        post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]\n        X = np.einsum(\"tji,tjd->tid\", c, X) + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]\n",
+                "",
+            ),
+        ]);
+        drop.push("sinkhorn_mix");
+        lines.push((
+            "    if b is not None and Hc[\"sinkhorn\"]:\n        return (pre[:, :, None] * X).sum(1), sinkhorn_mix(m, base, scale, n)  # [T, hidden], (post [T, n], C [T, n, n])\n",
+            "",
+        ));
+    } else {
+        lines.extend([
+            (
+                "        X = X + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], the output written to every stream\n",
+                "",
+            ),
+            (
+                "        X = X + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]\n        post, c = post",
+                "        post, c = post",
+            ),
+        ]);
+    }
+    if spec.moe.as_ref().is_none_or(|m| m.glu_softcaps.is_none()) {
+        drop.push("softcapped_glu");
+        lines.push((
+            "                h = softcapped_glu(g, u, M[\"glu_softcaps\"]) if M[\"glu_softcaps\"] else glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"])  # h: [1, F]\n                y = h @ wd  # y: [1, hidden]\n",
+            "                y = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) @ wd  # y: [1, hidden]\n",
+        ));
+    }
+    if spec.attn_res.is_none() {
+        drop.extend([
+            "res_mix",
+            "attn_res_forward",
+            "attn_res_layer",
+            "message_gate",
+        ]);
+        lines.push((
+            "    if C[\"attn_res\"]:\n        return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream\n",
+            "",
+        ));
+        lines.push((
+            "    if b is not None:\n        name = name.replace(\"{b-1}\", str(b - 1))  # layer b's tensor stored under b - 1\n",
+            "",
+        ));
+    }
+    if spec.attn_res.is_some_and(|r| r.looped.is_none()) {
+        // No loop: no messages from a pass before.
+        drop.push("message_gate");
+        lines.extend([
+            (
+                "    if messages is not None:\n        xs = xs if n == 3 else xs * 3  # a sliding layer's K and V take inputs of their own too\n        xs = [message_gate(xs[i], messages[i], W, b, key) for i, key in enumerate([\"msg_q\", \"msg_k\", \"msg_v\"])]\n",
+                "",
+            ),
+            (
+                "    elif messages is not None:\n        q_in, k_in, v_in = (norm(u, w(W, \"attn_norm\", b)) for u in xs)\n        a = attention(q_in, W, b, span, use_rope, k_in, v_in)  # [T, hidden]\n",
+                "",
+            ),
+            (
+                "    if messages is not None:\n        h = message_gate(h, messages[3], W, b, \"msg_ffn\")\n",
+                "",
+            ),
+        ]);
+    }
+    if variants.iter().all(|(a, _)| !a.kv_inputs)
+        && spec.attn_res.is_none_or(|r| r.looped.is_none())
+    {
+        lines.extend([
+            (
+                "def attention(x, W, b, span, use_rope, xk=None, xv=None):\n    # x: [T, hidden] -> [T, hidden]; K and V read xk and xv where the layer gives them inputs of their own\n    C = CONFIG\n    xk, xv = x if xk is None else xk, x if xv is None else xv\n",
+                "def attention(x, W, b, span, use_rope):\n    # x: [T, hidden] -> [T, hidden]\n    C = CONFIG\n",
+            ),
+            (
+                "linear(xk, w(W, \"k\", b), bias(\"k\")), linear(xv, w(W, \"v\", b), bias(\"v\"))",
+                "linear(x, w(W, \"k\", b), bias(\"k\")), linear(x, w(W, \"v\", b), bias(\"v\"))",
+            ),
+        ]);
+    }
+    if variants
+        .iter()
+        .all(|(a, _)| a.kv_conv.is_none_or(|c| !c.dynamic))
+    {
+        drop.push("dynamic_conv");
+        lines.push((
+            "    if Kc and Kc[\"dynamic\"]:\n        k, v = dynamic_conv(k, xk, W, b, \"k\", KV), dynamic_conv(v, xv, W, b, \"v\", KV)  # k: [T, KV D], v: [T, KV DV], taps of each token's own too\n    elif Kc:\n",
+            "    if Kc:\n",
+        ));
+    }
+    let clips = variants.iter().any(|(a, _)| a.l2_clip.is_some())
+        || variants
+            .iter()
+            .any(|(a, _)| a.rel_logits.is_some_and(|r| r.clip.is_some()));
+    if !clips {
+        drop.push("l2_clip");
+    }
+    if variants.iter().all(|(a, _)| a.l2_clip.is_none()) {
+        lines.push((
+            "    if C[\"l2_clip\"]:\n        q = l2_clip(q * w(W, \"q_clip_scale\", b)[:, None, :], C[\"l2_clip\"])  # q: [H, T, D], scaled, then no longer than the threshold\n        k = l2_clip(k, C[\"l2_clip\"])  # k: [KV, T, D]\n",
+            "",
+        ));
+    }
+    if variants
+        .iter()
+        .all(|(a, _)| a.rel_logits.is_none_or(|r| r.clip.is_none()))
+    {
+        lines.push((
+            "    if R[\"clip\"]:\n        r = l2_clip(r * w(W, \"rel_clip_scale\", b)[:, None, :], R[\"clip\"])  # r: [H, T, d_rel], scaled, then no longer than the threshold\n",
+            "",
+        ));
+    }
+    if variants.iter().all(|(a, _)| !a.token_sinks) {
+        lines.push((
+            "    if C[\"token_sinks\"]:\n        sink = linear(x, w(W, \"token_sinks\", b)).T[:, :, None]  # sink: [H, T, 1], each token's own sink logit per head\n        p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped\n    elif C[\"sinks\"]:\n",
+            "    if C[\"sinks\"]:\n",
+        ));
+    }
+    if variants.iter().all(|(a, _)| a.rel_logits.is_none()) {
+        drop.push("rel_logits");
+        lines.push((
+            "    if C[\"rel_logits\"]:\n        bias = rel_logits(x, W, b, C[\"rel_logits\"], T)  # bias: [H, T, T], each query's own bias for each key's distance\n        if C[\"query_scale\"]:\n            bias = bias * f.astype(np.float32)[None, :, None]  # scaled with the queries\n        s = s + bias\n",
+            "",
+        ));
+    } else if variants.iter().all(|(a, _)| a.query_scale.is_none()) {
+        lines.push((
+            "        if C[\"query_scale\"]:\n            bias = bias * f.astype(np.float32)[None, :, None]  # scaled with the queries\n",
+            "",
+        ));
+    }
+    if variants.iter().all(|(a, _)| a.kv_conv.is_none()) {
+        lines.push((
+            "    Kc = C[\"kv_conv\"]\n    if Kc:\n        k, v = residual_conv(k, w(W, \"k_conv\", b), Kc[\"scaled\"]), residual_conv(v, w(W, \"v_conv\", b), Kc[\"scaled\"])  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions\n",
+            "",
+        ));
+    }
+    if spec.out_conv.is_none() {
+        lines.extend([
+            ("        if C[\"out_conv\"]:\n            a = residual_conv(a, w(W, \"attn_out_conv\", b), C[\"out_conv\"][\"scaled\"])  # [T, hidden], mixed over its last positions\n", ""),
+            ("        if C[\"out_conv\"]:\n            m = residual_conv(m, w(W, \"ffn_out_conv\", b), C[\"out_conv\"][\"scaled\"])  # [T, hidden]\n", ""),
+        ]);
+    }
+    if spec.out_conv.is_none() && variants.iter().all(|(a, _)| a.kv_conv.is_none()) {
+        drop.push("residual_conv");
+    }
+    if !spec.mlp.scalar {
+        lines.push((
+            "    if C[\"mlp_scalar\"]:\n        return linear(h, w(W, \"down\", b), bias(\"down\")) * w(W, \"mlp_scalar\", b)  # [T, hidden], times a learned scalar\n",
+            "",
+        ));
+    }
+    if spec.embedding.projected.is_none() {
+        lines.extend([
+            (
+                "    if C[\"embed_proj\"]:\n        x = linear(x, w(W, \"project_in\"))  # x: [T, hidden], each row mapped from the table's width\n",
+                "",
+            ),
+            (
+                "    if C[\"embed_proj\"]:\n        z = linear(z, w(W, \"project_out\"))  # z: [T, width], mapped to the token table's width\n",
+                "",
+            ),
+        ]);
+    }
+    if spec.logits_kept.is_none() {
+        lines.push((
+            "    if C[\"logits_kept\"]:\n        logits = logits[:, : C[\"logits_kept\"]]  # the rows that pad the head past the real vocabulary dropped\n",
+            "",
+        ));
+    }
+    if spec
+        .moe
+        .as_ref()
+        .is_none_or(|m| m.scoring != Scoring::SigmoidSink)
+    {
+        drop.push("moe_sink");
+        lines.push((
+            "    if M[\"scoring\"] == \"sigmoid_sink\":\n        return moe_sink(x, W, b)\n",
+            "",
+        ));
+    }
+    if !matches!(spec.position, Position::Buckets(_)) {
+        drop.push("position_bias");
+        lines.push((
+            "    if C[\"buckets\"]:\n        s = s + position_bias(T, W)  # s: [H, T, T], + the bias of each key's distance (or segment) from the query\n",
+            "",
+        ));
+    }
+    if spec.attn.mla.is_none() {
+        drop.push("mla_attention");
+        lines.push((
+            "    if C[\"mla\"]:\n        return mla_attention(x, W, b, span)\n",
+            "",
+        ));
+    }
+    match spec.attn.mla.as_ref().map(|m| m.indexer.as_ref()) {
+        None | Some(None) => {
+            drop.extend(["index_keys", "CHOSEN"]);
+            if spec.attn.mla.is_some() {
+                lines.push((
+                    "        if M[\"indexer\"]:\n            if b in M[\"indexer\"][\"own\"]:\n                CHOSEN[\"keys\"] = index_keys(x, cq, W, b, span)\n            mask = mask + CHOSEN[\"keys\"]  # only the keys the last indexer chose\n",
+                    "",
+                ));
+            }
+        }
+        // Every layer chooses for itself: no choice to carry between layers.
+        Some(Some(_)) if spec.indexer_reusers().is_empty() => {
+            drop.push("CHOSEN");
+            lines.push((
+                "            if b in M[\"indexer\"][\"own\"]:\n                CHOSEN[\"keys\"] = index_keys(x, cq, W, b, span)\n            mask = mask + CHOSEN[\"keys\"]  # only the keys the last indexer chose\n",
+                "            mask = mask + index_keys(x, cq, W, b, span)  # only the keys the indexer chose\n",
+            ));
+        }
+        Some(Some(_)) => {}
+    }
+    if !spec
+        .attn_variants()
+        .iter()
+        .any(|(a, _)| a.mla.as_ref().is_some_and(|m| m.lora_scales.is_some()))
+    {
+        lines.extend([
+            (
+                "    if M[\"lora_scales\"]:\n        q = q * np.float32(M[\"lora_scales\"][0])  # [T, H (nope + rope)], scaled by sqrt(hidden / q_lora)\n",
+                "",
+            ),
+            (
+                "    if M[\"lora_scales\"]:\n        c_kv = c_kv * np.float32(M[\"lora_scales\"][1])  # [T, kv_lora], scaled by sqrt(hidden / kv_lora): keys and values both\n",
+                "",
+            ),
+        ]);
+    }
+    let variants = spec.attn_variants();
+    if !variants
+        .iter()
+        .any(|(a, _)| a.mla.as_ref().is_some_and(|m| m.rope_key_norm))
+    {
+        lines.push((
+            "    if M[\"rope_key_norm\"]:\n        k_rot = norm(k_rot, w(W, \"k_pe_norm\", b))  # [1, T, rope], normed before it is rotated\n",
+            "",
+        ));
+    }
+    if spec.layer_attn.is_empty() || spec.attn.mla.is_none() {
+        lines.push((
+            "    C = CONFIG\n    for own in C[\"layer_attn\"]:\n        if b in own[\"layers\"]:\n            C = {**C, **own}  # this layer's own attention (its latent sizes)\n    M = C[\"mla\"]\n",
+            "    C, M = CONFIG, CONFIG[\"mla\"]\n",
+        ));
+    }
+    // The indexer reads the latent scaled where the query is (dots.3 Note).
+    if spec
+        .attn
+        .mla
+        .as_ref()
+        .is_none_or(|m| m.indexer.is_none() || m.lora_scales.is_none())
+    {
+        lines.push((
+            "    if CONFIG[\"mla\"][\"lora_scales\"]:\n        cq = cq * np.float32(CONFIG[\"mla\"][\"lora_scales\"][0])  # [T, q_lora], scaled as the attention's query is\n",
+            "",
+        ));
+    }
+    if spec.moe.as_ref().is_none_or(|m| m.zero_experts == 0) {
+        lines.push((
+            "            if e >= M[\"experts\"]:\n                out[t] += weight * x[t]  # a zero-computation expert: its input, weighted\n                continue\n",
+            "",
+        ));
+    }
+    if spec.moe.as_ref().is_none_or(|m| !m.router_norm) {
+        let hashed = spec.moe.as_ref().is_some_and(|m| m.hash_layers.is_some());
+        lines.extend([
+            if hashed {
+                (
+                    "def moe(x, W, b, rx=None, ids=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)\n",
+                    "def moe(x, W, b, ids=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (ids: [T], the tokens, where a layer routes by them)\n",
+                )
+            } else {
+                (
+                    "def moe(x, W, b, rx=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)\n",
+                    "def moe(x, W, b):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts\n",
+                )
+            },
+            ("    rx = x if rx is None else rx  # what the router reads\n", ""),
+            (
+                "    if M[\"router_norm\"]:\n        rx = rx / np.sqrt((rx * rx).mean(-1, keepdims=True) + CONFIG[\"eps\"]) * w(W, \"router_scale\", b) / np.float32(math.sqrt(CONFIG[\"hidden\"]))  # [T, hidden], normed (no weight) and scaled\n",
+                "",
+            ),
+            ("    logits = linear(rx, w(W, \"router\", b)", "    logits = linear(x, w(W, \"router\", b)"),
+        ]);
+    }
+    if spec.moe.as_ref().is_none_or(|m| !m.expert_scale) {
+        lines.push((
+            "            if M[\"expert_scale\"]:\n                weight = weight * float(w(W, \"router_expert_scale\", b)[e])  # times the expert's learned scale\n",
+            "",
+        ));
+    }
+    if spec.plan.iter().any(|l| l.ffn == Ffn::DenseAndMoe) {
+        // Gemma 4: the MLP and the experts side by side, the router reading the stream.
+        lines.push((
+            "        m = moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)\n",
+            "        if ffn == \"both\":  # the MLP and the experts side by side, each normed after; the router reads the stream x\n            m = norm(mlp(h, W, b), w(W, \"mlp_post_norm\", b)) + norm(moe(norm(x, w(W, \"experts_norm\", b)), W, b, x), w(W, \"experts_post_norm\", b))  # [T, hidden]\n        else:\n            m = moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)\n",
+        ));
+    }
+    if spec.layout != crate::spec::Layout::LongCat {
+        lines.push((
+            "    if b is not None:\n        name = name.replace(\"{p}\", str(b // 2)).replace(\"{s}\", str(b % 2))  # layer b: sublayer b % 2 of checkpoint layer b // 2\n",
+            "",
+        ));
+    }
+    if spec.plan.iter().any(|l| l.ffn == Ffn::Shortcut) {
+        // LongCat-Flash: the experts beside the MLP, their output added a layer later.
+        lines.extend([
+            (
+                "    x = embed(ids, W)  # [T, hidden]\n",
+                "    x = embed(ids, W)  # [T, hidden]\n    shortcut = None  # the experts' output of a shortcut layer, added at the next layer's end\n",
+            ),
+            (
+                "        m = moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)\n",
+                "        if ffn == \"shortcut\":\n            shortcut = moe(h, W, b)  # [T, hidden], the experts read the MLP's input too\n        m = moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)\n",
+            ),
+            (
+                "        x = residual(x, m)\n",
+                "        x = residual(x, m)\n        if ffn != \"shortcut\" and shortcut is not None:\n            x, shortcut = x + shortcut, None  # [T, hidden], the previous layer's experts join\n",
+            ),
+        ]);
+    }
+    let variants = spec.attn_variants();
+    let shares = variants.iter().any(|(a, _)| a.shares_kv);
+    if !shares && !variants.iter().any(|(a, _)| a.v_from_k) {
+        lines.push((
+            "    elif C[\"shares_kv\"] or C[\"v_from_k\"]:\n        q = linear(x, w(W, \"q\", b), bias(\"q\"))  # q: [T, H D]\n        k = v = None if C[\"shares_kv\"] else linear(x, w(W, \"k\", b), bias(\"k\"))  # k: [T, KV D], the values too; a layer that shares has neither\n",
+            "",
+        ));
+    }
+    if !variants.iter().any(|(a, _)| a.v_norm) {
+        lines.push((
+            "    if C[\"v_norm\"]:\n        v = v / np.sqrt((v * v).mean(-1, keepdims=True) + C[\"eps\"])  # v: [KV, T, DV], RMS-normed per head, no weight\n",
+            "",
+        ));
+    }
+    if shares {
+        // A layer that shares keys and values projects, norms and rotates its queries alone.
+        lines.extend([
+            (
+                "    k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]\n    v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]\n",
+                "    if k is not None:  # a layer that shares keys and values has none of its own\n        k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]\n        v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]\n",
+            ),
+            (
+                "    if C[\"v_norm\"]:\n",
+                "    if C[\"v_norm\"] and v is not None:\n",
+            ),
+            (
+                "        q, k = norm(q, w(W, \"q_norm\", b), nb(\"q_norm\")), norm(k, w(W, \"k_norm\", b), nb(\"k_norm\"))  # q: [H, T, D], k: [KV, T, D], per head\n",
+                "        q = norm(q, w(W, \"q_norm\", b), nb(\"q_norm\"))  # q: [H, T, D], per head\n        k = k if k is None else norm(k, w(W, \"k_norm\", b), nb(\"k_norm\"))  # k: [KV, T, D]\n",
+            ),
+            (
+                "        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]\n",
+                "        q = apply_rope(q, cos, sin)  # q: [H, T, D]\n        k = k if k is None else apply_rope(k, cos, sin)  # k: [KV, T, D]\n",
+            ),
+        ]);
+    } else {
+        drop.push("SHARED_KV");
+        lines.push((
+            "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own\n    else:\n        SHARED_KV[span[0]] = k, v  # for the later layers that share them\n",
+            "",
+        ));
+    }
+    if spec
+        .attn
+        .mla
+        .as_ref()
+        .and_then(|m| m.indexer.as_ref())
+        .is_some_and(|i| i.rope_last)
+    {
+        lines.push((
+            "    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the first rope dims of each head rotate\n    rotate = lambda t: apply_rope(t, cos, sin, I[\"interleaved\"])  # paired as the indexer pairs them\n",
+            "    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the last rope dims of each head rotate\n    pass_ = ID - cos.shape[-1]  # the dims before them pass as they are\n    rotate = lambda t: np.concatenate([t[..., :pass_], apply_rope(t[..., pass_:], cos, sin, I[\"interleaved\"])], -1)\n",
+        ));
+    }
+    if spec.altup.is_none() {
+        drop.extend(["rescaled", "altup_router", "altup_forward"]);
+        lines.push((
+            "    if C[\"altup\"]:\n        return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state\n",
+            "",
+        ));
+    }
+    if spec.gated_norm.is_none() {
+        drop.push("norm_gate");
+        lines.push((
+            "            if C[\"gated_norm\"] and ffn == \"moe\":\n                h = norm_gate(norm(r, w(W, \"gated_ffn_norm\", b)), W, b, \"ffn_norm\")  # the MoE layers' norm, gated\n            else:\n                h = norm(r,",
+            "            h = norm(r,",
+        ));
+        lines.push((
+            "        if C[\"gated_norm\"]:\n            h = norm_gate(h, W, b, \"attn_norm\")  # the norm's output, gated by its own projection\n",
+            "",
+        ));
+    }
+    if !spec.attn.mla.as_ref().is_some_and(|m| m.q_gate) {
+        if spec.attn.mla.is_some() {
+            lines.push((
+                "        if M[\"q_gate\"]:\n            qg = linear(np.concatenate([cq, qa], -1), w(W, \"q_b\", b)).reshape(T, H, nope + rd + vd)  # [T, H, nope + rope + v], from both latents\n            q, gate = qg[..., : nope + rd].reshape(T, -1), qg[..., nope + rd :].reshape(T, -1)  # q: [T, H (nope + rope)], gate: [T, H v]\n",
+                "",
+            ));
+        }
+    } else {
+        // The query and its gate come from one projection: the plain one is not computed.
+        lines.push((
+            "        q = linear(cq, w(W, \"q_b\", b))  # [T, H (nope + rope)]\n        if M[\"q_gate\"]:\n            qg",
+            "        qg",
+        ));
+        lines.push((
+            "            q, gate = qg[..., : nope + rd]",
+            "        q, gate = qg[..., : nope + rd]",
+        ));
+    }
+    if spec.sparsity.is_empty() {
+        lines.push((
+            "    z = C[\"sparsity\"][b]  # the layer's Gaussian cut-off, or None\n    if z is not None:\n        g = np.maximum(g - g.mean(-1, keepdims=True) - np.float32(z) * g.std(-1, keepdims=True), 0)  # g: [T, F], only the values above mean + z std, shifted to start at 0\n",
+            "",
+        ));
+    }
+    if !spec.per_layer_input.is_some_and(|p| p.clamp_ids) {
+        lines.push((
+            "    ids = np.where(ids < CONFIG[\"per_layer_input\"][\"vocab\"], ids, 0)  # ids past the table read its row 0\n",
+            "",
+        ));
+    }
+    if spec.norm.kind == NormKind::RmsBias {
+        lines.push((
+            "\n    return y * (1.0 + weight) if CONFIG[\"unit_offset\"] else y * weight  # [..., d]\n",
+            "\n    y = y * (1.0 + weight) if CONFIG[\"unit_offset\"] else y * weight  # [..., d]\n    return y if bias is None else y + bias  # [..., d], plus the shift where the norm has one\n",
+        ));
+    }
+    if spec.final_norm_kind.is_some_and(|k| !k.has_bias()) && spec.norm.kind.has_bias() {
+        lines.push((
+            "    z = norm(x, w(W, \"final_norm\"), w(W, \"final_norm\", bias=True) if C[\"norm_bias\"] else None)\n",
+            "    z = norm(x, w(W, \"final_norm\"))  # the final norm has no shift, unlike the blocks'\n",
+        ));
+    }
+    if let Some(m) = spec.mlstm.filter(|m| m.fused) {
+        // xLSTM's `weight_mode` "fused": q | k | v | o from one projection, both gates from another.
+        let bias = if m.bias {
+            ", w(W, \"ssm_in\", b, bias=True)"
+        } else {
+            ""
+        };
+        let fused = format!("    QK, V = S[\"qk_dim\"], S[\"v_dim\"]\n    p = linear(x, w(W, \"ssm_in\", b){bias})  # p: [T, 2 QK + 2 V], q | k | v | o stored as one projection\n    q = p[:, :QK].reshape(T, H, DK) / np.float32(math.sqrt(DK))  # [T, H, DK], scaled\n    k = p[:, QK : 2 * QK].reshape(T, H, DK)  # [T, H, DK]\n    v = p[:, 2 * QK : 2 * QK + V].reshape(T, H, DV)  # [T, H, DV]\n    o = p[:, 2 * QK + V :]  # [T, H DV], the output gate\n    g = cap(linear(x, w(W, \"ssm_ba\", b), w(W, \"ssm_ba\", b, bias=True)))  # g: [T, 2 H], the input gates, then the forget gates\n    i, f = g[:, :H], g[:, H:]  # [T, H] each\n");
+        out_edits.push((MLSTM_PROJECTIONS, fused));
+    }
+    if spec.mlstm.is_some_and(|m| m.bias && !m.fused) {
+        lines.extend([
+            (
+                "linear(x, w(W, \"ssm_q\", b))",
+                "linear(x, w(W, \"ssm_q\", b), w(W, \"ssm_q\", b, bias=True))",
+            ),
+            (
+                "linear(x, w(W, \"ssm_k\", b))",
+                "linear(x, w(W, \"ssm_k\", b), w(W, \"ssm_k\", b, bias=True))",
+            ),
+            (
+                "linear(x, w(W, \"ssm_v\", b))",
+                "linear(x, w(W, \"ssm_v\", b), w(W, \"ssm_v\", b, bias=True))",
+            ),
+            (
+                "linear(x, w(W, \"ssm_z\", b))",
+                "linear(x, w(W, \"ssm_z\", b), w(W, \"ssm_z\", b, bias=True))",
+            ),
+        ]);
+    }
+    if spec.mlstm.is_some_and(|m| m.bias) {
+        // xLSTM with `use_bias`: every projection and the per-head norm have a bias.
+        lines.extend([
+            (
+                " * w(W, \"ssm_norm\", b)  # [T, H DV], LayerNorm per head\n",
+                " * w(W, \"ssm_norm\", b) + w(W, \"ssm_norm\", b, bias=True)  # [T, H DV], LayerNorm per head, shifted\n",
+            ),
+            (
+                "    return linear(hn / (1 + np.exp(-o)), w(W, \"ssm_out\", b))",
+                "    return linear(hn / (1 + np.exp(-o)), w(W, \"ssm_out\", b), w(W, \"ssm_out\", b, bias=True))",
+            ),
+        ]);
+    }
+    if spec.hierarchy.is_none() {
+        drop.push("hierarchy_forward");
+        lines.extend([
+            ("    if C[\"hierarchy\"]:\n        return hierarchy_forward(x, W)  # two stacks of layers in a nested loop\n", ""),
+            ("    name = NAMES[key][1 if bias else 0]\n    if b is not None and CONFIG[\"hierarchy\"]:\n        per = CONFIG[\"hierarchy\"][\"per_stack\"]\n        name, b = name.replace(\"{stack}\", \"L_module\" if b < per else \"H_module\"), b % per  # layer b: layer b % per of its stack\n    name = name.replace(", "    name = NAMES[key][1 if bias else 0].replace("),
+        ]);
+    }
+    if spec.attn.out_gate.is_some_and(|g| g.before_qkv()) {
+        lines.extend([
+            (
+                "        qkv = linear(x, w(W, \"qkv\", b), bias(\"qkv\"))  # qkv: [T, (H + 2 KV) D]\n",
+                "        qkv = linear(x, w(W, \"qkv\", b), bias(\"qkv\"))  # qkv: [T, (2 H + 2 KV) D]\n        gate, qkv = qkv[:, : H * D], qkv[:, H * D :]  # gate: [T, H D], stored before the queries\n",
+            ),
+            (
+                "        g = gate if G[\"in_query\"] else linear(x, w(W, \"attn_gate\", b))  # g: [T, H D], or [T, H] with a gate per head\n",
+                "        g = gate  # g: [T, H D], the stacked projection's first rows\n",
+            ),
+        ]);
+    }
+    if spec.gated_streams.is_none() {
+        drop.extend(["gated_mix", "gated_forward"]);
+        lines.push((
+            "    if C[\"gated_streams\"]:\n        return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean\n",
+            "",
+        ));
+    }
+    if spec.ngram_ple.is_none() {
+        drop.extend(["ngram_rows", "ngram_ple"]);
+        lines.push((
+            "        if CONFIG[\"ngram_ple\"] and b in CONFIG[\"ngram_ple\"][\"layers\"]:\n            X = X + ngram_ple(X, ids, W, b)  # the n-gram embeddings, before the mixer\n",
+            "",
+        ));
+    }
+    if !spec.attn_variants().iter().any(|(a, _)| a.qsa.is_some()) {
+        drop.push("qsa_mask");
+        lines.push((
+            "    if C[\"qsa\"]:\n        s = s + qsa_mask(x, W, b, span, C[\"qsa\"])  # s: [H, T, T], only where the indexer keeps\n",
+            "",
+        ));
+    }
+    if spec.hyper.is_none() {
+        drop.extend(["stream_mix", "hyper_forward"]);
+        lines.push((
+            "    if C[\"hyper\"]:\n        return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them\n",
+            "",
+        ));
+    }
+    if !spec.attn.sinks || spec.attn.mla.is_none() {
+        lines.push((
+            "    if C[\"sinks\"]:\n        sink = np.broadcast_to(w(W, \"sinks\", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1], one learned logit per head\n        s = np.concatenate([s, sink], -1)  # s: [H, T, T + 1]: the sink takes its share of the softmax\n        v = np.concatenate([v, np.zeros_like(v[:, :1])], 1)  # v: [H, T + 1, v], and gives back nothing\n",
+            "",
+        ));
+    }
+    // HY v4's experts take the clamped inputs' plain product; the others gpt-oss's form.
+    if !spec.moe.as_ref().is_some_and(|m| m.swiglu_plain) {
+        lines.extend([
+            (
+                "    if plain:\n        return act(g) * u  # [T, F], the clamped inputs' plain product\n",
+                "",
+            ),
+            ("def glu(g, u, limit, plain=False):", "def glu(g, u, limit):"),
+            (", M[\"swiglu_plain\"])", ")"),
+        ]);
+    } else {
+        lines.extend([
+            (
+                "    return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]\n",
+                "",
+            ),
+            (
+                "    if plain:\n        return act(g) * u  # [T, F], the clamped inputs' plain product\n",
+                "    return act(g) * u  # [T, F], the clamped inputs' plain product\n",
+            ),
+            ("def glu(g, u, limit, plain=False):", "def glu(g, u, limit):"),
+            (", M[\"swiglu_plain\"])", ")"),
+        ]);
+    }
+    if spec.per_layer_input.is_none() {
+        drop.push("per_layer_inputs");
+        lines.extend([
+            (
+                "    if C[\"per_layer_input\"]:\n        ple = per_layer_inputs(ids, x, W)  # [T, layers, width]\n",
+                "",
+            ),
+            (
+                "        if C[\"per_layer_input\"]:\n            g = act(linear(x, w(W, \"ple_gate\", b))) * ple[:, b]  # [T, width], this layer's share, gated by the stream\n            x = x + norm(linear(g, w(W, \"ple_up\", b)), w(W, \"ple_norm\", b))  # [T, hidden]\n",
+                "",
+            ),
+        ]);
+    }
+    if !spec.layer_scalar {
+        lines.push((
+            "        if C[\"layer_scalar\"]:\n            x = x * w(W, \"layer_scalar\", b)  # [T, hidden], times the layer's stored scalar\n",
+            "",
+        ));
+    }
+    if spec.attn.dynamic_mask.is_none() {
+        lines.push((
+            "    if C[\"dynamic_mask\"]:\n        dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, \"dt\", b), bias(\"dt\"))  # dt: [T, KV], from all heads' values\n        delta = np.exp(w(W, \"dyn_a\", b) * np.logaddexp(0, dt)).T  # delta: [KV, T], each key's score per K/V head\n",
+            "",
+        ));
+        lines.push((
+            "    if C[\"dynamic_mask\"]:\n        delta = np.repeat(delta, H // KV, axis=0)[:, None, :]  # delta: [H, 1, T]\n        s = s + delta  # s: [H, T, T], each key's score added\n        keep = C[\"dynamic_mask\"][\"keep\"]\n        if T > keep:\n            choice = np.where(np.isfinite(s), delta, -np.inf)  # [H, T, T], the visible keys' scores\n            floor = -np.sort(-choice, axis=-1)[..., keep - 1 : keep]  # [H, T, 1], the keep-th best\n            s = np.where(choice >= floor, s, -np.inf)  # only the keep best-scored keys stay\n",
+            "",
+        ));
+    }
+    if !spec.depth_scaled {
+        lines.push((
+            "        if C[\"depth_scaled\"]:\n            k = 2 * b + 2  # this add's number in the model\n            x, a = x * np.float32(math.sqrt((k - 1) / k)), a * np.float32(1 / math.sqrt(k))  # the stream's scale kept with depth\n",
+            "",
+        ));
+        lines.push((
+            "        if C[\"depth_scaled\"]:\n            k = 2 * b + 3\n            x, m = x * np.float32(math.sqrt((k - 1) / k)), m * np.float32(1 / math.sqrt(k))\n",
+            "",
+        ));
+    }
+    if !spec.residual_scales {
+        lines.push((
+            "        if C[\"residual_scales\"]:\n            x = x * w(W, \"resid_attn_scale\", b)  # [T, hidden], the stream scaled by a learned vector\n",
+            "",
+        ));
+        lines.push((
+            "        if C[\"residual_scales\"]:\n            x = x * w(W, \"resid_ffn_scale\", b)  # [T, hidden]\n",
+            "",
+        ));
+    }
+    if spec.attn.moa.is_none() {
+        drop.push("moa_attention");
+        lines.push((
+            "    if C[\"moa\"]:\n        return moa_attention(x, W, b, span, use_rope)\n",
+            "",
+        ));
+    }
+    if spec.layer_attn.is_empty() {
+        lines.push((
+            "    for own in C[\"layer_attn\"]:\n        if b in own[\"layers\"]:\n            C = {**C, **own}  # this layer's own attention (heads, sinks)\n",
+            "",
+        ));
+    }
+    if spec.attn_variants().iter().all(|(a, _)| a.v_scale == 1.0) {
+        lines.push((
+            "    if C[\"v_scale\"] != 1:\n        v = v * np.float32(C[\"v_scale\"])  # v: [KV, T, DV], scaled\n",
+            "",
+        ));
+    }
+    if !spec
+        .attn_variants()
+        .iter()
+        .any(|(a, _)| a.out_gate.is_some_and(|g| g.bias))
+    {
+        lines.push((
+            "        if G[\"bias\"]:\n            g = g + np.repeat(w(W, \"attn_gate_bias\", b), g.shape[1] // H)  # one bias per head, shared by its features\n",
+            "",
+        ));
+    }
+    if spec.plan.iter().all(|l| l.mixer.runs_on_text()) {
+        lines.push((
+            "        if span[0] == \"cross\":\n            continue  # a layer that cross-attends to the image: text alone skips it\n",
+            "",
+        ));
+    }
+    if spec.attn.query_scale.is_none() {
+        lines.push((QUERY_SCALE, ""));
+    }
+    if !matches!(spec.position, Position::Sinusoidal(_)) {
+        drop.push("sinusoids");
+        lines.push((
+            "    if C[\"sinusoidal\"]:\n        x = x + sinusoids(np.arange(len(ids)) + C[\"position_offset\"], C[\"hidden\"])  # x: [T, hidden], + fixed position rows\n",
+            "",
+        ));
+    }
+    if spec.mlp.act != Act::Xielu {
+        drop.push("xielu");
+        lines.push((
+            "xielu(u, W, b) if C[\"act\"] == \"xielu\" else act(u)",
+            "act(u)",
+        ));
+        lines.push((
+            "    assert kind != \"xielu\", \"xIELU reads its layer's parameters: see xielu()\"\n",
+            "",
+        ));
+    }
+    // The mixer call holds only the mixers this model has.
+    let mut calls = Vec::new();
+    if spec.delta.is_some_and(|d| d.sigmoid_gate) {
+        // Qwen4-Exp's "sigmoid" output gate.
+        lines.push((
+            "    o = o * (z.reshape(T, VH, DV) / (1 + np.exp(-z.reshape(T, VH, DV))))  # [T, VH, DV], gated by SiLU(z)\n",
+            "    o = o / (1 + np.exp(-z.reshape(T, VH, DV)))  # [T, VH, DV], gated by σ(z)\n",
+        ));
+    }
+    if spec.delta.is_none() {
+        drop.extend(["delta_loop", "delta_chunked"]);
+    }
+    if spec.ssm.is_some() {
+        calls.push(("mamba2", "mamba2(h, W, b)"));
+    } else {
+        drop.extend(["ssd_loop", "ssd_chunked"]);
+        drop.push("mamba2");
+    }
+    if spec.s6.is_some() {
+        calls.push(("mamba", "mamba(h, W, b)"));
+    } else {
+        drop.push("mamba");
+    }
+    if spec.short_conv.is_some() {
+        calls.push(("conv", "short_conv(h, W, b)"));
+    } else {
+        drop.push("short_conv");
+    }
+    if spec.lightning.is_some() {
+        calls.push(("lightning", "lightning(h, W, b)"));
+    } else {
+        drop.extend(["lightning", "light_loop", "light_chunked"]);
+    }
+    if spec.rg_lru.is_some() {
+        calls.push(("rglru", "rg_lru(h, W, b)"));
+    } else {
+        drop.push("rg_lru");
+    }
+    if spec.mlstm.is_some() {
+        calls.push(("mlstm", "mlstm(h, W, b)"));
+    } else {
+        drop.extend(["mlstm", "mlstm_loop", "mlstm_chunked"]);
+    }
+    match spec.rwkv {
+        Some(r) => {
+            calls.push(("rwkv", "time_mix(h, W, b)"));
+            if r.rescale_every > 0 {
+                // transformers' inference: layer b's outputs scaled by 2^-(b // R), the
+                // stream halved after every R-th layer.
+                lines.extend([
+                    (
+                        "        r = residual(x, a)\n",
+                        "        R = C[\"rwkv\"][\"rescale_every\"]\n        r = x + a * np.float32(0.5 ** (b // R))  # [T, hidden], scaled as transformers' inference scales it\n",
+                    ),
+                    (
+                        "        x = residual(x, m)\n",
+                        "        x = x + m * np.float32(0.5 ** (b // R))  # [T, hidden]\n        if (b + 1) % R == 0:\n            x = x / 2  # the stream halved, as in transformers' inference\n",
+                    ),
+                ]);
+            }
+        }
+        None => drop.extend(["time_mix", "channel_mix", "token_mix"]),
+    }
+    if spec.stream_mix.is_some() {
+        // MiniMax: each sublayer adds to its normed input, scaled.
+        lines.extend([
+            (
+                "        before = C[\"place\"] in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n",
+                "        before = True  # a norm before each sublayer, its output the residual's base\n",
+            ),
+            (
+                "        r = residual(x, a)\n",
+                "        alpha, beta = C[\"stream_mix\"][\"linear\" if span[0] == \"lightning\" else \"attn\"]\n        r = np.float32(alpha) * h + np.float32(beta) * a  # [T, hidden], added to the normed input h\n",
+            ),
+            (
+                "        x = residual(x, m)\n",
+                "        alpha, beta = C[\"stream_mix\"][\"mlp\"]\n        x = np.float32(alpha) * h + np.float32(beta) * m  # [T, hidden], added to the normed input h\n",
+            ),
+        ]);
+    }
+    if let Some(s) = &spec.ssm {
+        if s.part_mults != [1.0; 5] {
+            lines.push((
+                "    p = linear(x, w(W, \"ssm_in\", b), bias(\"ssm_in\"))  # p: [T, I + CH + H]\n",
+                "    p = linear(x, w(W, \"ssm_in\", b), bias(\"ssm_in\"))  # p: [T, I + CH + H]\n    p = p * np.repeat(np.float32(S[\"part_mults\"]), [I, I, G * N, G * N, H])  # [T, I + CH + H], the parts z, x, B, C, dt scaled (muP)\n",
+            ));
+        }
+        // Mamba2's template norms after the gate; Falcon-H1 may norm before it, or not at all.
+        let normed = "    y = y.reshape(T, G, I // G)  # [T, G, I / G]\n    y = (y / np.sqrt((y * y).mean(-1, keepdims=True) + S[\"eps\"])).reshape(T, I)  # y: [T, I], RMS per group\n    y = y * w(W, \"ssm_norm\", b)  # [T, I]\n";
+        match s.gate {
+            SsmGate::NormAfter => {}
+            SsmGate::NormBefore => lines.extend([
+                (
+                    "    y = y.reshape(T, I) * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)\n    y = y.reshape(T, G, I // G)  # [T, G, I / G]\n",
+                    "    y = y.reshape(T, G, I // G)  # [T, G, I / G], normed before the gate\n",
+                ),
+                (
+                    "    y = y * w(W, \"ssm_norm\", b)  # [T, I]\n",
+                    "    y = y * w(W, \"ssm_norm\", b)  # [T, I]\n    y = y * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)\n",
+                ),
+            ]),
+            SsmGate::Plain => lines.push((normed, "")),
+        }
+    }
+    if spec.mup.is_some() {
+        lines.push((
+            "    h = act(g) * u  # h: [T, F]\n",
+            "    h = act(g * np.float32(C[\"mup\"][\"mlp_gate\"])) * u  # h: [T, F], the gate scaled first (muP)\n",
+        ));
+        lines.push((
+            "        h = norm(h, w(W, \"ffn_sub_norm\", b))  # [T, F], normed before the down projection\n    return linear(h, w(W, \"down\", b), bias(\"down\"))  # [T, hidden]\n",
+            "        h = norm(h, w(W, \"ffn_sub_norm\", b))  # [T, F], normed before the down projection\n    return linear(h, w(W, \"down\", b), bias(\"down\")) * np.float32(C[\"mup\"][\"mlp_down\"])  # [T, hidden], scaled (muP)\n",
+        ));
+    }
+    if spec.recurrent_place.is_some() {
+        lines.push((
+            "        before = C[\"place\"] in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n        after = C[\"place\"] in (\"post\", \"sandwich\")  # and after it, before the add\n",
+            "        place = C[\"place\"] if span[0] in (\"full\", \"sliding\", \"chunked\") else C[\"recurrent_place\"]  # the recurrent layers' own\n        before = place in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n        after = place in (\"post\", \"sandwich\")  # and after it, before the add\n",
+        ));
+    }
+    match spec.delta.map(|d| d.store) {
+        Some(DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Fused | DeltaStore::Olmo) => {
+            calls.push(("delta", "gated_delta_net(h, W, b)"));
+            drop.push("kimi_delta_attention");
+        }
+        Some(store @ (DeltaStore::Kimi | DeltaStore::Bailing)) => {
+            calls.push(("delta", "kimi_delta_attention(h, W, b)"));
+            drop.push("gated_delta_net");
+            if store == DeltaStore::Bailing {
+                // Ling's gates are full rank, its decay bounded below.
+                lines.extend([
+                    (
+                        "    f = linear(linear(x, w(W, \"ssm_f_a\", b)), w(W, \"ssm_f_b\", b)) + w(W, \"ssm_dt_bias\", b)  # f: [T, H DK], through rank DK\n",
+                        "    f = linear(x, w(W, \"ssm_f_b\", b)) + w(W, \"ssm_dt_bias\", b)  # f: [T, H DK]\n",
+                    ),
+                    (
+                        "    gate = linear(linear(x, w(W, \"ssm_g_a\", b)), w(W, \"ssm_g_b\", b)).reshape(T, H, DV)  # gate: [T, H, DV], through rank DK\n",
+                        "    gate = linear(x, w(W, \"ssm_g_b\", b)).reshape(T, H, DV)  # gate: [T, H, DV]\n",
+                    ),
+                ]);
+            }
+            if spec.delta.is_some_and(|d| d.gate_floor.is_some()) {
+                lines.push((
+                    "    g = -np.exp(w(W, \"ssm_a_log\", b).reshape(H, 1)) * np.logaddexp(0, f.reshape(T, H, DK))  # g: [T, H, DK], log decay per key channel\n",
+                    "    g = np.float32(S[\"gate_floor\"]) / (1 + np.exp(-np.exp(w(W, \"ssm_a_log\", b).reshape(H, 1)) * f.reshape(T, H, DK)))  # g: [T, H, DK], log decay per key channel, bounded below\n",
+                ));
+            }
+        }
+        None => drop.extend(["gated_delta_net", "kimi_delta_attention"]),
+    }
+    if spec
+        .attn_variants()
+        .iter()
+        .any(|(a, _)| a.mla.is_some() && a.out_gate.is_some())
+    {
+        // Ling's latent attention gates its heads' outputs, as the other attention does.
+        lines.push((
+            "    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]\n",
+            if spec.attn.mla.as_ref().is_some_and(|m| m.q_gate) {
+                "    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]\n    G = C[\"out_gate\"]\n    g = gate  # g: [T, H v], the query projection's gate rows\n    g = np.logaddexp(0, g) if G[\"softplus\"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input\n    out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G[\"per_head\"] else out * g  # [T, H v], gated\n"
+            } else {
+                "    out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]\n    G = C[\"out_gate\"]\n    g = linear(x, w(W, \"attn_gate\", b))  # g: [T, H v], or [T, H] with a gate per head\n    g = np.logaddexp(0, g) if G[\"softplus\"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input\n    out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G[\"per_head\"] else out * g  # [T, H v], gated\n"
+            },
+        ));
+    }
+    if spec.attn_variants().iter().any(|a| a.0.mla.is_some())
+        && !matches!(spec.position, Position::Rope(_))
+    {
+        // Kimi Linear's latent attention has no positions.
+        lines.push((
+            "    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]\n    q_rot = apply_rope(q[..., nope:], cos, sin)  # q_rot: [H, T, rope]\n    k_rot = apply_rope(k_rot, cos, sin)  # k_rot: [1, T, rope]\n",
+            "    q_rot = q[..., nope:]  # q_rot: [H, T, rope], scored against the shared key part as it is (no positions)\n",
+        ));
+    }
+    if spec.ssm.is_none()
+        && spec.s6.is_none()
+        && spec.short_conv.is_none()
+        && spec.delta.is_none()
+        && spec.rg_lru.is_none()
+    {
+        drop.push("causal_conv");
+    }
+    // Zamba's and Zamba2's shared blocks, where some layer runs one.
+    let blocks = spec.shared.as_ref().filter(|s| !s.layers.is_empty());
+    if spec.attn_variants().is_empty() && blocks.is_some() {
+        // Zamba2: attention only inside the shared blocks.
+    } else if spec.attn_variants().is_empty() {
+        // No attention layer: none of its code.
+        drop.extend([
+            "attention",
+            "attention_so_far",
+            "attention_mask",
+            "apply_rope",
+            "softmax",
+            "rope_tables",
+            "rope_frequencies",
+        ]);
+    } else {
+        calls.push(("", "attention(h, W, b, span, use_rope)"));
+    }
+    let (last, rest) = calls.split_last().expect("a model has a mixer");
+    let mut mixer_call = rest
+        .iter()
+        .map(|(kind, f)| format!("{f} if span[0] == \"{kind}\" else "))
+        .collect::<String>()
+        + last.1;
+    if spec.mup.is_some() {
+        // Falcon-H1: attention and Mamba2 side by side in every layer, scaled in and out.
+        mixer_call = "M[\"attn_out\"] * attention(h * M[\"attn_in\"], W, b, span, use_rope) + M[\"ssm_out\"] * mamba2(h * M[\"ssm_in\"], W, b)  # both read h (M: the muP multipliers)".into();
+        lines.push((
+            "    for b, (span, use_rope, ffn) in enumerate(PLAN):\n",
+            "    M = {k: np.float32(v) for k, v in C[\"mup\"].items()}\n    for b, (span, use_rope, ffn) in enumerate(PLAN):\n",
+        ));
+    }
+    if spec.plan.iter().all(|l| l.mixer != Mixer::None) {
+        lines.push((
+            "        if span[0] == \"none\":  # a layer of its FFN alone\n            h = norm(x, w(W, \"ffn_norm\", b), nb(\"ffn_norm\"))  # h: [T, hidden]\n            x = residual(x, moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b))  # [T, hidden]\n            continue\n",
+            "",
+        ));
+    }
+    if spec.plan.iter().all(|l| l.ffn != Ffn::None) {
+        lines.push((
+            "        if ffn == \"none\":\n            x = r  # a layer of its mixer alone\n            continue\n",
+            "",
+        ));
+    }
+    let no_ffn = spec.plan.iter().all(|l| l.ffn == Ffn::None);
+    if no_ffn && blocks.is_none() {
+        drop.push("mlp");
+    }
+    if let Some(s) = spec.s6.as_ref().filter(|s| s.heads > 1) {
+        // Zamba: x and z alternate in the input projection; each head projects its own step, B
+        // and C.
+        lines.push((OWN_BCDT, HEADS_BCDT));
+        if s.interleaved {
+            lines.push((
+                "    u, z = p[:, :I], p[:, I:]  # u: [T, I], the scan's input; z: [T, I], the gate\n",
+                "    u, z = p[:, 0::2], p[:, 1::2]  # u: [T, I], the scan's input; z: [T, I], the gate (alternating rows)\n",
+            ));
+        }
+    }
+    if blocks.is_none() {
+        // No block to run: where the Spec has none at all, no placeholders to fill either.
+        drop.extend(["adapter", "shared_block"]);
+        if spec.shared.is_none() {
+            drop.push("place");
+            lines.push((
+                "    if b is not None and CONFIG[\"shared\"]:\n        name = place(name, b)\n",
+                "",
+            ));
+        }
+        lines.extend([
+            ("    if C[\"shared\"] and C[\"shared\"][\"attn_adapters\"]:\n        q, k, v = q + adapter(x, W, b, \"q\"), k + adapter(x, W, b, \"k\"), v + adapter(x, W, b, \"v\")  # plus this visit's own adapters\n", ""),
+            ("        if C[\"shared\"]:\n            gu = gu + adapter(x, W, b, \"gate_up\")  # [T, 2F], plus this visit's own adapter\n", ""),
+            ("    x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream\n", ""),
+            ("        xm = x + shared_block(x, x0, W, b) if C[\"shared\"] and b in C[\"shared\"][\"layers\"] else x  # a shared block's output joins the mixer's input, not the stream\n        h = norm(xm,", "        h = norm(x,"),
+        ]);
+    } else if let Some(s) = blocks {
+        if !s.attn_adapters {
+            lines.push(("    if C[\"shared\"] and C[\"shared\"][\"attn_adapters\"]:\n        q, k, v = q + adapter(x, W, b, \"q\"), k + adapter(x, W, b, \"k\"), v + adapter(x, W, b, \"v\")  # plus this visit's own adapters\n", ""));
+        }
+        // Zamba's visits have no adapters.
+        if s.adapter_rank == 0 {
+            drop.push("adapter");
+            lines.push(("        if C[\"shared\"]:\n            gu = gu + adapter(x, W, b, \"gate_up\")  # [T, 2F], plus this visit's own adapter\n", ""));
+        }
+    }
+    // ZAYA: compressed convolutional attention, the router MLP, the embeddings' and residual
+    // adds' shifts and scales.
+    if spec.attn_variants().iter().any(|(a, _)| a.cca.is_some()) {
+        lines.push((
+            "    x = embed(ids, W)  # [T, hidden]\n",
+            "    x = embed(ids, W)  # [T, hidden]\n    x = (x + w(W, \"embed_shift\")) * w(W, \"embed_scale\")  # [T, hidden], shifted and scaled by learned vectors\n",
+        ));
+    } else {
+        drop.push("cca");
+        lines.push((
+            "    if C[\"cca\"]:\n        q, k, v = cca(x, W, b)  # [T, H D], [T, KV D], [T, KV D]: ZAYA's\n    elif C[\"qkv\"] == \"stacked\":\n",
+            "    if C[\"qkv\"] == \"stacked\":\n",
+        ));
+    }
+    if spec.residual_affine {
+        lines.extend([
+            (
+                "        r = residual(x, a)\n",
+                "        r = (a + w(W, \"resid_attn_out_shift\", b)) * w(W, \"resid_attn_out_scale\", b) + (x + w(W, \"resid_attn_shift\", b)) * w(W, \"resid_attn_scale\", b)  # [T, hidden], both terms shifted and scaled\n",
+            ),
+            (
+                "        x = residual(x, m)\n",
+                "        x = (m + w(W, \"resid_ffn_out_shift\", b)) * w(W, \"resid_ffn_out_scale\", b) + (x + w(W, \"resid_ffn_shift\", b)) * w(W, \"resid_ffn_scale\", b)  # [T, hidden], both terms shifted and scaled\n",
+            ),
+        ]);
+    }
+    if spec.moe.as_ref().is_some_and(|m| m.router_mlp.is_some()) {
+        lines.extend([
+            (
+                // (The router reads the FFN input: Gemma 4's `rx` is gone by now.)
+                "    logits = linear(x, w(W, \"router\", b), w(W, \"router\", b, bias=True) if M[\"router_bias\"] else None)  # logits: [T, E]\n",
+                "    logits = router_mlp(x, W, b)  # logits: [T, E + 1]\n",
+            ),
+            (
+                "        for e, weight in route(logits[t], corr):\n",
+                "        for e, weight in top1(logits[t], w(W, \"router_balance\", b)):\n",
+            ),
+            // Balanced by its own biases, not a correction bias.
+            (
+                "    corr = w(W, \"correction_bias\", b).reshape(-1) if M[\"correction_bias\"] else None  # corr: [E] or None\n",
+                "",
+            ),
+        ]);
+    } else {
+        drop.extend(["router_mlp", "top1", "ROUTER"]);
+    }
+    if !spec
+        .attn_variants()
+        .iter()
+        .any(|(a, _)| a.block_index.is_some())
+    {
+        drop.push("block_mask");
+        lines.push((
+            "    if C[\"block_index\"]:\n        s = s + np.repeat(block_mask(x, W, b, span, C[\"block_index\"]), H // C[\"block_index\"][\"heads\"], axis=0)  # s: [H, T, T], only in the blocks each group's index head chose\n",
+            "",
+        ));
+    }
+    if spec.mlp.clamp.is_some() {
+        // MiniMax-M3: the dense MLP's and the shared experts' SwiGLU clamped too.
+        lines.extend([
+            (
+                "    h = act(g) * u  # h: [T, F]\n",
+                "    h = glu(g, u, C[\"mlp_clamp\"])  # h: [T, F], the clamped SwiGLU\n",
+            ),
+            (
+                "halves of one tensor\n            h = act(g) * u  # h: [T, F_shared]\n",
+                "halves of one tensor\n            h = glu(g, u, CONFIG[\"mlp_clamp\"])  # h: [T, F_shared], the clamped SwiGLU\n",
+            ),
+        ]);
+    }
+    if spec.moe.is_none() && spec.mlp.clamp.is_none() {
+        drop.push("glu");
+    }
+    if spec.moe.is_none() {
+        drop.extend(["route", "moe"]);
+        lines.push((
+            "moe(h, W, b) if ffn == \"moe\" else mlp(h, W, b)",
+            "mlp(h, W, b)",
+        ));
+    }
+    if spec.rwkv.is_some() {
+        // RWKV's FFN is its channel mixing.
+        lines.push((
+            "        m = mlp(h, W, b)\n",
+            "        m = channel_mix(h, W, b)  # [T, hidden]\n",
+        ));
+        drop.push("mlp");
+    }
+    let mut ngpt_first = Vec::new();
+    if spec.ngpt.is_some() {
+        ngpt_lines(spec, &mut ngpt_first, &mut lines);
+    }
+    if !decodes(spec) {
+        drop.push("attention_so_far");
+        lines.push((
+            "    if STATE is not None:\n        return attention_so_far(x, W, b, span, use_rope)  # decoding: over every input so far\n",
+            "",
+        ));
+    }
+    if spec.plan.iter().all(|l| !l.mixer.recurrent()) {
+        // The state the recurrent mixers keep: none here.
+        drop.extend(["STATE", "state_of"]);
+    }
+    let mut out = body.to_string();
+    for (from, to) in ngpt_first.into_iter().chain(lines) {
+        debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
+        crate::render::rewrite::replace_all(&mut out, from, to);
+    }
+    for (from, to) in out_edits {
+        debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
+        crate::render::rewrite::replace_all(&mut out, from, &to);
+    }
+    crate::render::rewrite::replace_all(&mut out, MIXER_CALL, &mixer_call);
+    if spec.altup.is_some() {
+        // The whole pass is `altup_forward`'s: the rest of `forward` never runs.
+        let (start, end) = ("    if C[\"altup\"]:\n", "\n\n\ndef main(");
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(
+                a..b,
+                "    return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state",
+            );
+        }
+    }
+    if spec.hierarchy.is_some() {
+        // The whole pass is `hierarchy_forward`'s: the rest of `forward` never runs.
+        // `forward` reads no more of CONFIG: from its first line on.
+        let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(
+                a..b,
+                concat!(
+                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n",
+                    "    return hierarchy_forward(x, W)  # two stacks of layers in a nested loop"),
+            );
+        }
+    }
+    if spec.gated_streams.is_some() {
+        // The whole pass is `gated_forward`'s: the rest of `forward` never runs.
+        // `forward` reads no more of CONFIG: from its first line on.
+        let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(
+                a..b,
+                concat!(
+                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n",
+                    "    return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean"),
+            );
+        }
+    }
+    if spec.hyper.is_some() {
+        // The whole pass is `hyper_forward`'s: the rest of `forward` never runs.
+        // `forward` reads no more of CONFIG: from its first line on.
+        let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(
+                a..b,
+                if spec.moe.as_ref().is_some_and(|m| m.hash_layers.is_some()) {
+                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n    return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them"
+                } else {
+                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n    return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them"
+                },
+            );
+        }
+    }
+    if no_ffn {
+        // Every layer is its mixer alone: the FFN half of the loop never runs.
+        let (start, end) = (
+            "        if ffn == \"none\":\n",
+            "    if C[\"place\"] == \"post_residual\":\n        return",
+        );
+        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
+            out.replace_range(a..b, "        x = r  # every layer is its mixer alone\n");
+        }
+    }
+    if decodes(spec) {
+        crate::render::rewrite::replace_block(&mut out, "def main():", DECODE_MAIN);
+    }
+    // Top-level functions and names are separated by two blank lines.
+    out.split("\n\n\n")
+        .filter(|block| {
+            !drop.iter().any(|f| {
+                block.starts_with(&format!("def {f}(")) || block.starts_with(&format!("{f} = "))
+            })
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n\n")
+}
+
+/// Dory's nGPT and its looped layers, written into the template: `first`, lines inserted before
+/// anchors that other edits keep; `then`, edits of lines only nGPT changes.
+fn ngpt_lines(spec: &Spec, first: &mut Vec<(&str, &str)>, then: &mut Vec<(&str, &str)>) {
+    first.extend([
+        (
+            "    if C[\"qk_norm\"] == \"per_head\":\n",
+            "    if C[\"qk_norm\"] == \"unit\":\n        q, k = norm(q, None), norm(k, None)  # q: [H, T, D], k: [KV, T, D], each head to length 1\n    if C[\"qk_norm\"] == \"per_head\":\n",
+        ),
+        (
+            "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]",
+            "    q = q * ((w(W, \"ngpt_q\", b) * np.float32(C[\"ngpt\"][\"query\"])) ** 2).reshape(H, 1, D)  # q: [H, T, D], each feature's learned scale, squared\n    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]",
+        ),
+        (
+            "        g = np.logaddexp(0, g) if G[\"softplus\"]",
+            "        g = g * (w(W, \"ngpt_gate\", b) * np.float32(C[\"ngpt\"][\"gate\"])) ** 2  # the gate's learned scale, squared\n        g = np.logaddexp(0, g) if G[\"softplus\"]",
+        ),
+        (
+            "    h = act(g) * u  # h: [T, F]\n",
+            "    g = g * (w(W, \"ngpt_suv_gate\", b) * np.float32(C[\"ngpt\"][\"uv\"]))  # g: [T, F], a learned scale\n    u = u * (w(W, \"ngpt_suv_up\", b) * np.float32(C[\"ngpt\"][\"uv\"]))  # u: [T, F]\n    h = act(g) * u  # h: [T, F]\n",
+        ),
+        (
+            "    if C[\"logits_mult\"] != 1:\n",
+            "    logits = logits * (w(W, \"ngpt_logit_scale\") * np.float32(C[\"ngpt\"][\"logit\"]))  # logits: [T, vocab], a learned scale per entry\n    if C[\"logits_mult\"] != 1:\n",
+        ),
+    ]);
+    if spec.norm.kind == NormKind::Unit {
+        then.push((
+            "    y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)  # y: [..., d], eps inside the root\n",
+            "    y = x / np.sqrt((x * x).sum(-1, keepdims=True) + eps)  # y: [..., d], projected onto the unit sphere (length 1)\n",
+        ));
+    }
+    if spec.norm.place == NormPlace::Sphere {
+        then.extend([
+            (
+                "        before = C[\"place\"] in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n",
+                "        before = True  # nGPT: the stream normed in place before each sublayer\n",
+            ),
+            (
+                "        after = C[\"place\"] in (\"post\", \"sandwich\")  # and after it, before the add\n",
+                "        after = True  # and each sublayer's output normed\n",
+            ),
+            (
+                "        r = residual(x, a)\n",
+                "        x = h  # the normed stream\n        r = x + np.abs(w(W, \"ngpt_rate_attn\", b) * np.float32(C[\"ngpt\"][\"rate\"])) * (a - x)  # [T, hidden], moved towards the normed output at a learned rate\n",
+            ),
+            (
+                "        x = residual(x, m)\n",
+                "        x = h  # the normed stream\n        x = x + np.abs(w(W, \"ngpt_rate_ffn\", b) * np.float32(C[\"ngpt\"][\"rate\"])) * (m - x)  # [T, hidden]\n",
+            ),
+        ]);
+    }
+    if spec.looped.is_some() {
+        then.push((
+            "    for b, (span, use_rope, ffn) in enumerate(PLAN):\n",
+            "    L = C[\"looped\"]  # layers lo..hi-1 run L[\"loops\"] times in a row\n    lo, hi = L[\"input\"], L[\"input\"] + L[\"recurrent\"]\n    order = list(range(lo)) + list(range(lo, hi)) * L[\"loops\"] + list(range(hi, len(PLAN)))  # every layer, in the order it runs\n    for i, b in enumerate(order):\n        span, use_rope, ffn = PLAN[b]\n        if b == lo:  # the first layer of a pass\n            if i == lo:\n                xl = norm(x, w(W, \"final_norm\"))  # the input layers' output, normed: every pass restarts from it\n            x = norm(x, w(W, \"final_norm\")) + xl  # [T, hidden]\n",
+        ));
+    }
+}
