@@ -10,7 +10,6 @@ pub mod parts;
 pub mod site;
 mod svg;
 mod text;
-mod text_blt;
 
 pub use parts::{parts, Kind, Part};
 

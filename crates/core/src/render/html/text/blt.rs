@@ -1,9 +1,9 @@
 //! The page's words for BLT's parts (`ByteLatent`): its byte-level stacks and the latent
 //! transformer's input, with the model's numbers.
 
-use super::parts::Part;
-use super::text::Text;
+use super::Text;
 use crate::fmt::{float, grouped, short};
+use crate::render::html::parts::Part;
 use crate::spec::{ByteLatent, Patching, Spec, Stack};
 
 fn window(s: &Spec) -> String {
