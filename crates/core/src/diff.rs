@@ -681,7 +681,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "attn_res",
         "block attention residuals",
         Mechanism,
-        s.attn_res.map_or("none".into(), |r| {
+        s.attn_res().map_or("none".into(), |r| {
             let looped = r.looped.map_or(String::new(), |l| {
                 format!(", layers {}–{} run {} times", l.start, l.end - 1, l.passes)
             });
@@ -876,7 +876,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "altup",
         "AltUp streams",
         Mechanism,
-        s.altup.map_or("none".into(), |a| {
+        s.altup().map_or("none".into(), |a| {
             format!("{}, computing on stream {}", a.streams, a.active)
         }),
     );
@@ -904,7 +904,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "residual.streams",
         "hyper-connection streams",
         Mechanism,
-        s.hyper.map_or("none".into(), |h| match h.sinkhorn {
+        s.hyper().map_or("none".into(), |h| match h.sinkhorn {
             Some(n) => format!(
                 "{}, written back by up to {}×, mixed by {n} Sinkhorn iterations",
                 h.streams,
@@ -931,7 +931,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "residual.gated_streams",
         "gated residual streams",
         Mechanism,
-        s.gated_streams.map_or("none".into(), |g| {
+        s.gated_streams().map_or("none".into(), |g| {
             format!("{} (rank-{} gates)", g.streams, g.rank)
         }),
     );
@@ -976,7 +976,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "hierarchy",
         "hierarchical loop",
         Mechanism,
-        s.hierarchy.map_or("none".into(), |h| {
+        s.hierarchy().map_or("none".into(), |h| {
             format!(
                 "two stacks of {}, {} cycles of {} low-level visits and one high-level",
                 h.per_stack, h.high_cycles, h.low_cycles
@@ -987,7 +987,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "bytes",
         "byte-level stacks (BLT)",
         Mechanism,
-        s.bytes.as_deref().map_or("none".into(), |b| {
+        s.bytes().map_or("none".into(), |b| {
             let stack = |s: &Spec| {
                 let window = crate::spec::ByteLatent::window(s)
                     .map_or(String::new(), |w| format!(", window {w}"));
@@ -1017,7 +1017,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         "looped",
         "looped layers",
         Mechanism,
-        s.looped.map_or("none".into(), |l| {
+        s.looped().map_or("none".into(), |l| {
             format!(
                 "{} run {} times, {}",
                 l.layers().describe(),

@@ -99,13 +99,8 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         per_layer_input,
         layer_scalar,
         shared,
-        hyper,
-        gated_streams,
+        stream,
         ngram_ple,
-        altup,
-        hierarchy,
-        bytes,
-        looped,
         ngpt,
         laurel,
         sparsity,
@@ -114,7 +109,6 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         head_rows,
         prompt,
         out_conv,
-        attn_res,
         logits_kept,
         block,
         layout: _,
@@ -328,45 +322,45 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         "shared_blocks",
         shared.as_ref().is_some_and(|s| !s.layers.is_empty()),
     );
-    on("hyper", hyper.is_some());
-    on("gated_streams", gated_streams.is_some());
     on("ngram_ple", ngram_ple.is_some());
     on("delta:sigmoid_gate", delta.is_some_and(|d| d.sigmoid_gate));
-    on(
-        "hyper:sinkhorn",
-        hyper.is_some_and(|h| h.sinkhorn.is_some()),
-    );
-    on("altup", altup.is_some());
-    on("hierarchy", hierarchy.is_some());
-    on("bytes", bytes.is_some());
-    if let Some(b) = bytes {
-        on("bytes:patcher", b.patcher.is_some());
-        on("bytes:encoder_cross_all", b.encoder_cross_all);
-        on("bytes:decoder_cross_all", b.decoder_cross_all);
-        on("bytes:max_patch", b.max_patch.is_some());
-        // The stacks' own mechanisms (interleaved RoPE, sliding windows) run too.
-        for (_, s) in b.stacks() {
-            for name in mechanisms(s) {
-                on(&name, true);
+    match stream {
+        Stream::Plain => {}
+        Stream::Hyper(h) => {
+            on("hyper", true);
+            on("hyper:sinkhorn", h.sinkhorn.is_some());
+        }
+        Stream::Gated(_) => on("gated_streams", true),
+        Stream::AltUp(_) => on("altup", true),
+        Stream::Hierarchy(_) => on("hierarchy", true),
+        Stream::Bytes(b) => {
+            on("bytes", true);
+            on("bytes:patcher", b.patcher.is_some());
+            on("bytes:encoder_cross_all", b.encoder_cross_all);
+            on("bytes:decoder_cross_all", b.decoder_cross_all);
+            on("bytes:max_patch", b.max_patch.is_some());
+            // The stacks' own mechanisms (interleaved RoPE, sliding windows) run too.
+            for (_, s) in b.stacks() {
+                for name in mechanisms(s) {
+                    on(&name, true);
+                }
             }
         }
+        Stream::Looped(l) => {
+            on("looped", true);
+            on("looped:shared_cache", l.shared_cache);
+        }
+        Stream::AttnRes(r) => {
+            on("attn_res", true);
+            on("attn_res:loop", r.looped.is_some());
+        }
     }
-    on("looped", looped.is_some());
-    on(
-        "looped:shared_cache",
-        looped.is_some_and(|l| l.shared_cache),
-    );
     on("ngpt", ngpt.is_some());
     on("laurel", laurel.is_some());
     on("gated_norm", gated_norm.is_some());
     on("head_rows", head_rows.is_some());
     on("out_conv", out_conv.is_some());
     on("conv:scaled", out_conv.is_some_and(|c| c.scaled));
-    on("attn_res", attn_res.is_some());
-    on(
-        "attn_res:loop",
-        attn_res.is_some_and(|r| r.looped.is_some()),
-    );
     on("logits_kept", logits_kept.is_some());
     m
 }

@@ -1420,5 +1420,5 @@ fn qwen4_exp_refusals_name_their_key() {
     v["ngram_size"] = json!(4);
     v["split_ngram_parts"] = json!(8);
     let spec = families::load_json("cfg.json", &v.to_string(), "t", false).unwrap();
-    assert!(spec.gated_streams.is_some() && spec.attn.qsa.is_some());
+    assert!(spec.gated_streams().is_some() && spec.attn.qsa.is_some());
 }

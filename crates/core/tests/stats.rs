@@ -462,9 +462,9 @@ fn a_model_without_attention_reports_no_kv_cache() {
 #[test]
 fn a_hierarchy_caches_and_computes_once_per_visit() {
     let spec = source::load("hrm-text-1b", false).unwrap().spec;
-    let h = spec.hierarchy.expect("HRM-Text loops over its stacks");
+    let h = spec.hierarchy().expect("HRM-Text loops over its stacks");
     let mut once = spec.clone();
-    once.hierarchy = None;
+    once.stream = anatomy_core::spec::Stream::Plain;
     let (looped, flat) = (graph::build(&spec).unwrap(), graph::build(&once).unwrap());
     let visits = h.high_cycles * (h.low_cycles + 1);
     for context in [128, 2048] {
@@ -496,11 +496,11 @@ fn a_hierarchy_caches_and_computes_once_per_visit() {
 #[test]
 fn looped_layers_compute_per_pass_and_cache_per_pass_or_once() {
     let spec = source::load("dory1.0-4b", false).unwrap().spec;
-    let l = spec.looped.expect("Dory loops over its middle layers");
+    let l = spec.looped().expect("Dory loops over its middle layers");
     let mut once = spec.clone();
-    once.looped = None;
+    once.stream = anatomy_core::spec::Stream::Plain;
     let mut last = spec.clone();
-    last.looped = Some(anatomy_core::spec::Looped {
+    last.stream = anatomy_core::spec::Stream::Looped(anatomy_core::spec::Looped {
         shared_cache: true,
         ..l
     });
@@ -677,12 +677,9 @@ fn ngram_embeddings_carry_their_ids_and_convolution_inputs() {
 fn blt_caches_each_stack_under_its_own_spec() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/saved/blt.json");
     let spec = source::load(path, false).unwrap().spec;
-    let bl = spec
-        .bytes
-        .as_deref()
-        .expect("BLT holds its byte-level stacks");
+    let bl = spec.bytes().expect("BLT holds its byte-level stacks");
     let mut latent = spec.clone();
-    latent.bytes = None;
+    latent.stream = anatomy_core::spec::Stream::Plain;
     let stacks = [
         Some(&latent),
         Some(&bl.encoder),

@@ -36,7 +36,7 @@ use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
     Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped,
     Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Scoring,
-    Spec, SsmGate,
+    Spec, SsmGate, Stream,
 };
 use anatomy_core::Error;
 use attention::{carried, unit};
@@ -408,7 +408,7 @@ impl Model {
     /// A model the executor can run: every family; from a GGUF, the mixtures of experts whose
     /// gated experts the checkpoint names one by one (Mixtral, Qwen3-MoE), which a GGUF stacks.
     pub fn new(spec: Spec, mut weights: Weights) -> Result<Model, Error> {
-        let stacks = match spec.bytes.as_deref() {
+        let stacks = match spec.bytes() {
             Some(bl) => Some(Box::new(
                 blt::Stacks::new(bl, &mut weights).map_err(Error::from)?,
             )),
@@ -793,7 +793,7 @@ impl Model {
 
     fn run_steps(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
         let spec = &self.spec;
-        if let (Some(bl), Some(s)) = (spec.bytes.as_deref(), self.stacks.as_deref()) {
+        if let (Some(bl), Some(s)) = (spec.bytes(), self.stacks.as_deref()) {
             return self.blt(bl, s, ids, cache, last);
         }
         // CPM-Ant takes id 0 for padding: a segment of its own, and a count of the other ids that
@@ -905,40 +905,49 @@ impl Model {
             x = self.norm(&x, Role::EmbedNorm, None)?;
         }
         self.keep(None, Point::Embed, &x);
-        // Hyper-connections and gated streams: every stream starts as the embedding,
-        // [t, n · hidden].
-        if spec.hyper.is_some() || spec.gated_streams.is_some() {
-            x = Tensor::cat(&vec![&x; spec.streams() as usize], 1)?;
-        }
-        if spec.altup.is_some() {
-            x = self.altup_streams(&x)?;
-        }
-        // LongCat-Flash's shortcut: the experts' output of one layer, added at the next one's end.
-        let mut shortcut = None;
-        // Zamba2's shared blocks read the embeddings beside the stream.
-        let x0 = x.clone();
-        if let Some(h) = spec.hierarchy {
-            x = self.hierarchy(&x, h, cache)?;
-        } else if let Some(l) = spec.looped {
-            x = self.looped(&x, l, cache)?;
-        } else if let Some(r) = spec.attn_res {
-            x = self.attn_res_layers(&x, r, cache)?;
-        } else {
-            for b in 0..spec.layers as usize {
-                if spec.altup.is_some() {
-                    x = self.altup_layer(&x, b, cache, per_layer.as_ref())?;
-                    continue;
-                }
-                let feed = match &spec.shared {
-                    Some(s) if s.layers.contains(b as u64) => {
-                        Some(self.shared_block(&x, &x0, b, cache)?)
-                    }
-                    _ => None,
-                };
-                x = self.layer(&x, b, cache, &mut shortcut, feed)?;
-                x = self.layer_tail(x, b, per_layer.as_ref())?;
+        // Into the stream's form: hyper-connections and gated streams start every stream as the
+        // embedding, [t, n · hidden]; AltUp its predictions.
+        x = match &spec.stream {
+            Stream::Hyper(_) | Stream::Gated(_) => {
+                Tensor::cat(&vec![&x; spec.streams() as usize], 1)?
             }
-        }
+            Stream::AltUp(_) => self.altup_streams(&x)?,
+            Stream::Plain
+            | Stream::Hierarchy(_)
+            | Stream::Bytes(_)
+            | Stream::Looped(_)
+            | Stream::AttnRes(_) => x,
+        };
+        // Through the layers, in the order the stream's form runs them.
+        x = match &spec.stream {
+            Stream::Hierarchy(h) => self.hierarchy(&x, *h, cache)?,
+            Stream::Looped(l) => self.looped(&x, *l, cache)?,
+            Stream::AttnRes(r) => self.attn_res_layers(&x, *r, cache)?,
+            Stream::AltUp(_) => {
+                for b in 0..spec.layers as usize {
+                    x = self.altup_layer(&x, b, cache, per_layer.as_ref())?;
+                }
+                x
+            }
+            Stream::Plain | Stream::Hyper(_) | Stream::Gated(_) | Stream::Bytes(_) => {
+                // LongCat-Flash's shortcut: the experts' output of one layer, added at the next
+                // one's end.
+                let mut shortcut = None;
+                // Zamba2's shared blocks read the embeddings beside the stream.
+                let x0 = x.clone();
+                for b in 0..spec.layers as usize {
+                    let feed = match &spec.shared {
+                        Some(s) if s.layers.contains(b as u64) => {
+                            Some(self.shared_block(&x, &x0, b, cache)?)
+                        }
+                        _ => None,
+                    };
+                    x = self.layer(&x, b, cache, &mut shortcut, feed)?;
+                    x = self.layer_tail(x, b, per_layer.as_ref())?;
+                }
+                x
+            }
+        };
         cache.pos += t;
         // The prompt's outputs are dropped; the text's go on to the head.
         let t = t - prompt;
@@ -948,20 +957,26 @@ impl Model {
         if last && t > 1 {
             x = x.narrow(0, t - 1, 1)?;
         }
-        if spec.altup.is_some() {
-            x = self.altup_unembed(&x)?;
-        }
-        if spec.hyper.is_some() {
-            let (h, _) = self.stream_mix(&x, HC_HEAD, None)?;
-            self.keep(None, Point::HcHead, &h);
-            x = h;
-        }
-        let gated = spec.gated_streams.is_some();
-        if gated {
-            let (h, _) = self.gated_mix(&x, GS_HEAD, None)?;
-            self.keep(None, Point::HcHead, &h);
-            x = h;
-        }
+        // Out of the stream's form, into one hidden state for the head.
+        x = match &spec.stream {
+            Stream::AltUp(_) => self.altup_unembed(&x)?,
+            Stream::Hyper(_) => {
+                let (h, _) = self.stream_mix(&x, HC_HEAD, None)?;
+                self.keep(None, Point::HcHead, &h);
+                h
+            }
+            Stream::Gated(_) => {
+                let (h, _) = self.gated_mix(&x, GS_HEAD, None)?;
+                self.keep(None, Point::HcHead, &h);
+                h
+            }
+            Stream::Plain
+            | Stream::Hierarchy(_)
+            | Stream::Bytes(_)
+            | Stream::Looped(_)
+            | Stream::AttnRes(_) => x,
+        };
+        let gated = matches!(spec.stream, Stream::Gated(_));
         // A post-residual model ends on its last layer's norm; gated streams on their mix.
         let z = if spec.norm.place.on_stream() || gated {
             x
@@ -1108,10 +1123,10 @@ impl Model {
             // skips the whole layer, and so does a run here, which reads only text.
             return Ok(x.clone());
         }
-        if self.spec.hyper.is_some() {
+        if self.spec.hyper().is_some() {
             return self.hyper_layer(x, b, cache);
         }
-        if self.spec.gated_streams.is_some() {
+        if self.spec.gated_streams().is_some() {
             return self.gated_layer(x, b, cache);
         }
         // What the mixer reads: the stream, plus a shared block's output (Zamba2).

@@ -7,7 +7,7 @@ use anatomy_checkpoint::Format;
 use anatomy_core::graph::Graph;
 use anatomy_core::layers::LayerSet;
 use anatomy_core::manifest::{manifest, Naming};
-use anatomy_core::spec::{AttnSpan, LayerPlan, Mixer, SharedBlocks, Spec};
+use anatomy_core::spec::{AttnSpan, LayerPlan, Mixer, SharedBlocks, Spec, Stream};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
@@ -15,7 +15,7 @@ use std::collections::HashMap;
 /// The scaled-down Spec: hidden 64, 4 query heads of 16 (K/V heads as the attention kind has them), one layer
 /// for each distinct kind of layer (at most 4), at most 8 experts, a 256-token vocabulary.
 pub fn shrink(spec: &Spec) -> Spec {
-    if let Some(bl) = spec.bytes.as_deref() {
+    if let Some(bl) = spec.bytes() {
         return shrink_blt(spec, bl);
     }
     let mut s = spec.clone();
@@ -159,14 +159,14 @@ pub fn shrink(spec: &Spec) -> Spec {
     s.layers = plan.len() as u64;
     s.plan = plan.into_iter().map(|(l, ..)| l).collect();
     // HRM: one layer in each of its two stacks, run in the model's loop.
-    if let Some(h) = &mut s.hierarchy {
+    if let Stream::Hierarchy(h) = &mut s.stream {
         h.per_stack = 1;
         s.layers = 2;
         s.plan = vec![s.plan[0].clone(); 2];
-        kept.push(spec.hierarchy.map_or(1, |h| h.per_stack));
+        kept.push(spec.hierarchy().map_or(1, |h| h.per_stack));
     }
     // Dory: the kept layers in its three sections, the looped one (at least a layer) twice.
-    if let Some(l) = &mut s.looped {
+    if let Stream::Looped(l) = &mut s.stream {
         let n = s.layers;
         l.input = n.min(1).min(n - 1);
         l.recurrent = (n - l.input).min(n.saturating_sub(2)).max(1);
@@ -239,11 +239,11 @@ fn shrink_blt(spec: &Spec, bl: &anatomy_core::spec::ByteLatent) -> Spec {
     small.patcher = bl.patcher.as_ref().map(stack);
     small.hash.vocab = bl.hash.vocab.min(1024);
     let latent = Spec {
-        bytes: None,
+        stream: Stream::Plain,
         ..spec.clone()
     };
     Spec {
-        bytes: Some(Box::new(small)),
+        stream: Stream::Bytes(Box::new(small)),
         ..stack(&latent)
     }
 }

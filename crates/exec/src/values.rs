@@ -328,7 +328,7 @@ pub fn values(
     // CPM-Ant's learned prompt runs before the text through every layer: its rows come first.
     let prompt = g.spec.prompt.map_or(0, |p| p.length as usize);
     // BLT's latent transformer, the model captured here, runs over patches, not the ids.
-    let patches = g.spec.bytes.is_some();
+    let patches = g.spec.bytes().is_some();
     let label = |i: usize| match i.checked_sub(prompt) {
         None => format!("prompt {i}"),
         Some(i) if patches => format!("patch {i}"),

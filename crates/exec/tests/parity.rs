@@ -143,8 +143,8 @@ fn prompted_then_stepped(model: &Model, ids: &[u32], prompt: usize) -> Vec<Vec<f
 /// to a length.
 fn decodes_otherwise(spec: &anatomy_core::spec::Spec) -> bool {
     // BLT with patches cut to a length: a prefix's patches are not the whole sequence's.
-    spec.bytes.as_ref().is_some_and(|b| b.max_patch.is_some())
-        || spec.looped.is_some_and(|l| l.shared_cache)
+    spec.bytes().as_ref().is_some_and(|b| b.max_patch.is_some())
+        || spec.looped().is_some_and(|l| l.shared_cache)
         || spec
             .plan
             .iter()

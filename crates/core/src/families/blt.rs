@@ -216,7 +216,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             head: true,
         };
     }
-    global.bytes = Some(Box::new(ByteLatent {
+    global.stream = crate::spec::Stream::Bytes(Box::new(ByteLatent {
         encoder,
         decoder,
         patcher,

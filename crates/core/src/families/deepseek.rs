@@ -1036,7 +1036,7 @@ fn hy_v4(cfg: &Config, s: &mut Spec) -> Result<()> {
             format!("is {streams}; anatomy reads up to 64 hyper-connection streams"),
         ));
     }
-    s.hyper = Some(Hyper {
+    s.stream = crate::spec::Stream::Hyper(Hyper {
         streams,
         magnitude: cfg.float("hc_magnitude", 2.0)?,
         eps: cfg.float("hc_eps", 1e-6)?,

@@ -168,7 +168,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
 
     let streams = cfg.size("hc_mult", Some(4))?;
     let streams = cfg.bounded("hc_mult", streams, 64)?;
-    s.hyper = Some(Hyper {
+    s.stream = crate::spec::Stream::Hyper(Hyper {
         streams,
         magnitude: 2.0,
         eps: cfg.float("hc_eps", 1e-6)?,

@@ -177,7 +177,7 @@ fn load_layers(cfg: &Config, model_type: &str, family: &str, name: &str) -> Resu
             "is 0: anatomy draws a looped section of at least one layer; give n_input_layers + n_output_layers below num_hidden_layers",
         ));
     }
-    s.looped = Some(Looped {
+    s.stream = crate::spec::Stream::Looped(Looped {
         input,
         recurrent,
         loops,

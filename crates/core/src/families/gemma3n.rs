@@ -108,7 +108,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             ),
         ));
     }
-    s.altup = Some(AltUp {
+    s.stream = crate::spec::Stream::AltUp(AltUp {
         streams,
         active,
         correct_scale: cfg.flag("altup_correct_scale", true)?,

@@ -89,7 +89,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             "is not finite (or initializer_range is 0 without it); give a finite scale",
         ));
     }
-    s.hierarchy = Some(Hierarchy {
+    s.stream = crate::spec::Stream::Hierarchy(Hierarchy {
         per_stack,
         high_cycles: high,
         low_cycles: low,

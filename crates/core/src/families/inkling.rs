@@ -256,7 +256,9 @@ pub fn load2_loop(cfg: &Config, model_type: &str, family: &str, name: &str) -> R
     let end = read("loop_layer_index_end", "core_end", 18)?;
     let passes = read("loop_num_passes", "num_passes", 3)?;
     let rank = read("loop_gate_rank", "gate_rank", 64)?;
-    let r = s.attn_res.expect("Inkling 2 has block attention residuals");
+    let r = s
+        .attn_res()
+        .expect("Inkling 2 has block attention residuals");
     // The class's checks: whole blocks, after the first layer, at least one pass.
     if passes < 1 {
         return Err(cfg.err("loop_num_passes", "is 0; give at least 1"));
@@ -297,7 +299,7 @@ pub fn load2_loop(cfg: &Config, model_type: &str, family: &str, name: &str) -> R
         return Err(cfg.err("loop_gate_rank", "is 0; give a positive rank"));
     }
     cfg.bounded("loop_num_passes", passes, super::MAX_LAYERS)?;
-    s.attn_res = Some(AttnRes {
+    s.stream = crate::spec::Stream::AttnRes(AttnRes {
         looped: Some(AttnResLoop {
             start,
             end,
@@ -492,7 +494,7 @@ fn inkling2(
             format!("is {states}; each Inkling 2 layer carries 4 convolution states (K, V and both sublayers' outputs), so give 4"),
         ));
     }
-    s.attn_res = Some(AttnRes {
+    s.stream = crate::spec::Stream::AttnRes(AttnRes {
         block: cfg.size("n_layers_per_attn_res_block", Some(6))?,
         eps: ATTN_RES_EPS,
         looped: None,

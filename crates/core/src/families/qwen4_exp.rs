@@ -128,7 +128,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         ));
     }
     let streams = cfg.bounded("hc_count", streams, 64)?;
-    s.gated_streams = Some(GatedStreams {
+    s.stream = crate::spec::Stream::Gated(GatedStreams {
         streams,
         rank: cfg.size("hc_lowrank", Some(320))?,
     });

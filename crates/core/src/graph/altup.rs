@@ -9,7 +9,7 @@ use crate::spec::AltUp;
 impl Builder<'_> {
     fn altup(&self) -> AltUp {
         self.spec
-            .altup
+            .altup()
             .expect("AltUp steps are built for a Spec that has it")
     }
 

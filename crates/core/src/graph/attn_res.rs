@@ -10,7 +10,7 @@ use crate::spec::AttnRes;
 impl Builder<'_> {
     fn attn_res(&self) -> AttnRes {
         self.spec
-            .attn_res
+            .attn_res()
             .expect("block attention residual steps are built for a Spec that has them")
     }
 

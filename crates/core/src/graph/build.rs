@@ -8,7 +8,7 @@
 use super::*;
 use crate::error::{Error, Result};
 use crate::naming::{names, Role};
-use crate::spec::{NormKind, Spec};
+use crate::spec::{NormKind, Spec, Stream};
 
 pub fn build(spec: &Spec) -> Result<Graph> {
     let mut b = Builder {
@@ -25,26 +25,34 @@ pub fn build(spec: &Spec) -> Result<Graph> {
         kv_in: None,
         stack: None,
     };
-    if let Some(bl) = spec.bytes.as_deref() {
-        let children = b.byte_latent(bl);
-        return finish(spec, b, children);
-    }
-    let embedding = b.embedding();
-    let hierarchy = spec.hierarchy.map(|h| b.hierarchy(h));
-    let looped = spec.looped.map(|l| b.looped(l));
-    let block = if spec.altup.is_some() {
-        b.altup_block()
-    } else if spec.attn_res.is_some() {
-        b.attn_res_block()
-    } else {
-        b.block()
+    let embedding = match &spec.stream {
+        // BLT: the byte-level stacks around the latent transformer are the whole model.
+        Stream::Bytes(bl) => {
+            let children = b.byte_latent(bl);
+            return finish(spec, b, children);
+        }
+        Stream::Plain
+        | Stream::Hyper(_)
+        | Stream::Gated(_)
+        | Stream::AltUp(_)
+        | Stream::Hierarchy(_)
+        | Stream::Looped(_)
+        | Stream::AttnRes(_) => b.embedding(),
+    };
+    // The layers, as the stream's form runs them: inside a frame that nests or loops them, or as
+    // a block of the form's own.
+    let (frame, block) = match &spec.stream {
+        Stream::Hierarchy(h) => (Some(b.hierarchy(*h)), b.block()),
+        Stream::Looped(l) => (Some(b.looped(*l)), b.block()),
+        Stream::AltUp(_) => (None, b.altup_block()),
+        Stream::AttnRes(_) => (None, b.attn_res_block()),
+        Stream::Plain | Stream::Hyper(_) | Stream::Gated(_) | Stream::Bytes(_) => (None, b.block()),
     };
     let cross = spec.layers_where(|l| !l.mixer.runs_on_text());
     let cross = (!cross.is_empty()).then(|| b.cross_attention(cross));
     let last = b.final_scope();
     let mut children = vec![Node::Scope(embedding)];
-    children.extend(hierarchy.map(Node::Scope));
-    children.extend(looped.map(Node::Scope));
+    children.extend(frame.map(Node::Scope));
     children.push(Node::Scope(block));
     children.extend(cross.map(Node::Scope));
     children.push(Node::Scope(last));
@@ -299,7 +307,7 @@ impl<'s> Builder<'s> {
             _ if stacked_shared => (1, 1, false),
             // Gemma 3n's projections into and out of the streams after the first: one each.
             _ if matches!(role, Role::AltUpProj | Role::AltUpUnembed) => {
-                let extra = self.spec.altup.map_or(1, |a| a.streams - 1);
+                let extra = self.spec.altup().map_or(1, |a| a.streams - 1);
                 (extra, extra, false)
             }
             _ => (1, 1, false),

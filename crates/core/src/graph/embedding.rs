@@ -202,7 +202,7 @@ impl<'s> Builder<'s> {
         if spec.streams() > 1 {
             steps.push(self.hyper_widen());
         }
-        if spec.altup.is_some() {
+        if spec.altup().is_some() {
             steps.extend(self.altup_streams());
         }
         self.scope(ScopeKind::Embedding, "Embedding", "Embedding end", 1, steps)

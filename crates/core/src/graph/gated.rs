@@ -32,7 +32,7 @@ fn roles(mix: Option<Mix>) -> (Role, Role, Role, Option<Role>) {
 impl Builder<'_> {
     fn gated(&self) -> GatedStreams {
         self.spec
-            .gated_streams
+            .gated_streams()
             .expect("gated-stream steps are built for a Spec that has them")
     }
 

@@ -4,6 +4,7 @@
 use super::build::{n, Builder, Draft, Linear};
 use super::*;
 use crate::naming::Role;
+use crate::spec::Stream;
 
 impl<'s> Builder<'s> {
     /// A dense layer, its activation and a norm between the final norm and the head.
@@ -50,26 +51,31 @@ impl<'s> Builder<'s> {
         let spec = self.spec;
         // Post-residual models end on their last layer's norm: no final norm.
         let mut steps = Vec::new();
-        // Hyper-connections weigh the streams into one first; AltUp averages them.
-        let last = if spec.hyper.is_some() {
-            steps.extend(self.hyper_head("Xₗ", "Xₕ"));
-            "Xₕ"
-        } else if spec.gated_streams.is_some() {
-            steps.extend(self.gated_in(None, "Xₗ", "Xₕ"));
-            "Xₕ"
-        } else if spec.altup.is_some() {
-            steps.extend(self.altup_unembed());
-            "Xₘ"
-        } else if spec.attn_res.is_some() {
-            steps.push(self.attn_res_head("Xₗ", "Xₕ"));
-            "Xₕ"
-        } else {
-            "Xₗ"
+        // Out of the stream's form: hyper-connections and gated streams weigh the streams into
+        // one, AltUp averages its predictions, attention residuals mix the block summaries.
+        let last = match &spec.stream {
+            Stream::Hyper(_) => {
+                steps.extend(self.hyper_head("Xₗ", "Xₕ"));
+                "Xₕ"
+            }
+            Stream::Gated(_) => {
+                steps.extend(self.gated_in(None, "Xₗ", "Xₕ"));
+                "Xₕ"
+            }
+            Stream::AltUp(_) => {
+                steps.extend(self.altup_unembed());
+                "Xₘ"
+            }
+            Stream::AttnRes(_) => {
+                steps.push(self.attn_res_head("Xₗ", "Xₕ"));
+                "Xₕ"
+            }
+            Stream::Plain | Stream::Hierarchy(_) | Stream::Bytes(_) | Stream::Looped(_) => "Xₗ",
         };
         // Gated streams end on their head mix, itself normed: no final norm.
         let z = if spec.norm.place.on_stream() {
             "Xₗ"
-        } else if spec.gated_streams.is_some() {
+        } else if spec.gated_streams().is_some() {
             last
         } else {
             let title = format!("Final {}", self.norm_name());

@@ -52,7 +52,7 @@ impl Mix {
 impl Builder<'_> {
     fn hyper(&self) -> Hyper {
         self.spec
-            .hyper
+            .hyper()
             .expect("hyper-connection steps are built for a Spec that has them")
     }
 
@@ -74,7 +74,7 @@ impl Builder<'_> {
             output: out,
             operation: format!(
                 "Copy each embedding into {streams} streams: the residual stream is {streams} copies of the hidden state from here to the {}",
-                if self.spec.gated_streams.is_some() { "head" } else { "final norm" }
+                if self.spec.gated_streams().is_some() { "head" } else { "final norm" }
             ),
             equation: format!(
                 "X = [X; …; X]  ({} × {} = {} features)",

@@ -59,18 +59,18 @@ impl<'s> Builder<'s> {
                 "Xₘ"
             }
             // Hyper-connections weigh the streams into the attention's input.
-            None if spec.hyper.is_some() => {
+            None if spec.hyper().is_some() => {
                 children.extend(self.hyper_in(Mix::Attention, "Xᵦ", "Xₕ"));
                 "Xₕ"
             }
             // Gated streams are normed in their mix: no norm follows.
-            None if spec.gated_streams.is_some() => {
+            None if spec.gated_streams().is_some() => {
                 children.extend(self.gated_in(Some(Mix::Attention), "Xᵦ", "Xₕ"));
                 "Xₕ"
             }
             None => "Xᵦ",
         };
-        let attn_in = if spec.gated_streams.is_some() {
+        let attn_in = if spec.gated_streams().is_some() {
             mixer_in
         } else if !place.before() {
             "Xᵦ"
@@ -245,7 +245,7 @@ impl<'s> Builder<'s> {
             },
             self.seq(self.stream_width()),
         );
-        if spec.hyper.is_some() || spec.gated_streams.is_some() {
+        if spec.hyper().is_some() || spec.gated_streams().is_some() {
             inputs.push(self.latest("gₐ"));
         }
         let mixed = sub.to_lowercase();
@@ -267,10 +267,10 @@ impl<'s> Builder<'s> {
                 None if place == NormPlace::Sphere => {
                     ngpt_mix(spec, &self.tensors[r].name, stream_name, y, "λₐ")
                 }
-                None if spec.hyper.is_some() => {
+                None if spec.hyper().is_some() => {
                     self.hyper_add(Mix::Attention, &self.tensors[r].name, "Xᵦ", y)
                 }
-                None if spec.gated_streams.is_some() => {
+                None if spec.gated_streams().is_some() => {
                     self.gated_streams_add(Mix::Attention, &self.tensors[r].name, "Xᵦ", y)
                 }
                 None => {
@@ -348,7 +348,7 @@ impl<'s> Builder<'s> {
             (Block::Sequential, NormPlace::Post) => "R",
             (Block::Sequential, NormPlace::PostResidual) => stream,
             // Gated streams are normed in their mix: no norm follows.
-            (Block::Sequential, _) if spec.gated_streams.is_some() => {
+            (Block::Sequential, _) if spec.gated_streams().is_some() => {
                 children.extend(self.gated_in(Some(Mix::Mlp), "R", "Rₕ"));
                 "Rₕ"
             }
@@ -356,7 +356,7 @@ impl<'s> Builder<'s> {
                 Block::Sequential,
                 NormPlace::Pre | NormPlace::Sandwich | NormPlace::Normed | NormPlace::Sphere,
             ) => {
-                let input = if spec.hyper.is_some() {
+                let input = if spec.hyper().is_some() {
                     children.extend(self.hyper_in(Mix::Mlp, "R", "Rₕ"));
                     "Rₕ"
                 } else {
@@ -707,7 +707,7 @@ impl<'s> Builder<'s> {
         };
         let xn = self.act(out, self.seq(self.stream_width()));
         let post =
-            (spec.hyper.is_some() || spec.gated_streams.is_some()).then(|| self.latest("gₘ"));
+            (spec.hyper().is_some() || spec.gated_streams().is_some()).then(|| self.latest("gₘ"));
         let rate = self.ngpt_rate(Role::NgptRateFfn, "λₘ");
         let mut node = self.step(Draft {
             title: "MLP residual".into(),
@@ -731,8 +731,8 @@ impl<'s> Builder<'s> {
                     crate::fmt::float(mix.mlp.0),
                     crate::fmt::float(mix.mlp.1)
                 ),
-                None if spec.hyper.is_some() => self.hyper_add(Mix::Mlp, out, stream, m),
-                None if spec.gated_streams.is_some() => self.gated_streams_add(Mix::Mlp, out, stream, m),
+                None if spec.hyper().is_some() => self.hyper_add(Mix::Mlp, out, stream, m),
+                None if spec.gated_streams().is_some() => self.gated_streams_add(Mix::Mlp, out, stream, m),
                 None if spec.norm.place == NormPlace::Sphere => {
                     ngpt_mix(spec, out, stream, m, "λₘ")
                 }

@@ -433,7 +433,7 @@ impl Graph {
     /// The Spec a step runs under: its BLT stack's, or the model's.
     pub fn spec_of(&self, v: &Visit) -> &Spec {
         let stack = v.scopes.iter().find_map(|s| match s.kind {
-            ScopeKind::Stack(st) => self.spec.bytes.as_ref()?.stack(st),
+            ScopeKind::Stack(st) => self.spec.bytes()?.stack(st),
             _ => None,
         });
         stack.unwrap_or(&self.spec)

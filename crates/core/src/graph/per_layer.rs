@@ -158,7 +158,7 @@ impl<'s> Builder<'s> {
                 1,
                 inner,
             )));
-            let (width, operation, equation) = match spec.altup {
+            let (width, operation, equation) = match spec.altup() {
                 // Gemma 3n: into every stream after the first.
                 Some(a) => (
                     a.streams * d,

@@ -146,12 +146,12 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         String::new()
     };
     // HRM: a layer caches once per visit of its stack.
-    if spec.hierarchy.is_some() {
+    if spec.hierarchy().is_some() {
         let runs = spec.runs_over(&crate::layers::LayerSet::all(spec.layers));
         shared += &format!(", each once per visit of its stack: {runs} runs");
     }
     // BLT: the byte-level stacks cache per byte, the latent transformer per patch.
-    let patches = match spec.bytes.as_deref() {
+    let patches = match spec.bytes() {
         Some(bl) => {
             caching += bl.stacks().map(|(_, s)| s.layers as u128).sum::<u128>();
             shared += &format!(
@@ -163,7 +163,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         None => "",
     };
     // Dory: the looped layers cache once per pass, or only in the last.
-    if let Some(l) = spec.looped {
+    if let Some(l) = spec.looped() {
         let looped = l.layers().describe();
         shared += &if l.shared_cache {
             format!(

@@ -111,27 +111,11 @@ pub struct Spec {
     pub layer_scalar: bool,
     /// Zamba2's shared transformer blocks, run before the mixer in some layers.
     pub shared: Option<SharedBlocks>,
-    /// Hyper-connections (HY v4): the residual stream is `streams` copies of the hidden state,
-    /// mixed into each sublayer's input and each written back by a learned per-token gate.
-    pub hyper: Option<Hyper>,
-    /// Gated residual streams (Qwen4-Exp): the residual stream is `streams` copies of the hidden
-    /// state, each sublayer reading a gated mean of them and its output written back to each by a
-    /// gate of its own; no final norm.
-    pub gated_streams: Option<GatedStreams>,
+    /// The residual stream's form: one plain stream, or one of the forms that replace it.
+    pub stream: Stream,
     /// Qwen4-Exp's hashed n-gram per-layer embeddings: in some layers, before the mixer, a
     /// signal from a table read by hashes of the token and the ones before it.
     pub ngram_ple: Option<NgramPle>,
-    /// Gemma 3n's alternating updates: the stream is several predictions of the hidden state,
-    /// one of which the layer computes on (`AltUp`).
-    pub altup: Option<AltUp>,
-    /// HRM's two stacks run in a nested loop (`Hierarchy`): layers 0..per_stack are the
-    /// low-level stack's, the rest the high-level one's.
-    pub hierarchy: Option<Hierarchy>,
-    /// BLT: this Spec is the latent transformer over patches; byte-level stacks of their own
-    /// sizes make its input and read its output (`ByteLatent`).
-    pub bytes: Option<Box<ByteLatent>>,
-    /// Dory's looped section: some layers run several times in a row (`Looped`).
-    pub looped: Option<Looped>,
     /// nGPT's learned scalings (Dory), with `NormPlace::Sphere` and `NormKind::Unit`.
     pub ngpt: Option<Ngpt>,
     /// Gemma 3n's LAuReL: a low-rank branch of this rank beside each attention.
@@ -157,9 +141,6 @@ pub struct Spec {
     /// joins the stream, y + conv(y) (Inkling's `attn_sconv` and `mlp_sconv`); its last inputs
     /// are carried from step to step.
     pub out_conv: Option<ResConv>,
-    /// Block attention residuals (Inkling 2): each sublayer reads a learned mix of the stream's
-    /// block summaries rather than the stream itself (`AttnRes`).
-    pub attn_res: Option<AttnRes>,
     pub block: Block,
     /// How checkpoint tensors are named and laid out.
     pub layout: Layout,
@@ -323,10 +304,72 @@ pub struct HeadTransform {
 }
 
 impl Spec {
+    /// Hyper-connections, where the stream is theirs.
+    pub fn hyper(&self) -> Option<Hyper> {
+        if let Stream::Hyper(h) = self.stream {
+            Some(h)
+        } else {
+            None
+        }
+    }
+
+    /// Gated residual streams, where the stream is theirs.
+    pub fn gated_streams(&self) -> Option<GatedStreams> {
+        if let Stream::Gated(g) = self.stream {
+            Some(g)
+        } else {
+            None
+        }
+    }
+
+    /// Gemma 3n's alternating updates, where the stream is theirs.
+    pub fn altup(&self) -> Option<AltUp> {
+        if let Stream::AltUp(a) = self.stream {
+            Some(a)
+        } else {
+            None
+        }
+    }
+
+    /// HRM's nested stacks, where the stream is theirs.
+    pub fn hierarchy(&self) -> Option<Hierarchy> {
+        if let Stream::Hierarchy(h) = self.stream {
+            Some(h)
+        } else {
+            None
+        }
+    }
+
+    /// BLT's byte-level stacks, where this Spec is their latent transformer.
+    pub fn bytes(&self) -> Option<&ByteLatent> {
+        if let Stream::Bytes(b) = &self.stream {
+            Some(b)
+        } else {
+            None
+        }
+    }
+
+    /// Dory's looped section, where the stream runs through one.
+    pub fn looped(&self) -> Option<Looped> {
+        if let Stream::Looped(l) = self.stream {
+            Some(l)
+        } else {
+            None
+        }
+    }
+
+    /// Block attention residuals, where the stream is theirs.
+    pub fn attn_res(&self) -> Option<AttnRes> {
+        if let Stream::AttnRes(r) = self.stream {
+            Some(r)
+        } else {
+            None
+        }
+    }
     /// A tensor's name for layer b and expert e from its template (`naming::instantiate`), with
     /// Zamba2's shared-block placeholders filled in (`SharedBlocks::place`).
     pub fn instantiate(&self, template: &str, b: Option<u64>, e: Option<u64>) -> String {
-        match (&self.shared, self.hierarchy, b) {
+        match (&self.shared, self.hierarchy(), b) {
             (Some(s), _, Some(b)) => crate::naming::instantiate(&s.place(template, b), Some(b), e),
             // HRM: `{stack}` is the layer's stack, numbered within it.
             (_, Some(h), Some(b)) if template.contains("{stack}") => {
@@ -349,10 +392,10 @@ impl Spec {
     /// How many times layer `b` runs for one token: once, or once per visit of its stack
     /// (`Hierarchy`).
     pub fn runs(&self, b: u64) -> u64 {
-        match (self.hierarchy, self.looped) {
+        match (self.hierarchy(), self.looped()) {
             (Some(h), _) => h.runs(b),
             (None, Some(l)) => l.runs(b),
-            (None, None) => match self.attn_res.and_then(|r| r.looped) {
+            (None, None) => match self.attn_res().and_then(|r| r.looped) {
                 Some(l) if l.contains(b) => l.passes,
                 Some(_) | None => 1,
             },
@@ -362,7 +405,7 @@ impl Spec {
     /// How many copies of its keys and values layer `b` caches: one per run, but one in all in
     /// a looped section whose last pass alone caches (`Looped::shared_cache`).
     pub fn caches(&self, b: u64) -> u64 {
-        match self.looped {
+        match self.looped() {
             Some(l) => l.caches(b),
             None => self.runs(b),
         }
@@ -371,8 +414,8 @@ impl Spec {
     /// The runs of the layers of `set` for one token: their count where no layer runs twice,
     /// else each one's runs (a walk over the set, which only a loop needs).
     pub fn runs_over(&self, set: &LayerSet) -> u128 {
-        let loops = self.attn_res.is_some_and(|r| r.looped.is_some());
-        if self.hierarchy.is_none() && self.looped.is_none() && !loops {
+        let loops = self.attn_res().is_some_and(|r| r.looped.is_some());
+        if self.hierarchy().is_none() && self.looped().is_none() && !loops {
             return set.len() as u128;
         }
         set.iter().map(|b| self.runs(b) as u128).sum()
@@ -705,7 +748,7 @@ impl Spec {
     /// Copies of the hidden state the residual stream holds: hyper-connections' or gated
     /// streams' n, else 1.
     pub fn streams(&self) -> u64 {
-        match (self.hyper, self.gated_streams) {
+        match (self.hyper(), self.gated_streams()) {
             (Some(h), _) => h.streams,
             (None, Some(g)) => g.streams,
             (None, None) => 1,

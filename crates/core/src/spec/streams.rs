@@ -4,6 +4,35 @@
 
 use super::*;
 
+/// The residual stream: one plain stream, or one of the forms that replace it. A model has one
+/// form, so no two can be combined.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stream {
+    Plain,
+    /// Hyper-connections (HY v4, DeepSeek-V4): the residual stream is `streams` copies of the
+    /// hidden state, mixed into each sublayer's input and each written back by a learned
+    /// per-token gate.
+    Hyper(Hyper),
+    /// Gated residual streams (Qwen4-Exp): the residual stream is `streams` copies of the hidden
+    /// state, each sublayer reading a gated mean of them and its output written back to each by
+    /// a gate of its own; no final norm.
+    Gated(GatedStreams),
+    /// Gemma 3n's alternating updates: the stream is several predictions of the hidden state,
+    /// one of which the layer computes on.
+    AltUp(AltUp),
+    /// HRM's two stacks run in a nested loop: layers 0..per_stack are the low-level stack's, the
+    /// rest the high-level one's.
+    Hierarchy(Hierarchy),
+    /// BLT: this Spec is the latent transformer over patches; byte-level stacks of their own
+    /// sizes make its input and read its output.
+    Bytes(Box<ByteLatent>),
+    /// Dory's looped section: some layers run several times in a row.
+    Looped(Looped),
+    /// Block attention residuals (Inkling 2): each sublayer reads a learned mix of the stream's
+    /// block summaries rather than the stream itself.
+    AttnRes(AttnRes),
+}
+
 /// Hyper-connections, as HY v4 builds them (DeepSeek-V4's form without the Sinkhorn mixing of
 /// the streams). Before each sublayer, from the RMS-scaled concatenation of the n streams
 /// X ∈ [n, hidden]: m = (W · vec(X)) / rms(vec(X)), 2n logits; pre = σ(s₀ · m[:n] + b[:n]) + ε

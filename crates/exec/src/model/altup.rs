@@ -6,7 +6,7 @@ impl Model {
     /// Gemma 3n: the embedding and its projections into the other streams, each rescaled to the
     /// embedding's RMS; [t, n · hidden].
     pub(super) fn altup_streams(&self, x: &Tensor) -> Res<Tensor> {
-        let a = self.spec.altup.expect("AltUp in the Spec");
+        let a = self.spec.altup().expect("AltUp in the Spec");
         let mut streams = vec![x.clone()];
         for i in 0..a.streams as usize - 1 {
             let name = self.name(Role::AltUpProj, false, None, Some(i));
@@ -20,7 +20,7 @@ impl Model {
     /// Gemma 3n: the streams after the first projected back, each rescaled to the first's RMS,
     /// and all of them averaged; [t, hidden].
     pub(super) fn altup_unembed(&self, x: &Tensor) -> Res<Tensor> {
-        let a = self.spec.altup.expect("AltUp in the Spec");
+        let a = self.spec.altup().expect("AltUp in the Spec");
         let (n, d) = (a.streams as usize, self.spec.hidden as usize);
         let first = x.narrow(1, 0, d)?;
         let mut sum = first.clone();
@@ -55,7 +55,7 @@ impl Model {
         cache: &mut Cache,
         per_layer: Option<&Tensor>,
     ) -> Res<Tensor> {
-        let a = self.spec.altup.expect("AltUp in the Spec");
+        let a = self.spec.altup().expect("AltUp in the Spec");
         let (t, n, d) = (x.dim(0)?, a.streams as usize, self.spec.hidden as usize);
         self.keep(Some(b), Point::BlockIn, x);
         let xs = x.reshape((t, n, d))?;

@@ -68,7 +68,10 @@ impl Model {
         (norm, down, up, inject): GsRoles,
         b: Option<usize>,
     ) -> Res<(Tensor, Option<PostGates>)> {
-        let g = self.spec.gated_streams.expect("gated streams in the Spec");
+        let g = self
+            .spec
+            .gated_streams()
+            .expect("gated streams in the Spec");
         let (t, n, d) = (x.dim(0)?, g.streams as usize, self.spec.hidden as usize);
         let xn = self.grouped_norm(x, norm, b, n)?;
         let (normed, gates, injected) = match norm {

@@ -56,7 +56,7 @@ impl Model {
             Role::HcHeadFn => Point::HcHeadLogits,
             other => unreachable!("{other:?} is not a hyper-connection's logit weight"),
         };
-        let hc = self.spec.hyper.expect("hyper-connections in the Spec");
+        let hc = self.spec.hyper().expect("hyper-connections in the Spec");
         let (t, n, d) = (x.dim(0)?, hc.streams as usize, self.spec.hidden as usize);
         let inv = (x.sqr()?.mean_keepdim(1)? + self.spec.norm.eps)?
             .sqrt()?

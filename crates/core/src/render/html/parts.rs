@@ -75,7 +75,7 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
                 Kind::Embedding,
                 if g.spec.draft.is_some() {
                     "Target state"
-                } else if g.spec.bytes.is_some() {
+                } else if g.spec.bytes().is_some() {
                     "Patch input"
                 } else {
                     "Token embedding"
@@ -536,7 +536,7 @@ mod tests {
         let model = |name: &str| all.iter().find(|(n, ..)| *n == name).unwrap();
         for (name, g, parts) in &all {
             // BLT's head is its local decoder's, drawn with that stack.
-            if g.spec.bytes.is_some() {
+            if g.spec.bytes().is_some() {
                 continue;
             }
             let head: Vec<&Part> = parts.iter().filter(|p| p.kind == Kind::Head).collect();

@@ -103,7 +103,7 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
 /// whose weight or bias this model's graph holds.
 fn name_table(g: &Graph) -> String {
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
-    let extra: &[(&str, Role)] = if g.spec.bytes.is_some() {
+    let extra: &[(&str, Role)] = if g.spec.bytes().is_some() {
         &[("token_proj", Role::TokenProj)]
     } else {
         &[]
@@ -365,7 +365,7 @@ pub(crate) fn name_dict(
     let only = |on: bool, roles: &'static [(&'static str, Role)]| if on { roles } else { &[] };
     let special = only(spec.shared.is_some(), SHARED_ROLES)
         .iter()
-        .chain(only(spec.altup.is_some(), ALTUP_ROLES))
+        .chain(only(spec.altup().is_some(), ALTUP_ROLES))
         .chain(only(spec.gated_norm.is_some(), GATED_NORM_ROLES))
         .chain(only(spec.layout == crate::spec::Layout::Zaya, ZAYA_ROLES))
         .chain(only(spec.attn.v4.is_some(), V4_ROLES))
@@ -475,7 +475,7 @@ pub fn module(g: &Graph, script: &str) -> String {
             1,
         ),
     );
-    let body = match (spec.draft, spec.bytes.as_deref()) {
+    let body = match (spec.draft, spec.bytes()) {
         (Some(d), _) => draft(d, body),
         (None, Some(bl)) => blt::blt(g, bl, body),
         (None, None) => body,
@@ -668,7 +668,7 @@ pub(crate) fn config_py(spec: &Spec) -> String {
         Some(c) => json!({"scaled": c.scaled}),
         None => json!(null),
     };
-    config["attn_res"] = match spec.attn_res {
+    config["attn_res"] = match spec.attn_res() {
         Some(r) => json!({"block": r.block, "eps": r.eps, "loop": r.looped.map(|l| json!({
             "start": l.start, "end": l.end, "passes": l.passes,
         }))}),
@@ -748,7 +748,7 @@ pub(crate) fn config_py(spec: &Spec) -> String {
     if spec.gated_norm.is_some() {
         config["gated_norm"] = json!(true);
     }
-    if let Some(a) = spec.altup {
+    if let Some(a) = spec.altup() {
         config["altup"] =
             json!({"streams": a.streams, "active": a.active, "correct_scale": a.correct_scale});
     }
@@ -769,15 +769,15 @@ pub(crate) fn config_py(spec: &Spec) -> String {
             "uv": g.uv_factor(spec.hidden), "rate": g.rate_factor(), "logit": g.logit_factor(),
         });
     }
-    if let Some(l) = spec.looped {
+    if let Some(l) = spec.looped() {
         config["looped"] = json!({"input": l.input, "recurrent": l.recurrent, "loops": l.loops});
     }
-    if let Some(h) = spec.hierarchy {
+    if let Some(h) = spec.hierarchy() {
         config["hierarchy"] = json!({
             "per_stack": h.per_stack, "high_cycles": h.high_cycles, "low_cycles": h.low_cycles,
         });
     }
-    config["gated_streams"] = match spec.gated_streams {
+    config["gated_streams"] = match spec.gated_streams() {
         Some(g) => json!({"streams": g.streams, "rank": g.rank}),
         None => json!(null),
     };
@@ -789,7 +789,7 @@ pub(crate) fn config_py(spec: &Spec) -> String {
         }),
         None => json!(null),
     };
-    if let Some(h) = spec.hyper {
+    if let Some(h) = spec.hyper() {
         config["hyper"] = json!({
             "streams": h.streams, "magnitude": h.magnitude, "eps": h.eps,
         });

@@ -76,7 +76,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if spec.hyper.is_none_or(|h| h.sinkhorn.is_none()) {
+    if spec.hyper().is_none_or(|h| h.sinkhorn.is_none()) {
         lines.extend([
             (
                 "        post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]\n        X = np.einsum(\"tji,tjd->tid\", c, X) + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], stream i = sum_j C[j, i] X_j plus the output\n",
@@ -111,7 +111,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "                y = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) @ wd  # y: [1, hidden]\n",
         ));
     }
-    if spec.attn_res.is_none() {
+    if spec.attn_res().is_none() {
         drop.extend([
             "res_mix",
             "attn_res_forward",
@@ -127,7 +127,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if spec.attn_res.is_some_and(|r| r.looped.is_none()) {
+    if spec.attn_res().is_some_and(|r| r.looped.is_none()) {
         // No loop: no messages from a pass before.
         drop.push("message_gate");
         lines.extend([
@@ -146,7 +146,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
         ]);
     }
     if variants.iter().all(|(a, _)| !a.kv_inputs)
-        && spec.attn_res.is_none_or(|r| r.looped.is_none())
+        && spec.attn_res().is_none_or(|r| r.looped.is_none())
     {
         lines.extend([
             (
@@ -454,7 +454,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the last rope dims of each head rotate\n    pass_ = ID - cos.shape[-1]  # the dims before them pass as they are\n    rotate = lambda t: np.concatenate([t[..., :pass_], apply_rope(t[..., pass_:], cos, sin, I[\"interleaved\"])], -1)\n",
         ));
     }
-    if spec.altup.is_none() {
+    if spec.altup().is_none() {
         drop.extend(["rescaled", "altup_router", "altup_forward"]);
         lines.push((
             "    if C[\"altup\"]:\n        return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state\n",
@@ -557,7 +557,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             ),
         ]);
     }
-    if spec.hierarchy.is_none() {
+    if spec.hierarchy().is_none() {
         drop.push("hierarchy_forward");
         lines.extend([
             ("    if C[\"hierarchy\"]:\n        return hierarchy_forward(x, W)  # two stacks of layers in a nested loop\n", ""),
@@ -576,7 +576,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             ),
         ]);
     }
-    if spec.gated_streams.is_none() {
+    if spec.gated_streams().is_none() {
         drop.extend(["gated_mix", "gated_forward"]);
         lines.push((
             "    if C[\"gated_streams\"]:\n        return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean\n",
@@ -597,7 +597,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if spec.hyper.is_none() {
+    if spec.hyper().is_none() {
         drop.extend(["stream_mix", "hyper_forward"]);
         lines.push((
             "    if C[\"hyper\"]:\n        return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them\n",
@@ -1119,7 +1119,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
         crate::render::rewrite::replace_all(&mut out, from, &to);
     }
     crate::render::rewrite::replace_all(&mut out, MIXER_CALL, &mixer_call);
-    if spec.altup.is_some() {
+    if spec.altup().is_some() {
         // The whole pass is `altup_forward`'s: the rest of `forward` never runs.
         let (start, end) = ("    if C[\"altup\"]:\n", "\n\n\ndef main(");
         if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
@@ -1129,7 +1129,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             );
         }
     }
-    if spec.hierarchy.is_some() {
+    if spec.hierarchy().is_some() {
         // The whole pass is `hierarchy_forward`'s: the rest of `forward` never runs.
         // `forward` reads no more of CONFIG: from its first line on.
         let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
@@ -1142,7 +1142,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             );
         }
     }
-    if spec.gated_streams.is_some() {
+    if spec.gated_streams().is_some() {
         // The whole pass is `gated_forward`'s: the rest of `forward` never runs.
         // `forward` reads no more of CONFIG: from its first line on.
         let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
@@ -1155,7 +1155,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             );
         }
     }
-    if spec.hyper.is_some() {
+    if spec.hyper().is_some() {
         // The whole pass is `hyper_forward`'s: the rest of `forward` never runs.
         // `forward` reads no more of CONFIG: from its first line on.
         let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
@@ -1245,7 +1245,7 @@ fn ngpt_lines(spec: &Spec, first: &mut Vec<(&str, &str)>, then: &mut Vec<(&str, 
             ),
         ]);
     }
-    if spec.looped.is_some() {
+    if spec.looped().is_some() {
         then.push((
             "    for b, (span, use_rope, ffn) in enumerate(PLAN):\n",
             "    L = C[\"looped\"]  # layers lo..hi-1 run L[\"loops\"] times in a row\n    lo, hi = L[\"input\"], L[\"input\"] + L[\"recurrent\"]\n    order = list(range(lo)) + list(range(lo, hi)) * L[\"loops\"] + list(range(hi, len(PLAN)))  # every layer, in the order it runs\n    for i, b in enumerate(order):\n        span, use_rope, ffn = PLAN[b]\n        if b == lo:  # the first layer of a pass\n            if i == lo:\n                xl = norm(x, w(W, \"final_norm\"))  # the input layers' output, normed: every pass restarts from it\n            x = norm(x, w(W, \"final_norm\")) + xl  # [T, hidden]\n",

@@ -8,7 +8,7 @@ use crate::spec::Spec;
 
 /// The MLP, LAuReL and AltUp classes, the layer and the model.
 pub(super) fn classes(spec: &Spec) -> String {
-    let a = spec.altup.expect("AltUp in the Spec");
+    let a = spec.altup().expect("AltUp in the Spec");
     let p = spec.per_layer_input.expect("Gemma 3n has per-layer inputs");
     let (d, l, w) = (spec.hidden, spec.layers, p.width);
     let widths: Vec<String> = (0..l as usize)

@@ -239,7 +239,7 @@ class MoE(nn.Module):
 /// The block attention residuals' mix, the layer and the model.
 pub(super) fn model(spec: &Spec) -> String {
     let r = spec
-        .attn_res
+        .attn_res()
         .expect("Inkling 2 has block attention residuals");
     let d = spec.hidden;
     let sliding: Vec<&str> = (0..spec.layers as usize)

@@ -95,7 +95,7 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
     let norm_attr = |r: Role| n.path(r);
     let mut init = String::new();
     // Gated streams are normed in their mix: the sublayers read it as it is.
-    let gated = spec.gated_streams.is_some();
+    let gated = spec.gated_streams().is_some();
     let attn_in = if place.before() && !gated {
         let a = norm_attr(Role::AttnNorm);
         // A.X-K2: the norm is one module with its gate (`input_layernorm.norm`, `.W_down` …).
@@ -354,7 +354,7 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
         }
         // Hyper-connections: each sublayer reads the streams weighed into one, and writes its
         // output back to every stream by that stream's post gate.
-        Block::Sequential if spec.hyper.is_some() => {
+        Block::Sequential if spec.hyper().is_some() => {
             let mut made = Vec::new();
             let mut mixes = Vec::new();
             for (role, note) in [

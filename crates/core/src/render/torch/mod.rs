@@ -89,7 +89,7 @@ pub(super) fn py_bool(b: bool) -> String {
 
 /// The snippet shown for `part`: imports, the helpers it uses, and its classes.
 pub fn snippet(spec: &Spec, part: &Part) -> String {
-    if let Some(bl) = spec.bytes.as_deref() {
+    if let Some(bl) = spec.bytes() {
         let body = blt::snippet(spec, bl, part.kind);
         return format!("{}\n\n{}\n", imports(&body), body.trim_end());
     }
@@ -98,10 +98,10 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Embedding => embedding_note(spec, &n),
         Kind::Norm => norm(spec),
         // Inkling 2: its attention, experts and layers are its own.
-        Kind::Attention if spec.attn_res.is_some() => inkling2::attention(spec),
-        Kind::Moe if spec.attn_res.is_some() => inkling2::moe(spec),
+        Kind::Attention if spec.attn_res().is_some() => inkling2::attention(spec),
+        Kind::Moe if spec.attn_res().is_some() => inkling2::moe(spec),
         Kind::Head | Kind::HeadInput | Kind::PerLayer | Kind::Residual
-            if spec.attn_res.is_some() =>
+            if spec.attn_res().is_some() =>
         {
             inkling2::model(spec)
         }
@@ -135,7 +135,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
             None => unreachable!("a shared-block part comes from shared blocks"),
         },
         Kind::Residual => residual(spec),
-        Kind::Head | Kind::HeadInput | Kind::Hierarchy | Kind::Loop => match spec.hierarchy {
+        Kind::Head | Kind::HeadInput | Kind::Hierarchy | Kind::Loop => match spec.hierarchy() {
             Some(h) => hierarchy::model(spec, h),
             None => model(spec, &n),
         },
@@ -162,12 +162,12 @@ pub fn module(spec: &Spec) -> String {
 
 /// The module's classes and functions, after its docstring and imports.
 fn assemble(spec: &Spec) -> String {
-    if let Some(bl) = spec.bytes.as_deref() {
+    if let Some(bl) = spec.bytes() {
         return blt::module(spec, bl);
     }
     let n = Names::new(spec);
     let mut parts = vec![norm(spec)];
-    if spec.attn_res.is_some() {
+    if spec.attn_res().is_some() {
         // Inkling 2: its attention, experts and layers are its own.
         parts.push(inkling2::attention(spec));
         parts.push(inkling2::moe(spec));
@@ -218,7 +218,7 @@ fn assemble(spec: &Spec) -> String {
         parts.push(mlstm::model(spec));
         return parts.join("\n\n\n") + "\n";
     }
-    if spec.altup.is_some() {
+    if spec.altup().is_some() {
         // Gemma 3n: its layers and model are its own.
         parts.push(altup::classes(spec));
         return parts.join("\n\n\n") + "\n";
@@ -251,7 +251,7 @@ fn assemble(spec: &Spec) -> String {
     if spec.plan.iter().any(|l| !l.mixer.runs_on_text()) {
         parts.push(cross_layer(spec));
     }
-    if let Some(g) = spec.gated_streams {
+    if let Some(g) = spec.gated_streams() {
         parts.push(gated::gated_mix_class(
             g,
             spec.hidden,
@@ -268,7 +268,7 @@ fn assemble(spec: &Spec) -> String {
     if spec.ngram_ple.is_some() {
         parts.push(ngram_code(spec));
     }
-    if let Some(h) = spec.hyper {
+    if let Some(h) = spec.hyper() {
         parts.push(hyper::stream_mix_class(h, spec.hidden, spec.norm.eps));
     }
     if let Some(g) = &spec.gated_norm {
@@ -289,7 +289,7 @@ fn assemble(spec: &Spec) -> String {
         ));
     }
     parts.push(layer(spec, &n));
-    parts.push(match spec.hierarchy {
+    parts.push(match spec.hierarchy() {
         Some(h) => hierarchy::model(spec, h),
         None => model(spec, &n),
     });

@@ -237,7 +237,7 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
             "        x = (x + self.{sh}) * self.{s}  # shifted and scaled by learned vectors\n"
         );
     }
-    if spec.hyper.is_some() || spec.gated_streams.is_some() {
+    if spec.hyper().is_some() || spec.gated_streams().is_some() {
         fwd += &format!("        x = x.unsqueeze(-2).expand(-1, -1, N, -1)  # [B, T, N, {d}]: every stream starts as the embedding\n");
     }
     // Gemma 4's per-layer embeddings: a table of their own and the embeddings projected.
@@ -273,7 +273,7 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
         init += &format!("        self.{holder} = nn.Module()\n");
     }
     init += &format!("        self.{layers} = nn.ModuleList({make})\n");
-    if !spec.norm.place.on_stream() && spec.gated_streams.is_none() {
+    if !spec.norm.place.on_stream() && spec.gated_streams().is_none() {
         init += &format!("        self.{final_norm} = Norm({d})\n");
     }
     if let Position::Rope(r) = &spec.position {
@@ -317,7 +317,7 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
     }
     // Dory: the looped layers run several times, each pass restarting from the input layers'
     // normed output.
-    if let (Some(l), Position::Rope(r)) = (spec.looped, &spec.position) {
+    if let (Some(l), Position::Rope(r)) = (spec.looped(), &spec.position) {
         let pick = if r.sliding.is_some() {
             format!(
                 "sliding if layer.{}.span[0] == \"sliding\" else full",
@@ -339,14 +339,14 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
         );
         fwd = fwd.replace(&plain, &looped);
     }
-    if spec.hyper.is_some() {
+    if spec.hyper().is_some() {
         let path = inside(Role::HcHeadFn);
         let (module, prefix) = hyper::split(&path);
         init += &holders_of(std::slice::from_ref(&module));
         init += &format!("        self.{module} = StreamMix(\"{prefix}\", head=True)  # the streams weighed into one\n");
         fwd += &format!("        x, _ = self.{module}(x)  # [B, T, {d}]\n");
     }
-    if spec.gated_streams.is_some() {
+    if spec.gated_streams().is_some() {
         let path = inside(Role::GsHeadNorm);
         let module = path
             .rsplit_once('.')
@@ -356,7 +356,7 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
             &format!("        self.{module} = GatedMix(head=True)  # the streams gated into one\n");
         fwd += &format!("        x, _ = self.{module}(x)  # [B, T, {d}]\n");
     }
-    let (z, mut notes) = if spec.gated_streams.is_some() {
+    let (z, mut notes) = if spec.gated_streams().is_some() {
         (
             "x".to_string(),
             vec!["no final norm: the head's mix is normed"],
@@ -476,7 +476,7 @@ ${head}${cap}        return logits"#,
             ("fwd", fwd),
             (
                 "end",
-                if spec.gated_streams.is_some() {
+                if spec.gated_streams().is_some() {
                     "from the streams' last mix"
                 } else if spec.norm.place.on_stream() {
                     "after the last layer's norm"

@@ -265,7 +265,7 @@ class MoE(nn.Module):
 /// The hyper-connections, the layers and the model.
 pub(super) fn model(spec: &Spec) -> String {
     let v = v4(spec);
-    let h = spec.hyper.expect("DeepSeek-V4's hyper-connections");
+    let h = spec.hyper().expect("DeepSeek-V4's hyper-connections");
     let m = spec.moe.as_ref().expect("DeepSeek-V4's experts");
     let kinds: Vec<String> = (0..spec.layers)
         .map(|b| match v.kind(b) {

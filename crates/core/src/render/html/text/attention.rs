@@ -55,7 +55,7 @@ pub(super) fn attention_text(g: &Graph, part: &Part) -> Text {
     if let Some(dm) = a.dynamic_mask {
         sub.push(format!("Dynamic mask attention: each K/V head scores every key from the values of all heads, Δ = exp(A ⊙ softplus(W_dt · v)), and adds Δ to that key's score in its query heads; a query that sees more than {k} keys attends only to the {k} with the highest Δ, so long contexts attend sparsely while the cache still keeps every key.", k = dm.keep));
     }
-    if let Some(a) = spec.altup {
+    if let Some(a) = spec.altup() {
         let n = a.streams;
         sub.push(format!(
             "Alternating updates (AltUp): the stream is {n} versions of the hidden state ({n} × {d} values per token), the embedding and {} projections of it, each rescaled to the embedding's RMS. Each layer first predicts every version from all {n}, Pⱼ = Xⱼ + Σᵢ Cⱼᵢ Xᵢ, with {}×{} coefficients a small router computes from version {} (tanh of a projection of its normed value); it computes only on that version's prediction, so a layer costs about what one {d}-wide stream costs; then corrects every prediction by how far the layer moved the one it computed on, Xᵢ = Pᵢ + cᵢ (O − P{}), cᵢ = 1 + the router's coefficient over the new value. At the end the other versions are projected back, rescaled, and all {n} averaged.",
@@ -83,7 +83,7 @@ pub(super) fn attention_text(g: &Graph, part: &Part) -> Text {
         }
         sub.push(format!("The output projection is grouped and low-rank: the heads form {g} groups, each projected from {per} to {o} features on its own, then all {go} mixed back to the hidden size.", g = v.o_groups, per = h * hd / v.o_groups, o = v.o_lora_rank, go = v.o_groups * v.o_lora_rank));
     }
-    if let Some(h) = spec.hyper.filter(|h| h.sinkhorn.is_some()) {
+    if let Some(h) = spec.hyper().filter(|h| h.sinkhorn.is_some()) {
         sub.push(format!(
             "Manifold-constrained hyper-connections: the residual stream is {n} streams of {d} values per token ({w} in all), each starting as the embedding. Before each sublayer, (2 + {n}) × {n} logits computed from the streams themselves (divided by their RMS, with no learned scale) give pre gates σ(·) + ε, which weigh the {n} streams into the sublayer's one input; post gates {m} · σ(·), each stream's share of the sublayer's output; and a {n} × {n} mix of the streams among themselves, a softmax made doubly stochastic (rows and columns summing to 1) by {it} Sinkhorn iterations, so mixing neither grows nor shrinks the stream. Each stream becomes its mix of the old streams plus its share of the output. A last mix of {n} gates weighs the streams into one before the final norm.",
             n = h.streams,
@@ -92,7 +92,7 @@ pub(super) fn attention_text(g: &Graph, part: &Part) -> Text {
             m = crate::fmt::float(h.magnitude),
             it = h.sinkhorn.unwrap_or(0),
         ));
-    } else if let Some(h) = spec.hyper {
+    } else if let Some(h) = spec.hyper() {
         sub.push(format!(
             "Hyper-connections: the residual stream is {n} streams of {d} values per token ({w} in all), each starting as the embedding. Before each sublayer, 2 × {n} logits computed from the streams themselves (divided by their RMS, with no learned scale) give pre gates σ(·) + ε, which weigh the {n} streams into the sublayer's one input, and post gates {m} · σ(·) + ε, each stream's share of the sublayer's output, added to it. A last mix of {n} gates weighs the streams into one before the final norm. The stream costs {n}× the activation memory of a plain residual; the KV cache is unchanged.",
             n = h.streams,
@@ -101,7 +101,7 @@ pub(super) fn attention_text(g: &Graph, part: &Part) -> Text {
             m = crate::fmt::float(h.magnitude)
         ));
     }
-    if let Some(g) = spec.gated_streams {
+    if let Some(g) = spec.gated_streams() {
         sub.push(format!(
             "Gated residual streams: the residual stream is {n} streams of {d} values per token ({w} in all), each starting as the embedding. Before each sublayer the streams are RMS-normed one by one and all {w} features scaled by (1 + γ); a rank-{r} bottleneck read from all of them, σ(W↑ · SiLU(W↓ · x̂ / {n})), gates every feature, and the sublayer reads the mean of the {n} gated streams. Its output is added to each stream (as it was, not normed) times that stream's injection weight 2σ(Wᵢₙⱼ · x̂ / {n}), between 0 and 2. No norm of the model's own comes before a sublayer: the mix's norm is the one. A last mix without injection makes the head's input, and there is no final norm. The stream costs {n}× the activation memory of a plain residual; the KV cache is unchanged.",
             n = g.streams,

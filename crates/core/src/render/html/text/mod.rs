@@ -120,10 +120,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
         }
     };
     match part.kind {
-        Kind::Embedding if spec.bytes.is_some() => {
-            blt::patch_input(spec, spec.bytes.as_deref().expect("checked"))
+        Kind::Embedding if spec.bytes().is_some() => {
+            blt::patch_input(spec, spec.bytes().expect("checked"))
         }
-        Kind::Stack(s) => match spec.bytes.as_deref() {
+        Kind::Stack(s) => match spec.bytes() {
             Some(bl) => blt::stack(spec, bl, s, part, share(part.params)),
             None => unreachable!("a stack's part comes from BLT's stacks"),
         },
@@ -213,8 +213,8 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 },
             }
         }
-        Kind::Norm if spec.gated_streams.is_some() => {
-            let (n, r) = spec.gated_streams.map_or((1, 0), |g| (g.streams, g.rank));
+        Kind::Norm if spec.gated_streams().is_some() => {
+            let (n, r) = spec.gated_streams().map_or((1, 0), |g| (g.streams, g.rank));
             let w = n * d;
             let reader = if part.id == "final-norm" { "the LM head" } else { "the sublayer" };
             Text {
@@ -311,10 +311,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             if spec.residual_affine {
                 sub[0] = format!("Each add here has four learned vectors of {d}: y = (f(x) + bₒ) ⊙ sₒ + (x + bᵣ) ⊙ sᵣ, the sublayer's output and the stream each shifted and scaled before they are summed.");
             }
-            if let Some(l) = spec.attn_res.and_then(|r| r.looped) {
+            if let Some(l) = spec.attn_res().and_then(|r| r.looped) {
                 sub.push(format!("Layers {}–{} run {} times over, each pass from the same stream and summaries, with KV and convolution caches of its own: from the second pass on, each of these layers' query, key, value and FFN inputs takes in a message from the pass before (a mix of that pass's summaries and output by the layer's own queries), through a gate of rank {} that also decides how much of the input to forget.", l.start, l.end - 1, l.passes, l.rank));
             }
-            if let Some(r) = spec.attn_res {
+            if let Some(r) = spec.attn_res() {
                 sub.push(format!("The stream is not the model's memory here: each sublayer reads a mix of the block summaries (the stream as it entered layers 0, {b}, {}, …) and the stream, each RMS-normed and weighted by a softmax of its match with a learned query (Kimi's block attention residuals). A block's first layer (every {b} layers) keeps its input as a summary and restarts the stream from its attention's output; the head reads a mix of its own.", 2 * r.block, b = r.block));
             }
             if let Some(c) = spec.out_conv {
@@ -332,14 +332,14 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 let f = crate::fmt::float;
                 sub.push(format!("What is added to is the sublayer's normed input, not the stream before the norm: x ← α · n(x) + β · f(n(x)), with (α, β) = ({}, {}) after softmax attention, ({}, {}) after lightning attention and ({}, {}) after the MLP.", f(m.attn.0), f(m.attn.1), f(m.linear.0), f(m.linear.1), f(m.mlp.0), f(m.mlp.1)));
             }
-            if let Some(n) = spec.gated_streams.map(|g| g.streams) {
+            if let Some(n) = spec.gated_streams().map(|g| g.streams) {
                 return Text {
                     summary: format!("Adds the sublayer's output to each of the {n} residual streams, by that stream's weight."),
                     explanation: format!("xᵢ ← xᵢ + gᵢ · f(x), i < {n}: the {d}-dim output joins every stream as it was before the mix's norm, times its injection weight gᵢ = 2σ(·) in (0, 2), computed from the streams before the sublayer."),
                     subtleties: sub,
                 };
             }
-            if let Some(h) = spec.hyper {
+            if let Some(h) = spec.hyper() {
                 return Text {
                     summary: format!("Adds the sublayer's output to each of the {} residual streams, by that stream's post gate.", h.streams),
                     explanation: match h.sinkhorn {
@@ -387,7 +387,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 sub.push(format!("Activation sparsity in layers {set}: before its activation the gate keeps only the values above mean + {} × std of its {f} values (the level under which {}% of a Gaussian lies) and shifts them down to start at 0, so about {}% of the features pass: a Gaussian top-k, computed from each token's own statistics rather than by sorting.", crate::fmt::float((z * 1000.0).round() / 1000.0), crate::fmt::float(p * 100.0), crate::fmt::float(((1.0 - p) * 100.0 * 10.0).round() / 10.0)));
             }
             match &part.layers {
-                Some(l) if !spec.mlp_widths.is_empty() && spec.altup.is_some() => sub.push(format!("Layers {l} have this MLP, {f} wide; each layer's width is its own in this model.")),
+                Some(l) if !spec.mlp_widths.is_empty() && spec.altup().is_some() => sub.push(format!("Layers {l} have this MLP, {f} wide; each layer's width is its own in this model.")),
                 Some(l) if !spec.mlp_widths.is_empty() && f != spec.mlp.intermediate => sub.push(format!("Layers {l} have this MLP at {f} wide, {}× the others' {}: they reuse earlier layers' keys and values, so their parameters went to the MLP instead.", crate::fmt::float(f as f64 / spec.mlp.intermediate as f64), spec.mlp.intermediate)),
                 Some(l) if !spec.mlp_widths.is_empty() => sub.push(format!("Layers {l} have this MLP; the others' is wider.")),
                 Some(l) => sub.push(format!("Only layers {l} run this MLP; {}.", instead_of_mlp(spec, l))),
@@ -469,7 +469,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             }
         }
         Kind::Loop => {
-            let l = spec.looped.expect("a loop part comes from a looped section");
+            let l = spec.looped().expect("a loop part comes from a looped section");
             use crate::layers::LayerSet;
             let end = l.input + l.recurrent;
             let runs = spec.runs_over(&LayerSet::all(spec.layers));
@@ -492,7 +492,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
             }
         }
         Kind::Hierarchy => {
-            let h = spec.hierarchy.expect("a hierarchy part comes from a hierarchy");
+            let h = spec.hierarchy().expect("a hierarchy part comes from a hierarchy");
             let (per, high, low) = (h.per_stack, h.high_cycles, h.low_cycles);
             let visits = high * (low + 1);
             Text {
@@ -552,7 +552,7 @@ fn instead_of_mlp(spec: &Spec, l: &crate::layers::LayerSet) -> String {
 
 /// One line on what makes this model what it is.
 pub fn character(spec: &Spec) -> String {
-    if let Some(bl) = spec.bytes.as_deref() {
+    if let Some(bl) = spec.bytes() {
         return format!(
             "A byte-level latent transformer: the bytes, in patches{}, run through a {}-layer transformer over the patches between a {}-layer byte encoder and a {}-layer byte decoder.",
             if matches!(bl.patching, crate::spec::Patching::Entropy(_)) { " cut where a small model finds the next byte hard to predict" } else { " of one byte each" },
@@ -637,7 +637,7 @@ pub fn character(spec: &Spec) -> String {
     if spec.attn.softcap.is_some() || spec.final_softcap.is_some() {
         extras.push("logit softcapping".into());
     }
-    if let Some(g) = spec.gated_streams {
+    if let Some(g) = spec.gated_streams() {
         extras.push(format!("{} gated residual streams", g.streams));
     }
     if spec.attn_variants().iter().any(|(a, _)| a.qsa.is_some()) {
