@@ -165,6 +165,35 @@ test("the layer strip draws one column per layer and a click shows that layer's 
   await gemma.page.close();
 });
 
+test("the layer strip is one Tab stop: the arrow keys move along it and Enter shows a layer's variant (DeepSeek-V3)", async () => {
+  const { page, problems } = await open(browser, join(dir, "deepseek.html"));
+  const columns = page.locator(".layer-strip .layer");
+  const badge = page.locator("#part-block .badge text");
+  // One column takes the Tab key: the first of the variant shown (the MoE layers, from layer 3).
+  assert.equal(await page.locator('.layer-strip .layer[tabindex="0"]').count(), 1);
+  assert.equal(await page.locator('.layer-strip .layer[tabindex="0"]').getAttribute("data-layer"), "3");
+  assert.equal(await columns.nth(3).getAttribute("role"), "button");
+  assert.match(await columns.nth(3).getAttribute("aria-label"), /^layer 3: /);
+  await columns.nth(3).focus();
+  await page.keyboard.press("Home");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.layer), "0");
+  await page.keyboard.press("ArrowRight");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.layer), "1");
+  await page.keyboard.press("Enter");
+  assert.equal(await badge.textContent(), "×3");
+  assert.equal(await page.locator("button.variant").nth(0).getAttribute("aria-pressed"), "true");
+  // The focus stays where it was, the only Tab stop.
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.layer), "1");
+  assert.equal(await page.locator('.layer-strip .layer[tabindex="0"]').count(), 1);
+  await page.keyboard.press("End");
+  await page.keyboard.press("ArrowRight");
+  assert.equal(await page.evaluate(() => document.activeElement.dataset.layer), "60");
+  await page.keyboard.press(" ");
+  assert.equal(await badge.textContent(), "×58");
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test("an attention box shared by sliding and full layers says each variant's span (Gemma 3)", async () => {
   const { page, problems } = await open(browser, join(dir, "gemma3.html"));
   const shown = () => page.locator("#part-attention .sub tspan").evaluateAll(

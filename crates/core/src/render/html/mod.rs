@@ -277,14 +277,14 @@ fn layer_strip(g: &Graph, vs: &[Variant]) -> String {
             String::new()
         };
         cols.push_str(&format!(
-            "<g class=\"layer\" data-layer=\"{b}\" data-variant=\"{}\"><title>layer {b}: {}</title><rect class=\"hit\" x=\"{x}\" y=\"0\" width=\"{w}\" height=\"30\"/><rect class=\"{attn}\" x=\"{x}\" y=\"0\" width=\"{w}\" height=\"11\"/><rect class=\"{ffn}\" x=\"{x}\" y=\"12\" width=\"{w}\" height=\"11\"/>{dot}</g>",
-            v.unwrap_or(0),
-            escape(what)
+            "<g class=\"layer\" data-layer=\"{b}\" data-variant=\"{variant}\" role=\"button\" tabindex=\"-1\" aria-label=\"layer {b}: {what}\"><title>layer {b}: {what}</title><rect class=\"hit\" x=\"{x}\" y=\"0\" width=\"{w}\" height=\"30\"/><rect class=\"{attn}\" x=\"{x}\" y=\"0\" width=\"{w}\" height=\"11\"/><rect class=\"{ffn}\" x=\"{x}\" y=\"12\" width=\"{w}\" height=\"11\"/>{dot}</g>",
+            variant = v.unwrap_or(0),
+            what = escape(what),
         ));
     }
     let width = spec.plan.len() * (w + 1);
     format!(
-        "<div class=\"layer-strip\"><svg viewBox=\"0 0 {width} 30\" width=\"{width}\" height=\"30\" role=\"img\" aria-label=\"layer pattern, one column per layer: the mixer above, the FFN below\">{cols}</svg><p class=\"strip-legend\">one column per layer: attention<span class=\"sw t-full\"></span>full<span class=\"sw t-sliding\"></span>sliding<span class=\"sw t-chunked\"></span>chunked<span class=\"sw t-mla\"></span>latent<span class=\"sw t-ssm\"></span>recurrent<span class=\"sw t-cross\"></span>cross; FFN<span class=\"sw t-dense\"></span>dense<span class=\"sw t-moe\"></span>MoE; a dot: no RoPE</p></div>"
+        "<div class=\"layer-strip\"><svg viewBox=\"0 0 {width} 30\" width=\"{width}\" height=\"30\" role=\"group\" aria-label=\"layer pattern, one column per layer: the mixer above, the FFN below; arrow keys move along it, Enter shows a layer's variant\">{cols}</svg><p class=\"strip-legend\">one column per layer: attention<span class=\"sw t-full\"></span>full<span class=\"sw t-sliding\"></span>sliding<span class=\"sw t-chunked\"></span>chunked<span class=\"sw t-mla\"></span>latent<span class=\"sw t-ssm\"></span>recurrent<span class=\"sw t-cross\"></span>cross; FFN<span class=\"sw t-dense\"></span>dense<span class=\"sw t-moe\"></span>MoE; a dot: no RoPE</p></div>"
     )
 }
 

@@ -86,9 +86,14 @@
     Array.prototype.forEach.call(document.querySelectorAll(".variant"), function (b) {
       b.setAttribute("aria-pressed", String(+b.dataset.variant === v));
     });
-    // The strip's columns of the variant shown stand out.
-    Array.prototype.forEach.call(document.querySelectorAll(".layer-strip .layer"), function (c) {
+    // The strip's columns of the variant shown stand out; the first of them is the strip's one
+    // stop for the Tab key, unless a column has the focus already.
+    var columns = document.querySelectorAll(".layer-strip .layer");
+    var focused = document.activeElement && document.activeElement.closest && document.activeElement.closest(".layer-strip .layer");
+    var stop = focused || Array.prototype.find.call(columns, function (c) { return +c.dataset.variant === v; }) || columns[0];
+    Array.prototype.forEach.call(columns, function (c) {
       c.classList.toggle("current", +c.dataset.variant === v);
+      c.setAttribute("tabindex", c === stop ? "0" : "-1");
     });
     // The ×N badge counts the layers of the variant shown.
     var badge = svg.querySelector(".frame .badge text");
@@ -251,9 +256,24 @@
     });
   });
 
-  // A strip column shows its layer's variant.
-  Array.prototype.forEach.call(document.querySelectorAll(".layer-strip .layer"), function (c) {
+  // A strip column shows its layer's variant: clicked, or with Enter or Space; the arrow keys,
+  // Home and End move along the strip.
+  var stripColumns = Array.prototype.slice.call(document.querySelectorAll(".layer-strip .layer"));
+  stripColumns.forEach(function (c, i) {
     c.addEventListener("click", function () { go({ part: null, variant: +c.dataset.variant }); });
+    c.addEventListener("keydown", function (e) {
+      var to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: stripColumns.length - 1 }[e.key];
+      if (to !== undefined) {
+        e.preventDefault();
+        var next = stripColumns[Math.max(0, Math.min(stripColumns.length - 1, to))];
+        c.setAttribute("tabindex", "-1");
+        next.setAttribute("tabindex", "0");
+        next.focus();
+      } else if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        go({ part: null, variant: +c.dataset.variant });
+      }
+    });
   });
   Array.prototype.forEach.call(document.querySelectorAll(".variant"), function (b) {
     b.addEventListener("click", function () {
