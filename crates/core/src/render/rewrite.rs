@@ -22,19 +22,22 @@ pub(crate) fn replace_block(out: &mut String, head: &str, with: &str) {
 
 /// Every occurrence of `old` replaced by `new`, as `str::replace` does (left to right, the new
 /// text not searched again), in place: a template's many edits then move its tail rather than
-/// copy the whole file once each.
-pub(crate) fn replace_all(out: &mut String, old: &str, new: &str) {
+/// copy the whole file once each. Returns how many it replaced.
+pub(crate) fn replace_all(out: &mut String, old: &str, new: &str) -> usize {
     if old.is_empty() {
+        let n = out.chars().count() + 1;
         *out = out.replace(old, new);
-        return;
+        return n;
     }
     let finder = memchr::memmem::Finder::new(old);
-    let mut from = 0;
+    let (mut from, mut n) = (0, 0);
     while let Some(i) = finder.find(&out.as_bytes()[from..]) {
         let at = from + i;
         out.replace_range(at..at + old.len(), new);
         from = at + new.len();
+        n += 1;
     }
+    n
 }
 
 #[cfg(test)]
@@ -46,8 +49,11 @@ mod tests {
         #[test]
         fn replace_all_is_str_replace(text in "[ab\\n]{0,40}", old in "[ab\\n]{0,3}", new in "[ab]{0,4}") {
             let mut out = text.clone();
-            super::replace_all(&mut out, &old, &new);
+            let n = super::replace_all(&mut out, &old, &new);
             prop_assert_eq!(out, text.replace(&old, &new));
+            if !old.is_empty() {
+                prop_assert_eq!(n, text.matches(old.as_str()).count());
+            }
         }
     }
 }

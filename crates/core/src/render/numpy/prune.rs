@@ -1111,14 +1111,15 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
     }
     let mut out = body.to_string();
     for (from, to) in ngpt_first.into_iter().chain(lines) {
-        debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
-        crate::render::rewrite::replace_all(&mut out, from, to);
+        let n = crate::render::rewrite::replace_all(&mut out, from, to);
+        assert!(n > 0, "the NumPy template lost {from:?}");
     }
     for (from, to) in out_edits {
-        debug_assert!(out.contains(from), "the NumPy template lost {from:?}");
-        crate::render::rewrite::replace_all(&mut out, from, &to);
+        let n = crate::render::rewrite::replace_all(&mut out, from, &to);
+        assert!(n > 0, "the NumPy template lost {from:?}");
     }
-    crate::render::rewrite::replace_all(&mut out, MIXER_CALL, &mixer_call);
+    let n = crate::render::rewrite::replace_all(&mut out, MIXER_CALL, &mixer_call);
+    assert!(n > 0, "the NumPy template lost its mixer call");
     if spec.altup().is_some() {
         // The whole pass is `altup_forward`'s: the rest of `forward` never runs.
         let (start, end) = ("    if C[\"altup\"]:\n", "\n\n\ndef main(");

@@ -120,11 +120,11 @@ pub(super) fn decoding(spec: &Spec, mut module: String) -> String {
         module = module.replace(from, to);
     }
     // The edits find what they rewrite, or a template changed under them and decoding is wrong.
-    debug_assert!(
+    assert!(
         !matches!(spec.position, Position::Rope(_)) || module.contains("seen = tokens_before(T)"),
         "a decoding model's RoPE tables cover every position so far"
     );
-    debug_assert!(
+    assert!(
         (spec.attn_variants().is_empty() && spec.shared.is_none())
             || module.contains("return attend_so_far("),
         "a decoding model's attention runs over its inputs so far"

@@ -79,7 +79,7 @@ pub(super) fn fill(template: &str, vars: &[(&str, String)]) -> String {
     for (k, v) in vars {
         out = out.replace(&format!("${{{k}}}"), v);
     }
-    debug_assert!(!out.contains("${"), "unfilled placeholder in {out}");
+    assert!(!out.contains("${"), "unfilled placeholder in {out}");
     out
 }
 
