@@ -205,11 +205,15 @@ test("an attention box shared by sliding and full layers says each variant's spa
   await page.close();
 });
 
-test("the decoder layer's frame opens as a layer, not as one of its parts", async () => {
+test("the decoder layer's frame opens as a layer, not as one of its parts, with the layer's code", async () => {
   const { page } = await open(browser, join(dir, "llama.html"));
   await page.click("#part-block .block-title");
   assert.equal(await page.locator("#detail .kind").textContent(), "layer");
   assert.equal(await page.locator("#detail h2").textContent(), "Decoder layer");
+  // Its reference code is the layer class, not the whole module.
+  const code = await page.locator("#detail pre.code").textContent();
+  assert.match(code, /class DecoderLayer\(nn\.Module\):/);
+  assert.doesNotMatch(code, /class Model\(/);
   await page.close();
 });
 

@@ -1,5 +1,5 @@
 //! Every PyTorch snippet the web pages show is valid Python: `python3 -m py_compile` on each
-//! part's snippet and on the assembled module, for every catalog model.
+//! part's snippet, the decoder layer's and the assembled module, for every catalog model.
 
 use anatomy_core::render::html::parts;
 use anatomy_core::render::torch;
@@ -21,10 +21,26 @@ fn every_snippet_compiles() {
             std::fs::write(&path, torch::snippet(&g.spec, &p)).unwrap();
             files.push(path);
         }
+        let layer = torch::layer_snippet(&g.spec);
+        // The block's box shows the layer's piece, less than the whole module (BLT's latent
+        // layers are its module's); a plain decoder's is its layer class alone.
+        let module = torch::module(&g.spec);
+        if g.spec.bytes().is_none() {
+            assert!(layer.len() < module.len(), "{}: the whole module", e.name);
+        }
+        if e.name == catalog::DEFAULT {
+            assert!(layer.contains("class DecoderLayer(nn.Module):"), "{layer}");
+            assert!(!layer.contains("class Model("), "{layer}");
+        }
+        let path = dir
+            .path()
+            .join(format!("{}_layer.py", e.name.replace(['.', '-'], "_")));
+        std::fs::write(&path, layer).unwrap();
+        files.push(path);
         let path = dir
             .path()
             .join(format!("{}_module.py", e.name.replace(['.', '-'], "_")));
-        std::fs::write(&path, torch::module(&g.spec)).unwrap();
+        std::fs::write(&path, module).unwrap();
         files.push(path);
     }
     let out = Command::new("python3")

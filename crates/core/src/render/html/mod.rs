@@ -618,7 +618,7 @@ fn block_json(g: &Graph) -> Value {
         "numbers": [],
         "layers": Value::Null,
         "variants": [],
-        "code": format!("{}\n", crate::render::torch::module(spec)),
+        "code": crate::render::torch::layer_snippet(spec),
         "steps": [],
     })
 }

@@ -40,7 +40,7 @@ use crate::render::html::parts::{Kind, Part};
 use crate::spec::{
     Act, AttnSpan, Block, DeltaNet, DeltaStore, ExpertStorage, HfWrap, NormKind, NormPlace,
     OutGate, Position, QkNorm, Qkv, Rope, RopeFreqs, RopeScaling, ScaleForm, Scoring, Spec,
-    SsmGate,
+    SsmGate, Stream,
 };
 use attention::*;
 use cca::*;
@@ -142,6 +142,60 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         Kind::Aux => mtp(spec),
         Kind::CrossAttention => cross_layer(spec),
         Kind::Stack(_) => unreachable!("a stack's part is BLT's, answered above"),
+    };
+    format!("{}\n\n{}\n", imports(&body), body.trim_end())
+}
+
+/// The module that mixes a layer's residual streams into its sublayers' inputs, where the
+/// stream is several: gated streams' or hyper-connections'.
+fn stream_mix(spec: &Spec, n: &Names) -> Option<String> {
+    match &spec.stream {
+        Stream::Gated(g) => Some(gated::gated_mix_class(
+            *g,
+            spec.hidden,
+            spec.norm.eps,
+            [
+                Role::GsAttnNorm,
+                Role::GsAttnDown,
+                Role::GsAttnUp,
+                Role::GsAttnInject,
+            ]
+            .map(|r| n.path(r).rsplit('.').next().unwrap_or_default().to_string()),
+        )),
+        Stream::Hyper(h) => Some(hyper::stream_mix_class(*h, spec.hidden, spec.norm.eps)),
+        Stream::Plain
+        | Stream::AltUp(_)
+        | Stream::Hierarchy(_)
+        | Stream::Bytes(_)
+        | Stream::Looped(_)
+        | Stream::AttnRes(_) => None,
+    }
+}
+
+/// The code of the repeated decoder layer, for the page's box of the block: the layer class, or
+/// where a model's layers are classes of its own (Inkling 2, DeepSeek-V4, xLSTM, Gemma 3n, Zamba)
+/// those; BLT's latent layers are its module's.
+pub fn layer_snippet(spec: &Spec) -> String {
+    let n = Names::new(spec);
+    let body = if spec.bytes().is_some() {
+        return module(spec);
+    } else if spec.attn_res().is_some() {
+        inkling2::model(spec)
+    } else if spec.attn.v4.is_some() {
+        v4::model(spec)
+    } else if spec.mlstm.is_some() {
+        mlstm::model(spec)
+    } else if spec.altup().is_some() {
+        altup::classes(spec)
+    } else if let Some(s) = spec.shared.as_ref().filter(|s| !s.layers.is_empty()) {
+        shared::block_classes(spec, s) + "\n\n\n" + &shared::model(spec, s)
+    } else if let Some(s) = &spec.shared {
+        shared::model(spec, s)
+    } else {
+        // The layer, after the module that mixes its streams where it has several.
+        let mut pieces: Vec<String> = stream_mix(spec, &n).into_iter().collect();
+        pieces.push(layer(spec, &n));
+        pieces.join("\n\n\n")
     };
     format!("{}\n\n{}\n", imports(&body), body.trim_end())
 }
@@ -251,25 +305,15 @@ fn assemble(spec: &Spec) -> String {
     if spec.plan.iter().any(|l| !l.mixer.runs_on_text()) {
         parts.push(cross_layer(spec));
     }
-    if let Some(g) = spec.gated_streams() {
-        parts.push(gated::gated_mix_class(
-            g,
-            spec.hidden,
-            spec.norm.eps,
-            [
-                Role::GsAttnNorm,
-                Role::GsAttnDown,
-                Role::GsAttnUp,
-                Role::GsAttnInject,
-            ]
-            .map(|r| n.path(r).rsplit('.').next().unwrap_or_default().to_string()),
-        ));
+    let mix = stream_mix(spec, &n);
+    if spec.gated_streams().is_some() {
+        parts.extend(mix.clone());
     }
     if spec.ngram_ple.is_some() {
         parts.push(ngram_code(spec));
     }
-    if let Some(h) = spec.hyper() {
-        parts.push(hyper::stream_mix_class(h, spec.hidden, spec.norm.eps));
+    if spec.hyper().is_some() {
+        parts.extend(mix);
     }
     if let Some(g) = &spec.gated_norm {
         parts.push(fill(
