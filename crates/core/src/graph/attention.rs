@@ -285,7 +285,7 @@ impl Builder<'_> {
     /// Projection of one head (`idx` names it; `None` for the single K/V head of MQA).
     fn head_projection(
         &mut self,
-        role: Role,
+        (role, point): (Role, Point),
         letter: &str,
         idx: Option<&str>,
         input: &str,
@@ -340,12 +340,8 @@ impl Builder<'_> {
             s.operation += &format!(", then scale it by {c}");
             s.equation += &format!(", times {c}");
         }
-        let node = match role {
-            Role::Q if !routed => node.at(Point::QProj),
-            Role::K => node.at(Point::KProj),
-            Role::V => node.at(Point::V),
-            _ => node,
-        };
+        // A routed expert's query rows are one slot's, not the layer's Q.
+        let node = if routed { node } else { node.at(point) };
         clipped(node, clip)
     }
 
@@ -1095,7 +1091,7 @@ impl Builder<'_> {
             .clone()
             .unwrap_or_else(|| [x_in.to_string(), x_in.to_string()]);
         kv_nodes.push(self.head_projection(
-            Role::K,
+            (Role::K, Point::KProj),
             "K",
             kv_idx.as_deref(),
             &k_in,
@@ -1164,7 +1160,7 @@ impl Builder<'_> {
         } else {
             let conv = a.kv_conv.is_some();
             kv_nodes.push(self.head_projection(
-                Role::V,
+                (Role::V, Point::V),
                 "V",
                 kv_idx.as_deref(),
                 &v_in,
@@ -1237,7 +1233,13 @@ impl Builder<'_> {
                 equation: format!("Q = Qᶜ[:, {hd}·h : {hd}·(h+1)]"),
             }));
         } else {
-            q_nodes.push(self.head_projection(Role::Q, "Q", Some(&q_idx), x_in, false));
+            q_nodes.push(self.head_projection(
+                (Role::Q, Point::QProj),
+                "Q",
+                Some(&q_idx),
+                x_in,
+                false,
+            ));
         }
         let mut q = "Q";
         if a.qk_norm == QkNorm::Unit {

@@ -253,7 +253,8 @@ pub(crate) fn svg_style() -> String {
         .filter(|l| l.starts_with("svg") && !l.contains(":hover") && !l.contains(":focus"))
         .collect::<Vec<_>>()
         .join("\n");
-    format!("{root}\n{dark}\n{rules}\n").replace(":root", "svg")
+    // In an SVG document `:root` is its `svg` element: the palettes' selectors hold as they are.
+    format!("{root}\n{dark}\n{rules}\n")
 }
 
 /// The layer strip above the diagram: one column per layer, coloured as the gallery's (the mixer

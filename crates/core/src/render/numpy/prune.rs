@@ -1,11 +1,11 @@
 //! What the template loses for one model: the functions it does not call dropped, and the lines
-//! it words otherwise edited (each edit's anchor checked in debug builds).
+//! it words otherwise edited (each edit's anchor checked).
 
 use super::*;
+use crate::spec::Stream;
 
-/// `forward`'s first lines, from which a pass that is one function's replaces the rest.
-const FORWARD_HEAD: &str =
-    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    C = CONFIG\n    x = embed(ids, W)  # [T, hidden]\n";
+/// `forward`'s definition and comment, from which a pass that is one function's replaces the rest.
+const FORWARD_DEF: &str = "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n";
 
 /// The template's call of a layer's mixer, every kind written out.
 const MIXER_CALL: &str = "mamba2(h, W, b) if span[0] == \"mamba2\" else mamba(h, W, b) if span[0] == \"mamba\" else short_conv(h, W, b) if span[0] == \"conv\" else gated_delta_net(h, W, b) if span[0] == \"delta\" else lightning(h, W, b) if span[0] == \"lightning\" else rg_lru(h, W, b) if span[0] == \"rglru\" else time_mix(h, W, b) if span[0] == \"rwkv\" else attention(h, W, b, span, use_rope)";
@@ -1130,46 +1130,37 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             );
         }
     }
-    if spec.hierarchy().is_some() {
-        // The whole pass is `hierarchy_forward`'s: the rest of `forward` never runs.
-        // `forward` reads no more of CONFIG: from its first line on.
-        let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
-        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
-            out.replace_range(
-                a..b,
-                concat!(
-                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n",
-                    "    return hierarchy_forward(x, W)  # two stacks of layers in a nested loop"),
-            );
+    // A pass that is one function's: the rest of `forward` never runs, and it reads no more of
+    // CONFIG from its first line on.
+    let hashed = spec.moe.as_ref().is_some_and(|m| m.hash_layers.is_some());
+    let one_pass = match &spec.stream {
+        Stream::Hierarchy(_) => {
+            Some("hierarchy_forward(x, W)  # two stacks of layers in a nested loop")
         }
-    }
-    if spec.gated_streams().is_some() {
-        // The whole pass is `gated_forward`'s: the rest of `forward` never runs.
-        // `forward` reads no more of CONFIG: from its first line on.
-        let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
-        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
-            out.replace_range(
-                a..b,
-                concat!(
-                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n",
-                    "    return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean"),
-            );
+        Stream::Gated(_) => Some(
+            "gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean",
+        ),
+        Stream::Hyper(_) if hashed => {
+            Some("hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them")
         }
-    }
-    if spec.hyper().is_some() {
-        // The whole pass is `hyper_forward`'s: the rest of `forward` never runs.
-        // `forward` reads no more of CONFIG: from its first line on.
-        let (start, end) = (FORWARD_HEAD, "\n\n\ndef main(");
-        if let (Some(a), Some(b)) = (out.find(start), out.find(end)) {
-            out.replace_range(
-                a..b,
-                if spec.moe.as_ref().is_some_and(|m| m.hash_layers.is_some()) {
-                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n    return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them"
-                } else {
-                    "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n    x = embed(ids, W)  # [T, hidden]\n    return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them"
-                },
-            );
+        Stream::Hyper(_) => {
+            Some("hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them")
         }
+        Stream::Plain
+        | Stream::AltUp(_)
+        | Stream::Bytes(_)
+        | Stream::Looped(_)
+        | Stream::AttnRes(_) => None,
+    };
+    if let Some(call) = one_pass {
+        let a = out
+            .find(&format!("{FORWARD_DEF}    C = CONFIG\n"))
+            .expect("the template's forward");
+        let b = out.find("\n\n\ndef main(").expect("the template's main");
+        out.replace_range(
+            a..b,
+            &format!("{FORWARD_DEF}    x = embed(ids, W)  # [T, hidden]\n    return {call}"),
+        );
     }
     if no_ffn {
         // Every layer is its mixer alone: the FFN half of the loop never runs.
