@@ -22,7 +22,7 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
-from make_fixtures import unseen_blt, unseen_qwen4_exp
+from make_fixtures import unseen_blt, unseen_ergo, unseen_qwen4_exp
 from make_toy_fixtures import CATALOG, blt_threshold, build, mutate, randomize, save_model, shrink
 
 IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20]
@@ -233,6 +233,12 @@ def minicpm5_moe(rng):
     else:
         raw["first_k_dense_replace"] = rng.randint(0, layers)
     return raw
+
+
+def ergo(rng):
+    # Gated residual adds, full layers by period or layer_types (their logits scaled or not),
+    # dense layers by count or mlp_layer_types, either RoPE form, either name of the window.
+    return unseen_ergo(rng)
 
 
 def beam(rng):
@@ -644,7 +650,7 @@ MAKERS = {f.__name__: f for f in (recurrent_published, falcon_h1, olmo_hybrid, b
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
                                   hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2,
                                   inkling2_loop, deepseek_v4, gemma4_assistant, qwen4_exp, blt, opt,
-                                  param2moe, minicpm5_moe)}
+                                  param2moe, minicpm5_moe, ergo)}
 
 
 class TopkTies:

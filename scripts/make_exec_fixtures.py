@@ -163,6 +163,15 @@ CONFIGS = {
     "minicpm5-moe": dict(BASE, model_type="minicpm5_moe", head_dim=8, n_routed_experts=8, n_shared_experts=1,
                          num_experts_per_tok=2, moe_intermediate_size=16, routed_scaling_factor=2.0,
                          mlp_layer_types=["sparse", "dense"]),
+    # Ergo: gated residual adds, sandwich norms, a fused QKV; every second layer full, without
+    # positions and its logits scaled, the others sliding over 4 with interleaved RoPE; a dense
+    # ReLU² first layer, then ReLU² experts (stacked, each output normed) beside a normed shared
+    # expert. (Its class reads no intermediate_size.)
+    "ergo": dict({k: v for k, v in BASE.items() if k != "intermediate_size"}, model_type="ergo",
+                 num_hidden_layers=4, first_dense_intermediate_size=48, moe_intermediate_size=16,
+                 shared_intermediate_size=24, num_experts=8, num_experts_per_tok=2, sliding_window=4,
+                 global_attention_every_n_layers=2, global_attention_scale=1.5,
+                 moe_routed_scaling_factor=2.0),
     # Youtu: DeepSeek-V3's latent attention, dense layers, tied embeddings.
     "youtu": dict(BASE, model_type="youtu", num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=24,
                   qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8),
@@ -959,7 +968,7 @@ CONFIGS = {
 
 # Correction biases scaled up where the test must tell where the bias joins (randomize's 0.1 is
 # too small to change many choices).
-BIG_CORRECTION = {"kolibri1": 20.0, "minicpm5-moe": 20.0}
+BIG_CORRECTION = {"kolibri1": 20.0, "minicpm5-moe": 20.0, "ergo": 20.0}
 
 
 def model_of(config, raw):

@@ -81,7 +81,7 @@ def expert_counts(text):
     return n, k
 
 
-ROUTED = re.compile(r"\.experts\.|(block_sparse_moe|mlp)\.(input|output)_linear")
+ROUTED = re.compile(r"\.experts\.|(block_sparse_moe|mlp)\.(input|output)_linear|feed_forward\.(up_proj|down_proj|expert_output_norm\.scale)$")
 # Not routed: shared experts (GraniteMoE-Shared's `shared_mlp`), the router and shared bias of JetMoE's attention experts, and a
 # correction bias kept under the experts (Laguna).
 SHARED = re.compile(r"shared_expert|shared_mlp\.|\.experts\.(router\.|bias$|e_score_correction_bias)")
@@ -677,6 +677,46 @@ def unseen_zaya(rng):
     return raw
 
 
+def unseen_ergo(rng):
+    """Ergo: its window under either name, every n-th layer full (n 2 to 4) or layer_types
+    given, with or without a logit scale on the full layers, one or two dense layers or
+    mlp_layer_types given, the nested or the flat RoPE settings."""
+    layers = rng.randint(2, 5)
+    raw = {
+        "model_type": "ergo",
+        "hidden_size": rng.choice([32, 48]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": 4,
+        "num_key_value_heads": rng.choice([1, 2, 4]),
+        "first_dense_intermediate_size": rng.choice([40, 64]),
+        "moe_intermediate_size": rng.choice([16, 24]),
+        "shared_intermediate_size": rng.choice([16, 32]),
+        "num_experts": rng.choice([4, 8]),
+        "num_experts_per_tok": rng.choice([1, 2]),
+        "moe_routed_scaling_factor": rng.choice([1.0, 2.5]),
+        "vocab_size": rng.choice([97, 1000]),
+        "max_position_embeddings": 4096,
+    }
+    raw[rng.choice(["sliding_window", "local_attention_window"])] = rng.choice([4, 16])
+    if rng.random() < 0.5:
+        raw["layer_types"] = [rng.choice(["sliding_attention", "full_attention"]) for _ in range(layers)]
+    else:
+        raw["global_attention_every_n_layers"] = rng.randint(2, 4)
+    if rng.random() < 0.5:
+        raw["global_attention_scale"] = rng.choice([1.25, 2.0])
+    if rng.random() < 0.5:
+        raw["mlp_layer_types"] = [rng.choice(["dense", "sparse"]) for _ in range(layers)]
+    else:
+        raw["num_dense_blocks"] = rng.randint(0, 2)
+    theta = rng.choice([1e4, 1e6])
+    if rng.random() < 0.5:
+        raw["rope_parameters"] = {"sliding_attention": {"rope_type": "default", "rope_theta": theta},
+                                  "full_attention": None}
+    else:
+        raw["rope_theta"] = theta
+    return raw
+
+
 def unseen_dory(rng):
     """Dory: its sections of 1 to 3 layers, 1 to 3 passes, either cache mode, the released block
     form of layer_types or the class's own, biases or not, tied or not."""
@@ -1114,6 +1154,7 @@ UNSEEN = {
     "qwen4_exp": unseen_qwen4_exp,
     # Last: a family added here draws after the others, whose configs stay as they were.
     "blt": unseen_blt,
+    "ergo": unseen_ergo,
 }
 
 
@@ -1129,7 +1170,7 @@ DEFAULT_TYPES = [
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
-    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe",
+    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo",
 ]
 
 

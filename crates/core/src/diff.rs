@@ -5,7 +5,7 @@
 use crate::error::Result;
 use crate::graph::{Graph, Op};
 use crate::spec::{
-    AttnKind, AttnSpan, Block, Ffn, Mixer, NormKind, NormPlace, Position, QkNorm, Spec,
+    AttnKind, AttnSpan, Block, Ffn, Mixer, NormKind, NormPlace, Position, QkNorm, Residual, Spec,
 };
 use crate::stats::{self, Stats};
 use serde::Serialize;
@@ -524,6 +524,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 format!("{}; {}", list(&c.routed), list(&c.shared)),
             );
         }
+        f(
+            "moe.out_norms",
+            "experts' outputs normed (routed; shared)",
+            Mechanism,
+            format!("{}; {}", yes(m.expert_out_norm), yes(m.shared_out_norm)),
+        );
         if m.zero_experts > 0 {
             f(
                 "moe.zero_experts",
@@ -721,12 +727,6 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             .map_or("none".into(), |w| format!("{w} wide")),
     );
     f(
-        "residual_affine",
-        "shifted and scaled residual adds",
-        Mechanism,
-        yes(s.residual_affine),
-    );
-    f(
         "embedding.affine",
         "shifted and scaled embeddings",
         Mechanism,
@@ -849,10 +849,15 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         num(s.residual_mult),
     );
     f(
-        "residual.scales",
-        "learned residual scales",
+        "residual.join",
+        "how sublayers join the stream",
         Mechanism,
-        yes(s.residual_scales),
+        match s.residual {
+            Residual::Add => "added".into(),
+            Residual::Scaled => "stream scaled by a learned vector".into(),
+            Residual::Affine => "both terms shifted and scaled by learned vectors".into(),
+            Residual::Gated => "mixed by a learned gate, variance kept".into(),
+        },
     );
     f(
         "residual.depth_scaled",

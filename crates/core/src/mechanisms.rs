@@ -40,13 +40,13 @@ pub const ALL: &[&str] = &[
     "gated_norm", "head_rows", "mlstm:bias", "mlstm:fused",
     "mla:no_q_latent", "mla:bias", "mla:lora_scales", "mla:q_gate", "mla:latent_eps",
     "mla:rope_key_norm", "mlp:clamp", "attn:block_index",
-    "embedding:affine", "residual_affine", "attn:cca", "moe:router_mlp",
+    "embedding:affine", "residual_affine", "residual_gate", "attn:cca", "moe:router_mlp",
     "qk_norm:unit", "qk_norm:head_weights", "norm:unit", "place:sphere", "looped", "looped:shared_cache", "ngpt",
     "attn:rel_logits", "attn:kv_conv", "out_conv", "mlp:scalar", "moe:sigmoid_sink", "logits_kept",
     "attn:kv_conv_dynamic", "conv:scaled", "attn:l2_clip", "attn:rel_clip", "attn:token_sinks",
     "attn:kv_inputs", "attn_res", "moe:glu_softcaps", "attn_res:loop",
     "attn:v4", "attn:v4_csa", "attn:v4_hca", "hyper:sinkhorn", "moe:sqrt_softplus", "moe:hash",
-    "moe:shared_clamp", "moe:act_clips", "draft", "draft:centroids", "gated_streams", "attn:qsa", "ngram_ple", "delta:sigmoid_gate",
+    "moe:shared_clamp", "moe:act_clips", "moe:expert_out_norm", "moe:shared_out_norm", "draft", "draft:centroids", "gated_streams", "attn:qsa", "ngram_ple", "delta:sigmoid_gate",
     "bytes", "bytes:patcher", "bytes:encoder_cross_all", "bytes:decoder_cross_all", "bytes:max_patch",
 ];
 
@@ -90,8 +90,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         final_softcap,
         logits_mult,
         residual_mult,
-        residual_scales,
-        residual_affine,
+        residual,
         depth_scaled,
         head_bias,
         skip_first_attn_norm,
@@ -225,6 +224,8 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         on("moe:hash", moe.hash_layers.is_some());
         on("moe:shared_clamp", moe.shared_clamp);
         on("moe:act_clips", moe.act_clips.is_some());
+        on("moe:expert_out_norm", moe.expert_out_norm);
+        on("moe:shared_out_norm", moe.shared_out_norm);
         on(
             match moe.scoring {
                 Scoring::Softmax => "moe:softmax",
@@ -310,8 +311,12 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("final_softcap", final_softcap.is_some());
     on("logits_mult", *logits_mult != 1.0);
     on("residual_mult", *residual_mult != 1.0);
-    on("residual_scales", *residual_scales);
-    on("residual_affine", *residual_affine);
+    match residual {
+        Residual::Add => {}
+        Residual::Scaled => on("residual_scales", true),
+        Residual::Affine => on("residual_affine", true),
+        Residual::Gated => on("residual_gate", true),
+    }
     on("depth_scaled", *depth_scaled);
     on("head_bias", *head_bias);
     on("skip_first_attn_norm", *skip_first_attn_norm);

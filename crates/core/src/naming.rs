@@ -107,6 +107,14 @@ pub enum Role {
     /// (Doge).
     ResidScaleAttn,
     ResidScaleFfn,
+    /// The learned vectors gating how the attention's and the FFN's outputs mix with the stream
+    /// (Ergo's `attention_residual_gate`, `feedforward_residual_gate`).
+    ResidGateAttn,
+    ResidGateFfn,
+    /// Each routed expert's RMSNorm weight over its output, [E, hidden] in one tensor, and the
+    /// shared expert's (Ergo's `post_expert_norm`, `shared_experts.norm`).
+    ExpertOutNorm,
+    SharedOutNorm,
     /// Mixture of attention heads: the router, every expert's query and output projection
     /// stacked, and the experts' shared output bias (a module holding only a bias).
     AttnRouter,
@@ -424,6 +432,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     // Tensors stored without a .weight suffix.
     match (layout, role) {
         (Layout::DeepseekV4, _) => return deepseek_v4(role, bias),
+        (Layout::Ergo, _) => return ergo(role, bias),
         (
             _,
             NgptQueryScale | NgptGateScale | NgptGateUvScale | NgptUpUvScale | NgptRateAttn
@@ -988,6 +997,7 @@ pub fn names(layout: Layout, role: Role, bias: bool) -> (String, String) {
     }
     let (hf, gguf) = match layout {
         Layout::DeepseekV4 => unreachable!("named by deepseek_v4()"),
+        Layout::Ergo => unreachable!("named by ergo()"),
         // Dory as transformers saves it: Llama's names under `backbone.`, the embeddings'
         // `embeddings`, the output gate's `g_proj`. (Its released checkpoints store each layer as
         // two blocks, which transformers renames on loading and does not write back: read
@@ -2427,6 +2437,9 @@ fn llama(role: Role) -> (&'static str, &'static str) {
         GatedFfnNorm | AttnNormDown | AttnNormUp | FfnNormDown | FfnNormUp => {
             unreachable!("only A.X-K2's layout has gated norms")
         }
+        ResidGateAttn | ResidGateFfn | ExpertOutNorm | SharedOutNorm => {
+            unreachable!("{role:?}: Ergo's alone, named by ergo()")
+        }
         AltUpRouterNorm | AltUpRouter | AltUpPredict | AltUpCorrect | AltUpProj | AltUpUnembed
         | LaurelLeft | LaurelRight | LaurelNorm => {
             unreachable!("only Gemma 3n's layout has AltUp and LAuReL")
@@ -2778,6 +2791,106 @@ fn sandwich(role: Role) -> (&'static str, &'static str) {
 /// Inkling 2's names as its checkpoints store them (`model.llm.`, `attn.wq_du` …, the block
 /// attention residuals' queries under `attn_res.`, layer b's attention query as
 /// `attn_queries.{b − 1}`); llama.cpp defines no Inkling 2: the GGUF names follow its style.
+/// Ergo's names as its checkpoints store them, and as transformers saves them (its conversion
+/// mapping reverted): `tok_embeddings`, `layers.{b}.attention.wqkv`, the norms `attention_norm`,
+/// `post_attention_norm`, `ffn_norm`, `post_ffn_norm`, the residual gates' `scale`, and under
+/// `feed_forward` the dense MLP's `up` and `down`, the router's `gate_kernel` [hidden, E] and
+/// `router_bias`, the experts' stacked `up_proj` [E, in, out], `down_proj` and
+/// `expert_output_norm.scale` [E, hidden], the shared expert's `shared_up_proj` and
+/// `shared_down_proj` stored [in, out] (`stored_in_out`). llama.cpp defines no Ergo: the GGUF
+/// names follow its style.
+fn ergo(role: Role, bias: bool) -> (String, String) {
+    use Role::*;
+    // (stored name, GGUF name, whether the stored name has a `.weight` suffix)
+    let (hf, gguf, suffixed) = match role {
+        Embed => ("tok_embeddings", "token_embd", true),
+        FinalNorm => ("norm", "output_norm", true),
+        LmHead => ("output", "output", true),
+        AttnNorm => ("layers.{b}.attention_norm", "blk.{b}.attn_norm", true),
+        PostAttnNorm => (
+            "layers.{b}.post_attention_norm",
+            "blk.{b}.post_attention_norm",
+            true,
+        ),
+        FfnNorm => ("layers.{b}.ffn_norm", "blk.{b}.ffn_norm", true),
+        PostFfnNorm => ("layers.{b}.post_ffn_norm", "blk.{b}.post_ffw_norm", true),
+        ResidGateAttn => (
+            "layers.{b}.post_attention_residual.scale",
+            "blk.{b}.attn_residual_gate",
+            false,
+        ),
+        ResidGateFfn => (
+            "layers.{b}.post_ffn_residual.scale",
+            "blk.{b}.ffn_residual_gate",
+            false,
+        ),
+        Qkv => ("layers.{b}.attention.wqkv", "blk.{b}.attn_qkv", true),
+        O => ("layers.{b}.attention.wo", "blk.{b}.attn_output", true),
+        QNorm => ("layers.{b}.attention.q_norm", "blk.{b}.attn_q_norm", true),
+        KNorm => ("layers.{b}.attention.k_norm", "blk.{b}.attn_k_norm", true),
+        Up => ("layers.{b}.feed_forward.up", "blk.{b}.ffn_up", true),
+        Down => ("layers.{b}.feed_forward.down", "blk.{b}.ffn_down", true),
+        Router => (
+            "layers.{b}.feed_forward.gate_kernel",
+            "blk.{b}.ffn_gate_inp",
+            false,
+        ),
+        CorrectionBias => (
+            "layers.{b}.feed_forward.router_bias",
+            "blk.{b}.exp_probs_b",
+            false,
+        ),
+        ExpertUp => (
+            "layers.{b}.feed_forward.up_proj",
+            "blk.{b}.ffn_up_exps",
+            false,
+        ),
+        ExpertDown => (
+            "layers.{b}.feed_forward.down_proj",
+            "blk.{b}.ffn_down_exps",
+            false,
+        ),
+        ExpertOutNorm => (
+            "layers.{b}.feed_forward.expert_output_norm.scale",
+            "blk.{b}.ffn_post_norm_exps",
+            false,
+        ),
+        SharedUp => (
+            "layers.{b}.feed_forward.shared_up_proj",
+            "blk.{b}.ffn_up_shexp",
+            false,
+        ),
+        SharedDown => (
+            "layers.{b}.feed_forward.shared_down_proj",
+            "blk.{b}.ffn_down_shexp",
+            false,
+        ),
+        SharedOutNorm => (
+            "layers.{b}.feed_forward.shared_expert_output_norm.scale",
+            "blk.{b}.ffn_post_norm_shexp",
+            false,
+        ),
+        // No such tensor in Ergo: Llama's name, which its checkpoints never hold.
+        other => return names(Layout::Llama, other, bias),
+    };
+    let suffix = if bias { "bias" } else { "weight" };
+    let hf = if suffixed {
+        format!("{hf}.{suffix}")
+    } else {
+        hf.to_string()
+    };
+    (hf, format!("{gguf}.{suffix}"))
+}
+
+/// Whether `layout` stores `role`'s linear weight [in, out] rather than PyTorch's [out, in]:
+/// every one of GPT-2's Conv1D layers; Ergo's router and shared expert.
+pub fn stored_in_out(layout: Layout, role: Role) -> bool {
+    match layout {
+        Layout::Ergo => matches!(role, Role::Router | Role::SharedUp | Role::SharedDown),
+        other => other.stores_in_out(),
+    }
+}
+
 /// DeepSeek-V4's names; llama.cpp defines no DeepSeek-V4: the GGUF names follow its style.
 fn deepseek_v4(role: Role, bias: bool) -> (String, String) {
     use Role::*;

@@ -36,8 +36,8 @@ use anatomy_core::graph::Point;
 use anatomy_core::naming::{names, Role};
 use anatomy_core::spec::{
     Act, AttnRes, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Hierarchy, Indexer, Looped,
-    Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Scoring,
-    Spec, SsmGate, Stream,
+    Mixer, Moa, Norm, NormKind, NormPlace, Position, QkNorm, Qkv, QueryScale, RelLogits, Residual,
+    Scoring, Spec, SsmGate, Stream,
 };
 use anatomy_core::Error;
 use attention::{carried, unit};
@@ -422,7 +422,10 @@ impl Model {
                 PleGate,
                 PleUp,
             ] {
-                read.insert(self.name(role, false, Some(b), None));
+                // (Ergo's router and shared expert, stored [in, out], are read as they are.)
+                if !anatomy_core::naming::stored_in_out(self.spec.layout, role) {
+                    read.insert(self.name(role, false, Some(b), None));
+                }
             }
             // Zamba2's shared blocks: each layer's projection of the block's output, each
             // visit's adapters.
@@ -511,6 +514,16 @@ impl Model {
         } else {
             None
         };
+        // A weight this layout alone stores [in, out] (Ergo's router and shared expert).
+        if !self.spec.layout.stores_in_out()
+            && anatomy_core::naming::stored_in_out(self.spec.layout, role)
+        {
+            let y = x.matmul(self.w(role, Some(b))?)?;
+            return Ok(match bias {
+                Some(b) => y.broadcast_add(b)?,
+                None => y,
+            });
+        }
         self.linear(x, &self.name(role, false, Some(b), None), bias)
     }
 
@@ -1221,13 +1234,35 @@ impl Model {
         Ok(Tensor::from_vec(out, (t, c), &Device::Cpu)?)
     }
 
-    /// The residual stream times its learned vector where the model has one (Doge).
-    /// The stream `x` plus a sublayer's output: the stream scaled by a learned vector (Doge),
-    /// both scaled with depth (Beam), or as they are.
+    /// The stream `x` and a sublayer's output joined as the model joins them (`Residual`), or
+    /// added, each scaled with depth (Beam) where the model does that.
     fn residual_add(&self, x: &Tensor, delta: Tensor, role: Role, b: usize) -> Res<Tensor> {
-        if self.spec.residual_affine {
+        let ffn = role == Role::ResidScaleFfn;
+        if self.spec.residual == Residual::Gated {
+            // Ergo: σ(w) ⊙ f + √(1 + σ(w)) · e^(−softplus(w)/2) ⊙ x, the factors computed as
+            // the class computes them.
+            let gate = if ffn {
+                Role::ResidGateFfn
+            } else {
+                Role::ResidGateAttn
+            };
+            let w: Vec<f32> = self.w(gate, Some(b))?.flatten_all()?.to_vec1()?;
+            let (out, keep): (Vec<f32>, Vec<f32>) = w
+                .iter()
+                .map(|&w| {
+                    let s = 1.0 / (1.0 + (-w).exp());
+                    let sp = w.max(0.0) + (-w.abs()).exp().ln_1p();
+                    (s, (1.0 + s).sqrt() * (-0.5 * sp).exp())
+                })
+                .unzip();
+            let d = w.len();
+            let out = Tensor::from_vec(out, d, &Device::Cpu)?;
+            let keep = Tensor::from_vec(keep, d, &Device::Cpu)?;
+            return Ok((delta.broadcast_mul(&out)? + x.broadcast_mul(&keep)?)?);
+        }
+        if self.spec.residual == Residual::Affine {
             // ZAYA: both terms shifted and scaled by learned vectors.
-            let roles = if role == Role::ResidScaleFfn {
+            let roles = if ffn {
                 [
                     Role::ResidFfnOutShift,
                     Role::ResidFfnOutScale,
@@ -1249,14 +1284,12 @@ impl Model {
             let stream = x.broadcast_add(w(roles[2])?)?.broadcast_mul(w(roles[3])?)?;
             return Ok((out + stream)?);
         }
-        let x = if self.spec.residual_scales {
+        let x = if self.spec.residual == Residual::Scaled {
             x.broadcast_mul(self.w(role, Some(b))?)?
         } else {
             x.clone()
         };
-        let (sx, sd) = self
-            .spec
-            .depth_factors(b as u64, role == Role::ResidScaleFfn);
+        let (sx, sd) = self.spec.depth_factors(b as u64, ffn);
         if (sx, sd) == (1.0, 1.0) {
             return Ok((x + delta)?);
         }

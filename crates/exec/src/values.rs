@@ -119,10 +119,12 @@ fn shown_at(p: Point) -> (Point, &'static [Place]) {
         Point::ExpertUp => (Point::Up, &[Experts]),
         Point::ExpertAct => (Point::Act, &[Experts]),
         Point::ExpertDown => (Point::Down, &[Experts]),
+        Point::ExpertOutNorm => (Point::OutNorm, &[Experts]),
         Point::SharedGate => (Point::Gate, &[Shared]),
         Point::SharedUp => (Point::Up, &[Shared]),
         Point::SharedAct => (Point::Act, &[Shared]),
         Point::SharedDown => (Point::Down, &[Shared]),
+        Point::SharedOutNorm => (Point::OutNorm, &[Shared]),
         // LongCat-Flash's shortcut experts are a layer's FFN combination too.
         Point::Shortcut => (Point::Combine, FFN),
         Point::Router
@@ -218,6 +220,7 @@ fn shown_at(p: Point) -> (Point, &'static [Place]) {
         | Point::LoopInput
         | Point::MoePostNorm
         | Point::OA
+        | Point::OutNorm
         | Point::QGain
         | Point::RelLogits
         | Point::SharedAttn

@@ -1514,8 +1514,11 @@ pub fn load(
         },
         logits_mult,
         residual_mult,
-        residual_scales: f.residual_scales,
-        residual_affine: false,
+        residual: if f.residual_scales {
+            Residual::Scaled
+        } else {
+            Residual::Add
+        },
         depth_scaled: f.depth_scaled,
         head_bias: bias(cfg, f.head_bias)?,
         head_rows,

@@ -13,6 +13,7 @@ mod delta;
 mod dory;
 mod dots3;
 mod echo;
+mod ergo;
 mod falcon;
 mod falcon_h1;
 mod gemma;
@@ -388,8 +389,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         final_softcap: None,
         logits_mult: 1.0,
         residual_mult: 1.0,
-        residual_scales: false,
-        residual_affine: false,
+        residual: Residual::Add,
         depth_scaled: false,
         head_bias: false,
         head_rows: None,
@@ -432,10 +432,6 @@ pub fn model_types() -> Vec<&'static str> {
 /// what they hold that it does not draw. README.md's table says the same (a test holds them
 /// together).
 pub const NOT_YET: &[(&str, &str)] = &[
-    (
-        "ergo",
-        "Ergo: learned gates on both terms of each residual add, a norm per expert on the experts' outputs, a normed shared expert, scaled queries and keys in its full layers",
-    ),
     (
         "kolibri1_1",
         "Kolibri 1.1: a weightless indexer over NVFP4-rounded keys with pools shared by later layers, and keys and values shared across layers",
@@ -647,6 +643,8 @@ pub(crate) fn plain_moe(experts: u64, top_k: u64, intermediate: u64) -> crate::s
         router_softcap: None,
         zero_experts: 0,
         act_clips: None,
+        expert_out_norm: false,
+        shared_out_norm: false,
         hash_layers: None,
         shared_clamp: false,
         router_norm: false,

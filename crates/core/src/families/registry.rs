@@ -14,9 +14,9 @@ use super::llama::{
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
-    blt, cpmant, dbrx, deepseek, deepseek_v4, dory, falcon, falcon_h1, gemma, gemma3n, gemma4,
-    gpt2, gpt_oss, hrm, inkling, jetmoe, llama4, longcat, mamba, mamba2, minimax_m3, modernbert,
-    nemotron_h, qwen4_exp, recurrent_gemma, rwkv, towers, xlstm, zamba, zaya,
+    blt, cpmant, dbrx, deepseek, deepseek_v4, dory, ergo, falcon, falcon_h1, gemma, gemma3n,
+    gemma4, gpt2, gpt_oss, hrm, inkling, jetmoe, llama4, longcat, mamba, mamba2, minimax_m3,
+    modernbert, nemotron_h, qwen4_exp, recurrent_gemma, rwkv, towers, xlstm, zamba, zaya,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3996,6 +3996,12 @@ pub static FAMILIES: &[Family] = &[
                 ],
             ],
         )
+    },
+    // Ergo (Amazon): sandwich norms with gated residual adds, a fused QKV, full NoPE layers
+    // among sliding ones, ReLU² experts each normed after.
+    Family {
+        renames: ergo::RENAMES,
+        ..own("ergo", "Ergo", ergo::load, None, &[TRAINING])
     },
     // ZAYA: compressed convolutional attention, a router MLP carrying its state from layer to
     // layer, learned shifts and scales on the embeddings and residual adds.

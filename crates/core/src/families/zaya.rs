@@ -45,7 +45,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     };
     s.norm = pre_rms(cfg, 1e-5)?;
     s.embedding.affine = true;
-    s.residual_affine = true;
+    s.residual = Residual::Affine;
     s.tied = cfg.flag("tie_word_embeddings", true)?;
     s.head_bias = cfg.flag("lm_head_bias", false)?;
 

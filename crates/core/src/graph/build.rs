@@ -286,6 +286,7 @@ impl<'s> Builder<'s> {
                         | Role::ExpertUp
                         | Role::ExpertGateUp
                         | Role::ExpertDown
+                        | Role::ExpertOutNorm
                         | Role::AttnExpertQ
                         | Role::AttnExpertO
                 ) =>
@@ -433,14 +434,14 @@ impl<'s> Builder<'s> {
         use crate::spec::ExpertStorage;
         let in_out = match self.spec.moe.as_ref().map(|m| m.storage) {
             Some(ExpertStorage::Stacked { out_in: false, .. }) => {
-                matches!(role, Role::ExpertGateUp | Role::ExpertDown)
+                matches!(role, Role::ExpertGateUp | Role::ExpertUp | Role::ExpertDown)
             }
             Some(ExpertStorage::Flat) => role == Role::ExpertDown,
             Some(ExpertStorage::Stacked { out_in: true, .. } | ExpertStorage::PerExpert) | None => {
                 false
             }
         };
-        self.spec.layout.stores_in_out() || in_out
+        crate::naming::stored_in_out(self.spec.layout, role) || in_out
     }
 
     /// A matmul step: `out = W · input (+ b)`.

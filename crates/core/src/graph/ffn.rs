@@ -207,12 +207,22 @@ impl Builder<'_> {
                 .at(Point::FfnSubNorm),
             );
         }
+        // Ergo: each expert's output, and the shared expert's, RMS-normed by a weight of its own.
+        let out_norm = moe.as_ref().and_then(|m| match kind {
+            Kind::Routed if m.expert_out_norm => Some((Role::ExpertOutNorm, "γₑ", "Expert")),
+            Kind::Shared if m.shared_out_norm => Some((Role::SharedOutNorm, "γₛ", "Shared expert")),
+            Kind::Dense | Kind::Routed | Kind::Shared => None,
+        });
+        let down_out = match out_norm {
+            Some(_) => format!("{out}⁰"),
+            None => out.to_string(),
+        };
         nodes.push(
             self.linear(Linear {
                 role: down_role,
                 title: "Down projection".into(),
                 w: &wd,
-                out,
+                out: &down_out,
                 input: &down_in,
                 rows: d,
                 cols: f,
@@ -226,6 +236,13 @@ impl Builder<'_> {
             })
             .at(Point::Down),
         );
+        if let Some((role, gamma, whose)) = out_norm {
+            let title = format!("{whose} output {}", self.norm_name());
+            nodes.push(
+                self.norm_step(&title, role, gamma, &down_out, out, d, true, None)
+                    .at(Point::OutNorm),
+            );
+        }
         nodes
     }
 

@@ -5,7 +5,7 @@ use super::build::{framed, n, only_in, Builder, Draft, Linear};
 use super::hyper::Mix;
 use super::*;
 use crate::naming::Role;
-use crate::spec::{AttnSpan, Block, Ffn, Mixer, NormPlace, Position, Spec};
+use crate::spec::{AttnSpan, Block, Ffn, Mixer, NormPlace, Position, Residual, Spec};
 
 impl<'s> Builder<'s> {
     /// The step every block opens with: the residual stream, `width` wide, routed in.
@@ -285,7 +285,7 @@ impl<'s> Builder<'s> {
             },
         }).at(Point::ResidAttn));
         if let Some(node) = children.last_mut() {
-            self.affine_residual(node, false, y);
+            self.learned_residual(node, false, y);
         }
         if mixer_layers.len() != spec.layers {
             only_in(&mut children[mixer_start..], &mixer_layers, spec.layers);
@@ -745,7 +745,7 @@ impl<'s> Builder<'s> {
                 }
             },
         }).at(Point::ResidFfn);
-        self.affine_residual(&mut node, true, m);
+        self.learned_residual(&mut node, true, m);
         node
     }
 
@@ -789,12 +789,40 @@ impl<'s> Builder<'s> {
         nodes
     }
 
-    /// ZAYA's residual add in `node` (after the attention, or after the FFN): both terms
-    /// shifted and scaled by learned vectors, the sublayer's output `y` and the stream.
-    pub(super) fn affine_residual(&mut self, node: &mut Node, ffn: bool, y: &str) {
-        if !self.spec.residual_affine {
-            return;
+    /// A residual add in `node` (after the attention, or after the FFN) that mixes the
+    /// sublayer's output `y` and the stream by learned vectors: ZAYA's shifts and scales of both
+    /// terms, Ergo's gate. A plain add, or Doge's scaled stream (`residual_scale`), stays as is.
+    pub(super) fn learned_residual(&mut self, node: &mut Node, ffn: bool, y: &str) {
+        match self.spec.residual {
+            Residual::Add | Residual::Scaled => {}
+            Residual::Affine => self.affine_residual(node, ffn, y),
+            Residual::Gated => self.gated_residual(node, ffn, y),
         }
+    }
+
+    /// Ergo's gate: one vector w per sublayer, σ(w) ⊙ y + √(1 − σ(w)²) ⊙ stream.
+    fn gated_residual(&mut self, node: &mut Node, ffn: bool, y: &str) {
+        let d = self.spec.hidden;
+        let (role, name) = if ffn {
+            (Role::ResidGateFfn, "wₘ")
+        } else {
+            (Role::ResidGateAttn, "wₐ")
+        };
+        let p = self.param(role, false, vec![d], Component::Norm, true);
+        let w = self.weight(p, name, [n(d), n(1)], None);
+        if let Node::Step(s) = node {
+            let out = self.tensors[s.output].name.clone();
+            let stream = if ffn { "R" } else { "Xᵦ" };
+            s.inputs.push(w);
+            s.equation = format!(
+                "{out} = σ({name}) ⊙ {y} + √(1 + σ({name})) · e^(−softplus({name})/2) ⊙ {stream}, the second factor √(1 − σ({name})²)"
+            );
+            s.operation += ", mixed by a learned gate that keeps the variance";
+        }
+    }
+
+    /// ZAYA's residual add: both terms shifted and scaled by learned vectors.
+    fn affine_residual(&mut self, node: &mut Node, ffn: bool, y: &str) {
         let d = self.spec.hidden;
         let (sub, roles) = if ffn {
             (
@@ -854,7 +882,7 @@ impl<'s> Builder<'s> {
     /// The learned vector scaling the residual stream where a sublayer joins it, where the
     /// model has one (Doge): its weight, and its factor in an equation (`ρₐ ⊙ `).
     pub(super) fn residual_scale(&mut self, role: Role, name: &str) -> (Option<usize>, String) {
-        if !self.spec.residual_scales {
+        if self.spec.residual != Residual::Scaled {
             return (None, String::new());
         }
         let d = self.spec.hidden;

@@ -107,6 +107,12 @@ pub struct Moe {
     /// The shared experts' gate and up are clamped as the routed experts' are (`swiglu_limit`,
     /// DeepSeek-V4).
     pub shared_clamp: bool,
+    /// Each routed expert's output is RMS-normed with a weight of that expert's, before it is
+    /// weighted (Ergo's `post_expert_norm`, one [E, hidden] tensor).
+    pub expert_out_norm: bool,
+    /// The shared expert's output is RMS-normed with a weight of its own before it is added
+    /// (Ergo's `shared_experts.norm`).
+    pub shared_out_norm: bool,
     /// Per-layer clips after the activation (Ling's `swiglu_limits`): act(gate) ≤ L and
     /// |up| ≤ L before their product, L of the layer, 0 for none.
     pub act_clips: Option<ActClips>,

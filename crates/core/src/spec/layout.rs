@@ -194,6 +194,9 @@ pub enum Layout {
     /// the MLP, `post_ffn_norm` after it, and the correction bias as `moe.router.expert_bias`
     /// (Kolibri's checkpoints).
     Kolibri,
+    /// Ergo's names (`naming::ergo`): sandwich norms, a fused QKV, stacked experts with a norm
+    /// over each one's output, residual gates.
+    Ergo,
     /// Llama's names with the router as `mlp.router` and every expert stacked in
     /// `mlp.experts.fc1` (gate and up, [E, hidden, 2·inter]) and `fc2` (Aria).
     Aria,

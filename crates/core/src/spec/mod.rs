@@ -86,13 +86,9 @@ pub struct Spec {
     /// Each sublayer's output is multiplied by this before it joins the residual stream
     /// (Granite's `residual_multiplier`); 1 otherwise.
     pub residual_mult: f64,
-    /// The residual stream is multiplied elementwise by a learned vector where each sublayer's
-    /// output joins it, x ⊙ ρ + f(x) (Doge's `input_residual` and `post_attention_residual`).
-    pub residual_scales: bool,
-    /// Each residual add shifts and scales both of its terms by learned vectors,
-    /// (x + bᵣ) ⊙ sᵣ + (f(x) + bₕ) ⊙ sₕ (ZAYA's `post_attention_residual_scale` and
-    /// `post_mlp_residual_scale`).
-    pub residual_affine: bool,
+    /// How each sublayer's output joins the residual stream: added, or mixed with it by learned
+    /// vectors of the layer.
+    pub residual: Residual,
     /// Each residual add keeps the stream's scale whatever the depth (Beam): the k-th add of the
     /// model (k = 2b + 2 for layer b's attention, 2b + 3 for its FFN) is
     /// x · √((k − 1)/k) + f(x) / √k. See `depth_factors`.
@@ -269,6 +265,23 @@ impl HfWrap {
             },
         }
     }
+}
+
+/// How a sublayer's output f joins the residual stream x, with vectors learned per layer and
+/// sublayer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Residual {
+    /// x + f.
+    Add,
+    /// x ⊙ ρ + f (Doge's `input_residual` and `post_attention_residual`).
+    Scaled,
+    /// (f + bₒ) ⊙ sₒ + (x + bᵣ) ⊙ sᵣ (ZAYA's `post_attention_residual_scale` and
+    /// `post_mlp_residual_scale`).
+    Affine,
+    /// σ(w) ⊙ f + √(1 + σ(w)) · e^(−softplus(w)/2) ⊙ x, one vector w (Ergo's
+    /// `attention_residual_gate` and `feedforward_residual_gate`). The second factor is
+    /// √(1 − σ(w)²): the two factors' squares sum to 1 whatever w.
+    Gated,
 }
 
 /// How a decoder layer joins its two sublayers to the residual stream.

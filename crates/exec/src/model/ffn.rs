@@ -319,7 +319,7 @@ impl Model {
             self.keep(Some(b), Point::SharedAct, &a);
             let s = self.proj(&a, Role::SharedDown, b, m.shared_bias)?;
             self.keep(Some(b), Point::SharedDown, &s);
-            out = (out + s)?;
+            out = (out + self.shared_out_norm(s, b)?)?;
         } else if m.shared_experts > 0 {
             let (g, u) = if m.shared_fused {
                 let f = m.shared_intermediate as usize;
@@ -342,8 +342,9 @@ impl Model {
                 self.glu(&g, &u, self.spec.mlp.clamp, false)?
             };
             self.keep(Some(b), Point::SharedAct, &a);
-            let mut s = self.proj(&a, Role::SharedDown, b, m.shared_bias)?;
+            let s = self.proj(&a, Role::SharedDown, b, m.shared_bias)?;
             self.keep(Some(b), Point::SharedDown, &s);
+            let mut s = self.shared_out_norm(s, b)?;
             if m.shared_gate {
                 let name = self.name(Role::SharedExpertGate, false, Some(b), None);
                 let g = self.linear(x, &name, None)?;
@@ -370,15 +371,31 @@ impl Model {
         let m = self.spec.moe.as_ref().expect("MoE");
         let f = m.expert_intermediate as usize;
         if !self.spec.mlp.gated {
-            // Plain experts, each stored apart: up, the activation, down (Nemotron-H).
-            let w = move |role| self.name(role, false, Some(b), Some(e));
-            let u = self.linear(x, &w(Role::ExpertUp), None)?;
+            // Plain experts: up, the activation, down; each stored apart (Nemotron-H), or
+            // every expert's projection in one tensor (Ergo's [E, in, out]).
+            let times = move |x: &Tensor, role| -> Res<Tensor> {
+                match m.storage {
+                    ExpertStorage::PerExpert => {
+                        self.linear(x, &self.name(role, false, Some(b), Some(e)), None)
+                    }
+                    ExpertStorage::Stacked { out_in, .. } => {
+                        let w = self.w(role, Some(b))?.i(e)?;
+                        Ok(x.matmul(&if out_in { w.t()? } else { w })?)
+                    }
+                    // Rows e·f … of [E·f, in] for up, of [E·f, out] for down.
+                    ExpertStorage::Flat => {
+                        let w = self.w(role, Some(b))?.narrow(0, e * f, f)?;
+                        Ok(x.matmul(&if role == Role::ExpertUp { w.t()? } else { w })?)
+                    }
+                }
+            };
+            let u = times(x, Role::ExpertUp)?;
             self.keep_expert(b, Point::ExpertUp, &u, e);
             let hidden = self.act(&u)?;
             self.keep_expert(b, Point::ExpertAct, &hidden, e);
-            let y = self.linear(&hidden, &w(Role::ExpertDown), None)?;
+            let y = times(&hidden, Role::ExpertDown)?;
             self.keep_expert(b, Point::ExpertDown, &y, e);
-            return Ok(y);
+            return self.expert_out_norm(y, b, e);
         }
         // Gate and up, each [t, f], by how the experts are stored; then the down projection.
         let (g, u, down): (Tensor, Tensor, DownProj<'_>) = match m.storage {
@@ -455,6 +472,30 @@ impl Model {
         self.keep_expert(b, Point::ExpertAct, &hidden, e);
         let y = down(&hidden)?;
         self.keep_expert(b, Point::ExpertDown, &y, e);
+        self.expert_out_norm(y, b, e)
+    }
+
+    /// The shared expert's output RMS-normed by its own weight, where the model norms it
+    /// (Ergo); else as it is.
+    fn shared_out_norm(&self, s: Tensor, b: usize) -> Res<Tensor> {
+        if !self.spec.moe.as_ref().is_some_and(|m| m.shared_out_norm) {
+            return Ok(s);
+        }
+        let s =
+            rms(&s, self.spec.norm.eps)?.broadcast_mul(self.w(Role::SharedOutNorm, Some(b))?)?;
+        self.keep(Some(b), Point::SharedOutNorm, &s);
+        Ok(s)
+    }
+
+    /// Expert e's output RMS-normed by its own row of the stacked weight, where the model norms
+    /// each expert's output (Ergo); else as it is.
+    fn expert_out_norm(&self, y: Tensor, b: usize, e: usize) -> Res<Tensor> {
+        if !self.spec.moe.as_ref().is_some_and(|m| m.expert_out_norm) {
+            return Ok(y);
+        }
+        let w = self.w(Role::ExpertOutNorm, Some(b))?.i(e)?;
+        let y = rms(&y, self.spec.norm.eps)?.broadcast_mul(&w)?;
+        self.keep_expert(b, Point::ExpertOutNorm, &y, e);
         Ok(y)
     }
 

@@ -28,7 +28,7 @@ pub(crate) fn blt(g: &Graph, bl: &ByteLatent, body: String) -> String {
             title = stack.title().to_lowercase(),
             config = config_py(spec),
             plan = python_plan(spec).join(",\n    "),
-            names = name_dict(spec, &held, cross),
+            names = name_dict(spec, &held, cross).0,
             rope = rope(spec, &format!("{key}_rope_frequencies")),
         );
         entries.push(format!(

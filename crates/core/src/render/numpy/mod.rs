@@ -10,7 +10,7 @@ use crate::graph::Graph;
 use crate::naming::{names, Role};
 use crate::spec::{
     Act, Attention, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Mixer, NormKind, NormPlace,
-    Position, QkNorm, Qkv, RopeFreqs, RopeScaling, ScaleForm, Scoring, Spec, SsmGate,
+    Position, QkNorm, Qkv, Residual, RopeFreqs, RopeScaling, ScaleForm, Scoring, Spec, SsmGate,
 };
 use serde_json::json;
 
@@ -101,23 +101,34 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
 
 /// The checkpoint name templates the file reads, by role, in Hugging Face naming: the roles
 /// whose weight or bias this model's graph holds.
-fn name_table(g: &Graph) -> String {
+/// The `NAMES` table, and a `TRANSPOSED` set where some weights are stored [in, out] among
+/// [out, in] ones (with whether it is there).
+fn name_table(g: &Graph) -> (String, bool) {
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let extra: &[(&str, Role)] = if g.spec.bytes().is_some() {
         &[("token_proj", Role::TokenProj)]
     } else {
         &[]
     };
-    format!("NAMES = {}", name_dict(&g.spec, &held, extra))
+    let (names, transposed) = name_dict(&g.spec, &held, extra);
+    let mut out = format!("NAMES = {names}");
+    if !transposed.is_empty() {
+        out += &format!(
+            "TRANSPOSED = {{{}}}  # stored [in, out], where the checkpoint's other weights are [out, in]\n",
+            transposed.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ")
+        );
+    }
+    (out, !transposed.is_empty())
 }
 
 /// The checkpoint name templates of the roles `spec` (a model, or one of BLT's stacks) reads
-/// whose weight or bias is `held`, as a Python dict literal; `extra` roles too.
-pub(crate) fn name_dict(
+/// whose weight or bias is `held`, as a Python dict literal; `extra` roles too. With it, the keys
+/// of those the layout alone stores [in, out] (Ergo's router and shared expert).
+pub(crate) fn name_dict<'k>(
     spec: &Spec,
     held: &std::collections::HashSet<&str>,
-    extra: &[(&str, Role)],
-) -> String {
+    extra: &[(&'k str, Role)],
+) -> (String, Vec<&'k str>) {
     use Role::*;
     let roles = [
         ("embed", Embed),
@@ -368,9 +379,11 @@ pub(crate) fn name_dict(
         .chain(only(spec.altup().is_some(), ALTUP_ROLES))
         .chain(only(spec.gated_norm.is_some(), GATED_NORM_ROLES))
         .chain(only(spec.layout == crate::spec::Layout::Zaya, ZAYA_ROLES))
+        .chain(only(spec.layout == crate::spec::Layout::Ergo, ERGO_ROLES))
         .chain(only(spec.attn.v4.is_some(), V4_ROLES))
         .chain(extra);
     let mut out = String::from("{\n");
+    let mut transposed = vec![];
     for &(key, role) in roles.iter().chain(special) {
         let (w, _) = names(spec.layout, role, false);
         let (b, _) = names(spec.layout, role, true);
@@ -379,8 +392,11 @@ pub(crate) fn name_dict(
             continue;
         }
         out += &format!("    {key:?}: ({w:?}, {b:?}),\n");
+        if crate::naming::stored_in_out(spec.layout, role) && !spec.layout.stores_in_out() {
+            transposed.push(key);
+        }
     }
-    out + "}\n"
+    (out + "}\n", transposed)
 }
 
 /// Zamba2's shared blocks' roles, named in its layout alone.
@@ -410,6 +426,14 @@ const ALTUP_ROLES: &[(&str, Role)] = &[
     ("laurel_left", Role::LaurelLeft),
     ("laurel_right", Role::LaurelRight),
     ("laurel_norm", Role::LaurelNorm),
+];
+
+/// Ergo's residual gates and expert output norms, named in its layout alone.
+const ERGO_ROLES: &[(&str, Role)] = &[
+    ("resid_gate_attn", Role::ResidGateAttn),
+    ("resid_gate_ffn", Role::ResidGateFfn),
+    ("expert_out_norm", Role::ExpertOutNorm),
+    ("shared_out_norm", Role::SharedOutNorm),
 ];
 
 /// ZAYA's attention and router roles, named in its layout alone.
@@ -467,14 +491,19 @@ pub fn module(g: &Graph, script: &str) -> String {
         crate::fmt::py_doc(&spec.name),
         crate::fmt::py_doc(script)
     );
-    let body = prune(
-        spec,
-        &BODY.replacen(
-            "\n\ndef apply_rope(",
-            &format!("\n\n{}\n\n\ndef apply_rope(", rope(spec)),
-            1,
-        ),
+    let (names, transposed) = name_table(g);
+    let mut body = BODY.replacen(
+        "\n\ndef apply_rope(",
+        &format!("\n\n{}\n\n\ndef apply_rope(", rope(spec)),
+        1,
     );
+    if !transposed {
+        // No weight stored [in, out] among [out, in] ones: no TRANSPOSED set to read.
+        let line = "    return W[name].T if key in TRANSPOSED else W[name]  # as [out, in], however stored\n";
+        assert!(body.contains(line), "the template's weight lookup");
+        body = body.replace(line, "    return W[name]\n");
+    }
+    let body = prune(spec, &body);
     let body = match (spec.draft, spec.bytes()) {
         (Some(d), _) => draft(d, body),
         (None, Some(bl)) => blt::blt(g, bl, body),
@@ -483,7 +512,6 @@ pub fn module(g: &Graph, script: &str) -> String {
     format!(
         "{head}\nimport argparse\nimport json\nimport math\nfrom pathlib import Path\n\nimport numpy as np\n\nCONFIG = {config_py}\n\n# Per layer: (mixer and its span, RoPE on, FFN kind).\nPLAN = [\n    {plan},\n]\n\n{names}\n{body}",
         plan = plan.join(",\n    "),
-        names = name_table(g),
     )
 }
 
@@ -498,7 +526,7 @@ pub(crate) fn config_py(spec: &Spec) -> String {
             "norm_topk_prob": m.norm_topk_prob, "renorm_eps": m.renorm_eps, "router_bias": m.router_bias, "correction_bias": m.correction_bias,
             "expert_bias": m.expert_bias, "n_group": m.n_group, "topk_group": m.topk_group, "routed_scaling": m.routed_scaling,
             "swiglu_limit": m.swiglu_limit, "stacked": matches!(m.storage, ExpertStorage::Stacked { .. }), "interleaved": matches!(m.storage, ExpertStorage::Stacked { interleaved: true, .. }), "out_in": matches!(m.storage, ExpertStorage::Stacked { out_in: true, .. }), "out_bias": m.out_bias, "router_softcap": m.router_softcap, "flat": m.storage == ExpertStorage::Flat, "glu_softcaps": m.glu_softcaps.map(|(g, u)| [g, u]),
-            "expert_intermediate": m.expert_intermediate,
+            "expert_intermediate": m.expert_intermediate, "expert_out_norm": m.expert_out_norm, "shared_out_norm": m.shared_out_norm,
         })
     });
     let mut config = json!({
@@ -564,7 +592,7 @@ pub(crate) fn config_py(spec: &Spec) -> String {
         Some(d) => json!({"keep": d.keep}),
         None => json!(null),
     };
-    config["residual_scales"] = json!(spec.residual_scales);
+    config["residual_scales"] = json!(spec.residual == Residual::Scaled);
     config["depth_scaled"] = json!(spec.depth_scaled);
     config["short_conv"] = match &spec.short_conv {
         Some(c) => json!({"kernel": c.kernel, "bias": c.bias}),

@@ -2,7 +2,7 @@
 //! it words otherwise edited (each edit's anchor checked).
 
 use super::*;
-use crate::spec::Stream;
+use crate::spec::{Residual, Stream};
 
 /// `forward`'s definition and comment, from which a pass that is one function's replaces the rest.
 const FORWARD_DEF: &str = "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n";
@@ -673,7 +673,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if !spec.residual_scales {
+    if spec.residual != Residual::Scaled {
         lines.push((
             "        if C[\"residual_scales\"]:\n            x = x * w(W, \"resid_attn_scale\", b)  # [T, hidden], the stream scaled by a learned vector\n",
             "",
@@ -1020,7 +1020,21 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "    if C[\"qkv\"] == \"stacked\":\n",
         ));
     }
-    if spec.residual_affine {
+    if spec.residual == Residual::Gated {
+        lines.extend([
+            (
+                "        r = residual(x, a)\n",
+                "        r = residual_gate(a, x, w(W, \"resid_gate_attn\", b))  # [T, hidden], the output and the stream mixed by a learned gate\n",
+            ),
+            (
+                "        x = residual(x, m)\n",
+                "        x = residual_gate(m, x, w(W, \"resid_gate_ffn\", b))  # [T, hidden]\n",
+            ),
+        ]);
+    } else {
+        drop.push("residual_gate");
+    }
+    if spec.residual == Residual::Affine {
         lines.extend([
             (
                 "        r = residual(x, a)\n",

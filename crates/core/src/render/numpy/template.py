@@ -39,7 +39,7 @@ def w(W, key, b=None, e=None, bias=False):
         name = name.replace("{b-1}", str(b - 1))  # layer b's tensor stored under b - 1
     if b is not None and CONFIG["shared"]:
         name = place(name, b)
-    return W[name]
+    return W[name].T if key in TRANSPOSED else W[name]  # as [out, in], however stored
 
 
 def place(name, b):
@@ -1100,7 +1100,12 @@ def moe(x, W, b, rx=None, ids=None):
                 out[t] += weight * x[t]  # a zero-computation expert: its input, weighted
                 continue
             xe = x[t : t + 1] * weight if M["scoring"] == "topk_sigmoid" else x[t : t + 1]  # xe: [1, hidden]
-            if M["stacked"]:
+            if M["stacked"] and not CONFIG["gated"]:
+                wu, wd = w(W, "expert_up", b)[e], w(W, "expert_down", b)[e]  # expert e's slices
+                if M["out_in"]:
+                    wu, wd = wu.T, wd.T  # stored [out, in]
+                y = act(xe @ wu) @ wd  # y: [1, hidden], a plain MLP
+            elif M["stacked"]:
                 wgu, wd = w(W, "expert_gate_up", b)[e], w(W, "expert_down", b)[e]  # expert e's slices
                 if M["out_in"]:
                     wgu, wd = wgu.T, wd.T  # stored [out, in]
@@ -1125,6 +1130,8 @@ def moe(x, W, b, rx=None, ids=None):
                 u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
                 h = clip_after_act(g, u, M["act_clips"][0][b]) if M["act_clips"] else glu(g, u, M["swiglu_limit"], M["swiglu_plain"])  # h: [1, F]
                 y = h @ w(W, "expert_down", b, e).T  # y: [1, hidden]
+            if M["expert_out_norm"]:
+                y = norm(y, w(W, "expert_out_norm", b)[e])  # y: [1, hidden], normed by expert e's own weight
             out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]  # out[t]: [hidden]
     if M["shared"]:
         sb = lambda key: w(W, key, b, bias=True) if M["shared_bias"] else None  # a shared projection's bias
@@ -1137,6 +1144,8 @@ def moe(x, W, b, rx=None, ids=None):
             g, u = linear(x, w(W, "shared_gate", b), sb("shared_gate")), linear(x, w(W, "shared_up", b), sb("shared_up"))  # g, u: [T, F_shared]
             h = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) if M["shared_clamp"] else clip_after_act(g, u, M["act_clips"][1][b]) if M["act_clips"] else act(g) * u  # h: [T, F_shared]
         s = linear(h, w(W, "shared_down", b), sb("shared_down"))  # s: [T, hidden]
+        if M["shared_out_norm"]:
+            s = norm(s, w(W, "shared_out_norm", b))  # s: [T, hidden], normed by its own weight
         if M["shared_gate"]:
             s = s / (1 + np.exp(-(x @ w(W, "shared_expert_gate", b).T)))  # scaled by σ of a per-token score [T, 1]
         out = (out + s) / 2 if M["shared_average"] else out + s  # out: [T, hidden]
@@ -1251,6 +1260,13 @@ def residual(x, delta):
     if CONFIG["residual_mult"] != 1:
         delta = delta * np.float32(CONFIG["residual_mult"])  # the sublayer's output, scaled
     return x + delta  # [T, hidden]
+
+
+def residual_gate(out, x, g):
+    # out (the sublayer's output), x (the stream): [T, hidden], g: [hidden], a learned vector -> [T, hidden].
+    # sigmoid(g) * out + sqrt(1 - sigmoid(g)^2) * x, computed as the class does: the squares of the two factors sum to 1
+    s = 1 / (1 + np.exp(-g))  # [hidden]
+    return s * out + np.sqrt(1 + s) * np.exp(-0.5 * np.logaddexp(0, g)) * x  # [T, hidden]
 
 
 def lm_head(z, W):

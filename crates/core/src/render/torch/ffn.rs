@@ -406,6 +406,9 @@ ${holders}        self.${gate} = ${gate_l}
 pub(super) fn stacked_experts(spec: &Spec, n: &Names, out_in: bool, interleaved: bool) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let (d, e, f) = (spec.hidden, m.experts, m.expert_intermediate);
+    if !spec.mlp.gated {
+        return stacked_plain_experts(spec, n, out_in);
+    }
     let gu = n.attr(Role::ExpertGateUp);
     let down = n.attr(Role::ExpertDown);
     // GraniteMoE keeps each stacked tensor as the `weight` of a module of that name.
@@ -472,6 +475,57 @@ ${gate_up}${split}${h}${out}"#,
     )
 }
 
+/// Plain (ungated) experts stacked one tensor per projection, each expert's output RMS-normed
+/// by its own row of a stacked weight where the model has that (Ergo's `post_expert_norm`).
+fn stacked_plain_experts(spec: &Spec, n: &Names, out_in: bool) -> String {
+    let m = spec.moe.as_ref().expect("MoE");
+    let (d, e, f) = (spec.hidden, m.experts, m.expert_intermediate);
+    let (up, down) = (n.attr(Role::ExpertUp), n.attr(Role::ExpertDown));
+    let (shapes, t) = if out_in {
+        ((format!("{e}, {f}, {d}"), format!("{e}, {d}, {f}")), ".T")
+    } else {
+        ((format!("{e}, {d}, {f}"), format!("{e}, {f}, {d}")), "")
+    };
+    let mut init = format!(
+        "        self.{up} = nn.Parameter(torch.empty({}))  # every expert's up projection\n        self.{down} = nn.Parameter(torch.empty({}))\n",
+        shapes.0, shapes.1
+    );
+    let h = act_expr(spec.mlp.act, &format!("(x @ self.{up}[e]{t})"));
+    let mut out = format!("        return {h} @ self.{down}[e]{t}");
+    if m.expert_out_norm {
+        // Below the experts' own module (the MoE block itself where it holds them).
+        let (module, param) = n.held_as(Role::ExpertOutNorm);
+        let experts = n.path(Role::ExpertDown);
+        let experts = experts.rsplit_once('.').map_or("", |(m, _)| m);
+        let module = module
+            .strip_prefix(&format!("{experts}."))
+            .unwrap_or(&module)
+            .to_string();
+        init += &holders_of(&[format!("{module}.{param}")]);
+        init += &format!("        self.{module}.{param} = nn.Parameter(torch.ones({e}, {d}))  # each expert's own norm weight\n");
+        out = format!(
+            "        y = {h} @ self.{down}[e]{t}\n        return F.rms_norm(y, ({d},), eps={}) * self.{module}.{param}[e]  # normed by expert e's own weight",
+            fmt_f(spec.norm.eps)
+        );
+    }
+    fill(
+        r#"class Experts(nn.Module):
+    """All ${e} routed experts, plain MLPs, each projection stored as one tensor."""
+
+    def __init__(self):
+        super().__init__()
+${init}
+    def forward(self, x, e):  # x: [tokens, ${d}] -> [tokens, ${d}], expert e
+${out}"#,
+        &[
+            ("e", e.to_string()),
+            ("init", init),
+            ("d", d.to_string()),
+            ("out", out),
+        ],
+    )
+}
+
 /// Every expert's rows in one 2-D tensor per projection (DBRX), held where the checkpoint has
 /// them (`experts.mlp.w1`).
 pub(super) fn flat_experts(spec: &Spec, n: &Names) -> String {
@@ -518,6 +572,14 @@ ${holders}        self.${gate} = nn.Parameter(torch.empty(${e} * ${f}, ${d}))  #
     )
 }
 
+/// A plain shared expert whose tensors the MoE block holds itself (Ergo's), written inline in
+/// the block rather than as a class of its own.
+fn inline_shared(spec: &Spec, n: &Names) -> bool {
+    spec.moe.as_ref().is_some_and(|m| m.shared_experts > 0)
+        && !spec.mlp.gated
+        && !n.inside(Role::SharedDown).contains('.')
+}
+
 pub(super) fn moe_classes(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
     let mut out = Vec::new();
@@ -549,7 +611,7 @@ pub(super) fn moe_classes(spec: &Spec, n: &Names) -> String {
         out.push(sink_moe(spec));
         return out.join("\n\n\n");
     }
-    if m.shared_experts > 0 {
+    if m.shared_experts > 0 && !inline_shared(spec, n) {
         out.push(mlp(spec, n, "SharedMLP", Ffn::Shared));
     }
     if m.router_norm {
@@ -766,8 +828,15 @@ pub(super) fn moe(spec: &Spec, n: &Names) -> String {
     } else {
         holder
     };
+    // A router stored as a bare [in, out] tensor (Ergo's `gate_kernel`).
+    let bare_router = crate::naming::stored_in_out(spec.layout, Role::Router)
+        && !names(spec.layout, Role::Router, false)
+            .0
+            .ends_with(".weight");
     let mut init = holder
-        + &if m.router_mlp.is_some() {
+        + &if bare_router {
+            format!("        self.{router_attr} = nn.Parameter(torch.empty({d}, {scored}))  # the router, stored [in, out]\n")
+        } else if m.router_mlp.is_some() {
             format!(
                 "        self.{router_attr} = RouterMLP(layer_idx)
 "
@@ -806,7 +875,40 @@ pub(super) fn moe(spec: &Spec, n: &Names) -> String {
         None => ("", ""),
     };
     let mut shared = String::new();
-    if m.shared_experts > 0 && shared_beside(spec, n).is_none() {
+    // A plain shared expert whose tensors the block holds itself, each stored [in, out] (Ergo's
+    // `shared_up_proj`, `shared_down_proj`), its output normed where the model norms it.
+    let inline = inline_shared(spec, n);
+    if inline {
+        let (up, down, f) = (
+            n.inside(Role::SharedUp),
+            n.inside(Role::SharedDown),
+            m.shared_intermediate,
+        );
+        let (su, sd, t) = if crate::naming::stored_in_out(spec.layout, Role::SharedUp) {
+            (format!("{d}, {f}"), format!("{f}, {d}"), "")
+        } else {
+            (format!("{f}, {d}"), format!("{d}, {f}"), ".T")
+        };
+        init += &format!("        self.{up} = nn.Parameter(torch.empty({su}))  # the shared expert's up projection\n        self.{down} = nn.Parameter(torch.empty({sd}))\n");
+        shared = format!(
+            "        s = {} @ self.{down}{t}  # the shared expert\n",
+            act_expr(spec.mlp.act, &format!("(x @ self.{up}{t})"))
+        );
+        if m.shared_out_norm {
+            let (module, param) = n.held_as(Role::SharedOutNorm);
+            let module = module
+                .split_once('.')
+                .map_or(module.clone(), |(_, r)| r.to_string());
+            init += &holders_of(&[format!("{module}.{param}")]);
+            init += &format!("        self.{module}.{param} = nn.Parameter(torch.ones({d}))  # its output norm's weight\n");
+            shared += &format!(
+                "        s = F.rms_norm(s, ({d},), eps={}) * self.{module}.{param}  # normed\n",
+                fmt_f(spec.norm.eps)
+            );
+        }
+        shared += "        out = out + s\n";
+    }
+    if m.shared_experts > 0 && shared_beside(spec, n).is_none() && !inline {
         let s = n.inside(Role::SharedDown);
         let s = s.split('.').next().unwrap_or("shared_experts").to_string();
         init += &format!("        self.{s} = SharedMLP()\n");
@@ -979,7 +1081,7 @@ ${init}
     def forward(self, x${held}):  # [B, T, ${d}]
         shape = x.shape
         x = x.reshape(-1, ${d})  # one row per token
-        logits = self.${router}(x)  # [tokens, ${scored}]
+        logits = ${logits}  # [tokens, ${scored}]
 ${softcap}${select}${scale}        out = torch.zeros_like(x)
         for slot in range(${k}):
             for e in range(${e}):
@@ -1019,7 +1121,14 @@ ${apply}${zero}${shared}        return out.reshape(shape)"#,
                 ),
                 ("init", init),
                 ("d", d.to_string()),
-                ("router", router_attr),
+                (
+                    "logits",
+                    if bare_router {
+                        format!("x.float() @ self.{router_attr}.float()")
+                    } else {
+                        format!("self.{router_attr}(x)")
+                    },
+                ),
                 (
                     "held",
                     if held {

@@ -380,7 +380,7 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
             init += "        self.k = 2 * layer_idx + 2  # this layer's first add is the model's k-th, its second the (k + 1)-th\n";
             format!("{mixed_in}        # each add keeps the stream's scale, whatever the depth\n        x = math.sqrt((self.k - 1) / self.k) * x + {a_out} / math.sqrt(self.k)\n{ffn_line}        x = math.sqrt(self.k / (self.k + 1)) * x + {f_out} / math.sqrt(self.k + 1)\n        return x")
         }
-        Block::Sequential if spec.residual_affine => {
+        Block::Sequential if spec.residual == Residual::Affine => {
             let (ra, rf) = (n.path(Role::ResidAttnScale), n.path(Role::ResidFfnScale));
             let (ra, rf) = (
                 ra.split('.')
@@ -395,7 +395,15 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
             init += &format!("        self.{ra} = ResidualScale({d})  # where the attention joins the stream\n        self.{rf} = ResidualScale({d})  # where the FFN does\n");
             format!("{mixed_in}        x = self.{ra}({a_out}, x)\n{ffn_line}        x = self.{rf}({f_out}, x)\n        return x")
         }
-        Block::Sequential if spec.residual_scales => {
+        Block::Sequential if spec.residual == Residual::Gated => {
+            let (ra, rf) = (
+                n.held_as(Role::ResidGateAttn).0,
+                n.held_as(Role::ResidGateFfn).0,
+            );
+            init += &format!("        self.{ra} = ResidualGate({d})  # where the attention joins the stream\n        self.{rf} = ResidualGate({d})  # where the FFN does\n");
+            format!("{mixed_in}        x = self.{ra}({a_out}, x)\n{ffn_line}        x = self.{rf}({f_out}, x)\n        return x")
+        }
+        Block::Sequential if spec.residual == Residual::Scaled => {
             let (ra, rf) = (n.path(Role::ResidScaleAttn), n.path(Role::ResidScaleFfn));
             init += &format!("        self.{ra} = nn.Parameter(torch.ones({d}))  # scales the stream where the attention joins it\n        self.{rf} = nn.Parameter(torch.ones({d}))  # and where the FFN does\n");
             format!("        x = self.{ra} * x + {a_out}\n{ffn_line}        x = self.{rf} * x + {f_out}\n        return x")
@@ -445,13 +453,28 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
         }
         body = format!("{kept}\n{tail}        return x");
     }
-    // ZAYA's residual adds: each term shifted and scaled by learned vectors.
-    let residual_class = if spec.residual_affine {
-        "class ResidualScale(nn.Module):\n    \"\"\"ZAYA's residual add: (out + out_shift) * out_scale + (stream + stream_shift) * stream_scale.\"\"\"\n\n    def __init__(self, d):\n        super().__init__()\n        self.hidden_states_scale = nn.Parameter(torch.ones(d))\n        self.hidden_states_bias = nn.Parameter(torch.zeros(d))\n        self.residual_scale = nn.Parameter(torch.ones(d))\n        self.residual_bias = nn.Parameter(torch.zeros(d))\n\n    def forward(self, out, stream):\n        return (out + self.hidden_states_bias) * self.hidden_states_scale + (stream + self.residual_bias) * self.residual_scale\n\n\n"
-    } else {
-        ""
+    // The residual adds that mix by learned vectors: ZAYA's shifts and scales, Ergo's gate.
+    let residual_class = match spec.residual {
+        Residual::Affine => "class ResidualScale(nn.Module):\n    \"\"\"ZAYA's residual add: (out + out_shift) * out_scale + (stream + stream_shift) * stream_scale.\"\"\"\n\n    def __init__(self, d):\n        super().__init__()\n        self.hidden_states_scale = nn.Parameter(torch.ones(d))\n        self.hidden_states_bias = nn.Parameter(torch.zeros(d))\n        self.residual_scale = nn.Parameter(torch.ones(d))\n        self.residual_bias = nn.Parameter(torch.zeros(d))\n\n    def forward(self, out, stream):\n        return (out + self.hidden_states_bias) * self.hidden_states_scale + (stream + self.residual_bias) * self.residual_scale\n\n\n".to_string(),
+        Residual::Gated => fill(
+            r#"class ResidualGate(nn.Module):
+    """Ergo's residual add: sigmoid(w) * out + sqrt(1 + sigmoid(w)) * exp(-softplus(w) / 2) * stream; the squares of the two factors sum to 1."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.${w} = nn.Parameter(torch.zeros(d))
+
+    def forward(self, out, stream):
+        g = torch.sigmoid(self.${w})
+        return g * out + torch.sqrt(1 + g) * torch.exp(-0.5 * F.softplus(self.${w})) * stream
+
+
+"#,
+            &[("w", n.held_as(Role::ResidGateAttn).1)],
+        ),
+        Residual::Add | Residual::Scaled => String::new(),
     };
-    residual_class.to_string()
+    residual_class
         + &fill(
         r#"# Per layer: (mixer and its span, RoPE on, FFN kind).
 PLAN = ${plan}

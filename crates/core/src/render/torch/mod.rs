@@ -39,8 +39,8 @@ use crate::naming::{names, Role};
 use crate::render::html::parts::{Kind, Part};
 use crate::spec::{
     Act, AttnSpan, Block, DeltaNet, DeltaStore, ExpertStorage, HfWrap, NormKind, NormPlace,
-    OutGate, Position, QkNorm, Qkv, Rope, RopeFreqs, RopeScaling, ScaleForm, Scoring, Spec,
-    SsmGate, Stream,
+    OutGate, Position, QkNorm, Qkv, Residual, Rope, RopeFreqs, RopeScaling, ScaleForm, Scoring,
+    Spec, SsmGate, Stream,
 };
 use attention::*;
 use cca::*;
@@ -404,6 +404,20 @@ impl Names {
     fn sublayer(&self, role: Role) -> String {
         let p = self.path(role);
         p.split('.').next().unwrap_or(&p).to_string()
+    }
+
+    /// The module holding `role`'s tensor (its path below a layer) and the tensor's name in it:
+    /// `weight` where the stored name ends so, else the name's last part (Ergo's
+    /// `post_attention_residual.scale`: `scale` in `post_attention_residual`).
+    fn held_as(&self, role: Role) -> (String, String) {
+        let p = self.path(role);
+        if names(self.layout, role, false).0.ends_with(".weight") {
+            return (p, "weight".into());
+        }
+        match p.rsplit_once('.') {
+            Some((m, t)) => (m.into(), t.into()),
+            None => (String::new(), p),
+        }
     }
 
     /// The path of `role`'s tensor inside its sublayer (`experts.gate_up_proj`).

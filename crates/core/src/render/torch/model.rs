@@ -130,7 +130,13 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
     // (`model.decoder` for OPT, whose module is one level further down).
     // The decoder is the module holding the layers; its tensors are named below it
     // (ModernBERT's `embeddings.tok_embeddings`, one module further down).
-    let (mut outer, mut layers) = n.layers.rsplit_once('.').unwrap_or(("model", "layers"));
+    // Layers at the checkpoint's root (Ergo's `layers.{b}`, beside `tok_embeddings`): the model
+    // is the decoder, its head beside them.
+    let root = !n.layers.contains('.');
+    let (mut outer, mut layers) = n
+        .layers
+        .rsplit_once('.')
+        .unwrap_or(("model", n.layers.as_str()));
     // The embedding beside the layers' module rather than in it (GIT's `git.embeddings` beside
     // `git.encoder.layer`): the decoder is the module holding both.
     let embed_path = n.path(Role::Embed);
@@ -152,6 +158,7 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
     let embed = inside(Role::Embed);
     let final_norm = inside(Role::FinalNorm);
     let outer_init = match outer.rsplit_once('.') {
+        _ if root => "        super().__init__()".to_string(),
         Some((holder, _)) => {
             format!("        self.{holder} = nn.Module()\n        self.{outer} = Decoder()")
         }
@@ -381,12 +388,17 @@ pub(super) fn model(spec: &Spec, n: &Names) -> String {
         false => format!("        return {z}  # {}\n", notes.join("; ")),
     };
     let lm_head = n.path(Role::LmHead);
+    let table = if root {
+        format!("self.{embed}")
+    } else {
+        format!("self.{outer}.{embed}")
+    };
     let head = match (spec.tied, spec.head_bias) {
         (true, false) => format!(
-            "        logits = h @ self.{outer}.{embed}.weight.T  # tied: the embedding matrix\n"
+            "        logits = h @ {table}.weight.T  # tied: the embedding matrix\n"
         ),
         (true, true) => format!(
-            "        logits = h @ self.{outer}.{embed}.weight.T + self.{lm_head}.bias  # tied: the embedding matrix, and a bias of its own\n"
+            "        logits = h @ {table}.weight.T + self.{lm_head}.bias  # tied: the embedding matrix, and a bias of its own\n"
         ),
         (false, _) => format!("        logits = self.{lm_head}(h)\n"),
     };
@@ -460,13 +472,12 @@ ${init}
     def forward(self, input_ids):  # [B, T] int64 -> [B, T, ${width}] ${end}
 ${fwd}
 
-class ${lm}(nn.Module):
+class ${lm}(${base}):
     def __init__(self):
-        super().__init__()
 ${outer_init}
 ${head_init}
     def forward(self, input_ids):  # [B, T] int64 -> logits [B, T, ${v}]
-        h = self.${outer}(input_ids)
+        h = ${decode}(input_ids)
 ${head}${cap}        return logits"#,
         &[
             ("init", init),
@@ -490,8 +501,23 @@ ${head}${cap}        return logits"#,
                         ""
                     },
             ),
-            ("outer", outer.to_string()),
-            ("outer_init", outer_init),
+            ("base", if root { "Decoder" } else { "nn.Module" }.into()),
+            (
+                "decode",
+                if root {
+                    "super().forward".into()
+                } else {
+                    format!("self.{outer}")
+                },
+            ),
+            (
+                "outer_init",
+                if root {
+                    outer_init
+                } else {
+                    format!("        super().__init__()\n{outer_init}")
+                },
+            ),
             ("head_init", head_init),
             ("head", head),
             ("cap", cap),

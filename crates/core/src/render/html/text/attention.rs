@@ -110,7 +110,7 @@ pub(super) fn attention_text(g: &Graph, part: &Part) -> Text {
             r = g.rank,
         ));
     }
-    if spec.residual_scales {
+    if spec.residual == Residual::Scaled {
         sub.push("The residual stream is scaled by a learned vector where each sublayer joins it: x ⊙ ρ + f(x), ρ one per layer and sublayer.".into());
     }
     if let Some(c) = a.cca {

@@ -98,6 +98,15 @@ pub(super) fn moe_text(g: &Graph, part: &Part, share: f64) -> Text {
     if m.out_bias {
         sub.push("A bias of the block's own is added to the experts' weighted sum.".into());
     }
+    if m.expert_out_norm {
+        sub.push(format!("Each routed expert's output is RMS-normed by a weight of that expert's own (one [{}, {}] tensor) before its router weight scales it: every chosen expert contributes at a comparable scale, and the weights alone decide the mix.", m.experts, spec.hidden));
+    }
+    if m.shared_out_norm {
+        sub.push(
+            "The shared expert's output is RMS-normed by a weight of its own before it is added."
+                .into(),
+        );
+    }
     if m.post_norm {
         sub.push("The MoE block's output, routed and shared experts together, is normed before it joins the residual stream; dense layers have no such norm.".into());
     }

@@ -30,8 +30,8 @@ use crate::fmt::{grouped, short};
 use crate::graph::Graph;
 use crate::render::html::parts::{Kind, Part};
 use crate::spec::{
-    AttnKind, AttnSpan, GateStore, Mixer, NormKind, NormPlace, Position, QkNorm, Qkv, ScaleForm,
-    Scoring, Spec, SsmGate,
+    AttnKind, AttnSpan, GateStore, Mixer, NormKind, NormPlace, Position, QkNorm, Qkv, Residual,
+    ScaleForm, Scoring, Spec, SsmGate,
 };
 
 pub struct Text {
@@ -308,8 +308,10 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 };
             }
             let mut sub = vec!["No parameters and almost no compute; it is what makes deep stacks trainable.".to_string()];
-            if spec.residual_affine {
-                sub[0] = format!("Each add here has four learned vectors of {d}: y = (f(x) + bₒ) ⊙ sₒ + (x + bᵣ) ⊙ sᵣ, the sublayer's output and the stream each shifted and scaled before they are summed.");
+            match spec.residual {
+                Residual::Affine => sub[0] = format!("Each add here has four learned vectors of {d}: y = (f(x) + bₒ) ⊙ sₒ + (x + bᵣ) ⊙ sᵣ, the sublayer's output and the stream each shifted and scaled before they are summed."),
+                Residual::Gated => sub[0] = format!("Not a plain add: one learned vector w of {d} per sublayer gates the mix, y = σ(w) ⊙ f(x) + √(1 − σ(w)²) ⊙ x (stored as √(1 + σ(w)) · e^(−softplus(w)/2), the same numbers). The two factors' squares sum to 1, so the mix keeps the variance of two uncorrelated inputs; at w = 0 the sublayer's output counts σ(0) = 0.5 and the stream √0.75 ≈ 0.87."),
+                Residual::Add | Residual::Scaled => {}
             }
             if let Some(l) = spec.attn_res().and_then(|r| r.looped) {
                 sub.push(format!("Layers {}–{} run {} times over, each pass from the same stream and summaries, with KV and convolution caches of its own: from the second pass on, each of these layers' query, key, value and FFN inputs takes in a message from the pass before (a mix of that pass's summaries and output by the layer's own queries), through a gate of rank {} that also decides how much of the input to forget.", l.start, l.end - 1, l.passes, l.rank));
