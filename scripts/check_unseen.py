@@ -22,7 +22,7 @@ import torch
 import transformers
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
 
-from make_fixtures import unseen_blt, unseen_ergo, unseen_qwen4_exp
+from make_fixtures import unseen_blt, unseen_ergo, unseen_kolibri1_1, unseen_qwen4_exp
 from make_toy_fixtures import CATALOG, blt_threshold, build, mutate, randomize, save_model, shrink
 
 IDS = [5, 17, 42, 3, 90, 11, 7, 8, 61, 20]
@@ -239,6 +239,12 @@ def ergo(rng):
     # Gated residual adds, full layers by period or layer_types (their logits scaled or not),
     # dense layers by count or mlp_layer_types, either RoPE form, either name of the window.
     return unseen_ergo(rng)
+
+
+def kolibri1_1(rng):
+    # Indexed and sliding layers in any order, pool layers and K/V sources as the class allows,
+    # an indexer whose budgets a 10-token prompt passes.
+    return unseen_kolibri1_1(rng)
 
 
 def beam(rng):
@@ -650,7 +656,7 @@ MAKERS = {f.__name__: f for f in (recurrent_published, falcon_h1, olmo_hybrid, b
                                   recurrent_gemma, rwkv, hy_v4, gemma3n_text, axk2, beam, mllama, git, emu3,
                                   hrm_text, dots3_note, minimax_m3, zaya, dory, cpmant, inkling, inkling2,
                                   inkling2_loop, deepseek_v4, gemma4_assistant, qwen4_exp, blt, opt,
-                                  param2moe, minicpm5_moe, ergo)}
+                                  param2moe, minicpm5_moe, ergo, kolibri1_1)}
 
 
 class TopkTies:

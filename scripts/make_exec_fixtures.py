@@ -172,6 +172,19 @@ CONFIGS = {
                  shared_intermediate_size=24, num_experts=8, num_experts_per_tok=2, sliding_window=4,
                  global_attention_every_n_layers=2, global_attention_scale=1.5,
                  moe_routed_scaling_factor=2.0),
+    # Kolibri 1.1: two sliding and four indexed layers; layers 1 and 4 pick pools; layer 2
+    # attends over layer 1's keys and values, layer 5 over layer 1's too (not the last own
+    # layer's, 4). The indexer's sizes are small enough that the 12 ids pass them all: queries
+    # past 5 keys choose 2 of their pool beside 1 sink and 2 local keys, past 4 keys the pool is
+    # 2 blocks of 2. A dense first layer.
+    "kolibri1_1": dict(BASE, model_type="kolibri1_1", num_hidden_layers=6, head_dim=16, sliding_window=4,
+                       num_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                       shared_expert_intermediate_size=16, mlp_only_layers=[0], mlp_only_intermediate_size=24,
+                       layer_types=["sliding_attention", "indexed_attention", "indexed_attention",
+                                    "sliding_attention", "indexed_attention", "indexed_attention"],
+                       index_layers=[1, 4], kv_source_layers=[0, 1, 1, 3, 4, 1], index_topk=2,
+                       index_pool_size=4, index_compression=2, index_num_heads=2, index_num_local_tokens=2,
+                       index_num_sink_tokens=1),
     # Youtu: DeepSeek-V3's latent attention, dense layers, tied embeddings.
     "youtu": dict(BASE, model_type="youtu", num_key_value_heads=4, kv_lora_rank=16, q_lora_rank=24,
                   qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8),
@@ -968,7 +981,7 @@ CONFIGS = {
 
 # Correction biases scaled up where the test must tell where the bias joins (randomize's 0.1 is
 # too small to change many choices).
-BIG_CORRECTION = {"kolibri1": 20.0, "minicpm5-moe": 20.0, "ergo": 20.0}
+BIG_CORRECTION = {"kolibri1": 20.0, "kolibri1_1": 20.0, "minicpm5-moe": 20.0, "ergo": 20.0}
 
 
 def model_of(config, raw):

@@ -717,6 +717,54 @@ def unseen_ergo(rng):
     return raw
 
 
+def unseen_kolibri1_1(rng):
+    """Kolibri 1.1: indexed and sliding layers in any order, pool layers and K/V sources drawn
+    as the class allows them, an indexer small enough that a short prompt passes its budgets,
+    dense layers listed or the class's first two."""
+    layers = rng.randint(3, 6)
+    types = [rng.choice(["sliding_attention", "indexed_attention"]) for _ in range(layers)]
+    if "indexed_attention" not in types:
+        types[-1] = "indexed_attention"
+    indexed = [i for i, t in enumerate(types) if t == "indexed_attention"]
+    pools = [indexed[0]] + [i for i in indexed[1:] if rng.random() < 0.4]
+    sources, owners = list(range(layers)), [indexed[0]]
+    for i in indexed[1:]:
+        if rng.random() < 0.5:
+            sources[i] = rng.choice(owners)  # an earlier indexed layer's keys and values
+        else:
+            owners.append(i)
+    heads, kv = rng.choice([(4, 2), (4, 1), (8, 2)])
+    c = rng.choice([2, 4])
+    raw = {
+        "model_type": "kolibri1_1",
+        "hidden_size": rng.choice([32, 48]),
+        "num_hidden_layers": layers,
+        "num_attention_heads": heads,
+        "num_key_value_heads": kv,
+        "head_dim": rng.choice([16, 32]),
+        "vocab_size": rng.choice([97, 1000]),
+        "sliding_window": rng.choice([3, 513]),
+        "num_experts": rng.choice([4, 8]),
+        "num_experts_per_tok": rng.choice([1, 2]),
+        "moe_intermediate_size": 16,
+        "shared_expert_intermediate_size": rng.choice([16, 24]),
+        "layer_types": types,
+        "index_layers": pools,
+        "kv_source_layers": sources,
+        "index_topk": rng.choice([1, 2, 3]),
+        "index_pool_size": c * rng.choice([1, 2]),
+        "index_compression": c,
+        "index_num_heads": rng.randint(1, heads // kv),
+        "index_num_local_tokens": rng.choice([0, 1, 2]),
+        "index_num_sink_tokens": rng.choice([0, 1]),
+        "max_position_embeddings": 4096,
+    }
+    if rng.random() < 0.5:
+        raw["mlp_only_layers"] = sorted(rng.sample(range(layers), rng.randint(0, 2)))
+        raw["mlp_only_intermediate_size"] = rng.choice([24, 40])
+    return raw
+
+
 def unseen_dory(rng):
     """Dory: its sections of 1 to 3 layers, 1 to 3 passes, either cache mode, the released block
     form of layer_types or the class's own, biases or not, tied or not."""
@@ -1155,6 +1203,7 @@ UNSEEN = {
     # Last: a family added here draws after the others, whose configs stay as they were.
     "blt": unseen_blt,
     "ergo": unseen_ergo,
+    "kolibri1_1": unseen_kolibri1_1,
 }
 
 
@@ -1170,7 +1219,7 @@ DEFAULT_TYPES = [
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
-    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo",
+    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1",
 ]
 
 

@@ -772,6 +772,41 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             }),
     );
     f(
+        "attention.pool_index",
+        "weightless indexer over NVFP4 keys (pools of blocks)",
+        Mechanism,
+        s.attn_variants()
+            .iter()
+            .find_map(|(a, _)| a.pool_index.clone())
+            .map_or("none".into(), |p| {
+                format!(
+                    "{} query heads, top {} keys of pools of {} in blocks of {}, {} sinks, {} local; pools in {} layers",
+                    p.heads,
+                    p.top_k,
+                    p.pool,
+                    p.compression,
+                    p.sinks,
+                    p.local,
+                    p.pools.len()
+                )
+            }),
+    );
+    f(
+        "attention.kv_from",
+        "layers reading another's keys and values",
+        Mechanism,
+        match s
+            .kv_from
+            .iter()
+            .enumerate()
+            .filter(|&(b, &src)| src != b as u64)
+            .count()
+        {
+            0 => "none".into(),
+            n => format!("{n}, as listed"),
+        },
+    );
+    f(
         "attention.rope_key_norm",
         "shared rotary key normed before RoPE",
         Mechanism,

@@ -39,7 +39,7 @@ pub const ALL: &[&str] = &[
     "per_layer_input", "layer_scalar", "shared_blocks", "hyper", "altup", "hierarchy", "laurel",
     "gated_norm", "head_rows", "mlstm:bias", "mlstm:fused",
     "mla:no_q_latent", "mla:bias", "mla:lora_scales", "mla:q_gate", "mla:latent_eps",
-    "mla:rope_key_norm", "mlp:clamp", "attn:block_index",
+    "mla:rope_key_norm", "mlp:clamp", "attn:block_index", "attn:pool_index", "kv_from",
     "embedding:affine", "residual_affine", "residual_gate", "attn:cca", "moe:router_mlp",
     "qk_norm:unit", "qk_norm:head_weights", "norm:unit", "place:sphere", "looped", "looped:shared_cache", "ngpt",
     "attn:rel_logits", "attn:kv_conv", "out_conv", "mlp:scalar", "moe:sigmoid_sink", "logits_kept",
@@ -115,6 +115,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         not_drawn: _,
         mtp_layers: _,
         draft,
+        kv_from,
         ignored: _,
         not_read: _,
     } = spec;
@@ -307,6 +308,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     on("recurrent_place", recurrent_place.is_some());
     on("mup", mup.is_some());
     on("stream_mix", stream_mix.is_some());
+    on("kv_from", !kv_from.is_empty());
     on("tied", *tied);
     on("final_softcap", final_softcap.is_some());
     on("logits_mult", *logits_mult != 1.0);
@@ -399,6 +401,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
         shares_kv,
         dynamic_mask,
         block_index,
+        pool_index,
         qsa,
         cca,
         rel_logits,
@@ -466,6 +469,7 @@ fn attention(a: &Attention, on: &mut impl FnMut(&str, bool)) {
     on("attn:shares_kv", *shares_kv);
     on("attn:dynamic_mask", dynamic_mask.is_some());
     on("attn:block_index", block_index.is_some());
+    on("attn:pool_index", pool_index.is_some());
     on("attn:qsa", qsa.is_some());
     on("attn:cca", cca.is_some());
     on("attn:rel_logits", rel_logits.is_some());

@@ -354,6 +354,7 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                     let dsa = a.mla.as_ref().and_then(|m| m.indexer.as_ref());
                     dsa.map(|i| i.top_k)
                         .or(a.block_index.map(|i| i.top_k.saturating_mul(i.block)))
+                        .or(a.pool_index.as_ref().map(|p| p.budget()))
                 }
             };
             // DeepSeek-V4: a compressed layer's queries also read the entries of the windows

@@ -22,6 +22,7 @@ mod mla;
 mod mlstm;
 mod moa;
 mod ngram;
+mod pool_index;
 mod qsa;
 mod rel_logits;
 mod rglru;
@@ -126,6 +127,9 @@ pub struct Cache {
     /// The keys the last indexer chose for this step's queries, [t, total], which layers without
     /// an indexer of their own reuse (GLM-5).
     chosen: Option<Vec<bool>>,
+    /// Kolibri 1.1: each new query's pool of candidate keys, [t, total], from the last layer
+    /// that picked one.
+    pool: Option<Vec<bool>>,
     /// The recurrent state of each state-space layer.
     ssm: Vec<Option<SsmState>>,
     /// The last inputs of each layer's residual convolutions (Inkling's K, V, attention output
@@ -175,6 +179,7 @@ impl Cache {
             room: positions,
             index_k: vec![None; layers],
             chosen: None,
+            pool: None,
             ssm: vec![None; layers],
             tails: vec![Default::default(); layers],
             v4: vec![None; layers],
@@ -243,6 +248,7 @@ impl Cache {
             room: self.room,
             index_k: self.index_k.clone(),
             chosen: self.chosen.clone(),
+            pool: self.pool.clone(),
             ssm: self.ssm.clone(),
             tails: self.tails.clone(),
             v4: self.v4.clone(),

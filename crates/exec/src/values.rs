@@ -149,6 +149,8 @@ fn shown_at(p: Point) -> (Point, &'static [Place]) {
         | Point::Q
         | Point::QScaled
         | Point::K
+        | Point::KRounded
+        | Point::VRounded
         | Point::V
         | Point::QLatent
         | Point::QLatentNorm

@@ -1241,6 +1241,7 @@ pub(super) fn latent(
         v_from_k: false,
         shares_kv: false,
         block_index: None,
+        pool_index: None,
         qsa: None,
         cca: None,
         rel_logits: None,

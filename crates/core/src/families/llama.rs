@@ -1544,6 +1544,7 @@ pub fn load(
         not_drawn: vec![],
         mtp_layers: 0,
         draft: None,
+        kv_from: vec![],
         ignored: vec![],
         not_read: vec![],
     };

@@ -24,6 +24,7 @@ mod gpt_oss;
 mod hrm;
 mod inkling;
 mod jetmoe;
+mod kolibri;
 pub mod llama;
 mod llama4;
 mod longcat;
@@ -354,6 +355,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
             v_from_k: false,
             shares_kv: false,
             block_index: None,
+            pool_index: None,
             qsa: None,
             cca: None,
             rel_logits: None,
@@ -415,6 +417,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         not_drawn: Vec::new(),
         mtp_layers: 0,
         draft: None,
+        kv_from: vec![],
         ignored: Vec::new(),
         not_read: Vec::new(),
     }
@@ -431,12 +434,7 @@ pub fn model_types() -> Vec<&'static str> {
 /// Decoder types of transformers 5.25's causal-LM mapping that anatomy does not read yet, and
 /// what they hold that it does not draw. README.md's table says the same (a test holds them
 /// together).
-pub const NOT_YET: &[(&str, &str)] = &[
-    (
-        "kolibri1_1",
-        "Kolibri 1.1: a weightless indexer over NVFP4-rounded keys with pools shared by later layers, and keys and values shared across layers",
-    ),
-];
+pub const NOT_YET: &[(&str, &str)] = &[];
 
 /// Why `model_type` is refused: a decoder not read yet, what it holds; otherwise the closest
 /// type anatomy reads, where one is close enough to be a typo.
@@ -583,6 +581,7 @@ pub(crate) fn plain_attention(heads: u64, kv: u64, head_dim: u64) -> crate::spec
         moa: None,
         dynamic_mask: None,
         block_index: None,
+        pool_index: None,
         qsa: None,
         cca: None,
         rel_logits: None,

@@ -15,8 +15,9 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     blt, cpmant, dbrx, deepseek, deepseek_v4, dory, ergo, falcon, falcon_h1, gemma, gemma3n,
-    gemma4, gpt2, gpt_oss, hrm, inkling, jetmoe, llama4, longcat, mamba, mamba2, minimax_m3,
-    modernbert, nemotron_h, qwen4_exp, recurrent_gemma, rwkv, towers, xlstm, zamba, zaya,
+    gemma4, gpt2, gpt_oss, hrm, inkling, jetmoe, kolibri, llama4, longcat, mamba, mamba2,
+    minimax_m3, modernbert, nemotron_h, qwen4_exp, recurrent_gemma, rwkv, towers, xlstm, zamba,
+    zaya,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3254,47 +3255,24 @@ pub static FAMILIES: &[Family] = &[
     // four sliding ones) in GLM-4's sandwich-normed layers; every layer routes by sigmoid, the
     // choice made on the logits plus a correction bias, beside one shared expert.
     Family {
-        renames: &[("num_experts", "num_local_experts")],
+        renames: kolibri::RENAMES,
         ..llama(
             "kolibri1",
             "Kolibri",
-            LlamaLike {
-                qkv_bias: Bias::Never,
-                o_bias: Bias::Never,
-                mlp_bias: Bias::Never,
-                qk_norm: QkNorm::PerHead,
-                place: NormPlace::Sandwich,
-                layout: Layout::Kolibri,
-                windows: Windows::LayerTypes {
-                    window: Some(513),
-                    unlisted: Unlisted::FullEvery(5),
-                },
-                no_rope: NoRope::FullLayers,
-                experts: Experts::Routed(Routed {
-                    count: ("num_local_experts", 384),
-                    top_k: 6,
-                    width: Some(("moe_intermediate_size", 512)),
-                    renormalize: Renormalize::Key(false),
-                    scoring: Scoring::SigmoidBiasedLogits,
-                    correction_bias: Bias::Always,
-                    shared: Some(SharedMlp::of("shared_expert_intermediate_size", 512)),
-                    ..Routed::MIXTRAL
-                }),
-                // Every layer routes: the class has no dense MLP width.
-                ..LlamaLike::llama(d(
-                    128_000,
-                    2560,
-                    512,
-                    50,
-                    48,
-                    Some(4),
-                    Some(128),
-                    262_144,
-                    1e-6,
-                    10_000.0,
-                    false,
-                ))
-            },
+            kolibri::KOLIBRI,
+            None,
+            &[TRAINING, &["output_router_logits"]],
+        )
+    },
+    // Kolibri 1.1: Kolibri's layers, its full layers indexed (a weightless indexer over NVFP4-
+    // rounded keys, pools kept for later layers) and some reading an earlier layer's keys and
+    // values; the first layers dense.
+    Family {
+        renames: kolibri::RENAMES,
+        ..own(
+            "kolibri1_1",
+            "Kolibri 1.1",
+            kolibri::load_1_1,
             None,
             &[TRAINING, &["output_router_logits"]],
         )

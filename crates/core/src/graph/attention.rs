@@ -589,7 +589,7 @@ impl Builder<'_> {
         if let Some(c) = a.softcap {
             eq += &format!(", then S = {c}·tanh(S/{c})");
         }
-        if a.qsa.is_some() {
+        if a.qsa.is_some() || a.pool_index.is_some() {
             eq += ", kept only where the indexer's mask Mᵢₓ is 0";
         }
         if let Some(bi) = a.block_index {
@@ -1001,6 +1001,9 @@ impl Builder<'_> {
         if let Some(q) = a.qsa {
             router.extend(self.qsa(x_in, q));
         }
+        if let Some(p) = &a.pool_index {
+            router.extend(self.pool_index(p));
+        }
 
         if let Some(cca) = a.cca {
             // ZAYA: Q, K and V made whole, then each head reads its own.
@@ -1212,6 +1215,15 @@ impl Builder<'_> {
         key_scores: Option<usize>,
     ) -> Vec<Node> {
         let hd = a.head_dim;
+        // Kolibri 1.1's indexed layers attend over their keys and values rounded to NVFP4.
+        let (k, v) = if a.pool_index.is_some() {
+            let v_name = self.tensors[v].name.clone();
+            kv_nodes.push(self.nvfp4("keys", k, "K̃", hd));
+            kv_nodes.push(self.nvfp4("values", &v_name, "Ṽ", a.v_head_dim));
+            ("K̃", self.tensors.len() - 1)
+        } else {
+            (k, v)
+        };
         let g = a.heads / a.kv_heads;
         let rope = self.has_rope();
         let qk_norm = matches!(

@@ -30,6 +30,7 @@ mod moa;
 mod ngram;
 mod per_layer;
 mod point;
+mod pool_index;
 mod qsa;
 mod rel_logits;
 mod rglru;

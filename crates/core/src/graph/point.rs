@@ -94,6 +94,7 @@ points! {
     KPeNorm = "k_pe_norm",
     KPeRot = "k_pe_rot",
     KProj = "k_proj",
+    KRounded = "k_rounded",
     KeyScores = "key_scores",
     Kv = "kv",
     KvLatent = "kv_latent",
@@ -161,6 +162,7 @@ points! {
     SsmState = "ssm_state",
     Up = "up",
     V = "v",
+    VRounded = "v_rounded",
     VNorm = "v_norm",
 }
 

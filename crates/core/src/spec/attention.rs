@@ -74,6 +74,8 @@ pub struct Attention {
     pub dynamic_mask: Option<DynamicMask>,
     /// MiniMax-M3's lightning indexer: which blocks of keys each query group attends to.
     pub block_index: Option<BlockIndex>,
+    /// Kolibri 1.1's weightless indexer, in its indexed layers (`PoolIndex`).
+    pub pool_index: Option<PoolIndex>,
     /// Qwen4-Exp's QSA indexer: which blocks of keys every query head attends to.
     pub qsa: Option<Qsa>,
     /// ZAYA's compressed convolutional attention: how Q, K and V are made (see `Cca`).
@@ -222,6 +224,35 @@ pub struct BlockIndex {
     pub block: u64,
     pub top_k: u64,
     pub local: u64,
+}
+
+/// Kolibri 1.1's weightless indexer. It scores keys with the layer's own queries: the first
+/// `heads` query heads against K/V head 0, Σₕ ReLU(qₕ · k) / (√head_dim · heads), both rounded to
+/// NVFP4 first (E2M1 values, one E4M3 scale per 16 features). A pool layer (`pools`) picks each
+/// query's pool of candidate keys: all it sees while that is at most `pool` keys, else the
+/// `pool / compression` best blocks of `compression` keys, each block scored by its NVFP4-rounded
+/// mean (an incomplete newest block scores 0). Every indexed layer then attends to the `top_k`
+/// best keys of the pool of the last pool layer before it (or its own), plus the first `sinks`
+/// and the last `local` keys; a query that sees at most top_k + sinks + local keys sees them all.
+/// Ties go to the earlier key. The layer attends over its keys and values rounded to NVFP4.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PoolIndex {
+    pub heads: u64,
+    pub top_k: u64,
+    pub pool: u64,
+    pub compression: u64,
+    pub local: u64,
+    pub sinks: u64,
+    /// The layers that pick a new pool (`index_layers`); the other indexed layers read the last
+    /// one's before them.
+    pub pools: LayerSet,
+}
+
+impl PoolIndex {
+    /// A query that sees more keys than this picks among them.
+    pub fn budget(&self) -> u64 {
+        self.top_k + self.local + self.sinks
+    }
 }
 
 /// Qwen4-Exp's QSA indexer. One projection gives `heads` query heads and one key head of

@@ -149,6 +149,10 @@ pub struct Spec {
     /// A draft model for speculative decoding (Gemma 4's assistants): it reads its target's
     /// state, not token ids, and every layer attends over its target's keys and values.
     pub draft: Option<Draft>,
+    /// Each layer's source of keys and values where a config lists them (Kolibri 1.1's
+    /// `kv_source_layers`: its own index, or an earlier layer's that it attends over); empty
+    /// otherwise, and a sharing layer reads the last own layer of its kind (`kv_source`).
+    pub kv_from: Vec<u64>,
     /// Config keys anatomy did not understand and ignored because it was asked to (`--lenient`):
     /// every view that prints figures says so.
     pub ignored: Vec<Ignored>,
@@ -625,6 +629,10 @@ impl Spec {
                             (a.shares_kv && self.draft.is_some(), ", K/V of the target's"),
                             (a.block_index.is_some(), " on the blocks an indexer picks"),
                             (
+                                a.pool_index.is_some(),
+                                " on the keys an indexer picks, rounded to NVFP4",
+                            ),
+                            (
                                 a.mla.as_ref().is_some_and(|m| m.indexer.is_some()),
                                 " on the keys an indexer picks",
                             ),
@@ -689,6 +697,9 @@ impl Spec {
     pub fn kv_source(&self, b: usize) -> usize {
         if !self.attn_at(b).shares_kv {
             return b;
+        }
+        if let Some(&s) = self.kv_from.get(b) {
+            return s as usize;
         }
         let kind = self.plan[b].span().map(|s| std::mem::discriminant(&s));
         // A draft model's layers read their target's keys, which its drafter holds at its first

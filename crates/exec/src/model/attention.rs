@@ -294,10 +294,31 @@ impl Model {
         // The output gate, σ(x · W_g) (AFMoE) or softplus (Laguna), multiplies the heads
         // before the output projection, feature by feature or head by head.
         let gate = self.out_gate(x, b, q_gate, vd)?;
-        let chosen = match (a.block_index, a.qsa) {
-            (Some(bi), _) => Some((self.block_index(x, bi, b, cache)?, bi.heads as usize)),
-            (None, Some(q)) => Some((self.qsa(x, q, b, cache)?, 1)),
-            (None, None) => None,
+        // Kolibri 1.1: the indexer reads the raw keys of K/V head 0 (this layer's, or those of
+        // the layer it shares with); the layer attends over its keys and values rounded to NVFP4.
+        let pool = match &a.pool_index {
+            Some(p) => {
+                let raw = if shared {
+                    cache.index_k[spec.kv_source(b)]
+                        .clone()
+                        .expect("the layer whose keys are read has run this step")
+                } else {
+                    let raw = cache.index_keys(b, k.get(0)?)?;
+                    k = pool_index::nvfp4_tensor(&k)?;
+                    v = pool_index::nvfp4_tensor(&v)?;
+                    self.keep(Some(b), Point::KRounded, &k);
+                    self.keep(Some(b), Point::VRounded, &v);
+                    raw
+                };
+                Some(self.pool_select(&q, &raw, p, b, cache)?)
+            }
+            None => None,
+        };
+        let chosen = match (a.block_index, a.qsa, pool) {
+            (Some(bi), _, _) => Some((self.block_index(x, bi, b, cache)?, bi.heads as usize)),
+            (None, Some(q), _) => Some((self.qsa(x, q, b, cache)?, 1)),
+            (None, None, Some(p)) => Some((p, 1)),
+            (None, None, None) => None,
         };
         let selected = chosen
             .as_ref()

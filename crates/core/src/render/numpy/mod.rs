@@ -672,6 +672,14 @@ pub(crate) fn config_py(spec: &Spec) -> String {
         None => json!(null),
     };
     config["block_index"] = block_index(a);
+    let pool_index = |a: &Attention| match &a.pool_index {
+        Some(p) => json!({
+            "heads": p.heads, "top_k": p.top_k, "pool": p.pool, "compression": p.compression,
+            "local": p.local, "sinks": p.sinks, "pools": p.pools.iter().collect::<Vec<_>>(),
+        }),
+        None => json!(null),
+    };
+    config["pool_index"] = pool_index(a);
     config["qsa"] = match a.qsa {
         Some(q) => {
             json!({"heads": q.heads, "head_dim": q.head_dim, "budget": q.budget, "ratio": q.ratio})
@@ -722,6 +730,7 @@ pub(crate) fn config_py(spec: &Spec) -> String {
                 entry["mla"] = mla_config(o);
             }
             entry["block_index"] = block_index(o);
+            entry["pool_index"] = pool_index(o);
             if spec.attn.rel_logits.is_some() {
                 // Inkling's sliding layers: their own reach, and no query scale; Inkling 2's
                 // their own convolutions and one input.
@@ -756,6 +765,10 @@ pub(crate) fn config_py(spec: &Spec) -> String {
     }
     if let Some(p) = spec.per_layer_input {
         config["per_layer_input"] = json!({"width": p.width, "vocab": p.vocab});
+    }
+    // Layers that read a listed layer's keys and values, not the last of their kind's.
+    if !spec.kv_from.is_empty() {
+        config["kv_from"] = json!(spec.kv_from);
     }
     if let Some(s) = &spec.shared {
         config["shared"] = json!({

@@ -423,10 +423,6 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
                 "    if k is not None:  # a layer that shares keys and values has none of its own\n        k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]\n        v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]\n",
             ),
             (
-                "    if C[\"v_norm\"]:\n",
-                "    if C[\"v_norm\"] and v is not None:\n",
-            ),
-            (
                 "        q, k = norm(q, w(W, \"q_norm\", b), nb(\"q_norm\")), norm(k, w(W, \"k_norm\", b), nb(\"k_norm\"))  # q: [H, T, D], k: [KV, T, D], per head\n",
                 "        q = norm(q, w(W, \"q_norm\", b), nb(\"q_norm\"))  # q: [H, T, D], per head\n        k = k if k is None else norm(k, w(W, \"k_norm\", b), nb(\"k_norm\"))  # k: [KV, T, D]\n",
             ),
@@ -435,6 +431,12 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
                 "        q = apply_rope(q, cos, sin)  # q: [H, T, D]\n        k = k if k is None else apply_rope(k, cos, sin)  # k: [KV, T, D]\n",
             ),
         ]);
+        if variants.iter().any(|(a, _)| a.v_norm) {
+            lines.push((
+                "    if C[\"v_norm\"]:\n",
+                "    if C[\"v_norm\"] and v is not None:\n",
+            ));
+        }
     } else {
         drop.push("SHARED_KV");
         lines.push((
@@ -1065,6 +1067,30 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
         ]);
     } else {
         drop.extend(["router_mlp", "top1", "ROUTER"]);
+    }
+    if !spec
+        .attn_variants()
+        .iter()
+        .any(|(a, _)| a.pool_index.is_some())
+    {
+        drop.extend(["POOL", "e4m3", "nvfp4", "top_k_mask", "pool_mask"]);
+        lines.extend([
+            (
+                "    if C[\"pool_index\"]:\n        index = pool_mask(q, k[0], b, C[\"pool_index\"])  # [T, T]: the keys each query keeps\n        k, v = nvfp4(k), nvfp4(v)  # the layer attends over its keys and values rounded to NVFP4\n",
+                "",
+            ),
+            (
+                "    if C[\"pool_index\"]:\n        s = s + index  # s: [H, T, T], only where the indexer keeps\n",
+                "",
+            ),
+        ]);
+    }
+    // Layers that read a listed layer's keys and values (Kolibri 1.1's kv_source_layers).
+    if !spec.kv_from.is_empty() {
+        lines.push((
+            "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own\n    else:\n        SHARED_KV[span[0]] = k, v  # for the later layers that share them\n",
+            "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[C[\"kv_from\"][b]]  # k: [KV, T, D], v: [KV, T, DV], those of the layer this one reads\n    else:\n        SHARED_KV[b] = k, v  # for the later layers that read them\n",
+        ));
     }
     if !spec
         .attn_variants()

@@ -87,6 +87,36 @@ pub(super) fn attend(spec: &Spec, heads: u64, vd: u64, keep: Option<&str>) -> St
     s
 }
 
+/// The attention's layer decides what it reads or picks (Kolibri 1.1's listed K/V sources and
+/// pool layers): the class keeps its index.
+pub(super) fn indexed_by_layer(spec: &Spec) -> bool {
+    !spec.kv_from.is_empty()
+        || spec
+            .attn_variants()
+            .iter()
+            .any(|(a, _)| a.pool_index.is_some())
+}
+
+/// Kolibri 1.1's indexer and NVFP4 rounding, with its pool layers and the layers each reads the
+/// keys and values of.
+pub(super) fn pool_index_code(spec: &Spec) -> Option<String> {
+    let pools = spec
+        .attn_variants()
+        .iter()
+        .find_map(|(a, _)| a.pool_index.clone())?
+        .pools;
+    let mut out = include_str!("pool_index.py").trim_end().to_string();
+    out += &format!(
+        "\n\n\n# The layers that pick a new pool.\nPOOL_LAYERS = {{{}}}",
+        pools
+            .iter()
+            .map(|b| b.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    Some(out)
+}
+
 /// The attention module, or where some layers have their own (`layer_attn`), a class for each
 /// variant and the list of every layer's class.
 pub(super) fn attention(spec: &Spec, n: &Names) -> String {
@@ -96,8 +126,13 @@ pub(super) fn attention(spec: &Spec, n: &Names) -> String {
         return attention_class(spec, n, "Attention", store);
     }
     let mut parts = vec![attention_class(spec, n, "Attention", store)];
-    if store {
+    if store && !spec.kv_from.is_empty() {
+        parts[0] = format!("# The keys and values of the layers that others read, by layer, and which layer each reads.\nSHARED_KV = {{}}\nKV_FROM = {:?}\n\n\n{}", spec.kv_from, parts[0]);
+    } else if store {
         parts[0] = format!("# The keys and values of the last layer of each span kind that projects its own, for the\n# layers that share them.\nSHARED_KV = {{}}\n\n\n{}", parts[0]);
+    }
+    if let Some(code) = pool_index_code(spec) {
+        parts.insert(0, code);
     }
     for (i, (_, a)) in spec.layer_attn.iter().enumerate() {
         let mut own = spec.clone();
@@ -427,11 +462,26 @@ pub(super) fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) 
             fmt_f(g.init)
         );
     }
-    if shares {
+    let listed = !spec.kv_from.is_empty();
+    if shares && listed {
+        fwd += "        k, v = SHARED_KV[KV_FROM[self.layer_idx]]  # those of the layer it reads\n";
+    } else if shares {
         fwd += "        k, v = SHARED_KV[self.span[0]]  # the last layer of this kind's that projects its own\n";
+    } else if store && listed {
+        fwd += "        SHARED_KV[self.layer_idx] = k, v  # for the later layers that read them\n";
     } else if store {
         fwd += "        SHARED_KV[self.span[0]] = k, v  # for the later layers that share them\n";
     }
+    // Kolibri 1.1: the indexer reads the raw keys of K/V head 0; the heads attend over keys and
+    // values rounded to NVFP4.
+    let pool = a.pool_index.as_ref().map(|p| {
+        init += &format!(
+            "        self.indexer = PoolIndexer({}, {}, {}, {}, {}, {}, layer_idx in POOL_LAYERS)  # no weights\n",
+            p.heads, p.top_k, p.pool, p.compression, p.local, p.sinks
+        );
+        fwd += "        keep = self.indexer(q, k[:, 0])[:, None]  # [B, 1, T, T]: the keys each query keeps\n        k, v = nvfp4(k), nvfp4(v)  # attended over rounded to NVFP4\n";
+        "keep"
+    });
     if a.differential {
         let half = kv / 2;
         fwd += &format!("        pair = torch.arange({kv}) % {half}  # K/V head j offers heads j mod {half} and {half} + j mod {half}\n        v = torch.cat([v[:, pair], v[:, {half} + pair]], dim=-1)  # [B, {kv}, T, 2 * {hd}]\n");
@@ -452,7 +502,7 @@ pub(super) fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) 
         "keep"
     });
     // Qwen4-Exp's QSA indexer: every head attends only where it keeps.
-    let keep = keep.or_else(|| {
+    let keep = keep.or(pool).or_else(|| {
         a.qsa.map(|_| {
             let index = n.inside(Role::QsaQk);
             let index = index.split('.').next().unwrap_or("indexer").to_string();
@@ -556,18 +606,26 @@ pub(super) fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) 
             r#"class ${class}(nn.Module):
     def __init__(self, span=("full", 0), use_rope=True${idx}):
         super().__init__()
-        self.span, self.use_rope = span, use_rope
+        self.span, self.use_rope = span, use_rope${keep_idx}
 ${init}
     def forward(self, x, rope=None):  # x: [B, T, ${d}]
 ${fwd}"#,
             &[
                 ("class", class.to_string()),
+                (
+                    "keep_idx",
+                    if indexed_by_layer(spec) {
+                        "\n        self.layer_idx = layer_idx".into()
+                    } else {
+                        String::new()
+                    },
+                ),
                 ("init", init),
                 ("fwd", fwd),
                 ("d", d.to_string()),
                 (
                     "idx",
-                    if needs_layer_index(spec) {
+                    if needs_layer_index(spec) || indexed_by_layer(spec) {
                         ", layer_idx=0".into()
                     } else {
                         String::new()

@@ -122,6 +122,8 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
         format!("        self.{attn} = Attention(span, use_rope, own_indexer)\n")
     } else if needs_layer_index(spec) {
         format!("        self.{attn} = Attention(span, use_rope, layer_idx)  # it depends on the layer\n")
+    } else if !spec.layer_attn.is_empty() && super::attention::indexed_by_layer(spec) {
+        format!("        self.{attn} = ATTENTION[layer_idx](span, use_rope, layer_idx)  # this layer's own class\n")
     } else if !spec.layer_attn.is_empty() {
         format!("        self.{attn} = ATTENTION[layer_idx](span, use_rope)  # this layer's own class\n")
     } else {
@@ -238,20 +240,32 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
         f_out = format!("(self.{p1}({f_out}) + self.{p2}(run_experts(self.{router}, self.{experts}, self.{pe}(x), x)))");
     }
     if let Some(path) = layer_correction(spec, n) {
-        // The checkpoint keeps the router's correction bias outside the MoE block. (Only
-        // Kolibri stores it so, and every Kolibri layer routes: no dense layer to skip.)
+        // The checkpoint keeps the router's correction bias outside the MoE block (Kolibri's),
+        // in the MoE layers alone.
+        let dense = spec.plan.iter().any(|l| l.dense());
+        let indent = if dense { "    " } else { "" };
+        if dense {
+            init += "        if ffn == \"moe\":\n";
+        }
         let parts: Vec<&str> = path.split('.').collect();
         let (holders, buf) = parts.split_at(parts.len() - 1);
         for i in 1..=holders.len() {
-            init += &format!("        self.{} = nn.Module()\n", holders[..i].join("."));
+            init += &format!(
+                "        {indent}self.{} = nn.Module()\n",
+                holders[..i].join(".")
+            );
         }
         let e = spec.moe.as_ref().map_or(0, |m| m.experts);
         init += &format!(
-            "        self.{}.register_buffer(\"{}\", torch.zeros({e}))  # the MoE's correction bias, stored here\n",
+            "        {indent}self.{}.register_buffer(\"{}\", torch.zeros({e}))  # the MoE's correction bias, stored here\n",
             holders.join("."),
             buf[0]
         );
-        f_out = format!("self.{ffn}({ffn_in}, self.{path})");
+        f_out = if dense {
+            format!("(self.{ffn}({ffn_in}, self.{path}) if isinstance(self.{ffn}, MoE) else self.{ffn}({ffn_in}))")
+        } else {
+            format!("self.{ffn}({ffn_in}, self.{path})")
+        };
     }
     // A shared MLP beside the MoE module reads the same normed input, its output added to the
     // experts'.

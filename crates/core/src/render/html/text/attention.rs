@@ -177,8 +177,30 @@ pub(super) fn attention_text(g: &Graph, part: &Part) -> Text {
         }
         if o.shares_kv && spec.draft.is_some() {
             own.push("no K or V projection at all: they attend over the keys and values their target's last layer of their kind cached, so a draft step adds nothing to any KV cache".into());
+        } else if o.shares_kv && !spec.kv_from.is_empty() {
+            let pairs: Vec<String> = layers
+                .iter()
+                .map(|b| format!("{b} reads {}", spec.kv_source(b as usize)))
+                .collect();
+            own.push(format!("no K or V projection at all, nor K's norm: each attends over the keys and values of the earlier layer the config names ({}), so they add nothing to the KV cache", pairs.join(", ")));
         } else if o.shares_kv {
             own.push("no K or V projection at all: they attend over the keys and values of the last layer of their kind before them, so they add nothing to the KV cache".into());
+        }
+        if let Some(p) = o.pool_index.as_ref().filter(|_| a.pool_index.is_none()) {
+            let pools: Vec<String> = p.pools.iter().map(|b| b.to_string()).collect();
+            own.push(format!(
+                "a weightless indexer and NVFP4: where a query sees more than {budget} keys, it keeps its first {sinks}, its last {local} and the {k} best of its pool, scored by the layer's first {h} query heads against K/V head 0, Σₕ ReLU(q · k) / (√{hd} · {h}), both rounded to NVFP4 (4-bit values, one 8-bit scale per 16 features). Layers {pools} pick the pools: where a query sees more than {pool} keys, the {blocks} blocks of {c} keys whose rounded mean key scores best; the indexed layers between keep the last pool. The heads attend over their keys and values rounded to NVFP4 too, as the model was trained, while the cache holds them unrounded. Nothing here has weights: it costs compute, not parameters",
+                budget = p.budget(),
+                sinks = p.sinks,
+                local = p.local,
+                k = p.top_k,
+                h = p.heads,
+                hd = o.head_dim,
+                pools = pools.join(", "),
+                pool = p.pool,
+                blocks = p.pool / p.compression,
+                c = p.compression,
+            ));
         }
         if o.sinks && !a.sinks {
             own.push("a learned sink logit per head that joins the softmax and is then dropped, so a head can attend to nothing".into());
