@@ -186,6 +186,15 @@ pub fn shrink(spec: &Spec) -> Spec {
     }
     s.layer_attn = kept_sets(std::mem::take(&mut s.layer_attn), keep);
     s.mlp_widths = kept_sets(std::mem::take(&mut s.mlp_widths), keep);
+    // Kolibri 1.1's pool layers among those kept. A kept layer that reads another's keys and
+    // values reads the last kept one of its kind that projects its own (its listed source may
+    // not be kept; the first indexed layer, which projects its own, always is).
+    for (_, a) in &mut s.layer_attn {
+        if let Some(p) = &mut a.pool_index {
+            p.pools = keep(&p.pools);
+        }
+    }
+    s.kv_from.clear();
     s.sparsity = kept_sets(std::mem::take(&mut s.sparsity), keep);
     // Ling's per-layer clips, those of the layers kept.
     if let Some(c) = s.moe.as_mut().and_then(|m| m.act_clips.as_mut()) {
@@ -293,6 +302,16 @@ fn shrink_attn(a: &mut anatomy_core::spec::Attention, kv: Option<u64>) {
         v.index.heads = v.index.heads.min(8);
         v.index.head_dim = v.index.head_dim.min(16).max(rope);
         v.index.top_k = v.index.top_k.min(2);
+    }
+    // Kolibri 1.1's indexer: the query heads of K/V head 0 at most, and budgets a short
+    // prompt passes, so that its selection shows.
+    if let Some(p) = &mut a.pool_index {
+        p.heads = p.heads.min(a.heads / a.kv_heads.max(1));
+        p.top_k = p.top_k.min(2);
+        p.local = p.local.min(2);
+        p.sinks = p.sinks.min(1);
+        p.compression = p.compression.min(2);
+        p.pool = (p.pool.min(4) / p.compression).max(1) * p.compression;
     }
     if let Some(m) = &mut a.mla {
         m.kv_lora_rank = 32;
