@@ -149,6 +149,23 @@ impl<'a> Config<'a> {
         }
     }
 
+    /// Count as read each key of this object that `rewritten` read: a config a loader made from
+    /// this one (Dory's halved counts, Ergo's and Kolibri 1.1's keys put in Llama's terms), where
+    /// `renames` gives a key's name there (the key of that name here, replaced, has none).
+    pub fn read_through(&self, rewritten: &Config, renames: &[(&str, &str)]) {
+        let unread: BTreeSet<String> = rewritten.unread().into_iter().map(|(k, _)| k).collect();
+        for key in self.map.keys() {
+            let there = match renames.iter().find(|(from, _)| from == key) {
+                Some((_, to)) => to,
+                None if renames.iter().any(|(_, to)| to == key) => continue,
+                None => key.as_str(),
+            };
+            if rewritten.map.contains_key(there) && !unread.contains(there) {
+                self.get(key);
+            }
+        }
+    }
+
     /// Every key of this object and of the objects a loader entered (`sub`) that no loader read,
     /// as (JSON path, value), in file order.
     pub fn unread(&self) -> Vec<(String, &'a Value)> {

@@ -104,14 +104,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let value = Value::Object(map);
     let halved = Config::new(cfg.file, &value)?;
     let spec = load_layers(&halved, model_type, family, name)?;
-    // What the halved config's loader read counts as read in the file's.
-    let unread: std::collections::BTreeSet<String> =
-        halved.unread().into_iter().map(|(k, _)| k).collect();
-    for key in cfg.map.keys() {
-        if !unread.contains(key) {
-            cfg.get(key);
-        }
-    }
+    cfg.read_through(&halved, &[]);
     Ok(spec)
 }
 

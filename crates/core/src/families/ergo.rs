@@ -113,16 +113,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let value = Value::Object(map);
     let own = Config::new(cfg.file, &value)?.renamed(RENAMES);
     let mut s = llama::load(&own, &ERGO, model_type, family, name)?;
-    // What the rewritten config's loader read counts as read in the file's.
-    let unread: std::collections::BTreeSet<String> =
-        own.unread().into_iter().map(|(k, _)| k).collect();
-    for key in cfg.map.keys() {
-        let renamed =
-            key == "first_dense_intermediate_size" && !unread.contains("intermediate_size");
-        if renamed || (own.map.contains_key(key) && !unread.contains(key)) {
-            cfg.get(key);
-        }
-    }
+    cfg.read_through(
+        &own,
+        &[("first_dense_intermediate_size", "intermediate_size")],
+    );
 
     // The class sizes heads by hidden_size / heads; its rotary table alone reads head_dim.
     let derived = s.hidden / s.attn.heads.max(1);

@@ -92,13 +92,7 @@ pub fn load_1_1(cfg: &Config, model_type: &str, family: &str, name: &str) -> Res
     let value = Value::Object(map);
     let own = Config::new(cfg.file, &value)?.renamed(RENAMES);
     let mut s = llama::load(&own, &KOLIBRI, model_type, family, name)?;
-    let unread: std::collections::BTreeSet<String> =
-        own.unread().into_iter().map(|(k, _)| k).collect();
-    for key in cfg.map.keys() {
-        if !unread.contains(key) {
-            cfg.get(key);
-        }
-    }
+    cfg.read_through(&own, &[]);
 
     let layers: Vec<usize> = (0..n as usize).filter(|&b| indexed[b]).collect();
     let index_list = |key: &str| -> Result<Option<Vec<usize>>> {
