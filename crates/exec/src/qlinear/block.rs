@@ -1,0 +1,245 @@
+//! The GGUF block formats `QLinear` multiplies: their sizes, and each block decoded into 32
+//! signed bytes with its scales (the one place that knows a format's bit layout).
+
+use super::QK;
+use half::f16;
+
+/// A GGUF block format this module multiplies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Block {
+    Q4_0,
+    Q4_1,
+    Q5_0,
+    Q5_1,
+    Q8_0,
+    Q3K,
+    Q4K,
+    Q5K,
+    Q6K,
+    Mxfp4,
+}
+
+impl Block {
+    pub const ALL: [Block; 10] = [
+        Block::Q4_0,
+        Block::Q4_1,
+        Block::Q5_0,
+        Block::Q5_1,
+        Block::Q8_0,
+        Block::Q3K,
+        Block::Q4K,
+        Block::Q5K,
+        Block::Q6K,
+        Block::Mxfp4,
+    ];
+
+    /// Bytes of one stored block.
+    pub fn bytes(self) -> usize {
+        match self {
+            Block::Q4_0 => 18,
+            Block::Q4_1 => 20,
+            Block::Q5_0 => 22,
+            Block::Q5_1 => 24,
+            Block::Q8_0 => 34,
+            Block::Q3K => 110,
+            Block::Q4K => 144,
+            Block::Q5K => 176,
+            Block::Q6K => 210,
+            Block::Mxfp4 => 17,
+        }
+    }
+
+    /// The format's name as GGUF tools write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Block::Q4_0 => "Q4_0",
+            Block::Q4_1 => "Q4_1",
+            Block::Q5_0 => "Q5_0",
+            Block::Q5_1 => "Q5_1",
+            Block::Q8_0 => "Q8_0",
+            Block::Q3K => "Q3_K",
+            Block::Q4K => "Q4_K",
+            Block::Q5K => "Q5_K",
+            Block::Q6K => "Q6_K",
+            Block::Mxfp4 => "MXFP4",
+        }
+    }
+
+    /// Values of one stored block.
+    pub fn values(self) -> usize {
+        match self {
+            Block::Q3K | Block::Q4K | Block::Q5K | Block::Q6K => 256,
+            Block::Q4_0 | Block::Q4_1 | Block::Q5_0 | Block::Q5_1 | Block::Q8_0 | Block::Mxfp4 => {
+                QK
+            }
+        }
+    }
+
+    /// Blocks store a minimum m besides the scale d (their integers are unsigned).
+    pub(super) fn has_min(self) -> bool {
+        matches!(self, Block::Q4_1 | Block::Q5_1 | Block::Q4K | Block::Q5K)
+    }
+
+    /// The format of candle's dtype, if it is one of these.
+    pub fn of(t: candle_core::quantized::GgmlDType) -> Option<Block> {
+        use candle_core::quantized::GgmlDType as G;
+        Some(match t {
+            G::Q4_0 => Block::Q4_0,
+            G::Q4_1 => Block::Q4_1,
+            G::Q5_0 => Block::Q5_0,
+            G::Q5_1 => Block::Q5_1,
+            G::Q8_0 => Block::Q8_0,
+            G::Q3K => Block::Q3K,
+            G::Q4K => Block::Q4K,
+            G::Q5K => Block::Q5K,
+            G::Q6K => Block::Q6K,
+            _ => return None,
+        })
+    }
+
+    /// Values 32j..32j + 32 of the stored `row` as integers q, w = d·q + m with d for each 16
+    /// values, and ([d, d], m), in ggml's dequantize_row_* order: in the 32-value formats the
+    /// low nibbles are values 0..16 and the high ones 16..32, Q5's fifth bits bit i of qh; a
+    /// Q4_K super-block's 32-value blocks take the low then the high nibbles of 32 bytes,
+    /// d·scale and −dmin·min from their 6-bit pairs (get_scale_min_k4); a Q6_K one's, in each
+    /// half of 128, four bits of ql (low nibbles of bytes 0..32, 32..64, then high ones) and
+    /// two of qh (bits 0, 2, 4, 6), less 32, d·scale for each 16.
+    pub(super) fn decode(self, row: &[u8], j: usize, q: &mut [i8]) -> ([f32; 2], f32) {
+        let h = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
+        // The stored block that holds values 32j.., and block k of the eight of 32 it holds.
+        let per = self.values() / QK;
+        let (b, k) = (&row[j / per * self.bytes()..][..self.bytes()], j % per);
+        match self {
+            Block::Q3K => {
+                let (half, g) = (k / 4, k % 4);
+                let (hm, qs) = (&b[..32], &b[32 + 32 * half..][..32]);
+                for ((q, &l), &h) in q.iter_mut().zip(qs).zip(hm) {
+                    let high = (h >> (4 * half + g)) & 1;
+                    *q = ((l >> (2 * g)) & 3) as i8 - if high == 1 { 0 } else { 4 };
+                }
+                let (d, i) = (h(b, 108), 8 * half + 2 * g);
+                let sc = &b[96..108];
+                ([d * q3k_scale(sc, i), d * q3k_scale(sc, i + 1)], 0.0)
+            }
+            Block::Q6K => {
+                let (half, g) = (k / 4, k % 4);
+                let ql = &b[64 * half + 32 * (g & 1)..][..32];
+                let qh = &b[128 + 32 * half..][..32];
+                for ((q, &l), &hb) in q.iter_mut().zip(ql).zip(qh) {
+                    let low = if g >= 2 { l >> 4 } else { l & 15 };
+                    *q = (low | (((hb >> (2 * g)) & 3) << 4)) as i8 - 32;
+                }
+                let sc = |i: usize| b[192 + 8 * half + 2 * g + i] as i8 as f32;
+                let d = h(b, 208);
+                ([d * sc(0), d * sc(1)], 0.0)
+            }
+            Block::Q4K | Block::Q5K => {
+                let (s, m) = k4_scale_min(&b[4..16], k);
+                // Q5_K's fifth bits: bit k of each of qh's 32 bytes, before the nibbles.
+                let (qs, qh) = if self == Block::Q5K {
+                    (&b[48 + 32 * (k / 2)..][..32], Some(&b[16..48]))
+                } else {
+                    (&b[16 + 32 * (k / 2)..][..32], None)
+                };
+                let shift = 4 * (k % 2);
+                for (l, (q, &v)) in q.iter_mut().zip(qs).enumerate() {
+                    let five = qh.map_or(0, |h| ((h[l] >> k) & 1) << 4);
+                    *q = (((v >> shift) & 15) | five) as i8;
+                }
+                let d = h(b, 0) * s as f32;
+                ([d, d], -h(b, 2) * m as f32)
+            }
+            Block::Mxfp4 => {
+                for i in 0..16 {
+                    q[i] = MXFP4_DOUBLED[(b[1 + i] & 15) as usize];
+                    q[i + 16] = MXFP4_DOUBLED[(b[1 + i] >> 4) as usize];
+                }
+                ([e8m0_half(b[0]); 2], 0.0)
+            }
+            Block::Q8_0 => {
+                for (q, &v) in q.iter_mut().zip(&b[2..34]) {
+                    *q = v as i8;
+                }
+                ([h(b, 0); 2], 0.0)
+            }
+            Block::Q4_0 => {
+                nibble_block(&b[2..18], 0, 8, q);
+                ([h(b, 0); 2], 0.0)
+            }
+            Block::Q4_1 => {
+                nibble_block(&b[4..20], 0, 0, q);
+                ([h(b, 0); 2], h(b, 2))
+            }
+            Block::Q5_0 => {
+                nibble_block(&b[6..22], le32(&b[2..6]), 16, q);
+                ([h(b, 0); 2], 0.0)
+            }
+            Block::Q5_1 => {
+                nibble_block(&b[8..24], le32(&b[4..8]), 0, q);
+                ([h(b, 0); 2], h(b, 2))
+            }
+        }
+    }
+}
+
+pub(super) fn le32(b: &[u8]) -> u32 {
+    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+}
+
+/// The 32 values of a Q4/Q5 block into `q`: low nibbles first, each with bit i of `qh` as its
+/// fifth bit (Q5), less `offset`.
+pub(super) fn nibble_block(qs: &[u8], qh: u32, offset: i16, q: &mut [i8]) {
+    for i in 0..16 {
+        let five = |bit: usize| (((qh >> bit) & 1) << 4) as i16;
+        q[i] = ((qs[i] & 15) as i16 + five(i) - offset) as i8;
+        q[i + 16] = ((qs[i] >> 4) as i16 + five(i + 16) - offset) as i8;
+    }
+}
+
+/// Scale and minimum of block k of a Q4_K or Q5_K super-block, 6 bits each, from its 12 packed
+/// bytes (ggml's get_scale_min_k4).
+pub(super) fn k4_scale_min(sc: &[u8], k: usize) -> (u8, u8) {
+    if k < 4 {
+        (sc[k] & 63, sc[k + 4] & 63)
+    } else {
+        (
+            (sc[k + 4] & 15) | ((sc[k - 4] >> 6) << 4),
+            (sc[k + 4] >> 4) | ((sc[k] >> 6) << 4),
+        )
+    }
+}
+
+/// Scale `i` of a Q3_K super-block's 16, from its 12 packed bytes: four low bits from byte i
+/// (i < 8) or the high half of byte i − 8, two high bits from byte 8 + i mod 4, less 32
+/// (ggml's dequantize_row_q3_K unpacks them into the same values).
+pub(super) fn q3k_scale(b: &[u8], i: usize) -> f32 {
+    let low = if i < 8 { b[i] & 15 } else { b[i - 8] >> 4 };
+    let high = (b[8 + i % 4] >> (2 * (i / 4))) & 3;
+    ((low | (high << 4)) as i8 - 32) as f32
+}
+
+/// The e2m1 values of MXFP4's sixteen codes, doubled: integers.
+pub(super) const MXFP4_DOUBLED: [i8; 16] =
+    [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
+
+/// Half the e8m0 scale `e`, 2^(e − 128), exactly (2⁻¹²⁸ and 2⁻¹²⁷ are subnormal).
+pub(super) fn e8m0_half(e: u8) -> f32 {
+    f32::from_bits(if e < 2 {
+        0x0020_0000 << e
+    } else {
+        (e as u32 - 1) << 23
+    })
+}
+
+/// An MXFP4 weight as gpt-oss's checkpoints store it, [rows, groups, 16] bytes (two values a
+/// byte, the low nibble first) and [rows, groups] e8m0 scales, in ggml's block_mxfp4 layout
+/// (the scale, then the low nibbles holding values 0..16 and the high ones 16..32).
+pub fn mxfp4_blocks(blocks: &[u8], scales: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(scales.len() * 17);
+    for (b, &e) in blocks.chunks_exact(16).zip(scales) {
+        let code = |i: usize| (b[i / 2] >> (4 * (i % 2))) & 15;
+        out.push(e);
+        out.extend((0..16).map(|i| code(i) | (code(i + 16) << 4)));
+    }
+    out
+}
