@@ -40,6 +40,8 @@ test("the op view opens from the block view and shows code, lanes and values", a
   const code = await page.locator("#detail pre.code").textContent();
   assert.match(code, /def route\(logits, correction\):/);
   assert.match(code, /"experts": 256/);
+  // The constants it reads, not the whole CONFIG: the router never reads the vocabulary size.
+  assert.doesNotMatch(code, /"vocab":/);
   assert.match(new URL(page.url()).hash, /op=26/);
 
   // Lanes beyond three fold into a count that opens.

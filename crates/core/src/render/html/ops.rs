@@ -23,13 +23,24 @@ fn dims(g: &Graph, d: &[Dim; 2]) -> String {
     )
 }
 
-/// The NumPy function that implements a step.
+/// The name of the NumPy function that implements a step.
 fn function_for(g: &Graph, s: &Step) -> &'static str {
     use crate::graph::Op::*;
     // The NumPy file runs a recurrent mixer in one function.
     if s.category == crate::graph::Category::Mixer {
-        return numpy::function("mamba2").unwrap_or("");
+        return "mamba2";
     }
+    let index = g.spec.attn_variants().iter().find_map(|(a, _)| {
+        if a.pool_index.is_some() {
+            Some("pool_mask")
+        } else if a.qsa.is_some() {
+            Some("qsa_mask")
+        } else if a.block_index.is_some() {
+            Some("block_mask")
+        } else {
+            None
+        }
+    });
     let name = match s.op {
         Lookup | Scale => "embed",
         Norm => "norm",
@@ -37,7 +48,7 @@ fn function_for(g: &Graph, s: &Step) -> &'static str {
         Scores { .. } | Softmax | WeightedSum { .. } | Concat if g.spec.attn.mla.is_some() => {
             "mla_attention"
         }
-        Index { .. } | Select { .. } => "index_keys",
+        Index { .. } | Select { .. } => index.unwrap_or("index_keys"),
         Scores { .. } | Softmax | WeightedSum { .. } | Concat => "attention",
         TopK => "route",
         Combine => "moe",
@@ -58,14 +69,15 @@ fn function_for(g: &Graph, s: &Step) -> &'static str {
         Route => "forward",
         Conv { .. } | Scan { .. } => "mamba2",
     };
-    numpy::function(name).unwrap_or("")
+    name
 }
 
 struct Ctx<'a> {
     g: &'a Graph,
     values: Option<&'a Values>,
-    /// The NumPy file's CONFIG, shown with every op's code: rendered once.
-    config: String,
+    /// This model's NumPy file: each op shows its function from it, with the constants that
+    /// function reads.
+    module: String,
     ops: serde_json::Map<String, Value>,
 }
 
@@ -84,6 +96,20 @@ impl Lane {
 }
 
 impl Ctx<'_> {
+    /// Step `s`'s NumPy code: its function as this model's file has it, after the constants it
+    /// reads.
+    fn code(&self, s: &Step) -> String {
+        let Some(function) = numpy::function_in(&self.module, function_for(self.g, s)) else {
+            return String::new();
+        };
+        match numpy::config_read_by(&self.g.spec, function) {
+            Some(config) => {
+                format!("# this model's constants that it reads:\n{config}\n\n{function}")
+            }
+            None => function.to_string(),
+        }
+    }
+
     fn step(&mut self, s: &Step, lane: &Lane) -> String {
         let t = self.g.tensor(s.output);
         // In a lane, only that lane's own values: a head shows its head's numbers, or none.
@@ -118,7 +144,7 @@ impl Ctx<'_> {
                     "title": s.title,
                     "glyph": report::glyph(s.op),
                     "equation": s.equation,
-                    "code": format!("# {}\n{}\n\n{}", "this model's constants:", self.config, function_for(self.g, s)),
+                    "code": self.code(s),
                     "stats": stats.map(|v| format!("output shape {:?}: mean {:.4}, std {:.4}, max {:.4}", v.shape, v.mean, v.std, v.max)),
                 }),
             );
@@ -254,7 +280,7 @@ pub fn op_view(g: &Graph, values: Option<&Values>) -> (String, Value) {
     let mut ctx = Ctx {
         g,
         values,
-        config: numpy::config_line(g),
+        module: numpy::module(g, "model.py"),
         ops: serde_json::Map::new(),
     };
     let body = ctx.nodes(&g.root.children, &Lane::default());
@@ -275,4 +301,50 @@ pub fn op_view(g: &Graph, values: Option<&Values>) -> (String, Value) {
         "<section id=\"ops\" hidden aria-label=\"op-level view\"><h2>Op-level view</h2><p class=\"glyphs\">L lookup · N norm · P RoPE · H attention head · R router · C concat · S activation · X expert combine · + add · × scale · @ matmul</p><div class=\"values\">{values_html}</div>{body}</section>"
     );
     (html, Value::Object(ctx.ops))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{catalog, families};
+
+    fn ops(name: &str) -> serde_json::Map<String, serde_json::Value> {
+        let e = catalog::get(name).unwrap();
+        let spec = families::load_json(name, e.json, name, false).unwrap();
+        let g = crate::graph::build(&spec).unwrap();
+        let (_, data) = super::op_view(&g, None);
+        data.as_object().unwrap().clone()
+    }
+
+    /// An op's code is its function as the model's own NumPy file has it (no other model's
+    /// branches), after the constants that function reads and no others.
+    #[test]
+    fn an_op_shows_its_own_code() {
+        let ops = ops("llama-3.2-1b");
+        let code = |title: &str| -> String {
+            ops.values()
+                .find(|o| o["title"] == title)
+                .unwrap_or_else(|| panic!("no op {title}"))["code"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        };
+        let scores = code("Attention scores");
+        assert!(scores.contains("def attention("), "{scores}");
+        assert!(scores.contains("\"heads\": 32"), "{scores}");
+        for absent in [
+            "mla_attention",
+            "block_mask",
+            "C[\"moa\"]",
+            "\"moe\":",
+            "\"vocab\":",
+        ] {
+            assert!(
+                !scores.contains(absent),
+                "Llama's attention code has {absent}"
+            );
+        }
+        let norm = code("Attention RMSNorm");
+        assert!(norm.contains("def norm("), "{norm}");
+        assert!(!norm.contains("\"heads\":"), "{norm}");
+    }
 }

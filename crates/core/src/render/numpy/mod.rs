@@ -517,6 +517,20 @@ pub fn module(g: &Graph, script: &str) -> String {
 
 /// The model's CONFIG, as a Python literal: every figure the file's functions read.
 pub(crate) fn config_py(spec: &Spec) -> String {
+    py_literal(&config_json(spec))
+}
+
+/// A JSON value as a Python literal.
+fn py_literal(v: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(v)
+        .expect("json")
+        .replace("null", "None")
+        .replace("true", "True")
+        .replace("false", "False")
+}
+
+/// The model's CONFIG, every figure the file's functions read, as data.
+fn config_json(spec: &Spec) -> serde_json::Value {
     let a = &spec.attn;
     let interleaved = matches!(&spec.position, Position::Rope(r) if r.interleaved);
     let moe = spec.moe.as_ref().map(|m| {
@@ -899,11 +913,7 @@ pub(crate) fn config_py(spec: &Spec) -> String {
             "centroids": d.centroids.map(|c| json!({"count": c.count, "top_k": c.top_k})),
         });
     }
-    serde_json::to_string_pretty(&config)
-        .expect("json")
-        .replace("null", "None")
-        .replace("true", "True")
-        .replace("false", "False")
+    config
 }
 
 /// A draft model's file (Gemma 4's assistants): one step from the target's state, every layer
@@ -1188,18 +1198,26 @@ pub(crate) fn freqs(f: &RopeFreqs, name: &str, dim: u64) -> String {
 /// The model-independent part: ops, each with shape comments, and forward().
 const BODY: &str = include_str!("template.py");
 
-/// The source of one function of the generated file (`norm`, `attention` …), for the op view.
-pub fn function(name: &str) -> Option<&'static str> {
-    let start = BODY.find(&format!("\ndef {name}("))? + 1;
-    let end = BODY[start..]
+/// Function `name` of a generated file (`module`), as it is there.
+pub fn function_in<'m>(module: &'m str, name: &str) -> Option<&'m str> {
+    let start = module.find(&format!("\ndef {name}("))? + 1;
+    let end = module[start..]
         .find("\n\n\n")
-        .map_or(BODY.len(), |e| start + e);
-    Some(&BODY[start..end])
+        .map_or(module.len(), |e| start + e);
+    Some(&module[start..end])
 }
 
-/// This model's CONFIG as the generated file writes it.
-pub fn config_line(g: &Graph) -> String {
-    format!("CONFIG = {}", config_py(&g.spec))
+/// The entries of this model's CONFIG that `code` reads (`C["key"]`, `CONFIG["key"]`), as a
+/// Python assignment; `None` where it reads none.
+pub fn config_read_by(spec: &Spec, code: &str) -> Option<String> {
+    let serde_json::Value::Object(all) = config_json(spec) else {
+        unreachable!("CONFIG is an object")
+    };
+    let read: serde_json::Map<String, serde_json::Value> = all
+        .into_iter()
+        .filter(|(k, _)| code.contains(&format!("[\"{k}\"]")))
+        .collect();
+    (!read.is_empty()).then(|| format!("CONFIG = {}", py_literal(&read.into())))
 }
 
 #[cfg(test)]
