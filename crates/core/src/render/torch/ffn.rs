@@ -582,6 +582,17 @@ fn inline_shared(spec: &Spec, n: &Names) -> bool {
 
 pub(super) fn moe_classes(spec: &Spec, n: &Names) -> String {
     let m = spec.moe.as_ref().expect("MoE");
+    // The experts' output norms are written where Ergo's layout has them: plain stacked experts,
+    // a shared expert the block holds itself. Another layout with them needs its own code here.
+    assert!(
+        !m.expert_out_norm
+            || (!spec.mlp.gated && matches!(m.storage, ExpertStorage::Stacked { .. })),
+        "an expert output norm is written for plain stacked experts only"
+    );
+    assert!(
+        !m.shared_out_norm || inline_shared(spec, n),
+        "a shared expert's output norm is written for one the MoE block holds itself only"
+    );
     let mut out = Vec::new();
     if let Some(c) = &m.act_clips {
         let pairs: Vec<String> = (c.routed.iter().zip(&c.shared))
