@@ -1207,16 +1207,20 @@ pub fn function_in<'m>(module: &'m str, name: &str) -> Option<&'m str> {
     Some(&module[start..end])
 }
 
-/// The entries of this model's CONFIG that `code` reads (`C["key"]`, `CONFIG["key"]`), as a
-/// Python assignment; `None` where it reads none.
+/// The entries of this model's CONFIG that `code` reads (`CONFIG["key"]`, or `C["key"]` where
+/// the functions call it `C`; not the keys of its parts, such as `M["heads"]` of an indexer's
+/// own settings), as a Python assignment; `None` where it reads none.
 pub fn config_read_by(spec: &Spec, code: &str) -> Option<String> {
     let serde_json::Value::Object(all) = config_json(spec) else {
         unreachable!("CONFIG is an object")
     };
-    let read: serde_json::Map<String, serde_json::Value> = all
-        .into_iter()
-        .filter(|(k, _)| code.contains(&format!("[\"{k}\"]")))
-        .collect();
+    let reads = |k: &str| {
+        ["CONFIG", "C"]
+            .iter()
+            .any(|c| code.contains(&format!("{c}[\"{k}\"]")))
+    };
+    let read: serde_json::Map<String, serde_json::Value> =
+        all.into_iter().filter(|(k, _)| reads(k)).collect();
     (!read.is_empty()).then(|| format!("CONFIG = {}", py_literal(&read.into())))
 }
 
