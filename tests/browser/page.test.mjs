@@ -523,6 +523,11 @@ test("BLT's page draws its byte-level stacks as parts, with the sizes and patchi
   assert.match(code, new RegExp(`K = ${cfg.cross_attn_k} `));
   // The latent transformer's edges carry patches, not bytes.
   assert.match(await page.locator("#diagram svg").textContent(), new RegExp(`\\[B, P, ${cfg.global_config.hidden_size}\\]`));
+  // The decoder layer's box shows the layer classes the stacks share, not the whole module.
+  await page.click("#part-block");
+  const layer = await page.locator("#detail pre.code").textContent();
+  assert.match(layer, /class DecoderLayer\(nn\.Module\)/);
+  assert.doesNotMatch(layer, /class BltModel\(/);
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -22,12 +22,10 @@ fn every_snippet_compiles() {
             files.push(path);
         }
         let layer = torch::layer_snippet(&g.spec);
-        // The block's box shows the layer's piece, less than the whole module (BLT's latent
-        // layers are its module's); a plain decoder's is its layer class alone.
+        // The block's box shows the layer's piece, less than the whole module; a plain
+        // decoder's is its layer class alone.
         let module = torch::module(&g.spec);
-        if g.spec.bytes().is_none() {
-            assert!(layer.len() < module.len(), "{}: the whole module", e.name);
-        }
+        assert!(layer.len() < module.len(), "{}: the whole module", e.name);
         if e.name == catalog::DEFAULT {
             assert!(layer.contains("class DecoderLayer(nn.Module):"), "{layer}");
             assert!(!layer.contains("class Model("), "{layer}");

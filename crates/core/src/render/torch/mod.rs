@@ -177,8 +177,9 @@ fn stream_mix(spec: &Spec, n: &Names) -> Option<String> {
 /// those; BLT's latent layers are its module's.
 pub fn layer_snippet(spec: &Spec) -> String {
     let n = Names::new(spec);
-    let body = if spec.bytes().is_some() {
-        return module(spec);
+    let body = if let Some(bl) = spec.bytes() {
+        // BLT: the layer classes its four stacks share, sized by each stack.
+        blt::snippet(spec, bl, crate::render::html::parts::Kind::Mlp)
     } else if spec.attn_res().is_some() {
         inkling2::model(spec)
     } else if spec.attn.v4.is_some() {
