@@ -364,6 +364,11 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
             // Looked up per layer only where some layer has QSA: `attn_at` is not free.
             let any_qsa =
                 spec.attn.qsa.is_some() || spec.layer_attn.iter().any(|(_, a)| a.qsa.is_some());
+            // Kolibri 1.1's indexer, in the layers that have it.
+            let any_pool = spec
+                .attn_variants()
+                .iter()
+                .any(|(a, _)| a.pool_index.is_some());
             for b in layers.iter() {
                 let Some(span) = spec.read_span(b) else {
                     continue;
@@ -379,8 +384,19 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
                     Some((V4Kind::Sliding, _)) | None => (None, None),
                 };
                 let qsa = any_qsa.then(|| spec.attn_at(b as usize).qsa).flatten();
+                let pool = any_pool
+                    .then(|| spec.attn_at(b as usize).pool_index.clone())
+                    .flatten();
                 let (keys_prefill, keys_decode) = if indexer {
                     (0.0, 0)
+                } else if let (Some(p), Op::Index { .. }) = (&pool, step.op) {
+                    // Kolibri 1.1: a query past the budget scores every key it sees, and in a
+                    // pool layer one past the pool size every complete block too.
+                    let picks = p.pools.contains(b);
+                    (
+                        pool_scores_sum(p, picks, context) / context.max(1) as f64,
+                        pool_scores(p, picks, positions),
+                    )
                 } else if let Some(q) = qsa {
                     // QSA: the indexer scores each complete block a query sees; the heads
                     // attend to its best blocks and the tail.
@@ -455,6 +471,32 @@ fn qsa_blocks_sum(q: Qsa, n: u64) -> f64 {
     r * m * (m - 1.0) / 2.0 + m * ((n + 1) as f64 - m * r)
 }
 
+/// The keys and blocks Kolibri 1.1's indexer scores for the query at position n (1-based): every
+/// key it sees past the budget, and in a pool layer (`picks`) every complete block past the pool
+/// size.
+fn pool_scores(p: &crate::spec::PoolIndex, picks: bool, n: u64) -> u64 {
+    let keys = if n > p.budget() { n } else { 0 };
+    let blocks = if picks && n > p.pool {
+        n / p.compression
+    } else {
+        0
+    };
+    keys + blocks
+}
+
+/// Σ over positions 1..=n of `pool_scores`.
+fn pool_scores_sum(p: &crate::spec::PoolIndex, picks: bool, n: u64) -> f64 {
+    let above = |from: u64| {
+        let (f, n) = (from.min(n) as f64, n as f64);
+        n * (n + 1.0) / 2.0 - f * (f + 1.0) / 2.0
+    };
+    let mut sum = above(p.budget());
+    if picks && n > p.pool {
+        sum += windows_sum(p.compression, n) - windows_sum(p.compression, p.pool);
+    }
+    sum
+}
+
 /// Mean number of keys a query attends to over positions 1..=n, each seeing at most `window`.
 fn mean_attended(window: u64, n: u64) -> f64 {
     if n == 0 {
@@ -524,6 +566,31 @@ mod tests {
             proptest::prop_assert_eq!(qsa_blocks_sum(q, n), scored as f64);
             if n > 0 {
                 proptest::prop_assert_eq!(qsa_keys_sum(q, n) - qsa_keys_sum(q, n - 1), qsa_keys(q, n) as f64);
+            }
+        }
+
+        /// Kolibri 1.1's indexer: the closed form equals its scores counted query by query, a
+        /// key for each one a query past the budget sees, a block for each complete one a query
+        /// past the pool size sees in a pool layer.
+        #[test]
+        fn pool_index_sums_are_the_counts_summed(
+            top_k in 1u64..6, local in 0u64..4, sinks in 0u64..3, c in 1u64..5,
+            blocks in 1u64..5, picks: bool, n in 0u64..200,
+        ) {
+            let p = crate::spec::PoolIndex {
+                heads: 1, top_k, pool: c * blocks, compression: c, local, sinks,
+                pools: crate::layers::LayerSet::from_fn(1, |_| true),
+            };
+            let counted: u64 = (1..=n)
+                .map(|q| {
+                    let keys = if q > top_k + local + sinks { q } else { 0 };
+                    let blocks = if picks && q > c * blocks { q / c } else { 0 };
+                    keys + blocks
+                })
+                .sum();
+            proptest::prop_assert_eq!(pool_scores_sum(&p, picks, n), counted as f64);
+            if n > 0 {
+                proptest::prop_assert_eq!(pool_scores(&p, picks, n) as f64, pool_scores_sum(&p, picks, n) - pool_scores_sum(&p, picks, n - 1));
             }
         }
     }
