@@ -78,6 +78,8 @@ struct Ctx<'a> {
     /// This model's NumPy file: each op shows its function from it, with the constants that
     /// function reads.
     module: String,
+    /// Its CONFIG, of which each op shows the entries its function reads.
+    config: serde_json::Map<String, Value>,
     ops: serde_json::Map<String, Value>,
 }
 
@@ -102,7 +104,7 @@ impl Ctx<'_> {
         let Some(function) = numpy::function_in(&self.module, function_for(self.g, s)) else {
             return String::new();
         };
-        match numpy::config_read_by(&self.g.spec, function) {
+        match numpy::config_read_by(&self.config, function) {
             Some(config) => {
                 format!("# this model's constants that it reads:\n{config}\n\n{function}")
             }
@@ -281,6 +283,7 @@ pub fn op_view(g: &Graph, values: Option<&Values>) -> (String, Value) {
         g,
         values,
         module: numpy::module(g, "model.py"),
+        config: numpy::config(&g.spec),
         ops: serde_json::Map::new(),
     };
     let body = ctx.nodes(&g.root.children, &Lane::default());

@@ -101,9 +101,9 @@ pub(crate) fn python_plan(spec: &Spec) -> Vec<String> {
 
 /// The checkpoint name templates the file reads, by role, in Hugging Face naming: the roles
 /// whose weight or bias this model's graph holds.
-/// The `NAMES` table, and a `TRANSPOSED` set where some weights are stored [in, out] among
-/// [out, in] ones (with whether it is there).
-fn name_table(g: &Graph) -> (String, bool) {
+/// The `NAMES` table, and the `TRANSPOSED` set of the weights stored [in, out] among [out, in]
+/// ones (empty but for Ergo's router and shared expert).
+fn name_table(g: &Graph) -> String {
     let held: std::collections::HashSet<&str> = g.params.iter().map(|p| p.hf.as_str()).collect();
     let extra: &[(&str, Role)] = if g.spec.bytes().is_some() {
         &[("token_proj", Role::TokenProj)]
@@ -111,14 +111,13 @@ fn name_table(g: &Graph) -> (String, bool) {
         &[]
     };
     let (names, transposed) = name_dict(&g.spec, &held, extra);
-    let mut out = format!("NAMES = {names}");
-    if !transposed.is_empty() {
-        out += &format!(
-            "TRANSPOSED = {{{}}}  # stored [in, out], where the checkpoint's other weights are [out, in]\n",
-            transposed.iter().map(|k| format!("{k:?}")).collect::<Vec<_>>().join(", ")
-        );
-    }
-    (out, !transposed.is_empty())
+    let set = if transposed.is_empty() {
+        "set()".to_string()
+    } else {
+        let keys: Vec<String> = transposed.iter().map(|k| format!("{k:?}")).collect();
+        format!("{{{}}}", keys.join(", "))
+    };
+    format!("NAMES = {names}TRANSPOSED = {set}  # weights stored [in, out], where the checkpoint's others are [out, in]\n")
 }
 
 /// The checkpoint name templates of the roles `spec` (a model, or one of BLT's stacks) reads
@@ -491,19 +490,15 @@ pub fn module(g: &Graph, script: &str) -> String {
         crate::fmt::py_doc(&spec.name),
         crate::fmt::py_doc(script)
     );
-    let (names, transposed) = name_table(g);
-    let mut body = BODY.replacen(
-        "\n\ndef apply_rope(",
-        &format!("\n\n{}\n\n\ndef apply_rope(", rope(spec)),
-        1,
+    let names = name_table(g);
+    let body = prune(
+        spec,
+        &BODY.replacen(
+            "\n\ndef apply_rope(",
+            &format!("\n\n{}\n\n\ndef apply_rope(", rope(spec)),
+            1,
+        ),
     );
-    if !transposed {
-        // No weight stored [in, out] among [out, in] ones: no TRANSPOSED set to read.
-        let line = "    return W[name].T if key in TRANSPOSED else W[name]  # as [out, in], however stored\n";
-        assert!(body.contains(line), "the template's weight lookup");
-        body = body.replace(line, "    return W[name]\n");
-    }
-    let body = prune(spec, &body);
     let body = match (spec.draft, spec.bytes()) {
         (Some(d), _) => draft(d, body),
         (None, Some(bl)) => blt::blt(g, bl, body),
@@ -1207,20 +1202,30 @@ pub fn function_in<'m>(module: &'m str, name: &str) -> Option<&'m str> {
     Some(&module[start..end])
 }
 
-/// The entries of this model's CONFIG that `code` reads (`CONFIG["key"]`, or `C["key"]` where
-/// the functions call it `C`; not the keys of its parts, such as `M["heads"]` of an indexer's
-/// own settings), as a Python assignment; `None` where it reads none.
-pub fn config_read_by(spec: &Spec, code: &str) -> Option<String> {
+/// This model's CONFIG as data, for `config_read_by`.
+pub fn config(spec: &Spec) -> serde_json::Map<String, serde_json::Value> {
     let serde_json::Value::Object(all) = config_json(spec) else {
         unreachable!("CONFIG is an object")
     };
+    all
+}
+
+/// The entries of `config` (`config(spec)`) that `code` reads (`CONFIG["key"]`, or `C["key"]`
+/// where the functions call it `C`; not the keys of its parts, such as `P["heads"]` of an
+/// indexer's own settings), as a Python assignment; `None` where it reads none.
+pub fn config_read_by(
+    config: &serde_json::Map<String, serde_json::Value>,
+    code: &str,
+) -> Option<String> {
     let reads = |k: &str| {
         ["CONFIG", "C"]
             .iter()
             .any(|c| code.contains(&format!("{c}[\"{k}\"]")))
     };
-    let read: serde_json::Map<String, serde_json::Value> =
-        all.into_iter().filter(|(k, _)| reads(k)).collect();
+    let read: serde_json::Map<String, serde_json::Value> = (config.iter())
+        .filter(|(k, _)| reads(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     (!read.is_empty()).then(|| format!("CONFIG = {}", py_literal(&read.into())))
 }
 
