@@ -40,3 +40,9 @@ export async function open(browser, file, hash = "") {
   await page.goto(url + hash);
   return { page, problems };
 }
+
+/// The accessible name Chromium gives an element, as its aria snapshot says it.
+export async function accessibleName(locator) {
+  const m = /^- [\w-]+ "((?:[^"\\]|\\.)*)"/.exec(await locator.ariaSnapshot());
+  return m ? JSON.parse(`"${m[1]}"`) : "";
+}

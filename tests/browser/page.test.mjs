@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { anatomy, launch, open, root, tempDir } from "./helpers.mjs";
+import { accessibleName, anatomy, launch, open, root, tempDir } from "./helpers.mjs";
 
 let browser, dir;
 before(async () => {
@@ -119,11 +119,12 @@ test("a box inside the ×80 frame gives one layer's figure, the total beside; ma
   // The gain's space is typeset, not shown as ℝ^{8192}.
   assert.equal(await detail.locator("math msup mn").first().textContent(), "8192");
   assert.doesNotMatch(await detail.textContent(), /ℝ\^\{/);
-  // Every box's label names it once.
-  for (const g of await page.locator("#diagram .part").all()) {
-    const label = await g.getAttribute("aria-label");
-    const title = (await g.locator("text.title").count()) ? await g.locator("text.title").first().textContent() : null;
-    if (title) assert.equal(label.split(title).length - 1, 1, label);
+  // Every box's accessible name is what it shows, its title once; its description the summary.
+  for (const g of await page.locator("#diagram .part:not(.frame)").all()) {
+    const name = await accessibleName(g);
+    const title = await g.locator("text.title").first().textContent();
+    assert.equal(name.split(title).length - 1, 1, name);
+    assert.ok(name.includes(await g.locator("text.sub").textContent()), name);
   }
   await page.close();
 });
@@ -263,9 +264,8 @@ test("keyboard: Tab reaches a box, arrows move, Enter opens, Escape closes", asy
   // Back on the box it opened, whose focus ring is not the selection's.
   assert.equal(await page.evaluate(() => document.activeElement.dataset.part), "norm-1");
   assert.equal(await stroke("#part-norm-1 rect"), focusRing);
-  // Every box has an accessible name.
-  const unnamed = await page.$$eval(".part", (gs) => gs.filter((g) => !g.getAttribute("aria-label")).length);
-  assert.equal(unnamed, 0);
+  // Every box shown has an accessible name.
+  for (const g of await page.locator(".part:visible").all()) assert.notEqual(await accessibleName(g), "");
   await page.close();
 });
 
@@ -287,7 +287,7 @@ test("DeepSeek-V3 opens on its MoE layers, the variant holding the most paramete
   assert.equal(await page.locator("#part-ffn-mlp").isVisible(), true);
   assert.equal(await page.locator("#part-ffn-moe").isVisible(), false);
   assert.equal(await badge.textContent(), "×3");
-  assert.equal(await page.locator("#part-block").getAttribute("aria-label"), "Decoder layer, repeated 3 times");
+  assert.equal(await page.locator("#part-block").getAttribute("aria-label"), "decoder layer ×3, repeated 3 times");
   assert.equal(new URL(page.url()).hash, "#v=0");
   await page.close();
 });
@@ -330,11 +330,11 @@ test("each layer variant's own attention is drawn as attention, with its own hea
     assert.match(await shown.getAttribute("class"), /cat-attention/, label);
     const sliding = /sliding/.test(label);
     const kind = sliding ? /^Sliding-window attention/ : /^Full attention/;
-    assert.match(await shown.getAttribute("aria-label"), kind, label);
+    assert.match(await accessibleName(shown), kind, label);
     const kv = sliding ? cfg.swa_num_key_value_heads : cfg.num_key_value_heads;
-    assert.match(await shown.getAttribute("aria-label"), new RegExp(`share ${kv} KV heads`), label);
+    assert.match(await shown.locator("desc").textContent(), new RegExp(`share ${kv} KV heads`), label);
     for (const mlp of await page.locator('[data-part="ffn-mlp"]:visible').all()) {
-      assert.match(await mlp.getAttribute("aria-label"), /^Feed-forward/, label);
+      assert.match(await accessibleName(mlp), /^Feed-forward/, label);
     }
   }
   assert.deepEqual(problems, []);
@@ -474,6 +474,10 @@ test("layers that cross-attend to an image are a part of their own, counted as s
   assert.equal(await page.locator("#part-cross-attention").isVisible(), false);
   await variants.nth(1).click();
   assert.match(await variants.nth(1).textContent(), /cross-attention to the image/);
+  // Drawn whole, as the self-attention layers are: its norms, its gated adds and its MLP too.
+  const inBlock = async () => (await page.locator("#diagram .part.gated:visible").evaluateAll((gs) => gs.map((g) => g.dataset.part)));
+  assert.deepEqual(await inBlock(), ["cross-norm-1", "cross-attention", "cross-residual-1", "cross-norm-2", "cross-ffn-mlp", "cross-residual-2"]);
+  assert.match(await page.locator("#part-cross-residual-1 desc").textContent(), /through a learned tanh gate/);
   await page.click("#part-cross-attention");
   const detail = page.locator("#detail");
   await detail.waitFor({ state: "visible" });
@@ -483,6 +487,34 @@ test("layers that cross-attend to an image are a part of their own, counted as s
   assert.match(await page.locator("#detail pre.code").textContent(), /class CrossAttentionLayer/);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test("on a phone the diagram fits the screen and a tapped box's details open as a sheet in view", async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(String(e)));
+  await page.goto("file://" + join(dir, "deepseek.html"));
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390);
+  const svg = await page.locator("#diagram svg").boundingBox();
+  assert.ok(svg.x >= 0 && svg.x + svg.width <= 390, JSON.stringify(svg));
+  // A box far down the page: the sheet opens where the screen is, not below the diagram.
+  const box = page.locator("#part-lm-head");
+  await box.scrollIntoViewIfNeeded();
+  await box.tap();
+  const detail = page.locator("#detail");
+  await detail.waitFor({ state: "visible" });
+  assert.match(await detail.textContent(), /Scores all 129,280 vocabulary entries/);
+  const sheet = await detail.boundingBox();
+  assert.equal(Math.round(sheet.x), 0);
+  assert.equal(Math.round(sheet.width), 390);
+  assert.equal(Math.round(sheet.y + sheet.height), 844, "the sheet sits on the screen's bottom edge");
+  assert.ok(sheet.height < 844 * 0.75, "and leaves the diagram above it");
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390);
+  await detail.locator("button.close").tap();
+  assert.equal(await detail.isHidden(), true);
+  assert.deepEqual(problems, []);
+  await context.close();
 });
 
 test("HRM-Text's page draws its loop over two stacks as a part, with the visits its config gives", async () => {
@@ -673,8 +705,9 @@ test("a Gemma 4 assistant's page says it drafts from its target's state, with it
   const { page, problems } = await open(browser, join(dir, "assistant.html"));
   await page.waitForLoadState("load");
   assert.match(await page.locator("body").textContent(), new RegExp(`draft model for speculative decoding: it reads its target's state \\(${cfg.backbone_hidden_size} features\\)`));
-  assert.match(await page.locator("#part-embedding").getAttribute("aria-label"),
-    new RegExp(`^Target state: Projects its target's embedding of the last token and a hidden state, ${2 * cfg.backbone_hidden_size} features, to ${cfg.text_config.hidden_size}\\.`));
+  assert.match(await accessibleName(page.locator("#part-embedding")), /^Target state /);
+  assert.match(await page.locator("#part-embedding desc").textContent(),
+    new RegExp(`^Projects its target's embedding of the last token and a hidden state, ${2 * cfg.backbone_hidden_size} features, to ${cfg.text_config.hidden_size}\\.`));
   const detail = page.locator("#detail");
   await page.click("#part-embedding");
   await detail.waitFor({ state: "visible" });
@@ -699,7 +732,7 @@ test("Qwen4-Exp's page explains its QSA indexer, gated residual streams and n-gr
   const i = texts.findIndex((t) => t.includes(`layers ${indexed.join(", ")}`));
   assert.ok(i >= 0, `a variant of the indexed layers among ${JSON.stringify(texts)}`);
   await variants.nth(i).click();
-  await page.locator('[aria-label^="Full attention"]:visible').first().click();
+  await page.locator(".part:visible", { has: page.locator("text.title", { hasText: /^Full attention/ }) }).first().click();
   const detail = page.locator("#detail");
   await detail.waitFor({ state: "visible" });
   const text = await detail.textContent();

@@ -128,7 +128,7 @@ pub struct Diff {
 
 /// A step's identity for alignment: its title without the norm's kind or a layer count, so
 /// "Attention RMSNorm" pairs with "Attention LayerNorm".
-fn key(title: &str) -> String {
+pub(crate) fn key(title: &str) -> String {
     let t = title.split(" (").next().unwrap_or(title);
     t.replace("RMSNorm", "norm").replace("LayerNorm", "norm")
 }
@@ -155,6 +155,19 @@ fn op_kind(op: Op) -> std::mem::Discriminant<Op> {
     std::mem::discriminant(&op)
 }
 
+/// A step as the gallery's compare page pairs it (`compare_panel.js`): its key, its
+/// operation's kind (the variant's name, as `op_kind` tells them apart), its equation, its
+/// output's dims, its number and its title.
+pub(crate) fn step_json(g: &Graph, v: &crate::graph::Visit) -> serde_json::Value {
+    let s = side(g, v);
+    let op = format!("{:?}", v.step.op);
+    let op = op
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or_default();
+    serde_json::json!([key(&s.title), op, s.equation, s.output, s.number, s.title])
+}
+
 fn side(g: &Graph, v: &crate::graph::Visit) -> StepSide {
     let t = g.tensor(v.step.output);
     StepSide {
@@ -170,83 +183,100 @@ fn side(g: &Graph, v: &crate::graph::Visit) -> StepSide {
     }
 }
 
+/// A step of each side paired, or one side's step with no counterpart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Aligned {
+    Both(usize, usize),
+    OnlyA(usize),
+    OnlyB(usize),
+}
+
+/// The longest common subsequence of two key lists, walked from the start: equal keys pair,
+/// else the side whose next key the rest can spare is left out. Between two pairs, A's
+/// left-out steps come before B's. The gallery's compare page walks it alike in JavaScript
+/// (`render/html/compare_panel.js`), so both pair steps alike; `similar`'s Myers diff, which
+/// this replaced, breaks ties in a way a page could not repeat without its code.
+pub(crate) fn align(a: &[String], b: &[String]) -> Vec<Aligned> {
+    let (n, m) = (a.len(), b.len());
+    // rest[i][j]: how many keys a[i..] and b[j..] have in common, in order.
+    let mut rest = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            rest[i][j] = if a[i] == b[j] {
+                rest[i + 1][j + 1] + 1
+            } else {
+                rest[i + 1][j].max(rest[i][j + 1])
+            };
+        }
+    }
+    let mut out = Vec::new();
+    let (mut only_a, mut only_b) = (Vec::new(), Vec::new());
+    let flush = |out: &mut Vec<_>, only_a: &mut Vec<usize>, only_b: &mut Vec<usize>| {
+        out.extend(only_a.drain(..).map(Aligned::OnlyA));
+        out.extend(only_b.drain(..).map(Aligned::OnlyB));
+    };
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && a[i] == b[j] {
+            flush(&mut out, &mut only_a, &mut only_b);
+            out.push(Aligned::Both(i, j));
+            (i, j) = (i + 1, j + 1);
+        } else if j == m || (i < n && rest[i + 1][j] >= rest[i][j + 1]) {
+            only_a.push(i);
+            i += 1;
+        } else {
+            only_b.push(j);
+            j += 1;
+        }
+    }
+    flush(&mut out, &mut only_a, &mut only_b);
+    out
+}
+
+/// How two paired steps differ: another operation or another equation's form is another
+/// mechanism; other numbers in it, or another output shape, other sizes.
+fn pair_status(
+    x: &crate::graph::Step,
+    y: &crate::graph::Step,
+    sx: &StepSide,
+    sy: &StepSide,
+) -> StepStatus {
+    if op_kind(x.op) != op_kind(y.op) || shape_of(&sx.equation) != shape_of(&sy.equation) {
+        StepStatus::Mechanism
+    } else if sx.output != sy.output || sx.equation != sy.equation {
+        StepStatus::Dims
+    } else {
+        StepStatus::Same
+    }
+}
+
 fn steps(a: &Graph, b: &Graph) -> Vec<StepPair> {
     let (va, vb) = (a.steps(), b.steps());
     let ka: Vec<String> = va.iter().map(|v| key(&v.step.title)).collect();
     let kb: Vec<String> = vb.iter().map(|v| key(&v.step.title)).collect();
-    let mut out = Vec::new();
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
-        match op {
-            similar::DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => {
-                for i in 0..len {
-                    let (x, y) = (&va[old_index + i], &vb[new_index + i]);
-                    let (sx, sy) = (side(a, x), side(b, y));
-                    let status = if op_kind(x.step.op) != op_kind(y.step.op)
-                        || shape_of(&sx.equation) != shape_of(&sy.equation)
-                    {
-                        StepStatus::Mechanism
-                    } else if sx.output != sy.output || sx.equation != sy.equation {
-                        StepStatus::Dims
-                    } else {
-                        StepStatus::Same
-                    };
-                    out.push(StepPair {
-                        status,
-                        a: Some(sx),
-                        b: Some(sy),
-                    });
+    align(&ka, &kb)
+        .into_iter()
+        .map(|pair| match pair {
+            Aligned::Both(i, j) => {
+                let (sx, sy) = (side(a, &va[i]), side(b, &vb[j]));
+                StepPair {
+                    status: pair_status(va[i].step, vb[j].step, &sx, &sy),
+                    a: Some(sx),
+                    b: Some(sy),
                 }
             }
-            similar::DiffOp::Delete {
-                old_index, old_len, ..
-            } => {
-                for v in &va[old_index..old_index + old_len] {
-                    out.push(StepPair {
-                        status: StepStatus::OnlyA,
-                        a: Some(side(a, v)),
-                        b: None,
-                    });
-                }
-            }
-            similar::DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                for v in &vb[new_index..new_index + new_len] {
-                    out.push(StepPair {
-                        status: StepStatus::OnlyB,
-                        a: None,
-                        b: Some(side(b, v)),
-                    });
-                }
-            }
-            similar::DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for v in &va[old_index..old_index + old_len] {
-                    out.push(StepPair {
-                        status: StepStatus::OnlyA,
-                        a: Some(side(a, v)),
-                        b: None,
-                    });
-                }
-                for v in &vb[new_index..new_index + new_len] {
-                    out.push(StepPair {
-                        status: StepStatus::OnlyB,
-                        a: None,
-                        b: Some(side(b, v)),
-                    });
-                }
-            }
-        }
-    }
-    out
+            Aligned::OnlyA(i) => StepPair {
+                status: StepStatus::OnlyA,
+                a: Some(side(a, &va[i])),
+                b: None,
+            },
+            Aligned::OnlyB(j) => StepPair {
+                status: StepStatus::OnlyB,
+                a: None,
+                b: Some(side(b, &vb[j])),
+            },
+        })
+        .collect()
 }
 
 fn changes(a: &Spec, b: &Spec) -> Vec<Change> {
@@ -460,4 +490,50 @@ pub fn diff(a: &Graph, b: &Graph) -> Result<Diff> {
         context,
         figures: figures(&sa, &sb),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{align, Aligned};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `align` keeps every key of each side once, in order; pairs only equal keys; and pairs
+        /// as many as a longest common subsequence has (Myers' minimal diff, from `similar`,
+        /// counts the same).
+        #[test]
+        fn align_pairs_a_longest_common_subsequence(
+            a in proptest::collection::vec(0u8..4, 0..24),
+            b in proptest::collection::vec(0u8..4, 0..24),
+        ) {
+            let (a, b): (Vec<String>, Vec<String>) = (
+                a.iter().map(|k| k.to_string()).collect(),
+                b.iter().map(|k| k.to_string()).collect(),
+            );
+            let out = align(&a, &b);
+            let (mut seen_a, mut seen_b, mut pairs) = (Vec::new(), Vec::new(), 0);
+            for step in &out {
+                match *step {
+                    Aligned::Both(i, j) => {
+                        prop_assert_eq!(&a[i], &b[j]);
+                        seen_a.push(i);
+                        seen_b.push(j);
+                        pairs += 1;
+                    }
+                    Aligned::OnlyA(i) => seen_a.push(i),
+                    Aligned::OnlyB(j) => seen_b.push(j),
+                }
+            }
+            prop_assert_eq!(seen_a, (0..a.len()).collect::<Vec<_>>());
+            prop_assert_eq!(seen_b, (0..b.len()).collect::<Vec<_>>());
+            let myers: usize = similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b)
+                .iter()
+                .map(|op| match op {
+                    similar::DiffOp::Equal { len, .. } => *len,
+                    _ => 0,
+                })
+                .sum();
+            prop_assert_eq!(pairs, myers);
+        }
+    }
 }

@@ -43,18 +43,6 @@ fn side(
                 })
             })
             .collect();
-        let n_layers = p.layers.as_ref().map_or(g.spec.layers, |l| l.len()) as u128;
-        let params = if p.params == 0 {
-            String::new()
-        } else if p.in_block && n_layers > 1 && p.params.is_multiple_of(n_layers) {
-            format!(
-                "{} parameters per layer × {n_layers} layers = {}",
-                grouped(p.params / n_layers),
-                short(p.params)
-            )
-        } else {
-            format!("{} parameters", grouped(p.params))
-        };
         // Another mechanism, or no counterpart: outlined; other sizes only: marked lightly.
         let any = |want: &dyn Fn(StepStatus) -> bool| {
             p.steps
@@ -71,17 +59,35 @@ fn side(
             None
         };
         marks.push((p.id.clone(), class));
-        data.insert(
-            p.id.clone(),
-            json!({
-                "title": p.title,
-                "layers": p.layers.as_ref().map(|l| l.to_string()),
-                "params": params,
-                "steps": steps,
-            }),
-        );
+        let mut part = part_head(g, p);
+        part.insert("steps".into(), Value::Array(steps));
+        data.insert(p.id.clone(), Value::Object(part));
     }
     (Value::Object(data), marks)
+}
+
+/// What the panel says of a part above its steps: its title, its layers, its parameters.
+pub(super) fn part_head(g: &Graph, p: &Part) -> serde_json::Map<String, Value> {
+    let n_layers = p.layers.as_ref().map_or(g.spec.layers, |l| l.len()) as u128;
+    let params = if p.params == 0 {
+        String::new()
+    } else if p.in_block && n_layers > 1 && p.params.is_multiple_of(n_layers) {
+        format!(
+            "{} parameters per layer × {n_layers} layers = {}",
+            grouped(p.params / n_layers),
+            short(p.params)
+        )
+    } else {
+        format!("{} parameters", grouped(p.params))
+    };
+    let mut out = serde_json::Map::new();
+    out.insert("title".into(), json!(p.title));
+    out.insert(
+        "layers".into(),
+        json!(p.layers.as_ref().map(|l| l.to_string())),
+    );
+    out.insert("params".into(), json!(params));
+    out
 }
 
 /// The layer-variant switch of one side (an empty row where it has one variant, so both
@@ -121,9 +127,15 @@ fn slot_key(slot: &[&Part]) -> String {
 
 /// Extra space before each slot of each column so that matching slots sit level: where one
 /// model has slots the other lacks, the other waits.
-fn padding(a: &[Part], b: &[Part]) -> (BTreeMap<usize, u32>, BTreeMap<usize, u32>) {
-    let ka: Vec<String> = super::svg::slots(a).iter().map(|s| slot_key(s)).collect();
-    let kb: Vec<String> = super::svg::slots(b).iter().map(|s| slot_key(s)).collect();
+fn padding(a: &super::Drawing, b: &super::Drawing) -> (BTreeMap<usize, u32>, BTreeMap<usize, u32>) {
+    let keys = |d: &super::Drawing| -> Vec<String> {
+        let variant_of = |p: &Part| super::variants_of(&d.variants, p);
+        super::svg::slots(&d.parts, &variant_of)
+            .iter()
+            .map(|s| slot_key(s))
+            .collect()
+    };
+    let (ka, kb) = (keys(a), keys(b));
     let (mut pa, mut pb) = (BTreeMap::new(), BTreeMap::new());
     for op in similar::capture_diff_slices(similar::Algorithm::Myers, &ka, &kb) {
         let (_, ra, rb) = op.as_tag_tuple();
@@ -140,7 +152,7 @@ fn padding(a: &[Part], b: &[Part]) -> (BTreeMap<usize, u32>, BTreeMap<usize, u32
 pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::Result<String> {
     let (da, db) = (drawing(a)?, drawing(b)?);
     let (ps_a, ps_b, vs_a, vs_b) = (&da.parts, &db.parts, &da.variants, &db.variants);
-    let (pad_a, pad_b) = padding(ps_a, ps_b);
+    let (pad_a, pad_b) = padding(&da, &db);
     let status_a: BTreeMap<usize, StepStatus> = d
         .steps
         .iter()
@@ -210,7 +222,7 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
         json!({ "a": { "name": d.a, "parts": data_a }, "b": { "name": d.b, "parts": data_b } });
     Ok(format!(
         r#"{head}<style>{page_css}
-{css}</style></head>
+{css}{panel_css}</style></head>
 <body>
 <header><h1>{na} <span class="arrow">→</span> {nb}</h1>
 <p class="summary">{summary}</p>
@@ -225,12 +237,14 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
 <details class="figures"><summary>Figures side by side (FLOPs at {context} tokens)</summary>
 <table><thead><tr><th>figure</th><th>{na}</th><th>{nb}</th><th>B/A</th></tr></thead><tbody>{figures}</tbody></table></details>
 <script id="data" type="application/json">{data}</script>
-<script>{js}</script>
+<script>{panel}
+{js}</script>
 </body></html>
 "#,
         head = super::preamble(&escape(&format!("{} vs {} · anatomy", d.a, d.b)), ""),
         page_css = include_str!("page.css"),
         css = COMPARE_CSS,
+        panel_css = PANEL_CSS,
         na = escape(&d.a),
         nb = escape(&d.b),
         summary = escape(&d.summary),
@@ -245,6 +259,7 @@ pub fn page(a: &Graph, b: &Graph, d: &Diff, provenance: (&str, &str)) -> crate::
         vb = variant_buttons("b", vs_b),
         context = grouped(d.context as u128),
         data = json_for_script(&data),
+        panel = PANEL_JS,
         js = COMPARE_JS,
     ))
 }
@@ -255,77 +270,34 @@ body { padding-bottom: 50vh; }
 .columns section { display: contents; }
 .columns h2 { font-size: 1.1rem; margin: .6rem 0 .3rem; }
 .columns .diagram svg { max-width: 100%; height: auto; }
+.summary { max-width: 70rem; }
+.changes table, .figures table { border-collapse: collapse; margin: .4rem 0; font-size: .9rem; }
+.changes td, .changes th, .figures td, .figures th { padding: .15rem .6rem; text-align: left; border-bottom: 1px solid var(--panel); }
+.variants button[aria-pressed="true"] { font-weight: 700; }
+"#;
+
+/// The parts that differ, outlined, and the panel that opens a part of both models: shared with
+/// the gallery's compare page.
+pub(super) const PANEL_CSS: &str = r#"
 svg .part.differs rect { stroke: var(--focus); stroke-width: 2.4; stroke-dasharray: 6 3; }
 svg .part.resized rect { stroke-dasharray: 2 3; }
-.summary { max-width: 70rem; }
-.changes table, .figures table, #detail table { border-collapse: collapse; margin: .4rem 0; font-size: .9rem; }
-.changes td, .changes th, .figures td, .figures th, #detail td, #detail th { padding: .15rem .6rem; text-align: left; border-bottom: 1px solid var(--panel); }
+#detail table { border-collapse: collapse; margin: .4rem 0; font-size: .9rem; }
+#detail td, #detail th { padding: .15rem .6rem; text-align: left; border-bottom: 1px solid var(--panel); }
 #detail { position: fixed; left: 1rem; right: 1rem; bottom: 1rem; top: auto; max-width: none; max-height: 45vh; overflow: auto; z-index: 5; box-shadow: 0 4px 18px rgba(0,0,0,.18); }
 #detail h3 { margin-top: 0; }
 #detail .close { float: right; font: inherit; font-size: .85rem; cursor: pointer; }
 #detail .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2rem; }
 #detail tr.differs td { background: color-mix(in srgb, var(--focus) 18%, transparent); }
 #detail .none { color: var(--muted); font-style: italic; }
-.variants button[aria-pressed="true"] { font-weight: 700; }
 "#;
+
+pub(super) const PANEL_JS: &str = include_str!("compare_panel.js");
 
 const COMPARE_JS: &str = r##"(function () {
   "use strict";
   var data = JSON.parse(document.getElementById("data").textContent);
-  var detail = document.getElementById("detail");
-  var MARK = { same: "=", mechanism: "*", dims: "#", only_a: "-", only_b: "+" };
-  function el(tag, cls, text) {
-    var e = document.createElement(tag);
-    if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
-    return e;
-  }
-  function column(side, id) {
-    var box = el("div");
-    var p = data[side].parts[id];
-    box.appendChild(el("h3", null, data[side].name));
-    if (!p) { box.appendChild(el("p", "none", "Not in " + data[side].name + ".")); return box; }
-    box.appendChild(el("h4", null, p.title + (p.layers ? " (layers " + p.layers + ")" : "")));
-    if (p.params) box.appendChild(el("p", null, p.params));
-    var t = el("table");
-    p.steps.forEach(function (s) {
-      var tr = el("tr", s.status === "same" ? null : "differs");
-      tr.appendChild(el("td", null, MARK[s.status] || ""));
-      tr.appendChild(el("td", null, s.number + " " + s.title));
-      tr.appendChild(el("td", null, s.equation));
-      t.appendChild(tr);
-    });
-    box.appendChild(t);
-    return box;
-  }
-  function select(id, push) {
-    document.querySelectorAll(".part.selected").forEach(function (g) { g.classList.remove("selected"); });
-    detail.textContent = "";
-    if (!id) { detail.hidden = true; } else {
-      ["a", "b"].forEach(function (side) {
-        var g = document.getElementById(side + "-part-" + id);
-        if (g) g.classList.add("selected");
-      });
-      var close = el("button", "close", "close");
-      close.type = "button";
-      close.addEventListener("click", function () { select(null, true); });
-      detail.appendChild(close);
-      var pair = el("div", "pair");
-      pair.appendChild(column("a", id));
-      pair.appendChild(column("b", id));
-      detail.appendChild(pair);
-      detail.hidden = false;
-    }
-    var hash = "#a=" + encodeURIComponent(data.a.name) + "&b=" + encodeURIComponent(data.b.name) +
-      (id ? "&part=" + encodeURIComponent(id) : "");
-    if (push) history.pushState(null, "", hash); else history.replaceState(null, "", hash);
-  }
-  function fromHash() {
-    var m = /(?:^#|&)part=([^&]*)/.exec(location.hash);
-    var id = m ? decodeURIComponent(m[1]) : null;
-    if (id && !data.a.parts[id] && !data.b.parts[id]) id = null;
-    select(id, false);
-  }
+  var select = anatomyCompare.panel(document.getElementById("detail"), function () { return data; });
+  function fromHash() { select(anatomyCompare.partInHash(data), false); }
   document.querySelectorAll(".part").forEach(function (g) {
     var id = g.getAttribute("data-part");
     if (!id || id === "block") return;

@@ -78,8 +78,9 @@ pub struct Variant {
     pub representative: u64,
     /// The parameters its layers hold, all of them together.
     pub params: u128,
-    /// Its attention's span, where the model's attention layers differ in it ("window 1024",
-    /// "full"): the one attention box drawn for all variants says it per variant.
+    /// Its attention's span and positions, where the model's attention layers differ in them
+    /// ("window 1024", "full · no RoPE"): an attention box drawn for several variants says it
+    /// per variant.
     pub span_note: String,
 }
 
@@ -113,6 +114,13 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
     }
     let spans: Vec<_> = spec.plan.iter().filter_map(|l| l.span()).collect();
     let spans_differ = spans.windows(2).any(|w| w[0] != w[1]);
+    let ropes: Vec<bool> = spec
+        .plan
+        .iter()
+        .filter(|l| l.span().is_some())
+        .map(|l| l.rope)
+        .collect();
+    let ropes_differ = ropes.windows(2).any(|w| w[0] != w[1]);
     // Each variant's share of the blocks' parameters.
     let held = |layers: &LayerSet| -> u128 {
         g.params
@@ -143,13 +151,24 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
             if !plan.rope && plan.span().is_some() {
                 what += ", no RoPE";
             }
-            let span_note = match plan.span() {
-                _ if !spans_differ => String::new(),
-                Some(crate::spec::AttnSpan::Sliding(w)) => format!("window {w}"),
-                Some(crate::spec::AttnSpan::Chunked(c)) => format!("chunks of {c}"),
-                Some(crate::spec::AttnSpan::Full | crate::spec::AttnSpan::Whole) => "full".into(),
-                None => String::new(),
+            let span = match plan.span() {
+                _ if !spans_differ => None,
+                Some(crate::spec::AttnSpan::Sliding(w)) => Some(format!("window {w}")),
+                Some(crate::spec::AttnSpan::Chunked(c)) => Some(format!("chunks of {c}")),
+                Some(crate::spec::AttnSpan::Full | crate::spec::AttnSpan::Whole) => {
+                    Some("full".into())
+                }
+                None => None,
             };
+            let rope = match plan.span() {
+                Some(_) if ropes_differ => Some(if plan.rope { "RoPE" } else { "no RoPE" }.into()),
+                _ => None,
+            };
+            let span_note = [span, rope]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<String>>()
+                .join(" · ");
             Variant {
                 representative: layers.first().unwrap_or(0),
                 params: held(&layers),
@@ -554,8 +573,14 @@ fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize])
     }
     if p.cost.matmul > 0 {
         numbers.push(format!(
-            "matmuls: {} per token",
-            flops(p.cost.matmul as f64)
+            "matmuls: {} per token{}",
+            flops(p.cost.matmul as f64),
+            // Not in the model's FLOPs per token, which read text alone.
+            if p.on_image {
+                " of a prompt with an image"
+            } else {
+                ""
+            }
         ));
     }
     if p.cost.decode_attn > 0 {

@@ -99,7 +99,7 @@
     var badge = svg.querySelector(".frame .badge text");
     if (badge && data.variants[v]) {
       badge.textContent = "\u00d7" + data.variants[v].count;
-      badge.closest(".frame").setAttribute("aria-label", "Decoder layer, repeated " + data.variants[v].count + " times");
+      badge.closest(".frame").setAttribute("aria-label", "decoder layer \u00d7" + data.variants[v].count + ", repeated " + data.variants[v].count + " times");
     }
   }
 

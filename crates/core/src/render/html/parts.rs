@@ -27,8 +27,10 @@ pub enum Kind {
     /// (hyper-connections' head mix, AltUp's mean, block attention residuals' head mix).
     HeadInput,
     Aux,
-    /// The layers that cross-attend to an image (Mllama), skipped on text alone.
+    /// The attention of the layers that cross-attend to an image (Mllama), skipped on text alone.
     CrossAttention,
+    /// Such a layer's add through a learned tanh gate.
+    CrossGate,
     /// HRM's loop over its two stacks of layers.
     Hierarchy,
     /// Dory's looped section.
@@ -57,6 +59,8 @@ pub struct Part {
     /// already counts (a tied LM head reads the embedding).
     pub params: u128,
     pub shared_params: u128,
+    /// In a layer that a prompt without an image skips (Mllama's cross-attention layers).
+    pub on_image: bool,
     param_ids: BTreeSet<usize>,
     pub cost: stats::Cost,
 }
@@ -156,17 +160,7 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
                 steps_in(scope),
                 context,
             )),
-            ScopeKind::CrossAttention => out.push(part(
-                g,
-                &visits,
-                "cross-attention",
-                Kind::CrossAttention,
-                "Cross-attention to the image",
-                true,
-                scope.layers.clone(),
-                steps_in(scope),
-                context,
-            )),
+            ScopeKind::CrossAttention => cross_parts(g, &visits, scope, context, &mut out),
             ScopeKind::Stack(s) => out.push(part(
                 g,
                 &visits,
@@ -219,6 +213,81 @@ pub fn parts(g: &Graph, context: u64) -> Vec<Part> {
         }
     }
     out
+}
+
+/// A cross-attention layer (Mllama's) as the layers beside it are drawn: its norm, the
+/// cross-attention, the gated add, the FFN's norm, the MLP and its gated add. A route step (the
+/// stream coming in, the image's states) belongs to the part that reads it.
+fn cross_parts(g: &Graph, visits: &[Visit], scope: &Scope, context: u64, out: &mut Vec<Part>) {
+    let mut pending: Vec<usize> = Vec::new();
+    let mut body: Vec<usize> = Vec::new();
+    let (mut norms, mut adds) = (0, 0);
+    let layers = scope.layers.clone();
+    let push = |out: &mut Vec<Part>, id: String, kind: Kind, title: &str, steps: Vec<usize>| {
+        let mut p = part(
+            g,
+            visits,
+            &id,
+            kind,
+            title,
+            true,
+            layers.clone(),
+            steps,
+            context,
+        );
+        p.on_image = true;
+        out.push(p);
+    };
+    for node in &scope.children {
+        let st = match node {
+            Node::Step(st) => st,
+            Node::Scope(s) => {
+                body.extend(steps_in(s));
+                continue;
+            }
+        };
+        match st.op {
+            Op::Route => pending.push(st.number),
+            Op::Norm if st.category == Category::Norm && body.is_empty() => {
+                norms += 1;
+                pending.push(st.number);
+                let steps = std::mem::take(&mut pending);
+                push(
+                    out,
+                    format!("cross-norm-{norms}"),
+                    Kind::Norm,
+                    &st.title,
+                    steps,
+                );
+            }
+            Op::Add => {
+                // The body before the first add is the cross-attention, after it the MLP.
+                let (id, kind, title) = match adds {
+                    0 => (
+                        "cross-attention",
+                        Kind::CrossAttention,
+                        "Cross-attention to the image",
+                    ),
+                    _ => ("cross-ffn-mlp", Kind::Mlp, "Feed-forward (MLP)"),
+                };
+                body.splice(0..0, std::mem::take(&mut pending));
+                push(out, id.into(), kind, title, std::mem::take(&mut body));
+                adds += 1;
+                push(
+                    out,
+                    format!("cross-residual-{adds}"),
+                    Kind::CrossGate,
+                    &st.title,
+                    vec![st.number],
+                );
+            }
+            _ => body.push(st.number),
+        }
+    }
+    debug_assert!(
+        body.is_empty() && pending.is_empty(),
+        "a cross-attention layer ends with its MLP's gated add"
+    );
 }
 
 fn stack_id(s: crate::spec::Stack) -> &'static str {
@@ -480,7 +549,9 @@ fn part(
         Kind::Attention | Kind::Shared | Kind::CrossAttention => Category::Attention,
         Kind::Mixer => Category::Mixer,
         Kind::Mlp | Kind::Moe | Kind::PerLayer => Category::Ffn,
-        Kind::Norm | Kind::Residual | Kind::Hierarchy | Kind::Loop => Category::Norm,
+        Kind::Norm | Kind::Residual | Kind::CrossGate | Kind::Hierarchy | Kind::Loop => {
+            Category::Norm
+        }
         Kind::Embedding | Kind::Head | Kind::HeadInput | Kind::Stack(_) => Category::Embed,
         Kind::Aux => Category::Aux,
     };
@@ -495,6 +566,7 @@ fn part(
         out_dim,
         params: 0,
         shared_params: 0,
+        on_image: false,
         param_ids: params_seen,
         cost,
     }

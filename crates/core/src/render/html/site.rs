@@ -137,7 +137,7 @@ pub fn index(rows: &[Row]) -> crate::Result<String> {
             }
         }
         body.push_str(&format!(
-            "<tr data-family=\"{family}\" data-attention=\"{attn}\" data-mixers=\"{mixers}\" data-ffn=\"{ffn}\" data-size=\"{size}\"><td>{thumb}</td><td data-sort=\"{name}\"><a href=\"{href}\">{name}</a></td><td>{family}</td><td data-sort=\"{total}\">{total_s}</td><td data-sort=\"{active}\">{active_s}</td><td data-sort=\"{layers}\">{layers}</td><td data-sort=\"{hidden}\">{hidden_s}</td><td>{attn}</td><td data-sort=\"{ctx}\">{ctx_s}</td><td data-sort=\"{vocab}\">{vocab_s}</td><td class=\"src\">{source}</td></tr>\n",
+            "<tr data-family=\"{family}\" data-attention=\"{attn}\" data-mixers=\"{mixers}\" data-ffn=\"{ffn}\" data-size=\"{size}\"><td>{thumb}</td><td data-sort=\"{name}\"><a href=\"{href}\">{name}</a></td><td>{family}</td><td data-sort=\"{total}\" data-label=\"params\">{total_s}</td><td data-sort=\"{active}\" data-label=\"active\">{active_s}</td><td data-sort=\"{layers}\" data-label=\"layers\">{layers}</td><td data-sort=\"{hidden}\" data-label=\"hidden\">{hidden_s}</td><td data-label=\"attention\">{attn}</td><td data-sort=\"{ctx}\" data-label=\"context\">{ctx_s}</td><td data-sort=\"{vocab}\" data-label=\"vocab\">{vocab_s}</td><td class=\"src\">{source}</td></tr>\n",
             thumb = thumbnail(g),
             name = escape(&g.spec.name),
             href = escape(&r.href),
@@ -171,6 +171,19 @@ td.src {{ color: var(--muted); font-size: .85rem; }} a {{ color: inherit; font-w
 .legend span {{ display: inline-block; width: .8em; height: .8em; margin: 0 .25em 0 .8em; vertical-align: -.05em; }}
 .filters label, .compare label {{ margin-right: 1rem; }} .filters select, .compare select {{ font: inherit; }}
 tr[hidden] {{ display: none; }}
+/* A phone: each model a card, the column heads a row of sort buttons. */
+@media (max-width: 640px) {{
+  body {{ padding: .8rem; }}
+  table, thead, tbody, td {{ display: block; }}
+  thead tr {{ display: flex; flex-wrap: wrap; gap: .2rem .8rem; }}
+  th {{ border: 0; padding: .2rem 0; font-size: .85rem; }} th[data-type="none"] {{ display: none; }}
+  tbody tr {{ display: flex; flex-wrap: wrap; align-items: baseline; gap: .15rem .8rem; padding: .6rem 0; border-bottom: 1px solid var(--line); }}
+  tbody td {{ border: 0; padding: 0; text-align: left; }}
+  tbody td:first-child, tbody td.src {{ flex-basis: 100%; }}
+  td[data-label]::before {{ content: attr(data-label) " "; color: var(--muted); font-size: .8rem; }}
+  svg.strip {{ max-width: 100%; height: auto; }}
+  .filters label, .compare label {{ display: inline-block; margin: 0 .8rem .3rem 0; }}
+}}
 </style>
 </head>
 <body>
@@ -295,13 +308,30 @@ pub fn compare(rows: &[Row]) -> crate::Result<String> {
             .into_iter()
             .map(|f| serde_json::json!({ "key": f.key, "label": f.label, "kind": f.kind, "value": f.value }))
             .collect();
+        // Its steps and parts, for the page to pair with another model's as `diff` does.
+        let steps: Vec<serde_json::Value> = g
+            .steps()
+            .iter()
+            .map(|v| crate::diff::step_json(g, v))
+            .collect();
+        let parts: serde_json::Map<String, serde_json::Value> = d
+            .parts
+            .iter()
+            .map(|p| {
+                let mut head = super::compare::part_head(g, p);
+                head.insert("steps".into(), serde_json::json!(p.steps));
+                (p.id.clone(), serde_json::Value::Object(head))
+            })
+            .collect();
         models.push(serde_json::json!({
             "name": g.spec.name, "family": g.spec.family, "href": r.href, "facts": facts,
+            "steps": steps, "parts": parts,
         }));
     }
     let data = super::json_for_script(&serde_json::Value::Array(models));
     Ok(format!(
-        r##"{head}<style>{css}
+        r##"{head}<style>{css}{panel_css}
+body {{ padding-bottom: 50vh; }}
 .pickers label {{ margin-right: 1rem; }} .pickers select {{ font: inherit; }}
 .columns {{ display: grid; grid-template-columns: 1fr 1fr; gap: 1.2rem; align-items: start; }}
 .columns svg {{ max-width: 100%; height: auto; }}
@@ -312,10 +342,12 @@ table.facts td, table.facts th {{ padding: .2rem .7rem; border-bottom: 1px solid
 <h1>Compare two models</h1>
 <p class="pickers"><label>A <select id="pick-a"></select></label><label>B <select id="pick-b"></select></label> <a href="index.html">back to the gallery</a></p>
 <p id="verdict"></p>
-<p class="hint">Every architecture fact that differs is listed here; for the two models compared step by step, with each step's equation side by side, run <code>anatomy html A --compare B</code>.</p>
+<p class="hint">Every architecture fact that differs is listed here. In the diagrams, a part outlined differs in mechanism or has no counterpart, one dotted differs in size; click a part for both models' steps side by side, each with its equation.</p>
 <table class="facts"><thead><tr><th>kind</th><th>what</th><th id="head-a">A</th><th id="head-b">B</th></tr></thead><tbody id="facts"></tbody></table>
 <div class="columns"><section id="side-a"><h2 id="title-a"></h2><div class="diagram"></div></section><section id="side-b"><h2 id="title-b"></h2><div class="diagram"></div></section></div>
+<aside id="detail" hidden aria-live="polite"></aside>
 {templates}<script id="data" type="application/json">{data}</script>
+<script>{panel}</script>
 <script>
 (function () {{
   "use strict";
@@ -349,9 +381,38 @@ table.facts td, table.facts th {{ padding: .2rem .7rem; border-bottom: 1px solid
     box.appendChild(document.getElementById("model-" + i).content.cloneNode(true));
     pick[side].value = String(i);
   }}
+  // The two models shown, as the panel reads them: each part's steps with how they differ.
+  var shown = null;
+  var select = anatomyCompare.panel(document.getElementById("detail"), function () {{ return shown; }});
+  function side(name, m, status, other) {{
+    var byNumber = {{}};
+    m.steps.forEach(function (s) {{ byNumber[s[4]] = s; }});
+    var parts = {{}};
+    Object.keys(m.parts).forEach(function (id) {{
+      var p = m.parts[id];
+      var steps = p.steps.map(function (n) {{
+        var s = byNumber[n];
+        return {{ number: n, title: s[5], equation: s[2], status: status[n] || "same" }};
+      }});
+      parts[id] = {{ title: p.title, layers: p.layers, params: p.params, steps: steps }};
+      // Another mechanism, or no counterpart: outlined; other sizes only: marked lightly.
+      var g = document.querySelector("#side-" + name + ' .part[data-part="' + CSS.escape(id) + '"]');
+      if (!g) return;
+      var kinds = steps.map(function (s) {{ return s.status; }});
+      if (!other.parts[id] || kinds.some(function (k) {{ return k !== "same" && k !== "dims"; }})) g.classList.add("differs");
+      else if (kinds.indexOf("dims") >= 0) g.classList.add("resized");
+      g.addEventListener("click", function () {{ select(id, true); }});
+      g.addEventListener("keydown", function (e) {{
+        if (e.key === "Enter" || e.key === " ") {{ e.preventDefault(); select(id, true); }}
+      }});
+    }});
+    return {{ name: m.name, parts: parts }};
+  }}
   function go(a, b) {{
     show("a", a);
     show("b", b);
+    var pairs = anatomyCompare.pair(models[a].steps, models[b].steps);
+    shown = {{ a: side("a", models[a], pairs.a, models[b]), b: side("b", models[b], pairs.b, models[a]) }};
     var fa = models[a].facts, fb = models[b].facts, body = document.getElementById("facts");
     body.textContent = "";
     var keys = [], byKey = {{}};
@@ -371,13 +432,15 @@ table.facts td, table.facts th {{ padding: .2rem .7rem; border-bottom: 1px solid
       ? "The same architecture with the same sizes and settings."
       : (mechanisms === 0 ? "The same architecture; " + rows + " sizes or settings differ."
         : mechanisms + " mechanisms and " + (rows - mechanisms) + " sizes or settings differ.");
-    history.replaceState(null, "", "#a=" + encodeURIComponent(models[a].name) + "&b=" + encodeURIComponent(models[b].name));
+    select(anatomyCompare.partInHash(shown), false);
   }}
   function fromHash() {{
     var get = function (k) {{ var m = new RegExp("(?:^#|&)" + k + "=([^&]*)").exec(location.hash); return m ? decodeURIComponent(m[1]) : null; }};
     go(index(get("a"), 0), index(get("b"), Math.min(1, models.length - 1)));
   }}
   window.addEventListener("hashchange", fromHash);
+  window.addEventListener("popstate", fromHash);
+  document.addEventListener("keydown", function (e) {{ if (e.key === "Escape" && shown) select(null, true); }});
   fromHash();
 }})();
 </script>
@@ -386,5 +449,7 @@ table.facts td, table.facts th {{ padding: .2rem .7rem; border-bottom: 1px solid
 "##,
         head = preamble("anatomy · compare two models", ""),
         css = include_str!("page.css"),
+        panel_css = super::compare::PANEL_CSS,
+        panel = super::compare::PANEL_JS,
     ))
 }

@@ -43,20 +43,45 @@ fn fit(text: &str, (size, per_char): (f64, f64)) -> String {
     }
 }
 
-/// The column's slots in drawing order: consecutive gated parts (layer variants) share one;
-/// auxiliary parts, drawn beside the column, are in none.
-pub fn slots(parts: &[Part]) -> Vec<Vec<&Part>> {
+/// The column's slots in drawing order. A run of gated parts (layer variants) is laid out row by
+/// row for each variant at once: a part takes the first row below its variants' earlier parts,
+/// so each variant reads top to bottom and no two parts one variant shows share a row.
+/// Auxiliary parts, drawn beside the column, are in none.
+pub fn slots<'a>(
+    parts: &'a [Part],
+    variant_of: &dyn Fn(&Part) -> Vec<usize>,
+) -> Vec<Vec<&'a Part>> {
     let mut out: Vec<Vec<&Part>> = Vec::new();
     let mut i = 0;
     while i < parts.len() {
-        let mut slot = vec![&parts[i]];
-        while parts[i].layers.is_some() && i + 1 < parts.len() && parts[i + 1].layers.is_some() {
+        if parts[i].kind == Kind::Aux {
             i += 1;
-            slot.push(&parts[i]);
+            continue;
         }
-        i += 1;
-        if slot[0].kind != Kind::Aux {
-            out.push(slot);
+        if parts[i].layers.is_none() {
+            out.push(vec![&parts[i]]);
+            i += 1;
+            continue;
+        }
+        let start = out.len();
+        let mut next: std::collections::BTreeMap<usize, usize> = Default::default();
+        while i < parts.len() && parts[i].layers.is_some() && parts[i].kind != Kind::Aux {
+            let vs = variant_of(&parts[i]);
+            // A part no variant shows still gets a row of its own.
+            let row = if vs.is_empty() {
+                out.len() - start
+            } else {
+                vs.iter()
+                    .map(|v| next.get(v).copied().unwrap_or(0))
+                    .max()
+                    .unwrap_or(0)
+            };
+            next.extend(vs.iter().map(|&v| (v, row + 1)));
+            if start + row == out.len() {
+                out.push(Vec::new());
+            }
+            out[start + row].push(&parts[i]);
+            i += 1;
         }
     }
     out
@@ -91,7 +116,7 @@ pub fn diagram(
     layers: u64,
     towers: &[crate::spec::NotDrawn],
     variant_of: &dyn Fn(&Part) -> Vec<usize>,
-    aria_summary: &dyn Fn(&Part) -> String,
+    summary: &dyn Fn(&Part) -> String,
     span_notes: &[String],
     place: &Placement,
 ) -> String {
@@ -117,12 +142,18 @@ pub fn diagram(
     y += 20;
     let mut block_top = None;
     let mut block_bottom = 0;
-    let mut stream_y = 0; // where the residual stream last left the column
+    // Where the residual stream last left the column, in each variant.
+    let n_variants = parts
+        .iter()
+        .flat_map(variant_of)
+        .max()
+        .map_or(1, |v| v + 1);
+    let mut stream_y = vec![0; n_variants];
     let mut last_dim: Option<u64> = None;
     let mut over_patches = false;
     let mut aux_anchor = 0;
     let mut embed_anchor = 0;
-    for (n, slot) in slots(parts).into_iter().enumerate() {
+    for (n, slot) in slots(parts, variant_of).into_iter().enumerate() {
         let p = slot[0];
         // Padding lengthens the arrow into the slot; a frame opening or closing starts its own.
         let extra = pad(n);
@@ -135,7 +166,7 @@ pub fn diagram(
             // The frame's title and ×N badge open the block itself; in reading order they come
             // after the embedding.
             body.push_str(&format!(
-                "<g class=\"part frame\" id=\"{pre}part-block\" data-part=\"block\" tabindex=\"0\" role=\"button\" aria-label=\"Decoder layer, repeated {layers} times\"><rect class=\"hit\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"30\"/><text class=\"block-title\" x=\"{}\" y=\"{}\">decoder layer</text><g class=\"badge\"><rect x=\"{}\" y=\"{}\" width=\"62\" height=\"22\" rx=\"11\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">×{layers}</text></g></g>",
+                "<g class=\"part frame\" id=\"{pre}part-block\" data-part=\"block\" tabindex=\"0\" role=\"button\" aria-label=\"decoder layer ×{layers}, repeated {layers} times\"><rect class=\"hit\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"30\"/><text class=\"block-title\" x=\"{}\" y=\"{}\">decoder layer</text><g class=\"badge\"><rect x=\"{}\" y=\"{}\" width=\"62\" height=\"22\" rx=\"11\"/><text x=\"{}\" y=\"{}\" text-anchor=\"middle\">×{layers}</text></g></g>",
                 BOX_X - 30,
                 y,
                 BOX_W + 130,
@@ -147,7 +178,7 @@ pub fn diagram(
                 y + 21,
             ));
             y += 34;
-            stream_y = y - 8;
+            stream_y.fill(y - 8);
         }
         if !p.in_block && block_top.is_some() && block_bottom == 0 {
             y += 10;
@@ -200,17 +231,19 @@ pub fn diagram(
                     n => format!(" · {n} layers"),
                 })
                 .unwrap_or_default();
-            // One attention box for layers that differ in span: each variant's span, shown with it.
-            let notes: Vec<(usize, &String)> =
-                if part.category == Category::Attention && part.layers.is_none() {
-                    span_notes
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, n)| !n.is_empty())
-                        .collect()
-                } else {
-                    Vec::new()
-                };
+            // One attention box for layers that differ in span or positions: each variant's,
+            // shown with it.
+            let mut notes: Vec<(usize, &String)> = Vec::new();
+            if part.category == Category::Attention {
+                notes = variants
+                    .iter()
+                    .filter_map(|&v| span_notes.get(v).map(|n| (v, n)))
+                    .collect();
+                if notes.windows(2).all(|w| w[0].1 == w[1].1) {
+                    notes.clear();
+                }
+                notes.retain(|(_, n)| !n.is_empty());
+            }
             let longest = notes
                 .iter()
                 .map(|(_, n)| n.chars().count() + 3)
@@ -221,18 +254,12 @@ pub fn diagram(
                 .map(|(i, n)| format!("<tspan class=\"gated v{i}\"> · {}</tspan>", escape(n)))
                 .collect();
             body.push_str(&format!(
-                "<g class=\"part cat-{cat}{gated}{vclass}{extra}\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\"{title_fit}>{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\"{sub_fit}>{sub}{layers_note}{span_note}</text></g>",
+                "<g class=\"part cat-{cat}{gated}{vclass}{extra}\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\"><desc>{desc}</desc><rect x=\"{BOX_X}\" y=\"{y}\" width=\"{BOX_W}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{tx}\" y=\"{ty}\" text-anchor=\"middle\"{title_fit}>{title}</text><text class=\"sub\" x=\"{tx}\" y=\"{sy}\" text-anchor=\"middle\"{sub_fit}>{sub}{layers_note}{span_note}</text></g>",
                 cat = category_class(part.category),
                 id = escape(&part.id),
-                aria = escape(&{
-                    let summary = aria_summary(part);
-                    // A summary that starts with the title says it once.
-                    if summary.starts_with(&part.title) {
-                        summary
-                    } else {
-                        format!("{}: {summary}", part.title)
-                    }
-                }),
+                // Its name is what it shows (the variant's own span note among it), the
+                // summary its description.
+                desc = escape(&summary(part)),
                 tx = BOX_X + BOX_W / 2,
                 ty = y + 20,
                 sy = y + 36,
@@ -243,15 +270,40 @@ pub fn diagram(
                 layers_note = escape(&layers_note),
             ));
         }
-        if p.kind == Kind::Residual {
-            // The stream skips the sublayer and rejoins here.
+        // The stream skips the sublayer and rejoins here: for each variant from where it last
+        // left the column, drawn with the variant's parts.
+        for part in slot
+            .iter()
+            .filter(|q| matches!(q.kind, Kind::Residual | Kind::CrossGate))
+        {
+            let vs: Vec<usize> = match part.layers {
+                None => (0..stream_y.len()).collect(),
+                Some(_) => variant_of(part),
+            };
             let ym = y + BOX_H / 2;
-            body.push_str(&format!(
-                "<path class=\"residual\" d=\"M{} {stream_y} H{RESID_X} V{ym} H{}\" marker-end=\"url(#{pre}arrow-res)\"/>",
-                BOX_X + BOX_W / 2 + 90,
-                BOX_X + BOX_W + 2
-            ));
-            stream_y = y + BOX_H + 6;
+            let mut from: Vec<u32> = vs.iter().map(|&v| stream_y[v]).collect();
+            from.dedup();
+            for start in from {
+                let class = match part.layers {
+                    None => String::new(),
+                    Some(_) => {
+                        let with: String = vs
+                            .iter()
+                            .filter(|&&v| stream_y[v] == start)
+                            .map(|v| format!(" v{v}"))
+                            .collect();
+                        format!(" gated{with}")
+                    }
+                };
+                body.push_str(&format!(
+                    "<path class=\"residual{class}\" d=\"M{} {start} H{RESID_X} V{ym} H{}\" marker-end=\"url(#{pre}arrow-res)\"/>",
+                    BOX_X + BOX_W / 2 + 90,
+                    BOX_X + BOX_W + 2
+                ));
+            }
+            for v in vs {
+                stream_y[v] = y + BOX_H + 6;
+            }
         }
         last_dim = Some(p.out_dim);
         over_patches = match p.kind {
@@ -283,7 +335,7 @@ pub fn diagram(
         let ay = aux_anchor.max(60) - BOX_H / 2;
         let ax = RESID_X + 24;
         body.push_str(&format!(
-            "<path class=\"auxedge\" d=\"M{} {} H{ax}\"/><g class=\"part cat-aux\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\" aria-label=\"{aria}\"><rect x=\"{ax}\" y=\"{ay}\" width=\"120\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">MTP module</text><text class=\"sub\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} params</text></g>",
+            "<path class=\"auxedge\" d=\"M{} {} H{ax}\"/><g class=\"part cat-aux{extra}\" id=\"{pre}part-{id}\" data-part=\"{id}\" tabindex=\"0\" role=\"button\"><desc>{desc}</desc><rect x=\"{ax}\" y=\"{ay}\" width=\"120\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">MTP module</text><text class=\"sub\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} params</text></g>",
             BOX_X + BOX_W,
             ay + BOX_H / 2,
             ax + 60,
@@ -292,7 +344,11 @@ pub fn diagram(
             ay + 36,
             escape(&short(aux.params)),
             id = escape(&aux.id),
-            aria = escape(&format!("{}: {}", aux.title, aria_summary(aux))),
+            desc = escape(&summary(aux)),
+            extra = place
+                .class
+                .and_then(|f| f(aux))
+                .map_or(String::new(), |c| format!(" {c}")),
         ));
     }
     if !towers.is_empty() {

@@ -32,6 +32,7 @@ pub(super) fn snippet(spec: &Spec, bl: &ByteLatent, kind: Kind) -> String {
         | Kind::Shared
         | Kind::Aux
         | Kind::CrossAttention
+        | Kind::CrossGate
         | Kind::Hierarchy
         | Kind::Loop => model(spec, bl),
     }

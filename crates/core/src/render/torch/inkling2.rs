@@ -37,9 +37,9 @@ pub(super) fn attention(spec: &Spec) -> String {
             _ => None,
         })
         .unwrap_or(0);
-    let scale = full
-        .query_scale
-        .expect("Inkling 2's full layers scale their queries");
+    // A model whose layers all slide has no full layer to scale its queries: the constants
+    // are then read by no layer.
+    let (alpha, floor) = full.query_scale.map_or((0.0, 0), |s| (s.beta, s.length));
     let kind = |a: &Attention| {
         format!(
             "({}, {}, {}, {})",
@@ -115,8 +115,8 @@ class DynamicConv(nn.Module):
                 ("d_rel", rel.d_rel.to_string()),
                 ("qk_clip", fmt_f(full.l2_clip.unwrap_or(0.0))),
                 ("rel_clip", fmt_f(rel.clip.unwrap_or(0.0))),
-                ("alpha", fmt_f(scale.beta)),
-                ("floor", scale.length.to_string()),
+                ("alpha", fmt_f(alpha)),
+                ("floor", floor.to_string()),
                 ("d", d.to_string()),
             ],
         ),

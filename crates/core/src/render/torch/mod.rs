@@ -140,7 +140,7 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
             None => model(spec, &n),
         },
         Kind::Aux => mtp(spec),
-        Kind::CrossAttention => cross_layer(spec),
+        Kind::CrossAttention | Kind::CrossGate => cross_layer(spec),
         Kind::Stack(_) => unreachable!("a stack's part is BLT's, answered above"),
     };
     format!("{}\n\n{}\n", imports(&body), body.trim_end())

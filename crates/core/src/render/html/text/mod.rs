@@ -466,10 +466,15 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 ),
                 subtleties: vec![
                     "On a prompt without an image transformers skips these layers whole, MLP included: they cost a text token nothing and cache nothing, and the run here (which reads text only) skips them too. Their keys and values, computed once per image, are not part of the per-token KV cache.".into(),
-                    format!("Their {} parameters count in the model's total: the language model stores them beside its self-attention layers, numbered among them.", short(part.params + part.shared_params)),
+                    format!("These layers' {} parameters (their norms, cross-attention, gates and MLPs) count in the model's total: the language model stores them beside its self-attention layers, numbered among them.", grouped(layers_params(g, part))),
                 ],
             }
         }
+        Kind::CrossGate => Text {
+            summary: format!("{}: adds the sublayer's output to the stream through a learned tanh gate.", part.title),
+            explanation: format!("y = x + tanh(g) · f(x), with g one stored scalar per layer and sublayer: the {d}-dim output is scaled by tanh(g) ∈ (−1, 1) before it joins the stream."),
+            subtleties: vec!["Trained from g = 0, tanh(0) = 0: a new cross-attention layer starts as the identity, so the pretrained language model is undisturbed until the gate opens.".into()],
+        },
         Kind::Loop => {
             let l = spec.looped().expect("a loop part comes from a looped section");
             use crate::layers::LayerSet;
@@ -527,6 +532,16 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
 }
 
 /// What the layers outside `l`, the dense MLP's, run instead, from the plan.
+/// What a gated part's layers hold, all of their tensors together.
+fn layers_params(g: &Graph, part: &Part) -> u128 {
+    let per = crate::stats::per_layer_params(g);
+    part.layers
+        .iter()
+        .flat_map(|l| l.iter())
+        .filter_map(|b| per.get(b as usize))
+        .sum()
+}
+
 fn instead_of_mlp(spec: &Spec, l: &crate::layers::LayerSet) -> String {
     let outside = |f: &dyn Fn(&crate::spec::LayerPlan) -> bool| {
         crate::layers::LayerSet::from_fn(spec.layers, |b| {
