@@ -71,14 +71,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         layer_attn,
         mlp,
         moe,
-        ssm: _,
-        s6: _,
-        short_conv: _,
-        delta,
-        lightning: _,
-        rg_lru: _,
-        rwkv: _,
-        mlstm,
+        recurrent,
         plan,
         norm,
         final_norm_kind,
@@ -303,8 +296,10 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
     }
     on("prompt", prompt.is_some());
     on("final_norm_kind", final_norm_kind.is_some());
-    on("mlstm:bias", mlstm.is_some_and(|m| m.bias));
-    on("mlstm:fused", mlstm.is_some_and(|m| m.fused));
+    if let Some(Recurrent::MLstm(m)) = recurrent {
+        on("mlstm:bias", m.bias);
+        on("mlstm:fused", m.fused);
+    }
     on("recurrent_place", recurrent_place.is_some());
     on("mup", mup.is_some());
     on("stream_mix", stream_mix.is_some());
@@ -330,7 +325,10 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         shared.as_ref().is_some_and(|s| !s.layers.is_empty()),
     );
     on("ngram_ple", ngram_ple.is_some());
-    on("delta:sigmoid_gate", delta.is_some_and(|d| d.sigmoid_gate));
+    on(
+        "delta:sigmoid_gate",
+        matches!(recurrent, Some(Recurrent::DeltaNet(d)) if d.sigmoid_gate),
+    );
     match stream {
         Stream::Plain => {}
         Stream::Hyper(h) => {

@@ -182,7 +182,7 @@ fn kv_cache_follows_each_layers_attention() {
 #[test]
 fn recurrent_state_is_the_same_at_any_context() {
     let spec = source::load("mamba-codestral-7b", false).unwrap().spec;
-    let s = spec.ssm.clone().unwrap();
+    let s = spec.ssm().unwrap().clone();
     let conv = s.heads * s.head_dim + 2 * s.groups * s.state;
     let per_layer = s.heads * s.head_dim * s.state + conv * (s.conv_kernel - 1);
     let (short, long) = (
@@ -219,7 +219,7 @@ fn a_hybrid_caches_in_attention_layers_and_keeps_state_in_the_others() {
     let spec =
         anatomy_core::families::load_json("bamba.json", &cfg.to_string(), "b", false).unwrap();
     let g = graph::build(&spec).unwrap();
-    let s = spec.ssm.clone().unwrap();
+    let s = spec.ssm().unwrap().clone();
     // Per attention layer and token: K and V, 2 heads of 1024 / 8.
     let kv_per_layer = 2 * 2 * (1024 / 8);
     // Per Mamba2 layer: 32 heads × 64 (2 × 1024 / 32) × 64, and 3 inputs of x, B and C.

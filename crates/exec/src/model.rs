@@ -1062,7 +1062,7 @@ impl Model {
             self.keep(Some(b), Point::AttnConv, &a);
         }
         // Residual multipliers (Granite), or RWKV's inference scaling of layer b's outputs.
-        let m_res = match self.spec.rwkv {
+        let m_res = match self.spec.rwkv() {
             Some(r) => 0.5f64.powi(r.halvings(b as u64) as i32),
             None => self.spec.residual_mult,
         };
@@ -1170,7 +1170,7 @@ impl Model {
             self.keep(Some(b), Point::FfnNorm, &out);
         }
         // RWKV in inference: the stream halved after every few layers.
-        if self.spec.rwkv.is_some_and(|r| r.halves_after(b as u64)) {
+        if self.spec.rwkv().is_some_and(|r| r.halves_after(b as u64)) {
             out = out.affine(0.5, 0.0)?;
         }
         Ok(out)

@@ -7,7 +7,7 @@ use anatomy_checkpoint::Format;
 use anatomy_core::graph::Graph;
 use anatomy_core::layers::LayerSet;
 use anatomy_core::manifest::{manifest, Naming};
-use anatomy_core::spec::{AttnSpan, LayerPlan, Mixer, SharedBlocks, Spec, Stream};
+use anatomy_core::spec::{AttnSpan, LayerPlan, Mixer, Recurrent, SharedBlocks, Spec, Stream};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
@@ -58,45 +58,47 @@ pub fn shrink(spec: &Spec) -> Spec {
     for (_, w) in &mut s.mlp_widths {
         *w = (*w * 128 / spec.mlp.intermediate.max(1)).max(1);
     }
-    if let Some(m) = &mut s.s6 {
-        m.inner = 128;
-        m.state = 16;
-        m.dt_rank = 4;
-        // Heads of their own kept as two (Zamba).
-        m.heads = m.heads.min(2);
-    }
-    if let Some(m) = &mut s.ssm {
-        // Twice the hidden size, in 8 heads of 16; groups shared where the model shares them.
-        m.groups = if m.groups > 1 { 2 } else { 1 };
-        m.heads = 8;
-        m.head_dim = 16;
-        m.state = 16;
-    }
-    if let Some(d) = &mut s.delta {
-        // Two key heads, each serving as many value heads as the model's do, heads of 16.
-        d.value_heads = 2 * d.ratio();
-        d.key_heads = 2;
-        d.key_dim = 16;
-        d.value_dim = 16;
-    }
-    if let Some(l) = &mut s.lightning {
-        // The attention's heads, and chunks of at most 8 in the stored decay tables.
-        l.heads = s.attn.heads;
-        l.head_dim = 16;
-        l.block = l.block.min(8);
-    }
-    if let Some(r) = &mut s.rg_lru {
-        r.width = 128;
-        r.heads = 4;
-    }
-    if let Some(r) = &mut s.rwkv {
-        r.attn = 64;
-    }
-    if let Some(m) = &mut s.mlstm {
-        // 4 heads: keys of 8 and values of 16, as the model's are half and all of hidden.
-        m.heads = 4;
-        m.qk_dim = 32;
-        m.v_dim = 64;
+    match &mut s.recurrent {
+        Some(Recurrent::Mamba(m)) => {
+            m.inner = 128;
+            m.state = 16;
+            m.dt_rank = 4;
+            // Heads of their own kept as two (Zamba).
+            m.heads = m.heads.min(2);
+        }
+        Some(Recurrent::Mamba2(m)) => {
+            // Twice the hidden size, in 8 heads of 16; groups shared where the model shares them.
+            m.groups = if m.groups > 1 { 2 } else { 1 };
+            m.heads = 8;
+            m.head_dim = 16;
+            m.state = 16;
+        }
+        Some(Recurrent::DeltaNet(d)) => {
+            // Two key heads, each serving as many value heads as the model's do, heads of 16.
+            d.value_heads = 2 * d.ratio();
+            d.key_heads = 2;
+            d.key_dim = 16;
+            d.value_dim = 16;
+        }
+        Some(Recurrent::Lightning(l)) => {
+            // The attention's heads, and chunks of at most 8 in the stored decay tables.
+            l.heads = s.attn.heads;
+            l.head_dim = 16;
+            l.block = l.block.min(8);
+        }
+        Some(Recurrent::RgLru(r)) => {
+            r.width = 128;
+            r.heads = 4;
+        }
+        Some(Recurrent::Rwkv(r)) => r.attn = 64,
+        Some(Recurrent::MLstm(m)) => {
+            // 4 heads: keys of 8 and values of 16, as the model's are half and all of hidden.
+            m.heads = 4;
+            m.qk_dim = 32;
+            m.v_dim = 64;
+        }
+        // A short convolution keeps its taps, whatever the width.
+        Some(Recurrent::ShortConv(_)) | None => {}
     }
     if let Some(sh) = &mut s.shared {
         // Zamba2's shared block: its heads split [stream, embeddings], 2 × 64 wide, as the
@@ -404,7 +406,7 @@ fn token_routes(
 fn lightning_constants(g: &Graph, tensors: &mut HashMap<String, Tensor>) -> Result<(), Error> {
     use anatomy_core::naming::{names, Role};
     let spec = &g.spec;
-    let Some(l) = spec.lightning else {
+    let Some(l) = spec.lightning() else {
         return Ok(());
     };
     let (h, blk) = (l.heads as usize, l.block as usize);

@@ -236,7 +236,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             Mixer::Mamba2 => "none (Mamba2)",
             Mixer::Mamba => "none (Mamba)",
             Mixer::ShortConv => "none (short convolution)",
-            Mixer::DeltaNet => match s.delta.map(|d| d.channel_decay()) {
+            Mixer::DeltaNet => match s.delta().map(|d| d.channel_decay()) {
                 Some(true) => "none (Kimi Delta Attention)",
                 Some(false) | None => "none (Gated DeltaNet)",
             },
@@ -1075,13 +1075,13 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     mixers.dedup();
     f("mixer", "sequence mixers", Mechanism, mixers.join(" and "));
     // Each mixer's sizes, with the state size every recurrent mixer has said once.
-    if let Some(m) = &s.s6 {
+    if let Some(m) = s.s6() {
         f("ssm.inner", "Mamba channels", Size, m.inner.to_string());
         if m.heads > 1 {
             f("ssm.s6_heads", "Mamba heads", Size, m.heads.to_string());
         }
     }
-    if let Some(m) = &s.mlstm {
+    if let Some(m) = s.mlstm() {
         f("mlstm.heads", "mLSTM heads", Size, m.heads.to_string());
         f(
             "mlstm.head_dims",
@@ -1096,7 +1096,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             crate::fmt::float(m.gate_cap),
         );
     }
-    if let Some(m) = &s.ssm {
+    if let Some(m) = s.ssm() {
         f("ssm.heads", "Mamba2 heads", Size, m.heads.to_string());
         f(
             "ssm.head_dim",
@@ -1105,7 +1105,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             m.head_dim.to_string(),
         );
     }
-    if let Some(m) = &s.delta {
+    if let Some(m) = s.delta() {
         f(
             "delta.heads",
             "DeltaNet key and value heads",
@@ -1119,17 +1119,17 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
             format!("{} and {}", m.key_dim, m.value_dim),
         );
     }
-    let state = (s.ssm.as_ref().map(|m| m.state)).or(s.s6.as_ref().map(|m| m.state));
+    let state = (s.ssm().map(|m| m.state)).or(s.s6().map(|m| m.state));
     if let Some(n) = state {
         f("ssm.state", "state size", Size, n.to_string());
     }
-    if let Some(m) = &s.s6 {
+    if let Some(m) = s.s6() {
         f("ssm.dt_rank", "step rank", Size, m.dt_rank.to_string());
     }
-    if let Some(m) = &s.ssm {
+    if let Some(m) = s.ssm() {
         f("ssm.groups", "B/C groups", Size, m.groups.to_string());
     }
-    if let Some(m) = &s.lightning {
+    if let Some(m) = s.lightning() {
         f(
             "lightning.block",
             "lightning chunk",
@@ -1153,11 +1153,11 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         );
         f("stream_mix.mlp", "MLP residual", Setting, pair(m.mlp));
     }
-    let kernel = (s.ssm.as_ref().map(|m| m.conv_kernel))
-        .or(s.s6.as_ref().map(|m| m.conv_kernel))
-        .or(s.short_conv.map(|c| c.kernel))
-        .or(s.delta.map(|d| d.conv_kernel))
-        .or(s.rg_lru.map(|r| r.conv_kernel));
+    let kernel = (s.ssm().map(|m| m.conv_kernel))
+        .or(s.s6().map(|m| m.conv_kernel))
+        .or(s.short_conv().map(|c| c.kernel))
+        .or(s.delta().map(|d| d.conv_kernel))
+        .or(s.rg_lru().map(|r| r.conv_kernel));
     if let Some(k) = kernel {
         f("ssm.conv_kernel", "convolution width", Size, k.to_string());
     }

@@ -954,11 +954,17 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     let kda = match c.linear {
         Linear::None => None,
         Linear::Kimi => {
-            s.delta = Some(super::delta::kimi_delta(cfg, s.norm.eps)?);
+            s.recurrent = Some(Recurrent::DeltaNet(super::delta::kimi_delta(
+                cfg, s.norm.eps,
+            )?));
             Some(super::delta::kimi_layers(cfg, s.layers)?)
         }
         Linear::Bailing => {
-            s.delta = Some(super::delta::bailing_delta(cfg, s.norm.eps, s.attn.heads)?);
+            s.recurrent = Some(Recurrent::DeltaNet(super::delta::bailing_delta(
+                cfg,
+                s.norm.eps,
+                s.attn.heads,
+            )?));
             // The attention gates each head's output by σ(x · W_g).
             s.attn.out_gate = Some(OutGate {
                 softplus: false,

@@ -51,7 +51,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         SsmGate::NormAfter
     };
     m.part_mults = multipliers::<5>(cfg, "ssm_multipliers")?;
-    s.ssm = Some(m);
+    s.recurrent = Some(Recurrent::Mamba2(m));
     let [mlp_gate, mlp_down] = multipliers::<2>(cfg, "mlp_multipliers")?;
     s.mup = Some(Mup {
         attn_in: multiplier(cfg, "attention_in_multiplier")?,

@@ -1055,26 +1055,18 @@ pub fn load(
         }
         None => (None, vec![false; layers as usize]),
     };
-    let (mut ssm, mut s6, mut short_conv, mut delta, mut lightning) =
-        (None, None, None, None, None);
-    match hybrid {
-        Some(HybridMixer::Mamba2(k)) => ssm = Some(super::mamba2::ssm(cfg, hidden, norm.eps, &k)?),
-        Some(HybridMixer::Mamba(k)) => s6 = Some(super::mamba::s6(cfg, hidden, &k)?),
-        Some(HybridMixer::ShortConv { kernel, bias }) => {
-            short_conv = Some(ShortConv {
-                kernel: cfg.size(kernel.0, Some(kernel.1))?,
-                bias: cfg.flag(bias.0, bias.1)?,
-            })
-        }
-        Some(HybridMixer::DeltaNet(store, defaults)) => {
-            delta = Some(super::delta::delta_net(
-                cfg,
-                norm.eps,
-                (store, defaults),
-                heads,
-                hidden,
-            )?)
-        }
+    let recurrent = match hybrid {
+        Some(HybridMixer::Mamba2(k)) => Some(Recurrent::Mamba2(super::mamba2::ssm(
+            cfg, hidden, norm.eps, &k,
+        )?)),
+        Some(HybridMixer::Mamba(k)) => Some(Recurrent::Mamba(super::mamba::s6(cfg, hidden, &k)?)),
+        Some(HybridMixer::ShortConv { kernel, bias }) => Some(Recurrent::ShortConv(ShortConv {
+            kernel: cfg.size(kernel.0, Some(kernel.1))?,
+            bias: cfg.flag(bias.0, bias.1)?,
+        })),
+        Some(HybridMixer::DeltaNet(store, defaults)) => Some(Recurrent::DeltaNet(
+            super::delta::delta_net(cfg, norm.eps, (store, defaults), heads, hidden)?,
+        )),
         Some(HybridMixer::Lightning { block }) => {
             let act = super::act_renamed(cfg, "hidden_act", d.act, f.act_renames)?;
             if act == Act::Xielu {
@@ -1083,17 +1075,17 @@ pub fn load(
                     "is xielu; lightning attention applies its activation without parameters of its own, so it must be one of silu, gelu, relu and their variants",
                 ));
             }
-            lightning = Some(Lightning {
+            Some(Recurrent::Lightning(Lightning {
                 heads,
                 head_dim,
                 block: cfg.size(block.0, Some(block.1))?,
                 // Its norm is built at the class's default ε, whatever the config's.
                 eps: 1e-6,
                 act,
-            })
+            }))
         }
-        None => {}
-    }
+        None => None,
+    };
     let gated = match f.out_gate_key {
         Some((key, default)) => cfg.flag(key, default)?,
         None => true,
@@ -1342,10 +1334,7 @@ pub fn load(
             scalar: false,
         },
         moe,
-        ssm,
-        s6,
-        short_conv,
-        delta,
+        recurrent,
         plan: spans
             .into_iter()
             .zip(moe_layers)
@@ -1391,10 +1380,6 @@ pub fn load(
         } else {
             None
         },
-        lightning,
-        rg_lru: None,
-        rwkv: None,
-        mlstm: None,
         position: match f.alibi {
             Some(slopes) => Position::Alibi(slopes(heads)),
             None => Position::Rope(r),

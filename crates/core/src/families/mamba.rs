@@ -21,7 +21,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
     } else {
         S6Keys::MAMBA
     };
-    s.s6 = Some(s6(cfg, s.hidden, &keys)?);
+    s.recurrent = Some(Recurrent::Mamba(s6(cfg, s.hidden, &keys)?));
     Ok(s)
 }
 

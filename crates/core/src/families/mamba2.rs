@@ -14,7 +14,12 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         tied: false,
     };
     let mut s = recurrent_only(cfg, "mamba2", family, name, shell, Mixer::Mamba2)?;
-    s.ssm = Some(ssm(cfg, s.hidden, s.norm.eps, &SsmKeys::MAMBA2)?);
+    s.recurrent = Some(Recurrent::Mamba2(ssm(
+        cfg,
+        s.hidden,
+        s.norm.eps,
+        &SsmKeys::MAMBA2,
+    )?));
     Ok(s)
 }
 

@@ -103,7 +103,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
     }
     let has_mamba = kinds.contains(&Kind::Mamba);
     let m = ssm(cfg, s.hidden, eps, &SsmKeys::NEMOTRON_H)?;
-    s.ssm = has_mamba.then_some(m);
+    s.recurrent = has_mamba.then_some(Recurrent::Mamba2(m));
     s.plan = kinds
         .iter()
         .map(|k| {

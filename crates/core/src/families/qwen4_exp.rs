@@ -148,10 +148,9 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             ))
         }
     };
-    s.delta = s.delta.map(|d| DeltaNet {
-        sigmoid_gate: sigmoid,
-        ..d
-    });
+    if let Some(d) = s.delta_mut() {
+        d.sigmoid_gate = sigmoid;
+    }
 
     let mut qsa = [0; 5];
     for (v, key) in qsa.iter_mut().zip(QSA) {

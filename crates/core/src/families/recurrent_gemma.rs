@@ -91,12 +91,12 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
             format!("is {width}; the RG-LRU's gates split it into {h} blocks (num_attention_heads), so it must be a positive multiple of {h}"),
         ));
     }
-    s.rg_lru = Some(RgLru {
+    s.recurrent = Some(Recurrent::RgLru(RgLru {
         width,
         heads: h,
         conv_kernel: cfg.size("conv1d_width", Some(4))?,
         act,
-    });
+    }));
     let window = cfg.size("attention_window_size", Some(2048))?;
     let expect = "\"recurrent\" or \"attention\"";
     let types = cfg

@@ -36,10 +36,10 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
         // null: the class fills in its default.
         Ok(cfg.opt_size(key)?.unwrap_or(default))
     };
-    s.rwkv = Some(Rwkv {
+    s.recurrent = Some(Recurrent::Rwkv(Rwkv {
         attn: size_or("attention_hidden_size", s.hidden)?,
         rescale_every: cfg.count("rescale_every", 6)?,
-    });
+    }));
     // The channel mixing's key projection and its squared ReLU (its σ(r) gate is its own).
     s.mlp = Mlp {
         intermediate: size_or("intermediate_size", 4 * s.hidden)?,

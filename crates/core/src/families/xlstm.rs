@@ -91,7 +91,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
             Err(cfg.err(key, format!("is {c}; give a positive soft cap")))
         }
     };
-    s.mlstm = Some(MLstm {
+    s.recurrent = Some(Recurrent::MLstm(MLstm {
         heads,
         qk_dim: qk,
         v_dim: v,
@@ -100,7 +100,7 @@ pub fn load(cfg: &Config, _model_type: &str, family: &str, name: &str) -> Result
         norm_eps: eps,
         bias,
         fused,
-    });
+    }));
     s.final_softcap = Some(cap("output_logit_soft_cap", 30.0)?);
     // The MLP's width: hidden × ffn_proj_factor, rounded up to a multiple.
     let factor = cfg.float("ffn_proj_factor", 2.667)?;

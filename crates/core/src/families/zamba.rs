@@ -98,7 +98,7 @@ pub fn load_zamba(cfg: &Config, _model_type: &str, family: &str, name: &str) -> 
             ),
         ));
     }
-    s.s6 = Some(m);
+    s.recurrent = Some(Recurrent::Mamba(m));
     let layers = LayerSet::from_fn(s.layers, |b| hybrid[b as usize]);
     // Kept where no layer runs the block: the names of its layers' mixers depend on it.
     s.shared = Some(SharedBlocks::new(layers, 1, 0, false));
@@ -221,7 +221,7 @@ pub fn load_zamba2(cfg: &Config, _model_type: &str, family: &str, name: &str) ->
         rank,
         attn_adapters,
     ));
-    s.ssm = Some(m);
+    s.recurrent = Some(Recurrent::Mamba2(m));
     s.plan = (0..s.layers)
         .map(|b| LayerPlan {
             mixer: Mixer::Mamba2,

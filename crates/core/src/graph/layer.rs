@@ -148,18 +148,14 @@ impl<'s> Builder<'s> {
             // A loader that gives layers a recurrent mixer gives the Spec its settings.
             let settings = "a recurrent layer's mixer has its settings in the Spec";
             let nodes = match mixer {
-                Mixer::Mamba2 => self.mamba2(rec_in, spec.ssm.as_ref().expect(settings)),
-                Mixer::Mamba => self.mamba(rec_in, spec.s6.as_ref().expect(settings)),
-                Mixer::ShortConv => {
-                    self.short_conv(rec_in, spec.short_conv.as_ref().expect(settings))
-                }
-                Mixer::DeltaNet => self.delta_net(rec_in, spec.delta.as_ref().expect(settings)),
-                Mixer::Lightning => {
-                    self.lightning(rec_in, spec.lightning.as_ref().expect(settings))
-                }
-                Mixer::RgLru => self.rg_lru(rec_in, spec.rg_lru.as_ref().expect(settings)),
-                Mixer::Rwkv => self.rwkv_time_mix(rec_in, spec.rwkv.as_ref().expect(settings)),
-                Mixer::MLstm => self.mlstm(rec_in, spec.mlstm.as_ref().expect(settings)),
+                Mixer::Mamba2 => self.mamba2(rec_in, spec.ssm().expect(settings)),
+                Mixer::Mamba => self.mamba(rec_in, spec.s6().expect(settings)),
+                Mixer::ShortConv => self.short_conv(rec_in, spec.short_conv().expect(settings)),
+                Mixer::DeltaNet => self.delta_net(rec_in, spec.delta().expect(settings)),
+                Mixer::Lightning => self.lightning(rec_in, spec.lightning().expect(settings)),
+                Mixer::RgLru => self.rg_lru(rec_in, spec.rg_lru().expect(settings)),
+                Mixer::Rwkv => self.rwkv_time_mix(rec_in, spec.rwkv().expect(settings)),
+                Mixer::MLstm => self.mlstm(rec_in, spec.mlstm().expect(settings)),
                 Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None | Mixer::CrossAttention => {
                     unreachable!("only recurrent kinds listed")
                 }
@@ -477,7 +473,7 @@ impl<'s> Builder<'s> {
         }
         children.extend(self.layer_tail("Xᵦ₊₁"));
         // RWKV in inference: the stream halved after every few layers.
-        if let Some(r) = spec.rwkv.filter(|r| r.rescale_every > 0) {
+        if let Some(r) = spec.rwkv().filter(|r| r.rescale_every > 0) {
             let halving = LayerSet::from_fn(spec.layers, |b| r.halves_after(b));
             if !halving.is_empty() {
                 let x = self.latest("Xᵦ₊₁");
@@ -1008,7 +1004,7 @@ fn depth_factors(spec: &Spec, ffn: bool) -> (&'static str, &'static str, &'stati
 
 fn residual_factor(spec: &Spec) -> String {
     if let Some(r) = spec
-        .rwkv
+        .rwkv()
         .filter(|r| r.rescale_every > 0 && r.halvings(spec.layers - 1) > 0)
     {
         return format!("2^−⌊b/{}⌋ · ", r.rescale_every);

@@ -493,3 +493,58 @@ impl Ssm {
         self.inner() + self.conv_dim() + self.heads
     }
 }
+
+/// The recurrent mixer a model's recurrent layers run, with its sizes; one kind per model.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Recurrent {
+    /// Mamba2's state-space mixer (`Mixer::Mamba2`, and beside attention in `Mixer::Parallel`).
+    Mamba2(Ssm),
+    /// Mamba's selective scan (`Mixer::Mamba`).
+    Mamba(S6),
+    /// LFM2's short convolution (`Mixer::ShortConv`).
+    ShortConv(ShortConv),
+    /// The gated delta rule (`Mixer::DeltaNet`).
+    DeltaNet(DeltaNet),
+    /// Lightning attention (`Mixer::Lightning`).
+    Lightning(Lightning),
+    /// Griffin's recurrent block (`Mixer::RgLru`).
+    RgLru(RgLru),
+    /// RWKV's time mixing (`Mixer::Rwkv`) and channel mixing (`Ffn::ChannelMix`).
+    Rwkv(Rwkv),
+    /// xLSTM's matrix memory (`Mixer::MLstm`).
+    MLstm(MLstm),
+}
+
+/// `spec.ssm()` and the like: the payload of one kind of recurrent mixer, where the model's is
+/// that kind; `_mut` to resize it (the scaled-down copies).
+macro_rules! recurrent_accessors {
+    ($($get:ident, $get_mut:ident, $variant:ident, $ty:ty;)*) => {
+        impl super::Spec {
+            $(
+                pub fn $get(&self) -> Option<&$ty> {
+                    match &self.recurrent {
+                        Some(Recurrent::$variant(x)) => Some(x),
+                        _ => None,
+                    }
+                }
+                pub fn $get_mut(&mut self) -> Option<&mut $ty> {
+                    match &mut self.recurrent {
+                        Some(Recurrent::$variant(x)) => Some(x),
+                        _ => None,
+                    }
+                }
+            )*
+        }
+    };
+}
+
+recurrent_accessors! {
+    ssm, ssm_mut, Mamba2, Ssm;
+    s6, s6_mut, Mamba, S6;
+    short_conv, short_conv_mut, ShortConv, ShortConv;
+    delta, delta_mut, DeltaNet, DeltaNet;
+    lightning, lightning_mut, Lightning, Lightning;
+    rg_lru, rg_lru_mut, RgLru, RgLru;
+    rwkv, rwkv_mut, Rwkv, Rwkv;
+    mlstm, mlstm_mut, MLstm, MLstm;
+}

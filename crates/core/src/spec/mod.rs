@@ -45,22 +45,9 @@ pub struct Spec {
     /// The dense FFN (every layer for dense models; the dense layers of a MoE model).
     pub mlp: Mlp,
     pub moe: Option<Moe>,
-    /// The state-space mixer of the `Mixer::Mamba2` layers.
-    pub ssm: Option<Ssm>,
-    /// The selective scan of the `Mixer::Mamba` layers.
-    pub s6: Option<S6>,
-    /// The short convolution of the `Mixer::ShortConv` layers.
-    pub short_conv: Option<ShortConv>,
-    /// The gated delta rule of the `Mixer::DeltaNet` layers.
-    pub delta: Option<DeltaNet>,
-    /// The lightning attention of the `Mixer::Lightning` layers.
-    pub lightning: Option<Lightning>,
-    /// Griffin's recurrent block of the `Mixer::RgLru` layers.
-    pub rg_lru: Option<RgLru>,
-    /// RWKV's time mixing (`Mixer::Rwkv`) and channel mixing (`Ffn::ChannelMix`).
-    pub rwkv: Option<Rwkv>,
-    /// xLSTM's matrix memory (`Mixer::MLstm`).
-    pub mlstm: Option<MLstm>,
+    /// The recurrent mixer of the layers that run one (`Mixer::Mamba2`, `Mamba`, …), with its
+    /// sizes: a model has one kind at most. Read through `ssm()`, `delta()` and the like.
+    pub recurrent: Option<Recurrent>,
     /// One entry per layer.
     pub plan: Vec<LayerPlan>,
     pub norm: Norm,
@@ -490,7 +477,7 @@ impl Spec {
 
     /// A mixer's name in this model: a DeltaNet's by its variant (Kimi's has its own).
     pub fn mixer_title(&self, m: Mixer) -> &'static str {
-        match (m, &self.delta) {
+        match (m, self.delta()) {
             (Mixer::DeltaNet, Some(d)) => d.name(),
             _ => m.title(),
         }
@@ -498,7 +485,7 @@ impl Spec {
 
     /// A mixer as a phrase: `mixer_title`'s name for a DeltaNet, `Mixer::describe` otherwise.
     pub fn mixer_describe(&self, m: Mixer) -> String {
-        match (m, &self.delta) {
+        match (m, self.delta()) {
             (Mixer::DeltaNet, Some(d)) => d.name().into(),
             _ => m.describe(),
         }

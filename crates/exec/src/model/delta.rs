@@ -9,7 +9,7 @@ impl Model {
     pub(super) fn delta_net(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let s = self
             .spec
-            .delta
+            .delta()
             .expect("a Gated DeltaNet layer has its settings");
         let t = x.dim(0)?;
         let (kh, vh, dk, dv) = (

@@ -9,7 +9,7 @@ impl Model {
     pub(super) fn lightning(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let s = self
             .spec
-            .lightning
+            .lightning()
             .expect("a lightning layer has its settings");
         let (t, heads, d) = (x.dim(0)?, s.heads as usize, s.head_dim as usize);
         let qkv = apply_act(s.act, &self.proj(x, Role::SsmIn, b, false)?)?;

@@ -7,7 +7,7 @@ impl Model {
     /// soft-capped; then per token and head the stabilized matrix-memory update and read-out
     /// (`Spec::MLstm`), a LayerNorm per head, the gate and the output projection.
     pub(super) fn mlstm(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
-        let s = self.spec.mlstm.expect("an mLSTM layer has its settings");
+        let s = self.spec.mlstm().expect("an mLSTM layer has its settings");
         let (t, h) = (x.dim(0)?, s.heads as usize);
         let (dk, dv) = (s.qk_dim as usize / h, s.v_dim as usize / h);
         let cap = |v: Tensor| -> Res<Tensor> { Ok(softcap(&v, s.gate_cap)?) };

@@ -7,7 +7,10 @@ impl Model {
     /// gates from block-diagonal projections, its decay and normalized input; the recurrence of
     /// one state per channel (reset at position 0); the gated output projected back.
     pub(super) fn rg_lru(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
-        let s = self.spec.rg_lru.expect("an RG-LRU layer has its settings");
+        let s = self
+            .spec
+            .rg_lru()
+            .expect("an RG-LRU layer has its settings");
         let (t, w, h, bw) = (
             x.dim(0)?,
             s.width as usize,

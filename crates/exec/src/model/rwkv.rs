@@ -24,7 +24,7 @@ impl Model {
     /// RWKV's time mixing: the token shift, the three mixes, K, V and σ(R), the WKV
     /// recurrence through the layer's sums, the output projection.
     pub(super) fn rwkv_time_mix(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
-        let r = self.spec.rwkv.expect("an RWKV layer has its settings");
+        let r = self.spec.rwkv().expect("an RWKV layer has its settings");
         let (d, a) = (self.spec.hidden as usize, r.attn as usize);
         let state = cache.ssm[b].get_or_insert_with(|| SsmState::rwkv(d, a));
         let prev = Self::shifted(x, &mut state.conv[..d])?;
@@ -64,7 +64,7 @@ impl Model {
 
     /// RWKV's channel mixing: the token shift, two mixes, σ(R) ⊙ W_v ReLU(W_k x)².
     pub(super) fn rwkv_channel_mix(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
-        let r = self.spec.rwkv.expect("an RWKV layer has its settings");
+        let r = self.spec.rwkv().expect("an RWKV layer has its settings");
         let (d, a) = (self.spec.hidden as usize, r.attn as usize);
         let state = cache.ssm[b].get_or_insert_with(|| SsmState::rwkv(d, a));
         let prev = Self::shifted(x, &mut state.conv[d..])?;

@@ -7,7 +7,7 @@ impl Model {
     /// the step Δ per head; the convolution and SiLU; the scan through the layer's state; the
     /// gated, grouped RMS norm; the output projection.
     pub(super) fn mamba2(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
-        let s = self.spec.ssm.as_ref().expect("a Mamba2 layer has its Ssm");
+        let s = self.spec.ssm().expect("a Mamba2 layer has its Ssm");
         let (t, inner, conv_dim) = (x.dim(0)?, s.inner() as usize, s.conv_dim() as usize);
         let (heads, n, groups) = (s.heads as usize, s.state as usize, s.groups as usize);
         let mut p = self.proj(x, Role::SsmIn, b, s.bias)?;
@@ -114,7 +114,7 @@ impl Model {
     /// the step, B and C from x (RMS-normed without weights in Falcon-Mamba); Δ per channel;
     /// the scan through a state per channel; the gate; the output projection.
     pub(super) fn mamba(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
-        let s = self.spec.s6.as_ref().expect("a Mamba layer has its S6");
+        let s = self.spec.s6().expect("a Mamba layer has its S6");
         let (t, i, n, r) = (
             x.dim(0)?,
             s.inner as usize,
@@ -179,7 +179,7 @@ impl Model {
         b: usize,
         state: &mut SsmState,
     ) -> Res<Tensor> {
-        let s = self.spec.s6.as_ref().expect("a Mamba layer has its S6");
+        let s = self.spec.s6().expect("a Mamba layer has its S6");
         let (i, n, r, h) = (
             s.inner as usize,
             s.state as usize,
@@ -223,7 +223,7 @@ impl Model {
         b: usize,
         state: &mut SsmState,
     ) -> Res<Tensor> {
-        let s = self.spec.s6.as_ref().expect("a Mamba layer has its S6");
+        let s = self.spec.s6().expect("a Mamba layer has its S6");
         let (t, i, n) = (xs.dim(0)?, s.inner as usize, s.state as usize);
         let a: Vec<f32> = vec(self.w(Role::SsmALog, Some(b))?)?
             .iter()
@@ -261,7 +261,7 @@ impl Model {
     pub(super) fn short_conv(&self, x: &Tensor, b: usize, cache: &mut Cache) -> Res<Tensor> {
         let c = self
             .spec
-            .short_conv
+            .short_conv()
             .expect("a short-convolution layer has its settings");
         let (t, d) = (x.dim(0)?, self.spec.hidden as usize);
         let p = self.proj(x, Role::SsmIn, b, c.bias)?;

@@ -506,7 +506,7 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
         highlights = escape(&highlights),
         layers = spec.layers,
         data = json_for_script(&data),
-        mixer_swatch = if spec.ssm.is_some() {
+        mixer_swatch = if spec.ssm().is_some() {
             "<li><span class=\"swatch cat-mixer\"></span>state-space mixer</li>"
         } else {
             ""

@@ -143,11 +143,7 @@ pub fn diagram(
     let mut block_top = None;
     let mut block_bottom = 0;
     // Where the residual stream last left the column, in each variant.
-    let n_variants = parts
-        .iter()
-        .flat_map(variant_of)
-        .max()
-        .map_or(1, |v| v + 1);
+    let n_variants = parts.iter().flat_map(variant_of).max().map_or(1, |v| v + 1);
     let mut stream_y = vec![0; n_variants];
     let mut last_dim: Option<u64> = None;
     let mut over_patches = false;

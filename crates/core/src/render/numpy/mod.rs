@@ -603,28 +603,28 @@ fn config_json(spec: &Spec) -> serde_json::Value {
     };
     config["residual_scales"] = json!(spec.residual == Residual::Scaled);
     config["depth_scaled"] = json!(spec.depth_scaled);
-    config["short_conv"] = match &spec.short_conv {
+    config["short_conv"] = match spec.short_conv() {
         Some(c) => json!({"kernel": c.kernel, "bias": c.bias}),
         None => json!(null),
     };
     config["recurrent_place"] = json!(spec.recurrent_place.map(place_name));
-    config["lightning"] = match &spec.lightning {
+    config["lightning"] = match spec.lightning() {
         Some(l) => {
             json!({"heads": l.heads, "head_dim": l.head_dim, "eps": l.eps, "act": act_name(l.act)})
         }
         None => json!(null),
     };
-    config["rwkv"] = match &spec.rwkv {
+    config["rwkv"] = match spec.rwkv() {
         Some(r) => json!({"rescale_every": r.rescale_every}),
         None => json!(null),
     };
-    if let Some(m) = &spec.mlstm {
+    if let Some(m) = spec.mlstm() {
         config["mlstm"] = json!({
             "heads": m.heads, "qk_dim": m.qk_dim, "v_dim": m.v_dim, "gate_cap": m.gate_cap,
             "eps": m.eps, "norm_eps": m.norm_eps,
         });
     }
-    config["rg_lru"] = match &spec.rg_lru {
+    config["rg_lru"] = match spec.rg_lru() {
         Some(r) => json!({"width": r.width, "heads": r.heads, "act": act_name(r.act)}),
         None => json!(null),
     };
@@ -634,7 +634,7 @@ fn config_json(spec: &Spec) -> serde_json::Value {
         }
         None => json!(null),
     };
-    config["delta"] = match &spec.delta {
+    config["delta"] = match spec.delta() {
         Some(d) => json!({
             "key_heads": d.key_heads, "value_heads": d.value_heads, "key_dim": d.key_dim,
             "value_dim": d.value_dim, "conv_kernel": d.conv_kernel, "eps": d.eps,
@@ -643,17 +643,17 @@ fn config_json(spec: &Spec) -> serde_json::Value {
         }),
         None => json!(null),
     };
-    config["s6"] = match &spec.s6 {
+    config["s6"] = match spec.s6() {
         Some(s) => json!({
             "inner": s.inner, "state": s.state, "dt_rank": s.dt_rank, "conv_kernel": s.conv_kernel,
             "conv_bias": s.conv_bias, "bias": s.bias, "bcdt_norm": s.bcdt_norm.map(|b| b.eps),
         }),
         None => json!(null),
     };
-    if let Some(s) = spec.s6.as_ref().filter(|s| s.heads > 1) {
+    if let Some(s) = spec.s6().filter(|s| s.heads > 1) {
         config["s6"]["heads"] = json!(s.heads);
     }
-    config["ssm"] = match &spec.ssm {
+    config["ssm"] = match spec.ssm() {
         Some(s) => json!({
             "heads": s.heads, "head_dim": s.head_dim, "state": s.state, "groups": s.groups,
             "conv_kernel": s.conv_kernel, "conv_bias": s.conv_bias, "bias": s.bias, "eps": s.eps,

@@ -516,7 +516,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "    z = norm(x, w(W, \"final_norm\"))  # the final norm has no shift, unlike the blocks'\n",
         ));
     }
-    if let Some(m) = spec.mlstm.filter(|m| m.fused) {
+    if let Some(m) = spec.mlstm().filter(|m| m.fused) {
         // xLSTM's `weight_mode` "fused": q | k | v | o from one projection, both gates from another.
         let bias = if m.bias {
             ", w(W, \"ssm_in\", b, bias=True)"
@@ -526,7 +526,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
         let fused = format!("    QK, V = S[\"qk_dim\"], S[\"v_dim\"]\n    p = linear(x, w(W, \"ssm_in\", b){bias})  # p: [T, 2 QK + 2 V], q | k | v | o stored as one projection\n    q = p[:, :QK].reshape(T, H, DK) / np.float32(math.sqrt(DK))  # [T, H, DK], scaled\n    k = p[:, QK : 2 * QK].reshape(T, H, DK)  # [T, H, DK]\n    v = p[:, 2 * QK : 2 * QK + V].reshape(T, H, DV)  # [T, H, DV]\n    o = p[:, 2 * QK + V :]  # [T, H DV], the output gate\n    g = cap(linear(x, w(W, \"ssm_ba\", b), w(W, \"ssm_ba\", b, bias=True)))  # g: [T, 2 H], the input gates, then the forget gates\n    i, f = g[:, :H], g[:, H:]  # [T, H] each\n");
         out_edits.push((MLSTM_PROJECTIONS, fused));
     }
-    if spec.mlstm.is_some_and(|m| m.bias && !m.fused) {
+    if spec.mlstm().is_some_and(|m| m.bias && !m.fused) {
         lines.extend([
             (
                 "linear(x, w(W, \"ssm_q\", b))",
@@ -546,7 +546,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             ),
         ]);
     }
-    if spec.mlstm.is_some_and(|m| m.bias) {
+    if spec.mlstm().is_some_and(|m| m.bias) {
         // xLSTM with `use_bias`: every projection and the per-head norm have a bias.
         lines.extend([
             (
@@ -743,48 +743,48 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
     }
     // The mixer call holds only the mixers this model has.
     let mut calls = Vec::new();
-    if spec.delta.is_some_and(|d| d.sigmoid_gate) {
+    if spec.delta().is_some_and(|d| d.sigmoid_gate) {
         // Qwen4-Exp's "sigmoid" output gate.
         lines.push((
             "    o = o * (z.reshape(T, VH, DV) / (1 + np.exp(-z.reshape(T, VH, DV))))  # [T, VH, DV], gated by SiLU(z)\n",
             "    o = o / (1 + np.exp(-z.reshape(T, VH, DV)))  # [T, VH, DV], gated by σ(z)\n",
         ));
     }
-    if spec.delta.is_none() {
+    if spec.delta().is_none() {
         drop.extend(["delta_loop", "delta_chunked"]);
     }
-    if spec.ssm.is_some() {
+    if spec.ssm().is_some() {
         calls.push(("mamba2", "mamba2(h, W, b)"));
     } else {
         drop.extend(["ssd_loop", "ssd_chunked"]);
         drop.push("mamba2");
     }
-    if spec.s6.is_some() {
+    if spec.s6().is_some() {
         calls.push(("mamba", "mamba(h, W, b)"));
     } else {
         drop.push("mamba");
     }
-    if spec.short_conv.is_some() {
+    if spec.short_conv().is_some() {
         calls.push(("conv", "short_conv(h, W, b)"));
     } else {
         drop.push("short_conv");
     }
-    if spec.lightning.is_some() {
+    if spec.lightning().is_some() {
         calls.push(("lightning", "lightning(h, W, b)"));
     } else {
         drop.extend(["lightning", "light_loop", "light_chunked"]);
     }
-    if spec.rg_lru.is_some() {
+    if spec.rg_lru().is_some() {
         calls.push(("rglru", "rg_lru(h, W, b)"));
     } else {
         drop.push("rg_lru");
     }
-    if spec.mlstm.is_some() {
+    if spec.mlstm().is_some() {
         calls.push(("mlstm", "mlstm(h, W, b)"));
     } else {
         drop.extend(["mlstm", "mlstm_loop", "mlstm_chunked"]);
     }
-    match spec.rwkv {
+    match spec.rwkv() {
         Some(r) => {
             calls.push(("rwkv", "time_mix(h, W, b)"));
             if r.rescale_every > 0 {
@@ -821,7 +821,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             ),
         ]);
     }
-    if let Some(s) = &spec.ssm {
+    if let Some(s) = spec.ssm() {
         if s.part_mults != [1.0; 5] {
             lines.push((
                 "    p = linear(x, w(W, \"ssm_in\", b), bias(\"ssm_in\"))  # p: [T, I + CH + H]\n",
@@ -861,7 +861,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "        place = C[\"place\"] if span[0] in (\"full\", \"sliding\", \"chunked\") else C[\"recurrent_place\"]  # the recurrent layers' own\n        before = place in (\"pre\", \"sandwich\")  # a norm on the branch before each sublayer\n        after = place in (\"post\", \"sandwich\")  # and after it, before the add\n",
         ));
     }
-    match spec.delta.map(|d| d.store) {
+    match spec.delta().map(|d| d.store) {
         Some(DeltaStore::Grouped | DeltaStore::Separate | DeltaStore::Fused | DeltaStore::Olmo) => {
             calls.push(("delta", "gated_delta_net(h, W, b)"));
             drop.push("kimi_delta_attention");
@@ -882,7 +882,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
                     ),
                 ]);
             }
-            if spec.delta.is_some_and(|d| d.gate_floor.is_some()) {
+            if spec.delta().is_some_and(|d| d.gate_floor.is_some()) {
                 lines.push((
                     "    g = -np.exp(w(W, \"ssm_a_log\", b).reshape(H, 1)) * np.logaddexp(0, f.reshape(T, H, DK))  # g: [T, H, DK], log decay per key channel\n",
                     "    g = np.float32(S[\"gate_floor\"]) / (1 + np.exp(-np.exp(w(W, \"ssm_a_log\", b).reshape(H, 1)) * f.reshape(T, H, DK)))  # g: [T, H, DK], log decay per key channel, bounded below\n",
@@ -915,11 +915,11 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "    q_rot = q[..., nope:]  # q_rot: [H, T, rope], scored against the shared key part as it is (no positions)\n",
         ));
     }
-    if spec.ssm.is_none()
-        && spec.s6.is_none()
-        && spec.short_conv.is_none()
-        && spec.delta.is_none()
-        && spec.rg_lru.is_none()
+    if spec.ssm().is_none()
+        && spec.s6().is_none()
+        && spec.short_conv().is_none()
+        && spec.delta().is_none()
+        && spec.rg_lru().is_none()
     {
         drop.push("causal_conv");
     }
@@ -971,7 +971,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
     if no_ffn && blocks.is_none() {
         drop.push("mlp");
     }
-    if let Some(s) = spec.s6.as_ref().filter(|s| s.heads > 1) {
+    if let Some(s) = spec.s6().filter(|s| s.heads > 1) {
         // Zamba: x and z alternate in the input projection; each head projects its own step, B
         // and C.
         lines.push((OWN_BCDT, HEADS_BCDT));
@@ -1126,7 +1126,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "mlp(h, W, b)",
         ));
     }
-    if spec.rwkv.is_some() {
+    if spec.rwkv().is_some() {
         // RWKV's FFN is its channel mixing.
         lines.push((
             "        m = mlp(h, W, b)\n",

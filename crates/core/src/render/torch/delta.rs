@@ -15,7 +15,7 @@ pub(super) fn delta_class(s: &DeltaNet) -> (&'static str, Role) {
 
 /// Gated DeltaNet, its memory written as the recurrence, token after token.
 pub(super) fn gated_delta_net(spec: &Spec, n: &Names) -> String {
-    let Some(s) = spec.delta.as_ref() else {
+    let Some(s) = spec.delta() else {
         unreachable!("only models with a Gated DeltaNet draw one")
     };
     if s.channel_decay() {

@@ -35,7 +35,7 @@ pub(super) fn layer_needs_index(spec: &Spec) -> bool {
         || moe_needs_index(spec)
         || !spec.layer_attn.is_empty()
         || !spec.mlp_widths.is_empty()
-        || spec.rwkv.is_some()
+        || spec.rwkv().is_some()
         || spec.depth_scaled
         || spec.ngram_ple.is_some()
 }
@@ -76,7 +76,7 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
     if spec.recurrent_place.is_some() {
         return split_place_layer(spec, n);
     }
-    if spec.rwkv.is_some() {
+    if spec.rwkv().is_some() {
         return rwkv_layer(spec, n);
     }
     let place = spec.norm.place;
@@ -130,15 +130,15 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
         format!("        self.{attn} = Attention(span, use_rope)\n")
     };
     let mut a_out = format!("self.{attn}({attn_in}, rope)");
-    let recurrent = match (&spec.ssm, &spec.s6, &spec.short_conv, &spec.delta) {
+    let recurrent = match (spec.ssm(), spec.s6(), spec.short_conv(), spec.delta()) {
         (Some(_), _, _, _) => Some(("mamba2", "Mamba2")),
         (None, Some(_), _, _) => Some(("mamba", "Mamba")),
         (None, None, Some(_), _) => Some(("conv", "ShortConv")),
         (None, None, None, Some(d)) => Some(("delta", delta_class(d).0)),
-        (None, None, None, None) if spec.lightning.is_some() => {
+        (None, None, None, None) if spec.lightning().is_some() => {
             Some(("lightning", "LightningAttention"))
         }
-        (None, None, None, None) if spec.rg_lru.is_some() => Some(("rglru", "RecurrentBlock")),
+        (None, None, None, None) if spec.rg_lru().is_some() => Some(("rglru", "RecurrentBlock")),
         (None, None, None, None) => None,
     };
     // Falcon-H1: attention and Mamba2 side by side, both reading the normed input.
@@ -160,7 +160,7 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
     };
     if let Some((kind, class)) = recurrent {
         // A hybrid: each layer holds the one mixer it runs.
-        let anchor = spec.delta.map_or(Role::SsmIn, |d| delta_class(&d).1);
+        let anchor = spec.delta().map_or(Role::SsmIn, |d| delta_class(d).1);
         let mamba = n.sublayer(anchor);
         let made = init.lines().last().unwrap_or_default().trim().to_string();
         init = init.replace(
@@ -594,10 +594,10 @@ pub(super) fn split_place_layer(spec: &Spec, n: &Names) -> String {
             && spec.block == Block::Sequential,
         "the one split placement loaders give"
     );
-    let Some(delta) = spec.delta else {
+    let Some(delta) = spec.delta() else {
         unreachable!("only DeltaNet hybrids place their norms apart")
     };
-    let (class, anchor) = delta_class(&delta);
+    let (class, anchor) = delta_class(delta);
     let p = |r: Role| n.path(r);
     let (ffn, make_ffn) = if spec.is_moe() {
         (
@@ -685,10 +685,10 @@ pub(super) fn single_layer(spec: &Spec, n: &Names) -> String {
             ),
             (M::DeltaNet, _) => add(
                 "delta",
-                n.sublayer(spec.delta.map_or(Role::SsmIn, |d| delta_class(&d).1)),
+                n.sublayer(spec.delta().map_or(Role::SsmIn, |d| delta_class(d).1)),
                 format!(
                     "{}()",
-                    spec.delta.map_or("GatedDeltaNet", |d| delta_class(&d).0)
+                    spec.delta().map_or("GatedDeltaNet", |d| delta_class(d).0)
                 ),
                 "self.ATTR(h)".into(),
             ),

@@ -4,7 +4,7 @@ use super::*;
 
 /// MiniMax's lightning attention, its memory written as the recurrence, token after token.
 pub(super) fn lightning_class(spec: &Spec, n: &Names) -> String {
-    let Some(s) = spec.lightning.as_ref() else {
+    let Some(s) = spec.lightning() else {
         unreachable!("only models with lightning attention draw it")
     };
     let a = |r: Role| n.attr(r);

@@ -6,7 +6,7 @@ use crate::spec::Spec;
 
 /// The mLSTM class.
 pub(super) fn mlstm(spec: &Spec) -> String {
-    let s = spec.mlstm.expect("xLSTM's layers run the mLSTM");
+    let s = spec.mlstm().expect("xLSTM's layers run the mLSTM");
     let h = s.heads;
     let (d, qk, v, bias) = (spec.hidden, s.qk_dim, s.v_dim, py_bool(s.bias));
     let (init_proj, fwd_proj) = if s.fused {

@@ -112,15 +112,15 @@ pub fn snippet(spec: &Spec, part: &Part) -> String {
         }
         Kind::Head | Kind::HeadInput | Kind::Residual if spec.attn.v4.is_some() => v4::model(spec),
         Kind::Attention => [rope(spec), mask(spec), attention(spec, &n)].join("\n\n\n"),
-        Kind::Mixer if spec.s6.as_ref().is_some_and(|s| s.heads > 1) => shared::mamba_heads(spec),
-        Kind::Mixer if spec.s6.is_some() => mamba(spec, &n),
-        Kind::Mixer if spec.mlstm.is_some() => mlstm::mlstm(spec),
-        Kind::Mlp | Kind::Head if spec.mlstm.is_some() => mlstm::model(spec),
-        Kind::Mixer if spec.short_conv.is_some() => short_conv_class(spec, &n),
-        Kind::Mixer if spec.delta.is_some() => gated_delta_net(spec, &n),
-        Kind::Mixer if spec.lightning.is_some() => lightning_class(spec, &n),
-        Kind::Mixer if spec.rg_lru.is_some() => rg_lru_class(spec, &n),
-        Kind::Mixer | Kind::Mlp if spec.rwkv.is_some() => rwkv_classes(spec, &n),
+        Kind::Mixer if spec.s6().is_some_and(|s| s.heads > 1) => shared::mamba_heads(spec),
+        Kind::Mixer if spec.s6().is_some() => mamba(spec, &n),
+        Kind::Mixer if spec.mlstm().is_some() => mlstm::mlstm(spec),
+        Kind::Mlp | Kind::Head if spec.mlstm().is_some() => mlstm::model(spec),
+        Kind::Mixer if spec.short_conv().is_some() => short_conv_class(spec, &n),
+        Kind::Mixer if spec.delta().is_some() => gated_delta_net(spec, &n),
+        Kind::Mixer if spec.lightning().is_some() => lightning_class(spec, &n),
+        Kind::Mixer if spec.rg_lru().is_some() => rg_lru_class(spec, &n),
+        Kind::Mixer | Kind::Mlp if spec.rwkv().is_some() => rwkv_classes(spec, &n),
         Kind::Mixer => mamba2(spec, &n),
         Kind::Mlp => mlp_classes(spec, &n),
         Kind::Moe => moe_classes(spec, &n),
@@ -184,7 +184,7 @@ pub fn layer_snippet(spec: &Spec) -> String {
         inkling2::model(spec)
     } else if spec.attn.v4.is_some() {
         v4::model(spec)
-    } else if spec.mlstm.is_some() {
+    } else if spec.mlstm().is_some() {
         mlstm::model(spec)
     } else if spec.altup().is_some() {
         altup::classes(spec)
@@ -244,30 +244,30 @@ fn assemble(spec: &Spec) -> String {
         parts.push(mask(spec));
         parts.push(attention(spec, &n));
     }
-    if spec.ssm.is_some() {
+    if spec.ssm().is_some() {
         parts.push(mamba2(spec, &n));
     }
-    match &spec.s6 {
+    match spec.s6() {
         Some(s) if s.heads > 1 => parts.push(shared::mamba_heads(spec)),
         Some(_) => parts.push(mamba(spec, &n)),
         None => {}
     }
-    if spec.short_conv.is_some() {
+    if spec.short_conv().is_some() {
         parts.push(short_conv_class(spec, &n));
     }
-    if spec.delta.is_some() {
+    if spec.delta().is_some() {
         parts.push(gated_delta_net(spec, &n));
     }
-    if spec.lightning.is_some() {
+    if spec.lightning().is_some() {
         parts.push(lightning_class(spec, &n));
     }
-    if spec.rg_lru.is_some() {
+    if spec.rg_lru().is_some() {
         parts.push(rg_lru_class(spec, &n));
     }
-    if spec.rwkv.is_some() {
+    if spec.rwkv().is_some() {
         parts.push(rwkv_classes(spec, &n));
     }
-    if spec.mlstm.is_some() {
+    if spec.mlstm().is_some() {
         // xLSTM: its mixer, blocks and model are its own.
         parts.push(mlstm::mlstm(spec));
         parts.push(mlstm::model(spec));

@@ -4,7 +4,7 @@ use super::*;
 
 /// Griffin's recurrent block, its RG-LRU written as the recurrence, token after token.
 pub(super) fn rg_lru_class(spec: &Spec, n: &Names) -> String {
-    let Some(s) = spec.rg_lru.as_ref() else {
+    let Some(s) = spec.rg_lru() else {
         unreachable!("only models with an RG-LRU draw it")
     };
     let a = |r: Role| n.attr(r);

@@ -9,7 +9,7 @@ pub(super) fn py_pair((a, b): (f64, f64)) -> String {
 /// RWKV's layer: LayerNorm'd time mixing and channel mixing, each added to the stream, layer 0
 /// holding the embeddings' norm; in inference the stream halved after every few layers.
 pub(super) fn rwkv_layer(spec: &Spec, n: &Names) -> String {
-    let Some(r) = spec.rwkv else {
+    let Some(r) = spec.rwkv() else {
         unreachable!("only RWKV draws its layer")
     };
     let p = |role: Role| n.path(role);
@@ -62,7 +62,7 @@ ${halve}"#,
 
 /// RWKV's time and channel mixing, the WKV sums written as the recurrence, token after token.
 pub(super) fn rwkv_classes(spec: &Spec, n: &Names) -> String {
-    let Some(r) = spec.rwkv else {
+    let Some(r) = spec.rwkv() else {
         unreachable!("only RWKV draws its mixings")
     };
     let a = |role: Role| n.attr(role);

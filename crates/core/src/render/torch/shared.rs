@@ -16,7 +16,7 @@ fn holder(spec: &Spec) -> &'static str {
 
 /// Zamba's multi-head Mamba: each head's channels project to their own step, B and C.
 pub(super) fn mamba_heads(spec: &Spec) -> String {
-    let s = spec.s6.as_ref().expect("Zamba's layers run Mamba");
+    let s = spec.s6().expect("Zamba's layers run Mamba");
     let (i, st, r, h, k) = (s.inner, s.state, s.dt_rank, s.heads, s.conv_kernel);
     fill(
         r#"class Mamba(nn.Module):
@@ -298,7 +298,12 @@ ${head_init}
             ("length", length.to_string()),
             (
                 "mixer",
-                if spec.s6.is_some() { "Mamba" } else { "Mamba2" }.to_string(),
+                if spec.s6().is_some() {
+                    "Mamba"
+                } else {
+                    "Mamba2"
+                }
+                .to_string(),
             ),
             ("holder", holder(spec).to_string()),
             ("head_init", head_init),

@@ -4,7 +4,7 @@ use super::*;
 
 /// LFM2's short gated convolution.
 pub(super) fn short_conv_class(spec: &Spec, n: &Names) -> String {
-    let Some(c) = spec.short_conv.as_ref() else {
+    let Some(c) = spec.short_conv() else {
         unreachable!("only models with a short convolution draw one")
     };
     let d = spec.hidden;
@@ -37,7 +37,7 @@ pub(super) fn short_conv_class(spec: &Spec, n: &Names) -> String {
 
 /// Mamba's selective scan (S6), written as the recurrence, token after token.
 pub(super) fn mamba(spec: &Spec, n: &Names) -> String {
-    let Some(s) = spec.s6.as_ref() else {
+    let Some(s) = spec.s6() else {
         unreachable!("only models with Mamba's scan draw one")
     };
     let (i, st, r, k) = (s.inner, s.state, s.dt_rank, s.conv_kernel);
@@ -119,7 +119,7 @@ ${norms}        dt = F.softplus(self.${dt_proj}(step)).float()  # [B, T, ${i}]
 
 /// Mamba2's mixer, its scan written as the recurrence, token after token.
 pub(super) fn mamba2(spec: &Spec, n: &Names) -> String {
-    let Some(s) = spec.ssm.as_ref() else {
+    let Some(s) = spec.ssm() else {
         unreachable!("only models with a state-space mixer draw one")
     };
     let (h, p, st, g, k) = (s.heads, s.head_dim, s.state, s.groups, s.conv_kernel);

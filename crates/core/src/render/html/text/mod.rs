@@ -357,7 +357,7 @@ pub fn text(g: &Graph, part: &Part, total: u128) -> Text {
                 subtleties: sub,
             }
         }
-        Kind::Mlp if spec.rwkv.is_some() => channel_mix_text(spec),
+        Kind::Mlp if spec.rwkv().is_some() => channel_mix_text(spec),
         Kind::Mlp => {
             // The width of this part's layers (Gemma 4's double-wide MLPs have their own).
             let first = part.layers.as_ref().and_then(|l| l.first()).unwrap_or(0);
@@ -791,20 +791,17 @@ pub fn highlights(spec: &Spec, s: &crate::stats::Stats) -> Vec<String> {
 /// The recurrent mixer in words, with this model's sizes.
 fn mixer_text(g: &Graph) -> Text {
     let spec = &g.spec;
-    let kind = spec.plan.iter().find_map(|l| l.mixer.recurrent_kind());
-    // A loader that plans a recurrent mixer gives the Spec its settings.
-    let settings = "a recurrent mixer has its settings in the Spec";
-    match kind {
-        Some(Mixer::ShortConv) => short_conv_text(spec.hidden, spec.short_conv.expect(settings)),
-        Some(Mixer::DeltaNet) => delta_text(spec.hidden, spec.delta.expect(settings)),
-        Some(Mixer::Lightning) => lightning_text(spec, spec.lightning.expect(settings)),
-        Some(Mixer::RgLru) => rg_lru_text(spec, spec.rg_lru.expect(settings)),
-        Some(Mixer::Rwkv) => rwkv_text(spec, spec.rwkv.expect(settings)),
-        Some(Mixer::MLstm) => mlstm_text(spec, spec.mlstm.expect(settings)),
-        Some(Mixer::Mamba) => s6_text(g),
-        Some(Mixer::Mamba2) => mamba2_text(g),
-        Some(Mixer::Attention(_) | Mixer::Parallel(_) | Mixer::None | Mixer::CrossAttention)
-        | None => {
+    use crate::spec::Recurrent;
+    match &spec.recurrent {
+        Some(Recurrent::ShortConv(c)) => short_conv_text(spec.hidden, *c),
+        Some(Recurrent::DeltaNet(d)) => delta_text(spec.hidden, *d),
+        Some(Recurrent::Lightning(l)) => lightning_text(spec, *l),
+        Some(Recurrent::RgLru(r)) => rg_lru_text(spec, *r),
+        Some(Recurrent::Rwkv(r)) => rwkv_text(spec, *r),
+        Some(Recurrent::MLstm(m)) => mlstm_text(spec, *m),
+        Some(Recurrent::Mamba(_)) => s6_text(g),
+        Some(Recurrent::Mamba2(_)) => mamba2_text(g),
+        None => {
             unreachable!("a mixer part comes from a model with a recurrent mixer")
         }
     }

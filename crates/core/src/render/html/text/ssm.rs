@@ -6,7 +6,7 @@ use super::*;
 pub(super) fn mamba2_text(g: &Graph) -> Text {
     let spec = &g.spec;
     let d = spec.hidden;
-    let Some(s) = spec.ssm.as_ref() else {
+    let Some(s) = spec.ssm() else {
         unreachable!("a Mamba2 part comes from a model with Mamba2's settings")
     };
     let (h, p, n, groups, k) = (s.heads, s.head_dim, s.state, s.groups, s.conv_kernel);
@@ -62,7 +62,7 @@ pub(super) fn mamba2_text(g: &Graph) -> Text {
 pub(super) fn s6_text(g: &Graph) -> Text {
     let spec = &g.spec;
     let d = spec.hidden;
-    let Some(s) = spec.s6.as_ref() else {
+    let Some(s) = spec.s6() else {
         unreachable!("a mixer part comes from a model with a state-space mixer")
     };
     let (i, n, r, k) = (s.inner, s.state, s.dt_rank, s.conv_kernel);
