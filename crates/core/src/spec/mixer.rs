@@ -522,15 +522,17 @@ macro_rules! recurrent_accessors {
         impl super::Spec {
             $(
                 pub fn $get(&self) -> Option<&$ty> {
-                    match &self.recurrent {
-                        Some(Recurrent::$variant(x)) => Some(x),
-                        _ => None,
+                    if let Some(Recurrent::$variant(x)) = &self.recurrent {
+                        Some(x)
+                    } else {
+                        None
                     }
                 }
                 pub fn $get_mut(&mut self) -> Option<&mut $ty> {
-                    match &mut self.recurrent {
-                        Some(Recurrent::$variant(x)) => Some(x),
-                        _ => None,
+                    if let Some(Recurrent::$variant(x)) = &mut self.recurrent {
+                        Some(x)
+                    } else {
+                        None
                     }
                 }
             )*
