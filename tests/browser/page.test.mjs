@@ -367,6 +367,8 @@ test("a hybrid switches between its Gated DeltaNet and its gated attention (Qwen
   assert.notEqual(delta, -1, labels.join(" | "));
   await variants.nth(delta).click();
   assert.equal(await page.locator('[data-part="attention"]:visible').count(), 0);
+  // The legend names the mixer's colour.
+  assert.match(await page.locator(".legend").textContent(), /recurrent mixer/);
   await page.locator('[data-part="mixer"]:visible').first().click();
   const detail = await page.locator("#detail").textContent();
   assert.match(detail, /32 heads each carry a 128 × 128 memory/);

@@ -160,10 +160,8 @@ pub fn variants(g: &Graph) -> Vec<Variant> {
                 }
                 None => None,
             };
-            let rope = match plan.span() {
-                Some(_) if ropes_differ => Some(if plan.rope { "RoPE" } else { "no RoPE" }.into()),
-                _ => None,
-            };
+            let rope = (ropes_differ && plan.span().is_some())
+                .then(|| if plan.rope { "RoPE" } else { "no RoPE" }.to_string());
             let span_note = [span, rope]
                 .into_iter()
                 .flatten()
@@ -506,8 +504,8 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
         highlights = escape(&highlights),
         layers = spec.layers,
         data = json_for_script(&data),
-        mixer_swatch = if spec.ssm().is_some() {
-            "<li><span class=\"swatch cat-mixer\"></span>state-space mixer</li>"
+        mixer_swatch = if spec.recurrent.is_some() {
+            "<li><span class=\"swatch cat-mixer\"></span>recurrent mixer</li>"
         } else {
             ""
         },
