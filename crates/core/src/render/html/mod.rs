@@ -195,7 +195,7 @@ fn span_notes(vs: &[Variant]) -> Vec<String> {
 }
 
 /// The layer variants (by index) a part belongs to: all of them unless it is gated.
-fn variants_of(vs: &[Variant], p: &Part) -> Vec<usize> {
+pub(crate) fn variants_of(vs: &[Variant], p: &Part) -> Vec<usize> {
     match &p.layers {
         None => (0..vs.len()).collect(),
         Some(l) => vs

@@ -402,3 +402,46 @@ pub fn diagram(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {width} {y}\" width=\"{width}\" height=\"{y}\" role=\"group\" aria-label=\"architecture diagram\"{show}>{style}<defs><marker id=\"{pre}arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead\"/></marker><marker id=\"{pre}arrow-res\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0 L10 5 L0 10 z\" class=\"arrowhead-res\"/></marker></defs>{frame}{body}</svg>"
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::slots;
+    use crate::render::html::{drawing, variants_of};
+
+    /// Every catalog model's column and those of configs no catalog entry has: no two parts of
+    /// one slot belong to a variant together (so none is drawn on another), and each variant's
+    /// parts come down the column in the order the model runs them.
+    #[test]
+    fn a_variant_shows_one_part_a_slot_in_running_order() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/unseen");
+        let held_out = std::fs::read_dir(root)
+            .unwrap()
+            .map(|f| f.unwrap().path().display().to_string());
+        let names = crate::catalog::ENTRIES.iter().map(|e| e.name.to_string());
+        for name in names.chain(held_out) {
+            let spec = crate::source::load(&name, false).unwrap().spec;
+            let d = drawing(&crate::graph::build(&spec).unwrap()).unwrap();
+            let variant_of = |p: &super::Part| variants_of(&d.variants, p);
+            let column = slots(&d.parts, &variant_of);
+            for v in 0..d.variants.len().max(1) {
+                let mut shown = Vec::new();
+                for slot in &column {
+                    let here: Vec<&str> = slot
+                        .iter()
+                        .filter(|p| variant_of(p).contains(&v))
+                        .map(|p| p.id.as_str())
+                        .collect();
+                    assert!(here.len() <= 1, "{name} variant {v}: {here:?} share a slot");
+                    shown.extend(here);
+                }
+                let order: Vec<&str> = d
+                    .parts
+                    .iter()
+                    .filter(|p| p.kind != super::Kind::Aux && variant_of(p).contains(&v))
+                    .map(|p| p.id.as_str())
+                    .collect();
+                assert_eq!(shown, order, "{name} variant {v}");
+            }
+        }
+    }
+}
