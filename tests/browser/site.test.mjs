@@ -147,6 +147,19 @@ test("the compare page shows two models step by step in the browser, as `html --
       assert.equal(text[1], text[0], `${a} vs ${b}, part ${id}`);
     }
     assert.ok(await web.page.locator("#detail tr.differs").count() > 0);
+    // Each side's layer variants, as the CLI's page offers them, switch what its diagram shows.
+    for (const side of ["a", "b"]) {
+      const labels = async (page) => page.locator(`#side-${side} button.variant`).allTextContents();
+      assert.deepEqual(await labels(web.page), await labels(cli.page), `${side}: ${a} vs ${b}`);
+      const buttons = web.page.locator(`#side-${side} button.variant`);
+      for (let v = 0; v < await buttons.count(); v++) {
+        await buttons.nth(v).click();
+        await cli.page.locator(`#side-${side} button.variant`).nth(v).click();
+        const shown = (page) => page.locator(`#side-${side} .part:visible`).evaluateAll((gs) => gs.map((g) => g.dataset.part));
+        assert.deepEqual(await shown(web.page), await shown(cli.page), `${side} variant ${v}: ${a} vs ${b}`);
+        assert.equal(await buttons.nth(v).getAttribute("aria-pressed"), "true");
+      }
+    }
     assert.match(new URL(web.page.url()).hash, new RegExp(`^#a=${a}&b=${b}&part=`));
     // Escape closes the panel; the URL keeps the part it opened, so the part comes back with it.
     const hash = new URL(web.page.url()).hash;

@@ -325,6 +325,7 @@ pub fn compare(rows: &[Row]) -> crate::Result<String> {
             .collect();
         models.push(serde_json::json!({
             "name": g.spec.name, "family": g.spec.family, "href": r.href, "facts": facts,
+            "variants": d.variants.iter().map(|v| v.label.clone()).collect::<Vec<_>>(),
             "steps": steps, "parts": parts,
         }));
     }
@@ -344,7 +345,7 @@ table.facts td, table.facts th {{ padding: .2rem .7rem; border-bottom: 1px solid
 <p id="verdict"></p>
 <p class="hint">Every architecture fact that differs is listed here. In the diagrams, a part outlined differs in mechanism or has no counterpart, one dotted differs in size; click a part for both models' steps side by side, each with its equation.</p>
 <table class="facts"><thead><tr><th>kind</th><th>what</th><th id="head-a">A</th><th id="head-b">B</th></tr></thead><tbody id="facts"></tbody></table>
-<div class="columns"><section id="side-a"><h2 id="title-a"></h2><div class="diagram"></div></section><section id="side-b"><h2 id="title-b"></h2><div class="diagram"></div></section></div>
+<div class="columns"><section id="side-a"><h2 id="title-a"></h2><div class="variants" role="group" aria-label="layer variants of A"></div><div class="diagram"></div></section><section id="side-b"><h2 id="title-b"></h2><div class="variants" role="group" aria-label="layer variants of B"></div><div class="diagram"></div></section></div>
 <aside id="detail" hidden aria-live="polite"></aside>
 {templates}<script id="data" type="application/json">{data}</script>
 <script>{panel}</script>
@@ -380,6 +381,24 @@ table.facts td, table.facts th {{ padding: .2rem .7rem; border-bottom: 1px solid
     box.textContent = "";
     box.appendChild(document.getElementById("model-" + i).content.cloneNode(true));
     pick[side].value = String(i);
+    // Its layer variants, as `html --compare` offers them: the last one shown first.
+    var row = document.querySelector("#side-" + side + " .variants");
+    row.textContent = "";
+    if (m.variants.length < 2) return;
+    var svg = box.querySelector("svg");
+    m.variants.forEach(function (label, v) {{
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "variant";
+      b.textContent = label;
+      b.setAttribute("aria-pressed", String(v === m.variants.length - 1));
+      b.addEventListener("click", function () {{
+        for (var k = 0; k < 8; k++) svg.classList.remove("show-v" + k);
+        svg.classList.add("show-v" + v);
+        Array.prototype.forEach.call(row.children, function (o) {{ o.setAttribute("aria-pressed", String(o === b)); }});
+      }});
+      row.appendChild(b);
+    }});
   }}
   // The two models shown, as the panel reads them: each part's steps with how they differ.
   var shown = null;
