@@ -12,6 +12,11 @@ before(async () => {
   anatomy("site", "-o", dir);
   const names = anatomy("list").trim().split("\n").slice(1).map((line) => line.split(/\s+/)[0]);
   files = [...names, "index", "compare"].map((n) => join(dir, `${n}.html`));
+  // Two models with long names and many differing facts, on the gallery's compare page and on
+  // the page `html --compare` writes.
+  files.push(join(dir, "compare.html#a=deepseek-v3&b=qwen3-next-80b-a3b&part=attention"));
+  anatomy("html", "deepseek-v3", "--compare", "qwen3-next-80b-a3b", "-o", join(dir, "pair.html"));
+  files.push(join(dir, "pair.html#a=deepseek-v3&b=qwen3-next-80b-a3b&part=attention"));
   browser = await launch();
 });
 after(async () => { await browser?.close(); });

@@ -289,6 +289,14 @@ svg .part.resized rect { stroke-dasharray: 2 3; }
 #detail .pair { display: grid; grid-template-columns: 1fr 1fr; gap: 1.2rem; }
 #detail tr.differs td { background: color-mix(in srgb, var(--focus) 18%, transparent); }
 #detail .none { color: var(--muted); font-style: italic; }
+/* A phone: the panel a sheet on the screen's bottom edge, the two models' steps one above the
+   other, and a table's long values wrapped within the screen's width. */
+@media (max-width: 640px) {
+  #detail { left: 0; right: 0; bottom: 0; max-height: 70vh; border-radius: .8rem .8rem 0 0; }
+  #detail .pair { grid-template-columns: 1fr; }
+  table.facts, .changes table, .figures table { width: 100%; table-layout: fixed; }
+  table.facts td, table.facts th, .changes td, .changes th, .figures td, .figures th { overflow-wrap: anywhere; }
+}
 "#;
 
 pub(super) const PANEL_JS: &str = include_str!("compare_panel.js");
