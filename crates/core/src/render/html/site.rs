@@ -414,7 +414,8 @@ table.facts td, table.facts th {{ padding: .2rem .7rem; border-bottom: 1px solid
         return {{ number: n, title: s[5], equation: s[2], status: status[n] || "same" }};
       }});
       parts[id] = {{ title: p.title, layers: p.layers, params: p.params, steps: steps }};
-      // Another mechanism, or no counterpart: outlined; other sizes only: marked lightly.
+      // Another mechanism, or no counterpart: outlined; other sizes only: marked lightly (as
+      // compare.rs's `side` marks them for `html --compare`; a browser test holds both alike).
       var g = document.querySelector("#side-" + name + ' .part[data-part="' + CSS.escape(id) + '"]');
       if (!g) return;
       var kinds = steps.map(function (s) {{ return s.status; }});
