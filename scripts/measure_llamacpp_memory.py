@@ -15,20 +15,23 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 CONTEXTS = [512, 2048, 8192, 32768]
 
 # One load in a fresh process, so that the peak RSS is this load's alone.
 ONE = r'''
-import json, os, re, resource, sys, tempfile
+import json, os, re, resource, sys
 import llama_cpp
-path, n_ctx, swa_full = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
-log = tempfile.TemporaryFile(mode="w+")
+path, n_ctx, swa_full, log_path = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
+log = open(log_path, "w+")
 saved = os.dup(2)
 os.dup2(log.fileno(), 2)
 m = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_batch=512, n_ubatch=512, swa_full=swa_full,
                     verbose=True, n_threads=2)
-m.eval(m.tokenize(b"The quick brown fox jumps over the lazy dog")[:8])
+# Token ids rather than text: a toy GGUF's vocabulary may tokenize nothing.
+m.eval(list(range(1, 9)))
 os.dup2(saved, 2)
 log.seek(0)
 text = log.read()
@@ -57,20 +60,29 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|")
     for gguf in args.gguf:
         for n_ctx in CONTEXTS:
-            stats = anatomy_stats(args.anatomy, gguf, n_ctx)
+            try:
+                stats = anatomy_stats(args.anatomy, gguf, n_ctx)
+            except subprocess.CalledProcessError as e:
+                print(f"| {gguf} | {n_ctx} | | anatomy refused it: {e.stderr.strip()} |")
+                continue
+            # A file named for its format alone (the fixtures' model-q8_0.gguf) by its folder.
+            name = Path(gguf).stem if not Path(gguf).stem.startswith("model") else Path(gguf).parent.name
             # Some window is full at this context: llama.cpp's swa_full then changes its cache.
             kv = stats["kv_cache"]
             sliding = kv["values_at_context"] < kv["values_per_token"] * n_ctx
             for swa_full in ([False, True] if sliding else [False]):
-                run = subprocess.run([sys.executable, "-c", ONE, gguf, str(n_ctx), "1" if swa_full else "0"],
-                                     capture_output=True, text=True)
+                with tempfile.NamedTemporaryFile(mode="r", suffix=".log") as log:
+                    run = subprocess.run([sys.executable, "-c", ONE, gguf, str(n_ctx), "1" if swa_full else "0",
+                                          log.name], capture_output=True, text=True)
+                    lines = (log.read() + run.stderr).strip().splitlines()
                 if run.returncode:
-                    print(f"| {stats['model']} | {n_ctx} | {swa_full} | failed: {run.stderr.strip().splitlines()[-1]} |")
+                    why = (lines or [f"exit code {run.returncode}"])[-1]
+                    print(f"| {name} | {n_ctx} | {swa_full} | llama.cpp failed: {why} |")
                     continue
                 m = json.loads(run.stdout.strip().splitlines()[-1])
                 ours = stats["kv_cache"]["bytes_at_context_bf16"] / 2**20
                 total = m["model"] + m["kv"] + m["compute"]
-                print(f"| {stats['model']} | {n_ctx} | {swa_full} | {m['model']:.1f} | {m['kv']:.1f} | {ours:.1f} | "
+                print(f"| {name} | {n_ctx} | {swa_full} | {m['model']:.1f} | {m['kv']:.3f} | {ours:.3f} | "
                       f"{m['compute']:.1f} | {total:.1f} | {m['rss']:.1f} |", flush=True)
 
 
