@@ -28,12 +28,14 @@ fn side(
 ) -> (Value, Vec<(String, Option<&'static str>)>) {
     let mut data = serde_json::Map::new();
     let mut marks = Vec::new();
+    let visits: BTreeMap<usize, crate::graph::Visit> =
+        g.steps().into_iter().map(|v| (v.step.number, v)).collect();
     for p in ps {
         let steps: Vec<Value> = p
             .steps
             .iter()
             .filter_map(|n| {
-                g.steps().into_iter().find(|v| v.step.number == *n).map(|v| {
+                visits.get(n).map(|v| {
                     json!({
                         "number": n,
                         "title": v.step.title,

@@ -262,13 +262,14 @@ fn cross_parts(g: &Graph, visits: &[Visit], scope: &Scope, context: u64, out: &m
             }
             Op::Add => {
                 // The body before the first add is the cross-attention, after it the MLP.
-                let (id, kind, title) = match adds {
-                    0 => (
+                let (id, kind, title) = if adds == 0 {
+                    (
                         "cross-attention",
                         Kind::CrossAttention,
                         "Cross-attention to the image",
-                    ),
-                    _ => ("cross-ffn-mlp", Kind::Mlp, "Feed-forward (MLP)"),
+                    )
+                } else {
+                    ("cross-ffn-mlp", Kind::Mlp, "Feed-forward (MLP)")
                 };
                 body.splice(0..0, std::mem::take(&mut pending));
                 push(out, id.into(), kind, title, std::mem::take(&mut body));

@@ -515,13 +515,47 @@ pub(crate) fn config_py(spec: &Spec) -> String {
     py_literal(&config_json(spec))
 }
 
-/// A JSON value as a Python literal.
+/// A JSON value as a Python literal, laid out as `serde_json`'s pretty printer lays it out: the
+/// literals written as Python's, strings escaped as JSON escapes them (escapes Python reads
+/// alike), so a string holding "null" or "true" stays itself.
 fn py_literal(v: &serde_json::Value) -> String {
-    serde_json::to_string_pretty(v)
-        .expect("json")
-        .replace("null", "None")
-        .replace("true", "True")
-        .replace("false", "False")
+    fn write(v: &serde_json::Value, indent: usize, out: &mut String) {
+        use serde_json::Value;
+        let pad = |n: usize| "  ".repeat(n);
+        match v {
+            Value::Null => out.push_str("None"),
+            Value::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
+            Value::Number(n) => out.push_str(&n.to_string()),
+            Value::String(s) => out.push_str(&Value::String(s.clone()).to_string()),
+            Value::Array(items) if items.is_empty() => out.push_str("[]"),
+            Value::Object(map) if map.is_empty() => out.push_str("{}"),
+            Value::Array(items) => {
+                out.push_str("[\n");
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(&pad(indent + 1));
+                    write(item, indent + 1, out);
+                    out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&pad(indent));
+                out.push(']');
+            }
+            Value::Object(map) => {
+                out.push_str("{\n");
+                for (i, (k, item)) in map.iter().enumerate() {
+                    out.push_str(&pad(indent + 1));
+                    out.push_str(&Value::String(k.clone()).to_string());
+                    out.push_str(": ");
+                    write(item, indent + 1, out);
+                    out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&pad(indent));
+                out.push('}');
+            }
+        }
+    }
+    let mut out = String::new();
+    write(v, 0, &mut out);
+    out
 }
 
 /// The model's CONFIG, every figure the file's functions read, as data.
@@ -1237,6 +1271,24 @@ mod tests {
         let e = catalog::get(name).unwrap();
         let spec = families::load_json(name, e.json, name, false).unwrap();
         super::module(&crate::graph::build(&spec).unwrap(), "model.py")
+    }
+
+    /// Python literals are written as such, and a string that holds one stays itself; the
+    /// layout is serde_json's pretty one, which the op view reads line by line.
+    #[test]
+    fn a_config_string_holding_a_literal_stays_itself() {
+        let v = serde_json::json!({
+            "act": "null_or_true_or_false", "eps": 1e-5, "gated": true, "cap": null,
+            "heads": [4, false], "empty": [], "nested": {}, "quote": "a\"b\\c",
+        });
+        let py = super::py_literal(&v);
+        let pretty = serde_json::to_string_pretty(&v).unwrap();
+        let want = pretty
+            .replace(": true", ": True")
+            .replace(": null", ": None")
+            .replace("  false\n", "  False\n");
+        assert_eq!(py, want);
+        assert!(py.contains("\"null_or_true_or_false\""), "{py}");
     }
 
     /// Each file holds the functions its model runs, and no others.
