@@ -313,6 +313,15 @@ test("a page opens on the variant holding the most parameters, each variant's ba
       await variants.nth(i).click();
       assert.equal(await badge.textContent(), `×${counts[i]}`, `${f} variant ${i}`);
     }
+    // A click on a layer's column of the strip selects that layer's variant, from any other.
+    for (let i = counts.length - 1; i >= 0; i--) {
+      const column = page.locator(`.layer-strip .layer[data-variant="${i}"]`);
+      assert.equal(await column.count(), counts[i], `${f} variant ${i}'s columns`);
+      await variants.nth((i + 1) % counts.length).click();
+      await column.last().click();
+      assert.equal(await variants.nth(i).getAttribute("aria-pressed"), "true", `${f} strip, variant ${i}`);
+      assert.equal(await badge.textContent(), `×${counts[i]}`, `${f} strip, variant ${i}`);
+    }
     assert.deepEqual(problems, [], f);
     await page.close();
   }
