@@ -53,6 +53,54 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Will it fit, and how fast: memory by component on a device under a runtime's rules, the
+    /// longest context that fits, llama.cpp's -ngl, and the decode and prefill ceilings.
+    Plan {
+        #[arg(help = MODEL)]
+        model: String,
+        /// A device of the built-in table (memory, bandwidth and matmul rates with their
+        /// sources); see --device list.
+        #[arg(long, default_value = "h100-sxm")]
+        device: String,
+        /// The device's memory in GiB, instead of the table's (needed for a CPU's RAM).
+        #[arg(long)]
+        memory: Option<f64>,
+        /// The device's memory bandwidth in GB/s, instead of the table's.
+        #[arg(long)]
+        bandwidth: Option<f64>,
+        /// The device's peak dense matmul rate in TFLOP/s, instead of the table's.
+        #[arg(long)]
+        flops: Option<f64>,
+        /// Tokens per sequence (default: the model's maximum).
+        #[arg(long)]
+        context: Option<u64>,
+        /// Sequences decoded together.
+        #[arg(long, default_value_t = 1)]
+        batch: u64,
+        /// How the weights are held: `stored` (a checkpoint's own formats, the default for one)
+        /// or a format: f32, bf16, f16, fp8, q8_0, q6_k, q5_k, q5_0, q4_k, q4_1, q4_0, q3_k,
+        /// q2_k, iq4_xs, int4-g128, nvfp4, mxfp4 (default bf16 for a config).
+        #[arg(long)]
+        weights: Option<String>,
+        /// The KV cache's type: f32, f16, bf16, fp8, q8_0, q4_0 (default: the runtime's).
+        #[arg(long)]
+        kv_type: Option<String>,
+        /// llama.cpp, vllm, transformers or anatomy (default: llama.cpp for a GGUF, else vllm).
+        #[arg(long)]
+        runtime: Option<String>,
+        /// llama.cpp's n_ubatch.
+        #[arg(long, default_value_t = 512)]
+        ubatch: u64,
+        /// llama.cpp with flash attention (no score matrix in its compute buffer).
+        #[arg(long)]
+        flash_attn: bool,
+        /// llama.cpp's --swa-full: sliding-window layers keep the whole context.
+        #[arg(long)]
+        swa_full: bool,
+        /// Print the plan as one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
     /// Every checkpoint tensor with its shape.
     Manifest {
         #[arg(help = MODEL)]
@@ -434,6 +482,134 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                 serde_json::to_string_pretty(&v).expect("json") + "\n"
             } else {
                 render::report::stats(&g, &s, &origin.describe())
+            })
+        }
+        Command::Plan {
+            model,
+            device,
+            memory,
+            bandwidth,
+            flops,
+            context,
+            batch,
+            weights,
+            kv_type,
+            runtime,
+            ubatch,
+            flash_attn,
+            swa_full,
+            json,
+        } => {
+            use anatomy_core::plan;
+            if device == "list" {
+                return Ok(plan::devices::all()
+                    .iter()
+                    .map(|d| format!("{:<10} {}\n", d.id, d.name))
+                    .collect());
+            }
+            let (g, origin) = build(&model, lenient)?;
+            let bad = |field: &str, m: String| Error::new(&model, field, m);
+            let mut dev = plan::devices::find(&device).ok_or_else(|| {
+                bad(
+                    "--device",
+                    format!(
+                        "is `{device}`, not in the table; give one of {} (`--device list`), and --memory, --bandwidth or --flops for another",
+                        plan::devices::ids()
+                    ),
+                )
+            })?;
+            let positive = |field: &str, x: Option<f64>| match x {
+                Some(v) if !(v.is_finite() && v > 0.0) => {
+                    Err(bad(field, format!("is {v}; give a positive number")))
+                }
+                _ => Ok(x),
+            };
+            if let Some(gib) = positive("--memory", memory)? {
+                dev.memory = Some((gib * (1u64 << 30) as f64) as u64);
+            }
+            if let Some(gbs) = positive("--bandwidth", bandwidth)? {
+                dev.bandwidth = gbs * 1e9;
+            }
+            if let Some(tf) = positive("--flops", flops)? {
+                dev.flops_bf16 = Some(tf * 1e12);
+                dev.flops_fp8 = Some(tf * 1e12);
+                dev.flops_int8 = Some(tf * 1e12);
+            }
+            if memory.is_some() || bandwidth.is_some() || flops.is_some() {
+                dev.name = format!("{} (figures given by hand)", dev.name);
+            }
+            let checkpoint = checkpoint_of(&model)?;
+            let weights = match (weights.as_deref(), &checkpoint) {
+                (None | Some("stored"), Some(c)) => {
+                    plan::Weights::Stored(anatomy_checkpoint::stored_bytes(c))
+                }
+                (Some("stored"), None) => {
+                    return Err(bad(
+                        "--weights",
+                        "is `stored`, but MODEL is a config, not a checkpoint; give a format: "
+                            .to_string()
+                            + &plan::WeightFormat::names(),
+                    ))
+                }
+                (None, None) => plan::Weights::Format(plan::WeightFormat::Bf16),
+                (Some(f), _) => {
+                    plan::Weights::Format(plan::WeightFormat::parse(f).ok_or_else(|| {
+                        bad(
+                            "--weights",
+                            format!(
+                                "is `{f}`; give `stored` or one of {}",
+                                plan::WeightFormat::names()
+                            ),
+                        )
+                    })?)
+                }
+            };
+            let gguf = checkpoint
+                .as_ref()
+                .is_some_and(|c| c.format == anatomy_checkpoint::Format::Gguf);
+            let runtime = match runtime {
+                Some(r) => plan::Runtime::parse(&r).ok_or_else(|| {
+                    bad(
+                        "--runtime",
+                        format!("is `{r}`; give one of {}", plan::Runtime::names()),
+                    )
+                })?,
+                None if gguf => plan::Runtime::LlamaCpp,
+                None => plan::Runtime::Vllm,
+            };
+            let kv = match kv_type {
+                Some(k) => Some(plan::KvType::parse(&k).ok_or_else(|| {
+                    bad(
+                        "--kv-type",
+                        format!("is `{k}`; give one of {}", plan::KvType::names()),
+                    )
+                })?),
+                None => None,
+            };
+            if ubatch == 0 {
+                return Err(bad("--ubatch", "is 0; give a number of tokens".into()));
+            }
+            let target = plan::Target {
+                device: dev,
+                runtime,
+                settings: plan::Settings {
+                    ubatch,
+                    flash_attn,
+                    swa_full,
+                    ..plan::Settings::default()
+                },
+                context: context.unwrap_or(g.spec.context),
+                batch,
+                weights,
+                kv,
+            };
+            let p = plan::plan(&g, &target)?;
+            Ok(if json {
+                let mut v = serde_json::to_value(&p).expect("plan serialize");
+                v["source"] = origin.json();
+                serde_json::to_string_pretty(&v).expect("json") + "\n"
+            } else {
+                render::plan::plan(&p)
             })
         }
         Command::Manifest {

@@ -143,6 +143,52 @@ pub fn open_regular(path: &Path) -> Result<std::fs::File, Error> {
     std::fs::File::open(path).map_err(|e| Error::file(&shown, format!("cannot open: {e}")))
 }
 
+/// Each tensor with the bytes it is stored in, for the planner: a GGUF tensor's by its type,
+/// or, for a type anatomy does not size, the span to the next tensor's bytes (alignment
+/// padding included); a safetensors tensor's by its dtype.
+pub fn stored_bytes(c: &Checkpoint) -> Vec<anatomy_core::plan::StoredTensor> {
+    let values = |shape: &[u64]| shape.iter().product::<u64>();
+    match &c.gguf {
+        Some(h) => {
+            let mut starts: Vec<u64> = h.tensors.iter().map(|t| t.offset).collect();
+            starts.sort_unstable();
+            let data_end = h.file_len.saturating_sub(h.data_start);
+            h.tensors
+                .iter()
+                .map(|t| {
+                    let next = starts
+                        .iter()
+                        .find(|&&o| o > t.offset)
+                        .copied()
+                        .unwrap_or(data_end);
+                    anatomy_core::plan::StoredTensor {
+                        name: t.name.clone(),
+                        format: gguf_header::type_name(t.type_id),
+                        rows: t.shape.first().copied().unwrap_or(1),
+                        values: values(&t.shape),
+                        bytes: t.bytes.unwrap_or(next.saturating_sub(t.offset)),
+                    }
+                })
+                .collect()
+        }
+        None => c
+            .tensors
+            .iter()
+            .map(|t| {
+                let n = values(&t.shape);
+                anatomy_core::plan::StoredTensor {
+                    name: t.name.clone(),
+                    format: t.dtype.clone(),
+                    rows: t.shape.first().copied().unwrap_or(1),
+                    values: n,
+                    bytes: (n as u128 * safetensors::bits(&t.dtype).unwrap_or(0) as u128 / 8)
+                        as u64,
+                }
+            })
+            .collect(),
+    }
+}
+
 /// The Spec of a checkpoint, from its config; `lenient` as for a config.json. An error about a
 /// GGUF value names its metadata key.
 pub fn spec(c: &Checkpoint, lenient: bool) -> Result<anatomy_core::spec::Spec, Error> {

@@ -59,7 +59,7 @@ impl<'de> Deserialize<'de> for Entries {
 }
 
 /// Bits per value of each safetensors type.
-fn bits(dtype: &str) -> Option<u64> {
+pub fn bits(dtype: &str) -> Option<u64> {
     Some(match dtype {
         "F4" => 4,
         "F6_E2M3" | "F6_E3M2" => 6,

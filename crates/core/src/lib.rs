@@ -15,6 +15,7 @@ pub mod mechanisms;
 pub mod naming;
 pub mod ngram;
 pub mod output;
+pub mod plan;
 pub mod render;
 pub mod source;
 pub mod spec;

@@ -165,12 +165,8 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     // KV cache and FLOPs walk the steps; auxiliary modules (multi-token prediction) do not run in
     // ordinary inference.
     let mut sum = Cost::default();
-    for v in g.steps().iter().filter(|v| {
-        !v.scopes
-            .iter()
-            .any(|s| matches!(s.kind, ScopeKind::Aux | ScopeKind::CrossAttention))
-    }) {
-        sum.add(&step_cost(g, v, context));
+    for v in inference_steps(g) {
+        sum.add(&step_cost(g, &v, context));
     }
     let Cost {
         kv_per_token,
@@ -281,6 +277,54 @@ impl Cost {
     }
 }
 
+/// One layer's rows of one cached tensor: `values` per row over the layer's caches, a row per
+/// `every` tokens, kept as the layer's span says.
+#[derive(Debug, Clone)]
+pub struct CacheRow {
+    pub layer: u64,
+    pub values: u128,
+    pub every: u64,
+    pub span: Option<AttnSpan>,
+}
+
+/// The rows a step caches, layer by layer (none unless its output is cached).
+pub fn cache_rows(g: &Graph, v: &Visit) -> Vec<CacheRow> {
+    let spec = g.spec_of(v);
+    let out = g.tensor(v.step.output);
+    if out.kind != (TensorKind::Activation { cached: true }) {
+        return Vec::new();
+    }
+    // A cached tensor is cached in every layer of its scope, even where its step is skipped.
+    // One row per token, or per closed window of m tokens, kept however far back
+    // (DeepSeek-V4's compressed entries).
+    let every = out.dims.iter().find_map(Dim::every).unwrap_or(1);
+    let all = LayerSet::all(spec.layers);
+    let per_layer = v.per_layer();
+    v.scope_layers()
+        .unwrap_or(&all)
+        .iter()
+        .map(|b| CacheRow {
+            layer: b,
+            values: out
+                .elems()
+                .saturating_mul(per_layer)
+                .saturating_mul(spec.caches(b) as u128),
+            every,
+            span: spec.attn_span(b),
+        })
+        .collect()
+}
+
+/// The steps inference runs: not the auxiliary modules (multi-token prediction), nor the
+/// cross-attention layers a text token skips.
+pub fn inference_steps(g: &Graph) -> impl Iterator<Item = Visit<'_>> {
+    g.steps().into_iter().filter(|v| {
+        !v.scopes
+            .iter()
+            .any(|s| matches!(s.kind, ScopeKind::Aux | ScopeKind::CrossAttention))
+    })
+}
+
 /// The cost of one step at `context` tokens.
 pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
     let spec = g.spec_of(v);
@@ -293,26 +337,20 @@ pub fn step_cost(g: &Graph, v: &Visit, context: u64) -> Cost {
     let runs = v.layers().map_or(1, |l| spec.runs_over(l));
     let mut c = Cost::default();
     let out = g.tensor(step.output);
-    if let TensorKind::Activation { cached: true } = out.kind {
-        // A cached tensor is cached in every layer of its scope, even where its step is skipped.
-        // One row per token, or per closed window of m tokens, kept however far back
-        // (DeepSeek-V4's compressed entries).
-        let every = out.dims.iter().find_map(Dim::every).unwrap_or(1);
-        for b in v.scope_layers().unwrap_or(&all).iter() {
-            let per_row = out
-                .elems()
-                .saturating_mul(per_layer)
-                .saturating_mul(spec.caches(b) as u128);
-            c.kv_per_token = c.kv_per_token.saturating_add(per_row / every as u128);
-            // CPM-Ant's learned prompt is cached beside the text.
-            let positions = spec.cached_positions(context);
-            let kept = if every > 1 {
-                positions / every
-            } else {
-                spec.attn_span(b).map_or(0, |s| s.cached_tokens(positions))
-            } as u128;
-            c.kv_at_context = c.kv_at_context.saturating_add(per_row.saturating_mul(kept));
-        }
+    for row in cache_rows(g, v) {
+        c.kv_per_token = c
+            .kv_per_token
+            .saturating_add(row.values / row.every as u128);
+        // CPM-Ant's learned prompt is cached beside the text.
+        let positions = spec.cached_positions(context);
+        let kept = if row.every > 1 {
+            positions / row.every
+        } else {
+            row.span.map_or(0, |s| s.cached_tokens(positions))
+        } as u128;
+        c.kv_at_context = c
+            .kv_at_context
+            .saturating_add(row.values.saturating_mul(kept));
     }
     if out.kind == TensorKind::State {
         c.state = out.elems().saturating_mul(per_layer).saturating_mul(runs);

@@ -5,6 +5,7 @@ pub mod export;
 pub mod html;
 pub mod line;
 pub mod numpy;
+pub mod plan;
 pub mod report;
 mod rewrite;
 pub mod terminal;
