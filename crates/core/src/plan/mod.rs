@@ -65,7 +65,7 @@ pub struct Plan {
     pub batch: u64,
     pub weights: WeightsPart,
     pub kv_cache: KvPart,
-    pub state: Part,
+    pub state: StatePart,
     pub compute: Part,
     pub overhead: Part,
     /// Bytes of all the parts.
@@ -86,6 +86,14 @@ pub struct Plan {
 pub struct Part {
     pub bytes: u64,
     pub basis: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StatePart {
+    pub bytes: u64,
+    pub basis: String,
+    /// Each layer's state bytes for the whole batch, in layer order.
+    pub by_layer: Vec<u64>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -174,6 +182,11 @@ struct Model {
     rows: Vec<CacheRow>,
     /// Per layer: recurrent state values per sequence.
     state: Vec<u128>,
+    /// Per layer: the channels of its convolution windows (each window keeps kernel − 1 of a
+    /// channel's inputs; transformers' LinearAttentionLayer keeps the kernel's width).
+    conv_channels: Vec<u128>,
+    /// RecurrentGemma keeps its windows on its modules, kernel − 1 wide, not in a cache layer.
+    own_windows: bool,
     /// Per token: the largest sum of a layer's step outputs, the widest one, and the largest
     /// query-head count of an attention layer.
     layer_activations: u128,
@@ -183,6 +196,10 @@ struct Model {
     attention_rows: u128,
     vocab: u128,
     hidden: u128,
+    /// Positions cached beyond the context's tokens (CPM-Ant's learned prompt).
+    prompt: u64,
+    /// Per layer: DeepSeek-V4's compressed sparse attention, whose windows overlap.
+    overlapping: Vec<bool>,
 }
 
 const MIB: f64 = (1u64 << 20) as f64;
@@ -326,13 +343,18 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
                 .map(|&x| fit(x, "KV cache"))
                 .collect::<Result<_>>()?,
         },
-        state: Part {
+        state: StatePart {
             bytes: fit(b.state, "state")?,
             basis: format!(
                 "{} sequence(s) × the recurrent layers' states in {}",
                 t.batch,
                 t.runtime.state_type(kv).name()
             ),
+            by_layer: b
+                .state_by_layer
+                .iter()
+                .map(|&x| fit(x, "state"))
+                .collect::<Result<_>>()?,
         },
         compute: Part {
             bytes: fit(b.compute, "compute")?,
@@ -480,12 +502,21 @@ fn read_model(g: &Graph, t: &Target) -> Result<Model> {
         read_per_step: 0.0,
         rows: Vec::new(),
         state: vec![0; layers],
+        conv_channels: vec![0; layers],
         layer_activations: 0,
         widest: 0,
         heads: 0,
         attention_rows: 0,
         vocab: spec.vocab as u128,
         hidden: spec.hidden as u128,
+        prompt: spec.cached_positions(0),
+        own_windows: spec.rg_lru().is_some(),
+        overlapping: (0..spec.layers)
+            .map(|b| {
+                let v4 = spec.attn.v4.as_ref().map(|v| v.kind(b));
+                matches!(v4, Some(crate::spec::V4Kind::Csa(_)))
+            })
+            .collect(),
     };
     // llama.cpp's CPU backend keeps a second, interleaved copy of some quantized matrices
     // beside the mapped file (ggml-cpu/repack.cpp, with AVX2 on x86-64: Q4_0, Q4_K, IQ4_NL and
@@ -586,6 +617,15 @@ fn read_model(g: &Graph, t: &Target) -> Result<Model> {
                     m.state[b as usize] += per.saturating_mul(spec.runs(b) as u128);
                 }
             }
+            if let Op::Conv { kernel } = v.step.op {
+                let window = v.step.inputs.iter().map(|&i| g.tensor(i));
+                for w in window.filter(|w| w.kind == TensorKind::State && kernel > 1) {
+                    let channels = w.elems() / (kernel as u128 - 1) * v.per_layer();
+                    for b in set.iter().filter(|&b| (b as usize) < layers) {
+                        m.conv_channels[b as usize] += channels * spec.runs(b) as u128;
+                    }
+                }
+            }
             if matches!(out.kind, TensorKind::Activation { .. })
                 && !matches!(
                     v.step.op,
@@ -682,12 +722,25 @@ impl Breakdown {
         let mut kv_by_layer = vec![0u128; layers];
         let mut kinds: BTreeMap<String, Kind> = BTreeMap::new();
         let mut most_cells = 0u64;
+        let positions = context + m.prompt;
         for r in &m.rows {
             let (kind, cells) = if r.every > 1 {
-                (format!("compressed every {}", r.every), context / r.every)
+                let entries = positions / r.every;
+                // transformers also keeps the open window's inputs and gates (DeepSeek-V4's
+                // compressor buffers; a compressed sparse layer's at twice the width), and an
+                // overlapping layer the last closed window's.
+                let held = match t.runtime {
+                    Runtime::Transformers => {
+                        let csa = m.overlapping.get(r.layer as usize) == Some(&true);
+                        let open = positions % r.every;
+                        2 * (open * (1 + csa as u64) + if csa { r.every } else { 0 })
+                    }
+                    Runtime::LlamaCpp | Runtime::Vllm | Runtime::Anatomy => 0,
+                };
+                (format!("compressed every {}", r.every), entries + held)
             } else {
                 let span = r.span.unwrap_or(AttnSpan::Full);
-                (span.describe(), t.runtime.cells(span, context, s))
+                (span.describe(), t.runtime.cells(span, positions, s))
             };
             most_cells = most_cells.max(cells);
             let bytes = kv.bytes(r.values * cells as u128) * batch;
@@ -707,10 +760,14 @@ impl Breakdown {
             k.bytes += bytes;
         }
         let state_type = t.runtime.state_type(kv);
-        let state_by_layer: Vec<u128> = m
-            .state
-            .iter()
-            .map(|&v| state_type.bytes(v) * batch)
+        // transformers' LinearAttentionLayer keeps a convolution's whole kernel width.
+        let widened = |b: usize| match t.runtime {
+            Runtime::Transformers if !m.own_windows => m.conv_channels[b],
+            Runtime::Transformers => 0,
+            Runtime::LlamaCpp | Runtime::Vllm | Runtime::Anatomy => 0,
+        };
+        let state_by_layer: Vec<u128> = (0..layers)
+            .map(|b| state_type.bytes(m.state[b] + widened(b)) * batch)
             .collect();
         let f = 4u128; // f32 activations
         let (compute, compute_basis) = match t.runtime {
