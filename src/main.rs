@@ -60,7 +60,7 @@ enum Command {
         model: String,
         /// A device of the built-in table (memory, bandwidth and matmul rates with their
         /// sources); see --device list.
-        #[arg(long, default_value = "h100-sxm")]
+        #[arg(long, default_value = anatomy_core::plan::DEFAULT_DEVICE)]
         device: String,
         /// The device's memory in GiB, instead of the table's (needed for a CPU's RAM).
         #[arg(long)]

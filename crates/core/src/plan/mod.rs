@@ -177,8 +177,11 @@ struct Model {
     embedding_weights: u128,
     other_weights: u128,
     by_format: BTreeMap<String, FormatBytes>,
-    /// Bytes a decode step reads of the weights, at this batch.
-    read_per_step: f64,
+    /// What a decode step reads of the weights: bytes read whole, bytes of routed experts by
+    /// (top-k, experts), bytes of tables read a row per sequence by their rows.
+    read_whole: u128,
+    read_routed: BTreeMap<(u64, u64), u128>,
+    read_rows: BTreeMap<u64, u128>,
     rows: Vec<CacheRow>,
     /// Per layer: recurrent state values per sequence.
     state: Vec<u128>,
@@ -280,18 +283,8 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
     };
     let s = stats::stats(g, Some(t.context))?;
     let kv_read: u128 = b.kv_by_layer.iter().sum::<u128>() + b.state;
-    let bytes_per_step = m.read_per_step + kv_read as f64;
-    let flops = match &t.weights {
-        Weights::Format(WeightFormat::F32 | WeightFormat::Bf16 | WeightFormat::F16) => {
-            ("bf16", t.device.flops_bf16)
-        }
-        Weights::Format(WeightFormat::Fp8) => ("fp8", t.device.flops_fp8),
-        // A quantized matmul runs as int8 dot products where the device has them (llama.cpp's
-        // MMQ kernels), else at the 16-bit rate.
-        Weights::Format(_) | Weights::Stored(_) => {
-            ("int8", t.device.flops_int8.or(t.device.flops_bf16))
-        }
-    };
+    let bytes_per_step = m.read_per_step(t.batch) + kv_read as f64;
+    let flops = (rate(&t.weights), rate_of(&t.device, rate(&t.weights)));
     let prefill_flops = s.flops.prefill_per_token;
     Ok(Plan {
         model: spec.name.clone(),
@@ -482,24 +475,14 @@ fn read_model(g: &Graph, t: &Target) -> Result<Model> {
             rows: p.shape.first().copied().unwrap_or(1).max(1),
         }
     };
-    // The fraction of a param's bytes one step of `batch` sequences reads.
-    let batch = t.batch as f64;
-    let read_share = |u: &ParamUse| -> f64 {
-        if u.lookup_only {
-            return (batch / u.rows as f64).min(1.0);
-        }
-        match u.routed_share {
-            // The experts some sequence of the batch routes to, expected over uniform routing.
-            Some((k, e)) if e > 0 => 1.0 - (1.0 - k as f64 / e as f64).powf(batch),
-            Some(_) | None => 1.0,
-        }
-    };
     let mut m = Model {
         layer_weights: vec![0; layers],
         embedding_weights: 0,
         other_weights: 0,
         by_format: BTreeMap::new(),
-        read_per_step: 0.0,
+        read_whole: 0,
+        read_routed: BTreeMap::new(),
+        read_rows: BTreeMap::new(),
         rows: Vec::new(),
         state: vec![0; layers],
         conv_channels: vec![0; layers],
@@ -528,7 +511,11 @@ fn read_model(g: &Graph, t: &Target) -> Result<Model> {
             && u.rows % 8 == 0
             && ["Q4_0", "Q4_K", "IQ4_NL", "MXFP4"].contains(&format.to_ascii_uppercase().as_str());
         // A step reads one copy; memory holds both.
-        m.read_per_step += bytes as f64 * read_share(u);
+        match (u.lookup_only, u.routed_share) {
+            (true, _) => *m.read_rows.entry(u.rows).or_default() += bytes,
+            (false, Some((k, e))) if e > 0 => *m.read_routed.entry((k, e)).or_default() += bytes,
+            (false, Some(_) | None) => m.read_whole += bytes,
+        }
         let (bytes, format) = match repacked {
             true => (2 * bytes, format!("{format} + repack")),
             false => (bytes, format.to_string()),
@@ -687,6 +674,19 @@ fn layer_in_name(name: &str) -> Option<u64> {
 }
 
 impl Model {
+    /// Bytes of the weights one decode step of `batch` sequences reads.
+    fn read_per_step(&self, batch: u64) -> f64 {
+        let b = batch as f64;
+        let rows: f64 = (self.read_rows.iter())
+            .map(|(&rows, &bytes)| bytes as f64 * (b / rows as f64).min(1.0))
+            .sum();
+        // The experts some sequence of the batch routes to, expected under uniform routing.
+        let routed: f64 = (self.read_routed.iter())
+            .map(|(&(k, e), &bytes)| bytes as f64 * (1.0 - (1.0 - k as f64 / e as f64).powf(b)))
+            .sum();
+        self.read_whole as f64 + rows + routed
+    }
+
     fn weights_total(&self) -> u128 {
         self.layer_weights.iter().sum::<u128>() + self.embedding_weights + self.other_weights
     }
@@ -897,4 +897,175 @@ fn offload(m: &Model, b: &Breakdown, mem: u64) -> Offload {
         cpu_bytes: all.saturating_sub(on_gpu) as u64,
         basis: "llama.cpp offloads the last -ngl repeating layers with their KV cache, then the output layer as one more; the input embedding stays on the CPU; the compute buffer is allocated on the device in full".into(),
     }
+}
+
+/// The planner's figures at the stops of the page's sliders, for its panel to look up offline:
+/// every number is `plan`'s for that device, runtime, weight format, context and batch.
+#[derive(Debug, Clone, Serialize)]
+pub struct PageTable {
+    pub contexts: Vec<u64>,
+    pub batches: Vec<u64>,
+    pub runtimes: Vec<PageRuntime>,
+    pub formats: Vec<PageFormat>,
+    /// Mean FLOPs per token of a prompt of each context.
+    pub prefill_flops: Vec<u64>,
+    /// The devices with memory of their own (a CPU's RAM is the machine's).
+    pub devices: Vec<Device>,
+    /// The one chosen at first: `anatomy plan`'s default.
+    pub default_device: usize,
+}
+
+/// `anatomy plan`'s device unless one is given.
+pub const DEFAULT_DEVICE: &str = "h100-sxm";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PageRuntime {
+    pub name: &'static str,
+    pub kv_type: &'static str,
+    pub memory_fraction: f64,
+    /// Per context, then per batch: KV cache, state, compute, overhead bytes.
+    pub bytes: Vec<[u64; 4]>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PageFormat {
+    pub name: &'static str,
+    pub bytes: u64,
+    /// Bytes of weights a decode step reads, per batch.
+    pub read: Vec<u64>,
+    /// Which of the device's matmul rates a prefill runs at: bf16, fp8 or int8.
+    pub rate: &'static str,
+}
+
+/// The formats the page offers.
+pub const PAGE_FORMATS: [WeightFormat; 5] = [
+    WeightFormat::Bf16,
+    WeightFormat::Fp8,
+    WeightFormat::Q8_0,
+    WeightFormat::Q4K,
+    WeightFormat::Int4G128,
+];
+
+/// The runtimes the page offers (anatomy's own executor reads checkpoints, not the page's
+/// formats).
+pub const PAGE_RUNTIMES: [Runtime; 3] = [Runtime::LlamaCpp, Runtime::Vllm, Runtime::Transformers];
+
+/// Which matmul rate a prefill of these weights runs at: 16-bit floats, fp8, or int8 dot
+/// products for a quantized format (llama.cpp's MMQ kernels) where the device has them.
+fn rate(w: &Weights) -> &'static str {
+    match w {
+        Weights::Format(WeightFormat::F32 | WeightFormat::Bf16 | WeightFormat::F16) => "bf16",
+        Weights::Format(WeightFormat::Fp8) => "fp8",
+        Weights::Format(_) => "int8",
+        // A checkpoint by its narrowest kind of tensor.
+        Weights::Stored(ts) => {
+            let float = |f: &str| ["F32", "F16", "BF16", "F64"].contains(&f);
+            if ts
+                .iter()
+                .any(|t| !float(&t.format) && !t.format.starts_with("F8"))
+            {
+                "int8"
+            } else if ts.iter().any(|t| t.format.starts_with("F8")) {
+                "fp8"
+            } else {
+                "bf16"
+            }
+        }
+    }
+}
+
+fn rate_of(d: &Device, rate: &str) -> Option<f64> {
+    match rate {
+        "fp8" => d.flops_fp8,
+        "int8" => d.flops_int8.or(d.flops_bf16),
+        _ => d.flops_bf16,
+    }
+}
+
+pub fn page_table(g: &Graph) -> Result<PageTable> {
+    let model_max = g.spec.context.max(1);
+    let mut contexts: Vec<u64> = (8..40)
+        .map(|p| 1u64 << p)
+        .take_while(|&c| c < model_max)
+        .collect();
+    contexts.push(model_max);
+    let batches: Vec<u64> = (0..9).map(|p| 1u64 << p).collect();
+    let device = devices::find(DEFAULT_DEVICE).expect("in the table");
+    let target = |runtime, f| Target {
+        device: device.clone(),
+        runtime,
+        settings: Settings::default(),
+        context: 1,
+        batch: 1,
+        weights: Weights::Format(f),
+        kv: None,
+    };
+    let mut runtimes = Vec::new();
+    for r in PAGE_RUNTIMES {
+        let t = target(r, WeightFormat::Bf16);
+        let kv = r.default_kv(KvType::Bf16);
+        let m = read_model(g, &t)?;
+        let mut bytes = Vec::new();
+        for &c in &contexts {
+            for &b in &batches {
+                let br = Breakdown::at(
+                    &m,
+                    &Target {
+                        batch: b,
+                        ..t.clone()
+                    },
+                    kv,
+                    c,
+                );
+                bytes.push([
+                    fit(br.kv_by_layer.iter().sum(), "KV cache")?,
+                    fit(br.state, "state")?,
+                    fit(br.compute, "compute")?,
+                    fit(br.overhead, "overhead")?,
+                ]);
+            }
+        }
+        runtimes.push(PageRuntime {
+            name: r.name(),
+            kv_type: kv.name(),
+            memory_fraction: match r {
+                Runtime::Vllm => t.settings.memory_fraction,
+                Runtime::LlamaCpp | Runtime::Transformers | Runtime::Anatomy => 1.0,
+            },
+            bytes,
+        });
+    }
+    let formats = PAGE_FORMATS
+        .iter()
+        .map(|&f| {
+            let t = target(Runtime::LlamaCpp, f);
+            let m = read_model(g, &t)?;
+            Ok(PageFormat {
+                name: f.name(),
+                bytes: fit(m.weights_total(), "weights")?,
+                read: batches.iter().map(|&b| m.read_per_step(b) as u64).collect(),
+                rate: rate(&t.weights),
+            })
+        })
+        .collect::<Result<_>>()?;
+    let with_memory: Vec<Device> = devices::all()
+        .into_iter()
+        .filter(|d| d.memory.is_some())
+        .collect();
+    let prefill_flops = contexts
+        .iter()
+        .map(|&c| Ok(stats::stats(g, Some(c))?.flops.prefill_per_token))
+        .collect::<Result<_>>()?;
+    Ok(PageTable {
+        contexts,
+        batches,
+        runtimes,
+        formats,
+        prefill_flops,
+        default_device: with_memory
+            .iter()
+            .position(|d| d.id == DEFAULT_DEVICE)
+            .unwrap_or(0),
+        devices: with_memory,
+    })
 }

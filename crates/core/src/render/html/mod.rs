@@ -43,6 +43,7 @@ fn preamble(title: &str, csp_extra: &str) -> String {
 
 const CSS: &str = include_str!("page.css");
 const JS: &str = include_str!("page.js");
+const PLAN_JS: &str = include_str!("plan_panel.js");
 
 /// Escape text for HTML and SVG content and attributes.
 pub fn escape(s: &str) -> String {
@@ -396,6 +397,7 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
         "ops": op_data,
         "variants": vs.iter().map(|v| json!({"label": v.label, "layers": v.layers.to_string(), "count": v.layers.len()})).collect::<Vec<_>>(),
         "default_variant": default_variant(&vs),
+        "plan": crate::plan::page_table(g)?,
     });
 
     let mut chips = vec![format!("params {}", short(total))];
@@ -488,9 +490,23 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
 {op_html}
 <aside id="detail" hidden aria-live="polite" tabindex="-1"></aside>
 </main>
+<section id="planner" aria-labelledby="planner-h">
+<h2 id="planner-h">Will it fit?</h2>
+<div class="plan-controls">
+<label>device <select id="plan-device"></select></label>
+<label>runtime <select id="plan-runtime"></select></label>
+<label>weights <select id="plan-weights"></select></label>
+<label>context <input type="range" id="plan-context" min="0" step="1"> <output id="plan-context-out" for="plan-context"></output></label>
+<label>batch <input type="range" id="plan-batch" min="0" step="1"> <output id="plan-batch-out" for="plan-batch"></output></label>
+</div>
+<table class="plan-table"><tbody id="plan-rows"></tbody></table>
+<p id="plan-verdict" aria-live="polite"></p>
+<p class="note">The figures of <code>anatomy plan</code> under each runtime's documented rules (llama.cpp: f16 cache, sliding layers of n_swa + 512 cells, its worst-case compute graph; vLLM: 90% of the device, blocks of 16 tokens; transformers: its cache classes), computed when this page was made at the sliders' stops. The decode ceiling is the device's bandwidth over the bytes a step reads; the prefill ceiling its matmul rate over the FLOPs per token. <code>anatomy plan MODEL --json</code> gives each figure's basis.</p>
+</section>
 <div id="tooltip" role="tooltip" hidden></div>
 <script type="application/json" id="data">{data}</script>
 <script>{JS}</script>
+<script>{PLAN_JS}</script>
 </body>
 </html>
 "#,
