@@ -1042,3 +1042,77 @@ fn export_draws_the_svg_variant_asked_for_and_refuses_one_it_lacks() {
         .failure()
         .stderr(predicate::str::contains("is for --format svg only"));
 }
+
+/// `plan`: a catalog model's figures with their basis, a GGUF's stored formats under llama.cpp's
+/// rules by default, and every bad option named with what would be valid.
+#[test]
+fn plan_reports_and_refuses_clearly() {
+    let p = json(&["plan", "gemma-3-27b", "--context", "8192", "--json"]);
+    assert_eq!(p["runtime"], "vLLM");
+    assert_eq!(p["device"]["id"], "h100-sxm");
+    let parts = ["weights", "kv_cache", "state", "compute", "overhead"];
+    let sum: u64 = parts.iter().map(|k| p[k]["bytes"].as_u64().unwrap()).sum();
+    assert_eq!(p["total"].as_u64().unwrap(), sum);
+    for k in parts {
+        assert!(!p[k]["basis"].as_str().unwrap().is_empty(), "{k}");
+    }
+    // Gemma 3's two kinds of layer, each with its cells.
+    let kinds: Vec<&str> = (p["kv_cache"]["by_kind"].as_array().unwrap().iter())
+        .map(|k| k["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["full", "sliding 1024"]);
+    let text = String::from_utf8(stdout(&["plan", "gemma-3-27b", "--device", "rtx-4090"])).unwrap();
+    assert!(
+        text.contains("Does not fit in 21.60 GiB of NVIDIA GeForce RTX 4090 (the runtime's share)"),
+        "{text}"
+    );
+
+    let gguf = "crates/exec/tests/fixtures/gguf/qwen3/model-q8_0.gguf";
+    let p = json(&["plan", gguf, "--context", "512", "--json"]);
+    assert_eq!(p["runtime"], "llama.cpp");
+    assert_eq!(p["kv_cache"]["kv_type"], "f16");
+    let formats: Vec<&str> = (p["weights"]["by_format"].as_array().unwrap().iter())
+        .map(|f| f["format"].as_str().unwrap())
+        .collect();
+    assert!(formats.contains(&"Q8_0"), "{formats:?}");
+    assert!(p["offload"]["gpu_layers"].as_u64().is_some());
+
+    for (args, says) in [
+        (
+            &["plan", "gpt-2", "--device", "tpu"][..],
+            "`--device`: is `tpu`, not in the table; give one of b200",
+        ),
+        (
+            &["plan", "gpt-2", "--weights", "stored"],
+            "`--weights`: is `stored`, but MODEL is a config",
+        ),
+        (
+            &["plan", "gpt-2", "--weights", "q9"],
+            "`--weights`: is `q9`; give `stored` or one of f32",
+        ),
+        (
+            &["plan", "gpt-2", "--runtime", "vllm", "--kv-type", "q4_0"],
+            "`--kv-type`: is q4_0, which vLLM does not offer; give one of bf16, f16, fp8",
+        ),
+        (&["plan", "gpt-2", "--context", "0"], "`--context`: is 0"),
+        (
+            &["plan", "gpt-2", "--memory=-1"],
+            "`--memory`: is -1; give a positive number",
+        ),
+        (
+            &["plan", "gpt-2", "--bandwidth", "NaN"],
+            "`--bandwidth`: is NaN; give a positive number",
+        ),
+        (
+            &["plan", "gpt-2", "--runtime", "ollama"],
+            "`--runtime`: is `ollama`; give one of llama.cpp, vLLM",
+        ),
+    ] {
+        anatomy()
+            .args(args)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(says));
+    }
+}

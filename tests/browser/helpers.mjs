@@ -1,7 +1,7 @@
 // Shared setup for the browser tests: the anatomy binary, a temporary folder, headless Chromium.
 import { chromium } from "playwright-core";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -9,8 +9,11 @@ export const root = resolve(import.meta.dirname, "../..");
 export const anatomyBin = process.env.ANATOMY_BIN || join(root, "target/debug/anatomy");
 export const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 
+// Each test file's folder goes when its process ends: hundreds were left behind in /tmp.
 export function tempDir() {
-  return mkdtempSync(join(tmpdir(), "anatomy-browser-"));
+  const dir = mkdtempSync(join(tmpdir(), "anatomy-browser-"));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 export function anatomy(...args) {

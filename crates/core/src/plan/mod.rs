@@ -910,13 +910,26 @@ pub struct PageTable {
     /// Mean FLOPs per token of a prompt of each context.
     pub prefill_flops: Vec<u64>,
     /// The devices with memory of their own (a CPU's RAM is the machine's).
-    pub devices: Vec<Device>,
+    pub devices: Vec<PageDevice>,
     /// The one chosen at first: `anatomy plan`'s default.
     pub default_device: usize,
 }
 
 /// `anatomy plan`'s device unless one is given.
 pub const DEFAULT_DEVICE: &str = "h100-sxm";
+
+/// A device as the page needs it: its figures without their sources' addresses, which a page
+/// that requests nothing does not carry (`anatomy plan --device list` has them).
+#[derive(Debug, Clone, Serialize)]
+pub struct PageDevice {
+    pub id: String,
+    pub name: String,
+    pub memory: u64,
+    pub bandwidth: f64,
+    pub flops_bf16: Option<f64>,
+    pub flops_fp8: Option<f64>,
+    pub flops_int8: Option<f64>,
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct PageRuntime {
@@ -1048,9 +1061,19 @@ pub fn page_table(g: &Graph) -> Result<PageTable> {
             })
         })
         .collect::<Result<_>>()?;
-    let with_memory: Vec<Device> = devices::all()
+    let with_memory: Vec<PageDevice> = devices::all()
         .into_iter()
-        .filter(|d| d.memory.is_some())
+        .filter_map(|d| {
+            Some(PageDevice {
+                memory: d.memory?,
+                id: d.id,
+                name: d.name,
+                bandwidth: d.bandwidth,
+                flops_bf16: d.flops_bf16,
+                flops_fp8: d.flops_fp8,
+                flops_int8: d.flops_int8,
+            })
+        })
         .collect();
     let prefill_flops = contexts
         .iter()
@@ -1068,4 +1091,90 @@ pub fn page_table(g: &Graph) -> Result<PageTable> {
             .unwrap_or(0),
         devices: with_memory,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{catalog, graph, source};
+
+    fn graph_of(name: &str) -> Graph {
+        assert!(catalog::get(name).is_some(), "{name}");
+        graph::build(&source::load(name, false).unwrap().spec).unwrap()
+    }
+
+    fn target(runtime: Runtime, memory_gib: u64, context: u64, batch: u64) -> Target {
+        let mut device = devices::find("h100-sxm").unwrap();
+        device.memory = Some(memory_gib << 30);
+        Target {
+            device,
+            runtime,
+            settings: Settings::default(),
+            context,
+            batch,
+            weights: Weights::Format(WeightFormat::Q4K),
+            kv: None,
+        }
+    }
+
+    #[test]
+    fn llama_cpp_sliding_cells_are_window_and_ubatch_padded() {
+        let s = Settings::default();
+        let slide = AttnSpan::Sliding(512);
+        assert_eq!(Runtime::LlamaCpp.cells(slide, 8192, &s), 1024);
+        assert_eq!(Runtime::LlamaCpp.cells(slide, 300, &s), 512);
+        assert_eq!(Runtime::LlamaCpp.cells(AttnSpan::Full, 300, &s), 512);
+        let full = Settings {
+            swa_full: true,
+            ..s
+        };
+        assert_eq!(Runtime::LlamaCpp.cells(slide, 8192, &full), 8192);
+        assert_eq!(Runtime::Transformers.cells(slide, 8192, &s), 511);
+        assert_eq!(Runtime::Vllm.cells(slide, 8192, &s), 528);
+        assert_eq!(Runtime::Anatomy.cells(slide, 8192, &s), 8192);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+        /// The longest context that fits does, and one token more does not; llama.cpp's -ngl
+        /// fits the device, and one layer more does not.
+        #[test]
+        fn longest_context_and_offload_are_the_edge(
+            model in proptest::sample::select(vec!["gemma-3-27b", "qwen3-next-80b-a3b", "llama-3.1-8b", "deepseek-v3"]),
+            runtime in proptest::sample::select(PAGE_RUNTIMES.to_vec()),
+            gib in 1u64..200,
+            batch in 1u64..9,
+        ) {
+            let g = graph_of(model);
+            let p = plan(&g, &target(runtime, gib, 4096, batch)).unwrap();
+            let usable = p.usable_memory.unwrap();
+            if let Some(m) = &p.max_context {
+                let at = plan(&g, &target(runtime, gib, m.tokens, batch)).unwrap();
+                proptest::prop_assert!(at.total <= usable);
+                if m.limited_by == "memory" {
+                    let past = plan(&g, &target(runtime, gib, m.tokens + 1, batch)).unwrap();
+                    proptest::prop_assert!(past.total > usable, "{} fits at {}", model, m.tokens + 1);
+                }
+            }
+            if let Some(o) = &p.offload {
+                proptest::prop_assert!(o.gpu_bytes <= gib << 30);
+                if o.gpu_layers < o.of {
+                    // One layer more: give the device exactly what that takes and see it chosen.
+                    let m = read_model(&g, &target(runtime, gib, 4096, batch)).unwrap();
+                    let t = target(runtime, gib, 4096, batch);
+                    let kv = runtime.default_kv(KvType::Bf16);
+                    let b = Breakdown::at(&m, &t, kv, 4096);
+                    let more = offload(&m, &b, u64::MAX);
+                    proptest::prop_assert!(more.gpu_layers >= o.gpu_layers);
+                    let n = m.layer_weights.len();
+                    let k = o.gpu_layers as usize + 1;
+                    let layers: u128 = (n.saturating_sub(k.min(n))..n)
+                        .map(|i| m.layer_weights[i] + b.kv_by_layer[i] + b.state_by_layer[i])
+                        .sum();
+                    let next = layers + if k > n { m.other_weights } else { 0 } + b.compute;
+                    proptest::prop_assert!(next > (gib << 30) as u128);
+                }
+            }
+        }
+    }
 }
