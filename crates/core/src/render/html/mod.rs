@@ -505,8 +505,8 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
 </section>
 <div id="tooltip" role="tooltip" hidden></div>
 <script type="application/json" id="data">{data}</script>
-<script>{JS}</script>
-<script>{PLAN_JS}</script>
+<script>{JS}
+{PLAN_JS}</script>
 </body>
 </html>
 "#,
