@@ -1076,6 +1076,19 @@ fn plan_reports_and_refuses_clearly() {
         .collect();
     assert!(formats.contains(&"Q8_0"), "{formats:?}");
     assert!(p["offload"]["gpu_layers"].as_u64().is_some());
+    // A safetensors checkpoint's tensors as stored: the toy's f32 file, byte for byte.
+    let toy = "crates/exec/tests/fixtures/toy/qwen3-0.6b";
+    let p = json(&["plan", toy, "--context", "64", "--json"]);
+    let stored = std::fs::metadata(format!("{toy}/model.safetensors"))
+        .unwrap()
+        .len();
+    let weights = p["weights"]["bytes"].as_u64().unwrap();
+    assert_eq!(p["weights"]["by_format"][0]["format"], "F32");
+    // The file is its tensors and a header of a few KiB.
+    assert!(
+        weights < stored && stored - weights < 64 << 10,
+        "{weights} of {stored}"
+    );
 
     for (args, says) in [
         (

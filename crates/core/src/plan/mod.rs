@@ -508,7 +508,7 @@ fn read_model(g: &Graph, t: &Target) -> Result<Model> {
     let add = |m: &mut Model, u: &ParamUse, format: &str, values: u128, bytes: u128, n: u64| {
         let repacked = repacks
             && !u.lookup_only
-            && u.rows % 8 == 0
+            && u.rows.is_multiple_of(8)
             && ["Q4_0", "Q4_K", "IQ4_NL", "MXFP4"].contains(&format.to_ascii_uppercase().as_str());
         // A step reads one copy; memory holds both.
         match (u.lookup_only, u.routed_share) {
