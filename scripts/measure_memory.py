@@ -190,7 +190,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--anatomy", default="target/release/anatomy")
     ap.add_argument("--contexts", default="512,2048,8192,32768")
-    ap.add_argument("--anatomy-contexts", default="512,2048,4096",
+    ap.add_argument("--anatomy-contexts", default="512,2048,8192",
                     help="contexts for anatomy's own run: its prompt is prefilled whole, which takes minutes past a few thousand tokens on 2 cores")
     ap.add_argument("--tolerance", type=float, default=5.0, help="largest memory error allowed, percent")
     ap.add_argument("gguf", nargs="+")

@@ -3,13 +3,23 @@
 
 use serde::Serialize;
 
+/// Where a device's memory sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Memory of its own, beside the host's RAM: llama.cpp offloads layers to it.
+    Gpu,
+    /// One memory for CPU and GPU (Apple's).
+    Unified,
+    /// The host's RAM.
+    Cpu,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Device {
     pub id: String,
     pub name: String,
-    /// `gpu` (memory of its own, beside the host's RAM), `unified` (one memory for CPU and GPU)
-    /// or `cpu`.
-    pub kind: &'static str,
+    pub kind: Kind,
     /// Bytes the device holds; `None` where it is the machine's choice (a CPU's RAM).
     pub memory: Option<u64>,
     /// Bytes per second.
@@ -31,7 +41,7 @@ const TFLOPS: f64 = 1e12;
 type Row = (
     &'static str,
     &'static str,
-    &'static str,
+    Kind,
     Option<f64>,
     f64,
     Option<f64>,
@@ -41,35 +51,35 @@ type Row = (
 );
 
 const TABLE: &[Row] = &[
-    ("b200", "NVIDIA B200 (HGX)", "gpu", Some(180.0), 8000.0, Some(2250.0), Some(4500.0), Some(4500.0),
+    ("b200", "NVIDIA B200 (HGX)", Kind::Gpu, Some(180.0), 8000.0, Some(2250.0), Some(4500.0), Some(4500.0),
         "https://www.nvidia.com/en-us/data-center/hgx/ (HGX B200, per GPU: 1.4 TB over 8, 64 TB/s over 8; dense = half the sparse figures)"),
-    ("h200", "NVIDIA H200 SXM", "gpu", Some(141.0), 4800.0, Some(989.0), Some(1979.0), Some(1979.0),
+    ("h200", "NVIDIA H200 SXM", Kind::Gpu, Some(141.0), 4800.0, Some(989.0), Some(1979.0), Some(1979.0),
         "https://www.nvidia.com/en-us/data-center/h200/ (dense = half the sparse figures)"),
-    ("h100-sxm", "NVIDIA H100 SXM", "gpu", Some(80.0), 3350.0, Some(989.0), Some(1979.0), Some(1979.0),
+    ("h100-sxm", "NVIDIA H100 SXM", Kind::Gpu, Some(80.0), 3350.0, Some(989.0), Some(1979.0), Some(1979.0),
         "https://www.nvidia.com/en-us/data-center/h100/ (dense = half the sparse figures)"),
-    ("h100-pcie", "NVIDIA H100 PCIe", "gpu", Some(80.0), 2000.0, Some(756.0), Some(1513.0), Some(1513.0),
+    ("h100-pcie", "NVIDIA H100 PCIe", Kind::Gpu, Some(80.0), 2000.0, Some(756.0), Some(1513.0), Some(1513.0),
         "https://www.nvidia.com/en-us/data-center/h100/ (H100 NVL column for PCIe bandwidth excluded; dense = half the sparse figures)"),
-    ("a100-80g", "NVIDIA A100 80GB SXM", "gpu", Some(80.0), 2039.0, Some(312.0), None, Some(624.0),
+    ("a100-80g", "NVIDIA A100 80GB SXM", Kind::Gpu, Some(80.0), 2039.0, Some(312.0), None, Some(624.0),
         "https://www.nvidia.com/en-us/data-center/a100/ (no fp8 units)"),
-    ("l40s", "NVIDIA L40S", "gpu", Some(48.0), 864.0, Some(362.0), Some(733.0), Some(733.0),
+    ("l40s", "NVIDIA L40S", Kind::Gpu, Some(48.0), 864.0, Some(362.0), Some(733.0), Some(733.0),
         "https://www.nvidia.com/en-us/data-center/l40s/ (dense = half the sparse figures)"),
-    ("l4", "NVIDIA L4", "gpu", Some(24.0), 300.0, Some(121.0), Some(242.5), Some(242.5),
+    ("l4", "NVIDIA L4", Kind::Gpu, Some(24.0), 300.0, Some(121.0), Some(242.5), Some(242.5),
         "https://www.nvidia.com/en-us/data-center/l4/ (dense = half the sparse figures)"),
-    ("rtx-4090", "NVIDIA GeForce RTX 4090", "gpu", Some(24.0), 1008.0, Some(165.2), Some(330.3), Some(660.6),
+    ("rtx-4090", "NVIDIA GeForce RTX 4090", Kind::Gpu, Some(24.0), 1008.0, Some(165.2), Some(330.3), Some(660.6),
         "NVIDIA Ada Lovelace GPU architecture whitepaper, appendix table 2 (fp16 and fp8 with fp32 accumulate, dense)"),
-    ("rtx-3090", "NVIDIA GeForce RTX 3090", "gpu", Some(24.0), 936.0, Some(71.0), None, Some(284.0),
+    ("rtx-3090", "NVIDIA GeForce RTX 3090", Kind::Gpu, Some(24.0), 936.0, Some(71.0), None, Some(284.0),
         "NVIDIA Ampere GA102 GPU architecture whitepaper, table 9 (fp16 with fp32 accumulate, dense; no fp8 units)"),
-    ("mi300x", "AMD Instinct MI300X", "gpu", Some(192.0), 5300.0, Some(1307.4), Some(2614.9), Some(2614.9),
+    ("mi300x", "AMD Instinct MI300X", Kind::Gpu, Some(192.0), 5300.0, Some(1307.4), Some(2614.9), Some(2614.9),
         "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (dense)"),
-    ("m4-max", "Apple M4 Max (128 GB)", "unified", Some(128.0), 546.0, None, None, None,
+    ("m4-max", "Apple M4 Max (128 GB)", Kind::Unified, Some(128.0), 546.0, None, None, None,
         "https://www.apple.com/macbook-pro/specs/ (unified memory; Apple states no FLOP/s; Metal lets the GPU use about 75% of it by default)"),
-    ("m3-ultra", "Apple M3 Ultra (512 GB)", "unified", Some(512.0), 819.0, None, None, None,
+    ("m3-ultra", "Apple M3 Ultra (512 GB)", Kind::Unified, Some(512.0), 819.0, None, None, None,
         "https://www.apple.com/mac-studio/specs/ (unified memory; Apple states no FLOP/s)"),
-    ("epyc-9654", "AMD EPYC 9654, 12 channels DDR5-4800", "cpu", None, 460.8, None, None, None,
+    ("epyc-9654", "AMD EPYC 9654, 12 channels DDR5-4800", Kind::Cpu, None, 460.8, None, None, None,
         "12 channels × 8 bytes × 4800 MT/s (AMD's 4th-gen EPYC datasheet); RAM as installed: give --memory"),
-    ("xeon-8480", "Intel Xeon Platinum 8480+, 8 channels DDR5-4800", "cpu", None, 307.2, None, None, None,
+    ("xeon-8480", "Intel Xeon Platinum 8480+, 8 channels DDR5-4800", Kind::Cpu, None, 307.2, None, None, None,
         "8 channels × 8 bytes × 4800 MT/s (ark.intel.com); RAM as installed: give --memory"),
-    ("ddr5-2ch", "A desktop CPU with 2 channels of DDR5-5600", "cpu", None, 89.6, None, None, None,
+    ("ddr5-2ch", "A desktop CPU with 2 channels of DDR5-5600", Kind::Cpu, None, 89.6, None, None, None,
         "2 channels × 8 bytes × 5600 MT/s; RAM as installed: give --memory"),
 ];
 

@@ -1,0 +1,332 @@
+//! What the planner reads off the Graph once: each layer's weight bytes in a format or as a
+//! checkpoint stores them, what a decode step reads of them, the cached rows, the states, and
+//! the activation widths its compute estimates use.
+
+use super::{Target, WeightFormat, Weights};
+use crate::error::Result;
+use crate::graph::{Component, Graph, Op, TensorKind};
+use crate::plan::{FormatBytes, Runtime};
+use crate::stats::{self, CacheRow};
+use std::collections::{BTreeMap, HashMap};
+
+/// What the planner reads off the Graph once.
+pub(super) struct Model {
+    /// Per layer: weight bytes.
+    pub(super) layer_weights: Vec<u128>,
+    /// Weights outside the layers: the input table (kept on the CPU by llama.cpp) and the rest.
+    pub(super) embedding_weights: u128,
+    pub(super) other_weights: u128,
+    pub(super) by_format: BTreeMap<String, FormatBytes>,
+    /// What a decode step reads of the weights: bytes read whole, bytes of routed experts by
+    /// (top-k, experts), bytes of tables read a row per sequence by their rows.
+    pub(super) read_whole: u128,
+    pub(super) read_routed: BTreeMap<(u64, u64), u128>,
+    pub(super) read_rows: BTreeMap<u64, u128>,
+    pub(super) rows: Vec<CacheRow>,
+    /// Per layer: recurrent state values per sequence.
+    pub(super) state: Vec<u128>,
+    /// Per layer: the channels of its convolution windows (each window keeps kernel − 1 of a
+    /// channel's inputs; transformers' LinearAttentionLayer keeps the kernel's width).
+    pub(super) conv_channels: Vec<u128>,
+    /// RecurrentGemma keeps its windows on its modules, kernel − 1 wide, not in a cache layer.
+    pub(super) own_windows: bool,
+    /// Per token: the largest sum of a layer's step outputs, the widest one, and the largest
+    /// query-head count of an attention layer.
+    pub(super) layer_activations: u128,
+    pub(super) widest: u128,
+    pub(super) heads: u64,
+    /// Per token: the largest sum of an attention block's step outputs.
+    pub(super) attention_rows: u128,
+    pub(super) vocab: u128,
+    pub(super) hidden: u128,
+    /// Positions cached beyond the context's tokens (CPM-Ant's learned prompt).
+    pub(super) prompt: u64,
+    /// Per layer: DeepSeek-V4's compressed sparse attention, whose windows overlap.
+    pub(super) overlapping: Vec<bool>,
+}
+
+/// Vectors (norms, biases) stay in f32 beside a GGUF type, bf16 beside another quantized
+/// format, and in the format itself where it is a plain float.
+pub(super) fn vector_format(f: WeightFormat) -> WeightFormat {
+    match f {
+        WeightFormat::F32 | WeightFormat::Bf16 | WeightFormat::F16 => f,
+        _ if f.is_gguf() => WeightFormat::F32,
+        _ => WeightFormat::Bf16,
+    }
+}
+
+/// The format a tensor of this shape takes under `f`.
+pub(super) fn format_of(f: WeightFormat, shape: &[u64]) -> WeightFormat {
+    if shape.len() < 2 {
+        return vector_format(f);
+    }
+    let row = shape.last().copied().unwrap_or(1);
+    if row % f.block() == 0 {
+        f
+    } else if f.is_gguf() && row % WeightFormat::Q8_0.block() == 0 {
+        WeightFormat::Q8_0
+    } else {
+        vector_format(f).max_float()
+    }
+}
+
+impl WeightFormat {
+    /// A plain float format no wider than 16 bits.
+    fn max_float(self) -> WeightFormat {
+        match self {
+            WeightFormat::F32 => WeightFormat::Bf16,
+            other => other,
+        }
+    }
+}
+/// Where a param sits and how much of it a decode step reads.
+pub(super) struct ParamUse {
+    layer: Option<u64>,
+    /// Read through a table lookup alone (an input embedding): a row per sequence.
+    lookup_only: bool,
+    /// Share of its instances a step runs: the routed experts' top-k of all.
+    routed_share: Option<(u64, u64)>,
+    rows: u64,
+}
+
+pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
+    let spec = &g.spec;
+    let layers = spec.layers as usize;
+    // Which params a step reads whole, and which only by looking up rows.
+    let mut whole = vec![false; g.params.len()];
+    let mut looked_up = vec![false; g.params.len()];
+    for v in stats::inference_steps(g) {
+        for &i in &v.step.inputs {
+            if let TensorKind::Weight { param, .. } = g.tensor(i).kind {
+                match v.step.op {
+                    Op::Lookup => looked_up[param] = true,
+                    _ => whole[param] = true,
+                }
+            }
+        }
+    }
+    let use_of = |i: usize, layer: Option<u64>| {
+        let p = &g.params[i];
+        ParamUse {
+            layer,
+            lookup_only: looked_up[i] && !whole[i],
+            routed_share: p.routed.then_some((p.active, p.experts)),
+            rows: p.shape.first().copied().unwrap_or(1).max(1),
+        }
+    };
+    let mut m = Model {
+        layer_weights: vec![0; layers],
+        embedding_weights: 0,
+        other_weights: 0,
+        by_format: BTreeMap::new(),
+        read_whole: 0,
+        read_routed: BTreeMap::new(),
+        read_rows: BTreeMap::new(),
+        rows: Vec::new(),
+        state: vec![0; layers],
+        conv_channels: vec![0; layers],
+        layer_activations: 0,
+        widest: 0,
+        heads: 0,
+        attention_rows: 0,
+        vocab: spec.vocab as u128,
+        hidden: spec.hidden as u128,
+        prompt: spec.cached_positions(0),
+        own_windows: spec.rg_lru().is_some(),
+        overlapping: (0..spec.layers)
+            .map(|b| {
+                let v4 = spec.attn.v4.as_ref().map(|v| v.kind(b));
+                matches!(v4, Some(crate::spec::V4Kind::Csa(_)))
+            })
+            .collect(),
+    };
+    // llama.cpp's CPU backend keeps a second, interleaved copy of some quantized matrices
+    // beside the mapped file (ggml-cpu/repack.cpp, with AVX2 on x86-64: Q4_0, Q4_K, IQ4_NL and
+    // MXFP4 matrices whose rows come in eights, read by a matmul rather than a lookup).
+    let repacks = t.runtime == Runtime::LlamaCpp && t.device.kind == super::devices::Kind::Cpu;
+    let add = |m: &mut Model, u: &ParamUse, format: &str, values: u128, bytes: u128, n: u64| {
+        let repacked = repacks
+            && !u.lookup_only
+            && u.rows.is_multiple_of(8)
+            && ["Q4_0", "Q4_K", "IQ4_NL", "MXFP4"].contains(&format.to_ascii_uppercase().as_str());
+        // A step reads one copy; memory holds both.
+        match (u.lookup_only, u.routed_share) {
+            (true, _) => *m.read_rows.entry(u.rows).or_default() += bytes,
+            (false, Some((k, e))) if e > 0 => *m.read_routed.entry((k, e)).or_default() += bytes,
+            (false, Some(_) | None) => m.read_whole += bytes,
+        }
+        let (bytes, format) = match repacked {
+            true => (2 * bytes, format!("{format} + repack")),
+            false => (bytes, format.to_string()),
+        };
+        match u.layer {
+            Some(b) if (b as usize) < layers => m.layer_weights[b as usize] += bytes,
+            Some(_) | None if u.lookup_only => m.embedding_weights += bytes,
+            Some(_) | None => m.other_weights += bytes,
+        }
+        let e = m
+            .by_format
+            .entry(format.clone())
+            .or_insert_with(|| FormatBytes {
+                format,
+                tensors: 0,
+                values: 0,
+                bytes: 0,
+            });
+        e.tensors += n;
+        e.values += values as u64;
+        e.bytes += bytes as u64;
+    };
+    let own = |i: &usize| {
+        let p = &g.params[*i];
+        p.component != Component::Aux && p.stack.is_none()
+    };
+    match &t.weights {
+        Weights::Format(f) => {
+            for i in (0..g.params.len()).filter(own) {
+                let p = &g.params[i];
+                let format = format_of(*f, &p.shape);
+                let one = format.bytes(p.numel()) * p.experts as u128;
+                let values = p.numel() * p.experts as u128;
+                match &p.layers {
+                    Some(set) => {
+                        for b in set.iter() {
+                            add(&mut m, &use_of(i, Some(b)), format.name(), values, one, 1);
+                        }
+                    }
+                    None => add(&mut m, &use_of(i, None), format.name(), values, one, 1),
+                }
+            }
+        }
+        Weights::Stored(tensors) => {
+            // Each stored name to its param and layer, under both namings.
+            let mut names: HashMap<String, (usize, Option<u64>)> = HashMap::new();
+            for i in (0..g.params.len()).filter(own) {
+                let p = &g.params[i];
+                let experts: Vec<Option<u64>> = (0..p.experts).map(Some).chain([None]).collect();
+                let layer_list: Vec<Option<u64>> = match &p.layers {
+                    Some(set) => set.iter().map(Some).collect(),
+                    None => vec![None],
+                };
+                for template in [&p.hf, &p.gguf] {
+                    for &b in &layer_list {
+                        let per_expert = template.contains("{e}");
+                        for &e in experts.iter().filter(|e| e.is_some() == per_expert) {
+                            names.insert(spec.instantiate(template, b, e), (i, b));
+                        }
+                    }
+                }
+            }
+            for s in tensors {
+                let u = match names.get(&s.name) {
+                    Some(&(i, b)) => use_of(i, b),
+                    // A tensor the graph does not name (a quantizer's scales): read whole.
+                    None => ParamUse {
+                        layer: layer_in_name(&s.name),
+                        lookup_only: false,
+                        routed_share: None,
+                        rows: s.rows,
+                    },
+                };
+                add(&mut m, &u, &s.format, s.values as u128, s.bytes as u128, 1);
+            }
+        }
+    }
+    for v in stats::inference_steps(g) {
+        m.rows.extend(stats::cache_rows(g, &v));
+        let out = g.tensor(v.step.output);
+        let spec = g.spec_of(&v);
+        let per = out.elems().saturating_mul(v.per_layer());
+        if let Some(set) = v.layers() {
+            if out.kind == TensorKind::State {
+                for b in set.iter().filter(|&b| (b as usize) < layers) {
+                    m.state[b as usize] += per.saturating_mul(spec.runs(b) as u128);
+                }
+            }
+            if let Op::Conv { kernel } = v.step.op {
+                let window = v.step.inputs.iter().map(|&i| g.tensor(i));
+                for w in window.filter(|w| w.kind == TensorKind::State && kernel > 1) {
+                    let channels = w.elems() / (kernel as u128 - 1) * v.per_layer();
+                    for b in set.iter().filter(|&b| (b as usize) < layers) {
+                        m.conv_channels[b as usize] += channels * spec.runs(b) as u128;
+                    }
+                }
+            }
+            if matches!(out.kind, TensorKind::Activation { .. })
+                && !matches!(
+                    v.step.op,
+                    Op::Scores { .. } | Op::WeightedSum { .. } | Op::Index { .. }
+                )
+            {
+                m.widest = m.widest.max(per);
+            }
+            if let Op::Scores { .. } = v.step.op {
+                for b in set.iter() {
+                    m.heads = m.heads.max(spec.attn_at(b as usize).heads);
+                }
+            }
+        }
+    }
+    // A layer's step outputs per token, summed: what one pass over a layer holds at its most.
+    let mut per_layer = vec![0u128; layers];
+    let mut attn = vec![0u128; layers];
+    for v in stats::inference_steps(g) {
+        let out = g.tensor(v.step.output);
+        if !matches!(out.kind, TensorKind::Activation { .. })
+            || matches!(
+                v.step.op,
+                Op::Scores { .. } | Op::WeightedSum { .. } | Op::Index { .. }
+            )
+        {
+            continue;
+        }
+        let per = out.elems().saturating_mul(v.per_layer());
+        let in_attention = v
+            .scopes
+            .iter()
+            .any(|s| matches!(s.kind, crate::graph::ScopeKind::Attention));
+        for b in v
+            .layers()
+            .map(|s| s.iter().collect::<Vec<_>>())
+            .unwrap_or_default()
+        {
+            if let Some(x) = per_layer.get_mut(b as usize) {
+                *x += per;
+            }
+            if in_attention {
+                attn[b as usize] += per;
+            }
+        }
+    }
+    m.layer_activations = per_layer.into_iter().max().unwrap_or(0);
+    m.attention_rows = attn.into_iter().max().unwrap_or(0);
+    Ok(m)
+}
+
+/// `blk.7.` or `layers.7.`: the layer a stored name the graph does not know sits in.
+pub(super) fn layer_in_name(name: &str) -> Option<u64> {
+    let parts: Vec<&str> = name.split('.').collect();
+    parts.windows(2).find_map(|w| match w[0] {
+        "blk" | "layers" | "h" | "blocks" | "layer" => w[1].parse().ok(),
+        _ => None,
+    })
+}
+
+impl Model {
+    /// Bytes of the weights one decode step of `batch` sequences reads.
+    pub(super) fn read_per_step(&self, batch: u64) -> f64 {
+        let b = batch as f64;
+        let rows: f64 = (self.read_rows.iter())
+            .map(|(&rows, &bytes)| bytes as f64 * (b / rows as f64).min(1.0))
+            .sum();
+        // The experts some sequence of the batch routes to, expected under uniform routing.
+        let routed: f64 = (self.read_routed.iter())
+            .map(|(&(k, e), &bytes)| bytes as f64 * (1.0 - (1.0 - k as f64 / e as f64).powf(b)))
+            .sum();
+        self.read_whole as f64 + rows + routed
+    }
+
+    pub(super) fn weights_total(&self) -> u128 {
+        self.layer_weights.iter().sum::<u128>() + self.embedding_weights + self.other_weights
+    }
+}
