@@ -48,13 +48,13 @@ saved = os.dup(2)
 os.dup2(log.fileno(), 2)
 m = llama_cpp.Llama(model_path=path, n_ctx=n_ctx, n_batch=512, n_ubatch=512, swa_full=swa_full,
                     flash_attn=fa, verbose=True, n_threads=os.cpu_count())
-prompt = [1 + i % 100 for i in range(min(16 if decode else 512, n_ctx))]
+prompt = [1 + i % 50 for i in range(min(16 if decode else 512, n_ctx))]
 m.eval(prompt)
 tps = None
 if decode:
     t0 = time.perf_counter()
     for i in range(decode):
-        m.eval([7 + i % 50])
+        m.eval([7 + i % 40])
     tps = decode / (time.perf_counter() - t0)
 os.dup2(saved, 2)
 log.seek(0)
@@ -198,7 +198,7 @@ def main():
     worst = 0.0
 
     print("## llama.cpp: what it allocates (its log) against `anatomy plan --runtime llama.cpp`\n")
-    print("| model | n_ctx | swa_full | flash attn | KV MiB pred / meas | compute MiB pred / meas | total MiB: predicted; measured | error | peak RSS MiB |")
+    print("| model | n_ctx | swa_full | flash attn | KV + state MiB pred / meas | compute MiB pred / meas | total MiB: predicted; measured | error | peak RSS MiB |")
     print("|---|---|---|---|---|---|---|---|---|")
     for gguf in args.gguf:
         for n_ctx in map(int, args.contexts.split(",")):
@@ -219,7 +219,7 @@ def main():
                     err = pct(pred, meas)
                     worst = max(worst, abs(err))
                     print(f"| {name_of(gguf)} | {n_ctx} | {swa_full} | {fa} | "
-                          f"{p['kv_cache']['bytes'] / MIB:.2f} / {m['kv']:.2f} | "
+                          f"{(p['kv_cache']['bytes'] + p['state']['bytes']) / MIB:.3f} / {m['kv'] + m['state']:.3f} | "
                           f"{p['compute']['bytes'] / MIB:.1f} / {m['compute']:.1f} | "
                           f"predicted {pred:.1f}; measured {meas:.1f} | {err:+.2f}% | {m['rss']:.1f} |", flush=True)
 
@@ -229,7 +229,7 @@ def main():
     for gguf in args.gguf:
         for n_ctx in map(int, args.anatomy_contexts.split(",")):
             p = plan(args.anatomy, gguf, "anatomy", n_ctx)
-            ids = ",".join(str(1 + i % 100) for i in range(n_ctx - 16))
+            ids = ",".join(str(1 + i % 50) for i in range(n_ctx - 16))
             run = subprocess.run([sys.executable, "-c", PEAK, args.anatomy, "run", gguf, "--ids", ids,
                                   "--max-tokens", "16", "--ignore-eos"], capture_output=True, text=True)
             if run.returncode:
@@ -268,7 +268,7 @@ def main():
             if runtime == "llama.cpp":
                 tps = llama_run(gguf, 512, False, False, decode=64)["tps"]
             else:
-                r = subprocess.run([args.anatomy, "run", gguf, "--ids", ",".join(str(1 + i % 100) for i in range(16)),
+                r = subprocess.run([args.anatomy, "run", gguf, "--ids", ",".join(str(1 + i % 50) for i in range(16)),
                                     "--max-tokens", "65", "--ignore-eos"], capture_output=True, text=True, check=True)
                 tps = float(re.search(r"decode: \d+ tokens in \d+ ms \(([\d.]+) tokens/s\)", r.stderr).group(1))
             print(f"| {name_of(gguf)} | {runtime} | {ceiling:.1f} | {tps:.1f} | {100 * tps / ceiling:.0f}% |", flush=True)
