@@ -43,7 +43,7 @@ pub struct Info {
     pub dtype: Option<GgmlDType>,
     /// From the start of the tensor data.
     pub offset: u64,
-    /// Bytes its type and shape take, where the type is known.
+    /// Bytes its type and shape take, where ggml defines the type.
     pub bytes: Option<u64>,
 }
 
@@ -85,6 +85,44 @@ pub fn type_name(id: u32) -> String {
         _ => return format!("type {id}"),
     };
     name.to_string()
+}
+
+/// Values per block and bytes per block of each ggml type (ggml.c's type_traits), whether or
+/// not candle reads it: what a tensor of that type takes in the file.
+pub fn block_layout(id: u32) -> Option<(u64, u64)> {
+    Some(match id {
+        0 => (1, 4),       // F32
+        1 | 30 => (1, 2),  // F16, BF16
+        2 => (32, 18),     // Q4_0
+        3 => (32, 20),     // Q4_1
+        6 => (32, 22),     // Q5_0
+        7 => (32, 24),     // Q5_1
+        8 => (32, 34),     // Q8_0
+        9 => (32, 36),     // Q8_1
+        10 => (256, 84),   // Q2_K
+        11 => (256, 110),  // Q3_K
+        12 => (256, 144),  // Q4_K
+        13 => (256, 176),  // Q5_K
+        14 => (256, 210),  // Q6_K
+        15 => (256, 292),  // Q8_K
+        16 => (256, 66),   // IQ2_XXS
+        17 => (256, 74),   // IQ2_XS
+        18 => (256, 98),   // IQ3_XXS
+        19 => (256, 50),   // IQ1_S
+        20 => (32, 18),    // IQ4_NL
+        21 => (256, 110),  // IQ3_S
+        22 => (256, 82),   // IQ2_S
+        23 => (256, 136),  // IQ4_XS
+        24 => (1, 1),      // I8
+        25 => (1, 2),      // I16
+        26 => (1, 4),      // I32
+        27 | 28 => (1, 8), // I64, F64
+        29 => (256, 56),   // IQ1_M
+        34 => (256, 54),   // TQ1_0
+        35 => (256, 66),   // TQ2_0
+        39 => (32, 17),    // MXFP4
+        _ => return None,
+    })
 }
 
 /// candle's type for a ggml type number, where candle reads it.
@@ -349,14 +387,13 @@ pub fn read<R: Read + Seek>(r: &mut R, len: u64) -> Result<(Header, Vec<Problem>
         }
         let dtype = dtype_of(type_id);
         let numel = shape.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
-        let bytes = match (dtype, numel) {
+        let bytes = match (block_layout(type_id), numel) {
             (_, None) => {
                 return Err(format!(
                     "says {what} has shape {shape:?}, whose size overflows 64 bits"
                 ))
             }
-            (Some(t), Some(n)) => {
-                let block = t.block_size() as u64;
+            (Some((block, size)), Some(n)) => {
                 let inner = *shape.last().expect("one dim at least");
                 if inner % block != 0 {
                     return Err(format!(
@@ -364,7 +401,7 @@ pub fn read<R: Read + Seek>(r: &mut R, len: u64) -> Result<(Header, Vec<Problem>
                         type_name(type_id)
                     ));
                 }
-                match (n / block).checked_mul(t.type_size() as u64) {
+                match (n / block).checked_mul(size) {
                     Some(bytes) => Some(bytes),
                     None => {
                         return Err(format!(
@@ -468,6 +505,14 @@ impl Header {
 
     /// candle's view of this checked header's tensors, to read tensor data through; the
     /// metadata stays here (`get`), not copied (a tokenizer's vocabulary is megabytes).
+    /// A tensor's bytes as stored (its type's size; none for a type ggml does not define).
+    pub fn raw<R: Read + Seek>(&self, r: &mut R, t: &Info) -> std::io::Result<Vec<u8>> {
+        r.seek(std::io::SeekFrom::Start(self.data_start + t.offset))?;
+        let mut data = vec![0u8; t.bytes.unwrap_or(0) as usize];
+        r.read_exact(&mut data)?;
+        Ok(data)
+    }
+
     pub fn content(&self) -> Content {
         Content {
             magic: if self.version == 2 {

@@ -3,6 +3,7 @@
 //! and count by the file before trusting it, and locates every tensor's bytes; only then does a
 //! checkpoint reach candle's readers (`anatomy-exec`).
 
+pub mod dequant;
 pub mod gguf;
 mod gguf_arch;
 pub mod gguf_header;

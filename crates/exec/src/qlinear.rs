@@ -47,7 +47,8 @@ const TILE: usize = 64;
 pub(crate) const PROMPT: usize = 4;
 
 mod block;
-use block::{e8m0_half, k4_scale_min, q3k_scale, MXFP4_DOUBLED};
+pub(crate) use block::{e8m0_half, MXFP4_DOUBLED};
+use block::{k4_scale_min, q3k_scale};
 pub use block::{mxfp4_blocks, Block};
 
 /// What every product asserts: `x` is [m, n] and `y` [m, out], and this CPU runs `path`.

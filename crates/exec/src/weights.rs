@@ -402,29 +402,64 @@ impl Weights {
                 }
                 w.stored.insert(key.clone(), Stored::Blocks(q));
             } else {
-                let mut t = q.dequantize(&Device::Cpu).map_err(|e| err(&shown, e))?;
-                if let Some(order) = &order {
-                    t = reorder(&t, order).map_err(|e| err(&shown, e))?;
-                }
-                if transposed {
-                    t = t
-                        .t()
-                        .and_then(|t| t.contiguous())
-                        .map_err(|e| err(&shown, e))?;
-                } else if reshaped {
-                    let shape: Vec<usize> = shape.iter().map(|&d| d as usize).collect();
-                    t = t.reshape(shape).map_err(|e| err(&shown, e))?;
-                }
-                if anatomy_checkpoint::gguf::holds_a_not_its_log(arch, name) {
-                    // A = −exp(A_log), back to A_log.
-                    t = t.neg().and_then(|a| a.log()).map_err(|e| err(&shown, e))?;
-                }
-                if a.norms_plus_one && name.ends_with("norm.weight") {
-                    t = t.affine(1.0, -1.0).map_err(|e| err(&shown, e))?;
-                }
+                let t = q.dequantize(&Device::Cpu).map_err(|e| err(&shown, e))?;
+                let t = as_transformers_holds(
+                    t,
+                    a,
+                    arch,
+                    name,
+                    order.as_deref(),
+                    spec_shape(transposed, reshaped, &shape),
+                )
+                .map_err(|e| err(&shown, e))?;
                 w.tensors.insert(key.clone(), t);
             }
             progress(i + 1, names.len());
+        }
+        // Types candle does not read: dequantized here, to bf16 for a projection held as
+        // stored, else to f32.
+        for t in header.tensors.iter().filter(|t| t.dtype.is_none()) {
+            let name = &t.name;
+            let key = anatomy_checkpoint::gguf::tensor_name(arch, name);
+            let kind = anatomy_checkpoint::gguf_header::type_name(t.type_id);
+            let data = header.raw(&mut reader, t).map_err(|e| err(&shown, e))?;
+            let values = anatomy_checkpoint::dequant::dequantize(t.type_id, &data).ok_or_else(|| {
+                Error::file(
+                    &shown,
+                    format!(
+                        "{name} is stored as {kind}, which anatomy verifies but does not run yet; it runs {} besides candle's types",
+                        anatomy_checkpoint::dequant::TYPES.map(|(_, n)| n).join(", ")
+                    ),
+                )
+            })?;
+            let dims: Vec<usize> = t.shape.iter().map(|&d| d as usize).collect();
+            let rows = dims.first().copied().unwrap_or(0);
+            let order = stored_order(a, name, spec, rows);
+            let shape = anatomy_checkpoint::gguf::shape_as_stored(arch, name, &t.shape);
+            let reshaped = shape != t.shape;
+            let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
+            if let (&[out, n], Hold::Stored, false, false) = (&dims[..], hold, reshaped, transposed)
+            {
+                let bf16: Vec<u8> = values
+                    .iter()
+                    .flat_map(|&v| half::bf16::from_f32(v).to_le_bytes())
+                    .collect();
+                let h = half_linear(&bf16, Half::Bf16, out, n, order.as_deref());
+                w.stored
+                    .insert(key, Stored::Half(h.map_err(|e| err(&shown, e))?));
+                continue;
+            }
+            let t = Tensor::from_vec(values, dims, &Device::Cpu).map_err(|e| err(&shown, e))?;
+            let t = as_transformers_holds(
+                t,
+                a,
+                arch,
+                name,
+                order.as_deref(),
+                spec_shape(transposed, reshaped, &shape),
+            )
+            .map_err(|e| err(&shown, e))?;
+            w.tensors.insert(key, t);
         }
         Ok(w)
     }
@@ -654,6 +689,49 @@ fn split_experts(q: &QTensor, hold: Hold) -> candle_core::Result<Vec<(usize, Par
 }
 
 /// The 16-bit float a GGUF type is, if it is one.
+/// How a dequantized tensor is turned to the shape transformers holds: transposed, or reshaped.
+enum Turn {
+    Keep,
+    Transpose,
+    Reshape(Vec<usize>),
+}
+
+fn spec_shape(transposed: bool, reshaped: bool, shape: &[u64]) -> Turn {
+    match (transposed, reshaped) {
+        (true, _) => Turn::Transpose,
+        (false, true) => Turn::Reshape(shape.iter().map(|&d| d as usize).collect()),
+        (false, false) => Turn::Keep,
+    }
+}
+
+/// A GGUF tensor, dequantized, as transformers holds it: rows llama.cpp permuted put back,
+/// transposed or reshaped, A_log from A, norms less the 1 llama.cpp added.
+fn as_transformers_holds(
+    mut t: Tensor,
+    a: &anatomy_checkpoint::gguf::Architecture,
+    arch: &str,
+    name: &str,
+    order: Option<&[u32]>,
+    turn: Turn,
+) -> candle_core::Result<Tensor> {
+    if let Some(order) = order {
+        t = reorder(&t, order)?;
+    }
+    t = match turn {
+        Turn::Transpose => t.t()?.contiguous()?,
+        Turn::Reshape(shape) => t.reshape(shape)?,
+        Turn::Keep => t,
+    };
+    if anatomy_checkpoint::gguf::holds_a_not_its_log(arch, name) {
+        // A = −exp(A_log), back to A_log.
+        t = t.neg()?.log()?;
+    }
+    if a.norms_plus_one && name.ends_with("norm.weight") {
+        t = t.affine(1.0, -1.0)?;
+    }
+    Ok(t)
+}
+
 fn half_of(t: GgmlDType) -> Option<Half> {
     match t {
         GgmlDType::F16 => Some(Half::F16),

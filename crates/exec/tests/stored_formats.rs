@@ -492,3 +492,48 @@ fn dorys_released_two_block_layout_verifies_and_runs() {
         assert!(d < tol, "bf16 {bf16}: max |Δlogit| = {d} (largest {scale})");
     }
 }
+
+/// GGUFs in types candle does not read (scripts/make_iquant_fixtures.py: IQ4_NL quantized by
+/// llama.cpp, MXFP4 by gguf-py) verify, and run as the same weights dequantized by gguf-py:
+/// within 1e-4 widened to f32, and within bf16's rounding held as stored (dequantized to bf16
+/// at load; measured 0.3% of the logits' largest magnitude, allowed 1%).
+#[test]
+fn ggufs_in_types_candle_lacks_run_as_their_reference_dequantization() {
+    use anatomy_exec::weights::{Hold, Weights};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gguf/qwen3");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
+    let logits = |file: &str, hold: Hold| -> Vec<f32> {
+        let c = anatomy_checkpoint::open(&dir.join(file)).unwrap();
+        assert!(c.problems.is_empty(), "{file}: {:?}", c.problems);
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+        assert!(r.missing.is_empty() && r.misshaped.is_empty(), "{file}");
+        let w = Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap();
+        let m = Model::new(spec.clone(), w).unwrap();
+        m.forward(&ids, &mut Cache::new(spec.layers as usize))
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap()
+    };
+    for kind in ["iq4_nl", "mxfp4"] {
+        let want = logits(&format!("model-{kind}-dequantized.gguf"), Hold::F32);
+        let scale = want.iter().fold(0f32, |m, x| m.max(x.abs()));
+        for (hold, tolerance) in [(Hold::F32, 1e-4), (Hold::Stored, 0.01 * scale)] {
+            let got = logits(&format!("model-{kind}.gguf"), hold);
+            let apart = got
+                .iter()
+                .zip(&want)
+                .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+            assert!(
+                apart <= tolerance,
+                "{kind} {hold:?}: {apart} (logits up to {scale})"
+            );
+            eprintln!("{kind} {hold:?}: {apart:e} apart, logits up to {scale}");
+        }
+    }
+}

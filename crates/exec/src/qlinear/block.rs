@@ -218,18 +218,7 @@ pub(super) fn q3k_scale(b: &[u8], i: usize) -> f32 {
     ((low | (high << 4)) as i8 - 32) as f32
 }
 
-/// The e2m1 values of MXFP4's sixteen codes, doubled: integers.
-pub(super) const MXFP4_DOUBLED: [i8; 16] =
-    [0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12];
-
-/// Half the e8m0 scale `e`, 2^(e − 128), exactly (2⁻¹²⁸ and 2⁻¹²⁷ are subnormal).
-pub(super) fn e8m0_half(e: u8) -> f32 {
-    f32::from_bits(if e < 2 {
-        0x0020_0000 << e
-    } else {
-        (e as u32 - 1) << 23
-    })
-}
+pub(crate) use anatomy_checkpoint::dequant::{e8m0_half, MXFP4_DOUBLED};
 
 /// An MXFP4 weight as gpt-oss's checkpoints store it, [rows, groups, 16] bytes (two values a
 /// byte, the low nibble first) and [rows, groups] e8m0 scales, in ggml's block_mxfp4 layout
