@@ -78,8 +78,8 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         batch: u64,
         /// How the weights are held: `stored` (a checkpoint's own formats, the default for one)
-        /// or a format: f32, bf16, f16, fp8, q8_0, q6_k, q5_k, q5_0, q4_k, q4_1, q4_0, q3_k,
-        /// q2_k, iq4_xs, int4-g128, nvfp4, mxfp4 (default bf16 for a config).
+        /// or a format: f32, bf16, f16, fp8, int4-g128 (GPTQ/AWQ), nvfp4, mxfp4, or any GGUF
+        /// type (q8_0, q4_k, iq4_xs, tq1_0, …; the error lists them) (default bf16 for a config).
         #[arg(long)]
         weights: Option<String>,
         /// The KV cache's type: f32, f16, bf16, fp8, q8_0, q4_0 (default: the runtime's).

@@ -541,3 +541,32 @@ impl Header {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use anatomy_core::plan::WeightFormat;
+
+    /// The planner's table of GGUF formats (anatomy-core, which cannot read this crate) and
+    /// ggml's block layouts here agree for every type both name.
+    #[test]
+    fn the_planners_gguf_formats_have_ggmls_block_sizes() {
+        let mut named = 0;
+        for id in 0..64 {
+            let name = type_name(id).to_ascii_lowercase();
+            if let (Some(f), Some((values, bytes))) = (WeightFormat::parse(&name), block_layout(id))
+            {
+                assert!(f.is_gguf(), "{name}");
+                assert_eq!(f.block(), values, "{name}");
+                assert_eq!(f.bytes(values as u128), bytes as u128, "{name}");
+                named += 1;
+            }
+        }
+        // Every GGUF format the planner offers is one of ggml's.
+        let offered = WeightFormat::names()
+            .split(", ")
+            .filter(|n| WeightFormat::parse(n).is_some_and(|f| f.is_gguf()))
+            .count();
+        assert_eq!(named, offered);
+    }
+}
