@@ -427,7 +427,7 @@ impl Weights {
                 Error::file(
                     &shown,
                     format!(
-                        "{name} is stored as {kind}, which anatomy verifies but does not run yet; it runs {} besides candle's types",
+                        "{name} is stored as {kind}, which anatomy cannot run; it runs {} besides candle's types",
                         anatomy_checkpoint::dequant::TYPES.map(|(_, n)| n).join(", ")
                     ),
                 )
