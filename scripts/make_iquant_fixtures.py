@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""GGUFs of the toy Qwen3 (crates/exec/tests/fixtures/gguf/qwen3/model-f32.gguf) in ggml types
-candle does not read, each beside the same weights dequantized by gguf-py, llama.cpp's own
+"""GGUFs of the toy Qwen3 and Qwen3-MoE (crates/exec/tests/fixtures/gguf/{qwen3,qwen3-moe}/
+model-f32.gguf) in ggml types candle does not read, each beside the same weights dequantized by gguf-py, llama.cpp's own
 Python reference, and written as F32:
 
 - model-iq4_nl.gguf: quantized by llama.cpp itself (llama_model_quantize, IQ4_NL; the matrices
   whose rows do not fill its blocks fall back as llama.cpp chooses);
-- model-mxfp4.gguf: every matrix quantized to MXFP4 by gguf-py's quantizer;
+- model-mxfp4.gguf: every matrix (and stack of experts) quantized to MXFP4 by gguf-py's
+  quantizer;
 - model-<type>-dequantized.gguf: each of those files' tensors through gguf-py's `dequantize`.
 
 The toy's rows are 64 values wide, which the 256-value types (IQ4_XS, TQ1_0, TQ2_0) do not fill:
@@ -20,8 +21,7 @@ import gguf
 import llama_cpp
 import numpy as np
 
-DIR = Path(__file__).resolve().parent.parent / "crates/exec/tests/fixtures/gguf/qwen3"
-SRC = DIR / "model-f32.gguf"
+FIXTURES = Path(__file__).resolve().parent.parent / "crates/exec/tests/fixtures/gguf"
 
 
 def rewrite(src, dst, convert):
@@ -45,7 +45,7 @@ def rewrite(src, dst, convert):
 
 
 def mxfp4(t):
-    if len(t.data.shape) == 2 and t.data.shape[-1] % 32 == 0 and t.tensor_type == gguf.GGMLQuantizationType.F32:
+    if len(t.data.shape) >= 2 and t.data.shape[-1] % 32 == 0 and t.tensor_type == gguf.GGMLQuantizationType.F32:
         return gguf.quants.quantize(np.ascontiguousarray(t.data), gguf.GGMLQuantizationType.MXFP4), gguf.GGMLQuantizationType.MXFP4
     return t.data, t.tensor_type
 
@@ -55,14 +55,18 @@ def dequantized(t):
 
 
 def main():
-    p = llama_cpp.llama_model_quantize_default_params()
-    p.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_IQ4_NL
-    assert llama_cpp.llama_model_quantize(str(SRC).encode(), str(DIR / "model-iq4_nl.gguf").encode(), ctypes.byref(p)) == 0
-    rewrite(SRC, DIR / "model-mxfp4.gguf", mxfp4)
-    for kind in ("iq4_nl", "mxfp4"):
-        rewrite(DIR / f"model-{kind}.gguf", DIR / f"model-{kind}-dequantized.gguf", dequantized)
-        types = sorted({t.tensor_type.name for t in gguf.GGUFReader(DIR / f"model-{kind}.gguf").tensors})
-        print(f"wrote model-{kind}.gguf ({', '.join(types)}) and its dequantized copy")
+    for fixture in ("qwen3", "qwen3-moe"):
+        folder = FIXTURES / fixture
+        src = folder / "model-f32.gguf"
+        p = llama_cpp.llama_model_quantize_default_params()
+        p.ftype = llama_cpp.LLAMA_FTYPE_MOSTLY_IQ4_NL
+        assert llama_cpp.llama_model_quantize(str(src).encode(), str(folder / "model-iq4_nl.gguf").encode(),
+                                              ctypes.byref(p)) == 0
+        rewrite(src, folder / "model-mxfp4.gguf", mxfp4)
+        for kind in ("iq4_nl", "mxfp4"):
+            rewrite(folder / f"model-{kind}.gguf", folder / f"model-{kind}-dequantized.gguf", dequantized)
+            types = sorted({t.tensor_type.name for t in gguf.GGUFReader(folder / f"model-{kind}.gguf").tensors})
+            print(f"wrote {fixture}/model-{kind}.gguf ({', '.join(types)}) and its dequantized copy")
 
 
 if __name__ == "__main__":

@@ -433,6 +433,26 @@ impl Weights {
                 )
             })?;
             let dims: Vec<usize> = t.shape.iter().map(|&d| d as usize).collect();
+            if let (&[experts, out, n], true) = (&dims[..], name.contains("_exps.")) {
+                // A layer's experts stacked [E, out, in]: one matrix each, `name[e]`, as
+                // `split_experts` holds candle's types.
+                for (e, part) in values.chunks_exact(out * n).take(experts).enumerate() {
+                    let part_name = format!("{key}[{e}]");
+                    match hold {
+                        Hold::Stored => {
+                            let h = half_linear(&bf16_bytes(part), Half::Bf16, out, n, None);
+                            w.stored
+                                .insert(part_name, Stored::Half(h.map_err(|e| err(&shown, e))?));
+                        }
+                        Hold::F32 => {
+                            let t = Tensor::from_slice(part, (out, n), &Device::Cpu)
+                                .map_err(|e| err(&shown, e))?;
+                            w.tensors.insert(part_name, t);
+                        }
+                    }
+                }
+                continue;
+            }
             let rows = dims.first().copied().unwrap_or(0);
             let order = stored_order(a, name, spec, rows);
             let shape = anatomy_checkpoint::gguf::shape_as_stored(arch, name, &t.shape);
@@ -440,11 +460,7 @@ impl Weights {
             let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
             if let (&[out, n], Hold::Stored, false, false) = (&dims[..], hold, reshaped, transposed)
             {
-                let bf16: Vec<u8> = values
-                    .iter()
-                    .flat_map(|&v| half::bf16::from_f32(v).to_le_bytes())
-                    .collect();
-                let h = half_linear(&bf16, Half::Bf16, out, n, order.as_deref());
+                let h = half_linear(&bf16_bytes(&values), Half::Bf16, out, n, order.as_deref());
                 w.stored
                     .insert(key, Stored::Half(h.map_err(|e| err(&shown, e))?));
                 continue;
@@ -688,7 +704,14 @@ fn split_experts(q: &QTensor, hold: Hold) -> candle_core::Result<Vec<(usize, Par
     }
 }
 
-/// The 16-bit float a GGUF type is, if it is one.
+/// Values as little-endian bf16 bytes, for `half_linear`.
+fn bf16_bytes(values: &[f32]) -> Vec<u8> {
+    values
+        .iter()
+        .flat_map(|&v| half::bf16::from_f32(v).to_le_bytes())
+        .collect()
+}
+
 /// How a dequantized tensor is turned to the shape transformers holds: transposed, or reshaped.
 enum Turn {
     Keep,
@@ -732,6 +755,7 @@ fn as_transformers_holds(
     Ok(t)
 }
 
+/// The 16-bit float a GGUF type is, if it is one.
 fn half_of(t: GgmlDType) -> Option<Half> {
     match t {
         GgmlDType::F16 => Some(Half::F16),

@@ -494,13 +494,24 @@ fn dorys_released_two_block_layout_verifies_and_runs() {
 }
 
 /// GGUFs in types candle does not read (scripts/make_iquant_fixtures.py: IQ4_NL quantized by
-/// llama.cpp, MXFP4 by gguf-py) verify, and run as the same weights dequantized by gguf-py:
+/// llama.cpp, MXFP4 by gguf-py, a dense and a mixture-of-experts toy) verify, and run as the
+/// same weights dequantized by gguf-py:
 /// within 1e-4 widened to f32, and within bf16's rounding held as stored (dequantized to bf16
 /// at load; measured 0.3% of the logits' largest magnitude, allowed 1%).
 #[test]
 fn ggufs_in_types_candle_lacks_run_as_their_reference_dequantization() {
+    for fixture in ["qwen3", "qwen3-moe"] {
+        reference_dequantization(fixture);
+    }
+}
+
+/// `fixture`'s IQ4_NL and MXFP4 copies against the same weights dequantized by gguf-py (in
+/// Qwen3-MoE, its stacked experts too).
+fn reference_dequantization(fixture: &str) {
     use anatomy_exec::weights::{Hold, Weights};
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gguf/qwen3");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/gguf")
+        .join(fixture);
     let expected: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
@@ -531,9 +542,9 @@ fn ggufs_in_types_candle_lacks_run_as_their_reference_dequantization() {
                 .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
             assert!(
                 apart <= tolerance,
-                "{kind} {hold:?}: {apart} (logits up to {scale})"
+                "{fixture} {kind} {hold:?}: {apart} (logits up to {scale})"
             );
-            eprintln!("{kind} {hold:?}: {apart:e} apart, logits up to {scale}");
+            eprintln!("{fixture} {kind} {hold:?}: {apart:e} apart, logits up to {scale}");
         }
     }
 }
