@@ -423,6 +423,38 @@ impl Weights {
             let key = anatomy_checkpoint::gguf::tensor_name(arch, name);
             let kind = anatomy_checkpoint::gguf_header::type_name(t.type_id);
             let data = header.raw(&mut reader, t).map_err(|e| err(&shown, e))?;
+            let dims: Vec<usize> = t.shape.iter().map(|&d| d as usize).collect();
+            // MXFP4 is ggml's block_mxfp4 as `qlinear` multiplies it (gpt-oss's experts): held as
+            // stored, a matrix or each expert of a stack, in its blocks.
+            let mxfp4 = t.type_id == 39 && hold == Hold::Stored;
+            if let (true, &[out, n] | &[_, out, n]) = (mxfp4, &dims[..]) {
+                let experts = dims.len() == 3;
+                let transposed = anatomy_checkpoint::gguf::transposed(arch, name);
+                let plain =
+                    anatomy_checkpoint::gguf::shape_as_stored(arch, name, &t.shape) == t.shape;
+                if plain && !transposed && (!experts || name.contains("_exps.")) {
+                    let order = stored_order(a, name, spec, out).filter(|_| !experts);
+                    let each = data.len() / dims[0].max(1);
+                    let parts: Vec<&[u8]> = match experts {
+                        true => data.chunks_exact(each).collect(),
+                        false => vec![&data[..]],
+                    };
+                    for (e, bytes) in parts.into_iter().enumerate() {
+                        let mut q = QLinear::new(Block::Mxfp4, bytes.to_vec(), out, n);
+                        if let Some(order) = &order {
+                            q = q.and_then(|q| q.reordered(order.clone()));
+                        }
+                        let part_name = if experts {
+                            format!("{key}[{e}]")
+                        } else {
+                            key.clone()
+                        };
+                        w.stored
+                            .insert(part_name, Stored::Own(q.map_err(|e| err(&shown, e))?));
+                    }
+                    continue;
+                }
+            }
             let values = anatomy_checkpoint::dequant::dequantize(t.type_id, &data).ok_or_else(|| {
                 Error::file(
                     &shown,
@@ -432,7 +464,6 @@ impl Weights {
                     ),
                 )
             })?;
-            let dims: Vec<usize> = t.shape.iter().map(|&d| d as usize).collect();
             if let (&[experts, out, n], true) = (&dims[..], name.contains("_exps.")) {
                 // A layer's experts stacked [E, out, in]: one matrix each, `name[e]`, as
                 // `split_experts` holds candle's types.
