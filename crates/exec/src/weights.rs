@@ -22,7 +22,8 @@ pub enum Hold {
     /// The projections as stored: a GGUF's in their quantized blocks, multiplied by the
     /// kernels of `qlinear` (Q4_0 to Q8_0, Q3_K to Q6_K, MXFP4) or candle's (Q2_K, Q8_K); bf16
     /// and f16 matrices (safetensors, or a GGUF's BF16 and F16) in 16 bits and fp8 ones with
-    /// their block scales in 8 (`floatlinear`). Everything else in f32.
+    /// their block scales in 8 (`floatlinear`); a GGUF's i-quants and ternary types, which no
+    /// kernel multiplies yet, dequantized to bf16. Everything else in f32.
     Stored,
 }
 
