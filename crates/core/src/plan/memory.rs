@@ -1,6 +1,6 @@
 //! The memory at one context under a runtime's rules, and llama.cpp's offload.
 
-use super::model::Model;
+use super::model::{Group, Model};
 use super::{KvType, Offload, Runtime, Target};
 use crate::spec::AttnSpan;
 use std::collections::BTreeMap;
@@ -9,81 +9,113 @@ const MIB: f64 = (1u64 << 20) as f64;
 
 /// A kind of cache layer, with its layers and bytes.
 pub(super) struct Kind {
-    pub(super) layers: Vec<u64>,
+    pub(super) layers: u64,
     pub(super) cells: u64,
     /// Cached values per token of one sequence over these layers.
     pub(super) values: u128,
     pub(super) bytes: u128,
 }
 
-/// The memory at one context.
+/// The memory at one context: totals by kind, in time linear in the kinds of layer, not the
+/// layers (the page evaluates hundreds; `per_layer` gives each layer's share where asked).
 pub(super) struct Breakdown {
     pub(super) weights: u128,
-    pub(super) kv_by_layer: Vec<u128>,
+    pub(super) kv: u128,
     pub(super) kinds: BTreeMap<String, Kind>,
     pub(super) state: u128,
-    pub(super) state_by_layer: Vec<u128>,
     pub(super) compute: u128,
     pub(super) compute_basis: String,
     pub(super) overhead: u128,
     pub(super) overhead_basis: String,
 }
 
+/// Each layer's KV cache and state bytes, for the whole batch.
+pub(super) struct PerLayer {
+    pub(super) kv: Vec<u128>,
+    pub(super) state: Vec<u128>,
+}
+
+/// Tokens one sequence's cache holds in a group of layers at `positions` under `t`'s runtime.
+fn cells(g: &Group, t: &Target, positions: u64) -> u64 {
+    if g.every > 1 {
+        let entries = positions / g.every;
+        // transformers also keeps the open window's inputs and gates (DeepSeek-V4's compressor
+        // buffers; a compressed sparse layer's at twice the width), and an overlapping layer the
+        // last closed window's.
+        let held = match t.runtime {
+            Runtime::Transformers => {
+                let open = positions % g.every;
+                let csa = g.overlapping;
+                2 * (open * (1 + csa as u64) + if csa { g.every } else { 0 })
+            }
+            Runtime::LlamaCpp | Runtime::Vllm | Runtime::Anatomy => 0,
+        };
+        entries + held
+    } else {
+        let span = g.span.unwrap_or(AttnSpan::Full);
+        t.runtime.cells(span, positions, &t.settings)
+    }
+}
+
+/// The state a layer keeps under `t`'s runtime, in values per sequence.
+fn state_values(m: &Model, t: &Target, b: usize) -> u128 {
+    // transformers' LinearAttentionLayer keeps a convolution's whole kernel width.
+    let widened = match t.runtime {
+        Runtime::Transformers if !m.own_windows => m.conv_channels[b],
+        Runtime::Transformers | Runtime::LlamaCpp | Runtime::Vllm | Runtime::Anatomy => 0,
+    };
+    m.state[b] + widened
+}
+
+impl PerLayer {
+    pub(super) fn at(m: &Model, t: &Target, kv: KvType, context: u64) -> PerLayer {
+        let batch = t.batch as u128;
+        let layers = m.layer_weights.len();
+        let mut out = PerLayer {
+            kv: vec![0; layers],
+            state: (0..layers)
+                .map(|b| t.runtime.state_type(kv).bytes(state_values(m, t, b)) * batch)
+                .collect(),
+        };
+        for g in &m.groups {
+            let cells = cells(g, t, context + m.prompt) as u128;
+            for &(layer, values) in &g.rows {
+                if let Some(x) = out.kv.get_mut(layer as usize) {
+                    *x += kv.bytes(values * cells) * batch;
+                }
+            }
+        }
+        out
+    }
+}
+
 impl Breakdown {
     pub(super) fn at(m: &Model, t: &Target, kv: KvType, context: u64) -> Breakdown {
         let s = &t.settings;
         let batch = t.batch as u128;
-        let layers = m.layer_weights.len();
-        let mut kv_by_layer = vec![0u128; layers];
         let mut kinds: BTreeMap<String, Kind> = BTreeMap::new();
         let mut most_cells = 0u64;
-        let positions = context + m.prompt;
-        for r in &m.rows {
-            let (kind, cells) = if r.every > 1 {
-                let entries = positions / r.every;
-                // transformers also keeps the open window's inputs and gates (DeepSeek-V4's
-                // compressor buffers; a compressed sparse layer's at twice the width), and an
-                // overlapping layer the last closed window's.
-                let held = match t.runtime {
-                    Runtime::Transformers => {
-                        let csa = m.overlapping.get(r.layer as usize) == Some(&true);
-                        let open = positions % r.every;
-                        2 * (open * (1 + csa as u64) + if csa { r.every } else { 0 })
-                    }
-                    Runtime::LlamaCpp | Runtime::Vllm | Runtime::Anatomy => 0,
-                };
-                (format!("compressed every {}", r.every), entries + held)
-            } else {
-                let span = r.span.unwrap_or(AttnSpan::Full);
-                (span.describe(), t.runtime.cells(span, positions, s))
-            };
+        for g in &m.groups {
+            let cells = cells(g, t, context + m.prompt);
             most_cells = most_cells.max(cells);
-            let bytes = kv.bytes(r.values * cells as u128) * batch;
-            if let Some(x) = kv_by_layer.get_mut(r.layer as usize) {
-                *x += bytes;
-            }
-            let k = kinds.entry(kind).or_insert(Kind {
-                layers: Vec::new(),
+            let k = kinds.entry(g.label.clone()).or_insert(Kind {
+                layers: 0,
                 cells,
                 values: 0,
                 bytes: 0,
             });
-            if !k.layers.contains(&r.layer) {
-                k.layers.push(r.layer);
-            }
-            k.values += r.values;
-            k.bytes += bytes;
+            k.layers += g.layers;
+            k.values += g.values;
+            // A block type's rounding taken over the kind, not row by row (a cached row is a
+            // multiple of its blocks in every model anatomy reads).
+            k.bytes += kv.bytes(g.values * cells as u128) * batch;
         }
-        let state_type = t.runtime.state_type(kv);
-        // transformers' LinearAttentionLayer keeps a convolution's whole kernel width.
-        let widened = |b: usize| match t.runtime {
-            Runtime::Transformers if !m.own_windows => m.conv_channels[b],
-            Runtime::Transformers => 0,
-            Runtime::LlamaCpp | Runtime::Vllm | Runtime::Anatomy => 0,
-        };
-        let state_by_layer: Vec<u128> = (0..layers)
-            .map(|b| state_type.bytes(m.state[b] + widened(b)) * batch)
-            .collect();
+        let state = t.runtime.state_type(kv).bytes(match t.runtime {
+            Runtime::Transformers if !m.own_windows => m.state_total + m.conv_total,
+            Runtime::Transformers | Runtime::LlamaCpp | Runtime::Vllm | Runtime::Anatomy => {
+                m.state_total
+            }
+        }) * batch;
         let f = 4u128; // f32 activations
         let (compute, compute_basis) = match t.runtime {
             Runtime::LlamaCpp => {
@@ -143,10 +175,9 @@ impl Breakdown {
         let (overhead, overhead_basis) = overhead(t);
         Breakdown {
             weights: m.weights_total(),
-            kv_by_layer,
+            kv: kinds.values().map(|k| k.bytes).sum(),
             kinds,
-            state: state_by_layer.iter().sum(),
-            state_by_layer,
+            state,
             compute,
             compute_basis,
             overhead,
@@ -155,11 +186,7 @@ impl Breakdown {
     }
 
     pub(super) fn total(&self) -> u128 {
-        self.weights
-            + self.kv_by_layer.iter().sum::<u128>()
-            + self.state
-            + self.compute
-            + self.overhead
+        self.weights + self.kv + self.state + self.compute + self.overhead
     }
 }
 
@@ -188,9 +215,9 @@ pub(super) fn overhead(t: &Target) -> (u128, String) {
 
 /// llama.cpp's `-ngl`: the largest count of layers, from the last, whose weights, KV cache and
 /// state fit beside the compute buffer on the device; beyond every layer, the output layer.
-pub(super) fn offload(m: &Model, b: &Breakdown, mem: u64) -> Offload {
+pub(super) fn offload(m: &Model, b: &Breakdown, per: &PerLayer, mem: u64) -> Offload {
     let n = m.layer_weights.len();
-    let layer = |i: usize| m.layer_weights[i] + b.kv_by_layer[i] + b.state_by_layer[i];
+    let layer = |i: usize| m.layer_weights[i] + per.kv[i] + per.state[i];
     let gpu = |k: usize| -> u128 {
         if k == 0 {
             return 0;

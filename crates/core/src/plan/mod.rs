@@ -21,7 +21,7 @@ pub use runtimes::{Runtime, Settings};
 use crate::error::{Error, Result};
 use crate::graph::Graph;
 use crate::stats;
-use memory::{offload, Breakdown};
+use memory::{offload, Breakdown, PerLayer};
 use model::{read_model, vector_format};
 use serde::Serialize;
 
@@ -248,12 +248,13 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
         })
     });
     // Only a device with memory of its own beside the host's takes some layers and not others.
+    let per = PerLayer::at(&m, t, kv, t.context);
     let offload = match (t.runtime, t.device.memory, t.device.kind) {
-        (Runtime::LlamaCpp, Some(mem), devices::Kind::Gpu) => Some(offload(&m, &b, mem)),
+        (Runtime::LlamaCpp, Some(mem), devices::Kind::Gpu) => Some(offload(&m, &b, &per, mem)),
         _ => None,
     };
     let s = stats::stats(g, Some(t.context))?;
-    let kv_read: u128 = b.kv_by_layer.iter().sum::<u128>() + b.state;
+    let kv_read: u128 = b.kv + b.state;
     let bytes_per_step = m.read_per_step(t.batch) + kv_read as f64;
     let flops = (rate(&t.weights), rate_of(&t.device, rate(&t.weights)));
     let prefill_flops = s.flops.prefill_per_token;
@@ -279,7 +280,7 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
             by_format: m.by_format.values().cloned().collect(),
         },
         kv_cache: KvPart {
-            bytes: fit(b.kv_by_layer.iter().sum(), "KV cache")?,
+            bytes: fit(b.kv, "KV cache")?,
             kv_type: kv.name(),
             basis: format!(
                 "{} sequence(s) × each layer's cached values per token × the cells {} keeps at {} tokens, in {}",
@@ -294,15 +295,15 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
                 .map(|(kind, k)| {
                     Ok(KvKind {
                         kind: kind.clone(),
-                        layers: k.layers.len() as u64,
+                        layers: k.layers,
                         cells: k.cells,
                         bytes_per_token: fit(kv.bytes(k.values), "KV cache")?,
                         bytes: fit(k.bytes, "KV cache")?,
                     })
                 })
                 .collect::<Result<_>>()?,
-            by_layer: b
-                .kv_by_layer
+            by_layer: per
+                .kv
                 .iter()
                 .map(|&x| fit(x, "KV cache"))
                 .collect::<Result<_>>()?,
@@ -314,8 +315,8 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
                 t.batch,
                 t.runtime.state_type(kv).name()
             ),
-            by_layer: b
-                .state_by_layer
+            by_layer: per
+                .state
                 .iter()
                 .map(|&x| fit(x, "state"))
                 .collect::<Result<_>>()?,
@@ -495,12 +496,13 @@ mod tests {
                     let t = target(runtime, gib, 4096, batch);
                     let kv = runtime.default_kv(KvType::Bf16);
                     let b = Breakdown::at(&m, &t, kv, 4096);
-                    let more = offload(&m, &b, u64::MAX);
+                    let per = PerLayer::at(&m, &t, kv, 4096);
+                    let more = offload(&m, &b, &per, u64::MAX);
                     proptest::prop_assert!(more.gpu_layers >= o.gpu_layers);
                     let n = m.layer_weights.len();
                     let k = o.gpu_layers as usize + 1;
                     let layers: u128 = (n.saturating_sub(k.min(n))..n)
-                        .map(|i| m.layer_weights[i] + b.kv_by_layer[i] + b.state_by_layer[i])
+                        .map(|i| m.layer_weights[i] + per.kv[i] + per.state[i])
                         .sum();
                     let next = layers + if k > n { m.other_weights } else { 0 } + b.compute;
                     proptest::prop_assert!(next > (gib << 30) as u128);

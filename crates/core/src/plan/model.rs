@@ -6,6 +6,7 @@ use super::{Target, WeightFormat, Weights};
 use crate::error::Result;
 use crate::graph::{Component, Graph, Op, TensorKind};
 use crate::plan::{FormatBytes, Runtime};
+use crate::spec::AttnSpan;
 use crate::stats::{self, CacheRow};
 use std::collections::{BTreeMap, HashMap};
 
@@ -22,12 +23,16 @@ pub(super) struct Model {
     pub(super) read_whole: u128,
     pub(super) read_routed: BTreeMap<(u64, u64), u128>,
     pub(super) read_rows: BTreeMap<u64, u128>,
-    pub(super) rows: Vec<CacheRow>,
+    /// The cached rows, grouped by how a runtime keeps them.
+    pub(super) groups: Vec<Group>,
     /// Per layer: recurrent state values per sequence.
     pub(super) state: Vec<u128>,
     /// Per layer: the channels of its convolution windows (each window keeps kernel − 1 of a
     /// channel's inputs; transformers' LinearAttentionLayer keeps the kernel's width).
     pub(super) conv_channels: Vec<u128>,
+    /// `state` and `conv_channels` summed over the layers.
+    pub(super) state_total: u128,
+    pub(super) conv_total: u128,
     /// RecurrentGemma keeps its windows on its modules, kernel − 1 wide, not in a cache layer.
     pub(super) own_windows: bool,
     /// Per token: the largest sum of a layer's step outputs, the widest one, and the largest
@@ -41,8 +46,58 @@ pub(super) struct Model {
     pub(super) hidden: u128,
     /// Positions cached beyond the context's tokens (CPM-Ant's learned prompt).
     pub(super) prompt: u64,
-    /// Per layer: DeepSeek-V4's compressed sparse attention, whose windows overlap.
-    pub(super) overlapping: Vec<bool>,
+}
+
+/// Cached rows a runtime keeps alike: the same span, or the same compression.
+pub(super) struct Group {
+    /// `full`, `sliding 512`, `compressed every 4`.
+    pub(super) label: String,
+    pub(super) span: Option<AttnSpan>,
+    pub(super) every: u64,
+    /// DeepSeek-V4's compressed sparse attention, whose windows overlap.
+    pub(super) overlapping: bool,
+    /// Values per token of one sequence over the group's rows.
+    pub(super) values: u128,
+    /// Layers with a row in the group.
+    pub(super) layers: u64,
+    /// (layer, values) of each row.
+    pub(super) rows: Vec<(u64, u128)>,
+}
+
+/// Rows grouped by how a runtime keeps them, in first-seen order.
+fn groups(spec: &crate::spec::Spec, rows: Vec<CacheRow>) -> Vec<Group> {
+    let mut out: Vec<Group> = Vec::new();
+    let mut seen: Vec<std::collections::HashSet<u64>> = Vec::new();
+    for r in rows {
+        let v4 = spec.attn.v4.as_ref().map(|v| v.kind(r.layer));
+        let overlapping = matches!(v4, Some(crate::spec::V4Kind::Csa(_))) && r.every > 1;
+        let at = out
+            .iter()
+            .position(|g| g.span == r.span && g.every == r.every && g.overlapping == overlapping)
+            .unwrap_or_else(|| {
+                out.push(Group {
+                    label: match r.every {
+                        1 => r.span.unwrap_or(AttnSpan::Full).describe(),
+                        m => format!("compressed every {m}"),
+                    },
+                    span: r.span,
+                    every: r.every,
+                    overlapping,
+                    values: 0,
+                    layers: 0,
+                    rows: Vec::new(),
+                });
+                seen.push(Default::default());
+                out.len() - 1
+            });
+        let g = &mut out[at];
+        g.values += r.values;
+        g.rows.push((r.layer, r.values));
+        if seen[at].insert(r.layer) {
+            g.layers += 1;
+        }
+    }
+    out
 }
 
 /// Vectors (norms, biases) stay in f32 beside a GGUF type, bf16 beside another quantized
@@ -122,7 +177,7 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
         read_whole: 0,
         read_routed: BTreeMap::new(),
         read_rows: BTreeMap::new(),
-        rows: Vec::new(),
+        groups: Vec::new(),
         state: vec![0; layers],
         conv_channels: vec![0; layers],
         layer_activations: 0,
@@ -133,12 +188,8 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
         hidden: spec.hidden as u128,
         prompt: spec.cached_positions(0),
         own_windows: spec.rg_lru().is_some(),
-        overlapping: (0..spec.layers)
-            .map(|b| {
-                let v4 = spec.attn.v4.as_ref().map(|v| v.kind(b));
-                matches!(v4, Some(crate::spec::V4Kind::Csa(_)))
-            })
-            .collect(),
+        state_total: 0,
+        conv_total: 0,
     };
     // llama.cpp's CPU backend keeps a second, interleaved copy of some quantized matrices
     // beside the mapped file (ggml-cpu/repack.cpp, with AVX2 on x86-64: Q4_0, Q4_K, IQ4_NL and
@@ -232,8 +283,9 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
             }
         }
     }
+    let mut rows = Vec::new();
     for v in stats::inference_steps(g) {
-        m.rows.extend(stats::cache_rows(g, &v));
+        rows.extend(stats::cache_rows(g, &v));
         let out = g.tensor(v.step.output);
         let spec = g.spec_of(&v);
         let per = out.elems().saturating_mul(v.per_layer());
@@ -267,6 +319,9 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
             }
         }
     }
+    m.groups = groups(spec, rows);
+    m.state_total = m.state.iter().sum();
+    m.conv_total = m.conv_channels.iter().sum();
     // A layer's step outputs per token, summed: what one pass over a layer holds at its most.
     let mut per_layer = vec![0u128; layers];
     let mut attn = vec![0u128; layers];

@@ -107,7 +107,7 @@ pub fn page_table(g: &Graph) -> Result<PageTable> {
                     c,
                 );
                 bytes.push([
-                    fit(br.kv_by_layer.iter().sum(), "KV cache")?,
+                    fit(br.kv, "KV cache")?,
                     fit(br.state, "state")?,
                     fit(br.compute, "compute")?,
                     fit(br.overhead, "overhead")?,
