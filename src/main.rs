@@ -522,7 +522,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                 Some(v) if !(v.is_finite() && v > 0.0) => {
                     Err(bad(field, format!("is {v}; give a positive number")))
                 }
-                _ => Ok(x),
+                Some(_) | None => Ok(x),
             };
             if let Some(gib) = positive("--memory", memory)? {
                 dev.memory = Some((gib * (1u64 << 30) as f64) as u64);

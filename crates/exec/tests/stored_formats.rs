@@ -235,6 +235,24 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
     }
 }
 
+/// The checkpoint at `path`, its bytes where its header says and every tensor the graph names
+/// there in its shape, loaded as `hold` says.
+fn verified_model(path: &std::path::Path, hold: anatomy_exec::weights::Hold) -> Model {
+    let c = anatomy_checkpoint::open(path).unwrap();
+    assert!(c.problems.is_empty(), "{path:?}: {:?}", c.problems);
+    let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+    let g = anatomy_core::graph::build(&spec).unwrap();
+    let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+    assert!(
+        r.missing.is_empty() && r.misshaped.is_empty(),
+        "{path:?}: {:?} {:?}",
+        r.missing,
+        r.misshaped
+    );
+    let w = anatomy_exec::weights::Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap();
+    Model::new(spec, w).unwrap()
+}
+
 /// `fixture`'s F32 GGUF against transformers, dequantized and held as stored, in one pass and
 /// token by token; its Q8_0 and `half` (F16 or BF16) copies held as stored against the f32 path
 /// on the same file: Q8_0 within its tolerance, the 16-bit floats (widened exactly) within f32
@@ -242,7 +260,7 @@ fn ggufs_as_llama_cpp_writes_them_run_like_transformers_and_stored_like_f32() {
 /// but a learned position table and GPT-2's Conv1D weights is a projection in the stored
 /// format.
 fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
-    use anatomy_exec::weights::{Hold, Weights};
+    use anatomy_exec::weights::Hold;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/gguf")
         .join(fixture);
@@ -251,22 +269,14 @@ fn gguf_fixture(fixture: &str, moe: bool, half: Option<&str>) {
     let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
     let want: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
     let model = |file: &str, hold: Hold| {
-        let c = anatomy_checkpoint::open(&dir.join(file)).unwrap();
-        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
-        assert_eq!(spec.is_moe(), moe, "{file}: read as {}", spec.model_type);
-        let g = anatomy_core::graph::build(&spec).unwrap();
-        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
-        assert!(
-            r.missing.is_empty() && r.misshaped.is_empty(),
-            "{file}: {:?} {:?}",
-            r.missing,
-            r.misshaped
+        let m = verified_model(&dir.join(file), hold);
+        assert_eq!(
+            m.spec.is_moe(),
+            moe,
+            "{file}: read as {}",
+            m.spec.model_type
         );
-        Model::new(
-            spec.clone(),
-            Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap(),
-        )
-        .unwrap()
+        m
     };
     let rows = |m: &Model| -> Vec<Vec<f32>> {
         m.forward(&ids, &mut Cache::new(m.spec.layers as usize))
@@ -508,7 +518,7 @@ fn ggufs_in_types_candle_lacks_run_as_their_reference_dequantization() {
 /// `fixture`'s IQ4_NL and MXFP4 copies against the same weights dequantized by gguf-py (in
 /// Qwen3-MoE, its stacked experts too).
 fn reference_dequantization(fixture: &str) {
-    use anatomy_exec::weights::{Hold, Weights};
+    use anatomy_exec::weights::Hold;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/gguf")
         .join(fixture);
@@ -516,15 +526,8 @@ fn reference_dequantization(fixture: &str) {
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
     let logits = |file: &str, hold: Hold| -> Vec<f32> {
-        let c = anatomy_checkpoint::open(&dir.join(file)).unwrap();
-        assert!(c.problems.is_empty(), "{file}: {:?}", c.problems);
-        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
-        let g = anatomy_core::graph::build(&spec).unwrap();
-        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
-        assert!(r.missing.is_empty() && r.misshaped.is_empty(), "{file}");
-        let w = Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap();
-        let m = Model::new(spec.clone(), w).unwrap();
-        m.forward(&ids, &mut Cache::new(spec.layers as usize))
+        let m = verified_model(&dir.join(file), hold);
+        m.forward(&ids, &mut Cache::new(m.spec.layers as usize))
             .unwrap()
             .flatten_all()
             .unwrap()

@@ -23,10 +23,60 @@ pub(super) struct Breakdown {
     pub(super) kv: u128,
     pub(super) kinds: BTreeMap<String, Kind>,
     pub(super) state: u128,
-    pub(super) compute: u128,
-    pub(super) compute_basis: String,
+    pub(super) compute: Compute,
     pub(super) overhead: u128,
-    pub(super) overhead_basis: String,
+}
+
+/// The runtime's working buffers. Their basis is written once, where a plan reports it, not at
+/// each of the contexts the page and the bisection evaluate.
+#[derive(Clone, Copy)]
+pub(super) enum Compute {
+    /// llama.cpp's worst-case graph of `tokens`: the largest of its phases.
+    Graph {
+        tokens: u128,
+        logits: u128,
+        attention: u128,
+        ffn: u128,
+    },
+    /// vLLM's profiling pass.
+    Profiled(u128),
+    /// One forward of the whole prompt.
+    Pass(u128),
+}
+
+impl Compute {
+    pub(super) fn bytes(&self) -> u128 {
+        match *self {
+            Compute::Graph {
+                logits,
+                attention,
+                ffn,
+                ..
+            } => logits.max(attention).max(ffn),
+            Compute::Profiled(b) | Compute::Pass(b) => b,
+        }
+    }
+
+    pub(super) fn basis(&self, t: &Target) -> String {
+        match (*self, t.runtime) {
+            (Compute::Graph { tokens: n, logits, attention, ffn }, _) => format!(
+                "the largest phase of llama.cpp's worst-case graph of {n} tokens: logits (vocab × {n} in f32) {}, attention ({}) {}, FFN {}",
+                crate::fmt::bytes(logits),
+                match t.settings.flash_attn {
+                    false => "scores and mask over every cell, without flash attention",
+                    true => "with flash attention: no score matrix",
+                },
+                crate::fmt::bytes(attention),
+                crate::fmt::bytes(ffn)
+            ),
+            (Compute::Profiled(_), _) => format!(
+                "vLLM's profiling pass: {} tokens' activations of the largest layer in bf16, and f32 logits for 256 sequences (max_num_seqs); not measured here",
+                t.settings.batched_tokens
+            ),
+            (Compute::Pass(_), Runtime::Anatomy) => "the prompt in one pass: a layer's step outputs for every token in f32, and the last position's logits".into(),
+            (Compute::Pass(_), Runtime::LlamaCpp | Runtime::Vllm | Runtime::Transformers) => "one forward of the whole prompt: the largest layer's step outputs for every token in the model's dtype, and the last position's f32 logits (sdpa: no score matrix); not measured here".into(),
+        }
+    }
 }
 
 /// Each layer's KV cache and state bytes, for the whole batch.
@@ -117,98 +167,68 @@ impl Breakdown {
             }
         }) * batch;
         let f = 4u128; // f32 activations
-        let (compute, compute_basis) = match t.runtime {
+        let compute = match t.runtime {
             Runtime::LlamaCpp => {
                 // ggml-alloc's worst-case graph: n_ubatch tokens (no more than the context), as
                 // many outputs, attention over every cell. Its buffer holds the largest of the
                 // phases that are live at once.
                 let n = s.ubatch.min(context.saturating_mul(t.batch)) as u128;
-                let logits = n * (m.vocab + 2 * m.hidden) * f;
                 let attention = match s.flash_attn {
-                    false => {
-                        n * most_cells as u128 * (m.heads as u128 + 1) * f
-                            + n * (m.attention_rows + m.hidden) * f
-                    }
-                    true => n * (m.attention_rows + m.hidden) * f,
-                };
-                let ffn = n * (3 * m.widest + 2 * m.hidden) * f;
-                (
-                    logits.max(attention).max(ffn),
-                    format!(
-                        "the largest phase of llama.cpp's worst-case graph of {n} tokens: logits (vocab × {n} in f32) {}, attention ({}) {}, FFN {}",
-                        crate::fmt::bytes(logits),
-                        match s.flash_attn {
-                            false => "scores and mask over every cell, without flash attention",
-                            true => "with flash attention: no score matrix",
-                        },
-                        crate::fmt::bytes(attention),
-                        crate::fmt::bytes(ffn)
-                    ),
-                )
+                    false => n * most_cells as u128 * (m.heads as u128 + 1) * f,
+                    true => 0,
+                } + n * (m.attention_rows + m.hidden) * f;
+                Compute::Graph {
+                    tokens: n,
+                    logits: n * (m.vocab + 2 * m.hidden) * f,
+                    attention,
+                    ffn: n * (3 * m.widest + 2 * m.hidden) * f,
+                }
             }
-            Runtime::Vllm => {
-                let n = s.batched_tokens as u128;
-                let acts = n * m.layer_activations * 2 + 256 * m.vocab * f;
-                (
-                    acts,
-                    format!(
-                        "vLLM's profiling pass: {n} tokens' activations of the largest layer in bf16, and f32 logits for 256 sequences (max_num_seqs); not measured here"
-                    ),
-                )
-            }
-            Runtime::Transformers => {
-                let n = context as u128 * batch;
-                let bytes = kv.bytes(n * m.layer_activations) + batch * m.vocab * f;
-                (
-                    bytes,
-                    "one forward of the whole prompt: the largest layer's step outputs for every token in the model's dtype, and the last position's f32 logits (sdpa: no score matrix); not measured here".into(),
-                )
-            }
-            Runtime::Anatomy => {
-                let n = context as u128 * batch;
-                (
-                    n * m.layer_activations * f + batch * m.vocab * f,
-                    "the prompt in one pass: a layer's step outputs for every token in f32, and the last position's logits".into(),
-                )
-            }
+            Runtime::Vllm => Compute::Profiled(
+                s.batched_tokens as u128 * m.layer_activations * 2 + 256 * m.vocab * f,
+            ),
+            Runtime::Transformers => Compute::Pass(
+                kv.bytes(context as u128 * batch * m.layer_activations) + batch * m.vocab * f,
+            ),
+            Runtime::Anatomy => Compute::Pass(
+                context as u128 * batch * m.layer_activations * f + batch * m.vocab * f,
+            ),
         };
-        let (overhead, overhead_basis) = overhead(t);
+        let overhead = overhead(t).0;
         Breakdown {
             weights: m.weights_total(),
             kv: kinds.values().map(|k| k.bytes).sum(),
             kinds,
             state,
             compute,
-            compute_basis,
             overhead,
-            overhead_basis,
         }
     }
 
     pub(super) fn total(&self) -> u128 {
-        self.weights + self.kv + self.state + self.compute + self.overhead
+        self.weights + self.kv + self.state + self.compute.bytes() + self.overhead
     }
 }
 
 /// The process around the buffers, measured where a run of it was measured.
-pub(super) fn overhead(t: &Target) -> (u128, String) {
+pub(super) fn overhead(t: &Target) -> (u128, &'static str) {
     let mib = |x: f64| (x * MIB) as u128;
     match t.runtime {
         Runtime::LlamaCpp => (
             mib(41.0),
-            "llama-cpp-python's process with libllama and ggml loaded, 41 MiB as measured by scripts/measure_memory.py on CPU; a CUDA or Metal context (hundreds of MiB, driver-dependent) is not counted".into(),
+            "llama-cpp-python's process with libllama and ggml loaded, 41 MiB as measured by scripts/measure_memory.py on CPU; a CUDA or Metal context (hundreds of MiB, driver-dependent) is not counted",
         ),
         Runtime::Anatomy => (
             mib(12.0),
-            "anatomy's process: its binary, the tokenizer and thread stacks, 12 MiB as measured by scripts/measure_memory.py".into(),
+            "anatomy's process: its binary, the tokenizer and thread stacks, 12 MiB as measured by scripts/measure_memory.py",
         ),
         Runtime::Vllm => (
             0,
-            "not counted: the CUDA context and CUDA graphs (vLLM reserves them outside gpu_memory_utilization's share only in part)".into(),
+            "not counted: the CUDA context and CUDA graphs (vLLM reserves them outside gpu_memory_utilization's share only in part)",
         ),
         Runtime::Transformers => (
             0,
-            "not counted: the Python process and PyTorch (hundreds of MiB on a CPU, a CUDA context on a GPU)".into(),
+            "not counted: the Python process and PyTorch (hundreds of MiB on a CPU, a CUDA context on a GPU)",
         ),
     }
 }
@@ -218,13 +238,14 @@ pub(super) fn overhead(t: &Target) -> (u128, String) {
 pub(super) fn offload(m: &Model, b: &Breakdown, per: &PerLayer, mem: u64) -> Offload {
     let n = m.layer_weights.len();
     let layer = |i: usize| m.layer_weights[i] + per.kv[i] + per.state[i];
+    let compute = b.compute.bytes();
     let gpu = |k: usize| -> u128 {
         if k == 0 {
             return 0;
         }
         let layers: u128 = (n.saturating_sub(k.min(n))..n).map(layer).sum();
         let output = if k > n { m.other_weights } else { 0 };
-        layers + output + b.compute
+        layers + output + compute
     };
     let all = b.total() - b.overhead;
     let k = (0..=n + 1)

@@ -219,10 +219,10 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
     let m = read_model(g, t)?;
     let at = |context: u64| Breakdown::at(&m, t, kv, context);
     let b = at(t.context);
-    let usable = t.device.memory.map(|mem| match t.runtime {
-        Runtime::Vllm => (mem as f64 * t.settings.memory_fraction) as u64,
-        Runtime::LlamaCpp | Runtime::Transformers | Runtime::Anatomy => mem,
-    });
+    let usable = t
+        .device
+        .memory
+        .map(|mem| (mem as f64 * t.runtime.memory_share(&t.settings)) as u64);
     let total = b.total();
     let max_context = usable.map(|mem| {
         let model_max = spec.context.max(1);
@@ -249,10 +249,11 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
     });
     // Only a device with memory of its own beside the host's takes some layers and not others.
     let per = PerLayer::at(&m, t, kv, t.context);
-    let offload = match (t.runtime, t.device.memory, t.device.kind) {
-        (Runtime::LlamaCpp, Some(mem), devices::Kind::Gpu) => Some(offload(&m, &b, &per, mem)),
-        _ => None,
-    };
+    let offload = t
+        .device
+        .memory
+        .filter(|_| t.runtime == Runtime::LlamaCpp && t.device.kind == devices::Kind::Gpu)
+        .map(|mem| offload(&m, &b, &per, mem));
     let s = stats::stats(g, Some(t.context))?;
     let kv_read: u128 = b.kv + b.state;
     let bytes_per_step = m.read_per_step(t.batch) + kv_read as f64;
@@ -322,12 +323,12 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
                 .collect::<Result<_>>()?,
         },
         compute: Part {
-            bytes: fit(b.compute, "compute")?,
-            basis: b.compute_basis.clone(),
+            bytes: fit(b.compute.bytes(), "compute")?,
+            basis: b.compute.basis(t),
         },
         overhead: Part {
             bytes: fit(b.overhead, "overhead")?,
-            basis: b.overhead_basis.clone(),
+            basis: memory::overhead(t).1.to_string(),
         },
         total: fit(total, "total")?,
         usable_memory: usable,
@@ -360,9 +361,10 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
     })
 }
 fn repack_basis(t: &Target) -> &'static str {
-    match (t.runtime, t.device.kind) {
-        (Runtime::LlamaCpp, devices::Kind::Cpu) => "; on a CPU, llama.cpp also holds a repacked copy of its Q4_0, Q4_K, IQ4_NL and MXFP4 matrices (ggml-cpu/repack.cpp, x86-64 with AVX2)",
-        _ => "",
+    if model::repacks(t) {
+        "; on a CPU, llama.cpp also holds a repacked copy of its Q4_0, Q4_K, IQ4_NL and MXFP4 matrices (ggml-cpu/repack.cpp, x86-64 with AVX2)"
+    } else {
+        ""
     }
 }
 
@@ -504,7 +506,7 @@ mod tests {
                     let layers: u128 = (n.saturating_sub(k.min(n))..n)
                         .map(|i| m.layer_weights[i] + per.kv[i] + per.state[i])
                         .sum();
-                    let next = layers + if k > n { m.other_weights } else { 0 } + b.compute;
+                    let next = layers + if k > n { m.other_weights } else { 0 } + b.compute.bytes();
                     proptest::prop_assert!(next > (gib << 30) as u128);
                 }
             }

@@ -100,13 +100,23 @@ fn groups(spec: &crate::spec::Spec, rows: Vec<CacheRow>) -> Vec<Group> {
     out
 }
 
+/// llama.cpp on a CPU: its backend repacks some quantized matrices into a second copy.
+pub(super) fn repacks(t: &Target) -> bool {
+    t.runtime == Runtime::LlamaCpp && t.device.kind == super::devices::Kind::Cpu
+}
+
 /// Vectors (norms, biases) stay in f32 beside a GGUF type, bf16 beside another quantized
 /// format, and in the format itself where it is a plain float.
 pub(super) fn vector_format(f: WeightFormat) -> WeightFormat {
-    match f {
-        WeightFormat::F32 | WeightFormat::Bf16 | WeightFormat::F16 => f,
-        _ if f.is_gguf() => WeightFormat::F32,
-        _ => WeightFormat::Bf16,
+    if matches!(
+        f,
+        WeightFormat::F32 | WeightFormat::Bf16 | WeightFormat::F16
+    ) {
+        f
+    } else if f.is_gguf() {
+        WeightFormat::F32
+    } else {
+        WeightFormat::Bf16
     }
 }
 
@@ -153,9 +163,11 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
     for v in stats::inference_steps(g) {
         for &i in &v.step.inputs {
             if let TensorKind::Weight { param, .. } = g.tensor(i).kind {
-                match v.step.op {
-                    Op::Lookup => looked_up[param] = true,
-                    _ => whole[param] = true,
+                // Every op but a lookup reads a weight whole.
+                if v.step.op == Op::Lookup {
+                    looked_up[param] = true;
+                } else {
+                    whole[param] = true;
                 }
             }
         }
@@ -194,7 +206,7 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
     // llama.cpp's CPU backend keeps a second, interleaved copy of some quantized matrices
     // beside the mapped file (ggml-cpu/repack.cpp, with AVX2 on x86-64: Q4_0, Q4_K, IQ4_NL and
     // MXFP4 matrices whose rows come in eights, read by a matmul rather than a lookup).
-    let repacks = t.runtime == Runtime::LlamaCpp && t.device.kind == super::devices::Kind::Cpu;
+    let repacks = repacks(t);
     let add = |m: &mut Model, u: &ParamUse, format: &str, values: u128, bytes: u128, n: u64| {
         let repacked = repacks
             && !u.lookup_only

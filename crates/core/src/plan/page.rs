@@ -71,6 +71,7 @@ pub const PAGE_FORMATS: [WeightFormat; 5] = [
 /// The runtimes the page offers (anatomy's own executor reads checkpoints, not the page's
 /// formats).
 pub const PAGE_RUNTIMES: [Runtime; 3] = [Runtime::LlamaCpp, Runtime::Vllm, Runtime::Transformers];
+
 pub fn page_table(g: &Graph) -> Result<PageTable> {
     let model_max = g.spec.context.max(1);
     let mut contexts: Vec<u64> = (8..40)
@@ -89,16 +90,22 @@ pub fn page_table(g: &Graph) -> Result<PageTable> {
         weights: Weights::Format(f),
         kv: None,
     };
+    // On a GPU the graph's facts are the runtimes' alike: one read per format, the first
+    // (bf16) serving every runtime.
+    let models = PAGE_FORMATS
+        .iter()
+        .map(|&f| read_model(g, &target(Runtime::LlamaCpp, f)))
+        .collect::<Result<Vec<_>>>()?;
+    let m = &models[0];
     let mut runtimes = Vec::new();
     for r in PAGE_RUNTIMES {
         let t = target(r, WeightFormat::Bf16);
         let kv = r.default_kv(KvType::Bf16);
-        let m = read_model(g, &t)?;
         let mut bytes = Vec::new();
         for &c in &contexts {
             for &b in &batches {
                 let br = Breakdown::at(
-                    &m,
+                    m,
                     &Target {
                         batch: b,
                         ..t.clone()
@@ -109,7 +116,7 @@ pub fn page_table(g: &Graph) -> Result<PageTable> {
                 bytes.push([
                     fit(br.kv, "KV cache")?,
                     fit(br.state, "state")?,
-                    fit(br.compute, "compute")?,
+                    fit(br.compute.bytes(), "compute")?,
                     fit(br.overhead, "overhead")?,
                 ]);
             }
@@ -117,23 +124,19 @@ pub fn page_table(g: &Graph) -> Result<PageTable> {
         runtimes.push(PageRuntime {
             name: r.name(),
             kv_type: kv.name(),
-            memory_fraction: match r {
-                Runtime::Vllm => t.settings.memory_fraction,
-                Runtime::LlamaCpp | Runtime::Transformers | Runtime::Anatomy => 1.0,
-            },
+            memory_fraction: r.memory_share(&t.settings),
             bytes,
         });
     }
     let formats = PAGE_FORMATS
         .iter()
-        .map(|&f| {
-            let t = target(Runtime::LlamaCpp, f);
-            let m = read_model(g, &t)?;
+        .zip(&models)
+        .map(|(&f, m)| {
             Ok(PageFormat {
                 name: f.name(),
                 bytes: fit(m.weights_total(), "weights")?,
                 read: batches.iter().map(|&b| m.read_per_step(b) as u64).collect(),
-                rate: rate(&t.weights),
+                rate: rate(&Weights::Format(f)),
             })
         })
         .collect::<Result<_>>()?;

@@ -80,6 +80,15 @@ impl Runtime {
         RUNTIMES.iter().map(|r| r.1).collect::<Vec<_>>().join(", ")
     }
 
+    /// The share of the device's memory the runtime may use: vLLM's gpu_memory_utilization,
+    /// all of it for the others.
+    pub fn memory_share(self, s: &Settings) -> f64 {
+        match self {
+            Runtime::Vllm => s.memory_fraction,
+            Runtime::LlamaCpp | Runtime::Transformers | Runtime::Anatomy => 1.0,
+        }
+    }
+
     /// The cache type unless one is asked for: llama.cpp's f16, the model's 16 bits for vLLM and
     /// transformers (`float` for a model run in f32), f32 for anatomy.
     pub fn default_kv(self, float: KvType) -> KvType {

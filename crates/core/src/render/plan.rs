@@ -80,12 +80,12 @@ pub fn plan(p: &Plan) -> String {
         p.overhead.basis
     );
     let _ = writeln!(s, "  {:<17}{:>12}", "total", b(p.total));
-    match (p.usable_memory, p.fits) {
-        (Some(m), Some(fits)) => {
+    match p.usable_memory {
+        Some(m) => {
             let _ = writeln!(
                 s,
                 "\n{} in {} of {}{}",
-                if fits { "Fits" } else { "Does not fit" },
+                if p.total <= m { "Fits" } else { "Does not fit" },
                 b(m),
                 p.device.name,
                 if m < p.device.memory.unwrap_or(m) {
@@ -95,7 +95,7 @@ pub fn plan(p: &Plan) -> String {
                 }
             );
         }
-        _ => {
+        None => {
             let _ = writeln!(
                 s,
                 "\n{} leaves memory to the machine: give --memory to know whether it fits",

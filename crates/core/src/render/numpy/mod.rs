@@ -1282,11 +1282,19 @@ mod tests {
             "heads": [4, false], "empty": [], "nested": {}, "quote": "a\"b\\c",
         });
         let py = super::py_literal(&v);
-        let pretty = serde_json::to_string_pretty(&v).unwrap();
-        let want = pretty
-            .replace(": true", ": True")
-            .replace(": null", ": None")
-            .replace("  false\n", "  False\n");
+        let want = r#"{
+  "act": "null_or_true_or_false",
+  "eps": 0.00001,
+  "gated": True,
+  "cap": None,
+  "heads": [
+    4,
+    False
+  ],
+  "empty": [],
+  "nested": {},
+  "quote": "a\"b\\c"
+}"#;
         assert_eq!(py, want);
         assert!(py.contains("\"null_or_true_or_false\""), "{py}");
     }
