@@ -75,6 +75,22 @@ def recurrent_gemma(model, ids):
     return type(cache).__name__, per, sum(per)
 
 
+def blt(model, ids):
+    """BLT caches its local encoder's and decoder's self-attention in the two halves of an
+    EncoderDecoderCache (the patcher and the latent transformer run uncached). 5.25 builds the
+    halves from BltConfig, which names no layers, and fails; give it the config-less caches its
+    forward accepts and weigh each half's layers under the names `anatomy plan` gives them."""
+    from transformers import DynamicCache, EncoderDecoderCache
+    cache = EncoderDecoderCache(DynamicCache(), DynamicCache())
+    with torch.no_grad():
+        model(input_ids=torch.tensor([ids]), use_cache=True, cache=cache)
+    named = {}
+    for stack, half in (("local encoder", cache.self_attention_cache), ("local decoder", cache.cross_attention_cache)):
+        per, _ = weigh(half)
+        named.update({f"{stack} {b}": n for b, n in enumerate(per)})
+    return type(cache).__name__, named, sum(named.values())
+
+
 def main():
     names = sys.argv[1:] or sorted(p.name for p in TOY.iterdir() if (p / "config.json").exists())
     for name in names:
@@ -87,6 +103,12 @@ def main():
             if raw["model_type"] == "recurrent_gemma":
                 cls, per, total = recurrent_gemma(model, ids)
                 record.update({"class": cls, "layers": per, "total": total})
+                (folder / "cache.json").write_text(json.dumps(record) + "\n")
+                print(name, f"{cls}: {total} bytes", flush=True)
+                continue
+            if raw["model_type"] == "blt":
+                cls, named, total = blt(model, ids)
+                record.update({"class": cls, "named": named, "total": total})
                 (folder / "cache.json").write_text(json.dumps(record) + "\n")
                 print(name, f"{cls}: {total} bytes", flush=True)
                 continue

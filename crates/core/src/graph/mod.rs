@@ -393,6 +393,14 @@ impl Visit<'_> {
         self.scopes.iter().rev().find_map(|s| s.layers.as_ref())
     }
 
+    /// The BLT stack this step runs in; `None`: the model's own layers.
+    pub fn stack(&self) -> Option<crate::spec::Stack> {
+        self.scopes.iter().find_map(|s| match s.kind {
+            ScopeKind::Stack(st) => Some(st),
+            _ => None,
+        })
+    }
+
     /// Layers this step runs in; `None` outside the blocks.
     pub fn layers(&self) -> Option<&LayerSet> {
         self.step
@@ -433,10 +441,7 @@ impl Graph {
 
     /// The Spec a step runs under: its BLT stack's, or the model's.
     pub fn spec_of(&self, v: &Visit) -> &Spec {
-        let stack = v.scopes.iter().find_map(|s| match s.kind {
-            ScopeKind::Stack(st) => self.spec.bytes()?.stack(st),
-            _ => None,
-        });
+        let stack = v.stack().and_then(|st| self.spec.bytes()?.stack(st));
         stack.unwrap_or(&self.spec)
     }
 }

@@ -86,7 +86,14 @@ pub(super) struct PerLayer {
 }
 
 /// Tokens one sequence's cache holds in a group of layers at `positions` under `t`'s runtime.
-fn cells(g: &Group, t: &Target, positions: u64) -> u64 {
+fn cells(m: &Model, g: &Group, t: &Target, positions: u64) -> u64 {
+    if let Some(cells) = m
+        .bytes
+        .then(|| t.runtime.blt_cells(g.stack, positions))
+        .flatten()
+    {
+        return cells;
+    }
     if g.every > 1 {
         let entries = positions / g.every;
         // transformers also keeps the open window's inputs and gates (DeepSeek-V4's compressor
@@ -128,7 +135,7 @@ impl PerLayer {
                 .collect(),
         };
         for g in &m.groups {
-            let cells = cells(g, t, context + m.prompt) as u128;
+            let cells = cells(m, g, t, context + m.prompt) as u128;
             for &(layer, values) in &g.rows {
                 if let Some(x) = out.kv.get_mut(layer as usize) {
                     *x += kv.bytes(values * cells) * batch;
@@ -146,7 +153,7 @@ impl Breakdown {
         let mut kinds: BTreeMap<String, Kind> = BTreeMap::new();
         let mut most_cells = 0u64;
         for g in &m.groups {
-            let cells = cells(g, t, context + m.prompt);
+            let cells = cells(m, g, t, context + m.prompt);
             most_cells = most_cells.max(cells);
             let k = kinds.entry(g.label.clone()).or_insert(Kind {
                 layers: 0,

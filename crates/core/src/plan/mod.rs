@@ -69,6 +69,9 @@ pub struct Plan {
     pub device: Device,
     pub context: u64,
     pub batch: u64,
+    /// What each `by_layer` entry is: a layer's number, or a BLT stack's layer (`local encoder 1`)
+    /// after the model's own.
+    pub layers: Vec<String>,
     pub weights: WeightsPart,
     pub kv_cache: KvPart,
     pub state: StatePart,
@@ -98,7 +101,7 @@ pub struct Part {
 pub struct StatePart {
     pub bytes: u64,
     pub basis: String,
-    /// Each layer's state bytes for the whole batch, in layer order.
+    /// Each layer's state bytes for the whole batch, in the order of `Plan::layers`.
     pub by_layer: Vec<u64>,
 }
 
@@ -123,7 +126,8 @@ pub struct KvPart {
     pub kv_type: &'static str,
     pub basis: String,
     pub by_kind: Vec<KvKind>,
-    /// Each layer's cache bytes for the whole batch, in layer order (0 for a layer without one).
+    /// Each layer's cache bytes for the whole batch, in the order of `Plan::layers` (0 for a layer
+    /// without one).
     pub by_layer: Vec<u64>,
 }
 
@@ -266,6 +270,7 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
         device: t.device.clone(),
         context: t.context,
         batch: t.batch,
+        layers: m.slots.names(),
         weights: WeightsPart {
             bytes: fit(m.weights_total(), "weights")?,
             basis: match &t.weights {

@@ -6,12 +6,57 @@ use super::{Target, WeightFormat, Weights};
 use crate::error::Result;
 use crate::graph::{Component, Graph, Op, TensorKind};
 use crate::plan::{FormatBytes, Runtime};
-use crate::spec::AttnSpan;
+use crate::spec::{AttnSpan, Spec, Stack};
 use crate::stats::{self, CacheRow};
 use std::collections::{BTreeMap, HashMap};
 
+/// The layers the planner's per-layer figures run over: the model's own, then each BLT stack's
+/// in the order they run.
+pub(super) struct Slots {
+    own: usize,
+    stacks: Vec<(Stack, usize, usize)>,
+}
+
+impl Slots {
+    fn of(spec: &Spec) -> Slots {
+        let own = spec.layers as usize;
+        let mut stacks = Vec::new();
+        let mut next = own;
+        for (st, s) in spec.bytes().into_iter().flat_map(|b| b.stacks()) {
+            stacks.push((st, next, s.layers as usize));
+            next += s.layers as usize;
+        }
+        Slots { own, stacks }
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.stacks.last().map_or(self.own, |&(_, at, n)| at + n)
+    }
+
+    /// Where layer `b` of a stack (or of the model itself) sits; `None` past its layers.
+    fn at(&self, stack: Option<Stack>, b: u64) -> Option<u64> {
+        let (at, n) = match stack {
+            None => (0, self.own),
+            Some(st) => self.stacks.iter().find(|s| s.0 == st).map(|s| (s.1, s.2))?,
+        };
+        ((b as usize) < n).then_some((at + b as usize) as u64)
+    }
+
+    /// `7`, or `local encoder 1`: what each per-layer figure is.
+    pub(super) fn names(&self) -> Vec<String> {
+        let own = (0..self.own).map(|b| b.to_string());
+        let stacks = self.stacks.iter().flat_map(|&(st, _, n)| {
+            (0..n).map(move |b| format!("{} {b}", st.title().to_lowercase()))
+        });
+        own.chain(stacks).collect()
+    }
+}
+
 /// What the planner reads off the Graph once.
 pub(super) struct Model {
+    pub(super) slots: Slots,
+    /// BLT: the byte-level stacks around a latent transformer, which runtimes cache their own way.
+    pub(super) bytes: bool,
     /// Per layer: weight bytes.
     pub(super) layer_weights: Vec<u128>,
     /// Weights outside the layers: the input table (kept on the CPU by llama.cpp) and the rest.
@@ -50,8 +95,10 @@ pub(super) struct Model {
 
 /// Cached rows a runtime keeps alike: the same span, or the same compression.
 pub(super) struct Group {
-    /// `full`, `sliding 512`, `compressed every 4`.
+    /// `full`, `sliding 512`, `compressed every 4`; BLT's prefixed by the stack.
     pub(super) label: String,
+    /// The BLT stack of the rows; `None`: the model's own layers.
+    pub(super) stack: Option<Stack>,
     pub(super) span: Option<AttnSpan>,
     pub(super) every: u64,
     /// DeepSeek-V4's compressed sparse attention, whose windows overlap.
@@ -60,26 +107,43 @@ pub(super) struct Group {
     pub(super) values: u128,
     /// Layers with a row in the group.
     pub(super) layers: u64,
-    /// (layer, values) of each row.
+    /// (slot, values) of each row.
     pub(super) rows: Vec<(u64, u128)>,
 }
 
 /// Rows grouped by how a runtime keeps them, in first-seen order.
-fn groups(spec: &crate::spec::Spec, rows: Vec<CacheRow>) -> Vec<Group> {
+fn groups(g: &Graph, slots: &Slots, rows: Vec<(Option<Stack>, CacheRow)>) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     let mut seen: Vec<std::collections::HashSet<u64>> = Vec::new();
-    for r in rows {
+    for (stack, r) in rows {
+        let Some(slot) = slots.at(stack, r.layer) else {
+            continue;
+        };
+        let spec = stack
+            .and_then(|st| g.spec.bytes()?.stack(st))
+            .unwrap_or(&g.spec);
         let v4 = spec.attn.v4.as_ref().map(|v| v.kind(r.layer));
         let overlapping = matches!(v4, Some(crate::spec::V4Kind::Csa(_))) && r.every > 1;
         let at = out
             .iter()
-            .position(|g| g.span == r.span && g.every == r.every && g.overlapping == overlapping)
+            .position(|g| {
+                g.stack == stack
+                    && g.span == r.span
+                    && g.every == r.every
+                    && g.overlapping == overlapping
+            })
             .unwrap_or_else(|| {
+                let kind = match r.every {
+                    1 => r.span.unwrap_or(AttnSpan::Full).describe(),
+                    m => format!("compressed every {m}"),
+                };
                 out.push(Group {
-                    label: match r.every {
-                        1 => r.span.unwrap_or(AttnSpan::Full).describe(),
-                        m => format!("compressed every {m}"),
+                    label: match (stack, g.spec.bytes().is_some()) {
+                        (Some(st), _) => format!("{}: {kind}", st.title().to_lowercase()),
+                        (None, true) => format!("latent transformer: {kind}"),
+                        (None, false) => kind,
                     },
+                    stack,
                     span: r.span,
                     every: r.every,
                     overlapping,
@@ -92,8 +156,8 @@ fn groups(spec: &crate::spec::Spec, rows: Vec<CacheRow>) -> Vec<Group> {
             });
         let g = &mut out[at];
         g.values += r.values;
-        g.rows.push((r.layer, r.values));
-        if seen[at].insert(r.layer) {
+        g.rows.push((slot, r.values));
+        if seen[at].insert(slot) {
             g.layers += 1;
         }
     }
@@ -146,6 +210,7 @@ impl WeightFormat {
 }
 /// Where a param sits and how much of it a decode step reads.
 pub(super) struct ParamUse {
+    /// Its slot (`Slots`); `None` outside the layers.
     layer: Option<u64>,
     /// Read through a table lookup alone (an input embedding): a row per sequence.
     lookup_only: bool,
@@ -156,7 +221,8 @@ pub(super) struct ParamUse {
 
 pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
     let spec = &g.spec;
-    let layers = spec.layers as usize;
+    let slots = Slots::of(spec);
+    let layers = slots.len();
     // Which params a step reads whole, and which only by looking up rows.
     let mut whole = vec![false; g.params.len()];
     let mut looked_up = vec![false; g.params.len()];
@@ -182,6 +248,7 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
         }
     };
     let mut m = Model {
+        bytes: spec.bytes().is_some(),
         layer_weights: vec![0; layers],
         embedding_weights: 0,
         other_weights: 0,
@@ -202,6 +269,7 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
         own_windows: spec.rg_lru().is_some(),
         state_total: 0,
         conv_total: 0,
+        slots,
     };
     // llama.cpp's CPU backend keeps a second, interleaved copy of some quantized matrices
     // beside the mapped file (ggml-cpu/repack.cpp, with AVX2 on x86-64: Q4_0, Q4_K, IQ4_NL and
@@ -240,10 +308,7 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
         e.values += values as u64;
         e.bytes += bytes as u64;
     };
-    let own = |i: &usize| {
-        let p = &g.params[*i];
-        p.component != Component::Aux && p.stack.is_none()
-    };
+    let own = |i: &usize| g.params[*i].component != Component::Aux;
     match &t.weights {
         Weights::Format(f) => {
             for i in (0..g.params.len()).filter(own) {
@@ -254,7 +319,8 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
                 match &p.layers {
                     Some(set) => {
                         for b in set.iter() {
-                            add(&mut m, &use_of(i, Some(b)), format.name(), values, one, 1);
+                            let u = use_of(i, m.slots.at(p.stack, b));
+                            add(&mut m, &u, format.name(), values, one, 1);
                         }
                     }
                     None => add(&mut m, &use_of(i, None), format.name(), values, one, 1),
@@ -274,8 +340,9 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
                 for template in [&p.hf, &p.gguf] {
                     for &b in &layer_list {
                         let per_expert = template.contains("{e}");
+                        let slot = b.and_then(|b| m.slots.at(p.stack, b));
                         for &e in experts.iter().filter(|e| e.is_some() == per_expert) {
-                            names.insert(spec.instantiate(template, b, e), (i, b));
+                            names.insert(spec.instantiate(template, b, e), (i, slot));
                         }
                     }
                 }
@@ -296,49 +363,41 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
         }
     }
     let mut rows = Vec::new();
-    for v in stats::inference_steps(g) {
-        rows.extend(stats::cache_rows(g, &v));
-        let out = g.tensor(v.step.output);
-        let spec = g.spec_of(&v);
-        let per = out.elems().saturating_mul(v.per_layer());
-        if let Some(set) = v.layers() {
-            if out.kind == TensorKind::State {
-                for b in set.iter().filter(|&b| (b as usize) < layers) {
-                    m.state[b as usize] += per.saturating_mul(spec.runs(b) as u128);
-                }
-            }
-            if let Op::Conv { kernel } = v.step.op {
-                let window = v.step.inputs.iter().map(|&i| g.tensor(i));
-                for w in window.filter(|w| w.kind == TensorKind::State && kernel > 1) {
-                    let channels = w.elems() / (kernel as u128 - 1) * v.per_layer();
-                    for b in set.iter().filter(|&b| (b as usize) < layers) {
-                        m.conv_channels[b as usize] += channels * spec.runs(b) as u128;
-                    }
-                }
-            }
-            if matches!(out.kind, TensorKind::Activation { .. })
-                && !matches!(
-                    v.step.op,
-                    Op::Scores { .. } | Op::WeightedSum { .. } | Op::Index { .. }
-                )
-            {
-                m.widest = m.widest.max(per);
-            }
-            if let Op::Scores { .. } = v.step.op {
-                for b in set.iter() {
-                    m.heads = m.heads.max(spec.attn_at(b as usize).heads);
-                }
-            }
-        }
-    }
-    m.groups = groups(spec, rows);
-    m.state_total = m.state.iter().sum();
-    m.conv_total = m.conv_channels.iter().sum();
-    // A layer's step outputs per token, summed: what one pass over a layer holds at its most.
     let mut per_layer = vec![0u128; layers];
     let mut attn = vec![0u128; layers];
     for v in stats::inference_steps(g) {
+        let stack = v.stack();
+        rows.extend(stats::cache_rows(g, &v).into_iter().map(|r| (stack, r)));
         let out = g.tensor(v.step.output);
+        let spec = g.spec_of(&v);
+        let per = out.elems().saturating_mul(v.per_layer());
+        let Some(set) = v.layers() else { continue };
+        let in_layers = || {
+            set.iter()
+                .filter_map(|b| Some((b, m.slots.at(stack, b)? as usize)))
+                .collect::<Vec<_>>()
+        };
+        if out.kind == TensorKind::State {
+            for (b, at) in in_layers() {
+                m.state[at] += per.saturating_mul(spec.runs(b) as u128);
+            }
+        }
+        if let Op::Conv { kernel } = v.step.op {
+            let window = v.step.inputs.iter().map(|&i| g.tensor(i));
+            for w in window.filter(|w| w.kind == TensorKind::State && kernel > 1) {
+                let channels = w.elems() / (kernel as u128 - 1) * v.per_layer();
+                for (b, at) in in_layers() {
+                    m.conv_channels[at] += channels * spec.runs(b) as u128;
+                }
+            }
+        }
+        if let Op::Scores { .. } = v.step.op {
+            for b in set.iter() {
+                m.heads = m.heads.max(spec.attn_at(b as usize).heads);
+            }
+        }
+        // A layer's step outputs per token, summed: what one pass over a layer holds at its
+        // most; the widest one.
         if !matches!(out.kind, TensorKind::Activation { .. })
             || matches!(
                 v.step.op,
@@ -347,24 +406,21 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
         {
             continue;
         }
-        let per = out.elems().saturating_mul(v.per_layer());
+        m.widest = m.widest.max(per);
         let in_attention = v
             .scopes
             .iter()
             .any(|s| matches!(s.kind, crate::graph::ScopeKind::Attention));
-        for b in v
-            .layers()
-            .map(|s| s.iter().collect::<Vec<_>>())
-            .unwrap_or_default()
-        {
-            if let Some(x) = per_layer.get_mut(b as usize) {
-                *x += per;
-            }
+        for (_, at) in in_layers() {
+            per_layer[at] += per;
             if in_attention {
-                attn[b as usize] += per;
+                attn[at] += per;
             }
         }
     }
+    m.groups = groups(g, &m.slots, rows);
+    m.state_total = m.state.iter().sum();
+    m.conv_total = m.conv_channels.iter().sum();
     m.layer_activations = per_layer.into_iter().max().unwrap_or(0);
     m.attention_rows = attn.into_iter().max().unwrap_or(0);
     Ok(m)

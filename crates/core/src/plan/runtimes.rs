@@ -2,7 +2,7 @@
 //! the type it caches in, its working buffers and its process, each with its source.
 
 use super::formats::KvType;
-use crate::spec::AttnSpan;
+use crate::spec::{AttnSpan, Stack};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -125,6 +125,23 @@ impl Runtime {
                 KvType::F16 => KvType::F16,
                 KvType::Bf16 | KvType::Fp8 | KvType::Q8_0 | KvType::Q4_0 => KvType::Bf16,
             },
+        }
+    }
+
+    /// Cells (bytes of text) one sequence's cache holds in a layer of a BLT stack (`None`: the latent
+    /// transformer) at `positions`, where the runtime has a rule of its own for BLT.
+    /// transformers (modeling_blt.py, `BltModel.forward`) caches the local encoder's and the
+    /// local decoder's self-attention in the two halves of an `EncoderDecoderCache`; the patcher
+    /// and the latent transformer run without a cache. 5.25 builds those halves from `BltConfig`,
+    /// which names no layers, and fails; the halves its forward takes are config-less
+    /// `DynamicCache`s, whose lazily made `DynamicLayer`s keep every byte, whatever the window.
+    /// anatomy's executor keeps the bytes and runs each pass over all of them. llama.cpp and vLLM
+    /// do not run BLT: `None`, each stack kept as its spans say.
+    pub fn blt_cells(self, stack: Option<Stack>, positions: u64) -> Option<u64> {
+        match (self, stack) {
+            (Runtime::Transformers, Some(Stack::Encoder | Stack::Decoder)) => Some(positions),
+            (Runtime::Transformers, None | Some(Stack::Patcher)) | (Runtime::Anatomy, _) => Some(0),
+            (Runtime::LlamaCpp | Runtime::Vllm, _) => None,
         }
     }
 

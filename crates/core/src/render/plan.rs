@@ -19,9 +19,14 @@ pub fn plan(p: &Plan) -> String {
         if p.batch == 1 { "" } else { "s" }
     );
     let _ = writeln!(s, "\nMemory");
+    // The label column fits the longest kind (BLT's name their stack) or format.
+    let kinds = p.kv_cache.by_kind.iter().map(|k| k.kind.len());
+    let formats = p.weights.by_format.iter().map(|f| f.format.len());
+    let w = kinds.chain(formats).map(|n| n + 2).fold(17, usize::max);
+    let v = w - 2;
     let _ = writeln!(
         s,
-        "  {:<17}{:>12}  {}",
+        "  {:<w$}{:>12}  {}",
         "weights",
         b(p.weights.bytes),
         p.weights.basis
@@ -29,7 +34,7 @@ pub fn plan(p: &Plan) -> String {
     for f in &p.weights.by_format {
         let _ = writeln!(
             s,
-            "    {:<15}{:>12}  {} tensors, {} values, {:.2} bits a value",
+            "    {:<v$}{:>12}  {} tensors, {} values, {:.2} bits a value",
             f.format,
             b(f.bytes),
             grouped(f.tensors as u128),
@@ -39,7 +44,7 @@ pub fn plan(p: &Plan) -> String {
     }
     let _ = writeln!(
         s,
-        "  {:<17}{:>12}  {}",
+        "  {:<w$}{:>12}  {}",
         "KV cache",
         b(p.kv_cache.bytes),
         p.kv_cache.basis
@@ -47,7 +52,7 @@ pub fn plan(p: &Plan) -> String {
     for k in &p.kv_cache.by_kind {
         let _ = writeln!(
             s,
-            "    {:<15}{:>12}  {} layer{}, {} cells, {} a token",
+            "    {:<v$}{:>12}  {} layer{}, {} cells, {} a token",
             k.kind,
             b(k.bytes),
             k.layers,
@@ -59,7 +64,7 @@ pub fn plan(p: &Plan) -> String {
     if p.state.bytes > 0 {
         let _ = writeln!(
             s,
-            "  {:<17}{:>12}  {}",
+            "  {:<w$}{:>12}  {}",
             "state",
             b(p.state.bytes),
             p.state.basis
@@ -67,19 +72,19 @@ pub fn plan(p: &Plan) -> String {
     }
     let _ = writeln!(
         s,
-        "  {:<17}{:>12}  {}",
+        "  {:<w$}{:>12}  {}",
         "compute",
         b(p.compute.bytes),
         p.compute.basis
     );
     let _ = writeln!(
         s,
-        "  {:<17}{:>12}  {}",
+        "  {:<w$}{:>12}  {}",
         "overhead",
         b(p.overhead.bytes),
         p.overhead.basis
     );
-    let _ = writeln!(s, "  {:<17}{:>12}", "total", b(p.total));
+    let _ = writeln!(s, "  {:<w$}{:>12}", "total", b(p.total));
     match p.usable_memory {
         Some(m) => {
             let _ = writeln!(
