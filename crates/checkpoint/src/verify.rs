@@ -96,17 +96,33 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
         problems: c.problems.clone(),
         ..Report::default()
     };
-    let matched = |r: &mut Report, format: String, shape: &[u64]| {
+    let matched = |r: &mut Report, format: String, params: u128| {
         r.matched += 1;
-        r.params += numel(shape);
+        r.params += params;
         let f = r.formats.entry(format).or_default();
         f.0 += 1;
-        f.1 += numel(shape);
+        f.1 += params;
     };
     for e in &expected {
         let name = e.name.as_str();
         if let Some(t) = stored.get(name) {
             used.insert(name);
+            // A packed tensor's integer type is part of its format; its scales may be any float.
+            if let Some(p) = &e.packed {
+                match p.dtype {
+                    _ if t.shape != e.shape => {
+                        r.misshaped
+                            .push((e.name.clone(), e.shape.clone(), t.shape.clone()))
+                    }
+                    Some(d) if d != t.dtype => r.problems.push(crate::Problem::new(
+                        &t.name,
+                        None,
+                        format!("is {}; {} stores it as {d}", t.dtype, p.format),
+                    )),
+                    Some(_) | None => matched(&mut r, p.format.clone(), e.params),
+                }
+                continue;
+            }
             if t.shape == e.shape {
                 // fp8 weights come with one scale per 128×128 block.
                 let scale = format!("{}_scale_inv", name);
@@ -122,7 +138,7 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
                     }
                     _ => t.dtype.clone(),
                 };
-                matched(&mut r, format, &e.shape);
+                matched(&mut r, format, e.params);
             } else {
                 r.misshaped
                     .push((e.name.clone(), e.shape.clone(), t.shape.clone()));
@@ -156,7 +172,7 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
                 Some(shape) if s.shape.len() == 3 => matched(
                     &mut r,
                     "MXFP4 (32-value blocks, e8m0 scales)".into(),
-                    &shape,
+                    numel(&shape),
                 ),
                 _ => r
                     .misshaped

@@ -16,6 +16,7 @@ pub mod naming;
 pub mod ngram;
 pub mod output;
 pub mod plan;
+pub mod quant;
 pub mod render;
 pub mod source;
 pub mod spec;

@@ -13,6 +13,22 @@ pub enum Naming {
 pub struct Entry {
     pub name: String,
     pub shape: Vec<u64>,
+    /// The parameters it holds: its values, a quantized matrix's logical `[out, in]` on its
+    /// first stored tensor, and none on its scales, zero points and indices.
+    pub params: u128,
+    /// Where `quantization_config` packs it: the stored dtype and the format.
+    pub packed: Option<Packed>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packed {
+    /// The safetensors dtype; `None`: the checkpoint's float type (scales).
+    pub dtype: Option<&'static str>,
+    pub format: String,
+}
+
+fn numel(shape: &[u64]) -> u128 {
+    shape.iter().map(|&d| d as u128).product()
 }
 
 /// Ten times the entries of the largest real checkpoint (DeepSeek-V3 and Kimi K2 store about
@@ -36,7 +52,43 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
         ));
     }
     let mut out = Vec::with_capacity(count as usize);
-    for p in params {
+    // A quantized checkpoint stores its matrices packed, under names of the format's own.
+    let quant = g.spec.quant.as_ref().filter(|_| naming == Naming::Hf);
+    let matrices = quant.map(|_| crate::quant::matrices(g)).unwrap_or_default();
+    let push = |out: &mut Vec<Entry>, i: usize, name: String, shape: &Vec<u64>| {
+        let packing = quant
+            .zip(matrices.get(i))
+            .and_then(|(q, &(matrix, lookup))| {
+                let module = name.strip_suffix(".weight").filter(|_| matrix)?;
+                Some((q, module, q.packing(module, shape[0], shape[1], lookup)?))
+            });
+        match packing {
+            Some((q, module, packing)) => {
+                let format = q.format(packing);
+                for (k, part) in q.parts(packing, shape[0], shape[1]).into_iter().enumerate() {
+                    out.push(Entry {
+                        name: format!("{module}.{}", part.suffix),
+                        params: if k == 0 { numel(shape) } else { 0 },
+                        shape: part.shape,
+                        packed: Some(Packed {
+                            dtype: part.dtype,
+                            format: format.clone(),
+                        }),
+                    });
+                }
+            }
+            None => out.push(Entry {
+                params: numel(shape),
+                name,
+                shape: shape.clone(),
+                packed: None,
+            }),
+        }
+    };
+    for (i, p) in g.params.iter().enumerate() {
+        if p.component == Component::Aux {
+            continue;
+        }
         let template = match naming {
             Naming::Hf => &p.hf,
             Naming::Gguf => &p.gguf,
@@ -64,19 +116,18 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
             None => {
                 // Outside the blocks, one tensor per index (Gemma 3n's stream projections).
                 for &e in &experts {
-                    out.push(Entry {
-                        name: g.spec.instantiate(template, None, e),
-                        shape: shape.clone(),
-                    });
+                    push(&mut out, i, g.spec.instantiate(template, None, e), &shape);
                 }
             }
             Some(layers) => {
                 for b in layers.iter() {
                     for &e in &experts {
-                        out.push(Entry {
-                            name: g.spec.instantiate(template, Some(b), e),
-                            shape: shape.clone(),
-                        });
+                        push(
+                            &mut out,
+                            i,
+                            g.spec.instantiate(template, Some(b), e),
+                            &shape,
+                        );
                     }
                 }
             }

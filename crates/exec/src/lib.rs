@@ -18,6 +18,7 @@ pub mod session;
 pub mod ssm;
 pub mod tiny;
 pub mod tokenizer;
+mod unpack;
 pub mod values;
 pub mod weights;
 

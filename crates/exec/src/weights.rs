@@ -85,7 +85,17 @@ impl Weights {
         match (&checkpoint.format, &checkpoint.gguf) {
             (Format::Safetensors, _) => {
                 let block = fp8_block(&checkpoint.config, &checkpoint.config_file)?;
-                let mut w = Self::safetensors(Path::new(&checkpoint.path), hold, progress)?;
+                // Matrices packed by a quantization_config are unpacked to f32 at load, held
+                // as stored or not: no kernel multiplies their packing yet.
+                let (hold, mut ints) = match &spec.quant {
+                    Some(_) => (Hold::F32, Some(crate::unpack::Ints::new())),
+                    None => (hold, None),
+                };
+                let path = Path::new(&checkpoint.path);
+                let mut w = Self::safetensors(path, hold, ints.as_mut(), progress)?;
+                if let (Some(q), Some(mut ints)) = (&spec.quant, ints) {
+                    crate::unpack::unpack(q, &mut ints, &mut w.tensors, &checkpoint.path)?;
+                }
                 w.fp8(block, &checkpoint.path)?;
                 // Each under the name transformers loads it as (Dory's released layout).
                 canonical(&mut w.tensors, spec.layout);
@@ -99,9 +109,11 @@ impl Weights {
         }
     }
 
+    /// `ints`: where integer tensors go as stored (a quantized checkpoint's packed words).
     fn safetensors(
         dir: &Path,
         hold: Hold,
+        mut ints: Option<&mut crate::unpack::Ints>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Weights, Error> {
         let shown = dir.display().to_string();
@@ -120,6 +132,24 @@ impl Weights {
                 let loaded = candle_core::safetensors::load(f, &Device::Cpu)
                     .map_err(|e| err(&f.display().to_string(), e))?;
                 for (name, t) in loaded {
+                    if let (Some(ints), DType::I32 | DType::U32 | DType::I64) =
+                        (ints.as_deref_mut(), t.dtype())
+                    {
+                        let words = t
+                            .flatten_all()
+                            .and_then(|t| match t.dtype() {
+                                DType::I32 => {
+                                    Ok(t.to_vec1::<i32>()?.into_iter().map(|x| x as u32).collect())
+                                }
+                                DType::I64 => {
+                                    Ok(t.to_vec1::<i64>()?.into_iter().map(|x| x as u32).collect())
+                                }
+                                _ => t.to_vec1::<u32>(),
+                            })
+                            .map_err(|e| err(&shown, e))?;
+                        ints.insert(name, (t.dims().to_vec(), words));
+                        continue;
+                    }
                     if t.dtype() == DType::F8E4M3 {
                         w.fp8_names.insert(name.clone());
                     }

@@ -1420,6 +1420,7 @@ pub fn load(
         layout: f.layout,
         hf_wrap: HfWrap::None,
         not_drawn: vec![],
+        quant: None,
         mtp_layers: 0,
         draft: None,
         kv_from: vec![],

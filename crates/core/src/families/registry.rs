@@ -199,8 +199,9 @@ pub const COMMON: &[&str] = &[
     "begin_suppress_tokens",
     "use_bfloat16",
     "cache_implementation",
-    // How the weights are stored, not what they compute; `verify` reads the storage itself.
+    // How the weights are stored, not what they compute: read by quant.rs for the stored tensors.
     "quantization_config",
+    "quantization",
     "_attn_implementation_autoset",
     "attn_implementation",
 ];

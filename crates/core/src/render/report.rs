@@ -292,17 +292,33 @@ fn pct(n: u128, total: u128) -> f64 {
 pub fn manifest(entries: &[Entry]) -> String {
     let w = entries.iter().map(|e| e.name.len()).max().unwrap_or(0);
     let mut out = String::new();
-    let mut total: u128 = 0;
+    let mut formats: Vec<&str> = Vec::new();
     for e in entries {
-        total += e.shape.iter().map(|&d| d as u128).product::<u128>();
         let dims: Vec<String> = e.shape.iter().map(u64::to_string).collect();
-        out.push_str(&format!("{:<w$}  [{}]\n", e.name, dims.join(", ")));
+        let dims = format!("[{}]", dims.join(", "));
+        match &e.packed {
+            // A packed tensor says what it holds; a scale is in the checkpoint's float type.
+            Some(p) => {
+                out.push_str(&format!(
+                    "{:<w$}  {dims:<14}  {}\n",
+                    e.name,
+                    p.dtype.unwrap_or("float")
+                ));
+                if !formats.contains(&p.format.as_str()) {
+                    formats.push(&p.format);
+                }
+            }
+            None => out.push_str(&format!("{:<w$}  {dims}\n", e.name)),
+        }
     }
     out.push_str(&format!(
         "{}, {}\n",
         crate::fmt::count(entries.len() as u128, "tensor"),
-        crate::fmt::count(total, "parameter")
+        crate::fmt::count(entries.iter().map(|e| e.params).sum(), "parameter")
     ));
+    for f in formats {
+        out.push_str(&format!("stored as {f}, as config.json declares\n"));
+    }
     out
 }
 
@@ -320,16 +336,39 @@ pub fn manifest_json(g: &Graph, entries: &[Entry], origin: &crate::source::Origi
             m.end()
         }
     }
+    /// Each packed tensor's dtype and format, where `quantization_config` packs some.
+    struct Packed<'a>(&'a [Entry]);
+    impl serde::Serialize for Packed<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeMap;
+            let mut m = s.serialize_map(None)?;
+            for e in self.0 {
+                if let Some(p) = &e.packed {
+                    m.serialize_entry(
+                        &e.name,
+                        &serde_json::json!({"dtype": p.dtype, "format": p.format}),
+                    )?;
+                }
+            }
+            m.end()
+        }
+    }
     #[derive(serde::Serialize)]
     struct Manifest<'a> {
         source: serde_json::Value,
         tensors: Tensors<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        packed: Option<Packed<'a>>,
         ignored: Vec<String>,
         not_read_by_transformers: Vec<String>,
     }
     let m = Manifest {
         source: origin.json(),
         tensors: Tensors(entries),
+        packed: entries
+            .iter()
+            .any(|e| e.packed.is_some())
+            .then_some(Packed(entries)),
         ignored: crate::spec::Ignored::pairs(&g.spec.ignored),
         not_read_by_transformers: crate::spec::Ignored::pairs(&g.spec.not_read),
     };

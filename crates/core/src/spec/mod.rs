@@ -131,6 +131,8 @@ pub struct Spec {
     pub hf_wrap: HfWrap,
     /// Parts of the checkpoint that anatomy does not draw or count (vision tower, projector).
     pub not_drawn: Vec<NotDrawn>,
+    /// How the checkpoint stores its matrices (`quantization_config`); `None`: as floats.
+    pub quant: Option<crate::quant::Quant>,
     /// Auxiliary modules outside the main forward pass.
     pub mtp_layers: u64,
     /// A draft model for speculative decoding (Gemma 4's assistants): it reads its target's

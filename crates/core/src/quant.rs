@@ -1,0 +1,479 @@
+//! How a checkpoint stores its matrices, as config.json's `quantization_config` (or MLX's
+//! `quantization`) declares it: which matrices are quantized, and each one's stored tensors with
+//! their packed shapes and dtypes, named as the format's own code saves them. The parameters stay
+//! the model's: a packed matrix counts its logical `[out, in]` values once.
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::graph::{Component, Graph, Op, TensorKind};
+
+/// A declared storage format.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Quant {
+    /// GPTQ (AutoGPTQ, GPTQModel, optimum): `qweight` int32 `[in·bits/32, out]` (32/bits input
+    /// rows a word), `qzeros` int32 `[groups, out·bits/32]`, `scales` `[groups, out]` and `g_idx`
+    /// int32 `[in]`, each input's group (act-order permutes it). The `gptq` checkpoint format
+    /// (`v1`) stores each zero point less one; `gptq_v2` stores it as it is.
+    Gptq { groups: Groups, v1: bool },
+    /// AutoAWQ's GEMM layout: `qweight` int32 `[in, out·bits/32]` (eight outputs a word, in the
+    /// order 0 2 4 6 1 3 5 7), `qzeros` int32 `[groups, out·bits/32]`, `scales` `[groups, out]`.
+    Awq(Groups),
+    /// compressed-tensors (llm-compressor): each config group's scheme for the modules it targets.
+    Compressed {
+        schemes: Vec<Scheme>,
+        ignore: Vec<String>,
+    },
+    /// MLX (mlx-lm): `weight` uint32 `[out, in·bits/32]`, `scales` and `biases` `[out, in/group]`
+    /// for every linear layer and embedding whose input width the group divides.
+    Mlx { bits: u64, group: u64 },
+    /// A method whose packing anatomy does not read yet: the matrices are listed unquantized.
+    Unread(String),
+}
+
+/// An integer format's groups along the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Groups {
+    pub bits: u64,
+    /// Inputs sharing a scale; `None`: one group per output channel (`group_size: -1`).
+    pub group: Option<u64>,
+    /// Zero points stored (GPTQ always stores them; AWQ's `zero_point`).
+    pub zeros: bool,
+}
+
+/// One compressed-tensors config group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scheme {
+    /// `Linear`, a module name, or `re:` and a regular expression.
+    pub targets: Vec<String>,
+    pub kind: Packing,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Packing {
+    /// `pack-quantized`: `weight_packed` int32 `[out, in·bits/32]`, `weight_scale`
+    /// `[out, groups]`, `weight_zero_point` int32 `[out·bits/32, groups]` where asymmetric,
+    /// `weight_shape` int64 `[2]`, and `weight_g_idx` int32 `[in]` under group act-order.
+    PackedInt { groups: Groups, g_idx: bool },
+    /// `int-quantized`: `weight` int8 `[out, in]`, `weight_scale` `[out, groups]`.
+    Int8 { groups: Groups },
+    /// `float-quantized`: `weight` fp8 `[out, in]`, `weight_scale` by its strategy.
+    Fp8 { scale: Fp8Scale, input_scale: bool },
+    /// `nvfp4-pack-quantized`: `weight_packed` uint8 `[out, in/2]`, `weight_scale` fp8
+    /// `[out, in/16]`, `weight_global_scale` `[1]`, `input_global_scale` `[1]`.
+    Nvfp4 { input_scale: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fp8Scale {
+    Tensor,
+    Channel,
+    Block(u64, u64),
+}
+
+/// One stored tensor of a quantized matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Part {
+    pub suffix: &'static str,
+    pub shape: Vec<u64>,
+    /// The safetensors dtype; `None`: the checkpoint's float type.
+    pub dtype: Option<&'static str>,
+}
+
+fn int(c: &Config, key: &str, allowed: &[u64], default: Option<u64>) -> Result<u64> {
+    let n = c.size(key, default)?;
+    if !allowed.contains(&n) {
+        return Err(c.err(key, format!("is {n}; this format packs {allowed:?} bits")));
+    }
+    Ok(n)
+}
+
+/// `group_size`: a positive width, or -1 for one group per output channel.
+fn group(c: &Config, key: &str) -> Result<Option<u64>> {
+    match c.get(key).and_then(|v| v.as_i64()) {
+        Some(-1) => Ok(None),
+        _ => c.size(key, Some(128)).map(Some),
+    }
+}
+
+impl Quant {
+    /// The format `top` declares, if any.
+    pub fn read(top: &Config) -> Result<Option<Quant>> {
+        if let Some(q) = top.detached("quantization_config")? {
+            let method = q.string("quant_method", "")?;
+            return Ok(Some(match method.as_str() {
+                "gptq" => {
+                    let format = q.string("checkpoint_format", "gptq")?;
+                    if !matches!(format.as_str(), "gptq" | "gptq_v2") {
+                        return Err(q.err(
+                            "checkpoint_format",
+                            format!(
+                                "is `{format}`; anatomy reads GPTQ's `gptq` and `gptq_v2` layouts"
+                            ),
+                        ));
+                    }
+                    Quant::Gptq {
+                        groups: Groups {
+                            bits: int(&q, "bits", &[2, 4, 8], None)?,
+                            group: group(&q, "group_size")?,
+                            zeros: true,
+                        },
+                        v1: format == "gptq",
+                    }
+                }
+                "awq" => {
+                    let version = q.string("version", "gemm")?.to_ascii_lowercase();
+                    if version != "gemm" {
+                        return Err(q.err(
+                            "version",
+                            format!("is `{version}`; anatomy reads AWQ's `gemm` layout"),
+                        ));
+                    }
+                    Quant::Awq(Groups {
+                        bits: int(&q, "bits", &[4], None)?,
+                        group: group(&q, "group_size")?,
+                        zeros: q.flag("zero_point", true)?,
+                    })
+                }
+                "compressed-tensors" => compressed(&q)?,
+                "mlx" => mlx(&q)?,
+                "" => {
+                    return Err(q.err(
+                        "quant_method",
+                        "is missing; it names the format the weights are stored in",
+                    ))
+                }
+                other => Quant::Unread(other.to_string()),
+            }));
+        }
+        match top.detached("quantization")? {
+            Some(q) => mlx(&q).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// `GPTQ int4, groups of 128`.
+    pub fn describe(&self) -> String {
+        let g = |g: &Groups| match g.group {
+            Some(n) => format!("int{}, groups of {n}", g.bits),
+            None => format!("int{}, a scale per output channel", g.bits),
+        };
+        match self {
+            Quant::Gptq { groups, .. } => format!("GPTQ {}", g(groups)),
+            Quant::Awq(x) => format!("AWQ GEMM {}", g(x)),
+            Quant::Compressed { schemes, .. } => {
+                let kinds: Vec<String> = schemes.iter().map(|s| s.kind.describe()).collect();
+                format!("compressed-tensors {}", kinds.join("; "))
+            }
+            Quant::Mlx { bits, group } => format!("MLX int{bits}, groups of {group}"),
+            Quant::Unread(m) => {
+                format!("{m} (its packing is not read: matrices listed as unquantized)")
+            }
+        }
+    }
+
+    /// The format of a matrix packed so: `GPTQ int4, groups of 128`.
+    pub fn format(&self, p: Packing) -> String {
+        match self {
+            Quant::Compressed { .. } => format!("compressed-tensors {}", p.describe()),
+            Quant::Gptq { .. } | Quant::Awq(_) | Quant::Mlx { .. } | Quant::Unread(_) => {
+                self.describe()
+            }
+        }
+    }
+
+    /// The packing of the matrix at `module` (`model.layers.0.self_attn.q_proj`), `[out, inp]`,
+    /// an embedding when `lookup` (which only MLX quantizes); `None` where it stays unquantized.
+    pub fn packing(&self, module: &str, out: u64, inp: u64, lookup: bool) -> Option<Packing> {
+        let head = module == "lm_head" || module.ends_with(".lm_head");
+        let fits = |g: &Groups| {
+            let pack = 32 / g.bits;
+            g.group.is_none_or(|n| inp.is_multiple_of(n)) && out.is_multiple_of(pack)
+        };
+        match self {
+            // GPTQ and AWQ quantize the decoder's linear layers, not the head.
+            Quant::Gptq { groups: g, .. }
+                if !lookup && !head && fits(g) && inp.is_multiple_of(32 / g.bits) =>
+            {
+                Some(Packing::PackedInt {
+                    groups: *g,
+                    g_idx: true,
+                })
+            }
+            Quant::Awq(g) if !lookup && !head && fits(g) => Some(Packing::PackedInt {
+                groups: *g,
+                g_idx: false,
+            }),
+            Quant::Compressed { schemes, ignore } if !lookup => {
+                if ignore.iter().any(|p| matches(p, module)) {
+                    return None;
+                }
+                schemes
+                    .iter()
+                    .find(|s| {
+                        s.targets
+                            .iter()
+                            .any(|t| t == "Linear" || matches(t, module))
+                    })
+                    .map(|s| s.kind)
+            }
+            Quant::Mlx { bits, group } if inp.is_multiple_of(*group) => Some(Packing::PackedInt {
+                groups: Groups {
+                    bits: *bits,
+                    group: Some(*group),
+                    zeros: true,
+                },
+                g_idx: false,
+            }),
+            Quant::Gptq { .. }
+            | Quant::Awq(_)
+            | Quant::Compressed { .. }
+            | Quant::Mlx { .. }
+            | Quant::Unread(_) => None,
+        }
+    }
+
+    /// The tensors a matrix `[out, inp]` packed so is stored as, beside its module's name.
+    pub fn parts(&self, p: Packing, out: u64, inp: u64) -> Vec<Part> {
+        let part = |suffix, shape: Vec<u64>, dtype| Part {
+            suffix,
+            shape,
+            dtype,
+        };
+        let groups = |g: &Groups| g.group.map_or(1, |n| inp.div_ceil(n));
+        match (self, p) {
+            (Quant::Gptq { .. }, Packing::PackedInt { groups: g, .. }) => vec![
+                part("qweight", vec![inp * g.bits / 32, out], Some("I32")),
+                part("qzeros", vec![groups(&g), out * g.bits / 32], Some("I32")),
+                part("scales", vec![groups(&g), out], None),
+                part("g_idx", vec![inp], Some("I32")),
+            ],
+            (Quant::Awq(_), Packing::PackedInt { groups: g, .. }) => {
+                let mut v = vec![part("qweight", vec![inp, out * g.bits / 32], Some("I32"))];
+                if g.zeros {
+                    v.push(part(
+                        "qzeros",
+                        vec![groups(&g), out * g.bits / 32],
+                        Some("I32"),
+                    ));
+                }
+                v.push(part("scales", vec![groups(&g), out], None));
+                v
+            }
+            (Quant::Mlx { .. }, Packing::PackedInt { groups: g, .. }) => vec![
+                part("weight", vec![out, inp * g.bits / 32], Some("U32")),
+                part("scales", vec![out, groups(&g)], None),
+                part("biases", vec![out, groups(&g)], None),
+            ],
+            (_, Packing::PackedInt { groups: g, g_idx }) => {
+                let mut v = vec![
+                    part("weight_packed", vec![out, inp * g.bits / 32], Some("I32")),
+                    part("weight_scale", vec![out, groups(&g)], None),
+                ];
+                if g.zeros {
+                    let rows = (out * g.bits).div_ceil(32);
+                    v.push(part(
+                        "weight_zero_point",
+                        vec![rows, groups(&g)],
+                        Some("I32"),
+                    ));
+                }
+                v.push(part("weight_shape", vec![2], Some("I64")));
+                if g_idx {
+                    v.push(part("weight_g_idx", vec![inp], Some("I32")));
+                }
+                v
+            }
+            (_, Packing::Int8 { groups: g }) => vec![
+                part("weight", vec![out, inp], Some("I8")),
+                part("weight_scale", vec![out, groups(&g)], None),
+            ],
+            (_, Packing::Fp8 { scale, input_scale }) => {
+                let mut v = vec![
+                    part("weight", vec![out, inp], Some("F8_E4M3")),
+                    part(
+                        "weight_scale",
+                        match scale {
+                            Fp8Scale::Tensor => vec![1],
+                            Fp8Scale::Channel => vec![out, 1],
+                            Fp8Scale::Block(r, c) => vec![out.div_ceil(r), inp.div_ceil(c)],
+                        },
+                        None,
+                    ),
+                ];
+                if input_scale {
+                    v.push(part("input_scale", vec![1], None));
+                }
+                v
+            }
+            (_, Packing::Nvfp4 { input_scale }) => {
+                let mut v = vec![
+                    part("weight_packed", vec![out, inp / 2], Some("U8")),
+                    part("weight_scale", vec![out, inp / 16], Some("F8_E4M3")),
+                    part("weight_global_scale", vec![1], Some("F32")),
+                ];
+                if input_scale {
+                    v.push(part("input_global_scale", vec![1], Some("F32")));
+                }
+                v
+            }
+        }
+    }
+}
+
+impl Packing {
+    fn describe(&self) -> String {
+        match self {
+            Packing::PackedInt { groups: g, .. } => match g.group {
+                Some(n) => format!("int{} packed, groups of {n}", g.bits),
+                None => format!("int{} packed, a scale per channel", g.bits),
+            },
+            Packing::Int8 { .. } => "int8".into(),
+            Packing::Fp8 { .. } => "fp8".into(),
+            Packing::Nvfp4 { .. } => "NVFP4".into(),
+        }
+    }
+}
+
+/// A compressed-tensors target or ignore entry against a module's name: `re:` and a regular
+/// expression matched from the start, or the name itself or its last components.
+fn matches(pattern: &str, module: &str) -> bool {
+    match pattern.strip_prefix("re:") {
+        Some(re) => regex::Regex::new(&format!("^(?:{re})"))
+            .map(|r| r.is_match(module))
+            .unwrap_or(false),
+        None => module == pattern || module.ends_with(&format!(".{pattern}")),
+    }
+}
+
+fn compressed(q: &Config) -> Result<Quant> {
+    let format = q.string("format", "dense")?;
+    let ignore = q
+        .list_any(
+            "ignore",
+            |v| v.as_str().map(str::to_string),
+            "a module name or `re:` pattern",
+        )?
+        .unwrap_or_default();
+    let groups = q.sub("config_groups")?.ok_or_else(|| {
+        q.err(
+            "config_groups",
+            "is missing; compressed-tensors names each scheme's targets there",
+        )
+    })?;
+    let mut schemes = Vec::new();
+    let names: Vec<String> = groups.map.keys().cloned().collect();
+    for name in names {
+        let g = groups
+            .sub(&name)?
+            .ok_or_else(|| groups.err(&name, "must be an object"))?;
+        let targets = g
+            .list_any(
+                "targets",
+                |v| v.as_str().map(str::to_string),
+                "a module class or name",
+            )?
+            .unwrap_or_default();
+        let Some(w) = g.sub("weights")? else { continue };
+        let format = g.string("format", &format)?;
+        let bits = w.size("num_bits", None)?;
+        let kind = w.string("type", "int")?;
+        let strategy = w.string("strategy", "tensor")?;
+        let input = g.sub("input_activations")?;
+        let input_static = match &input {
+            Some(i) => !i.flag("dynamic", false)?,
+            None => false,
+        };
+        let grouped = || -> Result<Groups> {
+            Ok(Groups {
+                bits,
+                group: match strategy.as_str() {
+                    "group" | "tensor_group" => Some(w.size("group_size", None)?),
+                    "channel" => None,
+                    other => return Err(w.err(
+                        "strategy",
+                        format!(
+                            "is `{other}`; an integer weight is grouped by `group` or `channel`"
+                        ),
+                    )),
+                },
+                zeros: !w.flag("symmetric", true)?,
+            })
+        };
+        let packing = match (format.as_str(), kind.as_str(), bits) {
+            ("pack-quantized", "int", 2 | 4 | 8) => Packing::PackedInt {
+                groups: grouped()?,
+                g_idx: w.opt_string("actorder")?.as_deref() == Some("group"),
+            },
+            ("int-quantized" | "naive-quantized", "int", 8) => Packing::Int8 { groups: grouped()? },
+            ("float-quantized" | "naive-quantized", "float", 8) => Packing::Fp8 {
+                scale: match strategy.as_str() {
+                    "tensor" => Fp8Scale::Tensor,
+                    "channel" => Fp8Scale::Channel,
+                    "block" => {
+                        let b = w
+                            .list_any("block_structure", |v| v.as_u64().filter(|&n| n > 0), "a positive integer")?
+                            .filter(|b| b.len() == 2)
+                            .ok_or_else(|| w.err("block_structure", "must be [rows, columns] for the block strategy"))?;
+                        Fp8Scale::Block(b[0], b[1])
+                    }
+                    other => return Err(w.err("strategy", format!("is `{other}`; an fp8 weight is scaled by `tensor`, `channel` or `block`"))),
+                },
+                input_scale: input_static,
+            },
+            ("nvfp4-pack-quantized", "float", 4) => Packing::Nvfp4 {
+                input_scale: input.is_some(),
+            },
+            (f, t, b) => {
+                return Err(g.err(
+                    "format",
+                    format!("is `{f}` with {t}{b} weights; anatomy reads pack-quantized int2/4/8, int-quantized int8, float-quantized fp8 and nvfp4-pack-quantized"),
+                ))
+            }
+        };
+        schemes.push(Scheme {
+            targets,
+            kind: packing,
+        });
+    }
+    Ok(Quant::Compressed { schemes, ignore })
+}
+
+fn mlx(q: &Config) -> Result<Quant> {
+    let mode = q.string("mode", "affine")?;
+    if mode != "affine" {
+        return Err(q.err(
+            "mode",
+            format!("is `{mode}`; anatomy reads MLX's `affine` quantization"),
+        ));
+    }
+    Ok(Quant::Mlx {
+        bits: int(q, "bits", &[2, 3, 4, 5, 6, 8], None)?,
+        group: q.size("group_size", Some(64))?,
+    })
+}
+
+/// Which params are matrices a format can quantize, and which of those are read by a lookup
+/// (embeddings, a tied head's among them): each param's (matrix, looked up).
+pub fn matrices(g: &Graph) -> Vec<(bool, bool)> {
+    let mut out = vec![(false, false); g.params.len()];
+    let mut whole = vec![false; g.params.len()];
+    for v in g.steps() {
+        for &i in &v.step.inputs {
+            if let TensorKind::Weight { param, .. } = g.tensor(i).kind {
+                match v.step.op {
+                    Op::MatMul => out[param].0 = true,
+                    Op::Lookup => out[param].1 = true,
+                    _ => whole[param] = true,
+                }
+            }
+        }
+    }
+    for (i, p) in g.params.iter().enumerate() {
+        let plain =
+            p.shape.len() == 2 && p.hf.ends_with(".weight") && p.component != Component::Aux;
+        let stacked = p.experts > 1 && !p.hf.contains("{e}");
+        let m = &mut out[i];
+        *m = (plain && !stacked && (m.0 || m.1) && !whole[i], plain && m.1);
+    }
+    out
+}

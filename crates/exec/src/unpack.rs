@@ -1,0 +1,301 @@
+//! Matrices a quantized safetensors checkpoint stores packed (GPTQ, AWQ, compressed-tensors,
+//! MLX), unpacked to f32 `[out, in]` as each format's reference code dequantizes them:
+//! GPTQModel's `dequantize_weight`, AutoAWQ's `dequantize_gemm`, compressed-tensors'
+//! `PackedQuantizationCompressor.decompress`, `mlx.core.dequantize`.
+
+use anatomy_core::quant::{Packing, Quant};
+use anatomy_core::Error;
+use candle_core::{Device, Tensor};
+use std::collections::HashMap;
+
+/// Integer tensors as stored: shape and 32-bit words (int32 and uint32 alike; int64 narrowed,
+/// which only `weight_shape` uses).
+pub type Ints = HashMap<String, (Vec<usize>, Vec<u32>)>;
+
+/// Bits `[at·bits, at·bits + bits)` of a little-endian stream of words: compressed-tensors' and
+/// MLX's dense packing, and GPTQ's and AWQ's, whose words hold 32/bits values each.
+fn field(words: &[u32], at: usize, bits: usize) -> u32 {
+    let (bit, word) = (at * bits % 32, at * bits / 32);
+    let low = (words[word] as u64) >> bit;
+    let high = match bit + bits > 32 {
+        true => (words[word + 1] as u64) << (32 - bit),
+        false => 0,
+    };
+    ((low | high) & ((1u64 << bits) - 1)) as u32
+}
+
+/// AutoAWQ's GEMM packing: the k-th 4-bit field of a word holds output 8·w + ORDER[k].
+const AWQ_ORDER: [usize; 8] = [0, 2, 4, 6, 1, 3, 5, 7];
+
+struct Parts<'a> {
+    module: &'a str,
+    shown: &'a str,
+    ints: &'a mut Ints,
+    floats: &'a mut HashMap<String, Tensor>,
+}
+
+impl Parts<'_> {
+    fn bad(&self, what: String) -> Error {
+        Error::file(self.shown, format!("{}: {what}", self.module))
+    }
+
+    fn ints(&mut self, part: &str, shape: &[usize]) -> Result<Vec<u32>, Error> {
+        let name = format!("{}.{part}", self.module);
+        let (dims, words) = self
+            .ints
+            .remove(&name)
+            .ok_or_else(|| self.bad(format!("{name} is missing or not stored as integers")))?;
+        if dims != shape {
+            return Err(self.bad(format!(
+                "{name} is {dims:?}; this format stores it {shape:?}"
+            )));
+        }
+        Ok(words)
+    }
+
+    fn floats(&mut self, part: &str, shape: &[usize]) -> Result<Vec<f32>, Error> {
+        let name = format!("{}.{part}", self.module);
+        let t = self
+            .floats
+            .remove(&name)
+            .ok_or_else(|| self.bad(format!("{name} is missing")))?;
+        if t.dims() != shape {
+            return Err(self.bad(format!(
+                "{name} is {:?}; this format stores it {shape:?}",
+                t.dims()
+            )));
+        }
+        t.flatten_all()
+            .and_then(|t| t.to_vec1())
+            .map_err(|e| self.bad(e.to_string()))
+    }
+}
+
+/// Every packed matrix of `ints` replaced by its f32 weight `{module}.weight` in `floats`.
+pub fn unpack(
+    quant: &Quant,
+    ints: &mut Ints,
+    floats: &mut HashMap<String, Tensor>,
+    shown: &str,
+) -> Result<(), Error> {
+    let primary = match quant {
+        Quant::Gptq { .. } | Quant::Awq(_) => "qweight",
+        Quant::Compressed { .. } => "weight_packed",
+        Quant::Mlx { .. } => "weight",
+        Quant::Unread(method) => {
+            return Err(Error::file(
+                shown,
+                format!("is stored as {method}, whose packing anatomy does not read yet"),
+            ))
+        }
+    };
+    let mut modules: Vec<String> = ints
+        .keys()
+        .filter_map(|k| k.strip_suffix(&format!(".{primary}")).map(str::to_string))
+        .collect();
+    modules.sort();
+    for module in modules {
+        let mut p = Parts {
+            module: &module,
+            shown,
+            ints,
+            floats,
+        };
+        let (out, inp, w) = match quant {
+            Quant::Gptq { groups, v1 } => gptq(&mut p, groups.bits as usize, *v1)?,
+            Quant::Awq(g) => awq(&mut p, g.bits as usize, g.group, g.zeros)?,
+            Quant::Compressed { .. } => compressed(&mut p, quant)?,
+            Quant::Mlx { bits, group } => mlx(&mut p, *bits as usize, *group as usize)?,
+            Quant::Unread(_) => unreachable!("refused above"),
+        };
+        let t = Tensor::from_vec(w, (out, inp), &Device::Cpu).map_err(|e| p.bad(e.to_string()))?;
+        floats.insert(format!("{module}.weight"), t);
+    }
+    Ok(())
+}
+
+fn dims(p: &Parts, part: &str) -> Result<Vec<usize>, Error> {
+    let name = format!("{}.{part}", p.module);
+    match (p.ints.get(&name), p.floats.get(&name)) {
+        (Some((d, _)), _) => Ok(d.clone()),
+        (None, Some(t)) => Ok(t.dims().to_vec()),
+        (None, None) => Err(p.bad(format!("{name} is missing"))),
+    }
+}
+
+fn two(p: &Parts, part: &str) -> Result<(usize, usize), Error> {
+    match dims(p, part)?.as_slice() {
+        &[a, b] => Ok((a, b)),
+        d => Err(p.bad(format!("{part} is {d:?}; this format stores a matrix"))),
+    }
+}
+
+/// w[o, i] = scales[g, o] · (q[i, o] − zero[g, o]), g = g_idx[i]; a v1 zero point stored less one.
+fn gptq(p: &mut Parts, bits: usize, v1: bool) -> Result<(usize, usize, Vec<f32>), Error> {
+    let (rows, out) = two(p, "qweight")?;
+    let inp = rows * 32 / bits;
+    let (groups, _) = two(p, "scales")?;
+    let q = p.ints("qweight", &[rows, out])?;
+    let zeros = p.ints("qzeros", &[groups, out * bits / 32])?;
+    let scales = p.floats("scales", &[groups, out])?;
+    let g_idx = p.ints("g_idx", &[inp])?;
+    if let Some(bad) = g_idx.iter().find(|&&g| g as usize >= groups) {
+        return Err(p.bad(format!("g_idx holds group {bad}; there are {groups}")));
+    }
+    let zrow = out * bits / 32;
+    let mut w = vec![0f32; out * inp];
+    for i in 0..inp {
+        let g = g_idx[i] as usize;
+        let (word, at) = (i * bits / 32, i % (32 / bits));
+        for o in 0..out {
+            let v = field(&q[word * out + o..], at, bits) as f32;
+            let z = field(&zeros[g * zrow..(g + 1) * zrow], o, bits) + v1 as u32;
+            w[o * inp + i] = scales[g * out + o] * (v - z as f32);
+        }
+    }
+    Ok((out, inp, w))
+}
+
+/// w[o, i] = (q[i, o] − zero[g, o]) · scales[g, o], g = i / group, in AutoAWQ's field order.
+fn awq(
+    p: &mut Parts,
+    bits: usize,
+    group: Option<u64>,
+    zeros: bool,
+) -> Result<(usize, usize, Vec<f32>), Error> {
+    if !zeros {
+        return Err(p.bad("is AWQ without zero points, which anatomy does not unpack yet".into()));
+    }
+    let (inp, cols) = two(p, "qweight")?;
+    let out = cols * 32 / bits;
+    let group = group.map_or(inp, |g| g as usize);
+    let groups = inp.div_ceil(group);
+    let q = p.ints("qweight", &[inp, cols])?;
+    let z = p.ints("qzeros", &[groups, cols])?;
+    let scales = p.floats("scales", &[groups, out])?;
+    let mut at = [0usize; 8];
+    for (k, &o) in AWQ_ORDER.iter().enumerate() {
+        at[o] = k;
+    }
+    let mut w = vec![0f32; out * inp];
+    for i in 0..inp {
+        let g = i / group;
+        for o in 0..out {
+            let v = field(&q[i * cols + o / 8..], at[o % 8], bits) as f32;
+            let zero = field(&z[g * cols + o / 8..], at[o % 8], bits) as f32;
+            w[o * inp + i] = (v - zero) * scales[g * out + o];
+        }
+    }
+    Ok((out, inp, w))
+}
+
+/// pack-quantized: each row a dense little-endian stream of values offset by 2^(bits−1);
+/// w = (q − zero) · scale per group (by `weight_g_idx` where act-order stored it).
+fn compressed(p: &mut Parts, quant: &Quant) -> Result<(usize, usize, Vec<f32>), Error> {
+    let shape = p.ints("weight_shape", &[2])?;
+    let (out, inp) = (shape[0] as usize, shape[1] as usize);
+    let group = match quant.packing(p.module, out as u64, inp as u64, false) {
+        Some(Packing::PackedInt { groups, .. }) => groups.group.map_or(inp, |g| g as usize),
+        Some(other) => {
+            return Err(p.bad(format!(
+                "is stored {other:?}, which anatomy verifies but does not run yet"
+            )))
+        }
+        None => {
+            return Err(
+                p.bad("is stored packed, but no scheme of quantization_config targets it".into())
+            )
+        }
+    };
+    let (rows, cols) = two(p, "weight_packed")?;
+    let bits = cols * 32 / inp.max(1);
+    if rows != out || !matches!(bits, 2 | 4 | 8) || (inp * bits).div_ceil(32) != cols {
+        return Err(p.bad(format!("weight_packed is [{rows}, {cols}] for a weight {shape:?}; pack-quantized int2, int4 or int8 stores [out, in·bits/32]")));
+    }
+    let (_, groups) = two(p, "weight_scale")?;
+    let q = p.ints("weight_packed", &[out, cols])?;
+    let scales = p.floats("weight_scale", &[out, groups])?;
+    let offset = 1i32 << (bits - 1);
+    let zname = format!("{}.weight_zero_point", p.module);
+    let zeros = match p.ints.contains_key(&zname) {
+        true => {
+            let zrows = (out * bits).div_ceil(32);
+            let z = p.ints("weight_zero_point", &[zrows, groups])?;
+            // Packed down the rows: column g's stream runs over the outputs.
+            let column: Vec<Vec<u32>> = (0..groups)
+                .map(|g| (0..zrows).map(|r| z[r * groups + g]).collect())
+                .collect();
+            (0..out * groups)
+                .map(|k| field(&column[k % groups], k / groups, bits) as i32 - offset)
+                .collect()
+        }
+        false => vec![0i32; out * groups],
+    };
+    let gname = format!("{}.weight_g_idx", p.module);
+    let g_idx: Vec<usize> = match p.ints.contains_key(&gname) {
+        true => p
+            .ints("weight_g_idx", &[inp])?
+            .iter()
+            .map(|&g| g as usize)
+            .collect(),
+        false => (0..inp).map(|i| i / group.max(1)).collect(),
+    };
+    if g_idx.iter().any(|&g| g >= groups) {
+        return Err(p.bad(format!("weight_g_idx names a group past its {groups}")));
+    }
+    let mut w = vec![0f32; out * inp];
+    for o in 0..out {
+        let row = &q[o * cols..(o + 1) * cols];
+        for (i, &g) in g_idx.iter().enumerate() {
+            let v = field(row, i, bits) as i32 - offset;
+            w[o * inp + i] = (v - zeros[o * groups + g]) as f32 * scales[o * groups + g];
+        }
+    }
+    Ok((out, inp, w))
+}
+
+/// w = scales · q + biases per group of `group` inputs, q a dense stream of `bits`-bit values.
+fn mlx(p: &mut Parts, bits: usize, group: usize) -> Result<(usize, usize, Vec<f32>), Error> {
+    let (out, cols) = two(p, "weight")?;
+    let inp = cols * 32 / bits;
+    let groups = inp / group.max(1);
+    let q = p.ints("weight", &[out, cols])?;
+    let scales = p.floats("scales", &[out, groups])?;
+    let biases = p.floats("biases", &[out, groups])?;
+    let mut w = vec![0f32; out * inp];
+    for o in 0..out {
+        let row = &q[o * cols..(o + 1) * cols];
+        for i in 0..inp {
+            let g = o * groups + i / group;
+            w[o * inp + i] = scales[g] * field(row, i, bits) as f32 + biases[g];
+        }
+    }
+    Ok((out, inp, w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// A value written at any place of a dense stream reads back, whatever straddles words.
+        #[test]
+        fn fields_read_what_a_dense_stream_holds(
+            bits in prop::sample::select(vec![2usize, 3, 4, 5, 6, 8]),
+            values in prop::collection::vec(any::<u32>(), 1..100),
+        ) {
+            let values: Vec<u32> = values.iter().map(|v| v & ((1 << bits) - 1)).collect();
+            let mut words = vec![0u32; (values.len() * bits).div_ceil(32) + 1];
+            for (k, &v) in values.iter().enumerate() {
+                for b in 0..bits {
+                    let at = k * bits + b;
+                    words[at / 32] |= ((v >> b) & 1) << (at % 32);
+                }
+            }
+            for (k, &v) in values.iter().enumerate() {
+                prop_assert_eq!(field(&words, k, bits), v);
+            }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""The toy Qwen3 (crates/exec/tests/fixtures/toy/qwen3-0.6b) stored as each quantized format's
+own code stores it, beside transformers' logits on the weights that code dequantizes back:
+
+- gptq: GPTQModel's TorchLinear packs each linear layer (int4, groups of 32, symmetric) and its
+  v2-to-v1 conversion writes the `gptq` checkpoint format; TorchLinear.dequantize_weight is the
+  reference dequantization;
+- awq: AutoAWQ's WQLinear_GEMM.from_linear packs (int4, groups of 32, zero points);
+  awq.utils.packing_utils.dequantize_gemm dequantizes;
+- compressed: compressed-tensors' PackedQuantizationCompressor (pack-quantized, int4, groups of
+  32, asymmetric, so that the packed zero points are exercised) compresses and decompresses;
+- mlx: mlx.core.quantize (affine, 4 bits, groups of 32) on every linear layer and the embedding,
+  mlx.core.dequantize back.
+
+The quantizer is round-to-nearest in each case: the fixture checks the format's packing, not the
+search for its scales. Writes crates/exec/tests/fixtures/quant/<format>/{config.json,
+model.safetensors, expected.json}; `quantized_checkpoints_run_as_their_reference_dequantizes`
+(crates/exec/tests/stored_formats.rs) holds anatomy to them.
+
+Usage: python3 scripts/make_quant_fixtures.py
+(needs torch, transformers, safetensors, compressed-tensors and mlx[cpu] from PyPI, and the
+sources of gptqmodel and autoawq on PYTHONPATH: pip download --no-deps gptqmodel autoawq, unpack
+both; GPTQModel imports pypcre, logbar, device-smi, tokenicer, defuser, accelerate)
+"""
+import copy
+import importlib.util
+import json
+import sys
+import types
+from pathlib import Path
+
+import torch
+from safetensors.torch import save_file
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import make_toy_fixtures as toys  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+TOY = ROOT / "crates/exec/tests/fixtures/toy/qwen3-0.6b"
+OUT = ROOT / "crates/exec/tests/fixtures/quant"
+GROUP = 32
+
+
+def linears(model):
+    """The decoder's linear layers, by module name: every format here leaves the head alone."""
+    return {n: m for n, m in model.named_modules() if isinstance(m, torch.nn.Linear) and n != "lm_head"}
+
+
+def rtn(w, bits, sym):
+    """Round-to-nearest scales and zeros per group of GROUP inputs: ([out, groups], [out, groups])."""
+    g = w.reshape(w.shape[0], -1, GROUP)
+    if sym:
+        scale = g.abs().amax(-1) / (2 ** (bits - 1) - 1)
+        zero = torch.full_like(scale, 2 ** (bits - 1))
+    else:
+        lo, hi = g.amin(-1).clamp(max=0), g.amax(-1).clamp(min=0)
+        scale = (hi - lo) / (2**bits - 1)
+        zero = torch.round(-lo / scale)
+    return scale.clamp(min=1e-8), zero
+
+
+def gptq(model, config):
+    from gptqmodel.nn_modules.qlinear.torch import TorchLinear
+    from gptqmodel.quantization.config import QuantizeConfig
+    from gptqmodel.utils.model import convert_gptq_v2_to_v1_format_module
+
+    qcfg = QuantizeConfig(bits=4, group_size=GROUP, sym=True, desc_act=False)
+    stored, dequantized = {}, {}
+    for name, lin in linears(model).items():
+        q = TorchLinear(bits=4, group_size=GROUP, sym=True, desc_act=False, in_features=lin.in_features,
+                        out_features=lin.out_features, bias=lin.bias is not None)
+        scale, zero = rtn(lin.weight.data, 4, True)
+        g_idx = torch.arange(lin.in_features, dtype=torch.int32) // GROUP
+        q.pack(lin, scale.half().float(), zero, g_idx)
+        q.post_init()
+        # Dequantized in f32: the reference multiplies in its scales' type (fp16 as stored).
+        half = q.scales
+        q.scales = half.float()
+        dequantized[name] = q.dequantize_weight().T.float()
+        q.scales = half
+        convert_gptq_v2_to_v1_format_module(q, qcfg)
+        for part in ("qweight", "qzeros", "scales", "g_idx"):
+            stored[f"{name}.{part}"] = getattr(q, part).contiguous()
+    config["quantization_config"] = {"bits": 4, "group_size": GROUP, "desc_act": False, "sym": True,
+                                     "quant_method": "gptq", "checkpoint_format": "gptq"}
+    return stored, dequantized
+
+
+def awq(model, config):
+    # AutoAWQ's package __init__ loads its model classes and their calibration datasets; the
+    # packing and dequantization modules need neither, so the package is entered without it.
+    if "awq" not in sys.modules:
+        pkg = types.ModuleType("awq")
+        pkg.__path__ = list(importlib.util.find_spec("awq").submodule_search_locations)
+        sys.modules["awq"] = pkg
+    from awq.modules.linear.gemm import WQLinear_GEMM
+    from awq.utils.packing_utils import dequantize_gemm
+
+    stored, dequantized = {}, {}
+    for name, lin in linears(model).items():
+        scale, zero = rtn(lin.weight.data, 4, False)
+        scale = scale.half().float()
+        q = WQLinear_GEMM.from_linear(lin, 4, GROUP, scales=scale.T.contiguous(), zeros=zero.T.contiguous())
+        # In f32, as for GPTQ: the reference multiplies in its scales' type.
+        dequantized[name] = dequantize_gemm(q.qweight, q.qzeros, q.scales.float(), 4, GROUP).T.float()
+        for part in ("qweight", "qzeros", "scales"):
+            stored[f"{name}.{part}"] = getattr(q, part).contiguous()
+    config["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": GROUP, "version": "gemm",
+                                     "zero_point": True}
+    return stored, dequantized
+
+
+def compressed(model, config):
+    from compressed_tensors.compressors.pack_quantized.base import PackedQuantizationCompressor
+    from compressed_tensors.quantization import QuantizationArgs, QuantizationConfig, QuantizationScheme
+
+    args = QuantizationArgs(num_bits=4, type="int", symmetric=False, strategy="group", group_size=GROUP)
+    scheme = QuantizationScheme(targets=["Linear"], weights=args)
+    stored, dequantized = {}, {}
+    for name, lin in linears(model).items():
+        scale, zero = rtn(lin.weight.data, 4, False)
+        state = {"weight": lin.weight.data, "weight_scale": scale.to(torch.bfloat16),
+                 "weight_zero_point": (zero - 8).to(torch.int8)}
+        packed = PackedQuantizationCompressor.compress(state, scheme)
+        # In f32, as for GPTQ: the reference multiplies in its scales' type (bf16 as stored).
+        back = PackedQuantizationCompressor.decompress({**packed, "weight_scale": packed["weight_scale"].float()}, scheme)
+        dequantized[name] = back["weight"].float()
+        for part, t in packed.items():
+            stored[f"{name}.{part}"] = t.contiguous()
+    qc = QuantizationConfig(config_groups={"group_0": scheme}, format="pack-quantized", ignore=["lm_head"],
+                            quantization_status="compressed")
+    config["quantization_config"] = json.loads(qc.model_dump_json())
+    config["quantization_config"]["quant_method"] = "compressed-tensors"
+    return stored, dequantized
+
+
+def mlx(model, config):
+    import mlx.core as mx
+    import numpy as np
+
+    stored, dequantized = {}, {}
+    mods = dict(linears(model))
+    mods["model.embed_tokens"] = model.model.embed_tokens
+    for name, m in mods.items():
+        w = mx.array(m.weight.data.numpy())
+        q, s, b = mx.quantize(w, GROUP, 4)
+        # Stored in float16, as mlx-lm saves a float16 model's; dequantized from those values.
+        s, b = s.astype(mx.float16), b.astype(mx.float16)
+        dequantized[name] = torch.from_numpy(np.array(mx.dequantize(q, s.astype(mx.float32), b.astype(mx.float32), GROUP, 4))).float()
+        stored[f"{name}.weight"] = torch.from_numpy(np.array(q))
+        stored[f"{name}.scales"] = torch.from_numpy(np.array(s))
+        stored[f"{name}.biases"] = torch.from_numpy(np.array(b))
+    config["quantization"] = {"group_size": GROUP, "bits": 4}
+    return stored, dequantized
+
+
+def main():
+    raw = json.loads((TOY / "config.json").read_text())
+    ids = json.loads((TOY / "expected.json").read_text())["ids"]
+    for fmt, quantize in (("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)):
+        model = toys.build(raw)
+        config = copy.deepcopy(raw)
+        stored, dequantized = quantize(model, config)
+        # Everything else as the model holds it; the reference's weights in place for the logits.
+        packed_modules = {k.rsplit(".", 1)[0] for k in stored}
+        for name, t in model.state_dict().items():
+            module = name.rsplit(".", 1)[0]
+            if module not in packed_modules and name != "lm_head.weight":
+                stored[name] = t.contiguous()
+        with torch.no_grad():
+            for name, w in dequantized.items():
+                model.get_submodule(name).weight.copy_(w)
+            logits = model(input_ids=torch.tensor([ids])).logits[0]
+        folder = OUT / fmt
+        folder.mkdir(parents=True, exist_ok=True)
+        save_file(stored, str(folder / "model.safetensors"), metadata={"format": "pt"})
+        (folder / "config.json").write_text(json.dumps(config, indent=1) + "\n")
+        (folder / "expected.json").write_text(json.dumps({"ids": ids, "logits": logits.tolist()}) + "\n")
+        print(fmt, len(stored), "tensors; logits up to", float(logits.abs().max()))
+
+
+if __name__ == "__main__":
+    main()
