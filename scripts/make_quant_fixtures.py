@@ -119,11 +119,11 @@ def compressed(model, config):
     stored, dequantized = {}, {}
     for name, lin in linears(model).items():
         scale, zero = rtn(lin.weight.data, 4, False)
-        state = {"weight": lin.weight.data, "weight_scale": scale.to(torch.bfloat16),
+        # The scales in the model's dtype, as llm-compressor's observers leave them.
+        state = {"weight": lin.weight.data, "weight_scale": scale,
                  "weight_zero_point": (zero - 8).to(torch.int8)}
         packed = PackedQuantizationCompressor.compress(state, scheme)
-        # In f32, as for GPTQ: the reference multiplies in its scales' type (bf16 as stored).
-        back = PackedQuantizationCompressor.decompress({**packed, "weight_scale": packed["weight_scale"].float()}, scheme)
+        back = PackedQuantizationCompressor.decompress(packed, scheme)
         dequantized[name] = back["weight"].float()
         for part, t in packed.items():
             stored[f"{name}.{part}"] = t.contiguous()
@@ -143,10 +143,9 @@ def mlx(model, config):
     mods["model.embed_tokens"] = model.model.embed_tokens
     for name, m in mods.items():
         w = mx.array(m.weight.data.numpy())
+        # Scales and biases in the weights' type (the toy's float32), as mlx-lm saves them.
         q, s, b = mx.quantize(w, GROUP, 4)
-        # Stored in float16, as mlx-lm saves a float16 model's; dequantized from those values.
-        s, b = s.astype(mx.float16), b.astype(mx.float16)
-        dequantized[name] = torch.from_numpy(np.array(mx.dequantize(q, s.astype(mx.float32), b.astype(mx.float32), GROUP, 4))).float()
+        dequantized[name] = torch.from_numpy(np.array(mx.dequantize(q, s, b, GROUP, 4))).float()
         stored[f"{name}.weight"] = torch.from_numpy(np.array(q))
         stored[f"{name}.scales"] = torch.from_numpy(np.array(s))
         stored[f"{name}.biases"] = torch.from_numpy(np.array(b))
@@ -160,6 +159,7 @@ def main():
     for fmt, quantize in (("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)):
         model = toys.build(raw)
         config = copy.deepcopy(raw)
+        config["torch_dtype"] = "float32"  # what the file holds beside the packed matrices
         stored, dequantized = quantize(model, config)
         # Everything else as the model holds it; the reference's weights in place for the logits.
         packed_modules = {k.rsplit(".", 1)[0] for k in stored}

@@ -53,7 +53,7 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
     }
     let mut out = Vec::with_capacity(count as usize);
     // A quantized checkpoint stores its matrices packed, under names of the format's own.
-    let quant = g.spec.quant.as_ref().filter(|_| naming == Naming::Hf);
+    let quant = (g.spec.quant.as_ref().map(|d| &d.quant)).filter(|_| naming == Naming::Hf);
     let matrices = quant.map(|_| crate::quant::matrices(g)).unwrap_or_default();
     let push = |out: &mut Vec<Entry>, i: usize, name: String, shape: &Vec<u64>| {
         let packing = quant

@@ -7,6 +7,14 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::graph::{Component, Graph, Op, TensorKind};
 
+/// What config.json declares: the format, and the float type of what it leaves unpacked (its
+/// `dtype`, or `torch_dtype`; bf16 if it names none), in bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Declared {
+    pub quant: Quant,
+    pub float_bytes: u64,
+}
+
 /// A declared storage format.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Quant {
@@ -26,7 +34,8 @@ pub enum Quant {
     /// MLX (mlx-lm): `weight` uint32 `[out, in·bits/32]`, `scales` and `biases` `[out, in/group]`
     /// for every linear layer and embedding whose input width the group divides.
     Mlx { bits: u64, group: u64 },
-    /// A method whose packing anatomy does not read yet: the matrices are listed unquantized.
+    /// Another method (`fp8`'s block scales and `mxfp4`, which verify and run recognize by
+    /// their tensors; bitsandbytes, HQQ, torchao): the manifest lists its matrices unpacked.
     Unread(String),
 }
 
@@ -75,7 +84,8 @@ pub enum Fp8Scale {
 pub struct Part {
     pub suffix: &'static str,
     pub shape: Vec<u64>,
-    /// The safetensors dtype; `None`: the checkpoint's float type.
+    /// The safetensors dtype (GPTQ's and AWQ's scales are float16 whatever the model's);
+    /// `None`: the checkpoint's float type.
     pub dtype: Option<&'static str>,
 }
 
@@ -92,6 +102,32 @@ fn group(c: &Config, key: &str) -> Result<Option<u64>> {
     match c.get(key).and_then(|v| v.as_i64()) {
         Some(-1) => Ok(None),
         _ => c.size(key, Some(128)).map(Some),
+    }
+}
+
+impl Declared {
+    pub fn read(top: &Config) -> Result<Option<Declared>> {
+        let Some(quant) = Quant::read(top)? else {
+            return Ok(None);
+        };
+        let dtype = top.get("dtype").or_else(|| top.get("torch_dtype"));
+        let float_bytes = match dtype.and_then(|d| d.as_str()) {
+            Some("float32") => 4,
+            Some(_) | None => 2,
+        };
+        Ok(Some(Declared { quant, float_bytes }))
+    }
+
+    /// The bytes of one stored tensor of `shape`: its packed dtype's, else the float type's.
+    pub fn bytes(&self, shape: &[u64], dtype: Option<&str>) -> u128 {
+        let size = match dtype {
+            Some("I64" | "F64") => 8,
+            Some("I32" | "U32" | "F32") => 4,
+            Some("I16" | "F16" | "BF16") => 2,
+            Some(_) => 1,
+            None => self.float_bytes as u128,
+        };
+        shape.iter().map(|&d| d as u128).product::<u128>() * size
     }
 }
 
@@ -171,6 +207,16 @@ impl Quant {
         }
     }
 
+    /// Whether matrices are stored packed in a way `parts` names.
+    pub fn packs(&self) -> bool {
+        match self {
+            Quant::Gptq { .. } | Quant::Awq(_) | Quant::Compressed { .. } | Quant::Mlx { .. } => {
+                true
+            }
+            Quant::Unread(_) => false,
+        }
+    }
+
     /// The format of a matrix packed so: `GPTQ int4, groups of 128`.
     pub fn format(&self, p: Packing) -> String {
         match self {
@@ -242,35 +288,55 @@ impl Quant {
         let groups = |g: &Groups| g.group.map_or(1, |n| inp.div_ceil(n));
         match (self, p) {
             (Quant::Gptq { .. }, Packing::PackedInt { groups: g, .. }) => vec![
-                part("qweight", vec![inp * g.bits / 32, out], Some("I32")),
-                part("qzeros", vec![groups(&g), out * g.bits / 32], Some("I32")),
-                part("scales", vec![groups(&g), out], None),
+                part(
+                    "qweight",
+                    vec![inp.saturating_mul(g.bits) / 32, out],
+                    Some("I32"),
+                ),
+                part(
+                    "qzeros",
+                    vec![groups(&g), out.saturating_mul(g.bits) / 32],
+                    Some("I32"),
+                ),
+                part("scales", vec![groups(&g), out], Some("F16")),
                 part("g_idx", vec![inp], Some("I32")),
             ],
             (Quant::Awq(_), Packing::PackedInt { groups: g, .. }) => {
-                let mut v = vec![part("qweight", vec![inp, out * g.bits / 32], Some("I32"))];
+                let mut v = vec![part(
+                    "qweight",
+                    vec![inp, out.saturating_mul(g.bits) / 32],
+                    Some("I32"),
+                )];
                 if g.zeros {
                     v.push(part(
                         "qzeros",
-                        vec![groups(&g), out * g.bits / 32],
+                        vec![groups(&g), out.saturating_mul(g.bits) / 32],
                         Some("I32"),
                     ));
                 }
-                v.push(part("scales", vec![groups(&g), out], None));
+                v.push(part("scales", vec![groups(&g), out], Some("F16")));
                 v
             }
             (Quant::Mlx { .. }, Packing::PackedInt { groups: g, .. }) => vec![
-                part("weight", vec![out, inp * g.bits / 32], Some("U32")),
+                part(
+                    "weight",
+                    vec![out, inp.saturating_mul(g.bits) / 32],
+                    Some("U32"),
+                ),
                 part("scales", vec![out, groups(&g)], None),
                 part("biases", vec![out, groups(&g)], None),
             ],
             (_, Packing::PackedInt { groups: g, g_idx }) => {
                 let mut v = vec![
-                    part("weight_packed", vec![out, inp * g.bits / 32], Some("I32")),
+                    part(
+                        "weight_packed",
+                        vec![out, inp.saturating_mul(g.bits) / 32],
+                        Some("I32"),
+                    ),
                     part("weight_scale", vec![out, groups(&g)], None),
                 ];
                 if g.zeros {
-                    let rows = (out * g.bits).div_ceil(32);
+                    let rows = out.saturating_mul(g.bits).div_ceil(32);
                     v.push(part(
                         "weight_zero_point",
                         vec![rows, groups(&g)],
@@ -389,12 +455,14 @@ fn compressed(q: &Config) -> Result<Quant> {
                 group: match strategy.as_str() {
                     "group" | "tensor_group" => Some(w.size("group_size", None)?),
                     "channel" => None,
-                    other => return Err(w.err(
-                        "strategy",
-                        format!(
+                    other => {
+                        return Err(w.err(
+                            "strategy",
+                            format!(
                             "is `{other}`; an integer weight is grouped by `group` or `channel`"
                         ),
-                    )),
+                        ))
+                    }
                 },
                 zeros: !w.flag("symmetric", true)?,
             })

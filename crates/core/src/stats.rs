@@ -27,6 +27,48 @@ pub struct Stats {
     /// Config keys transformers does not read for this model type (`key = value`): accepted,
     /// since they cannot change the model.
     pub not_read_by_transformers: Vec<String>,
+    /// Where `quantization_config` packs the matrices: the stored tensors by format.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stored: Vec<StoredFormat>,
+}
+
+/// The stored tensors of one format: their parameters (a packed matrix's unpacked values) and
+/// bytes, scales, zero points and indices included.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoredFormat {
+    pub format: String,
+    pub tensors: u64,
+    pub params: u64,
+    pub bytes: u64,
+    pub bits_per_weight: f64,
+}
+
+/// The checkpoint `quantization_config` declares, by format; empty where it packs nothing.
+fn stored(g: &Graph) -> Result<Vec<StoredFormat>> {
+    let Some(d) = g.spec.quant.as_ref().filter(|d| d.quant.packs()) else {
+        return Ok(Vec::new());
+    };
+    let mut by: std::collections::BTreeMap<String, (u64, u128, u128)> = Default::default();
+    for e in crate::manifest::manifest(g, crate::manifest::Naming::Hf)? {
+        let (format, dtype) = match &e.packed {
+            Some(p) => (p.format.clone(), p.dtype),
+            None => ("unquantized, in the config's dtype".to_string(), None),
+        };
+        let x = by.entry(format).or_default();
+        x.0 += 1;
+        x.1 += e.params;
+        x.2 += d.bytes(&e.shape, dtype);
+    }
+    Ok(by
+        .into_iter()
+        .map(|(format, (tensors, params, bytes))| StoredFormat {
+            format,
+            tensors,
+            params: params as u64,
+            bytes: bytes as u64,
+            bits_per_weight: bytes as f64 * 8.0 / params.max(1) as f64,
+        })
+        .collect())
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -200,6 +242,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     Ok(Stats {
         ignored: crate::spec::Ignored::pairs(&spec.ignored),
         not_read_by_transformers: crate::spec::Ignored::pairs(&spec.not_read),
+        stored: stored(g)?,
         model: spec.name.clone(),
         total_params: fit("a parameter count", total)?,
         active_params: fit("a parameter count", active)?,

@@ -1422,3 +1422,56 @@ fn qwen4_exp_refusals_name_their_key() {
     let spec = families::load_json("cfg.json", &v.to_string(), "t", false).unwrap();
     assert!(spec.gated_streams().is_some() && spec.attn.qsa.is_some());
 }
+
+/// A quantization_config that names a packing anatomy cannot lay out is refused at the field,
+/// saying what is read; one it does not read the packing of is accepted and says so.
+#[test]
+fn quantization_configs_are_read_or_refused_at_the_field() {
+    let cases = [
+        (
+            json!({"quant_method": "gptq", "bits": 5, "group_size": 128}),
+            "quantization_config.bits",
+            "[2, 4, 8]",
+        ),
+        (
+            json!({"quant_method": "gptq", "bits": 4, "checkpoint_format": "marlin"}),
+            "quantization_config.checkpoint_format",
+            "gptq_v2",
+        ),
+        (
+            json!({"quant_method": "awq", "bits": 4, "version": "gemv"}),
+            "quantization_config.version",
+            "gemm",
+        ),
+        (
+            json!({"quant_method": "compressed-tensors", "format": "pack-quantized"}),
+            "quantization_config.config_groups",
+            "is missing",
+        ),
+        (
+            json!({"bits": 4}),
+            "quantization_config.quant_method",
+            "is missing",
+        ),
+    ];
+    for (q, field, says) in cases {
+        let e = err_of(&with("quantization_config", q.clone())).to_string();
+        assert!(
+            e.contains("cfg.json") && e.contains(field) && e.contains(says),
+            "{q}: {e}"
+        );
+    }
+    let spec = families::load_json(
+        "cfg.json",
+        &with(
+            "quantization_config",
+            json!({"quant_method": "bitsandbytes", "load_in_4bit": true}),
+        )
+        .to_string(),
+        "t",
+        false,
+    )
+    .unwrap();
+    let q = spec.quant.unwrap().quant;
+    assert!(!q.packs() && q.describe().contains("bitsandbytes"), "{q:?}");
+}

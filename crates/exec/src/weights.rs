@@ -87,13 +87,14 @@ impl Weights {
                 let block = fp8_block(&checkpoint.config, &checkpoint.config_file)?;
                 // Matrices packed by a quantization_config are unpacked to f32 at load, held
                 // as stored or not: no kernel multiplies their packing yet.
-                let (hold, mut ints) = match &spec.quant {
+                let quant = (spec.quant.as_ref().map(|d| &d.quant)).filter(|q| q.packs());
+                let (hold, mut ints) = match quant {
                     Some(_) => (Hold::F32, Some(crate::unpack::Ints::new())),
                     None => (hold, None),
                 };
                 let path = Path::new(&checkpoint.path);
                 let mut w = Self::safetensors(path, hold, ints.as_mut(), progress)?;
-                if let (Some(q), Some(mut ints)) = (&spec.quant, ints) {
+                if let (Some(q), Some(mut ints)) = (quant, ints) {
                     crate::unpack::unpack(q, &mut ints, &mut w.tensors, &checkpoint.path)?;
                 }
                 w.fp8(block, &checkpoint.path)?;

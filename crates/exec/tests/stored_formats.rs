@@ -599,3 +599,25 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
         }
     }
 }
+
+/// `stats` on a quantized checkpoint's config gives the bytes its file's tensors hold, format by
+/// format, scales and zero points counted.
+#[test]
+fn quantized_checkpoints_stored_bytes_are_their_files() {
+    for fixture in ["gptq", "awq", "compressed", "mlx"] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/quant")
+            .join(fixture);
+        let c = anatomy_checkpoint::open(&dir).unwrap();
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let s = anatomy_core::stats::stats(&g, None).unwrap();
+        let file: u64 = anatomy_checkpoint::stored_bytes(&c)
+            .iter()
+            .map(|t| t.bytes)
+            .sum();
+        let declared: u64 = s.stored.iter().map(|f| f.bytes).sum();
+        assert_eq!(declared, file, "{fixture}: {:?}", s.stored);
+        assert!(s.stored.len() == 2, "{fixture}: {:?}", s.stored);
+    }
+}

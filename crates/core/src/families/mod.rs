@@ -229,7 +229,7 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
         .collect::<Result<Vec<_>>>()?;
     // A part whose config the wrapper lacks is not built (Gemma 4 without audio): not listed.
     spec.not_drawn.retain(|p| p.params != Some(0));
-    spec.quant = crate::quant::Quant::read(&top)?;
+    spec.quant = crate::quant::Declared::read(&top)?;
     check(&cfg, &spec)?;
     echo::check(&cfg, text_row.echoes, &spec)?;
     (spec.ignored, spec.not_read) = account(&top, row, text_row, flat, lenient)?;

@@ -238,6 +238,19 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
     ] {
         line(format!("  {:<26}{:>20}", k, bytes(v as u128)));
     }
+    if !s.stored.is_empty() {
+        line(String::new());
+        line("Stored as config.json's quantization_config declares (scales, zero points and indices counted)".into());
+        for f in &s.stored {
+            line(format!(
+                "  {:<46}{:>12}  {} tensors, {:.2} bits a weight",
+                f.format,
+                bytes(f.bytes as u128),
+                crate::fmt::grouped(f.tensors as u128),
+                f.bits_per_weight
+            ));
+        }
+    }
     let f = &s.flops;
     line(String::new());
     line(format!(

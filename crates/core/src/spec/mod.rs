@@ -132,7 +132,7 @@ pub struct Spec {
     /// Parts of the checkpoint that anatomy does not draw or count (vision tower, projector).
     pub not_drawn: Vec<NotDrawn>,
     /// How the checkpoint stores its matrices (`quantization_config`); `None`: as floats.
-    pub quant: Option<crate::quant::Quant>,
+    pub quant: Option<crate::quant::Declared>,
     /// Auxiliary modules outside the main forward pass.
     pub mtp_layers: u64,
     /// A draft model for speculative decoding (Gemma 4's assistants): it reads its target's
