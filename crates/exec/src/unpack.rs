@@ -1,12 +1,86 @@
 //! Matrices a quantized safetensors checkpoint stores packed (GPTQ, AWQ, compressed-tensors,
-//! MLX), unpacked to f32 `[out, in]` as each format's reference code dequantizes them:
-//! GPTQModel's `dequantize_weight`, AutoAWQ's `dequantize_gemm`, compressed-tensors'
-//! `PackedQuantizationCompressor.decompress`, `mlx.core.dequantize`.
+//! MLX), read as codes with a scale and an offset per group, w = scale · code + offset, the
+//! affine form each format's reference dequantizes by (GPTQModel's `dequantize_weight`,
+//! AutoAWQ's `dequantize_gemm`, compressed-tensors' `PackedQuantizationCompressor.decompress`,
+//! `mlx.core.dequantize`). Then either f32 `[out, in]`, or, held as stored, 4-bit codes in groups
+//! of a multiple of 32 inputs as Q4_1 blocks for `qlinear`'s kernels (the scale and offset
+//! rounded to f16).
 
+use crate::qlinear::{Block, QLinear};
+use crate::weights::Stored;
 use anatomy_core::quant::{Packing, Quant};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
+
+/// A matrix `[out, inp]` as codes: w[o, i] = scale[o, g] · code[o, i] + offset[o, g], g = group[i].
+struct Codes {
+    out: usize,
+    inp: usize,
+    bits: usize,
+    codes: Vec<u8>,
+    groups: usize,
+    group: Vec<usize>,
+    scale: Vec<f32>,
+    offset: Vec<f32>,
+}
+
+impl Codes {
+    fn new(out: usize, inp: usize, bits: usize, groups: usize, group: Vec<usize>) -> Codes {
+        Codes {
+            out,
+            inp,
+            bits,
+            codes: vec![0; out * inp],
+            groups,
+            group,
+            scale: vec![0.0; out * groups],
+            offset: vec![0.0; out * groups],
+        }
+    }
+
+    fn set(&mut self, o: usize, g: usize, scale: f32, offset: f32) {
+        self.scale[o * self.groups + g] = scale;
+        self.offset[o * self.groups + g] = offset;
+    }
+
+    fn dequantize(&self) -> Vec<f32> {
+        let mut w = vec![0f32; self.out * self.inp];
+        for o in 0..self.out {
+            for i in 0..self.inp {
+                let g = o * self.groups + self.group[i];
+                w[o * self.inp + i] =
+                    self.scale[g] * self.codes[o * self.inp + i] as f32 + self.offset[g];
+            }
+        }
+        w
+    }
+
+    /// As Q4_1 blocks (f16 d and m, then byte j holding codes j and j + 16), where every
+    /// 32 inputs share one group: 4-bit codes, groups in order, the inputs a multiple of 32.
+    fn q4_1(&self) -> Option<Vec<u8>> {
+        let blocks = self.inp / 32;
+        let aligned = (0..blocks).all(|k| {
+            self.group[32 * k..32 * k + 32]
+                .iter()
+                .all(|&g| g == self.group[32 * k])
+        });
+        if self.bits != 4 || !self.inp.is_multiple_of(32) || !aligned {
+            return None;
+        }
+        let mut data = Vec::with_capacity(self.out * blocks * 20);
+        for o in 0..self.out {
+            for k in 0..blocks {
+                let g = o * self.groups + self.group[32 * k];
+                data.extend(half::f16::from_f32(self.scale[g]).to_le_bytes());
+                data.extend(half::f16::from_f32(self.offset[g]).to_le_bytes());
+                let c = &self.codes[o * self.inp + 32 * k..][..32];
+                data.extend((0..16).map(|j| c[j] | c[j + 16] << 4));
+            }
+        }
+        Some(data)
+    }
+}
 
 /// Integer tensors as stored: shape and 32-bit words (int32 and uint32 alike; int64 narrowed,
 /// which only `weight_shape` uses).
@@ -71,11 +145,13 @@ impl Parts<'_> {
     }
 }
 
-/// Every packed matrix of `ints` replaced by its f32 weight `{module}.weight` in `floats`.
+/// Every packed matrix of `ints` replaced by its weight `{module}.weight`: in `stored` as Q4_1
+/// blocks where `stored` is given and the codes fit them, else in `floats` in f32.
 pub fn unpack(
     quant: &Quant,
     ints: &mut Ints,
     floats: &mut HashMap<String, Tensor>,
+    mut stored: Option<&mut HashMap<String, Stored>>,
     shown: &str,
 ) -> Result<(), Error> {
     let primary = match quant {
@@ -101,15 +177,23 @@ pub fn unpack(
             ints,
             floats,
         };
-        let (out, inp, w) = match quant {
+        let c = match quant {
             Quant::Gptq { groups, v1 } => gptq(&mut p, groups.bits as usize, *v1)?,
             Quant::Awq(g) => awq(&mut p, g.bits as usize, g.group, g.zeros)?,
             Quant::Compressed { .. } => compressed(&mut p, quant)?,
             Quant::Mlx { bits, group } => mlx(&mut p, *bits as usize, *group as usize)?,
             Quant::Unread(_) => return Ok(()),
         };
-        let t = Tensor::from_vec(w, (out, inp), &Device::Cpu).map_err(|e| p.bad(e.to_string()))?;
-        floats.insert(format!("{module}.weight"), t);
+        let name = format!("{module}.weight");
+        if let (Some(stored), Some(data)) = (stored.as_deref_mut(), c.q4_1()) {
+            let q =
+                QLinear::new(Block::Q4_1, data, c.out, c.inp).map_err(|e| p.bad(e.to_string()))?;
+            stored.insert(name, Stored::Own(q));
+            continue;
+        }
+        let t = Tensor::from_vec(c.dequantize(), (c.out, c.inp), &Device::Cpu)
+            .map_err(|e| p.bad(e.to_string()))?;
+        floats.insert(name, t);
     }
     Ok(())
 }
@@ -131,7 +215,7 @@ fn two(p: &Parts, part: &str) -> Result<(usize, usize), Error> {
 }
 
 /// w[o, i] = scales[g, o] · (q[i, o] − zero[g, o]), g = g_idx[i]; a v1 zero point stored less one.
-fn gptq(p: &mut Parts, bits: usize, v1: bool) -> Result<(usize, usize, Vec<f32>), Error> {
+fn gptq(p: &mut Parts, bits: usize, v1: bool) -> Result<Codes, Error> {
     let (rows, out) = two(p, "qweight")?;
     let inp = rows * 32 / bits;
     let (groups, _) = two(p, "scales")?;
@@ -143,32 +227,37 @@ fn gptq(p: &mut Parts, bits: usize, v1: bool) -> Result<(usize, usize, Vec<f32>)
         return Err(p.bad(format!("g_idx holds group {bad}; there are {groups}")));
     }
     let zrow = out * bits / 32;
-    let mut w = vec![0f32; out * inp];
+    let mut c = Codes::new(
+        out,
+        inp,
+        bits,
+        groups,
+        g_idx.iter().map(|&g| g as usize).collect(),
+    );
     for i in 0..inp {
-        let g = g_idx[i] as usize;
         let (word, at) = (i * bits / 32, i % (32 / bits));
         for o in 0..out {
-            let v = field(&q[word * out + o..], at, bits) as f32;
-            let z = field(&zeros[g * zrow..(g + 1) * zrow], o, bits) + v1 as u32;
-            w[o * inp + i] = scales[g * out + o] * (v - z as f32);
+            c.codes[o * inp + i] = field(&q[word * out + o..], at, bits) as u8;
         }
     }
-    Ok((out, inp, w))
+    for g in 0..groups {
+        for o in 0..out {
+            let z = field(&zeros[g * zrow..(g + 1) * zrow], o, bits) + v1 as u32;
+            let s = scales[g * out + o];
+            c.set(o, g, s, -s * z as f32);
+        }
+    }
+    Ok(c)
 }
 
 /// w[o, i] = (q[i, o] − zero[g, o]) · scales[g, o], g = i / group, in AutoAWQ's field order.
-fn awq(
-    p: &mut Parts,
-    bits: usize,
-    group: Option<u64>,
-    zeros: bool,
-) -> Result<(usize, usize, Vec<f32>), Error> {
+fn awq(p: &mut Parts, bits: usize, group: Option<u64>, zeros: bool) -> Result<Codes, Error> {
     if !zeros {
         return Err(p.bad("is AWQ without zero points, which anatomy does not unpack yet".into()));
     }
     let (inp, cols) = two(p, "qweight")?;
     let out = cols * 32 / bits;
-    let group = group.map_or(inp, |g| g as usize);
+    let group = group.map_or(inp, |g| g as usize).max(1);
     let groups = inp.div_ceil(group);
     let q = p.ints("qweight", &[inp, cols])?;
     let z = p.ints("qzeros", &[groups, cols])?;
@@ -177,21 +266,31 @@ fn awq(
     for (k, &o) in AWQ_ORDER.iter().enumerate() {
         at[o] = k;
     }
-    let mut w = vec![0f32; out * inp];
+    let mut c = Codes::new(
+        out,
+        inp,
+        bits,
+        groups,
+        (0..inp).map(|i| i / group).collect(),
+    );
     for i in 0..inp {
-        let g = i / group;
         for o in 0..out {
-            let v = field(&q[i * cols + o / 8..], at[o % 8], bits) as f32;
-            let zero = field(&z[g * cols + o / 8..], at[o % 8], bits) as f32;
-            w[o * inp + i] = (v - zero) * scales[g * out + o];
+            c.codes[o * inp + i] = field(&q[i * cols + o / 8..], at[o % 8], bits) as u8;
         }
     }
-    Ok((out, inp, w))
+    for g in 0..groups {
+        for o in 0..out {
+            let s = scales[g * out + o];
+            let zero = field(&z[g * cols + o / 8..], at[o % 8], bits) as f32;
+            c.set(o, g, s, -s * zero);
+        }
+    }
+    Ok(c)
 }
 
 /// pack-quantized: each row a dense little-endian stream of values offset by 2^(bits−1);
 /// w = (q − zero) · scale per group (by `weight_g_idx` where act-order stored it).
-fn compressed(p: &mut Parts, quant: &Quant) -> Result<(usize, usize, Vec<f32>), Error> {
+fn compressed(p: &mut Parts, quant: &Quant) -> Result<Codes, Error> {
     let shape = p.ints("weight_shape", &[2])?;
     let (out, inp) = (shape[0] as usize, shape[1] as usize);
     let group = match quant.packing(p.module, out as u64, inp as u64, false) {
@@ -243,42 +342,95 @@ fn compressed(p: &mut Parts, quant: &Quant) -> Result<(usize, usize, Vec<f32>), 
     if g_idx.iter().any(|&g| g >= groups) {
         return Err(p.bad(format!("weight_g_idx names a group past its {groups}")));
     }
-    let mut w = vec![0f32; out * inp];
-    for o in 0..out {
-        let row = &q[o * cols..(o + 1) * cols];
-        for (i, &g) in g_idx.iter().enumerate() {
-            let v = field(row, i, bits) as i32 - offset;
-            w[o * inp + i] = (v - zeros[o * groups + g]) as f32 * scales[o * groups + g];
-        }
-    }
-    Ok((out, inp, w))
-}
-
-/// w = scales · q + biases per group of `group` inputs, q a dense stream of `bits`-bit values.
-fn mlx(p: &mut Parts, bits: usize, group: usize) -> Result<(usize, usize, Vec<f32>), Error> {
-    let (out, cols) = two(p, "weight")?;
-    let inp = cols * 32 / bits;
-    let groups = inp / group.max(1);
-    let q = p.ints("weight", &[out, cols])?;
-    let scales = p.floats("scales", &[out, groups])?;
-    let biases = p.floats("biases", &[out, groups])?;
-    let mut w = vec![0f32; out * inp];
+    let mut c = Codes::new(out, inp, bits, groups, g_idx);
     for o in 0..out {
         let row = &q[o * cols..(o + 1) * cols];
         for i in 0..inp {
-            let g = o * groups + i / group;
-            w[o * inp + i] = scales[g] * field(row, i, bits) as f32 + biases[g];
+            c.codes[o * inp + i] = field(row, i, bits) as u8;
+        }
+        for g in 0..groups {
+            let s = scales[o * groups + g];
+            c.set(o, g, s, -s * (offset + zeros[o * groups + g]) as f32);
         }
     }
-    Ok((out, inp, w))
+    Ok(c)
+}
+
+/// w = scales · q + biases per group of `group` inputs, q a dense stream of `bits`-bit values.
+fn mlx(p: &mut Parts, bits: usize, group: usize) -> Result<Codes, Error> {
+    let (out, cols) = two(p, "weight")?;
+    let inp = cols * 32 / bits;
+    let group = group.max(1);
+    let groups = inp / group;
+    let q = p.ints("weight", &[out, cols])?;
+    let scales = p.floats("scales", &[out, groups])?;
+    let biases = p.floats("biases", &[out, groups])?;
+    let mut c = Codes::new(
+        out,
+        inp,
+        bits,
+        groups,
+        (0..inp).map(|i| i / group).collect(),
+    );
+    for o in 0..out {
+        let row = &q[o * cols..(o + 1) * cols];
+        for i in 0..inp {
+            c.codes[o * inp + i] = field(row, i, bits) as u8;
+        }
+    }
+    c.scale = scales;
+    c.offset = biases;
+    Ok(c)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::field;
+    use super::{field, Codes};
+    use crate::qlinear::{Block, QLinear};
     use proptest::prelude::*;
 
     proptest! {
+        /// 4-bit codes in groups of whole blocks, as Q4_1 blocks, dequantize by `qlinear` to
+        /// the codes' own values with the scale and offset rounded to f16, whatever the group
+        /// order of the blocks.
+        #[test]
+        fn q4_1_blocks_hold_the_codes(
+            out in 1usize..4,
+            blocks in 1usize..5,
+            per in prop::sample::select(vec![1usize, 2]),
+            seed in any::<u64>(),
+        ) {
+            let inp = 32 * blocks * per;
+            let groups = blocks;
+            let mut r = seed;
+            let mut next = move || { r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (r >> 33) as u32 };
+            // Groups in reverse order: each block's own, not its position's.
+            let group: Vec<usize> = (0..inp).map(|i| groups - 1 - i / (32 * per)).collect();
+            let mut c = Codes::new(out, inp, 4, groups, group);
+            for x in c.codes.iter_mut() { *x = (next() % 16) as u8; }
+            for k in 0..out * groups {
+                c.scale[k] = (next() % 2000) as f32 / 1000.0 - 1.0;
+                c.offset[k] = (next() % 2000) as f32 / 100.0 - 10.0;
+            }
+            let q = QLinear::new(Block::Q4_1, c.q4_1().unwrap(), out, inp).unwrap();
+            let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
+            let f16 = |x: f32| half::f16::from_f32(x).to_f32();
+            for o in 0..out {
+                for i in 0..inp {
+                    let g = o * groups + c.group[i];
+                    let want = f16(c.scale[g]) * c.codes[o * inp + i] as f32 + f16(c.offset[g]);
+                    prop_assert!((got[o * inp + i] - want).abs() <= 1e-5 * want.abs().max(1.0));
+                }
+            }
+        }
+
+        /// Groups that split a block of 32 are left to f32.
+        #[test]
+        fn q4_1_refuses_groups_inside_a_block(half_block in 1usize..31) {
+            let c = Codes::new(1, 32, 4, 2, (0..32).map(|i| (i >= half_block) as usize).collect());
+            prop_assert!(c.q4_1().is_none());
+        }
+
         /// A value written at any place of a dense stream reads back, whatever straddles words.
         #[test]
         fn fields_read_what_a_dense_stream_holds(

@@ -85,17 +85,19 @@ impl Weights {
         match (&checkpoint.format, &checkpoint.gguf) {
             (Format::Safetensors, _) => {
                 let block = fp8_block(&checkpoint.config, &checkpoint.config_file)?;
-                // Matrices packed by a quantization_config are unpacked to f32 at load, held
-                // as stored or not: no kernel multiplies their packing yet.
                 let quant = (spec.quant.as_ref().map(|d| &d.quant)).filter(|q| q.packs());
-                let (hold, mut ints) = match quant {
+                // A quantized checkpoint's packed matrices are unpacked apart (as Q4_1 blocks
+                // where held as stored and their codes fit, else in f32); its other tensors
+                // in f32.
+                let (read, mut ints) = match quant {
                     Some(_) => (Hold::F32, Some(crate::unpack::Ints::new())),
                     None => (hold, None),
                 };
                 let path = Path::new(&checkpoint.path);
-                let mut w = Self::safetensors(path, hold, ints.as_mut(), progress)?;
+                let mut w = Self::safetensors(path, read, ints.as_mut(), progress)?;
                 if let (Some(q), Some(mut ints)) = (quant, ints) {
-                    crate::unpack::unpack(q, &mut ints, &mut w.tensors, &checkpoint.path)?;
+                    let stored = (hold == Hold::Stored).then_some(&mut w.stored);
+                    crate::unpack::unpack(q, &mut ints, &mut w.tensors, stored, &checkpoint.path)?;
                 }
                 w.fp8(block, &checkpoint.path)?;
                 // Each under the name transformers loads it as (Dory's released layout).

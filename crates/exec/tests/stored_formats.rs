@@ -554,16 +554,24 @@ fn reference_dequantization(fixture: &str) {
 
 /// The toy Qwen3 as GPTQ, AWQ, compressed-tensors and MLX store it, each packed by the format's
 /// own code (scripts/make_quant_fixtures.py): every stored tensor verifies in its packed shape
-/// and dtype, the parameters count as the unquantized model's, and the logits, dequantized at
-/// load however held, are within 1e-4 of transformers' on the weights that code dequantizes.
+/// and dtype, the parameters count as the unquantized model's, and the logits are transformers'
+/// on the weights that code dequantizes: within 1e-4 in f32, and held as stored (every matrix
+/// as Q4_1 blocks, its scale and offset rounded to f16, multiplied by `qlinear`) within Q4_1's
+/// tolerance above.
 #[test]
 fn quantized_checkpoints_run_as_their_reference_dequantizes() {
     use anatomy_exec::weights::{Hold, Weights};
-    for (fixture, format) in [
-        ("gptq", "GPTQ int4, groups of 32"),
-        ("awq", "AWQ GEMM int4, groups of 32"),
-        ("compressed", "compressed-tensors int4 packed, groups of 32"),
-        ("mlx", "MLX int4, groups of 32"),
+    // Seven projections in each of two layers; MLX quantizes the embedding too, which the
+    // tied head multiplies by.
+    for (fixture, format, projections) in [
+        ("gptq", "GPTQ int4, groups of 32", 14),
+        ("awq", "AWQ GEMM int4, groups of 32", 14),
+        (
+            "compressed",
+            "compressed-tensors int4 packed, groups of 32",
+            14,
+        ),
+        ("mlx", "MLX int4, groups of 32", 15),
     ] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/quant")
@@ -581,9 +589,15 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
         let total = anatomy_core::stats::stats(&g, None).unwrap().total_params as u128;
         assert_eq!(r.params, total, "{fixture}: parameters as verified");
         assert!(r.formats.contains_key(format), "{fixture}: {:?}", r.formats);
-        for hold in [Hold::F32, Hold::Stored] {
+        let q4_1 = FORMATS.iter().find(|f| f.0 == GgmlDType::Q4_1).unwrap().1;
+        let scale = want.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
+        for (hold, tolerance) in [(Hold::F32, 1e-4), (Hold::Stored, q4_1 * scale)] {
             let w = Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap();
             let m = Model::new(spec.clone(), w).unwrap();
+            if hold == Hold::Stored {
+                let held = format!("Q4_1 × {projections} projections");
+                assert!(m.held().contains(&held), "{fixture}: {}", m.held());
+            }
             let got: Vec<Vec<f32>> = m
                 .forward(&ids, &mut Cache::new(spec.layers as usize))
                 .unwrap()
@@ -594,8 +608,10 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
                 .flatten()
                 .zip(want.iter().flatten())
                 .fold(0f32, |m, (a, b)| m.max((a - b).abs()));
-            eprintln!("{fixture} {hold:?}: {apart:.2e} from transformers");
-            assert!(apart <= 1e-4, "{fixture} {hold:?}: {apart}");
+            eprintln!(
+                "{fixture} {hold:?}: {apart:.2e} from transformers (largest logit {scale:.2})"
+            );
+            assert!(apart <= tolerance, "{fixture} {hold:?}: {apart}");
         }
     }
 }
