@@ -15,10 +15,15 @@ use std::collections::HashMap;
 /// The scaled-down Spec: hidden 64, 4 query heads of 16 (K/V heads as the attention kind has them), one layer
 /// for each distinct kind of layer (at most 4), at most 8 experts, a 256-token vocabulary.
 pub fn shrink(spec: &Spec) -> Spec {
+    // The tiny model's weights are random floats, whatever the checkpoint's packing.
     if let Some(bl) = spec.bytes() {
-        return shrink_blt(spec, bl);
+        return Spec {
+            quant: None,
+            ..shrink_blt(spec, bl)
+        };
     }
     let mut s = spec.clone();
+    s.quant = None;
     s.name = format!("{} (tiny)", spec.name);
     shrink_attn(&mut s.attn, None);
     for ((_, a), (_, orig)) in s.layer_attn.iter_mut().zip(&spec.layer_attn) {

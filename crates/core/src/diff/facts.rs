@@ -822,6 +822,14 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
         yes(s.layer_scalar),
     );
     f("tied", "tied embeddings", Mechanism, yes(s.tied));
+    f(
+        "stored",
+        "weights stored as",
+        Setting,
+        s.quant
+            .as_ref()
+            .map_or("floats".into(), |d| d.quant.describe()),
+    );
     f("head_bias", "LM-head bias", Mechanism, yes(s.head_bias));
     f(
         "embedding.scaled",

@@ -410,6 +410,9 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
     if s.aux_params > 0 {
         chips.push(format!("+ MTP {}", short(s.aux_params as u128)));
     }
+    if let Some(d) = &spec.quant {
+        chips.push(format!("stored as {}", d.quant.describe()));
+    }
     let chips: String = chips
         .iter()
         .map(|c| format!("<span class=\"chip\">{}</span>", escape(c)))
