@@ -72,7 +72,7 @@ def recurrent_gemma(model, ids):
                 seen.add(x.data_ptr())
                 held.append(x)
         per.append(sum(t.numel() * t.element_size() for t in held))
-    return type(cache).__name__, per, sum(per)
+    return type(cache).__name__, {"layers": per}, sum(per)
 
 
 def blt(model, ids):
@@ -88,7 +88,12 @@ def blt(model, ids):
     for stack, half in (("local encoder", cache.self_attention_cache), ("local decoder", cache.cross_attention_cache)):
         per, _ = weigh(half)
         named.update({f"{stack} {b}": n for b, n in enumerate(per)})
-    return type(cache).__name__, named, sum(named.values())
+    return type(cache).__name__, {"named": named}, sum(named.values())
+
+
+# Models whose caches the plain forward does not give: each weigher's class name, its layers'
+# bytes (a list, or a map by anatomy's layer names) and the total.
+OWN = {"recurrent_gemma": recurrent_gemma, "blt": blt}
 
 
 def main():
@@ -100,15 +105,9 @@ def main():
         model = toys.build(raw)
         record = {"transformers": transformers.__version__, "tokens": len(ids)}
         try:
-            if raw["model_type"] == "recurrent_gemma":
-                cls, per, total = recurrent_gemma(model, ids)
-                record.update({"class": cls, "layers": per, "total": total})
-                (folder / "cache.json").write_text(json.dumps(record) + "\n")
-                print(name, f"{cls}: {total} bytes", flush=True)
-                continue
-            if raw["model_type"] == "blt":
-                cls, named, total = blt(model, ids)
-                record.update({"class": cls, "named": named, "total": total})
+            if raw["model_type"] in OWN:
+                cls, layers, total = OWN[raw["model_type"]](model, ids)
+                record.update({"class": cls, **layers, "total": total})
                 (folder / "cache.json").write_text(json.dumps(record) + "\n")
                 print(name, f"{cls}: {total} bytes", flush=True)
                 continue

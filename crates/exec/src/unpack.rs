@@ -39,6 +39,18 @@ impl Codes {
         }
     }
 
+    /// Groups of `group` inputs in order.
+    fn grouped(out: usize, inp: usize, bits: usize, group: usize) -> Codes {
+        let group = group.max(1);
+        Codes::new(
+            out,
+            inp,
+            bits,
+            inp.div_ceil(group),
+            (0..inp).map(|i| i / group).collect(),
+        )
+    }
+
     fn set(&mut self, o: usize, g: usize, scale: f32, offset: f32) {
         self.scale[o * self.groups + g] = scale;
         self.offset[o * self.groups + g] = offset;
@@ -266,13 +278,7 @@ fn awq(p: &mut Parts, bits: usize, group: Option<u64>, zeros: bool) -> Result<Co
     for (k, &o) in AWQ_ORDER.iter().enumerate() {
         at[o] = k;
     }
-    let mut c = Codes::new(
-        out,
-        inp,
-        bits,
-        groups,
-        (0..inp).map(|i| i / group).collect(),
-    );
+    let mut c = Codes::grouped(out, inp, bits, group);
     for i in 0..inp {
         for o in 0..out {
             c.codes[o * inp + i] = field(&q[i * cols + o / 8..], at[o % 8], bits) as u8;
@@ -361,17 +367,14 @@ fn mlx(p: &mut Parts, bits: usize, group: usize) -> Result<Codes, Error> {
     let (out, cols) = two(p, "weight")?;
     let inp = cols * 32 / bits;
     let group = group.max(1);
+    if !inp.is_multiple_of(group) {
+        return Err(p.bad(format!("holds {inp} inputs, not whole groups of {group}")));
+    }
     let groups = inp / group;
     let q = p.ints("weight", &[out, cols])?;
     let scales = p.floats("scales", &[out, groups])?;
     let biases = p.floats("biases", &[out, groups])?;
-    let mut c = Codes::new(
-        out,
-        inp,
-        bits,
-        groups,
-        (0..inp).map(|i| i / group).collect(),
-    );
+    let mut c = Codes::grouped(out, inp, bits, group);
     for o in 0..out {
         let row = &q[o * cols..(o + 1) * cols];
         for i in 0..inp {
@@ -422,6 +425,38 @@ mod tests {
                     prop_assert!((got[o * inp + i] - want).abs() <= 1e-5 * want.abs().max(1.0));
                 }
             }
+        }
+
+        /// Groups that split a block of 32 are left to f32.
+        #[test]
+        fn hostile_packings_are_refused_by_name(huge in 1u32..u32::MAX) {
+            use super::{unpack, Ints};
+            use anatomy_core::quant::{Groups, Packing, Quant, Scheme};
+            use candle_core::{Device, Tensor};
+            use std::collections::HashMap;
+            let m = "model.layers.0.mlp.down_proj";
+            let floats = |shape: (usize, usize)| {
+                HashMap::from([(format!("{m}.scales"), Tensor::zeros(shape, candle_core::DType::F32, &Device::Cpu).unwrap())])
+            };
+            let groups = Groups { bits: 4, group: Some(32), zeros: true };
+            // GPTQ: a g_idx naming a group past the scales'.
+            let mut ints: Ints = HashMap::from([
+                (format!("{m}.qweight"), (vec![4, 8], vec![0; 32])),
+                (format!("{m}.qzeros"), (vec![1, 1], vec![0])),
+                (format!("{m}.g_idx"), (vec![32], vec![huge; 32])),
+            ]);
+            let e = unpack(&Quant::Gptq { groups, v1: true }, &mut ints, &mut floats((1, 8)), None, "x").unwrap_err();
+            prop_assert!(e.to_string().contains("g_idx"), "{e}");
+            // compressed-tensors: a weight_shape its packed words cannot hold.
+            let kind = Packing::PackedInt { groups, g_idx: false };
+            let schemes = vec![Scheme { targets: vec!["Linear".into()], kind }];
+            let q = Quant::Compressed { schemes, ignore: vec![] };
+            let mut ints: Ints = HashMap::from([
+                (format!("{m}.weight_packed"), (vec![2, 4], vec![0; 8])),
+                (format!("{m}.weight_shape"), (vec![2], vec![huge, huge])),
+            ]);
+            let e = unpack(&q, &mut ints, &mut HashMap::new(), None, "x").unwrap_err();
+            prop_assert!(e.to_string().contains("weight_packed"), "{e}");
         }
 
         /// Groups that split a block of 32 are left to f32.
