@@ -539,11 +539,14 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                 dev.name = format!("{} (figures given by hand)", dev.name);
             }
             let checkpoint = checkpoint_of(&model)?;
-            let weights = match (weights.as_deref(), &checkpoint) {
-                (None | Some("stored"), Some(c)) => {
+            // A config that declares a quantization_config plans its checkpoint as declared.
+            let declared = plan::declared(&g)?;
+            let weights = match (weights.as_deref(), &checkpoint, declared) {
+                (None | Some("stored"), Some(c), _) => {
                     plan::Weights::Stored(anatomy_checkpoint::stored_bytes(c))
                 }
-                (Some("stored"), None) => {
+                (None | Some("stored"), None, Some(d)) => plan::Weights::Stored(d),
+                (Some("stored"), None, None) => {
                     return Err(bad(
                         "--weights",
                         "is `stored`, but MODEL is a config, not a checkpoint; give a format: "
@@ -551,8 +554,8 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                             + &plan::WeightFormat::names(),
                     ))
                 }
-                (None, None) => plan::Weights::Format(plan::WeightFormat::Bf16),
-                (Some(f), _) => {
+                (None, None, None) => plan::Weights::Format(plan::WeightFormat::Bf16),
+                (Some(f), _, _) => {
                     plan::Weights::Format(plan::WeightFormat::parse(f).ok_or_else(|| {
                         bad(
                             "--weights",

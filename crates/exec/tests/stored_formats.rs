@@ -590,7 +590,8 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
 }
 
 /// `stats` on a quantized checkpoint's config gives the bytes its file's tensors hold, format by
-/// format, scales and zero points counted.
+/// format, scales and zero points counted; the planner's tensors as the config declares them are
+/// the file's, name by name.
 #[test]
 fn quantized_checkpoints_stored_bytes_are_their_files() {
     for fixture in ["gptq", "awq", "compressed", "mlx"] {
@@ -608,5 +609,16 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
         let declared: u64 = s.stored.iter().map(|f| f.bytes).sum();
         assert_eq!(declared, file, "{fixture}: {:?}", s.stored);
         assert!(s.stored.len() == 2, "{fixture}: {:?}", s.stored);
+        let named = |v: Vec<anatomy_core::plan::StoredTensor>| {
+            let mut v: Vec<(String, u64)> = v.into_iter().map(|t| (t.name, t.bytes)).collect();
+            v.sort();
+            v
+        };
+        let planned = anatomy_core::plan::declared(&g).unwrap().unwrap();
+        assert_eq!(
+            named(planned),
+            named(anatomy_checkpoint::stored_bytes(&c)),
+            "{fixture}"
+        );
     }
 }

@@ -46,6 +46,35 @@ pub enum Weights {
     Format(WeightFormat),
 }
 
+/// The tensors a config's `quantization_config` says its checkpoint stores, packed matrices in
+/// their format's tensors; `None` where it declares no packing.
+pub fn declared(g: &Graph) -> Result<Option<Vec<StoredTensor>>> {
+    let Some(d) = g.spec.quant.as_ref().filter(|d| d.quant.packs()) else {
+        return Ok(None);
+    };
+    let float = match d.float_bytes {
+        4 => "F32",
+        _ => "BF16",
+    };
+    let entries = crate::manifest::manifest(g, crate::manifest::Naming::Hf)?;
+    Ok(Some(
+        entries
+            .into_iter()
+            .map(|e| {
+                let dtype = e.packed.as_ref().and_then(|p| p.dtype);
+                StoredTensor {
+                    bytes: d.bytes(&e.shape, dtype) as u64,
+                    format: e.packed.map_or(float.to_string(), |p| p.format),
+                    rows: e.shape.first().copied().unwrap_or(1),
+                    // The parameters it holds: a packed matrix's on its first tensor.
+                    values: e.params as u64,
+                    name: e.name,
+                }
+            })
+            .collect(),
+    ))
+}
+
 /// What to plan for.
 #[derive(Debug, Clone)]
 pub struct Target {
@@ -274,7 +303,7 @@ pub fn plan(g: &Graph, t: &Target) -> Result<Plan> {
         weights: WeightsPart {
             bytes: fit(m.weights_total(), "weights")?,
             basis: match &t.weights {
-                Weights::Stored(_) => "the checkpoint's tensors as stored, block scales included".to_string() + repack_basis(t),
+                Weights::Stored(_) => "the checkpoint's tensors as stored (a config's as its quantization_config declares them), block scales included".to_string() + repack_basis(t),
                 Weights::Format(f) => format!(
                     "every matrix in {} ({:.4} bits a weight, scales included), vectors in {}; a matrix whose rows do not fill its blocks in q8_0 or bf16{}",
                     f.name(),

@@ -348,7 +348,12 @@ pub(super) fn read_model(g: &Graph, t: &Target) -> Result<Model> {
                 }
             }
             for s in tensors {
-                let u = match names.get(&s.name) {
+                // A packed matrix's tensors (`qweight`, `scales`) are read as the matrix is.
+                let packed = || {
+                    let (module, _) = s.name.rsplit_once('.')?;
+                    names.get(&format!("{module}.weight"))
+                };
+                let u = match names.get(&s.name).or_else(packed) {
                     Some(&(i, b)) => use_of(i, b),
                     // A tensor the graph does not name (a quantizer's scales): read whole.
                     None => ParamUse {
