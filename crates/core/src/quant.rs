@@ -201,9 +201,7 @@ impl Quant {
                 format!("compressed-tensors {}", kinds.join("; "))
             }
             Quant::Mlx { bits, group } => format!("MLX int{bits}, groups of {group}"),
-            Quant::Unread(m) => {
-                format!("{m} (its packing is not read: matrices listed as unquantized)")
-            }
+            Quant::Unread(m) => m.clone(),
         }
     }
 
@@ -262,11 +260,12 @@ impl Quant {
                     })
                     .map(|s| s.kind)
             }
+            // MLX's groups carry a bias (`biases`), not a zero point.
             Quant::Mlx { bits, group } if inp.is_multiple_of(*group) => Some(Packing::PackedInt {
                 groups: Groups {
                     bits: *bits,
                     group: Some(*group),
-                    zeros: true,
+                    zeros: false,
                 },
                 g_idx: false,
             }),
