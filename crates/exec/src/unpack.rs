@@ -194,6 +194,7 @@ pub fn unpack(
             Quant::Awq(g) => awq(&mut p, g.bits as usize, g.group, g.zeros)?,
             Quant::Compressed { .. } => compressed(&mut p, quant)?,
             Quant::Mlx { bits, group } => mlx(&mut p, *bits as usize, *group as usize)?,
+            // Refused before the loop.
             Quant::Unread(_) => return Ok(()),
         };
         let name = format!("{module}.weight");
