@@ -7,12 +7,12 @@ use crate::config::Config;
 use crate::error::Result;
 use crate::graph::{Component, Graph, Op, TensorKind};
 
-/// What config.json declares: the format, and the float type of what it leaves unpacked (its
-/// `dtype`, or `torch_dtype`; bf16 if it names none), in bytes.
+/// What config.json declares: the format, and the safetensors dtype of what it leaves unpacked
+/// (its `dtype`, or `torch_dtype`; BF16 where it names none of the three).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Declared {
     pub quant: Quant,
-    pub float_bytes: u64,
+    pub float: &'static str,
 }
 
 /// A declared storage format.
@@ -111,21 +111,22 @@ impl Declared {
             return Ok(None);
         };
         let dtype = top.get("dtype").or_else(|| top.get("torch_dtype"));
-        let float_bytes = match dtype.and_then(|d| d.as_str()) {
-            Some("float32") => 4,
-            Some(_) | None => 2,
+        let float = match dtype.and_then(|d| d.as_str()) {
+            Some("float32") => "F32",
+            Some("float16") => "F16",
+            Some(_) | None => "BF16",
         };
-        Ok(Some(Declared { quant, float_bytes }))
+        Ok(Some(Declared { quant, float }))
     }
 
     /// The bytes of one stored tensor of `shape`: its packed dtype's, else the float type's.
     pub fn bytes(&self, shape: &[u64], dtype: Option<&str>) -> u128 {
-        let size = match dtype {
-            Some("I64" | "F64") => 8,
-            Some("I32" | "U32" | "F32") => 4,
-            Some("I16" | "F16" | "BF16") => 2,
-            Some(_) => 1,
-            None => self.float_bytes as u128,
+        // `parts` names these dtypes; the rest it names are 8-bit (I8, U8, F8_E4M3).
+        let size = match dtype.unwrap_or(self.float) {
+            "I64" => 8,
+            "I32" | "U32" | "F32" => 4,
+            "F16" | "BF16" => 2,
+            _ => 1,
         };
         shape.iter().map(|&d| d as u128).product::<u128>() * size
     }

@@ -390,28 +390,14 @@ fn published(fixture: &str, held: &str, stored_tolerance: f32) {
         serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
     let ids: Vec<u32> = serde_json::from_value(expected["ids"].clone()).unwrap();
     let want: Vec<Vec<f32>> = serde_json::from_value(expected["logits"].clone()).unwrap();
-    let c = anatomy_checkpoint::open(&dir).unwrap();
-    let spec = anatomy_checkpoint::spec(&c, false).unwrap();
-    let g = anatomy_core::graph::build(&spec).unwrap();
-    let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
-    assert!(
-        r.missing.is_empty() && r.misshaped.is_empty(),
-        "{:?} {:?}",
-        r.missing,
-        r.misshaped
-    );
     let scale = want.iter().flatten().fold(0f32, |m, v| m.max(v.abs()));
     for (hold, tolerance) in [(Hold::F32, 1e-4), (Hold::Stored, stored_tolerance * scale)] {
-        let m = Model::new(
-            spec.clone(),
-            Weights::load_held(&c, &spec, hold, &mut |_, _| {}).unwrap(),
-        )
-        .unwrap();
+        let m = verified_model(&dir, hold);
         if hold == Hold::Stored {
             assert!(m.held().contains(held), "{fixture}: {}", m.held());
         }
         let got: Vec<Vec<f32>> = m
-            .forward(&ids, &mut Cache::new(spec.layers as usize))
+            .forward(&ids, &mut Cache::new(m.spec.layers as usize))
             .unwrap()
             .to_vec2()
             .unwrap();
