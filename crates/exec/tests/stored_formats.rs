@@ -382,7 +382,7 @@ fn published_mxfp4_and_fp8_checkpoints_run_like_transformers() {
 /// `fixture`'s logits, dequantized (within 1e-4) and held as stored (within `stored_tolerance`
 /// of the largest), against transformers'; held as stored its projections are `held`.
 fn published(fixture: &str, held: &str, stored_tolerance: f32) {
-    use anatomy_exec::weights::{Hold, Weights};
+    use anatomy_exec::weights::Hold;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(fixture);
