@@ -2,6 +2,7 @@
 
 pub mod boxes;
 pub mod export;
+mod fragment;
 pub mod html;
 pub mod line;
 pub mod numpy;

@@ -3,6 +3,7 @@
 //! safetensors weights in Hugging Face naming. It needs only NumPy and the standard library.
 
 mod blt;
+mod pieces;
 mod prune;
 use prune::prune;
 
@@ -491,13 +492,11 @@ pub fn module(g: &Graph, script: &str) -> String {
         crate::fmt::py_doc(script)
     );
     let names = name_table(g);
+    let mut p = pieces::pieces(spec);
+    p.fill("rope", format!("{}\n\n\n", rope(spec)));
     let body = prune(
         spec,
-        &BODY.replacen(
-            "\n\ndef apply_rope(",
-            &format!("\n\n{}\n\n\ndef apply_rope(", rope(spec)),
-            1,
-        ),
+        &crate::render::fragment::join(&[("template.py", BODY)], &p),
     );
     let body = match (spec.draft, spec.bytes()) {
         (Some(d), _) => draft(d, body),

@@ -1134,9 +1134,8 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
         ));
         drop.push("mlp");
     }
-    let mut ngpt_first = Vec::new();
     if spec.ngpt.is_some() {
-        ngpt_lines(spec, &mut ngpt_first, &mut lines);
+        ngpt_lines(spec, &mut lines);
     }
     if !decodes(spec) {
         drop.push("attention_so_far");
@@ -1150,7 +1149,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
         drop.extend(["STATE", "state_of"]);
     }
     let mut out = body.to_string();
-    for (from, to) in ngpt_first.into_iter().chain(lines) {
+    for (from, to) in lines {
         let n = crate::render::rewrite::replace_all(&mut out, from, to);
         assert!(n > 0, "the NumPy template lost {from:?}");
     }
@@ -1226,31 +1225,9 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
         .join("\n\n\n")
 }
 
-/// Dory's nGPT and its looped layers, written into the template: `first`, lines inserted before
-/// anchors that other edits keep; `then`, edits of lines only nGPT changes.
-fn ngpt_lines(spec: &Spec, first: &mut Vec<(&str, &str)>, then: &mut Vec<(&str, &str)>) {
-    first.extend([
-        (
-            "    if C[\"qk_norm\"] == \"per_head\":\n",
-            "    if C[\"qk_norm\"] == \"unit\":\n        q, k = norm(q, None), norm(k, None)  # q: [H, T, D], k: [KV, T, D], each head to length 1\n    if C[\"qk_norm\"] == \"per_head\":\n",
-        ),
-        (
-            "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]",
-            "    q = q * ((w(W, \"ngpt_q\", b) * np.float32(C[\"ngpt\"][\"query\"])) ** 2).reshape(H, 1, D)  # q: [H, T, D], each feature's learned scale, squared\n    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]",
-        ),
-        (
-            "        g = np.logaddexp(0, g) if G[\"softplus\"]",
-            "        g = g * (w(W, \"ngpt_gate\", b) * np.float32(C[\"ngpt\"][\"gate\"])) ** 2  # the gate's learned scale, squared\n        g = np.logaddexp(0, g) if G[\"softplus\"]",
-        ),
-        (
-            "    h = act(g) * u  # h: [T, F]\n",
-            "    g = g * (w(W, \"ngpt_suv_gate\", b) * np.float32(C[\"ngpt\"][\"uv\"]))  # g: [T, F], a learned scale\n    u = u * (w(W, \"ngpt_suv_up\", b) * np.float32(C[\"ngpt\"][\"uv\"]))  # u: [T, F]\n    h = act(g) * u  # h: [T, F]\n",
-        ),
-        (
-            "    if C[\"logits_mult\"] != 1:\n",
-            "    logits = logits * (w(W, \"ngpt_logit_scale\") * np.float32(C[\"ngpt\"][\"logit\"]))  # logits: [T, vocab], a learned scale per entry\n    if C[\"logits_mult\"] != 1:\n",
-        ),
-    ]);
+/// Dory's nGPT and its looped layers, written into the template: `then`, edits of lines only
+/// nGPT changes.
+fn ngpt_lines(spec: &Spec, then: &mut Vec<(&str, &str)>) {
     if spec.norm.kind == NormKind::Unit {
         then.push((
             "    y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)  # y: [..., d], eps inside the root\n",

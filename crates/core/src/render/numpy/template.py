@@ -101,6 +101,7 @@ def softmax(x):
     return e / e.sum(-1, keepdims=True)  # [..., n]
 
 
+#= rope
 def apply_rope(x, cos, sin, interleaved=None):
     # x: [heads, T, d_head] -> same; rotates the first rot_dim dims, in pairs as the attention does
     # unless `interleaved` says otherwise
@@ -497,6 +498,10 @@ def attention(x, W, b, span, use_rope, xk=None, xv=None):
     if C["dynamic_mask"]:
         dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, "dt", b), bias("dt"))  # dt: [T, KV], from all heads' values
         delta = np.exp(w(W, "dyn_a", b) * np.logaddexp(0, dt)).T  # delta: [KV, T], each key's score per K/V head
+#: ngpt
+    if C["qk_norm"] == "unit":
+        q, k = norm(q, None), norm(k, None)  # q: [H, T, D], k: [KV, T, D], each head to length 1
+#.
     if C["qk_norm"] == "per_head":
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head
     if C["qk_norm"] == "head_weights":
@@ -524,6 +529,9 @@ def attention(x, W, b, span, use_rope, xk=None, xv=None):
         else:
             f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
         q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
+#: ngpt
+    q = q * ((w(W, "ngpt_q", b) * np.float32(C["ngpt"]["query"])) ** 2).reshape(H, 1, D)  # q: [H, T, D], each feature's learned scale, squared
+#.
     if C["shares_kv"]:
         k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own
     else:
@@ -584,6 +592,9 @@ def attention(x, W, b, span, use_rope, xk=None, xv=None):
         g = gate if G["in_query"] else linear(x, w(W, "attn_gate", b))  # g: [T, H D], or [T, H] with a gate per head
         if G["bias"]:
             g = g + np.repeat(w(W, "attn_gate_bias", b), g.shape[1] // H)  # one bias per head, shared by its features
+#: ngpt
+        g = g * (w(W, "ngpt_gate", b) * np.float32(C["ngpt"]["gate"])) ** 2  # the gate's learned scale, squared
+#.
         g = np.logaddexp(0, g) if G["softplus"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input
         out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G["per_head"] else out * g  # [T, H DV], gated
     if C["attn_sub_norm"]:
@@ -1034,6 +1045,10 @@ def mlp(x, W, b):
     z = C["sparsity"][b]  # the layer's Gaussian cut-off, or None
     if z is not None:
         g = np.maximum(g - g.mean(-1, keepdims=True) - np.float32(z) * g.std(-1, keepdims=True), 0)  # g: [T, F], only the values above mean + z std, shifted to start at 0
+#: ngpt
+    g = g * (w(W, "ngpt_suv_gate", b) * np.float32(C["ngpt"]["uv"]))  # g: [T, F], a learned scale
+    u = u * (w(W, "ngpt_suv_up", b) * np.float32(C["ngpt"]["uv"]))  # u: [T, F]
+#.
     h = act(g) * u  # h: [T, F]
     if C["ffn_sub_norm"]:
         h = norm(h, w(W, "ffn_sub_norm", b))  # [T, F], normed before the down projection
@@ -1345,6 +1360,9 @@ def lm_head(z, W):
     logits = z @ head.T  # logits: [T, vocab]
     if C["head_bias"]:
         logits = logits + w(W, "lm_head", bias=True)  # logits: [T, vocab]
+#: ngpt
+    logits = logits * (w(W, "ngpt_logit_scale") * np.float32(C["ngpt"]["logit"]))  # logits: [T, vocab], a learned scale per entry
+#.
     if C["logits_mult"] != 1:
         logits = logits * np.float32(C["logits_mult"])  # logits: [T, vocab], scaled
     if C["final_softcap"]:
