@@ -8,5 +8,11 @@ pub(super) fn pieces(spec: &Spec) -> Pieces {
     let mut p = Pieces::default();
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());
+    // DeepSeek-V4's layers whose experts are chosen by token id.
+    p.set("hashed", spec.moe.as_ref().is_some_and(|m| m.hash_layers.is_some()));
+    // Ling's clips after the activation (per layer, routed and shared apart).
+    p.set("act_clips", spec.moe.as_ref().is_some_and(|m| m.act_clips.is_some()));
+    // The shared experts' SwiGLU clamped as the routed ones' (HY v4).
+    p.set("shared_clamp", spec.moe.as_ref().is_some_and(|m| m.shared_clamp));
     p
 }

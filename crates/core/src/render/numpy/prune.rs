@@ -21,48 +21,10 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
     // DeepSeek-V4's parts, where the model has them; the lines they change restored first, so
     // that the other edits find the template's lines as they were.
     if spec.moe.as_ref().is_none_or(|m| m.hash_layers.is_none()) {
-        drop.push("route_hashed");
         lines.extend([
             ("def moe(x, W, b, rx=None, ids=None):", "def moe(x, W, b, rx=None):"),
-            (
-                "    hashed = b in M[\"hash\"]  # DeepSeek-V4: this layer's experts chosen by token id\n",
-                "",
-            ),
-            (" if M[\"correction_bias\"] and not hashed else None", " if M[\"correction_bias\"] else None"),
-            (
-                "(route_hashed(logits[t], w(W, \"hash_table\", b)[ids[t]]) if hashed else route(logits[t], corr))",
-                "route(logits[t], corr)",
-            ),
-            ("moe(h, W, b, ids=ids)", "moe(h, W, b)"),
             ("hyper_forward(x, W, ids)", "hyper_forward(x, W)"),
         ]);
-    }
-    // Ling's clips after the activation (per layer, routed and shared apart).
-    let clips = spec.moe.as_ref().is_some_and(|m| m.act_clips.is_some());
-    let shared_clamp = spec.moe.as_ref().is_some_and(|m| m.shared_clamp);
-    if !clips {
-        drop.push("clip_after_act");
-        lines.extend([
-            (
-                "                h = clip_after_act(g, u, M[\"act_clips\"][0][b]) if M[\"act_clips\"] else glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"])  # h: [1, F]\n                y = h @ w(W, \"expert_down\", b, e).T  # y: [1, hidden]\n",
-                "                y = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) @ w(W, \"expert_down\", b, e).T  # y: [1, hidden]\n",
-            ),
-            (
-                " else clip_after_act(g, u, M[\"act_clips\"][1][b]) if M[\"act_clips\"] else act(g) * u  # h: [T, F_shared]\n",
-                " else act(g) * u  # h: [T, F_shared]\n",
-            ),
-        ]);
-    } else if !shared_clamp {
-        lines.push((
-            "glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) if M[\"shared_clamp\"] else clip_after_act(",
-            "clip_after_act(",
-        ));
-    }
-    if !shared_clamp && !clips {
-        lines.push((
-            "            h = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) if M[\"shared_clamp\"] else act(g) * u  # h: [T, F_shared]\n",
-            "            h = act(g) * u  # h: [T, F_shared]\n",
-        ));
     }
     if spec.attn.v4.is_none() {
         drop.extend(["v4_rope", "compress", "v4_index", "v4_attention"]);

@@ -1099,6 +1099,7 @@ def glu(g, u, limit, plain=False):
     return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]
 
 
+#: act_clips
 def clip_after_act(g, u, limit):
     # g, u: [T, F] -> [T, F]; limit: this layer's (0: none)
     if not limit:
@@ -1106,6 +1107,7 @@ def clip_after_act(g, u, limit):
     return np.minimum(act(g), limit) * np.clip(u, -limit, limit)  # [T, F], the activated gate capped, up clipped
 
 
+#.
 def route(logits, correction):
     # logits: [E] -> list of (expert, weight) for one token
     M = CONFIG["moe"]
@@ -1149,6 +1151,7 @@ def route(logits, correction):
     return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
 
 
+#: hashed
 def route_hashed(logits, experts):
     # DeepSeek-V4's first layers: logits: [E], experts: [k], the ones the stored table lists for
     # this token -> list of (expert, weight), weighted by their scores renormalized
@@ -1160,6 +1163,7 @@ def route_hashed(logits, experts):
     return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
 
 
+#.
 def moe(x, W, b, rx=None, ids=None):
     # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)
     M = CONFIG["moe"]
@@ -1171,11 +1175,23 @@ def moe(x, W, b, rx=None, ids=None):
     logits = linear(rx, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
     if M["router_softcap"]:
         logits = M["router_softcap"] * np.tanh(logits / M["router_softcap"])  # logits: [T, E], softcapped
+#: hashed
     hashed = b in M["hash"]  # DeepSeek-V4: this layer's experts chosen by token id
+#.
+#: hashed
     corr = w(W, "correction_bias", b).reshape(-1) if M["correction_bias"] and not hashed else None  # corr: [E] or None
+#.
+#: !hashed
+    corr = w(W, "correction_bias", b).reshape(-1) if M["correction_bias"] else None  # corr: [E] or None
+#.
     out = np.zeros_like(x)  # out: [T, hidden]
     for t in range(x.shape[0]):
+#: hashed
         for e, weight in (route_hashed(logits[t], w(W, "hash_table", b)[ids[t]]) if hashed else route(logits[t], corr)):
+#.
+#: !hashed
+        for e, weight in route(logits[t], corr):
+#.
             if M["expert_scale"]:
                 weight = weight * float(w(W, "router_expert_scale", b)[e])  # times the expert's learned scale
             if e >= M["experts"]:
@@ -1210,8 +1226,13 @@ def moe(x, W, b, rx=None, ids=None):
             else:
                 g = xe @ w(W, "expert_gate", b, e).T  # g: [1, F]
                 u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
+#: act_clips
                 h = clip_after_act(g, u, M["act_clips"][0][b]) if M["act_clips"] else glu(g, u, M["swiglu_limit"], M["swiglu_plain"])  # h: [1, F]
                 y = h @ w(W, "expert_down", b, e).T  # y: [1, hidden]
+#.
+#: !act_clips
+                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ w(W, "expert_down", b, e).T  # y: [1, hidden]
+#.
             if M["expert_out_norm"]:
                 y = norm(y, w(W, "expert_out_norm", b)[e])  # y: [1, hidden], normed by expert e's own weight
             out[t] += y[0] if M["scoring"] == "topk_sigmoid" else weight * y[0]  # out[t]: [hidden]
@@ -1224,7 +1245,22 @@ def moe(x, W, b, rx=None, ids=None):
             h = act(g) * u  # h: [T, F_shared]
         else:
             g, u = linear(x, w(W, "shared_gate", b), sb("shared_gate")), linear(x, w(W, "shared_up", b), sb("shared_up"))  # g, u: [T, F_shared]
+#: act_clips
+#: shared_clamp
             h = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) if M["shared_clamp"] else clip_after_act(g, u, M["act_clips"][1][b]) if M["act_clips"] else act(g) * u  # h: [T, F_shared]
+#.
+#: !shared_clamp
+            h = clip_after_act(g, u, M["act_clips"][1][b]) if M["act_clips"] else act(g) * u  # h: [T, F_shared]
+#.
+#.
+#: !act_clips
+#: shared_clamp
+            h = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) if M["shared_clamp"] else act(g) * u  # h: [T, F_shared]
+#.
+#: !shared_clamp
+            h = act(g) * u  # h: [T, F_shared]
+#.
+#.
         s = linear(h, w(W, "shared_down", b), sb("shared_down"))  # s: [T, hidden]
         if M["shared_out_norm"]:
             s = norm(s, w(W, "shared_out_norm", b))  # s: [T, hidden], normed by its own weight
@@ -1605,7 +1641,12 @@ def hyper_forward(x, W, ids):
         X = np.einsum("tji,tjd->tid", c, X) + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], stream i = sum_j C[j, i] X_j plus the output
         h, post = stream_mix(X, W, "hc_ffn", b)
         h = norm(h, w(W, "ffn_norm", b))  # h: [T, hidden]
+#: hashed
         m = moe(h, W, b, ids=ids) if ffn == "moe" else mlp(h, W, b)  # m: [T, hidden]
+#.
+#: !hashed
+        m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)  # m: [T, hidden]
+#.
         X = X + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]
         post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]
         X = np.einsum("tji,tjd->tid", c, X) + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]
