@@ -26,53 +26,6 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             ("hyper_forward(x, W, ids)", "hyper_forward(x, W)"),
         ]);
     }
-    if spec.attn.v4.is_none() {
-        drop.extend(["v4_rope", "compress", "v4_index", "v4_attention"]);
-        lines.push((
-            "        a = v4_attention(norm(h, w(W, \"attn_norm\", b)), W, b)  # a: [T, hidden]\n",
-            "",
-        ));
-    } else {
-        lines.push((
-            "        a = attention(norm(h, w(W, \"attn_norm\", b)), W, b, span, use_rope)  # a: [T, hidden]\n",
-            "",
-        ));
-    }
-    if spec.hyper().is_none_or(|h| h.sinkhorn.is_none()) {
-        lines.extend([
-            (
-                "        post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]\n        X = np.einsum(\"tji,tjd->tid\", c, X) + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], stream i = sum_j C[j, i] X_j plus the output\n",
-                "",
-            ),
-            (
-                "        post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]\n        X = np.einsum(\"tji,tjd->tid\", c, X) + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]\n",
-                "",
-            ),
-        ]);
-        drop.push("sinkhorn_mix");
-        lines.push((
-            "    if b is not None and Hc[\"sinkhorn\"]:\n        return (pre[:, :, None] * X).sum(1), sinkhorn_mix(m, base, scale, n)  # [T, hidden], (post [T, n], C [T, n, n])\n",
-            "",
-        ));
-    } else {
-        lines.extend([
-            (
-                "        X = X + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], the output written to every stream\n",
-                "",
-            ),
-            (
-                "        X = X + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]\n        post, c = post",
-                "        post, c = post",
-            ),
-        ]);
-    }
-    if spec.moe.as_ref().is_none_or(|m| m.glu_softcaps.is_none()) {
-        drop.push("softcapped_glu");
-        lines.push((
-            "                h = softcapped_glu(g, u, M[\"glu_softcaps\"]) if M[\"glu_softcaps\"] else glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"])  # h: [1, F]\n                y = h @ wd  # y: [1, hidden]\n",
-            "                y = glu(g, u, M[\"swiglu_limit\"], M[\"swiglu_plain\"]) @ wd  # y: [1, hidden]\n",
-        ));
-    }
     if spec.attn_res().is_none() {
         drop.extend([
             "res_mix",

@@ -1082,12 +1082,14 @@ def xielu(x, W, b):
     return np.where(x > 0, alpha_p * x * x + beta * x, below).astype(np.float32)  # [T, F]
 
 
+#: glu_softcaps
 def softcapped_glu(g, u, caps):
     # g, u: [T, F] -> [T, F]: Inkling 2's SwiGLU, the gate's linear factor and the up projection softcapped
     cg, cu = np.float32(caps[0]), np.float32(caps[1])
     return cg * np.tanh(g / cg) / (1 + np.exp(-g)) * (cu * np.tanh(u / cu))  # [T, F]
 
 
+#.
 def glu(g, u, limit, plain=False):
     # g, u: [T, F] -> [T, F]
     if limit is None:
@@ -1211,8 +1213,13 @@ def moe(x, W, b, rx=None, ids=None):
                 if M["expert_bias"]:
                     gu = gu + w(W, "expert_gate_up", b, bias=True)[e]  # gu: [1, 2F]
                 g, u = (gu[:, 0::2], gu[:, 1::2]) if M["interleaved"] else np.split(gu, 2, axis=-1)  # g, u: [1, F]
+#: glu_softcaps
                 h = softcapped_glu(g, u, M["glu_softcaps"]) if M["glu_softcaps"] else glu(g, u, M["swiglu_limit"], M["swiglu_plain"])  # h: [1, F]
                 y = h @ wd  # y: [1, hidden]
+#.
+#: !glu_softcaps
+                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ wd  # y: [1, hidden]
+#.
                 if M["expert_bias"]:
                     y = y + w(W, "expert_down", b, bias=True)[e]  # y: [1, hidden]
             elif M["flat"]:
@@ -1489,6 +1496,7 @@ def attn_res_layer(x, blocks, W, b, messages=None):
     return r + residual_conv(moe(h, W, b), w(W, "ffn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
 
 
+#: sinkhorn
 def sinkhorn_mix(m, base, scale, n):
     # DeepSeek-V4: a sublayer's mix logits m: [T, (2 + n) n] -> its post gates [T, n] (without
     # eps) and C: [T, n, n], how the streams mix among themselves, a softmax per row made doubly
@@ -1504,6 +1512,7 @@ def sinkhorn_mix(m, base, scale, n):
     return post, c
 
 
+#.
 def stream_mix(X, W, key, b=None):
     # Hyper-connections: X: [T, n, hidden] -> (the streams weighed into one [T, hidden], the
     # post gates [T, n] before a sublayer, None in the head)
@@ -1515,8 +1524,10 @@ def stream_mix(X, W, key, b=None):
     sig = lambda z: 1 / (1 + np.exp(-z))
     pre = sig(m[:, :n] * scale[0] + base[:n]) + Hc["eps"]  # pre: [T, n], how much of each stream is read
     post = None if b is None else Hc["magnitude"] * sig(m[:, n:] * scale[1] + base[n:]) + Hc["eps"]  # post: [T, n], how much of the output each stream gets
+#: sinkhorn
     if b is not None and Hc["sinkhorn"]:
         return (pre[:, :, None] * X).sum(1), sinkhorn_mix(m, base, scale, n)  # [T, hidden], (post [T, n], C [T, n, n])
+#.
     return (pre[:, :, None] * X).sum(1), post  # [T, hidden], [T, n]
 
 
@@ -1542,6 +1553,7 @@ def hierarchy_forward(x, W):
     return lm_head(high, W)  # the last high-level state; its stack's norm was the final norm
 
 
+#: v4
 def v4_rope(x, pos, freqs, sign=1.0):
     # DeepSeek-V4: x: [..., T, D] -> x with its last rot_dim dims rotated in interleaved pairs by
     # the angle of each position (pos: [T]); backwards with sign -1
@@ -1555,6 +1567,8 @@ def v4_rope(x, pos, freqs, sign=1.0):
     return out
 
 
+#.
+#: v4
 def compress(x, W, b, key, m, overlap, D):
     # DeepSeek-V4's compressor. x: [T, hidden] -> entries [T // m, D]: each closed window of m
     # tokens pooled into one, by a softmax over its slots (feature by feature) of the gates plus
@@ -1580,6 +1594,8 @@ def compress(x, W, b, key, m, overlap, D):
     return v4_rope(out, np.arange(n) * m, compress_rope_frequencies)  # each rotated at its window's first position
 
 
+#.
+#: v4
 def v4_index(x, cq, W, b, m, seen):
     # DeepSeek-V4's indexer. x: [T, hidden], cq: [T, q_lora], seen: [T, E] the entries of windows
     # closed by each query -> [T, E], True at each query's top-k of those
@@ -1598,6 +1614,8 @@ def v4_index(x, cq, W, b, m, seen):
     return keep  # [T, E]
 
 
+#.
+#: v4
 def v4_attention(x, W, b):
     # DeepSeek-V4's attention. x: [T, hidden] -> [T, hidden]
     C, V = CONFIG, CONFIG["v4"]
@@ -1629,16 +1647,25 @@ def v4_attention(x, W, b):
     return linear(oa, w(W, "v4_o_b", b))  # [T, hidden]
 
 
+#.
 def hyper_forward(x, W, ids):
     # Hyper-connections' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
     X = np.repeat(x[:, None, :], CONFIG["hyper"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
     for b, (span, use_rope, ffn) in enumerate(PLAN):
         h, post = stream_mix(X, W, "hc_attn", b)  # h: [T, hidden], post: [T, n]
+#: !v4
         a = attention(norm(h, w(W, "attn_norm", b)), W, b, span, use_rope)  # a: [T, hidden]
+#.
+#: v4
         a = v4_attention(norm(h, w(W, "attn_norm", b)), W, b)  # a: [T, hidden]
+#.
+#: !sinkhorn
         X = X + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], the output written to every stream
+#.
+#: sinkhorn
         post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]
         X = np.einsum("tji,tjd->tid", c, X) + post[:, :, None] * a[:, None, :]  # X: [T, n, hidden], stream i = sum_j C[j, i] X_j plus the output
+#.
         h, post = stream_mix(X, W, "hc_ffn", b)
         h = norm(h, w(W, "ffn_norm", b))  # h: [T, hidden]
 #: hashed
@@ -1647,9 +1674,13 @@ def hyper_forward(x, W, ids):
 #: !hashed
         m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)  # m: [T, hidden]
 #.
+#: !sinkhorn
         X = X + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]
+#.
+#: sinkhorn
         post, c = post  # the post gates [T, n] and the streams' mix C [T, n, n]
         X = np.einsum("tji,tjd->tid", c, X) + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]
+#.
     h, _ = stream_mix(X, W, "hc_head")  # h: [T, hidden], the streams weighed into one
     return lm_head(norm(h, w(W, "final_norm")), W)
 
