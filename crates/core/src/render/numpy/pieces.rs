@@ -20,5 +20,34 @@ pub(super) fn pieces(spec: &Spec) -> Pieces {
     p.set("sinkhorn", spec.hyper().is_some_and(|h| h.sinkhorn.is_some()));
     // Softcaps on the experts' gate and up halves.
     p.set("glu_softcaps", spec.moe.as_ref().is_some_and(|m| m.glu_softcaps.is_some()));
+    let variants = spec.attn_variants();
+    let any = |f: &dyn Fn(&crate::spec::Attention) -> bool| variants.iter().any(|(a, _)| f(a));
+    // Attention residuals: each sublayer reads a mix of the block summaries; looped, with
+    // messages from the pass before.
+    p.set("attn_res", spec.attn_res().is_some());
+    p.set("looped_messages", spec.attn_res().is_some_and(|r| r.looped.is_some()));
+    // Layers whose K and V read inputs of their own.
+    p.set("kv_inputs", any(&|a| a.kv_inputs) || spec.attn_res().is_some_and(|r| r.looped.is_some()));
+    // Convolutions over the keys and values (static, or with each token's own taps).
+    p.set("kv_conv", any(&|a| a.kv_conv.is_some()));
+    p.set("dynamic_conv", any(&|a| a.kv_conv.is_some_and(|c| c.dynamic)));
+    // Queries and keys (or relative logits' inputs) no longer than a threshold.
+    p.set("l2_clip", any(&|a| a.l2_clip.is_some()));
+    p.set("rel_clip", any(&|a| a.rel_logits.is_some_and(|r| r.clip.is_some())));
+    p.set("l2_clip_fn", any(&|a| a.l2_clip.is_some() || a.rel_logits.is_some_and(|r| r.clip.is_some())));
+    // A sink logit per token, from its own projection.
+    p.set("token_sinks", any(&|a| a.token_sinks));
+    // Each query's own bias for each key's distance.
+    p.set("rel_logits", any(&|a| a.rel_logits.is_some()));
+    p.set("query_scale_any", any(&|a| a.query_scale.is_some()));
+    // Convolutions over the sublayers' outputs.
+    p.set("out_conv", spec.out_conv.is_some());
+    p.set("residual_conv", spec.out_conv.is_some() || any(&|a| a.kv_conv.is_some()));
+    p.set("mlp_scalar", spec.mlp.scalar);
+    // An embedding narrower than the stream, projected in and out.
+    p.set("embed_proj", spec.embedding.projected.is_some());
+    p.set("logits_kept", spec.logits_kept.is_some());
+    p.set("moe_sink", spec.moe.as_ref().is_some_and(|m| m.scoring == crate::spec::Scoring::SigmoidSink));
+    p.set("buckets", matches!(spec.position, crate::spec::Position::Buckets(_)));
     p
 }

@@ -35,8 +35,10 @@ def w(W, key, b=None, e=None, bias=False):
     name = name.replace("{b}", str(b)).replace("{e}", str(e))
     if b is not None:
         name = name.replace("{p}", str(b // 2)).replace("{s}", str(b % 2))  # layer b: sublayer b % 2 of checkpoint layer b // 2
+#: attn_res
     if b is not None:
         name = name.replace("{b-1}", str(b - 1))  # layer b's tensor stored under b - 1
+#.
     if b is not None and CONFIG["shared"]:
         name = place(name, b)
     return W[name].T if key in TRANSPOSED else W[name]  # as [out, in], however stored
@@ -117,6 +119,7 @@ def apply_rope(x, cos, sin, interleaved=None):
     return np.concatenate([rot, rest], -1)  # [heads, T, d_head]
 
 
+#: residual_conv
 def residual_conv(u, wc, scaled=False):
     # u: [T, C], wc: [C, 1, K] -> [T, C]: u plus its causal depthwise convolution over time
     K = wc.shape[-1]
@@ -125,6 +128,8 @@ def residual_conv(u, wc, scaled=False):
     return y / np.float32(math.sqrt(K + 1)) if scaled else y  # [T, C]
 
 
+#.
+#: dynamic_conv
 def dynamic_conv(u, xin, W, b, which, heads):
     # u: [T, C] (K or V once projected), xin: [T, hidden] (its input) -> [T, C]. Each token's taps are the stored ones
     # ([K, C], tap 0 the token itself) plus its own, projected from xin, one set per K/V head
@@ -137,16 +142,22 @@ def dynamic_conv(u, xin, W, b, which, heads):
     return (u + mix) / np.float32(math.sqrt(2 * K + 1))  # [T, C]
 
 
+#.
+#: l2_clip_fn
 def l2_clip(u, c):
     # u: [..., d] -> [..., d]: each vector scaled down to L2 norm c where longer
     return u * np.minimum(1, np.float32(c) / (np.sqrt((u * u).sum(-1, keepdims=True)) + np.float32(1e-6)))
 
 
+#.
+#: rel_logits
 def rel_logits(x, W, b, R, T):
     # x: [T, hidden] -> [H, T, T]: each query's relative state mixes a bank of distance profiles
     r = linear(x, w(W, "rel_proj", b)).reshape(T, -1, R["d_rel"]).transpose(1, 0, 2)  # r: [H, T, d_rel]
+#: rel_clip
     if R["clip"]:
         r = l2_clip(r * w(W, "rel_clip_scale", b)[:, None, :], R["clip"])  # r: [H, T, d_rel], scaled, then no longer than the threshold
+#.
     per_distance = r @ w(W, "rel_bank", b)  # [H, T, extent]: the query's bias at each backward distance
     distance = np.arange(T)[:, None] - np.arange(T)[None, :]  # i - j: [T, T]
     index = np.broadcast_to(np.clip(distance, 0, R["extent"] - 1), per_distance.shape[:1] + distance.shape)  # [H, T, T]
@@ -154,6 +165,7 @@ def rel_logits(x, W, b, R, T):
     return np.where((distance >= 0) & (distance < R["extent"]), bias, 0).astype(np.float32)  # nothing ahead or beyond the extent
 
 
+#.
 def attention_mask(span, T):
     # -> [T, T] additive mask: 0 where query i may attend to key j, -inf elsewhere
     i, j = np.arange(T)[:, None], np.arange(T)[None, :]
@@ -167,6 +179,7 @@ def attention_mask(span, T):
     return np.where(ok, 0.0, -np.inf).astype(np.float32)
 
 
+#: buckets
 def position_bias(T, W):
     # -> [H, T, T]: the learned bias of key j for the query at i, per head, one table for every layer
     B, P = CONFIG["buckets"], CONFIG["prompt"]
@@ -183,6 +196,7 @@ def position_bias(T, W):
     return w(W, "position_bias")[row].transpose(2, 0, 1)  # [H, T, T]
 
 
+#.
 def moa_attention(x, W, b, span, use_rope):
     # x: [T, hidden] -> [T, hidden]; a mixture of attention heads: each token's K chosen experts
     # bring a query and an output projection each, over one set of KV K/V heads
@@ -437,10 +451,17 @@ def qsa_mask(x, W, b, span, I):
     return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [T, T]
 
 
+#: kv_inputs
 def attention(x, W, b, span, use_rope, xk=None, xv=None):
     # x: [T, hidden] -> [T, hidden]; K and V read xk and xv where the layer gives them inputs of their own
     C = CONFIG
     xk, xv = x if xk is None else xk, x if xv is None else xv
+#.
+#: !kv_inputs
+def attention(x, W, b, span, use_rope):
+    # x: [T, hidden] -> [T, hidden]
+    C = CONFIG
+#.
     if STATE is not None:
         return attention_so_far(x, W, b, span, use_rope)  # decoding: over every input so far
     if C["mla"]:
@@ -472,14 +493,26 @@ def attention(x, W, b, span, use_rope, xk=None, xv=None):
         k = v = None if C["shares_kv"] else linear(x, w(W, "k", b), bias("k"))  # k: [T, KV D], the values too; a layer that shares has neither
     else:
         # q: [T, H D]; k, v: [T, KV D]
+#: kv_inputs
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(xk, w(W, "k", b), bias("k")), linear(xv, w(W, "v", b), bias("v"))
+#.
+#: !kv_inputs
+        q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
+#.
     if C["shared"] and C["shared"]["attn_adapters"]:
         q, k, v = q + adapter(x, W, b, "q"), k + adapter(x, W, b, "k"), v + adapter(x, W, b, "v")  # plus this visit's own adapters
+#: kv_conv
     Kc = C["kv_conv"]
+#: dynamic_conv
     if Kc and Kc["dynamic"]:
         k, v = dynamic_conv(k, xk, W, b, "k", KV), dynamic_conv(v, xv, W, b, "v", KV)  # k: [T, KV D], v: [T, KV DV], taps of each token's own too
     elif Kc:
+#.
+#: !dynamic_conv
+    if Kc:
+#.
         k, v = residual_conv(k, w(W, "k_conv", b), Kc["scaled"]), residual_conv(v, w(W, "v_conv", b), Kc["scaled"])  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions
+#.
     if C["out_gate"] and C["out_gate"]["in_query"]:
         qg = q.reshape(T, H, 2, D)  # each head's queries, then its output gate
         q, gate = qg[:, :, 0].reshape(T, H * D), qg[:, :, 1].reshape(T, H * D)  # [T, H D] each
@@ -508,9 +541,11 @@ def attention(x, W, b, span, use_rope, xk=None, xv=None):
         ln = lambda u: (u - u.mean(-1, keepdims=True)) / np.sqrt(u.var(-1, keepdims=True) + C["eps"])  # LayerNorm over a head's dims, no shift
         hw = lambda key, n: np.stack([w(W, key, b, e=i) for i in range(n)]) if C["qk_split"] else w(W, key, b)  # [n, D]: stored per head, or as one tensor
         q, k = ln(q) * hw("q_norm", H)[:, None, :], ln(k) * hw("k_norm", KV)[:, None, :]  # q: [H, T, D], k: [KV, T, D], each head its own weight
+#: l2_clip
     if C["l2_clip"]:
         q = l2_clip(q * w(W, "q_clip_scale", b)[:, None, :], C["l2_clip"])  # q: [H, T, D], scaled, then no longer than the threshold
         k = l2_clip(k, C["l2_clip"])  # k: [KV, T, D]
+#.
     if use_rope and C["rope"]:
         cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]
@@ -547,13 +582,19 @@ def attention(x, W, b, span, use_rope, xk=None, xv=None):
     if C["alibi"]:
         distance = np.arange(T)[None, :] - np.arange(T)[:, None]  # j - i: [T, T]
         s = s + np.array(C["alibi"], np.float32)[:, None, None] * distance  # ALiBi: [H, T, T]
+#: buckets
     if C["buckets"]:
         s = s + position_bias(T, W)  # s: [H, T, T], + the bias of each key's distance (or segment) from the query
+#.
+#: rel_logits
     if C["rel_logits"]:
         bias = rel_logits(x, W, b, C["rel_logits"], T)  # bias: [H, T, T], each query's own bias for each key's distance
+#: query_scale_any
         if C["query_scale"]:
             bias = bias * f.astype(np.float32)[None, :, None]  # scaled with the queries
+#.
         s = s + bias
+#.
     if C["softcap"]:
         s = C["softcap"] * np.tanh(s / C["softcap"])  # s: [H, T, T]
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
@@ -571,10 +612,15 @@ def attention(x, W, b, span, use_rope, xk=None, xv=None):
             choice = np.where(np.isfinite(s), delta, -np.inf)  # [H, T, T], the visible keys' scores
             floor = -np.sort(-choice, axis=-1)[..., keep - 1 : keep]  # [H, T, 1], the keep-th best
             s = np.where(choice >= floor, s, -np.inf)  # only the keep best-scored keys stay
+#: token_sinks
     if C["token_sinks"]:
         sink = linear(x, w(W, "token_sinks", b)).T[:, :, None]  # sink: [H, T, 1], each token's own sink logit per head
         p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
     elif C["sinks"]:
+#.
+#: !token_sinks
+    if C["sinks"]:
+#.
         sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1]
         p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
     else:
@@ -1052,8 +1098,10 @@ def mlp(x, W, b):
     h = act(g) * u  # h: [T, F]
     if C["ffn_sub_norm"]:
         h = norm(h, w(W, "ffn_sub_norm", b))  # [T, F], normed before the down projection
+#: mlp_scalar
     if C["mlp_scalar"]:
         return linear(h, w(W, "down", b), bias("down")) * w(W, "mlp_scalar", b)  # [T, hidden], times a learned scalar
+#.
     return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
 
 
@@ -1172,8 +1220,10 @@ def moe(x, W, b, rx=None, ids=None):
     rx = x if rx is None else rx  # what the router reads
     if M["router_norm"]:
         rx = rx / np.sqrt((rx * rx).mean(-1, keepdims=True) + CONFIG["eps"]) * w(W, "router_scale", b) / np.float32(math.sqrt(CONFIG["hidden"]))  # [T, hidden], normed (no weight) and scaled
+#: moe_sink
     if M["scoring"] == "sigmoid_sink":
         return moe_sink(x, W, b)
+#.
     logits = linear(rx, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
     if M["router_softcap"]:
         logits = M["router_softcap"] * np.tanh(logits / M["router_softcap"])  # logits: [T, E], softcapped
@@ -1281,6 +1331,7 @@ def moe(x, W, b, rx=None, ids=None):
     return out  # [T, hidden]
 
 
+#: moe_sink
 def moe_sink(x, W, b):
     # x: [T, hidden] -> [T, hidden]. Inkling's experts: the router scores the routed experts and, in its last rows,
     # the shared ones; the chosen and the shared are weighted by their sigmoids normalized together
@@ -1303,6 +1354,7 @@ def moe_sink(x, W, b):
     return out  # [T, hidden]
 
 
+#.
 def sinusoids(rows, d):
     # rows: [T] int -> [T, d]: [sin(r w_i) ..., cos(r w_i) ...]
     if CONFIG["sinusoidal"] == "ctrl":
@@ -1325,8 +1377,10 @@ def embed(ids, W):
     if P:
         ids = np.concatenate([P["first_row"] + np.arange(P["length"]), ids])  # ids: [P + T], the learned prompt's rows first
     x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
+#: embed_proj
     if C["embed_proj"]:
         x = linear(x, w(W, "project_in"))  # x: [T, hidden], each row mapped from the table's width
+#.
     if P:
         seg = np.where(np.arange(len(ids)) < P["length"], P["prompt_segment"], P["text_segment"])  # seg: [P + T], each position's segment
         x = x + w(W, "segment_embed")[seg]  # x: [P + T, hidden], + the embedding of its segment
@@ -1397,8 +1451,10 @@ def residual_gate(out, x, g):
 def lm_head(z, W):
     # z: [T, hidden] -> logits: [T, vocab]
     C = CONFIG
+#: embed_proj
     if C["embed_proj"]:
         z = linear(z, w(W, "project_out"))  # z: [T, width], mapped to the token table's width
+#.
     head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # head: [vocab, hidden]
     logits = z @ head.T  # logits: [T, vocab]
     if C["head_bias"]:
@@ -1410,11 +1466,14 @@ def lm_head(z, W):
         logits = logits * np.float32(C["logits_mult"])  # logits: [T, vocab], scaled
     if C["final_softcap"]:
         logits = C["final_softcap"] * np.tanh(logits / C["final_softcap"])  # logits: [T, vocab], in (-cap, cap)
+#: logits_kept
     if C["logits_kept"]:
         logits = logits[:, : C["logits_kept"]]  # the rows that pad the head past the real vocabulary dropped
+#.
     return logits.astype(np.float32)  # [T, vocab]
 
 
+#: attn_res
 def res_mix(blocks, x, q, eps):
     # blocks: the block summaries (each [T, hidden]), x: [T, hidden], q: [n, hidden] or [hidden] -> n mixes [T, hidden]
     S = np.stack(blocks + [x], 1)  # S: [T, k, hidden], the candidates
@@ -1426,6 +1485,8 @@ def res_mix(blocks, x, q, eps):
     return [(S * a[:, :, i : i + 1]).sum(1) for i in range(q.shape[0])]  # n × [T, hidden]
 
 
+#.
+#: attn_res
 def attn_res_forward(x, W):
     # x: [T, hidden] (the embeddings) -> logits. Inkling 2's block attention residuals: each sublayer reads a learned mix
     # of the block summaries and the stream; a block's first layer keeps its input as a summary and restarts the stream
@@ -1453,6 +1514,8 @@ def attn_res_forward(x, W):
     return lm_head(z, W)
 
 
+#.
+#: looped_messages
 def message_gate(x, m, W, b, key):
     # x, m: [T, hidden] -> [T, hidden]: x forgets a learned share of itself and takes in its message m
     rms = lambda u: u / np.sqrt((u * u).mean(-1, keepdims=True) + np.float32(CONFIG["eps"]))  # no weight
@@ -1461,6 +1524,8 @@ def message_gate(x, m, W, b, key):
     return (1 - forget) * x + gain * m  # [T, hidden]
 
 
+#.
+#: attn_res
 def attn_res_layer(x, blocks, W, b, messages=None):
     # x: [T, hidden] -> [T, hidden]: layer b; a block's first layer appends its input x to blocks. In a loop's later
     # passes, messages (q, k, v, FFN: [T, hidden] each) from the pass before are gated into the layer's inputs
@@ -1472,15 +1537,19 @@ def attn_res_layer(x, blocks, W, b, messages=None):
             A = {**C, **own}  # this layer's own attention
     n = 3 if A["kv_inputs"] else 1  # the full layers mix inputs for Q, K and V apart
     xs = res_mix(blocks, x, w(W, "attn_res_query", b), R["eps"]) if b > 0 else [x] * n  # layer 0 reads the stream
+#: looped_messages
     if messages is not None:
         xs = xs if n == 3 else xs * 3  # a sliding layer's K and V take inputs of their own too
         xs = [message_gate(xs[i], messages[i], W, b, key) for i, key in enumerate(["msg_q", "msg_k", "msg_v"])]
+#.
     if A["kv_inputs"]:
         q_in, k_in, v_in = (norm(xs[i], w(W, key, b)) for i, key in enumerate(["q_in_norm", "k_in_norm", "v_in_norm"]))
         a = attention(q_in, W, b, span, use_rope, k_in, v_in)  # [T, hidden]
+#: looped_messages
     elif messages is not None:
         q_in, k_in, v_in = (norm(u, w(W, "attn_norm", b)) for u in xs)
         a = attention(q_in, W, b, span, use_rope, k_in, v_in)  # [T, hidden]
+#.
     else:
         a = attention(norm(xs[0], w(W, "attn_norm", b)), W, b, span, use_rope)  # [T, hidden]
     a = residual_conv(a, w(W, "attn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
@@ -1490,12 +1559,15 @@ def attn_res_layer(x, blocks, W, b, messages=None):
     else:
         r = x + a  # [T, hidden]
     h = res_mix(blocks, r, w(W, "ffn_res_query", b), R["eps"])[0]  # [T, hidden]
+#: looped_messages
     if messages is not None:
         h = message_gate(h, messages[3], W, b, "msg_ffn")
+#.
     h = norm(h, w(W, "ffn_norm", b))  # [T, hidden]
     return r + residual_conv(moe(h, W, b), w(W, "ffn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
 
 
+#.
 #: sinkhorn
 def sinkhorn_mix(m, base, scale, n):
     # DeepSeek-V4: a sublayer's mix logits m: [T, (2 + n) n] -> its post gates [T, n] (without
@@ -1818,8 +1890,10 @@ def forward(ids, W):
         return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them
     if C["gated_streams"]:
         return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean
+#: attn_res
     if C["attn_res"]:
         return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream
+#.
     if C["hierarchy"]:
         return hierarchy_forward(x, W)  # two stacks of layers in a nested loop
     x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream
@@ -1845,8 +1919,10 @@ def forward(ids, W):
         a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else rg_lru(h, W, b) if span[0] == "rglru" else time_mix(h, W, b) if span[0] == "rwkv" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
+#: out_conv
         if C["out_conv"]:
             a = residual_conv(a, w(W, "attn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden], mixed over its last positions
+#.
         if C["residual_scales"]:
             x = x * w(W, "resid_attn_scale", b)  # [T, hidden], the stream scaled by a learned vector
         if C["depth_scaled"]:
@@ -1871,8 +1947,10 @@ def forward(ids, W):
         m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)
         if after:
             m = norm(m, w(W, "post_ffn_norm", b))
+#: out_conv
         if C["out_conv"]:
             m = residual_conv(m, w(W, "ffn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
+#.
         if C["residual_scales"]:
             x = x * w(W, "resid_ffn_scale", b)  # [T, hidden]
         if C["depth_scaled"]:
