@@ -49,5 +49,21 @@ pub(super) fn pieces(spec: &Spec) -> Pieces {
     p.set("logits_kept", spec.logits_kept.is_some());
     p.set("moe_sink", spec.moe.as_ref().is_some_and(|m| m.scoring == crate::spec::Scoring::SigmoidSink));
     p.set("buckets", matches!(spec.position, crate::spec::Position::Buckets(_)));
+    // Multi-head latent attention, its indexer (which layers choose their own keys), its
+    // latents' scales and its rotated key's norm.
+    let mla = spec.attn.mla.as_ref();
+    p.set("mla", mla.is_some());
+    p.set("indexer", mla.is_some_and(|m| m.indexer.is_some()));
+    p.set("indexer_reuse", mla.is_some_and(|m| m.indexer.is_some()) && !spec.indexer_reusers().is_empty());
+    p.set("indexer_lora", mla.is_some_and(|m| m.indexer.is_some() && m.lora_scales.is_some()));
+    p.set("lora_scales", any(&|a| a.mla.as_ref().is_some_and(|m| m.lora_scales.is_some())));
+    p.set("rope_key_norm", any(&|a| a.mla.as_ref().is_some_and(|m| m.rope_key_norm)));
+    // Layers with attention sizes of their own.
+    p.set("layer_attn", !spec.layer_attn.is_empty());
+    let moe = spec.moe.as_ref();
+    p.set("zero_experts", moe.is_some_and(|m| m.zero_experts > 0));
+    // A router that reads its input normed and scaled (or another input than the experts').
+    p.set("router_norm", moe.is_some_and(|m| m.router_norm));
+    p.set("expert_scale", moe.is_some_and(|m| m.expert_scale));
     p
 }

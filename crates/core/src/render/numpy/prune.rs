@@ -21,115 +21,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
     // DeepSeek-V4's parts, where the model has them; the lines they change restored first, so
     // that the other edits find the template's lines as they were.
     if spec.moe.as_ref().is_none_or(|m| m.hash_layers.is_none()) {
-        lines.extend([
-            ("def moe(x, W, b, rx=None, ids=None):", "def moe(x, W, b, rx=None):"),
-            ("hyper_forward(x, W, ids)", "hyper_forward(x, W)"),
-        ]);
-    }
-    if spec.attn.mla.is_none() {
-        drop.push("mla_attention");
-        lines.push((
-            "    if C[\"mla\"]:\n        return mla_attention(x, W, b, span)\n",
-            "",
-        ));
-    }
-    match spec.attn.mla.as_ref().map(|m| m.indexer.as_ref()) {
-        None | Some(None) => {
-            drop.extend(["index_keys", "CHOSEN"]);
-            if spec.attn.mla.is_some() {
-                lines.push((
-                    "        if M[\"indexer\"]:\n            if b in M[\"indexer\"][\"own\"]:\n                CHOSEN[\"keys\"] = index_keys(x, cq, W, b, span)\n            mask = mask + CHOSEN[\"keys\"]  # only the keys the last indexer chose\n",
-                    "",
-                ));
-            }
-        }
-        // Every layer chooses for itself: no choice to carry between layers.
-        Some(Some(_)) if spec.indexer_reusers().is_empty() => {
-            drop.push("CHOSEN");
-            lines.push((
-                "            if b in M[\"indexer\"][\"own\"]:\n                CHOSEN[\"keys\"] = index_keys(x, cq, W, b, span)\n            mask = mask + CHOSEN[\"keys\"]  # only the keys the last indexer chose\n",
-                "            mask = mask + index_keys(x, cq, W, b, span)  # only the keys the indexer chose\n",
-            ));
-        }
-        Some(Some(_)) => {}
-    }
-    if !spec
-        .attn_variants()
-        .iter()
-        .any(|(a, _)| a.mla.as_ref().is_some_and(|m| m.lora_scales.is_some()))
-    {
-        lines.extend([
-            (
-                "    if M[\"lora_scales\"]:\n        q = q * np.float32(M[\"lora_scales\"][0])  # [T, H (nope + rope)], scaled by sqrt(hidden / q_lora)\n",
-                "",
-            ),
-            (
-                "    if M[\"lora_scales\"]:\n        c_kv = c_kv * np.float32(M[\"lora_scales\"][1])  # [T, kv_lora], scaled by sqrt(hidden / kv_lora): keys and values both\n",
-                "",
-            ),
-        ]);
-    }
-    let variants = spec.attn_variants();
-    if !variants
-        .iter()
-        .any(|(a, _)| a.mla.as_ref().is_some_and(|m| m.rope_key_norm))
-    {
-        lines.push((
-            "    if M[\"rope_key_norm\"]:\n        k_rot = norm(k_rot, w(W, \"k_pe_norm\", b))  # [1, T, rope], normed before it is rotated\n",
-            "",
-        ));
-    }
-    if spec.layer_attn.is_empty() || spec.attn.mla.is_none() {
-        lines.push((
-            "    C = CONFIG\n    for own in C[\"layer_attn\"]:\n        if b in own[\"layers\"]:\n            C = {**C, **own}  # this layer's own attention (its latent sizes)\n    M = C[\"mla\"]\n",
-            "    C, M = CONFIG, CONFIG[\"mla\"]\n",
-        ));
-    }
-    // The indexer reads the latent scaled where the query is (dots.3 Note).
-    if spec
-        .attn
-        .mla
-        .as_ref()
-        .is_none_or(|m| m.indexer.is_none() || m.lora_scales.is_none())
-    {
-        lines.push((
-            "    if CONFIG[\"mla\"][\"lora_scales\"]:\n        cq = cq * np.float32(CONFIG[\"mla\"][\"lora_scales\"][0])  # [T, q_lora], scaled as the attention's query is\n",
-            "",
-        ));
-    }
-    if spec.moe.as_ref().is_none_or(|m| m.zero_experts == 0) {
-        lines.push((
-            "            if e >= M[\"experts\"]:\n                out[t] += weight * x[t]  # a zero-computation expert: its input, weighted\n                continue\n",
-            "",
-        ));
-    }
-    if spec.moe.as_ref().is_none_or(|m| !m.router_norm) {
-        let hashed = spec.moe.as_ref().is_some_and(|m| m.hash_layers.is_some());
-        lines.extend([
-            if hashed {
-                (
-                    "def moe(x, W, b, rx=None, ids=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)\n",
-                    "def moe(x, W, b, ids=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (ids: [T], the tokens, where a layer routes by them)\n",
-                )
-            } else {
-                (
-                    "def moe(x, W, b, rx=None):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)\n",
-                    "def moe(x, W, b):\n    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts\n",
-                )
-            },
-            ("    rx = x if rx is None else rx  # what the router reads\n", ""),
-            (
-                "    if M[\"router_norm\"]:\n        rx = rx / np.sqrt((rx * rx).mean(-1, keepdims=True) + CONFIG[\"eps\"]) * w(W, \"router_scale\", b) / np.float32(math.sqrt(CONFIG[\"hidden\"]))  # [T, hidden], normed (no weight) and scaled\n",
-                "",
-            ),
-            ("    logits = linear(rx, w(W, \"router\", b)", "    logits = linear(x, w(W, \"router\", b)"),
-        ]);
-    }
-    if spec.moe.as_ref().is_none_or(|m| !m.expert_scale) {
-        lines.push((
-            "            if M[\"expert_scale\"]:\n                weight = weight * float(w(W, \"router_expert_scale\", b)[e])  # times the expert's learned scale\n",
-            "",
-        ));
+        lines.push(("hyper_forward(x, W, ids)", "hyper_forward(x, W)"));
     }
     if spec.plan.iter().any(|l| l.ffn == Ffn::DenseAndMoe) {
         // Gemma 4: the MLP and the experts side by side, the router reading the stream.
@@ -366,7 +258,7 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
             "",
         ));
     }
-    if !spec.attn.sinks || spec.attn.mla.is_none() {
+    if spec.attn.mla.is_some() && !spec.attn.sinks {
         lines.push((
             "    if C[\"sinks\"]:\n        sink = np.broadcast_to(w(W, \"sinks\", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1], one learned logit per head\n        s = np.concatenate([s, sink], -1)  # s: [H, T, T + 1]: the sink takes its share of the softmax\n        v = np.concatenate([v, np.zeros_like(v[:, :1])], 1)  # v: [H, T + 1, v], and gives back nothing\n",
             "",
@@ -816,8 +708,8 @@ pub(super) fn prune(spec: &Spec, body: &str) -> String {
                 "    logits = router_mlp(x, W, b)  # logits: [T, E + 1]\n",
             ),
             (
-                "        for e, weight in route(logits[t], corr):\n",
-                "        for e, weight in top1(logits[t], w(W, \"router_balance\", b)):\n",
+                "        chosen = route(logits[t], corr)  # [(expert, weight)] of token t\n",
+                "        chosen = top1(logits[t], w(W, \"router_balance\", b))  # [(expert, weight)] of token t\n",
             ),
             // Balanced by its own biases, not a correction bias.
             (

@@ -223,38 +223,57 @@ def moa_attention(x, W, b, span, use_rope):
     return y + w(W, "attn_experts", b, bias=True)  # [T, hidden], plus the experts' shared bias
 
 
+#: mla
 def mla_attention(x, W, b, span):
     # Multi-head latent attention. x: [T, hidden] -> [T, hidden]
+#: layer_attn
     C = CONFIG
     for own in C["layer_attn"]:
         if b in own["layers"]:
             C = {**C, **own}  # this layer's own attention (its latent sizes)
     M = C["mla"]
+#.
+#: !layer_attn
+    C, M = CONFIG, CONFIG["mla"]
+#.
     T, H, nope, rd, vd, kvl = x.shape[0], C["heads"], M["nope"], M["rope"], M["v"], M["kv_lora"]
     mask = attention_mask(span, T)  # [T, T]
     if M["q_lora"]:
         qa = linear(x, w(W, "q_a", b), w(W, "q_a", b, bias=True) if M["bias"] else None)  # [T, q_lora]
         cq = norm(qa, w(W, "q_a_norm", b), eps=M["eps"])  # cq: [T, q_lora], the query latent (its norm at its own eps)
+#: indexer
         if M["indexer"]:
+#: indexer_reuse
             if b in M["indexer"]["own"]:
                 CHOSEN["keys"] = index_keys(x, cq, W, b, span)
             mask = mask + CHOSEN["keys"]  # only the keys the last indexer chose
+#.
+#: !indexer_reuse
+            mask = mask + index_keys(x, cq, W, b, span)  # only the keys the indexer chose
+#.
+#.
         q = linear(cq, w(W, "q_b", b))  # [T, H (nope + rope)]
         if M["q_gate"]:
             qg = linear(np.concatenate([cq, qa], -1), w(W, "q_b", b)).reshape(T, H, nope + rd + vd)  # [T, H, nope + rope + v], from both latents
             q, gate = qg[..., : nope + rd].reshape(T, -1), qg[..., nope + rd :].reshape(T, -1)  # q: [T, H (nope + rope)], gate: [T, H v]
     else:
         q = linear(x, w(W, "q", b))  # q: [T, H (nope + rope)]
+#: lora_scales
     if M["lora_scales"]:
         q = q * np.float32(M["lora_scales"][0])  # [T, H (nope + rope)], scaled by sqrt(hidden / q_lora)
+#.
     q = q.reshape(T, H, nope + rd).transpose(1, 0, 2)  # q: [H, T, nope + rope]
     kva = linear(x, w(W, "kv_a", b), w(W, "kv_a", b, bias=True) if M["bias"] else None)  # [T, kv_lora + rope]
     c_kv = norm(kva[:, :kvl], w(W, "kv_a_norm", b), eps=M["eps"])  # c_kv: [T, kv_lora], the cached latent
+#: lora_scales
     if M["lora_scales"]:
         c_kv = c_kv * np.float32(M["lora_scales"][1])  # [T, kv_lora], scaled by sqrt(hidden / kv_lora): keys and values both
+#.
     k_rot = kva[None, :, kvl:]  # k_rot: [1, T, rope], one rotary key for all heads (cached)
+#: rope_key_norm
     if M["rope_key_norm"]:
         k_rot = norm(k_rot, w(W, "k_pe_norm", b))  # [1, T, rope], normed before it is rotated
+#.
     cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]
     q_rot = apply_rope(q[..., nope:], cos, sin)  # q_rot: [H, T, rope]
     k_rot = apply_rope(k_rot, cos, sin)  # k_rot: [1, T, rope]
@@ -271,12 +290,16 @@ def mla_attention(x, W, b, span):
     return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]
 
 
+#.
+#: indexer
 def index_keys(x, cq, W, b, span):
     # DeepSeek sparse attention's indexer: which keys each query may attend to.
     # x: [T, hidden], cq: [T, q_lora] -> [T, T] additive mask, 0 at each query's top-k keys
     I = CONFIG["mla"]["indexer"]
+#: indexer_lora
     if CONFIG["mla"]["lora_scales"]:
         cq = cq * np.float32(CONFIG["mla"]["lora_scales"][0])  # [T, q_lora], scaled as the attention's query is
+#.
     T, IH, ID = x.shape[0], I["heads"], I["head_dim"]
     cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the first rope dims of each head rotate
     rotate = lambda t: apply_rope(t, cos, sin, I["interleaved"])  # paired as the indexer pairs them
@@ -294,9 +317,12 @@ def index_keys(x, cq, W, b, span):
     return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [T, T]
 
 
+#.
+#: indexer_reuse
 CHOSEN = {}  # the last indexer's choice, for the layers that have none of their own
 
 
+#.
 def cca(x, W, b):
     # ZAYA's compressed convolutional attention. x: [T, hidden] -> q: [T, H D], k: [T, KV D], v: [T, KV D]
     C, Z = CONFIG, CONFIG["cca"]
@@ -464,8 +490,10 @@ def attention(x, W, b, span, use_rope):
 #.
     if STATE is not None:
         return attention_so_far(x, W, b, span, use_rope)  # decoding: over every input so far
+#: mla
     if C["mla"]:
         return mla_attention(x, W, b, span)
+#.
     if C["moa"]:
         return moa_attention(x, W, b, span, use_rope)
     for own in C["layer_attn"]:
@@ -507,11 +535,12 @@ def attention(x, W, b, span, use_rope):
     if Kc and Kc["dynamic"]:
         k, v = dynamic_conv(k, xk, W, b, "k", KV), dynamic_conv(v, xv, W, b, "v", KV)  # k: [T, KV D], v: [T, KV DV], taps of each token's own too
     elif Kc:
+        k, v = residual_conv(k, w(W, "k_conv", b), Kc["scaled"]), residual_conv(v, w(W, "v_conv", b), Kc["scaled"])  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions
 #.
 #: !dynamic_conv
     if Kc:
-#.
         k, v = residual_conv(k, w(W, "k_conv", b), Kc["scaled"]), residual_conv(v, w(W, "v_conv", b), Kc["scaled"])  # k: [T, KV D], v: [T, KV DV], each channel mixed over its last positions
+#.
 #.
     if C["out_gate"] and C["out_gate"]["in_query"]:
         qg = q.reshape(T, H, 2, D)  # each head's queries, then its output gate
@@ -617,12 +646,14 @@ def attention(x, W, b, span, use_rope):
         sink = linear(x, w(W, "token_sinks", b)).T[:, :, None]  # sink: [H, T, 1], each token's own sink logit per head
         p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
     elif C["sinks"]:
+        sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1]
+        p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
 #.
 #: !token_sinks
     if C["sinks"]:
-#.
         sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1]
         p = softmax(np.concatenate([s, sink], -1))[..., :T]  # p: [H, T, T]; the sink takes its share, then is dropped
+#.
     else:
         p = softmax(s)  # p: [H, T, T]
     out = (p @ v).transpose(1, 0, 2)  # out: [T, H, D or 2D]
@@ -1214,17 +1245,47 @@ def route_hashed(logits, experts):
 
 
 #.
+#: router_norm
+#: hashed
 def moe(x, W, b, rx=None, ids=None):
     # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)
     M = CONFIG["moe"]
+#.
+#: !hashed
+def moe(x, W, b, rx=None):
+    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (the router reads rx where given)
+    M = CONFIG["moe"]
+#.
+#.
+#: !router_norm
+#: hashed
+def moe(x, W, b, ids=None):
+    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts (ids: [T], the tokens, where a layer routes by them)
+    M = CONFIG["moe"]
+#.
+#: !hashed
+def moe(x, W, b):
+    # x: [T, hidden] -> [T, hidden]; router, routed experts, shared experts
+    M = CONFIG["moe"]
+#.
+#.
+#: router_norm
     rx = x if rx is None else rx  # what the router reads
+#.
+#: router_norm
     if M["router_norm"]:
         rx = rx / np.sqrt((rx * rx).mean(-1, keepdims=True) + CONFIG["eps"]) * w(W, "router_scale", b) / np.float32(math.sqrt(CONFIG["hidden"]))  # [T, hidden], normed (no weight) and scaled
+#.
 #: moe_sink
     if M["scoring"] == "sigmoid_sink":
         return moe_sink(x, W, b)
 #.
+#: router_norm
     logits = linear(rx, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
+#.
+#: !router_norm
+    logits = linear(x, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
+#.
     if M["router_softcap"]:
         logits = M["router_softcap"] * np.tanh(logits / M["router_softcap"])  # logits: [T, E], softcapped
 #: hashed
@@ -1239,16 +1300,21 @@ def moe(x, W, b, rx=None, ids=None):
     out = np.zeros_like(x)  # out: [T, hidden]
     for t in range(x.shape[0]):
 #: hashed
-        for e, weight in (route_hashed(logits[t], w(W, "hash_table", b)[ids[t]]) if hashed else route(logits[t], corr)):
+        chosen = route_hashed(logits[t], w(W, "hash_table", b)[ids[t]]) if hashed else route(logits[t], corr)  # [(expert, weight)] of token t
 #.
 #: !hashed
-        for e, weight in route(logits[t], corr):
+        chosen = route(logits[t], corr)  # [(expert, weight)] of token t
 #.
+        for e, weight in chosen:
+#: expert_scale
             if M["expert_scale"]:
                 weight = weight * float(w(W, "router_expert_scale", b)[e])  # times the expert's learned scale
+#.
+#: zero_experts
             if e >= M["experts"]:
                 out[t] += weight * x[t]  # a zero-computation expert: its input, weighted
                 continue
+#.
             xe = x[t : t + 1] * weight if M["scoring"] == "topk_sigmoid" else x[t : t + 1]  # xe: [1, hidden]
             if M["stacked"] and not CONFIG["gated"]:
                 wu, wd = w(W, "expert_up", b)[e], w(W, "expert_down", b)[e]  # expert e's slices
