@@ -1091,15 +1091,6 @@ const QUERY_SCALE: &str = r#"    Q = C["query_scale"]
         q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
 "#;
 
-/// The mLSTM's six projections as the template writes them, stored apart.
-const MLSTM_PROJECTIONS: &str = r#"    q = linear(x, w(W, "ssm_q", b)).reshape(T, H, DK) / np.float32(math.sqrt(DK))  # [T, H, DK], scaled
-    k = linear(x, w(W, "ssm_k", b)).reshape(T, H, DK)  # [T, H, DK]
-    v = linear(x, w(W, "ssm_v", b)).reshape(T, H, DV)  # [T, H, DV]
-    o = linear(x, w(W, "ssm_z", b))  # [T, H DV], the output gate
-    i = cap(linear(x, w(W, "ssm_beta", b), w(W, "ssm_beta", b, bias=True)))  # [T, H], input gate
-    f = cap(linear(x, w(W, "ssm_alpha", b), w(W, "ssm_alpha", b, bias=True)))  # [T, H], forget gate
-"#;
-
 /// Whether the file decodes token by token (`--prompt`): a model with a recurrent mixer, whose
 /// state is what decoding carries, and nothing else that reads earlier positions outside its
 /// mixers (which `attention_so_far`, the mixers' states and Qwen4-Exp's n-gram embeddings' cover).

@@ -65,5 +65,29 @@ pub(super) fn pieces(spec: &Spec) -> Pieces {
     // A router that reads its input normed and scaled (or another input than the experts').
     p.set("router_norm", moe.is_some_and(|m| m.router_norm));
     p.set("expert_scale", moe.is_some_and(|m| m.expert_scale));
+    let ffn = |f: crate::spec::Ffn| spec.plan.iter().any(|l| l.ffn == f);
+    // Gemma 4: the MLP and the experts side by side.
+    p.set("dense_and_moe", ffn(crate::spec::Ffn::DenseAndMoe));
+    // LongCat-Flash: two sublayers per checkpoint layer; the experts' output added a layer later.
+    p.set("longcat", spec.layout == crate::spec::Layout::LongCat);
+    p.set("shortcut", ffn(crate::spec::Ffn::Shortcut));
+    // Layers that reuse another's keys and values, or take the values from the keys.
+    p.set("shares_kv", any(&|a| a.shares_kv));
+    p.set("k_only", any(&|a| a.shares_kv || a.v_from_k));
+    p.set("v_norm", any(&|a| a.v_norm));
+    p.set("indexer_rope_last", mla.and_then(|m| m.indexer.as_ref()).is_some_and(|i| i.rope_last));
+    p.set("altup", spec.altup().is_some());
+    p.set("gated_norm", spec.gated_norm.is_some());
+    // A latent query whose projection holds the heads' output gate too.
+    p.set("q_gate", mla.is_some_and(|m| m.q_gate));
+    // Gaussian cut-offs of the MLP's gate, per layer.
+    p.set("sparsity", !spec.sparsity.is_empty());
+    p.set("ple_clamp_ids", spec.per_layer_input.is_some_and(|p| p.clamp_ids));
+    p.set("rms_bias", spec.norm.kind == crate::spec::NormKind::RmsBias);
+    p.set("final_norm_plain", spec.final_norm_kind.is_some_and(|k| !k.has_bias()) && spec.norm.kind.has_bias());
+    // xLSTM's projections: apart or fused (`weight_mode`), with biases or not.
+    p.set("mlstm_fused", spec.mlstm().is_some_and(|m| m.fused));
+    p.set("mlstm_bias", spec.mlstm().is_some_and(|m| m.bias));
+    p.set("hierarchy", spec.hierarchy().is_some());
     p
 }

@@ -28,13 +28,20 @@ def load_safetensors(directory):
 def w(W, key, b=None, e=None, bias=False):
     if key not in NAMES:
         return None  # a tensor this model does not have (OLMo's norms have no weights)
+#: hierarchy
     name = NAMES[key][1 if bias else 0]
     if b is not None and CONFIG["hierarchy"]:
         per = CONFIG["hierarchy"]["per_stack"]
         name, b = name.replace("{stack}", "L_module" if b < per else "H_module"), b % per  # layer b: layer b % per of its stack
     name = name.replace("{b}", str(b)).replace("{e}", str(e))
+#.
+#: !hierarchy
+    name = NAMES[key][1 if bias else 0].replace("{b}", str(b)).replace("{e}", str(e))
+#.
+#: longcat
     if b is not None:
         name = name.replace("{p}", str(b // 2)).replace("{s}", str(b % 2))  # layer b: sublayer b % 2 of checkpoint layer b // 2
+#.
 #: attn_res
     if b is not None:
         name = name.replace("{b-1}", str(b - 1))  # layer b's tensor stored under b - 1
@@ -75,7 +82,13 @@ def norm(x, weight, bias=None, eps=None):
     y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)  # y: [..., d], eps inside the root
     if weight is None:
         return y  # an RMSNorm without a weight
+#: !rms_bias
     return y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
+#.
+#: rms_bias
+    y = y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
+    return y if bias is None else y + bias  # [..., d], plus the shift where the norm has one
+#.
 
 
 def act(x, kind=None):
@@ -252,10 +265,13 @@ def mla_attention(x, W, b, span):
             mask = mask + index_keys(x, cq, W, b, span)  # only the keys the indexer chose
 #.
 #.
+#: !q_gate
         q = linear(cq, w(W, "q_b", b))  # [T, H (nope + rope)]
-        if M["q_gate"]:
-            qg = linear(np.concatenate([cq, qa], -1), w(W, "q_b", b)).reshape(T, H, nope + rd + vd)  # [T, H, nope + rope + v], from both latents
-            q, gate = qg[..., : nope + rd].reshape(T, -1), qg[..., nope + rd :].reshape(T, -1)  # q: [T, H (nope + rope)], gate: [T, H v]
+#.
+#: q_gate
+        qg = linear(np.concatenate([cq, qa], -1), w(W, "q_b", b)).reshape(T, H, nope + rd + vd)  # [T, H, nope + rope + v], from both latents
+        q, gate = qg[..., : nope + rd].reshape(T, -1), qg[..., nope + rd :].reshape(T, -1)  # q: [T, H (nope + rope)], gate: [T, H v]
+#.
     else:
         q = linear(x, w(W, "q", b))  # q: [T, H (nope + rope)]
 #: lora_scales
@@ -301,8 +317,15 @@ def index_keys(x, cq, W, b, span):
         cq = cq * np.float32(CONFIG["mla"]["lora_scales"][0])  # [T, q_lora], scaled as the attention's query is
 #.
     T, IH, ID = x.shape[0], I["heads"], I["head_dim"]
+#: !indexer_rope_last
     cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the first rope dims of each head rotate
     rotate = lambda t: apply_rope(t, cos, sin, I["interleaved"])  # paired as the indexer pairs them
+#.
+#: indexer_rope_last
+    cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]: the last rope dims of each head rotate
+    pass_ = ID - cos.shape[-1]  # the dims before them pass as they are
+    rotate = lambda t: np.concatenate([t[..., :pass_], apply_rope(t[..., pass_:], cos, sin, I["interleaved"])], -1)
+#.
     q = rotate(linear(cq, w(W, "index_q", b)).reshape(T, IH, ID).transpose(1, 0, 2))  # q: [IH, T, ID]
     k = linear(x, w(W, "index_k", b))  # k: [T, ID], one key per token for all indexer heads
     mu, var = k.mean(-1, keepdims=True), k.var(-1, keepdims=True)
@@ -516,9 +539,11 @@ def attention(x, W, b, span, use_rope):
         qkv = linear(x, w(W, "qkv", b), bias("qkv")).reshape(T, KV, G + 2, D)  # per group: G queries, a key, a value
         q = qkv[:, :, :G].reshape(T, H * D)  # q: [T, H D]
         k, v = qkv[:, :, G].reshape(T, KV * D), qkv[:, :, G + 1].reshape(T, KV * D)  # k, v: [T, KV D]
+#: k_only
     elif C["shares_kv"] or C["v_from_k"]:
         q = linear(x, w(W, "q", b), bias("q"))  # q: [T, H D]
         k = v = None if C["shares_kv"] else linear(x, w(W, "k", b), bias("k"))  # k: [T, KV D], the values too; a layer that shares has neither
+#.
     else:
         # q: [T, H D]; k, v: [T, KV D]
 #: kv_inputs
@@ -551,12 +576,27 @@ def attention(x, W, b, span, use_rope):
         c = np.float32(C["clip_qkv"])
         q, k, v = np.clip(q, -c, c), np.clip(k, -c, c), np.clip(v, -c, c)  # every entry within [-c, c]
     q = q.reshape(T, H, D).transpose(1, 0, 2)  # q: [H, T, D]
+#: !shares_kv
     k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]
     v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]
+#.
+#: shares_kv
+    if k is not None:  # a layer that shares keys and values has none of its own
+        k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]
+        v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]
+#.
     if C["v_scale"] != 1:
         v = v * np.float32(C["v_scale"])  # v: [KV, T, DV], scaled
+#: v_norm
+#: !shares_kv
     if C["v_norm"]:
         v = v / np.sqrt((v * v).mean(-1, keepdims=True) + C["eps"])  # v: [KV, T, DV], RMS-normed per head, no weight
+#.
+#: shares_kv
+    if C["v_norm"] and v is not None:
+        v = v / np.sqrt((v * v).mean(-1, keepdims=True) + C["eps"])  # v: [KV, T, DV], RMS-normed per head, no weight
+#.
+#.
     if C["dynamic_mask"]:
         dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, "dt", b), bias("dt"))  # dt: [T, KV], from all heads' values
         delta = np.exp(w(W, "dyn_a", b) * np.logaddexp(0, dt)).T  # delta: [KV, T], each key's score per K/V head
@@ -565,7 +605,13 @@ def attention(x, W, b, span, use_rope):
         q, k = norm(q, None), norm(k, None)  # q: [H, T, D], k: [KV, T, D], each head to length 1
 #.
     if C["qk_norm"] == "per_head":
+#: !shares_kv
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head
+#.
+#: shares_kv
+        q = norm(q, w(W, "q_norm", b), nb("q_norm"))  # q: [H, T, D], per head
+        k = k if k is None else norm(k, w(W, "k_norm", b), nb("k_norm"))  # k: [KV, T, D]
+#.
     if C["qk_norm"] == "head_weights":
         ln = lambda u: (u - u.mean(-1, keepdims=True)) / np.sqrt(u.var(-1, keepdims=True) + C["eps"])  # LayerNorm over a head's dims, no shift
         hw = lambda key, n: np.stack([w(W, key, b, e=i) for i in range(n)]) if C["qk_split"] else w(W, key, b)  # [n, D]: stored per head, or as one tensor
@@ -577,7 +623,13 @@ def attention(x, W, b, span, use_rope):
 #.
     if use_rope and C["rope"]:
         cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]
+#: !shares_kv
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]
+#.
+#: shares_kv
+        q = apply_rope(q, cos, sin)  # q: [H, T, D]
+        k = k if k is None else apply_rope(k, cos, sin)  # k: [KV, T, D]
+#.
         if C["qk_norm"] == "l2":
             q = q / np.sqrt((q * q).mean(-1, keepdims=True) + C["eps"])  # q: [H, T, D], no weight
             k = k / np.sqrt((k * k).mean(-1, keepdims=True) + C["eps"])  # k: [KV, T, D]
@@ -596,10 +648,12 @@ def attention(x, W, b, span, use_rope):
 #: ngpt
     q = q * ((w(W, "ngpt_q", b) * np.float32(C["ngpt"]["query"])) ** 2).reshape(H, 1, D)  # q: [H, T, D], each feature's learned scale, squared
 #.
+#: shares_kv
     if C["shares_kv"]:
         k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own
     else:
         SHARED_KV[span[0]] = k, v  # for the later layers that share them
+#.
     if C["pool_index"]:
         index = pool_mask(q, k[0], b, C["pool_index"])  # [T, T]: the keys each query keeps
         k, v = nvfp4(k), nvfp4(v)  # the layer attends over its keys and values rounded to NVFP4
@@ -816,20 +870,55 @@ def mlstm(x, W, b):
     T, H = x.shape[0], S["heads"]
     DK, DV = S["qk_dim"] // H, S["v_dim"] // H  # a head's key and value widths
     cap = lambda v: S["gate_cap"] * np.tanh(v / S["gate_cap"])  # soft cap
+#: !mlstm_fused
+#: !mlstm_bias
     q = linear(x, w(W, "ssm_q", b)).reshape(T, H, DK) / np.float32(math.sqrt(DK))  # [T, H, DK], scaled
     k = linear(x, w(W, "ssm_k", b)).reshape(T, H, DK)  # [T, H, DK]
     v = linear(x, w(W, "ssm_v", b)).reshape(T, H, DV)  # [T, H, DV]
     o = linear(x, w(W, "ssm_z", b))  # [T, H DV], the output gate
+#.
+#: mlstm_bias
+    q = linear(x, w(W, "ssm_q", b), w(W, "ssm_q", b, bias=True)).reshape(T, H, DK) / np.float32(math.sqrt(DK))  # [T, H, DK], scaled
+    k = linear(x, w(W, "ssm_k", b), w(W, "ssm_k", b, bias=True)).reshape(T, H, DK)  # [T, H, DK]
+    v = linear(x, w(W, "ssm_v", b), w(W, "ssm_v", b, bias=True)).reshape(T, H, DV)  # [T, H, DV]
+    o = linear(x, w(W, "ssm_z", b), w(W, "ssm_z", b, bias=True))  # [T, H DV], the output gate
+#.
     i = cap(linear(x, w(W, "ssm_beta", b), w(W, "ssm_beta", b, bias=True)))  # [T, H], input gate
     f = cap(linear(x, w(W, "ssm_alpha", b), w(W, "ssm_alpha", b, bias=True)))  # [T, H], forget gate
+#.
+#: mlstm_fused
+    QK, V = S["qk_dim"], S["v_dim"]
+#: !mlstm_bias
+    p = linear(x, w(W, "ssm_in", b))  # p: [T, 2 QK + 2 V], q | k | v | o stored as one projection
+#.
+#: mlstm_bias
+    p = linear(x, w(W, "ssm_in", b), w(W, "ssm_in", b, bias=True))  # p: [T, 2 QK + 2 V], q | k | v | o stored as one projection
+#.
+    q = p[:, :QK].reshape(T, H, DK) / np.float32(math.sqrt(DK))  # [T, H, DK], scaled
+    k = p[:, QK : 2 * QK].reshape(T, H, DK)  # [T, H, DK]
+    v = p[:, 2 * QK : 2 * QK + V].reshape(T, H, DV)  # [T, H, DV]
+    o = p[:, 2 * QK + V :]  # [T, H DV], the output gate
+    g = cap(linear(x, w(W, "ssm_ba", b), w(W, "ssm_ba", b, bias=True)))  # g: [T, 2 H], the input gates, then the forget gates
+    i, f = g[:, :H], g[:, H:]  # [T, H] each
+#.
     st = state_of(b)
     carried = st.get("ssm", (np.zeros((H, DK, DV)), np.zeros((H, DK)), np.zeros(H)))  # memory, normalizer, stabilizer: zeros before the first token
     # One token through the recurrence; a prompt chunk by chunk, as the executor runs it.
     out, st["ssm"] = mlstm_loop(q, k, v, i, f, S["eps"], carried) if T == 1 else mlstm_chunked(q, k, v, i, f, S["eps"], 64, carried)  # out: [T, H, DV]
     mean = out.mean(-1, keepdims=True)
     var = ((out - mean) ** 2).mean(-1, keepdims=True)
+#: !mlstm_bias
     hn = ((out - mean) / np.sqrt(var + S["norm_eps"])).reshape(T, -1) * w(W, "ssm_norm", b)  # [T, H DV], LayerNorm per head
+#.
+#: mlstm_bias
+    hn = ((out - mean) / np.sqrt(var + S["norm_eps"])).reshape(T, -1) * w(W, "ssm_norm", b) + w(W, "ssm_norm", b, bias=True)  # [T, H DV], LayerNorm per head, shifted
+#.
+#: !mlstm_bias
     return linear(hn / (1 + np.exp(-o)), w(W, "ssm_out", b))  # [T, hidden], gated by sigmoid(o)
+#.
+#: mlstm_bias
+    return linear(hn / (1 + np.exp(-o)), w(W, "ssm_out", b), w(W, "ssm_out", b, bias=True))  # [T, hidden], gated by sigmoid(o)
+#.
 
 
 def mlstm_loop(q, k, v, i, f, eps, state):
@@ -1119,9 +1208,11 @@ def mlp(x, W, b):
         g, u = np.split(gu, 2, axis=-1)  # g, u: [T, F]
     else:
         g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # g, u: [T, F]
+#: sparsity
     z = C["sparsity"][b]  # the layer's Gaussian cut-off, or None
     if z is not None:
         g = np.maximum(g - g.mean(-1, keepdims=True) - np.float32(z) * g.std(-1, keepdims=True), 0)  # g: [T, F], only the values above mean + z std, shifted to start at 0
+#.
 #: ngpt
     g = g * (w(W, "ngpt_suv_gate", b) * np.float32(C["ngpt"]["uv"]))  # g: [T, F], a learned scale
     u = u * (w(W, "ngpt_suv_up", b) * np.float32(C["ngpt"]["uv"]))  # u: [T, F]
@@ -1466,15 +1557,19 @@ def embed(ids, W):
 def per_layer_inputs(ids, x, W):
     # ids: [T], x: [T, hidden] (the scaled embeddings) -> [T, layers, width]: each layer's own input
     T, L, P = len(ids), len(PLAN), CONFIG["per_layer_input"]["width"]
+#: ple_clamp_ids
     ids = np.where(ids < CONFIG["per_layer_input"]["vocab"], ids, 0)  # ids past the table read its row 0
+#.
     looked = w(W, "ple_embed")[ids].reshape(T, L, P) * np.float32(math.sqrt(P))  # [T, L, P], a table of their own
     proj = (linear(x, w(W, "ple_proj")) / np.float32(math.sqrt(CONFIG["hidden"]))).reshape(T, L, P)  # [T, L, P], from the embeddings
     return (norm(proj, w(W, "ple_proj_norm")) + looked) * np.float32(1 / math.sqrt(2))  # [T, L, P]
 
 
+#: shares_kv
 SHARED_KV = {}  # span kind -> (k, v) of the last layer of that kind that projects its own
 
 
+#.
 STATE = None  # decoding: each layer's state under its number, carried from one call of forward to the next (None: the ids run as one sequence)
 
 
@@ -1669,6 +1764,7 @@ def stream_mix(X, W, key, b=None):
     return (pre[:, :, None] * X).sum(1), post  # [T, hidden], [T, n]
 
 
+#: hierarchy
 def hierarchy_forward(x, W):
     # HRM: two stacks of pre-norm layers, each ending in its own weightless norm. x: [T, hidden],
     # the embeddings -> logits [T, vocab]
@@ -1691,6 +1787,7 @@ def hierarchy_forward(x, W):
     return lm_head(high, W)  # the last high-level state; its stack's norm was the final norm
 
 
+#.
 #: v4
 def v4_rope(x, pos, freqs, sign=1.0):
     # DeepSeek-V4: x: [..., T, D] -> x with its last rot_dim dims rotated in interleaved pairs by
@@ -1903,6 +2000,7 @@ def gated_forward(x, W, ids):
     return lm_head(h, W)  # no final norm
 
 
+#: gated_norm
 def norm_gate(y, W, b, which):
     # y: [T, hidden], a norm's output -> y gated by sigmoid(W_up silu(W_down y))
     g = act(linear(y, w(W, which + "_gate_down", b)), "silu")  # g: [T, rank]
@@ -1910,6 +2008,8 @@ def norm_gate(y, W, b, which):
     return y / (1 + np.exp(-g))  # [T, hidden]
 
 
+#.
+#: altup
 def rescaled(x, target):
     # x, target: [T, hidden] -> x, each row rescaled to the RMS of target's
     want = np.sqrt((target * target).mean(-1, keepdims=True))  # [T, 1]
@@ -1917,12 +2017,16 @@ def rescaled(x, target):
     return x * (want / have)  # [T, hidden]
 
 
+#.
+#: altup
 def altup_router(x, W, b):
     # x: [T, hidden] -> [T, n]: AltUp's score of each stream's role for each token, in (-1, 1)
     h = norm(x, w(W, "altup_router_norm", b)) / np.float32(CONFIG["hidden"])  # [T, hidden]
     return np.tanh(linear(h, w(W, "altup_router", b)))  # [T, n]
 
 
+#.
+#: altup
 def altup_forward(x, ple, W):
     # AltUp's forward pass. x: [T, hidden], the scaled embeddings; ple: [T, layers, width],
     # the per-layer inputs -> logits [T, vocab]
@@ -1948,10 +2052,14 @@ def altup_forward(x, ple, W):
     return lm_head(norm(h, w(W, "final_norm")), W)
 
 
+#.
 def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
+#: shortcut
+    shortcut = None  # the experts' output of a shortcut layer, added at the next layer's end
+#.
     if C["hyper"]:
         return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them
     if C["gated_streams"]:
@@ -1960,13 +2068,17 @@ def forward(ids, W):
     if C["attn_res"]:
         return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream
 #.
+#: hierarchy
     if C["hierarchy"]:
         return hierarchy_forward(x, W)  # two stacks of layers in a nested loop
+#.
     x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream
     if C["per_layer_input"]:
         ple = per_layer_inputs(ids, x, W)  # [T, layers, width]
+#: altup
     if C["altup"]:
         return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state
+#.
     for b, (span, use_rope, ffn) in enumerate(PLAN):
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
         if span[0] == "cross":
@@ -1980,8 +2092,10 @@ def forward(ids, W):
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
         xm = x + shared_block(x, x0, W, b) if C["shared"] and b in C["shared"]["layers"] else x  # a shared block's output joins the mixer's input, not the stream
         h = norm(xm, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
+#: gated_norm
         if C["gated_norm"]:
             h = norm_gate(h, W, b, "attn_norm")  # the norm's output, gated by its own projection
+#.
         a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else rg_lru(h, W, b) if span[0] == "rglru" else time_mix(h, W, b) if span[0] == "rwkv" else attention(h, W, b, span, use_rope)
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
@@ -2005,12 +2119,29 @@ def forward(ids, W):
         elif C["block"] == "parallel":
             h = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the FFN's own norm of the block input
         else:
+#: gated_norm
             if C["gated_norm"] and ffn == "moe":
                 h = norm_gate(norm(r, w(W, "gated_ffn_norm", b)), W, b, "ffn_norm")  # the MoE layers' norm, gated
             else:
                 h = norm(r, w(W, "ffn_norm", b), nb("ffn_norm")) if before else r
+#.
+#: !gated_norm
+            h = norm(r, w(W, "ffn_norm", b), nb("ffn_norm")) if before else r
+#.
         x = r
+#: !dense_and_moe
+#: shortcut
+        if ffn == "shortcut":
+            shortcut = moe(h, W, b)  # [T, hidden], the experts read the MLP's input too
+#.
         m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)
+#.
+#: dense_and_moe
+        if ffn == "both":  # the MLP and the experts side by side, each normed after; the router reads the stream x
+            m = norm(mlp(h, W, b), w(W, "mlp_post_norm", b)) + norm(moe(norm(x, w(W, "experts_norm", b)), W, b, x), w(W, "experts_post_norm", b))  # [T, hidden]
+        else:
+            m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)
+#.
         if after:
             m = norm(m, w(W, "post_ffn_norm", b))
 #: out_conv
@@ -2023,6 +2154,10 @@ def forward(ids, W):
             k = 2 * b + 3
             x, m = x * np.float32(math.sqrt((k - 1) / k)), m * np.float32(1 / math.sqrt(k))
         x = residual(x, m)
+#: shortcut
+        if ffn != "shortcut" and shortcut is not None:
+            x, shortcut = x + shortcut, None  # [T, hidden], the previous layer's experts join
+#.
         if C["place"] == "post_residual":
             x = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the stream normed after the add
         if C["per_layer_input"]:
@@ -2034,7 +2169,12 @@ def forward(ids, W):
         x = x[C["prompt"]["length"]:]  # x: [T, hidden], the prompt's positions dropped
     if C["place"] == "post_residual":
         return lm_head(x, W)  # no final norm: the last layer's ends the stream
+#: !final_norm_plain
     z = norm(x, w(W, "final_norm"), w(W, "final_norm", bias=True) if C["norm_bias"] else None)
+#.
+#: final_norm_plain
+    z = norm(x, w(W, "final_norm"))  # the final norm has no shift, unlike the blocks'
+#.
     T_ = C["head_transform"]
     if T_:
         z = act(linear(z, w(W, "head_dense"), w(W, "head_dense", bias=True) if T_["bias"] else None), T_["act"])  # [T, hidden]
