@@ -1078,19 +1078,6 @@ const HEADS_BCDT: &str = r#"    H, P = S["heads"], I // S["heads"]  # heads, eac
         y[t] = (h * Cr[t]).sum(-1) + D * xs[t]  # y[t]: [I]
 "#;
 
-/// The template's queries grown with position, in either form (`ScaleForm`).
-const QUERY_SCALE: &str = r#"    Q = C["query_scale"]
-    if Q and (not use_rope or not Q["nope_only"]):
-        pos = np.arange(T, dtype=np.float64)  # the queries' positions
-        if Q["form"] == "power":
-            f = np.exp(Q["beta"] * np.log1p((pos + Q["shift"]) / Q["length"]))  # (1 + (p + shift) / length) ** beta
-        elif Q["form"] == "floored":
-            f = 1 + Q["beta"] * np.log(np.maximum((pos + Q["shift"]) / Q["length"], 1))  # 1 until p + shift reaches length, then logarithmic
-        else:
-            f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
-        q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
-"#;
-
 /// Whether the file decodes token by token (`--prompt`): a model with a recurrent mixer, whose
 /// state is what decoding carries, and nothing else that reads earlier positions outside its
 /// mixers (which `attention_so_far`, the mixers' states and Qwen4-Exp's n-gram embeddings' cover).

@@ -89,5 +89,28 @@ pub(super) fn pieces(spec: &Spec) -> Pieces {
     p.set("mlstm_fused", spec.mlstm().is_some_and(|m| m.fused));
     p.set("mlstm_bias", spec.mlstm().is_some_and(|m| m.bias));
     p.set("hierarchy", spec.hierarchy().is_some());
+    // A gate on the heads' outputs stored before the queries in the stacked projection.
+    p.set("gate_before_qkv", spec.attn.out_gate.is_some_and(|g| g.before_qkv()));
+    p.set("gate_bias", any(&|a| a.out_gate.is_some_and(|g| g.bias)));
+    p.set("gated_streams", spec.gated_streams().is_some());
+    p.set("ngram_ple", spec.ngram_ple.is_some());
+    p.set("qsa", any(&|a| a.qsa.is_some()));
+    p.set("hyper", spec.hyper().is_some());
+    // A learned sink logit per head in latent attention.
+    p.set("sinks", mla.is_some() && spec.attn.sinks);
+    // The experts' clamped SwiGLU as a plain product (HY v4), not gpt-oss's form.
+    p.set("swiglu_plain", moe.is_some_and(|m| m.swiglu_plain));
+    p.set("per_layer_input", spec.per_layer_input.is_some());
+    p.set("layer_scalar", spec.layer_scalar);
+    p.set("dynamic_mask", spec.attn.dynamic_mask.is_some());
+    p.set("depth_scaled", spec.depth_scaled);
+    p.set("residual_scales", spec.residual == crate::spec::Residual::Scaled);
+    p.set("moa", spec.attn.moa.is_some());
+    p.set("v_scale", !variants.iter().all(|(a, _)| a.v_scale == 1.0));
+    // Layers that cross-attend to an image, which text alone skips.
+    p.set("cross", !spec.plan.iter().all(|l| l.mixer.runs_on_text()));
+    p.set("query_scale", spec.attn.query_scale.is_some());
+    p.set("sinusoidal", matches!(spec.position, crate::spec::Position::Sinusoidal(_)));
+    p.set("xielu", spec.mlp.act == crate::spec::Act::Xielu);
     p
 }

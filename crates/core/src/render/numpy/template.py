@@ -104,7 +104,9 @@ def act(x, kind=None):
         return np.maximum(x, 0)  # [T, F]
     if kind == "relu2":
         return np.maximum(x, 0) ** 2  # [T, F]
+#: xielu
     assert kind != "xielu", "xIELU reads its layer's parameters: see xielu()"
+#.
     assert kind == "silu", kind
     return x / (1.0 + np.exp(-x))  # SiLU: [T, F]
 
@@ -210,6 +212,7 @@ def position_bias(T, W):
 
 
 #.
+#: moa
 def moa_attention(x, W, b, span, use_rope):
     # x: [T, hidden] -> [T, hidden]; a mixture of attention heads: each token's K chosen experts
     # bring a query and an output projection each, over one set of KV K/V heads
@@ -236,6 +239,7 @@ def moa_attention(x, W, b, span, use_rope):
     return y + w(W, "attn_experts", b, bias=True)  # [T, hidden], plus the experts' shared bias
 
 
+#.
 #: mla
 def mla_attention(x, W, b, span):
     # Multi-head latent attention. x: [T, hidden] -> [T, hidden]
@@ -298,10 +302,12 @@ def mla_attention(x, W, b, span):
     v = kv[..., nope:]  # v: [H, T, v]
     qq = np.concatenate([q[..., :nope], q_rot], -1)  # qq: [H, T, nope + rope]
     s = (qq @ k.transpose(0, 2, 1)) * np.float32(C["scale"]) + mask  # s: [H, T, T]
+#: sinks
     if C["sinks"]:
         sink = np.broadcast_to(w(W, "sinks", b).reshape(H, 1, 1), (H, T, 1))  # sink: [H, T, 1], one learned logit per head
         s = np.concatenate([s, sink], -1)  # s: [H, T, T + 1]: the sink takes its share of the softmax
         v = np.concatenate([v, np.zeros_like(v[:, :1])], 1)  # v: [H, T + 1, v], and gives back nothing
+#.
     out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]
     return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]
 
@@ -479,6 +485,7 @@ def pool_mask(q, k0, b, P):
     return np.where(keep, 0, -np.inf).astype(np.float32)
 
 
+#: qsa
 def qsa_mask(x, W, b, span, I):
     # Qwen4-Exp's QSA indexer: which keys every query head attends to. x: [T, hidden] -> [T, T]
     # additive mask, 0 in the chosen blocks and after the query's last complete block
@@ -500,6 +507,7 @@ def qsa_mask(x, W, b, span, I):
     return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [T, T]
 
 
+#.
 #: kv_inputs
 def attention(x, W, b, span, use_rope, xk=None, xv=None):
     # x: [T, hidden] -> [T, hidden]; K and V read xk and xv where the layer gives them inputs of their own
@@ -517,11 +525,15 @@ def attention(x, W, b, span, use_rope):
     if C["mla"]:
         return mla_attention(x, W, b, span)
 #.
+#: moa
     if C["moa"]:
         return moa_attention(x, W, b, span, use_rope)
+#.
+#: layer_attn
     for own in C["layer_attn"]:
         if b in own["layers"]:
             C = {**C, **own}  # this layer's own attention (heads, sinks)
+#.
     T, H, KV, D = x.shape[0], C["heads"], C["kv_heads"], C["head_dim"]  # tokens, query heads, K/V heads, d_head
     DV = C["v_head_dim"]  # d of a value head
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
@@ -529,7 +541,13 @@ def attention(x, W, b, span, use_rope):
     if C["cca"]:
         q, k, v = cca(x, W, b)  # [T, H D], [T, KV D], [T, KV D]: ZAYA's
     elif C["qkv"] == "stacked":
+#: !gate_before_qkv
         qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (H + 2 KV) D]
+#.
+#: gate_before_qkv
+        qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (2 H + 2 KV) D]
+        gate, qkv = qkv[:, : H * D], qkv[:, H * D :]  # gate: [T, H D], stored before the queries
+#.
         q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]  # [T, H D], [T, KV D], [T, KV D]
     elif C["qkv"] == "parts":
         qkv = linear(x, w(W, "qkv", b), bias("qkv")).reshape(T, C["qkv_parts"], 3, -1)  # per part: its queries, values, keys
@@ -585,8 +603,10 @@ def attention(x, W, b, span, use_rope):
         k = k.reshape(T, KV, D).transpose(1, 0, 2)  # k: [KV, T, D]
         v = v.reshape(T, KV, DV).transpose(1, 0, 2)  # v: [KV, T, DV]
 #.
+#: v_scale
     if C["v_scale"] != 1:
         v = v * np.float32(C["v_scale"])  # v: [KV, T, DV], scaled
+#.
 #: v_norm
 #: !shares_kv
     if C["v_norm"]:
@@ -597,9 +617,11 @@ def attention(x, W, b, span, use_rope):
         v = v / np.sqrt((v * v).mean(-1, keepdims=True) + C["eps"])  # v: [KV, T, DV], RMS-normed per head, no weight
 #.
 #.
+#: dynamic_mask
     if C["dynamic_mask"]:
         dt = linear(v.transpose(1, 0, 2).reshape(T, KV * DV), w(W, "dt", b), bias("dt"))  # dt: [T, KV], from all heads' values
         delta = np.exp(w(W, "dyn_a", b) * np.logaddexp(0, dt)).T  # delta: [KV, T], each key's score per K/V head
+#.
 #: ngpt
     if C["qk_norm"] == "unit":
         q, k = norm(q, None), norm(k, None)  # q: [H, T, D], k: [KV, T, D], each head to length 1
@@ -635,6 +657,7 @@ def attention(x, W, b, span, use_rope):
             k = k / np.sqrt((k * k).mean(-1, keepdims=True) + C["eps"])  # k: [KV, T, D]
     if C["qk_norm"] == "per_head_post_rope":
         q, k = norm(q, w(W, "q_norm", b), nb("q_norm")), norm(k, w(W, "k_norm", b), nb("k_norm"))  # q: [H, T, D], k: [KV, T, D], per head after RoPE
+#: query_scale
     Q = C["query_scale"]
     if Q and (not use_rope or not Q["nope_only"]):
         pos = np.arange(T, dtype=np.float64)  # the queries' positions
@@ -645,6 +668,7 @@ def attention(x, W, b, span, use_rope):
         else:
             f = 1 + Q["beta"] * np.log1p(np.floor((pos + Q["shift"]) / Q["length"]))  # 1 until p + shift reaches length, then stepped
         q = q * f.astype(np.float32)[None, :, None]  # q: [H, T, D], grown with position
+#.
 #: ngpt
     q = q * ((w(W, "ngpt_q", b) * np.float32(C["ngpt"]["query"])) ** 2).reshape(H, 1, D)  # q: [H, T, D], each feature's learned scale, squared
 #.
@@ -683,10 +707,13 @@ def attention(x, W, b, span, use_rope):
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
     if C["block_index"]:
         s = s + np.repeat(block_mask(x, W, b, span, C["block_index"]), H // C["block_index"]["heads"], axis=0)  # s: [H, T, T], only in the blocks each group's index head chose
+#: qsa
     if C["qsa"]:
         s = s + qsa_mask(x, W, b, span, C["qsa"])  # s: [H, T, T], only where the indexer keeps
+#.
     if C["pool_index"]:
         s = s + index  # s: [H, T, T], only where the indexer keeps
+#: dynamic_mask
     if C["dynamic_mask"]:
         delta = np.repeat(delta, H // KV, axis=0)[:, None, :]  # delta: [H, 1, T]
         s = s + delta  # s: [H, T, T], each key's score added
@@ -695,6 +722,7 @@ def attention(x, W, b, span, use_rope):
             choice = np.where(np.isfinite(s), delta, -np.inf)  # [H, T, T], the visible keys' scores
             floor = -np.sort(-choice, axis=-1)[..., keep - 1 : keep]  # [H, T, 1], the keep-th best
             s = np.where(choice >= floor, s, -np.inf)  # only the keep best-scored keys stay
+#.
 #: token_sinks
     if C["token_sinks"]:
         sink = linear(x, w(W, "token_sinks", b)).T[:, :, None]  # sink: [H, T, 1], each token's own sink logit per head
@@ -720,9 +748,16 @@ def attention(x, W, b, span, use_rope):
     out = out.reshape(T, -1)  # [T, H DV]
     G = C["out_gate"]
     if G:
+#: !gate_before_qkv
         g = gate if G["in_query"] else linear(x, w(W, "attn_gate", b))  # g: [T, H D], or [T, H] with a gate per head
+#.
+#: gate_before_qkv
+        g = gate  # g: [T, H D], the stacked projection's first rows
+#.
+#: gate_bias
         if G["bias"]:
             g = g + np.repeat(w(W, "attn_gate_bias", b), g.shape[1] // H)  # one bias per head, shared by its features
+#.
 #: ngpt
         g = g * (w(W, "ngpt_gate", b) * np.float32(C["ngpt"]["gate"])) ** 2  # the gate's learned scale, squared
 #.
@@ -1199,7 +1234,12 @@ def mlp(x, W, b):
     bias = lambda key: w(W, key, b, bias=True) if C["mlp_bias"] else None
     if not C["gated"]:
         u = linear(x, w(W, "up", b), bias("up"))  # u: [T, F]
+#: xielu
         h = xielu(u, W, b) if C["act"] == "xielu" else act(u)  # h: [T, F]
+#.
+#: !xielu
+        h = act(u)  # h: [T, F]
+#.
         return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
     if C["fused_gate_up"]:
         gu = linear(x, w(W, "gate_up", b), bias("gate_up"))  # gu: [T, 2F]
@@ -1242,6 +1282,7 @@ def shared_block(x, x0, W, b):
     return linear(m, w(W, "shared_linear", b))  # [T, hidden]
 
 
+#: xielu
 def xielu(x, W, b):
     # x: [T, F] -> [T, F]; xIELU with layer b's learned alpha_p, alpha_n and stored beta, eps
     softplus = lambda v: np.log1p(np.exp(v))
@@ -1252,6 +1293,7 @@ def xielu(x, W, b):
     return np.where(x > 0, alpha_p * x * x + beta * x, below).astype(np.float32)  # [T, F]
 
 
+#.
 #: glu_softcaps
 def softcapped_glu(g, u, caps):
     # g, u: [T, F] -> [T, F]: Inkling 2's SwiGLU, the gate's linear factor and the up projection softcapped
@@ -1260,15 +1302,18 @@ def softcapped_glu(g, u, caps):
 
 
 #.
-def glu(g, u, limit, plain=False):
+def glu(g, u, limit):
     # g, u: [T, F] -> [T, F]
     if limit is None:
         return act(g) * u  # [T, F]
     g = np.minimum(g, limit)  # g: [T, F], capped above
     u = np.clip(u, -limit, limit)  # u: [T, F], clipped both ways
-    if plain:
-        return act(g) * u  # [T, F], the clamped inputs' plain product
+#: swiglu_plain
+    return act(g) * u  # [T, F], the clamped inputs' plain product
+#.
+#: !swiglu_plain
     return (u + 1) * g / (1 + np.exp(-1.702 * g))  # [T, F]
+#.
 
 
 #: act_clips
@@ -1421,11 +1466,11 @@ def moe(x, W, b):
                     gu = gu + w(W, "expert_gate_up", b, bias=True)[e]  # gu: [1, 2F]
                 g, u = (gu[:, 0::2], gu[:, 1::2]) if M["interleaved"] else np.split(gu, 2, axis=-1)  # g, u: [1, F]
 #: glu_softcaps
-                h = softcapped_glu(g, u, M["glu_softcaps"]) if M["glu_softcaps"] else glu(g, u, M["swiglu_limit"], M["swiglu_plain"])  # h: [1, F]
+                h = softcapped_glu(g, u, M["glu_softcaps"]) if M["glu_softcaps"] else glu(g, u, M["swiglu_limit"])  # h: [1, F]
                 y = h @ wd  # y: [1, hidden]
 #.
 #: !glu_softcaps
-                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ wd  # y: [1, hidden]
+                y = glu(g, u, M["swiglu_limit"]) @ wd  # y: [1, hidden]
 #.
                 if M["expert_bias"]:
                     y = y + w(W, "expert_down", b, bias=True)[e]  # y: [1, hidden]
@@ -1433,7 +1478,7 @@ def moe(x, W, b):
                 rows = slice(e * M["expert_intermediate"], (e + 1) * M["expert_intermediate"])  # expert e's rows
                 g = xe @ w(W, "expert_gate", b)[rows].T  # g: [1, F]
                 u = xe @ w(W, "expert_up", b)[rows].T  # u: [1, F]
-                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ w(W, "expert_down", b)[rows]  # y: [1, hidden], down stored [in, out]
+                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b)[rows]  # y: [1, hidden], down stored [in, out]
             elif not CONFIG["gated"]:
                 u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
                 y = act(u) @ w(W, "expert_down", b, e).T  # y: [1, hidden], a plain MLP
@@ -1441,11 +1486,11 @@ def moe(x, W, b):
                 g = xe @ w(W, "expert_gate", b, e).T  # g: [1, F]
                 u = xe @ w(W, "expert_up", b, e).T  # u: [1, F]
 #: act_clips
-                h = clip_after_act(g, u, M["act_clips"][0][b]) if M["act_clips"] else glu(g, u, M["swiglu_limit"], M["swiglu_plain"])  # h: [1, F]
+                h = clip_after_act(g, u, M["act_clips"][0][b]) if M["act_clips"] else glu(g, u, M["swiglu_limit"])  # h: [1, F]
                 y = h @ w(W, "expert_down", b, e).T  # y: [1, hidden]
 #.
 #: !act_clips
-                y = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) @ w(W, "expert_down", b, e).T  # y: [1, hidden]
+                y = glu(g, u, M["swiglu_limit"]) @ w(W, "expert_down", b, e).T  # y: [1, hidden]
 #.
             if M["expert_out_norm"]:
                 y = norm(y, w(W, "expert_out_norm", b)[e])  # y: [1, hidden], normed by expert e's own weight
@@ -1461,7 +1506,7 @@ def moe(x, W, b):
             g, u = linear(x, w(W, "shared_gate", b), sb("shared_gate")), linear(x, w(W, "shared_up", b), sb("shared_up"))  # g, u: [T, F_shared]
 #: act_clips
 #: shared_clamp
-            h = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) if M["shared_clamp"] else clip_after_act(g, u, M["act_clips"][1][b]) if M["act_clips"] else act(g) * u  # h: [T, F_shared]
+            h = glu(g, u, M["swiglu_limit"]) if M["shared_clamp"] else clip_after_act(g, u, M["act_clips"][1][b]) if M["act_clips"] else act(g) * u  # h: [T, F_shared]
 #.
 #: !shared_clamp
             h = clip_after_act(g, u, M["act_clips"][1][b]) if M["act_clips"] else act(g) * u  # h: [T, F_shared]
@@ -1469,7 +1514,7 @@ def moe(x, W, b):
 #.
 #: !act_clips
 #: shared_clamp
-            h = glu(g, u, M["swiglu_limit"], M["swiglu_plain"]) if M["shared_clamp"] else act(g) * u  # h: [T, F_shared]
+            h = glu(g, u, M["swiglu_limit"]) if M["shared_clamp"] else act(g) * u  # h: [T, F_shared]
 #.
 #: !shared_clamp
             h = act(g) * u  # h: [T, F_shared]
@@ -1512,6 +1557,7 @@ def moe_sink(x, W, b):
 
 
 #.
+#: sinusoidal
 def sinusoids(rows, d):
     # rows: [T] int -> [T, d]: [sin(r w_i) ..., cos(r w_i) ...]
     if CONFIG["sinusoidal"] == "ctrl":
@@ -1527,6 +1573,7 @@ def sinusoids(rows, d):
     return np.pad(table, ((0, 0), (0, d % 2)))  # [T, d]
 
 
+#.
 def embed(ids, W):
     # ids: [T] int -> x: [T, hidden]
     C = CONFIG
@@ -1547,13 +1594,16 @@ def embed(ids, W):
         x = x * np.float32(C["embed_mult"])  # x: [T, hidden], a fixed multiplier
     if C["learned_positions"]:
         x = x + w(W, "pos_embed")[np.arange(len(ids)) + C["position_offset"]]  # x: [T, hidden], + learned position rows
+#: sinusoidal
     if C["sinusoidal"]:
         x = x + sinusoids(np.arange(len(ids)) + C["position_offset"], C["hidden"])  # x: [T, hidden], + fixed position rows
+#.
     if C["embed_norm"]:
         x = norm(x, w(W, "embed_norm"), w(W, "embed_norm", bias=True) if C["norm_bias"] else None)  # x: [T, hidden], normed
     return x  # [T, hidden]
 
 
+#: per_layer_input
 def per_layer_inputs(ids, x, W):
     # ids: [T], x: [T, hidden] (the scaled embeddings) -> [T, layers, width]: each layer's own input
     T, L, P = len(ids), len(PLAN), CONFIG["per_layer_input"]["width"]
@@ -1565,6 +1615,7 @@ def per_layer_inputs(ids, x, W):
     return (norm(proj, w(W, "ple_proj_norm")) + looked) * np.float32(1 / math.sqrt(2))  # [T, L, P]
 
 
+#.
 #: shares_kv
 SHARED_KV = {}  # span kind -> (k, v) of the last layer of that kind that projects its own
 
@@ -1746,6 +1797,7 @@ def sinkhorn_mix(m, base, scale, n):
 
 
 #.
+#: hyper
 def stream_mix(X, W, key, b=None):
     # Hyper-connections: X: [T, n, hidden] -> (the streams weighed into one [T, hidden], the
     # post gates [T, n] before a sublayer, None in the head)
@@ -1764,6 +1816,7 @@ def stream_mix(X, W, key, b=None):
     return (pre[:, :, None] * X).sum(1), post  # [T, hidden], [T, n]
 
 
+#.
 #: hierarchy
 def hierarchy_forward(x, W):
     # HRM: two stacks of pre-norm layers, each ending in its own weightless norm. x: [T, hidden],
@@ -1883,9 +1936,17 @@ def v4_attention(x, W, b):
 
 
 #.
+#: hyper
+#: hashed
 def hyper_forward(x, W, ids):
     # Hyper-connections' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
     X = np.repeat(x[:, None, :], CONFIG["hyper"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
+#.
+#: !hashed
+def hyper_forward(x, W):
+    # Hyper-connections' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
+    X = np.repeat(x[:, None, :], CONFIG["hyper"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
+#.
     for b, (span, use_rope, ffn) in enumerate(PLAN):
         h, post = stream_mix(X, W, "hc_attn", b)  # h: [T, hidden], post: [T, n]
 #: !v4
@@ -1920,6 +1981,8 @@ def hyper_forward(x, W, ids):
     return lm_head(norm(h, w(W, "final_norm")), W)
 
 
+#.
+#: gated_streams
 def gated_mix(X, W, which, b=None):
     # Gated residual streams' mix. X: [T, n, hidden] -> (h [T, hidden], the injection weights
     # [T, n]; None in the head's mix)
@@ -1934,6 +1997,8 @@ def gated_mix(X, W, which, b=None):
     return h, 2 / (1 + np.exp(-linear(Xn, w(W, which + "_inject", b)) / np.float32(n)))  # [T, n], in (0, 2)
 
 
+#.
+#: ngram_ple
 def ngram_rows(ids, W, b, P):
     # ids: [T] -> [T, heads]: the rows of layer b's table each token's n-grams hash to
     mult, sizes, offsets = (w(W, key, b).astype(np.int64) for key in ("ngram_mult", "ngram_sizes", "ngram_offsets"))
@@ -1957,6 +2022,8 @@ def ngram_rows(ids, W, b, P):
     return np.array(rows)  # [T, heads]
 
 
+#.
+#: ngram_ple
 def ngram_ple(X, ids, W, b):
     # Qwen4-Exp's hashed n-gram embeddings in layer b. X: [T, n, hidden], the streams -> what
     # joins them, [T, n, hidden]
@@ -1985,12 +2052,16 @@ def ngram_ple(X, ids, W, b):
     return (u.reshape(T, -1) + c / (1 + np.exp(-c))).reshape(T, n, d)  # the gated values plus their convolution, SiLU'd
 
 
+#.
+#: gated_streams
 def gated_forward(x, W, ids):
     # Gated residual streams' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
     X = np.repeat(x[:, None, :], CONFIG["gated_streams"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
     for b, (span, use_rope, ffn) in enumerate(PLAN):
+#: ngram_ple
         if CONFIG["ngram_ple"] and b in CONFIG["ngram_ple"]["layers"]:
             X = X + ngram_ple(X, ids, W, b)  # the n-gram embeddings, before the mixer
+#.
         h, g = gated_mix(X, W, "gs_attn", b)  # h: [T, hidden], normed in the mix: no norm of its own
         a = gated_delta_net(h, W, b) if span[0] == "delta" else attention(h, W, b, span, use_rope)  # a: [T, hidden]
         X = X + g[:, :, None] * a[:, None, :]  # X: [T, n, hidden], the output into every stream by its weight
@@ -2000,6 +2071,7 @@ def gated_forward(x, W, ids):
     return lm_head(h, W)  # no final norm
 
 
+#.
 #: gated_norm
 def norm_gate(y, W, b, which):
     # y: [T, hidden], a norm's output -> y gated by sigmoid(W_up silu(W_down y))
@@ -2060,10 +2132,19 @@ def forward(ids, W):
 #: shortcut
     shortcut = None  # the experts' output of a shortcut layer, added at the next layer's end
 #.
+#: hyper
     if C["hyper"]:
+#: hashed
         return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them
+#.
+#: !hashed
+        return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them
+#.
+#.
+#: gated_streams
     if C["gated_streams"]:
         return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean
+#.
 #: attn_res
     if C["attn_res"]:
         return attn_res_forward(x, W)  # each sublayer reads a mix of the block summaries, not the stream
@@ -2073,16 +2154,20 @@ def forward(ids, W):
         return hierarchy_forward(x, W)  # two stacks of layers in a nested loop
 #.
     x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream
+#: per_layer_input
     if C["per_layer_input"]:
         ple = per_layer_inputs(ids, x, W)  # [T, layers, width]
+#.
 #: altup
     if C["altup"]:
         return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state
 #.
     for b, (span, use_rope, ffn) in enumerate(PLAN):
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
+#: cross
         if span[0] == "cross":
             continue  # a layer that cross-attends to the image: text alone skips it
+#.
         if span[0] == "none":  # a layer of its FFN alone
             h = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # h: [T, hidden]
             x = residual(x, moe(h, W, b) if ffn == "moe" else mlp(h, W, b))  # [T, hidden]
@@ -2103,11 +2188,15 @@ def forward(ids, W):
         if C["out_conv"]:
             a = residual_conv(a, w(W, "attn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden], mixed over its last positions
 #.
+#: residual_scales
         if C["residual_scales"]:
             x = x * w(W, "resid_attn_scale", b)  # [T, hidden], the stream scaled by a learned vector
+#.
+#: depth_scaled
         if C["depth_scaled"]:
             k = 2 * b + 2  # this add's number in the model
             x, a = x * np.float32(math.sqrt((k - 1) / k)), a * np.float32(1 / math.sqrt(k))  # the stream's scale kept with depth
+#.
         r = residual(x, a)
         if C["place"] == "post_residual":
             r = norm(r, w(W, "attn_norm", b), nb("attn_norm"))  # the stream normed after the add
@@ -2148,11 +2237,15 @@ def forward(ids, W):
         if C["out_conv"]:
             m = residual_conv(m, w(W, "ffn_out_conv", b), C["out_conv"]["scaled"])  # [T, hidden]
 #.
+#: residual_scales
         if C["residual_scales"]:
             x = x * w(W, "resid_ffn_scale", b)  # [T, hidden]
+#.
+#: depth_scaled
         if C["depth_scaled"]:
             k = 2 * b + 3
             x, m = x * np.float32(math.sqrt((k - 1) / k)), m * np.float32(1 / math.sqrt(k))
+#.
         x = residual(x, m)
 #: shortcut
         if ffn != "shortcut" and shortcut is not None:
@@ -2160,11 +2253,15 @@ def forward(ids, W):
 #.
         if C["place"] == "post_residual":
             x = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # the stream normed after the add
+#: per_layer_input
         if C["per_layer_input"]:
             g = act(linear(x, w(W, "ple_gate", b))) * ple[:, b]  # [T, width], this layer's share, gated by the stream
             x = x + norm(linear(g, w(W, "ple_up", b)), w(W, "ple_norm", b))  # [T, hidden]
+#.
+#: layer_scalar
         if C["layer_scalar"]:
             x = x * w(W, "layer_scalar", b)  # [T, hidden], times the layer's stored scalar
+#.
     if C["prompt"]:
         x = x[C["prompt"]["length"]:]  # x: [T, hidden], the prompt's positions dropped
     if C["place"] == "post_residual":
