@@ -92,10 +92,9 @@ pub(crate) fn join(fragments: &[(&str, &str)], p: &Pieces) -> String {
             let keep = open.iter().all(|k| *k);
             match marker(line) {
                 Some(Marker::Open { name, want }) => {
-                    let on = *p
-                        .on
-                        .get(name)
-                        .unwrap_or_else(|| panic!("{file}:{}: piece `{name}` is not decided", i + 1));
+                    let on = *p.on.get(name).unwrap_or_else(|| {
+                        panic!("{file}:{}: piece `{name}` is not decided", i + 1)
+                    });
                     open.push(on == want);
                 }
                 Some(Marker::Close) => {
@@ -116,7 +115,11 @@ pub(crate) fn join(fragments: &[(&str, &str)], p: &Pieces) -> String {
                 None => {}
             }
         }
-        assert!(open.is_empty(), "{file}: {} section(s) left open", open.len());
+        assert!(
+            open.is_empty(),
+            "{file}: {} section(s) left open",
+            open.len()
+        );
     }
     let unused: Vec<_> = p.fill.keys().filter(|k| !used.contains(**k)).collect();
     assert!(unused.is_empty(), "fillers no fragment places: {unused:?}");

@@ -4,14 +4,12 @@
 
 mod blt;
 mod pieces;
-mod prune;
-use prune::prune;
 
 use crate::graph::Graph;
 use crate::naming::{names, Role};
 use crate::spec::{
     Act, Attention, AttnSpan, Block, DeltaStore, ExpertStorage, Ffn, Mixer, NormKind, NormPlace,
-    Position, QkNorm, Qkv, Residual, RopeFreqs, RopeScaling, ScaleForm, Scoring, Spec, SsmGate,
+    Position, QkNorm, Qkv, Residual, RopeFreqs, RopeScaling, ScaleForm, Scoring, Spec,
 };
 use serde_json::json;
 
@@ -492,12 +490,8 @@ pub fn module(g: &Graph, script: &str) -> String {
         crate::fmt::py_doc(script)
     );
     let names = name_table(g);
-    let mut p = pieces::pieces(spec);
-    p.fill("rope", format!("{}\n\n\n", rope(spec)));
-    let body = prune(
-        spec,
-        &crate::render::fragment::join(&[("template.py", BODY)], &p),
-    );
+    let p = pieces::pieces(spec);
+    let body = crate::render::fragment::join(&[("template.py", BODY)], &p);
     let body = match (spec.draft, spec.bytes()) {
         (Some(d), _) => draft(d, body),
         (None, Some(bl)) => blt::blt(g, bl, body),
@@ -1042,42 +1036,6 @@ const DRAFT_MAIN: &str = r#"def main():
     if a.hidden:
         np.save(a.hidden, np.concatenate([h for _, h in steps]).astype(np.float32))"#;
 
-/// Mamba's projections to the step, B and C: one set for all channels.
-const OWN_BCDT: &str = r#"    sel = linear(xs, w(W, "ssm_x", b))  # sel: [T, R + 2N]
-    def rms(v, key):  # the step's, B's and C's own RMS norm, with its weight where stored
-        if not S["bcdt_norm"]:
-            return v
-        v = v / np.sqrt((v * v).mean(-1, keepdims=True) + S["bcdt_norm"])
-        return v * w(W, key, b) if key in NAMES else v
-    step, B, Cr = rms(sel[:, :R], "ssm_dt_norm"), rms(sel[:, R:R + N], "ssm_b_norm"), rms(sel[:, R + N:], "ssm_c_norm")  # [T, R], [T, N], [T, N]
-    dt = np.logaddexp(0, linear(step, w(W, "ssm_dt", b), w(W, "ssm_dt", b, bias=True)))  # dt: [T, I], softplus
-    A = -np.exp(w(W, "ssm_a_log", b))  # A: [I, N], negative decay rates
-    D = w(W, "ssm_d", b)  # D: [I], the input's skip weight
-    h = state_of(b).get("ssm", np.zeros((I, N), np.float32))  # h: [I, N], the state, carried token to token (zeros before the first)
-    y = np.empty((T, I), np.float32)  # y: [T, I]
-    for t in range(T):
-        h = np.exp(dt[t][:, None] * A) * h + (dt[t] * xs[t])[:, None] * B[t][None, :]  # h: [I, N]
-        y[t] = h @ Cr[t] + D * xs[t]  # y[t]: [I]
-"#;
-
-/// Zamba's: one set per head.
-const HEADS_BCDT: &str = r#"    H, P = S["heads"], I // S["heads"]  # heads, each P channels with its own step, B and C
-    B, Cr = np.empty((T, I, N), np.float32), np.empty((T, I, N), np.float32)  # per channel, its head's
-    dt = np.empty((T, I), np.float32)  # dt: [T, I]
-    for hd in range(H):
-        ch = slice(hd * P, (hd + 1) * P)  # head hd's channels
-        sel = xs[:, ch] @ w(W, "ssm_x", b)[hd].T  # sel: [T, R + 2N]
-        B[:, ch], Cr[:, ch] = sel[:, None, R:R + N], sel[:, None, R + N:]  # [T, P, N] each
-        dt[:, ch] = np.logaddexp(0, sel[:, :R] @ w(W, "ssm_dt", b)[hd].T + w(W, "ssm_dt", b, bias=True)[hd])  # [T, P], softplus
-    A = -np.exp(w(W, "ssm_a_log", b)).reshape(I, N)  # A: [I, N], negative decay rates
-    D = w(W, "ssm_d", b).reshape(I)  # D: [I], the input's skip weight
-    h = state_of(b).get("ssm", np.zeros((I, N), np.float32))  # h: [I, N], the state, carried token to token (zeros before the first)
-    y = np.empty((T, I), np.float32)  # y: [T, I]
-    for t in range(T):
-        h = np.exp(dt[t][:, None] * A) * h + (dt[t] * xs[t])[:, None] * B[t]  # h: [I, N]
-        y[t] = (h * Cr[t]).sum(-1) + D * xs[t]  # y[t]: [I]
-"#;
-
 /// Whether the file decodes token by token (`--prompt`): a model with a recurrent mixer, whose
 /// state is what decoding carries, and nothing else that reads earlier positions outside its
 /// mixers (which `attention_so_far`, the mixers' states and Qwen4-Exp's n-gram embeddings' cover).
@@ -1086,25 +1044,6 @@ pub(crate) fn decodes(spec: &Spec) -> bool {
         && spec.draft.is_none()
         && spec.attn_variants().iter().all(|(a, _)| !a.kv_inputs)
 }
-
-/// The file's `main` where it decodes: the ids as one sequence, or a prompt and then one token
-/// at a time through every layer's state.
-const DECODE_MAIN: &str = r#"def main():
-    global STATE
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--weights", required=True, help="folder with config.json and *.safetensors")
-    ap.add_argument("--ids", required=True, help="comma-separated token ids")
-    ap.add_argument("--out", required=True, help="where to write the logits (.npy, float32 [T, vocab])")
-    ap.add_argument("--prompt", type=int, help="decode: the first PROMPT ids as one sequence, then the rest one at a time, each layer carrying its state")
-    a = ap.parse_args()
-    ids = np.array([int(i) for i in a.ids.split(",")])
-    W = load_safetensors(a.weights)
-    if a.prompt is None:
-        np.save(a.out, forward(ids, W))  # the ids as one sequence
-        return
-    STATE = {}  # every layer's state, empty before the first token
-    steps = ([ids[: a.prompt]] if a.prompt > 0 else []) + [ids[t : t + 1] for t in range(max(a.prompt, 0), len(ids))]
-    np.save(a.out, np.concatenate([forward(step, W) for step in steps]))  # each step's logits, [T, vocab]"#;
 
 /// The activation's name in CONFIG, one per kind `act()` computes.
 fn act_name(a: Act) -> &'static str {

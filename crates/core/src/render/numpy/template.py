@@ -46,11 +46,14 @@ def w(W, key, b=None, e=None, bias=False):
     if b is not None:
         name = name.replace("{b-1}", str(b - 1))  # layer b's tensor stored under b - 1
 #.
+#: shared
     if b is not None and CONFIG["shared"]:
         name = place(name, b)
+#.
     return W[name].T if key in TRANSPOSED else W[name]  # as [out, in], however stored
 
 
+#: shared
 def place(name, b):
     # Zamba2: a shared block's tensors sit under the first layer that runs it ({m}); each visit
     # ({h}, the count of block-running layers before b) has its own adapters; a layer that runs a
@@ -62,6 +65,7 @@ def place(name, b):
     return name.replace("{d}", "" if visit is None else "mamba_decoder.")
 
 
+#.
 def linear(x, weight, bias=None):
     # x: [T, in]; weight: [out, in] (or [in, out] for Conv1D checkpoints) -> [T, out]
     y = x @ weight if CONFIG["in_out"] else x @ weight.T  # y: [T, out]
@@ -79,7 +83,12 @@ def norm(x, weight, bias=None, eps=None):
             return y  # a LayerNorm without parameters
         y = y * (1.0 + weight) if CONFIG["unit_offset"] else y * weight  # [..., d]
         return y if bias is None else y + bias  # [..., d]
+#: !unit_norm
     y = x / np.sqrt((x * x).mean(-1, keepdims=True) + eps)  # y: [..., d], eps inside the root
+#.
+#: unit_norm
+    y = x / np.sqrt((x * x).sum(-1, keepdims=True) + eps)  # y: [..., d], projected onto the unit sphere (length 1)
+#.
     if weight is None:
         return y  # an RMSNorm without a weight
 #: !rms_bias
@@ -111,6 +120,7 @@ def act(x, kind=None):
     return x / (1.0 + np.exp(-x))  # SiLU: [T, F]
 
 
+#: attention
 def softmax(x):
     # x: [..., n] -> [..., n], over the last axis
     x = x - x.max(-1, keepdims=True)  # x: [..., n], shifted for stability
@@ -118,7 +128,9 @@ def softmax(x):
     return e / e.sum(-1, keepdims=True)  # [..., n]
 
 
+#.
 #= rope
+#: attention
 def apply_rope(x, cos, sin, interleaved=None):
     # x: [heads, T, d_head] -> same; rotates the first rot_dim dims, in pairs as the attention does
     # unless `interleaved` says otherwise
@@ -134,6 +146,7 @@ def apply_rope(x, cos, sin, interleaved=None):
     return np.concatenate([rot, rest], -1)  # [heads, T, d_head]
 
 
+#.
 #: residual_conv
 def residual_conv(u, wc, scaled=False):
     # u: [T, C], wc: [C, 1, K] -> [T, C]: u plus its causal depthwise convolution over time
@@ -181,6 +194,7 @@ def rel_logits(x, W, b, R, T):
 
 
 #.
+#: attention
 def attention_mask(span, T):
     # -> [T, T] additive mask: 0 where query i may attend to key j, -inf elsewhere
     i, j = np.arange(T)[:, None], np.arange(T)[None, :]
@@ -194,6 +208,7 @@ def attention_mask(span, T):
     return np.where(ok, 0.0, -np.inf).astype(np.float32)
 
 
+#.
 #: buckets
 def position_bias(T, W):
     # -> [H, T, T]: the learned bias of key j for the query at i, per head, one table for every layer
@@ -294,9 +309,14 @@ def mla_attention(x, W, b, span):
     if M["rope_key_norm"]:
         k_rot = norm(k_rot, w(W, "k_pe_norm", b))  # [1, T, rope], normed before it is rotated
 #.
+#: !mla_no_rope
     cos, sin = rope_tables(T, span)  # cos, sin: [T, rope]
     q_rot = apply_rope(q[..., nope:], cos, sin)  # q_rot: [H, T, rope]
     k_rot = apply_rope(k_rot, cos, sin)  # k_rot: [1, T, rope]
+#.
+#: mla_no_rope
+    q_rot = q[..., nope:]  # q_rot: [H, T, rope], scored against the shared key part as it is (no positions)
+#.
     kv = linear(c_kv, w(W, "kv_b", b)).reshape(T, H, nope + vd).transpose(1, 0, 2)  # [H, T, nope + v]
     k = np.concatenate([kv[..., :nope], np.broadcast_to(k_rot, (H, T, rd))], -1)  # k: [H, T, nope + rope]
     v = kv[..., nope:]  # v: [H, T, v]
@@ -309,6 +329,17 @@ def mla_attention(x, W, b, span):
         v = np.concatenate([v, np.zeros_like(v[:, :1])], 1)  # v: [H, T + 1, v], and gives back nothing
 #.
     out = (softmax(s) @ v).transpose(1, 0, 2).reshape(T, H * vd)  # [T, H v]
+#: mla_out_gate
+    G = C["out_gate"]
+#: q_gate
+    g = gate  # g: [T, H v], the query projection's gate rows
+#.
+#: !q_gate
+    g = linear(x, w(W, "attn_gate", b))  # g: [T, H v], or [T, H] with a gate per head
+#.
+    g = np.logaddexp(0, g) if G["softplus"] else 1 / (1 + np.exp(-g))  # softplus or sigmoid of the input
+    out = (out.reshape(T, H, -1) * g[:, :, None]).reshape(T, -1) if G["per_head"] else out * g  # [T, H v], gated
+#.
     return linear(out, w(W, "o", b), w(W, "o", b, bias=True) if C["o_bias"] else None)  # [T, hidden]
 
 
@@ -352,6 +383,7 @@ CHOSEN = {}  # the last indexer's choice, for the layers that have none of their
 
 
 #.
+#: cca
 def cca(x, W, b):
     # ZAYA's compressed convolutional attention. x: [T, hidden] -> q: [T, H D], k: [T, KV D], v: [T, KV D]
     C, Z = CONFIG, CONFIG["cca"]
@@ -377,9 +409,13 @@ def cca(x, W, b):
     return unit(q).reshape(T, H * D), (unit(k) * w(W, "cca_temp", b)[None, :, None]).reshape(T, KV * D), v
 
 
+#.
+#: router_mlp
 ROUTER = {}  # the router state ZAYA's layers carry from one to the next within a pass
 
 
+#.
+#: router_mlp
 def router_mlp(x, W, b):
     # ZAYA's router. x: [T, hidden] -> logits: [T, E + 1], the last class computing nothing
     r = linear(x, w(W, "router_down", b), w(W, "router_down", b, bias=True))  # r: [T, R]
@@ -391,6 +427,8 @@ def router_mlp(x, W, b):
     return linear(h, w(W, "router", b))  # [T, E + 1]
 
 
+#.
+#: router_mlp
 def top1(logits, balance):
     # ZAYA's choice for one token: the best class after the balancing biases, weighted by its probability
     p = softmax(logits)  # over the experts and the class that computes nothing
@@ -398,6 +436,8 @@ def top1(logits, balance):
     return [(e, float(p[e]))] if e < CONFIG["moe"]["experts"] else []
 
 
+#.
+#: block_index
 def block_mask(x, W, b, span, I):
     # MiniMax-M3's lightning indexer: which blocks of keys each index head's group of query heads
     # attends to. x: [T, hidden] -> [IH, T, T] additive mask, 0 in the chosen blocks
@@ -423,9 +463,13 @@ def block_mask(x, W, b, span, I):
     return np.where(keep, 0.0, -np.inf).astype(np.float32)  # [IH, T, T]
 
 
+#.
+#: pool_index
 POOL = None  # Kolibri 1.1: each query's pool of candidate keys [T, T], from the last layer that picked one
 
 
+#.
+#: pool_index
 def e4m3(v):
     # v: positive float32 in [2^-9, 448] -> the nearest E4M3 value (3 mantissa bits; steps of 2^-9 below 2^-6), ties to even
     _, e = np.frexp(v)  # v = m 2^e, 0.5 <= m < 1
@@ -433,6 +477,8 @@ def e4m3(v):
     return (np.round(v / q) * q).astype(np.float32)
 
 
+#.
+#: pool_index
 def nvfp4(x):
     # x: [..., n], n a multiple of 16 -> x rounded to NVFP4 and back: each 16 values E2M1 magnitudes (0.5 steps below 2,
     # 1 below 4, 2 up to 6) times one E4M3 scale, max|x| / 6
@@ -444,6 +490,8 @@ def nvfp4(x):
     return (np.copysign(np.round(mag / step) * step, scaled) * scale).reshape(x.shape).astype(np.float32)  # np.round: ties to even
 
 
+#.
+#: pool_index
 def top_k_mask(scores, k):
     # scores: [n] -> bool [n]: the k highest finite scores, ties to the lower index
     order = np.lexsort((np.arange(len(scores)), -scores))  # best first, ties by index
@@ -452,6 +500,8 @@ def top_k_mask(scores, k):
     return keep
 
 
+#.
+#: pool_index
 def pool_mask(q, k0, b, P):
     # Kolibri 1.1's weightless indexer. q: [H, T, D], the layer's normed queries; k0: [T, D], the raw keys of K/V
     # head 0 -> [T, T], 0 where a query keeps a key, -inf elsewhere. A pool layer picks the pools (POOL) the
@@ -485,6 +535,7 @@ def pool_mask(q, k0, b, P):
     return np.where(keep, 0, -np.inf).astype(np.float32)
 
 
+#.
 #: qsa
 def qsa_mask(x, W, b, span, I):
     # Qwen4-Exp's QSA indexer: which keys every query head attends to. x: [T, hidden] -> [T, T]
@@ -508,6 +559,7 @@ def qsa_mask(x, W, b, span, I):
 
 
 #.
+#: attention
 #: kv_inputs
 def attention(x, W, b, span, use_rope, xk=None, xv=None):
     # x: [T, hidden] -> [T, hidden]; K and V read xk and xv where the layer gives them inputs of their own
@@ -519,8 +571,10 @@ def attention(x, W, b, span, use_rope):
     # x: [T, hidden] -> [T, hidden]
     C = CONFIG
 #.
+#: decodes
     if STATE is not None:
         return attention_so_far(x, W, b, span, use_rope)  # decoding: over every input so far
+#.
 #: mla
     if C["mla"]:
         return mla_attention(x, W, b, span)
@@ -538,6 +592,7 @@ def attention(x, W, b, span, use_rope):
     DV = C["v_head_dim"]  # d of a value head
     bias = lambda key: w(W, key, b, bias=True) if C["qkv_bias"] else None
     nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None  # a LayerNorm's bias
+#: cca
     if C["cca"]:
         q, k, v = cca(x, W, b)  # [T, H D], [T, KV D], [T, KV D]: ZAYA's
     elif C["qkv"] == "stacked":
@@ -549,6 +604,18 @@ def attention(x, W, b, span, use_rope):
         gate, qkv = qkv[:, : H * D], qkv[:, H * D :]  # gate: [T, H D], stored before the queries
 #.
         q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]  # [T, H D], [T, KV D], [T, KV D]
+#.
+#: !cca
+    if C["qkv"] == "stacked":
+#: !gate_before_qkv
+        qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (H + 2 KV) D]
+#.
+#: gate_before_qkv
+        qkv = linear(x, w(W, "qkv", b), bias("qkv"))  # qkv: [T, (2 H + 2 KV) D]
+        gate, qkv = qkv[:, : H * D], qkv[:, H * D :]  # gate: [T, H D], stored before the queries
+#.
+        q, k, v = qkv[:, : H * D], qkv[:, H * D : (H + KV) * D], qkv[:, (H + KV) * D :]  # [T, H D], [T, KV D], [T, KV D]
+#.
     elif C["qkv"] == "parts":
         qkv = linear(x, w(W, "qkv", b), bias("qkv")).reshape(T, C["qkv_parts"], 3, -1)  # per part: its queries, values, keys
         q, v, k = (qkv[:, :, i].reshape(T, H * D) for i in range(3))  # [T, H D] each
@@ -570,8 +637,10 @@ def attention(x, W, b, span, use_rope):
 #: !kv_inputs
         q, k, v = linear(x, w(W, "q", b), bias("q")), linear(x, w(W, "k", b), bias("k")), linear(x, w(W, "v", b), bias("v"))
 #.
+#: attn_adapters
     if C["shared"] and C["shared"]["attn_adapters"]:
         q, k, v = q + adapter(x, W, b, "q"), k + adapter(x, W, b, "k"), v + adapter(x, W, b, "v")  # plus this visit's own adapters
+#.
 #: kv_conv
     Kc = C["kv_conv"]
 #: dynamic_conv
@@ -673,14 +742,24 @@ def attention(x, W, b, span, use_rope):
     q = q * ((w(W, "ngpt_q", b) * np.float32(C["ngpt"]["query"])) ** 2).reshape(H, 1, D)  # q: [H, T, D], each feature's learned scale, squared
 #.
 #: shares_kv
+#: !kv_from
     if C["shares_kv"]:
         k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own
     else:
         SHARED_KV[span[0]] = k, v  # for the later layers that share them
 #.
+#: kv_from
+    if C["shares_kv"]:
+        k, v = SHARED_KV[C["kv_from"][b]]  # k: [KV, T, D], v: [KV, T, DV], those of the layer this one reads
+    else:
+        SHARED_KV[b] = k, v  # for the later layers that read them
+#.
+#.
+#: pool_index
     if C["pool_index"]:
         index = pool_mask(q, k[0], b, C["pool_index"])  # [T, T]: the keys each query keeps
         k, v = nvfp4(k), nvfp4(v)  # the layer attends over its keys and values rounded to NVFP4
+#.
     if C["differential"]:
         half = np.arange(KV) % (KV // 2)  # K/V head j offers heads j mod KV/2 and KV/2 + j mod KV/2
         v = np.concatenate([v[half], v[KV // 2 + half]], -1)  # v: [KV, T, 2D], two heads' values side by side
@@ -705,14 +784,18 @@ def attention(x, W, b, span, use_rope):
     if C["softcap"]:
         s = C["softcap"] * np.tanh(s / C["softcap"])  # s: [H, T, T]
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
+#: block_index
     if C["block_index"]:
         s = s + np.repeat(block_mask(x, W, b, span, C["block_index"]), H // C["block_index"]["heads"], axis=0)  # s: [H, T, T], only in the blocks each group's index head chose
+#.
 #: qsa
     if C["qsa"]:
         s = s + qsa_mask(x, W, b, span, C["qsa"])  # s: [H, T, T], only where the indexer keeps
 #.
+#: pool_index
     if C["pool_index"]:
         s = s + index  # s: [H, T, T], only where the indexer keeps
+#.
 #: dynamic_mask
     if C["dynamic_mask"]:
         delta = np.repeat(delta, H // KV, axis=0)[:, None, :]  # delta: [H, 1, T]
@@ -771,6 +854,8 @@ def attention(x, W, b, span, use_rope):
     return y  # [T, hidden]
 
 
+#.
+#: causal_conv
 def causal_conv(u, W, b, bias, keys=("ssm_conv",)):
     # u: [T, C] -> [T, C]: the depthwise convolution the recurrent mixers start with, each
     # channel over its last K positions, zeros before the first token (its filters stored in
@@ -785,6 +870,8 @@ def causal_conv(u, W, b, bias, keys=("ssm_conv",)):
     return u + w(W, keys[0], b, bias=True) if bias else u  # [T, C]
 
 
+#.
+#: mamba2
 def ssd_loop(xs, dt, A, B, Cr, D, h):
     # Mamba2's scan as its recurrence. xs: [T, H, P]; dt: [T, H]; A, D: [H]; B, Cr: [T, H, N]
     # (each head its group's); h: [H, P, N], the state carried in -> y: [T, H, P], and the state
@@ -798,6 +885,8 @@ def ssd_loop(xs, dt, A, B, Cr, D, h):
     return y, h
 
 
+#.
+#: mamba2
 def ssd_chunked(xs, dt, A, B, Cr, D, Q, h):
     # ssd_loop's sums grouped in chunks of Q tokens (the SSD form: transformers and anatomy's
     # executor compute a prompt this way; equal to ssd_loop up to rounding). Within a chunk, with
@@ -817,6 +906,8 @@ def ssd_chunked(xs, dt, A, B, Cr, D, Q, h):
     return y, h
 
 
+#.
+#: mamba2
 def mamba2(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Mamba2's mixer, its scan through a state of fixed size
     S = CONFIG["ssm"]
@@ -824,6 +915,9 @@ def mamba2(x, W, b):
     I, CH = H * P, H * P + 2 * G * N  # the width of x, z and y; the convolved channels (x, B, C)
     bias = lambda key: w(W, key, b, bias=True) if S["bias"] else None
     p = linear(x, w(W, "ssm_in", b), bias("ssm_in"))  # p: [T, I + CH + H]
+#: ssm_part_mults
+    p = p * np.repeat(np.float32(S["part_mults"]), [I, I, G * N, G * N, H])  # [T, I + CH + H], the parts z, x, B, C, dt scaled (muP)
+#.
     z, u, dt = p[:, :I], p[:, I:I + CH], p[:, I + CH:]  # z: [T, I], u: [T, CH], dt: [T, H]
     u = causal_conv(u, W, b, S["conv_bias"])  # u: [T, CH]
     u = u / (1 + np.exp(-u))  # u: [T, CH], SiLU
@@ -838,13 +932,27 @@ def mamba2(x, W, b):
     h = st.get("ssm", np.zeros((H, P, N), np.float32))  # h: [H, P, N], the state carried in: zeros before the first token
     # One token through the recurrence; a prompt chunk by chunk, as the executor runs it.
     y, st["ssm"] = ssd_loop(xs, dt, A, B[:, g], Cr[:, g], D, h) if T == 1 else ssd_chunked(xs, dt, A, B[:, g], Cr[:, g], D, 64, h)  # y: [T, H, P]
+#: !ssm_norm_before
     y = y.reshape(T, I) * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)
+#: !ssm_plain
     y = y.reshape(T, G, I // G)  # [T, G, I / G]
+#.
+#.
+#: ssm_norm_before
+    y = y.reshape(T, G, I // G)  # [T, G, I / G], normed before the gate
+#.
+#: !ssm_plain
     y = (y / np.sqrt((y * y).mean(-1, keepdims=True) + S["eps"])).reshape(T, I)  # y: [T, I], RMS per group
     y = y * w(W, "ssm_norm", b)  # [T, I]
+#.
+#: ssm_norm_before
+    y = y * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)
+#.
     return linear(y, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden]
 
 
+#.
+#: mamba
 def mamba(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Mamba's selective scan, token after token through a state
     # per channel
@@ -852,9 +960,15 @@ def mamba(x, W, b):
     T, I, N, R = x.shape[0], S["inner"], S["state"], S["dt_rank"]
     bias = lambda key: w(W, key, b, bias=True) if S["bias"] else None
     p = linear(x, w(W, "ssm_in", b), bias("ssm_in"))  # p: [T, 2I]
+#: !s6_interleaved
     u, z = p[:, :I], p[:, I:]  # u: [T, I], the scan's input; z: [T, I], the gate
+#.
+#: s6_interleaved
+    u, z = p[:, 0::2], p[:, 1::2]  # u: [T, I], the scan's input; z: [T, I], the gate (alternating rows)
+#.
     u = causal_conv(u, W, b, S["conv_bias"])  # u: [T, I]
     xs = u / (1 + np.exp(-u))  # xs: [T, I], SiLU
+#: !s6_heads
     sel = linear(xs, w(W, "ssm_x", b))  # sel: [T, R + 2N]
     def rms(v, key):  # the step's, B's and C's own RMS norm, with its weight where stored
         if not S["bcdt_norm"]:
@@ -870,11 +984,31 @@ def mamba(x, W, b):
     for t in range(T):
         h = np.exp(dt[t][:, None] * A) * h + (dt[t] * xs[t])[:, None] * B[t][None, :]  # h: [I, N]
         y[t] = h @ Cr[t] + D * xs[t]  # y[t]: [I]
+#.
+#: s6_heads
+    H, P = S["heads"], I // S["heads"]  # heads, each P channels with its own step, B and C
+    B, Cr = np.empty((T, I, N), np.float32), np.empty((T, I, N), np.float32)  # per channel, its head's
+    dt = np.empty((T, I), np.float32)  # dt: [T, I]
+    for hd in range(H):
+        ch = slice(hd * P, (hd + 1) * P)  # head hd's channels
+        sel = xs[:, ch] @ w(W, "ssm_x", b)[hd].T  # sel: [T, R + 2N]
+        B[:, ch], Cr[:, ch] = sel[:, None, R:R + N], sel[:, None, R + N:]  # [T, P, N] each
+        dt[:, ch] = np.logaddexp(0, sel[:, :R] @ w(W, "ssm_dt", b)[hd].T + w(W, "ssm_dt", b, bias=True)[hd])  # [T, P], softplus
+    A = -np.exp(w(W, "ssm_a_log", b)).reshape(I, N)  # A: [I, N], negative decay rates
+    D = w(W, "ssm_d", b).reshape(I)  # D: [I], the input's skip weight
+    h = state_of(b).get("ssm", np.zeros((I, N), np.float32))  # h: [I, N], the state, carried token to token (zeros before the first)
+    y = np.empty((T, I), np.float32)  # y: [T, I]
+    for t in range(T):
+        h = np.exp(dt[t][:, None] * A) * h + (dt[t] * xs[t])[:, None] * B[t]  # h: [I, N]
+        y[t] = (h * Cr[t]).sum(-1) + D * xs[t]  # y[t]: [I]
+#.
     state_of(b)["ssm"] = h  # [I, N], kept for the next call when decoding
     y = y * (z / (1 + np.exp(-z)))  # y: [T, I], gated by SiLU(z)
     return linear(y, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden]
 
 
+#.
+#: short_conv
 def short_conv(x, W, b):
     # x: [T, hidden] -> [T, hidden]: LFM2's short gated convolution
     S = CONFIG["short_conv"]
@@ -887,6 +1021,8 @@ def short_conv(x, W, b):
     return linear(Cg * u, w(W, "ssm_out", b), bias("ssm_out"))  # [T, hidden], gated by C, projected back
 
 
+#.
+#: rwkv
 def token_mix(x, W, b, key):
     # x: [T, C] -> [T, C]: each token blended, channel by channel, with the one before it (zeros
     # before the first; when decoding, the last of the previous call's, kept in the state) by the
@@ -898,6 +1034,8 @@ def token_mix(x, W, b, key):
     return x * mu + prev * (1 - mu)  # [T, C]
 
 
+#.
+#: mlstm
 def mlstm(x, W, b):
     # x: [T, hidden] -> [T, hidden]: xLSTM's mLSTM, through each head's matrix memory C,
     # normalizer n and stabilizer m
@@ -956,6 +1094,8 @@ def mlstm(x, W, b):
 #.
 
 
+#.
+#: mlstm
 def mlstm_loop(q, k, v, i, f, eps, state):
     # The mLSTM token after token. q (scaled), k: [T, H, DK]; v: [T, H, DV]; i, f (the gates'
     # pre-activations): [T, H]; state: (C, n, m) carried in -> [T, H, DV], and the state after
@@ -978,6 +1118,8 @@ def mlstm_loop(q, k, v, i, f, eps, state):
     return out, (C, n, m)
 
 
+#.
+#: mlstm
 def mlstm_chunked(q, k, v, i, f, eps, Q, state):
     # mlstm_loop's outputs computed in chunks of Q tokens (anatomy's executor runs a prompt this
     # way; equal to mlstm_loop up to rounding). Within a chunk, with F the running sum of
@@ -1006,6 +1148,8 @@ def mlstm_chunked(q, k, v, i, f, eps, Q, state):
     return out, (C, n, m)
 
 
+#.
+#: rwkv
 def time_mix(x, W, b):
     # x: [T, hidden] -> [T, hidden]: RWKV's time mixing, the WKV sums carried token after token
     k = linear(token_mix(x, W, b, "tm_mix_k"), w(W, "tm_key", b))  # k: [T, A]
@@ -1029,6 +1173,8 @@ def time_mix(x, W, b):
     return linear(r * out, w(W, "tm_output", b))  # [T, hidden]
 
 
+#.
+#: rwkv
 def channel_mix(x, W, b):
     # x: [T, hidden] -> [T, hidden]: RWKV's channel mixing, a squared-ReLU MLP gated by sigma(r)
     h = np.maximum(linear(token_mix(x, W, b, "cm_mix_k"), w(W, "up", b)), 0) ** 2  # h: [T, F]
@@ -1036,6 +1182,8 @@ def channel_mix(x, W, b):
     return r * linear(h, w(W, "down", b))  # [T, hidden]
 
 
+#.
+#: rg_lru
 def rg_lru(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Griffin's recurrent block, the RG-LRU run token after token
     # through one state per channel
@@ -1064,6 +1212,8 @@ def rg_lru(x, W, b):
     return linear(out * y, w(W, "ssm_out", b), w(W, "ssm_out", b, bias=True))  # [T, hidden]
 
 
+#.
+#: lightning
 def lightning(x, W, b):
     # x: [T, hidden] -> [T, hidden]. Lightning attention: each head's key x value memory fades at a
     # fixed rate per head (stored as slope_rate) and takes k (x) v each token; no softmax, no scale.
@@ -1082,6 +1232,8 @@ def lightning(x, W, b):
     return linear(g * o, w(W, "ssm_out", b))  # [T, hidden]
 
 
+#.
+#: lightning
 def light_loop(q, k, v, rate, state):
     # Lightning attention token after token. q, k, v: [T, H, D]; rate: [H]; state: [H, D, D],
     # key x value, the cache of this layer -> out: [T, H, D], and the state after the last token.
@@ -1096,6 +1248,8 @@ def light_loop(q, k, v, rate, state):
     return out, state
 
 
+#.
+#: lightning
 def light_chunked(q, k, v, rate, C, state):
     # light_loop's outputs computed in chunks of C tokens (transformers and anatomy's executor
     # run a prompt this way; equal to light_loop up to rounding). Within a chunk, token i reads
@@ -1113,6 +1267,8 @@ def light_chunked(q, k, v, rate, C, state):
     return out, state
 
 
+#.
+#: delta
 def delta_loop(q, k, v, g, beta, s):
     # The gated delta rule token after token. q, k: [T, VH, DK] (each value head its key head's);
     # v: [T, VH, DV]; g (log decay): [T, VH], or [T, VH, DK] for a decay per key channel; beta:
@@ -1130,6 +1286,8 @@ def delta_loop(q, k, v, g, beta, s):
     return o, s
 
 
+#.
+#: delta
 def delta_chunked(q, k, v, g, beta, C, s):
     # delta_loop's memory and outputs, computed in chunks of C tokens (the WY form: transformers
     # and anatomy's executor compute a prompt this way; equal to delta_loop up to rounding).
@@ -1156,6 +1314,8 @@ def delta_chunked(q, k, v, g, beta, C, s):
     return o, s
 
 
+#.
+#: delta_gated
 def gated_delta_net(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Gated DeltaNet, a memory per head updated by the delta rule
     S = CONFIG["delta"]
@@ -1200,10 +1360,17 @@ def gated_delta_net(x, W, b):
     # One token through the rule; a prompt chunk by chunk, as the executor runs it.
     o, st["ssm"] = delta_loop(q[:, kh], k[:, kh], v, g, beta, s) if T == 1 else delta_chunked(q[:, kh], k[:, kh], v, g, beta, 64, s)  # o: [T, VH, DV]
     o = o / np.sqrt((o * o).mean(-1, keepdims=True) + S["eps"]) * w(W, "ssm_norm", b)  # [T, VH, DV], RMS per head
+#: !delta_sigmoid_gate
     o = o * (z.reshape(T, VH, DV) / (1 + np.exp(-z.reshape(T, VH, DV))))  # [T, VH, DV], gated by SiLU(z)
+#.
+#: delta_sigmoid_gate
+    o = o / (1 + np.exp(-z.reshape(T, VH, DV)))  # [T, VH, DV], gated by σ(z)
+#.
     return linear(o.reshape(T, VH * DV), w(W, "ssm_out", b))  # [T, hidden]
 
 
+#.
+#: delta_kimi
 def kimi_delta_attention(x, W, b):
     # x: [T, hidden] -> [T, hidden]: Kimi Delta Attention, the delta rule with a decay per key
     # channel
@@ -1216,18 +1383,35 @@ def kimi_delta_attention(x, W, b):
     k = l2(conv("k").reshape(T, H, DK))  # k: [T, H, DK]
     v = conv("v").reshape(T, H, DV)  # v: [T, H, DV]
     beta = 1 / (1 + np.exp(-linear(x, w(W, "ssm_beta", b))))  # beta: [T, H], how far each write goes
+#: !delta_bailing
     f = linear(linear(x, w(W, "ssm_f_a", b)), w(W, "ssm_f_b", b)) + w(W, "ssm_dt_bias", b)  # f: [T, H DK], through rank DK
+#.
+#: delta_bailing
+    f = linear(x, w(W, "ssm_f_b", b)) + w(W, "ssm_dt_bias", b)  # f: [T, H DK]
+#.
+#: !delta_gate_floor
     g = -np.exp(w(W, "ssm_a_log", b).reshape(H, 1)) * np.logaddexp(0, f.reshape(T, H, DK))  # g: [T, H, DK], log decay per key channel
+#.
+#: delta_gate_floor
+    g = np.float32(S["gate_floor"]) / (1 + np.exp(-np.exp(w(W, "ssm_a_log", b).reshape(H, 1)) * f.reshape(T, H, DK)))  # g: [T, H, DK], log decay per key channel, bounded below
+#.
     st = state_of(b)
     s = st.get("ssm", np.zeros((H, DK, DV)))  # s: [H, DK, DV], the memory carried in: zeros before the first token
     # One token through the rule; a prompt chunk by chunk, as the executor runs it.
     o, st["ssm"] = delta_loop(q, k, v, g, beta, s) if T == 1 else delta_chunked(q, k, v, g, beta, 64, s)  # o: [T, H, DV]
     o = o / np.sqrt((o * o).mean(-1, keepdims=True) + S["eps"]) * w(W, "ssm_norm", b)  # [T, H, DV], RMS per head
+#: !delta_bailing
     gate = linear(linear(x, w(W, "ssm_g_a", b)), w(W, "ssm_g_b", b)).reshape(T, H, DV)  # gate: [T, H, DV], through rank DK
+#.
+#: delta_bailing
+    gate = linear(x, w(W, "ssm_g_b", b)).reshape(T, H, DV)  # gate: [T, H, DV]
+#.
     o = o / (1 + np.exp(-gate))  # [T, H, DV], gated by sigmoid
     return linear(o.reshape(T, H * DV), w(W, "ssm_out", b))  # [T, hidden]
 
 
+#.
+#: mlp
 def mlp(x, W, b):
     # x: [T, hidden] -> [T, hidden]
     C = CONFIG
@@ -1243,8 +1427,10 @@ def mlp(x, W, b):
         return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
     if C["fused_gate_up"]:
         gu = linear(x, w(W, "gate_up", b), bias("gate_up"))  # gu: [T, 2F]
+#: adapters
         if C["shared"]:
             gu = gu + adapter(x, W, b, "gate_up")  # [T, 2F], plus this visit's own adapter
+#.
         g, u = np.split(gu, 2, axis=-1)  # g, u: [T, F]
     else:
         g, u = linear(x, w(W, "gate", b), bias("gate")), linear(x, w(W, "up", b), bias("up"))  # g, u: [T, F]
@@ -1257,21 +1443,40 @@ def mlp(x, W, b):
     g = g * (w(W, "ngpt_suv_gate", b) * np.float32(C["ngpt"]["uv"]))  # g: [T, F], a learned scale
     u = u * (w(W, "ngpt_suv_up", b) * np.float32(C["ngpt"]["uv"]))  # u: [T, F]
 #.
+#: !mup
+#: !mlp_clamp
     h = act(g) * u  # h: [T, F]
+#.
+#: mlp_clamp
+    h = glu(g, u, C["mlp_clamp"])  # h: [T, F], the clamped SwiGLU
+#.
+#.
+#: mup
+    h = act(g * np.float32(C["mup"]["mlp_gate"])) * u  # h: [T, F], the gate scaled first (muP)
+#.
     if C["ffn_sub_norm"]:
         h = norm(h, w(W, "ffn_sub_norm", b))  # [T, F], normed before the down projection
 #: mlp_scalar
     if C["mlp_scalar"]:
         return linear(h, w(W, "down", b), bias("down")) * w(W, "mlp_scalar", b)  # [T, hidden], times a learned scalar
 #.
+#: !mup
     return linear(h, w(W, "down", b), bias("down"))  # [T, hidden]
+#.
+#: mup
+    return linear(h, w(W, "down", b), bias("down")) * np.float32(C["mup"]["mlp_down"])  # [T, hidden], scaled (muP)
+#.
 
 
+#.
+#: adapters
 def adapter(x, W, b, key):
     # x: [T, in] -> [T, out]: this visit's low-rank adapter on a shared projection, B (A x)
     return linear(linear(x, w(W, key + "_adapter_a", b)), w(W, key + "_adapter_b", b))  # [T, out]
 
 
+#.
+#: shared_blocks
 def shared_block(x, x0, W, b):
     # x, x0 (the stream, the embeddings): [T, hidden] -> [T, hidden]. Zamba2's shared block:
     # attention and the MLP over both side by side, each after its norm, with no residual; then
@@ -1282,6 +1487,7 @@ def shared_block(x, x0, W, b):
     return linear(m, w(W, "shared_linear", b))  # [T, hidden]
 
 
+#.
 #: xielu
 def xielu(x, W, b):
     # x: [T, F] -> [T, F]; xIELU with layer b's learned alpha_p, alpha_n and stored beta, eps
@@ -1302,6 +1508,7 @@ def softcapped_glu(g, u, caps):
 
 
 #.
+#: glu
 def glu(g, u, limit):
     # g, u: [T, F] -> [T, F]
     if limit is None:
@@ -1316,6 +1523,7 @@ def glu(g, u, limit):
 #.
 
 
+#.
 #: act_clips
 def clip_after_act(g, u, limit):
     # g, u: [T, F] -> [T, F]; limit: this layer's (0: none)
@@ -1325,6 +1533,7 @@ def clip_after_act(g, u, limit):
 
 
 #.
+#: moe
 def route(logits, correction):
     # logits: [E] -> list of (expert, weight) for one token
     M = CONFIG["moe"]
@@ -1368,6 +1577,7 @@ def route(logits, correction):
     return list(zip(idx.tolist(), (wts * M["routed_scaling"]).tolist()))  # k × (expert, weight)
 
 
+#.
 #: hashed
 def route_hashed(logits, experts):
     # DeepSeek-V4's first layers: logits: [E], experts: [k], the ones the stored table lists for
@@ -1381,6 +1591,7 @@ def route_hashed(logits, experts):
 
 
 #.
+#: moe
 #: router_norm
 #: hashed
 def moe(x, W, b, rx=None, ids=None):
@@ -1420,7 +1631,12 @@ def moe(x, W, b):
     logits = linear(rx, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
 #.
 #: !router_norm
+#: !router_mlp
     logits = linear(x, w(W, "router", b), w(W, "router", b, bias=True) if M["router_bias"] else None)  # logits: [T, E]
+#.
+#: router_mlp
+    logits = router_mlp(x, W, b)  # logits: [T, E + 1]
+#.
 #.
     if M["router_softcap"]:
         logits = M["router_softcap"] * np.tanh(logits / M["router_softcap"])  # logits: [T, E], softcapped
@@ -1431,7 +1647,9 @@ def moe(x, W, b):
     corr = w(W, "correction_bias", b).reshape(-1) if M["correction_bias"] and not hashed else None  # corr: [E] or None
 #.
 #: !hashed
+#: !router_mlp
     corr = w(W, "correction_bias", b).reshape(-1) if M["correction_bias"] else None  # corr: [E] or None
+#.
 #.
     out = np.zeros_like(x)  # out: [T, hidden]
     for t in range(x.shape[0]):
@@ -1439,7 +1657,12 @@ def moe(x, W, b):
         chosen = route_hashed(logits[t], w(W, "hash_table", b)[ids[t]]) if hashed else route(logits[t], corr)  # [(expert, weight)] of token t
 #.
 #: !hashed
+#: !router_mlp
         chosen = route(logits[t], corr)  # [(expert, weight)] of token t
+#.
+#: router_mlp
+        chosen = top1(logits[t], w(W, "router_balance", b))  # [(expert, weight)] of token t
+#.
 #.
         for e, weight in chosen:
 #: expert_scale
@@ -1500,8 +1723,14 @@ def moe(x, W, b):
         if not CONFIG["gated"]:
             h = act(linear(x, w(W, "shared_up", b), sb("shared_up")))  # h: [T, F_shared], a plain MLP
         elif M["shared_fused"]:
+#: !mlp_clamp
             g, u = np.split(linear(x, w(W, "shared_gate_up", b)), 2, axis=-1)  # g, u: [T, F_shared], halves of one tensor
             h = act(g) * u  # h: [T, F_shared]
+#.
+#: mlp_clamp
+            g, u = np.split(linear(x, w(W, "shared_gate_up", b)), 2, axis=-1)  # g, u: [T, F_shared], halves of one tensor
+            h = glu(g, u, CONFIG["mlp_clamp"])  # h: [T, F_shared], the clamped SwiGLU
+#.
         else:
             g, u = linear(x, w(W, "shared_gate", b), sb("shared_gate")), linear(x, w(W, "shared_up", b), sb("shared_up"))  # g, u: [T, F_shared]
 #: act_clips
@@ -1533,6 +1762,7 @@ def moe(x, W, b):
     return out  # [T, hidden]
 
 
+#.
 #: moe_sink
 def moe_sink(x, W, b):
     # x: [T, hidden] -> [T, hidden]. Inkling's experts: the router scores the routed experts and, in its last rows,
@@ -1621,15 +1851,20 @@ SHARED_KV = {}  # span kind -> (k, v) of the last layer of that kind that projec
 
 
 #.
+#: recurrent
 STATE = None  # decoding: each layer's state under its number, carried from one call of forward to the next (None: the ids run as one sequence)
 
 
+#.
+#: recurrent
 def state_of(b):
     # Layer b's share of the decoding state, a dict its mixers read their state from and write
     # it back to (a fresh one, thrown away, when the ids run as one sequence)
     return {} if STATE is None else STATE.setdefault(b, {})
 
 
+#.
+#: attention_so_far
 def attention_so_far(x, W, b, span, use_rope):
     # Decoding through an attention layer. x: [T, hidden], the new tokens' inputs -> [T, hidden].
     # The layer keeps every input it has seen, attends over all of them and returns the new
@@ -1646,6 +1881,7 @@ def attention_so_far(x, W, b, span, use_rope):
         STATE = saved
 
 
+#.
 def residual(x, delta):
     # x, delta: [T, hidden] -> [T, hidden]
     if CONFIG["residual_mult"] != 1:
@@ -1653,6 +1889,7 @@ def residual(x, delta):
     return x + delta  # [T, hidden]
 
 
+#: residual_gate
 def residual_gate(out, x, g):
     # out (the sublayer's output), x (the stream): [T, hidden], g: [hidden], a learned vector -> [T, hidden].
     # sigmoid(g) * out + sqrt(1 - sigmoid(g)^2) * x, computed as the class does: the squares of the two factors sum to 1
@@ -1660,6 +1897,7 @@ def residual_gate(out, x, g):
     return s * out + np.sqrt(1 + s) * np.exp(-0.5 * np.logaddexp(0, g)) * x  # [T, hidden]
 
 
+#.
 def lm_head(z, W):
     # z: [T, hidden] -> logits: [T, vocab]
     C = CONFIG
@@ -1947,7 +2185,23 @@ def hyper_forward(x, W):
     # Hyper-connections' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
     X = np.repeat(x[:, None, :], CONFIG["hyper"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
 #.
+#: mup
+    M = {k: np.float32(v) for k, v in C["mup"].items()}
+#.
+#: looped
+    L = C["looped"]  # layers lo..hi-1 run L["loops"] times in a row
+    lo, hi = L["input"], L["input"] + L["recurrent"]
+    order = list(range(lo)) + list(range(lo, hi)) * L["loops"] + list(range(hi, len(PLAN)))  # every layer, in the order it runs
+    for i, b in enumerate(order):
+        span, use_rope, ffn = PLAN[b]
+        if b == lo:  # the first layer of a pass
+            if i == lo:
+                xl = norm(x, w(W, "final_norm"))  # the input layers' output, normed: every pass restarts from it
+            x = norm(x, w(W, "final_norm")) + xl  # [T, hidden]
+#.
+#: !looped
     for b, (span, use_rope, ffn) in enumerate(PLAN):
+#.
         h, post = stream_mix(X, W, "hc_attn", b)  # h: [T, hidden], post: [T, n]
 #: !v4
         a = attention(norm(h, w(W, "attn_norm", b)), W, b, span, use_rope)  # a: [T, hidden]
@@ -1968,7 +2222,12 @@ def hyper_forward(x, W):
         m = moe(h, W, b, ids=ids) if ffn == "moe" else mlp(h, W, b)  # m: [T, hidden]
 #.
 #: !hashed
+#: moe
         m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)  # m: [T, hidden]
+#.
+#: !moe
+        m = mlp(h, W, b)  # m: [T, hidden]
+#.
 #.
 #: !sinkhorn
         X = X + post[:, :, None] * m[:, None, :]  # X: [T, n, hidden]
@@ -2057,7 +2316,23 @@ def ngram_ple(X, ids, W, b):
 def gated_forward(x, W, ids):
     # Gated residual streams' forward pass. x: [T, hidden], the embeddings -> logits [T, vocab]
     X = np.repeat(x[:, None, :], CONFIG["gated_streams"]["streams"], axis=1)  # X: [T, n, hidden], every stream starts as the embedding
+#: mup
+    M = {k: np.float32(v) for k, v in C["mup"].items()}
+#.
+#: looped
+    L = C["looped"]  # layers lo..hi-1 run L["loops"] times in a row
+    lo, hi = L["input"], L["input"] + L["recurrent"]
+    order = list(range(lo)) + list(range(lo, hi)) * L["loops"] + list(range(hi, len(PLAN)))  # every layer, in the order it runs
+    for i, b in enumerate(order):
+        span, use_rope, ffn = PLAN[b]
+        if b == lo:  # the first layer of a pass
+            if i == lo:
+                xl = norm(x, w(W, "final_norm"))  # the input layers' output, normed: every pass restarts from it
+            x = norm(x, w(W, "final_norm")) + xl  # [T, hidden]
+#.
+#: !looped
     for b, (span, use_rope, ffn) in enumerate(PLAN):
+#.
 #: ngram_ple
         if CONFIG["ngram_ple"] and b in CONFIG["ngram_ple"]["layers"]:
             X = X + ngram_ple(X, ids, W, b)  # the n-gram embeddings, before the mixer
@@ -2105,7 +2380,23 @@ def altup_forward(x, ple, W):
     A = CONFIG["altup"]
     n, a = A["streams"], A["active"]  # streams, and the one each layer computes on
     X = np.stack([x] + [rescaled(linear(x, w(W, "altup_proj", e=i)), x) for i in range(n - 1)], 1)  # X: [T, n, hidden]
+#: mup
+    M = {k: np.float32(v) for k, v in C["mup"].items()}
+#.
+#: looped
+    L = C["looped"]  # layers lo..hi-1 run L["loops"] times in a row
+    lo, hi = L["input"], L["input"] + L["recurrent"]
+    order = list(range(lo)) + list(range(lo, hi)) * L["loops"] + list(range(hi, len(PLAN)))  # every layer, in the order it runs
+    for i, b in enumerate(order):
+        span, use_rope, ffn = PLAN[b]
+        if b == lo:  # the first layer of a pass
+            if i == lo:
+                xl = norm(x, w(W, "final_norm"))  # the input layers' output, normed: every pass restarts from it
+            x = norm(x, w(W, "final_norm")) + xl  # [T, hidden]
+#.
+#: !looped
     for b, (span, use_rope, ffn) in enumerate(PLAN):
+#.
         T = X.shape[0]
         coefs = linear(altup_router(X[:, a], W, b), w(W, "altup_predict", b)).reshape(T, n, n)  # coefs: [T, n, n]
         P = X + coefs @ X  # P: [T, n, hidden], each stream predicted from all of them
@@ -2127,8 +2418,29 @@ def altup_forward(x, ple, W):
 #.
 def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
+#: one_pass
+    x = embed(ids, W)  # [T, hidden]
+#: hierarchy
+    return hierarchy_forward(x, W)  # two stacks of layers in a nested loop
+#.
+#: gated_streams
+    return gated_forward(x, W, ids)  # the stream as n copies, each sublayer reading their gated mean
+#.
+#: hyper
+#: hashed
+    return hyper_forward(x, W, ids)  # the stream as n copies, each sublayer mixing them
+#.
+#: !hashed
+    return hyper_forward(x, W)  # the stream as n copies, each sublayer mixing them
+#.
+#.
+#.
+#: !one_pass
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
+#: cca
+    x = (x + w(W, "embed_shift")) * w(W, "embed_scale")  # [T, hidden], shifted and scaled by learned vectors
+#.
 #: shortcut
     shortcut = None  # the experts' output of a shortcut layer, added at the next layer's end
 #.
@@ -2153,35 +2465,87 @@ def forward(ids, W):
     if C["hierarchy"]:
         return hierarchy_forward(x, W)  # two stacks of layers in a nested loop
 #.
+#: shared_blocks
     x0 = x  # the embeddings, which Zamba2's shared blocks read beside the stream
+#.
 #: per_layer_input
     if C["per_layer_input"]:
         ple = per_layer_inputs(ids, x, W)  # [T, layers, width]
 #.
 #: altup
-    if C["altup"]:
-        return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state
+    return altup_forward(x, ple, W)  # the stream as several predictions of the hidden state
 #.
+#: !altup
+#: mup
+    M = {k: np.float32(v) for k, v in C["mup"].items()}
+#.
+#: looped
+    L = C["looped"]  # layers lo..hi-1 run L["loops"] times in a row
+    lo, hi = L["input"], L["input"] + L["recurrent"]
+    order = list(range(lo)) + list(range(lo, hi)) * L["loops"] + list(range(hi, len(PLAN)))  # every layer, in the order it runs
+    for i, b in enumerate(order):
+        span, use_rope, ffn = PLAN[b]
+        if b == lo:  # the first layer of a pass
+            if i == lo:
+                xl = norm(x, w(W, "final_norm"))  # the input layers' output, normed: every pass restarts from it
+            x = norm(x, w(W, "final_norm")) + xl  # [T, hidden]
+#.
+#: !looped
     for b, (span, use_rope, ffn) in enumerate(PLAN):
+#.
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
 #: cross
         if span[0] == "cross":
             continue  # a layer that cross-attends to the image: text alone skips it
 #.
+#: mixer_none
         if span[0] == "none":  # a layer of its FFN alone
             h = norm(x, w(W, "ffn_norm", b), nb("ffn_norm"))  # h: [T, hidden]
+#: moe
             x = residual(x, moe(h, W, b) if ffn == "moe" else mlp(h, W, b))  # [T, hidden]
+#.
+#: !moe
+            x = residual(x, mlp(h, W, b))  # [T, hidden]
+#.
             continue
+#.
+#: !recurrent_place
+#: !stream_mix
+#: !sphere
         before = C["place"] in ("pre", "sandwich")  # a norm on the branch before each sublayer
+#.
+#: sphere
+        before = True  # nGPT: the stream normed in place before each sublayer
+#.
+#.
+#: stream_mix
+        before = True  # a norm before each sublayer, its output the residual's base
+#.
+#: !sphere
         after = C["place"] in ("post", "sandwich")  # and after it, before the add
+#.
+#: sphere
+        after = True  # and each sublayer's output normed
+#.
+#.
+#: recurrent_place
+        place = C["place"] if span[0] in ("full", "sliding", "chunked") else C["recurrent_place"]  # the recurrent layers' own
+        before = place in ("pre", "sandwich")  # a norm on the branch before each sublayer
+        after = place in ("post", "sandwich")  # and after it, before the add
+#.
         first_bare = C["skip_first_attn_norm"] and b == 0  # layer 0 reads the embeddings as they are
+#: shared_blocks
         xm = x + shared_block(x, x0, W, b) if C["shared"] and b in C["shared"]["layers"] else x  # a shared block's output joins the mixer's input, not the stream
         h = norm(xm, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
+#.
+#: !shared_blocks
+        h = norm(x, w(W, "attn_norm", b), nb("attn_norm")) if before and not first_bare else x
+#.
 #: gated_norm
         if C["gated_norm"]:
             h = norm_gate(h, W, b, "attn_norm")  # the norm's output, gated by its own projection
 #.
-        a = mamba2(h, W, b) if span[0] == "mamba2" else mamba(h, W, b) if span[0] == "mamba" else short_conv(h, W, b) if span[0] == "conv" else gated_delta_net(h, W, b) if span[0] == "delta" else lightning(h, W, b) if span[0] == "lightning" else rg_lru(h, W, b) if span[0] == "rglru" else time_mix(h, W, b) if span[0] == "rwkv" else attention(h, W, b, span, use_rope)
+#= mixer_call
         if after:
             a = norm(a, w(W, "post_attn_norm", b))
 #: out_conv
@@ -2197,12 +2561,46 @@ def forward(ids, W):
             k = 2 * b + 2  # this add's number in the model
             x, a = x * np.float32(math.sqrt((k - 1) / k)), a * np.float32(1 / math.sqrt(k))  # the stream's scale kept with depth
 #.
+#: !rwkv_rescale
+#: !stream_mix
+#: !residual_gate
+#: !residual_affine
+#: !sphere
         r = residual(x, a)
+#.
+#: sphere
+        x = h  # the normed stream
+        r = x + np.abs(w(W, "ngpt_rate_attn", b) * np.float32(C["ngpt"]["rate"])) * (a - x)  # [T, hidden], moved towards the normed output at a learned rate
+#.
+#.
+#: residual_affine
+        r = (a + w(W, "resid_attn_out_shift", b)) * w(W, "resid_attn_out_scale", b) + (x + w(W, "resid_attn_shift", b)) * w(W, "resid_attn_scale", b)  # [T, hidden], both terms shifted and scaled
+#.
+#.
+#: residual_gate
+        r = residual_gate(a, x, w(W, "resid_gate_attn", b))  # [T, hidden], the output and the stream mixed by a learned gate
+#.
+#.
+#: stream_mix
+        alpha, beta = C["stream_mix"]["linear" if span[0] == "lightning" else "attn"]
+        r = np.float32(alpha) * h + np.float32(beta) * a  # [T, hidden], added to the normed input h
+#.
+#.
+#: rwkv_rescale
+        R = C["rwkv"]["rescale_every"]
+        r = x + a * np.float32(0.5 ** (b // R))  # [T, hidden], scaled as transformers' inference scales it
+#.
         if C["place"] == "post_residual":
             r = norm(r, w(W, "attn_norm", b), nb("attn_norm"))  # the stream normed after the add
+#: no_ffn
+        x = r  # every layer is its mixer alone
+#.
+#: !no_ffn
+#: ffn_none
         if ffn == "none":
             x = r  # a layer of its mixer alone
             continue
+#.
         if C["block"] == "parallel_shared":
             pass  # the FFN reads the attention's normed input h
         elif C["block"] == "parallel":
@@ -2223,13 +2621,33 @@ def forward(ids, W):
         if ffn == "shortcut":
             shortcut = moe(h, W, b)  # [T, hidden], the experts read the MLP's input too
 #.
+#: moe
         m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)
+#.
+#: !moe
+#: !rwkv
+        m = mlp(h, W, b)
+#.
+#: rwkv
+        m = channel_mix(h, W, b)  # [T, hidden]
+#.
+#.
 #.
 #: dense_and_moe
         if ffn == "both":  # the MLP and the experts side by side, each normed after; the router reads the stream x
             m = norm(mlp(h, W, b), w(W, "mlp_post_norm", b)) + norm(moe(norm(x, w(W, "experts_norm", b)), W, b, x), w(W, "experts_post_norm", b))  # [T, hidden]
         else:
+#: moe
             m = moe(h, W, b) if ffn == "moe" else mlp(h, W, b)
+#.
+#: !moe
+#: !rwkv
+            m = mlp(h, W, b)
+#.
+#: rwkv
+            m = channel_mix(h, W, b)  # [T, hidden]
+#.
+#.
 #.
         if after:
             m = norm(m, w(W, "post_ffn_norm", b))
@@ -2246,7 +2664,36 @@ def forward(ids, W):
             k = 2 * b + 3
             x, m = x * np.float32(math.sqrt((k - 1) / k)), m * np.float32(1 / math.sqrt(k))
 #.
+#: !rwkv_rescale
+#: !stream_mix
+#: !residual_gate
+#: !residual_affine
+#: !sphere
         x = residual(x, m)
+#.
+#: sphere
+        x = h  # the normed stream
+        x = x + np.abs(w(W, "ngpt_rate_ffn", b) * np.float32(C["ngpt"]["rate"])) * (m - x)  # [T, hidden]
+#.
+#.
+#: residual_affine
+        x = (m + w(W, "resid_ffn_out_shift", b)) * w(W, "resid_ffn_out_scale", b) + (x + w(W, "resid_ffn_shift", b)) * w(W, "resid_ffn_scale", b)  # [T, hidden], both terms shifted and scaled
+#.
+#.
+#: residual_gate
+        x = residual_gate(m, x, w(W, "resid_gate_ffn", b))  # [T, hidden]
+#.
+#.
+#: stream_mix
+        alpha, beta = C["stream_mix"]["mlp"]
+        x = np.float32(alpha) * h + np.float32(beta) * m  # [T, hidden], added to the normed input h
+#.
+#.
+#: rwkv_rescale
+        x = x + m * np.float32(0.5 ** (b // R))  # [T, hidden]
+        if (b + 1) % R == 0:
+            x = x / 2  # the stream halved, as in transformers' inference
+#.
 #: shortcut
         if ffn != "shortcut" and shortcut is not None:
             x, shortcut = x + shortcut, None  # [T, hidden], the previous layer's experts join
@@ -2264,6 +2711,7 @@ def forward(ids, W):
 #.
     if C["prompt"]:
         x = x[C["prompt"]["length"]:]  # x: [T, hidden], the prompt's positions dropped
+#.
     if C["place"] == "post_residual":
         return lm_head(x, W)  # no final norm: the last layer's ends the stream
 #: !final_norm_plain
@@ -2277,8 +2725,11 @@ def forward(ids, W):
         z = act(linear(z, w(W, "head_dense"), w(W, "head_dense", bias=True) if T_["bias"] else None), T_["act"])  # [T, hidden]
         z = norm(z, w(W, "head_norm"), w(W, "head_norm", bias=True) if C["norm_bias"] else None)  # [T, hidden]
     return lm_head(z, W)
+#.
+#.
 
 
+#: !decodes
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--weights", required=True, help="folder with config.json and *.safetensors")
@@ -2289,5 +2740,26 @@ def main():
     np.save(a.out, forward(ids, load_safetensors(a.weights)))
 
 
+#.
+#: decodes
+def main():
+    global STATE
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--weights", required=True, help="folder with config.json and *.safetensors")
+    ap.add_argument("--ids", required=True, help="comma-separated token ids")
+    ap.add_argument("--out", required=True, help="where to write the logits (.npy, float32 [T, vocab])")
+    ap.add_argument("--prompt", type=int, help="decode: the first PROMPT ids as one sequence, then the rest one at a time, each layer carrying its state")
+    a = ap.parse_args()
+    ids = np.array([int(i) for i in a.ids.split(",")])
+    W = load_safetensors(a.weights)
+    if a.prompt is None:
+        np.save(a.out, forward(ids, W))  # the ids as one sequence
+        return
+    STATE = {}  # every layer's state, empty before the first token
+    steps = ([ids[: a.prompt]] if a.prompt > 0 else []) + [ids[t : t + 1] for t in range(max(a.prompt, 0), len(ids))]
+    np.save(a.out, np.concatenate([forward(step, W) for step in steps]))  # each step's logits, [T, vocab]
+
+
+#.
 if __name__ == "__main__":
     main()
