@@ -1,6 +1,9 @@
-//! The Python anatomy writes is held to a linter: every catalog model's PyTorch module and NumPy
-//! file compile and pass pyflakes (no unused import or variable, no undefined name, even in a
-//! branch the model never takes); the NumPy template they are made from compiles.
+//! The Python anatomy writes is held to a linter: every catalog model's PyTorch module, and the
+//! NumPy file of every catalog model, every registry row's defaults and every executor fixture's
+//! config, compile and pass pyflakes (no unused import or variable, no undefined name, even in a
+//! branch the model never takes). The NumPy fragments they are joined from compile on their own;
+//! every line of them is in some file linted here (the fragments' own test,
+//! `every_line_of_the_fragments_is_some_models`, holds that).
 
 use std::path::Path;
 use std::process::Command;
@@ -21,6 +24,40 @@ fn write_all(dir: &Path) -> (Vec<String>, Vec<String>) {
         std::fs::write(dir.join(&t), anatomy_core::render::torch::module(&spec)).unwrap();
         std::fs::write(dir.join(&n), anatomy_core::render::numpy::module(&g, &n)).unwrap();
         torch.push(t);
+        numpy.push(n);
+    }
+    let mut configs: Vec<(String, String)> = anatomy_core::families::FAMILIES
+        .iter()
+        .map(|row| {
+            let mut c = serde_json::json!({ "model_type": row.model_type });
+            if row.text.is_some() {
+                c["text_config"] = serde_json::json!({});
+            }
+            (format!("default_{}", row.model_type), c.to_string())
+        })
+        .collect();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/exec/tests/fixtures");
+    let mut dirs = vec![fixtures.clone()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = e.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.file_name().is_some_and(|n| n == "config.json") {
+                let rel = path.parent().unwrap().strip_prefix(&fixtures).unwrap();
+                let stem = format!("fixture_{}", rel.display()).replace(['/', '-', '.'], "_");
+                configs.push((stem, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    for (stem, json) in configs {
+        // Defaults transformers cannot build are refused (exactness.rs): no file to lint.
+        let Ok(spec) = anatomy_core::families::load_json(&stem, &json, &stem, false) else {
+            continue;
+        };
+        let g = anatomy_core::graph::build(&spec).unwrap_or_else(|err| panic!("{stem}: {err}"));
+        let n = format!("numpy_{stem}.py");
+        std::fs::write(dir.join(&n), anatomy_core::render::numpy::module(&g, &n)).unwrap();
         numpy.push(n);
     }
     (torch, numpy)
@@ -47,14 +84,20 @@ fn every_catalog_models_python_compiles_and_passes_pyflakes() {
     let tmp = tempfile::tempdir().unwrap();
     let (torch, numpy) = write_all(tmp.path());
     assert_eq!(torch.len(), anatomy_core::catalog::ENTRIES.len());
-    // The template as it stands in the repository (its names are defined by the header each file
-    // gets, so it compiles but is linted only as part of the files).
-    let template =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src/render/numpy/template.py");
-    std::fs::copy(&template, tmp.path().join("numpy_template.py")).unwrap();
-    let generated: Vec<String> = torch.iter().chain(&numpy).cloned().collect();
-    let mut all = generated.clone();
-    all.push("numpy_template.py".into());
+    assert!(numpy.len() > 400, "{} NumPy files", numpy.len());
+    // The fragments as they stand in the repository (their names are defined by the header each
+    // file gets and by each other, so they compile alone but are linted as the files made).
+    let mut all: Vec<String> = torch.iter().chain(&numpy).cloned().collect();
+    let generated = all.clone();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src/render/numpy/py");
+    for e in std::fs::read_dir(&dir).unwrap().flatten() {
+        if e.path().extension().is_none_or(|x| x != "py") {
+            continue;
+        }
+        let name = format!("fragment_{}", e.file_name().to_string_lossy());
+        std::fs::copy(e.path(), tmp.path().join(&name)).unwrap();
+        all.push(name);
+    }
     let (ok, text) = python(tmp.path(), &["-m", "py_compile"], &all);
     assert!(ok, "generated Python that does not compile:\n{text}");
     let (ok, text) = python(tmp.path(), &["-m", "pyflakes"], &generated);

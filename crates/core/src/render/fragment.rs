@@ -80,50 +80,83 @@ pub(crate) fn names_in(src: &str) -> (Vec<&str>, Vec<&str>) {
     (pieces, fills)
 }
 
-/// `fragments` joined for a model: each one's kept lines, in order. `file` names a fragment in
-/// what a mistake says.
+/// `src`'s lines for a model: `emit(Some(i), line)` for each code line kept (`i` counted from 0),
+/// `emit(None, text)` for each filler's text where it stands kept. Returns the fillers placed.
+fn walk<'s>(
+    file: &str,
+    src: &'s str,
+    p: &'s Pieces,
+    mut emit: impl FnMut(Option<usize>, &'s str),
+) -> Vec<&'s str> {
+    let mut placed = Vec::new();
+    // Whether each open section keeps its lines.
+    let mut open: Vec<bool> = Vec::new();
+    for (i, line) in src.split_inclusive('\n').enumerate() {
+        let keep = open.iter().all(|k| *k);
+        match marker(line) {
+            Some(Marker::Open { name, want }) => {
+                let on = *p
+                    .on
+                    .get(name)
+                    .unwrap_or_else(|| panic!("{file}:{}: piece `{name}` is not decided", i + 1));
+                open.push(on == want);
+            }
+            Some(Marker::Close) => {
+                open.pop()
+                    .unwrap_or_else(|| panic!("{file}:{}: `#.` closes no section", i + 1));
+            }
+            Some(Marker::Fill(name)) => {
+                let text = p
+                    .fill
+                    .get(name)
+                    .unwrap_or_else(|| panic!("{file}:{}: filler `{name}` is not made", i + 1));
+                placed.push(name);
+                if keep {
+                    emit(None, text);
+                }
+            }
+            None if keep => emit(Some(i), line),
+            None => {}
+        }
+    }
+    assert!(
+        open.is_empty(),
+        "{file}: {} section(s) left open",
+        open.len()
+    );
+    placed
+}
+
+/// `fragments` joined for a model: each one's kept lines, in order, two blank lines between
+/// fragments that keep any (as between top-level definitions). `file` names a fragment in what a
+/// mistake says.
 pub(crate) fn join(fragments: &[(&str, &str)], p: &Pieces) -> String {
-    let mut out = String::new();
+    let mut parts = Vec::new();
     let mut used = std::collections::BTreeSet::new();
     for (file, src) in fragments {
-        // Whether each open section keeps its lines.
-        let mut open: Vec<bool> = Vec::new();
-        for (i, line) in src.split_inclusive('\n').enumerate() {
-            let keep = open.iter().all(|k| *k);
-            match marker(line) {
-                Some(Marker::Open { name, want }) => {
-                    let on = *p.on.get(name).unwrap_or_else(|| {
-                        panic!("{file}:{}: piece `{name}` is not decided", i + 1)
-                    });
-                    open.push(on == want);
-                }
-                Some(Marker::Close) => {
-                    open.pop()
-                        .unwrap_or_else(|| panic!("{file}:{}: `#.` closes no section", i + 1));
-                }
-                Some(Marker::Fill(name)) => {
-                    let text = p
-                        .fill
-                        .get(name)
-                        .unwrap_or_else(|| panic!("{file}:{}: filler `{name}` is not made", i + 1));
-                    used.insert(name);
-                    if keep {
-                        out += text;
-                    }
-                }
-                None if keep => out += line,
-                None => {}
-            }
+        let mut out = String::new();
+        used.extend(walk(file, src, p, |_, text| out += text));
+        let kept = out.trim_end_matches('\n');
+        if !kept.is_empty() {
+            parts.push(kept.to_string());
         }
-        assert!(
-            open.is_empty(),
-            "{file}: {} section(s) left open",
-            open.len()
-        );
     }
     let unused: Vec<_> = p.fill.keys().filter(|k| !used.contains(**k)).collect();
     assert!(unused.is_empty(), "fillers no fragment places: {unused:?}");
-    out
+    parts.join("\n\n\n") + "\n"
+}
+
+/// Which of `src`'s lines a model keeps (marker lines never), for the test that every line of
+/// Python is some model's.
+#[cfg(test)]
+pub(crate) fn kept_lines(file: &str, src: &str, p: &Pieces) -> Vec<bool> {
+    let mut kept = vec![false; src.split_inclusive('\n').count()];
+    walk(file, src, p, |i, _| {
+        if let Some(i) = i {
+            kept[i] = true;
+        }
+    });
+    kept
 }
 
 #[cfg(test)]
@@ -153,6 +186,20 @@ mod tests {
             join(&[("f.py", src)], &p),
             "def f(x):\n    y = x\n    y = -y\n    return y\n"
         );
+    }
+
+    #[test]
+    fn fragments_are_two_blank_lines_apart_and_an_empty_one_leaves_none() {
+        let p = pieces(&[("a", false)]);
+        let got = join(
+            &[
+                ("x.py", "x = 1\n"),
+                ("a.py", "#: a\na = 2\n#.\n"),
+                ("y.py", "y = 3\n\n"),
+            ],
+            &p,
+        );
+        assert_eq!(got, "x = 1\n\n\ny = 3\n");
     }
 
     #[test]

@@ -491,7 +491,7 @@ pub fn module(g: &Graph, script: &str) -> String {
     );
     let names = name_table(g);
     let p = pieces::pieces(spec);
-    let body = crate::render::fragment::join(&[("template.py", BODY)], &p);
+    let body = crate::render::fragment::join(FRAGMENTS, &p);
     let body = match (spec.draft, spec.bytes()) {
         (Some(d), _) => draft(d, body),
         (None, Some(bl)) => blt::blt(g, bl, body),
@@ -1140,8 +1140,47 @@ pub(crate) fn freqs(f: &RopeFreqs, name: &str, dim: u64) -> String {
     )
 }
 
-/// The model-independent part: ops, each with shape comments, and forward().
-const BODY: &str = include_str!("template.py");
+/// The Python the file is joined from, one fragment per mechanism (named as graph/'s files
+/// where it has one), in the order the file reads: ops with their shapes commented, each
+/// mechanism's functions, forward() and main().
+pub(crate) const FRAGMENTS: &[(&str, &str)] = &[
+    ("weights.py", include_str!("py/weights.py")),
+    ("ops.py", include_str!("py/ops.py")),
+    ("position.py", include_str!("py/position.py")),
+    ("kv_conv.py", include_str!("py/kv_conv.py")),
+    ("rel_logits.py", include_str!("py/rel_logits.py")),
+    ("attention.py", include_str!("py/attention.py")),
+    ("moa.py", include_str!("py/moa.py")),
+    ("mla.py", include_str!("py/mla.py")),
+    ("indexer.py", include_str!("py/indexer.py")),
+    ("cca.py", include_str!("py/cca.py")),
+    ("pool_index.py", include_str!("py/pool_index.py")),
+    ("qsa.py", include_str!("py/qsa.py")),
+    ("ssm.py", include_str!("py/ssm.py")),
+    ("mlstm.py", include_str!("py/mlstm.py")),
+    ("rwkv.py", include_str!("py/rwkv.py")),
+    ("rglru.py", include_str!("py/rglru.py")),
+    ("lightning.py", include_str!("py/lightning.py")),
+    ("delta.py", include_str!("py/delta.py")),
+    ("ffn.py", include_str!("py/ffn.py")),
+    ("moe.py", include_str!("py/moe.py")),
+    ("shared.py", include_str!("py/shared.py")),
+    ("embedding.py", include_str!("py/embedding.py")),
+    ("per_layer.py", include_str!("py/per_layer.py")),
+    ("decode.py", include_str!("py/decode.py")),
+    ("layer.py", include_str!("py/layer.py")),
+    ("head.py", include_str!("py/head.py")),
+    ("attn_res.py", include_str!("py/attn_res.py")),
+    ("hyper.py", include_str!("py/hyper.py")),
+    ("hierarchy.py", include_str!("py/hierarchy.py")),
+    ("v4.py", include_str!("py/v4.py")),
+    ("gated.py", include_str!("py/gated.py")),
+    ("ngram.py", include_str!("py/ngram.py")),
+    ("gated_norm.py", include_str!("py/gated_norm.py")),
+    ("altup.py", include_str!("py/altup.py")),
+    ("forward.py", include_str!("py/forward.py")),
+    ("main.py", include_str!("py/main.py")),
+];
 
 /// Function `name` of a generated file (`module`), as it is there.
 pub fn function_in<'m>(module: &'m str, name: &str) -> Option<&'m str> {

@@ -254,6 +254,11 @@ pub(super) fn pieces(spec: &Spec) -> Pieces {
     let blocks = spec.shared.as_ref().filter(|s| !s.layers.is_empty());
     let attention = !variants.is_empty() || blocks.is_some();
     p.set("attention", attention);
+    // The experts' routing and the hyper-connections' mix take softmaxes too.
+    p.set(
+        "softmax",
+        attention || moe.is_some() || spec.hyper().is_some(),
+    );
     p.set("attention_so_far", attention && super::decodes(spec));
     p.fill(
         "rope",
@@ -306,7 +311,23 @@ pub(super) fn pieces(spec: &Spec) -> Pieces {
     p.set("looped", spec.looped().is_some());
     // Decoding token by token, and the state the recurrent mixers carry for it.
     p.set("decodes", super::decodes(spec));
-    p.set("recurrent", spec.plan.iter().any(|l| l.mixer.recurrent()));
+    // The state the recurrent mixers keep, wherever one's code is in the file (a config may
+    // describe a mixer that no layer of its plan runs: LFM2's defaults).
+    let mixers = [
+        spec.ssm().is_some(),
+        spec.s6().is_some(),
+        spec.short_conv().is_some(),
+        spec.delta().is_some(),
+        spec.rg_lru().is_some(),
+        spec.lightning().is_some(),
+        spec.mlstm().is_some(),
+        spec.rwkv().is_some(),
+        spec.ngram_ple.is_some(),
+    ];
+    p.set(
+        "recurrent",
+        spec.plan.iter().any(|l| l.mixer.recurrent()) || mixers.contains(&true),
+    );
     // A pass that is one function's: the rest of forward() never runs.
     p.set(
         "one_pass",
@@ -379,9 +400,92 @@ mod tests {
         let p = super::pieces(&spec);
         let mut decided: Vec<&str> = p.names().collect();
         decided.sort_unstable();
-        let (mut named, fills) = names_in(super::super::BODY);
+        let (mut named, mut fills) = (Vec::new(), Vec::new());
+        for (_, src) in super::super::FRAGMENTS {
+            let (n, f) = names_in(src);
+            for x in n {
+                if !named.contains(&x) {
+                    named.push(x);
+                }
+            }
+            fills.extend(f);
+        }
         named.sort_unstable();
         assert_eq!(named, decided);
-        assert_eq!(fills, ["rope", "mixer_call"]);
+        fills.sort_unstable();
+        assert_eq!(fills, ["mixer_call", "rope"]);
+    }
+
+    /// The Spec of every catalog model, every registry row's defaults and every executor
+    /// fixture's config: what the tests run.
+    fn corpus() -> Vec<crate::spec::Spec> {
+        let mut specs = Vec::new();
+        for e in crate::catalog::ENTRIES {
+            specs.push(crate::families::load_json(e.name, e.json, e.name, false).unwrap());
+        }
+        for row in crate::families::FAMILIES {
+            let mut c = serde_json::json!({ "model_type": row.model_type });
+            if row.text.is_some() {
+                c["text_config"] = serde_json::json!({});
+            }
+            // Rows whose defaults transformers cannot build are refused (exactness.rs).
+            specs.extend(crate::families::load_json(
+                "defaults",
+                &c.to_string(),
+                "d",
+                false,
+            ));
+        }
+        let fixtures =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../exec/tests/fixtures");
+        let mut dirs = vec![fixtures];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap().flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.file_name().is_some_and(|n| n == "config.json") {
+                    let json = std::fs::read_to_string(&path).unwrap();
+                    let name = path.display().to_string();
+                    specs.push(crate::families::load_json(&name, &json, "m", false).unwrap());
+                }
+            }
+        }
+        specs
+    }
+
+    /// Every line of the fragments is some tested model's: no section that no model keeps, which
+    /// neither the linter (run on the files made) nor the parity tests would ever read.
+    #[test]
+    fn every_line_of_the_fragments_is_some_models() {
+        let specs = corpus();
+        assert!(specs.len() > 400, "{}", specs.len());
+        let mut never = Vec::new();
+        for (file, src) in super::super::FRAGMENTS {
+            let mut kept = vec![false; src.split_inclusive('\n').count()];
+            for spec in &specs {
+                let p = super::pieces(spec);
+                for (k, on) in kept
+                    .iter_mut()
+                    .zip(crate::render::fragment::kept_lines(file, src, &p))
+                {
+                    *k |= on;
+                }
+            }
+            for (i, line) in src.lines().enumerate() {
+                let code = !line.trim().is_empty()
+                    && !line.starts_with("#:")
+                    && !line.starts_with("#.")
+                    && !line.starts_with("#=");
+                if code && !kept[i] {
+                    never.push(format!("{file}:{}: {line}", i + 1));
+                }
+            }
+        }
+        assert!(
+            never.is_empty(),
+            "lines no model keeps:\n{}",
+            never.join("\n")
+        );
     }
 }

@@ -1,0 +1,27 @@
+def embed(ids, W):
+    # ids: [T] int -> x: [T, hidden]
+    C = CONFIG
+    P = C["prompt"]
+    if P:
+        ids = np.concatenate([P["first_row"] + np.arange(P["length"]), ids])  # ids: [P + T], the learned prompt's rows first
+    x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
+#: embed_proj
+    if C["embed_proj"]:
+        x = linear(x, w(W, "project_in"))  # x: [T, hidden], each row mapped from the table's width
+#.
+    if P:
+        seg = np.where(np.arange(len(ids)) < P["length"], P["prompt_segment"], P["text_segment"])  # seg: [P + T], each position's segment
+        x = x + w(W, "segment_embed")[seg]  # x: [P + T, hidden], + the embedding of its segment
+    if C["embed_scale"]:
+        x = x * np.float32(math.sqrt(C["hidden"]))  # x: [T, hidden], the token embeddings scaled by sqrt(hidden)
+    if C["embed_mult"] != 1:
+        x = x * np.float32(C["embed_mult"])  # x: [T, hidden], a fixed multiplier
+    if C["learned_positions"]:
+        x = x + w(W, "pos_embed")[np.arange(len(ids)) + C["position_offset"]]  # x: [T, hidden], + learned position rows
+#: sinusoidal
+    if C["sinusoidal"]:
+        x = x + sinusoids(np.arange(len(ids)) + C["position_offset"], C["hidden"])  # x: [T, hidden], + fixed position rows
+#.
+    if C["embed_norm"]:
+        x = norm(x, w(W, "embed_norm"), w(W, "embed_norm", bias=True) if C["norm_bias"] else None)  # x: [T, hidden], normed
+    return x  # [T, hidden]
