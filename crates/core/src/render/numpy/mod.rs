@@ -492,10 +492,9 @@ pub fn module(g: &Graph, script: &str) -> String {
     let names = name_table(g);
     let p = pieces::pieces(spec);
     let body = crate::render::fragment::join(FRAGMENTS, &p);
-    let body = match (spec.draft, spec.bytes()) {
-        (Some(d), _) => draft(d, body),
-        (None, Some(bl)) => blt::blt(g, bl, body),
-        (None, None) => body,
+    let body = match spec.bytes() {
+        Some(bl) => blt::blt(g, bl, body),
+        None => body,
     };
     format!(
         "{head}\nimport argparse\nimport json\nimport math\nfrom pathlib import Path\n\nimport numpy as np\n\nCONFIG = {config_py}\n\n# Per layer: (mixer and its span, RoPE on, FFN kind).\nPLAN = [\n    {plan},\n]\n\n{names}\n{body}",
@@ -938,104 +937,6 @@ fn config_json(spec: &Spec) -> serde_json::Value {
     config
 }
 
-/// A draft model's file (Gemma 4's assistants): one step from the target's state, every layer
-/// attending at the last token's position over the target's keys and values, which `main`
-/// reads with each step's input from a `.npz`. Written over the Gemma 4 file the template
-/// makes, whose lines these are.
-fn draft(d: crate::spec::Draft, body: String) -> String {
-    let mut out = body;
-    let mut swap = |old: &str, new: &str| crate::render::rewrite::swap(&mut out, old, new, false);
-    swap(
-        "        cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]\n",
-        "        cos, sin = (t[-1:] for t in rope_tables(POSITION + 1, span))  # cos, sin: [1, rot_dim], at the step's position\n",
-    );
-    swap(
-        "    s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked\n",
-        "    s = s + draft_mask(span, k.shape[1])  # s: [H, 1, Tk], -inf where masked\n",
-    );
-    swap(
-        "    if C[\"shares_kv\"]:\n        k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own\n    else:\n        SHARED_KV[span[0]] = k, v  # for the later layers that share them\n",
-        "    k, v = SHARED_KV[span[0]]  # k: [KV, Tk, D], v: [KV, Tk, DV], the target's, as its last layer of this kind cached them\n",
-    );
-    swap(
-        "SHARED_KV = {}  # span kind -> (k, v) of the last layer of that kind that projects its own",
-        "SHARED_KV = {}  # span kind -> (k, v): the target's keys and values, [KV, Tk, D] and [KV, Tk, DV]\nPOSITION = 0  # the last token's position: every draft step runs there",
-    );
-    swap(
-        "def forward(ids, W):\n    # ids: [T] int -> logits [T, vocab]\n",
-        "def forward(state, W):\n    # state: [1, 2 backbone], the target's embedding of the token beside a hidden state -> logits [1, vocab], hidden [1, backbone]\n",
-    );
-    swap(
-        "    x = embed(ids, W)  # [T, hidden]\n",
-        "    x = linear(state, w(W, \"draft_in\"))  # x: [1, hidden], projected to this model's width\n",
-    );
-    swap(
-        "    return lm_head(z, W)\n\n\ndef main():",
-        "    return lm_head(z, W), linear(z, w(W, \"draft_out\"))  # and the hidden state the next step reads, [1, backbone]\n\n\ndef main():",
-    );
-    if d.centroids.is_some() {
-        swap(
-            "    logits = z @ head.T  # logits: [T, vocab]\n",
-            "    logits = clustered(z, head, W)  # logits: [T, vocab], the best clusters' tokens scored\n",
-        );
-        swap(
-            "\n\n\ndef lm_head(",
-            &format!("\n\n\n{CLUSTERED}\n\n\ndef lm_head("),
-        );
-    }
-    crate::render::rewrite::replace_block(&mut out, "def attention_mask(span, T):", DRAFT_MASK);
-    crate::render::rewrite::replace_block(&mut out, "def main():", DRAFT_MAIN);
-    // The token embedding's lookup: a draft model reads its target's state instead.
-    out.split("\n\n\n")
-        .filter(|block| !block.starts_with("def embed("))
-        .collect::<Vec<_>>()
-        .join("\n\n\n")
-}
-
-const DRAFT_MASK: &str = r#"def draft_mask(span, Tk):
-    # -> [1, Tk] additive mask of the step's query over the target's keys: every key in a full
-    # layer; in a sliding layer the last window + 1, as transformers' bidirectional window
-    # (|q - k| <= window) reads them once turned to look back
-    j = np.arange(Tk)
-    ok = (Tk - 1 - j) <= span[1] if span[0] == "sliding" else np.ones(Tk, bool)
-    return np.where(ok, 0.0, -np.inf).astype(np.float32)[None, :]"#;
-
-const CLUSTERED: &str = r#"def clustered(z, head, W):
-    # z: [T, hidden], head: [vocab, hidden] -> logits [T, vocab]: the centroids pick the best
-    # clusters; their tokens are scored by the head's rows, every other token gets the smallest
-    # of those scores minus one
-    D = CONFIG["draft"]["centroids"]
-    order = w(W, "token_ordering").astype(np.int64).reshape(D["count"], -1)  # [clusters, tokens each]
-    out = np.empty((z.shape[0], head.shape[0]), np.float32)
-    for t in range(z.shape[0]):
-        c = linear(z[t : t + 1], w(W, "centroids"))[0]  # c: [clusters]
-        best = np.argsort(-c, kind="stable")[: D["top_k"]]  # the top_k clusters
-        tokens = order[best].reshape(-1)  # [top_k * tokens each]
-        s = head[tokens] @ z[t]  # their tokens' logits
-        out[t] = s.min() - 1
-        out[t, tokens] = s
-    return out"#;
-
-const DRAFT_MAIN: &str = r#"def main():
-    global POSITION
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--weights", required=True, help="folder with config.json and *.safetensors")
-    ap.add_argument("--inputs", required=True, help="a .npz of the target's state: `state` [steps, 2 backbone] (each draft step's input), "
-                    "`position` (the last token's), and `k_full`, `v_full`, `k_sliding`, `v_sliding` ([KV, Tk, D], the target's keys and values)")
-    ap.add_argument("--out", required=True, help="where to write the logits (.npy, float32 [steps, vocab])")
-    ap.add_argument("--hidden", help="where to write each step's hidden state for the next (.npy, float32 [steps, backbone])")
-    a = ap.parse_args()
-    inputs = np.load(a.inputs)
-    POSITION = int(inputs["position"])
-    for kind in ("full", "sliding"):
-        if f"k_{kind}" in inputs:
-            SHARED_KV[kind] = inputs[f"k_{kind}"].astype(np.float32), inputs[f"v_{kind}"].astype(np.float32)
-    W = load_safetensors(a.weights)
-    steps = [forward(s[None, :].astype(np.float32), W) for s in inputs["state"]]
-    np.save(a.out, np.concatenate([logits for logits, _ in steps]))
-    if a.hidden:
-        np.save(a.hidden, np.concatenate([h for _, h in steps]).astype(np.float32))"#;
-
 /// Whether the file decodes token by token (`--prompt`): a model with a recurrent mixer, whose
 /// state is what decoding carries, and nothing else that reads earlier positions outside its
 /// mixers (which `attention_so_far`, the mixers' states and Qwen4-Exp's n-gram embeddings' cover).
@@ -1169,6 +1070,7 @@ pub(crate) const FRAGMENTS: &[(&str, &str)] = &[
     ("per_layer.py", include_str!("py/per_layer.py")),
     ("decode.py", include_str!("py/decode.py")),
     ("layer.py", include_str!("py/layer.py")),
+    ("draft.py", include_str!("py/draft.py")),
     ("head.py", include_str!("py/head.py")),
     ("attn_res.py", include_str!("py/attn_res.py")),
     ("hyper.py", include_str!("py/hyper.py")),

@@ -337,6 +337,12 @@ pub(super) fn pieces(spec: &Spec) -> Pieces {
         ),
     );
     p.set("no_ffn", no_ffn);
+    // Gemma 4's assistants: one step from the target's state, over the target's keys and values.
+    p.set("draft", spec.draft.is_some());
+    p.set(
+        "draft_centroids",
+        spec.draft.is_some_and(|d| d.centroids.is_some()),
+    );
     p
 }
 

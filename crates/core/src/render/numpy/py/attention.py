@@ -1,4 +1,5 @@
 #: attention
+#: !draft
 def attention_mask(span, T):
     # -> [T, T] additive mask: 0 where query i may attend to key j, -inf elsewhere
     i, j = np.arange(T)[:, None], np.arange(T)[None, :]
@@ -12,6 +13,7 @@ def attention_mask(span, T):
     return np.where(ok, 0.0, -np.inf).astype(np.float32)
 
 
+#.
 #.
 #: l2_clip_fn
 def l2_clip(u, c):
@@ -168,7 +170,12 @@ def attention(x, W, b, span, use_rope):
         k = l2_clip(k, C["l2_clip"])  # k: [KV, T, D]
 #.
     if use_rope and C["rope"]:
+#: !draft
         cos, sin = rope_tables(T, span)  # cos, sin: [T, rot_dim]
+#.
+#: draft
+        cos, sin = (t[-1:] for t in rope_tables(POSITION + 1, span))  # cos, sin: [1, rot_dim], at the step's position
+#.
 #: !shares_kv
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)  # q: [H, T, D], k: [KV, T, D]
 #.
@@ -198,10 +205,15 @@ def attention(x, W, b, span, use_rope):
 #.
 #: shares_kv
 #: !kv_from
+#: !draft
     if C["shares_kv"]:
         k, v = SHARED_KV[span[0]]  # k: [KV, T, D], v: [KV, T, DV], the last layer of this kind's that projects its own
     else:
         SHARED_KV[span[0]] = k, v  # for the later layers that share them
+#.
+#: draft
+    k, v = SHARED_KV[span[0]]  # k: [KV, Tk, D], v: [KV, Tk, DV], the target's, as its last layer of this kind cached them
+#.
 #.
 #: kv_from
     if C["shares_kv"]:
@@ -238,7 +250,12 @@ def attention(x, W, b, span, use_rope):
 #.
     if C["softcap"]:
         s = C["softcap"] * np.tanh(s / C["softcap"])  # s: [H, T, T]
+#: !draft
     s = s + attention_mask(span, T)  # s: [H, T, T], -inf where masked
+#.
+#: draft
+    s = s + draft_mask(span, k.shape[1])  # s: [H, 1, Tk], -inf where masked
+#.
 #: block_index
     if C["block_index"]:
         s = s + np.repeat(block_mask(x, W, b, span, C["block_index"]), H // C["block_index"]["heads"], axis=0)  # s: [H, T, T], only in the blocks each group's index head chose
@@ -311,7 +328,13 @@ def attention(x, W, b, span, use_rope):
 
 #.
 #: shares_kv
+#: !draft
 SHARED_KV = {}  # span kind -> (k, v) of the last layer of that kind that projects its own
+#.
+#: draft
+SHARED_KV = {}  # span kind -> (k, v): the target's keys and values, [KV, Tk, D] and [KV, Tk, DV]
+POSITION = 0  # the last token's position: every draft step runs there
+#.
 
 
 #.

@@ -1,3 +1,4 @@
+#: !draft
 def embed(ids, W):
     # ids: [T] int -> x: [T, hidden]
     C = CONFIG
@@ -25,3 +26,4 @@ def embed(ids, W):
     if C["embed_norm"]:
         x = norm(x, w(W, "embed_norm"), w(W, "embed_norm", bias=True) if C["norm_bias"] else None)  # x: [T, hidden], normed
     return x  # [T, hidden]
+#.

@@ -1,6 +1,6 @@
+#: one_pass
 def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
-#: one_pass
     x = embed(ids, W)  # [T, hidden]
 #: hierarchy
     return hierarchy_forward(x, W)  # two stacks of layers in a nested loop
@@ -18,8 +18,18 @@ def forward(ids, W):
 #.
 #.
 #: !one_pass
+#: !draft
+def forward(ids, W):
+    # ids: [T] int -> logits [T, vocab]
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
+#.
+#: draft
+def forward(state, W):
+    # state: [1, 2 backbone], the target's embedding of the token beside a hidden state -> logits [1, vocab], hidden [1, backbone]
+    C = CONFIG
+    x = linear(state, w(W, "draft_in"))  # x: [1, hidden], projected to this model's width
+#.
 #: cca
     x = (x + w(W, "embed_shift")) * w(W, "embed_scale")  # [T, hidden], shifted and scaled by learned vectors
 #.
@@ -279,6 +289,11 @@ def forward(ids, W):
     if T_:
         z = act(linear(z, w(W, "head_dense"), w(W, "head_dense", bias=True) if T_["bias"] else None), T_["act"])  # [T, hidden]
         z = norm(z, w(W, "head_norm"), w(W, "head_norm", bias=True) if C["norm_bias"] else None)  # [T, hidden]
+#: !draft
     return lm_head(z, W)
+#.
+#: draft
+    return lm_head(z, W), linear(z, w(W, "draft_out"))  # and the hidden state the next step reads, [1, backbone]
+#.
 #.
 #.

@@ -6,7 +6,12 @@ def lm_head(z, W):
         z = linear(z, w(W, "project_out"))  # z: [T, width], mapped to the token table's width
 #.
     head = w(W, "embed") if C["tied"] else w(W, "lm_head")  # head: [vocab, hidden]
+#: !draft_centroids
     logits = z @ head.T  # logits: [T, vocab]
+#.
+#: draft_centroids
+    logits = clustered(z, head, W)  # logits: [T, vocab], the best clusters' tokens scored
+#.
     if C["head_bias"]:
         logits = logits + w(W, "lm_head", bias=True)  # logits: [T, vocab]
 #: ngpt

@@ -1,4 +1,5 @@
 #: !decodes
+#: !draft
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--weights", required=True, help="folder with config.json and *.safetensors")
@@ -9,6 +10,30 @@ def main():
     np.save(a.out, forward(ids, load_safetensors(a.weights)))
 
 
+#.
+#: draft
+def main():
+    global POSITION
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--weights", required=True, help="folder with config.json and *.safetensors")
+    ap.add_argument("--inputs", required=True, help="a .npz of the target's state: `state` [steps, 2 backbone] (each draft step's input), "
+                    "`position` (the last token's), and `k_full`, `v_full`, `k_sliding`, `v_sliding` ([KV, Tk, D], the target's keys and values)")
+    ap.add_argument("--out", required=True, help="where to write the logits (.npy, float32 [steps, vocab])")
+    ap.add_argument("--hidden", help="where to write each step's hidden state for the next (.npy, float32 [steps, backbone])")
+    a = ap.parse_args()
+    inputs = np.load(a.inputs)
+    POSITION = int(inputs["position"])
+    for kind in ("full", "sliding"):
+        if f"k_{kind}" in inputs:
+            SHARED_KV[kind] = inputs[f"k_{kind}"].astype(np.float32), inputs[f"v_{kind}"].astype(np.float32)
+    W = load_safetensors(a.weights)
+    steps = [forward(s[None, :].astype(np.float32), W) for s in inputs["state"]]
+    np.save(a.out, np.concatenate([logits for logits, _ in steps]))
+    if a.hidden:
+        np.save(a.hidden, np.concatenate([h for _, h in steps]).astype(np.float32))
+
+
+#.
 #.
 #: decodes
 def main():
