@@ -490,12 +490,9 @@ pub fn module(g: &Graph, script: &str) -> String {
         crate::fmt::py_doc(script)
     );
     let names = name_table(g);
-    let p = pieces::pieces(spec);
+    let p = pieces::pieces(g);
     let body = crate::render::fragment::join(FRAGMENTS, &p);
-    let body = match spec.bytes() {
-        Some(bl) => blt::blt(g, bl, body),
-        None => body,
-    };
+
     format!(
         "{head}\nimport argparse\nimport json\nimport math\nfrom pathlib import Path\n\nimport numpy as np\n\nCONFIG = {config_py}\n\n# Per layer: (mixer and its span, RoPE on, FFN kind).\nPLAN = [\n    {plan},\n]\n\n{names}\n{body}",
         plan = plan.join(",\n    "),
@@ -1081,6 +1078,7 @@ pub(crate) const FRAGMENTS: &[(&str, &str)] = &[
     ("gated_norm.py", include_str!("py/gated_norm.py")),
     ("altup.py", include_str!("py/altup.py")),
     ("forward.py", include_str!("py/forward.py")),
+    ("blt.py", include_str!("py/blt.py")),
     ("main.py", include_str!("py/main.py")),
 ];
 

@@ -6,7 +6,8 @@ use crate::spec::{
     DeltaStore, Ffn, Mixer, NormKind, NormPlace, Position, Residual, Spec, SsmGate, Stream,
 };
 
-pub(super) fn pieces(spec: &Spec) -> Pieces {
+pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
+    let spec = &g.spec;
     let mut p = Pieces::default();
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());
@@ -343,6 +344,14 @@ pub(super) fn pieces(spec: &Spec) -> Pieces {
         "draft_centroids",
         spec.draft.is_some_and(|d| d.centroids.is_some()),
     );
+    // BLT: the byte stacks around the latent transformer, whose layers run through
+    // stack_forward, a range at a time.
+    p.set("blt", spec.bytes().is_some());
+    p.fill(
+        "blt_constants",
+        spec.bytes()
+            .map_or(String::new(), |bl| super::blt::constants(g, bl)),
+    );
     p
 }
 
@@ -403,7 +412,7 @@ mod tests {
             false,
         )
         .unwrap();
-        let p = super::pieces(&spec);
+        let p = super::pieces(&crate::graph::build(&spec).unwrap());
         let mut decided: Vec<&str> = p.names().collect();
         decided.sort_unstable();
         let (mut named, mut fills) = (Vec::new(), Vec::new());
@@ -419,7 +428,7 @@ mod tests {
         named.sort_unstable();
         assert_eq!(named, decided);
         fills.sort_unstable();
-        assert_eq!(fills, ["mixer_call", "rope"]);
+        assert_eq!(fills, ["blt_constants", "mixer_call", "rope"]);
     }
 
     /// The Spec of every catalog model, every registry row's defaults and every executor
@@ -464,13 +473,16 @@ mod tests {
     /// neither the linter (run on the files made) nor the parity tests would ever read.
     #[test]
     fn every_line_of_the_fragments_is_some_models() {
-        let specs = corpus();
-        assert!(specs.len() > 400, "{}", specs.len());
+        let graphs: Vec<_> = corpus()
+            .iter()
+            .map(|s| crate::graph::build(s).unwrap())
+            .collect();
+        assert!(graphs.len() > 400, "{}", graphs.len());
         let mut never = Vec::new();
         for (file, src) in super::super::FRAGMENTS {
             let mut kept = vec![false; src.split_inclusive('\n').count()];
-            for spec in &specs {
-                let p = super::pieces(spec);
+            for g in &graphs {
+                let p = super::pieces(g);
                 for (k, on) in kept
                     .iter_mut()
                     .zip(crate::render::fragment::kept_lines(file, src, &p))

@@ -19,10 +19,17 @@ def forward(ids, W):
 #.
 #: !one_pass
 #: !draft
+#: !blt
 def forward(ids, W):
     # ids: [T] int -> logits [T, vocab]
     C = CONFIG
     x = embed(ids, W)  # [T, hidden]
+#.
+#: blt
+def stack_forward(x, W, first=0, last=None):
+    # x: [T, hidden] -> [T, hidden], through layers first..last-1 of the stack in use (within())
+    C = CONFIG
+#.
 #.
 #: draft
 def forward(state, W):
@@ -64,11 +71,18 @@ def forward(state, W):
             if i == lo:
                 xl = norm(x, w(W, "final_norm"))  # the input layers' output, normed: every pass restarts from it
             x = norm(x, w(W, "final_norm")) + xl  # [T, hidden]
+        nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
 #.
 #: !looped
-    for b, (span, use_rope, ffn) in enumerate(PLAN):
-#.
+#: blt
+    for b, (span, use_rope, ffn) in list(enumerate(PLAN))[first:last]:
         nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
+#.
+#: !blt
+    for b, (span, use_rope, ffn) in enumerate(PLAN):
+        nb = lambda key: w(W, key, b, bias=True) if C["norm_bias"] else None
+#.
+#.
 #: cross
         if span[0] == "cross":
             continue  # a layer that cross-attends to the image: text alone skips it
@@ -274,9 +288,15 @@ def forward(state, W):
         if C["layer_scalar"]:
             x = x * w(W, "layer_scalar", b)  # [T, hidden], times the layer's stored scalar
 #.
+#: blt
+    return x  # [T, hidden]
+#.
+#: !blt
     if C["prompt"]:
         x = x[C["prompt"]["length"]:]  # x: [T, hidden], the prompt's positions dropped
 #.
+#.
+#: !blt
     if C["place"] == "post_residual":
         return lm_head(x, W)  # no final norm: the last layer's ends the stream
 #: !final_norm_plain
@@ -294,6 +314,7 @@ def forward(state, W):
 #.
 #: draft
     return lm_head(z, W), linear(z, w(W, "draft_out"))  # and the hidden state the next step reads, [1, backbone]
+#.
 #.
 #.
 #.
