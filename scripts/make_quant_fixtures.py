@@ -10,15 +10,20 @@ own code stores it, beside transformers' logits on the weights that code dequant
 - compressed: compressed-tensors' PackedQuantizationCompressor (pack-quantized, int4, groups of
   32, asymmetric, so that the packed zero points are exercised) compresses and decompresses;
 - mlx: mlx.core.quantize (affine, 4 bits, groups of 32) on every linear layer and the embedding,
-  mlx.core.dequantize back.
+  mlx.core.dequantize back;
+- bnb-nf4, bnb-fp4, bnb-int8: bitsandbytes.functional.quantize_4bit (NF4 double quantized, FP4
+  not) and int8_vectorwise_quant on every linear layer, each tensor under the name
+  Linear4bit._save_to_state_dict and Linear8bitLt._save_to_state_dict give it (the 4-bit state
+  by QuantState.as_dict(packed=True)), config.json's quantization_config as transformers'
+  BitsAndBytesConfig.to_dict() writes it; dequantize_4bit and the row scales back.
 
 The quantizer is round-to-nearest in each case: the fixture checks the format's packing, not the
 search for its scales. Writes crates/exec/tests/fixtures/quant/<format>/{config.json,
 model.safetensors, expected.json}; `quantized_checkpoints_run_as_their_reference_dequantizes`
 (crates/exec/tests/stored_formats.rs) holds anatomy to them.
 
-Usage: python3 scripts/make_quant_fixtures.py
-(needs torch, transformers, safetensors, compressed-tensors and mlx[cpu] from PyPI, and the
+Usage: python3 scripts/make_quant_fixtures.py [FORMAT ...]  (all of them without one)
+(needs torch, transformers, safetensors, compressed-tensors, bitsandbytes and mlx[cpu] from PyPI, and the
 sources of gptqmodel and autoawq on PYTHONPATH: pip download --no-deps gptqmodel autoawq, unpack
 both; GPTQModel imports pypcre, logbar, device-smi, tokenicer, defuser, accelerate)
 """
@@ -153,10 +158,43 @@ def mlx(model, config):
     return stored, dequantized
 
 
+def bnb(model, config, kind):
+    import bitsandbytes.functional as F
+    from transformers import BitsAndBytesConfig
+
+    stored, dequantized = {}, {}
+    for name, lin in linears(model).items():
+        w = lin.weight.data
+        if kind == "int8":
+            cb, scb, _ = F.int8_vectorwise_quant(w.half())
+            stored[f"{name}.weight"] = cb.contiguous()
+            stored[f"{name}.SCB"] = scb.float().contiguous()
+            stored[f"{name}.weight_format"] = torch.tensor(0, dtype=torch.uint8)
+            dequantized[name] = cb.float() * scb.float()[:, None] / 127.0
+            continue
+        q, state = F.quantize_4bit(w, blocksize=64, quant_type=kind, compress_statistics=kind == "nf4")
+        stored[f"{name}.weight"] = q.contiguous()
+        for k, v in state.as_dict(packed=True).items():
+            stored[f"{name}.weight.{k}"] = v.contiguous()
+        dequantized[name] = F.dequantize_4bit(q, state).float()
+    if kind == "int8":
+        qc = BitsAndBytesConfig(load_in_8bit=True)
+    else:
+        qc = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=kind, bnb_4bit_use_double_quant=kind == "nf4",
+                                bnb_4bit_compute_dtype=torch.float32)
+    config["quantization_config"] = qc.to_dict()
+    return stored, dequantized
+
+
 def main():
     raw = json.loads((TOY / "config.json").read_text())
     ids = json.loads((TOY / "expected.json").read_text())["ids"]
-    for fmt, quantize in (("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)):
+    formats = [("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)]
+    formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]
+    only = set(sys.argv[1:])
+    for fmt, quantize in formats:
+        if only and fmt not in only:
+            continue
         model = toys.build(raw)
         config = copy.deepcopy(raw)
         config["torch_dtype"] = "float32"  # what the file holds beside the packed matrices

@@ -25,6 +25,9 @@ pub struct Packed {
     /// The safetensors dtype; `None`: the checkpoint's float type (scales).
     pub dtype: Option<&'static str>,
     pub format: String,
+    /// One-dimensional, of a length the stored data sets (bitsandbytes' JSON state): `shape`
+    /// is `[0]`.
+    pub any_length: bool,
 }
 
 fn numel(shape: &[u64]) -> u128 {
@@ -73,6 +76,7 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
                         packed: Some(Packed {
                             dtype: part.dtype,
                             format: format.clone(),
+                            any_length: part.any_length,
                         }),
                     });
                 }

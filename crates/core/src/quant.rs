@@ -34,10 +34,47 @@ pub enum Quant {
     /// MLX (mlx-lm): `weight` uint32 `[out, in·bits/32]`, `scales` and `biases` `[out, in/group]`
     /// for every linear layer and embedding whose input width the group divides.
     Mlx { bits: u64, group: u64 },
+    /// bitsandbytes (transformers' `BitsAndBytesConfig`): every linear layer but the head and
+    /// the modules it is told to skip, in 4 bits (NF4 or FP4 codes in blocks of 64, their
+    /// absolute maxima themselves quantized where `double`) or in LLM.int8()'s 8 bits.
+    Bnb(Bnb),
     /// Another method (`fp8`'s block scales and `mxfp4`, which verify and run recognize by
-    /// their tensors; bitsandbytes, HQQ, torchao): the manifest lists its matrices unpacked.
+    /// their tensors; HQQ, torchao): the manifest lists its matrices unpacked.
     Unread(String),
 }
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bnb {
+    pub kind: BnbKind,
+    /// The 4-bit blocks' absolute maxima stored as 8-bit codes of their own
+    /// (`bnb_4bit_use_double_quant`).
+    pub double: bool,
+    /// `llm_int8_skip_modules`: modules left unquantized, by name or a name's last components.
+    pub skip: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BnbKind {
+    Nf4,
+    Fp4,
+    Int8,
+}
+
+impl BnbKind {
+    fn name(self) -> &'static str {
+        match self {
+            BnbKind::Nf4 => "nf4",
+            BnbKind::Fp4 => "fp4",
+            BnbKind::Int8 => "int8",
+        }
+    }
+}
+
+/// bitsandbytes' 4-bit blocks: 64 values a block, 256 absolute maxima a block of the second
+/// quantization (`quantize_4bit`'s and `quantize_blockwise`'s defaults, which transformers
+/// keeps).
+pub const BNB_BLOCK: u64 = 64;
+pub const BNB_NESTED_BLOCK: u64 = 256;
 
 /// An integer format's groups along the input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +107,15 @@ pub enum Packing {
     /// `nvfp4-pack-quantized`: `weight_packed` uint8 `[out, in/2]`, `weight_scale` fp8
     /// `[out, in/16]`, `weight_global_scale` `[1]`, `input_global_scale` `[1]`.
     Nvfp4 { input_scale: bool },
+    /// bitsandbytes' 4 bits: `weight` uint8 `[out·in/2, 1]` (two codes a byte, the first in the
+    /// high half), `weight.absmax` (`[blocks]`, float32, or uint8 codes where `double`, with
+    /// `weight.nested_absmax` and `weight.nested_quant_map`), `weight.quant_map` float32 `[16]`
+    /// (the code book) and `weight.quant_state.bitsandbytes__nf4` (or `__fp4`): the rest of the
+    /// state as JSON bytes, whose length depends on its numbers.
+    Bnb4 { fp4: bool, double: bool },
+    /// LLM.int8(): `weight` int8 `[out, in]`, `SCB` float32 `[out]` (each row's absolute
+    /// maximum), `weight_format` uint8 `[]` (0: row-major).
+    Bnb8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +133,9 @@ pub struct Part {
     /// The safetensors dtype (GPTQ's and AWQ's scales are float16 whatever the model's);
     /// `None`: the checkpoint's float type.
     pub dtype: Option<&'static str>,
+    /// Its length is the stored data's (bitsandbytes' JSON quant state): `shape` is `[0]`, and
+    /// any one-dimensional length is sound.
+    pub any_length: bool,
 }
 
 fn int(c: &Config, key: &str, allowed: &[u64], default: Option<u64>) -> Result<u64> {
@@ -173,6 +222,7 @@ impl Quant {
                 }
                 "compressed-tensors" => compressed(&q)?,
                 "mlx" => mlx(&q)?,
+                "bitsandbytes" => bnb(&q)?,
                 "" => {
                     return Err(q.err(
                         "quant_method",
@@ -202,6 +252,14 @@ impl Quant {
                 format!("compressed-tensors {}", kinds.join("; "))
             }
             Quant::Mlx { bits, group } => format!("MLX int{bits}, groups of {group}"),
+            Quant::Bnb(b) => match b.kind {
+                BnbKind::Int8 => "bitsandbytes LLM.int8()".into(),
+                k => format!(
+                    "bitsandbytes {}{}",
+                    k.name().to_uppercase(),
+                    if b.double { ", double quantized" } else { "" }
+                ),
+            },
             Quant::Unread(m) => m.clone(),
         }
     }
@@ -209,9 +267,11 @@ impl Quant {
     /// Whether matrices are stored packed in a way `parts` names.
     pub fn packs(&self) -> bool {
         match self {
-            Quant::Gptq { .. } | Quant::Awq(_) | Quant::Compressed { .. } | Quant::Mlx { .. } => {
-                true
-            }
+            Quant::Gptq { .. }
+            | Quant::Awq(_)
+            | Quant::Compressed { .. }
+            | Quant::Mlx { .. }
+            | Quant::Bnb(_) => true,
             Quant::Unread(_) => false,
         }
     }
@@ -220,9 +280,11 @@ impl Quant {
     pub fn format(&self, p: Packing) -> String {
         match self {
             Quant::Compressed { .. } => format!("compressed-tensors {}", p.describe()),
-            Quant::Gptq { .. } | Quant::Awq(_) | Quant::Mlx { .. } | Quant::Unread(_) => {
-                self.describe()
-            }
+            Quant::Gptq { .. }
+            | Quant::Awq(_)
+            | Quant::Mlx { .. }
+            | Quant::Bnb(_)
+            | Quant::Unread(_) => self.describe(),
         }
     }
 
@@ -270,10 +332,27 @@ impl Quant {
                 },
                 g_idx: false,
             }),
+            // transformers replaces every linear layer but the head and the skipped ones; its
+            // 4-bit codes pack two a byte.
+            Quant::Bnb(b)
+                if !lookup
+                    && !head
+                    && !b.skip.iter().any(|p| matches(p, module))
+                    && (b.kind == BnbKind::Int8 || (out * inp).is_multiple_of(2)) =>
+            {
+                Some(match b.kind {
+                    BnbKind::Int8 => Packing::Bnb8,
+                    k => Packing::Bnb4 {
+                        fp4: k == BnbKind::Fp4,
+                        double: b.double,
+                    },
+                })
+            }
             Quant::Gptq { .. }
             | Quant::Awq(_)
             | Quant::Compressed { .. }
             | Quant::Mlx { .. }
+            | Quant::Bnb(_)
             | Quant::Unread(_) => None,
         }
     }
@@ -284,6 +363,7 @@ impl Quant {
             suffix,
             shape,
             dtype,
+            any_length: false,
         };
         let groups = |g: &Groups| g.group.map_or(1, |n| inp.div_ceil(n));
         match (self, p) {
@@ -371,6 +451,44 @@ impl Quant {
                 }
                 v
             }
+            (_, Packing::Bnb4 { fp4, double }) => {
+                let blocks = (out * inp).div_ceil(BNB_BLOCK);
+                let mut v = vec![
+                    part("weight", vec![out * inp / 2, 1], Some("U8")),
+                    part(
+                        "weight.absmax",
+                        vec![blocks],
+                        Some(if double { "U8" } else { "F32" }),
+                    ),
+                    part("weight.quant_map", vec![16], Some("F32")),
+                ];
+                if double {
+                    v.push(part(
+                        "weight.nested_absmax",
+                        vec![blocks.div_ceil(BNB_NESTED_BLOCK)],
+                        Some("F32"),
+                    ));
+                    v.push(part("weight.nested_quant_map", vec![256], Some("F32")));
+                }
+                v.push(Part {
+                    any_length: true,
+                    ..part(
+                        if fp4 {
+                            "weight.quant_state.bitsandbytes__fp4"
+                        } else {
+                            "weight.quant_state.bitsandbytes__nf4"
+                        },
+                        vec![0],
+                        Some("U8"),
+                    )
+                });
+                v
+            }
+            (_, Packing::Bnb8) => vec![
+                part("weight", vec![out, inp], Some("I8")),
+                part("SCB", vec![out], Some("F32")),
+                part("weight_format", vec![], Some("U8")),
+            ],
             (_, Packing::Nvfp4 { input_scale }) => {
                 let mut v = vec![
                     part("weight_packed", vec![out, inp / 2], Some("U8")),
@@ -396,6 +514,9 @@ impl Packing {
             Packing::Int8 { .. } => "int8".into(),
             Packing::Fp8 { .. } => "fp8".into(),
             Packing::Nvfp4 { .. } => "NVFP4".into(),
+            Packing::Bnb4 { fp4: true, .. } => "FP4".into(),
+            Packing::Bnb4 { fp4: false, .. } => "NF4".into(),
+            Packing::Bnb8 => "LLM.int8()".into(),
         }
     }
 }
@@ -504,6 +625,59 @@ fn compressed(q: &Config) -> Result<Quant> {
         });
     }
     Ok(Quant::Compressed { schemes, ignore })
+}
+
+fn bnb(q: &Config) -> Result<Quant> {
+    let (four, eight) = (
+        q.flag("load_in_4bit", false)?,
+        q.flag("load_in_8bit", false)?,
+    );
+    let kind =
+        match (four, eight) {
+            (true, false) => match q.string("bnb_4bit_quant_type", "fp4")?.as_str() {
+                "nf4" => BnbKind::Nf4,
+                "fp4" => BnbKind::Fp4,
+                other => {
+                    return Err(q.err(
+                        "bnb_4bit_quant_type",
+                        format!("is `{other}`; bitsandbytes' 4-bit types are `nf4` and `fp4`"),
+                    ))
+                }
+            },
+            (false, true) => BnbKind::Int8,
+            (true, true) => {
+                return Err(q.err(
+                    "load_in_8bit",
+                    "and load_in_4bit are both true; a checkpoint is stored in one of them",
+                ))
+            }
+            (false, false) => return Err(q.err(
+                "load_in_4bit",
+                "and load_in_8bit are both false or missing; one says how the weights are stored",
+            )),
+        };
+    if kind != BnbKind::Int8 {
+        // Another storage type packs the same bytes into wider elements: not read yet.
+        let storage = q.string("bnb_4bit_quant_storage", "uint8")?;
+        if storage != "uint8" {
+            return Err(q.err(
+                "bnb_4bit_quant_storage",
+                format!("is `{storage}`; anatomy reads 4-bit codes stored as uint8"),
+            ));
+        }
+    }
+    let skip = q
+        .list_any(
+            "llm_int8_skip_modules",
+            |v| v.as_str().map(str::to_string),
+            "a module name",
+        )?
+        .unwrap_or_default();
+    Ok(Quant::Bnb(Bnb {
+        kind,
+        double: kind != BnbKind::Int8 && q.flag("bnb_4bit_use_double_quant", false)?,
+        skip,
+    }))
 }
 
 fn mlx(q: &Config) -> Result<Quant> {

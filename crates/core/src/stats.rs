@@ -33,7 +33,8 @@ pub struct Stats {
 }
 
 /// The stored tensors of one format: their parameters (a packed matrix's unpacked values) and
-/// bytes, scales, zero points and indices included.
+/// bytes, scales, zero points and indices included (not bitsandbytes' JSON state, whose length
+/// its numbers set: some 170 bytes a matrix).
 #[derive(Debug, Clone, Serialize)]
 pub struct StoredFormat {
     pub format: String,

@@ -1453,6 +1453,26 @@ fn quantization_configs_are_read_or_refused_at_the_field() {
             "quantization_config.quant_method",
             "is missing",
         ),
+        (
+            json!({"quant_method": "bitsandbytes", "load_in_4bit": false}),
+            "quantization_config.load_in_4bit",
+            "one says how the weights are stored",
+        ),
+        (
+            json!({"quant_method": "bitsandbytes", "load_in_4bit": true, "load_in_8bit": true}),
+            "quantization_config.load_in_8bit",
+            "both true",
+        ),
+        (
+            json!({"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_type": "int4"}),
+            "quantization_config.bnb_4bit_quant_type",
+            "`nf4` and `fp4`",
+        ),
+        (
+            json!({"quant_method": "bitsandbytes", "load_in_4bit": true, "bnb_4bit_quant_storage": "bfloat16"}),
+            "quantization_config.bnb_4bit_quant_storage",
+            "uint8",
+        ),
     ];
     for (q, field, says) in cases {
         let e = err_of(&with("quantization_config", q.clone())).to_string();
@@ -1465,7 +1485,7 @@ fn quantization_configs_are_read_or_refused_at_the_field() {
         "cfg.json",
         &with(
             "quantization_config",
-            json!({"quant_method": "bitsandbytes", "load_in_4bit": true}),
+            json!({"quant_method": "hqq", "nbits": 4}),
         )
         .to_string(),
         "t",
@@ -1473,5 +1493,5 @@ fn quantization_configs_are_read_or_refused_at_the_field() {
     )
     .unwrap();
     let q = spec.quant.unwrap().quant;
-    assert!(!q.packs() && q.describe().contains("bitsandbytes"), "{q:?}");
+    assert!(!q.packs() && q.describe().contains("hqq"), "{q:?}");
 }

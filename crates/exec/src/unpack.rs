@@ -8,7 +8,7 @@
 
 use crate::qlinear::{Block, QLinear};
 use crate::weights::Stored;
-use anatomy_core::quant::{Packing, Quant};
+use anatomy_core::quant::{BnbKind, Packing, Quant};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
@@ -95,7 +95,7 @@ impl Codes {
 }
 
 /// Integer tensors as stored: shape and 32-bit words (int32 and uint32 alike; int64 narrowed,
-/// which only `weight_shape` uses).
+/// which only `weight_shape` uses; uint8 widened, a value a word: bitsandbytes' codes and state).
 pub type Ints = HashMap<String, (Vec<usize>, Vec<u32>)>;
 
 /// Bits `[at·bits, at·bits + bits)` of a little-endian stream of words: compressed-tensors' and
@@ -157,6 +157,32 @@ impl Parts<'_> {
     }
 }
 
+/// The stored tensor each packed matrix of `quant` is found by; a format `unpack` does not read
+/// is refused here, before any tensor is loaded.
+pub fn primary(quant: &Quant, shown: &str) -> Result<&'static str, Error> {
+    Ok(match quant {
+        Quant::Gptq { .. } | Quant::Awq(_) => "qweight",
+        Quant::Compressed { .. } => "weight_packed",
+        Quant::Mlx { .. } => "weight",
+        Quant::Bnb(b) => match b.kind {
+            BnbKind::Nf4 => "weight.quant_state.bitsandbytes__nf4",
+            BnbKind::Fp4 => "weight.quant_state.bitsandbytes__fp4",
+            BnbKind::Int8 => {
+                return Err(Error::file(
+                    shown,
+                    "is stored in LLM.int8()'s 8 bits, which anatomy counts and verifies but does not run yet",
+                ))
+            }
+        },
+        Quant::Unread(method) => {
+            return Err(Error::file(
+                shown,
+                format!("is stored as {method}, whose packing anatomy does not read yet"),
+            ))
+        }
+    })
+}
+
 /// Every packed matrix of `ints` replaced by its weight `{module}.weight`: in `stored` as Q4_1
 /// blocks where `stored` is given and the codes fit them, else in `floats` in f32.
 pub fn unpack(
@@ -166,17 +192,7 @@ pub fn unpack(
     mut stored: Option<&mut HashMap<String, Stored>>,
     shown: &str,
 ) -> Result<(), Error> {
-    let primary = match quant {
-        Quant::Gptq { .. } | Quant::Awq(_) => "qweight",
-        Quant::Compressed { .. } => "weight_packed",
-        Quant::Mlx { .. } => "weight",
-        Quant::Unread(method) => {
-            return Err(Error::file(
-                shown,
-                format!("is stored as {method}, whose packing anatomy does not read yet"),
-            ))
-        }
-    };
+    let primary = primary(quant, shown)?;
     let mut modules: Vec<String> = ints
         .keys()
         .filter_map(|k| k.strip_suffix(&format!(".{primary}")).map(str::to_string))
@@ -194,6 +210,14 @@ pub fn unpack(
             Quant::Awq(g) => awq(&mut p, g.bits as usize, g.group, g.zeros)?,
             Quant::Compressed { .. } => compressed(&mut p, quant)?,
             Quant::Mlx { bits, group } => mlx(&mut p, *bits as usize, *group as usize)?,
+            // A code book, not an affine map: dequantized, never held as Q4_1 blocks.
+            Quant::Bnb(_) => {
+                let (out, inp, w) = bnb4(&mut p, primary)?;
+                let t = Tensor::from_vec(w, (out, inp), &Device::Cpu)
+                    .map_err(|e| p.bad(e.to_string()))?;
+                floats.insert(format!("{module}.weight"), t);
+                continue;
+            }
             // Refused before the loop.
             Quant::Unread(_) => return Ok(()),
         };
@@ -486,4 +510,65 @@ mod tests {
             }
         }
     }
+}
+
+/// The rest of a bitsandbytes 4-bit matrix's state, as `QuantState.as_dict(packed=True)` writes
+/// it beside the tensors.
+#[derive(serde::Deserialize)]
+struct BnbState {
+    quant_type: String,
+    blocksize: usize,
+    shape: Vec<usize>,
+    nested_blocksize: Option<usize>,
+    nested_offset: Option<f32>,
+}
+
+/// bitsandbytes' 4 bits, as `dequantize_4bit` reads them: value j is
+/// `quant_map[code j] · absmax[j / blocksize]`, code 2k the high half of byte k and 2k + 1 the
+/// low; double quantized, `absmax[b] = nested_quant_map[absmax code b] ·
+/// nested_absmax[b / nested_blocksize] + nested_offset`. Returns `(out, in, w)`.
+fn bnb4(p: &mut Parts, state: &str) -> Result<(usize, usize, Vec<f32>), Error> {
+    let len = dims(p, state)?;
+    let json: Vec<u8> = p.ints(state, &len)?.into_iter().map(|b| b as u8).collect();
+    let s: BnbState = serde_json::from_slice(&json).map_err(|e| {
+        p.bad(format!(
+            "{state} is not bitsandbytes' JSON quant state: {e}"
+        ))
+    })?;
+    let want = state.rsplit("__").next().unwrap_or_default();
+    let (&[out, inp], true) = (s.shape.as_slice(), s.quant_type == want) else {
+        return Err(p.bad(format!(
+            "{state} describes a {} matrix of shape {:?}; this layer stores {want} [out, in]",
+            s.quant_type, s.shape
+        )));
+    };
+    let n = out * inp;
+    if s.blocksize == 0 || !n.is_multiple_of(2) {
+        return Err(p.bad(format!(
+            "{state}: blocks of {} over {n} values",
+            s.blocksize
+        )));
+    }
+    let blocks = n.div_ceil(s.blocksize);
+    let bytes = p.ints("weight", &[n / 2, 1])?;
+    let code = p.floats("weight.quant_map", &[16])?;
+    let absmax: Vec<f32> = match (s.nested_blocksize, s.nested_offset) {
+        (Some(nb), Some(offset)) if nb > 0 => {
+            let q = p.ints("weight.absmax", &[blocks])?;
+            let scale = p.floats("weight.nested_absmax", &[blocks.div_ceil(nb)])?;
+            let map = p.floats("weight.nested_quant_map", &[256])?;
+            (q.iter().enumerate())
+                .map(|(b, &c)| map[c as usize & 255] * scale[b / nb] + offset)
+                .collect()
+        }
+        _ => p.floats("weight.absmax", &[blocks])?,
+    };
+    let w = (0..n)
+        .map(|j| {
+            let byte = bytes[j / 2];
+            let c = if j % 2 == 0 { byte >> 4 } else { byte } & 15;
+            code[c as usize] * absmax[j / s.blocksize]
+        })
+        .collect();
+    Ok((out, inp, w))
 }

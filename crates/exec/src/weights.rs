@@ -90,7 +90,10 @@ impl Weights {
                 // where held as stored and their codes fit, else in f32); its other tensors
                 // in f32.
                 let (read, mut ints) = match quant {
-                    Some(_) => (Hold::F32, Some(crate::unpack::Ints::new())),
+                    Some(q) => {
+                        crate::unpack::primary(q, &checkpoint.path)?;
+                        (Hold::F32, Some(crate::unpack::Ints::new()))
+                    }
                     None => (hold, None),
                 };
                 let path = Path::new(&checkpoint.path);
@@ -135,7 +138,7 @@ impl Weights {
                 let loaded = candle_core::safetensors::load(f, &Device::Cpu)
                     .map_err(|e| err(&f.display().to_string(), e))?;
                 for (name, t) in loaded {
-                    if let (Some(ints), DType::I32 | DType::U32 | DType::I64) =
+                    if let (Some(ints), DType::I32 | DType::U32 | DType::I64 | DType::U8) =
                         (ints.as_deref_mut(), t.dtype())
                     {
                         let words = t
@@ -146,6 +149,9 @@ impl Weights {
                                 }
                                 DType::I64 => {
                                     Ok(t.to_vec1::<i64>()?.into_iter().map(|x| x as u32).collect())
+                                }
+                                DType::U8 => {
+                                    Ok(t.to_vec1::<u8>()?.into_iter().map(u32::from).collect())
                                 }
                                 _ => t.to_vec1::<u32>(),
                             })

@@ -308,7 +308,11 @@ pub fn manifest(entries: &[Entry]) -> String {
     let mut formats: Vec<&str> = Vec::new();
     for e in entries {
         let dims: Vec<String> = e.shape.iter().map(u64::to_string).collect();
-        let dims = format!("[{}]", dims.join(", "));
+        let dims = match &e.packed {
+            // bitsandbytes' JSON state: as long as its text.
+            Some(p) if p.any_length => "[n]".to_string(),
+            Some(_) | None => format!("[{}]", dims.join(", ")),
+        };
         match &e.packed {
             // A packed tensor says what it holds; a scale is in the checkpoint's float type.
             Some(p) => {
@@ -357,10 +361,12 @@ pub fn manifest_json(g: &Graph, entries: &[Entry], origin: &crate::source::Origi
             let mut m = s.serialize_map(None)?;
             for e in self.0 {
                 if let Some(p) = &e.packed {
-                    m.serialize_entry(
-                        &e.name,
-                        &serde_json::json!({"dtype": p.dtype, "format": p.format}),
-                    )?;
+                    let mut v = serde_json::json!({"dtype": p.dtype, "format": p.format});
+                    if p.any_length {
+                        // Its `[0]` among the shapes: a length its data sets.
+                        v["any_length"] = true.into();
+                    }
+                    m.serialize_entry(&e.name, &v)?;
                 }
             }
             m.end()
