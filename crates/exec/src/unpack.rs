@@ -167,12 +167,7 @@ pub fn primary(quant: &Quant, shown: &str) -> Result<&'static str, Error> {
         Quant::Bnb(b) => match b.kind {
             BnbKind::Nf4 => "weight.quant_state.bitsandbytes__nf4",
             BnbKind::Fp4 => "weight.quant_state.bitsandbytes__fp4",
-            BnbKind::Int8 => {
-                return Err(Error::file(
-                    shown,
-                    "is stored in LLM.int8()'s 8 bits, which anatomy counts and verifies but does not run yet",
-                ))
-            }
+            BnbKind::Int8 => "weight_format",
         },
         Quant::Unread(method) => {
             return Err(Error::file(
@@ -210,6 +205,7 @@ pub fn unpack(
             Quant::Awq(g) => awq(&mut p, g.bits as usize, g.group, g.zeros)?,
             Quant::Compressed { .. } => compressed(&mut p, quant)?,
             Quant::Mlx { bits, group } => mlx(&mut p, *bits as usize, *group as usize)?,
+            Quant::Bnb(b) if b.kind == BnbKind::Int8 => bnb8(&mut p)?,
             // A code book, not an affine map: dequantized, never held as Q4_1 blocks.
             Quant::Bnb(_) => {
                 let (out, inp, w) = bnb4(&mut p, primary)?;
@@ -231,6 +227,16 @@ pub fn unpack(
         let t = Tensor::from_vec(c.dequantize(), (c.out, c.inp), &Device::Cpu)
             .map_err(|e| p.bad(e.to_string()))?;
         floats.insert(name, t);
+    }
+    // An int8 weight no packing above read (compressed-tensors' int-quantized).
+    if let Some(name) = ints.keys().find(|k| k.ends_with(".weight")) {
+        return Err(Error::file(
+            shown,
+            format!(
+                "{name} is stored in int8 as {}, which anatomy verifies but does not run yet",
+                quant.describe()
+            ),
+        ));
     }
     Ok(())
 }
@@ -510,6 +516,29 @@ mod tests {
             }
         }
     }
+}
+
+/// LLM.int8(): w[o, i] = weight[o, i] · SCB[o] / 127, each row scaled by its absolute maximum;
+/// as codes offset by 128, one group a row.
+fn bnb8(p: &mut Parts) -> Result<Codes, Error> {
+    let (out, inp) = two(p, "weight")?;
+    let format = p.ints("weight_format", &[])?;
+    if format != [0] {
+        return Err(p.bad(format!(
+            "weight_format is {format:?}; bitsandbytes reads 0, rows in order"
+        )));
+    }
+    let q = p.ints("weight", &[out, inp])?;
+    let scb = p.floats("SCB", &[out])?;
+    let mut c = Codes::grouped(out, inp, 8, inp);
+    for (code, &x) in c.codes.iter_mut().zip(&q) {
+        *code = (x as i32 + 128) as u8;
+    }
+    for (o, &m) in scb.iter().enumerate() {
+        let scale = m / 127.0;
+        c.set(o, 0, scale, -128.0 * scale);
+    }
+    Ok(c)
 }
 
 /// The rest of a bitsandbytes 4-bit matrix's state, as `QuantState.as_dict(packed=True)` writes

@@ -135,9 +135,24 @@ impl Weights {
             if hold == Hold::Stored {
                 w.safetensors_stored(f, &mut mx)?;
             } else {
-                let loaded = candle_core::safetensors::load(f, &Device::Cpu)
-                    .map_err(|e| err(&f.display().to_string(), e))?;
-                for (name, t) in loaded {
+                let shown_f = f.display().to_string();
+                let file = std::fs::File::open(f).map_err(|e| err(&shown_f, e))?;
+                // SAFETY: read-only; the checkpoint is not written while it is read.
+                let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| err(&shown_f, e))?;
+                let st =
+                    safetensors::SafeTensors::deserialize(&map).map_err(|e| err(&shown_f, e))?;
+                for (name, view) in st.tensors() {
+                    // int8 (LLM.int8()'s and int-quantized weights), which candle has no type
+                    // for: as words, each value's two's complement.
+                    if let (Some(ints), safetensors::Dtype::I8) =
+                        (ints.as_deref_mut(), view.dtype())
+                    {
+                        let words = view.data().iter().map(|&b| b as i8 as i32 as u32).collect();
+                        ints.insert(name, (view.shape().to_vec(), words));
+                        continue;
+                    }
+                    let t = candle_core::safetensors::Load::load(&view, &Device::Cpu)
+                        .map_err(|e| err(&shown_f, e))?;
                     if let (Some(ints), DType::I32 | DType::U32 | DType::I64 | DType::U8) =
                         (ints.as_deref_mut(), t.dtype())
                     {
