@@ -12,7 +12,8 @@ own code stores it, beside transformers' logits on the weights that code dequant
 - mlx: mlx.core.quantize (affine, 4 bits, groups of 32) on every linear layer and the embedding,
   mlx.core.dequantize back;
 - bnb-nf4, bnb-fp4, bnb-int8: bitsandbytes.functional.quantize_4bit (NF4 double quantized, FP4
-  not) and int8_vectorwise_quant on every linear layer, each tensor under the name
+  not) and int8_vectorwise_quant on every linear layer (NF4's but layer 1's MLP, which its
+  llm_int8_skip_modules names by a prefix), each tensor under the name
   Linear4bit._save_to_state_dict and Linear8bitLt._save_to_state_dict give it (the 4-bit state
   by QuantState.as_dict(packed=True)), config.json's quantization_config as transformers'
   BitsAndBytesConfig.to_dict() writes it; dequantize_4bit and the row scales back.
@@ -161,9 +162,14 @@ def mlx(model, config):
 def bnb(model, config, kind):
     import bitsandbytes.functional as F
     from transformers import BitsAndBytesConfig
+    from transformers.quantizers.quantizers_utils import should_convert_module
 
+    # NF4's fixture leaves a layer's MLP unquantized, by a prefix, as Unsloth's dynamic quants do.
+    skip = ["lm_head", "model.layers.1.mlp"] if kind == "nf4" else None
     stored, dequantized = {}, {}
     for name, lin in linears(model).items():
+        if not should_convert_module(name, skip):
+            continue
         w = lin.weight.data
         if kind == "int8":
             cb, scb, _ = F.int8_vectorwise_quant(w.half())
@@ -181,7 +187,7 @@ def bnb(model, config, kind):
         qc = BitsAndBytesConfig(load_in_8bit=True)
     else:
         qc = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type=kind, bnb_4bit_use_double_quant=kind == "nf4",
-                                bnb_4bit_compute_dtype=torch.float32)
+                                bnb_4bit_compute_dtype=torch.float32, llm_int8_skip_modules=skip)
     config["quantization_config"] = qc.to_dict()
     return stored, dequantized
 

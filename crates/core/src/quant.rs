@@ -337,7 +337,7 @@ impl Quant {
             Quant::Bnb(b)
                 if !lookup
                     && !head
-                    && !b.skip.iter().any(|p| matches(p, module))
+                    && !b.skip.iter().any(|p| skips(p, module))
                     && (b.kind == BnbKind::Int8 || (out * inp).is_multiple_of(2)) =>
             {
                 Some(match b.kind {
@@ -532,6 +532,22 @@ fn matches(pattern: &str, module: &str) -> bool {
     }
 }
 
+/// transformers' `should_convert_module`: a pattern skips the module whose name it ends, or which
+/// it matches from the start as a regular expression up to a module boundary (`layers.1` skips
+/// `layers.1.mlp.up_proj`, not `layers.11.mlp.up_proj`). The boundary, a lookaround there, is
+/// checked as a whole match of each prefix that ends before or after a dot, or at the end.
+fn skips(pattern: &str, module: &str) -> bool {
+    if module.ends_with(pattern) {
+        return true;
+    }
+    let Ok(re) = regex::Regex::new(&format!("^(?:{pattern})$")) else {
+        return false;
+    };
+    let dots = module.match_indices('.').flat_map(|(i, _)| [i, i + 1]);
+    dots.chain([module.len()])
+        .any(|k| re.is_match(&module[..k]))
+}
+
 fn compressed(q: &Config) -> Result<Quant> {
     let format = q.string("format", "dense")?;
     let ignore = q
@@ -718,4 +734,26 @@ pub fn matrices(g: &Graph) -> Vec<(bool, bool)> {
         *m = (plain && !stacked && (m.0 || m.1) && !whole[i], plain && m.1);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    /// As transformers' `should_convert_module` decides (its own examples among them).
+    #[test]
+    fn skipped_modules_are_transformers_own() {
+        for (pattern, module, skipped) in [
+            ("lm_head", "lm_head", true),
+            ("fc1", "model.decoder.layers.23.fc1", true),
+            ("layers.1", "layers.1.attn", true),
+            ("layers.1", "layers.11.attn", false),
+            ("layer.*", "layer.11.attn", true),
+            ("mlp.gate", "model.layers.0.mlp.gate_proj", false),
+            ("model.layers.2.mlp", "model.layers.2.mlp.down_proj", true),
+            ("model.layers.2.mlp", "model.layers.21.mlp.down_proj", false),
+            ("model.layers.", "model.layers.3.self_attn.q_proj", true),
+            ("vision_tower", "model.layers.0.self_attn.q_proj", false),
+        ] {
+            assert_eq!(super::skips(pattern, module), skipped, "{pattern} {module}");
+        }
+    }
 }
