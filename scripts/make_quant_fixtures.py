@@ -9,6 +9,9 @@ own code stores it, beside transformers' logits on the weights that code dequant
   awq.utils.packing_utils.dequantize_gemm dequantizes;
 - compressed: compressed-tensors' PackedQuantizationCompressor (pack-quantized, int4, groups of
   32, asymmetric, so that the packed zero points are exercised) compresses and decompresses;
+- compressed-int8, compressed-fp8: compressed-tensors' IntQuantizationCompressor (int8 by
+  channel) and FloatQuantizationCompressor (fp8 e4m3 in 32×32 blocks), the weight itself in
+  8 bits beside its scales, decompressed back;
 - mlx: mlx.core.quantize (affine, 4 bits, groups of 32) on every linear layer and the embedding,
   mlx.core.dequantize back;
 - bnb-nf4, bnb-fp4, bnb-int8: bitsandbytes.functional.quantize_4bit (NF4 double quantized, FP4
@@ -140,6 +143,40 @@ def compressed(model, config):
     return stored, dequantized
 
 
+def compressed_naive(model, config, kind):
+    """int-quantized int8 by channel, or float-quantized fp8 in 32×32 blocks: the weight itself
+    stored in 8 bits beside its scales (IntQuantizationCompressor, FloatQuantizationCompressor)."""
+    from compressed_tensors.compressors.naive_quantized.base import (FloatQuantizationCompressor,
+                                                                      IntQuantizationCompressor)
+    from compressed_tensors.quantization import QuantizationArgs, QuantizationConfig, QuantizationScheme
+
+    if kind == "int8":
+        args = QuantizationArgs(num_bits=8, type="int", symmetric=True, strategy="channel")
+        compressor, fmt = IntQuantizationCompressor, "int-quantized"
+    else:
+        args = QuantizationArgs(num_bits=8, type="float", symmetric=True, strategy="block", block_structure=[32, 32])
+        compressor, fmt = FloatQuantizationCompressor, "float-quantized"
+    scheme = QuantizationScheme(targets=["Linear"], weights=args)
+    stored, dequantized = {}, {}
+    for name, lin in linears(model).items():
+        w = lin.weight.data
+        if kind == "int8":
+            scale = w.abs().amax(-1, keepdim=True) / 127  # [out, 1]
+        else:
+            blocks = w.reshape(w.shape[0] // 32, 32, w.shape[1] // 32, 32)
+            scale = blocks.abs().amax((1, 3)) / 448  # [out / 32, in / 32]
+        packed = compressor.compress({"weight": w, "weight_scale": scale}, scheme)
+        back = compressor.decompress(packed, scheme)
+        dequantized[name] = back["weight"].float()
+        for part, t in packed.items():
+            stored[f"{name}.{part}"] = t.contiguous()
+    qc = QuantizationConfig(config_groups={"group_0": scheme}, format=fmt, ignore=["lm_head"],
+                            quantization_status="compressed")
+    config["quantization_config"] = json.loads(qc.model_dump_json())
+    config["quantization_config"]["quant_method"] = "compressed-tensors"
+    return stored, dequantized
+
+
 def mlx(model, config):
     import mlx.core as mx
     import numpy as np
@@ -196,6 +233,7 @@ def main():
     raw = json.loads((TOY / "config.json").read_text())
     ids = json.loads((TOY / "expected.json").read_text())["ids"]
     formats = [("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)]
+    formats += [(f"compressed-{k}", lambda m, c, k=k: compressed_naive(m, c, k)) for k in ("int8", "fp8")]
     formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]
     only = set(sys.argv[1:])
     for fmt, quantize in formats:

@@ -8,7 +8,7 @@
 
 use crate::qlinear::{Block, QLinear};
 use crate::weights::Stored;
-use anatomy_core::quant::{BnbKind, Packing, Quant};
+use anatomy_core::quant::{BnbKind, Fp8Scale, Packing, Quant};
 use anatomy_core::Error;
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
@@ -228,7 +228,27 @@ pub fn unpack(
             .map_err(|e| p.bad(e.to_string()))?;
         floats.insert(name, t);
     }
-    // An int8 weight no packing above read (compressed-tensors' int-quantized).
+    // compressed-tensors' int-quantized and float-quantized matrices: `weight` itself int8 or
+    // fp8 (widened to f32 as loaded), beside `weight_scale`.
+    if let Quant::Compressed { .. } = quant {
+        let mut naive: Vec<String> = (floats.keys())
+            .filter_map(|k| k.strip_suffix(".weight_scale").map(str::to_string))
+            .collect();
+        naive.sort();
+        for module in naive {
+            let mut p = Parts {
+                module: &module,
+                shown,
+                ints,
+                floats,
+            };
+            let (out, inp, w) = scaled(&mut p, quant)?;
+            let t =
+                Tensor::from_vec(w, (out, inp), &Device::Cpu).map_err(|e| p.bad(e.to_string()))?;
+            floats.insert(format!("{module}.weight"), t);
+        }
+    }
+    // An int8 weight no packing above read.
     if let Some(name) = ints.keys().find(|k| k.ends_with(".weight")) {
         return Err(Error::file(
             shown,
@@ -539,6 +559,54 @@ fn bnb8(p: &mut Parts) -> Result<Codes, Error> {
         c.set(o, 0, scale, -128.0 * scale);
     }
     Ok(c)
+}
+
+/// compressed-tensors' `int-quantized` (int8 codes times `weight_scale`, by channel or group) and
+/// `float-quantized` (fp8 values times `weight_scale`, by tensor, channel or block) matrices, as
+/// its `NaiveQuantizationCompressor.decompress` reads them. Returns `(out, in, w)`.
+fn scaled(p: &mut Parts, quant: &Quant) -> Result<(usize, usize, Vec<f32>), Error> {
+    let (out, inp) = two(p, "weight")?;
+    let (x, s, at): (Vec<f32>, Vec<f32>, Box<dyn Fn(usize, usize) -> usize>) = match quant
+        .packing(p.module, out as u64, inp as u64, false)
+    {
+        Some(Packing::Int8 { groups }) if !groups.zeros => {
+            let group = groups.group.map_or(inp, |g| g as usize).max(1);
+            let n = inp.div_ceil(group);
+            let q = p.ints("weight", &[out, inp])?;
+            let x = q.iter().map(|&v| v as i32 as f32).collect();
+            (
+                x,
+                p.floats("weight_scale", &[out, n])?,
+                Box::new(move |o, i| o * n + i / group),
+            )
+        }
+        Some(Packing::Fp8 { scale, input_scale }) => {
+            let x = p.floats("weight", &[out, inp])?;
+            if input_scale {
+                // The activations' static scale: the weights are what is checked.
+                p.floats("input_scale", &[1])?;
+            }
+            match scale {
+                Fp8Scale::Tensor => (x, p.floats("weight_scale", &[1])?, Box::new(|_, _| 0)),
+                Fp8Scale::Channel => (x, p.floats("weight_scale", &[out, 1])?, Box::new(|o, _| o)),
+                Fp8Scale::Block(r, c) => {
+                    let (r, c) = ((r as usize).max(1), (c as usize).max(1));
+                    let n = inp.div_ceil(c);
+                    let s = p.floats("weight_scale", &[out.div_ceil(r), n])?;
+                    (x, s, Box::new(move |o, i| o / r * n + i / c))
+                }
+            }
+        }
+        other => {
+            return Err(p.bad(format!(
+            "is stored {other:?} beside weight_scale, which anatomy verifies but does not run yet"
+        )))
+        }
+    };
+    let w = (0..out * inp)
+        .map(|j| x[j] * s[at(j / inp, j % inp)])
+        .collect();
+    Ok((out, inp, w))
 }
 
 /// The rest of a bitsandbytes 4-bit matrix's state, as `QuantState.as_dict(packed=True)` writes

@@ -575,6 +575,37 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
     }
 }
 
+/// The toy Qwen3 as compressed-tensors stores it with the weight itself in 8 bits
+/// (scripts/make_quant_fixtures.py: its IntQuantizationCompressor, int8 by channel, and
+/// FloatQuantizationCompressor, fp8 in 32×32 blocks): verify clean, count the unquantized
+/// model's parameters and run within 1e-4 of transformers' logits on the weights its
+/// `decompress` gives, dequantized whether held as stored or not. (Before, an fp8 weight beside
+/// `weight_scale` ran unscaled.)
+#[test]
+fn compressed_int8_and_fp8_checkpoints_run_as_their_reference_dequantizes() {
+    for (fixture, format) in [
+        ("compressed-int8", "compressed-tensors int8"),
+        ("compressed-fp8", "compressed-tensors fp8"),
+    ] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/quant")
+            .join(fixture);
+        let c = anatomy_checkpoint::open(&dir).unwrap();
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+        assert!(r.clean(), "{fixture}: {r:?}");
+        let total = anatomy_core::stats::stats(&g, None).unwrap().total_params as u128;
+        assert_eq!(
+            r.formats[format].1 + r.formats["F32"].1,
+            total,
+            "{fixture}: {:?}",
+            r.formats
+        );
+        published(&format!("quant/{fixture}"), "f32", 1e-4);
+    }
+}
+
 /// The toy Qwen3 as bitsandbytes stores it (scripts/make_quant_fixtures.py: its own
 /// `quantize_4bit` and `int8_vectorwise_quant`, each tensor named as its modules save them):
 /// NF4 double quantized, FP4 and LLM.int8() verify clean, count the unquantized model's
@@ -617,6 +648,8 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
         "gptq",
         "awq",
         "compressed",
+        "compressed-int8",
+        "compressed-fp8",
         "mlx",
         "bnb-nf4",
         "bnb-fp4",
