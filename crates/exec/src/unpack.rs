@@ -561,12 +561,15 @@ fn bnb8(p: &mut Parts) -> Result<Codes, Error> {
     Ok(c)
 }
 
+/// Which of a matrix's scales value `[o, i]` takes.
+type ScaleAt = Box<dyn Fn(usize, usize) -> usize>;
+
 /// compressed-tensors' `int-quantized` (int8 codes times `weight_scale`, by channel or group) and
 /// `float-quantized` (fp8 values times `weight_scale`, by tensor, channel or block) matrices, as
 /// its `NaiveQuantizationCompressor.decompress` reads them. Returns `(out, in, w)`.
 fn scaled(p: &mut Parts, quant: &Quant) -> Result<(usize, usize, Vec<f32>), Error> {
     let (out, inp) = two(p, "weight")?;
-    let (x, s, at): (Vec<f32>, Vec<f32>, Box<dyn Fn(usize, usize) -> usize>) = match quant
+    let (x, s, at): (Vec<f32>, Vec<f32>, ScaleAt) = match quant
         .packing(p.module, out as u64, inp as u64, false)
     {
         Some(Packing::Int8 { groups }) if !groups.zeros => {
