@@ -12,6 +12,8 @@ own code stores it, beside transformers' logits on the weights that code dequant
 - compressed-int8, compressed-fp8: compressed-tensors' IntQuantizationCompressor (int8 by
   channel) and FloatQuantizationCompressor (fp8 e4m3 in 32×32 blocks), the weight itself in
   8 bits beside its scales, decompressed back;
+- compressed-nvfp4: NVFP4PackedCompressor (NVFP4A16: e2m1 codes, fp8 scales per 16 inputs, a
+  global scale), decompressed back (in bf16, as it does);
 - mlx: mlx.core.quantize (affine, 4 bits, groups of 32) on every linear layer and the embedding,
   mlx.core.dequantize back;
 - bnb-nf4, bnb-fp4, bnb-int8: bitsandbytes.functional.quantize_4bit (NF4 double quantized, FP4
@@ -177,6 +179,31 @@ def compressed_naive(model, config, kind):
     return stored, dequantized
 
 
+def compressed_nvfp4(model, config):
+    """nvfp4-pack-quantized (NVFP4A16): e2m1 codes two a byte, an fp8 scale per 16 inputs and a
+    global scale, by NVFP4PackedCompressor; the scales as its observers set them (the global one
+    maps the largest value to 448 · 6)."""
+    from compressed_tensors.compressors.nvfp4.base import NVFP4PackedCompressor
+    from compressed_tensors.quantization import QuantizationConfig, preset_name_to_scheme
+
+    scheme = preset_name_to_scheme("NVFP4A16", ["Linear"])
+    stored, dequantized = {}, {}
+    for name, lin in linears(model).items():
+        w = lin.weight.data
+        g = ((448 * 6) / w.abs().max()).reshape(1)
+        blocks = w.reshape(w.shape[0], -1, 16).abs().amax(-1)
+        scale = (blocks / 6 * g).to(torch.float8_e4m3fn).to(torch.float32)
+        packed = NVFP4PackedCompressor.compress({"weight": w, "weight_scale": scale, "weight_global_scale": g}, scheme)
+        dequantized[name] = NVFP4PackedCompressor.decompress(packed, scheme)["weight"].float()
+        for part, t in packed.items():
+            stored[f"{name}.{part}"] = t.contiguous()
+    qc = QuantizationConfig(config_groups={"group_0": scheme}, format="nvfp4-pack-quantized", ignore=["lm_head"],
+                            quantization_status="compressed")
+    config["quantization_config"] = json.loads(qc.model_dump_json())
+    config["quantization_config"]["quant_method"] = "compressed-tensors"
+    return stored, dequantized
+
+
 def mlx(model, config):
     import mlx.core as mx
     import numpy as np
@@ -234,6 +261,7 @@ def main():
     ids = json.loads((TOY / "expected.json").read_text())["ids"]
     formats = [("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)]
     formats += [(f"compressed-{k}", lambda m, c, k=k: compressed_naive(m, c, k)) for k in ("int8", "fp8")]
+    formats += [("compressed-nvfp4", compressed_nvfp4)]
     formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]
     only = set(sys.argv[1:])
     for fmt, quantize in formats:

@@ -203,6 +203,17 @@ pub fn unpack(
         let c = match quant {
             Quant::Gptq { groups, v1 } => gptq(&mut p, groups.bits as usize, *v1)?,
             Quant::Awq(g) => awq(&mut p, g.bits as usize, g.group, g.zeros)?,
+            // NVFP4: a code book too, dequantized as its reference does.
+            Quant::Compressed { .. }
+                if p.floats
+                    .contains_key(&format!("{module}.weight_global_scale")) =>
+            {
+                let (out, inp, w) = nvfp4(&mut p)?;
+                let t = Tensor::from_vec(w, (out, inp), &Device::Cpu)
+                    .map_err(|e| p.bad(e.to_string()))?;
+                floats.insert(format!("{module}.weight"), t);
+                continue;
+            }
             Quant::Compressed { .. } => compressed(&mut p, quant)?,
             Quant::Mlx { bits, group } => mlx(&mut p, *bits as usize, *group as usize)?,
             Quant::Bnb(b) if b.kind == BnbKind::Int8 => bnb8(&mut p)?,
@@ -559,6 +570,37 @@ fn bnb8(p: &mut Parts) -> Result<Codes, Error> {
         c.set(o, 0, scale, -128.0 * scale);
     }
     Ok(c)
+}
+
+/// FP4 (e2m1) codes: sign, then the magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6.
+const E2M1: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
+
+/// compressed-tensors' `nvfp4-pack-quantized`, as `NVFP4PackedCompressor.decompress` reads it:
+/// value 2k the low half of byte k, 2k + 1 the high; each group of 16 times its fp8 scale over
+/// the global scale, the product rounded to bf16 as the reference's is. Returns `(out, in, w)`.
+fn nvfp4(p: &mut Parts) -> Result<(usize, usize, Vec<f32>), Error> {
+    let (out, half) = two(p, "weight_packed")?;
+    let inp = half * 2;
+    if !inp.is_multiple_of(16) {
+        return Err(p.bad(format!(
+            "holds {inp} inputs a row; NVFP4 scales groups of 16"
+        )));
+    }
+    let bytes = p.ints("weight_packed", &[out, half])?;
+    let scale = p.floats("weight_scale", &[out, inp / 16])?;
+    let global = p.floats("weight_global_scale", &[1])?[0];
+    let name = format!("{}.input_global_scale", p.module);
+    p.floats.remove(&name);
+    let w = (0..out * inp)
+        .map(|j| {
+            let (o, i) = (j / inp, j % inp);
+            let byte = bytes[o * half + i / 2];
+            let c = if i % 2 == 0 { byte } else { byte >> 4 } & 15;
+            let v = E2M1[(c & 7) as usize] * if c & 8 != 0 { -1.0 } else { 1.0 };
+            half::bf16::from_f32(v * (scale[o * (inp / 16) + i / 16] / global)).to_f32()
+        })
+        .collect();
+    Ok((out, inp, w))
 }
 
 /// Which of a matrix's scales value `[o, i]` takes.

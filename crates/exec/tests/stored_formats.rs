@@ -575,17 +575,18 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
     }
 }
 
-/// The toy Qwen3 as compressed-tensors stores it with the weight itself in 8 bits
-/// (scripts/make_quant_fixtures.py: its IntQuantizationCompressor, int8 by channel, and
-/// FloatQuantizationCompressor, fp8 in 32×32 blocks): verify clean, count the unquantized
-/// model's parameters and run within 1e-4 of transformers' logits on the weights its
-/// `decompress` gives, dequantized whether held as stored or not. (Before, an fp8 weight beside
-/// `weight_scale` ran unscaled.)
+/// The toy Qwen3 as compressed-tensors stores it in 8 bits and in NVFP4
+/// (scripts/make_quant_fixtures.py: its IntQuantizationCompressor, int8 by channel,
+/// FloatQuantizationCompressor, fp8 in 32×32 blocks, and NVFP4PackedCompressor): verify clean,
+/// count the unquantized model's parameters and run within 1e-4 of transformers' logits on the
+/// weights its `decompress` gives, dequantized whether held as stored or not. (Before, an fp8
+/// weight beside `weight_scale` ran unscaled.)
 #[test]
-fn compressed_int8_and_fp8_checkpoints_run_as_their_reference_dequantizes() {
+fn compressed_int8_fp8_and_nvfp4_checkpoints_run_as_their_reference_dequantizes() {
     for (fixture, format) in [
         ("compressed-int8", "compressed-tensors int8"),
         ("compressed-fp8", "compressed-tensors fp8"),
+        ("compressed-nvfp4", "compressed-tensors NVFP4"),
     ] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/quant")
@@ -650,6 +651,7 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
         "compressed",
         "compressed-int8",
         "compressed-fp8",
+        "compressed-nvfp4",
         "mlx",
         "bnb-nf4",
         "bnb-fp4",
