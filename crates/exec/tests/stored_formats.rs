@@ -538,6 +538,29 @@ fn reference_dequantization(fixture: &str) {
     }
 }
 
+/// A quantized fixture of the toy Qwen3 verifies clean, counting the unquantized model's
+/// parameters: its packed matrices in `format`, the rest (embedding and norms) in F32.
+fn verifies_as(fixture: &str, format: &str) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/quant")
+        .join(fixture);
+    let c = anatomy_checkpoint::open(&dir).unwrap();
+    let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+    let g = anatomy_core::graph::build(&spec).unwrap();
+    let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
+    assert!(r.clean(), "{fixture}: {r:?}");
+    let total = anatomy_core::stats::stats(&g, None).unwrap().total_params as u128;
+    assert_eq!(r.params, total, "{fixture}: parameters as verified");
+    let packed = r.formats.get(format).map(|f| f.1);
+    let rest = r.formats.get("F32").map_or(0, |f| f.1);
+    assert_eq!(
+        packed.map(|p| p + rest),
+        Some(total),
+        "{fixture}: {:?}",
+        r.formats
+    );
+}
+
 /// The toy Qwen3 as GPTQ, AWQ, compressed-tensors and MLX store it, each packed by the format's
 /// own code (scripts/make_quant_fixtures.py): every stored tensor verifies in its packed shape
 /// and dtype, the parameters count as the unquantized model's, and the logits are transformers'
@@ -559,17 +582,7 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
         ),
         ("mlx", "MLX int4, groups of 32", 15),
     ] {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/quant")
-            .join(fixture);
-        let c = anatomy_checkpoint::open(&dir).unwrap();
-        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
-        let g = anatomy_core::graph::build(&spec).unwrap();
-        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
-        assert!(r.clean(), "{fixture}: {r:?}");
-        let total = anatomy_core::stats::stats(&g, None).unwrap().total_params as u128;
-        assert_eq!(r.params, total, "{fixture}: parameters as verified");
-        assert!(r.formats.contains_key(format), "{fixture}: {:?}", r.formats);
+        verifies_as(fixture, format);
         let held = format!("Q4_1 × {projections} projections");
         published(&format!("quant/{fixture}"), &held, q4_1);
     }
@@ -588,21 +601,7 @@ fn compressed_int8_fp8_and_nvfp4_checkpoints_run_as_their_reference_dequantizes(
         ("compressed-fp8", "compressed-tensors fp8"),
         ("compressed-nvfp4", "compressed-tensors NVFP4"),
     ] {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/quant")
-            .join(fixture);
-        let c = anatomy_checkpoint::open(&dir).unwrap();
-        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
-        let g = anatomy_core::graph::build(&spec).unwrap();
-        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
-        assert!(r.clean(), "{fixture}: {r:?}");
-        let total = anatomy_core::stats::stats(&g, None).unwrap().total_params as u128;
-        assert_eq!(
-            r.formats[format].1 + r.formats["F32"].1,
-            total,
-            "{fixture}: {:?}",
-            r.formats
-        );
+        verifies_as(fixture, format);
         published(&format!("quant/{fixture}"), "f32", 1e-4);
     }
 }
@@ -620,22 +619,7 @@ fn bitsandbytes_checkpoints_verify_and_run_as_their_reference_dequantizes() {
         ("bnb-fp4", "bitsandbytes FP4"),
         ("bnb-int8", "bitsandbytes LLM.int8()"),
     ] {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/quant")
-            .join(fixture);
-        let c = anatomy_checkpoint::open(&dir).unwrap();
-        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
-        let g = anatomy_core::graph::build(&spec).unwrap();
-        let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
-        assert!(r.clean(), "{fixture}: {r:?}");
-        let total = anatomy_core::stats::stats(&g, None).unwrap().total_params as u128;
-        assert_eq!(r.params, total, "{fixture}: parameters as verified");
-        assert_eq!(
-            r.formats[format].1 + r.formats["F32"].1,
-            total,
-            "{fixture}: {:?}",
-            r.formats
-        );
+        verifies_as(fixture, format);
         published(&format!("quant/{fixture}"), "f32", 1e-4);
     }
 }
