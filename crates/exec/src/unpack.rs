@@ -3,8 +3,8 @@
 //! affine form each format's reference dequantizes by (GPTQModel's `dequantize_weight`,
 //! AutoAWQ's `dequantize_gemm`, compressed-tensors' `PackedQuantizationCompressor.decompress`,
 //! `mlx.core.dequantize`). Then either f32 `[out, in]`, or, held as stored, 4-bit codes in groups
-//! of a multiple of 32 inputs as Q4_1 blocks for `qlinear`'s kernels (the scale and offset
-//! rounded to f16).
+//! of a multiple of 32 inputs as Q4_0 blocks (symmetric: exact) or Q4_1 blocks (the scale and
+//! offset rounded to f16) for `qlinear`'s kernels.
 
 use crate::qlinear::{Block, QLinear};
 use crate::weights::Stored;
@@ -68,9 +68,11 @@ impl Codes {
         w
     }
 
-    /// As Q4_1 blocks (f16 d and m, then byte j holding codes j and j + 16), where every
-    /// 32 inputs share one group: 4-bit codes, groups in order, the inputs a multiple of 32.
-    fn q4_1(&self) -> Option<Vec<u8>> {
+    /// As 32-value blocks where every 32 inputs share one group (4-bit codes, groups in order,
+    /// the inputs a multiple of 32): Q4_0 (f16 d, then byte j holding codes j and j + 16, the
+    /// value d · (code − 8)) where every offset is −8 · scale and every scale an f16 (symmetric
+    /// GPTQ: exact), else Q4_1 (f16 d and m, the value d · code + m; rounded to f16).
+    fn blocks(&self) -> Option<(Block, Vec<u8>)> {
         let blocks = self.inp / 32;
         let aligned = (0..blocks).all(|k| {
             self.group[32 * k..32 * k + 32]
@@ -80,17 +82,26 @@ impl Codes {
         if self.bits != 4 || !self.inp.is_multiple_of(32) || !aligned {
             return None;
         }
-        let mut data = Vec::with_capacity(self.out * blocks * 20);
+        let f16 = |v: f32| half::f16::from_f32(v);
+        let symmetric = (self.scale.iter().zip(&self.offset))
+            .all(|(&s, &m)| m == -8.0 * s && f16(s).to_f32() == s);
+        let (block, size) = match symmetric {
+            true => (Block::Q4_0, 18),
+            false => (Block::Q4_1, 20),
+        };
+        let mut data = Vec::with_capacity(self.out * blocks * size);
         for o in 0..self.out {
             for k in 0..blocks {
                 let g = o * self.groups + self.group[32 * k];
-                data.extend(half::f16::from_f32(self.scale[g]).to_le_bytes());
-                data.extend(half::f16::from_f32(self.offset[g]).to_le_bytes());
+                data.extend(f16(self.scale[g]).to_le_bytes());
+                if !symmetric {
+                    data.extend(f16(self.offset[g]).to_le_bytes());
+                }
                 let c = &self.codes[o * self.inp + 32 * k..][..32];
                 data.extend((0..16).map(|j| c[j] | c[j + 16] << 4));
             }
         }
-        Some(data)
+        Some((block, data))
     }
 }
 
@@ -178,8 +189,8 @@ pub fn primary(quant: &Quant, shown: &str) -> Result<&'static str, Error> {
     })
 }
 
-/// Every packed matrix of `ints` replaced by its weight `{module}.weight`: in `stored` as Q4_1
-/// blocks where `stored` is given and the codes fit them, else in `floats` in f32.
+/// Every packed matrix of `ints` replaced by its weight `{module}.weight`: in `stored` as Q4_0
+/// or Q4_1 blocks where `stored` is given and the codes fit them, else in `floats` in f32.
 pub fn unpack(
     quant: &Quant,
     ints: &mut Ints,
@@ -217,7 +228,7 @@ pub fn unpack(
             Quant::Compressed { .. } => compressed(&mut p, quant)?,
             Quant::Mlx { bits, group } => mlx(&mut p, *bits as usize, *group as usize)?,
             Quant::Bnb(b) if b.kind == BnbKind::Int8 => bnb8(&mut p)?,
-            // A code book, not an affine map: dequantized, never held as Q4_1 blocks.
+            // A code book, not an affine map: dequantized, never held as blocks.
             Quant::Bnb(_) => {
                 let (out, inp, w) = bnb4(&mut p, primary)?;
                 let t = Tensor::from_vec(w, (out, inp), &Device::Cpu)
@@ -229,9 +240,8 @@ pub fn unpack(
             Quant::Unread(_) => return Ok(()),
         };
         let name = format!("{module}.weight");
-        if let (Some(stored), Some(data)) = (stored.as_deref_mut(), c.q4_1()) {
-            let q =
-                QLinear::new(Block::Q4_1, data, c.out, c.inp).map_err(|e| p.bad(e.to_string()))?;
+        if let (Some(stored), Some((block, data))) = (stored.as_deref_mut(), c.blocks()) {
+            let q = QLinear::new(block, data, c.out, c.inp).map_err(|e| p.bad(e.to_string()))?;
             stored.insert(name, Stored::Own(q));
             continue;
         }
@@ -455,14 +465,16 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// 4-bit codes in groups of whole blocks, as Q4_1 blocks, dequantize by `qlinear` to
-        /// the codes' own values with the scale and offset rounded to f16, whatever the group
-        /// order of the blocks.
+        /// 4-bit codes in groups of whole blocks dequantize by `qlinear` to the codes' own
+        /// values, whatever the group order of the blocks: symmetric ones (offset −8 · scale,
+        /// the scales f16) as Q4_0 blocks, exactly; others as Q4_1 blocks, the scale and
+        /// offset rounded to f16.
         #[test]
-        fn q4_1_blocks_hold_the_codes(
+        fn blocks_hold_the_codes(
             out in 1usize..4,
             blocks in 1usize..5,
             per in prop::sample::select(vec![1usize, 2]),
+            symmetric in any::<bool>(),
             seed in any::<u64>(),
         ) {
             let inp = 32 * blocks * per;
@@ -473,13 +485,19 @@ mod tests {
             let group: Vec<usize> = (0..inp).map(|i| groups - 1 - i / (32 * per)).collect();
             let mut c = Codes::new(out, inp, 4, groups, group);
             for x in c.codes.iter_mut() { *x = (next() % 16) as u8; }
+            let f16 = |x: f32| half::f16::from_f32(x).to_f32();
             for k in 0..out * groups {
                 c.scale[k] = (next() % 2000) as f32 / 1000.0 - 1.0;
                 c.offset[k] = (next() % 2000) as f32 / 100.0 - 10.0;
+                if symmetric {
+                    c.scale[k] = f16(c.scale[k]);
+                    c.offset[k] = -8.0 * c.scale[k];
+                }
             }
-            let q = QLinear::new(Block::Q4_1, c.q4_1().unwrap(), out, inp).unwrap();
+            let (block, data) = c.blocks().unwrap();
+            prop_assert_eq!(block, if symmetric { Block::Q4_0 } else { Block::Q4_1 });
+            let q = QLinear::new(block, data, out, inp).unwrap();
             let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
-            let f16 = |x: f32| half::f16::from_f32(x).to_f32();
             for o in 0..out {
                 for i in 0..inp {
                     let g = o * groups + c.group[i];
@@ -525,7 +543,7 @@ mod tests {
         #[test]
         fn q4_1_refuses_groups_inside_a_block(half_block in 1usize..31) {
             let c = Codes::new(1, 32, 4, 2, (0..32).map(|i| (i >= half_block) as usize).collect());
-            prop_assert!(c.q4_1().is_none());
+            prop_assert!(c.blocks().is_none());
         }
 
         /// A value written at any place of a dense stream reads back, whatever straddles words.

@@ -97,7 +97,10 @@ impl Weights {
                     None => (hold, None),
                 };
                 let path = Path::new(&checkpoint.path);
-                let mut w = Self::safetensors(path, read, ints.as_mut(), progress)?;
+                // Held as stored, the 16-bit matrices beside the packed ones stay 16-bit (a tied
+                // head is as large as several layers).
+                let halves = quant.is_some() && hold == Hold::Stored;
+                let mut w = Self::safetensors(path, read, ints.as_mut(), halves, progress)?;
                 if let (Some(q), Some(mut ints)) = (quant, ints) {
                     let stored = (hold == Hold::Stored).then_some(&mut w.stored);
                     crate::unpack::unpack(q, &mut ints, &mut w.tensors, stored, &checkpoint.path)?;
@@ -115,11 +118,14 @@ impl Weights {
         }
     }
 
-    /// `ints`: where integer tensors go as stored (a quantized checkpoint's packed words).
+    /// `ints`: where integer tensors go as stored (a quantized checkpoint's packed words);
+    /// `halves`: whether its f16 and bf16 weight matrices are held as stored (their scales and
+    /// the rest widened to f32 for `unpack`).
     fn safetensors(
         dir: &Path,
         hold: Hold,
         mut ints: Option<&mut crate::unpack::Ints>,
+        halves: bool,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Weights, Error> {
         let shown = dir.display().to_string();
@@ -150,6 +156,19 @@ impl Weights {
                         let words = view.data().iter().map(|&b| b as i8 as i32 as u32).collect();
                         ints.insert(name, (view.shape().to_vec(), words));
                         continue;
+                    }
+                    let half = match view.dtype() {
+                        safetensors::Dtype::BF16 => Some(Half::Bf16),
+                        safetensors::Dtype::F16 => Some(Half::F16),
+                        _ => None,
+                    };
+                    if let (true, Some(half), &[out, n]) = (halves, half, view.shape()) {
+                        if name.ends_with(".weight") {
+                            let h = half_linear(view.data(), half, out, n, None);
+                            w.stored
+                                .insert(name, Stored::Half(h.map_err(|e| err(&shown_f, e))?));
+                            continue;
+                        }
                     }
                     let t = candle_core::safetensors::Load::load(&view, &Device::Cpu)
                         .map_err(|e| err(&shown_f, e))?;

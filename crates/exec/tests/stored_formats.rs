@@ -565,26 +565,27 @@ fn verifies_as(fixture: &str, format: &str) {
 /// own code (scripts/make_quant_fixtures.py): every stored tensor verifies in its packed shape
 /// and dtype, the parameters count as the unquantized model's, and the logits are transformers'
 /// on the weights that code dequantizes: within 1e-4 in f32, and held as stored (every matrix
-/// as Q4_1 blocks, its scale and offset rounded to f16, multiplied by `qlinear`) within Q4_1's
-/// tolerance above.
+/// as Q4_0 blocks where symmetric, else as Q4_1 blocks, its scale and offset rounded to f16,
+/// multiplied by `qlinear`) within that type's tolerance above.
 #[test]
 fn quantized_checkpoints_run_as_their_reference_dequantizes() {
-    let q4_1 = FORMATS.iter().find(|f| f.0 == GgmlDType::Q4_1).unwrap().1;
+    let tolerance = |t| FORMATS.iter().find(|f| f.0 == t).unwrap().1;
     // Seven projections in each of two layers; MLX quantizes the embedding too, which the
-    // tied head multiplies by.
-    for (fixture, format, projections) in [
-        ("gptq", "GPTQ int4, groups of 32", 14),
-        ("awq", "AWQ GEMM int4, groups of 32", 14),
+    // tied head multiplies by. Symmetric GPTQ (zero points all 8) is Q4_0 exactly.
+    for (fixture, format, held, projections) in [
+        ("gptq", "GPTQ int4, groups of 32", GgmlDType::Q4_0, 14),
+        ("awq", "AWQ GEMM int4, groups of 32", GgmlDType::Q4_1, 14),
         (
             "compressed",
             "compressed-tensors int4 packed, groups of 32",
+            GgmlDType::Q4_1,
             14,
         ),
-        ("mlx", "MLX int4, groups of 32", 15),
+        ("mlx", "MLX int4, groups of 32", GgmlDType::Q4_1, 15),
     ] {
         verifies_as(fixture, format);
-        let held = format!("Q4_1 × {projections} projections");
-        published(&format!("quant/{fixture}"), &held, q4_1);
+        let name = format!("{held:?} × {projections} projections");
+        published(&format!("quant/{fixture}"), &name, tolerance(held));
     }
 }
 
