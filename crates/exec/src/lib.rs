@@ -15,6 +15,7 @@ mod pool;
 pub mod qlinear;
 pub mod rope;
 pub mod session;
+mod spm;
 pub mod ssm;
 pub mod tiny;
 pub mod tokenizer;

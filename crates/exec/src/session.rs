@@ -3,6 +3,7 @@
 //! a scaled-down copy on random weights, and capture a run for the op view.
 
 use crate::model::{Cache, Model};
+use crate::tokenizer::Encoder;
 use crate::weights::Weights;
 use anatomy_checkpoint::{Checkpoint, Format};
 use anatomy_core::graph::Graph;
@@ -10,7 +11,6 @@ use anatomy_core::spec::Spec;
 use anatomy_core::values::Values;
 use anatomy_core::Error;
 use std::path::Path;
-use tokenizers::Tokenizer;
 
 /// A checkpoint opened for running: its header, Spec and (on demand) tokenizer.
 pub struct Opened {
@@ -27,7 +27,7 @@ pub fn open(path: &Path, lenient: bool) -> Result<Opened, Error> {
 
 impl Opened {
     /// The checkpoint's own tokenizer: embedded in a GGUF, or `tokenizer.json` beside safetensors.
-    pub fn tokenizer(&self) -> Result<Tokenizer, Error> {
+    pub fn tokenizer(&self) -> Result<Encoder, Error> {
         let c = &self.checkpoint;
         match (&c.format, &c.gguf) {
             (Format::Gguf, Some(h)) => crate::tokenizer::from_gguf(h, &c.path),
@@ -39,8 +39,23 @@ impl Opened {
                         "is missing; a prompt needs the checkpoint's tokenizer.json (or give token ids with --ids)",
                     ));
                 }
-                crate::tokenizer::from_file(&file)
+                crate::tokenizer::from_file(&file).map(Encoder::Hf)
             }
+        }
+    }
+
+    /// The id a plain prompt starts with, where the checkpoint says one is added: a GGUF's
+    /// `tokenizer.ggml.bos_token_id` where its `tokenizer.ggml.add_bos_token` is true (Gemma's,
+    /// Llama's), as llama.cpp adds it. (A tokenizer.json's post-processor is not read for it.)
+    pub fn bos(&self) -> Option<u32> {
+        use candle_core::quantized::gguf_file::Value;
+        let h = self.checkpoint.gguf.as_ref()?;
+        match (
+            h.get("tokenizer.ggml.add_bos_token"),
+            h.get("tokenizer.ggml.bos_token_id"),
+        ) {
+            (Some(Value::Bool(true)), Some(Value::U32(id))) => Some(*id),
+            _ => None,
         }
     }
 
@@ -108,12 +123,10 @@ impl Opened {
 }
 
 /// The ids of `text` under `tok`; errors name `--prompt`.
-pub fn encode(tok: &Tokenizer, text: &str, file: &str) -> Result<Vec<u32>, Error> {
+pub fn encode(tok: &Encoder, text: &str, file: &str) -> Result<Vec<u32>, Error> {
     let ids = tok
-        .encode(text, false)
-        .map_err(|e| Error::new(file, "--prompt", format!("cannot be tokenized: {e}")))?
-        .get_ids()
-        .to_vec();
+        .encode(text)
+        .map_err(|e| Error::new(file, "--prompt", format!("cannot be tokenized: {e}")))?;
     if ids.is_empty() {
         return Err(Error::new(
             file,
@@ -233,9 +246,10 @@ fn prompt(opened: &Opened) -> Result<(Vec<u32>, Vec<String>), Error> {
     Ok(match opened.tokenizer() {
         Ok(tok) => {
             let ids = encode(&tok, "The capital of France is", &opened.checkpoint.path)?;
+            let back = crate::tokenizer::Detokenizer::new(&tok);
             let pieces = ids
                 .iter()
-                .map(|&i| tok.decode(&[i], false).unwrap_or_default())
+                .map(|&i| back.decode(&[i]).unwrap_or_default())
                 .collect();
             (ids, pieces)
         }

