@@ -455,7 +455,7 @@ const GATED_NORM_ROLES: &[(&str, Role)] = &[
     ("ffn_norm_gate_up", Role::FfnNormUp),
 ];
 
-/// A query scale as the template reads it (`ScaleForm`).
+/// A query scale as the fragments read it (`ScaleForm`).
 fn query_scale_json(q: Option<crate::spec::QueryScale>) -> serde_json::Value {
     match q {
         Some(q) => {
