@@ -121,9 +121,18 @@ def awq(model, config):
     return stored, dequantized
 
 
+def compressed_config(scheme, fmt):
+    """quantization_config as llm-compressor writes it: the one scheme for every Linear, the head left alone."""
+    from compressed_tensors.quantization import QuantizationConfig
+
+    qc = QuantizationConfig(config_groups={"group_0": scheme}, format=fmt, ignore=["lm_head"],
+                            quantization_status="compressed")
+    return {**json.loads(qc.model_dump_json()), "quant_method": "compressed-tensors"}
+
+
 def compressed(model, config):
     from compressed_tensors.compressors.pack_quantized.base import PackedQuantizationCompressor
-    from compressed_tensors.quantization import QuantizationArgs, QuantizationConfig, QuantizationScheme
+    from compressed_tensors.quantization import QuantizationArgs, QuantizationScheme
 
     args = QuantizationArgs(num_bits=4, type="int", symmetric=False, strategy="group", group_size=GROUP)
     scheme = QuantizationScheme(targets=["Linear"], weights=args)
@@ -138,10 +147,7 @@ def compressed(model, config):
         dequantized[name] = back["weight"].float()
         for part, t in packed.items():
             stored[f"{name}.{part}"] = t.contiguous()
-    qc = QuantizationConfig(config_groups={"group_0": scheme}, format="pack-quantized", ignore=["lm_head"],
-                            quantization_status="compressed")
-    config["quantization_config"] = json.loads(qc.model_dump_json())
-    config["quantization_config"]["quant_method"] = "compressed-tensors"
+    config["quantization_config"] = compressed_config(scheme, "pack-quantized")
     return stored, dequantized
 
 
@@ -150,7 +156,7 @@ def compressed_naive(model, config, kind):
     stored in 8 bits beside its scales (IntQuantizationCompressor, FloatQuantizationCompressor)."""
     from compressed_tensors.compressors.naive_quantized.base import (FloatQuantizationCompressor,
                                                                       IntQuantizationCompressor)
-    from compressed_tensors.quantization import QuantizationArgs, QuantizationConfig, QuantizationScheme
+    from compressed_tensors.quantization import QuantizationArgs, QuantizationScheme
 
     if kind == "int8":
         args = QuantizationArgs(num_bits=8, type="int", symmetric=True, strategy="channel")
@@ -172,10 +178,7 @@ def compressed_naive(model, config, kind):
         dequantized[name] = back["weight"].float()
         for part, t in packed.items():
             stored[f"{name}.{part}"] = t.contiguous()
-    qc = QuantizationConfig(config_groups={"group_0": scheme}, format=fmt, ignore=["lm_head"],
-                            quantization_status="compressed")
-    config["quantization_config"] = json.loads(qc.model_dump_json())
-    config["quantization_config"]["quant_method"] = "compressed-tensors"
+    config["quantization_config"] = compressed_config(scheme, fmt)
     return stored, dequantized
 
 
@@ -184,7 +187,7 @@ def compressed_nvfp4(model, config):
     global scale, by NVFP4PackedCompressor; the scales as its observers set them (the global one
     maps the largest value to 448 · 6)."""
     from compressed_tensors.compressors.nvfp4.base import NVFP4PackedCompressor
-    from compressed_tensors.quantization import QuantizationConfig, preset_name_to_scheme
+    from compressed_tensors.quantization import preset_name_to_scheme
 
     scheme = preset_name_to_scheme("NVFP4A16", ["Linear"])
     stored, dequantized = {}, {}
@@ -197,10 +200,7 @@ def compressed_nvfp4(model, config):
         dequantized[name] = NVFP4PackedCompressor.decompress(packed, scheme)["weight"].float()
         for part, t in packed.items():
             stored[f"{name}.{part}"] = t.contiguous()
-    qc = QuantizationConfig(config_groups={"group_0": scheme}, format="nvfp4-pack-quantized", ignore=["lm_head"],
-                            quantization_status="compressed")
-    config["quantization_config"] = json.loads(qc.model_dump_json())
-    config["quantization_config"]["quant_method"] = "compressed-tensors"
+    config["quantization_config"] = compressed_config(scheme, "nvfp4-pack-quantized")
     return stored, dequantized
 
 

@@ -1145,7 +1145,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         }
         (Some(p), _, Some(t)) => {
             let mut ids = session::encode(t, p, &shown)?;
-            if let Some(bos) = opened.bos().filter(|b| ids.first() != Some(b)) {
+            if let Some(bos) = opened.bos()?.filter(|b| ids.first() != Some(b)) {
                 ids.insert(0, bos);
             }
             (ids, "--prompt")

@@ -118,10 +118,10 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
                         r.misshaped
                             .push((e.name.clone(), e.shape.clone(), t.shape.clone()))
                     }
-                    Some(d) if d != t.dtype => r.problems.push(crate::Problem::new(
+                    Some(d) if d.name() != t.dtype => r.problems.push(crate::Problem::new(
                         &t.name,
                         None,
-                        format!("is {}; {} stores it as {d}", t.dtype, p.format),
+                        format!("is {}; {} stores it as {}", t.dtype, p.format, d.name()),
                     )),
                     Some(_) | None => matched(&mut r, p.format.clone(), e.params),
                 }

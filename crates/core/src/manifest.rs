@@ -22,8 +22,8 @@ pub struct Entry {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Packed {
-    /// The safetensors dtype; `None`: the checkpoint's float type (scales).
-    pub dtype: Option<&'static str>,
+    /// Its dtype; `None`: the checkpoint's float type (scales).
+    pub dtype: Option<crate::quant::Dtype>,
     pub format: String,
     /// One-dimensional, of a length the stored data sets (bitsandbytes' JSON state): `shape`
     /// is `[0]`.

@@ -12,7 +12,47 @@ use crate::graph::{Component, Graph, Op, TensorKind};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Declared {
     pub quant: Quant,
-    pub float: &'static str,
+    pub float: Dtype,
+}
+
+/// The safetensors dtypes a declared format stores its tensors in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dtype {
+    I64,
+    I32,
+    U32,
+    F32,
+    F16,
+    BF16,
+    I8,
+    U8,
+    F8E4M3,
+}
+
+impl Dtype {
+    /// As safetensors names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dtype::I64 => "I64",
+            Dtype::I32 => "I32",
+            Dtype::U32 => "U32",
+            Dtype::F32 => "F32",
+            Dtype::F16 => "F16",
+            Dtype::BF16 => "BF16",
+            Dtype::I8 => "I8",
+            Dtype::U8 => "U8",
+            Dtype::F8E4M3 => "F8_E4M3",
+        }
+    }
+
+    pub fn bytes(self) -> u128 {
+        match self {
+            Dtype::I64 => 8,
+            Dtype::I32 | Dtype::U32 | Dtype::F32 => 4,
+            Dtype::F16 | Dtype::BF16 => 2,
+            Dtype::I8 | Dtype::U8 | Dtype::F8E4M3 => 1,
+        }
+    }
 }
 
 /// A declared storage format.
@@ -130,9 +170,9 @@ pub enum Fp8Scale {
 pub struct Part {
     pub suffix: &'static str,
     pub shape: Vec<u64>,
-    /// The safetensors dtype (GPTQ's and AWQ's scales are float16 whatever the model's);
-    /// `None`: the checkpoint's float type.
-    pub dtype: Option<&'static str>,
+    /// Its dtype (GPTQ's and AWQ's scales are float16 whatever the model's); `None`: the
+    /// checkpoint's float type.
+    pub dtype: Option<Dtype>,
     /// Its length is the stored data's (bitsandbytes' JSON quant state): `shape` is `[0]`, and
     /// any one-dimensional length is sound.
     pub any_length: bool,
@@ -161,23 +201,16 @@ impl Declared {
         };
         let dtype = top.get("dtype").or_else(|| top.get("torch_dtype"));
         let float = match dtype.and_then(|d| d.as_str()) {
-            Some("float32") => "F32",
-            Some("float16") => "F16",
-            Some(_) | None => "BF16",
+            Some("float32") => Dtype::F32,
+            Some("float16") => Dtype::F16,
+            Some(_) | None => Dtype::BF16,
         };
         Ok(Some(Declared { quant, float }))
     }
 
     /// The bytes of one stored tensor of `shape`: its packed dtype's, else the float type's.
-    pub fn bytes(&self, shape: &[u64], dtype: Option<&str>) -> u128 {
-        // `parts` names these dtypes; the rest it names are 8-bit (I8, U8, F8_E4M3).
-        let size = match dtype.unwrap_or(self.float) {
-            "I64" => 8,
-            "I32" | "U32" | "F32" => 4,
-            "F16" | "BF16" => 2,
-            _ => 1,
-        };
-        shape.iter().map(|&d| d as u128).product::<u128>() * size
+    pub fn bytes(&self, shape: &[u64], dtype: Option<Dtype>) -> u128 {
+        shape.iter().map(|&d| d as u128).product::<u128>() * dtype.unwrap_or(self.float).bytes()
     }
 }
 
@@ -371,37 +404,37 @@ impl Quant {
                 part(
                     "qweight",
                     vec![inp.saturating_mul(g.bits) / 32, out],
-                    Some("I32"),
+                    Some(Dtype::I32),
                 ),
                 part(
                     "qzeros",
                     vec![groups(&g), out.saturating_mul(g.bits) / 32],
-                    Some("I32"),
+                    Some(Dtype::I32),
                 ),
-                part("scales", vec![groups(&g), out], Some("F16")),
-                part("g_idx", vec![inp], Some("I32")),
+                part("scales", vec![groups(&g), out], Some(Dtype::F16)),
+                part("g_idx", vec![inp], Some(Dtype::I32)),
             ],
             (Quant::Awq(_), Packing::PackedInt { groups: g, .. }) => {
                 let mut v = vec![part(
                     "qweight",
                     vec![inp, out.saturating_mul(g.bits) / 32],
-                    Some("I32"),
+                    Some(Dtype::I32),
                 )];
                 if g.zeros {
                     v.push(part(
                         "qzeros",
                         vec![groups(&g), out.saturating_mul(g.bits) / 32],
-                        Some("I32"),
+                        Some(Dtype::I32),
                     ));
                 }
-                v.push(part("scales", vec![groups(&g), out], Some("F16")));
+                v.push(part("scales", vec![groups(&g), out], Some(Dtype::F16)));
                 v
             }
             (Quant::Mlx { .. }, Packing::PackedInt { groups: g, .. }) => vec![
                 part(
                     "weight",
                     vec![out, inp.saturating_mul(g.bits) / 32],
-                    Some("U32"),
+                    Some(Dtype::U32),
                 ),
                 part("scales", vec![out, groups(&g)], None),
                 part("biases", vec![out, groups(&g)], None),
@@ -411,7 +444,7 @@ impl Quant {
                     part(
                         "weight_packed",
                         vec![out, inp.saturating_mul(g.bits) / 32],
-                        Some("I32"),
+                        Some(Dtype::I32),
                     ),
                     part("weight_scale", vec![out, groups(&g)], None),
                 ];
@@ -420,22 +453,22 @@ impl Quant {
                     v.push(part(
                         "weight_zero_point",
                         vec![rows, groups(&g)],
-                        Some("I32"),
+                        Some(Dtype::I32),
                     ));
                 }
-                v.push(part("weight_shape", vec![2], Some("I64")));
+                v.push(part("weight_shape", vec![2], Some(Dtype::I64)));
                 if g_idx {
-                    v.push(part("weight_g_idx", vec![inp], Some("I32")));
+                    v.push(part("weight_g_idx", vec![inp], Some(Dtype::I32)));
                 }
                 v
             }
             (_, Packing::Int8 { groups: g }) => vec![
-                part("weight", vec![out, inp], Some("I8")),
+                part("weight", vec![out, inp], Some(Dtype::I8)),
                 part("weight_scale", vec![out, groups(&g)], None),
             ],
             (_, Packing::Fp8 { scale, input_scale }) => {
                 let mut v = vec![
-                    part("weight", vec![out, inp], Some("F8_E4M3")),
+                    part("weight", vec![out, inp], Some(Dtype::F8E4M3)),
                     part(
                         "weight_scale",
                         match scale {
@@ -454,21 +487,21 @@ impl Quant {
             (_, Packing::Bnb4 { fp4, double }) => {
                 let blocks = (out * inp).div_ceil(BNB_BLOCK);
                 let mut v = vec![
-                    part("weight", vec![out * inp / 2, 1], Some("U8")),
+                    part("weight", vec![out * inp / 2, 1], Some(Dtype::U8)),
                     part(
                         "weight.absmax",
                         vec![blocks],
-                        Some(if double { "U8" } else { "F32" }),
+                        Some(if double { Dtype::U8 } else { Dtype::F32 }),
                     ),
-                    part("weight.quant_map", vec![16], Some("F32")),
+                    part("weight.quant_map", vec![16], Some(Dtype::F32)),
                 ];
                 if double {
                     v.push(part(
                         "weight.nested_absmax",
                         vec![blocks.div_ceil(BNB_NESTED_BLOCK)],
-                        Some("F32"),
+                        Some(Dtype::F32),
                     ));
-                    v.push(part("weight.nested_quant_map", vec![256], Some("F32")));
+                    v.push(part("weight.nested_quant_map", vec![256], Some(Dtype::F32)));
                 }
                 v.push(Part {
                     any_length: true,
@@ -479,24 +512,24 @@ impl Quant {
                             "weight.quant_state.bitsandbytes__nf4"
                         },
                         vec![0],
-                        Some("U8"),
+                        Some(Dtype::U8),
                     )
                 });
                 v
             }
             (_, Packing::Bnb8) => vec![
-                part("weight", vec![out, inp], Some("I8")),
-                part("SCB", vec![out], Some("F32")),
-                part("weight_format", vec![], Some("U8")),
+                part("weight", vec![out, inp], Some(Dtype::I8)),
+                part("SCB", vec![out], Some(Dtype::F32)),
+                part("weight_format", vec![], Some(Dtype::U8)),
             ],
             (_, Packing::Nvfp4 { input_scale }) => {
                 let mut v = vec![
-                    part("weight_packed", vec![out, inp / 2], Some("U8")),
-                    part("weight_scale", vec![out, inp / 16], Some("F8_E4M3")),
-                    part("weight_global_scale", vec![1], Some("F32")),
+                    part("weight_packed", vec![out, inp / 2], Some(Dtype::U8)),
+                    part("weight_scale", vec![out, inp / 16], Some(Dtype::F8E4M3)),
+                    part("weight_global_scale", vec![1], Some(Dtype::F32)),
                 ];
                 if input_scale {
-                    v.push(part("input_global_scale", vec![1], Some("F32")));
+                    v.push(part("input_global_scale", vec![1], Some(Dtype::F32)));
                 }
                 v
             }
@@ -738,6 +771,89 @@ pub fn matrices(g: &Graph) -> Vec<(bool, bool)> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// No format stores a float tensor (a scale, whose dtype is the checkpoint's or 16-bit)
+    /// under `weight`: the loader keeps a 16-bit `.weight` of a quantized checkpoint as an
+    /// unpacked matrix by that.
+    #[test]
+    fn no_format_stores_a_float_part_as_weight() {
+        let g = |zeros| Groups {
+            bits: 4,
+            group: Some(32),
+            zeros,
+        };
+        let formats = [
+            (
+                Quant::Gptq {
+                    groups: g(true),
+                    v1: true,
+                },
+                vec![Packing::PackedInt {
+                    groups: g(true),
+                    g_idx: true,
+                }],
+            ),
+            (
+                Quant::Awq(g(true)),
+                vec![Packing::PackedInt {
+                    groups: g(true),
+                    g_idx: false,
+                }],
+            ),
+            (
+                Quant::Mlx { bits: 4, group: 32 },
+                vec![Packing::PackedInt {
+                    groups: g(false),
+                    g_idx: false,
+                }],
+            ),
+            (
+                Quant::Compressed {
+                    schemes: vec![],
+                    ignore: vec![],
+                },
+                vec![
+                    Packing::PackedInt {
+                        groups: g(true),
+                        g_idx: true,
+                    },
+                    Packing::Int8 { groups: g(false) },
+                    Packing::Fp8 {
+                        scale: Fp8Scale::Block(32, 32),
+                        input_scale: true,
+                    },
+                    Packing::Nvfp4 { input_scale: true },
+                ],
+            ),
+            (
+                Quant::Bnb(Bnb {
+                    kind: BnbKind::Nf4,
+                    double: true,
+                    skip: vec![],
+                }),
+                vec![
+                    Packing::Bnb4 {
+                        fp4: false,
+                        double: true,
+                    },
+                    Packing::Bnb8,
+                ],
+            ),
+        ];
+        for (q, packings) in formats {
+            for p in packings {
+                for part in q.parts(p, 64, 64) {
+                    let float = matches!(
+                        part.dtype,
+                        None | Some(Dtype::F16 | Dtype::BF16 | Dtype::F32)
+                    );
+                    assert!(!(float && part.suffix == "weight"), "{q:?} {p:?}: {part:?}");
+                }
+            }
+        }
+    }
+
     /// As transformers' `should_convert_module` decides (its own examples among them).
     #[test]
     fn skipped_modules_are_transformers_own() {

@@ -47,15 +47,27 @@ impl Opened {
     /// The id a plain prompt starts with, where the checkpoint says one is added: a GGUF's
     /// `tokenizer.ggml.bos_token_id` where its `tokenizer.ggml.add_bos_token` is true (Gemma's,
     /// Llama's), as llama.cpp adds it. (A tokenizer.json's post-processor is not read for it.)
-    pub fn bos(&self) -> Option<u32> {
+    pub fn bos(&self) -> Result<Option<u32>, Error> {
         use candle_core::quantized::gguf_file::Value;
-        let h = self.checkpoint.gguf.as_ref()?;
-        match (
-            h.get("tokenizer.ggml.add_bos_token"),
-            h.get("tokenizer.ggml.bos_token_id"),
-        ) {
-            (Some(Value::Bool(true)), Some(Value::U32(id))) => Some(*id),
-            _ => None,
+        let Some(h) = &self.checkpoint.gguf else {
+            return Ok(None);
+        };
+        let shown = &self.checkpoint.path;
+        match h.get("tokenizer.ggml.add_bos_token") {
+            None | Some(Value::Bool(false)) => Ok(None),
+            Some(Value::Bool(true)) => match h.get("tokenizer.ggml.bos_token_id") {
+                Some(Value::U32(id)) => Ok(Some(*id)),
+                _ => Err(Error::new(
+                    shown,
+                    "tokenizer.ggml.bos_token_id",
+                    "must be a u32 id where tokenizer.ggml.add_bos_token is true",
+                )),
+            },
+            Some(_) => Err(Error::new(
+                shown,
+                "tokenizer.ggml.add_bos_token",
+                "must be a bool",
+            )),
         }
     }
 

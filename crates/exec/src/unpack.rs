@@ -713,6 +713,7 @@ fn bnb4(p: &mut Parts, state: &str) -> Result<(usize, usize, Vec<f32>), Error> {
     let bytes = p.ints("weight", &[n / 2, 1])?;
     let code = p.floats("weight.quant_map", &[16])?;
     let absmax: Vec<f32> = match (s.nested_blocksize, s.nested_offset) {
+        (None, None) => p.floats("weight.absmax", &[blocks])?,
         (Some(nb), Some(offset)) if nb > 0 => {
             let q = p.ints("weight.absmax", &[blocks])?;
             let scale = p.floats("weight.nested_absmax", &[blocks.div_ceil(nb)])?;
@@ -721,7 +722,11 @@ fn bnb4(p: &mut Parts, state: &str) -> Result<(usize, usize, Vec<f32>), Error> {
                 .map(|(b, &c)| map[c as usize & 255] * scale[b / nb] + offset)
                 .collect()
         }
-        _ => p.floats("weight.absmax", &[blocks])?,
+        (nb, offset) => {
+            return Err(p.bad(format!(
+                "{state} has nested_blocksize {nb:?} and nested_offset {offset:?}; double quantization needs both, the block size positive"
+            )))
+        }
     };
     let w = (0..n)
         .map(|j| {

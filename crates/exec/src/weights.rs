@@ -163,6 +163,8 @@ impl Weights {
                         _ => None,
                     };
                     if let (true, Some(half), &[out, n]) = (halves, half, view.shape()) {
+                        // No format stores a float part under `weight` (the quant tests hold it):
+                        // a 16-bit `.weight` is a matrix left unpacked.
                         if name.ends_with(".weight") {
                             let h = half_linear(view.data(), half, out, n, None);
                             w.stored

@@ -589,33 +589,21 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
     }
 }
 
-/// The toy Qwen3 as compressed-tensors stores it in 8 bits and in NVFP4
-/// (scripts/make_quant_fixtures.py: its IntQuantizationCompressor, int8 by channel,
-/// FloatQuantizationCompressor, fp8 in 32×32 blocks, and NVFP4PackedCompressor): verify clean,
-/// count the unquantized model's parameters and run within 1e-4 of transformers' logits on the
-/// weights its `decompress` gives, dequantized whether held as stored or not. (Before, an fp8
-/// weight beside `weight_scale` ran unscaled.)
+/// The toy Qwen3 in the formats `run` reads by dequantizing every matrix, each made by its own
+/// library (scripts/make_quant_fixtures.py): compressed-tensors' IntQuantizationCompressor (int8
+/// by channel), FloatQuantizationCompressor (fp8 in 32×32 blocks) and NVFP4PackedCompressor;
+/// bitsandbytes' `quantize_4bit` (NF4 double quantized, FP4) and `int8_vectorwise_quant`, each
+/// tensor named as its modules save them. Each verifies clean, counts the unquantized model's
+/// parameters and runs within 1e-4 of transformers' logits on the weights the library's own
+/// dequantization gives (`decompress`, `dequantize_4bit`, the rows times their scales over
+/// 127), held as stored or not: a code book is no block type `qlinear` multiplies. (Before, an
+/// fp8 weight beside `weight_scale` ran unscaled.)
 #[test]
-fn compressed_int8_fp8_and_nvfp4_checkpoints_run_as_their_reference_dequantizes() {
+fn dequantized_formats_run_as_their_reference_dequantizes() {
     for (fixture, format) in [
         ("compressed-int8", "compressed-tensors int8"),
         ("compressed-fp8", "compressed-tensors fp8"),
         ("compressed-nvfp4", "compressed-tensors NVFP4"),
-    ] {
-        verifies_as(fixture, format);
-        published(&format!("quant/{fixture}"), "f32", 1e-4);
-    }
-}
-
-/// The toy Qwen3 as bitsandbytes stores it (scripts/make_quant_fixtures.py: its own
-/// `quantize_4bit` and `int8_vectorwise_quant`, each tensor named as its modules save them):
-/// NF4 double quantized, FP4 and LLM.int8() verify clean, count the unquantized model's
-/// parameters and run within 1e-4 of transformers' logits on the weights `dequantize_4bit` (or
-/// the rows times their scales over 127) gives, dequantized whether held as stored or not (a
-/// code book is no block type `qlinear` multiplies).
-#[test]
-fn bitsandbytes_checkpoints_verify_and_run_as_their_reference_dequantizes() {
-    for (fixture, format) in [
         ("bnb-nf4", "bitsandbytes NF4, double quantized"),
         ("bnb-fp4", "bitsandbytes FP4"),
         ("bnb-int8", "bitsandbytes LLM.int8()"),

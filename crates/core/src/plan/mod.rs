@@ -60,7 +60,7 @@ pub fn declared(g: &Graph) -> Result<Option<Vec<StoredTensor>>> {
                 let dtype = e.packed.as_ref().and_then(|p| p.dtype);
                 StoredTensor {
                     bytes: d.bytes(&e.shape, dtype) as u64,
-                    format: e.packed.map_or(d.float.to_string(), |p| p.format),
+                    format: e.packed.map_or(d.float.name().to_string(), |p| p.format),
                     rows: e.shape.first().copied().unwrap_or(1),
                     // The parameters it holds: a packed matrix's on its first tensor.
                     values: e.params as u64,

@@ -319,7 +319,7 @@ pub fn manifest(entries: &[Entry]) -> String {
                 out.push_str(&format!(
                     "{:<w$}  {dims:<14}  {}\n",
                     e.name,
-                    p.dtype.unwrap_or("float")
+                    p.dtype.map_or("float", |d| d.name())
                 ));
                 if !formats.contains(&p.format.as_str()) {
                     formats.push(&p.format);
@@ -361,7 +361,8 @@ pub fn manifest_json(g: &Graph, entries: &[Entry], origin: &crate::source::Origi
             let mut m = s.serialize_map(None)?;
             for e in self.0 {
                 if let Some(p) = &e.packed {
-                    let mut v = serde_json::json!({"dtype": p.dtype, "format": p.format});
+                    let mut v =
+                        serde_json::json!({"dtype": p.dtype.map(|d| d.name()), "format": p.format});
                     if p.any_length {
                         // Its `[0]` among the shapes: a length its data sets.
                         v["any_length"] = true.into();
