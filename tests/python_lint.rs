@@ -11,52 +11,19 @@ use std::process::Command;
 #[path = "support/paths.rs"]
 mod paths;
 
-/// Every catalog model's PyTorch module and NumPy file, written into `dir`.
+/// Every catalog model's PyTorch module, and the NumPy file of every model of the sweep
+/// (`anatomy_core::corpus`), written into `dir`.
 fn write_all(dir: &Path) -> (Vec<String>, Vec<String>) {
     let (mut torch, mut numpy) = (Vec::new(), Vec::new());
-    for e in anatomy_core::catalog::ENTRIES {
-        let spec = anatomy_core::source::load(e.name, false)
-            .unwrap_or_else(|err| panic!("{}: {err}", e.name))
-            .spec;
-        let g = anatomy_core::graph::build(&spec).unwrap_or_else(|err| panic!("{}: {err}", e.name));
-        let stem = e.name.replace(['-', '.'], "_");
-        let (t, n) = (format!("torch_{stem}.py"), format!("numpy_{stem}.py"));
-        std::fs::write(dir.join(&t), anatomy_core::render::torch::module(&spec)).unwrap();
-        std::fs::write(dir.join(&n), anatomy_core::render::numpy::module(&g, &n)).unwrap();
-        torch.push(t);
-        numpy.push(n);
-    }
-    let mut configs: Vec<(String, String)> = anatomy_core::families::FAMILIES
-        .iter()
-        .map(|row| {
-            let mut c = serde_json::json!({ "model_type": row.model_type });
-            if row.text.is_some() {
-                c["text_config"] = serde_json::json!({});
-            }
-            (format!("default_{}", row.model_type), c.to_string())
-        })
-        .collect();
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/exec/tests/fixtures");
-    let mut dirs = vec![fixtures.clone()];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let path = e.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.file_name().is_some_and(|n| n == "config.json") {
-                let rel = path.parent().unwrap().strip_prefix(&fixtures).unwrap();
-                let stem = format!("fixture_{}", rel.display()).replace(['/', '-', '.'], "_");
-                configs.push((stem, std::fs::read_to_string(&path).unwrap()));
-            }
+    for m in anatomy_core::corpus::models() {
+        let g =
+            anatomy_core::graph::build(&m.spec).unwrap_or_else(|err| panic!("{}: {err}", m.name));
+        if m.from == anatomy_core::corpus::From::Catalog {
+            let t = format!("torch_{}.py", m.name);
+            std::fs::write(dir.join(&t), anatomy_core::render::torch::module(&m.spec)).unwrap();
+            torch.push(t);
         }
-    }
-    for (stem, json) in configs {
-        // Defaults transformers cannot build are refused (exactness.rs): no file to lint.
-        let Ok(spec) = anatomy_core::families::load_json(&stem, &json, &stem, false) else {
-            continue;
-        };
-        let g = anatomy_core::graph::build(&spec).unwrap_or_else(|err| panic!("{stem}: {err}"));
-        let n = format!("numpy_{stem}.py");
+        let n = format!("numpy_{}.py", m.name);
         std::fs::write(dir.join(&n), anatomy_core::render::numpy::module(&g, &n)).unwrap();
         numpy.push(n);
     }

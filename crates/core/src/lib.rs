@@ -4,6 +4,8 @@
 
 pub mod catalog;
 pub mod config;
+#[doc(hidden)]
+pub mod corpus;
 pub mod diff;
 pub mod error;
 pub mod families;

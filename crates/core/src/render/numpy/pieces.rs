@@ -434,51 +434,13 @@ mod tests {
         assert_eq!(fills, ["blt_constants", "mixer_call", "rope"]);
     }
 
-    /// The Spec of every catalog model, every registry row's defaults and every executor
-    /// fixture's config: what the tests run.
-    fn corpus() -> Vec<crate::spec::Spec> {
-        let mut specs = Vec::new();
-        for e in crate::catalog::ENTRIES {
-            specs.push(crate::families::load_json(e.name, e.json, e.name, false).unwrap());
-        }
-        for row in crate::families::FAMILIES {
-            let mut c = serde_json::json!({ "model_type": row.model_type });
-            if row.text.is_some() {
-                c["text_config"] = serde_json::json!({});
-            }
-            // Rows whose defaults transformers cannot build are refused (exactness.rs).
-            specs.extend(crate::families::load_json(
-                "defaults",
-                &c.to_string(),
-                "d",
-                false,
-            ));
-        }
-        let fixtures =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../exec/tests/fixtures");
-        let mut dirs = vec![fixtures];
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).unwrap().flatten() {
-                let path = e.path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.file_name().is_some_and(|n| n == "config.json") {
-                    let json = std::fs::read_to_string(&path).unwrap();
-                    let name = path.display().to_string();
-                    specs.push(crate::families::load_json(&name, &json, "m", false).unwrap());
-                }
-            }
-        }
-        specs
-    }
-
     /// Every line of the fragments is some tested model's: no section that no model keeps, which
     /// neither the linter (run on the files made) nor the parity tests would ever read.
     #[test]
     fn every_line_of_the_fragments_is_some_models() {
-        let graphs: Vec<_> = corpus()
+        let graphs: Vec<_> = crate::corpus::models()
             .iter()
-            .map(|s| crate::graph::build(s).unwrap())
+            .map(|m| crate::graph::build(&m.spec).unwrap())
             .collect();
         assert!(graphs.len() > 400, "{}", graphs.len());
         let mut never = Vec::new();
