@@ -7,7 +7,7 @@
 
 use super::*;
 use crate::error::{Error, Result};
-use crate::naming::{names, Role};
+use crate::naming::{lookup, names, Role};
 use crate::spec::{NormKind, Spec, Stream};
 
 pub fn build(spec: &Spec) -> Result<Graph> {
@@ -24,6 +24,7 @@ pub fn build(spec: &Spec) -> Result<Graph> {
         apart: false,
         kv_in: None,
         stack: None,
+        unnamed: Vec::new(),
     };
     let embedding = match &spec.stream {
         // BLT: the byte-level stacks around the latent transformer are the whole model.
@@ -63,6 +64,17 @@ pub fn build(spec: &Spec) -> Result<Graph> {
 }
 
 fn finish(spec: &Spec, b: Builder, children: Vec<Node>) -> Result<Graph> {
+    if let Some(role) = b.unnamed.first() {
+        return Err(Error::new(
+            spec.name.clone(),
+            "",
+            format!(
+                "anatomy's {:?} checkpoint layout names no {role:?} tensor, which this model has: \
+                 a bug in anatomy (please report it with this config)",
+                spec.layout
+            ),
+        ));
+    }
     let graph = Graph {
         spec: spec.clone(),
         params: b.params,
@@ -130,6 +142,8 @@ pub(super) struct Builder<'s> {
     pub(super) kv_in: Option<[String; 2]>,
     /// The BLT stack being built (`graph::blt`), its parameters counted by its layers.
     pub(super) stack: Option<crate::spec::Stack>,
+    /// Roles the layout's tables name no tensor for: `finish` refuses the graph.
+    unnamed: Vec<Role>,
 }
 
 pub(super) struct Draft {
@@ -263,7 +277,10 @@ impl<'s> Builder<'s> {
         } else {
             shape
         };
-        let (hf, gguf) = names(self.spec.layout, role, bias);
+        let (hf, gguf) = lookup(self.spec.layout, role, bias).unwrap_or_else(|| {
+            self.unnamed.push(role);
+            names(self.spec.layout, role, bias)
+        });
         let hf = self.spec.hf_wrap.apply(&hf);
         // A name's stored shape can differ between layer variants (K in MiMo-V2-Flash's full and
         // sliding layers): those are tensors of their own.
