@@ -7,6 +7,8 @@ own code stores it, beside transformers' logits on the weights that code dequant
   reference dequantization;
 - awq: AutoAWQ's WQLinear_GEMM.from_linear packs (int4, groups of 32, zero points);
   awq.utils.packing_utils.dequantize_gemm dequantizes;
+- awq-g128: the same in AutoAWQ's default groups of 128, on the toy widened to 128 (its MLP to
+  256), which `run` holds in the 4-bit format of groups of 128 (qlinear's INT4_G128);
 - compressed: compressed-tensors' PackedQuantizationCompressor (pack-quantized, int4, groups of
   32, asymmetric, so that the packed zero points are exercised) compresses and decompresses;
 - compressed-int8, compressed-fp8: compressed-tensors' IntQuantizationCompressor (int8 by
@@ -57,9 +59,13 @@ def linears(model):
     return {n: m for n, m in model.named_modules() if isinstance(m, torch.nn.Linear) and n != "lm_head"}
 
 
-def rtn(w, bits, sym):
-    """Round-to-nearest scales and zeros per group of GROUP inputs: ([out, groups], [out, groups])."""
-    g = w.reshape(w.shape[0], -1, GROUP)
+# A format's toy where it is not the toy Qwen3 as it is: wide enough for groups of 128.
+WIDER = {"awq-g128": {"hidden_size": 128, "intermediate_size": 256, "head_dim": 32}}
+
+
+def rtn(w, bits, sym, group=GROUP):
+    """Round-to-nearest scales and zeros per group of `group` inputs: ([out, groups], [out, groups])."""
+    g = w.reshape(w.shape[0], -1, group)
     if sym:
         scale = g.abs().amax(-1) / (2 ** (bits - 1) - 1)
         zero = torch.full_like(scale, 2 ** (bits - 1))
@@ -97,7 +103,7 @@ def gptq(model, config):
     return stored, dequantized
 
 
-def awq(model, config):
+def awq(model, config, group=GROUP):
     # AutoAWQ's package __init__ loads its model classes and their calibration datasets; the
     # packing and dequantization modules need neither, so the package is entered without it.
     if "awq" not in sys.modules:
@@ -109,14 +115,14 @@ def awq(model, config):
 
     stored, dequantized = {}, {}
     for name, lin in linears(model).items():
-        scale, zero = rtn(lin.weight.data, 4, False)
+        scale, zero = rtn(lin.weight.data, 4, False, group)
         scale = scale.half().float()
-        q = WQLinear_GEMM.from_linear(lin, 4, GROUP, scales=scale.T.contiguous(), zeros=zero.T.contiguous())
+        q = WQLinear_GEMM.from_linear(lin, 4, group, scales=scale.T.contiguous(), zeros=zero.T.contiguous())
         # In f32, as for GPTQ: the reference multiplies in its scales' type.
-        dequantized[name] = dequantize_gemm(q.qweight, q.qzeros, q.scales.float(), 4, GROUP).T.float()
+        dequantized[name] = dequantize_gemm(q.qweight, q.qzeros, q.scales.float(), 4, group).T.float()
         for part in ("qweight", "qzeros", "scales"):
             stored[f"{name}.{part}"] = getattr(q, part).contiguous()
-    config["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": GROUP, "version": "gemm",
+    config["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": group, "version": "gemm",
                                      "zero_point": True}
     return stored, dequantized
 
@@ -260,6 +266,7 @@ def main():
     raw = json.loads((TOY / "config.json").read_text())
     ids = json.loads((TOY / "expected.json").read_text())["ids"]
     formats = [("gptq", gptq), ("awq", awq), ("compressed", compressed), ("mlx", mlx)]
+    formats += [("awq-g128", lambda m, c: awq(m, c, 128))]
     formats += [(f"compressed-{k}", lambda m, c, k=k: compressed_naive(m, c, k)) for k in ("int8", "fp8")]
     formats += [("compressed-nvfp4", compressed_nvfp4)]
     formats += [(f"bnb-{k}", lambda m, c, k=k: bnb(m, c, k)) for k in ("nf4", "fp4", "int8")]
@@ -267,8 +274,8 @@ def main():
     for fmt, quantize in formats:
         if only and fmt not in only:
             continue
-        model = toys.build(raw)
-        config = copy.deepcopy(raw)
+        config = {**copy.deepcopy(raw), **WIDER.get(fmt, {})}
+        model = toys.build(config)
         config["torch_dtype"] = "float32"  # what the file holds beside the packed matrices
         stored, dequantized = quantize(model, config)
         # Everything else as the model holds it; the reference's weights in place for the logits.

@@ -463,6 +463,7 @@ pub(crate) mod x86 {
     const MX: u8 = 7;
     const Q5K: u8 = 8;
     const Q3K: u8 = 9;
+    const G128: u8 = 10;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -478,6 +479,7 @@ pub(crate) mod x86 {
                 Block::Q5K => $f::<Q5K>($($arg),*),
                 Block::Q6K => $f::<Q6K>($($arg),*),
                 Block::Mxfp4 => $f::<MX>($($arg),*),
+                Block::Int4G128 => $f::<G128>($($arg),*),
             }
         };
     }
@@ -496,6 +498,7 @@ pub(crate) mod x86 {
             Q6K => (210, 256, false),
             MX => (17, 32, false),
             Q8_0 => (34, 32, false),
+            G128 => (68, 128, true),
             _ => panic!("no such format"),
         }
     }
@@ -581,6 +584,7 @@ pub(crate) mod x86 {
                 (q, [half(p); 2], 0.0)
             }
             Q4_1 => (nibbles(p.add(4)), [half(p); 2], half(p.add(2))),
+            G128 => (nibbles(p.add(4 + 16 * k)), [half(p); 2], half(p.add(2))),
             // A clear fifth bit leaves 0xF0 | q = q − 16; a set one, q.
             Q5_0 => {
                 let high = _mm256_andnot_si256(bits(p.add(2)), _mm256_set1_epi8(0xF0u8 as i8));
@@ -1097,8 +1101,34 @@ mod tests {
             Block::Q4K => GgmlDType::Q4K,
             Block::Q5K => GgmlDType::Q5K,
             Block::Q6K => GgmlDType::Q6K,
-            Block::Mxfp4 => unreachable!("candle has no MXFP4"),
+            Block::Mxfp4 | Block::Int4G128 => unreachable!("candle has no {b:?}"),
         }
+    }
+
+    /// `w` [out, n] in 4-bit groups of 128 (`Block::Int4G128`), each group's d and m its range
+    /// over 15 and its minimum, in f16, each value the nearest code; and the values those
+    /// hold, d·q + m.
+    fn int4_g128(w: &[f32]) -> (Vec<u8>, Vec<f32>) {
+        let (mut bytes, mut values) = (vec![], vec![]);
+        for g in w.chunks_exact(128) {
+            let (lo, hi) = g
+                .iter()
+                .fold((f32::MAX, f32::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+            let d = f16::from_f32((hi - lo) / 15.0);
+            let m = f16::from_f32(lo);
+            let (df, mf) = (d.to_f32(), m.to_f32());
+            let q: Vec<u8> = g
+                .iter()
+                .map(|v| ((v - mf) / df).round().clamp(0.0, 15.0) as u8)
+                .collect();
+            bytes.extend(d.to_le_bytes());
+            bytes.extend(m.to_le_bytes());
+            for run in q.chunks_exact(32) {
+                bytes.extend((0..16).map(|j| run[j] | run[j + 16] << 4));
+            }
+            values.extend(q.iter().map(|&q| df * q as f32 + mf));
+        }
+        (bytes, values)
     }
 
     /// MXFP4's codes' values, as the format defines them (not doubled).
@@ -1135,9 +1165,13 @@ mod tests {
         (blocks, scales, values)
     }
 
-    /// `w` [out, n] quantized by candle (ggml's reference quantizers), or for MXFP4 by
-    /// `mxfp4`, as stored, and its dequantized values.
+    /// `w` [out, n] quantized by candle (ggml's reference quantizers), or for MXFP4 and
+    /// INT4_G128 by `mxfp4` and `int4_g128`, as stored, and its dequantized values.
     fn stored(b: Block, w: Vec<f32>, out: usize, n: usize) -> (QLinear, Vec<f32>) {
+        if b == Block::Int4G128 {
+            let (bytes, values) = int4_g128(&w);
+            return (QLinear::new(b, bytes, out, n).unwrap(), values);
+        }
         if b == Block::Mxfp4 {
             let (blocks, scales, values) = mxfp4(&w);
             return (
@@ -1283,7 +1317,16 @@ mod tests {
                 let n = blocks * block.values();
                 let q = QLinear::new(block, bytes.clone(), 1, n).unwrap();
                 let want: Vec<f32> = q.rows(&[0]).unwrap().flatten_all().unwrap().to_vec1().unwrap();
-                let ggml: Vec<f32> = if block == Block::Mxfp4 {
+                let ggml: Vec<f32> = if block == Block::Int4G128 {
+                    // d·q + m, the runs of 32 in Q4_1's order: the low nibbles, then the high.
+                    let h = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
+                    bytes.chunks_exact(68).flat_map(|b| {
+                        (0..128).map(move |i| {
+                            let byte = b[4 + 16 * (i / 32) + i % 16];
+                            h(b, 0) * ((byte >> (4 * (i % 32 / 16))) & 15) as f32 + h(b, 2)
+                        })
+                    }).collect()
+                } else if block == Block::Mxfp4 {
                     // code · 2^(e − 127) in ggml's order: the low nibbles, then the high ones.
                     bytes.chunks_exact(17).flat_map(|b| {
                         let unit = 2f64.powi(b[0] as i32 - 127) as f32;

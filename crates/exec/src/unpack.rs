@@ -68,37 +68,39 @@ impl Codes {
         w
     }
 
-    /// As 32-value blocks where every 32 inputs share one group (4-bit codes, groups in order,
-    /// the inputs a multiple of 32): Q4_0 (f16 d, then byte j holding codes j and j + 16, the
-    /// value d · (code − 8)) where every offset is −8 · scale and every scale an f16 (symmetric
-    /// GPTQ: exact), else Q4_1 (f16 d and m, the value d · code + m; rounded to f16).
+    /// As blocks where every run of a block's inputs shares one group (4-bit codes, the inputs
+    /// a multiple of the block): INT4_G128 (f16 d and m for 128 values, the value d · code + m,
+    /// m rounded to f16) where every 128 share one, else Q4_0 (f16 d, then byte j holding codes
+    /// j and j + 16, the value d · (code − 8)) where every offset is −8 · scale and every scale
+    /// an f16 (symmetric GPTQ: exact), else Q4_1 (f16 d and m for 32 values).
     fn blocks(&self) -> Option<(Block, Vec<u8>)> {
-        let blocks = self.inp / 32;
-        let aligned = (0..blocks).all(|k| {
-            self.group[32 * k..32 * k + 32]
-                .iter()
-                .all(|&g| g == self.group[32 * k])
-        });
-        if self.bits != 4 || !self.inp.is_multiple_of(32) || !aligned {
+        let shared = |run: usize| {
+            self.inp.is_multiple_of(run)
+                && (self.group.chunks_exact(run)).all(|g| g.iter().all(|&x| x == g[0]))
+        };
+        if self.bits != 4 || !shared(32) {
             return None;
         }
         let f16 = |v: f32| half::f16::from_f32(v);
         let symmetric = (self.scale.iter().zip(&self.offset))
             .all(|(&s, &m)| m == -8.0 * s && f16(s).to_f32() == s);
-        let (block, size) = match symmetric {
-            true => (Block::Q4_0, 18),
-            false => (Block::Q4_1, 20),
+        let block = match (shared(128), symmetric) {
+            (true, _) => Block::Int4G128,
+            (false, true) => Block::Q4_0,
+            (false, false) => Block::Q4_1,
         };
-        let mut data = Vec::with_capacity(self.out * blocks * size);
+        let (values, blocks) = (block.values(), self.inp / block.values());
+        let mut data = Vec::with_capacity(self.out * blocks * block.bytes());
         for o in 0..self.out {
             for k in 0..blocks {
-                let g = o * self.groups + self.group[32 * k];
+                let g = o * self.groups + self.group[values * k];
                 data.extend(f16(self.scale[g]).to_le_bytes());
-                if !symmetric {
+                if block.has_min() {
                     data.extend(f16(self.offset[g]).to_le_bytes());
                 }
-                let c = &self.codes[o * self.inp + 32 * k..][..32];
-                data.extend((0..16).map(|j| c[j] | c[j + 16] << 4));
+                for c in self.codes[o * self.inp + values * k..][..values].chunks_exact(32) {
+                    data.extend((0..16).map(|j| c[j] | c[j + 16] << 4));
+                }
             }
         }
         Some((block, data))
@@ -473,7 +475,7 @@ mod tests {
         fn blocks_hold_the_codes(
             out in 1usize..4,
             blocks in 1usize..5,
-            per in prop::sample::select(vec![1usize, 2]),
+            per in prop::sample::select(vec![1usize, 2, 4, 8]),
             symmetric in any::<bool>(),
             seed in any::<u64>(),
         ) {
@@ -495,7 +497,12 @@ mod tests {
                 }
             }
             let (block, data) = c.blocks().unwrap();
-            prop_assert_eq!(block, if symmetric { Block::Q4_0 } else { Block::Q4_1 });
+            let want = match (per % 4 == 0, symmetric) {
+                (true, _) => Block::Int4G128,
+                (false, true) => Block::Q4_0,
+                (false, false) => Block::Q4_1,
+            };
+            prop_assert_eq!(block, want);
             let q = QLinear::new(block, data, out, inp).unwrap();
             let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
             for o in 0..out {

@@ -565,27 +565,48 @@ fn verifies_as(fixture: &str, format: &str) {
 /// own code (scripts/make_quant_fixtures.py): every stored tensor verifies in its packed shape
 /// and dtype, the parameters count as the unquantized model's, and the logits are transformers'
 /// on the weights that code dequantizes: within 1e-4 in f32, and held as stored (every matrix
-/// as Q4_0 blocks where symmetric, else as Q4_1 blocks, its scale and offset rounded to f16,
-/// multiplied by `qlinear`) within that type's tolerance above.
+/// as Q4_0 blocks where symmetric, else as Q4_1 blocks, or in groups of 128 as INT4_G128, its
+/// scale and offset rounded to f16, multiplied by `qlinear`) within the tolerance above of the
+/// GGUF type it is (INT4_G128 Q4_1's: its values, a minimum each, only four times as many).
 #[test]
 fn quantized_checkpoints_run_as_their_reference_dequantizes() {
     let tolerance = |t| FORMATS.iter().find(|f| f.0 == t).unwrap().1;
     // Seven projections in each of two layers; MLX quantizes the embedding too, which the
     // tied head multiplies by. Symmetric GPTQ (zero points all 8) is Q4_0 exactly.
-    for (fixture, format, held, projections) in [
-        ("gptq", "GPTQ int4, groups of 32", GgmlDType::Q4_0, 14),
-        ("awq", "AWQ GEMM int4, groups of 32", GgmlDType::Q4_1, 14),
+    for (fixture, format, held, kin, projections) in [
         (
-            "compressed",
-            "compressed-tensors int4 packed, groups of 32",
+            "gptq",
+            "GPTQ int4, groups of 32",
+            "Q4_0",
+            GgmlDType::Q4_0,
+            14,
+        ),
+        (
+            "awq",
+            "AWQ GEMM int4, groups of 32",
+            "Q4_1",
             GgmlDType::Q4_1,
             14,
         ),
-        ("mlx", "MLX int4, groups of 32", GgmlDType::Q4_1, 15),
+        (
+            "awq-g128",
+            "AWQ GEMM int4, groups of 128",
+            "INT4_G128",
+            GgmlDType::Q4_1,
+            14,
+        ),
+        (
+            "compressed",
+            "compressed-tensors int4 packed, groups of 32",
+            "Q4_1",
+            GgmlDType::Q4_1,
+            14,
+        ),
+        ("mlx", "MLX int4, groups of 32", "Q4_1", GgmlDType::Q4_1, 15),
     ] {
         verifies_as(fixture, format);
-        let name = format!("{held:?} × {projections} projections");
-        published(&format!("quant/{fixture}"), &name, tolerance(held));
+        let name = format!("{held} × {projections} projections");
+        published(&format!("quant/{fixture}"), &name, tolerance(kin));
     }
 }
 
@@ -621,6 +642,7 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
     let fixtures = [
         "gptq",
         "awq",
+        "awq-g128",
         "compressed",
         "compressed-int8",
         "compressed-fp8",
