@@ -6,6 +6,7 @@
 //! of a multiple of 32 inputs as Q4_0 blocks (symmetric: exact) or Q4_1 blocks (the scale and
 //! offset rounded to f16) for `qlinear`'s kernels.
 
+use crate::floatlinear::Fp8Linear;
 use crate::qlinear::{Block, QLinear};
 use crate::weights::Stored;
 use anatomy_core::quant::{BnbKind, Fp8Scale, Packing, Quant};
@@ -265,10 +266,15 @@ pub fn unpack(
                 ints,
                 floats,
             };
-            let (out, inp, w) = scaled(&mut p, quant)?;
-            let t =
-                Tensor::from_vec(w, (out, inp), &Device::Cpu).map_err(|e| p.bad(e.to_string()))?;
-            floats.insert(format!("{module}.weight"), t);
+            let m = scaled(&mut p, quant)?;
+            let name = format!("{module}.weight");
+            if let (Some(stored), Some(q)) = (stored.as_deref_mut(), m.fp8_linear()) {
+                stored.insert(name, Stored::Fp8(q));
+                continue;
+            }
+            let t = Tensor::from_vec(m.dequantize(), (m.out, m.inp), &Device::Cpu)
+                .map_err(|e| p.bad(e.to_string()))?;
+            floats.insert(name, t);
         }
     }
     // An int8 weight no packing above read.
@@ -462,11 +468,36 @@ fn mlx(p: &mut Parts, bits: usize, group: usize) -> Result<Codes, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::{field, Codes};
+    use super::{field, Codes, Scaled};
     use crate::qlinear::{Block, QLinear};
     use proptest::prelude::*;
 
     proptest! {
+        /// fp8 held as stored, by tensor, by channel and in blocks, gives the values dequantizing
+        /// gives: the same bytes times the same scales.
+        #[test]
+        fn fp8_held_as_stored_is_fp8_dequantized(
+            out in 1usize..6,
+            inp in 1usize..70,
+            seed in any::<u64>(),
+            strategy in 0usize..3,
+        ) {
+            use crate::floatlinear::Rows;
+            let mut r = seed;
+            let mut next = move || { r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (r >> 33) as u32 };
+            // Any e4m3 but NaN (0x7F, 0xFF), zeros of both signs included.
+            let byte = |b: u32| if b & 0x7F == 0x7F { 0 } else { b as u8 };
+            let x: Vec<f32> = (0..out * inp).map(|_| crate::floatlinear::e4m3(byte(next() % 256))).collect();
+            let row = inp.div_ceil(16) * 16;
+            let block = [(out, row), (1, row), (2, 32)][strategy];
+            let scales = out.div_ceil(block.0) * inp.div_ceil(block.1);
+            let s = (0..scales).map(|_| (next() % 1000) as f32 / 250.0).collect();
+            let m = Scaled { out, inp, x, s, block, fp8: true };
+            let q = m.fp8_linear().expect("e4m3 values in blocks of 16 columns");
+            let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
+            prop_assert_eq!(got, m.dequantize());
+        }
+
         /// 4-bit codes in groups of whole blocks dequantize by `qlinear` to the codes' own
         /// values, whatever the group order of the blocks: symmetric ones (offset −8 · scale,
         /// the scales f16) as Q4_0 blocks, exactly; others as Q4_1 blocks, the scale and
@@ -628,27 +659,60 @@ fn nvfp4(p: &mut Parts) -> Result<(usize, usize, Vec<f32>), Error> {
     Ok((out, inp, w))
 }
 
-/// Which of a matrix's scales value `[o, i]` takes.
-type ScaleAt = Box<dyn Fn(usize, usize) -> usize>;
+/// A matrix stored in 8 bits beside its scales, each scale covering a block of rows and
+/// columns: by tensor, the whole matrix; by channel, a row; by group, part of a row.
+struct Scaled {
+    out: usize,
+    inp: usize,
+    /// The stored values, widened to f32.
+    x: Vec<f32>,
+    /// [⌈out / block.0⌉, ⌈inp / block.1⌉].
+    s: Vec<f32>,
+    block: (usize, usize),
+    fp8: bool,
+}
+
+impl Scaled {
+    fn dequantize(&self) -> Vec<f32> {
+        let per = self.inp.div_ceil(self.block.1);
+        (0..self.out * self.inp)
+            .map(|j| {
+                let (o, i) = (j / self.inp, j % self.inp);
+                self.x[j] * self.s[o / self.block.0 * per + i / self.block.1]
+            })
+            .collect()
+    }
+
+    /// fp8 as stored, for `floatlinear`'s kernel: the values' e4m3 bytes (every one an e4m3, as
+    /// loaded) and the scales, where a block's columns are a multiple of 16 (its vectors').
+    fn fp8_linear(&self) -> Option<Fp8Linear> {
+        if !self.fp8 || !self.block.1.is_multiple_of(16) {
+            return None;
+        }
+        let bytes: Option<Vec<u8>> = (self.x.iter())
+            .map(|&v| {
+                let b = float8::F8E4M3::from_f32(v).to_bits();
+                (crate::floatlinear::e4m3(b).to_bits() == v.to_bits()).then_some(b)
+            })
+            .collect();
+        Fp8Linear::new(bytes?, self.s.clone(), self.block, self.out, self.inp).ok()
+    }
+}
 
 /// compressed-tensors' `int-quantized` (int8 codes times `weight_scale`, by channel or group) and
 /// `float-quantized` (fp8 values times `weight_scale`, by tensor, channel or block) matrices, as
-/// its `NaiveQuantizationCompressor.decompress` reads them. Returns `(out, in, w)`.
-fn scaled(p: &mut Parts, quant: &Quant) -> Result<(usize, usize, Vec<f32>), Error> {
+/// its `NaiveQuantizationCompressor.decompress` reads them.
+fn scaled(p: &mut Parts, quant: &Quant) -> Result<Scaled, Error> {
     let (out, inp) = two(p, "weight")?;
-    let (x, s, at): (Vec<f32>, Vec<f32>, ScaleAt) = match quant
-        .packing(p.module, out as u64, inp as u64, false)
-    {
+    // A whole row's columns, rounded up to the fp8 kernel's 16: one block across.
+    let row = inp.div_ceil(16).max(1) * 16;
+    let (x, s, block, fp8) = match quant.packing(p.module, out as u64, inp as u64, false) {
         Some(Packing::Int8 { groups }) if !groups.zeros => {
             let group = groups.group.map_or(inp, |g| g as usize).max(1);
-            let n = inp.div_ceil(group);
             let q = p.ints("weight", &[out, inp])?;
             let x = q.iter().map(|&v| v as i32 as f32).collect();
-            (
-                x,
-                p.floats("weight_scale", &[out, n])?,
-                Box::new(move |o, i| o * n + i / group),
-            )
+            let s = p.floats("weight_scale", &[out, inp.div_ceil(group)])?;
+            (x, s, (1, group), false)
         }
         Some(Packing::Fp8 { scale, input_scale }) => {
             let x = p.floats("weight", &[out, inp])?;
@@ -656,16 +720,16 @@ fn scaled(p: &mut Parts, quant: &Quant) -> Result<(usize, usize, Vec<f32>), Erro
                 // The activations' static scale: the weights are what is checked.
                 p.floats("input_scale", &[1])?;
             }
-            match scale {
-                Fp8Scale::Tensor => (x, p.floats("weight_scale", &[1])?, Box::new(|_, _| 0)),
-                Fp8Scale::Channel => (x, p.floats("weight_scale", &[out, 1])?, Box::new(|o, _| o)),
+            let (s, block) = match scale {
+                Fp8Scale::Tensor => (p.floats("weight_scale", &[1])?, (out.max(1), row)),
+                Fp8Scale::Channel => (p.floats("weight_scale", &[out, 1])?, (1, row)),
                 Fp8Scale::Block(r, c) => {
                     let (r, c) = ((r as usize).max(1), (c as usize).max(1));
-                    let n = inp.div_ceil(c);
-                    let s = p.floats("weight_scale", &[out.div_ceil(r), n])?;
-                    (x, s, Box::new(move |o, i| o / r * n + i / c))
+                    let s = p.floats("weight_scale", &[out.div_ceil(r), inp.div_ceil(c)])?;
+                    (s, (r, c))
                 }
-            }
+            };
+            (x, s, block, true)
         }
         other => {
             return Err(p.bad(format!(
@@ -673,10 +737,14 @@ fn scaled(p: &mut Parts, quant: &Quant) -> Result<(usize, usize, Vec<f32>), Erro
         )))
         }
     };
-    let w = (0..out * inp)
-        .map(|j| x[j] * s[at(j / inp, j % inp)])
-        .collect();
-    Ok((out, inp, w))
+    Ok(Scaled {
+        out,
+        inp,
+        x,
+        s,
+        block,
+        fp8,
+    })
 }
 
 /// The rest of a bitsandbytes 4-bit matrix's state, as `QuantState.as_dict(packed=True)` writes
