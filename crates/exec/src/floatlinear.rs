@@ -188,6 +188,12 @@ pub fn e4m3(b: u8) -> f32 {
     float8::F8E4M3::from_bits(b).to_f32()
 }
 
+/// The e4m3 byte whose value is `v`, where one is (a value read from e4m3 and widened).
+pub fn to_e4m3(v: f32) -> Option<u8> {
+    let b = float8::F8E4M3::from_f32(v).to_bits();
+    (e4m3(b).to_bits() == v.to_bits()).then_some(b)
+}
+
 /// A projection weight [out, n] in fp8 e4m3, value (o, k) times the scale of its block of
 /// `block.0` rows by `block.1` columns.
 pub struct Fp8Linear {

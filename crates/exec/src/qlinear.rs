@@ -137,6 +137,8 @@ pub struct QLinear {
     /// Row o of `W` is stored row `order[o]`, where the file keeps rows in another order
     /// (llama.cpp's permuted Q and K): read in place, and every product comes out in order.
     order: Option<Vec<u32>>,
+    /// What multiplies every value, beside the blocks' own scales (NVFP4's global scale).
+    scale: f32,
 }
 
 impl QLinear {
@@ -166,7 +168,14 @@ impl QLinear {
             out,
             n,
             order: None,
+            scale: 1.0,
         })
+    }
+
+    /// This weight with every value times `scale`.
+    pub fn scaled(mut self, scale: f32) -> QLinear {
+        self.scale = scale;
+        self
     }
 
     /// This weight with its rows stored in another order: row o of `W` is stored row `order[o]`.
@@ -213,7 +222,8 @@ impl QLinear {
             }
             for j in 0..self.n / QK {
                 let (d, m) = self.block.decode(self.row(o), j, &mut q);
-                v.extend(q.iter().enumerate().map(|(i, &q)| d[i / 16] * q as f32 + m));
+                let value = |(i, &q): (usize, &i8)| (d[i / 16] * q as f32 + m) * self.scale;
+                v.extend(q.iter().enumerate().map(value));
             }
         }
         Tensor::from_vec(v, (ids.len(), self.n), &Device::Cpu)
@@ -237,6 +247,13 @@ impl QLinear {
 
     /// `y[i, o] = Σₖ x[i, k] · W[o, k]` on `path`, `x` [m, n] and `y` [m, out] row-major.
     pub fn product(&self, path: Path, x: &[f32], m: usize, y: &mut [f32]) {
+        self.product_unscaled(path, x, m, y);
+        if self.scale != 1.0 {
+            y.iter_mut().for_each(|v| *v *= self.scale);
+        }
+    }
+
+    fn product_unscaled(&self, path: Path, x: &[f32], m: usize, y: &mut [f32]) {
         let (n, out, nb) = (self.n, self.out, self.n / QK);
         check_product(path, x, y, m, n, out);
         let y = Shared::new(y);
@@ -415,6 +432,7 @@ impl Unpacked {
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86 {
     use super::{Block, Unpacked, QK};
+    use crate::floatlinear::e4m3;
     use std::arch::x86_64::*;
 
     /// How far ahead of the block being multiplied a decode step fetches, in bytes.
@@ -464,6 +482,7 @@ pub(crate) mod x86 {
     const Q5K: u8 = 8;
     const Q3K: u8 = 9;
     const G128: u8 = 10;
+    const NV: u8 = 11;
 
     /// Calls `$f::<format>($args)` for `$block`.
     macro_rules! by_block {
@@ -480,6 +499,7 @@ pub(crate) mod x86 {
                 Block::Q6K => $f::<Q6K>($($arg),*),
                 Block::Mxfp4 => $f::<MX>($($arg),*),
                 Block::Int4G128 => $f::<G128>($($arg),*),
+                Block::Nvfp4 => $f::<NV>($($arg),*),
             }
         };
     }
@@ -499,6 +519,7 @@ pub(crate) mod x86 {
             MX => (17, 32, false),
             Q8_0 => (34, 32, false),
             G128 => (68, 128, true),
+            NV => (18, 32, false),
             _ => panic!("no such format"),
         }
     }
@@ -572,12 +593,18 @@ pub(crate) mod x86 {
                 let d = half(p) * s as f32;
                 (q, [d, d], -half(p.add(2)) * m as f32)
             }
-            MX => {
+            MX | NV => {
                 let lut = _mm256_broadcastsi128_si256(_mm_loadu_si128(
                     super::MXFP4_DOUBLED.as_ptr().cast(),
                 ));
-                let q = _mm256_shuffle_epi8(lut, nibbles(p.add(1)));
-                (q, [super::e8m0_half(*p); 2], 0.0)
+                if B == MX {
+                    let q = _mm256_shuffle_epi8(lut, nibbles(p.add(1)));
+                    (q, [super::e8m0_half(*p); 2], 0.0)
+                } else {
+                    let q = _mm256_shuffle_epi8(lut, nibbles(p.add(2)));
+                    let d = [e4m3(*p) * 0.5, e4m3(*p.add(1)) * 0.5];
+                    (q, d, 0.0)
+                }
             }
             Q4_0 => {
                 let q = _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8));
@@ -674,7 +701,7 @@ pub(crate) mod x86 {
                     products256::<false>(w, xv)
                 };
                 $mins += m * xs[b];
-                let scale = if B == Q6K || B == Q3K {
+                let scale = if split(B) {
                     halves(d, xd[b])
                 } else {
                     _mm256_set1_ps(d[0] * xd[b])
@@ -724,7 +751,7 @@ pub(crate) mod x86 {
                     _mm512_dpbusd_epi32(zero, _mm512_abs_epi8(wv), signed)
                 };
                 $mins += m0 * xs[b] + m1 * xs[b + 1];
-                let scale = if B == Q6K || B == Q3K {
+                let scale = if split(B) {
                     quarters([
                         d0[0] * xd[b],
                         d0[1] * xd[b],
@@ -795,7 +822,7 @@ pub(crate) mod x86 {
 
     /// Whether format B has a scale for each 16 values rather than each 32.
     const fn split(b: u8) -> bool {
-        matches!(b, Q3K | Q6K)
+        matches!(b, Q3K | Q6K | NV)
     }
 
     /// `Repacked` of the stored `rows`, each block decoded in registers.
@@ -1101,8 +1128,36 @@ mod tests {
             Block::Q4K => GgmlDType::Q4K,
             Block::Q5K => GgmlDType::Q5K,
             Block::Q6K => GgmlDType::Q6K,
-            Block::Mxfp4 | Block::Int4G128 => unreachable!("candle has no {b:?}"),
+            Block::Mxfp4 | Block::Int4G128 | Block::Nvfp4 => unreachable!("candle has no {b:?}"),
         }
+    }
+
+    /// `w` [out, n] in NVFP4's blocks (`Block::Nvfp4`): each 16's scale the e4m3 nearest its
+    /// largest magnitude over 6, each value the nearest code; and the values those hold.
+    fn nvfp4(w: &[f32]) -> (Vec<u8>, Vec<f32>) {
+        let (mut bytes, mut values) = (vec![], vec![]);
+        for b in w.chunks_exact(32) {
+            let mut codes = [0u8; 32];
+            let mut scales = [0u8; 2];
+            for (h, sixteen) in b.chunks_exact(16).enumerate() {
+                let amax = sixteen.iter().fold(0f32, |a, v| a.max(v.abs()));
+                scales[h] = float8::F8E4M3::from_f32(amax / 6.0).to_bits();
+                let unit = crate::floatlinear::e4m3(scales[h]);
+                for (k, v) in sixteen.iter().enumerate() {
+                    codes[16 * h + k] = (0..16u8)
+                        .min_by(|&a, &c| {
+                            (E2M1[a as usize] * unit - v)
+                                .abs()
+                                .total_cmp(&(E2M1[c as usize] * unit - v).abs())
+                        })
+                        .unwrap();
+                    values.push(E2M1[codes[16 * h + k] as usize] * unit);
+                }
+            }
+            bytes.extend(scales);
+            bytes.extend((0..16).map(|i| codes[i] | codes[i + 16] << 4));
+        }
+        (bytes, values)
     }
 
     /// `w` [out, n] in 4-bit groups of 128 (`Block::Int4G128`), each group's d and m its range
@@ -1168,8 +1223,12 @@ mod tests {
     /// `w` [out, n] quantized by candle (ggml's reference quantizers), or for MXFP4 and
     /// INT4_G128 by `mxfp4` and `int4_g128`, as stored, and its dequantized values.
     fn stored(b: Block, w: Vec<f32>, out: usize, n: usize) -> (QLinear, Vec<f32>) {
-        if b == Block::Int4G128 {
-            let (bytes, values) = int4_g128(&w);
+        if b == Block::Int4G128 || b == Block::Nvfp4 {
+            let (bytes, values) = if b == Block::Nvfp4 {
+                nvfp4(&w)
+            } else {
+                int4_g128(&w)
+            };
             return (QLinear::new(b, bytes, out, n).unwrap(), values);
         }
         if b == Block::Mxfp4 {
@@ -1301,7 +1360,7 @@ mod tests {
                 let high: &[usize] = match block {
                     Block::Q3K => &[109],
                     Block::Q6K => &[209],
-                    Block::Mxfp4 => &[],
+                    Block::Mxfp4 | Block::Nvfp4 => &[],
                     _ => &[1, 3],
                 };
                 for b in bytes.chunks_exact_mut(block.bytes()) {
@@ -1313,11 +1372,24 @@ mod tests {
                     if block == Block::Mxfp4 {
                         b[0] = b[0].min(254);
                     }
+                    // Nor is e4m3's 0x7F or 0xFF.
+                    if block == Block::Nvfp4 {
+                        b[0] &= 0xFE;
+                        b[1] &= 0xFE;
+                    }
                 }
                 let n = blocks * block.values();
                 let q = QLinear::new(block, bytes.clone(), 1, n).unwrap();
                 let want: Vec<f32> = q.rows(&[0]).unwrap().flatten_all().unwrap().to_vec1().unwrap();
-                let ggml: Vec<f32> = if block == Block::Int4G128 {
+                let ggml: Vec<f32> = if block == Block::Nvfp4 {
+                    // code · e4m3 scale of its 16, the low nibbles first.
+                    bytes.chunks_exact(18).flat_map(|b| {
+                        (0..32).map(move |i| {
+                            let code = (b[2 + i % 16] >> (4 * (i / 16))) & 15;
+                            E2M1[code as usize] * crate::floatlinear::e4m3(b[i / 16])
+                        })
+                    }).collect()
+                } else if block == Block::Int4G128 {
                     // d·q + m, the runs of 32 in Q4_1's order: the low nibbles, then the high.
                     let h = |b: &[u8], i: usize| f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
                     bytes.chunks_exact(68).flat_map(|b| {

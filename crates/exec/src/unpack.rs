@@ -6,7 +6,7 @@
 //! of a multiple of 32 inputs as Q4_0 blocks (symmetric: exact) or Q4_1 blocks (the scale and
 //! offset rounded to f16) for `qlinear`'s kernels.
 
-use crate::floatlinear::Fp8Linear;
+use crate::floatlinear::{to_e4m3, Fp8Linear};
 use crate::qlinear::{Block, QLinear};
 use crate::weights::Stored;
 use anatomy_core::quant::{BnbKind, Fp8Scale, Packing, Quant};
@@ -217,15 +217,21 @@ pub fn unpack(
         let c = match quant {
             Quant::Gptq { groups, v1 } => gptq(&mut p, groups.bits as usize, *v1)?,
             Quant::Awq(g) => awq(&mut p, g.bits as usize, g.group, g.zeros)?,
-            // NVFP4: a code book too, dequantized as its reference does.
+            // NVFP4: e2m1 codes, held as stored in `qlinear`'s NVFP4 blocks, or dequantized as
+            // its reference does.
             Quant::Compressed { .. }
                 if p.floats
                     .contains_key(&format!("{module}.weight_global_scale")) =>
             {
-                let (out, inp, w) = nvfp4(&mut p)?;
-                let t = Tensor::from_vec(w, (out, inp), &Device::Cpu)
+                let m = Nvfp4::read(&mut p)?;
+                let name = format!("{module}.weight");
+                if let (Some(stored), Some(q)) = (stored.as_deref_mut(), m.held()) {
+                    stored.insert(name, Stored::Own(q));
+                    continue;
+                }
+                let t = Tensor::from_vec(m.dequantize(), (m.out, m.inp), &Device::Cpu)
                     .map_err(|e| p.bad(e.to_string()))?;
-                floats.insert(format!("{module}.weight"), t);
+                floats.insert(name, t);
                 continue;
             }
             Quant::Compressed { .. } => compressed(&mut p, quant)?,
@@ -468,11 +474,36 @@ fn mlx(p: &mut Parts, bits: usize, group: usize) -> Result<Codes, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::{field, Codes, Scaled};
+    use super::{field, Codes, Nvfp4, Scaled};
     use crate::qlinear::{Block, QLinear};
     use proptest::prelude::*;
 
     proptest! {
+        /// NVFP4 held in `qlinear`'s blocks holds the codes times their scales over the global
+        /// scale: the reference's values before its rounding to bf16.
+        #[test]
+        fn nvfp4_held_as_stored_is_its_codes_times_their_scales(
+            out in 1usize..5,
+            blocks in 1usize..4,
+            seed in any::<u64>(),
+        ) {
+            let mut r = seed;
+            let mut next = move || { r = r.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407); (r >> 33) as u32 };
+            let inp = 32 * blocks;
+            let packed = (0..out * inp / 2).map(|_| next() % 256).collect();
+            let scales = (0..out * inp / 16).map(|_| crate::floatlinear::e4m3((next() % 0x7F) as u8)).collect();
+            let m = Nvfp4 { out, inp, packed, scales, global: 0.75 };
+            let q = m.held().expect("rows of whole blocks, e4m3 scales");
+            let got: Vec<f32> = q.dequantize().unwrap().flatten_all().unwrap().to_vec1().unwrap();
+            for (j, g) in got.iter().enumerate() {
+                let (o, i) = (j / inp, j % inp);
+                let c = m.code(o, i);
+                let v = super::E2M1[(c & 7) as usize] * if c & 8 != 0 { -1.0 } else { 1.0 };
+                let want = v * m.scales[o * inp / 16 + i / 16] / m.global;
+                prop_assert!((g - want).abs() <= 1e-6 * want.abs(), "[{o}, {i}]: {g} vs {want}");
+            }
+        }
+
         /// fp8 held as stored, by tensor, by channel and in blocks, gives the values dequantizing
         /// gives: the same bytes times the same scales.
         #[test]
@@ -631,32 +662,83 @@ fn bnb8(p: &mut Parts) -> Result<Codes, Error> {
 /// FP4 (e2m1) codes: sign, then the magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6.
 const E2M1: [f32; 8] = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
 
-/// compressed-tensors' `nvfp4-pack-quantized`, as `NVFP4PackedCompressor.decompress` reads it:
-/// value 2k the low half of byte k, 2k + 1 the high; each group of 16 times its fp8 scale over
-/// the global scale, the product rounded to bf16 as the reference's is. Returns `(out, in, w)`.
-fn nvfp4(p: &mut Parts) -> Result<(usize, usize, Vec<f32>), Error> {
-    let (out, half) = two(p, "weight_packed")?;
-    let inp = half * 2;
-    if !inp.is_multiple_of(16) {
-        return Err(p.bad(format!(
-            "holds {inp} inputs a row; NVFP4 scales groups of 16"
-        )));
-    }
-    let bytes = p.ints("weight_packed", &[out, half])?;
-    let scale = p.floats("weight_scale", &[out, inp / 16])?;
-    let global = p.floats("weight_global_scale", &[1])?[0];
-    let name = format!("{}.input_global_scale", p.module);
-    p.floats.remove(&name);
-    let w = (0..out * inp)
-        .map(|j| {
-            let (o, i) = (j / inp, j % inp);
-            let byte = bytes[o * half + i / 2];
-            let c = if i % 2 == 0 { byte } else { byte >> 4 } & 15;
-            let v = E2M1[(c & 7) as usize] * if c & 8 != 0 { -1.0 } else { 1.0 };
-            half::bf16::from_f32(v * (scale[o * (inp / 16) + i / 16] / global)).to_f32()
+/// compressed-tensors' `nvfp4-pack-quantized`: e2m1 codes, value 2k the low half of byte k and
+/// 2k + 1 the high, each group of 16 times its fp8 scale over the global scale.
+struct Nvfp4 {
+    out: usize,
+    inp: usize,
+    /// [out, inp / 2] bytes.
+    packed: Vec<u32>,
+    /// [out, inp / 16], e4m3 values widened.
+    scales: Vec<f32>,
+    global: f32,
+}
+
+impl Nvfp4 {
+    fn read(p: &mut Parts) -> Result<Nvfp4, Error> {
+        let (out, half) = two(p, "weight_packed")?;
+        let inp = half * 2;
+        if !inp.is_multiple_of(16) {
+            return Err(p.bad(format!(
+                "holds {inp} inputs a row; NVFP4 scales groups of 16"
+            )));
+        }
+        let packed = p.ints("weight_packed", &[out, half])?;
+        let scales = p.floats("weight_scale", &[out, inp / 16])?;
+        let global = p.floats("weight_global_scale", &[1])?[0];
+        let name = format!("{}.input_global_scale", p.module);
+        p.floats.remove(&name);
+        Ok(Nvfp4 {
+            out,
+            inp,
+            packed,
+            scales,
+            global,
         })
-        .collect();
-    Ok((out, inp, w))
+    }
+
+    fn code(&self, o: usize, i: usize) -> u8 {
+        let byte = self.packed[o * self.inp / 2 + i / 2] as u8;
+        if i % 2 == 0 {
+            byte & 15
+        } else {
+            byte >> 4
+        }
+    }
+
+    /// As `NVFP4PackedCompressor.decompress` computes it, the product rounded to bf16 as the
+    /// reference's is.
+    fn dequantize(&self) -> Vec<f32> {
+        (0..self.out * self.inp)
+            .map(|j| {
+                let (o, i) = (j / self.inp, j % self.inp);
+                let c = self.code(o, i);
+                let v = E2M1[(c & 7) as usize] * if c & 8 != 0 { -1.0 } else { 1.0 };
+                let scale = self.scales[o * (self.inp / 16) + i / 16];
+                half::bf16::from_f32(v * (scale / self.global)).to_f32()
+            })
+            .collect()
+    }
+
+    /// As stored, for `qlinear`: each 32 inputs a block of the two scales' bytes and the codes
+    /// in MXFP4's order, the global scale the weight's own; where the rows are whole blocks.
+    fn held(&self) -> Option<QLinear> {
+        if !self.inp.is_multiple_of(32) {
+            return None;
+        }
+        let mut data = Vec::with_capacity(self.out * self.inp / 32 * Block::Nvfp4.bytes());
+        for o in 0..self.out {
+            for k in 0..self.inp / 32 {
+                for h in 0..2 {
+                    data.push(to_e4m3(self.scales[o * (self.inp / 16) + 2 * k + h])?);
+                }
+                let code = |t: usize| self.code(o, 32 * k + t);
+                data.extend((0..16).map(|t| code(t) | code(t + 16) << 4));
+            }
+        }
+        let q = QLinear::new(Block::Nvfp4, data, self.out, self.inp).ok()?;
+        Some(q.scaled(1.0 / self.global))
+    }
 }
 
 /// A matrix stored in 8 bits beside its scales, each scale covering a block of rows and
@@ -689,12 +771,7 @@ impl Scaled {
         if !self.fp8 || !self.block.1.is_multiple_of(16) {
             return None;
         }
-        let bytes: Option<Vec<u8>> = (self.x.iter())
-            .map(|&v| {
-                let b = float8::F8E4M3::from_f32(v).to_bits();
-                (crate::floatlinear::e4m3(b).to_bits() == v.to_bits()).then_some(b)
-            })
-            .collect();
+        let bytes: Option<Vec<u8>> = self.x.iter().map(|&v| to_e4m3(v)).collect();
         Fp8Linear::new(bytes?, self.s.clone(), self.block, self.out, self.inp).ok()
     }
 }

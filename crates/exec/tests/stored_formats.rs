@@ -610,33 +610,47 @@ fn quantized_checkpoints_run_as_their_reference_dequantizes() {
     }
 }
 
-/// The toy Qwen3 in the formats `run` reads by dequantizing every matrix, or holds as fp8, each
-/// made by its own library (scripts/make_quant_fixtures.py): compressed-tensors'
+/// The toy Qwen3 in the formats `run` reads by dequantizing every matrix or holds in a type of
+/// its own, each made by its own library (scripts/make_quant_fixtures.py): compressed-tensors'
 /// IntQuantizationCompressor (int8 by channel), FloatQuantizationCompressor (fp8 in 32×32 blocks,
-/// held as stored: its bytes and block scales, multiplied by `floatlinear`) and
-/// NVFP4PackedCompressor; bitsandbytes' `quantize_4bit` (NF4 double quantized, FP4) and
-/// `int8_vectorwise_quant`, each tensor named as its modules save them. Each verifies clean,
-/// counts the unquantized model's parameters and runs within 1e-4 of transformers' logits on the
-/// weights the library's own dequantization gives (`decompress`, `dequantize_4bit`, the rows
-/// times their scales over 127), dequantized or as held: a code book is no block type `qlinear`
-/// multiplies, and int8 by channel no GGUF type holds exactly. (Before, an fp8 weight beside
-/// `weight_scale` ran unscaled.)
+/// held as its bytes and block scales, multiplied by `floatlinear`) and NVFP4PackedCompressor
+/// (held in `qlinear`'s NVFP4 blocks, within the 4-bit types' tolerance: the activations
+/// quantized to 8 bits, the reference's values rounded to bf16); bitsandbytes' `quantize_4bit`
+/// (NF4 double quantized, FP4) and `int8_vectorwise_quant`, each tensor named as its modules save
+/// them. Each verifies clean, counts the unquantized model's parameters and runs within 1e-4 of
+/// transformers' logits on the weights the library's own dequantization gives (`decompress`,
+/// `dequantize_4bit`, the rows times their scales over 127): a code book is no block type
+/// `qlinear` multiplies, and int8 by channel no GGUF type holds exactly. (Before, an fp8 weight
+/// beside `weight_scale` ran unscaled.)
 #[test]
 fn dequantized_formats_run_as_their_reference_dequantizes() {
-    for (fixture, format, held) in [
-        ("compressed-int8", "compressed-tensors int8", "f32"),
+    let f32_held = [
+        ("compressed-int8", "compressed-tensors int8"),
+        ("bnb-nf4", "bitsandbytes NF4, double quantized"),
+        ("bnb-fp4", "bitsandbytes FP4"),
+        ("bnb-int8", "bitsandbytes LLM.int8()"),
+    ];
+    for (fixture, format) in f32_held {
+        verifies_as(fixture, format);
+        published(&format!("quant/{fixture}"), "f32", 1e-4);
+    }
+    let q4 = FORMATS.iter().find(|f| f.0 == GgmlDType::Q4_0).unwrap().1;
+    for (fixture, format, held, tolerance) in [
         (
             "compressed-fp8",
             "compressed-tensors fp8",
             "F8_E4M3 × 14 projections",
+            1e-4,
         ),
-        ("compressed-nvfp4", "compressed-tensors NVFP4", "f32"),
-        ("bnb-nf4", "bitsandbytes NF4, double quantized", "f32"),
-        ("bnb-fp4", "bitsandbytes FP4", "f32"),
-        ("bnb-int8", "bitsandbytes LLM.int8()", "f32"),
+        (
+            "compressed-nvfp4",
+            "compressed-tensors NVFP4",
+            "NVFP4 × 14 projections",
+            q4,
+        ),
     ] {
         verifies_as(fixture, format);
-        published(&format!("quant/{fixture}"), held, 1e-4);
+        published(&format!("quant/{fixture}"), held, tolerance);
     }
 }
 

@@ -23,10 +23,15 @@ pub enum Block {
     /// their common group of 128, held as stored (Q4_1 would repeat each group's scale and
     /// minimum four times: 80 bytes, 18 % more to read in a decode step).
     Int4G128,
+    /// NVFP4 (compressed-tensors' `nvfp4-pack-quantized`): e2m1 codes with an fp8 e4m3 scale for
+    /// each 16, in blocks of 32: the two scales' bytes, then the codes in MXFP4's order (18
+    /// bytes, 4.5 bits a weight). Its values doubled are MXFP4's integers and its scales halved
+    /// d; the matrix's global scale is `QLinear::scaled`'s.
+    Nvfp4,
 }
 
 impl Block {
-    pub const ALL: [Block; 11] = [
+    pub const ALL: [Block; 12] = [
         Block::Q4_0,
         Block::Q4_1,
         Block::Q5_0,
@@ -38,6 +43,7 @@ impl Block {
         Block::Q6K,
         Block::Mxfp4,
         Block::Int4G128,
+        Block::Nvfp4,
     ];
 
     /// Bytes of one stored block.
@@ -54,6 +60,7 @@ impl Block {
             Block::Q6K => 210,
             Block::Mxfp4 => 17,
             Block::Int4G128 => 68,
+            Block::Nvfp4 => 18,
         }
     }
 
@@ -71,6 +78,7 @@ impl Block {
             Block::Q6K => "Q6_K",
             Block::Mxfp4 => "MXFP4",
             Block::Int4G128 => "INT4_G128",
+            Block::Nvfp4 => "NVFP4",
         }
     }
 
@@ -79,9 +87,13 @@ impl Block {
         match self {
             Block::Q3K | Block::Q4K | Block::Q5K | Block::Q6K => 256,
             Block::Int4G128 => 128,
-            Block::Q4_0 | Block::Q4_1 | Block::Q5_0 | Block::Q5_1 | Block::Q8_0 | Block::Mxfp4 => {
-                QK
-            }
+            Block::Q4_0
+            | Block::Q4_1
+            | Block::Q5_0
+            | Block::Q5_1
+            | Block::Q8_0
+            | Block::Mxfp4
+            | Block::Nvfp4 => QK,
         }
     }
 
@@ -163,11 +175,12 @@ impl Block {
                 ([d, d], -h(b, 2) * m as f32)
             }
             Block::Mxfp4 => {
-                for i in 0..16 {
-                    q[i] = MXFP4_DOUBLED[(b[1 + i] & 15) as usize];
-                    q[i + 16] = MXFP4_DOUBLED[(b[1 + i] >> 4) as usize];
-                }
+                mxfp4_codes(&b[1..17], q);
                 ([e8m0_half(b[0]); 2], 0.0)
+            }
+            Block::Nvfp4 => {
+                mxfp4_codes(&b[2..18], q);
+                ([e4m3(b[0]) * 0.5, e4m3(b[1]) * 0.5], 0.0)
             }
             Block::Q8_0 => {
                 for (q, &v) in q.iter_mut().zip(&b[2..34]) {
@@ -196,6 +209,14 @@ impl Block {
                 ([h(b, 0); 2], h(b, 2))
             }
         }
+    }
+}
+
+/// 32 e2m1 codes, the low nibbles first, as their values doubled.
+fn mxfp4_codes(codes: &[u8], q: &mut [i8]) {
+    for i in 0..16 {
+        q[i] = MXFP4_DOUBLED[(codes[i] & 15) as usize];
+        q[i + 16] = MXFP4_DOUBLED[(codes[i] >> 4) as usize];
     }
 }
 
@@ -235,6 +256,7 @@ pub(super) fn q3k_scale(b: &[u8], i: usize) -> f32 {
     ((low | (high << 4)) as i8 - 32) as f32
 }
 
+use crate::floatlinear::e4m3;
 pub(crate) use anatomy_checkpoint::dequant::{e8m0_half, MXFP4_DOUBLED};
 
 /// An MXFP4 weight as gpt-oss's checkpoints store it, [rows, groups, 16] bytes (two values a
