@@ -699,7 +699,7 @@ impl Nvfp4 {
 
     fn code(&self, o: usize, i: usize) -> u8 {
         let byte = self.packed[o * self.inp / 2 + i / 2] as u8;
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             byte & 15
         } else {
             byte >> 4
