@@ -475,6 +475,26 @@ def unseen_mllama(rng):
             "text_config": text, "vision_config": vision}
 
 
+def unseen_llava(rng):
+    """LLaVA around a small Llama, Mistral or Qwen2: a CLIP tower of its own sizes (the keys it
+    leaves out take CLIPVisionConfig's defaults), one feature layer or several, the projector
+    with biases or without, the head tied or not."""
+    text = unseen_llama_like(rng, rng.choice(["llama", "mistral", "qwen2"]))
+    vision = {"model_type": "clip_vision_model", "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_hidden_layers": rng.randint(1, 4),
+              "num_attention_heads": 4, "image_size": rng.choice([28, 56]), "patch_size": 14}
+    if rng.random() < 0.3:
+        del vision["image_size"]  # CLIPVisionConfig's 224
+    raw = {"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+           "text_config": text, "vision_config": vision,
+           "vision_feature_layer": rng.choice([-2, -1, [-2, -1]]),
+           "multimodal_projector_bias": rng.random() < 0.6,
+           "tie_word_embeddings": rng.random() < 0.4}
+    if raw["vision_feature_layer"] == [-2, -1] and rng.random() < 0.5:
+        raw["vision_feature_select_strategy"] = "full"
+    return raw
+
+
 def unseen_git(rng):
     heads = rng.choice([2, 4, 6])
     raw = {"model_type": "git", "hidden_size": heads * rng.choice([8, 16]),
@@ -1204,6 +1224,7 @@ UNSEEN = {
     "blt": unseen_blt,
     "ergo": unseen_ergo,
     "kolibri1_1": unseen_kolibri1_1,
+    "llava": unseen_llava,
 }
 
 
@@ -1219,7 +1240,7 @@ DEFAULT_TYPES = [
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
-    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1",
+    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava",
 ]
 
 
@@ -1240,7 +1261,8 @@ def main(only):
                 "mllama": "MllamaForConditionalGeneration",
                 "mllama_text_model": "MllamaForCausalLM",
                 "emu3": "Emu3ForConditionalGeneration", "emu3_text_model": "Emu3ForCausalLM",
-                "gemma3n": "Gemma3nForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
+                "gemma3n": "Gemma3nForConditionalGeneration", "llava": "LlavaForConditionalGeneration",
+                **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Write the README's table of transformers' causal-LM model types and what anatomy does with each.
+"""Write the README's tables of transformers' causal-LM and image-text-to-text model types and what
+anatomy does with each.
 
 Every `model_type` in transformers' MODEL_FOR_CAUSAL_LM_MAPPING gets one row: read by anatomy
-(from `anatomy list --model-types`), or why not yet. The table sits in README.md between the
+(from `anatomy list --model-types`), or why not yet; so does every one of its
+MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING that the first does not list. The table sits in README.md between the
 markers `<!-- model-types -->` and `<!-- /model-types -->`; `cargo test` checks that its
 "read" rows are exactly the types anatomy reads.
 
@@ -15,7 +17,8 @@ from pathlib import Path
 
 import transformers
 from transformers import CONFIG_MAPPING
-from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+from transformers.models.auto.modeling_auto import (MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+                                                    MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,8 +70,12 @@ def main():
     read = {l.split()[0]: " ".join(l.split()[1:-1]) for l in lines if l.strip()}
     types = sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
     rows = [(t, status(t, read)) for t in types]
-    # Language models anatomy reads only inside a wrapper, whose type the mapping does not list.
-    inner = sorted(set(read) - set(types))
+    images = sorted(set(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES) - set(types))
+    image_rows = [(t, f"read ({read[t]}): towers counted, not drawn" if t in read else
+                   "not yet: image-text-to-text (its towers and the language model between them)")
+                  for t in images]
+    # Language models anatomy reads only inside a wrapper, whose type neither mapping lists.
+    inner = sorted(set(read) - set(types) - set(images))
     counts = {}
     for _, s in rows:
         key = s.split(" (")[0].split(":")[0]
@@ -96,6 +103,12 @@ def main():
         "| model_type | anatomy |",
         "|---|---|",
     ] + [f"| `{t}` | {s} |" for t, s in rows]
+    n = sum(1 for t in images if t in read)
+    table += ["", f"transformers {transformers.__version__} maps {len(images)} more model types to an "
+              f"image-text-to-text class alone. anatomy reads {n} of them: their language model as above, "
+              "their vision towers and projectors counted (as transformers builds them), not drawn yet.", "",
+              "| model_type | anatomy |", "|---|---|"]
+    table += [f"| `{t}` | {s} |" for t, s in image_rows]
     if inner:
         table += ["", "Read as the language model inside a wrapper (not in the causal-LM mapping):", "",
                   "| model_type | anatomy |", "|---|---|"]

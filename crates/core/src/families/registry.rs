@@ -93,10 +93,8 @@ pub struct Family {
     pub parts: &'static [Part],
     /// The config class's `attribute_map`: (key in the file, attribute it sets).
     pub renames: &'static [(&'static str, &'static str)],
-    /// Where a wrapper holds the LM head: on the wrapper itself (Gemma 3), when its own
-    /// `tie_word_embeddings` decides tying, with this class default; `None` when the language
-    /// model is a causal LM with its head (Llama 4) and the text config's flag decides.
-    pub wrapper_tied: Option<bool>,
+    /// Which config's `tie_word_embeddings` ties a wrapper's head to its embedding.
+    pub tie: Tie,
     /// Keys the class never reads that restate the model in its first code's names: each must
     /// agree with what transformers builds (`echo`).
     pub echoes: &'static [(&'static str, Echo)],
@@ -108,6 +106,18 @@ pub struct Family {
     /// loader: `(wrapper's config, text_config, text model_type, family name, model name)`
     /// (Gemma 4's assistants, whose every layer reads its target's keys and values).
     pub text_read: Option<TextReader>,
+}
+
+/// Which config's `tie_word_embeddings` ties a wrapper's head to its embedding.
+#[derive(Clone, Copy)]
+pub enum Tie {
+    /// The language model's: it is a causal LM with its own head (Llama 4), or no wrapper.
+    Text,
+    /// The wrapper's own flag, with its class default: the head is the wrapper's (Gemma 3).
+    Wrapper(bool),
+    /// The wrapper's flag, or the text config's where the wrapper's is false (LLaVA's config
+    /// takes the text config's flag up when its own is false).
+    Either(bool),
 }
 
 /// Reads a wrapper's language model together with the wrapper's keys (`Family::text_read`).
@@ -3008,7 +3018,7 @@ pub static FAMILIES: &[Family] = &[
     // a vision tower beside it, the head on the wrapper, tied by the wrapper's own flag.
     Family {
         text: Some("qwen3_5_text"),
-        wrapper_tied: Some(false),
+        tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
         parts: &[counted(
             "vision tower",
@@ -3027,7 +3037,7 @@ pub static FAMILIES: &[Family] = &[
     ),
     Family {
         text: Some("gemma4_unified_text"),
-        wrapper_tied: Some(true),
+        tie: Tie::Wrapper(true),
         wrap: HfWrap::Nested,
         parts: GEMMA4_UNIFIED_PARTS,
         ..wrapper("gemma4_unified", "Gemma 4 (unified)", GEMMA4_WRAPPER)
@@ -3036,7 +3046,7 @@ pub static FAMILIES: &[Family] = &[
     // and audio towers and their embedders beside it, the head tied by the wrapper's flag.
     Family {
         text: Some("gemma4_text"),
-        wrapper_tied: Some(true),
+        tie: Tie::Wrapper(true),
         wrap: HfWrap::Nested,
         parts: GEMMA4_PARTS,
         ..wrapper("gemma4", "Gemma 4", GEMMA4_WRAPPER)
@@ -3045,14 +3055,14 @@ pub static FAMILIES: &[Family] = &[
     // (`model.`, the head tied by the assistant's flag) that reads its target's state.
     Family {
         text: Some("gemma4_text"),
-        wrapper_tied: Some(true),
+        tie: Tie::Wrapper(true),
         wrap: HfWrap::None,
         text_read: Some(gemma4::load_assistant),
         ..wrapper("gemma4_assistant", "Gemma 4 assistant", &[])
     },
     Family {
         text: Some("gemma4_unified_text"),
-        wrapper_tied: Some(true),
+        tie: Tie::Wrapper(true),
         wrap: HfWrap::None,
         text_read: Some(gemma4::load_assistant),
         ..wrapper(
@@ -3076,7 +3086,7 @@ pub static FAMILIES: &[Family] = &[
     ),
     Family {
         text: Some("qwen4_exp_text"),
-        wrapper_tied: Some(false),
+        tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
         parts: &[counted(
             "vision tower",
@@ -3087,7 +3097,7 @@ pub static FAMILIES: &[Family] = &[
     },
     Family {
         text: Some("qwen3_5_moe_text"),
-        wrapper_tied: Some(false),
+        tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
         parts: &[counted(
             "vision tower",
@@ -3742,7 +3752,7 @@ pub static FAMILIES: &[Family] = &[
     // tied by the wrapper's flag.
     Family {
         text: Some("gemma3n_text"),
-        wrapper_tied: Some(true),
+        tie: Tie::Wrapper(true),
         wrap: HfWrap::Nested,
         parts: &[
             counted(
@@ -3782,7 +3792,7 @@ pub static FAMILIES: &[Family] = &[
     },
     Family {
         text: Some("gemma3_text"),
-        wrapper_tied: Some(true),
+        tie: Tie::Wrapper(true),
         parts: &[
             counted("vision tower", "vision_tower.", towers::gemma3_vision),
             counted(
@@ -3807,6 +3817,34 @@ pub static FAMILIES: &[Family] = &[
                 "boi_token_id",
                 "eoi_token_id",
                 "image_token_id",
+            ]],
+        )
+    },
+    // LLaVA: a language model (Llama's by default) under `language_model.`, beside CLIP's
+    // vision tower and a two-layer projector; the head on the wrapper, untied by its default.
+    Family {
+        text: Some("llama"),
+        tie: Tie::Either(false),
+        parts: &[
+            counted("vision tower", "vision_tower.", towers::llava_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::llava_projector,
+            ),
+        ],
+        ..wrapper(
+            "llava",
+            "LLaVA",
+            &[&[
+                "vision_config",
+                "image_token_index",
+                "image_token_id",
+                "image_seq_length",
+                "projector_hidden_act",
+                "vision_feature_select_strategy",
+                "vision_feature_layer",
+                "multimodal_projector_bias",
             ]],
         )
     },
@@ -3839,7 +3877,7 @@ pub static FAMILIES: &[Family] = &[
     // and all, under `text_model.`.
     Family {
         text: Some("emu3_text_model"),
-        wrapper_tied: Some(false),
+        tie: Tie::Wrapper(false),
         wrap: HfWrap::Prefix("text_model"),
         parts: &[counted(
             "VQ-VAE image tokenizer",
@@ -3860,7 +3898,7 @@ pub static FAMILIES: &[Family] = &[
     // GOT-OCR 2: a Qwen2 language model behind a SAM-style vision tower.
     Family {
         text: Some("qwen2"),
-        wrapper_tied: Some(true),
+        tie: Tie::Wrapper(true),
         parts: &[
             counted("vision tower", "vision_tower.", towers::got_ocr2_vision),
             counted(
@@ -3883,7 +3921,7 @@ pub static FAMILIES: &[Family] = &[
     // Fuyu: a Persimmon language model reading image patches through one linear map.
     Family {
         text: Some("persimmon"),
-        wrapper_tied: Some(false),
+        tie: Tie::Wrapper(false),
         parts: &[counted(
             "patch embedding",
             "vision_embed_tokens.",
@@ -4855,7 +4893,7 @@ const fn base(
         text: None,
         text_at_top: false,
         parts: &[],
-        wrapper_tied: None,
+        tie: Tie::Text,
         renames: &[],
         echoes: &[],
         wrap: HfWrap::Prefix("language_model"),

@@ -825,6 +825,48 @@ pub fn git_frames(top: &Config) -> Result<Option<u64>> {
     fit(top, frames * size(&v, "hidden_size", 768)? as u128)
 }
 
+/// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
+/// wrapper's default (CLIP ViT-L/14 at 336 pixels) where it has no vision config, else of
+/// `CLIPVisionConfig`'s defaults (ViT-B/32) for the keys it lacks.
+pub fn llava_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = llava_clip(top)? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let embed = t.patch_conv() + d + (t.patches + 1) * d;
+    fit(top, embed + 4 * d + t.layers * t.layer(true))
+}
+
+/// LLaVA's projector: two linear maps (with biases where `multimodal_projector_bias`) from the
+/// vision width, times the layers `vision_feature_layer` lists where it lists several, to the
+/// text width and within it.
+pub fn llava_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = llava_clip(top)? else {
+        return Ok(None);
+    };
+    let layers = match top.get("vision_feature_layer") {
+        Some(serde_json::Value::Array(list)) => list.len().max(1) as u128,
+        _ => 1,
+    };
+    let text = text_hidden(top, 4096)? as u128;
+    let bias = if top.flag("multimodal_projector_bias", true)? {
+        2 * text
+    } else {
+        0
+    };
+    fit(top, t.hidden * layers * text + text * text + bias)
+}
+
+/// LLaVA's CLIP tower sizes.
+fn llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    let kinds = ["clip_vision_model"];
+    let defaults = match vision(top, &kinds)? {
+        Some(Some(_)) => (224, 32, 768, 3072, 12),
+        _ => (336, 14, 1024, 4096, 24),
+    };
+    vit(top, &kinds, defaults)
+}
+
 /// Mllama's vision encoder: its patch convolution (without a bias) and class embedding; learned
 /// positions, gated, with a table per aspect ratio over every tile's patches; a gated embedding
 /// per tile before the encoder and after it; LayerNorms before and after; the local encoder's
