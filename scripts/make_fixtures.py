@@ -495,6 +495,24 @@ def unseen_llava(rng):
     return raw
 
 
+def unseen_mistral3(rng):
+    """Mistral 3 around a small Mistral, Llama or Qwen3: a Pixtral tower of its own sizes (the
+    keys it leaves out take PixtralVisionConfig's defaults), patches merged by 1 or 2, one feature
+    layer or several, the projector with biases or without, the head tied or not."""
+    text = unseen_llama_like(rng, rng.choice(["mistral", "llama", "qwen3"]))
+    hidden = rng.choice([32, 64])
+    vision = {"model_type": "pixtral", "hidden_size": hidden, "intermediate_size": rng.choice([48, 96]),
+              "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": 4, "head_dim": hidden // 4,
+              "image_size": rng.choice([56, 112]), "patch_size": 14}
+    if rng.random() < 0.3:
+        del vision["patch_size"]  # PixtralVisionConfig's 16
+    return {"model_type": "mistral3", "architectures": ["Mistral3ForConditionalGeneration"],
+            "text_config": text, "vision_config": vision, "spatial_merge_size": rng.choice([1, 2]),
+            "vision_feature_layer": rng.choice([-1, [-2, -1]]),
+            "multimodal_projector_bias": rng.random() < 0.4,
+            "tie_word_embeddings": rng.random() < 0.5}
+
+
 def unseen_git(rng):
     heads = rng.choice([2, 4, 6])
     raw = {"model_type": "git", "hidden_size": heads * rng.choice([8, 16]),
@@ -1225,6 +1243,7 @@ UNSEEN = {
     "ergo": unseen_ergo,
     "kolibri1_1": unseen_kolibri1_1,
     "llava": unseen_llava,
+    "mistral3": unseen_mistral3,
 }
 
 
@@ -1240,7 +1259,7 @@ DEFAULT_TYPES = [
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
-    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava",
+    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3",
 ]
 
 
@@ -1262,7 +1281,7 @@ def main(only):
                 "mllama_text_model": "MllamaForCausalLM",
                 "emu3": "Emu3ForConditionalGeneration", "emu3_text_model": "Emu3ForCausalLM",
                 "gemma3n": "Gemma3nForConditionalGeneration", "llava": "LlavaForConditionalGeneration",
-                **ASSISTANT_CLASSES}.get(model_type)
+                "mistral3": "Mistral3ForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

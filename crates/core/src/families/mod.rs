@@ -488,7 +488,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("minicpmv4_6", IMAGE_TEXT),
     ("minicpmv4_7", IMAGE_TEXT),
     ("minimax_m3_vl", IMAGE_TEXT),
-    ("mistral3", IMAGE_TEXT),
     ("mistral4", IMAGE_TEXT),
     ("mistral_large4", IMAGE_TEXT),
     ("molmo2", IMAGE_TEXT),

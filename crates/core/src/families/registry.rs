@@ -3848,6 +3848,34 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // Mistral 3 (Mistral Small 3.1 and 3.2, Ministral 3, Devstral Small): a Mistral language
+    // model (or one the registry reads in text_config) under `language_model.`, beside Pixtral's
+    // vision tower and a projector that merges patches; the head on the wrapper, tied by its flag.
+    Family {
+        text: Some("mistral"),
+        tie: Tie::Wrapper(true),
+        parts: &[
+            counted("vision tower", "vision_tower.", towers::mistral3_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::mistral3_projector,
+            ),
+        ],
+        ..wrapper(
+            "mistral3",
+            "Mistral 3",
+            &[&[
+                "vision_config",
+                "image_token_index",
+                "image_token_id",
+                "projector_hidden_act",
+                "vision_feature_layer",
+                "multimodal_projector_bias",
+                "spatial_merge_size",
+            ]],
+        )
+    },
     // Mllama (Llama 3.2 Vision): a Llama 3.1 language model with layers that cross-attend to
     // the image among its own, behind a tiled vision encoder. Its causal-LM class holds the
     // language model alone; published checkpoints hold the whole model.

@@ -844,10 +844,7 @@ pub fn llava_projector(top: &Config) -> Result<Option<u64>> {
     let Some(t) = llava_clip(top)? else {
         return Ok(None);
     };
-    let layers = match top.get("vision_feature_layer") {
-        Some(serde_json::Value::Array(list)) => list.len().max(1) as u128,
-        _ => 1,
-    };
+    let layers = feature_layers(top);
     let text = text_hidden(top, 4096)? as u128;
     let bias = if top.flag("multimodal_projector_bias", true)? {
         2 * text
@@ -855,6 +852,63 @@ pub fn llava_projector(top: &Config) -> Result<Option<u64>> {
         0
     };
     fit(top, t.hidden * layers * text + text * text + bias)
+}
+
+/// Mistral 3's vision tower, Pixtral's encoder: its patch convolution (without a bias) and
+/// RMSNorm, then layers of two RMSNorms, four bias-free attention projections (positions by 2-D
+/// RoPE: no table) and a gated MLP. Of the wrapper's default (patch 14, 1540 pixels) where it
+/// has no vision config, else of `PixtralVisionConfig`'s defaults for the keys it lacks.
+pub fn mistral3_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = pixtral(top)? else {
+        return Ok(None);
+    };
+    let (d, i) = (t.hidden, t.intermediate);
+    fit(
+        top,
+        t.patch_conv() + d + t.layers * (2 * d + 4 * d * d + 3 * d * i),
+    )
+}
+
+/// Mistral 3's projector: an RMSNorm over the vision width, the patch merger's bias-free map
+/// of spatial_merge_size² patches joined back to one, and two linear maps (with biases where
+/// `multimodal_projector_bias`) from the vision width times the feature layers listed to the
+/// text width and within it.
+pub fn mistral3_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = pixtral(top)? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let merge = (top.size("spatial_merge_size", Some(2))? as u128).pow(2);
+    let layers = feature_layers(top);
+    let text = text_hidden(top, 4096)? as u128;
+    let bias = if top.flag("multimodal_projector_bias", false)? {
+        2 * text
+    } else {
+        0
+    };
+    fit(
+        top,
+        d + merge * d * d + d * layers * text + text * text + bias,
+    )
+}
+
+/// Pixtral's sizes in Mistral 3.
+fn pixtral<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    let kinds = ["pixtral"];
+    let defaults = match vision(top, &kinds)? {
+        Some(Some(_)) => (1024, 16, 1024, 4096, 24),
+        _ => (1540, 14, 1024, 4096, 24),
+    };
+    vit(top, &kinds, defaults)
+}
+
+/// How many of the vision tower's layers a projector reads (`vision_feature_layer`: one, or a
+/// list).
+fn feature_layers(top: &Config) -> u128 {
+    match top.get("vision_feature_layer") {
+        Some(serde_json::Value::Array(list)) => list.len().max(1) as u128,
+        _ => 1,
+    }
 }
 
 /// LLaVA's CLIP tower sizes.
