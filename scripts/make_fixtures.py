@@ -513,6 +513,33 @@ def unseen_mistral3(rng):
             "tie_word_embeddings": rng.random() < 0.5}
 
 
+def unseen_llava_next(rng):
+    """LLaVA-NeXT: LLaVA's unseen configs under its own type and class, with its grid of image
+    resolutions."""
+    raw = unseen_llava(rng)
+    raw.update({"model_type": "llava_next", "architectures": ["LlavaNextForConditionalGeneration"],
+                "image_grid_pinpoints": [[28, 56], [56, 28], [56, 56]]})
+    return raw
+
+
+def unseen_idefics3(rng, model_type):
+    """Idefics3 or SmolVLM around a small Llama: a SigLIP-like encoder of its own sizes (the keys
+    it leaves out take the vision config's defaults), a pixel shuffle of 1, 2 or 4, the head tied
+    or not, by the wrapper or by the text config."""
+    text = unseen_llama_like(rng, "llama")
+    # The class builds heads of hidden_size / num_attention_heads.
+    text["hidden_size"] = text["num_attention_heads"] * text.pop("head_dim", 16)
+    vision = {"model_type": f"{model_type}_vision", "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_hidden_layers": rng.randint(1, 3),
+              "num_attention_heads": 4, "image_size": rng.choice([64, 128]), "patch_size": 16}
+    if rng.random() < 0.3:
+        del vision["patch_size"]  # the vision config's 32
+    cls = {"smolvlm": "SmolVLMForConditionalGeneration", "idefics3": "Idefics3ForConditionalGeneration"}
+    return {"model_type": model_type, "architectures": [cls[model_type]], "text_config": text,
+            "vision_config": vision, "scale_factor": rng.choice([1, 2, 4]),
+            "tie_word_embeddings": rng.random() < 0.5}
+
+
 def unseen_git(rng):
     heads = rng.choice([2, 4, 6])
     raw = {"model_type": "git", "hidden_size": heads * rng.choice([8, 16]),
@@ -1244,6 +1271,9 @@ UNSEEN = {
     "kolibri1_1": unseen_kolibri1_1,
     "llava": unseen_llava,
     "mistral3": unseen_mistral3,
+    "llava_next": unseen_llava_next,
+    "smolvlm": lambda rng: unseen_idefics3(rng, "smolvlm"),
+    "idefics3": lambda rng: unseen_idefics3(rng, "idefics3"),
 }
 
 
@@ -1259,7 +1289,7 @@ DEFAULT_TYPES = [
     "longcat_flash", "gemma4_text", "gemma4", "gemma4_unified_text", "gemma4_unified", "zamba2", "zamba", "xlstm", "hy_v4", "gemma3n_text", "axk2", "beam", "mllama", "mllama_text_model", "git",
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
-    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3",
+    "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
 ]
 
 
@@ -1281,7 +1311,10 @@ def main(only):
                 "mllama_text_model": "MllamaForCausalLM",
                 "emu3": "Emu3ForConditionalGeneration", "emu3_text_model": "Emu3ForCausalLM",
                 "gemma3n": "Gemma3nForConditionalGeneration", "llava": "LlavaForConditionalGeneration",
-                "mistral3": "Mistral3ForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
+                "mistral3": "Mistral3ForConditionalGeneration",
+                "llava_next": "LlavaNextForConditionalGeneration",
+                "smolvlm": "SmolVLMForConditionalGeneration",
+                "idefics3": "Idefics3ForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

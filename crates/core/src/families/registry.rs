@@ -3848,6 +3848,57 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // LLaVA-NeXT: LLaVA's parts and a learned vector ending each row of an image's patches.
+    Family {
+        text: Some("llama"),
+        tie: Tie::Wrapper(false),
+        parts: &[
+            counted("vision tower", "vision_tower.", towers::llava_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::llava_projector,
+            ),
+            counted("image newline", "image_newline", towers::llava_next_newline),
+        ],
+        ..wrapper(
+            "llava_next",
+            "LLaVA-NeXT",
+            &[&[
+                "vision_config",
+                "image_token_index",
+                "image_token_id",
+                "image_seq_length",
+                "image_grid_pinpoints",
+                "projector_hidden_act",
+                "vision_feature_select_strategy",
+                "vision_feature_layer",
+                "multimodal_projector_bias",
+            ]],
+        )
+    },
+    // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
+    // it), SigLIP's vision encoder and a pixel-shuffle connector.
+    Family {
+        text: Some("llama"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Module {
+            module: "text_model",
+            head: false,
+        },
+        parts: IDEFICS3_PARTS,
+        ..wrapper("idefics3", "Idefics3", IDEFICS3_INERT)
+    },
+    Family {
+        text: Some("llama"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Module {
+            module: "text_model",
+            head: false,
+        },
+        parts: IDEFICS3_PARTS,
+        ..wrapper("smolvlm", "SmolVLM", IDEFICS3_INERT)
+    },
     // Mistral 3 (Mistral Small 3.1 and 3.2, Ministral 3, Devstral Small): a Mistral language
     // model (or one the registry reads in text_config) under `language_model.`, beside Pixtral's
     // vision tower and a projector that merges patches; the head on the wrapper, tied by its flag.
@@ -4867,6 +4918,25 @@ pub(super) const fn d(
         act: "silu",
     }
 }
+
+/// Idefics3's and SmolVLM's parts besides their language model.
+const IDEFICS3_PARTS: &[Part] = &[
+    counted(
+        "vision encoder",
+        "model.vision_model.",
+        towers::idefics3_vision,
+    ),
+    counted("connector", "model.connector.", towers::idefics3_connector),
+];
+
+/// Idefics3's and SmolVLM's keys beside their language model's.
+const IDEFICS3_INERT: &[&[&str]] = &[&[
+    "vision_config",
+    "image_token_id",
+    "scale_factor",
+    "use_cache",
+    "pad_token_id",
+]];
 
 const fn llama(
     model_type: &'static str,

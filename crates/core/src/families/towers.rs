@@ -911,6 +911,41 @@ fn feature_layers(top: &Config) -> u128 {
     }
 }
 
+/// LLaVA-NeXT's learned vector that ends each row of an image's patches, one text width.
+pub fn llava_next_newline(top: &Config) -> Result<Option<u64>> {
+    if llava_clip(top)?.is_none() {
+        return Ok(None);
+    }
+    fit(top, text_hidden(top, 4096)? as u128)
+}
+
+/// Idefics3's and SmolVLM's vision tower: SigLIP's encoder without its pooling head.
+pub fn idefics3_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(s) = idefics3(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip())
+}
+
+/// Idefics3's and SmolVLM's connector: the pixel shuffle's scale_factor² patches joined, mapped
+/// to the text width by one bias-free projection.
+pub fn idefics3_connector(top: &Config) -> Result<Option<u64>> {
+    let Some(s) = idefics3(top)? else {
+        return Ok(None);
+    };
+    let joined = s.hidden * (top.size("scale_factor", Some(2))? as u128).pow(2);
+    fit(top, joined * text_hidden(top, 4096)? as u128)
+}
+
+/// The vision sizes of Idefics3 and SmolVLM (their vision configs' defaults alike).
+fn idefics3<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    vit(
+        top,
+        &["idefics3_vision", "smolvlm_vision"],
+        (224, 32, 1152, 3072, 12),
+    )
+}
+
 /// LLaVA's CLIP tower sizes.
 fn llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     let kinds = ["clip_vision_model"];
