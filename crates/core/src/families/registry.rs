@@ -4936,6 +4936,8 @@ const IDEFICS3_INERT: &[&[&str]] = &[&[
     "scale_factor",
     "use_cache",
     "pad_token_id",
+    // SmolVLM's saved form of its pad token id.
+    "_pad_token_id",
 ]];
 
 const fn llama(
