@@ -3833,20 +3833,7 @@ pub static FAMILIES: &[Family] = &[
                 towers::llava_projector,
             ),
         ],
-        ..wrapper(
-            "llava",
-            "LLaVA",
-            &[&[
-                "vision_config",
-                "image_token_index",
-                "image_token_id",
-                "image_seq_length",
-                "projector_hidden_act",
-                "vision_feature_select_strategy",
-                "vision_feature_layer",
-                "multimodal_projector_bias",
-            ]],
-        )
+        ..wrapper("llava", "LLaVA", &[LLAVA_INERT])
     },
     // LLaVA-NeXT: LLaVA's parts and a learned vector ending each row of an image's patches.
     Family {
@@ -3864,17 +3851,7 @@ pub static FAMILIES: &[Family] = &[
         ..wrapper(
             "llava_next",
             "LLaVA-NeXT",
-            &[&[
-                "vision_config",
-                "image_token_index",
-                "image_token_id",
-                "image_seq_length",
-                "image_grid_pinpoints",
-                "projector_hidden_act",
-                "vision_feature_select_strategy",
-                "vision_feature_layer",
-                "multimodal_projector_bias",
-            ]],
+            &[LLAVA_INERT, &["image_grid_pinpoints"]],
         )
     },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
@@ -4918,6 +4895,18 @@ pub(super) const fn d(
         act: "silu",
     }
 }
+
+/// LLaVA's keys beside its language model's (LLaVA-NeXT's too).
+const LLAVA_INERT: &[&str] = &[
+    "vision_config",
+    "image_token_index",
+    "image_token_id",
+    "image_seq_length",
+    "projector_hidden_act",
+    "vision_feature_select_strategy",
+    "vision_feature_layer",
+    "multimodal_projector_bias",
+];
 
 /// Idefics3's and SmolVLM's parts besides their language model.
 const IDEFICS3_PARTS: &[Part] = &[
