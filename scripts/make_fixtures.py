@@ -522,6 +522,23 @@ def unseen_llava_next(rng):
     return raw
 
 
+def unseen_llava_onevision(rng):
+    """LLaVA-OneVision around a small Qwen2 or Llama: a SigLIP tower of its own sizes, with its
+    pooling head or not (SiglipVisionConfig's default, a head, where the key is left out)."""
+    raw = unseen_llava(rng)
+    raw["text_config"] = unseen_llama_like(rng, rng.choice(["qwen2", "llama"]))
+    vision = {"model_type": "siglip_vision_model", "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_hidden_layers": rng.randint(1, 3),
+              "num_attention_heads": 4, "image_size": rng.choice([28, 56]), "patch_size": 14}
+    head = rng.choice([None, True, False])
+    if head is not None:
+        vision["vision_use_head"] = head
+    raw.update({"model_type": "llava_onevision", "architectures": ["LlavaOnevisionForConditionalGeneration"],
+                "vision_config": vision, "image_grid_pinpoints": [[28, 56], [56, 28], [56, 56]]})
+    raw.pop("vision_feature_select_strategy", None)
+    return raw
+
+
 def unseen_idefics3(rng, model_type):
     """Idefics3 or SmolVLM around a small Llama: a SigLIP-like encoder of its own sizes (the keys
     it leaves out take the vision config's defaults), a pixel shuffle of 1, 2 or 4, the head tied
@@ -1274,6 +1291,7 @@ UNSEEN = {
     "llava_next": unseen_llava_next,
     "smolvlm": lambda rng: unseen_idefics3(rng, "smolvlm"),
     "idefics3": lambda rng: unseen_idefics3(rng, "idefics3"),
+    "llava_onevision": unseen_llava_onevision,
 }
 
 
@@ -1290,6 +1308,7 @@ DEFAULT_TYPES = [
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
+    "llava_onevision",
 ]
 
 
@@ -1314,7 +1333,8 @@ def main(only):
                 "mistral3": "Mistral3ForConditionalGeneration",
                 "llava_next": "LlavaNextForConditionalGeneration",
                 "smolvlm": "SmolVLMForConditionalGeneration",
-                "idefics3": "Idefics3ForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
+                "idefics3": "Idefics3ForConditionalGeneration",
+                "llava_onevision": "LlavaOnevisionForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

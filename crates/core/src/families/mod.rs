@@ -480,7 +480,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("lfm3_vl", IMAGE_TEXT),
     ("lighton_ocr", IMAGE_TEXT),
     ("llava_next_video", IMAGE_TEXT),
-    ("llava_onevision", IMAGE_TEXT),
     ("llava_onevision1_5", IMAGE_TEXT),
     ("minicpm_ocr", IMAGE_TEXT),
     ("minicpmv4_6", IMAGE_TEXT),

@@ -115,8 +115,8 @@ pub enum Tie {
     Text,
     /// The wrapper's own flag, with its class default: the head is the wrapper's (Gemma 3).
     Wrapper(bool),
-    /// The wrapper's flag, or the text config's where the wrapper's is false (LLaVA's config
-    /// takes the text config's flag up when its own is false).
+    /// The wrapper's flag, or the text config's where the wrapper's is false (LLaVA's and
+    /// LLaVA-OneVision's configs take the text config's flag up when their own is false).
     Either(bool),
 }
 
@@ -3852,6 +3852,33 @@ pub static FAMILIES: &[Family] = &[
             "llava_next",
             "LLaVA-NeXT",
             &[LLAVA_INERT, &["image_grid_pinpoints"]],
+        )
+    },
+    // LLaVA-OneVision: LLaVA-NeXT's shape around a Qwen2 language model and SigLIP's encoder.
+    Family {
+        text: Some("qwen2"),
+        tie: Tie::Either(false),
+        parts: &[
+            counted("vision tower", "vision_tower.", towers::onevision_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::onevision_projector,
+            ),
+            counted("image newline", "image_newline", towers::onevision_newline),
+        ],
+        ..wrapper(
+            "llava_onevision",
+            "LLaVA-OneVision",
+            &[
+                LLAVA_INERT,
+                &[
+                    "image_grid_pinpoints",
+                    "video_token_index",
+                    "video_token_id",
+                    "vision_aspect_ratio",
+                ],
+            ],
         )
     },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside

@@ -841,9 +841,13 @@ pub fn llava_vision(top: &Config) -> Result<Option<u64>> {
 /// vision width, times the layers `vision_feature_layer` lists where it lists several, to the
 /// text width and within it.
 pub fn llava_projector(top: &Config) -> Result<Option<u64>> {
-    let Some(t) = llava_clip(top)? else {
-        return Ok(None);
-    };
+    match llava_clip(top)? {
+        Some(t) => llava_mlp(top, t.hidden),
+        None => Ok(None),
+    }
+}
+
+fn llava_mlp(top: &Config, vision: u128) -> Result<Option<u64>> {
     let layers = feature_layers(top);
     let text = text_hidden(top, 4096)? as u128;
     let bias = if top.flag("multimodal_projector_bias", true)? {
@@ -851,7 +855,48 @@ pub fn llava_projector(top: &Config) -> Result<Option<u64>> {
     } else {
         0
     };
-    fit(top, t.hidden * layers * text + text * text + bias)
+    fit(top, vision * layers * text + text * text + bias)
+}
+
+/// LLaVA-OneVision's vision tower: SigLIP's encoder, with its attention-pooling head where
+/// `vision_use_head` (the wrapper's default, SigLIP so400m at 384 pixels, has none; a vision
+/// config's keys left out take SiglipVisionConfig's defaults, which have one).
+pub fn onevision_vision(top: &Config) -> Result<Option<u64>> {
+    let Some((s, head)) = onevision_siglip(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+}
+
+/// LLaVA-OneVision's projector: LLaVA's, from SigLIP's width.
+pub fn onevision_projector(top: &Config) -> Result<Option<u64>> {
+    match onevision_siglip(top)? {
+        Some((s, _)) => llava_mlp(top, s.hidden),
+        None => Ok(None),
+    }
+}
+
+/// LLaVA-OneVision's image newline: as LLaVA-NeXT's.
+pub fn onevision_newline(top: &Config) -> Result<Option<u64>> {
+    if onevision_siglip(top)?.is_none() {
+        return Ok(None);
+    }
+    fit(top, text_hidden(top, 4096)? as u128)
+}
+
+/// LLaVA-OneVision's SigLIP sizes, and whether it has its pooling head.
+fn onevision_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    let kinds = ["siglip_vision_model"];
+    let given = matches!(vision(top, &kinds)?, Some(Some(_)));
+    let defaults = match given {
+        true => (224, 16, 768, 3072, 12),
+        false => (384, 14, 1152, 4304, 26),
+    };
+    let Some(s) = vit(top, &kinds, defaults)? else {
+        return Ok(None);
+    };
+    let head = flag(&s.v, "vision_use_head", given)?;
+    Ok(Some((s, head)))
 }
 
 /// Mistral 3's vision tower, Pixtral's encoder: its patch convolution (without a bias) and
