@@ -539,6 +539,23 @@ def unseen_llava_onevision(rng):
     return raw
 
 
+def unseen_cohere2_vision(rng):
+    """Command A Vision around a small Cohere2: a SigLIP tower of its own sizes with its pooling
+    head or not (or the key left out), a pixel shuffle of 1 or 2, its own alignment width, the
+    head tied or not."""
+    text = unseen_simple(rng, "cohere2")
+    vision = {"model_type": "siglip_vision_model", "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_hidden_layers": rng.randint(1, 3),
+              "num_attention_heads": 4, "image_size": rng.choice([64, 128]), "patch_size": 16}
+    head = rng.choice([None, True, False])
+    if head is not None:
+        vision["vision_use_head"] = head
+    return {"model_type": "cohere2_vision", "architectures": ["Cohere2VisionForConditionalGeneration"],
+            "text_config": text, "vision_config": vision, "downsample_factor": rng.choice([1, 2]),
+            "alignment_intermediate_size": rng.choice([64, 128]),
+            "tie_word_embeddings": rng.random() < 0.5}
+
+
 def unseen_idefics3(rng, model_type):
     """Idefics3 or SmolVLM around a small Llama: a SigLIP-like encoder of its own sizes (the keys
     it leaves out take the vision config's defaults), a pixel shuffle of 1, 2 or 4, the head tied
@@ -1292,6 +1309,7 @@ UNSEEN = {
     "smolvlm": lambda rng: unseen_idefics3(rng, "smolvlm"),
     "idefics3": lambda rng: unseen_idefics3(rng, "idefics3"),
     "llava_onevision": unseen_llava_onevision,
+    "cohere2_vision": unseen_cohere2_vision,
 }
 
 
@@ -1308,7 +1326,7 @@ DEFAULT_TYPES = [
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
-    "llava_onevision",
+    "llava_onevision", "cohere2_vision",
 ]
 
 
@@ -1334,7 +1352,8 @@ def main(only):
                 "llava_next": "LlavaNextForConditionalGeneration",
                 "smolvlm": "SmolVLMForConditionalGeneration",
                 "idefics3": "Idefics3ForConditionalGeneration",
-                "llava_onevision": "LlavaOnevisionForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
+                "llava_onevision": "LlavaOnevisionForConditionalGeneration",
+                "cohere2_vision": "Cohere2VisionForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

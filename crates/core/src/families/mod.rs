@@ -440,7 +440,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("blip", IMAGE_TEXT),
     ("blip-2", IMAGE_TEXT),
     ("chameleon", IMAGE_TEXT),
-    ("cohere2_vision", IMAGE_TEXT),
     ("cohere_compass", IMAGE_TEXT),
     ("cosmos3_edge", IMAGE_TEXT),
     ("cosmos3_omni", IMAGE_TEXT),

@@ -3881,6 +3881,36 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Command A Vision: a Cohere2 language model under `model.language_model.` (the head
+    // beside it, tied by the wrapper's flag), SigLIP's encoder and a pixel-shuffle SwiGLU
+    // projector.
+    Family {
+        text: Some("cohere2"),
+        tie: Tie::Wrapper(true),
+        wrap: HfWrap::Nested,
+        parts: &[
+            counted(
+                "vision tower",
+                "model.vision_tower.",
+                towers::cohere2_vision_tower,
+            ),
+            counted(
+                "multimodal projector",
+                "model.multi_modal_projector.",
+                towers::cohere2_vision_projector,
+            ),
+        ],
+        ..wrapper(
+            "cohere2_vision",
+            "Command A Vision",
+            &[&[
+                "vision_config",
+                "image_token_id",
+                "downsample_factor",
+                "alignment_intermediate_size",
+            ]],
+        )
+    },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
     // it), SigLIP's vision encoder and a pixel-shuffle connector.
     Family {

@@ -886,17 +886,54 @@ pub fn onevision_newline(top: &Config) -> Result<Option<u64>> {
 
 /// LLaVA-OneVision's SigLIP sizes, and whether it has its pooling head.
 fn onevision_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    siglip_in(top, (384, 14, 1152, 4304, 26), false)
+}
+
+/// A wrapper's SigLIP tower and whether it has its pooling head: of the wrapper's `absent`
+/// sizes and head where it has no vision config, else of SiglipVisionConfig's defaults (a
+/// head) for the keys it lacks.
+fn siglip_in<'a>(
+    top: &Config<'a>,
+    absent: VitDefaults,
+    absent_head: bool,
+) -> Result<Option<(Vit<'a>, bool)>> {
     let kinds = ["siglip_vision_model"];
     let given = matches!(vision(top, &kinds)?, Some(Some(_)));
-    let defaults = match given {
-        true => (224, 16, 768, 3072, 12),
-        false => (384, 14, 1152, 4304, 26),
+    let (defaults, head) = match given {
+        true => ((224, 16, 768, 3072, 12), true),
+        false => (absent, absent_head),
     };
     let Some(s) = vit(top, &kinds, defaults)? else {
         return Ok(None);
     };
-    let head = flag(&s.v, "vision_use_head", given)?;
+    let head = flag(&s.v, "vision_use_head", head)?;
     Ok(Some((s, head)))
+}
+
+/// Command A Vision's vision tower (`cohere2_vision`): SigLIP's encoder with its pooling head
+/// where `vision_use_head` (by the wrapper's default, 27 layers at 512 pixels, with one).
+pub fn cohere2_vision_tower(top: &Config) -> Result<Option<u64>> {
+    let Some((s, head)) = cohere2_siglip(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+}
+
+/// Command A Vision's projector: the pixel shuffle's downsample_factor² patches joined, a
+/// biased map to alignment_intermediate_size, SwiGLU (which halves it), and a biased map to the
+/// text width.
+pub fn cohere2_vision_projector(top: &Config) -> Result<Option<u64>> {
+    let Some((s, _)) = cohere2_siglip(top)? else {
+        return Ok(None);
+    };
+    let joined = s.hidden * (top.size("downsample_factor", Some(2))? as u128).pow(2);
+    let inner = top.size("alignment_intermediate_size", Some(36864))? as u128;
+    let text = text_hidden(top, 8192)? as u128;
+    fit(top, joined * inner + inner + inner / 2 * text + text)
+}
+
+fn cohere2_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    siglip_in(top, (512, 16, 1152, 3072, 27), true)
 }
 
 /// Mistral 3's vision tower, Pixtral's encoder: its patch convolution (without a bias) and
