@@ -453,6 +453,14 @@ pub(crate) mod x86 {
         _mm256_and_si256(both, _mm256_set1_epi8(15))
     }
 
+    /// 32 e2m1 codes at `p` (the low nibbles first) as their values doubled.
+    #[inline(always)]
+    unsafe fn e2m1(p: *const u8) -> __m256i {
+        let lut =
+            _mm256_broadcastsi128_si256(_mm_loadu_si128(super::MXFP4_DOUBLED.as_ptr().cast()));
+        _mm256_shuffle_epi8(lut, nibbles(p))
+    }
+
     /// 32 bits at `p` as 32 bytes, 0xFF where the bit is set (ggml's bytes_from_bits_32).
     #[inline(always)]
     unsafe fn bits(p: *const u8) -> __m256i {
@@ -593,19 +601,8 @@ pub(crate) mod x86 {
                 let d = half(p) * s as f32;
                 (q, [d, d], -half(p.add(2)) * m as f32)
             }
-            MX | NV => {
-                let lut = _mm256_broadcastsi128_si256(_mm_loadu_si128(
-                    super::MXFP4_DOUBLED.as_ptr().cast(),
-                ));
-                if B == MX {
-                    let q = _mm256_shuffle_epi8(lut, nibbles(p.add(1)));
-                    (q, [super::e8m0_half(*p); 2], 0.0)
-                } else {
-                    let q = _mm256_shuffle_epi8(lut, nibbles(p.add(2)));
-                    let d = [e4m3(*p) * 0.5, e4m3(*p.add(1)) * 0.5];
-                    (q, d, 0.0)
-                }
-            }
+            MX => (e2m1(p.add(1)), [super::e8m0_half(*p); 2], 0.0),
+            NV => (e2m1(p.add(2)), [e4m3(*p) * 0.5, e4m3(*p.add(1)) * 0.5], 0.0),
             Q4_0 => {
                 let q = _mm256_sub_epi8(nibbles(p.add(2)), _mm256_set1_epi8(8));
                 (q, [half(p); 2], 0.0)
