@@ -556,6 +556,24 @@ def unseen_cohere2_vision(rng):
             "tie_word_embeddings": rng.random() < 0.5}
 
 
+def unseen_internvl(rng):
+    """InternVL around a small Qwen2, Qwen3 or Llama: InternViT of its own sizes, its norms
+    LayerNorms or RMSNorms, Q and K normed or not, biased or not, a mask token, positions and
+    the last norm where the flags say, a pixel shuffle of ratio 1/2 or 1/4 or none, the head tied
+    or not."""
+    text = unseen_llama_like(rng, rng.choice(["qwen2", "qwen3", "llama"]))
+    hidden = rng.choice([32, 64])
+    vision = {"model_type": "internvl_vision", "hidden_size": hidden, "intermediate_size": rng.choice([48, 96]),
+              "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": 4,
+              "image_size": rng.choice([28, 56]), "patch_size": 14,
+              "norm_type": rng.choice(["layer_norm", "rms_norm"]), "use_qk_norm": rng.random() < 0.5,
+              "attention_bias": rng.random() < 0.5, "use_mask_token": rng.random() < 0.3,
+              "use_absolute_position_embeddings": rng.random() < 0.7, "use_mean_pooling": rng.random() < 0.5}
+    return {"model_type": "internvl", "architectures": ["InternVLForConditionalGeneration"],
+            "text_config": text, "vision_config": vision, "downsample_ratio": rng.choice([0.5, 0.25, 1.0]),
+            "tie_word_embeddings": rng.random() < 0.5}
+
+
 def unseen_idefics3(rng, model_type):
     """Idefics3 or SmolVLM around a small Llama: a SigLIP-like encoder of its own sizes (the keys
     it leaves out take the vision config's defaults), a pixel shuffle of 1, 2 or 4, the head tied
@@ -1310,6 +1328,7 @@ UNSEEN = {
     "idefics3": lambda rng: unseen_idefics3(rng, "idefics3"),
     "llava_onevision": unseen_llava_onevision,
     "cohere2_vision": unseen_cohere2_vision,
+    "internvl": unseen_internvl,
 }
 
 
@@ -1326,7 +1345,7 @@ DEFAULT_TYPES = [
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
-    "llava_onevision", "cohere2_vision",
+    "llava_onevision", "cohere2_vision", "internvl",
 ]
 
 
@@ -1353,7 +1372,8 @@ def main(only):
                 "smolvlm": "SmolVLMForConditionalGeneration",
                 "idefics3": "Idefics3ForConditionalGeneration",
                 "llava_onevision": "LlavaOnevisionForConditionalGeneration",
-                "cohere2_vision": "Cohere2VisionForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
+                "cohere2_vision": "Cohere2VisionForConditionalGeneration",
+                "internvl": "InternVLForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

@@ -470,7 +470,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("inkling_mm_model", IMAGE_TEXT),
     ("instructblip", IMAGE_TEXT),
     ("instructblipvideo", IMAGE_TEXT),
-    ("internvl", IMAGE_TEXT),
     ("janus", IMAGE_TEXT),
     ("kimi_k25", IMAGE_TEXT),
     ("kosmos-2", IMAGE_TEXT),

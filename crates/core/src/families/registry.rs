@@ -3911,6 +3911,33 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // InternVL (3 and 3.5 as transformers converts them): a Qwen2 language model (or another the
+    // registry reads) under `language_model.`, InternViT and a pixel-shuffle projector.
+    Family {
+        text: Some("qwen2"),
+        tie: Tie::Wrapper(true),
+        parts: &[
+            counted("vision tower", "vision_tower.", towers::internvl_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::internvl_projector,
+            ),
+        ],
+        ..wrapper(
+            "internvl",
+            "InternVL",
+            &[&[
+                "vision_config",
+                "image_token_id",
+                "image_seq_length",
+                "downsample_ratio",
+                "projector_hidden_act",
+                "vision_feature_layer",
+                "vision_feature_select_strategy",
+            ]],
+        )
+    },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
     // it), SigLIP's vision encoder and a pixel-shuffle connector.
     Family {

@@ -1028,6 +1028,58 @@ fn idefics3<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     )
 }
 
+/// InternVL's vision tower, InternViT: a class token (and a mask token where
+/// `use_mask_token`), a biased patch convolution, learned positions (one more than the patches)
+/// where `use_absolute_position_embeddings`; layers of two norms (LayerNorms, or RMSNorms where
+/// `norm_type` says so), Q, K and V (biased where `attention_bias`) with RMSNorms over them
+/// where `use_qk_norm`, a biased output projection, two layer-scale vectors and a biased MLP;
+/// a last LayerNorm unless `use_mean_pooling`.
+pub fn internvl_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let v = &t.v;
+    let on = |key, default| flag(v, key, default).map(|b| b as u128);
+    let rms = match v {
+        Some(v) => v.string("norm_type", "layer_norm")? == "rms_norm",
+        None => false,
+    };
+    let norm = if rms { d } else { 2 * d };
+    let embed = d
+        + on("use_mask_token", false)? * d
+        + t.patch_conv()
+        + d
+        + on("use_absolute_position_embeddings", true)? * (t.patches + 1) * d;
+    let attention = 3 * d * d
+        + on("attention_bias", false)? * 3 * d
+        + d * d
+        + d
+        + on("use_qk_norm", false)? * 2 * d;
+    let layer = 2 * norm + attention + 2 * d + t.mlp();
+    let last = (1 - on("use_mean_pooling", true)?) * 2 * d;
+    fit(top, embed + t.layers * layer + last)
+}
+
+/// InternVL's projector: a LayerNorm over the pixel shuffle's (1 / downsample_ratio)² patches
+/// joined, then two biased linear maps into the text width and within it.
+pub fn internvl_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
+        return Ok(None);
+    };
+    let ratio = top.float("downsample_ratio", 0.5)?;
+    if !(ratio > 0.0 && ratio <= 1.0) {
+        return Err(top.err(
+            "downsample_ratio",
+            format!("is {ratio}; give a ratio in (0, 1], as InternVL's pixel shuffle takes"),
+        ));
+    }
+    // Python's int(1 / ratio), squared.
+    let joined = t.hidden * ((1.0 / ratio) as u128).pow(2);
+    let text = text_hidden(top, 4096)? as u128;
+    fit(top, 2 * joined + joined * text + text + text * text + text)
+}
+
 /// LLaVA's CLIP tower sizes.
 fn llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     let kinds = ["clip_vision_model"];
