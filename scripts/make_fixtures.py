@@ -574,6 +574,24 @@ def unseen_internvl(rng):
             "tie_word_embeddings": rng.random() < 0.5}
 
 
+def unseen_lfm2_vl(rng):
+    """LFM2-VL around a small LFM2: SigLIP2 of its own sizes (its head or not, or the key left
+    out), a pixel unshuffle of 1 or 2, the projector's width, norm and biases, the head tied or
+    not."""
+    text = json.loads((ROOT / "crates/exec/tests/fixtures/lfm2/config.json").read_text())
+    text["tie_word_embeddings"] = rng.random() < 0.5
+    vision = {"model_type": "siglip2_vision_model", "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_hidden_layers": rng.randint(1, 3),
+              "num_attention_heads": 4, "num_patches": rng.choice([16, 64]), "patch_size": 16}
+    head = rng.choice([None, True, False])
+    if head is not None:
+        vision["vision_use_head"] = head
+    return {"model_type": "lfm2_vl", "architectures": ["Lfm2VlForConditionalGeneration"],
+            "text_config": text, "vision_config": vision, "downsample_factor": rng.choice([1, 2]),
+            "projector_hidden_size": rng.choice([48, 96]), "projector_bias": rng.random() < 0.6,
+            "projector_use_layernorm": rng.random() < 0.6, "tie_word_embeddings": rng.random() < 0.5}
+
+
 def unseen_idefics3(rng, model_type):
     """Idefics3 or SmolVLM around a small Llama: a SigLIP-like encoder of its own sizes (the keys
     it leaves out take the vision config's defaults), a pixel shuffle of 1, 2 or 4, the head tied
@@ -1329,6 +1347,7 @@ UNSEEN = {
     "llava_onevision": unseen_llava_onevision,
     "cohere2_vision": unseen_cohere2_vision,
     "internvl": unseen_internvl,
+    "lfm2_vl": unseen_lfm2_vl,
 }
 
 
@@ -1345,7 +1364,7 @@ DEFAULT_TYPES = [
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
-    "llava_onevision", "cohere2_vision", "internvl",
+    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl",
 ]
 
 
@@ -1373,7 +1392,8 @@ def main(only):
                 "idefics3": "Idefics3ForConditionalGeneration",
                 "llava_onevision": "LlavaOnevisionForConditionalGeneration",
                 "cohere2_vision": "Cohere2VisionForConditionalGeneration",
-                "internvl": "InternVLForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
+                "internvl": "InternVLForConditionalGeneration",
+                "lfm2_vl": "Lfm2VlForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

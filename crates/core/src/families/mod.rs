@@ -474,7 +474,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("kimi_k25", IMAGE_TEXT),
     ("kosmos-2", IMAGE_TEXT),
     ("kosmos-2.5", IMAGE_TEXT),
-    ("lfm2_vl", IMAGE_TEXT),
     ("lfm3_vl", IMAGE_TEXT),
     ("lighton_ocr", IMAGE_TEXT),
     ("llava_next_video", IMAGE_TEXT),

@@ -3938,6 +3938,38 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // LFM2-VL: an LFM2 language model under `model.language_model.` (the head beside it, tied
+    // by the wrapper's flag), SigLIP2's NaFlex encoder and a pixel-unshuffle projector.
+    Family {
+        text: Some("lfm2"),
+        tie: Tie::Wrapper(true),
+        wrap: HfWrap::Nested,
+        parts: &[
+            counted(
+                "vision tower",
+                "model.vision_tower.",
+                towers::lfm2_vl_vision,
+            ),
+            counted(
+                "multimodal projector",
+                "model.multi_modal_projector.",
+                towers::lfm2_vl_projector,
+            ),
+        ],
+        ..wrapper(
+            "lfm2_vl",
+            "LFM2-VL",
+            &[&[
+                "vision_config",
+                "image_token_id",
+                "projector_hidden_act",
+                "projector_hidden_size",
+                "projector_bias",
+                "projector_use_layernorm",
+                "downsample_factor",
+            ]],
+        )
+    },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
     // it), SigLIP's vision encoder and a pixel-shuffle connector.
     Family {

@@ -1080,6 +1080,55 @@ pub fn internvl_projector(top: &Config) -> Result<Option<u64>> {
     fit(top, 2 * joined + joined * text + text + text * text + text)
 }
 
+/// LFM2-VL's vision tower, SigLIP2's NaFlex encoder: a biased linear map of each patch's pixels
+/// (a convolution's parameters), `num_patches` learned positions (resized to each image), SigLIP's
+/// layers and last LayerNorm, and its pooling head where `vision_use_head`.
+pub fn lfm2_vl_vision(top: &Config) -> Result<Option<u64>> {
+    let Some((s, head)) = siglip2(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+}
+
+/// LFM2-VL's projector: a LayerNorm (where `projector_use_layernorm`) over the pixel unshuffle's
+/// downsample_factor² patches joined, a map to projector_hidden_size and one into the text
+/// width, biased where `projector_bias`.
+pub fn lfm2_vl_projector(top: &Config) -> Result<Option<u64>> {
+    let Some((s, _)) = siglip2(top)? else {
+        return Ok(None);
+    };
+    let joined = s.hidden * (top.size("downsample_factor", Some(2))? as u128).pow(2);
+    let inner = top.size("projector_hidden_size", Some(2560))? as u128;
+    let text = text_hidden(top, 2560)? as u128;
+    let norm = top.flag("projector_use_layernorm", true)? as u128 * 2 * joined;
+    let bias = top.flag("projector_bias", true)? as u128 * (inner + text);
+    fit(top, norm + joined * inner + inner * text + bias)
+}
+
+/// SigLIP2's sizes (`Siglip2VisionConfig`), its patches the `num_patches` positions it learns,
+/// and whether it has its pooling head.
+fn siglip2<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    let Some(v) = vision(top, &["siglip2_vision_model"])? else {
+        return Ok(None);
+    };
+    let Some(patch) = square(&v, "patch_size", 16)? else {
+        return Ok(None);
+    };
+    let patches = size(&v, "num_patches", 256)? as u128;
+    let s = Vit {
+        hidden: size(&v, "hidden_size", 768)? as u128,
+        intermediate: size(&v, "intermediate_size", 3072)? as u128,
+        layers: size(&v, "num_hidden_layers", 12)? as u128,
+        channels: size(&v, "num_channels", 3)? as u128,
+        patch: patch as u128,
+        grid: patches.isqrt(),
+        patches,
+        v,
+    };
+    let head = flag(&s.v, "vision_use_head", true)?;
+    Ok(Some((s, head)))
+}
+
 /// LLaVA's CLIP tower sizes.
 fn llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     let kinds = ["clip_vision_model"];
