@@ -16,7 +16,11 @@ impl Builder<'_> {
         let stored = (ih + 1) * id;
         let rotated = match &self.spec.position {
             Position::Rope(p) => p.rotary_dim(self.attn.head_dim),
-            _ => 0,
+            Position::Learned
+            | Position::Sinusoidal(_)
+            | Position::Alibi(_)
+            | Position::None
+            | Position::Buckets(_) => 0,
         };
         let norm = self.norm_name();
         let mut nodes = vec![self.linear(lin(

@@ -457,7 +457,11 @@ impl Model {
         let token_sinks = self.token_sinks.borrow_mut().take();
         let alibi: Option<Vec<f32>> = match &self.spec.position {
             Position::Alibi(slopes) => Some(slopes.iter().map(|&m| m as f32).collect()),
-            _ => None,
+            Position::Rope(_)
+            | Position::Learned
+            | Position::Sinusoidal(_)
+            | Position::None
+            | Position::Buckets(_) => None,
         };
         let pair_bias = self.pair_bias.borrow();
         let rel_bias = self.rel_bias.borrow_mut().take();

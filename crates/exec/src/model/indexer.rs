@@ -36,7 +36,11 @@ impl Model {
                     rope::rotate(&k, &cos, &sin, r.interleaved)?,
                 )
             }
-            _ => (q, k),
+            Position::Learned
+            | Position::Sinusoidal(_)
+            | Position::Alibi(_)
+            | Position::None
+            | Position::Buckets(_) => (q, k),
         };
         self.keep(Some(b), Point::IndexQ, &q);
         let k = k.reshape((t, id))?;

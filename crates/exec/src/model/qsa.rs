@@ -61,7 +61,11 @@ impl Model {
                     .reshape((complete, id))?,
                 )
             }
-            _ => (qh, pooled),
+            Position::Learned
+            | Position::Sinusoidal(_)
+            | Position::Alibi(_)
+            | Position::None
+            | Position::Buckets(_) => (qh, pooled),
         };
         self.keep(Some(b), Point::QsaBlocks, &pooled);
         self.keep(Some(b), Point::IndexQ, &qh);

@@ -596,7 +596,11 @@ fn config_json(spec: &Spec) -> serde_json::Value {
     config["norm_bias"] = json!(spec.norm.kind.has_bias());
     config["alibi"] = match &spec.position {
         Position::Alibi(slopes) => json!(slopes),
-        _ => json!(null),
+        Position::Rope(_)
+        | Position::Learned
+        | Position::Sinusoidal(_)
+        | Position::None
+        | Position::Buckets(_) => json!(null),
     };
     config["buckets"] = match &spec.position {
         Position::Buckets(b) => json!({"buckets": b.buckets, "max_distance": b.max_distance}),
