@@ -258,7 +258,7 @@ impl Builder<'_> {
                 let (group, at) = match (role, a.kind) {
                     (Role::Q, AttnKind::Mqa) => (None, Some("j".to_string())),
                     (Role::Q, AttnKind::Mha) => (Some("i"), None),
-                    (Role::Q, _) => (Some("i"), Some("j".to_string())),
+                    (Role::Q, AttnKind::Gqa | AttnKind::Mla) => (Some("i"), Some("j".to_string())),
                     (Role::K, _) => (idx, Some(g.to_string())),
                     _ => (idx, Some((g + 1).to_string())),
                 };
@@ -973,7 +973,7 @@ impl Builder<'_> {
                 "i".to_string(),
             ),
             AttnKind::Mqa => (None, "j".to_string(), "Hⱼ", "j".to_string()),
-            _ => (
+            AttnKind::Gqa | AttnKind::Mla => (
                 Some("i".to_string()),
                 format!("{g}*i+j"),
                 "Hᵢⱼ",
@@ -1354,7 +1354,7 @@ impl Builder<'_> {
                     q_nodes,
                 )));
             }
-            _ => {
+            AttnKind::Gqa | AttnKind::Mla => {
                 let heads = self.scope(ScopeKind::Head, "Query Head j", "Head end", g, q_nodes);
                 kv_nodes.push(Node::Scope(heads));
                 nodes.push(Node::Scope(self.scope(
@@ -1369,7 +1369,9 @@ impl Builder<'_> {
         let width = a.heads * a.v_head_dim;
         let label = match a.kind {
             AttnKind::Gqa => format!("{}×{g}×{}={width}", a.v_head_dim, a.kv_heads),
-            _ => format!("{}×{}={width}", a.v_head_dim, a.heads),
+            AttnKind::Mha | AttnKind::Mqa | AttnKind::Mla => {
+                format!("{}×{}={width}", a.v_head_dim, a.heads)
+            }
         };
         nodes.extend(self.attention_output(label, x_in));
         nodes

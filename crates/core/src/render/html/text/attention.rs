@@ -434,7 +434,7 @@ pub(super) fn attention_text(g: &Graph, part: &Part) -> Text {
                 "{} query heads share a single K/V head (d_h={})",
                 a.heads, a.head_dim
             ),
-            _ => format!(
+            AttnKind::Gqa | AttnKind::Mla => format!(
                 "{} query heads share {} KV heads (d_h={})",
                 a.heads, a.kv_heads, a.head_dim
             ),
