@@ -224,14 +224,15 @@ pub fn unpack(
                     .contains_key(&format!("{module}.weight_global_scale")) =>
             {
                 let m = Nvfp4::read(&mut p)?;
-                let name = format!("{module}.weight");
-                if let (Some(stored), Some(q)) = (stored.as_deref_mut(), m.held()) {
-                    stored.insert(name, Stored::Own(q));
-                    continue;
-                }
-                let t = Tensor::from_vec(m.dequantize(), (m.out, m.inp), &Device::Cpu)
-                    .map_err(|e| p.bad(e.to_string()))?;
-                floats.insert(name, t);
+                let held = || m.held().map(Stored::Own);
+                let widened = || (m.out, m.inp, m.dequantize());
+                hold(
+                    stored.as_deref_mut(),
+                    floats,
+                    (shown, &module),
+                    held,
+                    widened,
+                )?;
                 continue;
             }
             Quant::Compressed { .. } => compressed(&mut p, quant)?,
@@ -273,14 +274,15 @@ pub fn unpack(
                 floats,
             };
             let m = scaled(&mut p, quant)?;
-            let name = format!("{module}.weight");
-            if let (Some(stored), Some(q)) = (stored.as_deref_mut(), m.fp8_linear()) {
-                stored.insert(name, Stored::Fp8(q));
-                continue;
-            }
-            let t = Tensor::from_vec(m.dequantize(), (m.out, m.inp), &Device::Cpu)
-                .map_err(|e| p.bad(e.to_string()))?;
-            floats.insert(name, t);
+            let held = || m.fp8_linear().map(Stored::Fp8);
+            let widened = || (m.out, m.inp, m.dequantize());
+            hold(
+                stored.as_deref_mut(),
+                floats,
+                (shown, &module),
+                held,
+                widened,
+            )?;
         }
     }
     // An int8 weight no packing above read.
@@ -293,6 +295,29 @@ pub fn unpack(
             ),
         ));
     }
+    Ok(())
+}
+
+/// `module`'s weight held as stored where the loader holds weights so (`stored`) and `held`
+/// gives a kernel for it; otherwise widened to f32, computed only then.
+fn hold(
+    stored: Option<&mut HashMap<String, Stored>>,
+    floats: &mut HashMap<String, Tensor>,
+    (shown, module): (&str, &str),
+    held: impl FnOnce() -> Option<Stored>,
+    widened: impl FnOnce() -> (usize, usize, Vec<f32>),
+) -> Result<(), Error> {
+    let name = format!("{module}.weight");
+    if let Some(stored) = stored {
+        if let Some(q) = held() {
+            stored.insert(name, q);
+            return Ok(());
+        }
+    }
+    let (out, inp, w) = widened();
+    let t = Tensor::from_vec(w, (out, inp), &Device::Cpu)
+        .map_err(|e| Error::file(shown, format!("{module}: {e}")))?;
+    floats.insert(name, t);
     Ok(())
 }
 

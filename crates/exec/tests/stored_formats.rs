@@ -538,15 +538,21 @@ fn reference_dequantization(fixture: &str) {
     }
 }
 
-/// A quantized fixture of the toy Qwen3 verifies clean, counting the unquantized model's
-/// parameters: its packed matrices in `format`, the rest (embedding and norms) in F32.
-fn verifies_as(fixture: &str, format: &str) {
+/// A quantized fixture of the toy Qwen3 (tests/fixtures/quant/`fixture`), opened, and its graph.
+fn quant_fixture(fixture: &str) -> (anatomy_checkpoint::Checkpoint, anatomy_core::graph::Graph) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/quant")
         .join(fixture);
     let c = anatomy_checkpoint::open(&dir).unwrap();
     let spec = anatomy_checkpoint::spec(&c, false).unwrap();
     let g = anatomy_core::graph::build(&spec).unwrap();
+    (c, g)
+}
+
+/// A quantized fixture of the toy Qwen3 verifies clean, counting the unquantized model's
+/// parameters: its packed matrices in `format`, the rest (embedding and norms) in F32.
+fn verifies_as(fixture: &str, format: &str) {
+    let (c, g) = quant_fixture(fixture);
     let r = anatomy_checkpoint::verify::verify(&g, &c).unwrap();
     assert!(r.clean(), "{fixture}: {r:?}");
     let total = anatomy_core::stats::stats(&g, None).unwrap().total_params as u128;
@@ -673,12 +679,7 @@ fn quantized_checkpoints_stored_bytes_are_their_files() {
         "bnb-int8",
     ];
     for fixture in fixtures {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/quant")
-            .join(fixture);
-        let c = anatomy_checkpoint::open(&dir).unwrap();
-        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
-        let g = anatomy_core::graph::build(&spec).unwrap();
+        let (c, g) = quant_fixture(fixture);
         let s = anatomy_core::stats::stats(&g, None).unwrap();
         // bitsandbytes' JSON state is as long as its numbers' text: uncounted, and each short.
         let (state, file): (Vec<_>, Vec<_>) = anatomy_checkpoint::stored_bytes(&c)

@@ -3972,26 +3972,8 @@ pub static FAMILIES: &[Family] = &[
     },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
     // it), SigLIP's vision encoder and a pixel-shuffle connector.
-    Family {
-        text: Some("llama"),
-        tie: Tie::Wrapper(false),
-        wrap: HfWrap::Module {
-            module: "text_model",
-            head: false,
-        },
-        parts: IDEFICS3_PARTS,
-        ..wrapper("idefics3", "Idefics3", IDEFICS3_INERT)
-    },
-    Family {
-        text: Some("llama"),
-        tie: Tie::Wrapper(false),
-        wrap: HfWrap::Module {
-            module: "text_model",
-            head: false,
-        },
-        parts: IDEFICS3_PARTS,
-        ..wrapper("smolvlm", "SmolVLM", IDEFICS3_INERT)
-    },
+    idefics3_like("idefics3", "Idefics3"),
+    idefics3_like("smolvlm", "SmolVLM"),
     // Mistral 3 (Mistral Small 3.1 and 3.2, Ministral 3, Devstral Small): a Mistral language
     // model (or one the registry reads in text_config) under `language_model.`, beside Pixtral's
     // vision tower and a projector that merges patches; the head on the wrapper, tied by its flag.
@@ -5023,6 +5005,20 @@ const LLAVA_INERT: &[&str] = &[
     "vision_feature_layer",
     "multimodal_projector_bias",
 ];
+
+/// Idefics3's row, and SmolVLM's, its twin under another name.
+const fn idefics3_like(model_type: &'static str, name: &'static str) -> Family {
+    Family {
+        text: Some("llama"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Module {
+            module: "text_model",
+            head: false,
+        },
+        parts: IDEFICS3_PARTS,
+        ..wrapper(model_type, name, IDEFICS3_INERT)
+    }
+}
 
 /// Idefics3's and SmolVLM's parts besides their language model.
 const IDEFICS3_PARTS: &[Part] = &[

@@ -69,9 +69,24 @@ impl Vit<'_> {
 /// The wrapper's ViT tower of one of `kinds`, or `None` for another kind or a rectangular image
 /// or patch.
 fn vit<'a>(top: &Config<'a>, kinds: &[&str], defaults: VitDefaults) -> Result<Option<Vit<'a>>> {
-    let (image, patch, hidden, intermediate, layers) = defaults;
+    vit_either(top, kinds, defaults, defaults)
+}
+
+/// `vit`, where the wrapper's class builds its tower of other sizes when it has no vision config
+/// (`absent`: LLaVA's CLIP ViT-L/14-336) than the vision config's class's defaults (`given`) for
+/// the keys a vision config leaves out.
+fn vit_either<'a>(
+    top: &Config<'a>,
+    kinds: &[&str],
+    given: VitDefaults,
+    absent: VitDefaults,
+) -> Result<Option<Vit<'a>>> {
     let Some(v) = vision(top, kinds)? else {
         return Ok(None);
+    };
+    let (image, patch, hidden, intermediate, layers) = match v {
+        Some(_) => given,
+        None => absent,
     };
     let (Some(image), Some(patch)) = (
         square(&v, "image_size", image)?,
@@ -848,7 +863,7 @@ pub fn llava_projector(top: &Config) -> Result<Option<u64>> {
 }
 
 fn llava_mlp(top: &Config, vision: u128) -> Result<Option<u64>> {
-    let layers = feature_layers(top);
+    let layers = feature_layers(top)?;
     let text = text_hidden(top, 4096)? as u128;
     let bias = if top.flag("multimodal_projector_bias", true)? {
         2 * text
@@ -898,15 +913,10 @@ fn siglip_in<'a>(
     absent_head: bool,
 ) -> Result<Option<(Vit<'a>, bool)>> {
     let kinds = ["siglip_vision_model"];
-    let given = matches!(vision(top, &kinds)?, Some(Some(_)));
-    let (defaults, head) = match given {
-        true => ((224, 16, 768, 3072, 12), true),
-        false => (absent, absent_head),
-    };
-    let Some(s) = vit(top, &kinds, defaults)? else {
+    let Some(s) = vit_either(top, &kinds, (224, 16, 768, 3072, 12), absent)? else {
         return Ok(None);
     };
-    let head = flag(&s.v, "vision_use_head", head)?;
+    let head = flag(&s.v, "vision_use_head", s.v.is_some() || absent_head)?;
     Ok(Some((s, head)))
 }
 
@@ -961,7 +971,7 @@ pub fn mistral3_projector(top: &Config) -> Result<Option<u64>> {
     };
     let d = t.hidden;
     let merge = (top.size("spatial_merge_size", Some(2))? as u128).pow(2);
-    let layers = feature_layers(top);
+    let layers = feature_layers(top)?;
     let text = text_hidden(top, 4096)? as u128;
     let bias = if top.flag("multimodal_projector_bias", false)? {
         2 * text
@@ -976,20 +986,20 @@ pub fn mistral3_projector(top: &Config) -> Result<Option<u64>> {
 
 /// Pixtral's sizes in Mistral 3.
 fn pixtral<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
-    let kinds = ["pixtral"];
-    let defaults = match vision(top, &kinds)? {
-        Some(Some(_)) => (1024, 16, 1024, 4096, 24),
-        _ => (1540, 14, 1024, 4096, 24),
-    };
-    vit(top, &kinds, defaults)
+    let (given, absent) = ((1024, 16, 1024, 4096, 24), (1540, 14, 1024, 4096, 24));
+    vit_either(top, &["pixtral"], given, absent)
 }
 
 /// How many of the vision tower's layers a projector reads (`vision_feature_layer`: one, or a
 /// list).
-fn feature_layers(top: &Config) -> u128 {
+fn feature_layers(top: &Config) -> Result<u128> {
     match top.get("vision_feature_layer") {
-        Some(serde_json::Value::Array(list)) => list.len().max(1) as u128,
-        _ => 1,
+        None | Some(serde_json::Value::Number(_)) => Ok(1),
+        Some(serde_json::Value::Array(list)) => Ok(list.len().max(1) as u128),
+        Some(other) => Err(top.err(
+            "vision_feature_layer",
+            format!("is {other}; give a layer index or a list of them"),
+        )),
     }
 }
 
@@ -1131,12 +1141,8 @@ fn siglip2<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
 
 /// LLaVA's CLIP tower sizes.
 fn llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
-    let kinds = ["clip_vision_model"];
-    let defaults = match vision(top, &kinds)? {
-        Some(Some(_)) => (224, 32, 768, 3072, 12),
-        _ => (336, 14, 1024, 4096, 24),
-    };
-    vit(top, &kinds, defaults)
+    let (given, absent) = ((224, 32, 768, 3072, 12), (336, 14, 1024, 4096, 24));
+    vit_either(top, &["clip_vision_model"], given, absent)
 }
 
 /// Mllama's vision encoder: its patch convolution (without a bias) and class embedding; learned
