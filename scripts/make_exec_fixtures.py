@@ -514,6 +514,33 @@ CONFIGS = {
                                       num_global_layers=1, attention_heads=2, image_size=28, patch_size=14,
                                       max_num_tiles=1, supported_aspect_ratios=[[1, 1]],
                                       intermediate_layers_indices=[0], vision_output_dim=32)),
+    # Qwen2-VL, Qwen2.5-VL and Qwen3-VL: their language models behind tiny vision towers that
+    # text alone never reads, saved as their published classes save them. Their multimodal RoPE
+    # rotates text as plain RoPE (a text token's three positions are equal): these logits are
+    # the wrapper's own, positions computed by its class. Qwen2.5-VL's windows slide from its
+    # second layer on.
+    "qwen2_vl": dict(model_type="qwen2_vl", architectures=["Qwen2VLForConditionalGeneration"],
+                     text_config=dict(BASE, model_type="qwen2_vl_text", rope_theta=1000000.0,
+                                      rope_scaling={"type": "mrope", "mrope_section": [2, 1, 1]}),
+                     vision_config=dict(depth=1, embed_dim=16, mlp_ratio=2, num_heads=2, hidden_size=32,
+                                        patch_size=14, spatial_merge_size=2, temporal_patch_size=2),
+                     image_token_id=95, video_token_id=96, vision_start_token_id=93, vision_end_token_id=94),
+    "qwen2_5_vl": dict(model_type="qwen2_5_vl", architectures=["Qwen2_5_VLForConditionalGeneration"],
+                       text_config=dict(BASE, model_type="qwen2_5_vl_text", use_sliding_window=True,
+                                        sliding_window=4, max_window_layers=1, tie_word_embeddings=True,
+                                        rope_scaling={"type": "mrope", "mrope_section": [2, 1, 1]}),
+                       vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2,
+                                          out_hidden_size=32, patch_size=14, spatial_merge_size=2,
+                                          fullatt_block_indexes=[0]),
+                       image_token_id=95, video_token_id=96, vision_start_token_id=93, vision_end_token_id=94),
+    "qwen3_vl": dict(model_type="qwen3_vl", architectures=["Qwen3VLForConditionalGeneration"],
+                     text_config=dict(BASE, model_type="qwen3_vl_text", head_dim=8, attention_bias=True,
+                                      rope_scaling={"rope_type": "default", "mrope_interleaved": True,
+                                                    "mrope_section": [2, 1, 1]}, rope_theta=5000000.0),
+                     vision_config=dict(depth=2, hidden_size=16, intermediate_size=24, num_heads=2,
+                                        num_position_embeddings=16, out_hidden_size=32, patch_size=16,
+                                        spatial_merge_size=2, deepstack_visual_indexes=[0]),
+                     image_token_id=95, video_token_id=96, vision_start_token_id=93, vision_end_token_id=94),
     # GIT: BERT's post-norm layer with learned positions and an embedding LayerNorm, a head with
     # a bias, beside a tiny image encoder (two frame embeddings) that text alone never reads.
     "git": dict(BASE, model_type="git", num_hidden_layers=2, hidden_act="gelu", layer_norm_eps=1e-5,

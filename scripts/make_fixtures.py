@@ -37,6 +37,9 @@ from make_toy_fixtures import buildable, resplit_convs
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "crates/core/catalog"
 FIXTURES = ROOT / "crates/core/tests/fixtures"
+# Published classes of wrappers whose unseen configs name them too.
+ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
+                 "qwen3_vl": "Qwen3VLForConditionalGeneration"}
 
 
 def build_config(raw):
@@ -590,6 +593,67 @@ def unseen_lfm2_vl(rng):
             "text_config": text, "vision_config": vision, "downsample_factor": rng.choice([1, 2]),
             "projector_hidden_size": rng.choice([48, 96]), "projector_bias": rng.random() < 0.6,
             "projector_use_layernorm": rng.random() < 0.6, "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_qwen2_vl(rng, model_type):
+    """Qwen2-VL or Qwen2.5-VL as published: the language model's keys at the top level (or, as
+    transformers 5 saves them, in text_config), RoPE type `mrope` with its sections, sliding
+    windows from some layer on or none, the head tied by the wrapper's flag or the language
+    model's, and a small vision tower under the published keys (Qwen2-VL's `in_chans` and
+    `spatial_patch_size` among them, which its class never reads)."""
+    heads, kv = heads_and_kv(rng)
+    head_dim = rng.choice([8, 16])
+    layers = rng.randint(1, 4)
+    text = {"hidden_size": heads * head_dim, "intermediate_size": rng.choice([40, 72, 136]),
+            "num_hidden_layers": layers, "num_attention_heads": heads, "num_key_value_heads": kv,
+            "vocab_size": rng.choice([97, 128, 1000]), "rms_norm_eps": 1e-6, "rope_theta": 1000000.0,
+            "max_position_embeddings": 4096,
+            "rope_scaling": {"type": "mrope", "mrope_section": [head_dim // 4, head_dim // 8, head_dim // 8]}}
+    if rng.random() < 0.5:
+        text.update(use_sliding_window=True, sliding_window=16, max_window_layers=rng.randint(0, layers))
+    if model_type == "qwen2_vl":
+        vision = {"depth": rng.randint(1, 2), "embed_dim": rng.choice([32, 64]), "mlp_ratio": rng.choice([2, 4]),
+                  "num_heads": 4, "in_chans": 3, "hidden_size": text["hidden_size"], "patch_size": 14,
+                  "spatial_merge_size": rng.choice([1, 2]), "spatial_patch_size": 14, "temporal_patch_size": 2}
+    else:
+        vision = {"depth": rng.randint(1, 2), "hidden_size": rng.choice([32, 64]),
+                  "intermediate_size": rng.choice([48, 96]), "num_heads": 4, "in_chans": 3,
+                  "out_hidden_size": text["hidden_size"], "patch_size": 14, "spatial_merge_size": rng.choice([1, 2]),
+                  "window_size": 112, "fullatt_block_indexes": [0], "tokens_per_second": 2, "temporal_patch_size": 2}
+    if rng.random() < 0.3:
+        vision.pop("hidden_size" if model_type == "qwen2_vl" else "out_hidden_size")  # the class default
+    raw = {"model_type": model_type, "architectures": [ARCHITECTURES[model_type]], "vision_config": vision,
+           "image_token_id": 95, "video_token_id": 96}
+    if rng.random() < 0.35:
+        text["model_type"] = f"{model_type}_text"
+        if rng.random() < 0.5:
+            text["tie_word_embeddings"] = rng.random() < 0.5
+        raw["text_config"] = text
+    else:
+        raw.update(text)
+    if rng.random() < 0.7:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
+
+
+def unseen_qwen3_vl(rng):
+    """Qwen3-VL around a small Qwen3-like language model (interleaved M-RoPE sections, a bias or
+    not, the head tied by the wrapper's flag, whatever the language model's says), a vision tower
+    of its own sizes with zero to two deep-stack mergers."""
+    text = unseen_llama_like(rng, "qwen3")
+    text["model_type"] = "qwen3_vl_text"
+    text["rope_scaling"] = {"mrope_interleaved": True, "mrope_section": [2, 1, 1], "rope_type": "default"}
+    text["rope_theta"] = 5000000
+    depth = rng.randint(1, 3)
+    vision = {"model_type": "qwen3_vl", "depth": depth, "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_heads": 4,
+              "num_position_embeddings": rng.choice([16, 64]), "out_hidden_size": text["hidden_size"],
+              "patch_size": 16, "spatial_merge_size": rng.choice([1, 2]), "temporal_patch_size": 2,
+              "deepstack_visual_indexes": list(range(rng.randint(0, min(depth, 2))))}
+    if rng.random() < 0.3:
+        del vision["deepstack_visual_indexes"]  # the class's three
+    return {"model_type": "qwen3_vl", "architectures": ["Qwen3VLForConditionalGeneration"], "text_config": text,
+            "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
 
 
 def unseen_idefics3(rng, model_type):
@@ -1348,6 +1412,9 @@ UNSEEN = {
     "cohere2_vision": unseen_cohere2_vision,
     "internvl": unseen_internvl,
     "lfm2_vl": unseen_lfm2_vl,
+    "qwen2_vl": lambda rng: unseen_qwen2_vl(rng, "qwen2_vl"),
+    "qwen2_5_vl": lambda rng: unseen_qwen2_vl(rng, "qwen2_5_vl"),
+    "qwen3_vl": unseen_qwen3_vl,
 }
 
 
@@ -1364,7 +1431,7 @@ DEFAULT_TYPES = [
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
-    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl",
+    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl",
 ]
 
 
@@ -1393,7 +1460,8 @@ def main(only):
                 "llava_onevision": "LlavaOnevisionForConditionalGeneration",
                 "cohere2_vision": "Cohere2VisionForConditionalGeneration",
                 "internvl": "InternVLForConditionalGeneration",
-                "lfm2_vl": "Lfm2VlForConditionalGeneration", **ASSISTANT_CLASSES}.get(model_type)
+                "lfm2_vl": "Lfm2VlForConditionalGeneration", **ARCHITECTURES,
+                **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

@@ -33,6 +33,7 @@ import torch
 import transformers
 from safetensors.torch import load_file, save_file
 from transformers import AutoModelForCausalLM, CONFIG_MAPPING
+from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "crates/core/catalog"
@@ -386,6 +387,14 @@ def shrink_text(text, n):
                     pairs = rotary_pairs(text)
                     step = len(r[f]) / pairs
                     r[f] = [r[f][int(i * step)] for i in range(pairs)]
+            # The multimodal RoPE's sections split the rotated pairs (Qwen2-VL's must sum to
+            # them): scaled down in proportion, the first taking what rounding leaves.
+            sections = r.get("mrope_section")
+            if isinstance(sections, list) and sections and sum(sections) > rotary_pairs(text):
+                pairs = rotary_pairs(text)
+                scaled = [max(1, x * pairs // sum(sections)) for x in sections]
+                scaled[0] += pairs - sum(scaled)
+                r["mrope_section"] = scaled
 
 
 def raw_rope_head_dim(text):
@@ -412,6 +421,13 @@ def shrink_vision(v):
     for key in ("num_attention_heads",):
         if isinstance(v.get(key), int):
             v[key] = 2
+    # The Qwen VL towers' own keys: depth, Qwen2-VL's width (`embed_dim`; its `hidden_size` is
+    # the merger's output), heads, and layer lists cut to the one block left.
+    for key, value in (("depth", 1), ("embed_dim", 32), ("num_heads", 2), ("out_hidden_size", 32),
+                       ("num_position_embeddings", 16), ("deepstack_visual_indexes", [0]),
+                       ("fullatt_block_indexes", [0])):
+        if key in v:
+            v[key] = value
     if v.get("model_type") == "mllama_vision_model":
         # Its position tables hold every patch of every tile for each aspect ratio: two patches
         # a side, and one layer of its global encoder too.
@@ -516,7 +532,10 @@ def build(raw):
         raw["pad_token_id"] = None
         return build(raw)
     arch = (raw.get("architectures") or [None])[0]
-    cls = getattr(transformers, arch, None) if "text_config" in raw and arch else None
+    # A wrapper is built as its published class, whose language model may sit at its top level
+    # (Qwen2-VL's flat configs, a type the causal-LM mapping lacks).
+    wrapped = "text_config" in raw or model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    cls = getattr(transformers, arch, None) if wrapped and arch else None
     torch.manual_seed(0)
     if cls is not None:
         model = cls._from_config(config, attn_implementation="eager", dtype=torch.float32)

@@ -404,6 +404,18 @@ pub static ENTRIES: &[Entry] = &[
         "8 of 40 layers cross-attend to the image; a tiled vision encoder, counted"
     ),
     entry!(
+        "qwen2-vl-7b-instruct",
+        "Qwen/Qwen2-VL-7B-Instruct",
+        "the language model's keys at the top level; multimodal RoPE (its sections rotate text as plain RoPE); a 675M-parameter vision tower, counted",
+        "2026-12-06"
+    ),
+    entry!(
+        "qwen3-vl-4b-instruct",
+        "Qwen/Qwen3-VL-4B-Instruct",
+        "Qwen3's layers in a wrapper tied by its own flag; interleaved multimodal RoPE; a vision tower with three deep-stack mergers, counted",
+        "2026-12-06"
+    ),
+    entry!(
         defaults "Emu3Config",
         "emu3-chat",
         "Emu3-community/Emu3-Chat-hf",

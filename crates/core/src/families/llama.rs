@@ -350,6 +350,20 @@ impl Routed {
     };
 }
 
+/// RoPE types a class reads its own way, beside the ones every class shares.
+#[derive(Debug, Clone, Copy)]
+pub enum RopeTypes {
+    /// None.
+    Shared,
+    /// Phi-3's: its own `original_max_position_embeddings` (4096), and `su` and `yarn` read as
+    /// `longrope`.
+    Phi3,
+    /// Qwen2-VL's language models': `mrope` read as `default`. The multimodal RoPE's sections
+    /// rotate a text token as plain RoPE does (its temporal, height and width positions are
+    /// equal), so text needs no more.
+    Mrope,
+}
+
 /// Everything about a Llama-like family that is data.
 #[derive(Debug, Clone, Copy)]
 pub struct LlamaLike {
@@ -438,9 +452,8 @@ pub struct LlamaLike {
     pub no_rope: NoRope,
     pub experts: Experts,
     pub layout: Layout,
-    /// The class has its own `original_max_position_embeddings` (Phi-3: 4096) and reads `su` and
-    /// `yarn` scaling as `longrope`.
-    pub phi3_rope: bool,
+    /// How the class reads RoPE types of its own.
+    pub rope_types: RopeTypes,
     /// Activation names the class rewrites (Gemma reads `gelu` as `gelu_pytorch_tanh`).
     pub act_renames: &'static [(&'static str, &'static str)],
     /// Flags that, when true, turn the model into something anatomy does not draw (Gemma's
@@ -575,7 +588,7 @@ impl LlamaLike {
             no_rope: NoRope::None,
             experts: Experts::None,
             layout: Layout::Llama,
-            phi3_rope: false,
+            rope_types: RopeTypes::Shared,
             act_renames: &[],
             refuse_when_true: &[],
             norm: NormKind::Rms,
@@ -789,9 +802,13 @@ pub fn load(
         ..RopeDefaults::new(d.theta, context)
     };
     rope_defaults.longrope_mscale = f.longrope_mscale;
-    if f.phi3_rope {
-        rope_defaults.original = Some(4096);
-        rope_defaults.renames = &[("su", "longrope"), ("yarn", "longrope")];
+    match f.rope_types {
+        RopeTypes::Shared => {}
+        RopeTypes::Phi3 => {
+            rope_defaults.original = Some(4096);
+            rope_defaults.renames = &[("su", "longrope"), ("yarn", "longrope")];
+        }
+        RopeTypes::Mrope => rope_defaults.renames = &[("mrope", "default")],
     }
     let mut r = match f.gptj_rope {
         None if f.alibi.is_some() => Rope {

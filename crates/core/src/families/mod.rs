@@ -171,6 +171,16 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
         ),
         None => return Err(top.err("model_type", unsupported(&model_type))),
     };
+    if !row.standalone {
+        let outer = registry::FAMILIES
+            .iter()
+            .find(|f| f.text == Some(row.model_type))
+            .map_or("multimodal", |f| f.model_type);
+        return Err(top.err(
+            "model_type",
+            format!("`{model_type}` is the language model inside a `{outer}` config: transformers builds no model of it alone; give the whole `{outer}` config"),
+        ));
+    }
     // A multimodal wrapper holds its language model in `text_config`, stored under `language_model.`.
     let flat = row.text_at_top && !top.present("text_config");
     let (cfg, text_row) = match row.text {
@@ -500,10 +510,7 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("pp_formulanet", IMAGE_TEXT),
     ("qianfan_ocr", IMAGE_TEXT),
     ("qwen2_5_omni_thinker", IMAGE_TEXT),
-    ("qwen2_5_vl", IMAGE_TEXT),
-    ("qwen2_vl", IMAGE_TEXT),
     ("qwen3_omni_moe_thinker", IMAGE_TEXT),
-    ("qwen3_vl", IMAGE_TEXT),
     ("qwen3_vl_moe", IMAGE_TEXT),
     ("shieldgemma2", IMAGE_TEXT),
     ("step3p7", IMAGE_TEXT),
@@ -595,6 +602,9 @@ pub enum HeadDim {
     GivenUnlessNull(u64),
     /// hidden / heads, which must divide exactly.
     Divide,
+    /// hidden / heads as `Divide`, whatever `head_dim` says; the class rotates by `head_dim`, so
+    /// one that differs is refused (Qwen2-VL's attention fails with it).
+    Divided,
     /// hidden // heads, rounded down as the class computes it without checking (Mixtral, GLM-4.5).
     Floor,
     /// No default: the class leaves it unset and its attention fails without one (Ministral).
@@ -625,31 +635,60 @@ pub(crate) fn heads(
 
 /// `head_dim`, or the class's default for it given `heads` query heads.
 pub(crate) fn head_dim(cfg: &Config, hidden: u64, heads: u64, default: HeadDim) -> Result<u64> {
-    Ok(match cfg.opt_size("head_dim")? {
-        Some(d) => d,
-        None => match default {
-            HeadDim::Given(d) => d,
-            HeadDim::GivenUnlessNull(_) if cfg.present("head_dim") => (hidden / heads).max(1),
-            HeadDim::GivenUnlessNull(d) => d,
-            HeadDim::Floor => (hidden / heads).max(1),
-            HeadDim::Required => return Err(cfg.err(
+    let given = cfg.opt_size("head_dim")?;
+    Ok(match (given, default) {
+        (Some(d), HeadDim::Divided) => {
+            let divided = divide(
+                cfg,
+                hidden,
+                heads,
+                "make hidden_size a multiple of the head count",
+            )?;
+            if d != divided {
+                return Err(cfg.err(
+                    "head_dim",
+                    format!(
+                        "is {d}; this model type's heads are hidden_size / num_attention_heads ({divided}) wide and its RoPE is head_dim wide, so the two must agree"
+                    ),
+                ));
+            }
+            d
+        }
+        (Some(d), _) => d,
+        (None, HeadDim::Given(d)) => d,
+        (None, HeadDim::GivenUnlessNull(_)) if cfg.present("head_dim") => (hidden / heads).max(1),
+        (None, HeadDim::GivenUnlessNull(d)) => d,
+        (None, HeadDim::Floor) => (hidden / heads).max(1),
+        (None, HeadDim::Required) => {
+            return Err(cfg.err(
                 "head_dim",
                 "is missing; this model type has no default head size, so the config must give one",
-            )),
-            HeadDim::Divide => {
-                if !hidden.is_multiple_of(heads) {
-                    return Err(cfg.err(
-                        "hidden_size",
-                        format!(
-                            "is {hidden}, not divisible by num_attention_heads ({heads}), and head_dim is absent; \
-                             give head_dim or make hidden_size a multiple of the head count"
-                        ),
-                    ));
-                }
-                hidden / heads
-            }
-        },
+            ))
+        }
+        (None, HeadDim::Divide) => divide(
+            cfg,
+            hidden,
+            heads,
+            "head_dim is absent; give head_dim or make hidden_size a multiple of the head count",
+        )?,
+        (None, HeadDim::Divided) => divide(
+            cfg,
+            hidden,
+            heads,
+            "make hidden_size a multiple of the head count",
+        )?,
     })
+}
+
+/// hidden / heads, which must divide exactly; `remedy` says what makes it.
+fn divide(cfg: &Config, hidden: u64, heads: u64, remedy: &str) -> Result<u64> {
+    if !hidden.is_multiple_of(heads) {
+        return Err(cfg.err(
+            "hidden_size",
+            format!("is {hidden}, not divisible by num_attention_heads ({heads}); {remedy}"),
+        ));
+    }
+    Ok(hidden / heads)
 }
 
 /// Softmax attention over `heads` query heads sharing `kv` K/V heads of `head_dim`, scaled by

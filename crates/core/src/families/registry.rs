@@ -8,8 +8,8 @@ use super::delta::DeltaHeads;
 use super::echo::Echo;
 use super::llama::{
     Bias, Defaults, Experts, FfAdjust, Hybrid, HybridLayers, HybridMixer, LlamaLike, MoeLayers,
-    Mup, NoRope, Period, Renormalize, Routed, SharedMlp, SlidingOwn, TypePattern, Unlisted,
-    Windows,
+    Mup, NoRope, Period, Renormalize, RopeTypes, Routed, SharedMlp, SlidingOwn, TypePattern,
+    Unlisted, Windows,
 };
 use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
@@ -106,6 +106,10 @@ pub struct Family {
     /// loader: `(wrapper's config, text_config, text model_type, family name, model name)`
     /// (Gemma 4's assistants, whose every layer reads its target's keys and values).
     pub text_read: Option<TextReader>,
+    /// transformers builds a model of this type alone. False for a language model it builds
+    /// only inside its wrapper, with no class of its own that has a head (`qwen2_vl_text`):
+    /// such a config alone is refused.
+    pub standalone: bool,
 }
 
 /// Which config's `tie_word_embeddings` ties a wrapper's head to its embedding.
@@ -469,6 +473,48 @@ pub static FAMILIES: &[Family] = &[
         Some("qwen3"),
         &[TRAINING],
     ),
+    // Qwen2-VL's and Qwen2.5-VL's language models: Qwen2's layers at their classes' defaults,
+    // RoPE type `mrope` read as `default`.
+    inner(llama(
+        "qwen2_vl_text",
+        "Qwen2-VL",
+        qwen2_vl_like(),
+        None,
+        &[TRAINING, MROPE_SECTIONS],
+    )),
+    inner(llama(
+        "qwen2_5_vl_text",
+        "Qwen2.5-VL",
+        qwen2_vl_like(),
+        None,
+        &[TRAINING, MROPE_SECTIONS],
+    )),
+    // Qwen3-VL's language model: Qwen3's layers without sliding windows, at its class's
+    // defaults. Its deep-stack inputs add visual features to the first layers' outputs, only
+    // where there is an image.
+    inner(llama(
+        "qwen3_vl_text",
+        "Qwen3-VL",
+        LlamaLike {
+            mlp_bias: Bias::Never,
+            qk_norm: QkNorm::PerHead,
+            ..LlamaLike::llama(d(
+                151_936,
+                4096,
+                22016,
+                32,
+                32,
+                Some(32),
+                Some(128),
+                128_000,
+                1e-6,
+                500_000.0,
+                false,
+            ))
+        },
+        None,
+        &[TRAINING, MROPE_SECTIONS],
+    )),
     Family {
         renames: &[("num_experts", "num_local_experts")],
         ..llama(
@@ -582,7 +628,7 @@ pub static FAMILIES: &[Family] = &[
             fused_gate_up: true,
             windows: Windows::Every(None),
             layout: Layout::Phi3,
-            phi3_rope: true,
+            rope_types: RopeTypes::Phi3,
             ..LlamaLike::llama(d(
                 32064, 3072, 8192, 32, 32, None, None, 4096, 1e-5, 10_000.0, false,
             ))
@@ -616,7 +662,7 @@ pub static FAMILIES: &[Family] = &[
                 fused_gate_up: true,
                 windows: Windows::Every(None),
                 layout: Layout::Phi3,
-                phi3_rope: true,
+                rope_types: RopeTypes::Phi3,
                 ..LlamaLike::llama(d(
                     200_064,
                     3072,
@@ -2988,7 +3034,7 @@ pub static FAMILIES: &[Family] = &[
                 ),
             ),
             None,
-            &[TRAINING, QWEN3_5_INERT],
+            &[TRAINING, QWEN3_5_INERT, MROPE_SECTIONS],
         )
     },
     // Qwen3.5-MoE's language model: experts with a gated shared expert in every layer, always
@@ -3004,6 +3050,7 @@ pub static FAMILIES: &[Family] = &[
             &[
                 TRAINING,
                 QWEN3_5_INERT,
+                MROPE_SECTIONS,
                 &[
                     "router_aux_loss_coef",
                     "output_router_logits",
@@ -3025,7 +3072,7 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::qwen3_5_vision,
         )],
-        ..wrapper("qwen3_5", "Qwen3.5", QWEN3_5_WRAPPER)
+        ..wrapper("qwen3_5", "Qwen3.5", QWEN_VL_WRAPPER)
     },
     // Gemma 4's unified models' language model: Gemma 4's without per-layer embeddings or experts.
     own(
@@ -3081,6 +3128,7 @@ pub static FAMILIES: &[Family] = &[
         &[
             TRAINING,
             QWEN3_5_INERT,
+            MROPE_SECTIONS,
             &["router_aux_loss_coef", "output_router_logits"],
         ],
     ),
@@ -3093,7 +3141,7 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::qwen3_5_vision,
         )],
-        ..wrapper("qwen4_exp", "Qwen4-Exp", QWEN3_5_WRAPPER)
+        ..wrapper("qwen4_exp", "Qwen4-Exp", QWEN_VL_WRAPPER)
     },
     Family {
         text: Some("qwen3_5_moe_text"),
@@ -3104,7 +3152,42 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::qwen3_5_vision,
         )],
-        ..wrapper("qwen3_5_moe", "Qwen3.5-MoE", QWEN3_5_WRAPPER)
+        ..wrapper("qwen3_5_moe", "Qwen3.5-MoE", QWEN_VL_WRAPPER)
+    },
+    // Qwen2-VL and Qwen2.5-VL as published: the language model's keys at the top level (or in
+    // `text_config`), its tensors under `model.` and the head beside them, the vision tower
+    // under `visual.`; tied by the wrapper's flag or the language model's.
+    Family {
+        text: Some("qwen2_vl_text"),
+        text_at_top: true,
+        tie: Tie::Either(false),
+        wrap: HfWrap::None,
+        parts: &[counted("vision tower", "visual.", towers::qwen2_vl_vision)],
+        ..wrapper("qwen2_vl", "Qwen2-VL", QWEN_VL_WRAPPER)
+    },
+    Family {
+        text: Some("qwen2_5_vl_text"),
+        text_at_top: true,
+        tie: Tie::Either(false),
+        wrap: HfWrap::None,
+        parts: &[counted(
+            "vision tower",
+            "visual.",
+            towers::qwen2_5_vl_vision,
+        )],
+        ..wrapper("qwen2_5_vl", "Qwen2.5-VL", QWEN_VL_WRAPPER)
+    },
+    // Qwen3-VL as published: Qwen3.5's layout, tied by the wrapper's flag alone.
+    Family {
+        text: Some("qwen3_vl_text"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Nested,
+        parts: &[counted(
+            "vision tower",
+            "model.visual.",
+            towers::qwen3_vl_vision,
+        )],
+        ..wrapper("qwen3_vl", "Qwen3-VL", QWEN_VL_WRAPPER)
     },
     // LFM2-MoE: LFM2's short convolutions and attention layers, the layer types required, the
     // MLP at its width as given; after `num_dense_layers` dense layers, sigmoid-scored experts,
@@ -4775,15 +4858,21 @@ fn apertus_rope() -> crate::spec::RopeScaling {
 }
 
 /// Keys of Qwen3.5's configs that leave the language model's forward pass unchanged: the
-/// multi-token-prediction head transformers does not load, the dtype the DeltaNet state is
-/// kept in, and the multimodal RoPE's sections, which rotate text alike whatever they are (a
-/// text token's temporal, height and width positions are equal).
+/// multi-token-prediction head transformers does not load and the dtype the DeltaNet state is
+/// kept in.
 const QWEN3_5_INERT: &[&str] = &[
     "mtp_num_hidden_layers",
     "mtp_use_dedicated_embeddings",
     "mamba_ssm_dtype",
+];
+
+/// The multimodal RoPE's sections (Qwen2-VL to Qwen3.5), in either RoPE dict: they rotate text
+/// alike whatever they are, a text token's temporal, height and width positions being equal.
+const MROPE_SECTIONS: &[&str] = &[
     "rope_parameters.mrope_section",
     "rope_parameters.mrope_interleaved",
+    "rope_scaling.mrope_section",
+    "rope_scaling.mrope_interleaved",
 ];
 
 /// Gemma 4 unified's parts beside its language model: embedders that take pixels and audio
@@ -4837,7 +4926,8 @@ const GEMMA4_WRAPPER: &[&[&str]] = &[&[
     "eoa_token_index",
 ]];
 
-const QWEN3_5_WRAPPER: &[&[&str]] = &[&[
+/// The Qwen vision-language wrappers' keys beside their towers (Qwen2-VL to Qwen3.5).
+const QWEN_VL_WRAPPER: &[&[&str]] = &[&[
     "initializer_range",
     "vision_config",
     "image_token_id",
@@ -4897,6 +4987,34 @@ pub(super) const QWEN4_EXP: LlamaLike = LlamaLike {
     }),
     ..qwen3_5_moe_like(512, 10, Renormalize::Key(true))
 };
+
+/// Qwen2-VL's and Qwen2.5-VL's language model: Qwen2's (biases on q, k and v, sliding
+/// windows as Qwen2 reads them) at the classes' defaults, which are the same.
+const fn qwen2_vl_like() -> LlamaLike {
+    LlamaLike {
+        qkv_bias: Bias::Always,
+        o_bias: Bias::Never,
+        mlp_bias: Bias::Never,
+        windows: Windows::Qwen,
+        rope_types: RopeTypes::Mrope,
+        ..LlamaLike::llama(Defaults {
+            head_dim: HeadDim::Divided,
+            ..d(
+                152_064,
+                8192,
+                29568,
+                80,
+                64,
+                Some(8),
+                None,
+                32768,
+                1e-5,
+                1_000_000.0,
+                false,
+            )
+        })
+    }
+}
 
 /// Qwen3.5-MoE's language model: experts (`count` and `top_k` by default, renormalized so)
 /// with a gated shared expert in every layer, and Qwen3.5's class defaults.
@@ -5051,6 +5169,14 @@ const fn llama(
     base(model_type, name, Reader::Llama(f), gguf, inert)
 }
 
+/// A language model's row read only inside its wrapper (`Family::standalone`).
+const fn inner(row: Family) -> Family {
+    Family {
+        standalone: false,
+        ..row
+    }
+}
+
 /// A multimodal wrapper's row: it is read through its `text` row, never by a loader of its own.
 const fn wrapper(
     model_type: &'static str,
@@ -5099,6 +5225,7 @@ const fn base(
         echoes: &[],
         wrap: HfWrap::Prefix("language_model"),
         text_read: None,
+        standalone: true,
     }
 }
 

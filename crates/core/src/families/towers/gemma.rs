@@ -1,0 +1,488 @@
+//! The Gemma wrappers' parts: Gemma 3's SigLIP tower and projector, Gemma 3n's MobileNetV5
+//! and audio encoder, Gemma 4's towers and embedders.
+
+use super::*;
+
+/// Gemma 3's vision tower: SigLIP's patch embedding (a convolution) and learned positions, its
+/// encoder layers (LayerNorms, attention with biases, a biased two-layer MLP), its last
+/// LayerNorm and, where `vision_use_head`, its attention-pooling head.
+pub fn gemma3_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(s) = siglip(top)? else {
+        return Ok(None);
+    };
+    let head = if flag(&s.v, "vision_use_head", true)? {
+        s.pooling_head()
+    } else {
+        0
+    };
+    fit(top, s.siglip() + head)
+}
+
+/// Gemma 3's projector: the vision width mapped to the text width, and an RMSNorm before it.
+pub fn gemma3_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(s) = siglip(top)? else {
+        return Ok(None);
+    };
+    let text = text_hidden(top, 2304)? as u128;
+    fit(top, s.hidden * text + s.hidden)
+}
+
+/// Gemma 4's sub-config `key`: `None` where the wrapper has none (its class then builds no such
+/// tower), `Some(None)` where it is of another kind than `kind`.
+fn gemma4_part<'a>(top: &Config<'a>, key: &str, kind: &str) -> Result<Option<Option<Config<'a>>>> {
+    let Some(v) = top.detached(key)? else {
+        return Ok(None);
+    };
+    match v.opt_string("model_type")?.as_deref() {
+        None => Ok(Some(Some(v))),
+        Some(k) if k == kind => Ok(Some(Some(v))),
+        Some(_) => Ok(Some(None)),
+    }
+}
+
+/// The four scalars a clipped linear stores (its input and output bounds), where it clips
+/// (`default`: the class's).
+fn clip_bounds(v: &Config, default: bool) -> Result<u128> {
+    Ok(if v.flag("use_clipped_linears", default)? {
+        4
+    } else {
+        0
+    })
+}
+
+/// Gemma 4's vision tower: a patch projection and a table of positions per axis, encoder layers
+/// (per-head RMS norms on Q and K, four RMS norms, a gated MLP, every projection bias-free and
+/// clipped where `use_clipped_linears`), and the standardizing scale and bias where
+/// `standardize`. Zero where the wrapper has no vision config, and the part is not listed.
+pub fn gemma4_vision(top: &Config) -> Result<Option<u64>> {
+    let v = match gemma4_part(top, "vision_config", "gemma4_vision")? {
+        None => return Ok(Some(0)),
+        Some(None) => return Ok(None),
+        Some(Some(v)) => v,
+    };
+    let d = v.size("hidden_size", Some(768))? as u128;
+    let i = v.size("intermediate_size", Some(3072))? as u128;
+    let layers = v.size("num_hidden_layers", Some(16))? as u128;
+    let heads = v.size("num_attention_heads", Some(12))? as u128;
+    let kv = v.size("num_key_value_heads", Some(12))? as u128;
+    let hd = v.size("head_dim", Some(64))? as u128;
+    let patch = v.size("patch_size", Some(16))? as u128;
+    let positions = v.size("position_embedding_size", Some(10 * 1024))? as u128;
+    let clip = clip_bounds(&v, false)?;
+    let embed = 3 * patch * patch * d + 2 * positions * d;
+    let layer = 2 * d * heads * hd + 2 * d * kv * hd + 2 * hd + 4 * d + 3 * d * i + 7 * clip;
+    let standardize = if v.flag("standardize", false)? {
+        2 * d
+    } else {
+        0
+    };
+    fit(top, embed + layers * layer + standardize)
+}
+
+/// Gemma 4's audio tower, a conformer: two strided convolutions with their norms and a
+/// projection in; per layer two half-step feed-forwards, attention with relative-position keys
+/// and a per-dim scale, a light convolution block (gated projection, depthwise kernel, norms),
+/// and three norms; its output projection. Every clipped linear stores four bounds.
+pub fn gemma4_audio(top: &Config) -> Result<Option<u64>> {
+    let v = match gemma4_part(top, "audio_config", "gemma4_audio")? {
+        None => return Ok(Some(0)),
+        Some(None) => return Ok(None),
+        Some(Some(v)) => v,
+    };
+    let d = v.size("hidden_size", Some(1024))? as u128;
+    let layers = v.size("num_hidden_layers", Some(12))? as u128;
+    let heads = v.size("num_attention_heads", Some(8))? as u128;
+    let kernel = v.size("conv_kernel_size", Some(5))? as u128;
+    let out = v.size("output_proj_dims", Some(1536))? as u128;
+    let [c0, c1] = pair(Some(&v), "subsampling_conv_channels", [128, 32])?;
+    let clip = clip_bounds(&v, true)?;
+    let hd = d / heads;
+    let subsample = 9 * c0 + c0 + 9 * c0 * c1 + c1 + (c0 / 4) * c1 * d;
+    let feed_forward = 8 * d * d + 2 * d + 2 * clip;
+    // Q, K, V and the relative-position keys, the output projection, the per-dim scale.
+    let attention = 4 * d * heads * hd + d * d + hd + 4 * clip;
+    let light_conv = 3 * d * d + d * kernel + 2 * d + 2 * clip;
+    let layer = 2 * feed_forward + attention + light_conv + 3 * d;
+    fit(top, subsample + layers * layer + d * out + out)
+}
+
+/// A Gemma 4 embedder: the width `width` (with the class's `default`) of the sub-config `key`
+/// of kind `kind`, mapped to the text width (its norm has no weight). Zero where the wrapper
+/// has no such sub-config; `None` for one of another kind.
+fn gemma4_embedder(
+    top: &Config,
+    (key, kind): (&str, &str),
+    (width, default): (&str, u64),
+) -> Result<Option<u64>> {
+    match gemma4_part(top, key, kind)? {
+        None => Ok(Some(0)),
+        Some(None) => Ok(None),
+        Some(Some(v)) => {
+            let w = v.size(width, Some(default))? as u128;
+            fit(top, w * text_hidden(top, 2304)? as u128)
+        }
+    }
+}
+
+/// Gemma 4's vision embedder: the vision tower's width mapped to the text width.
+pub fn gemma4_embed_vision(top: &Config) -> Result<Option<u64>> {
+    gemma4_embedder(
+        top,
+        ("vision_config", "gemma4_vision"),
+        ("hidden_size", 768),
+    )
+}
+
+/// Gemma 4's audio embedder: the audio tower's output width mapped to the text width.
+pub fn gemma4_embed_audio(top: &Config) -> Result<Option<u64>> {
+    gemma4_embedder(
+        top,
+        ("audio_config", "gemma4_audio"),
+        ("output_proj_dims", 1536),
+    )
+}
+
+/// Gemma 3n's vision tower, timm's MobileNetV5 encoder built from timm's own block definitions
+/// (`architecture`; the config's sizes do not reach it): counted for `mobilenetv5_300m_enc`, the
+/// one timm registers as an encoder and the class's default, and not for another architecture or
+/// `model_args` that change it (`None`, and the views say so).
+pub fn gemma3n_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = sub_config(top, "vision_config", &["gemma3n_vision"])? else {
+        return Ok(None);
+    };
+    if let Some(v) = &v {
+        let arch = v.string("architecture", "mobilenetv5_300m_enc")?;
+        if arch != "mobilenetv5_300m_enc" || v.get("model_args").is_some_and(|a| !a.is_null()) {
+            return Ok(None);
+        }
+    }
+    fit(top, mobilenet_v5(MOBILENETV5_300M, 64, 2048))
+}
+
+/// timm's channel rounding (`make_divisible` by 8): to the nearest multiple, at least 8, and up
+/// a step where that falls more than 10% short.
+fn divisible(v: u128) -> u128 {
+    let n = ((v + 4) / 8 * 8).max(8);
+    if 10 * n < 9 * v {
+        n + 8
+    } else {
+        n
+    }
+}
+
+/// A MobileNetV5 encoder's parameters: a biased 3 × 3 stem convolution to `stem` channels with
+/// its norm, the blocks of `stages`, and the multi-scale fusion adapter over the last two
+/// stages' outputs (an inverted residual of expansion 2 to `features` channels, and a norm).
+/// Every norm is an RMS norm with a weight; no other convolution has a bias.
+fn mobilenet_v5(stages: &[&[&str]], stem: u128, features: u128) -> u128 {
+    let mut n = stem * 3 * 9 + stem + stem;
+    let mut inc = stem;
+    let mut ends = Vec::new();
+    for stage in stages {
+        for block in *stage {
+            let kind = block.split('_').next().unwrap_or_default();
+            // A block's option `key` (`k3`: 3), 0 where the block does not give it.
+            let opt = |key: char| -> u128 {
+                block
+                    .split('_')
+                    .skip(1)
+                    .find_map(|p| p.strip_prefix(key).and_then(|v| v.parse().ok()))
+                    .unwrap_or(0)
+            };
+            let c = opt('c');
+            n += match kind {
+                // Edge residual: a full k × k convolution expanding, a 1 × 1 projecting.
+                "er" => {
+                    let mid = divisible(inc * opt('e'));
+                    mid * inc * opt('k').pow(2) + mid + c * mid + c
+                }
+                // Universal inverted residual: an optional depthwise convolution before the
+                // expansion and one after it, the 1 × 1 expansion and projection, a layer scale.
+                "uir" => {
+                    let (a, k, mid) = (opt('a'), opt('k'), divisible(inc * opt('e')));
+                    let start = if a > 0 { inc * a * a + inc } else { 0 };
+                    let between = if k > 0 { mid * k * k + mid } else { 0 };
+                    start + mid * inc + mid + between + c * mid + c + c
+                }
+                // Mobile multi-query attention: a norm, the heads' queries, one key and one value
+                // head (each downsampled by a strided depthwise convolution and a norm where `v`
+                // strides), the output projection and a layer scale.
+                "mqa" => {
+                    let (h, d, k) = (opt('h'), opt('d'), opt('k'));
+                    let down = if opt('v') > 1 {
+                        2 * (inc * k * k + inc)
+                    } else {
+                        0
+                    };
+                    inc + h * d * inc + 2 * d * inc + down + c * h * d + c
+                }
+                other => unreachable!("MOBILENETV5_300M holds no {other:?} block"),
+            };
+            inc = c;
+        }
+        ends.push(inc);
+    }
+    let fused: u128 = ends.iter().rev().take(2).sum();
+    let mid = divisible(2 * fused);
+    n + mid * fused + mid + features * mid + features + features
+}
+
+/// timm's `mobilenetv5_300m_enc` (`_gen_mobilenet_v5`), its stages' blocks as timm writes them:
+/// `er` an edge residual, `uir` a universal inverted residual, `mqa` mobile multi-query attention;
+/// `a` and `k` the depthwise kernels before and after the expansion (0: none), `e` the expansion,
+/// `c` the output channels, `h` heads of `d` dims, `v` the stride of the keys and values.
+const MOBILENETV5_300M: &[&[&str]] = &[
+    &[
+        "er_r1_k3_s2_e4_c128",
+        "er_r1_k3_s1_e4_c128",
+        "er_r1_k3_s1_e4_c128",
+    ],
+    &[
+        "uir_r1_a3_k5_s2_e6_c256",
+        "uir_r1_a5_k0_s1_e4_c256",
+        "uir_r1_a3_k0_s1_e4_c256",
+        "uir_r1_a5_k0_s1_e4_c256",
+        "uir_r1_a3_k0_s1_e4_c256",
+    ],
+    &[
+        "uir_r1_a5_k5_s2_e6_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a5_k0_s1_e4_c640",
+        "uir_r1_a0_k0_s1_e1_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+        "mqa_r1_k3_h12_v2_s1_d64_c640",
+        "uir_r1_a0_k0_s1_e2_c640",
+    ],
+    &[
+        "uir_r1_a5_k5_s2_e6_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+        "mqa_r1_k3_h16_s1_d96_c1280",
+        "uir_r1_a0_k0_s1_e2_c1280",
+    ],
+];
+
+/// Gemma 3n's audio tower (`Gemma3nAudioEncoder`), a conformer: two convolutions over time and
+/// frequency without biases, each with a cumulative group norm, and a projection of what they
+/// leave (channels × frequencies) to the width; per layer two feed-forwards four times as wide,
+/// attention with relative-position keys and a per-dim scale, a light convolution block, and the
+/// norms around each. `None` for another kind of audio config.
+pub fn gemma3n_audio(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = sub_config(top, "audio_config", &["gemma3n_audio"])? else {
+        return Ok(None);
+    };
+    let size = |key: &str, default: u64| -> Result<u128> {
+        Ok(match &v {
+            Some(v) => v.size(key, Some(default))?,
+            None => default,
+        } as u128)
+    };
+    let d = size("hidden_size", 1536)?;
+    let layers = size("conf_num_hidden_layers", 12)?;
+    let heads = size("conf_num_attention_heads", 8)?;
+    let kernel = size("conf_conv_kernel_size", 5)?;
+    let feat = size("input_feat_size", 128)?;
+    let [c0, c1] = pair(v.as_ref(), "sscp_conv_channel_size", [128, 32])?;
+    let [k0, k1] = pairs(v.as_ref(), "sscp_conv_kernel_size", [[3, 3], [3, 3]])?;
+    let [s0, s1] = pairs(v.as_ref(), "sscp_conv_stride_size", [[2, 2], [2, 2]])?;
+    // The frequencies each convolution leaves, one padded on either side.
+    let mut f = feat;
+    for ([_, kw], [_, sw]) in [(k0, s0), (k1, s1)] {
+        f = (f + 2).checked_sub(kw).map(|r| r / sw + 1).ok_or_else(|| {
+            let (key, message) = (
+                "sscp_conv_kernel_size",
+                "is wider than the frequencies it convolves",
+            );
+            match &v {
+                Some(v) => v.err(key, message),
+                None => top.err("audio_config", message),
+            }
+        })?;
+    }
+    let subsample = c0 * k0[0] * k0[1] + c0 + c1 * c0 * k1[0] * k1[1] + c1 + c1 * f * d;
+    // Each head `d / heads` wide.
+    let a = heads * (d / heads);
+    let feed_forward = 8 * d * d + 2 * d;
+    let attention = 4 * d * a + d * d + d / heads + 2 * d;
+    let light_conv = 3 * d * d + d * kernel + 2 * d;
+    fit(
+        top,
+        subsample + layers * (2 * feed_forward + attention + light_conv + d),
+    )
+}
+
+/// Gemma 3n's embedders: a table of the tower's own tokens at its width, two RMS norms, and a
+/// projection to the text width (its last norm has no weight).
+fn gemma3n_embedder(
+    top: &Config,
+    (key, kind): (&str, &str),
+    default_width: u64,
+) -> Result<Option<u64>> {
+    let Some(v) = sub_config(top, key, &[kind])? else {
+        return Ok(None);
+    };
+    let (w, tokens) = match &v {
+        Some(v) => (
+            v.size("hidden_size", Some(default_width))?,
+            v.size("vocab_size", Some(128))?,
+        ),
+        None => (default_width, 128),
+    };
+    let (w, tokens) = (w as u128, tokens as u128);
+    fit(
+        top,
+        tokens * w + 2 * w + w * text_hidden(top, 2048)? as u128,
+    )
+}
+
+/// Gemma 3n's vision embedder.
+pub fn gemma3n_embed_vision(top: &Config) -> Result<Option<u64>> {
+    gemma3n_embedder(top, ("vision_config", "gemma3n_vision"), 2048)
+}
+
+/// Gemma 3n's audio embedder.
+pub fn gemma3n_embed_audio(top: &Config) -> Result<Option<u64>> {
+    gemma3n_embedder(top, ("audio_config", "gemma3n_audio"), 1536)
+}
+
+/// Two positive sizes under `key` (the class's `default` where the config has no such key).
+fn pair(v: Option<&Config>, key: &str, default: [u64; 2]) -> Result<[u128; 2]> {
+    match v.and_then(|c| c.get(key).map(|x| (c, x))) {
+        None => Ok(default.map(u128::from)),
+        Some((c, x)) => {
+            two(c, key, x)?.ok_or_else(|| c.err(key, format!("must be two sizes, as {default:?}")))
+        }
+    }
+}
+
+/// Two pairs of positive sizes under `key`, as `[[3, 3], [3, 3]]`.
+fn pairs(v: Option<&Config>, key: &str, default: [[u64; 2]; 2]) -> Result<[[u128; 2]; 2]> {
+    let Some((c, x)) = v.and_then(|c| c.get(key).map(|x| (c, x))) else {
+        return Ok(default.map(|p| p.map(u128::from)));
+    };
+    let bad = || c.err(key, format!("must be two pairs of sizes, as {default:?}"));
+    match x.as_array().map(|a| a.as_slice()) {
+        Some([a, b]) => Ok([
+            two(c, key, a)?.ok_or_else(bad)?,
+            two(c, key, b)?.ok_or_else(bad)?,
+        ]),
+        _ => Err(bad()),
+    }
+}
+
+/// `x` as two positive sizes: `None` where it is not an array of two.
+fn two(c: &Config, key: &str, x: &serde_json::Value) -> Result<Option<[u128; 2]>> {
+    let Some([a, b]) = x.as_array().map(|a| a.as_slice()) else {
+        return Ok(None);
+    };
+    Ok(Some([
+        c.positive(key, a)? as u128,
+        c.positive(key, b)? as u128,
+    ]))
+}
+
+/// Gemma 4 unified's patch embedder, in place of a vision tower (`vision_embedder.` in its
+/// checkpoints): each merged patch's pixels (`(patch_size × pooling_kernel_size)²` of them,
+/// three channels) through a LayerNorm, a biased projection and a LayerNorm; a table of
+/// positions per axis, and a LayerNorm after adding them. Zero where the wrapper has no vision
+/// config.
+pub fn gemma4_unified_patches(top: &Config) -> Result<Option<u64>> {
+    let v = match gemma4_part(top, "vision_config", "gemma4_unified_vision")? {
+        None => return Ok(Some(0)),
+        Some(None) => return Ok(None),
+        Some(Some(v)) => v,
+    };
+    let merged =
+        (v.size("patch_size", Some(16))? * v.size("pooling_kernel_size", Some(3))?) as u128;
+    let pixels = 3 * merged * merged;
+    let d = v.size("mm_embed_dim", Some(3840))? as u128;
+    let positions = v.size("mm_posemb_size", Some(1120))? as u128;
+    fit(
+        top,
+        2 * pixels + pixels * d + d + 2 * d + positions * 2 * d + 2 * d,
+    )
+}
+
+/// Gemma 4 unified's vision embedder: the patch embedder's output (`output_proj_dims` wide)
+/// projected to the text width.
+pub fn gemma4_unified_embed_vision(top: &Config) -> Result<Option<u64>> {
+    gemma4_embedder(
+        top,
+        ("vision_config", "gemma4_unified_vision"),
+        ("output_proj_dims", 3840),
+    )
+}
+
+/// Gemma 4 unified's audio embedder, in place of a tower: the audio features (`audio_embed_dim`
+/// wide) projected to the text width.
+pub fn gemma4_unified_embed_audio(top: &Config) -> Result<Option<u64>> {
+    gemma4_embedder(
+        top,
+        ("audio_config", "gemma4_unified_audio"),
+        ("audio_embed_dim", 640),
+    )
+}
