@@ -283,7 +283,7 @@ fn shrink_attn(a: &mut anatomy_core::spec::Attention, kv: Option<u64>) {
     let (heads, default_kv) = match a.kind {
         AttnKind::Gqa => (4, 2),
         AttnKind::Mqa => (4, 1),
-        _ => (4, 4),
+        AttnKind::Mha | AttnKind::Mla => (4, 4),
     };
     let narrow_v = a.mla.is_none() && a.v_head_dim != a.head_dim;
     let orig_head_dim = a.head_dim;

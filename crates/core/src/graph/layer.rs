@@ -412,7 +412,14 @@ impl<'s> Builder<'s> {
             self.layers = both.clone();
             let stream = match (spec.block, place) {
                 (Block::Sequential, NormPlace::Pre | NormPlace::Sandwich) => "R",
-                _ => unreachable!("Gemma 4's FFN follows a pre-normed attention"),
+                (Block::Parallel { .. }, _)
+                | (
+                    _,
+                    NormPlace::Post
+                    | NormPlace::PostResidual
+                    | NormPlace::Normed
+                    | NormPlace::Sphere,
+                ) => unreachable!("Gemma 4's FFN follows a pre-normed attention"),
             };
             children.extend(self.mlp_and_moe(ffn_in, stream));
         }

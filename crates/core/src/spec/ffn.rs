@@ -176,9 +176,6 @@ pub enum Scoring {
     /// Experts chosen by their logits plus the correction bias, weighted by the sigmoid of their
     /// logits (Kolibri: the bias joins before the sigmoid, not after as in DeepSeek-V3).
     SigmoidBiasedLogits,
-    /// PhiMoE's SparseMixer at inference: two experts, the best logit and then the best of the
-    /// rest, each weighted by a softmax over the logits within a relative `eps` · 2 of it (the
-    /// others masked out, and for the second the first too).
     /// Inkling: experts chosen by σ(L) plus the correction bias over the routed ones; the chosen
     /// and the shared experts (which the router's last rows score) each weighted by its σ(L)
     /// normalized over them all, times `routed_scaling` and a learned scalar. The shared experts
@@ -186,9 +183,28 @@ pub enum Scoring {
     SigmoidSink,
     /// √softplus of the logits, chosen after the correction bias (DeepSeek-V4).
     SqrtSoftplus,
+    /// PhiMoE's SparseMixer at inference: two experts, the best logit and then the best of the
+    /// rest, each weighted by a softmax over the logits within a relative `eps` · 2 of it (the
+    /// others masked out, and for the second the first too).
     SparseMixer {
         eps: f64,
     },
+}
+
+impl Scoring {
+    /// SparseMixer's relative `eps`; 0 for every other scoring, which has none.
+    pub fn jitter_eps(self) -> f64 {
+        match self {
+            Scoring::SparseMixer { eps } => eps,
+            Scoring::Softmax
+            | Scoring::Sigmoid
+            | Scoring::TopkSoftmax
+            | Scoring::TopkSigmoid
+            | Scoring::SigmoidBiasedLogits
+            | Scoring::SigmoidSink
+            | Scoring::SqrtSoftplus => 0.0,
+        }
+    }
 }
 
 /// A layer's feed-forward sublayer.

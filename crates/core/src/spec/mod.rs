@@ -525,7 +525,11 @@ impl Spec {
     pub fn v4_main_freqs(&self) -> &RopeFreqs {
         match &self.position {
             Position::Rope(r) => &r.full,
-            other => unreachable!("DeepSeek-V4 rotates by RoPE, not {other:?}"),
+            other @ (Position::Learned
+            | Position::Sinusoidal(_)
+            | Position::Alibi(_)
+            | Position::None
+            | Position::Buckets(_)) => unreachable!("DeepSeek-V4 rotates by RoPE, not {other:?}"),
         }
     }
 

@@ -571,7 +571,12 @@ pub(super) fn router_score(s: Scoring, v: f32) -> f32 {
         Scoring::Sigmoid | Scoring::SigmoidBiasedLogits | Scoring::SigmoidSink => {
             1.0 / (1.0 + (-v).exp())
         }
-        other => unreachable!("{other:?} scores over the whole row, not logit by logit"),
+        other @ (Scoring::Softmax
+        | Scoring::TopkSoftmax
+        | Scoring::TopkSigmoid
+        | Scoring::SparseMixer { .. }) => {
+            unreachable!("{other:?} scores over the whole row, not logit by logit")
+        }
     }
 }
 
@@ -644,7 +649,10 @@ pub(super) fn route(
                 s @ (Scoring::Sigmoid | Scoring::SigmoidBiasedLogits | Scoring::SqrtSoftplus) => {
                     row.iter().map(|&v| router_score(s, v)).collect()
                 }
-                other => unreachable!("{other:?} is routed by its own arm"),
+                other @ (Scoring::TopkSoftmax
+                | Scoring::TopkSigmoid
+                | Scoring::SparseMixer { .. }
+                | Scoring::SigmoidSink) => unreachable!("{other:?} is routed by its own arm"),
             };
             let biased = if m.scoring == Scoring::SigmoidBiasedLogits {
                 row

@@ -21,7 +21,16 @@ impl Model {
         let a = match self.spec.plan[b].mixer {
             Mixer::Attention(_) => self.attention(&h, b, cache)?,
             Mixer::DeltaNet => self.delta_net(&h, b, cache)?,
-            other => unreachable!(
+            other @ (Mixer::Mamba2
+            | Mixer::Mamba
+            | Mixer::ShortConv
+            | Mixer::Lightning
+            | Mixer::RgLru
+            | Mixer::Rwkv
+            | Mixer::MLstm
+            | Mixer::Parallel(_)
+            | Mixer::None
+            | Mixer::CrossAttention) => unreachable!(
                 "gated streams are read with attention and Gated DeltaNet, not {other:?}"
             ),
         };

@@ -23,7 +23,7 @@ impl Model {
         let m = match ffn {
             Ffn::Moe => self.moe_by_ids(&h, &h, b, Some(&cache.ids))?,
             Ffn::Dense => self.mlp(&h, b)?,
-            other => {
+            other @ (Ffn::ChannelMix | Ffn::DenseAndMoe | Ffn::Shortcut | Ffn::None) => {
                 unreachable!("hyper-connections are read with MLPs and experts, not {other:?}")
             }
         };

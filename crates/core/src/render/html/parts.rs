@@ -507,7 +507,8 @@ fn attention_title(g: &Graph) -> &'static str {
     match g.spec.attn.kind {
         crate::spec::AttnKind::Mha => "Multi-head attention",
         crate::spec::AttnKind::Mqa => "Multi-query attention",
-        _ => "Grouped-query attention",
+        // MLA's groups are GQA's; its latent projections have parts of their own.
+        crate::spec::AttnKind::Gqa | crate::spec::AttnKind::Mla => "Grouped-query attention",
     }
 }
 

@@ -163,6 +163,18 @@ class Attention(nn.Module):
 /// The experts: each a clamped SwiGLU; the router's choice by score or by token id.
 pub(super) fn moe(spec: &Spec) -> String {
     let m = spec.moe.as_ref().expect("DeepSeek-V4's experts");
+    let (score, score_name) = match m.scoring {
+        Scoring::SqrtSoftplus => ("F.softplus(logits).sqrt()", "sqrt(softplus)"),
+        Scoring::Sigmoid => ("torch.sigmoid(logits)", "sigmoid"),
+        other @ (Scoring::Softmax
+        | Scoring::TopkSoftmax
+        | Scoring::TopkSigmoid
+        | Scoring::SigmoidBiasedLogits
+        | Scoring::SparseMixer { .. }
+        | Scoring::SigmoidSink) => {
+            unreachable!("DeepSeek-V4 scores by √softplus or σ, not {other:?}")
+        }
+    };
     fill(
         MOE,
         &[
@@ -175,24 +187,8 @@ pub(super) fn moe(spec: &Spec) -> String {
             ("eps", fmt_f(m.renorm_eps)),
             ("act", act_expr(spec.mlp.act, "self.w1(x).clamp(max=LIMIT)")),
             ("shared_bias", super::py_bool(m.shared_bias)),
-            (
-                "score",
-                match m.scoring {
-                    Scoring::SqrtSoftplus => "F.softplus(logits).sqrt()",
-                    Scoring::Sigmoid => "torch.sigmoid(logits)",
-                    other => unreachable!("DeepSeek-V4 scores by √softplus or σ, not {other:?}"),
-                }
-                .into(),
-            ),
-            (
-                "score_name",
-                match m.scoring {
-                    Scoring::SqrtSoftplus => "sqrt(softplus)",
-                    Scoring::Sigmoid => "sigmoid",
-                    other => unreachable!("DeepSeek-V4 scores by √softplus or σ, not {other:?}"),
-                }
-                .into(),
-            ),
+            ("score", score.into()),
+            ("score_name", score_name.into()),
         ],
     )
     .trim()
