@@ -541,6 +541,15 @@ CONFIGS = {
                                         num_position_embeddings=16, out_hidden_size=32, patch_size=16,
                                         spatial_merge_size=2, deepstack_visual_indexes=[0]),
                      image_token_id=95, video_token_id=96, vision_start_token_id=93, vision_end_token_id=94),
+    # GLM-4.1V: GLM-4's layers (half of each head rotated in interleaved pairs, M-RoPE sections
+    # over them) behind a tiny vision tower, saved as its published class saves it.
+    "glm4v": dict(model_type="glm4v", architectures=["Glm4vForConditionalGeneration"],
+                  text_config=dict(BASE, model_type="glm4v_text", hidden_size=64, partial_rotary_factor=0.5,
+                                   rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                                    "mrope_section": [2, 1, 1]}),
+                  vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2, image_size=28,
+                                     patch_size=14, out_hidden_size=64, spatial_merge_size=2),
+                  image_token_id=95, video_token_id=96),
     # GIT: BERT's post-norm layer with learned positions and an embedding LayerNorm, a head with
     # a bias, beside a tiny image encoder (two frame embeddings) that text alone never reads.
     "git": dict(BASE, model_type="git", num_hidden_layers=2, hidden_act="gelu", layer_norm_eps=1e-5,

@@ -39,7 +39,7 @@ CATALOG = ROOT / "crates/core/catalog"
 FIXTURES = ROOT / "crates/core/tests/fixtures"
 # Published classes of wrappers whose unseen configs name them too.
 ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
-                 "qwen3_vl": "Qwen3VLForConditionalGeneration"}
+                 "qwen3_vl": "Qwen3VLForConditionalGeneration", "glm4v": "Glm4vForConditionalGeneration"}
 
 
 def build_config(raw):
@@ -654,6 +654,31 @@ def unseen_qwen3_vl(rng):
         del vision["deepstack_visual_indexes"]  # the class's three
     return {"model_type": "qwen3_vl", "architectures": ["Qwen3VLForConditionalGeneration"], "text_config": text,
             "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_glm4v(rng):
+    """GLM-4.1V around a small GLM-4-like language model (half of each head rotated or all of it,
+    M-RoPE sections), the head tied by the wrapper's flag or the language model's, and a vision
+    tower of its own sizes (a biased QKV or not)."""
+    heads, kv = heads_and_kv(rng)
+    head_dim = rng.choice([8, 16])
+    text = {"model_type": "glm4v_text", "hidden_size": heads * head_dim, "intermediate_size": rng.choice([40, 72]),
+            "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": heads, "num_key_value_heads": kv,
+            "vocab_size": rng.choice([97, 128]),
+            "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [1, 1, 0]}}
+    if rng.random() < 0.6:
+        text["partial_rotary_factor"] = 0.5
+    if rng.random() < 0.4:
+        text["tie_word_embeddings"] = rng.random() < 0.5
+    vision = {"model_type": "glm4v_vision", "depth": rng.randint(1, 2), "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_heads": 4, "image_size": rng.choice([28, 56]),
+              "patch_size": 14, "out_hidden_size": text["hidden_size"], "spatial_merge_size": rng.choice([1, 2]),
+              "attention_bias": rng.random() < 0.5}
+    raw = {"model_type": "glm4v", "architectures": ["Glm4vForConditionalGeneration"], "text_config": text,
+           "vision_config": vision}
+    if rng.random() < 0.7:
+        raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
 
 
 def unseen_idefics3(rng, model_type):
@@ -1415,6 +1440,7 @@ UNSEEN = {
     "qwen2_vl": lambda rng: unseen_qwen2_vl(rng, "qwen2_vl"),
     "qwen2_5_vl": lambda rng: unseen_qwen2_vl(rng, "qwen2_5_vl"),
     "qwen3_vl": unseen_qwen3_vl,
+    "glm4v": unseen_glm4v,
 }
 
 
@@ -1431,7 +1457,7 @@ DEFAULT_TYPES = [
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
-    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl",
+    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v",
 ]
 
 

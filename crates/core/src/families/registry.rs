@@ -1124,6 +1124,39 @@ pub static FAMILIES: &[Family] = &[
         Some("glm4"),
         &[TRAINING],
     ),
+    // GLM-4.1V's language model: GLM-4's layers with biases on q, k and v always, all of each
+    // head rotated by default, its heads hidden / heads wide.
+    inner(llama(
+        "glm4v_text",
+        "GLM-4.1V",
+        LlamaLike {
+            qkv_bias: Bias::Always,
+            o_bias: Bias::Never,
+            mlp_bias: Bias::Never,
+            place: NormPlace::Sandwich,
+            fused_gate_up: true,
+            interleaved_rope: true,
+            layout: Layout::Glm4,
+            ..LlamaLike::llama(Defaults {
+                head_dim: HeadDim::Divided,
+                ..d(
+                    151_552,
+                    4096,
+                    13696,
+                    40,
+                    32,
+                    Some(2),
+                    None,
+                    32768,
+                    1e-5,
+                    10_000.0,
+                    false,
+                )
+            })
+        },
+        None,
+        &[TRAINING, MROPE_SECTIONS],
+    )),
     // GLM (GLM-4 of 2024): GLM-4's attention and fused MLP, with Llama's norm placement.
     llama(
         "glm",
@@ -3176,6 +3209,33 @@ pub static FAMILIES: &[Family] = &[
             towers::qwen2_5_vl_vision,
         )],
         ..wrapper("qwen2_5_vl", "Qwen2.5-VL", QWEN_VL_WRAPPER)
+    },
+    // GLM-4.1V as published: its language model under `model.language_model.`, the head beside
+    // it, tied by the wrapper's flag or the language model's; the vision tower under
+    // `model.visual.`.
+    Family {
+        text: Some("glm4v_text"),
+        tie: Tie::Either(false),
+        wrap: HfWrap::Nested,
+        parts: &[counted(
+            "vision tower",
+            "model.visual.",
+            towers::glm4v_vision,
+        )],
+        ..wrapper(
+            "glm4v",
+            "GLM-4.1V",
+            &[&[
+                "initializer_range",
+                "vision_config",
+                "image_token_id",
+                "video_token_id",
+                "image_start_token_id",
+                "image_end_token_id",
+                "video_start_token_id",
+                "video_end_token_id",
+            ]],
+        )
     },
     // Qwen3-VL as published: Qwen3.5's layout, tied by the wrapper's flag alone.
     Family {

@@ -11,9 +11,11 @@ use crate::config::Config;
 use crate::error::Result;
 
 mod gemma;
+mod glm;
 mod qwen;
 
 pub use gemma::*;
+pub use glm::*;
 pub use qwen::*;
 
 /// Counts one part from the wrapper's config: `None` where anatomy cannot count it.
@@ -123,6 +125,27 @@ pub fn fuyu_patches(top: &Config) -> Result<Option<u64>> {
         * top.size("num_channels", Some(3))? as u128;
     let text = text_hidden(top, 4096)? as u128;
     fit(top, pixels * text + text)
+}
+
+/// The vision config of one of `kinds`, for the towers whose class counts its blocks as `depth`
+/// (Qwen's, GLM-4.1V's): its attribute map, `num_hidden_layers` setting `depth`.
+fn depth_vision<'a>(top: &Config<'a>, kinds: &[&str]) -> Result<Option<Option<Config<'a>>>> {
+    Ok(vision(top, kinds)?.map(|v| v.map(|v| v.renamed(&[("num_hidden_layers", "depth")]))))
+}
+
+/// A 3-D patch convolution's weights (time × height × width × channels → width), or `None`
+/// for a rectangular patch.
+fn patches(v: &Option<Config>, patch: u64, width: u128) -> Result<Option<u128>> {
+    let (Some(patch), Some(frames)) = (
+        square(v, "patch_size", patch)?,
+        square(v, "temporal_patch_size", 2)?,
+    ) else {
+        return Ok(None);
+    };
+    let channels = size(v, "in_channels", 3)? as u128;
+    Ok(Some(
+        channels * frames as u128 * (patch as u128).pow(2) * width,
+    ))
 }
 
 /// The wrapper's vision sub-config, where it is of one of `kinds` (or says no kind): `Ok(None)`

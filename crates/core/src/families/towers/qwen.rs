@@ -4,27 +4,6 @@
 
 use super::*;
 
-/// The vision config of one of `kinds`, with its class's attribute map: `num_hidden_layers`
-/// sets `depth`.
-fn qwen_vision<'a>(top: &Config<'a>, kinds: &[&str]) -> Result<Option<Option<Config<'a>>>> {
-    Ok(vision(top, kinds)?.map(|v| v.map(|v| v.renamed(&[("num_hidden_layers", "depth")]))))
-}
-
-/// The patch convolution's weights (time × height × width × channels → width), or `None` for a
-/// rectangular patch.
-fn patches(v: &Option<Config>, patch: u64, width: u128) -> Result<Option<u128>> {
-    let (Some(patch), Some(frames)) = (
-        square(v, "patch_size", patch)?,
-        square(v, "temporal_patch_size", 2)?,
-    ) else {
-        return Ok(None);
-    };
-    let channels = size(v, "in_channels", 3)? as u128;
-    Ok(Some(
-        channels * frames as u128 * (patch as u128).pow(2) * width,
-    ))
-}
-
 /// The merger's two biased projections of `width` × spatial_merge_size² joined features into
 /// `out`, without its norm.
 fn merger(v: &Option<Config>, width: u128, out: u128) -> Result<u128> {
@@ -37,7 +16,7 @@ fn merger(v: &Option<Config>, width: u128, out: u128) -> Result<u128> {
 /// LayerNorm, into `hidden_size` (the class's default, not the text width, where the config
 /// leaves it out).
 pub fn qwen2_vl_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(v) = qwen_vision(top, &["qwen2_vl", "qwen2_vl_vision"])? else {
+    let Some(v) = depth_vision(top, &["qwen2_vl", "qwen2_vl_vision"])? else {
         return Ok(None);
     };
     let d = size(&v, "embed_dim", 1280)? as u128;
@@ -54,7 +33,7 @@ pub fn qwen2_vl_vision(top: &Config) -> Result<Option<u64>> {
 /// Qwen2.5-VL's vision tower: Qwen2-VL's with RMSNorms (no biases), a biased gated MLP, and
 /// an RMSNorm before the merger, into `out_hidden_size`.
 pub fn qwen2_5_vl_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(v) = qwen_vision(top, &["qwen2_5_vl", "qwen2_5_vl_vision"])? else {
+    let Some(v) = depth_vision(top, &["qwen2_5_vl", "qwen2_5_vl_vision"])? else {
         return Ok(None);
     };
     let d = size(&v, "hidden_size", 3584)? as u128;
@@ -72,7 +51,7 @@ pub fn qwen2_5_vl_vision(top: &Config) -> Result<Option<u64>> {
 /// LayerNorms, the attention and a biased two-layer MLP, the merger after a LayerNorm, and a
 /// deep-stack merger per `deepstack_visual_indexes` entry, each normed after joining.
 pub fn qwen3_vl_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(v) = qwen_vision(top, &["qwen3_vl", "qwen3_vl_vision"])? else {
+    let Some(v) = depth_vision(top, &["qwen3_vl", "qwen3_vl_vision"])? else {
         return Ok(None);
     };
     let Some(tower) = qwen3_like(&v)? else {
@@ -95,7 +74,7 @@ pub fn qwen3_vl_vision(top: &Config) -> Result<Option<u64>> {
 /// whatever `deepstack_visual_indexes` a config lists.
 pub fn qwen3_5_vision(top: &Config) -> Result<Option<u64>> {
     let kinds = ["qwen3_5", "qwen3_5_moe", "qwen4_exp", "qwen4_exp_vision"];
-    let Some(v) = qwen_vision(top, &kinds)? else {
+    let Some(v) = depth_vision(top, &kinds)? else {
         return Ok(None);
     };
     match qwen3_like(&v)? {

@@ -1,0 +1,39 @@
+//! GLM-4.1V's vision tower.
+
+use super::*;
+
+/// GLM-4.1V's vision tower: learned positions over the image's patches, a 3-D patch convolution
+/// with a bias and an RMSNorm after it, blocks of RMSNorms, the attention (its fused QKV biased
+/// where `attention_bias`) and a bias-free gated MLP as wide as the output, a last RMSNorm, a
+/// biased convolution joining each spatial_merge_size² patches into the output width, and the
+/// merger: a projection, a LayerNorm and a gated MLP `intermediate_size` wide, none biased.
+pub fn glm4v_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(v) = depth_vision(top, &["glm4v", "glm4v_vision"])? else {
+        return Ok(None);
+    };
+    let d = size(&v, "hidden_size", 1536)? as u128;
+    let (Some(conv), Some(image), Some(patch)) = (
+        patches(&v, 14, d)?,
+        square(&v, "image_size", 336)?,
+        square(&v, "patch_size", 14)?,
+    ) else {
+        return Ok(None);
+    };
+    let positions = ((image / patch) as u128).pow(2) * d;
+    let out = size(&v, "out_hidden_size", 4096)? as u128;
+    let i = size(&v, "intermediate_size", 13696)? as u128;
+    let qkv_bias = if flag(&v, "attention_bias", false)? {
+        3 * d
+    } else {
+        0
+    };
+    let block = 2 * d + 3 * d * d + qkv_bias + d * d + 3 * d * out;
+    let depth = size(&v, "depth", 24)? as u128;
+    let merge = (size(&v, "spatial_merge_size", 2)? as u128).pow(2);
+    let downsample = d * out * merge + out;
+    let merger = out * out + 2 * out + 3 * out * i;
+    fit(
+        top,
+        positions + conv + d + d + depth * block + d + downsample + merger,
+    )
+}
