@@ -550,6 +550,17 @@ CONFIGS = {
                   vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2, image_size=28,
                                      patch_size=14, out_hidden_size=64, spatial_merge_size=2),
                   image_token_id=95, video_token_id=96),
+    # GLM-4.5V: GLM-4.5's experts (a dense first layer, two routed of four and a shared one,
+    # sigmoid-scored) in GLM-4.1V's wrapper; q, k and v biased by its class default.
+    "glm4v_moe": dict(model_type="glm4v_moe", architectures=["Glm4vMoeForConditionalGeneration"],
+                      text_config=dict(BASE, model_type="glm4v_moe_text", hidden_size=64, num_hidden_layers=3,
+                                       n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=16,
+                                       n_shared_experts=1, first_k_dense_replace=1,
+                                       rope_parameters={"rope_type": "default", "rope_theta": 10000.0,
+                                                        "partial_rotary_factor": 0.5, "mrope_section": [2, 1, 1]}),
+                      vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2,
+                                         image_size=28, patch_size=14, out_hidden_size=64, spatial_merge_size=2),
+                      image_token_id=95, video_token_id=96),
     # GIT: BERT's post-norm layer with learned positions and an embedding LayerNorm, a head with
     # a bias, beside a tiny image encoder (two frame embeddings) that text alone never reads.
     "git": dict(BASE, model_type="git", num_hidden_layers=2, hidden_act="gelu", layer_norm_eps=1e-5,

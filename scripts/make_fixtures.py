@@ -39,7 +39,8 @@ CATALOG = ROOT / "crates/core/catalog"
 FIXTURES = ROOT / "crates/core/tests/fixtures"
 # Published classes of wrappers whose unseen configs name them too.
 ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
-                 "qwen3_vl": "Qwen3VLForConditionalGeneration", "glm4v": "Glm4vForConditionalGeneration"}
+                 "qwen3_vl": "Qwen3VLForConditionalGeneration", "glm4v": "Glm4vForConditionalGeneration",
+                 "glm4v_moe": "Glm4vMoeForConditionalGeneration"}
 
 
 def build_config(raw):
@@ -678,6 +679,21 @@ def unseen_glm4v(rng):
            "vision_config": vision}
     if rng.random() < 0.7:
         raw["tie_word_embeddings"] = rng.random() < 0.5
+    return raw
+
+
+def unseen_glm4v_moe(rng):
+    """GLM-4.5V around a small GLM-4.5-like language model: routed and shared experts, a dense
+    first layer or none, biases or not, its own head size or hidden / heads; GLM-4.1V's tower."""
+    raw = unseen_glm4v(rng)
+    raw.update(model_type="glm4v_moe", architectures=["Glm4vMoeForConditionalGeneration"])
+    raw["vision_config"]["model_type"] = "glm4v_moe_vision"
+    text = raw["text_config"]
+    text.update(model_type="glm4v_moe_text", n_routed_experts=rng.choice([4, 8]), num_experts_per_tok=2,
+                moe_intermediate_size=rng.choice([16, 24]), n_shared_experts=rng.choice([1, 2]),
+                first_k_dense_replace=rng.choice([0, 1]), attention_bias=rng.random() < 0.6)
+    if rng.random() < 0.4:
+        text["head_dim"] = rng.choice([8, 16])
     return raw
 
 
@@ -1441,6 +1457,7 @@ UNSEEN = {
     "qwen2_5_vl": lambda rng: unseen_qwen2_vl(rng, "qwen2_5_vl"),
     "qwen3_vl": unseen_qwen3_vl,
     "glm4v": unseen_glm4v,
+    "glm4v_moe": unseen_glm4v_moe,
 }
 
 
@@ -1457,7 +1474,7 @@ DEFAULT_TYPES = [
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
-    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v",
+    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe",
 ]
 
 

@@ -248,9 +248,11 @@ const CANNOT_BUILD: [(&str, &str); 11] = [
 
 /// Defaults transformers builds but cannot run, refused: DeepseekV2Config has no top-k;
 /// Glm4MoeConfig's 96 heads of 4096 // 96 = 42 dims rotate 21 of them, an odd count.
-const CANNOT_RUN: [(&str, &str); 2] = [
+const CANNOT_RUN: [(&str, &str); 3] = [
     ("deepseek_v2", "num_experts_per_tok"),
     ("glm4_moe", "hidden_size"),
+    // Glm4vMoeTextConfig's defaults are Glm4MoeConfig's.
+    ("glm4v_moe", "text_config.hidden_size"),
 ];
 
 /// Every registry row's defaults as `save_pretrained` writes them (every field of the config

@@ -145,6 +145,8 @@ struct Class {
     /// The output projection takes `attention_bias` as q, k and v do (MiniCPM5-MoE's Llama
     /// attention; GLM-4.5's has none).
     o_bias: bool,
+    /// The class default of `attention_bias` (GLM-4.5V's: true).
+    attention_bias: bool,
     /// Kimi Delta Attention in some layers, and which.
     linear: Linear,
     /// What a class adds to the parts above.
@@ -249,6 +251,7 @@ const V3: Class = Class {
     minicpm: false,
     mlp_bias: false,
     o_bias: false,
+    attention_bias: false,
     linear: Linear::None,
     extra: Extra::None,
     layout: Layout::DeepSeek,
@@ -307,6 +310,21 @@ static CLASSES: &[Class] = &[
         ..V3
     },
     GLM,
+    // GLM-4.5V's language model: GLM-4.5's layers with biased q, k and v by default, no QK
+    // norms and no multi-token prediction; its M-RoPE sections rotate text as plain RoPE.
+    Class {
+        model_type: "glm4v_moe_text",
+        vocab: 151_424,
+        context: 65536,
+        attn: Attn::Grouped {
+            kv: Some(8),
+            head_dim: HeadDim::Floor,
+            qk_norm: QkNormRule::Never,
+        },
+        mtp: false,
+        attention_bias: true,
+        ..GLM
+    },
     // Sarvam-MoE: GLM-4.5's model with QK-norm on and the whole head rotated.
     Class {
         model_type: "sarvam_moe",
@@ -881,7 +899,7 @@ pub fn load(cfg: &Config, model_type: &str, family: &str, name: &str) -> Result<
                 QkNormRule::Always => true,
                 QkNormRule::Flag(default) => cfg.flag("use_qk_norm", default)?,
             };
-            let bias = cfg.flag("attention_bias", false)?;
+            let bias = cfg.flag("attention_bias", c.attention_bias)?;
             Attention {
                 qkv_bias: bias,
                 o_bias: bias && c.o_bias,

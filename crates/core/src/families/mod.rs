@@ -463,7 +463,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("fast_vlm", IMAGE_TEXT),
     ("florence2", IMAGE_TEXT),
     ("glm46v", IMAGE_TEXT),
-    ("glm4v_moe", IMAGE_TEXT),
     ("glm5_next", IMAGE_TEXT),
     ("glm_ocr", IMAGE_TEXT),
     ("glmga", IMAGE_TEXT),

@@ -3222,20 +3222,19 @@ pub static FAMILIES: &[Family] = &[
             "model.visual.",
             towers::glm4v_vision,
         )],
-        ..wrapper(
-            "glm4v",
-            "GLM-4.1V",
-            &[&[
-                "initializer_range",
-                "vision_config",
-                "image_token_id",
-                "video_token_id",
-                "image_start_token_id",
-                "image_end_token_id",
-                "video_start_token_id",
-                "video_end_token_id",
-            ]],
-        )
+        ..wrapper("glm4v", "GLM-4.1V", GLM4V_WRAPPER)
+    },
+    // GLM-4.5V: GLM-4.1V's wrapper around GLM-4.5's experts (`deepseek::load`).
+    Family {
+        text: Some("glm4v_moe_text"),
+        tie: Tie::Either(false),
+        wrap: HfWrap::Nested,
+        parts: &[counted(
+            "vision tower",
+            "model.visual.",
+            towers::glm4v_moe_vision,
+        )],
+        ..wrapper("glm4v_moe", "GLM-4.5V", GLM4V_WRAPPER)
     },
     // Qwen3-VL as published: Qwen3.5's layout, tied by the wrapper's flag alone.
     Family {
@@ -4701,6 +4700,20 @@ pub static FAMILIES: &[Family] = &[
         )
     },
     Family {
+        renames: &[("num_local_experts", "n_routed_experts")],
+        ..inner(own(
+            "glm4v_moe_text",
+            "GLM-4.5V",
+            deepseek::load,
+            None,
+            &[
+                TRAINING,
+                MROPE_SECTIONS,
+                &["output_router_logits", "router_aux_loss_coef"],
+            ],
+        ))
+    },
+    Family {
         renames: &[
             ("num_local_experts", "n_routed_experts"),
             ("num_mtp_layers", "num_nextn_predict_layers"),
@@ -4984,6 +4997,18 @@ const GEMMA4_WRAPPER: &[&[&str]] = &[&[
     "eoi_token_id",
     "boa_token_id",
     "eoa_token_index",
+]];
+
+/// GLM-4.1V's and GLM-4.5V's wrapper keys beside their towers.
+const GLM4V_WRAPPER: &[&[&str]] = &[&[
+    "initializer_range",
+    "vision_config",
+    "image_token_id",
+    "video_token_id",
+    "image_start_token_id",
+    "image_end_token_id",
+    "video_start_token_id",
+    "video_end_token_id",
 ]];
 
 /// The Qwen vision-language wrappers' keys beside their towers (Qwen2-VL to Qwen3.5).

@@ -1,4 +1,4 @@
-//! GLM-4.1V's vision tower.
+//! GLM-4.1V's and GLM-4.5V's vision tower (the same blocks under each one's class names).
 
 use super::*;
 
@@ -8,7 +8,16 @@ use super::*;
 /// biased convolution joining each spatial_merge_size² patches into the output width, and the
 /// merger: a projection, a LayerNorm and a gated MLP `intermediate_size` wide, none biased.
 pub fn glm4v_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(v) = depth_vision(top, &["glm4v", "glm4v_vision"])? else {
+    glm_vision(top, &["glm4v", "glm4v_vision"])
+}
+
+/// GLM-4.5V's vision tower: GLM-4.1V's.
+pub fn glm4v_moe_vision(top: &Config) -> Result<Option<u64>> {
+    glm_vision(top, &["glm4v_moe", "glm4v_moe_vision"])
+}
+
+fn glm_vision(top: &Config, kinds: &[&str]) -> Result<Option<u64>> {
+    let Some(v) = depth_vision(top, kinds)? else {
         return Ok(None);
     };
     let d = size(&v, "hidden_size", 1536)? as u128;
