@@ -550,6 +550,18 @@ CONFIGS = {
                   vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2, image_size=28,
                                      patch_size=14, out_hidden_size=64, spatial_merge_size=2),
                   image_token_id=95, video_token_id=96),
+    # Qwen3-VL-MoE: Qwen3-MoE's layers (experts in the second and third, always renormalized),
+    # the experts stacked as published ([E, hidden, 2·inter]), behind Qwen3-VL's tower.
+    "qwen3_vl_moe": dict(model_type="qwen3_vl_moe", architectures=["Qwen3VLMoeForConditionalGeneration"],
+                         text_config=dict(BASE, model_type="qwen3_vl_moe_text", head_dim=8, num_hidden_layers=3,
+                                          num_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
+                                          mlp_only_layers=[0],
+                                          rope_scaling={"rope_type": "default", "mrope_interleaved": True,
+                                                        "mrope_section": [2, 1, 1]}),
+                         vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2,
+                                            num_position_embeddings=16, out_hidden_size=32, patch_size=16,
+                                            spatial_merge_size=2, deepstack_visual_indexes=[0]),
+                         image_token_id=95, video_token_id=96, vision_start_token_id=93, vision_end_token_id=94),
     # GLM-4.5V: GLM-4.5's experts (a dense first layer, two routed of four and a shared one,
     # sigmoid-scored) in GLM-4.1V's wrapper; q, k and v biased by its class default.
     "glm4v_moe": dict(model_type="glm4v_moe", architectures=["Glm4vMoeForConditionalGeneration"],

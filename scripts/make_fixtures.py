@@ -32,7 +32,7 @@ from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_N
 from transformers.core_model_loading import revert_weight_conversion
 from transformers.modeling_utils import remove_tied_weights_from_state_dict
 
-from make_toy_fixtures import buildable, resplit_convs
+from make_toy_fixtures import buildable, resplit_convs, transposed_on_load
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "crates/core/catalog"
@@ -40,7 +40,8 @@ FIXTURES = ROOT / "crates/core/tests/fixtures"
 # Published classes of wrappers whose unseen configs name them too.
 ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
                  "qwen3_vl": "Qwen3VLForConditionalGeneration", "glm4v": "Glm4vForConditionalGeneration",
-                 "glm4v_moe": "Glm4vMoeForConditionalGeneration"}
+                 "glm4v_moe": "Glm4vMoeForConditionalGeneration",
+                 "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration"}
 
 
 def build_config(raw):
@@ -71,7 +72,13 @@ def checkpoint_layout(config, raw):
     # padded past its real vocabulary with zero rows when saved).
     built = sum(t.numel() for t in state.values())
     state = resplit_convs(revert_weight_conversion(model, state), model)
-    return {name: list(t.shape) for name, t in state.items()}, built
+    return published(config, {name: list(t.shape) for name, t in state.items()}), built
+
+
+def published(config, shapes):
+    """Shapes as the published checkpoint stores them (`transposed_on_load`)."""
+    return {name: (s[:-2] + [s[-1], s[-2]] if transposed_on_load(config.model_type, name) else s)
+            for name, s in shapes.items()}
 
 
 def expert_counts(text):
@@ -102,7 +109,6 @@ def active_params(tensors, text):
     routed = {}
     for name, shape in tensors.items():
         if ROUTED.search(name) and not SHARED.search(name):
-            layer = re.search(r"layers\.(\d+)\.", name).group(1)
             kind = re.sub(r"\.experts\.\d+\.", ".experts.*.", name[name.index("layers."):])
             count, m = routed.get(kind, (0, 0))
             routed[kind] = (count + numel(shape), m + (1 if ".experts.*." in kind else n))
@@ -655,6 +661,21 @@ def unseen_qwen3_vl(rng):
         del vision["deepstack_visual_indexes"]  # the class's three
     return {"model_type": "qwen3_vl", "architectures": ["Qwen3VLForConditionalGeneration"], "text_config": text,
             "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_qwen3_vl_moe(rng):
+    """Qwen3-VL-MoE around a small Qwen3-MoE-like language model (experts every layer or every
+    other, some layers dense, the expert count under either of its names), Qwen3-VL's tower."""
+    raw = unseen_qwen3_vl(rng)
+    raw.update(model_type="qwen3_vl_moe", architectures=["Qwen3VLMoeForConditionalGeneration"])
+    raw["vision_config"]["model_type"] = "qwen3_vl_moe"
+    text = raw["text_config"]
+    experts = rng.choice(["num_experts", "num_local_experts"])
+    text.update({"model_type": "qwen3_vl_moe_text", experts: rng.choice([4, 8]), "num_experts_per_tok": 2,
+                 "moe_intermediate_size": rng.choice([16, 24]), "decoder_sparse_step": rng.choice([1, 2])})
+    if text["num_hidden_layers"] > 1 and rng.random() < 0.5:
+        text["mlp_only_layers"] = [0]
+    return raw
 
 
 def unseen_glm4v(rng):
@@ -1458,6 +1479,7 @@ UNSEEN = {
     "qwen3_vl": unseen_qwen3_vl,
     "glm4v": unseen_glm4v,
     "glm4v_moe": unseen_glm4v_moe,
+    "qwen3_vl_moe": unseen_qwen3_vl_moe,
 }
 
 
@@ -1474,7 +1496,7 @@ DEFAULT_TYPES = [
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
-    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe",
+    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe", "qwen3_vl_moe",
 ]
 
 

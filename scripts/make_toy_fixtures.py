@@ -23,10 +23,8 @@ Usage: python3 scripts/make_toy_fixtures.py [NAME ...]
 import argparse
 import copy
 import json
-import math
 import random
 import shutil
-import sys
 from pathlib import Path
 
 import torch
@@ -722,12 +720,27 @@ def resplit_convs(state, model):
     return state
 
 
+# Stacked experts that transformers transposes on load from the grouped-GEMM layout published
+# checkpoints store ([E, hidden, 2·inter] and [E, inter, hidden]), and 5.25 saves as it holds
+# them ([E, 2·inter, hidden] …): the published layout is the one people download.
+TRANSPOSED_ON_LOAD = {"qwen3_vl_moe": (".mlp.experts.gate_up_proj", ".mlp.experts.down_proj")}
+
+
+def transposed_on_load(model_type, name):
+    return name.endswith(TRANSPOSED_ON_LOAD.get(model_type, ()))
+
+
 def save_model(d, model):
-    """`save_pretrained`, its convolutions cut as published checkpoints cut them."""
+    """`save_pretrained`, its convolutions cut as published checkpoints cut them and its stacked
+    experts laid out as they publish them."""
     model.save_pretrained(d, safe_serialization=True)
-    if conv_cuts(model) is not None:
+    model_type = model.config.model_type
+    if conv_cuts(model) is not None or model_type in TRANSPOSED_ON_LOAD:
         path = d / "model.safetensors"
-        save_file(resplit_convs(load_file(path), model), path, metadata={"format": "pt"})
+        tensors = resplit_convs(load_file(path), model)
+        tensors = {n: t.transpose(-1, -2).contiguous() if transposed_on_load(model_type, n) else t
+                   for n, t in tensors.items()}
+        save_file(tensors, path, metadata={"format": "pt"})
 
 
 def save(d, raw, model, extra=None):

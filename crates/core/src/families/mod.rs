@@ -509,7 +509,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("qianfan_ocr", IMAGE_TEXT),
     ("qwen2_5_omni_thinker", IMAGE_TEXT),
     ("qwen3_omni_moe_thinker", IMAGE_TEXT),
-    ("qwen3_vl_moe", IMAGE_TEXT),
     ("shieldgemma2", IMAGE_TEXT),
     ("step3p7", IMAGE_TEXT),
     ("t5gemma2", IMAGE_TEXT),

@@ -1124,6 +1124,59 @@ pub static FAMILIES: &[Family] = &[
         Some("glm4"),
         &[TRAINING],
     ),
+    // Qwen3-VL-MoE's language model: Qwen3-MoE's layers without windows, the router always
+    // renormalized, the experts stacked as published ([E, hidden, 2·inter] and [E, inter,
+    // hidden], which transformers transposes on load). Its class sets `sliding_window` to None
+    // whatever a config says.
+    Family {
+        renames: &[("num_local_experts", "num_experts")],
+        ..inner(llama(
+            "qwen3_vl_moe_text",
+            "Qwen3-VL-MoE",
+            LlamaLike {
+                mlp_bias: Bias::Never,
+                qk_norm: QkNorm::PerHead,
+                layout: Layout::MiniMaxM3,
+                experts: Experts::Routed(Routed {
+                    count: ("num_experts", 60),
+                    top_k: 4,
+                    width: Some(("moe_intermediate_size", 1408)),
+                    renormalize: Renormalize::Always,
+                    layers: MoeLayers::Qwen(&[]),
+                    zero_is_dense: true,
+                    shared: None,
+                    stacked_in_out: true,
+                    ..Routed::MIXTRAL
+                }),
+                ..LlamaLike::llama(Defaults {
+                    head_dim: HeadDim::Floor,
+                    ..d(
+                        151_936,
+                        2048,
+                        5632,
+                        24,
+                        16,
+                        Some(16),
+                        None,
+                        128_000,
+                        1e-6,
+                        500_000.0,
+                        true,
+                    )
+                })
+            },
+            None,
+            &[
+                TRAINING,
+                MROPE_SECTIONS,
+                &[
+                    "router_aux_loss_coef",
+                    "output_router_logits",
+                    "sliding_window",
+                ],
+            ],
+        ))
+    },
     // GLM-4.1V's language model: GLM-4's layers with biases on q, k and v always, all of each
     // head rotated by default, its heads hidden / heads wide.
     inner(llama(
@@ -3235,6 +3288,18 @@ pub static FAMILIES: &[Family] = &[
             towers::glm4v_moe_vision,
         )],
         ..wrapper("glm4v_moe", "GLM-4.5V", GLM4V_WRAPPER)
+    },
+    // Qwen3-VL-MoE: Qwen3-VL's wrapper and tower around its experts.
+    Family {
+        text: Some("qwen3_vl_moe_text"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Nested,
+        parts: &[counted(
+            "vision tower",
+            "model.visual.",
+            towers::qwen3_vl_moe_vision,
+        )],
+        ..wrapper("qwen3_vl_moe", "Qwen3-VL-MoE", QWEN_VL_WRAPPER)
     },
     // Qwen3-VL as published: Qwen3.5's layout, tied by the wrapper's flag alone.
     Family {

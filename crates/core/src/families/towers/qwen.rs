@@ -51,7 +51,16 @@ pub fn qwen2_5_vl_vision(top: &Config) -> Result<Option<u64>> {
 /// LayerNorms, the attention and a biased two-layer MLP, the merger after a LayerNorm, and a
 /// deep-stack merger per `deepstack_visual_indexes` entry, each normed after joining.
 pub fn qwen3_vl_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(v) = depth_vision(top, &["qwen3_vl", "qwen3_vl_vision"])? else {
+    deepstack_vision(top, &["qwen3_vl", "qwen3_vl_vision"])
+}
+
+/// Qwen3-VL-MoE's vision tower: Qwen3-VL's.
+pub fn qwen3_vl_moe_vision(top: &Config) -> Result<Option<u64>> {
+    deepstack_vision(top, &["qwen3_vl_moe", "qwen3_vl_moe_vision"])
+}
+
+fn deepstack_vision(top: &Config, kinds: &[&str]) -> Result<Option<u64>> {
+    let Some(v) = depth_vision(top, kinds)? else {
         return Ok(None);
     };
     let Some(tower) = qwen3_like(&v)? else {
