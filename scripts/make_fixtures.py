@@ -41,7 +41,9 @@ FIXTURES = ROOT / "crates/core/tests/fixtures"
 ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
                  "qwen3_vl": "Qwen3VLForConditionalGeneration", "glm4v": "Glm4vForConditionalGeneration",
                  "glm4v_moe": "Glm4vMoeForConditionalGeneration",
-                 "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration"}
+                 "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
+                 "llava_next_video": "LlavaNextVideoForConditionalGeneration",
+                 "vipllava": "VipLlavaForConditionalGeneration", "glm46v": "Glm46VForConditionalGeneration"}
 
 
 def build_config(raw):
@@ -675,6 +677,38 @@ def unseen_qwen3_vl_moe(rng):
                  "moe_intermediate_size": rng.choice([16, 24]), "decoder_sparse_step": rng.choice([1, 2])})
     if text["num_hidden_layers"] > 1 and rng.random() < 0.5:
         text["mlp_only_layers"] = [0]
+    return raw
+
+
+def unseen_llava_next_video(rng):
+    """LLaVA-NeXT-Video: LLaVA-NeXT's unseen configs, frames pooled by average, max or a
+    convolution (its output channels given or the vision width)."""
+    raw = unseen_llava_next(rng)
+    raw.update(model_type="llava_next_video", architectures=["LlavaNextVideoForConditionalGeneration"],
+               spatial_pool_mode=rng.choice(["average", "max", "conv"]), spatial_pool_stride=rng.choice([1, 2]))
+    if raw["spatial_pool_mode"] == "conv" and rng.random() < 0.5:
+        raw["spatial_pool_out_channels"] = rng.choice([16, 48])
+    return raw
+
+
+def unseen_vipllava(rng):
+    """VipLlava: LLaVA's unseen configs without the projector's bias flag, joining one vision
+    layer or several under either key's name, or the class's five."""
+    raw = unseen_llava(rng)
+    raw.update(model_type="vipllava", architectures=["VipLlavaForConditionalGeneration"])
+    for key in ("multimodal_projector_bias", "vision_feature_select_strategy", "vision_feature_layer"):
+        raw.pop(key, None)
+    layers = rng.choice([None, -2, [-2, -1], [-1, -2, 0]])
+    if layers is not None:
+        raw[rng.choice(["vision_feature_layer", "vision_feature_layers"])] = layers
+    return raw
+
+
+def unseen_glm46v(rng):
+    """GLM-4.6V around GLM-4.1V's language model and tower (anatomy refuses GLM-4.5V's, whose
+    experts this wrapper stores stacked)."""
+    raw = unseen_glm4v(rng)
+    raw.update(model_type="glm46v", architectures=["Glm46VForConditionalGeneration"])
     return raw
 
 
@@ -1480,6 +1514,9 @@ UNSEEN = {
     "glm4v": unseen_glm4v,
     "glm4v_moe": unseen_glm4v_moe,
     "qwen3_vl_moe": unseen_qwen3_vl_moe,
+    "llava_next_video": unseen_llava_next_video,
+    "vipllava": unseen_vipllava,
+    "glm46v": unseen_glm46v,
 }
 
 
@@ -1496,7 +1533,8 @@ DEFAULT_TYPES = [
     "emu3", "emu3_text_model", "hrm_text", "dots3_note_text", "dots3_note", "minimax_m3_vl_text", "zaya", "dory",
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
-    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe", "qwen3_vl_moe",
+    "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe", "qwen3_vl_moe", "llava_next_video",
+    "vipllava", "glm46v",
 ]
 
 

@@ -19,6 +19,7 @@ mod falcon_h1;
 mod gemma;
 mod gemma3n;
 mod gemma4;
+mod glm46v;
 mod gpt2;
 mod gpt_oss;
 mod hrm;
@@ -462,7 +463,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("exaone4_5", IMAGE_TEXT),
     ("fast_vlm", IMAGE_TEXT),
     ("florence2", IMAGE_TEXT),
-    ("glm46v", IMAGE_TEXT),
     ("glm5_next", IMAGE_TEXT),
     ("glm_ocr", IMAGE_TEXT),
     ("glmga", IMAGE_TEXT),
@@ -484,7 +484,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("kosmos-2.5", IMAGE_TEXT),
     ("lfm3_vl", IMAGE_TEXT),
     ("lighton_ocr", IMAGE_TEXT),
-    ("llava_next_video", IMAGE_TEXT),
     ("llava_onevision1_5", IMAGE_TEXT),
     ("minicpm_ocr", IMAGE_TEXT),
     ("minicpmv4_6", IMAGE_TEXT),
@@ -516,7 +515,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("unlimited_ocr", IMAGE_TEXT),
     ("video_llama_3", IMAGE_TEXT),
     ("video_llava", IMAGE_TEXT),
-    ("vipllava", IMAGE_TEXT),
     ("vision-encoder-decoder", IMAGE_TEXT),
 ];
 

@@ -15,7 +15,7 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     blt, cpmant, dbrx, deepseek, deepseek_v4, dory, ergo, falcon, falcon_h1, gemma, gemma3n,
-    gemma4, gpt2, gpt_oss, hrm, inkling, jetmoe, kolibri, llama4, longcat, mamba, mamba2,
+    gemma4, glm46v, gpt2, gpt_oss, hrm, inkling, jetmoe, kolibri, llama4, longcat, mamba, mamba2,
     minimax_m3, modernbert, nemotron_h, qwen4_exp, recurrent_gemma, rwkv, towers, xlstm, zamba,
     zaya,
 };
@@ -3289,6 +3289,20 @@ pub static FAMILIES: &[Family] = &[
         )],
         ..wrapper("glm4v_moe", "GLM-4.5V", GLM4V_WRAPPER)
     },
+    // GLM-4.6V: GLM-4.1V's wrapper around its language model and tower (`glm46v`), tied by its
+    // own flag.
+    Family {
+        text: Some("glm4v_text"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::Nested,
+        text_read: Some(glm46v::read_text),
+        parts: &[counted(
+            "vision tower",
+            "model.visual.",
+            towers::glm46v_vision,
+        )],
+        ..wrapper("glm46v", "GLM-4.6V", GLM4V_WRAPPER)
+    },
     // Qwen3-VL-MoE: Qwen3-VL's wrapper and tower around its experts.
     Family {
         text: Some("qwen3_vl_moe_text"),
@@ -4059,6 +4073,63 @@ pub static FAMILIES: &[Family] = &[
             "llava_next",
             "LLaVA-NeXT",
             &[LLAVA_INERT, &["image_grid_pinpoints"]],
+        )
+    },
+    // LLaVA-NeXT-Video: LLaVA-NeXT's parts and a pooler of video frames' patches, which has
+    // weights only where it pools by convolution.
+    Family {
+        text: Some("llama"),
+        tie: Tie::Either(false),
+        parts: &[
+            counted("vision tower", "vision_tower.", towers::llava_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::llava_projector,
+            ),
+            counted("image newline", "image_newline", towers::llava_next_newline),
+            // Under `model.` as transformers saves it: its conversion to the published layout
+            // leaves the pooler out (published checkpoints pool by average, without weights).
+            counted(
+                "video pooler",
+                "model.vision_resampler.",
+                towers::llava_next_video_pooler,
+            ),
+        ],
+        ..wrapper(
+            "llava_next_video",
+            "LLaVA-NeXT-Video",
+            &[
+                LLAVA_INERT,
+                &[
+                    "image_grid_pinpoints",
+                    "video_token_index",
+                    "video_token_id",
+                    "video_seq_length",
+                ],
+            ],
+        )
+    },
+    // VipLlava: LLaVA's CLIP tower, and a projector that norms the features of several of its
+    // layers joined (five by default) before LLaVA's two biased maps.
+    Family {
+        text: Some("llama"),
+        tie: Tie::Wrapper(false),
+        parts: &[
+            counted("vision tower", "vision_tower.", towers::llava_vision),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::vipllava_projector,
+            ),
+        ],
+        ..wrapper(
+            "vipllava",
+            "VipLlava",
+            &[
+                LLAVA_INERT,
+                &["vision_feature_layers", "projector_layernorm_eps"],
+            ],
         )
     },
     // LLaVA-OneVision: LLaVA-NeXT's shape around a Qwen2 language model and SigLIP's encoder.

@@ -1,4 +1,5 @@
-//! GLM-4.1V's and GLM-4.5V's vision tower (the same blocks under each one's class names).
+//! GLM-4.1V's, GLM-4.5V's and GLM-4.6V's vision tower (the same blocks under each one's class
+//! names).
 
 use super::*;
 
@@ -14,6 +15,11 @@ pub fn glm4v_vision(top: &Config) -> Result<Option<u64>> {
 /// GLM-4.5V's vision tower: GLM-4.1V's.
 pub fn glm4v_moe_vision(top: &Config) -> Result<Option<u64>> {
     glm_vision(top, &["glm4v_moe", "glm4v_moe_vision"])
+}
+
+/// GLM-4.6V's vision tower: GLM-4.1V's, under either kind's name.
+pub fn glm46v_vision(top: &Config) -> Result<Option<u64>> {
+    glm_vision(top, &["glm4v_vision", "glm4v_moe_vision"])
 }
 
 fn glm_vision(top: &Config, kinds: &[&str]) -> Result<Option<u64>> {

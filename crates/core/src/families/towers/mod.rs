@@ -514,6 +514,56 @@ fn feature_layers(top: &Config) -> Result<u128> {
     }
 }
 
+/// LLaVA-NeXT-Video's pooler of a frame's patches: a biased convolution of stride × stride
+/// patches into `spatial_pool_out_channels` (the vision width by default) where
+/// `spatial_pool_mode` is `conv`; average and max pooling hold no weights.
+pub fn llava_next_video_pooler(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = llava_clip(top)? else {
+        return Ok(None);
+    };
+    let mode = top.string("spatial_pool_mode", "average")?;
+    let stride = top.size("spatial_pool_stride", Some(2))? as u128;
+    match mode.as_str() {
+        "average" | "max" => Ok(Some(0)),
+        "conv" => {
+            let out = top.size("spatial_pool_out_channels", Some(t.hidden as u64))? as u128;
+            fit(top, t.hidden * out * stride * stride + out)
+        }
+        other => Err(top.err(
+            "spatial_pool_mode",
+            format!("is {other:?}; it must be \"average\", \"max\" or \"conv\""),
+        )),
+    }
+}
+
+/// VipLlava's projector: a LayerNorm over the features of the vision layers it joins
+/// (`vision_feature_layers` or `vision_feature_layer`, five by default), then LLaVA's two
+/// biased maps into the text width.
+pub fn vipllava_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = llava_clip(top)? else {
+        return Ok(None);
+    };
+    let key = if top.present("vision_feature_layers") {
+        "vision_feature_layers"
+    } else {
+        "vision_feature_layer"
+    };
+    let layers = match top.get(key) {
+        None => 5,
+        Some(serde_json::Value::Number(_)) => 1,
+        Some(serde_json::Value::Array(list)) => list.len() as u128,
+        Some(other) => {
+            return Err(top.err(
+                key,
+                format!("is {other}; give a layer index or a list of them"),
+            ))
+        }
+    };
+    let joined = t.hidden * layers;
+    let text = text_hidden(top, 4096)? as u128;
+    fit(top, 2 * joined + joined * text + text + text * text + text)
+}
+
 /// LLaVA-NeXT's learned vector that ends each row of an image's patches, one text width.
 pub fn llava_next_newline(top: &Config) -> Result<Option<u64>> {
     if llava_clip(top)?.is_none() {
