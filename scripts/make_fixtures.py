@@ -43,7 +43,8 @@ ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Q
                  "glm4v_moe": "Glm4vMoeForConditionalGeneration",
                  "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
                  "llava_next_video": "LlavaNextVideoForConditionalGeneration",
-                 "vipllava": "VipLlavaForConditionalGeneration", "glm46v": "Glm46VForConditionalGeneration"}
+                 "vipllava": "VipLlavaForConditionalGeneration", "glm46v": "Glm46VForConditionalGeneration",
+                 "video_llava": "VideoLlavaForConditionalGeneration"}
 
 
 def build_config(raw):
@@ -701,6 +702,14 @@ def unseen_vipllava(rng):
     layers = rng.choice([None, -2, [-2, -1], [-1, -2, 0]])
     if layers is not None:
         raw[rng.choice(["vision_feature_layer", "vision_feature_layers"])] = layers
+    return raw
+
+
+def unseen_video_llava(rng):
+    """Video-LLaVA: LLaVA's unseen configs under its own type and class (its image and video
+    towers share the vision config)."""
+    raw = unseen_llava(rng)
+    raw.update(model_type="video_llava", architectures=["VideoLlavaForConditionalGeneration"])
     return raw
 
 
@@ -1517,6 +1526,7 @@ UNSEEN = {
     "llava_next_video": unseen_llava_next_video,
     "vipllava": unseen_vipllava,
     "glm46v": unseen_glm46v,
+    "video_llava": unseen_video_llava,
 }
 
 
@@ -1534,7 +1544,7 @@ DEFAULT_TYPES = [
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
     "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe", "qwen3_vl_moe", "llava_next_video",
-    "vipllava", "glm46v",
+    "vipllava", "glm46v", "video_llava",
 ]
 
 

@@ -514,7 +514,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("udop", IMAGE_TEXT),
     ("unlimited_ocr", IMAGE_TEXT),
     ("video_llama_3", IMAGE_TEXT),
-    ("video_llava", IMAGE_TEXT),
     ("vision-encoder-decoder", IMAGE_TEXT),
 ];
 

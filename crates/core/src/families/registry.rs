@@ -4110,6 +4110,29 @@ pub static FAMILIES: &[Family] = &[
             ],
         )
     },
+    // Video-LLaVA: two CLIP towers of one config, for images and for video frames (ViT-L/14 at
+    // 224 pixels where the wrapper has no vision config), and LLaVA's projector.
+    Family {
+        text: Some("llama"),
+        tie: Tie::Wrapper(false),
+        parts: &[
+            counted("image tower", "image_tower.", towers::video_llava_tower),
+            counted("video tower", "video_tower.", towers::video_llava_tower),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::video_llava_projector,
+            ),
+        ],
+        ..wrapper(
+            "video_llava",
+            "Video-LLaVA",
+            &[
+                LLAVA_INERT,
+                &["video_token_index", "video_token_id", "video_seq_length"],
+            ],
+        )
+    },
     // VipLlava: LLaVA's CLIP tower, and a projector that norms the features of several of its
     // layers joined (five by default) before LLaVA's two biased maps.
     Family {

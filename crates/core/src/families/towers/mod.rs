@@ -514,6 +514,30 @@ fn feature_layers(top: &Config) -> Result<u128> {
     }
 }
 
+/// Video-LLaVA's image tower, and its video tower of the same config: CLIP's vision model, as
+/// LLaVA's (ViT-L/14 at 224 pixels where the wrapper has no vision config).
+pub fn video_llava_tower(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = video_llava_clip(top)? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let embed = t.patch_conv() + d + (t.patches + 1) * d;
+    fit(top, embed + 4 * d + t.layers * t.layer(true))
+}
+
+/// Video-LLaVA's projector: LLaVA's, from its towers' width.
+pub fn video_llava_projector(top: &Config) -> Result<Option<u64>> {
+    match video_llava_clip(top)? {
+        Some(t) => llava_mlp(top, t.hidden),
+        None => Ok(None),
+    }
+}
+
+fn video_llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    let (given, absent) = ((224, 32, 768, 3072, 12), (224, 14, 1024, 4096, 24));
+    vit_either(top, &["clip_vision_model"], given, absent)
+}
+
 /// LLaVA-NeXT-Video's pooler of a frame's patches: a biased convolution of stride × stride
 /// patches into `spatial_pool_out_channels` (the vision width by default) where
 /// `spatial_pool_mode` is `conv`; average and max pooling hold no weights.
