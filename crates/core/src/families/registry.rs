@@ -15,9 +15,9 @@ use super::mamba::S6Keys;
 use super::mamba2::SsmKeys;
 use super::{
     blt, cpmant, dbrx, deepseek, deepseek_v4, dory, ergo, falcon, falcon_h1, gemma, gemma3n,
-    gemma4, glm46v, gpt2, gpt_oss, hrm, inkling, jetmoe, kolibri, llama4, longcat, mamba, mamba2,
-    minimax_m3, modernbert, nemotron_h, qwen4_exp, recurrent_gemma, rwkv, towers, xlstm, zamba,
-    zaya,
+    gemma4, gpt2, gpt_oss, hrm, inkling, jetmoe, kolibri, llama4, longcat, mamba, mamba2,
+    minimax_m3, modernbert, nemotron_h, qwen4_exp, recurrent_gemma, rwkv, towers, wrappers, xlstm,
+    zamba, zaya,
 };
 use super::{ByType, HeadDim};
 use crate::config::Config;
@@ -3295,7 +3295,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("glm4v_text"),
         tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
-        text_read: Some(glm46v::read_text),
+        text_read: Some(wrappers::glm46v_text),
         parts: &[counted(
             "vision tower",
             "model.visual.",

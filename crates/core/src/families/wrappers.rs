@@ -1,0 +1,81 @@
+//! Language models read inside their multimodal wrappers: the readers a wrapper needs of its
+//! own, and the refusals of what their classes cannot build.
+
+use super::registry::{self, Reader};
+use crate::config::Config;
+use crate::error::Result;
+use crate::spec::Spec;
+
+/// GLM-4.6V's language model: GLM-4.1V's, as its text row reads it. Around GLM-4.5V's experts
+/// (its large model) transformers 5.25 keeps the experts stacked and cannot load them one tensor
+/// each as GLM-4.5V's checkpoints store them; anatomy names them one tensor each, so that text
+/// config is refused rather than drawn under names its checkpoint would not have.
+pub fn glm46v_text(
+    _top: &Config,
+    text: &Config,
+    model_type: &str,
+    family: &str,
+    name: &str,
+) -> Result<Spec> {
+    if model_type != "glm4v_text" {
+        return Err(text.err(
+            "model_type",
+            format!("is `{model_type}`; anatomy reads GLM-4.6V around GLM-4.1V's language model (`glm4v_text`), not yet around other ones (GLM-4.5V's experts are stored stacked in this wrapper)"),
+        ));
+    }
+    match &registry::find(model_type)
+        .expect("a registry row for glm4v_text")
+        .read
+    {
+        Reader::Llama(f) => super::llama::load(text, f, model_type, family, name),
+        Reader::Own(load) => load(text, model_type, family, name),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::families::load_json;
+    use serde_json::json;
+
+    fn field_of(v: serde_json::Value) -> crate::Error {
+        load_json("cfg.json", &v.to_string(), "t", false).unwrap_err()
+    }
+
+    /// The Qwen vision-language models' refusals, each where transformers fails: a `head_dim`
+    /// other than hidden / heads in Qwen2-VL (its attention is that wide, its RoPE head_dim
+    /// wide); RoPE type `mrope` in Qwen3-VL, whose class reads no such type (Qwen2-VL's reads it
+    /// as `default`); and a language model's type alone, which transformers builds only inside
+    /// its wrapper.
+    #[test]
+    fn qwen_vl_refusals_name_their_key() {
+        let flat = json!({"model_type": "qwen2_vl", "hidden_size": 64, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "vocab_size": 97, "num_hidden_layers": 1, "intermediate_size": 32,
+            "rope_scaling": {"type": "mrope", "mrope_section": [4, 2, 2]}});
+        load_json("cfg.json", &flat.to_string(), "t", false).unwrap();
+        let mut wide = flat.clone();
+        wide["head_dim"] = json!(32);
+        let e = field_of(wide);
+        assert_eq!(e.field, "head_dim", "{e}");
+        assert!(e.message.contains("(16)"), "{e}");
+        let e = field_of(json!({"model_type": "qwen3_vl", "text_config":
+            {"rope_scaling": {"type": "mrope", "mrope_section": [24, 20, 20]}}}));
+        assert_eq!(e.field, "text_config.rope_scaling.type", "{e}");
+        let e = field_of(json!({"model_type": "qwen2_5_vl_text"}));
+        assert_eq!(e.field, "model_type", "{e}");
+        assert!(e.message.contains("`qwen2_5_vl` config"), "{e}");
+    }
+
+    /// GLM-4.6V reads GLM-4.1V's language model, and refuses GLM-4.5V's by the text config's
+    /// type rather than naming its stacked experts one tensor each.
+    #[test]
+    fn reads_glm4v_text_and_refuses_the_experts_it_stores_stacked() {
+        let load = |text: &str| {
+            let json = format!(r#"{{"model_type": "glm46v", "text_config": {text}}}"#);
+            load_json("config.json", &json, "t", false)
+        };
+        assert!(load("{}").is_ok());
+        let e = load(r#"{"model_type": "glm4v_moe_text"}"#).unwrap_err();
+        assert_eq!(e.field, "text_config.model_type", "{e}");
+        assert!(e.message.contains("glm4v_text"), "{e}");
+    }
+}
