@@ -44,7 +44,8 @@ ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Q
                  "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
                  "llava_next_video": "LlavaNextVideoForConditionalGeneration",
                  "vipllava": "VipLlavaForConditionalGeneration", "glm46v": "Glm46VForConditionalGeneration",
-                 "video_llava": "VideoLlavaForConditionalGeneration"}
+                 "video_llava": "VideoLlavaForConditionalGeneration",
+                 "aya_vision": "AyaVisionForConditionalGeneration"}
 
 
 def build_config(raw):
@@ -710,6 +711,27 @@ def unseen_video_llava(rng):
     towers share the vision config)."""
     raw = unseen_llava(rng)
     raw.update(model_type="video_llava", architectures=["VideoLlavaForConditionalGeneration"])
+    return raw
+
+
+def unseen_aya_vision(rng):
+    """Aya Vision around a small Cohere2: a SigLIP tower of its own sizes (its head or not, or
+    the key left out), a pixel shuffle of 1 or 2, the projector's inner width given or the text
+    width, the head tied or not."""
+    text = unseen_llama_like(rng, "llama")
+    text = {k: v for k, v in text.items() if k not in ("attention_bias", "mlp_bias")}
+    text.update(model_type="cohere2", sliding_window=16, layer_types=None)
+    text.pop("layer_types")
+    vision = {"model_type": "siglip_vision_model", "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_hidden_layers": rng.randint(1, 3),
+              "num_attention_heads": 4, "image_size": rng.choice([28, 56]), "patch_size": 14}
+    head = rng.choice([None, True, False])
+    if head is not None:
+        vision["vision_use_head"] = head
+    raw = {"model_type": "aya_vision", "architectures": ["AyaVisionForConditionalGeneration"], "text_config": text,
+           "vision_config": vision, "downsample_factor": rng.choice([1, 2]), "tie_word_embeddings": rng.random() < 0.5}
+    if rng.random() < 0.5:
+        raw["alignment_intermediate_size"] = rng.choice([64, 128])
     return raw
 
 
@@ -1527,6 +1549,7 @@ UNSEEN = {
     "vipllava": unseen_vipllava,
     "glm46v": unseen_glm46v,
     "video_llava": unseen_video_llava,
+    "aya_vision": unseen_aya_vision,
 }
 
 

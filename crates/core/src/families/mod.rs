@@ -451,7 +451,6 @@ pub fn model_types() -> Vec<&'static str> {
 pub const NOT_YET: &[(&str, &str)] = &[
     ("apertus1p5", IMAGE_TEXT),
     ("aria", IMAGE_TEXT),
-    ("aya_vision", IMAGE_TEXT),
     ("blip", IMAGE_TEXT),
     ("blip-2", IMAGE_TEXT),
     ("chameleon", IMAGE_TEXT),

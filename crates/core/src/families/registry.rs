@@ -4212,6 +4212,34 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // Aya Vision: a Cohere2 language model beside SigLIP's encoder and Command A Vision's
+    // projector with a LayerNorm before it; the head tied by the wrapper's flag.
+    Family {
+        text: Some("cohere2"),
+        tie: Tie::Wrapper(true),
+        parts: &[
+            counted("vision tower", "vision_tower.", towers::aya_vision_tower),
+            counted(
+                "multimodal projector",
+                "multi_modal_projector.",
+                towers::aya_vision_projector,
+            ),
+        ],
+        ..wrapper(
+            "aya_vision",
+            "Aya Vision",
+            &[&[
+                "vision_config",
+                "image_token_index",
+                "image_token_id",
+                "downsample_factor",
+                "alignment_intermediate_size",
+                "adapter_layer_norm_eps",
+                "vision_feature_select_strategy",
+                "vision_feature_layer",
+            ]],
+        )
+    },
     // InternVL (3 and 3.5 as transformers converts them): a Qwen2 language model (or another the
     // registry reads) under `language_model.`, InternViT and a pixel-shuffle projector.
     Family {

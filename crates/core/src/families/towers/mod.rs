@@ -453,6 +453,60 @@ pub fn cohere2_vision_projector(top: &Config) -> Result<Option<u64>> {
     fit(top, joined * inner + inner + inner / 2 * text + text)
 }
 
+/// Aya Vision's vision tower: SigLIP's encoder, so400m at 384 pixels without its pooling head
+/// where the wrapper has no vision config (LLaVA-OneVision's).
+pub fn aya_vision_tower(top: &Config) -> Result<Option<u64>> {
+    let Some((s, head)) = aya_siglip(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+}
+
+/// Aya Vision's projector: Command A Vision's pixel-shuffle SwiGLU with a LayerNorm before it,
+/// its inner width `alignment_intermediate_size` or, where the config has none, the text width.
+pub fn aya_vision_projector(top: &Config) -> Result<Option<u64>> {
+    let Some((s, _)) = aya_siglip(top)? else {
+        return Ok(None);
+    };
+    let joined = s.hidden * (top.size("downsample_factor", Some(2))? as u128).pow(2);
+    let text = text_hidden(top, 8192)?;
+    let inner = top.size("alignment_intermediate_size", Some(text))? as u128;
+    let text = text as u128;
+    fit(
+        top,
+        2 * joined + joined * inner + inner + inner / 2 * text + text,
+    )
+}
+
+/// Aya Vision's SigLIP, whose heads must divide its width: the wrapper's own default tower (1152
+/// wide in 14 heads) cannot be built, so a config without a vision config is refused.
+fn aya_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    let Some((s, head)) = onevision_siglip(top)? else {
+        return Ok(None);
+    };
+    let heads = size(
+        &s.v,
+        "num_attention_heads",
+        if s.v.is_some() { 12 } else { 14 },
+    )? as u128;
+    if s.hidden.is_multiple_of(heads) {
+        return Ok(Some((s, head)));
+    }
+    Err(match &s.v {
+        Some(v) => v.err(
+            "num_attention_heads",
+            format!(
+                "is {heads}, which does not divide the tower's width ({}); SigLIP's attention needs it to",
+                s.hidden
+            ),
+        ),
+        None => top.err(
+            "vision_config",
+            "is missing, and Aya Vision's default tower (1152 wide in 14 heads) cannot be built: its heads do not divide its width; give the vision config the checkpoint has",
+        ),
+    })
+}
+
 fn cohere2_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
     siglip_in(top, (512, 16, 1152, 3072, 27), true)
 }
