@@ -45,7 +45,8 @@ ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Q
                  "llava_next_video": "LlavaNextVideoForConditionalGeneration",
                  "vipllava": "VipLlavaForConditionalGeneration", "glm46v": "Glm46VForConditionalGeneration",
                  "video_llava": "VideoLlavaForConditionalGeneration",
-                 "aya_vision": "AyaVisionForConditionalGeneration"}
+                 "aya_vision": "AyaVisionForConditionalGeneration",
+                 "lighton_ocr": "LightOnOcrForConditionalGeneration"}
 
 
 def build_config(raw):
@@ -733,6 +734,17 @@ def unseen_aya_vision(rng):
     if rng.random() < 0.5:
         raw["alignment_intermediate_size"] = rng.choice([64, 128])
     return raw
+
+
+def unseen_lighton_ocr(rng):
+    """LightOnOCR around a small Qwen3: a Pixtral tower of its own sizes (the keys it leaves out
+    take PixtralVisionConfig's defaults), patches merged by 1 or 2, the head tied or not."""
+    vision = {"model_type": "pixtral", "hidden_size": rng.choice([32, 64]), "intermediate_size": rng.choice([48, 96]),
+              "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": 4, "head_dim": 8,
+              "image_size": 56, "patch_size": 14}
+    return {"model_type": "lighton_ocr", "architectures": ["LightOnOcrForConditionalGeneration"],
+            "text_config": unseen_llama_like(rng, "qwen3"), "vision_config": vision,
+            "spatial_merge_size": rng.choice([1, 2]), "tie_word_embeddings": rng.random() < 0.5}
 
 
 def unseen_glm46v(rng):
@@ -1550,6 +1562,7 @@ UNSEEN = {
     "glm46v": unseen_glm46v,
     "video_llava": unseen_video_llava,
     "aya_vision": unseen_aya_vision,
+    "lighton_ocr": unseen_lighton_ocr,
 }
 
 
@@ -1567,7 +1580,7 @@ DEFAULT_TYPES = [
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
     "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe", "qwen3_vl_moe", "llava_next_video",
-    "vipllava", "glm46v", "video_llava",
+    "vipllava", "glm46v", "video_llava", "lighton_ocr",
 ]
 
 

@@ -4212,6 +4212,30 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // LightOnOCR: a Qwen3 language model under `model.language_model.` (the head beside it, tied
+    // by the wrapper's flag), Mistral 3's Pixtral tower and a bias-free projector.
+    Family {
+        text: Some("qwen3"),
+        tie: Tie::Wrapper(true),
+        wrap: HfWrap::Nested,
+        parts: &[
+            counted(
+                "vision tower",
+                "model.vision_encoder.",
+                towers::mistral3_vision,
+            ),
+            counted(
+                "multimodal projector",
+                "model.vision_projection.",
+                towers::lighton_ocr_projector,
+            ),
+        ],
+        ..wrapper(
+            "lighton_ocr",
+            "LightOnOCR",
+            &[&["vision_config", "image_token_id", "initializer_range"]],
+        )
+    },
     // Aya Vision: a Cohere2 language model beside SigLIP's encoder and Command A Vision's
     // projector with a LayerNorm before it; the head tied by the wrapper's flag.
     Family {

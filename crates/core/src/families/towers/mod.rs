@@ -549,7 +549,18 @@ pub fn mistral3_projector(top: &Config) -> Result<Option<u64>> {
     )
 }
 
-/// Pixtral's sizes in Mistral 3.
+/// LightOnOCR's projector: Mistral 3's, from one vision layer and without biases.
+pub fn lighton_ocr_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = pixtral(top)? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let merge = (top.size("spatial_merge_size", Some(2))? as u128).pow(2);
+    let text = text_hidden(top, 4096)? as u128;
+    fit(top, d + merge * d * d + d * text + text * text)
+}
+
+/// Pixtral's sizes in Mistral 3 and LightOnOCR, whose wrappers' default towers are the same.
 fn pixtral<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     let (given, absent) = ((1024, 16, 1024, 4096, 24), (1540, 14, 1024, 4096, 24));
     vit_either(top, &["pixtral"], given, absent)
