@@ -1,0 +1,449 @@
+//! The LLaVA-style wrappers' parts: a ViT (CLIP, SigLIP, SigLIP2, Pixtral, InternViT) beside the
+//! language model, and a projector into it (LLaVA and its variants, Mistral 3, LightOnOCR,
+//! Idefics3, InternVL, Command A Vision, Aya Vision, LFM2-VL).
+
+use super::*;
+
+/// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
+/// wrapper's default (CLIP ViT-L/14 at 336 pixels) where it has no vision config, else of
+/// `CLIPVisionConfig`'s defaults (ViT-B/32) for the keys it lacks.
+pub fn llava_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = llava_clip(top)? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let embed = t.patch_conv() + d + (t.patches + 1) * d;
+    fit(top, embed + 4 * d + t.layers * t.layer(true))
+}
+
+/// LLaVA's projector: two linear maps (with biases where `multimodal_projector_bias`) from the
+/// vision width, times the layers `vision_feature_layer` lists where it lists several, to the
+/// text width and within it.
+pub fn llava_projector(top: &Config) -> Result<Option<u64>> {
+    match llava_clip(top)? {
+        Some(t) => llava_mlp(top, t.hidden),
+        None => Ok(None),
+    }
+}
+
+fn llava_mlp(top: &Config, vision: u128) -> Result<Option<u64>> {
+    let layers = feature_layers(top)?;
+    let text = text_hidden(top, 4096)? as u128;
+    let bias = if top.flag("multimodal_projector_bias", true)? {
+        2 * text
+    } else {
+        0
+    };
+    fit(top, vision * layers * text + text * text + bias)
+}
+
+/// LLaVA-OneVision's vision tower: SigLIP's encoder, with its attention-pooling head where
+/// `vision_use_head` (the wrapper's default, SigLIP so400m at 384 pixels, has none; a vision
+/// config's keys left out take SiglipVisionConfig's defaults, which have one).
+pub fn onevision_vision(top: &Config) -> Result<Option<u64>> {
+    let Some((s, head)) = onevision_siglip(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+}
+
+/// LLaVA-OneVision's projector: LLaVA's, from SigLIP's width.
+pub fn onevision_projector(top: &Config) -> Result<Option<u64>> {
+    match onevision_siglip(top)? {
+        Some((s, _)) => llava_mlp(top, s.hidden),
+        None => Ok(None),
+    }
+}
+
+/// LLaVA-OneVision's image newline: as LLaVA-NeXT's.
+pub fn onevision_newline(top: &Config) -> Result<Option<u64>> {
+    if onevision_siglip(top)?.is_none() {
+        return Ok(None);
+    }
+    fit(top, text_hidden(top, 4096)? as u128)
+}
+
+/// LLaVA-OneVision's SigLIP sizes, and whether it has its pooling head.
+fn onevision_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    siglip_in(top, (384, 14, 1152, 4304, 26), false)
+}
+
+/// A wrapper's SigLIP tower and whether it has its pooling head: of the wrapper's `absent`
+/// sizes and head where it has no vision config, else of SiglipVisionConfig's defaults (a
+/// head) for the keys it lacks.
+fn siglip_in<'a>(
+    top: &Config<'a>,
+    absent: VitDefaults,
+    absent_head: bool,
+) -> Result<Option<(Vit<'a>, bool)>> {
+    let kinds = ["siglip_vision_model"];
+    let Some(s) = vit_either(top, &kinds, (224, 16, 768, 3072, 12), absent)? else {
+        return Ok(None);
+    };
+    let head = flag(&s.v, "vision_use_head", s.v.is_some() || absent_head)?;
+    Ok(Some((s, head)))
+}
+
+/// Command A Vision's vision tower (`cohere2_vision`): SigLIP's encoder with its pooling head
+/// where `vision_use_head` (by the wrapper's default, 27 layers at 512 pixels, with one).
+pub fn cohere2_vision_tower(top: &Config) -> Result<Option<u64>> {
+    let Some((s, head)) = cohere2_siglip(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+}
+
+/// Command A Vision's projector: the pixel shuffle's downsample_factor² patches joined, a
+/// biased map to alignment_intermediate_size, SwiGLU (which halves it), and a biased map to the
+/// text width.
+pub fn cohere2_vision_projector(top: &Config) -> Result<Option<u64>> {
+    let Some((s, _)) = cohere2_siglip(top)? else {
+        return Ok(None);
+    };
+    let joined = s.hidden * (top.size("downsample_factor", Some(2))? as u128).pow(2);
+    let inner = top.size("alignment_intermediate_size", Some(36864))? as u128;
+    let text = text_hidden(top, 8192)? as u128;
+    fit(top, joined * inner + inner + inner / 2 * text + text)
+}
+
+/// Aya Vision's vision tower: SigLIP's encoder, so400m at 384 pixels without its pooling head
+/// where the wrapper has no vision config (LLaVA-OneVision's).
+pub fn aya_vision_tower(top: &Config) -> Result<Option<u64>> {
+    let Some((s, head)) = aya_siglip(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+}
+
+/// Aya Vision's projector: Command A Vision's pixel-shuffle SwiGLU with a LayerNorm before it,
+/// its inner width `alignment_intermediate_size` or, where the config has none, the text width.
+pub fn aya_vision_projector(top: &Config) -> Result<Option<u64>> {
+    let Some((s, _)) = aya_siglip(top)? else {
+        return Ok(None);
+    };
+    let joined = s.hidden * (top.size("downsample_factor", Some(2))? as u128).pow(2);
+    let text = text_hidden(top, 8192)?;
+    let inner = top.size("alignment_intermediate_size", Some(text))? as u128;
+    let text = text as u128;
+    fit(
+        top,
+        2 * joined + joined * inner + inner + inner / 2 * text + text,
+    )
+}
+
+/// Aya Vision's SigLIP, whose heads must divide its width: the wrapper's own default tower (1152
+/// wide in 14 heads) cannot be built, so a config without a vision config is refused.
+fn aya_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    let Some((s, head)) = onevision_siglip(top)? else {
+        return Ok(None);
+    };
+    let heads = size(
+        &s.v,
+        "num_attention_heads",
+        if s.v.is_some() { 12 } else { 14 },
+    )? as u128;
+    if s.hidden.is_multiple_of(heads) {
+        return Ok(Some((s, head)));
+    }
+    Err(match &s.v {
+        Some(v) => v.err(
+            "num_attention_heads",
+            format!(
+                "is {heads}, which does not divide the tower's width ({}); SigLIP's attention needs it to",
+                s.hidden
+            ),
+        ),
+        None => top.err(
+            "vision_config",
+            "is missing, and Aya Vision's default tower (1152 wide in 14 heads) cannot be built: its heads do not divide its width; give the vision config the checkpoint has",
+        ),
+    })
+}
+
+fn cohere2_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    siglip_in(top, (512, 16, 1152, 3072, 27), true)
+}
+
+/// Mistral 3's vision tower, Pixtral's encoder: its patch convolution (without a bias) and
+/// RMSNorm, then layers of two RMSNorms, four bias-free attention projections (positions by 2-D
+/// RoPE: no table) and a gated MLP. Of the wrapper's default (patch 14, 1540 pixels) where it
+/// has no vision config, else of `PixtralVisionConfig`'s defaults for the keys it lacks.
+pub fn mistral3_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = pixtral(top)? else {
+        return Ok(None);
+    };
+    let (d, i) = (t.hidden, t.intermediate);
+    fit(
+        top,
+        t.patch_conv() + d + t.layers * (2 * d + 4 * d * d + 3 * d * i),
+    )
+}
+
+/// Mistral 3's projector: an RMSNorm over the vision width, the patch merger's bias-free map
+/// of spatial_merge_size² patches joined back to one, and two linear maps (with biases where
+/// `multimodal_projector_bias`) from the vision width times the feature layers listed to the
+/// text width and within it.
+pub fn mistral3_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = pixtral(top)? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let merge = (top.size("spatial_merge_size", Some(2))? as u128).pow(2);
+    let layers = feature_layers(top)?;
+    let text = text_hidden(top, 4096)? as u128;
+    let bias = if top.flag("multimodal_projector_bias", false)? {
+        2 * text
+    } else {
+        0
+    };
+    fit(
+        top,
+        d + merge * d * d + d * layers * text + text * text + bias,
+    )
+}
+
+/// LightOnOCR's projector: Mistral 3's, from one vision layer and without biases.
+pub fn lighton_ocr_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = pixtral(top)? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let merge = (top.size("spatial_merge_size", Some(2))? as u128).pow(2);
+    let text = text_hidden(top, 4096)? as u128;
+    fit(top, d + merge * d * d + d * text + text * text)
+}
+
+/// Pixtral's sizes in Mistral 3 and LightOnOCR, whose wrappers' default towers are the same.
+fn pixtral<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    let (given, absent) = ((1024, 16, 1024, 4096, 24), (1540, 14, 1024, 4096, 24));
+    vit_either(top, &["pixtral"], given, absent)
+}
+
+/// How many of the vision tower's layers a projector reads (`vision_feature_layer`: one, or a
+/// list).
+fn feature_layers(top: &Config) -> Result<u128> {
+    match top.get("vision_feature_layer") {
+        None | Some(serde_json::Value::Number(_)) => Ok(1),
+        Some(serde_json::Value::Array(list)) => Ok(list.len().max(1) as u128),
+        Some(other) => Err(top.err(
+            "vision_feature_layer",
+            format!("is {other}; give a layer index or a list of them"),
+        )),
+    }
+}
+
+/// Video-LLaVA's image tower, and its video tower of the same config: CLIP's vision model, as
+/// LLaVA's (ViT-L/14 at 224 pixels where the wrapper has no vision config).
+pub fn video_llava_tower(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = video_llava_clip(top)? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let embed = t.patch_conv() + d + (t.patches + 1) * d;
+    fit(top, embed + 4 * d + t.layers * t.layer(true))
+}
+
+/// Video-LLaVA's projector: LLaVA's, from its towers' width.
+pub fn video_llava_projector(top: &Config) -> Result<Option<u64>> {
+    match video_llava_clip(top)? {
+        Some(t) => llava_mlp(top, t.hidden),
+        None => Ok(None),
+    }
+}
+
+fn video_llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    let (given, absent) = ((224, 32, 768, 3072, 12), (224, 14, 1024, 4096, 24));
+    vit_either(top, &["clip_vision_model"], given, absent)
+}
+
+/// LLaVA-NeXT-Video's pooler of a frame's patches: a biased convolution of stride × stride
+/// patches into `spatial_pool_out_channels` (the vision width by default) where
+/// `spatial_pool_mode` is `conv`; average and max pooling hold no weights.
+pub fn llava_next_video_pooler(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = llava_clip(top)? else {
+        return Ok(None);
+    };
+    let mode = top.string("spatial_pool_mode", "average")?;
+    let stride = top.size("spatial_pool_stride", Some(2))? as u128;
+    match mode.as_str() {
+        "average" | "max" => Ok(Some(0)),
+        "conv" => {
+            let out = top.size("spatial_pool_out_channels", Some(t.hidden as u64))? as u128;
+            fit(top, t.hidden * out * stride * stride + out)
+        }
+        other => Err(top.err(
+            "spatial_pool_mode",
+            format!("is {other:?}; it must be \"average\", \"max\" or \"conv\""),
+        )),
+    }
+}
+
+/// VipLlava's projector: a LayerNorm over the features of the vision layers it joins
+/// (`vision_feature_layers` or `vision_feature_layer`, five by default), then LLaVA's two
+/// biased maps into the text width.
+pub fn vipllava_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = llava_clip(top)? else {
+        return Ok(None);
+    };
+    let key = if top.present("vision_feature_layers") {
+        "vision_feature_layers"
+    } else {
+        "vision_feature_layer"
+    };
+    let layers = match top.get(key) {
+        None => 5,
+        Some(serde_json::Value::Number(_)) => 1,
+        Some(serde_json::Value::Array(list)) => list.len() as u128,
+        Some(other) => {
+            return Err(top.err(
+                key,
+                format!("is {other}; give a layer index or a list of them"),
+            ))
+        }
+    };
+    let joined = t.hidden * layers;
+    let text = text_hidden(top, 4096)? as u128;
+    fit(top, 2 * joined + joined * text + text + text * text + text)
+}
+
+/// LLaVA-NeXT's learned vector that ends each row of an image's patches, one text width.
+pub fn llava_next_newline(top: &Config) -> Result<Option<u64>> {
+    if llava_clip(top)?.is_none() {
+        return Ok(None);
+    }
+    fit(top, text_hidden(top, 4096)? as u128)
+}
+
+/// Idefics3's and SmolVLM's vision tower: SigLIP's encoder without its pooling head.
+pub fn idefics3_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(s) = idefics3(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip())
+}
+
+/// Idefics3's and SmolVLM's connector: the pixel shuffle's scale_factor² patches joined, mapped
+/// to the text width by one bias-free projection.
+pub fn idefics3_connector(top: &Config) -> Result<Option<u64>> {
+    let Some(s) = idefics3(top)? else {
+        return Ok(None);
+    };
+    let joined = s.hidden * (top.size("scale_factor", Some(2))? as u128).pow(2);
+    fit(top, joined * text_hidden(top, 4096)? as u128)
+}
+
+/// The vision sizes of Idefics3 and SmolVLM (their vision configs' defaults alike).
+fn idefics3<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    vit(
+        top,
+        &["idefics3_vision", "smolvlm_vision"],
+        (224, 32, 1152, 3072, 12),
+    )
+}
+
+/// InternVL's vision tower, InternViT: a class token (and a mask token where
+/// `use_mask_token`), a biased patch convolution, learned positions (one more than the patches)
+/// where `use_absolute_position_embeddings`; layers of two norms (LayerNorms, or RMSNorms where
+/// `norm_type` says so), Q, K and V (biased where `attention_bias`) with RMSNorms over them
+/// where `use_qk_norm`, a biased output projection, two layer-scale vectors and a biased MLP;
+/// a last LayerNorm unless `use_mean_pooling`.
+pub fn internvl_vision(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
+        return Ok(None);
+    };
+    let d = t.hidden;
+    let v = &t.v;
+    let on = |key, default| flag(v, key, default).map(|b| b as u128);
+    let rms = match v {
+        Some(v) => v.string("norm_type", "layer_norm")? == "rms_norm",
+        None => false,
+    };
+    let norm = if rms { d } else { 2 * d };
+    let embed = d
+        + on("use_mask_token", false)? * d
+        + t.patch_conv()
+        + d
+        + on("use_absolute_position_embeddings", true)? * (t.patches + 1) * d;
+    let attention = 3 * d * d
+        + on("attention_bias", false)? * 3 * d
+        + d * d
+        + d
+        + on("use_qk_norm", false)? * 2 * d;
+    let layer = 2 * norm + attention + 2 * d + t.mlp();
+    let last = (1 - on("use_mean_pooling", true)?) * 2 * d;
+    fit(top, embed + t.layers * layer + last)
+}
+
+/// InternVL's projector: a LayerNorm over the pixel shuffle's (1 / downsample_ratio)² patches
+/// joined, then two biased linear maps into the text width and within it.
+pub fn internvl_projector(top: &Config) -> Result<Option<u64>> {
+    let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
+        return Ok(None);
+    };
+    let ratio = top.float("downsample_ratio", 0.5)?;
+    if !(ratio > 0.0 && ratio <= 1.0) {
+        return Err(top.err(
+            "downsample_ratio",
+            format!("is {ratio}; give a ratio in (0, 1], as InternVL's pixel shuffle takes"),
+        ));
+    }
+    // Python's int(1 / ratio), squared.
+    let joined = t.hidden * ((1.0 / ratio) as u128).pow(2);
+    let text = text_hidden(top, 4096)? as u128;
+    fit(top, 2 * joined + joined * text + text + text * text + text)
+}
+
+/// LFM2-VL's vision tower, SigLIP2's NaFlex encoder: a biased linear map of each patch's pixels
+/// (a convolution's parameters), `num_patches` learned positions (resized to each image), SigLIP's
+/// layers and last LayerNorm, and its pooling head where `vision_use_head`.
+pub fn lfm2_vl_vision(top: &Config) -> Result<Option<u64>> {
+    let Some((s, head)) = siglip2(top)? else {
+        return Ok(None);
+    };
+    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+}
+
+/// LFM2-VL's projector: a LayerNorm (where `projector_use_layernorm`) over the pixel unshuffle's
+/// downsample_factor² patches joined, a map to projector_hidden_size and one into the text
+/// width, biased where `projector_bias`.
+pub fn lfm2_vl_projector(top: &Config) -> Result<Option<u64>> {
+    let Some((s, _)) = siglip2(top)? else {
+        return Ok(None);
+    };
+    let joined = s.hidden * (top.size("downsample_factor", Some(2))? as u128).pow(2);
+    let inner = top.size("projector_hidden_size", Some(2560))? as u128;
+    let text = text_hidden(top, 2560)? as u128;
+    let norm = top.flag("projector_use_layernorm", true)? as u128 * 2 * joined;
+    let bias = top.flag("projector_bias", true)? as u128 * (inner + text);
+    fit(top, norm + joined * inner + inner * text + bias)
+}
+
+/// SigLIP2's sizes (`Siglip2VisionConfig`), its patches the `num_patches` positions it learns,
+/// and whether it has its pooling head.
+fn siglip2<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
+    let Some(v) = vision(top, &["siglip2_vision_model"])? else {
+        return Ok(None);
+    };
+    let Some(patch) = square(&v, "patch_size", 16)? else {
+        return Ok(None);
+    };
+    let patches = size(&v, "num_patches", 256)? as u128;
+    let s = Vit {
+        hidden: size(&v, "hidden_size", 768)? as u128,
+        intermediate: size(&v, "intermediate_size", 3072)? as u128,
+        layers: size(&v, "num_hidden_layers", 12)? as u128,
+        channels: size(&v, "num_channels", 3)? as u128,
+        patch: patch as u128,
+        grid: patches.isqrt(),
+        patches,
+        v,
+    };
+    let head = flag(&s.v, "vision_use_head", true)?;
+    Ok(Some((s, head)))
+}
+
+/// LLaVA's CLIP tower sizes.
+fn llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
+    let (given, absent) = ((224, 32, 768, 3072, 12), (336, 14, 1024, 4096, 24));
+    vit_either(top, &["clip_vision_model"], given, absent)
+}
