@@ -4046,29 +4046,14 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("llama"),
         tie: Tie::Either(false),
-        parts: &[
-            counted("vision tower", "vision_tower.", towers::llava_vision),
-            counted(
-                "multimodal projector",
-                "multi_modal_projector.",
-                towers::llava_projector,
-            ),
-        ],
+        parts: &[LLAVA_TOWER, LLAVA_PROJECTOR],
         ..wrapper("llava", "LLaVA", &[LLAVA_INERT])
     },
     // LLaVA-NeXT: LLaVA's parts and a learned vector ending each row of an image's patches.
     Family {
         text: Some("llama"),
         tie: Tie::Wrapper(false),
-        parts: &[
-            counted("vision tower", "vision_tower.", towers::llava_vision),
-            counted(
-                "multimodal projector",
-                "multi_modal_projector.",
-                towers::llava_projector,
-            ),
-            counted("image newline", "image_newline", towers::llava_next_newline),
-        ],
+        parts: &[LLAVA_TOWER, LLAVA_PROJECTOR, LLAVA_NEXT_NEWLINE],
         ..wrapper(
             "llava_next",
             "LLaVA-NeXT",
@@ -4081,13 +4066,9 @@ pub static FAMILIES: &[Family] = &[
         text: Some("llama"),
         tie: Tie::Either(false),
         parts: &[
-            counted("vision tower", "vision_tower.", towers::llava_vision),
-            counted(
-                "multimodal projector",
-                "multi_modal_projector.",
-                towers::llava_projector,
-            ),
-            counted("image newline", "image_newline", towers::llava_next_newline),
+            LLAVA_TOWER,
+            LLAVA_PROJECTOR,
+            LLAVA_NEXT_NEWLINE,
             // Under `model.` as transformers saves it: its conversion to the published layout
             // leaves the pooler out (published checkpoints pool by average, without weights).
             counted(
@@ -4139,7 +4120,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("llama"),
         tie: Tie::Wrapper(false),
         parts: &[
-            counted("vision tower", "vision_tower.", towers::llava_vision),
+            LLAVA_TOWER,
             counted(
                 "multimodal projector",
                 "multi_modal_projector.",
@@ -5407,6 +5388,17 @@ pub(super) const fn d(
         act: "silu",
     }
 }
+
+/// The parts LLaVA and its variants share: CLIP's tower, the two-layer projector, LLaVA-NeXT's
+/// learned row separator.
+const LLAVA_TOWER: Part = counted("vision tower", "vision_tower.", towers::llava_vision);
+const LLAVA_PROJECTOR: Part = counted(
+    "multimodal projector",
+    "multi_modal_projector.",
+    towers::llava_projector,
+);
+const LLAVA_NEXT_NEWLINE: Part =
+    counted("image newline", "image_newline", towers::llava_next_newline);
 
 /// LLaVA's keys beside its language model's (LLaVA-NeXT's too).
 const LLAVA_INERT: &[&str] = &[

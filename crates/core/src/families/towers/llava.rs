@@ -41,10 +41,7 @@ fn llava_mlp(top: &Config, vision: u128) -> Result<Option<u64>> {
 /// `vision_use_head` (the wrapper's default, SigLIP so400m at 384 pixels, has none; a vision
 /// config's keys left out take SiglipVisionConfig's defaults, which have one).
 pub fn onevision_vision(top: &Config) -> Result<Option<u64>> {
-    let Some((s, head)) = onevision_siglip(top)? else {
-        return Ok(None);
-    };
-    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+    with_head(top, onevision_siglip(top)?)
 }
 
 /// LLaVA-OneVision's projector: LLaVA's, from SigLIP's width.
@@ -68,6 +65,14 @@ fn onevision_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
     siglip_in(top, (384, 14, 1152, 4304, 26), false)
 }
 
+/// A SigLIP tower's parameters, its pooling head's where it has one.
+fn with_head(top: &Config, found: Option<(Vit, bool)>) -> Result<Option<u64>> {
+    match found {
+        Some((s, head)) => fit(top, s.siglip() + if head { s.pooling_head() } else { 0 }),
+        None => Ok(None),
+    }
+}
+
 /// A wrapper's SigLIP tower and whether it has its pooling head: of the wrapper's `absent`
 /// sizes and head where it has no vision config, else of SiglipVisionConfig's defaults (a
 /// head) for the keys it lacks.
@@ -87,10 +92,7 @@ fn siglip_in<'a>(
 /// Command A Vision's vision tower (`cohere2_vision`): SigLIP's encoder with its pooling head
 /// where `vision_use_head` (by the wrapper's default, 27 layers at 512 pixels, with one).
 pub fn cohere2_vision_tower(top: &Config) -> Result<Option<u64>> {
-    let Some((s, head)) = cohere2_siglip(top)? else {
-        return Ok(None);
-    };
-    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+    with_head(top, cohere2_siglip(top)?)
 }
 
 /// Command A Vision's projector: the pixel shuffle's downsample_factor² patches joined, a
@@ -109,10 +111,7 @@ pub fn cohere2_vision_projector(top: &Config) -> Result<Option<u64>> {
 /// Aya Vision's vision tower: SigLIP's encoder, so400m at 384 pixels without its pooling head
 /// where the wrapper has no vision config (LLaVA-OneVision's).
 pub fn aya_vision_tower(top: &Config) -> Result<Option<u64>> {
-    let Some((s, head)) = aya_siglip(top)? else {
-        return Ok(None);
-    };
-    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+    with_head(top, aya_siglip(top)?)
 }
 
 /// Aya Vision's projector: Command A Vision's pixel-shuffle SwiGLU with a LayerNorm before it,
@@ -397,10 +396,7 @@ pub fn internvl_projector(top: &Config) -> Result<Option<u64>> {
 /// (a convolution's parameters), `num_patches` learned positions (resized to each image), SigLIP's
 /// layers and last LayerNorm, and its pooling head where `vision_use_head`.
 pub fn lfm2_vl_vision(top: &Config) -> Result<Option<u64>> {
-    let Some((s, head)) = siglip2(top)? else {
-        return Ok(None);
-    };
-    fit(top, s.siglip() + if head { s.pooling_head() } else { 0 })
+    with_head(top, siglip2(top)?)
 }
 
 /// LFM2-VL's projector: a LayerNorm (where `projector_use_layernorm`) over the pixel unshuffle's
