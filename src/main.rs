@@ -815,7 +815,15 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
         Command::List { model_types: true } => {
             // Columns as wide as their longest entry, and a space more: the names never touch.
             let families = anatomy_core::families::FAMILIES;
-            let w = 1 + families.iter().map(|f| f.name.len()).max().unwrap_or(0);
+            // A language model read only inside its wrapper says which.
+            let label = |f: &anatomy_core::families::Family| match families
+                .iter()
+                .find(|w| !f.standalone && w.text == Some(f.model_type))
+            {
+                Some(w) => format!("{}, inside {}", f.name, w.model_type),
+                None => f.name.to_string(),
+            };
+            let w = 1 + families.iter().map(|f| label(f).len()).max().unwrap_or(0);
             let m = 1
                 + (families.iter())
                     .flat_map(|f| std::iter::once(f.model_type).chain(f.aliases.iter().copied()))
@@ -829,7 +837,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
                         .iter()
                         .find(|a| a.model_type == t)
                         .map_or("-", |a| a.name);
-                    out += &format!("{t:<m$}{:<w$}{gguf}\n", f.name);
+                    out += &format!("{t:<m$}{:<w$}{gguf}\n", label(f));
                 }
             }
             Ok(out)
