@@ -181,9 +181,9 @@ pub struct Rope {
 impl Rope {
     /// The frequencies a layer of this span uses.
     pub fn freqs(&self, span: AttnSpan) -> &RopeFreqs {
-        match (span, &self.sliding) {
-            (AttnSpan::Sliding(_), Some(s)) => s,
-            _ => &self.full,
+        match span {
+            AttnSpan::Sliding(_) => self.sliding.as_ref().unwrap_or(&self.full),
+            AttnSpan::Full | AttnSpan::Whole | AttnSpan::Chunked(_) => &self.full,
         }
     }
 
@@ -194,9 +194,9 @@ impl Rope {
 
     /// The fraction a layer of this span rotates.
     pub fn partial_for(&self, span: AttnSpan) -> f64 {
-        match (span, self.sliding_partial) {
-            (AttnSpan::Sliding(_), Some(p)) => p,
-            _ => self.partial,
+        match span {
+            AttnSpan::Sliding(_) => self.sliding_partial.unwrap_or(self.partial),
+            AttnSpan::Full | AttnSpan::Whole | AttnSpan::Chunked(_) => self.partial,
         }
     }
 
