@@ -46,7 +46,8 @@ ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Q
                  "vipllava": "VipLlavaForConditionalGeneration", "glm46v": "Glm46VForConditionalGeneration",
                  "video_llava": "VideoLlavaForConditionalGeneration",
                  "aya_vision": "AyaVisionForConditionalGeneration",
-                 "lighton_ocr": "LightOnOcrForConditionalGeneration"}
+                 "lighton_ocr": "LightOnOcrForConditionalGeneration",
+                 "llava_onevision1_5": "LlavaOnevision15ForConditionalGeneration"}
 
 
 def build_config(raw):
@@ -80,9 +81,17 @@ def checkpoint_layout(config, raw):
     return published(config, {name: list(t.shape) for name, t in state.items()}), built
 
 
+# Names transformers 5.25 reverts twice: LLaVA-OneVision-1.5's language model goes through its
+# model's renaming and its conditional-generation class's, to `model.model.`; the published layout
+# is Qwen2-VL's (`model.`, which the loading conversion reads).
+REVERTED_TWICE = {"llava_onevision1_5": ("model.model.", "model.")}
+
+
 def published(config, shapes):
-    """Shapes as the published checkpoint stores them (`transposed_on_load`)."""
-    return {name: (s[:-2] + [s[-1], s[-2]] if transposed_on_load(config.model_type, name) else s)
+    """Shapes as the published checkpoint stores them (`transposed_on_load`, `REVERTED_TWICE`)."""
+    twice, once = REVERTED_TWICE.get(config.model_type, (None, None))
+    return {(once + name[len(twice):] if twice and name.startswith(twice) else name):
+            (s[:-2] + [s[-1], s[-2]] if transposed_on_load(config.model_type, name) else s)
             for name, s in shapes.items()}
 
 
@@ -745,6 +754,17 @@ def unseen_lighton_ocr(rng):
     return {"model_type": "lighton_ocr", "architectures": ["LightOnOcrForConditionalGeneration"],
             "text_config": unseen_llama_like(rng, "qwen3"), "vision_config": vision,
             "spatial_merge_size": rng.choice([1, 2]), "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_llava_onevision1_5(rng):
+    """LLaVA-OneVision-1.5 around a small Qwen3: RiceViT of its own sizes (its output the text
+    width, as the config class requires), patches merged by 1 or 2, the head tied or not."""
+    text = unseen_llama_like(rng, "qwen3")
+    vision = {"model_type": "llava_onevision1_5_vision", "depth": rng.randint(1, 3), "hidden_size": rng.choice([32, 64]),
+              "intermediate_size": rng.choice([48, 96]), "num_heads": 4, "patch_size": 14,
+              "spatial_merge_size": rng.choice([1, 2]), "out_hidden_size": text["hidden_size"]}
+    return {"model_type": "llava_onevision1_5", "architectures": ["LlavaOnevision15ForConditionalGeneration"],
+            "text_config": text, "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
 
 
 def unseen_glm46v(rng):
@@ -1563,6 +1583,7 @@ UNSEEN = {
     "video_llava": unseen_video_llava,
     "aya_vision": unseen_aya_vision,
     "lighton_ocr": unseen_lighton_ocr,
+    "llava_onevision1_5": unseen_llava_onevision1_5,
 }
 
 
@@ -1580,7 +1601,7 @@ DEFAULT_TYPES = [
     "cpmant", "gemma3n", "inkling_text", "inkling2_text", "inkling2_loop_text", "deepseek_v4",
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
     "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe", "qwen3_vl_moe", "llava_next_video",
-    "vipllava", "glm46v", "video_llava", "lighton_ocr",
+    "vipllava", "glm46v", "video_llava", "lighton_ocr", "llava_onevision1_5",
 ]
 
 

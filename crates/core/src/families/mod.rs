@@ -486,7 +486,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("kosmos-2", IMAGE_TEXT),
     ("kosmos-2.5", IMAGE_TEXT),
     ("lfm3_vl", IMAGE_TEXT),
-    ("llava_onevision1_5", IMAGE_TEXT),
     ("minicpm_ocr", IMAGE_TEXT),
     ("minicpmv4_6", IMAGE_TEXT),
     ("minicpmv4_7", IMAGE_TEXT),

@@ -4193,6 +4193,15 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // LLaVA-OneVision-1.5 as published, in Qwen2-VL's layout: a Qwen3 language model under
+    // `model.` and the head beside it (tied by the wrapper's flag), RiceViT under `visual.`.
+    Family {
+        text: Some("qwen3"),
+        tie: Tie::Wrapper(false),
+        wrap: HfWrap::None,
+        parts: &[counted("vision tower", "visual.", towers::rice_vit)],
+        ..wrapper("llava_onevision1_5", "LLaVA-OneVision-1.5", QWEN_VL_WRAPPER)
+    },
     // LightOnOCR: a Qwen3 language model under `model.language_model.` (the head beside it, tied
     // by the wrapper's flag), Mistral 3's Pixtral tower and a bias-free projector.
     Family {

@@ -65,6 +65,30 @@ mod tests {
         assert!(e.message.contains("`qwen2_5_vl` config"), "{e}");
     }
 
+    /// LLaVA-OneVision-1.5's config class requires RiceViT's output to be the text width; a
+    /// config that differs is refused at the vision config's key, or at `vision_config` where
+    /// the class's default tower is the one that differs.
+    #[test]
+    fn rice_vit_outputs_the_text_width() {
+        let config = |vision: &str| {
+            json!({"model_type": "llava_onevision1_5", "text_config": {"hidden_size": 64,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16},
+                "vision_config": serde_json::from_str::<serde_json::Value>(vision).unwrap()})
+        };
+        load_json(
+            "cfg.json",
+            &config(r#"{"out_hidden_size": 64}"#).to_string(),
+            "t",
+            false,
+        )
+        .unwrap();
+        let e = field_of(config(r#"{"out_hidden_size": 32}"#));
+        assert_eq!(e.field, "vision_config.out_hidden_size", "{e}");
+        let mut absent = config("{}");
+        absent.as_object_mut().unwrap().remove("vision_config");
+        assert_eq!(field_of(absent).field, "vision_config");
+    }
+
     /// GLM-4.6V reads GLM-4.1V's language model, and refuses GLM-4.5V's by the text config's
     /// type rather than naming its stacked experts one tensor each.
     #[test]

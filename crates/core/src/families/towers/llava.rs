@@ -1,6 +1,6 @@
 //! The LLaVA-style wrappers' parts: a ViT (CLIP, SigLIP, SigLIP2, Pixtral, InternViT) beside the
 //! language model, and a projector into it (LLaVA and its variants, Mistral 3, LightOnOCR,
-//! Idefics3, InternVL, Command A Vision, Aya Vision, LFM2-VL).
+//! Idefics3, InternVL, Command A Vision, Aya Vision, LFM2-VL, LLaVA-OneVision-1.5).
 
 use super::*;
 
@@ -442,4 +442,45 @@ fn siglip2<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
 fn llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
     let (given, absent) = ((224, 32, 768, 3072, 12), (336, 14, 1024, 4096, 24));
     vit_either(top, &["clip_vision_model"], given, absent)
+}
+
+/// LLaVA-OneVision-1.5's vision tower, RiceViT: a bias-free patch convolution, a class token with
+/// its rotary position, a LayerNorm before the blocks (LayerNorms, a biased fused QKV and output
+/// projection, a biased two-layer MLP), and Qwen2-VL's merger after a LayerNorm, into
+/// `out_hidden_size`, which must be the text width (the config class refuses otherwise).
+pub fn rice_vit(top: &Config) -> Result<Option<u64>> {
+    let kinds = [
+        "llava_onevision1_5_vision",
+        "rice_vit",
+        "llava_onevision1_5",
+    ];
+    let Some(v) = depth_vision(top, &kinds)? else {
+        return Ok(None);
+    };
+    let Some(patch) = square(&v, "patch_size", 14)? else {
+        return Ok(None);
+    };
+    let d = size(&v, "hidden_size", 1024)? as u128;
+    let i = size(&v, "intermediate_size", 4096)? as u128;
+    let heads = size(&v, "num_heads", 16)? as u128;
+    let channels = size(&v, "in_channels", 3)? as u128;
+    let out = size(&v, "out_hidden_size", 4096)?;
+    let text = text_hidden(top, 4096)?;
+    if out != text {
+        let says = format!(
+            "is {out}; it must be the text width ({text}), as LlavaOnevision15Config requires"
+        );
+        return Err(match &v {
+            Some(v) => v.err("out_hidden_size", says),
+            None => top.err(
+                "vision_config",
+                format!("is missing: its default out_hidden_size {says}"),
+            ),
+        });
+    }
+    let embed = channels * (patch as u128).pow(2) * d + d + d / heads.max(1) / 2 + 2 * d;
+    let block = 4 * d + 3 * d * d + 3 * d + d * d + d + 2 * d * i + i + d;
+    let joined = d * (size(&v, "spatial_merge_size", 2)? as u128).pow(2);
+    let merger = 2 * d + joined * joined + joined + joined * out as u128 + out as u128;
+    fit(top, embed + size(&v, "depth", 24)? as u128 * block + merger)
 }
