@@ -353,7 +353,7 @@ impl Routed {
 /// RoPE types a class reads its own way, beside the ones every class shares.
 #[derive(Debug, Clone, Copy)]
 pub enum RopeTypes {
-    /// None.
+    /// Only the types every class reads.
     Shared,
     /// Phi-3's: its own `original_max_position_embeddings` (4096), and `su` and `yarn` read as
     /// `longrope`.

@@ -47,8 +47,10 @@ fn glm_vision(top: &Config, kinds: &[&str]) -> Result<Option<u64>> {
     let merge = (size(&v, "spatial_merge_size", 2)? as u128).pow(2);
     let downsample = d * out * merge + out;
     let merger = out * out + 2 * out + 3 * out * i;
+    // The patch convolution's bias, the RMSNorm after it and the last one.
+    let bias_and_norms = 3 * d;
     fit(
         top,
-        positions + conv + d + d + depth * block + d + downsample + merger,
+        positions + conv + bias_and_norms + depth * block + downsample + merger,
     )
 }
