@@ -38,16 +38,29 @@ ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "crates/core/catalog"
 FIXTURES = ROOT / "crates/core/tests/fixtures"
 # Published classes of wrappers whose unseen configs name them too.
-ARCHITECTURES = {"qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
-                 "qwen3_vl": "Qwen3VLForConditionalGeneration", "glm4v": "Glm4vForConditionalGeneration",
-                 "glm4v_moe": "Glm4vMoeForConditionalGeneration",
-                 "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
-                 "llava_next_video": "LlavaNextVideoForConditionalGeneration",
-                 "vipllava": "VipLlavaForConditionalGeneration", "glm46v": "Glm46VForConditionalGeneration",
-                 "video_llava": "VideoLlavaForConditionalGeneration",
-                 "aya_vision": "AyaVisionForConditionalGeneration",
-                 "lighton_ocr": "LightOnOcrForConditionalGeneration",
-                 "llava_onevision1_5": "LlavaOnevision15ForConditionalGeneration"}
+# The published class of a wrapper (Gemma3ForConditionalGeneration …), or of a type the causal-LM
+# mapping lacks (MllamaForCausalLM): the defaults' fixtures and the unseen configs name it.
+ARCHITECTURES = {
+    "gemma3": "Gemma3ForConditionalGeneration", "llama4": "Llama4ForConditionalGeneration",
+    "got_ocr2": "GotOcr2ForConditionalGeneration", "fuyu": "FuyuForCausalLM",
+    "qwen3_5": "Qwen3_5ForConditionalGeneration", "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
+    "gemma4": "Gemma4ForConditionalGeneration", "gemma4_unified": "Gemma4UnifiedForConditionalGeneration",
+    "mllama": "MllamaForConditionalGeneration", "mllama_text_model": "MllamaForCausalLM",
+    "emu3": "Emu3ForConditionalGeneration", "emu3_text_model": "Emu3ForCausalLM",
+    "gemma3n": "Gemma3nForConditionalGeneration", "llava": "LlavaForConditionalGeneration",
+    "mistral3": "Mistral3ForConditionalGeneration", "llava_next": "LlavaNextForConditionalGeneration",
+    "smolvlm": "SmolVLMForConditionalGeneration", "idefics3": "Idefics3ForConditionalGeneration",
+    "llava_onevision": "LlavaOnevisionForConditionalGeneration",
+    "cohere2_vision": "Cohere2VisionForConditionalGeneration", "internvl": "InternVLForConditionalGeneration",
+    "lfm2_vl": "Lfm2VlForConditionalGeneration",
+    "qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
+    "qwen3_vl": "Qwen3VLForConditionalGeneration", "qwen3_vl_moe": "Qwen3VLMoeForConditionalGeneration",
+    "glm4v": "Glm4vForConditionalGeneration", "glm4v_moe": "Glm4vMoeForConditionalGeneration",
+    "glm46v": "Glm46VForConditionalGeneration", "llava_next_video": "LlavaNextVideoForConditionalGeneration",
+    "vipllava": "VipLlavaForConditionalGeneration", "video_llava": "VideoLlavaForConditionalGeneration",
+    "aya_vision": "AyaVisionForConditionalGeneration", "lighton_ocr": "LightOnOcrForConditionalGeneration",
+    "llava_onevision1_5": "LlavaOnevision15ForConditionalGeneration",
+}
 
 
 def build_config(raw):
@@ -1613,25 +1626,7 @@ def main(only):
         raw = {"model_type": model_type}
         # The published class of a wrapper (Gemma3ForConditionalGeneration …), or of a type the
         # causal-LM mapping lacks (MllamaForCausalLM); a wrapper holds its language model apart.
-        arch = {"gemma3": "Gemma3ForConditionalGeneration", "llama4": "Llama4ForConditionalGeneration",
-                "got_ocr2": "GotOcr2ForConditionalGeneration", "fuyu": "FuyuForCausalLM",
-                "qwen3_5": "Qwen3_5ForConditionalGeneration",
-                "qwen3_5_moe": "Qwen3_5MoeForConditionalGeneration",
-                "gemma4": "Gemma4ForConditionalGeneration",
-                "gemma4_unified": "Gemma4UnifiedForConditionalGeneration",
-                "mllama": "MllamaForConditionalGeneration",
-                "mllama_text_model": "MllamaForCausalLM",
-                "emu3": "Emu3ForConditionalGeneration", "emu3_text_model": "Emu3ForCausalLM",
-                "gemma3n": "Gemma3nForConditionalGeneration", "llava": "LlavaForConditionalGeneration",
-                "mistral3": "Mistral3ForConditionalGeneration",
-                "llava_next": "LlavaNextForConditionalGeneration",
-                "smolvlm": "SmolVLMForConditionalGeneration",
-                "idefics3": "Idefics3ForConditionalGeneration",
-                "llava_onevision": "LlavaOnevisionForConditionalGeneration",
-                "cohere2_vision": "Cohere2VisionForConditionalGeneration",
-                "internvl": "InternVLForConditionalGeneration",
-                "lfm2_vl": "Lfm2VlForConditionalGeneration", **ARCHITECTURES,
-                **ASSISTANT_CLASSES}.get(model_type)
+        arch = {**ARCHITECTURES, **ASSISTANT_CLASSES}.get(model_type)
         if arch:
             raw["architectures"] = [arch]
         if "text_config" in (CONFIG_MAPPING[model_type].sub_configs or {}) and arch:

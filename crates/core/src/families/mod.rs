@@ -217,10 +217,9 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
     } else {
         &model_type
     };
-    let mut spec = match (&text_row.read, row.text_read) {
-        (_, Some(read)) => read(&top, &cfg, text_type, row.name, name)?,
-        (registry::Reader::Llama(f), None) => llama::load(&cfg, f, text_type, text_row.name, name)?,
-        (registry::Reader::Own(load), None) => load(&cfg, text_type, text_row.name, name)?,
+    let mut spec = match row.text_read {
+        Some(read) => read(&top, &cfg, text_type, row.name, name)?,
+        None => text_row.read.read(&cfg, text_type, text_row.name, name)?,
     };
     spec.model_type = model_type.clone();
     if row.text.is_some() {

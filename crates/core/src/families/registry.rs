@@ -127,6 +127,22 @@ pub enum Tie {
 /// Reads a wrapper's language model together with the wrapper's keys (`Family::text_read`).
 pub type TextReader = fn(&Config, &Config, &str, &str, &str) -> Result<Spec>;
 
+impl Reader {
+    /// `cfg` read as a config of `model_type`.
+    pub fn read(
+        &self,
+        cfg: &Config,
+        model_type: &str,
+        family: &str,
+        name: &str,
+    ) -> Result<crate::spec::Spec> {
+        match self {
+            Reader::Llama(f) => super::llama::load(cfg, f, model_type, family, name),
+            Reader::Own(load) => load(cfg, model_type, family, name),
+        }
+    }
+}
+
 impl Family {
     pub fn is_inert(&self, key: &str) -> bool {
         // A sub-config saved by transformers (MPT's `attn_config`) carries every config's keys.

@@ -1,7 +1,7 @@
 //! Language models read inside their multimodal wrappers: the readers a wrapper needs of its
 //! own, and the refusals of what their classes cannot build.
 
-use super::registry::{self, Reader};
+use super::registry;
 use crate::config::Config;
 use crate::error::Result;
 use crate::spec::Spec;
@@ -23,13 +23,8 @@ pub fn glm46v_text(
             format!("is `{model_type}`; anatomy reads GLM-4.6V around GLM-4.1V's language model (`glm4v_text`), not yet around other ones (GLM-4.5V's experts are stored stacked in this wrapper)"),
         ));
     }
-    match &registry::find(model_type)
-        .expect("a registry row for glm4v_text")
-        .read
-    {
-        Reader::Llama(f) => super::llama::load(text, f, model_type, family, name),
-        Reader::Own(load) => load(text, model_type, family, name),
-    }
+    let row = registry::find(model_type).expect("a registry row for glm4v_text");
+    row.read.read(text, model_type, family, name)
 }
 
 #[cfg(test)]

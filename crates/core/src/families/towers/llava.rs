@@ -8,7 +8,13 @@ use super::*;
 /// wrapper's default (CLIP ViT-L/14 at 336 pixels) where it has no vision config, else of
 /// `CLIPVisionConfig`'s defaults (ViT-B/32) for the keys it lacks.
 pub fn llava_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(t) = llava_clip(top)? else {
+    clip_tower(top, llava_clip(top)?)
+}
+
+/// CLIP's vision model: its patch convolution (without a bias), class embedding and learned
+/// positions (one more than the patches), LayerNorms before and after, and its encoder layers.
+fn clip_tower(top: &Config, found: Option<Vit>) -> Result<Option<u64>> {
+    let Some(t) = found else {
         return Ok(None);
     };
     let d = t.hidden;
@@ -99,13 +105,27 @@ pub fn cohere2_vision_tower(top: &Config) -> Result<Option<u64>> {
 /// biased map to alignment_intermediate_size, SwiGLU (which halves it), and a biased map to the
 /// text width.
 pub fn cohere2_vision_projector(top: &Config) -> Result<Option<u64>> {
-    let Some((s, _)) = cohere2_siglip(top)? else {
-        return Ok(None);
-    };
-    let joined = s.hidden * (top.size("downsample_factor", Some(2))? as u128).pow(2);
-    let inner = top.size("alignment_intermediate_size", Some(36864))? as u128;
-    let text = text_hidden(top, 8192)? as u128;
-    fit(top, joined * inner + inner + inner / 2 * text + text)
+    match cohere2_siglip(top)? {
+        Some((s, _)) => shuffle_swiglu(top, s.hidden, Some(36864), false),
+        None => Ok(None),
+    }
+}
+
+/// The pixel shuffle's downsample_factor² patches of `width` joined (normed where `norm`), a
+/// biased map to alignment_intermediate_size (`inner`, or the text width where `None`), SwiGLU
+/// (which halves it), and a biased map to the text width.
+fn shuffle_swiglu(
+    top: &Config,
+    width: u128,
+    inner: Option<u64>,
+    norm: bool,
+) -> Result<Option<u64>> {
+    let joined = width * (top.size("downsample_factor", Some(2))? as u128).pow(2);
+    let text = text_hidden(top, 8192)?;
+    let inner = top.size("alignment_intermediate_size", Some(inner.unwrap_or(text)))? as u128;
+    let text = text as u128;
+    let norm = if norm { 2 * joined } else { 0 };
+    fit(top, norm + joined * inner + inner + inner / 2 * text + text)
 }
 
 /// Aya Vision's vision tower: SigLIP's encoder, so400m at 384 pixels without its pooling head
@@ -117,17 +137,10 @@ pub fn aya_vision_tower(top: &Config) -> Result<Option<u64>> {
 /// Aya Vision's projector: Command A Vision's pixel-shuffle SwiGLU with a LayerNorm before it,
 /// its inner width `alignment_intermediate_size` or, where the config has none, the text width.
 pub fn aya_vision_projector(top: &Config) -> Result<Option<u64>> {
-    let Some((s, _)) = aya_siglip(top)? else {
-        return Ok(None);
-    };
-    let joined = s.hidden * (top.size("downsample_factor", Some(2))? as u128).pow(2);
-    let text = text_hidden(top, 8192)?;
-    let inner = top.size("alignment_intermediate_size", Some(text))? as u128;
-    let text = text as u128;
-    fit(
-        top,
-        2 * joined + joined * inner + inner + inner / 2 * text + text,
-    )
+    match aya_siglip(top)? {
+        Some((s, _)) => shuffle_swiglu(top, s.hidden, None, true),
+        None => Ok(None),
+    }
 }
 
 /// Aya Vision's SigLIP, whose heads must divide its width: the wrapper's own default tower (1152
@@ -183,33 +196,29 @@ pub fn mistral3_vision(top: &Config) -> Result<Option<u64>> {
 /// `multimodal_projector_bias`) from the vision width times the feature layers listed to the
 /// text width and within it.
 pub fn mistral3_projector(top: &Config) -> Result<Option<u64>> {
-    let Some(t) = pixtral(top)? else {
-        return Ok(None);
-    };
-    let d = t.hidden;
-    let merge = (top.size("spatial_merge_size", Some(2))? as u128).pow(2);
     let layers = feature_layers(top)?;
-    let text = text_hidden(top, 4096)? as u128;
-    let bias = if top.flag("multimodal_projector_bias", false)? {
-        2 * text
-    } else {
-        0
-    };
-    fit(
-        top,
-        d + merge * d * d + d * layers * text + text * text + bias,
-    )
+    let bias = top.flag("multimodal_projector_bias", false)?;
+    pixtral_projector(top, layers, bias)
 }
 
 /// LightOnOCR's projector: Mistral 3's, from one vision layer and without biases.
 pub fn lighton_ocr_projector(top: &Config) -> Result<Option<u64>> {
+    pixtral_projector(top, 1, false)
+}
+
+/// Mistral 3's projector from `layers` vision layers, its two maps biased where `bias`.
+fn pixtral_projector(top: &Config, layers: u128, bias: bool) -> Result<Option<u64>> {
     let Some(t) = pixtral(top)? else {
         return Ok(None);
     };
     let d = t.hidden;
     let merge = (top.size("spatial_merge_size", Some(2))? as u128).pow(2);
     let text = text_hidden(top, 4096)? as u128;
-    fit(top, d + merge * d * d + d * text + text * text)
+    let bias = if bias { 2 * text } else { 0 };
+    fit(
+        top,
+        d + merge * d * d + d * layers * text + text * text + bias,
+    )
 }
 
 /// Pixtral's sizes in Mistral 3 and LightOnOCR, whose wrappers' default towers are the same.
@@ -221,11 +230,18 @@ fn pixtral<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 /// How many of the vision tower's layers a projector reads (`vision_feature_layer`: one, or a
 /// list).
 fn feature_layers(top: &Config) -> Result<u128> {
-    match top.get("vision_feature_layer") {
-        None | Some(serde_json::Value::Number(_)) => Ok(1),
-        Some(serde_json::Value::Array(list)) => Ok(list.len().max(1) as u128),
+    Ok(joined_layers(top, "vision_feature_layer", 1)?.max(1))
+}
+
+/// How many vision layers `key` lists (one index, or a list of them), `absent` where the config
+/// has no such key.
+fn joined_layers(top: &Config, key: &str, absent: u128) -> Result<u128> {
+    match top.get(key) {
+        None => Ok(absent),
+        Some(serde_json::Value::Number(_)) => Ok(1),
+        Some(serde_json::Value::Array(list)) => Ok(list.len() as u128),
         Some(other) => Err(top.err(
-            "vision_feature_layer",
+            key,
             format!("is {other}; give a layer index or a list of them"),
         )),
     }
@@ -234,12 +250,7 @@ fn feature_layers(top: &Config) -> Result<u128> {
 /// Video-LLaVA's image tower, and its video tower of the same config: CLIP's vision model, as
 /// LLaVA's (ViT-L/14 at 224 pixels where the wrapper has no vision config).
 pub fn video_llava_tower(top: &Config) -> Result<Option<u64>> {
-    let Some(t) = video_llava_clip(top)? else {
-        return Ok(None);
-    };
-    let d = t.hidden;
-    let embed = t.patch_conv() + d + (t.patches + 1) * d;
-    fit(top, embed + 4 * d + t.layers * t.layer(true))
+    clip_tower(top, video_llava_clip(top)?)
 }
 
 /// Video-LLaVA's projector: LLaVA's, from its towers' width.
@@ -289,18 +300,7 @@ pub fn vipllava_projector(top: &Config) -> Result<Option<u64>> {
     } else {
         "vision_feature_layer"
     };
-    let layers = match top.get(key) {
-        None => 5,
-        Some(serde_json::Value::Number(_)) => 1,
-        Some(serde_json::Value::Array(list)) => list.len() as u128,
-        Some(other) => {
-            return Err(top.err(
-                key,
-                format!("is {other}; give a layer index or a list of them"),
-            ))
-        }
-    };
-    let joined = t.hidden * layers;
+    let joined = t.hidden * joined_layers(top, key, 5)?;
     let text = text_hidden(top, 4096)? as u128;
     fit(top, 2 * joined + joined * text + text + text * text + text)
 }
