@@ -430,19 +430,46 @@ test("xLSTM's mLSTM is drawn as a mixer with its matrix memory's size and its re
   await page.close();
 });
 
-test("a multimodal wrapper draws its towers as one box with their count, in the total", async () => {
+test("a multimodal wrapper draws each tower beside the embedding, joined to it; a click opens its steps and tensors", async () => {
   const { page, problems } = await open(browser, join(dir, "gemma3.html"));
-  const box = page.locator("svg g.towers");
-  await box.waitFor({ state: "visible" });
-  assert.equal(await box.locator("text.sub").textContent(), "423M params");
-  const label = await box.getAttribute("aria-label");
-  assert.match(label, /vision tower \(vision_tower\.\*, 416,866,032 parameters\)/);
-  assert.match(label, /multimodal projector \(multi_modal_projector\.\*, 6,194,304 parameters\)/);
-  // It lies beside the token embedding, at the same height.
-  const [t, e] = [await box.locator("rect").boundingBox(), await page.locator("#part-embedding rect").boundingBox()];
-  assert.ok(Math.abs(t.y - e.y) < 1 && t.x > e.x + e.width, JSON.stringify([t, e]));
-  assert.match(await page.locator(".chip").first().textContent(), /params 27\.4B/);
-  assert.match(await page.textContent("body"), /dense — every language-model parameter active every token/);
+  // Every number from anatomy's own stats and manifest of the same model, not typed in.
+  const stats = JSON.parse(anatomy("stats", "gemma-3-27b", "--json"));
+  const manifest = JSON.parse(anatomy("manifest", "gemma-3-27b", "--json"));
+  assert.equal(stats.towers.length, 2);
+  for (const [k, t] of stats.towers.entries()) {
+    const box = page.locator(`svg #part-tower-${k}`);
+    await box.waitFor({ state: "visible" });
+    assert.equal(await box.locator("text.title").textContent(), t.what);
+    assert.match(await box.locator("desc").textContent(), new RegExp(`${t.params.toLocaleString("en-US")} parameters`));
+  }
+  // The join: one edge from the towers' column into the token embedding's right side, at its height.
+  const edge = await page.locator("svg path.join").getAttribute("d");
+  const [, y0, x1] = edge.match(/^M\S+ \S+ V(\S+) H(\S+)$/).map(Number);
+  const e = await page.locator("#part-embedding rect");
+  const [rx, ry, rw, rh] = await Promise.all(["x", "y", "width", "height"].map((a) => e.getAttribute(a).then(Number)));
+  assert.ok(Math.abs(x1 - (rx + rw + 2)) < 1 && y0 === ry + rh / 2, JSON.stringify([edge, rx, ry, rw, rh]));
+  // Clicking the vision tower opens its steps, each with the tensors the manifest lists.
+  await page.locator("svg #part-tower-0").click();
+  const detail = page.locator("#detail");
+  await detail.waitFor({ state: "visible" });
+  assert.equal(await detail.locator("h2").textContent(), "Vision tower");
+  assert.equal(await detail.locator("pre.code").count(), 0, "no PyTorch reference is claimed for a tower");
+  const steps = detail.locator(".tower-steps > ol > li");
+  assert.ok(await steps.count() >= 3);
+  assert.match(await steps.nth(1).locator("strong").textContent(), /^encoder layer ×\d+$/);
+  const listed = await detail.locator(".tower-steps code.tensor").allTextContents();
+  const shown = new Map(listed.map((line) => {
+    const [, name, shape] = line.match(/^(\S+) \[(.*)\]$/);
+    return [name, shape.split(", ").map(Number)];
+  }));
+  // Every tensor of the tower the manifest lists, layer 0's standing for all ({i} is the layer).
+  const vision = Object.entries(manifest.tensors).filter(([name]) => name.startsWith(stats.towers[0].prefix));
+  assert.equal(vision.length, stats.towers[0].tensors);
+  for (const [name, shape] of vision.filter(([name]) => !/\.layers\.[1-9]/.test(name))) {
+    const want = name.replace(/\.layers\.0\./, ".layers.{i}.");
+    assert.deepEqual(shown.get(want), shape, want);
+  }
+  assert.match(await detail.textContent(), new RegExp(stats.towers[0].params.toLocaleString("en-US")));
   assert.deepEqual(problems, []);
   await page.close();
 });

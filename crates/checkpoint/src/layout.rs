@@ -11,6 +11,11 @@ use std::collections::HashSet;
 
 /// Does `stored` hold every checkpoint tensor of `spec`'s graph, by name?
 fn holds(spec: &Spec, names: &HashSet<&str>) -> bool {
+    // The language model's names decide: a wrapper's towers move with transformers' versions.
+    let spec = &Spec {
+        towers: Vec::new(),
+        ..spec.clone()
+    };
     let Ok(g) = anatomy_core::graph::build(spec) else {
         return false;
     };
@@ -41,6 +46,10 @@ pub fn fit(spec: &mut Spec, stored: &[Stored]) {
     for wrap in others.into_iter().filter(|w| *w != spec.hf_wrap) {
         let mut other = spec.clone();
         other.hf_wrap = wrap;
+        // Saved text-only, from its causal-LM class: no towers.
+        if wrap == HfWrap::None {
+            other.towers.clear();
+        }
         if holds(&other, &names) {
             *spec = other;
             return;

@@ -10,6 +10,7 @@ use crate::{Checkpoint, Format, Stored};
 use anatomy_core::graph::{Component, Graph};
 use anatomy_core::manifest::{self, Naming};
 use anatomy_core::naming::instantiate;
+use anatomy_core::spec::Held;
 use anatomy_core::Error;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,9 +27,9 @@ pub struct Report {
     pub formats: BTreeMap<String, (usize, u128)>,
     /// Auxiliary tensors (multi-token prediction) found, and their parameters.
     pub aux: (usize, u128),
-    /// Parts of a multimodal checkpoint the graph does not draw (vision tower, projector), by
-    /// what they are: their tensors and parameters.
-    pub not_drawn: BTreeMap<String, (usize, u128)>,
+    /// Towers of a multimodal checkpoint that anatomy counts but does not name tensor by
+    /// tensor, by what they are: the tensors under their prefix and their parameters.
+    pub towers: BTreeMap<String, (usize, u128)>,
     /// Tensors whose bytes are not where or what the header says.
     pub problems: Vec<crate::Problem>,
 }
@@ -206,14 +207,14 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
         .filter(|(n, t)| !used.contains(n.as_ref()) && !c.read_as_config.contains(&t.name))
         .map(|(_, t)| t)
     {
-        match g
-            .spec
-            .not_drawn
-            .iter()
-            .find(|p| t.name.starts_with(&p.prefix))
-        {
+        // A tower anatomy names is checked like the language model: a stray tensor under its
+        // prefix is unexpected.
+        let counted = |p: &&anatomy_core::spec::Tower| {
+            t.name.starts_with(&p.prefix) && !matches!(p.held, Some(Held::Named(_)))
+        };
+        match g.spec.towers.iter().find(counted) {
             Some(part) => {
-                let e = r.not_drawn.entry(part.to_string()).or_default();
+                let e = r.towers.entry(part.to_string()).or_default();
                 e.0 += 1;
                 e.1 += numel(&t.shape);
             }
@@ -254,9 +255,9 @@ pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> Result<String, Erro
             count(r.aux.1, "parameter")
         );
     }
-    for (part, (n, p)) in &r.not_drawn {
+    for (part, (n, p)) in &r.towers {
         out += &format!(
-            "not drawn: {part}: {}, {}\n",
+            "counted, not named: {part}: {}, {}\n",
             count(*n as u128, "tensor"),
             count(*p, "parameter")
         );
@@ -322,7 +323,7 @@ pub fn report_json(r: &Report, findings: Option<&[Finding]>) -> serde_json::Valu
         "misshaped": r.misshaped.iter().map(|m| json!({"name": m.0, "expected": m.1, "stored": m.2})).collect::<Vec<_>>(),
         "problems": r.problems.iter().map(|p| json!({"tensor": p.tensor, "file": p.file, "bytes": p.range.map(|(a, b)| [a, b]), "problem": p.what})).collect::<Vec<_>>(),
         "formats": r.formats.iter().map(|(f, (n, p))| (f.clone(), json!({"tensors": n, "params": *p as u64}))).collect::<serde_json::Map<_, _>>(),
-        "not_drawn": r.not_drawn.iter().map(|(f, (n, p))| (f.clone(), json!({"tensors": n, "params": *p as u64}))).collect::<serde_json::Map<_, _>>(),
+        "towers": r.towers.iter().map(|(f, (n, p))| (f.clone(), json!({"tensors": n, "params": *p as u64}))).collect::<serde_json::Map<_, _>>(),
     });
     if let Some(f) = findings {
         v["data"] = json!(f

@@ -116,6 +116,84 @@ fn missing_unexpected_and_misshaped_are_reported() {
     );
 }
 
+/// A LLaVA config with a toy CLIP tower beside a toy Llama.
+fn llava() -> Value {
+    json!({
+        "model_type": "llava",
+        "text_config": tiny("llama", json!({})),
+        "vision_config": {"model_type": "clip_vision_model", "hidden_size": 16,
+            "intermediate_size": 24, "num_hidden_layers": 2, "num_attention_heads": 2,
+            "image_size": 28, "patch_size": 14},
+    })
+}
+
+/// A wrapper's towers are checked tensor by tensor like its language model: a clean save
+/// verifies with them counted; a tower tensor mis-shaped, missing or stray is reported.
+#[test]
+fn tower_tensors_are_verified_one_by_one() {
+    let config = llava();
+    let clean = check(checkpoint(&config, |_| {}).path());
+    assert!(clean.clean(), "{clean:?}");
+    assert!(
+        clean.towers.is_empty(),
+        "no tower is only counted: {clean:?}"
+    );
+    let g = graph::build(&families::load("c", &config, "t", false).unwrap()).unwrap();
+    let total = anatomy_core::stats::stats(&g, None).unwrap().total_params;
+    assert_eq!(clean.params, total as u128, "towers matched into the total");
+
+    let dir = checkpoint(&config, |t| {
+        t.retain(|(n, _, _)| n != "vision_tower.post_layernorm.bias");
+        let p = t
+            .iter_mut()
+            .find(|(n, _, _)| n == "vision_tower.embeddings.position_embedding.weight")
+            .unwrap();
+        p.1 = vec![4, 16];
+        t.push((
+            "vision_tower.encoder.layers.2.layer_norm1.weight".into(),
+            vec![16],
+            "BF16",
+        ));
+    });
+    let r = check(dir.path());
+    let names = |v: Vec<&str>| v.into_iter().map(String::from).collect::<Vec<_>>();
+    assert_eq!(
+        r.missing.iter().map(|m| m.0.clone()).collect::<Vec<_>>(),
+        names(vec!["vision_tower.post_layernorm.bias"])
+    );
+    // Two 14-pixel patches a side and the class token: 5 positions.
+    assert_eq!(
+        r.misshaped,
+        [(
+            "vision_tower.embeddings.position_embedding.weight".to_string(),
+            vec![5, 16],
+            vec![4, 16]
+        )]
+    );
+    assert_eq!(
+        r.unexpected
+            .iter()
+            .map(|u| u.name.clone())
+            .collect::<Vec<_>>(),
+        names(vec!["vision_tower.encoder.layers.2.layer_norm1.weight"])
+    );
+}
+
+/// A wrapper's config beside a text-only save (its causal-LM class's names, no towers) reads
+/// as the language model alone: no tower is reported missing.
+#[test]
+fn a_text_only_save_of_a_wrapper_expects_no_towers() {
+    let config = llava();
+    let dir = checkpoint(&config, |t| {
+        t.retain(|(n, _, _)| n.starts_with("language_model."));
+        for (n, _, _) in t.iter_mut() {
+            *n = n.strip_prefix("language_model.").unwrap().to_string();
+        }
+    });
+    let r = check(dir.path());
+    assert!(r.clean(), "{r:?}");
+}
+
 #[test]
 fn shards_with_an_index() {
     let config = tiny("llama", json!({}));

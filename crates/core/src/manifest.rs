@@ -46,7 +46,16 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
         .iter()
         .filter(|p| p.component != Component::Aux)
         .collect();
-    let count: u128 = params.iter().map(|p| p.instances()).sum();
+    // A wrapper's towers, where anatomy names their tensors: a GGUF file holds none of them
+    // (llama.cpp keeps them in a separate mmproj file).
+    let towers: Vec<_> = match naming {
+        Naming::Hf => g.spec.towers.iter().collect(),
+        Naming::Gguf => Vec::new(),
+    };
+    let count: u128 = params.iter().map(|p| p.instances()).sum::<u128>()
+        + (towers.iter().flat_map(|t| t.blocks()))
+            .map(|b| b.repeat as u128 * b.tensors.len() as u128)
+            .sum::<u128>();
     if count > MAX_ENTRIES {
         return Err(Error::new(
             g.spec.name.clone(),
@@ -136,6 +145,14 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
                 }
             }
         }
+    }
+    for (name, shape) in towers.iter().flat_map(|t| t.tensors()) {
+        out.push(Entry {
+            params: numel(shape),
+            name,
+            shape: shape.to_vec(),
+            packed: None,
+        });
     }
     out.sort_by_cached_key(|a| natural_key(&a.name));
     Ok(out)

@@ -105,7 +105,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         block,
         layout: _,
         hf_wrap: _,
-        not_drawn: _,
+        towers: _,
         quant: _,
         mtp_layers: _,
         draft,

@@ -30,6 +30,23 @@ pub struct Stats {
     /// Where `quantization_config` packs the matrices: the stored tensors by format.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stored: Vec<StoredFormat>,
+    /// A wrapper's towers, each with its parameters (in `total_params`, not in
+    /// `active_params`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub towers: Vec<TowerParams>,
+}
+
+/// One of a wrapper's towers in `stats`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TowerParams {
+    /// What it is ("vision tower").
+    pub what: String,
+    /// Its tensors' name prefix.
+    pub prefix: String,
+    /// Its parameters; `None` for a tower of a kind anatomy does not know.
+    pub params: Option<u64>,
+    /// Tensors it stores, where anatomy names them (0 where it only counts them).
+    pub tensors: u64,
 }
 
 /// The stored tensors of one format: their parameters (a packed matrix's unpacked values) and
@@ -138,9 +155,9 @@ impl Stats {
     }
 }
 
-/// The `params_by_component` key of a wrapper's towers (vision and audio encoders, projectors),
-/// which the graph does not draw: counted in `total_params`, not in `active_params`.
-pub const TOWERS: &str = "towers (not drawn)";
+/// The `params_by_component` key of a wrapper's towers (vision and audio encoders, projectors):
+/// counted in `total_params`, not in `active_params`. `towers` lists each.
+pub const TOWERS: &str = "towers";
 
 /// The longest context anatomy computes figures for.
 pub const MAX_CONTEXT: u64 = 1 << 40;
@@ -181,9 +198,9 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
     let embedding = by_component[0];
     // A wrapper's towers: stored and counted, run by its images and audio, not by a text token.
     let towers: u128 = spec
-        .not_drawn
+        .towers
         .iter()
-        .filter_map(|n| n.params)
+        .filter_map(|n| n.params())
         .map(u128::from)
         .sum();
     total += towers;
@@ -244,6 +261,16 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
         ignored: crate::spec::Ignored::pairs(&spec.ignored),
         not_read_by_transformers: crate::spec::Ignored::pairs(&spec.not_read),
         stored: stored(g)?,
+        towers: (spec.towers.iter())
+            .map(|t| TowerParams {
+                what: t.what.clone(),
+                prefix: t.prefix.clone(),
+                params: t.params(),
+                tensors: (t.blocks().iter())
+                    .map(|b| b.repeat * b.tensors.len() as u64)
+                    .sum(),
+            })
+            .collect(),
         model: spec.name.clone(),
         total_params: fit("a parameter count", total)?,
         active_params: fit("a parameter count", active)?,

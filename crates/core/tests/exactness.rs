@@ -25,26 +25,30 @@ fn check(name: &str, config_file: &str, json: &str) {
     let expected = fixture(name);
     let all: BTreeMap<String, Vec<u64>> =
         serde_json::from_value(expected["tensors"].clone()).unwrap();
-    // A multimodal checkpoint's vision parts are named in the Spec as not drawn; the rest must match.
-    let (want, skipped): (BTreeMap<_, _>, BTreeMap<_, _>) = all
-        .into_iter()
-        .partition(|(k, _)| !spec.not_drawn.iter().any(|n| k.starts_with(&n.prefix)));
-    // Each part anatomy counts holds exactly its tensors' parameters; the others stay outside
-    // the total.
+    // A tower anatomy names is in the manifest like any tensor; one it only counts (or does not
+    // know) holds the tensors under its prefix, which must sum to its count.
+    let counted = |k: &str| {
+        spec.towers.iter().any(|n| {
+            k.starts_with(&n.prefix) && !matches!(n.held, Some(anatomy_core::spec::Held::Named(_)))
+        })
+    };
+    let (skipped, want): (BTreeMap<_, _>, BTreeMap<_, _>) =
+        all.into_iter().partition(|(k, _)| counted(k));
     let mut uncounted = 0u64;
     let mut towers = 0u64;
-    for part in &spec.not_drawn {
+    for part in &spec.towers {
         let held: u64 = skipped
             .iter()
             .filter(|(k, _)| k.starts_with(&part.prefix))
             .map(|(_, s)| s.iter().product::<u64>())
             .sum();
-        match part.params {
-            Some(n) => {
+        match (&part.held, part.params()) {
+            (Some(anatomy_core::spec::Held::Named(_)), Some(n)) => towers += n,
+            (_, Some(n)) => {
                 assert_eq!(n, held, "{name}: parameters of the {}", part.what);
                 towers += n;
             }
-            None => uncounted += held,
+            (_, None) => uncounted += held,
         }
     }
     let entries = manifest::manifest(&g, manifest::Naming::Hf).unwrap();

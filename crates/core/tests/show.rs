@@ -91,7 +91,7 @@ fn olmo2_post_norms_and_full_qk_norm() {
 /// A multimodal wrapper: the language model is drawn, the vision parts are named as not drawn,
 /// with their parameter counts (tested exact in `exactness`).
 #[test]
-fn gemma3_wrapper_names_what_is_not_drawn() {
+fn gemma3_wrapper_names_what_is_towers() {
     let out = show("gemma-3-27b", 120, None);
     let first = out.lines().nth(1).unwrap();
     assert!(

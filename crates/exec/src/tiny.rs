@@ -46,8 +46,8 @@ pub fn shrink(spec: &Spec) -> Spec {
     }
     s.vocab = spec.vocab.min(256);
     // The copy is the language model alone: a wrapper's towers are neither built nor counted.
-    for part in &mut s.not_drawn {
-        part.params = None;
+    for part in &mut s.towers {
+        part.held = None;
     }
     if let Some(p) = &mut s.per_layer_input {
         p.width = p.width.min(16);

@@ -1436,7 +1436,7 @@ pub fn load(
         block,
         layout: f.layout,
         hf_wrap: HfWrap::None,
-        not_drawn: vec![],
+        towers: vec![],
         quant: None,
         mtp_layers: 0,
         draft: None,

@@ -50,7 +50,7 @@ pub(crate) use heads::{head_dim, heads};
 
 use crate::config::{Config, MAX_LAYERS};
 use crate::error::{Error, Result};
-use crate::spec::{AttnKind, AttnSpan, Ignored, NotDrawn, Rope, RopeFreqs, RopeScaling, Spec};
+use crate::spec::{AttnKind, AttnSpan, Ignored, Rope, RopeFreqs, RopeScaling, Spec, Tower};
 use serde_json::Value;
 
 pub use registry::{Family, Reader, FAMILIES};
@@ -234,19 +234,19 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
     }
     // A wrapper's towers, or a language model's own encoders beside its embedding (Phi-4-
     // multimodal's `embed_tokens_extend`).
-    spec.not_drawn = row
+    spec.towers = row
         .parts
         .iter()
         .map(|p| {
-            Ok(NotDrawn {
+            Ok(Tower {
                 what: p.what.to_string(),
                 prefix: p.prefix.to_string(),
-                params: (p.count)(&top)?,
+                held: (p.count)(&top)?,
             })
         })
         .collect::<Result<Vec<_>>>()?;
     // A part whose config the wrapper lacks is not built (Gemma 4 without audio): not listed.
-    spec.not_drawn.retain(|p| p.params != Some(0));
+    spec.towers.retain(|p| p.params() != Some(0));
     spec.quant = crate::quant::Declared::read(&top)?;
     check(&cfg, &spec)?;
     echo::check(&cfg, text_row.echoes, &spec)?;
@@ -426,7 +426,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         block: Block::Sequential,
         layout: Layout::Llama,
         hf_wrap: HfWrap::None,
-        not_drawn: Vec::new(),
+        towers: Vec::new(),
         quant: None,
         mtp_layers: 0,
         draft: None,

@@ -25,16 +25,6 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
             not_read(spec)
         )));
     }
-    if !spec.not_drawn.is_empty() {
-        line(format!(
-            "not drawn: {}",
-            spec.not_drawn
-                .iter()
-                .map(|n| n.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
     line(String::new());
     line("Parameters".into());
     let total = s.total_params as u128;
@@ -109,6 +99,20 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
             grouped(n as u128),
             pct(n as u128, total)
         ));
+        for t in &s.towers {
+            let n = t
+                .params
+                .map_or("not counted".to_string(), |n| grouped(n as u128));
+            let held = match t.tensors {
+                0 => "counted, its tensors not named".to_string(),
+                k => format!(
+                    "{}, under {}",
+                    crate::fmt::count(k as u128, "tensor"),
+                    t.prefix
+                ),
+            };
+            line(format!("      {:<22}{:>20}  {held}", t.what, n));
+        }
     }
     for l in spec.plan_summary() {
         line(format!("  layers differ · {l}"));

@@ -80,6 +80,9 @@ pub fn render(g: &Graph, opts: &Options) -> Result<String> {
     for node in &g.root.children {
         layout.node(node, 0);
     }
+    for mut l in towers(g, width) {
+        layout.write(&mut l);
+    }
     let side_callout = mode == Mode::Side && layout.callout_w >= 32;
     if let (Some(n), false) = (opts.step, side_callout) {
         layout.write(&mut Line::new());
@@ -124,10 +127,10 @@ fn header(g: &Graph) -> Result<Vec<Line>> {
             crate::render::report::not_read(spec)
         ))));
     }
-    if !spec.not_drawn.is_empty() {
+    if !spec.towers.is_empty() {
         lines.push(Line::plain(&format!(
-            "not drawn: {}",
-            spec.not_drawn
+            "towers (after the language model): {}",
+            spec.towers
                 .iter()
                 .map(|n| n.to_string())
                 .collect::<Vec<_>>()
@@ -446,6 +449,50 @@ fn sources(g: &Graph, step: &Step) -> Vec<String> {
         }
     }
     out
+}
+
+/// A wrapper's towers after the language model: each one's steps and the tensors each stores
+/// (`{i}` the layer of a repeated step), wrapped to `width`.
+fn towers(g: &Graph, width: usize) -> Vec<Line> {
+    let mut lines = Vec::new();
+    let bold = Style {
+        bold: true,
+        ..Default::default()
+    };
+    for t in &g.spec.towers {
+        lines.push(Line::new());
+        let mut title = Line::new();
+        title.push(&format!("{} ({}*)", t.what, t.prefix), bold);
+        let held = match t.params() {
+            Some(n) => format!(" · {} params", fmt::grouped(n as u128)),
+            None => " · a kind anatomy does not know: not counted".to_string(),
+        };
+        title.push(
+            &format!("{held} · run on an image or audio, not on text"),
+            Style::default(),
+        );
+        lines.push(title);
+        if t.blocks().is_empty() && t.params().is_some() {
+            lines.push(Line::plain(
+                "  counted from the config; its tensors are not named yet",
+            ));
+        }
+        for b in t.blocks() {
+            let step = match b.repeat {
+                1 => b.title.clone(),
+                n => format!("{} ×{n}", b.title),
+            };
+            lines.push(Line::plain(&format!("  {step}")));
+            for (name, shape) in &b.tensors {
+                let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+                let text = format!("{}{name} [{}]", t.prefix, dims.join(", "));
+                for l in wrap(&text, width.saturating_sub(4)) {
+                    lines.push(Line::plain(&format!("    {l}")));
+                }
+            }
+        }
+    }
+    lines
 }
 
 /// Word-wrap `text` to `w` columns; words longer than `w` are split.

@@ -129,8 +129,9 @@ pub struct Spec {
     pub layout: Layout,
     /// Where a multimodal wrapper keeps the language model's Hugging Face tensor names.
     pub hf_wrap: HfWrap,
-    /// Parts of the checkpoint that anatomy does not draw or count (vision tower, projector).
-    pub not_drawn: Vec<NotDrawn>,
+    /// A wrapper's parts beside its language model (vision and audio towers, projectors),
+    /// with the tensors its checkpoint stores for each where anatomy names them.
+    pub towers: Vec<Tower>,
     /// How the checkpoint stores its matrices (`quantization_config`); `None`: as floats.
     pub quant: Option<crate::quant::Declared>,
     /// Auxiliary modules outside the main forward pass.
@@ -176,20 +177,85 @@ impl std::fmt::Display for Ignored {
     }
 }
 
+/// A part of a multimodal checkpoint beside its language model (a vision tower, a projector):
+/// run by an image or audio, not by a text token.
 #[derive(Debug, Clone, PartialEq)]
-pub struct NotDrawn {
+pub struct Tower {
     /// What it is ("vision tower").
     pub what: String,
     /// Hugging Face name prefix of its tensors (`vision_tower.`).
     pub prefix: String,
-    /// Its parameters, counted from the wrapper's config (in the model's total); `None` where
-    /// anatomy cannot count it (then outside the total).
-    pub params: Option<u64>,
+    /// What anatomy knows of its tensors; `None` for a kind it does not know (then outside the
+    /// total).
+    pub held: Option<Held>,
 }
 
-impl std::fmt::Display for NotDrawn {
+/// A tower's tensors, as far as anatomy names them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Held {
+    /// Every tensor, block by block, named and shaped as the checkpoint stores it.
+    Named(Vec<TowerBlock>),
+    /// Its parameters, counted from the config; its tensors not named yet.
+    Counted(u64),
+}
+
+/// A step of a tower: its tensors, once or once per layer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TowerBlock {
+    /// What it does ("patch embedding", "encoder layer").
+    pub title: String,
+    /// Layers it repeats over (`{i}` in its names is the layer); 1 for a step outside them.
+    pub repeat: u64,
+    /// Names under the tower's prefix, with their shapes.
+    pub tensors: Vec<(String, Vec<u64>)>,
+}
+
+impl TowerBlock {
+    /// Parameters over every repeat.
+    pub fn params(&self) -> u128 {
+        let one: u128 = (self.tensors.iter())
+            .map(|(_, s)| s.iter().map(|&d| d as u128).product::<u128>())
+            .sum();
+        one * self.repeat as u128
+    }
+}
+
+impl Tower {
+    /// Its parameters, where anatomy counts them (they fit in 64 bits: the reader checks).
+    pub fn params(&self) -> Option<u64> {
+        match &self.held {
+            Some(Held::Named(blocks)) => {
+                Some(blocks.iter().map(|b| b.params()).sum::<u128>() as u64)
+            }
+            Some(Held::Counted(n)) => Some(*n),
+            None => None,
+        }
+    }
+
+    /// Its named blocks; empty where anatomy only counts it.
+    pub fn blocks(&self) -> &[TowerBlock] {
+        match &self.held {
+            Some(Held::Named(blocks)) => blocks,
+            Some(Held::Counted(_)) | None => &[],
+        }
+    }
+
+    /// Every tensor it stores, full name (prefix and layer) and shape, in block order.
+    pub fn tensors(&self) -> impl Iterator<Item = (String, &[u64])> + '_ {
+        self.blocks().iter().flat_map(move |b| {
+            (0..b.repeat).flat_map(move |i| {
+                b.tensors.iter().map(move |(name, shape)| {
+                    let name = name.replace("{i}", &i.to_string());
+                    (format!("{}{name}", self.prefix), shape.as_slice())
+                })
+            })
+        })
+    }
+}
+
+impl std::fmt::Display for Tower {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.params {
+        match self.params() {
             Some(n) => write!(
                 f,
                 "{} ({}*, {})",

@@ -6,25 +6,26 @@ use super::*;
 /// Gemma 3's vision tower: SigLIP's patch embedding (a convolution) and learned positions, its
 /// encoder layers (LayerNorms, attention with biases, a biased two-layer MLP), its last
 /// LayerNorm and, where `vision_use_head`, its attention-pooling head.
-pub fn gemma3_vision(top: &Config) -> Result<Option<u64>> {
+pub fn gemma3_vision(top: &Config) -> Result<Option<Held>> {
     let Some(s) = siglip(top)? else {
         return Ok(None);
     };
-    let head = if flag(&s.v, "vision_use_head", true)? {
-        s.pooling_head()
-    } else {
-        0
-    };
-    fit(top, s.siglip() + head)
+    let head = flag(&s.v, "vision_use_head", true)?;
+    s.siglip_named(head).done(top, "vision_config")
 }
 
 /// Gemma 3's projector: the vision width mapped to the text width, and an RMSNorm before it.
-pub fn gemma3_projector(top: &Config) -> Result<Option<u64>> {
+pub fn gemma3_projector(top: &Config) -> Result<Option<Held>> {
     let Some(s) = siglip(top)? else {
         return Ok(None);
     };
     let text = text_hidden(top, 2304)? as u128;
-    fit(top, s.hidden * text + s.hidden)
+    let mut n = Named::default();
+    // Stored as [in, out], a parameter multiplied from the right, not a linear layer.
+    n.step("projector")
+        .rms("mm_soft_emb_norm", s.hidden)
+        .t("mm_input_projection_weight", &[s.hidden, text]);
+    n.done(top, "text_config")
 }
 
 /// Gemma 4's sub-config `key`: `None` where the wrapper has none (its class then builds no such
@@ -54,9 +55,9 @@ fn clip_bounds(v: &Config, default: bool) -> Result<u128> {
 /// (per-head RMS norms on Q and K, four RMS norms, a gated MLP, every projection bias-free and
 /// clipped where `use_clipped_linears`), and the standardizing scale and bias where
 /// `standardize`. Zero where the wrapper has no vision config, and the part is not listed.
-pub fn gemma4_vision(top: &Config) -> Result<Option<u64>> {
+pub fn gemma4_vision(top: &Config) -> Result<Option<Held>> {
     let v = match gemma4_part(top, "vision_config", "gemma4_vision")? {
-        None => return Ok(Some(0)),
+        None => return Ok(Some(Held::Counted(0))),
         Some(None) => return Ok(None),
         Some(Some(v)) => v,
     };
@@ -83,9 +84,9 @@ pub fn gemma4_vision(top: &Config) -> Result<Option<u64>> {
 /// projection in; per layer two half-step feed-forwards, attention with relative-position keys
 /// and a per-dim scale, a light convolution block (gated projection, depthwise kernel, norms),
 /// and three norms; its output projection. Every clipped linear stores four bounds.
-pub fn gemma4_audio(top: &Config) -> Result<Option<u64>> {
+pub fn gemma4_audio(top: &Config) -> Result<Option<Held>> {
     let v = match gemma4_part(top, "audio_config", "gemma4_audio")? {
-        None => return Ok(Some(0)),
+        None => return Ok(Some(Held::Counted(0))),
         Some(None) => return Ok(None),
         Some(Some(v)) => v,
     };
@@ -113,9 +114,9 @@ fn gemma4_embedder(
     top: &Config,
     (key, kind): (&str, &str),
     (width, default): (&str, u64),
-) -> Result<Option<u64>> {
+) -> Result<Option<Held>> {
     match gemma4_part(top, key, kind)? {
-        None => Ok(Some(0)),
+        None => Ok(Some(Held::Counted(0))),
         Some(None) => Ok(None),
         Some(Some(v)) => {
             let w = v.size(width, Some(default))? as u128;
@@ -125,7 +126,7 @@ fn gemma4_embedder(
 }
 
 /// Gemma 4's vision embedder: the vision tower's width mapped to the text width.
-pub fn gemma4_embed_vision(top: &Config) -> Result<Option<u64>> {
+pub fn gemma4_embed_vision(top: &Config) -> Result<Option<Held>> {
     gemma4_embedder(
         top,
         ("vision_config", "gemma4_vision"),
@@ -134,7 +135,7 @@ pub fn gemma4_embed_vision(top: &Config) -> Result<Option<u64>> {
 }
 
 /// Gemma 4's audio embedder: the audio tower's output width mapped to the text width.
-pub fn gemma4_embed_audio(top: &Config) -> Result<Option<u64>> {
+pub fn gemma4_embed_audio(top: &Config) -> Result<Option<Held>> {
     gemma4_embedder(
         top,
         ("audio_config", "gemma4_audio"),
@@ -146,7 +147,7 @@ pub fn gemma4_embed_audio(top: &Config) -> Result<Option<u64>> {
 /// (`architecture`; the config's sizes do not reach it): counted for `mobilenetv5_300m_enc`, the
 /// one timm registers as an encoder and the class's default, and not for another architecture or
 /// `model_args` that change it (`None`, and the views say so).
-pub fn gemma3n_vision(top: &Config) -> Result<Option<u64>> {
+pub fn gemma3n_vision(top: &Config) -> Result<Option<Held>> {
     let Some(v) = sub_config(top, "vision_config", &["gemma3n_vision"])? else {
         return Ok(None);
     };
@@ -331,7 +332,7 @@ const MOBILENETV5_300M: &[&[&str]] = &[
 /// leave (channels × frequencies) to the width; per layer two feed-forwards four times as wide,
 /// attention with relative-position keys and a per-dim scale, a light convolution block, and the
 /// norms around each. `None` for another kind of audio config.
-pub fn gemma3n_audio(top: &Config) -> Result<Option<u64>> {
+pub fn gemma3n_audio(top: &Config) -> Result<Option<Held>> {
     let Some(v) = sub_config(top, "audio_config", &["gemma3n_audio"])? else {
         return Ok(None);
     };
@@ -381,7 +382,7 @@ fn gemma3n_embedder(
     top: &Config,
     (key, kind): (&str, &str),
     default_width: u64,
-) -> Result<Option<u64>> {
+) -> Result<Option<Held>> {
     let Some(v) = sub_config(top, key, &[kind])? else {
         return Ok(None);
     };
@@ -400,12 +401,12 @@ fn gemma3n_embedder(
 }
 
 /// Gemma 3n's vision embedder.
-pub fn gemma3n_embed_vision(top: &Config) -> Result<Option<u64>> {
+pub fn gemma3n_embed_vision(top: &Config) -> Result<Option<Held>> {
     gemma3n_embedder(top, ("vision_config", "gemma3n_vision"), 2048)
 }
 
 /// Gemma 3n's audio embedder.
-pub fn gemma3n_embed_audio(top: &Config) -> Result<Option<u64>> {
+pub fn gemma3n_embed_audio(top: &Config) -> Result<Option<Held>> {
     gemma3n_embedder(top, ("audio_config", "gemma3n_audio"), 1536)
 }
 
@@ -450,9 +451,9 @@ fn two(c: &Config, key: &str, x: &serde_json::Value) -> Result<Option<[u128; 2]>
 /// three channels) through a LayerNorm, a biased projection and a LayerNorm; a table of
 /// positions per axis, and a LayerNorm after adding them. Zero where the wrapper has no vision
 /// config.
-pub fn gemma4_unified_patches(top: &Config) -> Result<Option<u64>> {
+pub fn gemma4_unified_patches(top: &Config) -> Result<Option<Held>> {
     let v = match gemma4_part(top, "vision_config", "gemma4_unified_vision")? {
-        None => return Ok(Some(0)),
+        None => return Ok(Some(Held::Counted(0))),
         Some(None) => return Ok(None),
         Some(Some(v)) => v,
     };
@@ -469,7 +470,7 @@ pub fn gemma4_unified_patches(top: &Config) -> Result<Option<u64>> {
 
 /// Gemma 4 unified's vision embedder: the patch embedder's output (`output_proj_dims` wide)
 /// projected to the text width.
-pub fn gemma4_unified_embed_vision(top: &Config) -> Result<Option<u64>> {
+pub fn gemma4_unified_embed_vision(top: &Config) -> Result<Option<Held>> {
     gemma4_embedder(
         top,
         ("vision_config", "gemma4_unified_vision"),
@@ -479,7 +480,7 @@ pub fn gemma4_unified_embed_vision(top: &Config) -> Result<Option<u64>> {
 
 /// Gemma 4 unified's audio embedder, in place of a tower: the audio features (`audio_embed_dim`
 /// wide) projected to the text width.
-pub fn gemma4_unified_embed_audio(top: &Config) -> Result<Option<u64>> {
+pub fn gemma4_unified_embed_audio(top: &Config) -> Result<Option<Held>> {
     gemma4_embedder(
         top,
         ("audio_config", "gemma4_unified_audio"),

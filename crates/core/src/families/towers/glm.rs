@@ -8,21 +8,21 @@ use super::*;
 /// where `attention_bias`) and a bias-free gated MLP as wide as the output, a last RMSNorm, a
 /// biased convolution joining each spatial_merge_size² patches into the output width, and the
 /// merger: a projection, a LayerNorm and a gated MLP `intermediate_size` wide, none biased.
-pub fn glm4v_vision(top: &Config) -> Result<Option<u64>> {
+pub fn glm4v_vision(top: &Config) -> Result<Option<Held>> {
     glm_vision(top, &["glm4v", "glm4v_vision"])
 }
 
 /// GLM-4.5V's vision tower: GLM-4.1V's.
-pub fn glm4v_moe_vision(top: &Config) -> Result<Option<u64>> {
+pub fn glm4v_moe_vision(top: &Config) -> Result<Option<Held>> {
     glm_vision(top, &["glm4v_moe", "glm4v_moe_vision"])
 }
 
 /// GLM-4.6V's vision tower: GLM-4.1V's, under either kind's name.
-pub fn glm46v_vision(top: &Config) -> Result<Option<u64>> {
+pub fn glm46v_vision(top: &Config) -> Result<Option<Held>> {
     glm_vision(top, &["glm4v_vision", "glm4v_moe_vision"])
 }
 
-fn glm_vision(top: &Config, kinds: &[&str]) -> Result<Option<u64>> {
+fn glm_vision(top: &Config, kinds: &[&str]) -> Result<Option<Held>> {
     let Some(v) = depth_vision(top, kinds)? else {
         return Ok(None);
     };
@@ -34,23 +34,37 @@ fn glm_vision(top: &Config, kinds: &[&str]) -> Result<Option<u64>> {
     ) else {
         return Ok(None);
     };
-    let positions = ((image / patch) as u128).pow(2) * d;
     let out = size(&v, "out_hidden_size", 4096)? as u128;
     let i = size(&v, "intermediate_size", 13696)? as u128;
-    let qkv_bias = if flag(&v, "attention_bias", false)? {
-        3 * d
-    } else {
-        0
-    };
-    let block = 2 * d + 3 * d * d + qkv_bias + d * d + 3 * d * out;
+    let qkv_bias = flag(&v, "attention_bias", false)?;
     let depth = size(&v, "depth", 24)? as u128;
-    let merge = (size(&v, "spatial_merge_size", 2)? as u128).pow(2);
-    let downsample = d * out * merge + out;
-    let merger = out * out + 2 * out + 3 * out * i;
-    // The patch convolution's bias, the RMSNorm after it and the last one.
-    let bias_and_norms = 3 * d;
-    fit(
-        top,
-        positions + conv + bias_and_norms + depth * block + downsample + merger,
-    )
+    let merge = size(&v, "spatial_merge_size", 2)? as u128;
+    let l = "blocks.{i}";
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .t(
+            "embeddings.position_embedding.weight",
+            &[((image / patch) as u128).pow(2), d],
+        )
+        .t("patch_embed.proj.weight", &conv)
+        .t("patch_embed.proj.bias", &[d])
+        .rms("post_conv_layernorm", d);
+    n.layers("vision block", depth)
+        .rms(&format!("{l}.norm1"), d)
+        .linear(&format!("{l}.attn.qkv"), 3 * d, d, qkv_bias)
+        .linear(&format!("{l}.attn.proj"), d, d, false)
+        .rms(&format!("{l}.norm2"), d)
+        .linear(&format!("{l}.mlp.gate_proj"), out, d, false)
+        .linear(&format!("{l}.mlp.up_proj"), out, d, false)
+        .linear(&format!("{l}.mlp.down_proj"), d, out, false);
+    n.step("downsampling")
+        .rms("post_layernorm", d)
+        .linear_shaped("downsample", &[out, d, merge, merge], true);
+    n.step("merger")
+        .linear("merger.proj", out, out, false)
+        .layer_norm("merger.post_projection_norm", out)
+        .linear("merger.gate_proj", i, out, false)
+        .linear("merger.up_proj", i, out, false)
+        .linear("merger.down_proj", out, i, false);
+    n.done(top, "vision_config")
 }

@@ -7,51 +7,48 @@ use super::*;
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
 /// wrapper's default (CLIP ViT-L/14 at 336 pixels) where it has no vision config, else of
 /// `CLIPVisionConfig`'s defaults (ViT-B/32) for the keys it lacks.
-pub fn llava_vision(top: &Config) -> Result<Option<u64>> {
+pub fn llava_vision(top: &Config) -> Result<Option<Held>> {
     clip_tower(top, llava_clip(top)?)
 }
 
-/// CLIP's vision model: its patch convolution (without a bias), class embedding and learned
-/// positions (one more than the patches), LayerNorms before and after, and its encoder layers.
-fn clip_tower(top: &Config, found: Option<Vit>) -> Result<Option<u64>> {
-    let Some(t) = found else {
-        return Ok(None);
-    };
-    let d = t.hidden;
-    let embed = t.patch_conv() + d + (t.patches + 1) * d;
-    fit(top, embed + 4 * d + t.layers * t.layer(true))
+/// CLIP's vision model, named.
+fn clip_tower(top: &Config, found: Option<Vit>) -> Result<Option<Held>> {
+    match found {
+        Some(t) => t.clip_named().done(top, "vision_config"),
+        None => Ok(None),
+    }
 }
 
 /// LLaVA's projector: two linear maps (with biases where `multimodal_projector_bias`) from the
 /// vision width, times the layers `vision_feature_layer` lists where it lists several, to the
 /// text width and within it.
-pub fn llava_projector(top: &Config) -> Result<Option<u64>> {
+pub fn llava_projector(top: &Config) -> Result<Option<Held>> {
     match llava_clip(top)? {
         Some(t) => llava_mlp(top, t.hidden),
         None => Ok(None),
     }
 }
 
-fn llava_mlp(top: &Config, vision: u128) -> Result<Option<u64>> {
-    let layers = feature_layers(top)?;
+fn llava_mlp(top: &Config, vision: u128) -> Result<Option<Held>> {
+    let joined = vision * feature_layers(top)?;
     let text = text_hidden(top, 4096)? as u128;
-    let bias = if top.flag("multimodal_projector_bias", true)? {
-        2 * text
-    } else {
-        0
-    };
-    fit(top, vision * layers * text + text * text + bias)
+    let bias = top.flag("multimodal_projector_bias", true)?;
+    let mut n = Named::default();
+    n.step("projector")
+        .linear("linear_1", text, joined, bias)
+        .linear("linear_2", text, text, bias);
+    n.done(top, "text_config")
 }
 
 /// LLaVA-OneVision's vision tower: SigLIP's encoder, with its attention-pooling head where
 /// `vision_use_head` (the wrapper's default, SigLIP so400m at 384 pixels, has none; a vision
 /// config's keys left out take SiglipVisionConfig's defaults, which have one).
-pub fn onevision_vision(top: &Config) -> Result<Option<u64>> {
+pub fn onevision_vision(top: &Config) -> Result<Option<Held>> {
     with_head(top, onevision_siglip(top)?)
 }
 
 /// LLaVA-OneVision's projector: LLaVA's, from SigLIP's width.
-pub fn onevision_projector(top: &Config) -> Result<Option<u64>> {
+pub fn onevision_projector(top: &Config) -> Result<Option<Held>> {
     match onevision_siglip(top)? {
         Some((s, _)) => llava_mlp(top, s.hidden),
         None => Ok(None),
@@ -59,11 +56,19 @@ pub fn onevision_projector(top: &Config) -> Result<Option<u64>> {
 }
 
 /// LLaVA-OneVision's image newline: as LLaVA-NeXT's.
-pub fn onevision_newline(top: &Config) -> Result<Option<u64>> {
-    if onevision_siglip(top)?.is_none() {
-        return Ok(None);
+pub fn onevision_newline(top: &Config) -> Result<Option<Held>> {
+    match onevision_siglip(top)? {
+        Some(_) => newline(top),
+        None => Ok(None),
     }
-    fit(top, text_hidden(top, 4096)? as u128)
+}
+
+/// The learned vector that ends each row of an image's patches, one text width: the part's
+/// name is the tensor's.
+fn newline(top: &Config) -> Result<Option<Held>> {
+    let mut n = Named::default();
+    n.step("row end").t("", &[text_hidden(top, 4096)? as u128]);
+    n.done(top, "text_config")
 }
 
 /// LLaVA-OneVision's SigLIP sizes, and whether it has its pooling head.
@@ -72,9 +77,9 @@ fn onevision_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
 }
 
 /// A SigLIP tower's parameters, its pooling head's where it has one.
-fn with_head(top: &Config, found: Option<(Vit, bool)>) -> Result<Option<u64>> {
+fn with_head(top: &Config, found: Option<(Vit, bool)>) -> Result<Option<Held>> {
     match found {
-        Some((s, head)) => fit(top, s.siglip() + if head { s.pooling_head() } else { 0 }),
+        Some((s, head)) => s.siglip_named(head).done(top, "vision_config"),
         None => Ok(None),
     }
 }
@@ -97,14 +102,14 @@ fn siglip_in<'a>(
 
 /// Command A Vision's vision tower (`cohere2_vision`): SigLIP's encoder with its pooling head
 /// where `vision_use_head` (by the wrapper's default, 27 layers at 512 pixels, with one).
-pub fn cohere2_vision_tower(top: &Config) -> Result<Option<u64>> {
+pub fn cohere2_vision_tower(top: &Config) -> Result<Option<Held>> {
     with_head(top, cohere2_siglip(top)?)
 }
 
 /// Command A Vision's projector: the pixel shuffle's downsample_factor² patches joined, a
 /// biased map to alignment_intermediate_size, SwiGLU (which halves it), and a biased map to the
 /// text width.
-pub fn cohere2_vision_projector(top: &Config) -> Result<Option<u64>> {
+pub fn cohere2_vision_projector(top: &Config) -> Result<Option<Held>> {
     match cohere2_siglip(top)? {
         Some((s, _)) => shuffle_swiglu(top, s.hidden, Some(36864), false),
         None => Ok(None),
@@ -119,24 +124,31 @@ fn shuffle_swiglu(
     width: u128,
     inner: Option<u64>,
     norm: bool,
-) -> Result<Option<u64>> {
+) -> Result<Option<Held>> {
     let joined = width * (top.size("downsample_factor", Some(2))? as u128).pow(2);
     let text = text_hidden(top, 8192)?;
     let inner = top.size("alignment_intermediate_size", Some(inner.unwrap_or(text)))? as u128;
     let text = text as u128;
-    let norm = if norm { 2 * joined } else { 0 };
-    fit(top, norm + joined * inner + inner + inner / 2 * text + text)
+    let mut n = Named::default();
+    let step = n.step("projector");
+    let step = match norm {
+        true => step.layer_norm("layernorm", joined),
+        false => step,
+    };
+    step.linear("linear_1", inner, joined, true)
+        .linear("linear_2", text, inner / 2, true);
+    n.done(top, "text_config")
 }
 
 /// Aya Vision's vision tower: SigLIP's encoder, so400m at 384 pixels without its pooling head
 /// where the wrapper has no vision config (LLaVA-OneVision's).
-pub fn aya_vision_tower(top: &Config) -> Result<Option<u64>> {
+pub fn aya_vision_tower(top: &Config) -> Result<Option<Held>> {
     with_head(top, aya_siglip(top)?)
 }
 
 /// Aya Vision's projector: Command A Vision's pixel-shuffle SwiGLU with a LayerNorm before it,
 /// its inner width `alignment_intermediate_size` or, where the config has none, the text width.
-pub fn aya_vision_projector(top: &Config) -> Result<Option<u64>> {
+pub fn aya_vision_projector(top: &Config) -> Result<Option<Held>> {
     match aya_siglip(top)? {
         Some((s, _)) => shuffle_swiglu(top, s.hidden, None, true),
         None => Ok(None),
@@ -180,45 +192,59 @@ fn cohere2_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
 /// RMSNorm, then layers of two RMSNorms, four bias-free attention projections (positions by 2-D
 /// RoPE: no table) and a gated MLP. Of the wrapper's default (patch 14, 1540 pixels) where it
 /// has no vision config, else of `PixtralVisionConfig`'s defaults for the keys it lacks.
-pub fn mistral3_vision(top: &Config) -> Result<Option<u64>> {
+pub fn mistral3_vision(top: &Config) -> Result<Option<Held>> {
     let Some(t) = pixtral(top)? else {
         return Ok(None);
     };
-    let (d, i) = (t.hidden, t.intermediate);
-    fit(
-        top,
-        t.patch_conv() + d + t.layers * (2 * d + 4 * d * d + 3 * d * i),
-    )
+    let (d, i, l) = (t.hidden, t.intermediate, "transformer.layers.{i}");
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .t("patch_conv.weight", &t.conv_shape())
+        .rms("ln_pre", d);
+    n.layers("encoder layer", t.layers)
+        .rms(&format!("{l}.attention_norm"), d)
+        .linear(&format!("{l}.attention.q_proj"), d, d, false)
+        .linear(&format!("{l}.attention.k_proj"), d, d, false)
+        .linear(&format!("{l}.attention.v_proj"), d, d, false)
+        .linear(&format!("{l}.attention.o_proj"), d, d, false)
+        .rms(&format!("{l}.ffn_norm"), d)
+        .linear(&format!("{l}.feed_forward.gate_proj"), i, d, false)
+        .linear(&format!("{l}.feed_forward.up_proj"), i, d, false)
+        .linear(&format!("{l}.feed_forward.down_proj"), d, i, false);
+    n.done(top, "vision_config")
 }
 
 /// Mistral 3's projector: an RMSNorm over the vision width, the patch merger's bias-free map
 /// of spatial_merge_size² patches joined back to one, and two linear maps (with biases where
 /// `multimodal_projector_bias`) from the vision width times the feature layers listed to the
 /// text width and within it.
-pub fn mistral3_projector(top: &Config) -> Result<Option<u64>> {
+pub fn mistral3_projector(top: &Config) -> Result<Option<Held>> {
     let layers = feature_layers(top)?;
     let bias = top.flag("multimodal_projector_bias", false)?;
     pixtral_projector(top, layers, bias)
 }
 
 /// LightOnOCR's projector: Mistral 3's, from one vision layer and without biases.
-pub fn lighton_ocr_projector(top: &Config) -> Result<Option<u64>> {
+pub fn lighton_ocr_projector(top: &Config) -> Result<Option<Held>> {
     pixtral_projector(top, 1, false)
 }
 
 /// Mistral 3's projector from `layers` vision layers, its two maps biased where `bias`.
-fn pixtral_projector(top: &Config, layers: u128, bias: bool) -> Result<Option<u64>> {
+fn pixtral_projector(top: &Config, layers: u128, bias: bool) -> Result<Option<Held>> {
     let Some(t) = pixtral(top)? else {
         return Ok(None);
     };
     let d = t.hidden;
     let merge = (top.size("spatial_merge_size", Some(2))? as u128).pow(2);
     let text = text_hidden(top, 4096)? as u128;
-    let bias = if bias { 2 * text } else { 0 };
-    fit(
-        top,
-        d + merge * d * d + d * layers * text + text * text + bias,
-    )
+    let mut n = Named::default();
+    n.step("patch merger")
+        .rms("norm", d)
+        .linear("patch_merger.merging_layer", d, merge * d, false);
+    n.step("projector")
+        .linear("linear_1", text, d * layers, bias)
+        .linear("linear_2", text, text, bias);
+    n.done(top, "text_config")
 }
 
 /// Pixtral's sizes in Mistral 3 and LightOnOCR, whose wrappers' default towers are the same.
@@ -249,12 +275,12 @@ fn joined_layers(top: &Config, key: &str, absent: u128) -> Result<u128> {
 
 /// Video-LLaVA's image tower, and its video tower of the same config: CLIP's vision model, as
 /// LLaVA's (ViT-L/14 at 224 pixels where the wrapper has no vision config).
-pub fn video_llava_tower(top: &Config) -> Result<Option<u64>> {
+pub fn video_llava_tower(top: &Config) -> Result<Option<Held>> {
     clip_tower(top, video_llava_clip(top)?)
 }
 
 /// Video-LLaVA's projector: LLaVA's, from its towers' width.
-pub fn video_llava_projector(top: &Config) -> Result<Option<u64>> {
+pub fn video_llava_projector(top: &Config) -> Result<Option<Held>> {
     match video_llava_clip(top)? {
         Some(t) => llava_mlp(top, t.hidden),
         None => Ok(None),
@@ -269,17 +295,21 @@ fn video_llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 /// LLaVA-NeXT-Video's pooler of a frame's patches: a biased convolution of stride × stride
 /// patches into `spatial_pool_out_channels` (the vision width by default) where
 /// `spatial_pool_mode` is `conv`; average and max pooling hold no weights.
-pub fn llava_next_video_pooler(top: &Config) -> Result<Option<u64>> {
+pub fn llava_next_video_pooler(top: &Config) -> Result<Option<Held>> {
     let Some(t) = llava_clip(top)? else {
         return Ok(None);
     };
     let mode = top.string("spatial_pool_mode", "average")?;
     let stride = top.size("spatial_pool_stride", Some(2))? as u128;
     match mode.as_str() {
-        "average" | "max" => Ok(Some(0)),
+        "average" | "max" => Ok(Some(Held::Counted(0))),
         "conv" => {
             let out = top.size("spatial_pool_out_channels", Some(t.hidden as u64))? as u128;
-            fit(top, t.hidden * out * stride * stride + out)
+            let mut n = Named::default();
+            n.step("frame pooler")
+                .t("pool.weight", &[out, t.hidden, stride, stride])
+                .t("pool.bias", &[out]);
+            n.done(top, "spatial_pool_out_channels")
         }
         other => Err(top.err(
             "spatial_pool_mode",
@@ -291,7 +321,7 @@ pub fn llava_next_video_pooler(top: &Config) -> Result<Option<u64>> {
 /// VipLlava's projector: a LayerNorm over the features of the vision layers it joins
 /// (`vision_feature_layers` or `vision_feature_layer`, five by default), then LLaVA's two
 /// biased maps into the text width.
-pub fn vipllava_projector(top: &Config) -> Result<Option<u64>> {
+pub fn vipllava_projector(top: &Config) -> Result<Option<Held>> {
     let Some(t) = llava_clip(top)? else {
         return Ok(None);
     };
@@ -302,33 +332,45 @@ pub fn vipllava_projector(top: &Config) -> Result<Option<u64>> {
     };
     let joined = t.hidden * joined_layers(top, key, 5)?;
     let text = text_hidden(top, 4096)? as u128;
-    fit(top, 2 * joined + joined * text + text + text * text + text)
+    let mut n = Named::default();
+    n.step("projector")
+        .layer_norm("projector_layernorm", joined)
+        .linear("linear_1", text, joined, true)
+        .linear("linear_2", text, text, true);
+    n.done(top, "text_config")
 }
 
 /// LLaVA-NeXT's learned vector that ends each row of an image's patches, one text width.
-pub fn llava_next_newline(top: &Config) -> Result<Option<u64>> {
-    if llava_clip(top)?.is_none() {
-        return Ok(None);
+pub fn llava_next_newline(top: &Config) -> Result<Option<Held>> {
+    match llava_clip(top)? {
+        Some(_) => newline(top),
+        None => Ok(None),
     }
-    fit(top, text_hidden(top, 4096)? as u128)
 }
 
 /// Idefics3's and SmolVLM's vision tower: SigLIP's encoder without its pooling head.
-pub fn idefics3_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(s) = idefics3(top)? else {
-        return Ok(None);
-    };
-    fit(top, s.siglip())
+pub fn idefics3_vision(top: &Config) -> Result<Option<Held>> {
+    match idefics3(top)? {
+        Some(s) => s.siglip_named(false).done(top, "vision_config"),
+        None => Ok(None),
+    }
 }
 
 /// Idefics3's and SmolVLM's connector: the pixel shuffle's scale_factor² patches joined, mapped
 /// to the text width by one bias-free projection.
-pub fn idefics3_connector(top: &Config) -> Result<Option<u64>> {
+pub fn idefics3_connector(top: &Config) -> Result<Option<Held>> {
     let Some(s) = idefics3(top)? else {
         return Ok(None);
     };
     let joined = s.hidden * (top.size("scale_factor", Some(2))? as u128).pow(2);
-    fit(top, joined * text_hidden(top, 4096)? as u128)
+    let mut n = Named::default();
+    n.step("projector").linear(
+        "modality_projection.proj",
+        text_hidden(top, 4096)? as u128,
+        joined,
+        false,
+    );
+    n.done(top, "text_config")
 }
 
 /// The vision sizes of Idefics3 and SmolVLM (their vision configs' defaults alike).
@@ -346,36 +388,61 @@ fn idefics3<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 /// `norm_type` says so), Q, K and V (biased where `attention_bias`) with RMSNorms over them
 /// where `use_qk_norm`, a biased output projection, two layer-scale vectors and a biased MLP;
 /// a last LayerNorm unless `use_mean_pooling`.
-pub fn internvl_vision(top: &Config) -> Result<Option<u64>> {
+pub fn internvl_vision(top: &Config) -> Result<Option<Held>> {
     let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
         return Ok(None);
     };
-    let d = t.hidden;
+    let (d, i, l) = (t.hidden, t.intermediate, "encoder.layer.{i}");
     let v = &t.v;
-    let on = |key, default| flag(v, key, default).map(|b| b as u128);
+    let on = |key, default| flag(v, key, default);
     let rms = match v {
         Some(v) => v.string("norm_type", "layer_norm")? == "rms_norm",
         None => false,
     };
-    let norm = if rms { d } else { 2 * d };
-    let embed = d
-        + on("use_mask_token", false)? * d
-        + t.patch_conv()
-        + d
-        + on("use_absolute_position_embeddings", true)? * (t.patches + 1) * d;
-    let attention = 3 * d * d
-        + on("attention_bias", false)? * 3 * d
-        + d * d
-        + d
-        + on("use_qk_norm", false)? * 2 * d;
-    let layer = 2 * norm + attention + 2 * d + t.mlp();
-    let last = (1 - on("use_mean_pooling", true)?) * 2 * d;
-    fit(top, embed + t.layers * layer + last)
+    let mut n = Named::default();
+    let step = n
+        .step("patch embedding")
+        .t("embeddings.cls_token", &[1, 1, d]);
+    let step = match on("use_mask_token", false)? {
+        true => step.t("embeddings.mask_token", &[1, 1, d]),
+        false => step,
+    };
+    let step = step.linear_shaped(
+        "embeddings.patch_embeddings.projection",
+        &t.conv_shape(),
+        true,
+    );
+    if on("use_absolute_position_embeddings", true)? {
+        step.t("embeddings.position_embeddings", &[1, t.patches + 1, d]);
+    }
+    let bias = on("attention_bias", false)?;
+    let step = n
+        .layers("encoder layer", t.layers)
+        .norm(&format!("{l}.layernorm_before"), d, rms)
+        .linear(&format!("{l}.attention.q_proj"), d, d, bias)
+        .linear(&format!("{l}.attention.k_proj"), d, d, bias)
+        .linear(&format!("{l}.attention.v_proj"), d, d, bias);
+    let step = match on("use_qk_norm", false)? {
+        true => step
+            .rms(&format!("{l}.attention.q_norm"), d)
+            .rms(&format!("{l}.attention.k_norm"), d),
+        false => step,
+    };
+    step.linear(&format!("{l}.attention.projection_layer"), d, d, true)
+        .t(&format!("{l}.lambda_1"), &[d])
+        .norm(&format!("{l}.layernorm_after"), d, rms)
+        .linear(&format!("{l}.mlp.fc1"), i, d, true)
+        .linear(&format!("{l}.mlp.fc2"), d, i, true)
+        .t(&format!("{l}.lambda_2"), &[d]);
+    if !on("use_mean_pooling", true)? {
+        n.step("last norm").layer_norm("layernorm", d);
+    }
+    n.done(top, "vision_config")
 }
 
 /// InternVL's projector: a LayerNorm over the pixel shuffle's (1 / downsample_ratio)² patches
 /// joined, then two biased linear maps into the text width and within it.
-pub fn internvl_projector(top: &Config) -> Result<Option<u64>> {
+pub fn internvl_projector(top: &Config) -> Result<Option<Held>> {
     let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
         return Ok(None);
     };
@@ -389,29 +456,41 @@ pub fn internvl_projector(top: &Config) -> Result<Option<u64>> {
     // Python's int(1 / ratio), squared.
     let joined = t.hidden * ((1.0 / ratio) as u128).pow(2);
     let text = text_hidden(top, 4096)? as u128;
-    fit(top, 2 * joined + joined * text + text + text * text + text)
+    let mut n = Named::default();
+    n.step("projector")
+        .layer_norm("layer_norm", joined)
+        .linear("linear_1", text, joined, true)
+        .linear("linear_2", text, text, true);
+    n.done(top, "text_config")
 }
 
 /// LFM2-VL's vision tower, SigLIP2's NaFlex encoder: a biased linear map of each patch's pixels
 /// (a convolution's parameters), `num_patches` learned positions (resized to each image), SigLIP's
 /// layers and last LayerNorm, and its pooling head where `vision_use_head`.
-pub fn lfm2_vl_vision(top: &Config) -> Result<Option<u64>> {
+pub fn lfm2_vl_vision(top: &Config) -> Result<Option<Held>> {
     with_head(top, siglip2(top)?)
 }
 
 /// LFM2-VL's projector: a LayerNorm (where `projector_use_layernorm`) over the pixel unshuffle's
 /// downsample_factor² patches joined, a map to projector_hidden_size and one into the text
 /// width, biased where `projector_bias`.
-pub fn lfm2_vl_projector(top: &Config) -> Result<Option<u64>> {
+pub fn lfm2_vl_projector(top: &Config) -> Result<Option<Held>> {
     let Some((s, _)) = siglip2(top)? else {
         return Ok(None);
     };
     let joined = s.hidden * (top.size("downsample_factor", Some(2))? as u128).pow(2);
     let inner = top.size("projector_hidden_size", Some(2560))? as u128;
     let text = text_hidden(top, 2560)? as u128;
-    let norm = top.flag("projector_use_layernorm", true)? as u128 * 2 * joined;
-    let bias = top.flag("projector_bias", true)? as u128 * (inner + text);
-    fit(top, norm + joined * inner + inner * text + bias)
+    let bias = top.flag("projector_bias", true)?;
+    let mut n = Named::default();
+    let step = n.step("projector");
+    let step = match top.flag("projector_use_layernorm", true)? {
+        true => step.layer_norm("layer_norm", joined),
+        false => step,
+    };
+    step.linear("linear_1", inner, joined, bias)
+        .linear("linear_2", text, inner, bias);
+    n.done(top, "text_config")
 }
 
 /// SigLIP2's sizes (`Siglip2VisionConfig`), its patches the `num_patches` positions it learns,
@@ -432,6 +511,7 @@ fn siglip2<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
         patch: patch as u128,
         grid: patches.isqrt(),
         patches,
+        flat_patch: true,
         v,
     };
     let head = flag(&s.v, "vision_use_head", true)?;
@@ -448,7 +528,7 @@ fn llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 /// its rotary position, a LayerNorm before the blocks (LayerNorms, a biased fused QKV and output
 /// projection, a biased two-layer MLP), and Qwen2-VL's merger after a LayerNorm, into
 /// `out_hidden_size`, which must be the text width (the config class refuses otherwise).
-pub fn rice_vit(top: &Config) -> Result<Option<u64>> {
+pub fn rice_vit(top: &Config) -> Result<Option<Held>> {
     let kinds = [
         "llava_onevision1_5_vision",
         "rice_vit",
@@ -478,9 +558,14 @@ pub fn rice_vit(top: &Config) -> Result<Option<u64>> {
             ),
         });
     }
-    let embed = channels * (patch as u128).pow(2) * d + d + d / heads.max(1) / 2 + 2 * d;
-    let block = 4 * d + 3 * d * d + 3 * d + d * d + d + 2 * d * i + i + d;
-    let joined = d * (size(&v, "spatial_merge_size", 2)? as u128).pow(2);
-    let merger = 2 * d + joined * joined + joined + joined * out as u128 + out as u128;
-    fit(top, embed + size(&v, "depth", 24)? as u128 * block + merger)
+    let patch = patch as u128;
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .t("patch_embed.proj.weight", &[d, channels, patch, patch])
+        .t("class_embedding", &[d])
+        .t("class_pos_emb", &[1, d / heads.max(1) / 2])
+        .layer_norm("pre_layernorm", d);
+    qwen_blocks(&mut n, d, i, size(&v, "depth", 24)? as u128, Mlp::Fc, false);
+    qwen2_merger(&mut n, &v, d, out as u128, false)?;
+    n.done(top, "vision_config")
 }

@@ -1,6 +1,7 @@
-//! Parameter counts of what a multimodal wrapper holds beside its language model (its vision
-//! tower and projector, Fuyu's patch embedding), from the wrapper's config and the defaults of
-//! the classes transformers builds them with. anatomy draws none of them; it counts them, so a
+//! What a multimodal wrapper holds beside its language model (its vision and audio towers,
+//! projectors, Fuyu's patch embedding), from the wrapper's config and the defaults of the classes
+//! transformers builds them with: each tensor named and shaped as the checkpoint stores it, step
+//! by step (`named.rs`), or, for the towers not named yet, their parameters counted. Either way a
 //! wrapper's total is what transformers builds.
 //!
 //! Each counter reads its sub-config detached from the key accounting: a tower's keys are not
@@ -9,10 +10,12 @@
 
 use crate::config::Config;
 use crate::error::Result;
+use crate::spec::Held;
 
 mod gemma;
 mod glm;
 mod llava;
+mod named;
 mod qwen;
 
 pub use gemma::*;
@@ -20,8 +23,11 @@ pub use glm::*;
 pub use llava::*;
 pub use qwen::*;
 
-/// Counts one part from the wrapper's config: `None` where anatomy cannot count it.
-pub type Counter = fn(&Config) -> Result<Option<u64>>;
+use named::{Named, Step};
+
+/// Names (or, for a tower not named yet, counts) one part from the wrapper's config: `None`
+/// where anatomy does not know it.
+pub type Counter = fn(&Config) -> Result<Option<Held>>;
 
 /// A ViT-style vision tower's sizes (SigLIP, CLIP, Llama 4's and Mllama's encoders), read from
 /// the wrapper's vision config with its class's defaults.
@@ -37,6 +43,9 @@ struct Vit<'a> {
     grid: u128,
     /// Patches per image: grid².
     patches: u128,
+    /// The patch embedding is a linear map of each patch's pixels (SigLIP2's NaFlex), not a
+    /// convolution: the same parameters, stored flat.
+    flat_patch: bool,
 }
 
 /// A class's defaults for `Vit`'s sizes: image, patch, hidden, intermediate, layers.
@@ -48,31 +57,71 @@ impl Vit<'_> {
         self.channels * self.patch * self.patch * self.hidden
     }
 
-    /// The biased two-layer MLP of an encoder layer.
-    fn mlp(&self) -> u128 {
+    /// The patch embedding's shape: a convolution's `[hidden, channels, patch, patch]`, or a
+    /// linear map's `[hidden, channels · patch²]`.
+    fn conv_shape(&self) -> Vec<u128> {
+        let (d, c, p) = (self.hidden, self.channels, self.patch);
+        match self.flat_patch {
+            true => vec![d, c * p * p],
+            false => vec![d, c, p, p],
+        }
+    }
+
+    /// CLIP's and SigLIP's encoder layers: two LayerNorms, the attention's four biased
+    /// projections and a biased two-layer MLP.
+    fn encoder(&self, n: &mut Named) {
+        let (d, i, l) = (self.hidden, self.intermediate, "encoder.layers.{i}");
+        n.layers("encoder layer", self.layers)
+            .layer_norm(&format!("{l}.layer_norm1"), d)
+            .linear(&format!("{l}.self_attn.q_proj"), d, d, true)
+            .linear(&format!("{l}.self_attn.k_proj"), d, d, true)
+            .linear(&format!("{l}.self_attn.v_proj"), d, d, true)
+            .linear(&format!("{l}.self_attn.out_proj"), d, d, true)
+            .layer_norm(&format!("{l}.layer_norm2"), d)
+            .linear(&format!("{l}.mlp.fc1"), i, d, true)
+            .linear(&format!("{l}.mlp.fc2"), d, i, true);
+    }
+
+    /// SigLIP's vision model named: its biased patch convolution and learned positions, its
+    /// encoder, its last LayerNorm, and its attention-pooling head where `head`.
+    fn siglip_named(&self, head: bool) -> Named {
         let (d, i) = (self.hidden, self.intermediate);
-        2 * d * i + i + d
+        let mut n = Named::default();
+        n.step("patch embedding")
+            .t("embeddings.patch_embedding.weight", &self.conv_shape())
+            .t("embeddings.patch_embedding.bias", &[d])
+            .t("embeddings.position_embedding.weight", &[self.patches, d]);
+        self.encoder(&mut n);
+        n.step("last norm").layer_norm("post_layernorm", d);
+        if head {
+            n.step("attention-pooling head")
+                .t("head.probe", &[1, 1, d])
+                .t("head.attention.in_proj_weight", &[3 * d, d])
+                .t("head.attention.in_proj_bias", &[3 * d])
+                .linear("head.attention.out_proj", d, d, true)
+                .layer_norm("head.layernorm", d)
+                .linear("head.mlp.fc1", i, d, true)
+                .linear("head.mlp.fc2", d, i, true);
+        }
+        n
     }
 
-    /// An encoder layer: two LayerNorms, the attention's four projections (with biases or
-    /// without) and the MLP.
-    fn layer(&self, attn_bias: bool) -> u128 {
+    /// CLIP's vision model named: its patch convolution (without a bias), class embedding and
+    /// learned positions (one more than the patches), LayerNorms before and after the encoder.
+    fn clip_named(&self) -> Named {
         let d = self.hidden;
-        4 * (d * d + if attn_bias { d } else { 0 }) + 4 * d + self.mlp()
-    }
-
-    /// SigLIP's vision model: its biased patch convolution and learned positions, its encoder
-    /// layers (attention with biases) and its last LayerNorm.
-    fn siglip(&self) -> u128 {
-        let d = self.hidden;
-        self.patch_conv() + d + self.patches * d + self.layers * self.layer(true) + 2 * d
-    }
-
-    /// SigLIP's attention-pooling head: a probe, a multi-head attention with its fused
-    /// in-projection, a LayerNorm and an MLP.
-    fn pooling_head(&self) -> u128 {
-        let d = self.hidden;
-        d + 4 * (d * d + d) + 2 * d + self.mlp()
+        let mut n = Named::default();
+        n.step("patch embedding")
+            .t("embeddings.class_embedding", &[d])
+            .t("embeddings.patch_embedding.weight", &self.conv_shape())
+            .t(
+                "embeddings.position_embedding.weight",
+                &[self.patches + 1, d],
+            );
+        n.step("first norm").layer_norm("pre_layrnorm", d);
+        self.encoder(&mut n);
+        n.step("last norm").layer_norm("post_layernorm", d);
+        n
     }
 }
 
@@ -112,6 +161,7 @@ fn vit_either<'a>(
         patch: patch as u128,
         grid: (image / patch) as u128,
         patches: ((image / patch) as u128).pow(2),
+        flat_patch: false,
         v,
     }))
 }
@@ -122,11 +172,13 @@ fn siglip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 }
 
 /// Fuyu's patch embedding: one biased linear map from a patch's pixels to the text width.
-pub fn fuyu_patches(top: &Config) -> Result<Option<u64>> {
+pub fn fuyu_patches(top: &Config) -> Result<Option<Held>> {
     let pixels = top.size("patch_size", Some(30))?.pow(2) as u128
         * top.size("num_channels", Some(3))? as u128;
-    let text = text_hidden(top, 4096)? as u128;
-    fit(top, pixels * text + text)
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .linear("", text_hidden(top, 4096)? as u128, pixels, true);
+    n.done(top, "patch_size")
 }
 
 /// The vision config of one of `kinds`, for the towers whose class counts its blocks as `depth`
@@ -135,9 +187,9 @@ fn depth_vision<'a>(top: &Config<'a>, kinds: &[&str]) -> Result<Option<Option<Co
     Ok(vision(top, kinds)?.map(|v| v.map(|v| v.renamed(&[("num_hidden_layers", "depth")]))))
 }
 
-/// A 3-D patch convolution's weights (time × height × width × channels → width), or `None`
-/// for a rectangular patch.
-fn patches(v: &Option<Config>, patch: u64, width: u128) -> Result<Option<u128>> {
+/// A 3-D patch convolution's shape, `[width, channels, time, height, width]` of a patch, or
+/// `None` for a rectangular patch.
+fn patches(v: &Option<Config>, patch: u64, width: u128) -> Result<Option<Vec<u128>>> {
     let (Some(patch), Some(frames)) = (
         square(v, "patch_size", patch)?,
         square(v, "temporal_patch_size", 2)?,
@@ -145,9 +197,8 @@ fn patches(v: &Option<Config>, patch: u64, width: u128) -> Result<Option<u128>> 
         return Ok(None);
     };
     let channels = size(v, "in_channels", 3)? as u128;
-    Ok(Some(
-        channels * frames as u128 * (patch as u128).pow(2) * width,
-    ))
+    let (p, t) = (patch as u128, frames as u128);
+    Ok(Some(vec![width, channels, t, p, p]))
 }
 
 /// The wrapper's vision sub-config, where it is of one of `kinds` (or says no kind): `Ok(None)`
@@ -198,7 +249,7 @@ fn text_hidden(top: &Config, default: u64) -> Result<u64> {
 /// positions (one more than the patches), LayerNorms before and after, encoder layers
 /// (LayerNorms, attention with biases, a biased two-layer MLP), and the pixel-shuffle adapter's
 /// two bias-free projections.
-pub fn llama4_vision(top: &Config) -> Result<Option<u64>> {
+pub fn llama4_vision(top: &Config) -> Result<Option<Held>> {
     let Some(t) = vit(top, &["llama4_vision_model"], (448, 14, 768, 5632, 34))? else {
         return Ok(None);
     };
@@ -206,19 +257,42 @@ pub fn llama4_vision(top: &Config) -> Result<Option<u64>> {
         size(&t.v, "projector_input_dim", 4096)? as u128,
         size(&t.v, "projector_output_dim", 4096)? as u128,
     );
-    let d = t.hidden;
-    let embed = t.patch_conv() + d + (t.patches + 1) * d + 4 * d;
-    let adapter = t.intermediate * proj_in + proj_out * proj_out;
-    fit(top, embed + t.layers * t.layer(true) + adapter)
+    let (d, i, l) = (t.hidden, t.intermediate, "model.layers.{i}");
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .t(
+            "patch_embedding.linear.weight",
+            &[d, t.channels * t.patch * t.patch],
+        )
+        .t("class_embedding", &[d])
+        .t("positional_embedding_vlm", &[t.patches + 1, d])
+        .layer_norm("layernorm_pre", d);
+    n.layers("encoder layer", t.layers)
+        .layer_norm(&format!("{l}.input_layernorm"), d)
+        .linear(&format!("{l}.self_attn.q_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.k_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.v_proj"), d, d, true)
+        .linear(&format!("{l}.self_attn.o_proj"), d, d, true)
+        .layer_norm(&format!("{l}.post_attention_layernorm"), d)
+        .linear(&format!("{l}.mlp.fc1"), i, d, true)
+        .linear(&format!("{l}.mlp.fc2"), d, i, true);
+    n.step("pixel-shuffle adapter")
+        .layer_norm("layernorm_post", d)
+        .linear("vision_adapter.mlp.fc1", proj_in, i, false)
+        .linear("vision_adapter.mlp.fc2", proj_out, proj_out, false);
+    n.done(top, "vision_config")
 }
 
 /// Llama 4's projector: the vision output width mapped to the text width, without a bias.
-pub fn llama4_projector(top: &Config) -> Result<Option<u64>> {
+pub fn llama4_projector(top: &Config) -> Result<Option<Held>> {
     let Some(v) = vision(top, &["llama4_vision_model"])? else {
         return Ok(None);
     };
     let out = size(&v, "vision_output_dim", 7680)? as u128;
-    fit(top, out * text_hidden(top, 5120)? as u128)
+    let mut n = Named::default();
+    n.step("projector")
+        .linear("linear_1", text_hidden(top, 5120)? as u128, out, false);
+    n.done(top, "text_config")
 }
 
 /// Phi-4-multimodal's image embedder (`embed_tokens_extend.image_embed.`): a SigLIP tower (its
@@ -226,16 +300,20 @@ pub fn llama4_projector(top: &Config) -> Result<Option<u64>> {
 /// attention-pooling head that transformers builds though the embedder reads an earlier
 /// layer), the two learned separators of global and cropped features, and a biased two-layer
 /// projection to the text width.
-pub fn phi4_images(top: &Config) -> Result<Option<u64>> {
+pub fn phi4_images(top: &Config) -> Result<Option<Held>> {
     let Some(t) = vit(top, &["phi4_multimodal_vision"], (448, 14, 1152, 4304, 27))? else {
         return Ok(None);
     };
     let d = t.hidden;
     let text = top.size("hidden_size", Some(3072))? as u128;
-    fit(
-        top,
-        t.siglip() + t.pooling_head() + 2 * d + d * text + text + text * text + text,
-    )
+    let mut n = t.siglip_named(true).under("img_processor.");
+    n.step("separators")
+        .t("global_img_feature_extensor", &[1, 1, d])
+        .t("sub_img_feature_extensor", &[1, 1, 1, d]);
+    n.step("projection")
+        .linear("img_projection_up", text, d, true)
+        .linear("img_projection_down", text, text, true);
+    n.done(top, "vision_config")
 }
 
 /// Phi-4-multimodal's audio embedder (`embed_tokens_extend.audio_embed.`): a Conformer encoder
@@ -244,7 +322,7 @@ pub fn phi4_images(top: &Config) -> Result<Option<u64>> {
 /// relative-position bias table; and its blocks: a feed-forward half-step either side of
 /// attention and a GLU convolution module), and two biased two-layer projections to the text
 /// width (for speech alone, and for speech beside an image).
-pub fn phi4_audio(top: &Config) -> Result<Option<u64>> {
+pub fn phi4_audio(top: &Config) -> Result<Option<Held>> {
     let Some(a) = sub_config(top, "audio_config", &["phi4_multimodal_audio"])? else {
         return Ok(None);
     };
@@ -308,25 +386,28 @@ fn sub_config<'a>(
     Ok(Some(v))
 }
 
-fn fit(top: &Config, n: u128) -> Result<Option<u64>> {
-    u64::try_from(n).map(Some).map_err(|_| {
-        top.err(
-            "vision_config",
-            "gives a tower too large to count in 64 bits",
-        )
-    })
+fn fit(top: &Config, n: u128) -> Result<Option<Held>> {
+    u64::try_from(n)
+        .map(|n| Some(Held::Counted(n)))
+        .map_err(|_| {
+            top.err(
+                "vision_config",
+                "gives a tower too large to count in 64 bits",
+            )
+        })
 }
 
 /// GIT's image encoder, CLIP's vision tower: its patch convolution (without a bias), class
 /// embedding and learned positions (one more than the patches), LayerNorms before and after,
 /// and its encoder layers (LayerNorms, attention with biases, a biased two-layer MLP).
-pub fn git_vision(top: &Config) -> Result<Option<u64>> {
-    let Some(t) = vit(top, &["git_vision_model"], GIT_VISION)? else {
-        return Ok(None);
-    };
-    let d = t.hidden;
-    let embed = t.patch_conv() + d + (t.patches + 1) * d;
-    fit(top, embed + 4 * d + t.layers * t.layer(true))
+pub fn git_vision(top: &Config) -> Result<Option<Held>> {
+    match vit(top, &["git_vision_model"], GIT_VISION)? {
+        Some(t) => t
+            .clip_named()
+            .under("vision_model.")
+            .done(top, "vision_config"),
+        None => Ok(None),
+    }
 }
 
 /// `GitVisionConfig`'s defaults (CLIP ViT-B/16).
@@ -334,23 +415,30 @@ const GIT_VISION: VitDefaults = (224, 16, 768, 3072, 12);
 
 /// GIT's visual projection: the vision width mapped to the text width with a bias, then a
 /// LayerNorm.
-pub fn git_projection(top: &Config) -> Result<Option<u64>> {
+pub fn git_projection(top: &Config) -> Result<Option<Held>> {
     let Some(v) = vision(top, &["git_vision_model"])? else {
         return Ok(None);
     };
     let vd = size(&v, "hidden_size", 768)? as u128;
     let d = top.size("hidden_size", Some(768))? as u128;
-    fit(top, vd * d + d + 2 * d)
+    let mut n = Named::default();
+    n.step("projection")
+        .linear("visual_projection.0", d, vd, true)
+        .layer_norm("visual_projection.1", d);
+    n.done(top, "hidden_size")
 }
 
 /// GIT's learned vector per video frame (`num_image_with_embedding`), one vision width each;
 /// none without the key.
-pub fn git_frames(top: &Config) -> Result<Option<u64>> {
+pub fn git_frames(top: &Config) -> Result<Option<Held>> {
     let Some(v) = vision(top, &["git_vision_model"])? else {
         return Ok(None);
     };
     let frames = top.opt_size("num_image_with_embedding")?.unwrap_or(0) as u128;
-    fit(top, frames * size(&v, "hidden_size", 768)? as u128)
+    let mut n = Named::default();
+    n.layers("frame embedding", frames)
+        .t("{i}", &[1, 1, size(&v, "hidden_size", 768)? as u128]);
+    n.done(top, "num_image_with_embedding")
 }
 
 /// Mllama's vision encoder: its patch convolution (without a bias) and class embedding; learned
@@ -358,23 +446,70 @@ pub fn git_frames(top: &Config) -> Result<Option<u64>> {
 /// per tile before the encoder and after it; LayerNorms before and after; the local encoder's
 /// layers, and the global encoder's with two gates each (attention without biases, LayerNorms,
 /// a biased two-layer MLP).
-pub fn mllama_vision(top: &Config) -> Result<Option<u64>> {
+pub fn mllama_vision(top: &Config) -> Result<Option<Held>> {
     let Some(t) = vit(top, &["mllama_vision_model"], MLLAMA_VISION)? else {
         return Ok(None);
     };
-    let d = t.hidden;
+    let (d, i) = (t.hidden, t.intermediate);
     let global = size(&t.v, "num_global_layers", 8)? as u128;
     let tiles = size(&t.v, "max_num_tiles", 4)?;
     // One embedding row per supported aspect ratio, and one for none.
     let ratios = aspect_ratios(&t.v, tiles)? as u128 + 1;
     let (tiles, patches) = (tiles as u128, t.patches + 1);
-    let embed = t.patch_conv()
-        + d
-        + (1 + patches * d + ratios * tiles * patches * d)
-        + 2 * (1 + ratios * tiles * d)
-        + 4 * d;
-    let layer = t.layer(false);
-    fit(top, embed + t.layers * layer + global * (layer + 2))
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .t("patch_embedding.weight", &t.conv_shape())
+        .t("class_embedding", &[d])
+        .t("gated_positional_embedding.embedding", &[patches, d])
+        .t("gated_positional_embedding.gate", &[1])
+        .t(
+            "gated_positional_embedding.tile_embedding.weight",
+            &[ratios, tiles * patches * d],
+        )
+        .t(
+            "pre_tile_positional_embedding.embedding.weight",
+            &[ratios, tiles * d],
+        )
+        .t("pre_tile_positional_embedding.gate", &[1])
+        .layer_norm("layernorm_pre", d);
+    fn layer<'n>(
+        n: &'n mut Named,
+        title: &str,
+        l: &str,
+        count: u128,
+        d: u128,
+        i: u128,
+    ) -> Step<'n> {
+        n.layers(title, count)
+            .layer_norm(&format!("{l}.input_layernorm"), d)
+            .linear(&format!("{l}.self_attn.q_proj"), d, d, false)
+            .linear(&format!("{l}.self_attn.k_proj"), d, d, false)
+            .linear(&format!("{l}.self_attn.v_proj"), d, d, false)
+            .linear(&format!("{l}.self_attn.o_proj"), d, d, false)
+            .layer_norm(&format!("{l}.post_attention_layernorm"), d)
+            .linear(&format!("{l}.mlp.fc1"), i, d, true)
+            .linear(&format!("{l}.mlp.fc2"), d, i, true)
+    }
+    layer(
+        &mut n,
+        "local encoder layer",
+        "transformer.layers.{i}",
+        t.layers,
+        d,
+        i,
+    );
+    n.step("tile positions after")
+        .layer_norm("layernorm_post", d)
+        .t(
+            "post_tile_positional_embedding.embedding.weight",
+            &[ratios, tiles * d],
+        )
+        .t("post_tile_positional_embedding.gate", &[1]);
+    let l = "global_transformer.layers.{i}";
+    layer(&mut n, "global encoder layer", l, global, d, i)
+        .t(&format!("{l}.gate_attn"), &[1])
+        .t(&format!("{l}.gate_ffn"), &[1]);
+    n.done(top, "vision_config")
 }
 
 /// `MllamaVisionConfig`'s defaults.
@@ -404,13 +539,15 @@ fn aspect_ratios(v: &Option<Config>, tiles: u64) -> Result<u64> {
 
 /// Mllama's projector: the vision output (its chosen layers' states side by side) mapped to the
 /// text width, with a bias.
-pub fn mllama_projector(top: &Config) -> Result<Option<u64>> {
+pub fn mllama_projector(top: &Config) -> Result<Option<Held>> {
     let Some(v) = vision(top, &["mllama_vision_model"])? else {
         return Ok(None);
     };
     let out = size(&v, "vision_output_dim", 7680)? as u128;
-    let text = text_hidden(top, 4096)? as u128;
-    fit(top, out * text + text)
+    let mut n = Named::default();
+    n.step("projector")
+        .linear("", text_hidden(top, 4096)? as u128, out, true);
+    n.done(top, "text_config")
 }
 
 /// GOT-OCR 2's vision tower, SAM's image encoder: its biased patch convolution and learned
@@ -418,7 +555,7 @@ pub fn mllama_projector(top: &Config) -> Result<Option<u64>> {
 /// biased two-layer MLP) with a table of relative positions per axis, over a window or, in the
 /// global layers, the whole grid; and the neck's two bias-free convolutions, each followed by a
 /// LayerNorm.
-pub fn got_ocr2_vision(top: &Config) -> Result<Option<u64>> {
+pub fn got_ocr2_vision(top: &Config) -> Result<Option<Held>> {
     let Some(t) = vit(top, &["got_ocr2_vision"], (1024, 16, 768, 0, 12))? else {
         return Ok(None);
     };
@@ -473,7 +610,7 @@ pub fn got_ocr2_vision(top: &Config) -> Result<Option<u64>> {
 
 /// GOT-OCR 2's projector: two bias-free 3×3 convolutions, from the tower's output channels to
 /// twice as many and then to the text width, and a biased linear map at the text width.
-pub fn got_ocr2_projector(top: &Config) -> Result<Option<u64>> {
+pub fn got_ocr2_projector(top: &Config) -> Result<Option<Held>> {
     let Some(v) = vision(top, &["got_ocr2_vision"])? else {
         return Ok(None);
     };
@@ -493,7 +630,7 @@ pub fn got_ocr2_projector(top: &Config) -> Result<Option<u64>> {
 /// temporal downsampling convolutions and ResNet blocks); the codebook and the convolutions
 /// either side of it; and a decoder that mirrors the encoder with one more ResNet block per
 /// resolution and norms conditioned on the quantized latent (`SpatialNorm`).
-pub fn emu3_vqvae(top: &Config) -> Result<Option<u64>> {
+pub fn emu3_vqvae(top: &Config) -> Result<Option<Held>> {
     let v = top.detached("vq_config")?;
     if let Some(v) = &v {
         if v.opt_string("model_type")?
@@ -599,7 +736,7 @@ pub fn emu3_vqvae(top: &Config) -> Result<Option<u64>> {
     let codebook = n("codebook_size", 32768)? * embed;
     let quant_convs = conv3(latent, embed, 3, 1) + conv3(embed, latent, 3, 1);
     u64::try_from(encoder + decoder + codebook + quant_convs)
-        .map(Some)
+        .map(|n| Some(Held::Counted(n)))
         .map_err(|_| top.err("vq_config", "gives a VQ-VAE too large to count in 64 bits"))
 }
 
@@ -609,7 +746,7 @@ mod tests {
 
     fn parts(json: &str) -> crate::Result<Vec<Option<u64>>> {
         let spec = load_json("config.json", json, "t", false)?;
-        Ok(spec.not_drawn.iter().map(|p| p.params).collect())
+        Ok(spec.towers.iter().map(|p| p.params()).collect())
     }
 
     /// A tower of a kind anatomy does not know, or of a rectangular image, is named and left
@@ -631,10 +768,10 @@ mod tests {
                 r#"{{"model_type": "gemma3n", "text_config": {{}}, "vision_config": {v}}}"#
             );
             let spec = crate::families::load_json("config.json", &json, "t", false).unwrap();
-            spec.not_drawn
+            spec.towers
                 .iter()
                 .find(|p| p.what == "vision tower")
-                .map(|p| p.params)
+                .map(|p| p.params())
                 .unwrap()
         };
         assert!(vision("{}").is_some());
@@ -654,25 +791,25 @@ mod tests {
             |json: &str| crate::families::load_json("config.json", json, "t", false).unwrap();
         let vision = spec(r#"{"model_type": "gemma4", "text_config": {}, "vision_config": {}}"#);
         let listed: Vec<_> = vision
-            .not_drawn
+            .towers
             .iter()
-            .map(|p| (p.what.as_str(), p.params.is_some()))
+            .map(|p| (p.what.as_str(), p.params().is_some()))
             .collect();
         assert_eq!(listed, [("vision tower", true), ("vision embedder", true)]);
         let other = spec(
             r#"{"model_type": "gemma4", "text_config": {}, "audio_config": {"model_type": "whisper"}}"#,
         );
-        assert_eq!(other.not_drawn.len(), 2);
-        assert!(other.not_drawn.iter().all(|p| p.params.is_none()));
+        assert_eq!(other.towers.len(), 2);
+        assert!(other.towers.iter().all(|p| p.params().is_none()));
         let unified = spec(r#"{"model_type": "gemma4_unified", "text_config": {}}"#);
-        assert!(unified.not_drawn.is_empty());
+        assert!(unified.towers.is_empty());
         let audio = spec(
             r#"{"model_type": "gemma4_unified", "text_config": {}, "audio_config": {}, "vision_config": {"model_type": "siglip"}}"#,
         );
         let listed: Vec<_> = audio
-            .not_drawn
+            .towers
             .iter()
-            .map(|p| (p.what.as_str(), p.params.is_some()))
+            .map(|p| (p.what.as_str(), p.params().is_some()))
             .collect();
         assert_eq!(
             listed,

@@ -223,7 +223,7 @@ pub(crate) struct Drawing {
     pub variants: Vec<Variant>,
     summaries: Vec<String>,
     layers: u64,
-    towers: Vec<crate::spec::NotDrawn>,
+    towers: Vec<crate::spec::Tower>,
 }
 
 pub(crate) fn drawing(g: &Graph) -> crate::Result<Drawing> {
@@ -239,7 +239,7 @@ pub(crate) fn drawing(g: &Graph) -> crate::Result<Drawing> {
         variants: variants(g),
         summaries,
         layers: g.spec.layers,
-        towers: g.spec.not_drawn.clone(),
+        towers: g.spec.towers.clone(),
     })
 }
 
@@ -387,7 +387,7 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
     let diagram = svg::diagram(
         &ps,
         spec.layers,
-        &spec.not_drawn,
+        &spec.towers,
         &variant_of,
         &summary_of,
         &span_notes(&vs),
@@ -399,6 +399,9 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
         data_parts.insert(p.id.clone(), part_json(g, &s, p, t, &variant_of(p)));
     }
     data_parts.insert("block".into(), block_json(g));
+    for (k, t) in spec.towers.iter().enumerate() {
+        data_parts.insert(format!("tower-{k}"), tower_json(t, total));
+    }
     let (op_html, op_data) = ops::op_view(g, input.values);
     let data = json!({
         "model": spec.name,
@@ -427,14 +430,14 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
         .map(|c| format!("<span class=\"chip\">{}</span>", escape(c)))
         .collect();
     let highlights = text::highlights(spec, &s).join(" · ");
-    let not_drawn = if spec.not_drawn.is_empty() {
+    let towers = if spec.towers.is_empty() {
         String::new()
     } else {
         format!(
-            "<p class=\"note\">Not drawn: {}.</p>",
+            "<p class=\"note\">Beside the language model: {}.</p>",
             escape(
                 &spec
-                    .not_drawn
+                    .towers
                     .iter()
                     .map(|n| n.to_string())
                     .collect::<Vec<_>>()
@@ -487,7 +490,7 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
 <p class="chips">{chips}</p>
 <p class="provenance">source: {provenance}{source_link}</p>
 <p class="highlights">highlights: {highlights}</p>
-{not_drawn}
+{towers}
 {ignored}
 </header>
 <ul class="legend" aria-label="legend">
@@ -654,6 +657,59 @@ fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize])
         "variants": variants,
         "code": crate::render::torch::snippet(&g.spec, p),
         "steps": steps,
+    })
+}
+
+/// A wrapper's tower, opened from its box: its steps with the tensors each stores.
+fn tower_json(t: &crate::spec::Tower, total: u128) -> Value {
+    let mut title = t.what.clone();
+    if let Some(first) = title.get(..1) {
+        title.replace_range(..1, &first.to_uppercase());
+    }
+    let blocks: Vec<Value> = t
+        .blocks()
+        .iter()
+        .map(|b| {
+            json!({
+                "title": b.title,
+                "repeat": b.repeat,
+                "params": grouped(b.params()),
+                "tensors": b.tensors.iter().map(|(name, shape)| json!({
+                    "name": format!("{}{name}", t.prefix),
+                    "shape": shape,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let numbers = match t.params() {
+        Some(n) => vec![format!(
+            "{} parameters ({:.2}% of {}), none of them run by a text token",
+            grouped(n as u128),
+            n as f64 * 100.0 / total.max(1) as f64,
+            short(total)
+        )],
+        None => vec![format!(
+            "a {} of a kind anatomy does not know: its tensors are outside the total",
+            t.what
+        )],
+    };
+    let held = match &t.held {
+        Some(crate::spec::Held::Named(_)) => "anatomy names each of them as the checkpoint stores it (for manifest and verify); it does not run them yet",
+        Some(crate::spec::Held::Counted(_)) => "anatomy counts their parameters from the config, but does not name them one by one yet",
+        None => "anatomy neither names nor counts them",
+    };
+    json!({
+        "title": title,
+        "category": "tower",
+        "summary": format!("Beside the language model: run on an image or audio, not on text. Its tensors sit under {}*.", t.prefix),
+        "explanation": format!("What the wrapper's processor makes of an image (or audio) passes through it once per input; its output joins the language model's token stream where the prompt holds the wrapper's placeholder tokens (Mllama's layers cross-attend to it instead). Its tensors: {held}."),
+        "subtleties": [],
+        "numbers": numbers,
+        "layers": Value::Null,
+        "variants": [],
+        "code": "",
+        "steps": [],
+        "blocks": blocks,
     })
 }
 

@@ -168,12 +168,30 @@
       p.numbers.forEach(function (t) { nl.appendChild(el("li", null, t)); });
       detail.appendChild(nl);
     }
-    detail.appendChild(el("h3", null, "Reference implementation (PyTorch)"));
-    var copy = el("button", "copy", "copy");
-    copy.type = "button";
-    copy.addEventListener("click", function () { copyText(p.code, copy); });
-    detail.appendChild(copy);
-    detail.appendChild(el("pre", "code", p.code));
+    if (p.code) {
+      detail.appendChild(el("h3", null, "Reference implementation (PyTorch)"));
+      var copy = el("button", "copy", "copy");
+      copy.type = "button";
+      copy.addEventListener("click", function () { copyText(p.code, copy); });
+      detail.appendChild(copy);
+      detail.appendChild(el("pre", "code", p.code));
+    }
+    if (p.blocks && p.blocks.length) {
+      // A tower's steps, open: each with the tensors it stores.
+      var box = el("details", "steps-box tower-steps");
+      box.open = true;
+      box.appendChild(el("summary", null, "Steps (" + p.blocks.length + ")"));
+      var list = el("ol", "steps");
+      p.blocks.forEach(function (b) {
+        var li = el("li");
+        li.appendChild(el("strong", null, b.repeat > 1 ? b.title + " ×" + b.repeat : b.title));
+        li.appendChild(el("div", null, b.params + " parameters" + (b.repeat > 1 ? " over its " + b.repeat + " layers" : "")));
+        b.tensors.forEach(function (t) { li.appendChild(el("code", "tensor", t.name + " [" + t.shape.join(", ") + "]")); });
+        list.appendChild(li);
+      });
+      box.appendChild(list);
+      detail.appendChild(box);
+    }
     if (p.steps.length) {
       var steps = el("details", "steps-box");
       steps.appendChild(el("summary", null, "Tensor-level steps (" + p.steps.length + ")"));

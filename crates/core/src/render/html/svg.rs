@@ -1,6 +1,6 @@
 //! The block diagram as SVG, laid out top to bottom: boxes in one column, solid edges labelled
 //! with shapes, dashed residual paths on the right, a frame around the repeated block with its ×N
-//! badge, and a dotted edge to auxiliary modules and to a wrapper's towers (one box beside the
+//! badge, and a dotted edge to auxiliary modules and to a wrapper's towers (a box each beside the
 //! embedding, with their parameter count). Parts of different layer variants share a slot.
 
 use super::escape;
@@ -14,6 +14,8 @@ const BOX_W: u32 = 260;
 const BOX_H: u32 = 46;
 const GAP: u32 = 30;
 const RESID_X: u32 = BOX_X + BOX_W + 48;
+/// A tower's box, beside the block frame.
+const TOWER_W: u32 = 150;
 
 pub fn category_class(c: Category) -> &'static str {
     match c {
@@ -34,8 +36,13 @@ const SUB_CHAR: (f64, f64) = (11.0, 6.4);
 
 /// A smaller font for a line of a box that could run past it at its size's average glyph
 /// width: scaled so that the line fits the box's inner width rather than spilling.
-fn fit(text: &str, (size, per_char): (f64, f64)) -> String {
-    let (inner, wide) = ((BOX_W - 16) as f64, text.chars().count() as f64 * per_char);
+fn fit(text: &str, font: (f64, f64)) -> String {
+    fit_in(text, font, BOX_W)
+}
+
+/// `fit` in a box `width` wide.
+fn fit_in(text: &str, (size, per_char): (f64, f64), width: u32) -> String {
+    let (inner, wide) = ((width - 16) as f64, text.chars().count() as f64 * per_char);
     if wide > inner {
         format!(" style=\"font-size:{:.1}px\"", size * inner / wide)
     } else {
@@ -114,7 +121,7 @@ pub struct Placement<'a> {
 pub fn diagram(
     parts: &[Part],
     layers: u64,
-    towers: &[crate::spec::NotDrawn],
+    towers: &[crate::spec::Tower],
     variant_of: &dyn Fn(&Part) -> Vec<usize>,
     summary: &dyn Fn(&Part) -> String,
     span_notes: &[String],
@@ -348,42 +355,40 @@ pub fn diagram(
         ));
     }
     if !towers.is_empty() {
-        // One box for all of them: what each is and holds in its label and tooltip.
-        let counted: Vec<u64> = towers.iter().filter_map(|t| t.params).collect();
-        let sub = match counted.len() {
-            0 => "not counted".to_string(),
-            n if n == towers.len() => {
-                format!("{} params", short(counted.iter().map(|&n| n as u128).sum()))
-            }
-            _ => format!(
-                "{}+ params",
-                short(counted.iter().map(|&n| n as u128).sum())
-            ),
-        };
-        let what = towers
-            .iter()
-            .map(|t| t.to_string())
-            .collect::<Vec<_>>()
-            .join("; ");
-        let ay = embed_anchor.max(60) - BOX_H / 2;
-        let ax = RESID_X + 24;
+        // A column beside the block frame, from the token embedding's height down, each tower a
+        // box that opens its steps; a bus along their left edges joins them to the embedding,
+        // where their output enters the token stream.
+        let (ax, aw) = (BOX_X + BOX_W + 120, TOWER_W);
+        let top = embed_anchor.max(60) - BOX_H / 2;
+        let bus = ax - 14;
+        let last_mid = top + BOX_H / 2 + (towers.len() as u32 - 1) * (BOX_H + 12);
         body.push_str(&format!(
-            "<path class=\"auxedge\" d=\"M{ax} {} H{}\" marker-end=\"url(#{pre}arrow)\"/><g class=\"towers\" role=\"img\" aria-label=\"Not drawn: {label}\"><title>Not drawn: {label}</title><rect x=\"{ax}\" y=\"{ay}\" width=\"120\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{title}</text><text class=\"sub\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{sub}</text></g>",
-            ay + BOX_H / 2,
+            "<path class=\"auxedge join\" d=\"M{bus} {last_mid} V{} H{}\" marker-end=\"url(#{pre}arrow)\"/>",
+            top + BOX_H / 2,
             BOX_X + BOX_W + 2,
-            ax + 60,
-            ay + 20,
-            ax + 60,
-            ay + 36,
-            label = escape(&what),
-            title = match towers {
-                [one] if one.what.len() <= 16 => escape(&one.what),
-                _ => "towers".to_string(),
-            },
-            sub = escape(&sub),
         ));
+        for (k, t) in towers.iter().enumerate() {
+            let ay = top + k as u32 * (BOX_H + 12);
+            let sub = match t.params() {
+                Some(n) => format!("{} params", short(n as u128)),
+                None => "not counted".to_string(),
+            };
+            body.push_str(&format!(
+                "<path class=\"auxedge\" d=\"M{bus} {mid} H{ax}\"/><g class=\"part cat-tower\" id=\"{pre}part-tower-{k}\" data-part=\"tower-{k}\" tabindex=\"0\" role=\"button\"><desc>{desc}</desc><rect x=\"{ax}\" y=\"{ay}\" width=\"{aw}\" height=\"{BOX_H}\" rx=\"7\"/><text class=\"title\" x=\"{cx}\" y=\"{}\" text-anchor=\"middle\"{title_fit}>{title}</text><text class=\"sub\" x=\"{cx}\" y=\"{}\" text-anchor=\"middle\">{sub}</text></g>",
+                ay + 20,
+                ay + 36,
+                mid = ay + BOX_H / 2,
+                cx = ax + aw / 2,
+                desc = escape(&t.to_string()),
+                title_fit = fit_in(&t.what, TITLE_CHAR, aw),
+                title = escape(&t.what),
+                sub = escape(&sub),
+            ));
+        }
     }
-    let width = if parts.iter().any(|p| p.kind == Kind::Aux) || !towers.is_empty() {
+    let width = if !towers.is_empty() {
+        BOX_X + BOX_W + 120 + TOWER_W + 10
+    } else if parts.iter().any(|p| p.kind == Kind::Aux) {
         W + 100
     } else {
         W

@@ -342,7 +342,7 @@ fn assemble(spec: &Spec) -> String {
 }
 
 fn docstring(spec: &Spec) -> String {
-    let load = if spec.not_drawn.is_empty() {
+    let load = if spec.towers.is_empty() {
         "model.load_state_dict(load_file(\"model.safetensors\"))".to_string()
     } else {
         "model.load_state_dict(language_model_only(load_file(\"model.safetensors\")))".to_string()

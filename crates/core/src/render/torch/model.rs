@@ -548,9 +548,9 @@ class Model(nn.Module):
             &[("prefix", module.to_string())],
         );
     }
-    if !spec.not_drawn.is_empty() {
+    if !spec.towers.is_empty() {
         let parts: Vec<String> = spec
-            .not_drawn
+            .towers
             .iter()
             .map(|p| format!("{:?}", p.prefix))
             .collect();

@@ -1,0 +1,131 @@
+//! A tower's tensors named as its checkpoint stores them, step by step: what the manifest lists,
+//! `verify` checks, the page draws and the total counts, all from one list.
+
+use super::*;
+use crate::spec::TowerBlock;
+
+/// A tower being named, block by block.
+#[derive(Default)]
+pub(super) struct Named {
+    blocks: Vec<TowerBlock>,
+    /// A size the config sets past what a shape can hold (64 bits a dimension).
+    too_big: bool,
+}
+
+/// One block being named: chained calls add its tensors.
+pub(super) struct Step<'a> {
+    block: &'a mut TowerBlock,
+    too_big: &'a mut bool,
+}
+
+impl Named {
+    /// A step run once (the patch embedding, a last norm, a projector).
+    pub fn step(&mut self, title: &str) -> Step<'_> {
+        self.layers(title, 1)
+    }
+
+    /// A block repeated over `n` layers: `{i}` in its names is the layer.
+    pub fn layers(&mut self, title: &str, n: u128) -> Step<'_> {
+        let repeat = u64::try_from(n).unwrap_or_else(|_| {
+            self.too_big = true;
+            0
+        });
+        self.blocks.push(TowerBlock {
+            title: title.to_string(),
+            repeat,
+            tensors: Vec::new(),
+        });
+        Step {
+            block: self.blocks.last_mut().expect("just pushed"),
+            too_big: &mut self.too_big,
+        }
+    }
+
+    /// Every name so far under `stem` (a tower nested in its part: GIT's `vision_model.`).
+    pub fn under(mut self, stem: &str) -> Self {
+        for b in &mut self.blocks {
+            for (name, _) in &mut b.tensors {
+                name.insert_str(0, stem);
+            }
+        }
+        self
+    }
+
+    /// The tower, held only where its parameters fit in 64 bits (else an error at `key`, the
+    /// wrapper's sub-config that sized it). Blocks without tensors (a step the config turns
+    /// off) are dropped.
+    pub fn done(mut self, top: &Config, key: &str) -> Result<Option<Held>> {
+        let total = (!self.too_big)
+            .then(|| {
+                self.blocks.iter().try_fold(0u64, |sum, b| {
+                    let one = b.tensors.iter().try_fold(0u64, |s, (_, shape)| {
+                        let n = shape.iter().try_fold(1u64, |p, &d| p.checked_mul(d))?;
+                        s.checked_add(n)
+                    })?;
+                    sum.checked_add(one.checked_mul(b.repeat)?)
+                })
+            })
+            .flatten();
+        if total.is_none() {
+            return Err(top.err(key, "gives a tower too large to count in 64 bits"));
+        }
+        self.blocks.retain(|b| !b.tensors.is_empty());
+        Ok(Some(Held::Named(self.blocks)))
+    }
+}
+
+impl Step<'_> {
+    /// One tensor of `shape`.
+    pub fn t(self, name: &str, shape: &[u128]) -> Self {
+        let shape = shape
+            .iter()
+            .map(|&d| {
+                u64::try_from(d).unwrap_or_else(|_| {
+                    *self.too_big = true;
+                    0
+                })
+            })
+            .collect();
+        self.block.tensors.push((name.to_string(), shape));
+        self
+    }
+
+    /// A linear map `[out, in]`, with its bias where `bias`.
+    pub fn linear(self, name: &str, out: u128, inp: u128, bias: bool) -> Self {
+        self.linear_shaped(name, &[out, inp], bias)
+    }
+
+    /// A linear map stored in another shape (a patch convolution's), with its bias where
+    /// `bias`.
+    /// An empty `name`: the part's prefix is the module's (Fuyu's `vision_embed_tokens.`).
+    pub fn linear_shaped(self, name: &str, shape: &[u128], bias: bool) -> Self {
+        let at = |end: &str| match name {
+            "" => end.to_string(),
+            _ => format!("{name}.{end}"),
+        };
+        let s = self.t(&at("weight"), shape);
+        match bias {
+            true => s.t(&at("bias"), &shape[..1]),
+            false => s,
+        }
+    }
+
+    /// A LayerNorm: its scale and shift.
+    pub fn layer_norm(self, name: &str, d: u128) -> Self {
+        self.t(&format!("{name}.weight"), &[d])
+            .t(&format!("{name}.bias"), &[d])
+    }
+
+    /// An RMSNorm: its scale.
+    pub fn rms(self, name: &str, d: u128) -> Self {
+        self.t(&format!("{name}.weight"), &[d])
+    }
+
+    /// A LayerNorm, or an RMSNorm where `rms`.
+    pub fn norm(self, name: &str, d: u128, rms: bool) -> Self {
+        match rms {
+            true => self.rms(name, d),
+            false => self.layer_norm(name, d),
+        }
+    }
+}
