@@ -31,22 +31,32 @@ pub struct Stats {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stored: Vec<StoredFormat>,
     /// A wrapper's towers, each with its parameters (in `total_params`, not in
-    /// `active_params`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    /// `active_params`); in JSON an object by what each is, of numbers.
+    #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "by_what")]
     pub towers: Vec<TowerParams>,
 }
 
 /// One of a wrapper's towers in `stats`.
 #[derive(Debug, Clone, Serialize)]
 pub struct TowerParams {
-    /// What it is ("vision tower").
+    /// What it is ("vision tower"): its key in JSON.
+    #[serde(skip)]
     pub what: String,
-    /// Its tensors' name prefix.
+    /// Its tensors' name prefix (for the text report).
+    #[serde(skip)]
     pub prefix: String,
-    /// Its parameters; `None` for a tower of a kind anatomy does not know.
+    /// Its parameters; `None` (left out of JSON) for a tower of a kind anatomy does not know.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<u64>,
     /// Tensors it stores, where anatomy names them (0 where it only counts them).
     pub tensors: u64,
+}
+
+fn by_what<S: serde::Serializer>(
+    towers: &[TowerParams],
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_map(towers.iter().map(|t| (&t.what, t)))
 }
 
 /// The stored tensors of one format: their parameters (a packed matrix's unpacked values) and

@@ -41,23 +41,13 @@ fn gemma4_part<'a>(top: &Config<'a>, key: &str, kind: &str) -> Result<Option<Opt
     }
 }
 
-/// The four scalars a clipped linear stores (its input and output bounds), where it clips
-/// (`default`: the class's).
-fn clip_bounds(v: &Config, default: bool) -> Result<u128> {
-    Ok(if v.flag("use_clipped_linears", default)? {
-        4
-    } else {
-        0
-    })
-}
-
 /// Gemma 4's vision tower: a patch projection and a table of positions per axis, encoder layers
 /// (per-head RMS norms on Q and K, four RMS norms, a gated MLP, every projection bias-free and
 /// clipped where `use_clipped_linears`), and the standardizing scale and bias where
 /// `standardize`. Zero where the wrapper has no vision config, and the part is not listed.
 pub fn gemma4_vision(top: &Config) -> Result<Option<Held>> {
     let v = match gemma4_part(top, "vision_config", "gemma4_vision")? {
-        None => return Ok(Some(Held::Counted(0))),
+        None => return not_built(),
         Some(None) => return Ok(None),
         Some(Some(v)) => v,
     };
@@ -69,15 +59,36 @@ pub fn gemma4_vision(top: &Config) -> Result<Option<Held>> {
     let hd = v.size("head_dim", Some(64))? as u128;
     let patch = v.size("patch_size", Some(16))? as u128;
     let positions = v.size("position_embedding_size", Some(10 * 1024))? as u128;
-    let clip = clip_bounds(&v, false)?;
-    let embed = 3 * patch * patch * d + 2 * positions * d;
-    let layer = 2 * d * heads * hd + 2 * d * kv * hd + 2 * hd + 4 * d + 3 * d * i + 7 * clip;
-    let standardize = if v.flag("standardize", false)? {
-        2 * d
-    } else {
-        0
-    };
-    fit(top, embed + layers * layer + standardize)
+    let clip = v.flag("use_clipped_linears", false)?;
+    let l = "encoder.layers.{i}";
+    let at = |name: &str| format!("{l}.{name}");
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .t("patch_embedder.input_proj.weight", &[d, 3 * patch * patch])
+        .t(
+            "patch_embedder.position_embedding_table",
+            &[2, positions, d],
+        );
+    n.layers("encoder layer", layers)
+        .rms(&at("input_layernorm"), d)
+        .clipped(&at("self_attn.q_proj"), heads * hd, d, clip)
+        .clipped(&at("self_attn.k_proj"), kv * hd, d, clip)
+        .clipped(&at("self_attn.v_proj"), kv * hd, d, clip)
+        .rms(&at("self_attn.q_norm"), hd)
+        .rms(&at("self_attn.k_norm"), hd)
+        .clipped(&at("self_attn.o_proj"), d, heads * hd, clip)
+        .rms(&at("post_attention_layernorm"), d)
+        .rms(&at("pre_feedforward_layernorm"), d)
+        .clipped(&at("mlp.gate_proj"), i, d, clip)
+        .clipped(&at("mlp.up_proj"), i, d, clip)
+        .clipped(&at("mlp.down_proj"), d, i, clip)
+        .rms(&at("post_feedforward_layernorm"), d);
+    if v.flag("standardize", false)? {
+        n.step("standardizing")
+            .t("std_bias", &[d])
+            .t("std_scale", &[d]);
+    }
+    n.done(top, "vision_config")
 }
 
 /// Gemma 4's audio tower, a conformer: two strided convolutions with their norms and a
@@ -86,7 +97,7 @@ pub fn gemma4_vision(top: &Config) -> Result<Option<Held>> {
 /// and three norms; its output projection. Every clipped linear stores four bounds.
 pub fn gemma4_audio(top: &Config) -> Result<Option<Held>> {
     let v = match gemma4_part(top, "audio_config", "gemma4_audio")? {
-        None => return Ok(Some(Held::Counted(0))),
+        None => return not_built(),
         Some(None) => return Ok(None),
         Some(Some(v)) => v,
     };
@@ -96,15 +107,45 @@ pub fn gemma4_audio(top: &Config) -> Result<Option<Held>> {
     let kernel = v.size("conv_kernel_size", Some(5))? as u128;
     let out = v.size("output_proj_dims", Some(1536))? as u128;
     let [c0, c1] = pair(Some(&v), "subsampling_conv_channels", [128, 32])?;
-    let clip = clip_bounds(&v, true)?;
+    let clip = v.flag("use_clipped_linears", true)?;
     let hd = d / heads;
-    let subsample = 9 * c0 + c0 + 9 * c0 * c1 + c1 + (c0 / 4) * c1 * d;
-    let feed_forward = 8 * d * d + 2 * d + 2 * clip;
-    // Q, K, V and the relative-position keys, the output projection, the per-dim scale.
-    let attention = 4 * d * heads * hd + d * d + hd + 4 * clip;
-    let light_conv = 3 * d * d + d * kernel + 2 * d + 2 * clip;
-    let layer = 2 * feed_forward + attention + light_conv + 3 * d;
-    fit(top, subsample + layers * layer + d * out + out)
+    let s = "subsample_conv_projection";
+    let mut n = Named::default();
+    n.step("subsampling")
+        .t(&format!("{s}.layer0.conv.weight"), &[c0, 1, 3, 3])
+        .rms(&format!("{s}.layer0.norm"), c0)
+        .t(&format!("{s}.layer1.conv.weight"), &[c1, c0, 3, 3])
+        .rms(&format!("{s}.layer1.norm"), c1)
+        .t(
+            &format!("{s}.input_proj_linear.weight"),
+            &[d, (c0 / 4) * c1],
+        );
+    let at = |name: &str| format!("layers.{{i}}.{name}");
+    let mut step = n.layers("conformer layer", layers);
+    for ff in ["feed_forward1", "feed_forward2"] {
+        step = step
+            .rms(&at(&format!("{ff}.pre_layer_norm")), d)
+            .clipped(&at(&format!("{ff}.ffw_layer_1")), 4 * d, d, clip)
+            .clipped(&at(&format!("{ff}.ffw_layer_2")), d, 4 * d, clip)
+            .rms(&at(&format!("{ff}.post_layer_norm")), d);
+    }
+    step.rms(&at("norm_pre_attn"), d)
+        .clipped(&at("self_attn.q_proj"), heads * hd, d, clip)
+        .clipped(&at("self_attn.k_proj"), heads * hd, d, clip)
+        .clipped(&at("self_attn.v_proj"), heads * hd, d, clip)
+        .t(&at("self_attn.relative_k_proj.weight"), &[heads * hd, d])
+        .t(&at("self_attn.per_dim_scale"), &[hd])
+        .clipped(&at("self_attn.post"), d, d, clip)
+        .rms(&at("norm_post_attn"), d)
+        .rms(&at("lconv1d.pre_layer_norm"), d)
+        .clipped(&at("lconv1d.linear_start"), 2 * d, d, clip)
+        .t(&at("lconv1d.depthwise_conv1d.weight"), &[d, 1, kernel])
+        .rms(&at("lconv1d.conv_norm"), d)
+        .clipped(&at("lconv1d.linear_end"), d, d, clip)
+        .rms(&at("norm_out"), d);
+    n.step("output projection")
+        .linear("output_proj", out, d, true);
+    n.done(top, "audio_config")
 }
 
 /// A Gemma 4 embedder: the width `width` (with the class's `default`) of the sub-config `key`
@@ -116,11 +157,16 @@ fn gemma4_embedder(
     (width, default): (&str, u64),
 ) -> Result<Option<Held>> {
     match gemma4_part(top, key, kind)? {
-        None => Ok(Some(Held::Counted(0))),
+        None => not_built(),
         Some(None) => Ok(None),
         Some(Some(v)) => {
             let w = v.size(width, Some(default))? as u128;
-            fit(top, w * text_hidden(top, 2304)? as u128)
+            let mut n = Named::default();
+            n.step("projection").t(
+                "embedding_projection.weight",
+                &[text_hidden(top, 2304)? as u128, w],
+            );
+            n.done(top, key)
         }
     }
 }
@@ -453,7 +499,7 @@ fn two(c: &Config, key: &str, x: &serde_json::Value) -> Result<Option<[u128; 2]>
 /// config.
 pub fn gemma4_unified_patches(top: &Config) -> Result<Option<Held>> {
     let v = match gemma4_part(top, "vision_config", "gemma4_unified_vision")? {
-        None => return Ok(Some(Held::Counted(0))),
+        None => return not_built(),
         Some(None) => return Ok(None),
         Some(Some(v)) => v,
     };
@@ -462,10 +508,14 @@ pub fn gemma4_unified_patches(top: &Config) -> Result<Option<Held>> {
     let pixels = 3 * merged * merged;
     let d = v.size("mm_embed_dim", Some(3840))? as u128;
     let positions = v.size("mm_posemb_size", Some(1120))? as u128;
-    fit(
-        top,
-        2 * pixels + pixels * d + d + 2 * d + positions * 2 * d + 2 * d,
-    )
+    let mut n = Named::default();
+    n.step("patch embedding")
+        .layer_norm("patch_ln1", pixels)
+        .linear("patch_dense", d, pixels, true)
+        .layer_norm("patch_ln2", d)
+        .t("pos_embedding", &[positions, 2, d])
+        .layer_norm("pos_norm", d);
+    n.done(top, "vision_config")
 }
 
 /// Gemma 4 unified's vision embedder: the patch embedder's output (`output_proj_dims` wide)

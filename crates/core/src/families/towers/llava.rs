@@ -302,7 +302,7 @@ pub fn llava_next_video_pooler(top: &Config) -> Result<Option<Held>> {
     let mode = top.string("spatial_pool_mode", "average")?;
     let stride = top.size("spatial_pool_stride", Some(2))? as u128;
     match mode.as_str() {
-        "average" | "max" => Ok(Some(Held::Counted(0))),
+        "average" | "max" => not_built(),
         "conv" => {
             let out = top.size("spatial_pool_out_channels", Some(t.hidden as u64))? as u128;
             let mut n = Named::default();

@@ -386,6 +386,12 @@ fn sub_config<'a>(
     Ok(Some(v))
 }
 
+/// A part the wrapper's config does not build (Gemma 4 without audio, a pooler without
+/// weights): no tensors, so not listed.
+fn not_built() -> Result<Option<Held>> {
+    Ok(Some(Held::Named(Vec::new())))
+}
+
 fn fit(top: &Config, n: u128) -> Result<Option<Held>> {
     u64::try_from(n)
         .map(|n| Some(Held::Counted(n)))

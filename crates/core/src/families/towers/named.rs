@@ -110,6 +110,18 @@ impl Step<'_> {
         }
     }
 
+    /// Gemma's clipped linear: a bias-free map under `linear.`, and where `clip` the four scalar
+    /// bounds of its input and output.
+    pub fn clipped(self, name: &str, out: u128, inp: u128, clip: bool) -> Self {
+        let s = self.t(&format!("{name}.linear.weight"), &[out, inp]);
+        match clip {
+            true => ["input_min", "input_max", "output_min", "output_max"]
+                .iter()
+                .fold(s, |s, b| s.t(&format!("{name}.{b}"), &[])),
+            false => s,
+        }
+    }
+
     /// A LayerNorm: its scale and shift.
     pub fn layer_norm(self, name: &str, d: u128) -> Self {
         self.t(&format!("{name}.weight"), &[d])
@@ -127,5 +139,54 @@ impl Step<'_> {
             true => self.rms(name, d),
             false => self.layer_norm(name, d),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> serde_json::Value {
+        serde_json::json!({"vision_config": {}})
+    }
+
+    /// Blocks keep their tensors in order, a nested stem prefixes every name, a step the config
+    /// turns off (no tensors) is dropped, and the count is every tensor over its repeats.
+    #[test]
+    fn blocks_name_count_and_drop_empty_steps() {
+        let json = config();
+        let top = Config::new("config.json", &json).unwrap();
+        let mut n = Named::default();
+        n.step("patch embedding").t("cls", &[4]);
+        n.layers("layer", 3).linear("layers.{i}.fc", 2, 4, true);
+        n.step("off");
+        let Some(Held::Named(blocks)) = n
+            .under("vision_model.")
+            .done(&top, "vision_config")
+            .unwrap()
+        else {
+            panic!("named");
+        };
+        let titles: Vec<_> = blocks.iter().map(|b| b.title.as_str()).collect();
+        assert_eq!(titles, ["patch embedding", "layer"]);
+        assert_eq!(blocks[1].tensors[0].0, "vision_model.layers.{i}.fc.weight");
+        assert_eq!(
+            blocks.iter().map(|b| b.params()).sum::<u128>(),
+            4 + 3 * (8 + 2)
+        );
+    }
+
+    /// A shape or a count past 64 bits is an error at the sub-config that sized it.
+    #[test]
+    fn sizes_past_64_bits_are_an_error() {
+        let json = config();
+        let top = Config::new("config.json", &json).unwrap();
+        let mut n = Named::default();
+        n.step("huge").t("w", &[1 << 40, 1 << 40]);
+        let e = n.done(&top, "vision_config").unwrap_err().to_string();
+        assert!(e.contains("vision_config") && e.contains("64 bits"), "{e}");
+        let mut n = Named::default();
+        n.step("wide").t("w", &[u64::MAX as u128 + 1]);
+        assert!(n.done(&top, "vision_config").is_err());
     }
 }
