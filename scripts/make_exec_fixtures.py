@@ -1193,8 +1193,56 @@ def save_drafted(d, target, assistant, ids, n):
     return tokens
 
 
+# Wrappers run on an image: a toy language model and tower, and a fixed random image already
+# processed (pixel values as the model's processor leaves them). The prompt holds one
+# placeholder per image feature.
+LLAVA_TEXT = dict(model_type="llama", hidden_size=32, intermediate_size=48, num_hidden_layers=2,
+                  num_attention_heads=4, num_key_value_heads=2, vocab_size=96, pad_token_id=0)
+LLAVA_CLIP = dict(model_type="clip_vision_model", hidden_size=16, intermediate_size=24,
+                  num_hidden_layers=3, num_attention_heads=2, image_size=28, patch_size=14)
+IMAGES = {
+    # The class's defaults: the second-to-last layer's states without the class token's.
+    "llava": {"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+              "image_token_index": 95, "text_config": LLAVA_TEXT, "vision_config": LLAVA_CLIP},
+    # Two layers' states side by side with the class token's, GELU in the tower, no biases in
+    # the projector.
+    "llava-layers": {"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"],
+                     "image_token_index": 95, "vision_feature_layer": [0, -1],
+                     "vision_feature_select_strategy": "full", "multimodal_projector_bias": False,
+                     "projector_hidden_act": "gelu_pytorch_tanh",
+                     "text_config": LLAVA_TEXT, "vision_config": dict(LLAVA_CLIP, hidden_act="gelu")},
+}
+
+
+def make_image(name, raw):
+    import numpy
+    torch.manual_seed(0)
+    config = CONFIG_MAPPING[raw["model_type"]].from_dict(dict(raw))
+    config._attn_implementation = "eager"
+    model = randomize(model_of(config, raw).float().eval())
+    v = config.vision_config
+    pixels = torch.randn(1, v.num_channels, v.image_size, v.image_size)
+    grid = (v.image_size // v.patch_size) ** 2
+    features = grid + (raw.get("vision_feature_select_strategy", "default") == "full")
+    ids = [5, 17] + [raw["image_token_index"]] * features + [42, 3, 90, 11]
+    d = OUT / "image" / name
+    d.mkdir(parents=True, exist_ok=True)
+    save_model(d, model)
+    with torch.no_grad():
+        logits = model(input_ids=torch.tensor([ids]), pixel_values=pixels).logits[0]
+    (d / "generation_config.json").unlink(missing_ok=True)
+    (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
+    numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
+    expected = {"transformers": transformers.__version__, "ids": ids, "logits": logits.tolist()}
+    (d / "expected.json").write_text(json.dumps(expected) + "\n")
+    print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
+
+
 if __name__ == "__main__":
     only = set(sys.argv[1:])
+    for name, raw in IMAGES.items():
+        if not only or name in only:
+            make_image(name, raw)
     for name, raw in CONFIGS.items():
         if not only or name in only:
             make(name, raw)

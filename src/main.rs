@@ -171,6 +171,11 @@ enum Command {
         /// Text to continue (tokenized with the checkpoint's own tokenizer).
         #[arg(long, conflicts_with = "ids")]
         prompt: Option<String>,
+        /// An image already processed as the model's processor makes it: an f32 .npy file
+        /// [channels, height, width] (LLaVA). Its features replace the prompt's image
+        /// placeholder tokens: one per feature, or one that stands for them all.
+        #[arg(long, value_name = "FILE.npy")]
+        pixels: Option<PathBuf>,
         /// Token ids instead of a prompt, comma-separated (`1,2,3`).
         #[arg(long, value_delimiter = ',')]
         ids: Option<Vec<u32>>,
@@ -677,6 +682,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
         Command::Run {
             model,
             prompt,
+            pixels,
             ids,
             chat,
             max_tokens,
@@ -706,6 +712,7 @@ fn run_command(command: Command, lenient: bool) -> Result<String, Error> {
             }
             let req = Request {
                 prompt,
+                pixels,
                 ids,
                 chat,
                 max_tokens,
@@ -1061,6 +1068,7 @@ fn verify(arg: &str, data: bool, json: bool, lenient: bool) -> Result<String, Fa
 /// What `run` was asked for, besides the model.
 struct Request {
     prompt: Option<String>,
+    pixels: Option<PathBuf>,
     ids: Option<Vec<u32>>,
     chat: bool,
     max_tokens: u64,
@@ -1172,6 +1180,19 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
     } else {
         req.max_tokens
     };
+    // An image: read before the weights (a bad file fails fast), its placeholders as the
+    // processor expands them.
+    let pixels = match &req.pixels {
+        Some(p) => Some(session::pixels(p, &opened.spec)?),
+        None => None,
+    };
+    let ids = match pixels {
+        Some(_) => session::with_placeholders(&ids, &opened.spec),
+        None => ids,
+    };
+    if pixels.is_some() {
+        session::check_placeholders(&ids, &opened.spec, &shown, arg)?;
+    }
     session::check_ids(&ids, new, &opened.spec, &shown, arg)?;
     let eos = if req.ignore_eos {
         Vec::new()
@@ -1195,7 +1216,11 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         return run_draft(&model, &ids, req, lenient, tok.as_ref());
     }
     if let Some(out) = req.logits {
-        output::write(&out, &session::logits_npy(&model, &ids)?, req.force)?;
+        let npy = match &pixels {
+            Some(p) => session::image_logits_npy(&model, &ids, p)?,
+            None => session::logits_npy(&model, &ids)?,
+        };
+        output::write(&out, &npy, req.force)?;
         return Ok(format!(
             "wrote {} ({} positions × {} logits, f32)\n",
             out.display(),
@@ -1204,7 +1229,7 @@ fn run_model(path: &Path, req: Request, lenient: bool) -> Result<String, Error> 
         ));
     }
     let stream = if req.json { None } else { tok.as_ref() };
-    let generation = decode(&model, &ids, req.max_tokens, &eos, stream)?;
+    let generation = decode(&model, &ids, pixels.as_ref(), req.max_tokens, &eos, stream)?;
     if !req.json {
         return Ok(match tok {
             Some(_) => "\n".into(),
@@ -1287,6 +1312,7 @@ fn run_draft(
 fn decode(
     model: &anatomy_exec::Model,
     ids: &[u32],
+    pixels: Option<&candle_core::Tensor>,
     max_tokens: u64,
     eos: &[u32],
     stream: Option<&anatomy_exec::tokenizer::Detokenizer>,
@@ -1296,27 +1322,28 @@ fn decode(
     let mut stdout = std::io::stdout().lock();
     // A write that fails stops the decoding: a full disk is reported, a closed pipe is not.
     let mut failed: Option<std::io::Error> = None;
-    let generation = anatomy_exec::generate(model, ids, max_tokens as usize, &mut |id| {
-        // The end-of-sequence id is kept in the ids (as transformers keeps it) but not printed.
-        if eos.contains(&id) {
-            return false;
-        }
-        generated.push(id);
-        if let Some(tok) = stream {
-            if let Ok(all) = tok.decode(&generated) {
-                if all.len() > text.len() && all.is_char_boundary(text.len()) {
-                    let wrote =
-                        write!(stdout, "{}", &all[text.len()..]).and_then(|()| stdout.flush());
-                    text = all;
-                    if let Err(e) = wrote {
-                        failed = Some(e);
-                        return false;
+    let generation =
+        anatomy_exec::generate_with(model, ids, pixels, max_tokens as usize, &mut |id| {
+            // The end-of-sequence id is kept in the ids (as transformers keeps it) but not printed.
+            if eos.contains(&id) {
+                return false;
+            }
+            generated.push(id);
+            if let Some(tok) = stream {
+                if let Ok(all) = tok.decode(&generated) {
+                    if all.len() > text.len() && all.is_char_boundary(text.len()) {
+                        let wrote =
+                            write!(stdout, "{}", &all[text.len()..]).and_then(|()| stdout.flush());
+                        text = all;
+                        if let Err(e) = wrote {
+                            failed = Some(e);
+                            return false;
+                        }
                     }
                 }
             }
-        }
-        true
-    })?;
+            true
+        })?;
     if let Some(e) = failed.filter(|e| e.kind() != std::io::ErrorKind::BrokenPipe) {
         return Err(Error::file(
             "standard output",
@@ -1347,6 +1374,13 @@ fn run_tiny(model: &str, req: Request, lenient: bool) -> Result<String, Error> {
     let shown = model.to_string();
     if let Some(out) = &req.logits {
         output::check_target(out, req.force)?;
+    }
+    if req.pixels.is_some() {
+        return Err(Error::new(
+            &shown,
+            "--pixels",
+            "a tiny copy is the language model alone, on random weights: it has no tower to run an image through; run a checkpoint with --pixels",
+        ));
     }
     let (g, _) = build(model, lenient)?;
     let ids = req.ids.ok_or_else(|| {

@@ -428,6 +428,72 @@ fn run_writes_the_logits_of_every_position_as_npy() {
     assert!(worst < 1e-4, "max |Δlogit| = {worst}");
 }
 
+/// `run --pixels`: a LLaVA runs an image (processed as its processor makes it) through its tower
+/// into the prompt's placeholders, one per feature or one standing for them all, to
+/// transformers' logits; a bad request is refused before the weights load.
+#[test]
+fn run_takes_an_image_as_processed_pixels() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = exec_fixture("image/llava");
+    let pixels = model.join("pixels.npy");
+    let (ids, count, want) = npy::expected(&model);
+    let token = ids.split(',').nth(2).unwrap().to_string();
+    let one: Vec<&str> = ids.split(',').filter(|&i| i != token).collect();
+    let one = [&one[..2], &[token.as_str()], &one[2..]].concat().join(",");
+    for given in [ids.as_str(), one.as_str()] {
+        let out = dir.path().join("logits.npy");
+        anatomy()
+            .args(["run", model.to_str().unwrap(), "--ids", given, "--force"])
+            .args([
+                "--pixels",
+                pixels.to_str().unwrap(),
+                "--logits",
+                out.to_str().unwrap(),
+            ])
+            .assert()
+            .success();
+        let (header, data) = npy::read_f32(&out);
+        assert!(
+            header.contains(&format!("'shape': ({count}, 96)")),
+            "{header}"
+        );
+        let worst = npy::max_diff(&data, &want);
+        assert!(worst < 1e-4, "{given}: max |Δlogit| = {worst}");
+    }
+    let run = |ids: &str, pixels: &std::path::Path| {
+        anatomy()
+            .args(["run", model.to_str().unwrap(), "--ids", ids])
+            .args(["--pixels", pixels.to_str().unwrap()])
+            .assert()
+            .code(2)
+    };
+    let two = format!("{token},{token},5");
+    run(&two, &pixels).stderr(predicate::str::contains(format!(
+        "field `--ids`: holds 2 image placeholder tokens (id {token})"
+    )));
+    run(&one, &model.join("config.json"))
+        .stderr(predicate::str::contains("is not a NumPy .npy file"));
+    anatomy()
+        .args([
+            "run",
+            exec_fixture("llama").to_str().unwrap(),
+            "--ids",
+            "1,2",
+        ])
+        .args(["--pixels", pixels.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "anatomy runs no image through a Llama",
+        ));
+    anatomy()
+        .args(["run", "smollm2-135m", "--tiny", "--ids", "1,2"])
+        .args(["--pixels", pixels.to_str().unwrap()])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no tower to run an image through"));
+}
+
 #[test]
 fn run_rejects_bad_requests() {
     let model = exec_fixture("llama");

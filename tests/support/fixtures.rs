@@ -39,6 +39,13 @@ pub fn layouts() -> Vec<PathBuf> {
     checkpoints(&root().join("layout"))
 }
 
+/// Wrappers run on an image (`scripts/make_exec_fixtures.py`): each folder holds the processed
+/// image (`pixels.npy`) beside its checkpoint and transformers' logits.
+#[allow(dead_code)]
+pub fn images() -> Vec<PathBuf> {
+    checkpoints(&root().join("image"))
+}
+
 /// The toy copies of the catalog's configs, one per catalog entry.
 #[allow(dead_code)]
 pub fn toys() -> Vec<PathBuf> {

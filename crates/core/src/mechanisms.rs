@@ -106,6 +106,7 @@ pub fn mechanisms(spec: &Spec) -> BTreeSet<String> {
         layout: _,
         hf_wrap: _,
         towers: _,
+        image: _,
         quant: _,
         mtp_layers: _,
         draft,

@@ -88,18 +88,43 @@ fn olmo2_post_norms_and_full_qk_norm() {
     insta::assert_snapshot!(show("olmo-2-1124-7b", 120, Some(4)));
 }
 
-/// A multimodal wrapper: the language model is drawn, the vision parts are named as not drawn,
-/// with their parameter counts (tested exact in `exactness`).
+/// A multimodal wrapper: the language model is drawn, then each tower with its steps and the
+/// tensors each stores (their names and shapes tested exact in `exactness`).
 #[test]
 fn gemma3_wrapper_names_what_is_towers() {
     let out = show("gemma-3-27b", 120, None);
     let first = out.lines().nth(1).unwrap();
     assert!(
-        first.starts_with("not drawn: vision tower (vision_tower.*, ")
+        first.starts_with("towers: vision tower (vision_tower.*, ")
             && first.contains(" parameters), multimodal projector (multi_modal_projector.*, ")
             && !first.contains("not counted"),
         "{out}"
     );
+    // After the language model's last frame: every tower, each step, each tensor, in order.
+    let after = out.split("┘\n").last().unwrap();
+    let spec = source::load("gemma-3-27b", false).unwrap().spec;
+    let mut want = Vec::new();
+    for t in &spec.towers {
+        let params = anatomy_core::fmt::grouped(t.params().unwrap() as u128);
+        want.push(format!("{} ({}*) · {params} params", t.what, t.prefix));
+        for b in t.blocks() {
+            want.push(match b.repeat {
+                1 => format!("  {}", b.title),
+                n => format!("  {} ×{n}", b.title),
+            });
+            for (name, shape) in &b.tensors {
+                want.push(format!("    {}{name} {shape:?}", t.prefix));
+            }
+        }
+    }
+    assert!(want.len() > 20, "{want:?}");
+    let mut rest = after;
+    for line in &want {
+        let at = rest
+            .find(line.as_str())
+            .unwrap_or_else(|| panic!("{line:?} in order in {after}"));
+        rest = &rest[at + line.len()..];
+    }
     assert!(
         out.contains(
             "layers differ · attention: full in 5, 11, 17 … 59 (every 6th) · sliding 1024 in 0–4"

@@ -33,10 +33,21 @@ pub fn generate(
     max_new: usize,
     on_token: &mut dyn FnMut(u32) -> bool,
 ) -> Result<Generation, anatomy_core::Error> {
+    generate_with(model, prompt, None, max_new, on_token)
+}
+
+/// `generate`, the prompt's image placeholders replaced by the features of `pixels` where given.
+pub fn generate_with(
+    model: &Model,
+    prompt: &[u32],
+    pixels: Option<&candle_core::Tensor>,
+    max_new: usize,
+    on_token: &mut dyn FnMut(u32) -> bool,
+) -> Result<Generation, anatomy_core::Error> {
     let err = |e: candle_core::Error| anatomy_core::Error::file("executor", e.to_string());
     let mut cache = Cache::with_room(model.spec.layers as usize, prompt.len() + max_new);
     let start = std::time::Instant::now();
-    let logits = model.forward_last(prompt, &mut cache)?;
+    let logits = model.forward_last_with(prompt, pixels, &mut cache)?;
     let mut next = argmax(&logits.get(0).map_err(err)?.to_vec1::<f32>().map_err(err)?);
     let prefill = start.elapsed();
     let mut out = Vec::with_capacity(max_new);

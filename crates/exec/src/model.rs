@@ -14,6 +14,7 @@ mod ffn;
 mod gated;
 mod hierarchy;
 mod hyper;
+mod image;
 mod indexer;
 mod kv_conv;
 mod lightning;
@@ -621,13 +622,35 @@ impl Model {
 
     /// Logits [T, vocab] for `ids`, continuing from `cache`.
     pub fn forward(&self, ids: &[u32], cache: &mut Cache) -> Result<Tensor, Error> {
-        Ok(self.run(ids, cache, false)?)
+        Ok(self.run(ids, None, cache, false)?)
+    }
+
+    /// Logits [T, vocab] for `ids` holding an image's placeholder tokens, each replaced by a
+    /// feature of `pixels` ([channels, height, width], processed as the model's processor does).
+    pub fn forward_image(
+        &self,
+        ids: &[u32],
+        pixels: &Tensor,
+        cache: &mut Cache,
+    ) -> Result<Tensor, Error> {
+        Ok(self.run(ids, Some(pixels), cache, false)?)
     }
 
     /// The logits of the last of `ids` alone, [1, vocab]: all that decoding needs, without the
     /// LM head's product for the other positions of a prompt.
     pub fn forward_last(&self, ids: &[u32], cache: &mut Cache) -> Result<Tensor, Error> {
-        Ok(self.run(ids, cache, true)?)
+        Ok(self.run(ids, None, cache, true)?)
+    }
+
+    /// `forward_last`, with an image's features in place of the placeholders (`forward_image`)
+    /// where `pixels` is given.
+    pub fn forward_last_with(
+        &self,
+        ids: &[u32],
+        pixels: Option<&Tensor>,
+        cache: &mut Cache,
+    ) -> Result<Tensor, Error> {
+        Ok(self.run(ids, pixels, cache, true)?)
     }
 
     /// Layer `b` alone on the hidden states `x` ([t, hidden]) at the cache's position, reading
@@ -641,7 +664,13 @@ impl Model {
 
     /// The forward pass, refusing to return logits that are not all finite: it runs the same
     /// step again with every activation captured and names the first step whose output was not.
-    fn run(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
+    fn run(
+        &self,
+        ids: &[u32],
+        image: Option<&Tensor>,
+        cache: &mut Cache,
+        last: bool,
+    ) -> Res<Tensor> {
         if self.spec.draft.is_some() {
             return Err(Error::new(
                 &self.spec.name,
@@ -651,7 +680,7 @@ impl Model {
             .into());
         }
         let before = cache.mark();
-        let logits = self.run_steps(ids, cache, last)?;
+        let logits = self.run_steps(ids, image, cache, last)?;
         let values: Vec<f32> = logits.flatten_all().and_then(|l| l.to_vec1())?;
         if values.iter().all(|x| x.is_finite()) {
             return Ok(logits);
@@ -660,13 +689,19 @@ impl Model {
             self.capture.borrow().clone().unwrap_or_default()
         } else {
             *self.capture.borrow_mut() = Some(Vec::new());
-            let _ = self.run_steps(ids, &mut cache.rewound(&before), last);
+            let _ = self.run_steps(ids, image, &mut cache.rewound(&before), last);
             self.capture.borrow_mut().take().unwrap_or_default()
         };
         Err(crate::values::non_finite(&self.spec, &captured).into())
     }
 
-    fn run_steps(&self, ids: &[u32], cache: &mut Cache, last: bool) -> Res<Tensor> {
+    fn run_steps(
+        &self,
+        ids: &[u32],
+        image: Option<&Tensor>,
+        cache: &mut Cache,
+        last: bool,
+    ) -> Res<Tensor> {
         let spec = &self.spec;
         if let (Some(bl), Some(s)) = (spec.bytes(), self.stacks.as_deref()) {
             return self.blt(bl, s, ids, cache, last);
@@ -702,6 +737,9 @@ impl Model {
         let t = ids.len();
         let ids_t = Tensor::new(ids, &Device::Cpu)?;
         let mut x = self.rows(Role::Embed, ids, &ids_t)?;
+        if let Some(pixels) = image {
+            x = self.with_image(x, ids, pixels)?;
+        }
         self.keep(None, Point::EmbedTokens, &x);
         if spec.embedding.projected.is_some() {
             let name = self.name(Role::EmbedProjIn, false, None, None);

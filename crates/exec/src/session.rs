@@ -209,6 +209,85 @@ pub fn logits_npy(model: &Model, ids: &[u32]) -> Result<Vec<u8>, Error> {
     npy(&model.forward(ids, &mut Cache::new(model.spec.layers as usize))?)
 }
 
+/// `logits_npy` with an image's features in place of the placeholders.
+pub fn image_logits_npy(
+    model: &Model,
+    ids: &[u32],
+    pixels: &candle_core::Tensor,
+) -> Result<Vec<u8>, Error> {
+    npy(&model.forward_image(ids, pixels, &mut Cache::new(model.spec.layers as usize))?)
+}
+
+/// An image as the model's processor leaves it, from an f32 `.npy` file ([channels, height,
+/// width], or with a leading 1), for a model that runs images: read only where the file's size
+/// is what such an array needs, so nothing larger is allocated.
+pub fn pixels(path: &Path, spec: &Spec) -> Result<candle_core::Tensor, Error> {
+    let shown = path.display().to_string();
+    let Some(input) = &spec.image else {
+        return Err(Error::new(
+            &shown,
+            "--pixels",
+            format!(
+                "is given, but anatomy runs no image through a {} ({}) yet; give a text prompt",
+                spec.family, spec.model_type
+            ),
+        ));
+    };
+    let values = input.encoder.pixels();
+    let size = std::fs::metadata(path)
+        .map_err(|e| Error::file(&shown, e.to_string()))?
+        .len();
+    // The header is at most a few hundred bytes (numpy pads it to 64-byte lines).
+    if size > values.saturating_mul(4).saturating_add(4096) {
+        return Err(Error::file(
+            &shown,
+            format!("is {size} bytes; an image of {values} f32 values, as this model's processor makes it, takes about {} bytes", values * 4 + 128),
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|e| Error::file(&shown, e.to_string()))?;
+    let (shape, data) = crate::npy::decode_f32(&bytes).map_err(|e| Error::file(&shown, e))?;
+    candle_core::Tensor::from_vec(data, shape, &candle_core::Device::Cpu)
+        .map_err(|e| Error::file(&shown, e.to_string()))
+}
+
+/// The prompt holds one placeholder per image feature (after `with_placeholders`), checked
+/// before the weights load; `arg` is the flag that gave the ids.
+pub fn check_placeholders(ids: &[u32], spec: &Spec, file: &str, arg: &str) -> Result<(), Error> {
+    let Some(input) = &spec.image else {
+        return Ok(());
+    };
+    let held = ids
+        .iter()
+        .filter(|&&id| u64::from(id) == input.token)
+        .count() as u64;
+    let n = input.encoder.features();
+    if held == n {
+        return Ok(());
+    }
+    Err(Error::new(
+        file,
+        arg,
+        format!("holds {held} image placeholder tokens (id {}); with --pixels it must hold one, which stands for the image's {n} features, or {n}", input.token),
+    ))
+}
+
+/// `ids` as the model's processor gives them: where they hold one image placeholder, it
+/// stands for the whole image and is repeated once per feature (LLaVA's processor expands its
+/// `<image>` so); ids already holding one per feature are kept.
+pub fn with_placeholders(ids: &[u32], spec: &Spec) -> Vec<u32> {
+    let Some(input) = &spec.image else {
+        return ids.to_vec();
+    };
+    let placeholder = |id: &u32| u64::from(*id) == input.token;
+    if ids.iter().filter(|id| placeholder(id)).count() != 1 {
+        return ids.to_vec();
+    }
+    let n = input.encoder.features() as usize;
+    ids.iter()
+        .flat_map(|id| std::iter::repeat_n(*id, if placeholder(id) { n } else { 1 }))
+        .collect()
+}
+
 /// A 2-D f32 tensor as `.npy` bytes.
 pub fn npy(t: &candle_core::Tensor) -> Result<Vec<u8>, Error> {
     let fail = |e: candle_core::Error| Error::file("executor", e.to_string());

@@ -1437,6 +1437,7 @@ pub fn load(
         layout: f.layout,
         hf_wrap: HfWrap::None,
         towers: vec![],
+        image: None,
         quant: None,
         mtp_layers: 0,
         draft: None,

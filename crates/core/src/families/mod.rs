@@ -245,6 +245,10 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
             })
         })
         .collect::<Result<Vec<_>>>()?;
+    spec.image = match row.image {
+        Some(read) => read(&top)?,
+        None => None,
+    };
     // A part whose config the wrapper lacks is not built (Gemma 4 without audio): not listed.
     spec.towers.retain(|p| p.params() != Some(0));
     spec.quant = crate::quant::Declared::read(&top)?;
@@ -427,6 +431,7 @@ pub(crate) fn skeleton(name: &str, model_type: &str, family: &str) -> Spec {
         layout: Layout::Llama,
         hf_wrap: HfWrap::None,
         towers: Vec::new(),
+        image: None,
         quant: None,
         mtp_layers: 0,
         draft: None,

@@ -110,6 +110,8 @@ pub struct Family {
     /// only inside its wrapper, with no class of its own that has a head (`qwen2_vl_text`):
     /// such a config alone is refused.
     pub standalone: bool,
+    /// How an image enters its token stream, for a wrapper anatomy runs on one.
+    pub image: Option<ImageReader>,
 }
 
 /// Which config's `tie_word_embeddings` ties a wrapper's head to its embedding.
@@ -126,6 +128,9 @@ pub enum Tie {
 
 /// Reads a wrapper's language model together with the wrapper's keys (`Family::text_read`).
 pub type TextReader = fn(&Config, &Config, &str, &str, &str) -> Result<Spec>;
+
+/// Reads a wrapper's way of running an image from its config: `None` for a tower it cannot run.
+pub type ImageReader = fn(&Config) -> Result<Option<crate::spec::ImageInput>>;
 
 impl Reader {
     /// `cfg` read as a config of `model_type`.
@@ -4063,6 +4068,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("llama"),
         tie: Tie::Either(false),
         parts: &[LLAVA_TOWER, LLAVA_PROJECTOR],
+        image: Some(towers::llava_image),
         ..wrapper("llava", "LLaVA", &[LLAVA_INERT])
     },
     // LLaVA-NeXT: LLaVA's parts and a learned vector ending each row of an image's patches.
@@ -5539,6 +5545,7 @@ const fn base(
         wrap: HfWrap::Prefix("language_model"),
         text_read: None,
         standalone: true,
+        image: None,
     }
 }
 

@@ -185,6 +185,16 @@ pub fn json(g: &Graph, origin: &Origin) -> Result<Value> {
         "params": params,
         "tensors": tensors,
         "root": scope(&g.root),
+        "towers": spec.towers.iter().map(|t| json!({
+            "what": t.what,
+            "prefix": t.prefix,
+            "params": t.params(),
+            "blocks": t.blocks().iter().map(|b| json!({
+                "title": b.title,
+                "repeat": b.repeat,
+                "tensors": b.tensors.iter().map(|(name, shape)| json!({"name": name, "shape": shape})).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
     }))
 }
 

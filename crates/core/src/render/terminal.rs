@@ -129,7 +129,7 @@ fn header(g: &Graph) -> Result<Vec<Line>> {
     }
     if !spec.towers.is_empty() {
         lines.push(Line::plain(&format!(
-            "towers (after the language model): {}",
+            "towers: {} (their steps after the language model's)",
             spec.towers
                 .iter()
                 .map(|n| n.to_string())

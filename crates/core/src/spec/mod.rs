@@ -6,6 +6,7 @@
 mod attention;
 mod draft;
 mod ffn;
+mod image;
 mod layout;
 mod mixer;
 mod norm;
@@ -15,6 +16,7 @@ mod streams;
 pub use attention::*;
 pub use draft::*;
 pub use ffn::*;
+pub use image::*;
 pub use layout::*;
 pub use mixer::*;
 pub use norm::*;
@@ -132,6 +134,8 @@ pub struct Spec {
     /// A wrapper's parts beside its language model (vision and audio towers, projectors),
     /// with the tensors its checkpoint stores for each where anatomy names them.
     pub towers: Vec<Tower>,
+    /// How an image enters the token stream, for a wrapper anatomy runs on one.
+    pub image: Option<ImageInput>,
     /// How the checkpoint stores its matrices (`quantization_config`); `None`: as floats.
     pub quant: Option<crate::quant::Declared>,
     /// Auxiliary modules outside the main forward pass.

@@ -3,6 +3,7 @@
 //! Idefics3, InternVL, Command A Vision, Aya Vision, LFM2-VL, LLaVA-OneVision-1.5).
 
 use super::*;
+use crate::spec::{Act, ImageEncoder, ImageInput, Llava};
 
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
 /// wrapper's default (CLIP ViT-L/14 at 336 pixels) where it has no vision config, else of
@@ -516,6 +517,106 @@ fn siglip2<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
     };
     let head = flag(&s.v, "vision_use_head", true)?;
     Ok(Some((s, head)))
+}
+
+/// How LLaVA runs an image: its CLIP tower's sizes, ε and activation, the hidden states it
+/// reads (`vision_feature_layer`, with or without the class token's), its projector's
+/// activation and biases, and the placeholder id (`image_token_index`, or `image_token_id`).
+pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
+    let Some(t) = llava_clip(top)? else {
+        return Ok(None);
+    };
+    let v = &t.v;
+    let absent = v.is_none();
+    let Some(image) = square(v, "image_size", if absent { 336 } else { 224 })? else {
+        return Ok(None);
+    };
+    let act = |c: &Config, key: &str, default: &str| -> Result<Act> {
+        let name = c.string(key, default)?;
+        Act::parse(&name).ok_or_else(|| {
+            c.err(key, format!("is {name:?}, an activation anatomy does not run; give gelu, gelu_pytorch_tanh, quick_gelu, relu or silu"))
+        })
+    };
+    let layers = match top.get("vision_feature_layer") {
+        None => vec![-2],
+        Some(serde_json::Value::Array(list)) => list
+            .iter()
+            .map(|x| x.as_i64())
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                top.err(
+                    "vision_feature_layer",
+                    "lists something that is not a layer index",
+                )
+            })?,
+        Some(x) => vec![x.as_i64().ok_or_else(|| {
+            top.err(
+                "vision_feature_layer",
+                "is not a layer index or a list of them",
+            )
+        })?],
+    };
+    // Hidden states 0 (the embeddings') to the last layer's, counted from the end where negative.
+    let states = t.layers as i64 + 1;
+    if let Some(bad) = layers.iter().find(|&&l| !(-states..states).contains(&l)) {
+        return Err(top.err(
+            "vision_feature_layer",
+            format!("holds {bad}; the tower has {states} hidden states (its embeddings' and {} layers'), so give an index from {} to {}", t.layers, -states, states - 1),
+        ));
+    }
+    let drop_class =
+        match top
+            .string("vision_feature_select_strategy", "default")?
+            .as_str()
+        {
+            "default" => true,
+            "full" => false,
+            other => return Err(top.err(
+                "vision_feature_select_strategy",
+                format!(
+                    "is {other:?}; it must be \"default\" (without the class token) or \"full\""
+                ),
+            )),
+        };
+    let token = match top.opt_size("image_token_index")? {
+        Some(id) => id,
+        None => top.opt_size("image_token_id")?.unwrap_or(32000),
+    };
+    let (heads, eps, tower_act) = match v {
+        Some(c) => (
+            c.size("num_attention_heads", Some(12))?,
+            c.float("layer_norm_eps", 1e-5)?,
+            act(c, "hidden_act", "quick_gelu")?,
+        ),
+        None => (16, 1e-5, Act::QuickGelu),
+    };
+    if !t.hidden.is_multiple_of(heads as u128) {
+        return Err(top.err(
+            "vision_config.num_attention_heads",
+            format!(
+                "is {heads}, which does not divide the tower's width ({})",
+                t.hidden
+            ),
+        ));
+    }
+    Ok(Some(ImageInput {
+        token,
+        encoder: ImageEncoder::Llava(Llava {
+            tower: "vision_tower.".into(),
+            projector: "multi_modal_projector.".into(),
+            image,
+            patch: t.patch as u64,
+            channels: t.channels as u64,
+            heads,
+            depth: t.layers as u64,
+            eps,
+            act: tower_act,
+            layers,
+            drop_class,
+            projector_act: act(top, "projector_hidden_act", "gelu")?,
+            projector_bias: top.flag("multimodal_projector_bias", true)?,
+        }),
+    }))
 }
 
 /// LLaVA's CLIP tower sizes.

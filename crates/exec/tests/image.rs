@@ -1,0 +1,110 @@
+//! Wrappers run on an image against transformers: the tower's features replace the prompt's
+//! placeholder tokens, and the logits agree within 1e-4 (`scripts/make_exec_fixtures.py`'s
+//! `IMAGES`: toy LLaVAs with the class's defaults and with several layers' states, the class
+//! token's kept, another activation and no projector biases).
+
+use anatomy_exec::{npy, weights::Weights, Cache, Model};
+use candle_core::{Device, Tensor};
+use std::path::Path;
+
+#[path = "../../../tests/support/fixtures.rs"]
+mod fixtures;
+
+fn load(dir: &Path) -> (Model, Vec<u32>, Vec<Vec<f32>>, Tensor) {
+    let c = anatomy_checkpoint::open(dir).unwrap();
+    let spec = anatomy_checkpoint::spec(&c, false)
+        .unwrap_or_else(|e| panic!("{}: {e}", fixtures::name(dir)));
+    let w = Weights::load(&c, &spec, &mut |_, _| {}).unwrap();
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let ids = serde_json::from_value(expected["ids"].clone()).unwrap();
+    let logits = serde_json::from_value(expected["logits"].clone()).unwrap();
+    let (shape, values) = npy::decode_f32(&std::fs::read(dir.join("pixels.npy")).unwrap()).unwrap();
+    let pixels = Tensor::from_vec(values, shape, &Device::Cpu).unwrap();
+    (Model::new(spec, w).unwrap(), ids, logits, pixels)
+}
+
+#[test]
+fn logits_with_an_image_match_transformers() {
+    let dirs = fixtures::images();
+    assert!(dirs.len() >= 2, "{dirs:?}");
+    for dir in dirs {
+        let (model, ids, want, pixels) = load(&dir);
+        let got: Vec<Vec<f32>> = model
+            .forward_image(&ids, &pixels, &mut Cache::new(model.spec.layers as usize))
+            .unwrap()
+            .to_vec2()
+            .unwrap();
+        assert_eq!(got.len(), want.len());
+        let d = got
+            .iter()
+            .zip(&want)
+            .flat_map(|(g, w)| g.iter().zip(w).map(|(a, b)| (a - b).abs()))
+            .fold(0.0f32, f32::max);
+        eprintln!("{}: max |Δlogit| {d:e}", fixtures::name(&dir));
+        assert!(d < 1e-4, "{}: max |Δlogit| {d}", fixtures::name(&dir));
+        // Without the image, the placeholders are tokens like any other: other logits.
+        let text: Vec<Vec<f32>> = model
+            .forward(&ids, &mut Cache::new(model.spec.layers as usize))
+            .unwrap()
+            .to_vec2()
+            .unwrap();
+        assert!(text[ids.len() - 1] != want[ids.len() - 1]);
+    }
+}
+
+/// A prompt whose placeholders do not number the image's features, pixels of another shape, and
+/// pixels given to a model that runs no image are refused with what would be valid.
+#[test]
+fn mismatched_images_are_refused() {
+    let dir = &fixtures::images()[0];
+    let (model, ids, _, pixels) = load(dir);
+    let cache = || Cache::new(model.spec.layers as usize);
+    let short: Vec<u32> = ids
+        .iter()
+        .copied()
+        .filter(|&i| i != 95)
+        .chain([95])
+        .collect();
+    let e = model
+        .forward_image(&short, &pixels, &mut cache())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("1 image placeholder tokens (id 95)") && e.contains("must hold 4"),
+        "{e}"
+    );
+    let wrong = Tensor::zeros((3, 14, 28), candle_core::DType::F32, &Device::Cpu).unwrap();
+    let e = model
+        .forward_image(&ids, &wrong, &mut cache())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("[3, 14, 28]") && e.contains("[3, 28, 28]"),
+        "{e}"
+    );
+    let text = fixtures::all()
+        .into_iter()
+        .find(|d| d.ends_with("llama"))
+        .unwrap();
+    let c = anatomy_checkpoint::open(&text).unwrap();
+    let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+    let plain = Model::new(
+        spec,
+        Weights::load(&c, &spec_of(&c), &mut |_, _| {}).unwrap(),
+    )
+    .unwrap();
+    let e = plain
+        .forward_image(
+            &[1, 2],
+            &pixels,
+            &mut Cache::new(plain.spec.layers as usize),
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("--pixels") && e.contains("text prompt"), "{e}");
+}
+
+fn spec_of(c: &anatomy_checkpoint::Checkpoint) -> anatomy_core::spec::Spec {
+    anatomy_checkpoint::spec(c, false).unwrap()
+}
