@@ -36,8 +36,15 @@ def check(module_path, fixture):
     model = m.Model()
     model.load_state_dict(state, strict=True)
     model.eval()
+    # A wrapper run on an image: the processed pixels beside the checkpoint.
+    pixels = Path(fixture) / "pixels.npy"
+    inputs = {}
+    if pixels.is_file():
+        import numpy as np
+
+        inputs["pixel_values"] = torch.from_numpy(np.load(pixels))[None]
     with torch.no_grad():
-        logits = model(torch.tensor([expected["ids"]]))[0].float()
+        logits = model(torch.tensor([expected["ids"]]), **inputs)[0].float()
     want = torch.tensor(expected["logits"], dtype=torch.float32)
     if logits.shape != want.shape:
         raise ValueError(f"logits of shape {tuple(logits.shape)}, expected {tuple(want.shape)}")

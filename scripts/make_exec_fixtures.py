@@ -1214,6 +1214,23 @@ IMAGES = {
 }
 
 
+def image_flops(model, raw, pixels):
+    """torch's count of an image's FLOPs through the tower (the patch embedding and the layers up
+    to the last hidden state read; transformers runs the rest too, unread) and the projector."""
+    from torch.utils.flop_counter import FlopCounterMode
+    counter = FlopCounterMode(display=False)
+    with counter, torch.no_grad():
+        model.model.get_image_features(pixels, vision_feature_layer=model.config.vision_feature_layer,
+                                       vision_feature_select_strategy=model.config.vision_feature_select_strategy)
+    counts = {k: sum(v.values()) for k, v in counter.get_flop_counts().items()}
+    read = model.config.vision_feature_layer
+    states = model.config.vision_config.num_hidden_layers + 1
+    run = max(i % states for i in (read if isinstance(read, list) else [read]))
+    modules = ["CLIPVisionModel.embeddings", "LlavaMultiModalProjector"]
+    modules += [f"CLIPVisionModel.encoder.layers.{i}" for i in range(run)]
+    return sum(counts.get(m, 0) for m in modules)
+
+
 def make_image(name, raw):
     import numpy
     torch.manual_seed(0)
@@ -1233,7 +1250,8 @@ def make_image(name, raw):
     (d / "generation_config.json").unlink(missing_ok=True)
     (d / "config.json").write_text(json.dumps(raw, indent=1) + "\n")
     numpy.save(d / "pixels.npy", pixels[0].numpy().astype(numpy.float32))
-    expected = {"transformers": transformers.__version__, "ids": ids, "logits": logits.tolist()}
+    expected = {"transformers": transformers.__version__, "ids": ids, "logits": logits.tolist(),
+                "image_flops": image_flops(model, raw, pixels)}
     (d / "expected.json").write_text(json.dumps(expected) + "\n")
     print(f"image/{name}: {sum(p.numel() for p in model.parameters()):,} params, logits {tuple(logits.shape)}")
 

@@ -8,6 +8,8 @@
 use std::path::Path;
 use std::process::Command;
 
+#[path = "support/fixtures.rs"]
+mod fixtures;
 #[path = "support/paths.rs"]
 mod paths;
 
@@ -26,6 +28,17 @@ fn write_all(dir: &Path) -> (Vec<String>, Vec<String>) {
         let n = format!("numpy_{}.py", m.name);
         std::fs::write(dir.join(&n), anatomy_core::render::numpy::module(&g, &n)).unwrap();
         numpy.push(n);
+    }
+    // The wrappers run on an image: their modules hold the towers' classes.
+    for fixture in fixtures::images() {
+        let c = anatomy_checkpoint::open(&fixture).unwrap();
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        let t = format!(
+            "torch_image_{}.py",
+            fixtures::name(&fixture).replace(['/', '-'], "_")
+        );
+        std::fs::write(dir.join(&t), anatomy_core::render::torch::module(&spec)).unwrap();
+        torch.push(t);
     }
     (torch, numpy)
 }
@@ -50,20 +63,28 @@ fn python(dir: &Path, args: &[&str], files: &[String]) -> (bool, String) {
 fn every_catalog_models_python_compiles_and_passes_pyflakes() {
     let tmp = tempfile::tempdir().unwrap();
     let (torch, numpy) = write_all(tmp.path());
-    assert_eq!(torch.len(), anatomy_core::catalog::ENTRIES.len());
+    assert_eq!(
+        torch.len(),
+        anatomy_core::catalog::ENTRIES.len() + fixtures::images().len()
+    );
     assert!(numpy.len() > 400, "{} NumPy files", numpy.len());
     // The fragments as they stand in the repository (their names are defined by the header each
     // file gets and by each other, so they compile alone but are linted as the files made).
     let mut all: Vec<String> = torch.iter().chain(&numpy).cloned().collect();
     let generated = all.clone();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src/render/numpy/py");
-    for e in std::fs::read_dir(&dir).unwrap().flatten() {
-        if e.path().extension().is_none_or(|x| x != "py") {
-            continue;
+    let render = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/core/src/render");
+    for (view, dir) in [
+        ("numpy", render.join("numpy/py")),
+        ("torch", render.join("torch")),
+    ] {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            if e.path().extension().is_none_or(|x| x != "py") {
+                continue;
+            }
+            let name = format!("fragment_{view}_{}", e.file_name().to_string_lossy());
+            std::fs::copy(e.path(), tmp.path().join(&name)).unwrap();
+            all.push(name);
         }
-        let name = format!("fragment_{}", e.file_name().to_string_lossy());
-        std::fs::copy(e.path(), tmp.path().join(&name)).unwrap();
-        all.push(name);
     }
     let (ok, text) = python(tmp.path(), &["-m", "py_compile"], &all);
     assert!(ok, "generated Python that does not compile:\n{text}");

@@ -1,8 +1,8 @@
 //! The PyTorch reference `anatomy torch` writes (the module every page's code comes from) loads
 //! each fixture checkpoint's own state dict with strict=True, names and shapes as stored, and
 //! gives transformers' logits within 1e-4: the default-config fixtures of every family and the
-//! toy-size copies of every catalog config; a recurrent model's also decoding token by token
-//! through its modules' state.
+//! toy-size copies of every catalog config, the wrappers run on an image (their towers held too);
+//! a recurrent model's also decoding token by token through its modules' state.
 
 use assert_cmd::Command;
 
@@ -23,8 +23,10 @@ fn the_pytorch_reference_loads_each_checkpoint_and_matches_transformers() {
     let drafts = fixtures::drafts()
         .into_iter()
         .map(|d| (d.join("assistant"), d));
+    // Wrappers run on an image take it beside their checkpoint (pixels.npy).
     for (checkpoint, dir) in fixtures::all()
         .into_iter()
+        .chain(fixtures::images())
         .map(|d| (d.clone(), d))
         .chain(drafts)
     {

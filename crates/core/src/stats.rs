@@ -34,6 +34,20 @@ pub struct Stats {
     /// `active_params`); in JSON an object by what each is, of numbers.
     #[serde(skip_serializing_if = "Vec::is_empty", serialize_with = "by_what")]
     pub towers: Vec<TowerParams>,
+    /// What one image costs, for a wrapper anatomy runs on one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<ImageFigures>,
+}
+
+/// One image through a wrapper's encoder.
+#[derive(Debug, Clone, Serialize)]
+pub struct ImageFigures {
+    /// The side of the square image the encoder takes, in pixels.
+    pub side: u64,
+    /// Features, and so placeholder tokens, per image.
+    pub tokens: u64,
+    /// FLOPs to encode it (2 per multiply-add; matmuls and attention).
+    pub flops: u64,
 }
 
 /// One of a wrapper's towers in `stats`.
@@ -271,6 +285,14 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
         ignored: crate::spec::Ignored::pairs(&spec.ignored),
         not_read_by_transformers: crate::spec::Ignored::pairs(&spec.not_read),
         stored: stored(g)?,
+        image: match &spec.image {
+            Some(i) => Some(ImageFigures {
+                side: i.encoder.side(),
+                tokens: i.encoder.features(),
+                flops: fit("an image's FLOPs", i.encoder.flops(spec.hidden))?,
+            }),
+            None => None,
+        },
         towers: (spec.towers.iter())
             .map(|t| TowerParams {
                 what: t.what.clone(),

@@ -1,7 +1,8 @@
 //! Wrappers run on an image against transformers: the tower's features replace the prompt's
 //! placeholder tokens, and the logits agree within 1e-4 (`scripts/make_exec_fixtures.py`'s
 //! `IMAGES`: toy LLaVAs with the class's defaults and with several layers' states, the class
-//! token's kept, another activation and no projector biases).
+//! token's kept, another activation and no projector biases); `stats`' FLOPs per image against
+//! torch's count.
 
 use anatomy_exec::{npy, weights::Weights, Cache, Model};
 use candle_core::{Device, Tensor};
@@ -50,6 +51,33 @@ fn logits_with_an_image_match_transformers() {
             .to_vec2()
             .unwrap();
         assert!(text[ids.len() - 1] != want[ids.len() - 1]);
+    }
+}
+
+/// `stats`' FLOPs per image equal torch's count of the same tower (its embedding and the
+/// layers up to the last state read) and projector on the fixture's image.
+#[test]
+fn flops_per_image_match_torchs_count() {
+    for dir in fixtures::images() {
+        let c = anatomy_checkpoint::open(&dir).unwrap();
+        let spec = anatomy_checkpoint::spec(&c, false).unwrap();
+        let g = anatomy_core::graph::build(&spec).unwrap();
+        let image = anatomy_core::stats::stats(&g, None).unwrap().image.unwrap();
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
+                .unwrap();
+        assert_eq!(
+            Some(image.flops),
+            expected["image_flops"].as_u64(),
+            "{}",
+            fixtures::name(&dir)
+        );
+        let ids: Vec<u64> = serde_json::from_value(expected["ids"].clone()).unwrap();
+        let token = spec.image.as_ref().unwrap().token;
+        assert_eq!(
+            image.tokens,
+            ids.iter().filter(|&&i| i == token).count() as u64
+        );
     }
 }
 

@@ -295,6 +295,15 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
         },
         flops(f.decode_per_token as f64)
     ));
+    if let Some(i) = &s.image {
+        line(format!(
+            "  {:<26}{:>20}  a {side}×{side} image into {} placeholder tokens",
+            "image, through the tower",
+            flops(i.flops as f64),
+            i.tokens,
+            side = i.side
+        ));
+    }
     out
 }
 

@@ -33,6 +33,21 @@ impl ImageEncoder {
             ImageEncoder::Llava(l) => l.channels * l.image * l.image,
         }
     }
+
+    /// The side of the square image it takes, in pixels.
+    pub fn side(&self) -> u64 {
+        match self {
+            ImageEncoder::Llava(l) => l.image,
+        }
+    }
+
+    /// FLOPs to encode one image into its features (2 per multiply-add; matmuls and attention,
+    /// as the language model's figures count them), into a language model `text` wide.
+    pub fn flops(&self, text: u64) -> u128 {
+        match self {
+            ImageEncoder::Llava(l) => l.flops(text),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +59,9 @@ pub struct Llava {
     pub image: u64,
     pub patch: u64,
     pub channels: u64,
+    /// The tower's width and its MLP's.
+    pub hidden: u64,
+    pub intermediate: u64,
     pub heads: u64,
     /// Its encoder layers.
     pub depth: u64,
@@ -69,5 +87,30 @@ impl Llava {
     /// Features (and so placeholder tokens) per image.
     pub fn features(&self) -> u64 {
         self.grid().pow(2) + u64::from(!self.drop_class)
+    }
+
+    /// The encoder layers run: up to the last hidden state read.
+    pub fn layers_run(&self) -> u64 {
+        let n = self.depth as i64 + 1;
+        (self.layers.iter())
+            .map(|&i| i.rem_euclid(n) as u64)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The patch convolution over every patch; per layer run, the four attention projections
+    /// and the MLP over every patch and the class token, and attention's scores and weighted
+    /// values among them; the projector over every feature into `text`.
+    fn flops(&self, text: u64) -> u128 {
+        let [d, i, c, p] =
+            [self.hidden, self.intermediate, self.channels, self.patch].map(u128::from);
+        let patches = u128::from(self.grid()).pow(2);
+        let n = patches + 1;
+        let layer = 2 * n * (4 * d * d + 2 * d * i) + 4 * n * n * d;
+        let joined = d * self.layers.len() as u128;
+        let text = u128::from(text);
+        2 * patches * d * c * p * p
+            + u128::from(self.layers_run()) * layer
+            + 2 * u128::from(self.features()) * (joined * text + text * text)
     }
 }

@@ -564,20 +564,21 @@ pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
             format!("holds {bad}; the tower has {states} hidden states (its embeddings' and {} layers'), so give an index from {} to {}", t.layers, -states, states - 1),
         ));
     }
-    let drop_class =
-        match top
-            .string("vision_feature_select_strategy", "default")?
-            .as_str()
-        {
-            "default" => true,
-            "full" => false,
-            other => return Err(top.err(
+    let drop_class = match top
+        .string("vision_feature_select_strategy", "default")?
+        .as_str()
+    {
+        "default" => true,
+        "full" => false,
+        other => {
+            return Err(top.err(
                 "vision_feature_select_strategy",
                 format!(
                     "is {other:?}; it must be \"default\" (without the class token) or \"full\""
                 ),
-            )),
-        };
+            ))
+        }
+    };
     let token = match top.opt_size("image_token_index")? {
         Some(id) => id,
         None => top.opt_size("image_token_id")?.unwrap_or(32000),
@@ -607,6 +608,8 @@ pub fn llava_image(top: &Config) -> Result<Option<ImageInput>> {
             image,
             patch: t.patch as u64,
             channels: t.channels as u64,
+            hidden: t.hidden as u64,
+            intermediate: t.intermediate as u64,
             heads,
             depth: t.layers as u64,
             eps,

@@ -17,6 +17,7 @@ mod ffn;
 mod gated;
 mod hierarchy;
 mod hyper;
+mod image;
 mod indexer;
 mod inkling2;
 mod layer;
@@ -290,6 +291,9 @@ fn assemble(spec: &Spec) -> String {
     if spec.layout.stores_in_out() {
         parts.push(CONV1D.to_string());
     }
+    if let Some(image) = &spec.image {
+        parts.push(image::classes(image));
+    }
     let variants = spec.attn_variants();
     if spec.out_conv.is_some() || variants.iter().any(|(a, _)| a.kv_conv.is_some()) {
         parts.push(RESIDUAL_CONV.to_string());
@@ -342,7 +346,7 @@ fn assemble(spec: &Spec) -> String {
 }
 
 fn docstring(spec: &Spec) -> String {
-    let load = if spec.towers.is_empty() {
+    let load = if spec.towers.is_empty() || spec.image.is_some() {
         "model.load_state_dict(load_file(\"model.safetensors\"))".to_string()
     } else {
         "model.load_state_dict(language_model_only(load_file(\"model.safetensors\")))".to_string()

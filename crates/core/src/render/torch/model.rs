@@ -531,6 +531,10 @@ ${head}${cap}        return logits"#,
             ),
         ],
     );
+    if let (HfWrap::Prefix(module), Some(image)) = (spec.hf_wrap, &spec.image) {
+        out += &super::image::model(spec, n, module, image);
+        return out;
+    }
     if let HfWrap::Prefix(module) = spec.hf_wrap {
         out += &fill(
             r#"
