@@ -319,3 +319,42 @@ fn inkling_2_loop_mechanisms_are_named() {
     }
     assert!(keys(&d).contains("attention.kv_conv") && keys(&d).contains("out_conv"));
 }
+
+/// Two multimodal wrappers: their towers differ step by step (the depth each config gives,
+/// Qwen3-VL's deep-stack mergers), and each tower's parameters are a figure of their own.
+#[test]
+fn qwen2_vl_to_qwen3_vl_compares_their_towers() {
+    let (a, b) = ("qwen2-vl-7b-instruct", "qwen3-vl-4b-instruct");
+    let d = diff(&graph_of(a), &graph_of(b)).unwrap();
+    let (ta, tb) = change(&d, "towers");
+    let (ca, cb) = (config(a), config(b));
+    let depth = |c: &Value| text(&c["vision_config"]["depth"]);
+    assert!(
+        ta.contains(&format!("vision block ×{}", depth(&ca))) && !ta.contains("deep-stack"),
+        "{ta}"
+    );
+    let stacked = cb["vision_config"]["deepstack_visual_indexes"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(
+        tb.contains(&format!("vision block ×{}", depth(&cb)))
+            && tb.ends_with(&format!("deep-stack merger ×{stacked}")),
+        "{tb}"
+    );
+    let stats = |name| {
+        anatomy_core::stats::stats(&graph_of(name), None)
+            .unwrap()
+            .towers[0]
+            .params
+    };
+    let row = d
+        .figures
+        .iter()
+        .find(|f| f.name.trim() == "vision tower")
+        .unwrap();
+    assert_eq!((Some(row.a), Some(row.b)), (stats(a), stats(b)));
+    // A language model alone has no towers to differ in.
+    let plain = diff(&graph_of("llama-3.2-3b"), &graph_of("qwen3-0.6b")).unwrap();
+    assert!(!keys(&plain).contains("towers"));
+}

@@ -1169,6 +1169,38 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     if let Some(k) = kernel {
         f("ssm.conv_kernel", "convolution width", Size, k.to_string());
     }
+    // A wrapper's towers, each by its steps (counted ones by their count): what differs in how
+    // an image is encoded.
+    if !s.towers.is_empty() {
+        let towers = s.towers.iter().map(|t| {
+            let steps: Vec<String> = match t.blocks() {
+                [] => vec![t.params().map_or("not counted".into(), |n| {
+                    format!("{} parameters, counted", crate::fmt::grouped(n as u128))
+                })],
+                blocks => (blocks.iter())
+                    .map(|b| match b.repeat {
+                        1 => b.title.clone(),
+                        n => format!("{} ×{n}", b.title),
+                    })
+                    .collect(),
+            };
+            format!("{}: {}", t.what, steps.join(" · "))
+        });
+        f(
+            "towers",
+            "towers",
+            Mechanism,
+            towers.collect::<Vec<_>>().join("; "),
+        );
+    }
+    if let Some(i) = &s.image {
+        f(
+            "image.tokens",
+            "tokens per image",
+            Size,
+            i.encoder.features().to_string(),
+        );
+    }
     // Without attention layers, the attention's settings describe nothing.
     if s.attn_variants().is_empty() {
         out.retain(|x| !x.key.starts_with("attention.") && !x.key.starts_with("mla."));

@@ -403,6 +403,23 @@ fn figures(sa: &Stats, sb: &Stats) -> Vec<Figure> {
             b,
         });
     }
+    // Each tower of either model, by what it is.
+    let towers: std::collections::BTreeSet<&str> = (sa.towers.iter().chain(&sb.towers))
+        .map(|t| t.what.as_str())
+        .collect();
+    for what in towers {
+        let of = |s: &Stats| {
+            (s.towers.iter())
+                .find(|t| t.what == what)
+                .and_then(|t| t.params)
+                .unwrap_or(0)
+        };
+        out.push(Figure {
+            name: format!("    {what}"),
+            a: of(sa),
+            b: of(sb),
+        });
+    }
     out.extend([Figure {
         name: "KV cache per token (bf16 bytes)".into(),
         a: sa.kv_cache.bytes_per_token_bf16,
