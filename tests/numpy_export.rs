@@ -1,5 +1,6 @@
 //! `anatomy numpy` exports run under plain NumPy and give transformers' logits: every tiny
-//! random-weight model of the executor's fixtures (made by transformers) within 1e-4.
+//! random-weight model of the executor's fixtures (made by transformers) within 1e-4, the
+//! wrappers run on an image with it.
 
 use assert_cmd::Command;
 use std::path::{Path, PathBuf};
@@ -69,6 +70,35 @@ fn exported_numpy_matches_transformers() {
     }
     assert!(checked.len() >= 16 + 20, "{checked:?}");
     eprintln!("{checked:?}");
+}
+
+/// A wrapper run on an image: the file takes the processed image (--pixels), runs its tower and
+/// gives transformers' logits.
+#[test]
+#[cfg_attr(
+    not(has_numpy),
+    ignore = "needs Python with NumPy ($ANATOMY_PYTHON, or the venv scripts/test.sh makes)"
+)]
+fn exported_numpy_runs_an_image_as_transformers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let images = fixtures::images();
+    assert!(images.len() >= 2, "{images:?}");
+    for dir in images {
+        let (ids, _, want) = npy::expected(&dir);
+        let pixels = dir.join("pixels.npy");
+        let (_, got) = export_and_run(
+            &dir,
+            tmp.path(),
+            &ids,
+            &["--pixels", pixels.to_str().unwrap()],
+        );
+        let worst = npy::max_diff(&got, &want);
+        assert!(
+            worst < 1e-4,
+            "{}: max |Δlogit| = {worst}",
+            fixtures::name(&dir)
+        );
+    }
 }
 
 /// transformers' logits fed one token at a time through its cache where the fixture holds them

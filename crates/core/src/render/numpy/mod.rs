@@ -575,6 +575,17 @@ fn config_json(spec: &Spec) -> serde_json::Value {
         "block": match spec.block { Block::Sequential => "sequential", Block::Parallel { shared_norm: true } => "parallel_shared", Block::Parallel { shared_norm: false } => "parallel" }, "in_out": spec.layout.stores_in_out(),
         "mla": mla_config(&spec.attn),
     });
+    config["image"] = match &spec.image {
+        Some(i) => match &i.encoder {
+            crate::spec::ImageEncoder::Llava(l) => json!({
+                "token": i.token, "tower": l.tower, "projector": l.projector, "channels": l.channels,
+                "image": l.image, "patch": l.patch, "heads": l.heads, "depth": l.depth, "eps": l.eps,
+                "act": act_name(l.act), "layers": l.layers, "drop_class": l.drop_class,
+                "projector_act": act_name(l.projector_act), "projector_bias": l.projector_bias,
+            }),
+        },
+        None => serde_json::Value::Null,
+    };
     if let Some(m) = spec.moe.as_ref().filter(|m| m.zero_experts > 0) {
         config["moe"]["zero_experts"] = json!(m.zero_experts);
     }
@@ -1048,6 +1059,7 @@ pub(crate) fn freqs(f: &RopeFreqs, name: &str, dim: u64) -> String {
 pub(crate) const FRAGMENTS: &[(&str, &str)] = &[
     ("weights.py", include_str!("py/weights.py")),
     ("ops.py", include_str!("py/ops.py")),
+    ("image.py", include_str!("py/image.py")),
     ("position.py", include_str!("py/position.py")),
     ("kv_conv.py", include_str!("py/kv_conv.py")),
     ("rel_logits.py", include_str!("py/rel_logits.py")),

@@ -9,6 +9,8 @@ use crate::spec::{
 pub(super) fn pieces(g: &crate::graph::Graph) -> Pieces {
     let spec = &g.spec;
     let mut p = Pieces::default();
+    // A wrapper run on an image: its encoder, and its features in the placeholders' places.
+    p.set("image", spec.image.is_some());
     // Dory's nGPT: learned scales on queries, gates, the MLP's halves and the logits.
     p.set("ngpt", spec.ngpt.is_some());
     // DeepSeek-V4's layers whose experts are chosen by token id.

@@ -6,6 +6,10 @@ def embed(ids, W):
     if P:
         ids = np.concatenate([P["first_row"] + np.arange(P["length"]), ids])  # ids: [P + T], the learned prompt's rows first
     x = w(W, "embed")[ids]  # x: [T, hidden], row ids[t] of the embedding for each position
+#: image
+    if "features" in IMAGE:
+        x[ids == CONFIG["image"]["token"]] = IMAGE["features"]  # each image placeholder's row the next of the image's features
+#.
 #: embed_proj
     if C["embed_proj"]:
         x = linear(x, w(W, "project_in"))  # x: [T, hidden], each row mapped from the table's width

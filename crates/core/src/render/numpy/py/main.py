@@ -5,9 +5,20 @@ def main():
     ap.add_argument("--weights", required=True, help="folder with config.json and *.safetensors")
     ap.add_argument("--ids", required=True, help="comma-separated token ids")
     ap.add_argument("--out", required=True, help="where to write the logits (.npy, float32 [T, vocab])")
+#: image
+    ap.add_argument("--pixels", help="an image as the model's processor makes it (.npy, float32 [channels, height, width]); its features replace the placeholder ids, one each")
+#.
     a = ap.parse_args()
     ids = np.array([int(i) for i in a.ids.split(",")])
+#: !image
     np.save(a.out, forward(ids, load_safetensors(a.weights)))
+#.
+#: image
+    W = load_safetensors(a.weights)
+    if a.pixels:
+        IMAGE["features"] = llava_features(np.load(a.pixels).astype(np.float32), W)
+    np.save(a.out, forward(ids, W))
+#.
 
 
 #.
