@@ -267,20 +267,33 @@ pub fn llama4_vision(top: &Config) -> Result<Option<Held>> {
         .t("class_embedding", &[d])
         .t("positional_embedding_vlm", &[t.patches + 1, d])
         .layer_norm("layernorm_pre", d);
-    n.layers("encoder layer", t.layers)
-        .layer_norm(&format!("{l}.input_layernorm"), d)
-        .linear(&format!("{l}.self_attn.q_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.k_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.v_proj"), d, d, true)
-        .linear(&format!("{l}.self_attn.o_proj"), d, d, true)
-        .layer_norm(&format!("{l}.post_attention_layernorm"), d)
-        .linear(&format!("{l}.mlp.fc1"), i, d, true)
-        .linear(&format!("{l}.mlp.fc2"), d, i, true);
+    llama_vision_layers(&mut n, "encoder layer", l, t.layers, (d, i), true);
     n.step("pixel-shuffle adapter")
         .layer_norm("layernorm_post", d)
         .linear("vision_adapter.mlp.fc1", proj_in, i, false)
         .linear("vision_adapter.mlp.fc2", proj_out, proj_out, false);
     n.done(top, "vision_config")
+}
+
+/// Llama 4's and Mllama's encoder layers, `count` of them at `l`: LayerNorms, the attention's four
+/// projections (biased where `bias`) and a biased two-layer MLP, `(width, intermediate)`.
+fn llama_vision_layers<'n>(
+    n: &'n mut Named,
+    title: &str,
+    l: &str,
+    count: u128,
+    (d, i): (u128, u128),
+    bias: bool,
+) -> Step<'n> {
+    n.layers(title, count)
+        .layer_norm(&format!("{l}.input_layernorm"), d)
+        .linear(&format!("{l}.self_attn.q_proj"), d, d, bias)
+        .linear(&format!("{l}.self_attn.k_proj"), d, d, bias)
+        .linear(&format!("{l}.self_attn.v_proj"), d, d, bias)
+        .linear(&format!("{l}.self_attn.o_proj"), d, d, bias)
+        .layer_norm(&format!("{l}.post_attention_layernorm"), d)
+        .linear(&format!("{l}.mlp.fc1"), i, d, true)
+        .linear(&format!("{l}.mlp.fc2"), d, i, true)
 }
 
 /// Llama 4's projector: the vision output width mapped to the text width, without a bias.
@@ -478,31 +491,14 @@ pub fn mllama_vision(top: &Config) -> Result<Option<Held>> {
         )
         .t("pre_tile_positional_embedding.gate", &[1])
         .layer_norm("layernorm_pre", d);
-    fn layer<'n>(
-        n: &'n mut Named,
-        title: &str,
-        l: &str,
-        count: u128,
-        d: u128,
-        i: u128,
-    ) -> Step<'n> {
-        n.layers(title, count)
-            .layer_norm(&format!("{l}.input_layernorm"), d)
-            .linear(&format!("{l}.self_attn.q_proj"), d, d, false)
-            .linear(&format!("{l}.self_attn.k_proj"), d, d, false)
-            .linear(&format!("{l}.self_attn.v_proj"), d, d, false)
-            .linear(&format!("{l}.self_attn.o_proj"), d, d, false)
-            .layer_norm(&format!("{l}.post_attention_layernorm"), d)
-            .linear(&format!("{l}.mlp.fc1"), i, d, true)
-            .linear(&format!("{l}.mlp.fc2"), d, i, true)
-    }
-    layer(
+    let local = "transformer.layers.{i}";
+    llama_vision_layers(
         &mut n,
         "local encoder layer",
-        "transformer.layers.{i}",
+        local,
         t.layers,
-        d,
-        i,
+        (d, i),
+        false,
     );
     n.step("tile positions after")
         .layer_norm("layernorm_post", d)
@@ -512,7 +508,7 @@ pub fn mllama_vision(top: &Config) -> Result<Option<Held>> {
         )
         .t("post_tile_positional_embedding.gate", &[1]);
     let l = "global_transformer.layers.{i}";
-    layer(&mut n, "global encoder layer", l, global, d, i)
+    llama_vision_layers(&mut n, "global encoder layer", l, global, (d, i), false)
         .t(&format!("{l}.gate_attn"), &[1])
         .t(&format!("{l}.gate_ffn"), &[1]);
     n.done(top, "vision_config")

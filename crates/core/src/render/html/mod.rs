@@ -400,7 +400,10 @@ pub fn page_linked(input: &PageInput, links: &Links) -> crate::Result<String> {
     }
     data_parts.insert("block".into(), block_json(g));
     for (k, t) in spec.towers.iter().enumerate() {
-        data_parts.insert(format!("tower-{k}"), tower_json(t, total));
+        data_parts.insert(
+            format!("tower-{k}"),
+            tower_json(t, total, spec.image.is_some()),
+        );
     }
     let (op_html, op_data) = ops::op_view(g, input.values);
     let data = json!({
@@ -661,7 +664,7 @@ fn part_json(g: &Graph, s: &Stats, p: &Part, t: &text::Text, variants: &[usize])
 }
 
 /// A wrapper's tower, opened from its box: its steps with the tensors each stores.
-fn tower_json(t: &crate::spec::Tower, total: u128) -> Value {
+fn tower_json(t: &crate::spec::Tower, total: u128, runs: bool) -> Value {
     let mut title = t.what.clone();
     if let Some(first) = title.get(..1) {
         title.replace_range(..1, &first.to_uppercase());
@@ -694,6 +697,7 @@ fn tower_json(t: &crate::spec::Tower, total: u128) -> Value {
         )],
     };
     let held = match &t.held {
+        Some(crate::spec::Held::Named(_)) if runs => "anatomy names each of them as the checkpoint stores it (for manifest and verify) and runs them on an image (run --pixels)",
         Some(crate::spec::Held::Named(_)) => "anatomy names each of them as the checkpoint stores it (for manifest and verify); it does not run them yet",
         Some(crate::spec::Held::Counted(_)) => "anatomy counts their parameters from the config, but does not name them one by one yet",
         None => "anatomy neither names nor counts them",
