@@ -49,6 +49,7 @@ pub fn shrink(spec: &Spec) -> Spec {
     for part in &mut s.towers {
         part.held = None;
     }
+    s.image = None;
     if let Some(p) = &mut s.per_layer_input {
         p.width = p.width.min(16);
         p.vocab = s.vocab;

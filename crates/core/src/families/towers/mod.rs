@@ -361,24 +361,72 @@ pub fn phi4_audio(top: &Config) -> Result<Option<Held>> {
     let symmetric = flag(&a, "bias_symmetric", false)?;
     let text = top.size("hidden_size", Some(3072))? as u128;
     let down = n("downsample_rate", 1)?;
+    let n_blocks = n("num_blocks", 24)?;
 
-    let norm = 2 * h;
-    let ffn = norm + h * 2 * i + 2 * i + i * h + h;
-    let width_heads = heads * (h / heads);
-    let attention = 3 * (h * width_heads + width_heads) + width_heads * h + h;
-    let conv = norm
-        + (h * 2 * ext + 2 * ext + 2 * ext)
-        + (h * mult * kernel + h * mult + h * mult * dsep + dsep)
-        + (h * ext + ext);
-    let block = 2 * ffn + attention + conv + 2 * norm;
-    let subsample = (9 * channels + channels)
-        + halvings.saturating_sub(1) * (9 * channels + channels + channels * channels + channels)
-        + channels * width * h
-        + h;
+    let wh = heads * (h / heads);
     let buckets = if symmetric { distance } else { 2 * distance };
-    let encoder = 2 * input + subsample + buckets * heads + n("num_blocks", 24)? * block;
-    let project = h * down * text + text + text * text + text;
-    fit(top, encoder + 2 * project)
+    let e = "encoder";
+    let mut n = Named::default();
+    // NeMo's subsampling: a convolution, then a depthwise and a pointwise one per further
+    // halving (a Sequential with an activation after each pair: indexes 3k - 1 and 3k).
+    let mut step = n
+        .step("features in")
+        .t(&format!("{e}.encoder_embedding.global_mean"), &[input])
+        .t(&format!("{e}.encoder_embedding.global_invstd"), &[input])
+        .linear_shaped(&format!("{e}.embed.conv.0"), &[channels, 1, 3, 3], true);
+    for k in 1..halvings {
+        step = step
+            .linear_shaped(
+                &format!("{e}.embed.conv.{}", 3 * k - 1),
+                &[channels, 1, 3, 3],
+                true,
+            )
+            .linear_shaped(
+                &format!("{e}.embed.conv.{}", 3 * k),
+                &[channels, channels, 1, 1],
+                true,
+            );
+    }
+    step.linear(&format!("{e}.embed.out"), h, channels * width, true)
+        .t(
+            &format!("{e}.relative_attention_bias_layer.bias_values.weight"),
+            &[buckets, heads],
+        );
+    let at = |name: &str| format!("{e}.encoders.{{i}}.{name}");
+    let mut step = n.layers("conformer block", n_blocks);
+    for ff in ["feed_forward_in", "feed_forward_out"] {
+        step = step
+            .layer_norm(&at(&format!("{ff}.layer_norm")), h)
+            .linear(&at(&format!("{ff}.gate_up_proj")), 2 * i, h, true)
+            .linear(&at(&format!("{ff}.down_proj")), h, i, true);
+    }
+    step.layer_norm(&at("layer_norm_att"), h)
+        .linear(&at("self_attn.q_proj"), wh, h, true)
+        .linear(&at("self_attn.k_proj"), wh, h, true)
+        .linear(&at("self_attn.v_proj"), wh, h, true)
+        .linear(&at("self_attn.o_proj"), h, wh, true)
+        .layer_norm(&at("conv.layer_norm"), h)
+        .linear_shaped(&at("conv.glu.ext_pw_conv_1d"), &[2 * ext, h, 1], true)
+        .t(&at("conv.glu.b1"), &[1, ext, 1])
+        .t(&at("conv.glu.b2"), &[1, ext, 1])
+        .linear_shaped(
+            &at("conv.dw_sep_conv_1d.dw_conv"),
+            &[h * mult, 1, kernel],
+            true,
+        )
+        .linear_shaped(
+            &at("conv.dw_sep_conv_1d.pw_conv"),
+            &[dsep, h * mult, 1],
+            true,
+        )
+        .linear_shaped(&at("conv.ext_pw_conv_1d"), &[ext, h, 1], true)
+        .layer_norm(&at("layer_norm"), h);
+    n.step("projections")
+        .linear("up_proj_for_speech", text, h * down, true)
+        .linear("down_proj_for_speech", text, text, true)
+        .linear("up_proj_for_vision_speech", text, h * down, true)
+        .linear("down_proj_for_vision_speech", text, text, true);
+    n.done(top, "audio_config")
 }
 
 /// A sub-config `key` of one of `kinds` (or saying no kind): `Ok(None)` for another kind,
