@@ -54,7 +54,7 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
     };
     let count: u128 = params.iter().map(|p| p.instances()).sum::<u128>()
         + (towers.iter().flat_map(|t| t.blocks()))
-            .map(|b| b.repeat as u128 * b.tensors.len() as u128)
+            .map(|b| b.count() as u128)
             .sum::<u128>();
     if count > MAX_ENTRIES {
         return Err(Error::new(

@@ -298,9 +298,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
                 what: t.what.clone(),
                 prefix: t.prefix.clone(),
                 params: t.params(),
-                tensors: (t.blocks().iter())
-                    .map(|b| b.repeat * b.tensors.len() as u64)
-                    .sum(),
+                tensors: (t.blocks().iter()).map(|b| b.count()).sum(),
             })
             .collect(),
         model: spec.name.clone(),

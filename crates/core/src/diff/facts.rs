@@ -1177,12 +1177,7 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
                 [] => vec![t.params().map_or("not counted".into(), |n| {
                     format!("{} parameters, counted", crate::fmt::grouped(n as u128))
                 })],
-                blocks => (blocks.iter())
-                    .map(|b| match b.repeat {
-                        1 => b.title.clone(),
-                        n => format!("{} ×{n}", b.title),
-                    })
-                    .collect(),
+                blocks => (blocks.iter()).map(|b| b.label()).collect(),
             };
             format!("{}: {}", t.what, steps.join(" · "))
         });

@@ -191,7 +191,8 @@ pub fn json(g: &Graph, origin: &Origin) -> Result<Value> {
             "params": t.params(),
             "blocks": t.blocks().iter().map(|b| json!({
                 "title": b.title,
-                "repeat": b.repeat,
+                "repeat": b.layers.len(),
+                "layers": b.layers.to_string(),
                 "tensors": b.tensors.iter().map(|(name, shape)| json!({"name": name, "shape": shape})).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),

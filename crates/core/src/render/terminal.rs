@@ -478,11 +478,7 @@ fn towers(g: &Graph, width: usize) -> Vec<Line> {
             ));
         }
         for b in t.blocks() {
-            let step = match b.repeat {
-                1 => b.title.clone(),
-                n => format!("{} ×{n}", b.title),
-            };
-            lines.push(Line::plain(&format!("  {step}")));
+            lines.push(Line::plain(&format!("  {}", b.label())));
             for (name, shape) in &b.tensors {
                 let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
                 let text = format!("{}{name} [{}]", t.prefix, dims.join(", "));

@@ -208,8 +208,9 @@ pub enum Held {
 pub struct TowerBlock {
     /// What it does ("patch embedding", "encoder layer").
     pub title: String,
-    /// Layers it repeats over (`{i}` in its names is the layer); 1 for a step outside them.
-    pub repeat: u64,
+    /// The layers it holds tensors for (`{i}` in its names is the layer); layer 0 alone for a
+    /// step outside them.
+    pub layers: crate::layers::LayerSet,
     /// Names under the tower's prefix, with their shapes.
     pub tensors: Vec<(String, Vec<u64>)>,
 }
@@ -220,7 +221,23 @@ impl TowerBlock {
         let one: u128 = (self.tensors.iter())
             .map(|(_, s)| s.iter().map(|&d| d as u128).product::<u128>())
             .sum();
-        one * self.repeat as u128
+        one * self.layers.len() as u128
+    }
+
+    /// Its stored tensors, over every layer.
+    pub fn count(&self) -> u64 {
+        self.layers.len() * self.tensors.len() as u64
+    }
+
+    /// Its title, with the layers it repeats over: "encoder layer ×24", "global layers'
+    /// positions in 2, 5, 8, 11".
+    pub fn label(&self) -> String {
+        let n = self.layers.len();
+        match self.layers == crate::layers::LayerSet::all(n) {
+            true if n == 1 => self.title.clone(),
+            true => format!("{} ×{n}", self.title),
+            false => format!("{} in layers {}", self.title, self.layers),
+        }
     }
 }
 
@@ -247,7 +264,7 @@ impl Tower {
     /// Every tensor it stores, full name (prefix and layer) and shape, in block order.
     pub fn tensors(&self) -> impl Iterator<Item = (String, &[u64])> + '_ {
         self.blocks().iter().flat_map(move |b| {
-            (0..b.repeat).flat_map(move |i| {
+            b.layers.iter().flat_map(move |i| {
                 b.tensors.iter().map(move |(name, shape)| {
                     let name = name.replace("{i}", &i.to_string());
                     (format!("{}{name}", self.prefix), shape.as_slice())

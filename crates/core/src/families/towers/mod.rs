@@ -52,11 +52,6 @@ struct Vit<'a> {
 type VitDefaults = (u64, u64, u64, u64, u64);
 
 impl Vit<'_> {
-    /// The patch embedding: a convolution over each patch's pixels, without a bias.
-    fn patch_conv(&self) -> u128 {
-        self.channels * self.patch * self.patch * self.hidden
-    }
-
     /// The patch embedding's shape: a convolution's `[hidden, channels, patch, patch]`, or a
     /// linear map's `[hidden, channels · patch²]`.
     fn conv_shape(&self) -> Vec<u128> {
@@ -626,36 +621,55 @@ pub fn got_ocr2_vision(top: &Config) -> Result<Option<Held>> {
     .unwrap_or_else(|| vec![2, 5, 8, 11]);
     global.sort_unstable();
     global.dedup();
+    let qkv_bias = flag(v, "qkv_bias", true)?;
+    let rel = flag(v, "use_rel_pos", true)?;
+    let (c, p, hd) = (t.channels, t.patch, d / heads);
     // Layers over the whole grid: the global ones, or all of them without a window.
-    let whole = if window == 0 {
-        t.layers
-    } else {
-        global.iter().filter(|&&i| u128::from(i) < t.layers).count() as u128
+    let whole_set = match window {
+        0 => crate::layers::LayerSet::all(t.layers as u64),
+        _ => (global.iter())
+            .filter(|&&i| u128::from(i) < t.layers)
+            .fold(crate::layers::LayerSet::default(), |set, &i| {
+                set.union(&crate::layers::LayerSet::range(i, i + 1))
+            }),
     };
-    // A table of relative positions per axis, over `span` patches each way.
-    let rel = |span: u128| -> Result<u128> {
-        Ok(if flag(v, "use_rel_pos", true)? {
-            2 * (2 * span - 1) * (d / heads)
-        } else {
-            0
-        })
-    };
-    let qkv_bias = if flag(v, "qkv_bias", true)? { 3 * d } else { 0 };
-    let layer = 4 * d + 3 * d * d + qkv_bias + d * d + d + 2 * d * mlp + mlp + d;
-    let windowed = t.layers - whole;
-    let mut layers = t.layers * layer + whole * rel(t.grid)?;
-    if windowed > 0 {
-        layers += windowed * rel(window)?;
+    let windowed_set =
+        crate::layers::LayerSet::from_fn(t.layers as u64, |i| !whole_set.contains(i));
+    let l = "layers.{i}";
+    let mut n = Named::default();
+    let step =
+        n.step("patch embedding")
+            .linear_shaped("patch_embed.projection", &[d, c, p, p], true);
+    if flag(v, "use_abs_pos", true)? {
+        step.t("pos_embed", &[1, t.grid, t.grid, d]);
     }
-    let embed = t.patch_conv()
-        + d
-        + if flag(v, "use_abs_pos", true)? {
-            t.patches * d
-        } else {
-            0
-        };
-    let neck = d * out + 2 * out + out * out * 9 + 2 * out;
-    fit(top, embed + layers + neck)
+    n.layers("encoder layer", t.layers)
+        .layer_norm(&format!("{l}.layer_norm1"), d)
+        .linear(&format!("{l}.attn.qkv"), 3 * d, d, qkv_bias)
+        .linear(&format!("{l}.attn.proj"), d, d, true)
+        .layer_norm(&format!("{l}.layer_norm2"), d)
+        .linear(&format!("{l}.mlp.lin1"), mlp, d, true)
+        .linear(&format!("{l}.mlp.lin2"), d, mlp, true);
+    // A table of relative positions per axis, over the window's patches each way, or the whole
+    // grid's in the global layers.
+    if rel {
+        for (title, layers, span) in [
+            ("windowed positions", windowed_set, window),
+            ("global positions", whole_set, t.grid),
+        ] {
+            // (No window: no windowed layers, whose block is dropped.)
+            let rows = (2 * span).saturating_sub(1);
+            n.some_layers(title, layers)
+                .t(&format!("{l}.attn.rel_pos_h"), &[rows, hd])
+                .t(&format!("{l}.attn.rel_pos_w"), &[rows, hd]);
+        }
+    }
+    n.step("neck")
+        .t("neck.conv1.weight", &[out, d, 1, 1])
+        .layer_norm("neck.layer_norm1", out)
+        .t("neck.conv2.weight", &[out, out, 3, 3])
+        .layer_norm("neck.layer_norm2", out);
+    n.done(top, "vision_config")
 }
 
 /// GOT-OCR 2's projector: two bias-free 3×3 convolutions, from the tower's output channels to
@@ -667,10 +681,12 @@ pub fn got_ocr2_projector(top: &Config) -> Result<Option<Held>> {
     let out = size(&v, "output_channels", 256)? as u128;
     // Qwen2's default width: a wrapper's config always holds its `text_config`.
     let text = text_hidden(top, 4096)? as u128;
-    fit(
-        top,
-        9 * out * 2 * out + 9 * 2 * out * text + text * text + text,
-    )
+    let mut n = Named::default();
+    n.step("projector")
+        .t("conv_upsampler1.weight", &[2 * out, out, 3, 3])
+        .t("conv_upsampler2.weight", &[text, 2 * out, 3, 3])
+        .linear("multimodal_projector", text, text, true);
+    n.done(top, "text_config")
 }
 
 /// Emu3's VQ-VAE image tokenizer (`Emu3VQVAEConfig`), every tensor its checkpoint holds under

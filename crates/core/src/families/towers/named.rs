@@ -2,6 +2,7 @@
 //! `verify` checks, the page draws and the total counts, all from one list.
 
 use super::*;
+use crate::layers::LayerSet;
 use crate::spec::TowerBlock;
 
 /// A tower being named, block by block.
@@ -26,13 +27,18 @@ impl Named {
 
     /// A block repeated over `n` layers: `{i}` in its names is the layer.
     pub fn layers(&mut self, title: &str, n: u128) -> Step<'_> {
-        let repeat = u64::try_from(n).unwrap_or_else(|_| {
+        let n = u64::try_from(n).unwrap_or_else(|_| {
             self.too_big = true;
             0
         });
+        self.some_layers(title, LayerSet::all(n))
+    }
+
+    /// A block of the layers in `set` alone (GOT-OCR 2's global layers).
+    pub fn some_layers(&mut self, title: &str, layers: LayerSet) -> Step<'_> {
         self.blocks.push(TowerBlock {
             title: title.to_string(),
-            repeat,
+            layers,
             tensors: Vec::new(),
         });
         Step {
@@ -52,8 +58,8 @@ impl Named {
     }
 
     /// The tower, held only where its parameters fit in 64 bits (else an error at `key`, the
-    /// wrapper's sub-config that sized it). Blocks without tensors (a step the config turns
-    /// off) are dropped.
+    /// wrapper's sub-config that sized it). Blocks without tensors or layers (a step the config
+    /// turns off) are dropped.
     pub fn done(mut self, top: &Config, key: &str) -> Result<Option<Held>> {
         let total = (!self.too_big)
             .then(|| {
@@ -62,14 +68,15 @@ impl Named {
                         let n = shape.iter().try_fold(1u64, |p, &d| p.checked_mul(d))?;
                         s.checked_add(n)
                     })?;
-                    sum.checked_add(one.checked_mul(b.repeat)?)
+                    sum.checked_add(one.checked_mul(b.layers.len())?)
                 })
             })
             .flatten();
         if total.is_none() {
             return Err(top.err(key, "gives a tower too large to count in 64 bits"));
         }
-        self.blocks.retain(|b| !b.tensors.is_empty());
+        self.blocks
+            .retain(|b| !b.tensors.is_empty() && !b.layers.is_empty());
         Ok(Some(Held::Named(self.blocks)))
     }
 }

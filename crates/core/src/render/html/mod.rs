@@ -675,7 +675,8 @@ fn tower_json(t: &crate::spec::Tower, total: u128, runs: bool) -> Value {
         .map(|b| {
             json!({
                 "title": b.title,
-                "repeat": b.repeat,
+                "label": b.label(),
+                "repeat": b.layers.len(),
                 "params": grouped(b.params()),
                 "tensors": b.tensors.iter().map(|(name, shape)| json!({
                     "name": format!("{}{name}", t.prefix),

@@ -184,7 +184,7 @@
       var list = el("ol", "steps");
       p.blocks.forEach(function (b) {
         var li = el("li");
-        li.appendChild(el("strong", null, b.repeat > 1 ? b.title + " ×" + b.repeat : b.title));
+        li.appendChild(el("strong", null, b.label));
         li.appendChild(el("div", null, b.params + " parameters" + (b.repeat > 1 ? " over its " + b.repeat + " layers" : "")));
         b.tensors.forEach(function (t) { li.appendChild(el("code", "tensor", t.name + " [" + t.shape.join(", ") + "]")); });
         list.appendChild(li);
