@@ -410,16 +410,40 @@ pub fn gemma3n_audio(top: &Config) -> Result<Option<Held>> {
             }
         })?;
     }
-    let subsample = c0 * k0[0] * k0[1] + c0 + c1 * c0 * k1[0] * k1[1] + c1 + c1 * f * d;
     // Each head `d / heads` wide.
     let a = heads * (d / heads);
-    let feed_forward = 8 * d * d + 2 * d;
-    let attention = 4 * d * a + d * d + d / heads + 2 * d;
-    let light_conv = 3 * d * d + d * kernel + 2 * d;
-    fit(
-        top,
-        subsample + layers * (2 * feed_forward + attention + light_conv + d),
-    )
+    let s = "subsample_conv_projection";
+    let mut n = Named::default();
+    n.step("subsampling")
+        .t(&format!("{s}.conv_0.conv.weight"), &[c0, 1, k0[0], k0[1]])
+        .rms(&format!("{s}.conv_0.norm"), c0)
+        .t(&format!("{s}.conv_1.conv.weight"), &[c1, c0, k1[0], k1[1]])
+        .rms(&format!("{s}.conv_1.norm"), c1)
+        .t(&format!("{s}.input_proj_linear.weight"), &[d, c1 * f]);
+    let at = |name: &str| format!("conformer.{{i}}.{name}");
+    let mut step = n.layers("conformer layer", layers);
+    for ff in ["ffw_layer_start", "ffw_layer_end"] {
+        step = step
+            .rms(&at(&format!("{ff}.pre_layer_norm")), d)
+            .linear(&at(&format!("{ff}.ffw_layer_1")), 4 * d, d, false)
+            .linear(&at(&format!("{ff}.ffw_layer_2")), d, 4 * d, false)
+            .rms(&at(&format!("{ff}.post_layer_norm")), d);
+    }
+    step.rms(&at("attention.pre_attn_norm"), d)
+        .linear(&at("attention.attn.q_proj"), a, d, false)
+        .linear(&at("attention.attn.k_proj"), a, d, false)
+        .linear(&at("attention.attn.v_proj"), a, d, false)
+        .t(&at("attention.attn.per_dim_scale"), &[d / heads])
+        .linear(&at("attention.attn.relative_position_embedding.pos_proj"), a, d, false)
+        .linear(&at("attention.post"), d, d, false)
+        .rms(&at("attention.post_norm"), d)
+        .rms(&at("lconv1d.pre_layer_norm"), d)
+        .linear(&at("lconv1d.linear_start"), 2 * d, d, false)
+        .t(&at("lconv1d.depthwise_conv1d.weight"), &[d, 1, kernel])
+        .rms(&at("lconv1d.conv_norm"), d)
+        .linear(&at("lconv1d.linear_end"), d, d, false)
+        .rms(&at("norm"), d);
+    n.done(top, "audio_config")
 }
 
 /// Gemma 3n's embedders: a table of the tower's own tokens at its width, two RMS norms, and a
@@ -440,10 +464,13 @@ fn gemma3n_embedder(
         None => (default_width, 128),
     };
     let (w, tokens) = (w as u128, tokens as u128);
-    fit(
-        top,
-        tokens * w + 2 * w + w * text_hidden(top, 2048)? as u128,
-    )
+    let mut n = Named::default();
+    n.step("embedder")
+        .t("embedding.weight", &[tokens, w])
+        .rms("hard_embedding_norm", w)
+        .rms("soft_embedding_norm", w)
+        .t("embedding_projection.weight", &[text_hidden(top, 2048)? as u128, w]);
+    n.done(top, key)
 }
 
 /// Gemma 3n's vision embedder.
