@@ -203,7 +203,7 @@ pub fn gemma3n_vision(top: &Config) -> Result<Option<Held>> {
             return Ok(None);
         }
     }
-    fit(top, mobilenet_v5(MOBILENETV5_300M, 64, 2048))
+    mobilenet_v5(MOBILENETV5_300M, 64, 2048).done(top, "vision_config")
 }
 
 /// timm's channel rounding (`make_divisible` by 8): to the nearest multiple, at least 8, and up
@@ -217,16 +217,22 @@ fn divisible(v: u128) -> u128 {
     }
 }
 
-/// A MobileNetV5 encoder's parameters: a biased 3 × 3 stem convolution to `stem` channels with
-/// its norm, the blocks of `stages`, and the multi-scale fusion adapter over the last two
-/// stages' outputs (an inverted residual of expansion 2 to `features` channels, and a norm).
-/// Every norm is an RMS norm with a weight; no other convolution has a bias.
-fn mobilenet_v5(stages: &[&[&str]], stem: u128, features: u128) -> u128 {
-    let mut n = stem * 3 * 9 + stem + stem;
+/// A MobileNetV5 encoder as timm names it under `timm_model.`: a biased 3 × 3 stem convolution
+/// to `stem` channels with its norm, the blocks of `stages` (`blocks.{stage}.{block}`), and the
+/// multi-scale fusion adapter over the last two stages' outputs (an inverted residual of
+/// expansion 2 to `features` channels, and a norm). Every norm is an RMS norm with a weight (timm
+/// calls them `bn`); no other convolution has a bias.
+fn mobilenet_v5(stages: &[&[&str]], stem: u128, features: u128) -> Named {
+    let t = "timm_model";
+    let mut n = Named::default();
+    n.step("stem")
+        .linear_shaped(&format!("{t}.conv_stem.conv"), &[stem, 3, 3, 3], true)
+        .rms(&format!("{t}.conv_stem.bn"), stem);
     let mut inc = stem;
     let mut ends = Vec::new();
-    for stage in stages {
-        for block in *stage {
+    for (si, stage) in stages.iter().enumerate() {
+        let mut step = n.step(&format!("stage {}", si + 1));
+        for (bi, block) in stage.iter().enumerate() {
             let kind = block.split('_').next().unwrap_or_default();
             // A block's option `key` (`k3`: 3), 0 where the block does not give it.
             let opt = |key: char| -> u128 {
@@ -236,32 +242,51 @@ fn mobilenet_v5(stages: &[&[&str]], stem: u128, features: u128) -> u128 {
                     .find_map(|p| p.strip_prefix(key).and_then(|v| v.parse().ok()))
                     .unwrap_or(0)
             };
+            let at = |name: &str| format!("{t}.blocks.{si}.{bi}.{name}");
             let c = opt('c');
-            n += match kind {
+            step = match kind {
                 // Edge residual: a full k × k convolution expanding, a 1 × 1 projecting.
                 "er" => {
-                    let mid = divisible(inc * opt('e'));
-                    mid * inc * opt('k').pow(2) + mid + c * mid + c
+                    let (k, mid) = (opt('k'), divisible(inc * opt('e')));
+                    step.t(&at("conv_exp.weight"), &[mid, inc, k, k])
+                        .rms(&at("bn1"), mid)
+                        .t(&at("conv_pwl.weight"), &[c, mid, 1, 1])
+                        .rms(&at("bn2"), c)
                 }
                 // Universal inverted residual: an optional depthwise convolution before the
                 // expansion and one after it, the 1 × 1 expansion and projection, a layer scale.
                 "uir" => {
                     let (a, k, mid) = (opt('a'), opt('k'), divisible(inc * opt('e')));
-                    let start = if a > 0 { inc * a * a + inc } else { 0 };
-                    let between = if k > 0 { mid * k * k + mid } else { 0 };
-                    start + mid * inc + mid + between + c * mid + c + c
+                    let step = match a {
+                        0 => step,
+                        a => step.conv_norm(&at("dw_start"), &[inc, 1, a, a]),
+                    };
+                    let step = step.conv_norm(&at("pw_exp"), &[mid, inc, 1, 1]);
+                    let step = match k {
+                        0 => step,
+                        k => step.conv_norm(&at("dw_mid"), &[mid, 1, k, k]),
+                    };
+                    step.conv_norm(&at("pw_proj"), &[c, mid, 1, 1])
+                        .t(&at("layer_scale.gamma"), &[c])
                 }
                 // Mobile multi-query attention: a norm, the heads' queries, one key and one value
                 // head (each downsampled by a strided depthwise convolution and a norm where `v`
                 // strides), the output projection and a layer scale.
                 "mqa" => {
                     let (h, d, k) = (opt('h'), opt('d'), opt('k'));
-                    let down = if opt('v') > 1 {
-                        2 * (inc * k * k + inc)
-                    } else {
-                        0
-                    };
-                    inc + h * d * inc + 2 * d * inc + down + c * h * d + c
+                    let mut step = step
+                        .rms(&at("norm"), inc)
+                        .t(&at("attn.query.proj.weight"), &[h * d, inc, 1, 1]);
+                    for kv in ["key", "value"] {
+                        if opt('v') > 1 {
+                            step = step
+                                .t(&at(&format!("attn.{kv}.down_conv.weight")), &[inc, 1, k, k])
+                                .rms(&at(&format!("attn.{kv}.norm")), inc);
+                        }
+                        step = step.t(&at(&format!("attn.{kv}.proj.weight")), &[d, inc, 1, 1]);
+                    }
+                    step.t(&at("attn.output.proj.weight"), &[c, h * d, 1, 1])
+                        .t(&at("layer_scale.gamma"), &[c])
                 }
                 other => unreachable!("MOBILENETV5_300M holds no {other:?} block"),
             };
@@ -271,7 +296,12 @@ fn mobilenet_v5(stages: &[&[&str]], stem: u128, features: u128) -> u128 {
     }
     let fused: u128 = ends.iter().rev().take(2).sum();
     let mid = divisible(2 * fused);
-    n + mid * fused + mid + features * mid + features + features
+    let f = format!("{t}.msfa");
+    n.step("multi-scale fusion")
+        .conv_norm(&format!("{f}.ffn.pw_exp"), &[mid, fused, 1, 1])
+        .conv_norm(&format!("{f}.ffn.pw_proj"), &[features, mid, 1, 1])
+        .rms(&format!("{f}.norm"), features);
+    n
 }
 
 /// timm's `mobilenetv5_300m_enc` (`_gen_mobilenet_v5`), its stages' blocks as timm writes them:

@@ -129,6 +129,13 @@ impl Step<'_> {
         }
     }
 
+    /// A convolution and the RMS norm after it, as timm's ConvNormAct holds them (`conv`,
+    /// `bn`), the norm as wide as the convolution's output.
+    pub fn conv_norm(self, name: &str, shape: &[u128]) -> Self {
+        self.t(&format!("{name}.conv.weight"), shape)
+            .rms(&format!("{name}.bn"), shape[0])
+    }
+
     /// A LayerNorm: its scale and shift.
     pub fn layer_norm(self, name: &str, d: u128) -> Self {
         self.t(&format!("{name}.weight"), &[d])
