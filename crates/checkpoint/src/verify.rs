@@ -10,7 +10,6 @@ use crate::{Checkpoint, Format, Stored};
 use anatomy_core::graph::{Component, Graph};
 use anatomy_core::manifest::{self, Naming};
 use anatomy_core::naming::instantiate;
-use anatomy_core::spec::Held;
 use anatomy_core::Error;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -27,8 +26,8 @@ pub struct Report {
     pub formats: BTreeMap<String, (usize, u128)>,
     /// Auxiliary tensors (multi-token prediction) found, and their parameters.
     pub aux: (usize, u128),
-    /// Towers of a multimodal checkpoint that anatomy counts but does not name tensor by
-    /// tensor, by what they are: the tensors under their prefix and their parameters.
+    /// Towers of a multimodal checkpoint of kinds anatomy does not know, by what they are: the
+    /// tensors under their prefix and their parameters.
     pub towers: BTreeMap<String, (usize, u128)>,
     /// Tensors whose bytes are not where or what the header says.
     pub problems: Vec<crate::Problem>,
@@ -208,11 +207,10 @@ pub fn verify(g: &Graph, c: &Checkpoint) -> Result<Report, Error> {
         .map(|(_, t)| t)
     {
         // A tower anatomy names is checked like the language model: a stray tensor under its
-        // prefix is unexpected.
-        let counted = |p: &&anatomy_core::spec::Tower| {
-            t.name.starts_with(&p.prefix) && !matches!(p.held, Some(Held::Named(_)))
-        };
-        match g.spec.towers.iter().find(counted) {
+        // prefix is unexpected; one of a kind it does not know holds whatever its prefix holds.
+        let unknown =
+            |p: &&anatomy_core::spec::Tower| t.name.starts_with(&p.prefix) && p.blocks.is_none();
+        match g.spec.towers.iter().find(unknown) {
             Some(part) => {
                 let e = r.towers.entry(part.to_string()).or_default();
                 e.0 += 1;
@@ -257,7 +255,7 @@ pub fn report_text(g: &Graph, c: &Checkpoint, r: &Report) -> Result<String, Erro
     }
     for (part, (n, p)) in &r.towers {
         out += &format!(
-            "counted, not named: {part}: {}, {}\n",
+            "not known: {part}: {}, {}\n",
             count(*n as u128, "tensor"),
             count(*p, "parameter")
         );

@@ -53,7 +53,7 @@ pub fn manifest(g: &Graph, naming: Naming) -> Result<Vec<Entry>> {
         Naming::Gguf => Vec::new(),
     };
     let count: u128 = params.iter().map(|p| p.instances()).sum::<u128>()
-        + (towers.iter().flat_map(|t| t.blocks()))
+        + (towers.iter().flat_map(|t| t.steps()))
             .map(|b| b.count() as u128)
             .sum::<u128>();
     if count > MAX_ENTRIES {

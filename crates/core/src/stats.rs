@@ -62,7 +62,7 @@ pub struct TowerParams {
     /// Its parameters; `None` (left out of JSON) for a tower of a kind anatomy does not know.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub params: Option<u64>,
-    /// Tensors it stores, where anatomy names them (0 where it only counts them).
+    /// Tensors it stores (0 for a tower of a kind anatomy does not know).
     pub tensors: u64,
 }
 
@@ -180,7 +180,7 @@ impl Stats {
 }
 
 /// The `params_by_component` key of a wrapper's towers (vision and audio encoders, projectors):
-/// counted in `total_params`, not in `active_params`. `towers` lists each.
+/// in `total_params`, not in `active_params`. `towers` lists each.
 pub const TOWERS: &str = "towers";
 
 /// The longest context anatomy computes figures for.
@@ -298,7 +298,7 @@ pub fn stats(g: &Graph, context: Option<u64>) -> Result<Stats> {
                 what: t.what.clone(),
                 prefix: t.prefix.clone(),
                 params: t.params(),
-                tensors: (t.blocks().iter()).map(|b| b.count()).sum(),
+                tensors: (t.steps().iter()).map(|b| b.count()).sum(),
             })
             .collect(),
         model: spec.name.clone(),

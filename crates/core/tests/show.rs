@@ -107,7 +107,7 @@ fn gemma3_wrapper_names_what_is_towers() {
     for t in &spec.towers {
         let params = anatomy_core::fmt::grouped(t.params().unwrap() as u128);
         want.push(format!("{} ({}*) · {params} params", t.what, t.prefix));
-        for b in t.blocks() {
+        for b in t.steps() {
             want.push(format!("  {}", b.label()));
             for (name, shape) in &b.tensors {
                 want.push(format!("    {}{name} {shape:?}", t.prefix));

@@ -47,7 +47,7 @@ pub fn shrink(spec: &Spec) -> Spec {
     s.vocab = spec.vocab.min(256);
     // The copy is the language model alone: a wrapper's towers are neither built nor counted.
     for part in &mut s.towers {
-        part.held = None;
+        part.blocks = None;
     }
     s.image = None;
     if let Some(p) = &mut s.per_layer_input {

@@ -1169,14 +1169,12 @@ pub fn facts(s: &Spec) -> Vec<Fact> {
     if let Some(k) = kernel {
         f("ssm.conv_kernel", "convolution width", Size, k.to_string());
     }
-    // A wrapper's towers, each by its steps (counted ones by their count): what differs in how
+    // A wrapper's towers, each by its steps: what differs in how
     // an image is encoded.
     if !s.towers.is_empty() {
         let towers = s.towers.iter().map(|t| {
-            let steps: Vec<String> = match t.blocks() {
-                [] => vec![t.params().map_or("not counted".into(), |n| {
-                    format!("{} parameters, counted", crate::fmt::grouped(n as u128))
-                })],
+            let steps: Vec<String> = match t.steps() {
+                [] => vec!["of a kind anatomy does not know".into()],
                 blocks => (blocks.iter()).map(|b| b.label()).collect(),
             };
             format!("{}: {}", t.what, steps.join(" · "))

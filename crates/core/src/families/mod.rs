@@ -241,7 +241,7 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
             Ok(Tower {
                 what: p.what.to_string(),
                 prefix: p.prefix.to_string(),
-                held: (p.count)(&top)?,
+                blocks: (p.count)(&top)?,
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -189,7 +189,7 @@ pub fn json(g: &Graph, origin: &Origin) -> Result<Value> {
             "what": t.what,
             "prefix": t.prefix,
             "params": t.params(),
-            "blocks": t.blocks().iter().map(|b| json!({
+            "blocks": t.steps().iter().map(|b| json!({
                 "title": b.title,
                 "repeat": b.layers.len(),
                 "layers": b.layers.to_string(),

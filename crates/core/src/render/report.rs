@@ -104,7 +104,7 @@ pub fn stats(g: &Graph, s: &Stats, origin: &str) -> String {
                 .params
                 .map_or("not counted".to_string(), |n| grouped(n as u128));
             let held = match t.tensors {
-                0 => "counted, its tensors not named".to_string(),
+                0 => "of a kind anatomy does not know".to_string(),
                 k => format!(
                     "{}, under {}",
                     crate::fmt::count(k as u128, "tensor"),

@@ -472,12 +472,7 @@ fn towers(g: &Graph, width: usize) -> Vec<Line> {
             Style::default(),
         );
         lines.push(title);
-        if t.blocks().is_empty() && t.params().is_some() {
-            lines.push(Line::plain(
-                "  counted from the config; its tensors are not named yet",
-            ));
-        }
-        for b in t.blocks() {
+        for b in t.steps() {
             lines.push(Line::plain(&format!("  {}", b.label())));
             for (name, shape) in &b.tensors {
                 let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();

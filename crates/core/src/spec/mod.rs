@@ -189,18 +189,9 @@ pub struct Tower {
     pub what: String,
     /// Hugging Face name prefix of its tensors (`vision_tower.`).
     pub prefix: String,
-    /// What anatomy knows of its tensors; `None` for a kind it does not know (then outside the
-    /// total).
-    pub held: Option<Held>,
-}
-
-/// A tower's tensors, as far as anatomy names them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Held {
-    /// Every tensor, block by block, named and shaped as the checkpoint stores it.
-    Named(Vec<TowerBlock>),
-    /// Its parameters, counted from the config; its tensors not named yet.
-    Counted(u64),
+    /// Its tensors, step by step, named and shaped as the checkpoint stores them; `None` for a
+    /// kind anatomy does not know (then outside the total).
+    pub blocks: Option<Vec<TowerBlock>>,
 }
 
 /// A step of a tower: its tensors, once or once per layer.
@@ -242,28 +233,19 @@ impl TowerBlock {
 }
 
 impl Tower {
-    /// Its parameters, where anatomy counts them (they fit in 64 bits: the reader checks).
+    /// Its parameters, where anatomy knows it (they fit in 64 bits: the reader checks).
     pub fn params(&self) -> Option<u64> {
-        match &self.held {
-            Some(Held::Named(blocks)) => {
-                Some(blocks.iter().map(|b| b.params()).sum::<u128>() as u64)
-            }
-            Some(Held::Counted(n)) => Some(*n),
-            None => None,
-        }
+        (self.blocks.as_ref()).map(|b| b.iter().map(|b| b.params()).sum::<u128>() as u64)
     }
 
-    /// Its named blocks; empty where anatomy only counts it.
-    pub fn blocks(&self) -> &[TowerBlock] {
-        match &self.held {
-            Some(Held::Named(blocks)) => blocks,
-            Some(Held::Counted(_)) | None => &[],
-        }
+    /// Its steps; none for a kind anatomy does not know.
+    pub fn steps(&self) -> &[TowerBlock] {
+        self.blocks.as_deref().unwrap_or_default()
     }
 
     /// Every tensor it stores, full name (prefix and layer) and shape, in block order.
     pub fn tensors(&self) -> impl Iterator<Item = (String, &[u64])> + '_ {
-        self.blocks().iter().flat_map(move |b| {
+        self.steps().iter().flat_map(move |b| {
             b.layers.iter().flat_map(move |i| {
                 b.tensors.iter().map(move |(name, shape)| {
                     let name = name.replace("{i}", &i.to_string());

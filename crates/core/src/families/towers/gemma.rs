@@ -6,7 +6,7 @@ use super::*;
 /// Gemma 3's vision tower: SigLIP's patch embedding (a convolution) and learned positions, its
 /// encoder layers (LayerNorms, attention with biases, a biased two-layer MLP), its last
 /// LayerNorm and, where `vision_use_head`, its attention-pooling head.
-pub fn gemma3_vision(top: &Config) -> Result<Option<Held>> {
+pub fn gemma3_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(s) = siglip(top)? else {
         return Ok(None);
     };
@@ -15,7 +15,7 @@ pub fn gemma3_vision(top: &Config) -> Result<Option<Held>> {
 }
 
 /// Gemma 3's projector: the vision width mapped to the text width, and an RMSNorm before it.
-pub fn gemma3_projector(top: &Config) -> Result<Option<Held>> {
+pub fn gemma3_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(s) = siglip(top)? else {
         return Ok(None);
     };
@@ -45,7 +45,7 @@ fn gemma4_part<'a>(top: &Config<'a>, key: &str, kind: &str) -> Result<Option<Opt
 /// (per-head RMS norms on Q and K, four RMS norms, a gated MLP, every projection bias-free and
 /// clipped where `use_clipped_linears`), and the standardizing scale and bias where
 /// `standardize`. Zero where the wrapper has no vision config, and the part is not listed.
-pub fn gemma4_vision(top: &Config) -> Result<Option<Held>> {
+pub fn gemma4_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let v = match gemma4_part(top, "vision_config", "gemma4_vision")? {
         None => return not_built(),
         Some(None) => return Ok(None),
@@ -95,7 +95,7 @@ pub fn gemma4_vision(top: &Config) -> Result<Option<Held>> {
 /// projection in; per layer two half-step feed-forwards, attention with relative-position keys
 /// and a per-dim scale, a light convolution block (gated projection, depthwise kernel, norms),
 /// and three norms; its output projection. Every clipped linear stores four bounds.
-pub fn gemma4_audio(top: &Config) -> Result<Option<Held>> {
+pub fn gemma4_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let v = match gemma4_part(top, "audio_config", "gemma4_audio")? {
         None => return not_built(),
         Some(None) => return Ok(None),
@@ -155,7 +155,7 @@ fn gemma4_embedder(
     top: &Config,
     (key, kind): (&str, &str),
     (width, default): (&str, u64),
-) -> Result<Option<Held>> {
+) -> Result<Option<Vec<TowerBlock>>> {
     match gemma4_part(top, key, kind)? {
         None => not_built(),
         Some(None) => Ok(None),
@@ -172,7 +172,7 @@ fn gemma4_embedder(
 }
 
 /// Gemma 4's vision embedder: the vision tower's width mapped to the text width.
-pub fn gemma4_embed_vision(top: &Config) -> Result<Option<Held>> {
+pub fn gemma4_embed_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     gemma4_embedder(
         top,
         ("vision_config", "gemma4_vision"),
@@ -181,7 +181,7 @@ pub fn gemma4_embed_vision(top: &Config) -> Result<Option<Held>> {
 }
 
 /// Gemma 4's audio embedder: the audio tower's output width mapped to the text width.
-pub fn gemma4_embed_audio(top: &Config) -> Result<Option<Held>> {
+pub fn gemma4_embed_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     gemma4_embedder(
         top,
         ("audio_config", "gemma4_audio"),
@@ -193,7 +193,7 @@ pub fn gemma4_embed_audio(top: &Config) -> Result<Option<Held>> {
 /// (`architecture`; the config's sizes do not reach it): counted for `mobilenetv5_300m_enc`, the
 /// one timm registers as an encoder and the class's default, and not for another architecture or
 /// `model_args` that change it (`None`, and the views say so).
-pub fn gemma3n_vision(top: &Config) -> Result<Option<Held>> {
+pub fn gemma3n_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = sub_config(top, "vision_config", &["gemma3n_vision"])? else {
         return Ok(None);
     };
@@ -408,7 +408,7 @@ const MOBILENETV5_300M: &[&[&str]] = &[
 /// leave (channels × frequencies) to the width; per layer two feed-forwards four times as wide,
 /// attention with relative-position keys and a per-dim scale, a light convolution block, and the
 /// norms around each. `None` for another kind of audio config.
-pub fn gemma3n_audio(top: &Config) -> Result<Option<Held>> {
+pub fn gemma3n_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = sub_config(top, "audio_config", &["gemma3n_audio"])? else {
         return Ok(None);
     };
@@ -464,7 +464,12 @@ pub fn gemma3n_audio(top: &Config) -> Result<Option<Held>> {
         .linear(&at("attention.attn.k_proj"), a, d, false)
         .linear(&at("attention.attn.v_proj"), a, d, false)
         .t(&at("attention.attn.per_dim_scale"), &[d / heads])
-        .linear(&at("attention.attn.relative_position_embedding.pos_proj"), a, d, false)
+        .linear(
+            &at("attention.attn.relative_position_embedding.pos_proj"),
+            a,
+            d,
+            false,
+        )
         .linear(&at("attention.post"), d, d, false)
         .rms(&at("attention.post_norm"), d)
         .rms(&at("lconv1d.pre_layer_norm"), d)
@@ -482,7 +487,7 @@ fn gemma3n_embedder(
     top: &Config,
     (key, kind): (&str, &str),
     default_width: u64,
-) -> Result<Option<Held>> {
+) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = sub_config(top, key, &[kind])? else {
         return Ok(None);
     };
@@ -499,17 +504,20 @@ fn gemma3n_embedder(
         .t("embedding.weight", &[tokens, w])
         .rms("hard_embedding_norm", w)
         .rms("soft_embedding_norm", w)
-        .t("embedding_projection.weight", &[text_hidden(top, 2048)? as u128, w]);
+        .t(
+            "embedding_projection.weight",
+            &[text_hidden(top, 2048)? as u128, w],
+        );
     n.done(top, key)
 }
 
 /// Gemma 3n's vision embedder.
-pub fn gemma3n_embed_vision(top: &Config) -> Result<Option<Held>> {
+pub fn gemma3n_embed_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     gemma3n_embedder(top, ("vision_config", "gemma3n_vision"), 2048)
 }
 
 /// Gemma 3n's audio embedder.
-pub fn gemma3n_embed_audio(top: &Config) -> Result<Option<Held>> {
+pub fn gemma3n_embed_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     gemma3n_embedder(top, ("audio_config", "gemma3n_audio"), 1536)
 }
 
@@ -554,7 +562,7 @@ fn two(c: &Config, key: &str, x: &serde_json::Value) -> Result<Option<[u128; 2]>
 /// three channels) through a LayerNorm, a biased projection and a LayerNorm; a table of
 /// positions per axis, and a LayerNorm after adding them. Zero where the wrapper has no vision
 /// config.
-pub fn gemma4_unified_patches(top: &Config) -> Result<Option<Held>> {
+pub fn gemma4_unified_patches(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let v = match gemma4_part(top, "vision_config", "gemma4_unified_vision")? {
         None => return not_built(),
         Some(None) => return Ok(None),
@@ -577,7 +585,7 @@ pub fn gemma4_unified_patches(top: &Config) -> Result<Option<Held>> {
 
 /// Gemma 4 unified's vision embedder: the patch embedder's output (`output_proj_dims` wide)
 /// projected to the text width.
-pub fn gemma4_unified_embed_vision(top: &Config) -> Result<Option<Held>> {
+pub fn gemma4_unified_embed_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     gemma4_embedder(
         top,
         ("vision_config", "gemma4_unified_vision"),
@@ -587,7 +595,7 @@ pub fn gemma4_unified_embed_vision(top: &Config) -> Result<Option<Held>> {
 
 /// Gemma 4 unified's audio embedder, in place of a tower: the audio features (`audio_embed_dim`
 /// wide) projected to the text width.
-pub fn gemma4_unified_embed_audio(top: &Config) -> Result<Option<Held>> {
+pub fn gemma4_unified_embed_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     gemma4_embedder(
         top,
         ("audio_config", "gemma4_unified_audio"),

@@ -8,21 +8,21 @@ use super::*;
 /// where `attention_bias`) and a bias-free gated MLP as wide as the output, a last RMSNorm, a
 /// biased convolution joining each spatial_merge_size² patches into the output width, and the
 /// merger: a projection, a LayerNorm and a gated MLP `intermediate_size` wide, none biased.
-pub fn glm4v_vision(top: &Config) -> Result<Option<Held>> {
+pub fn glm4v_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     glm_vision(top, &["glm4v", "glm4v_vision"])
 }
 
 /// GLM-4.5V's vision tower: GLM-4.1V's.
-pub fn glm4v_moe_vision(top: &Config) -> Result<Option<Held>> {
+pub fn glm4v_moe_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     glm_vision(top, &["glm4v_moe", "glm4v_moe_vision"])
 }
 
 /// GLM-4.6V's vision tower: GLM-4.1V's, under either kind's name.
-pub fn glm46v_vision(top: &Config) -> Result<Option<Held>> {
+pub fn glm46v_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     glm_vision(top, &["glm4v_vision", "glm4v_moe_vision"])
 }
 
-fn glm_vision(top: &Config, kinds: &[&str]) -> Result<Option<Held>> {
+fn glm_vision(top: &Config, kinds: &[&str]) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = depth_vision(top, kinds)? else {
         return Ok(None);
     };

@@ -8,12 +8,12 @@ use crate::spec::{Act, ImageEncoder, ImageInput, Llava};
 /// LLaVA's vision tower, CLIP's vision model: as GIT's encoder (which is CLIP's), of the
 /// wrapper's default (CLIP ViT-L/14 at 336 pixels) where it has no vision config, else of
 /// `CLIPVisionConfig`'s defaults (ViT-B/32) for the keys it lacks.
-pub fn llava_vision(top: &Config) -> Result<Option<Held>> {
+pub fn llava_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     clip_tower(top, llava_clip(top)?)
 }
 
 /// CLIP's vision model, named.
-fn clip_tower(top: &Config, found: Option<Vit>) -> Result<Option<Held>> {
+fn clip_tower(top: &Config, found: Option<Vit>) -> Result<Option<Vec<TowerBlock>>> {
     match found {
         Some(t) => t.clip_named().done(top, "vision_config"),
         None => Ok(None),
@@ -23,14 +23,14 @@ fn clip_tower(top: &Config, found: Option<Vit>) -> Result<Option<Held>> {
 /// LLaVA's projector: two linear maps (with biases where `multimodal_projector_bias`) from the
 /// vision width, times the layers `vision_feature_layer` lists where it lists several, to the
 /// text width and within it.
-pub fn llava_projector(top: &Config) -> Result<Option<Held>> {
+pub fn llava_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     match llava_clip(top)? {
         Some(t) => llava_mlp(top, t.hidden),
         None => Ok(None),
     }
 }
 
-fn llava_mlp(top: &Config, vision: u128) -> Result<Option<Held>> {
+fn llava_mlp(top: &Config, vision: u128) -> Result<Option<Vec<TowerBlock>>> {
     let joined = vision * feature_layers(top)?;
     let text = text_hidden(top, 4096)? as u128;
     let bias = top.flag("multimodal_projector_bias", true)?;
@@ -44,12 +44,12 @@ fn llava_mlp(top: &Config, vision: u128) -> Result<Option<Held>> {
 /// LLaVA-OneVision's vision tower: SigLIP's encoder, with its attention-pooling head where
 /// `vision_use_head` (the wrapper's default, SigLIP so400m at 384 pixels, has none; a vision
 /// config's keys left out take SiglipVisionConfig's defaults, which have one).
-pub fn onevision_vision(top: &Config) -> Result<Option<Held>> {
+pub fn onevision_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     with_head(top, onevision_siglip(top)?)
 }
 
 /// LLaVA-OneVision's projector: LLaVA's, from SigLIP's width.
-pub fn onevision_projector(top: &Config) -> Result<Option<Held>> {
+pub fn onevision_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     match onevision_siglip(top)? {
         Some((s, _)) => llava_mlp(top, s.hidden),
         None => Ok(None),
@@ -57,7 +57,7 @@ pub fn onevision_projector(top: &Config) -> Result<Option<Held>> {
 }
 
 /// LLaVA-OneVision's image newline: as LLaVA-NeXT's.
-pub fn onevision_newline(top: &Config) -> Result<Option<Held>> {
+pub fn onevision_newline(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     match onevision_siglip(top)? {
         Some(_) => newline(top),
         None => Ok(None),
@@ -66,7 +66,7 @@ pub fn onevision_newline(top: &Config) -> Result<Option<Held>> {
 
 /// The learned vector that ends each row of an image's patches, one text width: the part's
 /// name is the tensor's.
-fn newline(top: &Config) -> Result<Option<Held>> {
+fn newline(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let mut n = Named::default();
     n.step("row end").t("", &[text_hidden(top, 4096)? as u128]);
     n.done(top, "text_config")
@@ -78,7 +78,7 @@ fn onevision_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
 }
 
 /// A SigLIP tower's parameters, its pooling head's where it has one.
-fn with_head(top: &Config, found: Option<(Vit, bool)>) -> Result<Option<Held>> {
+fn with_head(top: &Config, found: Option<(Vit, bool)>) -> Result<Option<Vec<TowerBlock>>> {
     match found {
         Some((s, head)) => s.siglip_named(head).done(top, "vision_config"),
         None => Ok(None),
@@ -103,14 +103,14 @@ fn siglip_in<'a>(
 
 /// Command A Vision's vision tower (`cohere2_vision`): SigLIP's encoder with its pooling head
 /// where `vision_use_head` (by the wrapper's default, 27 layers at 512 pixels, with one).
-pub fn cohere2_vision_tower(top: &Config) -> Result<Option<Held>> {
+pub fn cohere2_vision_tower(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     with_head(top, cohere2_siglip(top)?)
 }
 
 /// Command A Vision's projector: the pixel shuffle's downsample_factor² patches joined, a
 /// biased map to alignment_intermediate_size, SwiGLU (which halves it), and a biased map to the
 /// text width.
-pub fn cohere2_vision_projector(top: &Config) -> Result<Option<Held>> {
+pub fn cohere2_vision_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     match cohere2_siglip(top)? {
         Some((s, _)) => shuffle_swiglu(top, s.hidden, Some(36864), false),
         None => Ok(None),
@@ -125,7 +125,7 @@ fn shuffle_swiglu(
     width: u128,
     inner: Option<u64>,
     norm: bool,
-) -> Result<Option<Held>> {
+) -> Result<Option<Vec<TowerBlock>>> {
     let joined = width * (top.size("downsample_factor", Some(2))? as u128).pow(2);
     let text = text_hidden(top, 8192)?;
     let inner = top.size("alignment_intermediate_size", Some(inner.unwrap_or(text)))? as u128;
@@ -143,13 +143,13 @@ fn shuffle_swiglu(
 
 /// Aya Vision's vision tower: SigLIP's encoder, so400m at 384 pixels without its pooling head
 /// where the wrapper has no vision config (LLaVA-OneVision's).
-pub fn aya_vision_tower(top: &Config) -> Result<Option<Held>> {
+pub fn aya_vision_tower(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     with_head(top, aya_siglip(top)?)
 }
 
 /// Aya Vision's projector: Command A Vision's pixel-shuffle SwiGLU with a LayerNorm before it,
 /// its inner width `alignment_intermediate_size` or, where the config has none, the text width.
-pub fn aya_vision_projector(top: &Config) -> Result<Option<Held>> {
+pub fn aya_vision_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     match aya_siglip(top)? {
         Some((s, _)) => shuffle_swiglu(top, s.hidden, None, true),
         None => Ok(None),
@@ -193,7 +193,7 @@ fn cohere2_siglip<'a>(top: &Config<'a>) -> Result<Option<(Vit<'a>, bool)>> {
 /// RMSNorm, then layers of two RMSNorms, four bias-free attention projections (positions by 2-D
 /// RoPE: no table) and a gated MLP. Of the wrapper's default (patch 14, 1540 pixels) where it
 /// has no vision config, else of `PixtralVisionConfig`'s defaults for the keys it lacks.
-pub fn mistral3_vision(top: &Config) -> Result<Option<Held>> {
+pub fn mistral3_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = pixtral(top)? else {
         return Ok(None);
     };
@@ -219,19 +219,19 @@ pub fn mistral3_vision(top: &Config) -> Result<Option<Held>> {
 /// of spatial_merge_size² patches joined back to one, and two linear maps (with biases where
 /// `multimodal_projector_bias`) from the vision width times the feature layers listed to the
 /// text width and within it.
-pub fn mistral3_projector(top: &Config) -> Result<Option<Held>> {
+pub fn mistral3_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let layers = feature_layers(top)?;
     let bias = top.flag("multimodal_projector_bias", false)?;
     pixtral_projector(top, layers, bias)
 }
 
 /// LightOnOCR's projector: Mistral 3's, from one vision layer and without biases.
-pub fn lighton_ocr_projector(top: &Config) -> Result<Option<Held>> {
+pub fn lighton_ocr_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     pixtral_projector(top, 1, false)
 }
 
 /// Mistral 3's projector from `layers` vision layers, its two maps biased where `bias`.
-fn pixtral_projector(top: &Config, layers: u128, bias: bool) -> Result<Option<Held>> {
+fn pixtral_projector(top: &Config, layers: u128, bias: bool) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = pixtral(top)? else {
         return Ok(None);
     };
@@ -276,12 +276,12 @@ fn joined_layers(top: &Config, key: &str, absent: u128) -> Result<u128> {
 
 /// Video-LLaVA's image tower, and its video tower of the same config: CLIP's vision model, as
 /// LLaVA's (ViT-L/14 at 224 pixels where the wrapper has no vision config).
-pub fn video_llava_tower(top: &Config) -> Result<Option<Held>> {
+pub fn video_llava_tower(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     clip_tower(top, video_llava_clip(top)?)
 }
 
 /// Video-LLaVA's projector: LLaVA's, from its towers' width.
-pub fn video_llava_projector(top: &Config) -> Result<Option<Held>> {
+pub fn video_llava_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     match video_llava_clip(top)? {
         Some(t) => llava_mlp(top, t.hidden),
         None => Ok(None),
@@ -296,7 +296,7 @@ fn video_llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 /// LLaVA-NeXT-Video's pooler of a frame's patches: a biased convolution of stride × stride
 /// patches into `spatial_pool_out_channels` (the vision width by default) where
 /// `spatial_pool_mode` is `conv`; average and max pooling hold no weights.
-pub fn llava_next_video_pooler(top: &Config) -> Result<Option<Held>> {
+pub fn llava_next_video_pooler(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = llava_clip(top)? else {
         return Ok(None);
     };
@@ -322,7 +322,7 @@ pub fn llava_next_video_pooler(top: &Config) -> Result<Option<Held>> {
 /// VipLlava's projector: a LayerNorm over the features of the vision layers it joins
 /// (`vision_feature_layers` or `vision_feature_layer`, five by default), then LLaVA's two
 /// biased maps into the text width.
-pub fn vipllava_projector(top: &Config) -> Result<Option<Held>> {
+pub fn vipllava_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = llava_clip(top)? else {
         return Ok(None);
     };
@@ -342,7 +342,7 @@ pub fn vipllava_projector(top: &Config) -> Result<Option<Held>> {
 }
 
 /// LLaVA-NeXT's learned vector that ends each row of an image's patches, one text width.
-pub fn llava_next_newline(top: &Config) -> Result<Option<Held>> {
+pub fn llava_next_newline(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     match llava_clip(top)? {
         Some(_) => newline(top),
         None => Ok(None),
@@ -350,7 +350,7 @@ pub fn llava_next_newline(top: &Config) -> Result<Option<Held>> {
 }
 
 /// Idefics3's and SmolVLM's vision tower: SigLIP's encoder without its pooling head.
-pub fn idefics3_vision(top: &Config) -> Result<Option<Held>> {
+pub fn idefics3_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     match idefics3(top)? {
         Some(s) => s.siglip_named(false).done(top, "vision_config"),
         None => Ok(None),
@@ -359,7 +359,7 @@ pub fn idefics3_vision(top: &Config) -> Result<Option<Held>> {
 
 /// Idefics3's and SmolVLM's connector: the pixel shuffle's scale_factor² patches joined, mapped
 /// to the text width by one bias-free projection.
-pub fn idefics3_connector(top: &Config) -> Result<Option<Held>> {
+pub fn idefics3_connector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(s) = idefics3(top)? else {
         return Ok(None);
     };
@@ -389,7 +389,7 @@ fn idefics3<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 /// `norm_type` says so), Q, K and V (biased where `attention_bias`) with RMSNorms over them
 /// where `use_qk_norm`, a biased output projection, two layer-scale vectors and a biased MLP;
 /// a last LayerNorm unless `use_mean_pooling`.
-pub fn internvl_vision(top: &Config) -> Result<Option<Held>> {
+pub fn internvl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
         return Ok(None);
     };
@@ -443,7 +443,7 @@ pub fn internvl_vision(top: &Config) -> Result<Option<Held>> {
 
 /// InternVL's projector: a LayerNorm over the pixel shuffle's (1 / downsample_ratio)² patches
 /// joined, then two biased linear maps into the text width and within it.
-pub fn internvl_projector(top: &Config) -> Result<Option<Held>> {
+pub fn internvl_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = vit(top, &["internvl_vision"], (448, 14, 1024, 4096, 24))? else {
         return Ok(None);
     };
@@ -468,14 +468,14 @@ pub fn internvl_projector(top: &Config) -> Result<Option<Held>> {
 /// LFM2-VL's vision tower, SigLIP2's NaFlex encoder: a biased linear map of each patch's pixels
 /// (a convolution's parameters), `num_patches` learned positions (resized to each image), SigLIP's
 /// layers and last LayerNorm, and its pooling head where `vision_use_head`.
-pub fn lfm2_vl_vision(top: &Config) -> Result<Option<Held>> {
+pub fn lfm2_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     with_head(top, siglip2(top)?)
 }
 
 /// LFM2-VL's projector: a LayerNorm (where `projector_use_layernorm`) over the pixel unshuffle's
 /// downsample_factor² patches joined, a map to projector_hidden_size and one into the text
 /// width, biased where `projector_bias`.
-pub fn lfm2_vl_projector(top: &Config) -> Result<Option<Held>> {
+pub fn lfm2_vl_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some((s, _)) = siglip2(top)? else {
         return Ok(None);
     };
@@ -632,7 +632,7 @@ fn llava_clip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 /// its rotary position, a LayerNorm before the blocks (LayerNorms, a biased fused QKV and output
 /// projection, a biased two-layer MLP), and Qwen2-VL's merger after a LayerNorm, into
 /// `out_hidden_size`, which must be the text width (the config class refuses otherwise).
-pub fn rice_vit(top: &Config) -> Result<Option<Held>> {
+pub fn rice_vit(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let kinds = [
         "llava_onevision1_5_vision",
         "rice_vit",

@@ -1,16 +1,16 @@
 //! What a multimodal wrapper holds beside its language model (its vision and audio towers,
 //! projectors, Fuyu's patch embedding), from the wrapper's config and the defaults of the classes
 //! transformers builds them with: each tensor named and shaped as the checkpoint stores it, step
-//! by step (`named.rs`), or, for the towers not named yet, their parameters counted. Either way a
-//! wrapper's total is what transformers builds.
+//! by step (`named.rs`), so that a wrapper's total is what transformers builds.
 //!
 //! Each counter reads its sub-config detached from the key accounting: a tower's keys are not
 //! the language model's, and the wrapper's row lists the sub-config as inert. A tower of a kind
-//! it does not know (another `model_type`) is left uncounted (`None`) and the views say so.
+//! it does not know (another `model_type`) is left unnamed and uncounted (`None`) and the views
+//! say so.
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::spec::Held;
+use crate::spec::TowerBlock;
 
 mod gemma;
 mod glm;
@@ -25,9 +25,9 @@ pub use qwen::*;
 
 use named::{Named, Step};
 
-/// Names (or, for a tower not named yet, counts) one part from the wrapper's config: `None`
-/// where anatomy does not know it.
-pub type Counter = fn(&Config) -> Result<Option<Held>>;
+/// Names one part's tensors, step by step, from the wrapper's config: `None` where anatomy does
+/// not know it.
+pub type Counter = fn(&Config) -> Result<Option<Vec<TowerBlock>>>;
 
 /// A ViT-style vision tower's sizes (SigLIP, CLIP, Llama 4's and Mllama's encoders), read from
 /// the wrapper's vision config with its class's defaults.
@@ -167,7 +167,7 @@ fn siglip<'a>(top: &Config<'a>) -> Result<Option<Vit<'a>>> {
 }
 
 /// Fuyu's patch embedding: one biased linear map from a patch's pixels to the text width.
-pub fn fuyu_patches(top: &Config) -> Result<Option<Held>> {
+pub fn fuyu_patches(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let pixels = top.size("patch_size", Some(30))?.pow(2) as u128
         * top.size("num_channels", Some(3))? as u128;
     let mut n = Named::default();
@@ -244,7 +244,7 @@ fn text_hidden(top: &Config, default: u64) -> Result<u64> {
 /// positions (one more than the patches), LayerNorms before and after, encoder layers
 /// (LayerNorms, attention with biases, a biased two-layer MLP), and the pixel-shuffle adapter's
 /// two bias-free projections.
-pub fn llama4_vision(top: &Config) -> Result<Option<Held>> {
+pub fn llama4_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = vit(top, &["llama4_vision_model"], (448, 14, 768, 5632, 34))? else {
         return Ok(None);
     };
@@ -292,7 +292,7 @@ fn llama_vision_layers<'n>(
 }
 
 /// Llama 4's projector: the vision output width mapped to the text width, without a bias.
-pub fn llama4_projector(top: &Config) -> Result<Option<Held>> {
+pub fn llama4_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = vision(top, &["llama4_vision_model"])? else {
         return Ok(None);
     };
@@ -308,7 +308,7 @@ pub fn llama4_projector(top: &Config) -> Result<Option<Held>> {
 /// attention-pooling head that transformers builds though the embedder reads an earlier
 /// layer), the two learned separators of global and cropped features, and a biased two-layer
 /// projection to the text width.
-pub fn phi4_images(top: &Config) -> Result<Option<Held>> {
+pub fn phi4_images(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = vit(top, &["phi4_multimodal_vision"], (448, 14, 1152, 4304, 27))? else {
         return Ok(None);
     };
@@ -330,7 +330,7 @@ pub fn phi4_images(top: &Config) -> Result<Option<Held>> {
 /// relative-position bias table; and its blocks: a feed-forward half-step either side of
 /// attention and a GLU convolution module), and two biased two-layer projections to the text
 /// width (for speech alone, and for speech beside an image).
-pub fn phi4_audio(top: &Config) -> Result<Option<Held>> {
+pub fn phi4_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(a) = sub_config(top, "audio_config", &["phi4_multimodal_audio"])? else {
         return Ok(None);
     };
@@ -444,25 +444,14 @@ fn sub_config<'a>(
 
 /// A part the wrapper's config does not build (Gemma 4 without audio, a pooler without
 /// weights): no tensors, so not listed.
-fn not_built() -> Result<Option<Held>> {
-    Ok(Some(Held::Named(Vec::new())))
-}
-
-fn fit(top: &Config, n: u128) -> Result<Option<Held>> {
-    u64::try_from(n)
-        .map(|n| Some(Held::Counted(n)))
-        .map_err(|_| {
-            top.err(
-                "vision_config",
-                "gives a tower too large to count in 64 bits",
-            )
-        })
+fn not_built() -> Result<Option<Vec<TowerBlock>>> {
+    Ok(Some(Vec::new()))
 }
 
 /// GIT's image encoder, CLIP's vision tower: its patch convolution (without a bias), class
 /// embedding and learned positions (one more than the patches), LayerNorms before and after,
 /// and its encoder layers (LayerNorms, attention with biases, a biased two-layer MLP).
-pub fn git_vision(top: &Config) -> Result<Option<Held>> {
+pub fn git_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     match vit(top, &["git_vision_model"], GIT_VISION)? {
         Some(t) => t
             .clip_named()
@@ -477,7 +466,7 @@ const GIT_VISION: VitDefaults = (224, 16, 768, 3072, 12);
 
 /// GIT's visual projection: the vision width mapped to the text width with a bias, then a
 /// LayerNorm.
-pub fn git_projection(top: &Config) -> Result<Option<Held>> {
+pub fn git_projection(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = vision(top, &["git_vision_model"])? else {
         return Ok(None);
     };
@@ -492,7 +481,7 @@ pub fn git_projection(top: &Config) -> Result<Option<Held>> {
 
 /// GIT's learned vector per video frame (`num_image_with_embedding`), one vision width each;
 /// none without the key.
-pub fn git_frames(top: &Config) -> Result<Option<Held>> {
+pub fn git_frames(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = vision(top, &["git_vision_model"])? else {
         return Ok(None);
     };
@@ -508,7 +497,7 @@ pub fn git_frames(top: &Config) -> Result<Option<Held>> {
 /// per tile before the encoder and after it; LayerNorms before and after; the local encoder's
 /// layers, and the global encoder's with two gates each (attention without biases, LayerNorms,
 /// a biased two-layer MLP).
-pub fn mllama_vision(top: &Config) -> Result<Option<Held>> {
+pub fn mllama_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = vit(top, &["mllama_vision_model"], MLLAMA_VISION)? else {
         return Ok(None);
     };
@@ -584,7 +573,7 @@ fn aspect_ratios(v: &Option<Config>, tiles: u64) -> Result<u64> {
 
 /// Mllama's projector: the vision output (its chosen layers' states side by side) mapped to the
 /// text width, with a bias.
-pub fn mllama_projector(top: &Config) -> Result<Option<Held>> {
+pub fn mllama_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = vision(top, &["mllama_vision_model"])? else {
         return Ok(None);
     };
@@ -600,7 +589,7 @@ pub fn mllama_projector(top: &Config) -> Result<Option<Held>> {
 /// biased two-layer MLP) with a table of relative positions per axis, over a window or, in the
 /// global layers, the whole grid; and the neck's two bias-free convolutions, each followed by a
 /// LayerNorm.
-pub fn got_ocr2_vision(top: &Config) -> Result<Option<Held>> {
+pub fn got_ocr2_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(t) = vit(top, &["got_ocr2_vision"], (1024, 16, 768, 0, 12))? else {
         return Ok(None);
     };
@@ -674,7 +663,7 @@ pub fn got_ocr2_vision(top: &Config) -> Result<Option<Held>> {
 
 /// GOT-OCR 2's projector: two bias-free 3×3 convolutions, from the tower's output channels to
 /// twice as many and then to the text width, and a biased linear map at the text width.
-pub fn got_ocr2_projector(top: &Config) -> Result<Option<Held>> {
+pub fn got_ocr2_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = vision(top, &["got_ocr2_vision"])? else {
         return Ok(None);
     };
@@ -696,7 +685,7 @@ pub fn got_ocr2_projector(top: &Config) -> Result<Option<Held>> {
 /// temporal downsampling convolutions and ResNet blocks); the codebook and the convolutions
 /// either side of it; and a decoder that mirrors the encoder with one more ResNet block per
 /// resolution and norms conditioned on the quantized latent (`SpatialNorm`).
-pub fn emu3_vqvae(top: &Config) -> Result<Option<Held>> {
+pub fn emu3_vqvae(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let v = top.detached("vq_config")?;
     if let Some(v) = &v {
         if v.opt_string("model_type")?
@@ -746,64 +735,197 @@ pub fn emu3_vqvae(top: &Config) -> Result<Option<Held>> {
     let factor = n("temporal_downsample_factor", 4)?;
     let halvings = u128::from(factor.ilog2());
 
-    let conv2 = |i: u128, o: u128, k: u128| i * o * k * k + o;
-    let conv3 = |i: u128, o: u128, kt: u128, k: u128| i * o * kt * k * k + o;
-    let group = |c: u128| 2 * c;
-    // A GroupNorm whose scale and shift are 1×1 convolutions of the quantized latent.
-    let spatial = |c: u128| group(c) + 2 * conv2(embed, c, 1);
-    let norm = |c: u128, q: bool| if q { spatial(c) } else { group(c) };
-    let resnet = |i: u128, o: u128, q: bool| {
-        norm(i, q)
-            + conv2(i, o, 3)
-            + norm(o, q)
-            + conv2(o, o, 3)
-            + if i != o { conv2(i, o, 1) } else { 0 }
-    };
-    // BatchNorm: scale, shift, running mean and variance, and its batch counter.
-    let temporal = |c: u128| 2 * (4 * c + 1) + 2 * conv3(c, c, 3, 3);
-    let attention = 4 * (hidden * hidden + hidden);
-    let middle = |c: u128, q: bool| 2 * resnet(c, c, q) + attention + norm(c, q);
-
+    let (hidden, embed, codebook) = (hidden, embed, n("codebook_size", 32768)?);
+    let (in_channels, out_channels) = (n("in_channels", 3)?, n("out_channels", 3)?);
     let out = if double { 2 * latent } else { latent };
-    let mut encoder = conv2(n("in_channels", 3)?, base, 3);
-    // Each resolution's first block changes the channels, its others keep them (counted by
-    // multiplying: `num_res_blocks` comes from the file).
+    let mut vq = Named::default();
+    let set = |from: u128, to: u128| crate::layers::LayerSet::range(from as u64, to as u64);
+
+    // The encoder: a convolution in, ResNet blocks (and attention where `attn_resolutions`
+    // says) at each resolution with a downsampling convolution between, a middle block, a
+    // GroupNorm and a convolution out to the latent, then temporal downsampling and ResNet
+    // blocks. Each resolution's first block changes the channels (and holds a 1 × 1 shortcut
+    // where it does); the others, `{i}` over them, keep them.
+    let e = "encoder";
+    vq.step("encoder in")
+        .linear_shaped(&format!("{e}.conv_in"), &[base, in_channels, 3, 3], true);
     let mut c = base;
     for (level, &m) in mult.iter().enumerate() {
-        let bm = base * m;
-        encoder += resnet(c, bm, false) + (blocks - 1) * resnet(bm, bm, false);
+        let (bm, at) = (base * m, format!("{e}.down_block.down.{level}"));
+        resnet(
+            vq.step(&format!("encoder level {level}")),
+            &format!("{at}.block.0"),
+            (c, bm),
+            None,
+        );
+        resnet(
+            vq.some_layers(&format!("encoder level {level} blocks"), set(1, blocks)),
+            &format!("{at}.block.{{i}}"),
+            (bm, bm),
+            None,
+        );
         c = bm;
         if attn_at.contains(&(level as u64)) {
-            encoder += blocks * (attention + group(c));
+            let step = vq.layers(&format!("encoder level {level} attention"), blocks);
+            attention(
+                step.layer_norm(&format!("{at}.attn_norms.{{i}}"), c),
+                &format!("{at}.attn.{{i}}"),
+                hidden,
+            );
         }
         if level + 1 != mult.len() {
-            encoder += conv2(c, c, 3);
+            vq.step(&format!("encoder level {level} downsampling"))
+                .linear_shaped(&format!("{at}.downsample.conv"), &[c, c, 3, 3], true);
         }
     }
-    encoder += middle(base * last, false) + group(base * last) + conv2(base * last, out, 3);
-    encoder += halvings * conv3(out, out, 4, 3) + blocks * temporal(out);
+    middle(&mut vq, "encoder", e, base * last, hidden, None);
+    vq.step("encoder out")
+        .layer_norm(&format!("{e}.norm_out"), base * last)
+        .linear_shaped(&format!("{e}.conv_out"), &[out, base * last, 3, 3], true);
+    vq.layers("encoder temporal downsampling", halvings)
+        .linear_shaped(
+            &format!("{e}.time_conv.{{i}}.conv.conv"),
+            &[out, out, 4, 3, 3],
+            true,
+        );
+    temporal(
+        vq.layers("encoder temporal blocks", blocks),
+        &format!("{e}.time_res_stack.{{i}}"),
+        out,
+    );
 
-    let mut decoder = blocks * temporal(latent) + halvings * conv3(latent, latent, 3, 3);
-    decoder += conv2(latent, base * last, 3) + middle(base * last, true);
+    // The codebook and the convolutions either side of it.
+    vq.step("codebook")
+        .linear_shaped("quant_conv.conv", &[embed, latent, 3, 1, 1], true)
+        .t("quantize.embedding.weight", &[codebook, embed])
+        .linear_shaped("post_quant_conv.conv", &[latent, embed, 3, 1, 1], true);
+
+    // The decoder mirrors the encoder with one more ResNet block per resolution, its norms
+    // conditioned on the quantized latent (`SpatialNorm`).
+    let d = "decoder";
+    let q = Some(embed);
+    temporal(
+        vq.layers("decoder temporal blocks", blocks),
+        &format!("{d}.time_res_stack.{{i}}"),
+        latent,
+    );
+    vq.layers("decoder temporal upsampling", halvings)
+        .linear_shaped(
+            &format!("{d}.time_conv.{{i}}.conv.conv"),
+            &[latent, latent, 3, 3, 3],
+            true,
+        );
+    vq.step("decoder in").linear_shaped(
+        &format!("{d}.conv_in"),
+        &[base * last, latent, 3, 3],
+        true,
+    );
+    middle(&mut vq, "decoder", d, base * last, hidden, q);
     let mut c = base * last;
     for (level, &m) in mult.iter().enumerate().rev() {
-        let bm = base * m;
-        decoder += resnet(c, bm, true) + blocks * resnet(bm, bm, true);
+        let (bm, at) = (base * m, format!("{d}.up_block.up.{level}"));
+        resnet(
+            vq.step(&format!("decoder level {level}")),
+            &format!("{at}.block.0"),
+            (c, bm),
+            q,
+        );
+        resnet(
+            vq.some_layers(&format!("decoder level {level} blocks"), set(1, blocks + 1)),
+            &format!("{at}.block.{{i}}"),
+            (bm, bm),
+            q,
+        );
         c = bm;
         if attn_at.contains(&(level as u64)) {
-            decoder += (blocks + 1) * (attention + spatial(c));
+            let step = vq.layers(&format!("decoder level {level} attention"), blocks + 1);
+            attention(
+                norm(step, &format!("{at}.attn_norms.{{i}}"), c, q),
+                &format!("{at}.attn.{{i}}"),
+                hidden,
+            );
         }
         if level != 0 {
-            decoder += conv2(c, c, 3);
+            vq.step(&format!("decoder level {level} upsampling"))
+                .linear_shaped(&format!("{at}.upsample.conv"), &[c, c, 3, 3], true);
         }
     }
-    decoder += spatial(base * first) + conv2(base * first, n("out_channels", 3)?, 3);
+    let step = vq.step("decoder out");
+    norm(step, &format!("{d}.norm_out"), base * first, q).linear_shaped(
+        &format!("{d}.conv_out"),
+        &[out_channels, base * first, 3, 3],
+        true,
+    );
+    vq.done(top, "vq_config")
+}
 
-    let codebook = n("codebook_size", 32768)? * embed;
-    let quant_convs = conv3(latent, embed, 3, 1) + conv3(embed, latent, 3, 1);
-    u64::try_from(encoder + decoder + codebook + quant_convs)
-        .map(|n| Some(Held::Counted(n)))
-        .map_err(|_| top.err("vq_config", "gives a VQ-VAE too large to count in 64 bits"))
+/// A VQ-VAE norm: a GroupNorm, conditioned on the quantized latent (`embed` wide) where given:
+/// its scale and shift then 1 × 1 convolutions of it (`SpatialNorm`).
+fn norm<'n>(step: Step<'n>, name: &str, c: u128, embed: Option<u128>) -> Step<'n> {
+    match embed {
+        None => step.layer_norm(name, c),
+        Some(e) => step
+            .layer_norm(&format!("{name}.norm_layer"), c)
+            .linear_shaped(&format!("{name}.conv_y"), &[c, e, 1, 1], true)
+            .linear_shaped(&format!("{name}.conv_b"), &[c, e, 1, 1], true),
+    }
+}
+
+/// A VQ-VAE ResNet block from `i` to `o` channels: norm, 3 × 3 convolution, twice; a 1 × 1
+/// shortcut where the channels change.
+fn resnet<'n>(step: Step<'n>, at: &str, (i, o): (u128, u128), embed: Option<u128>) -> Step<'n> {
+    let step = norm(step, &format!("{at}.norm1"), i, embed).linear_shaped(
+        &format!("{at}.conv1"),
+        &[o, i, 3, 3],
+        true,
+    );
+    let step = norm(step, &format!("{at}.norm2"), o, embed).linear_shaped(
+        &format!("{at}.conv2"),
+        &[o, o, 3, 3],
+        true,
+    );
+    match i != o {
+        true => step.linear_shaped(&format!("{at}.nin_shortcut"), &[o, i, 1, 1], true),
+        false => step,
+    }
+}
+
+/// A VQ-VAE attention block's four biased projections, `hidden` wide.
+fn attention<'n>(step: Step<'n>, at: &str, hidden: u128) -> Step<'n> {
+    ["q_proj", "k_proj", "v_proj", "out_proj"]
+        .iter()
+        .fold(step, |s, p| {
+            s.linear(&format!("{at}.{p}"), hidden, hidden, true)
+        })
+}
+
+/// A VQ-VAE middle block: ResNet, attention (after its norm), ResNet, at `c` channels.
+fn middle(vq: &mut Named, side: &str, at: &str, c: u128, hidden: u128, embed: Option<u128>) {
+    let m = format!("{at}.middle_block");
+    let step = resnet(
+        vq.step(&format!("{side} middle")),
+        &format!("{m}.block_1"),
+        (c, c),
+        embed,
+    );
+    let step = attention(
+        norm(step, &format!("{m}.attn_norm"), c, embed),
+        &format!("{m}.attn_1"),
+        hidden,
+    );
+    resnet(step, &format!("{m}.block_2"), (c, c), embed);
+}
+
+/// A temporal ResNet block at `c` channels: BatchNorm (its scale, shift, running mean and
+/// variance and batch counter) and a 3 × 3 × 3 convolution, twice.
+fn temporal<'n>(step: Step<'n>, at: &str, c: u128) -> Step<'n> {
+    ["1", "2"].iter().fold(step, |s, k| {
+        s.layer_norm(&format!("{at}.norm{k}"), c)
+            .t(&format!("{at}.norm{k}.running_mean"), &[c])
+            .t(&format!("{at}.norm{k}.running_var"), &[c])
+            .t(&format!("{at}.norm{k}.num_batches_tracked"), &[])
+            .linear_shaped(&format!("{at}.conv{k}.conv"), &[c, c, 3, 3, 3], true)
+    })
 }
 
 #[cfg(test)]

@@ -60,7 +60,7 @@ impl Named {
     /// The tower, held only where its parameters fit in 64 bits (else an error at `key`, the
     /// wrapper's sub-config that sized it). Blocks without tensors or layers (a step the config
     /// turns off) are dropped.
-    pub fn done(mut self, top: &Config, key: &str) -> Result<Option<Held>> {
+    pub fn done(mut self, top: &Config, key: &str) -> Result<Option<Vec<TowerBlock>>> {
         let total = (!self.too_big)
             .then(|| {
                 self.blocks.iter().try_fold(0u64, |sum, b| {
@@ -77,7 +77,7 @@ impl Named {
         }
         self.blocks
             .retain(|b| !b.tensors.is_empty() && !b.layers.is_empty());
-        Ok(Some(Held::Named(self.blocks)))
+        Ok(Some(self.blocks))
     }
 }
 
@@ -174,7 +174,7 @@ mod tests {
         n.step("patch embedding").t("cls", &[4]);
         n.layers("layer", 3).linear("layers.{i}.fc", 2, 4, true);
         n.step("off");
-        let Some(Held::Named(blocks)) = n
+        let Some(blocks) = n
             .under("vision_model.")
             .done(&top, "vision_config")
             .unwrap()

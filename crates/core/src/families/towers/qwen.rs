@@ -63,7 +63,7 @@ pub(super) fn qwen2_merger(
 /// attention and a biased two-layer MLP `mlp_ratio` times as wide, and the merger after a
 /// LayerNorm, into `hidden_size` (the class's default, not the text width, where the config
 /// leaves it out).
-pub fn qwen2_vl_vision(top: &Config) -> Result<Option<Held>> {
+pub fn qwen2_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = depth_vision(top, &["qwen2_vl", "qwen2_vl_vision"])? else {
         return Ok(None);
     };
@@ -84,7 +84,7 @@ pub fn qwen2_vl_vision(top: &Config) -> Result<Option<Held>> {
 
 /// Qwen2.5-VL's vision tower: Qwen2-VL's with RMSNorms (no biases), a biased gated MLP, and
 /// an RMSNorm before the merger, into `out_hidden_size`.
-pub fn qwen2_5_vl_vision(top: &Config) -> Result<Option<Held>> {
+pub fn qwen2_5_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = depth_vision(top, &["qwen2_5_vl", "qwen2_5_vl_vision"])? else {
         return Ok(None);
     };
@@ -106,16 +106,16 @@ pub fn qwen2_5_vl_vision(top: &Config) -> Result<Option<Held>> {
 /// Qwen3-VL's vision tower: the patch convolution with a bias, learned positions, blocks of
 /// LayerNorms, the attention and a biased two-layer MLP, the merger after a LayerNorm, and a
 /// deep-stack merger per `deepstack_visual_indexes` entry, each normed after joining.
-pub fn qwen3_vl_vision(top: &Config) -> Result<Option<Held>> {
+pub fn qwen3_vl_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     deepstack_vision(top, &["qwen3_vl", "qwen3_vl_vision"])
 }
 
 /// Qwen3-VL-MoE's vision tower: Qwen3-VL's.
-pub fn qwen3_vl_moe_vision(top: &Config) -> Result<Option<Held>> {
+pub fn qwen3_vl_moe_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     deepstack_vision(top, &["qwen3_vl_moe", "qwen3_vl_moe_vision"])
 }
 
-fn deepstack_vision(top: &Config, kinds: &[&str]) -> Result<Option<Held>> {
+fn deepstack_vision(top: &Config, kinds: &[&str]) -> Result<Option<Vec<TowerBlock>>> {
     let Some(v) = depth_vision(top, kinds)? else {
         return Ok(None);
     };
@@ -141,7 +141,7 @@ fn deepstack_vision(top: &Config, kinds: &[&str]) -> Result<Option<Held>> {
 
 /// Qwen3.5's vision tower: Qwen3-VL's without the deep-stack mergers, which Qwen3.5 deletes
 /// whatever `deepstack_visual_indexes` a config lists.
-pub fn qwen3_5_vision(top: &Config) -> Result<Option<Held>> {
+pub fn qwen3_5_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let kinds = ["qwen3_5", "qwen3_5_moe", "qwen4_exp", "qwen4_exp_vision"];
     let Some(v) = depth_vision(top, &kinds)? else {
         return Ok(None);

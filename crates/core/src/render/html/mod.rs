@@ -670,7 +670,7 @@ fn tower_json(t: &crate::spec::Tower, total: u128, runs: bool) -> Value {
         title.replace_range(..1, &first.to_uppercase());
     }
     let blocks: Vec<Value> = t
-        .blocks()
+        .steps()
         .iter()
         .map(|b| {
             json!({
@@ -697,10 +697,9 @@ fn tower_json(t: &crate::spec::Tower, total: u128, runs: bool) -> Value {
             t.what
         )],
     };
-    let held = match &t.held {
-        Some(crate::spec::Held::Named(_)) if runs => "anatomy names each of them as the checkpoint stores it (for manifest and verify) and runs them on an image (run --pixels)",
-        Some(crate::spec::Held::Named(_)) => "anatomy names each of them as the checkpoint stores it (for manifest and verify); it does not run them yet",
-        Some(crate::spec::Held::Counted(_)) => "anatomy counts their parameters from the config, but does not name them one by one yet",
+    let held = match &t.blocks {
+        Some(_) if runs => "anatomy names each of them as the checkpoint stores it (for manifest and verify) and runs them on an image (run --pixels)",
+        Some(_) => "anatomy names each of them as the checkpoint stores it (for manifest and verify); it does not run them yet",
         None => "anatomy neither names nor counts them",
     };
     json!({
