@@ -241,7 +241,7 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
             Ok(Tower {
                 what: p.what.to_string(),
                 prefix: p.prefix.to_string(),
-                blocks: (p.count)(&top)?,
+                blocks: (p.build)(&top)?,
             })
         })
         .collect::<Result<Vec<_>>>()?;

@@ -42,20 +42,20 @@ const INKLING2_RENAMES: &[(&str, &str)] = &[
 pub type Loader = fn(&Config, &str, &str, &str) -> Result<Spec>;
 
 /// A wrapper's part besides its language model: what it is, the Hugging Face name prefix of its
-/// tensors, and how to count its parameters from the config (`None` from the counter for a
-/// tower of a kind it does not know).
+/// tensors, and how to name them from the config (`None` from the builder for a tower of a kind
+/// it does not know).
 #[derive(Clone, Copy)]
 pub struct Part {
     pub what: &'static str,
     pub prefix: &'static str,
-    pub count: towers::Counter,
+    pub build: towers::Builder,
 }
 
-const fn counted(what: &'static str, prefix: &'static str, count: towers::Counter) -> Part {
+const fn tower(what: &'static str, prefix: &'static str, build: towers::Builder) -> Part {
     Part {
         what,
         prefix,
-        count,
+        build,
     }
 }
 
@@ -661,12 +661,12 @@ pub static FAMILIES: &[Family] = &[
     // embedding (`model.embed_tokens_extend`).
     Family {
         parts: &[
-            counted(
+            tower(
                 "image encoder",
                 "model.embed_tokens_extend.image_embed.",
                 towers::phi4_images,
             ),
-            counted(
+            tower(
                 "audio encoder",
                 "model.embed_tokens_extend.audio_embed.",
                 towers::phi4_audio,
@@ -2111,13 +2111,13 @@ pub static FAMILIES: &[Family] = &[
     // alone, a causal decoder. Its image encoder and projection are counted, not drawn.
     Family {
         parts: &[
-            counted("image encoder", "git.image_encoder.", towers::git_vision),
-            counted(
+            tower("image encoder", "git.image_encoder.", towers::git_vision),
+            tower(
                 "visual projection",
                 "git.visual_projection.",
                 towers::git_projection,
             ),
-            counted(
+            tower(
                 "frame embeddings",
                 "git.img_temporal_embedding.",
                 towers::git_frames,
@@ -3174,7 +3174,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen3_5_text"),
         tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
-        parts: &[counted(
+        parts: &[tower(
             "vision tower",
             "model.visual.",
             towers::qwen3_5_vision,
@@ -3243,7 +3243,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen4_exp_text"),
         tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
-        parts: &[counted(
+        parts: &[tower(
             "vision tower",
             "model.visual.",
             towers::qwen3_5_vision,
@@ -3254,7 +3254,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen3_5_moe_text"),
         tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
-        parts: &[counted(
+        parts: &[tower(
             "vision tower",
             "model.visual.",
             towers::qwen3_5_vision,
@@ -3269,7 +3269,7 @@ pub static FAMILIES: &[Family] = &[
         text_at_top: true,
         tie: Tie::Either(false),
         wrap: HfWrap::None,
-        parts: &[counted("vision tower", "visual.", towers::qwen2_vl_vision)],
+        parts: &[tower("vision tower", "visual.", towers::qwen2_vl_vision)],
         ..wrapper("qwen2_vl", "Qwen2-VL", QWEN_VL_WRAPPER)
     },
     Family {
@@ -3277,11 +3277,7 @@ pub static FAMILIES: &[Family] = &[
         text_at_top: true,
         tie: Tie::Either(false),
         wrap: HfWrap::None,
-        parts: &[counted(
-            "vision tower",
-            "visual.",
-            towers::qwen2_5_vl_vision,
-        )],
+        parts: &[tower("vision tower", "visual.", towers::qwen2_5_vl_vision)],
         ..wrapper("qwen2_5_vl", "Qwen2.5-VL", QWEN_VL_WRAPPER)
     },
     // GLM-4.1V as published: its language model under `model.language_model.`, the head beside
@@ -3291,11 +3287,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("glm4v_text"),
         tie: Tie::Either(false),
         wrap: HfWrap::Nested,
-        parts: &[counted(
-            "vision tower",
-            "model.visual.",
-            towers::glm4v_vision,
-        )],
+        parts: &[tower("vision tower", "model.visual.", towers::glm4v_vision)],
         ..wrapper("glm4v", "GLM-4.1V", GLM4V_WRAPPER)
     },
     // GLM-4.5V: GLM-4.1V's wrapper around GLM-4.5's experts (`deepseek::load`).
@@ -3303,7 +3295,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("glm4v_moe_text"),
         tie: Tie::Either(false),
         wrap: HfWrap::Nested,
-        parts: &[counted(
+        parts: &[tower(
             "vision tower",
             "model.visual.",
             towers::glm4v_moe_vision,
@@ -3317,7 +3309,7 @@ pub static FAMILIES: &[Family] = &[
         tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
         text_read: Some(wrappers::glm46v_text),
-        parts: &[counted(
+        parts: &[tower(
             "vision tower",
             "model.visual.",
             towers::glm46v_vision,
@@ -3329,7 +3321,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen3_vl_moe_text"),
         tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
-        parts: &[counted(
+        parts: &[tower(
             "vision tower",
             "model.visual.",
             towers::qwen3_vl_moe_vision,
@@ -3341,7 +3333,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen3_vl_text"),
         tie: Tie::Wrapper(false),
         wrap: HfWrap::Nested,
-        parts: &[counted(
+        parts: &[tower(
             "vision tower",
             "model.visual.",
             towers::qwen3_vl_vision,
@@ -3997,18 +3989,18 @@ pub static FAMILIES: &[Family] = &[
         tie: Tie::Wrapper(true),
         wrap: HfWrap::Nested,
         parts: &[
-            counted(
+            tower(
                 "vision tower",
                 "model.vision_tower.",
                 towers::gemma3n_vision,
             ),
-            counted(
+            tower(
                 "vision embedder",
                 "model.embed_vision.",
                 towers::gemma3n_embed_vision,
             ),
-            counted("audio tower", "model.audio_tower.", towers::gemma3n_audio),
-            counted(
+            tower("audio tower", "model.audio_tower.", towers::gemma3n_audio),
+            tower(
                 "audio embedder",
                 "model.embed_audio.",
                 towers::gemma3n_embed_audio,
@@ -4036,8 +4028,8 @@ pub static FAMILIES: &[Family] = &[
         text: Some("gemma3_text"),
         tie: Tie::Wrapper(true),
         parts: &[
-            counted("vision tower", "vision_tower.", towers::gemma3_vision),
-            counted(
+            tower("vision tower", "vision_tower.", towers::gemma3_vision),
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::gemma3_projector,
@@ -4093,7 +4085,7 @@ pub static FAMILIES: &[Family] = &[
             LLAVA_NEXT_NEWLINE,
             // Under `model.` as transformers saves it: its conversion to the published layout
             // leaves the pooler out (published checkpoints pool by average, without weights).
-            counted(
+            tower(
                 "video pooler",
                 "model.vision_resampler.",
                 towers::llava_next_video_pooler,
@@ -4119,9 +4111,9 @@ pub static FAMILIES: &[Family] = &[
         text: Some("llama"),
         tie: Tie::Wrapper(false),
         parts: &[
-            counted("image tower", "image_tower.", towers::video_llava_tower),
-            counted("video tower", "video_tower.", towers::video_llava_tower),
-            counted(
+            tower("image tower", "image_tower.", towers::video_llava_tower),
+            tower("video tower", "video_tower.", towers::video_llava_tower),
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::video_llava_projector,
@@ -4143,7 +4135,7 @@ pub static FAMILIES: &[Family] = &[
         tie: Tie::Wrapper(false),
         parts: &[
             LLAVA_TOWER,
-            counted(
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::vipllava_projector,
@@ -4163,13 +4155,13 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen2"),
         tie: Tie::Either(false),
         parts: &[
-            counted("vision tower", "vision_tower.", towers::onevision_vision),
-            counted(
+            tower("vision tower", "vision_tower.", towers::onevision_vision),
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::onevision_projector,
             ),
-            counted("image newline", "image_newline", towers::onevision_newline),
+            tower("image newline", "image_newline", towers::onevision_newline),
         ],
         ..wrapper(
             "llava_onevision",
@@ -4193,12 +4185,12 @@ pub static FAMILIES: &[Family] = &[
         tie: Tie::Wrapper(true),
         wrap: HfWrap::Nested,
         parts: &[
-            counted(
+            tower(
                 "vision tower",
                 "model.vision_tower.",
                 towers::cohere2_vision_tower,
             ),
-            counted(
+            tower(
                 "multimodal projector",
                 "model.multi_modal_projector.",
                 towers::cohere2_vision_projector,
@@ -4221,7 +4213,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen3"),
         tie: Tie::Wrapper(false),
         wrap: HfWrap::None,
-        parts: &[counted("vision tower", "visual.", towers::rice_vit)],
+        parts: &[tower("vision tower", "visual.", towers::rice_vit)],
         ..wrapper("llava_onevision1_5", "LLaVA-OneVision-1.5", QWEN_VL_WRAPPER)
     },
     // LightOnOCR: a Qwen3 language model under `model.language_model.` (the head beside it, tied
@@ -4231,12 +4223,12 @@ pub static FAMILIES: &[Family] = &[
         tie: Tie::Wrapper(true),
         wrap: HfWrap::Nested,
         parts: &[
-            counted(
+            tower(
                 "vision tower",
                 "model.vision_encoder.",
                 towers::mistral3_vision,
             ),
-            counted(
+            tower(
                 "multimodal projector",
                 "model.vision_projection.",
                 towers::lighton_ocr_projector,
@@ -4254,8 +4246,8 @@ pub static FAMILIES: &[Family] = &[
         text: Some("cohere2"),
         tie: Tie::Wrapper(true),
         parts: &[
-            counted("vision tower", "vision_tower.", towers::aya_vision_tower),
-            counted(
+            tower("vision tower", "vision_tower.", towers::aya_vision_tower),
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::aya_vision_projector,
@@ -4282,8 +4274,8 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen2"),
         tie: Tie::Wrapper(true),
         parts: &[
-            counted("vision tower", "vision_tower.", towers::internvl_vision),
-            counted(
+            tower("vision tower", "vision_tower.", towers::internvl_vision),
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::internvl_projector,
@@ -4310,12 +4302,12 @@ pub static FAMILIES: &[Family] = &[
         tie: Tie::Wrapper(true),
         wrap: HfWrap::Nested,
         parts: &[
-            counted(
+            tower(
                 "vision tower",
                 "model.vision_tower.",
                 towers::lfm2_vl_vision,
             ),
-            counted(
+            tower(
                 "multimodal projector",
                 "model.multi_modal_projector.",
                 towers::lfm2_vl_projector,
@@ -4346,8 +4338,8 @@ pub static FAMILIES: &[Family] = &[
         text: Some("mistral"),
         tie: Tie::Wrapper(true),
         parts: &[
-            counted("vision tower", "vision_tower.", towers::mistral3_vision),
-            counted(
+            tower("vision tower", "vision_tower.", towers::mistral3_vision),
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::mistral3_projector,
@@ -4373,8 +4365,8 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("mllama_text_model"),
         parts: &[
-            counted("vision tower", "vision_model.", towers::mllama_vision),
-            counted(
+            tower("vision tower", "vision_model.", towers::mllama_vision),
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::mllama_projector,
@@ -4398,7 +4390,7 @@ pub static FAMILIES: &[Family] = &[
         text: Some("emu3_text_model"),
         tie: Tie::Wrapper(false),
         wrap: HfWrap::Prefix("text_model"),
-        parts: &[counted(
+        parts: &[tower(
             "VQ-VAE image tokenizer",
             "vqmodel.",
             towers::emu3_vqvae,
@@ -4419,8 +4411,8 @@ pub static FAMILIES: &[Family] = &[
         text: Some("qwen2"),
         tie: Tie::Wrapper(true),
         parts: &[
-            counted("vision tower", "vision_tower.", towers::got_ocr2_vision),
-            counted(
+            tower("vision tower", "vision_tower.", towers::got_ocr2_vision),
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::got_ocr2_projector,
@@ -4441,7 +4433,7 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("persimmon"),
         tie: Tie::Wrapper(false),
-        parts: &[counted(
+        parts: &[tower(
             "patch embedding",
             "vision_embed_tokens.",
             towers::fuyu_patches,
@@ -5094,8 +5086,8 @@ pub static FAMILIES: &[Family] = &[
     Family {
         text: Some("llama4_text"),
         parts: &[
-            counted("vision encoder", "vision_model.", towers::llama4_vision),
-            counted(
+            tower("vision encoder", "vision_model.", towers::llama4_vision),
+            tower(
                 "multimodal projector",
                 "multi_modal_projector.",
                 towers::llama4_projector,
@@ -5175,17 +5167,17 @@ const MROPE_SECTIONS: &[&str] = &[
 /// features in place of towers, each counted, and not listed where the wrapper's config has
 /// none.
 const GEMMA4_UNIFIED_PARTS: &[Part] = &[
-    counted(
+    tower(
         "patch embedder",
         "model.vision_embedder.",
         towers::gemma4_unified_patches,
     ),
-    counted(
+    tower(
         "vision embedder",
         "model.embed_vision.",
         towers::gemma4_unified_embed_vision,
     ),
-    counted(
+    tower(
         "audio embedder",
         "model.embed_audio.",
         towers::gemma4_unified_embed_audio,
@@ -5194,14 +5186,14 @@ const GEMMA4_UNIFIED_PARTS: &[Part] = &[
 
 /// Gemma 4's towers: each counted, and not listed where the wrapper's config has none.
 const GEMMA4_PARTS: &[Part] = &[
-    counted("vision tower", "model.vision_tower.", towers::gemma4_vision),
-    counted(
+    tower("vision tower", "model.vision_tower.", towers::gemma4_vision),
+    tower(
         "vision embedder",
         "model.embed_vision.",
         towers::gemma4_embed_vision,
     ),
-    counted("audio tower", "model.audio_tower.", towers::gemma4_audio),
-    counted(
+    tower("audio tower", "model.audio_tower.", towers::gemma4_audio),
+    tower(
         "audio embedder",
         "model.embed_audio.",
         towers::gemma4_embed_audio,
@@ -5422,14 +5414,14 @@ pub(super) const fn d(
 
 /// The parts LLaVA and its variants share: CLIP's tower, the two-layer projector, LLaVA-NeXT's
 /// learned row separator.
-const LLAVA_TOWER: Part = counted("vision tower", "vision_tower.", towers::llava_vision);
-const LLAVA_PROJECTOR: Part = counted(
+const LLAVA_TOWER: Part = tower("vision tower", "vision_tower.", towers::llava_vision);
+const LLAVA_PROJECTOR: Part = tower(
     "multimodal projector",
     "multi_modal_projector.",
     towers::llava_projector,
 );
 const LLAVA_NEXT_NEWLINE: Part =
-    counted("image newline", "image_newline", towers::llava_next_newline);
+    tower("image newline", "image_newline", towers::llava_next_newline);
 
 /// LLaVA's keys beside its language model's (LLaVA-NeXT's too).
 const LLAVA_INERT: &[&str] = &[
@@ -5459,12 +5451,12 @@ const fn idefics3_like(model_type: &'static str, name: &'static str) -> Family {
 
 /// Idefics3's and SmolVLM's parts besides their language model.
 const IDEFICS3_PARTS: &[Part] = &[
-    counted(
+    tower(
         "vision encoder",
         "model.vision_model.",
         towers::idefics3_vision,
     ),
-    counted("connector", "model.connector.", towers::idefics3_connector),
+    tower("connector", "model.connector.", towers::idefics3_connector),
 ];
 
 /// Idefics3's and SmolVLM's keys beside their language model's.

@@ -3,7 +3,7 @@
 //! transformers builds them with: each tensor named and shaped as the checkpoint stores it, step
 //! by step (`named.rs`), so that a wrapper's total is what transformers builds.
 //!
-//! Each counter reads its sub-config detached from the key accounting: a tower's keys are not
+//! Each builder reads its sub-config detached from the key accounting: a tower's keys are not
 //! the language model's, and the wrapper's row lists the sub-config as inert. A tower of a kind
 //! it does not know (another `model_type`) is left unnamed and uncounted (`None`) and the views
 //! say so.
@@ -27,7 +27,7 @@ use named::{Named, Step};
 
 /// Names one part's tensors, step by step, from the wrapper's config: `None` where anatomy does
 /// not know it.
-pub type Counter = fn(&Config) -> Result<Option<Vec<TowerBlock>>>;
+pub type Builder = fn(&Config) -> Result<Option<Vec<TowerBlock>>>;
 
 /// A ViT-style vision tower's sizes (SigLIP, CLIP, Llama 4's and Mllama's encoders), read from
 /// the wrapper's vision config with its class's defaults.
