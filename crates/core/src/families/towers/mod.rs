@@ -32,7 +32,7 @@ pub type Builder = fn(&Config) -> Result<Option<Vec<TowerBlock>>>;
 /// A ViT-style vision tower's sizes (SigLIP, CLIP, Llama 4's and Mllama's encoders), read from
 /// the wrapper's vision config with its class's defaults.
 struct Vit<'a> {
-    /// The vision config itself, for a counter's keys of its own (`None`: the class defaults).
+    /// The vision config itself, for a builder's keys of its own (`None`: the class defaults).
     v: Option<Config<'a>>,
     hidden: u128,
     intermediate: u128,
@@ -219,7 +219,7 @@ fn flag(v: &Option<Config>, key: &str, default: bool) -> Result<bool> {
 }
 
 /// A square size (`image_size`, `patch_size`): an integer, or two equal ones; `None` for a
-/// rectangle, which the counters leave uncounted.
+/// rectangle, which the builders leave unknown.
 fn square(v: &Option<Config>, key: &str, default: u64) -> Result<Option<u64>> {
     let Some(value) = v.as_ref().and_then(|v| v.get(key)) else {
         return Ok(Some(default));
