@@ -89,13 +89,18 @@ impl Llava {
         self.grid().pow(2) + u64::from(!self.drop_class)
     }
 
-    /// The encoder layers run: up to the last hidden state read.
-    pub fn layers_run(&self) -> u64 {
+    /// The hidden states read, as indexes from the first layer's input (0) to the last layer's
+    /// output (`depth`).
+    pub fn states(&self) -> Vec<u64> {
         let n = self.depth as i64 + 1;
         (self.layers.iter())
             .map(|&i| i.rem_euclid(n) as u64)
-            .max()
-            .unwrap_or(0)
+            .collect()
+    }
+
+    /// The encoder layers run: up to the last hidden state read.
+    pub fn layers_run(&self) -> u64 {
+        self.states().into_iter().max().unwrap_or(0)
     }
 
     /// The patch convolution over every patch; per layer run, the four attention projections

@@ -57,8 +57,9 @@ impl Model {
     fn llava(&self, l: &Llava, pixels: &Tensor) -> Res<Tensor> {
         let (c, p, g) = (l.channels as usize, l.patch as usize, l.grid() as usize);
         let side = l.image as usize;
+        // A batch of one image, as the processor returns it, is the image.
         let pixels = match pixels.dims() {
-            [1, ..] => pixels.squeeze(0)?,
+            [1, _, _, _] => pixels.squeeze(0)?,
             _ => pixels.clone(),
         };
         if pixels.dims() != [c, side, side] {
@@ -107,8 +108,8 @@ impl Model {
             .broadcast_add(w("embeddings.position_embedding.weight")?)?;
         h = ln(&h, "pre_layrnorm")?;
         // Hidden state 0 is the first layer's input; state i, layer i's output.
-        let states = self.llava_states(l)?;
-        let last = states.iter().copied().max().unwrap_or(0);
+        let states: Vec<usize> = l.states().into_iter().map(|s| s as usize).collect();
+        let last = l.layers_run() as usize;
         let mut kept = vec![h.clone()];
         let (heads, hd) = (l.heads as usize, d / l.heads as usize);
         for i in 0..last {
@@ -146,15 +147,6 @@ impl Model {
         };
         let y = apply_act(l.projector_act, &proj(&joined, "linear_1")?)?;
         proj(&y, "linear_2")
-    }
-
-    /// The hidden states LLaVA reads, as indexes from the first layer's input.
-    fn llava_states(&self, l: &Llava) -> Res<Vec<usize>> {
-        let n = l.depth as i64 + 1;
-        Ok(l.layers
-            .iter()
-            .map(|&i| if i < 0 { (n + i) as usize } else { i as usize })
-            .collect())
     }
 }
 
