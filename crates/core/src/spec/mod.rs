@@ -132,7 +132,7 @@ pub struct Spec {
     /// Where a multimodal wrapper keeps the language model's Hugging Face tensor names.
     pub hf_wrap: HfWrap,
     /// A wrapper's parts beside its language model (vision and audio towers, projectors),
-    /// with the tensors its checkpoint stores for each where anatomy names them.
+    /// each with the tensors its checkpoint stores, step by step.
     pub towers: Vec<Tower>,
     /// How an image enters the token stream, for a wrapper anatomy runs on one.
     pub image: Option<ImageInput>,
@@ -220,8 +220,8 @@ impl TowerBlock {
         self.layers.len() * self.tensors.len() as u64
     }
 
-    /// Its title, with the layers it repeats over: "encoder layer ×24", "global layers'
-    /// positions in 2, 5, 8, 11".
+    /// Its title, with the layers it repeats over: "encoder layer ×24", "global positions in
+    /// layers 2, 5, 8, 11".
     pub fn label(&self) -> String {
         let n = self.layers.len();
         match self.layers == crate::layers::LayerSet::all(n) {
