@@ -253,22 +253,10 @@ pub fn pixels(path: &Path, spec: &Spec) -> Result<candle_core::Tensor, Error> {
 /// The prompt holds one placeholder per image feature (after `with_placeholders`), checked
 /// before the weights load; `arg` is the flag that gave the ids.
 pub fn check_placeholders(ids: &[u32], spec: &Spec, file: &str, arg: &str) -> Result<(), Error> {
-    let Some(input) = &spec.image else {
-        return Ok(());
-    };
-    let held = ids
-        .iter()
-        .filter(|&&id| u64::from(id) == input.token)
-        .count() as u64;
-    let n = input.encoder.features();
-    if held == n {
-        return Ok(());
+    match &spec.image {
+        Some(input) => input.check_placeholders(ids, file, arg),
+        None => Ok(()),
     }
-    Err(Error::new(
-        file,
-        arg,
-        format!("holds {held} image placeholder tokens (id {}); with --pixels it must hold one, which stands for the image's {n} features, or {n}", input.token),
-    ))
 }
 
 /// `ids` as the model's processor gives them: where they hold one image placeholder, it

@@ -11,6 +11,29 @@ pub struct ImageInput {
     pub encoder: ImageEncoder,
 }
 
+impl ImageInput {
+    /// `ids` hold one placeholder per image feature; else an error at `field` of `file` saying
+    /// how many they must hold.
+    pub fn check_placeholders(&self, ids: &[u32], file: &str, field: &str) -> crate::Result<()> {
+        let held = ids
+            .iter()
+            .filter(|&&id| u64::from(id) == self.token)
+            .count() as u64;
+        let n = self.encoder.features();
+        if held == n {
+            return Ok(());
+        }
+        Err(crate::Error::new(
+            file,
+            field,
+            format!(
+                "holds {held} image placeholder tokens (id {}); the image gives {n} features, so it must hold {n} (or, given to run, one that stands for them all)",
+                self.token
+            ),
+        ))
+    }
+}
+
 /// The encoders anatomy runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ImageEncoder {

@@ -21,26 +21,14 @@ impl Model {
             )
             .into());
         };
+        input.check_placeholders(ids, &spec.name, "ids")?;
         let features = match &input.encoder {
             ImageEncoder::Llava(l) => self.llava(l, pixels)?,
         };
-        let n = features.dim(0)?;
         let slots: Vec<usize> = (ids.iter().enumerate())
             .filter(|(_, &id)| u64::from(id) == input.token)
             .map(|(i, _)| i)
             .collect();
-        if slots.len() != n {
-            return Err(Error::new(
-                &spec.name,
-                "ids",
-                format!(
-                    "hold {} image placeholder tokens (id {}); the image gives {n} features, so the prompt must hold {n}",
-                    slots.len(),
-                    input.token
-                ),
-            )
-            .into());
-        }
         // Rows of [x; features]: each position its own embedding, or its feature.
         let t = x.dim(0)?;
         let mut rows: Vec<u32> = (0..t as u32).collect();
@@ -100,8 +88,8 @@ impl Model {
             .reshape((c, g, p, g, p))?
             .permute((1, 3, 0, 2, 4))?
             .reshape((g * g, c * p * p))?;
+        let d = l.hidden as usize;
         let kernel = w("embeddings.patch_embedding.weight")?;
-        let d = kernel.dim(0)?;
         let embedded = patches.matmul(&kernel.reshape((d, c * p * p))?.t()?)?;
         let class = w("embeddings.class_embedding")?.reshape((1, d))?;
         let mut h = Tensor::cat(&[&class, &embedded], 0)?
@@ -150,9 +138,11 @@ impl Model {
     }
 }
 
-/// Softmax over the last dim.
+/// Softmax over the last dim, each row by the executor's own softmax.
 fn softmax_rows(x: &Tensor) -> R<Tensor> {
-    let max = x.max_keepdim(D::Minus1)?;
-    let e = x.broadcast_sub(&max)?.exp()?;
-    e.broadcast_div(&e.sum_keepdim(D::Minus1)?)
+    let n = x.dim(D::Minus1)?;
+    let mut v: Vec<f32> = x.flatten_all()?.to_vec1()?;
+    v.chunks_mut(n)
+        .for_each(|row| crate::math::softmax(row, None));
+    Tensor::from_vec(v, x.dims(), &Device::Cpu)
 }

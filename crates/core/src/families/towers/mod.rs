@@ -293,13 +293,25 @@ fn llama_vision_layers<'n>(
 
 /// Llama 4's projector: the vision output width mapped to the text width, without a bias.
 pub fn llama4_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(v) = vision(top, &["llama4_vision_model"])? else {
+    output_projector(top, "llama4_vision_model", ("linear_1", false), 5120)
+}
+
+/// A projector of one linear map (`name`, biased where `bias`) from a tower of `kind`'s
+/// `vision_output_dim` to the text width (`text`, the class's default where the config has no
+/// text config): Llama 4's and Mllama's.
+fn output_projector(
+    top: &Config,
+    kind: &str,
+    (name, bias): (&str, bool),
+    text: u64,
+) -> Result<Option<Vec<TowerBlock>>> {
+    let Some(v) = vision(top, &[kind])? else {
         return Ok(None);
     };
     let out = size(&v, "vision_output_dim", 7680)? as u128;
     let mut n = Named::default();
     n.step("projector")
-        .linear("linear_1", text_hidden(top, 5120)? as u128, out, false);
+        .linear(name, text_hidden(top, text)? as u128, out, bias);
     n.done(top, "text_config")
 }
 
@@ -574,14 +586,7 @@ fn aspect_ratios(v: &Option<Config>, tiles: u64) -> Result<u64> {
 /// Mllama's projector: the vision output (its chosen layers' states side by side) mapped to the
 /// text width, with a bias.
 pub fn mllama_projector(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
-    let Some(v) = vision(top, &["mllama_vision_model"])? else {
-        return Ok(None);
-    };
-    let out = size(&v, "vision_output_dim", 7680)? as u128;
-    let mut n = Named::default();
-    n.step("projector")
-        .linear("", text_hidden(top, 4096)? as u128, out, true);
-    n.done(top, "text_config")
+    output_projector(top, "mllama_vision_model", ("", true), 4096)
 }
 
 /// GOT-OCR 2's vision tower, SAM's image encoder: its biased patch convolution and learned
@@ -613,17 +618,10 @@ pub fn got_ocr2_vision(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     let qkv_bias = flag(v, "qkv_bias", true)?;
     let rel = flag(v, "use_rel_pos", true)?;
     let (c, p, hd) = (t.channels, t.patch, d / heads);
-    // Layers over the whole grid: the global ones, or all of them without a window.
-    let whole_set = match window {
-        0 => crate::layers::LayerSet::all(t.layers as u64),
-        _ => (global.iter())
-            .filter(|&&i| u128::from(i) < t.layers)
-            .fold(crate::layers::LayerSet::default(), |set, &i| {
-                set.union(&crate::layers::LayerSet::range(i, i + 1))
-            }),
-    };
-    let windowed_set =
-        crate::layers::LayerSet::from_fn(t.layers as u64, |i| !whole_set.contains(i));
+    // Layers over the whole grid: the global ones, or all of them without a window (0).
+    let whole = |i: u64| window == 0 || global.binary_search(&i).is_ok();
+    let layers = |f: &dyn Fn(u64) -> bool| crate::layers::LayerSet::from_fn(t.layers as u64, f);
+    let (whole_set, windowed_set) = (layers(&whole), layers(&|i| !whole(i)));
     let l = "layers.{i}";
     let mut n = Named::default();
     let step =
