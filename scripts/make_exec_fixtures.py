@@ -573,6 +573,17 @@ CONFIGS = {
                       vision_config=dict(depth=1, hidden_size=16, intermediate_size=24, num_heads=2,
                                          image_size=28, patch_size=14, out_hidden_size=64, spatial_merge_size=2),
                       image_token_id=95, video_token_id=96),
+    # Kimi K2.5: DeepSeek-V3's layers (its text config named `kimi_k2`, as published) behind a
+    # tiny MoonViT, saved with the published checkpoint's names (`language_model.model.layers.`).
+    "kimi_k25": dict(model_type="kimi_k25", architectures=["Kimi_K25ForConditionalGeneration"],
+                     text_config=dict(BASE, model_type="kimi_k2", n_routed_experts=8, n_shared_experts=1,
+                                      num_experts_per_tok=2, moe_intermediate_size=16, first_k_dense_replace=1,
+                                      n_group=2, topk_group=1, routed_scaling_factor=2.5, kv_lora_rank=16,
+                                      q_lora_rank=24, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8,
+                                      num_key_value_heads=4),
+                     vision_config=dict(hidden_size=16, intermediate_size=24, num_hidden_layers=1,
+                                        num_attention_heads=2, pos_emb_height=4, pos_emb_width=4),
+                     projection_hidden_size=16, tie_word_embeddings=False),
     # GIT: BERT's post-norm layer with learned positions and an embedding LayerNorm, a head with
     # a bias, beside a tiny image encoder (two frame embeddings) that text alone never reads.
     "git": dict(BASE, model_type="git", num_hidden_layers=2, hidden_act="gelu", layer_norm_eps=1e-5,

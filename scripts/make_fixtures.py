@@ -32,7 +32,7 @@ from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_N
 from transformers.core_model_loading import revert_weight_conversion
 from transformers.modeling_utils import remove_tied_weights_from_state_dict
 
-from make_toy_fixtures import buildable, resplit_convs, transposed_on_load
+from make_toy_fixtures import as_published, buildable, resplit_convs, transposed_on_load
 
 ROOT = Path(__file__).resolve().parent.parent
 CATALOG = ROOT / "crates/core/catalog"
@@ -60,6 +60,7 @@ ARCHITECTURES = {
     "vipllava": "VipLlavaForConditionalGeneration", "video_llava": "VideoLlavaForConditionalGeneration",
     "aya_vision": "AyaVisionForConditionalGeneration", "lighton_ocr": "LightOnOcrForConditionalGeneration",
     "llava_onevision1_5": "LlavaOnevision15ForConditionalGeneration",
+    "kimi_k25": "Kimi_K25ForConditionalGeneration",
 }
 
 
@@ -101,11 +102,13 @@ REVERTED_TWICE = {"llava_onevision1_5": ("model.model.", "model.")}
 
 
 def published(config, shapes):
-    """Shapes as the published checkpoint stores them (`transposed_on_load`, `REVERTED_TWICE`)."""
+    """Shapes as the published checkpoint stores them (`transposed_on_load`, `REVERTED_TWICE`,
+    `as_published`)."""
     twice, once = REVERTED_TWICE.get(config.model_type, (None, None))
-    return {(once + name[len(twice):] if twice and name.startswith(twice) else name):
-            (s[:-2] + [s[-1], s[-2]] if transposed_on_load(config.model_type, name) else s)
-            for name, s in shapes.items()}
+    out = {(once + name[len(twice):] if twice and name.startswith(twice) else name):
+           (s[:-2] + [s[-1], s[-2]] if transposed_on_load(config.model_type, name) else s)
+           for name, s in shapes.items()}
+    return {as_published(config.model_type, n): s for n, s in out.items()}
 
 
 def expert_counts(text):
@@ -778,6 +781,22 @@ def unseen_llava_onevision1_5(rng):
               "spatial_merge_size": rng.choice([1, 2]), "out_hidden_size": text["hidden_size"]}
     return {"model_type": "llava_onevision1_5", "architectures": ["LlavaOnevision15ForConditionalGeneration"],
             "text_config": text, "vision_config": vision, "tie_word_embeddings": rng.random() < 0.5}
+
+
+def unseen_kimi_k25(rng):
+    """Kimi K2.5 around a small DeepSeek-V3 (named `kimi_k2` as its published configs do, or
+    `deepseek_v3`): a MoonViT of its own sizes and position grid, patches merged 2×2 or 1×2, the
+    projector's norm as wide as the tower, the head tied or not."""
+    text = unseen_deepseek(rng, "deepseek_v3")
+    text["model_type"] = rng.choice(["kimi_k2", "deepseek_v3"])
+    hidden = rng.choice([32, 64])
+    vision = {"model_type": "kimi_k25_vision", "hidden_size": hidden, "intermediate_size": rng.choice([48, 96]),
+              "num_hidden_layers": rng.randint(1, 3), "num_attention_heads": 4, "patch_size": 14,
+              "pos_emb_height": rng.choice([4, 8]), "pos_emb_width": rng.choice([4, 6]),
+              "merge_kernel_size": rng.choice([[2, 2], [1, 2]])}
+    return {"model_type": "kimi_k25", "architectures": ["Kimi_K25ForConditionalGeneration"],
+            "text_config": text, "vision_config": vision, "projection_hidden_size": hidden,
+            "tie_word_embeddings": rng.random() < 0.5}
 
 
 def unseen_glm46v(rng):
@@ -1597,6 +1616,7 @@ UNSEEN = {
     "aya_vision": unseen_aya_vision,
     "lighton_ocr": unseen_lighton_ocr,
     "llava_onevision1_5": unseen_llava_onevision1_5,
+    "kimi_k25": unseen_kimi_k25,
 }
 
 
@@ -1615,6 +1635,7 @@ DEFAULT_TYPES = [
     "gemma4_unified_assistant", "blt", "param2moe", "minicpm5_moe", "ergo", "kolibri1_1", "llava", "mistral3", "llava_next", "smolvlm", "idefics3",
     "llava_onevision", "cohere2_vision", "internvl", "lfm2_vl", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "glm4v", "glm4v_moe", "qwen3_vl_moe", "llava_next_video",
     "vipllava", "glm46v", "video_llava", "lighton_ocr", "llava_onevision1_5",
+    "kimi_k25",
 ]
 
 

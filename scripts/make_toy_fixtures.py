@@ -24,6 +24,7 @@ import argparse
 import copy
 import json
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -730,15 +731,33 @@ def transposed_on_load(model_type, name):
     return name.endswith(TRANSPOSED_ON_LOAD.get(model_type, ()))
 
 
+# Names transformers 5.25 reverts to other than the published checkpoint's (regex, replacement):
+# Kimi K2.5's renaming of the tower's `blocks` to `layers` reverts every `layers` (the language
+# model's too), its split of the tower's `wqkv` into `attn.q_proj` … reverts the language model's
+# `self_attn.q_proj` as well, and two names its loading reaches through the `model.` prefix it adds
+# are not reverted at all.
+REVERTED_WRONG = {"kimi_k25": ((r"^language_model\.model\.blocks\.", "language_model.model.layers."),
+                               (r"^(language_model\..*)\.self_wqkv\.", r"\1.self_attn.q_proj."),
+                               (r"^model\.mm_projector\.", "mm_projector."),
+                               (r"^vision_tower\.encoder\.patch_embed\.", "vision_tower.patch_embed."))}
+
+
+def as_published(model_type, name):
+    """A name as the published checkpoint has it (`REVERTED_WRONG`)."""
+    for wrong, right in REVERTED_WRONG.get(model_type, ()):
+        name = re.sub(wrong, right, name)
+    return name
+
+
 def save_model(d, model):
-    """`save_pretrained`, its convolutions cut as published checkpoints cut them and its stacked
-    experts laid out as they publish them."""
+    """`save_pretrained`, its convolutions cut as published checkpoints cut them, its stacked
+    experts laid out and its tensors named as they publish them."""
     model.save_pretrained(d, safe_serialization=True)
     model_type = model.config.model_type
-    if conv_cuts(model) is not None or model_type in TRANSPOSED_ON_LOAD:
+    if conv_cuts(model) is not None or model_type in TRANSPOSED_ON_LOAD or model_type in REVERTED_WRONG:
         path = d / "model.safetensors"
         tensors = resplit_convs(load_file(path), model)
-        tensors = {n: t.transpose(-1, -2).contiguous() if transposed_on_load(model_type, n) else t
+        tensors = {as_published(model_type, n): t.transpose(-1, -2).contiguous() if transposed_on_load(model_type, n) else t
                    for n, t in tensors.items()}
         save_file(tensors, path, metadata={"format": "pt"})
 

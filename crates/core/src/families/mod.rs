@@ -201,6 +201,10 @@ pub fn load(file: &str, value: &Value, name: &str, lenient: bool) -> Result<Spec
                 )
             })?;
             let t = text.opt_string("model_type")?.unwrap_or(text_type.into());
+            let t = match row.text_aliases.contains(&t.as_str()) {
+                true => text_type.to_string(),
+                false => t,
+            };
             let text_row = registry::find(&t).filter(|r| r.text.is_none()).ok_or_else(|| {
                 text.err(
                     "model_type",
@@ -486,7 +490,6 @@ pub const NOT_YET: &[(&str, &str)] = &[
     ("instructblip", IMAGE_TEXT),
     ("instructblipvideo", IMAGE_TEXT),
     ("janus", IMAGE_TEXT),
-    ("kimi_k25", IMAGE_TEXT),
     ("kosmos-2", IMAGE_TEXT),
     ("kosmos-2.5", IMAGE_TEXT),
     ("lfm3_vl", IMAGE_TEXT),

@@ -86,6 +86,9 @@ pub struct Family {
     pub inert: &'static [&'static [&'static str]],
     /// A multimodal wrapper: the `model_type` of the language model in its `text_config`.
     pub text: Option<&'static str>,
+    /// Other `model_type`s the wrapper's class reads in its `text_config` as `text` (Kimi
+    /// K2.5's `kimi_k2`, which its config class renames to `deepseek_v3`).
+    pub text_aliases: &'static [&'static str],
     /// The wrapper's class builds its language model from its own keys where it has no
     /// `text_config` (dots.3 Note's published configs).
     pub text_at_top: bool,
@@ -4327,6 +4330,35 @@ pub static FAMILIES: &[Family] = &[
             ]],
         )
     },
+    // Kimi K2.5: a DeepSeek-V3 language model under `language_model.` (its published
+    // checkpoint's names; the head tied by the wrapper's flag), MoonViT's vision tower and a
+    // patch-merging projector.
+    Family {
+        text: Some("deepseek_v3"),
+        text_aliases: &["kimi_k2"],
+        tie: Tie::Wrapper(true),
+        parts: &[
+            tower("vision tower", "vision_tower.", towers::kimi_k25_vision),
+            tower(
+                "multimodal projector",
+                "mm_projector.",
+                towers::kimi_k25_projector,
+            ),
+        ],
+        ..wrapper(
+            "kimi_k25",
+            "Kimi K2.5",
+            &[&[
+                "vision_config",
+                "initializer_range",
+                "projection_layer_norm_eps",
+                "image_token_id",
+                "video_token_id",
+                "vision_start_token_id",
+                "vision_end_token_id",
+            ]],
+        )
+    },
     // Idefics3 and SmolVLM: a Llama language model under `model.text_model.` (the head beside
     // it), SigLIP's vision encoder and a pixel-shuffle connector.
     idefics3_like("idefics3", "Idefics3"),
@@ -5529,6 +5561,7 @@ const fn base(
         gguf,
         inert,
         text: None,
+        text_aliases: &[],
         text_at_top: false,
         parts: &[],
         tie: Tie::Text,

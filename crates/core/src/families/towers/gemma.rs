@@ -521,16 +521,6 @@ pub fn gemma3n_embed_audio(top: &Config) -> Result<Option<Vec<TowerBlock>>> {
     gemma3n_embedder(top, ("audio_config", "gemma3n_audio"), 1536)
 }
 
-/// Two positive sizes under `key` (the class's `default` where the config has no such key).
-fn pair(v: Option<&Config>, key: &str, default: [u64; 2]) -> Result<[u128; 2]> {
-    match v.and_then(|c| c.get(key).map(|x| (c, x))) {
-        None => Ok(default.map(u128::from)),
-        Some((c, x)) => {
-            two(c, key, x)?.ok_or_else(|| c.err(key, format!("must be two sizes, as {default:?}")))
-        }
-    }
-}
-
 /// Two pairs of positive sizes under `key`, as `[[3, 3], [3, 3]]`.
 fn pairs(v: Option<&Config>, key: &str, default: [[u64; 2]; 2]) -> Result<[[u128; 2]; 2]> {
     let Some((c, x)) = v.and_then(|c| c.get(key).map(|x| (c, x))) else {
@@ -544,17 +534,6 @@ fn pairs(v: Option<&Config>, key: &str, default: [[u64; 2]; 2]) -> Result<[[u128
         ]),
         _ => Err(bad()),
     }
-}
-
-/// `x` as two positive sizes: `None` where it is not an array of two.
-fn two(c: &Config, key: &str, x: &serde_json::Value) -> Result<Option<[u128; 2]>> {
-    let Some([a, b]) = x.as_array().map(|a| a.as_slice()) else {
-        return Ok(None);
-    };
-    Ok(Some([
-        c.positive(key, a)? as u128,
-        c.positive(key, b)? as u128,
-    ]))
 }
 
 /// Gemma 4 unified's patch embedder, in place of a vision tower (`vision_embedder.` in its

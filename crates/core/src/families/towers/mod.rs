@@ -14,12 +14,14 @@ use crate::spec::TowerBlock;
 
 mod gemma;
 mod glm;
+mod kimi;
 mod llava;
 mod named;
 mod qwen;
 
 pub use gemma::*;
 pub use glm::*;
+pub use kimi::*;
 pub use llava::*;
 pub use qwen::*;
 
@@ -230,6 +232,27 @@ fn square(v: &Option<Config>, key: &str, default: u64) -> Result<Option<u64>> {
         Some(_) => Ok(None),
         None => v.size(key, Some(default)).map(Some),
     }
+}
+
+/// Two positive sizes under `key` (the class's `default` where the config has no such key).
+fn pair(v: Option<&Config>, key: &str, default: [u64; 2]) -> Result<[u128; 2]> {
+    match v.and_then(|c| c.get(key).map(|x| (c, x))) {
+        None => Ok(default.map(u128::from)),
+        Some((c, x)) => {
+            two(c, key, x)?.ok_or_else(|| c.err(key, format!("must be two sizes, as {default:?}")))
+        }
+    }
+}
+
+/// `x` as two positive sizes: `None` where it is not an array of two.
+fn two(c: &Config, key: &str, x: &serde_json::Value) -> Result<Option<[u128; 2]>> {
+    let Some([a, b]) = x.as_array().map(|a| a.as_slice()) else {
+        return Ok(None);
+    };
+    Ok(Some([
+        c.positive(key, a)? as u128,
+        c.positive(key, b)? as u128,
+    ]))
 }
 
 /// The text model's width, for a projector into it.
