@@ -491,12 +491,20 @@ pub(super) fn attention_class(spec: &Spec, n: &Names, class: &str, store: bool) 
         fwd += &format!("        k = k.repeat_interleave({g}, dim=1)  # each K/V head serves {g} query heads\n        v = v.repeat_interleave({g}, dim=1)\n");
     }
     // MiniMax-M3's lightning indexer: each query group attends only in the blocks it chose.
+    // Its published checkpoint keeps the indexer's layers on the attention itself.
     let keep = a.block_index.map(|bi| {
-        let index = n.inside(Role::BlockIndexQ);
-        let index = index.split('.').next().unwrap_or("indexer").to_string();
-        init += &format!("        self.{index} = BlockIndexer()  # which blocks of keys each query group attends to\n");
+        let call = match n.inside(Role::BlockIndexQ).split_once('.') {
+            Some((index, _)) => {
+                init += &format!("        self.{index} = BlockIndexer()  # which blocks of keys each query group attends to\n");
+                format!("self.{index}(x, rope)")
+            }
+            None => {
+                init += "        BlockIndexer.layers(self)  # which blocks of keys each query group attends to\n";
+                "BlockIndexer.forward(self, x, rope)".to_string()
+            }
+        };
         fwd += &format!(
-            "        keep = self.{index}(x, rope).repeat_interleave({}, dim=1)  # [B, {h}, T, T]: each query group's blocks\n",
+            "        keep = {call}.repeat_interleave({}, dim=1)  # [B, {h}, T, T]: each query group's blocks\n",
             h / bi.heads
         );
         "keep"

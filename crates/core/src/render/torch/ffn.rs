@@ -270,8 +270,14 @@ class Activation(nn.Module):
         Ffn::Shared => moe.is_some_and(|m| m.shared_fused),
         Ffn::Expert => false,
     };
-    // MiniMax-M3's dense MLP and shared experts: gpt-oss's clamped SwiGLU.
-    if let Some(l) = spec.mlp.clamp.filter(|_| which != Ffn::Expert) {
+    // MiniMax-M3's dense MLP and shared experts, and experts stored one by one whose SwiGLU is
+    // clamped: gpt-oss's clamped SwiGLU (or, where `swiglu_plain`, the plain one of the clamped
+    // inputs).
+    let clamp = match which {
+        Ffn::Expert => moe.and_then(|m| m.swiglu_limit.map(|l| (l, m.swiglu_plain))),
+        _ => spec.mlp.clamp.map(|l| (l, false)),
+    };
+    if let Some((l, plain)) = clamp {
         let (init, split) = if fused {
             (
                 format!(
@@ -310,7 +316,10 @@ ${split}        gate, up = gate.clamp(max=${l}), up.clamp(-${l}, ${l})
                 ("sub_init", sub_init),
                 (
                     "h",
-                    normed("(up + 1) * gate * torch.sigmoid(1.702 * gate)".into()),
+                    normed(match plain {
+                        true => format!("{} * up", act_expr(act, "gate")),
+                        false => "(up + 1) * gate * torch.sigmoid(1.702 * gate)".into(),
+                    }),
                 ),
             ],
         );
@@ -603,20 +612,13 @@ pub(super) fn moe_classes(spec: &Spec, n: &Names) -> String {
             pairs.join(", ")
         ));
     }
-    match (m.storage, m.swiglu_limit) {
-        (
-            ExpertStorage::Stacked {
-                out_in,
-                interleaved,
-            },
-            _,
-        ) => out.push(stacked_experts(spec, n, out_in, interleaved)),
-        (ExpertStorage::Flat, _) => out.push(flat_experts(spec, n)),
-        (ExpertStorage::PerExpert, Some(l)) => {
-            out.push(format!("# experts use the clamped SwiGLU (limit {l})"));
-            out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert));
-        }
-        (ExpertStorage::PerExpert, None) => out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert)),
+    match m.storage {
+        ExpertStorage::Stacked {
+            out_in,
+            interleaved,
+        } => out.push(stacked_experts(spec, n, out_in, interleaved)),
+        ExpertStorage::Flat => out.push(flat_experts(spec, n)),
+        ExpertStorage::PerExpert => out.push(mlp(spec, n, "ExpertMLP", Ffn::Expert)),
     }
     if m.scoring == Scoring::SigmoidSink {
         out.push(sink_moe(spec));

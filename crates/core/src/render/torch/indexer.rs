@@ -12,10 +12,14 @@ pub(super) fn block_indexer(spec: &Spec, n: &Names, bi: crate::spec::BlockIndex)
 
     def __init__(self):
         super().__init__()
-        self.${q} = nn.Linear(${d}, ${ih} * ${id}, bias=False)
-        self.${k} = nn.Linear(${d}, ${id}, bias=False)
-        self.${qn} = Norm(${id})
-        self.${kn} = Norm(${id})
+        BlockIndexer.layers(self)
+
+    @staticmethod
+    def layers(m):  # its projections and norms, on `m` (where a checkpoint keeps them on the attention)
+        m.${q} = nn.Linear(${d}, ${ih} * ${id}, bias=False)
+        m.${k} = nn.Linear(${d}, ${id}, bias=False)
+        m.${qn} = Norm(${id})
+        m.${kn} = Norm(${id})
 
     def forward(self, x, rope):  # -> [B, ${ih}, T, T] bool, True at the keys each group keeps
         B, T, _ = x.shape

@@ -199,8 +199,17 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
     let has_dense = spec.plan.iter().any(|l| l.dense());
     // An MLP whose projections sit on the layer itself (OPT's `fc1`, `fc2`): the layer is an MLP.
     let own_mlp = !spec.is_moe() && (!n.path(Role::Down).contains('.') || split_mlp(spec, n));
+    // Dense and MoE layers' FFNs under names of their own (MiniMax-M3 as published: `mlp`,
+    // `block_sparse_moe`).
+    let (mlp, moe) = (n.sublayer(Role::Down), n.sublayer(Role::Router));
+    let apart = has_dense && spec.is_moe() && !beside && mlp != moe;
+    let make_moe = match moe_needs_index(spec) {
+        true => "MoE(layer_idx)",
+        false => "MoE()",
+    };
     init += &match (has_dense, spec.is_moe()) {
         _ if own_mlp => String::new(),
+        _ if apart => format!("        if ffn == \"moe\":\n            self.{moe} = {make_moe}\n        else:\n            self.{mlp} = MLP()\n"),
         _ if beside => format!("        self.{ffn} = MLP()\n"),
         // Gemma 4's wider MLPs in some layers.
         _ if !spec.mlp_widths.is_empty() => {
@@ -220,6 +229,8 @@ pub(super) fn layer(spec: &Spec, n: &Names) -> String {
     };
     let mut f_out = if own_mlp {
         format!("MLP.forward(self, {ffn_in})")
+    } else if apart {
+        format!("(self.{moe} if hasattr(self, \"{moe}\") else self.{mlp})({ffn_in})")
     } else {
         format!("self.{ffn}({ffn_in})")
     };

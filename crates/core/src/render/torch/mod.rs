@@ -361,37 +361,31 @@ fn docstring(spec: &Spec) -> String {
 /// (`self_attn.q_proj`) and outside the layers (`model.embed_tokens`).
 struct Names {
     layout: crate::spec::Layout,
-    /// A wrapper that nests the language model inside its own `model` (Qwen3.5).
-    nested: bool,
+    /// A wrapper that moves the language model inside its own `model` (Qwen3.5's
+    /// `model.language_model.`, Idefics2's `model.text_model.`), else `HfWrap::None`.
+    wrap: HfWrap,
     /// The layer list's path (`model.layers`, `transformer.h`).
     layers: String,
 }
 
 impl Names {
     fn new(spec: &Spec) -> Names {
-        let nested = spec.hf_wrap == HfWrap::Nested;
-        let (hf, _) = names(spec.layout, Role::AttnNorm, false);
-        let hf = if nested {
-            HfWrap::Nested.apply(&hf)
-        } else {
-            hf
+        let wrap = match spec.hf_wrap {
+            w @ (HfWrap::Nested | HfWrap::Module { .. }) => w,
+            HfWrap::None | HfWrap::Prefix(_) => HfWrap::None,
         };
+        let hf = wrap.apply(&names(spec.layout, Role::AttnNorm, false).0);
         let layers = layer_split(&hf).map_or(hf.as_str(), |(l, _)| l).to_string();
         Names {
             layout: spec.layout,
-            nested,
+            wrap,
             layers,
         }
     }
 
     /// The module path of `role`'s tensor (without `.weight`), below a layer for layer roles.
     fn path(&self, role: Role) -> String {
-        let (hf, _) = names(self.layout, role, false);
-        let hf = if self.nested {
-            HfWrap::Nested.apply(&hf)
-        } else {
-            hf
-        };
+        let hf = self.wrap.apply(&names(self.layout, role, false).0);
         let hf = hf.strip_suffix(".weight").unwrap_or(&hf).to_string();
         match layer_split(&hf) {
             Some((_, rest)) => rest.replace(".{e}", ""),

@@ -199,7 +199,12 @@ def moe(x, W, b):
             h = glu(g, u, M["swiglu_limit"]) if M["shared_clamp"] else act(g) * u  # h: [T, F_shared]
 #.
 #: !shared_clamp
+#: !mlp_clamp
             h = act(g) * u  # h: [T, F_shared]
+#.
+#: mlp_clamp
+            h = glu(g, u, CONFIG["mlp_clamp"])  # h: [T, F_shared], the clamped SwiGLU (MiniMax-M3's, as published: gate and up apart)
+#.
 #.
 #.
         s = linear(h, w(W, "shared_down", b), sb("shared_down"))  # s: [T, hidden]
